@@ -1,1 +1,14 @@
-//! pawl-core
+//! pawl-core: the domain model and every decision as pure functions.
+//!
+//! Nothing here does I/O: no files, no environment, no processes, no clock. The CLI, the engine and
+//! the hooks gather inputs and hand them in; this crate decides. That keeps every rule unit-testable
+//! and shared by both drivers.
+
+pub mod config;
+pub mod exit;
+pub mod failure;
+pub mod model;
+pub mod tdd;
+
+pub use exit::{ExitCode, StopReason};
+pub use failure::{FailureCategory, RetryAdvice};

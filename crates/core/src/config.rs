@@ -1,0 +1,714 @@
+//! pawl's configuration: the schema, its defaults, and the layering
+//! defaults → `pawl.toml` → `PAWL_*` environment → command-line flags.
+//!
+//! This module does no I/O: the CLI reads the file and the environment and hands the text and the
+//! variables in. Every effective value remembers where it came from, for `pawl config show`.
+//! The file is strict about types (an error names file, line and column) and lenient about unknown
+//! keys (a warning naming the key and its line), so a typo never silently changes behaviour and
+//! a newer `pawl.toml` still loads in an older pawl.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::model::{ParseEnumError, str_enum};
+
+str_enum!(
+    /// Which agent program pawl drives.
+    AgentKind, "agent kind" {
+        Claude => "claude",
+        Codex => "codex",
+        Gemini => "gemini",
+        /// Any program: the prompt on stdin and in `PAWL_PROMPT`.
+        Command => "command",
+        /// The scripted agent: a JSONL scenario (tests, `pawl demo`, dry runs).
+        Replay => "replay",
+    }
+);
+
+/// A duration written as `"90s"`, `"5m"`, `"1h"`, `"1h 30m"` or a number of seconds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Dur(pub Duration);
+
+impl Dur {
+    pub const fn secs(s: u64) -> Dur {
+        Dur(Duration::from_secs(s))
+    }
+}
+
+impl fmt::Display for Dur {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let s = self.0.as_secs();
+        if s > 0 && s.is_multiple_of(3600) {
+            write!(f, "{}h", s / 3600)
+        } else if s > 0 && s.is_multiple_of(60) {
+            write!(f, "{}m", s / 60)
+        } else {
+            write!(f, "{s}s")
+        }
+    }
+}
+
+impl std::str::FromStr for Dur {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let t = s.trim();
+        if let Ok(n) = t.parse::<u64>() {
+            return Ok(Dur::secs(n));
+        }
+        humantime::parse_duration(t)
+            .map(Dur)
+            .map_err(|e| format!("invalid duration `{s}` ({e}): use e.g. \"90s\", \"5m\", \"1h\""))
+    }
+}
+
+impl Serialize for Dur {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for Dur {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Raw {
+            Secs(u64),
+            Text(String),
+        }
+        match Raw::deserialize(d).map_err(|_| {
+            serde::de::Error::custom("expected a duration such as \"90s\", \"5m\" or \"1h\"")
+        })? {
+            Raw::Secs(n) => Ok(Dur::secs(n)),
+            Raw::Text(t) => t.parse().map_err(serde::de::Error::custom),
+        }
+    }
+}
+
+/// `[agent]`
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct AgentConfig {
+    pub kind: AgentKind,
+    /// argv for `kind = "command"` (and an override of the binary for the others).
+    pub command: Vec<String>,
+    /// Model name passed to the agent CLI; empty means the CLI's own default.
+    pub model: String,
+}
+
+impl Default for AgentConfig {
+    fn default() -> Self {
+        AgentConfig {
+            kind: AgentKind::Claude,
+            command: Vec::new(),
+            model: String::new(),
+        }
+    }
+}
+
+/// `[limits]` — hard budgets, enforced by pawl and persisted with the run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Limits {
+    pub max_iterations: u32,
+    pub max_time: Dur,
+    pub max_usd: f64,
+    /// 0 means no token limit (dollars already bound spending).
+    pub max_tokens: u64,
+    /// Agent calls per rolling hour; the loop waits rather than fails.
+    pub calls_per_hour: u32,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_iterations: 20,
+            max_time: Dur::secs(60 * 60),
+            max_usd: 25.0,
+            max_tokens: 0,
+            calls_per_hour: 100,
+        }
+    }
+}
+
+/// `[breakers]` — circuit breakers; each trips at exactly its threshold.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Breakers {
+    pub no_progress: u32,
+    pub same_failure: u32,
+    pub file_thrash: u32,
+    pub agent_errors: u32,
+    pub permission_denials: u32,
+    pub criterion_stuck: u32,
+}
+
+impl Default for Breakers {
+    fn default() -> Self {
+        Breakers {
+            no_progress: 3,
+            same_failure: 3,
+            file_thrash: 5,
+            agent_errors: 3,
+            permission_denials: 2,
+            criterion_stuck: 5,
+        }
+    }
+}
+
+/// `[stall]`
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Stall {
+    pub idle_timeout: Dur,
+    pub step_timeout: Dur,
+}
+
+impl Default for Stall {
+    fn default() -> Self {
+        Stall {
+            idle_timeout: Dur::secs(5 * 60),
+            step_timeout: Dur::secs(15 * 60),
+        }
+    }
+}
+
+/// `[guard]` — the safety guard's policy (the guard crate turns it into its own policy type).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct GuardConfig {
+    /// Also guard sessions that belong to no run.
+    pub always: bool,
+    /// Turn the guard off (loudly; recorded as an event and in the report).
+    pub allow_unsafe: bool,
+    pub protected_branches: Vec<String>,
+    /// Extra globs of paths no command may write.
+    pub protected_paths: Vec<String>,
+    /// Extra globs of paths that may be removed recursively (build outputs).
+    pub allow_paths: Vec<String>,
+    /// Extra deny rules (command patterns).
+    pub deny: Vec<String>,
+}
+
+impl Default for GuardConfig {
+    fn default() -> Self {
+        GuardConfig {
+            always: false,
+            allow_unsafe: false,
+            protected_branches: vec!["main".into(), "master".into()],
+            protected_paths: Vec::new(),
+            allow_paths: Vec::new(),
+            deny: Vec::new(),
+        }
+    }
+}
+
+/// The whole configuration.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Config {
+    pub agent: AgentConfig,
+    pub limits: Limits,
+    pub breakers: Breakers,
+    pub stall: Stall,
+    /// `name = "command"`: the checks pawl runs itself.
+    pub gates: BTreeMap<String, String>,
+    pub guard: GuardConfig,
+}
+
+/// The top-level tables; environment variables name one of these first (`PAWL_LIMITS_MAX_TIME`).
+pub const SECTIONS: &[&str] = &["agent", "limits", "breakers", "stall", "gates", "guard"];
+
+/// Where an effective value came from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "layer", rename_all = "snake_case")]
+pub enum Source {
+    Default,
+    File { path: String, line: usize },
+    Env { var: String },
+    Flag { flag: String },
+}
+
+impl fmt::Display for Source {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Source::Default => f.write_str("default"),
+            Source::File { path, line } => write!(f, "{path}:{line}"),
+            Source::Env { var } => write!(f, "env {var}"),
+            Source::Flag { flag } => write!(f, "flag {flag}"),
+        }
+    }
+}
+
+/// A non-fatal problem, such as an unknown key.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Warning {
+    pub path: String,
+    pub line: usize,
+    pub key: String,
+    pub message: String,
+}
+
+impl fmt::Display for Warning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}: {}", self.path, self.line, self.message)
+    }
+}
+
+/// A configuration that can not be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ConfigError {
+    #[error("{path}:{line}:{column}: {message}")]
+    File {
+        path: String,
+        line: usize,
+        column: usize,
+        message: String,
+    },
+    #[error("{source_name}: {message}")]
+    Override {
+        source_name: String,
+        message: String,
+    },
+}
+
+/// Builds the effective configuration layer by layer.
+#[derive(Debug, Clone)]
+pub struct Loader {
+    table: toml::Table,
+    sources: BTreeMap<String, Source>,
+    warnings: Vec<Warning>,
+}
+
+/// The effective configuration with provenance.
+#[derive(Debug, Clone)]
+pub struct Effective {
+    pub config: Config,
+    /// Dotted key → where its value came from, for every leaf.
+    pub sources: BTreeMap<String, Source>,
+    pub warnings: Vec<Warning>,
+}
+
+impl Default for Loader {
+    fn default() -> Self {
+        Loader::new()
+    }
+}
+
+impl Loader {
+    /// Starts from the embedded defaults.
+    pub fn new() -> Loader {
+        let table = toml::Table::try_from(Config::default()).unwrap_or_default();
+        let mut sources = BTreeMap::new();
+        for key in leaf_keys(&table) {
+            sources.insert(key, Source::Default);
+        }
+        Loader {
+            table,
+            sources,
+            warnings: Vec::new(),
+        }
+    }
+
+    /// Applies a `pawl.toml`. `path` is only used in messages.
+    pub fn file(mut self, path: &str, text: &str) -> Result<Loader, ConfigError> {
+        let file_err = |e: toml::de::Error| {
+            let (line, column) = e.span().map(|s| line_col(text, s.start)).unwrap_or((1, 1));
+            ConfigError::File {
+                path: path.to_string(),
+                line,
+                column,
+                message: e.message().trim().to_string(),
+            }
+        };
+        let doc = toml::de::DeTable::parse(text).map_err(file_err)?;
+        // Type-check against the schema, collecting the keys the schema does not know.
+        let mut unknown: Vec<Vec<String>> = Vec::new();
+        let de = toml::Deserializer::from(doc.clone());
+        let _: Config = serde_ignored::deserialize(de, |p| unknown.push(path_segments(&p)))
+            .map_err(file_err)?;
+        for segs in &unknown {
+            let offset = find_key_offset(doc.get_ref(), segs).unwrap_or(0);
+            let (line, _) = line_col(text, offset);
+            let key = segs.join(".");
+            self.warnings.push(Warning {
+                path: path.to_string(),
+                line,
+                key: key.clone(),
+                message: format!("unknown key `{key}` (ignored)"),
+            });
+        }
+        self.warnings.sort_by_key(|w| w.line);
+        let parsed: toml::Table = toml::from_str(text).map_err(file_err)?;
+        let mut leaves = Vec::new();
+        collect_leaves(&parsed, &mut Vec::new(), &mut leaves);
+        for (segs, value) in leaves {
+            if unknown.iter().any(|u| segs.starts_with(u)) {
+                continue;
+            }
+            let offset = find_key_offset(doc.get_ref(), &segs).unwrap_or(0);
+            let line = line_col(text, offset).0;
+            self.set(
+                &segs,
+                value,
+                Source::File {
+                    path: path.to_string(),
+                    line,
+                },
+            );
+        }
+        Ok(self)
+    }
+
+    /// Applies `PAWL_<SECTION>_<KEY>` variables; others (such as `PAWL_RUN_ID`, which pawl sets
+    /// for agents) are not configuration and are skipped.
+    pub fn env<I, K, V>(mut self, vars: I) -> Result<Loader, ConfigError>
+    where
+        I: IntoIterator<Item = (K, V)>,
+        K: AsRef<str>,
+        V: AsRef<str>,
+    {
+        let mut vars: Vec<(String, String)> = vars
+            .into_iter()
+            .map(|(k, v)| (k.as_ref().to_string(), v.as_ref().to_string()))
+            .collect();
+        vars.sort();
+        for (var, value) in vars {
+            let Some(rest) = var.strip_prefix("PAWL_") else {
+                continue;
+            };
+            let lower = rest.to_ascii_lowercase();
+            let Some((section, key)) = lower.split_once('_') else {
+                continue;
+            };
+            if !SECTIONS.contains(&section) || key.is_empty() {
+                continue;
+            }
+            let segs = vec![section.to_string(), key.to_string()];
+            self = self.apply_override(&segs, &value, Source::Env { var: var.clone() })?;
+        }
+        Ok(self)
+    }
+
+    /// Applies one command-line flag, e.g. `("limits.max_iterations", "5", "--max-iterations")`.
+    pub fn flag(self, key: &str, value: &str, flag: &str) -> Result<Loader, ConfigError> {
+        let segs: Vec<String> = key.split('.').map(str::to_string).collect();
+        self.apply_override(
+            &segs,
+            value,
+            Source::Flag {
+                flag: flag.to_string(),
+            },
+        )
+    }
+
+    fn apply_override(
+        mut self,
+        segs: &[String],
+        raw: &str,
+        source: Source,
+    ) -> Result<Loader, ConfigError> {
+        let err = |message: String| ConfigError::Override {
+            source_name: source.to_string(),
+            message,
+        };
+        let key = segs.join(".");
+        let known = segs.first().map(|s| s == "gates").unwrap_or(false) && segs.len() == 2
+            || lookup(&self.table, segs).is_some();
+        if !known {
+            return Err(err(format!("unknown configuration key `{key}`")));
+        }
+        let current = lookup(&self.table, segs).cloned();
+        let value = coerce(raw, current.as_ref()).map_err(|m| err(format!("`{key}`: {m}")))?;
+        let mut candidate = self.table.clone();
+        insert(&mut candidate, segs, value.clone());
+        // Check the value against the schema now, so the error names this source.
+        toml::Value::Table(candidate)
+            .try_into::<Config>()
+            .map_err(|e| err(format!("`{key}`: {}", e.message().trim())))?;
+        self.set(segs, value, source);
+        Ok(self)
+    }
+
+    fn set(&mut self, segs: &[String], value: toml::Value, source: Source) {
+        let key = segs.join(".");
+        // A table or array replaced as a whole drops the provenance of what it replaced.
+        self.sources
+            .retain(|k, _| !(k.starts_with(&format!("{key}.")) || k == &key));
+        match &value {
+            toml::Value::Table(t) => {
+                for leaf in leaf_keys(t) {
+                    self.sources.insert(format!("{key}.{leaf}"), source.clone());
+                }
+            }
+            _ => {
+                self.sources.insert(key, source);
+            }
+        }
+        insert(&mut self.table, segs, value);
+    }
+
+    /// Finishes: the typed configuration, provenance and warnings.
+    pub fn finish(self) -> Result<Effective, ConfigError> {
+        let config = toml::Value::Table(self.table)
+            .try_into::<Config>()
+            .map_err(|e| ConfigError::Override {
+                source_name: "configuration".into(),
+                message: e.message().into(),
+            })?;
+        Ok(Effective {
+            config,
+            sources: self.sources,
+            warnings: self.warnings,
+        })
+    }
+}
+
+/// Renders the effective configuration as TOML, each value annotated with its source.
+pub fn render_annotated(eff: &Effective) -> String {
+    let table = toml::Table::try_from(&eff.config).unwrap_or_default();
+    let mut out = String::new();
+    for (section, value) in &table {
+        let toml::Value::Table(t) = value else {
+            continue;
+        };
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        out.push_str(&format!("[{section}]\n"));
+        if t.is_empty() {
+            out.push_str("# (none)\n");
+        }
+        for (k, v) in t {
+            let key = format!("{section}.{k}");
+            let src = eff
+                .sources
+                .get(&key)
+                .map(|s| s.to_string())
+                .unwrap_or_else(|| "default".into());
+            let line = format!("{} = {}", toml_key(k), inline(v));
+            out.push_str(&format!("{line:<40} # {src}\n"));
+        }
+    }
+    out
+}
+
+fn toml_key(k: &str) -> String {
+    if !k.is_empty()
+        && k.chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+    {
+        k.to_string()
+    } else {
+        toml::Value::String(k.to_string()).to_string()
+    }
+}
+
+fn inline(v: &toml::Value) -> String {
+    v.to_string()
+}
+
+fn leaf_keys(t: &toml::Table) -> Vec<String> {
+    let mut out = Vec::new();
+    collect_leaves(t, &mut Vec::new(), &mut out);
+    out.into_iter().map(|(s, _)| s.join(".")).collect()
+}
+
+fn collect_leaves(
+    t: &toml::Table,
+    prefix: &mut Vec<String>,
+    out: &mut Vec<(Vec<String>, toml::Value)>,
+) {
+    for (k, v) in t {
+        prefix.push(k.clone());
+        match v {
+            toml::Value::Table(inner) if !inner.is_empty() => collect_leaves(inner, prefix, out),
+            other => out.push((prefix.clone(), other.clone())),
+        }
+        prefix.pop();
+    }
+}
+
+fn lookup<'a>(t: &'a toml::Table, segs: &[String]) -> Option<&'a toml::Value> {
+    let (first, rest) = segs.split_first()?;
+    let v = t.get(first)?;
+    if rest.is_empty() {
+        return Some(v);
+    }
+    match v {
+        toml::Value::Table(inner) => lookup(inner, rest),
+        _ => None,
+    }
+}
+
+fn insert(t: &mut toml::Table, segs: &[String], value: toml::Value) {
+    let Some((first, rest)) = segs.split_first() else {
+        return;
+    };
+    if rest.is_empty() {
+        t.insert(first.clone(), value);
+        return;
+    }
+    let entry = t
+        .entry(first.clone())
+        .or_insert_with(|| toml::Value::Table(toml::Table::new()));
+    if !entry.is_table() {
+        *entry = toml::Value::Table(toml::Table::new());
+    }
+    if let toml::Value::Table(inner) = entry {
+        insert(inner, rest, value);
+    }
+}
+
+/// Turns an environment or flag string into a value of the type the key already has.
+fn coerce(raw: &str, current: Option<&toml::Value>) -> Result<toml::Value, String> {
+    use toml::Value as V;
+    let raw_t = raw.trim();
+    match current {
+        Some(V::Integer(_)) => raw_t
+            .parse::<i64>()
+            .map(V::Integer)
+            .map_err(|_| format!("expected an integer, got `{raw}`")),
+        Some(V::Float(_)) => raw_t
+            .parse::<f64>()
+            .map(V::Float)
+            .map_err(|_| format!("expected a number, got `{raw}`")),
+        Some(V::Boolean(_)) => match raw_t.to_ascii_lowercase().as_str() {
+            "true" | "1" | "yes" | "on" => Ok(V::Boolean(true)),
+            "false" | "0" | "no" | "off" => Ok(V::Boolean(false)),
+            _ => Err(format!("expected true or false, got `{raw}`")),
+        },
+        Some(V::Array(_)) => {
+            if raw_t.starts_with('[') {
+                let wrapped = format!("v = {raw_t}");
+                let t: toml::Table = toml::from_str(&wrapped)
+                    .map_err(|e| format!("invalid array `{raw}`: {}", e.message()))?;
+                t.get("v")
+                    .cloned()
+                    .ok_or_else(|| format!("invalid array `{raw}`"))
+            } else if raw_t.is_empty() {
+                Ok(V::Array(Vec::new()))
+            } else {
+                Ok(V::Array(
+                    raw_t
+                        .split(',')
+                        .map(|s| V::String(s.trim().to_string()))
+                        .collect(),
+                ))
+            }
+        }
+        _ => Ok(V::String(raw.to_string())),
+    }
+}
+
+fn path_segments(p: &serde_ignored::Path<'_>) -> Vec<String> {
+    use serde_ignored::Path;
+    match p {
+        Path::Root => Vec::new(),
+        Path::Seq { parent, index } => {
+            let mut v = path_segments(parent);
+            v.push(index.to_string());
+            v
+        }
+        Path::Map { parent, key } => {
+            let mut v = path_segments(parent);
+            v.push(key.clone());
+            v
+        }
+        Path::Some { parent }
+        | Path::NewtypeStruct { parent }
+        | Path::NewtypeVariant { parent } => path_segments(parent),
+    }
+}
+
+/// Byte offset of the key at `segs` in a parsed document.
+fn find_key_offset(t: &toml::de::DeTable<'_>, segs: &[String]) -> Option<usize> {
+    let (first, rest) = segs.split_first()?;
+    let (key, value) = t
+        .iter()
+        .find(|(k, _)| k.get_ref().as_ref() == first.as_str())?;
+    if rest.is_empty() {
+        return Some(key.span().start);
+    }
+    match value.get_ref() {
+        toml::de::DeValue::Table(inner) => find_key_offset(inner, rest).or(Some(key.span().start)),
+        _ => Some(key.span().start),
+    }
+}
+
+/// 1-based line and column of a byte offset.
+pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let offset = offset.min(text.len());
+    let before = text.get(..offset).unwrap_or(text);
+    let line = before.matches('\n').count() + 1;
+    let col = before
+        .rfind('\n')
+        .map(|i| before.len() - i)
+        .unwrap_or(before.len() + 1);
+    (line, col)
+}
+
+/// A commented `pawl.toml` with every key at its default, for `pawl init`.
+pub fn default_file_text() -> String {
+    let d = Config::default();
+    format!(
+        r#"# pawl configuration. Every key has a default; see `pawl config show`.
+
+[agent]
+# claude | codex | gemini | command | replay
+kind = "{kind}"
+# argv for kind = "command", e.g. ["sh", "agent.sh"]
+command = []
+# model passed to the agent CLI ("" = the CLI's default)
+model = ""
+
+[limits]
+max_iterations = {mi}
+max_time = "{mt}"
+max_usd = {mu:.1}
+# 0 = no token limit
+max_tokens = {mtk}
+calls_per_hour = {cph}
+
+[breakers]
+no_progress = {np}
+same_failure = {sf}
+file_thrash = {ft}
+agent_errors = {ae}
+permission_denials = {pd}
+criterion_stuck = {cs}
+
+[stall]
+idle_timeout = "{it}"
+step_timeout = "{st}"
+
+[guard]
+protected_branches = ["main", "master"]
+# protected_paths = ["config/prod/**"]
+# allow_paths = ["out/**"]
+# always = false
+# allow_unsafe = false
+
+[gates]
+"#,
+        kind = d.agent.kind,
+        mi = d.limits.max_iterations,
+        mt = d.limits.max_time,
+        mu = d.limits.max_usd,
+        mtk = d.limits.max_tokens,
+        cph = d.limits.calls_per_hour,
+        np = d.breakers.no_progress,
+        sf = d.breakers.same_failure,
+        ft = d.breakers.file_thrash,
+        ae = d.breakers.agent_errors,
+        pd = d.breakers.permission_denials,
+        cs = d.breakers.criterion_stuck,
+        it = d.stall.idle_timeout,
+        st = d.stall.step_timeout,
+    )
+}
+
+#[cfg(test)]
+mod tests;

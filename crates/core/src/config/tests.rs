@@ -1,0 +1,234 @@
+use super::*;
+
+#[test]
+fn defaults_are_complete_and_documented_values() {
+    let eff = Loader::new().finish().unwrap();
+    assert_eq!(eff.config.limits.max_iterations, 20);
+    assert_eq!(eff.config.limits.max_time, Dur::secs(3600));
+    assert_eq!(eff.config.limits.calls_per_hour, 100);
+    assert_eq!(eff.config.breakers.permission_denials, 2);
+    assert_eq!(eff.config.stall.idle_timeout, Dur::secs(300));
+    assert_eq!(eff.sources.get("limits.max_usd"), Some(&Source::Default));
+    assert!(eff.warnings.is_empty());
+}
+
+#[test]
+fn the_default_file_parses_to_the_defaults() {
+    let eff = Loader::new()
+        .file("pawl.toml", &default_file_text())
+        .unwrap()
+        .finish()
+        .unwrap();
+    assert_eq!(eff.config, Config::default());
+    assert!(eff.warnings.is_empty(), "{:?}", eff.warnings);
+}
+
+#[test]
+fn durations_accept_the_documented_forms() {
+    for (text, secs) in [
+        ("90s", 90),
+        ("5m", 300),
+        ("1h", 3600),
+        ("1h 30m", 5400),
+        ("42", 42),
+    ] {
+        assert_eq!(text.parse::<Dur>().unwrap(), Dur::secs(secs), "{text}");
+    }
+    assert!("5 parsecs".parse::<Dur>().is_err());
+    assert_eq!(Dur::secs(90).to_string(), "90s");
+    assert_eq!(Dur::secs(300).to_string(), "5m");
+    assert_eq!(Dur::secs(7200).to_string(), "2h");
+}
+
+#[test]
+fn layers_apply_in_order_and_remember_their_source() {
+    let file =
+        "[limits]\nmax_iterations = 7\nmax_time = \"90s\"\n\n[gates]\ntest = \"cargo test\"\n";
+    let eff = Loader::new()
+        .file("pawl.toml", file)
+        .unwrap()
+        .env([
+            ("PAWL_LIMITS_MAX_ITERATIONS", "9"),
+            ("PAWL_RUN_ID", "x"),
+            ("HOME", "/h"),
+        ])
+        .unwrap()
+        .flag("limits.max_usd", "3.5", "--max-usd")
+        .unwrap()
+        .finish()
+        .unwrap();
+    assert_eq!(eff.config.limits.max_iterations, 9);
+    assert_eq!(eff.config.limits.max_time, Dur::secs(90));
+    assert_eq!(eff.config.limits.max_usd, 3.5);
+    assert_eq!(
+        eff.config.gates.get("test").map(String::as_str),
+        Some("cargo test")
+    );
+    assert_eq!(
+        eff.sources.get("limits.max_iterations"),
+        Some(&Source::Env {
+            var: "PAWL_LIMITS_MAX_ITERATIONS".into()
+        })
+    );
+    assert_eq!(
+        eff.sources.get("limits.max_time"),
+        Some(&Source::File {
+            path: "pawl.toml".into(),
+            line: 3
+        })
+    );
+    assert_eq!(
+        eff.sources.get("gates.test"),
+        Some(&Source::File {
+            path: "pawl.toml".into(),
+            line: 6
+        })
+    );
+    assert_eq!(
+        eff.sources.get("limits.max_usd"),
+        Some(&Source::Flag {
+            flag: "--max-usd".into()
+        })
+    );
+}
+
+#[test]
+fn unknown_keys_warn_with_their_line() {
+    let file = "[limits]\nmax_iterations = 3\nmax_iteratons = 4\n\n[colour]\nx = 1\n";
+    let eff = Loader::new()
+        .file("pawl.toml", file)
+        .unwrap()
+        .finish()
+        .unwrap();
+    let w: Vec<String> = eff.warnings.iter().map(|w| w.to_string()).collect();
+    assert_eq!(
+        w,
+        vec![
+            "pawl.toml:3: unknown key `limits.max_iteratons` (ignored)",
+            "pawl.toml:5: unknown key `colour` (ignored)",
+        ]
+    );
+    assert_eq!(eff.config.limits.max_iterations, 3);
+    assert!(!eff.sources.contains_key("colour.x"));
+}
+
+#[test]
+fn syntax_errors_name_line_and_column() {
+    let err = Loader::new()
+        .file("pawl.toml", "[limits]\nmax_iterations = = 3\n")
+        .unwrap_err();
+    let ConfigError::File { line, column, .. } = &err else {
+        panic!("{err:?}")
+    };
+    assert_eq!(*line, 2);
+    assert!(*column >= 16, "{err}");
+    assert!(err.to_string().starts_with("pawl.toml:2:"), "{err}");
+}
+
+#[test]
+fn type_errors_name_line_and_column() {
+    let err = Loader::new()
+        .file("cfg/pawl.toml", "[limits]\n\nmax_iterations = \"many\"\n")
+        .unwrap_err();
+    let msg = err.to_string();
+    assert!(msg.starts_with("cfg/pawl.toml:3:18:"), "{msg}");
+    assert!(msg.contains("integer") || msg.contains("u32"), "{msg}");
+    let err = Loader::new()
+        .file("pawl.toml", "[stall]\nidle_timeout = \"soon\"\n")
+        .unwrap_err();
+    assert!(err.to_string().starts_with("pawl.toml:2:"), "{err}");
+    let err = Loader::new()
+        .file("pawl.toml", "[agent]\nkind = \"clippy\"\n")
+        .unwrap_err();
+    assert!(err.to_string().contains("expected one of claude"), "{err}");
+}
+
+#[test]
+fn bad_overrides_name_their_source() {
+    let err = Loader::new()
+        .env([("PAWL_LIMITS_MAX_ITERATIONS", "lots")])
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "env PAWL_LIMITS_MAX_ITERATIONS: `limits.max_iterations`: expected an integer, got `lots`"
+    );
+    let err = Loader::new()
+        .flag("limits.max_time", "soon", "--max-time")
+        .unwrap_err();
+    assert!(
+        err.to_string()
+            .starts_with("flag --max-time: `limits.max_time`:"),
+        "{err}"
+    );
+    let err = Loader::new()
+        .env([("PAWL_LIMITS_MAX_LOOPS", "3")])
+        .unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("unknown configuration key `limits.max_loops`"),
+        "{err}"
+    );
+}
+
+#[test]
+fn arrays_from_env_take_toml_or_commas() {
+    let eff = Loader::new()
+        .env([
+            ("PAWL_AGENT_COMMAND", "[\"sh\", \"agent.sh\"]"),
+            ("PAWL_GUARD_PROTECTED_BRANCHES", "main, trunk"),
+        ])
+        .unwrap()
+        .finish()
+        .unwrap();
+    assert_eq!(eff.config.agent.command, vec!["sh", "agent.sh"]);
+    assert_eq!(eff.config.guard.protected_branches, vec!["main", "trunk"]);
+}
+
+#[test]
+fn gates_can_be_added_from_env() {
+    let eff = Loader::new()
+        .env([("PAWL_GATES_LINT", "cargo clippy")])
+        .unwrap()
+        .finish()
+        .unwrap();
+    assert_eq!(
+        eff.config.gates.get("lint").map(String::as_str),
+        Some("cargo clippy")
+    );
+}
+
+#[test]
+fn annotated_rendering_shows_sources() {
+    let eff = Loader::new()
+        .file("pawl.toml", "[limits]\nmax_usd = 2.0\n")
+        .unwrap()
+        .finish()
+        .unwrap();
+    let text = render_annotated(&eff);
+    assert!(text.contains("max_usd = 2.0"), "{text}");
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("max_usd") && l.ends_with("# pawl.toml:2")),
+        "{text}"
+    );
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("max_iterations") && l.ends_with("# default")),
+        "{text}"
+    );
+}
+
+#[test]
+fn line_col_is_one_based() {
+    assert_eq!(line_col("ab\ncd", 0), (1, 1));
+    assert_eq!(line_col("ab\ncd", 3), (2, 1));
+    assert_eq!(line_col("ab\ncd", 4), (2, 2));
+    assert_eq!(line_col("ab", 99), (1, 3));
+}
+
+proptest::proptest! {
+    #[test]
+    fn any_text_either_loads_or_errors_without_panicking(s in ".{0,200}") {
+        let _ = Loader::new().file("pawl.toml", &s).and_then(Loader::finish);
+    }
+}

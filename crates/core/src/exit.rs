@@ -1,0 +1,190 @@
+//! Exit codes and typed stop reasons.
+//!
+//! Every way a run can end maps to one documented exit code (DESIGN.md, README): scripts and CI
+//! depend on these numbers, so they never change meaning.
+
+use serde::{Deserialize, Serialize};
+
+/// The process exit codes pawl documents.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ExitCode {
+    /// Done and verified.
+    Done,
+    /// An error (bad input, I/O, a refused operation).
+    Error,
+    /// A usage error (bad flags or arguments).
+    Usage,
+    /// A limit was reached: iterations, time, money, tokens.
+    Limit,
+    /// A circuit breaker opened: no progress, same failure, thrashing.
+    Breaker,
+    /// Blocked on the user.
+    Blocked,
+    /// Cancelled or stopped.
+    Cancelled,
+    /// Interrupted by a signal.
+    Interrupted,
+}
+
+impl ExitCode {
+    /// The numeric code the process exits with.
+    pub fn code(self) -> i32 {
+        match self {
+            ExitCode::Done => 0,
+            ExitCode::Error => 1,
+            ExitCode::Usage => 2,
+            ExitCode::Limit => 3,
+            ExitCode::Breaker => 4,
+            ExitCode::Blocked => 5,
+            ExitCode::Cancelled => 6,
+            ExitCode::Interrupted => 130,
+        }
+    }
+}
+
+/// Why a run stopped. Stored with the run, shown in status, report and `--json`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StopReason {
+    /// Every criterion verified by fresh evidence.
+    Verified,
+    MaxIterations,
+    MaxTime,
+    MaxUsd,
+    MaxTokens,
+    NoProgress,
+    SameFailure,
+    FileThrash,
+    AgentErrors,
+    PermissionDenials,
+    CriterionStuck,
+    ReasoningLoop,
+    StallRecoveries,
+    /// No story can make progress any more (all remaining ones skipped or blocked).
+    NoStoryCanProgress,
+    /// Waiting for the user to clear a blocker.
+    AwaitingUser,
+    /// The user cancelled the run (`pawl cancel`).
+    Cancelled,
+    /// The user asked the loop to stop (`pawl stop`, Ctrl-C once); resumable.
+    Stopped,
+    /// Killed by a signal.
+    Interrupted,
+    /// An internal error ended the run.
+    Error,
+}
+
+impl StopReason {
+    pub const ALL: [StopReason; 19] = [
+        StopReason::Verified,
+        StopReason::MaxIterations,
+        StopReason::MaxTime,
+        StopReason::MaxUsd,
+        StopReason::MaxTokens,
+        StopReason::NoProgress,
+        StopReason::SameFailure,
+        StopReason::FileThrash,
+        StopReason::AgentErrors,
+        StopReason::PermissionDenials,
+        StopReason::CriterionStuck,
+        StopReason::ReasoningLoop,
+        StopReason::StallRecoveries,
+        StopReason::NoStoryCanProgress,
+        StopReason::AwaitingUser,
+        StopReason::Cancelled,
+        StopReason::Stopped,
+        StopReason::Interrupted,
+        StopReason::Error,
+    ];
+
+    /// The exit code this reason maps to.
+    pub fn exit_code(self) -> ExitCode {
+        use StopReason::*;
+        match self {
+            Verified => ExitCode::Done,
+            MaxIterations | MaxTime | MaxUsd | MaxTokens => ExitCode::Limit,
+            NoProgress | SameFailure | FileThrash | AgentErrors | PermissionDenials
+            | CriterionStuck | ReasoningLoop | StallRecoveries | NoStoryCanProgress => {
+                ExitCode::Breaker
+            }
+            AwaitingUser => ExitCode::Blocked,
+            Cancelled | Stopped => ExitCode::Cancelled,
+            Interrupted => ExitCode::Interrupted,
+            Error => ExitCode::Error,
+        }
+    }
+
+    /// The stable snake_case name used in the store and in JSON.
+    pub fn as_str(self) -> &'static str {
+        use StopReason::*;
+        match self {
+            Verified => "verified",
+            MaxIterations => "max_iterations",
+            MaxTime => "max_time",
+            MaxUsd => "max_usd",
+            MaxTokens => "max_tokens",
+            NoProgress => "no_progress",
+            SameFailure => "same_failure",
+            FileThrash => "file_thrash",
+            AgentErrors => "agent_errors",
+            PermissionDenials => "permission_denials",
+            CriterionStuck => "criterion_stuck",
+            ReasoningLoop => "reasoning_loop",
+            StallRecoveries => "stall_recoveries",
+            NoStoryCanProgress => "no_story_can_progress",
+            AwaitingUser => "awaiting_user",
+            Cancelled => "cancelled",
+            Stopped => "stopped",
+            Interrupted => "interrupted",
+            Error => "error",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<StopReason> {
+        StopReason::ALL.into_iter().find(|r| r.as_str() == s)
+    }
+}
+
+impl std::fmt::Display for StopReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exit_codes_match_design() {
+        let codes: Vec<i32> = [
+            ExitCode::Done,
+            ExitCode::Error,
+            ExitCode::Usage,
+            ExitCode::Limit,
+            ExitCode::Breaker,
+            ExitCode::Blocked,
+            ExitCode::Cancelled,
+            ExitCode::Interrupted,
+        ]
+        .iter()
+        .map(|c| c.code())
+        .collect();
+        assert_eq!(codes, vec![0, 1, 2, 3, 4, 5, 6, 130]);
+    }
+
+    #[test]
+    fn stop_reasons_round_trip_and_map() {
+        for r in StopReason::ALL {
+            assert_eq!(StopReason::parse(r.as_str()), Some(r));
+            let json = serde_json::to_string(&r).unwrap();
+            assert_eq!(json, format!("\"{}\"", r.as_str()));
+        }
+        assert_eq!(StopReason::MaxUsd.exit_code().code(), 3);
+        assert_eq!(StopReason::SameFailure.exit_code().code(), 4);
+        assert_eq!(StopReason::AwaitingUser.exit_code().code(), 5);
+        assert_eq!(StopReason::Stopped.exit_code().code(), 6);
+        assert_eq!(StopReason::Verified.exit_code().code(), 0);
+    }
+}
