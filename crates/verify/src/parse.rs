@@ -1,0 +1,430 @@
+//! Test-output parsers: a runner's console output or report file into a [`TestSummary`].
+//!
+//! The input is whatever a test command printed, possibly written or influenced by the agent,
+//! so every parser is total: any bytes in, `Some(summary)` or `None` out, never a panic (a
+//! proptest feeds random input to all of them). `None` means "not this runner's output"; the
+//! caller then judges the gate by its exit code alone.
+//!
+//! Counting rules shared by all parsers: `failed` includes errors (pytest/unittest errors, jest
+//! suites that failed to run, go packages that failed to build); `skipped` includes ignored,
+//! pending, todo and expected failures. `failing` keeps at most [`MAX_FAILING`] names.
+
+mod cargo_test;
+mod dotnet;
+mod go_test;
+mod jest;
+mod junit;
+mod libtest_json;
+mod nextest;
+mod pytest;
+mod unittest;
+mod vitest;
+
+use std::borrow::Cow;
+
+use serde::{Deserialize, Serialize};
+
+/// At most this many failing test names are kept; counts stay exact.
+pub const MAX_FAILING: usize = 200;
+/// The first failure message is cut to this many characters...
+pub const MAX_MESSAGE_CHARS: usize = 1500;
+/// ...and this many lines, enough for an assertion with its left/right values.
+pub const MAX_MESSAGE_LINES: usize = 25;
+
+/// Which runner produced the output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Runner {
+    CargoTest,
+    Nextest,
+    Pytest,
+    Unittest,
+    Jest,
+    Vitest,
+    GoTest,
+    DotnetTest,
+    /// A JUnit XML report from a runner not known otherwise.
+    Junit,
+}
+
+impl Runner {
+    /// Every runner, for tests and listings.
+    pub const ALL: [Runner; 9] = [
+        Runner::CargoTest,
+        Runner::Nextest,
+        Runner::Pytest,
+        Runner::Unittest,
+        Runner::Jest,
+        Runner::Vitest,
+        Runner::GoTest,
+        Runner::DotnetTest,
+        Runner::Junit,
+    ];
+
+    /// The runner a command line invokes, if it names one directly.
+    /// `npm test` names none: its output is sniffed instead.
+    pub fn from_command(command: &str) -> Option<Runner> {
+        let words: Vec<&str> = command.split_whitespace().collect();
+        let has_pair = |a: &str, b: &str| words.windows(2).any(|w| w == [a, b]);
+        let has = |w: &str| {
+            words
+                .iter()
+                .any(|x| *x == w || x.rsplit('/').next() == Some(w))
+        };
+        if has_pair("cargo", "nextest") {
+            Some(Runner::Nextest)
+        } else if has_pair("cargo", "test") {
+            Some(Runner::CargoTest)
+        } else if has("pytest") || has("py.test") {
+            Some(Runner::Pytest)
+        } else if has("unittest") {
+            Some(Runner::Unittest)
+        } else if has("vitest") {
+            Some(Runner::Vitest)
+        } else if has("jest") {
+            Some(Runner::Jest)
+        } else if has_pair("go", "test") {
+            Some(Runner::GoTest)
+        } else if has_pair("dotnet", "test") {
+            Some(Runner::DotnetTest)
+        } else {
+            None
+        }
+    }
+}
+
+/// What a test run amounted to.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TestSummary {
+    pub runner: Runner,
+    pub passed: u64,
+    pub failed: u64,
+    pub skipped: u64,
+    /// Names of failing tests, in the order the runner reported them.
+    pub failing: Vec<String>,
+    /// The first failure's message, trimmed (see [`MAX_MESSAGE_CHARS`]).
+    pub first_failure: Option<String>,
+}
+
+impl TestSummary {
+    pub(crate) fn new(runner: Runner) -> Self {
+        TestSummary {
+            runner,
+            passed: 0,
+            failed: 0,
+            skipped: 0,
+            failing: Vec::new(),
+            first_failure: None,
+        }
+    }
+
+    /// Records a failing name once, up to [`MAX_FAILING`].
+    pub(crate) fn add_failing(&mut self, name: &str) {
+        let name = name.trim();
+        if name.is_empty() || self.failing.len() >= MAX_FAILING {
+            return;
+        }
+        if !self.failing.iter().any(|n| n == name) {
+            self.failing.push(name.to_owned());
+        }
+    }
+
+    pub(crate) fn set_first_failure(&mut self, msg: &str) {
+        if self.first_failure.is_none() {
+            let m = trim_message(msg);
+            if !m.is_empty() {
+                self.first_failure = Some(m);
+            }
+        }
+    }
+
+    /// Total tests that ran or were skipped.
+    pub fn total(&self) -> u64 {
+        self.passed.saturating_add(self.failed).saturating_add(self.skipped)
+    }
+}
+
+/// Parses a test command's output: the runner comes from `command_hint` when it names one
+/// (`cargo test`, `pytest`, `go test`, ...), otherwise from the output itself. A report file's
+/// text (see [`crate::report`]) is preferred over the console when it parses.
+pub fn parse_any(
+    command_hint: &str,
+    stdout: &str,
+    stderr: &str,
+    report: Option<&str>,
+) -> Option<TestSummary> {
+    if let Some(runner) = Runner::from_command(command_hint) {
+        if let Some(s) = parse_as(runner, stdout, stderr, report) {
+            return Some(s);
+        }
+    }
+    let runner_from_report = report.and_then(sniff_report);
+    if let Some(r) = runner_from_report {
+        if let Some(s) = parse_as(r, stdout, stderr, report) {
+            return Some(s);
+        }
+    }
+    let text = join_output(stdout, stderr);
+    let runner = sniff_text(&text)?;
+    parse_as(runner, stdout, stderr, None)
+}
+
+/// Parses with a known runner: its report format first (when `report` is given), then its
+/// console format.
+pub fn parse_as(
+    runner: Runner,
+    stdout: &str,
+    stderr: &str,
+    report: Option<&str>,
+) -> Option<TestSummary> {
+    if let Some(report) = report {
+        let from_report = match runner {
+            Runner::Jest | Runner::Vitest => jest::parse_json(report, runner),
+            Runner::DotnetTest => dotnet::parse_trx(report).or_else(|| junit::parse(report, runner)),
+            _ => junit::parse(report, runner),
+        };
+        if from_report.is_some() {
+            return from_report;
+        }
+    }
+    let text = join_output(stdout, stderr);
+    match runner {
+        Runner::CargoTest => cargo_test::parse(&text),
+        Runner::Nextest => nextest::parse(&text),
+        Runner::Pytest => pytest::parse(&text),
+        Runner::Unittest => unittest::parse(&text),
+        Runner::Jest => jest::parse(&text),
+        Runner::Vitest => vitest::parse(&text),
+        Runner::GoTest => go_test::parse(&text),
+        Runner::DotnetTest => dotnet::parse(&text),
+        Runner::Junit => junit::parse(&text, Runner::Junit),
+    }
+}
+
+fn join_output<'a>(stdout: &'a str, stderr: &'a str) -> Cow<'a, str> {
+    let joined: Cow<'a, str> = match (stdout.is_empty(), stderr.is_empty()) {
+        (_, true) => Cow::Borrowed(stdout),
+        (true, false) => Cow::Borrowed(stderr),
+        (false, false) => Cow::Owned(format!("{stdout}\n{stderr}")),
+    };
+    match strip_ansi(&joined) {
+        Cow::Borrowed(_) => joined,
+        Cow::Owned(s) => Cow::Owned(s),
+    }
+}
+
+fn sniff_report(report: &str) -> Option<Runner> {
+    let head: String = report.trim_start().chars().take(4096).collect();
+    if head.starts_with('<') {
+        if head.contains("<TestRun") {
+            Some(Runner::DotnetTest)
+        } else if head.contains("<testsuite") {
+            Some(Runner::Junit)
+        } else {
+            None
+        }
+    } else if head.starts_with('{') && head.contains("\"numTotalTests\"") {
+        // vitest's JSON reporter mimics jest's; the numbers mean the same.
+        Some(Runner::Jest)
+    } else {
+        None
+    }
+}
+
+fn sniff_text(text: &str) -> Option<Runner> {
+    if text.contains("\"Action\":\"") {
+        Some(Runner::GoTest)
+    } else if text.contains("{\"type\":\"suite\"") || text.contains("{ \"type\": \"suite\"") {
+        Some(Runner::Nextest)
+    } else if text.contains("Summary [") && text.contains(" tests run: ")
+        || text.contains("Starting ") && text.contains(" PASS [")
+    {
+        Some(Runner::Nextest)
+    } else if text.contains("test result: ") {
+        Some(Runner::CargoTest)
+    } else if text.contains("test session starts") || text.contains("short test summary info") {
+        Some(Runner::Pytest)
+    } else if text.contains("\nRan ") && (text.contains("\nOK") || text.contains("\nFAILED (")) {
+        Some(Runner::Unittest)
+    } else if text.contains("Test Files ") {
+        Some(Runner::Vitest)
+    } else if text.contains("Tests:") && text.contains(" total") {
+        Some(Runner::Jest)
+    } else if text.contains("Passed!  - ") || text.contains("Failed!  - ") || text.contains("Test run summary:") {
+        Some(Runner::DotnetTest)
+    } else if text.contains("--- FAIL: ") || text.contains("--- PASS: ") || text.contains("\nok  \t") {
+        Some(Runner::GoTest)
+    } else if text.trim_start().starts_with('<') && text.contains("<testsuite") {
+        Some(Runner::Junit)
+    } else {
+        None
+    }
+}
+
+/// Removes ANSI escape sequences (colours, cursor moves): jest and vitest colour even when
+/// piped if FORCE_COLOR is set, and colour codes break every line match.
+pub fn strip_ansi(s: &str) -> Cow<'_, str> {
+    if !s.contains('\u{1b}') {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\u{1b}' {
+            out.push(c);
+            continue;
+        }
+        match chars.peek() {
+            Some('[') => {
+                chars.next();
+                // CSI: parameters and intermediates, then one final byte in @..~.
+                for d in chars.by_ref() {
+                    if ('@'..='~').contains(&d) {
+                        break;
+                    }
+                }
+            }
+            Some(']') => {
+                chars.next();
+                // OSC: up to BEL or ESC \.
+                while let Some(d) = chars.next() {
+                    if d == '\u{7}' {
+                        break;
+                    }
+                    if d == '\u{1b}' {
+                        chars.next();
+                        break;
+                    }
+                }
+            }
+            Some(_) => {
+                chars.next();
+            }
+            None => {}
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// Trims a failure message to something an agent prompt can carry.
+pub fn trim_message(msg: &str) -> String {
+    let msg = strip_ansi(msg);
+    let lines: Vec<&str> = msg.trim().lines().map(str::trim_end).collect();
+    let mut out = String::new();
+    for (i, line) in lines.iter().enumerate() {
+        if i >= MAX_MESSAGE_LINES {
+            out.push_str("\n…");
+            break;
+        }
+        if i > 0 {
+            out.push('\n');
+        }
+        out.push_str(line);
+    }
+    if out.chars().count() > MAX_MESSAGE_CHARS {
+        let mut cut: String = out.chars().take(MAX_MESSAGE_CHARS).collect();
+        cut.push('…');
+        return cut;
+    }
+    out
+}
+
+/// Reads `"<n> <label>"` pairs from a separated list such as `1 failed, 2 passed, 3 total`.
+/// Returns `(label, n)` with the label lowercased; pieces without a leading number are skipped.
+pub(crate) fn counts(list: &str, separators: &[char]) -> Vec<(String, u64)> {
+    list.split(separators)
+        .filter_map(|piece| {
+            let piece = piece.trim();
+            let (num, label) = piece.split_once(char::is_whitespace)?;
+            let n = num.trim().parse::<u64>().ok()?;
+            let label = label
+                .trim()
+                .trim_end_matches(|c: char| !c.is_alphanumeric())
+                .to_lowercase();
+            Some((label, n))
+        })
+        .collect()
+}
+
+/// Panic text from Rust test output: the `panicked at` line and the message lines after it,
+/// up to the backtrace note. `name` prefixes it so the agent sees which test.
+pub(crate) fn rust_panic(block: &str, name: &str) -> Option<String> {
+    let mut lines = block.lines().skip_while(|l| !l.contains("panicked at"));
+    let first = lines.next()?;
+    let location = first
+        .split_once("panicked at")
+        .map(|(_, loc)| loc.trim().trim_end_matches(':'))
+        .unwrap_or("");
+    let body: Vec<&str> = lines
+        .take_while(|l| {
+            let t = l.trim_start();
+            !(t.starts_with("note: run with `RUST_BACKTRACE")
+                || t.starts_with("note: Some details are omitted")
+                || t.starts_with("stack backtrace:"))
+        })
+        .collect();
+    let body = dedent(&body);
+    Some(format!("{name}: panicked at {location}\n{}", body.trim_end()))
+}
+
+/// Removes the indentation common to all non-blank lines (nextest indents captured output).
+pub(crate) fn dedent(lines: &[&str]) -> String {
+    let indent = lines
+        .iter()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| l.len() - l.trim_start().len())
+        .min()
+        .unwrap_or(0);
+    lines
+        .iter()
+        .map(|l| l.get(indent..).unwrap_or_else(|| l.trim_start()))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn runner_from_command() {
+        assert_eq!(Runner::from_command("cargo nextest run"), Some(Runner::Nextest));
+        assert_eq!(Runner::from_command("cargo test --no-fail-fast"), Some(Runner::CargoTest));
+        assert_eq!(Runner::from_command("uv run python -m pytest -rA"), Some(Runner::Pytest));
+        assert_eq!(Runner::from_command("python3 -m unittest discover"), Some(Runner::Unittest));
+        assert_eq!(Runner::from_command("npx vitest run"), Some(Runner::Vitest));
+        assert_eq!(Runner::from_command("./node_modules/.bin/jest --json"), Some(Runner::Jest));
+        assert_eq!(Runner::from_command("go test -json ./..."), Some(Runner::GoTest));
+        assert_eq!(Runner::from_command("dotnet test"), Some(Runner::DotnetTest));
+        assert_eq!(Runner::from_command("npm test"), None);
+    }
+
+    #[test]
+    fn strip_ansi_removes_csi_and_osc() {
+        assert_eq!(strip_ansi("\u{1b}[1m\u{1b}[31mred\u{1b}[39m\u{1b}[22m x"), "red x");
+        assert_eq!(strip_ansi("a\u{1b}]8;;http://x\u{7}b"), "ab");
+        assert_eq!(strip_ansi("trailing \u{1b}"), "trailing ");
+    }
+
+    #[test]
+    fn trim_message_cuts_lines_and_chars() {
+        let long: String = (0..100).map(|i| format!("line {i}\n")).collect();
+        let t = trim_message(&long);
+        assert_eq!(t.lines().count(), MAX_MESSAGE_LINES + 1);
+        let wide = "é".repeat(5000);
+        assert_eq!(trim_message(&wide).chars().count(), MAX_MESSAGE_CHARS + 1);
+    }
+
+    #[test]
+    fn counts_reads_number_label_pairs() {
+        assert_eq!(
+            counts("1 failed, 2 passed, 1 skipped, 1 error in 0.05s", &[',']),
+            [
+                ("failed".to_owned(), 1),
+                ("passed".to_owned(), 2),
+                ("skipped".to_owned(), 1),
+                ("error in 0.05s".to_owned(), 1)
+            ]
+        );
+    }
+}

@@ -1,0 +1,204 @@
+//! `go test`: the `-json` event stream (test2json: one `{"Action":...}` object a line) and the
+//! plain output (`--- FAIL: TestX (0.00s)`, `FAIL\tpkg\t0.01s`, `ok  \tpkg\t0.01s`).
+//!
+//! A parent test fails when a subtest fails, so `failing` and `failed` count leaves only (a
+//! failing test none of whose subtests failed); passes and skips count every test. A package
+//! that fails with no failing test (build error, panic in TestMain) counts as one failure
+//! named after the package.
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+
+use super::{Runner, TestSummary};
+
+#[derive(Deserialize)]
+#[serde(rename_all = "PascalCase")]
+struct Event {
+    action: String,
+    #[serde(default)]
+    package: Option<String>,
+    #[serde(default)]
+    import_path: Option<String>,
+    #[serde(default)]
+    test: Option<String>,
+    #[serde(default)]
+    output: Option<String>,
+}
+
+pub(crate) fn parse(text: &str) -> Option<TestSummary> {
+    parse_json(text).or_else(|| parse_plain(text))
+}
+
+fn parse_json(text: &str) -> Option<TestSummary> {
+    let mut any = false;
+    // Keyed by (package, test); output gathered per test for the first failure's message.
+    let mut output: BTreeMap<(String, String), String> = BTreeMap::new();
+    let mut failed_tests: Vec<(String, String)> = Vec::new();
+    let mut failed_packages: Vec<String> = Vec::new();
+    let mut build_output: BTreeMap<String, String> = BTreeMap::new();
+    let mut s = TestSummary::new(Runner::GoTest);
+    for line in text.lines() {
+        let line = line.trim();
+        if !line.starts_with('{') {
+            continue;
+        }
+        let Ok(ev) = serde_json::from_str::<Event>(line) else {
+            continue;
+        };
+        any = true;
+        let pkg = ev.package.clone().or(ev.import_path.clone()).unwrap_or_default();
+        match (ev.action.as_str(), &ev.test) {
+            ("output", Some(test)) => {
+                let buf = output.entry((pkg, test.clone())).or_default();
+                if buf.len() < 64 * 1024 {
+                    buf.push_str(ev.output.as_deref().unwrap_or(""));
+                }
+            }
+            ("build-output", _) | ("output", None) => {
+                let buf = build_output.entry(pkg).or_default();
+                if buf.len() < 64 * 1024 {
+                    buf.push_str(ev.output.as_deref().unwrap_or(""));
+                }
+            }
+            ("pass", Some(_)) => s.passed = s.passed.saturating_add(1),
+            ("skip", Some(_)) => s.skipped = s.skipped.saturating_add(1),
+            ("fail", Some(test)) => failed_tests.push((pkg, test.clone())),
+            ("fail", None) | ("build-fail", _) => failed_packages.push(pkg),
+            _ => {}
+        }
+    }
+    if !any {
+        return None;
+    }
+    let leaves: Vec<&(String, String)> = failed_tests
+        .iter()
+        .filter(|(p, t)| {
+            let prefix = format!("{t}/");
+            !failed_tests.iter().any(|(p2, t2)| p2 == p && t2.starts_with(&prefix))
+        })
+        .collect();
+    for (pkg, test) in &leaves {
+        s.failed = s.failed.saturating_add(1);
+        s.add_failing(test);
+        if let Some(out) = output.get(&(pkg.clone(), test.clone())) {
+            s.set_first_failure(&format!("{test}\n{}", test_output(out)));
+        }
+    }
+    for pkg in &failed_packages {
+        if !failed_tests.iter().any(|(p, _)| p == pkg) {
+            s.failed = s.failed.saturating_add(1);
+            s.add_failing(pkg);
+            if let Some(out) = build_output.get(pkg) {
+                s.set_first_failure(&format!("{pkg}\n{}", out.trim()));
+            }
+        }
+    }
+    Some(s)
+}
+
+/// A test's own log lines, without the `=== RUN` / `--- FAIL` framing go adds.
+fn test_output(out: &str) -> String {
+    out.lines()
+        .filter(|l| {
+            let t = l.trim_start();
+            !(t.starts_with("=== ") || t.starts_with("--- "))
+        })
+        .map(str::trim)
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn parse_plain(text: &str) -> Option<TestSummary> {
+    let mut s = TestSummary::new(Runner::GoTest);
+    let mut any = false;
+    let mut failed: Vec<String> = Vec::new();
+    let mut first_block: Option<(String, Vec<String>)> = None;
+    let mut collecting = false;
+    let mut package_failures: Vec<String> = Vec::new();
+    for line in text.lines() {
+        let t = line.trim();
+        if let Some(rest) = t.strip_prefix("--- FAIL: ") {
+            any = true;
+            let name = rest.split(" (").next().unwrap_or(rest).trim().to_owned();
+            collecting = first_block.is_none();
+            if collecting {
+                first_block = Some((name.clone(), Vec::new()));
+            }
+            failed.push(name);
+            continue;
+        }
+        if let Some(rest) = t.strip_prefix("--- PASS: ") {
+            let _ = rest;
+            any = true;
+            s.passed = s.passed.saturating_add(1);
+            collecting = false;
+        } else if t.starts_with("--- SKIP: ") {
+            any = true;
+            s.skipped = s.skipped.saturating_add(1);
+            collecting = false;
+        } else if let Some(rest) = t.strip_prefix("FAIL\t").or_else(|| t.strip_prefix("FAIL ")) {
+            any = true;
+            collecting = false;
+            let pkg = rest.split_whitespace().next().unwrap_or("");
+            if !pkg.is_empty() {
+                package_failures.push(pkg.to_owned());
+            }
+        } else if t.starts_with("ok  \t") || t.starts_with("ok \t") || t == "PASS" || t == "FAIL" {
+            any = true;
+            collecting = false;
+        } else if collecting && line.starts_with("    ") {
+            if let Some((_, lines)) = first_block.as_mut() {
+                lines.push(t.to_owned());
+            }
+        } else if collecting && !t.is_empty() {
+            collecting = false;
+        }
+    }
+    if !any {
+        return None;
+    }
+    let leaves: Vec<&String> = failed
+        .iter()
+        .filter(|t| {
+            let prefix = format!("{t}/");
+            !failed.iter().any(|t2| t2.starts_with(&prefix))
+        })
+        .collect();
+    for t in &leaves {
+        s.failed = s.failed.saturating_add(1);
+        s.add_failing(t);
+    }
+    // "FAIL\tpkg [build failed]" or a package that failed without a `--- FAIL` line.
+    if failed.is_empty() {
+        for pkg in &package_failures {
+            s.failed = s.failed.saturating_add(1);
+            s.add_failing(pkg);
+        }
+    }
+    if let Some((name, lines)) = first_block {
+        s.set_first_failure(&format!("{name}\n{}", lines.join("\n")));
+    }
+    Some(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn subtest_failure_counts_leaf_only() {
+        let text = "=== RUN   TestA\n=== RUN   TestA/one\n    a_test.go:9: got 1\n--- FAIL: TestA (0.00s)\n    --- FAIL: TestA/one (0.00s)\nFAIL\nFAIL\texample.com/a\t0.01s\n";
+        let s = parse(text).unwrap();
+        assert_eq!(s.failed, 1);
+        assert_eq!(s.failing, ["TestA/one"]);
+    }
+
+    #[test]
+    fn build_failure_names_the_package() {
+        let text = "# example.com/a\n./a.go:3:1: syntax error\nFAIL\texample.com/a [build failed]\nFAIL\n";
+        let s = parse(text).unwrap();
+        assert_eq!(s.failed, 1);
+        assert_eq!(s.failing, ["example.com/a"]);
+    }
+}

@@ -1,0 +1,88 @@
+//! JUnit XML reports (pytest `--junitxml`, nextest, Maven Surefire, jest-junit, ...), read with
+//! the `junit-parser` crate, which accepts the dialects different tools write. Test names are
+//! `classname::name` when a classname is present.
+
+use std::io::Cursor;
+
+use junit_parser::{TestStatus, TestSuite};
+
+use super::{Runner, TestSummary, rust_panic};
+
+/// Nested `<testsuite>` elements are allowed by some dialects; bound the recursion so a
+/// hostile report cannot exhaust the stack.
+const MAX_DEPTH: usize = 32;
+
+pub(crate) fn parse(text: &str, runner: Runner) -> Option<TestSummary> {
+    let trimmed = text.trim_start_matches('\u{feff}').trim_start();
+    if !trimmed.starts_with('<') || !trimmed.contains("<testsuite") {
+        return None;
+    }
+    let suites = junit_parser::from_reader(Cursor::new(trimmed.as_bytes())).ok()?;
+    let mut s = TestSummary::new(runner);
+    for suite in &suites.suites {
+        add_suite(&mut s, suite, 0);
+    }
+    Some(s)
+}
+
+fn add_suite(s: &mut TestSummary, suite: &TestSuite, depth: usize) {
+    if depth > MAX_DEPTH {
+        return;
+    }
+    for case in &suite.cases {
+        match &case.status {
+            TestStatus::Success => s.passed = s.passed.saturating_add(1),
+            TestStatus::Skipped(_) => s.skipped = s.skipped.saturating_add(1),
+            TestStatus::Failure(f) => {
+                fail(s, &case.name, &f.message, &f.text);
+            }
+            TestStatus::Error(e) => {
+                fail(s, &case.name, &e.message, &e.text);
+            }
+        }
+    }
+    for inner in &suite.suites {
+        add_suite(s, inner, depth.saturating_add(1));
+    }
+}
+
+fn fail(s: &mut TestSummary, name: &str, message: &str, text: &str) {
+    s.failed = s.failed.saturating_add(1);
+    s.add_failing(name);
+    if s.first_failure.is_some() {
+        return;
+    }
+    // nextest's message is only the panic location; the body has the assertion.
+    if let Some(panic) = rust_panic(text, name) {
+        s.set_first_failure(&panic);
+    } else if !message.trim().is_empty() {
+        s.set_first_failure(&format!("{name}\n{}", message.trim()));
+    } else {
+        s.set_first_failure(&format!("{name}\n{}", text.trim()));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_statuses_in_nested_suites() {
+        let xml = r#"<testsuites><testsuite name="a"><testsuite name="b">
+            <testcase classname="C" name="ok"/>
+            <testcase classname="C" name="bad"><failure message="expected 1">trace</failure></testcase>
+            <testcase classname="C" name="err"><error message="boom"/></testcase>
+            <testcase classname="C" name="later"><skipped/></testcase>
+        </testsuite></testsuite></testsuites>"#;
+        let s = parse(xml, Runner::Junit).unwrap();
+        assert_eq!((s.passed, s.failed, s.skipped), (1, 2, 1));
+        assert_eq!(s.failing, ["C::bad", "C::err"]);
+        assert_eq!(s.first_failure.as_deref(), Some("C::bad\nexpected 1"));
+    }
+
+    #[test]
+    fn not_xml_is_none() {
+        assert!(parse("hello", Runner::Junit).is_none());
+        assert!(parse("<testsuite", Runner::Junit).is_none());
+    }
+}
