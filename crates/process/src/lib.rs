@@ -1,1 +1,46 @@
-//! pawl-process
+//! pawl-process: the only place in pawl where a child process is built.
+//!
+//! Every child gets its own process group, an explicit stdin (null unless bytes are fed), an
+//! explicit environment and working directory, and on Linux a parent-death signal so it cannot
+//! outlive pawl. Both pipes are drained concurrently by reader threads, so a child can never
+//! block on a full pipe; the output is tee'd to an optional log file, summarised as a bounded
+//! tail plus a SHA-256 digest, and optionally delivered line by line on a channel.
+//!
+//! A run ends in exactly one [`End`]: exited, signalled, timed out, idle-timed-out or stopped by
+//! request. Stopping always targets the whole group: SIGTERM, a grace period, then SIGKILL.
+//!
+//! What this crate is not: a shell (argv only, no parsing), an async runtime (everything is
+//! plain threads; callers that are async consume it from a blocking task), or a policy layer
+//! (which environment to pass, which timeouts to use, is the caller's decision).
+//!
+//! ```no_run
+//! use std::time::Duration;
+//! use pawl_process::Command;
+//!
+//! let outcome = Command::new("cargo")
+//!     .args(["test", "--quiet"])
+//!     .current_dir("/path/to/repo")
+//!     .timeout(Duration::from_secs(600))
+//!     .log_file("/path/to/repo/.pawl/logs/test.log")
+//!     .run()?;
+//! if !outcome.success() {
+//!     let _tail = outcome.combined_tail_text();
+//! }
+//! # Ok::<(), pawl_process::Error>(())
+//! ```
+
+mod capture;
+mod command;
+mod env;
+mod error;
+mod outcome;
+mod running;
+mod spawner;
+mod supervise;
+mod sys;
+
+pub use command::{Command, Stdin};
+pub use error::Error;
+pub use outcome::{Digest, End, Line, Outcome, Stream, StreamOutput};
+pub use running::{CancelHandle, Running};
+pub use sys::{Signal, process_group_alive, signal_name};
