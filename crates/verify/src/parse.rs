@@ -140,7 +140,9 @@ impl TestSummary {
 
     /// Total tests that ran or were skipped.
     pub fn total(&self) -> u64 {
-        self.passed.saturating_add(self.failed).saturating_add(self.skipped)
+        self.passed
+            .saturating_add(self.failed)
+            .saturating_add(self.skipped)
     }
 }
 
@@ -153,16 +155,16 @@ pub fn parse_any(
     stderr: &str,
     report: Option<&str>,
 ) -> Option<TestSummary> {
-    if let Some(runner) = Runner::from_command(command_hint) {
-        if let Some(s) = parse_as(runner, stdout, stderr, report) {
-            return Some(s);
-        }
+    if let Some(runner) = Runner::from_command(command_hint)
+        && let Some(s) = parse_as(runner, stdout, stderr, report)
+    {
+        return Some(s);
     }
     let runner_from_report = report.and_then(sniff_report);
-    if let Some(r) = runner_from_report {
-        if let Some(s) = parse_as(r, stdout, stderr, report) {
-            return Some(s);
-        }
+    if let Some(r) = runner_from_report
+        && let Some(s) = parse_as(r, stdout, stderr, report)
+    {
+        return Some(s);
     }
     let text = join_output(stdout, stderr);
     let runner = sniff_text(&text)?;
@@ -180,7 +182,9 @@ pub fn parse_as(
     if let Some(report) = report {
         let from_report = match runner {
             Runner::Jest | Runner::Vitest => jest::parse_json(report, runner),
-            Runner::DotnetTest => dotnet::parse_trx(report).or_else(|| junit::parse(report, runner)),
+            Runner::DotnetTest => {
+                dotnet::parse_trx(report).or_else(|| junit::parse(report, runner))
+            }
             _ => junit::parse(report, runner),
         };
         if from_report.is_some() {
@@ -234,11 +238,11 @@ fn sniff_report(report: &str) -> Option<Runner> {
 fn sniff_text(text: &str) -> Option<Runner> {
     if text.contains("\"Action\":\"") {
         Some(Runner::GoTest)
-    } else if text.contains("{\"type\":\"suite\"") || text.contains("{ \"type\": \"suite\"") {
-        Some(Runner::Nextest)
-    } else if text.contains("Summary [") && text.contains(" tests run: ")
+    } else if text.contains("{\"type\":\"suite\"")
+        || text.contains("Summary [") && text.contains(" tests run: ")
         || text.contains("Starting ") && text.contains(" PASS [")
     {
+        // libtest JSON comes from nextest (stable flag) far more often than from nightly cargo.
         Some(Runner::Nextest)
     } else if text.contains("test result: ") {
         Some(Runner::CargoTest)
@@ -250,9 +254,15 @@ fn sniff_text(text: &str) -> Option<Runner> {
         Some(Runner::Vitest)
     } else if text.contains("Tests:") && text.contains(" total") {
         Some(Runner::Jest)
-    } else if text.contains("Passed!  - ") || text.contains("Failed!  - ") || text.contains("Test run summary:") {
+    } else if text.contains("Passed!  - ")
+        || text.contains("Failed!  - ")
+        || text.contains("Test run summary:")
+    {
         Some(Runner::DotnetTest)
-    } else if text.contains("--- FAIL: ") || text.contains("--- PASS: ") || text.contains("\nok  \t") {
+    } else if text.contains("--- FAIL: ")
+        || text.contains("--- PASS: ")
+        || text.contains("\nok  \t")
+    {
         Some(Runner::GoTest)
     } else if text.trim_start().starts_with('<') && text.contains("<testsuite") {
         Some(Runner::Junit)
@@ -364,7 +374,10 @@ pub(crate) fn rust_panic(block: &str, name: &str) -> Option<String> {
         })
         .collect();
     let body = dedent(&body);
-    Some(format!("{name}: panicked at {location}\n{}", body.trim_end()))
+    Some(format!(
+        "{name}: panicked at {location}\n{}",
+        body.trim_end()
+    ))
 }
 
 /// Removes the indentation common to all non-blank lines (nextest indents captured output).
@@ -388,20 +401,44 @@ mod tests {
 
     #[test]
     fn runner_from_command() {
-        assert_eq!(Runner::from_command("cargo nextest run"), Some(Runner::Nextest));
-        assert_eq!(Runner::from_command("cargo test --no-fail-fast"), Some(Runner::CargoTest));
-        assert_eq!(Runner::from_command("uv run python -m pytest -rA"), Some(Runner::Pytest));
-        assert_eq!(Runner::from_command("python3 -m unittest discover"), Some(Runner::Unittest));
+        assert_eq!(
+            Runner::from_command("cargo nextest run"),
+            Some(Runner::Nextest)
+        );
+        assert_eq!(
+            Runner::from_command("cargo test --no-fail-fast"),
+            Some(Runner::CargoTest)
+        );
+        assert_eq!(
+            Runner::from_command("uv run python -m pytest -rA"),
+            Some(Runner::Pytest)
+        );
+        assert_eq!(
+            Runner::from_command("python3 -m unittest discover"),
+            Some(Runner::Unittest)
+        );
         assert_eq!(Runner::from_command("npx vitest run"), Some(Runner::Vitest));
-        assert_eq!(Runner::from_command("./node_modules/.bin/jest --json"), Some(Runner::Jest));
-        assert_eq!(Runner::from_command("go test -json ./..."), Some(Runner::GoTest));
-        assert_eq!(Runner::from_command("dotnet test"), Some(Runner::DotnetTest));
+        assert_eq!(
+            Runner::from_command("./node_modules/.bin/jest --json"),
+            Some(Runner::Jest)
+        );
+        assert_eq!(
+            Runner::from_command("go test -json ./..."),
+            Some(Runner::GoTest)
+        );
+        assert_eq!(
+            Runner::from_command("dotnet test"),
+            Some(Runner::DotnetTest)
+        );
         assert_eq!(Runner::from_command("npm test"), None);
     }
 
     #[test]
     fn strip_ansi_removes_csi_and_osc() {
-        assert_eq!(strip_ansi("\u{1b}[1m\u{1b}[31mred\u{1b}[39m\u{1b}[22m x"), "red x");
+        assert_eq!(
+            strip_ansi("\u{1b}[1m\u{1b}[31mred\u{1b}[39m\u{1b}[22m x"),
+            "red x"
+        );
         assert_eq!(strip_ansi("a\u{1b}]8;;http://x\u{7}b"), "ab");
         assert_eq!(strip_ansi("trailing \u{1b}"), "trailing ");
     }

@@ -39,7 +39,11 @@ pub fn report_file_name(gate: &str, step: u64, command: &str) -> String {
         .chars()
         .filter(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_')
         .collect();
-    let gate = if gate.is_empty() { "gate".to_owned() } else { gate };
+    let gate = if gate.is_empty() {
+        "gate".to_owned()
+    } else {
+        gate
+    };
     format!("{gate}-{step}.report.{}", report_extension(command))
 }
 
@@ -117,7 +121,10 @@ mod tests {
     #[test]
     fn path_inside_double_quotes_is_escaped_not_single_quoted() {
         assert_eq!(
-            substitute_report(r#"dotnet test --logger "trx;LogFileName={report}""#, "/a b/$x.trx"),
+            substitute_report(
+                r#"dotnet test --logger "trx;LogFileName={report}""#,
+                "/a b/$x.trx"
+            ),
             r#"dotnet test --logger "trx;LogFileName=/a b/\$x.trx""#
         );
     }
@@ -129,9 +136,18 @@ mod tests {
 
     #[test]
     fn file_name_depends_on_format() {
-        assert_eq!(report_file_name("test", 3, "jest --json --outputFile={report}"), "test-3.report.json");
-        assert_eq!(report_file_name("te st", 1, "pytest --junitxml={report}"), "test-1.report.xml");
-        assert_eq!(report_file_name("", 1, r#"dotnet test --logger "trx""#), "gate-1.report.trx");
+        assert_eq!(
+            report_file_name("test", 3, "jest --json --outputFile={report}"),
+            "test-3.report.json"
+        );
+        assert_eq!(
+            report_file_name("te st", 1, "pytest --junitxml={report}"),
+            "test-1.report.xml"
+        );
+        assert_eq!(
+            report_file_name("", 1, r#"dotnet test --logger "trx""#),
+            "gate-1.report.trx"
+        );
         assert!(uses_report("go test {report}"));
         assert!(!uses_report("go test -json ./..."));
     }

@@ -24,10 +24,10 @@ pub(crate) fn parse(text: &str) -> Option<TestSummary> {
                 }
             }
             seen_result = true;
-        } else if let Some(rest) = line.strip_prefix("test ") {
-            if let Some(name) = rest.strip_suffix(" ... FAILED") {
-                s.add_failing(name);
-            }
+        } else if let Some(rest) = line.strip_prefix("test ")
+            && let Some(name) = rest.strip_suffix(" ... FAILED")
+        {
+            s.add_failing(name);
         }
     }
     if !seen_result {
@@ -67,7 +67,10 @@ mod tests {
         let s = parse(text).unwrap();
         assert_eq!((s.passed, s.failed, s.skipped), (1, 1, 1));
         assert_eq!(s.failing, ["b"]);
-        assert_eq!(s.first_failure.as_deref(), Some("b: panicked at src/lib.rs:1:1\nboom"));
+        assert_eq!(
+            s.first_failure.as_deref(),
+            Some("b: panicked at src/lib.rs:1:1\nboom")
+        );
     }
 
     #[test]

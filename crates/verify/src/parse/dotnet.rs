@@ -60,7 +60,15 @@ pub(crate) fn parse(text: &str) -> Option<TestSummary> {
                 let mut msg = Vec::new();
                 while let Some(next) = lines.peek() {
                     let n = next.trim();
-                    let stop = ["Stack Trace:", "Standard Output", "Failed", "failed ", "at ", "Passed", "Test run summary:"];
+                    let stop = [
+                        "Stack Trace:",
+                        "Standard Output",
+                        "Failed",
+                        "failed ",
+                        "at ",
+                        "Passed",
+                        "Test run summary:",
+                    ];
                     if stop.iter().any(|p| n.starts_with(p)) {
                         break;
                     }
@@ -99,7 +107,10 @@ pub(crate) fn parse_trx(text: &str) -> Option<TestSummary> {
         return None;
     }
     let mut s = TestSummary::new(Runner::DotnetTest);
-    for r in root.descendants().filter(|n| n.tag_name().name() == "UnitTestResult") {
+    for r in root
+        .descendants()
+        .filter(|n| n.tag_name().name() == "UnitTestResult")
+    {
         let name = r.attribute("testName").unwrap_or("");
         match r.attribute("outcome").unwrap_or("") {
             "Passed" => s.passed = s.passed.saturating_add(1),

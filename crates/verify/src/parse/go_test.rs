@@ -47,7 +47,11 @@ fn parse_json(text: &str) -> Option<TestSummary> {
             continue;
         };
         any = true;
-        let pkg = ev.package.clone().or(ev.import_path.clone()).unwrap_or_default();
+        let pkg = ev
+            .package
+            .clone()
+            .or(ev.import_path.clone())
+            .unwrap_or_default();
         match (ev.action.as_str(), &ev.test) {
             ("output", Some(test)) => {
                 let buf = output.entry((pkg, test.clone())).or_default();
@@ -64,7 +68,9 @@ fn parse_json(text: &str) -> Option<TestSummary> {
             ("pass", Some(_)) => s.passed = s.passed.saturating_add(1),
             ("skip", Some(_)) => s.skipped = s.skipped.saturating_add(1),
             ("fail", Some(test)) => failed_tests.push((pkg, test.clone())),
-            ("fail", None) | ("build-fail", _) => failed_packages.push(pkg),
+            ("fail", None) | ("build-fail", _) if !failed_packages.contains(&pkg) => {
+                failed_packages.push(pkg);
+            }
             _ => {}
         }
     }
@@ -75,7 +81,9 @@ fn parse_json(text: &str) -> Option<TestSummary> {
         .iter()
         .filter(|(p, t)| {
             let prefix = format!("{t}/");
-            !failed_tests.iter().any(|(p2, t2)| p2 == p && t2.starts_with(&prefix))
+            !failed_tests
+                .iter()
+                .any(|(p2, t2)| p2 == p && t2.starts_with(&prefix))
         })
         .collect();
     for (pkg, test) in &leaves {
@@ -113,46 +121,27 @@ fn parse_plain(text: &str) -> Option<TestSummary> {
     let mut s = TestSummary::new(Runner::GoTest);
     let mut any = false;
     let mut failed: Vec<String> = Vec::new();
-    let mut first_block: Option<(String, Vec<String>)> = None;
-    let mut collecting = false;
     let mut package_failures: Vec<String> = Vec::new();
     for line in text.lines() {
         let t = line.trim();
         if let Some(rest) = t.strip_prefix("--- FAIL: ") {
             any = true;
             let name = rest.split(" (").next().unwrap_or(rest).trim().to_owned();
-            collecting = first_block.is_none();
-            if collecting {
-                first_block = Some((name.clone(), Vec::new()));
-            }
             failed.push(name);
-            continue;
-        }
-        if let Some(rest) = t.strip_prefix("--- PASS: ") {
-            let _ = rest;
+        } else if t.starts_with("--- PASS: ") {
             any = true;
             s.passed = s.passed.saturating_add(1);
-            collecting = false;
         } else if t.starts_with("--- SKIP: ") {
             any = true;
             s.skipped = s.skipped.saturating_add(1);
-            collecting = false;
         } else if let Some(rest) = t.strip_prefix("FAIL\t").or_else(|| t.strip_prefix("FAIL ")) {
             any = true;
-            collecting = false;
             let pkg = rest.split_whitespace().next().unwrap_or("");
             if !pkg.is_empty() {
                 package_failures.push(pkg.to_owned());
             }
-        } else if t.starts_with("ok  \t") || t.starts_with("ok \t") || t == "PASS" || t == "FAIL" {
+        } else if t.starts_with("ok  \t") || t.starts_with("ok \t") {
             any = true;
-            collecting = false;
-        } else if collecting && line.starts_with("    ") {
-            if let Some((_, lines)) = first_block.as_mut() {
-                lines.push(t.to_owned());
-            }
-        } else if collecting && !t.is_empty() {
-            collecting = false;
         }
     }
     if !any {
@@ -176,10 +165,34 @@ fn parse_plain(text: &str) -> Option<TestSummary> {
             s.add_failing(pkg);
         }
     }
-    if let Some((name, lines)) = first_block {
-        s.set_first_failure(&format!("{name}\n{}", lines.join("\n")));
+    if let Some(first) = leaves.first() {
+        s.set_first_failure(&format!("{first}\n{}", plain_message(text, first)));
     }
     Some(s)
+}
+
+/// A test's log lines in plain output: with `-v` they stream after `=== RUN   name`, without it
+/// they follow `--- FAIL: name`, indented one level deeper.
+fn plain_message(text: &str, test: &str) -> String {
+    let run = format!("=== RUN   {test}");
+    let fail = format!("--- FAIL: {test} (");
+    let mut out: Vec<&str> = Vec::new();
+    let mut collecting = false;
+    for line in text.lines() {
+        let t = line.trim();
+        if t == run || t.starts_with(&fail) {
+            collecting = true;
+            continue;
+        }
+        if collecting {
+            if t.starts_with("=== ") || t.starts_with("--- ") || !line.starts_with(' ') {
+                collecting = false;
+            } else if !t.is_empty() {
+                out.push(t);
+            }
+        }
+    }
+    out.join("\n")
 }
 
 #[cfg(test)]
@@ -196,7 +209,8 @@ mod tests {
 
     #[test]
     fn build_failure_names_the_package() {
-        let text = "# example.com/a\n./a.go:3:1: syntax error\nFAIL\texample.com/a [build failed]\nFAIL\n";
+        let text =
+            "# example.com/a\n./a.go:3:1: syntax error\nFAIL\texample.com/a [build failed]\nFAIL\n";
         let s = parse(text).unwrap();
         assert_eq!(s.failed, 1);
         assert_eq!(s.failing, ["example.com/a"]);

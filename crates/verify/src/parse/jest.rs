@@ -54,9 +54,15 @@ pub(crate) fn parse_json(text: &str, runner: Runner) -> Option<TestSummary> {
     let mut s = TestSummary::new(runner);
     s.passed = report.num_passed_tests;
     s.failed = report.num_failed_tests;
-    s.skipped = report.num_pending_tests.saturating_add(report.num_todo_tests);
+    s.skipped = report
+        .num_pending_tests
+        .saturating_add(report.num_todo_tests);
     for file in &report.test_results {
-        for a in file.assertion_results.iter().filter(|a| a.status == "failed") {
+        for a in file
+            .assertion_results
+            .iter()
+            .filter(|a| a.status == "failed")
+        {
             let name = a.full_name.clone().unwrap_or_else(|| {
                 let mut parts = a.ancestor_titles.clone();
                 parts.push(a.title.clone());
@@ -112,7 +118,9 @@ pub(crate) fn parse(text: &str) -> Option<TestSummary> {
         return None;
     }
     // The first `●` block: the message lines up to the code frame or stack.
-    let mut lines = text.lines().skip_while(|l| !l.trim_start().starts_with("● "));
+    let mut lines = text
+        .lines()
+        .skip_while(|l| !l.trim_start().starts_with("● "));
     if let Some(header) = lines.next() {
         let body: Vec<&str> = lines
             .take_while(|l| !l.trim_start().starts_with("● ") && !l.starts_with("Test Suites:"))

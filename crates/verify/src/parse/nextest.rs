@@ -6,13 +6,21 @@
 use super::{Runner, TestSummary, counts, libtest_json, rust_panic};
 
 /// Status words nextest prints for a test that did not pass.
-const FAIL_STATUSES: &[&str] = &["FAIL", "TIMEOUT", "SIGSEGV", "SIGABRT", "SIGKILL", "ABORT", "LEAK-FAIL"];
+const FAIL_STATUSES: &[&str] = &[
+    "FAIL",
+    "TIMEOUT",
+    "SIGSEGV",
+    "SIGABRT",
+    "SIGKILL",
+    "ABORT",
+    "LEAK-FAIL",
+];
 
 pub(crate) fn parse(text: &str) -> Option<TestSummary> {
-    if text.contains("\"type\"") {
-        if let Some(s) = libtest_json::parse(text, Runner::Nextest) {
-            return Some(s);
-        }
+    if text.contains("\"type\"")
+        && let Some(s) = libtest_json::parse(text, Runner::Nextest)
+    {
+        return Some(s);
     }
     let mut s = TestSummary::new(Runner::Nextest);
     let mut seen_summary = false;
@@ -29,7 +37,10 @@ pub(crate) fn parse(text: &str) -> Option<TestSummary> {
                     s.passed = s.passed.saturating_add(n);
                 } else if label == "skipped" {
                     s.skipped = s.skipped.saturating_add(n);
-                } else if label == "failed" || label == "timed out" || label.starts_with("exec fail") {
+                } else if label == "failed"
+                    || label == "timed out"
+                    || label.starts_with("exec fail")
+                {
                     s.failed = s.failed.saturating_add(n);
                 }
             }
@@ -46,7 +57,9 @@ pub(crate) fn parse(text: &str) -> Option<TestSummary> {
             .lines()
             .skip_while(|l| status_line_name(l.trim()).as_deref() != Some(first.as_str()))
             .skip(1)
-            .take_while(|l| status_line_name(l.trim()).is_none() && !l.trim().starts_with("Summary ["))
+            .take_while(|l| {
+                status_line_name(l.trim()).is_none() && !l.trim().starts_with("Summary [")
+            })
             .collect();
         if let Some(msg) = rust_panic(&after.join("\n"), &first) {
             s.set_first_failure(&msg);
@@ -65,7 +78,10 @@ fn status_line_name(t: &str) -> Option<String> {
     let mut after = after.trim();
     // Newer nextest prints a "(2/5)" progress counter before the name.
     if after.starts_with('(') {
-        after = after.split_once(')').map(|(_, r)| r.trim()).unwrap_or(after);
+        after = after
+            .split_once(')')
+            .map(|(_, r)| r.trim())
+            .unwrap_or(after);
     }
     (!after.is_empty()).then(|| after.to_owned())
 }

@@ -24,7 +24,10 @@ pub(crate) fn parse(text: &str) -> Option<TestSummary> {
                     _ => {}
                 }
             }
-        } else if let Some(rest) = t.strip_prefix("FAILED ").or_else(|| t.strip_prefix("ERROR ")) {
+        } else if let Some(rest) = t
+            .strip_prefix("FAILED ")
+            .or_else(|| t.strip_prefix("ERROR "))
+        {
             let (name, msg) = rest.split_once(" - ").unwrap_or((rest, ""));
             s.add_failing(name);
             if first_summary_msg.is_none() {
@@ -50,7 +53,11 @@ pub(crate) fn parse(text: &str) -> Option<TestSummary> {
 
 /// `1 failed, 2 passed in 0.05s` from a `=====` framed closing line.
 fn closing_line(t: &str) -> Option<&str> {
-    let inner = t.strip_prefix('=')?.trim_start_matches('=').trim_end_matches('=').trim();
+    let inner = t
+        .strip_prefix('=')?
+        .trim_start_matches('=')
+        .trim_end_matches('=')
+        .trim();
     let (list, _) = inner.rsplit_once(" in ")?;
     let first = list.split_whitespace().next()?;
     (first.parse::<u64>().is_ok() || list.starts_with("no tests ran")).then_some(list)
@@ -74,10 +81,8 @@ fn section_errors(text: &str, short: &str) -> String {
         if t.starts_with("====") && in_section {
             break;
         }
-        if in_section {
-            if let Some(e) = line.strip_prefix("E ") {
-                out.push(e.trim().to_owned());
-            }
+        if in_section && let Some(e) = line.strip_prefix("E ") {
+            out.push(e.trim().to_owned());
         }
     }
     out.join("\n")
@@ -96,7 +101,10 @@ mod tests {
 
     #[test]
     fn no_tests_ran() {
-        let s = parse("============================ no tests ran in 0.01s =============================").unwrap();
+        let s = parse(
+            "============================ no tests ran in 0.01s =============================",
+        )
+        .unwrap();
         assert_eq!(s.total(), 0);
     }
 }

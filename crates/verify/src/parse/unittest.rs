@@ -12,10 +12,15 @@ pub(crate) fn parse(text: &str) -> Option<TestSummary> {
     while let Some(line) = lines.next() {
         let t = line.trim();
         if let Some(rest) = t.strip_prefix("Ran ") {
-            if let Some(n) = rest.split_whitespace().next().and_then(|n| n.parse::<u64>().ok()) {
+            if let Some(n) = rest
+                .split_whitespace()
+                .next()
+                .and_then(|n| n.parse::<u64>().ok())
+            {
                 ran = Some(n);
             }
-        } else if ran.is_some() && (t == "OK" || t.starts_with("OK (") || t.starts_with("FAILED (")) {
+        } else if ran.is_some() && (t == "OK" || t.starts_with("OK (") || t.starts_with("FAILED ("))
+        {
             verdict_seen = true;
             let inner = t
                 .split_once('(')
@@ -34,7 +39,10 @@ pub(crate) fn parse(text: &str) -> Option<TestSummary> {
                     _ => {}
                 }
             }
-        } else if let Some(header) = t.strip_prefix("FAIL: ").or_else(|| t.strip_prefix("ERROR: ")) {
+        } else if let Some(header) = t
+            .strip_prefix("FAIL: ")
+            .or_else(|| t.strip_prefix("ERROR: "))
+        {
             let name = qualified_name(header);
             s.add_failing(&name);
             if s.first_failure.is_none() {
@@ -44,7 +52,12 @@ pub(crate) fn parse(text: &str) -> Option<TestSummary> {
                     .skip_while(|l| l.trim().starts_with("---"))
                     .take_while(|l| !l.starts_with("====") && !l.starts_with("----"))
                     .collect();
-                let last = block.iter().rev().find(|l| !l.trim().is_empty()).copied().unwrap_or("");
+                let last = block
+                    .iter()
+                    .rev()
+                    .find(|l| !l.trim().is_empty())
+                    .copied()
+                    .unwrap_or("");
                 s.set_first_failure(&format!("{name}: {}", last.trim()));
             }
         }

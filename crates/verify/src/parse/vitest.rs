@@ -28,10 +28,14 @@ pub(crate) fn parse(text: &str) -> Option<TestSummary> {
         return None;
     }
     // The lines after the first FAIL header, up to the source location (`❯ file:line`).
-    let mut lines = text.lines().skip_while(|l| !l.trim_start().starts_with("FAIL "));
+    let mut lines = text
+        .lines()
+        .skip_while(|l| !l.trim_start().starts_with("FAIL "));
     if let Some(header) = lines.next() {
         let body: Vec<&str> = lines
-            .take_while(|l| !l.trim_start().starts_with('❯') && !l.trim_start().starts_with("FAIL "))
+            .take_while(|l| {
+                !l.trim_start().starts_with('❯') && !l.trim_start().starts_with("FAIL ")
+            })
             .filter(|l| !l.trim().is_empty())
             .collect();
         let header = header.trim().trim_start_matches("FAIL").trim();

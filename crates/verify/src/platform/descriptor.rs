@@ -273,7 +273,10 @@ fn validate(d: &Descriptor) -> Result<(), (String, String)> {
     if !valid_name(&d.name) {
         return Err((
             "name".into(),
-            format!("{:?} must be non-empty lowercase ASCII letters, digits, - or _", d.name),
+            format!(
+                "{:?} must be non-empty lowercase ASCII letters, digits, - or _",
+                d.name
+            ),
         ));
     }
     if d.markers.is_empty() {
@@ -287,7 +290,10 @@ fn validate(d: &Descriptor) -> Result<(), (String, String)> {
         known.extend(v.vars.keys().map(String::as_str));
     }
     if known.contains("report") {
-        return Err(("vars.report".into(), "`report` is reserved for the report path".into()));
+        return Err((
+            "vars.report".into(),
+            "`report` is reserved for the report path".into(),
+        ));
     }
     check_placeholders(&d.commands, &known, "commands")?;
     for (i, v) in d.variants.iter().enumerate() {
@@ -455,7 +461,9 @@ impl Descriptors {
     }
 
     fn conditions(&self) -> impl Iterator<Item = &Condition> {
-        self.list.iter().flat_map(|d| d.variants.iter().map(|v| &v.when))
+        self.list
+            .iter()
+            .flat_map(|d| d.variants.iter().map(|v| &v.when))
     }
 }
 
@@ -467,16 +475,24 @@ mod tests {
     fn builtin_descriptors_parse() {
         let set = Descriptors::builtin().unwrap();
         let names: Vec<_> = set.iter().map(|d| d.name.as_str()).collect();
-        assert_eq!(names, ["rust", "node", "python", "go", "dotnet", "maven", "gradle", "make", "just"]);
+        assert_eq!(
+            names,
+            [
+                "rust", "node", "python", "go", "dotnet", "maven", "gradle", "make", "just"
+            ]
+        );
         assert!(set.tools().contains("cargo-nextest"));
         assert!(set.files_read().contains("pyproject.toml"));
     }
 
     #[test]
     fn unknown_key_is_an_error_with_origin_and_line() {
-        let err = parse_descriptor("mine.toml", "name = \"x\"\nmarkers = [\"a\"]\ncomands = {}\n")
-            .unwrap_err()
-            .to_string();
+        let err = parse_descriptor(
+            "mine.toml",
+            "name = \"x\"\nmarkers = [\"a\"]\ncomands = {}\n",
+        )
+        .unwrap_err()
+        .to_string();
         assert!(err.contains("mine.toml"), "{err}");
         assert!(err.contains("line 3"), "{err}");
         assert!(err.contains("comands"), "{err}");
@@ -512,8 +528,14 @@ mod tests {
 
     #[test]
     fn substitution_keeps_unknown_and_collapses_spaces() {
-        let vars = BTreeMap::from([("run".to_owned(), "npm run".to_owned()), ("sep".to_owned(), String::new())]);
-        assert_eq!(substitute_vars("{run} test {sep} --x={report}", &vars), "npm run test --x={report}");
+        let vars = BTreeMap::from([
+            ("run".to_owned(), "npm run".to_owned()),
+            ("sep".to_owned(), String::new()),
+        ]);
+        assert_eq!(
+            substitute_vars("{run} test {sep} --x={report}", &vars),
+            "npm run test --x={report}"
+        );
         assert_eq!(substitute_vars("a {b c} {", &vars), "a {b c} {");
     }
 }

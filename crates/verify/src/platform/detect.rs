@@ -56,8 +56,10 @@ pub struct MarkerHit {
 
 /// Matches every descriptor against `facts` and picks one.
 pub fn detect(facts: &ProjectFacts, descriptors: &Descriptors) -> Detection {
-    let mut matched: Vec<PlatformMatch> =
-        descriptors.iter().filter_map(|d| match_one(d, facts)).collect();
+    let mut matched: Vec<PlatformMatch> = descriptors
+        .iter()
+        .filter_map(|d| match_one(d, facts))
+        .collect();
     matched.sort_by(|a, b| {
         b.priority
             .cmp(&a.priority)
@@ -90,7 +92,10 @@ fn match_one(d: &Descriptor, facts: &ProjectFacts) -> Option<PlatformMatch> {
     for marker in &d.markers {
         let paths = matching_paths(marker, facts);
         if !paths.is_empty() {
-            hits.push(MarkerHit { marker: marker.clone(), paths });
+            hits.push(MarkerHit {
+                marker: marker.clone(),
+                paths,
+            });
         }
     }
     let ok = match d.match_mode {
@@ -127,32 +132,66 @@ fn matching_paths(glob: &str, facts: &ProjectFacts) -> Vec<String> {
     // Patterns were validated when the descriptor was parsed; a failure here means a
     // descriptor built by hand, which simply matches nothing.
     match compile_glob(glob) {
-        Ok(m) => facts.files.iter().filter(|f| m.is_match(f)).cloned().collect(),
+        Ok(m) => facts
+            .files
+            .iter()
+            .filter(|f| m.is_match(f))
+            .cloned()
+            .collect(),
         Err(_) => Vec::new(),
     }
 }
 
 fn holds(c: &Condition, facts: &ProjectFacts) -> bool {
-    let file_ok = c.file.as_ref().is_none_or(|g| !matching_paths(g, facts).is_empty());
-    let no_file_ok = c.no_file.as_ref().is_none_or(|g| matching_paths(g, facts).is_empty());
+    let file_ok = c
+        .file
+        .as_ref()
+        .is_none_or(|g| !matching_paths(g, facts).is_empty());
+    let no_file_ok = c
+        .no_file
+        .as_ref()
+        .is_none_or(|g| matching_paths(g, facts).is_empty());
     let tool_ok = c.tool.as_ref().is_none_or(|t| facts.tools.contains(t));
-    let script_ok = c.script.as_ref().is_none_or(|s| facts.scripts.contains_key(s));
-    let dep_ok = c.dependency.as_ref().is_none_or(|d| facts.dependencies.contains(d));
+    let script_ok = c
+        .script
+        .as_ref()
+        .is_none_or(|s| facts.scripts.contains_key(s));
+    let dep_ok = c
+        .dependency
+        .as_ref()
+        .is_none_or(|d| facts.dependencies.contains(d));
     let contains_ok = c.contains.as_ref().is_none_or(|k| {
-        facts.texts.get(&k.file).is_some_and(|t| t.contains(&k.text))
+        facts
+            .texts
+            .get(&k.file)
+            .is_some_and(|t| t.contains(&k.text))
     });
-    let make_ok = c.make_target.as_ref().is_none_or(|t| facts.make_targets.contains(t));
-    let just_ok = c.just_recipe.as_ref().is_none_or(|t| facts.just_recipes.contains(t));
+    let make_ok = c
+        .make_target
+        .as_ref()
+        .is_none_or(|t| facts.make_targets.contains(t));
+    let just_ok = c
+        .just_recipe
+        .as_ref()
+        .is_none_or(|t| facts.just_recipes.contains(t));
     file_ok && no_file_ok && tool_ok && script_ok && dep_ok && contains_ok && make_ok && just_ok
 }
 
 fn reason(matched: &[PlatformMatch]) -> String {
     let markers = |m: &PlatformMatch| {
-        m.markers.iter().map(|h| h.marker.as_str()).collect::<Vec<_>>().join(", ")
+        m.markers
+            .iter()
+            .map(|h| h.marker.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
     };
     match matched {
         [] => "no platform descriptor matched the files at the project root".into(),
-        [only] => format!("{} is the only platform that matched (markers: {})", only.name, markers(only)),
+        [only] => format!(
+            "{} is the only platform that matched (markers: {})",
+            only.name,
+            markers(only)
+        ),
         [best, second, ..] => {
             if best.priority != second.priority {
                 format!(
@@ -212,7 +251,13 @@ mod tests {
         assert_eq!(det.selected.as_deref(), Some("b"));
         assert!(det.reason.contains("more markers"), "{}", det.reason);
         let facts = ProjectFacts::default().with_files(["x"]);
-        let det = detect(&facts, &set(&["name = \"b\"\nmarkers = [\"x\"]\n", "name = \"a\"\nmarkers = [\"x\"]\n"]));
+        let det = detect(
+            &facts,
+            &set(&[
+                "name = \"b\"\nmarkers = [\"x\"]\n",
+                "name = \"a\"\nmarkers = [\"x\"]\n",
+            ]),
+        );
         assert_eq!(det.selected.as_deref(), Some("a"));
         assert!(det.reason.contains("by name"), "{}", det.reason);
     }
@@ -237,7 +282,10 @@ commands = { lint = "never" }
         facts.scripts.insert("lint".into(), "eslint .".into());
         let det = detect(&facts, &d);
         assert_eq!(det.commands.lint.as_deref(), Some("pnpm run lint"));
-        assert_eq!(det.matched[0].variants, ["file pnpm-lock.yaml", "script lint"]);
+        assert_eq!(
+            det.matched[0].variants,
+            ["file pnpm-lock.yaml", "script lint"]
+        );
     }
 
     #[test]

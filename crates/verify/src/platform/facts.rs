@@ -110,26 +110,27 @@ impl ProjectFacts {
             }
         }
         for name in ["Makefile", "makefile", "GNUmakefile"] {
-            if facts.files.contains(name) {
-                if let Some(text) = read_small(&root.join(name)) {
-                    facts.make_targets.extend(make_targets(&text));
-                }
+            if facts.files.contains(name)
+                && let Some(text) = read_small(&root.join(name))
+            {
+                facts.make_targets.extend(make_targets(&text));
             }
         }
         for name in ["justfile", "Justfile", ".justfile"] {
-            if facts.files.contains(name) {
-                if let Some(text) = read_small(&root.join(name)) {
-                    facts.just_recipes.extend(just_recipes(&text));
-                }
+            if facts.files.contains(name)
+                && let Some(text) = read_small(&root.join(name))
+            {
+                facts.just_recipes.extend(just_recipes(&text));
             }
         }
         for file in descriptors.files_read() {
             // Only plain root-relative names: a descriptor must not make us read outside root.
             let plain = !file.contains("..") && !file.starts_with('/') && !file.contains('\\');
-            if plain && facts.files.contains(&file) {
-                if let Some(text) = read_small(&root.join(&file)) {
-                    facts.texts.insert(file, text);
-                }
+            if plain
+                && facts.files.contains(&file)
+                && let Some(text) = read_small(&root.join(&file))
+            {
+                facts.texts.insert(file, text);
             }
         }
         for tool in descriptors.tools() {
@@ -145,7 +146,8 @@ impl ProjectFacts {
         let value: serde_json::Value = match serde_json::from_str(text) {
             Ok(v) => v,
             Err(e) => {
-                self.warnings.push(format!("package.json is not valid JSON: {e}"));
+                self.warnings
+                    .push(format!("package.json is not valid JSON: {e}"));
                 return;
             }
         };
@@ -234,7 +236,11 @@ fn just_recipes(text: &str) -> Vec<String> {
             continue;
         };
         let name = first.trim_start_matches('@');
-        if !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') {
+        if !name.is_empty()
+            && name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        {
             out.push(name.to_owned());
         }
     }
@@ -247,7 +253,8 @@ mod tests {
 
     #[test]
     fn make_targets_skip_assignments_and_specials() {
-        let text = "CC := gcc\n.PHONY: test\nall: build\ntest lint:\n\tcargo test\n%.o: %.c\nX=1:2\n";
+        let text =
+            "CC := gcc\n.PHONY: test\nall: build\ntest lint:\n\tcargo test\n%.o: %.c\nX=1:2\n";
         assert_eq!(make_targets(text), ["all", "test", "lint"]);
     }
 

@@ -24,7 +24,11 @@ pub fn render_human(d: &Detection) -> String {
     if !d.matched.is_empty() {
         let _ = writeln!(out, "matched:");
         for m in &d.matched {
-            let chosen = if d.selected.as_deref() == Some(m.name.as_str()) { "*" } else { " " };
+            let chosen = if d.selected.as_deref() == Some(m.name.as_str()) {
+                "*"
+            } else {
+                " "
+            };
             let markers: Vec<String> = m
                 .markers
                 .iter()
@@ -75,10 +79,18 @@ struct GatesTable<'a> {
 pub fn gates_toml(d: &Detection) -> String {
     let mut out = String::new();
     if let Some(name) = &d.selected {
-        let _ = writeln!(out, "# Detected platform: {name}. Edit freely; pawl runs these itself.");
+        let _ = writeln!(
+            out,
+            "# Detected platform: {name}. Edit freely; pawl runs these itself."
+        );
     }
-    if d.commands.iter().any(|(_, c)| crate::report::uses_report(c)) {
-        out.push_str("# {report} is replaced by a report path under .pawl/logs/ when pawl runs the gate.\n");
+    if d.commands
+        .iter()
+        .any(|(_, c)| crate::report::uses_report(c))
+    {
+        out.push_str(
+            "# {report} is replaced by a report path under .pawl/logs/ when pawl runs the gate.\n",
+        );
     }
     // Serialising through toml gets string escaping right for any command text.
     match toml::to_string(&GatesTable { gates: &d.commands }) {

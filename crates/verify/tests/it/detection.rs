@@ -1,0 +1,238 @@
+//! Detection on tiny project directories, with snapshots of the human rendering and the
+//! `[gates]` table a user would get in pawl.toml.
+
+use std::path::Path;
+
+use pawl_verify::platform::{
+    Descriptors, Detection, ProjectFacts, detect, gates_toml, render_human,
+};
+
+fn project(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for (path, text) in files {
+        let p = dir.path().join(path);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+    dir
+}
+
+fn detect_in(root: &Path, tools: &[&str]) -> Detection {
+    let descriptors = Descriptors::builtin().unwrap();
+    let facts = ProjectFacts::gather(root, &descriptors, |t| tools.contains(&t)).unwrap();
+    detect(&facts, &descriptors)
+}
+
+fn both(d: &Detection) -> String {
+    format!("{}\n--- pawl.toml ---\n{}", render_human(d), gates_toml(d))
+}
+
+#[test]
+fn rust_with_nextest() {
+    let dir = project(&[
+        ("Cargo.toml", "[package]\nname = \"x\"\n"),
+        ("src/lib.rs", ""),
+    ]);
+    let d = detect_in(dir.path(), &["cargo-nextest"]);
+    assert_eq!(d.selected.as_deref(), Some("rust"));
+    assert_eq!(
+        d.commands.test.as_deref(),
+        Some("cargo nextest run --no-fail-fast")
+    );
+    insta::assert_snapshot!(both(&d));
+}
+
+#[test]
+fn rust_without_nextest_uses_cargo_test() {
+    let dir = project(&[("Cargo.toml", "[package]\nname = \"x\"\n")]);
+    let d = detect_in(dir.path(), &[]);
+    assert_eq!(
+        d.commands.test.as_deref(),
+        Some("cargo test --no-fail-fast")
+    );
+}
+
+#[test]
+fn node_pnpm_with_jest_and_typescript() {
+    let pkg = r#"{"scripts":{"build":"tsc -p .","test":"jest","lint":"eslint ."},
+        "devDependencies":{"jest":"^29","typescript":"^5"}}"#;
+    let dir = project(&[
+        ("package.json", pkg),
+        ("pnpm-lock.yaml", ""),
+        ("tsconfig.json", "{}"),
+    ]);
+    let d = detect_in(dir.path(), &[]);
+    assert_eq!(d.selected.as_deref(), Some("node"));
+    assert_eq!(
+        d.commands.test.as_deref(),
+        Some("pnpm run test --json --outputFile={report}")
+    );
+    assert_eq!(
+        d.commands.lint_fix, None,
+        "no lint:fix script, no lint_fix gate"
+    );
+    insta::assert_snapshot!(both(&d));
+}
+
+#[test]
+fn node_npm_only_existing_scripts() {
+    let pkg = r#"{"scripts":{"test":"vitest"},"devDependencies":{"vitest":"^4"}}"#;
+    let dir = project(&[("package.json", pkg), ("package-lock.json", "{}")]);
+    let d = detect_in(dir.path(), &[]);
+    assert_eq!(
+        d.commands.test.as_deref(),
+        Some("npm run test -- --run --reporter=json --outputFile={report}")
+    );
+    assert_eq!(
+        (d.commands.build.as_deref(), d.commands.lint.as_deref()),
+        (None, None)
+    );
+}
+
+#[test]
+fn node_npm_init_placeholder_test_is_no_gate() {
+    let pkg = r#"{"scripts":{"test":"echo \"Error: no test specified\" && exit 1"}}"#;
+    let dir = project(&[("package.json", pkg), ("yarn.lock", "")]);
+    let d = detect_in(dir.path(), &[]);
+    assert_eq!(d.selected.as_deref(), Some("node"));
+    assert_eq!(d.commands.test, None);
+}
+
+#[test]
+fn python_poetry_with_pytest_ruff_mypy() {
+    let pyproject = "[tool.poetry]\nname = \"x\"\n\n[tool.poetry.group.dev.dependencies]\npytest = \"^8\"\nruff = \"^0.5\"\nmypy = \"^1\"\n";
+    let dir = project(&[("pyproject.toml", pyproject), ("poetry.lock", "")]);
+    let d = detect_in(dir.path(), &[]);
+    assert_eq!(d.selected.as_deref(), Some("python"));
+    assert_eq!(
+        d.commands.test.as_deref(),
+        Some("poetry run python -m pytest -rA --junitxml={report}")
+    );
+    insta::assert_snapshot!(both(&d));
+}
+
+#[test]
+fn python_plain_uses_unittest_and_uv_when_locked() {
+    let dir = project(&[("setup.py", "")]);
+    let d = detect_in(dir.path(), &[]);
+    assert_eq!(
+        d.commands.test.as_deref(),
+        Some("python3 -m unittest discover -v")
+    );
+    let dir = project(&[
+        ("pyproject.toml", "[project]\nname = \"x\"\n"),
+        ("uv.lock", ""),
+        ("conftest.py", ""),
+    ]);
+    let d = detect_in(dir.path(), &[]);
+    assert_eq!(
+        d.commands.test.as_deref(),
+        Some("uv run python -m pytest -rA --junitxml={report}")
+    );
+}
+
+#[test]
+fn go_module() {
+    let dir = project(&[("go.mod", "module example.com/x\n")]);
+    let d = detect_in(dir.path(), &["golangci-lint"]);
+    assert_eq!(d.selected.as_deref(), Some("go"));
+    insta::assert_snapshot!(both(&d));
+}
+
+#[test]
+fn dotnet_solution_with_project_in_subdir() {
+    let dir = project(&[("Calc.sln", ""), ("Calc/Calc.csproj", "<Project/>")]);
+    let d = detect_in(dir.path(), &[]);
+    assert_eq!(d.selected.as_deref(), Some("dotnet"));
+    assert_eq!(d.matched[0].markers.len(), 2);
+    insta::assert_snapshot!(both(&d));
+}
+
+#[test]
+fn maven_with_wrapper() {
+    let dir = project(&[("pom.xml", "<project/>"), ("mvnw", "")]);
+    let d = detect_in(dir.path(), &[]);
+    assert_eq!(d.selected.as_deref(), Some("maven"));
+    assert_eq!(d.commands.test.as_deref(), Some("./mvnw -B test"));
+}
+
+#[test]
+fn gradle_without_wrapper() {
+    let dir = project(&[("build.gradle", "")]);
+    let d = detect_in(dir.path(), &[]);
+    assert_eq!(d.selected.as_deref(), Some("gradle"));
+    assert_eq!(d.commands.test.as_deref(), Some("gradle test"));
+}
+
+#[test]
+fn makefile_fallback_only_existing_targets() {
+    let dir = project(&[(
+        "Makefile",
+        ".PHONY: test\ntest:\n\t./run-tests\nlint:\n\tshellcheck *.sh\n",
+    )]);
+    let d = detect_in(dir.path(), &[]);
+    assert_eq!(d.selected.as_deref(), Some("make"));
+    insta::assert_snapshot!(both(&d));
+}
+
+#[test]
+fn justfile_fallback() {
+    let dir = project(&[("justfile", "test *args:\n    ./t {{args}}\nfmt:\n    ./f\n")]);
+    let d = detect_in(dir.path(), &[]);
+    assert_eq!(d.selected.as_deref(), Some("just"));
+    assert_eq!(d.commands.test.as_deref(), Some("just test"));
+    assert_eq!(d.commands.lint_fix.as_deref(), Some("just fmt"));
+    assert_eq!(d.commands.build, None);
+}
+
+#[test]
+fn rust_and_node_both_match_rust_selected_with_reason() {
+    let dir = project(&[
+        ("Cargo.toml", "[package]\nname = \"x\"\n"),
+        ("Cargo.lock", ""),
+        (
+            "package.json",
+            r#"{"scripts":{"lint":"prettier --check ."}}"#,
+        ),
+        ("justfile", "test:\n  cargo test\n"),
+    ]);
+    let d = detect_in(dir.path(), &[]);
+    let names: Vec<_> = d.matched.iter().map(|m| m.name.as_str()).collect();
+    assert_eq!(names, ["rust", "node", "just"]);
+    assert_eq!(d.selected.as_deref(), Some("rust"));
+    assert!(d.reason.contains("highest priority"), "{}", d.reason);
+    insta::assert_snapshot!(both(&d));
+    insta::assert_json_snapshot!(d);
+}
+
+#[test]
+fn empty_dir_detects_nothing() {
+    let dir = project(&[]);
+    let d = detect_in(dir.path(), &[]);
+    assert!(d.selected.is_none());
+    assert_eq!(gates_toml(&d), "[gates]\n");
+    insta::assert_snapshot!(render_human(&d));
+}
+
+#[test]
+fn user_descriptor_overrides_builtin() {
+    let mine = "name = \"rust\"\nmarkers = [\"Cargo.toml\"]\npriority = 60\n[commands]\ntest = \"cargo test --workspace\"\n";
+    let descriptors = Descriptors::with_overrides(&[(".pawl/platforms/rust.toml", mine)]).unwrap();
+    let facts = ProjectFacts::default().with_files(["Cargo.toml"]);
+    let d = detect(&facts, &descriptors);
+    assert_eq!(d.commands.test.as_deref(), Some("cargo test --workspace"));
+    assert_eq!(
+        d.commands.build, None,
+        "the override replaces the whole descriptor"
+    );
+}
+
+#[test]
+fn bad_user_descriptor_names_file_and_line() {
+    let bad = "name = \"x\"\nmarkers = [\"a\"]\n\n[commands]\ntests = \"x\"\n";
+    let err = Descriptors::with_overrides(&[(".pawl/platforms/x.toml", bad)]).unwrap_err();
+    let msg = err.to_string();
+    assert!(msg.contains(".pawl/platforms/x.toml"), "{msg}");
+    assert!(msg.contains("line 5"), "{msg}");
+    assert!(msg.contains("tests"), "{msg}");
+}

@@ -1,0 +1,18 @@
+//! Integration tests of pawl-verify: parsers against recorded runner output, detection against
+//! tiny project directories, and property tests that no parser panics.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod detection;
+mod no_panics;
+mod parsers;
+
+use std::path::PathBuf;
+
+/// Reads a fixture under `tests/fixtures/`.
+pub fn fixture(path: &str) -> String {
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(path);
+    std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("fixture {}: {e}", p.display()))
+}
