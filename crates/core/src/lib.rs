@@ -8,6 +8,8 @@ pub mod config;
 pub mod exit;
 pub mod failure;
 pub mod model;
+pub mod record;
+pub mod resume;
 pub mod tdd;
 
 pub use exit::{ExitCode, StopReason};

@@ -250,3 +250,27 @@ mod tests {
         assert!(!RunStatus::Stopped.is_terminal());
     }
 }
+
+/// Why a story status change is refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("story cannot go from `{from}` to `{to}`: {why}")]
+pub struct StoryTransitionError {
+    pub from: StoryStatus,
+    pub to: StoryStatus,
+    pub why: &'static str,
+}
+
+/// The story lifecycle: pending → in_progress → done, with blocked and skipped on the side.
+/// A done story stays done (reopening would hide that its evidence went stale; add a new story).
+pub fn story_transition(from: StoryStatus, to: StoryStatus) -> Result<(), StoryTransitionError> {
+    use StoryStatus::*;
+    let refuse = |why| Err(StoryTransitionError { from, to, why });
+    match (from, to) {
+        (Done, _) => refuse("it is already done; add a new story for more work"),
+        (_, Pending) => refuse("stories never go back to pending"),
+        (InProgress, InProgress) => refuse("it is already in progress"),
+        (Blocked, Blocked) => refuse("it is already blocked"),
+        (Skipped, Skipped) => refuse("it is already skipped"),
+        _ => Ok(()),
+    }
+}

@@ -1,1 +1,264 @@
-//! pawl-store
+//! pawl-store: the durable run store, SQLite through rusqlite (bundled) in WAL mode.
+//!
+//! The only place SQL is written. Every change is one `BEGIN IMMEDIATE` transaction that also
+//! appends an event, so the event log is a complete history and a crash leaves either the whole
+//! change or none of it. The schema evolves through numbered migrations embedded in the binary;
+//! a database written by a newer pawl is refused rather than misread.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use rusqlite::{Connection, OptionalExtension, TransactionBehavior};
+
+mod blockers;
+mod events;
+mod leases;
+mod runs;
+mod work;
+
+pub use leases::LeaseOutcome;
+pub use runs::NewRun;
+
+/// The migrations, in order; schema version N means the first N have been applied.
+const MIGRATIONS: &[&str] = &[include_str!("../migrations/0001_init.sql")];
+
+/// How long a writer waits for another process's lock before giving up.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Errors from the store.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("cannot open the pawl database {path}: {source}")]
+    Open {
+        path: PathBuf,
+        source: rusqlite::Error,
+    },
+    #[error(
+        "the pawl database {path} was written by a newer pawl (schema {found}; this pawl knows up to {known}): upgrade pawl to use it"
+    )]
+    TooNew {
+        path: PathBuf,
+        found: i64,
+        known: i64,
+    },
+    #[error("database error: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+    #[error("no {what} `{id}`{hint}")]
+    NotFound {
+        what: &'static str,
+        id: String,
+        hint: String,
+    },
+    /// A rule refused the change; the message says why and what to do.
+    #[error("{0}")]
+    Refused(String),
+    #[error(transparent)]
+    Tdd(#[from] pawl_core::tdd::TddOrderError),
+    #[error(transparent)]
+    Story(#[from] pawl_core::model::StoryTransitionError),
+    #[error(
+        "run {run_id} is driven by another pawl process (pid {pid} on {host}, lease expires in {expires_in_s}s); stop it first (`pawl stop`) or wait for its lease to expire"
+    )]
+    LeaseHeld {
+        run_id: String,
+        pid: u32,
+        host: String,
+        expires_in_s: i64,
+    },
+    #[error("the lease on run {0} was lost to another process")]
+    LeaseLost(String),
+    #[error("corrupt value in the database: {0}")]
+    Corrupt(String),
+}
+
+pub type Result<T, E = StoreError> = std::result::Result<T, E>;
+
+/// A source of the current time, so tests can fix it.
+pub trait Clock: Send {
+    fn now_ms(&self) -> i64;
+}
+
+/// The system clock.
+pub struct SystemClock;
+
+impl Clock for SystemClock {
+    fn now_ms(&self) -> i64 {
+        jiff::Timestamp::now().as_millisecond()
+    }
+}
+
+/// A handle on `.pawl/pawl.db`.
+pub struct Store {
+    conn: Connection,
+    clock: Box<dyn Clock>,
+    path: PathBuf,
+}
+
+impl std::fmt::Debug for Store {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Store").field("path", &self.path).finish()
+    }
+}
+
+impl Store {
+    /// Opens (creating if needed) the database at `path` and brings its schema up to date.
+    pub fn open(path: &Path) -> Result<Store> {
+        Store::open_with_clock(path, Box::new(SystemClock))
+    }
+
+    pub fn open_with_clock(path: &Path, clock: Box<dyn Clock>) -> Result<Store> {
+        let open_err = |source| StoreError::Open {
+            path: path.to_path_buf(),
+            source,
+        };
+        let conn = Connection::open(path).map_err(open_err)?;
+        conn.busy_timeout(BUSY_TIMEOUT).map_err(open_err)?;
+        // WAL: readers never block the writer; FULL sync: a command that reported success
+        // survives even a power loss, not only a killed process.
+        conn.pragma_update(None, "journal_mode", "WAL")
+            .map_err(open_err)?;
+        conn.pragma_update(None, "synchronous", "FULL")
+            .map_err(open_err)?;
+        conn.pragma_update(None, "foreign_keys", "ON")
+            .map_err(open_err)?;
+        let mut store = Store {
+            conn,
+            clock,
+            path: path.to_path_buf(),
+        };
+        store.migrate()?;
+        Ok(store)
+    }
+
+    /// The schema version this pawl writes.
+    pub fn known_schema() -> i64 {
+        MIGRATIONS.len() as i64
+    }
+
+    /// The database's schema version.
+    pub fn schema_version(&self) -> Result<i64> {
+        Ok(self
+            .conn
+            .pragma_query_value(None, "user_version", |r| r.get(0))?)
+    }
+
+    fn migrate(&mut self) -> Result<()> {
+        let known = Store::known_schema();
+        let found = self.schema_version()?;
+        if found > known {
+            return Err(StoreError::TooNew {
+                path: self.path.clone(),
+                found,
+                known,
+            });
+        }
+        if found == known {
+            return Ok(());
+        }
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        // Re-read under the write lock: another process may have migrated meanwhile.
+        let found: i64 = tx.pragma_query_value(None, "user_version", |r| r.get(0))?;
+        for (i, sql) in MIGRATIONS.iter().enumerate().skip(found.max(0) as usize) {
+            tx.execute_batch(sql)?;
+            tx.pragma_update(None, "user_version", (i + 1) as i64)?;
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// `PRAGMA integrity_check`: "ok" when the database is sound.
+    pub fn integrity_check(&self) -> Result<String> {
+        let rows: Vec<String> = self
+            .conn
+            .prepare("PRAGMA integrity_check")?
+            .query_map([], |r| r.get(0))?
+            .collect::<rusqlite::Result<_>>()?;
+        Ok(rows.join("\n"))
+    }
+
+    fn now(&self) -> i64 {
+        self.clock.now_ms()
+    }
+
+    /// Runs `f` in one immediate transaction; the events it appends commit with it.
+    fn write<T>(&mut self, f: impl FnOnce(&Tx<'_>) -> Result<T>) -> Result<T> {
+        let now = self.clock.now_ms();
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let t = Tx { tx, now };
+        let out = f(&t)?;
+        t.tx.commit()?;
+        Ok(out)
+    }
+}
+
+/// A write transaction with the time it started.
+pub(crate) struct Tx<'a> {
+    tx: rusqlite::Transaction<'a>,
+    now: i64,
+}
+
+impl Tx<'_> {
+    /// Appends an event in this transaction.
+    fn event(&self, run_id: Option<&str>, kind: &str, data: serde_json::Value) -> Result<i64> {
+        self.tx.execute(
+            "INSERT INTO events (run_id, at, kind, data_json) VALUES (?1, ?2, ?3, ?4)",
+            rusqlite::params![run_id, self.now, kind, data.to_string()],
+        )?;
+        Ok(self.tx.last_insert_rowid())
+    }
+
+    fn next_seq(&self, table: &str, run_id: &str) -> Result<i64> {
+        // `table` is always one of our own constants, never user input.
+        let sql = format!("SELECT COALESCE(MAX(seq), 0) + 1 FROM {table} WHERE run_id = ?1");
+        Ok(self.tx.query_row(&sql, [run_id], |r| r.get(0))?)
+    }
+}
+
+impl std::ops::Deref for Tx<'_> {
+    type Target = Connection;
+    fn deref(&self) -> &Connection {
+        &self.tx
+    }
+}
+
+/// Parses a stored enum spelling inside a row mapper.
+fn parse_col<T: std::str::FromStr>(value: String, column: &str) -> rusqlite::Result<T>
+where
+    T::Err: std::fmt::Display,
+{
+    value.parse::<T>().map_err(|e| {
+        rusqlite::Error::FromSqlConversionFailure(
+            0,
+            rusqlite::types::Type::Text,
+            format!("column {column}: {e}").into(),
+        )
+    })
+}
+
+fn json_col<T: serde::de::DeserializeOwned>(value: String, column: &str) -> rusqlite::Result<T> {
+    serde_json::from_str(&value).map_err(|e| {
+        rusqlite::Error::FromSqlConversionFailure(
+            0,
+            rusqlite::types::Type::Text,
+            format!("column {column}: {e}").into(),
+        )
+    })
+}
+
+trait OptionalNotFound<T> {
+    fn or_not_found(self, what: &'static str, id: &str) -> Result<T>;
+}
+
+impl<T> OptionalNotFound<T> for rusqlite::Result<T> {
+    fn or_not_found(self, what: &'static str, id: &str) -> Result<T> {
+        self.optional()?.ok_or_else(|| StoreError::NotFound {
+            what,
+            id: id.to_string(),
+            hint: String::new(),
+        })
+    }
+}

@@ -1,0 +1,128 @@
+//! The stored records of a run, as the store returns them and the CLI, engine and reports use
+//! them. Times are milliseconds since the Unix epoch (UTC).
+
+use serde::{Deserialize, Serialize};
+
+use crate::config::{Breakers, Limits, Stall};
+use crate::exit::StopReason;
+use crate::failure::FailureCategory;
+use crate::model::{
+    BlockerStatus, CriterionStatus, Driver, RunStatus, Severity, Size, StoryStatus, Verification,
+};
+use crate::tdd::TddPhase;
+
+/// The limits a run was created with: persisted, raised only by the user.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct RunSettings {
+    pub limits: Limits,
+    pub breakers: Breakers,
+    pub stall: Stall,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Run {
+    pub id: String,
+    pub goal: String,
+    pub status: RunStatus,
+    pub driver: Driver,
+    pub mode: Option<String>,
+    pub phase: Option<String>,
+    pub created_at: i64,
+    pub updated_at: i64,
+    pub ended_at: Option<i64>,
+    pub stop_reason: Option<StopReason>,
+    pub settings: RunSettings,
+    pub branch: Option<String>,
+    pub pre_run_commit: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Criterion {
+    pub id: String,
+    pub text: String,
+    pub verification: Verification,
+    pub status: CriterionStatus,
+    pub created_at: i64,
+    pub updated_at: i64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Story {
+    pub id: String,
+    pub title: String,
+    pub size: Size,
+    pub security: bool,
+    pub status: StoryStatus,
+    pub tdd_phase: TddPhase,
+    /// Failed attempts so far.
+    pub attempts: u32,
+    pub max_attempts: u32,
+    pub created_at: i64,
+    pub updated_at: i64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Failure {
+    pub id: i64,
+    pub story_id: Option<String>,
+    pub message: String,
+    pub category: FailureCategory,
+    /// True when pawl classified the message; false when the caller gave the category.
+    pub auto_classified: bool,
+    pub created_at: i64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Blocker {
+    pub id: String,
+    pub text: String,
+    pub severity: Severity,
+    pub status: BlockerStatus,
+    /// What the user must do (set by `await-user`).
+    pub instructions: Option<String>,
+    /// A command that proves the fix (exit 0).
+    pub check_command: Option<String>,
+    pub resolution_notes: Option<String>,
+    pub created_at: i64,
+    pub resolved_at: Option<i64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Clarification {
+    pub id: i64,
+    pub question: String,
+    pub answer: String,
+    pub phase: String,
+    pub category: String,
+    pub created_at: i64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Note {
+    pub id: i64,
+    pub text: String,
+    pub created_at: i64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Event {
+    pub seq: i64,
+    pub run_id: Option<String>,
+    pub at: i64,
+    pub kind: String,
+    pub data: serde_json::Value,
+}
+
+/// Who owns a run right now.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Lease {
+    pub run_id: String,
+    pub pid: u32,
+    pub host: String,
+    pub token: String,
+    pub acquired_at: i64,
+    pub heartbeat_at: i64,
+    pub expires_at: i64,
+    /// Agent session ids bound to the run.
+    pub sessions: Vec<String>,
+}

@@ -1,0 +1,72 @@
+//! The append-only event log: read side, plus events that are not a side effect of another write.
+
+use pawl_core::model::BlockerStatus;
+use pawl_core::record::Event;
+use pawl_core::resume::{self, ResumeContext};
+use rusqlite::{Row, params};
+
+use crate::{Result, Store, json_col};
+
+fn event_from_row(r: &Row<'_>) -> rusqlite::Result<Event> {
+    Ok(Event {
+        seq: r.get(0)?,
+        run_id: r.get(1)?,
+        at: r.get(2)?,
+        kind: r.get(3)?,
+        data: json_col(r.get(4)?, "events.data_json")?,
+    })
+}
+
+impl Store {
+    /// Appends an event on its own (for things that change no other table).
+    pub fn append_event(
+        &mut self,
+        run_id: Option<&str>,
+        kind: &str,
+        data: serde_json::Value,
+    ) -> Result<i64> {
+        self.write(|tx| tx.event(run_id, kind, data))
+    }
+
+    /// Events with `seq > after`, oldest first, optionally of one run.
+    pub fn events_after(
+        &self,
+        run_id: Option<&str>,
+        after: i64,
+        limit: usize,
+    ) -> Result<Vec<Event>> {
+        let mut stmt = self.conn.prepare(
+            "SELECT seq, run_id, at, kind, data_json FROM events
+             WHERE seq > ?1 AND (?2 IS NULL OR run_id = ?2) ORDER BY seq LIMIT ?3",
+        )?;
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        Ok(stmt
+            .query_map(params![after, run_id, limit], event_from_row)?
+            .collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// Everything a fresh agent session needs to pick the run up.
+    pub fn resume_context(&self, run_id: &str) -> Result<ResumeContext> {
+        let run = self.run(run_id)?;
+        let stories = self.stories(run_id)?;
+        let criteria = self.criteria(run_id)?;
+        let recent_failures = self.failures(run_id, None, 5)?;
+        let blockers = self.blockers(run_id)?;
+        let next_step = resume::next_step(&run, &stories, &criteria, &recent_failures, &blockers);
+        let (resolved_blockers, open_blockers): (Vec<_>, Vec<_>) = blockers
+            .into_iter()
+            .partition(|b| b.status == BlockerStatus::Resolved);
+        Ok(ResumeContext {
+            current_story: resume::current_story(&stories).cloned(),
+            stories,
+            criteria,
+            recent_failures,
+            open_blockers,
+            resolved_blockers,
+            clarifications: self.clarifications(run_id)?,
+            decisions: self.notes(run_id)?,
+            next_step,
+            run,
+        })
+    }
+}
