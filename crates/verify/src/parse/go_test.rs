@@ -6,7 +6,7 @@
 //! that fails with no failing test (build error, panic in TestMain) counts as one failure
 //! named after the package.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Deserialize;
 
@@ -77,14 +77,10 @@ fn parse_json(text: &str) -> Option<TestSummary> {
     if !any {
         return None;
     }
+    let parents = failed_parents(failed_tests.iter().map(|(p, t)| (p.as_str(), t.as_str())));
     let leaves: Vec<&(String, String)> = failed_tests
         .iter()
-        .filter(|(p, t)| {
-            let prefix = format!("{t}/");
-            !failed_tests
-                .iter()
-                .any(|(p2, t2)| p2 == p && t2.starts_with(&prefix))
-        })
+        .filter(|(p, t)| !parents.contains(&(p.as_str(), t.as_str())))
         .collect();
     for (pkg, test) in &leaves {
         s.failed = s.failed.saturating_add(1);
@@ -103,6 +99,25 @@ fn parse_json(text: &str) -> Option<TestSummary> {
         }
     }
     Some(s)
+}
+
+/// Every `(package, test)` that is the parent of a failing subtest (`T` and `T/a` for
+/// `T/a/b`). Built once so finding leaves stays linear in the number of failures, whatever the
+/// output holds.
+fn failed_parents<'a>(
+    failed: impl Iterator<Item = (&'a str, &'a str)>,
+) -> BTreeSet<(&'a str, &'a str)> {
+    let mut parents = BTreeSet::new();
+    for (pkg, test) in failed {
+        for (i, c) in test.char_indices() {
+            if c == '/'
+                && let Some(parent) = test.get(..i)
+            {
+                parents.insert((pkg, parent));
+            }
+        }
+    }
+    parents
 }
 
 /// A test's own log lines, without the `=== RUN` / `--- FAIL` framing go adds.
@@ -147,12 +162,10 @@ fn parse_plain(text: &str) -> Option<TestSummary> {
     if !any {
         return None;
     }
+    let parents = failed_parents(failed.iter().map(|t| ("", t.as_str())));
     let leaves: Vec<&String> = failed
         .iter()
-        .filter(|t| {
-            let prefix = format!("{t}/");
-            !failed.iter().any(|t2| t2.starts_with(&prefix))
-        })
+        .filter(|t| !parents.contains(&("", t.as_str())))
         .collect();
     for t in &leaves {
         s.failed = s.failed.saturating_add(1);
