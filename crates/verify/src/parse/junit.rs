@@ -17,12 +17,44 @@ pub(crate) fn parse(text: &str, runner: Runner) -> Option<TestSummary> {
     if !trimmed.starts_with('<') || !trimmed.contains("<testsuite") {
         return None;
     }
+    // junit-parser recurses once per nested <testsuite>: refuse absurd nesting rather than
+    // overflow the stack (an abort, not even a panic) on a hostile report.
+    if suite_depth(trimmed) > MAX_DEPTH {
+        return None;
+    }
     let suites = junit_parser::from_reader(Cursor::new(trimmed.as_bytes())).ok()?;
     let mut s = TestSummary::new(runner);
     for suite in &suites.suites {
         add_suite(&mut s, suite, 0);
     }
     Some(s)
+}
+
+/// The deepest nesting of `<testsuite>` elements, by a plain scan of the tags.
+fn suite_depth(xml: &str) -> usize {
+    let mut depth = 0usize;
+    let mut max = 0usize;
+    let mut rest = xml;
+    while let Some(i) = rest.find('<') {
+        rest = rest.get(i.saturating_add(1)..).unwrap_or("");
+        if let Some(after) = rest.strip_prefix("/testsuite") {
+            if !after.starts_with('s') {
+                depth = depth.saturating_sub(1);
+            }
+        } else if let Some(after) = rest.strip_prefix("testsuite") {
+            if after.starts_with('s') {
+                continue;
+            }
+            let self_closing = after
+                .split_once('>')
+                .is_some_and(|(attrs, _)| attrs.ends_with('/'));
+            if !self_closing {
+                depth = depth.saturating_add(1);
+                max = max.max(depth);
+            }
+        }
+    }
+    max
 }
 
 fn add_suite(s: &mut TestSummary, suite: &TestSuite, depth: usize) {
@@ -84,5 +116,25 @@ mod tests {
     fn not_xml_is_none() {
         assert!(parse("hello", Runner::Junit).is_none());
         assert!(parse("<testsuite", Runner::Junit).is_none());
+    }
+}
+
+#[cfg(test)]
+mod deep {
+    use super::*;
+
+    #[test]
+    fn deeply_nested_suites_do_not_overflow_the_stack() {
+        let n = 100_000;
+        let xml = format!(
+            "<testsuites>{}{}</testsuites>",
+            "<testsuite>".repeat(n),
+            "</testsuite>".repeat(n)
+        );
+        assert!(parse(&xml, Runner::Junit).is_none());
+        assert_eq!(
+            suite_depth("<testsuites><testsuite><testsuite/></testsuite></testsuites>"),
+            1
+        );
     }
 }
