@@ -1,0 +1,86 @@
+//! The working-tree hash: the tree object git would record if every tracked and untracked,
+//! non-ignored file were committed right now.
+//!
+//! It is computed in a temporary index (`GIT_INDEX_FILE`) so the user's index, and whatever they
+//! staged, is never touched. The temporary index starts as a copy of the real one: its cached
+//! stat data lets `git add -A` skip re-reading every unchanged tracked file, which is what makes
+//! the hash cheap on large repositories. The copy keeps the original's modification time because
+//! git's "racily clean" check compares entries against the index file's mtime.
+
+use std::fs::{self, File};
+use std::io;
+use std::path::Path;
+
+use crate::error::Error;
+use crate::oid::TreeHash;
+use crate::repo::{Repo, first_line};
+
+impl Repo {
+    /// The hash of exactly the bytes a check would see: tracked and untracked files that are not
+    /// ignored, with their current content and executable bit. Works before the first commit.
+    /// Two calls on an unchanged working tree return the same hash.
+    pub fn tree_hash(&self) -> Result<TreeHash, Error> {
+        let temp = TempIndex::new(self)?;
+        temp.add_all(self)?;
+        temp.write_tree(self)
+    }
+}
+
+/// A private index in a temporary directory inside the git dir (same file system as the real
+/// index, and removed on drop).
+pub(crate) struct TempIndex {
+    dir: tempfile::TempDir,
+}
+
+impl TempIndex {
+    /// A copy of the repository's real index, or no index at all if there is none yet (git treats
+    /// a missing index file as empty, while an empty *file* would be corrupt).
+    pub(crate) fn new(repo: &Repo) -> Result<Self, Error> {
+        let temp_error = |source| Error::TempIndex {
+            dir: repo.git_dir().to_owned(),
+            source,
+        };
+        let dir = tempfile::Builder::new()
+            .prefix("pawl-index-")
+            .tempdir_in(repo.git_dir())
+            .map_err(temp_error)?;
+        let index = TempIndex { dir };
+        copy_preserving_mtime(repo.index_path(), &index.path()).map_err(temp_error)?;
+        Ok(index)
+    }
+
+    pub(crate) fn path(&self) -> std::path::PathBuf {
+        self.dir.path().join("index")
+    }
+
+    /// Stages every non-ignored file of the working tree into this index.
+    pub(crate) fn add_all(&self, repo: &Repo) -> Result<(), Error> {
+        let mut git = repo.git();
+        git.env("GIT_INDEX_FILE", self.path())
+            .args(["add", "--all", "--", ":/"]);
+        git.run()?;
+        Ok(())
+    }
+
+    /// Writes the tree object for this index.
+    pub(crate) fn write_tree(&self, repo: &Repo) -> Result<TreeHash, Error> {
+        let mut git = repo.git();
+        git.env("GIT_INDEX_FILE", self.path()).arg("write-tree");
+        let out = git.run()?;
+        let hex = first_line(&out);
+        TreeHash::new(hex.clone()).ok_or_else(|| Error::Parse {
+            command: git.command_line(),
+            detail: format!("not a tree id: {hex:?}"),
+        })
+    }
+}
+
+fn copy_preserving_mtime(from: &Path, to: &Path) -> io::Result<()> {
+    match fs::copy(from, to) {
+        Ok(_) => {}
+        Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(()),
+        Err(err) => return Err(err),
+    }
+    let modified = fs::metadata(from)?.modified()?;
+    File::options().write(true).open(to)?.set_modified(modified)
+}
