@@ -1,1 +1,47 @@
-fn main() {}
+//! `pawl`: the command-line front end. Owns all terminal I/O and exit codes; the work happens in
+//! the library crates.
+
+use std::process::ExitCode as ProcessExit;
+
+use clap::Parser;
+
+mod cli;
+mod commands;
+mod ctx;
+mod error;
+mod owner;
+mod render;
+
+use cli::Cli;
+use ctx::Ctx;
+use error::CliError;
+
+fn main() -> ProcessExit {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            // Help and version are not errors; clap's usage errors exit 2.
+            let _ = e.print();
+            return ProcessExit::from(e.exit_code().clamp(0, 255) as u8);
+        }
+    };
+    let code = match run(cli) {
+        Ok(code) => code,
+        Err(CliError::BrokenPipe) => pawl_core::ExitCode::Done,
+        Err(e) => {
+            report(&e);
+            e.exit_code()
+        }
+    };
+    ProcessExit::from(code.code().clamp(0, 255) as u8)
+}
+
+#[allow(clippy::print_stderr)]
+fn report(e: &CliError) {
+    eprintln!("pawl: error: {e}");
+}
+
+fn run(cli: Cli) -> Result<pawl_core::ExitCode, CliError> {
+    let mut ctx = Ctx::new(cli.dir.as_deref(), cli.json, cli.run.clone())?;
+    commands::dispatch(&mut ctx, cli.command)
+}

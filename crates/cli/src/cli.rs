@@ -1,0 +1,302 @@
+//! The command line, as clap parses it. These structs are raw input; each command turns them
+//! into a checked plan before doing any work.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+use pawl_core::failure::FailureCategory;
+use pawl_core::model::{Driver, Severity, Size, Verification};
+use pawl_core::tdd::TddPhase;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "pawl",
+    version,
+    about = "Keeps an AI coding agent working until the work is verifiably done",
+    long_about = "pawl keeps an AI coding agent working on a goal until the work is verifiably done: \
+                  pawl runs the checks itself, enforces real limits, and never loses work.",
+    disable_help_subcommand = true
+)]
+pub struct Cli {
+    /// Run as if pawl was started in this directory.
+    #[arg(short = 'C', long = "dir", global = true, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+    /// Machine-readable output (JSON).
+    #[arg(long, global = true)]
+    pub json: bool,
+    /// The run to act on (full id, unique prefix or suffix); default: the current run.
+    #[arg(long = "run", global = true, value_name = "RUN")]
+    pub run: Option<String>,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Create `.pawl/` and `pawl.toml` in this repository.
+    Init(InitArgs),
+    /// Show the effective configuration.
+    #[command(subcommand)]
+    Config(ConfigCommand),
+    /// Start a run toward a goal.
+    Run(RunArgs),
+    /// Show the current run (or all runs).
+    Status(StatusArgs),
+    /// Cancel the current run (its work stays where it is).
+    Cancel,
+    /// Stories: units of work.
+    #[command(subcommand)]
+    Story(StoryCommand),
+    /// Criteria: what must hold for the run to be done.
+    #[command(subcommand)]
+    Criterion(CriterionCommand),
+    /// Move a story through red → green → refactor → verify.
+    Tdd(TddArgs),
+    /// Record a failure.
+    #[command(subcommand)]
+    Failure(FailureCommand),
+    /// Should a story be retried after its latest failure? (JSON)
+    RetryAdvice(RetryAdviceArgs),
+    /// Blockers: things only the user can clear.
+    #[command(subcommand)]
+    Blocker(BlockerCommand),
+    /// Hand a blocker to the user; the run waits.
+    AwaitUser(AwaitUserArgs),
+    /// Run the awaited blocker's check command.
+    CheckUserFix,
+    /// Tell pawl the user cleared the blocker.
+    UserFixed(UserFixedArgs),
+    /// Clarifications: questions and their answers.
+    #[command(subcommand)]
+    Clarify(ClarifyCommand),
+    /// Record a key decision.
+    Note(NoteArgs),
+    /// Everything a fresh agent session needs to pick the run up.
+    ResumeContext,
+    /// The run's event log.
+    Events(EventsArgs),
+    /// Who owns the current run.
+    Lease,
+    #[command(hide = true, subcommand)]
+    Debug(DebugCommand),
+}
+
+#[derive(Debug, Args)]
+pub struct InitArgs {}
+
+#[derive(Debug, Subcommand)]
+pub enum ConfigCommand {
+    /// Print the effective configuration and where each value came from.
+    Show,
+}
+
+#[derive(Debug, Args)]
+pub struct LimitArgs {
+    /// Stop after this many agent iterations.
+    #[arg(long, value_name = "N")]
+    pub max_iterations: Option<u32>,
+    /// Stop after this much wall time (e.g. 30m, 2h).
+    #[arg(long, value_name = "DURATION")]
+    pub max_time: Option<String>,
+    /// Stop after spending this many dollars.
+    #[arg(long, value_name = "USD")]
+    pub max_usd: Option<f64>,
+    /// Stop after this many tokens (0 = no limit).
+    #[arg(long, value_name = "N")]
+    pub max_tokens: Option<u64>,
+    /// At most this many agent calls per hour (pawl waits beyond it).
+    #[arg(long, value_name = "N")]
+    pub calls_per_hour: Option<u32>,
+}
+
+impl LimitArgs {
+    /// The flags as configuration overrides: (key, value, flag name).
+    pub fn overrides(&self) -> Vec<(&'static str, String, &'static str)> {
+        let mut v = Vec::new();
+        if let Some(n) = self.max_iterations {
+            v.push(("limits.max_iterations", n.to_string(), "--max-iterations"));
+        }
+        if let Some(t) = &self.max_time {
+            v.push(("limits.max_time", t.clone(), "--max-time"));
+        }
+        if let Some(u) = self.max_usd {
+            v.push(("limits.max_usd", u.to_string(), "--max-usd"));
+        }
+        if let Some(n) = self.max_tokens {
+            v.push(("limits.max_tokens", n.to_string(), "--max-tokens"));
+        }
+        if let Some(n) = self.calls_per_hour {
+            v.push(("limits.calls_per_hour", n.to_string(), "--calls-per-hour"));
+        }
+        v
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// What the run must achieve.
+    pub goal: String,
+    /// How the agent is driven: manual (by hand through the state CLI), headless, session.
+    #[arg(long, default_value = "headless")]
+    pub driver: Driver,
+    #[command(flatten)]
+    pub limits: LimitArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct StatusArgs {
+    /// List every run.
+    #[arg(long)]
+    pub all: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum StoryCommand {
+    /// Add a story.
+    Add {
+        title: String,
+        /// S, M, L or XL.
+        #[arg(long)]
+        size: Size,
+        /// The story touches security (auth, secrets, crypto...).
+        #[arg(long)]
+        security: bool,
+        /// Failed attempts before the story is escalated.
+        #[arg(long, value_name = "N", default_value_t = pawl_core::model::DEFAULT_STORY_ATTEMPTS)]
+        max_attempts: u32,
+    },
+    /// Start working on a story.
+    Start { id: String },
+    /// Mark a story done.
+    Done { id: String },
+    /// Mark a story blocked.
+    Block {
+        id: String,
+        #[arg(long)]
+        reason: Option<String>,
+    },
+    /// List stories.
+    List,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum CriterionCommand {
+    /// Add a criterion.
+    Add {
+        text: String,
+        /// command:"<cmd>", review, observation or assumption.
+        #[arg(long = "verify", value_name = "HOW")]
+        verify: Verification,
+    },
+    /// List criteria.
+    List,
+}
+
+#[derive(Debug, Args)]
+pub struct TddArgs {
+    pub story: String,
+    /// red, green, refactor or verify.
+    pub phase: TddPhase,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum FailureCommand {
+    /// Record a failure on a story; classified automatically unless --category is given.
+    Add {
+        story: String,
+        message: String,
+        #[arg(long)]
+        category: Option<FailureCategory>,
+    },
+    /// List recent failures.
+    List {
+        #[arg(long)]
+        story: Option<String>,
+    },
+}
+
+#[derive(Debug, Args)]
+pub struct RetryAdviceArgs {
+    pub story: String,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum BlockerCommand {
+    /// Add a blocker.
+    Add {
+        text: String,
+        #[arg(long, default_value = "medium")]
+        severity: Severity,
+    },
+    /// List blockers.
+    List,
+}
+
+#[derive(Debug, Args)]
+pub struct AwaitUserArgs {
+    pub blocker: String,
+    /// Exactly what the user must do.
+    pub instructions: String,
+    /// A command that succeeds once the user's fix is in place.
+    #[arg(long)]
+    pub check: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct UserFixedArgs {
+    #[arg(long)]
+    pub notes: Option<String>,
+    /// Accept even though the check command still fails.
+    #[arg(long)]
+    pub force: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ClarifyCommand {
+    /// Record a question and its answer.
+    Add {
+        question: String,
+        answer: String,
+        #[arg(long, default_value = "execute")]
+        phase: String,
+        #[arg(long, default_value = "general")]
+        category: String,
+    },
+    /// List clarifications.
+    List,
+}
+
+#[derive(Debug, Args)]
+pub struct NoteArgs {
+    /// The decision, in a sentence.
+    pub text: String,
+}
+
+#[derive(Debug, Args)]
+pub struct EventsArgs {
+    /// Keep printing new events as they happen.
+    #[arg(long, short = 'f')]
+    pub follow: bool,
+    /// Events of every run, not only the current one.
+    #[arg(long)]
+    pub all: bool,
+    /// Only events after this sequence number.
+    #[arg(long, value_name = "SEQ", default_value_t = 0)]
+    pub after: i64,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum DebugCommand {
+    /// Hold the current run's lease (for tests of ownership).
+    HoldLease {
+        #[arg(long, default_value = "30s")]
+        ttl: String,
+        #[arg(long, default_value = "10s")]
+        hold: String,
+    },
+    /// Write notes in a loop, printing `ok <i>` after each commit (fault-injection tests).
+    WriteLoop {
+        #[arg(long, default_value_t = 1000)]
+        count: u32,
+    },
+}

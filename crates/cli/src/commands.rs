@@ -1,0 +1,50 @@
+//! One module per subcommand; `dispatch` routes a parsed command to it.
+
+use pawl_core::ExitCode;
+
+use crate::cli::Command;
+use crate::ctx::Ctx;
+use crate::error::CliResult;
+
+mod blocker;
+mod cancel;
+mod clarify;
+mod config;
+mod criterion;
+mod debug;
+mod events;
+mod failure;
+mod init;
+mod lease;
+mod note;
+mod resume_context;
+mod retry_advice;
+mod run;
+mod status;
+mod story;
+mod tdd;
+
+pub fn dispatch(ctx: &mut Ctx, command: Command) -> CliResult<ExitCode> {
+    match command {
+        Command::Init(args) => init::run(ctx, &args),
+        Command::Config(cmd) => config::run(ctx, &cmd),
+        Command::Run(args) => run::run(ctx, &args),
+        Command::Status(args) => status::run(ctx, &args),
+        Command::Cancel => cancel::run(ctx),
+        Command::Story(cmd) => story::run(ctx, cmd),
+        Command::Criterion(cmd) => criterion::run(ctx, cmd),
+        Command::Tdd(args) => tdd::run(ctx, &args),
+        Command::Failure(cmd) => failure::run(ctx, cmd),
+        Command::RetryAdvice(args) => retry_advice::run(ctx, &args),
+        Command::Blocker(cmd) => blocker::run(ctx, cmd),
+        Command::AwaitUser(args) => blocker::await_user(ctx, &args),
+        Command::CheckUserFix => blocker::check_user_fix(ctx),
+        Command::UserFixed(args) => blocker::user_fixed(ctx, &args),
+        Command::Clarify(cmd) => clarify::run(ctx, cmd),
+        Command::Note(args) => note::run(ctx, &args),
+        Command::ResumeContext => resume_context::run(ctx),
+        Command::Events(args) => events::run(ctx, &args),
+        Command::Lease => lease::run(ctx),
+        Command::Debug(cmd) => debug::run(ctx, cmd),
+    }
+}

@@ -1,0 +1,25 @@
+//! `pawl config show`: the effective configuration and where each value came from.
+
+use pawl_core::ExitCode;
+use pawl_core::config::render_annotated;
+use serde_json::json;
+
+use crate::cli::ConfigCommand;
+use crate::ctx::Ctx;
+use crate::error::CliResult;
+
+pub fn run(ctx: &mut Ctx, cmd: &ConfigCommand) -> CliResult<ExitCode> {
+    match cmd {
+        ConfigCommand::Show => {
+            let eff = ctx.config(&[])?;
+            let sources: serde_json::Map<String, serde_json::Value> = eff
+                .sources
+                .iter()
+                .map(|(k, s)| (k.clone(), json!({"source": s.to_string(), "detail": s})))
+                .collect();
+            let value = json!({"config": eff.config, "sources": sources, "warnings": eff.warnings});
+            ctx.emit(&value, || render_annotated(&eff))?;
+            Ok(ExitCode::Done)
+        }
+    }
+}

@@ -1,0 +1,15 @@
+//! `pawl tdd <story> red|green|refactor|verify`.
+
+use pawl_core::ExitCode;
+
+use crate::cli::TddArgs;
+use crate::ctx::Ctx;
+use crate::error::CliResult;
+
+pub fn run(ctx: &mut Ctx, args: &TddArgs) -> CliResult<ExitCode> {
+    let mut store = ctx.store()?;
+    let run = ctx.open_run(&store)?;
+    let s = store.advance_tdd(&run.id, &args.story, args.phase)?;
+    ctx.emit(&s, || format!("{} is now in TDD phase `{}`", s.id, s.tdd_phase))?;
+    Ok(ExitCode::Done)
+}

@@ -1,0 +1,128 @@
+//! What every command needs: where the repository is, the effective configuration, the store,
+//! and where to write.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use pawl_core::config::{Effective, Loader};
+use pawl_core::record::Run;
+use pawl_store::Store;
+use serde::Serialize;
+
+use crate::error::{CliError, CliResult};
+
+/// The state directory inside a repository.
+pub const STATE_DIR: &str = ".pawl";
+pub const CONFIG_FILE: &str = "pawl.toml";
+
+pub struct Ctx {
+    /// The repository root (the directory holding `.git`).
+    pub root: PathBuf,
+    pub json: bool,
+    pub run_flag: Option<String>,
+    out: std::io::Stdout,
+}
+
+impl Ctx {
+    pub fn new(dir: Option<&Path>, json: bool, run_flag: Option<String>) -> CliResult<Ctx> {
+        let start = match dir {
+            Some(d) => d.to_path_buf(),
+            None => std::env::current_dir().map_err(CliError::io("cannot read the current directory"))?,
+        };
+        let root = find_repo_root(&start).ok_or_else(|| {
+            CliError::Failed(format!(
+                "{} is not inside a git repository: pawl works in one (run `git init` first)",
+                start.display()
+            ))
+        })?;
+        Ok(Ctx { root, json, run_flag, out: std::io::stdout() })
+    }
+
+    pub fn state_dir(&self) -> PathBuf {
+        self.root.join(STATE_DIR)
+    }
+
+    pub fn db_path(&self) -> PathBuf {
+        self.state_dir().join("pawl.db")
+    }
+
+    /// Opens the store; the state directory must exist (`pawl init`).
+    pub fn store(&self) -> CliResult<Store> {
+        if !self.state_dir().is_dir() {
+            return Err(CliError::Failed(format!(
+                "no pawl state in {}: run `pawl init` first",
+                self.root.display()
+            )));
+        }
+        Ok(Store::open(&self.db_path())?)
+    }
+
+    /// The run this command acts on (`--run` or the current one), which must still be open.
+    pub fn open_run(&self, store: &Store) -> CliResult<Run> {
+        Ok(store.resolve_open_run(self.run_flag.as_deref())?)
+    }
+
+    /// Loads the effective configuration, with command-line overrides applied last.
+    /// Warnings (unknown keys) go to stderr.
+    pub fn config(&self, flags: &[(&str, String, &str)]) -> CliResult<Effective> {
+        let path = self.root.join(CONFIG_FILE);
+        let mut loader = Loader::new();
+        match std::fs::read_to_string(&path) {
+            Ok(text) => loader = loader.file(CONFIG_FILE, &text)?,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(CliError::Io { context: format!("cannot read {}", path.display()), source: e }),
+        }
+        loader = loader.env(std::env::vars())?;
+        for (key, value, flag) in flags {
+            loader = loader.flag(key, value, flag)?;
+        }
+        let eff = loader.finish()?;
+        for w in &eff.warnings {
+            self.warn(&w.to_string());
+        }
+        Ok(eff)
+    }
+
+    /// Writes human output.
+    pub fn say(&mut self, text: impl AsRef<str>) -> CliResult {
+        let mut lock = self.out.lock();
+        lock.write_all(text.as_ref().as_bytes()).map_err(CliError::io("cannot write to stdout"))?;
+        if !text.as_ref().ends_with('\n') {
+            lock.write_all(b"\n").map_err(CliError::io("cannot write to stdout"))?;
+        }
+        lock.flush().map_err(CliError::io("cannot write to stdout"))
+    }
+
+    /// Writes one JSON document (pretty) or line (compact).
+    pub fn json_out<T: Serialize>(&mut self, value: &T) -> CliResult {
+        let text = serde_json::to_string_pretty(value).map_err(|e| CliError::Failed(e.to_string()))?;
+        self.say(text)
+    }
+
+    pub fn json_line<T: Serialize>(&mut self, value: &T) -> CliResult {
+        let text = serde_json::to_string(value).map_err(|e| CliError::Failed(e.to_string()))?;
+        self.say(text)
+    }
+
+    /// Writes JSON when `--json`, else the human text.
+    pub fn emit<T: Serialize>(&mut self, value: &T, human: impl FnOnce() -> String) -> CliResult {
+        if self.json { self.json_out(value) } else { self.say(human()) }
+    }
+
+    #[allow(clippy::print_stderr)]
+    pub fn warn(&self, text: &str) {
+        eprintln!("pawl: warning: {text}");
+    }
+}
+
+/// The nearest ancestor holding `.git` (a directory, or a file for worktrees).
+pub fn find_repo_root(start: &Path) -> Option<PathBuf> {
+    let mut dir = Some(start);
+    while let Some(d) = dir {
+        if d.join(".git").exists() {
+            return Some(d.to_path_buf());
+        }
+        dir = d.parent();
+    }
+    None
+}

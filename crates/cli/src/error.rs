@@ -1,0 +1,56 @@
+//! The CLI's one error type: every failure maps to a documented exit code.
+
+use pawl_core::ExitCode;
+use pawl_store::StoreError;
+
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    /// Bad arguments that clap could not catch (exit 2).
+    #[error("{0}")]
+    Usage(String),
+    /// Anything that went wrong doing the work (exit 1).
+    #[error("{0}")]
+    Failed(String),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    Config(#[from] pawl_core::config::ConfigError),
+    #[error("{context}: {source}")]
+    Io { context: String, source: std::io::Error },
+    /// stdout went away (e.g. `pawl events | head`): exit quietly.
+    #[error("broken pipe")]
+    BrokenPipe,
+}
+
+impl CliError {
+    pub fn exit_code(&self) -> ExitCode {
+        match self {
+            CliError::Usage(_) => ExitCode::Usage,
+            CliError::BrokenPipe => ExitCode::Done,
+            _ => ExitCode::Error,
+        }
+    }
+
+    pub fn io(context: impl Into<String>) -> impl FnOnce(std::io::Error) -> CliError {
+        let context = context.into();
+        move |source| {
+            if source.kind() == std::io::ErrorKind::BrokenPipe {
+                CliError::BrokenPipe
+            } else {
+                CliError::Io { context, source }
+            }
+        }
+    }
+}
+
+impl From<std::io::Error> for CliError {
+    fn from(e: std::io::Error) -> Self {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            CliError::BrokenPipe
+        } else {
+            CliError::Io { context: "I/O error".into(), source: e }
+        }
+    }
+}
+
+pub type CliResult<T = ()> = Result<T, CliError>;
