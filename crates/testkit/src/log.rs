@@ -46,6 +46,8 @@ pub enum RequestKind {
 pub struct RecordedRequest {
     /// 0-based arrival order among all requests.
     pub seq: usize,
+    /// Milliseconds from server start to the arrival of this request (to check retry delays).
+    pub at_ms: u64,
     pub method: String,
     /// The path without the query string.
     pub path: String,

@@ -81,16 +81,17 @@ pub(crate) fn conversation(body: &Value) -> Conversation {
         .and_then(Value::as_array)
         .into_iter()
         .flatten()
-        .filter_map(|tool| {
+        .map(|tool| {
             let kind = tool
                 .get("type")
                 .and_then(Value::as_str)
                 .unwrap_or("function");
+            // Hosted tools (web_search) have a type and no name.
             let name = tool.get("name").and_then(Value::as_str).unwrap_or(kind);
-            Some(OfferedTool {
+            OfferedTool {
                 name: name.to_owned(),
                 kind: kind.to_owned(),
-            })
+            }
         })
         .collect();
     conversation.cwd = find_line_after(context_texts.iter().map(String::as_str), "<cwd>");

@@ -123,7 +123,12 @@ fn streamed(chunks: Vec<Bytes>, keep: usize, end: End) -> Body {
         match end {
             // An error from the body makes hyper abort the connection mid-body, which is what a
             // client sees when a real stream is cut.
-            End::Cut => Some((Err(StreamEnded), None)),
+            End::Cut => {
+                // Give hyper time to flush what was sent; an error while the data still sits in
+                // its write buffer would drop the connection before any of it left.
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                Some((Err(StreamEnded), None))
+            }
             End::Stall => {
                 std::future::pending::<Infallible>().await;
                 None

@@ -12,6 +12,7 @@ use std::net::{SocketAddr, TcpListener as StdTcpListener};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
+use std::time::Instant;
 
 use axum::Router;
 use axum::body::Bytes;
@@ -49,6 +50,7 @@ pub struct MockServer {
 #[derive(Debug)]
 struct Shared {
     scenario: Scenario,
+    started: Instant,
     state: Mutex<LogState>,
 }
 
@@ -108,6 +110,7 @@ impl MockServer {
 
         let shared = Arc::new(Shared {
             scenario,
+            started: Instant::now(),
             state: Mutex::new(LogState {
                 jsonl,
                 ..LogState::default()
@@ -267,6 +270,7 @@ async fn handle(
     };
     let mut record = RecordedRequest {
         seq,
+        at_ms: u64::try_from(shared.started.elapsed().as_millis()).unwrap_or(u64::MAX),
         method: method.to_string(),
         path: path.clone(),
         query: uri.query().map(str::to_owned),
@@ -471,10 +475,10 @@ fn model_request(
 
 /// The canned answer to an auxiliary request. Claude Code's title and topic prompts ask for JSON.
 fn auxiliary_text(scenario: &Scenario, conversation: &Conversation, api: Api) -> String {
-    if api == Api::Gemini {
-        if let Some(text) = gemini::auxiliary_text(conversation) {
-            return text;
-        }
+    if api == Api::Gemini
+        && let Some(text) = gemini::auxiliary_text(conversation)
+    {
+        return text;
     }
     let hint = &conversation.auxiliary_hint;
     if hint.contains("isNewTopic") {
