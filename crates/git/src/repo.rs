@@ -267,3 +267,61 @@ pub(crate) fn first_line(bytes: &[u8]) -> String {
         .trim()
         .to_owned()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env_of(git: &Git) -> Vec<(String, Option<String>)> {
+        git.command
+            .get_envs()
+            .map(|(k, v)| {
+                (
+                    k.to_string_lossy().into_owned(),
+                    v.map(|v| v.to_string_lossy().into_owned()),
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn hook_variables_are_stripped_and_the_environment_is_fixed() {
+        let git = Git::new(&Options::default(), Path::new("/"));
+        let env = env_of(&git);
+        for name in [
+            "GIT_DIR",
+            "GIT_INDEX_FILE",
+            "GIT_WORK_TREE",
+            "GIT_CONFIG_PARAMETERS",
+        ] {
+            assert!(
+                env.contains(&(name.to_owned(), None)),
+                "{name} not removed: {env:?}"
+            );
+        }
+        for (name, value) in [
+            ("GIT_TERMINAL_PROMPT", "0"),
+            ("LC_ALL", "C"),
+            ("GIT_PAGER", "cat"),
+        ] {
+            assert!(
+                env.contains(&(name.to_owned(), Some(value.to_owned()))),
+                "{name}: {env:?}"
+            );
+        }
+        assert!(env.contains(&("GIT_CONFIG_NOSYSTEM".to_owned(), Some("1".to_owned()))));
+    }
+
+    #[test]
+    fn caller_env_wins_and_system_config_can_be_allowed() {
+        let options = Options {
+            env: vec![("GIT_INDEX_FILE".into(), "/tmp/x".into())],
+            ..Options::default()
+        };
+        let mut git = Git::new(&options, Path::new("/"));
+        git.with_system_config();
+        let env = env_of(&git);
+        assert!(env.contains(&("GIT_INDEX_FILE".to_owned(), Some("/tmp/x".to_owned()))));
+        assert!(env.contains(&("GIT_CONFIG_NOSYSTEM".to_owned(), None)));
+    }
+}

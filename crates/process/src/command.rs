@@ -229,7 +229,8 @@ impl Command {
     /// keep their exact order; between the two streams the order is the order pawl read them,
     /// which matches the child's write order only for writes that are not simultaneous (two
     /// pipes cannot promise more). The sender is dropped when the run ends, so
-    /// `for line in receiver` terminates.
+    /// `for line in receiver` terminates. The channel is unbounded on purpose: a slow consumer
+    /// costs memory but can never stall the draining (and so never fakes an idle timeout).
     pub fn line_sink(&mut self, sink: Sender<Line>) -> &mut Self {
         self.line_sink = Some(sink);
         self
@@ -241,6 +242,15 @@ impl Command {
 
     pub fn get_args(&self) -> impl Iterator<Item = &OsStr> {
         self.args.iter().map(OsString::as_os_str)
+    }
+
+    /// The explicit environment changes: `Some(value)` sets, `None` removes (applied after the
+    /// base chosen with [`Self::env_clear`] / [`Self::env_allow`], or inherited).
+    pub fn get_envs(&self) -> impl Iterator<Item = (&OsStr, Option<&OsStr>)> {
+        self.env
+            .overrides
+            .iter()
+            .map(|(k, v)| (k.as_os_str(), v.as_deref()))
     }
 
     /// The argv as one line for messages and logs, quoting arguments that need it.

@@ -28,6 +28,34 @@
 //! }
 //! # Ok::<(), pawl_process::Error>(())
 //! ```
+//!
+//! Streaming an agent's JSONL with an idle timeout, stoppable from another thread (Ctrl-C):
+//!
+//! ```no_run
+//! use std::sync::mpsc;
+//! use std::time::Duration;
+//! use pawl_process::{Command, End, Stream};
+//!
+//! let (lines_tx, lines_rx) = mpsc::channel();
+//! let running = Command::new("claude")
+//!     .args(["-p", "--output-format", "stream-json", "--verbose"])
+//!     .stdin_bytes("the prompt")
+//!     .env_remove("ANTHROPIC_LOG")
+//!     .idle_timeout(Duration::from_secs(300))
+//!     .grace(Duration::from_secs(10))
+//!     .line_sink(lines_tx)
+//!     .spawn()?;
+//! let cancel = running.cancel_handle(); // Clone + Send: give it to the signal handler
+//! std::thread::spawn(move || cancel.cancel());
+//! for line in lines_rx {
+//!     if line.stream == Stream::Stdout {
+//!         let _event = line.text(); // parse JSON here
+//!     }
+//! }
+//! let outcome = running.wait()?;
+//! if outcome.end == End::IdleTimedOut { /* stalled agent */ }
+//! # Ok::<(), pawl_process::Error>(())
+//! ```
 
 mod capture;
 mod command;
