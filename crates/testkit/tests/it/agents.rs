@@ -35,12 +35,26 @@ impl Agent {
             Some(dir) => PathBuf::from(dir),
             None => PathBuf::from(std::env::var_os("HOME")?).join(".cache/pawl-agents"),
         };
-        Some(match self {
-            Agent::Claude => cache.join(format!(
-                "claude-code-{CLAUDE_VERSION}/node_modules/.bin/claude"
-            )),
-            Agent::Codex => cache.join(format!("codex-{CODEX_VERSION}/node_modules/.bin/codex")),
-        })
+        match self {
+            Agent::Claude => {
+                let modules = cache.join(format!("claude-code-{CLAUDE_VERSION}/node_modules"));
+                let wrapper = modules.join(".bin/claude");
+                // Without its postinstall the wrapper is a ~500-byte stub that exits 1; the real
+                // binary then sits in the platform package (what install-agents.sh falls back to).
+                let is_stub = std::fs::metadata(&wrapper).is_ok_and(|meta| meta.len() < 100_000);
+                if !is_stub {
+                    return Some(wrapper);
+                }
+                let platform = std::fs::read_dir(modules.join("@anthropic-ai")).ok()?;
+                platform
+                    .filter_map(Result::ok)
+                    .map(|entry| entry.path().join("claude"))
+                    .find(|path| path.is_file())
+            }
+            Agent::Codex => {
+                Some(cache.join(format!("codex-{CODEX_VERSION}/node_modules/.bin/codex")))
+            }
+        }
     }
 }
 
