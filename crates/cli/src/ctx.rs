@@ -27,7 +27,8 @@ impl Ctx {
     pub fn new(dir: Option<&Path>, json: bool, run_flag: Option<String>) -> CliResult<Ctx> {
         let start = match dir {
             Some(d) => d.to_path_buf(),
-            None => std::env::current_dir().map_err(CliError::io("cannot read the current directory"))?,
+            None => std::env::current_dir()
+                .map_err(CliError::io("cannot read the current directory"))?,
         };
         let root = find_repo_root(&start).ok_or_else(|| {
             CliError::Failed(format!(
@@ -35,7 +36,12 @@ impl Ctx {
                 start.display()
             ))
         })?;
-        Ok(Ctx { root, json, run_flag, out: std::io::stdout() })
+        Ok(Ctx {
+            root,
+            json,
+            run_flag,
+            out: std::io::stdout(),
+        })
     }
 
     pub fn state_dir(&self) -> PathBuf {
@@ -70,7 +76,12 @@ impl Ctx {
         match std::fs::read_to_string(&path) {
             Ok(text) => loader = loader.file(CONFIG_FILE, &text)?,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) => return Err(CliError::Io { context: format!("cannot read {}", path.display()), source: e }),
+            Err(e) => {
+                return Err(CliError::Io {
+                    context: format!("cannot read {}", path.display()),
+                    source: e,
+                });
+            }
         }
         loader = loader.env(std::env::vars())?;
         for (key, value, flag) in flags {
@@ -86,16 +97,19 @@ impl Ctx {
     /// Writes human output.
     pub fn say(&mut self, text: impl AsRef<str>) -> CliResult {
         let mut lock = self.out.lock();
-        lock.write_all(text.as_ref().as_bytes()).map_err(CliError::io("cannot write to stdout"))?;
+        lock.write_all(text.as_ref().as_bytes())
+            .map_err(CliError::io("cannot write to stdout"))?;
         if !text.as_ref().ends_with('\n') {
-            lock.write_all(b"\n").map_err(CliError::io("cannot write to stdout"))?;
+            lock.write_all(b"\n")
+                .map_err(CliError::io("cannot write to stdout"))?;
         }
         lock.flush().map_err(CliError::io("cannot write to stdout"))
     }
 
     /// Writes one JSON document (pretty) or line (compact).
     pub fn json_out<T: Serialize>(&mut self, value: &T) -> CliResult {
-        let text = serde_json::to_string_pretty(value).map_err(|e| CliError::Failed(e.to_string()))?;
+        let text =
+            serde_json::to_string_pretty(value).map_err(|e| CliError::Failed(e.to_string()))?;
         self.say(text)
     }
 
@@ -106,7 +120,11 @@ impl Ctx {
 
     /// Writes JSON when `--json`, else the human text.
     pub fn emit<T: Serialize>(&mut self, value: &T, human: impl FnOnce() -> String) -> CliResult {
-        if self.json { self.json_out(value) } else { self.say(human()) }
+        if self.json {
+            self.json_out(value)
+        } else {
+            self.say(human())
+        }
     }
 
     #[allow(clippy::print_stderr)]

@@ -16,7 +16,10 @@ pub enum CliError {
     #[error(transparent)]
     Config(#[from] pawl_core::config::ConfigError),
     #[error("{context}: {source}")]
-    Io { context: String, source: std::io::Error },
+    Io {
+        context: String,
+        source: std::io::Error,
+    },
     /// stdout went away (e.g. `pawl events | head`): exit quietly.
     #[error("broken pipe")]
     BrokenPipe,
@@ -48,7 +51,10 @@ impl From<std::io::Error> for CliError {
         if e.kind() == std::io::ErrorKind::BrokenPipe {
             CliError::BrokenPipe
         } else {
-            CliError::Io { context: "I/O error".into(), source: e }
+            CliError::Io {
+                context: "I/O error".into(),
+                source: e,
+            }
         }
     }
 }

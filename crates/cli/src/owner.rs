@@ -23,6 +23,9 @@ pub fn pid_alive(pid: u32) -> bool {
         return !std::path::Path::new("/proc/self").exists();
     };
     // A zombie has exited; it only waits to be reaped.
-    let state = stat.rsplit(')').next().and_then(|rest| rest.split_whitespace().next());
+    let state = stat
+        .rsplit(')')
+        .next()
+        .and_then(|rest| rest.split_whitespace().next());
     state != Some("Z")
 }

@@ -40,19 +40,42 @@ pub fn criterion_line(c: &Criterion) -> String {
 
 pub fn failure_line(f: &Failure) -> String {
     let story = f.story_id.as_deref().unwrap_or("-");
-    let how = if f.auto_classified { "classified" } else { "given" };
-    format!("#{:<3} {:<4} {:<11} ({how})  {}", f.id, story, f.category, first_line(&f.message))
+    let how = if f.auto_classified {
+        "classified"
+    } else {
+        "given"
+    };
+    format!(
+        "#{:<3} {:<4} {:<11} ({how})  {}",
+        f.id,
+        story,
+        f.category,
+        first_line(&f.message)
+    )
 }
 
 pub fn run_line(r: &Run) -> String {
     let reason = r.stop_reason.map(|s| format!(" ({s})")).unwrap_or_default();
-    format!("{}  {:<13} {:<8} {}{reason}", r.id, r.status, r.driver, r.goal)
+    format!(
+        "{}  {:<13} {:<8} {}{reason}",
+        r.id, r.status, r.driver, r.goal
+    )
 }
 
 pub fn event_line(e: &Event) -> String {
-    let run = e.run_id.as_deref().map(|r| r.rsplit('-').next().unwrap_or(r)).unwrap_or("-");
+    let run = e
+        .run_id
+        .as_deref()
+        .map(|r| r.rsplit('-').next().unwrap_or(r))
+        .unwrap_or("-");
     let data = compact(&e.data);
-    format!("{:>5} {} {:<5} {:<18} {data}", e.seq, clock(e.at), run, e.kind)
+    format!(
+        "{:>5} {} {:<5} {:<18} {data}",
+        e.seq,
+        clock(e.at),
+        run,
+        e.kind
+    )
 }
 
 /// A short `key=value` rendering of an event's data.
@@ -73,7 +96,11 @@ fn compact(v: &serde_json::Value) -> String {
 
 fn quote_if_needed(s: &str) -> String {
     let s = first_line(s);
-    if s.contains(' ') || s.is_empty() { format!("{s:?}") } else { s.to_string() }
+    if s.contains(' ') || s.is_empty() {
+        format!("{s:?}")
+    } else {
+        s.to_string()
+    }
 }
 
 pub fn first_line(s: &str) -> &str {

@@ -12,15 +12,20 @@ use rusqlite::{Connection, OptionalExtension, TransactionBehavior};
 
 mod blockers;
 mod events;
+mod evidence;
 mod leases;
 mod runs;
 mod work;
 
+pub use evidence::{Evidence, NewEvidence, TestCounts};
 pub use leases::LeaseOutcome;
 pub use runs::NewRun;
 
 /// The migrations, in order; schema version N means the first N have been applied.
-const MIGRATIONS: &[&str] = &[include_str!("../migrations/0001_init.sql")];
+const MIGRATIONS: &[&str] = &[
+    include_str!("../migrations/0001_init.sql"),
+    include_str!("../migrations/0002_evidence.sql"),
+];
 
 /// How long a writer waits for another process's lock before giving up.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(10);

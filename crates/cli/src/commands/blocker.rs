@@ -52,14 +52,24 @@ pub fn await_user(ctx: &mut Ctx, args: &AwaitUserArgs) -> CliResult<ExitCode> {
     }
     let mut store = ctx.store()?;
     let run = ctx.open_run(&store)?;
-    let b = store.await_user(&run.id, &args.blocker, args.instructions.trim(), args.check.as_deref())?;
+    let b = store.await_user(
+        &run.id,
+        &args.blocker,
+        args.instructions.trim(),
+        args.check.as_deref(),
+    )?;
     ctx.emit(&b, || {
         let mut out = format!(
             "Run {} is waiting for the user (blocker {}: {}).\n\nWhat to do: {}\n",
-            run.id, b.id, b.text, args.instructions.trim()
+            run.id,
+            b.id,
+            b.text,
+            args.instructions.trim()
         );
         if let Some(check) = &b.check_command {
-            out.push_str(&format!("Check that it worked: pawl check-user-fix   (runs `{check}`)\n"));
+            out.push_str(&format!(
+                "Check that it worked: pawl check-user-fix   (runs `{check}`)\n"
+            ));
         }
         out.push_str("Then signal it: pawl user-fixed --notes \"<what you did>\"");
         out
@@ -101,7 +111,10 @@ fn awaited(ctx: &Ctx, store: &pawl_store::Store, run_id: &str) -> CliResult<Bloc
     store.awaited_blocker(run_id)?.ok_or_else(|| {
         CliError::Failed(format!(
             "run {run_id} is not waiting for the user{}",
-            ctx.run_flag.as_ref().map(|_| "").unwrap_or(" (see `pawl status`)")
+            ctx.run_flag
+                .as_ref()
+                .map(|_| "")
+                .unwrap_or(" (see `pawl status`)")
         ))
     })
 }
@@ -121,12 +134,23 @@ pub fn check_user_fix(ctx: &mut Ctx) -> CliResult<ExitCode> {
     let value = json!({"blocker": b.id, "passed": result.passed, "detail": result.detail});
     ctx.emit(&value, || {
         if result.passed {
-            format!("✓ `{check}` passed: the fix for {} is in place. Run `pawl user-fixed`.", b.id)
+            format!(
+                "✓ `{check}` passed: the fix for {} is in place. Run `pawl user-fixed`.",
+                b.id
+            )
         } else {
-            format!("✗ `{check}` failed: {} is not fixed yet.\n{}", b.id, result.tail.trim_end())
+            format!(
+                "✗ `{check}` failed: {} is not fixed yet.\n{}",
+                b.id,
+                result.tail.trim_end()
+            )
         }
     })?;
-    Ok(if result.passed { ExitCode::Done } else { ExitCode::Blocked })
+    Ok(if result.passed {
+        ExitCode::Done
+    } else {
+        ExitCode::Blocked
+    })
 }
 
 pub fn user_fixed(ctx: &mut Ctx, args: &UserFixedArgs) -> CliResult<ExitCode> {
@@ -149,7 +173,11 @@ pub fn user_fixed(ctx: &mut Ctx, args: &UserFixedArgs) -> CliResult<ExitCode> {
     let value = json!({"run": run.id, "resolved": resolved});
     ctx.emit(&value, || {
         let ids: Vec<&str> = resolved.iter().map(|b| b.id.as_str()).collect();
-        format!("Resolved {}; run {} is active again.", ids.join(", "), run.id)
+        format!(
+            "Resolved {}; run {} is active again.",
+            ids.join(", "),
+            run.id
+        )
     })?;
     Ok(ExitCode::Done)
 }

@@ -9,6 +9,11 @@ pub fn run(ctx: &mut Ctx) -> CliResult<ExitCode> {
     let mut store = ctx.store()?;
     let run = ctx.open_run(&store)?;
     let run = store.cancel_run(&run.id)?;
-    ctx.emit(&run, || format!("Run {} cancelled. Its changes are left in the working tree.", run.id))?;
+    ctx.emit(&run, || {
+        format!(
+            "Run {} cancelled. Its changes are left in the working tree.",
+            run.id
+        )
+    })?;
     Ok(ExitCode::Done)
 }

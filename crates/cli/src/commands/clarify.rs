@@ -10,12 +10,30 @@ pub fn run(ctx: &mut Ctx, cmd: ClarifyCommand) -> CliResult<ExitCode> {
     let mut store = ctx.store()?;
     let run = ctx.open_run(&store)?;
     match cmd {
-        ClarifyCommand::Add { question, answer, phase, category } => {
+        ClarifyCommand::Add {
+            question,
+            answer,
+            phase,
+            category,
+        } => {
             if question.trim().is_empty() || answer.trim().is_empty() {
-                return Err(CliError::Usage("a clarification needs a question and an answer".into()));
+                return Err(CliError::Usage(
+                    "a clarification needs a question and an answer".into(),
+                ));
             }
-            let c = store.add_clarification(&run.id, question.trim(), answer.trim(), &phase, &category)?;
-            ctx.emit(&c, || format!("Clarified ({}/{}): {} → {}", c.phase, c.category, c.question, c.answer))?;
+            let c = store.add_clarification(
+                &run.id,
+                question.trim(),
+                answer.trim(),
+                &phase,
+                &category,
+            )?;
+            ctx.emit(&c, || {
+                format!(
+                    "Clarified ({}/{}): {} → {}",
+                    c.phase, c.category, c.question, c.answer
+                )
+            })?;
         }
         ClarifyCommand::List => {
             let all = store.clarifications(&run.id)?;

@@ -16,7 +16,9 @@ pub fn run(ctx: &mut Ctx, cmd: CriterionCommand) -> CliResult<ExitCode> {
                 return Err(CliError::Usage("the criterion text is empty".into()));
             }
             let c = store.add_criterion(&run.id, text.trim(), &verify)?;
-            ctx.emit(&c, || format!("Added {}: {}", c.id, render::criterion_line(&c)))?;
+            ctx.emit(&c, || {
+                format!("Added {}: {}", c.id, render::criterion_line(&c))
+            })?;
         }
         CriterionCommand::List => {
             let all = store.criteria(&run.id)?;

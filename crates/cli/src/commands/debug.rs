@@ -18,7 +18,13 @@ pub fn run(ctx: &mut Ctx, cmd: DebugCommand) -> CliResult<ExitCode> {
             let ttl: Dur = ttl.parse().map_err(CliError::Usage)?;
             let hold: Dur = hold.parse().map_err(CliError::Usage)?;
             let ttl_ms = i64::try_from(ttl.0.as_millis()).unwrap_or(i64::MAX);
-            let out = store.acquire_lease(&run.id, std::process::id(), &owner::hostname(), ttl_ms, &owner::holder_alive)?;
+            let out = store.acquire_lease(
+                &run.id,
+                std::process::id(),
+                &owner::hostname(),
+                ttl_ms,
+                &owner::holder_alive,
+            )?;
             if let Some(prev) = &out.took_over {
                 ctx.say(format!("took over from pid {} on {}", prev.pid, prev.host))?;
             }

@@ -12,7 +12,11 @@ pub fn run(ctx: &mut Ctx, cmd: FailureCommand) -> CliResult<ExitCode> {
     let mut store = ctx.store()?;
     let run = ctx.open_run(&store)?;
     match cmd {
-        FailureCommand::Add { story, message, category } => {
+        FailureCommand::Add {
+            story,
+            message,
+            category,
+        } => {
             if message.trim().is_empty() {
                 return Err(CliError::Usage("the failure message is empty".into()));
             }
@@ -31,7 +35,10 @@ pub fn run(ctx: &mut Ctx, cmd: FailureCommand) -> CliResult<ExitCode> {
                     (true, None) => format!("classified as {category} (no rule matched)"),
                     (false, _) => format!("recorded as {category}"),
                 };
-                format!("Failure #{} on {}: {how}; attempts {}/{}", f.id, s.id, s.attempts, s.max_attempts)
+                format!(
+                    "Failure #{} on {}: {how}; attempts {}/{}",
+                    f.id, s.id, s.attempts, s.max_attempts
+                )
             })?;
         }
         FailureCommand::List { story } => {
@@ -40,7 +47,10 @@ pub fn run(ctx: &mut Ctx, cmd: FailureCommand) -> CliResult<ExitCode> {
                 if all.is_empty() {
                     return "No failures recorded.".into();
                 }
-                all.iter().map(render::failure_line).collect::<Vec<_>>().join("\n")
+                all.iter()
+                    .map(render::failure_line)
+                    .collect::<Vec<_>>()
+                    .join("\n")
             })?;
         }
     }

@@ -19,7 +19,11 @@ struct InitReport {
 pub fn run(ctx: &mut Ctx, _args: &InitArgs) -> CliResult<ExitCode> {
     // Validate an existing pawl.toml before writing anything: a broken file stops init cold.
     ctx.config(&[])?;
-    let mut report = InitReport { root: ctx.root.display().to_string(), created: vec![], unchanged: vec![] };
+    let mut report = InitReport {
+        root: ctx.root.display().to_string(),
+        created: vec![],
+        unchanged: vec![],
+    };
     ensure_state(ctx, &mut report.created, &mut report.unchanged)?;
     let config = ctx.root.join(CONFIG_FILE);
     if config.exists() {
@@ -43,17 +47,23 @@ pub fn run(ctx: &mut Ctx, _args: &InitArgs) -> CliResult<ExitCode> {
 }
 
 /// Creates `.pawl/` with its database and git-ignores it. Idempotent; used by `pawl run` too.
-pub fn ensure_state(ctx: &Ctx, created: &mut Vec<String>, unchanged: &mut Vec<String>) -> CliResult {
+pub fn ensure_state(
+    ctx: &Ctx,
+    created: &mut Vec<String>,
+    unchanged: &mut Vec<String>,
+) -> CliResult {
     let state = ctx.state_dir();
     if state.is_dir() {
         unchanged.push(format!("{STATE_DIR}/"));
     } else {
-        std::fs::create_dir_all(&state).map_err(CliError::io(format!("cannot create {}", state.display())))?;
+        std::fs::create_dir_all(&state)
+            .map_err(CliError::io(format!("cannot create {}", state.display())))?;
         created.push(format!("{STATE_DIR}/"));
     }
     for sub in ["logs", "reports"] {
         let d = state.join(sub);
-        std::fs::create_dir_all(&d).map_err(CliError::io(format!("cannot create {}", d.display())))?;
+        std::fs::create_dir_all(&d)
+            .map_err(CliError::io(format!("cannot create {}", d.display())))?;
     }
     if ignore_state_dir(&ctx.root)? {
         created.push(format!(".gitignore entry {STATE_DIR}/"));
@@ -74,12 +84,19 @@ fn ignore_state_dir(root: &Path) -> CliResult<bool> {
     let existing = match std::fs::read_to_string(&path) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-        Err(e) => return Err(CliError::Io { context: format!("cannot read {}", path.display()), source: e }),
+        Err(e) => {
+            return Err(CliError::Io {
+                context: format!("cannot read {}", path.display()),
+                source: e,
+            });
+        }
     };
-    let covered = existing
-        .lines()
-        .map(str::trim)
-        .any(|l| matches!(l, ".pawl" | ".pawl/" | "/.pawl" | "/.pawl/" | ".pawl/*" | "/.pawl/*"));
+    let covered = existing.lines().map(str::trim).any(|l| {
+        matches!(
+            l,
+            ".pawl" | ".pawl/" | "/.pawl" | "/.pawl/" | ".pawl/*" | "/.pawl/*"
+        )
+    });
     if covered {
         return Ok(false);
     }

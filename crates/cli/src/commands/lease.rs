@@ -20,7 +20,11 @@ pub fn run(ctx: &mut Ctx) -> CliResult<ExitCode> {
             l.host,
             render::time(l.heartbeat_at),
             render::time(l.expires_at),
-            if l.sessions.is_empty() { String::new() } else { format!("; sessions: {}", l.sessions.join(", ")) }
+            if l.sessions.is_empty() {
+                String::new()
+            } else {
+                format!("; sessions: {}", l.sessions.join(", "))
+            }
         ),
     })?;
     Ok(ExitCode::Done)

@@ -18,7 +18,10 @@ pub fn run(ctx: &mut Ctx) -> CliResult<ExitCode> {
 /// The resume context as Markdown: what the SessionStart hook and prompts inject.
 pub fn markdown(rc: &ResumeContext) -> String {
     let r = &rc.run;
-    let mut out = format!("# pawl run {}\n\nGoal: {}\nStatus: {}", r.id, r.goal, r.status);
+    let mut out = format!(
+        "# pawl run {}\n\nGoal: {}\nStatus: {}",
+        r.id, r.goal, r.status
+    );
     if let Some(p) = &r.phase {
         out.push_str(&format!(" · phase {p}"));
     }
@@ -56,7 +59,10 @@ pub fn markdown(rc: &ResumeContext) -> String {
     if !rc.open_blockers.is_empty() {
         out.push_str("\n## Open blockers\n");
         for b in &rc.open_blockers {
-            out.push_str(&format!("- {} ({}, {}): {}\n", b.id, b.severity, b.status, b.text));
+            out.push_str(&format!(
+                "- {} ({}, {}): {}\n",
+                b.id, b.severity, b.status, b.text
+            ));
         }
     }
     if !rc.resolved_blockers.is_empty() {
@@ -69,7 +75,10 @@ pub fn markdown(rc: &ResumeContext) -> String {
     if !rc.clarifications.is_empty() {
         out.push_str("\n## Clarifications\n");
         for c in &rc.clarifications {
-            out.push_str(&format!("- [{}/{}] {} → {}\n", c.phase, c.category, c.question, c.answer));
+            out.push_str(&format!(
+                "- [{}/{}] {} → {}\n",
+                c.phase, c.category, c.question, c.answer
+            ));
         }
     }
     if !rc.decisions.is_empty() {

@@ -16,7 +16,9 @@ use crate::error::{CliError, CliResult};
 pub fn run(ctx: &mut Ctx, args: &RunArgs) -> CliResult<ExitCode> {
     let goal = args.goal.trim();
     if goal.is_empty() {
-        return Err(CliError::Usage("the goal is empty: say what the run must achieve".into()));
+        return Err(CliError::Usage(
+            "the goal is empty: say what the run must achieve".into(),
+        ));
     }
     // Configuration first: a bad pawl.toml or flag must stop us before anything is written.
     let eff = ctx.config(&args.limits.overrides())?;

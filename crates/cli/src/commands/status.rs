@@ -17,7 +17,10 @@ pub fn run(ctx: &mut Ctx, args: &StatusArgs) -> CliResult<ExitCode> {
             if runs.is_empty() {
                 return "No runs yet: start one with `pawl run \"<goal>\"`.".into();
             }
-            runs.iter().map(render::run_line).collect::<Vec<_>>().join("\n")
+            runs.iter()
+                .map(render::run_line)
+                .collect::<Vec<_>>()
+                .join("\n")
         })?;
         return Ok(ExitCode::Done);
     }
@@ -26,12 +29,18 @@ pub fn run(ctx: &mut Ctx, args: &StatusArgs) -> CliResult<ExitCode> {
         None => store.current_run()?,
     };
     let Some(run) = run else {
-        ctx.emit(&json!({"run": null}), || "No runs yet: start one with `pawl run \"<goal>\"`.".into())?;
+        ctx.emit(&json!({"run": null}), || {
+            "No runs yet: start one with `pawl run \"<goal>\"`.".into()
+        })?;
         return Ok(ExitCode::Done);
     };
     let rc = store.resume_context(&run.id)?;
     let lease = store.lease(&run.id)?;
-    let verified = rc.criteria.iter().filter(|c| c.status == CriterionStatus::Verified).count();
+    let verified = rc
+        .criteria
+        .iter()
+        .filter(|c| c.status == CriterionStatus::Verified)
+        .count();
     let count = |st: StoryStatus| rc.stories.iter().filter(|s| s.status == st).count();
     let value = json!({
         "run": rc.run,
@@ -53,10 +62,16 @@ pub fn run(ctx: &mut Ctx, args: &StatusArgs) -> CliResult<ExitCode> {
         let r = &rc.run;
         let mut out = String::new();
         let reason = r.stop_reason.map(|s| format!(" ({s})")).unwrap_or_default();
-        out.push_str(&format!("run {}  {}{reason}  [{} driver]\n", r.id, r.status, r.driver));
+        out.push_str(&format!(
+            "run {}  {}{reason}  [{} driver]\n",
+            r.id, r.status, r.driver
+        ));
         out.push_str(&format!("goal: {}\n", r.goal));
         out.push_str(&format!("started {}\n", render::time(r.created_at)));
-        out.push_str(&format!("criteria: {verified}/{} verified\n", rc.criteria.len()));
+        out.push_str(&format!(
+            "criteria: {verified}/{} verified\n",
+            rc.criteria.len()
+        ));
         let mut parts = Vec::new();
         for (st, label) in [
             (StoryStatus::Done, "done"),
@@ -70,7 +85,11 @@ pub fn run(ctx: &mut Ctx, args: &StatusArgs) -> CliResult<ExitCode> {
                 parts.push(format!("{n} {label}"));
             }
         }
-        let stories = if parts.is_empty() { "none".to_string() } else { parts.join(", ") };
+        let stories = if parts.is_empty() {
+            "none".to_string()
+        } else {
+            parts.join(", ")
+        };
         out.push_str(&format!("stories: {stories}\n"));
         if let Some(s) = &rc.current_story {
             out.push_str(&format!(
@@ -85,7 +104,10 @@ pub fn run(ctx: &mut Ctx, args: &StatusArgs) -> CliResult<ExitCode> {
                 }
                 _ => b.status.to_string(),
             };
-            out.push_str(&format!("blocker: {} {} \"{}\" ({state})\n", b.id, b.severity, b.text));
+            out.push_str(&format!(
+                "blocker: {} {} \"{}\" ({state})\n",
+                b.id, b.severity, b.text
+            ));
         }
         if let Some(l) = &lease {
             out.push_str(&format!("owner: pid {} on {}\n", l.pid, l.host));

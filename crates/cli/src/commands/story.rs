@@ -12,7 +12,12 @@ pub fn run(ctx: &mut Ctx, cmd: StoryCommand) -> CliResult<ExitCode> {
     let mut store = ctx.store()?;
     let run = ctx.open_run(&store)?;
     match cmd {
-        StoryCommand::Add { title, size, security, max_attempts } => {
+        StoryCommand::Add {
+            title,
+            size,
+            security,
+            max_attempts,
+        } => {
             if title.trim().is_empty() {
                 return Err(CliError::Usage("the story title is empty".into()));
             }
@@ -31,16 +36,21 @@ pub fn run(ctx: &mut Ctx, cmd: StoryCommand) -> CliResult<ExitCode> {
             ctx.emit(&s, || format!("Done {}: {}", s.id, s.title))?;
         }
         StoryCommand::Block { id, reason } => {
-            let s = store.set_story_status(&run.id, &id, StoryStatus::Blocked, reason.as_deref())?;
+            let s =
+                store.set_story_status(&run.id, &id, StoryStatus::Blocked, reason.as_deref())?;
             ctx.emit(&s, || format!("Blocked {}: {}", s.id, s.title))?;
         }
         StoryCommand::List => {
             let all = store.stories(&run.id)?;
             ctx.emit(&all, || {
                 if all.is_empty() {
-                    return "No stories yet: add one with `pawl story add \"<title>\" --size M`.".into();
+                    return "No stories yet: add one with `pawl story add \"<title>\" --size M`."
+                        .into();
                 }
-                all.iter().map(render::story_line).collect::<Vec<_>>().join("\n")
+                all.iter()
+                    .map(render::story_line)
+                    .collect::<Vec<_>>()
+                    .join("\n")
             })?;
         }
     }

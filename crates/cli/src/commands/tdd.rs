@@ -10,6 +10,8 @@ pub fn run(ctx: &mut Ctx, args: &TddArgs) -> CliResult<ExitCode> {
     let mut store = ctx.store()?;
     let run = ctx.open_run(&store)?;
     let s = store.advance_tdd(&run.id, &args.story, args.phase)?;
-    ctx.emit(&s, || format!("{} is now in TDD phase `{}`", s.id, s.tdd_phase))?;
+    ctx.emit(&s, || {
+        format!("{} is now in TDD phase `{}`", s.id, s.tdd_phase)
+    })?;
     Ok(ExitCode::Done)
 }

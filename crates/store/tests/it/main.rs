@@ -1,5 +1,8 @@
 //! Integration tests of the store against real SQLite files.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod evidence;
 mod leases;
 mod store;
 

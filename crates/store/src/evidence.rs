@@ -1,0 +1,281 @@
+//! Evidence: the stored record of one check pawl ran itself (a gate or a command criterion),
+//! bound to the working-tree hash it ran on.
+//!
+//! What is stored is decided by the verification engine (`pawl-verify`) and the CLI; this module
+//! only keeps it and answers three questions: is there passing evidence for exactly this tree,
+//! check and command (the cache), what is the latest evidence per check of a run (status and
+//! reports), and what does one record say. Evidence is append-only: a reused result is a new row
+//! pointing at the row it reused, so a run's history stays complete.
+
+use pawl_core::failure::FailureCategory;
+use rusqlite::{OptionalExtension, Row, params};
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+
+use crate::{OptionalNotFound, Result, Store, StoreError, Tx, json_col, parse_col};
+
+/// Test counts parsed from a check's output.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TestCounts {
+    /// The runner whose output was parsed (`cargo-test`, `unittest`, ...), when known.
+    pub runner: Option<String>,
+    pub passed: u64,
+    pub failed: u64,
+    pub skipped: u64,
+}
+
+/// Evidence to record. `tree_hash` is the tree the check ran on.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NewEvidence {
+    /// The run it belongs to; `None` for `pawl verify` outside a run.
+    pub run_id: Option<String>,
+    /// The gate name (`test`), or `criterion:<id>` for a command criterion.
+    pub gate: String,
+    /// The command exactly as configured (before `{report}` substitution): part of the cache key.
+    pub command: String,
+    /// The argv that ran.
+    pub argv: Vec<String>,
+    pub cwd: String,
+    pub tree_hash: String,
+    /// Set only when the working tree changed while the check ran.
+    pub tree_after: Option<String>,
+    pub passed: bool,
+    /// How the check ended: `exited`, `signalled`, `timed_out`, `idle_timed_out`, `stopped`,
+    /// `spawn_failed`, `skipped`, `unknown`.
+    pub end: String,
+    pub exit_code: Option<i32>,
+    pub signal: Option<i32>,
+    pub duration_ms: u64,
+    pub tests: Option<TestCounts>,
+    /// Failing test names, as the runner reported them.
+    pub failing: Vec<String>,
+    pub first_failure: Option<String>,
+    /// The failure class when the check failed.
+    pub failure_category: Option<FailureCategory>,
+    /// SHA-256 over the check's stdout and stderr digests.
+    pub output_digest: Option<String>,
+    /// The last lines of output (bounded).
+    pub tail: String,
+    /// The full log, relative to the repository root.
+    pub log_path: Option<String>,
+    /// The `{report}` file, relative to the repository root.
+    pub report_path: Option<String>,
+    /// The evidence row whose result this one reuses (unchanged tree, same command).
+    pub reused_from: Option<i64>,
+}
+
+/// Stored evidence.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Evidence {
+    pub id: i64,
+    #[serde(flatten)]
+    pub data: NewEvidence,
+    pub created_at: i64,
+}
+
+impl Evidence {
+    /// True when this evidence may stand for its tree: it passed and the tree did not move
+    /// under it.
+    pub fn is_reusable(&self) -> bool {
+        self.data.passed && self.data.tree_after.is_none()
+    }
+}
+
+const COLUMNS: &str = "id, run_id, gate, command, argv_json, cwd, tree_hash, tree_after, passed, \
+    end_kind, exit_code, signal, duration_ms, test_runner, tests_passed, tests_failed, \
+    tests_skipped, failing_json, first_failure, failure_category, output_digest, tail, log_path, \
+    report_path, reused_from, created_at";
+
+fn from_row(r: &Row<'_>) -> rusqlite::Result<Evidence> {
+    let tests = match (
+        r.get::<_, Option<i64>>(14)?,
+        r.get::<_, Option<i64>>(15)?,
+        r.get::<_, Option<i64>>(16)?,
+    ) {
+        (Some(p), Some(f), Some(s)) => Some(TestCounts {
+            runner: r.get(13)?,
+            passed: u64::try_from(p).unwrap_or(0),
+            failed: u64::try_from(f).unwrap_or(0),
+            skipped: u64::try_from(s).unwrap_or(0),
+        }),
+        _ => None,
+    };
+    let category: Option<String> = r.get(19)?;
+    Ok(Evidence {
+        id: r.get(0)?,
+        data: NewEvidence {
+            run_id: r.get(1)?,
+            gate: r.get(2)?,
+            command: r.get(3)?,
+            argv: json_col(r.get(4)?, "evidence.argv_json")?,
+            cwd: r.get(5)?,
+            tree_hash: r.get(6)?,
+            tree_after: r.get(7)?,
+            passed: r.get(8)?,
+            end: r.get(9)?,
+            exit_code: r.get(10)?,
+            signal: r.get(11)?,
+            duration_ms: u64::try_from(r.get::<_, i64>(12)?).unwrap_or(0),
+            tests,
+            failing: json_col(r.get(17)?, "evidence.failing_json")?,
+            first_failure: r.get(18)?,
+            failure_category: category
+                .map(|c| parse_col(c, "evidence.failure_category"))
+                .transpose()?,
+            output_digest: r.get(20)?,
+            tail: r.get(21)?,
+            log_path: r.get(22)?,
+            report_path: r.get(23)?,
+            reused_from: r.get(24)?,
+        },
+        created_at: r.get(25)?,
+    })
+}
+
+fn to_i64(n: u64) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
+}
+
+fn insert(tx: &Tx<'_>, e: &NewEvidence) -> Result<i64> {
+    let argv = serde_json::to_string(&e.argv).map_err(|x| StoreError::Corrupt(x.to_string()))?;
+    let failing =
+        serde_json::to_string(&e.failing).map_err(|x| StoreError::Corrupt(x.to_string()))?;
+    let tests = e.tests.as_ref();
+    tx.execute(
+        &format!(
+            "INSERT INTO evidence ({}) VALUES (NULL, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, \
+             ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25)",
+            COLUMNS
+        ),
+        params![
+            e.run_id,
+            e.gate,
+            e.command,
+            argv,
+            e.cwd,
+            e.tree_hash,
+            e.tree_after,
+            e.passed,
+            e.end,
+            e.exit_code,
+            e.signal,
+            to_i64(e.duration_ms),
+            tests.and_then(|t| t.runner.clone()),
+            tests.map(|t| to_i64(t.passed)),
+            tests.map(|t| to_i64(t.failed)),
+            tests.map(|t| to_i64(t.skipped)),
+            failing,
+            e.first_failure,
+            e.failure_category.map(|c| c.as_str()),
+            e.output_digest,
+            e.tail,
+            e.log_path,
+            e.report_path,
+            e.reused_from,
+            tx.now,
+        ],
+    )?;
+    Ok(tx.last_insert_rowid())
+}
+
+impl Store {
+    /// Records the evidence of one verification (every check it ran or reused) in one
+    /// transaction, with one `evidence` event per record. Returns the stored records in order.
+    pub fn record_evidence(&mut self, list: &[NewEvidence]) -> Result<Vec<Evidence>> {
+        let ids = self.write(|tx| {
+            let mut ids = Vec::with_capacity(list.len());
+            for e in list {
+                if let Some(run_id) = &e.run_id {
+                    let exists: Option<i64> = tx
+                        .query_row("SELECT 1 FROM runs WHERE id = ?1", [run_id], |r| r.get(0))
+                        .optional()?;
+                    if exists.is_none() {
+                        return Err(StoreError::NotFound {
+                            what: "run",
+                            id: run_id.clone(),
+                            hint: String::new(),
+                        });
+                    }
+                }
+                let id = insert(tx, e)?;
+                tx.event(
+                    e.run_id.as_deref(),
+                    "evidence",
+                    json!({
+                        "id": id,
+                        "gate": e.gate,
+                        "tree": e.tree_hash,
+                        "tree_after": e.tree_after,
+                        "passed": e.passed,
+                        "end": e.end,
+                        "category": e.failure_category,
+                        "reused_from": e.reused_from,
+                    }),
+                )?;
+                ids.push(id);
+            }
+            Ok(ids)
+        })?;
+        ids.into_iter().map(|id| self.evidence(id)).collect()
+    }
+
+    /// One evidence record.
+    pub fn evidence(&self, id: i64) -> Result<Evidence> {
+        self.conn
+            .query_row(
+                &format!("SELECT {COLUMNS} FROM evidence WHERE id = ?1"),
+                [id],
+                from_row,
+            )
+            .or_not_found("evidence", &id.to_string())
+    }
+
+    /// The latest passing evidence for exactly this tree, check and command whose tree did not
+    /// change while it ran: the result an unchanged tree may reuse. Reused rows point back to
+    /// the original, which is returned instead.
+    pub fn cached_evidence(
+        &self,
+        tree_hash: &str,
+        gate: &str,
+        command: &str,
+    ) -> Result<Option<Evidence>> {
+        let found = self
+            .conn
+            .query_row(
+                &format!(
+                    "SELECT {COLUMNS} FROM evidence
+                     WHERE tree_hash = ?1 AND gate = ?2 AND command = ?3 AND passed = 1
+                       AND tree_after IS NULL AND reused_from IS NULL
+                     ORDER BY id DESC LIMIT 1"
+                ),
+                params![tree_hash, gate, command],
+                from_row,
+            )
+            .optional()?;
+        Ok(found)
+    }
+
+    /// The latest evidence for each check of a run (`None`: evidence recorded outside any run),
+    /// ordered by check name.
+    pub fn latest_evidence(&self, run_id: Option<&str>) -> Result<Vec<Evidence>> {
+        let mut stmt = self.conn.prepare(&format!(
+            "SELECT {COLUMNS} FROM evidence e
+             WHERE run_id IS ?1
+               AND id = (SELECT MAX(id) FROM evidence x WHERE x.run_id IS ?1 AND x.gate = e.gate)
+             ORDER BY gate"
+        ))?;
+        Ok(stmt
+            .query_map([run_id], from_row)?
+            .collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// Every evidence record of a run, oldest first (`None`: outside any run).
+    pub fn evidence_of_run(&self, run_id: Option<&str>) -> Result<Vec<Evidence>> {
+        let mut stmt = self.conn.prepare(&format!(
+            "SELECT {COLUMNS} FROM evidence WHERE run_id IS ?1 ORDER BY id"
+        ))?;
+        Ok(stmt
+            .query_map([run_id], from_row)?
+            .collect::<rusqlite::Result<_>>()?)
+    }
+}
