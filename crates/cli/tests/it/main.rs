@@ -141,15 +141,9 @@ impl Run {
 
 /// Replaces run ids and times so human output can be snapshotted.
 pub fn redact(text: &str, root: &Path) -> String {
-    let mut settings = vec![];
-    settings.push((root.display().to_string(), "[ROOT]".to_string()));
-    let mut out = text.to_string();
-    for (from, to) in settings {
-        out = out.replace(&from, &to);
-    }
-    let id = regex_lite_replace(&out, |w| is_run_id(w), "[RUN]");
-    let times = regex_lite_replace(&id, |w| is_time(w), "[TIME]");
-    times
+    let out = text.replace(&root.display().to_string(), "[ROOT]");
+    let ids = regex_lite_replace(&out, is_run_id, "[RUN]");
+    regex_lite_replace(&ids, is_time, "[TIME]")
 }
 
 fn is_run_id(w: &str) -> bool {
