@@ -1,1 +1,202 @@
-//! pawl-guard
+//! pawl-guard: decides whether an AI agent's shell command or file write
+//! may run while a pawl run is active.
+//!
+//! The guard parses shell with a real parser (brush-parser), walks every
+//! simple command the line would run — through lists, pipelines,
+//! subshells, compound commands, substitutions, here-documents fed to
+//! shells, `bash -c`, `eval`, `xargs`, `find -exec`, wrappers such as
+//! `sudo` and `env`, git global options and aliases — and judges each one
+//! against the rules and the [`Policy`]. While active it fails closed: what
+//! it cannot know statically is denied, with a reason.
+//!
+//! It is a pure library: no I/O, no environment reads, no printing. The
+//! caller passes a [`Context`] (cwd, repository, branch, tracked files)
+//! and a [`Policy`] (from `pawl.toml [guard]`).
+//!
+//! ```
+//! use pawl_guard::{evaluate, Context, Input, Policy, TrackedSet};
+//! use std::sync::Arc;
+//!
+//! let mut ctx = Context::new("/repo");
+//! ctx.repo_root = Some("/repo".into());
+//! ctx.branch = Some("feat/x".into());
+//! ctx.run_active = true;
+//! ctx.tracked = Arc::new(["src/main.rs"].into_iter().collect::<TrackedSet>());
+//! let policy = Policy::default();
+//!
+//! let d = evaluate(&Input::shell("bash -c 'git push -f'"), &ctx, &policy);
+//! assert!(d.is_deny());
+//! let d = evaluate(&Input::shell("cargo test"), &ctx, &policy);
+//! assert!(d.is_allow());
+//! ```
+
+mod context;
+mod decision;
+mod input;
+mod paths;
+mod policy;
+mod rules;
+mod walk;
+mod words;
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+pub use context::{AllTracked, Context, TrackedFiles, TrackedSet};
+pub use decision::{Decision, Explanation, FoundCommand, RuleId, Verdict};
+pub use input::Input;
+pub use policy::{
+    CompiledPolicy, DenyRule, Policy, PolicyError, default_allowances, default_protected_paths,
+};
+pub use walk::{MAX_INPUT_BYTES, MAX_NESTING, MAX_SCRIPT_DEPTH, MAX_STEPS};
+
+/// Decides one input. Compiles the policy on each call; use [`Guard`] to
+/// evaluate many inputs with one policy.
+pub fn evaluate(input: &Input, ctx: &Context, policy: &Policy) -> Decision {
+    explain(input, ctx, policy).decision
+}
+
+/// Decides one input and says how: the parse outline, the commands found
+/// and the rule that decided.
+pub fn explain(input: &Input, ctx: &Context, policy: &Policy) -> Explanation {
+    if let Some(inert) = inert(ctx, policy) {
+        return inert;
+    }
+    match CompiledPolicy::new(policy) {
+        Ok(compiled) => Guard { compiled }.explain(input, ctx),
+        Err(error) => Explanation {
+            decision: Decision::deny(
+                RuleId::PolicyError,
+                format!("the guard policy is invalid, so everything is denied: {error}"),
+            ),
+            active: true,
+            parse: String::new(),
+            commands: Vec::new(),
+        },
+    }
+}
+
+/// The decision when the guard is off or inert for this context.
+fn inert(ctx: &Context, policy: &Policy) -> Option<Explanation> {
+    let reason = if policy.allow_unsafe {
+        "the guard is switched off (guard.allow_unsafe = true)"
+    } else if !ctx.run_active && !policy.always {
+        "no pawl run is active; the guard is inert (set guard.always to keep it on)"
+    } else {
+        return None;
+    };
+    Some(Explanation {
+        decision: Decision::allow(reason),
+        active: false,
+        parse: String::new(),
+        commands: Vec::new(),
+    })
+}
+
+/// A guard with its policy compiled once.
+#[derive(Debug, Clone)]
+pub struct Guard {
+    compiled: CompiledPolicy,
+}
+
+impl Guard {
+    /// Compiles `policy`.
+    pub fn new(policy: &Policy) -> Result<Self, PolicyError> {
+        Ok(Self {
+            compiled: CompiledPolicy::new(policy)?,
+        })
+    }
+
+    /// Decides one input.
+    pub fn evaluate(&self, input: &Input, ctx: &Context) -> Decision {
+        self.explain(input, ctx).decision
+    }
+
+    /// Decides one input and says how.
+    pub fn explain(&self, input: &Input, ctx: &Context) -> Explanation {
+        if let Some(inert) = inert(ctx, self.compiled.policy()) {
+            return inert;
+        }
+        // The parser is third-party code: a panic in it must become a
+        // denial, never a crashed hook (which an agent may read as allow).
+        let result = catch_unwind(AssertUnwindSafe(|| self.judge(input, ctx)));
+        result.unwrap_or_else(|_| Explanation {
+            decision: Decision::deny(
+                RuleId::ParseError,
+                "the guard failed while analysing this input; denied to be safe",
+            ),
+            active: true,
+            parse: String::new(),
+            commands: Vec::new(),
+        })
+    }
+
+    fn judge(&self, input: &Input, ctx: &Context) -> Explanation {
+        match input {
+            Input::Shell { command } => {
+                if command.len() > MAX_INPUT_BYTES {
+                    return Explanation {
+                        decision: Decision::deny(
+                            RuleId::TooLarge,
+                            format!(
+                                "the command is {} bytes, more than the {MAX_INPUT_BYTES} the guard analyses",
+                                command.len()
+                            ),
+                        ),
+                        active: true,
+                        parse: String::new(),
+                        commands: Vec::new(),
+                    };
+                }
+                let mut walker = walk::Walker::new(ctx, &self.compiled, command);
+                walker.walk_input(command);
+                let decision = walker.denial.take().unwrap_or_else(|| {
+                    Decision::allow(format!(
+                        "{} command(s) checked; no rule matched",
+                        walker.found.len()
+                    ))
+                });
+                Explanation {
+                    decision,
+                    active: true,
+                    parse: walker.outline.join("\n"),
+                    commands: walker.found,
+                }
+            }
+            Input::FileWrite { path } => {
+                let mut walker = walk::Walker::new(ctx, &self.compiled, "");
+                let decision = walker.file_write(path);
+                Explanation {
+                    decision,
+                    active: true,
+                    parse: format!("file write: {path}"),
+                    commands: Vec::new(),
+                }
+            }
+        }
+    }
+}
+
+impl walk::Walker<'_> {
+    /// Judges an agent tool's write to `path`.
+    fn file_write(&mut self, path: &str) -> Decision {
+        if path.trim().is_empty() {
+            return Decision::deny(RuleId::NotStatic, "a file write with an empty path");
+        }
+        let expanded = match (path.strip_prefix("~/"), self.anchors.home.as_deref()) {
+            (Some(rest), Some(home)) => format!("{home}/{rest}"),
+            (Some(_), None) => {
+                return Decision::deny(RuleId::NotStatic, "a file write under ~ with HOME unknown");
+            }
+            (None, _) => path.to_owned(),
+        };
+        let cwd = paths::normalize("/", &self.ctx.cwd.to_string_lossy());
+        let absolute = paths::normalize(&cwd, &expanded);
+        if self.is_protected(&absolute) {
+            return Decision::deny(
+                RuleId::ProtectedPath,
+                format!("writing `{path}`: the path is protected by the guard policy"),
+            );
+        }
+        Decision::allow(format!("`{path}` is not a protected path"))
+    }
+}

@@ -1,0 +1,163 @@
+//! The facts about the world the guard needs, passed in by the caller: the
+//! guard does no I/O, so the CLI reads git and the environment once and
+//! fills a [`Context`].
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// Answers "is this path tracked by git?". Paths are repository-relative,
+/// `/`-separated, without a leading `./`.
+///
+/// A trait rather than a set so that a caller with a huge index can answer
+/// lazily (e.g. from `git ls-files` output held as a sorted vector).
+pub trait TrackedFiles: Send + Sync {
+    /// `path` names a tracked file.
+    fn is_tracked(&self, path: &str) -> bool;
+    /// Some tracked file lives under the directory `dir` (`""` is the root).
+    fn has_tracked_under(&self, dir: &str) -> bool;
+}
+
+/// A [`TrackedFiles`] backed by an ordered set of repository-relative paths,
+/// e.g. the lines of `git ls-files`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TrackedSet {
+    files: BTreeSet<String>,
+}
+
+impl TrackedSet {
+    /// An empty set: nothing is tracked.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds one repository-relative path.
+    pub fn insert(&mut self, path: impl Into<String>) {
+        let path: String = path.into();
+        let trimmed = path.trim_start_matches("./").to_owned();
+        self.files.insert(trimmed);
+    }
+
+    /// Number of tracked paths held.
+    pub fn len(&self) -> usize {
+        self.files.len()
+    }
+
+    /// True when no path is held.
+    pub fn is_empty(&self) -> bool {
+        self.files.is_empty()
+    }
+}
+
+impl<S: Into<String>> FromIterator<S> for TrackedSet {
+    fn from_iter<I: IntoIterator<Item = S>>(iter: I) -> Self {
+        let mut set = Self::new();
+        for path in iter {
+            set.insert(path);
+        }
+        set
+    }
+}
+
+impl TrackedFiles for TrackedSet {
+    fn is_tracked(&self, path: &str) -> bool {
+        self.files.contains(path)
+    }
+
+    fn has_tracked_under(&self, dir: &str) -> bool {
+        if dir.is_empty() {
+            return !self.files.is_empty();
+        }
+        let prefix = format!("{}/", dir.trim_end_matches('/'));
+        self.files
+            .range(prefix.clone()..)
+            .next()
+            .is_some_and(|first| first.starts_with(&prefix))
+    }
+}
+
+/// A [`TrackedFiles`] that says every path is tracked. It is the default in
+/// [`Context::new`] so that a caller who forgot to pass the index gets the
+/// cautious behaviour (every `>` into the repository is a clobber).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct AllTracked;
+
+impl TrackedFiles for AllTracked {
+    fn is_tracked(&self, _path: &str) -> bool {
+        true
+    }
+
+    fn has_tracked_under(&self, _dir: &str) -> bool {
+        true
+    }
+}
+
+/// Facts about the session the command runs in.
+#[derive(Clone)]
+pub struct Context {
+    /// The directory the command runs in (absolute).
+    pub cwd: PathBuf,
+    /// The repository's top-level directory (absolute), if any.
+    pub repo_root: Option<PathBuf>,
+    /// The current branch; `None` when detached or unknown.
+    pub branch: Option<String>,
+    /// Whether a pawl run is active; the guard is inert otherwise unless
+    /// `policy.always`.
+    pub run_active: bool,
+    /// Which files git tracks.
+    pub tracked: Arc<dyn TrackedFiles>,
+    /// `$HOME` (for `~` and `$HOME`), if known.
+    pub home: Option<PathBuf>,
+    /// `$TMPDIR`, if set; `/tmp` is always a temp directory.
+    pub tmpdir: Option<PathBuf>,
+    /// Git aliases from the repository's config (`alias.<name>` → value),
+    /// e.g. from `git config --get-regexp '^alias\.'`.
+    pub git_aliases: BTreeMap<String, String>,
+}
+
+impl Context {
+    /// A context in `cwd` with no repository, no run, and every path
+    /// considered tracked; set the public fields for the rest.
+    pub fn new(cwd: impl Into<PathBuf>) -> Self {
+        Self {
+            cwd: cwd.into(),
+            repo_root: None,
+            branch: None,
+            run_active: false,
+            tracked: Arc::new(AllTracked),
+            home: None,
+            tmpdir: None,
+            git_aliases: BTreeMap::new(),
+        }
+    }
+}
+
+impl std::fmt::Debug for Context {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Context")
+            .field("cwd", &self.cwd)
+            .field("repo_root", &self.repo_root)
+            .field("branch", &self.branch)
+            .field("run_active", &self.run_active)
+            .field("home", &self.home)
+            .field("tmpdir", &self.tmpdir)
+            .field("git_aliases", &self.git_aliases)
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tracked_set_answers_directories_by_prefix() {
+        let set: TrackedSet = ["src/main.rs", "./README.md", "srcx/a"].into_iter().collect();
+        assert!(set.is_tracked("README.md"));
+        assert!(set.has_tracked_under("src"));
+        assert!(set.has_tracked_under("src/"));
+        assert!(!set.has_tracked_under("sr"));
+        assert!(!set.has_tracked_under("docs"));
+        assert!(set.has_tracked_under(""));
+    }
+}

@@ -1,0 +1,152 @@
+//! The guard's answers: a [`Decision`] (what the hook acts on, serialised as
+//! `{"decision": "allow"|"deny", "rule": ..., "reason": ...}`) and an
+//! [`Explanation`] (what `pawl guard explain` prints).
+
+use serde::{Deserialize, Serialize};
+
+/// Allow or deny.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    /// The action may go ahead.
+    Allow,
+    /// The action must not run.
+    Deny,
+}
+
+/// Which rule decided. The serialised names are stable: hooks, logs and
+/// users' notes refer to them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RuleId {
+    /// Any `git push` (and `send-pack`, `subtree push`).
+    GitPush,
+    /// Git commands that discard work: `reset --hard`, `clean -f`, checkout
+    /// or restore of paths, `branch -D`, `stash drop|clear`, ...
+    GitDestructive,
+    /// Commits or ref moves on a protected branch.
+    ProtectedBranch,
+    /// `rm -r` outside the allowances.
+    RecursiveDelete,
+    /// Other destructive shell: `find -delete`, `truncate`, `dd of=`,
+    /// `shred`, `rsync --delete`, ...
+    DestructiveShell,
+    /// Overwriting a tracked file (`>`, `>|`, `tee`, `cp`, `dd`).
+    Clobber,
+    /// Writing, moving or deleting a protected path.
+    ProtectedPath,
+    /// An interpreter one-liner that deletes files, runs a blocked command
+    /// or runs code the guard cannot see.
+    Interpreter,
+    /// A command name, target or script that is not statically known.
+    NotStatic,
+    /// The input does not parse as shell.
+    ParseError,
+    /// The input is larger than the guard will analyse.
+    TooLarge,
+    /// The input nests deeper than the guard will analyse.
+    TooDeep,
+    /// The policy itself is invalid (a bad glob or regex).
+    PolicyError,
+    /// A user-defined `[[guard.deny]]` rule matched.
+    PolicyDeny,
+}
+
+impl RuleId {
+    /// The stable kebab-case name, as serialised.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::GitPush => "git-push",
+            Self::GitDestructive => "git-destructive",
+            Self::ProtectedBranch => "protected-branch",
+            Self::RecursiveDelete => "recursive-delete",
+            Self::DestructiveShell => "destructive-shell",
+            Self::Clobber => "clobber",
+            Self::ProtectedPath => "protected-path",
+            Self::Interpreter => "interpreter",
+            Self::NotStatic => "not-static",
+            Self::ParseError => "parse-error",
+            Self::TooLarge => "too-large",
+            Self::TooDeep => "too-deep",
+            Self::PolicyError => "policy-error",
+            Self::PolicyDeny => "policy-deny",
+        }
+    }
+}
+
+impl std::fmt::Display for RuleId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The guard's answer for one input.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Decision {
+    /// Allow or deny.
+    pub decision: Verdict,
+    /// The rule that denied; `None` when allowed.
+    pub rule: Option<RuleId>,
+    /// A sentence for the agent and the user: what was blocked and why, or
+    /// why the input was allowed.
+    pub reason: String,
+}
+
+impl Decision {
+    /// An allow with a reason.
+    pub fn allow(reason: impl Into<String>) -> Self {
+        Self {
+            decision: Verdict::Allow,
+            rule: None,
+            reason: reason.into(),
+        }
+    }
+
+    /// A deny by `rule` with a reason.
+    pub fn deny(rule: RuleId, reason: impl Into<String>) -> Self {
+        Self {
+            decision: Verdict::Deny,
+            rule: Some(rule),
+            reason: reason.into(),
+        }
+    }
+
+    /// True when the decision is [`Verdict::Allow`].
+    pub fn is_allow(&self) -> bool {
+        self.decision == Verdict::Allow
+    }
+
+    /// True when the decision is [`Verdict::Deny`].
+    pub fn is_deny(&self) -> bool {
+        self.decision == Verdict::Deny
+    }
+}
+
+/// One simple command the guard found and judged, after unquoting, wrapper
+/// removal and alias resolution.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FoundCommand {
+    /// The resolved argv; a word that is not statically known is shown as
+    /// written (e.g. `$X`) and listed in `unknown`.
+    pub argv: Vec<String>,
+    /// Indexes into `argv` of words whose value is not statically known.
+    pub unknown: Vec<usize>,
+    /// Where it came from: `top level`, `inside bash -c`, `inside $(...)`,
+    /// `via sudo`, ...; nested origins are joined with ` > `.
+    pub origin: String,
+}
+
+/// Everything `pawl guard explain` shows.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Explanation {
+    /// The decision, identical to what [`crate::evaluate`] returns.
+    pub decision: Decision,
+    /// Whether the guard was active (a run is active, or `policy.always`)
+    /// and not switched off by `allow_unsafe`.
+    pub active: bool,
+    /// A printable outline of the parse: one line per construct, indented
+    /// by nesting.
+    pub parse: String,
+    /// The simple commands found, in the order they were analysed.
+    pub commands: Vec<FoundCommand>,
+}

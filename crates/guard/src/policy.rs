@@ -1,0 +1,388 @@
+//! The guard's configuration, as the CLI reads it from `pawl.toml [guard]`,
+//! and its compiled form (globs and regexes built once).
+//!
+//! Path globs use `/` separators; `*` stays within one path component and
+//! `**` spans any number. A glob starting with `!` is an exception. A glob
+//! starting with `/` matches absolute paths, `~/` paths under `$HOME`, and
+//! `$TMPDIR/` paths under `$TMPDIR`; any other glob is relative to the
+//! repository root (and, for protected paths, also matches absolute paths,
+//! so `**/.env` protects every `.env`).
+
+use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
+use serde::{Deserialize, Serialize};
+
+/// `[guard]` in `pawl.toml`. Every key has a default.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Policy {
+    /// Branches on which commits and ref moves are denied while a run is
+    /// active. Globs (`release/*`) are allowed.
+    pub protected_branches: Vec<String>,
+    /// Paths that no shell command or file tool may write, move or delete.
+    pub protected_paths: Vec<String>,
+    /// Paths that `rm -r` may remove (build outputs, temp dirs).
+    pub allowances: Vec<String>,
+    /// Extra deny rules, checked against every simple command found.
+    pub deny: Vec<DenyRule>,
+    /// Switch the guard off entirely (every input allowed).
+    pub allow_unsafe: bool,
+    /// Keep the guard active even when no run is active.
+    pub always: bool,
+}
+
+/// A user-defined deny rule (`[[guard.deny]]`). A rule with neither field
+/// set matches nothing; with both set, both must match.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct DenyRule {
+    /// Glob on the command's name after wrapper removal and with any
+    /// directory stripped (`terraform`, `kubectl`, `docker*`).
+    pub command: Option<String>,
+    /// Regex searched in the resolved command line: the argv joined by
+    /// single spaces, starting with the bare command name
+    /// (`^kubectl (delete|drain)\b`).
+    pub pattern: Option<String>,
+    /// Shown to the agent when the rule denies.
+    pub reason: Option<String>,
+}
+
+impl Default for Policy {
+    fn default() -> Self {
+        Self {
+            protected_branches: vec!["main".into(), "master".into()],
+            protected_paths: default_protected_paths(),
+            allowances: default_allowances(),
+            deny: Vec::new(),
+            allow_unsafe: false,
+            always: false,
+        }
+    }
+}
+
+fn strings(items: &[&str]) -> Vec<String> {
+    items.iter().map(|s| (*s).to_owned()).collect()
+}
+
+/// The default protected paths: secrets, keys and certificates, database
+/// migrations, infrastructure code, container and Kubernetes manifests,
+/// and git's own directory.
+pub fn default_protected_paths() -> Vec<String> {
+    strings(&[
+        "**/.env",
+        "**/.env.*",
+        "!**/.env.example",
+        "!**/.env.*.example",
+        "!**/.env.sample",
+        "!**/.env.template",
+        "**/secrets",
+        "**/secrets/**",
+        "**/*.key",
+        "**/*.pem",
+        "**/*.crt",
+        "**/*.p12",
+        "**/*.pfx",
+        "**/id_rsa*",
+        "**/id_ed25519*",
+        "**/id_ecdsa*",
+        "~/.ssh/**",
+        "~/.aws/**",
+        "~/.gnupg/**",
+        "**/migrations/**",
+        "**/*.tf",
+        "**/*.tfvars",
+        "**/Dockerfile*",
+        "**/*.dockerfile",
+        "**/k8s/**",
+        "**/kubernetes/**",
+        "**/.git",
+        "**/.git/**",
+    ])
+}
+
+/// The default allowances for `rm -r`: build outputs anywhere in the
+/// repository, `/tmp` and `$TMPDIR`.
+pub fn default_allowances() -> Vec<String> {
+    let mut out = strings(&["/tmp/**", "$TMPDIR/**"]);
+    for dir in [
+        "target",
+        "node_modules",
+        "dist",
+        "build",
+        ".pytest_cache",
+        ".mypy_cache",
+        ".ruff_cache",
+        "__pycache__",
+        "coverage",
+        ".next",
+        ".turbo",
+        ".parcel-cache",
+        ".gradle",
+        ".tox",
+    ] {
+        out.push(format!("**/{dir}"));
+        out.push(format!("**/{dir}/**"));
+    }
+    out
+}
+
+/// A policy that could not be compiled.
+#[derive(Debug, thiserror::Error)]
+pub enum PolicyError {
+    /// A path glob is malformed.
+    #[error("invalid glob {glob:?} in guard.{key}: {source}")]
+    Glob {
+        /// Which key held it.
+        key: &'static str,
+        /// The glob as written.
+        glob: String,
+        /// What globset said.
+        source: globset::Error,
+    },
+    /// A deny rule's regex is malformed.
+    #[error("invalid regex {pattern:?} in guard.deny: {source}")]
+    Regex {
+        /// The pattern as written.
+        pattern: String,
+        /// What regex said.
+        source: Box<regex::Error>,
+    },
+}
+
+/// Globs split by where they apply, with exceptions.
+#[derive(Debug, Clone)]
+pub(crate) struct PathGlobs {
+    /// Globs over absolute paths, `~/...` and `$TMPDIR/...` forms.
+    absolute: GlobSet,
+    absolute_not: GlobSet,
+    /// Globs over repository-relative paths.
+    relative: GlobSet,
+    relative_not: GlobSet,
+}
+
+/// The forms of one path that globs are matched against.
+#[derive(Debug, Default)]
+pub(crate) struct PathForms {
+    /// Normalised absolute path.
+    pub absolute: String,
+    /// `~/rest` when under `$HOME`.
+    pub home: Option<String>,
+    /// `$TMPDIR/rest` when under `$TMPDIR`.
+    pub tmpdir: Option<String>,
+    /// Repository-relative path when inside the repository (`""` = root).
+    pub relative: Option<String>,
+}
+
+impl PathGlobs {
+    fn compile(key: &'static str, globs: &[String]) -> Result<Self, PolicyError> {
+        let mut sets = [
+            GlobSetBuilder::new(),
+            GlobSetBuilder::new(),
+            GlobSetBuilder::new(),
+            GlobSetBuilder::new(),
+        ];
+        for raw in globs {
+            let (negated, pattern) = match raw.strip_prefix('!') {
+                Some(rest) => (true, rest),
+                None => (false, raw.as_str()),
+            };
+            let is_absolute = pattern.starts_with('/')
+                || pattern.starts_with("~/")
+                || pattern.starts_with("$TMPDIR/")
+                || pattern.starts_with("$HOME/");
+            // `$HOME/` is accepted as a spelling of `~/`.
+            let pattern = match pattern.strip_prefix("$HOME/") {
+                Some(rest) => format!("~/{rest}"),
+                None => pattern.to_owned(),
+            };
+            let glob = GlobBuilder::new(&pattern)
+                .literal_separator(true)
+                .backslash_escape(true)
+                .build()
+                .map_err(|source| PolicyError::Glob {
+                    key,
+                    glob: raw.clone(),
+                    source,
+                })?;
+            let index = usize::from(!is_absolute) * 2 + usize::from(negated);
+            sets[index].add(glob);
+        }
+        let build = |b: &GlobSetBuilder| {
+            b.build().map_err(|source| PolicyError::Glob {
+                key,
+                glob: globs.join(", "),
+                source,
+            })
+        };
+        Ok(Self {
+            absolute: build(&sets[0])?,
+            absolute_not: build(&sets[1])?,
+            relative: build(&sets[2])?,
+            relative_not: build(&sets[3])?,
+        })
+    }
+
+    /// Whether any form matches a glob and no form matches an exception.
+    /// `relative_also_absolute` lets relative globs see absolute paths too.
+    pub(crate) fn matches(&self, forms: &PathForms, relative_also_absolute: bool) -> bool {
+        let mut absolute_forms: Vec<&str> = vec![forms.absolute.as_str()];
+        absolute_forms.extend(forms.home.as_deref());
+        absolute_forms.extend(forms.tmpdir.as_deref());
+        let mut relative_forms: Vec<&str> = Vec::new();
+        if let Some(rel) = forms.relative.as_deref().filter(|r| !r.is_empty()) {
+            relative_forms.push(rel);
+        }
+        if relative_also_absolute {
+            relative_forms.extend(absolute_forms.iter().copied());
+        }
+        let hit = absolute_forms.iter().any(|p| self.absolute.is_match(p))
+            || relative_forms.iter().any(|p| self.relative.is_match(p));
+        if !hit {
+            return false;
+        }
+        let excepted = absolute_forms.iter().any(|p| self.absolute_not.is_match(p))
+            || relative_forms.iter().any(|p| self.relative_not.is_match(p));
+        !excepted
+    }
+}
+
+/// One compiled deny rule.
+#[derive(Debug, Clone)]
+pub(crate) struct CompiledDeny {
+    pub command: Option<globset::GlobMatcher>,
+    pub pattern: Option<regex::Regex>,
+    pub reason: Option<String>,
+    pub label: String,
+}
+
+/// A policy with its globs and regexes built, ready to evaluate many inputs.
+#[derive(Debug, Clone)]
+pub struct CompiledPolicy {
+    pub(crate) policy: Policy,
+    pub(crate) protected_paths: PathGlobs,
+    pub(crate) allowances: PathGlobs,
+    pub(crate) branches: GlobSet,
+    pub(crate) deny: Vec<CompiledDeny>,
+}
+
+impl CompiledPolicy {
+    /// Builds the globs and regexes of `policy`.
+    pub fn new(policy: &Policy) -> Result<Self, PolicyError> {
+        let protected_paths = PathGlobs::compile("protected_paths", &policy.protected_paths)?;
+        let allowances = PathGlobs::compile("allowances", &policy.allowances)?;
+        let mut branches = GlobSetBuilder::new();
+        for raw in &policy.protected_branches {
+            let glob = GlobBuilder::new(raw)
+                .literal_separator(true)
+                .build()
+                .map_err(|source| PolicyError::Glob {
+                    key: "protected_branches",
+                    glob: raw.clone(),
+                    source,
+                })?;
+            branches.add(glob);
+        }
+        let branches = branches.build().map_err(|source| PolicyError::Glob {
+            key: "protected_branches",
+            glob: policy.protected_branches.join(", "),
+            source,
+        })?;
+        let mut deny = Vec::new();
+        for rule in &policy.deny {
+            let command = match &rule.command {
+                Some(raw) => Some(
+                    GlobBuilder::new(raw)
+                        .build()
+                        .map_err(|source| PolicyError::Glob {
+                            key: "deny.command",
+                            glob: raw.clone(),
+                            source,
+                        })?
+                        .compile_matcher(),
+                ),
+                None => None,
+            };
+            let pattern = match &rule.pattern {
+                Some(raw) => Some(regex::Regex::new(raw).map_err(|source| {
+                    PolicyError::Regex {
+                        pattern: raw.clone(),
+                        source: Box::new(source),
+                    }
+                })?),
+                None => None,
+            };
+            let label = [rule.command.as_deref(), rule.pattern.as_deref()]
+                .into_iter()
+                .flatten()
+                .collect::<Vec<_>>()
+                .join(" / ");
+            deny.push(CompiledDeny {
+                command,
+                pattern,
+                reason: rule.reason.clone(),
+                label,
+            });
+        }
+        Ok(Self {
+            policy: policy.clone(),
+            protected_paths,
+            allowances,
+            branches,
+            deny,
+        })
+    }
+
+    /// The policy this was compiled from.
+    pub fn policy(&self) -> &Policy {
+        &self.policy
+    }
+
+    /// Whether `branch` (a short name or `refs/heads/...`) is protected.
+    pub(crate) fn is_protected_branch(&self, branch: &str) -> bool {
+        let short = branch.strip_prefix("refs/heads/").unwrap_or(branch);
+        self.branches.is_match(short)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn forms(abs: &str, rel: Option<&str>) -> PathForms {
+        PathForms {
+            absolute: abs.into(),
+            relative: rel.map(str::to_owned),
+            ..PathForms::default()
+        }
+    }
+
+    #[test]
+    fn default_policy_compiles() {
+        assert!(CompiledPolicy::new(&Policy::default()).is_ok());
+    }
+
+    #[test]
+    fn env_examples_are_exceptions() {
+        let p = CompiledPolicy::new(&Policy::default()).expect("compiles");
+        let g = &p.protected_paths;
+        assert!(g.matches(&forms("/r/.env", Some(".env")), true));
+        assert!(g.matches(&forms("/r/.env.local", Some(".env.local")), true));
+        assert!(!g.matches(&forms("/r/.env.example", Some(".env.example")), true));
+        assert!(g.matches(&forms("/r/a/migrations/1.sql", Some("a/migrations/1.sql")), true));
+        assert!(!g.matches(&forms("/r/src/main.rs", Some("src/main.rs")), true));
+    }
+
+    #[test]
+    fn tmp_allowance_needs_a_child() {
+        let p = CompiledPolicy::new(&Policy::default()).expect("compiles");
+        assert!(p.allowances.matches(&forms("/tmp/x", None), false));
+        assert!(p.allowances.matches(&forms("/r/target", Some("target")), false));
+        assert!(!p.allowances.matches(&forms("/r/src", Some("src")), false));
+    }
+
+    #[test]
+    fn policy_deserialises_with_defaults() {
+        let p: Policy = serde_json::from_str(r#"{"always": true}"#).expect("parses");
+        assert!(p.always);
+        assert_eq!(p.protected_branches, vec!["main", "master"]);
+    }
+}

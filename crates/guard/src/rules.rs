@@ -1,0 +1,161 @@
+//! The rules that judge one resolved simple command: git
+//! ([`git`]), files and destructive shell ([`fs`]), interpreter one-liners
+//! ([`interp`]); plus the small option parser they share.
+//!
+//! Rules are methods on the walker so that they can read the shell state
+//! (current directory, branch) and hand payloads back to it (a git alias
+//! that runs `!sh`, a `python -c` string that runs `git push`).
+
+pub(crate) mod fs;
+pub(crate) mod git;
+pub(crate) mod interp;
+
+use crate::words::Arg;
+
+/// One option as written: `-r`, `--force`, with its value when it takes one.
+#[derive(Debug, Clone)]
+pub(crate) struct Opt {
+    pub name: String,
+    pub value: Option<Arg>,
+}
+
+/// Options and operands of a command line.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Parsed {
+    pub opts: Vec<Opt>,
+    pub operands: Vec<Arg>,
+}
+
+impl Parsed {
+    /// Whether any of `names` was given.
+    pub(crate) fn has(&self, names: &[&str]) -> bool {
+        self.opts.iter().any(|o| names.contains(&o.name.as_str()))
+    }
+
+    /// The value of the last of `names` given.
+    pub(crate) fn value(&self, names: &[&str]) -> Option<&Arg> {
+        self.opts
+            .iter()
+            .rev()
+            .find(|o| names.contains(&o.name.as_str()))
+            .and_then(|o| o.value.as_ref())
+    }
+}
+
+/// How a command's options look.
+pub(crate) struct Spec<'s> {
+    /// Short options that take a value (`-u root`, `-uroot`).
+    pub short_values: &'s str,
+    /// Long options that take a value when given without `=`.
+    pub long_values: &'s [&'s str],
+    /// Options end at the first operand (wrappers: the rest is a command).
+    pub stop_at_operand: bool,
+}
+
+/// Parses `args` (without the command name) per `spec`. Unknown words are
+/// operands; `--` ends options.
+pub(crate) fn parse(args: &[Arg], spec: &Spec<'_>) -> Parsed {
+    let mut out = Parsed::default();
+    let mut index = 0;
+    while index < args.len() {
+        let arg = &args[index];
+        index += 1;
+        let Some(text) = arg.exact() else {
+            out.operands.push(arg.clone());
+            if spec.stop_at_operand {
+                out.operands.extend(args[index..].iter().cloned());
+                break;
+            }
+            continue;
+        };
+        if text == "--" {
+            out.operands.extend(args[index..].iter().cloned());
+            break;
+        }
+        if let Some(long) = text.strip_prefix("--") {
+            match long.split_once('=') {
+                Some((name, value)) => out.opts.push(Opt {
+                    name: format!("--{name}"),
+                    value: Some(Arg::lit(value)),
+                }),
+                None => {
+                    let name = format!("--{long}");
+                    let value = if spec.long_values.contains(&name.as_str()) {
+                        let v = args.get(index).cloned();
+                        index += 1;
+                        v
+                    } else {
+                        None
+                    };
+                    out.opts.push(Opt { name, value });
+                }
+            }
+            continue;
+        }
+        if text.len() > 1 && text.starts_with('-') {
+            let cluster: Vec<char> = text.chars().skip(1).collect();
+            for (at, c) in cluster.iter().enumerate() {
+                if spec.short_values.contains(*c) {
+                    let rest: String = cluster[at + 1..].iter().collect();
+                    let value = if rest.is_empty() {
+                        let v = args.get(index).cloned();
+                        index += 1;
+                        v
+                    } else {
+                        Some(Arg::lit(rest))
+                    };
+                    out.opts.push(Opt {
+                        name: format!("-{c}"),
+                        value,
+                    });
+                    break;
+                }
+                out.opts.push(Opt {
+                    name: format!("-{c}"),
+                    value: None,
+                });
+            }
+            continue;
+        }
+        out.operands.push(arg.clone());
+        if spec.stop_at_operand {
+            out.operands.extend(args[index..].iter().cloned());
+            break;
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lits(items: &[&str]) -> Vec<Arg> {
+        items.iter().map(|s| Arg::lit(*s)).collect()
+    }
+
+    #[test]
+    fn clusters_and_values() {
+        let spec = Spec {
+            short_values: "u",
+            long_values: &["--user"],
+            stop_at_operand: true,
+        };
+        let p = parse(&lits(&["-nuroot", "--user", "x", "git", "-f"]), &spec);
+        assert!(p.has(&["-n"]));
+        assert_eq!(p.value(&["-u"]).map(|a| a.text.as_str()), Some("root"));
+        assert_eq!(p.operands.len(), 2);
+    }
+
+    #[test]
+    fn double_dash_ends_options() {
+        let spec = Spec {
+            short_values: "",
+            long_values: &[],
+            stop_at_operand: false,
+        };
+        let p = parse(&lits(&["-rf", "--", "-x", "a"]), &spec);
+        assert!(p.has(&["-r"]) && p.has(&["-f"]));
+        assert_eq!(p.operands.len(), 2);
+    }
+}

@@ -1,0 +1,577 @@
+//! Static expansion of one shell word: quotes removed, escapes and ANSI-C
+//! strings decoded, brace expansion applied, variables replaced when their
+//! value is statically known. Whatever cannot be known (command
+//! substitution, unknown variables, arithmetic) makes the word *unknown*,
+//! and the command substitutions found are handed back so the caller can
+//! analyse them as scripts of their own.
+//!
+//! This is not a shell: it never runs anything and never reads the
+//! environment; variable values come from the caller.
+
+use brush_parser::word::{
+    BraceExpressionMember, BraceExpressionOrText, Parameter, ParameterExpr, TildeExpr, WordPiece,
+    WordPieceWithSource,
+};
+
+/// Most words a brace expansion may produce before the word is treated as
+/// unknown; bounds work on inputs such as `{1..999999999}`.
+const MAX_BRACE_WORDS: usize = 64;
+
+/// One argument after expansion.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Arg {
+    /// The value when known; otherwise the word as written, for messages.
+    pub text: String,
+    /// The value is statically known.
+    pub known: bool,
+    /// The value contains unquoted glob characters (`*`, `?`, `[`).
+    pub glob: bool,
+}
+
+impl Arg {
+    /// A known, literal argument.
+    pub(crate) fn lit(text: impl Into<String>) -> Self {
+        Self {
+            text: text.into(),
+            known: true,
+            glob: false,
+        }
+    }
+
+    /// An argument whose value cannot be known, shown as `shown`.
+    pub(crate) fn unknown(shown: impl Into<String>) -> Self {
+        Self {
+            text: shown.into(),
+            known: false,
+            glob: false,
+        }
+    }
+
+    /// The value when it is known and free of globs.
+    pub(crate) fn exact(&self) -> Option<&str> {
+        (self.known && !self.glob).then_some(self.text.as_str())
+    }
+
+    /// Whether the value is known and equal to `s`.
+    pub(crate) fn is(&self, s: &str) -> bool {
+        self.exact() == Some(s)
+    }
+}
+
+/// Quotes an argument so that re-parsing it yields the same argument;
+/// unknown arguments become a reference to a variable nobody sets, which
+/// the walker treats as unknown.
+pub(crate) fn quote(arg: &Arg) -> String {
+    if !arg.known {
+        return "\"${__PAWL_UNKNOWN__}\"".to_owned();
+    }
+    if arg.glob {
+        // Keep glob characters active, quote the rest.
+        let mut out = String::new();
+        for c in arg.text.chars() {
+            if c.is_ascii_alphanumeric() || "*?[]/._-+=,:@%^".contains(c) {
+                out.push(c);
+            } else {
+                out.push('\\');
+                out.push(c);
+            }
+        }
+        return out;
+    }
+    format!("'{}'", arg.text.replace('\'', r"'\''"))
+}
+
+/// What the walker needs from its scope to expand a word.
+pub(crate) trait Scope {
+    /// The value of a variable when statically known.
+    fn var(&self, name: &str) -> Option<String>;
+    /// `$HOME`, when known.
+    fn home(&self) -> Option<String>;
+}
+
+/// The result of expanding one word.
+#[derive(Debug, Default)]
+pub(crate) struct Expanded {
+    /// Fields after brace expansion and word splitting of known values.
+    pub args: Vec<Arg>,
+    /// Command substitutions (`$(...)`, backticks) met, as script text.
+    pub substitutions: Vec<String>,
+    /// Whether the word failed to parse.
+    pub malformed: bool,
+}
+
+fn options() -> brush_parser::ParserOptions {
+    brush_parser::ParserOptions::default()
+}
+
+/// Expands `raw` (a word as the parser returned it, quotes included).
+pub(crate) fn expand(raw: &str, scope: &dyn Scope) -> Expanded {
+    let mut out = Expanded::default();
+    for alternative in brace_alternatives(raw) {
+        match alternative {
+            Some(text) => expand_one(&text, scope, &mut out),
+            None => out.args.push(Arg::unknown(raw)),
+        }
+    }
+    out
+}
+
+/// Expands a here-document body that undergoes expansion: only the
+/// substitutions matter (the body is data), so just collect them.
+pub(crate) fn heredoc_substitutions(body: &str) -> (Vec<String>, bool) {
+    match brush_parser::word::parse_heredoc(body, &options()) {
+        Ok(pieces) => {
+            let mut subs = Vec::new();
+            collect_substitutions(&pieces, &mut subs);
+            (subs, false)
+        }
+        Err(_) => (Vec::new(), true),
+    }
+}
+
+fn collect_substitutions(pieces: &[WordPieceWithSource], subs: &mut Vec<String>) {
+    for piece in pieces {
+        match &piece.piece {
+            WordPiece::CommandSubstitution(s) | WordPiece::BackquotedCommandSubstitution(s) => {
+                subs.push(s.clone());
+            }
+            WordPiece::DoubleQuotedSequence(inner)
+            | WordPiece::GettextDoubleQuotedSequence(inner) => collect_substitutions(inner, subs),
+            WordPiece::ParameterExpansion(expr) => param_substitutions(expr, subs),
+            WordPiece::ArithmeticExpression(expr) => {
+                subs.extend(nested_substitutions(&expr.value));
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Substitutions hidden inside `${X:-$(cmd)}` and friends.
+fn param_substitutions(expr: &ParameterExpr, subs: &mut Vec<String>) {
+    let texts: Vec<&str> = match expr {
+        ParameterExpr::UseDefaultValues { default_value, .. }
+        | ParameterExpr::AssignDefaultValues { default_value, .. } => {
+            default_value.as_deref().into_iter().collect()
+        }
+        ParameterExpr::IndicateErrorIfNullOrUnset { error_message, .. } => {
+            error_message.as_deref().into_iter().collect()
+        }
+        ParameterExpr::UseAlternativeValue {
+            alternative_value, ..
+        } => alternative_value.as_deref().into_iter().collect(),
+        _ => Vec::new(),
+    };
+    for text in texts {
+        subs.extend(nested_substitutions(text));
+    }
+}
+
+fn nested_substitutions(text: &str) -> Vec<String> {
+    if !text.contains('$') && !text.contains('`') {
+        return Vec::new();
+    }
+    match brush_parser::word::parse(text, &options()) {
+        Ok(pieces) => {
+            let mut subs = Vec::new();
+            collect_substitutions(&pieces, &mut subs);
+            subs
+        }
+        // Unparseable text that mentions `$(` is handed back whole so the
+        // caller fails closed on it.
+        Err(_) => vec![text.to_owned()],
+    }
+}
+
+#[derive(Default)]
+struct Acc {
+    fields: Vec<Arg>,
+    cur: Arg,
+    /// The current field has received something (even an empty string).
+    started: bool,
+}
+
+impl Default for Arg {
+    fn default() -> Self {
+        Self::lit("")
+    }
+}
+
+impl Acc {
+    fn push_lit(&mut self, s: &str, quoted: bool) {
+        if !quoted && has_glob(s) {
+            self.cur.glob = true;
+        }
+        self.cur.text.push_str(s);
+        self.started = true;
+    }
+
+    fn push_unknown(&mut self, shown: &str) {
+        self.cur.known = false;
+        self.cur.text.push_str(shown);
+        self.started = true;
+    }
+
+    /// A known expansion result: split on whitespace when unquoted.
+    fn push_expanded(&mut self, value: &str, quoted: bool) {
+        if quoted {
+            self.cur.text.push_str(value);
+            self.started = true;
+            return;
+        }
+        if has_glob(value) {
+            self.cur.glob = true;
+        }
+        let mut pieces = value.split([' ', '\t', '\n']).peekable();
+        let mut first = true;
+        while let Some(piece) = pieces.next() {
+            if !first {
+                self.finish();
+            }
+            first = false;
+            if !piece.is_empty() {
+                self.cur.text.push_str(piece);
+                self.started = true;
+            }
+            if pieces.peek().is_none() {
+                break;
+            }
+        }
+    }
+
+    fn finish(&mut self) {
+        if self.started || !self.cur.known {
+            let field = std::mem::take(&mut self.cur);
+            self.fields.push(field);
+        }
+        self.cur = Arg::default();
+        self.started = false;
+    }
+}
+
+/// Whether unquoted text would be a glob pattern: `*`, `?`, or a `[`
+/// closed by a later `]` (a lone `[` is the test command).
+fn has_glob(s: &str) -> bool {
+    if s.contains(['*', '?']) {
+        return true;
+    }
+    s.find('[').is_some_and(|open| s[open + 1..].contains(']'))
+}
+
+fn expand_one(raw: &str, scope: &dyn Scope, out: &mut Expanded) {
+    match brush_parser::word::parse(raw, &options()) {
+        Ok(pieces) => {
+            let mut acc = Acc::default();
+            pieces_into(raw, &pieces, false, scope, &mut acc, out);
+            acc.finish();
+            if acc.fields.is_empty() {
+                // An unquoted expansion to nothing vanishes; keep the
+                // field count stable for the rules by not adding one.
+                return;
+            }
+            out.args.extend(acc.fields);
+        }
+        Err(_) => {
+            out.malformed = true;
+            out.args.push(Arg::unknown(raw));
+        }
+    }
+}
+
+fn shown<'r>(raw: &'r str, piece: &WordPieceWithSource) -> &'r str {
+    raw.get(piece.start_index..piece.end_index).unwrap_or("?")
+}
+
+fn pieces_into(
+    raw: &str,
+    pieces: &[WordPieceWithSource],
+    quoted: bool,
+    scope: &dyn Scope,
+    acc: &mut Acc,
+    out: &mut Expanded,
+) {
+    for piece in pieces {
+        match &piece.piece {
+            WordPiece::Text(s) => acc.push_lit(s, quoted),
+            WordPiece::SingleQuotedText(s) => acc.push_lit(s, true),
+            WordPiece::AnsiCQuotedText(s) => acc.push_lit(&decode_ansi_c(s), true),
+            WordPiece::DoubleQuotedSequence(inner)
+            | WordPiece::GettextDoubleQuotedSequence(inner) => {
+                acc.started = true;
+                pieces_into(raw, inner, true, scope, acc, out);
+            }
+            WordPiece::EscapeSequence(s) => {
+                let unescaped = s.strip_prefix('\\').unwrap_or(s);
+                // A backslash-newline is a line continuation: it vanishes.
+                if unescaped != "\n" {
+                    acc.push_lit(unescaped, true);
+                }
+            }
+            WordPiece::TildeExpansion(TildeExpr::Home) => match scope.home() {
+                Some(home) => acc.push_lit(&home, true),
+                None => acc.push_unknown("~"),
+            },
+            WordPiece::TildeExpansion(_) => acc.push_unknown(shown(raw, piece)),
+            WordPiece::ParameterExpansion(expr) => {
+                param_substitutions(expr, &mut out.substitutions);
+                let value = match expr {
+                    ParameterExpr::Parameter {
+                        parameter: Parameter::Named(name),
+                        indirect: false,
+                    } => scope.var(name),
+                    _ => None,
+                };
+                match value {
+                    Some(v) => acc.push_expanded(&v, quoted),
+                    None => acc.push_unknown(shown(raw, piece)),
+                }
+            }
+            WordPiece::CommandSubstitution(s) | WordPiece::BackquotedCommandSubstitution(s) => {
+                out.substitutions.push(s.clone());
+                acc.push_unknown(shown(raw, piece));
+            }
+            WordPiece::ArithmeticExpression(expr) => {
+                out.substitutions.extend(nested_substitutions(&expr.value));
+                acc.push_unknown(shown(raw, piece));
+            }
+        }
+    }
+}
+
+/// Brace-expands `raw` into raw alternatives; `None` entries stand for "too
+/// many to enumerate". A word without an unquoted `{` is returned as is.
+fn brace_alternatives(raw: &str) -> Vec<Option<String>> {
+    if !raw.contains('{') || !(raw.contains(',') || raw.contains("..")) {
+        return vec![Some(raw.to_owned())];
+    }
+    match brush_parser::word::parse_brace_expansions(raw, &options()) {
+        Ok(Some(pieces)) => match expand_brace_pieces(&pieces) {
+            Some(words) => words.into_iter().map(Some).collect(),
+            None => vec![None],
+        },
+        _ => vec![Some(raw.to_owned())],
+    }
+}
+
+fn expand_brace_pieces(pieces: &[BraceExpressionOrText]) -> Option<Vec<String>> {
+    let mut acc = vec![String::new()];
+    for piece in pieces {
+        let options: Vec<String> = match piece {
+            BraceExpressionOrText::Text(t) => vec![t.clone()],
+            BraceExpressionOrText::Expr(members) => {
+                let mut all = Vec::new();
+                for member in members {
+                    all.extend(expand_member(member)?);
+                    if all.len() > MAX_BRACE_WORDS {
+                        return None;
+                    }
+                }
+                all
+            }
+        };
+        let mut next = Vec::new();
+        for prefix in &acc {
+            for option in &options {
+                next.push(format!("{prefix}{option}"));
+                if next.len() > MAX_BRACE_WORDS {
+                    return None;
+                }
+            }
+        }
+        acc = next;
+    }
+    Some(acc)
+}
+
+fn expand_member(member: &BraceExpressionMember) -> Option<Vec<String>> {
+    match member {
+        BraceExpressionMember::Child(pieces) => expand_brace_pieces(pieces),
+        BraceExpressionMember::NumberSequence {
+            start,
+            end,
+            increment,
+        } => {
+            let step = increment.checked_abs().filter(|s| *s > 0).unwrap_or(1);
+            let span = start.abs_diff(*end) / step.unsigned_abs();
+            if span >= MAX_BRACE_WORDS as u64 {
+                return None;
+            }
+            let mut out = Vec::new();
+            let mut value = *start;
+            loop {
+                out.push(value.to_string());
+                if value == *end {
+                    break;
+                }
+                let next = if start <= end {
+                    value.checked_add(step)
+                } else {
+                    value.checked_sub(step)
+                }?;
+                if (start <= end && next > *end) || (start > end && next < *end) {
+                    break;
+                }
+                value = next;
+            }
+            Some(out)
+        }
+        BraceExpressionMember::CharSequence {
+            start,
+            end,
+            increment,
+        } => {
+            let (a, b) = (u32::from(*start), u32::from(*end));
+            let step = u32::try_from(increment.unsigned_abs()).unwrap_or(1).max(1);
+            if a.abs_diff(b) / step >= MAX_BRACE_WORDS as u32 {
+                return None;
+            }
+            let mut out = Vec::new();
+            let (lo, hi) = (a.min(b), a.max(b));
+            let mut v = lo;
+            while v <= hi {
+                out.extend(char::from_u32(v).map(String::from));
+                v += step;
+            }
+            if a > b {
+                out.reverse();
+            }
+            Some(out)
+        }
+    }
+}
+
+/// Decodes the body of a `$'...'` string.
+pub(crate) fn decode_ansi_c(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        let Some(e) = chars.next() else {
+            out.push('\\');
+            break;
+        };
+        match e {
+            'a' => out.push('\u{7}'),
+            'b' => out.push('\u{8}'),
+            'e' | 'E' => out.push('\u{1b}'),
+            'f' => out.push('\u{c}'),
+            'n' => out.push('\n'),
+            'r' => out.push('\r'),
+            't' => out.push('\t'),
+            'v' => out.push('\u{b}'),
+            '\\' | '\'' | '"' | '?' => out.push(e),
+            '0'..='7' => {
+                let mut value = e.to_digit(8).unwrap_or(0);
+                for _ in 0..2 {
+                    match chars.peek().and_then(|d| d.to_digit(8)) {
+                        Some(d) => {
+                            value = value * 8 + d;
+                            chars.next();
+                        }
+                        None => break,
+                    }
+                }
+                out.extend(char::from_u32(value & 0xff));
+            }
+            'x' | 'u' | 'U' => {
+                let max = match e {
+                    'x' => 2,
+                    'u' => 4,
+                    _ => 8,
+                };
+                let mut value: u32 = 0;
+                let mut digits = 0;
+                while digits < max {
+                    match chars.peek().and_then(|d| d.to_digit(16)) {
+                        Some(d) => {
+                            value = value.saturating_mul(16).saturating_add(d);
+                            chars.next();
+                            digits += 1;
+                        }
+                        None => break,
+                    }
+                }
+                if digits == 0 {
+                    out.push('\\');
+                    out.push(e);
+                } else {
+                    out.extend(char::from_u32(value));
+                }
+            }
+            'c' => {
+                if let Some(ctl) = chars.next() {
+                    out.extend(char::from_u32(u32::from(ctl) & 0x1f));
+                }
+            }
+            other => {
+                out.push('\\');
+                out.push(other);
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Vars;
+    impl Scope for Vars {
+        fn var(&self, name: &str) -> Option<String> {
+            match name {
+                "X" => Some("rm".into()),
+                "TWO" => Some("rm -rf".into()),
+                _ => None,
+            }
+        }
+        fn home(&self) -> Option<String> {
+            Some("/home/dev".into())
+        }
+    }
+
+    fn texts(raw: &str) -> Vec<(String, bool)> {
+        expand(raw, &Vars)
+            .args
+            .into_iter()
+            .map(|a| (a.text, a.known))
+            .collect()
+    }
+
+    #[test]
+    fn quotes_and_escapes_disappear() {
+        assert_eq!(texts("r''m"), vec![("rm".into(), true)]);
+        assert_eq!(texts("\\rm"), vec![("rm".into(), true)]);
+        assert_eq!(texts("\"r\"m"), vec![("rm".into(), true)]);
+        assert_eq!(texts("$'\\x72\\x6d'"), vec![("rm".into(), true)]);
+        assert_eq!(texts("~/x"), vec![("/home/dev/x".into(), true)]);
+    }
+
+    #[test]
+    fn variables_split_when_unquoted() {
+        assert_eq!(
+            texts("$TWO"),
+            vec![("rm".into(), true), ("-rf".into(), true)]
+        );
+        assert_eq!(texts("\"$TWO\""), vec![("rm -rf".into(), true)]);
+        assert_eq!(texts("$X"), vec![("rm".into(), true)]);
+        assert_eq!(texts("$Y"), vec![("$Y".into(), false)]);
+    }
+
+    #[test]
+    fn braces_expand_and_are_bounded() {
+        assert_eq!(texts("{rm,-rf,src}").len(), 3);
+        assert_eq!(texts("a{1..3}").len(), 3);
+        assert_eq!(texts("{1..100000}"), vec![("{1..100000}".into(), false)]);
+        assert_eq!(texts("stash@{1}"), vec![("stash@{1}".into(), true)]);
+    }
+
+    #[test]
+    fn substitutions_are_collected() {
+        let e = expand("\"$(echo rm)\"", &Vars);
+        assert_eq!(e.substitutions, vec!["echo rm".to_owned()]);
+        assert!(!e.args[0].known);
+    }
+}

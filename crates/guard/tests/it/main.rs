@@ -1,0 +1,7 @@
+//! The guard's integration tests: the shared corpus, trick classes beyond
+//! it, and properties (no panic, bounded time) on hostile input.
+
+mod corpus;
+mod props;
+mod support;
+mod tricks;
