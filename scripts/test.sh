@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Runs pawl's whole test suite on a fresh machine: installs what the tests need (the pinned agent
+# CLIs for the real-client tier, cached under ~/.cache/pawl-agents), then the workspace tests.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# The real Claude Code and Codex CLIs, driven offline against pawl's mock model server.
+eval "$(bash .ci/install-agents.sh)"
+export PAWL_CLAUDE_BIN PAWL_CODEX_BIN
+
+cargo test --workspace "$@"
