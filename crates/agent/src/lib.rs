@@ -1,0 +1,121 @@
+//! pawl-agent: one module per agent program pawl drives, all speaking one event vocabulary.
+//!
+//! An [`Adapter`] knows how to start one step of its agent (argv, environment, stdin) and how to
+//! turn each line the agent prints into [`AgentEvent`]s. The engine spawns the step through
+//! pawl-process, feeds lines to the adapter, and decides from the events; it never needs to know
+//! which agent it drives. Foreign streams are parsed into tagged enums with an `Unknown`
+//! fallback: a new event type from an agent CLI is recorded, never a crash.
+//!
+//! What this crate is not: the loop (pawl-engine), the checks (pawl-verify), or the hooks.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+/// Token usage, as reported by the agent (or summed over a step).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Usage {
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    #[serde(default)]
+    pub cache_read_tokens: u64,
+    #[serde(default)]
+    pub cache_write_tokens: u64,
+}
+
+impl Usage {
+    pub fn total(&self) -> u64 {
+        self.input_tokens + self.output_tokens + self.cache_read_tokens + self.cache_write_tokens
+    }
+
+    pub fn add(&mut self, other: &Usage) {
+        self.input_tokens += other.input_tokens;
+        self.output_tokens += other.output_tokens;
+        self.cache_read_tokens += other.cache_read_tokens;
+        self.cache_write_tokens += other.cache_write_tokens;
+    }
+}
+
+/// One thing an agent did or said, in pawl's vocabulary.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum AgentEvent {
+    /// The agent started (or resumed) a session; the id lets the next step resume it.
+    SessionStarted { session_id: String, model: Option<String> },
+    /// Assistant text.
+    Text { text: String },
+    /// The agent called a tool.
+    ToolCall { id: Option<String>, name: String, input: serde_json::Value },
+    /// A tool's result came back.
+    ToolResult { id: Option<String>, is_error: bool, output: String },
+    /// A file was written or edited (from a tool call, a hook, or the replay script).
+    FileEdited { path: String },
+    /// A tool use was refused by the agent's permission system.
+    PermissionDenied { tool: String, detail: String },
+    /// The provider said to wait: HTTP 429, a usage limit, overloaded. Not a failure, not a stall.
+    RateLimited { retry_after: Option<Duration>, message: String },
+    /// An error from the agent or its provider.
+    Error { message: String, recoverable: bool },
+    /// The step's final accounting.
+    Result {
+        is_error: bool,
+        subtype: Option<String>,
+        text: Option<String>,
+        usage: Usage,
+        /// Dollars reported by the agent, or estimated by pawl from a price table.
+        cost_usd: Option<f64>,
+        cost_estimated: bool,
+        num_turns: Option<u32>,
+    },
+    /// The agent claims the work is done. Only a hint: it triggers verification, nothing more.
+    ClaimDone { text: String },
+    /// A line the adapter did not recognise (kept for the log and the report).
+    Unknown { raw: String },
+}
+
+/// Everything needed to start one step.
+#[derive(Debug, Clone)]
+pub struct StepRequest {
+    pub prompt: String,
+    pub cwd: PathBuf,
+    pub run_id: String,
+    /// 1-based iteration number.
+    pub iteration: u32,
+    /// The session to continue, when the agent supports resuming.
+    pub resume_session: Option<String>,
+    pub model: Option<String>,
+    /// Extra environment for the agent (already filtered by the caller).
+    pub env: Vec<(String, String)>,
+}
+
+/// Errors building a step.
+#[derive(Debug, thiserror::Error)]
+pub enum AgentError {
+    #[error("agent configuration: {0}")]
+    Config(String),
+    #[error("cannot read the replay scenario {path}: {message}")]
+    Scenario { path: PathBuf, message: String },
+    #[error(
+        "refusing to start {agent} from inside a {agent} session (a runaway loop); pass --force-nested to override"
+    )]
+    Nested { agent: String },
+}
+
+/// One agent program.
+pub trait Adapter: Send {
+    /// A short name (`claude`, `codex`, `replay`, ...).
+    fn name(&self) -> &str;
+
+    /// The command for one step. The engine adds timeouts, the log file and the line sink.
+    fn command(&self, req: &StepRequest) -> Result<pawl_process::Command, AgentError>;
+
+    /// Turns one stdout line into events. Adapters may keep state across lines.
+    fn parse_stdout(&mut self, line: &str) -> Vec<AgentEvent>;
+
+    /// Turns one stderr line into events (usage-limit messages often arrive here).
+    fn parse_stderr(&mut self, line: &str) -> Vec<AgentEvent> {
+        let _ = line;
+        Vec::new()
+    }
+}
