@@ -7,6 +7,7 @@
 pub mod config;
 pub mod exit;
 pub mod failure;
+pub mod judge;
 pub mod model;
 pub mod record;
 pub mod resume;
