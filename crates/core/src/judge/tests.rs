@@ -130,7 +130,7 @@ fn file_thrash_in_one_iteration_and_oscillation_across_iterations() {
     };
     let mut f = facts("1");
     f.edits.insert("src/lib.rs".into(), 4);
-    assert_eq!(breaker_tripped(&b, &[f.clone()], None), None);
+    assert_eq!(breaker_tripped(&b, std::slice::from_ref(&f), None), None);
     f.edits.insert("src/lib.rs".into(), 5);
     assert_eq!(
         breaker_tripped(&b, &[f], None),
@@ -176,7 +176,7 @@ fn agent_errors_and_permission_denials_in_a_row() {
         permission_denials: 1,
         ..facts("3")
     };
-    assert_eq!(breaker_tripped(&b, &[den.clone()], None), None);
+    assert_eq!(breaker_tripped(&b, std::slice::from_ref(&den), None), None);
     assert_eq!(
         breaker_tripped(&b, &[den.clone(), den], None),
         Some(StopReason::PermissionDenials)
