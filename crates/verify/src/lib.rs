@@ -5,13 +5,28 @@
 //! - [`report`]: the `{report}` placeholder through which a gate command writes a machine-readable
 //!   report that a parser then reads.
 //! - [`parse`]: turn a test runner's output into a [`parse::TestSummary`].
+//! - [`gate`]: the checks (gates from `[gates]`, command criteria) and their run order.
+//! - [`runner`]: run checks through `pawl-process` (process groups, timeouts, logs), in
+//!   parallel, into [`outcome::CheckRun`]s with parsed counts and a classified failure
+//!   ([`classify`]).
+//! - [`backup`]: an exact, restorable copy of the working tree for the lint-fix loop.
 //!
-//! This crate never spawns a process, prints, or reads the environment: the runner (through
-//! `pawl-process`) and the CLI own that and hand text in.
+//! This crate prints nothing and reads no configuration or environment: the CLI passes the
+//! gates, the timeout and the environment in. Processes are built only through `pawl-process`
+//! (directly in [`runner`], and through `pawl-git`). Binding results to the tree hash, the cache
+//! and the store are the caller's: this crate returns plain data.
 
+pub mod backup;
+pub mod classify;
+pub mod gate;
+pub mod outcome;
 pub mod parse;
 pub mod platform;
 pub mod report;
+pub mod runner;
 
+pub use gate::{Check, gates_from_config};
+pub use outcome::{CheckEnd, CheckFailure, CheckRun};
 pub use parse::{Runner, TestSummary, parse_any};
 pub use platform::{Detection, ProjectFacts, detect, gates_toml};
+pub use runner::{RunnerConfig, run_check, run_checks};

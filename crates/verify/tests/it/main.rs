@@ -3,9 +3,11 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod backup;
 mod detection;
 mod no_panics;
 mod parsers;
+mod runner;
 
 use std::path::PathBuf;
 

@@ -1,0 +1,198 @@
+//! Which failure class a failed check belongs to, and the one message that says why.
+//!
+//! The end of the process decides first (a timeout is `timeout`; a command that cannot be found,
+//! exit 127, or cannot be executed, exit 126, is `environment`), then failing tests (`test`,
+//! unless their first failure is plainly environmental, infrastructural or external, e.g. a
+//! missing module), then pawl-core's message table on the output. The table itself lives in
+//! `pawl_core::failure`; this module only decides what text to hand it.
+
+use pawl_core::failure::{FailureCategory, classify};
+
+use crate::outcome::{CheckEnd, CheckFailure};
+use crate::parse::TestSummary;
+
+/// Lines of output kept in a failure message when no test runner explained the failure.
+const MESSAGE_LINES: usize = 12;
+/// At most this many failing names are listed in a message.
+const MESSAGE_NAMES: usize = 5;
+
+/// The failure of a check that did not pass; `None` for a pass or a skipped check.
+pub fn classify_check(
+    name: &str,
+    end: &CheckEnd,
+    passed: bool,
+    tests: Option<&TestSummary>,
+    tail: &str,
+) -> Option<CheckFailure> {
+    if passed || matches!(end, CheckEnd::Skipped { .. }) {
+        return None;
+    }
+    let useful = last_lines(tail, MESSAGE_LINES);
+    let (category, detail) = match end {
+        CheckEnd::TimedOut { .. } | CheckEnd::IdleTimedOut => {
+            (FailureCategory::Timeout, end.describe())
+        }
+        CheckEnd::SpawnFailed { .. } => (FailureCategory::Environment, end.describe()),
+        CheckEnd::Exited { code: 126 | 127 } => (
+            FailureCategory::Environment,
+            format!(
+                "{} (command not found or not executable): {useful}",
+                end.describe()
+            ),
+        ),
+        CheckEnd::Stopped => (FailureCategory::Infra, end.describe()),
+        _ => match tests.filter(|t| t.failed > 0) {
+            Some(t) => {
+                let first = t.first_failure.clone().unwrap_or_else(|| useful.clone());
+                let category = match classify(&first) {
+                    c @ (FailureCategory::Environment
+                    | FailureCategory::Infra
+                    | FailureCategory::External
+                    | FailureCategory::Timeout) => c,
+                    _ => FailureCategory::Test,
+                };
+                let mut names: Vec<&str> = t
+                    .failing
+                    .iter()
+                    .take(MESSAGE_NAMES)
+                    .map(String::as_str)
+                    .collect();
+                if t.failing.len() > MESSAGE_NAMES {
+                    names.push("...");
+                }
+                (
+                    category,
+                    format!(
+                        "{} failed ({}): {}",
+                        plural(t.failed, "test"),
+                        names.join(", "),
+                        first_lines(&first, 3)
+                    ),
+                )
+            }
+            None => (classify(&useful), format!("{}: {}", end.describe(), useful)),
+        },
+    };
+    Some(CheckFailure {
+        category,
+        message: format!("{name}: {}", detail.trim()),
+    })
+}
+
+fn plural(n: u64, word: &str) -> String {
+    if n == 1 {
+        format!("1 {word}")
+    } else {
+        format!("{n} {word}s")
+    }
+}
+
+/// The last `n` non-blank lines of a tail, without the `out| ` / `err| ` prefixes, joined by
+/// ` | ` so the message stays one line.
+fn last_lines(tail: &str, n: usize) -> String {
+    let lines: Vec<&str> = tail
+        .lines()
+        .map(|l| {
+            l.strip_prefix("out| ")
+                .or_else(|| l.strip_prefix("err| "))
+                .unwrap_or(l)
+                .trim_end()
+        })
+        .filter(|l| !l.trim().is_empty())
+        .collect();
+    let start = lines.len().saturating_sub(n);
+    lines.get(start..).unwrap_or_default().join(" | ")
+}
+
+fn first_lines(text: &str, n: usize) -> String {
+    text.lines()
+        .map(str::trim_end)
+        .filter(|l| !l.trim().is_empty())
+        .take(n)
+        .collect::<Vec<_>>()
+        .join(" | ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parse::Runner;
+
+    fn summary(failed: u64, first: &str) -> TestSummary {
+        TestSummary {
+            runner: Runner::Unittest,
+            passed: 1,
+            failed,
+            skipped: 0,
+            failing: vec!["test_a".into(), "test_b".into()],
+            first_failure: Some(first.into()),
+        }
+    }
+
+    #[test]
+    fn the_end_decides_first() {
+        let c = |end: CheckEnd| {
+            classify_check("test", &end, false, None, "err| boom\n")
+                .unwrap()
+                .category
+        };
+        assert_eq!(
+            c(CheckEnd::TimedOut { after_ms: 2000 }),
+            FailureCategory::Timeout
+        );
+        assert_eq!(
+            c(CheckEnd::Exited { code: 127 }),
+            FailureCategory::Environment
+        );
+        assert_eq!(
+            c(CheckEnd::SpawnFailed {
+                message: "command not found: sh".into(),
+                not_found: true
+            }),
+            FailureCategory::Environment
+        );
+        assert_eq!(c(CheckEnd::Exited { code: 1 }), FailureCategory::Code);
+    }
+
+    #[test]
+    fn failing_tests_are_test_unless_environmental() {
+        let end = CheckEnd::Exited { code: 1 };
+        let f = classify_check(
+            "test",
+            &end,
+            false,
+            Some(&summary(2, "AssertionError: 1 != 2")),
+            "",
+        )
+        .unwrap();
+        assert_eq!(f.category, FailureCategory::Test);
+        assert!(
+            f.message
+                .starts_with("test: 2 tests failed (test_a, test_b): AssertionError"),
+            "{}",
+            f.message
+        );
+        let f = classify_check(
+            "test",
+            &end,
+            false,
+            Some(&summary(1, "ModuleNotFoundError: No module named 'yaml'")),
+            "",
+        )
+        .unwrap();
+        assert_eq!(f.category, FailureCategory::Environment);
+        // A TypeError inside a test is still a failing test for the agent to fix.
+        let f = classify_check("test", &end, false, Some(&summary(1, "TypeError: x")), "").unwrap();
+        assert_eq!(f.category, FailureCategory::Test);
+    }
+
+    #[test]
+    fn output_is_classified_by_the_core_table() {
+        let tail = "out| Compiling x\nerr| error[E0425]: cannot find value `y`\nerr| \n";
+        let f =
+            classify_check("build", &CheckEnd::Exited { code: 101 }, false, None, tail).unwrap();
+        assert_eq!(f.category, FailureCategory::Code);
+        assert!(f.message.contains("error[E0425]"), "{}", f.message);
+        assert!(classify_check("build", &CheckEnd::Exited { code: 0 }, true, None, tail).is_none());
+    }
+}

@@ -1,0 +1,304 @@
+//! Running checks as child processes and turning each into a [`CheckRun`].
+//!
+//! Every check is `sh -c <command>` started through `pawl-process`: its own process group,
+//! stdin from `/dev/null`, both pipes drained, a timeout that stops the whole group (SIGTERM,
+//! a grace period, SIGKILL), and the combined output logged to `<logs>/<name>-<step>.log`.
+//! `{report}` in a command becomes a fresh path under the logs directory (see
+//! [`crate::report`]); after the run the log (and the report, when written) is parsed into test
+//! counts, and a failure is classified ([`crate::classify`]).
+//!
+//! [`run_checks`] runs `build` first and alone, then the other checks in parallel on at most
+//! `jobs` threads; when the build fails the others are skipped, not run.
+//!
+//! Not here: the tree hash, the cache and the store (the caller binds results to the tree and
+//! records them), and choosing the environment (the caller passes [`RunnerConfig::env`]).
+
+use std::ffi::OsString;
+use std::fs;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use pawl_process::{Command, End, Outcome};
+use sha2::{Digest as _, Sha256};
+
+use crate::classify::classify_check;
+use crate::gate::{BUILD, Check};
+use crate::outcome::{CheckEnd, CheckRun};
+use crate::parse::{TestSummary, parse_any};
+use crate::report;
+
+/// Bytes of output kept as the evidence tail.
+pub const TAIL_BYTES: usize = 8 * 1024;
+/// At most this much of a log or report is read back for parsing (the end of it).
+const MAX_PARSE_BYTES: u64 = 64 * 1024 * 1024;
+
+/// How checks are run.
+#[derive(Debug, Clone)]
+pub struct RunnerConfig {
+    /// The working directory of every check: the repository root.
+    pub root: PathBuf,
+    /// Where logs and reports go (absolute; created if missing).
+    pub logs_dir: PathBuf,
+    /// The longest a check may run before its group is stopped.
+    pub timeout: Duration,
+    /// Time between SIGTERM and SIGKILL when stopping a check.
+    pub grace: Duration,
+    /// How many checks may run at once (at least 1).
+    pub jobs: usize,
+    /// Variables set for every check, on top of pawl's own environment.
+    pub env: Vec<(OsString, OsString)>,
+    /// A number unique to this verification, used in log and report names.
+    pub step: u64,
+}
+
+impl RunnerConfig {
+    /// Defaults for `root`: logs in `<root>/.pawl/logs`, 30 minutes per check, 5 s grace, two jobs.
+    pub fn new(root: impl Into<PathBuf>, step: u64) -> RunnerConfig {
+        let root = root.into();
+        RunnerConfig {
+            logs_dir: root.join(".pawl").join("logs"),
+            root,
+            timeout: Duration::from_secs(30 * 60),
+            grace: Command::DEFAULT_GRACE,
+            jobs: 2,
+            env: Vec::new(),
+            step,
+        }
+    }
+}
+
+/// A file-name-safe form of a check name (`criterion:C1` → `criterion-C1`).
+pub fn safe_name(name: &str) -> String {
+    let s: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    if s.is_empty() { "check".into() } else { s }
+}
+
+/// Runs `checks`: `build` first and alone, then the rest in parallel (at most `jobs` at once).
+/// Results come back in the order of `checks`. When `build` does not pass, the other checks are
+/// returned as skipped.
+pub fn run_checks(checks: &[Check], cfg: &RunnerConfig) -> Vec<CheckRun> {
+    let (first, rest): (Vec<&Check>, Vec<&Check>) = checks.iter().partition(|c| c.name == BUILD);
+    let mut results: Vec<(String, CheckRun)> = Vec::with_capacity(checks.len());
+    let mut build_ok = true;
+    for c in first {
+        let run = run_check(c, cfg);
+        build_ok &= run.passed;
+        results.push((c.name.clone(), run));
+    }
+    if build_ok {
+        results.extend(run_parallel(&rest, cfg));
+    } else {
+        for c in rest {
+            results.push((
+                c.name.clone(),
+                CheckRun::skipped(c, cfg.root.clone(), "the build gate failed"),
+            ));
+        }
+    }
+    let mut ordered = Vec::with_capacity(checks.len());
+    for c in checks {
+        if let Some(i) = results.iter().position(|(n, _)| *n == c.name) {
+            ordered.push(results.swap_remove(i).1);
+        }
+    }
+    ordered
+}
+
+fn run_parallel(checks: &[&Check], cfg: &RunnerConfig) -> Vec<(String, CheckRun)> {
+    let next = AtomicUsize::new(0);
+    let done: Mutex<Vec<(String, CheckRun)>> = Mutex::new(Vec::with_capacity(checks.len()));
+    let workers = cfg.jobs.clamp(1, checks.len().max(1));
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, Ordering::SeqCst);
+                    let Some(check) = checks.get(i) else { break };
+                    let run = run_check(check, cfg);
+                    if let Ok(mut done) = done.lock() {
+                        done.push((check.name.clone(), run));
+                    }
+                }
+            });
+        }
+    });
+    done.into_inner().unwrap_or_default()
+}
+
+/// Runs one check to completion. Never fails: a check that cannot start is a failed check
+/// ([`CheckEnd::SpawnFailed`], classified `environment`).
+pub fn run_check(check: &Check, cfg: &RunnerConfig) -> CheckRun {
+    let name = safe_name(&check.name);
+    let log_path = cfg.logs_dir.join(format!("{name}-{}.log", cfg.step));
+    let report_path = report::uses_report(&check.command).then(|| {
+        cfg.logs_dir
+            .join(report::report_file_name(&name, cfg.step, &check.command))
+    });
+    let command_text = match &report_path {
+        Some(p) => {
+            // dotnet resolves a relative LogFileName against each test project: give it the
+            // absolute path; everyone else gets a path relative to the root (shorter, stable).
+            let shown = if check.command.contains("dotnet") {
+                p.clone()
+            } else {
+                p.strip_prefix(&cfg.root)
+                    .map(Path::to_path_buf)
+                    .unwrap_or_else(|_| p.clone())
+            };
+            report::substitute_report(&check.command, &shown.to_string_lossy())
+        }
+        None => check.command.clone(),
+    };
+    let argv = vec!["sh".to_owned(), "-c".to_owned(), command_text.clone()];
+    if let Err(e) = fs::create_dir_all(&cfg.logs_dir) {
+        return failed_to_start(
+            check,
+            cfg,
+            argv,
+            format!("cannot create {}: {e}", cfg.logs_dir.display()),
+            false,
+        );
+    }
+    if let Some(p) = &report_path {
+        // A report left over from an earlier run must never be read as this run's.
+        let _ = fs::remove_file(p);
+    }
+    let mut cmd = Command::new("sh");
+    cmd.arg("-c")
+        .arg(&command_text)
+        .current_dir(&cfg.root)
+        .timeout(cfg.timeout)
+        .grace(cfg.grace)
+        .tail_bytes(TAIL_BYTES)
+        .log_file(&log_path)
+        .env("PAWL_CHECK", &check.name)
+        .envs(cfg.env.iter().map(|(k, v)| (k, v)));
+    let outcome = match cmd.run() {
+        Ok(o) => o,
+        Err(e) => {
+            let not_found = e.is_not_found();
+            return failed_to_start(check, cfg, argv, e.to_string(), not_found);
+        }
+    };
+    let end = end_of(&outcome, cfg.timeout);
+    let (stdout, stderr) = read_log(&log_path);
+    let report_text = report_path.as_deref().and_then(read_tail);
+    let tests = parse_any(&check.command, &stdout, &stderr, report_text.as_deref());
+    let passed = outcome.success();
+    let tail = outcome.combined_tail_text();
+    let failure = classify_check(&check.name, &end, passed, tests.as_ref(), &tail);
+    CheckRun {
+        check: check.clone(),
+        argv,
+        cwd: cfg.root.clone(),
+        end,
+        passed,
+        duration: outcome.duration,
+        tests,
+        output_digest: Some(output_digest(&outcome)),
+        tail,
+        log_path: Some(log_path),
+        report_path: report_path.filter(|p| p.exists()),
+        failure,
+        leaked: outcome.leaked,
+    }
+}
+
+fn failed_to_start(
+    check: &Check,
+    cfg: &RunnerConfig,
+    argv: Vec<String>,
+    message: String,
+    not_found: bool,
+) -> CheckRun {
+    let end = CheckEnd::SpawnFailed { message, not_found };
+    let failure = classify_check(&check.name, &end, false, None, "");
+    CheckRun {
+        argv,
+        end,
+        failure,
+        ..CheckRun::skipped(check, cfg.root.clone(), "")
+    }
+}
+
+fn end_of(outcome: &Outcome, timeout: Duration) -> CheckEnd {
+    match outcome.end {
+        End::Exited(code) => CheckEnd::Exited { code },
+        End::Signalled(signal) => CheckEnd::Signalled { signal },
+        End::TimedOut => CheckEnd::TimedOut {
+            after_ms: u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX),
+        },
+        End::IdleTimedOut => CheckEnd::IdleTimedOut,
+        End::Stopped => CheckEnd::Stopped,
+        End::Unknown => CheckEnd::Unknown,
+    }
+}
+
+/// SHA-256 over the two stream digests: one value that changes when any output byte does.
+fn output_digest(outcome: &Outcome) -> String {
+    let mut h = Sha256::new();
+    h.update(outcome.stdout.sha256.0);
+    h.update(outcome.stderr.sha256.0);
+    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The end of a file (at most [`MAX_PARSE_BYTES`]) as text; `None` when it cannot be read.
+fn read_tail(path: &Path) -> Option<String> {
+    let mut f = fs::File::open(path).ok()?;
+    let len = f.metadata().ok()?.len();
+    if len > MAX_PARSE_BYTES {
+        f.seek(SeekFrom::Start(len - MAX_PARSE_BYTES)).ok()?;
+    }
+    let mut bytes = Vec::new();
+    f.read_to_end(&mut bytes).ok()?;
+    Some(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+/// Splits a pawl-process log back into stdout and stderr (see its `capture` module).
+fn read_log(path: &Path) -> (String, String) {
+    let Some(text) = read_tail(path) else {
+        return (String::new(), String::new());
+    };
+    let mut out = String::new();
+    let mut err = String::new();
+    for line in text.lines() {
+        if let Some(l) = line.strip_prefix("out| ") {
+            out.push_str(l);
+            out.push('\n');
+        } else if let Some(l) = line.strip_prefix("err| ") {
+            err.push_str(l);
+            err.push('\n');
+        }
+    }
+    (out, err)
+}
+
+/// Test counts of a finished check, re-parsed from its log (for tools that only kept the log).
+pub fn parse_log(command: &str, log: &Path, report: Option<&Path>) -> Option<TestSummary> {
+    let (out, err) = read_log(log);
+    let report = report.and_then(read_tail);
+    parse_any(command, &out, &err, report.as_deref())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_file_safe() {
+        assert_eq!(safe_name("criterion:C1"), "criterion-C1");
+        assert_eq!(safe_name(""), "check");
+    }
+}

@@ -1,0 +1,195 @@
+//! The runner against real child processes: exit codes, timeouts, parallelism, `{report}`,
+//! test parsing and classification.
+
+use std::time::Duration;
+
+use pawl_core::failure::FailureCategory;
+use pawl_verify::{Check, CheckEnd, RunnerConfig, run_check, run_checks};
+
+fn config(dir: &tempfile::TempDir) -> RunnerConfig {
+    let mut cfg = RunnerConfig::new(dir.path(), 7);
+    cfg.grace = Duration::from_millis(200);
+    cfg
+}
+
+#[test]
+fn a_passing_check_logs_its_output_and_digests_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = run_check(
+        &Check::gate("hello", "echo hi; echo oops >&2"),
+        &config(&dir),
+    );
+    assert!(run.passed, "{run:?}");
+    assert_eq!(run.end, CheckEnd::Exited { code: 0 });
+    assert_eq!(run.argv, ["sh", "-c", "echo hi; echo oops >&2"]);
+    let log = std::fs::read_to_string(run.log_path.as_ref().unwrap()).unwrap();
+    assert!(
+        log.contains("out| hi") && log.contains("err| oops"),
+        "{log}"
+    );
+    assert_eq!(
+        run.log_path.unwrap(),
+        dir.path().join(".pawl/logs/hello-7.log")
+    );
+    assert_eq!(run.output_digest.as_ref().unwrap().len(), 64);
+    assert!(run.failure.is_none());
+    let again = run_check(
+        &Check::gate("hello", "echo hi; echo oops >&2"),
+        &config(&dir),
+    );
+    assert_eq!(again.output_digest, run.output_digest);
+}
+
+#[test]
+fn a_timeout_stops_the_group_and_is_classified_timeout() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut cfg = config(&dir);
+    cfg.timeout = Duration::from_millis(500);
+    let started = std::time::Instant::now();
+    let run = run_check(
+        &Check::gate("slow", "sleep 30 & sleep 30; echo never"),
+        &cfg,
+    );
+    assert!(started.elapsed() < Duration::from_secs(20));
+    assert_eq!(run.end, CheckEnd::TimedOut { after_ms: 500 });
+    assert!(!run.passed);
+    assert_eq!(run.failure.unwrap().category, FailureCategory::Timeout);
+}
+
+#[test]
+fn a_missing_command_is_an_environment_failure() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = run_check(
+        &Check::gate("lint", "definitely-not-a-tool-xyz --check"),
+        &config(&dir),
+    );
+    assert_eq!(run.end, CheckEnd::Exited { code: 127 });
+    let f = run.failure.unwrap();
+    assert_eq!(f.category, FailureCategory::Environment);
+    assert!(f.message.starts_with("lint: exit 127"), "{}", f.message);
+}
+
+#[test]
+fn independent_checks_overlap_and_build_runs_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().display();
+    // Each check writes its start and end time (ns); overlap means each started before the
+    // other ended. build must have ended before either started.
+    let stamp =
+        |name: &str| format!("date +%s%N > {p}/{name}.start; sleep 1; date +%s%N > {p}/{name}.end");
+    let checks = [
+        Check::gate("build", stamp("build")),
+        Check::gate("a", stamp("a")),
+        Check::gate("b", stamp("b")),
+    ];
+    let runs = run_checks(&checks, &config(&dir));
+    assert!(runs.iter().all(|r| r.passed), "{runs:?}");
+    let names: Vec<_> = runs.iter().map(|r| r.check.name.as_str()).collect();
+    assert_eq!(names, ["build", "a", "b"]);
+    let t = |f: &str| -> u128 {
+        std::fs::read_to_string(dir.path().join(f))
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap()
+    };
+    assert!(
+        t("a.start") < t("b.end") && t("b.start") < t("a.end"),
+        "a and b did not overlap"
+    );
+    assert!(
+        t("build.end") <= t("a.start") && t("build.end") <= t("b.start"),
+        "build did not run first"
+    );
+}
+
+#[test]
+fn one_job_runs_checks_one_after_the_other() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().display();
+    let stamp = |name: &str| {
+        format!("date +%s%N > {p}/{name}.start; sleep 0.3; date +%s%N > {p}/{name}.end")
+    };
+    let mut cfg = config(&dir);
+    cfg.jobs = 1;
+    run_checks(
+        &[Check::gate("a", stamp("a")), Check::gate("b", stamp("b"))],
+        &cfg,
+    );
+    let t = |f: &str| -> u128 {
+        std::fs::read_to_string(dir.path().join(f))
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap()
+    };
+    assert!(
+        t("a.end") <= t("b.start") || t("b.end") <= t("a.start"),
+        "they overlapped with jobs = 1"
+    );
+}
+
+#[test]
+fn a_failed_build_skips_the_other_checks() {
+    let dir = tempfile::tempdir().unwrap();
+    let marker = dir.path().join("ran");
+    let checks = [
+        Check::gate("build", "exit 2"),
+        Check::gate("test", format!("touch {}", marker.display())),
+    ];
+    let runs = run_checks(&checks, &config(&dir));
+    assert_eq!(runs[0].end, CheckEnd::Exited { code: 2 });
+    assert!(
+        matches!(runs[1].end, CheckEnd::Skipped { .. }),
+        "{:?}",
+        runs[1].end
+    );
+    assert!(!runs[1].passed);
+    assert!(!marker.exists());
+}
+
+#[test]
+fn report_placeholder_gets_a_fresh_path_under_logs_and_is_parsed() {
+    let dir = tempfile::tempdir().unwrap();
+    let junit = r#"<?xml version="1.0"?><testsuite name="s" tests="2" failures="1"><testcase classname="t" name="ok"/><testcase classname="t" name="bad"><failure message="boom">boom</failure></testcase></testsuite>"#;
+    std::fs::write(dir.path().join("junit.xml"), junit).unwrap();
+    let check = Check::gate("test", "cp junit.xml {report}; exit 1");
+    let run = run_check(&check, &config(&dir));
+    assert_eq!(
+        run.argv[2],
+        "cp junit.xml .pawl/logs/test-7.report.xml; exit 1"
+    );
+    assert_eq!(
+        run.report_path.as_deref(),
+        Some(dir.path().join(".pawl/logs/test-7.report.xml").as_path())
+    );
+    let tests = run.tests.expect("parsed from the report");
+    assert_eq!((tests.passed, tests.failed), (1, 1));
+    assert_eq!(run.failure.unwrap().category, FailureCategory::Test);
+}
+
+#[test]
+fn python_unittest_output_gives_counts_and_failing_names() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("test_calc.py"),
+        "import unittest\n\nclass T(unittest.TestCase):\n    def test_ok(self):\n        self.assertEqual(1, 1)\n    def test_bad(self):\n        self.assertEqual(1, 2)\n    @unittest.skip('later')\n    def test_skip(self):\n        pass\n",
+    )
+    .unwrap();
+    let run = run_check(
+        &Check::gate("test", "python3 -m unittest discover -v"),
+        &config(&dir),
+    );
+    assert!(!run.passed);
+    let tests = run.tests.expect("unittest output parsed");
+    assert_eq!((tests.passed, tests.failed, tests.skipped), (1, 1, 1));
+    assert!(
+        tests.failing.iter().any(|n| n.contains("test_bad")),
+        "{:?}",
+        tests.failing
+    );
+    assert!(tests.first_failure.unwrap().contains("AssertionError"));
+    let f = run.failure.unwrap();
+    assert_eq!(f.category, FailureCategory::Test);
+    assert!(f.message.contains("test_bad"), "{}", f.message);
+}
