@@ -77,6 +77,10 @@ pub enum Command {
     Events(EventsArgs),
     /// Who owns the current run.
     Lease,
+    /// Run the gates (and the run's command criteria) on the working tree; exit 0 only when all pass.
+    Verify(VerifyArgs),
+    /// Show which platform this project is, why, and its gate commands.
+    Detect,
     #[command(hide = true, subcommand)]
     Debug(DebugCommand),
 }
@@ -190,6 +194,33 @@ pub enum CriterionCommand {
     },
     /// List criteria.
     List,
+    /// Run a command criterion's command on the working tree and record the result.
+    Check {
+        id: String,
+        /// Run it even when evidence for this exact tree exists.
+        #[arg(long)]
+        fresh: bool,
+    },
+}
+
+#[derive(Debug, Args)]
+pub struct VerifyArgs {
+    /// Run only this gate (repeatable); command criteria run only without --gate.
+    #[arg(long = "gate", value_name = "NAME")]
+    pub gates: Vec<String>,
+    /// Run every check even when passing evidence for this exact tree exists.
+    #[arg(long)]
+    pub fresh: bool,
+    /// When only `lint` fails, apply `[gates] lint_fix`, re-run every check, and keep the change
+    /// only if all pass (otherwise restore the tree exactly).
+    #[arg(long)]
+    pub fix_lint: bool,
+    /// Longest a single check may run (e.g. 90s, 10m); default 30m.
+    #[arg(long, value_name = "DURATION")]
+    pub timeout: Option<String>,
+    /// How many checks may run at once (default: CPUs, 2 to 8).
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<usize>,
 }
 
 #[derive(Debug, Args)]

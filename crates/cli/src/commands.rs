@@ -12,6 +12,7 @@ mod clarify;
 mod config;
 mod criterion;
 mod debug;
+mod detect;
 mod events;
 mod failure;
 mod init;
@@ -23,6 +24,7 @@ mod run;
 mod status;
 mod story;
 mod tdd;
+mod verify;
 
 pub fn dispatch(ctx: &mut Ctx, command: Command) -> CliResult<ExitCode> {
     match command {
@@ -45,6 +47,8 @@ pub fn dispatch(ctx: &mut Ctx, command: Command) -> CliResult<ExitCode> {
         Command::ResumeContext => resume_context::run(ctx),
         Command::Events(args) => events::run(ctx, &args),
         Command::Lease => lease::run(ctx),
+        Command::Verify(args) => verify::run(ctx, &args),
+        Command::Detect => detect::run(ctx),
         Command::Debug(cmd) => debug::run(ctx, cmd),
     }
 }

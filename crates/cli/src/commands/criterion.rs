@@ -1,7 +1,12 @@
-//! `pawl criterion add|list`.
+//! `pawl criterion add|list|check`. `check` runs a command criterion through the same
+//! verification as `pawl verify` (evidence bound to the tree hash, reused for an unchanged tree)
+//! and exits 0 only when it passed.
 
 use pawl_core::ExitCode;
+use pawl_core::model::VerifyKind;
+use pawl_verify::Check;
 
+use super::verify;
 use crate::cli::CriterionCommand;
 use crate::ctx::Ctx;
 use crate::error::{CliError, CliResult};
@@ -11,6 +16,33 @@ pub fn run(ctx: &mut Ctx, cmd: CriterionCommand) -> CliResult<ExitCode> {
     let mut store = ctx.store()?;
     let run = ctx.open_run(&store)?;
     match cmd {
+        CriterionCommand::Check { id, fresh } => {
+            let c = store.criterion(&run.id, &id)?;
+            let Some(command) = c
+                .verification
+                .command
+                .clone()
+                .filter(|_| c.verification.kind == VerifyKind::Command)
+            else {
+                return Err(CliError::Usage(format!(
+                    "criterion {} is verified by {}, not by a command: only command criteria can be checked by pawl",
+                    c.id, c.verification.kind
+                )));
+            };
+            let mut plan = verify::Plan::new(vec![Check::criterion(&c.id, command)]);
+            plan.fresh = fresh;
+            let v = verify::verify_checks(ctx, &mut store, Some(&run), &plan)?;
+            let c = store.criterion(&run.id, &c.id)?;
+            ctx.emit(
+                &serde_json::json!({"criterion": c, "verification": v}),
+                || format!("{}\n{}", verify::render(&v), render::criterion_line(&c)),
+            )?;
+            return Ok(if v.verified {
+                ExitCode::Done
+            } else {
+                ExitCode::Error
+            });
+        }
         CriterionCommand::Add { text, verify } => {
             if text.trim().is_empty() {
                 return Err(CliError::Usage("the criterion text is empty".into()));

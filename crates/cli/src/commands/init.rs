@@ -3,6 +3,7 @@
 use std::path::Path;
 
 use pawl_core::ExitCode;
+use pawl_verify::Detection;
 use serde::Serialize;
 
 use crate::cli::InitArgs;
@@ -14,6 +15,10 @@ struct InitReport {
     root: String,
     created: Vec<String>,
     unchanged: Vec<String>,
+    /// The detected platform (`pawl detect`), if any.
+    platform: Option<String>,
+    /// The gates written into `pawl.toml` by this init (none when the user already has some).
+    gates: Vec<String>,
 }
 
 pub fn run(ctx: &mut Ctx, _args: &InitArgs) -> CliResult<ExitCode> {
@@ -23,14 +28,33 @@ pub fn run(ctx: &mut Ctx, _args: &InitArgs) -> CliResult<ExitCode> {
         root: ctx.root.display().to_string(),
         created: vec![],
         unchanged: vec![],
+        platform: None,
+        gates: vec![],
     };
     ensure_state(ctx, &mut report.created, &mut report.unchanged)?;
     let config = ctx.root.join(CONFIG_FILE);
+    let detection = super::detect::detection(ctx)?;
+    report.platform = detection.selected.clone();
     if config.exists() {
-        report.unchanged.push(CONFIG_FILE.into());
+        let text = std::fs::read_to_string(&config)
+            .map_err(CliError::io(format!("cannot read {}", config.display())))?;
+        match add_detected_gates(&text, &detection)? {
+            Some((new_text, names)) => {
+                write_atomic(&config, &new_text)?;
+                report
+                    .created
+                    .push(format!("{CONFIG_FILE} [gates]: {}", names.join(", ")));
+                report.gates = names;
+            }
+            None => report.unchanged.push(CONFIG_FILE.into()),
+        }
     } else {
-        write_new(&config, &pawl_core::config::default_file_text())?;
+        let default = pawl_core::config::default_file_text();
+        let (text, names) =
+            add_detected_gates(&default, &detection)?.unwrap_or((default, Vec::new()));
+        write_new(&config, &text)?;
         report.created.push(CONFIG_FILE.into());
+        report.gates = names;
     }
     ctx.emit(&report, || {
         let mut out = format!("pawl initialised in {}\n", report.root);
@@ -39,6 +63,16 @@ pub fn run(ctx: &mut Ctx, _args: &InitArgs) -> CliResult<ExitCode> {
         }
         for u in &report.unchanged {
             out.push_str(&format!("  unchanged {u}\n"));
+        }
+        match (&report.platform, report.gates.is_empty()) {
+            (Some(p), false) => out.push_str(&format!(
+                "Detected {p}: gates {} (edit them under [gates])\n",
+                report.gates.join(", ")
+            )),
+            (Some(p), true) => out.push_str(&format!("Detected {p}; [gates] left as it is\n")),
+            (None, _) => {
+                out.push_str("No platform detected: add your checks under [gates] in pawl.toml\n")
+            }
         }
         out.push_str("Next: pawl run \"<goal>\"");
         out
@@ -107,6 +141,59 @@ fn ignore_state_dir(root: &Path) -> CliResult<bool> {
     text.push_str(".pawl/\n");
     write_atomic(&path, &text)?;
     Ok(true)
+}
+
+/// Adds the detected commands to `[gates]` when it has none, keeping the rest of the file (and
+/// its comments and formatting) as it is. Gates the user set are never touched: `None` when
+/// `[gates]` already has an entry or nothing was detected.
+fn add_detected_gates(text: &str, d: &Detection) -> CliResult<Option<(String, Vec<String>)>> {
+    let commands: Vec<(&str, &str)> = d.commands.iter().collect();
+    if commands.is_empty() {
+        return Ok(None);
+    }
+    let mut doc: toml_edit::DocumentMut = text
+        .parse()
+        .map_err(|e| CliError::Failed(format!("{CONFIG_FILE}: {e}")))?;
+    if !doc.contains_key("gates") {
+        doc.insert("gates", toml_edit::Item::Table(toml_edit::Table::new()));
+    }
+    let Some(table) = doc
+        .get_mut("gates")
+        .and_then(toml_edit::Item::as_table_like_mut)
+    else {
+        return Err(CliError::Failed(format!(
+            "{CONFIG_FILE}: `gates` must be a table"
+        )));
+    };
+    if !table.is_empty() {
+        return Ok(None);
+    }
+    for (name, cmd) in &commands {
+        table.insert(name, toml_edit::value(*cmd));
+    }
+    let mut note = String::new();
+    if let Some(p) = &d.selected {
+        note.push_str(&format!(
+            "# Detected platform: {p}. Edit freely; pawl runs these itself.\n"
+        ));
+    }
+    if commands
+        .iter()
+        .any(|(_, c)| pawl_verify::report::uses_report(c))
+    {
+        note.push_str(
+            "# {report} is replaced by a report path under .pawl/logs/ when pawl runs the gate.\n",
+        );
+    }
+    if let Some((first, _)) = commands.first()
+        && let Some(mut key) = table.key_mut(first)
+    {
+        key.leaf_decor_mut().set_prefix(note);
+    }
+    Ok(Some((
+        doc.to_string(),
+        commands.iter().map(|(n, _)| (*n).to_owned()).collect(),
+    )))
 }
 
 fn write_new(path: &Path, text: &str) -> CliResult {

@@ -1,8 +1,16 @@
 //! `pawl story add|start|done|block|list`.
+//!
+//! `done` is where the harness, not the agent, decides: it runs the gates and the run's command
+//! criteria on the current tree (stories do not link to criteria yet, so every command criterion
+//! of the run counts) and marks the story done only when all pass on an unchanged tree. Otherwise
+//! it prints the failing evidence compactly (what the agent reads), records one classified
+//! failure on the story, and exits 1. With no gates and no command criteria it refuses: nothing
+//! would have been verified.
 
 use pawl_core::ExitCode;
 use pawl_core::model::StoryStatus;
 
+use super::verify;
 use crate::cli::StoryCommand;
 use crate::ctx::Ctx;
 use crate::error::{CliError, CliResult};
@@ -31,10 +39,7 @@ pub fn run(ctx: &mut Ctx, cmd: StoryCommand) -> CliResult<ExitCode> {
             let s = store.set_story_status(&run.id, &id, StoryStatus::InProgress, None)?;
             ctx.emit(&s, || format!("Started {}: {}", s.id, s.title))?;
         }
-        StoryCommand::Done { id } => {
-            let s = store.set_story_status(&run.id, &id, StoryStatus::Done, None)?;
-            ctx.emit(&s, || format!("Done {}: {}", s.id, s.title))?;
-        }
+        StoryCommand::Done { id } => return done(ctx, &mut store, &run, &id),
         StoryCommand::Block { id, reason } => {
             let s =
                 store.set_story_status(&run.id, &id, StoryStatus::Blocked, reason.as_deref())?;
@@ -54,5 +59,48 @@ pub fn run(ctx: &mut Ctx, cmd: StoryCommand) -> CliResult<ExitCode> {
             })?;
         }
     }
+    Ok(ExitCode::Done)
+}
+
+fn done(
+    ctx: &mut Ctx,
+    store: &mut pawl_store::Store,
+    run: &pawl_core::record::Run,
+    id: &str,
+) -> CliResult<ExitCode> {
+    let story = store.story(&run.id, id)?;
+    // Refuse an impossible transition before spending minutes on gates.
+    pawl_core::model::story_transition(story.status, StoryStatus::Done)
+        .map_err(pawl_store::StoreError::from)?;
+    let mut checks = verify::configured_gates(ctx)?;
+    checks.extend(verify::criterion_checks(store, Some(run))?);
+    if checks.is_empty() {
+        return Err(CliError::Failed(format!(
+            "story {} was not marked done: there is nothing to verify it with. Configure checks under \
+             [gates] in pawl.toml (or run `pawl init` to detect them), or add a command criterion \
+             (`pawl criterion add \"<text>\" --verify command:\"<cmd>\"`)",
+            story.id
+        )));
+    }
+    let mut plan = verify::Plan::new(checks);
+    plan.story = Some(story.id.clone());
+    let v = verify::verify_checks(ctx, store, Some(run), &plan)?;
+    if !v.verified {
+        ctx.emit(&serde_json::json!({"story": story, "done": false, "verification": v}), || {
+            format!(
+                "story {} is NOT done: verification failed. Fix these, then run `pawl story done {}` again.\n{}",
+                story.id,
+                story.id,
+                verify::render(&v)
+            )
+        })?;
+        return Ok(ExitCode::Error);
+    }
+    let reason = format!("verified on tree {}", v.tree);
+    let s = store.set_story_status(&run.id, &story.id, StoryStatus::Done, Some(&reason))?;
+    ctx.emit(
+        &serde_json::json!({"story": s, "done": true, "verification": v}),
+        || format!("{}\nDone {}: {}", verify::render(&v), s.id, s.title),
+    )?;
     Ok(ExitCode::Done)
 }
