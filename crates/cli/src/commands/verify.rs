@@ -104,6 +104,14 @@ pub struct Verification {
     pub failure: Option<pawl_core::record::Failure>,
 }
 
+/// Variables every gate gets on top of pawl's environment. Python must not write bytecode
+/// caches from pawl's runs: a `.pyc` written in the same second as an edit of the same size is
+/// silently reused by the next run (stale results), and an un-ignored `__pycache__/` would move
+/// the tree hash under the evidence.
+fn gate_env() -> Vec<(std::ffi::OsString, std::ffi::OsString)> {
+    vec![("PYTHONDONTWRITEBYTECODE".into(), "1".into())]
+}
+
 fn git_err(e: pawl_git::Error) -> CliError {
     CliError::Failed(format!("git: {e}"))
 }
@@ -228,6 +236,7 @@ pub fn verify_checks(
     cfg.logs_dir = ctx.state_dir().join("logs");
     cfg.timeout = plan.timeout;
     cfg.jobs = plan.jobs;
+    cfg.env = gate_env();
     let runs = run_checks(&to_run, &cfg);
 
     let tree_after = if runs.is_empty() {
@@ -464,7 +473,12 @@ pub fn render(v: &Verification) -> String {
         ));
     }
     let failed = v.items.iter().filter(|i| !i.passed()).count();
-    if v.verified {
+    if v.tree_after.is_some() && failed == 0 {
+        out.push_str(&format!(
+            "NOT verified: the checks passed but the tree they ran on ({}) is no longer the working tree",
+            short(&v.tree)
+        ));
+    } else if v.verified {
         out.push_str(&format!(
             "verified: {} check{} passed on tree {}",
             v.items.len(),
@@ -674,6 +688,7 @@ fn lint_fix(
     let mut cfg = RunnerConfig::new(&ctx.root, step);
     cfg.logs_dir = ctx.state_dir().join("logs");
     cfg.timeout = plan.timeout;
+    cfg.env = gate_env();
     let fix_run = run_check(&Check::gate(LINT_FIX, fix_cmd.clone()), &cfg);
     let after_fix = repo.tree_hash().map_err(git_err)?.to_string();
     let tree_before = backup.tree.to_string();

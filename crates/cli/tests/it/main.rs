@@ -6,6 +6,7 @@
 mod config;
 mod crash;
 mod state;
+mod verify;
 
 use std::path::{Path, PathBuf};
 use std::process::Output;

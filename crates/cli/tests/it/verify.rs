@@ -1,0 +1,499 @@
+//! `pawl verify`, `pawl detect`, gates in `pawl init`, `pawl story done`, `pawl criterion check`:
+//! real gates on small fixture projects (Python unittest, Node's built-in runner, a tiny cargo
+//! crate), the tree-hash cache, timeouts, parallel gates, a gate that edits the tree, and the
+//! lint-fix loop.
+
+use std::path::PathBuf;
+
+use crate::TestEnv;
+
+/// Variables the toolchain shims need once HOME points at the temp home (rustup, pyenv).
+fn toolchain_env() -> Vec<(String, String)> {
+    let home = std::env::var("HOME").unwrap_or_else(|_| "/root".into());
+    let get = |k: &str, default: String| (k.to_owned(), std::env::var(k).unwrap_or(default));
+    vec![
+        get("RUSTUP_HOME", format!("{home}/.rustup")),
+        get("CARGO_HOME", format!("{home}/.cargo")),
+        get("PYENV_ROOT", format!("{home}/.pyenv")),
+    ]
+}
+
+impl TestEnv {
+    fn pawl_tc(&self, args: &[&str]) -> crate::Run {
+        let env = toolchain_env();
+        let pairs: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        self.pawl_env(args, &pairs)
+    }
+
+    fn gates(&self, gates: &[(&str, &str)]) {
+        let mut text = String::from("[gates]\n");
+        for (k, v) in gates {
+            text.push_str(&format!("{k} = {}\n", toml_str(v)));
+        }
+        self.write("pawl.toml", &text);
+    }
+
+    fn read(&self, rel: &str) -> String {
+        std::fs::read_to_string(self.root().join(rel)).unwrap()
+    }
+}
+
+fn toml_str(s: &str) -> String {
+    format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""))
+}
+
+const PY_TEST: &str = "import unittest\n\n\nclass Calc(unittest.TestCase):\n    def test_add(self):\n        self.assertEqual(1 + 1, 2)\n\n    def test_mul(self):\n        self.assertEqual(2 * 3, 7)\n";
+
+fn python_project(env: &TestEnv) {
+    env.write("requirements.txt", "");
+    env.write("test_calc.py", PY_TEST);
+}
+
+#[test]
+fn python_fixture_init_detects_gates_and_verify_binds_evidence_to_the_tree() {
+    let env = TestEnv::new();
+    python_project(&env);
+    env.ok(&["init"]);
+    let toml = env.read("pawl.toml");
+    assert!(toml.contains("# Detected platform: python"), "{toml}");
+    assert!(
+        toml.contains("test = \"python3 -m unittest discover -v\""),
+        "{toml}"
+    );
+
+    // Failing test: exit 1, the failing name, counts, log path.
+    let r = env.pawl_tc(&["verify"]);
+    assert_eq!(r.code, 1, "{}\n{}", r.stdout, r.stderr);
+    assert!(r.stdout.contains("test_mul"), "{}", r.stdout);
+    assert!(r.stdout.contains("AssertionError: 6 != 7"), "{}", r.stdout);
+    assert!(r.stdout.contains("log: .pawl/logs/test-"), "{}", r.stdout);
+
+    env.write("test_calc.py", &PY_TEST.replace("7)", "6)"));
+    let r = env.pawl_tc(&["verify", "--json"]);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    let j = r.json();
+    assert_eq!(j["verified"], true);
+    let e = &j["evidence"][0];
+    assert_eq!(e["gate"], "test");
+    assert_eq!(e["tree_hash"], j["tree"]);
+    assert_eq!(e["tests"]["passed"], 2);
+    assert_eq!(e["tests"]["failed"], 0);
+    assert_eq!(e["tests"]["runner"], "unittest");
+    assert_eq!(
+        e["argv"],
+        serde_json::json!(["sh", "-c", "python3 -m unittest discover -v"])
+    );
+    assert_eq!(e["exit_code"], 0);
+    assert_eq!(e["output_digest"].as_str().unwrap().len(), 64);
+    assert!(env.root().join(e["log_path"].as_str().unwrap()).is_file());
+    assert!(e["reused_from"].is_null());
+    let tree = j["tree"].as_str().unwrap().to_owned();
+    // The tree hash is git's hash of exactly these bytes.
+    let staged = env.command("git").args(["add", "-A"]).output().unwrap();
+    assert!(staged.status.success());
+    let out = env.git(&["write-tree"]);
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), tree);
+    env.git(&["reset", "-q"]);
+
+    // Unchanged tree: reused, and said so.
+    let r = env.pawl_tc(&["verify"]);
+    assert_eq!(r.code, 0);
+    assert!(r.stdout.contains("reused"), "{}", r.stdout);
+    let r = env.pawl_tc(&["verify", "--json"]);
+    assert_eq!(r.json()["reused"], serde_json::json!(["test"]));
+    assert_eq!(r.json()["evidence"][0]["reused_from"], e["id"]);
+
+    // One byte changed: a cache miss, the gate runs again on the new tree.
+    env.write("test_calc.py", &format!("{} ", PY_TEST.replace("7)", "6)")));
+    let r = env.pawl_tc(&["verify", "--json"]);
+    let j = r.json();
+    assert_eq!(j["reused"], serde_json::json!([]));
+    assert_ne!(j["tree"].as_str().unwrap(), tree);
+    assert!(j["evidence"][0]["reused_from"].is_null());
+
+    // --fresh runs even on an unchanged tree.
+    let r = env.pawl_tc(&["verify", "--fresh", "--json"]);
+    assert_eq!(r.json()["reused"], serde_json::json!([]));
+    let n: i64 = env
+        .db()
+        .query_row(
+            "SELECT COUNT(*) FROM evidence WHERE reused_from IS NULL",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(n, 4);
+}
+
+#[test]
+fn node_fixture_runs_its_npm_test_script() {
+    let env = TestEnv::new();
+    env.write(
+        "package.json",
+        r#"{"name":"fx","version":"1.0.0","private":true,"scripts":{"test":"node --test"}}"#,
+    );
+    env.write("test/math.test.js", "const test = require('node:test');\nconst assert = require('node:assert');\ntest('adds', () => { assert.strictEqual(1 + 1, 2); });\n");
+    env.ok(&["init"]);
+    assert!(
+        env.read("pawl.toml").contains("test = \"npm run test\""),
+        "{}",
+        env.read("pawl.toml")
+    );
+    let r = env.pawl(&["verify", "--json"]);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    assert_eq!(r.json()["evidence"][0]["exit_code"], 0);
+
+    env.write("test/math.test.js", "const test = require('node:test');\nconst assert = require('node:assert');\ntest('adds', () => { assert.strictEqual(1 + 1, 3); });\n");
+    let r = env.pawl(&["verify", "--json"]);
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    let e = &r.json()["evidence"][0];
+    assert_eq!(e["passed"], false);
+    assert_ne!(e["exit_code"], 0);
+    assert!(e["tail"].as_str().unwrap().contains("adds"), "{e}");
+}
+
+#[test]
+fn rust_fixture_detects_cargo_gates_and_runs_cargo_test() {
+    let env = TestEnv::new();
+    env.write(
+        "Cargo.toml",
+        "[package]\nname = \"fx\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n",
+    );
+    env.write("src/lib.rs", "pub fn add(a: i32, b: i32) -> i32 { a + b }\n\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn adds() { assert_eq!(super::add(2, 2), 4); }\n    #[test]\n    fn breaks() { assert_eq!(super::add(2, 2), 5, \"math is off\"); }\n}\n");
+    env.write(".gitignore", "target/\n");
+    env.ok(&["init"]);
+    let toml = env.read("pawl.toml");
+    assert!(
+        toml.contains("build = \"cargo build --all-targets\""),
+        "{toml}"
+    );
+    // `cargo nextest run` when cargo-nextest is installed, else `cargo test`.
+    assert!(
+        toml.contains("test = \"cargo test --no-fail-fast\"")
+            || toml.contains("test = \"cargo nextest run --no-fail-fast\""),
+        "{toml}"
+    );
+    let target = env.dir.path().join("cargo-target");
+    let mut vars = toolchain_env();
+    vars.push(("CARGO_TARGET_DIR".into(), target.display().to_string()));
+    let pairs: Vec<(&str, &str)> = vars.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    let r = env.pawl_env(&["verify", "--gate", "test", "--json"], &pairs);
+    assert_eq!(r.code, 1, "{}\n{}", r.stdout, r.stderr);
+    let e = &r.json()["evidence"][0];
+    let runner = e["tests"]["runner"].as_str().unwrap();
+    assert!(runner == "cargo-test" || runner == "nextest", "{e}");
+    assert_eq!(e["tests"]["passed"], 1);
+    assert_eq!(e["tests"]["failed"], 1);
+    let failing = e["failing"].as_array().unwrap();
+    assert_eq!(failing.len(), 1, "{e}");
+    assert!(
+        failing[0].as_str().unwrap().ends_with("tests::breaks"),
+        "{e}"
+    );
+    assert!(
+        e["first_failure"].as_str().unwrap().contains("math is off"),
+        "{e}"
+    );
+    assert_eq!(e["failure_category"], "test");
+    assert!(
+        PathBuf::from(&target).join("debug").is_dir(),
+        "CARGO_TARGET_DIR was not used"
+    );
+}
+
+#[test]
+fn a_gate_that_runs_too_long_is_stopped_and_classified_timeout_on_the_story() {
+    let env = TestEnv::new();
+    env.manual_run("g");
+    env.ok(&["story", "add", "slow thing", "--size", "S"]);
+    env.ok(&["story", "start", "S1"]);
+    env.gates(&[("test", "sleep 30")]);
+    let started = std::time::Instant::now();
+    let r = env.pawl(&["verify", "--timeout", "1s", "--json"]);
+    assert!(started.elapsed() < std::time::Duration::from_secs(20));
+    assert_eq!(r.code, 1, "{}\n{}", r.stdout, r.stderr);
+    let j = r.json();
+    assert_eq!(j["evidence"][0]["end"], "timed_out");
+    assert_eq!(j["evidence"][0]["failure_category"], "timeout");
+    assert_eq!(j["failure"]["category"], "timeout");
+    assert_eq!(j["failure"]["story_id"], "S1");
+    let attempts: i64 = env
+        .db()
+        .query_row("SELECT attempts FROM stories WHERE id = 'S1'", [], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    assert_eq!(attempts, 1);
+}
+
+#[test]
+fn a_missing_tool_is_an_environment_failure() {
+    let env = TestEnv::new();
+    env.ok(&["init"]);
+    env.gates(&[("lint", "no-such-linter-xyz .")]);
+    let r = env.pawl(&["verify", "--json"]);
+    assert_eq!(r.code, 1);
+    assert_eq!(r.json()["evidence"][0]["exit_code"], 127);
+    assert_eq!(r.json()["evidence"][0]["failure_category"], "environment");
+}
+
+#[test]
+fn independent_gates_run_in_parallel() {
+    let env = TestEnv::new();
+    env.ok(&["init"]);
+    env.write(".gitignore", ".pawl/\nstamps/\n");
+    let stamp = |n: &str| {
+        format!(
+            "mkdir -p stamps; date +%s%N > stamps/{n}.start; sleep 1; date +%s%N > stamps/{n}.end"
+        )
+    };
+    env.gates(&[("one", &stamp("one")), ("two", &stamp("two"))]);
+    let r = env.pawl(&["verify", "--jobs", "2"]);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    let t = |f: &str| -> u128 { env.read(&format!("stamps/{f}")).trim().parse().unwrap() };
+    assert!(
+        t("one.start") < t("two.end") && t("two.start") < t("one.end"),
+        "the gates did not overlap"
+    );
+}
+
+#[test]
+fn a_gate_that_changes_the_tree_is_not_verified_and_never_reused() {
+    let env = TestEnv::new();
+    env.ok(&["init"]);
+    env.gates(&[("fmt", "date +%s%N > generated.txt")]);
+    let r = env.pawl(&["verify", "--json"]);
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    let j = r.json();
+    assert_eq!(j["verified"], false);
+    assert!(j["tree_after"].is_string());
+    assert_eq!(j["evidence"][0]["passed"], true);
+    assert_eq!(j["evidence"][0]["tree_after"], j["tree_after"]);
+    let r = env.pawl(&["verify"]);
+    assert!(r.stdout.contains("working tree changed"), "{}", r.stdout);
+    assert!(!r.stdout.contains("(reused"), "{}", r.stdout);
+}
+
+#[test]
+fn story_done_refuses_with_the_failing_evidence_then_accepts_when_green() {
+    let env = TestEnv::new();
+    python_project(&env);
+    env.manual_run("calc");
+    env.ok(&["story", "add", "multiply", "--size", "S"]);
+    env.ok(&["story", "start", "S1"]);
+    let r = env.pawl_tc(&["story", "done", "S1"]);
+    assert_eq!(r.code, 1, "{}\n{}", r.stdout, r.stderr);
+    assert!(r.stdout.contains("S1 is NOT done"), "{}", r.stdout);
+    assert!(
+        r.stdout.contains("failing: test_calc.Calc.test_mul"),
+        "{}",
+        r.stdout
+    );
+    assert!(r.stdout.contains("first failure:"), "{}", r.stdout);
+    assert!(r.stdout.contains("log: .pawl/logs/"), "{}", r.stdout);
+    let (status, attempts): (String, i64) = env
+        .db()
+        .query_row(
+            "SELECT status, attempts FROM stories WHERE id = 'S1'",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert_eq!((status.as_str(), attempts), ("in_progress", 1));
+    let cat: String = env
+        .db()
+        .query_row(
+            "SELECT category FROM failures WHERE story_id = 'S1'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(cat, "test");
+
+    env.write("test_calc.py", &PY_TEST.replace("7)", "6)"));
+    let r = env.pawl_tc(&["story", "done", "S1"]);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    let status: String = env
+        .db()
+        .query_row("SELECT status FROM stories WHERE id = 'S1'", [], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    assert_eq!(status, "done");
+}
+
+#[test]
+fn story_done_with_nothing_to_verify_refuses() {
+    let env = TestEnv::new();
+    env.manual_run("g");
+    env.write("pawl.toml", "[gates]\n");
+    env.ok(&["story", "add", "x", "--size", "S"]);
+    let r = env.pawl(&["story", "done", "S1"]);
+    assert_eq!(r.code, 1);
+    assert!(
+        r.stderr.contains("[gates]") && r.stderr.contains("pawl init"),
+        "{}",
+        r.stderr
+    );
+    let status: String = env
+        .db()
+        .query_row("SELECT status FROM stories WHERE id = 'S1'", [], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    assert_eq!(status, "pending");
+}
+
+#[test]
+fn command_criteria_are_checked_and_gate_story_done() {
+    let env = TestEnv::new();
+    env.manual_run("g");
+    env.write("pawl.toml", "[gates]\n");
+    env.ok(&[
+        "criterion",
+        "add",
+        "the flag file exists",
+        "--verify",
+        "command:test -f flag",
+    ]);
+    env.ok(&["criterion", "add", "reviewed", "--verify", "review"]);
+    env.ok(&["story", "add", "x", "--size", "S"]);
+    env.ok(&["story", "start", "S1"]);
+
+    let r = env.pawl(&["criterion", "check", "C1"]);
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    let status = |id: &str| -> String {
+        env.db()
+            .query_row("SELECT status FROM criteria WHERE id = ?1", [id], |r| {
+                r.get(0)
+            })
+            .unwrap()
+    };
+    assert_eq!(status("C1"), "failed");
+    let r = env.pawl(&["story", "done", "S1"]);
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    assert!(r.stdout.contains("criterion:C1"), "{}", r.stdout);
+
+    env.write("flag", "");
+    let r = env.pawl(&["criterion", "check", "C1", "--json"]);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    assert_eq!(r.json()["criterion"]["status"], "verified");
+    assert_eq!(status("C1"), "verified");
+    let r = env.pawl(&["criterion", "check", "C2"]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert_eq!(env.pawl(&["story", "done", "S1"]).code, 0);
+}
+
+#[test]
+fn init_adds_gates_to_an_existing_file_keeping_its_formatting_and_never_overwrites() {
+    let env = TestEnv::new();
+    python_project(&env);
+    let mine = "# my settings\n[limits]\nmax_iterations = 7   # keep this comment\n";
+    env.write("pawl.toml", mine);
+    env.ok(&["init"]);
+    let toml = env.read("pawl.toml");
+    assert!(toml.starts_with(mine), "{toml}");
+    assert!(
+        toml.contains("[gates]") && toml.contains("test = \"python3 -m unittest discover -v\""),
+        "{toml}"
+    );
+
+    let custom = "[gates]\ntest = \"make check\"  # mine\n";
+    env.write("pawl.toml", custom);
+    env.ok(&["init"]);
+    assert_eq!(env.read("pawl.toml"), custom);
+}
+
+#[test]
+fn detect_json_lists_matches_selection_and_commands() {
+    let env = TestEnv::new();
+    env.write(
+        "package.json",
+        r#"{"scripts":{"test":"node --test","lint":"eslint ."}}"#,
+    );
+    env.write("requirements.txt", "");
+    let r = env.ok(&["detect", "--json"]);
+    let j = r.json();
+    assert_eq!(j["selected"], "python");
+    let names: Vec<&str> = j["matched"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["python", "node"]);
+    assert!(j["reason"].as_str().unwrap().contains("highest priority"));
+    assert_eq!(j["commands"]["test"], "python3 -m unittest discover -v");
+    // A user descriptor in .pawl/platforms overrides a built-in one.
+    env.write(".pawl/platforms/node.toml", "name = \"node\"\nmarkers = [\"package.json\"]\npriority = 99\n[commands]\ntest = \"node --test\"\n");
+    let j = env.ok(&["detect", "--json"]).json();
+    assert_eq!(j["selected"], "node");
+    assert_eq!(j["commands"]["test"], "node --test");
+}
+
+#[test]
+fn fix_lint_keeps_a_fix_that_stays_green() {
+    let env = TestEnv::new();
+    env.ok(&["init"]);
+    env.write("style.txt", "bad\n");
+    env.gates(&[
+        ("lint", "grep -q good style.txt"),
+        ("lint_fix", "echo good > style.txt"),
+        ("test", "true"),
+    ]);
+    let r = env.pawl(&["verify", "--fix-lint", "--json"]);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    assert_eq!(r.json()["lint_fix"]["result"], "kept");
+    assert_eq!(env.read("style.txt"), "good\n");
+}
+
+#[test]
+fn fix_lint_restores_the_tree_exactly_when_the_fix_breaks_tests() {
+    let env = TestEnv::new();
+    env.ok(&["init"]);
+    env.write("style.txt", "bad\n");
+    env.write("README.md", "# demo, edited\n");
+    env.gates(&[
+        ("lint", "grep -q good style.txt"),
+        (
+            "lint_fix",
+            "echo good > style.txt; touch junk.txt; echo more >> README.md",
+        ),
+        ("test", "test ! -f junk.txt"),
+    ]);
+    let status_before =
+        String::from_utf8(env.git(&["status", "--porcelain", "-uall"]).stdout).unwrap();
+    let tree_before = env.pawl(&["verify", "--json"]).json()["tree"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let r = env.pawl(&["verify", "--fix-lint", "--json"]);
+    assert_eq!(r.code, 1, "{}\n{}", r.stdout, r.stderr);
+    let j = r.json();
+    assert_eq!(j["lint_fix"]["result"], "reverted");
+    assert_eq!(j["lint_fix"]["tree_before"], tree_before.as_str());
+    assert_eq!(env.read("style.txt"), "bad\n");
+    assert_eq!(env.read("README.md"), "# demo, edited\n");
+    assert!(!env.root().join("junk.txt").exists());
+    let status_after =
+        String::from_utf8(env.git(&["status", "--porcelain", "-uall"]).stdout).unwrap();
+    assert_eq!(status_after, status_before);
+    assert_eq!(
+        env.pawl(&["verify", "--json"]).json()["tree"],
+        tree_before.as_str()
+    );
+}
+
+#[test]
+fn verify_without_gates_says_so_and_unknown_gate_is_usage() {
+    let env = TestEnv::new();
+    env.ok(&["init"]);
+    env.write("pawl.toml", "[gates]\n");
+    let r = env.pawl(&["verify"]);
+    assert_eq!(r.code, 1);
+    assert!(r.stderr.contains("no gates are configured"), "{}", r.stderr);
+    env.gates(&[("test", "true")]);
+    let r = env.pawl(&["verify", "--gate", "tset"]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(r.stderr.contains("no gate `tset`"), "{}", r.stderr);
+}
