@@ -189,7 +189,7 @@ impl Walker<'_> {
                 }
             }
             "shred" | "wipefs" => {
-                let p = rules::parse(args, &Spec { short_values: "nsu", long_values: &[], stop_at_operand: false });
+                let p = rules::parse(args, &Spec { short_values: "ns", long_values: &["--iterations", "--size", "--remove"], stop_at_operand: false });
                 for arg in &p.operands {
                     self.only_in_allowance(shell, arg, frame, base);
                 }

@@ -310,6 +310,7 @@ impl Walker<'_> {
                 if p.has(&["--abort", "--quit", "--skip", "--edit-todo", "--show-current-patch"]) {
                     return;
                 }
+                let p = rules::parse(rest, &Spec { short_values: "xsX", long_values: &["--exec", "--onto", "--strategy", "--strategy-option"], stop_at_operand: false });
                 if let Some(exec) = p.value(&["-x", "--exec"]).cloned() {
                     self.script_args("git rebase --exec", &[exec], shell, frame, false);
                 }

@@ -86,6 +86,16 @@ const DYNAMIC: &[&str] = &[
     "importlib",
     "pack(",
     "chr(",
+    "argv",
+    "process.env",
+    "os.environ",
+    "ENV[",
+    "$ENV",
+    "input(",
+    "stdin",
+    "STDIN",
+    "readFile",
+    "read(",
 ];
 
 /// Words that suggest the code writes files.
