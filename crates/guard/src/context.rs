@@ -152,7 +152,9 @@ mod tests {
 
     #[test]
     fn tracked_set_answers_directories_by_prefix() {
-        let set: TrackedSet = ["src/main.rs", "./README.md", "srcx/a"].into_iter().collect();
+        let set: TrackedSet = ["src/main.rs", "./README.md", "srcx/a"]
+            .into_iter()
+            .collect();
         assert!(set.is_tracked("README.md"));
         assert!(set.has_tracked_under("src"));
         assert!(set.has_tracked_under("src/"));

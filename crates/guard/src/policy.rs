@@ -302,11 +302,9 @@ impl CompiledPolicy {
                 None => None,
             };
             let pattern = match &rule.pattern {
-                Some(raw) => Some(regex::Regex::new(raw).map_err(|source| {
-                    PolicyError::Regex {
-                        pattern: raw.clone(),
-                        source: Box::new(source),
-                    }
+                Some(raw) => Some(regex::Regex::new(raw).map_err(|source| PolicyError::Regex {
+                    pattern: raw.clone(),
+                    source: Box::new(source),
                 })?),
                 None => None,
             };
@@ -367,7 +365,10 @@ mod tests {
         assert!(g.matches(&forms("/r/.env", Some(".env")), true));
         assert!(g.matches(&forms("/r/.env.local", Some(".env.local")), true));
         assert!(!g.matches(&forms("/r/.env.example", Some(".env.example")), true));
-        assert!(g.matches(&forms("/r/a/migrations/1.sql", Some("a/migrations/1.sql")), true));
+        assert!(g.matches(
+            &forms("/r/a/migrations/1.sql", Some("a/migrations/1.sql")),
+            true
+        ));
         assert!(!g.matches(&forms("/r/src/main.rs", Some("src/main.rs")), true));
     }
 
@@ -375,7 +376,10 @@ mod tests {
     fn tmp_allowance_needs_a_child() {
         let p = CompiledPolicy::new(&Policy::default()).expect("compiles");
         assert!(p.allowances.matches(&forms("/tmp/x", None), false));
-        assert!(p.allowances.matches(&forms("/r/target", Some("target")), false));
+        assert!(
+            p.allowances
+                .matches(&forms("/r/target", Some("target")), false)
+        );
         assert!(!p.allowances.matches(&forms("/r/src", Some("src")), false));
     }
 

@@ -33,6 +33,8 @@ pub const MAX_SCRIPT_DEPTH: usize = 12;
 pub const MAX_NESTING: usize = 24;
 /// Most analysis steps (scripts parsed plus commands judged) per input.
 pub const MAX_STEPS: usize = 2_000;
+/// Most wrapper commands (`sudo env nice ...`) peeled off one command.
+pub const MAX_WRAPPERS: usize = 32;
 /// Most outline lines kept for `explain`.
 const MAX_OUTLINE: usize = 400;
 
@@ -99,6 +101,8 @@ pub(crate) struct Frame {
     pub stdin: Stdin,
     /// Outline indentation.
     pub indent: usize,
+    /// Wrappers (`sudo`, `env`, ...) peeled off on the way here.
+    pub wrappers: usize,
 }
 
 impl Frame {
@@ -110,6 +114,7 @@ impl Frame {
             lenient: false,
             stdin: Stdin::Inherited,
             indent: 0,
+            wrappers: 0,
         }
     }
 
@@ -127,6 +132,7 @@ impl Frame {
             lenient: self.lenient,
             stdin: Stdin::Inherited,
             indent: self.indent + 1,
+            wrappers: self.wrappers,
         }
     }
 
@@ -541,7 +547,8 @@ impl<'a> Walker<'a> {
                     self.compound_list(&other.body, shell, &branch);
                 }
             }
-            ast::CompoundCommand::WhileClause(clause) | ast::CompoundCommand::UntilClause(clause) => {
+            ast::CompoundCommand::WhileClause(clause)
+            | ast::CompoundCommand::UntilClause(clause) => {
                 self.note(frame, "while/until");
                 self.loop_body(&[&clause.0, &clause.1.list], shell, &inner.conditional());
             }
@@ -663,13 +670,29 @@ impl<'a> Walker<'a> {
         let prefix = simple.prefix.iter().flat_map(|p| p.0.iter());
         let suffix = simple.suffix.iter().flat_map(|s| s.0.iter());
         for item in prefix {
-            self.item(item, true, shell, frame, &mut stdin, &mut argv, &mut prefix_assignments);
+            self.item(
+                item,
+                true,
+                shell,
+                frame,
+                &mut stdin,
+                &mut argv,
+                &mut prefix_assignments,
+            );
         }
         if let Some(word) = &simple.word_or_name {
             argv.extend(self.expand(&word.value, shell, frame));
         }
         for item in suffix {
-            self.item(item, false, shell, frame, &mut stdin, &mut argv, &mut declarations);
+            self.item(
+                item,
+                false,
+                shell,
+                frame,
+                &mut stdin,
+                &mut argv,
+                &mut declarations,
+            );
         }
         if argv.is_empty() {
             for (name, value) in prefix_assignments {
@@ -796,7 +819,11 @@ impl<'a> Walker<'a> {
                         self.run_script(&script, &mut sub, &frame.nested("inside $(...)"));
                     }
                     if malformed {
-                        self.fail_closed(frame, RuleId::ParseError, "a here-document does not parse");
+                        self.fail_closed(
+                            frame,
+                            RuleId::ParseError,
+                            "a here-document does not parse",
+                        );
                     }
                 }
                 if reads_stdin(fd) {
@@ -828,9 +855,9 @@ impl<'a> Walker<'a> {
     /// `>&word`: a file descriptor number or `-` is harmless; anything else
     /// is a file written with both streams.
     fn duplicate_target(&mut self, arg: &Arg, shell: &Shell, frame: &Frame) {
-        let is_fd = arg
-            .exact()
-            .is_some_and(|t| t == "-" || t.trim_end_matches('-').chars().all(|c| c.is_ascii_digit()));
+        let is_fd = arg.exact().is_some_and(|t| {
+            t == "-" || t.trim_end_matches('-').chars().all(|c| c.is_ascii_digit())
+        });
         if !is_fd {
             self.check_write(arg, WriteMode::Clobber, shell, frame, "redirect >&");
         }
@@ -897,7 +924,9 @@ impl<'a> Walker<'a> {
                 return;
             }
             if let Some(body) = shell.functions.get(&name).cloned() {
-                let inner = frame.nested(&format!("function {name}")).with_stdin(cmd.stdin);
+                let inner = frame
+                    .nested(&format!("function {name}"))
+                    .with_stdin(cmd.stdin);
                 self.function_body(&name, &body, shell, &inner);
                 return;
             }

@@ -40,8 +40,12 @@ impl Walker<'_> {
         if !arg.known {
             return Err(format!("`{}` is not statically known", arg.text));
         }
-        self.resolve(shell, &arg.text)
-            .ok_or_else(|| format!("`{}` is relative to a directory that is not statically known", arg.text))
+        self.resolve(shell, &arg.text).ok_or_else(|| {
+            format!(
+                "`{}` is relative to a directory that is not statically known",
+                arg.text
+            )
+        })
     }
 
     pub(crate) fn is_protected(&self, absolute: &str) -> bool {
@@ -119,7 +123,10 @@ impl Walker<'_> {
                 self.deny(
                     frame,
                     RuleId::NotStatic,
-                    format!("{what} `{}`: a glob may match protected or tracked files", arg.text),
+                    format!(
+                        "{what} `{}`: a glob may match protected or tracked files",
+                        arg.text
+                    ),
                 );
             }
             return;
@@ -142,7 +149,10 @@ impl Walker<'_> {
             self.deny(
                 frame,
                 RuleId::ProtectedPath,
-                format!("{what} `{}`: the path is protected by the guard policy", arg.text),
+                format!(
+                    "{what} `{}`: the path is protected by the guard policy",
+                    arg.text
+                ),
             );
             return;
         }
@@ -168,14 +178,23 @@ impl Walker<'_> {
             self.deny(
                 frame,
                 RuleId::DestructiveShell,
-                format!("{what} `{}` destroys file contents outside the temp and build directories", arg.text),
+                format!(
+                    "{what} `{}` destroys file contents outside the temp and build directories",
+                    arg.text
+                ),
             );
         }
     }
 
     /// Rules for commands that are neither wrappers, shells, git nor
     /// interpreters.
-    pub(crate) fn file_rules(&mut self, base: &str, args: &[Arg], shell: &mut Shell, frame: &Frame) {
+    pub(crate) fn file_rules(
+        &mut self,
+        base: &str,
+        args: &[Arg],
+        shell: &mut Shell,
+        frame: &Frame,
+    ) {
         let plain = Spec {
             short_values: "",
             long_values: &[],
@@ -189,16 +208,34 @@ impl Walker<'_> {
                 }
             }
             "shred" | "wipefs" => {
-                let p = rules::parse(args, &Spec { short_values: "ns", long_values: &["--iterations", "--size", "--remove"], stop_at_operand: false });
+                let p = rules::parse(
+                    args,
+                    &Spec {
+                        short_values: "ns",
+                        long_values: &["--iterations", "--size", "--remove"],
+                        stop_at_operand: false,
+                    },
+                );
                 for arg in &p.operands {
                     self.only_in_allowance(shell, arg, frame, base);
                 }
             }
             _ if base.starts_with("mkfs") => {
-                self.deny(frame, RuleId::DestructiveShell, format!("{base} formats a filesystem"));
+                self.deny(
+                    frame,
+                    RuleId::DestructiveShell,
+                    format!("{base} formats a filesystem"),
+                );
             }
             "truncate" => {
-                let p = rules::parse(args, &Spec { short_values: "sr", long_values: &["--size", "--reference"], stop_at_operand: false });
+                let p = rules::parse(
+                    args,
+                    &Spec {
+                        short_values: "sr",
+                        long_values: &["--size", "--reference"],
+                        stop_at_operand: false,
+                    },
+                );
                 for arg in &p.operands {
                     self.only_in_allowance(shell, arg, frame, "truncate");
                 }
@@ -206,39 +243,79 @@ impl Walker<'_> {
             "dd" => {
                 for arg in args {
                     if let Some(out) = arg.text.strip_prefix("of=") {
-                        let target = Arg { text: out.to_owned(), ..arg.clone() };
+                        let target = Arg {
+                            text: out.to_owned(),
+                            ..arg.clone()
+                        };
                         self.only_in_allowance(shell, &target, frame, "dd of=");
                     }
                 }
             }
             "rsync" => {
-                let p = rules::parse(args, &Spec { short_values: "eBfT", long_values: &["--rsh", "--filter", "--exclude", "--include", "--temp-dir"], stop_at_operand: false });
-                let deletes = p.opts.iter().any(|o| o.name.starts_with("--delete") || o.name == "--remove-source-files");
-                if deletes {
-                    if let Some(dest) = p.operands.last() {
-                        self.only_in_allowance(shell, &dest.clone(), frame, "rsync --delete into");
-                    }
+                let p = rules::parse(
+                    args,
+                    &Spec {
+                        short_values: "eBfT",
+                        long_values: &["--rsh", "--filter", "--exclude", "--include", "--temp-dir"],
+                        stop_at_operand: false,
+                    },
+                );
+                let deletes = p
+                    .opts
+                    .iter()
+                    .any(|o| o.name.starts_with("--delete") || o.name == "--remove-source-files");
+                if deletes && let Some(dest) = p.operands.last() {
+                    self.only_in_allowance(shell, &dest.clone(), frame, "rsync --delete into");
                 }
             }
             "cp" | "mv" | "install" | "ln" => self.copy_like(base, args, shell, frame),
             "tee" => {
                 let p = rules::parse(args, &plain);
-                let mode = if p.has(&["-a", "--append"]) { WriteMode::Append } else { WriteMode::Clobber };
+                let mode = if p.has(&["-a", "--append"]) {
+                    WriteMode::Append
+                } else {
+                    WriteMode::Clobber
+                };
                 for arg in &p.operands {
                     self.check_write(arg, mode, shell, frame, "tee");
                 }
             }
             "touch" | "mkdir" | "chmod" | "chown" | "chgrp" | "setfacl" | "chattr" => {
-                let p = rules::parse(args, &Spec { short_values: "tdrm", long_values: &["--reference", "--date", "--mode"], stop_at_operand: false });
-                let skip = usize::from(matches!(base, "chmod" | "chown" | "chgrp" | "setfacl" | "chattr"));
+                let p = rules::parse(
+                    args,
+                    &Spec {
+                        short_values: "tdrm",
+                        long_values: &["--reference", "--date", "--mode"],
+                        stop_at_operand: false,
+                    },
+                );
+                let skip = usize::from(matches!(
+                    base,
+                    "chmod" | "chown" | "chgrp" | "setfacl" | "chattr"
+                ));
                 for arg in p.operands.iter().skip(skip) {
                     self.check_write(arg, WriteMode::Modify, shell, frame, base);
                 }
             }
             "sed" => {
-                let p = rules::parse(args, &Spec { short_values: "efl", long_values: &["--expression", "--file", "--line-length"], stop_at_operand: false });
-                let in_place = p.opts.iter().any(|o| o.name == "-i" || o.name.starts_with("--in-place"))
-                    || args.iter().any(|a| a.text.starts_with("-i") || (a.text.starts_with('-') && !a.text.starts_with("--") && a.text.contains('i')));
+                let p = rules::parse(
+                    args,
+                    &Spec {
+                        short_values: "efl",
+                        long_values: &["--expression", "--file", "--line-length"],
+                        stop_at_operand: false,
+                    },
+                );
+                let in_place = p
+                    .opts
+                    .iter()
+                    .any(|o| o.name == "-i" || o.name.starts_with("--in-place"))
+                    || args.iter().any(|a| {
+                        a.text.starts_with("-i")
+                            || (a.text.starts_with('-')
+                                && !a.text.starts_with("--")
+                                && a.text.contains('i'))
+                    });
                 if in_place {
                     let script_given = p.has(&["-e", "-f", "--expression", "--file"]);
                     for arg in p.operands.iter().skip(usize::from(!script_given)) {
@@ -247,12 +324,17 @@ impl Walker<'_> {
                 }
             }
             "ssh-keygen" => {
-                let p = rules::parse(args, &Spec { short_values: "bCfNtZaOnIVzmEgFPRrsJjKwY", long_values: &[], stop_at_operand: false });
+                let p = rules::parse(
+                    args,
+                    &Spec {
+                        short_values: "bCfNtZaOnIVzmEgFPRrsJjKwY",
+                        long_values: &[],
+                        stop_at_operand: false,
+                    },
+                );
                 let reads = p.has(&["-l", "-y", "-F", "-R", "-B", "-e", "-i", "-L", "-Q"]);
-                if !reads {
-                    if let Some(file) = p.value(&["-f"]).cloned() {
-                        self.check_write(&file, WriteMode::Clobber, shell, frame, "ssh-keygen -f");
-                    }
+                if !reads && let Some(file) = p.value(&["-f"]).cloned() {
+                    self.check_write(&file, WriteMode::Clobber, shell, frame, "ssh-keygen -f");
                 }
             }
             "curl" | "wget" | "sort" | "openssl" | "uniq" => {
@@ -262,7 +344,14 @@ impl Walker<'_> {
                     "openssl" => ("", &[]),
                     _ => ("okt", &["--output"]),
                 };
-                let p = rules::parse(args, &Spec { short_values: short, long_values: long, stop_at_operand: false });
+                let p = rules::parse(
+                    args,
+                    &Spec {
+                        short_values: short,
+                        long_values: long,
+                        stop_at_operand: false,
+                    },
+                );
                 let mut outs: Vec<Arg> = Vec::new();
                 match base {
                     "curl" => outs.extend(p.value(&["-o", "--output"]).cloned()),
@@ -287,7 +376,14 @@ impl Walker<'_> {
     }
 
     fn rm(&mut self, args: &[Arg], shell: &Shell, frame: &Frame) {
-        let p = rules::parse(args, &Spec { short_values: "", long_values: &[], stop_at_operand: false });
+        let p = rules::parse(
+            args,
+            &Spec {
+                short_values: "",
+                long_values: &[],
+                stop_at_operand: false,
+            },
+        );
         if p.has(&["--no-preserve-root"]) {
             self.deny(frame, RuleId::RecursiveDelete, "rm --no-preserve-root");
             return;
@@ -297,7 +393,11 @@ impl Walker<'_> {
             if !arg.known {
                 self.deny(
                     frame,
-                    if recursive { RuleId::RecursiveDelete } else { RuleId::NotStatic },
+                    if recursive {
+                        RuleId::RecursiveDelete
+                    } else {
+                        RuleId::NotStatic
+                    },
                     format!("rm of `{}`, which is not statically known", arg.text),
                 );
                 return;
@@ -321,7 +421,10 @@ impl Walker<'_> {
                     self.deny(
                         frame,
                         RuleId::DestructiveShell,
-                        format!("rm `{}`: a glob may remove many files; name the file", arg.text),
+                        format!(
+                            "rm `{}`: a glob may remove many files; name the file",
+                            arg.text
+                        ),
                     );
                     return;
                 }
@@ -332,11 +435,21 @@ impl Walker<'_> {
     }
 
     fn copy_like(&mut self, base: &str, args: &[Arg], shell: &mut Shell, frame: &Frame) {
-        let p = rules::parse(args, &Spec {
-            short_values: "tSmogZ",
-            long_values: &["--target-directory", "--suffix", "--mode", "--owner", "--group", "--backup"],
-            stop_at_operand: false,
-        });
+        let p = rules::parse(
+            args,
+            &Spec {
+                short_values: "tSmogZ",
+                long_values: &[
+                    "--target-directory",
+                    "--suffix",
+                    "--mode",
+                    "--owner",
+                    "--group",
+                    "--backup",
+                ],
+                stop_at_operand: false,
+            },
+        );
         let target_dir = p.value(&["-t", "--target-directory"]).cloned();
         let (sources, dest, dest_is_dir): (Vec<Arg>, Option<Arg>, bool) = match target_dir {
             Some(dir) => (p.operands.clone(), Some(dir), true),
@@ -373,7 +486,12 @@ impl Walker<'_> {
                 .is_ok_and(|d| self.is_tracked_path(&d).1);
         if dest_dir_tracked {
             for source in &sources {
-                let name = source.text.trim_end_matches('/').rsplit('/').next().unwrap_or("");
+                let name = source
+                    .text
+                    .trim_end_matches('/')
+                    .rsplit('/')
+                    .next()
+                    .unwrap_or("");
                 let landed = Arg {
                     text: format!("{}/{name}", dest.text.trim_end_matches('/')),
                     known: dest.known && source.known,

@@ -11,11 +11,51 @@ use crate::words::{self, Arg};
 
 /// Subcommands that git runs itself; an alias cannot shadow them.
 const BUILTINS: &[&str] = &[
-    "add", "am", "apply", "bisect", "blame", "branch", "checkout", "checkout-index", "cherry-pick",
-    "clean", "clone", "commit", "config", "describe", "diff", "fetch", "filter-branch", "gc",
-    "grep", "help", "init", "log", "ls-files", "merge", "mv", "pull", "push", "read-tree",
-    "rebase", "reflog", "remote", "reset", "restore", "revert", "rm", "send-pack", "show",
-    "stash", "status", "submodule", "switch", "symbolic-ref", "tag", "update-ref", "worktree",
+    "add",
+    "am",
+    "apply",
+    "bisect",
+    "blame",
+    "branch",
+    "checkout",
+    "checkout-index",
+    "cherry-pick",
+    "clean",
+    "clone",
+    "commit",
+    "config",
+    "describe",
+    "diff",
+    "fetch",
+    "filter-branch",
+    "gc",
+    "grep",
+    "help",
+    "init",
+    "log",
+    "ls-files",
+    "merge",
+    "mv",
+    "pull",
+    "push",
+    "read-tree",
+    "rebase",
+    "reflog",
+    "remote",
+    "reset",
+    "restore",
+    "revert",
+    "rm",
+    "send-pack",
+    "show",
+    "stash",
+    "status",
+    "submodule",
+    "switch",
+    "symbolic-ref",
+    "tag",
+    "update-ref",
+    "worktree",
 ];
 
 /// Config keys whose values git runs as commands.
@@ -69,7 +109,8 @@ impl Walker<'_> {
             }
             index += 1;
             match text {
-                "-C" | "--git-dir" | "--work-tree" | "--namespace" | "--super-prefix" | "--exec-path" => {
+                "-C" | "--git-dir" | "--work-tree" | "--namespace" | "--super-prefix"
+                | "--exec-path" => {
                     index += 1;
                 }
                 "-c" | "--config-env" => {
@@ -83,7 +124,13 @@ impl Walker<'_> {
                             if let Some(name) = lower.strip_prefix("alias.") {
                                 aliases.push((name.to_owned(), Some(value.to_owned())));
                             } else if runs_program(key) {
-                                self.script_args(&format!("git -c {key}"), &[Arg::lit(value)], shell, frame, false);
+                                self.script_args(
+                                    &format!("git -c {key}"),
+                                    &[Arg::lit(value)],
+                                    shell,
+                                    frame,
+                                    false,
+                                );
                             }
                         }
                         None if setting.known => {}
@@ -119,14 +166,20 @@ impl Walker<'_> {
                     return;
                 }
                 Some(None) => {
-                    self.fail_closed(frame, RuleId::NotStatic, format!("git alias `{name}` is not statically known"));
+                    self.fail_closed(
+                        frame,
+                        RuleId::NotStatic,
+                        format!("git alias `{name}` is not statically known"),
+                    );
                     return;
                 }
                 None if config_unknown || self.world.git_aliases_unknown => {
                     self.fail_closed(
                         frame,
                         RuleId::NotStatic,
-                        format!("`git {name}` may be an alias defined to something not statically known"),
+                        format!(
+                            "`git {name}` may be an alias defined to something not statically known"
+                        ),
                     );
                     return;
                 }
@@ -136,7 +189,14 @@ impl Walker<'_> {
         self.git_subcommand(&name, &rest, shell, frame);
     }
 
-    fn git_alias(&mut self, name: &str, value: &str, rest: &[Arg], shell: &mut Shell, frame: &Frame) {
+    fn git_alias(
+        &mut self,
+        name: &str,
+        value: &str,
+        rest: &[Arg],
+        shell: &mut Shell,
+        frame: &Frame,
+    ) {
         let quoted: Vec<String> = rest.iter().map(words::quote).collect();
         let text = match value.strip_prefix('!') {
             Some(script) => format!("{script} {}", quoted.join(" ")),
@@ -160,7 +220,9 @@ impl Walker<'_> {
             self.deny(
                 frame,
                 RuleId::ProtectedBranch,
-                format!("{what} would change `{branch}`, a protected branch; work on the run's branch"),
+                format!(
+                    "{what} would change `{branch}`, a protected branch; work on the run's branch"
+                ),
             );
         }
     }
@@ -231,11 +293,10 @@ impl Walker<'_> {
                     self.deny_if_protected(frame, "git reset");
                 }
             }
-            "clean" => {
-                if !p.has(&["-n", "--dry-run"]) {
+            "clean"
+                if !p.has(&["-n", "--dry-run"]) => {
                     self.destructive(frame, "git clean");
                 }
-            }
             "checkout" => self.git_checkout(rest, &p, shell, frame),
             "switch" => {
                 if p.has(&["-f", "--force", "--discard-changes", "-C", "--force-create"]) {
@@ -260,16 +321,14 @@ impl Walker<'_> {
                 }
             }
             "branch" => self.git_branch(&p, frame),
-            "stash" => {
-                if p.operands.first().is_some_and(|a| a.is("drop") || a.is("clear")) {
+            "stash"
+                if p.operands.first().is_some_and(|a| a.is("drop") || a.is("clear")) => {
                     self.destructive(frame, "git stash drop/clear");
                 }
-            }
-            "rm" => {
-                if !p.has(&["--cached"]) && (short_flag(&p, 'f') || short_flag(&p, 'r') || p.has(&["--force"])) {
+            "rm"
+                if !p.has(&["--cached"]) && (short_flag(&p, 'f') || short_flag(&p, 'r') || p.has(&["--force"])) => {
                     self.destructive(frame, "git rm -r/-f");
                 }
-            }
             "update-ref" => {
                 if p.has(&["-d", "--stdin"]) {
                     self.destructive(frame, "git update-ref -d/--stdin");
@@ -296,16 +355,14 @@ impl Walker<'_> {
                     self.switch_to(target, frame);
                 }
             }
-            "checkout-index" => {
-                if short_flag(&p, 'f') || p.has(&["--force"]) {
+            "checkout-index"
+                if (short_flag(&p, 'f') || p.has(&["--force"])) => {
                     self.destructive(frame, "git checkout-index --force");
                 }
-            }
-            "read-tree" => {
-                if p.has(&["--reset"]) && short_flag(&p, 'u') {
+            "read-tree"
+                if p.has(&["--reset"]) && short_flag(&p, 'u') => {
                     self.destructive(frame, "git read-tree --reset -u");
                 }
-            }
             "rebase" => {
                 if p.has(&["--abort", "--quit", "--skip", "--edit-todo", "--show-current-patch"]) {
                     return;
@@ -320,36 +377,31 @@ impl Walker<'_> {
                 }
                 self.deny_if_protected(frame, "git rebase");
             }
-            "commit" | "merge" | "cherry-pick" | "revert" | "am" | "pull" => {
-                if !p.has(&["--abort", "--quit"]) {
+            "commit" | "merge" | "cherry-pick" | "revert" | "am" | "pull"
+                if !p.has(&["--abort", "--quit"]) => {
                     self.deny_if_protected(frame, &format!("git {name}"));
                 }
-            }
             "fetch" => {
                 for operand in &p.operands {
-                    if let Some((_, dst)) = operand.text.split_once(':') {
-                        if self.policy.is_protected_branch(dst) {
+                    if let Some((_, dst)) = operand.text.split_once(':')
+                        && self.policy.is_protected_branch(dst) {
                             self.deny(frame, RuleId::ProtectedBranch, format!("git fetch into `{dst}`, a protected branch"));
                         }
-                    }
                 }
             }
             "filter-branch" | "filter-repo" => self.destructive(frame, &format!("git {name}")),
-            "reflog" => {
-                if p.operands.first().is_some_and(|a| a.is("expire") || a.is("delete")) {
+            "reflog"
+                if p.operands.first().is_some_and(|a| a.is("expire") || a.is("delete")) => {
                     self.destructive(frame, "git reflog expire/delete");
                 }
-            }
-            "gc" | "prune" => {
-                if p.opts.iter().any(|o| o.name == "--prune" && o.value.as_ref().is_some_and(|v| v.is("now"))) || name == "prune" {
+            "gc" | "prune"
+                if (p.opts.iter().any(|o| o.name == "--prune" && o.value.as_ref().is_some_and(|v| v.is("now"))) || name == "prune") => {
                     self.destructive(frame, &format!("git {name} of unreachable objects"));
                 }
-            }
-            "worktree" => {
-                if p.operands.first().is_some_and(|a| a.is("remove")) && (short_flag(&p, 'f') || p.has(&["--force"])) {
+            "worktree"
+                if p.operands.first().is_some_and(|a| a.is("remove")) && (short_flag(&p, 'f') || p.has(&["--force"])) => {
                     self.destructive(frame, "git worktree remove --force");
                 }
-            }
             "submodule" => {
                 if let Some(at) = rest.iter().position(|a| a.is("foreach")) {
                     let script: Vec<Arg> = rest[at + 1..]
@@ -374,7 +426,17 @@ impl Walker<'_> {
     }
 
     fn git_checkout(&mut self, rest: &[Arg], p: &Parsed, shell: &Shell, frame: &Frame) {
-        if p.has(&["-f", "--force", "-p", "--patch", "--ours", "--theirs", "-m", "--merge", "--overlay"]) {
+        if p.has(&[
+            "-f",
+            "--force",
+            "-p",
+            "--patch",
+            "--ours",
+            "--theirs",
+            "-m",
+            "--merge",
+            "--overlay",
+        ]) {
             self.destructive(frame, "git checkout --force/--patch/--ours/--theirs");
             return;
         }
@@ -383,11 +445,11 @@ impl Walker<'_> {
             return;
         }
         let dashdash = rest.iter().position(|a| a.is("--"));
-        if let Some(at) = dashdash {
-            if at + 1 < rest.len() {
-                self.destructive(frame, "git checkout of paths");
-                return;
-            }
+        if let Some(at) = dashdash
+            && at + 1 < rest.len()
+        {
+            self.destructive(frame, "git checkout of paths");
+            return;
         }
         let creates = p.has(&["-b", "--orphan", "-c"]);
         // Options with values (`-b name`) were parsed as flags, so the new
@@ -430,19 +492,43 @@ impl Walker<'_> {
             return;
         }
         if p.has(&["-m", "--move"]) {
-            let touches_protected = p.operands.iter().any(|a| self.policy.is_protected_branch(&a.text))
+            let touches_protected = p
+                .operands
+                .iter()
+                .any(|a| self.policy.is_protected_branch(&a.text))
                 || (p.operands.len() < 2 && self.on_protected_branch().is_some());
             if touches_protected {
-                self.deny(frame, RuleId::ProtectedBranch, "git branch -m renames a protected branch");
+                self.deny(
+                    frame,
+                    RuleId::ProtectedBranch,
+                    "git branch -m renames a protected branch",
+                );
             }
         }
-        if delete && p.operands.iter().any(|a| self.policy.is_protected_branch(&a.text)) {
-            self.deny(frame, RuleId::ProtectedBranch, "git branch -d of a protected branch");
+        if delete
+            && p.operands
+                .iter()
+                .any(|a| self.policy.is_protected_branch(&a.text))
+        {
+            self.deny(
+                frame,
+                RuleId::ProtectedBranch,
+                "git branch -d of a protected branch",
+            );
         }
     }
 
     fn git_config(&mut self, p: &Parsed) {
-        let reading = p.has(&["--get", "--get-all", "--get-regexp", "-l", "--list", "--unset", "--unset-all", "--show-origin"]);
+        let reading = p.has(&[
+            "--get",
+            "--get-all",
+            "--get-regexp",
+            "-l",
+            "--list",
+            "--unset",
+            "--unset-all",
+            "--show-origin",
+        ]);
         if reading {
             return;
         }

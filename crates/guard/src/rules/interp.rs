@@ -100,7 +100,15 @@ const DYNAMIC: &[&str] = &[
 
 /// Words that suggest the code writes files.
 const WRITES: &[&str] = &[
-    "write", "open(", "rename", "replace(", "copy", "move", "symlink", "appendFile", "File.new",
+    "write",
+    "open(",
+    "rename",
+    "replace(",
+    "copy",
+    "move",
+    "symlink",
+    "appendFile",
+    "File.new",
 ];
 
 /// Which interpreter a command is, and how it takes inline code.
@@ -129,7 +137,14 @@ fn lang(base: &str) -> Option<Lang> {
         "node" | "nodejs" | "bun" | "deno" => Some(Lang {
             code_opts: &["-e", "--eval", "-p", "--print"],
             short_values: "eprC",
-            long_values: &["--eval", "--print", "--require", "--import", "--input-type", "--conditions"],
+            long_values: &[
+                "--eval",
+                "--print",
+                "--require",
+                "--import",
+                "--input-type",
+                "--conditions",
+            ],
             module_opts: &[],
         }),
         "perl" => Some(Lang {
@@ -219,14 +234,21 @@ impl Walker<'_> {
         };
         let mut long_values: Vec<&str> = lang.long_values.to_vec();
         long_values.extend(lang.code_opts.iter().filter(|o| o.starts_with("--")));
-        let p = rules::parse(args, &Spec {
-            short_values: lang.short_values,
-            long_values: &long_values,
-            stop_at_operand: true,
-        });
+        let p = rules::parse(
+            args,
+            &Spec {
+                short_values: lang.short_values,
+                long_values: &long_values,
+                stop_at_operand: true,
+            },
+        );
         // perl -i / ruby -i edit their file operands in place.
         if matches!(base, "perl" | "ruby") && p.opts.iter().any(|o| o.name == "-i") {
-            let files = if p.has(&lang.code_opts.to_vec()) { &p.operands[..] } else { p.operands.get(1..).unwrap_or(&[]) };
+            let files = if p.has(lang.code_opts) {
+                &p.operands[..]
+            } else {
+                p.operands.get(1..).unwrap_or(&[])
+            };
             for file in files {
                 self.check_write(file, WriteMode::Modify, shell, frame, &format!("{base} -i"));
             }
@@ -256,14 +278,18 @@ impl Walker<'_> {
         }
         if base == "deno" || base == "bun" {
             // `deno eval CODE`, `bun run file`.
-            if p.operands.first().is_some_and(|a| a.is("eval")) {
-                if let Some(code) = p.operands.get(1) {
-                    let text = code.text.clone();
-                    if code.known {
-                        self.judge_code(base, &text, shell, frame);
-                    } else {
-                        self.fail_closed(frame, RuleId::Interpreter, format!("{base} eval of code that is not statically known"));
-                    }
+            if p.operands.first().is_some_and(|a| a.is("eval"))
+                && let Some(code) = p.operands.get(1)
+            {
+                let text = code.text.clone();
+                if code.known {
+                    self.judge_code(base, &text, shell, frame);
+                } else {
+                    self.fail_closed(
+                        frame,
+                        RuleId::Interpreter,
+                        format!("{base} eval of code that is not statically known"),
+                    );
                 }
             }
             return true;
@@ -275,7 +301,10 @@ impl Walker<'_> {
                     self.fail_closed(
                         frame,
                         RuleId::NotStatic,
-                        format!("{base} runs a script `{}` that is not statically known", script.text),
+                        format!(
+                            "{base} runs a script `{}` that is not statically known",
+                            script.text
+                        ),
                     );
                 }
             }
@@ -318,7 +347,10 @@ impl Walker<'_> {
                 self.deny(
                     frame,
                     RuleId::Interpreter,
-                    format!("{base} one-liner runs commands built at run time (`{}`)", sign.trim()),
+                    format!(
+                        "{base} one-liner runs commands built at run time (`{}`)",
+                        sign.trim()
+                    ),
                 );
                 return;
             }
@@ -340,11 +372,16 @@ impl Walker<'_> {
                     return;
                 }
             }
-        } else if let Some(sign) = dynamic.filter(|s| matches!(**s, "eval(" | "exec(" | "new Function")) {
+        } else if let Some(sign) =
+            dynamic.filter(|s| matches!(**s, "eval(" | "exec(" | "new Function"))
+        {
             self.deny(
                 frame,
                 RuleId::Interpreter,
-                format!("{base} one-liner evaluates code built at run time (`{}`)", sign.trim()),
+                format!(
+                    "{base} one-liner evaluates code built at run time (`{}`)",
+                    sign.trim()
+                ),
             );
             return;
         }
@@ -353,15 +390,15 @@ impl Walker<'_> {
                 if lit.contains(char::is_whitespace) || lit.is_empty() {
                     continue;
                 }
-                if let Some(absolute) = self.resolve(shell, lit) {
-                    if self.is_protected(&absolute) {
-                        self.deny(
-                            frame,
-                            RuleId::ProtectedPath,
-                            format!("{base} one-liner writes `{lit}`, a protected path"),
-                        );
-                        return;
-                    }
+                if let Some(absolute) = self.resolve(shell, lit)
+                    && self.is_protected(&absolute)
+                {
+                    self.deny(
+                        frame,
+                        RuleId::ProtectedPath,
+                        format!("{base} one-liner writes `{lit}`, a protected path"),
+                    );
+                    return;
                 }
             }
         }

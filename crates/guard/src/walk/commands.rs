@@ -53,55 +53,132 @@ fn is_assignment(text: &str) -> bool {
 
 impl Walker<'_> {
     /// Judges a command by its (directory-stripped) name.
-    pub(super) fn command_by_name(&mut self, base: &str, cmd: Cmd, shell: &mut Shell, frame: &Frame) {
+    pub(super) fn command_by_name(
+        &mut self,
+        base: &str,
+        cmd: Cmd,
+        shell: &mut Shell,
+        frame: &Frame,
+    ) {
         let args: Vec<Arg> = cmd.argv.iter().skip(1).cloned().collect();
         match base {
-            _ if SHELLS.contains(&base) => self.shell_payload(base, &args, &cmd.stdin, shell, frame),
+            _ if SHELLS.contains(&base) => {
+                self.shell_payload(base, &args, &cmd.stdin, shell, frame)
+            }
             "busybox" => self.rewrap(base, args, cmd.stdin, shell, frame),
             _ if BARE_WRAPPERS.contains(&base) => self.rewrap(base, args, cmd.stdin, shell, frame),
             "sudo" | "doas" => self.sudo(base, &args, cmd.stdin, shell, frame),
             "env" => self.env(&args, cmd.stdin, shell, frame),
             "command" => {
-                let p = rules::parse(&args, &Spec { short_values: "", long_values: &[], stop_at_operand: true });
+                let p = rules::parse(
+                    &args,
+                    &Spec {
+                        short_values: "",
+                        long_values: &[],
+                        stop_at_operand: true,
+                    },
+                );
                 if !p.has(&["-v", "-V"]) {
                     self.rewrap(base, p.operands, cmd.stdin, shell, frame);
                 }
             }
             "exec" => {
-                let p = rules::parse(&args, &Spec { short_values: "a", long_values: &[], stop_at_operand: true });
+                let p = rules::parse(
+                    &args,
+                    &Spec {
+                        short_values: "a",
+                        long_values: &[],
+                        stop_at_operand: true,
+                    },
+                );
                 self.rewrap(base, p.operands, cmd.stdin, shell, frame);
             }
             "nice" => {
-                let p = rules::parse(&args, &Spec { short_values: "n", long_values: &["--adjustment"], stop_at_operand: true });
+                let p = rules::parse(
+                    &args,
+                    &Spec {
+                        short_values: "n",
+                        long_values: &["--adjustment"],
+                        stop_at_operand: true,
+                    },
+                );
                 self.rewrap(base, p.operands, cmd.stdin, shell, frame);
             }
             "timeout" => {
-                let p = rules::parse(&args, &Spec { short_values: "sk", long_values: &["--signal", "--kill-after"], stop_at_operand: true });
-                self.rewrap(base, p.operands.into_iter().skip(1).collect(), cmd.stdin, shell, frame);
+                let p = rules::parse(
+                    &args,
+                    &Spec {
+                        short_values: "sk",
+                        long_values: &["--signal", "--kill-after"],
+                        stop_at_operand: true,
+                    },
+                );
+                self.rewrap(
+                    base,
+                    p.operands.into_iter().skip(1).collect(),
+                    cmd.stdin,
+                    shell,
+                    frame,
+                );
             }
             "time" => {
-                let p = rules::parse(&args, &Spec { short_values: "fo", long_values: &["--format", "--output"], stop_at_operand: true });
+                let p = rules::parse(
+                    &args,
+                    &Spec {
+                        short_values: "fo",
+                        long_values: &["--format", "--output"],
+                        stop_at_operand: true,
+                    },
+                );
                 if let Some(out) = p.value(&["-o", "--output"]).cloned() {
                     self.check_write(&out, WriteMode::Clobber, shell, frame, "time -o");
                 }
                 self.rewrap(base, p.operands, cmd.stdin, shell, frame);
             }
             "stdbuf" => {
-                let p = rules::parse(&args, &Spec { short_values: "ioe", long_values: &["--input", "--output", "--error"], stop_at_operand: true });
+                let p = rules::parse(
+                    &args,
+                    &Spec {
+                        short_values: "ioe",
+                        long_values: &["--input", "--output", "--error"],
+                        stop_at_operand: true,
+                    },
+                );
                 self.rewrap(base, p.operands, cmd.stdin, shell, frame);
             }
             "ionice" => {
-                let p = rules::parse(&args, &Spec { short_values: "cnpPu", long_values: &["--class", "--classdata", "--pid", "--pgid", "--uid"], stop_at_operand: true });
+                let p = rules::parse(
+                    &args,
+                    &Spec {
+                        short_values: "cnpPu",
+                        long_values: &["--class", "--classdata", "--pid", "--pgid", "--uid"],
+                        stop_at_operand: true,
+                    },
+                );
                 if !p.has(&["-p", "-P", "-u", "--pid", "--pgid", "--uid"]) {
                     self.rewrap(base, p.operands, cmd.stdin, shell, frame);
                 }
             }
             "setsid" | "caffeinate" => {
-                let p = rules::parse(&args, &Spec { short_values: "tw", long_values: &[], stop_at_operand: true });
+                let p = rules::parse(
+                    &args,
+                    &Spec {
+                        short_values: "tw",
+                        long_values: &[],
+                        stop_at_operand: true,
+                    },
+                );
                 self.rewrap(base, p.operands, cmd.stdin, shell, frame);
             }
             "watch" => {
-                let p = rules::parse(&args, &Spec { short_values: "nq", long_values: &["--interval", "--differences", "--equexit"], stop_at_operand: true });
+                let p = rules::parse(
+                    &args,
+                    &Spec {
+                        short_values: "nq",
+                        long_values: &["--interval", "--differences", "--equexit"],
+                        stop_at_operand: true,
+                    },
+                );
                 if p.has(&["-x", "--exec"]) {
                     self.rewrap(base, p.operands, cmd.stdin, shell, frame);
                 } else {
@@ -110,7 +187,19 @@ impl Walker<'_> {
                 }
             }
             "su" | "runuser" => {
-                let p = rules::parse(&args, &Spec { short_values: "cgGsw", long_values: &["--command", "--group", "--shell", "--whitelist-environment"], stop_at_operand: false });
+                let p = rules::parse(
+                    &args,
+                    &Spec {
+                        short_values: "cgGsw",
+                        long_values: &[
+                            "--command",
+                            "--group",
+                            "--shell",
+                            "--whitelist-environment",
+                        ],
+                        stop_at_operand: false,
+                    },
+                );
                 if let Some(script) = p.value(&["-c", "--command"]).cloned() {
                     self.script_args(base, &[script], shell, frame, false);
                 }
@@ -131,12 +220,22 @@ impl Walker<'_> {
             }
             "source" | "." => {
                 if args.first().is_none_or(|a| !a.known) {
-                    self.fail_closed(frame, RuleId::NotStatic, "source of a file that is not statically known");
+                    self.fail_closed(
+                        frame,
+                        RuleId::NotStatic,
+                        "source of a file that is not statically known",
+                    );
                 }
             }
             "trap" => {
                 if let Some(action) = args.first().filter(|a| !a.text.starts_with('-')) {
-                    self.script_args("trap", std::slice::from_ref(action), &mut shell.clone(), frame, false);
+                    self.script_args(
+                        "trap",
+                        std::slice::from_ref(action),
+                        &mut shell.clone(),
+                        frame,
+                        false,
+                    );
                 }
             }
             "alias" => {
@@ -146,7 +245,11 @@ impl Walker<'_> {
                             shell.aliases.insert(name.to_owned(), value.to_owned());
                         }
                         None if arg.known => {}
-                        None => self.fail_closed(frame, RuleId::NotStatic, "alias definition that is not statically known"),
+                        None => self.fail_closed(
+                            frame,
+                            RuleId::NotStatic,
+                            "alias definition that is not statically known",
+                        ),
                     }
                 }
             }
@@ -159,7 +262,14 @@ impl Walker<'_> {
             }
             "cd" | "pushd" | "popd" => self.cd(base, &args, shell, frame),
             "read" | "mapfile" | "readarray" | "getopts" | "unset" => {
-                let p = rules::parse(&args, &Spec { short_values: "adDnNptuCc", long_values: &[], stop_at_operand: false });
+                let p = rules::parse(
+                    &args,
+                    &Spec {
+                        short_values: "adDnNptuCc",
+                        long_values: &[],
+                        stop_at_operand: false,
+                    },
+                );
                 for operand in &p.operands {
                     if let Some(name) = operand.exact() {
                         shell.vars.insert(name.to_owned(), None);
@@ -170,7 +280,14 @@ impl Walker<'_> {
                 }
             }
             "printf" => {
-                let p = rules::parse(&args, &Spec { short_values: "v", long_values: &[], stop_at_operand: true });
+                let p = rules::parse(
+                    &args,
+                    &Spec {
+                        short_values: "v",
+                        long_values: &[],
+                        stop_at_operand: true,
+                    },
+                );
                 if let Some(name) = p.value(&["-v"]).and_then(Arg::exact) {
                     shell.vars.insert(name.to_owned(), None);
                 }
@@ -188,11 +305,30 @@ impl Walker<'_> {
     }
 
     /// Dispatches `args` as a command of its own, found via `wrapper`.
-    fn rewrap(&mut self, wrapper: &str, args: Vec<Arg>, stdin: Stdin, shell: &mut Shell, frame: &Frame) {
+    fn rewrap(
+        &mut self,
+        wrapper: &str,
+        args: Vec<Arg>,
+        stdin: Stdin,
+        shell: &mut Shell,
+        frame: &Frame,
+    ) {
         if args.is_empty() {
             return;
         }
+        if frame.wrappers >= super::MAX_WRAPPERS {
+            self.deny(
+                frame,
+                RuleId::TooDeep,
+                format!(
+                    "more than {} wrapper commands in a row",
+                    super::MAX_WRAPPERS
+                ),
+            );
+            return;
+        }
         let inner = Frame {
+            wrappers: frame.wrappers + 1,
             origin: if frame.depth == 0 {
                 format!("via {wrapper}")
             } else {
@@ -204,7 +340,14 @@ impl Walker<'_> {
     }
 
     /// Walks the joined `args` as a script in a copy of the shell.
-    pub(crate) fn script_args(&mut self, origin: &str, args: &[Arg], shell: &mut Shell, frame: &Frame, lenient: bool) {
+    pub(crate) fn script_args(
+        &mut self,
+        origin: &str,
+        args: &[Arg],
+        shell: &mut Shell,
+        frame: &Frame,
+        lenient: bool,
+    ) {
         match join_known(args) {
             Some(text) => {
                 let mut sub = shell.clone();
@@ -221,11 +364,25 @@ impl Walker<'_> {
     }
 
     fn sudo(&mut self, base: &str, args: &[Arg], stdin: Stdin, shell: &mut Shell, frame: &Frame) {
-        let p = rules::parse(args, &Spec {
-            short_values: "ughprtCDTUa",
-            long_values: &["--user", "--group", "--host", "--prompt", "--role", "--type", "--close-from", "--chdir", "--command-timeout", "--other-user"],
-            stop_at_operand: true,
-        });
+        let p = rules::parse(
+            args,
+            &Spec {
+                short_values: "ughprtCDTUa",
+                long_values: &[
+                    "--user",
+                    "--group",
+                    "--host",
+                    "--prompt",
+                    "--role",
+                    "--type",
+                    "--close-from",
+                    "--chdir",
+                    "--command-timeout",
+                    "--other-user",
+                ],
+                stop_at_operand: true,
+            },
+        );
         let operands: Vec<Arg> = p
             .operands
             .iter()
@@ -246,11 +403,14 @@ impl Walker<'_> {
     }
 
     fn env(&mut self, args: &[Arg], stdin: Stdin, shell: &mut Shell, frame: &Frame) {
-        let p = rules::parse(args, &Spec {
-            short_values: "uCS",
-            long_values: &["--unset", "--chdir", "--split-string"],
-            stop_at_operand: true,
-        });
+        let p = rules::parse(
+            args,
+            &Spec {
+                short_values: "uCS",
+                long_values: &["--unset", "--chdir", "--split-string"],
+                stop_at_operand: true,
+            },
+        );
         let mut operands: Vec<Arg> = p
             .operands
             .iter()
@@ -268,18 +428,38 @@ impl Walker<'_> {
     }
 
     /// `bash -c`, `bash script`, `bash` reading stdin.
-    fn shell_payload(&mut self, name: &str, args: &[Arg], stdin: &Stdin, shell: &mut Shell, frame: &Frame) {
-        let p = rules::parse(args, &Spec {
-            short_values: "oO",
-            long_values: &["--rcfile", "--init-file"],
-            stop_at_operand: true,
-        });
+    fn shell_payload(
+        &mut self,
+        name: &str,
+        args: &[Arg],
+        stdin: &Stdin,
+        shell: &mut Shell,
+        frame: &Frame,
+    ) {
+        let p = rules::parse(
+            args,
+            &Spec {
+                short_values: "oO",
+                long_values: &["--rcfile", "--init-file"],
+                stop_at_operand: true,
+            },
+        );
         if p.has(&["-c"]) {
             match p.operands.first() {
                 Some(script) => {
-                    self.script_args(&format!("{name} -c"), std::slice::from_ref(script), shell, frame, false);
+                    self.script_args(
+                        &format!("{name} -c"),
+                        std::slice::from_ref(script),
+                        shell,
+                        frame,
+                        false,
+                    );
                 }
-                None => self.fail_closed(frame, RuleId::NotStatic, format!("{name} -c without a script")),
+                None => self.fail_closed(
+                    frame,
+                    RuleId::NotStatic,
+                    format!("{name} -c without a script"),
+                ),
             }
             return;
         }
@@ -288,7 +468,10 @@ impl Walker<'_> {
                 self.fail_closed(
                     frame,
                     RuleId::NotStatic,
-                    format!("{name} runs a script `{}` that is not statically known", script.text),
+                    format!(
+                        "{name} runs a script `{}` that is not statically known",
+                        script.text
+                    ),
                 );
             }
             // A named script file is opaque to a command-line guard.
@@ -315,7 +498,14 @@ impl Walker<'_> {
     }
 
     fn cd(&mut self, base: &str, args: &[Arg], shell: &mut Shell, frame: &Frame) {
-        let p = rules::parse(args, &Spec { short_values: "", long_values: &[], stop_at_operand: false });
+        let p = rules::parse(
+            args,
+            &Spec {
+                short_values: "",
+                long_values: &[],
+                stop_at_operand: false,
+            },
+        );
         let target = if base == "popd" {
             None
         } else {
@@ -331,11 +521,24 @@ impl Walker<'_> {
     }
 
     fn xargs(&mut self, args: &[Arg], shell: &mut Shell, frame: &Frame) {
-        let p = rules::parse(args, &Spec {
-            short_values: "adEeIiLlnPs",
-            long_values: &["--arg-file", "--delimiter", "--eof", "--replace", "--max-lines", "--max-args", "--max-procs", "--max-chars", "--process-slot-var"],
-            stop_at_operand: true,
-        });
+        let p = rules::parse(
+            args,
+            &Spec {
+                short_values: "adEeIiLlnPs",
+                long_values: &[
+                    "--arg-file",
+                    "--delimiter",
+                    "--eof",
+                    "--replace",
+                    "--max-lines",
+                    "--max-args",
+                    "--max-procs",
+                    "--max-chars",
+                    "--process-slot-var",
+                ],
+                stop_at_operand: true,
+            },
+        );
         let replace = p
             .value(&["-I", "-i", "--replace"])
             .map(|a| a.text.clone())
@@ -362,11 +565,28 @@ impl Walker<'_> {
             .iter()
             .position(|a| a.exact().is_some_and(|t| t.starts_with(":::")))
             .unwrap_or(args.len());
-        let p = rules::parse(&args[..split], &Spec {
-            short_values: "jSNnLdIaC",
-            long_values: &["--jobs", "--sshlogin", "--joblog", "--max-args", "--delay", "--timeout", "--results", "--tmpdir", "--arg-file", "--colsep", "--delimiter", "--workdir", "--retries"],
-            stop_at_operand: true,
-        });
+        let p = rules::parse(
+            &args[..split],
+            &Spec {
+                short_values: "jSNnLdIaC",
+                long_values: &[
+                    "--jobs",
+                    "--sshlogin",
+                    "--joblog",
+                    "--max-args",
+                    "--delay",
+                    "--timeout",
+                    "--results",
+                    "--tmpdir",
+                    "--arg-file",
+                    "--colsep",
+                    "--delimiter",
+                    "--workdir",
+                    "--retries",
+                ],
+                stop_at_operand: true,
+            },
+        );
         let values: Vec<Arg> = if split < args.len() {
             args[split..]
                 .iter()
@@ -382,7 +602,11 @@ impl Walker<'_> {
             let template = match join_known(&p.operands) {
                 Some(t) => t,
                 None => {
-                    self.fail_closed(frame, RuleId::NotStatic, "parallel runs a command that is not statically known");
+                    self.fail_closed(
+                        frame,
+                        RuleId::NotStatic,
+                        "parallel runs a command that is not statically known",
+                    );
                     return;
                 }
             };
@@ -391,7 +615,11 @@ impl Walker<'_> {
                 match value.exact() {
                     Some(v) => v.to_owned(),
                     None => {
-                        self.fail_closed(frame, RuleId::NotStatic, "parallel runs commands read from its input");
+                        self.fail_closed(
+                            frame,
+                            RuleId::NotStatic,
+                            "parallel runs commands read from its input",
+                        );
                         return;
                     }
                 }
@@ -416,10 +644,14 @@ impl Walker<'_> {
             index += 1;
             match token {
                 "-delete" => {
-                    let roots_ok = !roots.is_empty()
-                        && roots.iter().all(|r| self.in_allowance(shell, r));
+                    let roots_ok =
+                        !roots.is_empty() && roots.iter().all(|r| self.in_allowance(shell, r));
                     if !roots_ok {
-                        self.deny(frame, RuleId::DestructiveShell, "find -delete removes every file it matches");
+                        self.deny(
+                            frame,
+                            RuleId::DestructiveShell,
+                            "find -delete removes every file it matches",
+                        );
                     }
                 }
                 "-exec" | "-execdir" | "-ok" | "-okdir" => {
@@ -438,7 +670,13 @@ impl Walker<'_> {
                         })
                         .collect();
                     index += 1;
-                    self.rewrap(&format!("find {token}"), argv, Stdin::Inherited, shell, frame);
+                    self.rewrap(
+                        &format!("find {token}"),
+                        argv,
+                        Stdin::Inherited,
+                        shell,
+                        frame,
+                    );
                 }
                 "-fprint" | "-fprint0" | "-fprintf" | "-fls" => {
                     if let Some(file) = args.get(index).cloned() {

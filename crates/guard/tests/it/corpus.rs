@@ -48,7 +48,11 @@ fn corpus_blocks_every_block_line_and_allows_the_rest() {
         allows,
         wrong_denies.len()
     );
-    assert!(missed_blocks.is_empty(), "{} block lines allowed", missed_blocks.len());
+    assert!(
+        missed_blocks.is_empty(),
+        "{} block lines allowed",
+        missed_blocks.len()
+    );
     assert!(
         wrong_denies.len() * 50 <= allows,
         "{} of {allows} allow lines denied",

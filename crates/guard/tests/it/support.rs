@@ -36,7 +36,11 @@ pub fn corpus_context() -> Context {
 }
 
 pub fn decide(command: &str) -> Decision {
-    evaluate(&Input::shell(command), &corpus_context(), &Policy::default())
+    evaluate(
+        &Input::shell(command),
+        &corpus_context(),
+        &Policy::default(),
+    )
 }
 
 #[track_caller]

@@ -25,7 +25,11 @@ fn quoting_and_escaping() {
     ] {
         assert_blocked(c);
     }
-    for c in ["echo 'r''m -rf src'", "printf \"%s\\n\" 'git push'", "echo $'rm\\t-rf'"] {
+    for c in [
+        "echo 'r''m -rf src'",
+        "printf \"%s\\n\" 'git push'",
+        "echo $'rm\\t-rf'",
+    ] {
         assert_allowed(c);
     }
 }
@@ -337,7 +341,13 @@ fn absolute_paths_and_lookups() {
     ] {
         assert_blocked(c);
     }
-    for c in ["command -v rm", "type -a git", "which -a rm", "hash git", "/usr/bin/env cargo test"] {
+    for c in [
+        "command -v rm",
+        "type -a git",
+        "which -a rm",
+        "hash git",
+        "/usr/bin/env cargo test",
+    ] {
         assert_allowed(c);
     }
 }
@@ -469,8 +479,17 @@ fn sensitive_files_from_shell_and_tools() {
     ] {
         assert!(w(p).is_deny(), "file write {p:?} should be denied");
     }
-    for p in ["src/main.rs", ".env.example", "/home/dev/repo/README.md", "docs/secrets.md"] {
-        assert!(w(p).is_allow(), "file write {p:?} should be allowed: {:?}", w(p));
+    for p in [
+        "src/main.rs",
+        ".env.example",
+        "/home/dev/repo/README.md",
+        "docs/secrets.md",
+    ] {
+        assert!(
+            w(p).is_allow(),
+            "file write {p:?} should be allowed: {:?}",
+            w(p)
+        );
     }
 }
 
@@ -588,7 +607,14 @@ fn custom_deny_rules_and_policy_errors() {
     let d = evaluate(&Input::shell("sudo /usr/bin/terraform plan"), &ctx, &policy);
     assert_eq!(d.rule, Some(RuleId::PolicyDeny));
     assert!(d.reason.starts_with("no terraform in runs"));
-    assert!(evaluate(&Input::shell("bash -c 'kubectl delete pod x'"), &ctx, &policy).is_deny());
+    assert!(
+        evaluate(
+            &Input::shell("bash -c 'kubectl delete pod x'"),
+            &ctx,
+            &policy
+        )
+        .is_deny()
+    );
     assert!(evaluate(&Input::shell("kubectl get pods"), &ctx, &policy).is_allow());
 
     let bad = Policy {
@@ -606,7 +632,14 @@ fn custom_deny_rules_and_policy_errors() {
     };
     assert!(evaluate(&Input::file_write("docs/guide.md"), &ctx, &custom_paths).is_deny());
     assert!(evaluate(&Input::file_write("docs/draft.md"), &ctx, &custom_paths).is_allow());
-    assert!(evaluate(&Input::shell("git checkout release/1.0 && git commit -m x"), &ctx, &custom_paths).is_deny());
+    assert!(
+        evaluate(
+            &Input::shell("git checkout release/1.0 && git commit -m x"),
+            &ctx,
+            &custom_paths
+        )
+        .is_deny()
+    );
 }
 
 #[test]
