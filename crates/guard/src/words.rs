@@ -16,6 +16,10 @@ use brush_parser::word::{
 /// Most words a brace expansion may produce before the word is treated as
 /// unknown; bounds work on inputs such as `{1..999999999}`.
 const MAX_BRACE_WORDS: usize = 64;
+/// Most `{` in one word handed to the brace-expansion parser.
+const MAX_BRACES: usize = 4;
+/// Longest word handed to the brace-expansion parser.
+const MAX_BRACE_WORD_LEN: usize = 256;
 
 /// One argument after expansion.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -343,6 +347,11 @@ fn brace_alternatives(raw: &str) -> Vec<Option<String>> {
     if !raw.contains('{') || !(raw.contains(',') || raw.contains("..")) {
         return vec![Some(raw.to_owned())];
     }
+    // brush-parser's brace grammar backtracks exponentially on many open
+    // braces (found by fuzzing); such a word is treated as unknown.
+    if raw.matches('{').count() > MAX_BRACES || raw.len() > MAX_BRACE_WORD_LEN {
+        return vec![None];
+    }
     match brush_parser::word::parse_brace_expansions(raw, &options()) {
         Ok(Some(pieces)) => match expand_brace_pieces(&pieces) {
             Some(words) => words.into_iter().map(Some).collect(),
@@ -566,6 +575,9 @@ mod tests {
         assert_eq!(texts("a{1..3}").len(), 3);
         assert_eq!(texts("{1..100000}"), vec![("{1..100000}".into(), false)]);
         assert_eq!(texts("stash@{1}"), vec![("stash@{1}".into(), true)]);
+        // Regression: fuzzing found exponential time on many open braces.
+        let many = format!("{}{}", "{".repeat(17), ",'push.run([&git'");
+        assert!(!expand(&many, &Vars).args[0].known);
     }
 
     #[test]

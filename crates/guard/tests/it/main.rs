@@ -3,5 +3,6 @@
 
 mod corpus;
 mod props;
+mod regressions;
 mod support;
 mod tricks;
