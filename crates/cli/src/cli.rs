@@ -44,6 +44,19 @@ pub enum Command {
     Status(StatusArgs),
     /// Cancel the current run (its work stays where it is).
     Cancel,
+    /// Ask the running loop to stop after the current step.
+    Stop,
+    /// Continue a stopped run, optionally raising its limits.
+    Resume(ResumeArgs),
+    /// Print a run's report.
+    Report(ReportArgs),
+    /// Restore the tree to a run's pre-run state (keeps a backup ref).
+    Rollback(RollbackArgs),
+    /// Run pawl on an embedded example project (no network, no credentials).
+    Demo(DemoArgs),
+    /// One step of the scripted replay agent (used by the loop).
+    #[command(name = "__replay", hide = true)]
+    Replay(ReplayArgs),
     /// Stories: units of work.
     #[command(subcommand)]
     Story(StoryCommand),
@@ -94,7 +107,7 @@ pub enum ConfigCommand {
     Show,
 }
 
-#[derive(Debug, Args)]
+#[derive(Debug, Args, Default)]
 pub struct LimitArgs {
     /// Stop after this many agent iterations.
     #[arg(long, value_name = "N")]
@@ -145,6 +158,64 @@ pub struct RunArgs {
     pub driver: Driver,
     #[command(flatten)]
     pub limits: LimitArgs,
+    /// The agent to drive (overrides `[agent] kind`): claude, codex, gemini, command, replay.
+    #[arg(long, value_name = "KIND")]
+    pub agent: Option<pawl_core::config::AgentKind>,
+    /// The JSONL scenario for `--agent replay`.
+    #[arg(long, value_name = "FILE")]
+    pub scenario: Option<PathBuf>,
+    /// Start even though the working tree has uncommitted changes (they are snapshotted first).
+    #[arg(long)]
+    pub allow_dirty: bool,
+    /// Start the agent even from inside a session of the same agent.
+    #[arg(long)]
+    pub force_nested: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ResumeArgs {
+    /// The run to resume (default: the current one).
+    pub run: Option<String>,
+    #[arg(long, value_name = "N")]
+    pub add_iterations: Option<u32>,
+    #[arg(long, value_name = "DURATION")]
+    pub add_time: Option<String>,
+    #[arg(long, value_name = "USD")]
+    pub add_usd: Option<f64>,
+    #[arg(long, value_name = "N")]
+    pub add_tokens: Option<u64>,
+    #[arg(long)]
+    pub force_nested: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// The run (default: the current one).
+    pub run: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct RollbackArgs {
+    /// The run (default: the current one).
+    pub run: Option<String>,
+    /// Do not ask for confirmation.
+    #[arg(long, short = 'y')]
+    pub yes: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct DemoArgs {
+    /// Where to create the demo project (default: a new temporary directory).
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct ReplayArgs {
+    #[arg(long)]
+    pub scenario: PathBuf,
+    #[arg(long)]
+    pub step: u32,
 }
 
 #[derive(Debug, Args)]

@@ -12,19 +12,25 @@ mod clarify;
 mod config;
 mod criterion;
 mod debug;
+pub mod demo;
 mod detect;
 mod events;
 mod failure;
 mod init;
 mod lease;
 mod note;
+mod replay;
+mod report;
+mod resume;
 mod resume_context;
 mod retry_advice;
-mod run;
+mod rollback;
+pub mod run;
 mod status;
+mod stop;
 mod story;
 mod tdd;
-mod verify;
+pub mod verify;
 
 pub fn dispatch(ctx: &mut Ctx, command: Command) -> CliResult<ExitCode> {
     match command {
@@ -33,6 +39,12 @@ pub fn dispatch(ctx: &mut Ctx, command: Command) -> CliResult<ExitCode> {
         Command::Run(args) => run::run(ctx, &args),
         Command::Status(args) => status::run(ctx, &args),
         Command::Cancel => cancel::run(ctx),
+        Command::Stop => stop::run(ctx),
+        Command::Resume(args) => resume::run(ctx, &args),
+        Command::Report(args) => report::run(ctx, &args),
+        Command::Rollback(args) => rollback::run(ctx, &args),
+        Command::Demo(args) => demo::run(&args, ctx.json),
+        Command::Replay(args) => replay::run(ctx, &args),
         Command::Story(cmd) => story::run(ctx, cmd),
         Command::Criterion(cmd) => criterion::run(ctx, cmd),
         Command::Tdd(args) => tdd::run(ctx, &args),

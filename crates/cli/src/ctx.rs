@@ -44,6 +44,16 @@ impl Ctx {
         })
     }
 
+    /// A context for another repository root (e.g. the demo's), quiet and human.
+    pub fn at(root: PathBuf) -> Ctx {
+        Ctx {
+            root,
+            json: false,
+            run_flag: None,
+            out: std::io::stdout(),
+        }
+    }
+
     pub fn state_dir(&self) -> PathBuf {
         self.root.join(STATE_DIR)
     }

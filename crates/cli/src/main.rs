@@ -9,6 +9,7 @@ mod cli;
 mod commands;
 mod ctx;
 mod error;
+mod headless;
 mod owner;
 mod render;
 
@@ -42,6 +43,10 @@ fn report(e: &CliError) {
 }
 
 fn run(cli: Cli) -> Result<pawl_core::ExitCode, CliError> {
+    // The demo makes its own repository: it runs anywhere.
+    if let cli::Command::Demo(args) = &cli.command {
+        return commands::demo::run(args, cli.json);
+    }
     let mut ctx = Ctx::new(cli.dir.as_deref(), cli.json, cli.run.clone())?;
     commands::dispatch(&mut ctx, cli.command)
 }

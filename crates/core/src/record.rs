@@ -17,6 +17,12 @@ pub struct RunSettings {
     pub limits: Limits,
     pub breakers: Breakers,
     pub stall: Stall,
+    /// The agent the run was started with (a resume drives the same one).
+    #[serde(default)]
+    pub agent: Option<crate::config::AgentConfig>,
+    /// The scenario of a replay run.
+    #[serde(default)]
+    pub replay_scenario: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -125,4 +131,46 @@ pub struct Lease {
     pub expires_at: i64,
     /// Agent session ids bound to the run.
     pub sessions: Vec<String>,
+}
+
+/// One agent step of a run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Iteration {
+    pub n: u32,
+    pub story_id: Option<String>,
+    pub started_at: i64,
+    pub ended_at: Option<i64>,
+    pub prompt: String,
+    pub tokens_in: u64,
+    pub tokens_out: u64,
+    pub cost_usd: f64,
+    pub cost_estimated: bool,
+    pub tool_calls: u32,
+    pub files: Vec<String>,
+    /// `completed`, `agent_error`, `timeout`, `stopped`, `interrupted`, ...
+    pub outcome: Option<String>,
+    pub session_id: Option<String>,
+    pub duration_ms: Option<u64>,
+    pub active_ms: u64,
+    pub facts: Option<crate::judge::IterationFacts>,
+    /// One line for the report: what verification said after this step.
+    pub summary: Option<String>,
+}
+
+/// What a finished step reports to the store.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct IterationEnd {
+    pub tokens_in: u64,
+    pub tokens_out: u64,
+    pub cost_usd: f64,
+    pub cost_estimated: bool,
+    pub tool_calls: u32,
+    pub files: Vec<String>,
+    pub outcome: String,
+    pub session_id: Option<String>,
+    pub duration_ms: u64,
+    /// Counted against `max_time` (rate-limit waits excluded).
+    pub active_ms: u64,
+    pub facts: crate::judge::IterationFacts,
+    pub summary: String,
 }

@@ -13,6 +13,7 @@ use rusqlite::{Connection, OptionalExtension, TransactionBehavior};
 mod blockers;
 mod events;
 mod evidence;
+mod iterations;
 mod leases;
 mod runs;
 mod work;
@@ -25,6 +26,7 @@ pub use runs::NewRun;
 const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0001_init.sql"),
     include_str!("../migrations/0002_evidence.sql"),
+    include_str!("../migrations/0003_loop.sql"),
 ];
 
 /// How long a writer waits for another process's lock before giving up.

@@ -245,6 +245,27 @@ impl Store {
         self.run(id)
     }
 
+    /// Records where a run started in git: its (sandbox) branch and pre-run commit.
+    pub fn set_run_git(
+        &mut self,
+        id: &str,
+        branch: Option<&str>,
+        pre_run_commit: Option<&str>,
+    ) -> Result<()> {
+        self.write(|tx| {
+            tx.execute(
+                "UPDATE runs SET branch = ?2, pre_run_commit = ?3, updated_at = ?4 WHERE id = ?1",
+                params![id, branch, pre_run_commit, tx.now],
+            )?;
+            tx.event(
+                Some(id),
+                "git_preflight",
+                json!({"branch": branch, "pre_run_commit": pre_run_commit}),
+            )?;
+            Ok(())
+        })
+    }
+
     /// Sets the pipeline phase.
     pub fn set_phase(&mut self, id: &str, phase: &str) -> Result<()> {
         self.write(|tx| {

@@ -1,17 +1,20 @@
-//! `pawl run "<goal>"`: start a run.
-//!
-//! This issue builds the manual driver (a run driven by hand through the state CLI); the headless
-//! and session drivers plug in here.
+//! `pawl run "<goal>"`: start a run. The headless driver (default) spawns the agent step by step
+//! and verifies after each; the manual driver creates a run driven by hand through the state CLI.
+
+use std::path::PathBuf;
 
 use pawl_core::ExitCode;
+use pawl_core::config::AgentKind;
 use pawl_core::model::Driver;
 use pawl_core::record::RunSettings;
 use pawl_store::NewRun;
+use pawl_verify::gate;
 
 use crate::cli::RunArgs;
 use crate::commands::init::ensure_state;
 use crate::ctx::Ctx;
 use crate::error::{CliError, CliResult};
+use crate::headless;
 
 pub fn run(ctx: &mut Ctx, args: &RunArgs) -> CliResult<ExitCode> {
     let goal = args.goal.trim();
@@ -20,26 +23,39 @@ pub fn run(ctx: &mut Ctx, args: &RunArgs) -> CliResult<ExitCode> {
             "the goal is empty: say what the run must achieve".into(),
         ));
     }
-    // Configuration first: a bad pawl.toml or flag must stop us before anything is written.
-    let eff = ctx.config(&args.limits.overrides())?;
-    if args.driver != Driver::Manual {
-        return Err(CliError::Failed(format!(
-            "the {} driver is not available in this build yet: use `--driver manual`",
-            args.driver
-        )));
+    let mut overrides = args.limits.overrides();
+    if let Some(kind) = args.agent {
+        overrides.push(("agent.kind", kind.to_string(), "--agent"));
     }
+    // Configuration first: a bad pawl.toml or flag must stop us before anything is written.
+    let eff = ctx.config(&overrides)?;
+    match args.driver {
+        Driver::Manual => manual(ctx, goal, &eff.config),
+        Driver::Headless => headless_run(ctx, args, goal, &eff.config),
+        Driver::Session => Err(CliError::Failed(
+            "the session driver is not available in this build yet: use the headless driver (default) or `--driver manual`".into(),
+        )),
+    }
+}
+
+fn settings(config: &pawl_core::config::Config) -> RunSettings {
+    RunSettings {
+        limits: config.limits.clone(),
+        breakers: config.breakers.clone(),
+        stall: config.stall.clone(),
+        agent: Some(config.agent.clone()),
+        replay_scenario: None,
+    }
+}
+
+fn manual(ctx: &mut Ctx, goal: &str, config: &pawl_core::config::Config) -> CliResult<ExitCode> {
     ensure_state(ctx, &mut Vec::new(), &mut Vec::new())?;
     let mut store = ctx.store()?;
-    let settings = RunSettings {
-        limits: eff.config.limits.clone(),
-        breakers: eff.config.breakers.clone(),
-        stall: eff.config.stall.clone(),
-    };
     let run = store.create_run(&NewRun {
         goal: goal.to_string(),
-        driver: args.driver,
+        driver: Driver::Manual,
         mode: None,
-        settings,
+        settings: settings(config),
         branch: None,
         pre_run_commit: None,
     })?;
@@ -52,4 +68,114 @@ pub fn run(ctx: &mut Ctx, args: &RunArgs) -> CliResult<ExitCode> {
         )
     })?;
     Ok(ExitCode::Done)
+}
+
+fn headless_run(
+    ctx: &mut Ctx,
+    args: &RunArgs,
+    goal: &str,
+    config: &pawl_core::config::Config,
+) -> CliResult<ExitCode> {
+    if !ctx.state_dir().is_dir() {
+        return Err(CliError::Failed(format!(
+            "no pawl state in {}: run `pawl init` first (and commit pawl.toml)",
+            ctx.root.display()
+        )));
+    }
+    let gates = gate::gates_from_config(&config.gates);
+    if gates.is_empty() {
+        return Err(CliError::Failed(
+            "nothing to verify: configure [gates] in pawl.toml (`pawl init` detects them) — pawl decides \"done\" by running them"
+                .into(),
+        ));
+    }
+    let mut settings = settings(config);
+    if config.agent.kind == AgentKind::Replay {
+        let Some(path) = &args.scenario else {
+            return Err(CliError::Usage(
+                "--agent replay needs --scenario <file.jsonl>".into(),
+            ));
+        };
+        let abs = absolute(path);
+        if !abs.is_file() {
+            return Err(CliError::Failed(format!(
+                "replay scenario {} does not exist",
+                abs.display()
+            )));
+        }
+        settings.replay_scenario = Some(abs.display().to_string());
+    }
+    // Git rails: never start on top of uncommitted work unless told to, and never on a protected branch.
+    let repo =
+        pawl_git::Repo::open(&ctx.root).map_err(|e| CliError::Failed(format!("git: {e}")))?;
+    let dirty: Vec<String> = repo
+        .status()
+        .map_err(|e| CliError::Failed(format!("git: {e}")))?
+        .into_iter()
+        .map(|s| s.path.display().to_string())
+        .collect();
+    if !dirty.is_empty() && !args.allow_dirty {
+        let shown: Vec<&str> = dirty.iter().take(10).map(String::as_str).collect();
+        return Err(CliError::Failed(format!(
+            "the working tree has uncommitted changes ({}{}): commit or stash your changes first, or pass --allow-dirty (the dirty state is recorded as the pre-run snapshot)",
+            shown.join(", "),
+            if dirty.len() > 10 { ", ..." } else { "" }
+        )));
+    }
+    let mut store = ctx.store()?;
+    let run = store.create_run(&NewRun {
+        goal: goal.to_string(),
+        driver: Driver::Headless,
+        mode: None,
+        settings,
+        branch: None,
+        pre_run_commit: None,
+    })?;
+    let pre_run = if dirty.is_empty() {
+        repo.head_commit()
+            .map_err(|e| CliError::Failed(format!("git: {e}")))?
+    } else {
+        let snap = repo
+            .snapshot_commit(&format!("pawl: pre-run snapshot of run {}", run.id))
+            .map_err(|e| CliError::Failed(format!("git: {e}")))?;
+        repo.backup_ref(&format!("pre-run/{}", run.id), &snap)
+            .map_err(|e| CliError::Failed(format!("git: {e}")))?;
+        Some(snap)
+    };
+    let current = repo
+        .current_branch()
+        .map_err(|e| CliError::Failed(format!("git: {e}")))?;
+    let protected = current
+        .as_ref()
+        .is_some_and(|b| config.guard.protected_branches.contains(b));
+    let branch = if protected {
+        let name = format!("pawl/{}", run.id);
+        repo.create_branch_and_switch(&name)
+            .map_err(|e| CliError::Failed(format!("git: {e}")))?;
+        if !ctx.json {
+            ctx.say(format!(
+                "[pawl] {} is protected: working on the sandbox branch {name}",
+                current.as_deref().unwrap_or("")
+            ))?;
+        }
+        Some(name)
+    } else {
+        current
+    };
+    store.set_run_git(
+        &run.id,
+        branch.as_deref(),
+        pre_run.as_ref().map(|c| c.as_str()),
+    )?;
+    let run = store.run(&run.id)?;
+    headless::drive(ctx, &mut store, &run, gates, args.force_nested)
+}
+
+/// A path given on the command line, made absolute.
+pub fn absolute(p: &std::path::Path) -> PathBuf {
+    if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        std::env::current_dir().unwrap_or_default().join(p)
+    }
 }

@@ -1,0 +1,56 @@
+//! `pawl resume [<run>] [--add-iterations N] [--add-time 10m] [--add-usd 5] [--add-tokens N]`:
+//! continue a stopped (or crashed) run. Limits only ever go up, only here, and each raise is an
+//! event.
+
+use pawl_core::ExitCode;
+use pawl_core::config::Dur;
+use pawl_core::model::Driver;
+use pawl_verify::gate;
+
+use crate::cli::ResumeArgs;
+use crate::ctx::Ctx;
+use crate::error::{CliError, CliResult};
+use crate::headless;
+
+pub fn run(ctx: &mut Ctx, args: &ResumeArgs) -> CliResult<ExitCode> {
+    let eff = ctx.config(&[])?;
+    let mut store = ctx.store()?;
+    let id = args.run.as_deref().or(ctx.run_flag.as_deref());
+    let run = store.resolve_open_run(id)?;
+    if run.driver != Driver::Headless {
+        return Err(CliError::Failed(format!(
+            "run {} uses the {} driver: only headless runs are resumed by `pawl resume`",
+            run.id, run.driver
+        )));
+    }
+    let mut settings = run.settings.clone();
+    let mut raised = Vec::new();
+    if let Some(n) = args.add_iterations {
+        settings.limits.max_iterations = settings.limits.max_iterations.saturating_add(n);
+        raised.push(format!("--add-iterations {n}"));
+    }
+    if let Some(t) = &args.add_time {
+        let d: Dur = t.parse().map_err(CliError::Usage)?;
+        settings.limits.max_time = Dur(settings.limits.max_time.0 + d.0);
+        raised.push(format!("--add-time {t}"));
+    }
+    if let Some(u) = args.add_usd {
+        if !(u.is_finite() && u >= 0.0) {
+            return Err(CliError::Usage(format!(
+                "--add-usd must be a positive amount, got {u}"
+            )));
+        }
+        settings.limits.max_usd += u;
+        raised.push(format!("--add-usd {u}"));
+    }
+    if let Some(n) = args.add_tokens {
+        settings.limits.max_tokens = settings.limits.max_tokens.saturating_add(n);
+        raised.push(format!("--add-tokens {n}"));
+    }
+    if !raised.is_empty() {
+        store.update_settings(&run.id, &settings, &raised.join(" "))?;
+    }
+    let run = store.run(&run.id)?;
+    let gates = gate::gates_from_config(&eff.config.gates);
+    headless::drive(ctx, &mut store, &run, gates, args.force_nested)
+}

@@ -1,0 +1,290 @@
+//! What the CLI plugs into the engine: the gate verifier (pawl's own checks with the evidence
+//! cache), the agent adapter from `[agent]`, the Ctrl-C handling, and the progress printer.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use pawl_core::ExitCode;
+use pawl_core::model::CriterionStatus;
+use pawl_core::record::Run;
+use pawl_engine::{CheckSummary, Control, LoopConfig, LoopEvent, Owner, Verifier, VerifyReport};
+use pawl_store::Store;
+use pawl_verify::gate::Check;
+
+use crate::commands::verify::{Plan, criterion_checks, verify_checks};
+use crate::ctx::Ctx;
+use crate::error::{CliError, CliResult};
+use crate::owner;
+
+/// Runs the configured gates and the run's command criteria on the current tree.
+pub struct GateVerifier {
+    ctx: Ctx,
+    gates: Vec<Check>,
+}
+
+impl GateVerifier {
+    pub fn new(root: PathBuf, gates: Vec<Check>) -> GateVerifier {
+        GateVerifier {
+            ctx: Ctx::at(root),
+            gates,
+        }
+    }
+}
+
+impl Verifier for GateVerifier {
+    fn verify(&mut self, store: &mut Store, run_id: &str) -> Result<VerifyReport, String> {
+        let run = store.run(run_id).map_err(|e| e.to_string())?;
+        let mut checks = self.gates.clone();
+        checks.extend(criterion_checks(store, Some(&run)).map_err(|e| e.to_string())?);
+        if checks.is_empty() {
+            return Err(
+                "nothing to verify: configure [gates] in pawl.toml or add command criteria".into(),
+            );
+        }
+        let v = verify_checks(&self.ctx, store, Some(&run), &Plan::new(checks))
+            .map_err(|e| e.to_string())?;
+        let summaries: Vec<CheckSummary> = v
+            .items
+            .iter()
+            .map(|item| {
+                let e = item.evidence.as_ref().map(|e| &e.data);
+                CheckSummary {
+                    name: item.name.clone(),
+                    passed: item.passed(),
+                    end: match (e, &item.skipped) {
+                        (_, Some(why)) => format!("skipped: {why}"),
+                        (Some(d), None) => d.end.clone(),
+                        (None, None) => "not run".into(),
+                    },
+                    failing_tests: e.map(|d| d.failing.clone()).unwrap_or_default(),
+                    first_failure: e.and_then(|d| d.first_failure.clone()),
+                    log: e.and_then(|d| d.log_path.clone()),
+                    category: e.and_then(|d| d.failure_category),
+                    cached: item.reused,
+                }
+            })
+            .collect();
+        let criteria = store.criteria(run_id).map_err(|e| e.to_string())?;
+        let verified: Vec<String> = criteria
+            .iter()
+            .filter(|c| c.status == CriterionStatus::Verified)
+            .map(|c| c.id.clone())
+            .collect();
+        let unmet: Vec<String> = criteria
+            .iter()
+            .filter(|c| c.status != CriterionStatus::Verified)
+            .map(|c| c.id.clone())
+            .collect();
+        Ok(VerifyReport {
+            tree_hash: v.tree.clone(),
+            failing: summaries.iter().filter(|c| !c.passed).cloned().collect(),
+            checks: summaries,
+            // Done: every check passed on an unchanged tree, and no criterion is left unverified
+            // (review, observation and assumption criteria keep the run open).
+            done: v.verified && unmet.is_empty(),
+            verified,
+            unmet,
+        })
+    }
+}
+
+/// Ctrl-C: the first asks the loop to stop after the current step, the second stops the
+/// agent's process group at once.
+pub fn install_interrupts(control: &Control) {
+    let (stop, kill) = control.flags();
+    let presses = Arc::new(AtomicUsize::new(0));
+    let _ = ctrlc::set_handler(move || {
+        let n = presses.fetch_add(1, Ordering::SeqCst);
+        if n == 0 {
+            stop.store(true, Ordering::SeqCst);
+            eprint_line(
+                "pawl: stopping after the current step (Ctrl-C again to stop the agent now)",
+            );
+        } else {
+            kill.store(true, Ordering::SeqCst);
+        }
+    });
+}
+
+#[allow(clippy::print_stderr)]
+fn eprint_line(s: &str) {
+    eprintln!("{s}");
+}
+
+pub fn loop_config(ctx: &Ctx, run: &Run) -> LoopConfig {
+    LoopConfig {
+        root: ctx.root.clone(),
+        logs_dir: ctx.state_dir().join("logs"),
+        model: run
+            .settings
+            .agent
+            .as_ref()
+            .map(|a| a.model.clone())
+            .filter(|m| !m.is_empty()),
+        agent_env: vec![("PAWL_RUN_ID".into(), run.id.clone())],
+        owner: Owner {
+            pid: std::process::id(),
+            host: owner::hostname(),
+            is_alive: owner::holder_alive,
+        },
+        rate_limit_scale: 1.0,
+    }
+}
+
+/// Drives a run to its end, prints progress, writes the report; returns the exit code.
+pub fn drive(
+    ctx: &mut Ctx,
+    store: &mut Store,
+    run: &Run,
+    gates: Vec<Check>,
+    force_nested: bool,
+) -> CliResult<ExitCode> {
+    let agent = run.settings.agent.clone().unwrap_or_default();
+    let options = pawl_agent::AdapterOptions {
+        replay_scenario: run.settings.replay_scenario.as_ref().map(PathBuf::from),
+        replay_program: std::env::var_os("PAWL_REPLAY_PROGRAM").map(PathBuf::from),
+        parent_env: std::env::vars().collect(),
+        force_nested,
+        extra_passthrough: Vec::new(),
+    };
+    let mut adapter =
+        pawl_agent::build_adapter(&agent, &options).map_err(|e| CliError::Failed(e.to_string()))?;
+    let mut verifier = GateVerifier::new(ctx.root.clone(), gates);
+    let control = Control::new(ctx.state_dir().join("stop"));
+    install_interrupts(&control);
+    let cfg = loop_config(ctx, run);
+    let json = ctx.json;
+    let mut printer = Printer { json };
+    let end = pawl_engine::drive(
+        store,
+        &run.id,
+        adapter.as_mut(),
+        &mut verifier,
+        &cfg,
+        &control,
+        &mut |ev| printer.event(ev),
+    )
+    .map_err(|e| CliError::Failed(e.to_string()))?;
+    let report = pawl_engine::report::build(store, &run.id, &ctx.root)
+        .map_err(|e| CliError::Failed(e.to_string()))?;
+    let path = pawl_engine::report::write(&report, &ctx.state_dir().join("reports"))
+        .map_err(|e| CliError::Failed(e.to_string()))?;
+    let rel = path
+        .strip_prefix(&ctx.root)
+        .unwrap_or(&path)
+        .display()
+        .to_string();
+    if json {
+        ctx.json_line(
+            &serde_json::json!({"kind": "report", "path": rel, "verdict": report.verdict,
+            "stop_reason": end.reason, "exit_code": end.reason.exit_code().code()}),
+        )?;
+    } else {
+        ctx.say(
+            format!(
+                "[pawl] {} · stop reason: {} · verdict {:?} · report: {rel}",
+                if end.reason == pawl_core::StopReason::Verified {
+                    "done, verified by pawl"
+                } else {
+                    "stopped"
+                },
+                end.reason,
+                report.verdict
+            )
+            .replace("Ship", "SHIP")
+            .replace("Monitor", "MONITOR")
+            .replace("Research", "RESEARCH"),
+        )?;
+        if end.reason != pawl_core::StopReason::Verified {
+            ctx.say(format!("[pawl] resume with: pawl resume --run {}", run.id))?;
+        }
+    }
+    Ok(end.reason.exit_code())
+}
+
+/// Prints loop events: JSON lines, or one human line per iteration.
+struct Printer {
+    json: bool,
+}
+
+impl Printer {
+    #[allow(clippy::print_stdout)]
+    fn event(&mut self, ev: &LoopEvent) {
+        if self.json {
+            if let Ok(s) = serde_json::to_string(ev) {
+                println!("{s}");
+            }
+            return;
+        }
+        let line = match ev {
+            LoopEvent::Started {
+                run_id,
+                resumed,
+                interrupted_iterations,
+            } => {
+                let mut s = format!(
+                    "[pawl] {} run {run_id}",
+                    if *resumed { "resuming" } else { "starting" }
+                );
+                if !interrupted_iterations.is_empty() {
+                    s.push_str(&format!(
+                        " (iteration(s) {:?} were cut off by a crash: recorded as interrupted)",
+                        interrupted_iterations
+                    ));
+                }
+                Some(s)
+            }
+            LoopEvent::Agent {
+                event: pawl_agent::AgentEvent::ClaimDone { text },
+                n,
+            } => Some(format!(
+                "[pawl] iteration {n}: the agent claims it is done ({}): pawl verifies",
+                text.trim()
+            )),
+            LoopEvent::Waiting { seconds, why } => Some(format!(
+                "[pawl] waiting {seconds}s: {why} (the time budget is paused)"
+            )),
+            LoopEvent::StallRecovered { n, recoveries } => Some(format!(
+                "[pawl] iteration {n}: the agent went silent; stopped it and retrying (stall recovery {recoveries})"
+            )),
+            LoopEvent::StorySkipped { story, attempts } => Some(format!(
+                "[pawl] story {story} skipped after {attempts} failed attempts"
+            )),
+            LoopEvent::Iteration {
+                n,
+                max,
+                checks_passing,
+                checks_total,
+                usd,
+                max_usd,
+                active_ms,
+                summary,
+                outcome,
+            } => {
+                let pct = if *checks_total > 0 {
+                    checks_passing * 100 / checks_total
+                } else {
+                    0
+                };
+                Some(format!(
+                    "[pawl] {checks_passing}/{checks_total} checks verified ({pct}%) · iteration {n}/{max} · ${usd:.2}/${max_usd} · {} · {outcome}: {summary}",
+                    human_ms(*active_ms)
+                ))
+            }
+            _ => None,
+        };
+        if let Some(l) = line {
+            println!("{l}");
+        }
+    }
+}
+
+fn human_ms(ms: u64) -> String {
+    let s = ms / 1000;
+    if s >= 60 {
+        format!("{}m{:02}s", s / 60, s % 60)
+    } else {
+        format!("{s}s")
+    }
+}

@@ -1,0 +1,152 @@
+//! The prompts pawl sends: the first one states the goal and the rules; a continuation carries
+//! only what helps the next step — unmet criteria, compact failing evidence, the retry context and
+//! the decisions noted so far.
+
+use pawl_core::record::{Criterion, Failure, Note, Story};
+
+use crate::verifier::VerifyReport;
+
+/// What the continuation prompt is built from.
+pub struct PromptInput<'a> {
+    pub goal: &'a str,
+    pub run_id: &'a str,
+    pub iteration: u32,
+    pub max_iterations: u32,
+    pub story: Option<&'a Story>,
+    pub criteria: &'a [Criterion],
+    pub last: Option<&'a VerifyReport>,
+    pub recent_failures: &'a [Failure],
+    pub files_changed: &'a [String],
+    pub decisions: &'a [Note],
+    pub agent_claimed_done: bool,
+}
+
+const RULES: &str = "pawl decides when the work is done: it runs the checks itself after each step. \
+Saying \"done\" changes nothing; passing checks do. Report through pawl's CLI when useful \
+(`pawl story add|start`, `pawl note \"<decision>\"`, `pawl blocker add \"<what>\"`).";
+
+pub fn initial(input: &PromptInput<'_>) -> String {
+    let mut p = format!("Goal: {}\n\n{RULES}\n", input.goal);
+    push_criteria(&mut p, input.criteria);
+    if let Some(s) = input.story {
+        p.push_str(&format!(
+            "\nCurrent story: {} \"{}\" (size {}).\n",
+            s.id, s.title, s.size
+        ));
+    }
+    push_checks(&mut p, input.last);
+    p
+}
+
+pub fn continuation(input: &PromptInput<'_>) -> String {
+    let mut p = format!(
+        "Goal: {}\n\nIteration {}/{} of pawl run {}. The work is not verified yet.\n",
+        input.goal, input.iteration, input.max_iterations, input.run_id
+    );
+    if input.agent_claimed_done {
+        p.push_str(
+            "You said the work was done, but pawl's checks do not pass on the current tree: it is not done.\n",
+        );
+    }
+    if let Some(r) = input.last {
+        if !r.failing.is_empty() {
+            p.push_str("\nFailing checks (pawl ran them on the current tree):\n");
+            for f in &r.failing {
+                p.push_str(&format!("- {}: {}", f.name, f.end));
+                if !f.failing_tests.is_empty() {
+                    let shown: Vec<&str> = f
+                        .failing_tests
+                        .iter()
+                        .take(10)
+                        .map(String::as_str)
+                        .collect();
+                    p.push_str(&format!("; failing tests: {}", shown.join(", ")));
+                    if f.failing_tests.len() > 10 {
+                        p.push_str(&format!(" (+{} more)", f.failing_tests.len() - 10));
+                    }
+                }
+                p.push('\n');
+                if let Some(m) = &f.first_failure {
+                    p.push_str(&format!("  first failure: {}\n", indent(m)));
+                }
+                if let Some(log) = &f.log {
+                    p.push_str(&format!("  log: {log}\n"));
+                }
+            }
+        }
+    }
+    push_criteria(&mut p, input.criteria);
+    if let Some(s) = input.story {
+        p.push_str(&format!(
+            "\nRetry context: story {} \"{}\", attempt {}/{}.\n",
+            s.id,
+            s.title,
+            s.attempts + 1,
+            s.max_attempts
+        ));
+    }
+    let earlier: Vec<&Failure> = input.recent_failures.iter().skip(1).take(3).collect();
+    if !earlier.is_empty() {
+        p.push_str("What failed before:\n");
+        for f in earlier {
+            p.push_str(&format!("- [{}] {}\n", f.category, first_line(&f.message)));
+        }
+    }
+    if !input.files_changed.is_empty() {
+        let shown: Vec<&str> = input
+            .files_changed
+            .iter()
+            .take(20)
+            .map(String::as_str)
+            .collect();
+        p.push_str(&format!("Files changed so far: {}\n", shown.join(", ")));
+    }
+    push_checks(&mut p, input.last);
+    if !input.decisions.is_empty() {
+        p.push_str("\nKey decisions so far:\n");
+        for n in input.decisions {
+            p.push_str(&format!("- {}\n", n.text));
+        }
+    }
+    p.push_str("\nFix what fails. pawl verifies again after this step.\n");
+    p
+}
+
+fn push_criteria(p: &mut String, criteria: &[Criterion]) {
+    let unmet: Vec<&Criterion> = criteria
+        .iter()
+        .filter(|c| c.status != pawl_core::model::CriterionStatus::Verified)
+        .collect();
+    if !unmet.is_empty() {
+        p.push_str("\nUnmet criteria:\n");
+        for c in unmet {
+            p.push_str(&format!(
+                "- {} {} ({})\n",
+                c.id, c.text, c.verification.kind
+            ));
+        }
+    }
+}
+
+fn push_checks(p: &mut String, last: Option<&VerifyReport>) {
+    let Some(r) = last else { return };
+    if r.checks.is_empty() {
+        return;
+    }
+    p.push_str("\nVerification status:\n| check | result |\n|---|---|\n");
+    for c in &r.checks {
+        p.push_str(&format!(
+            "| {} | {} |\n",
+            c.name,
+            if c.passed { "pass" } else { "FAIL" }
+        ));
+    }
+}
+
+fn first_line(s: &str) -> &str {
+    s.lines().next().unwrap_or("").trim()
+}
+
+fn indent(s: &str) -> String {
+    s.trim().lines().take(12).collect::<Vec<_>>().join("\n    ")
+}

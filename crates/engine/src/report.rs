@@ -1,0 +1,345 @@
+//! The receipt of a run: what was asked, why it stopped, what was verified on which tree, what it
+//! cost, what changed and how to undo it, and a verdict a reviewer can trust.
+//!
+//! Built only from the store and git, never from the agent's words, so `pawl report` can rebuild
+//! it at any time. Written as Markdown and JSON to `.pawl/reports/<run>.{md,json}`.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use pawl_core::StopReason;
+use pawl_core::model::{CriterionStatus, VerifyKind};
+use pawl_core::record::{Criterion, Iteration, Story};
+use pawl_store::Store;
+use serde::Serialize;
+
+use crate::EngineError;
+use crate::verifier::{CheckSummary, VerifyReport};
+
+/// SHIP: everything verified by execution. MONITOR: something verified only by review.
+/// RESEARCH: anything unverified, or supported only by assumption.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum Verdict {
+    Ship,
+    Monitor,
+    Research,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct CriterionLine {
+    #[serde(flatten)]
+    pub criterion: Criterion,
+    /// The check that decided it, with its tree hash.
+    pub evidence: Option<CheckSummary>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct FileChange {
+    pub path: String,
+    pub insertions: u64,
+    pub deletions: u64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    pub run_id: String,
+    pub goal: String,
+    pub status: String,
+    pub stop_reason: Option<StopReason>,
+    pub exit_code: i32,
+    pub verdict: Verdict,
+    pub verdict_reason: String,
+    pub started_at: i64,
+    pub ended_at: Option<i64>,
+    pub active_ms: u64,
+    pub cost_usd: f64,
+    pub cost_estimated: bool,
+    pub tokens: u64,
+    pub tree_hash: Option<String>,
+    pub checks: Vec<CheckSummary>,
+    pub criteria: Vec<CriterionLine>,
+    pub stories: Vec<Story>,
+    pub iterations: Vec<Iteration>,
+    pub failures_by_class: BTreeMap<String, u32>,
+    pub files_changed: Vec<FileChange>,
+    pub branch: Option<String>,
+    pub pre_run_commit: Option<String>,
+    pub rollback_command: Option<String>,
+}
+
+/// Builds the report of `run_id` from the store (and git, for what changed).
+pub fn build(store: &Store, run_id: &str, root: &Path) -> Result<Report, EngineError> {
+    let run = store.run(run_id)?;
+    let spent = store.spent(run_id)?;
+    let iterations = store.iterations(run_id)?;
+    let stories = store.stories(run_id)?;
+    let criteria = store.criteria(run_id)?;
+    let last: Option<VerifyReport> = store
+        .events_after(Some(run_id), 0, usize::MAX)?
+        .into_iter()
+        .rev()
+        .find(|e| e.kind == "verification")
+        .and_then(|e| serde_json::from_value(e.data).ok());
+    let checks = last.as_ref().map(|r| r.checks.clone()).unwrap_or_default();
+    let criteria: Vec<CriterionLine> = criteria
+        .into_iter()
+        .map(|c| {
+            let evidence = checks
+                .iter()
+                .find(|k| k.name == format!("criterion:{}", c.id))
+                .cloned();
+            CriterionLine {
+                criterion: c,
+                evidence,
+            }
+        })
+        .collect();
+    let mut failures_by_class = BTreeMap::new();
+    for f in store.failures(run_id, None, usize::MAX)? {
+        *failures_by_class.entry(f.category.to_string()).or_insert(0) += 1;
+    }
+    let mut files_changed = Vec::new();
+    if let (Ok(git), Some(pre)) = (
+        pawl_git::Repo::open(root),
+        run.pre_run_commit.clone().and_then(pawl_git::CommitId::new),
+    ) && let Ok(stat) = git.diff_stat(&pre)
+    {
+        for f in stat.files {
+            files_changed.push(FileChange {
+                path: f.path.display().to_string(),
+                insertions: f.insertions,
+                deletions: f.deletions,
+            });
+        }
+    }
+    let (verdict, verdict_reason) = verdict(run.stop_reason, &criteria, last.as_ref());
+    Ok(Report {
+        run_id: run.id.clone(),
+        goal: run.goal.clone(),
+        status: run.status.to_string(),
+        stop_reason: run.stop_reason,
+        exit_code: run.stop_reason.map(|r| r.exit_code().code()).unwrap_or(0),
+        verdict,
+        verdict_reason,
+        started_at: run.created_at,
+        ended_at: run.ended_at.or(Some(run.updated_at)),
+        active_ms: spent.active_ms,
+        cost_usd: spent.usd,
+        cost_estimated: iterations.iter().any(|i| i.cost_estimated),
+        tokens: spent.tokens,
+        tree_hash: last.as_ref().map(|r| r.tree_hash.clone()),
+        checks,
+        criteria,
+        stories,
+        iterations,
+        failures_by_class,
+        files_changed,
+        branch: run.branch.clone(),
+        rollback_command: run
+            .pre_run_commit
+            .as_ref()
+            .map(|_| format!("pawl rollback --run {}", run.id)),
+        pre_run_commit: run.pre_run_commit,
+    })
+}
+
+fn verdict(
+    reason: Option<StopReason>,
+    criteria: &[CriterionLine],
+    last: Option<&VerifyReport>,
+) -> (Verdict, String) {
+    if reason != Some(StopReason::Verified) || !last.is_some_and(|r| r.done) {
+        return (
+            Verdict::Research,
+            "the run did not reach verified checks".into(),
+        );
+    }
+    if let Some(c) = criteria.iter().find(|c| {
+        c.criterion.status != CriterionStatus::Verified
+            || matches!(c.criterion.verification.kind, VerifyKind::Assumption)
+    }) {
+        return (
+            Verdict::Research,
+            format!("{} is unverified or only assumed", c.criterion.id),
+        );
+    }
+    if let Some(c) = criteria.iter().find(|c| {
+        matches!(
+            c.criterion.verification.kind,
+            VerifyKind::Review | VerifyKind::Observation
+        )
+    }) {
+        return (
+            Verdict::Monitor,
+            format!("{} is verified by review, not by execution", c.criterion.id),
+        );
+    }
+    (
+        Verdict::Ship,
+        "every check was run by pawl and passes on the final tree".into(),
+    )
+}
+
+/// Writes `<dir>/<run>.md` and `.json`; returns the Markdown path.
+pub fn write(report: &Report, dir: &Path) -> Result<PathBuf, EngineError> {
+    let md = dir.join(format!("{}.md", report.run_id));
+    let json = dir.join(format!("{}.json", report.run_id));
+    let err = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| EngineError::Report { path, source }
+    };
+    std::fs::create_dir_all(dir).map_err(err(dir))?;
+    let text = serde_json::to_string_pretty(report).unwrap_or_default();
+    std::fs::write(&json, text).map_err(err(&json))?;
+    std::fs::write(&md, markdown(report)).map_err(err(&md))?;
+    Ok(md)
+}
+
+fn dur(ms: u64) -> String {
+    let s = ms / 1000;
+    if s >= 3600 {
+        format!("{}h{:02}m", s / 3600, (s % 3600) / 60)
+    } else if s >= 60 {
+        format!("{}m{:02}s", s / 60, s % 60)
+    } else if s > 0 {
+        format!("{}.{}s", s, (ms % 1000) / 100)
+    } else {
+        format!("{ms}ms")
+    }
+}
+
+/// The report as Markdown.
+pub fn markdown(r: &Report) -> String {
+    let mut o = String::new();
+    let reason = r
+        .stop_reason
+        .map(|s| s.to_string())
+        .unwrap_or_else(|| "-".into());
+    o.push_str(&format!("# pawl run {}\n\n", r.run_id));
+    o.push_str(
+        &format!("**Verdict: {:?}** — {}\n\n", r.verdict, r.verdict_reason)
+            .replace("Ship", "SHIP")
+            .replace("Monitor", "MONITOR")
+            .replace("Research", "RESEARCH"),
+    );
+    o.push_str(&format!("- Goal: {}\n", r.goal));
+    o.push_str(&format!(
+        "- Stop reason: `{reason}` (exit code {})\n",
+        r.exit_code
+    ));
+    o.push_str(&format!("- Status: {}\n", r.status));
+    o.push_str(&format!(
+        "- Iterations: {} · active time {} · cost ${:.2}{} · tokens {}\n",
+        r.iterations.len(),
+        dur(r.active_ms),
+        r.cost_usd,
+        if r.cost_estimated { " (estimated)" } else { "" },
+        r.tokens
+    ));
+    if let Some(t) = &r.tree_hash {
+        o.push_str(&format!("- Final tree: `{t}`\n"));
+    }
+    o.push_str("\n## Checks (run by pawl on the final tree)\n\n");
+    if r.checks.is_empty() {
+        o.push_str("No verification ran.\n");
+    } else {
+        o.push_str("| check | result | tests | first failure | log |\n|---|---|---|---|---|\n");
+        for c in &r.checks {
+            let tests = if c.failing_tests.is_empty() {
+                "-".to_string()
+            } else {
+                c.failing_tests.join(", ")
+            };
+            let first = c
+                .first_failure
+                .as_deref()
+                .map(|m| m.lines().next().unwrap_or("").replace('|', "\\|"))
+                .unwrap_or_default();
+            o.push_str(&format!(
+                "| {} | {}{} | {} | {} | {} |\n",
+                c.name,
+                if c.passed { "pass" } else { "FAIL" },
+                if c.cached { " (cached)" } else { "" },
+                tests,
+                first,
+                c.log.as_deref().unwrap_or("")
+            ));
+        }
+    }
+    if !r.criteria.is_empty() {
+        o.push_str("\n## Criteria\n\n| id | criterion | verified by | status | evidence |\n|---|---|---|---|---|\n");
+        for c in &r.criteria {
+            let ev = c
+                .evidence
+                .as_ref()
+                .map(|e| format!("{} ({})", e.name, if e.passed { "pass" } else { "fail" }))
+                .unwrap_or_else(|| "-".into());
+            o.push_str(&format!(
+                "| {} | {} | {} | {} | {} |\n",
+                c.criterion.id,
+                c.criterion.text,
+                c.criterion.verification.kind,
+                c.criterion.status,
+                ev
+            ));
+        }
+    }
+    if !r.stories.is_empty() {
+        o.push_str(
+            "\n## Stories\n\n| id | story | size | status | attempts |\n|---|---|---|---|---|\n",
+        );
+        for s in &r.stories {
+            o.push_str(&format!(
+                "| {} | {} | {} | {} | {}/{} |\n",
+                s.id, s.title, s.size, s.status, s.attempts, s.max_attempts
+            ));
+        }
+    }
+    o.push_str("\n## Iterations\n\n| # | outcome | tokens in/out | cost | duration | after verification |\n|---|---|---|---|---|---|\n");
+    for i in &r.iterations {
+        o.push_str(&format!(
+            "| {} | {} | {}/{} | ${:.2}{} | {} | {} |\n",
+            i.n,
+            i.outcome.as_deref().unwrap_or("running"),
+            i.tokens_in,
+            i.tokens_out,
+            i.cost_usd,
+            if i.cost_estimated { "*" } else { "" },
+            dur(i.duration_ms.unwrap_or(0)),
+            i.summary.as_deref().unwrap_or("")
+        ));
+    }
+    if !r.failures_by_class.is_empty() {
+        o.push_str("\n## Failures by class\n\n");
+        for (k, v) in &r.failures_by_class {
+            o.push_str(&format!("- {k}: {v}\n"));
+        }
+    }
+    o.push_str("\n## Changes since the pre-run commit\n\n");
+    match &r.pre_run_commit {
+        Some(c) => {
+            o.push_str(&format!("Pre-run commit `{c}`"));
+            if let Some(b) = &r.branch {
+                o.push_str(&format!(" on branch `{b}`"));
+            }
+            o.push_str(".\n\n");
+            if r.files_changed.is_empty() {
+                o.push_str("No files changed.\n");
+            }
+            for f in &r.files_changed {
+                o.push_str(&format!(
+                    "- `{}` +{} −{}\n",
+                    f.path, f.insertions, f.deletions
+                ));
+            }
+            if let Some(cmd) = &r.rollback_command {
+                o.push_str(&format!(
+                    "\nTo undo: `{cmd}` (keeps a backup ref of what it replaces).\n"
+                ));
+            }
+        }
+        None => o.push_str("No pre-run commit was recorded.\n"),
+    }
+    o
+}

@@ -1,0 +1,183 @@
+//! One agent step: spawn the agent through its adapter, stream its lines into events, enforce
+//! the idle and step timeouts, honour a hard stop, and sum up what happened.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use pawl_agent::{Adapter, AgentEvent, StepRequest, Usage};
+use pawl_process::{End, Line, Stream};
+use sha2::{Digest, Sha256};
+
+use crate::control::Control;
+
+/// How often the step loop wakes up with no output (for stop checks and heartbeats).
+const TICK: Duration = Duration::from_millis(100);
+
+/// What one step did.
+#[derive(Debug, Clone, Default)]
+pub struct StepOutcome {
+    /// How the process ended; `None` when it could not be started.
+    pub end: Option<End>,
+    pub spawn_error: Option<String>,
+    pub usage: Usage,
+    pub cost_usd: f64,
+    pub cost_estimated: bool,
+    pub session_id: Option<String>,
+    pub tool_calls: u32,
+    /// Edits per file, in the order first seen.
+    pub edits: BTreeMap<String, u32>,
+    pub permission_denials: u32,
+    /// The provider asked us to wait (with its retry-after, when given).
+    pub rate_limited: Option<Option<Duration>>,
+    pub rate_limit_message: Option<String>,
+    pub errors: Vec<String>,
+    /// The agent's own result said it failed.
+    pub result_error: bool,
+    pub claimed_done: bool,
+    /// A fingerprint of the assistant text, for reasoning-loop detection.
+    pub text_fingerprint: Option<String>,
+    pub duration: Duration,
+    /// A hard stop (second Ctrl-C) ended the step.
+    pub killed: bool,
+    pub events: u32,
+}
+
+impl StepOutcome {
+    /// The step failed as an agent step (not a verification failure).
+    pub fn agent_error(&self) -> bool {
+        self.spawn_error.is_some()
+            || self.result_error
+            || !self.errors.is_empty()
+            || matches!(self.end, Some(End::Exited(c)) if c != 0)
+            || matches!(self.end, Some(End::Signalled(_)) | Some(End::Unknown))
+    }
+
+    pub fn outcome_label(&self) -> &'static str {
+        if self.killed {
+            return "stopped";
+        }
+        match self.end {
+            None => "spawn_error",
+            Some(End::TimedOut) => "step_timeout",
+            Some(End::IdleTimedOut) => "idle_timeout",
+            Some(End::Stopped) => "stopped",
+            _ if self.rate_limited.is_some() => "rate_limited",
+            _ if self.agent_error() => "agent_error",
+            _ => "completed",
+        }
+    }
+}
+
+/// Runs one step to its end.
+pub fn run_step(
+    adapter: &mut dyn Adapter,
+    req: &StepRequest,
+    idle_timeout: Duration,
+    step_timeout: Duration,
+    log: &Path,
+    control: &Control,
+    on_tick: &mut dyn FnMut(),
+    on_event: &mut dyn FnMut(&AgentEvent),
+) -> StepOutcome {
+    let started = Instant::now();
+    let mut out = StepOutcome::default();
+    let mut cmd = match adapter.command(req) {
+        Ok(c) => c,
+        Err(e) => {
+            out.spawn_error = Some(e.to_string());
+            return out;
+        }
+    };
+    let (tx, rx) = mpsc::channel::<Line>();
+    cmd.timeout(step_timeout)
+        .idle_timeout(idle_timeout)
+        .log_file(log)
+        .line_sink(tx);
+    let running = match cmd.spawn() {
+        Ok(r) => r,
+        Err(e) => {
+            out.spawn_error = Some(e.to_string());
+            out.duration = started.elapsed();
+            return out;
+        }
+    };
+    // The builder keeps a clone of the line sender: drop it, or the channel never closes.
+    drop(cmd);
+    let cancel = running.cancel_handle();
+    let mut text = Sha256::new();
+    let mut any_text = false;
+    loop {
+        match rx.recv_timeout(TICK) {
+            Ok(line) => {
+                let events = match line.stream {
+                    Stream::Stdout => adapter.parse_stdout(&line.text()),
+                    Stream::Stderr => adapter.parse_stderr(&line.text()),
+                };
+                for ev in events {
+                    out.events += 1;
+                    absorb(&mut out, &ev, &mut text, &mut any_text);
+                    on_event(&ev);
+                }
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                if control.kill_requested() && !out.killed {
+                    out.killed = true;
+                    cancel.kill_now();
+                }
+                on_tick();
+            }
+            Err(mpsc::RecvTimeoutError::Disconnected) => break,
+        }
+    }
+    match running.wait() {
+        Ok(o) => out.end = Some(o.end),
+        Err(e) => out.errors.push(format!("waiting for the agent: {e}")),
+    }
+    if any_text {
+        out.text_fingerprint = Some(format!("{:x}", text.finalize()));
+    }
+    out.duration = started.elapsed();
+    out
+}
+
+fn absorb(out: &mut StepOutcome, ev: &AgentEvent, text: &mut Sha256, any_text: &mut bool) {
+    match ev {
+        AgentEvent::SessionStarted { session_id, .. } => out.session_id = Some(session_id.clone()),
+        AgentEvent::Text { text: t } => {
+            if !t.trim().is_empty() {
+                text.update(t.trim().as_bytes());
+                *any_text = true;
+            }
+        }
+        AgentEvent::ToolCall { .. } => out.tool_calls += 1,
+        AgentEvent::ToolResult { .. } | AgentEvent::Unknown { .. } => {}
+        AgentEvent::FileEdited { path } => *out.edits.entry(path.clone()).or_insert(0) += 1,
+        AgentEvent::PermissionDenied { .. } => out.permission_denials += 1,
+        AgentEvent::RateLimited {
+            retry_after,
+            message,
+        } => {
+            out.rate_limited = Some(*retry_after);
+            out.rate_limit_message = Some(message.clone());
+        }
+        AgentEvent::Error { message, .. } => out.errors.push(message.clone()),
+        AgentEvent::Result {
+            is_error,
+            usage,
+            cost_usd,
+            cost_estimated,
+            ..
+        } => {
+            out.result_error |= *is_error;
+            // A result carries the step's totals: it replaces, not adds to, the running usage.
+            out.usage = *usage;
+            if let Some(c) = cost_usd {
+                out.cost_usd = *c;
+                out.cost_estimated = *cost_estimated;
+            }
+        }
+        AgentEvent::ClaimDone { .. } => out.claimed_done = true,
+    }
+}

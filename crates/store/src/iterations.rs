@@ -1,0 +1,219 @@
+//! Iterations and the ledger: what each agent step cost and did, and what the run has spent.
+//!
+//! A step is begun (row with no end) before the agent starts and finished after pawl verified.
+//! A step cut off by a crash keeps its row without an end until the next driver marks it
+//! `interrupted`: it counts as an iteration (limits are real) and is never counted twice.
+
+use pawl_core::judge::Spent;
+use pawl_core::record::{Iteration, IterationEnd};
+use rusqlite::{Row, params};
+use serde_json::json;
+
+use crate::{OptionalNotFound, Result, Store, StoreError, json_col};
+
+const ITERATION_COLUMNS: &str = "n, story_id, started_at, ended_at, prompt, tokens_in, tokens_out, cost_usd, \
+     cost_estimated, tool_calls, files_json, outcome, session_id, duration_ms, active_ms, facts_json, summary";
+
+fn iteration_from_row(r: &Row<'_>) -> rusqlite::Result<Iteration> {
+    Ok(Iteration {
+        n: r.get(0)?,
+        story_id: r.get(1)?,
+        started_at: r.get(2)?,
+        ended_at: r.get(3)?,
+        prompt: r.get(4)?,
+        tokens_in: r.get::<_, i64>(5)?.max(0) as u64,
+        tokens_out: r.get::<_, i64>(6)?.max(0) as u64,
+        cost_usd: r.get(7)?,
+        cost_estimated: r.get(8)?,
+        tool_calls: r.get(9)?,
+        files: json_col(r.get(10)?, "iterations.files_json")?,
+        outcome: r.get(11)?,
+        session_id: r.get(12)?,
+        duration_ms: r.get::<_, Option<i64>>(13)?.map(|v| v.max(0) as u64),
+        active_ms: r.get::<_, i64>(14)?.max(0) as u64,
+        facts: r
+            .get::<_, Option<String>>(15)?
+            .map(|s| json_col(s, "iterations.facts_json"))
+            .transpose()?,
+        summary: r.get(16)?,
+    })
+}
+
+fn to_i64(v: u64) -> i64 {
+    i64::try_from(v).unwrap_or(i64::MAX)
+}
+
+impl Store {
+    /// Starts iteration `n = last + 1` and returns `n`.
+    pub fn begin_iteration(
+        &mut self,
+        run_id: &str,
+        story_id: Option<&str>,
+        prompt: &str,
+    ) -> Result<u32> {
+        self.write(|tx| {
+            let n: u32 = tx.query_row(
+                "SELECT COALESCE(MAX(n), 0) + 1 FROM iterations WHERE run_id = ?1",
+                [run_id],
+                |r| r.get(0),
+            )?;
+            tx.execute(
+                "INSERT INTO iterations (run_id, n, story_id, started_at, prompt) VALUES (?1, ?2, ?3, ?4, ?5)",
+                params![run_id, n, story_id, tx.now, prompt],
+            )?;
+            tx.event(Some(run_id), "iteration_started", json!({"n": n, "story": story_id}))?;
+            Ok(n)
+        })
+    }
+
+    /// Finishes an iteration: its record, the run's active time and the ledger, in one transaction.
+    pub fn finish_iteration(&mut self, run_id: &str, n: u32, end: &IterationEnd) -> Result<()> {
+        let files =
+            serde_json::to_string(&end.files).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+        let facts =
+            serde_json::to_string(&end.facts).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+        self.write(|tx| {
+            let updated = tx.execute(
+                "UPDATE iterations SET ended_at = ?3, tokens_in = ?4, tokens_out = ?5, cost_usd = ?6, cost_estimated = ?7,
+                   tool_calls = ?8, files_json = ?9, outcome = ?10, session_id = ?11, duration_ms = ?12, active_ms = ?13,
+                   facts_json = ?14, summary = ?15
+                 WHERE run_id = ?1 AND n = ?2 AND ended_at IS NULL",
+                params![
+                    run_id,
+                    n,
+                    tx.now,
+                    to_i64(end.tokens_in),
+                    to_i64(end.tokens_out),
+                    end.cost_usd,
+                    end.cost_estimated,
+                    end.tool_calls,
+                    files,
+                    end.outcome,
+                    end.session_id,
+                    to_i64(end.duration_ms),
+                    to_i64(end.active_ms),
+                    facts,
+                    end.summary,
+                ],
+            )?;
+            if updated == 0 {
+                return Err(StoreError::Refused(format!("iteration {n} of run {run_id} is not open")));
+            }
+            tx.execute(
+                "UPDATE runs SET active_ms = active_ms + ?2, updated_at = ?3 WHERE id = ?1",
+                params![run_id, to_i64(end.active_ms), tx.now],
+            )?;
+            tx.execute(
+                "INSERT INTO ledger (run_id, scope, scope_id, tokens_in, tokens_out, usd, usd_estimated, wall_ms, created_at)
+                 VALUES (?1, 'iteration', ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                params![
+                    run_id,
+                    n.to_string(),
+                    to_i64(end.tokens_in),
+                    to_i64(end.tokens_out),
+                    end.cost_usd,
+                    end.cost_estimated,
+                    to_i64(end.duration_ms),
+                    tx.now
+                ],
+            )?;
+            tx.event(
+                Some(run_id),
+                "iteration_finished",
+                json!({"n": n, "outcome": end.outcome, "tokens_in": end.tokens_in, "tokens_out": end.tokens_out,
+                       "cost_usd": end.cost_usd, "cost_estimated": end.cost_estimated, "files": end.files,
+                       "duration_ms": end.duration_ms, "summary": end.summary}),
+            )?;
+            Ok(())
+        })
+    }
+
+    /// Marks iterations left open by a crashed driver as interrupted. Their wall time (start to
+    /// the last sign of life, capped by now) counts, so a crash can not buy extra budget.
+    pub fn interrupt_open_iterations(&mut self, run_id: &str) -> Result<Vec<u32>> {
+        let open: Vec<(u32, i64)> = {
+            let mut stmt = self
+                .conn
+                .prepare("SELECT n, started_at FROM iterations WHERE run_id = ?1 AND ended_at IS NULL ORDER BY n")?;
+            stmt.query_map([run_id], |r| Ok((r.get(0)?, r.get(1)?)))?
+                .collect::<rusqlite::Result<_>>()?
+        };
+        if open.is_empty() {
+            return Ok(Vec::new());
+        }
+        let last_alive: Option<i64> = self
+            .conn
+            .query_row(
+                "SELECT heartbeat_at FROM leases WHERE run_id = ?1",
+                [run_id],
+                |r| r.get(0),
+            )
+            .ok();
+        self.write(|tx| {
+            for (n, started) in &open {
+                let end = last_alive.filter(|t| t >= started).unwrap_or(tx.now).min(tx.now);
+                let ms = (end - started).max(0);
+                tx.execute(
+                    "UPDATE iterations SET ended_at = ?3, outcome = 'interrupted', duration_ms = ?4, active_ms = ?4,
+                       summary = 'cut off by a crash of the driver' WHERE run_id = ?1 AND n = ?2",
+                    params![run_id, n, tx.now, ms],
+                )?;
+                tx.execute("UPDATE runs SET active_ms = active_ms + ?2 WHERE id = ?1", params![run_id, ms])?;
+                tx.event(Some(run_id), "iteration_interrupted", json!({"n": n, "counted_ms": ms}))?;
+            }
+            Ok(())
+        })?;
+        Ok(open.into_iter().map(|(n, _)| n).collect())
+    }
+
+    pub fn iterations(&self, run_id: &str) -> Result<Vec<Iteration>> {
+        let mut stmt = self.conn.prepare(&format!(
+            "SELECT {ITERATION_COLUMNS} FROM iterations WHERE run_id = ?1 ORDER BY n"
+        ))?;
+        Ok(stmt
+            .query_map([run_id], iteration_from_row)?
+            .collect::<rusqlite::Result<_>>()?)
+    }
+
+    pub fn iteration(&self, run_id: &str, n: u32) -> Result<Iteration> {
+        self.conn
+            .query_row(
+                &format!("SELECT {ITERATION_COLUMNS} FROM iterations WHERE run_id = ?1 AND n = ?2"),
+                params![run_id, n],
+                iteration_from_row,
+            )
+            .or_not_found("iteration", &n.to_string())
+    }
+
+    /// What the run has spent so far: iterations (interrupted ones included), active time,
+    /// dollars and tokens.
+    pub fn spent(&self, run_id: &str) -> Result<Spent> {
+        let (iterations, usd, tokens): (u32, f64, i64) = self.conn.query_row(
+            "SELECT COUNT(*), COALESCE(SUM(cost_usd), 0), COALESCE(SUM(tokens_in + tokens_out), 0)
+             FROM iterations WHERE run_id = ?1",
+            [run_id],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )?;
+        let active_ms: i64 =
+            self.conn
+                .query_row("SELECT active_ms FROM runs WHERE id = ?1", [run_id], |r| {
+                    r.get(0)
+                })?;
+        Ok(Spent {
+            iterations,
+            active_ms: active_ms.max(0) as u64,
+            usd,
+            tokens: tokens.max(0) as u64,
+        })
+    }
+
+    /// Start times of the run's agent calls since `since_ms` (for calls per hour).
+    pub fn call_times_since(&self, run_id: &str, since_ms: i64) -> Result<Vec<i64>> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT started_at FROM iterations WHERE run_id = ?1 AND started_at >= ?2 ORDER BY started_at")?;
+        Ok(stmt
+            .query_map(params![run_id, since_ms], |r| r.get(0))?
+            .collect::<rusqlite::Result<_>>()?)
+    }
+}
