@@ -346,6 +346,16 @@ impl<'a> Walker<'a> {
             );
             return;
         }
+        if has_huge_fd_number(text) {
+            // brush-parser 0.4 panics on an fd number that overflows i32
+            // (found by fuzzing); refuse before calling it.
+            self.fail_closed(
+                frame,
+                RuleId::ParseError,
+                "a redirection names a file descriptor number out of range",
+            );
+            return;
+        }
         let options = brush_parser::ParserOptions::default();
         let parsed = catch_unwind(AssertUnwindSafe(|| {
             brush_parser::Parser::new(Cursor::new(text), &options).parse_program()
@@ -969,6 +979,22 @@ impl<'a> Walker<'a> {
         }
         shell.cwd.as_deref().map(|cwd| normalize(cwd, text))
     }
+}
+
+/// Whether a run of ten or more digits is directly followed by `<` or `>`.
+fn has_huge_fd_number(text: &str) -> bool {
+    let mut digits = 0usize;
+    for b in text.bytes() {
+        if b.is_ascii_digit() {
+            digits += 1;
+        } else {
+            if digits >= 10 && (b == b'<' || b == b'>') {
+                return true;
+            }
+            digits = 0;
+        }
+    }
+    false
 }
 
 /// An over-estimate of how deeply `text` nests: brackets and compound

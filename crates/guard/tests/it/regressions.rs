@@ -16,3 +16,11 @@ fn fuzz_timeout_many_open_braces_in_one_word() {
     );
     assert!(!d.reason.is_empty());
 }
+
+#[test]
+fn fuzz_crash_fd_number_overflow_in_parser() {
+    // brush-parser panics on this; the guard must refuse it cleanly.
+    let d = decide("bunges 3333333333333333333333333333>33333333333333333333333333&3 ,");
+    assert_eq!(d.rule, Some(pawl_guard::RuleId::ParseError));
+    assert!(decide("echo hi 2>/dev/null 1234>&2").is_allow());
+}
