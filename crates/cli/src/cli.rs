@@ -88,6 +88,9 @@ pub enum Command {
     ResumeContext,
     /// The run's event log.
     Events(EventsArgs),
+    /// The safety guard: what it decides about a command, and why.
+    #[command(subcommand)]
+    Guard(GuardCommand),
     /// Who owns the current run.
     Lease,
     /// Run the gates (and the run's command criteria) on the working tree; exit 0 only when all pass.
@@ -372,6 +375,24 @@ pub enum ClarifyCommand {
 pub struct NoteArgs {
     /// The decision, in a sentence.
     pub text: String,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum GuardCommand {
+    /// Decide as if a run were active: prints {decision, rule, reason}; exit 0 allow, 1 deny.
+    Check(GuardArgs),
+    /// Show the parse, the simple commands found, and the rule that decided.
+    Explain(GuardArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct GuardArgs {
+    /// Check a file write by an agent's file tool instead of a shell command.
+    #[arg(long, value_name = "PATH")]
+    pub write: Option<String>,
+    /// The command line (after `--`).
+    #[arg(last = true, value_name = "COMMAND")]
+    pub command: Vec<String>,
 }
 
 #[derive(Debug, Args)]

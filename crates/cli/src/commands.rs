@@ -16,6 +16,7 @@ pub mod demo;
 mod detect;
 mod events;
 mod failure;
+mod guard;
 mod init;
 mod lease;
 mod note;
@@ -58,6 +59,7 @@ pub fn dispatch(ctx: &mut Ctx, command: Command) -> CliResult<ExitCode> {
         Command::Note(args) => note::run(ctx, &args),
         Command::ResumeContext => resume_context::run(ctx),
         Command::Events(args) => events::run(ctx, &args),
+        Command::Guard(cmd) => guard::run(ctx, &cmd),
         Command::Lease => lease::run(ctx),
         Command::Verify(args) => verify::run(ctx, &args),
         Command::Detect => detect::run(ctx),

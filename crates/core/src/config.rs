@@ -41,6 +41,10 @@ impl Dur {
 impl fmt::Display for Dur {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let s = self.0.as_secs();
+        // Sub-second precision must survive a round trip through the persisted run settings.
+        if self.0.subsec_nanos() != 0 {
+            return write!(f, "{}ms", self.0.as_millis());
+        }
         if s > 0 && s.is_multiple_of(3600) {
             write!(f, "{}h", s / 3600)
         } else if s > 0 && s.is_multiple_of(60) {
@@ -184,12 +188,22 @@ pub struct GuardConfig {
     /// Turn the guard off (loudly; recorded as an event and in the report).
     pub allow_unsafe: bool,
     pub protected_branches: Vec<String>,
-    /// Extra globs of paths no command may write.
+    /// Extra globs of paths no command may write (added to the built-in ones).
     pub protected_paths: Vec<String>,
-    /// Extra globs of paths that may be removed recursively (build outputs).
-    pub allow_paths: Vec<String>,
-    /// Extra deny rules (command patterns).
-    pub deny: Vec<String>,
+    /// Extra globs of paths `rm -r` may remove (added to build outputs and temp dirs).
+    pub allowances: Vec<String>,
+    /// Extra deny rules: `[[guard.deny]] command = "terraform"`, `pattern = "^kubectl delete"`.
+    pub deny: Vec<GuardDenyRule>,
+}
+
+/// One `[[guard.deny]]` rule: a glob on the command name and/or a regex on the resolved command
+/// line; both must match when both are given.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct GuardDenyRule {
+    pub command: Option<String>,
+    pub pattern: Option<String>,
+    pub reason: Option<String>,
 }
 
 impl Default for GuardConfig {
@@ -199,7 +213,7 @@ impl Default for GuardConfig {
             allow_unsafe: false,
             protected_branches: vec!["main".into(), "master".into()],
             protected_paths: Vec::new(),
-            allow_paths: Vec::new(),
+            allowances: Vec::new(),
             deny: Vec::new(),
         }
     }
@@ -687,7 +701,10 @@ step_timeout = "{st}"
 [guard]
 protected_branches = ["main", "master"]
 # protected_paths = ["config/prod/**"]
-# allow_paths = ["out/**"]
+# allowances = ["out/**"]
+# [[guard.deny]]
+# command = "terraform"
+# reason = "infrastructure changes need a human"
 # always = false
 # allow_unsafe = false
 

@@ -1,0 +1,132 @@
+//! `pawl guard check|explain`: decisions as if a run were active, with the policy from pawl.toml.
+
+use crate::TestEnv;
+
+#[test]
+fn check_denies_with_rule_and_reason_and_exit_1() {
+    let env = TestEnv::new();
+    env.write("src/lib.rs", "pub fn f() {}\n");
+    env.git(&["add", "-A"]);
+    env.git(&["commit", "-q", "-m", "src"]);
+    let r = env.pawl(&[
+        "guard",
+        "check",
+        "--json",
+        "--",
+        "bash -c 'git push --force origin main'",
+    ]);
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    let j = r.json();
+    assert_eq!(j["decision"], "deny");
+    assert_eq!(j["rule"], "git-push");
+    assert!(j["reason"].as_str().unwrap().contains("push"), "{j}");
+    // A tracked file clobbered with > is denied; appending is fine.
+    assert_eq!(
+        env.pawl(&["guard", "check", "--", "echo x > src/lib.rs"])
+            .code,
+        1
+    );
+    assert_eq!(
+        env.pawl(&["guard", "check", "--", "echo x >> src/lib.rs"])
+            .code,
+        0
+    );
+    // On the protected branch a commit is denied; on a feature branch it is fine, and several
+    // words after -- are re-quoted, not glued into a different command.
+    let r = env.pawl(&[
+        "guard",
+        "check",
+        "--json",
+        "--",
+        "git",
+        "commit",
+        "-m",
+        "rm -rf src",
+    ]);
+    assert_eq!(r.json()["rule"], "protected-branch", "{}", r.stdout);
+    env.git(&["switch", "-q", "-c", "feat/x"]);
+    let r = env.pawl(&[
+        "guard",
+        "check",
+        "--json",
+        "--",
+        "git",
+        "commit",
+        "-m",
+        "rm -rf src",
+    ]);
+    assert_eq!(r.json()["decision"], "allow", "{}", r.stdout);
+}
+
+#[test]
+fn check_allows_ordinary_commands() {
+    let env = TestEnv::new();
+    let r = env.pawl(&["guard", "check", "--json", "--", "cargo test --workspace"]);
+    assert_eq!(r.code, 0);
+    assert_eq!(r.json()["decision"], "allow");
+}
+
+#[test]
+fn file_writes_to_protected_paths_are_denied() {
+    let env = TestEnv::new();
+    let r = env.pawl(&["guard", "check", "--json", "--write", ".env.production"]);
+    assert_eq!(r.code, 1);
+    assert_eq!(r.json()["rule"], "protected-path");
+    let r = env.pawl(&["guard", "check", "--json", "--write", ".env.example"]);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+}
+
+#[test]
+fn policy_from_pawl_toml_extends_the_built_in_rules() {
+    let env = TestEnv::new();
+    env.write(
+        "pawl.toml",
+        "[guard]\nprotected_paths = [\"config/prod/**\"]\n\n[[guard.deny]]\ncommand = \"terraform\"\nreason = \"infra needs a human\"\n",
+    );
+    let r = env.pawl(&["guard", "check", "--json", "--", "terraform apply"]);
+    assert_eq!(r.code, 1);
+    assert!(
+        r.json()["reason"]
+            .as_str()
+            .unwrap()
+            .contains("infra needs a human"),
+        "{}",
+        r.stdout
+    );
+    let r = env.pawl(&["guard", "check", "--json", "--write", "config/prod/db.yml"]);
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    // The built-ins still apply.
+    assert_eq!(env.pawl(&["guard", "check", "--", "git push"]).code, 1);
+}
+
+#[test]
+fn explain_shows_the_parse_the_commands_and_the_rule() {
+    let env = TestEnv::new();
+    let r = env.pawl(&["guard", "explain", "--", "echo $(git push) && ls"]);
+    assert_eq!(r.code, 1);
+    assert!(
+        r.stdout.contains("git push    [inside $(...)]"),
+        "{}",
+        r.stdout
+    );
+    assert!(r.stdout.contains("deny [git-push]"), "{}", r.stdout);
+    let j = env
+        .pawl(&["guard", "explain", "--json", "--", "ls -la"])
+        .json();
+    assert_eq!(j["decision"]["decision"], "allow");
+    assert_eq!(j["commands"][0]["argv"][0], "ls");
+}
+
+#[test]
+fn unknown_command_names_fail_closed() {
+    let env = TestEnv::new();
+    let r = env.pawl(&["guard", "check", "--json", "--", "$CMD -rf build"]);
+    assert_eq!(r.code, 1);
+    assert_eq!(r.json()["decision"], "deny");
+}
+
+#[test]
+fn nothing_to_check_is_a_usage_error() {
+    let env = TestEnv::new();
+    assert_eq!(env.pawl(&["guard", "check"]).code, 2);
+}
