@@ -5,6 +5,7 @@
 
 mod config;
 mod crash;
+mod git_rails;
 mod guard;
 mod state;
 mod verify;

@@ -1,0 +1,183 @@
+//! Git rails around every headless run: a dirty tree stops the run unless allowed (and then is
+//! snapshotted), a protected branch gets a sandbox branch, and rollback keeps a backup of what it
+//! replaces.
+
+use crate::TestEnv;
+
+/// A project whose gate passes once `fixed.txt` exists, and a replay agent that creates it.
+fn project(env: &TestEnv) -> std::path::PathBuf {
+    env.write(
+        "pawl.toml",
+        "[agent]\nkind = \"replay\"\n\n[gates]\ntest = \"test -f fixed.txt\"\n",
+    );
+    env.ok(&["init"]);
+    env.git(&["add", "-A"]);
+    env.git(&["commit", "-q", "-m", "pawl"]);
+    let scenario = env.dir.path().join("fix.jsonl");
+    std::fs::write(
+        &scenario,
+        "{\"step\": 1}\n{\"do\": \"write\", \"path\": \"fixed.txt\", \"content\": \"ok\\n\"}\n{\"do\": \"edit\", \"path\": \"README.md\", \"old\": \"# demo\", \"new\": \"# demo (fixed)\"}\n",
+    )
+    .unwrap();
+    scenario
+}
+
+fn head(env: &TestEnv) -> String {
+    String::from_utf8(env.git(&["rev-parse", "HEAD"]).stdout)
+        .unwrap()
+        .trim()
+        .to_string()
+}
+
+fn branch(env: &TestEnv) -> String {
+    String::from_utf8(env.git(&["branch", "--show-current"]).stdout)
+        .unwrap()
+        .trim()
+        .to_string()
+}
+
+#[test]
+fn a_dirty_tree_stops_the_run_before_anything_is_written() {
+    let env = TestEnv::new();
+    let scenario = project(&env);
+    env.write("README.md", "# local edits\n");
+    let r = env.pawl(&["run", "g", "--scenario", scenario.to_str().unwrap()]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("commit or stash your changes first"),
+        "{}",
+        r.stderr
+    );
+    assert!(r.stderr.contains("README.md"), "{}", r.stderr);
+    let n: i64 = env
+        .db()
+        .query_row("SELECT COUNT(*) FROM runs", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(n, 0);
+    assert_eq!(
+        std::fs::read_to_string(env.root().join("README.md")).unwrap(),
+        "# local edits\n"
+    );
+}
+
+#[test]
+fn a_protected_branch_gets_a_sandbox_branch_and_the_report_has_the_diff_and_rollback() {
+    let env = TestEnv::new();
+    let scenario = project(&env);
+    let pre = head(&env);
+    let r = env.pawl(&[
+        "run",
+        "make it pass",
+        "--scenario",
+        scenario.to_str().unwrap(),
+        "--json",
+    ]);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    let run: String = env
+        .db()
+        .query_row("SELECT id FROM runs", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(branch(&env), format!("pawl/{run}"));
+    let (b, p): (String, String) = env
+        .db()
+        .query_row("SELECT branch, pre_run_commit FROM runs", [], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })
+        .unwrap();
+    assert_eq!(
+        (b.as_str(), p.as_str()),
+        (format!("pawl/{run}").as_str(), pre.as_str())
+    );
+    // main is untouched.
+    let main = String::from_utf8(env.git(&["rev-parse", "main"]).stdout).unwrap();
+    assert_eq!(main.trim(), pre);
+    let report: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(env.root().join(format!(".pawl/reports/{run}.json"))).unwrap(),
+    )
+    .unwrap();
+    let files: Vec<&str> = report["files_changed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
+    assert!(
+        files.contains(&"fixed.txt") && files.contains(&"README.md"),
+        "{files:?}"
+    );
+    assert_eq!(
+        report["rollback_command"],
+        format!("pawl rollback --run {run}")
+    );
+    assert_eq!(report["verdict"], "SHIP");
+}
+
+#[test]
+fn rollback_restores_the_pre_run_state_and_keeps_a_backup() {
+    let env = TestEnv::new();
+    let scenario = project(&env);
+    let r = env.pawl(&[
+        "run",
+        "make it pass",
+        "--scenario",
+        scenario.to_str().unwrap(),
+    ]);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    // Some extra uncommitted work after the run, which rollback must not destroy.
+    env.write("notes.txt", "my notes\n");
+    // No terminal and no --yes: refused, nothing changed.
+    let r = env.pawl(&["rollback"]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(env.root().join("fixed.txt").exists());
+    let r = env.pawl(&["rollback", "--yes", "--json"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let backup = r.json()["backup_ref"].as_str().unwrap().to_string();
+    assert!(!env.root().join("fixed.txt").exists());
+    assert!(!env.root().join("notes.txt").exists());
+    assert_eq!(
+        std::fs::read_to_string(env.root().join("README.md")).unwrap(),
+        "# demo\n"
+    );
+    // Everything replaced is in the backup ref.
+    let notes = env.git(&["show", &format!("{backup}:notes.txt")]);
+    assert_eq!(String::from_utf8_lossy(&notes.stdout), "my notes\n");
+    let fixed = env.git(&["show", &format!("{backup}:fixed.txt")]);
+    assert_eq!(String::from_utf8_lossy(&fixed.stdout), "ok\n");
+    let ev = env.ok(&["events", "--json"]).stdout;
+    assert!(ev.contains("\"rollback\""), "{ev}");
+}
+
+#[test]
+fn allow_dirty_snapshots_the_dirty_state_as_the_pre_run_commit() {
+    let env = TestEnv::new();
+    let scenario = project(&env);
+    env.write("wip.txt", "work in progress\n");
+    let r = env.pawl(&[
+        "run",
+        "g",
+        "--scenario",
+        scenario.to_str().unwrap(),
+        "--allow-dirty",
+    ]);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    let pre: String = env
+        .db()
+        .query_row("SELECT pre_run_commit FROM runs", [], |r| r.get(0))
+        .unwrap();
+    // The snapshot holds the dirty file, and a ref keeps it alive.
+    let wip = env.git(&["show", &format!("{pre}:wip.txt")]);
+    assert_eq!(String::from_utf8_lossy(&wip.stdout), "work in progress\n");
+    let refs = String::from_utf8(
+        env.git(&["for-each-ref", "--format=%(refname)", "refs/pawl/"])
+            .stdout,
+    )
+    .unwrap();
+    assert!(refs.contains("pre-run/"), "{refs}");
+    // Rolling back returns to the dirty state, not to HEAD.
+    env.ok(&["rollback", "--yes"]);
+    assert_eq!(
+        std::fs::read_to_string(env.root().join("wip.txt")).unwrap(),
+        "work in progress\n"
+    );
+    assert!(!env.root().join("fixed.txt").exists());
+}
