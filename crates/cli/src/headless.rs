@@ -128,8 +128,18 @@ pub fn loop_config(ctx: &Ctx, run: &Run) -> LoopConfig {
             host: owner::hostname(),
             is_alive: owner::holder_alive,
         },
-        rate_limit_scale: 1.0,
+        rate_limit_scale: rate_limit_scale(),
     }
+}
+
+/// Hidden, for pawl's own tests: scales provider rate-limit waits (backoff and retry-after) so
+/// the wait path runs in milliseconds. Not documented for users; 1.0 unless set to a valid number.
+fn rate_limit_scale() -> f64 {
+    std::env::var("PAWL_TEST_RATE_LIMIT_SCALE")
+        .ok()
+        .and_then(|v| v.parse::<f64>().ok())
+        .filter(|v| v.is_finite() && *v >= 0.0)
+        .unwrap_or(1.0)
 }
 
 /// Drives a run to its end, prints progress, writes the report; returns the exit code.

@@ -138,7 +138,16 @@ pub fn drive(
         &lease.token,
     );
     let _ = store.release_lease(run_id, &lease.token);
-    let end = result?;
+    let end = match result {
+        Ok(end) => end,
+        Err(e) => {
+            // Every stop explains itself, an internal error too; the run stays resumable.
+            if store.run(run_id).is_ok_and(|r| !r.status.is_terminal()) {
+                let _ = store.set_run_status(run_id, RunStatus::Stopped, Some(StopReason::Error));
+            }
+            return Err(e);
+        }
+    };
     let status = if end.reason == StopReason::Verified {
         RunStatus::Done
     } else {
@@ -194,6 +203,27 @@ fn drive_leased(
     let mut last_heartbeat = Instant::now();
     let mut stalls_run: u32 = 0;
     let mut claimed_done = false;
+
+    if resumed {
+        // Resuming: the tree may already be verified (a crash after the last step, or the user
+        // fixed it by hand). Check before spending an iteration; the evidence also feeds the
+        // continuation prompt. Gates are cached by tree hash, so this is cheap when nothing changed.
+        let report = verifier
+            .verify(store, run_id)
+            .map_err(EngineError::Verify)?;
+        store.append_event(
+            Some(run_id),
+            "verification",
+            serde_json::to_value(&report).unwrap_or(json!(null)),
+        )?;
+        if report.done {
+            return Ok(LoopEnd {
+                reason: StopReason::Verified,
+                last: Some(report),
+            });
+        }
+        last_report = Some(report);
+    }
 
     loop {
         if control.stop_requested() {
@@ -264,8 +294,16 @@ fn drive_leased(
             story: story.as_ref().map(|s| s.id.clone()),
         });
 
+        // The wall-time budget is a hard limit: a step can not run past what is left of it.
+        let budget_left = settings
+            .limits
+            .max_time
+            .0
+            .saturating_sub(Duration::from_millis(spent.active_ms));
+        let step_timeout = settings.stall.step_timeout.0.min(budget_left);
         let started = Instant::now();
         let mut waited = Duration::ZERO;
+        let mut earlier: Option<StepOutcome> = None;
         let mut stalls_step = 0u32;
         let mut rate_waits = 0u32;
         let resume_session = store
@@ -291,16 +329,22 @@ fn drive_leased(
                     event: ev.clone(),
                 })
             };
-            let o = run_step(
+            // The budget clock runs only while the agent works: what is left of the step's
+            // timeout shrinks by the active time of earlier attempts, not by waits.
+            let used = started.elapsed().saturating_sub(waited);
+            let mut o = run_step(
                 adapter,
                 &req,
                 settings.stall.idle_timeout.0,
-                settings.stall.step_timeout.0,
+                step_timeout.saturating_sub(used),
                 &log,
                 control,
                 &mut tick,
                 &mut on_event,
             );
+            if let Some(e) = earlier.take() {
+                o.absorb_earlier(&e);
+            }
             if o.killed {
                 break o;
             }
@@ -328,6 +372,7 @@ fn drive_leased(
                 if !woke {
                     break o;
                 }
+                earlier = Some(o);
                 continue;
             }
             if o.end == Some(End::IdleTimedOut) {
@@ -343,22 +388,45 @@ fn drive_leased(
                     FailureCategory::Timeout,
                     false,
                 )?;
-                if stalls_step > STALL_RECOVERIES_PER_STEP || stalls_run > STALL_RECOVERIES_PER_RUN
+                if stalls_step > STALL_RECOVERIES_PER_STEP
+                    || stalls_run > STALL_RECOVERIES_PER_RUN
+                    || control.stop_requested()
+                    || control.kill_requested()
                 {
+                    // Out of recoveries, or asked to stop: do not start the agent again.
                     break o;
                 }
                 observer(&LoopEvent::StallRecovered {
                     n,
                     recoveries: stalls_run,
                 });
+                earlier = Some(o);
                 continue;
+            }
+            if o.end == Some(End::TimedOut) {
+                store.add_failure(
+                    run_id,
+                    story.as_ref().map(|s| s.id.as_str()),
+                    &format!(
+                        "agent step {n} ran out of time ({})",
+                        if step_timeout < settings.stall.step_timeout.0 {
+                            "the run's max_time budget".to_string()
+                        } else {
+                            format!("step_timeout {}", settings.stall.step_timeout)
+                        }
+                    ),
+                    FailureCategory::Timeout,
+                    false,
+                )?;
             }
             break o;
         };
         claimed_done = outcome.claimed_done;
 
-        let stall_exhausted = outcome.end == Some(End::IdleTimedOut);
-        let hard_stop = outcome.killed;
+        // A stall that ended because a stop was asked for is a stop, not an exhausted breaker.
+        let stall_exhausted =
+            outcome.end == Some(End::IdleTimedOut) && !control.stop_requested();
+        let hard_stop = outcome.killed || control.kill_requested();
         // pawl verifies; the agent's word counts for nothing here.
         let report = if hard_stop {
             None

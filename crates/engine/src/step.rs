@@ -54,6 +54,23 @@ impl StepOutcome {
             || matches!(self.end, Some(End::Signalled(_)) | Some(End::Unknown))
     }
 
+    /// Folds in what an earlier attempt of the same iteration (cut off by an idle timeout or a
+    /// provider rate limit, then retried) spent and did, so nothing it cost is lost.
+    pub fn absorb_earlier(&mut self, earlier: &StepOutcome) {
+        self.usage.add(&earlier.usage);
+        self.cost_usd += earlier.cost_usd;
+        self.cost_estimated |= earlier.cost_estimated;
+        self.tool_calls += earlier.tool_calls;
+        for (path, n) in &earlier.edits {
+            *self.edits.entry(path.clone()).or_insert(0) += n;
+        }
+        self.permission_denials += earlier.permission_denials;
+        if self.session_id.is_none() {
+            self.session_id = earlier.session_id.clone();
+        }
+        self.events += earlier.events;
+    }
+
     pub fn outcome_label(&self) -> &'static str {
         if self.killed {
             return "stopped";
@@ -134,6 +151,17 @@ pub fn run_step(
     match running.wait() {
         Ok(o) => out.end = Some(o.end),
         Err(e) => out.errors.push(format!("waiting for the agent: {e}")),
+    }
+    // What the stream itself could not carry (e.g. a result for an agent that printed none);
+    // this also resets the adapter's per-step state for the next step.
+    let exit_code = match out.end {
+        Some(End::Exited(c)) => Some(c),
+        _ => None,
+    };
+    for ev in adapter.finish(exit_code) {
+        out.events += 1;
+        absorb(&mut out, &ev, &mut text, &mut any_text);
+        on_event(&ev);
     }
     if any_text {
         out.text_fingerprint = Some(format!("{:x}", text.finalize()));

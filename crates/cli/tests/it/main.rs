@@ -5,6 +5,7 @@
 
 mod config;
 mod crash;
+mod headless;
 mod git_rails;
 mod guard;
 mod state;

@@ -232,3 +232,15 @@ proptest::proptest! {
         let _ = Loader::new().file("pawl.toml", &s).and_then(Loader::finish);
     }
 }
+
+/// Regression: `idle_timeout = "1500ms"` was persisted with the run as "1s" (and "500ms" as
+/// "0s", an idle timeout that fires at once).
+#[test]
+fn dur_keeps_sub_second_precision_through_display_and_parse() {
+    for text in ["1500ms", "500ms", "1ms", "90s", "5m", "1h", "0s"] {
+        let d: Dur = text.parse().unwrap();
+        let back: Dur = d.to_string().parse().unwrap();
+        assert_eq!(back, d, "{text} -> {d}");
+    }
+    assert_eq!("1500ms".parse::<Dur>().unwrap().to_string(), "1500ms");
+}

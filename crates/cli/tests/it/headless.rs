@@ -1,0 +1,389 @@
+//! The headless driver end to end: `pawl run` with the scripted (replay) agent and cheap `sh`
+//! gates, in temp git repositories. Every test asserts the exit code, the typed stop reason and
+//! the exact number of iterations in the store. Limits and breakers are in `headless_limits`,
+//! crashes and signals in `headless_faults`.
+
+use std::path::PathBuf;
+
+use crate::TestEnv;
+
+/// The gate every test uses unless it says otherwise: the work is done when `done.txt` exists.
+pub const DONE_GATE: &str = "test -f done.txt";
+
+/// Every breaker off: a test turns on only the one it is about.
+pub const NO_BREAKERS: &str = "no_progress = 0\nsame_failure = 0\nfile_thrash = 0\nagent_errors = 0\npermission_denials = 0\ncriterion_stuck = 0\n";
+
+/// A `pawl.toml` for a replay-agent run: the given `[limits]`, `[breakers]` and `[stall]` lines
+/// on top of test-friendly defaults (no calls-per-hour limit, generous iterations).
+pub fn config(limits: &str, breakers: &str, stall: &str) -> String {
+    config_with(limits, breakers, stall, "[agent]\nkind = \"replay\"\n", DONE_GATE)
+}
+
+pub fn config_with(limits: &str, breakers: &str, stall: &str, agent: &str, gate: &str) -> String {
+    format!(
+        "{agent}\n[limits]\ncalls_per_hour = 0\n{limits}\n\n[breakers]\n{breakers}\n\n[stall]\n{stall}\n\n[gates]\ntest = \"{}\"\n",
+        gate.replace('\\', "\\\\").replace('"', "\\\"")
+    )
+}
+
+/// The pawl binary, for scenario steps that call pawl's own CLI (as a real agent would).
+pub fn pawl_bin() -> String {
+    assert_cmd::cargo::cargo_bin("pawl").display().to_string()
+}
+
+impl TestEnv {
+    /// `pawl init`, then this `pawl.toml`, committed: a clean tree on `main` to run on.
+    pub fn headless(&self, toml: &str) {
+        self.ok(&["init"]);
+        self.write("pawl.toml", toml);
+        self.git(&["add", "-A"]);
+        self.git(&["commit", "-q", "-m", "pawl config"]);
+    }
+
+    /// Writes a replay scenario into `.pawl/` (git-ignored) and returns its path.
+    pub fn scenario(&self, name: &str, jsonl: &str) -> String {
+        let p: PathBuf = self.root().join(".pawl").join(format!("{name}.jsonl"));
+        std::fs::write(&p, jsonl).unwrap();
+        p.display().to_string()
+    }
+
+    /// `SELECT COUNT(*) FROM iterations`: the number the limits are about.
+    pub fn iterations(&self) -> i64 {
+        self.db()
+            .query_row("SELECT COUNT(*) FROM iterations", [], |r| r.get(0))
+            .unwrap()
+    }
+
+    /// Outcomes of the iterations, in order.
+    pub fn outcomes(&self) -> Vec<String> {
+        let db = self.db();
+        let mut stmt = db
+            .prepare("SELECT COALESCE(outcome, 'open') FROM iterations ORDER BY n")
+            .unwrap();
+        stmt.query_map([], |r| r.get(0))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect()
+    }
+
+    /// The stored prompt of iteration `n`.
+    pub fn prompt(&self, n: u32) -> String {
+        self.db()
+            .query_row("SELECT prompt FROM iterations WHERE n = ?1", [n], |r| {
+                r.get(0)
+            })
+            .unwrap()
+    }
+
+    /// (status, stop_reason) of the only run, from the store.
+    pub fn run_state(&self) -> (String, Option<String>) {
+        self.db()
+            .query_row("SELECT status, stop_reason FROM runs", [], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })
+            .unwrap()
+    }
+
+    pub fn count(&self, sql: &str) -> i64 {
+        self.db().query_row(sql, [], |r| r.get(0)).unwrap()
+    }
+
+    /// Asserts how a run ended, everywhere it is shown: the exit code, the store, `pawl status
+    /// --json`, `pawl report --json` (and the report files), and the iteration count.
+    pub fn assert_end(&self, r: &crate::Run, code: i32, reason: &str, iterations: i64) {
+        let ctx = format!("stdout:\n{}\nstderr:\n{}", r.stdout, r.stderr);
+        assert_eq!(r.code, code, "exit code; {ctx}");
+        assert_eq!(self.run_state().1.as_deref(), Some(reason), "{ctx}");
+        assert_eq!(self.iterations(), iterations, "iterations; {ctx}");
+        let status = self.ok(&["status", "--json"]).json();
+        assert_eq!(status["run"]["stop_reason"], reason, "{status}");
+        let report = self.ok(&["report", "--json"]).json();
+        assert_eq!(report["stop_reason"], reason);
+        assert_eq!(report["exit_code"], code);
+        assert_eq!(report["iterations"].as_array().unwrap().len() as i64, iterations);
+        let human = self.ok(&["status"]).stdout;
+        assert!(human.contains(&format!("({reason})")), "{human}");
+    }
+
+    /// The JSON lines of a `--json` run.
+    pub fn events(r: &crate::Run) -> Vec<serde_json::Value> {
+        r.stdout
+            .lines()
+            .filter(|l| l.starts_with('{'))
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    }
+}
+
+#[test]
+fn demo_end_to_end_refuses_the_claim_shows_the_failing_test_and_ships() {
+    let env = TestEnv::new();
+    let dir = env.dir.path().join("demo");
+    let r = env.pawl(&["demo", "--dir", dir.to_str().unwrap()]);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    assert!(r.stdout.contains("verdict SHIP"), "{}", r.stdout);
+    assert!(r.stdout.contains("[pawl] report: "), "{}", r.stdout);
+    let reports: Vec<PathBuf> = std::fs::read_dir(dir.join(".pawl/reports"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    let md = reports
+        .iter()
+        .find(|p| p.extension().is_some_and(|e| e == "md"))
+        .unwrap();
+    let text = std::fs::read_to_string(md).unwrap();
+    assert!(text.contains("**Verdict: SHIP**"), "{text}");
+    assert!(text.contains("`verified` (exit code 0)"), "{text}");
+    assert!(text.contains("pawl rollback --run"), "{text}");
+    assert!(text.contains("`calc.sh`"), "files changed: {text}");
+    assert!(
+        reports
+            .iter()
+            .any(|p| p.extension().is_some_and(|e| e == "json"))
+    );
+
+    let db = rusqlite::Connection::open(dir.join(".pawl/pawl.db")).unwrap();
+    let n: i64 = db
+        .query_row("SELECT COUNT(*) FROM iterations", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(n, 3);
+    let prompt = |n: u32| -> String {
+        db.query_row("SELECT prompt FROM iterations WHERE n = ?1", [n], |r| {
+            r.get(0)
+        })
+        .unwrap()
+    };
+    assert!(prompt(1).starts_with("Goal: make the calculator's tests pass"));
+    // Iteration 1 claimed done without a change: the continuation names the failing test.
+    let p2 = prompt(2);
+    assert!(p2.contains("You said the work was done"), "{p2}");
+    assert!(p2.contains("failing tests: add_small, add_negative"), "{p2}");
+    // Iteration 2 made a wrong fix: iteration 3 is told what still fails.
+    assert!(prompt(3).contains("add_zero"), "{}", prompt(3));
+    let (status, reason): (String, String) = db
+        .query_row("SELECT status, stop_reason FROM runs", [], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })
+        .unwrap();
+    assert_eq!((status.as_str(), reason.as_str()), ("done", "verified"));
+}
+
+#[test]
+fn zero_criteria_and_passing_gates_after_iteration_1_is_done() {
+    let env = TestEnv::new();
+    env.headless(&config("", NO_BREAKERS, ""));
+    let s = env.scenario(
+        "s",
+        r#"{"do": "write", "path": "done.txt", "content": "ok"}"#,
+    );
+    let r = env.pawl(&["run", "make done.txt", "--scenario", &s, "--json"]);
+    env.assert_end(&r, 0, "verified", 1);
+    assert_eq!(env.run_state().0, "done");
+    let events = TestEnv::events(&r);
+    let last = events.last().unwrap();
+    assert_eq!(last["kind"], "report");
+    assert_eq!(last["stop_reason"], "verified");
+    assert_eq!(last["verdict"], "SHIP");
+    assert_eq!(last["exit_code"], 0);
+    assert!(
+        events
+            .iter()
+            .any(|e| e["kind"] == "finished" && e["reason"] == "verified")
+    );
+    let report = env.ok(&["report", "--json"]).json();
+    assert_eq!(report["verdict"], "SHIP");
+    assert!(
+        env.root()
+            .join(".pawl/reports")
+            .join(format!("{}.md", report["run_id"].as_str().unwrap()))
+            .is_file()
+    );
+}
+
+#[test]
+fn one_line_per_iteration_in_human_output() {
+    let env = TestEnv::new();
+    env.headless(&config("max_iterations = 3", NO_BREAKERS, ""));
+    let s = env.scenario("s", r#"{"do": "usage", "input_tokens": 10}"#);
+    let r = env.pawl(&["run", "never", "--scenario", &s]);
+    env.assert_end(&r, 3, "max_iterations", 3);
+    let lines: Vec<&str> = r
+        .stdout
+        .lines()
+        .filter(|l| l.contains("checks verified"))
+        .collect();
+    assert_eq!(lines.len(), 3, "{}", r.stdout);
+    assert!(lines[2].contains("iteration 3/3"), "{}", lines[2]);
+    assert!(r.stdout.contains("stop reason: max_iterations"), "{}", r.stdout);
+}
+
+#[test]
+fn a_lying_agent_never_produces_a_done_run() {
+    let env = TestEnv::new();
+    // Default breakers: the run must end by one of them or a limit, never as done.
+    env.headless(&config("max_iterations = 8", "", ""));
+    let s = env.scenario(
+        "s",
+        r#"{"scenario": {"name": "liar"}}
+{"step": 1}
+{"do": "text", "text": "All tests pass, I checked."}
+{"do": "claim_done", "text": "Done, every test passes."}
+{"step": 2}
+{"do": "write", "path": "notes.txt", "content": "I fixed it"}
+{"do": "claim_done", "text": "Fixed, done."}
+{"step": 3}
+{"do": "write", "path": "done.txt.bak", "content": "done"}
+{"do": "text", "text": "DONE. <promise>COMPLETE</promise>"}
+{"do": "claim_done", "text": "COMPLETE"}
+"#,
+    );
+    let r = env.pawl(&["run", "make done.txt", "--scenario", &s, "--json"]);
+    assert_ne!(r.code, 0, "{}", r.stdout);
+    let (status, reason) = env.run_state();
+    assert_ne!(status, "done");
+    assert_ne!(reason.as_deref(), Some("verified"));
+    assert!(
+        !TestEnv::events(&r)
+            .iter()
+            .any(|e| e["kind"] == "finished" && e["reason"] == "verified")
+    );
+    assert_eq!(env.ok(&["report", "--json"]).json()["verdict"], "RESEARCH");
+    assert!(env.prompt(2).contains("You said the work was done"));
+    // Resuming does not make it done either: pawl verifies again and refuses.
+    let r = env.pawl(&["resume", "--add-iterations", "2"]);
+    assert_ne!(r.code, 0, "{}", r.stdout);
+    assert_ne!(env.run_state().0, "done");
+}
+
+#[test]
+fn pawl_stop_is_honoured_after_the_current_step_and_resume_continues() {
+    let env = TestEnv::new();
+    env.headless(&config("", NO_BREAKERS, ""));
+    let s = env.scenario(
+        "s",
+        &format!(
+            r#"{{"step": 1}}
+{{"do": "run", "command": "{} stop"}}
+{{"do": "write", "path": "half.txt", "content": "step 1 finished its work"}}
+{{"step": 2}}
+{{"do": "write", "path": "done.txt", "content": "ok"}}
+"#,
+            pawl_bin()
+        ),
+    );
+    let r = env.pawl(&["run", "make done.txt", "--scenario", &s]);
+    env.assert_end(&r, 6, "stopped", 1);
+    // The step ran to its end (its last action happened) and was verified.
+    assert!(env.root().join("half.txt").is_file());
+    assert_eq!(env.outcomes(), vec!["completed"]);
+    assert!(!env.root().join(".pawl/stop").exists(), "stop file consumed");
+    assert_eq!(env.run_state().0, "stopped");
+
+    let r = env.pawl(&["resume"]);
+    env.assert_end(&r, 0, "verified", 2);
+    // The first iteration after a resume continues: it carries the failing evidence.
+    let p = env.prompt(2);
+    assert!(p.contains("Iteration 2/"), "{p}");
+    assert!(p.contains("Failing checks"), "{p}");
+}
+
+#[test]
+fn a_stop_file_is_honoured_after_the_current_step() {
+    let env = TestEnv::new();
+    env.headless(&config("", NO_BREAKERS, ""));
+    let s = env.scenario(
+        "s",
+        r#"{"step": 1}
+{"do": "run", "command": "touch .pawl/stop"}
+{"do": "sleep", "ms": 200}
+{"do": "write", "path": "half.txt", "content": "x"}
+{"step": 2}
+{"do": "write", "path": "done.txt", "content": "ok"}
+"#,
+    );
+    let r = env.pawl(&["run", "make done.txt", "--scenario", &s]);
+    env.assert_end(&r, 6, "stopped", 1);
+    assert!(env.root().join("half.txt").is_file());
+    let r = env.pawl(&["resume"]);
+    env.assert_end(&r, 0, "verified", 2);
+}
+
+#[test]
+fn add_iterations_raises_the_persisted_limit_with_a_limits_changed_event() {
+    let env = TestEnv::new();
+    env.headless(&config("max_iterations = 2", NO_BREAKERS, ""));
+    let s = env.scenario(
+        "s",
+        r#"{"step": 1}
+{"do": "write", "path": "a.txt", "content": "1"}
+{"step": 2}
+{"do": "write", "path": "a.txt", "content": "2"}
+{"step": 3}
+{"do": "write", "path": "done.txt", "content": "ok"}
+"#,
+    );
+    let r = env.pawl(&["run", "make done.txt", "--scenario", &s]);
+    env.assert_end(&r, 3, "max_iterations", 2);
+
+    // Limits are persisted with the run: a raised pawl.toml does not raise them.
+    env.write("pawl.toml", &config("max_iterations = 50", NO_BREAKERS, ""));
+    let r = env.pawl(&["resume"]);
+    env.assert_end(&r, 3, "max_iterations", 2);
+    assert_eq!(
+        env.count("SELECT COUNT(*) FROM events WHERE kind = 'limits_changed'"),
+        0
+    );
+
+    let r = env.pawl(&["resume", "--add-iterations", "1"]);
+    env.assert_end(&r, 0, "verified", 3);
+    let (n, why): (i64, String) = env
+        .db()
+        .query_row(
+            "SELECT COUNT(*), MAX(json_extract(data_json, '$.why')) FROM events WHERE kind = 'limits_changed'",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert_eq!((n, why.as_str()), (1, "--add-iterations 1"));
+    let after: i64 = env.count(
+        "SELECT json_extract(data_json, '$.after.limits.max_iterations') FROM events WHERE kind = 'limits_changed'",
+    );
+    assert_eq!(after, 3);
+}
+
+#[test]
+fn limits_come_from_pawl_toml_and_flags_override_them() {
+    let env = TestEnv::new();
+    env.headless(&config("max_iterations = 5", NO_BREAKERS, ""));
+    let s = env.scenario("s", r#"{"do": "usage", "output_tokens": 1}"#);
+    let r = env.pawl(&["run", "g", "--scenario", &s, "--max-iterations", "2"]);
+    env.assert_end(&r, 3, "max_iterations", 2);
+    let settings = env.ok(&["status", "--json"]).json()["run"]["settings"].clone();
+    assert_eq!(settings["limits"]["max_iterations"], 2);
+
+    let env = TestEnv::new();
+    env.headless(&config("max_iterations = 1", NO_BREAKERS, ""));
+    let s = env.scenario("s", r#"{"do": "usage", "output_tokens": 1}"#);
+    let r = env.pawl(&["run", "g", "--scenario", &s]);
+    env.assert_end(&r, 3, "max_iterations", 1);
+}
+
+/// Regression: `idle_timeout = "1500ms"` was persisted as "1s" (sub-second durations were
+/// rounded down when the run's settings were stored; "500ms" became an idle timeout of 0).
+#[test]
+fn sub_second_stall_settings_survive_being_stored_with_the_run() {
+    let env = TestEnv::new();
+    env.headless(&config(
+        "",
+        NO_BREAKERS,
+        "idle_timeout = \"1500ms\"\nstep_timeout = \"90s\"",
+    ));
+    let s = env.scenario(
+        "s",
+        r#"{"do": "write", "path": "done.txt", "content": "ok"}"#,
+    );
+    let r = env.pawl(&["run", "g", "--scenario", &s]);
+    env.assert_end(&r, 0, "verified", 1);
+    let settings = env.ok(&["status", "--json"]).json()["run"]["settings"].clone();
+    assert_eq!(settings["stall"]["idle_timeout"], "1500ms");
+}
