@@ -13,6 +13,16 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+pub mod claude;
+pub mod codex;
+pub mod command;
+pub mod env;
+mod factory;
+pub mod gemini;
+pub mod replay;
+
+pub use factory::{AdapterOptions, build_adapter};
+
 /// Token usage, as reported by the agent (or summed over a step).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Usage {
@@ -42,19 +52,33 @@ impl Usage {
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum AgentEvent {
     /// The agent started (or resumed) a session; the id lets the next step resume it.
-    SessionStarted { session_id: String, model: Option<String> },
+    SessionStarted {
+        session_id: String,
+        model: Option<String>,
+    },
     /// Assistant text.
     Text { text: String },
     /// The agent called a tool.
-    ToolCall { id: Option<String>, name: String, input: serde_json::Value },
+    ToolCall {
+        id: Option<String>,
+        name: String,
+        input: serde_json::Value,
+    },
     /// A tool's result came back.
-    ToolResult { id: Option<String>, is_error: bool, output: String },
+    ToolResult {
+        id: Option<String>,
+        is_error: bool,
+        output: String,
+    },
     /// A file was written or edited (from a tool call, a hook, or the replay script).
     FileEdited { path: String },
     /// A tool use was refused by the agent's permission system.
     PermissionDenied { tool: String, detail: String },
     /// The provider said to wait: HTTP 429, a usage limit, overloaded. Not a failure, not a stall.
-    RateLimited { retry_after: Option<Duration>, message: String },
+    RateLimited {
+        retry_after: Option<Duration>,
+        message: String,
+    },
     /// An error from the agent or its provider.
     Error { message: String, recoverable: bool },
     /// The step's final accounting.
@@ -117,5 +141,35 @@ pub trait Adapter: Send {
     fn parse_stderr(&mut self, line: &str) -> Vec<AgentEvent> {
         let _ = line;
         Vec::new()
+    }
+
+    /// Called once when the step's process has ended (`exit_code` is `None` when it was killed
+    /// by a signal or a timeout), after the last line. Returns the events the stream itself
+    /// could not carry, e.g. a final `Result` for an agent that printed none, and resets the
+    /// adapter's per-step state so the same adapter serves the next iteration.
+    fn finish(&mut self, exit_code: Option<i32>) -> Vec<AgentEvent> {
+        let _ = exit_code;
+        Vec::new()
+    }
+}
+
+impl AgentEvent {
+    /// One line of pawl's own event stream (what the replay agent prints and what a `command`
+    /// agent may print): the serde form of the event, without a trailing newline.
+    pub fn to_json_line(&self) -> String {
+        // Serialising this enum cannot fail (string keys, no non-finite floats are produced by
+        // pawl itself); a non-finite cost from a hand-made event degrades to an Unknown line.
+        serde_json::to_string(self).unwrap_or_else(|err| {
+            format!(r#"{{"type":"unknown","raw":"unserialisable event: {err}"}}"#)
+        })
+    }
+
+    /// Parses a line in pawl's own event form; `None` when it is not one.
+    pub fn from_json_line(line: &str) -> Option<AgentEvent> {
+        let trimmed = line.trim();
+        if !trimmed.starts_with('{') {
+            return None;
+        }
+        serde_json::from_str(trimmed).ok()
     }
 }

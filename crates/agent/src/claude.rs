@@ -1,0 +1,1 @@
+//! claude adapter (in progress).
