@@ -16,17 +16,20 @@ mod evidence;
 mod iterations;
 mod leases;
 mod runs;
+mod session;
 mod work;
 
 pub use evidence::{Evidence, NewEvidence, TestCounts};
 pub use leases::LeaseOutcome;
 pub use runs::NewRun;
+pub use session::{Arming, NewArming, SessionBinding};
 
 /// The migrations, in order; schema version N means the first N have been applied.
 const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0001_init.sql"),
     include_str!("../migrations/0002_evidence.sql"),
     include_str!("../migrations/0003_loop.sql"),
+    include_str!("../migrations/0004_session.sql"),
 ];
 
 /// How long a writer waits for another process's lock before giving up.

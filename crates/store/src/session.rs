@@ -1,0 +1,270 @@
+//! The in-session driver's state: a run armed for an interactive agent session, the agent
+//! sessions bound to it, when the current turn of work began, and the file edits made since the
+//! last Stop (for the thrash breaker).
+//!
+//! What the hooks decide lives in the CLI and pawl-hooks; this module only remembers.
+
+use std::collections::BTreeMap;
+
+use rusqlite::{OptionalExtension, Row, params};
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+
+use crate::{Result, Store, StoreError, json_col};
+
+/// What arming a run for a session records.
+#[derive(Debug, Clone, Default)]
+pub struct NewArming {
+    /// The agent the session is expected to be (`claude`, `codex`, `gemini`), if known.
+    pub agent: Option<String>,
+    /// An armed run that no session takes by then expires.
+    pub expires_at: i64,
+    pub baseline_tree: Option<String>,
+    /// Settings entries pawl merged for `--autonomous` (removed again at the end).
+    pub autonomous: Vec<String>,
+}
+
+/// A run's session-mode record.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Arming {
+    pub run_id: String,
+    pub agent: Option<String>,
+    pub armed_at: i64,
+    pub expires_at: i64,
+    pub baseline_tree: Option<String>,
+    pub autonomous: Vec<String>,
+    pub turn_started_at: i64,
+    pub ended_at: Option<i64>,
+    pub end_why: Option<String>,
+}
+
+/// An agent session bound to a run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SessionBinding {
+    pub session_id: String,
+    pub run_id: String,
+    pub agent: String,
+    pub bound_at: i64,
+    pub last_seen_at: i64,
+}
+
+const ARMING_COLUMNS: &str = "run_id, agent, armed_at, expires_at, baseline_tree, autonomous_json, \
+     turn_started_at, ended_at, end_why";
+
+fn arming_from_row(r: &Row<'_>) -> rusqlite::Result<Arming> {
+    Ok(Arming {
+        run_id: r.get(0)?,
+        agent: r.get(1)?,
+        armed_at: r.get(2)?,
+        expires_at: r.get(3)?,
+        baseline_tree: r.get(4)?,
+        autonomous: json_col(r.get(5)?, "session_arming.autonomous_json")?,
+        turn_started_at: r.get(6)?,
+        ended_at: r.get(7)?,
+        end_why: r.get(8)?,
+    })
+}
+
+fn binding_from_row(r: &Row<'_>) -> rusqlite::Result<SessionBinding> {
+    Ok(SessionBinding {
+        session_id: r.get(0)?,
+        run_id: r.get(1)?,
+        agent: r.get(2)?,
+        bound_at: r.get(3)?,
+        last_seen_at: r.get(4)?,
+    })
+}
+
+impl Store {
+    /// Arms `run_id` for the next agent session (re-arming replaces the previous record).
+    pub fn arm_session(&mut self, run_id: &str, new: &NewArming) -> Result<Arming> {
+        self.run(run_id)?;
+        let autonomous = serde_json::to_string(&new.autonomous)
+            .map_err(|e| StoreError::Corrupt(e.to_string()))?;
+        self.write(|tx| {
+            tx.execute(
+                "INSERT INTO session_arming (run_id, agent, armed_at, expires_at, baseline_tree, autonomous_json, turn_started_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?3)
+                 ON CONFLICT(run_id) DO UPDATE SET agent = ?2, armed_at = ?3, expires_at = ?4, baseline_tree = ?5,
+                   autonomous_json = ?6, turn_started_at = ?3, ended_at = NULL, end_why = NULL",
+                params![run_id, new.agent, tx.now, new.expires_at, new.baseline_tree, autonomous],
+            )?;
+            tx.event(
+                Some(run_id),
+                "session_armed",
+                json!({"agent": new.agent, "expires_at": new.expires_at, "autonomous": new.autonomous}),
+            )?;
+            Ok(())
+        })?;
+        self.arming(run_id)?.ok_or_else(|| StoreError::NotFound {
+            what: "session arming of run",
+            id: run_id.into(),
+            hint: String::new(),
+        })
+    }
+
+    /// The run's session-mode record, if it was ever armed.
+    pub fn arming(&self, run_id: &str) -> Result<Option<Arming>> {
+        Ok(self
+            .conn
+            .query_row(
+                &format!("SELECT {ARMING_COLUMNS} FROM session_arming WHERE run_id = ?1"),
+                [run_id],
+                arming_from_row,
+            )
+            .optional()?)
+    }
+
+    /// Binds an agent session to the run (idempotent) and starts its turn clock. The session
+    /// is also added to the run's lease when one is held.
+    pub fn bind_agent_session(
+        &mut self,
+        run_id: &str,
+        session_id: &str,
+        agent: &str,
+        source: &str,
+    ) -> Result<SessionBinding> {
+        let has_lease = self.lease(run_id)?.is_some();
+        self.write(|tx| {
+            let existing: Option<String> = tx
+                .query_row(
+                    "SELECT run_id FROM session_bindings WHERE session_id = ?1",
+                    [session_id],
+                    |r| r.get(0),
+                )
+                .optional()?;
+            match existing {
+                Some(other) if other != run_id => {
+                    return Err(StoreError::Refused(format!(
+                        "session {session_id} is already bound to run {other}"
+                    )));
+                }
+                Some(_) => {
+                    tx.execute(
+                        "UPDATE session_bindings SET last_seen_at = ?2 WHERE session_id = ?1",
+                        params![session_id, tx.now],
+                    )?;
+                }
+                None => {
+                    tx.execute(
+                        "INSERT INTO session_bindings (session_id, run_id, agent, bound_at, last_seen_at)
+                         VALUES (?1, ?2, ?3, ?4, ?4)",
+                        params![session_id, run_id, agent, tx.now],
+                    )?;
+                    tx.execute(
+                        "UPDATE session_arming SET turn_started_at = ?2 WHERE run_id = ?1",
+                        params![run_id, tx.now],
+                    )?;
+                    tx.event(
+                        Some(run_id),
+                        "session_bound",
+                        json!({"session": session_id, "agent": agent, "source": source}),
+                    )?;
+                }
+            }
+            Ok(())
+        })?;
+        if has_lease {
+            self.bind_session(run_id, session_id)?;
+        }
+        self.session_binding(session_id)?
+            .ok_or_else(|| StoreError::Corrupt(format!("binding of {session_id} vanished")))
+    }
+
+    pub fn session_binding(&self, session_id: &str) -> Result<Option<SessionBinding>> {
+        Ok(self
+            .conn
+            .query_row(
+                "SELECT session_id, run_id, agent, bound_at, last_seen_at FROM session_bindings WHERE session_id = ?1",
+                [session_id],
+                binding_from_row,
+            )
+            .optional()?)
+    }
+
+    /// The sessions bound to a run, oldest first.
+    pub fn session_bindings(&self, run_id: &str) -> Result<Vec<SessionBinding>> {
+        let mut stmt = self.conn.prepare(
+            "SELECT session_id, run_id, agent, bound_at, last_seen_at FROM session_bindings
+             WHERE run_id = ?1 ORDER BY bound_at, session_id",
+        )?;
+        Ok(stmt
+            .query_map([run_id], binding_from_row)?
+            .collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// A sign of life from a bound session (not an event: it would drown the log).
+    pub fn touch_session(&mut self, session_id: &str) -> Result<()> {
+        let now = self.now();
+        self.conn.execute(
+            "UPDATE session_bindings SET last_seen_at = ?2 WHERE session_id = ?1",
+            params![session_id, now],
+        )?;
+        Ok(())
+    }
+
+    /// Counts one edit of `path` in the run's current turn.
+    pub fn record_session_edit(&mut self, run_id: &str, path: &str) -> Result<u32> {
+        self.conn.execute(
+            "INSERT INTO session_edits (run_id, path, count) VALUES (?1, ?2, 1)
+             ON CONFLICT(run_id, path) DO UPDATE SET count = count + 1",
+            params![run_id, path],
+        )?;
+        Ok(self.conn.query_row(
+            "SELECT count FROM session_edits WHERE run_id = ?1 AND path = ?2",
+            params![run_id, path],
+            |r| r.get(0),
+        )?)
+    }
+
+    /// The edits of the current turn, per file; reading them ends the turn's count.
+    pub fn take_session_edits(&mut self, run_id: &str) -> Result<BTreeMap<String, u32>> {
+        self.write(|tx| {
+            let edits: BTreeMap<String, u32> = {
+                let mut stmt =
+                    tx.prepare("SELECT path, count FROM session_edits WHERE run_id = ?1")?;
+                stmt.query_map([run_id], |r| Ok((r.get(0)?, r.get(1)?)))?
+                    .collect::<rusqlite::Result<_>>()?
+            };
+            tx.execute("DELETE FROM session_edits WHERE run_id = ?1", [run_id])?;
+            Ok(edits)
+        })
+    }
+
+    /// A new turn of agent work begins now (after a blocked Stop).
+    pub fn start_session_turn(&mut self, run_id: &str) -> Result<()> {
+        let now = self.now();
+        self.conn.execute(
+            "UPDATE session_arming SET turn_started_at = ?2 WHERE run_id = ?1",
+            params![run_id, now],
+        )?;
+        Ok(())
+    }
+
+    /// Ends session mode for the run (`pawl off`, the run's end, expiry). Returns the record as
+    /// it was, so the caller can undo what arming changed; `None` when it was never armed or
+    /// already ended.
+    pub fn end_session_mode(&mut self, run_id: &str, why: &str) -> Result<Option<Arming>> {
+        let Some(arming) = self.arming(run_id)? else {
+            return Ok(None);
+        };
+        if arming.ended_at.is_some() {
+            return Ok(None);
+        }
+        self.write(|tx| {
+            tx.execute(
+                "UPDATE session_arming SET ended_at = ?2, end_why = ?3 WHERE run_id = ?1",
+                params![run_id, tx.now, why],
+            )?;
+            tx.execute("DELETE FROM session_edits WHERE run_id = ?1", [run_id])?;
+            tx.event(Some(run_id), "session_mode_ended", json!({"why": why}))?;
+            Ok(())
+        })?;
+        Ok(Some(arming))
+    }
+
+    /// The time the store's clock says it is (ms since the epoch).
+    pub fn now_ms(&self) -> i64 {
+        self.now()
+    }
+}
