@@ -4,7 +4,10 @@ use std::path::PathBuf;
 
 use pawl_core::config::{AgentConfig, AgentKind};
 
+use crate::claude::{ClaudeAdapter, ClaudeOptions};
+use crate::codex::{CodexAdapter, CodexOptions};
 use crate::command::CommandAdapter;
+use crate::gemini::{GeminiAdapter, GeminiOptions};
 use crate::replay::ReplayAdapter;
 use crate::{Adapter, AgentError};
 
@@ -21,6 +24,10 @@ pub struct AdapterOptions {
     pub force_nested: bool,
     /// More variable names passed through to the agent (e.g. a custom provider's key).
     pub extra_passthrough: Vec<String>,
+    /// Claude: the `--settings` value (a path or inline JSON, see `claude::settings_json`).
+    pub claude_settings: Option<String>,
+    /// Codex: pass `--dangerously-bypass-hook-trust` (pawl installed its own hooks).
+    pub codex_bypass_hook_trust: bool,
 }
 
 /// The adapter for `[agent]`. Fails on an incomplete configuration, an unreadable or invalid
@@ -45,8 +52,92 @@ pub fn build_adapter(
         AgentKind::Command => Ok(Box::new(
             CommandAdapter::new(config.command.clone())?.extra_passthrough(extra),
         )),
-        other => Err(AgentError::Config(format!(
-            "agent kind {other} is not available yet"
-        ))),
+        AgentKind::Claude => Ok(Box::new(ClaudeAdapter::new(ClaudeOptions {
+            program: program_or(&config.command, "claude"),
+            model: model(config),
+            settings: options.claude_settings.clone(),
+            extra_passthrough: extra,
+            ..ClaudeOptions::default()
+        })?)),
+        AgentKind::Codex => Ok(Box::new(CodexAdapter::new(CodexOptions {
+            program: program_or(&config.command, "codex"),
+            model: model(config),
+            bypass_hook_trust: options.codex_bypass_hook_trust,
+            extra_passthrough: extra,
+            ..CodexOptions::default()
+        })?)),
+        AgentKind::Gemini => Ok(Box::new(GeminiAdapter::new(GeminiOptions {
+            program: program_or(&config.command, "gemini"),
+            model: model(config),
+            extra_passthrough: extra,
+            ..GeminiOptions::default()
+        })?)),
+    }
+}
+
+/// `[agent] command` overrides the binary (and leading arguments) of a known agent.
+fn program_or(command: &[String], default: &str) -> Vec<String> {
+    if command.is_empty() {
+        vec![default.to_owned()]
+    } else {
+        command.to_vec()
+    }
+}
+
+fn model(config: &AgentConfig) -> Option<String> {
+    let model = config.model.trim();
+    (!model.is_empty()).then(|| model.to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use super::*;
+
+    fn config(kind: AgentKind) -> AgentConfig {
+        AgentConfig {
+            kind,
+            command: Vec::new(),
+            model: String::new(),
+        }
+    }
+
+    #[test]
+    fn every_kind_builds() {
+        for kind in [AgentKind::Claude, AgentKind::Codex, AgentKind::Gemini] {
+            let adapter = build_adapter(&config(kind), &AdapterOptions::default()).unwrap();
+            assert_eq!(adapter.name(), kind.as_str());
+        }
+        let mut command = config(AgentKind::Command);
+        assert!(build_adapter(&command, &AdapterOptions::default()).is_err());
+        command.command = vec!["sh".into(), "agent.sh".into()];
+        assert_eq!(
+            build_adapter(&command, &AdapterOptions::default())
+                .unwrap()
+                .name(),
+            "command"
+        );
+        assert!(matches!(
+            build_adapter(&config(AgentKind::Replay), &AdapterOptions::default()),
+            Err(AgentError::Config(_))
+        ));
+    }
+
+    #[test]
+    fn nested_sessions_are_refused() {
+        let options = AdapterOptions {
+            parent_env: vec![("CLAUDECODE".into(), "1".into())],
+            ..AdapterOptions::default()
+        };
+        assert!(matches!(
+            build_adapter(&config(AgentKind::Claude), &options),
+            Err(AgentError::Nested { .. })
+        ));
+        let forced = AdapterOptions {
+            force_nested: true,
+            ..options
+        };
+        build_adapter(&config(AgentKind::Claude), &forced).unwrap();
     }
 }

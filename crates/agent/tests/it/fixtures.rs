@@ -1,0 +1,307 @@
+//! The parsers on streams recorded from the real CLIs (Claude Code 2.1.329, Codex 0.169.0,
+//! copied from pawl-testkit's recordings): session ids, tokens and cost exactly as the stream
+//! says, file edits, and waits for rate limits.
+
+use std::path::Path;
+use std::time::Duration;
+
+use pawl_agent::claude::{ClaudeAdapter, ClaudeOptions};
+use pawl_agent::codex::{self, CodexAdapter, CodexOptions};
+use pawl_agent::{Adapter, AgentEvent, Usage};
+use serde_json::Value;
+
+pub fn fixture(name: &str) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+pub fn parse_all(adapter: &mut dyn Adapter, text: &str, exit_code: i32) -> Vec<AgentEvent> {
+    let mut events: Vec<AgentEvent> = text.lines().flat_map(|l| adapter.parse_stdout(l)).collect();
+    events.extend(adapter.finish(Some(exit_code)));
+    events
+}
+
+fn last_json(text: &str, kind: &str) -> Value {
+    text.lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .rfind(|v| v["type"] == kind)
+        .unwrap()
+}
+
+fn session(events: &[AgentEvent]) -> Option<String> {
+    events.iter().find_map(|e| match e {
+        AgentEvent::SessionStarted { session_id, .. } => Some(session_id.clone()),
+        _ => None,
+    })
+}
+
+fn result(events: &[AgentEvent]) -> (Usage, Option<f64>, bool, bool) {
+    events
+        .iter()
+        .find_map(|e| match e {
+            AgentEvent::Result {
+                usage,
+                cost_usd,
+                cost_estimated,
+                is_error,
+                ..
+            } => Some((*usage, *cost_usd, *cost_estimated, *is_error)),
+            _ => None,
+        })
+        .unwrap()
+}
+
+fn claude() -> ClaudeAdapter {
+    ClaudeAdapter::new(ClaudeOptions::default()).unwrap()
+}
+
+fn codex_adapter() -> CodexAdapter {
+    CodexAdapter::new(CodexOptions {
+        model: Some("gpt-5.5".into()),
+        ..CodexOptions::default()
+    })
+    .unwrap()
+}
+
+#[test]
+fn claude_basic_stream() {
+    for name in [
+        "claude-2.1.329-basic.jsonl",
+        "claude-2.1.329-retry-529.jsonl",
+        "claude-2.1.329-retry-429.jsonl",
+    ] {
+        let text = fixture(name);
+        let events = parse_all(&mut claude(), &text, 0);
+        let last = last_json(&text, "result");
+        assert_eq!(
+            session(&events).as_deref(),
+            last["session_id"].as_str(),
+            "{name}"
+        );
+        assert!(matches!(
+            &events[0],
+            AgentEvent::SessionStarted { model: Some(m), .. } if m == "claude-opus-5-5"
+        ));
+        let (usage, cost, estimated, is_error) = result(&events);
+        assert_eq!(
+            usage.input_tokens,
+            last["usage"]["input_tokens"].as_u64().unwrap(),
+            "{name}"
+        );
+        assert_eq!(
+            usage.output_tokens,
+            last["usage"]["output_tokens"].as_u64().unwrap()
+        );
+        assert_eq!(usage.input_tokens, 2500);
+        assert_eq!(cost, last["total_cost_usd"].as_f64());
+        assert_eq!(cost, Some(0.01082));
+        assert!(!estimated && !is_error);
+        // Bash wrote hello.txt: Claude Code's own edit tracking reports it.
+        assert!(events.contains(&AgentEvent::FileEdited {
+            path: "/sandbox/repo/hello.txt".into()
+        }));
+        assert!(
+            events
+                .iter()
+                .any(|e| matches!(e, AgentEvent::ToolCall { name, .. } if name == "Bash"))
+        );
+        assert!(
+            events.contains(&AgentEvent::ToolResult {
+                id: Some(
+                    if name.contains("basic") {
+                        "toolu_mock_0_0"
+                    } else {
+                        "toolu_mock_1_0"
+                    }
+                    .into()
+                ),
+                is_error: false,
+                output: "(Bash completed with no output)".into()
+            })
+        );
+        assert!(events.contains(&AgentEvent::Text {
+            text: "Done.".into()
+        }));
+        assert!(
+            !events
+                .iter()
+                .any(|e| matches!(e, AgentEvent::Unknown { .. })),
+            "{events:?}"
+        );
+    }
+}
+
+#[test]
+fn claude_429_and_529_retries_are_rate_limits() {
+    let events = parse_all(&mut claude(), &fixture("claude-2.1.329-retry-429.jsonl"), 0);
+    let waits: Vec<_> = events
+        .iter()
+        .filter_map(|e| match e {
+            AgentEvent::RateLimited {
+                retry_after,
+                message,
+            } => Some((*retry_after, message.clone())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(waits.len(), 1, "{events:?}");
+    assert_eq!(waits[0].0, Some(Duration::from_millis(2407)));
+    assert!(waits[0].1.contains("429"), "{}", waits[0].1);
+
+    let events = parse_all(&mut claude(), &fixture("claude-2.1.329-retry-529.jsonl"), 0);
+    assert_eq!(
+        events
+            .iter()
+            .filter(|e| matches!(e, AgentEvent::RateLimited { .. }))
+            .count(),
+        1
+    );
+}
+
+#[test]
+fn claude_with_hooks_stream_keeps_hook_events_as_unknown() {
+    // Recorded by the agent e2e experiment (hooks on, a PreToolUse deny, a Stop block).
+    let text = fixture("claude-2.1.329-hooks.jsonl");
+    let events = parse_all(&mut claude(), &text, 0);
+    let last = last_json(&text, "result");
+    assert_eq!(session(&events).as_deref(), last["session_id"].as_str());
+    assert!(events.iter().any(|e| matches!(e, AgentEvent::ToolResult { is_error: true, output, .. } if output.contains("PreToolUse:Bash hook error"))));
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, AgentEvent::Unknown { raw } if raw.contains("hook_started")))
+    );
+    let (usage, cost, ..) = result(&events);
+    assert_eq!(
+        usage.input_tokens,
+        last["usage"]["input_tokens"].as_u64().unwrap()
+    );
+    assert_eq!(cost, last["total_cost_usd"].as_f64());
+}
+
+#[test]
+fn codex_basic_stream() {
+    for name in ["codex-0.169.0-basic.jsonl", "codex-0.169.0-retry-429.jsonl"] {
+        let text = fixture(name);
+        let events = parse_all(&mut codex_adapter(), &text, 0);
+        let started = last_json(&text, "thread.started");
+        assert_eq!(
+            session(&events).as_deref(),
+            started["thread_id"].as_str(),
+            "{name}"
+        );
+        let completed = last_json(&text, "turn.completed");
+        let (usage, cost, estimated, is_error) = result(&events);
+        assert_eq!(
+            usage.input_tokens,
+            completed["usage"]["input_tokens"].as_u64().unwrap()
+        );
+        assert_eq!(
+            usage.output_tokens,
+            completed["usage"]["output_tokens"].as_u64().unwrap()
+        );
+        assert_eq!((usage.input_tokens, usage.output_tokens), (1900, 25));
+        assert!(estimated && !is_error);
+        assert_eq!(cost, Some(codex::estimate_cost(Some("gpt-5.5"), &usage)));
+        assert!(cost.unwrap() > 0.0);
+        assert!(events.contains(&AgentEvent::Text {
+            text: "Done.".into()
+        }));
+        assert!(events.iter().any(
+            |e| matches!(e, AgentEvent::ToolCall { name, .. } if name == "command_execution")
+        ));
+        assert!(events.iter().any(|e| matches!(
+            e,
+            AgentEvent::ToolResult {
+                is_error: false,
+                ..
+            }
+        )));
+        assert!(
+            !events
+                .iter()
+                .any(|e| matches!(e, AgentEvent::Unknown { .. })),
+            "{events:?}"
+        );
+    }
+    let events = parse_all(
+        &mut codex_adapter(),
+        &fixture("codex-0.169.0-retry-429.jsonl"),
+        0,
+    );
+    assert!(
+        events.iter().any(
+            |e| matches!(e, AgentEvent::RateLimited { message, .. } if message.contains("429"))
+        )
+    );
+}
+
+#[test]
+fn codex_turn_failed_is_an_error_result() {
+    let events = parse_all(
+        &mut codex_adapter(),
+        &fixture("codex-0.169.0-turn-failed.jsonl"),
+        1,
+    );
+    assert!(session(&events).is_some());
+    // A 503 "overloaded" is the provider asking to wait.
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, AgentEvent::RateLimited { .. })),
+        "{events:?}"
+    );
+    let (usage, _, _, is_error) = result(&events);
+    assert!(is_error);
+    assert_eq!(usage, Usage::default());
+}
+
+#[test]
+fn claude_write_tool_call_is_a_file_edit() {
+    // Recorded by real_cli::real_claude_through_the_adapter (acceptEdits + allow-list).
+    let text = fixture("claude-2.1.329-write.jsonl");
+    let events = parse_all(&mut claude(), &text, 0);
+    let call = events
+        .iter()
+        .position(|e| matches!(e, AgentEvent::ToolCall { name, .. } if name == "Write"))
+        .unwrap();
+    assert_eq!(
+        events[call + 1],
+        AgentEvent::FileEdited {
+            path: "/sandbox/repo/hello.txt".into()
+        }
+    );
+    let last = last_json(&text, "result");
+    assert_eq!(session(&events).as_deref(), last["session_id"].as_str());
+    let (usage, cost, ..) = result(&events);
+    assert_eq!((usage.input_tokens, usage.output_tokens), (2500, 41));
+    assert_eq!(cost, last["total_cost_usd"].as_f64());
+    assert!(
+        !events
+            .iter()
+            .any(|e| matches!(e, AgentEvent::PermissionDenied { .. }))
+    );
+}
+
+#[test]
+fn codex_file_change_is_a_file_edit() {
+    // Recorded by real_cli::real_codex_through_the_adapter (apply_patch in workspace-write).
+    let events = parse_all(
+        &mut codex_adapter(),
+        &fixture("codex-0.169.0-write.jsonl"),
+        0,
+    );
+    assert_eq!(
+        events
+            .iter()
+            .filter(|e| matches!(e, AgentEvent::FileEdited { .. }))
+            .collect::<Vec<_>>(),
+        [&AgentEvent::FileEdited {
+            path: "/sandbox/repo/hello.txt".into()
+        }]
+    );
+    let (usage, ..) = result(&events);
+    assert_eq!((usage.input_tokens, usage.output_tokens), (2500, 41));
+}
