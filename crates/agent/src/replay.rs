@@ -590,6 +590,17 @@ mod tests {
     }
 
     #[test]
+    fn huge_usage_saturates_instead_of_overflowing() {
+        let dir = tempfile::tempdir().unwrap();
+        let line = format!("{{\"do\": \"usage\", \"input_tokens\": {}}}", u64::MAX);
+        let (_, events) = run(&format!("{line}\n{line}\n"), 1, dir.path());
+        assert!(matches!(
+            events.last(),
+            Some(AgentEvent::Result { usage, .. }) if usage.input_tokens == u64::MAX
+        ));
+    }
+
+    #[test]
     fn step_zero_and_bad_scenarios_are_errors() {
         let dir = tempfile::tempdir().unwrap();
         let mut out = Vec::new();

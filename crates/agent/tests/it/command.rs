@@ -13,7 +13,7 @@ read -r line
 echo "stdin: $line"
 echo "env: $PAWL_PROMPT / $PAWL_RUN_ID / $PAWL_ITERATION"
 echo '{"type":"file_edited","path":"src/lib.rs"}'
-echo "leak: ${SECRET_NOT_PASSED:-none}"
+env | grep -c '^CARGO_' | sed 's/^/cargo vars: /'
 echo oops >&2
 "#;
     let mut adapter = CommandAdapter::new(vec!["sh".into(), "-c".into(), script.into()]).unwrap();
@@ -36,7 +36,7 @@ echo oops >&2
         [
             "stdin: fix the tests",
             "env: fix the tests / run-test / 3",
-            "leak: none"
+            "cargo vars: 0"
         ]
     );
     assert!(run.events.contains(&AgentEvent::FileEdited {

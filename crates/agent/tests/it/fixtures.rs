@@ -305,3 +305,44 @@ fn codex_file_change_is_a_file_edit() {
     let (usage, ..) = result(&events);
     assert_eq!((usage.input_tokens, usage.output_tokens), (2500, 41));
 }
+
+#[test]
+fn gemini_handwritten_stream() {
+    // Hand-written from the documented stream-json format: no Gemini CLI is installed here.
+    use pawl_agent::gemini::{GeminiAdapter, GeminiOptions};
+    let mut adapter = GeminiAdapter::new(GeminiOptions::default()).unwrap();
+    let events = parse_all(&mut adapter, &fixture("gemini-handwritten-basic.jsonl"), 0);
+    assert_eq!(session(&events).as_deref(), Some("gem-sess-1"));
+    assert!(events.contains(&AgentEvent::Text {
+        text: "Creating hello.txt.".into()
+    }));
+    assert!(events.contains(&AgentEvent::FileEdited {
+        path: "/repo/hello.txt".into()
+    }));
+    assert!(events.iter().any(|e| matches!(e, AgentEvent::ToolResult { is_error: true, output, .. } if output == "exit code 1")));
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, AgentEvent::RateLimited { .. }))
+    );
+    let (usage, cost, estimated, is_error) = result(&events);
+    assert_eq!(
+        usage,
+        Usage {
+            input_tokens: 2000,
+            output_tokens: 41,
+            cache_read_tokens: 500,
+            cache_write_tokens: 0
+        }
+    );
+    assert!(estimated && !is_error && cost.unwrap() > 0.0);
+    assert!(
+        matches!(events.iter().rfind(|e| matches!(e, AgentEvent::Result { .. })), Some(AgentEvent::Result { text: Some(t), .. }) if t == "Done.")
+    );
+    assert!(
+        !events
+            .iter()
+            .any(|e| matches!(e, AgentEvent::Unknown { .. })),
+        "{events:?}"
+    );
+}
