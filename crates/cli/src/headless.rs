@@ -157,6 +157,8 @@ pub fn drive(
         parent_env: std::env::vars().collect(),
         force_nested,
         extra_passthrough: Vec::new(),
+        // Hook installation for real agents is the in-session driver's business.
+        ..Default::default()
     };
     let mut adapter =
         pawl_agent::build_adapter(&agent, &options).map_err(|e| CliError::Failed(e.to_string()))?;

@@ -424,8 +424,7 @@ fn drive_leased(
         claimed_done = outcome.claimed_done;
 
         // A stall that ended because a stop was asked for is a stop, not an exhausted breaker.
-        let stall_exhausted =
-            outcome.end == Some(End::IdleTimedOut) && !control.stop_requested();
+        let stall_exhausted = outcome.end == Some(End::IdleTimedOut) && !control.stop_requested();
         let hard_stop = outcome.killed || control.kill_requested();
         // pawl verifies; the agent's word counts for nothing here.
         let report = if hard_stop {

@@ -48,30 +48,30 @@ pub fn continuation(input: &PromptInput<'_>) -> String {
             "You said the work was done, but pawl's checks do not pass on the current tree: it is not done.\n",
         );
     }
-    if let Some(r) = input.last {
-        if !r.failing.is_empty() {
-            p.push_str("\nFailing checks (pawl ran them on the current tree):\n");
-            for f in &r.failing {
-                p.push_str(&format!("- {}: {}", f.name, f.end));
-                if !f.failing_tests.is_empty() {
-                    let shown: Vec<&str> = f
-                        .failing_tests
-                        .iter()
-                        .take(10)
-                        .map(String::as_str)
-                        .collect();
-                    p.push_str(&format!("; failing tests: {}", shown.join(", ")));
-                    if f.failing_tests.len() > 10 {
-                        p.push_str(&format!(" (+{} more)", f.failing_tests.len() - 10));
-                    }
+    if let Some(r) = input.last
+        && !r.failing.is_empty()
+    {
+        p.push_str("\nFailing checks (pawl ran them on the current tree):\n");
+        for f in &r.failing {
+            p.push_str(&format!("- {}: {}", f.name, f.end));
+            if !f.failing_tests.is_empty() {
+                let shown: Vec<&str> = f
+                    .failing_tests
+                    .iter()
+                    .take(10)
+                    .map(String::as_str)
+                    .collect();
+                p.push_str(&format!("; failing tests: {}", shown.join(", ")));
+                if f.failing_tests.len() > 10 {
+                    p.push_str(&format!(" (+{} more)", f.failing_tests.len() - 10));
                 }
-                p.push('\n');
-                if let Some(m) = &f.first_failure {
-                    p.push_str(&format!("  first failure: {}\n", indent(m)));
-                }
-                if let Some(log) = &f.log {
-                    p.push_str(&format!("  log: {log}\n"));
-                }
+            }
+            p.push('\n');
+            if let Some(m) = &f.first_failure {
+                p.push_str(&format!("  first failure: {}\n", indent(m)));
+            }
+            if let Some(log) = &f.log {
+                p.push_str(&format!("  log: {log}\n"));
             }
         }
     }

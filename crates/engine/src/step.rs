@@ -88,6 +88,7 @@ impl StepOutcome {
 }
 
 /// Runs one step to its end.
+#[allow(clippy::too_many_arguments)]
 pub fn run_step(
     adapter: &mut dyn Adapter,
     req: &StepRequest,
@@ -207,5 +208,42 @@ fn absorb(out: &mut StepOutcome, ev: &AgentEvent, text: &mut Sha256, any_text: &
             }
         }
         AgentEvent::ClaimDone { .. } => out.claimed_done = true,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Regression: the cost, tokens and edits of an attempt cut off by an idle timeout or a rate
+    /// limit were dropped when the iteration retried the agent.
+    #[test]
+    fn retried_attempts_keep_what_earlier_attempts_spent() {
+        let mut earlier = StepOutcome {
+            cost_usd: 0.5,
+            tool_calls: 2,
+            permission_denials: 1,
+            session_id: Some("s1".into()),
+            ..Default::default()
+        };
+        earlier.usage.input_tokens = 100;
+        earlier.edits.insert("a.rs".into(), 2);
+        let mut last = StepOutcome {
+            cost_usd: 0.25,
+            tool_calls: 1,
+            ..Default::default()
+        };
+        last.usage.output_tokens = 10;
+        last.edits.insert("a.rs".into(), 1);
+        last.edits.insert("b.rs".into(), 1);
+        last.absorb_earlier(&earlier);
+        assert_eq!(last.cost_usd, 0.75);
+        assert_eq!(last.usage.input_tokens, 100);
+        assert_eq!(last.usage.output_tokens, 10);
+        assert_eq!(last.tool_calls, 3);
+        assert_eq!(last.permission_denials, 1);
+        assert_eq!(last.edits.get("a.rs"), Some(&3));
+        assert_eq!(last.edits.get("b.rs"), Some(&1));
+        assert_eq!(last.session_id.as_deref(), Some("s1"));
     }
 }

@@ -16,12 +16,40 @@ pub const NO_BREAKERS: &str = "no_progress = 0\nsame_failure = 0\nfile_thrash = 
 /// A `pawl.toml` for a replay-agent run: the given `[limits]`, `[breakers]` and `[stall]` lines
 /// on top of test-friendly defaults (no calls-per-hour limit, generous iterations).
 pub fn config(limits: &str, breakers: &str, stall: &str) -> String {
-    config_with(limits, breakers, stall, "[agent]\nkind = \"replay\"\n", DONE_GATE)
+    config_with(
+        limits,
+        breakers,
+        stall,
+        "[agent]\nkind = \"replay\"\n",
+        DONE_GATE,
+    )
+}
+
+/// `NO_BREAKERS` with the given `key = value` lines turned on.
+pub fn only(on: &str) -> String {
+    let keys: Vec<&str> = on
+        .lines()
+        .filter_map(|l| l.split('=').next())
+        .map(str::trim)
+        .collect();
+    let mut out: String = NO_BREAKERS
+        .lines()
+        .filter(|l| !keys.contains(&l.split('=').next().unwrap_or("").trim()))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    out.push_str(on);
+    out
 }
 
 pub fn config_with(limits: &str, breakers: &str, stall: &str, agent: &str, gate: &str) -> String {
+    // No calls-per-hour limit unless the test sets one.
+    let cph = if limits.contains("calls_per_hour") {
+        ""
+    } else {
+        "calls_per_hour = 0\n"
+    };
     format!(
-        "{agent}\n[limits]\ncalls_per_hour = 0\n{limits}\n\n[breakers]\n{breakers}\n\n[stall]\n{stall}\n\n[gates]\ntest = \"{}\"\n",
+        "{agent}\n[limits]\n{cph}{limits}\n\n[breakers]\n{breakers}\n\n[stall]\n{stall}\n\n[gates]\ntest = \"{}\"\n",
         gate.replace('\\', "\\\\").replace('"', "\\\"")
     )
 }
@@ -100,7 +128,10 @@ impl TestEnv {
         let report = self.ok(&["report", "--json"]).json();
         assert_eq!(report["stop_reason"], reason);
         assert_eq!(report["exit_code"], code);
-        assert_eq!(report["iterations"].as_array().unwrap().len() as i64, iterations);
+        assert_eq!(
+            report["iterations"].as_array().unwrap().len() as i64,
+            iterations
+        );
         let human = self.ok(&["status"]).stdout;
         assert!(human.contains(&format!("({reason})")), "{human}");
     }
@@ -157,7 +188,10 @@ fn demo_end_to_end_refuses_the_claim_shows_the_failing_test_and_ships() {
     // Iteration 1 claimed done without a change: the continuation names the failing test.
     let p2 = prompt(2);
     assert!(p2.contains("You said the work was done"), "{p2}");
-    assert!(p2.contains("failing tests: add_small, add_negative"), "{p2}");
+    assert!(
+        p2.contains("failing tests: add_small, add_negative"),
+        "{p2}"
+    );
     // Iteration 2 made a wrong fix: iteration 3 is told what still fails.
     assert!(prompt(3).contains("add_zero"), "{}", prompt(3));
     let (status, reason): (String, String) = db
@@ -214,7 +248,11 @@ fn one_line_per_iteration_in_human_output() {
         .collect();
     assert_eq!(lines.len(), 3, "{}", r.stdout);
     assert!(lines[2].contains("iteration 3/3"), "{}", lines[2]);
-    assert!(r.stdout.contains("stop reason: max_iterations"), "{}", r.stdout);
+    assert!(
+        r.stdout.contains("stop reason: max_iterations"),
+        "{}",
+        r.stdout
+    );
 }
 
 #[test]
@@ -276,7 +314,10 @@ fn pawl_stop_is_honoured_after_the_current_step_and_resume_continues() {
     // The step ran to its end (its last action happened) and was verified.
     assert!(env.root().join("half.txt").is_file());
     assert_eq!(env.outcomes(), vec!["completed"]);
-    assert!(!env.root().join(".pawl/stop").exists(), "stop file consumed");
+    assert!(
+        !env.root().join(".pawl/stop").exists(),
+        "stop file consumed"
+    );
     assert_eq!(env.run_state().0, "stopped");
 
     let r = env.pawl(&["resume"]);

@@ -5,9 +5,11 @@
 
 mod config;
 mod crash;
-mod headless;
 mod git_rails;
 mod guard;
+mod headless;
+mod headless_faults;
+mod headless_limits;
 mod state;
 mod verify;
 
