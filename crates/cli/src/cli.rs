@@ -93,6 +93,10 @@ pub enum Command {
     Guard(GuardCommand),
     /// Who owns the current run.
     Lease,
+    /// Answer an agent CLI's hook: reads the hook's JSON on stdin (installed by `pawl init --agent`).
+    Hook(HookArgs),
+    /// End session mode for the current run (resumable) and undo what arming changed.
+    Off,
     /// Run the gates (and the run's command criteria) on the working tree; exit 0 only when all pass.
     Verify(VerifyArgs),
     /// Show which platform this project is, why, and its gate commands.
@@ -101,8 +105,26 @@ pub enum Command {
     Debug(DebugCommand),
 }
 
+#[derive(Debug, Args, Default)]
+pub struct InitArgs {
+    /// Also merge pawl's hooks into this agent's project settings: claude, codex or gemini (repeatable).
+    #[arg(long = "agent", value_name = "AGENT")]
+    pub agents: Vec<String>,
+    /// Take out exactly the hooks pawl added (of the --agent given, or of every agent).
+    #[arg(long)]
+    pub remove: bool,
+    /// Write a Claude Code plugin that runs pawl's hooks (into DIR, default .pawl/claude-plugin).
+    #[arg(long, value_name = "DIR", num_args = 0..=1, default_missing_value = ".pawl/claude-plugin")]
+    pub plugin: Option<PathBuf>,
+}
+
 #[derive(Debug, Args)]
-pub struct InitArgs {}
+pub struct HookArgs {
+    /// The agent CLI calling: claude, codex or gemini.
+    pub agent: String,
+    /// The hook: session-start, pre-tool-use, post-tool-use, stop, pre-compact (or the CLI's own name).
+    pub event: String,
+}
 
 #[derive(Debug, Subcommand)]
 pub enum ConfigCommand {
@@ -173,6 +195,10 @@ pub struct RunArgs {
     /// Start the agent even from inside a session of the same agent.
     #[arg(long)]
     pub force_nested: bool,
+    /// With `--driver session`: also let the session work without permission prompts (merges
+    /// what it needs into Claude Code's permissions.allow; removed again at the end).
+    #[arg(long)]
+    pub autonomous: bool,
 }
 
 #[derive(Debug, Args)]

@@ -17,9 +17,12 @@ mod detect;
 mod events;
 mod failure;
 mod guard;
+pub mod hook;
 mod init;
+mod init_hooks;
 mod lease;
 mod note;
+mod off;
 mod replay;
 mod report;
 mod resume;
@@ -27,6 +30,7 @@ mod resume_context;
 mod retry_advice;
 mod rollback;
 pub mod run;
+mod session;
 mod status;
 mod stop;
 mod story;
@@ -61,6 +65,8 @@ pub fn dispatch(ctx: &mut Ctx, command: Command) -> CliResult<ExitCode> {
         Command::Events(args) => events::run(ctx, &args),
         Command::Guard(cmd) => guard::run(ctx, &cmd),
         Command::Lease => lease::run(ctx),
+        Command::Hook(args) => Ok(hook::run(&args, Some(&ctx.root))),
+        Command::Off => off::run(ctx),
         Command::Verify(args) => verify::run(ctx, &args),
         Command::Detect => detect::run(ctx),
         Command::Debug(cmd) => debug::run(ctx, cmd),

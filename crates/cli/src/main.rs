@@ -47,6 +47,10 @@ fn run(cli: Cli) -> Result<pawl_core::ExitCode, CliError> {
     if let cli::Command::Demo(args) = &cli.command {
         return commands::demo::run(args, cli.json);
     }
+    // Hooks answer anywhere, fast, and never fail: no repository lookup that could error first.
+    if let cli::Command::Hook(args) = &cli.command {
+        return Ok(commands::hook::run(args, cli.dir.as_deref()));
+    }
     let mut ctx = Ctx::new(cli.dir.as_deref(), cli.json, cli.run.clone())?;
     commands::dispatch(&mut ctx, cli.command)
 }

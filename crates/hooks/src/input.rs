@@ -21,7 +21,9 @@ pub struct HookInput {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Event {
     /// `source`: `startup`, `resume`, `compact`, `clear`, ... (as the CLI says it).
-    SessionStart { source: String },
+    SessionStart {
+        source: String,
+    },
     PreToolUse(ToolCall),
     PostToolUse(ToolCall),
     /// The agent wants to end its turn. `last_message` is its final text when the CLI says it.
@@ -29,9 +31,13 @@ pub enum Event {
         stop_hook_active: bool,
         last_message: Option<String>,
     },
-    PreCompact { trigger: Option<String> },
+    PreCompact {
+        trigger: Option<String>,
+    },
     /// An event pawl does not handle (or a new one): answered with "allow".
-    Unknown { name: String },
+    Unknown {
+        name: String,
+    },
 }
 
 /// A tool call, reduced to what the guard and the thrash count need.
@@ -304,13 +310,7 @@ fn shell_command(input: &Value) -> Option<String> {
             {
                 return Some((*script).to_string());
             }
-            Some(
-                words
-                    .iter()
-                    .map(|w| quote(w))
-                    .collect::<Vec<_>>()
-                    .join(" "),
-            )
+            Some(words.iter().map(|w| quote(w)).collect::<Vec<_>>().join(" "))
         }
         _ => None,
     }

@@ -101,9 +101,7 @@ pub fn is_pawl_command(cmd: &str) -> bool {
     }
     let program = words.get(i - 1).map(String::as_str).unwrap_or("");
     let name = program.rsplit('/').next().unwrap_or(program);
-    let agent_ok = words
-        .get(i + 1)
-        .is_some_and(|a| Agent::parse(a).is_some());
+    let agent_ok = words.get(i + 1).is_some_and(|a| Agent::parse(a).is_some());
     let event_ok = words
         .get(i + 2)
         .is_some_and(|e| HookKind::parse(e).is_some());
@@ -181,7 +179,11 @@ pub fn remove(file: &str, existing: &str) -> Result<Removed, HookError> {
                     return true;
                 };
                 let n = hs.len();
-                hs.retain(|x| !x.get("command").and_then(Value::as_str).is_some_and(is_pawl_command));
+                hs.retain(|x| {
+                    !x.get("command")
+                        .and_then(Value::as_str)
+                        .is_some_and(is_pawl_command)
+                });
                 let gone = n - hs.len();
                 removed_here += gone;
                 !(gone > 0 && hs.is_empty())

@@ -102,6 +102,7 @@ pub fn run(args: &DemoArgs, json: bool) -> CliResult<ExitCode> {
         scenario: Some(scenario),
         allow_dirty: false,
         force_nested: false,
+        autonomous: false,
     };
     let code = crate::commands::run::run(&mut ctx, &args)?;
     if !json {

@@ -19,9 +19,16 @@ struct InitReport {
     platform: Option<String>,
     /// The gates written into `pawl.toml` by this init (none when the user already has some).
     gates: Vec<String>,
+    /// What the user must know about installed hooks (e.g. Codex's hook trust).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    notes: Vec<String>,
 }
 
-pub fn run(ctx: &mut Ctx, _args: &InitArgs) -> CliResult<ExitCode> {
+pub fn run(ctx: &mut Ctx, args: &InitArgs) -> CliResult<ExitCode> {
+    let plan = super::init_hooks::plan(args)?;
+    if args.remove {
+        return super::init_hooks::remove(ctx, &plan);
+    }
     // Validate an existing pawl.toml before writing anything: a broken file stops init cold.
     ctx.config(&[])?;
     let mut report = InitReport {
@@ -30,6 +37,7 @@ pub fn run(ctx: &mut Ctx, _args: &InitArgs) -> CliResult<ExitCode> {
         unchanged: vec![],
         platform: None,
         gates: vec![],
+        notes: vec![],
     };
     ensure_state(ctx, &mut report.created, &mut report.unchanged)?;
     let config = ctx.root.join(CONFIG_FILE);
@@ -56,6 +64,13 @@ pub fn run(ctx: &mut Ctx, _args: &InitArgs) -> CliResult<ExitCode> {
         report.created.push(CONFIG_FILE.into());
         report.gates = names;
     }
+    super::init_hooks::install(
+        ctx,
+        &plan,
+        &mut report.created,
+        &mut report.unchanged,
+        &mut report.notes,
+    )?;
     ctx.emit(&report, || {
         let mut out = format!("pawl initialised in {}\n", report.root);
         for c in &report.created {
@@ -73,6 +88,9 @@ pub fn run(ctx: &mut Ctx, _args: &InitArgs) -> CliResult<ExitCode> {
             (None, _) => {
                 out.push_str("No platform detected: add your checks under [gates] in pawl.toml\n")
             }
+        }
+        for n in &report.notes {
+            out.push_str(&format!("note: {n}\n"));
         }
         out.push_str("Next: pawl run \"<goal>\"");
         out

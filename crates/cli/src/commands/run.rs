@@ -32,9 +32,7 @@ pub fn run(ctx: &mut Ctx, args: &RunArgs) -> CliResult<ExitCode> {
     match args.driver {
         Driver::Manual => manual(ctx, goal, &eff.config),
         Driver::Headless => headless_run(ctx, args, goal, &eff.config),
-        Driver::Session => Err(CliError::Failed(
-            "the session driver is not available in this build yet: use the headless driver (default) or `--driver manual`".into(),
-        )),
+        Driver::Session => super::session::arm(ctx, args, goal, &eff.config),
     }
 }
 

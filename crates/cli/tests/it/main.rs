@@ -10,6 +10,7 @@ mod guard;
 mod headless;
 mod headless_faults;
 mod headless_limits;
+mod hooks;
 mod state;
 mod verify;
 

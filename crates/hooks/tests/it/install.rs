@@ -29,18 +29,41 @@ fn json(s: &str) -> Value {
 
 #[test]
 fn merge_into_a_users_file_keeps_everything_and_in_order() {
-    let m = merge(Agent::Claude, "settings.json", Some(USER_SETTINGS), "/bin/pawl").unwrap();
+    let m = merge(
+        Agent::Claude,
+        "settings.json",
+        Some(USER_SETTINGS),
+        "/bin/pawl",
+    )
+    .unwrap();
     assert!(m.changed);
     let v = json(&m.text);
     let keys: Vec<&String> = v.as_object().unwrap().keys().collect();
-    assert_eq!(keys, ["model", "permissions", "hooks", "env"], "key order kept");
+    assert_eq!(
+        keys,
+        ["model", "permissions", "hooks", "env"],
+        "key order kept"
+    );
     let pre = v["hooks"]["PreToolUse"].as_array().unwrap();
-    assert_eq!(pre.len(), 2, "the user's group stays first, pawl's is its own group");
+    assert_eq!(
+        pre.len(),
+        2,
+        "the user's group stays first, pawl's is its own group"
+    );
     assert_eq!(pre[0]["hooks"][0]["command"], "python3 hooks/mine.py");
-    assert_eq!(pre[1]["hooks"][0]["command"], "/bin/pawl hook claude pre-tool-use");
+    assert_eq!(
+        pre[1]["hooks"][0]["command"],
+        "/bin/pawl hook claude pre-tool-use"
+    );
     assert_eq!(pre[1]["matcher"], "Bash|Write|Edit|MultiEdit|NotebookEdit");
-    assert_eq!(v["hooks"]["Stop"][0]["hooks"][0]["timeout"], install::STOP_TIMEOUT_S);
-    assert_eq!(v["hooks"]["SessionStart"][0]["matcher"], "startup|resume|compact");
+    assert_eq!(
+        v["hooks"]["Stop"][0]["hooks"][0]["timeout"],
+        install::STOP_TIMEOUT_S
+    );
+    assert_eq!(
+        v["hooks"]["SessionStart"][0]["matcher"],
+        "startup|resume|compact"
+    );
     for kind in HookKind::ALL {
         assert!(v["hooks"][kind.event_name(Agent::Claude)].is_array());
     }
@@ -68,7 +91,11 @@ fn remove_restores_the_users_file_exactly() {
         let m = merge(agent, "s", Some(USER_SETTINGS), "/bin/pawl").unwrap();
         let r = remove("s", &m.text).unwrap();
         assert_eq!(r.removed, 5, "{agent}");
-        assert_eq!(json(r.text.as_deref().unwrap()), json(USER_SETTINGS), "{agent}");
+        assert_eq!(
+            json(r.text.as_deref().unwrap()),
+            json(USER_SETTINGS),
+            "{agent}"
+        );
     }
 }
 
@@ -76,7 +103,10 @@ fn remove_restores_the_users_file_exactly() {
 fn a_file_pawl_created_is_deleted_on_remove() {
     let m = merge(Agent::Codex, ".codex/hooks.json", None, "pawl").unwrap();
     let v = json(&m.text);
-    assert_eq!(v["hooks"]["PreToolUse"][0]["matcher"], "Bash|apply_patch|Edit|Write");
+    assert_eq!(
+        v["hooks"]["PreToolUse"][0]["matcher"],
+        "Bash|apply_patch|Edit|Write"
+    );
     let r = remove(".codex/hooks.json", &m.text).unwrap();
     assert_eq!(r.text, None);
 }
@@ -89,7 +119,10 @@ fn gemini_gets_its_own_event_names_names_and_milliseconds() {
     assert_eq!(h["name"], "pawl-stop");
     assert_eq!(h["command"], "pawl hook gemini stop");
     assert_eq!(h["timeout"], install::STOP_TIMEOUT_S * 1000);
-    assert_eq!(v["hooks"]["BeforeTool"][0]["matcher"], "run_shell_command|write_file|replace");
+    assert_eq!(
+        v["hooks"]["BeforeTool"][0]["matcher"],
+        "run_shell_command|write_file|replace"
+    );
     assert!(v["hooks"]["PreCompress"].is_array());
     assert!(v["hooks"].get("Stop").is_none());
 }
@@ -118,6 +151,9 @@ fn the_plugin_calls_the_pawl_binary() {
     let names: Vec<&str> = files.iter().map(|(n, _)| *n).collect();
     assert_eq!(names, [".claude-plugin/plugin.json", "hooks/hooks.json"]);
     let hooks = json(&files[1].1);
-    assert_eq!(hooks["hooks"]["Stop"][0]["hooks"][0]["command"], "/bin/pawl hook claude stop");
+    assert_eq!(
+        hooks["hooks"]["Stop"][0]["hooks"][0]["command"],
+        "/bin/pawl hook claude stop"
+    );
     assert_eq!(json(&files[0].1)["name"], "pawl");
 }

@@ -18,7 +18,10 @@ fn events(agent: Agent, file: &str) -> Vec<Event> {
         .iter()
         .map(|s| {
             let input = parse(agent, &s["stdin"].to_string()).unwrap();
-            assert!(input.session_id.is_some(), "every sample carries a session id");
+            assert!(
+                input.session_id.is_some(),
+                "every sample carries a session id"
+            );
             assert!(input.cwd.is_some());
             input.event
         })
@@ -77,7 +80,9 @@ fn codex_samples_parse_into_the_expected_events() {
         })
     );
     // Codex's PostToolUse tool_response is a bare string: still parsed.
-    assert!(matches!(&ev[4], Event::PostToolUse(ToolCall::Shell { command, .. }) if command == "echo hello > hello.txt"));
+    assert!(
+        matches!(&ev[4], Event::PostToolUse(ToolCall::Shell { command, .. }) if command == "echo hello > hello.txt")
+    );
     assert_eq!(
         ev[5],
         Event::Stop {

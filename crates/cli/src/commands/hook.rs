@@ -1,0 +1,874 @@
+//! `pawl hook <claude|codex|gemini> <event>`: answers one agent hook, reading its JSON on stdin
+//! and printing the answer in that CLI's protocol (pawl-hooks).
+//!
+//! The fast path comes first: a session in a repository without an armed or bound run gets
+//! `{}` after a couple of `stat`s — no store, no config, no git. Only a session bound to a run
+//! pays for more: the guard on PreToolUse, verification on Stop.
+//!
+//! A hook never crashes and never hangs: it always exits 0 with JSON (exit 2 would mean "block"),
+//! panics are caught, and a watchdog answers before the CLI's own timeout would. On an internal
+//! error while a run is active, PreToolUse denies (fail closed) and Stop allows with a visible
+//! message and a recorded error — a broken pawl must never trap a session in a loop.
+
+use std::collections::BTreeMap;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use pawl_core::ExitCode;
+use pawl_core::StopReason;
+use pawl_core::judge::{self, IterationFacts};
+use pawl_core::model::{RunStatus, StoryStatus};
+use pawl_core::record::{IterationEnd, Run, Story};
+use pawl_engine::Verifier;
+use pawl_engine::prompt::{self, PromptInput};
+use pawl_guard::{TrackedFiles, TrackedSet};
+use pawl_hooks::input::{self, Event, HookInput, ToolCall};
+use pawl_hooks::marker::{Marker, Route};
+use pawl_hooks::{Agent, Answer, HookKind};
+use pawl_store::Store;
+use serde_json::json;
+use sha2::{Digest, Sha256};
+
+use super::session;
+use crate::cli::HookArgs;
+use crate::ctx::{Ctx, find_repo_root};
+use crate::error::CliResult;
+use crate::headless::GateVerifier;
+
+/// Answers after this long whatever the work is doing (below the installed 30 s timeout).
+const WATCHDOG_QUICK: Duration = Duration::from_secs(20);
+/// The Stop hook's watchdog: a minute below its installed timeout.
+const WATCHDOG_STOP: Duration =
+    Duration::from_secs(pawl_hooks::install::STOP_TIMEOUT_S.saturating_sub(60));
+
+static ANSWERED: AtomicBool = AtomicBool::new(false);
+
+pub fn run(args: &HookArgs, dir: Option<&Path>) -> ExitCode {
+    let (Some(agent), Some(kind)) = (Agent::parse(&args.agent), HookKind::parse(&args.event))
+    else {
+        // Our own typo in a settings file must not block anything.
+        note(&format!(
+            "pawl hook: unknown agent or event `{} {}`: allowing",
+            args.agent, args.event
+        ));
+        answer(Agent::Codex, HookKind::PreToolUse, &Answer::Allow);
+        return ExitCode::Done;
+    };
+    let mut text = String::new();
+    let _ = std::io::stdin().read_to_string(&mut text);
+    let start = match dir {
+        Some(d) => Some(d.to_path_buf()),
+        None => std::env::current_dir().ok(),
+    };
+    // Fast path: no repository, no `.pawl/session.json` → this session belongs to no run.
+    let Some(root) = start.as_deref().and_then(find_repo_root) else {
+        answer(agent, kind, &Answer::Allow);
+        return ExitCode::Done;
+    };
+    let Some(marker) = session::read_marker(&root) else {
+        answer(agent, kind, &Answer::Allow);
+        return ExitCode::Done;
+    };
+    let active = !marker.sessions.is_empty();
+    start_watchdog(agent, kind, &root, active);
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        handle(agent, kind, &text, &root, &marker)
+    }));
+    let a = match result {
+        Ok(Ok(a)) => a,
+        Ok(Err(Failure { run_id, message })) => {
+            record_error(&root, run_id.as_deref(), kind, &message);
+            fallback(kind, run_id.is_some() || active, &message)
+        }
+        Err(_) => {
+            record_error(
+                &root,
+                Some(&marker.run_id),
+                kind,
+                "panic in the hook handler",
+            );
+            fallback(kind, active, "internal error (panic)")
+        }
+    };
+    answer(agent, kind, &a);
+    ExitCode::Done
+}
+
+/// An internal error, with the run it happened in when known (for the fail-closed rule).
+struct Failure {
+    run_id: Option<String>,
+    message: String,
+}
+
+impl Failure {
+    fn new(run_id: Option<&str>, e: impl std::fmt::Display) -> Failure {
+        Failure {
+            run_id: run_id.map(str::to_string),
+            message: e.to_string(),
+        }
+    }
+}
+
+type HookResult<T> = Result<T, Failure>;
+
+/// Turns any error into a [`Failure`] of a run.
+trait OrFail<T> {
+    fn or_fail(self, run_id: &str) -> HookResult<T>;
+}
+
+impl<T, E: std::fmt::Display> OrFail<T> for Result<T, E> {
+    fn or_fail(self, run_id: &str) -> HookResult<T> {
+        self.map_err(|e| Failure::new(Some(run_id), e))
+    }
+}
+
+/// What pawl answers when it could not do its work.
+fn fallback(kind: HookKind, run_active: bool, message: &str) -> Answer {
+    match kind {
+        HookKind::PreToolUse if run_active => Answer::Deny(format!(
+            "pawl could not check this tool call ({message}); a pawl run is active, so it is denied (fail closed). Try another way, or the user can run `pawl off`."
+        )),
+        HookKind::Stop => Answer::AllowWithMessage(format!(
+            "pawl: the stop hook failed ({message}); the stop is allowed. See `pawl status` and `pawl events`."
+        )),
+        _ => Answer::Allow,
+    }
+}
+
+/// Prints the answer once (the watchdog and the handler race for it).
+fn answer(agent: Agent, kind: HookKind, a: &Answer) {
+    if ANSWERED.swap(true, Ordering::SeqCst) {
+        return;
+    }
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(a.render(agent, kind).as_bytes());
+    let _ = out.write_all(b"\n");
+    let _ = out.flush();
+}
+
+#[allow(clippy::print_stderr)]
+fn note(s: &str) {
+    eprintln!("{s}");
+}
+
+fn start_watchdog(agent: Agent, kind: HookKind, root: &Path, active: bool) {
+    let wait = if kind == HookKind::Stop {
+        WATCHDOG_STOP
+    } else {
+        WATCHDOG_QUICK
+    };
+    let root = root.to_path_buf();
+    std::thread::spawn(move || {
+        std::thread::sleep(wait);
+        let message = format!("pawl hook timed out after {}s", wait.as_secs());
+        log_line(&root, &format!("{kind}: {message}"));
+        answer(agent, kind, &fallback(kind, active, &message));
+        std::process::exit(0);
+    });
+}
+
+/// Records an internal error: as an event when the store opens, else in `.pawl/logs/hooks.log`.
+fn record_error(root: &Path, run_id: Option<&str>, kind: HookKind, message: &str) {
+    let stored =
+        Store::open(&root.join(crate::ctx::STATE_DIR).join("pawl.db")).and_then(|mut s| {
+            s.append_event(
+                run_id,
+                "hook_error",
+                json!({"hook": kind.as_arg(), "error": message}),
+            )
+        });
+    if stored.is_err() {
+        log_line(root, &format!("{kind}: {message}"));
+    }
+    note(&format!("pawl hook {kind}: {message}"));
+}
+
+fn log_line(root: &Path, line: &str) {
+    let path = root
+        .join(crate::ctx::STATE_DIR)
+        .join("logs")
+        .join("hooks.log");
+    if let Ok(mut f) = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+    {
+        let _ = writeln!(f, "{} {line}", jiff::Timestamp::now());
+    }
+}
+
+fn handle(
+    agent: Agent,
+    kind: HookKind,
+    text: &str,
+    root: &Path,
+    marker: &Marker,
+) -> HookResult<Answer> {
+    let input = match input::parse(agent, text) {
+        Ok(i) => i,
+        Err(e) => {
+            let bound = !marker.sessions.is_empty();
+            return Err(Failure::new(bound.then_some(marker.run_id.as_str()), e));
+        }
+    };
+    if HookKind::parse(event_name(&input.event)).is_some_and(|k| k != kind) {
+        note(&format!(
+            "pawl hook: installed as {kind} but received {}",
+            event_name(&input.event)
+        ));
+    }
+    let now = jiff::Timestamp::now().as_millisecond();
+    let route = marker.route(
+        agent.as_str(),
+        input.session_id.as_deref(),
+        matches!(input.event, Event::SessionStart { .. }),
+        now,
+    );
+    match route {
+        Route::Untouched => Ok(Answer::Allow),
+        Route::Expire { run_id } => {
+            expire(root, &run_id).or_fail(&run_id)?;
+            Ok(Answer::Allow)
+        }
+        Route::Bind { run_id } => bind(agent, root, &run_id, &input),
+        Route::Bound { run_id } => bound(agent, root, &run_id, &input),
+    }
+}
+
+fn event_name(e: &Event) -> &str {
+    match e {
+        Event::SessionStart { .. } => "session-start",
+        Event::PreToolUse(_) => "pre-tool-use",
+        Event::PostToolUse(_) => "post-tool-use",
+        Event::Stop { .. } => "stop",
+        Event::PreCompact { .. } => "pre-compact",
+        Event::Unknown { name } => name,
+    }
+}
+
+fn open_store(root: &Path) -> CliResult<Store> {
+    Ok(Store::open(
+        &root.join(crate::ctx::STATE_DIR).join("pawl.db"),
+    )?)
+}
+
+/// Nobody took the armed run in time: it stops (resumable) and session mode ends.
+fn expire(root: &Path, run_id: &str) -> CliResult {
+    let mut store = open_store(root)?;
+    let fresh = store
+        .arming(run_id)?
+        .is_some_and(|a| a.ended_at.is_none() && store.now_ms() < a.expires_at);
+    if fresh || !store.session_bindings(run_id)?.is_empty() {
+        // Re-armed or taken meanwhile: the marker was stale, not the run.
+        if let Some(a) = store.arming(run_id)? {
+            session::write_marker(root, &store, &a)?;
+        }
+        return Ok(());
+    }
+    store.append_event(
+        Some(run_id),
+        "session_arming_expired",
+        json!({"stale_guard_ms": session::STALE_GUARD_MS}),
+    )?;
+    if store.run(run_id)?.status == RunStatus::Active {
+        store.set_run_status(run_id, RunStatus::Stopped, Some(StopReason::Stopped))?;
+    }
+    session::end_session_mode(
+        root,
+        &mut store,
+        run_id,
+        "expired: no session took the armed run",
+    )
+}
+
+/// A starting session claims the armed run.
+fn bind(agent: Agent, root: &Path, run_id: &str, input: &HookInput) -> HookResult<Answer> {
+    let mut store = open_store(root).or_fail(run_id)?;
+    let run = store.run(run_id).or_fail(run_id)?;
+    if run.status != RunStatus::Active {
+        session::remove_marker(root, run_id).or_fail(run_id)?;
+        return Ok(Answer::Allow);
+    }
+    let Some(session_id) = input.session_id.as_deref() else {
+        return Ok(Answer::Allow);
+    };
+    let source = match &input.event {
+        Event::SessionStart { source } => source.as_str(),
+        _ => "unknown",
+    };
+    store
+        .bind_agent_session(run_id, session_id, agent.as_str(), source)
+        .or_fail(run_id)?;
+    if let Some(a) = store.arming(run_id).or_fail(run_id)? {
+        session::write_marker(root, &store, &a).or_fail(run_id)?;
+    }
+    Ok(Answer::Context(
+        session_context(&store, &run, false).or_fail(run_id)?,
+    ))
+}
+
+fn bound(agent: Agent, root: &Path, run_id: &str, input: &HookInput) -> HookResult<Answer> {
+    match &input.event {
+        Event::PreToolUse(call) => guard(root, run_id, input, call),
+        Event::Unknown { .. } => Ok(Answer::Allow),
+        Event::SessionStart { source } => {
+            let mut store = open_store(root).or_fail(run_id)?;
+            let run = active_run(&mut store, root, run_id).or_fail(run_id)?;
+            let Some(run) = run else {
+                return Ok(Answer::Allow);
+            };
+            if let Some(s) = input.session_id.as_deref() {
+                store
+                    .bind_agent_session(run_id, s, agent.as_str(), source)
+                    .or_fail(run_id)?;
+            }
+            Ok(Answer::Context(
+                session_context(&store, &run, source == "compact").or_fail(run_id)?,
+            ))
+        }
+        Event::PostToolUse(call) => {
+            let mut store = open_store(root).or_fail(run_id)?;
+            if active_run(&mut store, root, run_id)
+                .or_fail(run_id)?
+                .is_none()
+            {
+                return Ok(Answer::Allow);
+            }
+            if let Some(s) = input.session_id.as_deref() {
+                store.touch_session(s).or_fail(run_id)?;
+            }
+            if let Some(lease) = store.lease(run_id).or_fail(run_id)? {
+                let _ = store.heartbeat(run_id, &lease.token, session::SESSION_LEASE_TTL_MS);
+            }
+            let cwd = input_cwd(root, input);
+            for p in call.written_paths() {
+                store
+                    .record_session_edit(run_id, &relative(root, &cwd, p))
+                    .or_fail(run_id)?;
+            }
+            Ok(Answer::Allow)
+        }
+        Event::PreCompact { trigger } => {
+            let mut store = open_store(root).or_fail(run_id)?;
+            let Some(run) = active_run(&mut store, root, run_id).or_fail(run_id)? else {
+                return Ok(Answer::Allow);
+            };
+            let text = snapshot(&store, &run).or_fail(run_id)?;
+            store
+                .append_event(
+                    Some(run_id),
+                    "precompact_snapshot",
+                    json!({"trigger": trigger, "session": input.session_id, "text": text}),
+                )
+                .or_fail(run_id)?;
+            Ok(Answer::Allow)
+        }
+        Event::Stop { last_message, .. } => stop(root, run_id, input, last_message.as_deref()),
+    }
+}
+
+/// The run when it is still active; otherwise the marker is stale and goes.
+fn active_run(store: &mut Store, root: &Path, run_id: &str) -> CliResult<Option<Run>> {
+    let run = store.run(run_id)?;
+    let armed = store.arming(run_id)?.is_some_and(|a| a.ended_at.is_none());
+    if run.status == RunStatus::Active && armed {
+        return Ok(Some(run));
+    }
+    session::remove_marker(root, run_id)?;
+    Ok(None)
+}
+
+fn input_cwd(root: &Path, input: &HookInput) -> PathBuf {
+    input
+        .cwd
+        .as_deref()
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+        .unwrap_or_else(|| root.to_path_buf())
+}
+
+/// A path as the store keeps it: relative to the repository root when inside it.
+fn relative(root: &Path, cwd: &Path, p: &str) -> String {
+    let abs = cwd.join(p);
+    abs.strip_prefix(root)
+        .map(|r| r.display().to_string())
+        .unwrap_or_else(|_| abs.display().to_string())
+}
+
+// ---------------------------------------------------------------- PreToolUse: the guard
+
+/// "Is this path tracked?", answered by `git ls-files` on the first question only: most
+/// commands never ask, and a hook must answer in milliseconds.
+struct LazyTracked {
+    root: PathBuf,
+    set: OnceLock<Option<TrackedSet>>,
+}
+
+impl LazyTracked {
+    fn get(&self) -> Option<&TrackedSet> {
+        self.set
+            .get_or_init(|| {
+                let repo = pawl_git::Repo::open(&self.root).ok()?;
+                let files = repo.tracked_files().ok()?;
+                Some(
+                    files
+                        .iter()
+                        .map(|p| p.display().to_string())
+                        .collect::<TrackedSet>(),
+                )
+            })
+            .as_ref()
+    }
+}
+
+impl TrackedFiles for LazyTracked {
+    fn is_tracked(&self, path: &str) -> bool {
+        // Unknown (git failed): cautious, as if tracked.
+        self.get().is_none_or(|s| s.is_tracked(path))
+    }
+
+    fn has_tracked_under(&self, dir: &str) -> bool {
+        self.get().is_none_or(|s| s.has_tracked_under(dir))
+    }
+}
+
+fn guard(root: &Path, run_id: &str, input: &HookInput, call: &ToolCall) -> HookResult<Answer> {
+    if let ToolCall::Unreadable { tool, why } = call {
+        return Ok(Answer::Deny(format!(
+            "pawl guard: {tool}: {why}; a pawl run is active, so it is denied"
+        )));
+    }
+    let inputs = call.guard_inputs();
+    if inputs.is_empty() {
+        return Ok(Answer::Allow);
+    }
+    let ctx = Ctx::at(root.to_path_buf());
+    let eff = ctx.config(&[]).or_fail(run_id)?;
+    let policy = super::guard::policy(&eff.config.guard);
+    let mut g = pawl_guard::Context::new(input_cwd(root, input));
+    g.repo_root = Some(root.to_path_buf());
+    g.run_active = true;
+    g.tracked = Arc::new(LazyTracked {
+        root: root.to_path_buf(),
+        set: OnceLock::new(),
+    });
+    g.home = std::env::var_os("HOME").map(Into::into);
+    g.tmpdir = std::env::var_os("TMPDIR").map(Into::into);
+    // The branch and git aliases matter only to git commands: skip two git calls otherwise.
+    let mentions_git = matches!(call, ToolCall::Shell { command, .. } if command.contains("git"));
+    if mentions_git {
+        let repo = pawl_git::Repo::open(root).or_fail(run_id)?;
+        g.branch = repo.current_branch().or_fail(run_id)?;
+        g.git_aliases = repo.config_aliases().unwrap_or_default();
+    }
+    for i in &inputs {
+        let d = pawl_guard::evaluate(i, &g, &policy);
+        if d.is_deny() {
+            let rule = d.rule.map(|r| r.as_str()).unwrap_or("deny");
+            let reason = format!("pawl guard [{rule}]: {}", d.reason);
+            if let Ok(mut store) = open_store(root) {
+                let _ = store.append_event(
+                    Some(run_id),
+                    "guard_denied",
+                    json!({"tool": call.tool(), "input": i, "rule": rule, "reason": d.reason,
+                           "session": input.session_id}),
+                );
+            }
+            return Ok(Answer::Deny(reason));
+        }
+    }
+    Ok(Answer::Allow)
+}
+
+// ---------------------------------------------------------------- SessionStart / PreCompact
+
+fn session_context(store: &Store, run: &Run, after_compact: bool) -> CliResult<String> {
+    let rc = store.resume_context(&run.id)?;
+    let spent = store.spent(&run.id)?;
+    let l = &run.settings.limits;
+    let mut out = format!(
+        "pawl is driving this session: run {} (in-session driver). pawl runs the project's checks itself each time you stop; \
+         the turn ends only when they all pass on the current tree, or when a limit is reached. Saying \"done\" changes nothing. \
+         Report through pawl's CLI when useful (`pawl story start|done`, `pawl note \"<decision>\"`, `pawl blocker add \"<what>\"`).\n\
+         Budget used: {}/{} iterations, {} of {} active time.\n\n",
+        run.id,
+        spent.iterations,
+        l.max_iterations,
+        human_ms(spent.active_ms),
+        l.max_time,
+    );
+    out.push_str(&super::resume_context::markdown(&rc));
+    if after_compact
+        && let Some(snap) = store
+            .events_after(Some(&run.id), 0, usize::MAX)?
+            .into_iter()
+            .rev()
+            .find(|e| e.kind == "precompact_snapshot")
+        && let Some(t) = snap.data.get("text").and_then(|t| t.as_str())
+    {
+        out.push_str("\n\n## Saved before the compaction\n");
+        out.push_str(t);
+    }
+    Ok(out)
+}
+
+/// What a compaction must not lose: progress, the last verification, files changed, errors.
+fn snapshot(store: &Store, run: &Run) -> CliResult<String> {
+    let spent = store.spent(&run.id)?;
+    let iterations = store.iterations(&run.id)?;
+    let mut out = format!(
+        "Progress: {} iteration(s) of {}, {} active.\n",
+        spent.iterations,
+        run.settings.limits.max_iterations,
+        human_ms(spent.active_ms)
+    );
+    if let Some(last) = iterations.iter().rev().find(|i| i.summary.is_some()) {
+        out.push_str(&format!(
+            "Last verification (iteration {}): {}\n",
+            last.n,
+            last.summary.as_deref().unwrap_or("")
+        ));
+    }
+    let files: std::collections::BTreeSet<&String> =
+        iterations.iter().flat_map(|i| i.files.iter()).collect();
+    if !files.is_empty() {
+        let shown: Vec<&str> = files.iter().take(30).map(|s| s.as_str()).collect();
+        out.push_str(&format!("Files edited so far: {}\n", shown.join(", ")));
+    }
+    let errors: Vec<String> = store
+        .events_after(Some(&run.id), 0, usize::MAX)?
+        .into_iter()
+        .filter(|e| matches!(e.kind.as_str(), "hook_error" | "guard_denied"))
+        .rev()
+        .take(5)
+        .map(|e| format!("- {}: {}", e.kind, e.data))
+        .collect();
+    if !errors.is_empty() {
+        out.push_str("Recent errors and denials:\n");
+        out.push_str(&errors.join("\n"));
+        out.push('\n');
+    }
+    Ok(out)
+}
+
+// ---------------------------------------------------------------- Stop: verify, judge, answer
+
+fn stop(
+    root: &Path,
+    run_id: &str,
+    input: &HookInput,
+    last_message: Option<&str>,
+) -> HookResult<Answer> {
+    let mut store = open_store(root).or_fail(run_id)?;
+    let Some(run) = active_run(&mut store, root, run_id).or_fail(run_id)? else {
+        return Ok(Answer::Allow);
+    };
+    let settings = run.settings.clone();
+    let Some(arming) = store.arming(run_id).or_fail(run_id)? else {
+        return Ok(Answer::Allow);
+    };
+    // A limit reached before this turn (e.g. raised time budget ran out between sessions).
+    if let Some(reason) =
+        judge::limit_reached(&settings.limits, &store.spent(run_id).or_fail(run_id)?)
+    {
+        return end(root, &mut store, run_id, reason, None);
+    }
+    let ctx = Ctx::at(root.to_path_buf());
+    let eff = ctx.config(&[]).or_fail(run_id)?;
+    let gates = pawl_verify::gate::gates_from_config(&eff.config.gates);
+    let story = current_or_next_story(&mut store, run_id).or_fail(run_id)?;
+    let claim = last_message.unwrap_or("").trim();
+    let n = store
+        .begin_iteration(
+            run_id,
+            story.as_ref().map(|s| s.id.as_str()),
+            &format!(
+                "(in-session turn; the agent stopped with: {})",
+                first_chars(claim, 500)
+            ),
+        )
+        .or_fail(run_id)?;
+    let mut verifier = GateVerifier::new(root.to_path_buf(), gates);
+    let now = || jiff::Timestamp::now().as_millisecond();
+    let active_ms = (now() - arming.turn_started_at).max(0) as u64;
+    let report = match verifier.verify(&mut store, run_id) {
+        Ok(r) => r,
+        Err(e) => {
+            // The iteration still counts (limits are real); the stop is allowed, loudly.
+            let _ = store.finish_iteration(
+                run_id,
+                n,
+                &IterationEnd {
+                    outcome: "verify_error".into(),
+                    session_id: input.session_id.clone(),
+                    duration_ms: active_ms,
+                    active_ms,
+                    summary: format!("verification failed to run: {e}"),
+                    ..IterationEnd::default()
+                },
+            );
+            let _ = store.start_session_turn(run_id);
+            return Err(Failure::new(
+                Some(run_id),
+                format!("verification failed to run: {e}"),
+            ));
+        }
+    };
+    let edits = store.take_session_edits(run_id).or_fail(run_id)?;
+    let denials = denials_since(&store, run_id, arming.turn_started_at).or_fail(run_id)?;
+    let facts = facts_of(root, &edits, &report, claim, denials);
+    let summary = if report.done {
+        "verified: every check passes".to_string()
+    } else {
+        let failing: Vec<String> = report
+            .failing
+            .iter()
+            .map(|c| {
+                if c.failing_tests.is_empty() {
+                    format!("{} ({})", c.name, c.end)
+                } else {
+                    let shown: Vec<&str> =
+                        c.failing_tests.iter().take(5).map(String::as_str).collect();
+                    format!("{} (failing tests: {})", c.name, shown.join(", "))
+                }
+            })
+            .collect();
+        format!(
+            "{} of {} checks failing: {}",
+            report.failing.len(),
+            report.checks.len(),
+            failing.join("; ")
+        )
+    };
+    store
+        .finish_iteration(
+            run_id,
+            n,
+            &IterationEnd {
+                files: edits.keys().cloned().collect(),
+                outcome: "completed".into(),
+                session_id: input.session_id.clone(),
+                duration_ms: active_ms,
+                active_ms,
+                facts,
+                summary: summary.clone(),
+                ..IterationEnd::default()
+            },
+        )
+        .or_fail(run_id)?;
+    store
+        .append_event(
+            Some(run_id),
+            "verification",
+            serde_json::to_value(&report).unwrap_or(json!(null)),
+        )
+        .or_fail(run_id)?;
+    if report.done {
+        return end(
+            root,
+            &mut store,
+            run_id,
+            StopReason::Verified,
+            Some(&summary),
+        );
+    }
+    // A story out of attempts is skipped, as in the headless loop.
+    if let Some(s) = &story {
+        let s = store.story(run_id, &s.id).or_fail(run_id)?;
+        if s.attempts >= s.max_attempts && s.status == StoryStatus::InProgress {
+            store
+                .set_story_status(
+                    run_id,
+                    &s.id,
+                    StoryStatus::Skipped,
+                    Some("attempt limit reached"),
+                )
+                .or_fail(run_id)?;
+        }
+    }
+    let history: Vec<IterationFacts> = store
+        .iterations(run_id)
+        .or_fail(run_id)?
+        .into_iter()
+        .filter_map(|i| i.facts)
+        .collect();
+    if let Some(reason) = judge::breaker_tripped(
+        &settings.breakers,
+        &history,
+        arming.baseline_tree.as_deref(),
+    ) {
+        return end(root, &mut store, run_id, reason, Some(&summary));
+    }
+    let spent = store.spent(run_id).or_fail(run_id)?;
+    if let Some(reason) = judge::limit_reached(&settings.limits, &spent) {
+        return end(root, &mut store, run_id, reason, Some(&summary));
+    }
+    let stories = store.stories(run_id).or_fail(run_id)?;
+    if !stories.is_empty()
+        && stories
+            .iter()
+            .all(|s| matches!(s.status, StoryStatus::Skipped | StoryStatus::Blocked))
+    {
+        return end(
+            root,
+            &mut store,
+            run_id,
+            StopReason::NoStoryCanProgress,
+            Some(&summary),
+        );
+    }
+    // Not done, nothing tripped: the stop is blocked and the reason is the next step.
+    let story = current_or_next_story(&mut store, run_id).or_fail(run_id)?;
+    let criteria = store.criteria(run_id).or_fail(run_id)?;
+    let failures = store
+        .failures(run_id, story.as_ref().map(|s| s.id.as_str()), 4)
+        .or_fail(run_id)?;
+    let decisions = store.notes(run_id).or_fail(run_id)?;
+    let files_changed = files_changed(root, &run);
+    let mut text = prompt::continuation(&PromptInput {
+        goal: &run.goal,
+        run_id,
+        iteration: n + 1,
+        max_iterations: settings.limits.max_iterations,
+        story: story.as_ref(),
+        criteria: &criteria,
+        last: Some(&report),
+        recent_failures: &failures,
+        files_changed: &files_changed,
+        decisions: &decisions,
+        agent_claimed_done: true,
+    });
+    let l = &settings.limits;
+    text.push_str(&format!(
+        "Budget left: {} iteration(s), {} of active time{}.\n",
+        l.max_iterations.saturating_sub(spent.iterations),
+        human_ms((l.max_time.0.as_millis() as u64).saturating_sub(spent.active_ms)),
+        if l.max_usd > 0.0 {
+            format!(", ${:.2}", (l.max_usd - spent.usd).max(0.0))
+        } else {
+            String::new()
+        }
+    ));
+    store.start_session_turn(run_id).or_fail(run_id)?;
+    if let Some(lease) = store.lease(run_id).or_fail(run_id)? {
+        let _ = store.heartbeat(run_id, &lease.token, session::SESSION_LEASE_TTL_MS);
+    }
+    Ok(Answer::Block(text))
+}
+
+/// The run ends here: the stop is allowed and says why.
+fn end(
+    root: &Path,
+    store: &mut Store,
+    run_id: &str,
+    reason: StopReason,
+    summary: Option<&str>,
+) -> HookResult<Answer> {
+    let path = session::finish_run(root, store, run_id, reason).or_fail(run_id)?;
+    let what = if reason == StopReason::Verified {
+        "done, verified by pawl".to_string()
+    } else {
+        format!(
+            "stopped: {reason} (exit code {})",
+            reason.exit_code().code()
+        )
+    };
+    Ok(Answer::AllowWithMessage(format!(
+        "pawl run {run_id} {what}{} · report: {path}",
+        summary.map(|s| format!(" · {s}")).unwrap_or_default()
+    )))
+}
+
+/// The story in progress, or the next pending one (started now).
+fn current_or_next_story(store: &mut Store, run_id: &str) -> CliResult<Option<Story>> {
+    let stories = store.stories(run_id)?;
+    if let Some(s) = stories.iter().find(|s| s.status == StoryStatus::InProgress) {
+        return Ok(Some(s.clone()));
+    }
+    if let Some(s) = stories.iter().find(|s| s.status == StoryStatus::Pending) {
+        return Ok(Some(store.set_story_status(
+            run_id,
+            &s.id,
+            StoryStatus::InProgress,
+            Some("next story"),
+        )?));
+    }
+    Ok(None)
+}
+
+fn denials_since(store: &Store, run_id: &str, since: i64) -> CliResult<u32> {
+    Ok(store
+        .events_after(Some(run_id), 0, usize::MAX)?
+        .iter()
+        .filter(|e| e.kind == "guard_denied" && e.at >= since)
+        .count() as u32)
+}
+
+fn facts_of(
+    root: &Path,
+    edits: &BTreeMap<String, u32>,
+    report: &pawl_engine::VerifyReport,
+    claim: &str,
+    denials: u32,
+) -> IterationFacts {
+    let file_hashes = edits
+        .keys()
+        .map(|p| {
+            let h = match std::fs::read(root.join(p)) {
+                Ok(bytes) => format!("{:x}", Sha256::digest(&bytes)),
+                Err(_) => "absent".to_string(),
+            };
+            (p.clone(), h)
+        })
+        .collect();
+    IterationFacts {
+        tree_hash: Some(report.tree_hash.clone()),
+        verified: report.verified.clone(),
+        unmet: report.unmet.clone(),
+        failure_signature: report.failing.first().map(|c| {
+            judge::failure_signature(
+                &c.name,
+                &c.failing_tests,
+                c.first_failure.as_deref().or(Some(&c.end)),
+            )
+        }),
+        edits: edits.clone(),
+        file_hashes,
+        agent_error: false,
+        permission_denials: denials,
+        output_fingerprint: (!claim.is_empty())
+            .then(|| format!("{:x}", Sha256::digest(claim.as_bytes()))),
+    }
+}
+
+fn files_changed(root: &Path, run: &Run) -> Vec<String> {
+    let Some(c) = run.pre_run_commit.clone().and_then(pawl_git::CommitId::new) else {
+        return Vec::new();
+    };
+    pawl_git::Repo::open(root)
+        .and_then(|g| g.changed_files_since(&c))
+        .map(|v| v.into_iter().map(|p| p.display().to_string()).collect())
+        .unwrap_or_default()
+}
+
+fn first_chars(s: &str, n: usize) -> String {
+    let mut out: String = s.chars().take(n).collect();
+    if s.chars().count() > n {
+        out.push('…');
+    }
+    out
+}
+
+fn human_ms(ms: u64) -> String {
+    let s = ms / 1000;
+    if s >= 3600 {
+        format!("{}h{:02}m", s / 3600, (s % 3600) / 60)
+    } else if s >= 60 {
+        format!("{}m{:02}s", s / 60, s % 60)
+    } else {
+        format!("{s}s")
+    }
+}

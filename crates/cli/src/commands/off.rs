@@ -1,0 +1,61 @@
+//! `pawl off`: ends session mode for the current run. The hooks leave every session alone
+//! again, what `--autonomous` added to the agent's settings is taken out, and the run stops with
+//! a resumable state (its iterations, evidence and limits stay as they are).
+
+use pawl_core::ExitCode;
+use pawl_core::StopReason;
+use pawl_core::model::RunStatus;
+
+use super::session;
+use crate::ctx::Ctx;
+use crate::error::{CliError, CliResult};
+
+pub fn run(ctx: &mut Ctx) -> CliResult<ExitCode> {
+    let mut store = ctx.store()?;
+    let run = match ctx.run_flag.as_deref() {
+        Some(id) => store.resolve_run(Some(id))?,
+        None => match session::read_marker(&ctx.root) {
+            Some(m) => store.run(&m.run_id)?,
+            None => store.resolve_run(None)?,
+        },
+    };
+    let Some(arming) = store.arming(&run.id)? else {
+        return Err(CliError::Failed(format!(
+            "run {} was never armed for a session (it uses the {} driver): nothing to turn off",
+            run.id, run.driver
+        )));
+    };
+    let was_on = arming.ended_at.is_none();
+    session::end_session_mode(&ctx.root, &mut store, &run.id, "pawl off")?;
+    let stopped = run.status == RunStatus::Active;
+    if stopped {
+        store.set_run_status(&run.id, RunStatus::Stopped, Some(StopReason::Stopped))?;
+    }
+    let report = serde_json::json!({
+        "run_id": run.id, "session_mode_was_on": was_on, "stopped": stopped,
+        "autonomous_removed": if was_on { arming.autonomous.clone() } else { Vec::new() },
+    });
+    ctx.emit(&report, || {
+        let mut out = if was_on {
+            format!(
+                "Session mode off for run {}: pawl's hooks leave every session alone now.",
+                run.id
+            )
+        } else {
+            format!("Session mode was already off for run {}.", run.id)
+        };
+        if was_on && !arming.autonomous.is_empty() {
+            out.push_str(&format!(
+                "\nRemoved from .claude/settings.json permissions.allow: {}",
+                arming.autonomous.join(", ")
+            ));
+        }
+        if stopped {
+            out.push_str(
+                "\nThe run is stopped and keeps its state (`pawl status`, `pawl report`).",
+            );
+        }
+        out
+    })?;
+    Ok(ExitCode::Done)
+}

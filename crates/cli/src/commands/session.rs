@@ -1,0 +1,302 @@
+//! `pawl run --driver session "<goal>"`: arm a run for an interactive agent session, and what
+//! arming, the hooks and `pawl off` share: the armed marker in `.pawl/`, ending session mode,
+//! and undoing `--autonomous`.
+//!
+//! Arming creates the run, records the tree it starts from, takes the run's lease for the stale
+//! guard, and writes `.pawl/session.json`. The next agent session started in the repository (or
+//! the current one, when pawl is run from inside a session) binds to it through its SessionStart
+//! hook; a run that no session takes within the stale guard expires.
+
+use std::path::{Path, PathBuf};
+
+use pawl_core::ExitCode;
+use pawl_core::StopReason;
+use pawl_core::config::{AgentKind, Config};
+use pawl_core::model::{Driver, RunStatus};
+use pawl_core::record::RunSettings;
+use pawl_hooks::Agent;
+use pawl_hooks::install;
+use pawl_hooks::marker::{self, Marker};
+use pawl_store::{Arming, NewArming, NewRun, Store};
+use pawl_verify::gate;
+
+use crate::cli::RunArgs;
+use crate::commands::init::{ensure_state, write_atomic};
+use crate::ctx::Ctx;
+use crate::error::{CliError, CliResult};
+use crate::owner;
+
+/// An armed run that no session takes within this long expires.
+pub const STALE_GUARD_MS: i64 = 30 * 60 * 1000;
+/// How long one sign of life from a bound session keeps the run's lease.
+pub const SESSION_LEASE_TTL_MS: i64 = 30 * 60 * 1000;
+
+/// What `--autonomous` merges into Claude Code's `permissions.allow`: the tools a session needs
+/// to work without stopping to ask. pawl's PreToolUse guard still judges every call.
+pub const AUTONOMOUS_ALLOW: &[&str] = &["Bash", "Edit", "Write", "MultiEdit"];
+
+/// The environment variables that say which agent session pawl is running inside.
+const SESSION_ENV: &[(&str, Agent)] = &[
+    ("CLAUDE_CODE_SESSION_ID", Agent::Claude),
+    ("CODEX_THREAD_ID", Agent::Codex),
+    ("GEMINI_SESSION_ID", Agent::Gemini),
+];
+
+pub fn arm(ctx: &mut Ctx, args: &RunArgs, goal: &str, config: &Config) -> CliResult<ExitCode> {
+    let gates = gate::gates_from_config(&config.gates);
+    if gates.is_empty() {
+        return Err(CliError::Failed(
+            "nothing to verify: configure [gates] in pawl.toml (`pawl init` detects them) — the Stop hook decides \"done\" by running them"
+                .into(),
+        ));
+    }
+    ensure_state(ctx, &mut Vec::new(), &mut Vec::new())?;
+    let agent = match config.agent.kind {
+        AgentKind::Claude => Some(Agent::Claude),
+        AgentKind::Codex => Some(Agent::Codex),
+        AgentKind::Gemini => Some(Agent::Gemini),
+        AgentKind::Command | AgentKind::Replay => None,
+    };
+    // From inside a session: that session is the one to drive.
+    let current = SESSION_ENV.iter().find_map(|(var, a)| {
+        std::env::var(var)
+            .ok()
+            .filter(|v| !v.is_empty())
+            .map(|v| (*a, v))
+    });
+    let repo =
+        pawl_git::Repo::open(&ctx.root).map_err(|e| CliError::Failed(format!("git: {e}")))?;
+    let mut store = ctx.store()?;
+    let run = store.create_run(&NewRun {
+        goal: goal.to_string(),
+        driver: Driver::Session,
+        mode: None,
+        settings: RunSettings {
+            limits: config.limits.clone(),
+            breakers: config.breakers.clone(),
+            stall: config.stall.clone(),
+            agent: Some(config.agent.clone()),
+            replay_scenario: None,
+        },
+        branch: None,
+        pre_run_commit: None,
+    })?;
+    let head = repo
+        .head_commit()
+        .map_err(|e| CliError::Failed(format!("git: {e}")))?;
+    let branch = repo
+        .current_branch()
+        .map_err(|e| CliError::Failed(format!("git: {e}")))?;
+    store.set_run_git(
+        &run.id,
+        branch.as_deref(),
+        head.as_ref().map(|c| c.as_str()),
+    )?;
+    let baseline = repo.tree_hash().ok().map(|t| t.to_string());
+    store.acquire_lease(
+        &run.id,
+        std::process::id(),
+        &owner::hostname(),
+        STALE_GUARD_MS,
+        &owner::holder_alive,
+    )?;
+    let autonomous = if args.autonomous {
+        merge_autonomous(&ctx.root)?
+    } else {
+        Vec::new()
+    };
+    let bound_agent = current.as_ref().map(|(a, _)| *a).or(agent);
+    let arming = store.arm_session(
+        &run.id,
+        &NewArming {
+            agent: bound_agent.map(|a| a.as_str().to_string()),
+            expires_at: store.now_ms() + STALE_GUARD_MS,
+            baseline_tree: baseline,
+            autonomous: autonomous.clone(),
+        },
+    )?;
+    if let Some((a, session)) = &current {
+        store.bind_agent_session(&run.id, session, a.as_str(), "arming")?;
+    }
+    write_marker(&ctx.root, &store, &arming)?;
+    let installed: Vec<Agent> = Agent::ALL
+        .into_iter()
+        .filter(|a| hooks_installed(&ctx.root, *a))
+        .collect();
+    let report = serde_json::json!({
+        "run_id": run.id, "driver": "session", "agent": bound_agent, "bound_session": current.as_ref().map(|(_, s)| s),
+        "expires_at": arming.expires_at, "autonomous": autonomous, "hooks_installed": installed,
+    });
+    let root = ctx.root.clone();
+    ctx.emit(&report, || {
+        let mut out = format!("Run {} armed for an agent session: {}\n", run.id, run.goal);
+        match &current {
+            Some((a, s)) => out.push_str(&format!(
+                "Bound to the current {a} session {s}: pawl's hooks drive it from its next stop.\n"
+            )),
+            None => out.push_str(&format!(
+                "The next {} session started in {} binds to it (within {} minutes, or the arming expires).\n",
+                bound_agent.map(|a| a.as_str()).unwrap_or("agent"),
+                root.display(),
+                STALE_GUARD_MS / 60_000
+            )),
+        }
+        if !autonomous.is_empty() {
+            out.push_str(&format!(
+                "--autonomous: added {} to .claude/settings.json permissions.allow (removed again by `pawl off` or at the end).\n",
+                autonomous.join(", ")
+            ));
+        }
+        match bound_agent {
+            Some(a) if !installed.contains(&a) => out.push_str(&format!(
+                "warning: pawl's hooks are not installed for {a}: run `pawl init --agent {a}` first.\n"
+            )),
+            _ => {}
+        }
+        out.push_str("The Stop hook verifies; the run ends when pawl's checks pass or a limit is reached. `pawl off` ends session mode.");
+        out
+    })?;
+    Ok(ExitCode::Done)
+}
+
+/// `.pawl/session.json`.
+pub fn marker_path(root: &Path) -> PathBuf {
+    root.join(crate::ctx::STATE_DIR).join(marker::FILE)
+}
+
+pub fn read_marker(root: &Path) -> Option<Marker> {
+    std::fs::read_to_string(marker_path(root))
+        .ok()
+        .and_then(|t| Marker::parse(&t))
+}
+
+/// Writes the marker from the store's record of the run (the store is the truth).
+pub fn write_marker(root: &Path, store: &Store, arming: &Arming) -> CliResult {
+    let sessions = store
+        .session_bindings(&arming.run_id)?
+        .into_iter()
+        .map(|b| b.session_id)
+        .collect();
+    let m = Marker {
+        run_id: arming.run_id.clone(),
+        agent: arming.agent.clone(),
+        expires_at: arming.expires_at,
+        sessions,
+    };
+    write_atomic(&marker_path(root), &m.to_text())
+}
+
+/// Removes the marker if it is this run's.
+pub fn remove_marker(root: &Path, run_id: &str) -> CliResult {
+    if read_marker(root).is_some_and(|m| m.run_id == run_id) || read_marker(root).is_none() {
+        match std::fs::remove_file(marker_path(root)) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => {
+                return Err(CliError::Io {
+                    context: "cannot remove .pawl/session.json".into(),
+                    source: e,
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Ends session mode for a run: the store's record, the marker, the lease, and what
+/// `--autonomous` added. The run's status is the caller's business.
+pub fn end_session_mode(root: &Path, store: &mut Store, run_id: &str, why: &str) -> CliResult {
+    let arming = store.end_session_mode(run_id, why)?;
+    remove_marker(root, run_id)?;
+    if let Some(lease) = store.lease(run_id)? {
+        store.release_lease(run_id, &lease.token)?;
+    }
+    if let Some(a) = arming
+        && !a.autonomous.is_empty()
+    {
+        restore_autonomous(root, &a.autonomous)?;
+    }
+    Ok(())
+}
+
+/// Stops a session run with `reason` (or marks it done), writes its report and ends session
+/// mode. Returns the report's path relative to the root.
+pub fn finish_run(
+    root: &Path,
+    store: &mut Store,
+    run_id: &str,
+    reason: StopReason,
+) -> CliResult<String> {
+    let status = if reason == StopReason::Verified {
+        RunStatus::Done
+    } else {
+        RunStatus::Stopped
+    };
+    if !store.run(run_id)?.status.is_terminal() {
+        store.set_run_status(run_id, status, Some(reason))?;
+    }
+    end_session_mode(root, store, run_id, &format!("run ended: {reason}"))?;
+    let report = pawl_engine::report::build(store, run_id, root)
+        .map_err(|e| CliError::Failed(e.to_string()))?;
+    let path =
+        pawl_engine::report::write(&report, &root.join(crate::ctx::STATE_DIR).join("reports"))
+            .map_err(|e| CliError::Failed(e.to_string()))?;
+    Ok(path
+        .strip_prefix(root)
+        .unwrap_or(&path)
+        .display()
+        .to_string())
+}
+
+fn claude_settings(root: &Path) -> PathBuf {
+    root.join(install::settings_path(Agent::Claude))
+}
+
+fn merge_autonomous(root: &Path) -> CliResult<Vec<String>> {
+    let path = claude_settings(root);
+    let existing = read_optional(&path)?;
+    let wanted: Vec<String> = AUTONOMOUS_ALLOW.iter().map(|s| s.to_string()).collect();
+    let (text, added) =
+        install::merge_permissions(&path.display().to_string(), existing.as_deref(), &wanted)
+            .map_err(|e| CliError::Failed(e.to_string()))?;
+    if !added.is_empty() {
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir)
+                .map_err(CliError::io(format!("cannot create {}", dir.display())))?;
+        }
+        write_atomic(&path, &text)?;
+    }
+    Ok(added)
+}
+
+fn restore_autonomous(root: &Path, added: &[String]) -> CliResult {
+    let path = claude_settings(root);
+    let Some(existing) = read_optional(&path)? else {
+        return Ok(());
+    };
+    match install::remove_permissions(&path.display().to_string(), &existing, added)
+        .map_err(|e| CliError::Failed(e.to_string()))?
+    {
+        Some(text) => write_atomic(&path, &text),
+        None => std::fs::remove_file(&path)
+            .map_err(CliError::io(format!("cannot remove {}", path.display()))),
+    }
+}
+
+/// A file's text, `None` when it does not exist.
+pub fn read_optional(path: &Path) -> CliResult<Option<String>> {
+    match std::fs::read_to_string(path) {
+        Ok(t) => Ok(Some(t)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(CliError::Io {
+            context: format!("cannot read {}", path.display()),
+            source: e,
+        }),
+    }
+}
+
+/// Whether `agent`'s project settings hold pawl's hooks.
+pub fn hooks_installed(root: &Path, agent: Agent) -> bool {
+    std::fs::read_to_string(root.join(install::settings_path(agent)))
+        .is_ok_and(|t| t.contains(&format!(" hook {agent} stop")))
+}

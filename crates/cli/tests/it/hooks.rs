@@ -1,0 +1,717 @@
+//! The in-session driver, hermetically: `pawl hook <agent> <event>` with JSON on stdin, asserting
+//! the exact protocol answers and what the store recorded. The real CLIs are in `hooks_real.rs`.
+
+use std::io::Write as _;
+use std::process::Stdio;
+
+use serde_json::{Value, json};
+
+use crate::TestEnv;
+
+const CALC_BUG: &str = "def add(a, b):\n    return a - b\n";
+const CALC_OK: &str = "def add(a, b):\n    return a + b\n";
+const TEST_CALC: &str = "import unittest\nfrom calc import add\n\nclass CalcTest(unittest.TestCase):\n    def test_add(self):\n        self.assertEqual(add(2, 3), 5)\n";
+
+/// A repository with a python project whose test fails, `pawl init`ed and committed.
+fn project(limits: &str, breakers: &str) -> TestEnv {
+    let env = TestEnv::new();
+    env.ok(&["init"]);
+    env.write("calc.py", CALC_BUG);
+    env.write("test_calc.py", TEST_CALC);
+    env.write(
+        "pawl.toml",
+        &format!(
+            "[agent]\nkind = \"claude\"\n\n[limits]\n{limits}\n\n[breakers]\n{breakers}\n\n[gates]\ntest = \"python3 -m unittest -q\"\n"
+        ),
+    );
+    env.git(&["add", "-A"]);
+    env.git(&["commit", "-q", "-m", "project"]);
+    env
+}
+
+/// Runs one hook; returns its stdout as JSON (every answer is JSON) after checking exit 0.
+fn hook(env: &TestEnv, agent: &str, event: &str, input: Value) -> Value {
+    hook_env(env, agent, event, input, &[])
+}
+
+fn hook_env(env: &TestEnv, agent: &str, event: &str, input: Value, vars: &[(&str, &str)]) -> Value {
+    let mut cmd = env.command("pawl");
+    cmd.args(["hook", agent, event])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for (k, v) in vars {
+        cmd.env(k, v);
+    }
+    let mut child = cmd.spawn().unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.to_string().as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "a hook always exits 0\nstdout: {stdout}\nstderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_str(stdout.trim()).unwrap_or_else(|e| {
+        panic!(
+            "hook answer is not JSON ({e}): {stdout}\nstderr: {}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
+}
+
+fn session_start(env: &TestEnv, session: &str, source: &str) -> Value {
+    json!({"session_id": session, "transcript_path": "/t", "cwd": env.root(), "hook_event_name": "SessionStart", "source": source})
+}
+
+fn bash(env: &TestEnv, session: &str, command: &str) -> Value {
+    json!({"session_id": session, "cwd": env.root(), "hook_event_name": "PreToolUse", "tool_name": "Bash",
+           "tool_input": {"command": command}, "tool_use_id": "t1"})
+}
+
+fn stop(env: &TestEnv, session: &str, active: bool, msg: &str) -> Value {
+    json!({"session_id": session, "cwd": env.root(), "hook_event_name": "Stop", "stop_hook_active": active,
+           "last_assistant_message": msg})
+}
+
+fn arm(env: &TestEnv, extra: &[&str]) -> String {
+    let mut args = vec!["run", "--driver", "session", "make add() add", "--json"];
+    args.extend_from_slice(extra);
+    let r = env.ok(&args);
+    r.json()["run_id"].as_str().unwrap().to_string()
+}
+
+fn status(env: &TestEnv, run: &str) -> (String, Option<String>) {
+    env.db()
+        .query_row(
+            "SELECT status, stop_reason FROM runs WHERE id = ?1",
+            [run],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap()
+}
+
+fn event_count(env: &TestEnv, run: &str, kind: &str) -> i64 {
+    env.db()
+        .query_row(
+            "SELECT COUNT(*) FROM events WHERE run_id = ?1 AND kind = ?2",
+            [run, kind],
+            |r| r.get(0),
+        )
+        .unwrap()
+}
+
+#[test]
+fn a_session_that_belongs_to_no_run_is_allowed_at_once() {
+    let env = TestEnv::new();
+    // No .pawl at all.
+    for agent in ["claude", "codex", "gemini"] {
+        assert_eq!(
+            hook(&env, agent, "stop", stop(&env, "s", false, "Done.")),
+            json!({})
+        );
+        assert_eq!(
+            hook(&env, agent, "pre-tool-use", bash(&env, "s", "rm -rf /")),
+            json!({})
+        );
+    }
+    // pawl initialised, a manual run active, but nothing armed for a session.
+    env.manual_run("goal");
+    assert_eq!(
+        hook(&env, "claude", "stop", stop(&env, "s", false, "Done.")),
+        json!({})
+    );
+    // Garbage on stdin and unknown names: still `{}` and exit 0, never exit 2.
+    let mut cmd = env.command("pawl");
+    let out = cmd.args(["hook", "nobody", "whatever"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "{}");
+}
+
+#[test]
+fn arming_binds_the_next_session_and_leaves_others_alone() {
+    let env = project("", "");
+    let run = arm(&env, &[]);
+    let marker: Value = serde_json::from_str(
+        &std::fs::read_to_string(env.root().join(".pawl/session.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(marker["run_id"], run.as_str());
+    assert_eq!(marker["agent"], "claude");
+
+    // Before any session starts, a hook from a session that did not start here is untouched.
+    assert_eq!(
+        hook(
+            &env,
+            "claude",
+            "pre-tool-use",
+            bash(&env, "early", "rm -rf .")
+        ),
+        json!({})
+    );
+
+    let a = hook(
+        &env,
+        "claude",
+        "session-start",
+        session_start(&env, "s1", "startup"),
+    );
+    let ctx = a["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap();
+    assert_eq!(a["hookSpecificOutput"]["hookEventName"], "SessionStart");
+    assert!(
+        ctx.contains(&run) && ctx.contains("make add() add"),
+        "{ctx}"
+    );
+    let bound: String = env
+        .db()
+        .query_row(
+            "SELECT run_id FROM session_bindings WHERE session_id = 's1'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(bound, run);
+    let lease_sessions: String = env
+        .db()
+        .query_row(
+            "SELECT sessions_json FROM leases WHERE run_id = ?1",
+            [&run],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(lease_sessions, r#"["s1"]"#, "store.bind_session ran too");
+
+    // A second session is not bound and never blocked.
+    assert_eq!(
+        hook(
+            &env,
+            "claude",
+            "session-start",
+            session_start(&env, "s2", "startup")
+        ),
+        json!({})
+    );
+    assert_eq!(
+        hook(&env, "claude", "stop", stop(&env, "s2", false, "Done.")),
+        json!({})
+    );
+    assert_eq!(
+        hook(
+            &env,
+            "claude",
+            "pre-tool-use",
+            bash(&env, "s2", "rm -rf .git")
+        ),
+        json!({})
+    );
+    // A resumed s1 gets the context again.
+    let again = hook(
+        &env,
+        "claude",
+        "session-start",
+        session_start(&env, "s1", "resume"),
+    );
+    assert!(
+        again["hookSpecificOutput"]["additionalContext"]
+            .as_str()
+            .unwrap()
+            .contains(&run)
+    );
+}
+
+#[test]
+fn arming_from_inside_a_session_binds_that_session() {
+    let env = project("", "");
+    let r = env.pawl_env(
+        &["run", "--driver", "session", "goal", "--json"],
+        &[("CLAUDE_CODE_SESSION_ID", "inside-1")],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(r.json()["bound_session"], "inside-1");
+    let a = hook(
+        &env,
+        "claude",
+        "stop",
+        stop(&env, "inside-1", false, "Done."),
+    );
+    assert_eq!(a["decision"], "block", "{a}");
+}
+
+#[test]
+fn the_guard_denies_in_each_protocol_and_allows_plain_commands() {
+    let env = project("", "");
+    let run = arm(&env, &[]);
+    hook(
+        &env,
+        "claude",
+        "session-start",
+        session_start(&env, "c1", "startup"),
+    );
+    let d = hook(&env, "claude", "pre-tool-use", bash(&env, "c1", "rm -rf ."));
+    assert_eq!(d["hookSpecificOutput"]["hookEventName"], "PreToolUse");
+    assert_eq!(d["hookSpecificOutput"]["permissionDecision"], "deny");
+    assert!(
+        d["hookSpecificOutput"]["permissionDecisionReason"]
+            .as_str()
+            .unwrap()
+            .starts_with("pawl guard [")
+    );
+    assert_eq!(
+        hook(
+            &env,
+            "claude",
+            "pre-tool-use",
+            bash(&env, "c1", "python3 -m unittest -q")
+        ),
+        json!({})
+    );
+    assert_eq!(
+        hook(
+            &env,
+            "claude",
+            "pre-tool-use",
+            bash(&env, "c1", "git status")
+        ),
+        json!({})
+    );
+    let w = hook(
+        &env,
+        "claude",
+        "pre-tool-use",
+        json!({"session_id": "c1", "cwd": env.root(), "hook_event_name": "PreToolUse", "tool_name": "Write",
+               "tool_input": {"file_path": env.root().join(".git/config"), "content": "x"}}),
+    );
+    assert_eq!(w["hookSpecificOutput"]["permissionDecision"], "deny", "{w}");
+    assert_eq!(event_count(&env, &run, "guard_denied"), 2);
+
+    // Codex: same JSON shape; apply_patch paths are judged as writes.
+    env.ok(&["off"]);
+    let env2 = project("", "");
+    env2.ok(&["run", "--driver", "session", "g", "--agent", "codex"]);
+    hook(
+        &env2,
+        "codex",
+        "session-start",
+        session_start(&env2, "x1", "startup"),
+    );
+    let p = hook(
+        &env2,
+        "codex",
+        "pre-tool-use",
+        json!({"session_id": "x1", "turn_id": "t", "transcript_path": null, "cwd": env2.root(), "hook_event_name": "PreToolUse",
+               "model": "gpt-5.5", "tool_name": "apply_patch", "tool_use_id": "c",
+               "tool_input": {"command": "*** Begin Patch\n*** Update File: .git/HEAD\n@@\n-a\n+b\n*** End Patch\n"}}),
+    );
+    assert_eq!(p["hookSpecificOutput"]["permissionDecision"], "deny", "{p}");
+
+    // Gemini: its own event names and `decision: deny`.
+    let env3 = project("", "");
+    env3.ok(&["run", "--driver", "session", "g", "--agent", "gemini"]);
+    hook(
+        &env3,
+        "gemini",
+        "session-start",
+        session_start(&env3, "g1", "startup"),
+    );
+    let g = hook(
+        &env3,
+        "gemini",
+        "pre-tool-use",
+        json!({"session_id": "g1", "cwd": env3.root(), "hook_event_name": "BeforeTool", "tool_name": "run_shell_command",
+               "tool_input": {"command": "git push --force origin main"}}),
+    );
+    assert_eq!(g["decision"], "deny", "{g}");
+    assert!(g["reason"].as_str().unwrap().contains("pawl guard"));
+}
+
+#[test]
+fn stop_blocks_with_the_failing_test_then_allows_once_pawl_verifies() {
+    let env = project("", "");
+    let run = arm(&env, &[]);
+    hook(
+        &env,
+        "claude",
+        "session-start",
+        session_start(&env, "s1", "startup"),
+    );
+    let b = hook(&env, "claude", "stop", stop(&env, "s1", false, "Done."));
+    assert_eq!(b["decision"], "block", "{b}");
+    let reason = b["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("test_add"),
+        "the failing test is named: {reason}"
+    );
+    assert!(reason.contains("You said the work was done"), "{reason}");
+    assert!(reason.contains("Budget left: 19 iteration(s)"), "{reason}");
+    let (st, _) = status(&env, &run);
+    assert_eq!(st, "active");
+
+    // Codex gets the same block shape.
+    let c = hook(&env, "codex", "stop", stop(&env, "s1", true, "Done."));
+    assert_eq!(c["decision"], "block");
+
+    env.write("calc.py", CALC_OK);
+    let a = hook(&env, "claude", "stop", stop(&env, "s1", true, "Fixed."));
+    let msg = a["systemMessage"].as_str().unwrap_or_default();
+    assert!(a.get("decision").is_none(), "{a}");
+    assert!(msg.contains("done, verified by pawl"), "{a}");
+    assert_eq!(status(&env, &run), ("done".into(), Some("verified".into())));
+    let iterations: i64 = env
+        .db()
+        .query_row(
+            "SELECT COUNT(*) FROM iterations WHERE run_id = ?1 AND ended_at IS NOT NULL",
+            [&run],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(iterations, 3, "each Stop is one iteration");
+    assert!(env.root().join(format!(".pawl/reports/{run}.md")).is_file());
+    assert!(
+        !env.root().join(".pawl/session.json").exists(),
+        "session mode ends with the run"
+    );
+    // The session is free again: nothing blocks it any more.
+    assert_eq!(
+        hook(&env, "claude", "stop", stop(&env, "s1", false, "bye")),
+        json!({})
+    );
+}
+
+#[test]
+fn a_stop_limit_ends_an_always_failing_session_with_its_reason() {
+    let env = project(
+        "max_iterations = 2",
+        "no_progress = 0\nsame_failure = 0\ncriterion_stuck = 0",
+    );
+    let run = arm(&env, &[]);
+    hook(
+        &env,
+        "codex",
+        "session-start",
+        session_start(&env, "s1", "startup"),
+    );
+    // The run expects claude (pawl.toml): a codex session does not bind...
+    assert_eq!(
+        hook(&env, "codex", "stop", stop(&env, "s1", false, "Done.")),
+        json!({})
+    );
+    hook(
+        &env,
+        "claude",
+        "session-start",
+        session_start(&env, "s1", "startup"),
+    );
+    let first = hook(&env, "claude", "stop", stop(&env, "s1", false, "Done."));
+    assert_eq!(first["decision"], "block");
+    let second = hook(
+        &env,
+        "claude",
+        "stop",
+        stop(&env, "s1", true, "Done, really."),
+    );
+    assert!(
+        second.get("decision").is_none(),
+        "the limit allows the stop: {second}"
+    );
+    assert!(
+        second["systemMessage"]
+            .as_str()
+            .unwrap()
+            .contains("max_iterations"),
+        "{second}"
+    );
+    assert_eq!(
+        status(&env, &run),
+        ("stopped".into(), Some("max_iterations".into()))
+    );
+}
+
+#[test]
+fn a_breaker_ends_the_session_too_same_failure() {
+    let env = project("", "same_failure = 2\nno_progress = 0");
+    let run = arm(&env, &[]);
+    hook(
+        &env,
+        "claude",
+        "session-start",
+        session_start(&env, "s1", "startup"),
+    );
+    assert_eq!(
+        hook(&env, "claude", "stop", stop(&env, "s1", false, "a"))["decision"],
+        "block"
+    );
+    let end = hook(&env, "claude", "stop", stop(&env, "s1", true, "b"));
+    assert!(
+        end["systemMessage"]
+            .as_str()
+            .unwrap()
+            .contains("same_failure"),
+        "{end}"
+    );
+    assert_eq!(status(&env, &run).1.as_deref(), Some("same_failure"));
+}
+
+#[test]
+fn post_tool_use_counts_edits_per_file_and_the_thrash_breaker_trips() {
+    let env = project("", "file_thrash = 3\nno_progress = 0\nsame_failure = 0");
+    let run = arm(&env, &[]);
+    hook(
+        &env,
+        "claude",
+        "session-start",
+        session_start(&env, "s1", "startup"),
+    );
+    for _ in 0..3 {
+        let a = hook(
+            &env,
+            "claude",
+            "post-tool-use",
+            json!({"session_id": "s1", "cwd": env.root(), "hook_event_name": "PostToolUse", "tool_name": "Edit",
+                   "tool_input": {"file_path": env.root().join("calc.py")}, "tool_response": {"success": true}}),
+        );
+        assert_eq!(a, json!({}));
+    }
+    let count: i64 = env
+        .db()
+        .query_row(
+            "SELECT count FROM session_edits WHERE run_id = ?1 AND path = 'calc.py'",
+            [&run],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(count, 3);
+    let end = hook(&env, "claude", "stop", stop(&env, "s1", false, "Done."));
+    assert!(
+        end["systemMessage"]
+            .as_str()
+            .unwrap()
+            .contains("file_thrash"),
+        "{end}"
+    );
+}
+
+#[test]
+fn pre_compact_saves_the_summary_and_session_start_compact_brings_it_back() {
+    let env = project("", "");
+    let run = arm(&env, &[]);
+    hook(
+        &env,
+        "claude",
+        "session-start",
+        session_start(&env, "s1", "startup"),
+    );
+    env.ok(&["note", "add() must stay pure"]);
+    hook(&env, "claude", "stop", stop(&env, "s1", false, "Done."));
+    let a = hook(
+        &env,
+        "claude",
+        "pre-compact",
+        json!({"session_id": "s1", "cwd": env.root(), "hook_event_name": "PreCompact", "trigger": "auto", "custom_instructions": ""}),
+    );
+    assert_eq!(a, json!({}));
+    assert_eq!(event_count(&env, &run, "precompact_snapshot"), 1);
+    let ctx = hook(
+        &env,
+        "claude",
+        "session-start",
+        session_start(&env, "s1", "compact"),
+    );
+    let text = ctx["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap();
+    assert!(text.contains("Saved before the compaction"), "{text}");
+    assert!(
+        text.contains("test_add"),
+        "the last verification survives: {text}"
+    );
+    assert!(
+        text.contains("add() must stay pure"),
+        "decisions survive: {text}"
+    );
+}
+
+#[test]
+fn internal_errors_fail_closed_for_tools_and_open_for_stop() {
+    let env = project("", "");
+    let run = arm(&env, &[]);
+    hook(
+        &env,
+        "claude",
+        "session-start",
+        session_start(&env, "s1", "startup"),
+    );
+    env.write("pawl.toml", "this is [ not toml");
+    let d = hook(&env, "claude", "pre-tool-use", bash(&env, "s1", "ls"));
+    assert_eq!(d["hookSpecificOutput"]["permissionDecision"], "deny", "{d}");
+    assert!(
+        d["hookSpecificOutput"]["permissionDecisionReason"]
+            .as_str()
+            .unwrap()
+            .contains("fail closed")
+    );
+    let s = hook(&env, "claude", "stop", stop(&env, "s1", false, "Done."));
+    assert!(s.get("decision").is_none(), "{s}");
+    assert!(
+        s["systemMessage"]
+            .as_str()
+            .unwrap()
+            .contains("stop is allowed"),
+        "{s}"
+    );
+    assert!(event_count(&env, &run, "hook_error") >= 2);
+    // Sessions of no run stay untouched even with a broken config.
+    assert_eq!(
+        hook(&env, "claude", "pre-tool-use", bash(&env, "other", "ls")),
+        json!({})
+    );
+}
+
+#[test]
+fn off_ends_session_mode_and_takes_out_exactly_what_autonomous_added() {
+    let env = project("", "");
+    let user = "{\n  \"permissions\": {\n    \"allow\": [\"Read\", \"Bash\"]\n  },\n  \"model\": \"opus\"\n}\n";
+    env.write(".claude/settings.json", user);
+    let run = arm(&env, &["--autonomous"]);
+    let during: Value = serde_json::from_str(
+        &std::fs::read_to_string(env.root().join(".claude/settings.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        during["permissions"]["allow"],
+        json!(["Read", "Bash", "Edit", "Write", "MultiEdit"])
+    );
+    hook(
+        &env,
+        "claude",
+        "session-start",
+        session_start(&env, "s1", "startup"),
+    );
+    let r = env.ok(&["off", "--json"]);
+    assert_eq!(
+        r.json()["autonomous_removed"],
+        json!(["Edit", "Write", "MultiEdit"])
+    );
+    let after: Value = serde_json::from_str(
+        &std::fs::read_to_string(env.root().join(".claude/settings.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(after, serde_json::from_str::<Value>(user).unwrap());
+    assert_eq!(
+        status(&env, &run),
+        ("stopped".into(), Some("stopped".into()))
+    );
+    assert_eq!(
+        hook(&env, "claude", "stop", stop(&env, "s1", false, "Done.")),
+        json!({})
+    );
+    assert_eq!(
+        hook(
+            &env,
+            "claude",
+            "pre-tool-use",
+            bash(&env, "s1", "rm -rf .git")
+        ),
+        json!({})
+    );
+}
+
+#[test]
+fn an_armed_run_that_no_session_takes_expires() {
+    let env = project("", "");
+    let run = arm(&env, &[]);
+    let path = env.root().join(".pawl/session.json");
+    let mut m: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    m["expires_at"] = json!(1);
+    std::fs::write(&path, m.to_string()).unwrap();
+    env.db()
+        .execute(
+            "UPDATE session_arming SET expires_at = 1 WHERE run_id = ?1",
+            [&run],
+        )
+        .unwrap();
+    assert_eq!(
+        hook(
+            &env,
+            "claude",
+            "session-start",
+            session_start(&env, "late", "startup")
+        ),
+        json!({})
+    );
+    assert_eq!(
+        status(&env, &run),
+        ("stopped".into(), Some("stopped".into()))
+    );
+    assert_eq!(event_count(&env, &run, "session_arming_expired"), 1);
+    assert!(!path.exists());
+}
+
+#[test]
+fn init_agent_merges_idempotently_and_remove_restores() {
+    let env = TestEnv::new();
+    let user = "{\n  \"model\": \"opus\",\n  \"hooks\": {\n    \"Stop\": [\n      {\"hooks\": [{\"type\": \"command\", \"command\": \"./mine.sh\"}]}\n    ]\n  }\n}\n";
+    env.write(".claude/settings.json", user);
+    env.ok(&[
+        "init", "--agent", "claude", "--agent", "codex", "--agent", "gemini",
+    ]);
+    let claude: Value = serde_json::from_str(
+        &std::fs::read_to_string(env.root().join(".claude/settings.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        claude["hooks"]["Stop"][0]["hooks"][0]["command"],
+        "./mine.sh"
+    );
+    let cmd = claude["hooks"]["Stop"][1]["hooks"][0]["command"]
+        .as_str()
+        .unwrap();
+    let bin = cmd.strip_suffix(" hook claude stop").unwrap();
+    assert!(
+        std::path::Path::new(bin.trim_matches('\'')).is_absolute(),
+        "{cmd}"
+    );
+    assert!(env.root().join(".codex/hooks.json").is_file());
+    assert!(env.root().join(".gemini/settings.json").is_file());
+    let before = std::fs::read_to_string(env.root().join(".claude/settings.json")).unwrap();
+    let r = env.ok(&["init", "--agent", "claude", "--json"]);
+    assert!(
+        r.json()["unchanged"]
+            .to_string()
+            .contains(".claude/settings.json")
+    );
+    assert_eq!(
+        before,
+        std::fs::read_to_string(env.root().join(".claude/settings.json")).unwrap()
+    );
+
+    env.ok(&["init", "--plugin"]);
+    let plugin = env.root().join(".pawl/claude-plugin");
+    assert!(plugin.join(".claude-plugin/plugin.json").is_file());
+    assert!(
+        std::fs::read_to_string(plugin.join("hooks/hooks.json"))
+            .unwrap()
+            .contains(" hook claude stop")
+    );
+
+    env.ok(&["init", "--remove"]);
+    let after: Value = serde_json::from_str(
+        &std::fs::read_to_string(env.root().join(".claude/settings.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(after, serde_json::from_str::<Value>(user).unwrap());
+    assert!(
+        !env.root().join(".codex").exists(),
+        "pawl created .codex/hooks.json: it goes"
+    );
+    assert!(!env.root().join(".gemini").exists());
+    env.ok(&["init", "--remove", "--plugin"]);
+    assert!(!plugin.exists());
+}
