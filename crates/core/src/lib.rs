@@ -11,6 +11,7 @@ pub mod judge;
 pub mod model;
 pub mod record;
 pub mod resume;
+pub mod spec;
 pub mod tdd;
 
 pub use exit::{ExitCode, StopReason};
