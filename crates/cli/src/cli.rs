@@ -38,6 +38,8 @@ pub enum Command {
     /// Show the effective configuration.
     #[command(subcommand)]
     Config(ConfigCommand),
+    /// Analyse a goal: clarity, anchors, size, workflow, risks, external services, mode.
+    Analyze(AnalyzeArgs),
     /// Start a run toward a goal.
     Run(RunArgs),
     /// Show the current run (or all runs).
@@ -245,6 +247,12 @@ pub struct ReplayArgs {
     pub scenario: PathBuf,
     #[arg(long)]
     pub step: u32,
+}
+
+#[derive(Debug, Args)]
+pub struct AnalyzeArgs {
+    /// The goal, as you would give it to `pawl run`.
+    pub goal: String,
 }
 
 #[derive(Debug, Args)]

@@ -6,6 +6,7 @@ use crate::cli::Command;
 use crate::ctx::Ctx;
 use crate::error::CliResult;
 
+mod analyze;
 mod blocker;
 mod cancel;
 mod clarify;
@@ -41,6 +42,7 @@ pub fn dispatch(ctx: &mut Ctx, command: Command) -> CliResult<ExitCode> {
     match command {
         Command::Init(args) => init::run(ctx, &args),
         Command::Config(cmd) => config::run(ctx, &cmd),
+        Command::Analyze(args) => analyze::run(ctx, &args),
         Command::Run(args) => run::run(ctx, &args),
         Command::Status(args) => status::run(ctx, &args),
         Command::Cancel => cancel::run(ctx),
