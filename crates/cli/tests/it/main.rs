@@ -12,6 +12,7 @@ mod headless;
 mod headless_faults;
 mod headless_limits;
 mod hooks;
+mod hooks_real;
 mod state;
 mod verify;
 

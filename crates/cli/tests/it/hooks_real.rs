@@ -1,0 +1,449 @@
+//! The in-session driver against the real Claude Code and Codex CLIs, offline, talking to the
+//! project's mock model server (pawl-testkit), with pawl's hooks installed by `pawl init --agent`.
+//!
+//! The CLIs come from `PAWL_CLAUDE_BIN` / `PAWL_CODEX_BIN` or the cache `.ci/install-agents.sh`
+//! fills. A missing CLI fails the test under `CI=true` and skips it loudly otherwise.
+
+use std::io::Read as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use pawl_testkit::{MockServer, Scenario, ToolCall, Turn};
+
+use crate::TestEnv;
+
+const CLAUDE_VERSION: &str = "2.1.329";
+const CODEX_VERSION: &str = "0.169.0";
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Cli {
+    Claude,
+    Codex,
+}
+
+/// The CLI's binary, or `None` after a loud skip line. Panics under `CI=true` when missing.
+fn find(cli: Cli) -> Option<PathBuf> {
+    let var = match cli {
+        Cli::Claude => "PAWL_CLAUDE_BIN",
+        Cli::Codex => "PAWL_CODEX_BIN",
+    };
+    let cached = || {
+        let cache = match std::env::var_os("PAWL_AGENT_CACHE") {
+            Some(d) => PathBuf::from(d),
+            None => PathBuf::from(std::env::var_os("HOME")?).join(".cache/pawl-agents"),
+        };
+        Some(match cli {
+            Cli::Claude => {
+                let modules = cache.join(format!("claude-code-{CLAUDE_VERSION}/node_modules"));
+                let wrapper = modules.join(".bin/claude");
+                // Without its postinstall the wrapper is a small stub; the platform package has the binary.
+                if std::fs::metadata(&wrapper).is_ok_and(|m| m.len() > 100_000) {
+                    wrapper
+                } else {
+                    std::fs::read_dir(modules.join("@anthropic-ai"))
+                        .ok()?
+                        .filter_map(Result::ok)
+                        .map(|e| e.path().join("claude"))
+                        .find(|p| p.is_file())?
+                }
+            }
+            Cli::Codex => cache.join(format!("codex-{CODEX_VERSION}/node_modules/.bin/codex")),
+        })
+    };
+    let path = std::env::var_os(var).map(PathBuf::from).or_else(cached);
+    if let Some(p) = path.filter(|p| p.is_file()) {
+        return Some(p);
+    }
+    let msg = format!("{cli:?} CLI not found: set {var} or run `source .ci/install-agents.sh`");
+    if std::env::var("CI").as_deref() == Ok("true") {
+        panic!("{msg}");
+    }
+    eprintln!("SKIPPED (real-CLI test): {msg}");
+    None
+}
+
+const CALC_BUG: &str = "def add(a, b):\n    return a - b\n";
+const TEST_CALC: &str = "import unittest\nfrom calc import add\n\nclass CalcTest(unittest.TestCase):\n    def test_add(self):\n        self.assertEqual(add(2, 3), 5)\n";
+const FIX: &str = "sed -i 's/a - b/a + b/' calc.py";
+const DESTRUCTIVE: &str = "git clean -fdx";
+
+/// A repository with a failing python test, pawl's hooks installed for `cli`, and (when
+/// `goal` is given) a run armed for the session. `extra_toml` goes into pawl.toml.
+struct Case {
+    env: TestEnv,
+    run: Option<String>,
+}
+
+fn case(cli: Cli, goal: Option<&str>, extra_toml: &str) -> Case {
+    let env = TestEnv::new();
+    let python = python();
+    env.write("calc.py", CALC_BUG);
+    env.write("test_calc.py", TEST_CALC);
+    let agent = match cli {
+        Cli::Claude => "claude",
+        Cli::Codex => "codex",
+    };
+    env.write(
+        "pawl.toml",
+        &format!(
+            "[agent]\nkind = \"{agent}\"\n\n{extra_toml}\n\n[gates]\ntest = \"{python} -m unittest -q\"\n"
+        ),
+    );
+    env.ok(&["init", "--agent", agent]);
+    env.git(&["add", "-A"]);
+    env.git(&["commit", "-q", "-m", "project"]);
+    // Untracked work that `git clean -fdx` would destroy.
+    env.write("notes.txt", "my notes\n");
+    let run = goal.map(|g| {
+        let r = env.ok(&["run", "--driver", "session", g, "--json"]);
+        r.json()["run_id"].as_str().unwrap().to_string()
+    });
+    Case { env, run }
+}
+
+/// The real python, not a pyenv shim (the CLIs run with a sandbox HOME).
+fn python() -> String {
+    let out = Command::new("python3")
+        .args(["-c", "import sys; print(sys.executable)"])
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+struct CliRun {
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+    wall: Duration,
+}
+
+/// Runs the CLI in the case's repository with a cleared environment, a sandbox HOME/TMPDIR
+/// (and CODEX_HOME), stdin closed, both pipes drained, killed at `timeout`. The one place this
+/// file starts a child process.
+fn run_cli(
+    c: &Case,
+    cli: Cli,
+    bin: &Path,
+    server: &MockServer,
+    prompt: &str,
+    timeout: Duration,
+) -> CliRun {
+    let sandbox = c.env.dir.path().join("sandbox");
+    let (home, tmp, codex_home) = (
+        sandbox.join("home"),
+        sandbox.join("tmp"),
+        sandbox.join("codex_home"),
+    );
+    for d in [&home, &tmp, &codex_home] {
+        std::fs::create_dir_all(d).unwrap();
+    }
+    let root = c.env.root();
+    let mut env: Vec<(String, String)> = vec![
+        ("PATH".into(), std::env::var("PATH").unwrap_or_default()),
+        ("HOME".into(), home.display().to_string()),
+        ("TMPDIR".into(), tmp.display().to_string()),
+        ("TERM".into(), "dumb".into()),
+        ("LANG".into(), "C.UTF-8".into()),
+        ("GIT_CONFIG_NOSYSTEM".into(), "1".into()),
+    ];
+    let mut args: Vec<String> = Vec::new();
+    match cli {
+        Cli::Claude => {
+            for (k, v) in [
+                ("DISABLE_AUTOUPDATER", "1"),
+                ("DISABLE_TELEMETRY", "1"),
+                ("DISABLE_ERROR_REPORTING", "1"),
+                ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1"),
+                ("ANTHROPIC_API_KEY", "dummy"),
+                ("IS_SANDBOX", "1"),
+            ] {
+                env.push((k.into(), v.into()));
+            }
+            env.push(("ANTHROPIC_BASE_URL".into(), server.base_url()));
+            args.extend(
+                [
+                    "-p",
+                    prompt,
+                    "--output-format",
+                    "stream-json",
+                    "--verbose",
+                    "--include-hook-events",
+                    "--dangerously-skip-permissions",
+                ]
+                .map(String::from),
+            );
+        }
+        Cli::Codex => {
+            let config = format!(
+                r#"model = "gpt-5.5"
+model_provider = "mock"
+approval_policy = "never"
+sandbox_mode = "danger-full-access"
+check_for_update_on_startup = false
+
+[model_providers.mock]
+name = "Mock"
+base_url = "{}/v1"
+env_key = "MOCK_API_KEY"
+wire_api = "responses"
+request_max_retries = 2
+stream_max_retries = 2
+
+[analytics]
+enabled = false
+
+[features]
+plugins = false
+
+[projects."{}"]
+trust_level = "trusted"
+"#,
+                server.base_url(),
+                root.display()
+            );
+            std::fs::write(codex_home.join("config.toml"), config).unwrap();
+            env.push(("CODEX_HOME".into(), codex_home.display().to_string()));
+            env.push(("MOCK_API_KEY".into(), "dummy".into()));
+            args.extend(
+                ["exec", "--json", "--dangerously-bypass-hook-trust", prompt].map(String::from),
+            );
+        }
+    }
+    let started = Instant::now();
+    let mut child = Command::new(bin)
+        .args(&args)
+        .env_clear()
+        .envs(env)
+        .current_dir(&root)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let drain = |mut pipe: Box<dyn std::io::Read + Send>| {
+        std::thread::spawn(move || {
+            let mut s = String::new();
+            let _ = pipe.read_to_string(&mut s);
+            s
+        })
+    };
+    let out = drain(Box::new(child.stdout.take().unwrap()));
+    let err = drain(Box::new(child.stderr.take().unwrap()));
+    let code = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s.code();
+        }
+        if started.elapsed() > timeout {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!(
+                "{cli:?} timed out after {timeout:?}\n--- stdout\n{}\n--- stderr\n{}",
+                out.join().unwrap(),
+                err.join().unwrap()
+            );
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    CliRun {
+        code,
+        stdout: out.join().unwrap(),
+        stderr: err.join().unwrap(),
+        wall: started.elapsed(),
+    }
+}
+
+fn run_status(env: &TestEnv, run: &str) -> (String, Option<String>) {
+    env.db()
+        .query_row(
+            "SELECT status, stop_reason FROM runs WHERE id = ?1",
+            [run],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap()
+}
+
+fn describe(r: &CliRun, server: &MockServer) -> String {
+    let texts: Vec<String> = server
+        .main_requests()
+        .iter()
+        .map(|q| {
+            format!(
+                "turn {:?}: user {:?} tools {:?}",
+                q.turn, q.user_texts, q.tool_outputs
+            )
+        })
+        .collect();
+    format!(
+        "exit {:?} after {:?}\n--- requests\n{}\n--- stdout\n{}\n--- stderr\n{}",
+        r.code,
+        r.wall,
+        texts.join("\n"),
+        r.stdout,
+        r.stderr
+    )
+}
+
+/// "Done." while the test fails → blocked with the failing test; a destructive command →
+/// denied and never run; the fix → pawl verifies and the run is done.
+fn blocked_until_verified(cli: Cli) {
+    let Some(bin) = find(cli) else { return };
+    let c = case(cli, Some("make add() add"), "");
+    let run = c.run.clone().unwrap();
+    let server = MockServer::start(Scenario::new(vec![
+        Turn::text("Done."),
+        Turn::text("Cleaning up first.").with_tool(ToolCall::bash(DESTRUCTIVE)),
+        Turn::text("Fixing add().").with_tool(ToolCall::bash(FIX)),
+        Turn::text("Fixed: add() adds."),
+    ]))
+    .unwrap();
+    let r = run_cli(
+        &c,
+        cli,
+        &bin,
+        &server,
+        "make add() add",
+        Duration::from_secs(240),
+    );
+    let why = describe(&r, &server);
+    assert_eq!(r.code, Some(0), "{why}");
+    let mains = server.main_requests();
+    // The request after "Done." carries pawl's block reason, naming the failing test.
+    let after_done = mains
+        .get(1)
+        .unwrap_or_else(|| panic!("no second request\n{why}"));
+    let reason = after_done.user_texts.join("\n");
+    assert!(
+        reason.contains("test_add") && reason.contains("pawl"),
+        "the block reason names the failing test: {reason}\n{why}"
+    );
+    // The destructive command was denied by pawl's guard and never ran.
+    let outputs: Vec<String> = mains.iter().flat_map(|q| q.tool_outputs.clone()).collect();
+    assert!(
+        outputs
+            .iter()
+            .any(|o| o.contains("pawl guard [git-destructive]")),
+        "the guard's reason reached the model: {outputs:?}\n{why}"
+    );
+    assert!(
+        c.env.root().join("notes.txt").is_file(),
+        "git clean never ran"
+    );
+    assert!(c.env.root().join(".pawl/pawl.db").is_file());
+    // The fix landed and pawl verified it: the run is done, with its report.
+    assert!(
+        std::fs::read_to_string(c.env.root().join("calc.py"))
+            .unwrap()
+            .contains("a + b")
+    );
+    assert_eq!(
+        run_status(&c.env, &run),
+        ("done".into(), Some("verified".into())),
+        "{why}"
+    );
+    assert!(
+        c.env
+            .root()
+            .join(format!(".pawl/reports/{run}.md"))
+            .is_file()
+    );
+    assert_eq!(
+        mains.len(),
+        4,
+        "one request per scripted turn, then the session ended\n{why}"
+    );
+    eprintln!("{cli:?} blocked-until-verified: {:?}", r.wall);
+}
+
+/// An always-failing session ends at pawl's own iteration limit (Codex has no Stop cap at all).
+fn limit_ends_always_failing(cli: Cli) {
+    let Some(bin) = find(cli) else { return };
+    let c = case(
+        cli,
+        Some("make add() add"),
+        "[limits]\nmax_iterations = 2\n\n[breakers]\nno_progress = 0\nsame_failure = 0\ncriterion_stuck = 0",
+    );
+    let run = c.run.clone().unwrap();
+    // Every turn says "Done." and changes nothing.
+    let server = MockServer::start(Scenario::new(vec![])).unwrap();
+    let r = run_cli(
+        &c,
+        cli,
+        &bin,
+        &server,
+        "make add() add",
+        Duration::from_secs(240),
+    );
+    let why = describe(&r, &server);
+    assert_eq!(r.code, Some(0), "{why}");
+    assert_eq!(
+        run_status(&c.env, &run),
+        ("stopped".into(), Some("max_iterations".into())),
+        "{why}"
+    );
+    assert_eq!(
+        server.main_requests().len(),
+        2,
+        "blocked once, then allowed at the limit\n{why}"
+    );
+    let iterations: i64 = c
+        .env
+        .db()
+        .query_row(
+            "SELECT COUNT(*) FROM iterations WHERE run_id = ?1",
+            [&run],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(iterations, 2);
+    eprintln!("{cli:?} limit: {:?}", r.wall);
+}
+
+/// Hooks installed, no run armed: the session is never blocked.
+fn unbound_never_blocked(cli: Cli) {
+    let Some(bin) = find(cli) else { return };
+    let c = case(cli, None, "");
+    let server = MockServer::start(Scenario::new(vec![Turn::text("Done.")])).unwrap();
+    let r = run_cli(&c, cli, &bin, &server, "hello", Duration::from_secs(120));
+    let why = describe(&r, &server);
+    assert_eq!(r.code, Some(0), "{why}");
+    assert_eq!(
+        server.main_requests().len(),
+        1,
+        "no block, no second turn\n{why}"
+    );
+    if cli == Cli::Claude {
+        // The hooks did run (and answered allow).
+        assert!(r.stdout.contains("\"hook_event\":\"Stop\""), "{why}");
+    }
+}
+
+#[test]
+fn real_claude_is_blocked_until_pawl_verifies() {
+    blocked_until_verified(Cli::Claude);
+}
+
+#[test]
+fn real_codex_is_blocked_until_pawl_verifies() {
+    blocked_until_verified(Cli::Codex);
+}
+
+#[test]
+fn real_claude_stops_at_pawls_iteration_limit() {
+    limit_ends_always_failing(Cli::Claude);
+}
+
+#[test]
+fn real_codex_stops_at_pawls_iteration_limit() {
+    limit_ends_always_failing(Cli::Codex);
+}
+
+#[test]
+fn real_claude_session_without_a_run_is_never_blocked() {
+    unbound_never_blocked(Cli::Claude);
+}
+
+#[test]
+fn real_codex_session_without_a_run_is_never_blocked() {
+    unbound_never_blocked(Cli::Codex);
+}
