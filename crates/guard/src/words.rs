@@ -349,7 +349,11 @@ fn brace_alternatives(raw: &str) -> Vec<Option<String>> {
     }
     // brush-parser's brace grammar backtracks exponentially on many open
     // braces (found by fuzzing); such a word is treated as unknown.
-    if raw.matches('{').count() > MAX_BRACES || raw.len() > MAX_BRACE_WORD_LEN {
+    // It also panics on sequence bounds that overflow i64.
+    let long_number = raw
+        .split(|c: char| !c.is_ascii_digit())
+        .any(|run| run.len() > 18);
+    if raw.matches('{').count() > MAX_BRACES || raw.len() > MAX_BRACE_WORD_LEN || long_number {
         return vec![None];
     }
     match brush_parser::word::parse_brace_expansions(raw, &options()) {

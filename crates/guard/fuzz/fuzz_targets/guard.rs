@@ -12,6 +12,11 @@ use std::sync::{Arc, OnceLock};
 fn setup() -> &'static (Guard, Context) {
     static SETUP: OnceLock<(Guard, Context)> = OnceLock::new();
     SETUP.get_or_init(|| {
+        // libfuzzer-sys aborts on any panic, even one the guard catches
+        // (brush-parser has a few `unwrap`s); a silent hook lets caught
+        // panics be caught, while an escaping panic still aborts through
+        // libfuzzer-sys's own catch_unwind.
+        std::panic::set_hook(Box::new(|_| {}));
         let mut ctx = Context::new("/home/dev/repo");
         ctx.repo_root = Some("/home/dev/repo".into());
         ctx.branch = Some("feat/guard".into());

@@ -24,3 +24,10 @@ fn fuzz_crash_fd_number_overflow_in_parser() {
     assert_eq!(d.rule, Some(pawl_guard::RuleId::ParseError));
     assert!(decide("echo hi 2>/dev/null 1234>&2").is_allow());
 }
+
+#[test]
+fn fuzz_crash_brace_sequence_overflow_in_parser() {
+    let d = decide("echo {1..99999999999999999999}");
+    assert!(!d.reason.is_empty());
+    assert!(decide("rm -rf {1..99999999999999999999}").is_deny());
+}
