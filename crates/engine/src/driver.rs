@@ -194,15 +194,15 @@ fn drive_leased(
         .as_ref()
         .and_then(|g| g.tree_hash().ok())
         .map(|t| t.to_string());
-    let mut history: Vec<IterationFacts> = store
-        .iterations(run_id)?
-        .into_iter()
-        .filter_map(|i| i.facts)
-        .collect();
+    let past = store.iterations(run_id)?;
+    // The agent session the next step continues (kept here, not re-read every iteration).
+    let mut resume_session: Option<String> = past.iter().rev().find_map(|i| i.session_id.clone());
+    let mut history: Vec<IterationFacts> = past.into_iter().filter_map(|i| i.facts).collect();
     let mut last_report: Option<VerifyReport> = None;
     let mut last_heartbeat = Instant::now();
     let mut stalls_run: u32 = 0;
     let mut claimed_done = false;
+    let mut files_changed_cache: Option<(String, Vec<String>)> = None;
 
     if resumed {
         // Resuming: the tree may already be verified (a crash after the last step, or the user
@@ -261,12 +261,25 @@ fn drive_leased(
         let failures = store.failures(run_id, story.as_ref().map(|s| s.id.as_str()), 4)?;
         let decisions = store.notes(run_id)?;
         let pre_run = run.pre_run_commit.clone().and_then(pawl_git::CommitId::new);
-        let files_changed: Vec<String> = match (&git, &pre_run) {
-            (Some(g), Some(c)) => g
-                .changed_files_since(c)
-                .map(|v| v.into_iter().map(|p| p.display().to_string()).collect())
-                .unwrap_or_default(),
-            _ => Vec::new(),
+        // Nothing runs between the last verification and this prompt, so the files changed
+        // since the pre-run commit are known while the verified tree is the one we diffed
+        // (a stuck agent does not cost a tree hash and a diff per iteration).
+        let tree_now = last_report.as_ref().map(|r| r.tree_hash.clone());
+        let files_changed: Vec<String> = match (&files_changed_cache, &tree_now) {
+            (Some((tree, files)), Some(now)) if tree == now => files.clone(),
+            _ => {
+                let files: Vec<String> = match (&git, &pre_run) {
+                    (Some(g), Some(c)) => g
+                        .changed_files_since(c)
+                        .map(|v| v.into_iter().map(|p| p.display().to_string()).collect())
+                        .unwrap_or_default(),
+                    _ => Vec::new(),
+                };
+                if let Some(now) = tree_now {
+                    files_changed_cache = Some((now, files.clone()));
+                }
+                files
+            }
         };
         let n_next = spent.iterations + 1;
         let input = PromptInput {
@@ -306,11 +319,6 @@ fn drive_leased(
         let mut earlier: Option<StepOutcome> = None;
         let mut stalls_step = 0u32;
         let mut rate_waits = 0u32;
-        let resume_session = store
-            .iterations(run_id)?
-            .iter()
-            .rev()
-            .find_map(|i| i.session_id.clone());
         let outcome: StepOutcome = loop {
             let req = StepRequest {
                 prompt: text.clone(),
@@ -499,6 +507,9 @@ fn drive_leased(
             summary: summary.clone(),
         };
         store.finish_iteration(run_id, n, &end)?;
+        if end.session_id.is_some() {
+            resume_session = end.session_id.clone();
+        }
         if let Some(r) = &report {
             store.append_event(
                 Some(run_id),
