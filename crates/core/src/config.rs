@@ -219,6 +219,59 @@ impl Default for GuardConfig {
     }
 }
 
+/// `[pipeline]` — the phases of `--mode qa` and the bars the pipeline's gates hold
+/// (docs/pipeline.md).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct PipelineConfig {
+    /// The phases `--mode qa` runs (canonical order; execute always runs).
+    pub phases: Vec<crate::pipeline::Phase>,
+    /// The plan score a plan must reach (tuned per task type from past runs, within ±0.10).
+    pub plan_threshold: f64,
+    /// Share of verified criteria required half-way through execution.
+    pub checkpoint_mid: f64,
+    /// Share of verified criteria required at the end of execution.
+    pub checkpoint_end: f64,
+    /// The share of verified criteria at which a run has converged.
+    pub converge_at: f64,
+    /// Architect + critic rounds before the plan stops the run.
+    pub max_plan_rounds: u32,
+    /// The same blocking review finding in this many review cycles stops the run.
+    pub same_finding: u32,
+    /// Enforce red → green where the project has a test gate.
+    pub tdd: bool,
+    /// How long an interactive interview waits for an answer before taking the recommendation.
+    pub answer_timeout: Dur,
+    /// Let pawl tune plan thresholds from its own past runs.
+    pub tune_thresholds: bool,
+    /// Ralph: at most this many loops.
+    pub ralph_max_loops: u32,
+    /// Ralph: at most this many agent calls per hour.
+    pub ralph_calls_per_hour: u32,
+    /// Ralph: an item failing this many loops in a row is skipped (and logged).
+    pub ralph_skip_after: u32,
+}
+
+impl Default for PipelineConfig {
+    fn default() -> Self {
+        PipelineConfig {
+            phases: crate::pipeline::DEFAULT_PHASES.to_vec(),
+            plan_threshold: 0.70,
+            checkpoint_mid: 0.60,
+            checkpoint_end: 0.75,
+            converge_at: 0.95,
+            max_plan_rounds: 3,
+            same_finding: 3,
+            tdd: true,
+            answer_timeout: Dur::secs(5 * 60),
+            tune_thresholds: true,
+            ralph_max_loops: crate::pipeline::RALPH_MAX_LOOPS,
+            ralph_calls_per_hour: crate::pipeline::RALPH_PER_HOUR,
+            ralph_skip_after: crate::pipeline::RALPH_SKIP_AFTER,
+        }
+    }
+}
+
 /// The whole configuration.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
@@ -230,10 +283,13 @@ pub struct Config {
     /// `name = "command"`: the checks pawl runs itself.
     pub gates: BTreeMap<String, String>,
     pub guard: GuardConfig,
+    pub pipeline: PipelineConfig,
 }
 
 /// The top-level tables; environment variables name one of these first (`PAWL_LIMITS_MAX_TIME`).
-pub const SECTIONS: &[&str] = &["agent", "limits", "breakers", "stall", "gates", "guard"];
+pub const SECTIONS: &[&str] = &[
+    "agent", "limits", "breakers", "stall", "gates", "guard", "pipeline",
+];
 
 /// Where an effective value came from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -708,6 +764,22 @@ protected_branches = ["main", "master"]
 # always = false
 # allow_unsafe = false
 
+[pipeline]
+# phases of --mode qa (execute always runs)
+phases = ["interview", "plan", "execute", "review", "qa", "audit"]
+plan_threshold = {pt:.2}
+checkpoint_mid = {cm:.2}
+checkpoint_end = {ce:.2}
+converge_at = {ca:.2}
+max_plan_rounds = {mpr}
+same_finding = {sfi}
+tdd = true
+answer_timeout = "{at}"
+tune_thresholds = true
+ralph_max_loops = {rml}
+ralph_calls_per_hour = {rcph}
+ralph_skip_after = {rsa}
+
 [gates]
 "#,
         kind = d.agent.kind,
@@ -724,6 +796,16 @@ protected_branches = ["main", "master"]
         cs = d.breakers.criterion_stuck,
         it = d.stall.idle_timeout,
         st = d.stall.step_timeout,
+        pt = d.pipeline.plan_threshold,
+        cm = d.pipeline.checkpoint_mid,
+        ce = d.pipeline.checkpoint_end,
+        ca = d.pipeline.converge_at,
+        mpr = d.pipeline.max_plan_rounds,
+        sfi = d.pipeline.same_finding,
+        at = d.pipeline.answer_timeout,
+        rml = d.pipeline.ralph_max_loops,
+        rcph = d.pipeline.ralph_calls_per_hour,
+        rsa = d.pipeline.ralph_skip_after,
     )
 }
 

@@ -73,10 +73,19 @@ pub enum StopReason {
     Interrupted,
     /// An internal error ended the run.
     Error,
+    /// The plan was not approved by the architect and the critic within `max_plan_rounds`,
+    /// or its score stayed under the threshold.
+    PlanRejected,
+    /// A pipeline session answered with malformed structured output twice.
+    MalformedOutput,
+    /// The same blocking review finding came back in `same_finding` review cycles.
+    RepeatedFinding,
+    /// Convergence failed and no new direction was left to try.
+    NotConverging,
 }
 
 impl StopReason {
-    pub const ALL: [StopReason; 19] = [
+    pub const ALL: [StopReason; 23] = [
         StopReason::Verified,
         StopReason::MaxIterations,
         StopReason::MaxTime,
@@ -96,6 +105,10 @@ impl StopReason {
         StopReason::Stopped,
         StopReason::Interrupted,
         StopReason::Error,
+        StopReason::PlanRejected,
+        StopReason::MalformedOutput,
+        StopReason::RepeatedFinding,
+        StopReason::NotConverging,
     ];
 
     /// The exit code this reason maps to.
@@ -105,9 +118,8 @@ impl StopReason {
             Verified => ExitCode::Done,
             MaxIterations | MaxTime | MaxUsd | MaxTokens => ExitCode::Limit,
             NoProgress | SameFailure | FileThrash | AgentErrors | PermissionDenials
-            | CriterionStuck | ReasoningLoop | StallRecoveries | NoStoryCanProgress => {
-                ExitCode::Breaker
-            }
+            | CriterionStuck | ReasoningLoop | StallRecoveries | NoStoryCanProgress
+            | PlanRejected | MalformedOutput | RepeatedFinding | NotConverging => ExitCode::Breaker,
             AwaitingUser => ExitCode::Blocked,
             Cancelled | Stopped => ExitCode::Cancelled,
             Interrupted => ExitCode::Interrupted,
@@ -138,6 +150,10 @@ impl StopReason {
             Stopped => "stopped",
             Interrupted => "interrupted",
             Error => "error",
+            PlanRejected => "plan_rejected",
+            MalformedOutput => "malformed_output",
+            RepeatedFinding => "repeated_finding",
+            NotConverging => "not_converging",
         }
     }
 

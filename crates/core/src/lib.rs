@@ -9,6 +9,7 @@ pub mod exit;
 pub mod failure;
 pub mod judge;
 pub mod model;
+pub mod pipeline;
 pub mod record;
 pub mod resume;
 pub mod spec;

@@ -15,12 +15,17 @@ mod events;
 mod evidence;
 mod iterations;
 mod leases;
+mod pipeline;
 mod runs;
 mod session;
 mod work;
 
 pub use evidence::{Evidence, NewEvidence, TestCounts};
 pub use leases::LeaseOutcome;
+pub use pipeline::{
+    ConvergenceRecord, FailedDirection, NewVerdict, PhaseRecord, PlanRecord, ScoreRecord,
+    StoryPlan, VerdictRecord,
+};
 pub use runs::NewRun;
 pub use session::{Arming, NewArming, SessionBinding};
 
@@ -30,6 +35,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0002_evidence.sql"),
     include_str!("../migrations/0003_loop.sql"),
     include_str!("../migrations/0004_session.sql"),
+    include_str!("../migrations/0005_pipeline.sql"),
 ];
 
 /// How long a writer waits for another process's lock before giving up.
