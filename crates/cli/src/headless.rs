@@ -208,7 +208,17 @@ pub fn drive(
             .replace("Monitor", "MONITOR")
             .replace("Research", "RESEARCH"),
         )?;
-        if end.reason != pawl_core::StopReason::Verified {
+        if end.reason == pawl_core::StopReason::AwaitingUser
+            && let Some(b) = store.awaited_blocker(&run.id)?
+        {
+            ctx.say(format!(
+                "[pawl] waiting for you on blocker {}: {}\n[pawl] what to do: {}\n[pawl] then: pawl user-fixed && pawl resume --run {}",
+                b.id,
+                b.text,
+                b.instructions.as_deref().unwrap_or("-"),
+                run.id
+            ))?;
+        } else if end.reason != pawl_core::StopReason::Verified {
             ctx.say(format!("[pawl] resume with: pawl resume --run {}", run.id))?;
         }
     }

@@ -148,10 +148,11 @@ pub fn drive(
             return Err(e);
         }
     };
-    let status = if end.reason == StopReason::Verified {
-        RunStatus::Done
-    } else {
-        RunStatus::Stopped
+    let status = match end.reason {
+        StopReason::Verified => RunStatus::Done,
+        // Resumable once the user has acted (`pawl user-fixed`).
+        StopReason::AwaitingUser => RunStatus::AwaitingUser,
+        _ => RunStatus::Stopped,
     };
     let run = store.run(run_id)?;
     if !run.status.is_terminal() {
@@ -177,7 +178,9 @@ fn drive_leased(
 ) -> Result<LoopEnd, EngineError> {
     let interrupted = store.interrupt_open_iterations(run_id)?;
     let run = store.run(run_id)?;
-    if run.status != RunStatus::Active {
+    // A run waiting on the user stays waiting (the loop stops at once below) until the user
+    // clears it with `pawl user-fixed`.
+    if run.status != RunStatus::Active && store.awaited_blocker(run_id)?.is_none() {
         store.set_run_status(run_id, RunStatus::Active, None)?;
     }
     let settings = run.settings.clone();
@@ -230,6 +233,13 @@ fn drive_leased(
             control.clear_stop_file();
             return Ok(LoopEnd {
                 reason: StopReason::Stopped,
+                last: last_report,
+            });
+        }
+        // The agent (or the user) handed a blocker to the user: nothing to do until it is fixed.
+        if store.awaited_blocker(run_id)?.is_some() {
+            return Ok(LoopEnd {
+                reason: StopReason::AwaitingUser,
                 last: last_report,
             });
         }

@@ -428,3 +428,35 @@ fn sub_second_stall_settings_survive_being_stored_with_the_run() {
     let settings = env.ok(&["status", "--json"]).json()["run"]["settings"].clone();
     assert_eq!(settings["stall"]["idle_timeout"], "1500ms");
 }
+
+/// Regression: an agent handing a blocker to the user (`pawl await-user`) was ignored by the
+/// headless loop, which went on spending iterations and ended with another reason. The run must
+/// stop after that step with `awaiting_user` (exit 5), stay resumable, and go on once the user
+/// says it is fixed.
+#[test]
+fn a_blocker_handed_to_the_user_stops_the_loop_with_exit_5() {
+    let env = TestEnv::new();
+    env.headless(&config("", NO_BREAKERS, ""));
+    let s = env.scenario(
+        "s",
+        &format!(
+            r#"{{"step": 1}}
+{{"do": "run", "command": "{pawl} blocker add 'the API key is missing' && {pawl} await-user B1 'export API_KEY=...'"}}
+{{"step": 2}}
+{{"do": "write", "path": "done.txt", "content": "ok"}}
+"#,
+            pawl = pawl_bin()
+        ),
+    );
+    let r = env.pawl(&["run", "g", "--scenario", &s]);
+    env.assert_end(&r, 5, "awaiting_user", 1);
+    assert_eq!(env.run_state().0, "awaiting_user");
+    assert!(r.stdout.contains("export API_KEY=..."), "{}", r.stdout);
+    assert!(r.stdout.contains("pawl user-fixed"), "{}", r.stdout);
+    // Resuming while the user has not acted stops again at once, without an iteration.
+    let r = env.pawl(&["resume"]);
+    env.assert_end(&r, 5, "awaiting_user", 1);
+    env.ok(&["user-fixed"]);
+    let r = env.pawl(&["resume"]);
+    env.assert_end(&r, 0, "verified", 2);
+}
