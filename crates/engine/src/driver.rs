@@ -80,6 +80,31 @@ pub enum LoopEvent {
         reason: StopReason,
         exit_code: i32,
     },
+    /// A pipeline phase started (`outcome` none) or ended.
+    Phase {
+        phase: String,
+        round: u32,
+        outcome: Option<String>,
+        note: String,
+    },
+    /// A reviewer session's verdict (architect, critic, security, reviewer, qa).
+    Verdict {
+        role: String,
+        round: u32,
+        story: Option<String>,
+        approve: bool,
+        session_id: Option<String>,
+        blocking: usize,
+        summary: String,
+    },
+    /// The pipeline's progress report (every 3 stories or 30 minutes).
+    Progress {
+        stories_done: u32,
+        stories_total: u32,
+        verified: usize,
+        criteria: usize,
+        active_ms: u64,
+    },
 }
 
 /// Who is driving (for the lease).
@@ -108,6 +133,28 @@ pub struct LoopEnd {
     pub last: Option<VerifyReport>,
 }
 
+/// What part of a run one pass of the loop works on. The default is the whole run (the
+/// headless driver); the pipeline's execute phase runs the same loop as a sub-loop on one story.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Scope {
+    /// Work on this story only; when it runs out of attempts the sub-loop ends with
+    /// `NoStoryCanProgress` (the pipeline moves on to the next story).
+    pub story: Option<String>,
+    /// Put at the top of every prompt (the role and the story's plan).
+    pub preamble: Option<String>,
+    /// End as soon as every check passes (the pipeline's review and QA decide the rest), not only
+    /// when the whole run is done.
+    pub until_checks_pass: bool,
+    /// Start a fresh agent session instead of continuing the last one.
+    pub fresh_session: bool,
+}
+
+impl Scope {
+    fn is_sub_loop(&self) -> bool {
+        self.story.is_some() || self.until_checks_pass
+    }
+}
+
 /// Drives `run_id` until it is verified or stops with a reason.
 pub fn drive(
     store: &mut Store,
@@ -118,6 +165,40 @@ pub fn drive(
     control: &Control,
     observer: &mut dyn FnMut(&LoopEvent),
 ) -> Result<LoopEnd, EngineError> {
+    drive_with(
+        store,
+        run_id,
+        cfg,
+        observer,
+        &mut |store, token, observer| {
+            drive_leased(
+                store,
+                run_id,
+                adapter,
+                verifier,
+                cfg,
+                control,
+                observer,
+                token,
+                &Scope::default(),
+            )
+        },
+    )
+}
+
+/// The body of a leased run: the store, the lease token and the observer.
+pub(crate) type LeasedBody<'a> =
+    dyn FnMut(&mut Store, &str, &mut dyn FnMut(&LoopEvent)) -> Result<LoopEnd, EngineError> + 'a;
+
+/// Takes the lease, runs `body`, releases the lease and records how the run ended (the same
+/// for the headless loop and the pipeline).
+pub(crate) fn drive_with(
+    store: &mut Store,
+    run_id: &str,
+    cfg: &LoopConfig,
+    observer: &mut dyn FnMut(&LoopEvent),
+    body: &mut LeasedBody<'_>,
+) -> Result<LoopEnd, EngineError> {
     let lease = store
         .acquire_lease(
             run_id,
@@ -127,16 +208,7 @@ pub fn drive(
             &cfg.owner.is_alive,
         )?
         .lease;
-    let result = drive_leased(
-        store,
-        run_id,
-        adapter,
-        verifier,
-        cfg,
-        control,
-        observer,
-        &lease.token,
-    );
+    let result = body(store, &lease.token, observer);
     let _ = store.release_lease(run_id, &lease.token);
     let end = match result {
         Ok(end) => end,
@@ -166,7 +238,7 @@ pub fn drive(
 }
 
 #[allow(clippy::too_many_arguments)]
-fn drive_leased(
+pub(crate) fn drive_leased(
     store: &mut Store,
     run_id: &str,
     adapter: &mut dyn Adapter,
@@ -175,6 +247,7 @@ fn drive_leased(
     control: &Control,
     observer: &mut dyn FnMut(&LoopEvent),
     token: &str,
+    scope: &Scope,
 ) -> Result<LoopEnd, EngineError> {
     let interrupted = store.interrupt_open_iterations(run_id)?;
     let run = store.run(run_id)?;
@@ -185,11 +258,13 @@ fn drive_leased(
     }
     let settings = run.settings.clone();
     let resumed = !store.iterations(run_id)?.is_empty();
-    observer(&LoopEvent::Started {
-        run_id: run_id.into(),
-        resumed,
-        interrupted_iterations: interrupted,
-    });
+    if !scope.is_sub_loop() {
+        observer(&LoopEvent::Started {
+            run_id: run_id.into(),
+            resumed,
+            interrupted_iterations: interrupted,
+        });
+    }
 
     let git = pawl_git::Repo::open(&cfg.root).ok();
     // Progress of the first step after (re)starting is measured against the tree as it is now.
@@ -201,13 +276,21 @@ fn drive_leased(
     // The agent session the next step continues (kept here, not re-read every iteration).
     let mut resume_session: Option<String> = past.iter().rev().find_map(|i| i.session_id.clone());
     let mut history: Vec<IterationFacts> = past.into_iter().filter_map(|i| i.facts).collect();
+    if scope.fresh_session {
+        resume_session = None;
+    }
+    if scope.is_sub_loop() {
+        // A sub-loop's breakers judge its own steps (the pipeline's reviewer sessions and other
+        // stories are not this story's lack of progress).
+        history.clear();
+    }
     let mut last_report: Option<VerifyReport> = None;
     let mut last_heartbeat = Instant::now();
     let mut stalls_run: u32 = 0;
     let mut claimed_done = false;
     let mut files_changed_cache: Option<(String, Vec<String>)> = None;
 
-    if resumed {
+    if resumed && !scope.is_sub_loop() {
         // Resuming: the tree may already be verified (a crash after the last step, or the user
         // fixed it by hand). Check before spending an iteration; the evidence also feeds the
         // continuation prompt. Gates are cached by tree hash, so this is cheap when nothing changed.
@@ -233,6 +316,13 @@ fn drive_leased(
             control.clear_stop_file();
             return Ok(LoopEnd {
                 reason: StopReason::Stopped,
+                last: last_report,
+            });
+        }
+        // `pawl cancel` from outside: the run is over, whatever the loop thought.
+        if store.run(run_id)?.status == RunStatus::Cancelled {
+            return Ok(LoopEnd {
+                reason: StopReason::Cancelled,
                 last: last_report,
             });
         }
@@ -266,7 +356,10 @@ fn drive_leased(
             }
         }
 
-        let story = current_or_next_story(store, run_id)?;
+        let story = match &scope.story {
+            Some(id) => Some(start_story(store, run_id, id)?),
+            None => current_or_next_story(store, run_id)?,
+        };
         let criteria = store.criteria(run_id)?;
         let failures = store.failures(run_id, story.as_ref().map(|s| s.id.as_str()), 4)?;
         let decisions = store.notes(run_id)?;
@@ -305,11 +398,14 @@ fn drive_leased(
             decisions: &decisions,
             agent_claimed_done: claimed_done,
         };
-        let text = if last_report.is_none() && !resumed {
+        let mut text = if last_report.is_none() && (!resumed || scope.is_sub_loop()) {
             prompt::initial(&input)
         } else {
             prompt::continuation(&input)
         };
+        if let Some(pre) = &scope.preamble {
+            text = format!("{pre}\n\n{text}");
+        }
         let n = store.begin_iteration(run_id, story.as_ref().map(|s| s.id.as_str()), &text)?;
         observer(&LoopEvent::IterationStarted {
             n,
@@ -551,7 +647,10 @@ fn drive_leased(
                 last: last_report,
             });
         }
-        if last_report.as_ref().is_some_and(|r| r.done) {
+        if last_report
+            .as_ref()
+            .is_some_and(|r| r.done || (scope.until_checks_pass && r.failing.is_empty()))
+        {
             return Ok(LoopEnd {
                 reason: StopReason::Verified,
                 last: last_report,
@@ -571,6 +670,14 @@ fn drive_leased(
                 last: last_report,
             });
         }
+        if let Some(id) = &scope.story
+            && store.story(run_id, id)?.status == StoryStatus::Skipped
+        {
+            return Ok(LoopEnd {
+                reason: StopReason::NoStoryCanProgress,
+                last: last_report,
+            });
+        }
         let stories = store.stories(run_id)?;
         if !stories.is_empty()
             && stories
@@ -583,6 +690,20 @@ fn drive_leased(
             });
         }
     }
+}
+
+/// The sub-loop's story, started now if it was pending.
+fn start_story(store: &mut Store, run_id: &str, id: &str) -> Result<Story, EngineError> {
+    let s = store.story(run_id, id)?;
+    if s.status == StoryStatus::Pending {
+        return Ok(store.set_story_status(
+            run_id,
+            id,
+            StoryStatus::InProgress,
+            Some("the pipeline's next story"),
+        )?);
+    }
+    Ok(s)
 }
 
 /// The story in progress, or the next pending one (started now).

@@ -460,3 +460,25 @@ fn a_blocker_handed_to_the_user_stops_the_loop_with_exit_5() {
     let r = env.pawl(&["resume"]);
     env.assert_end(&r, 0, "verified", 2);
 }
+
+/// Regression: `pawl cancel` while the headless loop ran was ignored: the loop kept spending
+/// iterations on a cancelled run. It now stops after the current step (exit 6, `cancelled`).
+#[test]
+fn pawl_cancel_during_a_run_stops_the_loop_after_the_step() {
+    let env = TestEnv::new();
+    env.headless(&config("", NO_BREAKERS, ""));
+    let s = env.scenario(
+        "s",
+        &format!(
+            r#"{{"step": 1}}
+{{"do": "run", "command": "{} cancel"}}
+{{"step": 2}}
+{{"do": "write", "path": "done.txt", "content": "ok"}}
+"#,
+            pawl_bin()
+        ),
+    );
+    let r = env.pawl(&["run", "g", "--scenario", &s]);
+    env.assert_end(&r, 6, "cancelled", 1);
+    assert_eq!(env.run_state().0, "cancelled");
+}
