@@ -1,1 +1,198 @@
-fn main() {}
+//! Hook round trips, from process start to answer (what an agent CLI waits for on every event):
+//! - a session that belongs to no run (no `.pawl/`), and one in a repository whose armed run
+//!   belongs to another session (the marker is read);
+//! - PreToolUse on a plain command in a bound session (the guard, config read, no git);
+//! - Stop with cached evidence (every gate's evidence reused for the tree; a review criterion
+//!   keeps the run open, so each Stop records an iteration and blocks).
+//!
+//! `cargo bench -p pawl-cli --bench hooks` (harness = false: prints a small table).
+//! `PAWL_BENCH_RUNS` sets the samples per figure (default 200; Stop uses a quarter).
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
+
+use std::io::Write as _;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const PAWL: &str = env!("CARGO_BIN_EXE_pawl");
+
+fn env_num(name: &str, default: usize) -> usize {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+fn cmd(program: &str, root: &Path) -> Command {
+    let mut c = Command::new(program);
+    c.current_dir(root)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_AUTHOR_NAME", "bench")
+        .env("GIT_AUTHOR_EMAIL", "bench@example.com")
+        .env("GIT_COMMITTER_NAME", "bench")
+        .env("GIT_COMMITTER_EMAIL", "bench@example.com");
+    c
+}
+
+fn ok(program: &str, root: &Path, args: &[&str], env: &[(&str, &str)]) -> String {
+    let mut c = cmd(program, root);
+    c.args(args);
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    let out = c.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{program} {args:?}: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// One hook invocation: spawn, feed stdin, wait for the answer.
+fn hook(root: &Path, agent: &str, event: &str, input: &str) -> (Duration, String) {
+    let t = Instant::now();
+    let mut child = cmd(PAWL, root)
+        .args(["hook", agent, event])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    (
+        t.elapsed(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+fn measure(
+    name: &str,
+    runs: usize,
+    root: &Path,
+    event: &str,
+    input: &str,
+    expect: &str,
+    target_ms: f64,
+) {
+    // Warm the page cache and the store once.
+    // `{n}` in the input becomes the sample number (a Stop that says the same thing three
+    // times in a row is a reasoning loop, and the run would end).
+    let (_, first) = hook(root, "claude", event, &input.replace("{n}", "warm"));
+    assert!(first.contains(expect), "{name}: unexpected answer {first}");
+    let mut times: Vec<Duration> = (0..runs)
+        .map(|i| {
+            let (d, out) = hook(root, "claude", event, &input.replace("{n}", &i.to_string()));
+            assert!(out.contains(expect), "{name}: unexpected answer {out}");
+            d
+        })
+        .collect();
+    times.sort();
+    let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+    let median = ms(times[times.len() / 2]);
+    let p90 = ms(times[times.len() * 9 / 10]);
+    println!(
+        "{name:<44} median {median:>6.2} ms  p90 {p90:>6.2} ms  min {:>6.2} ms  (n={runs}, target < {target_ms} ms: {})",
+        ms(times[0]),
+        if median < target_ms { "met" } else { "MISSED" }
+    );
+}
+
+fn main() {
+    let runs = env_num("PAWL_BENCH_RUNS", 200);
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("repo");
+    std::fs::create_dir_all(&root).unwrap();
+    ok("git", &root, &["init", "-q", "-b", "main"], &[]);
+    for i in 0..200 {
+        std::fs::write(root.join(format!("f{i}.txt")), format!("{i}\n")).unwrap();
+    }
+    ok("git", &root, &["add", "-A"], &[]);
+    ok("git", &root, &["commit", "-q", "-m", "init"], &[]);
+
+    let stop = |s: &str| {
+        format!(
+            r#"{{"session_id":"{s}","cwd":"{}","hook_event_name":"Stop","stop_hook_active":true,"last_assistant_message":"Done {{n}}."}}"#,
+            root.display()
+        )
+    };
+    let pre = |s: &str| {
+        format!(
+            r#"{{"session_id":"{s}","cwd":"{}","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{{"command":"ls -la src | head -5"}}}}"#,
+            root.display()
+        )
+    };
+
+    println!("pawl hook round trips (process start to answer), {runs} samples");
+    measure(
+        "unbound session, no .pawl/ (Stop)",
+        runs,
+        &root,
+        "stop",
+        &stop("x"),
+        "{}",
+        3.0,
+    );
+
+    ok(PAWL, &root, &["init"], &[]);
+    std::fs::write(
+        root.join("pawl.toml"),
+        "[limits]\nmax_iterations = 1000000\nmax_time = \"1000h\"\n\n[breakers]\nno_progress = 0\nsame_failure = 0\nfile_thrash = 0\ncriterion_stuck = 0\npermission_denials = 0\n\n[gates]\ntest = \"true\"\n",
+    )
+    .unwrap();
+    ok("git", &root, &["add", "-A"], &[]);
+    ok("git", &root, &["commit", "-q", "-m", "pawl"], &[]);
+    ok(
+        PAWL,
+        &root,
+        &["run", "--driver", "session", "bench goal"],
+        &[("CLAUDE_CODE_SESSION_ID", "bound")],
+    );
+    ok(
+        PAWL,
+        &root,
+        &[
+            "criterion",
+            "add",
+            "a reviewer approves",
+            "--verify",
+            "review",
+        ],
+        &[],
+    );
+    measure(
+        "unbound session, another session's run armed",
+        runs,
+        &root,
+        "pre-tool-use",
+        &pre("other"),
+        "{}",
+        3.0,
+    );
+    measure(
+        "bound session: PreToolUse on a plain command",
+        runs,
+        &root,
+        "pre-tool-use",
+        &pre("bound"),
+        "{}",
+        3.0,
+    );
+    measure(
+        "bound session: Stop with cached evidence",
+        (runs / 4).max(10),
+        &root,
+        "stop",
+        &stop("bound"),
+        "\"decision\":\"block\"",
+        10.0,
+    );
+}

@@ -219,6 +219,15 @@ impl Store {
 
     /// The edits of the current turn, per file; reading them ends the turn's count.
     pub fn take_session_edits(&mut self, run_id: &str) -> Result<BTreeMap<String, u32>> {
+        let any: bool = self.conn.query_row(
+            "SELECT EXISTS (SELECT 1 FROM session_edits WHERE run_id = ?1)",
+            [run_id],
+            |r| r.get(0),
+        )?;
+        if !any {
+            // No write transaction (and no fsync) for a turn without edits.
+            return Ok(BTreeMap::new());
+        }
         self.write(|tx| {
             let edits: BTreeMap<String, u32> = {
                 let mut stmt =

@@ -20,7 +20,7 @@ use std::time::Duration;
 use pawl_core::ExitCode;
 use pawl_core::StopReason;
 use pawl_core::judge::{self, IterationFacts};
-use pawl_core::model::{RunStatus, StoryStatus};
+use pawl_core::model::{CriterionStatus, RunStatus, StoryStatus};
 use pawl_core::record::{IterationEnd, Run, Story};
 use pawl_engine::Verifier;
 use pawl_engine::prompt::{self, PromptInput};
@@ -591,10 +591,10 @@ fn stop(
             ),
         )
         .or_fail(run_id)?;
-    let mut verifier = GateVerifier::new(root.to_path_buf(), gates);
     let now = || jiff::Timestamp::now().as_millisecond();
     let active_ms = (now() - arming.turn_started_at).max(0) as u64;
-    let report = match verifier.verify(&mut store, run_id) {
+    let (verified, fingerprint) = verify_for_stop(root, &mut store, &run, gates);
+    let report = match verified {
         Ok(r) => r,
         Err(e) => {
             // The iteration still counts (limits are real); the stop is allowed, loudly.
@@ -659,12 +659,12 @@ fn stop(
             },
         )
         .or_fail(run_id)?;
+    let mut event = serde_json::to_value(&report).unwrap_or(json!({}));
+    if let Some(o) = event.as_object_mut() {
+        o.insert("session_checks".into(), json!(fingerprint));
+    }
     store
-        .append_event(
-            Some(run_id),
-            "verification",
-            serde_json::to_value(&report).unwrap_or(json!(null)),
-        )
+        .append_event(Some(run_id), "verification", event)
         .or_fail(run_id)?;
     if report.done {
         return end(
@@ -727,7 +727,7 @@ fn stop(
         .failures(run_id, story.as_ref().map(|s| s.id.as_str()), 4)
         .or_fail(run_id)?;
     let decisions = store.notes(run_id).or_fail(run_id)?;
-    let files_changed = files_changed(root, &run);
+    let files_changed = files_changed(&store, run_id).or_fail(run_id)?;
     let mut text = prompt::continuation(&PromptInput {
         goal: &run.goal,
         run_id,
@@ -844,14 +844,88 @@ fn facts_of(
     }
 }
 
-fn files_changed(root: &Path, run: &Run) -> Vec<String> {
-    let Some(c) = run.pre_run_commit.clone().and_then(pawl_git::CommitId::new) else {
-        return Vec::new();
+/// The files the session edited so far (recorded by PostToolUse), without asking git: a Stop
+/// must stay fast.
+fn files_changed(store: &Store, run_id: &str) -> CliResult<Vec<String>> {
+    let files: std::collections::BTreeSet<String> = store
+        .iterations(run_id)?
+        .into_iter()
+        .flat_map(|i| i.files)
+        .collect();
+    Ok(files.into_iter().collect())
+}
+
+/// Verification for a Stop: pawl's gates and command criteria on the current tree, each cached
+/// by tree hash (GateVerifier). When the tree and the checks are exactly those of the run's last
+/// verification and every check passed there, that result stands without re-reading the
+/// evidence: only the criteria are read again. Returns the fingerprint of the checks too.
+fn verify_for_stop(
+    root: &Path,
+    store: &mut Store,
+    run: &Run,
+    gates: Vec<pawl_verify::gate::Check>,
+) -> (Result<pawl_engine::VerifyReport, String>, String) {
+    let mut checks = gates.clone();
+    if let Ok(more) = super::verify::criterion_checks(store, Some(run)) {
+        checks.extend(more);
+    }
+    let mut h = Sha256::new();
+    for c in &checks {
+        h.update(c.name.as_bytes());
+        h.update([0]);
+        h.update(c.command.as_bytes());
+        h.update([b'\n']);
+    }
+    let fingerprint = format!("{:x}", h.finalize());
+    let tree = pawl_git::Repo::open(root).and_then(|r| r.tree_hash());
+    if let Ok(tree) = tree
+        && let Ok(Some(prev)) = last_verification(store, &run.id)
+        && prev.0 == fingerprint
+        && prev.1.tree_hash == tree.as_str()
+        && !prev.1.checks.is_empty()
+        && prev.1.checks.iter().all(|c| c.passed)
+        && let Ok(criteria) = store.criteria(&run.id)
+    {
+        let mut report = prev.1;
+        for c in &mut report.checks {
+            c.cached = true;
+        }
+        report.failing.clear();
+        report.verified = criteria
+            .iter()
+            .filter(|c| c.status == CriterionStatus::Verified)
+            .map(|c| c.id.clone())
+            .collect();
+        report.unmet = criteria
+            .iter()
+            .filter(|c| c.status != CriterionStatus::Verified)
+            .map(|c| c.id.clone())
+            .collect();
+        report.done = report.unmet.is_empty();
+        return (Ok(report), fingerprint);
+    }
+    let mut verifier = GateVerifier::new(root.to_path_buf(), gates);
+    (verifier.verify(store, &run.id), fingerprint)
+}
+
+/// The run's last verification by a Stop hook, with the fingerprint of its checks.
+fn last_verification(
+    store: &Store,
+    run_id: &str,
+) -> CliResult<Option<(String, pawl_engine::VerifyReport)>> {
+    let Some(e) = store
+        .events_after(Some(run_id), 0, usize::MAX)?
+        .into_iter()
+        .rev()
+        .find(|e| e.kind == "verification")
+    else {
+        return Ok(None);
     };
-    pawl_git::Repo::open(root)
-        .and_then(|g| g.changed_files_since(&c))
-        .map(|v| v.into_iter().map(|p| p.display().to_string()).collect())
-        .unwrap_or_default()
+    let Some(fp) = e.data.get("session_checks").and_then(|v| v.as_str()) else {
+        return Ok(None);
+    };
+    let fp = fp.to_string();
+    Ok(serde_json::from_value(e.data).ok().map(|r| (fp, r)))
 }
 
 fn first_chars(s: &str, n: usize) -> String {

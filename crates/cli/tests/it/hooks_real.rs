@@ -4,6 +4,8 @@
 //! The CLIs come from `PAWL_CLAUDE_BIN` / `PAWL_CODEX_BIN` or the cache `.ci/install-agents.sh`
 //! fills. A missing CLI fails the test under `CI=true` and skips it loudly otherwise.
 
+#![allow(clippy::print_stderr)]
+
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
