@@ -201,6 +201,13 @@ pub struct RunArgs {
     /// what it needs into Claude Code's permissions.allow; removed again at the end).
     #[arg(long)]
     pub autonomous: bool,
+    /// The pipeline: auto (the spec analysis chooses and says why), simple, work, qa, ralph.
+    #[arg(long, default_value = "auto", value_name = "MODE")]
+    pub mode: pawl_core::pipeline::ModeArg,
+    /// Ask the interview's questions on the terminal (the recommended answer is taken after
+    /// `[pipeline] answer_timeout` of silence).
+    #[arg(long)]
+    pub interactive: bool,
 }
 
 #[derive(Debug, Args)]
@@ -223,6 +230,13 @@ pub struct ResumeArgs {
 pub struct ReportArgs {
     /// The run (default: the current one).
     pub run: Option<String>,
+    /// Write a pull-request body (stories, key changes, checks with evidence, reviews, metrics)
+    /// to `.pawl/reports/<run>.pr.md` and print it.
+    #[arg(long)]
+    pub pr: bool,
+    /// Also open the pull request with `gh pr create` (only ever when you ask; runs never push).
+    #[arg(long)]
+    pub open_pr: bool,
 }
 
 #[derive(Debug, Args)]

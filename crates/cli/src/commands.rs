@@ -38,6 +38,11 @@ mod story;
 mod tdd;
 pub mod verify;
 
+/// What the spec analysis needs to know about the project (for the pipeline's mode).
+pub fn analyze_facts(ctx: &Ctx) -> CliResult<pawl_core::spec::ProjectFacts> {
+    analyze::project_facts(ctx)
+}
+
 pub fn dispatch(ctx: &mut Ctx, command: Command) -> CliResult<ExitCode> {
     match command {
         Command::Init(args) => init::run(ctx, &args),

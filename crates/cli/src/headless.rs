@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use pawl_core::ExitCode;
 use pawl_core::model::CriterionStatus;
 use pawl_core::record::Run;
+use pawl_core::spec::Mode;
 use pawl_engine::{CheckSummary, Control, LoopConfig, LoopEvent, Owner, Verifier, VerifyReport};
 use pawl_store::Store;
 use pawl_verify::gate::Check;
@@ -89,6 +90,18 @@ impl Verifier for GateVerifier {
     }
 }
 
+/// `<this pawl> hook <agent>`, quoted for the shell the agent runs hooks with.
+fn hook_command(agent: &str) -> Option<String> {
+    let exe = std::env::current_exe().ok()?;
+    let exe = exe.to_str()?;
+    let quoted = if exe.chars().all(|c| c.is_ascii_alphanumeric() || "/._-+".contains(c)) {
+        exe.to_string()
+    } else {
+        format!("'{}'", exe.replace('\'', "'\\''"))
+    };
+    Some(format!("{quoted} hook {agent}"))
+}
+
 /// Ctrl-C: the first asks the loop to stop after the current step, the second stops the
 /// agent's process group at once.
 pub fn install_interrupts(control: &Control) {
@@ -122,7 +135,7 @@ pub fn loop_config(ctx: &Ctx, run: &Run) -> LoopConfig {
             .as_ref()
             .map(|a| a.model.clone())
             .filter(|m| !m.is_empty()),
-        agent_env: vec![("PAWL_RUN_ID".into(), run.id.clone())],
+        agent_env: vec![("PAWL_RUN_ID".into(), run.id.clone()), ("PAWL_DRIVER".into(), "headless".into())],
         owner: Owner {
             pid: std::process::id(),
             host: owner::hostname(),
@@ -150,6 +163,20 @@ pub fn drive(
     gates: Vec<Check>,
     force_nested: bool,
 ) -> CliResult<ExitCode> {
+    drive_with_answers(ctx, store, run, gates, force_nested, false)
+}
+
+/// [`drive`], with the interview's questions asked on the terminal when `interactive`. A run
+/// with a pipeline mode (work, qa, ralph; simple too) goes through the pipeline; a run without
+/// one (older runs) through the plain headless loop.
+pub fn drive_with_answers(
+    ctx: &mut Ctx,
+    store: &mut Store,
+    run: &Run,
+    gates: Vec<Check>,
+    force_nested: bool,
+    interactive: bool,
+) -> CliResult<ExitCode> {
     let agent = run.settings.agent.clone().unwrap_or_default();
     let options = pawl_agent::AdapterOptions {
         replay_scenario: run.settings.replay_scenario.as_ref().map(PathBuf::from),
@@ -157,7 +184,10 @@ pub fn drive(
         parent_env: std::env::vars().collect(),
         force_nested,
         extra_passthrough: Vec::new(),
-        // Hook installation for real agents is the in-session driver's business.
+        // Claude Code gets pawl's hooks for this run only (`--settings`): its PreToolUse hook is
+        // the guard; the loop, not a Stop hook, decides when the work is done.
+        claude_settings: hook_command("claude")
+            .map(|cmd| pawl_agent::claude::settings_json(Some(&cmd)).to_string()),
         ..Default::default()
     };
     let mut adapter =
@@ -168,15 +198,54 @@ pub fn drive(
     let cfg = loop_config(ctx, run);
     let json = ctx.json;
     let mut printer = Printer { json };
-    let end = pawl_engine::drive(
-        store,
-        &run.id,
-        adapter.as_mut(),
-        &mut verifier,
-        &cfg,
-        &control,
-        &mut |ev| printer.event(ev),
-    )
+    let mode = match run.mode.as_deref() {
+        Some("simple") => Some(Mode::Simple),
+        Some("work") => Some(Mode::Work),
+        Some("qa") => Some(Mode::Qa),
+        Some("ralph") => Some(Mode::Ralph),
+        _ => None,
+    };
+    let end = match mode {
+        None => pawl_engine::drive(
+            store,
+            &run.id,
+            adapter.as_mut(),
+            &mut verifier,
+            &cfg,
+            &control,
+            &mut |ev| printer.event(ev),
+        ),
+        Some(mode) => {
+            let pcfg = ctx.config(&[])?.config.pipeline;
+            let facts = crate::commands::analyze_facts(ctx)?;
+            let analysis = pawl_core::spec::analyze(&run.goal, &facts);
+            let mut autonomous = pawl_engine::Autonomous;
+            let mut terminal = TerminalAnswers {
+                timeout: pcfg.answer_timeout.0,
+            };
+            let answerer: &mut dyn pawl_engine::Answerer = if interactive {
+                &mut terminal
+            } else {
+                &mut autonomous
+            };
+            pawl_engine::pipeline::run(
+                store,
+                &run.id,
+                adapter.as_mut(),
+                &mut verifier,
+                &cfg,
+                &control,
+                &mut |ev| printer.event(ev),
+                pawl_engine::PipelineInput {
+                    mode,
+                    analysis: &analysis,
+                    config: &pcfg,
+                    answerer,
+                    prompts_dir: Some(ctx.state_dir().join("prompts")),
+                },
+            )
+        }
+    }
     .map_err(|e| CliError::Failed(e.to_string()))?;
     let report = pawl_engine::report::build(store, &run.id, &ctx.root)
         .map_err(|e| CliError::Failed(e.to_string()))?;
@@ -225,6 +294,48 @@ pub fn drive(
     Ok(end.reason.exit_code())
 }
 
+/// The interview on the terminal: each question with its recommendation; an empty line takes
+/// the recommendation, and so does silence for `timeout` (recorded as assumed).
+struct TerminalAnswers {
+    timeout: std::time::Duration,
+}
+
+impl pawl_engine::Answerer for TerminalAnswers {
+    #[allow(clippy::print_stdout)]
+    fn answer(&mut self, q: &pawl_core::pipeline::output::Question) -> pawl_engine::Answer {
+        use std::io::Write as _;
+        println!(
+            "[pawl] question: {}\n[pawl] recommended: {}\n[pawl] your answer (Enter takes the recommendation; {}s of silence too): ",
+            q.question,
+            q.recommended,
+            self.timeout.as_secs()
+        );
+        let _ = std::io::stdout().flush();
+        let (tx, rx) = std::sync::mpsc::channel();
+        // A reader thread: stdin has no timeout of its own. A line that comes after the timeout is
+        // dropped with the thread's channel.
+        std::thread::spawn(move || {
+            let mut line = String::new();
+            let _ = std::io::stdin().read_line(&mut line);
+            let _ = tx.send(line);
+        });
+        match rx.recv_timeout(self.timeout) {
+            Ok(line) if !line.trim().is_empty() => pawl_engine::Answer {
+                text: line.trim().to_string(),
+                assumed: false,
+            },
+            Ok(_) => pawl_engine::Answer {
+                text: q.recommended.clone(),
+                assumed: false,
+            },
+            Err(_) => pawl_engine::Answer {
+                text: q.recommended.clone(),
+                assumed: true,
+            },
+        }
+    }
+}
+
 /// Prints loop events: JSON lines, or one human line per iteration.
 struct Printer {
     json: bool,
@@ -269,6 +380,52 @@ impl Printer {
             )),
             LoopEvent::StallRecovered { n, recoveries } => Some(format!(
                 "[pawl] iteration {n}: the agent went silent; stopped it and retrying (stall recovery {recoveries})"
+            )),
+            LoopEvent::Phase {
+                phase,
+                round,
+                outcome,
+                note,
+            } => Some(match outcome {
+                None => format!("[pawl] phase {phase} (round {round})"),
+                Some(o) => format!(
+                    "[pawl] phase {phase}: {o}{}",
+                    if note.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" — {note}")
+                    }
+                ),
+            }),
+            LoopEvent::Verdict {
+                role,
+                story,
+                approve,
+                session_id,
+                summary,
+                ..
+            } => Some(format!(
+                "[pawl] {role}{} {} (session {}): {summary}",
+                story
+                    .as_deref()
+                    .map(|s| format!(" on {s}"))
+                    .unwrap_or_default(),
+                if *approve {
+                    "approves"
+                } else {
+                    "requests changes"
+                },
+                session_id.as_deref().unwrap_or("-")
+            )),
+            LoopEvent::Progress {
+                stories_done,
+                stories_total,
+                verified,
+                criteria,
+                active_ms,
+            } => Some(format!(
+                "[pawl] progress: {stories_done}/{stories_total} stories done · {verified}/{criteria} criteria verified · {}",
+                human_ms(*active_ms)
             )),
             LoopEvent::StorySkipped { story, attempts } => Some(format!(
                 "[pawl] story {story} skipped after {attempts} failed attempts"

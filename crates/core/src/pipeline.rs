@@ -437,7 +437,9 @@ pub enum Convergence {
     Stalled,
 }
 
-/// `before` is the share at the stage's checkpoint, `after` at its end.
+/// `before` is the share at the stage's checkpoint, `after` at its end (each measured over the
+/// criteria the stage can verify). A stage that started with nothing left to verify by its
+/// measure can not raise it, so it is not stalled.
 pub fn convergence(
     before: f64,
     after: f64,
@@ -446,7 +448,7 @@ pub fn convergence(
 ) -> Convergence {
     if after >= done_at && required_all_verified {
         Convergence::Converged
-    } else if after > before + 1e-9 {
+    } else if after > before + 1e-9 || before >= 1.0 - 1e-9 {
         Convergence::Rising
     } else {
         Convergence::Stalled

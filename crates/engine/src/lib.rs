@@ -7,6 +7,7 @@
 
 pub mod control;
 pub mod driver;
+pub mod pipeline;
 pub mod prompt;
 pub mod report;
 pub mod step;
@@ -14,6 +15,7 @@ pub mod verifier;
 
 pub use control::Control;
 pub use driver::{LoopConfig, LoopEnd, LoopEvent, Owner, drive};
+pub use pipeline::{Answer, Answerer, Autonomous, PipelineInput};
 pub use verifier::{CheckSummary, Verifier, VerifyReport};
 
 /// How long a driver's lease lasts without a heartbeat.

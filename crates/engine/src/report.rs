@@ -66,6 +66,9 @@ pub struct Report {
     pub branch: Option<String>,
     pub pre_run_commit: Option<String>,
     pub rollback_command: Option<String>,
+    /// Phases, verdicts, scores and convergence, for a run of the pipeline.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pipeline: Option<crate::pipeline::report::PipelineReport>,
 }
 
 /// Builds the report of `run_id` from the store (and git, for what changed).
@@ -141,6 +144,9 @@ pub fn build(store: &Store, run_id: &str, root: &Path) -> Result<Report, EngineE
             .as_ref()
             .map(|_| format!("pawl rollback --run {}", run.id)),
         pre_run_commit: run.pre_run_commit,
+        pipeline: crate::pipeline::report::build(store, run_id)
+            .ok()
+            .filter(|p| !p.is_empty()),
     })
 }
 
@@ -315,6 +321,9 @@ pub fn markdown(r: &Report) -> String {
         for (k, v) in &r.failures_by_class {
             o.push_str(&format!("- {k}: {v}\n"));
         }
+    }
+    if let Some(p) = &r.pipeline {
+        o.push_str(&crate::pipeline::report::markdown(p));
     }
     o.push_str("\n## Changes since the pre-run commit\n\n");
     match &r.pre_run_commit {

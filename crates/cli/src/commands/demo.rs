@@ -103,6 +103,9 @@ pub fn run(args: &DemoArgs, json: bool) -> CliResult<ExitCode> {
         allow_dirty: false,
         force_nested: false,
         autonomous: false,
+        // The demo's script is for one execute phase with the gates.
+        mode: pawl_core::pipeline::ModeArg::Simple,
+        interactive: false,
     };
     let code = crate::commands::run::run(&mut ctx, &args)?;
     if !json {

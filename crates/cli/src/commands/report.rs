@@ -1,6 +1,9 @@
-//! `pawl report [<run>] [--json]`: print a run's report again (rebuilt from the store).
+//! `pawl report [<run>] [--json] [--pr] [--open-pr]`: print a run's report again (rebuilt from
+//! the store). `--pr` writes a pull-request body; `--open-pr` also runs `gh pr create` with it
+//! (only when the user asks: an autonomous run never pushes).
 
 use pawl_core::ExitCode;
+use pawl_process::{Command, End};
 
 use crate::cli::ReportArgs;
 use crate::ctx::Ctx;
@@ -11,8 +14,56 @@ pub fn run(ctx: &mut Ctx, args: &ReportArgs) -> CliResult<ExitCode> {
     let run = store.resolve_run(args.run.as_deref().or(ctx.run_flag.as_deref()))?;
     let report = pawl_engine::report::build(&store, &run.id, &ctx.root)
         .map_err(|e| CliError::Failed(e.to_string()))?;
-    pawl_engine::report::write(&report, &ctx.state_dir().join("reports"))
-        .map_err(|e| CliError::Failed(e.to_string()))?;
-    ctx.emit(&report, || pawl_engine::report::markdown(&report))?;
+    let dir = ctx.state_dir().join("reports");
+    pawl_engine::report::write(&report, &dir).map_err(|e| CliError::Failed(e.to_string()))?;
+    if !(args.pr || args.open_pr) {
+        ctx.emit(&report, || pawl_engine::report::markdown(&report))?;
+        return Ok(ExitCode::Done);
+    }
+    let body = pawl_engine::pipeline::report::pr_body(&report, report.pipeline.as_ref());
+    let path = dir.join(format!("{}.pr.md", run.id));
+    std::fs::write(&path, &body)
+        .map_err(|e| CliError::Failed(format!("cannot write {}: {e}", path.display())))?;
+    let rel = path
+        .strip_prefix(&ctx.root)
+        .unwrap_or(&path)
+        .display()
+        .to_string();
+    let mut url = None;
+    if args.open_pr {
+        let title = format!(
+            "{} (pawl run {})",
+            report.goal.lines().next().unwrap_or("pawl run"),
+            run.id
+        );
+        let out = Command::new("gh")
+            .args(["pr", "create", "--title", &title, "--body-file"])
+            .arg(&path)
+            .current_dir(&ctx.root)
+            .timeout(std::time::Duration::from_secs(120))
+            .run()
+            .map_err(|e| {
+                CliError::Failed(format!(
+                    "gh pr create: {e} (is the GitHub CLI installed and logged in?)"
+                ))
+            })?;
+        if out.end != End::Exited(0) {
+            return Err(CliError::Failed(format!(
+                "gh pr create failed ({}): {}",
+                out.end,
+                out.combined_tail_text().trim()
+            )));
+        }
+        url = Some(out.stdout.tail_text().trim().to_string());
+    }
+    ctx.emit(
+        &serde_json::json!({"run_id": run.id, "pr_body": rel, "body": body, "url": url}),
+        || match &url {
+            Some(u) => format!("{body}\n[pawl] pull request body: {rel}\n[pawl] opened: {u}"),
+            None => format!(
+                "{body}\n[pawl] pull request body: {rel} (open it with `pawl report --open-pr`)"
+            ),
+        },
+    )?;
     Ok(ExitCode::Done)
 }

@@ -27,6 +27,14 @@ pub fn run(ctx: &mut Ctx, args: &RunArgs) -> CliResult<ExitCode> {
     if let Some(kind) = args.agent {
         overrides.push(("agent.kind", kind.to_string(), "--agent"));
     }
+    // Conflicting flags are a usage error, before anything else.
+    pawl_core::pipeline::check_flags(&pawl_core::pipeline::RunFlags {
+        mode: args.mode,
+        driver: args.driver,
+        interactive: args.interactive,
+        json: ctx.json,
+    })
+    .map_err(|e| CliError::Usage(e.to_string()))?;
     // Configuration first: a bad pawl.toml or flag must stop us before anything is written.
     let eff = ctx.config(&overrides)?;
     match args.driver {
@@ -120,11 +128,29 @@ fn headless_run(
             if dirty.len() > 10 { ", ..." } else { "" }
         )));
     }
+    // The mode: the flag, or for `auto` the spec analysis' choice, said out loud.
+    let facts = super::analyze::project_facts(ctx)?;
+    let analysis = pawl_core::spec::analyze(goal, &facts);
+    let choice = pawl_core::pipeline::resolve_mode(args.mode, &analysis.mode);
+    let auto = args.mode == pawl_core::pipeline::ModeArg::Auto;
+    if ctx.json {
+        ctx.json_line(
+            &serde_json::json!({"kind": "mode", "mode": choice.mode.as_str(),
+            "reason": choice.reason, "auto": auto}),
+        )?;
+    } else {
+        ctx.say(format!(
+            "[pawl] mode {}{}: {}",
+            choice.mode.as_str(),
+            if auto { " (auto)" } else { "" },
+            choice.reason
+        ))?;
+    }
     let mut store = ctx.store()?;
     let run = store.create_run(&NewRun {
         goal: goal.to_string(),
         driver: Driver::Headless,
-        mode: None,
+        mode: Some(choice.mode.as_str().to_string()),
         settings,
         branch: None,
         pre_run_commit: None,
@@ -166,7 +192,14 @@ fn headless_run(
         pre_run.as_ref().map(|c| c.as_str()),
     )?;
     let run = store.run(&run.id)?;
-    headless::drive(ctx, &mut store, &run, gates, args.force_nested)
+    headless::drive_with_answers(
+        ctx,
+        &mut store,
+        &run,
+        gates,
+        args.force_nested,
+        args.interactive,
+    )
 }
 
 /// A path given on the command line, made absolute.

@@ -221,6 +221,8 @@ fn convergence_rule() {
     assert_eq!(convergence(0.5, 0.96, false, 0.95), Convergence::Rising);
     assert_eq!(convergence(0.5, 0.5, false, 0.95), Convergence::Stalled);
     assert_eq!(convergence(0.5, 0.4, false, 0.95), Convergence::Stalled);
+    // Nothing left to raise by the stage's measure: not stalled.
+    assert_eq!(convergence(1.0, 1.0, false, 0.95), Convergence::Rising);
     assert_eq!(verified_share(1, 4), 0.25);
     assert_eq!(verified_share(0, 0), 0.0);
 }

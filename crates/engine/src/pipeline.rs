@@ -1,0 +1,403 @@
+//! The phase pipeline: from a goal to reviewed, QA-checked work. Each phase is an agent
+//! session pawl spawns with a role prompt and a schema for its answer; pawl validates the
+//! answer, stores every verdict with the session that produced it, and decides from
+//! pawl-core's rules (consensus order, plan score, convergence, repeated findings, TDD, QA
+//! skip) what happens next. The execute phase runs the headless loop as a sub-loop per story.
+//!
+//! Modes: simple (the headless loop, one execute phase), work (plan → execute → verify),
+//! qa (interview → plan with consensus → execute → review → qa → cross-story audit, with
+//! convergence checks and rollbacks), ralph (re-inject the next unverified checklist item).
+//! docs/pipeline.md describes the rules for users.
+//!
+//! What this module is not: terminal I/O (the interview's questions go through [`Answerer`]),
+//! or the checks themselves (the [`Verifier`]).
+
+pub mod report;
+pub mod roles;
+pub mod structured;
+
+mod convergence;
+mod execute;
+mod gates;
+mod plan;
+mod ralph;
+mod session;
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use pawl_agent::Adapter;
+use pawl_core::StopReason;
+use pawl_core::config::PipelineConfig;
+use pawl_core::pipeline::output::Question;
+use pawl_core::pipeline::{self as rules, Phase};
+use pawl_core::spec::{Analysis, Mode};
+use pawl_store::{Store, StoreError};
+use serde_json::json;
+
+use crate::EngineError;
+use crate::control::Control;
+use crate::driver::{self, LoopConfig, LoopEnd, LoopEvent, Scope};
+use crate::verifier::{Verifier, VerifyReport};
+
+/// An answer to an interview question.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Answer {
+    pub text: String,
+    /// The recommendation was taken without anybody answering.
+    pub assumed: bool,
+}
+
+/// Who answers the interview: the terminal (CLI) or nobody (autonomous runs).
+pub trait Answerer {
+    fn answer(&mut self, q: &Question) -> Answer;
+}
+
+/// Autonomous runs take every recommendation and record it as assumed.
+pub struct Autonomous;
+
+impl Answerer for Autonomous {
+    fn answer(&mut self, q: &Question) -> Answer {
+        Answer {
+            text: q.recommended.clone(),
+            assumed: true,
+        }
+    }
+}
+
+/// What the pipeline needs beyond the headless loop's inputs.
+pub struct PipelineInput<'a> {
+    pub mode: Mode,
+    pub analysis: &'a Analysis,
+    pub config: &'a PipelineConfig,
+    pub answerer: &'a mut dyn Answerer,
+    /// `.pawl/prompts`, where role prompts may be overridden.
+    pub prompts_dir: Option<PathBuf>,
+}
+
+/// Why the pipeline stops: a typed stop reason, or an internal error.
+pub(crate) enum Halt {
+    Stop(StopReason),
+    Engine(EngineError),
+}
+
+impl From<EngineError> for Halt {
+    fn from(e: EngineError) -> Self {
+        Halt::Engine(e)
+    }
+}
+
+impl From<StoreError> for Halt {
+    fn from(e: StoreError) -> Self {
+        Halt::Engine(EngineError::Store(e))
+    }
+}
+
+pub(crate) type P<T> = Result<T, Halt>;
+
+/// Everything a phase works with.
+pub(crate) struct Ctx<'a> {
+    pub store: &'a mut Store,
+    pub run_id: String,
+    pub adapter: &'a mut dyn Adapter,
+    pub verifier: &'a mut dyn Verifier,
+    pub cfg: &'a LoopConfig,
+    pub control: &'a Control,
+    pub observer: &'a mut dyn FnMut(&LoopEvent),
+    pub token: String,
+    pub pcfg: &'a PipelineConfig,
+    pub analysis: &'a Analysis,
+    pub mode: Mode,
+    pub answerer: &'a mut dyn Answerer,
+    pub prompts_dir: Option<PathBuf>,
+    /// The stage round (1-based; a re-plan starts the next one).
+    pub round: u32,
+    /// Planner sessions so far (a plan's number; architect and critic verdicts carry it).
+    pub plan_no: u32,
+    /// Why the last plan went back (findings, failed checks), for the next planner session.
+    pub replan_reason: Option<String>,
+    /// Calls per hour for this mode (ralph's own limit), on top of the run's.
+    pub calls_per_hour: Option<u32>,
+    pub last_beat: Instant,
+    pub last_report: Option<VerifyReport>,
+    /// Stories done since the last progress report, and when it was.
+    pub progress_stories: u32,
+    pub progress_at: Instant,
+}
+
+impl Ctx<'_> {
+    /// Sleeps in small steps; false if a stop was asked for meanwhile.
+    pub fn sleep(&mut self, total: Duration) -> bool {
+        let end = Instant::now() + total;
+        while Instant::now() < end {
+            if self.control.stop_requested() || self.control.kill_requested() {
+                return false;
+            }
+            std::thread::sleep(
+                Duration::from_millis(50).min(end.saturating_duration_since(Instant::now())),
+            );
+            if self.last_beat.elapsed() >= Duration::from_secs(10) {
+                self.last_beat = Instant::now();
+                let _ = self
+                    .store
+                    .heartbeat(&self.run_id, &self.token, crate::LEASE_TTL_MS);
+            }
+        }
+        true
+    }
+
+    /// Verifies the current tree now (pawl's gates and command criteria).
+    pub fn verify(&mut self) -> P<VerifyReport> {
+        let r = self
+            .verifier
+            .verify(self.store, &self.run_id)
+            .map_err(EngineError::Verify)?;
+        self.store.append_event(
+            Some(&self.run_id),
+            "verification",
+            serde_json::to_value(&r).unwrap_or(json!(null)),
+        )?;
+        self.last_report = Some(r.clone());
+        Ok(r)
+    }
+
+    /// Starts a phase (store + observer); returns its id.
+    pub fn begin(&mut self, phase: Phase) -> P<i64> {
+        let id = self.store.begin_phase(&self.run_id, phase, self.round)?;
+        (self.observer)(&LoopEvent::Phase {
+            phase: phase.to_string(),
+            round: self.round,
+            outcome: None,
+            note: String::new(),
+        });
+        Ok(id)
+    }
+
+    pub fn end(&mut self, phase: Phase, id: i64, outcome: &str, note: &str) -> P<()> {
+        self.store.end_phase(&self.run_id, id, outcome, note)?;
+        (self.observer)(&LoopEvent::Phase {
+            phase: phase.to_string(),
+            round: self.round,
+            outcome: Some(outcome.to_string()),
+            note: note.to_string(),
+        });
+        Ok(())
+    }
+
+    /// Runs the headless loop as a sub-loop on one story until every check passes.
+    pub fn sub_loop(&mut self, story: &str, preamble: String) -> P<LoopEnd> {
+        let scope = Scope {
+            story: Some(story.to_string()),
+            preamble: Some(preamble),
+            until_checks_pass: true,
+            fresh_session: true,
+        };
+        let end = driver::drive_leased(
+            self.store,
+            &self.run_id,
+            &mut *self.adapter,
+            &mut *self.verifier,
+            self.cfg,
+            self.control,
+            &mut *self.observer,
+            &self.token,
+            &scope,
+        )?;
+        if end.last.is_some() {
+            self.last_report = end.last.clone();
+        }
+        Ok(end)
+    }
+
+    /// The task type thresholds are tuned for: the goal's workflow.
+    pub fn task_type(&self) -> String {
+        format!("{:?}", self.analysis.workflow).to_lowercase()
+    }
+}
+
+/// Runs `run_id` through the pipeline of `input.mode` until it is verified or stops with a
+/// typed reason. Simple mode is the headless loop itself, recorded as one execute phase.
+#[allow(clippy::too_many_arguments)]
+pub fn run(
+    store: &mut Store,
+    run_id: &str,
+    adapter: &mut dyn Adapter,
+    verifier: &mut dyn Verifier,
+    cfg: &LoopConfig,
+    control: &Control,
+    observer: &mut dyn FnMut(&LoopEvent),
+    input: PipelineInput<'_>,
+) -> Result<LoopEnd, EngineError> {
+    let PipelineInput {
+        mode,
+        analysis,
+        config,
+        answerer,
+        prompts_dir,
+    } = input;
+    let end = driver::drive_with(
+        store,
+        run_id,
+        cfg,
+        observer,
+        &mut |store, token, observer| {
+            // Simple mode is the headless loop itself, which says it started.
+            if mode != Mode::Simple {
+                let interrupted = store.interrupt_open_iterations(run_id)?;
+                let resumed = !store.iterations(run_id)?.is_empty();
+                observer(&LoopEvent::Started {
+                    run_id: run_id.into(),
+                    resumed,
+                    interrupted_iterations: interrupted,
+                });
+            }
+            // A resumed run goes on from its last plan and round.
+            let plan_no = store.plans(run_id)?.last().map(|p| p.round).unwrap_or(0);
+            let round = store.phases(run_id)?.last().map(|p| p.round).unwrap_or(1);
+            let mut ctx = Ctx {
+                store,
+                run_id: run_id.to_string(),
+                adapter: &mut *adapter,
+                verifier: &mut *verifier,
+                cfg,
+                control,
+                observer,
+                token: token.to_string(),
+                pcfg: config,
+                analysis,
+                mode,
+                answerer: &mut *answerer,
+                prompts_dir: prompts_dir.clone(),
+                round,
+                plan_no,
+                replan_reason: None,
+                calls_per_hour: (mode == Mode::Ralph).then_some(config.ralph_calls_per_hour),
+                last_beat: Instant::now(),
+                last_report: None,
+                progress_stories: 0,
+                progress_at: Instant::now(),
+            };
+            let reason = match pipeline(&mut ctx) {
+                Ok(reason) => reason,
+                Err(Halt::Stop(reason)) => reason,
+                Err(Halt::Engine(e)) => return Err(e),
+            };
+            Ok(LoopEnd {
+                reason,
+                last: ctx.last_report.clone(),
+            })
+        },
+    )?;
+    if mode != Mode::Simple && config.tune_thresholds {
+        let _ = plan::tune_after_run(store, run_id, analysis, config, end.reason);
+    }
+    Ok(end)
+}
+
+fn pipeline(ctx: &mut Ctx<'_>) -> P<StopReason> {
+    let phases = rules::phases(ctx.mode, &ctx.pcfg.phases);
+    match ctx.mode {
+        Mode::Simple => simple(ctx),
+        Mode::Ralph => ralph::run(ctx),
+        Mode::Work | Mode::Qa => staged(ctx, &phases),
+    }
+}
+
+/// Simple: one execute phase, the headless loop over the whole run.
+fn simple(ctx: &mut Ctx<'_>) -> P<StopReason> {
+    let id = ctx.begin(Phase::Execute)?;
+    let end = driver::drive_leased(
+        ctx.store,
+        &ctx.run_id,
+        &mut *ctx.adapter,
+        &mut *ctx.verifier,
+        ctx.cfg,
+        ctx.control,
+        &mut *ctx.observer,
+        &ctx.token,
+        &Scope::default(),
+    )?;
+    ctx.last_report = end.last.clone();
+    let outcome = if end.reason == StopReason::Verified {
+        "passed"
+    } else {
+        "stopped"
+    };
+    ctx.end(Phase::Execute, id, outcome, end.reason.as_str())?;
+    Ok(end.reason)
+}
+
+/// Work and qa: (interview) → plan → execute → (review → qa → audit), re-planning when a
+/// gate sends the work back, until verified and converged or a typed stop.
+fn staged(ctx: &mut Ctx<'_>, phases: &[Phase]) -> P<StopReason> {
+    let has = |p: Phase| phases.contains(&p);
+    if has(Phase::Interview) && ctx.store.clarifications(&ctx.run_id)?.is_empty() {
+        plan::interview(ctx)?;
+    }
+    loop {
+        if ctx.round > ctx.pcfg.max_plan_rounds.max(1) + 1 {
+            return Err(Halt::Stop(StopReason::NotConverging));
+        }
+        if has(Phase::Plan) {
+            plan::plan(ctx, ctx.mode == Mode::Qa)?;
+        }
+        // The stage's checkpoint: convergence is measured from here, and a stalled stage rolls
+        // the tree back to it.
+        let checkpoint = convergence::checkpoint(ctx, "execute")?;
+        let before = convergence::command_share(ctx)?;
+        execute::run(ctx)?;
+        if let Some(next) = convergence::after_stage(ctx, "execute", before, &checkpoint, true)? {
+            ctx.replan_reason = Some(next);
+            ctx.round += 1;
+            continue;
+        }
+        if has(Phase::Review) {
+            let before = convergence::share(ctx)?;
+            let cp = convergence::checkpoint(ctx, "review")?;
+            if let Some(reason) = gates::review(ctx)? {
+                ctx.replan_reason = Some(reason);
+                ctx.round += 1;
+                continue;
+            }
+            if let Some(next) = convergence::after_stage(ctx, "review", before.0, &cp, false)? {
+                ctx.replan_reason = Some(next);
+                ctx.round += 1;
+                continue;
+            }
+        }
+        if has(Phase::Qa)
+            && let Some(reason) = gates::qa(ctx)?
+        {
+            ctx.replan_reason = Some(reason);
+            ctx.round += 1;
+            continue;
+        }
+        if has(Phase::Audit) {
+            gates::audit(ctx)?;
+        }
+        let report = ctx.verify()?;
+        let (share, required_ok, _) = convergence::share(ctx)?;
+        if report.done && share + 1e-9 >= ctx.pcfg.converge_at && required_ok {
+            return Ok(StopReason::Verified);
+        }
+        // Everything ran but the run is not verified: plan again with what still fails.
+        let failing: Vec<String> = report
+            .failing
+            .iter()
+            .map(|f| format!("{} ({})", f.name, f.end))
+            .collect();
+        ctx.replan_reason = Some(format!(
+            "the work is not verified: failing checks: {}; unmet criteria: {}",
+            if failing.is_empty() {
+                "none".into()
+            } else {
+                failing.join(", ")
+            },
+            report.unmet.join(", ")
+        ));
+        if !has(Phase::Plan) {
+            return Err(Halt::Stop(StopReason::NotConverging));
+        }
+        ctx.round += 1;
+    }
+}

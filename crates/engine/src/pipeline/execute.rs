@@ -1,0 +1,385 @@
+//! Execute: the story loop. Stories run in dependency order; each one is a sub-loop of the
+//! headless driver until pawl's checks pass. Where the project has tests, TDD is enforced: a
+//! red step must add or change a test that pawl's test gate then fails on, the green sub-loop
+//! makes it pass, a refactor step must keep it passing. Security-flagged stories get a security
+//! review session; blocking findings send the story back to the developer with them.
+
+use std::collections::BTreeMap;
+
+use pawl_core::StopReason;
+use pawl_core::failure::FailureCategory;
+use pawl_core::model::{DEFAULT_STORY_ATTEMPTS, Size, StoryStatus};
+use pawl_core::pipeline::output::VerdictOutput;
+use pawl_core::pipeline::{self as rules, Phase, Role};
+use pawl_core::record::Story;
+use pawl_core::tdd::TddPhase;
+
+use super::session::{self, SessionOut};
+use super::{Ctx, Halt, P, convergence, plan, roles};
+use crate::driver::LoopEvent;
+use crate::verifier::VerifyReport;
+
+/// Whether the project has tests: a check named like a test gate.
+fn test_checks_pass(r: &VerifyReport) -> Option<bool> {
+    let tests: Vec<_> = r
+        .checks
+        .iter()
+        .filter(|c| c.name.contains("test"))
+        .collect();
+    if tests.is_empty() {
+        None
+    } else {
+        Some(tests.iter().all(|c| c.passed))
+    }
+}
+
+/// The stories to run, dependencies first (stories still pending or in progress).
+fn ordered(ctx: &Ctx<'_>) -> P<Vec<Story>> {
+    let stories: Vec<Story> = ctx
+        .store
+        .stories(&ctx.run_id)?
+        .into_iter()
+        .filter(|s| matches!(s.status, StoryStatus::Pending | StoryStatus::InProgress))
+        .collect();
+    let mut deps: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for s in &stories {
+        let d = ctx
+            .store
+            .story_plan(&ctx.run_id, &s.id)?
+            .map(|p| p.depends_on)
+            .unwrap_or_default();
+        deps.insert(s.id.clone(), d);
+    }
+    let ids: Vec<String> = stories.iter().map(|s| s.id.clone()).collect();
+    let mut out: Vec<Story> = Vec::new();
+    let mut left = stories;
+    while !left.is_empty() {
+        let i = left
+            .iter()
+            .position(|s| {
+                deps.get(&s.id).is_none_or(|d| {
+                    d.iter()
+                        .all(|x| !ids.contains(x) || out.iter().any(|o| &o.id == x))
+                })
+            })
+            .unwrap_or(0);
+        out.push(left.remove(i));
+    }
+    Ok(out)
+}
+
+fn developer_preamble(ctx: &Ctx<'_>, story: &Story) -> P<String> {
+    let mut p = format!(
+        "{}\n\nStory {} \"{}\" (size {}{}).",
+        roles::prompt(Role::Developer, ctx.prompts_dir.as_deref()),
+        story.id,
+        story.title,
+        story.size,
+        if story.security {
+            ", touches security"
+        } else {
+            ""
+        }
+    );
+    if let Some(sp) = ctx.store.story_plan(&ctx.run_id, &story.id)? {
+        if !sp.acceptance.is_empty() {
+            p.push_str("\nAcceptance criteria:\n");
+            for a in &sp.acceptance {
+                p.push_str(&format!("- {a}\n"));
+            }
+        }
+        if !sp.files.is_empty() {
+            p.push_str(&format!("Files: {}\n", sp.files.join(", ")));
+        }
+    }
+    Ok(p)
+}
+
+/// Runs every pending story.
+pub(crate) fn run(ctx: &mut Ctx<'_>) -> P<()> {
+    let id = ctx.begin(Phase::Execute)?;
+    let mut stories = ordered(ctx)?;
+    if stories.is_empty() && ctx.store.stories(&ctx.run_id)?.is_empty() {
+        // No plan phase: the goal is the one story.
+        let goal = ctx.analysis.goal.clone();
+        let s = ctx
+            .store
+            .add_story(&ctx.run_id, &goal, Size::M, false, DEFAULT_STORY_ATTEMPTS)?;
+        stories.push(s);
+    }
+    // The baseline: which checks exist (is there a test gate?) and how the tree stands.
+    let baseline = ctx.verify()?;
+    let tdd = ctx.pcfg.tdd && test_checks_pass(&baseline).is_some();
+    let total = stories.len();
+    let task_type = ctx.task_type();
+    let mut done = 0usize;
+    let mut skipped = Vec::new();
+    for (i, story) in stories.iter().enumerate() {
+        if story_flow(ctx, story, tdd)? {
+            done += 1;
+            ctx.progress_stories += 1;
+        } else {
+            skipped.push(story.id.clone());
+        }
+        progress(ctx)?;
+        if total >= 2 && i + 1 == total.div_ceil(2) {
+            let s = convergence::command_share(ctx)?;
+            let passed = ctx.store.add_score(
+                &ctx.run_id,
+                ctx.round,
+                "checkpoint_mid",
+                &task_type,
+                None,
+                s,
+                ctx.pcfg.checkpoint_mid,
+            )?;
+            if !passed {
+                ctx.store.add_note(
+                    &ctx.run_id,
+                    &format!(
+                        "mid-way checkpoint: {s:.2} of the command criteria verified, under {:.2}",
+                        ctx.pcfg.checkpoint_mid
+                    ),
+                )?;
+            }
+        }
+    }
+    let s = convergence::command_share(ctx)?;
+    let end_ok = ctx.store.add_score(
+        &ctx.run_id,
+        ctx.round,
+        "checkpoint_end",
+        &task_type,
+        None,
+        s,
+        ctx.pcfg.checkpoint_end,
+    )?;
+    let note = format!(
+        "{done} of {total} stories done{}; command criteria verified {s:.2} (end checkpoint {:.2}: {})",
+        if skipped.is_empty() {
+            String::new()
+        } else {
+            format!(", skipped {}", skipped.join(", "))
+        },
+        ctx.pcfg.checkpoint_end,
+        if end_ok { "met" } else { "not met" }
+    );
+    ctx.end(
+        Phase::Execute,
+        id,
+        if skipped.is_empty() && end_ok {
+            "passed"
+        } else {
+            "failed"
+        },
+        &note,
+    )?;
+    Ok(())
+}
+
+fn progress(ctx: &mut Ctx<'_>) -> P<()> {
+    let since = ctx.progress_at.elapsed().as_millis() as u64;
+    if !rules::progress_due(ctx.progress_stories, since) {
+        return Ok(());
+    }
+    let stories = ctx.store.stories(&ctx.run_id)?;
+    let criteria = ctx.store.criteria(&ctx.run_id)?;
+    let spent = ctx.store.spent(&ctx.run_id)?;
+    let ev = LoopEvent::Progress {
+        stories_done: stories
+            .iter()
+            .filter(|s| s.status == StoryStatus::Done)
+            .count() as u32,
+        stories_total: stories
+            .iter()
+            .filter(|s| s.status != StoryStatus::Skipped)
+            .count() as u32,
+        verified: criteria
+            .iter()
+            .filter(|c| c.status == pawl_core::model::CriterionStatus::Verified)
+            .count(),
+        criteria: criteria.len(),
+        active_ms: spent.active_ms,
+    };
+    ctx.store.append_event(
+        Some(&ctx.run_id),
+        "progress",
+        serde_json::to_value(&ev).unwrap_or_default(),
+    )?;
+    (ctx.observer)(&ev);
+    ctx.progress_stories = 0;
+    ctx.progress_at = std::time::Instant::now();
+    Ok(())
+}
+
+fn out_of_attempts(ctx: &mut Ctx<'_>, story: &str) -> P<bool> {
+    let s = ctx.store.story(&ctx.run_id, story)?;
+    if s.attempts >= s.max_attempts {
+        if !matches!(s.status, StoryStatus::Skipped | StoryStatus::Done) {
+            ctx.store.set_story_status(
+                &ctx.run_id,
+                story,
+                StoryStatus::Skipped,
+                Some("attempt limit reached"),
+            )?;
+            (ctx.observer)(&LoopEvent::StorySkipped {
+                story: story.to_string(),
+                attempts: s.attempts,
+            });
+        }
+        return Ok(true);
+    }
+    Ok(false)
+}
+
+/// The green sub-loop: true when every check passes, false when the story was skipped.
+fn green(ctx: &mut Ctx<'_>, story: &Story, preamble: String) -> P<bool> {
+    let end = ctx.sub_loop(&story.id, preamble)?;
+    match end.reason {
+        StopReason::Verified => Ok(true),
+        StopReason::NoStoryCanProgress => Ok(false),
+        other => Err(Halt::Stop(other)),
+    }
+}
+
+/// One story through red → green → refactor → verify (TDD) or green alone, then the security
+/// review. Returns false when the story was skipped.
+fn story_flow(ctx: &mut Ctx<'_>, story: &Story, tdd: bool) -> P<bool> {
+    let preamble = developer_preamble(ctx, story)?;
+    if tdd && story.tdd_phase == TddPhase::None {
+        // Red, while the story is still pending: the expected failing tests are not one of
+        // its failed attempts; a red that does not hold is.
+        let mut extra = String::new();
+        loop {
+            let prompt = format!(
+                "{preamble}\n\nGoal: {}\n\nTDD, red step: write (or change) a test for this story that FAILS now because \
+                 the behaviour is missing. Do not implement the behaviour yet. pawl runs the tests after this step \
+                 and checks that the new test fails.{extra}",
+                ctx.analysis.goal
+            );
+            let s = session::run(ctx, Role::Developer, Some(&story.id), &prompt, true)?;
+            let changed: Vec<String> = s.outcome.edits.keys().cloned().collect();
+            let passed = s.report.as_ref().and_then(test_checks_pass).unwrap_or(true);
+            match rules::check_red(&changed, passed) {
+                Ok(()) => {
+                    ctx.store
+                        .advance_tdd(&ctx.run_id, &story.id, TddPhase::Red)?;
+                    break;
+                }
+                Err(v) => {
+                    ctx.store.add_failure(
+                        &ctx.run_id,
+                        Some(&story.id),
+                        &format!("TDD {v} (iteration {})", s.n),
+                        FailureCategory::Test,
+                        false,
+                    )?;
+                    if out_of_attempts(ctx, &story.id)? {
+                        return Ok(false);
+                    }
+                    extra = format!("\n\nYour last red step did not hold: {v}.");
+                }
+            }
+        }
+    }
+    let green_pre = if tdd {
+        format!(
+            "{preamble}\nTDD, green step: make the failing test pass with the simplest correct implementation."
+        )
+    } else {
+        preamble.clone()
+    };
+    if !green(ctx, story, green_pre.clone())? {
+        return Ok(false);
+    }
+    if tdd {
+        ctx.store
+            .advance_tdd(&ctx.run_id, &story.id, TddPhase::Green)?;
+        let prompt = format!(
+            "{preamble}\n\nTDD, refactor step: the tests pass. Clean up the code of this story without changing \
+             behaviour (or change nothing if it is clean). pawl runs the checks again after this step."
+        );
+        let s = session::run(ctx, Role::Developer, Some(&story.id), &prompt, true)?;
+        let ok = s.report.as_ref().is_some_and(|r| r.failing.is_empty());
+        if !ok && !green(ctx, story, green_pre.clone())? {
+            return Ok(false);
+        }
+        ctx.store
+            .advance_tdd(&ctx.run_id, &story.id, TddPhase::Refactor)?;
+        ctx.store
+            .advance_tdd(&ctx.run_id, &story.id, TddPhase::Verify)?;
+    }
+    if story.security {
+        loop {
+            let body = security_body(ctx, story)?;
+            let (v, s): (VerdictOutput, SessionOut) =
+                session::structured(ctx, Role::Security, Some(&story.id), &body)?;
+            plan::record_verdict(
+                ctx,
+                Phase::Execute,
+                Role::Security,
+                ctx.round,
+                Some(&story.id),
+                &s,
+                &v,
+            )?;
+            if v.approves() {
+                break;
+            }
+            let reason = rules::blocking_reason(&v);
+            ctx.store.add_failure(
+                &ctx.run_id,
+                Some(&story.id),
+                &format!("security review (iteration {}): {reason}", s.n),
+                FailureCategory::Code,
+                false,
+            )?;
+            if out_of_attempts(ctx, &story.id)? {
+                return Ok(false);
+            }
+            let pre = format!(
+                "{green_pre}\n\nThe security review sent this story back with blocking findings; fix them:\n- {}",
+                v.blocking()
+                    .map(|f| match &f.file {
+                        Some(file) => format!("{} ({file})", f.text),
+                        None => f.text.clone(),
+                    })
+                    .collect::<Vec<_>>()
+                    .join("\n- ")
+            );
+            if !green(ctx, story, pre)? {
+                return Ok(false);
+            }
+        }
+    }
+    ctx.store.set_story_status(
+        &ctx.run_id,
+        &story.id,
+        StoryStatus::Done,
+        Some("pawl's checks pass"),
+    )?;
+    Ok(true)
+}
+
+fn security_body(ctx: &Ctx<'_>, story: &Story) -> P<String> {
+    let files: Vec<String> = ctx
+        .store
+        .iterations(&ctx.run_id)?
+        .into_iter()
+        .filter(|i| i.story_id.as_deref() == Some(story.id.as_str()))
+        .flat_map(|i| i.files)
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    Ok(format!(
+        "## Goal\n{}\n\n## Story {} \"{}\"\nFiles it changed: {}\nReview them (read the files, `git diff`).",
+        ctx.analysis.goal,
+        story.id,
+        story.title,
+        if files.is_empty() {
+            "-".to_string()
+        } else {
+            files.join(", ")
+        }
+    ))
+}
