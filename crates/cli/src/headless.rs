@@ -94,7 +94,10 @@ impl Verifier for GateVerifier {
 fn hook_command(agent: &str) -> Option<String> {
     let exe = std::env::current_exe().ok()?;
     let exe = exe.to_str()?;
-    let quoted = if exe.chars().all(|c| c.is_ascii_alphanumeric() || "/._-+".contains(c)) {
+    let quoted = if exe
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || "/._-+".contains(c))
+    {
         exe.to_string()
     } else {
         format!("'{}'", exe.replace('\'', "'\\''"))
@@ -135,7 +138,10 @@ pub fn loop_config(ctx: &Ctx, run: &Run) -> LoopConfig {
             .as_ref()
             .map(|a| a.model.clone())
             .filter(|m| !m.is_empty()),
-        agent_env: vec![("PAWL_RUN_ID".into(), run.id.clone()), ("PAWL_DRIVER".into(), "headless".into())],
+        agent_env: vec![
+            ("PAWL_RUN_ID".into(), run.id.clone()),
+            ("PAWL_DRIVER".into(), "headless".into()),
+        ],
         owner: Owner {
             pid: std::process::id(),
             host: owner::hostname(),
