@@ -68,6 +68,27 @@ pub fn run(args: &HookArgs, dir: Option<&Path>) -> ExitCode {
         answer(agent, kind, &Answer::Allow);
         return ExitCode::Done;
     };
+    // A headless run's agent carries its run in the environment: the guard applies, and the
+    // loop (not this hook) decides when the work is done.
+    if let Some(run_id) = headless_run_id() {
+        start_watchdog(agent, kind, &root, true);
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            handle_headless(agent, &text, &root, &run_id)
+        }));
+        let a = match result {
+            Ok(Ok(a)) => a,
+            Ok(Err(Failure { message, .. })) => {
+                record_error(&root, Some(&run_id), kind, &message);
+                fallback(kind, true, &message)
+            }
+            Err(_) => {
+                record_error(&root, Some(&run_id), kind, "panic in the hook handler");
+                fallback(kind, true, "internal error (panic)")
+            }
+        };
+        answer(agent, kind, &a);
+        return ExitCode::Done;
+    }
     let Some(marker) = session::read_marker(&root) else {
         answer(agent, kind, &Answer::Allow);
         return ExitCode::Done;
@@ -235,6 +256,26 @@ fn handle(
         }
         Route::Bind { run_id } => bind(agent, root, &run_id, &input),
         Route::Bound { run_id } => bound(agent, root, &run_id, &input),
+    }
+}
+
+/// The run of the headless driver that started this agent (`PAWL_DRIVER=headless`,
+/// `PAWL_RUN_ID=<run>` in the agent's environment).
+fn headless_run_id() -> Option<String> {
+    if std::env::var("PAWL_DRIVER").ok().as_deref() != Some("headless") {
+        return None;
+    }
+    std::env::var("PAWL_RUN_ID")
+        .ok()
+        .filter(|r| !r.trim().is_empty())
+}
+
+/// Hooks of a headless run: only the guard answers; everything else is the loop's business.
+fn handle_headless(agent: Agent, text: &str, root: &Path, run_id: &str) -> HookResult<Answer> {
+    let input = input::parse(agent, text).map_err(|e| Failure::new(Some(run_id), e))?;
+    match &input.event {
+        Event::PreToolUse(call) => guard(root, run_id, &input, call),
+        _ => Ok(Answer::Allow),
     }
 }
 

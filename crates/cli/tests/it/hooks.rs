@@ -715,3 +715,46 @@ fn init_agent_merges_idempotently_and_remove_restores() {
     env.ok(&["init", "--remove", "--plugin"]);
     assert!(!plugin.exists());
 }
+
+/// A headless run's agent carries `PAWL_DRIVER=headless` and `PAWL_RUN_ID`: its hooks get the
+/// guard (no session marker needed) and its Stop is left to the loop.
+#[test]
+fn headless_agents_are_guarded_through_their_environment() {
+    let env = TestEnv::new();
+    let run = env.manual_run("headless guard");
+    let vars = [("PAWL_DRIVER", "headless"), ("PAWL_RUN_ID", run.as_str())];
+    let d = hook_env(
+        &env,
+        "claude",
+        "PreToolUse",
+        bash(&env, "h1", "git push --force"),
+        &vars,
+    );
+    assert_eq!(d["hookSpecificOutput"]["permissionDecision"], "deny", "{d}");
+    let d = hook_env(
+        &env,
+        "claude",
+        "PreToolUse",
+        bash(&env, "h1", "ls -la"),
+        &vars,
+    );
+    assert_ne!(d["hookSpecificOutput"]["permissionDecision"], "deny", "{d}");
+    let d = hook_env(
+        &env,
+        "claude",
+        "Stop",
+        stop(&env, "h1", false, "Done."),
+        &vars,
+    );
+    assert_ne!(d["decision"], "block", "{d}");
+    // Without the variables the same session belongs to no run: untouched.
+    let d = hook(
+        &env,
+        "claude",
+        "PreToolUse",
+        bash(&env, "h1", "git push --force"),
+    );
+    assert_ne!(d["hookSpecificOutput"]["permissionDecision"], "deny", "{d}");
+    let ev = env.ok(&["events", "--json"]).stdout;
+    assert!(ev.contains("\"guard_denied\""), "{ev}");
+}
