@@ -13,6 +13,7 @@ mod headless_faults;
 mod headless_limits;
 mod hooks;
 mod hooks_real;
+mod pipeline;
 mod state;
 mod verify;
 
