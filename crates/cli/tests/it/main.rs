@@ -14,6 +14,7 @@ mod headless_limits;
 mod hooks;
 mod hooks_real;
 mod pipeline;
+mod pipeline_real;
 mod state;
 mod verify;
 
