@@ -5,6 +5,8 @@
 //! The CLI comes from `PAWL_CLAUDE_BIN` or the cache `.ci/install-agents.sh` fills. A missing CLI
 //! fails the test under `CI=true` and skips it loudly otherwise.
 
+#![allow(clippy::print_stderr)]
+
 use std::path::PathBuf;
 use std::time::Instant;
 
