@@ -104,6 +104,17 @@ pub(crate) struct Expanded {
     pub malformed: bool,
 }
 
+/// Most `$((` openers in one text handed to brush-parser's word grammar,
+/// and most `$(` openers: unclosed ones make it backtrack exponentially
+/// (found by fuzzing). More than that is refused as malformed.
+const MAX_ARITH_OPENERS: usize = 4;
+const MAX_SUBST_OPENERS: usize = 32;
+
+fn too_complex(text: &str) -> bool {
+    text.matches("$((").count() > MAX_ARITH_OPENERS
+        || text.matches("$(").count() > MAX_SUBST_OPENERS
+}
+
 fn options() -> brush_parser::ParserOptions {
     brush_parser::ParserOptions::default()
 }
@@ -123,6 +134,9 @@ pub(crate) fn expand(raw: &str, scope: &dyn Scope) -> Expanded {
 /// Expands a here-document body that undergoes expansion: only the
 /// substitutions matter (the body is data), so just collect them.
 pub(crate) fn heredoc_substitutions(body: &str) -> (Vec<String>, bool) {
+    if too_complex(body) {
+        return (Vec::new(), true);
+    }
     match brush_parser::word::parse_heredoc(body, &options()) {
         Ok(pieces) => {
             let mut subs = Vec::new();
@@ -173,6 +187,9 @@ fn param_substitutions(expr: &ParameterExpr, subs: &mut Vec<String>) {
 fn nested_substitutions(text: &str) -> Vec<String> {
     if !text.contains('$') && !text.contains('`') {
         return Vec::new();
+    }
+    if too_complex(text) {
+        return vec![text.to_owned()];
     }
     match brush_parser::word::parse(text, &options()) {
         Ok(pieces) => {
@@ -262,6 +279,11 @@ fn has_glob(s: &str) -> bool {
 }
 
 fn expand_one(raw: &str, scope: &dyn Scope, out: &mut Expanded) {
+    if too_complex(raw) {
+        out.malformed = true;
+        out.args.push(Arg::unknown(raw));
+        return;
+    }
     match brush_parser::word::parse(raw, &options()) {
         Ok(pieces) => {
             let mut acc = Acc::default();

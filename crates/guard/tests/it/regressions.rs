@@ -31,3 +31,17 @@ fn fuzz_crash_brace_sequence_overflow_in_parser() {
     assert!(!d.reason.is_empty());
     assert!(decide("rm -rf {1..99999999999999999999}").is_deny());
 }
+
+#[test]
+fn fuzz_timeout_unclosed_arithmetic_in_heredoc() {
+    let bytes = include_bytes!("../data/fuzz-timeout-arith.bin");
+    let input = String::from_utf8_lossy(bytes);
+    let start = Instant::now();
+    let d = decide(&input);
+    assert!(
+        start.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        start.elapsed()
+    );
+    assert!(d.is_deny());
+}
