@@ -215,6 +215,28 @@ fn step_usage(reported: Usage, previous: Option<Usage>) -> Usage {
     }
 }
 
+/// The key variables of the custom model providers a Codex `config.toml` defines
+/// (`[model_providers.<id>] env_key`). Codex reads a provider's key from its own environment,
+/// so pawl's allow-list must pass these names on (the caller adds them to
+/// `extra_passthrough`). Text that is not valid TOML defines none.
+pub fn provider_env_keys(config_toml: &str) -> Vec<String> {
+    let Ok(doc) = config_toml.parse::<toml::Table>() else {
+        return Vec::new();
+    };
+    let mut keys: Vec<String> = doc
+        .get("model_providers")
+        .and_then(toml::Value::as_table)
+        .into_iter()
+        .flat_map(|providers| providers.values())
+        .filter_map(|p| p.get("env_key").and_then(toml::Value::as_str))
+        .filter(|k| !k.is_empty())
+        .map(str::to_owned)
+        .collect();
+    keys.sort();
+    keys.dedup();
+    keys
+}
+
 /// A TOML string literal for a `-c key=value` override.
 fn toml_str(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_else(|_| format!("\"{}\"", s.replace('"', "")))
@@ -580,6 +602,25 @@ mod tests {
             model: Some("gpt-5.5".into()),
             env: Vec::new(),
         }
+    }
+
+    /// Regression: a custom provider's key variable (here `MOCK_API_KEY`) was cut by the
+    /// allow-list, so Codex failed every step with "Missing environment variable".
+    #[test]
+    fn provider_key_variables_come_from_codex_config() {
+        let config = r#"
+model_provider = "mock"
+[model_providers.mock]
+base_url = "http://127.0.0.1:1/v1"
+env_key = "MOCK_API_KEY"
+[model_providers.gateway]
+env_key = "GATEWAY_TOKEN"
+[model_providers.nokey]
+base_url = "http://x"
+"#;
+        assert_eq!(provider_env_keys(config), ["GATEWAY_TOKEN", "MOCK_API_KEY"]);
+        assert!(provider_env_keys("model = \"gpt-5\"").is_empty());
+        assert!(provider_env_keys("not [ toml").is_empty());
     }
 
     #[test]

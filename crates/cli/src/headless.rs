@@ -105,6 +105,28 @@ fn hook_command(agent: &str) -> Option<String> {
     Some(format!("{quoted} hook {agent}"))
 }
 
+/// Codex reads a custom provider's key from the variable its `config.toml` names
+/// (`[model_providers.<id>] env_key`): pass those names through the agent's allow-list. The
+/// configs Codex reads: `$CODEX_HOME/config.toml` (default `~/.codex`) and the project's
+/// `.codex/config.toml`.
+fn codex_provider_keys(kind: pawl_core::config::AgentKind, root: &std::path::Path) -> Vec<String> {
+    if kind != pawl_core::config::AgentKind::Codex {
+        return Vec::new();
+    }
+    let home = std::env::var_os("CODEX_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".codex")));
+    let mut keys: Vec<String> = home
+        .into_iter()
+        .chain([root.join(".codex")])
+        .filter_map(|dir| std::fs::read_to_string(dir.join("config.toml")).ok())
+        .flat_map(|text| pawl_agent::codex::provider_env_keys(&text))
+        .collect();
+    keys.sort();
+    keys.dedup();
+    keys
+}
+
 /// Ctrl-C: the first asks the loop to stop after the current step, the second stops the
 /// agent's process group at once.
 pub fn install_interrupts(control: &Control) {
@@ -189,7 +211,7 @@ pub fn drive_with_answers(
         replay_program: std::env::var_os("PAWL_REPLAY_PROGRAM").map(PathBuf::from),
         parent_env: std::env::vars().collect(),
         force_nested,
-        extra_passthrough: Vec::new(),
+        extra_passthrough: codex_provider_keys(agent.kind, &ctx.root),
         // Claude Code gets pawl's hooks for this run only (`--settings`): its PreToolUse hook is
         // the guard; the loop, not a Stop hook, decides when the work is done.
         claude_settings: hook_command("claude")
