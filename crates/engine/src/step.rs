@@ -179,8 +179,12 @@ fn absorb(out: &mut StepOutcome, ev: &AgentEvent, text: &mut Sha256, any_text: &
                 text.update(t.trim().as_bytes());
                 *any_text = true;
             }
+            recovered(out);
         }
-        AgentEvent::ToolCall { .. } => out.tool_calls += 1,
+        AgentEvent::ToolCall { .. } => {
+            out.tool_calls += 1;
+            recovered(out);
+        }
         AgentEvent::ToolResult { .. } | AgentEvent::Unknown { .. } => {}
         AgentEvent::FileEdited { path } => *out.edits.entry(path.clone()).or_insert(0) += 1,
         AgentEvent::PermissionDenied { .. } => out.permission_denials += 1,
@@ -211,9 +215,62 @@ fn absorb(out: &mut StepOutcome, ev: &AgentEvent, text: &mut Sha256, any_text: &
     }
 }
 
+/// The model answered after a rate-limit event: the agent waited and retried by itself (Claude
+/// Code's `api_retry`, Codex's "Reconnecting..."), so the step is not rate limited and must not
+/// be run again. A rate limit the agent gave up on comes last, with no model output after it
+/// (usage-limit texts are `RateLimited`, never `Text`).
+fn recovered(out: &mut StepOutcome) {
+    out.rate_limited = None;
+    out.rate_limit_message = None;
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn absorbed(events: &[AgentEvent]) -> StepOutcome {
+        let mut out = StepOutcome {
+            end: Some(End::Exited(0)),
+            ..Default::default()
+        };
+        let (mut text, mut any) = (Sha256::new(), false);
+        for ev in events {
+            absorb(&mut out, ev, &mut text, &mut any);
+        }
+        out
+    }
+
+    /// Regression: Claude Code 2.1.329 retried a 529 by itself (`system/api_retry`) and finished
+    /// the step, yet pawl waited and ran the whole step again (a second session, twice the cost).
+    #[test]
+    fn a_rate_limit_the_agent_recovered_from_does_not_retry_the_step() {
+        let retry = AgentEvent::RateLimited {
+            retry_after: Some(Duration::from_millis(500)),
+            message: "API retry 1/10 after HTTP 529 (overloaded)".into(),
+        };
+        let text = AgentEvent::Text {
+            text: "Fixing it.".into(),
+        };
+        let recovered = absorbed(&[retry.clone(), text.clone()]);
+        assert_eq!(recovered.rate_limited, None);
+        assert_eq!(recovered.outcome_label(), "completed");
+        // Given up: the limit comes last (then the error result), nothing after it.
+        let gave_up = absorbed(&[
+            text,
+            retry.clone(),
+            AgentEvent::Result {
+                is_error: true,
+                subtype: Some("success".into()),
+                text: Some("API Error: Request rejected (429)".into()),
+                usage: Usage::default(),
+                cost_usd: Some(0.0),
+                cost_estimated: false,
+                num_turns: Some(1),
+            },
+        ]);
+        assert_eq!(gave_up.rate_limited, Some(Some(Duration::from_millis(500))));
+        assert_eq!(gave_up.outcome_label(), "rate_limited");
+    }
 
     /// Regression: the cost, tokens and edits of an attempt cut off by an idle timeout or a rate
     /// limit were dropped when the iteration retried the agent.

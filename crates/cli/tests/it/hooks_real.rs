@@ -19,13 +19,13 @@ const CLAUDE_VERSION: &str = "2.1.329";
 const CODEX_VERSION: &str = "0.169.0";
 
 #[derive(Debug, Clone, Copy, PartialEq)]
-enum Cli {
+pub(crate) enum Cli {
     Claude,
     Codex,
 }
 
 /// The CLI's binary, or `None` after a loud skip line. Panics under `CI=true` when missing.
-fn find(cli: Cli) -> Option<PathBuf> {
+pub(crate) fn find(cli: Cli) -> Option<PathBuf> {
     let var = match cli {
         Cli::Claude => "PAWL_CLAUDE_BIN",
         Cli::Codex => "PAWL_CODEX_BIN",
@@ -105,7 +105,7 @@ fn case(cli: Cli, goal: Option<&str>, extra_toml: &str) -> Case {
 }
 
 /// The real python, not a pyenv shim (the CLIs run with a sandbox HOME).
-fn python() -> String {
+pub(crate) fn python() -> String {
     let out = Command::new("python3")
         .args(["-c", "import sys; print(sys.executable)"])
         .output()

@@ -3,6 +3,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::new_without_default)]
 
+mod agents_real;
 mod analyze;
 mod config;
 mod crash;
