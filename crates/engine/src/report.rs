@@ -66,6 +66,10 @@ pub struct Report {
     pub branch: Option<String>,
     pub pre_run_commit: Option<String>,
     pub rollback_command: Option<String>,
+    /// The safety guard was switched off (`[guard] allow_unsafe = true`) for this run.
+    pub guard_off: bool,
+    /// Commands or file writes the guard denied during the run.
+    pub guard_denials: u32,
     /// Phases, verdicts, scores and convergence, for a run of the pipeline.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pipeline: Option<crate::pipeline::report::PipelineReport>,
@@ -78,8 +82,10 @@ pub fn build(store: &Store, run_id: &str, root: &Path) -> Result<Report, EngineE
     let iterations = store.iterations(run_id)?;
     let stories = store.stories(run_id)?;
     let criteria = store.criteria(run_id)?;
-    let last: Option<VerifyReport> = store
-        .events_after(Some(run_id), 0, usize::MAX)?
+    let events = store.events_after(Some(run_id), 0, usize::MAX)?;
+    let guard_off = events.iter().any(|e| e.kind == "guard_off");
+    let guard_denials = events.iter().filter(|e| e.kind == "guard_denied").count() as u32;
+    let last: Option<VerifyReport> = events
         .into_iter()
         .rev()
         .find(|e| e.kind == "verification")
@@ -144,6 +150,8 @@ pub fn build(store: &Store, run_id: &str, root: &Path) -> Result<Report, EngineE
             .as_ref()
             .map(|_| format!("pawl rollback --run {}", run.id)),
         pre_run_commit: run.pre_run_commit,
+        guard_off,
+        guard_denials,
         pipeline: crate::pipeline::report::build(store, run_id)
             .ok()
             .filter(|p| !p.is_empty()),
@@ -235,6 +243,16 @@ pub fn markdown(r: &Report) -> String {
         r.exit_code
     ));
     o.push_str(&format!("- Status: {}\n", r.status));
+    if r.guard_off {
+        o.push_str(
+            "- **Guard: OFF** (`[guard] allow_unsafe = true`): nothing the agent ran was checked\n",
+        );
+    } else if r.guard_denials > 0 {
+        o.push_str(&format!(
+            "- Guard: {} command(s) or write(s) denied\n",
+            r.guard_denials
+        ));
+    }
     o.push_str(&format!(
         "- Iterations: {} · active time {} · cost ${:.2}{} · tokens {}\n",
         r.iterations.len(),

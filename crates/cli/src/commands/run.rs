@@ -191,6 +191,29 @@ fn headless_run(
         branch.as_deref(),
         pre_run.as_ref().map(|c| c.as_str()),
     )?;
+    // The scope pawl expects the run to touch, from the goal's anchors.
+    let scope = if analysis.target_files.is_empty() {
+        "the goal names no files: any file of the repository".to_string()
+    } else {
+        analysis.target_files.join(", ")
+    };
+    store.append_event(
+        Some(&run.id),
+        "scope",
+        serde_json::json!({"expected": analysis.target_files}),
+    )?;
+    if !ctx.json {
+        ctx.say(format!("[pawl] expected scope: {scope}"))?;
+    }
+    if config.guard.allow_unsafe {
+        // The guard is off: say so loudly, and keep it on the record and in the report.
+        ctx.warn("[guard] allow_unsafe = true: the safety guard is OFF for this run; nothing the agent runs is checked");
+        store.append_event(
+            Some(&run.id),
+            "guard_off",
+            serde_json::json!({"reason": "[guard] allow_unsafe = true"}),
+        )?;
+    }
     let run = store.run(&run.id)?;
     headless::drive_with_answers(
         ctx,

@@ -181,3 +181,45 @@ fn allow_dirty_snapshots_the_dirty_state_as_the_pre_run_commit() {
     );
     assert!(!env.root().join("fixed.txt").exists());
 }
+
+#[test]
+fn the_run_prints_its_expected_scope_and_allow_unsafe_is_loud_and_on_the_record() {
+    let env = TestEnv::new();
+    env.write(
+        "pawl.toml",
+        "[agent]\nkind = \"replay\"\n\n[guard]\nallow_unsafe = true\n\n[gates]\ntest = \"test -f fixed.txt\"\n",
+    );
+    env.ok(&["init"]);
+    env.git(&["add", "-A"]);
+    env.git(&["commit", "-q", "-m", "pawl"]);
+    let scenario = env.dir.path().join("fix.jsonl");
+    std::fs::write(
+        &scenario,
+        "{\"step\": 1}\n{\"do\": \"write\", \"path\": \"fixed.txt\", \"content\": \"ok\\n\"}\n",
+    )
+    .unwrap();
+    let r = env.pawl(&[
+        "run",
+        "create fixed.txt",
+        "--mode",
+        "simple",
+        "--scenario",
+        scenario.to_str().unwrap(),
+    ]);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    assert!(
+        r.stdout.contains("[pawl] expected scope: fixed.txt"),
+        "{}",
+        r.stdout
+    );
+    assert!(r.stderr.contains("the safety guard is OFF"), "{}", r.stderr);
+    let run: String = env
+        .db()
+        .query_row("SELECT id FROM runs", [], |r| r.get(0))
+        .unwrap();
+    let report =
+        std::fs::read_to_string(env.root().join(format!(".pawl/reports/{run}.md"))).unwrap();
+    assert!(report.contains("**Guard: OFF**"), "{report}");
+    let ev = env.ok(&["events", "--json"]).stdout;
+    assert!(ev.contains("\"guard_off\""), "{ev}");
+}
