@@ -346,3 +346,34 @@ fn gemini_handwritten_stream() {
         "{events:?}"
     );
 }
+
+/// A 429 the CLI gave up on (Claude Code with `CLAUDE_CODE_MAX_RETRIES=0`, Codex with
+/// `stream_max_retries = 0`): a wait with no retry-after and an error result, and no model
+/// output after the wait (that is how the loop tells it from a retry the CLI recovered from).
+#[test]
+fn a_429_given_up_is_a_wait_then_an_error_result() {
+    let cases: [(&str, Box<dyn Adapter>, i32); 2] = [
+        ("claude-2.1.329-429-gave-up.jsonl", Box::new(claude()), 1),
+        (
+            "codex-0.169.0-429-gave-up.jsonl",
+            Box::new(codex_adapter()),
+            1,
+        ),
+    ];
+    for (name, mut adapter, code) in cases {
+        let events = parse_all(adapter.as_mut(), &fixture(name), code);
+        let first_wait = events
+            .iter()
+            .position(|e| matches!(e, AgentEvent::RateLimited { retry_after: None, message } if message.contains("429")))
+            .unwrap_or_else(|| panic!("{name}: no wait: {events:#?}"));
+        assert!(
+            !events[first_wait..]
+                .iter()
+                .any(|e| matches!(e, AgentEvent::Text { .. } | AgentEvent::ToolCall { .. })),
+            "{name}: {events:#?}"
+        );
+        let (usage, _, _, is_error) = result(&events);
+        assert!(is_error, "{name}");
+        assert_eq!(usage, Usage::default(), "{name}");
+    }
+}

@@ -387,3 +387,131 @@ fn real_codex_through_the_adapter() {
     assert_continued(&server);
     eprintln!("real codex: 2 steps in {:?}", started.elapsed());
 }
+
+/// One tool turn behind a 429 (retry-after 1 s), then its closing turn.
+fn rate_limited_scenario() -> Scenario {
+    Scenario::new(vec![
+        Turn::text("Creating hello.txt.")
+            .with_tool(ToolCall::bash("echo hello > hello.txt"))
+            .with_fault(pawl_testkit::Fault::RateLimit {
+                retry_after_secs: 1,
+                message: None,
+            }),
+        Turn::text("Done."),
+    ])
+}
+
+fn rate_limit_of(run: &StepRun) -> Vec<(Option<Duration>, String)> {
+    run.events
+        .iter()
+        .filter_map(|e| match e {
+            AgentEvent::RateLimited {
+                retry_after,
+                message,
+            } => Some((*retry_after, message.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Claude Code with `CLAUDE_CODE_MAX_RETRIES=0` gives a 429 up at once: an error result
+/// (`subtype` success, `is_error` true) with "API Error: Request rejected (429)", no retry-after.
+/// The adapter makes it a wait, so the loop sleeps and starts the step again.
+#[test]
+fn real_claude_giving_up_on_a_429_is_a_rate_limit() {
+    let Some(bin) = claude_bin() else { return };
+    let server = MockServer::start(rate_limited_scenario()).unwrap();
+    let sandbox = Sandbox::new();
+    let mut adapter = ClaudeAdapter::new(ClaudeOptions {
+        program: vec![bin.display().to_string()],
+        ..ClaudeOptions::default()
+    })
+    .unwrap();
+    let env = [
+        ("ANTHROPIC_BASE_URL", server.base_url()),
+        ("ANTHROPIC_API_KEY", "dummy".to_owned()),
+        ("CLAUDE_CODE_MAX_RETRIES", "0".to_owned()),
+    ];
+    let (run, raw) = step(
+        &mut adapter,
+        &sandbox.request("create hello.txt", 1, None, &env),
+    );
+    let statuses: Vec<u16> = server.main_requests().iter().map(|r| r.status).collect();
+    assert_eq!(statuses, [429], "no retry of its own: {run:#?}");
+    assert!(!sandbox.repo().join("hello.txt").exists());
+    let limits = rate_limit_of(&run);
+    assert!(!limits.is_empty(), "{run:#?}");
+    assert!(
+        limits
+            .iter()
+            .all(|(wait, m)| wait.is_none() && m.contains("Request rejected (429)")),
+        "{limits:?}"
+    );
+    assert!(
+        matches!(
+            run.result(),
+            Some(AgentEvent::Result { is_error: true, .. })
+        ),
+        "{run:#?}"
+    );
+    sandbox.record(
+        &format!("claude-{CLAUDE_VERSION}-429-gave-up.jsonl"),
+        &raw,
+        &server,
+    );
+}
+
+/// Codex with `stream_max_retries = 0` fails the turn on a 429: "exceeded retry limit, last
+/// status: 429 Too Many Requests" (an `error` line and `turn.failed`), no retry-after.
+#[test]
+fn real_codex_giving_up_on_a_429_is_a_rate_limit() {
+    let Some(bin) = codex_bin() else { return };
+    let server = MockServer::start(rate_limited_scenario()).unwrap();
+    let sandbox = Sandbox::new();
+    let mut adapter = CodexAdapter::new(CodexOptions {
+        program: vec![bin.display().to_string()],
+        model: Some("gpt-5.5".into()),
+        provider: Some(CodexProvider {
+            id: "mock".into(),
+            name: "Mock".into(),
+            base_url: format!("{}/v1", server.base_url()),
+            env_key: "MOCK_API_KEY".into(),
+            request_max_retries: 0,
+            stream_max_retries: 0,
+        }),
+        ..CodexOptions::default()
+    })
+    .unwrap();
+    let env = [
+        (
+            "CODEX_HOME",
+            sandbox.path("codex_home").display().to_string(),
+        ),
+        ("MOCK_API_KEY", "dummy".to_owned()),
+    ];
+    let (run, raw) = step(
+        &mut adapter,
+        &sandbox.request("create hello.txt", 1, None, &env),
+    );
+    let statuses: Vec<u16> = server.main_requests().iter().map(|r| r.status).collect();
+    assert_eq!(statuses, [429], "{run:#?}");
+    let limits = rate_limit_of(&run);
+    assert!(!limits.is_empty(), "{run:#?}");
+    assert!(
+        limits.iter().all(|(wait, m)| wait.is_none()
+            && m.contains("exceeded retry limit, last status: 429")),
+        "{limits:?}"
+    );
+    assert!(
+        matches!(
+            run.result(),
+            Some(AgentEvent::Result { is_error: true, .. })
+        ),
+        "{run:#?}"
+    );
+    sandbox.record(
+        &format!("codex-{CODEX_VERSION}-429-gave-up.jsonl"),
+        &raw,
+        &server,
+    );
+}

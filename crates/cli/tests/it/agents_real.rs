@@ -574,4 +574,13 @@ fn real_claude_destructive_command_is_denied_by_pawls_guard_in_a_headless_run() 
         .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
         .collect();
     assert!(log.contains(r#""permissionMode":"acceptEdits""#), "{log}");
+    let argv = log.lines().find(|l| l.contains("argv: ")).unwrap();
+    for flag in [
+        "--permission-mode acceptEdits",
+        "--allowedTools Bash,",
+        "--settings",
+    ] {
+        assert!(argv.contains(flag), "{flag}: {argv}");
+    }
+    assert!(!argv.contains("dangerously"), "{argv}");
 }
