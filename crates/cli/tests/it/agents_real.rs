@@ -14,7 +14,7 @@
 #![allow(clippy::print_stderr)]
 
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use pawl_testkit::{Fault, MockServer, Scenario, ToolCall, Turn};
 use serde_json::Value;
