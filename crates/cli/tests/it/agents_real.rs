@@ -571,7 +571,9 @@ fn real_claude_destructive_command_is_denied_by_pawls_guard_in_a_headless_run() 
     let logs = c.env.root().join(".pawl/logs");
     let log: String = std::fs::read_dir(&logs)
         .unwrap()
-        .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().ends_with("-iter-1.log"))
+        .map(|p| std::fs::read_to_string(p).unwrap())
         .collect();
     assert!(log.contains(r#""permissionMode":"acceptEdits""#), "{log}");
     let argv = log.lines().find(|l| l.contains("argv: ")).unwrap();
