@@ -425,13 +425,16 @@ pub(crate) fn drive_leased(
         let mut earlier: Option<StepOutcome> = None;
         let mut stalls_step = 0u32;
         let mut rate_waits = 0u32;
+        // After a rate limit the retry continues the session the agent had started, so the
+        // work it did before the limit is not lost.
+        let mut retry_session: Option<String> = None;
         let outcome: StepOutcome = loop {
             let req = StepRequest {
                 prompt: text.clone(),
                 cwd: cfg.root.clone(),
                 run_id: run_id.to_string(),
                 iteration: n,
-                resume_session: resume_session.clone(),
+                resume_session: retry_session.clone().or_else(|| resume_session.clone()),
                 model: cfg.model.clone(),
                 env: cfg.agent_env.clone(),
             };
@@ -463,6 +466,9 @@ pub(crate) fn drive_leased(
                 break o;
             }
             if let Some(retry_after) = o.rate_limited {
+                if o.session_id.is_some() {
+                    retry_session = o.session_id.clone();
+                }
                 // The provider asked us to wait: not a stall, not a failure, and not active time.
                 let wait = retry_after.unwrap_or_else(|| {
                     RATE_BASE
