@@ -1,6 +1,7 @@
 //! `pawl resume [<run>] [--add-iterations N] [--add-time 10m] [--add-usd 5] [--add-tokens N]`:
 //! continue a stopped (or crashed) run. Limits only ever go up, only here, and each raise is an
-//! event.
+//! event. A headless run is driven again at once; a session run is armed again for the next
+//! agent session.
 
 use pawl_core::ExitCode;
 use pawl_core::config::Dur;
@@ -17,10 +18,10 @@ pub fn run(ctx: &mut Ctx, args: &ResumeArgs) -> CliResult<ExitCode> {
     let mut store = ctx.store()?;
     let id = args.run.as_deref().or(ctx.run_flag.as_deref());
     let run = store.resolve_open_run(id)?;
-    if run.driver != Driver::Headless {
+    if run.driver == Driver::Manual {
         return Err(CliError::Failed(format!(
-            "run {} uses the {} driver: only headless runs are resumed by `pawl resume`",
-            run.id, run.driver
+            "run {} is driven by hand (manual driver): keep using the state CLI; nothing to resume",
+            run.id
         )));
     }
     let mut settings = run.settings.clone();
@@ -51,6 +52,10 @@ pub fn run(ctx: &mut Ctx, args: &ResumeArgs) -> CliResult<ExitCode> {
         store.update_settings(&run.id, &settings, &raised.join(" "))?;
     }
     let run = store.run(&run.id)?;
+    if run.driver == Driver::Session {
+        // A session run is resumed by arming it again: the next session started here takes it.
+        return super::session::rearm(ctx, &mut store, &run);
+    }
     let gates = gate::gates_from_config(&eff.config.gates);
     headless::drive(ctx, &mut store, &run, gates, args.force_nested)
 }

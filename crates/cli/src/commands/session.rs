@@ -159,6 +159,61 @@ pub fn arm(ctx: &mut Ctx, args: &RunArgs, goal: &str, config: &Config) -> CliRes
     Ok(ExitCode::Done)
 }
 
+/// Arms a stopped session run again (`pawl resume`): the next agent session started in the
+/// repository takes it, with the run's persisted limits (raised only by `pawl resume --add-*`).
+pub fn rearm(
+    ctx: &mut Ctx,
+    store: &mut Store,
+    run: &pawl_core::record::Run,
+) -> CliResult<ExitCode> {
+    if run.status == RunStatus::Stopped {
+        store.set_run_status(&run.id, RunStatus::Active, None)?;
+    }
+    let repo =
+        pawl_git::Repo::open(&ctx.root).map_err(|e| CliError::Failed(format!("git: {e}")))?;
+    let baseline = repo.tree_hash().ok().map(|t| t.to_string());
+    store.acquire_lease(
+        &run.id,
+        std::process::id(),
+        &owner::hostname(),
+        STALE_GUARD_MS,
+        &owner::holder_alive,
+    )?;
+    let agent = match run.settings.agent.as_ref().map(|a| a.kind) {
+        Some(AgentKind::Claude) => Some(Agent::Claude),
+        Some(AgentKind::Codex) => Some(Agent::Codex),
+        Some(AgentKind::Gemini) => Some(Agent::Gemini),
+        _ => None,
+    };
+    let arming = store.arm_session(
+        &run.id,
+        &NewArming {
+            agent: agent.map(|a| a.as_str().to_string()),
+            expires_at: store.now_ms() + STALE_GUARD_MS,
+            baseline_tree: baseline,
+            autonomous: Vec::new(),
+        },
+    )?;
+    // No session is bound yet: the next one to start (or an old one resuming) claims the run.
+    let m = Marker {
+        run_id: run.id.clone(),
+        agent: arming.agent.clone(),
+        expires_at: arming.expires_at,
+        sessions: Vec::new(),
+    };
+    write_atomic(&marker_path(&ctx.root), &m.to_text())?;
+    let report = serde_json::json!({"run_id": run.id, "driver": "session", "rearmed": true,
+        "expires_at": arming.expires_at});
+    let id = run.id.clone();
+    ctx.emit(&report, || {
+        format!(
+            "Run {id} armed again: the next agent session started here continues it (within {} minutes). `pawl off` ends session mode.",
+            STALE_GUARD_MS / 60_000
+        )
+    })?;
+    Ok(ExitCode::Done)
+}
+
 /// `.pawl/session.json`.
 pub fn marker_path(root: &Path) -> PathBuf {
     root.join(crate::ctx::STATE_DIR).join(marker::FILE)

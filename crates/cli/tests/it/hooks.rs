@@ -758,3 +758,58 @@ fn headless_agents_are_guarded_through_their_environment() {
     let ev = env.ok(&["events", "--json"]).stdout;
     assert!(ev.contains("\"guard_denied\""), "{ev}");
 }
+
+/// `pawl resume` arms a stopped session run again: a new session takes it, with the run's
+/// limits raised only by `--add-*`.
+#[test]
+fn resume_rearms_a_stopped_session_run_for_the_next_session() {
+    let env = project("max_iterations = 2", "");
+    let run = arm(&env, &[]);
+    hook(
+        &env,
+        "claude",
+        "session-start",
+        session_start(&env, "c1", "startup"),
+    );
+    let d = hook(&env, "claude", "stop", stop(&env, "c1", false, "Done."));
+    assert_eq!(d["decision"], "block", "{d}");
+    env.ok(&["off"]);
+    assert_eq!(status(&env, &run).0, "stopped");
+    // A new session is untouched while the run is off.
+    let d = hook(
+        &env,
+        "claude",
+        "session-start",
+        session_start(&env, "c2", "startup"),
+    );
+    assert!(d.get("hookSpecificOutput").is_none(), "{d}");
+
+    let r = env.ok(&["resume", "--add-iterations", "3", "--json"]);
+    assert_eq!(r.json()["rearmed"], true, "{}", r.stdout);
+    assert_eq!(status(&env, &run).0, "active");
+    let max: String = env
+        .db()
+        .query_row(
+            "SELECT settings_json FROM runs WHERE id = ?1",
+            [&run],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert!(max.contains("\"max_iterations\":5"), "{max}");
+    // The next session binds and is driven: its stop is blocked with the failing evidence.
+    let d = hook(
+        &env,
+        "claude",
+        "session-start",
+        session_start(&env, "c3", "startup"),
+    );
+    assert!(
+        d["hookSpecificOutput"]["additionalContext"]
+            .as_str()
+            .unwrap_or("")
+            .contains(&run),
+        "{d}"
+    );
+    let d = hook(&env, "claude", "stop", stop(&env, "c3", false, "Done."));
+    assert_eq!(d["decision"], "block", "{d}");
+}
