@@ -284,6 +284,21 @@ pub(crate) fn drive_leased(
         // stories are not this story's lack of progress).
         history.clear();
     }
+    // The user resumed a run a breaker had opened: the breaker is half-open, its window starts
+    // again (otherwise one more step without progress would trip it at once). A crash resume
+    // (the run was still active) keeps the window: nothing is forgotten.
+    let breaker_stop = run.status == RunStatus::Stopped
+        && run
+            .stop_reason
+            .is_some_and(|r| r.exit_code() == pawl_core::ExitCode::Breaker);
+    if breaker_stop && !scope.is_sub_loop() && !history.is_empty() {
+        store.append_event(
+            Some(run_id),
+            "breakers_reset",
+            json!({"after": run.stop_reason, "window_cleared": history.len()}),
+        )?;
+        history.clear();
+    }
     let mut last_report: Option<VerifyReport> = None;
     let mut last_heartbeat = Instant::now();
     let mut stalls_run: u32 = 0;

@@ -111,6 +111,21 @@ fn no_progress_trips_at_exactly_its_threshold() {
     env.assert_end(&r, 4, "no_progress", 3);
 }
 
+/// Resuming a run a breaker stopped gives the breaker a fresh window (half-open): the agent
+/// gets `no_progress` more steps, not one.
+#[test]
+fn resuming_after_a_breaker_starts_its_window_again() {
+    let env = TestEnv::new();
+    env.headless(&config("", &only("no_progress = 2"), ""));
+    let s = env.scenario("s", r#"{"do": "usage", "input_tokens": 1}"#);
+    let r = env.pawl(&["run", "g", "--scenario", &s]);
+    env.assert_end(&r, 4, "no_progress", 2);
+    let r = env.pawl(&["resume"]);
+    env.assert_end(&r, 4, "no_progress", 4);
+    let ev = env.ok(&["events", "--json"]).stdout;
+    assert!(ev.contains("\"breakers_reset\""), "{ev}");
+}
+
 #[test]
 fn no_progress_counts_from_the_last_tree_change() {
     let env = TestEnv::new();
