@@ -13,7 +13,7 @@ use pawl_core::StopReason;
 use pawl_core::failure::FailureCategory;
 use pawl_core::judge::{self, IterationFacts};
 use pawl_core::model::{RunStatus, StoryStatus};
-use pawl_core::record::{IterationEnd, Lease, Story};
+use pawl_core::record::{Lease, Story};
 use pawl_process::End;
 use pawl_store::Store;
 use serde::Serialize;
@@ -617,22 +617,7 @@ pub(crate) fn drive_leased(
             }
             None => "stopped before verification".into(),
         };
-        let end = IterationEnd {
-            tokens_in: outcome.usage.input_tokens
-                + outcome.usage.cache_read_tokens
-                + outcome.usage.cache_write_tokens,
-            tokens_out: outcome.usage.output_tokens,
-            cost_usd: outcome.cost_usd,
-            cost_estimated: outcome.cost_estimated,
-            tool_calls: outcome.tool_calls,
-            files: outcome.edits.keys().cloned().collect(),
-            outcome: outcome.outcome_label().to_string(),
-            session_id: outcome.session_id.clone(),
-            duration_ms: started.elapsed().as_millis() as u64,
-            active_ms: active.as_millis() as u64,
-            facts: facts.clone(),
-            summary: summary.clone(),
-        };
+        let end = outcome.iteration_end(started.elapsed(), active, facts.clone(), summary.clone());
         store.finish_iteration(run_id, n, &end)?;
         if end.session_id.is_some() {
             resume_session = end.session_id.clone();

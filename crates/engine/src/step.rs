@@ -71,6 +71,33 @@ impl StepOutcome {
         self.events += earlier.events;
     }
 
+    /// The iteration record of this step: tokens in count cache reads and writes (what the
+    /// provider bills as input), cost as reported or estimated.
+    pub fn iteration_end(
+        &self,
+        duration: Duration,
+        active: Duration,
+        facts: pawl_core::judge::IterationFacts,
+        summary: String,
+    ) -> pawl_core::record::IterationEnd {
+        pawl_core::record::IterationEnd {
+            tokens_in: self.usage.input_tokens
+                + self.usage.cache_read_tokens
+                + self.usage.cache_write_tokens,
+            tokens_out: self.usage.output_tokens,
+            cost_usd: self.cost_usd,
+            cost_estimated: self.cost_estimated,
+            tool_calls: self.tool_calls,
+            files: self.edits.keys().cloned().collect(),
+            outcome: self.outcome_label().to_string(),
+            session_id: self.session_id.clone(),
+            duration_ms: duration.as_millis() as u64,
+            active_ms: active.as_millis() as u64,
+            facts,
+            summary,
+        }
+    }
+
     pub fn outcome_label(&self) -> &'static str {
         if self.killed {
             return "stopped";

@@ -14,7 +14,6 @@ use pawl_core::failure::FailureCategory;
 use pawl_core::judge::{self, IterationFacts};
 use pawl_core::model::RunStatus;
 use pawl_core::pipeline::Role;
-use pawl_core::record::IterationEnd;
 use pawl_process::End;
 use serde::de::DeserializeOwned;
 use serde_json::json;
@@ -250,22 +249,7 @@ pub(crate) fn run(
         output_fingerprint: outcome.text_fingerprint.clone(),
         ..Default::default()
     };
-    let end = IterationEnd {
-        tokens_in: outcome.usage.input_tokens
-            + outcome.usage.cache_read_tokens
-            + outcome.usage.cache_write_tokens,
-        tokens_out: outcome.usage.output_tokens,
-        cost_usd: outcome.cost_usd,
-        cost_estimated: outcome.cost_estimated,
-        tool_calls: outcome.tool_calls,
-        files: outcome.edits.keys().cloned().collect(),
-        outcome: outcome.outcome_label().to_string(),
-        session_id: outcome.session_id.clone(),
-        duration_ms: started.elapsed().as_millis() as u64,
-        active_ms: active.as_millis() as u64,
-        facts,
-        summary: summary.clone(),
-    };
+    let end = outcome.iteration_end(started.elapsed(), active, facts, summary.clone());
     ctx.store.finish_iteration(&run_id, n, &end)?;
     let spent = ctx.store.spent(&run_id)?;
     (ctx.observer)(&LoopEvent::Iteration {
