@@ -225,7 +225,7 @@ pub fn drive_with_answers(
     install_interrupts(&control);
     let cfg = loop_config(ctx, run);
     let json = ctx.json;
-    let mut printer = Printer { json };
+    let mut printer = Printer::new(json);
     let mode = match run.mode.as_deref() {
         Some("simple") => Some(Mode::Simple),
         Some("work") => Some(Mode::Work),
@@ -367,9 +367,33 @@ impl pawl_engine::Answerer for TerminalAnswers {
 /// Prints loop events: JSON lines, or one human line per iteration.
 struct Printer {
     json: bool,
+    /// A spinner while the agent works, on a terminal only (lines print above it).
+    spinner: Option<indicatif::ProgressBar>,
 }
 
 impl Printer {
+    fn new(json: bool) -> Printer {
+        let tty = std::io::IsTerminal::is_terminal(&std::io::stdout());
+        let spinner = (!json && tty).then(|| {
+            let pb = indicatif::ProgressBar::new_spinner();
+            pb.set_style(
+                indicatif::ProgressStyle::with_template("{spinner} {msg} · {elapsed}")
+                    .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
+            );
+            pb.enable_steady_tick(std::time::Duration::from_millis(120));
+            pb
+        });
+        Printer { json, spinner }
+    }
+
+    #[allow(clippy::print_stdout)]
+    fn println(&self, line: &str) {
+        match &self.spinner {
+            Some(pb) => pb.println(line),
+            None => println!("{line}"),
+        }
+    }
+
     #[allow(clippy::print_stdout)]
     fn event(&mut self, ev: &LoopEvent) {
         if self.json {
@@ -377,6 +401,20 @@ impl Printer {
                 println!("{s}");
             }
             return;
+        }
+        if let Some(pb) = &self.spinner {
+            match ev {
+                LoopEvent::IterationStarted { n, max, .. } => {
+                    pb.reset_elapsed();
+                    pb.set_message(format!("[pawl] iteration {n}/{max}: the agent is working"));
+                }
+                LoopEvent::Waiting { why, .. } => pb.set_message(format!("[pawl] waiting: {why}")),
+                LoopEvent::Iteration { n, max, .. } => {
+                    pb.set_message(format!("[pawl] iteration {n}/{max} checked by pawl"))
+                }
+                LoopEvent::Finished { .. } => pb.finish_and_clear(),
+                _ => {}
+            }
         }
         let line = match ev {
             LoopEvent::Started {
@@ -482,7 +520,7 @@ impl Printer {
             _ => None,
         };
         if let Some(l) = line {
-            println!("{l}");
+            self.println(&l);
         }
     }
 }
