@@ -346,6 +346,16 @@ impl<'a> Walker<'a> {
             );
             return;
         }
+        if has_empty_heredoc_delimiter(text) {
+            // brush-parser 0.4's tokenizer loops forever on `<<'' `
+            // (found by fuzzing); refuse before calling it.
+            self.fail_closed(
+                frame,
+                RuleId::ParseError,
+                "a here-document has an empty delimiter",
+            );
+            return;
+        }
         if has_huge_fd_number(text) {
             // brush-parser 0.4 panics on an fd number that overflows i32
             // (found by fuzzing); refuse before calling it.
@@ -979,6 +989,54 @@ impl<'a> Walker<'a> {
         }
         shell.cwd.as_deref().map(|cwd| normalize(cwd, text))
     }
+}
+
+/// Whether a here-document operator is followed by a delimiter that is
+/// empty after quote removal (`<<''`, `<<-""`, `<<$''`).
+fn has_empty_heredoc_delimiter(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i + 1 < bytes.len() {
+        if bytes[i] != b'<' || bytes[i + 1] != b'<' {
+            i += 1;
+            continue;
+        }
+        let mut j = i + 2;
+        if bytes.get(j) == Some(&b'<') {
+            // A here-string, not a here-document.
+            i = j + 1;
+            continue;
+        }
+        if bytes.get(j) == Some(&b'-') {
+            j += 1;
+        }
+        while matches!(bytes.get(j), Some(b' ' | b'\t')) {
+            j += 1;
+        }
+        let mut empties = 0;
+        loop {
+            match (bytes.get(j), bytes.get(j + 1), bytes.get(j + 2)) {
+                (Some(b'\''), Some(b'\''), _) | (Some(b'"'), Some(b'"'), _) => {
+                    j += 2;
+                    empties += 1;
+                }
+                (Some(b'$'), Some(b'\''), Some(b'\'')) => {
+                    j += 3;
+                    empties += 1;
+                }
+                _ => break,
+            }
+        }
+        let ends = bytes.get(j).is_none_or(|b| {
+            !(b.is_ascii_alphanumeric()
+                || matches!(b, b'_' | b'-' | b'.' | b'\'' | b'"' | b'$' | b'\\'))
+        });
+        if empties > 0 && ends {
+            return true;
+        }
+        i = j.max(i + 2);
+    }
+    false
 }
 
 /// Whether a run of ten or more digits is directly followed by `<` or `>`.

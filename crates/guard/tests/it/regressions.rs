@@ -45,3 +45,28 @@ fn fuzz_timeout_unclosed_arithmetic_in_heredoc() {
     );
     assert!(d.is_deny());
 }
+
+#[test]
+fn fuzz_timeout_many_pending_heredocs() {
+    let bytes = include_bytes!("../data/fuzz-timeout-heredocs.bin");
+    let input = String::from_utf8_lossy(bytes);
+    let start = Instant::now();
+    let d = decide(&input);
+    let spent = start.elapsed();
+    assert!(spent < Duration::from_secs(2), "{spent:?}");
+    assert!(!d.reason.is_empty());
+}
+
+#[test]
+fn fuzz_hang_empty_heredoc_delimiter() {
+    // brush-parser 0.4 loops forever on this; the guard refuses it first.
+    for input in ["<<'' ", "cat <<'' x", "cat <<-\"\"\nx\n", "a <<$'' ;b"] {
+        assert_eq!(
+            decide(input).rule,
+            Some(pawl_guard::RuleId::ParseError),
+            "{input:?}"
+        );
+    }
+    assert!(decide("cat <<'EOF'\nx\nEOF").is_allow());
+    assert!(decide("cat <<< ''").is_allow());
+}
