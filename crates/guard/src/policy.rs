@@ -52,7 +52,12 @@ impl Default for Policy {
             protected_branches: vec!["main".into(), "master".into()],
             protected_paths: default_protected_paths(),
             allowances: default_allowances(),
-            deny: Vec::new(),
+            // pawl's store holds the run's limits and evidence: no database tool may open it.
+            deny: vec![DenyRule {
+                command: Some("sqlite*".into()),
+                pattern: Some(r"\.pawl/".into()),
+                reason: Some("pawl's store (.pawl/) holds the run's limits and evidence; only pawl changes it".into()),
+            }],
             allow_unsafe: false,
             always: false,
         }
@@ -68,6 +73,13 @@ fn strings(items: &[&str]) -> Vec<String> {
 /// and git's own directory.
 pub fn default_protected_paths() -> Vec<String> {
     strings(&[
+        // pawl's own state (limits, evidence, leases) and git's: an agent must not rewrite them
+        // by hand. pawl and git write there themselves, which the guard sees as `pawl ...` and
+        // `git ...` commands, not as file writes.
+        ".pawl",
+        ".pawl/**",
+        ".git",
+        ".git/**",
         "**/.env",
         "**/.env.*",
         "!**/.env.example",

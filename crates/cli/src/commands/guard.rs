@@ -22,15 +22,11 @@ pub fn policy(cfg: &GuardConfig) -> Policy {
     p.protected_paths
         .extend(cfg.protected_paths.iter().cloned());
     p.allowances.extend(cfg.allowances.iter().cloned());
-    p.deny = cfg
-        .deny
-        .iter()
-        .map(|d| DenyRule {
-            command: d.command.clone(),
-            pattern: d.pattern.clone(),
-            reason: d.reason.clone(),
-        })
-        .collect();
+    p.deny.extend(cfg.deny.iter().map(|d| DenyRule {
+        command: d.command.clone(),
+        pattern: d.pattern.clone(),
+        reason: d.reason.clone(),
+    }));
     p
 }
 

@@ -130,3 +130,57 @@ fn nothing_to_check_is_a_usage_error() {
     let env = TestEnv::new();
     assert_eq!(env.pawl(&["guard", "check"]).code, 2);
 }
+
+/// Regression: a repository that lives under /tmp (as every test repository does) was entirely
+/// removable, because the /tmp allowance matched its files. Inside the repository only build
+/// outputs may be removed recursively, and git's and pawl's own state never.
+#[test]
+fn a_repository_under_tmp_is_not_removable_through_the_tmp_allowance() {
+    let env = TestEnv::new();
+    env.write("src/lib.rs", "pub fn f() {}\n");
+    assert!(
+        env.root().starts_with(std::env::temp_dir()),
+        "the regression needs a repo under the temp dir"
+    );
+    for cmd in [
+        "rm -rf .git",
+        "rm -rf src",
+        "rm -rf *",
+        "rm -rf .pawl",
+        "rm -r README.md",
+        "rm -rf ./",
+    ] {
+        let r = env.pawl(&["guard", "check", "--json", "--", cmd]);
+        assert_eq!(r.code, 1, "{cmd} must be denied: {}", r.stdout);
+    }
+    for cmd in [
+        "rm -rf target",
+        "rm -rf node_modules/.cache",
+        "rm -rf /tmp/pawl-scratch",
+        "rm README.md",
+    ] {
+        let r = env.pawl(&["guard", "check", "--json", "--", cmd]);
+        assert_eq!(r.code, 0, "{cmd} must be allowed: {}", r.stdout);
+    }
+}
+
+/// pawl's store holds the run's limits and evidence: no agent may edit or delete it by hand.
+#[test]
+fn pawls_own_state_is_protected() {
+    let env = TestEnv::new();
+    env.ok(&["init"]);
+    for cmd in [
+        "rm .pawl/pawl.db",
+        "echo x > .pawl/pawl.db",
+        "sqlite3 .pawl/pawl.db 'UPDATE runs SET settings_json = 1'",
+        "echo ref > .git/HEAD",
+    ] {
+        let r = env.pawl(&["guard", "check", "--json", "--", cmd]);
+        assert_eq!(r.code, 1, "{cmd} must be denied: {}", r.stdout);
+    }
+    let r = env.pawl(&["guard", "check", "--json", "--write", ".pawl/pawl.db"]);
+    assert_eq!(r.json()["rule"], "protected-path");
+    // Reading it, and pawl's own CLI, stay allowed.
+    assert_eq!(env.pawl(&["guard", "check", "--", "pawl status"]).code, 0);
+    assert_eq!(env.pawl(&["guard", "check", "--", "ls .pawl"]).code, 0);
+}

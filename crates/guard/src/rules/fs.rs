@@ -82,9 +82,25 @@ impl Walker<'_> {
                 return false;
             }
         }
-        self.policy
-            .allowances
-            .matches(&self.anchors.forms(absolute), false)
+        let mut forms = self.anchors.forms(absolute);
+        if let Some(root) = self.anchors.repo_root.as_deref()
+            && let Some(rel) = crate::paths::relative_to(absolute, root)
+        {
+            // Inside the repository git's and pawl's own state are never removable, and only
+            // in-repository allowances (build outputs) count: the temp-dir allowances must not
+            // make a whole repository removable because it happens to live under /tmp.
+            let first = rel.split('/').next().unwrap_or("");
+            if first == ".git" || first == ".pawl" {
+                return false;
+            }
+            forms = crate::policy::PathForms {
+                absolute: String::new(),
+                home: None,
+                tmpdir: None,
+                relative: Some(rel.to_owned()),
+            };
+        }
+        self.policy.allowances.matches(&forms, false)
     }
 
     /// Whether an argument (a path or a glob) lies in an allowance.
