@@ -17,6 +17,7 @@
 mod config;
 mod diff;
 mod error;
+mod index;
 mod oid;
 mod refs;
 mod repo;

@@ -10,9 +10,17 @@
 //!   the agent), `GIT_CONFIG_NOSYSTEM=1` (the machine's config does not change pawl's results;
 //!   the user's global config is kept for the identity);
 //! - then [`Options::env`], so tests can isolate `HOME` and the global config.
+//!
+//! Opening a plain repository (`<root>/.git` is a directory) needs no git call: the hook path
+//! opens a repository on every Stop, and `git rev-parse` costs a process start. Every layout git
+//! resolves in a way we would have to imitate (a `.git` file for worktrees and submodules,
+//! `core.worktree`, config includes, a bare repository, another owner, a redirecting environment)
+//! goes through `git rev-parse` as before.
 
 use std::ffi::{OsStr, OsString};
+use std::fs;
 use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -68,6 +76,9 @@ pub struct Repo {
     root: PathBuf,
     git_dir: PathBuf,
     index_path: PathBuf,
+    /// True when object ids are known to be SHA-1; false when not known, which turns off
+    /// reading tree ids out of an index (see `tree.rs`).
+    sha1_ids: bool,
     options: Options,
 }
 
@@ -80,6 +91,9 @@ impl Repo {
     /// Opens the working tree containing `path`.
     pub fn open_with(path: impl AsRef<Path>, options: Options) -> Result<Self, Error> {
         let path = path.as_ref();
+        if let Some(repo) = open_plain(path, &options) {
+            return Ok(repo);
+        }
         let mut git = Git::new(&options, path);
         git.args([
             "rev-parse",
@@ -118,6 +132,7 @@ impl Repo {
             root,
             git_dir,
             index_path,
+            sha1_ids: false,
             options,
         })
     }
@@ -146,9 +161,112 @@ impl Repo {
         &self.index_path
     }
 
+    /// True when object ids are known to be SHA-1 (20 bytes in an index).
+    pub(crate) fn sha1_ids(&self) -> bool {
+        self.sha1_ids
+    }
+
     /// A git command in the working tree's root with the fixed environment.
     pub(crate) fn git(&self) -> Git {
         Git::new(&self.options, &self.root)
+    }
+}
+
+/// Opens `path` without running git when it is the top of a plain, non-bare repository whose
+/// layout is unambiguous; `None` means "ask `git rev-parse`" (which also produces the errors).
+///
+/// What `git rev-parse --show-toplevel --git-dir --git-path index` would answer, and the checks
+/// that make it so:
+/// - `path/.git` is a real directory (not a symlink, not a `.git` file as in linked worktrees
+///   and submodules) that git would accept as a repository (`HEAD`, `objects/`, `refs/`); git
+///   skips an invalid `.git` and keeps searching upwards, so we do not guess then;
+/// - its `config` sets no `core.worktree`, no `core.bare` other than false, and includes no
+///   other file and no per-worktree config (which could set either);
+/// - the directory and `.git` belong to the user running pawl (git refuses other owners unless
+///   `safe.directory` says otherwise; `SUDO_UID` changes whom git compares with);
+/// - no variable in [`Options::env`] redirects git (`GIT_DIR`, `GIT_INDEX_FILE`, ...);
+/// - the top level is the canonical path, as git reports it.
+fn open_plain(path: &Path, options: &Options) -> Option<Repo> {
+    let redirected = options.env.iter().any(|(k, _)| {
+        STRIPPED_ENV.iter().any(|s| OsStr::new(s) == k) || k == "GIT_CEILING_DIRECTORIES"
+    });
+    if redirected || std::env::var_os("SUDO_UID").is_some() {
+        return None;
+    }
+    let root = fs::canonicalize(path).ok()?;
+    let git_dir = root.join(".git");
+    let meta = fs::symlink_metadata(&git_dir).ok()?;
+    if !meta.is_dir() {
+        return None;
+    }
+    let me = fs::metadata("/proc/self").ok()?.uid();
+    if meta.uid() != me || fs::metadata(&root).ok()?.uid() != me {
+        return None;
+    }
+    if !git_dir.join("HEAD").is_file()
+        || !git_dir.join("objects").is_dir()
+        || !git_dir.join("refs").is_dir()
+    {
+        return None;
+    }
+    let config = fs::read(git_dir.join("config")).ok()?;
+    let facts = ConfigFacts::read(&config)?;
+    Some(Repo {
+        index_path: git_dir.join("index"),
+        root,
+        git_dir,
+        sha1_ids: facts.sha1_ids,
+        options: options.clone(),
+    })
+}
+
+/// What a repository's own config file says about its layout, read line by line without a full
+/// config parser: any line we are not sure about makes [`ConfigFacts::read`] give up (`None`).
+struct ConfigFacts {
+    sha1_ids: bool,
+}
+
+impl ConfigFacts {
+    fn read(config: &[u8]) -> Option<ConfigFacts> {
+        let text = std::str::from_utf8(config).ok()?;
+        let mut section = String::new();
+        let mut sha1_ids = true;
+        for line in text.lines() {
+            let line = line.trim();
+            if line.is_empty() || line.starts_with('#') || line.starts_with(';') {
+                continue;
+            }
+            if line.ends_with('\\') {
+                // A value continued on the next line: that line is not a key.
+                return None;
+            }
+            if let Some(rest) = line.strip_prefix('[') {
+                let name = rest.split([']', ' ', '"', '.']).next()?;
+                section = name.to_ascii_lowercase();
+                if section == "include" || section == "includeif" {
+                    return None;
+                }
+                // `[core] bare = false` may follow on the same line.
+                let after = rest.split_once(']').map(|(_, a)| a.trim()).unwrap_or("");
+                if !after.is_empty() {
+                    return None;
+                }
+                continue;
+            }
+            let (key, value) = match line.split_once('=') {
+                Some((k, v)) => (k.trim().to_ascii_lowercase(), v.trim().to_ascii_lowercase()),
+                None => (line.to_ascii_lowercase(), "true".to_string()),
+            };
+            match (section.as_str(), key.as_str()) {
+                ("core", "worktree") => return None,
+                ("core", "bare") if value != "false" => return None,
+                ("extensions", "objectformat") if value != "sha1" => sha1_ids = false,
+                // `config.worktree` could set core.worktree or core.bare.
+                ("extensions", "worktreeconfig") if value != "false" => return None,
+                _ => {}
+            }
+        }
+        Some(ConfigFacts { sha1_ids })
     }
 }
 
@@ -310,6 +428,30 @@ mod tests {
             );
         }
         assert!(env.contains(&("GIT_CONFIG_NOSYSTEM".to_owned(), Some("1".to_owned()))));
+    }
+
+    #[test]
+    fn only_an_unambiguous_repository_config_opens_without_rev_parse() {
+        let plain = "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n\tlogallrefupdates = true\n[remote \"origin\"]\n\turl = x\n";
+        assert!(ConfigFacts::read(plain.as_bytes()).is_some_and(|f| f.sha1_ids));
+        let sha256 = format!("{plain}[extensions]\n\tobjectFormat = sha256\n");
+        assert!(ConfigFacts::read(sha256.as_bytes()).is_some_and(|f| !f.sha1_ids));
+        for refused in [
+            "[core]\n\tworktree = /elsewhere\n",
+            "[core]\n\tbare = true\n",
+            "[core]\n\tbare\n",
+            "[CORE]\n\tWorkTree = /x\n",
+            "[include]\n\tpath = other\n",
+            "[includeIf \"gitdir:/x/\"]\n\tpath = other\n",
+            "[extensions]\n\tworktreeConfig = true\n",
+            "[core] bare = true\n",
+            "[alias]\n\tx = one \\\n",
+        ] {
+            assert!(
+                ConfigFacts::read(refused.as_bytes()).is_none(),
+                "{refused:?}"
+            );
+        }
     }
 
     #[test]

@@ -6,6 +6,14 @@
 //! stat data lets `git add -A` skip re-reading every unchanged tracked file, which is what makes
 //! the hash cheap on large repositories. The copy keeps the original's modification time because
 //! git's "racily clean" check compares entries against the index file's mtime.
+//!
+//! After `git add -A`, the temporary index often still carries a valid cache tree for its root
+//! (the `TREE` extension): git invalidates the cache-tree node of every path an index change
+//! touches, and `git write-tree` answers with a valid root's id without recomputing anything. We
+//! read that id directly and spare the `write-tree` process; when the root is invalid, the index
+//! has an unusual shape, or the object format is not known to be SHA-1, `git write-tree` runs
+//! as before. Which files changed is always decided by git (`git add -A` with its stat and racy
+//! checks), never by pawl.
 
 use std::fs::{self, File};
 use std::io;
@@ -15,6 +23,9 @@ use crate::error::Error;
 use crate::oid::TreeHash;
 use crate::repo::{Repo, first_line};
 
+/// Bytes in a SHA-1 object id.
+const SHA1_LEN: usize = 20;
+
 impl Repo {
     /// The hash of exactly the bytes a check would see: tracked and untracked files that are not
     /// ignored, with their current content and executable bit. Works before the first commit.
@@ -22,6 +33,12 @@ impl Repo {
     pub fn tree_hash(&self) -> Result<TreeHash, Error> {
         let temp = TempIndex::new(self)?;
         temp.add_all(self)?;
+        if self.sha1_ids()
+            && let Ok(bytes) = fs::read(temp.path())
+            && let Some(tree) = crate::index::cached_root_tree(&bytes, SHA1_LEN)
+        {
+            return Ok(tree);
+        }
         temp.write_tree(self)
     }
 }

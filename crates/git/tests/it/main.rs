@@ -69,8 +69,18 @@ impl TestRepo {
         std::fs::read_to_string(self.path(rel)).ok()
     }
 
+    /// The options the repository was opened with (isolated HOME and global config).
+    pub fn options(&self) -> Options {
+        options(self.home.path(), &self.home.path().join("gitconfig"))
+    }
+
     /// Runs raw git with the same isolation, for setting up and checking; panics on failure.
     pub fn git(&self, args: &[&str]) -> String {
+        self.git_env(args, &[])
+    }
+
+    /// [`TestRepo::git`] with extra variables.
+    pub fn git_env(&self, args: &[&str], env: &[(&str, &str)]) -> String {
         let out = std::process::Command::new("git")
             .args(args)
             .current_dir(self.root())
@@ -81,6 +91,7 @@ impl TestRepo {
             .env_remove("GIT_DIR")
             .env_remove("GIT_INDEX_FILE")
             .env_remove("GIT_WORK_TREE")
+            .envs(env.iter().copied())
             .output()
             .expect("git runs");
         assert!(

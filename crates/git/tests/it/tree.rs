@@ -133,3 +133,195 @@ fn real_index_is_untouched_even_with_staged_changes() {
         .collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
 }
+
+/// A repository opened through a git wrapper that logs each subcommand, so a test can tell which
+/// git processes a call needed (and hence which shortcut it took).
+struct Logged {
+    t: TestRepo,
+    repo: pawl_git::Repo,
+    log: std::path::PathBuf,
+    _bin: tempfile::TempDir,
+}
+
+impl Logged {
+    fn new(t: TestRepo) -> Logged {
+        let bin = tempfile::tempdir().expect("bin");
+        let log = bin.path().join("calls.log");
+        let wrapper = bin.path().join("git");
+        std::fs::write(
+            &wrapper,
+            format!(
+                "#!/bin/sh\nfor a in \"$@\"; do case \"$a\" in -c|--no-pager|color.ui=false|core.quotePath=false) ;; *) echo \"$a\" >> '{}'; break;; esac; done\nexec git \"$@\"\n",
+                log.display()
+            ),
+        )
+        .expect("wrapper");
+        std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        let mut options = t.options();
+        options.program = wrapper.into_os_string();
+        let repo = pawl_git::Repo::open_with(t.root(), options).expect("open");
+        Logged {
+            t,
+            repo,
+            log,
+            _bin: bin,
+        }
+    }
+
+    /// The subcommands run since the last call.
+    fn calls(&self) -> Vec<String> {
+        let text = std::fs::read_to_string(&self.log).unwrap_or_default();
+        let _ = std::fs::remove_file(&self.log);
+        text.lines().map(str::to_owned).collect()
+    }
+
+    /// What `git add -A` + `git write-tree` in a fresh copy of the index answer: the reference.
+    fn reference(&self) -> String {
+        let dir = tempfile::tempdir().expect("dir");
+        let index = dir.path().join("index");
+        if self.repo.index_path().exists() {
+            // With the original's mtime: git's racy-clean rule compares entries against it (a
+            // plain copy trusts stat data it must not, and this reference was wrong that way).
+            std::fs::copy(self.repo.index_path(), &index).expect("copy");
+            let mtime = std::fs::metadata(self.repo.index_path())
+                .and_then(|m| m.modified())
+                .expect("mtime");
+            std::fs::File::options()
+                .write(true)
+                .open(&index)
+                .and_then(|f| f.set_modified(mtime))
+                .expect("set mtime");
+        }
+        let idx = index.to_str().expect("utf8");
+        self.t
+            .git_env(&["add", "--all", "--", ":/"], &[("GIT_INDEX_FILE", idx)]);
+        self.t
+            .git_env(&["write-tree"], &[("GIT_INDEX_FILE", idx)])
+            .trim()
+            .to_owned()
+    }
+}
+
+/// [`committed_repo`] whose files are older than its index: no entry is "racily clean" (an entry
+/// as new as the index must be re-read, and git then drops the cache tree).
+fn settled_repo() -> TestRepo {
+    let t = TestRepo::new();
+    t.write(".gitignore", "target/\n*.log\n");
+    t.write("src/main.rs", "fn main() {}\n");
+    t.write("README", "hello\n");
+    let past = std::time::SystemTime::now() - std::time::Duration::from_secs(10);
+    for f in [".gitignore", "src/main.rs", "README"] {
+        std::fs::File::options()
+            .write(true)
+            .open(t.path(f))
+            .and_then(|f| f.set_modified(past))
+            .expect("set mtime");
+    }
+    t.repo
+        .commit_all("initial")
+        .expect("commit")
+        .expect("something to commit");
+    t
+}
+
+#[test]
+fn a_plain_repository_opens_without_git_and_a_clean_tree_hashes_without_write_tree() {
+    let l = Logged::new(settled_repo());
+    assert_eq!(l.calls(), Vec::<String>::new(), "open ran git");
+    assert_eq!(
+        l.repo.root(),
+        std::fs::canonicalize(l.t.root()).expect("canonical")
+    );
+    assert_eq!(l.repo.git_dir(), l.repo.root().join(".git"));
+    assert_eq!(l.repo.index_path(), l.repo.root().join(".git/index"));
+    let head_tree = l.t.git(&["rev-parse", "HEAD^{tree}"]);
+    assert_eq!(l.repo.tree_hash().expect("hash").as_str(), head_tree.trim());
+    assert_eq!(l.calls(), ["add"]);
+}
+
+#[test]
+fn a_changed_tree_still_asks_write_tree_and_matches_git() {
+    let l = Logged::new(committed_repo());
+    l.calls();
+    l.t.write("src/main.rs", "fn main() { changed() }\n");
+    l.t.write("new.txt", "new\n");
+    let hash = l.repo.tree_hash().expect("hash");
+    assert_eq!(l.calls(), ["add", "write-tree"]);
+    assert_eq!(hash.as_str(), l.reference());
+}
+
+/// The regression the shortcut must never cause: a same-size, one-byte edit right after a hash
+/// that was answered from the cache tree (same second, stat data that may look unchanged)
+/// changes the hash, and the hash is git's. Both with a settled index (the shortcut answers
+/// the clean tree) and with a racy one (git re-reads everything).
+#[test]
+fn a_same_size_edit_within_the_same_second_changes_the_hash() {
+    for (kind, t) in [("settled", settled_repo()), ("racy", committed_repo())] {
+        let l = Logged::new(t);
+        let head_tree = l.t.git(&["rev-parse", "HEAD^{tree}"]).trim().to_owned();
+        for round in 0..5 {
+            l.calls();
+            let clean = l.repo.tree_hash().expect("hash");
+            assert_eq!(clean.as_str(), head_tree, "{kind} {round}");
+            if kind == "settled" && round == 0 {
+                assert_eq!(l.calls(), ["add"], "the cache tree answered");
+            }
+            l.t.write("src/main.rs", "fn main() {]\n");
+            let one_byte = l.repo.tree_hash().expect("hash");
+            assert_ne!(one_byte, clean, "{kind} {round}");
+            assert_eq!(one_byte.as_str(), l.reference(), "{kind} {round}");
+            l.t.write("src/main.rs", &format!("fn main() {{ {round} }}\n"));
+            let edited = l.repo.tree_hash().expect("hash");
+            assert_ne!(edited, one_byte, "{kind} {round}");
+            assert_eq!(edited.as_str(), l.reference(), "{kind} {round}");
+            l.t.write("src/main.rs", "fn main() {}\n");
+        }
+    }
+}
+
+#[test]
+fn the_shortcut_agrees_with_git_for_index_v4_and_staged_changes() {
+    let l = Logged::new(committed_repo());
+    l.t.git(&["update-index", "--index-version", "4"]);
+    let head_tree = l.t.git(&["rev-parse", "HEAD^{tree}"]);
+    assert_eq!(l.repo.tree_hash().expect("hash").as_str(), head_tree.trim());
+    l.calls();
+    // Staged then reverted in the working tree: the real index's cache tree is invalid.
+    l.t.write("README", "staged\n");
+    l.t.git(&["add", "README"]);
+    l.t.write("README", "hello\n");
+    assert_eq!(l.repo.tree_hash().expect("hash").as_str(), head_tree.trim());
+    assert_eq!(l.calls(), ["add", "write-tree"]);
+}
+
+#[test]
+fn a_linked_worktree_opens_through_rev_parse() {
+    let t = committed_repo();
+    let wt = tempfile::tempdir().expect("wt");
+    let path = wt.path().join("linked");
+    t.git(&["worktree", "add", "-q", path.to_str().expect("utf8")]);
+    let repo = pawl_git::Repo::open_with(&path, t.options()).expect("open");
+    assert_eq!(
+        repo.root(),
+        std::fs::canonicalize(&path).expect("canonical")
+    );
+    assert_ne!(repo.git_dir(), repo.root().join(".git"));
+    let head_tree = t.git(&["rev-parse", "HEAD^{tree}"]);
+    assert_eq!(repo.tree_hash().expect("hash").as_str(), head_tree.trim());
+}
+
+#[test]
+fn a_repository_with_core_worktree_opens_through_rev_parse() {
+    let t = committed_repo();
+    let elsewhere = tempfile::tempdir().expect("elsewhere");
+    t.git(&[
+        "config",
+        "core.worktree",
+        elsewhere.path().to_str().expect("utf8"),
+    ]);
+    let repo = pawl_git::Repo::open_with(t.path(".git"), t.options()).expect("open");
+    assert_eq!(
+        repo.root(),
+        std::fs::canonicalize(elsewhere.path()).expect("canonical")
+    );
+}

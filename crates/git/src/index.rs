@@ -1,0 +1,249 @@
+//! Reading one fact out of a git index file: the id of the root tree in its cache-tree (`TREE`)
+//! extension, when git has marked that root valid.
+//!
+//! The format is git's `Documentation/gitformat-index.txt`: a header (`DIRC`, version 2–4,
+//! entry count), the entries (v2/v3 padded to 8 bytes, v4 with prefix-compressed paths), then
+//! extensions (4-byte signature, 4-byte big-endian size, data) up to the trailing checksum.
+//!
+//! Not here: anything that decides whether a file changed. This module never looks at the
+//! working tree; it only reads what git itself recorded after `git add -A`. Anything unexpected
+//! (another version, a split or sparse index, a required extension we do not know, a truncated
+//! file) answers `None`, and the caller asks `git write-tree`.
+
+/// Size of an entry's fixed part before the object id: ctime, mtime (8 bytes each), dev, ino,
+/// mode, uid, gid, size (4 bytes each).
+const STAT_LEN: usize = 40;
+/// Bit 14 of the flags word after the object id marks an extended (v3+) entry with 2 more bytes.
+const EXTENDED: u16 = 0x4000;
+
+/// The root tree id of a valid cache tree in `index` (object ids of `hash_len` bytes), as hex.
+pub(crate) fn cached_root_tree(index: &[u8], hash_len: usize) -> Option<crate::TreeHash> {
+    let mut r = Reader {
+        bytes: index,
+        at: 0,
+    };
+    if r.take(4)? != b"DIRC" {
+        return None;
+    }
+    let version = r.u32()?;
+    if !(2..=4).contains(&version) {
+        return None;
+    }
+    let entries = r.u32()?;
+    for _ in 0..entries {
+        let start = r.at;
+        r.take(STAT_LEN + hash_len)?;
+        let flags = r.u16()?;
+        if flags & EXTENDED != 0 {
+            if version < 3 {
+                return None;
+            }
+            r.take(2)?;
+        }
+        if version == 4 {
+            r.varint()?;
+            r.through_nul()?;
+        } else {
+            r.through_nul()?;
+            // 1 to 8 NULs in all, so that the entry's length is a multiple of 8.
+            let len = r.at - start;
+            let padded = (len + 7) & !7;
+            r.take(padded - len)?;
+        }
+    }
+    // The extensions end where the trailing checksum begins.
+    let end = index.len().checked_sub(hash_len)?;
+    let mut r = Reader {
+        bytes: index.get(..end)?,
+        at: r.at,
+    };
+    while r.at < end {
+        let signature = r.take(4)?;
+        let size = usize::try_from(r.u32()?).ok()?;
+        let data = r.take(size)?;
+        match signature {
+            b"TREE" => return root_of_tree_extension(data, hash_len),
+            // A split index keeps entries elsewhere, a sparse one has directory entries: the
+            // cache tree's meaning is subtler there; let git answer.
+            b"link" | b"sdir" => return None,
+            // An upper-case first letter means optional; an unknown required one means we do
+            // not understand this index.
+            [first, ..] if !first.is_ascii_uppercase() => return None,
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The first record of `TREE` is the root: `"" NUL <entry count> SP <subtrees> LF <oid>`, where
+/// an entry count of -1 means invalid (and no oid follows).
+fn root_of_tree_extension(data: &[u8], hash_len: usize) -> Option<crate::TreeHash> {
+    let mut r = Reader { bytes: data, at: 0 };
+    let path = r.through_nul()?;
+    if !path.is_empty() {
+        return None;
+    }
+    let counts = r.through(b'\n')?;
+    let (count, _subtrees) = std::str::from_utf8(counts).ok()?.split_once(' ')?;
+    let count: i64 = count.parse().ok()?;
+    if count < 0 {
+        return None;
+    }
+    let oid = r.take(hash_len)?;
+    crate::TreeHash::new(hex(oid))
+}
+
+fn hex(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut s = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        s.push(char::from(DIGITS[usize::from(b >> 4)]));
+        s.push(char::from(DIGITS[usize::from(b & 0xf)]));
+    }
+    s
+}
+
+struct Reader<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
+        let end = self.at.checked_add(n)?;
+        let out = self.bytes.get(self.at..end)?;
+        self.at = end;
+        Some(out)
+    }
+
+    fn u32(&mut self) -> Option<u32> {
+        let b = self.take(4)?;
+        Some(u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
+    }
+
+    fn u16(&mut self) -> Option<u16> {
+        let b = self.take(2)?;
+        Some(u16::from_be_bytes([b[0], b[1]]))
+    }
+
+    /// The bytes up to `stop`, which is consumed and not returned.
+    fn through(&mut self, stop: u8) -> Option<&'a [u8]> {
+        let rest = self.bytes.get(self.at..)?;
+        let n = rest.iter().position(|&b| b == stop)?;
+        self.at += n + 1;
+        Some(&rest[..n])
+    }
+
+    fn through_nul(&mut self) -> Option<&'a [u8]> {
+        self.through(0)
+    }
+
+    /// git's offset varint (v4 path prefix lengths); only its extent matters here.
+    fn varint(&mut self) -> Option<()> {
+        for _ in 0..10 {
+            let b = self.take(1)?[0];
+            if b & 0x80 == 0 {
+                return Some(());
+            }
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(path: &str, version: u32) -> Vec<u8> {
+        let mut e = vec![0u8; STAT_LEN];
+        e.extend_from_slice(&[0xab; 20]);
+        let len = u16::try_from(path.len()).unwrap_or(0xfff).min(0xfff);
+        e.extend_from_slice(&len.to_be_bytes());
+        if version == 4 {
+            e.push(0);
+            e.extend_from_slice(path.as_bytes());
+            e.push(0);
+        } else {
+            e.extend_from_slice(path.as_bytes());
+            e.push(0);
+            while !e.len().is_multiple_of(8) {
+                e.push(0);
+            }
+        }
+        e
+    }
+
+    fn index(version: u32, paths: &[&str], extensions: &[(&[u8; 4], Vec<u8>)]) -> Vec<u8> {
+        let mut b = b"DIRC".to_vec();
+        b.extend_from_slice(&version.to_be_bytes());
+        b.extend_from_slice(&u32::try_from(paths.len()).unwrap_or(0).to_be_bytes());
+        for p in paths {
+            b.extend(entry(p, version));
+        }
+        for (sig, data) in extensions {
+            b.extend_from_slice(*sig);
+            b.extend_from_slice(&u32::try_from(data.len()).unwrap_or(0).to_be_bytes());
+            b.extend_from_slice(data);
+        }
+        b.extend_from_slice(&[0u8; 20]);
+        b
+    }
+
+    fn tree(count: &str, oid: Option<u8>) -> Vec<u8> {
+        let mut t = format!("\0{count} 0\n").into_bytes();
+        if let Some(o) = oid {
+            t.extend_from_slice(&[o; 20]);
+        }
+        t
+    }
+
+    #[test]
+    fn a_valid_root_is_read_in_every_version() {
+        for version in [2, 3, 4] {
+            let idx = index(
+                version,
+                &["a", "dir/bbbbbbb", "c"],
+                &[(b"TREE", tree("3", Some(0x12)))],
+            );
+            let got = cached_root_tree(&idx, 20).map(|t| t.to_string());
+            assert_eq!(got, Some("12".repeat(20)), "version {version}");
+        }
+    }
+
+    #[test]
+    fn an_invalidated_root_is_not_an_answer() {
+        let idx = index(2, &["a"], &[(b"TREE", tree("-1", None))]);
+        assert_eq!(cached_root_tree(&idx, 20), None);
+    }
+
+    #[test]
+    fn no_cache_tree_split_index_or_unknown_required_extension_is_not_an_answer() {
+        assert_eq!(cached_root_tree(&index(2, &["a"], &[]), 20), None);
+        for sig in [b"link", b"sdir", b"zzzz"] {
+            let idx = index(
+                2,
+                &["a"],
+                &[(sig, vec![0; 8]), (b"TREE", tree("1", Some(1)))],
+            );
+            assert_eq!(cached_root_tree(&idx, 20), None, "{sig:?}");
+        }
+        // An optional extension we do not know is skipped.
+        let idx = index(
+            2,
+            &["a"],
+            &[(b"ZZZZ", vec![0; 8]), (b"TREE", tree("1", Some(1)))],
+        );
+        assert!(cached_root_tree(&idx, 20).is_some());
+    }
+
+    #[test]
+    fn truncated_or_foreign_bytes_are_not_an_answer() {
+        let idx = index(2, &["a", "b"], &[(b"TREE", tree("2", Some(7)))]);
+        for cut in 0..idx.len() - 20 {
+            assert_eq!(cached_root_tree(&idx[..cut], 20), None, "cut at {cut}");
+        }
+        let mut other = idx.clone();
+        other[..4].copy_from_slice(b"JUNK");
+        assert_eq!(cached_root_tree(&other, 20), None);
+    }
+}
