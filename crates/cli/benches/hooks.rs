@@ -3,7 +3,13 @@
 //!   belongs to another session (the marker is read);
 //! - PreToolUse on a plain command in a bound session (the guard, config read, no git);
 //! - Stop with cached evidence (every gate's evidence reused for the tree; a review criterion
-//!   keeps the run open, so each Stop records an iteration and blocks).
+//!   keeps the run open, so each Stop records an iteration and blocks): first right after the
+//!   setup, when every index entry is as new as the index ("racily clean": git re-reads each
+//!   file and drops its cache tree on every hash), then after `git status` rewrote the index a
+//!   second later, the usual state of a repository an agent works in (the cache tree answers).
+//!
+//! The load average is printed before and after: on a busy machine the figures are not
+//! comparable (the targets are for a quiet one).
 //!
 //! `cargo bench -p pawl-cli --bench hooks` (harness = false: prints a small table).
 //! `PAWL_BENCH_RUNS` sets the samples per figure (default 200; Stop uses a quarter).
@@ -131,7 +137,10 @@ fn main() {
         )
     };
 
-    println!("pawl hook round trips (process start to answer), {runs} samples");
+    println!(
+        "pawl hook round trips (process start to answer), {runs} samples; load average {}",
+        load_average()
+    );
     measure(
         "unbound session, no .pawl/ (Stop)",
         runs,
@@ -195,4 +204,23 @@ fn main() {
         "\"decision\":\"block\"",
         10.0,
     );
+    std::thread::sleep(Duration::from_millis(1100));
+    ok("git", &root, &["status", "--porcelain"], &[]);
+    measure(
+        "bound session: Stop, cached evidence, settled",
+        (runs / 4).max(10),
+        &root,
+        "stop",
+        &stop("bound"),
+        "\"decision\":\"block\"",
+        10.0,
+    );
+    println!("load average {}", load_average());
+}
+
+/// The 1, 5 and 15 minute load averages (Linux), or `?`.
+fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|_| "?".into())
 }

@@ -634,7 +634,12 @@ fn stop(
         .or_fail(run_id)?;
     let now = || jiff::Timestamp::now().as_millisecond();
     let active_ms = (now() - arming.turn_started_at).max(0) as u64;
-    let (verified, fingerprint) = verify_for_stop(root, &mut store, &run, gates);
+    // The run's events, read once: the last verification and this turn's denials come from them
+    // (each read is a scan of the run's whole history, which grows with every Stop).
+    let events = store
+        .events_after(Some(run_id), 0, usize::MAX)
+        .or_fail(run_id)?;
+    let (verified, fingerprint) = verify_for_stop(root, &mut store, &run, gates, &events);
     let report = match verified {
         Ok(r) => r,
         Err(e) => {
@@ -659,7 +664,7 @@ fn stop(
         }
     };
     let edits = store.take_session_edits(run_id).or_fail(run_id)?;
-    let denials = denials_since(&store, run_id, arming.turn_started_at).or_fail(run_id)?;
+    let denials = denials_since(&events, arming.turn_started_at);
     let facts = facts_of(root, &edits, &report, claim, denials);
     let summary = if report.done {
         "verified: every check passes".to_string()
@@ -840,12 +845,11 @@ fn current_or_next_story(store: &mut Store, run_id: &str) -> CliResult<Option<St
     Ok(None)
 }
 
-fn denials_since(store: &Store, run_id: &str, since: i64) -> CliResult<u32> {
-    Ok(store
-        .events_after(Some(run_id), 0, usize::MAX)?
+fn denials_since(events: &[pawl_core::record::Event], since: i64) -> u32 {
+    events
         .iter()
         .filter(|e| e.kind == "guard_denied" && e.at >= since)
-        .count() as u32)
+        .count() as u32
 }
 
 fn facts_of(
@@ -905,6 +909,7 @@ fn verify_for_stop(
     store: &mut Store,
     run: &Run,
     gates: Vec<pawl_verify::gate::Check>,
+    events: &[pawl_core::record::Event],
 ) -> (Result<pawl_engine::VerifyReport, String>, String) {
     let mut checks = gates.clone();
     if let Ok(more) = super::verify::criterion_checks(store, Some(run)) {
@@ -920,7 +925,7 @@ fn verify_for_stop(
     let fingerprint = format!("{:x}", h.finalize());
     let tree = pawl_git::Repo::open(root).and_then(|r| r.tree_hash());
     if let Ok(tree) = tree
-        && let Ok(Some(prev)) = last_verification(store, &run.id)
+        && let Some(prev) = last_verification(events)
         && prev.0 == fingerprint
         && prev.1.tree_hash == tree.as_str()
         && !prev.1.checks.is_empty()
@@ -951,22 +956,13 @@ fn verify_for_stop(
 
 /// The run's last verification by a Stop hook, with the fingerprint of its checks.
 fn last_verification(
-    store: &Store,
-    run_id: &str,
-) -> CliResult<Option<(String, pawl_engine::VerifyReport)>> {
-    let Some(e) = store
-        .events_after(Some(run_id), 0, usize::MAX)?
-        .into_iter()
-        .rev()
-        .find(|e| e.kind == "verification")
-    else {
-        return Ok(None);
-    };
-    let Some(fp) = e.data.get("session_checks").and_then(|v| v.as_str()) else {
-        return Ok(None);
-    };
-    let fp = fp.to_string();
-    Ok(serde_json::from_value(e.data).ok().map(|r| (fp, r)))
+    events: &[pawl_core::record::Event],
+) -> Option<(String, pawl_engine::VerifyReport)> {
+    let e = events.iter().rev().find(|e| e.kind == "verification")?;
+    let fp = e.data.get("session_checks").and_then(|v| v.as_str())?;
+    serde_json::from_value(e.data.clone())
+        .ok()
+        .map(|r| (fp.to_string(), r))
 }
 
 fn first_chars(s: &str, n: usize) -> String {

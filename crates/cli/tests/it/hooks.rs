@@ -813,3 +813,71 @@ fn resume_rearms_a_stopped_session_run_for_the_next_session() {
     let d = hook(&env, "claude", "stop", stop(&env, "c3", false, "Done."));
     assert_eq!(d["decision"], "block", "{d}");
 }
+
+/// The Stop's cached verification must follow the exact tree: a one-byte, same-size edit made
+/// right after a Stop that reused everything (the tree hash answered from git's cache tree, in
+/// the same second) is seen, and the gate runs again on the new tree.
+#[test]
+fn a_same_size_edit_right_after_a_cached_stop_is_verified_again() {
+    let env = project("", "no_progress = 0\nsame_failure = 0");
+    env.write("calc.py", CALC_OK);
+    // Files older than the index, as in a repository an agent works in: no "racily clean"
+    // entry, so git keeps the cache tree and pawl answers the tree hash from it.
+    let past = std::time::SystemTime::now() - std::time::Duration::from_secs(10);
+    for f in ["calc.py", "test_calc.py", "pawl.toml", ".gitignore"] {
+        let file = std::fs::File::options()
+            .write(true)
+            .open(env.root().join(f))
+            .unwrap();
+        file.set_modified(past).unwrap();
+    }
+    env.git(&["add", "-A"]);
+    env.git(&["commit", "-q", "-m", "fixed"]);
+    let run = arm(&env, &[]);
+    env.ok(&[
+        "criterion",
+        "add",
+        "a reviewer approves",
+        "--verify",
+        "review",
+    ]);
+    hook(
+        &env,
+        "claude",
+        "session-start",
+        session_start(&env, "s1", "startup"),
+    );
+    let last_verification = || -> Value {
+        let data: String = env
+            .db()
+            .query_row(
+                "SELECT data_json FROM events WHERE run_id = ?1 AND kind = 'verification' ORDER BY seq DESC LIMIT 1",
+                [&run],
+                |r| r.get(0),
+            )
+            .unwrap();
+        serde_json::from_str(&data).unwrap()
+    };
+    // First Stop: the gate runs and passes; the review criterion keeps the run open.
+    let b = hook(&env, "claude", "stop", stop(&env, "s1", false, "Done 1."));
+    assert_eq!(b["decision"], "block", "{b}");
+    let first = last_verification();
+    assert_eq!(first["checks"][0]["passed"], true, "{first}");
+    // Second Stop on the same tree: everything is reused.
+    let b = hook(&env, "claude", "stop", stop(&env, "s1", true, "Done 2."));
+    assert_eq!(b["decision"], "block", "{b}");
+    let second = last_verification();
+    assert_eq!(second["checks"][0]["cached"], true, "{second}");
+    assert_eq!(second["tree_hash"], first["tree_hash"]);
+
+    // One byte, same size, at once.
+    assert_eq!(CALC_OK.len(), CALC_BUG.len());
+    env.write("calc.py", CALC_BUG);
+    let b = hook(&env, "claude", "stop", stop(&env, "s1", true, "Done 3."));
+    assert_eq!(b["decision"], "block", "{b}");
+    let third = last_verification();
+    assert_ne!(third["tree_hash"], second["tree_hash"], "{third}");
+    assert_eq!(third["checks"][0]["passed"], false, "{third}");
+    assert_eq!(third["checks"][0]["cached"], false, "{third}");
+    assert!(b["reason"].as_str().unwrap().contains("test_add"), "{b}");
+}
