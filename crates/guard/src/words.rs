@@ -107,12 +107,15 @@ pub(crate) struct Expanded {
 /// Most `$((` openers in one text handed to brush-parser's word grammar,
 /// and most `$(` openers: unclosed ones make it backtrack exponentially
 /// (found by fuzzing). More than that is refused as malformed.
-const MAX_ARITH_OPENERS: usize = 4;
+const MAX_ARITH_OPENERS: usize = 8;
 const MAX_SUBST_OPENERS: usize = 32;
 
 fn too_complex(text: &str) -> bool {
-    text.matches("$((").count() > MAX_ARITH_OPENERS
-        || text.matches("$(").count() > MAX_SUBST_OPENERS
+    let arith = text.matches("$((").count();
+    // Unclosed `$((` are what make the grammar backtrack; balanced ones
+    // are cheap, so allow more of those.
+    let unclosed = arith > 1 && text.matches("))").count() < arith;
+    unclosed || arith > MAX_ARITH_OPENERS || text.matches("$(").count() > MAX_SUBST_OPENERS
 }
 
 fn options() -> brush_parser::ParserOptions {

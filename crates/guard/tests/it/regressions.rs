@@ -70,3 +70,18 @@ fn fuzz_hang_empty_heredoc_delimiter() {
     assert!(decide("cat <<'EOF'\nx\nEOF").is_allow());
     assert!(decide("cat <<< ''").is_allow());
 }
+
+#[test]
+fn fuzz_timeout_unclosed_arithmetic_and_substitutions() {
+    let bytes = include_bytes!("../data/fuzz-timeout-arith2.bin");
+    let input = String::from_utf8_lossy(bytes);
+    let start = Instant::now();
+    let d = decide(&input);
+    assert!(
+        start.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        start.elapsed()
+    );
+    assert!(d.is_deny());
+    assert!(decide("echo $((1+2)) $((3+4)) $((5+6))").is_allow());
+}
