@@ -141,6 +141,26 @@ fn main() {
         "pawl hook round trips (process start to answer), {runs} samples; load average {}",
         load_average()
     );
+    // The floor: spawning a process that does nothing, through the same pipes.
+    let mut floor: Vec<Duration> = (0..runs)
+        .map(|_| {
+            let t = Instant::now();
+            let out = cmd("/bin/true", &root)
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::null())
+                .output()
+                .unwrap();
+            assert!(out.status.success());
+            t.elapsed()
+        })
+        .collect();
+    floor.sort();
+    println!(
+        "{:<44} median {:>6.2} ms  (the cost of any process, for comparison)",
+        "spawning /bin/true",
+        floor[floor.len() / 2].as_secs_f64() * 1000.0
+    );
     measure(
         "unbound session, no .pawl/ (Stop)",
         runs,
