@@ -346,13 +346,14 @@ impl<'a> Walker<'a> {
             );
             return;
         }
-        if has_empty_heredoc_delimiter(text) {
-            // brush-parser 0.4's tokenizer loops forever on `<<'' `
-            // (found by fuzzing); refuse before calling it.
+        if has_bad_heredoc_delimiter(text) {
+            // brush-parser 0.4's tokenizer loops forever on `<<'' ` and on
+            // `<<` followed by an operator (found by fuzzing); both are
+            // errors in bash too, so refuse before calling it.
             self.fail_closed(
                 frame,
                 RuleId::ParseError,
-                "a here-document has an empty delimiter",
+                "a here-document has an empty or missing delimiter",
             );
             return;
         }
@@ -992,8 +993,12 @@ impl<'a> Walker<'a> {
 }
 
 /// Whether a here-document operator is followed by a delimiter that is
-/// empty after quote removal (`<<''`, `<<-""`, `<<$''`).
-fn has_empty_heredoc_delimiter(text: &str) -> bool {
+/// empty after quote removal (`<<''`, `<<-""`, `<<$''`) or missing
+/// (`<< |`, `<<<<`).
+fn has_bad_heredoc_delimiter(text: &str) -> bool {
+    if text.contains("<<<<") {
+        return true;
+    }
     let bytes = text.as_bytes();
     let mut i = 0;
     while i + 1 < bytes.len() {
@@ -1012,6 +1017,9 @@ fn has_empty_heredoc_delimiter(text: &str) -> bool {
         }
         while matches!(bytes.get(j), Some(b' ' | b'\t')) {
             j += 1;
+        }
+        if bytes.get(j).is_none_or(|b| b"<>&|;()\r\n".contains(b)) {
+            return true;
         }
         let mut empties = 0;
         loop {

@@ -85,3 +85,15 @@ fn fuzz_timeout_unclosed_arithmetic_and_substitutions() {
     assert!(d.is_deny());
     assert!(decide("echo $((1+2)) $((3+4)) $((5+6))").is_allow());
 }
+
+#[test]
+fn fuzz_oom_heredoc_operator_without_delimiter() {
+    let bytes = include_bytes!("../data/fuzz-oom-heredoc-ops.bin");
+    let input = String::from_utf8_lossy(bytes);
+    assert_eq!(decide(&input).rule, Some(pawl_guard::RuleId::ParseError));
+    assert_eq!(
+        decide("cat << ; ls").rule,
+        Some(pawl_guard::RuleId::ParseError)
+    );
+    assert!(decide("cat <<EOF\nx\nEOF").is_allow());
+}
