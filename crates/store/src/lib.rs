@@ -140,6 +140,14 @@ impl Store {
             .map_err(open_err)?;
         conn.pragma_update(None, "foreign_keys", "ON")
             .map_err(open_err)?;
+        // Hooks open and close the store on every call: closing must not checkpoint the WAL
+        // (two fsyncs, then the next call recreates the file). SQLite still checkpoints on its
+        // own as the WAL grows; committed data is durable in the WAL either way.
+        conn.set_db_config(
+            rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE,
+            true,
+        )
+        .map_err(open_err)?;
         let mut store = Store {
             conn,
             clock,
