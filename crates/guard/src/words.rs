@@ -115,7 +115,13 @@ fn too_complex(text: &str) -> bool {
     // Unclosed `$((` are what make the grammar backtrack; balanced ones
     // are cheap, so allow more of those.
     let unclosed = arith > 1 && text.matches("))").count() < arith;
-    unclosed || arith > MAX_ARITH_OPENERS || text.matches("$(").count() > MAX_SUBST_OPENERS
+    // Many unclosed parentheses after a `$(` backtrack the same way.
+    let open_parens = text.matches('(').count();
+    let excess = text.contains("$(") && open_parens > text.matches(')').count() + 4;
+    unclosed
+        || excess
+        || arith > MAX_ARITH_OPENERS
+        || text.matches("$(").count() > MAX_SUBST_OPENERS
 }
 
 fn options() -> brush_parser::ParserOptions {

@@ -97,3 +97,17 @@ fn fuzz_oom_heredoc_operator_without_delimiter() {
     );
     assert!(decide("cat <<EOF\nx\nEOF").is_allow());
 }
+
+#[test]
+fn fuzz_timeout_unclosed_parentheses_in_heredoc() {
+    let bytes = include_bytes!("../data/fuzz-timeout-parens.bin");
+    let input = String::from_utf8_lossy(bytes);
+    let start = Instant::now();
+    let d = decide(&input);
+    assert!(
+        start.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        start.elapsed()
+    );
+    assert!(d.is_deny());
+}
