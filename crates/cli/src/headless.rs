@@ -170,6 +170,7 @@ pub fn loop_config(ctx: &Ctx, run: &Run) -> LoopConfig {
             is_alive: owner::holder_alive,
         },
         rate_limit_scale: rate_limit_scale(),
+        auto_commit: run.settings.git.auto_commit,
     }
 }
 

@@ -284,11 +284,20 @@ pub struct Config {
     pub gates: BTreeMap<String, String>,
     pub guard: GuardConfig,
     pub pipeline: PipelineConfig,
+    pub git: GitConfig,
+}
+
+/// `[git]` — the git rails' options.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct GitConfig {
+    /// Commit each completed story on the run's branch, with a message naming the story and run.
+    pub auto_commit: bool,
 }
 
 /// The top-level tables; environment variables name one of these first (`PAWL_LIMITS_MAX_TIME`).
 pub const SECTIONS: &[&str] = &[
-    "agent", "limits", "breakers", "stall", "gates", "guard", "pipeline",
+    "agent", "limits", "breakers", "stall", "gates", "guard", "pipeline", "git",
 ];
 
 /// Where an effective value came from.
@@ -779,6 +788,10 @@ tune_thresholds = true
 ralph_max_loops = {rml}
 ralph_calls_per_hour = {rcph}
 ralph_skip_after = {rsa}
+
+[git]
+# commit each completed story on the run's branch
+auto_commit = false
 
 [gates]
 "#,

@@ -23,6 +23,9 @@ pub struct RunSettings {
     /// The scenario of a replay run.
     #[serde(default)]
     pub replay_scenario: Option<String>,
+    /// Git rails chosen when the run started.
+    #[serde(default)]
+    pub git: crate::config::GitConfig,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -124,6 +124,30 @@ pub struct LoopConfig {
     pub owner: Owner,
     /// For tests: how long one unit of rate-limit backoff is (production: as the provider says).
     pub rate_limit_scale: f64,
+    /// Commit each completed story (`[git] auto_commit`).
+    pub auto_commit: bool,
+}
+
+/// Commits the working tree for a story that was just completed, on the run's branch, and
+/// records it. Returns the commit, or `None` when there was nothing to commit.
+pub fn commit_story(
+    store: &mut Store,
+    root: &std::path::Path,
+    run_id: &str,
+    story: &Story,
+) -> Result<Option<String>, EngineError> {
+    let repo = pawl_git::Repo::open(root).map_err(|e| EngineError::Verify(format!("git: {e}")))?;
+    let message = format!("pawl: {} {} (run {run_id})", story.id, story.title);
+    let commit = repo
+        .commit_all(&message)
+        .map_err(|e| EngineError::Verify(format!("git: {e}")))?
+        .map(|c| c.to_string());
+    store.append_event(
+        Some(run_id),
+        "story_committed",
+        json!({"story": story.id, "commit": commit, "message": message}),
+    )?;
+    Ok(commit)
 }
 
 /// How the loop ended.

@@ -44,13 +44,15 @@ pub fn run(ctx: &mut Ctx, args: &RunArgs) -> CliResult<ExitCode> {
     }
 }
 
-fn settings(config: &pawl_core::config::Config) -> RunSettings {
+/// What a new run copies from the configuration and keeps for its whole life.
+pub fn settings(config: &pawl_core::config::Config) -> RunSettings {
     RunSettings {
         limits: config.limits.clone(),
         breakers: config.breakers.clone(),
         stall: config.stall.clone(),
         agent: Some(config.agent.clone()),
         replay_scenario: None,
+        git: config.git.clone(),
     }
 }
 

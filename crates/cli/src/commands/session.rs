@@ -13,7 +13,6 @@ use pawl_core::ExitCode;
 use pawl_core::StopReason;
 use pawl_core::config::{AgentKind, Config};
 use pawl_core::model::{Driver, RunStatus};
-use pawl_core::record::RunSettings;
 use pawl_hooks::Agent;
 use pawl_hooks::install;
 use pawl_hooks::marker::{self, Marker};
@@ -71,13 +70,7 @@ pub fn arm(ctx: &mut Ctx, args: &RunArgs, goal: &str, config: &Config) -> CliRes
         goal: goal.to_string(),
         driver: Driver::Session,
         mode: None,
-        settings: RunSettings {
-            limits: config.limits.clone(),
-            breakers: config.breakers.clone(),
-            stall: config.stall.clone(),
-            agent: Some(config.agent.clone()),
-            replay_scenario: None,
-        },
+        settings: super::run::settings(config),
         branch: None,
         pre_run_commit: None,
     })?;

@@ -98,6 +98,10 @@ fn done(
     }
     let reason = format!("verified on tree {}", v.tree);
     let s = store.set_story_status(&run.id, &story.id, StoryStatus::Done, Some(&reason))?;
+    if run.settings.git.auto_commit {
+        pawl_engine::driver::commit_story(store, &ctx.root, &run.id, &s)
+            .map_err(|e| CliError::Failed(e.to_string()))?;
+    }
     ctx.emit(
         &serde_json::json!({"story": s, "done": true, "verification": v}),
         || format!("{}\nDone {}: {}", verify::render(&v), s.id, s.title),

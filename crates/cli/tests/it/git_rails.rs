@@ -223,3 +223,44 @@ fn the_run_prints_its_expected_scope_and_allow_unsafe_is_loud_and_on_the_record(
     let ev = env.ok(&["events", "--json"]).stdout;
     assert!(ev.contains("\"guard_off\""), "{ev}");
 }
+
+#[test]
+fn auto_commit_commits_each_completed_story_with_a_clear_message() {
+    let env = TestEnv::new();
+    env.write(
+        "pawl.toml",
+        "[git]\nauto_commit = true\n\n[gates]\ntest = \"test -f feature.txt\"\n",
+    );
+    env.ok(&["init"]);
+    env.git(&["add", "-A"]);
+    env.git(&["commit", "-q", "-m", "pawl"]);
+    env.git(&["switch", "-q", "-c", "feat/x"]);
+    let run = env.manual_run("add the feature");
+    env.ok(&["story", "add", "feature file", "--size", "S"]);
+    env.ok(&["story", "start", "S1"]);
+    env.write("feature.txt", "done\n");
+    env.ok(&["story", "done", "S1"]);
+    let log = String::from_utf8(env.git(&["log", "-1", "--format=%s"]).stdout).unwrap();
+    assert_eq!(log.trim(), format!("pawl: S1 feature file (run {run})"));
+    let files = String::from_utf8(
+        env.git(&["show", "--name-only", "--format=", "HEAD"])
+            .stdout,
+    )
+    .unwrap();
+    assert!(files.contains("feature.txt"), "{files}");
+    let ev = env.ok(&["events", "--json"]).stdout;
+    assert!(ev.contains("\"story_committed\""), "{ev}");
+    // Off by default: no commit.
+    let env = TestEnv::new();
+    env.write("pawl.toml", "[gates]\ntest = \"test -f feature.txt\"\n");
+    env.ok(&["init"]);
+    env.git(&["add", "-A"]);
+    env.git(&["commit", "-q", "-m", "pawl"]);
+    env.manual_run("g");
+    env.ok(&["story", "add", "f", "--size", "S"]);
+    env.ok(&["story", "start", "S1"]);
+    env.write("feature.txt", "done\n");
+    env.ok(&["story", "done", "S1"]);
+    let log = String::from_utf8(env.git(&["log", "-1", "--format=%s"]).stdout).unwrap();
+    assert_eq!(log.trim(), "pawl");
+}

@@ -358,6 +358,9 @@ fn story_flow(ctx: &mut Ctx<'_>, story: &Story, tdd: bool) -> P<bool> {
         StoryStatus::Done,
         Some("pawl's checks pass"),
     )?;
+    if ctx.cfg.auto_commit {
+        crate::driver::commit_story(ctx.store, &ctx.cfg.root, &ctx.run_id, story)?;
+    }
     Ok(true)
 }
 
