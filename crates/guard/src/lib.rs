@@ -62,7 +62,7 @@ pub fn explain(input: &Input, ctx: &Context, policy: &Policy) -> Explanation {
         return inert;
     }
     match CompiledPolicy::new(policy) {
-        Ok(compiled) => Guard { compiled }.explain(input, ctx),
+        Ok(compiled) => explain_with_deadline(Guard { compiled }, input, ctx, DECISION_DEADLINE),
         Err(error) => Explanation {
             decision: Decision::deny(
                 RuleId::PolicyError,
@@ -73,6 +73,45 @@ pub fn explain(input: &Input, ctx: &Context, policy: &Policy) -> Explanation {
             commands: Vec::new(),
         },
     }
+}
+
+/// How long one decision may take. The shell parser is third-party code; an input that makes it
+/// loop (fuzzing found several) must become a denial, not a hook that hangs until the agent CLI
+/// gives up on it.
+pub const DECISION_DEADLINE: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// Runs the analysis on a worker thread and denies if it misses `deadline`. The worker is left
+/// to finish on its own (a one-shot caller such as a hook process exits right after).
+fn explain_with_deadline(
+    guard: Guard,
+    input: &Input,
+    ctx: &Context,
+    deadline: std::time::Duration,
+) -> Explanation {
+    let denied = |reason: String| Explanation {
+        decision: Decision::deny(RuleId::ParseError, reason),
+        active: true,
+        parse: String::new(),
+        commands: Vec::new(),
+    };
+    let (tx, rx) = std::sync::mpsc::channel();
+    let (input, ctx) = (input.clone(), ctx.clone());
+    let worker = std::thread::Builder::new()
+        .name("pawl-guard".into())
+        .spawn(move || {
+            let _ = tx.send(guard.explain(&input, &ctx));
+        });
+    if let Err(e) = worker {
+        return denied(format!(
+            "the guard could not start its analysis ({e}); denied to be safe"
+        ));
+    }
+    rx.recv_timeout(deadline).unwrap_or_else(|_| {
+        denied(format!(
+            "the shell parser did not finish within {}s on this input; denied to be safe",
+            deadline.as_secs()
+        ))
+    })
 }
 
 /// The decision when the guard is off or inert for this context.

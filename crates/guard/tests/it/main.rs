@@ -2,6 +2,7 @@
 //! it, and properties (no panic, bounded time) on hostile input.
 
 mod corpus;
+mod deadline;
 mod props;
 mod regressions;
 mod support;
