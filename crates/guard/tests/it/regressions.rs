@@ -111,3 +111,19 @@ fn fuzz_timeout_unclosed_parentheses_in_heredoc() {
     );
     assert!(d.is_deny());
 }
+
+#[test]
+fn fuzz_timeout_unclosed_subscripts_in_parameter_expansions() {
+    // Unbalanced `${IF[` repeated made brush-parser's word grammar backtrack for seconds; it is
+    // refused before the parser as malformed (a denial), not left to the decision deadline.
+    let input =
+        "rm${IF[}\u{11}m${IF[}\u{11}____________m${IF[}\u{11}m${IF[}\u{11}____#__\0,Imgi\0,Imgit$";
+    let start = Instant::now();
+    let d = decide(input);
+    assert!(
+        start.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        start.elapsed()
+    );
+    assert!(d.is_deny(), "{d:?}");
+}
