@@ -118,9 +118,10 @@ fn too_complex(text: &str) -> bool {
     // Many unclosed parentheses after a `$(` backtrack the same way.
     let open_parens = text.matches('(').count();
     let excess = text.contains("$(") && open_parens > text.matches(')').count() + 4;
-    // Unclosed `[` subscripts inside `${...}` backtrack the same way (fuzz-found timeout).
-    let subscripts =
-        text.contains("${") && text.matches('[').count() > text.matches(']').count() + 2;
+    // Unclosed `[` subscripts inside `${...}`, and unclosed `$[` (old-style arithmetic),
+    // backtrack the same way (fuzz-found timeouts).
+    let subscripts = (text.contains("${") || text.contains("$["))
+        && text.matches('[').count() > text.matches(']').count() + 2;
     unclosed
         || excess
         || subscripts
