@@ -80,13 +80,22 @@ pub fn explain(input: &Input, ctx: &Context, policy: &Policy) -> Explanation {
 /// gives up on it.
 pub const DECISION_DEADLINE: std::time::Duration = std::time::Duration::from_secs(2);
 
-/// Runs the analysis on a worker thread and denies if it misses `deadline`. The worker is left
-/// to finish on its own (a one-shot caller such as a hook process exits right after).
+/// Runs the analysis on a worker thread and denies if it misses `deadline`.
 fn explain_with_deadline(
     guard: Guard,
     input: &Input,
     ctx: &Context,
     deadline: std::time::Duration,
+) -> Explanation {
+    let (input, ctx) = (input.clone(), ctx.clone());
+    within(deadline, move || guard.explain(&input, &ctx))
+}
+
+/// Runs `analyse` on a worker thread; if it misses `deadline` the answer is a denial. The
+/// worker is left to finish on its own (a one-shot caller such as a hook exits right after).
+fn within(
+    deadline: std::time::Duration,
+    analyse: impl FnOnce() -> Explanation + Send + 'static,
 ) -> Explanation {
     let denied = |reason: String| Explanation {
         decision: Decision::deny(RuleId::ParseError, reason),
@@ -95,11 +104,10 @@ fn explain_with_deadline(
         commands: Vec::new(),
     };
     let (tx, rx) = std::sync::mpsc::channel();
-    let (input, ctx) = (input.clone(), ctx.clone());
     let worker = std::thread::Builder::new()
         .name("pawl-guard".into())
         .spawn(move || {
-            let _ = tx.send(guard.explain(&input, &ctx));
+            let _ = tx.send(analyse());
         });
     if let Err(e) = worker {
         return denied(format!(
@@ -108,8 +116,8 @@ fn explain_with_deadline(
     }
     rx.recv_timeout(deadline).unwrap_or_else(|_| {
         denied(format!(
-            "the shell parser did not finish within {}s on this input; denied to be safe",
-            deadline.as_secs()
+            "the shell parser did not finish within {:.1}s on this input; denied to be safe",
+            deadline.as_secs_f64()
         ))
     })
 }
@@ -237,5 +245,37 @@ impl walk::Walker<'_> {
             );
         }
         Decision::allow(format!("`{path}` is not a protected path"))
+    }
+}
+
+#[cfg(test)]
+mod deadline_tests {
+    use super::*;
+    use std::time::Duration;
+
+    fn allow() -> Explanation {
+        Explanation {
+            decision: Decision::allow("ok"),
+            active: true,
+            parse: String::new(),
+            commands: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn an_analysis_that_misses_the_deadline_is_a_denial() {
+        let e = within(Duration::from_millis(20), || {
+            std::thread::sleep(Duration::from_millis(500));
+            allow()
+        });
+        assert!(e.decision.is_deny(), "{e:?}");
+        assert_eq!(e.decision.rule, Some(RuleId::ParseError));
+        assert!(e.decision.reason.contains("did not finish"), "{e:?}");
+    }
+
+    #[test]
+    fn an_analysis_within_the_deadline_is_its_own_answer() {
+        let e = within(Duration::from_secs(5), allow);
+        assert!(e.decision.is_allow(), "{e:?}");
     }
 }

@@ -2,7 +2,6 @@
 //! it, and properties (no panic, bounded time) on hostile input.
 
 mod corpus;
-mod deadline;
 mod props;
 mod regressions;
 mod support;
