@@ -154,6 +154,12 @@ pub struct CodexOptions {
     /// Pass `--dangerously-bypass-hook-trust` (when pawl installed its own hooks: Codex skips
     /// untrusted hooks silently otherwise).
     pub bypass_hook_trust: bool,
+    /// pawl's hook command for this run (`<pawl> hook codex`): a `PreToolUse` handler running
+    /// `<hook_command> PreToolUse` is passed as a `-c hooks.PreToolUse=...` override, for this
+    /// invocation only (nothing is written to the user's config), and hook trust is bypassed
+    /// (Codex silently skips untrusted hooks otherwise). This is how pawl's guard sees every
+    /// shell command and patch of a headless Codex run.
+    pub hook_command: Option<String>,
     /// More `-c key=value` overrides.
     pub config: Vec<String>,
     /// Appended after pawl's own arguments, before the prompt.
@@ -170,6 +176,7 @@ impl Default for CodexOptions {
             approval_policy: "never".into(),
             provider: None,
             bypass_hook_trust: false,
+            hook_command: None,
             config: Vec::new(),
             extra_args: Vec::new(),
             extra_passthrough: Vec::new(),
@@ -237,6 +244,25 @@ pub fn provider_env_keys(config_toml: &str) -> Vec<String> {
     keys
 }
 
+/// The tools pawl's guard looks at in a Codex session: its shell (reported as `Bash`) and its
+/// patches (`apply_patch`, aliases `Edit` and `Write`). The matcher is a regex.
+pub const GUARDED_TOOLS: &str = "^(Bash|apply_patch|Edit|Write)$";
+
+/// The `-c` override that registers pawl's `PreToolUse` handler for one invocation.
+fn hooks_override(hook_command: &str) -> String {
+    format!(
+        "hooks.PreToolUse=[{{matcher={}, hooks=[{{type=\"command\", command={}, timeout=30}}]}}]",
+        toml_str(GUARDED_TOOLS),
+        toml_str(&format!("{hook_command} PreToolUse"))
+    )
+}
+
+/// The notice `--dangerously-bypass-hook-trust` makes Codex print as an `error` item: pawl
+/// asked for it, so it is not an error of the step.
+fn is_trust_bypass_notice(message: &str) -> bool {
+    message.contains("--dangerously-bypass-hook-trust")
+}
+
 /// A TOML string literal for a `-c key=value` override.
 fn toml_str(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_else(|_| format!("\"{}\"", s.replace('"', "")))
@@ -295,6 +321,9 @@ impl CodexAdapter {
             ));
             config.push(format!("{key}.stream_max_retries={}", p.stream_max_retries));
         }
+        if let Some(hook) = &o.hook_command {
+            config.push(hooks_override(hook));
+        }
         config.extend(o.config.iter().cloned());
         for c in config {
             args.push("-c".into());
@@ -303,7 +332,7 @@ impl CodexAdapter {
         if let Some(model) = req.model.as_ref().or(o.model.as_ref()) {
             args.extend(["--model".to_owned(), model.clone()]);
         }
-        if o.bypass_hook_trust {
+        if o.bypass_hook_trust || o.hook_command.is_some() {
             args.push("--dangerously-bypass-hook-trust".into());
         }
         args.extend(o.extra_args.iter().cloned());
@@ -518,7 +547,9 @@ impl CodexAdapter {
             }),
             Some("error") if completed => {
                 let message = item["message"].as_str().unwrap_or("error");
-                events.push(classify_error(message, true));
+                if !is_trust_bypass_notice(message) {
+                    events.push(classify_error(message, true));
+                }
             }
             // Reasoning, todo lists, updates, and the other half of start/complete pairs.
             Some("reasoning" | "todo_list") => {}
@@ -602,6 +633,53 @@ mod tests {
             model: Some("gpt-5.5".into()),
             env: Vec::new(),
         }
+    }
+
+    #[test]
+    fn the_hook_command_becomes_a_pretooluse_override_for_this_invocation_only() {
+        let plain = CodexAdapter::new(CodexOptions::default()).unwrap();
+        let args = plain.args(&req(None));
+        assert!(!args.iter().any(|a| a.starts_with("hooks.")), "{args:?}");
+        assert!(!args.contains(&"--dangerously-bypass-hook-trust".to_owned()));
+
+        let hooked = CodexAdapter::new(CodexOptions {
+            hook_command: Some("'/opt/my pawl/pawl' hook codex".into()),
+            ..CodexOptions::default()
+        })
+        .unwrap();
+        let args = hooked.args(&req(None));
+        let at = args.iter().position(|a| a.starts_with("hooks.")).unwrap();
+        assert_eq!(args[at - 1], "-c");
+        // The override is valid TOML naming the guarded tools and pawl's command.
+        let value: toml::Table = args[at].parse().unwrap();
+        let group = &value["hooks"]["PreToolUse"][0];
+        assert_eq!(group["matcher"].as_str(), Some(GUARDED_TOOLS));
+        let handler = &group["hooks"][0];
+        assert_eq!(handler["type"].as_str(), Some("command"));
+        assert_eq!(
+            handler["command"].as_str(),
+            Some("'/opt/my pawl/pawl' hook codex PreToolUse")
+        );
+        assert!(args.contains(&"--dangerously-bypass-hook-trust".to_owned()));
+        // The prompt still comes last, on stdin.
+        assert_eq!(args.last().map(String::as_str), Some("-"));
+        let matcher = regex::Regex::new(GUARDED_TOOLS).unwrap();
+        for tool in ["Bash", "apply_patch", "Edit", "Write"] {
+            assert!(matcher.is_match(tool), "{tool}");
+        }
+        assert!(!matcher.is_match("mcp__fs__read"));
+    }
+
+    #[test]
+    fn the_hook_trust_notice_is_not_an_error_of_the_step() {
+        let mut a = CodexAdapter::new(CodexOptions::default()).unwrap();
+        let notice = r#"{"type": "item.completed", "item": {"id": "item_0", "type": "error", "message": "`--dangerously-bypass-hook-trust` is enabled. Enabled hooks may run without review for this invocation."}}"#;
+        assert!(a.parse_stdout(notice).is_empty());
+        let other = r#"{"type":"item.completed","item":{"id":"e","type":"error","message":"stream disconnected"}}"#;
+        assert!(matches!(
+            &a.parse_stdout(other)[..],
+            [AgentEvent::Error { .. }]
+        ));
     }
 
     /// Regression: a custom provider's key variable (here `MOCK_API_KEY`) was cut by the

@@ -28,6 +28,8 @@ pub struct AdapterOptions {
     pub claude_settings: Option<String>,
     /// Codex: pass `--dangerously-bypass-hook-trust` (pawl installed its own hooks).
     pub codex_bypass_hook_trust: bool,
+    /// Codex: pawl's hook command (`<pawl> hook codex`) for this run's `PreToolUse` guard.
+    pub codex_hook_command: Option<String>,
 }
 
 /// The adapter for `[agent]`. Fails on an incomplete configuration, an unreadable or invalid
@@ -63,6 +65,7 @@ pub fn build_adapter(
             program: program_or(&config.command, "codex"),
             model: model(config),
             bypass_hook_trust: options.codex_bypass_hook_trust,
+            hook_command: options.codex_hook_command.clone(),
             extra_passthrough: extra,
             ..CodexOptions::default()
         })?)),

@@ -217,6 +217,9 @@ pub fn drive_with_answers(
         // the guard; the loop, not a Stop hook, decides when the work is done.
         claude_settings: hook_command("claude")
             .map(|cmd| pawl_agent::claude::settings_json(Some(&cmd)).to_string()),
+        // Codex gets pawl's PreToolUse hook the same way, as a `-c hooks...` override for this
+        // invocation only.
+        codex_hook_command: hook_command("codex"),
         ..Default::default()
     };
     let mut adapter =

@@ -30,6 +30,7 @@
 //! assert!(d.is_allow());
 //! ```
 
+mod balance;
 mod context;
 mod decision;
 mod input;

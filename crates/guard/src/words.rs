@@ -8,6 +8,7 @@
 //! This is not a shell: it never runs anything and never reads the
 //! environment; variable values come from the caller.
 
+use crate::balance::{Mode, unbalanced};
 use brush_parser::word::{
     BraceExpressionMember, BraceExpressionOrText, Parameter, ParameterExpr, TildeExpr, WordPiece,
     WordPieceWithSource,
@@ -110,22 +111,12 @@ pub(crate) struct Expanded {
 const MAX_ARITH_OPENERS: usize = 8;
 const MAX_SUBST_OPENERS: usize = 32;
 
-fn too_complex(text: &str) -> bool {
-    let arith = text.matches("$((").count();
-    // Unclosed `$((` are what make the grammar backtrack; balanced ones
-    // are cheap, so allow more of those.
-    let unclosed = arith > 1 && text.matches("))").count() < arith;
-    // Many unclosed parentheses after a `$(` backtrack the same way.
-    let open_parens = text.matches('(').count();
-    let excess = text.contains("$(") && open_parens > text.matches(')').count() + 4;
-    // Unclosed `[` subscripts inside `${...}`, and unclosed `$[` (old-style arithmetic),
-    // backtrack the same way (fuzz-found timeouts).
-    let subscripts = (text.contains("${") || text.contains("$["))
-        && text.matches('[').count() > text.matches(']').count() + 2;
-    unclosed
-        || excess
-        || subscripts
-        || arith > MAX_ARITH_OPENERS
+fn too_complex(text: &str, mode: Mode) -> bool {
+    // Expansions or quotes left open are what make the grammar backtrack
+    // (every fuzz-found timeout was one); balanced ones are cheap, but
+    // bound how many a single text may hold all the same.
+    unbalanced(text, mode)
+        || text.matches("$((").count() > MAX_ARITH_OPENERS
         || text.matches("$(").count() > MAX_SUBST_OPENERS
 }
 
@@ -148,7 +139,7 @@ pub(crate) fn expand(raw: &str, scope: &dyn Scope) -> Expanded {
 /// Expands a here-document body that undergoes expansion: only the
 /// substitutions matter (the body is data), so just collect them.
 pub(crate) fn heredoc_substitutions(body: &str) -> (Vec<String>, bool) {
-    if too_complex(body) {
+    if too_complex(body, Mode::HereDoc) {
         return (Vec::new(), true);
     }
     match brush_parser::word::parse_heredoc(body, &options()) {
@@ -202,7 +193,7 @@ fn nested_substitutions(text: &str) -> Vec<String> {
     if !text.contains('$') && !text.contains('`') {
         return Vec::new();
     }
-    if too_complex(text) {
+    if too_complex(text, Mode::Word) {
         return vec![text.to_owned()];
     }
     match brush_parser::word::parse(text, &options()) {
@@ -293,7 +284,7 @@ fn has_glob(s: &str) -> bool {
 }
 
 fn expand_one(raw: &str, scope: &dyn Scope, out: &mut Expanded) {
-    if too_complex(raw) {
+    if too_complex(raw, Mode::Word) {
         out.malformed = true;
         out.args.push(Arg::unknown(raw));
         return;

@@ -519,12 +519,13 @@ fn real_codex_tokens_and_cost_match_the_mock_and_cost_is_estimated() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The guard during a headless Claude run.
+// The guard during a headless run.
 
 /// A `git push --force` in the scripted turn is denied by pawl's guard (PreToolUse, routed by
-/// `PAWL_DRIVER=headless`) and never runs: the remote gets no ref.
-#[test]
-fn real_claude_destructive_command_is_denied_by_pawls_guard_in_a_headless_run() {
+/// `PAWL_DRIVER=headless`) and never runs: the remote gets no ref, the model is told why, and
+/// pawl's store records the denial. Claude gets the hook through `--settings`, Codex through a
+/// `-c hooks.PreToolUse=...` override; neither touches the user's configuration.
+fn destructive_command_is_denied_by_pawls_guard(cli: Cli) {
     let remote_dir = tempfile::tempdir().unwrap();
     let remote = remote_dir.path().join("remote.git");
     let push = format!(
@@ -536,7 +537,7 @@ fn real_claude_destructive_command_is_denied_by_pawls_guard_in_a_headless_run() 
         Turn::text("Fixing add() and mul().").with_tool(ToolCall::bash(FIX_BOTH)),
         Turn::text("Fixed both."),
     ]);
-    let Some(c) = case(Cli::Claude, scenario, RETRIES) else {
+    let Some(c) = case(cli, scenario, RETRIES) else {
         return;
     };
     c.env
@@ -558,16 +559,21 @@ fn real_claude_destructive_command_is_denied_by_pawls_guard_in_a_headless_run() 
         .env
         .git(&["--git-dir", remote.to_str().unwrap(), "for-each-ref"]);
     assert!(refs.stdout.is_empty(), "the push ran: {:?}", refs.stdout);
-    // Claude Code counts it as a permission denial of the step, and pawl records it.
+    let denied: Vec<String> = c
+        .env
+        .db()
+        .prepare("SELECT data_json FROM events WHERE kind = 'guard_denied'")
+        .unwrap()
+        .query_map([], |row| row.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
     assert!(
-        agent_events(&r)
-            .iter()
-            .any(|e| e["type"] == "permission_denied"
-                && e["detail"].as_str().unwrap().contains("git push --force")),
-        "{why}"
+        denied.len() == 1
+            && denied[0].contains("git push --force")
+            && denied[0].contains("git-push"),
+        "{denied:?}\n{why}"
     );
-    // Claude ran in acceptEdits mode, as root, without --dangerously-skip-permissions: the
-    // step's raw stream (pawl's log of the iteration) says so.
     let logs = c.env.root().join(".pawl/logs");
     let log: String = std::fs::read_dir(&logs)
         .unwrap()
@@ -575,14 +581,51 @@ fn real_claude_destructive_command_is_denied_by_pawls_guard_in_a_headless_run() 
         .filter(|p| p.to_string_lossy().ends_with("-iter-1.log"))
         .map(|p| std::fs::read_to_string(p).unwrap())
         .collect();
-    assert!(log.contains(r#""permissionMode":"acceptEdits""#), "{log}");
     let argv = log.lines().find(|l| l.contains("argv: ")).unwrap();
-    for flag in [
-        "--permission-mode acceptEdits",
-        "--allowedTools Bash,",
-        "--settings",
-    ] {
-        assert!(argv.contains(flag), "{flag}: {argv}");
+    match cli {
+        Cli::Claude => {
+            // Claude Code counts it as a permission denial of the step, and pawl records it.
+            assert!(
+                agent_events(&r)
+                    .iter()
+                    .any(|e| e["type"] == "permission_denied"
+                        && e["detail"].as_str().unwrap().contains("git push --force")),
+                "{why}"
+            );
+            // Claude ran in acceptEdits mode, as root, without --dangerously-skip-permissions:
+            // the step's raw stream (pawl's log of the iteration) says so.
+            assert!(log.contains(r#""permissionMode":"acceptEdits""#), "{log}");
+            for flag in [
+                "--permission-mode acceptEdits",
+                "--allowedTools Bash,",
+                "--settings",
+            ] {
+                assert!(argv.contains(flag), "{flag}: {argv}");
+            }
+            assert!(!argv.contains("dangerously"), "{argv}");
+        }
+        Cli::Codex => {
+            // The hook is this invocation's only (the user's config is untouched), trusted for
+            // it alone; the trust notice Codex prints is not taken for an error of the step.
+            assert!(argv.contains("hooks.PreToolUse="), "{argv}");
+            assert!(argv.contains("--dangerously-bypass-hook-trust"), "{argv}");
+            assert!(
+                !agent_events(&r).iter().any(|e| e["type"] == "error"),
+                "{why}"
+            );
+            let config = std::fs::read_to_string(c.codex_home.join("config.toml")).unwrap();
+            assert!(!config.contains("hooks"), "{config}");
+            assert!(!c.env.root().join(".codex").exists());
+        }
     }
-    assert!(!argv.contains("dangerously"), "{argv}");
+}
+
+#[test]
+fn real_claude_destructive_command_is_denied_by_pawls_guard_in_a_headless_run() {
+    destructive_command_is_denied_by_pawls_guard(Cli::Claude);
+}
+
+#[test]
+fn real_codex_destructive_command_is_denied_by_pawls_guard_in_a_headless_run() {
+    destructive_command_is_denied_by_pawls_guard(Cli::Codex);
 }

@@ -1,0 +1,254 @@
+//! A lexical pre-scan of the text handed to brush-parser's word grammar.
+//!
+//! brush-parser 0.4's word grammar backtracks exponentially (or loops) when
+//! an expansion is left open: `$((`, `$(`, `${`, `$[`, a `[` subscript
+//! inside `${...}`, a quote. Fuzzing found one such shape after another, so
+//! instead of refusing them one by one, every text is scanned once, in
+//! linear time, and any expansion or quote left unclosed — or nesting deeper
+//! than [`MAX_DEPTH`] — is refused before the parser sees it. A refused word
+//! is *malformed*: while a run is active that is a denial (fail closed),
+//! which costs nothing for real commands (a shell would reject them too, or
+//! read them differently than they look).
+
+/// How the text is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Mode {
+    /// One shell word as the tokenizer returned it: quotes are syntax.
+    Word,
+    /// The body of a here-document that undergoes expansion: quotes are
+    /// data at the top level, syntax again inside `$(...)` and backticks.
+    HereDoc,
+}
+
+/// Deepest nesting of expansions and quotes accepted in one text.
+pub(crate) const MAX_DEPTH: usize = 24;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Open {
+    /// `$(`, closed by `)`.
+    Subst,
+    /// `(` inside a command substitution or arithmetic, closed by `)`.
+    Paren,
+    /// `${`, closed by `}`.
+    Param,
+    /// `$[` (old-style arithmetic) or a `[` inside `${...}` / `$[...]`,
+    /// closed by `]`.
+    Bracket,
+    /// `` ` ``, closed by `` ` ``.
+    Backtick,
+    /// `"`, closed by `"`.
+    Double,
+}
+
+/// Whether `text` leaves an expansion or a quote open, or nests deeper than
+/// [`MAX_DEPTH`].
+pub(crate) fn unbalanced(text: &str, mode: Mode) -> bool {
+    let bytes = text.as_bytes();
+    let mut stack: Vec<Open> = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        let top = stack.last().copied();
+        let in_double = top == Some(Open::Double);
+        // Quotes are syntax in a word, and inside a command substitution
+        // even when that sits in a here-document body.
+        let quotes = !in_double
+            && (mode == Mode::Word
+                || stack
+                    .iter()
+                    .any(|o| matches!(o, Open::Subst | Open::Backtick)));
+        let push = |stack: &mut Vec<Open>, open: Open| {
+            stack.push(open);
+            stack.len() > MAX_DEPTH
+        };
+        match bytes[i] {
+            b'\\' => {
+                i += 2;
+                continue;
+            }
+            b'\'' if quotes => match closing_single(bytes, i + 1, false) {
+                Some(end) => {
+                    i = end + 1;
+                    continue;
+                }
+                None => return true,
+            },
+            b'"' if in_double => {
+                stack.pop();
+            }
+            b'"' if quotes => {
+                if push(&mut stack, Open::Double) {
+                    return true;
+                }
+            }
+            b'`' if top == Some(Open::Backtick) => {
+                stack.pop();
+            }
+            b'`' => {
+                if push(&mut stack, Open::Backtick) {
+                    return true;
+                }
+            }
+            b'$' => {
+                let next = bytes.get(i + 1).copied();
+                let opened = match next {
+                    Some(b'(') if bytes.get(i + 2) == Some(&b'(') => {
+                        // `$((`: arithmetic, closed by `))`.
+                        if push(&mut stack, Open::Subst) || push(&mut stack, Open::Paren) {
+                            return true;
+                        }
+                        i += 3;
+                        continue;
+                    }
+                    Some(b'(') => Some(Open::Subst),
+                    Some(b'{') => Some(Open::Param),
+                    Some(b'[') => Some(Open::Bracket),
+                    Some(b'\'') if quotes => match closing_single(bytes, i + 2, true) {
+                        Some(end) => {
+                            i = end + 1;
+                            continue;
+                        }
+                        None => return true,
+                    },
+                    _ => None,
+                };
+                if let Some(open) = opened {
+                    if push(&mut stack, open) {
+                        return true;
+                    }
+                    i += 2;
+                    continue;
+                }
+            }
+            b'(' if matches!(top, Some(Open::Subst | Open::Paren)) => {
+                if push(&mut stack, Open::Paren) {
+                    return true;
+                }
+            }
+            b')' if matches!(top, Some(Open::Subst | Open::Paren)) => {
+                stack.pop();
+            }
+            b'}' if top == Some(Open::Param) => {
+                stack.pop();
+            }
+            b'[' if matches!(top, Some(Open::Param | Open::Bracket)) => {
+                if push(&mut stack, Open::Bracket) {
+                    return true;
+                }
+            }
+            b']' if top == Some(Open::Bracket) => {
+                stack.pop();
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    !stack.is_empty()
+}
+
+/// The index of the quote closing a single-quoted string that starts at
+/// `from`; in `$'...'` (ANSI-C) a backslash escapes the next byte.
+fn closing_single(bytes: &[u8], from: usize, escapes: bool) -> Option<usize> {
+    let mut j = from;
+    while j < bytes.len() {
+        match bytes[j] {
+            b'\\' if escapes => j += 2,
+            b'\'' => return Some(j),
+            _ => j += 1,
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Mode, unbalanced};
+
+    #[test]
+    fn ordinary_words_are_balanced() {
+        for word in [
+            "hello",
+            "\"$HOME/x\"",
+            "'it''s'",
+            "$(echo hi)",
+            "$(echo ')')",
+            "\"$(printf '%s' \"$x\")\"",
+            "$((1 + (2 * 3)))",
+            "${x:-default}",
+            "${arr[0]}",
+            "\"${arr[@]}\"",
+            "${x//[abc]/y}",
+            "$[1+2]",
+            "`date`",
+            "\"`date`\"",
+            "$'a\\'b'",
+            "\\$(",
+            "\\\"",
+            "$(case $x in a) echo 1;; esac)",
+            "$(case $x in (a) echo 1;; esac)",
+            "a]b)c}",
+            "$",
+            "$$",
+            "${#x}",
+            "$(echo $(echo $(echo deep)))",
+        ] {
+            assert!(!unbalanced(word, Mode::Word), "{word:?}");
+        }
+    }
+
+    #[test]
+    fn open_expansions_and_quotes_are_refused() {
+        for word in [
+            "$(echo",
+            "$((1+2)",
+            "${x",
+            "${IF[}",
+            "$[1+2",
+            "`date",
+            "\"abc",
+            "'abc",
+            "$'abc\\'",
+            "\"$(echo \")",
+            "$(echo '",
+            "${x:-$(y}",
+        ] {
+            assert!(unbalanced(word, Mode::Word), "{word:?}");
+        }
+    }
+
+    #[test]
+    fn here_document_quotes_are_data_outside_substitutions() {
+        assert!(!unbalanced(
+            "it's \"here\nand $(echo 'x') ok",
+            Mode::HereDoc
+        ));
+        assert!(!unbalanced("don't ${HOME} `date`", Mode::HereDoc));
+        assert!(unbalanced("x $(echo 'unclosed)", Mode::HereDoc));
+        assert!(unbalanced("x $[1+", Mode::HereDoc));
+    }
+
+    #[test]
+    fn nesting_is_bounded() {
+        let deep = format!("{}x{}", "$(".repeat(30), ")".repeat(30));
+        assert!(unbalanced(&deep, Mode::Word));
+        let ok = format!("{}x{}", "$(".repeat(10), ")".repeat(10));
+        assert!(!unbalanced(&ok, Mode::Word));
+    }
+
+    #[test]
+    fn never_panics_on_odd_bytes() {
+        for text in [
+            "\\",
+            "$",
+            "$'",
+            "$(",
+            "'",
+            "\u{e9}$\u{e9}(",
+            "`\\`",
+            "$((",
+            "\"\\",
+        ] {
+            let _ = unbalanced(text, Mode::Word);
+            let _ = unbalanced(text, Mode::HereDoc);
+        }
+    }
+}
