@@ -56,93 +56,66 @@ pub(crate) fn unbalanced(text: &str, mode: Mode) -> bool {
                 || stack
                     .iter()
                     .any(|o| matches!(o, Open::Subst | Open::Backtick)));
-        let push = |stack: &mut Vec<Open>, open: Open| {
-            stack.push(open);
-            stack.len() > MAX_DEPTH
-        };
-        match bytes[i] {
-            b'\\' => {
-                i += 2;
-                continue;
-            }
-            b'\'' if quotes => match closing_single(bytes, i + 1, false) {
-                Some(end) => {
-                    i = end + 1;
-                    continue;
-                }
-                None => return true,
+        let step = match bytes[i] {
+            b'\\' => Step::Skip(2),
+            b'\'' if quotes => closing_single(bytes, i + 1, false)
+                .map_or(Step::Unclosed, |end| Step::Skip(end + 1 - i)),
+            b'"' if in_double => Step::Pop,
+            b'"' if quotes => Step::Push(&[Open::Double]),
+            b'`' if top == Some(Open::Backtick) => Step::Pop,
+            b'`' => Step::Push(&[Open::Backtick]),
+            b'$' => match (bytes.get(i + 1), bytes.get(i + 2)) {
+                // `$((`: arithmetic, closed by `))`.
+                (Some(b'('), Some(b'(')) => Step::Push(&[Open::Subst, Open::Paren]),
+                (Some(b'('), _) => Step::Push(&[Open::Subst]),
+                (Some(b'{'), _) => Step::Push(&[Open::Param]),
+                (Some(b'['), _) => Step::Push(&[Open::Bracket]),
+                (Some(b'\''), _) if quotes => closing_single(bytes, i + 2, true)
+                    .map_or(Step::Unclosed, |end| Step::Skip(end + 1 - i)),
+                _ => Step::Skip(1),
             },
-            b'"' if in_double => {
-                stack.pop();
-            }
-            b'"' if quotes => {
-                if push(&mut stack, Open::Double) {
-                    return true;
-                }
-            }
-            b'`' if top == Some(Open::Backtick) => {
-                stack.pop();
-            }
-            b'`' => {
-                if push(&mut stack, Open::Backtick) {
-                    return true;
-                }
-            }
-            b'$' => {
-                let next = bytes.get(i + 1).copied();
-                let opened = match next {
-                    Some(b'(') if bytes.get(i + 2) == Some(&b'(') => {
-                        // `$((`: arithmetic, closed by `))`.
-                        if push(&mut stack, Open::Subst) || push(&mut stack, Open::Paren) {
-                            return true;
-                        }
-                        i += 3;
-                        continue;
-                    }
-                    Some(b'(') => Some(Open::Subst),
-                    Some(b'{') => Some(Open::Param),
-                    Some(b'[') => Some(Open::Bracket),
-                    Some(b'\'') if quotes => match closing_single(bytes, i + 2, true) {
-                        Some(end) => {
-                            i = end + 1;
-                            continue;
-                        }
-                        None => return true,
-                    },
-                    _ => None,
-                };
-                if let Some(open) = opened {
-                    if push(&mut stack, open) {
-                        return true;
-                    }
-                    i += 2;
-                    continue;
-                }
-            }
-            b'(' if matches!(top, Some(Open::Subst | Open::Paren)) => {
-                if push(&mut stack, Open::Paren) {
-                    return true;
-                }
-            }
-            b')' if matches!(top, Some(Open::Subst | Open::Paren)) => {
-                stack.pop();
-            }
-            b'}' if top == Some(Open::Param) => {
-                stack.pop();
-            }
+            b'(' if matches!(top, Some(Open::Subst | Open::Paren)) => Step::Push(&[Open::Paren]),
+            b')' if matches!(top, Some(Open::Subst | Open::Paren)) => Step::Pop,
+            b'}' if top == Some(Open::Param) => Step::Pop,
             b'[' if matches!(top, Some(Open::Param | Open::Bracket)) => {
-                if push(&mut stack, Open::Bracket) {
+                Step::Push(&[Open::Bracket])
+            }
+            b']' if top == Some(Open::Bracket) => Step::Pop,
+            _ => Step::Skip(1),
+        };
+        match step {
+            Step::Skip(n) => i += n,
+            Step::Pop => {
+                stack.pop();
+                i += 1;
+            }
+            Step::Push(opens) => {
+                stack.extend_from_slice(opens);
+                if stack.len() > MAX_DEPTH {
                     return true;
                 }
+                // `$`, `$(`/`${`/`$[` or `$((`: skip the opener whole.
+                i += match (bytes[i], opens.len()) {
+                    (b'$', n) => 1 + n,
+                    _ => 1,
+                };
             }
-            b']' if top == Some(Open::Bracket) => {
-                stack.pop();
-            }
-            _ => {}
+            Step::Unclosed => return true,
         }
-        i += 1;
     }
     !stack.is_empty()
+}
+
+/// What one byte does to the scan.
+enum Step {
+    /// Move on by this many bytes.
+    Skip(usize),
+    /// Close the innermost expansion or quote.
+    Pop,
+    /// Open these (a `$`-opener is skipped whole).
+    Push(&'static [Open]),
+    /// A quote that never closes.
+    Unclosed,
 }
 
 /// The index of the quote closing a single-quoted string that starts at
