@@ -5,10 +5,17 @@
 //! inside `${...}`, a quote. Fuzzing found one such shape after another, so
 //! instead of refusing them one by one, every text is scanned once, in
 //! linear time, and any expansion or quote left unclosed — or nesting deeper
-//! than [`MAX_DEPTH`] — is refused before the parser sees it. A refused word
-//! is *malformed*: while a run is active that is a denial (fail closed),
-//! which costs nothing for real commands (a shell would reject them too, or
-//! read them differently than they look).
+//! than [`MAX_DEPTH`] — is refused before the parser sees it. One balanced
+//! shape is exponential too: subscripts nested inside parameter expansions
+//! (`${a[${b[${c[0]}]}]}`: each level multiplies the parse time by about
+//! twenty, five levels take a second), so at most [`MAX_SUBSCRIPT_NESTING`]
+//! of those may nest. The program parser hands every word token to the
+//! same grammar (to recognise `name[index]=value`), so the walker runs this
+//! scan over the tokens before parsing a script at all.
+//!
+//! A refused word is *malformed*: while a run is active that is a denial
+//! (fail closed), which costs nothing for real commands (a shell would
+//! reject them too, or read them differently than they look).
 
 /// How the text is read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -22,6 +29,30 @@ pub(crate) enum Mode {
 
 /// Deepest nesting of expansions and quotes accepted in one text.
 pub(crate) const MAX_DEPTH: usize = 24;
+
+/// Most `[` subscripts nested inside parameter expansions (`${a[${b[0]}]}` is two).
+pub(crate) const MAX_SUBSCRIPT_NESTING: usize = 2;
+
+/// Why a text is refused before the parser.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Refusal {
+    /// An expansion or a quote is never closed.
+    Unclosed,
+    /// Expansions and quotes nest deeper than [`MAX_DEPTH`].
+    TooDeep,
+    /// Subscripts nest deeper than [`MAX_SUBSCRIPT_NESTING`] inside parameter expansions.
+    NestedSubscripts,
+}
+
+impl std::fmt::Display for Refusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Refusal::Unclosed => "an expansion or a quote is never closed",
+            Refusal::TooDeep => "expansions nest too deeply",
+            Refusal::NestedSubscripts => "array subscripts nest too deeply inside ${...}",
+        })
+    }
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Open {
@@ -42,9 +73,17 @@ enum Open {
 
 /// Whether `text` leaves an expansion or a quote open, or nests deeper than
 /// [`MAX_DEPTH`].
+#[cfg(test)]
 pub(crate) fn unbalanced(text: &str, mode: Mode) -> bool {
+    scan(text, mode).is_err()
+}
+
+/// Scans `text` once; an error says why the parser must not see it.
+pub(crate) fn scan(text: &str, mode: Mode) -> Result<(), Refusal> {
     let bytes = text.as_bytes();
     let mut stack: Vec<Open> = Vec::new();
+    // Subscripts open inside parameter expansions.
+    let mut subscripts = 0usize;
     let mut i = 0;
     while i < bytes.len() {
         let top = stack.last().copied();
@@ -86,13 +125,22 @@ pub(crate) fn unbalanced(text: &str, mode: Mode) -> bool {
         match step {
             Step::Skip(n) => i += n,
             Step::Pop => {
-                stack.pop();
+                let closed = stack.pop();
+                if closed == Some(Open::Bracket) && stack.last() == Some(&Open::Param) {
+                    subscripts -= 1;
+                }
                 i += 1;
             }
             Step::Push(opens) => {
+                if opens == [Open::Bracket] && top == Some(Open::Param) {
+                    subscripts += 1;
+                    if subscripts > MAX_SUBSCRIPT_NESTING {
+                        return Err(Refusal::NestedSubscripts);
+                    }
+                }
                 stack.extend_from_slice(opens);
                 if stack.len() > MAX_DEPTH {
-                    return true;
+                    return Err(Refusal::TooDeep);
                 }
                 // `$`, `$(`/`${`/`$[` or `$((`: skip the opener whole.
                 i += match (bytes[i], opens.len()) {
@@ -100,10 +148,14 @@ pub(crate) fn unbalanced(text: &str, mode: Mode) -> bool {
                     _ => 1,
                 };
             }
-            Step::Unclosed => return true,
+            Step::Unclosed => return Err(Refusal::Unclosed),
         }
     }
-    !stack.is_empty()
+    if stack.is_empty() {
+        Ok(())
+    } else {
+        Err(Refusal::Unclosed)
+    }
 }
 
 /// What one byte does to the scan.
@@ -134,7 +186,7 @@ fn closing_single(bytes: &[u8], from: usize, escapes: bool) -> Option<usize> {
 
 #[cfg(test)]
 mod tests {
-    use super::{Mode, unbalanced};
+    use super::{MAX_SUBSCRIPT_NESTING, Mode, Refusal, scan, unbalanced};
 
     #[test]
     fn ordinary_words_are_balanced() {
@@ -205,6 +257,21 @@ mod tests {
         assert!(unbalanced(&deep, Mode::Word));
         let ok = format!("{}x{}", "$(".repeat(10), ")".repeat(10));
         assert!(!unbalanced(&ok, Mode::Word));
+    }
+
+    #[test]
+    fn subscripts_nest_at_most_twice_inside_parameter_expansions() {
+        assert_eq!(scan("${a[${b[0]}]}", Mode::Word), Ok(()));
+        assert_eq!(scan("${a[${b[0]}]} ${c[${d[1]}]}", Mode::Word), Ok(()));
+        assert_eq!(
+            scan("${a[${b[${c[0]}]}]}", Mode::Word),
+            Err(Refusal::NestedSubscripts)
+        );
+        // Closing a subscript gives its level back.
+        let wide = "${a[1]}".repeat(MAX_SUBSCRIPT_NESTING + 5);
+        assert_eq!(scan(&wide, Mode::Word), Ok(()));
+        // Brackets that are not subscripts of a `${` do not count.
+        assert_eq!(scan("a[b[c[d[0]]]]=1 $((x[y[z[0]]]))", Mode::Word), Ok(()));
     }
 
     #[test]

@@ -15,8 +15,10 @@ use std::io::Cursor;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::rc::Rc;
 
+use brush_parser::Token;
 use brush_parser::ast;
 
+use crate::balance;
 use crate::context::Context;
 use crate::decision::{Decision, FoundCommand, RuleId};
 use crate::paths::{Anchors, normalize};
@@ -364,6 +366,19 @@ impl<'a> Walker<'a> {
                 frame,
                 RuleId::ParseError,
                 "a redirection names a file descriptor number out of range",
+            );
+            return;
+        }
+        if let Some((word, why)) = hard_word(text) {
+            // brush-parser's program grammar hands word tokens to its word grammar, which is
+            // exponential on some shapes (see `balance`): refuse them before parsing.
+            self.fail_closed(
+                frame,
+                RuleId::ParseError,
+                format!(
+                    "the word `{}` cannot be analysed: {why}; the guard cannot see what it runs",
+                    word.chars().take(80).collect::<String>()
+                ),
             );
             return;
         }
@@ -1045,6 +1060,60 @@ fn has_bad_heredoc_delimiter(text: &str) -> bool {
         i = j.max(i + 2);
     }
     false
+}
+
+/// The first word token of `text` that the word grammar must not see, with the reason. Here-
+/// document bodies are scanned as bodies (quotes are data), or not at all when the delimiter is
+/// quoted (nothing in them expands). Text the tokenizer rejects is left to the parser, which
+/// reports the error.
+fn hard_word(text: &str) -> Option<(String, balance::Refusal)> {
+    enum Heredoc {
+        /// Not in a here-document.
+        No,
+        /// The next word is the delimiter.
+        Delimiter,
+        /// The next word is the body (`true`: it expands).
+        Body(bool),
+        /// The next word is the closing delimiter.
+        End,
+    }
+    let tokens = catch_unwind(|| brush_parser::tokenize_str(text))
+        .ok()?
+        .ok()?;
+    let mut heredoc = Heredoc::No;
+    for token in &tokens {
+        let word = match token {
+            Token::Operator(op, _) => {
+                if op == "<<" || op == "<<-" {
+                    heredoc = Heredoc::Delimiter;
+                }
+                continue;
+            }
+            Token::Word(word, _) => word,
+        };
+        let mode = match heredoc {
+            Heredoc::Delimiter => {
+                heredoc = Heredoc::Body(!word.contains(['\'', '"', '\\']));
+                continue;
+            }
+            Heredoc::Body(expands) => {
+                heredoc = Heredoc::End;
+                if !expands {
+                    continue;
+                }
+                balance::Mode::HereDoc
+            }
+            Heredoc::End => {
+                heredoc = Heredoc::No;
+                continue;
+            }
+            Heredoc::No => balance::Mode::Word,
+        };
+        if let Err(why) = balance::scan(word, mode) {
+            return Some((word.clone(), why));
+        }
+    }
+    None
 }
 
 /// Whether a run of ten or more digits is directly followed by `<` or `>`.

@@ -8,7 +8,7 @@
 //! This is not a shell: it never runs anything and never reads the
 //! environment; variable values come from the caller.
 
-use crate::balance::{Mode, unbalanced};
+use crate::balance::{Mode, scan};
 use brush_parser::word::{
     BraceExpressionMember, BraceExpressionOrText, Parameter, ParameterExpr, TildeExpr, WordPiece,
     WordPieceWithSource,
@@ -115,7 +115,7 @@ fn too_complex(text: &str, mode: Mode) -> bool {
     // Expansions or quotes left open are what make the grammar backtrack
     // (every fuzz-found timeout was one); balanced ones are cheap, but
     // bound how many a single text may hold all the same.
-    unbalanced(text, mode)
+    scan(text, mode).is_err()
         || text.matches("$((").count() > MAX_ARITH_OPENERS
         || text.matches("$(").count() > MAX_SUBST_OPENERS
 }

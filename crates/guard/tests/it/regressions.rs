@@ -153,8 +153,59 @@ fn fuzz_timeout_unclosed_old_style_arithmetic_in_a_heredoc_fed_to_sh() {
         start.elapsed()
     );
     assert!(d.is_deny(), "{d:?}");
-    // Refused by the pre-scan, before the script parser ever sees the body (in the fuzz build
-    // the parser spun for over 10 s on it; a debug build is merely slow, so the time alone
-    // would not pin the fix).
-    assert_eq!(d.reason, "a here-document does not parse", "{d:?}");
+    // Refused by the balance pre-scan over the script's tokens, before the script parser ever
+    // sees it (in the fuzz build the parser spun for over 10 s on it; a debug build is merely
+    // slow, so the time alone would not pin the fix).
+    assert_eq!(d.rule, Some(pawl_guard::RuleId::ParseError), "{d:?}");
+    assert!(
+        d.reason
+            .contains("cannot be analysed: an expansion or a quote is never closed"),
+        "{d:?}"
+    );
+}
+
+#[test]
+fn fuzz_timeout_open_subscripts_nested_in_parameter_expansions() {
+    // `${ g[ite` over and over, fed to xargs: brush-parser's *program* grammar hands each word
+    // token to its word grammar (to recognise `name[index]=value`), which re-parsed the array
+    // index as arithmetic at every level: 32 s in the fuzz build. The balance pre-scan now runs
+    // over the script's tokens before the program parser, and refuses the unclosed `${ g[`.
+    let bytes = include_bytes!("../data/fuzz-timeout-subscript-in-arith.bin");
+    let input = String::from_utf8_lossy(bytes);
+    let start = Instant::now();
+    let d = decide(&input);
+    assert!(
+        start.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        start.elapsed()
+    );
+    assert!(d.is_deny(), "{d:?}");
+    assert!(d.reason.contains("cannot be analysed"), "{d:?}");
+}
+
+#[test]
+fn balanced_subscripts_nested_in_parameter_expansions_are_bounded() {
+    // Balanced, yet exponential in brush-parser 0.4: each level of `${a[...]}` multiplies the
+    // parse time by about twenty (five levels: over a second in a release build).
+    let deep = format!("v[{}1{}]=1 true", "${a[".repeat(6), "]}".repeat(6));
+    let start = Instant::now();
+    let d = decide(&deep);
+    assert!(
+        start.elapsed() < Duration::from_secs(1),
+        "{:?}",
+        start.elapsed()
+    );
+    assert_eq!(d.rule, Some(pawl_guard::RuleId::ParseError), "{d:?}");
+    assert!(d.reason.contains("subscripts nest too deeply"), "{d:?}");
+    // Two levels are ordinary bash and still analysed.
+    assert!(decide("echo \"${a[${b[0]}]}\"").is_allow());
+    assert!(decide("rm -rf \"${a[${b[0]}]}\"").is_deny());
+}
+
+#[test]
+fn here_document_bodies_keep_their_quotes_as_data() {
+    // The token pre-scan reads a body as a body: an apostrophe in it is text, not a quote.
+    assert!(decide("cat <<EOF > notes.txt\nit's $(date) and \"so on\nEOF").is_allow());
+    assert!(decide("cat <<'EOF' > notes.txt\nit's $(( unclosed\nEOF").is_allow());
+    assert!(decide("cat <<A <<-B\nit's\nA\n\tdon't\n\tB\necho \"$(date)\"").is_allow());
 }
