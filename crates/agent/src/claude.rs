@@ -38,6 +38,69 @@ pub const DEFAULT_ALLOWED_TOOLS: &[&str] = &[
     "TodoWrite",
 ];
 
+/// One row of Claude's price table: dollars per million tokens.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Price {
+    /// Matched as a prefix of the model name; the longest match wins.
+    pub model: &'static str,
+    pub input: f64,
+    /// Cache writes (5-minute cache).
+    pub cache_write: f64,
+    pub cache_read: f64,
+    pub output: f64,
+}
+
+const fn price(model: &'static str, input: f64, output: f64) -> Price {
+    Price {
+        model,
+        input,
+        cache_write: input * 1.25,
+        cache_read: input / 10.0,
+        output,
+    }
+}
+
+/// List prices used to estimate Claude's cost where Claude Code reports none (the in-session
+/// driver reads usage from the transcript; headless runs use the cost Claude Code reports).
+/// Estimates only: a model not listed is priced as [`FALLBACK_PRICE`].
+pub const PRICES: &[Price] = &[
+    price("claude-opus", 5.0, 25.0),
+    price("claude-opus-4-0", 15.0, 75.0),
+    price("claude-opus-4-1", 15.0, 75.0),
+    price("claude-opus-4-2025", 15.0, 75.0),
+    price("claude-sonnet", 3.0, 15.0),
+    price("claude-haiku", 1.0, 5.0),
+    price("claude-3-5-haiku", 0.8, 4.0),
+    price("claude-3-haiku", 0.25, 1.25),
+];
+
+/// The price of a model that is unknown or not named: the Opus row, the dearest current one,
+/// so a budget is never left unenforced for want of a price.
+pub const FALLBACK_PRICE: Price = price("", 5.0, 25.0);
+
+/// The price row for a model (longest prefix match, else [`FALLBACK_PRICE`]).
+pub fn price_for(model: Option<&str>) -> Price {
+    model
+        .and_then(|m| {
+            PRICES
+                .iter()
+                .filter(|p| m.starts_with(p.model))
+                .max_by_key(|p| p.model.len())
+        })
+        .copied()
+        .unwrap_or(FALLBACK_PRICE)
+}
+
+/// Estimated dollars for a usage.
+pub fn estimate_cost(model: Option<&str>, usage: &Usage) -> f64 {
+    let p = price_for(model);
+    (usage.input_tokens as f64 * p.input
+        + usage.cache_write_tokens as f64 * p.cache_write
+        + usage.cache_read_tokens as f64 * p.cache_read
+        + usage.output_tokens as f64 * p.output)
+        / 1_000_000.0
+}
+
 /// The hook events pawl installs, in Claude Code's names.
 pub const HOOK_EVENTS: &[&str] = &["PreToolUse", "Stop", "SessionStart", "PreCompact"];
 

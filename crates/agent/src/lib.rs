@@ -20,6 +20,7 @@ pub mod env;
 mod factory;
 pub mod gemini;
 pub mod replay;
+pub mod transcript;
 
 pub use factory::{AdapterOptions, build_adapter};
 

@@ -193,6 +193,29 @@ impl Store {
             .collect::<rusqlite::Result<_>>()?)
     }
 
+    /// Where the last Stop of `session_id` stopped reading its transcript (JSON, opaque to the
+    /// store), if it read it at all.
+    pub fn transcript_cursor(&self, session_id: &str) -> Result<Option<String>> {
+        Ok(self
+            .conn
+            .query_row(
+                "SELECT transcript_cursor FROM session_bindings WHERE session_id = ?1",
+                [session_id],
+                |r| r.get::<_, Option<String>>(0),
+            )
+            .optional()?
+            .flatten())
+    }
+
+    /// Records where the transcript of `session_id` was read up to.
+    pub fn set_transcript_cursor(&mut self, session_id: &str, cursor: &str) -> Result<()> {
+        self.conn.execute(
+            "UPDATE session_bindings SET transcript_cursor = ?2 WHERE session_id = ?1",
+            params![session_id, cursor],
+        )?;
+        Ok(())
+    }
+
     /// A sign of life from a bound session (not an event: it would drown the log).
     pub fn touch_session(&mut self, session_id: &str) -> Result<()> {
         let now = self.now();

@@ -38,6 +38,11 @@ use crate::ctx::{Ctx, find_repo_root};
 use crate::error::CliResult;
 use crate::headless::GateVerifier;
 
+/// Longest wait for Claude Code to write the turn's last message to its transcript (seen here:
+/// 16–80 ms after the Stop hook started). A message still missing then is charged at the next
+/// Stop.
+const TRANSCRIPT_FLUSH_WAIT: Duration = Duration::from_millis(750);
+
 /// Answers after this long whatever the work is doing (below the installed 30 s timeout).
 const WATCHDOG_QUICK: Duration = Duration::from_secs(20);
 /// The Stop hook's watchdog: a minute below its installed timeout.
@@ -343,6 +348,9 @@ fn bind(agent: Agent, root: &Path, run_id: &str, input: &HookInput) -> HookResul
     store
         .bind_agent_session(run_id, session_id, agent.as_str(), source)
         .or_fail(run_id)?;
+    if matches!(input.event, Event::SessionStart { .. }) {
+        baseline_transcript(&mut store, agent, input);
+    }
     if let Some(a) = store.arming(run_id).or_fail(run_id)? {
         session::write_marker(root, &store, &a).or_fail(run_id)?;
     }
@@ -365,6 +373,10 @@ fn bound(agent: Agent, root: &Path, run_id: &str, input: &HookInput) -> HookResu
                 store
                     .bind_agent_session(run_id, s, agent.as_str(), source)
                     .or_fail(run_id)?;
+                // A compaction continues the same transcript: nothing to set aside.
+                if source != "compact" {
+                    baseline_transcript(&mut store, agent, input);
+                }
             }
             Ok(Answer::Context(
                 session_context(&store, &run, source == "compact").or_fail(run_id)?,
@@ -407,7 +419,9 @@ fn bound(agent: Agent, root: &Path, run_id: &str, input: &HookInput) -> HookResu
                 .or_fail(run_id)?;
             Ok(Answer::Allow)
         }
-        Event::Stop { last_message, .. } => stop(root, run_id, input, last_message.as_deref()),
+        Event::Stop { last_message, .. } => {
+            stop(agent, root, run_id, input, last_message.as_deref())
+        }
     }
 }
 
@@ -598,6 +612,7 @@ fn snapshot(store: &Store, run: &Run) -> CliResult<String> {
 // ---------------------------------------------------------------- Stop: verify, judge, answer
 
 fn stop(
+    agent: Agent,
     root: &Path,
     run_id: &str,
     input: &HookInput,
@@ -640,6 +655,10 @@ fn stop(
         .events_after(Some(run_id), 0, usize::MAX)
         .or_fail(run_id)?;
     let (verified, fingerprint) = verify_for_stop(root, &mut store, &run, gates, &events);
+    // This turn's tokens and (estimated) dollars, from the session's transcript (read after the
+    // checks, which gives Claude Code time to write the turn's last message): charged with the
+    // iteration, so that token and dollar limits hold in session mode too.
+    let turn = turn_usage(&mut store, agent, run_id, input, last_message);
     let report = match verified {
         Ok(r) => r,
         Err(e) => {
@@ -653,9 +672,10 @@ fn stop(
                     duration_ms: active_ms,
                     active_ms,
                     summary: format!("verification failed to run: {e}"),
-                    ..IterationEnd::default()
+                    ..turn.charged()
                 },
             );
+            turn.commit(&mut store, input);
             let _ = store.start_session_turn(run_id);
             return Err(Failure::new(
                 Some(run_id),
@@ -701,10 +721,11 @@ fn stop(
                 active_ms,
                 facts,
                 summary: summary.clone(),
-                ..IterationEnd::default()
+                ..turn.charged()
             },
         )
         .or_fail(run_id)?;
+    turn.commit(&mut store, input);
     let mut event = serde_json::to_value(&report).unwrap_or(json!({}));
     if let Some(o) = event.as_object_mut() {
         o.insert("session_checks".into(), json!(fingerprint));
@@ -803,6 +824,122 @@ fn stop(
         let _ = store.heartbeat(run_id, &lease.token, session::SESSION_LEASE_TTL_MS);
     }
     Ok(Answer::Block(text))
+}
+
+/// What a turn cost, read from the session's transcript since the previous Stop.
+#[derive(Default)]
+struct TurnUsage {
+    read: Option<pawl_agent::transcript::Read>,
+}
+
+impl TurnUsage {
+    /// The iteration's accounting fields (the rest default).
+    fn charged(&self) -> IterationEnd {
+        let Some(r) = &self.read else {
+            return IterationEnd::default();
+        };
+        IterationEnd {
+            // As in the headless loop: input counts cache reads and writes.
+            tokens_in: r
+                .usage
+                .input_tokens
+                .saturating_add(r.usage.cache_read_tokens)
+                .saturating_add(r.usage.cache_write_tokens),
+            tokens_out: r.usage.output_tokens,
+            cost_usd: r.cost_usd,
+            cost_estimated: true,
+            ..IterationEnd::default()
+        }
+    }
+
+    /// Moves the session's cursor past what was charged (after the iteration is stored: a crash
+    /// between the two charges the turn again, never not at all).
+    fn commit(&self, store: &mut Store, input: &HookInput) {
+        if let (Some(r), Some(session)) = (&self.read, input.session_id.as_deref())
+            && let Ok(cursor) = serde_json::to_string(&r.cursor)
+        {
+            let _ = store.set_transcript_cursor(session, &cursor);
+        }
+    }
+}
+
+fn transcript_format(agent: Agent) -> Option<pawl_agent::transcript::Format> {
+    match agent {
+        Agent::Claude => Some(pawl_agent::transcript::Format::Claude),
+        Agent::Codex => Some(pawl_agent::transcript::Format::Codex),
+        // Gemini CLI's session files are not read yet: its turns are not charged.
+        Agent::Gemini => None,
+    }
+}
+
+/// Reads the turn's usage from the transcript the hook input names. A transcript that cannot
+/// be read charges nothing and says so in an event (`usage_unknown`).
+fn turn_usage(
+    store: &mut Store,
+    agent: Agent,
+    run_id: &str,
+    input: &HookInput,
+    last_message: Option<&str>,
+) -> TurnUsage {
+    let (Some(format), Some(path), Some(session)) = (
+        transcript_format(agent),
+        input.transcript_path.as_deref().filter(|p| !p.is_empty()),
+        input.session_id.as_deref(),
+    ) else {
+        return TurnUsage::default();
+    };
+    let cursor = store
+        .transcript_cursor(session)
+        .ok()
+        .flatten()
+        .and_then(|c| serde_json::from_str(&c).ok())
+        .unwrap_or_default();
+    let read = || pawl_agent::transcript::read_since(format, Path::new(path), &cursor);
+    let mut res = read();
+    // Claude Code may write the turn's last message to the transcript only after the Stop hook
+    // has started (anthropics/claude-code#15812): wait for it, briefly, when the hook input
+    // says what it is.
+    if let (pawl_agent::transcript::Format::Claude, Some(last)) = (format, last_message) {
+        let waited = std::time::Instant::now();
+        while matches!(&res, Ok(r) if !pawl_agent::transcript::reached(r, last))
+            && waited.elapsed() < TRANSCRIPT_FLUSH_WAIT
+        {
+            std::thread::sleep(Duration::from_millis(10));
+            res = read();
+        }
+    }
+    match res {
+        Ok(read) => TurnUsage { read: Some(read) },
+        Err(e) => {
+            let _ = store.append_event(
+                Some(run_id),
+                "usage_unknown",
+                json!({"session": session, "transcript": path, "error": e.to_string()}),
+            );
+            TurnUsage::default()
+        }
+    }
+}
+
+/// A session bound at its start: what its transcript already holds (a resumed conversation)
+/// happened before the run and is not charged to it.
+fn baseline_transcript(store: &mut Store, agent: Agent, input: &HookInput) {
+    let (Some(format), Some(path), Some(session)) = (
+        transcript_format(agent),
+        input.transcript_path.as_deref().filter(|p| !p.is_empty()),
+        input.session_id.as_deref(),
+    ) else {
+        return;
+    };
+    if store.transcript_cursor(session).ok().flatten().is_some() {
+        return;
+    }
+    let start = pawl_agent::transcript::Cursor::default();
+    if let Ok(read) = pawl_agent::transcript::read_since(format, Path::new(path), &start)
+        && let Ok(cursor) = serde_json::to_string(&read.cursor)
+    {
+        let _ = store.set_transcript_cursor(session, &cursor);
+    }
 }
 
 /// The run ends here: the stop is allowed and says why.

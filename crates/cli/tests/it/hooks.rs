@@ -881,3 +881,137 @@ fn a_same_size_edit_right_after_a_cached_stop_is_verified_again() {
     assert_eq!(third["checks"][0]["cached"], false, "{third}");
     assert!(b["reason"].as_str().unwrap().contains("test_add"), "{b}");
 }
+
+/// One Claude Code transcript line: an assistant message with its usage and text.
+fn assistant_line(id: &str, text: &str, input: u64, output: u64) -> String {
+    json!({"type": "assistant", "uuid": format!("u-{id}"), "message": {"id": id, "model": "claude-sonnet-4-5",
+           "role": "assistant", "content": [{"type": "text", "text": text}],
+           "usage": {"input_tokens": input, "output_tokens": output,
+                     "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}}})
+    .to_string()
+        + "\n"
+}
+
+fn append(path: &std::path::Path, text: &str) {
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .unwrap();
+    f.write_all(text.as_bytes()).unwrap();
+}
+
+#[test]
+fn session_turns_are_charged_from_the_transcript_and_a_dollar_limit_ends_the_run() {
+    // $0.05 at Sonnet list prices ($3 in / $15 out per million): each turn below costs
+    // 10,000 × 3 + 1,000 × 15 = $0.045, so the second Stop reaches the limit.
+    let env = project(
+        "max_iterations = 10\nmax_usd = 0.05",
+        "no_progress = 0\nsame_failure = 0\ncriterion_stuck = 0",
+    );
+    let run = arm(&env, &[]);
+    let transcript = env.dir.path().join("session.jsonl");
+    // A resumed conversation: what the transcript holds before the session starts is not the
+    // run's.
+    append(
+        &transcript,
+        &assistant_line("old", "Earlier work.", 900_000, 90_000),
+    );
+    let with_transcript = |mut v: Value| {
+        v["transcript_path"] = json!(transcript);
+        v
+    };
+    hook(
+        &env,
+        "claude",
+        "session-start",
+        with_transcript(session_start(&env, "s1", "resume")),
+    );
+    // Turn 1: a message over two lines (text, then a tool call) repeating its usage, then the
+    // final one.
+    append(&transcript, &assistant_line("m1", "Looking.", 5_000, 500));
+    append(&transcript, &assistant_line("m1", "Looking.", 5_000, 500));
+    append(&transcript, &assistant_line("m2", "Done.", 5_000, 500));
+    let first = hook(
+        &env,
+        "claude",
+        "stop",
+        with_transcript(stop(&env, "s1", false, "Done.")),
+    );
+    assert_eq!(first["decision"], "block", "{first}");
+    let charged = |n: i64| -> (i64, i64, f64, bool) {
+        env.db()
+            .query_row(
+                "SELECT tokens_in, tokens_out, cost_usd, cost_estimated FROM iterations
+                 WHERE run_id = ?1 AND n = ?2",
+                rusqlite::params![run, n],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+            )
+            .unwrap()
+    };
+    let (tin, tout, usd, estimated) = charged(1);
+    assert_eq!((tin, tout), (10_000, 1_000));
+    assert!((usd - 0.045).abs() < 1e-9 && estimated, "{usd}");
+    // Turn 2 costs the same; the limit is reached and the stop allowed with the reason.
+    append(
+        &transcript,
+        &assistant_line("m3", "Done again.", 10_000, 1_000),
+    );
+    let second = hook(
+        &env,
+        "claude",
+        "stop",
+        with_transcript(stop(&env, "s1", true, "Done again.")),
+    );
+    assert!(second.get("decision").is_none(), "{second}");
+    assert!(
+        second["systemMessage"]
+            .as_str()
+            .unwrap()
+            .contains("max_usd"),
+        "{second}"
+    );
+    assert_eq!(
+        status(&env, &run),
+        ("stopped".into(), Some("max_usd".into()))
+    );
+    assert_eq!(charged(2).0, 10_000);
+    let total: f64 = env
+        .db()
+        .query_row(
+            "SELECT SUM(cost_usd) FROM iterations WHERE run_id = ?1",
+            [&run],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert!((total - 0.09).abs() < 1e-9, "{total}");
+}
+
+#[test]
+fn an_unreadable_transcript_charges_nothing_and_says_so() {
+    let env = project("max_iterations = 3", "no_progress = 0\nsame_failure = 0");
+    let run = arm(&env, &[]);
+    hook(
+        &env,
+        "claude",
+        "session-start",
+        session_start(&env, "s1", "startup"),
+    );
+    // A directory where the transcript should be.
+    let dir = env.dir.path().join("not-a-file");
+    std::fs::create_dir(&dir).unwrap();
+    let mut input = stop(&env, "s1", false, "Done.");
+    input["transcript_path"] = json!(dir);
+    let answer = hook(&env, "claude", "stop", input);
+    assert_eq!(answer["decision"], "block", "{answer}");
+    assert_eq!(event_count(&env, &run, "usage_unknown"), 1);
+    let tokens: i64 = env
+        .db()
+        .query_row(
+            "SELECT tokens_in + tokens_out FROM iterations WHERE run_id = ?1",
+            [&run],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(tokens, 0);
+}

@@ -401,6 +401,60 @@ fn limit_ends_always_failing(cli: Cli) {
     eprintln!("{cli:?} limit: {:?}", r.wall);
 }
 
+/// Hooks carry no usage: pawl reads each turn's tokens from the session's own transcript and
+/// charges them with the iteration, so a token budget ends a session run like any limit. Every
+/// scripted turn says "Done." and costs 1,234 tokens; the budget is 3,000, so the third Stop
+/// reaches it.
+fn token_budget_ends_the_session(cli: Cli) {
+    let Some(bin) = find(cli) else { return };
+    let c = case(
+        cli,
+        Some("make add() add"),
+        "[limits]\nmax_iterations = 10\nmax_tokens = 3000\n\n[breakers]\nno_progress = 0\nsame_failure = 0\ncriterion_stuck = 0",
+    );
+    let run = c.run.clone().unwrap();
+    let turns = (0..6)
+        .map(|i| Turn::text(format!("Done ({i}).")).with_usage(1200, 34))
+        .collect();
+    let server = MockServer::start(Scenario::new(turns)).unwrap();
+    let r = run_cli(
+        &c,
+        cli,
+        &bin,
+        &server,
+        "make add() add",
+        Duration::from_secs(240),
+    );
+    let why = describe(&r, &server);
+    assert_eq!(r.code, Some(0), "{why}");
+    let rows: Vec<(i64, i64, f64, bool)> = c
+        .env
+        .db()
+        .prepare(
+            "SELECT tokens_in, tokens_out, cost_usd, cost_estimated FROM iterations
+             WHERE run_id = ?1 ORDER BY n",
+        )
+        .unwrap()
+        .query_map([&run], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(
+        run_status(&c.env, &run),
+        ("stopped".into(), Some("max_tokens".into())),
+        "{rows:?}\n{why}"
+    );
+    assert_eq!(server.main_requests().len(), 3, "{rows:?}\n{why}");
+    assert_eq!(rows.len(), 3, "{rows:?}\n{why}");
+    for (tokens_in, tokens_out, usd, estimated) in &rows {
+        // Exactly the mock's usage for the one model turn of each iteration: no turn counted
+        // twice (Claude repeats a message's usage on each of its lines; Codex reports totals).
+        assert_eq!((*tokens_in, *tokens_out), (1200, 34), "{rows:?}\n{why}");
+        assert!(*usd > 0.0 && *estimated, "{rows:?}");
+    }
+    eprintln!("{cli:?} token budget: {:?}", r.wall);
+}
+
 /// Hooks installed, no run armed: the session is never blocked.
 fn unbound_never_blocked(cli: Cli) {
     let Some(bin) = find(cli) else { return };
@@ -448,4 +502,14 @@ fn real_claude_session_without_a_run_is_never_blocked() {
 #[test]
 fn real_codex_session_without_a_run_is_never_blocked() {
     unbound_never_blocked(Cli::Codex);
+}
+
+#[test]
+fn real_claude_session_ends_at_pawls_token_budget() {
+    token_budget_ends_the_session(Cli::Claude);
+}
+
+#[test]
+fn real_codex_session_ends_at_pawls_token_budget() {
+    token_budget_ends_the_session(Cli::Codex);
 }
