@@ -348,6 +348,23 @@ mod tests {
         assert_eq!(again.usage.input_tokens, 3);
     }
 
+    proptest::proptest! {
+        /// Whatever an agent writes, a read returns (no panic) and never moves backwards.
+        #[test]
+        fn any_bytes_read_without_panic(bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..2048),
+                                        offset in 0u64..4096) {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("t.jsonl");
+            std::fs::write(&path, &bytes).unwrap();
+            let cursor = Cursor { path: Some(path.to_string_lossy().into_owned()), offset, ..Cursor::default() };
+            for format in [Format::Claude, Format::Codex] {
+                let r = read_since(format, &path, &cursor).unwrap();
+                proptest::prop_assert!(r.cursor.offset <= bytes.len() as u64);
+                proptest::prop_assert!(r.cost_usd >= 0.0);
+            }
+        }
+    }
+
     #[test]
     fn garbage_lines_are_skipped() {
         let dir = tempfile::tempdir().unwrap();
