@@ -283,6 +283,89 @@ fn the_whole_qa_pipeline_with_tdd_reaches_a_verified_run() {
         assert!(body.contains(needle), "{needle} missing:\n{body}");
     }
     assert!(pr.stdout.contains("pull request body"), "{}", pr.stdout);
+    open_pr_runs_gh_with_the_body(&env, run_id, &body);
+}
+
+/// `pawl report --open-pr` hands the body to `gh pr create` (a stand-in `gh` records what it
+/// got: there is no GitHub here), prints the URL it answered, and turns a failing or missing
+/// `gh` into a clear error with a non-zero exit.
+fn open_pr_runs_gh_with_the_body(env: &TestEnv, run_id: &str, body: &str) {
+    let bin = env.dir.path().join("fake-bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let record = env.dir.path().join("gh-args");
+    let gh = bin.join("gh");
+    std::fs::write(
+        &gh,
+        format!(
+            "#!/bin/sh\nprintf '%s\\n' \"$@\" > '{}'\nprintf '%s' \"$PWD\" > '{}.cwd'\n\
+             if [ -n \"$GH_FAIL\" ]; then echo 'no git remotes found' >&2; exit 1; fi\n\
+             echo https://github.example/acme/demo/pull/7\n",
+            record.display(),
+            record.display()
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::set_permissions(&gh, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let r = env.pawl_env(&["report", "--open-pr", "--json"], &[("PATH", &path)]);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    assert_eq!(r.json()["url"], "https://github.example/acme/demo/pull/7");
+    let args: Vec<String> = std::fs::read_to_string(&record)
+        .unwrap()
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    assert_eq!(args[..3], ["pr", "create", "--title"]);
+    assert!(args[3].contains(run_id), "{args:?}");
+    assert_eq!(args[4], "--body-file");
+    assert_eq!(std::fs::read_to_string(&args[5]).unwrap(), body);
+    assert_eq!(
+        std::fs::read_to_string(format!("{}.cwd", record.display())).unwrap(),
+        env.root().canonicalize().unwrap().display().to_string()
+    );
+    // No push: pawl never runs git push itself (gh's own prompt is gh's business).
+    assert!(!args.iter().any(|a| a == "--push"), "{args:?}");
+
+    let failed = env.pawl_env(
+        &["report", "--open-pr"],
+        &[("PATH", &path), ("GH_FAIL", "1")],
+    );
+    assert_ne!(failed.code, 0);
+    assert!(
+        failed.stderr.contains("gh pr create failed") && failed.stderr.contains("no git remotes"),
+        "{}",
+        failed.stderr
+    );
+    // Without gh at all.
+    let empty = env.dir.path().join("empty-bin");
+    std::fs::create_dir_all(&empty).unwrap();
+    let git_dir = std::path::Path::new(
+        &String::from_utf8_lossy(
+            &env.command("sh")
+                .args(["-c", "command -v git"])
+                .output()
+                .unwrap()
+                .stdout,
+        )
+        .trim()
+        .to_string(),
+    )
+    .parent()
+    .unwrap()
+    .to_path_buf();
+    let no_gh = format!("{}:{}", empty.display(), git_dir.display());
+    let missing = env.pawl_env(&["report", "--open-pr"], &[("PATH", &no_gh)]);
+    assert_ne!(missing.code, 0);
+    assert!(
+        missing.stderr.contains("is the GitHub CLI installed"),
+        "{}",
+        missing.stderr
+    );
 }
 
 #[test]
