@@ -332,10 +332,41 @@ struct TerminalAnswers {
     timeout: std::time::Duration,
 }
 
+/// The lines typed on stdin, read by one thread for the whole run: stdin has no timeout of its
+/// own, and a reader per question would leave a reader from a timed-out question behind to
+/// swallow the answer to the next one.
+fn stdin_lines() -> &'static std::sync::Mutex<std::sync::mpsc::Receiver<String>> {
+    static LINES: std::sync::OnceLock<std::sync::Mutex<std::sync::mpsc::Receiver<String>>> =
+        std::sync::OnceLock::new();
+    LINES.get_or_init(|| {
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let stdin = std::io::stdin();
+            loop {
+                let mut line = String::new();
+                match stdin.read_line(&mut line) {
+                    Ok(0) | Err(_) => break,
+                    Ok(_) => {
+                        if tx.send(line).is_err() {
+                            break;
+                        }
+                    }
+                }
+            }
+        });
+        std::sync::Mutex::new(rx)
+    })
+}
+
 impl pawl_engine::Answerer for TerminalAnswers {
     #[allow(clippy::print_stdout)]
     fn answer(&mut self, q: &pawl_core::pipeline::output::Question) -> pawl_engine::Answer {
         use std::io::Write as _;
+        let lines = stdin_lines()
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        // A line typed after an earlier question timed out answers nothing: drop it.
+        while lines.try_recv().is_ok() {}
         println!(
             "[pawl] question: {}\n[pawl] recommended: {}\n[pawl] your answer (Enter takes the recommendation; {}s of silence too): ",
             q.question,
@@ -343,15 +374,7 @@ impl pawl_engine::Answerer for TerminalAnswers {
             self.timeout.as_secs()
         );
         let _ = std::io::stdout().flush();
-        let (tx, rx) = std::sync::mpsc::channel();
-        // A reader thread: stdin has no timeout of its own. A line that comes after the timeout is
-        // dropped with the thread's channel.
-        std::thread::spawn(move || {
-            let mut line = String::new();
-            let _ = std::io::stdin().read_line(&mut line);
-            let _ = tx.send(line);
-        });
-        match rx.recv_timeout(self.timeout) {
+        match lines.recv_timeout(self.timeout) {
             Ok(line) if !line.trim().is_empty() => pawl_engine::Answer {
                 text: line.trim().to_string(),
                 assumed: false,
@@ -360,6 +383,7 @@ impl pawl_engine::Answerer for TerminalAnswers {
                 text: q.recommended.clone(),
                 assumed: false,
             },
+            // Silence, or stdin closed: the recommendation, recorded as assumed.
             Err(_) => pawl_engine::Answer {
                 text: q.recommended.clone(),
                 assumed: true,

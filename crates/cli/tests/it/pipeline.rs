@@ -880,3 +880,85 @@ fn auto_says_which_mode_it_chose_and_simple_is_one_execute_phase() {
     assert_eq!(env.phases(), vec![p("execute", 1, "passed")]);
     assert_eq!(env.strings("SELECT mode FROM runs"), ["simple"]);
 }
+
+/// `pawl run --interactive` on a real terminal (a pty from `script`): the interview's questions
+/// are asked there; a typed answer is stored as answered, silence past `answer_timeout` takes the
+/// recommendation as assumed, and an answer typed for the question after a silent one still
+/// reaches that question (regression: the silent question's reader used to swallow it).
+#[test]
+fn interactive_interview_asks_on_the_terminal() {
+    use std::io::{BufRead as _, Write as _};
+    let env = TestEnv::new();
+    env.pipeline(
+        "phases = [\"interview\", \"plan\", \"execute\"]\nanswer_timeout = \"2s\"",
+        NO_BREAKERS,
+    );
+    let mut s = Script::new();
+    s.answer(
+        "interview-1",
+        json!({"questions": [
+            {"question": "Which database?", "recommended": "sqlite"},
+            {"question": "Which port?", "recommended": "8080"},
+            {"question": "Keep the old API?", "recommended": "no"}
+        ]}),
+    )
+    .answer(
+        "plan-1",
+        plan(
+            "grep -q hello greet.txt",
+            false,
+            &[("write the greeting", &["greet.txt"])],
+        ),
+    )
+    .text("arch-1", "Looks fine.")
+    .text("arch-2", "Still fine.");
+    let scenario = env.scenario("pipeline", &s.text_of());
+    let pawl = assert_cmd::cargo::cargo_bin("pawl");
+    let inner = format!(
+        "'{}' run 'write a friendly greeting' --mode qa --interactive --scenario '{}'",
+        pawl.display(),
+        scenario
+    );
+    let mut child = env
+        .command("script")
+        .args(["-qfec", &inner, "/dev/null"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut seen = Vec::new();
+    let mut asked = 0;
+    for line in stdout.lines() {
+        let line = line.unwrap();
+        seen.push(line.clone());
+        if line.contains("[pawl] your answer") {
+            asked += 1;
+            match asked {
+                1 => writeln!(stdin, "postgres").unwrap(),
+                // The second question gets silence: the recommendation after 2 s.
+                2 => {}
+                // The third is answered only after the silent one timed out.
+                3 => writeln!(stdin, "yes, keep it").unwrap(),
+                _ => {}
+            }
+            stdin.flush().unwrap();
+        }
+    }
+    let status = child.wait().unwrap();
+    let transcript = seen.join("\n");
+    assert_eq!(asked, 3, "{transcript}");
+    assert!(
+        transcript.contains("[pawl] question: Which database?"),
+        "{transcript}"
+    );
+    // The run itself then stops on the architect's malformed answers (exit 4).
+    assert_eq!(status.code(), Some(4), "{transcript}");
+    assert_eq!(
+        env.strings("SELECT answer || '/' || category FROM clarifications ORDER BY id"),
+        ["postgres/answered", "8080/assumed", "yes, keep it/answered"],
+        "{transcript}"
+    );
+}
