@@ -243,6 +243,13 @@ pub fn run(
         &mut |store, token, observer| {
             // Simple mode is the headless loop itself, which says it started.
             if mode != Mode::Simple {
+                // Phases a crash left open are closed as such before the run goes on.
+                close_open_phases(
+                    store,
+                    run_id,
+                    "interrupted",
+                    "pawl stopped without ending it",
+                )?;
                 let interrupted = store.interrupt_open_iterations(run_id)?;
                 let resumed = !store.iterations(run_id)?.is_empty();
                 observer(&LoopEvent::Started {
@@ -279,7 +286,11 @@ pub fn run(
             };
             let reason = match pipeline(&mut ctx) {
                 Ok(reason) => reason,
-                Err(Halt::Stop(reason)) => reason,
+                Err(Halt::Stop(reason)) => {
+                    // The phase the stop came through ends with it.
+                    close_open_phases(ctx.store, run_id, "stopped", reason.as_str())?;
+                    reason
+                }
                 Err(Halt::Engine(e)) => return Err(e),
             };
             Ok(LoopEnd {
@@ -300,6 +311,78 @@ fn pipeline(ctx: &mut Ctx<'_>) -> P<StopReason> {
         Mode::Simple => simple(ctx),
         Mode::Ralph => ralph::run(ctx),
         Mode::Work | Mode::Qa => staged(ctx, &phases),
+    }
+}
+
+/// Ends every phase of the run that has not ended, with `outcome`.
+fn close_open_phases(
+    store: &mut Store,
+    run_id: &str,
+    outcome: &str,
+    note: &str,
+) -> Result<(), EngineError> {
+    for p in store.phases(run_id)? {
+        if p.ended_at.is_none() {
+            store.end_phase(run_id, p.id, outcome, note)?;
+        }
+    }
+    Ok(())
+}
+
+/// Where a staged run picks up, from what the store says of its current round.
+#[derive(Debug, PartialEq)]
+enum Resume {
+    /// Nothing of the round ran (a new run, or a crash before its plan was approved).
+    Fresh,
+    /// The round's plan was approved and nothing sent the work back since.
+    PlanApproved,
+    /// The round was sent back (a failed review or QA, or a stalled stage); the reason.
+    RoundOver(String),
+}
+
+fn resume_point(ctx: &Ctx<'_>, round: u32) -> P<Resume> {
+    let phases: Vec<_> = ctx
+        .store
+        .phases(&ctx.run_id)?
+        .into_iter()
+        .filter(|p| p.round == round)
+        .collect();
+    let stalled = ctx
+        .store
+        .convergence_history(&ctx.run_id)?
+        .into_iter()
+        .find(|c| c.round == round && c.outcome == "stalled");
+    Ok(decide_resume(&phases, stalled.as_ref()))
+}
+
+/// The pure part of [`resume_point`].
+fn decide_resume(
+    phases: &[pawl_store::PhaseRecord],
+    stalled: Option<&pawl_store::ConvergenceRecord>,
+) -> Resume {
+    if let Some(c) = stalled {
+        return Resume::RoundOver(format!(
+            "convergence: the share of verified criteria did not rise during {} ({:.2} → {:.2})",
+            c.stage, c.before, c.after
+        ));
+    }
+    let sent_back = phases.iter().find(|p| {
+        matches!(p.phase, Phase::Review | Phase::Qa) && p.outcome.as_deref() == Some("failed")
+    });
+    if let Some(p) = sent_back {
+        return Resume::RoundOver(
+            p.note
+                .clone()
+                .unwrap_or_else(|| format!("the {} sent the work back", p.phase)),
+        );
+    }
+    let approved = phases
+        .iter()
+        .any(|p| p.phase == Phase::Plan && p.outcome.as_deref() == Some("passed"));
+    if approved {
+        Resume::PlanApproved
+    } else {
+        Resume::Fresh
     }
 }
 
@@ -334,11 +417,29 @@ fn staged(ctx: &mut Ctx<'_>, phases: &[Phase]) -> P<StopReason> {
     if has(Phase::Interview) && ctx.store.clarifications(&ctx.run_id)?.is_empty() {
         plan::interview(ctx)?;
     }
+    // A resumed run goes on where it stopped: a round whose plan was approved and that nothing
+    // has sent back yet goes straight to execution (the stories keep their states), and a round
+    // that was sent back plans again with the reason it was sent back.
+    let mut plan_approved = false;
+    match resume_point(ctx, ctx.round)? {
+        // A round that was sent back, then stopped while planning again: plan with the reason.
+        Resume::Fresh if ctx.round > 1 => {
+            if let Resume::RoundOver(reason) = resume_point(ctx, ctx.round - 1)? {
+                ctx.replan_reason = Some(reason);
+            }
+        }
+        Resume::Fresh => {}
+        Resume::PlanApproved => plan_approved = true,
+        Resume::RoundOver(reason) => {
+            ctx.round += 1;
+            ctx.replan_reason = Some(reason);
+        }
+    }
     loop {
         if ctx.round > ctx.pcfg.max_plan_rounds.max(1) + 1 {
             return Err(Halt::Stop(StopReason::NotConverging));
         }
-        if has(Phase::Plan) {
+        if has(Phase::Plan) && !std::mem::take(&mut plan_approved) {
             plan::plan(ctx, ctx.mode == Mode::Qa)?;
         }
         // The stage's checkpoint: convergence is measured from here, and a stalled stage rolls
@@ -399,5 +500,81 @@ fn staged(ctx: &mut Ctx<'_>, phases: &[Phase]) -> P<StopReason> {
             return Err(Halt::Stop(StopReason::NotConverging));
         }
         ctx.round += 1;
+    }
+}
+
+#[cfg(test)]
+mod resume_tests {
+    use super::{Resume, decide_resume};
+    use pawl_core::pipeline::Phase;
+    use pawl_store::{ConvergenceRecord, PhaseRecord};
+
+    fn phase(phase: Phase, outcome: Option<&str>) -> PhaseRecord {
+        PhaseRecord {
+            id: 1,
+            phase,
+            round: 2,
+            started_at: 0,
+            ended_at: outcome.map(|_| 1),
+            outcome: outcome.map(str::to_owned),
+            note: Some(format!("{phase} note")),
+        }
+    }
+
+    #[test]
+    fn where_a_resumed_round_picks_up() {
+        assert_eq!(decide_resume(&[], None), Resume::Fresh);
+        // Stopped while planning, or the plan was rejected: plan again.
+        assert_eq!(
+            decide_resume(&[phase(Phase::Plan, None)], None),
+            Resume::Fresh
+        );
+        assert_eq!(
+            decide_resume(&[phase(Phase::Plan, Some("failed"))], None),
+            Resume::Fresh
+        );
+        // Approved, then stopped in execution or in review: go on without planning.
+        let approved = phase(Phase::Plan, Some("passed"));
+        assert_eq!(
+            decide_resume(
+                &[approved.clone(), phase(Phase::Execute, Some("stopped"))],
+                None
+            ),
+            Resume::PlanApproved
+        );
+        assert_eq!(
+            decide_resume(
+                &[
+                    approved.clone(),
+                    phase(Phase::Execute, Some("failed")),
+                    phase(Phase::Review, None)
+                ],
+                None
+            ),
+            Resume::PlanApproved
+        );
+        // Sent back by review or QA, or stalled: a new round, with the reason.
+        assert_eq!(
+            decide_resume(
+                &[approved.clone(), phase(Phase::Review, Some("failed"))],
+                None
+            ),
+            Resume::RoundOver("review note".into())
+        );
+        let stalled = ConvergenceRecord {
+            stage: "execute".into(),
+            round: 2,
+            before: 0.5,
+            after: 0.5,
+            verified: 1,
+            total: 2,
+            outcome: "stalled".into(),
+            checkpoint: None,
+            created_at: 0,
+        };
+        assert!(matches!(
+            decide_resume(&[approved], Some(&stalled)),
+            Resume::RoundOver(r) if r.contains("did not rise during execute")
+        ));
     }
 }

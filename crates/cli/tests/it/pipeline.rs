@@ -962,3 +962,68 @@ fn interactive_interview_asks_on_the_terminal() {
         "{transcript}"
     );
 }
+
+/// A qa run stopped in the middle of execution resumes there: the approved plan is not made
+/// again (no planner, architect or critic session after the resume), the stories keep their
+/// states, and the run is verified with exactly the sessions it needed.
+#[test]
+fn a_run_stopped_during_execution_resumes_without_planning_again() {
+    let env = TestEnv::new();
+    env.pipeline("phases = [\"plan\", \"execute\"]\ntdd = false", NO_BREAKERS);
+    let mut s = Script::new();
+    s.answer(
+        "plan-1",
+        plan(
+            "grep -q hello greet.txt",
+            false,
+            &[
+                ("write the greeting", &["greet.txt"]),
+                ("write the farewell", &["bye.txt"]),
+            ],
+        ),
+    )
+    .answer("arch-1", approve())
+    .answer("crit-1", approve())
+    // The first story is done (pawl verifies it), then the user asks the run to stop.
+    .write("dev-1", &[("greet.txt", "hello\n"), (".pawl/stop", "")])
+    // After the resume: the second story, nothing else.
+    .write("dev-2", &[("bye.txt", "bye\n")]);
+    let scenario = env.scenario("pipeline", &s.text_of());
+    let first = env.pawl(&[
+        "run",
+        "write a greeting and a farewell",
+        "--mode",
+        "qa",
+        "--scenario",
+        &scenario,
+    ]);
+    assert_eq!(first.code, 6, "{}\n{}", first.stdout, first.stderr);
+    assert_eq!(env.run_state().1.as_deref(), Some("stopped"));
+    assert_eq!(env.iterations(), 4);
+    assert_eq!(
+        env.strings("SELECT title || ':' || status FROM stories ORDER BY id"),
+        ["write the greeting:done", "write the farewell:pending"]
+    );
+    let r = env.pawl(&["resume"]);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    assert_eq!(env.run_state(), ("done".into(), Some("verified".into())));
+    assert_eq!(
+        env.iterations(),
+        5,
+        "one developer session after the resume"
+    );
+    assert_eq!(env.count("SELECT COUNT(*) FROM plans"), 1);
+    assert_eq!(env.verdicts().len(), 2, "{:?}", env.verdicts());
+    assert_eq!(
+        env.strings("SELECT title || ':' || status FROM stories ORDER BY id"),
+        ["write the greeting:done", "write the farewell:done"]
+    );
+    assert_eq!(
+        env.phases(),
+        vec![
+            p("plan", 1, "passed"),
+            p("execute", 1, "stopped"),
+            p("execute", 1, "passed"),
+        ]
+    );
+}
