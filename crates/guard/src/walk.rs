@@ -11,7 +11,6 @@
 mod commands;
 
 use std::collections::HashMap;
-use std::io::Cursor;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::rc::Rc;
 
@@ -369,29 +368,34 @@ impl<'a> Walker<'a> {
             );
             return;
         }
-        if let Some((word, why)) = hard_word(text) {
-            // brush-parser's program grammar hands word tokens to its word grammar, which is
-            // exponential on some shapes (see `balance`): refuse them before parsing.
-            self.fail_closed(
+        // Tokenized once: the tokens are scanned (brush-parser's program grammar hands word
+        // tokens to its word grammar, which is exponential on some shapes: see `balance`), then
+        // parsed.
+        let options = brush_parser::ParserOptions::default();
+        let parsed = catch_unwind(AssertUnwindSafe(|| {
+            let tokens = brush_parser::uncached_tokenize_str(text, &options.tokenizer_options())
+                .map_err(|e| e.to_string())?;
+            if let Some((word, why)) = hard_word(&tokens) {
+                return Ok(Err((word, why)));
+            }
+            brush_parser::parse_tokens(&tokens, &options)
+                .map(Ok)
+                .map_err(|e| e.to_string())
+        }));
+        match parsed {
+            Ok(Ok(Ok(program))) => {
+                for list in &program.complete_commands {
+                    self.compound_list(list, shell, frame);
+                }
+            }
+            Ok(Ok(Err((word, why)))) => self.fail_closed(
                 frame,
                 RuleId::ParseError,
                 format!(
                     "the word `{}` cannot be analysed: {why}; the guard cannot see what it runs",
                     word.chars().take(80).collect::<String>()
                 ),
-            );
-            return;
-        }
-        let options = brush_parser::ParserOptions::default();
-        let parsed = catch_unwind(AssertUnwindSafe(|| {
-            brush_parser::Parser::new(Cursor::new(text), &options).parse_program()
-        }));
-        match parsed {
-            Ok(Ok(program)) => {
-                for list in &program.complete_commands {
-                    self.compound_list(list, shell, frame);
-                }
-            }
+            ),
             Ok(Err(error)) => self.fail_closed(
                 frame,
                 RuleId::ParseError,
@@ -1062,11 +1066,10 @@ fn has_bad_heredoc_delimiter(text: &str) -> bool {
     false
 }
 
-/// The first word token of `text` that the word grammar must not see, with the reason. Here-
-/// document bodies are scanned as bodies (quotes are data), or not at all when the delimiter is
-/// quoted (nothing in them expands). Text the tokenizer rejects is left to the parser, which
-/// reports the error.
-fn hard_word(text: &str) -> Option<(String, balance::Refusal)> {
+/// The first word token that the word grammar must not see, with the reason. Here-document
+/// bodies are scanned as bodies (quotes are data), or not at all when the delimiter is quoted
+/// (nothing in them expands).
+fn hard_word(tokens: &[Token]) -> Option<(String, balance::Refusal)> {
     enum Heredoc {
         /// Not in a here-document.
         No,
@@ -1077,11 +1080,8 @@ fn hard_word(text: &str) -> Option<(String, balance::Refusal)> {
         /// The next word is the closing delimiter.
         End,
     }
-    let tokens = catch_unwind(|| brush_parser::tokenize_str(text))
-        .ok()?
-        .ok()?;
     let mut heredoc = Heredoc::No;
-    for token in &tokens {
+    for token in tokens {
         let word = match token {
             Token::Operator(op, _) => {
                 if op == "<<" || op == "<<-" {
