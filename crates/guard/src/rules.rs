@@ -1,11 +1,14 @@
 //! The rules that judge one resolved simple command: git
 //! ([`git`]), files and destructive shell ([`fs`]), interpreter one-liners
-//! ([`interp`]); plus the small option parser they share.
+//! ([`interp`]), programs that run commands given in their arguments or
+//! input ([`exec`]: awk, sed's `e`, vim, make, tar, ...); plus the small
+//! option parser they share.
 //!
 //! Rules are methods on the walker so that they can read the shell state
 //! (current directory, branch) and hand payloads back to it (a git alias
 //! that runs `!sh`, a `python -c` string that runs `git push`).
 
+pub(crate) mod exec;
 pub(crate) mod fs;
 pub(crate) mod git;
 pub(crate) mod interp;

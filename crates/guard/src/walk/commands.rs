@@ -297,7 +297,9 @@ impl Walker<'_> {
             "find" => self.find(&args, shell, frame),
             "git" => self.git(&args, shell, frame),
             _ => {
-                if !self.interpreter(base, &args, &cmd.stdin, shell, frame) {
+                if !self.runs_commands(base, &args, &cmd.stdin, shell, frame)
+                    && !self.interpreter(base, &args, &cmd.stdin, shell, frame)
+                {
                     self.file_rules(base, &args, shell, frame);
                 }
             }

@@ -2,7 +2,12 @@
 //! it, and properties (no panic, bounded time) on hostile input.
 
 mod corpus;
+mod exec_bypasses;
+mod fs_bypasses;
+mod git_bypasses;
 mod props;
 mod regressions;
+mod run_control;
+mod shell_bypasses;
 mod support;
 mod tricks;
