@@ -50,6 +50,9 @@ pub enum RuleId {
     PolicyError,
     /// A user-defined `[[guard.deny]]` rule matched.
     PolicyDeny,
+    /// The agent ran `pawl` to steer its own run (stop, cancel, resume, limits, configuration,
+    /// hooks, rollback).
+    RunControl,
 }
 
 impl RuleId {
@@ -70,6 +73,7 @@ impl RuleId {
             Self::TooDeep => "too-deep",
             Self::PolicyError => "policy-error",
             Self::PolicyDeny => "policy-deny",
+            Self::RunControl => "run-control",
         }
     }
 }

@@ -80,6 +80,14 @@ pub fn default_protected_paths() -> Vec<String> {
         ".pawl/**",
         ".git",
         ".git/**",
+        // pawl's configuration (the guard's policy and the run's limits) and the agents' hook
+        // settings that call pawl: an agent that rewrites them switches its own guard off.
+        "pawl.toml",
+        ".claude/settings.json",
+        ".claude/settings.local.json",
+        ".codex/hooks.json",
+        ".codex/config.toml",
+        ".gemini/settings.json",
         "**/.env",
         "**/.env.*",
         "!**/.env.example",

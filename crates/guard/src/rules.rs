@@ -12,6 +12,7 @@ pub(crate) mod exec;
 pub(crate) mod fs;
 pub(crate) mod git;
 pub(crate) mod interp;
+pub(crate) mod pawl;
 
 use crate::words::Arg;
 

@@ -296,6 +296,13 @@ impl Walker<'_> {
             "parallel" => self.parallel(&args, shell, frame),
             "find" => self.find(&args, shell, frame),
             "git" => self.git(&args, shell, frame),
+            // git's dashed programs (`git-push` from git's exec path) are its subcommands.
+            _ if base.len() > 4 && base.starts_with("git-") => {
+                let mut argv = vec![Arg::lit(&base[4..])];
+                argv.extend(args);
+                self.git(&argv, shell, frame);
+            }
+            "pawl" => self.pawl(&args, shell, frame),
             _ => {
                 if !self.runs_commands(base, &args, &cmd.stdin, shell, frame)
                     && !self.interpreter(base, &args, &cmd.stdin, shell, frame)
