@@ -513,7 +513,11 @@ fn guard(root: &Path, run_id: &str, input: &HookInput, call: &ToolCall) -> HookR
     g.home = std::env::var_os("HOME").map(Into::into);
     g.tmpdir = std::env::var_os("TMPDIR").map(Into::into);
     // The branch and git aliases matter only to git commands: skip two git calls otherwise.
-    let mentions_git = matches!(call, ToolCall::Shell { command, .. } if command.contains("git"));
+    // Quotes and escapes removed first (`g''it`, `g\it`), and any ANSI-C string (`$'\x67it'`)
+    // counts: a git command the guard sees without its branch would be denied for want of it.
+    let mentions_git = matches!(call, ToolCall::Shell { command, .. }
+        if command.replace(['\'', '"', '\\'], "").to_ascii_lowercase().contains("git")
+            || command.contains("$'"));
     if mentions_git {
         let repo = pawl_git::Repo::open(root).or_fail(run_id)?;
         g.branch = repo.current_branch().or_fail(run_id)?;
