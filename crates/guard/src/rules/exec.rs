@@ -3,8 +3,50 @@
 //! tar's checkpoint actions, ... . Each either hands the command it can see
 //! to the walker, or fails closed when it cannot see it.
 
-use crate::walk::{Frame, Shell, Stdin, Walker};
+use crate::decision::RuleId;
+use crate::rules::{self, Spec};
+use crate::walk::{Frame, Shell, Stdin, Walker, WriteMode};
 use crate::words::Arg;
+
+/// Shells a `make SHELL=...` may name.
+const KNOWN_SHELLS: &[&str] = &["sh", "bash", "dash", "zsh", "ksh"];
+
+/// Whether `given` (an option name without its dashes) is an abbreviation
+/// of `full` at least `min` characters long, as getopt_long accepts.
+fn abbrev(given: &str, full: &str, min: usize) -> bool {
+    given.len() >= min && full.starts_with(given)
+}
+
+/// Paths that name standard input.
+fn is_stdin_path(text: &str) -> bool {
+    matches!(
+        text,
+        "-" | "/dev/stdin" | "/dev/fd/0" | "/proc/self/fd/0" | "/proc/thread-self/fd/0"
+    )
+}
+
+/// A long option `--name=value` or `--name value` matched by abbreviation:
+/// its value and how many arguments it used.
+fn long_value<'a>(
+    args: &'a [Arg],
+    index: usize,
+    full: &str,
+    min: usize,
+) -> Option<(Option<&'a Arg>, usize, Option<String>)> {
+    let text = args[index].exact()?;
+    let long = text.strip_prefix("--")?;
+    let (name, inline) = match long.split_once('=') {
+        Some((n, v)) => (n, Some(v.to_owned())),
+        None => (long, None),
+    };
+    if !abbrev(name, full, min) {
+        return None;
+    }
+    match inline {
+        Some(v) => Some((None, 1, Some(v))),
+        None => Some((args.get(index + 1), 2, None)),
+    }
+}
 
 impl Walker<'_> {
     /// Judges `base` when it is a program that runs commands; `false` when it
@@ -17,7 +59,1871 @@ impl Walker<'_> {
         shell: &mut Shell,
         frame: &Frame,
     ) -> bool {
-        let _ = (base, args, stdin, shell, frame);
-        false
+        match base {
+            "awk" | "gawk" | "mawk" | "nawk" | "original-awk" | "goawk" | "onetrue-awk" => {
+                self.awk(base, args, stdin, shell, frame);
+                true
+            }
+            "sed" | "gsed" => {
+                self.sed(base, args, stdin, shell, frame);
+                if base == "gsed" {
+                    self.file_rules("sed", args, shell, frame);
+                    return true;
+                }
+                // The file rules still judge `sed -i`.
+                false
+            }
+            "vim" | "vi" | "nvim" | "ex" | "view" | "vimdiff" | "gvim" | "gview" | "nvi"
+            | "vim.basic" | "vim.tiny" | "vim.nox" | "vim.gtk3" | "evim" | "exim" | "nex"
+            | "nview" | "elvis" | "vile" => {
+                self.vim(base, args, stdin, frame);
+                true
+            }
+            "ed" | "red" => {
+                self.ed(base, args, stdin, shell, frame);
+                true
+            }
+            "emacs" | "emacsclient" | "xemacs" | "emacs-nox" => {
+                self.emacs(base, args, frame);
+                true
+            }
+            "make" | "gmake" | "bmake" | "pmake" => {
+                self.make(base, args, stdin, frame);
+                true
+            }
+            "tar" | "gtar" | "bsdtar" => {
+                self.tar(base, args, shell, frame);
+                true
+            }
+            "zip" => {
+                self.zip(args, shell, frame);
+                true
+            }
+            "sqlite3" | "sqlite" => {
+                self.sqlite(base, args, stdin, shell, frame);
+                true
+            }
+            "ssh" | "slogin" | "autossh" => {
+                self.ssh(base, args, shell, frame);
+                true
+            }
+            "scp" | "sftp" => {
+                self.scp(base, args, stdin, shell, frame);
+                true
+            }
+            "rsync" => {
+                self.rsync(args, shell, frame);
+                // The file rules still judge `rsync --delete`.
+                false
+            }
+            "gdb" | "lldb" | "cgdb" => {
+                self.debugger(base, args, stdin, frame);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Walks `text` as a shell script run by `origin`.
+    fn walk_shell_text(&mut self, origin: &str, text: &str, shell: &mut Shell, frame: &Frame) {
+        self.script_args(origin, &[Arg::lit(text)], shell, frame, false);
+    }
+
+    /// Walks an argument as a shell script run by `origin` (fails closed when
+    /// it is not statically known).
+    fn walk_shell_arg(
+        &mut self,
+        origin: &str,
+        arg: Option<&Arg>,
+        shell: &mut Shell,
+        frame: &Frame,
+    ) {
+        match arg {
+            Some(arg) => self.script_args(origin, std::slice::from_ref(arg), shell, frame, false),
+            None => self.fail_closed(
+                frame,
+                RuleId::NotStatic,
+                format!("{origin} without its command"),
+            ),
+        }
+    }
+
+    // ---------------------------------------------------------------- awk
+
+    fn awk(&mut self, base: &str, args: &[Arg], stdin: &Stdin, shell: &mut Shell, frame: &Frame) {
+        let mut programs: Vec<Arg> = Vec::new();
+        let mut program_file = false;
+        let mut in_place = false;
+        let mut operands: Vec<Arg> = Vec::new();
+        let mut index = 0;
+        let mut options_done = false;
+        while index < args.len() {
+            let arg = &args[index];
+            index += 1;
+            if options_done || !arg.text.starts_with('-') || arg.text == "-" {
+                operands.push(arg.clone());
+                continue;
+            }
+            let Some(text) = arg.exact() else {
+                operands.push(arg.clone());
+                continue;
+            };
+            if text == "--" {
+                options_done = true;
+                continue;
+            }
+            if let Some(long) = text.strip_prefix("--") {
+                let (name, inline) = match long.split_once('=') {
+                    Some((n, v)) => (n, Some(Arg::lit(v))),
+                    None => (long, None),
+                };
+                let takes = [
+                    "file",
+                    "source",
+                    "include",
+                    "load",
+                    "exec",
+                    "assign",
+                    "field-separator",
+                ]
+                .iter()
+                .find(|full| abbrev(name, full, 1))
+                .copied();
+                let value = match (takes, inline) {
+                    (_, Some(v)) => Some(v),
+                    (Some(_), None) => {
+                        index += 1;
+                        args.get(index - 1).cloned()
+                    }
+                    (None, None) => None,
+                };
+                match takes {
+                    Some("source") => programs.extend(value),
+                    Some("file" | "exec") => {
+                        program_file = true;
+                        self.awk_program_file(base, value.as_ref(), stdin, shell, frame, &mut programs);
+                    }
+                    Some("include") => {
+                        in_place |= value.as_ref().is_some_and(|v| v.text.starts_with("inplace"));
+                    }
+                    Some("load") => self.deny(
+                        frame,
+                        RuleId::Interpreter,
+                        format!("{base} --load loads a native extension; the guard cannot see what it does"),
+                    ),
+                    _ => {}
+                }
+                continue;
+            }
+            // A cluster of short options.
+            let chars: Vec<char> = text.chars().skip(1).collect();
+            for (at, c) in chars.iter().enumerate() {
+                if !"fFvieElW".contains(*c) {
+                    continue;
+                }
+                let rest: String = chars[at + 1..].iter().collect();
+                let value = if rest.is_empty() {
+                    index += 1;
+                    args.get(index - 1).cloned()
+                } else {
+                    Some(Arg::lit(rest))
+                };
+                match c {
+                    'e' => programs.extend(value),
+                    'f' | 'E' => {
+                        program_file = true;
+                        self.awk_program_file(
+                            base,
+                            value.as_ref(),
+                            stdin,
+                            shell,
+                            frame,
+                            &mut programs,
+                        );
+                    }
+                    'i' => {
+                        in_place |= value
+                            .as_ref()
+                            .is_some_and(|v| v.text.starts_with("inplace"));
+                    }
+                    'l' => self.deny(
+                        frame,
+                        RuleId::Interpreter,
+                        format!(
+                            "{base} -l loads a native extension; the guard cannot see what it does"
+                        ),
+                    ),
+                    _ => {}
+                }
+                break;
+            }
+        }
+        if programs.is_empty() && !program_file && !operands.is_empty() {
+            programs.push(operands.remove(0));
+        }
+        for program in &programs {
+            if !program.known {
+                self.fail_closed(
+                    frame,
+                    RuleId::Interpreter,
+                    format!(
+                        "{base} runs a program `{}` that is not statically known",
+                        program.text
+                    ),
+                );
+                return;
+            }
+            self.awk_program(base, &program.text.clone(), shell, frame);
+            if self.denial.is_some() {
+                return;
+            }
+        }
+        if in_place {
+            for file in operands.iter().filter(|a| !a.text.contains('=')) {
+                self.check_write(
+                    file,
+                    WriteMode::Modify,
+                    shell,
+                    frame,
+                    &format!("{base} -i inplace"),
+                );
+            }
+        }
+    }
+
+    /// `awk -f FILE`: a file is opaque (like `python3 tool.py`); standard
+    /// input is the program text when the guard can see it.
+    fn awk_program_file(
+        &mut self,
+        base: &str,
+        file: Option<&Arg>,
+        stdin: &Stdin,
+        _shell: &mut Shell,
+        frame: &Frame,
+        programs: &mut Vec<Arg>,
+    ) {
+        let Some(file) = file else { return };
+        if !file.known {
+            self.fail_closed(
+                frame,
+                RuleId::NotStatic,
+                format!(
+                    "{base} runs a program file `{}` that is not statically known",
+                    file.text
+                ),
+            );
+            return;
+        }
+        if is_stdin_path(&file.text) {
+            match stdin {
+                Stdin::Text(text) => programs.push(Arg::lit(text.clone())),
+                Stdin::Pipe | Stdin::Unknown => self.fail_closed(
+                    frame,
+                    RuleId::Interpreter,
+                    format!("{base} reads its program from a pipe; it is not statically known"),
+                ),
+                Stdin::Inherited | Stdin::File => {}
+            }
+        }
+    }
+
+    /// Judges an awk program: commands it runs (`system()`, pipes to and
+    /// from commands) and files it writes (`print > "file"`).
+    fn awk_program(&mut self, base: &str, program: &str, shell: &mut Shell, frame: &Frame) {
+        let toks = awk_tokens(program);
+        let origin = format!("{base} program");
+        let mut print_depth: Option<usize> = None;
+        let mut depth = 0usize;
+        let mut i = 0;
+        while i < toks.len() {
+            if self.denial.is_some() {
+                return;
+            }
+            let tok = &toks[i];
+            match tok {
+                AwkTok::Op(op) if op == "(" || op == "[" => depth += 1,
+                AwkTok::Op(op) if op == ")" || op == "]" => depth = depth.saturating_sub(1),
+                AwkTok::Op(op) if op == ";" || op == "{" || op == "}" => print_depth = None,
+                AwkTok::Newline => print_depth = None,
+                AwkTok::Word(w) if w == "print" || w == "printf" => print_depth = Some(depth),
+                AwkTok::Word(w) if w.starts_with('@') => {
+                    self.deny(
+                        frame,
+                        RuleId::Interpreter,
+                        format!("{base} program uses `{w}` (loads code or calls a function by name); the guard cannot see what it runs"),
+                    );
+                    return;
+                }
+                AwkTok::Word(w) if w == "system" => {
+                    // system(EXPR): only a literal command is resolvable.
+                    let args = call_args(&toks, i + 1);
+                    match args.as_deref() {
+                        Some([AwkTok::Str(cmd)]) => {
+                            let cmd = cmd.clone();
+                            self.walk_shell_text(&format!("{origin} system()"), &cmd, shell, frame);
+                        }
+                        Some([]) => {}
+                        _ => {
+                            self.deny(
+                                frame,
+                                RuleId::Interpreter,
+                                format!("{base} program runs a command built at run time (`system()`); the guard cannot see what it runs"),
+                            );
+                            return;
+                        }
+                    }
+                }
+                AwkTok::Op(op) if op == "|" || op == "|&" => {
+                    let getline =
+                        matches!(toks.get(i + 1), Some(AwkTok::Word(w)) if w == "getline");
+                    let command = if getline {
+                        // "cmd" | getline: the literal right before, standing alone.
+                        match (
+                            i.checked_sub(1).and_then(|j| toks.get(j)),
+                            i.checked_sub(2).and_then(|j| toks.get(j)),
+                        ) {
+                            (Some(AwkTok::Str(cmd)), before)
+                                if before.is_none_or(|b| !b.is_value()) =>
+                            {
+                                Some(cmd.clone())
+                            }
+                            _ => None,
+                        }
+                    } else {
+                        // print ... | "cmd": the literal right after, then the statement ends.
+                        match (toks.get(i + 1), toks.get(i + 2)) {
+                            (Some(AwkTok::Str(cmd)), after)
+                                if after.is_none_or(AwkTok::ends_statement) =>
+                            {
+                                Some(cmd.clone())
+                            }
+                            _ => None,
+                        }
+                    };
+                    match command {
+                        Some(cmd) => {
+                            self.walk_shell_text(&format!("{origin} pipe"), &cmd, shell, frame)
+                        }
+                        None => {
+                            self.deny(
+                                frame,
+                                RuleId::Interpreter,
+                                format!("{base} program pipes to or from a command built at run time (`{op}`); the guard cannot see what it runs"),
+                            );
+                            return;
+                        }
+                    }
+                }
+                AwkTok::Op(op) if (op == ">" || op == ">>") && print_depth == Some(depth) => {
+                    let mode = if op == ">" {
+                        WriteMode::Clobber
+                    } else {
+                        WriteMode::Append
+                    };
+                    match (toks.get(i + 1), toks.get(i + 2)) {
+                        (Some(AwkTok::Str(file)), after)
+                            if after.is_none_or(AwkTok::ends_statement) =>
+                        {
+                            let file = Arg::lit(file.clone());
+                            self.check_write(
+                                &file,
+                                mode,
+                                shell,
+                                frame,
+                                &format!("{base} print {op}"),
+                            );
+                        }
+                        _ => {
+                            self.deny(
+                                frame,
+                                RuleId::NotStatic,
+                                format!("{base} program writes with `{op}` to a file named at run time; it may be a protected or tracked file"),
+                            );
+                            return;
+                        }
+                    }
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+    }
+
+    // ---------------------------------------------------------------- sed
+
+    fn sed(&mut self, base: &str, args: &[Arg], stdin: &Stdin, shell: &mut Shell, frame: &Frame) {
+        let mut scripts: Vec<Arg> = Vec::new();
+        let mut script_given = false;
+        let mut sandbox = false;
+        let mut operands: Vec<Arg> = Vec::new();
+        let mut index = 0;
+        let mut options_done = false;
+        while index < args.len() {
+            let arg = &args[index];
+            index += 1;
+            let Some(text) = arg
+                .exact()
+                .filter(|t| !options_done && t.starts_with('-') && *t != "-")
+            else {
+                operands.push(arg.clone());
+                continue;
+            };
+            if text == "--" {
+                options_done = true;
+                continue;
+            }
+            if let Some(long) = text.strip_prefix("--") {
+                let (name, inline) = match long.split_once('=') {
+                    Some((n, v)) => (n, Some(Arg::lit(v))),
+                    None => (long, None),
+                };
+                let takes = ["expression", "file", "line-length"]
+                    .iter()
+                    .find(|full| abbrev(name, full, 1))
+                    .copied();
+                if abbrev(name, "sandbox", 2) {
+                    sandbox = true;
+                }
+                let value = match (takes, inline) {
+                    (_, Some(v)) => Some(v),
+                    (Some(_), None) => {
+                        index += 1;
+                        args.get(index - 1).cloned()
+                    }
+                    (None, None) => None,
+                };
+                match takes {
+                    Some("expression") => {
+                        script_given = true;
+                        scripts.extend(value);
+                    }
+                    Some("file") => {
+                        script_given = true;
+                        self.sed_script_file(base, value.as_ref(), stdin, frame, &mut scripts);
+                    }
+                    _ => {}
+                }
+                continue;
+            }
+            let chars: Vec<char> = text.chars().skip(1).collect();
+            for (at, c) in chars.iter().enumerate() {
+                if *c == 'i' {
+                    // -i[SUFFIX]: the rest of the cluster is the suffix.
+                    break;
+                }
+                if !"efl".contains(*c) {
+                    continue;
+                }
+                let rest: String = chars[at + 1..].iter().collect();
+                let value = if rest.is_empty() {
+                    index += 1;
+                    args.get(index - 1).cloned()
+                } else {
+                    Some(Arg::lit(rest))
+                };
+                match c {
+                    'e' => {
+                        script_given = true;
+                        scripts.extend(value);
+                    }
+                    'f' => {
+                        script_given = true;
+                        self.sed_script_file(base, value.as_ref(), stdin, frame, &mut scripts);
+                    }
+                    _ => {}
+                }
+                break;
+            }
+        }
+        if !script_given && !operands.is_empty() {
+            scripts.push(operands.remove(0));
+        }
+        if sandbox {
+            // --sandbox makes sed reject e, w and r.
+            return;
+        }
+        for script in &scripts {
+            let Some(text) = script.known.then(|| script.text.clone()) else {
+                self.fail_closed(
+                    frame,
+                    RuleId::Interpreter,
+                    format!(
+                        "{base} runs a script `{}` that is not statically known",
+                        script.text
+                    ),
+                );
+                return;
+            };
+            match sed_actions(&text) {
+                Ok(actions) => {
+                    for action in actions {
+                        match action {
+                            SedAction::Run(cmd) => {
+                                self.walk_shell_text(&format!("{base} e"), &cmd, shell, frame);
+                            }
+                            SedAction::RunPatternSpace(what) => self.deny(
+                                frame,
+                                RuleId::Interpreter,
+                                format!("{base} {what} runs the text it edits as a shell command; the guard cannot see what it runs"),
+                            ),
+                            SedAction::Write(file) => {
+                                let file = Arg::lit(file);
+                                self.check_write(&file, WriteMode::Clobber, shell, frame, &format!("{base} w"));
+                            }
+                        }
+                        if self.denial.is_some() {
+                            return;
+                        }
+                    }
+                }
+                Err(why) => {
+                    self.deny(
+                        frame,
+                        RuleId::Interpreter,
+                        format!("{base} script `{}` cannot be analysed ({why}); sed scripts may run commands (`e`) or write files (`w`)", text.chars().take(60).collect::<String>()),
+                    );
+                    return;
+                }
+            }
+        }
+    }
+
+    fn sed_script_file(
+        &mut self,
+        base: &str,
+        file: Option<&Arg>,
+        stdin: &Stdin,
+        frame: &Frame,
+        scripts: &mut Vec<Arg>,
+    ) {
+        let Some(file) = file else { return };
+        if !file.known {
+            self.fail_closed(
+                frame,
+                RuleId::NotStatic,
+                format!(
+                    "{base} runs a script file `{}` that is not statically known",
+                    file.text
+                ),
+            );
+            return;
+        }
+        if is_stdin_path(&file.text) {
+            match stdin {
+                Stdin::Text(text) => scripts.push(Arg::lit(text.clone())),
+                Stdin::Pipe | Stdin::Unknown => self.fail_closed(
+                    frame,
+                    RuleId::Interpreter,
+                    format!("{base} reads its script from a pipe; it is not statically known"),
+                ),
+                Stdin::Inherited | Stdin::File => {}
+            }
+        }
+    }
+
+    // ------------------------------------------------------------ editors
+
+    fn vim(&mut self, base: &str, args: &[Arg], stdin: &Stdin, frame: &Frame) {
+        let ex_mode = base.starts_with("ex")
+            || base == "nex"
+            || args.iter().any(|a| {
+                a.exact().is_some_and(|t| {
+                    t.starts_with('-')
+                        && !t.starts_with("--")
+                        && (t.contains('e') || t.contains('E'))
+                })
+            });
+        let commands = |what: &str| {
+            format!(
+                "{base} runs editor commands ({what}): they can run shell commands (`:!`, `system()`) and write any file; the guard does not model them"
+            )
+        };
+        let mut index = 0;
+        while index < args.len() {
+            let arg = &args[index];
+            index += 1;
+            let Some(text) = arg.exact() else {
+                if arg.text.starts_with('+') || arg.text.starts_with('-') {
+                    self.deny(
+                        frame,
+                        RuleId::Interpreter,
+                        commands(&format!("`{}`", arg.text)),
+                    );
+                    return;
+                }
+                continue;
+            };
+            if text == "--" {
+                break;
+            }
+            if let Some(cmd) = text.strip_prefix('+') {
+                let harmless = cmd.is_empty()
+                    || cmd.chars().all(|c| c.is_ascii_digit())
+                    || (cmd.starts_with('/') && !cmd.contains('|'));
+                if !harmless {
+                    self.deny(frame, RuleId::Interpreter, commands(&format!("`{text}`")));
+                    return;
+                }
+                continue;
+            }
+            if matches!(text, "--cmd" | "-c" | "-S") || text.starts_with("-c") && text.len() > 2 {
+                let value = args.get(index).map_or(String::new(), |a| a.text.clone());
+                self.deny(
+                    frame,
+                    RuleId::Interpreter,
+                    commands(&format!("`{text} {value}`")),
+                );
+                return;
+            }
+            if text.starts_with('-') && !text.starts_with("--") {
+                let cluster = &text[1..];
+                if cluster.contains('s') && !ex_mode {
+                    // -s {scriptin}: keystrokes read from a file.
+                    self.deny(frame, RuleId::Interpreter, commands("`-s` script input"));
+                    return;
+                }
+                if cluster.contains('w') || cluster.contains('W') {
+                    self.deny(frame, RuleId::Interpreter, commands("`-w` script output"));
+                    return;
+                }
+            }
+        }
+        if ex_mode && !matches!(stdin, Stdin::Inherited) {
+            self.deny(
+                frame,
+                RuleId::Interpreter,
+                commands("read from its standard input in ex mode"),
+            );
+        }
+    }
+
+    fn ed(&mut self, base: &str, args: &[Arg], stdin: &Stdin, shell: &mut Shell, frame: &Frame) {
+        let p = rules::parse(
+            args,
+            &Spec {
+                short_values: "p",
+                long_values: &["--prompt"],
+                stop_at_operand: false,
+            },
+        );
+        match stdin {
+            Stdin::Inherited => return,
+            Stdin::Pipe | Stdin::Unknown | Stdin::File => {
+                self.fail_closed(
+                    frame,
+                    RuleId::Interpreter,
+                    format!("{base} reads editor commands the guard cannot see (they may run `!` shell commands or write files)"),
+                );
+                return;
+            }
+            Stdin::Text(text) => {
+                if text.contains('!') {
+                    self.deny(
+                        frame,
+                        RuleId::Interpreter,
+                        format!("{base} commands run a shell command (`!`); the guard does not model them"),
+                    );
+                    return;
+                }
+                for line in text.lines() {
+                    let cmd = line.trim_start_matches(|c: char| {
+                        c.is_ascii_digit() || ",;.$'+-/ ".contains(c)
+                    });
+                    if let Some(rest) = cmd.strip_prefix(['w', 'W']) {
+                        let file = rest.trim_start_matches('q').trim();
+                        if !file.is_empty() {
+                            self.check_write(
+                                &Arg::lit(file),
+                                WriteMode::Clobber,
+                                shell,
+                                frame,
+                                base,
+                            );
+                        }
+                    }
+                }
+            }
+        }
+        for file in &p.operands {
+            self.check_write(file, WriteMode::Modify, shell, frame, base);
+        }
+    }
+
+    fn emacs(&mut self, base: &str, args: &[Arg], frame: &Frame) {
+        for arg in args {
+            let text = arg.text.as_str();
+            let name = text.trim_start_matches('-');
+            let name = name.split_once('=').map_or(name, |(n, _)| n);
+            let dashes = text.len() - text.trim_start_matches('-').len();
+            if dashes == 0 {
+                continue;
+            }
+            let evaluates = (dashes == 1
+                && matches!(
+                    name,
+                    "e" | "l" | "f" | "x" | "eval" | "load" | "funcall" | "execute" | "script"
+                ))
+                || (dashes == 2
+                    && ["eval", "execute", "load", "funcall", "script"]
+                        .iter()
+                        .any(|full| abbrev(name, full, 2)));
+            if evaluates {
+                self.deny(
+                    frame,
+                    RuleId::Interpreter,
+                    format!("{base} `{text}` runs Lisp code, which can run commands and write files; the guard does not model it"),
+                );
+                return;
+            }
+        }
+    }
+
+    // ------------------------------------------------------------- make
+
+    fn make(&mut self, base: &str, args: &[Arg], stdin: &Stdin, frame: &Frame) {
+        let mut index = 0;
+        while index < args.len() {
+            let arg = &args[index];
+            index += 1;
+            let text = arg.text.as_str();
+            let eval = if let Some(long) = text.strip_prefix("--") {
+                let name = long.split_once('=').map_or(long, |(n, _)| n);
+                abbrev(name, "eval", 2)
+            } else {
+                text.starts_with("-E")
+                    || (text.starts_with('-') && !text.starts_with("--") && text.contains('E'))
+            };
+            if eval {
+                self.deny(
+                    frame,
+                    RuleId::Interpreter,
+                    format!("{base} `{text}` evaluates makefile text given on the command line; its recipes run shell commands the guard does not model"),
+                );
+                return;
+            }
+            let file = if let Some(long) = text.strip_prefix("--") {
+                let (name, inline) = match long.split_once('=') {
+                    Some((n, v)) => (n, Some(v.to_owned())),
+                    None => (long, None),
+                };
+                if abbrev(name, "file", 2) || abbrev(name, "makefile", 1) {
+                    match inline {
+                        Some(v) => Some(Arg::lit(v)),
+                        None => {
+                            index += 1;
+                            args.get(index - 1).cloned()
+                        }
+                    }
+                } else {
+                    None
+                }
+            } else if let Some(rest) = text.strip_prefix("-f") {
+                if rest.is_empty() {
+                    index += 1;
+                    args.get(index - 1).cloned()
+                } else {
+                    Some(Arg::lit(rest))
+                }
+            } else {
+                None
+            };
+            if let Some(file) = file {
+                let from_input = !file.known || is_stdin_path(&file.text);
+                if from_input && !matches!(stdin, Stdin::Inherited | Stdin::File) || !file.known {
+                    self.deny(
+                        frame,
+                        RuleId::Interpreter,
+                        format!("{base} reads a makefile (`{}`) the guard cannot see; its recipes run shell commands", file.text),
+                    );
+                    return;
+                }
+                continue;
+            }
+            if let Some((name, value)) = text.split_once('=') {
+                let name = name.trim_end_matches([':', '+', '?', '!']);
+                if matches!(name, "SHELL" | ".SHELLFLAGS" | "MAKESHELL") {
+                    let ok = name != ".SHELLFLAGS"
+                        && arg.known
+                        && KNOWN_SHELLS.contains(&value.rsplit('/').next().unwrap_or(value))
+                        && !value.contains(char::is_whitespace);
+                    if !ok {
+                        self.deny(
+                            frame,
+                            RuleId::Interpreter,
+                            format!("{base} `{text}` changes the program that runs its recipes"),
+                        );
+                        return;
+                    }
+                }
+            }
+        }
+    }
+
+    // -------------------------------------------------------------- tar
+
+    fn tar(&mut self, base: &str, args: &[Arg], shell: &mut Shell, frame: &Frame) {
+        /// Long options whose value is a command, with the shortest
+        /// abbreviation that is not another option.
+        const RUNS: &[(&str, usize)] = &[
+            ("checkpoint-action", 11),
+            ("to-command", 4),
+            ("use-compress-program", 3),
+            ("rsh-command", 2),
+            ("rmt-command", 2),
+            ("info-script", 3),
+            ("new-volume-script", 3),
+        ];
+        const SHORT_VALUES: &str = "bCfFgHIKLNTVX";
+        let origin = |what: &str| format!("{base} {what}");
+        let mut index = 0;
+        // Old-style first argument (`tar cvfI x.tar prog ...`): its letters
+        // take their values from the next arguments in order.
+        if let Some(first) = args.first().and_then(Arg::exact)
+            && !first.starts_with('-')
+            && !first.is_empty()
+            && first.chars().all(|c| c.is_ascii_alphabetic())
+        {
+            index = 1;
+            for c in first.chars() {
+                if SHORT_VALUES.contains(c) {
+                    let value = args.get(index);
+                    index += 1;
+                    if c == 'I' || c == 'F' {
+                        self.walk_shell_arg(&origin(&format!("-{c}")), value, shell, frame);
+                    }
+                }
+            }
+        }
+        while index < args.len() {
+            let arg = &args[index];
+            if !arg.known && arg.text.starts_with('-') {
+                self.fail_closed(
+                    frame,
+                    RuleId::NotStatic,
+                    format!("{base} option `{}` is not statically known", arg.text),
+                );
+                return;
+            }
+            let text = arg.text.clone();
+            if text == "--" {
+                break;
+            }
+            if text.starts_with("--") {
+                let mut used = 1;
+                for (full, min) in RUNS {
+                    if let Some((next, n, inline)) = long_value(args, index, full, *min) {
+                        used = n;
+                        let what = origin(&format!("--{full}"));
+                        let value = inline.map(Arg::lit).or_else(|| next.cloned());
+                        if *full == "checkpoint-action" {
+                            match value.as_ref() {
+                                Some(v) if v.known => {
+                                    if let Some(cmd) = v.text.strip_prefix("exec=") {
+                                        self.walk_shell_text(&what, cmd, shell, frame);
+                                    }
+                                }
+                                _ => self.fail_closed(
+                                    frame,
+                                    RuleId::NotStatic,
+                                    format!("{what} that is not statically known"),
+                                ),
+                            }
+                        } else {
+                            self.walk_shell_arg(&what, value.as_ref(), shell, frame);
+                        }
+                        break;
+                    }
+                }
+                index += used;
+                continue;
+            }
+            if text.starts_with('-') && text.len() > 1 {
+                let chars: Vec<char> = text.chars().skip(1).collect();
+                index += 1;
+                for (at, c) in chars.iter().enumerate() {
+                    if !SHORT_VALUES.contains(*c) {
+                        continue;
+                    }
+                    let rest: String = chars[at + 1..].iter().collect();
+                    let value = if rest.is_empty() {
+                        index += 1;
+                        args.get(index - 1).cloned()
+                    } else {
+                        Some(Arg::lit(rest))
+                    };
+                    if *c == 'I' || *c == 'F' {
+                        self.walk_shell_arg(
+                            &origin(&format!("-{c}")),
+                            value.as_ref(),
+                            shell,
+                            frame,
+                        );
+                    }
+                    break;
+                }
+                continue;
+            }
+            index += 1;
+        }
+    }
+
+    fn zip(&mut self, args: &[Arg], shell: &mut Shell, frame: &Frame) {
+        let mut index = 0;
+        while index < args.len() {
+            let text = args[index].text.clone();
+            index += 1;
+            let value = if let Some(rest) = text.strip_prefix("-TT") {
+                let rest = rest.trim_start_matches('=');
+                if rest.is_empty() {
+                    index += 1;
+                    args.get(index - 1).cloned()
+                } else {
+                    Some(Arg {
+                        text: rest.to_owned(),
+                        ..args[index - 1].clone()
+                    })
+                }
+            } else if let Some(long) = text.strip_prefix("--") {
+                let (name, inline) = match long.split_once('=') {
+                    Some((n, v)) => (n, Some(v)),
+                    None => (long, None),
+                };
+                if !abbrev(name, "unzip-command", 3) {
+                    continue;
+                }
+                match inline {
+                    Some(v) => Some(Arg {
+                        text: v.to_owned(),
+                        ..args[index - 1].clone()
+                    }),
+                    None => {
+                        index += 1;
+                        args.get(index - 1).cloned()
+                    }
+                }
+            } else {
+                continue;
+            };
+            self.walk_shell_arg("zip -TT", value.as_ref(), shell, frame);
+        }
+    }
+
+    // ----------------------------------------------------------- sqlite
+
+    fn sqlite(
+        &mut self,
+        base: &str,
+        args: &[Arg],
+        stdin: &Stdin,
+        shell: &mut Shell,
+        frame: &Frame,
+    ) {
+        const VALUES: &[&str] = &[
+            "cmd",
+            "init",
+            "separator",
+            "newline",
+            "nullvalue",
+            "vfs",
+            "mmap",
+            "maxsize",
+            "escape",
+        ];
+        const TWO_VALUES: &[&str] = &["lookaside", "pagecache", "heap"];
+        let mut commands: Vec<Arg> = Vec::new();
+        let mut db: Option<Arg> = None;
+        let mut safe = false;
+        let mut readonly = false;
+        let mut sql_operands = false;
+        let mut index = 0;
+        while index < args.len() {
+            let arg = &args[index];
+            index += 1;
+            if arg.text.starts_with('-') {
+                let name = arg.text.trim_start_matches('-');
+                if !arg.known {
+                    self.fail_closed(
+                        frame,
+                        RuleId::NotStatic,
+                        format!("{base} option `{}` is not statically known", arg.text),
+                    );
+                    return;
+                }
+                if name.starts_with('A') || name == "archive" {
+                    if name.contains('x') || args.iter().any(|a| a.text.contains("extract")) {
+                        self.deny(
+                            frame,
+                            RuleId::DestructiveShell,
+                            format!(
+                                "{base} -A extracts files from an archive over the working tree"
+                            ),
+                        );
+                        return;
+                    }
+                    return;
+                }
+                match name {
+                    "safe" => safe = true,
+                    "readonly" => readonly = true,
+                    "cmd" => {
+                        commands.extend(args.get(index).cloned());
+                        index += 1;
+                    }
+                    _ if VALUES.contains(&name) => index += 1,
+                    _ if TWO_VALUES.contains(&name) => index += 2,
+                    _ => {}
+                }
+                continue;
+            }
+            if db.is_none() {
+                db = Some(arg.clone());
+            } else {
+                sql_operands = true;
+                commands.push(arg.clone());
+            }
+        }
+        if let Some(db) = &db
+            && !readonly
+            && !db.text.is_empty()
+            && db.text != ":memory:"
+            && !db.text.starts_with("file:")
+        {
+            self.check_write(db, WriteMode::Modify, shell, frame, base);
+        }
+        if safe || self.denial.is_some() {
+            return;
+        }
+        if !sql_operands {
+            match stdin {
+                Stdin::Text(text) => commands.push(Arg::lit(text.clone())),
+                Stdin::Pipe | Stdin::Unknown => {
+                    self.fail_closed(
+                        frame,
+                        RuleId::Interpreter,
+                        format!("{base} reads commands from a pipe; they may run shell commands (`.shell`) the guard cannot see"),
+                    );
+                    return;
+                }
+                Stdin::Inherited | Stdin::File => {}
+            }
+        }
+        for command in &commands {
+            if !command.known {
+                self.fail_closed(
+                    frame,
+                    RuleId::Interpreter,
+                    format!(
+                        "{base} runs commands `{}` that are not statically known",
+                        command.text
+                    ),
+                );
+                return;
+            }
+            self.sqlite_text(base, &command.text.clone(), shell, frame);
+            if self.denial.is_some() {
+                return;
+            }
+        }
+    }
+
+    fn sqlite_text(&mut self, base: &str, text: &str, shell: &mut Shell, frame: &Frame) {
+        for line in text.lines() {
+            let line = line.trim();
+            if let Some(dot) = line.strip_prefix('.') {
+                let (name, rest) = dot.split_once(char::is_whitespace).unwrap_or((dot, ""));
+                let rest = rest.trim();
+                let is = |full: &str, min: usize| abbrev(name, full, min);
+                if name.is_empty() {
+                    continue;
+                }
+                if is("shell", 2) || is("system", 2) {
+                    self.walk_shell_text(&format!("{base} .{name}"), rest, shell, frame);
+                } else if is("output", 1)
+                    || is("once", 2)
+                    || is("log", 2)
+                    || is("save", 2)
+                    || is("backup", 2)
+                    || is("clone", 2)
+                    || is("excel", 2)
+                {
+                    let target = rest
+                        .split_whitespace()
+                        .rfind(|w| !w.starts_with('-'))
+                        .map(|w| w.trim_matches(['\'', '"']))
+                        .unwrap_or("");
+                    if let Some(cmd) = rest.trim_start_matches(['\'', '"']).strip_prefix('|') {
+                        let cmd = cmd.trim_end_matches(['\'', '"']);
+                        self.walk_shell_text(&format!("{base} .{name} |"), cmd, shell, frame);
+                    } else if !target.is_empty() && target != "stdout" && target != "off" {
+                        self.check_write(
+                            &Arg::lit(target),
+                            WriteMode::Clobber,
+                            shell,
+                            frame,
+                            &format!("{base} .{name}"),
+                        );
+                    } else if rest.split_whitespace().any(|w| w == "-x" || w == "-e") {
+                        self.deny(
+                            frame,
+                            RuleId::Interpreter,
+                            format!("{base} .{name} -x/-e opens another program"),
+                        );
+                    }
+                } else if is("read", 2) || is("import", 2) {
+                    let first = rest.trim_start_matches(['\'', '"']);
+                    if let Some(cmd) = first.strip_prefix('|') {
+                        let cmd = cmd.trim_end_matches(['\'', '"']);
+                        self.walk_shell_text(&format!("{base} .{name} |"), cmd, shell, frame);
+                    }
+                } else if is("load", 2) || is("edit", 2) {
+                    self.deny(
+                        frame,
+                        RuleId::Interpreter,
+                        format!("{base} .{name} loads native code or runs an editor; the guard cannot see what it runs"),
+                    );
+                }
+            } else {
+                let lower = line.to_ascii_lowercase();
+                for danger in ["load_extension", "writefile", "edit(", "fts3_tokenizer"] {
+                    if lower.contains(danger) {
+                        self.deny(
+                            frame,
+                            RuleId::Interpreter,
+                            format!("{base} SQL uses `{danger}`, which loads code, runs a program or writes files"),
+                        );
+                        return;
+                    }
+                }
+                if lower.contains("vacuum") && lower.contains("into") || lower.contains("attach") {
+                    for lit in sql_literals(line) {
+                        self.check_write(
+                            &Arg::lit(lit),
+                            WriteMode::Modify,
+                            shell,
+                            frame,
+                            &format!("{base} ATTACH/VACUUM INTO"),
+                        );
+                    }
+                }
+            }
+            if self.denial.is_some() {
+                return;
+            }
+        }
+    }
+
+    // -------------------------------------------------------------- ssh
+
+    /// `-o Key=Value` / `-oKey Value` of the ssh family.
+    fn ssh_option(&mut self, base: &str, value: Option<&Arg>, shell: &mut Shell, frame: &Frame) {
+        let Some(value) = value else { return };
+        if !value.known {
+            self.fail_closed(
+                frame,
+                RuleId::NotStatic,
+                format!("{base} -o `{}` is not statically known", value.text),
+            );
+            return;
+        }
+        let text = value.text.trim();
+        let (key, val) = match text.find(|c: char| c == '=' || c.is_whitespace()) {
+            Some(at) => (
+                &text[..at],
+                text[at + 1..].trim_start_matches(['=', ' ', '\t']),
+            ),
+            None => (text, ""),
+        };
+        let key = key.to_ascii_lowercase();
+        match key.as_str() {
+            "proxycommand" | "localcommand" | "knownhostscommand"
+                if !val.eq_ignore_ascii_case("none") && !val.is_empty() =>
+            {
+                self.walk_shell_text(&format!("{base} -o {key}"), val, shell, frame);
+            }
+            "remotecommand" => self.deny(
+                frame,
+                RuleId::Interpreter,
+                format!("{base} -o RemoteCommand runs a command on a remote host; the guard cannot see what it does there"),
+            ),
+            "pkcs11provider" | "securitykeyprovider" | "include" => self.deny(
+                frame,
+                RuleId::Interpreter,
+                format!("{base} -o {key} loads code or configuration the guard cannot see"),
+            ),
+            _ => {}
+        }
+    }
+
+    fn ssh(&mut self, base: &str, args: &[Arg], shell: &mut Shell, frame: &Frame) {
+        let p = rules::parse(
+            args,
+            &Spec {
+                short_values: "BbcDEeFIiJLlmMOoPpQRSWw",
+                long_values: &[],
+                stop_at_operand: true,
+            },
+        );
+        for opt in &p.opts {
+            match opt.name.as_str() {
+                "-o" => self.ssh_option(base, opt.value.as_ref(), shell, frame),
+                "-E" => {
+                    if let Some(log) = &opt.value {
+                        self.check_write(
+                            log,
+                            WriteMode::Append,
+                            shell,
+                            frame,
+                            &format!("{base} -E"),
+                        );
+                    }
+                }
+                "-I" => self.deny(
+                    frame,
+                    RuleId::Interpreter,
+                    format!("{base} -I loads a PKCS#11 library; the guard cannot see what it does"),
+                ),
+                _ => {}
+            }
+            if self.denial.is_some() {
+                return;
+            }
+        }
+        if p.has(&["-G", "-V", "-Q"]) {
+            return;
+        }
+        let operands = p.operands.as_slice();
+        if operands.len() > 1 {
+            let command: Vec<&str> = operands[1..].iter().map(|a| a.text.as_str()).collect();
+            self.deny(
+                frame,
+                RuleId::Interpreter,
+                format!(
+                    "{base} runs `{}` on a remote host; the guard cannot see what it does there",
+                    command.join(" ")
+                ),
+            );
+        }
+    }
+
+    fn scp(&mut self, base: &str, args: &[Arg], stdin: &Stdin, shell: &mut Shell, frame: &Frame) {
+        let p = rules::parse(
+            args,
+            &Spec {
+                short_values: "BbcDFiJlloPRSsX",
+                long_values: &[],
+                stop_at_operand: false,
+            },
+        );
+        for opt in &p.opts {
+            match opt.name.as_str() {
+                "-o" => self.ssh_option(base, opt.value.as_ref(), shell, frame),
+                "-S" | "-D" => self.walk_shell_arg(
+                    &format!("{base} {}", opt.name),
+                    opt.value.as_ref(),
+                    shell,
+                    frame,
+                ),
+                "-b" if base == "sftp" => {
+                    if let Some(batch) = &opt.value
+                        && is_stdin_path(&batch.text)
+                    {
+                        match stdin {
+                            Stdin::Text(text) => {
+                                for line in text.lines() {
+                                    let line = line.trim().trim_start_matches(['-', '@']);
+                                    if let Some(cmd) = line.strip_prefix('!') {
+                                        self.walk_shell_text("sftp batch !", cmd, shell, frame);
+                                    }
+                                }
+                            }
+                            Stdin::Pipe | Stdin::Unknown => self.fail_closed(
+                                frame,
+                                RuleId::Interpreter,
+                                "sftp reads a batch from a pipe; it may run local commands (`!`) the guard cannot see",
+                            ),
+                            Stdin::Inherited | Stdin::File => {}
+                        }
+                    }
+                }
+                _ => {}
+            }
+            if self.denial.is_some() {
+                return;
+            }
+        }
+        if base == "scp"
+            && p.operands.len() > 1
+            && let Some(dest) = p.operands.last()
+        {
+            let remote = dest
+                .text
+                .find(':')
+                .is_some_and(|colon| dest.text.find('/').is_none_or(|slash| colon < slash));
+            if !remote {
+                self.check_write(dest, WriteMode::Clobber, shell, frame, "scp");
+            }
+        }
+    }
+
+    fn rsync(&mut self, args: &[Arg], shell: &mut Shell, frame: &Frame) {
+        let mut index = 0;
+        while index < args.len() {
+            let arg = &args[index];
+            index += 1;
+            let text = arg.text.as_str();
+            if text == "--" {
+                break;
+            }
+            if let Some(long) = text.strip_prefix("--") {
+                let (name, inline) = match long.split_once('=') {
+                    Some((n, v)) => (
+                        n,
+                        Some(Arg {
+                            text: v.to_owned(),
+                            ..arg.clone()
+                        }),
+                    ),
+                    None => (long, None),
+                };
+                let value = |index: &mut usize| {
+                    inline.clone().or_else(|| {
+                        *index += 1;
+                        args.get(*index - 1).cloned()
+                    })
+                };
+                match name {
+                    "rsh" => {
+                        let v = value(&mut index);
+                        self.walk_shell_arg("rsync --rsh", v.as_ref(), shell, frame);
+                    }
+                    "rsync-path" | "remote-option" => self.deny(
+                        frame,
+                        RuleId::Interpreter,
+                        format!("rsync --{name} runs a command on a remote host; the guard cannot see what it does there"),
+                    ),
+                    _ => {}
+                }
+                continue;
+            }
+            if text.starts_with('-') && text.len() > 1 {
+                let chars: Vec<char> = text.chars().skip(1).collect();
+                for (at, c) in chars.iter().enumerate() {
+                    if !"eBfTM".contains(*c) {
+                        continue;
+                    }
+                    let rest: String = chars[at + 1..].iter().collect();
+                    let value = if rest.is_empty() {
+                        index += 1;
+                        args.get(index - 1).cloned()
+                    } else {
+                        Some(Arg {
+                            text: rest,
+                            ..arg.clone()
+                        })
+                    };
+                    match c {
+                        'e' => self.walk_shell_arg("rsync -e", value.as_ref(), shell, frame),
+                        'M' => self.deny(
+                            frame,
+                            RuleId::Interpreter,
+                            "rsync -M passes options to the remote rsync; the guard cannot see what it does there",
+                        ),
+                        _ => {}
+                    }
+                    break;
+                }
+            }
+        }
+    }
+
+    fn debugger(&mut self, base: &str, args: &[Arg], stdin: &Stdin, frame: &Frame) {
+        const RUNS: &[&str] = &[
+            "ex",
+            "iex",
+            "x",
+            "ix",
+            "eval-command",
+            "init-eval-command",
+            "command",
+            "init-command",
+            "o",
+            "O",
+            "s",
+            "S",
+            "k",
+            "K",
+            "one-line",
+            "source",
+            "one-line-before-file",
+            "source-before-file",
+            "one-line-on-crash",
+            "source-on-crash",
+            "batch",
+        ];
+        for arg in args {
+            let name = arg.text.trim_start_matches('-');
+            let name = name.split_once('=').map_or(name, |(n, _)| n);
+            if arg.text.starts_with('-') && RUNS.contains(&name) {
+                self.deny(
+                    frame,
+                    RuleId::Interpreter,
+                    format!("{base} `{}` runs debugger commands, which can run shell commands (`shell`, `!`); the guard does not model them", arg.text),
+                );
+                return;
+            }
+        }
+        if matches!(stdin, Stdin::Text(_) | Stdin::Pipe | Stdin::Unknown) {
+            self.deny(
+                frame,
+                RuleId::Interpreter,
+                format!(
+                    "{base} reads debugger commands from its input; they can run shell commands"
+                ),
+            );
+        }
+    }
+}
+
+// ------------------------------------------------------------ awk lexer
+
+#[derive(Debug, Clone, PartialEq)]
+enum AwkTok {
+    Str(String),
+    Regex,
+    Word(String),
+    Num,
+    Op(String),
+    Newline,
+}
+
+impl AwkTok {
+    /// Whether the token ends an expression (so `/` after it divides).
+    fn is_value(&self) -> bool {
+        match self {
+            AwkTok::Str(_) | AwkTok::Num | AwkTok::Regex => true,
+            AwkTok::Word(w) => !matches!(
+                w.as_str(),
+                "print"
+                    | "printf"
+                    | "return"
+                    | "in"
+                    | "if"
+                    | "while"
+                    | "for"
+                    | "do"
+                    | "else"
+                    | "getline"
+                    | "case"
+            ),
+            AwkTok::Op(op) => op == ")" || op == "]" || op == "$",
+            AwkTok::Newline => false,
+        }
+    }
+
+    fn ends_statement(&self) -> bool {
+        match self {
+            AwkTok::Newline => true,
+            AwkTok::Op(op) => matches!(op.as_str(), ";" | "}" | ")"),
+            AwkTok::Word(w) => w == "else",
+            _ => false,
+        }
+    }
+}
+
+/// Tokens of an awk program; adjacent string literals (awk's
+/// concatenation) are folded into one. Bounded by the input length.
+fn awk_tokens(src: &str) -> Vec<AwkTok> {
+    let chars: Vec<char> = src.chars().collect();
+    let mut out: Vec<AwkTok> = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if c == '\\' && chars.get(i + 1) == Some(&'\n') {
+            i += 2;
+            continue;
+        }
+        if c == '\n' {
+            out.push(AwkTok::Newline);
+            i += 1;
+            continue;
+        }
+        if c.is_whitespace() {
+            i += 1;
+            continue;
+        }
+        if c == '#' {
+            while i < chars.len() && chars[i] != '\n' {
+                i += 1;
+            }
+            continue;
+        }
+        if c == '"' {
+            let mut s = String::new();
+            i += 1;
+            while i < chars.len() && chars[i] != '"' {
+                if chars[i] == '\\' && i + 1 < chars.len() {
+                    i += 1;
+                    s.push(match chars[i] {
+                        'n' => '\n',
+                        't' => '\t',
+                        other => other,
+                    });
+                } else {
+                    s.push(chars[i]);
+                }
+                i += 1;
+            }
+            i += 1;
+            if let Some(AwkTok::Str(prev)) = out.last_mut() {
+                prev.push_str(&s);
+            } else {
+                out.push(AwkTok::Str(s));
+            }
+            continue;
+        }
+        if c == '/' && !out.last().is_some_and(AwkTok::is_value) {
+            // A regex literal.
+            i += 1;
+            let mut bracket = false;
+            while i < chars.len() && chars[i] != '\n' {
+                match chars[i] {
+                    '\\' => i += 1,
+                    '[' => bracket = true,
+                    ']' => bracket = false,
+                    '/' if !bracket => break,
+                    _ => {}
+                }
+                i += 1;
+            }
+            i += 1;
+            out.push(AwkTok::Regex);
+            continue;
+        }
+        if c.is_ascii_alphabetic() || c == '_' || c == '@' {
+            let start = i;
+            i += 1;
+            while i < chars.len() && (chars[i].is_ascii_alphanumeric() || chars[i] == '_') {
+                i += 1;
+            }
+            out.push(AwkTok::Word(chars[start..i].iter().collect()));
+            continue;
+        }
+        if c.is_ascii_digit() || c == '.' && chars.get(i + 1).is_some_and(char::is_ascii_digit) {
+            while i < chars.len() && (chars[i].is_ascii_alphanumeric() || chars[i] == '.') {
+                i += 1;
+            }
+            out.push(AwkTok::Num);
+            continue;
+        }
+        let two: String = chars[i..(i + 2).min(chars.len())].iter().collect();
+        if matches!(
+            two.as_str(),
+            "||" | "&&"
+                | "|&"
+                | ">>"
+                | ">="
+                | "<="
+                | "=="
+                | "!="
+                | "++"
+                | "--"
+                | "+="
+                | "-="
+                | "*="
+                | "/="
+                | "%="
+                | "^="
+                | "**"
+                | "!~"
+        ) {
+            out.push(AwkTok::Op(two));
+            i += 2;
+            continue;
+        }
+        out.push(AwkTok::Op(c.to_string()));
+        i += 1;
+    }
+    out
+}
+
+/// The tokens inside the parentheses that open at `at`, with adjacent
+/// strings folded; `None` when no parenthesis opens there or it never closes.
+fn call_args(toks: &[AwkTok], at: usize) -> Option<Vec<AwkTok>> {
+    if toks.get(at) != Some(&AwkTok::Op("(".into())) {
+        return None;
+    }
+    let mut depth = 0usize;
+    for (j, tok) in toks.iter().enumerate().skip(at) {
+        match tok {
+            AwkTok::Op(op) if op == "(" => depth += 1,
+            AwkTok::Op(op) if op == ")" => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(toks[at + 1..j].to_vec());
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+// ------------------------------------------------------------ sed parser
+
+/// What a sed script does that the guard judges.
+#[derive(Debug, PartialEq)]
+enum SedAction {
+    /// `e command`.
+    Run(String),
+    /// `e` alone or the `s///e` flag: the pattern space runs.
+    RunPatternSpace(&'static str),
+    /// `w file`, `W file`, `s///w file`.
+    Write(String),
+}
+
+/// Parses a (GNU) sed script far enough to find `e`, `w` and `W`.
+fn sed_actions(script: &str) -> Result<Vec<SedAction>, String> {
+    let chars: Vec<char> = script.chars().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    let n = chars.len();
+    let rest_of_line = |i: &mut usize| -> String {
+        let start = *i;
+        while *i < n && chars[*i] != '\n' {
+            *i += 1;
+        }
+        chars[start..*i].iter().collect()
+    };
+    // Skips a delimited part (`/re/`, `\cREc`, s parts); i is just past the opening delimiter.
+    let delimited = |i: &mut usize, delim: char| -> Result<(), String> {
+        while *i < n {
+            let c = chars[*i];
+            if c == '\\' {
+                *i += 2;
+                continue;
+            }
+            if c == delim {
+                *i += 1;
+                return Ok(());
+            }
+            if c == '\n' && delim != '\n' {
+                return Err("a newline inside an address or s command".into());
+            }
+            *i += 1;
+        }
+        Err("an unterminated address or s command".into())
+    };
+    let mut steps = 0usize;
+    while i < n {
+        steps += 1;
+        if steps > 100_000 {
+            return Err("too long".into());
+        }
+        let c = chars[i];
+        if c.is_whitespace() || c == ';' || c == '}' || c == '{' || c == '!' {
+            i += 1;
+            continue;
+        }
+        if c == '#' {
+            rest_of_line(&mut i);
+            continue;
+        }
+        // Addresses.
+        let mut had_address = false;
+        loop {
+            if i >= n {
+                break;
+            }
+            let c = chars[i];
+            if c.is_ascii_digit() {
+                while i < n && (chars[i].is_ascii_digit() || chars[i] == '~') {
+                    i += 1;
+                }
+                had_address = true;
+            } else if c == '$' {
+                i += 1;
+                had_address = true;
+            } else if c == '/' {
+                i += 1;
+                delimited(&mut i, '/')?;
+                while i < n && matches!(chars[i], 'I' | 'M') {
+                    i += 1;
+                }
+                had_address = true;
+            } else if c == '\\' && i + 1 < n {
+                let d = chars[i + 1];
+                i += 2;
+                delimited(&mut i, d)?;
+                while i < n && matches!(chars[i], 'I' | 'M') {
+                    i += 1;
+                }
+                had_address = true;
+            } else if had_address && (c == ',' || c == '+' || c == '~') {
+                i += 1;
+                continue;
+            } else {
+                break;
+            }
+            while i < n && chars[i] == ' ' {
+                i += 1;
+            }
+            if i < n && chars[i] == ',' {
+                i += 1;
+                while i < n && chars[i] == ' ' {
+                    i += 1;
+                }
+                continue;
+            }
+            break;
+        }
+        while i < n && (chars[i] == ' ' || chars[i] == '!' || chars[i] == '\t') {
+            i += 1;
+        }
+        if i >= n {
+            if had_address {
+                return Err("an address without a command".into());
+            }
+            break;
+        }
+        let cmd = chars[i];
+        i += 1;
+        match cmd {
+            '{' | '}' | ';' | '\n' => {}
+            '=' | 'd' | 'D' | 'g' | 'G' | 'h' | 'H' | 'n' | 'N' | 'p' | 'P' | 'x' | 'z' | 'F' => {}
+            'q' | 'Q' | 'l' | 'L' => {
+                while i < n && (chars[i].is_ascii_digit() || chars[i] == ' ') {
+                    i += 1;
+                }
+            }
+            'a' | 'i' | 'c' => {
+                // Text to the end of the line (a trailing backslash continues it).
+                loop {
+                    let line = rest_of_line(&mut i);
+                    if line.ends_with('\\') && i < n {
+                        i += 1;
+                        continue;
+                    }
+                    break;
+                }
+            }
+            ':' | 'b' | 't' | 'T' | 'v' => {
+                while i < n && chars[i] != '\n' && chars[i] != ';' && chars[i] != '}' {
+                    i += 1;
+                }
+            }
+            'r' | 'R' => {
+                rest_of_line(&mut i);
+            }
+            'w' | 'W' => {
+                let file = rest_of_line(&mut i).trim().to_owned();
+                out.push(SedAction::Write(file));
+            }
+            'e' => {
+                let command = rest_of_line(&mut i).trim().to_owned();
+                if command.is_empty() {
+                    out.push(SedAction::RunPatternSpace("`e`"));
+                } else {
+                    out.push(SedAction::Run(command));
+                }
+            }
+            's' | 'y' => {
+                let Some(&delim) = chars.get(i) else {
+                    return Err(format!("an unterminated {cmd} command"));
+                };
+                if delim == '\n' || delim == '\\' {
+                    return Err(format!("a {cmd} command with an odd delimiter"));
+                }
+                i += 1;
+                delimited(&mut i, delim)?;
+                delimited(&mut i, delim)?;
+                if cmd == 's' {
+                    // Flags.
+                    while i < n {
+                        let f = chars[i];
+                        match f {
+                            'g' | 'p' | 'i' | 'I' | 'm' | 'M' => i += 1,
+                            '0'..='9' => i += 1,
+                            'e' => {
+                                out.push(SedAction::RunPatternSpace("`s///e`"));
+                                i += 1;
+                            }
+                            'w' | 'W' => {
+                                i += 1;
+                                let file = rest_of_line(&mut i).trim().to_owned();
+                                out.push(SedAction::Write(file));
+                                break;
+                            }
+                            _ => break,
+                        }
+                    }
+                }
+            }
+            other => return Err(format!("an unknown command `{other}`")),
+        }
+    }
+    Ok(out)
+}
+
+/// Single-quoted SQL string literals in `line`.
+fn sql_literals(line: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut parts = line.split('\'');
+    parts.next();
+    while let Some(lit) = parts.next() {
+        out.push(lit.to_owned());
+        parts.next();
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sed_scripts_parse() {
+        for ok in [
+            "s/a/b/",
+            "s/a/b/g;s|c|d|2",
+            "1d",
+            "/^$/d",
+            "10,20p",
+            "$a\\\nmore",
+            "/start/,/end/{s/x/y/;p}",
+            "0,/re/s//X/",
+            "1~2d",
+            "y/abc/xyz/",
+            "s/\\(a\\)\\/b/\\1/",
+            "/x/!d",
+            ":a;N;$!ba;s/\\n/ /g",
+            "\\,foo,d",
+            "#n\np",
+            "s/a/b/w /dev/stdout",
+        ] {
+            assert!(sed_actions(ok).is_ok(), "{ok:?}: {:?}", sed_actions(ok));
+        }
+        assert_eq!(
+            sed_actions("1e rm -rf src").unwrap(),
+            vec![SedAction::Run("rm -rf src".into())]
+        );
+        assert_eq!(
+            sed_actions("s/.*/rm -rf src/e").unwrap(),
+            vec![SedAction::RunPatternSpace("`s///e`")]
+        );
+        assert_eq!(
+            sed_actions("w .env").unwrap(),
+            vec![SedAction::Write(".env".into())]
+        );
+        assert_eq!(
+            sed_actions("s/x/y/w README.md").unwrap(),
+            vec![SedAction::Write("README.md".into())]
+        );
+    }
+
+    #[test]
+    fn awk_strings_fold_and_regexes_are_skipped() {
+        let toks = awk_tokens("/a|b/ { system(\"rm \" \"-rf\") }");
+        assert!(toks.contains(&AwkTok::Str("rm -rf".into())));
+        assert!(!toks.contains(&AwkTok::Op("|".into())));
     }
 }

@@ -1,4 +1,335 @@
 //! Red-team findings, pinned: programs that run commands (awk, sed e, vim, make, tar, ...) and interpreter one-liners.
 
-#[allow(unused_imports)]
-use crate::support::decide;
+use crate::support::{assert_allowed, decide};
+use pawl_guard::RuleId;
+
+#[track_caller]
+fn denied_as(command: &str, rule: RuleId) {
+    let d = decide(command);
+    assert!(d.is_deny(), "expected deny for {command:?}, got {d:?}");
+    assert_eq!(d.rule, Some(rule), "wrong rule for {command:?}: {d:?}");
+}
+
+#[track_caller]
+fn denied(command: &str) {
+    let d = decide(command);
+    assert!(d.is_deny(), "expected deny for {command:?}, got {d:?}");
+}
+
+#[test]
+fn b15_awk_runs_commands() {
+    // Literal commands are handed to the walker and judged as shell.
+    for c in [
+        "awk 'BEGIN{system(\"rm -rf src\")}'",
+        "gawk 'BEGIN { system(\"rm -rf \" \"src\") }'",
+        "mawk 'BEGIN{print | \"rm -rf src\"}'",
+        "nawk 'BEGIN{ while ((\"rm -rf src\" | getline l) > 0) print l }'",
+        "busybox awk 'BEGIN{system(\"rm -rf src\")}'",
+        "awk -e 'BEGIN{system(\"rm -rf src\")}'",
+        "gawk --source='BEGIN{system(\"rm -rf src\")}'",
+        "gawk --sou 'BEGIN{system(\"rm -rf src\")}'",
+        "awk 'BEGIN{printf \"x\" |& \"rm -rf src\"}'",
+    ] {
+        denied_as(c, RuleId::RecursiveDelete);
+    }
+    denied_as("awk 'BEGIN{system(\"git push\")}'", RuleId::GitPush);
+    // Commands built at run time fail closed.
+    for c in [
+        "awk '{system($0)}' cmds.txt",
+        "awk 'BEGIN{c=\"rm -rf src\"; system(c)}'",
+        "awk '{print | $1}' f",
+        "awk '{ $1 | getline x }' f",
+        "awk '{ \"cat \" $1 | getline x }' f",
+        "awk -f /dev/stdin <<< 'BEGIN{system(\"rm -rf src\")}'",
+        "echo 'BEGIN{system(\"x\")}' | awk -f -",
+        "gawk -l ordchr 'BEGIN{print 1}'",
+        "gawk '@load \"filefuncs\"; BEGIN{print 1}'",
+        "awk \"$PROG\" f",
+    ] {
+        denied(c);
+    }
+    // Writes to files: protected paths, clobbered tracked files, dynamic names.
+    denied_as(
+        "awk 'BEGIN{print \"X=1\" > \".env\"}'",
+        RuleId::ProtectedPath,
+    );
+    denied_as("awk 'BEGIN{printf \"\" > \"README.md\"}'", RuleId::Clobber);
+    denied_as("awk '{print > $1\".txt\"}' f", RuleId::NotStatic);
+    denied_as("gawk -i inplace '{print}' .env", RuleId::ProtectedPath);
+    // Reading and printing stays allowed.
+    for c in [
+        "awk '{print $1}' f",
+        "awk '/reset --hard/ {print NR}' docs/guide.md",
+        "awk -F: '{print $1 > \"/tmp/users.txt\"}' /etc/passwd",
+        "awk '$3 > 5 {print $1}' data.txt",
+        "awk '{ if ($1 > 2) print $2 }' data.txt",
+        "awk '/a|b/ {n++} END {print n}' f",
+        "awk '{ s += $1 } END { print s / NR }' f",
+        "awk 'BEGIN{system(\"date\")}'",
+        "awk '{print $1 >> \"/tmp/out\"}' f",
+        "awk '{print $0 > \"/dev/stderr\"}' f",
+        "awk -f tools/report.awk data.txt",
+        "awk 'BEGIN { while ((\"git log -1\" | getline l) > 0) print l }'",
+        "awk '{print}' src/main.rs | sort | uniq -c",
+        "awk -v n=3 'NR<=n' README.md",
+    ] {
+        assert_allowed(c);
+    }
+}
+
+#[test]
+fn b16_sed_runs_and_writes() {
+    denied_as("sed -n '1e rm -rf src' README.md", RuleId::RecursiveDelete);
+    denied_as("sed '1e git push' README.md", RuleId::GitPush);
+    denied_as(
+        "sed -e '$!N' -e '1e rm -rf src' README.md",
+        RuleId::RecursiveDelete,
+    );
+    denied_as("gsed '1e rm -rf src' README.md", RuleId::RecursiveDelete);
+    for c in [
+        "sed 's/.*/rm -rf src/e' README.md",
+        "sed 's/x/y/ge' README.md",
+        "sed 'e' cmds.txt",
+        "sed --expression='s/.*/x/e' README.md",
+        "sed --expr 's/.*/x/e' README.md",
+        "sed -f /dev/stdin README.md <<< 's/.*/rm -rf src/e'",
+        "sed \"$S\" README.md",
+    ] {
+        denied_as(c, RuleId::Interpreter);
+    }
+    denied_as("sed -n 'w .env' README.md", RuleId::ProtectedPath);
+    denied_as(
+        "sed -n 's/a/b/w Dockerfile' README.md",
+        RuleId::ProtectedPath,
+    );
+    denied_as("sed -n 'W src/main.rs' README.md", RuleId::Clobber);
+    denied_as("sed -n '/x/w pawl.toml' README.md", RuleId::ProtectedPath);
+    for c in [
+        "sed -n 's/x/y/p' README.md",
+        "sed -i 's/a/b/' src/main.rs",
+        "sed -n '10,20p' src/lib.rs",
+        "sed '/^$/d' README.md",
+        "sed -E 's/(foo|bar)/baz/g; s/x/y/' README.md",
+        "sed -n '/start/,/end/{p}' docs/guide.md",
+        "sed -i.bak -e 's/a/b/' src/main.rs",
+        "sed 's/a/b/w /dev/stdout' README.md",
+        "sed -n 'w /tmp/copy.txt' README.md",
+        "sed '$a\\\\nnew line' README.md",
+        "sed --sandbox 's/x/y/' README.md",
+        "sed ':a;N;$!ba;s/\\n/ /g' README.md",
+        "git log -1 | sed 's/^/> /'",
+    ] {
+        assert_allowed(c);
+    }
+    // The file rules still judge sed -i.
+    denied_as("sed -i 's/a/b/' .env", RuleId::ProtectedPath);
+    denied_as("gsed -i 's/a/b/' .env", RuleId::ProtectedPath);
+}
+
+#[test]
+fn b17_editors_with_commands() {
+    for c in [
+        "vim -es -c '!rm -rf src' -c q",
+        "vim -c ':!git push' -c q README.md",
+        "vi +'!rm -rf src' README.md",
+        "nvim --headless --cmd 'call system(\"rm -rf src\")' +q",
+        "ex -c 'w! .env' README.md",
+        "view -S /tmp/x.vim README.md",
+        "vim -s keys.txt README.md",
+        "ex README.md <<< '!rm -rf src'",
+        "vim -es README.md < cmds.vim",
+        "printf '%s\\n' '%d' 'wq' | ex -s src/main.rs",
+        "emacs --batch --eval '(shell-command \"rm -rf src\")'",
+        "emacs -batch -l /tmp/x.el",
+        "emacs --ev '(delete-directory \"src\" t)'",
+        "emacsclient -e '(shell-command \"git push\")'",
+        "gdb -batch -ex 'shell rm -rf src'",
+        "gdb -nx -x /tmp/cmds",
+        "lldb -o 'platform shell rm -rf src'",
+        "ed -s README.md <<< $'!rm -rf src\\nq'",
+        "printf 'w .env\\n' | ed README.md",
+    ] {
+        denied_as(c, RuleId::Interpreter);
+    }
+    denied_as("ed -s .env <<< $',s/a/b/\\nw'", RuleId::ProtectedPath);
+    for c in [
+        "vim README.md",
+        "vim +10 src/main.rs",
+        "vim +/TODO src/main.rs",
+        "vi -R README.md",
+        "emacs README.md",
+        "ed -s notes.txt <<< $',s/a/b/\\nw'",
+    ] {
+        assert_allowed(c);
+    }
+}
+
+#[test]
+fn b18_make_eval() {
+    for c in [
+        "make --eval=$'x:\\n\\trm -rf src' x",
+        "make --eval $'x:\\n\\trm -rf src' x",
+        "make --ev=$'x:\\n\\trm -rf src' x",
+        "make -E $'x:\\n\\trm -rf src' x",
+        "make -sE $'x:\\n\\trm -rf src' x",
+        "make -f - <<< $'x:\\n\\trm -rf src'",
+        "make -f /dev/stdin x <<< $'x:\\n\\trm -rf src'",
+        "echo x | make -f - x",
+        "make -f <(echo x) x",
+        "make SHELL='rm -rf src' test",
+        "make .SHELLFLAGS='-c rm' test",
+    ] {
+        denied_as(c, RuleId::Interpreter);
+    }
+    for c in [
+        "make test",
+        "make -j4 build",
+        "make -C crates/guard test",
+        "make -f Makefile.ci lint",
+        "make CC=clang test",
+        "make SHELL=/bin/bash test",
+        "gmake -k check",
+    ] {
+        assert_allowed(c);
+    }
+}
+
+#[test]
+fn b19_tar_runs_programs() {
+    for c in [
+        "tar --checkpoint=1 --checkpoint-action=exec='rm -rf src' -cf /tmp/cp.tar README.md",
+        "tar --checkpoint=1 --checkpoint-action 'exec=rm -rf src' -cf /tmp/cp.tar README.md",
+        "tar --checkpoint=1 --checkpoint-act=exec='rm -rf src' -cf /tmp/cp.tar README.md",
+        "tar -xf /tmp/a.tar --to-command='rm -rf src'",
+        "tar -xf /tmp/a.tar --to-c 'rm -rf src'",
+        "tar -I 'rm -rf src' -cf /tmp/a.tar README.md",
+        "tar -cf /tmp/a.tar -I'rm -rf src' README.md",
+        "tar -cvI 'rm -rf src' -f /tmp/a.tar README.md",
+        "tar cIf 'rm -rf src' /tmp/a.tar README.md",
+        "tar --use-compress-program='rm -rf src' -cf /tmp/a.tar README.md",
+        "tar --use='rm -rf src' -cf /tmp/a.tar README.md",
+        "tar -cf /tmp/a.tar -F 'rm -rf src' -M README.md",
+        "tar -cf /tmp/a.tar --info-script='rm -rf src' -M README.md",
+        "tar -cf /tmp/a.tar --new-volume-script='rm -rf src' -M README.md",
+        "tar -cf host:/tmp/a.tar --rsh-command='rm -rf src' README.md",
+        "tar -cf host:/tmp/a.tar --rmt-command='rm -rf src' README.md",
+        "zip -q /tmp/z.zip README.md -T -TT 'rm -rf src #'",
+        "zip -q /tmp/z.zip README.md -T -TT='rm -rf src #'",
+        "zip -q /tmp/z.zip README.md -T --unzip-command 'rm -rf src #'",
+        "zip -q /tmp/z.zip README.md -T --unzip-c='rm -rf src #'",
+    ] {
+        denied_as(c, RuleId::RecursiveDelete);
+    }
+    denied_as(
+        "tar -xf /tmp/a.tar --to-command=\"$CMD\"",
+        RuleId::NotStatic,
+    );
+    for c in [
+        "tar -czf /tmp/out.tgz src",
+        "tar -I zstd -cf /tmp/out.tar.zst src",
+        "tar --use-compress-program='zstd -19' -cf /tmp/out.tar.zst src",
+        "tar --checkpoint=1000 --checkpoint-action=dot -cf /tmp/a.tar src",
+        "tar tvf /tmp/a.tar",
+        "zip -r /tmp/src.zip src",
+        "zip -T /tmp/src.zip",
+    ] {
+        assert_allowed(c);
+    }
+}
+
+#[test]
+fn b21_sqlite_dot_commands() {
+    denied_as(
+        "sqlite3 :memory: '.shell rm -rf src'",
+        RuleId::RecursiveDelete,
+    );
+    denied_as("sqlite3 :memory: '.system git push'", RuleId::GitPush);
+    denied_as("sqlite3 :memory: '.sh rm -rf src'", RuleId::RecursiveDelete);
+    denied_as(
+        "sqlite3 -cmd '.shell rm -rf src' :memory: 'select 1'",
+        RuleId::RecursiveDelete,
+    );
+    denied_as(
+        "sqlite3 :memory: <<< '.shell rm -rf src'",
+        RuleId::RecursiveDelete,
+    );
+    denied_as(
+        "sqlite3 :memory: '.output |rm -rf src' 'select 1'",
+        RuleId::RecursiveDelete,
+    );
+    denied_as(
+        "sqlite3 :memory: \".read '|rm -rf src'\"",
+        RuleId::RecursiveDelete,
+    );
+    denied_as(
+        "sqlite3 :memory: '.output README.md' 'select 1'",
+        RuleId::Clobber,
+    );
+    denied_as(
+        "sqlite3 :memory: '.once .env' 'select 1'",
+        RuleId::ProtectedPath,
+    );
+    denied_as(
+        "sqlite3 :memory: \"vacuum into '.env'\"",
+        RuleId::ProtectedPath,
+    );
+    denied_as("sqlite3 secrets/app.db 'select 1'", RuleId::ProtectedPath);
+    for c in [
+        "sqlite3 :memory: \"select writefile('README.md', 'x')\"",
+        "sqlite3 :memory: \"select load_extension('/tmp/x.so')\"",
+        "sqlite3 :memory: '.load /tmp/x.so'",
+        "echo '.shell rm -rf src' | sqlite3 :memory:",
+    ] {
+        denied_as(c, RuleId::Interpreter);
+    }
+    for c in [
+        "sqlite3 app.db 'select count(*) from users'",
+        "sqlite3 app.db .tables",
+        "sqlite3 app.db < schema.sql",
+        "sqlite3 -safe :memory: '.shell rm -rf src'",
+        "sqlite3 :memory: '.output /tmp/out.csv' 'select 1'",
+    ] {
+        assert_allowed(c);
+    }
+}
+
+#[test]
+fn b22_ssh_family() {
+    for c in [
+        "ssh -o ProxyCommand='rm -rf src' x",
+        "ssh -oProxyCommand='rm -rf src' x",
+        "ssh -o 'proxycommand rm -rf src' x",
+        "ssh -o PermitLocalCommand=yes -o LocalCommand='rm -rf src' x",
+        "scp -o ProxyCommand='rm -rf src' a x:b",
+        "sftp -o ProxyCommand='rm -rf src' x",
+        "scp -S 'rm -rf src' a x:b",
+        "rsync -e 'rm -rf src' a x:b",
+        "rsync -avze 'rm -rf src' a x:b",
+        "rsync --rsh='rm -rf src' a x:b",
+        "sftp -b - x <<< '!rm -rf src'",
+    ] {
+        denied_as(c, RuleId::RecursiveDelete);
+    }
+    for c in [
+        "ssh x 'rm -rf src'",
+        "ssh x git push",
+        "ssh -p 2222 -i ~/.ssh/id host ls",
+        "ssh -o RemoteCommand='rm -rf /' x",
+        "rsync --rsync-path='rm -rf src' a x:b",
+    ] {
+        denied_as(c, RuleId::Interpreter);
+    }
+    denied_as("scp x:secret .env", RuleId::ProtectedPath);
+    denied_as("scp x:README.md README.md", RuleId::Clobber);
+    for c in [
+        "ssh -G x",
+        "ssh -o ProxyCommand='nc proxy 22' x",
+        "ssh -o ProxyCommand=none x",
+        "scp README.md host:/tmp/",
+        "scp host:/var/log/app.log /tmp/app.log",
+        "rsync -av -e 'ssh -p 2222' src/ host:/srv/app/",
+        "rsync -av target/ /tmp/backup/",
+    ] {
+        assert_allowed(c);
+    }
+}
