@@ -10,7 +10,7 @@
 
 mod commands;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::rc::Rc;
 
@@ -70,6 +70,9 @@ pub(crate) struct World {
     pub git_aliases: HashMap<String, Option<String>>,
     /// Some alias was defined to an unknown value or name.
     pub git_aliases_unknown: bool,
+    /// Directories made repositories of their own (`git init`, `git clone`)
+    /// earlier in the input: the protected branches are not theirs.
+    pub git_repos: Vec<String>,
 }
 
 /// Shell state, copied into subshells.
@@ -83,6 +86,25 @@ pub(crate) struct Shell {
     pub aliases: HashMap<String, String>,
     /// Functions defined in the input.
     pub functions: HashMap<String, Rc<ast::FunctionBody>>,
+    /// A builtin may have changed variables in ways the guard does not
+    /// model (`declare -n`, `declare -l`, `declare "$x"`): no variable's
+    /// value is trusted any more.
+    pub vars_untrusted: bool,
+    /// `IFS` was assigned: unquoted expansions split unpredictably.
+    pub ifs_changed: bool,
+    /// Variables whose value is unknown but free of code (a `for` loop over
+    /// literal words, an arithmetic result): arithmetic on them is safe.
+    pub arith_safe: HashSet<String>,
+    /// Variables with the integer attribute: assigning evaluates arithmetic.
+    pub integer_vars: HashSet<String>,
+    /// Standard input given to the rest of the script by `exec < ...`.
+    pub stdin: Option<Stdin>,
+    /// File descriptors opened for the rest of the script (`exec 3<<<...`).
+    pub fds: HashMap<i32, Stdin>,
+    /// Environment given to the command being judged and to everything it
+    /// runs (`VAR=value cmd`, `env VAR=value cmd`); `None`: not statically
+    /// known. Git reads it (GIT_EDITOR, GIT_CONFIG_*, HOME, ...).
+    pub env: Vec<(String, Option<String>)>,
 }
 
 /// How a script is being visited.
@@ -190,6 +212,19 @@ pub(crate) struct Walker<'a> {
     pub outline: Vec<String>,
     steps: usize,
     active_functions: Vec<String>,
+    /// Absolute paths this command line writes (redirect targets, `tee`,
+    /// `cp`/`mv` destinations): running one of them runs text the guard
+    /// never read.
+    pub written: Vec<(String, Option<String>)>,
+    /// File descriptors the simple command being judged opens (`3<<<...`).
+    pub cmd_fds: HashMap<i32, Stdin>,
+    /// The `cd` being walked is the first command of an `&&` list: the
+    /// commands after it run only if it succeeded.
+    certain_cd: bool,
+    /// A `cd` in the current `&&` list was trusted only because of `&&`.
+    cd_by_and: bool,
+    /// `CDPATH` is mentioned: a relative `cd` may go anywhere.
+    cdpath: bool,
 }
 
 /// Words expand against the shell's variables and the context's anchors.
@@ -200,6 +235,9 @@ struct ScopeView<'s> {
 
 impl words::Scope for ScopeView<'_> {
     fn var(&self, name: &str) -> Option<String> {
+        if self.shell.vars_untrusted {
+            return None;
+        }
         if let Some(value) = self.shell.vars.get(name) {
             return value.clone();
         }
@@ -212,15 +250,170 @@ impl words::Scope for ScopeView<'_> {
     }
 
     fn home(&self) -> Option<String> {
+        if self.shell.vars_untrusted {
+            return None;
+        }
         match self.shell.vars.get("HOME") {
             Some(value) => value.clone(),
             None => self.anchors.home.clone(),
         }
     }
+
+    fn risky(&self, name: &str) -> bool {
+        risky_var(self.shell, name, 0)
+    }
+
+    fn ifs_changed(&self) -> bool {
+        self.shell.ifs_changed
+    }
 }
+
+/// Whether arithmetic on `name` might run code: its value was set in the
+/// input to something unknown, or (through the names it mentions, as bash
+/// evaluates them recursively) holds a command substitution.
+fn risky_var(shell: &Shell, name: &str, depth: usize) -> bool {
+    if depth > 8 {
+        return true;
+    }
+    if shell.arith_safe.contains(name) {
+        return false;
+    }
+    match shell.vars.get(name) {
+        None => false,
+        Some(_) if shell.vars_untrusted => true,
+        Some(None) => true,
+        Some(Some(value)) => {
+            words::has_code(value)
+                || words::identifiers(value)
+                    .into_iter()
+                    .any(|n| n != name && risky_var(shell, n, depth + 1))
+        }
+    }
+}
+
+/// Programs that run a file named among their operands.
+const SHELLS_AND_INTERPRETERS: &[&str] = &[
+    "sh",
+    "bash",
+    "zsh",
+    "dash",
+    "ksh",
+    "ash",
+    "mksh",
+    "yash",
+    "rbash",
+    "posh",
+    "ksh93",
+    "fish",
+    "csh",
+    "tcsh",
+    "source",
+    ".",
+    "node",
+    "nodejs",
+    "deno",
+    "bun",
+    "tsx",
+    "ts-node",
+    "perl",
+    "ruby",
+    "php",
+    "lua",
+    "luajit",
+    "Rscript",
+    "awk",
+    "gawk",
+    "mawk",
+    "nawk",
+    "osascript",
+    "tclsh",
+    "wish",
+    "expect",
+    "julia",
+    "swift",
+    "groovy",
+    "pwsh",
+    "powershell",
+    "elixir",
+    "escript",
+    "guile",
+    "racket",
+    "sbcl",
+    "clisp",
+    "ocaml",
+    "runghc",
+    "runhaskell",
+    "crystal",
+    "dart",
+    "scala",
+    "busybox",
+    "sg",
+    "su",
+    "runuser",
+    "script",
+    "at",
+    "batch",
+];
+
+/// POSIX special builtins: assignments before them persist in POSIX mode.
+const SPECIAL_BUILTINS: &[&str] = &[
+    ":", ".", "break", "continue", "eval", "exec", "exit", "export", "readonly", "return", "set",
+    "shift", "times", "trap", "unset", "source",
+];
+
+/// Variables whose value bash evaluates as code later (prompts, traces,
+/// startup files): setting them to something with a substitution, or to
+/// something unknown, hides code from the guard.
+const CODE_VARS: &[&str] = &[
+    "PS0",
+    "PS1",
+    "PS2",
+    "PS3",
+    "PS4",
+    "PROMPT_COMMAND",
+    "BASH_ENV",
+    "ENV",
+];
 
 fn path_string(p: &std::path::Path) -> String {
     normalize("/", &p.to_string_lossy())
+}
+
+/// The names an arithmetic expression assigns: `x = 1`, `x += 2`, `x++`,
+/// `--x`.
+fn arithmetic_assigned(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for name in words::identifiers(text) {
+        // Every occurrence of `name` as a whole identifier.
+        let mut from = 0;
+        while let Some(found) = text[from..].find(name) {
+            let start = from + found;
+            let end = start + name.len();
+            from = end;
+            let before = text[..start].chars().next_back();
+            let after_char = text[end..].chars().next();
+            if before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
+                || after_char.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
+            {
+                continue;
+            }
+            let after = text[end..].trim_start();
+            let prefix = text[..start].trim_end();
+            let assigns = (after.starts_with('=') && !after.starts_with("=="))
+                || [
+                    "+=", "-=", "*=", "/=", "%=", "<<=", ">>=", "&=", "^=", "|=", "++", "--",
+                ]
+                .iter()
+                .any(|op| after.starts_with(op))
+                || prefix.ends_with("++")
+                || prefix.ends_with("--");
+            if assigns && !out.iter().any(|n| n == name) {
+                out.push(name.to_owned());
+                break;
+            }
+        }
+    }
+    out
 }
 
 /// Whether `name` is mentioned in `text` other than as `$name`/`${name`,
@@ -257,6 +450,11 @@ impl<'a> Walker<'a> {
             outline: Vec::new(),
             steps: 0,
             active_functions: Vec::new(),
+            written: Vec::new(),
+            cmd_fds: HashMap::new(),
+            certain_cd: false,
+            cd_by_and: false,
+            cdpath: input.contains("CDPATH"),
         }
     }
 
@@ -423,11 +621,73 @@ impl<'a> Walker<'a> {
     }
 
     fn and_or(&mut self, list: &ast::AndOrList, shell: &mut Shell, frame: &Frame) {
+        // `cd dir && ...`: the rest runs only in `dir`. A `cd` followed by
+        // anything else may have failed and left the directory unchanged.
+        let simple_first = list.first.seq.len() == 1
+            && matches!(list.first.seq.first(), Some(ast::Command::Simple(_)));
+        let outer_by_and = std::mem::take(&mut self.cd_by_and);
+        self.certain_cd =
+            simple_first && matches!(list.additional.first(), Some(ast::AndOr::And(_)));
         self.pipeline(&list.first, shell, frame);
+        self.certain_cd = false;
         let later = frame.conditional();
         for next in &list.additional {
             let (ast::AndOr::And(p) | ast::AndOr::Or(p)) = next;
             self.pipeline(p, shell, &later);
+        }
+        if std::mem::replace(&mut self.cd_by_and, outer_by_and) {
+            // After the list the `cd` may have failed (and the rest skipped).
+            shell.cwd = None;
+        }
+    }
+
+    /// Whether the directory `path` surely exists (so `cd` to it succeeds):
+    /// the root, the repository and its ancestors, the current directory
+    /// and its ancestors, /tmp, $TMPDIR, $HOME.
+    pub(crate) fn surely_exists(&self, shell: &Shell, path: &str) -> bool {
+        let is_ancestor = |of: &str| {
+            of == path || path == "/" || of.starts_with(&format!("{}/", path.trim_end_matches('/')))
+        };
+        [
+            self.anchors.repo_root.as_deref(),
+            shell.cwd.as_deref(),
+            self.anchors.tmpdir.as_deref(),
+            self.anchors.home.as_deref(),
+            Some("/tmp"),
+        ]
+        .into_iter()
+        .flatten()
+        .any(is_ancestor)
+    }
+
+    /// Whether the input mentions `CDPATH`.
+    pub(crate) fn cdpath_mentioned(&self) -> bool {
+        self.cdpath
+    }
+
+    /// Records a `cd` to `target` (`None`: unknown).
+    pub(crate) fn change_dir(
+        &mut self,
+        shell: &mut Shell,
+        frame: &Frame,
+        target: Option<String>,
+        plain: bool,
+    ) {
+        if frame.conditional || !plain {
+            shell.cwd = None;
+            return;
+        }
+        let Some(target) = target else {
+            shell.cwd = None;
+            return;
+        };
+        if self.surely_exists(shell, &target) {
+            shell.cwd = Some(target);
+        } else if self.certain_cd {
+            self.cd_by_and = true;
+            shell.cwd = Some(target);
+        } else {
+            shell.cwd = None;
         }
     }
 
@@ -522,12 +782,68 @@ impl<'a> Walker<'a> {
             ast::ExtendedTestExpr::Not(a) | ast::ExtendedTestExpr::Parenthesized(a) => {
                 self.extended_test(a, shell, frame);
             }
-            ast::ExtendedTestExpr::UnaryTest(_, w) => {
-                self.expand(&w.value, shell, frame);
+            ast::ExtendedTestExpr::UnaryTest(op, w) => {
+                let args = self.expand(&w.value, shell, frame);
+                if matches!(op, ast::UnaryPredicate::ShellVariableIsSetAndAssigned) {
+                    // `[[ -v 'a[$(cmd)]' ]]` evaluates the subscript.
+                    for arg in &args {
+                        self.test_operand_arithmetic(arg, shell, frame);
+                    }
+                }
             }
-            ast::ExtendedTestExpr::BinaryTest(_, a, b) => {
-                self.expand(&a.value, shell, frame);
-                self.expand(&b.value, shell, frame);
+            ast::ExtendedTestExpr::BinaryTest(op, a, b) => {
+                let left = self.expand(&a.value, shell, frame);
+                let right = self.expand(&b.value, shell, frame);
+                if matches!(
+                    op,
+                    ast::BinaryPredicate::ArithmeticEqualTo
+                        | ast::BinaryPredicate::ArithmeticNotEqualTo
+                        | ast::BinaryPredicate::ArithmeticLessThan
+                        | ast::BinaryPredicate::ArithmeticLessThanOrEqualTo
+                        | ast::BinaryPredicate::ArithmeticGreaterThan
+                        | ast::BinaryPredicate::ArithmeticGreaterThanOrEqualTo
+                ) {
+                    // Both sides are evaluated as arithmetic, recursively.
+                    for arg in left.iter().chain(&right) {
+                        self.test_operand_arithmetic(arg, shell, frame);
+                    }
+                }
+            }
+        }
+    }
+
+    /// An operand of `[[ ... -eq ... ]]` or `[[ -v ... ]]`: its value is
+    /// evaluated as arithmetic (subscripts included).
+    fn test_operand_arithmetic(&mut self, arg: &Arg, shell: &mut Shell, frame: &Frame) {
+        if arg.known {
+            if words::has_code(&arg.text) {
+                self.fail_closed(
+                    frame,
+                    RuleId::NotStatic,
+                    format!(
+                        "`[[ ]]` evaluates `{}` as arithmetic, which runs its command substitution",
+                        arg.text
+                    ),
+                );
+            } else {
+                self.arithmetic(&arg.text, shell, frame);
+            }
+        } else {
+            // An expansion the guard cannot see: `[[ $x -eq 1 ]]` with `x`
+            // assigned something unknown.
+            let names: Vec<String> = words::identifiers(&arg.text)
+                .into_iter()
+                .map(str::to_owned)
+                .collect();
+            for name in names {
+                if risky_var(shell, &name, 0) {
+                    self.fail_closed(
+                        frame,
+                        RuleId::NotStatic,
+                        format!("`[[ ]]` evaluates `{name}` as arithmetic; its value is not statically known or holds a command substitution"),
+                    );
+                    return;
+                }
             }
         }
     }
@@ -546,10 +862,20 @@ impl<'a> Walker<'a> {
             }
             ast::CompoundCommand::ForClause(clause) => {
                 self.note(frame, format!("for {}", clause.variable_name));
+                let mut safe = true;
                 for word in clause.values.iter().flatten() {
-                    self.expand(&word.value, shell, frame);
+                    for arg in self.expand(&word.value, shell, frame) {
+                        // A glob matches file names: they may hold anything.
+                        safe &= arg
+                            .exact()
+                            .is_some_and(|t| !words::has_code(t) && !t.contains('['));
+                    }
                 }
-                shell.vars.insert(clause.variable_name.clone(), None);
+                let name = clause.variable_name.clone();
+                self.set_var(shell, frame, &name, None);
+                if safe && clause.values.is_some() {
+                    shell.arith_safe.insert(name);
+                }
                 self.loop_body(&[&clause.body.list], shell, &inner.conditional());
             }
             ast::CompoundCommand::ArithmeticForClause(clause) => {
@@ -618,9 +944,30 @@ impl<'a> Walker<'a> {
         }
     }
 
-    fn arithmetic(&mut self, text: &str, shell: &mut Shell, frame: &Frame) {
+    pub(crate) fn arithmetic(&mut self, text: &str, shell: &mut Shell, frame: &Frame) {
         if text.contains('$') || text.contains('`') {
             self.expand(text, shell, frame);
+        }
+        let mut effects = words::Expanded::default();
+        words::arithmetic_effects(
+            text,
+            &ScopeView {
+                shell,
+                anchors: &self.anchors,
+            },
+            &mut effects,
+        );
+        if let Some(reason) = effects.opaque {
+            self.fail_closed(frame, RuleId::NotStatic, reason);
+        }
+        // Names assigned in arithmetic hold numbers.
+        for name in arithmetic_assigned(text) {
+            if frame.conditional || shell.vars.get(&name).is_some_and(|v| v.is_some()) {
+                shell.vars.insert(name.clone(), None);
+            }
+            if shell.vars.contains_key(&name) {
+                shell.arith_safe.insert(name);
+            }
         }
     }
 
@@ -639,6 +986,13 @@ impl<'a> Walker<'a> {
             let inner = frame.nested("inside $(...)");
             self.note(frame, format!("$( {script} )"));
             self.run_script(script, &mut sub, &inner);
+        }
+        if let Some(reason) = &expanded.opaque {
+            self.fail_closed(frame, RuleId::NotStatic, reason.clone());
+        }
+        for name in &expanded.assigned {
+            // `${a:=x}` assigns; its value is not modelled.
+            self.set_var(shell, frame, name, None);
         }
         if expanded.malformed {
             self.fail_closed(
@@ -692,7 +1046,49 @@ impl<'a> Walker<'a> {
         value: Option<String>,
     ) {
         let value = if frame.conditional { None } else { value };
+        if shell.integer_vars.contains(name)
+            && value
+                .as_deref()
+                .is_none_or(|v| words::has_code(v) || v.contains('['))
+        {
+            self.fail_closed(
+                frame,
+                RuleId::NotStatic,
+                format!("`{name}` has the integer attribute: assigning it evaluates arithmetic on a value that is not statically known"),
+            );
+        }
+        self.check_code_var(frame, name, value.as_deref());
+        if name == "IFS" {
+            shell.ifs_changed = true;
+        }
+        shell.arith_safe.remove(name);
         shell.vars.insert(name.to_owned(), value);
+    }
+
+    /// Denies setting a variable that bash later runs as code (`PS4` under
+    /// `set -x`, `PROMPT_COMMAND`, `BASH_ENV`) to a value that holds code
+    /// or is unknown.
+    pub(crate) fn check_code_var(&mut self, frame: &Frame, name: &str, value: Option<&str>) {
+        if !CODE_VARS.contains(&name) {
+            return;
+        }
+        let startup = matches!(name, "BASH_ENV" | "ENV");
+        let bad = match value {
+            None => true,
+            Some(v) if startup => !v.is_empty(),
+            Some(v) => words::has_code(v),
+        };
+        if bad {
+            self.fail_closed(
+                frame,
+                RuleId::NotStatic,
+                if startup {
+                    format!("`{name}` names a file that a shell started later runs; the guard cannot see it")
+                } else {
+                    format!("`{name}` is set to text with a command substitution (or unknown text) that bash expands as a prompt or trace")
+                },
+            );
+        }
     }
 
     fn assignment_name(assignment: &ast::Assignment) -> String {
@@ -702,11 +1098,38 @@ impl<'a> Walker<'a> {
         }
     }
 
+    /// Walks the subscript of `a[i]=x`: it is expanded and evaluated as
+    /// arithmetic (`a[$(cmd)]=1` runs `cmd`).
+    fn assignment_subscript(
+        &mut self,
+        assignment: &ast::Assignment,
+        shell: &mut Shell,
+        frame: &Frame,
+    ) {
+        if let ast::AssignmentName::ArrayElementName(_, index) = &assignment.name {
+            self.arithmetic(index, shell, frame);
+        }
+    }
+
     fn simple(&mut self, simple: &ast::SimpleCommand, shell: &mut Shell, frame: &Frame) {
+        let saved_fds = std::mem::take(&mut self.cmd_fds);
+        self.simple_inner(simple, shell, frame);
+        self.cmd_fds = saved_fds;
+    }
+
+    fn simple_inner(&mut self, simple: &ast::SimpleCommand, shell: &mut Shell, frame: &Frame) {
+        let written_before = self.written.len();
         let mut argv: Vec<Arg> = Vec::new();
-        let mut stdin = frame.stdin.clone();
+        // `exec < x` earlier gave the rest of the script that stdin.
+        let initial = match (&frame.stdin, &shell.stdin) {
+            (Stdin::Pipe, _) | (_, None) => frame.stdin.clone(),
+            (_, Some(given)) => given.clone(),
+        };
+        let mut stdin = initial.clone();
         let mut prefix_assignments: Vec<(String, Option<String>)> = Vec::new();
         let mut declarations: Vec<(String, Option<String>)> = Vec::new();
+        // Indices of argv entries that came from assignment words.
+        let mut assignment_args: Vec<usize> = Vec::new();
         let prefix = simple.prefix.iter().flat_map(|p| p.0.iter());
         let suffix = simple.suffix.iter().flat_map(|s| s.0.iter());
         for item in prefix {
@@ -724,6 +1147,7 @@ impl<'a> Walker<'a> {
             argv.extend(self.expand(&word.value, shell, frame));
         }
         for item in suffix {
+            let (before, count) = (argv.len(), declarations.len());
             self.item(
                 item,
                 false,
@@ -733,6 +1157,9 @@ impl<'a> Walker<'a> {
                 &mut argv,
                 &mut declarations,
             );
+            if declarations.len() > count {
+                assignment_args.extend(before..argv.len());
+            }
         }
         if argv.is_empty() {
             for (name, value) in prefix_assignments {
@@ -741,18 +1168,143 @@ impl<'a> Walker<'a> {
             }
             return;
         }
-        let declares = argv.first().is_some_and(|a| {
-            a.exact().is_some_and(|n| {
-                matches!(
-                    n,
-                    "export" | "declare" | "typeset" | "local" | "readonly" | "let"
-                )
-            })
+        if let Stdin::Text(body) = &stdin {
+            // `cat > x.sh <<'EOF'`: the file's text is the here-document.
+            let plain_cat = argv.len() == 1 || (argv.len() == 2 && argv[1].is("-"));
+            if plain_cat && argv[0].is("cat") && self.written.len() == written_before + 1 {
+                if let Some(last) = self.written.last_mut() {
+                    last.1 = Some(body.clone());
+                }
+            }
+        }
+        for (name, value) in &prefix_assignments {
+            // `PS4=... bash -x`, `BASH_ENV=x bash -c`: the child reads them.
+            self.check_code_var(frame, name, value.as_deref());
+        }
+        let name = argv.first().and_then(Arg::exact).map(str::to_owned);
+        if name.as_deref() == Some("exec") && argv.len() == 1 {
+            // `exec` with only redirections: they apply to the rest of the script.
+            if stdin != initial {
+                shell.stdin = Some(match stdin.clone() {
+                    Stdin::File => Stdin::Unknown,
+                    other => other,
+                });
+            }
+            let fds: Vec<(i32, Stdin)> = self.cmd_fds.drain().collect();
+            shell.fds.extend(fds);
+        }
+        let declares = name.as_deref().is_some_and(|n| {
+            matches!(
+                n,
+                "export" | "declare" | "typeset" | "local" | "readonly" | "let"
+            )
         });
+        if declares {
+            self.declaration_args(&argv, &assignment_args, shell, frame);
+        }
+        let persists = name.as_deref().is_some_and(|n| {
+            SPECIAL_BUILTINS.contains(&n) || (!n.contains('/') && shell.functions.contains_key(n))
+        });
+        let env_len = shell.env.len();
+        shell.env.extend(prefix_assignments.iter().cloned());
         self.dispatch(Cmd { argv, stdin }, shell, frame);
+        shell.env.truncate(env_len);
         if declares {
             for (name, value) in declarations {
                 self.set_var(shell, frame, &name, value);
+            }
+        }
+        if persists {
+            // Assignments before a special builtin persist in POSIX mode
+            // (and in sh); before a function they may be seen and changed.
+            for (name, _) in prefix_assignments {
+                self.set_var(shell, frame, &name, None);
+            }
+        }
+    }
+
+    /// The arguments of `declare`/`export`/`local`/`let` that the parser did
+    /// not see as assignments (`declare "a=rm"`), and attribute options
+    /// (`-n` namerefs, `-l`/`-u` case conversion, `-i` integers).
+    fn declaration_args(
+        &mut self,
+        argv: &[Arg],
+        assignment_args: &[usize],
+        shell: &mut Shell,
+        frame: &Frame,
+    ) {
+        let is_let = argv.first().is_some_and(|a| a.is("let"));
+        let mut integer = is_let;
+        let mut options_done = is_let;
+        for (index, arg) in argv.iter().enumerate().skip(1) {
+            let Some(text) = arg.exact() else {
+                if !arg.known || arg.glob {
+                    // `declare "$x"`: any variable may change.
+                    shell.vars_untrusted = true;
+                    if is_let {
+                        self.fail_closed(
+                            frame,
+                            RuleId::NotStatic,
+                            format!(
+                                "let evaluates `{}`, which is not statically known",
+                                arg.text
+                            ),
+                        );
+                    }
+                }
+                continue;
+            };
+            if !options_done && text == "--" {
+                options_done = true;
+                continue;
+            }
+            if !options_done && text.len() > 1 && (text.starts_with('-') || text.starts_with('+')) {
+                let on = text.starts_with('-');
+                if on && text.contains(['n', 'l', 'u', 'c']) {
+                    // A nameref or case conversion changes what later
+                    // assignments store.
+                    shell.vars_untrusted = true;
+                }
+                if on && text.contains('i') {
+                    integer = true;
+                }
+                continue;
+            }
+            options_done = true;
+            let (target, value) = match text.split_once('=') {
+                Some((t, v)) => (t.trim_end_matches('+'), Some(v)),
+                None => (text, None),
+            };
+            let base = match target.split_once('[') {
+                Some((base, rest)) => {
+                    self.arithmetic(rest.trim_end_matches(']'), shell, frame);
+                    base
+                }
+                None => target,
+            };
+            if is_let {
+                self.arithmetic(text, shell, frame);
+                if !base.is_empty() {
+                    shell.vars.insert(base.to_owned(), None);
+                    shell.arith_safe.insert(base.to_owned());
+                }
+                continue;
+            }
+            if integer {
+                shell.integer_vars.insert(base.to_owned());
+            }
+            if assignment_args.contains(&index) {
+                continue;
+            }
+            if let Some(value) = value {
+                if let Some(v) = value.strip_prefix('(') {
+                    let _ = v;
+                    self.set_var(shell, frame, base, None);
+                } else if base == target {
+                    self.set_var(shell, frame, base, Some(value.to_owned()));
+                } else {
+                    self.set_var(shell, frame, base, None);
+                }
             }
         }
     }
@@ -777,6 +1329,7 @@ impl<'a> Walker<'a> {
                 argv.extend(self.expand(&word.value, shell, frame));
             }
             ast::CommandPrefixOrSuffixItem::AssignmentWord(assignment, word) => {
+                self.assignment_subscript(assignment, shell, frame);
                 let name = Self::assignment_name(assignment);
                 let value = self.assignment_value(assignment, shell, frame);
                 assignments.push((name, value));
@@ -817,10 +1370,27 @@ impl<'a> Walker<'a> {
             ast::IoRedirect::File(fd, kind, target) => match target {
                 ast::IoFileRedirectTarget::Filename(word) => {
                     let arg = self.single(&word.value, shell, frame);
+                    if matches!(
+                        kind,
+                        ast::IoFileRedirectKind::Write
+                            | ast::IoFileRedirectKind::Clobber
+                            | ast::IoFileRedirectKind::Append
+                            | ast::IoFileRedirectKind::ReadAndWrite
+                    ) {
+                        self.record_write(shell, &arg);
+                    }
                     match kind {
                         ast::IoFileRedirectKind::Read => {
-                            if reads_stdin(fd) {
-                                *stdin = Stdin::File;
+                            let read = if self.is_written(shell, &arg) {
+                                Stdin::Unknown
+                            } else {
+                                Stdin::File
+                            };
+                            match fd {
+                                Some(n) if *n != 0 => {
+                                    self.cmd_fds.insert(*n, read);
+                                }
+                                _ => *stdin = read,
                             }
                         }
                         ast::IoFileRedirectKind::Write | ast::IoFileRedirectKind::Clobber => {
@@ -835,10 +1405,18 @@ impl<'a> Walker<'a> {
                         ast::IoFileRedirectKind::DuplicateInput
                         | ast::IoFileRedirectKind::DuplicateOutput => {
                             self.duplicate_target(&arg, shell, frame);
+                            if matches!(kind, ast::IoFileRedirectKind::DuplicateInput) {
+                                self.duplicate_input(fd, arg.exact(), shell, stdin);
+                            }
                         }
                     }
                 }
-                ast::IoFileRedirectTarget::Fd(_) => {}
+                ast::IoFileRedirectTarget::Fd(source) => {
+                    if matches!(kind, ast::IoFileRedirectKind::DuplicateInput) {
+                        let source = source.to_string();
+                        self.duplicate_input(fd, Some(&source), shell, stdin);
+                    }
+                }
                 ast::IoFileRedirectTarget::ProcessSubstitution(_, sub) => {
                     self.process_substitution(sub, shell, frame);
                     if matches!(kind, ast::IoFileRedirectKind::Read) && reads_stdin(fd) {
@@ -848,6 +1426,9 @@ impl<'a> Walker<'a> {
                 ast::IoFileRedirectTarget::Duplicate(word) => {
                     let arg = self.single(&word.value, shell, frame);
                     self.duplicate_target(&arg, shell, frame);
+                    if matches!(kind, ast::IoFileRedirectKind::DuplicateInput) {
+                        self.duplicate_input(fd, arg.exact(), shell, stdin);
+                    }
                 }
             },
             ast::IoRedirect::HereDocument(fd, doc) => {
@@ -866,22 +1447,31 @@ impl<'a> Walker<'a> {
                         );
                     }
                 }
-                if reads_stdin(fd) {
-                    *stdin = Stdin::Text(body);
+                match fd {
+                    Some(n) if *n != 0 => {
+                        self.cmd_fds.insert(*n, Stdin::Text(body));
+                    }
+                    _ => *stdin = Stdin::Text(body),
                 }
             }
             ast::IoRedirect::HereString(fd, word) => {
                 let arg = self.single(&word.value, shell, frame);
-                if reads_stdin(fd) {
-                    *stdin = if arg.known {
-                        Stdin::Text(arg.text)
-                    } else {
-                        Stdin::Unknown
-                    };
+                let text = if arg.known {
+                    // A here-string ends with a newline.
+                    Stdin::Text(arg.text)
+                } else {
+                    Stdin::Unknown
+                };
+                match fd {
+                    Some(n) if *n != 0 => {
+                        self.cmd_fds.insert(*n, text);
+                    }
+                    _ => *stdin = text,
                 }
             }
             ast::IoRedirect::OutputAndError(word, append) => {
                 let arg = self.single(&word.value, shell, frame);
+                self.record_write(shell, &arg);
                 let mode = if *append {
                     WriteMode::Append
                 } else {
@@ -890,6 +1480,80 @@ impl<'a> Walker<'a> {
                 self.check_write(&arg, mode, shell, frame, "redirect &>");
             }
         }
+    }
+
+    /// `<&N` onto stdin: stdin becomes what fd N holds.
+    fn duplicate_input(
+        &mut self,
+        fd: &Option<i32>,
+        source: Option<&str>,
+        shell: &Shell,
+        stdin: &mut Stdin,
+    ) {
+        let Some(source) = source.and_then(|s| s.trim_end_matches('-').parse::<i32>().ok()) else {
+            return;
+        };
+        let held = self.fd_source(shell, source).unwrap_or(if source <= 2 {
+            stdin.clone()
+        } else {
+            Stdin::Unknown
+        });
+        match fd {
+            Some(n) if *n != 0 => {
+                self.cmd_fds.insert(*n, held);
+            }
+            _ => *stdin = held,
+        }
+    }
+
+    /// What file descriptor `n` holds for the command being judged, when
+    /// this command line opened it (`3<<<...`, `exec 3<<<...`).
+    pub(crate) fn fd_source(&self, shell: &Shell, n: i32) -> Option<Stdin> {
+        self.cmd_fds.get(&n).or_else(|| shell.fds.get(&n)).cloned()
+    }
+
+    /// Remembers that this command line writes `arg` (a script written and
+    /// then run is text the guard never read).
+    pub(crate) fn record_write(&mut self, shell: &Shell, arg: &Arg) {
+        if let Some(path) = arg.exact().and_then(|t| self.resolve(shell, t)) {
+            if path != "/dev/null" && self.written.len() < 256 {
+                self.written.push((path, None));
+            }
+        }
+    }
+
+    /// Whether `arg` names a path this command line wrote earlier (or a
+    /// file inside a directory it wrote into).
+    pub(crate) fn is_written(&self, shell: &Shell, arg: &Arg) -> bool {
+        self.written_entry(shell, arg).is_some()
+    }
+
+    /// The latest write of the path `arg` names, with the text written when
+    /// known (`cat > x.sh <<EOF`): `Some(None)` for a write of unknown text.
+    fn written_entry(&self, shell: &Shell, arg: &Arg) -> Option<Option<String>> {
+        if self.written.is_empty() || !arg.known {
+            return None;
+        }
+        let text = arg.text.as_str();
+        let resolved = if arg.glob {
+            None
+        } else {
+            self.resolve(shell, text)
+        };
+        let base = text.rsplit('/').next().unwrap_or(text);
+        self.written
+            .iter()
+            .rev()
+            .find(|(w, _)| match &resolved {
+                Some(path) => {
+                    path == w || path.starts_with(&format!("{}/", w.trim_end_matches('/')))
+                }
+                None => w.rsplit('/').next() == Some(base) || arg.glob,
+            })
+            .map(|(w, content)| {
+                let exact = resolved.as_deref() == Some(w.as_str());
+                if exact { content.clone() } else { None }
+            })
     }
 
     /// `>&word`: a file descriptor number or `-` is harmless; anything else
@@ -955,13 +1619,37 @@ impl<'a> Walker<'a> {
             return;
         };
         self.user_rules(&cmd, &name, frame);
+        if name == "--" {
+            // `time -p -- cmd`: the parser leaves the `--` to the command.
+            let argv: Vec<Arg> = cmd.argv.iter().skip(1).cloned().collect();
+            if !argv.is_empty() {
+                self.dispatch(
+                    Cmd {
+                        argv,
+                        stdin: cmd.stdin,
+                    },
+                    shell,
+                    frame,
+                );
+            }
+            return;
+        }
+        self.written_then_run(&cmd, &name, shell, frame);
+        self.record_command_writes(&cmd, &name, shell);
         if !name.contains('/') {
-            if let Some(value) = shell.aliases.get(&name).cloned() {
-                let rest: Vec<String> = cmd.argv.iter().skip(1).map(words::quote).collect();
-                let text = format!("{value} {}", rest.join(" "));
-                let inner = frame.nested(&format!("alias {name}")).with_stdin(cmd.stdin);
-                self.run_script(&text, shell, &inner);
-                return;
+            // Bash expands aliases only in interactive shells or after
+            // `shopt -s expand_aliases`, and never on the line that defines
+            // them: the real command is judged, and so is the expansion
+            // (whichever bash ends up running).
+            {
+                if let Some(value) = shell.aliases.get(&name).cloned() {
+                    let rest: Vec<String> = cmd.argv.iter().skip(1).map(words::quote).collect();
+                    let text = format!("{value} {}", rest.join(" "));
+                    let inner = frame
+                        .nested(&format!("alias {name}"))
+                        .with_stdin(cmd.stdin.clone());
+                    self.run_script(&text, &mut shell.clone(), &inner);
+                }
             }
             if let Some(body) = shell.functions.get(&name).cloned() {
                 let inner = frame
@@ -973,6 +1661,126 @@ impl<'a> Walker<'a> {
         }
         let base = name.rsplit('/').next().unwrap_or(&name).to_owned();
         self.command_by_name(&base, cmd, shell, frame);
+    }
+
+    /// Denies running (as a program, a script operand or a sourced file) a
+    /// path this command line wrote: its content was never analysed.
+    fn written_then_run(&mut self, cmd: &Cmd, name: &str, shell: &Shell, frame: &Frame) {
+        // `SHELLS_AND_INTERPRETERS[..16]` are the shells and `source`.
+        debug_assert_eq!(SHELLS_AND_INTERPRETERS[15], ".");
+        if self.written.is_empty() {
+            return;
+        }
+        let base = name.rsplit('/').next().unwrap_or(name);
+        let first = &cmd.argv[0];
+        let runs_operand = SHELLS_AND_INTERPRETERS.contains(&base)
+            || base.starts_with("python")
+            || base.starts_with("pypy");
+        let culprit = if name.contains('/') && self.is_written(shell, first) {
+            Some(first)
+        } else if runs_operand {
+            cmd.argv.iter().skip(1).find(|a| self.is_written(shell, a))
+        } else {
+            None
+        };
+        if let Some(culprit) = culprit {
+            let path = culprit.text.clone();
+            let runner = if std::ptr::eq(culprit, first) {
+                None
+            } else {
+                Some(base)
+            };
+            if let Some(Some(content)) = self.written_entry(shell, culprit) {
+                // Its text is known (`cat > x.sh <<'EOF'`): judge it as the
+                // program it is.
+                let shebang = content.lines().next().filter(|l| l.starts_with("#!"));
+                let runner = runner
+                    .map(str::to_owned)
+                    .or_else(|| match shebang {
+                        None => Some("sh".to_owned()),
+                        Some(line) => line
+                            .split_whitespace()
+                            .map(|w| w.rsplit('/').next().unwrap_or(w))
+                            .rfind(|w| !w.starts_with('-'))
+                            .map(str::to_owned),
+                    })
+                    .unwrap_or_default();
+                let stdin = Stdin::Text(content);
+                let inner = frame.nested(&format!("{runner} {path}"));
+                if SHELLS_AND_INTERPRETERS[..16].contains(&runner.as_str()) {
+                    let mut sub = shell.clone();
+                    self.stdin_script(&runner, &stdin, &mut sub, &inner);
+                    return;
+                }
+                if self.interpreter(&runner, &[], &stdin, &mut shell.clone(), &inner) {
+                    return;
+                }
+            }
+            self.deny(
+                frame,
+                RuleId::NotStatic,
+                format!(
+                    "`{path}` is written earlier in this command and then run by `{base}`; the guard cannot see what it would do (run it in a separate command after it is written, so its content can be reviewed)"
+                ),
+            );
+        }
+    }
+
+    /// Records the files a command writes that could later be run:
+    /// `tee` operands, `cp`/`mv`/`install`/`ln` destinations, `dd of=`,
+    /// downloads, in-place edits.
+    fn record_command_writes(&mut self, cmd: &Cmd, name: &str, shell: &Shell) {
+        let base = name.rsplit('/').next().unwrap_or(name);
+        let args: Vec<&Arg> = cmd.argv.iter().skip(1).collect();
+        let operands = || args.iter().filter(|a| !a.text.starts_with('-')).copied();
+        let targets: Vec<Arg> = match base {
+            "tee" | "touch" | "truncate" | "patch" | "sponge" => operands().cloned().collect(),
+            "sed" | "perl" | "ruby"
+                if args
+                    .iter()
+                    .any(|a| a.text.starts_with("-i") || a.text.starts_with("--in-place")) =>
+            {
+                operands().cloned().collect()
+            }
+            "cp" | "mv" | "install" | "ln" | "rsync" | "scp" => {
+                let mut out: Vec<Arg> = operands().last().cloned().into_iter().collect();
+                for (i, a) in args.iter().enumerate() {
+                    if a.text == "-t" {
+                        out.extend(args.get(i + 1).map(|a| (*a).clone()));
+                    } else if let Some(dir) = a.text.strip_prefix("--target-directory=") {
+                        out.push(Arg::lit(dir));
+                    }
+                }
+                out
+            }
+            "dd" => args
+                .iter()
+                .filter_map(|a| a.text.strip_prefix("of="))
+                .map(Arg::lit)
+                .collect(),
+            "curl" | "wget" => {
+                let mut out = Vec::new();
+                for (i, a) in args.iter().enumerate() {
+                    if matches!(
+                        a.text.as_str(),
+                        "-o" | "-O" | "--output" | "--output-document"
+                    ) {
+                        out.extend(args.get(i + 1).map(|a| (*a).clone()));
+                    } else if let Some(v) = a.text.strip_prefix("--output-document=") {
+                        out.push(Arg::lit(v));
+                    }
+                }
+                if base == "curl" && args.iter().any(|a| a.is("-O") || a.is("--remote-name")) {
+                    // The file is named after the URL: any later run is suspect.
+                    out.push(Arg::lit("."));
+                }
+                out
+            }
+            _ => Vec::new(),
+        };
+        for target in &targets {
+            self.record_write(shell, target);
+        }
     }
 
     fn user_rules(&mut self, cmd: &Cmd, name: &str, frame: &Frame) {

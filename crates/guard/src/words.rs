@@ -10,8 +10,8 @@
 
 use crate::balance::{Mode, scan};
 use brush_parser::word::{
-    BraceExpressionMember, BraceExpressionOrText, Parameter, ParameterExpr, TildeExpr, WordPiece,
-    WordPieceWithSource,
+    BraceExpressionMember, BraceExpressionOrText, Parameter, ParameterExpr, ParameterTransformOp,
+    TildeExpr, WordPiece, WordPieceWithSource,
 };
 
 /// Most words a brace expansion may produce before the word is treated as
@@ -92,6 +92,48 @@ pub(crate) trait Scope {
     fn var(&self, name: &str) -> Option<String>;
     /// `$HOME`, when known.
     fn home(&self) -> Option<String>;
+    /// Whether bash evaluating the variable as arithmetic (or as a prompt)
+    /// might run code: its value was set to something unknown, or contains
+    /// a command substitution, directly or through the variables it names.
+    fn risky(&self, _name: &str) -> bool {
+        false
+    }
+    /// Whether `IFS` was changed, so unquoted expansions split unpredictably.
+    fn ifs_changed(&self) -> bool {
+        false
+    }
+}
+
+/// Whether `text` (a variable's value) holds code that an evaluation of it
+/// (arithmetic, `${x@P}`, `PS4`) would run.
+pub(crate) fn has_code(text: &str) -> bool {
+    text.contains("$(") || text.contains('`')
+}
+
+/// The shell names (identifiers) mentioned in an arithmetic expression:
+/// bash evaluates each as arithmetic in turn.
+pub(crate) fn identifiers(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b.is_ascii_alphabetic() || b == b'_' {
+            let start = i;
+            while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
+                i += 1;
+            }
+            // `0x1f`, `16#ff`: digits with letters are numbers, not names.
+            let after_digit =
+                start > 0 && (bytes[start - 1].is_ascii_digit() || bytes[start - 1] == b'#');
+            if !after_digit && out.len() < 64 {
+                out.push(&text[start..i]);
+            }
+        } else {
+            i += 1;
+        }
+    }
+    out
 }
 
 /// The result of expanding one word.
@@ -103,6 +145,11 @@ pub(crate) struct Expanded {
     pub substitutions: Vec<String>,
     /// Whether the word failed to parse.
     pub malformed: bool,
+    /// Why the word may run code the guard cannot see (`${x@P}` of an
+    /// unknown value, arithmetic on a variable holding `$(...)`).
+    pub opaque: Option<String>,
+    /// Variables the word assigns (`${a:=x}`, `${a=x}`).
+    pub assigned: Vec<String>,
 }
 
 /// Most `$((` openers in one text handed to brush-parser's word grammar,
@@ -146,10 +193,26 @@ pub(crate) fn heredoc_substitutions(body: &str) -> (Vec<String>, bool) {
         Ok(pieces) => {
             let mut subs = Vec::new();
             collect_substitutions(&pieces, &mut subs);
-            (subs, false)
+            let prompt = pieces_have_prompt_expansion(&pieces);
+            (subs, prompt)
         }
         Err(_) => (Vec::new(), true),
     }
+}
+
+/// Whether `${x@P}` (prompt expansion, which runs substitutions in the
+/// value) appears among `pieces`.
+fn pieces_have_prompt_expansion(pieces: &[WordPieceWithSource]) -> bool {
+    pieces.iter().any(|piece| match &piece.piece {
+        WordPiece::DoubleQuotedSequence(inner) | WordPiece::GettextDoubleQuotedSequence(inner) => {
+            pieces_have_prompt_expansion(inner)
+        }
+        WordPiece::ParameterExpansion(ParameterExpr::Transform {
+            op: ParameterTransformOp::PromptExpand,
+            ..
+        }) => true,
+        _ => false,
+    })
 }
 
 fn collect_substitutions(pieces: &[WordPieceWithSource], subs: &mut Vec<String>) {
@@ -169,23 +232,138 @@ fn collect_substitutions(pieces: &[WordPieceWithSource], subs: &mut Vec<String>)
     }
 }
 
-/// Substitutions hidden inside `${X:-$(cmd)}` and friends.
+/// The parameter an expansion reads, when it names one.
+fn expr_parameter(expr: &ParameterExpr) -> Option<&Parameter> {
+    match expr {
+        ParameterExpr::Parameter { parameter, .. }
+        | ParameterExpr::UseDefaultValues { parameter, .. }
+        | ParameterExpr::AssignDefaultValues { parameter, .. }
+        | ParameterExpr::IndicateErrorIfNullOrUnset { parameter, .. }
+        | ParameterExpr::UseAlternativeValue { parameter, .. }
+        | ParameterExpr::ParameterLength { parameter, .. }
+        | ParameterExpr::RemoveSmallestSuffixPattern { parameter, .. }
+        | ParameterExpr::RemoveLargestSuffixPattern { parameter, .. }
+        | ParameterExpr::RemoveSmallestPrefixPattern { parameter, .. }
+        | ParameterExpr::RemoveLargestPrefixPattern { parameter, .. }
+        | ParameterExpr::Substring { parameter, .. }
+        | ParameterExpr::Transform { parameter, .. }
+        | ParameterExpr::UppercaseFirstChar { parameter, .. }
+        | ParameterExpr::UppercasePattern { parameter, .. }
+        | ParameterExpr::LowercaseFirstChar { parameter, .. }
+        | ParameterExpr::LowercasePattern { parameter, .. }
+        | ParameterExpr::ReplaceSubstring { parameter, .. } => Some(parameter),
+        ParameterExpr::VariableNames { .. } | ParameterExpr::MemberKeys { .. } => None,
+    }
+}
+
+/// The texts of every part of a parameter expansion that is expanded
+/// (defaults, patterns, replacements, offsets, subscripts), and of those the
+/// ones evaluated as arithmetic.
+fn expr_parts(expr: &ParameterExpr) -> (Vec<&str>, Vec<&str>) {
+    let mut texts: Vec<&str> = Vec::new();
+    let mut arith: Vec<&str> = Vec::new();
+    if let Some(Parameter::NamedWithIndex { index, .. }) = expr_parameter(expr) {
+        texts.push(index);
+        arith.push(index);
+    }
+    match expr {
+        ParameterExpr::UseDefaultValues {
+            default_value: t, ..
+        }
+        | ParameterExpr::AssignDefaultValues {
+            default_value: t, ..
+        }
+        | ParameterExpr::IndicateErrorIfNullOrUnset {
+            error_message: t, ..
+        }
+        | ParameterExpr::UseAlternativeValue {
+            alternative_value: t,
+            ..
+        }
+        | ParameterExpr::RemoveSmallestSuffixPattern { pattern: t, .. }
+        | ParameterExpr::RemoveLargestSuffixPattern { pattern: t, .. }
+        | ParameterExpr::RemoveSmallestPrefixPattern { pattern: t, .. }
+        | ParameterExpr::RemoveLargestPrefixPattern { pattern: t, .. }
+        | ParameterExpr::UppercaseFirstChar { pattern: t, .. }
+        | ParameterExpr::UppercasePattern { pattern: t, .. }
+        | ParameterExpr::LowercaseFirstChar { pattern: t, .. }
+        | ParameterExpr::LowercasePattern { pattern: t, .. } => texts.extend(t.as_deref()),
+        ParameterExpr::ReplaceSubstring {
+            pattern,
+            replacement,
+            ..
+        } => {
+            texts.push(pattern);
+            texts.extend(replacement.as_deref());
+        }
+        ParameterExpr::Substring { offset, length, .. } => {
+            texts.push(&offset.value);
+            arith.push(&offset.value);
+            if let Some(length) = length {
+                texts.push(&length.value);
+                arith.push(&length.value);
+            }
+        }
+        _ => {}
+    }
+    (texts, arith)
+}
+
+/// Substitutions hidden in any part of `${X:-$(cmd)}`, `${X#$(cmd)}`,
+/// `${X/$(a)/$(b)}`, `${X:$(cmd)}`, `${a[$(cmd)]}`.
 fn param_substitutions(expr: &ParameterExpr, subs: &mut Vec<String>) {
-    let texts: Vec<&str> = match expr {
-        ParameterExpr::UseDefaultValues { default_value, .. }
-        | ParameterExpr::AssignDefaultValues { default_value, .. } => {
-            default_value.as_deref().into_iter().collect()
-        }
-        ParameterExpr::IndicateErrorIfNullOrUnset { error_message, .. } => {
-            error_message.as_deref().into_iter().collect()
-        }
-        ParameterExpr::UseAlternativeValue {
-            alternative_value, ..
-        } => alternative_value.as_deref().into_iter().collect(),
-        _ => Vec::new(),
-    };
-    for text in texts {
+    for text in expr_parts(expr).0 {
         subs.extend(nested_substitutions(text));
+    }
+}
+
+/// What a parameter expansion may do beyond reading a value: assign
+/// (`${a:=x}`), evaluate arithmetic on variables, or prompt-expand a value.
+fn param_effects(expr: &ParameterExpr, scope: &dyn Scope, out: &mut Expanded) {
+    if let ParameterExpr::AssignDefaultValues { parameter, .. } = expr {
+        match parameter {
+            Parameter::Named(name)
+            | Parameter::NamedWithIndex { name, .. }
+            | Parameter::NamedWithAllIndices { name, .. } => out.assigned.push(name.clone()),
+            _ => {}
+        }
+    }
+    for text in expr_parts(expr).1 {
+        arithmetic_effects(text, scope, out);
+    }
+    if let ParameterExpr::Transform {
+        parameter,
+        op: ParameterTransformOp::PromptExpand,
+        ..
+    } = expr
+    {
+        let known_safe = match parameter {
+            Parameter::Named(name) => {
+                !scope.risky(name) && scope.var(name).is_some_and(|v| !has_code(&v))
+            }
+            _ => false,
+        };
+        if !known_safe && out.opaque.is_none() {
+            out.opaque = Some(format!(
+                "`@P` prompt-expands `{parameter}`, whose value may hold a command substitution"
+            ));
+        }
+    }
+}
+
+/// Arithmetic evaluates every variable it names, recursively, and runs
+/// the substitutions in array subscripts of their values.
+pub(crate) fn arithmetic_effects(text: &str, scope: &dyn Scope, out: &mut Expanded) {
+    if out.opaque.is_some() {
+        return;
+    }
+    for name in identifiers(text) {
+        if scope.risky(name) {
+            out.opaque = Some(format!(
+                "arithmetic evaluates `{name}`, whose value is not statically known or holds a command substitution (an array subscript in it would run)"
+            ));
+            return;
+        }
     }
 }
 
@@ -238,7 +416,12 @@ impl Acc {
     }
 
     /// A known expansion result: split on whitespace when unquoted.
-    fn push_expanded(&mut self, value: &str, quoted: bool) {
+    fn push_expanded(&mut self, value: &str, quoted: bool, ifs_changed: bool) {
+        if !quoted && ifs_changed {
+            // Split on an IFS the guard does not model.
+            self.push_unknown(value);
+            return;
+        }
         if quoted {
             self.cur.text.push_str(value);
             self.started = true;
@@ -344,6 +527,7 @@ fn pieces_into(
             WordPiece::TildeExpansion(_) => acc.push_unknown(shown(raw, piece)),
             WordPiece::ParameterExpansion(expr) => {
                 param_substitutions(expr, &mut out.substitutions);
+                param_effects(expr, scope, out);
                 let value = match expr {
                     ParameterExpr::Parameter {
                         parameter: Parameter::Named(name),
@@ -352,7 +536,7 @@ fn pieces_into(
                     _ => None,
                 };
                 match value {
-                    Some(v) => acc.push_expanded(&v, quoted),
+                    Some(v) => acc.push_expanded(&v, quoted, scope.ifs_changed()),
                     None => acc.push_unknown(shown(raw, piece)),
                 }
             }
@@ -362,6 +546,7 @@ fn pieces_into(
             }
             WordPiece::ArithmeticExpression(expr) => {
                 out.substitutions.extend(nested_substitutions(&expr.value));
+                arithmetic_effects(&expr.value, scope, out);
                 acc.push_unknown(shown(raw, piece));
             }
         }

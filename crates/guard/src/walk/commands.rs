@@ -27,6 +27,191 @@ const BARE_WRAPPERS: &[&str] = &[
     "do",
 ];
 
+/// A wrapper that runs the command after its options and a fixed number of
+/// leading operands.
+struct ValueWrapper {
+    name: &'static str,
+    /// Short options that take a value.
+    short_values: &'static str,
+    /// Long options that take a value.
+    long_values: &'static [&'static str],
+    /// Operands before the command (`flock FILE cmd`, `taskset MASK cmd`).
+    skip: usize,
+    /// Options that mean "no command follows" (`taskset -p`, `chrt -p`).
+    no_command: &'static [&'static str],
+    /// Options whose value is a shell command line (`flock -c`).
+    command_values: &'static [&'static str],
+    /// Options whose value is the directory the command runs in.
+    chdir: &'static [&'static str],
+}
+
+const VALUE_WRAPPERS: &[ValueWrapper] = &[
+    ValueWrapper {
+        name: "flock",
+        short_values: "wEc",
+        long_values: &["--timeout", "--conflict-exit-code", "--command"],
+        skip: 1,
+        no_command: &["-u", "--unlock"],
+        command_values: &["-c", "--command"],
+        chdir: &[],
+    },
+    ValueWrapper {
+        name: "taskset",
+        short_values: "",
+        long_values: &[],
+        skip: 1,
+        no_command: &["-p", "--pid"],
+        command_values: &[],
+        chdir: &[],
+    },
+    ValueWrapper {
+        name: "chrt",
+        short_values: "TPD",
+        long_values: &["--sched-runtime", "--sched-period", "--sched-deadline"],
+        skip: 1,
+        no_command: &["-p", "--pid", "-m", "--max"],
+        command_values: &[],
+        chdir: &[],
+    },
+    ValueWrapper {
+        name: "strace",
+        short_values: "abeEIoOpPsSuUX",
+        long_values: &[
+            "--output",
+            "--attach",
+            "--env",
+            "--user",
+            "--string-limit",
+            "--trace",
+            "--signal",
+            "--status",
+            "--trace-path",
+            "--summary-sort-by",
+            "--const-print-style",
+        ],
+        skip: 0,
+        no_command: &[],
+        command_values: &[],
+        chdir: &[],
+    },
+    ValueWrapper {
+        name: "ltrace",
+        short_values: "aAeFlnopsuxLDw",
+        long_values: &["--output", "--library", "--indent", "--align"],
+        skip: 0,
+        no_command: &[],
+        command_values: &[],
+        chdir: &[],
+    },
+    ValueWrapper {
+        name: "unshare",
+        short_values: "SGRwt",
+        long_values: &[
+            "--setuid",
+            "--setgid",
+            "--root",
+            "--wd",
+            "--map-user",
+            "--map-group",
+            "--map-users",
+            "--map-groups",
+            "--propagation",
+            "--setgroups",
+        ],
+        skip: 0,
+        no_command: &[],
+        command_values: &[],
+        chdir: &["-w", "--wd"],
+    },
+    ValueWrapper {
+        name: "nsenter",
+        short_values: "tSGrwe",
+        long_values: &[
+            "--target", "--setuid", "--setgid", "--root", "--wd", "--env",
+        ],
+        skip: 0,
+        no_command: &[],
+        command_values: &[],
+        chdir: &["-w", "--wd"],
+    },
+    ValueWrapper {
+        name: "fakeroot",
+        short_values: "lsib",
+        long_values: &["--lib", "--faked", "--unknown-is-real"],
+        skip: 0,
+        no_command: &[],
+        command_values: &[],
+        chdir: &[],
+    },
+    ValueWrapper {
+        name: "firejail",
+        short_values: "",
+        long_values: &[],
+        skip: 0,
+        no_command: &["--list", "--tree", "--top", "--shutdown", "--join"],
+        command_values: &[],
+        chdir: &[],
+    },
+    ValueWrapper {
+        name: "systemd-run",
+        short_values: "uMHpEd",
+        long_values: &[
+            "--unit",
+            "--machine",
+            "--host",
+            "--property",
+            "--setenv",
+            "--description",
+            "--slice",
+            "--uid",
+            "--gid",
+            "--nice",
+            "--working-directory",
+            "--on-active",
+            "--on-boot",
+            "--on-startup",
+            "--on-unit-active",
+            "--on-unit-inactive",
+            "--on-calendar",
+            "--timer-property",
+            "--path-property",
+            "--socket-property",
+            "--service-type",
+        ],
+        skip: 0,
+        no_command: &[],
+        command_values: &[],
+        chdir: &["--working-directory"],
+    },
+    ValueWrapper {
+        name: "prlimit",
+        short_values: "p",
+        long_values: &["--pid", "--output"],
+        skip: 0,
+        no_command: &["-p", "--pid"],
+        command_values: &[],
+        chdir: &[],
+    },
+    ValueWrapper {
+        name: "cpulimit",
+        short_values: "lpe",
+        long_values: &["--limit", "--pid", "--exe"],
+        skip: 0,
+        no_command: &["-p", "--pid", "-e", "--exe"],
+        command_values: &[],
+        chdir: &[],
+    },
+    ValueWrapper {
+        name: "proot",
+        short_values: "rbwq",
+        long_values: &["--rootfs", "--bind", "--cwd", "--qemu"],
+        skip: 0,
+        no_command: &[],
+        command_values: &[],
+        chdir: &["-w", "--cwd"],
+    },
+];
+
 /// Joins known args with spaces; `None` when any is unknown.
 fn join_known(args: &[Arg]) -> Option<String> {
     if args.iter().any(|a| !a.known) {
@@ -38,6 +223,173 @@ fn join_known(args: &[Arg]) -> Option<String> {
             .collect::<Vec<_>>()
             .join(" "),
     )
+}
+
+/// The options of a shell invocation, as bash reads them.
+#[derive(Default)]
+struct ShellOptions {
+    /// `-c`: the first operand is the script.
+    command: bool,
+    /// `-s` or `-i`: the script is read from stdin.
+    stdin: bool,
+    operands: Vec<Arg>,
+}
+
+/// Parses a shell's options: `-xc`, `+x`, `-o posix`, `+O extglob`,
+/// `--norc`, `--rcfile f`, `--` — up to the first operand.
+fn shell_options(args: &[Arg]) -> ShellOptions {
+    let mut out = ShellOptions::default();
+    let mut index = 0;
+    while index < args.len() {
+        let arg = &args[index];
+        index += 1;
+        let Some(text) = arg.exact() else {
+            // An unknown word: the script operand, judged as unknown.
+            out.operands.push(arg.clone());
+            out.operands.extend(args[index..].iter().cloned());
+            break;
+        };
+        if text == "--" || text == "-" {
+            out.operands.extend(args[index..].iter().cloned());
+            break;
+        }
+        if let Some(long) = text.strip_prefix("--") {
+            if matches!(long, "rcfile" | "init-file") {
+                index += 1;
+            }
+            continue;
+        }
+        if text.len() > 1 && (text.starts_with('-') || text.starts_with('+')) {
+            let on = text.starts_with('-');
+            let mut takes_value = false;
+            for c in text.chars().skip(1) {
+                match c {
+                    'c' if on => out.command = true,
+                    's' | 'i' if on => out.stdin = true,
+                    'o' | 'O' => takes_value = true,
+                    _ => {}
+                }
+            }
+            if takes_value {
+                index += 1;
+            }
+            continue;
+        }
+        out.operands.push(arg.clone());
+        out.operands.extend(args[index..].iter().cloned());
+        break;
+    }
+    out
+}
+
+/// What xargs's options mean for the command it runs.
+#[derive(Default)]
+struct XargsOptions {
+    /// The replacement string (`-I R`, `-i[R]`, `--replace[=R]`).
+    replace: Option<String>,
+    /// An option word was not statically known.
+    unknown: bool,
+    operands: Vec<Arg>,
+}
+
+/// Parses xargs's options: `-I`, `-L`, `-E`, `-d`, `-a`, `-n`, `-P`, `-s`
+/// take a value (attached or next); `-i`, `-l`, `-e` take only an attached
+/// one; long options take `=value` (`--replace`, `--max-lines`, `--eof`
+/// optionally) or the next word.
+fn xargs_options(args: &[Arg]) -> XargsOptions {
+    const SHORT_VALUES: &str = "ILEdanPs";
+    const SHORT_OPTIONAL: &str = "ile";
+    const LONG_VALUES: &[&str] = &[
+        "--arg-file",
+        "--delimiter",
+        "--max-args",
+        "--max-procs",
+        "--max-chars",
+        "--process-slot-var",
+    ];
+    let mut out = XargsOptions::default();
+    let mut index = 0;
+    while index < args.len() {
+        let arg = &args[index];
+        index += 1;
+        let Some(text) = arg.exact() else {
+            if arg.text.starts_with('-') || !arg.known {
+                out.unknown = out.unknown || arg.text.starts_with('-');
+            }
+            out.operands.extend(args[index - 1..].iter().cloned());
+            break;
+        };
+        if text == "--" {
+            out.operands.extend(args[index..].iter().cloned());
+            break;
+        }
+        if let Some(long) = text.strip_prefix("--") {
+            let (name, value) = match long.split_once('=') {
+                Some((n, v)) => (format!("--{n}"), Some(v.to_owned())),
+                None => (format!("--{long}"), None),
+            };
+            if LONG_VALUES.contains(&name.as_str()) && value.is_none() {
+                index += 1;
+            }
+            if name == "--replace" {
+                out.replace = Some(value.unwrap_or_else(|| "{}".to_owned()));
+            }
+            continue;
+        }
+        if text.len() > 1 && text.starts_with('-') {
+            let cluster: Vec<char> = text.chars().skip(1).collect();
+            for (at, c) in cluster.iter().enumerate() {
+                let rest: String = cluster[at + 1..].iter().collect();
+                if SHORT_VALUES.contains(*c) {
+                    let value = if rest.is_empty() {
+                        index += 1;
+                        args.get(index - 1).map(|a| a.text.clone())
+                    } else {
+                        Some(rest)
+                    };
+                    if *c == 'I' {
+                        out.replace = value;
+                    }
+                    break;
+                }
+                if SHORT_OPTIONAL.contains(*c) {
+                    if *c == 'i' {
+                        out.replace = Some(if rest.is_empty() {
+                            "{}".to_owned()
+                        } else {
+                            rest
+                        });
+                    }
+                    break;
+                }
+            }
+            continue;
+        }
+        out.operands.extend(args[index - 1..].iter().cloned());
+        break;
+    }
+    out
+}
+
+/// The file descriptor a path stands for: `/dev/stdin`, `-` → 0,
+/// `/dev/fd/N`, `/proc/self/fd/N` → N.
+fn descriptor_path(text: &str) -> Option<i32> {
+    if matches!(text, "/dev/stdin" | "-") {
+        return Some(0);
+    }
+    let normalized = crate::paths::normalize("/", text);
+    let rest = normalized
+        .strip_prefix("/dev/fd/")
+        .or_else(|| normalized.strip_prefix("/proc/self/fd/"))
+        .or_else(|| normalized.strip_prefix("/proc/thread-self/fd/"))
+        .or_else(|| {
+            // `/proc/$$/fd/N` and `/proc/PID/fd/N`.
+            normalized
+                .strip_prefix("/proc/")
+                .and_then(|r| r.split_once("/fd/"))
+                .map(|(_, n)| n)
+        })?;
+    rest.parse::<i32>().ok().or(Some(-1))
 }
 
 fn is_assignment(text: &str) -> bool {
@@ -66,7 +418,16 @@ impl Walker<'_> {
                 self.shell_payload(base, &args, &cmd.stdin, shell, frame)
             }
             "busybox" => self.rewrap(base, args, cmd.stdin, shell, frame),
-            _ if BARE_WRAPPERS.contains(&base) => self.rewrap(base, args, cmd.stdin, shell, frame),
+            _ if BARE_WRAPPERS.contains(&base) => {
+                let args = match args.first() {
+                    Some(first) if first.is("--") => args[1..].to_vec(),
+                    _ => args,
+                };
+                self.rewrap(base, args, cmd.stdin, shell, frame);
+            }
+            _ if VALUE_WRAPPERS.iter().any(|w| w.name == base) => {
+                self.value_wrapper(base, &args, cmd.stdin, shell, frame);
+            }
             "sudo" | "doas" => self.sudo(base, &args, cmd.stdin, shell, frame),
             "env" => self.env(&args, cmd.stdin, shell, frame),
             "command" => {
@@ -159,7 +520,19 @@ impl Walker<'_> {
                     self.rewrap(base, p.operands, cmd.stdin, shell, frame);
                 }
             }
-            "setsid" | "caffeinate" => {
+            "setsid" => {
+                // -c/--ctty, -f/--fork, -w/--wait take no value.
+                let p = rules::parse(
+                    &args,
+                    &Spec {
+                        short_values: "",
+                        long_values: &[],
+                        stop_at_operand: true,
+                    },
+                );
+                self.rewrap(base, p.operands, cmd.stdin, shell, frame);
+            }
+            "caffeinate" => {
                 let p = rules::parse(
                     &args,
                     &Spec {
@@ -186,27 +559,145 @@ impl Walker<'_> {
                     self.script_args("watch", &p.operands, shell, frame, false);
                 }
             }
-            "su" | "runuser" => {
+            "su" | "runuser" => self.su(base, &args, cmd.stdin, shell, frame),
+            "sg" => {
+                // `sg group [-c] command`: the command goes to `sh -c`.
+                let rest: Vec<Arg> = args
+                    .iter()
+                    .skip_while(|a| a.is("-"))
+                    .skip(1)
+                    .filter(|a| !a.is("-c"))
+                    .cloned()
+                    .collect();
+                if rest.is_empty() {
+                    self.stdin_script(base, &cmd.stdin, shell, frame);
+                } else {
+                    self.script_args("sg", &rest, shell, frame, false);
+                }
+            }
+            "script" => {
                 let p = rules::parse(
                     &args,
                     &Spec {
-                        short_values: "cgGsw",
+                        short_values: "cEIOBTm",
                         long_values: &[
                             "--command",
-                            "--group",
-                            "--shell",
-                            "--whitelist-environment",
+                            "--echo",
+                            "--log-in",
+                            "--log-out",
+                            "--log-io",
+                            "--log-timing",
+                            "--logging-format",
+                            "--output-limit",
+                            "--timing",
                         ],
                         stop_at_operand: false,
                     },
                 );
-                if let Some(script) = p.value(&["-c", "--command"]).cloned() {
-                    self.script_args(base, &[script], shell, frame, false);
+                for file in &p.operands {
+                    self.check_write(file, WriteMode::Clobber, shell, frame, "script");
+                }
+                match p.value(&["-c", "--command"]).cloned() {
+                    Some(command) => self.script_args("script -c", &[command], shell, frame, false),
+                    // Without -c, script runs an interactive shell on stdin.
+                    None => self.stdin_script("script", &cmd.stdin, shell, frame),
+                }
+            }
+            "at" | "batch" => {
+                let p = rules::parse(
+                    &args,
+                    &Spec {
+                        short_values: "qfMmt",
+                        long_values: &[],
+                        stop_at_operand: false,
+                    },
+                );
+                if p.has(&["-l", "-d", "-r", "-c"]) {
+                    // Listing, removing or showing jobs.
+                } else if p.has(&["-f"]) {
+                    self.fail_closed(
+                        frame,
+                        RuleId::NotStatic,
+                        format!("{base} -f schedules a script file the guard cannot see"),
+                    );
+                } else {
+                    self.stdin_script(base, &cmd.stdin, shell, frame);
+                }
+            }
+            "tmux" | "screen" => {
+                let runs = args.iter().any(|a| {
+                    matches!(
+                        a.text.as_str(),
+                        "new"
+                            | "new-session"
+                            | "new-window"
+                            | "neww"
+                            | "split-window"
+                            | "splitw"
+                            | "send-keys"
+                            | "send"
+                            | "run-shell"
+                            | "run"
+                            | "respawn-pane"
+                            | "respawnp"
+                            | "respawn-window"
+                            | "respawnw"
+                            | "pipe-pane"
+                            | "pipep"
+                            | "if-shell"
+                            | "if"
+                            | "display-popup"
+                            | "popup"
+                            | "source-file"
+                            | "source"
+                            | "-c"
+                            | "-X"
+                    )
+                }) || (base == "screen"
+                    && args.iter().any(|a| !a.text.starts_with('-')));
+                if runs {
+                    self.fail_closed(
+                        frame,
+                        RuleId::NotStatic,
+                        format!("{base} runs commands in a session the guard cannot follow"),
+                    );
+                }
+            }
+            "hash" => {
+                if args.iter().any(|a| a.text.starts_with("-p") || !a.known) {
+                    self.fail_closed(
+                        frame,
+                        RuleId::NotStatic,
+                        "hash -p makes a command name run another program",
+                    );
+                }
+            }
+            "enable" => {
+                let changes = args.iter().any(|a| {
+                    !a.known || (a.text.starts_with('-') && a.text.contains(['n', 'f', 'd']))
+                });
+                if changes {
+                    self.fail_closed(
+                        frame,
+                        RuleId::NotStatic,
+                        "enable -n/-f/-d changes what builtin names run",
+                    );
+                }
+            }
+            "set" => {
+                if args.iter().any(|a| !a.known) {
+                    // `set -- $x` etc. change nothing modelled, but
+                    // `set $opts` may turn on xtrace with an unknown PS4.
+                    shell.vars_untrusted = true;
                 }
             }
             "eval" => {
                 // eval runs in the current shell: state changes persist.
-                match join_known(&args) {
+                let args = match args.first() {
+                    Some(first) if first.is("--") => &args[1..],
+                    _ => &args[..],
+                };
+                match join_known(args) {
                     Some(text) => {
                         let inner = frame.nested("inside eval").with_stdin(cmd.stdin);
                         self.run_script(&text, shell, &inner);
@@ -219,25 +710,24 @@ impl Walker<'_> {
                 }
             }
             "source" | "." => {
-                if args.first().is_none_or(|a| !a.known) {
-                    self.fail_closed(
+                let args = match args.first() {
+                    Some(first) if first.is("--") => &args[1..],
+                    _ => &args[..],
+                };
+                match args.first() {
+                    Some(file) if file.known => {
+                        // Sourcing runs in this shell with its stdin.
+                        let mut sub = shell.clone();
+                        self.script_operand(base, file, &cmd.stdin, &mut sub, frame);
+                    }
+                    _ => self.fail_closed(
                         frame,
                         RuleId::NotStatic,
                         "source of a file that is not statically known",
-                    );
+                    ),
                 }
             }
-            "trap" => {
-                if let Some(action) = args.first().filter(|a| !a.text.starts_with('-')) {
-                    self.script_args(
-                        "trap",
-                        std::slice::from_ref(action),
-                        &mut shell.clone(),
-                        frame,
-                        false,
-                    );
-                }
-            }
+            "trap" => self.trap(&args, shell, frame),
             "alias" => {
                 for arg in &args {
                     match arg.exact().and_then(|t| t.split_once('=')) {
@@ -261,22 +751,40 @@ impl Walker<'_> {
                 }
             }
             "cd" | "pushd" | "popd" => self.cd(base, &args, shell, frame),
-            "read" | "mapfile" | "readarray" | "getopts" | "unset" => {
+            "read" | "mapfile" | "readarray" | "getopts" | "unset" | "wait" => {
                 let p = rules::parse(
                     &args,
                     &Spec {
-                        short_values: "adDnNptuCc",
+                        short_values: "adDnNptuCcfvp",
                         long_values: &[],
                         stop_at_operand: false,
                     },
                 );
-                for operand in &p.operands {
-                    if let Some(name) = operand.exact() {
-                        shell.vars.insert(name.to_owned(), None);
-                    }
+                let names = if base == "wait" {
+                    Vec::new()
+                } else {
+                    p.operands.clone()
+                };
+                for operand in names
+                    .iter()
+                    .chain(p.value(&["-a"]))
+                    .chain(p.value(&["-p"]).filter(|_| base == "wait"))
+                {
+                    self.assigned_name(operand, shell, frame);
                 }
-                if let Some(name) = p.value(&["-a"]).and_then(Arg::exact) {
-                    shell.vars.insert(name.to_owned(), None);
+                if let Some(callback) = p.value(&["-C"]).cloned() {
+                    // mapfile's callback is evaluated as `callback index line`.
+                    match callback.exact().map(|t| format!("{t} 0 x")) {
+                        Some(text) => {
+                            let inner = frame.nested("mapfile -C").conditional();
+                            self.run_script(&text, shell, &inner);
+                        }
+                        None => self.fail_closed(
+                            frame,
+                            RuleId::NotStatic,
+                            "mapfile -C runs a callback that is not statically known",
+                        ),
+                    }
                 }
             }
             "printf" => {
@@ -288,8 +796,8 @@ impl Walker<'_> {
                         stop_at_operand: true,
                     },
                 );
-                if let Some(name) = p.value(&["-v"]).and_then(Arg::exact) {
-                    shell.vars.insert(name.to_owned(), None);
+                if let Some(name) = p.value(&["-v"]).cloned() {
+                    self.assigned_name(&name, shell, frame);
                 }
             }
             "xargs" => self.xargs(&args, shell, frame),
@@ -303,14 +811,213 @@ impl Walker<'_> {
                 self.git(&argv, shell, frame);
             }
             "pawl" => self.pawl(&args, shell, frame),
+            "mkdir" => {
+                // mkdir only creates: an unknown name cannot destroy anything.
+                // Known names still go to the rules (protected paths).
+                let known: Vec<Arg> = args.into_iter().filter(|a| a.known).collect();
+                self.file_rules(base, &known, shell, frame);
+            }
             _ => {
-                if !self.runs_commands(base, &args, &cmd.stdin, shell, frame)
-                    && !self.interpreter(base, &args, &cmd.stdin, shell, frame)
+                let (args, stdin) = self.descriptor_operand(args, cmd.stdin, shell);
+                if !self.runs_commands(base, &args, &stdin, shell, frame)
+                    && !self.interpreter(base, &args, &stdin, shell, frame)
                 {
                     self.file_rules(base, &args, shell, frame);
                 }
             }
         }
+    }
+
+    /// A wrapper from [`VALUE_WRAPPERS`]: its options are skipped, then its
+    /// leading operands, and the rest runs as a command.
+    fn value_wrapper(
+        &mut self,
+        base: &str,
+        args: &[Arg],
+        stdin: Stdin,
+        shell: &mut Shell,
+        frame: &Frame,
+    ) {
+        let Some(spec) = VALUE_WRAPPERS.iter().find(|w| w.name == base) else {
+            return;
+        };
+        let p = rules::parse(
+            args,
+            &Spec {
+                short_values: spec.short_values,
+                long_values: spec.long_values,
+                stop_at_operand: true,
+            },
+        );
+        if let Some(command) = p.value(spec.command_values).cloned() {
+            self.script_args(&format!("{base} -c"), &[command], shell, frame, false);
+            return;
+        }
+        if p.has(spec.no_command) {
+            return;
+        }
+        if p.opts
+            .iter()
+            .any(|o| o.value.as_ref().is_some_and(|v| !v.known))
+        {
+            self.fail_closed(
+                frame,
+                RuleId::NotStatic,
+                format!("{base} has an option value that is not statically known"),
+            );
+        }
+        let chdir = p.value(spec.chdir).cloned();
+        let operands: Vec<Arg> = p.operands.into_iter().skip(spec.skip).collect();
+        if base == "flock" {
+            // `flock FILE -c COMMAND`.
+            if let (Some(flag), Some(command)) = (operands.first(), operands.get(1)) {
+                if flag.is("-c") || flag.is("--command") {
+                    self.script_args("flock -c", &[command.clone()], shell, frame, false);
+                    return;
+                }
+            }
+        }
+        match chdir {
+            Some(dir) => self.rewrap_in(base, &dir, operands, stdin, shell, frame),
+            None => self.rewrap(base, operands, stdin, shell, frame),
+        }
+    }
+
+    /// Runs `args` as a command in the directory `dir` (`env -C dir`).
+    fn rewrap_in(
+        &mut self,
+        wrapper: &str,
+        dir: &Arg,
+        args: Vec<Arg>,
+        stdin: Stdin,
+        shell: &mut Shell,
+        frame: &Frame,
+    ) {
+        let mut sub = shell.clone();
+        // The wrapper fails without running anything when it cannot change
+        // directory, so the directory is certain when it is known.
+        sub.cwd = dir.exact().and_then(|d| self.resolve(shell, d));
+        self.rewrap(wrapper, args, stdin, &mut sub, frame);
+    }
+
+    /// `su`/`runuser`: `-c` runs a script; `runuser -u user cmd` runs a
+    /// command; otherwise a shell starts, with the operands after the user
+    /// as its arguments, or reading stdin.
+    fn su(&mut self, base: &str, args: &[Arg], stdin: Stdin, shell: &mut Shell, frame: &Frame) {
+        let p = rules::parse(
+            args,
+            &Spec {
+                short_values: "cgGswuC",
+                long_values: &[
+                    "--command",
+                    "--session-command",
+                    "--group",
+                    "--supp-group",
+                    "--shell",
+                    "--whitelist-environment",
+                    "--user",
+                ],
+                stop_at_operand: base == "runuser",
+            },
+        );
+        if let Some(script) = p.value(&["-c", "--command", "--session-command"]).cloned() {
+            self.script_args(base, &[script], shell, frame, false);
+            return;
+        }
+        if base == "runuser" && p.has(&["-u", "--user"]) {
+            self.rewrap(base, p.operands, stdin, shell, frame);
+            return;
+        }
+        let shell_args: Vec<Arg> = p
+            .operands
+            .iter()
+            .skip_while(|a| a.is("-"))
+            .skip(1)
+            .cloned()
+            .collect();
+        self.shell_payload("sh", &shell_args, &stdin, shell, frame);
+    }
+
+    /// `trap [--] action signal...`: the action runs in this shell (DEBUG
+    /// before every command, EXIT at the end), so its assignments and `cd`s
+    /// may apply to any later command.
+    fn trap(&mut self, args: &[Arg], shell: &mut Shell, frame: &Frame) {
+        let mut rest = args;
+        while let Some(first) = rest.first() {
+            match first.exact() {
+                Some("--") => {
+                    rest = &rest[1..];
+                    break;
+                }
+                Some("-p" | "-l" | "-P") => return,
+                _ => break,
+            }
+        }
+        let Some(action) = rest.first() else {
+            return;
+        };
+        if rest.len() == 1 && action.exact().is_some_and(|t| t.parse::<u32>().is_ok()) {
+            // `trap 2`: resets the signal.
+            return;
+        }
+        if action.is("-") || action.is("") {
+            return;
+        }
+        match action.exact() {
+            Some(text) if action.known => {
+                let inner = frame.nested("inside trap").conditional();
+                self.run_script(text, shell, &inner);
+            }
+            _ => self.fail_closed(
+                frame,
+                RuleId::NotStatic,
+                "trap runs an action that is not statically known",
+            ),
+        }
+    }
+
+    /// A variable name a builtin assigns (`read NAME`, `printf -v NAME`):
+    /// its value becomes unknown; a subscript in it is evaluated as
+    /// arithmetic (`read 'a[$(cmd)]'` runs `cmd`).
+    pub(super) fn assigned_name(&mut self, arg: &Arg, shell: &mut Shell, frame: &Frame) {
+        let Some(text) = arg.known.then_some(arg.text.as_str()) else {
+            shell.vars_untrusted = true;
+            return;
+        };
+        let base = match text.split_once('[') {
+            Some((base, rest)) => {
+                self.arithmetic(rest.trim_end_matches(']'), shell, frame);
+                base
+            }
+            None => text,
+        };
+        if !base.is_empty() && !base.starts_with('-') {
+            self.set_var(shell, frame, base, None);
+        }
+    }
+
+    /// `python3 /dev/stdin`, `node /dev/fd/3 3<<<...`: a program file that
+    /// is really a descriptor becomes `-` with that descriptor as stdin, so
+    /// the interpreter rules judge the text (or fail closed on it).
+    fn descriptor_operand(
+        &self,
+        mut args: Vec<Arg>,
+        stdin: Stdin,
+        shell: &Shell,
+    ) -> (Vec<Arg>, Stdin) {
+        let Some(at) = args.iter().position(|a| {
+            a.exact()
+                .is_some_and(|t| t != "-" && descriptor_path(t).is_some())
+        }) else {
+            return (args, stdin);
+        };
+        let fd = args[at].exact().and_then(descriptor_path).unwrap_or(-1);
+        let held = match fd {
+            0 => stdin,
+            n => self.fd_source(shell, n).unwrap_or(Stdin::Unknown),
+        };
+        args[at] = Arg::lit("-");
+        (args, held)
     }
 
     /// Dispatches `args` as a command of its own, found via `wrapper`.
@@ -404,36 +1111,81 @@ impl Walker<'_> {
             }
             return;
         }
-        if p.has(&["-s", "--shell", "-i", "--login"]) && !operands.is_empty() {
-            self.script_args(base, &operands, shell, frame, false);
+        if p.has(&["-s", "--shell", "-i", "--login"]) {
+            if operands.is_empty() {
+                // A shell reading stdin.
+                self.stdin_script(base, &stdin, shell, frame);
+            } else {
+                self.script_args(base, &operands, shell, frame, false);
+            }
             return;
         }
-        self.rewrap(base, operands, stdin, shell, frame);
+        match p.value(&["-D", "--chdir"]).cloned() {
+            Some(dir) => self.rewrap_in(base, &dir, operands, stdin, shell, frame),
+            None => self.rewrap(base, operands, stdin, shell, frame),
+        }
     }
 
     fn env(&mut self, args: &[Arg], stdin: Stdin, shell: &mut Shell, frame: &Frame) {
         let p = rules::parse(
             args,
             &Spec {
-                short_values: "uCS",
-                long_values: &["--unset", "--chdir", "--split-string"],
+                short_values: "uCSP",
+                long_values: &["--unset", "--chdir", "--split-string", "--path"],
                 stop_at_operand: true,
             },
         );
-        let mut operands: Vec<Arg> = p
-            .operands
-            .iter()
-            .skip_while(|a| a.exact().is_some_and(is_assignment))
-            .cloned()
-            .collect();
+        // env takes every leading `NAME=VALUE` (any NAME) as an assignment.
+        let mut operands: Vec<Arg> = Vec::new();
+        let mut assigning = true;
+        for arg in &p.operands {
+            if assigning {
+                if !arg.known {
+                    self.fail_closed(
+                        frame,
+                        RuleId::NotStatic,
+                        format!("env argument `{}` is not statically known", arg.text),
+                    );
+                    return;
+                }
+                if let Some((name, value)) = arg.text.split_once('=') {
+                    if name.starts_with("BASH_FUNC_") || name.contains('%') {
+                        self.fail_closed(
+                            frame,
+                            RuleId::NotStatic,
+                            format!("env `{name}=...` exports a shell function that a child bash imports"),
+                        );
+                        return;
+                    }
+                    self.check_code_var(frame, name, Some(value));
+                    continue;
+                }
+                assigning = false;
+            }
+            operands.push(arg.clone());
+        }
         if let Some(split) = p.value(&["-S", "--split-string"]).cloned() {
-            // `env -S "cmd args"` splits its string into a command line.
-            let mut all = vec![split];
-            all.append(&mut operands);
-            self.script_args("env -S", &all, shell, frame, false);
+            // `env -S "cmd args"` splits its string by its own rules: `\_`
+            // is a space, `${VAR}` expands. Only plain text is followed.
+            let text = split.exact().map(|t| t.replace("\\_", " "));
+            match text.filter(|t| !t.contains(['\\', '$'])) {
+                Some(text) => {
+                    let mut all = vec![Arg::lit(text)];
+                    all.extend(operands.iter().map(|a| Arg::lit(words::quote(a))));
+                    self.script_args("env -S", &all, shell, frame, false);
+                }
+                None => self.fail_closed(
+                    frame,
+                    RuleId::NotStatic,
+                    "env -S splits a string with escapes or variables the guard does not model",
+                ),
+            }
             return;
         }
-        self.rewrap("env", operands, stdin, shell, frame);
+        match p.value(&["-C", "--chdir"]).cloned() {
+            Some(dir) => self.rewrap_in("env", &dir, operands, stdin, shell, frame),
+            None => self.rewrap("env", operands, stdin, shell, frame),
+        }
     }
 
     /// `bash -c`, `bash script`, `bash` reading stdin.
@@ -445,24 +1197,27 @@ impl Walker<'_> {
         shell: &mut Shell,
         frame: &Frame,
     ) {
-        let p = rules::parse(
-            args,
-            &Spec {
-                short_values: "oO",
-                long_values: &["--rcfile", "--init-file"],
-                stop_at_operand: true,
-            },
-        );
-        if p.has(&["-c"]) {
-            match p.operands.first() {
+        let opts = shell_options(args);
+        if opts.command {
+            match opts.operands.first() {
                 Some(script) => {
-                    self.script_args(
-                        &format!("{name} -c"),
-                        std::slice::from_ref(script),
-                        shell,
-                        frame,
-                        false,
-                    );
+                    // The script inherits the shell's stdin (`bash -c 'bash' <<< ...`).
+                    match script.exact() {
+                        Some(text) if script.known => {
+                            let mut sub = shell.clone();
+                            let inner = frame
+                                .nested(&format!("inside {name} -c"))
+                                .with_stdin(stdin.clone());
+                            self.run_script(text, &mut sub, &inner);
+                        }
+                        _ => self.script_args(
+                            &format!("{name} -c"),
+                            std::slice::from_ref(script),
+                            shell,
+                            frame,
+                            false,
+                        ),
+                    }
                 }
                 None => self.fail_closed(
                     frame,
@@ -472,35 +1227,80 @@ impl Walker<'_> {
             }
             return;
         }
-        if let Some(script) = p.operands.first() {
-            if !script.known {
-                self.fail_closed(
-                    frame,
-                    RuleId::NotStatic,
-                    format!(
-                        "{name} runs a script `{}` that is not statically known",
-                        script.text
-                    ),
-                );
-            }
-            // A named script file is opaque to a command-line guard.
+        if opts.stdin {
+            // `bash -s args`: the script is stdin, the operands are `$1...`.
+            self.stdin_script(name, stdin, shell, frame);
+            return;
+        }
+        if let Some(script) = opts.operands.first() {
+            self.script_operand(name, script, stdin, shell, frame);
             return;
         }
         self.stdin_script(name, stdin, shell, frame);
     }
 
+    /// A script named by path (`bash FILE`, `source FILE`): opaque, unless
+    /// the path is the shell's stdin or a descriptor this line opened
+    /// (`/dev/stdin`, `/dev/fd/3` with `3<<<...`).
+    pub(super) fn script_operand(
+        &mut self,
+        name: &str,
+        script: &Arg,
+        stdin: &Stdin,
+        shell: &mut Shell,
+        frame: &Frame,
+    ) {
+        let Some(text) = script.exact() else {
+            self.fail_closed(
+                frame,
+                RuleId::NotStatic,
+                format!(
+                    "{name} runs a script `{}` that is not statically known",
+                    script.text
+                ),
+            );
+            return;
+        };
+        match descriptor_path(text) {
+            Some(0) => self.stdin_script(name, stdin, shell, frame),
+            Some(fd) => match self.fd_source(shell, fd) {
+                Some(held) => self.stdin_script(name, &held, shell, frame),
+                None => self.fail_closed(
+                    frame,
+                    RuleId::NotStatic,
+                    format!("{name} runs a script from file descriptor {fd}, whose content is not statically known"),
+                ),
+            },
+            // A named script file is opaque to a command-line guard.
+            None => {}
+        }
+    }
+
     /// A shell reading its script from stdin.
-    fn stdin_script(&mut self, name: &str, stdin: &Stdin, shell: &mut Shell, frame: &Frame) {
+    pub(super) fn stdin_script(
+        &mut self,
+        name: &str,
+        stdin: &Stdin,
+        shell: &mut Shell,
+        frame: &Frame,
+    ) {
         match stdin {
             Stdin::Text(text) => {
                 let mut sub = shell.clone();
                 let inner = frame.nested(&format!("inside {name} <<here-document"));
                 self.run_script(text, &mut sub, &inner);
             }
-            Stdin::Pipe | Stdin::Unknown => self.fail_closed(
+            Stdin::Pipe => self.fail_closed(
                 frame,
                 RuleId::NotStatic,
                 format!("{name} reads a script from a pipe; its content is not statically known"),
+            ),
+            Stdin::Unknown => self.fail_closed(
+                frame,
+                RuleId::NotStatic,
+                format!(
+                    "{name} reads a script from its standard input, whose content is not statically known"
+                ),
             ),
             Stdin::Inherited | Stdin::File => {}
         }
@@ -515,50 +1315,44 @@ impl Walker<'_> {
                 stop_at_operand: false,
             },
         );
+        let operand = p.operands.first();
         let target = if base == "popd" {
             None
         } else {
-            match p.operands.first() {
-                None => self.anchors.home.clone(),
+            match operand {
+                None if base == "cd" => self.anchors.home.clone(),
+                None => None,
                 Some(arg) => arg
                     .exact()
-                    .filter(|t| *t != "-")
+                    .filter(|t| *t != "-" && !t.starts_with(['+', '-']))
                     .and_then(|t| self.resolve(shell, t)),
             }
         };
-        shell.cwd = if frame.conditional { None } else { target };
+        // With CDPATH a relative `cd name` may go elsewhere.
+        let relative_name = operand
+            .and_then(Arg::exact)
+            .is_some_and(|t| !t.starts_with(['/', '.', '~']));
+        let plain = !(self.cdpath_mentioned() && relative_name);
+        self.change_dir(shell, frame, target, plain);
     }
 
     fn xargs(&mut self, args: &[Arg], shell: &mut Shell, frame: &Frame) {
-        let p = rules::parse(
-            args,
-            &Spec {
-                short_values: "adEeIiLlnPs",
-                long_values: &[
-                    "--arg-file",
-                    "--delimiter",
-                    "--eof",
-                    "--replace",
-                    "--max-lines",
-                    "--max-args",
-                    "--max-procs",
-                    "--max-chars",
-                    "--process-slot-var",
-                ],
-                stop_at_operand: true,
-            },
-        );
-        let replace = p
-            .value(&["-I", "-i", "--replace"])
-            .map(|a| a.text.clone())
-            .or_else(|| p.has(&["-i", "--replace"]).then(|| "{}".to_owned()));
+        let p = xargs_options(args);
+        let replace = p.replace;
         let mut argv = p.operands;
         if argv.is_empty() {
             argv.push(Arg::lit("echo"));
         }
+        if p.unknown {
+            self.fail_closed(
+                frame,
+                RuleId::NotStatic,
+                "xargs has an option that is not statically known",
+            );
+        }
         match &replace {
             Some(token) => {
-                for arg in argv.iter_mut().skip(1) {
+                for arg in argv.iter_mut() {
                     if arg.text.contains(token.as_str()) {
                         *arg = Arg::unknown(arg.text.clone());
                     }
