@@ -16,6 +16,40 @@ pub trait TrackedFiles: Send + Sync {
     fn is_tracked(&self, path: &str) -> bool;
     /// Some tracked file lives under the directory `dir` (`""` is the root).
     fn has_tracked_under(&self, dir: &str) -> bool;
+    /// How many tracked files directly in the directory `dir` (`""` is the root; not in its
+    /// subdirectories) have a name for which `matches` is true, counting up to `limit`.
+    /// `None` when the caller cannot enumerate its index: the guard then assumes a glob may
+    /// match tracked files (the cautious answer). The default is `None`.
+    fn count_tracked_in(
+        &self,
+        dir: &str,
+        matches: &dyn Fn(&str) -> bool,
+        limit: usize,
+    ) -> Option<usize> {
+        let _ = (dir, matches, limit);
+        None
+    }
+}
+
+/// Answers "where does this path really lead?" from the filesystem, lazily. The guard itself
+/// does no I/O; a caller that can look (the hook) passes one so that a path that goes through
+/// an existing symbolic link is judged where it leads.
+pub trait FileSystemView: Send + Sync {
+    /// `path` (absolute, normalised) with every symbolic link in it resolved, like
+    /// `realpath -m`: the existing leading part is resolved, a missing rest is appended as
+    /// written. `None` when it cannot be told (then the path is judged as written).
+    fn resolve_links(&self, path: &str) -> Option<String>;
+}
+
+/// A [`FileSystemView`] that knows nothing: paths are judged lexically, as written. The
+/// default in [`Context::new`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoFileSystem;
+
+impl FileSystemView for NoFileSystem {
+    fn resolve_links(&self, _path: &str) -> Option<String> {
+        None
+    }
 }
 
 /// A [`TrackedFiles`] backed by an ordered set of repository-relative paths,
@@ -74,6 +108,35 @@ impl TrackedFiles for TrackedSet {
             .next()
             .is_some_and(|first| first.starts_with(&prefix))
     }
+
+    fn count_tracked_in(
+        &self,
+        dir: &str,
+        matches: &dyn Fn(&str) -> bool,
+        limit: usize,
+    ) -> Option<usize> {
+        let dir = dir.trim_end_matches('/');
+        let prefix = if dir.is_empty() {
+            String::new()
+        } else {
+            format!("{dir}/")
+        };
+        let mut count = 0;
+        for path in self.files.range(prefix.clone()..) {
+            let Some(rest) = path.strip_prefix(&prefix) else {
+                break;
+            };
+            // A file in a subdirectory: the glob's last component could match that
+            // subdirectory's name (non-recursive rm refuses a directory, so skip).
+            if !rest.contains('/') && matches(rest) {
+                count += 1;
+                if count >= limit {
+                    break;
+                }
+            }
+        }
+        Some(count)
+    }
 }
 
 /// A [`TrackedFiles`] that says every path is tracked. It is the default in
@@ -113,6 +176,9 @@ pub struct Context {
     /// Git aliases from the repository's config (`alias.<name>` → value),
     /// e.g. from `git config --get-regexp '^alias\.'`.
     pub git_aliases: BTreeMap<String, String>,
+    /// Where paths really lead (symbolic links resolved). The default knows nothing and
+    /// paths are judged as written.
+    pub fs: Arc<dyn FileSystemView>,
 }
 
 impl Context {
@@ -128,6 +194,7 @@ impl Context {
             home: None,
             tmpdir: None,
             git_aliases: BTreeMap::new(),
+            fs: Arc::new(NoFileSystem),
         }
     }
 }

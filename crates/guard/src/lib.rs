@@ -42,7 +42,7 @@ mod words;
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-pub use context::{AllTracked, Context, TrackedFiles, TrackedSet};
+pub use context::{AllTracked, Context, FileSystemView, NoFileSystem, TrackedFiles, TrackedSet};
 pub use decision::{Decision, Explanation, FoundCommand, RuleId, Verdict};
 pub use input::Input;
 pub use policy::{

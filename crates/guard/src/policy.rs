@@ -90,10 +90,22 @@ pub fn default_protected_paths() -> Vec<String> {
         ".gemini/settings.json",
         "**/.env",
         "**/.env.*",
+        // Examples, samples and templates stay examples with a suffix (`.env.example.bak`).
         "!**/.env.example",
+        "!**/.env.example.*",
         "!**/.env.*.example",
+        "!**/.env.*.example.*",
         "!**/.env.sample",
+        "!**/.env.sample.*",
+        "!**/.env.*.sample",
+        "!**/.env.*.sample.*",
         "!**/.env.template",
+        "!**/.env.template.*",
+        "!**/.env.*.template",
+        "!**/.env.*.template.*",
+        "!**/.env.dist",
+        "!**/.env.dist.*",
+        "!**/.env.*.dist",
         "**/secrets",
         "**/secrets/**",
         "**/*.key",
@@ -119,8 +131,10 @@ pub fn default_protected_paths() -> Vec<String> {
     ])
 }
 
-/// The default allowances for `rm -r`: build outputs anywhere in the
-/// repository, `/tmp` and `$TMPDIR`.
+/// The default allowances for `rm -r`: build outputs, caches and virtual environments anywhere
+/// in the repository, `/tmp` and `$TMPDIR`. Inside the repository a directory that holds
+/// tracked files is never removable, whatever its name. Not included: `bin` and `obj` (often
+/// tracked scripts), `.terraform` (it holds state), `vendor` (often committed).
 pub fn default_allowances() -> Vec<String> {
     let mut out = strings(&["/tmp/**", "$TMPDIR/**"]);
     for dir in [
@@ -138,6 +152,26 @@ pub fn default_allowances() -> Vec<String> {
         ".parcel-cache",
         ".gradle",
         ".tox",
+        ".venv",
+        "venv",
+        "out",
+        ".cache",
+        ".nuxt",
+        ".svelte-kit",
+        ".angular",
+        ".eggs",
+        "*.egg-info",
+        ".nox",
+        ".hypothesis",
+        "htmlcov",
+        ".coverage",
+        ".nyc_output",
+        ".pnpm-store",
+        ".vite",
+        ".expo",
+        ".dart_tool",
+        "tmp",
+        ".tmp",
     ] {
         out.push(format!("**/{dir}"));
         out.push(format!("**/{dir}/**"));
@@ -193,7 +227,13 @@ pub(crate) struct PathForms {
 }
 
 impl PathGlobs {
-    fn compile(key: &'static str, globs: &[String]) -> Result<Self, PolicyError> {
+    /// `case_insensitive`: protected names are matched regardless of case, because on a
+    /// case-insensitive filesystem (macOS, Windows) `.ENV` is `.env`.
+    fn compile(
+        key: &'static str,
+        globs: &[String],
+        case_insensitive: bool,
+    ) -> Result<Self, PolicyError> {
         let mut sets = [
             GlobSetBuilder::new(),
             GlobSetBuilder::new(),
@@ -217,6 +257,7 @@ impl PathGlobs {
             let glob = GlobBuilder::new(&pattern)
                 .literal_separator(true)
                 .backslash_escape(true)
+                .case_insensitive(case_insensitive)
                 .build()
                 .map_err(|source| PolicyError::Glob {
                     key,
@@ -287,8 +328,8 @@ pub struct CompiledPolicy {
 impl CompiledPolicy {
     /// Builds the globs and regexes of `policy`.
     pub fn new(policy: &Policy) -> Result<Self, PolicyError> {
-        let protected_paths = PathGlobs::compile("protected_paths", &policy.protected_paths)?;
-        let allowances = PathGlobs::compile("allowances", &policy.allowances)?;
+        let protected_paths = PathGlobs::compile("protected_paths", &policy.protected_paths, true)?;
+        let allowances = PathGlobs::compile("allowances", &policy.allowances, false)?;
         let mut branches = GlobSetBuilder::new();
         for raw in &policy.protected_branches {
             let glob = GlobBuilder::new(raw)

@@ -1,28 +1,39 @@
-//! File rules: deletion (`rm`, `find -delete` is in the walker), other
-//! destructive commands (`truncate`, `dd`, `shred`, `rsync --delete`),
-//! clobbering tracked files, and writes to protected paths.
+//! File rules: deletion (`rm`, `find -delete` is in the walker, and the other programs that
+//! remove files: `unlink`, `shred -u`, `tar --remove-files`, `zip -m`, `gzip`, `rsync
+//! --remove-source-files`, `cmake -E rm`, `rimraf`), other destructive commands (`truncate`,
+//! `dd`, `shred`, `rsync --delete`), clobbering tracked files (redirects and the programs
+//! that write an output file: `sort -o`, `shuf -o`, `uniq IN OUT`, `script`, `strace -o`,
+//! ...), copies, moves and links, archive extraction, and writes to protected paths.
 //!
-//! Paths are judged lexically against the policy; the guard never looks
-//! at the filesystem, so "tracked" comes from the context and an unknown
-//! path is treated as possibly protected.
+//! Paths are judged lexically against the policy, after the kernel's aliases are undone
+//! (`/proc/self/cwd/x` is `./x`; `/dev/fd/3` is an open descriptor the guard cannot see).
+//! The guard does no I/O: "tracked" comes from the context, and so does an optional view of
+//! the filesystem ([`crate::context::FileSystemView`]) that says where an existing symbolic
+//! link leads; without it a path is judged as written. Links created in the same command
+//! line are judged when they are created: a link to a protected path, to a tracked file or
+//! to the repository (or a directory that holds it) is refused.
+
+use globset::GlobBuilder;
 
 use crate::decision::RuleId;
-use crate::paths::is_within;
+use crate::paths::{Alias, globs_may_overlap, has_wildcard, is_within, normalize, relative_to};
 use crate::rules::{self, Spec};
 use crate::walk::{Frame, Shell, Walker, WriteMode};
 use crate::words::Arg;
 
-/// Paths that may be written freely: they are not files.
+/// Paths that may be written freely: they are not files. (`/dev/stdout` and `/dev/stderr`
+/// are descriptors 1 and 2, see [`crate::paths::proc_alias`].)
 const DEVICES: &[&str] = &[
     "/dev/null",
-    "/dev/stdout",
-    "/dev/stderr",
     "/dev/tty",
     "/dev/zero",
+    "/dev/full",
+    "/dev/random",
+    "/dev/urandom",
 ];
 
 fn is_device(path: &str) -> bool {
-    DEVICES.contains(&path) || path.starts_with("/dev/fd/")
+    DEVICES.contains(&path)
 }
 
 /// The directory part of a glob before its first wildcard component.
@@ -32,6 +43,397 @@ fn glob_prefix(text: &str) -> &str {
         Some(slash) => &text[..slash.max(1)],
         None => ".",
     }
+}
+
+/// `(parent, name)` of an absolute path; `None` for `/`.
+fn split_parent(absolute: &str) -> Option<(&str, &str)> {
+    let slash = absolute.rfind('/')?;
+    let name = &absolute[slash + 1..];
+    if name.is_empty() {
+        return None;
+    }
+    Some((if slash == 0 { "/" } else { &absolute[..slash] }, name))
+}
+
+/// The last component of a glob or path.
+fn last_component(text: &str) -> &str {
+    text.trim_end_matches('/').rsplit('/').next().unwrap_or("")
+}
+
+/// GNU `getopt_long`: an unambiguous prefix of a long option stands for it (`rm --rec` is
+/// `rm --recursive`). Rewrites such prefixes in `args` to the full names in `longs` (the
+/// program's long options); exact and ambiguous ones (the program refuses those) are left.
+pub(crate) fn canon_long(args: &[Arg], longs: &[&str]) -> Vec<Arg> {
+    let mut out = Vec::with_capacity(args.len());
+    let mut done = false;
+    for arg in args {
+        let text = match arg.exact() {
+            Some(t) if !done => t,
+            _ => {
+                out.push(arg.clone());
+                continue;
+            }
+        };
+        if text == "--" {
+            done = true;
+            out.push(arg.clone());
+            continue;
+        }
+        if !text.starts_with("--") || text.len() < 3 {
+            out.push(arg.clone());
+            continue;
+        }
+        let (name, value) = match text.split_once('=') {
+            Some((n, v)) => (n, Some(v)),
+            None => (text, None),
+        };
+        let full = if longs.contains(&name) {
+            None
+        } else {
+            let mut hits = longs.iter().filter(|l| l.starts_with(name));
+            match (hits.next(), hits.next()) {
+                (Some(one), None) => Some(*one),
+                _ => None,
+            }
+        };
+        match full {
+            Some(full) => out.push(Arg::lit(match value {
+                Some(v) => format!("{full}={v}"),
+                None => full.to_owned(),
+            })),
+            None => out.push(arg.clone()),
+        }
+    }
+    out
+}
+
+/// A spec with no option values.
+const PLAIN: Spec<'static> = Spec {
+    short_values: "",
+    long_values: &[],
+    stop_at_operand: false,
+};
+
+const RM_LONGS: &[&str] = &[
+    "--recursive",
+    "--force",
+    "--no-preserve-root",
+    "--preserve-root",
+    "--dir",
+    "--interactive",
+    "--one-file-system",
+    "--verbose",
+    "--help",
+    "--version",
+];
+
+const CP_LONGS: &[&str] = &[
+    "--archive",
+    "--attributes-only",
+    "--backup",
+    "--copy-contents",
+    "--debug",
+    "--dereference",
+    "--force",
+    "--interactive",
+    "--keep-directory-symlink",
+    "--link",
+    "--no-dereference",
+    "--no-clobber",
+    "--no-preserve",
+    "--no-target-directory",
+    "--one-file-system",
+    "--parents",
+    "--preserve",
+    "--recursive",
+    "--reflink",
+    "--remove-destination",
+    "--sparse",
+    "--strip-trailing-slashes",
+    "--suffix",
+    "--symbolic-link",
+    "--target-directory",
+    "--update",
+    "--verbose",
+    "--context",
+    "--help",
+    "--version",
+];
+
+const MV_LONGS: &[&str] = &[
+    "--backup",
+    "--debug",
+    "--exchange",
+    "--force",
+    "--interactive",
+    "--no-clobber",
+    "--no-copy",
+    "--no-target-directory",
+    "--strip-trailing-slashes",
+    "--suffix",
+    "--target-directory",
+    "--update",
+    "--verbose",
+    "--context",
+    "--help",
+    "--version",
+];
+
+const LN_LONGS: &[&str] = &[
+    "--backup",
+    "--directory",
+    "--force",
+    "--interactive",
+    "--logical",
+    "--no-dereference",
+    "--no-target-directory",
+    "--physical",
+    "--relative",
+    "--suffix",
+    "--symbolic",
+    "--target-directory",
+    "--verbose",
+    "--help",
+    "--version",
+];
+
+const INSTALL_LONGS: &[&str] = &[
+    "--backup",
+    "--compare",
+    "--debug",
+    "--directory",
+    "--group",
+    "--mode",
+    "--owner",
+    "--preserve-timestamps",
+    "--strip",
+    "--strip-program",
+    "--suffix",
+    "--target-directory",
+    "--no-target-directory",
+    "--verbose",
+    "--preserve-context",
+    "--context",
+    "--help",
+    "--version",
+];
+
+const SHRED_LONGS: &[&str] = &[
+    "--force",
+    "--iterations",
+    "--random-source",
+    "--size",
+    "--remove",
+    "--verbose",
+    "--exact",
+    "--zero",
+    "--help",
+    "--version",
+];
+
+const TRUNCATE_LONGS: &[&str] = &[
+    "--no-create",
+    "--io-blocks",
+    "--reference",
+    "--size",
+    "--help",
+    "--version",
+];
+
+const TEE_LONGS: &[&str] = &[
+    "--append",
+    "--ignore-interrupts",
+    "--output-error",
+    "--help",
+    "--version",
+];
+
+const SED_LONGS: &[&str] = &[
+    "--expression",
+    "--file",
+    "--in-place",
+    "--line-length",
+    "--null-data",
+    "--zero-terminated",
+    "--quiet",
+    "--silent",
+    "--regexp-extended",
+    "--separate",
+    "--sandbox",
+    "--debug",
+    "--posix",
+    "--follow-symlinks",
+    "--unbuffered",
+    "--binary",
+    "--help",
+    "--version",
+];
+
+const SORT_LONGS: &[&str] = &[
+    "--ignore-leading-blanks",
+    "--dictionary-order",
+    "--ignore-case",
+    "--general-numeric-sort",
+    "--ignore-nonprinting",
+    "--month-sort",
+    "--human-numeric-sort",
+    "--numeric-sort",
+    "--random-sort",
+    "--random-source",
+    "--reverse",
+    "--sort",
+    "--version-sort",
+    "--batch-size",
+    "--check",
+    "--compress-program",
+    "--debug",
+    "--files0-from",
+    "--key",
+    "--merge",
+    "--output",
+    "--stable",
+    "--buffer-size",
+    "--field-separator",
+    "--temporary-directory",
+    "--parallel",
+    "--unique",
+    "--zero-terminated",
+    "--help",
+    "--version",
+];
+
+const SHUF_LONGS: &[&str] = &[
+    "--echo",
+    "--input-range",
+    "--head-count",
+    "--output",
+    "--random-source",
+    "--repeat",
+    "--zero-terminated",
+    "--help",
+    "--version",
+];
+
+const COMPRESSOR_LONGS: &[&str] = &[
+    "--stdout",
+    "--to-stdout",
+    "--keep",
+    "--test",
+    "--list",
+    "--decompress",
+    "--uncompress",
+    "--recursive",
+    "--force",
+    "--rm",
+    "--help",
+    "--version",
+    "--suffix",
+    "--quiet",
+    "--verbose",
+    "--name",
+    "--no-name",
+    "--fast",
+    "--best",
+    "--rsyncable",
+    "--synchronous",
+    "--license",
+    "--compress",
+    "--output",
+];
+
+const PATCH_LONGS: &[&str] = &[
+    "--backup",
+    "--backup-if-mismatch",
+    "--no-backup-if-mismatch",
+    "--binary",
+    "--basename-prefix",
+    "--batch",
+    "--context",
+    "--directory",
+    "--dry-run",
+    "--ed",
+    "--forward",
+    "--force",
+    "--fuzz",
+    "--get",
+    "--ifdef",
+    "--ignore-whitespace",
+    "--input",
+    "--merge",
+    "--normal",
+    "--output",
+    "--posix",
+    "--prefix",
+    "--quiet",
+    "--quoting-style",
+    "--read-only",
+    "--reject-file",
+    "--reject-format",
+    "--remove-empty-files",
+    "--reverse",
+    "--set-time",
+    "--set-utc",
+    "--silent",
+    "--strip",
+    "--suffix",
+    "--unified",
+    "--verbose",
+    "--version-control",
+    "--follow-symlinks",
+    "--help",
+    "--version",
+];
+
+/// Programs that open a SQLite (or similar) database named on their command line.
+const DB_TOOLS: &[&str] = &[
+    "sqlite3",
+    "sqlite",
+    "sqlite-utils",
+    "litecli",
+    "duckdb",
+    "datasette",
+    "sqlitebrowser",
+    "sqldiff",
+    "sqlite3_analyzer",
+    "sqlite3_rsync",
+    "sqlcipher",
+    "dbhash",
+    "usql",
+];
+
+/// Compressors that replace their input file (`gzip f` leaves `f.gz`, not `f`), with whether
+/// the name itself decompresses and whether it keeps the input unless told otherwise.
+fn compressor(base: &str) -> Option<(bool, bool)> {
+    Some(match base {
+        "gzip" | "bzip2" | "xz" | "lzma" | "lzip" | "pigz" | "pbzip2" | "lbzip2" | "plzip"
+        | "compress" => (false, false),
+        "gunzip" | "bunzip2" | "unxz" | "unlzma" | "unpigz" | "uncompress" => (true, false),
+        "zstd" | "lz4" | "brotli" => (false, true),
+        "unzstd" => (true, true),
+        _ => return None,
+    })
+}
+
+/// Percent-decodes a `file:` URI's path (SQLite accepts `file:.paw%6c/pawl.db`).
+fn percent_decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%'
+            && i + 2 < bytes.len()
+            && let Some(v) = std::str::from_utf8(&bytes[i + 1..i + 3])
+                .ok()
+                .and_then(|h| u8::from_str_radix(h, 16).ok())
+        {
+            out.push(v);
+            i += 3;
+            continue;
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 impl Walker<'_> {
@@ -48,17 +450,65 @@ impl Walker<'_> {
         })
     }
 
+    /// `absolute` with the kernel's aliases undone, or why it cannot be judged. Descriptors 1
+    /// and 2 are `Ok(None)`: the agent's own output.
+    fn unalias(&self, shell: &Shell, absolute: &str) -> Result<Option<String>, String> {
+        match crate::paths::proc_alias(absolute, shell.cwd.as_deref()) {
+            Alias::Path(p) => Ok(Some(p)),
+            Alias::Fd(1 | 2) => Ok(None),
+            Alias::Fd(n) => Err(format!(
+                "`{absolute}` is file descriptor {n}, which may be open on any file (a tracked or protected one); name the file instead"
+            )),
+            Alias::Unknown => Err(format!(
+                "`{absolute}` goes through another process's (or an unknown) directory"
+            )),
+        }
+    }
+
+    /// Where `absolute` really leads when the caller's filesystem view says it goes through
+    /// a symbolic link; `None` when it does not (or nothing is known). `follow_last`: the
+    /// last component is followed too (a write, or a path with a trailing slash); otherwise
+    /// only its directories are (`rm link` removes the link itself).
+    fn real_path(&self, absolute: &str, follow_last: bool) -> Option<String> {
+        let real = if follow_last {
+            self.ctx.fs.resolve_links(absolute)?
+        } else {
+            let (parent, name) = split_parent(absolute)?;
+            let parent = self.ctx.fs.resolve_links(parent)?;
+            format!("{}/{name}", parent.trim_end_matches('/'))
+        };
+        let real = normalize("/", &real);
+        (real != absolute).then_some(real)
+    }
+
     pub(crate) fn is_protected(&self, absolute: &str) -> bool {
         self.policy
             .protected_paths
             .matches(&self.anchors.forms(absolute), true)
     }
 
+    /// Whether `absolute` is protected or is a directory that holds protected paths
+    /// (`migrations`, `k8s`, `.git`).
+    fn holds_protected(&self, absolute: &str) -> bool {
+        self.is_protected(absolute) || self.is_protected(&normalize(absolute, "__pawl_probe__"))
+    }
+
+    /// The repository, `$HOME` or the temp dir `absolute` is or holds, if any.
+    fn holds_anchor(&self, absolute: &str) -> Option<&str> {
+        [
+            (self.anchors.repo_root.as_deref(), "the repository"),
+            (self.anchors.home.as_deref(), "$HOME"),
+            (self.anchors.tmpdir.as_deref(), "$TMPDIR"),
+        ]
+        .into_iter()
+        .find_map(|(place, name)| place.filter(|p| is_within(p, absolute)).map(|_| name))
+    }
+
     fn is_tracked_path(&self, absolute: &str) -> (bool, bool) {
         let Some(root) = self.anchors.repo_root.as_deref() else {
             return (false, false);
         };
-        match crate::paths::relative_to(absolute, root) {
+        match relative_to(absolute, root) {
             Some("") => (false, true),
             Some(rel) => (
                 self.ctx.tracked.is_tracked(rel),
@@ -68,8 +518,16 @@ impl Walker<'_> {
         }
     }
 
-    /// Whether `rm -r` may remove `absolute`: it must match an allowance
-    /// and must not be (or contain) the repository, `$HOME` or `/tmp`.
+    fn in_repo(&self, absolute: &str) -> bool {
+        self.anchors
+            .repo_root
+            .as_deref()
+            .is_some_and(|root| is_within(absolute, root))
+    }
+
+    /// Whether `rm -r` may remove `absolute`: it must match an allowance, must not be (or
+    /// contain) the repository, `$HOME` or `/tmp`, and inside the repository must hold no
+    /// tracked file.
     fn removable(&self, absolute: &str) -> bool {
         let guarded = ["/", "/tmp"]
             .into_iter()
@@ -84,13 +542,17 @@ impl Walker<'_> {
         }
         let mut forms = self.anchors.forms(absolute);
         if let Some(root) = self.anchors.repo_root.as_deref()
-            && let Some(rel) = crate::paths::relative_to(absolute, root)
+            && let Some(rel) = relative_to(absolute, root)
         {
             // Inside the repository git's and pawl's own state are never removable, and only
             // in-repository allowances (build outputs) count: the temp-dir allowances must not
-            // make a whole repository removable because it happens to live under /tmp.
+            // make a whole repository removable because it happens to live under /tmp. A
+            // directory that holds tracked files is not a build output, whatever its name.
             let first = rel.split('/').next().unwrap_or("");
             if first == ".git" || first == ".pawl" {
+                return false;
+            }
+            if self.ctx.tracked.is_tracked(rel) || self.ctx.tracked.has_tracked_under(rel) {
                 return false;
             }
             forms = crate::policy::PathForms {
@@ -105,21 +567,259 @@ impl Walker<'_> {
 
     /// Whether an argument (a path or a glob) lies in an allowance.
     pub(crate) fn in_allowance(&self, shell: &Shell, arg: &Arg) -> bool {
+        self.allowance_refusal(shell, arg).is_none()
+    }
+
+    /// Why `arg` may not be removed recursively; `None` when it lies in an allowance.
+    fn allowance_refusal(&self, shell: &Shell, arg: &Arg) -> Option<String> {
         if !arg.known {
-            return false;
+            return Some(format!("`{}` is not statically known", arg.text));
         }
-        let text = if arg.glob {
-            // Everything the glob can match lies under its fixed prefix;
-            // probe a child of it.
-            if arg.text.contains("..") {
-                return false;
-            }
-            format!("{}/__pawl_glob__", glob_prefix(&arg.text))
-        } else {
-            arg.text.clone()
+        let Some(absolute) = self.resolve(shell, &arg.text) else {
+            return Some(format!(
+                "`{}` is relative to a directory that is not statically known",
+                arg.text
+            ));
         };
-        self.resolve(shell, &text)
-            .is_some_and(|absolute| self.removable(&absolute))
+        let absolute = match self.unalias(shell, &absolute) {
+            Ok(Some(p)) => p,
+            Ok(None) => return Some(format!("`{}` is not a directory", arg.text)),
+            Err(why) => return Some(why),
+        };
+        if arg.glob {
+            return self.glob_refusal(&arg.text, &absolute);
+        }
+        let not_allowed = || {
+            format!(
+                "`{}` is not a build output, /tmp or $TMPDIR (or it holds tracked files, the repository or $HOME)",
+                arg.text
+            )
+        };
+        if !self.removable(&absolute) {
+            return Some(not_allowed());
+        }
+        let follow = arg.text.ends_with('/') || arg.text.ends_with("/.");
+        if let Some(real) = self.real_path(&absolute, follow)
+            && !self.removable(&real)
+        {
+            return Some(format!(
+                "`{}` leads through a symbolic link to `{real}`, which is not removable",
+                arg.text
+            ));
+        }
+        None
+    }
+
+    /// Why the glob `text` (absolute form `pattern`) may not be removed recursively.
+    fn glob_refusal(&self, text: &str, pattern: &str) -> Option<String> {
+        // Lexical resolution would treat a wildcard component as a name and `..` after it
+        // as leaving it.
+        if text.contains("..") {
+            return Some(format!("the glob `{text}` holds `..`"));
+        }
+        let comps: Vec<&str> = pattern.split('/').filter(|c| !c.is_empty()).collect();
+        if let Some(c) = comps
+            .iter()
+            // Only a component that starts with a literal `.` matches `.` or `..` (bash and
+            // zsh, dotglob or not).
+            .find(|c| {
+                c.starts_with('.')
+                    && has_wildcard(c)
+                    && (globs_may_overlap(c, "..") || globs_may_overlap(c, "."))
+            })
+        {
+            return Some(format!(
+                "the glob component `{c}` can match `..` or `.`, which leave the directory"
+            ));
+        }
+        // A wildcard that can match a component of the repository's, $HOME's or the temp
+        // dir's path can match that place itself or one of its parents.
+        for (anchor, name) in [
+            (self.anchors.repo_root.as_deref(), "the repository"),
+            (self.anchors.home.as_deref(), "$HOME"),
+            (self.anchors.tmpdir.as_deref(), "$TMPDIR"),
+        ] {
+            let Some(anchor) = anchor else { continue };
+            let a: Vec<&str> = anchor.split('/').filter(|c| !c.is_empty()).collect();
+            let j = comps.len().min(a.len());
+            if j > 0
+                && comps[..j].iter().any(|c| has_wildcard(c))
+                && comps[..j]
+                    .iter()
+                    .zip(&a[..j])
+                    .all(|(p, x)| globs_may_overlap(p, x))
+            {
+                return Some(format!(
+                    "the glob `{text}` can match {name} (`{anchor}`) or a directory that holds it"
+                ));
+            }
+        }
+        // Everything the glob can match lies under its fixed prefix; probe a child of it.
+        let prefix = glob_prefix(pattern);
+        let probe = normalize(prefix, "__pawl_glob__");
+        let refusal = || {
+            Some(format!(
+                "the glob `{text}` is not under a build output, /tmp or $TMPDIR"
+            ))
+        };
+        if !self.removable(&probe) {
+            return refusal();
+        }
+        if self.in_repo(prefix) && self.is_tracked_path(prefix).1 {
+            return Some(format!(
+                "the glob `{text}` is under `{prefix}`, which holds tracked files"
+            ));
+        }
+        if let Some(real) = self.real_path(prefix, true)
+            && !self.removable(&normalize(&real, "__pawl_glob__"))
+        {
+            return Some(format!(
+                "the glob `{text}` goes through a symbolic link to `{real}`"
+            ));
+        }
+        None
+    }
+
+    /// Whether some path the glob `pattern` (absolute) can match is protected. `no_dot`:
+    /// the glob's last component cannot match a name that starts with `.` (bash's default).
+    fn glob_may_be_protected(&self, pattern: &str, no_dot: bool) -> bool {
+        let forms = self.anchors.forms(pattern);
+        let mut absolute: Vec<String> = vec![forms.absolute.clone()];
+        absolute.extend(forms.home.clone());
+        absolute.extend(forms.tmpdir.clone());
+        let relative: Vec<String> = forms.relative.clone().into_iter().collect();
+        for raw in &self.policy.policy.protected_paths {
+            if raw.starts_with('!') {
+                continue;
+            }
+            let glob = match raw.strip_prefix("$HOME/") {
+                Some(rest) => format!("~/{rest}"),
+                None => raw.clone(),
+            };
+            if no_dot && last_component(&glob).starts_with('.') {
+                continue;
+            }
+            let is_absolute =
+                glob.starts_with('/') || glob.starts_with("~/") || glob.starts_with("$TMPDIR/");
+            let hit = absolute
+                .iter()
+                .chain(relative.iter().filter(|_| !is_absolute))
+                .any(|form| globs_may_overlap(form, &glob));
+            if hit {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Whether bash's `*` may match dotfiles here (`shopt -s dotglob`, `GLOBIGNORE`, zsh's
+    /// `globdots`) as far as the commands so far show.
+    fn dotglob_maybe(&self, shell: &Shell) -> bool {
+        shell.vars.contains_key("GLOBIGNORE")
+            || self.found.iter().any(|c| {
+                c.argv.iter().any(|a| {
+                    let a = a.to_ascii_lowercase().replace('_', "");
+                    a.contains("dotglob") || a.contains("globdots") || a.contains("bashopts")
+                })
+            })
+    }
+
+    /// Judges a non-recursive removal of the glob `arg`; `Ok(n)`: it may remove `n` tracked
+    /// files (0, 1 or 2 for "more than one").
+    fn glob_delete(&self, shell: &Shell, arg: &Arg) -> Result<usize, (RuleId, String)> {
+        if self.in_allowance(shell, arg) {
+            return Ok(0);
+        }
+        let text = &arg.text;
+        let many = |why: &str| {
+            Err((
+                RuleId::DestructiveShell,
+                format!("rm `{text}`: {why}; name the files"),
+            ))
+        };
+        let Some(absolute) = self.resolve(shell, text) else {
+            return many("the glob is relative to a directory that is not statically known");
+        };
+        let Some((dir, last)) = split_parent(&absolute) else {
+            return many("the glob matches the root");
+        };
+        if has_wildcard(dir) || text.contains("..") {
+            return many("a glob over directories may remove many files");
+        }
+        if last.contains(['(', '{']) || (last.starts_with('.') && globs_may_overlap(last, "..")) {
+            return many("the glob may match more than plain file names");
+        }
+        if !self.in_repo(dir) {
+            return many(
+                "a glob outside the repository and the temp and build directories may remove many files",
+            );
+        }
+        if self.holds_protected(dir) {
+            return Err((
+                RuleId::ProtectedPath,
+                format!("rm `{text}`: the files are in a protected directory"),
+            ));
+        }
+        if let Some(real) = self.real_path(dir, true)
+            && (!self.in_repo(&real) || self.holds_protected(&real))
+        {
+            return many(&format!(
+                "its directory leads through a symbolic link to `{real}`"
+            ));
+        }
+        let no_dot = !last.starts_with('.') && !self.dotglob_maybe(shell);
+        if self.glob_may_be_protected(&absolute, no_dot) {
+            return Err((
+                RuleId::ProtectedPath,
+                format!("rm `{text}`: the glob may match a protected path"),
+            ));
+        }
+        let Ok(glob) = GlobBuilder::new(last).literal_separator(true).build() else {
+            return many("the glob does not parse");
+        };
+        let matcher = glob.compile_matcher();
+        let rel = self
+            .anchors
+            .repo_root
+            .as_deref()
+            .and_then(|root| relative_to(dir, root))
+            .unwrap_or("");
+        let counted = self.ctx.tracked.count_tracked_in(
+            rel,
+            &|name: &str| (!no_dot || !name.starts_with('.')) && matcher.is_match(name),
+            2,
+        );
+        match counted {
+            Some(n) => Ok(n),
+            None => many("the guard cannot list which tracked files the glob matches"),
+        }
+    }
+
+    /// The reason a write of `mode` to `absolute` is refused, if it is.
+    fn judge_path(&self, absolute: &str, mode: WriteMode) -> Option<(RuleId, String)> {
+        if is_device(absolute) {
+            return None;
+        }
+        if self.is_protected(absolute)
+            || (mode == WriteMode::Delete && self.holds_protected(absolute))
+        {
+            return Some((
+                RuleId::ProtectedPath,
+                "the path is protected by the guard policy".to_owned(),
+            ));
+        }
+        if mode == WriteMode::Delete
+            && let Some(place) = self.holds_anchor(absolute)
+        {
+            return Some((RuleId::RecursiveDelete, format!("it is or holds {place}")));
+        }
+        if mode == WriteMode::Clobber && self.is_tracked_path(absolute).0 {
+            return Some((
+                RuleId::Clobber,
+                "it would overwrite a tracked file; append with >> or edit it instead".to_owned(),
+            ));
+        }
+        None
     }
 
     /// Judges one write to `arg`.
@@ -158,29 +858,25 @@ impl Walker<'_> {
                 return;
             }
         };
-        if is_device(&absolute) {
-            return;
-        }
-        if self.is_protected(&absolute) {
-            self.deny(
-                frame,
-                RuleId::ProtectedPath,
-                format!(
-                    "{what} `{}`: the path is protected by the guard policy",
-                    arg.text
-                ),
-            );
-            return;
-        }
-        if mode == WriteMode::Clobber && self.is_tracked_path(&absolute).0 {
-            self.deny(
-                frame,
-                RuleId::Clobber,
-                format!(
-                    "{what} `{}` would overwrite a tracked file; append with >> or edit it instead",
-                    arg.text
-                ),
-            );
+        let absolute = match self.unalias(shell, &absolute) {
+            Ok(Some(p)) => p,
+            Ok(None) => return,
+            Err(why) => {
+                self.deny(frame, RuleId::NotStatic, format!("{what} to {why}"));
+                return;
+            }
+        };
+        let real = self.real_path(&absolute, mode != WriteMode::Delete);
+        for candidate in std::iter::once(absolute.clone()).chain(real) {
+            if let Some((rule, why)) = self.judge_path(&candidate, mode) {
+                let via = if candidate == absolute {
+                    String::new()
+                } else {
+                    format!(" (through a symbolic link it is `{candidate}`)")
+                };
+                self.deny(frame, rule, format!("{what} `{}`{via}: {why}", arg.text));
+                return;
+            }
         }
     }
 
@@ -188,6 +884,12 @@ impl Walker<'_> {
     /// (`truncate`, `shred`, `dd of=`, `rsync --delete`).
     fn only_in_allowance(&mut self, shell: &Shell, arg: &Arg, frame: &Frame, what: &str) {
         if arg.known && is_device(&arg.text) {
+            return;
+        }
+        if arg.known
+            && let Some(abs) = self.resolve(shell, &arg.text)
+            && matches!(self.unalias(shell, &abs), Ok(None))
+        {
             return;
         }
         if !self.in_allowance(shell, arg) {
@@ -211,24 +913,56 @@ impl Walker<'_> {
         shell: &mut Shell,
         frame: &Frame,
     ) {
-        let plain = Spec {
-            short_values: "",
-            long_values: &[],
-            stop_at_operand: false,
-        };
+        if DB_TOOLS.contains(&base) {
+            self.database_tool(base, args, shell, frame);
+            return;
+        }
+        if let Some((decompresses, keeps)) = compressor(base) {
+            self.compress(base, args, decompresses, keeps, shell, frame);
+            return;
+        }
         match base {
             "rm" => self.rm(args, shell, frame),
-            "unlink" => {
-                for arg in args {
-                    self.check_delete(arg, shell, frame, "unlink");
+            "rimraf" | "trash" | "trash-put" | "del" | "del-cli" => {
+                // Recursive removers: every operand is removed with what it holds.
+                let mut argv = vec![Arg::lit("-r"), Arg::lit("--")];
+                argv.extend(
+                    args.iter()
+                        .filter(|a| !a.exact().is_some_and(|t| t.starts_with('-')))
+                        .cloned(),
+                );
+                self.rm_as(base, &argv, shell, frame);
+            }
+            "gio" => {
+                if let Some(sub) = args.first().and_then(Arg::exact)
+                    && matches!(sub, "trash" | "remove" | "rm")
+                {
+                    let mut argv = vec![Arg::lit("-r"), Arg::lit("--")];
+                    argv.extend(
+                        args[1..]
+                            .iter()
+                            .filter(|a| !a.exact().is_some_and(|t| t.starts_with('-')))
+                            .cloned(),
+                    );
+                    self.rm_as("gio trash", &argv, shell, frame);
                 }
             }
+            "cmake" => self.cmake(args, shell, frame),
+            "unlink" => {
+                let ops: Vec<Arg> = args
+                    .iter()
+                    .filter(|a| !a.is("--help") && !a.is("--version") && !a.is("--"))
+                    .cloned()
+                    .collect();
+                self.delete_operands("unlink", &ops, false, shell, frame);
+            }
             "shred" | "wipefs" => {
+                let args = canon_long(args, SHRED_LONGS);
                 let p = rules::parse(
-                    args,
+                    &args,
                     &Spec {
                         short_values: "ns",
-                        long_values: &["--iterations", "--size", "--remove"],
+                        long_values: &["--iterations", "--size", "--random-source"],
                         stop_at_operand: false,
                     },
                 );
@@ -244,8 +978,9 @@ impl Walker<'_> {
                 );
             }
             "truncate" => {
+                let args = canon_long(args, TRUNCATE_LONGS);
                 let p = rules::parse(
-                    args,
+                    &args,
                     &Spec {
                         short_values: "sr",
                         long_values: &["--size", "--reference"],
@@ -267,26 +1002,69 @@ impl Walker<'_> {
                     }
                 }
             }
-            "rsync" => {
+            "rsync" => self.rsync_files(args, shell, frame),
+            "cp" | "mv" | "install" | "ln" => self.copy_like(base, args, shell, frame),
+            "tar" | "bsdtar" | "gtar" => self.archive_tar(base, args, shell, frame),
+            "unzip" => {
                 let p = rules::parse(
                     args,
                     &Spec {
-                        short_values: "eBfT",
-                        long_values: &["--rsh", "--filter", "--exclude", "--include", "--temp-dir"],
+                        short_values: "dPIO",
+                        long_values: &[],
                         stop_at_operand: false,
                     },
                 );
-                let deletes = p
-                    .opts
-                    .iter()
-                    .any(|o| o.name.starts_with("--delete") || o.name == "--remove-source-files");
-                if deletes && let Some(dest) = p.operands.last() {
-                    self.only_in_allowance(shell, &dest.clone(), frame, "rsync --delete into");
+                if !p.has(&["-l", "-t", "-v", "-p", "-c", "-z", "-Z", "-h", "--help"]) {
+                    let dir = p.value(&["-d"]).cloned();
+                    self.check_extract("unzip", dir.as_ref(), shell, frame);
                 }
             }
-            "cp" | "mv" | "install" | "ln" => self.copy_like(base, args, shell, frame),
+            "7z" | "7za" | "7zr" | "7zz" => {
+                let command = args.iter().find(|a| !a.text.starts_with('-'));
+                if command.is_some_and(|c| c.is("x") || c.is("e")) {
+                    let dir = args.iter().find(|a| a.text.starts_with("-o")).map(|a| Arg {
+                        text: a.text[2..].to_owned(),
+                        ..a.clone()
+                    });
+                    self.check_extract(base, dir.as_ref(), shell, frame);
+                }
+            }
+            "cpio" => self.cpio(args, shell, frame),
+            "ar" | "jar" => {
+                let key = args.first().map(|a| a.text.trim_start_matches('-'));
+                let extract = key.is_some_and(|k| !k.starts_with('-') && k.contains('x'))
+                    || args.iter().any(|a| a.is("--extract"));
+                if extract {
+                    self.check_extract(&format!("{base} x"), None, shell, frame);
+                }
+            }
+            "zip" => self.zip_move(args, shell, frame),
+            "patch" => self.patch(args, shell, frame),
+            "ed" | "red" => {
+                let p = rules::parse(
+                    args,
+                    &Spec {
+                        short_values: "p",
+                        long_values: &["--prompt"],
+                        stop_at_operand: false,
+                    },
+                );
+                match p.operands.first() {
+                    Some(file) => {
+                        let file = file.clone();
+                        self.check_write(&file, WriteMode::Modify, shell, frame, base);
+                    }
+                    None if p.has(&["--help", "--version", "-h", "-V"]) => {}
+                    None => self.deny(
+                        frame,
+                        RuleId::NotStatic,
+                        format!("{base} without a file writes whatever files its commands name, which the guard cannot see; name the file"),
+                    ),
+                }
+            }
             "tee" => {
-                let p = rules::parse(args, &plain);
+                let args = canon_long(args, TEE_LONGS);
+                let p = rules::parse(&args, &PLAIN);
                 let mode = if p.has(&["-a", "--append"]) {
                     WriteMode::Append
                 } else {
@@ -294,6 +1072,17 @@ impl Walker<'_> {
                 };
                 for arg in &p.operands {
                     self.check_write(arg, mode, shell, frame, "tee");
+                }
+            }
+            "sponge" => {
+                let p = rules::parse(args, &PLAIN);
+                let mode = if p.has(&["-a"]) {
+                    WriteMode::Append
+                } else {
+                    WriteMode::Clobber
+                };
+                for arg in &p.operands {
+                    self.check_write(arg, mode, shell, frame, "sponge");
                 }
             }
             "touch" | "mkdir" | "chmod" | "chown" | "chgrp" | "setfacl" | "chattr" => {
@@ -313,9 +1102,41 @@ impl Walker<'_> {
                     self.check_write(arg, WriteMode::Modify, shell, frame, base);
                 }
             }
-            "sed" => {
+            "fallocate" => {
                 let p = rules::parse(
                     args,
+                    &Spec {
+                        short_values: "ol",
+                        long_values: &["--offset", "--length"],
+                        stop_at_operand: false,
+                    },
+                );
+                // Punching, collapsing, zeroing or inserting ranges destroys contents.
+                let destroys = p.opts.iter().any(|o| {
+                    matches!(o.name.as_str(), "-p" | "-c" | "-z" | "-i" | "-d")
+                        || [
+                            "--punch-hole",
+                            "--collapse-range",
+                            "--zero-range",
+                            "--insert-range",
+                            "--dig-holes",
+                        ]
+                        .iter()
+                        .any(|l| o.name.len() > 3 && l.starts_with(o.name.as_str()))
+                });
+                let mode = if destroys {
+                    WriteMode::Clobber
+                } else {
+                    WriteMode::Modify
+                };
+                for arg in &p.operands {
+                    self.check_write(arg, mode, shell, frame, "fallocate");
+                }
+            }
+            "sed" => {
+                let args = canon_long(args, SED_LONGS);
+                let p = rules::parse(
+                    &args,
                     &Spec {
                         short_values: "efl",
                         long_values: &["--expression", "--file", "--line-length"],
@@ -353,19 +1174,80 @@ impl Walker<'_> {
                     self.check_write(&file, WriteMode::Clobber, shell, frame, "ssh-keygen -f");
                 }
             }
-            "curl" | "wget" | "sort" | "openssl" | "uniq" => {
+            "uniq" => {
+                let p = rules::parse(
+                    args,
+                    &Spec {
+                        short_values: "fsw",
+                        long_values: &["--skip-fields", "--skip-chars", "--check-chars"],
+                        stop_at_operand: false,
+                    },
+                );
+                if let Some(out) = p.operands.get(1).filter(|o| o.text != "-") {
+                    let out = out.clone();
+                    self.check_write(&out, WriteMode::Clobber, shell, frame, "uniq (output file)");
+                }
+            }
+            "xxd" => {
+                // `xxd [options] [infile [outfile]]`; options may be spelled long with one dash.
+                let mut operands: Vec<&Arg> = Vec::new();
+                let mut index = 0;
+                while index < args.len() {
+                    let arg = &args[index];
+                    index += 1;
+                    let t = arg.text.as_str();
+                    if t.len() > 1 && t.starts_with('-') && operands.is_empty() {
+                        let name = t.trim_start_matches('-');
+                        if matches!(
+                            name,
+                            "c" | "cols"
+                                | "g"
+                                | "groupsize"
+                                | "l"
+                                | "len"
+                                | "n"
+                                | "name"
+                                | "o"
+                                | "offset"
+                                | "s"
+                                | "seek"
+                        ) {
+                            index += 1;
+                        }
+                        continue;
+                    }
+                    operands.push(arg);
+                }
+                if let Some(out) = operands.get(1).filter(|o| o.text != "-") {
+                    let out = (*out).clone();
+                    self.check_write(&out, WriteMode::Clobber, shell, frame, "xxd (output file)");
+                }
+            }
+            "script" => self.script(args, shell, frame),
+            "curl" | "wget" | "sort" | "shuf" | "openssl" | "strace" | "ltrace" | "cc" | "gcc"
+            | "g++" | "c++" | "clang" | "clang++" | "rustc" | "pandoc" | "iconv" | "gpg"
+            | "msgfmt" => {
                 let (short, long): (&str, &[&str]) = match base {
                     "curl" => ("oHdXAeEuUwTxKbcrmy", &["--output"]),
                     "wget" => ("OoaPeUTtw", &["--output-document"]),
                     "openssl" => ("", &[]),
-                    _ => ("okt", &["--output"]),
+                    "sort" => ("kotST", &["--output", "--key", "--field-separator"]),
+                    "shuf" => ("ionr", &["--output", "--input-range", "--head-count"]),
+                    "strace" | "ltrace" => ("abeEIoOpPsSuUX", &["--output"]),
+                    _ => ("o", &["--output"]),
+                };
+                let args = match base {
+                    "sort" => canon_long(args, SORT_LONGS),
+                    "shuf" => canon_long(args, SHUF_LONGS),
+                    "wget" => canon_long(args, &["--output-document", "--output-file"]),
+                    _ => args.to_vec(),
                 };
                 let p = rules::parse(
-                    args,
+                    &args,
                     &Spec {
                         short_values: short,
                         long_values: long,
-                        stop_at_operand: false,
+                        stop_at_operand: matches!(base, "strace" | "ltrace"),
                     },
                 );
                 let mut outs: Vec<Arg> = Vec::new();
@@ -379,7 +1261,10 @@ impl Walker<'_> {
                     }
                     _ => outs.extend(p.value(&["-o", "--output"]).cloned()),
                 }
-                for out in outs.iter().filter(|o| o.text != "-") {
+                for out in outs
+                    .iter()
+                    .filter(|o| o.text != "-" && !o.text.starts_with('-'))
+                {
                     self.check_write(out, WriteMode::Clobber, shell, frame, base);
                 }
             }
@@ -387,25 +1272,45 @@ impl Walker<'_> {
         }
     }
 
-    fn check_delete(&mut self, arg: &Arg, shell: &Shell, frame: &Frame, what: &str) {
-        self.check_write(arg, WriteMode::Delete, shell, frame, what);
+    fn rm(&mut self, args: &[Arg], shell: &Shell, frame: &Frame) {
+        self.rm_as("rm", args, shell, frame);
     }
 
-    fn rm(&mut self, args: &[Arg], shell: &Shell, frame: &Frame) {
-        let p = rules::parse(
-            args,
-            &Spec {
-                short_values: "",
-                long_values: &[],
-                stop_at_operand: false,
-            },
-        );
+    /// `rm` and the programs that remove like it (`what` names them in reasons).
+    fn rm_as(&mut self, what: &str, args: &[Arg], shell: &Shell, frame: &Frame) {
+        let args = canon_long(args, RM_LONGS);
+        let p = rules::parse(&args, &PLAIN);
+        if p.has(&["--help", "--version"]) {
+            return;
+        }
         if p.has(&["--no-preserve-root"]) {
-            self.deny(frame, RuleId::RecursiveDelete, "rm --no-preserve-root");
+            self.deny(
+                frame,
+                RuleId::RecursiveDelete,
+                format!("{what} --no-preserve-root"),
+            );
             return;
         }
         let recursive = p.has(&["-r", "-R", "--recursive"]);
-        for arg in &p.operands {
+        self.delete_operands(what, &p.operands, recursive, shell, frame);
+    }
+
+    /// Judges the removal of `operands` (recursively or not): recursive removal only in the
+    /// allowances; a single ordinary file otherwise (a glob only when it cannot match a
+    /// protected path nor more than one tracked file).
+    fn delete_operands(
+        &mut self,
+        what: &str,
+        operands: &[Arg],
+        recursive: bool,
+        shell: &Shell,
+        frame: &Frame,
+    ) {
+        let mut tracked = 0usize;
+        for arg in operands {
+            if self.denial.is_some() {
+                return;
+            }
             if !arg.known {
                 self.deny(
                     frame,
@@ -414,81 +1319,125 @@ impl Walker<'_> {
                     } else {
                         RuleId::NotStatic
                     },
-                    format!("rm of `{}`, which is not statically known", arg.text),
+                    format!("{what} of `{}`, which is not statically known", arg.text),
                 );
                 return;
             }
             if recursive {
-                if !self.in_allowance(shell, arg) {
+                if let Some(why) = self.allowance_refusal(shell, arg) {
                     self.deny(
                         frame,
                         RuleId::RecursiveDelete,
                         format!(
-                            "rm -r of `{}`: only build outputs, /tmp and $TMPDIR may be removed recursively",
+                            "{what} -r of `{}`: {why}; only build outputs, /tmp and $TMPDIR may be removed recursively",
                             arg.text
                         ),
                     );
                     return;
                 }
-                // Even an allowed directory may not hold protected paths,
-                // but the allowances are build outputs; nothing more to do.
             } else if arg.glob {
-                if !self.in_allowance(shell, arg) {
-                    self.deny(
-                        frame,
-                        RuleId::DestructiveShell,
-                        format!(
-                            "rm `{}`: a glob may remove many files; name the file",
-                            arg.text
-                        ),
-                    );
-                    return;
+                match self.glob_delete(shell, arg) {
+                    Ok(n) => tracked += n,
+                    Err((rule, why)) => {
+                        self.deny(frame, rule, why);
+                        return;
+                    }
                 }
             } else {
-                self.check_delete(arg, shell, frame, "rm");
+                self.check_write(arg, WriteMode::Delete, shell, frame, what);
+                if let Ok(abs) = self.target_path(shell, arg)
+                    && self.is_tracked_path(&abs).0
+                {
+                    tracked += 1;
+                }
             }
+        }
+        if tracked > 1 {
+            self.deny(
+                frame,
+                RuleId::DestructiveShell,
+                format!(
+                    "{what} would remove more than one tracked file; only a single ordinary file may be removed this way: use `git rm FILE...` (the removal is staged and can be reviewed and undone)"
+                ),
+            );
         }
     }
 
     fn copy_like(&mut self, base: &str, args: &[Arg], shell: &mut Shell, frame: &Frame) {
+        let longs = match base {
+            "cp" => CP_LONGS,
+            "mv" => MV_LONGS,
+            "ln" => LN_LONGS,
+            _ => INSTALL_LONGS,
+        };
+        let args = canon_long(args, longs);
         let p = rules::parse(
-            args,
+            &args,
             &Spec {
-                short_values: "tSmogZ",
+                short_values: if base == "install" { "tSmog" } else { "tS" },
                 long_values: &[
                     "--target-directory",
                     "--suffix",
                     "--mode",
                     "--owner",
                     "--group",
-                    "--backup",
+                    "--strip-program",
+                    "--sparse",
+                    "--no-preserve",
                 ],
                 stop_at_operand: false,
             },
         );
-        let target_dir = p.value(&["-t", "--target-directory"]).cloned();
-        let (sources, dest, dest_is_dir): (Vec<Arg>, Option<Arg>, bool) = match target_dir {
-            Some(dir) => (p.operands.clone(), Some(dir), true),
-            None => {
-                let mut ops = p.operands.clone();
-                let dest = ops.pop();
-                let is_dir = ops.len() > 1 || dest.as_ref().is_some_and(|d| d.text.ends_with('/'));
-                (ops, dest, is_dir)
+        if p.has(&["--help", "--version"]) {
+            return;
+        }
+        if base == "install" && p.has(&["-d", "--directory"]) {
+            for dir in &p.operands {
+                self.check_write(dir, WriteMode::Modify, shell, frame, "install -d");
             }
+            return;
+        }
+        let symbolic = (base == "ln" && p.has(&["-s", "--symbolic"]))
+            || (base == "cp" && p.has(&["-s", "--symbolic-link"]));
+        let hard = (base == "ln" && !symbolic) || (base == "cp" && p.has(&["-l", "--link"]));
+        let recursive = base == "mv"
+            || (base == "cp" && p.has(&["-r", "-R", "-a", "--recursive", "--archive"]));
+        let no_target = p.has(&["-T", "--no-target-directory"]);
+        let target_dir = p.value(&["-t", "--target-directory"]).cloned();
+        let (mut sources, mut dest, mut dest_is_dir): (Vec<Arg>, Option<Arg>, bool) =
+            match target_dir {
+                Some(dir) => (p.operands.clone(), Some(dir), true),
+                None => {
+                    let mut ops = p.operands.clone();
+                    let dest = ops.pop();
+                    let is_dir = !no_target
+                        && (ops.len() > 1 || dest.as_ref().is_some_and(|d| d.text.ends_with('/')));
+                    (ops, dest, is_dir)
+                }
+            };
+        if sources.is_empty() && base == "ln" {
+            // `ln -s target` links into the current directory.
+            sources = dest.take().into_iter().collect();
+            dest = Some(Arg::lit("."));
+            dest_is_dir = true;
+        }
+        let Some(dest) = dest else {
+            return;
         };
+        let what = base.to_owned();
         if base == "mv" {
             for source in &sources {
                 self.check_write(source, WriteMode::Delete, shell, frame, "mv");
             }
         }
-        let Some(dest) = dest else {
-            return;
-        };
-        if sources.is_empty() && base == "ln" {
-            // `ln -s target` links into the current directory.
+        if symbolic || hard {
+            for source in &sources {
+                self.link_target(&what, source, &dest, dest_is_dir, symbolic, shell, frame);
+            }
+        }
+        if self.denial.is_some() {
             return;
         }
-        let what = base.to_owned();
         if !dest_is_dir {
             self.check_write(&dest, WriteMode::Clobber, shell, frame, &what);
             if self.denial.is_some() {
@@ -500,20 +1449,863 @@ impl Walker<'_> {
             || self
                 .target_path(shell, &dest)
                 .is_ok_and(|d| self.is_tracked_path(&d).1);
-        if dest_dir_tracked {
-            for source in &sources {
-                let name = source
-                    .text
-                    .trim_end_matches('/')
-                    .rsplit('/')
-                    .next()
-                    .unwrap_or("");
-                let landed = Arg {
-                    text: format!("{}/{name}", dest.text.trim_end_matches('/')),
-                    known: dest.known && source.known,
-                    glob: dest.glob || source.glob,
+        let mut moved_tracked = 0usize;
+        for source in &sources {
+            if self.denial.is_some() {
+                return;
+            }
+            // `dir/.` copies what `dir` holds into the destination itself.
+            let contents = source.is(".")
+                || source.is("..")
+                || source.text.ends_with("/.")
+                || source.text.ends_with("/..");
+            let name = last_component(&source.text);
+            let inside = Arg {
+                text: format!("{}/{name}", dest.text.trim_end_matches('/')),
+                known: dest.known && source.known,
+                glob: dest.glob || source.glob,
+            };
+            if dest_dir_tracked && !contents {
+                self.check_write(&inside, WriteMode::Clobber, shell, frame, &what);
+            }
+            // Where the tree may land: in the destination (a directory) or as it.
+            let landings: Vec<&Arg> = if contents || (!dest_is_dir && !dest_dir_tracked) {
+                vec![&dest]
+            } else if dest_is_dir {
+                vec![&inside]
+            } else {
+                vec![&dest, &inside]
+            };
+            for landed in landings {
+                let Ok(landed_abs) = self.target_path(shell, landed) else {
+                    continue;
                 };
-                self.check_write(&landed, WriteMode::Clobber, shell, frame, &what);
+                if recursive {
+                    self.tree_landing(&what, source, landed, &landed_abs, contents, frame);
+                }
+                if base == "mv" && source.known && !source.glob {
+                    let removable = self.removable(&landed_abs) || landed_abs.starts_with("/dev/");
+                    if removable && let Ok(src) = self.target_path(shell, source) {
+                        let (file, under) = self.is_tracked_path(&src);
+                        if under {
+                            self.deny(
+                                frame,
+                                RuleId::RecursiveDelete,
+                                format!(
+                                    "mv `{}` to `{}`: it holds tracked files, and there (a build output or temp location) it could be removed as a whole; move it elsewhere",
+                                    source.text, landed.text
+                                ),
+                            );
+                            return;
+                        }
+                        moved_tracked += usize::from(file);
+                    }
+                }
+            }
+        }
+        if moved_tracked > 1 {
+            self.deny(
+                frame,
+                RuleId::DestructiveShell,
+                "mv of more than one tracked file into a build output or temp location; use `git rm` or `git mv`",
+            );
+        }
+    }
+
+    /// Judges a directory tree copied or moved to `landed_abs`.
+    fn tree_landing(
+        &mut self,
+        what: &str,
+        source: &Arg,
+        landed: &Arg,
+        landed_abs: &str,
+        contents: bool,
+        frame: &Frame,
+    ) {
+        if self.holds_protected(landed_abs) {
+            self.deny(
+                frame,
+                RuleId::ProtectedPath,
+                format!(
+                    "{what} `{}` to `{}`: the tree lands in a protected path",
+                    source.text, landed.text
+                ),
+            );
+            return;
+        }
+        if !self.in_repo(landed_abs) || self.removable(landed_abs) {
+            return;
+        }
+        if contents {
+            self.deny(
+                frame,
+                RuleId::NotStatic,
+                format!(
+                    "{what} `{}` to `{}` copies an unknown set of files into the repository; they may overwrite tracked or protected files (copy named files, or into a new directory)",
+                    source.text, landed.text
+                ),
+            );
+            return;
+        }
+        if what == "cp" && self.is_tracked_path(landed_abs).1 {
+            self.deny(
+                frame,
+                RuleId::Clobber,
+                format!(
+                    "cp -r `{}` to `{}` copies a tree over tracked files; copy named files instead",
+                    source.text, landed.text
+                ),
+            );
+        }
+    }
+
+    /// Judges the target of a link (`ln`, `cp -s`, `cp -l`): a link to a protected path, a
+    /// tracked file, the repository or a directory that holds it lets a later command write
+    /// or delete it through the link.
+    #[allow(clippy::too_many_arguments)]
+    fn link_target(
+        &mut self,
+        what: &str,
+        target: &Arg,
+        dest: &Arg,
+        dest_is_dir: bool,
+        symbolic: bool,
+        shell: &Shell,
+        frame: &Frame,
+    ) {
+        if !target.known || target.glob {
+            self.deny(
+                frame,
+                RuleId::NotStatic,
+                format!(
+                    "{what}: a link to `{}`, which is not statically known",
+                    target.text
+                ),
+            );
+            return;
+        }
+        let mut candidates: Vec<String> = Vec::new();
+        if let Some(abs) = self.resolve(shell, &target.text) {
+            candidates.push(abs);
+        }
+        // A relative symbolic link is resolved from the link's own directory.
+        if symbolic
+            && !target.text.starts_with('/')
+            && let Ok(dest_abs) = self.target_path(shell, dest)
+        {
+            let dir = if dest_is_dir {
+                dest_abs
+            } else {
+                split_parent(&dest_abs).map_or_else(|| "/".to_owned(), |(p, _)| p.to_owned())
+            };
+            candidates.push(normalize(&dir, &target.text));
+        }
+        if candidates.is_empty() {
+            self.deny(
+                frame,
+                RuleId::NotStatic,
+                format!(
+                    "{what}: a link to `{}`, relative to a directory that is not statically known",
+                    target.text
+                ),
+            );
+            return;
+        }
+        let mut all = Vec::new();
+        for c in candidates {
+            match self.unalias(shell, &c) {
+                Ok(Some(p)) => {
+                    all.extend(self.real_path(&p, true));
+                    all.push(p);
+                }
+                Ok(None) => {}
+                Err(why) => {
+                    self.deny(frame, RuleId::NotStatic, format!("{what}: a link to {why}"));
+                    return;
+                }
+            }
+        }
+        for abs in all {
+            let refusal = if self.holds_protected(&abs) {
+                Some((RuleId::ProtectedPath, "a protected path".to_owned()))
+            } else if let Some(place) = self.holds_anchor(&abs) {
+                Some((
+                    RuleId::DestructiveShell,
+                    format!("{place} or a directory that holds it"),
+                ))
+            } else if self.in_repo(&abs) && !self.removable(&abs) {
+                let (file, under) = self.is_tracked_path(&abs);
+                (file || under).then(|| {
+                    (
+                        RuleId::Clobber,
+                        "a tracked file or a directory with tracked files".to_owned(),
+                    )
+                })
+            } else {
+                None
+            };
+            if let Some((rule, kind)) = refusal {
+                self.deny(
+                    frame,
+                    rule,
+                    format!(
+                        "{what}: a link to `{}` ({kind}) lets later commands write or delete it through the link; work on it by its own name",
+                        target.text
+                    ),
+                );
+                return;
+            }
+        }
+    }
+
+    /// Judges an extraction of an archive (files the guard cannot list) into `dir` (`None`:
+    /// the current directory).
+    fn check_extract(&mut self, what: &str, dir: Option<&Arg>, shell: &Shell, frame: &Frame) {
+        let absolute = match dir {
+            Some(arg) => match self.target_path(shell, arg) {
+                Ok(p) => p,
+                Err(why) => {
+                    self.deny(
+                        frame,
+                        RuleId::NotStatic,
+                        format!("{what} extracts into {why}"),
+                    );
+                    return;
+                }
+            },
+            None => match shell.cwd.clone() {
+                Some(cwd) => cwd,
+                None => {
+                    self.deny(
+                        frame,
+                        RuleId::NotStatic,
+                        format!("{what} extracts into the current directory, which is not statically known"),
+                    );
+                    return;
+                }
+            },
+        };
+        let absolute = match self.unalias(shell, &absolute) {
+            Ok(Some(p)) => p,
+            Ok(None) | Err(_) => {
+                self.deny(
+                    frame,
+                    RuleId::NotStatic,
+                    format!("{what} extracts into `{absolute}`, which the guard cannot see"),
+                );
+                return;
+            }
+        };
+        let real = self.real_path(&absolute, true);
+        for place in std::iter::once(absolute.clone()).chain(real) {
+            let bad = self.holds_anchor(&place).is_some()
+                || self.holds_protected(&place)
+                || (self.in_repo(&place) && !self.removable(&place));
+            if bad {
+                self.deny(
+                    frame,
+                    RuleId::NotStatic,
+                    format!(
+                        "{what} writes the archive's files, which the guard cannot list, into `{place}`: they may overwrite tracked or protected files; extract into /tmp or a build directory (tar -C, unzip -d) and copy what you need"
+                    ),
+                );
+                return;
+            }
+        }
+    }
+
+    fn archive_tar(&mut self, base: &str, args: &[Arg], shell: &Shell, frame: &Frame) {
+        const VALUE_LETTERS: &str = "fbCTXgVLNKHIF";
+        const LONG_VALUES: &[&str] = &[
+            "--directory",
+            "--file",
+            "--files-from",
+            "--exclude",
+            "--exclude-from",
+            "--transform",
+            "--xform",
+            "--use-compress-program",
+            "--listed-incremental",
+            "--newer",
+            "--after-date",
+            "--label",
+            "--format",
+            "--owner",
+            "--group",
+            "--mode",
+            "--mtime",
+            "--strip-components",
+            "--to-command",
+            "--checkpoint-action",
+            "--suffix",
+            "--blocking-factor",
+            "--record-size",
+            "--tape-length",
+            "--info-script",
+            "--new-volume-script",
+            "--rsh-command",
+            "--index-file",
+            "--volno-file",
+            "--starting-file",
+        ];
+        let prefix_of =
+            |name: &str, full: &str, min: usize| name.len() >= min && full.starts_with(name);
+        let mut modes = String::new();
+        let mut dirs: Vec<Arg> = Vec::new();
+        let mut files: Vec<Arg> = Vec::new();
+        let mut operands: Vec<Arg> = Vec::new();
+        let mut remove_files = false;
+        let mut to_stdout = false;
+        let mut index = 0;
+        let value_of =
+            |letter: char, value: Option<Arg>, dirs: &mut Vec<Arg>, files: &mut Vec<Arg>| {
+                if let Some(v) = value {
+                    match letter {
+                        'C' => dirs.push(v),
+                        'f' => files.push(v),
+                        _ => {}
+                    }
+                }
+            };
+        while index < args.len() {
+            let arg = &args[index];
+            index += 1;
+            let Some(text) = arg.exact() else {
+                operands.push(arg.clone());
+                continue;
+            };
+            if index == 1 && !text.starts_with('-') {
+                // Old style: `tar xzf archive.tar`, values follow in the letters' order.
+                for c in text.chars() {
+                    modes.push(c);
+                    if VALUE_LETTERS.contains(c) {
+                        let v = args.get(index).cloned();
+                        index += 1;
+                        value_of(c, v, &mut dirs, &mut files);
+                    }
+                }
+                continue;
+            }
+            if text == "--" {
+                operands.extend(args[index..].iter().cloned());
+                break;
+            }
+            if let Some(long) = text.strip_prefix("--") {
+                let (name, value) = match long.split_once('=') {
+                    Some((n, v)) => (format!("--{n}"), Some(Arg::lit(v))),
+                    None => (format!("--{long}"), None),
+                };
+                let takes = LONG_VALUES
+                    .iter()
+                    .any(|l| prefix_of(&name, l, 5) || *l == name);
+                let value = match value {
+                    Some(v) => Some(v),
+                    None if takes => {
+                        index += 1;
+                        args.get(index - 1).cloned()
+                    }
+                    None => None,
+                };
+                if prefix_of(&name, "--directory", 5) {
+                    value_of('C', value, &mut dirs, &mut files);
+                } else if name == "--file" {
+                    value_of('f', value, &mut dirs, &mut files);
+                } else if prefix_of(&name, "--extract", 4) || prefix_of(&name, "--get", 4) {
+                    modes.push('x');
+                } else if prefix_of(&name, "--create", 4)
+                    || prefix_of(&name, "--append", 4)
+                    || prefix_of(&name, "--update", 4)
+                    || prefix_of(&name, "--delete", 5)
+                    || prefix_of(&name, "--concatenate", 5)
+                    || prefix_of(&name, "--catenate", 5)
+                {
+                    modes.push('c');
+                } else if prefix_of(&name, "--remove-files", 5) {
+                    remove_files = true;
+                } else if prefix_of(&name, "--to-stdout", 6) {
+                    to_stdout = true;
+                }
+                continue;
+            }
+            if text.len() > 1 && text.starts_with('-') {
+                let cluster: Vec<char> = text.chars().skip(1).collect();
+                for (at, c) in cluster.iter().enumerate() {
+                    modes.push(*c);
+                    if VALUE_LETTERS.contains(*c) {
+                        let rest: String = cluster[at + 1..].iter().collect();
+                        let v = if rest.is_empty() {
+                            index += 1;
+                            args.get(index - 1).cloned()
+                        } else {
+                            Some(Arg::lit(rest))
+                        };
+                        value_of(*c, v, &mut dirs, &mut files);
+                        break;
+                    }
+                }
+                continue;
+            }
+            operands.push(arg.clone());
+        }
+        let to_stdout = to_stdout || modes.contains('O');
+        if modes.contains('x') && !to_stdout {
+            if dirs.is_empty() {
+                self.check_extract(&format!("{base} -x"), None, shell, frame);
+            }
+            for dir in &dirs {
+                self.check_extract(&format!("{base} -x"), Some(dir), shell, frame);
+            }
+        }
+        if modes.contains(['c', 'r', 'u', 'A']) {
+            for file in files.iter().filter(|f| f.text != "-") {
+                self.check_write(
+                    file,
+                    WriteMode::Clobber,
+                    shell,
+                    frame,
+                    &format!("{base} -f"),
+                );
+            }
+        }
+        if remove_files {
+            // Members are removed with what they hold, from the last -C directory.
+            let members: Vec<Arg> = operands
+                .iter()
+                .map(|m| match dirs.last() {
+                    Some(dir) if !m.text.starts_with('/') => Arg {
+                        text: format!("{}/{}", dir.text, m.text),
+                        known: dir.known && m.known,
+                        glob: dir.glob || m.glob,
+                    },
+                    _ => m.clone(),
+                })
+                .collect();
+            self.delete_operands(
+                &format!("{base} --remove-files"),
+                &members,
+                true,
+                shell,
+                frame,
+            );
+        }
+    }
+
+    fn cpio(&mut self, args: &[Arg], shell: &Shell, frame: &Frame) {
+        let p = rules::parse(
+            args,
+            &Spec {
+                short_values: "CDEFHIMOR",
+                long_values: &[
+                    "--directory",
+                    "--file",
+                    "--format",
+                    "--pattern-file",
+                    "--owner",
+                ],
+                stop_at_operand: false,
+            },
+        );
+        let has_long = |full: &str| {
+            p.opts
+                .iter()
+                .any(|o| o.name.len() >= 5 && full.starts_with(o.name.as_str()))
+        };
+        if let Some(out) = p.value(&["-O"]).cloned() {
+            self.check_write(&out, WriteMode::Clobber, shell, frame, "cpio -O");
+        }
+        let dir = p.value(&["-D", "--directory"]).cloned();
+        if p.has(&["-i"]) || has_long("--extract") {
+            self.check_extract("cpio -i", dir.as_ref(), shell, frame);
+        } else if (p.has(&["-p"]) || has_long("--pass-through"))
+            && let Some(dest) = p.operands.last().cloned()
+        {
+            self.check_extract("cpio -p", Some(&dest), shell, frame);
+        }
+    }
+
+    fn zip_move(&mut self, args: &[Arg], shell: &Shell, frame: &Frame) {
+        let p = rules::parse(
+            args,
+            &Spec {
+                short_values: "bntPZsOI",
+                long_values: &[
+                    "--temp-path",
+                    "--suffixes",
+                    "--password",
+                    "--out",
+                    "--split-size",
+                ],
+                stop_at_operand: false,
+            },
+        );
+        let moves = p.has(&["-m"])
+            || p.opts
+                .iter()
+                .any(|o| o.name.len() >= 4 && "--move".starts_with(o.name.as_str()));
+        if !moves {
+            return;
+        }
+        let recursive = p.has(&["-r", "-R", "--recurse-paths", "--recurse-patterns"]);
+        let files: Vec<Arg> = p.operands.iter().skip(1).cloned().collect();
+        self.delete_operands("zip -m", &files, recursive, shell, frame);
+    }
+
+    fn patch(&mut self, args: &[Arg], shell: &Shell, frame: &Frame) {
+        let args = canon_long(args, PATCH_LONGS);
+        let p = rules::parse(
+            &args,
+            &Spec {
+                short_values: "BDFgiopdrVYz",
+                long_values: &[
+                    "--input",
+                    "--output",
+                    "--strip",
+                    "--directory",
+                    "--reject-file",
+                    "--prefix",
+                    "--suffix",
+                    "--ifdef",
+                    "--fuzz",
+                    "--get",
+                    "--version-control",
+                    "--basename-prefix",
+                    "--quoting-style",
+                    "--read-only",
+                    "--reject-format",
+                ],
+                stop_at_operand: false,
+            },
+        );
+        if p.has(&["--dry-run", "--help", "--version", "-v"]) {
+            return;
+        }
+        if let Some(reject) = p.value(&["-r", "--reject-file"]).cloned()
+            && reject.text != "-"
+        {
+            self.check_write(&reject, WriteMode::Clobber, shell, frame, "patch -r");
+        }
+        if let Some(out) = p.value(&["-o", "--output"]).cloned() {
+            if out.text != "-" {
+                self.check_write(&out, WriteMode::Clobber, shell, frame, "patch -o");
+            }
+            return;
+        }
+        match p.operands.first() {
+            Some(file) => {
+                let file = match p.value(&["-d", "--directory"]) {
+                    Some(dir) if !file.text.starts_with('/') => Arg {
+                        text: format!("{}/{}", dir.text, file.text),
+                        known: dir.known && file.known,
+                        glob: dir.glob || file.glob,
+                    },
+                    _ => file.clone(),
+                };
+                self.check_write(&file, WriteMode::Modify, shell, frame, "patch");
+            }
+            None => self.deny(
+                frame,
+                RuleId::NotStatic,
+                "patch writes (and may create or delete) the files its diff names, which the guard cannot read; name the file to patch (`patch FILE < DIFF`) or use --dry-run",
+            ),
+        }
+    }
+
+    fn script(&mut self, args: &[Arg], shell: &Shell, frame: &Frame) {
+        let p = rules::parse(
+            args,
+            &Spec {
+                short_values: "cEIOBTm",
+                long_values: &[
+                    "--command",
+                    "--echo",
+                    "--log-in",
+                    "--log-out",
+                    "--log-io",
+                    "--log-timing",
+                    "--logging-format",
+                ],
+                stop_at_operand: false,
+            },
+        );
+        let mode = if p.has(&["-a", "--append"]) {
+            WriteMode::Append
+        } else {
+            WriteMode::Clobber
+        };
+        let mut outs: Vec<Arg> = p
+            .opts
+            .iter()
+            .filter(|o| {
+                matches!(o.name.as_str(), "-I" | "-O" | "-B" | "-T")
+                    || o.name.starts_with("--log-")
+                    || o.name.starts_with("--timing")
+            })
+            .filter_map(|o| o.value.clone())
+            .collect();
+        let logs_named = !outs.is_empty();
+        match p.operands.first() {
+            Some(file) => outs.push(file.clone()),
+            None if !logs_named && !p.has(&["-h", "--help", "-V", "--version"]) => {
+                outs.push(Arg::lit("typescript"));
+            }
+            None => {}
+        }
+        for out in &outs {
+            self.check_write(out, mode, shell, frame, "script");
+        }
+    }
+
+    fn rsync_files(&mut self, args: &[Arg], shell: &Shell, frame: &Frame) {
+        let p = rules::parse(
+            args,
+            &Spec {
+                short_values: "eBfTM",
+                long_values: &["--rsh", "--filter", "--exclude", "--include", "--temp-dir"],
+                stop_at_operand: false,
+            },
+        );
+        let deletes = p.opts.iter().any(|o| o.name.starts_with("--del"));
+        let removes_sources = p.opts.iter().any(|o| o.name.starts_with("--remove-s"));
+        let recursive = p.has(&["-r", "-a", "--recursive", "--archive"]);
+        let mut operands = p.operands.clone();
+        let dest = operands.pop();
+        if deletes && let Some(dest) = &dest {
+            self.only_in_allowance(shell, dest, frame, "rsync --delete into");
+        }
+        if removes_sources {
+            self.delete_operands(
+                "rsync --remove-source-files",
+                &operands,
+                recursive,
+                shell,
+                frame,
+            );
+        }
+    }
+
+    fn cmake(&mut self, args: &[Arg], shell: &mut Shell, frame: &Frame) {
+        if !args.first().is_some_and(|a| a.is("-E")) {
+            return;
+        }
+        let Some(tool) = args.get(1).and_then(Arg::exact) else {
+            self.deny(
+                frame,
+                RuleId::NotStatic,
+                "cmake -E with a command that is not statically known",
+            );
+            return;
+        };
+        let rest = &args[2..];
+        match tool {
+            "rm" | "remove" => self.rm_as("cmake -E rm", rest, shell, frame),
+            "remove_directory" => {
+                let mut argv = vec![Arg::lit("-r"), Arg::lit("--")];
+                argv.extend(rest.iter().cloned());
+                self.rm_as("cmake -E remove_directory", &argv, shell, frame);
+            }
+            "rename" => self.copy_like("mv", rest, shell, frame),
+            "copy" | "copy_if_different" => self.copy_like("cp", rest, shell, frame),
+            "copy_directory" | "copy_directory_if_different" => {
+                let mut argv = vec![Arg::lit("-r")];
+                argv.extend(rest.iter().cloned());
+                self.copy_like("cp", &argv, shell, frame);
+            }
+            "create_symlink" => {
+                let mut argv = vec![Arg::lit("-s")];
+                argv.extend(rest.iter().cloned());
+                self.copy_like("ln", &argv, shell, frame);
+            }
+            "create_hardlink" => self.copy_like("ln", rest, shell, frame),
+            "tar" => self.archive_tar("cmake -E tar", rest, shell, frame),
+            "touch" | "touch_nocreate" | "make_directory" => {
+                for arg in rest {
+                    self.check_write(arg, WriteMode::Modify, shell, frame, "cmake -E touch");
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// `gzip FILE` replaces FILE by FILE.gz: the input is removed unless kept or written to
+    /// stdout; a decompression writes the name without its suffix.
+    fn compress(
+        &mut self,
+        base: &str,
+        args: &[Arg],
+        decompresses: bool,
+        keeps: bool,
+        shell: &Shell,
+        frame: &Frame,
+    ) {
+        let args = canon_long(args, COMPRESSOR_LONGS);
+        let p = rules::parse(
+            &args,
+            &Spec {
+                short_values: if matches!(base, "zstd" | "unzstd" | "brotli") {
+                    "So"
+                } else {
+                    "S"
+                },
+                long_values: &["--suffix", "--output"],
+                stop_at_operand: false,
+            },
+        );
+        if p.has(&[
+            "-h",
+            "--help",
+            "-V",
+            "--version",
+            "-L",
+            "--license",
+            "-t",
+            "--test",
+            "-l",
+            "--list",
+        ]) {
+            return;
+        }
+        if let Some(out) = p.value(&["-o", "--output"]).cloned() {
+            self.check_write(&out, WriteMode::Clobber, shell, frame, base);
+        }
+        let to_stdout = p.has(&["-c", "--stdout", "--to-stdout"]);
+        let operands: Vec<Arg> = p
+            .operands
+            .iter()
+            .filter(|a| a.text != "-")
+            .cloned()
+            .collect();
+        if to_stdout || operands.is_empty() {
+            return;
+        }
+        let removes = if keeps {
+            p.has(&["--rm"]) || (base == "brotli" && p.has(&["-j"]))
+        } else {
+            !p.has(&["-k", "--keep"])
+        };
+        let recursive = p.has(&["-r", "--recursive"]);
+        if removes {
+            self.delete_operands(base, &operands, recursive, shell, frame);
+        }
+        if (decompresses || p.has(&["-d", "--decompress", "--uncompress"])) && !recursive {
+            for op in operands.iter().filter(|o| o.known && !o.glob) {
+                if let Some((stem, _)) = op.text.rsplit_once('.')
+                    && !stem.is_empty()
+                    && !stem.ends_with('/')
+                {
+                    let out = Arg::lit(stem);
+                    self.check_write(
+                        &out,
+                        WriteMode::Clobber,
+                        shell,
+                        frame,
+                        &format!("{base} (output file)"),
+                    );
+                }
+            }
+        }
+    }
+
+    /// pawl's store (`.pawl/` in the repository) holds the run's limits and evidence: no
+    /// database tool may open it, however the path is spelled (a glob, a `cd`, a `file:`
+    /// URI, an `ATTACH` in the SQL). A database tool's output dot-commands (`.output FILE`)
+    /// are writes like `>`.
+    fn database_tool(&mut self, base: &str, args: &[Arg], shell: &Shell, frame: &Frame) {
+        let store = self
+            .anchors
+            .repo_root
+            .as_deref()
+            .map(|root| normalize(root, ".pawl"));
+        let store_reason = format!(
+            "{base}: pawl's store (.pawl/) holds the run's limits and evidence; only pawl changes it"
+        );
+        if let (Some(store), Some(cwd)) = (&store, shell.cwd.as_deref())
+            && is_within(cwd, store)
+        {
+            self.deny(frame, RuleId::ProtectedPath, store_reason);
+            return;
+        }
+        for arg in args {
+            if !arg.known {
+                self.deny(
+                    frame,
+                    RuleId::NotStatic,
+                    format!(
+                        "{base} with `{}`, which is not statically known: it may name pawl's store",
+                        arg.text
+                    ),
+                );
+                return;
+            }
+            let decoded = percent_decode(&arg.text);
+            let lower = decoded.to_ascii_lowercase();
+            if [
+                "pawl",
+                "attach",
+                ".open",
+                ".restore",
+                "load_extension",
+                ".load ",
+            ]
+            .iter()
+            .any(|w| lower.contains(w))
+            {
+                self.deny(frame, RuleId::ProtectedPath, store_reason);
+                return;
+            }
+            // `.output FILE`, `.once FILE`, `.save FILE`, `.backup [DB] FILE`: written files.
+            for line in decoded.lines() {
+                let mut words = line.split_whitespace();
+                if let Some(cmd) = words.next()
+                    && matches!(
+                        cmd,
+                        ".output" | ".once" | ".save" | ".backup" | ".clone" | ".log" | ".excel"
+                    )
+                    && let Some(file) = words.last()
+                {
+                    let file = file.trim_matches(|c| c == '\'' || c == '"');
+                    if !file.starts_with('-')
+                        && file != "stdout"
+                        && file != "stderr"
+                        && file != "off"
+                    {
+                        self.check_write(
+                            &Arg::lit(file),
+                            WriteMode::Clobber,
+                            shell,
+                            frame,
+                            &format!("{base} {cmd}"),
+                        );
+                    }
+                }
+            }
+            let Some(store) = &store else { continue };
+            let path = decoded.strip_prefix("file:").unwrap_or(&decoded);
+            let path = path.split('?').next().unwrap_or(path);
+            if path.is_empty() || path.starts_with('-') {
+                continue;
+            }
+            let Some(absolute) = self.resolve(shell, path) else {
+                self.deny(
+                    frame,
+                    RuleId::NotStatic,
+                    format!(
+                        "{base} `{path}` is relative to a directory that is not statically known"
+                    ),
+                );
+                return;
+            };
+            let hits = if arg.glob || has_wildcard(path) {
+                globs_may_overlap(&absolute, store)
+                    || globs_may_overlap(&absolute, &format!("{store}/**"))
+            } else {
+                is_within(&absolute, store)
+                    || self
+                        .real_path(&absolute, true)
+                        .is_some_and(|real| is_within(&real, store))
+            };
+            if hits {
+                self.deny(frame, RuleId::ProtectedPath, store_reason);
+                return;
             }
         }
     }
