@@ -3,7 +3,7 @@
 # (crates/testkit), into a cache directory outside the checkout, and tells the caller where they are.
 #
 # Two ways to use it:
-#   source .ci/install-agents.sh          # exports PAWL_CLAUDE_BIN and PAWL_CODEX_BIN in this shell
+#   source .ci/install-agents.sh          # exports PAWL_CLAUDE_BIN, PAWL_CODEX_BIN, PAWL_GEMINI_BIN
 #   eval "$(.ci/install-agents.sh)"       # run as a program it prints `export ...` lines on stdout
 #
 # Cache directory: ${PAWL_AGENT_CACHE:-$HOME/.cache/pawl-agents}. An install whose package.json already
@@ -11,6 +11,7 @@
 
 PAWL_CLAUDE_VERSION="2.1.329"
 PAWL_CODEX_VERSION="0.169.0"
+PAWL_GEMINI_VERSION="0.61.0"
 
 _pawl_log() { printf 'install-agents: %s\n' "$*" >&2; }
 
@@ -36,8 +37,8 @@ _pawl_npm_install() {
     "$package@$version" >&2 || return 1
 }
 
-# Runs "<bin> --version" in a throw-away HOME (and CODEX_HOME: even --version writes there), so a probe
-# never touches the caller's real configuration. Prints the version output.
+# Runs "<bin> --version" in a throw-away HOME (and CODEX_HOME: even --version writes there; Gemini CLI
+# writes ~/.gemini), so a probe never touches the caller's real configuration. Prints the version output.
 _pawl_probe_version() {
   local bin="$1" scratch out rc
   scratch="$(mktemp -d)" || return 1
@@ -57,8 +58,10 @@ _pawl_install_agents() {
 
   local cc_prefix="$cache/claude-code-$PAWL_CLAUDE_VERSION"
   local codex_prefix="$cache/codex-$PAWL_CODEX_VERSION"
+  local gemini_prefix="$cache/gemini-cli-$PAWL_GEMINI_VERSION"
   _pawl_npm_install "$cc_prefix" "@anthropic-ai/claude-code" "$PAWL_CLAUDE_VERSION" || return 1
   _pawl_npm_install "$codex_prefix" "@openai/codex" "$PAWL_CODEX_VERSION" || return 1
+  _pawl_npm_install "$gemini_prefix" "@google/gemini-cli" "$PAWL_GEMINI_VERSION" || return 1
 
   # Claude Code ships its native binary in a platform package; the postinstall hard-links it over
   # bin/claude.exe. When install scripts did not run, that file is a stub that exits 1, so fall back to
@@ -91,14 +94,27 @@ _pawl_install_agents() {
   esac
   _pawl_log "codex: $v ($codex_bin)"
 
+  local gemini_bin="$gemini_prefix/node_modules/.bin/gemini"
+  if ! v="$(_pawl_probe_version "$gemini_bin")"; then
+    _pawl_log "gemini --version failed for $gemini_bin"
+    return 1
+  fi
+  v="$(printf '%s\n' "$v" | tail -n 1)"
+  case "$v" in
+    *"$PAWL_GEMINI_VERSION"*) ;;
+    *) _pawl_log "unexpected gemini version: $v"; return 1 ;;
+  esac
+  _pawl_log "gemini: $v ($gemini_bin)"
+
   PAWL_CLAUDE_BIN="$claude_bin"
   PAWL_CODEX_BIN="$codex_bin"
+  PAWL_GEMINI_BIN="$gemini_bin"
 }
 
 if [ "${BASH_SOURCE[0]}" != "$0" ]; then
   # Sourced: export into the caller's shell, and never `exit` it.
   if _pawl_install_agents; then
-    export PAWL_CLAUDE_BIN PAWL_CODEX_BIN
+    export PAWL_CLAUDE_BIN PAWL_CODEX_BIN PAWL_GEMINI_BIN
   else
     _pawl_log "failed"
     return 1
@@ -108,4 +124,5 @@ else
   _pawl_install_agents || { _pawl_log "failed"; exit 1; }
   printf 'export PAWL_CLAUDE_BIN=%q\n' "$PAWL_CLAUDE_BIN"
   printf 'export PAWL_CODEX_BIN=%q\n' "$PAWL_CODEX_BIN"
+  printf 'export PAWL_GEMINI_BIN=%q\n' "$PAWL_GEMINI_BIN"
 fi

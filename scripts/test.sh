@@ -4,8 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# The real Claude Code and Codex CLIs, driven offline against pawl's mock model server.
+# The real Claude Code, Codex and Gemini CLIs, driven offline against pawl's mock model server.
 eval "$(bash .ci/install-agents.sh)"
-export PAWL_CLAUDE_BIN PAWL_CODEX_BIN
+export PAWL_CLAUDE_BIN PAWL_CODEX_BIN PAWL_GEMINI_BIN
 
 cargo test --workspace "$@"

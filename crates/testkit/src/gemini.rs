@@ -1,15 +1,21 @@
 //! The Gemini API (`models/{model}:streamGenerateContent?alt=sse`, `:generateContent`,
 //! `:countTokens`) as Gemini CLI calls it when `GOOGLE_GEMINI_BASE_URL` points here.
 //!
-//! Not yet proven against the real Gemini CLI (see the README): the shapes follow the public API
-//! reference. Gemini CLI also sends tool-less JSON-schema requests (next-speaker checks, loop
-//! detection); those are auxiliary and get a canned JSON answer.
+//! Checked against the real Gemini CLI 0.61.0 (`tests/it/gemini.rs`). In `-p`/stdin headless mode
+//! it sends, per prompt, one tool-less `generateContent` with a JSON schema (the model router's
+//! complexity classifier, auxiliary here), then `streamGenerateContent?alt=sse` for every step of
+//! the loop. The first user message carries a `<session_context>` part (date, OS, workspace
+//! directories) and the prompt as a second part; the context part is not user text here, as
+//! Codex's `<environment_context>` is not.
 
 use serde_json::{Value, json};
 
 use crate::conversation::{Conversation, OfferedTool, find_line_after};
 use crate::reply::{Reply, sse_data};
 use crate::scenario::{Fault, ToolCall, Turn};
+
+/// The part Gemini CLI puts before the first prompt: context, not something the user said.
+const SESSION_CONTEXT: &str = "<session_context>";
 
 /// Digests a generateContent request body; `model` and `stream` come from the URL.
 pub(crate) fn conversation(body: &Value, model: &str, stream: bool) -> Conversation {
@@ -45,7 +51,8 @@ pub(crate) fn conversation(body: &Value, model: &str, stream: bool) -> Conversat
                     .filter_map(|part| part.get("functionResponse"))
                     .map(|response| response.get("response").unwrap_or(response).to_string())
                     .collect();
-                let text = parts_text(parts);
+                let (context, text) = split_session_context(parts);
+                context_texts.extend(context);
                 let has_responses = !responses.is_empty();
                 conversation.tool_outputs.extend(responses);
                 if !text.is_empty() {
@@ -79,11 +86,7 @@ pub(crate) fn conversation(body: &Value, model: &str, stream: bool) -> Conversat
             })
         })
         .collect();
-    conversation.cwd = find_line_after(
-        context_texts.iter().map(String::as_str),
-        "working in the directory:",
-    )
-    .map(|dir| dir.trim_end_matches('.').to_owned());
+    conversation.cwd = workspace_dir(&context_texts);
     conversation.auxiliary = conversation.tools.is_empty();
     conversation.auxiliary_hint = body
         .get("generationConfig")
@@ -95,6 +98,41 @@ pub(crate) fn conversation(body: &Value, model: &str, stream: bool) -> Conversat
         })
         .unwrap_or_default();
     conversation
+}
+
+/// The working directory Gemini CLI announces: the first of its `Workspace Directories:` list
+/// (0.61), or the older `I'm currently working in the directory: ...` line.
+fn workspace_dir(texts: &[String]) -> Option<String> {
+    let listed = texts.iter().find_map(|text| {
+        let start = text.find("Workspace Directories:")?;
+        text[start..]
+            .lines()
+            .skip(1)
+            .map(str::trim)
+            .find_map(|line| line.strip_prefix("- "))
+            .map(|dir| dir.trim().to_owned())
+    });
+    listed.or_else(|| {
+        find_line_after(
+            texts.iter().map(String::as_str),
+            "working in the directory:",
+        )
+        .map(|dir| dir.trim_end_matches('.').to_owned())
+    })
+}
+
+/// The text parts of a user message, split into Gemini CLI's `<session_context>` parts and the
+/// rest (what the user said), each joined by newlines.
+fn split_session_context(parts: Option<&Value>) -> (Option<String>, String) {
+    let texts = parts
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|part| part.get("text").and_then(Value::as_str));
+    let (context, said): (Vec<&str>, Vec<&str>) =
+        texts.partition(|text| text.trim_start().starts_with(SESSION_CONTEXT));
+    let context = (!context.is_empty()).then(|| context.join("\n"));
+    (context, said.join("\n"))
 }
 
 fn parts_text(parts: Option<&Value>) -> String {
@@ -125,7 +163,9 @@ fn function_call(call: &ToolCall, conversation: &Conversation) -> Value {
         ),
         ToolCall::Edit { path, old, new } => (
             "replace".to_owned(),
-            json!({"file_path": conversation.absolute(path), "old_string": old, "new_string": new}),
+            // `instruction` is required by Gemini CLI 0.61's `replace`.
+            json!({"file_path": conversation.absolute(path), "instruction": "Apply the scripted edit.",
+                   "old_string": old, "new_string": new}),
         ),
         ToolCall::Read { path } => (
             "read_file".to_owned(),
@@ -191,7 +231,11 @@ pub(crate) fn render(turn: &Turn, conversation: &Conversation, seq: usize) -> Re
 /// A canned answer to a tool-less request: JSON when a schema was asked for.
 pub(crate) fn auxiliary_text(conversation: &Conversation) -> Option<String> {
     let hint = &conversation.auxiliary_hint;
-    if hint.contains("next_speaker") {
+    if hint.contains("complexity_score") {
+        // The model router's classifier (Gemini CLI 0.61, `--model auto`): a high score routes the
+        // step to the pro model (`gemini-3.1-pro-preview`), as when there is no classifier.
+        Some(json!({"complexity_reasoning": "mock", "complexity_score": 100}).to_string())
+    } else if hint.contains("next_speaker") {
         Some(json!({"reasoning": "mock", "next_speaker": "user"}).to_string())
     } else if hint.contains("unproductive_state_confidence") {
         Some(
@@ -292,5 +336,42 @@ mod tests {
         assert_eq!(frames.len(), 2);
         assert!(frames[1].contains(r#""file_path":"/w/repo/a""#));
         assert!(frames[1].contains(r#""finishReason":"STOP""#));
+    }
+
+    /// Gemini CLI 0.61 sends the session context and the prompt as two parts of one message, and
+    /// lists the workspace directories instead of a "working in the directory" line.
+    #[test]
+    fn session_context_is_not_the_prompt_and_names_the_workspace() {
+        let body = json!({
+            "contents": [
+                {"role": "user", "parts": [
+                    {"text": "<session_context>\nThis is the Gemini CLI.\n- **Workspace Directories:**\n  - /w/repo\n- **Directory Structure:**\n</session_context>"},
+                    {"text": "create hello.txt"}
+                ]}
+            ],
+            "tools": [{"functionDeclarations": [{"name": "run_shell_command"}]}]
+        });
+        let conversation = conversation(&body, "gemini-mock", true);
+        assert_eq!(
+            conversation.last_prompt.as_deref(),
+            Some("create hello.txt")
+        );
+        assert_eq!(conversation.user_texts, ["create hello.txt"]);
+        assert_eq!(conversation.cwd.as_deref(), Some("/w/repo"));
+        assert!(!conversation.auxiliary);
+    }
+
+    #[test]
+    fn the_router_classifier_gets_a_valid_score() {
+        let body = json!({
+            "contents": [{"role": "user", "parts": [{"text": "create hello.txt"}]}],
+            "generationConfig": {"responseJsonSchema": {"properties": {
+                "complexity_reasoning": {"type": "STRING"}, "complexity_score": {"type": "INTEGER"}}}}
+        });
+        let conversation = conversation(&body, "gemini-3.5-flash-lite", false);
+        assert!(conversation.auxiliary);
+        let answer: Value = serde_json::from_str(&auxiliary_text(&conversation).unwrap()).unwrap();
+        assert!(answer["complexity_score"].is_u64(), "{answer}");
+        assert!(answer["complexity_reasoning"].is_string(), "{answer}");
     }
 }

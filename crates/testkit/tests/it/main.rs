@@ -8,5 +8,6 @@
 mod agents;
 mod claude;
 mod codex;
+mod gemini;
 mod http;
 mod server;
