@@ -1,5 +1,5 @@
 //! The parsers on streams recorded from the real CLIs (Claude Code 2.1.329, Codex 0.169.0,
-//! copied from pawl-testkit's recordings): session ids, tokens and cost exactly as the stream
+//! Gemini CLI 0.61.0, copied from pawl-testkit's recordings): session ids, tokens and cost exactly as the stream
 //! says, file edits, and waits for rate limits.
 
 use std::path::Path;
@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use pawl_agent::claude::{ClaudeAdapter, ClaudeOptions};
 use pawl_agent::codex::{self, CodexAdapter, CodexOptions};
+use pawl_agent::gemini::{GeminiAdapter, GeminiOptions};
 use pawl_agent::{Adapter, AgentEvent, Usage};
 use serde_json::Value;
 
@@ -306,45 +307,116 @@ fn codex_file_change_is_a_file_edit() {
     assert_eq!((usage.input_tokens, usage.output_tokens), (2500, 41));
 }
 
+fn gemini() -> GeminiAdapter {
+    GeminiAdapter::new(GeminiOptions::default()).unwrap()
+}
+
+/// Recorded by pawl-testkit's `gemini_runs_a_scripted_shell_call_and_reports_mock_usage`: the
+/// real Gemini CLI 0.61.0, `--model auto` routed to `gemini-3.1-pro-preview-customtools`.
 #[test]
-fn gemini_handwritten_stream() {
-    // Hand-written from the documented stream-json format: no Gemini CLI is installed here.
-    use pawl_agent::gemini::{GeminiAdapter, GeminiOptions};
-    let mut adapter = GeminiAdapter::new(GeminiOptions::default()).unwrap();
-    let events = parse_all(&mut adapter, &fixture("gemini-handwritten-basic.jsonl"), 0);
-    assert_eq!(session(&events).as_deref(), Some("gem-sess-1"));
-    assert!(events.contains(&AgentEvent::Text {
-        text: "Creating hello.txt.".into()
-    }));
-    assert!(events.contains(&AgentEvent::FileEdited {
-        path: "/repo/hello.txt".into()
-    }));
-    assert!(events.iter().any(|e| matches!(e, AgentEvent::ToolResult { is_error: true, output, .. } if output == "exit code 1")));
+fn gemini_basic_stream() {
+    let text = fixture("gemini-0.61.0-basic.jsonl");
+    let events = parse_all(&mut gemini(), &text, 0);
+    let init = last_json(&text, "init");
+    assert_eq!(session(&events).as_deref(), init["session_id"].as_str());
+    let texts: Vec<&str> = events
+        .iter()
+        .filter_map(|e| match e {
+            AgentEvent::Text { text } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(texts, ["Creating hello.txt.", "Done."]);
     assert!(
         events
             .iter()
-            .any(|e| matches!(e, AgentEvent::RateLimited { .. }))
+            .any(|e| matches!(e, AgentEvent::ToolCall { name, input, .. }
+        if name == "run_shell_command" && input["command"] == "echo hello > hello.txt"))
     );
+    assert!(events.iter().any(|e| matches!(
+        e,
+        AgentEvent::ToolResult {
+            is_error: false,
+            ..
+        }
+    )));
     let (usage, cost, estimated, is_error) = result(&events);
+    // The mock's usage: 900 + 1000 prompt tokens, 21 + 4 output tokens.
     assert_eq!(
         usage,
         Usage {
-            input_tokens: 2000,
-            output_tokens: 41,
-            cache_read_tokens: 500,
+            input_tokens: 1900,
+            output_tokens: 25,
+            cache_read_tokens: 0,
             cache_write_tokens: 0
         }
     );
-    assert!(estimated && !is_error && cost.unwrap() > 0.0);
+    // Estimated at the answering model's price (gemini-3.1-pro: $2 in, $12 out per million);
+    // the router's classifier used no tokens.
+    let expected = (1900.0 * 2.0 + 25.0 * 12.0) / 1e6;
+    assert!(estimated && !is_error);
+    assert!((cost.unwrap() - expected).abs() < 1e-12, "{cost:?}");
     assert!(
         matches!(events.iter().rfind(|e| matches!(e, AgentEvent::Result { .. })), Some(AgentEvent::Result { text: Some(t), .. }) if t == "Done.")
     );
     assert!(
-        !events
-            .iter()
-            .any(|e| matches!(e, AgentEvent::Unknown { .. })),
+        !events.iter().any(|e| matches!(
+            e,
+            AgentEvent::Unknown { .. } | AgentEvent::RateLimited { .. } | AgentEvent::Error { .. }
+        )),
         "{events:?}"
     );
+}
+
+/// Recorded by pawl-testkit's `gemini_file_tools_write_edit_and_read`: `write_file` and
+/// `replace` are file edits, `read_file` is not.
+#[test]
+fn gemini_file_tools_are_file_edits() {
+    let events = parse_all(&mut gemini(), &fixture("gemini-0.61.0-write.jsonl"), 0);
+    assert_eq!(
+        events
+            .iter()
+            .filter(|e| matches!(e, AgentEvent::FileEdited { .. }))
+            .collect::<Vec<_>>(),
+        [
+            &AgentEvent::FileEdited {
+                path: "/sandbox/repo/notes.txt".into()
+            },
+            &AgentEvent::FileEdited {
+                path: "/sandbox/repo/notes.txt".into()
+            }
+        ]
+    );
+    let (usage, ..) = result(&events);
+    assert_eq!((usage.input_tokens, usage.output_tokens), (400, 80));
+}
+
+/// Recorded by pawl-testkit's `gemini_gives_up_on_a_quota_error_with_a_long_wait` (exit status
+/// 429 % 256): a wait of the time the error names, then an error result with no usage, and no
+/// model output after the wait.
+#[test]
+fn gemini_quota_error_given_up_is_a_wait_of_the_named_time() {
+    let events = parse_all(
+        &mut gemini(),
+        &fixture("gemini-0.61.0-quota-gave-up.jsonl"),
+        173,
+    );
+    let wait = events
+        .iter()
+        .position(|e| {
+            matches!(e, AgentEvent::RateLimited { retry_after: Some(d), message }
+            if *d == Duration::from_secs(3600) && message.contains("exceeded your current quota"))
+        })
+        .unwrap_or_else(|| panic!("no wait: {events:#?}"));
+    assert!(
+        !events[wait..]
+            .iter()
+            .any(|e| matches!(e, AgentEvent::Text { .. } | AgentEvent::ToolCall { .. })),
+        "{events:#?}"
+    );
+    let (usage, _, _, is_error) = result(&events);
+    assert!(is_error);
+    assert_eq!(usage, Usage::default());
 }
 
 /// A 429 the CLI gave up on (Claude Code with `CLAUDE_CODE_MAX_RETRIES=0`, Codex with
