@@ -95,6 +95,8 @@ pub(crate) struct Shell {
     /// Variables whose value is unknown but free of code (a `for` loop over
     /// literal words, an arithmetic result): arithmetic on them is safe.
     pub arith_safe: HashSet<String>,
+    /// Loop variables over one glob (`for f in src/*.rs`): the pattern.
+    pub globs: HashMap<String, String>,
     /// Variables with the integer attribute: assigning evaluates arithmetic.
     pub integer_vars: HashSet<String>,
     /// Standard input given to the rest of the script by `exec < ...`.
@@ -225,6 +227,9 @@ pub(crate) struct Walker<'a> {
     cd_by_and: bool,
     /// `CDPATH` is mentioned: a relative `cd` may go anywhere.
     cdpath: bool,
+    /// Directories this command line creates (`mkdir -p d`, `git init d`):
+    /// a later `cd` into them succeeds.
+    made_dirs: Vec<String>,
 }
 
 /// Words expand against the shell's variables and the context's anchors.
@@ -260,35 +265,52 @@ impl words::Scope for ScopeView<'_> {
     }
 
     fn risky(&self, name: &str) -> bool {
-        risky_var(self.shell, name, 0)
+        risky_var(self.shell, name)
     }
 
     fn ifs_changed(&self) -> bool {
         self.shell.ifs_changed
+    }
+
+    fn glob_var(&self, name: &str) -> Option<String> {
+        if self.shell.vars_untrusted || self.shell.ifs_changed {
+            return None;
+        }
+        self.shell.globs.get(name).cloned()
     }
 }
 
 /// Whether arithmetic on `name` might run code: its value was set in the
 /// input to something unknown, or (through the names it mentions, as bash
 /// evaluates them recursively) holds a command substitution.
-fn risky_var(shell: &Shell, name: &str, depth: usize) -> bool {
-    if depth > 8 {
-        return true;
-    }
-    if shell.arith_safe.contains(name) {
-        return false;
-    }
-    match shell.vars.get(name) {
-        None => false,
-        Some(_) if shell.vars_untrusted => true,
-        Some(None) => true,
-        Some(Some(value)) => {
-            words::has_code(value)
-                || words::identifiers(value)
-                    .into_iter()
-                    .any(|n| n != name && risky_var(shell, n, depth + 1))
+fn risky_var(shell: &Shell, name: &str) -> bool {
+    // A breadth-first walk over the names values mention, each visited once
+    // and at most 256 in all (values naming each other must not blow up).
+    let mut queue: Vec<&str> = vec![name];
+    let mut seen: HashSet<&str> = HashSet::new();
+    while let Some(current) = queue.pop() {
+        if !seen.insert(current) {
+            continue;
+        }
+        if seen.len() > 256 {
+            return true;
+        }
+        if shell.arith_safe.contains(current) {
+            continue;
+        }
+        match shell.vars.get(current) {
+            None => {}
+            Some(_) if shell.vars_untrusted => return true,
+            Some(None) => return true,
+            Some(Some(value)) => {
+                if words::has_code(value) {
+                    return true;
+                }
+                queue.extend(words::identifiers(value));
+            }
         }
     }
+    false
 }
 
 /// Programs that run a file named among their operands.
@@ -455,6 +477,7 @@ impl<'a> Walker<'a> {
             certain_cd: false,
             cd_by_and: false,
             cdpath: input.contains("CDPATH"),
+            made_dirs: Vec::new(),
         }
     }
 
@@ -657,7 +680,15 @@ impl<'a> Walker<'a> {
         ]
         .into_iter()
         .flatten()
+        .chain(self.made_dirs.iter().map(String::as_str))
         .any(is_ancestor)
+            // pawl keeps its store there while a run is active.
+            || (self.ctx.run_active
+                && self
+                    .anchors
+                    .repo_root
+                    .as_deref()
+                    .is_some_and(|root| is_ancestor(&normalize(root, ".pawl"))))
     }
 
     /// Whether the input mentions `CDPATH`.
@@ -836,7 +867,7 @@ impl<'a> Walker<'a> {
                 .map(str::to_owned)
                 .collect();
             for name in names {
-                if risky_var(shell, &name, 0) {
+                if risky_var(shell, &name) {
                     self.fail_closed(
                         frame,
                         RuleId::NotStatic,
@@ -863,18 +894,29 @@ impl<'a> Walker<'a> {
             ast::CompoundCommand::ForClause(clause) => {
                 self.note(frame, format!("for {}", clause.variable_name));
                 let mut safe = true;
+                let mut values = Vec::new();
                 for word in clause.values.iter().flatten() {
                     for arg in self.expand(&word.value, shell, frame) {
                         // A glob matches file names: they may hold anything.
                         safe &= arg
                             .exact()
                             .is_some_and(|t| !words::has_code(t) && !t.contains('['));
+                        values.push(arg);
                     }
                 }
                 let name = clause.variable_name.clone();
                 self.set_var(shell, frame, &name, None);
                 if safe && clause.values.is_some() {
-                    shell.arith_safe.insert(name);
+                    shell.arith_safe.insert(name.clone());
+                }
+                // `for f in src/*.rs`: `$f` is one path matching the glob
+                // (a glob with no match stays the pattern itself).
+                if let [only] = values.as_slice()
+                    && only.known
+                    && only.glob
+                    && !only.text.contains(['$', '`'])
+                {
+                    shell.globs.insert(name, only.text.clone());
                 }
                 self.loop_body(&[&clause.body.list], shell, &inner.conditional());
             }
@@ -1062,6 +1104,7 @@ impl<'a> Walker<'a> {
             shell.ifs_changed = true;
         }
         shell.arith_safe.remove(name);
+        shell.globs.remove(name);
         shell.vars.insert(name.to_owned(), value);
     }
 
@@ -1171,10 +1214,12 @@ impl<'a> Walker<'a> {
         if let Stdin::Text(body) = &stdin {
             // `cat > x.sh <<'EOF'`: the file's text is the here-document.
             let plain_cat = argv.len() == 1 || (argv.len() == 2 && argv[1].is("-"));
-            if plain_cat && argv[0].is("cat") && self.written.len() == written_before + 1 {
-                if let Some(last) = self.written.last_mut() {
-                    last.1 = Some(body.clone());
-                }
+            if plain_cat
+                && argv[0].is("cat")
+                && self.written.len() == written_before + 1
+                && let Some(last) = self.written.last_mut()
+            {
+                last.1 = Some(body.clone());
             }
         }
         for (name, value) in &prefix_assignments {
@@ -1515,10 +1560,11 @@ impl<'a> Walker<'a> {
     /// Remembers that this command line writes `arg` (a script written and
     /// then run is text the guard never read).
     pub(crate) fn record_write(&mut self, shell: &Shell, arg: &Arg) {
-        if let Some(path) = arg.exact().and_then(|t| self.resolve(shell, t)) {
-            if path != "/dev/null" && self.written.len() < 256 {
-                self.written.push((path, None));
-            }
+        if let Some(path) = arg.exact().and_then(|t| self.resolve(shell, t))
+            && path != "/dev/null"
+            && self.written.len() < 256
+        {
+            self.written.push((path, None));
         }
     }
 
@@ -1780,6 +1826,26 @@ impl<'a> Walker<'a> {
         };
         for target in &targets {
             self.record_write(shell, target);
+        }
+        let made: Vec<&Arg> = match base {
+            "mkdir" => operands().collect(),
+            "git" if args.first().is_some_and(|a| a.is("init") || a.is("clone")) => {
+                let rest: Vec<&Arg> = operands().skip(1).collect();
+                let wanted = if args[0].is("clone") { 2 } else { 1 };
+                if rest.len() >= wanted {
+                    rest.last().copied().into_iter().collect()
+                } else {
+                    Vec::new()
+                }
+            }
+            _ => Vec::new(),
+        };
+        for dir in made {
+            if let Some(path) = dir.exact().and_then(|t| self.resolve(shell, t))
+                && self.made_dirs.len() < 64
+            {
+                self.made_dirs.push(path);
+            }
         }
     }
 

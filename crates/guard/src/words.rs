@@ -102,6 +102,11 @@ pub(crate) trait Scope {
     fn ifs_changed(&self) -> bool {
         false
     }
+    /// The glob pattern a variable stands for (`for f in src/*.rs`): each
+    /// value is one path matching it.
+    fn glob_var(&self, _name: &str) -> Option<String> {
+        None
+    }
 }
 
 /// Whether `text` (a variable's value) holds code that an evaluation of it
@@ -320,13 +325,15 @@ fn param_substitutions(expr: &ParameterExpr, subs: &mut Vec<String>) {
 /// What a parameter expansion may do beyond reading a value: assign
 /// (`${a:=x}`), evaluate arithmetic on variables, or prompt-expand a value.
 fn param_effects(expr: &ParameterExpr, scope: &dyn Scope, out: &mut Expanded) {
-    if let ParameterExpr::AssignDefaultValues { parameter, .. } = expr {
-        match parameter {
+    if let ParameterExpr::AssignDefaultValues {
+        parameter:
             Parameter::Named(name)
             | Parameter::NamedWithIndex { name, .. }
-            | Parameter::NamedWithAllIndices { name, .. } => out.assigned.push(name.clone()),
-            _ => {}
-        }
+            | Parameter::NamedWithAllIndices { name, .. },
+        ..
+    } = expr
+    {
+        out.assigned.push(name.clone());
     }
     for text in expr_parts(expr).1 {
         arithmetic_effects(text, scope, out);
@@ -532,7 +539,14 @@ fn pieces_into(
                     ParameterExpr::Parameter {
                         parameter: Parameter::Named(name),
                         indirect: false,
-                    } => scope.var(name),
+                    } => {
+                        if let Some(pattern) = scope.glob_var(name) {
+                            // One path matching the pattern: a glob field.
+                            acc.push_lit(&pattern, false);
+                            continue;
+                        }
+                        scope.var(name)
+                    }
                     _ => None,
                 };
                 match value {

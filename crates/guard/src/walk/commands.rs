@@ -43,6 +43,8 @@ struct ValueWrapper {
     command_values: &'static [&'static str],
     /// Options whose value is the directory the command runs in.
     chdir: &'static [&'static str],
+    /// Options whose value is a file the wrapper writes.
+    outputs: &'static [&'static str],
 }
 
 const VALUE_WRAPPERS: &[ValueWrapper] = &[
@@ -54,6 +56,7 @@ const VALUE_WRAPPERS: &[ValueWrapper] = &[
         no_command: &["-u", "--unlock"],
         command_values: &["-c", "--command"],
         chdir: &[],
+        outputs: &[],
     },
     ValueWrapper {
         name: "taskset",
@@ -63,6 +66,7 @@ const VALUE_WRAPPERS: &[ValueWrapper] = &[
         no_command: &["-p", "--pid"],
         command_values: &[],
         chdir: &[],
+        outputs: &[],
     },
     ValueWrapper {
         name: "chrt",
@@ -72,6 +76,7 @@ const VALUE_WRAPPERS: &[ValueWrapper] = &[
         no_command: &["-p", "--pid", "-m", "--max"],
         command_values: &[],
         chdir: &[],
+        outputs: &[],
     },
     ValueWrapper {
         name: "strace",
@@ -93,6 +98,7 @@ const VALUE_WRAPPERS: &[ValueWrapper] = &[
         no_command: &[],
         command_values: &[],
         chdir: &[],
+        outputs: &["-o", "--output"],
     },
     ValueWrapper {
         name: "ltrace",
@@ -102,6 +108,7 @@ const VALUE_WRAPPERS: &[ValueWrapper] = &[
         no_command: &[],
         command_values: &[],
         chdir: &[],
+        outputs: &["-o", "--output"],
     },
     ValueWrapper {
         name: "unshare",
@@ -122,6 +129,7 @@ const VALUE_WRAPPERS: &[ValueWrapper] = &[
         no_command: &[],
         command_values: &[],
         chdir: &["-w", "--wd"],
+        outputs: &[],
     },
     ValueWrapper {
         name: "nsenter",
@@ -133,6 +141,7 @@ const VALUE_WRAPPERS: &[ValueWrapper] = &[
         no_command: &[],
         command_values: &[],
         chdir: &["-w", "--wd"],
+        outputs: &[],
     },
     ValueWrapper {
         name: "fakeroot",
@@ -142,6 +151,7 @@ const VALUE_WRAPPERS: &[ValueWrapper] = &[
         no_command: &[],
         command_values: &[],
         chdir: &[],
+        outputs: &[],
     },
     ValueWrapper {
         name: "firejail",
@@ -151,6 +161,7 @@ const VALUE_WRAPPERS: &[ValueWrapper] = &[
         no_command: &["--list", "--tree", "--top", "--shutdown", "--join"],
         command_values: &[],
         chdir: &[],
+        outputs: &[],
     },
     ValueWrapper {
         name: "systemd-run",
@@ -182,6 +193,7 @@ const VALUE_WRAPPERS: &[ValueWrapper] = &[
         no_command: &[],
         command_values: &[],
         chdir: &["--working-directory"],
+        outputs: &[],
     },
     ValueWrapper {
         name: "prlimit",
@@ -191,6 +203,7 @@ const VALUE_WRAPPERS: &[ValueWrapper] = &[
         no_command: &["-p", "--pid"],
         command_values: &[],
         chdir: &[],
+        outputs: &[],
     },
     ValueWrapper {
         name: "cpulimit",
@@ -200,6 +213,7 @@ const VALUE_WRAPPERS: &[ValueWrapper] = &[
         no_command: &["-p", "--pid", "-e", "--exe"],
         command_values: &[],
         chdir: &[],
+        outputs: &[],
     },
     ValueWrapper {
         name: "proot",
@@ -209,6 +223,7 @@ const VALUE_WRAPPERS: &[ValueWrapper] = &[
         no_command: &[],
         command_values: &[],
         chdir: &["-w", "--cwd"],
+        outputs: &[],
     },
 ];
 
@@ -849,6 +864,19 @@ impl Walker<'_> {
                 stop_at_operand: true,
             },
         );
+        for opt in &p.opts {
+            if spec.outputs.contains(&opt.name.as_str())
+                && let Some(file) = &opt.value
+            {
+                self.check_write(
+                    file,
+                    WriteMode::Clobber,
+                    shell,
+                    frame,
+                    &format!("{base} {}", opt.name),
+                );
+            }
+        }
         if let Some(command) = p.value(spec.command_values).cloned() {
             self.script_args(&format!("{base} -c"), &[command], shell, frame, false);
             return;
@@ -870,11 +898,17 @@ impl Walker<'_> {
         let operands: Vec<Arg> = p.operands.into_iter().skip(spec.skip).collect();
         if base == "flock" {
             // `flock FILE -c COMMAND`.
-            if let (Some(flag), Some(command)) = (operands.first(), operands.get(1)) {
-                if flag.is("-c") || flag.is("--command") {
-                    self.script_args("flock -c", &[command.clone()], shell, frame, false);
-                    return;
-                }
+            if let (Some(flag), Some(command)) = (operands.first(), operands.get(1))
+                && (flag.is("-c") || flag.is("--command"))
+            {
+                self.script_args(
+                    "flock -c",
+                    std::slice::from_ref(command),
+                    shell,
+                    frame,
+                    false,
+                );
+                return;
             }
         }
         match chdir {
@@ -942,17 +976,11 @@ impl Walker<'_> {
     /// before every command, EXIT at the end), so its assignments and `cd`s
     /// may apply to any later command.
     fn trap(&mut self, args: &[Arg], shell: &mut Shell, frame: &Frame) {
-        let mut rest = args;
-        while let Some(first) = rest.first() {
-            match first.exact() {
-                Some("--") => {
-                    rest = &rest[1..];
-                    break;
-                }
-                Some("-p" | "-l" | "-P") => return,
-                _ => break,
-            }
-        }
+        let rest = match args.first().and_then(Arg::exact) {
+            Some("--") => &args[1..],
+            Some("-p" | "-l" | "-P") => return,
+            _ => args,
+        };
         let Some(action) = rest.first() else {
             return;
         };
@@ -1138,6 +1166,7 @@ impl Walker<'_> {
         // env takes every leading `NAME=VALUE` (any NAME) as an assignment.
         let mut operands: Vec<Arg> = Vec::new();
         let mut assigning = true;
+        let mut assigned: Vec<(String, Option<String>)> = Vec::new();
         for arg in &p.operands {
             if assigning {
                 if !arg.known {
@@ -1158,6 +1187,7 @@ impl Walker<'_> {
                         return;
                     }
                     self.check_code_var(frame, name, Some(value));
+                    assigned.push((name.to_owned(), Some(value.to_owned())));
                     continue;
                 }
                 assigning = false;
@@ -1182,10 +1212,14 @@ impl Walker<'_> {
             }
             return;
         }
+        // The command (and what it runs) sees the assignments (git reads GIT_EDITOR, ...).
+        let env_len = shell.env.len();
+        shell.env.extend(assigned);
         match p.value(&["-C", "--chdir"]).cloned() {
             Some(dir) => self.rewrap_in("env", &dir, operands, stdin, shell, frame),
             None => self.rewrap("env", operands, stdin, shell, frame),
         }
+        shell.env.truncate(env_len);
     }
 
     /// `bash -c`, `bash script`, `bash` reading stdin.

@@ -345,3 +345,34 @@ fn unknown_redirect_reason() {
     assert!(d.is_deny());
     assert!(d.reason.contains("$LOG"), "{}", d.reason);
 }
+
+// F2/F3: a loop variable over one glob is one path matching it; the rules
+// judge the glob (so `rm` of every match is still a glob rm).
+#[test]
+fn loop_variable_over_a_glob() {
+    assert_allowed("for f in *.md; do cp \"$f\" /tmp/; done");
+    // The rules now see the glob, not an unknown `$f`.
+    let d = decide("for f in src/*.rs; do sed -i 's/foo/bar/' \"$f\"; done");
+    assert!(!d.reason.contains("$f"), "{d:?}");
+    assert_all_blocked(&[
+        "for f in *; do rm -rf \"$f\"; done",
+        "for f in .env*; do sed -i s/a/b/ \"$f\"; done",
+        "for f in migrations/*; do echo > \"$f\"; done",
+        "for f in src/*.rs; do f=src; rm -rf \"$f\"; done",
+    ]);
+}
+
+// Arithmetic follows variables that name variables: bounded work.
+#[test]
+fn arithmetic_name_chains_are_bounded() {
+    let mut line = String::new();
+    for i in 0..40 {
+        let next = format!("v{}", i + 1);
+        let value = vec![next.as_str(); 60].join("+");
+        line.push_str(&format!("v{i}='{value}'; "));
+    }
+    line.push_str("v40=$(cat x); (( v0 ))");
+    let started = std::time::Instant::now();
+    assert_blocked(&line);
+    assert!(started.elapsed() < std::time::Duration::from_secs(2));
+}
