@@ -49,8 +49,10 @@ fn long_value<'a>(
 }
 
 impl Walker<'_> {
-    /// Judges `base` when it is a program that runs commands; `false` when it
-    /// is not one (the other rules then judge it).
+    /// Judges `base` when it is a program that runs commands. `true` when it
+    /// denied (nothing more to judge); `false` otherwise, so the interpreter
+    /// and file rules still judge what else it does (`tar -x`, `sed -i`,
+    /// `sqlite3` opening a database, ...).
     pub(crate) fn runs_commands(
         &mut self,
         base: &str,
@@ -62,7 +64,7 @@ impl Walker<'_> {
         match base {
             "awk" | "gawk" | "mawk" | "nawk" | "original-awk" | "goawk" | "onetrue-awk" => {
                 self.awk(base, args, stdin, shell, frame);
-                true
+                self.denial.is_some()
             }
             "sed" | "gsed" => {
                 self.sed(base, args, stdin, shell, frame);
@@ -77,39 +79,39 @@ impl Walker<'_> {
             | "vim.basic" | "vim.tiny" | "vim.nox" | "vim.gtk3" | "evim" | "exim" | "nex"
             | "nview" | "elvis" | "vile" => {
                 self.vim(base, args, stdin, frame);
-                true
+                self.denial.is_some()
             }
             "ed" | "red" => {
                 self.ed(base, args, stdin, shell, frame);
-                true
+                self.denial.is_some()
             }
             "emacs" | "emacsclient" | "xemacs" | "emacs-nox" => {
                 self.emacs(base, args, frame);
-                true
+                self.denial.is_some()
             }
             "make" | "gmake" | "bmake" | "pmake" => {
                 self.make(base, args, stdin, frame);
-                true
+                self.denial.is_some()
             }
             "tar" | "gtar" | "bsdtar" => {
                 self.tar(base, args, shell, frame);
-                true
+                self.denial.is_some()
             }
             "zip" => {
                 self.zip(args, shell, frame);
-                true
+                self.denial.is_some()
             }
             "sqlite3" | "sqlite" => {
                 self.sqlite(base, args, stdin, shell, frame);
-                true
+                self.denial.is_some()
             }
             "ssh" | "slogin" | "autossh" => {
                 self.ssh(base, args, shell, frame);
-                true
+                self.denial.is_some()
             }
             "scp" | "sftp" => {
                 self.scp(base, args, stdin, shell, frame);
-                true
+                self.denial.is_some()
             }
             "rsync" => {
                 self.rsync(args, shell, frame);
@@ -118,7 +120,7 @@ impl Walker<'_> {
             }
             "gdb" | "lldb" | "cgdb" => {
                 self.debugger(base, args, stdin, frame);
-                true
+                self.denial.is_some()
             }
             _ => false,
         }

@@ -1,9 +1,22 @@
 //! Interpreter one-liners (`python3 -c`, `node -e`, `perl -e`, `ruby -e`,
-//! `php -r`, ...) and interpreters reading code from a here-document or a
-//! pipe. The code is not parsed as its language; it is scanned for file
-//! deletion, for process execution and for dynamic code. When it runs
-//! processes, its string literals are judged as shell commands (each alone
-//! and all joined), so `subprocess.run(['git','push'])` is a `git push`.
+//! `php -r`, `lua -e`, `Rscript -e`, `julia -e`, `osascript -e`, `pwsh -c`,
+//! ...) and interpreters reading code from a here-document or a pipe.
+//!
+//! The code is not parsed as its language; it is tokenized (strings,
+//! identifiers, punctuation), string literals joined with `+`, `.`, `..`
+//! or by juxtaposition are folded into one, and the tokens are judged:
+//!
+//! - dynamic code or dispatch (`eval`, `exec`, `getattr`, `__import__`,
+//!   `send`, `Function`, computed property access, a string naming a
+//!   dangerous function, identifiers the interpreter would normalise) is
+//!   denied: the guard cannot see what it runs;
+//! - file deletion is denied;
+//! - each process-spawning call must have literal arguments: its command is
+//!   then walked as the shell command (or argv) it is, so
+//!   `subprocess.run(['git','push'])` is a `git push` and
+//!   `check_output(['git','log','-1'])` is allowed; otherwise it is denied;
+//! - files written are checked against the protected paths, and files opened
+//!   for writing against the tracked files.
 //!
 //! Harmless one-liners (`print(1 + 1)`) pass; a script file
 //! (`python3 tool.py`) is opaque and passes.
@@ -11,108 +24,27 @@
 use crate::decision::RuleId;
 use crate::rules::{self, Spec};
 use crate::walk::{Frame, Shell, Stdin, Walker, WriteMode};
-use crate::words::Arg;
+use crate::words::{self, Arg};
 
-/// Calls that delete or truncate files, across the languages.
-const DELETES: &[&str] = &[
-    "rmtree",
-    "os.remove",
-    "os.unlink",
-    "os.rmdir",
-    "removedirs",
-    ".unlink(",
-    "unlink ",
-    "unlink(",
-    "rmSync",
-    "unlinkSync",
-    "rmdirSync",
-    "fs.rm(",
-    "fs.rmdir(",
-    "fs.unlink(",
-    "promises.rm(",
-    "rimraf",
-    "rm_rf",
-    "rm_r(",
-    "FileUtils.rm",
-    "FileUtils.remove",
-    "File.delete",
-    "Dir.rmdir",
-    "Dir.delete",
-    "remove_tree",
-    "rmdir(",
-    "truncate(",
-    "send2trash",
-];
-
-/// Calls that start processes.
-const SPAWNS: &[&str] = &[
-    "subprocess",
-    "system(",
-    "system ",
-    "popen",
-    "Popen",
-    "os.exec",
-    "execv",
-    "execl",
-    "spawn",
-    "child_process",
-    "execSync",
-    "execFile",
-    "Open3",
-    "IO.popen",
-    "qx",
-    "%x",
-    "pty.",
-    "shell_exec",
-    "passthru",
-    "proc_open",
-    "`",
-    "exec ",
-    "exec(",
-];
-
-/// Signs of code built at run time, which the guard cannot see.
-const DYNAMIC: &[&str] = &[
-    "eval(",
-    "exec(",
-    "compile(",
-    "__import__",
-    "b64decode",
-    "base64",
-    "fromCharCode",
-    "new Function",
-    "decode(",
-    "getattr(",
-    "importlib",
-    "pack(",
-    "chr(",
-    "argv",
-    "process.env",
-    "os.environ",
-    "ENV[",
-    "$ENV",
-    "input(",
-    "stdin",
-    "STDIN",
-    "readFile",
-    "read(",
-];
-
-/// Words that suggest the code writes files.
-const WRITES: &[&str] = &[
-    "write",
-    "open(",
-    "rename",
-    "replace(",
-    "copy",
-    "move",
-    "symlink",
-    "appendFile",
-    "File.new",
-];
+/// Language families: which words mean what.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Family {
+    Python,
+    Js,
+    Perl,
+    Ruby,
+    Php,
+    Lua,
+    R,
+    Tcl,
+    Julia,
+    AppleScript,
+    PowerShell,
+}
 
 /// Which interpreter a command is, and how it takes inline code.
 struct Lang {
+    family: Family,
     /// Options whose value is code.
     code_opts: &'static [&'static str],
     /// Short options that take a (non-code) value.
@@ -127,96 +59,1124 @@ fn lang(base: &str) -> Option<Lang> {
     let python = base.starts_with("python") || base.starts_with("pypy");
     if python {
         return Some(Lang {
+            family: Family::Python,
             code_opts: &["-c"],
             short_values: "cmWXQ",
             long_values: &["--check-hash-based-pycs"],
             module_opts: &["-m"],
         });
     }
+    let lang = |family, code_opts, short_values, long_values| Lang {
+        family,
+        code_opts,
+        short_values,
+        long_values,
+        module_opts: &[],
+    };
     match base {
-        "node" | "nodejs" | "bun" | "deno" => Some(Lang {
-            code_opts: &["-e", "--eval", "-p", "--print"],
-            short_values: "eprC",
-            long_values: &[
+        "node" | "nodejs" | "bun" | "deno" => Some(lang(
+            Family::Js,
+            &["-e", "--eval", "-p", "--print"],
+            "eprC",
+            &[
                 "--eval",
                 "--print",
                 "--require",
                 "--import",
+                "--loader",
+                "--experimental-loader",
                 "--input-type",
                 "--conditions",
             ],
-            module_opts: &[],
-        }),
-        "perl" => Some(Lang {
-            code_opts: &["-e", "-E"],
-            short_values: "eEMmIxd",
-            long_values: &[],
-            module_opts: &[],
-        }),
-        "ruby" => Some(Lang {
-            code_opts: &["-e"],
-            short_values: "erIECx",
-            long_values: &[],
-            module_opts: &[],
-        }),
-        "php" => Some(Lang {
-            code_opts: &["-r"],
-            short_values: "rcdBRFEz",
-            long_values: &[],
-            module_opts: &[],
-        }),
-        "lua" | "luajit" => Some(Lang {
-            code_opts: &["-e"],
-            short_values: "el",
-            long_values: &[],
-            module_opts: &[],
-        }),
-        "Rscript" => Some(Lang {
-            code_opts: &["-e"],
-            short_values: "e",
-            long_values: &[],
-            module_opts: &[],
-        }),
+        )),
+        "perl" | "perl5" => Some(lang(Family::Perl, &["-e", "-E"], "eEMmIxd", &[])),
+        "ruby" | "jruby" | "truffleruby" => Some(lang(Family::Ruby, &["-e"], "erIECx", &[])),
+        "php" | "php-cli" => Some(lang(
+            Family::Php,
+            &["-r", "-B", "-R", "-E"],
+            "rcdBRFEzt",
+            &[],
+        )),
+        "lua" | "luajit" | "lua5.1" | "lua5.2" | "lua5.3" | "lua5.4" | "texlua" => {
+            Some(lang(Family::Lua, &["-e"], "el", &[]))
+        }
+        "Rscript" => Some(lang(Family::R, &["-e", "--expr"], "e", &[])),
+        "R" => Some(lang(Family::R, &["-e"], "ef", &["--file"])),
+        "tclsh" | "wish" | "expect" | "jimsh" => Some(lang(Family::Tcl, &["-c"], "cf", &[])),
+        "julia" => Some(lang(
+            Family::Julia,
+            &["-e", "-E", "--eval", "--print"],
+            "eEJLCtp",
+            &["--eval", "--print", "--project", "--load", "--sysimage"],
+        )),
+        "osascript" => Some(lang(Family::AppleScript, &["-e"], "els", &[])),
+        "pwsh" | "powershell" | "pwsh-preview" | "powershell.exe" | "pwsh.exe" => {
+            Some(lang(Family::PowerShell, &[], "", &[]))
+        }
         _ => None,
     }
 }
 
-/// String literals in `code`: '...', "..." and `...`, with backslash
-/// escapes kept simple. Bounded to keep the work linear.
-fn literals(code: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut chars = code.chars();
-    while let Some(c) = chars.next() {
-        if !matches!(c, '\'' | '"' | '`') {
-            continue;
-        }
-        let mut lit = String::new();
-        let mut closed = false;
-        while let Some(d) = chars.next() {
-            if d == '\\' {
-                if let Some(e) = chars.next() {
-                    lit.push(match e {
-                        'n' => '\n',
-                        't' => '\t',
-                        other => other,
-                    });
-                }
-                continue;
-            }
-            if d == c {
-                closed = true;
-                break;
-            }
-            lit.push(d);
-        }
-        if closed && !lit.is_empty() {
-            out.push(lit);
-        }
-        if out.len() >= 64 {
-            break;
+/// Calls that delete or truncate files (matched as identifiers outside
+/// strings).
+fn deletes(family: Family) -> &'static [&'static str] {
+    match family {
+        Family::Python => &[
+            "rmtree",
+            "unlink",
+            "rmdir",
+            "removedirs",
+            "truncate",
+            "ftruncate",
+            "send2trash",
+            "rmtree",
+        ],
+        Family::Js => &[
+            "rm",
+            "rmSync",
+            "unlink",
+            "unlinkSync",
+            "rmdir",
+            "rmdirSync",
+            "truncate",
+            "truncateSync",
+            "ftruncate",
+            "ftruncateSync",
+            "rimraf",
+            "remove",
+            "removeSync",
+            "emptyDir",
+            "emptyDirSync",
+            "deleteSync",
+        ],
+        Family::Perl => &["unlink", "rmtree", "remove_tree", "rmdir", "truncate"],
+        Family::Ruby => &[
+            "rm",
+            "rm_r",
+            "rm_rf",
+            "rm_f",
+            "rmtree",
+            "remove",
+            "remove_dir",
+            "remove_entry",
+            "remove_entry_secure",
+            "rmdir",
+            "unlink",
+            "truncate",
+        ],
+        Family::Php => &["unlink", "rmdir", "ftruncate"],
+        Family::Lua | Family::Tcl | Family::AppleScript | Family::PowerShell => &[],
+        Family::R => &["unlink"],
+        Family::Julia => &["rm"],
+    }
+}
+
+/// Raw text that deletes files whatever the lexer made of it.
+const DELETE_TEXT: &[&str] = &[
+    "rmtree",
+    "removedirs",
+    "send2trash",
+    "os.remove",
+    "os.unlink",
+    "rmSync",
+    "unlinkSync",
+    "rmdirSync",
+    "rimraf",
+    "rm_rf",
+    "remove_tree",
+    "File.delete",
+    "File::delete",
+    "Dir.delete",
+    "Dir::delete",
+    "file.remove",
+    "FileUtils.rm",
+    "FileUtils::rm",
+    "File.unlink",
+    "file_delete",
+    "dir_delete",
+];
+
+/// Dynamic code and dispatch: the guard cannot see what runs.
+fn dynamic(family: Family) -> &'static [&'static str] {
+    match family {
+        Family::Python => &[
+            "eval",
+            "exec",
+            "compile",
+            "__import__",
+            "importlib",
+            "getattr",
+            "setattr",
+            "delattr",
+            "globals",
+            "locals",
+            "vars",
+            "__builtins__",
+            "builtins",
+            "__dict__",
+            "__getattribute__",
+            "__globals__",
+            "__code__",
+            "__subclasses__",
+            "methodcaller",
+            "attrgetter",
+            "ctypes",
+            "cffi",
+            "marshal",
+            "pickle",
+            "b64decode",
+            "b32decode",
+            "b16decode",
+            "a85decode",
+            "codecs",
+            "fromhex",
+            "runpy",
+            "FunctionType",
+            "CodeType",
+            "exec_module",
+            "load_module",
+            "breakpoint",
+        ],
+        Family::Js => &[
+            "eval",
+            "Function",
+            "constructor",
+            "globalThis",
+            "global",
+            "Reflect",
+            "runInThisContext",
+            "runInNewContext",
+            "runInContext",
+            "compileFunction",
+            "binding",
+            "_linkedBinding",
+            "dlopen",
+            "_load",
+            "fromCharCode",
+            "atob",
+            "base64",
+            "setTimeout",
+            "setInterval",
+            "WebAssembly",
+        ],
+        Family::Perl => &[
+            "eval",
+            "do",
+            "can",
+            "UNIVERSAL",
+            "pack",
+            "decode_base64",
+            "Base64",
+            "Inline",
+            "DynaLoader",
+            "XSLoader",
+            "syscall",
+            "AUTOLOAD",
+        ],
+        Family::Ruby => &[
+            "eval",
+            "instance_eval",
+            "class_eval",
+            "module_eval",
+            "instance_exec",
+            "class_exec",
+            "send",
+            "__send__",
+            "public_send",
+            "method",
+            "instance_method",
+            "define_method",
+            "const_get",
+            "constantize",
+            "binding",
+            "ObjectSpace",
+            "Fiddle",
+            "Base64",
+            "unpack1",
+            "unpack",
+            "pack",
+            "load",
+            "Marshal",
+            "ERB",
+            "instance_variable_get",
+        ],
+        Family::Php => &[
+            "eval",
+            "assert",
+            "create_function",
+            "call_user_func",
+            "call_user_func_array",
+            "forward_static_call",
+            "forward_static_call_array",
+            "base64_decode",
+            "gzinflate",
+            "gzuncompress",
+            "str_rot13",
+            "hex2bin",
+            "ReflectionFunction",
+            "ReflectionMethod",
+            "preg_replace",
+            "include",
+            "include_once",
+            "require",
+            "require_once",
+            "extract",
+            "parse_str",
+            "ffi",
+            "FFI",
+            "dl",
+        ],
+        Family::Lua => &[
+            "load",
+            "loadstring",
+            "dofile",
+            "loadfile",
+            "_G",
+            "_ENV",
+            "debug",
+            "setfenv",
+            "getfenv",
+            "loadlib",
+            "rawget",
+        ],
+        Family::R => &[
+            "eval",
+            "evalq",
+            "parse",
+            "do",
+            "match",
+            "get",
+            "get0",
+            "mget",
+            "source",
+            "assign",
+            "str2lang",
+            "str2expression",
+            "dyn",
+            "Call",
+            "External",
+            "Recall",
+            "body",
+        ],
+        Family::Julia => &[
+            "eval",
+            "Meta",
+            "include_string",
+            "include",
+            "ccall",
+            "getfield",
+            "invokelatest",
+            "Symbol",
+        ],
+        Family::Tcl | Family::AppleScript | Family::PowerShell => &[],
+    }
+}
+
+/// Functions that start processes, and how their arguments are read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Spawn {
+    /// The first positional argument is the command: a string is a shell
+    /// line, a list is an argv.
+    First,
+    /// Every positional argument: one string is a shell line, several (or a
+    /// list) an argv.
+    All,
+    /// A program, then an argv list whose first item is the program's name
+    /// (`os.execvp("git", ["git", "push"])`).
+    ProgramArgv0,
+    /// A program, then its arguments as a list (`spawn("git", ["push"])`).
+    ProgramArgs,
+}
+
+fn spawns(family: Family) -> &'static [(&'static str, Spawn)] {
+    use Spawn::{All, First, ProgramArgs, ProgramArgv0};
+    match family {
+        Family::Python => &[
+            ("run", First),
+            ("call", First),
+            ("check_call", First),
+            ("check_output", First),
+            ("Popen", First),
+            ("getoutput", First),
+            ("getstatusoutput", First),
+            ("system", First),
+            ("popen", First),
+            ("execv", ProgramArgv0),
+            ("execve", ProgramArgv0),
+            ("execvp", ProgramArgv0),
+            ("execvpe", ProgramArgv0),
+            ("execl", ProgramArgv0),
+            ("execle", ProgramArgv0),
+            ("execlp", ProgramArgv0),
+            ("execlpe", ProgramArgv0),
+            ("spawnv", ProgramArgv0),
+            ("spawnve", ProgramArgv0),
+            ("spawnvp", ProgramArgv0),
+            ("spawnvpe", ProgramArgv0),
+            ("spawnl", ProgramArgv0),
+            ("spawnlp", ProgramArgv0),
+            ("spawnle", ProgramArgv0),
+            ("spawnlpe", ProgramArgv0),
+            ("posix_spawn", ProgramArgv0),
+            ("posix_spawnp", ProgramArgv0),
+            ("spawn", First),
+            ("create_subprocess_exec", All),
+            ("create_subprocess_shell", First),
+        ],
+        Family::Js => &[
+            ("exec", First),
+            ("execSync", First),
+            ("execFile", ProgramArgs),
+            ("execFileSync", ProgramArgs),
+            ("spawn", ProgramArgs),
+            ("spawnSync", ProgramArgs),
+            ("fork", ProgramArgs),
+            ("execa", ProgramArgs),
+            ("execaSync", ProgramArgs),
+            ("execaCommand", First),
+            ("execaCommandSync", First),
+            ("run", First),
+            ("Command", ProgramArgs),
+        ],
+        Family::Perl => &[("system", All), ("exec", All), ("readpipe", First)],
+        Family::Ruby => &[
+            ("system", All),
+            ("exec", All),
+            ("spawn", All),
+            ("popen", First),
+            ("popen2", All),
+            ("popen2e", All),
+            ("popen3", All),
+            ("capture2", All),
+            ("capture2e", All),
+            ("capture3", All),
+            ("pipeline", All),
+            ("pipeline_r", All),
+            ("pipeline_w", All),
+            ("pipeline_rw", All),
+            ("pipeline_start", All),
+        ],
+        Family::Php => &[
+            ("system", First),
+            ("exec", First),
+            ("shell_exec", First),
+            ("passthru", First),
+            ("proc_open", First),
+            ("popen", First),
+            ("pcntl_exec", ProgramArgs),
+        ],
+        Family::Lua => &[("execute", First), ("popen", First)],
+        Family::R => &[
+            ("system", First),
+            ("system2", All),
+            ("shell", First),
+            ("pipe", First),
+            ("run", ProgramArgs),
+        ],
+        Family::Julia => &[("run", First), ("pipeline", All)],
+        Family::Tcl | Family::AppleScript | Family::PowerShell => &[],
+    }
+}
+
+/// Signs in the raw text that the code can start processes.
+const SPAWN_TEXT: &[&str] = &[
+    "subprocess",
+    "os.system",
+    "os.popen",
+    "os.exec",
+    "os.spawn",
+    "posix_spawn",
+    "pty.",
+    "commands.",
+    "create_subprocess",
+    "child_process",
+    "Bun.spawn",
+    "Bun.$",
+    "Deno.run",
+    "Deno.Command",
+    "execa",
+    "shelljs",
+    "Open3",
+    "IO.popen",
+    "Process.spawn",
+    "PTY",
+    "system",
+    "exec",
+    "popen",
+    "spawn",
+    "shell_exec",
+    "passthru",
+    "proc_open",
+    "readpipe",
+    "os.execute",
+    "io.popen",
+    "processx",
+];
+
+/// Calls that write files: (name, how).
+fn writes(family: Family) -> &'static [(&'static str, WriteMode)] {
+    use WriteMode::{Append, Clobber, Modify};
+    match family {
+        Family::Python => &[
+            ("write_text", Clobber),
+            ("write_bytes", Clobber),
+            ("copy", Clobber),
+            ("copy2", Clobber),
+            ("copyfile", Clobber),
+            ("copytree", Clobber),
+            ("move", Clobber),
+            ("rename", Clobber),
+            ("replace", Clobber),
+            ("symlink", Clobber),
+            ("symlink_to", Clobber),
+            ("link", Clobber),
+            ("touch", Modify),
+        ],
+        Family::Js => &[
+            ("writeFile", Clobber),
+            ("writeFileSync", Clobber),
+            ("appendFile", Append),
+            ("appendFileSync", Append),
+            ("createWriteStream", Clobber),
+            ("copyFile", Clobber),
+            ("copyFileSync", Clobber),
+            ("cp", Clobber),
+            ("cpSync", Clobber),
+            ("rename", Clobber),
+            ("renameSync", Clobber),
+            ("symlink", Clobber),
+            ("symlinkSync", Clobber),
+            ("link", Clobber),
+            ("linkSync", Clobber),
+            ("outputFile", Clobber),
+            ("outputFileSync", Clobber),
+            ("writeJson", Clobber),
+            ("writeJsonSync", Clobber),
+            ("move", Clobber),
+            ("moveSync", Clobber),
+            ("write", Clobber),
+        ],
+        Family::Perl => &[
+            ("rename", Clobber),
+            ("copy", Clobber),
+            ("move", Clobber),
+            ("link", Clobber),
+            ("symlink", Clobber),
+            ("write_file", Clobber),
+            ("spew", Clobber),
+        ],
+        Family::Ruby => &[
+            ("write", Clobber),
+            ("binwrite", Clobber),
+            ("cp", Clobber),
+            ("cp_r", Clobber),
+            ("mv", Clobber),
+            ("ln", Clobber),
+            ("ln_s", Clobber),
+            ("ln_sf", Clobber),
+            ("rename", Clobber),
+            ("symlink", Clobber),
+            ("touch", Modify),
+            ("install", Clobber),
+            ("copy_file", Clobber),
+        ],
+        Family::Php => &[
+            ("file_put_contents", Clobber),
+            ("copy", Clobber),
+            ("rename", Clobber),
+            ("symlink", Clobber),
+            ("link", Clobber),
+            ("touch", Modify),
+        ],
+        Family::Lua => &[("rename", Clobber)],
+        Family::R => &[
+            ("writeLines", Clobber),
+            ("write", Clobber),
+            ("saveRDS", Clobber),
+            ("sink", Clobber),
+            ("copy", Clobber),
+            ("rename", Clobber),
+            ("create", Clobber),
+        ],
+        Family::Julia => &[
+            ("write", Clobber),
+            ("cp", Clobber),
+            ("mv", Clobber),
+            ("touch", Modify),
+            ("symlink", Clobber),
+        ],
+        Family::Tcl | Family::AppleScript | Family::PowerShell => &[],
+    }
+}
+
+/// Words that suggest the code writes files (for the protected-path check
+/// of every literal).
+const WRITE_TEXT: &[&str] = &[
+    "write",
+    "open",
+    "rename",
+    "replace",
+    "copy",
+    "move",
+    "symlink",
+    "link",
+    "appendFile",
+    "File.new",
+    "file_put_contents",
+    "touch",
+    "cp",
+    "mv",
+    "sink",
+    "save",
+    "output",
+    ">",
+];
+
+/// One token of inline code.
+#[derive(Debug, Clone, PartialEq)]
+enum Tok {
+    /// A string literal (after folding concatenations); `dynamic` when it
+    /// interpolates values.
+    Str {
+        text: String,
+        dynamic: bool,
+    },
+    /// A command literal (`` `cmd` ``, `qx{}`, `%x()`).
+    Cmd {
+        text: String,
+        dynamic: bool,
+    },
+    /// A list literal of words (`qw(a b)`, `%w[a b]`).
+    Words(Vec<String>),
+    Ident(String),
+    Num,
+    Punct(char),
+    /// `\n` (ends statements in most of these languages).
+    Newline,
+    /// A character the guard does not expect outside strings (non-ASCII:
+    /// Python normalises identifiers with NFKC; escapes in JS identifiers).
+    Odd(char),
+}
+
+impl Tok {
+    fn ident(&self) -> Option<&str> {
+        match self {
+            Tok::Ident(s) => Some(s),
+            _ => None,
         }
     }
+
+    fn is_punct(&self, c: char) -> bool {
+        matches!(self, Tok::Punct(p) if *p == c)
+    }
+
+    fn literal(&self) -> Option<&str> {
+        match self {
+            Tok::Str {
+                text,
+                dynamic: false,
+            } => Some(text),
+            _ => None,
+        }
+    }
+}
+
+/// Most tokens looked at per piece of code; more is refused (bounded work).
+const MAX_TOKENS: usize = 20_000;
+
+fn closing(open: char) -> Option<char> {
+    match open {
+        '(' => Some(')'),
+        '[' => Some(']'),
+        '{' => Some('}'),
+        '<' => Some('>'),
+        _ => None,
+    }
+}
+
+/// Reads a delimited literal starting after its opening delimiter; nested
+/// brackets count. Returns the text and the index after the closer.
+fn delimited(
+    chars: &[char],
+    mut i: usize,
+    open: char,
+    close: char,
+    escapes: bool,
+) -> (String, usize, bool) {
+    let mut depth = 0usize;
+    let mut out = String::new();
+    while i < chars.len() {
+        let c = chars[i];
+        if c == '\\' && i + 1 < chars.len() {
+            let e = chars[i + 1];
+            if escapes {
+                match e {
+                    'n' => out.push('\n'),
+                    't' => out.push('\t'),
+                    'x' => {
+                        let hex: String = chars[i + 2..(i + 4).min(chars.len())].iter().collect();
+                        if let Ok(v) = u32::from_str_radix(&hex, 16)
+                            && let Some(ch) = char::from_u32(v)
+                        {
+                            out.push(ch);
+                            i += 4;
+                            continue;
+                        }
+                        out.push(e);
+                    }
+                    'u' => {
+                        let (hex, used) = if chars.get(i + 2) == Some(&'{') {
+                            let end = chars[i + 3..]
+                                .iter()
+                                .position(|c| *c == '}')
+                                .map_or(0, |p| p);
+                            (
+                                chars[i + 3..i + 3 + end].iter().collect::<String>(),
+                                end + 2,
+                            )
+                        } else {
+                            (
+                                chars[i + 2..(i + 6).min(chars.len())]
+                                    .iter()
+                                    .collect::<String>(),
+                                4,
+                            )
+                        };
+                        if let Ok(v) = u32::from_str_radix(&hex, 16)
+                            && let Some(ch) = char::from_u32(v)
+                        {
+                            out.push(ch);
+                            i += 2 + used;
+                            continue;
+                        }
+                        out.push(e);
+                    }
+                    '0'..='7' => {
+                        let oct: String = chars[i + 1..(i + 4).min(chars.len())]
+                            .iter()
+                            .take_while(|c| c.is_digit(8))
+                            .collect();
+                        if let Ok(v) = u32::from_str_radix(&oct, 8)
+                            && let Some(ch) = char::from_u32(v)
+                        {
+                            out.push(ch);
+                            i += 1 + oct.len();
+                            continue;
+                        }
+                        out.push(e);
+                    }
+                    other => out.push(other),
+                }
+            } else {
+                if e != close && e != '\\' {
+                    out.push('\\');
+                }
+                out.push(e);
+            }
+            i += 2;
+            continue;
+        }
+        if c == close && depth == 0 {
+            return (out, i + 1, true);
+        }
+        if open != close {
+            if c == open {
+                depth += 1;
+            } else if c == close {
+                depth -= 1;
+            }
+        }
+        out.push(c);
+        i += 1;
+    }
+    (out, i, false)
+}
+
+/// Tokenizes `code` for `family`. Bounded: at most [`MAX_TOKENS`].
+fn tokens(code: &str, family: Family) -> Vec<Tok> {
+    let chars: Vec<char> = code.chars().collect();
+    let mut out: Vec<Tok> = Vec::new();
+    let mut i = 0;
+    let interpolates = |quote: char, text: &str| -> bool {
+        match family {
+            Family::Perl | Family::Php => {
+                quote != '\'' && (text.contains('$') || text.contains('@'))
+            }
+            Family::Ruby => quote != '\'' && text.contains("#{"),
+            Family::Js => quote == '`' && text.contains("${"),
+            Family::Julia => quote != '\'' && text.contains('$'),
+            Family::PowerShell => quote == '"' && text.contains('$'),
+            _ => false,
+        }
+    };
+    while i < chars.len() && out.len() < MAX_TOKENS {
+        let c = chars[i];
+        if c == '\n' {
+            out.push(Tok::Newline);
+            i += 1;
+            continue;
+        }
+        if c.is_whitespace() {
+            i += 1;
+            continue;
+        }
+        // Python triple-quoted strings.
+        if family == Family::Python
+            && (c == '"' || c == '\'')
+            && chars.get(i + 1) == Some(&c)
+            && chars.get(i + 2) == Some(&c)
+        {
+            let start = i + 3;
+            let mut j = start;
+            while j + 2 < chars.len() && !(chars[j] == c && chars[j + 1] == c && chars[j + 2] == c)
+            {
+                j += 1;
+            }
+            let text: String = chars[start..j.min(chars.len())].iter().collect();
+            let fstring = matches!(out.last(), Some(Tok::Ident(p)) if p.to_ascii_lowercase().contains('f') && p.len() <= 2);
+            if fstring {
+                out.pop();
+            }
+            out.push(Tok::Str {
+                dynamic: fstring && text.contains('{'),
+                text,
+            });
+            i = (j + 3).min(chars.len());
+            continue;
+        }
+        if c == '"' || c == '\'' || c == '`' {
+            let raw = family != Family::Python
+                || !matches!(out.last(), Some(Tok::Ident(p)) if p.to_ascii_lowercase().contains('r') && p.len() <= 2);
+            // Escapes are decoded in every quote style: an over-approximation
+            // (a Perl single-quoted `\x72` stays as written) that only makes
+            // more text visible.
+            let escapes = raw;
+            let (text, next, _) = delimited(&chars, i + 1, c, c, escapes);
+            i = next;
+            let mut dynamic = interpolates(c, &text);
+            if family == Family::Python
+                && let Some(Tok::Ident(p)) = out.last()
+                && p.len() <= 2
+                && p.chars().all(|ch| "rbfuRBFU".contains(ch))
+            {
+                dynamic = dynamic || (p.to_ascii_lowercase().contains('f') && text.contains('{'));
+                out.pop();
+            }
+            let command_quote = c == '`'
+                && matches!(
+                    family,
+                    Family::Perl | Family::Ruby | Family::Php | Family::Julia
+                );
+            if command_quote {
+                out.push(Tok::Cmd { text, dynamic });
+            } else {
+                out.push(Tok::Str { text, dynamic });
+            }
+            continue;
+        }
+        if c.is_ascii_alphabetic() || c == '_' || (c == '$' && family == Family::Js) {
+            let start = i;
+            while i < chars.len()
+                && (chars[i].is_ascii_alphanumeric()
+                    || chars[i] == '_'
+                    || (chars[i] == '$' && family == Family::Js))
+            {
+                i += 1;
+            }
+            let word: String = chars[start..i].iter().collect();
+            // Perl quote-like operators and Ruby percent literals.
+            if family == Family::Perl && matches!(word.as_str(), "q" | "qq" | "qw" | "qx") {
+                let mut j = i;
+                while j < chars.len() && chars[j] == ' ' {
+                    j += 1;
+                }
+                if let Some(&open) = chars.get(j)
+                    && (open.is_ascii_punctuation()
+                        && open != ','
+                        && open != ';'
+                        && open != '='
+                        && open != ')')
+                {
+                    let close = closing(open).unwrap_or(open);
+                    let (text, next, _) = delimited(&chars, j + 1, open, close, word != "q");
+                    i = next;
+                    let dynamic = word != "q" && (text.contains('$') || text.contains('@'));
+                    out.push(match word.as_str() {
+                        "qw" => Tok::Words(text.split_whitespace().map(str::to_owned).collect()),
+                        "qx" => Tok::Cmd { text, dynamic },
+                        _ => Tok::Str { text, dynamic },
+                    });
+                    continue;
+                }
+            }
+            out.push(Tok::Ident(word));
+            continue;
+        }
+        if c.is_ascii_digit() {
+            while i < chars.len() && (chars[i].is_ascii_alphanumeric() || chars[i] == '.') {
+                i += 1;
+            }
+            out.push(Tok::Num);
+            continue;
+        }
+        if family == Family::Ruby && c == '%' {
+            if let Some(&kind) = chars.get(i + 1)
+                && matches!(kind, 'w' | 'W' | 'i' | 'q' | 'Q' | 'x')
+                && let Some(&open) = chars.get(i + 2)
+                && open.is_ascii_punctuation()
+            {
+                let close = closing(open).unwrap_or(open);
+                let (text, next, _) = delimited(&chars, i + 3, open, close, kind != 'q');
+                i = next;
+                let dynamic = kind != 'q' && text.contains("#{");
+                out.push(match kind {
+                    'w' | 'W' | 'i' => {
+                        Tok::Words(text.split_whitespace().map(str::to_owned).collect())
+                    }
+                    'x' => Tok::Cmd { text, dynamic },
+                    _ => Tok::Str { text, dynamic },
+                });
+                continue;
+            }
+            if let Some(&open) = chars.get(i + 1)
+                && matches!(open, '(' | '[' | '{' | '<' | '|' | '!')
+                && !out.last().is_some_and(|t| {
+                    matches!(t, Tok::Ident(_) | Tok::Num | Tok::Str { .. }) || t.is_punct(')')
+                })
+            {
+                let close = closing(open).unwrap_or(open);
+                let (text, next, _) = delimited(&chars, i + 2, open, close, true);
+                i = next;
+                let dynamic = text.contains("#{");
+                out.push(Tok::Str { text, dynamic });
+                continue;
+            }
+        }
+        if family == Family::Ruby
+            && c == ':'
+            && chars
+                .get(i + 1)
+                .is_some_and(|n| n.is_ascii_alphabetic() || *n == '_')
+            && !out.last().is_some_and(|t| t.is_punct(':'))
+            && chars.get(i.wrapping_sub(1)) != Some(&':')
+        {
+            // A symbol names a method: treat it as a string.
+            let start = i + 1;
+            i += 1;
+            while i < chars.len()
+                && (chars[i].is_ascii_alphanumeric()
+                    || chars[i] == '_'
+                    || chars[i] == '!'
+                    || chars[i] == '?')
+            {
+                i += 1;
+            }
+            out.push(Tok::Str {
+                text: chars[start..i].iter().collect(),
+                dynamic: false,
+            });
+            continue;
+        }
+        if c.is_ascii() {
+            if c == '\\' && family == Family::Js && chars.get(i + 1) == Some(&'u') {
+                out.push(Tok::Odd(c));
+            } else {
+                out.push(Tok::Punct(c));
+            }
+        } else {
+            out.push(Tok::Odd(c));
+        }
+        i += 1;
+    }
+    fold(out, family)
+}
+
+/// Folds string concatenation (`"a" + "b"`, `'a' . 'b'`, `"a" .. "b"`,
+/// `"a" "b"`) into one string.
+fn fold(toks: Vec<Tok>, family: Family) -> Vec<Tok> {
+    let mut out: Vec<Tok> = Vec::with_capacity(toks.len());
+    let mut i = 0;
+    while i < toks.len() {
+        if let Tok::Str { text, dynamic } = &toks[i] {
+            let mut text = text.clone();
+            let mut dynamic = *dynamic;
+            let mut j = i + 1;
+            loop {
+                // Juxtaposition (Python, awk-like) or an operator between.
+                let next = match (toks.get(j), toks.get(j + 1), toks.get(j + 2)) {
+                    (Some(Tok::Str { .. }), _, _) if matches!(family, Family::Python) => j,
+                    (Some(Tok::Punct('+')), Some(Tok::Str { .. }), _)
+                        if matches!(
+                            family,
+                            Family::Python | Family::Js | Family::Ruby | Family::PowerShell
+                        ) =>
+                    {
+                        j + 1
+                    }
+                    (Some(Tok::Punct('.')), Some(Tok::Str { .. }), _)
+                        if matches!(family, Family::Perl | Family::Php) =>
+                    {
+                        j + 1
+                    }
+                    (Some(Tok::Punct('.')), Some(Tok::Punct('.')), Some(Tok::Str { .. }))
+                        if family == Family::Lua =>
+                    {
+                        j + 2
+                    }
+                    (Some(Tok::Punct('*')), Some(Tok::Str { .. }), _)
+                        if family == Family::Julia =>
+                    {
+                        j + 1
+                    }
+                    (Some(Tok::Punct('&')), Some(Tok::Str { .. }), _)
+                        if family == Family::AppleScript =>
+                    {
+                        j + 1
+                    }
+                    _ => break,
+                };
+                if let Some(Tok::Str {
+                    text: more,
+                    dynamic: d,
+                }) = toks.get(next)
+                {
+                    text.push_str(more);
+                    dynamic |= *d;
+                }
+                j = next + 1;
+            }
+            out.push(Tok::Str { text, dynamic });
+            i = j;
+            continue;
+        }
+        out.push(toks[i].clone());
+        i += 1;
+    }
     out
+}
+
+/// The index of the token closing the bracket opened at `at`.
+fn matching(toks: &[Tok], at: usize) -> Option<usize> {
+    let (open, close) = match toks.get(at)? {
+        Tok::Punct('(') => ('(', ')'),
+        Tok::Punct('[') => ('[', ']'),
+        Tok::Punct('{') => ('{', '}'),
+        _ => return None,
+    };
+    let mut depth = 0usize;
+    for (j, t) in toks.iter().enumerate().skip(at) {
+        if t.is_punct(open) {
+            depth += 1;
+        } else if t.is_punct(close) {
+            depth -= 1;
+            if depth == 0 {
+                return Some(j);
+            }
+        }
+    }
+    None
+}
+
+/// Splits tokens at top-level commas.
+fn split_args(toks: &[Tok]) -> Vec<&[Tok]> {
+    let mut out = Vec::new();
+    let mut depth = 0i32;
+    let mut start = 0;
+    for (j, t) in toks.iter().enumerate() {
+        match t {
+            Tok::Punct('(' | '[' | '{') => depth += 1,
+            Tok::Punct(')' | ']' | '}') => depth -= 1,
+            Tok::Punct(',') if depth == 0 => {
+                out.push(&toks[start..j]);
+                start = j + 1;
+            }
+            _ => {}
+        }
+    }
+    if start < toks.len() {
+        out.push(&toks[start..]);
+    }
+    out.into_iter()
+        .map(|a| {
+            let mut a = a;
+            while let Some((Tok::Newline, rest)) = a.split_first() {
+                a = rest;
+            }
+            a
+        })
+        .filter(|a| !a.is_empty())
+        .collect()
+}
+
+/// One argument of a spawn call, as far as the guard can resolve it.
+enum ArgVal {
+    Str(String),
+    List(Vec<String>),
+    /// Keyword arguments and option objects: not part of the command.
+    Skip,
+    Dynamic,
+}
+
+fn arg_value(arg: &[Tok], family: Family) -> ArgVal {
+    match arg {
+        [
+            Tok::Str {
+                text,
+                dynamic: false,
+            }
+            | Tok::Cmd {
+                text,
+                dynamic: false,
+            },
+        ] => ArgVal::Str(text.clone()),
+        [Tok::Words(words)] => ArgVal::List(words.clone()),
+        [Tok::Punct('[' | '('), inner @ .., Tok::Punct(']' | ')')] => {
+            let mut items = Vec::new();
+            for item in split_args(inner) {
+                match item {
+                    [
+                        Tok::Str {
+                            text,
+                            dynamic: false,
+                        },
+                    ] => items.push(text.clone()),
+                    [Tok::Words(words)] => items.extend(words.iter().cloned()),
+                    _ => return ArgVal::Dynamic,
+                }
+            }
+            ArgVal::List(items)
+        }
+        // R's c("a", "b").
+        [Tok::Ident(c), Tok::Punct('('), inner @ .., Tok::Punct(')')]
+            if c == "c" && family == Family::R =>
+        {
+            arg_value(
+                &[&[Tok::Punct('(')], inner, &[Tok::Punct(')')]].concat(),
+                family,
+            )
+        }
+        [Tok::Punct('{'), .., Tok::Punct('}')] => ArgVal::Skip,
+        // name=value (Python), name: value (Ruby, JS), name => value.
+        [Tok::Ident(name), Tok::Punct('='), rest @ ..]
+            if !rest.first().is_some_and(|t| t.is_punct('=')) =>
+        {
+            if matches!(
+                name.as_str(),
+                "executable" | "preexec_fn" | "args" | "shell"
+            ) && !matches!(rest, [Tok::Ident(v)] if v == "True" || v == "False")
+            {
+                ArgVal::Dynamic
+            } else {
+                ArgVal::Skip
+            }
+        }
+        [Tok::Ident(_), Tok::Punct(':'), rest @ ..]
+            if !rest.first().is_some_and(|t| t.is_punct(':')) =>
+        {
+            ArgVal::Skip
+        }
+        _ => ArgVal::Dynamic,
+    }
 }
 
 impl Walker<'_> {
@@ -232,10 +1192,25 @@ impl Walker<'_> {
         let Some(lang) = lang(base) else {
             return false;
         };
+        if lang.family == Family::PowerShell {
+            self.powershell(base, args, stdin, shell, frame);
+            return true;
+        }
+        // node's `-pe CODE` is `-p -e CODE`: the code is the next argument.
+        let args: Vec<Arg> = if lang.family == Family::Js {
+            args.iter()
+                .map(|a| match a.exact() {
+                    Some("-pe" | "-ep") => Arg::lit("-e"),
+                    _ => a.clone(),
+                })
+                .collect()
+        } else {
+            args.to_vec()
+        };
         let mut long_values: Vec<&str> = lang.long_values.to_vec();
         long_values.extend(lang.code_opts.iter().filter(|o| o.starts_with("--")));
         let p = rules::parse(
-            args,
+            &args,
             &Spec {
                 short_values: lang.short_values,
                 long_values: &long_values,
@@ -243,7 +1218,9 @@ impl Walker<'_> {
             },
         );
         // perl -i / ruby -i edit their file operands in place.
-        if matches!(base, "perl" | "ruby") && p.opts.iter().any(|o| o.name == "-i") {
+        if matches!(lang.family, Family::Perl | Family::Ruby)
+            && p.opts.iter().any(|o| o.name == "-i")
+        {
             let files = if p.has(lang.code_opts) {
                 &p.operands[..]
             } else {
@@ -251,6 +1228,49 @@ impl Walker<'_> {
             };
             for file in files {
                 self.check_write(file, WriteMode::Modify, shell, frame, &format!("{base} -i"));
+            }
+        }
+        // Code hidden in options that are not the code option.
+        for opt in &p.opts {
+            let Some(value) = &opt.value else { continue };
+            let code = match (lang.family, opt.name.as_str()) {
+                // perl -MModule=args / -M'Mod;code' is pasted into `use ...;`.
+                (Family::Perl, "-M" | "-m") => Some(format!("use {};", value.text)),
+                // node --import/--require data: URLs are code.
+                (
+                    Family::Js,
+                    "--import" | "--require" | "-r" | "--loader" | "--experimental-loader",
+                ) if value.text.starts_with("data:") => match value.text.split_once(',') {
+                    Some((meta, _)) if meta.contains("base64") => {
+                        self.deny(
+                            frame,
+                            RuleId::Interpreter,
+                            format!(
+                                "{base} {} loads base64-encoded code the guard cannot read",
+                                opt.name
+                            ),
+                        );
+                        return true;
+                    }
+                    Some((_, body)) => Some(percent_decode(body)),
+                    None => None,
+                },
+                // ruby -rMODULE, lua -lMODULE: names, opaque.
+                _ => None,
+            };
+            if let Some(code) = code {
+                if !value.known {
+                    self.fail_closed(
+                        frame,
+                        RuleId::Interpreter,
+                        format!("{base} {} is not statically known", opt.name),
+                    );
+                    return true;
+                }
+                self.judge_code(base, lang.family, &code, shell, frame);
+                if self.denial.is_some() {
+                    return true;
+                }
             }
         }
         let code: Vec<Arg> = p
@@ -261,19 +1281,20 @@ impl Walker<'_> {
             .collect();
         if !code.is_empty() {
             for piece in &code {
-                match piece.exact() {
-                    Some(text) => self.judge_code(base, text, shell, frame),
-                    None if piece.known => self.judge_code(base, &piece.text, shell, frame),
-                    None => self.fail_closed(
+                if piece.known {
+                    self.judge_code(base, lang.family, &piece.text, shell, frame);
+                } else {
+                    self.fail_closed(
                         frame,
                         RuleId::Interpreter,
                         format!("{base} runs code that is not statically known"),
-                    ),
+                    );
                 }
             }
             return true;
         }
-        if p.has(lang.module_opts) {
+        if let Some(module) = p.value(lang.module_opts) {
+            self.python_module(base, module, &p.operands, stdin, shell, frame);
             return true;
         }
         if base == "deno" || base == "bun" {
@@ -283,7 +1304,7 @@ impl Walker<'_> {
             {
                 let text = code.text.clone();
                 if code.known {
-                    self.judge_code(base, &text, shell, frame);
+                    self.judge_code(base, lang.family, &text, shell, frame);
                 } else {
                     self.fail_closed(
                         frame,
@@ -294,8 +1315,13 @@ impl Walker<'_> {
             }
             return true;
         }
+        if base == "R" && p.operands.first().is_some_and(|a| a.is("CMD")) {
+            return true;
+        }
         match p.operands.first() {
-            Some(script) if script.is("-") => self.stdin_code(base, stdin, shell, frame),
+            Some(script) if script.is("-") => {
+                self.stdin_code(base, lang.family, stdin, shell, frame)
+            }
             Some(script) => {
                 if !script.known {
                     self.fail_closed(
@@ -308,16 +1334,102 @@ impl Walker<'_> {
                     );
                 }
             }
-            None => self.stdin_code(base, stdin, shell, frame),
+            None => {
+                if lang.family == Family::Julia && p.has(&["-L", "--load"]) {
+                    return true;
+                }
+                self.stdin_code(base, lang.family, stdin, shell, frame);
+            }
         }
         true
     }
 
-    fn stdin_code(&mut self, base: &str, stdin: &Stdin, shell: &mut Shell, frame: &Frame) {
+    /// `python -m MODULE ...`: modules that run code given as arguments or
+    /// on standard input are judged as that code; other modules are opaque.
+    fn python_module(
+        &mut self,
+        base: &str,
+        module: &Arg,
+        operands: &[Arg],
+        stdin: &Stdin,
+        shell: &mut Shell,
+        frame: &Frame,
+    ) {
+        let Some(name) = module.exact() else {
+            self.fail_closed(
+                frame,
+                RuleId::NotStatic,
+                format!("{base} -m of a module that is not statically known"),
+            );
+            return;
+        };
+        match name {
+            "timeit" | "cProfile" | "profile" | "trace" | "pdb" | "IPython" | "ipython"
+            | "code" | "idlelib" | "runpy" => {
+                // timeit runs its operands (and -s setup) as code; the others
+                // run `-c` code, scripts or their input.
+                let mut code = Vec::new();
+                let mut iter = operands.iter();
+                while let Some(arg) = iter.next() {
+                    if !arg.known {
+                        self.fail_closed(
+                            frame,
+                            RuleId::Interpreter,
+                            format!("{base} -m {name} runs code that is not statically known"),
+                        );
+                        return;
+                    }
+                    match arg.text.as_str() {
+                        "-s" | "--setup" | "-c" | "--command" => {
+                            code.extend(iter.next().map(|a| a.text.clone()))
+                        }
+                        t if t.starts_with("--setup=") => {
+                            code.push(t["--setup=".len()..].to_owned())
+                        }
+                        "-n" | "--number" | "-r" | "--repeat" | "-u" | "--unit" | "-o"
+                        | "--outfile" | "-m" => {
+                            iter.next();
+                        }
+                        t if t.starts_with('-') => {}
+                        t => {
+                            if name == "timeit" {
+                                code.push(t.to_owned());
+                            } else {
+                                // A script or module run by the profiler: opaque.
+                                break;
+                            }
+                        }
+                    }
+                }
+                if code.is_empty()
+                    && matches!(name, "code" | "idlelib" | "IPython" | "ipython" | "pdb")
+                {
+                    self.stdin_code(base, Family::Python, stdin, shell, frame);
+                    return;
+                }
+                for piece in code {
+                    self.judge_code(base, Family::Python, &piece, shell, frame);
+                    if self.denial.is_some() {
+                        return;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn stdin_code(
+        &mut self,
+        base: &str,
+        family: Family,
+        stdin: &Stdin,
+        shell: &mut Shell,
+        frame: &Frame,
+    ) {
         match stdin {
             Stdin::Text(text) => {
                 let text = text.clone();
-                self.judge_code(base, &text, shell, frame);
+                self.judge_code(base, family, &text, shell, frame);
             }
             Stdin::Pipe | Stdin::Unknown => self.fail_closed(
                 frame,
@@ -328,65 +1440,814 @@ impl Walker<'_> {
         }
     }
 
-    /// Scans inline code and judges what it would do.
-    fn judge_code(&mut self, base: &str, code: &str, shell: &mut Shell, frame: &Frame) {
-        let origin = format!("{base} code");
-        if let Some(call) = DELETES.iter().find(|k| code.contains(*k)) {
-            self.deny(
-                frame,
-                RuleId::Interpreter,
-                format!("{base} one-liner deletes files (`{}`)", call.trim()),
-            );
-            return;
-        }
-        let lits = literals(code);
-        let spawns = SPAWNS.iter().any(|k| code.contains(k));
-        let dynamic = DYNAMIC.iter().find(|k| code.contains(*k));
-        if spawns {
-            if let Some(sign) = dynamic {
+    /// PowerShell: `-Command` (any abbreviation, any case) and the rest of
+    /// the line after it are code; `-EncodedCommand` is unreadable; a
+    /// script file is opaque.
+    fn powershell(
+        &mut self,
+        base: &str,
+        args: &[Arg],
+        stdin: &Stdin,
+        shell: &mut Shell,
+        frame: &Frame,
+    ) {
+        let mut index = 0;
+        while index < args.len() {
+            let arg = &args[index];
+            index += 1;
+            let Some(text) = arg.exact() else {
+                self.fail_closed(
+                    frame,
+                    RuleId::Interpreter,
+                    format!("{base} argument `{}` is not statically known", arg.text),
+                );
+                return;
+            };
+            let lower = text.to_ascii_lowercase();
+            let Some(name) = lower.strip_prefix('-').or_else(|| lower.strip_prefix('/')) else {
+                // The first operand is a script file (pwsh) or a command
+                // (Windows PowerShell): treat it as code, to be safe.
+                let rest: Vec<String> = args[index - 1..].iter().map(|a| a.text.clone()).collect();
+                self.judge_powershell(base, &rest.join(" "), shell, frame);
+                return;
+            };
+            let name = name.trim_start_matches('-');
+            if !name.is_empty()
+                && ("encodedcommand".starts_with(name)
+                    && name.starts_with('e')
+                    && name != "ex"
+                    && !"executionpolicy".starts_with(name)
+                    || name == "ec")
+            {
                 self.deny(
                     frame,
                     RuleId::Interpreter,
-                    format!(
-                        "{base} one-liner runs commands built at run time (`{}`)",
-                        sign.trim()
-                    ),
+                    format!("{base} {text} runs encoded code the guard cannot read"),
                 );
                 return;
             }
-            if lits.is_empty() {
-                self.deny(
-                    frame,
-                    RuleId::Interpreter,
-                    format!("{base} one-liner runs a command that is not statically known"),
-                );
-                return;
-            }
-            // Each literal may be a command line; a list of literals may
-            // be an argv.
-            let mut candidates = lits.clone();
-            candidates.push(lits.join(" "));
-            for candidate in candidates {
-                self.script_args(&origin, &[Arg::lit(candidate)], shell, frame, true);
-                if self.denial.is_some() {
+            if !name.is_empty()
+                && "command".starts_with(name)
+                && name.starts_with('c')
+                && !"configurationname".starts_with(name)
+                || name == "c"
+            {
+                let rest: Vec<&Arg> = args[index..].iter().collect();
+                if rest.iter().any(|a| !a.known) {
+                    self.fail_closed(
+                        frame,
+                        RuleId::Interpreter,
+                        format!("{base} runs code that is not statically known"),
+                    );
                     return;
                 }
+                let code: Vec<&str> = rest.iter().map(|a| a.text.as_str()).collect();
+                if code == ["-"] {
+                    if let Stdin::Text(t) = stdin {
+                        let t = t.clone();
+                        self.judge_powershell(base, &t, shell, frame);
+                    } else if matches!(stdin, Stdin::Pipe | Stdin::Unknown) {
+                        self.fail_closed(
+                            frame,
+                            RuleId::Interpreter,
+                            format!("{base} reads code from a pipe"),
+                        );
+                    }
+                    return;
+                }
+                self.judge_powershell(base, &code.join(" "), shell, frame);
+                return;
             }
-        } else if let Some(sign) =
-            dynamic.filter(|s| matches!(**s, "eval(" | "exec(" | "new Function"))
-        {
-            self.deny(
+            if !name.is_empty() && "file".starts_with(name) && name.starts_with('f') {
+                return;
+            }
+            if matches!(
+                name,
+                "executionpolicy"
+                    | "ex"
+                    | "ep"
+                    | "workingdirectory"
+                    | "wd"
+                    | "configurationname"
+                    | "settingsfile"
+                    | "windowstyle"
+                    | "w"
+                    | "outputformat"
+                    | "o"
+                    | "of"
+                    | "inputformat"
+                    | "if"
+                    | "custompipename"
+                    | "version"
+                    | "v"
+            ) {
+                index += 1;
+            }
+        }
+        if matches!(stdin, Stdin::Text(_) | Stdin::Pipe | Stdin::Unknown) {
+            self.fail_closed(
                 frame,
                 RuleId::Interpreter,
+                format!("{base} reads code from its input; the guard does not model PowerShell"),
+            );
+        }
+    }
+
+    fn judge_powershell(&mut self, base: &str, code: &str, shell: &mut Shell, frame: &Frame) {
+        const DANGER: &[&str] = &[
+            "invoke-expression",
+            "iex",
+            "invoke-command",
+            "icm",
+            "start-process",
+            "saps",
+            "start",
+            "remove-item",
+            "ri",
+            "rm",
+            "rmdir",
+            "del",
+            "erase",
+            "rd",
+            "clear-content",
+            "clc",
+            "set-content",
+            "sc",
+            "out-file",
+            "add-content",
+            "ac",
+            "new-item",
+            "ni",
+            "move-item",
+            "mi",
+            "move",
+            "mv",
+            "copy-item",
+            "cpi",
+            "copy",
+            "cp",
+            "rename-item",
+            "rni",
+            "ren",
+            "invoke-item",
+            "ii",
+            "scriptblock",
+            "frombase64string",
+            "encodedcommand",
+            "process",
+            "system.io",
+            "io.file",
+            "io.directory",
+            "diagnostics",
+            "new-object",
+            "add-type",
+            "invoke-webrequest",
+            "iwr",
+            "invoke-restmethod",
+            "irm",
+            "set-alias",
+            "new-alias",
+            "sal",
+            "nal",
+            "set-item",
+            "si",
+            "set-location",
+            "cd",
+            "sl",
+            "push-location",
+        ];
+        let lower = code.to_ascii_lowercase();
+        let words: Vec<&str> = lower
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '.' || c == '_'))
+            .filter(|w| !w.is_empty())
+            .collect();
+        let hit = words.iter().find(|w| {
+            DANGER.contains(w) || DANGER.iter().any(|d| d.contains('.') && w.contains(d))
+        });
+        if let Some(word) = hit {
+            self.deny(frame, RuleId::Interpreter, format!("{base} code uses `{word}`, which runs commands, deletes or writes files; the guard does not model PowerShell"));
+            return;
+        }
+        if code.contains('&')
+            || code.contains('$')
+            || code.contains('`')
+            || code.contains('>')
+            || code.contains('[')
+            || !code.is_ascii()
+        {
+            self.deny(frame, RuleId::Interpreter, format!("{base} code uses `&`, `$`, `>`, `[` or escapes; the guard does not model PowerShell"));
+            return;
+        }
+        // What is left is a list of commands like a shell's.
+        self.script_args(
+            &format!("{base} code"),
+            &[Arg::lit(code)],
+            shell,
+            frame,
+            true,
+        );
+    }
+
+    /// Judges inline code.
+    fn judge_code(
+        &mut self,
+        base: &str,
+        family: Family,
+        code: &str,
+        shell: &mut Shell,
+        frame: &Frame,
+    ) {
+        let origin = format!("{base} code");
+        let deny = |this: &mut Self, why: String| {
+            this.deny(
+                frame,
+                RuleId::Interpreter,
+                format!("{base} one-liner {why}"),
+            );
+        };
+        if family == Family::Tcl {
+            self.judge_tcl(base, code, frame);
+            return;
+        }
+        if family == Family::AppleScript {
+            self.judge_applescript(base, code, shell, frame);
+            return;
+        }
+        let toks = tokens(code, family);
+        if toks.len() >= MAX_TOKENS {
+            deny(self, "is too long for the guard to analyse".into());
+            return;
+        }
+        // Identifiers the interpreter would normalise (NFKC) or escapes.
+        if let Some(Tok::Odd(c)) = toks.iter().find(|t| matches!(t, Tok::Odd(_))) {
+            deny(
+                self,
                 format!(
-                    "{base} one-liner evaluates code built at run time (`{}`)",
-                    sign.trim()
+                    "has `{c}` outside a string (identifiers the interpreter may normalise or unescape); the guard cannot tell what it calls"
                 ),
             );
             return;
         }
-        if WRITES.iter().any(|k| code.contains(k)) {
-            for lit in &lits {
+        let idents: Vec<&str> = toks.iter().filter_map(Tok::ident).collect();
+        // Dynamic code and dispatch.
+        if let Some(word) = self.dynamic_sign(family, &toks) {
+            deny(
+                self,
+                format!(
+                    "uses `{word}` (code or a call chosen at run time); the guard cannot see what it runs"
+                ),
+            );
+            return;
+        }
+        // Deletion.
+        let delete_words = deletes(family);
+        let delete_hit = idents
+            .iter()
+            .find(|w| delete_words.contains(w))
+            .map(|w| (*w).to_owned())
+            .or_else(|| {
+                DELETE_TEXT
+                    .iter()
+                    .find(|k| code.contains(*k))
+                    .map(|k| (*k).to_owned())
+            })
+            .or_else(|| {
+                (family == Family::Python
+                    && idents.contains(&"remove")
+                    && (code.contains("from os import") || code.contains("os.remove")))
+                .then(|| "os.remove".to_owned())
+            })
+            .or_else(|| {
+                (family == Family::Lua && code.contains("os.remove"))
+                    .then(|| "os.remove".to_owned())
+            });
+        if let Some(call) = delete_hit {
+            deny(self, format!("deletes files (`{call}`)"));
+            return;
+        }
+        // A string naming a dangerous function: a callback or dispatch by name.
+        let spawn_names = spawns(family);
+        let named = |s: &str| {
+            delete_words.contains(&s)
+                || spawn_names.iter().any(|(n, _)| {
+                    *n == s && !matches!(s, "run" | "call" | "Command" | "pipe" | "shell")
+                })
+                || dynamic(family).contains(&s)
+        };
+        if let Some(name) = toks.iter().find_map(|t| t.literal().filter(|s| named(s))) {
+            deny(
+                self,
+                format!(
+                    "names the function `{name}` in a string (a callback or a call by name); the guard cannot see what it runs"
+                ),
+            );
+            return;
+        }
+        // Processes.
+        let capable = SPAWN_TEXT.iter().any(|k| code.contains(k))
+            || toks.iter().any(|t| matches!(t, Tok::Cmd { .. }));
+        if capable {
+            let commands = match self.spawn_commands(family, &toks) {
+                Ok(commands) => commands,
+                Err(why) => {
+                    deny(self, why);
+                    return;
+                }
+            };
+            for command in commands {
+                self.script_args(&origin, &[Arg::lit(command)], shell, frame, false);
+                if self.denial.is_some() {
+                    return;
+                }
+            }
+        }
+        // Writes.
+        self.code_writes(base, family, code, &toks, shell, frame);
+    }
+
+    /// The first sign of dynamic code or dispatch in `toks`.
+    fn dynamic_sign(&self, family: Family, toks: &[Tok]) -> Option<String> {
+        let words = dynamic(family);
+        for (at, tok) in toks.iter().enumerate() {
+            let next = toks.get(at + 1);
+            let prev = at.checked_sub(1).and_then(|p| toks.get(p));
+            match tok {
+                Tok::Ident(w) if words.contains(&w.as_str()) => {
+                    // Perl `eval { ... }` is exception handling, not code.
+                    if family == Family::Perl
+                        && w == "eval"
+                        && next.is_some_and(|n| n.is_punct('{'))
+                    {
+                        continue;
+                    }
+                    if family == Family::Perl && w == "do" && next.is_some_and(|n| n.is_punct('{'))
+                    {
+                        continue;
+                    }
+                    // R's do.call / match.fun / dyn.load; elsewhere `do` alone is fine.
+                    if family == Family::R
+                        && matches!(w.as_str(), "do" | "match" | "dyn")
+                        && !next.is_some_and(|n| n.is_punct('.'))
+                    {
+                        continue;
+                    }
+                    // A property or key named like the word (`x.global`) is
+                    // still a sign, except a few harmless ones.
+                    if family == Family::Js
+                        && w == "global"
+                        && prev.is_some_and(|p| p.is_punct('.'))
+                    {
+                        continue;
+                    }
+                    return Some(w.clone());
+                }
+                // `require(x)` / `import(x)` / `require $x` of a name not written out.
+                Tok::Ident(w)
+                    if matches!(w.as_str(), "require" | "import")
+                        && matches!(
+                            family,
+                            Family::Js | Family::Lua | Family::Ruby | Family::Perl
+                        ) =>
+                {
+                    let arg_ok = match next {
+                        Some(Tok::Punct('(')) => {
+                            matches!(toks.get(at + 2), Some(t) if t.literal().is_some())
+                                && toks.get(at + 3).is_some_and(|t| t.is_punct(')'))
+                        }
+                        Some(Tok::Str { dynamic: false, .. }) => true,
+                        Some(Tok::Ident(_)) => {
+                            family == Family::Perl || (family == Family::Js && w == "import")
+                        }
+                        Some(Tok::Punct('{' | '*')) => family == Family::Js,
+                        _ => family != Family::Js || w == "import",
+                    };
+                    if !arg_ok {
+                        return Some(format!("{w} of a name built at run time"));
+                    }
+                }
+                // JS computed property access with something other than a literal.
+                Tok::Punct('[')
+                    if family == Family::Js
+                        && prev.is_some_and(|p| {
+                            matches!(p, Tok::Ident(_) | Tok::Punct(')' | ']'))
+                        }) =>
+                {
+                    let simple = matches!(next, Some(Tok::Num))
+                        || matches!(next, Some(Tok::Str { dynamic: false, .. }))
+                            && toks.get(at + 2).is_some_and(|t| t.is_punct(']'));
+                    if !simple {
+                        return Some("computed property access".to_owned());
+                    }
+                }
+                // PHP variable functions `$f(...)`, Perl `&$f` / `&{...}` / `->$m`.
+                Tok::Punct('$') if matches!(family, Family::Php | Family::Perl) => {
+                    if let (Some(Tok::Ident(_)), Some(t)) = (next, toks.get(at + 2))
+                        && t.is_punct('(')
+                        && (family == Family::Php
+                            || prev.is_some_and(|p| p.is_punct('&') || p.is_punct('>')))
+                    {
+                        return Some("a call through a variable".to_owned());
+                    }
+                    if matches!(next, Some(Tok::Punct('$' | '{'))) && family == Family::Php {
+                        return Some("a variable variable".to_owned());
+                    }
+                }
+                Tok::Punct('&')
+                    if family == Family::Perl && matches!(next, Some(Tok::Punct('$' | '{'))) =>
+                {
+                    return Some("a call through a reference".to_owned());
+                }
+                Tok::Punct('*')
+                    if family == Family::Perl && matches!(next, Some(Tok::Punct('{'))) =>
+                {
+                    return Some("a glob assignment".to_owned());
+                }
+                Tok::Punct('@')
+                    if family == Family::Julia
+                        && matches!(next, Some(Tok::Ident(w)) if w == "eval") =>
+                {
+                    return Some("@eval".to_owned());
+                }
+                _ => {}
+            }
+        }
+        None
+    }
+
+    /// The commands the code's spawn calls run, when every one is literal.
+    fn spawn_commands(&self, family: Family, toks: &[Tok]) -> Result<Vec<String>, String> {
+        let table = spawns(family);
+        let mut out = Vec::new();
+        for (at, tok) in toks.iter().enumerate() {
+            match tok {
+                Tok::Cmd { text, dynamic } => {
+                    if *dynamic {
+                        return Err(format!(
+                            "runs a command with values interpolated at run time (`{}`)",
+                            short(text)
+                        ));
+                    }
+                    out.push(text.clone());
+                }
+                // JS tagged templates: Bun.$`cmd`, zx's $`cmd`.
+                Tok::Ident(w) if family == Family::Js && w == "$" => match toks.get(at + 1) {
+                    Some(Tok::Str {
+                        text,
+                        dynamic: false,
+                    }) => {
+                        out.push(text.clone());
+                    }
+                    Some(Tok::Str { dynamic: true, .. }) => {
+                        return Err("runs a command built at run time (`$`...``)".into());
+                    }
+                    _ => {}
+                },
+                Tok::Ident(w) => {
+                    let Some((_, how)) = table.iter().find(|(n, _)| n == w) else {
+                        // Perl/Ruby open with a pipe, Ruby Kernel#open("|cmd").
+                        if w == "open" && matches!(family, Family::Perl | Family::Ruby) {
+                            let args = self.call_tokens(family, toks, at);
+                            if let Some(args) = args {
+                                let lits: Vec<&str> =
+                                    args.iter().filter_map(Tok::literal).collect();
+                                let piped = lits.iter().any(|l| {
+                                    l.trim_start().starts_with('|')
+                                        || l.trim_end().ends_with('|')
+                                        || *l == "-|"
+                                        || *l == "|-"
+                                });
+                                if piped {
+                                    if args
+                                        .iter()
+                                        .any(|t| matches!(t, Tok::Str { dynamic: true, .. }))
+                                    {
+                                        return Err(
+                                            "opens a pipe to a command built at run time".into()
+                                        );
+                                    }
+                                    let cmd: Vec<String> = lits
+                                        .iter()
+                                        .filter(|l| !matches!(**l, "-|" | "|-" | "<" | ">" | ">>"))
+                                        .map(|l| {
+                                            l.trim_matches(|c: char| c == '|' || c.is_whitespace())
+                                                .to_owned()
+                                        })
+                                        .collect();
+                                    out.push(cmd.join(" "));
+                                }
+                            }
+                        }
+                        continue;
+                    };
+                    let next = toks.get(at + 1);
+                    let prev = at.checked_sub(1).and_then(|p| toks.get(p));
+                    // A method definition or a property named like a spawn (`def run`).
+                    if prev
+                        .and_then(Tok::ident)
+                        .is_some_and(|p| matches!(p, "def" | "function" | "sub" | "fn"))
+                    {
+                        continue;
+                    }
+                    let Some(args) = self.call_tokens(family, toks, at) else {
+                        // Not a call: imported by name, or passed around.
+                        let imported =
+                            matches!(
+                                next,
+                                None | Some(Tok::Newline | Tok::Punct(',' | ';' | '}' | ')'))
+                            ) && statement_has(toks, at, &["import", "from", "require", "use"]);
+                        if imported {
+                            continue;
+                        }
+                        return Err(format!(
+                            "refers to `{w}` without calling it with literal arguments (an alias or a callback); the guard cannot see what it runs"
+                        ));
+                    };
+                    out.push(command_of(family, *how, &args).map_err(|why| {
+                        format!("runs a command built at run time (`{w}` {why})")
+                    })?);
+                }
+                _ => {}
+            }
+        }
+        Ok(out)
+    }
+
+    /// The argument tokens of a call of the function named at `at`.
+    fn call_tokens(&self, family: Family, toks: &[Tok], at: usize) -> Option<Vec<Tok>> {
+        let next = toks.get(at + 1)?;
+        if next.is_punct('(') {
+            let close = matching(toks, at + 1)?;
+            return Some(toks[at + 2..close].to_vec());
+        }
+        // Calls without parentheses: `system "cmd"`, `exec 'a', 'b'`.
+        if matches!(
+            family,
+            Family::Perl | Family::Ruby | Family::Php | Family::Julia
+        ) && matches!(next, Tok::Str { .. } | Tok::Words(_) | Tok::Punct('['))
+        {
+            let mut end = at + 1;
+            let mut depth = 0i32;
+            while let Some(t) = toks.get(end) {
+                match t {
+                    Tok::Punct('(' | '[' | '{') => depth += 1,
+                    Tok::Punct(')' | ']' | '}') if depth == 0 => break,
+                    Tok::Punct(')' | ']' | '}') => depth -= 1,
+                    Tok::Punct(';') | Tok::Newline if depth == 0 => break,
+                    Tok::Ident(w)
+                        if depth == 0
+                            && matches!(w.as_str(), "or" | "and" | "if" | "unless" | "do") =>
+                    {
+                        break;
+                    }
+                    _ => {}
+                }
+                end += 1;
+            }
+            return Some(toks[at + 1..end].to_vec());
+        }
+        None
+    }
+
+    /// Files the code writes: protected paths among its literals, tracked
+    /// files opened for writing, and writes to names built at run time.
+    fn code_writes(
+        &mut self,
+        base: &str,
+        family: Family,
+        code: &str,
+        toks: &[Tok],
+        shell: &mut Shell,
+        frame: &Frame,
+    ) {
+        let what = format!("{base} one-liner writes");
+        // Calls that write to their first argument, and open() for writing.
+        let table = writes(family);
+        for (at, tok) in toks.iter().enumerate() {
+            let Tok::Ident(w) = tok else { continue };
+            let is_open = matches!(w.as_str(), "open" | "fopen" | "File" | "Open" | "file")
+                && toks.get(at + 1).is_some_and(|t| t.is_punct('('));
+            let write = table.iter().find(|(n, _)| n == w).map(|(_, m)| *m);
+            if !is_open && write.is_none() {
+                continue;
+            }
+            let Some(args) = self.call_tokens(family, toks, at) else {
+                continue;
+            };
+            let args = split_args(&args);
+            let (path, mode) = if is_open {
+                let lits: Vec<Option<&str>> = args
+                    .iter()
+                    .map(|a| match a {
+                        [t] => t.literal(),
+                        _ => None,
+                    })
+                    .collect();
+                let mode_text = lits
+                    .iter()
+                    .skip(1)
+                    .flatten()
+                    .find(|m| m.len() <= 3 && m.chars().all(|c| "rwaxbt+U<>".contains(c)));
+                // Perl/Ruby two-argument open: ">file", ">>file", "+<file".
+                let first = lits.first().copied().flatten();
+                let inline = first.filter(|f| matches!(family, Family::Perl) || f.starts_with('>'));
+                let perl_three = family == Family::Perl
+                    && args.len() >= 3
+                    && lits
+                        .get(1)
+                        .copied()
+                        .flatten()
+                        .is_some_and(|m| m.starts_with('>') || m.starts_with('+'));
+                if perl_three {
+                    let mode = lits.get(1).copied().flatten().unwrap_or("");
+                    (args.get(2).copied(), open_mode(mode))
+                } else if family == Family::Perl && args.len() >= 2 {
+                    match lits.get(1).copied().flatten() {
+                        Some(spec)
+                            if spec.trim_start().starts_with('>')
+                                || spec.trim_start().starts_with("+<") =>
+                        {
+                            let mode = open_mode(spec);
+                            let path = spec.trim_start_matches(['>', '+', '<', ' ']).trim();
+                            if !path.is_empty() {
+                                let p = Arg::lit(path);
+                                if let Some(m) = mode {
+                                    self.check_write(&p, m, shell, frame, &what);
+                                }
+                            }
+                            continue;
+                        }
+                        Some(_) => continue,
+                        None => {
+                            // open(F, $x): the mode and the file are not known.
+                            self.deny(
+                                frame,
+                                RuleId::NotStatic,
+                                format!("{what} or reads a file named at run time"),
+                            );
+                            return;
+                        }
+                    }
+                } else if let Some(spec) = inline.filter(|f| f.starts_with('>')) {
+                    let path = spec.trim_start_matches(['>', '+', ' ']).trim();
+                    let p = Arg::lit(path);
+                    self.check_write(
+                        &p,
+                        open_mode(spec).unwrap_or(WriteMode::Clobber),
+                        shell,
+                        frame,
+                        &what,
+                    );
+                    continue;
+                } else {
+                    let mode = match mode_text {
+                        Some(m) => open_mode_letters(m),
+                        None => {
+                            // mode=... given by keyword, or not literal.
+                            let kw_mode = args
+                                .iter()
+                                .any(|a| matches!(a.first(), Some(Tok::Ident(n)) if n == "mode"));
+                            if kw_mode
+                                || args.len() > 1
+                                    && lits.get(1).copied().flatten().is_none()
+                                    && !matches!(args.get(1), Some([Tok::Ident(n), ..]) if n == "encoding")
+                            {
+                                self.deny(
+                                    frame,
+                                    RuleId::NotStatic,
+                                    format!(
+                                        "{what} a file opened with a mode the guard cannot read"
+                                    ),
+                                );
+                                return;
+                            }
+                            None
+                        }
+                    };
+                    (args.first().copied(), mode)
+                }
+            } else {
+                // Method style: Path("x").write_text(...), the path is the receiver.
+                let receiver_path = at
+                    .checked_sub(2)
+                    .filter(|p| toks[at - 1].is_punct('.') && toks[*p].is_punct(')'))
+                    .and_then(|close| {
+                        let open = (0..close)
+                            .rev()
+                            .find(|o| matching(toks, *o) == Some(close))?;
+                        let inner = &toks[open + 1..close];
+                        Some(inner.to_vec())
+                    });
+                match receiver_path {
+                    Some(inner)
+                        if matches!(
+                            w.as_str(),
+                            "write_text" | "write_bytes" | "touch" | "symlink_to"
+                        ) =>
+                    {
+                        let mode = write;
+                        match inner.as_slice() {
+                            [t] if t.literal().is_some() => {
+                                let p = Arg::lit(t.literal().unwrap_or_default());
+                                if let Some(m) = mode {
+                                    self.check_write(&p, m, shell, frame, &what);
+                                }
+                            }
+                            _ => {
+                                self.deny(
+                                    frame,
+                                    RuleId::NotStatic,
+                                    format!("{what} a file named at run time (`{w}`)"),
+                                );
+                                return;
+                            }
+                        }
+                        continue;
+                    }
+                    _ => {}
+                }
+                // copy/move/rename(src, dst): the destination is written.
+                let dest_last = matches!(
+                    w.as_str(),
+                    "copy"
+                        | "copy2"
+                        | "copyfile"
+                        | "copytree"
+                        | "move"
+                        | "rename"
+                        | "replace"
+                        | "copyFile"
+                        | "copyFileSync"
+                        | "cp"
+                        | "cpSync"
+                        | "renameSync"
+                        | "cp_r"
+                        | "mv"
+                        | "install"
+                        | "copy_file"
+                        | "moveSync"
+                        | "symlink"
+                        | "symlinkSync"
+                        | "link"
+                        | "linkSync"
+                        | "ln"
+                        | "ln_s"
+                        | "ln_sf"
+                );
+                let positional: Vec<&[Tok]> = args
+                    .iter()
+                    .copied()
+                    .filter(|a| !matches!(a, [Tok::Ident(_), Tok::Punct('=' | ':'), ..]))
+                    .collect();
+                if dest_last {
+                    if positional.len() < 2 {
+                        continue;
+                    }
+                    if matches!(
+                        w.as_str(),
+                        "move" | "rename" | "replace" | "mv" | "renameSync" | "moveSync"
+                    ) {
+                        // The source goes away.
+                        if let [t] = positional[0]
+                            && let Some(src) = t.literal()
+                        {
+                            self.check_write(
+                                &Arg::lit(src),
+                                WriteMode::Delete,
+                                shell,
+                                frame,
+                                &what,
+                            );
+                        }
+                    }
+                    (positional.last().copied(), write)
+                } else {
+                    (positional.first().copied(), write)
+                }
+            };
+            let Some(mode) = mode else { continue };
+            match path {
+                Some([t]) if t.literal().is_some() => {
+                    let p = Arg::lit(t.literal().unwrap_or_default());
+                    self.check_write(&p, mode, shell, frame, &what);
+                }
+                // A file object or descriptor (`f.write(x)`): not a path.
+                Some([Tok::Ident(_)]) if w == "write" => {}
+                None => {}
+                Some(_) if w == "write" && family != Family::Ruby => {}
+                Some(_) => {
+                    self.deny(frame, RuleId::NotStatic, format!("{what} a file named at run time (`{w}`); it may be a protected or tracked file"));
+                    return;
+                }
+            }
+            if self.denial.is_some() {
+                return;
+            }
+        }
+        // Any literal that is a protected path, when the code writes at all.
+        if WRITE_TEXT.iter().any(|k| code.contains(k)) {
+            for tok in toks {
+                let Some(lit) = tok.literal() else { continue };
+                let lit = lit.trim_start_matches(['>', '+', '<']).trim();
                 if lit.contains(char::is_whitespace) || lit.is_empty() {
                     continue;
                 }
@@ -403,18 +2264,308 @@ impl Walker<'_> {
             }
         }
     }
+
+    /// Tcl: `exec`, `open |`, `file delete`, `eval` ... the guard does not
+    /// model Tcl; any of them is denied.
+    fn judge_tcl(&mut self, base: &str, code: &str, frame: &Frame) {
+        const DANGER: &[&str] = &[
+            "exec",
+            "open",
+            "file",
+            "eval",
+            "uplevel",
+            "subst",
+            "source",
+            "load",
+            "interp",
+            "socket",
+            "namespace",
+            "rename",
+            "apply",
+            "spawn",
+            "system",
+            "after",
+            "trace",
+            "fconfigure",
+            "chan",
+            "package",
+            "unknown",
+            "auto_execok",
+            "catch",
+        ];
+        let hit = code
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .find(|w| DANGER.contains(w));
+        if let Some(word) = hit {
+            self.deny(frame, RuleId::Interpreter, format!("{base} code uses `{word}`, which can run commands or touch files; the guard does not model Tcl"));
+        } else if !code.is_ascii() || code.contains('$') && code.contains('[') {
+            self.deny(
+                frame,
+                RuleId::Interpreter,
+                format!("{base} code builds commands at run time; the guard does not model Tcl"),
+            );
+        }
+    }
+
+    /// AppleScript: `do shell script "literal"` is walked; anything else that
+    /// runs or deletes is denied.
+    fn judge_applescript(&mut self, base: &str, code: &str, shell: &mut Shell, frame: &Frame) {
+        let lower = code.to_ascii_lowercase();
+        for danger in [
+            "delete",
+            "run script",
+            "load script",
+            "store script",
+            "write",
+            "move",
+            "duplicate",
+            "system events",
+            "do javascript",
+            "quit",
+        ] {
+            if lower.contains(danger) {
+                self.deny(
+                    frame,
+                    RuleId::Interpreter,
+                    format!("{base} code uses `{danger}`; the guard does not model AppleScript"),
+                );
+                return;
+            }
+        }
+        if lower.contains("do shell script") {
+            let toks = tokens(code, Family::AppleScript);
+            let mut found = false;
+            for (at, tok) in toks.iter().enumerate() {
+                if tok
+                    .ident()
+                    .is_some_and(|w| w.eq_ignore_ascii_case("script"))
+                    && at >= 2
+                    && toks[at - 1]
+                        .ident()
+                        .is_some_and(|w| w.eq_ignore_ascii_case("shell"))
+                {
+                    found = true;
+                    match toks.get(at + 1) {
+                        Some(Tok::Str {
+                            text,
+                            dynamic: false,
+                        }) if toks
+                            .get(at + 2)
+                            .is_none_or(|t| matches!(t, Tok::Newline) || t.ident().is_some()) =>
+                        {
+                            let text = text.clone();
+                            self.script_args(
+                                &format!("{base} do shell script"),
+                                &[Arg::lit(text)],
+                                shell,
+                                frame,
+                                false,
+                            );
+                        }
+                        _ => {
+                            self.deny(frame, RuleId::Interpreter, format!("{base} runs a shell command built at run time (`do shell script`)"));
+                            return;
+                        }
+                    }
+                }
+            }
+            if !found {
+                self.deny(
+                    frame,
+                    RuleId::Interpreter,
+                    format!("{base} runs a shell command the guard cannot resolve"),
+                );
+            }
+        }
+    }
+}
+
+/// Whether the statement holding token `at` (between separators) contains
+/// one of `words`.
+fn statement_has(toks: &[Tok], at: usize, words: &[&str]) -> bool {
+    let is_sep = |t: &Tok| matches!(t, Tok::Newline | Tok::Punct(';'));
+    let start = toks[..at].iter().rposition(is_sep).map_or(0, |p| p + 1);
+    let end = toks[at..]
+        .iter()
+        .position(is_sep)
+        .map_or(toks.len(), |p| at + p);
+    toks[start..end]
+        .iter()
+        .any(|t| t.ident().is_some_and(|w| words.contains(&w)))
+}
+
+/// The shell text a spawn call runs, from its argument tokens.
+fn command_of(family: Family, how: Spawn, args: &[Tok]) -> Result<String, String> {
+    let parts = split_args(args);
+    let mut positional: Vec<ArgVal> = Vec::new();
+    for part in &parts {
+        match arg_value(part, family) {
+            ArgVal::Skip => {}
+            ArgVal::Dynamic => return Err("with arguments that are not literal".into()),
+            v => positional.push(v),
+        }
+    }
+    let quote_all = |items: &[String]| -> String {
+        items
+            .iter()
+            .map(|s| words::quote(&Arg::lit(s.clone())))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    match how {
+        Spawn::First => match positional.first() {
+            Some(ArgVal::Str(s)) => Ok(s.clone()),
+            Some(ArgVal::List(items)) => Ok(quote_all(items)),
+            _ => Err("without a command".into()),
+        },
+        Spawn::All => {
+            if let [ArgVal::Str(s)] = positional.as_slice() {
+                return Ok(s.clone());
+            }
+            let mut items = Vec::new();
+            for v in positional {
+                match v {
+                    ArgVal::Str(s) => items.push(s),
+                    ArgVal::List(l) => items.extend(l),
+                    _ => {}
+                }
+            }
+            if items.is_empty() {
+                return Err("without a command".into());
+            }
+            Ok(quote_all(&items))
+        }
+        Spawn::ProgramArgv0 | Spawn::ProgramArgs => {
+            let mut items = Vec::new();
+            let mut iter = positional.into_iter();
+            match iter.next() {
+                Some(ArgVal::Str(program)) => items.push(program),
+                // spawn(["git", "push"]): the list is the argv.
+                Some(ArgVal::List(argv)) if how == Spawn::ProgramArgs && !argv.is_empty() => {
+                    return Ok(quote_all(&argv));
+                }
+                _ => return Err("without a literal program".into()),
+            }
+            let mut rest = Vec::new();
+            for v in iter {
+                match v {
+                    ArgVal::Str(s) => rest.push(s),
+                    ArgVal::List(l) => rest.extend(l),
+                    _ => {}
+                }
+            }
+            if how == Spawn::ProgramArgv0 && !rest.is_empty() {
+                rest.remove(0);
+            }
+            items.extend(rest);
+            if how == Spawn::ProgramArgs && family == Family::Js && items.len() == 1 {
+                // spawn("git push", {shell: true}) runs a shell line.
+                return Ok(items.remove(0));
+            }
+            Ok(quote_all(&items))
+        }
+    }
+}
+
+/// The write mode of a Perl/Ruby mode string (`>`, `>>`, `+<`, `w`, `a`).
+fn open_mode(spec: &str) -> Option<WriteMode> {
+    let spec = spec.trim();
+    if spec.starts_with(">>") {
+        Some(WriteMode::Append)
+    } else if spec.starts_with('>') || spec.starts_with("+>") {
+        Some(WriteMode::Clobber)
+    } else if spec.starts_with("+<") {
+        Some(WriteMode::Modify)
+    } else {
+        None
+    }
+}
+
+/// The write mode of a C-style mode string (`w`, `a`, `r+`, `x`).
+fn open_mode_letters(mode: &str) -> Option<WriteMode> {
+    if mode.contains('w') {
+        Some(WriteMode::Clobber)
+    } else if mode.contains('a') {
+        Some(WriteMode::Append)
+    } else if mode.contains('+') || mode.contains('x') {
+        Some(WriteMode::Modify)
+    } else if mode.starts_with('>') {
+        open_mode(mode)
+    } else {
+        None
+    }
+}
+
+fn percent_decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%'
+            && i + 2 < bytes.len()
+            && let Ok(v) = u8::from_str_radix(&text[i + 1..i + 3], 16)
+        {
+            out.push(v);
+            i += 3;
+            continue;
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+fn short(text: &str) -> String {
+    text.chars().take(60).collect()
 }
 
 #[cfg(test)]
 mod tests {
-    use super::literals;
+    use super::*;
+
+    fn strs(toks: &[Tok]) -> Vec<String> {
+        toks.iter()
+            .filter_map(|t| t.literal().map(str::to_owned))
+            .collect()
+    }
 
     #[test]
-    fn literals_are_found() {
+    fn literals_fold() {
         assert_eq!(
-            literals("subprocess.run(['git','push','--force'])"),
-            vec!["git", "push", "--force"]
+            strs(&tokens("subprocess.run(['git','pu'+'sh'])", Family::Python)),
+            vec!["git", "push"]
         );
-        assert_eq!(literals(r#"print("a\"b")"#), vec!["a\"b"]);
+        assert_eq!(
+            strs(&tokens(r#"print("a\"b")"#, Family::Python)),
+            vec!["a\"b"]
+        );
+        assert_eq!(
+            strs(&tokens(r#"system "git " . 'push'"#, Family::Perl)),
+            vec!["git push"]
+        );
+        assert_eq!(
+            strs(&tokens(r#"os.execute("r" .. "m")"#, Family::Lua)),
+            vec!["rm"]
+        );
+        assert_eq!(
+            strs(&tokens(r#"require("child"+"_process")"#, Family::Js)),
+            vec!["child_process"]
+        );
+    }
+
+    #[test]
+    fn commands_of_calls() {
+        let toks = tokens("['git','log','-1'], env=os.environ", Family::Python);
+        assert_eq!(
+            command_of(Family::Python, Spawn::First, &toks).unwrap(),
+            "'git' 'log' '-1'"
+        );
+        let toks = tokens("\"git\", [\"git\", \"push\"]", Family::Python);
+        assert_eq!(
+            command_of(Family::Python, Spawn::ProgramArgv0, &toks).unwrap(),
+            "'git' 'push'"
+        );
+        let toks = tokens("cmd, shell=True", Family::Python);
+        assert!(command_of(Family::Python, Spawn::First, &toks).is_err());
     }
 }

@@ -333,3 +333,229 @@ fn b22_ssh_family() {
         assert_allowed(c);
     }
 }
+
+#[test]
+fn b23_tcl_and_other_interpreters() {
+    for c in [
+        "tclsh <<< 'exec rm -rf src'",
+        "echo 'exec rm -rf src' | tclsh",
+        "expect -c 'spawn rm -rf src'",
+        "wish <<< 'file delete -force src'",
+        "lua -e 'os.execute(\"rm -rf \" .. x)'",
+        "luajit -e 'load(\"os.exe\" .. \"cute(1)\")()'",
+        "Rscript -e 'eval(parse(text=x))'",
+        "julia -e 'eval(Meta.parse(x))'",
+        "julia -e 'run(`rm -rf $x`)'",
+        "osascript -e 'do shell script x'",
+        "osascript -e 'tell application \"Finder\" to delete file \"a\"'",
+        "pwsh -c 'Remove-Item -Recurse src'",
+        "pwsh -Command 'iex $x'",
+        "pwsh -EncodedCommand cgBtACAALQByAGYAIABzAHIAYwA=",
+        "powershell -enc cgBtAA==",
+        "php -B 'system($x);'",
+        "php -R 'unlink($argn);'",
+    ] {
+        denied_as(c, RuleId::Interpreter);
+    }
+    denied_as(
+        "lua -e 'os.execute(\"rm -rf src\")'",
+        RuleId::RecursiveDelete,
+    );
+    denied_as("Rscript -e 'system(\"git push\")'", RuleId::GitPush);
+    denied_as("julia -e 'run(`git push`)'", RuleId::GitPush);
+    denied_as(
+        "osascript -e 'do shell script \"git push\"'",
+        RuleId::GitPush,
+    );
+    denied_as("pwsh -c 'git push origin HEAD'", RuleId::GitPush);
+    denied_as("php -r 'system(\"git push\");'", RuleId::GitPush);
+    for c in [
+        "tclsh <<< 'puts hello'",
+        "lua -e 'print(1+1)'",
+        "Rscript -e 'print(sessionInfo())'",
+        "julia -e 'println(1+1)'",
+        "osascript -e 'display notification \"done\"'",
+        "pwsh -c 'Get-ChildItem'",
+        "php -r 'echo PHP_VERSION;'",
+    ] {
+        assert_allowed(c);
+    }
+}
+
+#[test]
+fn b73_b78_spawns_are_resolved_per_call() {
+    for c in [
+        "python3 -c 'import subprocess as s; m=\"x\"; s.run([\"git\",\"push\"])'",
+        "python3 -c 'import os; os.execvp(\"git\", [\"git\",\"push\"])'",
+        "python3 -c 'import subprocess as s; s.run([\"git\",\"pu\"+\"sh\"])'",
+        "node -e 'require(\"child_process\").execSync(\"git pu\"+\"sh\")'",
+        "perl -e 'system\"git push\"'",
+        "perl -e '$x=\"y\"; exec \"git\",\"push\"'",
+        "perl -e 'exec qw(git push)'",
+        "perl -e 'print `git push`'",
+        "perl -e 'print qx{git push}'",
+        "ruby -e 'system(\"git\", \"push\")'",
+        "ruby -e 'puts %x(git push)'",
+        "ruby -e 'require \"open3\"; Open3.capture2(\"git\", \"push\")'",
+        "python3 -c 'import subprocess; subprocess.run([\"git\",\"push\"])'",
+        "node -e 'require(\"child_process\").spawnSync(\"git\", [\"push\"], {stdio: \"inherit\"})'",
+        "bun -e 'Bun.spawnSync([\"git\", \"push\"])'",
+        "node -e 'const {execFileSync} = require(\"child_process\"); execFileSync(\"git\", [\"push\"])'",
+    ] {
+        denied_as(c, RuleId::GitPush);
+    }
+    for c in [
+        // Dispatch by name or through values the guard cannot see.
+        "node -e 'require(\"child\"+\"_process\")[\"exec\"+\"Sync\"](\"git pu\"+\"sh\")'",
+        "node -e 'const cp=require(\"child_process\"); cp[m](\"git push\")'",
+        "node -e 'const m=\"child_process\"; require(m).execSync(\"git push\")'",
+        "ruby -e 'Kernel.send(:system, \"git\", \"push\")'",
+        "ruby -e 'method(:system).call(\"git push\")'",
+        "python3 -c 'from subprocess import run as r; r([\"git\",\"push\"])'",
+        "python3 -c 'import os; f = os.system; f(\"git push\")'",
+        "python3 -c 'import os; list(map(os.system, [\"git push\"]))'",
+        "python3 -c 'import subprocess,sys; subprocess.run(sys.argv[1:])' git push",
+        "python3 -c 'import os; os.system(\"git \" + input())'",
+        "python3 -c 'import os; os.system(f\"git {x}\")'",
+        "ruby -e 'system(\"git #{x}\")'",
+        "perl -e 'system \"git $x\"'",
+        "node -e 'require(\"child_process\").execSync(`git ${x}`)'",
+        "php -r 'array_map(\"system\", [\"git push\"]);'",
+        "php -r '$f=\"system\"; $f(\"git push\");'",
+    ] {
+        denied(c);
+    }
+}
+
+#[test]
+fn b106_b118_deletes_through_obfuscation() {
+    for c in [
+        "python3 -c 'import shutil; getattr(shutil,\"rm\"+\"tree\")(\"src\")'",
+        "python3 -c 'import shutil; shutil.ｒｍｔｒｅｅ(\"src\")'",
+        "python3 -c '__import__(\"shutil\").rmtree(\"src\")'",
+        "python3 -c 'import importlib; importlib.import_module(\"shutil\").rmtree(\"src\")'",
+        "python3 -c 'exec(\"import shutil\")'",
+        "python3 -c 'eval(compile(\"1\", \"x\", \"eval\"))'",
+        "python3 -m timeit -n1 -r1 'import shutil; shutil.rmtree(\"src\")'",
+        "python3 -m timeit -s 'import os' 'os.remove(\"README.md\")'",
+        "printf 'import shutil\\n' | python3 -m code",
+        "node -pe 'require(\"fs\").rmSync(\"src\",{recursive:true})'",
+        "node -ep 'require(\"fs\").rmSync(\"src\",{recursive:true})'",
+        "node --import 'data:text/javascript,import fs from \"fs\"; fs.rmSync(\"src\",{recursive:true})' -e 0",
+        "node --import='data:text/javascript;base64,aW1wb3J0' -e 0",
+        "perl '-MFile::Path;rmtree(q(src))' -e 1",
+        "perl -MFile::Path=rmtree -e 'rmtree(\"src\")'",
+        "perl -e 'unlink<src/*.rs>'",
+        "perl -e 'unlink\t\"README.md\"'",
+        "node -e 'require(\"fs\").rm(\"src\",{recursive:true},()=>{})'",
+        "node -e 'const {rm}=require(\"fs/promises\"); rm(\"src\",{recursive:true})'",
+        "node -e 'require(\"fs\")[\"rm\"+\"Sync\"](\"src\",{recursive:true})'",
+        "ruby -rfileutils -e 'FileUtils::rm_r \"src\"'",
+        "ruby -e 'File.send(:delete, \"README.md\")'",
+        "php -r 'array_map(\"unlink\", glob(\"src/*\"));'",
+        "Rscript -e 'file.remove(\"README.md\")'",
+        "Rscript -e 'unlink(\"src\", recursive=TRUE)'",
+        "julia -e 'rm(\"src\", recursive=true)'",
+        "lua -e 'os.remove(\"README.md\")'",
+    ] {
+        denied_as(c, RuleId::Interpreter);
+    }
+    // A shell string with a substitution inside the interpreter is walked as
+    // shell, not leniently: the name `$(printf rm)` is not statically known.
+    denied("python3 -c 'import os; os.system(\"$(printf rm) -rf src\")'");
+    denied_as(
+        "python3 -c 'import os; os.system(\"r\"+\"m -rf src\")'",
+        RuleId::RecursiveDelete,
+    );
+}
+
+#[test]
+fn b127_b137_interpreter_writes() {
+    denied_as(
+        "python3 -c 'open(\".e\"+\"nv\",\"w\").write(\"x\")'",
+        RuleId::ProtectedPath,
+    );
+    denied_as(
+        "node -e 'require(\"fs\").writeFileSync(\".e\"+\"nv\", \"x\")'",
+        RuleId::ProtectedPath,
+    );
+    denied_as(
+        "python3 -c 'import os; getattr(os,\"remo\"+\"ve\")(\"Dockerfile\")'",
+        RuleId::Interpreter,
+    );
+    denied_as("python3 -c 'open(\"README.md\",\"w\")'", RuleId::Clobber);
+    denied_as(
+        "python3 -c 'open(\"src/main.rs\", mode=\"w\").write(\"\")'",
+        RuleId::NotStatic,
+    );
+    denied_as(
+        "python3 -c 'from pathlib import Path; Path(\"README.md\").write_text(\"x\")'",
+        RuleId::Clobber,
+    );
+    denied_as("perl -e 'open(F,\">README.md\")'", RuleId::Clobber);
+    denied_as(
+        "perl -e 'open(my $f, \">\", \"README.md\")'",
+        RuleId::Clobber,
+    );
+    denied_as(
+        "node -e 'require(\"fs\").writeFileSync(\"README.md\", \"\")'",
+        RuleId::Clobber,
+    );
+    denied_as("ruby -e 'File.write(\"README.md\", \"\")'", RuleId::Clobber);
+    denied_as(
+        "php -r 'file_put_contents(\"README.md\", \"\");'",
+        RuleId::Clobber,
+    );
+    denied_as(
+        "python3 -c 'import sys; open(sys.argv[1], \"w\").write(\"x\")' README.md",
+        RuleId::NotStatic,
+    );
+    denied_as(
+        "python3 -c 'import shutil; shutil.copy(\"/tmp/x\", \"README.md\")'",
+        RuleId::Clobber,
+    );
+    // Appending to a tracked file and writing new files stay allowed.
+    for c in [
+        "python3 -c 'open(\"CHANGELOG.md\",\"a\").write(\"- x\\n\")'",
+        "python3 -c 'open(\"/tmp/out.json\",\"w\").write(\"{}\")'",
+        "python3 -c 'print(open(\"README.md\").read())'",
+        "node -e 'require(\"fs\").writeFileSync(\"/tmp/x.txt\", \"hi\")'",
+        "perl -e 'open(my $f, \"<\", \"README.md\"); print <$f>'",
+    ] {
+        assert_allowed(c);
+    }
+}
+
+#[test]
+fn f6_literal_spawns_are_walked_not_denied() {
+    for c in [
+        "python3 -c \"import subprocess; print(subprocess.check_output(['git','log','-1']).decode())\"",
+        "python3 -c \"import subprocess, os; subprocess.run(['cargo','test'], env=os.environ, check=True)\"",
+        "node -e \"require('child_process').execSync('npm test', {env: process.env, stdio: 'inherit'})\"",
+        "python3 -c 'import subprocess; subprocess.run([\"git\", \"status\"])'",
+        "perl -e 'print `git status`'",
+        "ruby -e 'puts `git log -1`'",
+        "python3 -c 'import json,sys; print(json.load(sys.stdin)[\"x\"])'",
+        "node -e 'console.log(require(\"./package.json\").version)'",
+        "python3 -c 'print(1+1)'",
+        "node -p 'process.versions.node'",
+        "python3 -c 'import sys; print(sys.version)'",
+        "perl -ne 'print if /\\bTODO\\b/' src/main.rs",
+        "perl -pe 's/\"//g' README.md",
+        "python3 -c 'a=[1,2]; a.remove(1); print(a)'",
+        "python3 -m pytest -q",
+        "python3 -m json.tool < package.json",
+        "ruby -e 'puts \"rm -rf src\"'",
+        "python3 -c 'print(\"git push\")'",
+    ] {
+        assert_allowed(c);
+    }
+    denied_as(
+        "python3 -c \"import subprocess; print(subprocess.check_output(['git','push']).decode())\"",
+        RuleId::GitPush,
+    );
+    denied_as(
+        "python3 -c 'import subprocess; subprocess.run([\"git\",\"push\"])'",
+        RuleId::GitPush,
+    );
+}
