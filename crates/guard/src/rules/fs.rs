@@ -2,8 +2,9 @@
 //! remove files: `unlink`, `shred -u`, `tar --remove-files`, `zip -m`, `gzip`, `rsync
 //! --remove-source-files`, `cmake -E rm`, `rimraf`), other destructive commands (`truncate`,
 //! `dd`, `shred`, `rsync --delete`), clobbering tracked files (redirects and the programs
-//! that write an output file: `sort -o`, `shuf -o`, `uniq IN OUT`, `script`, `strace -o`,
-//! ...), copies, moves and links, archive extraction, and writes to protected paths.
+//! that write an output file: `sort -o`, `shuf -o`, `uniq IN OUT`, `fallocate -p`, `xxd`,
+//! `sponge`, compilers' `-o`, ...), copies, moves and links, archive extraction, and writes
+//! to protected paths.
 //!
 //! Paths are judged lexically against the policy, after the kernel's aliases are undone
 //! (`/proc/self/cwd/x` is `./x`; `/dev/fd/3` is an open descriptor the guard cannot see).
@@ -43,6 +44,25 @@ fn glob_prefix(text: &str) -> &str {
         Some(slash) => &text[..slash.max(1)],
         None => ".",
     }
+}
+
+/// Extensions of leftovers that a glob such as `*.orig` removes: patch and merge leftovers,
+/// backups, editor swap files, logs and bytecode. A protected glob open at its end
+/// (`Dockerfile*`, `id_rsa*`) is not taken to mean them.
+const JUNK_EXTENSIONS: &[&str] = &[
+    "orig", "rej", "bak", "old", "tmp", "temp", "swp", "swo", "log", "pyc", "pyo", "o", "obj",
+    "class", "out", "pid", "prof", "profraw", "gcda", "gcno", "dSYM",
+];
+
+/// Whether the glob component `name` ends with a literal junk extension (`*.orig`, `x*.bak`)
+/// or `~` (editor backups).
+fn junk_extension(name: &str) -> bool {
+    if name.ends_with('~') && !has_wildcard(&name[name.len() - 1..]) {
+        return true;
+    }
+    name.rsplit_once('.').is_some_and(|(_, ext)| {
+        !has_wildcard(ext) && JUNK_EXTENSIONS.iter().any(|j| j.eq_ignore_ascii_case(ext))
+    })
 }
 
 /// `(parent, name)` of an absolute path; `None` for `/`.
@@ -683,6 +703,7 @@ impl Walker<'_> {
     /// Whether some path the glob `pattern` (absolute) can match is protected. `no_dot`:
     /// the glob's last component cannot match a name that starts with `.` (bash's default).
     fn glob_may_be_protected(&self, pattern: &str, no_dot: bool) -> bool {
+        let junk = junk_extension(last_component(pattern));
         let forms = self.anchors.forms(pattern);
         let mut absolute: Vec<String> = vec![forms.absolute.clone()];
         absolute.extend(forms.home.clone());
@@ -696,7 +717,13 @@ impl Walker<'_> {
                 Some(rest) => format!("~/{rest}"),
                 None => raw.clone(),
             };
-            if no_dot && last_component(&glob).starts_with('.') {
+            let protected_last = last_component(&glob);
+            if no_dot && protected_last.starts_with('.') {
+                continue;
+            }
+            if junk && protected_last.ends_with('*') && !protected_last.starts_with('.') {
+                // `Dockerfile*` or `id_rsa*` could match `Dockerfile.orig`: a leftover, not
+                // the protected file.
                 continue;
             }
             let is_absolute =
@@ -1223,7 +1250,6 @@ impl Walker<'_> {
                     self.check_write(&out, WriteMode::Clobber, shell, frame, "xxd (output file)");
                 }
             }
-            "script" => self.script(args, shell, frame),
             "curl" | "wget" | "sort" | "shuf" | "openssl" | "strace" | "ltrace" | "cc" | "gcc"
             | "g++" | "c++" | "clang" | "clang++" | "rustc" | "pandoc" | "iconv" | "gpg"
             | "msgfmt" => {
@@ -1469,13 +1495,15 @@ impl Walker<'_> {
                 self.check_write(&inside, WriteMode::Clobber, shell, frame, &what);
             }
             // Where the tree may land: in the destination (a directory) or as it.
-            let landings: Vec<&Arg> = if contents || (!dest_is_dir && !dest_dir_tracked) {
+            let landings: Vec<&Arg> = if contents {
                 vec![&dest]
-            } else if dest_is_dir {
+            } else if dest_is_dir || dest_dir_tracked {
+                // A directory that exists (it holds tracked files) or is named as one.
                 vec![&inside]
             } else {
                 vec![&dest, &inside]
             };
+            let mut counted = false;
             for landed in landings {
                 let Ok(landed_abs) = self.target_path(shell, landed) else {
                     continue;
@@ -1498,7 +1526,10 @@ impl Walker<'_> {
                             );
                             return;
                         }
-                        moved_tracked += usize::from(file);
+                        if file && !counted {
+                            moved_tracked += 1;
+                            counted = true;
+                        }
                     }
                 }
             }
@@ -1536,12 +1567,12 @@ impl Walker<'_> {
         if !self.in_repo(landed_abs) || self.removable(landed_abs) {
             return;
         }
-        if contents {
+        if contents && self.is_tracked_path(landed_abs).1 {
             self.deny(
                 frame,
                 RuleId::NotStatic,
                 format!(
-                    "{what} `{}` to `{}` copies an unknown set of files into the repository; they may overwrite tracked or protected files (copy named files, or into a new directory)",
+                    "{what} `{}` to `{}` copies an unknown set of files over a directory with tracked files; they may overwrite tracked or protected files (copy named files, or into a new directory)",
                     source.text, landed.text
                 ),
             );
@@ -2007,51 +2038,6 @@ impl Walker<'_> {
                 RuleId::NotStatic,
                 "patch writes (and may create or delete) the files its diff names, which the guard cannot read; name the file to patch (`patch FILE < DIFF`) or use --dry-run",
             ),
-        }
-    }
-
-    fn script(&mut self, args: &[Arg], shell: &Shell, frame: &Frame) {
-        let p = rules::parse(
-            args,
-            &Spec {
-                short_values: "cEIOBTm",
-                long_values: &[
-                    "--command",
-                    "--echo",
-                    "--log-in",
-                    "--log-out",
-                    "--log-io",
-                    "--log-timing",
-                    "--logging-format",
-                ],
-                stop_at_operand: false,
-            },
-        );
-        let mode = if p.has(&["-a", "--append"]) {
-            WriteMode::Append
-        } else {
-            WriteMode::Clobber
-        };
-        let mut outs: Vec<Arg> = p
-            .opts
-            .iter()
-            .filter(|o| {
-                matches!(o.name.as_str(), "-I" | "-O" | "-B" | "-T")
-                    || o.name.starts_with("--log-")
-                    || o.name.starts_with("--timing")
-            })
-            .filter_map(|o| o.value.clone())
-            .collect();
-        let logs_named = !outs.is_empty();
-        match p.operands.first() {
-            Some(file) => outs.push(file.clone()),
-            None if !logs_named && !p.has(&["-h", "--help", "-V", "--version"]) => {
-                outs.push(Arg::lit("typescript"));
-            }
-            None => {}
-        }
-        for out in &outs {
-            self.check_write(out, mode, shell, frame, "script");
         }
     }
 

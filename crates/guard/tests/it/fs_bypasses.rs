@@ -1,4 +1,758 @@
 //! Red-team findings, pinned: files: deleters, symlinks and hard links, copies and archives, allowances.
 
-#[allow(unused_imports)]
-use crate::support::decide;
+use std::sync::{Arc, Mutex};
+
+use pawl_guard::{
+    Context, Decision, FileSystemView, Input, Policy, RuleId, TrackedFiles, evaluate,
+};
+
+use crate::support::{assert_allowed, assert_blocked, corpus_context, decide};
+
+#[track_caller]
+fn denied_by(command: &str, rule: RuleId) {
+    let d = decide(command);
+    assert!(d.is_deny(), "expected deny for {command:?}, got {d:?}");
+    assert_eq!(d.rule, Some(rule), "{command:?}: {d:?}");
+}
+
+fn with_ctx(command: &str, ctx: &Context) -> Decision {
+    evaluate(&Input::shell(command), ctx, &Policy::default())
+}
+
+#[test]
+fn b98_rm_long_option_abbreviations() {
+    for c in [
+        "rm --recur --force src",
+        "rm --rec src",
+        "rm --r src",
+        "rm --recursiv -f src",
+        "rm --forc --recu src",
+        "rm --no-pres -rf /tmp/x",
+        "rm --no-preserve -r /tmp/x",
+    ] {
+        denied_by(c, RuleId::RecursiveDelete);
+    }
+    // Other destructive tools' long options are abbreviated too.
+    for c in [
+        "shred --rem README.md",
+        "sed --in-pl 's/a/b/' .env",
+        "tee --app .env",
+        "cp --target=k8s x.yaml",
+        "cp --target-dir k8s x.yaml",
+        "mv --target-d=migrations x.sql",
+        "sort --out=README.md x",
+        "shuf --outp README.md",
+    ] {
+        assert_blocked(c);
+    }
+    // Still plain: a non-recursive rm of one file, and `--` ends the options.
+    for c in [
+        "rm --force notes.txt",
+        "rm --verb notes.txt",
+        "rm -- --recursive",
+    ] {
+        assert_allowed(c);
+    }
+}
+
+#[test]
+fn b99_moving_into_an_allowance_then_deleting() {
+    for c in [
+        "mv src target && rm -rf target",
+        "mv src target/",
+        "mv docs build/docs",
+        "mv src /tmp/x",
+        "mv src $TMPDIR/",
+        "mv src /dev/null",
+        "mv README.md CHANGELOG.md /tmp/",
+        "mv -t /tmp src",
+        "mv --target-directory=node_modules src",
+    ] {
+        assert_blocked(c);
+    }
+    for c in [
+        "mv src/legacy src/old",
+        "mv notes.txt /tmp/notes.txt",
+        "mv README.md /tmp/README.md.bak",
+        "mv target/debug/app /tmp/app",
+        "mv build/out.js dist/",
+    ] {
+        assert_allowed(c);
+    }
+}
+
+#[test]
+fn b100_b101_links_that_lead_out_of_an_allowance() {
+    for c in [
+        "ln -sfn src target && rm -rf target/*",
+        "ln -s src target",
+        "ln -sfn \"$PWD\" /tmp/redteam/lnk && rm -rf /tmp/redteam/lnk/src",
+        "ln -s /home/dev/repo /tmp/r",
+        "ln -s . /tmp/r",
+        "ln -s /home /tmp/h",
+        "ln -s / /tmp/root",
+        "ln -s ~ /tmp/home",
+        "cp -s /home/dev/repo/README.md /tmp/x",
+        "cp -rs /home/dev/repo /tmp/x",
+        "cmake -E create_symlink /home/dev/repo /tmp/x",
+    ] {
+        assert_blocked(c);
+    }
+    for c in [
+        "ln -s /usr/bin/python3 .venv/bin/python",
+        "ln -sf target/release/app /tmp/app",
+        "ln -s notes.txt notes-link.txt",
+        "ln -s ../lib/x.so build/x.so",
+    ] {
+        assert_allowed(c);
+    }
+}
+
+/// A filesystem view in which `/tmp/lnk` is a symbolic link to the repository and
+/// `target` (in the repository) one to `src`.
+struct Links;
+
+impl FileSystemView for Links {
+    fn resolve_links(&self, path: &str) -> Option<String> {
+        for (link, to) in [
+            ("/tmp/lnk", "/home/dev/repo"),
+            ("/home/dev/repo/target", "/home/dev/repo/src"),
+            ("/tmp/readme", "/home/dev/repo/README.md"),
+            ("/tmp/envlink", "/home/dev/repo/.env"),
+        ] {
+            if path == link {
+                return Some(to.to_owned());
+            }
+            if let Some(rest) = path.strip_prefix(&format!("{link}/")) {
+                return Some(format!("{to}/{rest}"));
+            }
+        }
+        Some(path.to_owned())
+    }
+}
+
+#[test]
+fn existing_symbolic_links_are_followed_with_a_filesystem_view() {
+    let mut ctx = corpus_context();
+    ctx.fs = Arc::new(Links);
+    for (c, rule) in [
+        ("rm -rf /tmp/lnk/src", RuleId::RecursiveDelete),
+        ("rm -rf /tmp/lnk/", RuleId::RecursiveDelete),
+        ("rm -rf target/*", RuleId::RecursiveDelete),
+        ("rm -rf target/debug", RuleId::RecursiveDelete),
+        ("echo x > /tmp/readme", RuleId::Clobber),
+        ("echo x >> /tmp/envlink", RuleId::ProtectedPath),
+        ("rm /tmp/lnk/.env", RuleId::ProtectedPath),
+    ] {
+        let d = with_ctx(c, &ctx);
+        assert!(d.is_deny(), "{c}: {d:?}");
+        assert_eq!(d.rule, Some(rule), "{c}: {d:?}");
+    }
+    // Removing the link itself is fine: rm does not follow it.
+    for c in [
+        "rm -rf /tmp/lnk",
+        "rm /tmp/readme",
+        "rm -rf /tmp/other",
+        "echo x > /tmp/x",
+    ] {
+        let d = with_ctx(c, &ctx);
+        assert!(d.is_allow(), "{c}: {d:?}");
+    }
+    // Without a view, paths are judged as written (the default).
+    assert!(decide("rm -rf /tmp/lnk/src").is_allow());
+}
+
+#[test]
+fn b102_globs_that_can_match_dot_dot() {
+    for c in [
+        "shopt -u globskipdots; mkdir -p target; rm -rf target/.[.]/src",
+        "rm -rf target/.*",
+        "rm -rf target/.?",
+        "rm -rf /tmp/.*/home",
+        "rm -rf target/*/../../src",
+        "find target/.[.] -delete",
+    ] {
+        assert_blocked(c);
+    }
+    for c in [
+        "rm -rf target/*",
+        "rm -rf target/.fingerprint*",
+        "rm -rf /tmp/x/*",
+    ] {
+        assert_allowed(c);
+    }
+}
+
+#[test]
+fn b103_globs_that_can_match_the_repository_or_home() {
+    let mut ctx = corpus_context();
+    ctx.repo_root = Some("/tmp/redteam/repo".into());
+    ctx.cwd = "/tmp/redteam/repo".into();
+    for c in [
+        "rm -rf /tmp/redteam/rep?",
+        "rm -rf /tmp/*",
+        "rm -rf /tmp/red*",
+        "rm -rf /tmp/*/repo",
+        "rm -rf /tmp/redteam/*/src",
+        "rm -rf /t*p/redteam",
+    ] {
+        let d = with_ctx(c, &ctx);
+        assert!(d.is_deny(), "{c}: {d:?}");
+        assert_eq!(d.rule, Some(RuleId::RecursiveDelete), "{c}: {d:?}");
+    }
+    for c in [
+        "rm -rf /tmp/other*",
+        "rm -rf /tmp/redteam/x*",
+        "rm -rf target/*",
+    ] {
+        let d = with_ctx(c, &ctx);
+        assert!(d.is_allow(), "{c}: {d:?}");
+    }
+    // $HOME and $TMPDIR themselves are anchors too.
+    for c in [
+        "rm -rf /var/tmp/*",
+        "rm -rf /var/tmp/agent-t*",
+        "rm -rf /home/*/x",
+    ] {
+        assert_blocked(c);
+    }
+    assert_allowed("rm -rf \"$TMPDIR\"/*");
+}
+
+#[test]
+fn b104_other_deleters() {
+    for (c, rule) in [
+        (
+            "tar -cf /tmp/a.tar --remove-files src",
+            RuleId::RecursiveDelete,
+        ),
+        ("tar -cf /tmp/a.tar --remove src", RuleId::RecursiveDelete),
+        (
+            "tar --create --file=/tmp/a.tar --remove-f src",
+            RuleId::RecursiveDelete,
+        ),
+        (
+            "cmake -E tar cf /tmp/a.tar --remove-files src",
+            RuleId::RecursiveDelete,
+        ),
+        ("gzip -r src", RuleId::RecursiveDelete),
+        ("gzip --recursive src", RuleId::RecursiveDelete),
+        ("xz -r docs", RuleId::RecursiveDelete),
+        ("gzip .env", RuleId::ProtectedPath),
+        ("bzip2 README.md CHANGELOG.md", RuleId::DestructiveShell),
+        ("zstd --rm README.md Cargo.toml", RuleId::DestructiveShell),
+        ("shred --remove README.md", RuleId::DestructiveShell),
+        ("shred -u README.md", RuleId::DestructiveShell),
+        ("unlink .env", RuleId::ProtectedPath),
+        (
+            "rsync -a --remove-source-files src/ /tmp/x/",
+            RuleId::RecursiveDelete,
+        ),
+        ("rsync -a --del empty/ src/", RuleId::DestructiveShell),
+        ("cmake -E rm -rf src", RuleId::RecursiveDelete),
+        ("cmake -E remove_directory src", RuleId::RecursiveDelete),
+        ("rimraf src", RuleId::RecursiveDelete),
+        ("trash-put docs", RuleId::RecursiveDelete),
+        ("find src -exec rm {} +", RuleId::NotStatic),
+        ("find . -name '*.rs' -delete", RuleId::DestructiveShell),
+        ("gunzip Dockerfile.gz", RuleId::ProtectedPath),
+        ("gunzip -f README.md.gz", RuleId::Clobber),
+    ] {
+        denied_by(c, rule);
+    }
+    for c in [
+        "gzip -k README.md",
+        "gzip -c README.md > /tmp/r.gz",
+        "gzip notes.log",
+        "zstd README.md",
+        "gunzip /tmp/x.gz",
+        "tar -czf /tmp/src.tgz src",
+        "tar -tf /tmp/a.tar",
+        "rsync -a src/ /tmp/backup/",
+        "rsync -a --delete src/ /tmp/backup/",
+        "cmake -E rm -rf build",
+        "rimraf node_modules",
+        "find target -name '*.o' -delete",
+    ] {
+        assert_allowed(c);
+    }
+}
+
+#[test]
+fn b105_moving_a_protected_directory_away() {
+    for c in [
+        "mv migrations /tmp/redteam/gone2",
+        "mv k8s k8s.old",
+        "mv db/migrations db/old",
+        "mv kubernetes /tmp/",
+        "mv .git /tmp/g",
+        "mv secrets x",
+        "rm migrations",
+        "mv /home/dev/repo /tmp/r",
+        "mv ~ /tmp/h",
+    ] {
+        assert_blocked(c);
+    }
+}
+
+#[test]
+fn b119_b120_b124_b130_b134_links_to_protected_or_tracked_paths() {
+    for (c, rule) in [
+        (
+            "ln -s .git/hooks h && printf '#!/bin/sh\\n' > h/pre-commit",
+            RuleId::ProtectedPath,
+        ),
+        (
+            "ln -sfn \"$PWD/.git\" /tmp/redteam/g",
+            RuleId::ProtectedPath,
+        ),
+        ("ln -s /home/dev/repo/.git /tmp/g", RuleId::ProtectedPath),
+        ("ln .env /tmp/redteam/envlink", RuleId::ProtectedPath),
+        ("ln -s .env envlink", RuleId::ProtectedPath),
+        ("ln -s .ENV envlink", RuleId::ProtectedPath),
+        ("ln -s migrations m", RuleId::ProtectedPath),
+        ("ln -s .pawl p", RuleId::ProtectedPath),
+        ("ln -s pawl.toml cfg", RuleId::ProtectedPath),
+        ("ln -sf \"$PWD/README.md\" /tmp/redteam/rl", RuleId::Clobber),
+        ("ln README.md /tmp/redteam/hl", RuleId::Clobber),
+        ("ln -s src/main.rs /tmp/m", RuleId::Clobber),
+        ("cp -l README.md /tmp/hl", RuleId::Clobber),
+        ("ln -s ../README.md docs/readme", RuleId::Clobber),
+        ("ln -s ../../.env target/x", RuleId::ProtectedPath),
+    ] {
+        denied_by(c, rule);
+    }
+}
+
+#[test]
+fn b121_b122_b135_copies_over_the_repository() {
+    for (c, rule) in [
+        ("cp -r /tmp/redteam/evil/. .", RuleId::NotStatic),
+        ("cp -a /tmp/evil/. src", RuleId::NotStatic),
+        ("cp -r /tmp/redteam/files/. .", RuleId::NotStatic),
+        ("cp -r files/src/. src/", RuleId::NotStatic),
+        ("cp -R /tmp/x/.. .", RuleId::NotStatic),
+        ("cp -r /tmp/redteam/evil/k8s .", RuleId::ProtectedPath),
+        ("cp -r /tmp/evil/migrations db/", RuleId::ProtectedPath),
+        ("cp -r evil/migrations/. migrations", RuleId::ProtectedPath),
+        ("cp -r /tmp/evil/.git .", RuleId::ProtectedPath),
+        ("cp -r /tmp/evil/src .", RuleId::Clobber),
+        ("cp -r /tmp/evil/docs /home/dev/repo/", RuleId::Clobber),
+        ("mv /tmp/evil/k8s .", RuleId::ProtectedPath),
+    ] {
+        denied_by(c, rule);
+    }
+    for c in [
+        "cp -r src /tmp/src-copy",
+        "cp -r src/. /tmp/src-copy",
+        "cp -r templates/app new-app",
+        "cp -r /tmp/x/. target/x",
+        "cp README.md /tmp/",
+        "cp -r /tmp/assets/. public/new",
+    ] {
+        assert_allowed(c);
+    }
+}
+
+#[test]
+fn b123_archives_extracted_into_the_repository() {
+    for c in [
+        "tar -xf /tmp/redteam/evil.tar",
+        "tar xf /tmp/evil.tar",
+        "tar -xzvf /tmp/evil.tgz",
+        "tar --extract --file=/tmp/evil.tar",
+        "tar --ext -f /tmp/evil.tar",
+        "tar -xf /tmp/e.tar -C src",
+        "tar -xf /tmp/e.tar --directory=.",
+        "tar -xf /tmp/e.tar -C /home/dev",
+        "tar -xf /tmp/e.tar -C /",
+        "cd /tmp && tar -xf e.tar -C /home/dev/repo",
+        "unzip -o /tmp/redteam/evil.zip",
+        "unzip /tmp/e.zip -d .",
+        "7z x /tmp/e.7z",
+        "7z x /tmp/e.7z -o.",
+        "cpio -idmv < /tmp/e.cpio",
+        "find . | cpio -pdm src",
+        "ar x /tmp/lib.a",
+        "jar xf /tmp/app.jar",
+        "cmake -E tar xf /tmp/e.tar",
+        "tar -xf /tmp/e.tar -C \"$X\"",
+    ] {
+        denied_by(c, RuleId::NotStatic);
+    }
+    for c in [
+        "tar -xf /tmp/e.tar -C /tmp/out",
+        "tar -xzf dist.tgz -C target/unpacked",
+        "tar -tf /tmp/e.tar",
+        "tar -xOf /tmp/e.tar README.md",
+        "tar -xf /tmp/e.tar --to-stdout",
+        "cd /tmp && tar -xf e.tar",
+        "unzip -l /tmp/e.zip",
+        "unzip -d /tmp/out /tmp/e.zip",
+        "unzip /tmp/e.zip -d \"$TMPDIR/x\"",
+        "7z x /tmp/e.7z -o/tmp/out",
+        "7z l /tmp/e.7z",
+        "cpio -t < /tmp/e.cpio",
+    ] {
+        assert_allowed(c);
+    }
+}
+
+#[test]
+fn b125_b131_b133_descriptor_and_proc_aliases() {
+    for (c, rule) in [
+        ("exec 3<.env; echo pwned > /dev/fd/3", RuleId::NotStatic),
+        (
+            "{ echo pwned > /dev/fd/3; } 3< Dockerfile",
+            RuleId::NotStatic,
+        ),
+        (
+            "exec 3<README.md; echo pwned > /dev/fd/3",
+            RuleId::NotStatic,
+        ),
+        ("echo x > /proc/self/fd/4", RuleId::NotStatic),
+        ("echo x > /dev/fd/0", RuleId::NotStatic),
+        ("echo x > /dev/stdin", RuleId::NotStatic),
+        ("echo x > /proc/1/cwd/README.md", RuleId::NotStatic),
+        ("echo x > /proc/self/cwd/README.md", RuleId::Clobber),
+        ("echo x > /proc/thread-self/cwd/README.md", RuleId::Clobber),
+        ("echo x > /proc/self/task/1/cwd/README.md", RuleId::Clobber),
+        (
+            "echo x > /proc/self/root/home/dev/repo/README.md",
+            RuleId::Clobber,
+        ),
+        ("echo x >> /proc/self/cwd/.env", RuleId::ProtectedPath),
+        ("cd src && echo x > /proc/self/cwd/main.rs", RuleId::Clobber),
+        ("dd if=/dev/zero of=/dev/fd/3", RuleId::DestructiveShell),
+    ] {
+        denied_by(c, rule);
+    }
+    for c in [
+        "echo x > /dev/stdout",
+        "echo x > /dev/stderr",
+        "echo x > /dev/fd/1",
+        "echo x > /dev/fd/2",
+        "echo x | tee /dev/stderr",
+        "echo x > /proc/self/fd/2",
+        "echo x > /proc/self/cwd/notes.txt",
+        "dd if=/tmp/x of=/dev/stdout",
+        "cat /proc/self/cwd/README.md",
+        "cat /proc/cpuinfo",
+    ] {
+        assert_allowed(c);
+    }
+}
+
+#[test]
+fn b126_patch_and_ed() {
+    for (c, rule) in [
+        ("patch -p1 < /tmp/fix.diff", RuleId::NotStatic),
+        ("patch < /tmp/p.diff", RuleId::NotStatic),
+        ("patch -i /tmp/p.diff", RuleId::NotStatic),
+        ("patch Dockerfile < /tmp/p.diff", RuleId::ProtectedPath),
+        (
+            "patch -d k8s deploy.yaml < /tmp/p.diff",
+            RuleId::ProtectedPath,
+        ),
+        (
+            "patch -o README.md src/lib.rs < /tmp/p.diff",
+            RuleId::Clobber,
+        ),
+        ("patch --outp=.env x < /tmp/p.diff", RuleId::ProtectedPath),
+    ] {
+        denied_by(c, rule);
+    }
+    for c in [
+        "patch src/lib.rs < /tmp/p.diff",
+        "patch --dry-run -p1 < /tmp/p.diff",
+        "patch -o /tmp/out.rs src/lib.rs < /tmp/p.diff",
+    ] {
+        assert_allowed(c);
+    }
+}
+
+#[test]
+fn b128_the_pawl_store_whatever_the_spelling() {
+    for c in [
+        "sqlite3 .paw?/pawl.db 'delete from x'",
+        "sqlite3 .pawl/pawl.db",
+        "cd .pawl && sqlite3 pawl.db 'delete from x'",
+        "cd .pawl; duckdb :memory:",
+        "cd .pawl; sqlite3 :memory:",
+        "sqlite3 \"$(printf .pawl)/pawl.db\"",
+        "sqlite3 /home/dev/repo/.p*/p*.db",
+        "duckdb .paw?/pawl.db",
+        "cd .pawl && litecli pawl.db",
+        "sqlite-utils tables .pawl/pawl.db",
+        "duckdb \"file:.paw%6c/pawl.db\"",
+        "cd .pawl && duckdb pawl.db",
+        "sqlite3 :memory: \"attach '.paw'||'l/pawl.db' as p; delete from p.x\"",
+        "duckdb x.db \"ATTACH '.pa' || 'wl/pawl.db'\"",
+        "cd /home/dev/repo/.pawl/ && sqlite3 ./pawl.db",
+    ] {
+        assert_blocked(c);
+    }
+    for c in [
+        "sqlite3 /tmp/app.db 'select 1'",
+        "sqlite3 app.db .tables",
+        "duckdb /tmp/x.duckdb 'select 42'",
+    ] {
+        assert_allowed(c);
+    }
+}
+
+#[test]
+fn b136_tools_with_an_output_file() {
+    for (c, rule) in [
+        ("shuf -o README.md < /dev/null", RuleId::Clobber),
+        ("shuf --output=README.md x", RuleId::Clobber),
+        ("uniq /dev/null README.md", RuleId::Clobber),
+        ("uniq -c x .env", RuleId::ProtectedPath),
+        ("sort -o README.md x", RuleId::Clobber),
+        ("sort --output README.md x", RuleId::Clobber),
+        ("fallocate -p -o 0 -l 3 README.md", RuleId::Clobber),
+        (
+            "fallocate --punch-hole -o 0 -l 3 README.md",
+            RuleId::Clobber,
+        ),
+        ("fallocate -l 10 .env", RuleId::ProtectedPath),
+        ("xxd -r /tmp/x README.md", RuleId::Clobber),
+        ("echo x | sponge README.md", RuleId::Clobber),
+        ("gcc -o README.md x.c", RuleId::Clobber),
+        ("cc x.c -oREADME.md", RuleId::Clobber),
+        ("pandoc x.md -o README.md", RuleId::Clobber),
+        (
+            "iconv -f utf8 -t ascii x --output=Cargo.toml",
+            RuleId::Clobber,
+        ),
+        ("gpg -o .env -d x.gpg", RuleId::ProtectedPath),
+        ("wget --output-doc=README.md http://x", RuleId::Clobber),
+    ] {
+        denied_by(c, rule);
+    }
+    for c in [
+        "shuf -o /tmp/x in.txt",
+        "uniq in.txt",
+        "uniq -c in.txt out.txt",
+        "sort -o sorted.txt x",
+        "fallocate -l 1M /tmp/big",
+        "xxd README.md",
+        "xxd -s 16 -l 32 README.md",
+        "gcc -O2 -fno-omit-frame-pointer -o target/app x.c",
+        "echo x | sponge -a README.md",
+        "echo x | sponge notes.txt",
+    ] {
+        assert_allowed(c);
+    }
+}
+
+#[test]
+fn b138_protected_names_regardless_of_case() {
+    for c in [
+        "echo x > .ENV",
+        "echo x > .Env.Local",
+        "echo x > DOCKERFILE",
+        "echo x > dockerfile.dev",
+        "echo x > Secrets/x",
+        "echo x > K8S/deploy.yaml",
+        "echo x > Migrations/1.sql",
+        "echo x > main.TF",
+        "echo x > server.KEY",
+        "echo x > .GIT/config",
+        "echo x > PAWL.TOML",
+        "echo x > .Claude/Settings.json",
+    ] {
+        denied_by(c, RuleId::ProtectedPath);
+    }
+    let ctx = corpus_context();
+    let policy = Policy::default();
+    for path in [".ENV", "DockerFile", "SECRETS/token"] {
+        assert!(
+            evaluate(&Input::file_write(path), &ctx, &policy).is_deny(),
+            "{path}"
+        );
+    }
+    for c in ["echo x > .ENV.EXAMPLE", "echo x > notes.env.txt"] {
+        assert_allowed(c);
+    }
+}
+
+#[test]
+fn b139_more_than_one_tracked_file_per_rm() {
+    for c in [
+        "rm README.md src/main.rs src/lib.rs .gitignore",
+        "rm -f README.md CHANGELOG.md",
+        "unlink README.md; rm Cargo.toml Cargo.lock",
+        "rm README.md src/m*.rs src/l*.rs",
+    ] {
+        denied_by(c, RuleId::DestructiveShell);
+    }
+    // A glob that matches more than one tracked file (and possibly a protected one).
+    for c in ["rm src/*.rs", "rm -f src/*", "rm -f src/*.bak src/*.rs"] {
+        assert_blocked(c);
+    }
+    denied_by("rm -f src/m*.rs src/l*.rs", RuleId::DestructiveShell);
+    let d = decide("rm README.md CHANGELOG.md");
+    assert!(d.reason.contains("git rm"), "{d:?}");
+    for c in [
+        "rm README.md",
+        "rm README.md notes.txt other.txt",
+        "rm -f src/m*.rs",
+        "rm CHANGELOG.md && echo done",
+    ] {
+        assert_allowed(c);
+    }
+}
+
+#[test]
+fn f1_mktemp_is_left_to_the_walker() {
+    // Until the walker models `$(mktemp)` as a temp path, the unknown value stays denied:
+    // this pins today's behaviour (see the helper's report).
+    assert_blocked("d=$(mktemp -d); rm -rf \"$d\"");
+}
+
+#[test]
+fn f7_glob_rm_of_untracked_files() {
+    for c in [
+        "rm -f *.orig",
+        "rm src/*.bak",
+        "rm -f *.pyc",
+        "rm -f docs/*.tmp",
+        "rm -f ./*.log",
+        "rm *.orig *.rej",
+    ] {
+        assert_allowed(c);
+    }
+    for (c, rule) in [
+        ("rm *", RuleId::ProtectedPath),
+        ("rm -f *.key", RuleId::ProtectedPath),
+        ("rm -f *.tf", RuleId::ProtectedPath),
+        ("rm -f D*", RuleId::ProtectedPath),
+        ("rm -f .env*", RuleId::ProtectedPath),
+        ("rm -f .e?v", RuleId::ProtectedPath),
+        ("shopt -s dotglob; rm -f *.orig", RuleId::ProtectedPath),
+        ("GLOBIGNORE=x; rm -f *.orig", RuleId::ProtectedPath),
+        ("rm -f migrations/*.sql", RuleId::ProtectedPath),
+        ("rm -f k8s/*.yaml", RuleId::ProtectedPath),
+        ("rm -f */*.orig", RuleId::DestructiveShell),
+        ("rm -f ~/*.txt", RuleId::DestructiveShell),
+    ] {
+        denied_by(c, rule);
+    }
+    // Two tracked files (README.md, CHANGELOG.md), or a Dockerfile variant: denied either way.
+    assert_blocked("rm -f *.md");
+    // zsh's glob qualifiers (`(D)`: dotfiles too) are not bash; whatever parses is denied.
+    assert_blocked("rm -f *.orig(D)");
+}
+
+/// A tracked-file index that cannot list its files (like a lazy caller that only answers
+/// yes/no questions).
+struct Opaque;
+
+impl TrackedFiles for Opaque {
+    fn is_tracked(&self, path: &str) -> bool {
+        path == "README.md"
+    }
+    fn has_tracked_under(&self, dir: &str) -> bool {
+        dir.is_empty() || dir == "src"
+    }
+}
+
+#[test]
+fn f7_without_a_listing_a_glob_rm_stays_denied() {
+    let mut ctx = corpus_context();
+    ctx.tracked = Arc::new(Opaque);
+    let d = with_ctx("rm -f *.orig", &ctx);
+    assert!(d.is_deny(), "{d:?}");
+    assert_eq!(d.rule, Some(RuleId::DestructiveShell));
+}
+
+#[test]
+fn f8_more_build_outputs() {
+    for c in [
+        "rm -rf .venv",
+        "rm -rf venv",
+        "rm -rf out",
+        "rm -rf .cache",
+        "rm -rf .nuxt .svelte-kit .angular",
+        "rm -rf .eggs pkg.egg-info",
+        "rm -rf .nox .hypothesis htmlcov .coverage .nyc_output",
+        "rm -rf web/.next web/out",
+        "rm -rf tmp",
+    ] {
+        assert_allowed(c);
+    }
+    // Not build outputs: terraform state, vendored code, and an allowance name that holds
+    // tracked files.
+    for c in ["rm -rf .terraform", "rm -rf vendor", "rm -rf bin"] {
+        denied_by(c, RuleId::RecursiveDelete);
+    }
+    let mut ctx = corpus_context();
+    ctx.tracked = Arc::new(
+        ["dist/index.js", "README.md"]
+            .into_iter()
+            .collect::<pawl_guard::TrackedSet>(),
+    );
+    let d = with_ctx("rm -rf dist", &ctx);
+    assert_eq!(d.rule, Some(RuleId::RecursiveDelete), "{d:?}");
+    let d = with_ctx("rm -rf dist/*", &ctx);
+    assert_eq!(d.rule, Some(RuleId::RecursiveDelete), "{d:?}");
+}
+
+#[test]
+fn f9_example_files_with_a_suffix() {
+    for c in [
+        "cp .env.example .env.example.bak",
+        "cp .env.sample .env.sample.orig",
+        "echo x > .env.template.new",
+        "echo x > .env.dist",
+        "echo x > .env.local.example",
+        "echo x > config/.env.production.sample",
+    ] {
+        assert_allowed(c);
+    }
+    for c in [
+        "cp .env.example .env",
+        "echo x > .env.local",
+        "echo x > .env.production",
+        "cp .env.example.bak .env.backup",
+    ] {
+        denied_by(c, RuleId::ProtectedPath);
+    }
+}
+
+/// A filesystem view that records what it was asked: it is asked lazily, and only about
+/// paths the command names.
+struct Recording(Mutex<Vec<String>>);
+
+impl FileSystemView for Recording {
+    fn resolve_links(&self, path: &str) -> Option<String> {
+        if let Ok(mut asked) = self.0.lock() {
+            asked.push(path.to_owned());
+        }
+        None
+    }
+}
+
+#[test]
+fn the_filesystem_view_is_asked_lazily() {
+    let view = Arc::new(Recording(Mutex::new(Vec::new())));
+    let mut ctx = corpus_context();
+    ctx.fs = view.clone();
+    assert!(with_ctx("cargo test && git status", &ctx).is_allow());
+    assert!(view.0.lock().map(|a| a.is_empty()).unwrap_or(false));
+    assert!(with_ctx("rm -rf target/debug", &ctx).is_allow());
+    let asked = view.0.lock().map(|a| a.clone()).unwrap_or_default();
+    assert!(
+        asked.iter().any(|p| p == "/home/dev/repo/target"),
+        "{asked:?}"
+    );
+}
+
+#[test]
+#[ignore]
+fn zz_debug() {
+    let c = std::env::var("CMD").unwrap_or_default();
+    let e = pawl_guard::explain(&Input::shell(c), &corpus_context(), &Policy::default());
+    eprintln!("{:?}\n{}", e.decision, e.parse);
+}
