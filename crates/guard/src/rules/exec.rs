@@ -1228,10 +1228,13 @@ impl Walker<'_> {
             return;
         }
         let text = value.text.trim();
-        let (key, val) = match text.find(|c: char| c == '=' || c.is_whitespace()) {
-            Some(at) => (
+        let (key, val) = match text
+            .char_indices()
+            .find(|(_, c)| *c == '=' || c.is_whitespace())
+        {
+            Some((at, c)) => (
                 &text[..at],
-                text[at + 1..].trim_start_matches(['=', ' ', '\t']),
+                text[at + c.len_utf8()..].trim_start_matches(['=', ' ', '\t']),
             ),
             None => (text, ""),
         };

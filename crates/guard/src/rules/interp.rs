@@ -224,12 +224,6 @@ fn dynamic(family: Family) -> &'static [&'static str] {
             "cffi",
             "marshal",
             "pickle",
-            "b64decode",
-            "b32decode",
-            "b16decode",
-            "a85decode",
-            "codecs",
-            "fromhex",
             "runpy",
             "FunctionType",
             "CodeType",
@@ -252,11 +246,6 @@ fn dynamic(family: Family) -> &'static [&'static str] {
             "_linkedBinding",
             "dlopen",
             "_load",
-            "fromCharCode",
-            "atob",
-            "base64",
-            "setTimeout",
-            "setInterval",
             "WebAssembly",
         ],
         Family::Perl => &[
@@ -264,9 +253,6 @@ fn dynamic(family: Family) -> &'static [&'static str] {
             "do",
             "can",
             "UNIVERSAL",
-            "pack",
-            "decode_base64",
-            "Base64",
             "Inline",
             "DynaLoader",
             "XSLoader",
@@ -291,10 +277,6 @@ fn dynamic(family: Family) -> &'static [&'static str] {
             "binding",
             "ObjectSpace",
             "Fiddle",
-            "Base64",
-            "unpack1",
-            "unpack",
-            "pack",
             "load",
             "Marshal",
             "ERB",
@@ -308,18 +290,9 @@ fn dynamic(family: Family) -> &'static [&'static str] {
             "call_user_func_array",
             "forward_static_call",
             "forward_static_call_array",
-            "base64_decode",
-            "gzinflate",
-            "gzuncompress",
-            "str_rot13",
-            "hex2bin",
             "ReflectionFunction",
             "ReflectionMethod",
             "preg_replace",
-            "include",
-            "include_once",
-            "require",
-            "require_once",
             "extract",
             "parse_str",
             "ffi",
@@ -348,7 +321,6 @@ fn dynamic(family: Family) -> &'static [&'static str] {
             "get",
             "get0",
             "mget",
-            "source",
             "assign",
             "str2lang",
             "str2expression",
@@ -356,13 +328,11 @@ fn dynamic(family: Family) -> &'static [&'static str] {
             "Call",
             "External",
             "Recall",
-            "body",
         ],
         Family::Julia => &[
             "eval",
             "Meta",
             "include_string",
-            "include",
             "ccall",
             "getfield",
             "invokelatest",
@@ -511,6 +481,17 @@ const SPAWN_TEXT: &[&str] = &[
     "os.execute",
     "io.popen",
     "processx",
+];
+
+/// Signs that JavaScript code can start processes.
+const JS_SPAWN_TEXT: &[&str] = &[
+    "child_process",
+    "Bun.",
+    "Deno.",
+    "execa",
+    "shelljs",
+    "zx",
+    "$`",
 ];
 
 /// Calls that write files: (name, how).
@@ -726,10 +707,10 @@ fn delimited(
                     }
                     'u' => {
                         let (hex, used) = if chars.get(i + 2) == Some(&'{') {
-                            let end = chars[i + 3..]
+                            let end = chars[i + 3..(i + 12).min(chars.len())]
                                 .iter()
                                 .position(|c| *c == '}')
-                                .map_or(0, |p| p);
+                                .unwrap_or(0);
                             (
                                 chars[i + 3..i + 3 + end].iter().collect::<String>(),
                                 end + 2,
@@ -1114,6 +1095,8 @@ enum ArgVal {
     List(Vec<String>),
     /// Keyword arguments and option objects: not part of the command.
     Skip,
+    /// A keyword argument that changes what runs (`executable=`).
+    BadKeyword,
     Dynamic,
 }
 
@@ -1165,7 +1148,7 @@ fn arg_value(arg: &[Tok], family: Family) -> ArgVal {
                 "executable" | "preexec_fn" | "args" | "shell"
             ) && !matches!(rest, [Tok::Ident(v)] if v == "True" || v == "False")
             {
-                ArgVal::Dynamic
+                ArgVal::BadKeyword
             } else {
                 ArgVal::Skip
             }
@@ -1734,7 +1717,15 @@ impl Walker<'_> {
                 })
                 || dynamic(family).contains(&s)
         };
-        if let Some(name) = toks.iter().find_map(|t| t.literal().filter(|s| named(s))) {
+        let dispatched = toks.iter().enumerate().find_map(|(at, t)| {
+            let name = t.literal().filter(|s| named(s))?;
+            let member = at >= 2
+                && toks[at - 1].is_punct('[')
+                && matches!(toks[at - 2], Tok::Ident(_) | Tok::Punct(')' | ']'))
+                && toks.get(at + 1).is_some_and(|n| n.is_punct(']'));
+            (family == Family::Php || member).then_some(name)
+        });
+        if let Some(name) = dispatched {
             deny(
                 self,
                 format!(
@@ -1744,8 +1735,26 @@ impl Walker<'_> {
             return;
         }
         // Processes.
-        let capable = SPAWN_TEXT.iter().any(|k| code.contains(k))
-            || toks.iter().any(|t| matches!(t, Tok::Cmd { .. }));
+        let capable = match family {
+            Family::Python => idents.iter().any(|w| {
+                matches!(
+                    *w,
+                    "subprocess"
+                        | "os"
+                        | "pty"
+                        | "commands"
+                        | "asyncio"
+                        | "pexpect"
+                        | "sh"
+                        | "plumbum"
+                        | "posix_spawn"
+                        | "popen2"
+                )
+            }),
+            Family::Js => JS_SPAWN_TEXT.iter().any(|k| code.contains(k)),
+            Family::Lua => idents.iter().any(|w| matches!(*w, "os" | "io")),
+            _ => SPAWN_TEXT.iter().any(|k| code.contains(k)),
+        } || toks.iter().any(|t| matches!(t, Tok::Cmd { .. }));
         if capable {
             let commands = match self.spawn_commands(family, &toks) {
                 Ok(commands) => commands,
@@ -1784,6 +1793,25 @@ impl Walker<'_> {
                     {
                         continue;
                     }
+                    // Methods of the same name on other objects: re.compile,
+                    // JSON.load, YAML.load.
+                    let after_dot = prev.is_some_and(|p| p.is_punct('.'));
+                    if family == Family::Python && w == "compile" && after_dot {
+                        continue;
+                    }
+                    if matches!(family, Family::Ruby | Family::Lua)
+                        && w == "load"
+                        && after_dot
+                        && at >= 2
+                        && toks[at - 2].ident().is_some_and(|r| {
+                            matches!(
+                                r,
+                                "JSON" | "YAML" | "Psych" | "Oj" | "TOML" | "json" | "yaml"
+                            )
+                        })
+                    {
+                        continue;
+                    }
                     // R's do.call / match.fun / dyn.load; elsewhere `do` alone is fine.
                     if family == Family::R
                         && matches!(w.as_str(), "do" | "match" | "dyn")
@@ -1801,13 +1829,48 @@ impl Walker<'_> {
                     }
                     return Some(w.clone());
                 }
+                // The os module renamed or passed around: its generic names
+                // (remove, rename, replace) could then not be recognised.
+                Tok::Ident(w)
+                    if family == Family::Python
+                        && w == "os"
+                        && !next.is_some_and(|n| n.is_punct('.'))
+                        && !statement_has(toks, at, &["import", "from"]) =>
+                {
+                    return Some("the os module passed around".to_owned());
+                }
+                Tok::Ident(w)
+                    if family == Family::Python
+                        && w == "as"
+                        && prev.and_then(Tok::ident).is_some_and(|p| p == "os") =>
+                {
+                    return Some("import os as".to_owned());
+                }
+                Tok::Punct('*')
+                    if family == Family::Python
+                        && prev.and_then(Tok::ident) == Some("import")
+                        && statement_has(toks, at, &["os", "subprocess", "shutil"]) =>
+                {
+                    return Some("import *".to_owned());
+                }
+                // JS code as a string to a timer.
+                Tok::Ident(w)
+                    if family == Family::Js
+                        && matches!(w.as_str(), "setTimeout" | "setInterval" | "setImmediate")
+                        && next.is_some_and(|n| n.is_punct('('))
+                        && matches!(toks.get(at + 2), Some(Tok::Str { .. })) =>
+                {
+                    return Some(format!("{w} with code in a string"));
+                }
                 // `require(x)` / `import(x)` / `require $x` of a name not written out.
                 Tok::Ident(w)
-                    if matches!(w.as_str(), "require" | "import")
-                        && matches!(
-                            family,
-                            Family::Js | Family::Lua | Family::Ruby | Family::Perl
-                        ) =>
+                    if matches!(
+                        w.as_str(),
+                        "require" | "import" | "include" | "require_once" | "include_once"
+                    ) && matches!(
+                        family,
+                        Family::Js | Family::Lua | Family::Ruby | Family::Perl | Family::Php
+                    ) =>
                 {
                     let arg_ok = match next {
                         Some(Tok::Punct('(')) => {
@@ -1819,6 +1882,7 @@ impl Walker<'_> {
                             family == Family::Perl || (family == Family::Js && w == "import")
                         }
                         Some(Tok::Punct('{' | '*')) => family == Family::Js,
+                        Some(Tok::Punct('$')) => false,
                         _ => family != Family::Js || w == "import",
                     };
                     if !arg_ok {
@@ -1949,6 +2013,14 @@ impl Walker<'_> {
                         continue;
                     }
                     let Some(args) = self.call_tokens(family, toks, at) else {
+                        if next.is_some_and(|n| n.is_punct('.'))
+                            || prev.is_some_and(|p| {
+                                p.is_punct('$') || p.is_punct('@') || p.is_punct('%')
+                            })
+                        {
+                            // `exec.foo` / Perl `$system`: another name.
+                            continue;
+                        }
                         // Not a call: imported by name, or passed around.
                         let imported =
                             matches!(
@@ -1962,6 +2034,10 @@ impl Walker<'_> {
                             "refers to `{w}` without calling it with literal arguments (an alias or a callback); the guard cannot see what it runs"
                         ));
                     };
+                    if args.iter().all(|t| matches!(t, Tok::Newline)) {
+                        // `platform.system()`: no command at all.
+                        continue;
+                    }
                     out.push(command_of(family, *how, &args).map_err(|why| {
                         format!("runs a command built at run time (`{w}` {why})")
                     })?);
@@ -2401,9 +2477,19 @@ fn command_of(family: Family, how: Spawn, args: &[Tok]) -> Result<String, String
     for part in &parts {
         match arg_value(part, family) {
             ArgVal::Skip => {}
-            ArgVal::Dynamic => return Err("with arguments that are not literal".into()),
+            ArgVal::BadKeyword => {
+                return Err("with a keyword argument that changes what runs".into());
+            }
             v => positional.push(v),
         }
+    }
+    // Only the command counts for calls that take it first: later arguments
+    // are modes, callbacks or output variables.
+    if how == Spawn::First {
+        positional.truncate(1);
+    }
+    if positional.iter().any(|v| matches!(v, ArgVal::Dynamic)) {
+        return Err("with arguments that are not literal".into());
     }
     let quote_all = |items: &[String]| -> String {
         items
@@ -2503,7 +2589,8 @@ fn percent_decode(text: &str) -> String {
     while i < bytes.len() {
         if bytes[i] == b'%'
             && i + 2 < bytes.len()
-            && let Ok(v) = u8::from_str_radix(&text[i + 1..i + 3], 16)
+            && let Ok(hex) = std::str::from_utf8(&bytes[i + 1..i + 3])
+            && let Ok(v) = u8::from_str_radix(hex, 16)
         {
             out.push(v);
             i += 3;

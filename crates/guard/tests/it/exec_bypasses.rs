@@ -559,3 +559,67 @@ fn f6_literal_spawns_are_walked_not_denied() {
         RuleId::GitPush,
     );
 }
+
+#[test]
+fn ordinary_one_liners_are_not_mistaken_for_spawns() {
+    for c in [
+        "python3 -c 'import platform; print(platform.system())'",
+        "python3 -c 'import os, platform; print(platform.system(), os.getcwd())'",
+        "python3 -c 'import re; print(re.compile(\"a+\").findall(\"aaa\"))'",
+        "python3 -c 'import sys; print(sys.executable)'",
+        "python3 -c 'import os; print(os.environ.get(\"HOME\"))'",
+        "node -e 'const m = /v(\\d+)/.exec(process.version); console.log(m[1])'",
+        "node -e 'setTimeout(() => console.log(1), 10)'",
+        "node -e \"require('child_process').exec('ls', (err, out) => console.log(out))\"",
+        "ruby -e 'require \"json\"; puts JSON.load(File.read(\"package.json\"))[\"name\"]'",
+        "ruby -e 'require \"yaml\"; p YAML.load_file(\".github/workflows/ci.yml\")'",
+        "php -r 'echo json_encode([\"a\" => 1]);'",
+        "Rscript -e 'x <- c(1,2,3); print(match(2, x))'",
+        "perl -MJSON::PP -e 'print JSON::PP->new->encode({a=>1})'",
+        "perl -e 'open(my $f, \"<\", \"README.md\") or die; print while <$f>'",
+        "python3 -c 'import subprocess; r = subprocess.run([\"git\", \"rev-parse\", \"HEAD\"], capture_output=True, text=True); print(r.stdout)'",
+        "python3 -c 'import os; os.system(\"cargo test\")'",
+        "lua -e 'local t = {1,2}; table.remove(t, 1); print(#t)'",
+    ] {
+        assert_allowed(c);
+    }
+    for c in [
+        "python3 -c 'import os as o; o.remove(\"README.md\")'",
+        "python3 -c 'import os; m = os; m.remove(\"README.md\")'",
+        "python3 -c 'from os import *; remove(\"README.md\")'",
+        "node -e 'setTimeout(\"require(\\\"fs\\\").rmSync(\\\"src\\\")\", 1)'",
+        "php -r 'include $argv[1];'",
+        "lua -e 'os[\"execute\"](\"rm -rf src\")'",
+        "ruby -e 'require x'",
+        "python3 -c 'import subprocess; subprocess.Popen([\"ls\"], executable=\"/bin/rm\")'",
+    ] {
+        denied(c);
+    }
+}
+
+#[test]
+fn long_one_liners_are_bounded() {
+    use std::time::{Duration, Instant};
+    let unit = "subprocess.run(open(";
+    let body = unit.repeat(60_000 / unit.len());
+    for code in [
+        format!("python3 -c 'import subprocess; {body}'"),
+        format!(
+            "node -e 'require(\"child_process\"); {}'",
+            "exec([".repeat(8_000)
+        ),
+        format!("perl -e '{}'", "system \"a\", ".repeat(4_000)),
+        format!("awk '{}'", "BEGIN{system()} ".repeat(3_000)),
+        format!("sed '{}'", "s/a/b/;".repeat(8_000)),
+        format!("node -e '\"{}\"'", "\\u{".repeat(15_000)),
+    ] {
+        let start = Instant::now();
+        let _ = decide(&code);
+        assert!(
+            start.elapsed() < Duration::from_secs(2),
+            "{} took {:?}",
+            &code[..40],
+            start.elapsed()
+        );
+    }
+}
