@@ -230,6 +230,9 @@ pub(crate) struct Walker<'a> {
     /// Directories this command line creates (`mkdir -p d`, `git init d`):
     /// a later `cd` into them succeeds.
     made_dirs: Vec<String>,
+    /// Names just assigned the output of a command that prints a number
+    /// (`n=$(nproc)`, `i=$((i + 1))`): arithmetic on them is safe.
+    numeric: Vec<String>,
 }
 
 /// Words expand against the shell's variables and the context's anchors.
@@ -401,6 +404,32 @@ fn path_string(p: &std::path::Path) -> String {
     normalize("/", &p.to_string_lossy())
 }
 
+/// Whether an assigned word is an arithmetic expansion or the output of a
+/// command that prints numbers (`$((i + 1))`, `$(nproc)`, `$(wc -l < f)`,
+/// `$(git rev-list --count HEAD)`).
+fn prints_a_number(raw: &str) -> bool {
+    let raw = raw.trim_matches('"');
+    if raw.starts_with("$((") && raw.ends_with("))") {
+        return true;
+    }
+    let Some(inner) = raw.strip_prefix("$(").and_then(|r| r.strip_suffix(')')) else {
+        return false;
+    };
+    if inner.contains(['$', '`', ';', '&', '(']) {
+        return false;
+    }
+    let last = inner.rsplit('|').next().unwrap_or(inner);
+    let mut words = last.split_whitespace();
+    match words.next() {
+        Some("nproc" | "getconf" | "id") => true,
+        Some("wc") => words.any(|w| matches!(w, "-l" | "-c" | "-w" | "-m")),
+        Some("date") => words.any(|w| w.starts_with("+%s") || w == "+%Y%m%d"),
+        Some("grep") => words.any(|w| w == "-c" || w == "--count"),
+        Some("git") => inner.contains("--count"),
+        _ => false,
+    }
+}
+
 /// The names an arithmetic expression assigns: `x = 1`, `x += 2`, `x++`,
 /// `--x`.
 fn arithmetic_assigned(text: &str) -> Vec<String> {
@@ -478,6 +507,7 @@ impl<'a> Walker<'a> {
             cd_by_and: false,
             cdpath: input.contains("CDPATH"),
             made_dirs: Vec::new(),
+            numeric: Vec::new(),
         }
     }
 
@@ -644,19 +674,33 @@ impl<'a> Walker<'a> {
     }
 
     fn and_or(&mut self, list: &ast::AndOrList, shell: &mut Shell, frame: &Frame) {
-        // `cd dir && ...`: the rest runs only in `dir`. A `cd` followed by
-        // anything else may have failed and left the directory unchanged.
-        let simple_first = list.first.seq.len() == 1
-            && matches!(list.first.seq.first(), Some(ast::Command::Simple(_)));
+        // `a && cd dir && ...`: what follows the `cd` runs only in `dir`, up
+        // to the first `||`. A `cd` followed by anything else may have
+        // failed and left the directory unchanged.
+        let is_simple = |p: &ast::Pipeline| {
+            p.seq.len() == 1 && matches!(p.seq.first(), Some(ast::Command::Simple(_)))
+        };
+        let ands: Vec<bool> = list
+            .additional
+            .iter()
+            .map(|next| matches!(next, ast::AndOr::And(_)))
+            .collect();
         let outer_by_and = std::mem::take(&mut self.cd_by_and);
-        self.certain_cd =
-            simple_first && matches!(list.additional.first(), Some(ast::AndOr::And(_)));
-        self.pipeline(&list.first, shell, frame);
-        self.certain_cd = false;
         let later = frame.conditional();
-        for next in &list.additional {
+        let pipelines = std::iter::once(&list.first).chain(list.additional.iter().map(|next| {
             let (ast::AndOr::And(p) | ast::AndOr::Or(p)) = next;
-            self.pipeline(p, shell, &later);
+            p
+        }));
+        for (k, pipeline) in pipelines.enumerate() {
+            self.certain_cd = is_simple(pipeline)
+                && ands.get(k) == Some(&true)
+                && ands[..k].iter().all(|and| *and);
+            self.pipeline(pipeline, shell, if k == 0 { frame } else { &later });
+            self.certain_cd = false;
+            if ands.get(k) == Some(&false) && self.cd_by_and {
+                // What follows `||` may run after the `cd` failed.
+                shell.cwd = None;
+            }
         }
         if std::mem::replace(&mut self.cd_by_and, outer_by_and) {
             // After the list the `cd` may have failed (and the rest skipped).
@@ -704,7 +748,7 @@ impl<'a> Walker<'a> {
         target: Option<String>,
         plain: bool,
     ) {
-        if frame.conditional || !plain {
+        if !plain || (frame.conditional && !self.certain_cd) {
             shell.cwd = None;
             return;
         }
@@ -712,10 +756,11 @@ impl<'a> Walker<'a> {
             shell.cwd = None;
             return;
         };
-        if self.surely_exists(shell, &target) {
-            shell.cwd = Some(target);
-        } else if self.certain_cd {
+        if self.certain_cd && (frame.conditional || !self.surely_exists(shell, &target)) {
+            // Certain for the rest of the `&&` list only.
             self.cd_by_and = true;
+            shell.cwd = Some(target);
+        } else if !frame.conditional && self.surely_exists(shell, &target) {
             shell.cwd = Some(target);
         } else {
             shell.cwd = None;
@@ -840,6 +885,28 @@ impl<'a> Walker<'a> {
                     }
                 }
             }
+        }
+    }
+
+    /// The operand of `test -v NAME`: a subscript in it is evaluated.
+    pub(crate) fn test_variable(&mut self, arg: &Arg, shell: &mut Shell, frame: &Frame) {
+        match arg.exact().and_then(|t| t.split_once('[')) {
+            Some((_, subscript)) => {
+                let subscript = subscript.trim_end_matches(']').to_owned();
+                if words::has_code(&subscript) {
+                    self.fail_closed(
+                        frame,
+                        RuleId::NotStatic,
+                        format!(
+                            "`-v {}` evaluates the subscript, which runs its command substitution",
+                            arg.text
+                        ),
+                    );
+                }
+                self.arithmetic(&subscript, shell, frame);
+            }
+            None if !arg.known => self.test_operand_arithmetic(arg, shell, frame),
+            None => {}
         }
     }
 
@@ -1208,7 +1275,11 @@ impl<'a> Walker<'a> {
             for (name, value) in prefix_assignments {
                 self.note(frame, format!("assign {name}"));
                 self.set_var(shell, frame, &name, value);
+                if self.numeric.contains(&name) {
+                    shell.arith_safe.insert(name);
+                }
             }
+            self.numeric.clear();
             return;
         }
         if let Stdin::Text(body) = &stdin {
@@ -1257,8 +1328,12 @@ impl<'a> Walker<'a> {
         if declares {
             for (name, value) in declarations {
                 self.set_var(shell, frame, &name, value);
+                if self.numeric.contains(&name) {
+                    shell.arith_safe.insert(name);
+                }
             }
         }
+        self.numeric.clear();
         if persists {
             // Assignments before a special builtin persist in POSIX mode
             // (and in sh); before a function they may be seen and changed.
@@ -1377,6 +1452,11 @@ impl<'a> Walker<'a> {
                 self.assignment_subscript(assignment, shell, frame);
                 let name = Self::assignment_name(assignment);
                 let value = self.assignment_value(assignment, shell, frame);
+                if let ast::AssignmentValue::Scalar(raw) = &assignment.value
+                    && prints_a_number(&raw.value)
+                {
+                    self.numeric.push(name.clone());
+                }
                 assignments.push((name, value));
                 if !in_prefix {
                     // `export X=1`, but also `make X=1` and `dd of=x`: an

@@ -269,8 +269,18 @@ fn shell_options(args: &[Arg]) -> ShellOptions {
             break;
         }
         if let Some(long) = text.strip_prefix("--") {
-            if matches!(long, "rcfile" | "init-file") {
-                index += 1;
+            match long.split_once('=') {
+                // fish: `--command=TEXT`, `--init-command=TEXT`.
+                Some(("command" | "init-command", value)) => {
+                    out.command = true;
+                    out.operands.push(Arg::lit(value));
+                    out.operands.extend(args[index..].iter().cloned());
+                    break;
+                }
+                Some(_) => {}
+                None if matches!(long, "command" | "init-command") => out.command = true,
+                None if matches!(long, "rcfile" | "init-file") => index += 1,
+                None => {}
             }
             continue;
         }
@@ -677,6 +687,15 @@ impl Walker<'_> {
                         format!("{base} runs commands in a session the guard cannot follow"),
                     );
                 }
+            }
+            "test" | "[" => {
+                // `test -v 'a[$(cmd)]'` evaluates the subscript.
+                for pair in args.windows(2) {
+                    if pair[0].is("-v") {
+                        self.test_variable(&pair[1], shell, frame);
+                    }
+                }
+                self.file_rules(base, &args, shell, frame);
             }
             "hash" => {
                 if args.iter().any(|a| a.text.starts_with("-p") || !a.known) {

@@ -164,10 +164,15 @@ fn arithmetic_and_parameter_parts() {
         "echo ${a[$(rm -rf src)]}",
         "echo ${PWD^^$(rm -rf src)}",
         "read x; (( x > 1 ))",
+        "n=$(cat /tmp/n); echo $((n))",
+        "n=$(nproc); n=$(cat /tmp/n); (( n ))",
         "for x in $(cat list); do echo $((x * 2)); done",
     ]);
     assert_all_allowed(&[
         "(( 1 + 2 ))",
+        "i=0; while (( i < 3 )); do i=$((i + 1)); done",
+        "c=$(grep -c foo README.md); (( c > 0 )) && echo found",
+        "lines=$(wc -l < README.md); echo $((lines / 2))",
         "i=0; (( i++ )); echo $i",
         "for i in 1 2 3; do echo $((i * 2)); done",
         "n=5; [[ $n -gt 3 ]] && echo big",
@@ -375,4 +380,44 @@ fn arithmetic_name_chains_are_bounded() {
     let started = std::time::Instant::now();
     assert_blocked(&line);
     assert!(started.elapsed() < std::time::Duration::from_secs(2));
+}
+
+#[test]
+fn more_evaluation_points() {
+    assert_all_blocked(&[
+        "test -v 'a[$(rm -rf src)]'",
+        "[ -v 'a[$(git push)]' ]",
+        "fish --command='rm -rf src'",
+        "fish --command 'git push'",
+        "zsh -c 'rm -rf src'",
+    ]);
+    assert_allowed("test -v HOME");
+}
+
+// Everyday commands that the shell model must keep allowing.
+#[test]
+fn everyday_commands_still_allowed() {
+    assert_all_allowed(&[
+        "cd frontend && npm install && npm run build",
+        "source .venv/bin/activate && pytest -q",
+        "export PATH=\"$HOME/.local/bin:$PATH\"; cargo test",
+        "set -euo pipefail; cargo test",
+        "declare -A m; m[a]=1; echo ${m[a]}",
+        "trap 'rm -f /tmp/x' EXIT; cargo test",
+        "while IFS= read -r f; do echo \"$f\"; done < <(git ls-files)",
+        "for i in $(seq 1 3); do echo $i; done",
+        "bash -c 'bash' <<< 'cargo test'",
+        "bash scripts/check.sh",
+        "sh -c 'cd crates/guard && cargo test'",
+        "mkdir -p /tmp/w && cd /tmp/w && git init && git commit --allow-empty -m x",
+        "cat > /tmp/notes.md <<'EOF'\n# notes\nEOF",
+        "printf '%s\\n' a b > /tmp/list; xargs -a /tmp/list echo",
+        "echo src | xargs -I{} ls {}",
+        "nohup cargo run > /tmp/run.log 2>&1 &",
+        "env -C /tmp ls",
+        "timeout 60 cargo test",
+        "cd crates/guard; cargo test",
+        "x=$(git rev-parse HEAD); echo $x",
+        "n=$(nproc); echo $((n * 2))",
+    ]);
 }
