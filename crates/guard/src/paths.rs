@@ -155,7 +155,9 @@ enum Tok {
     Deep,
 }
 
-const MAX_TOKENS: usize = 512;
+/// Longest glob (in tokens) compared exactly; a longer one is taken to overlap (bounds the work
+/// on hostile input: the comparison is quadratic).
+const MAX_TOKENS: usize = 160;
 
 fn tokens(pattern: &str) -> Vec<Tok> {
     let chars: Vec<char> = pattern.chars().collect();

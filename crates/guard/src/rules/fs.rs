@@ -65,6 +65,34 @@ fn junk_extension(name: &str) -> bool {
     })
 }
 
+/// The file a download of `url` is saved as: the last segment of its path (without query
+/// or fragment), in `dir` when given; unknown when the URL has no file name.
+fn url_file(url: &Arg, dir: Option<&Arg>) -> Arg {
+    let rest = url
+        .text
+        .split_once("://")
+        .map_or(url.text.as_str(), |(_, r)| r);
+    let path = rest.split(['?', '#']).next().unwrap_or("");
+    let name = path
+        .split_once('/')
+        .map_or("", |(_, p)| p)
+        .rsplit('/')
+        .next()
+        .unwrap_or("");
+    if !url.known {
+        return Arg::unknown(format!("<file named after {}>", url.text));
+    }
+    let name = if name.is_empty() { "index.html" } else { name };
+    match dir {
+        Some(dir) => Arg {
+            text: format!("{}/{name}", dir.text.trim_end_matches('/')),
+            known: dir.known,
+            glob: false,
+        },
+        None => Arg::lit(name),
+    }
+}
+
 /// `(parent, name)` of an absolute path; `None` for `/`.
 fn split_parent(absolute: &str) -> Option<(&str, &str)> {
     let slash = absolute.rfind('/')?;
@@ -997,6 +1025,28 @@ impl Walker<'_> {
                     self.only_in_allowance(shell, arg, frame, base);
                 }
             }
+            "mkswap" | "mke2fs" | "blkdiscard" | "mkdosfs" | "mkntfs"
+                if !args
+                    .iter()
+                    .any(|a| a.is("--help") || a.is("-V") || a.is("--version")) =>
+            {
+                self.deny(
+                    frame,
+                    RuleId::DestructiveShell,
+                    format!("{base} destroys what a device or file holds"),
+                );
+            }
+            "fdisk" | "sfdisk" | "sgdisk" | "gdisk" | "cfdisk" | "parted"
+                if !args.iter().any(|a| {
+                    a.is("-l") || a.is("--list") || a.is("-p") || a.is("--print") || a.is("--help")
+                }) =>
+            {
+                self.deny(
+                    frame,
+                    RuleId::DestructiveShell,
+                    format!("{base} changes a partition table"),
+                );
+            }
             _ if base.starts_with("mkfs") => {
                 self.deny(
                     frame,
@@ -1254,8 +1304,8 @@ impl Walker<'_> {
             | "g++" | "c++" | "clang" | "clang++" | "rustc" | "pandoc" | "iconv" | "gpg"
             | "msgfmt" => {
                 let (short, long): (&str, &[&str]) = match base {
-                    "curl" => ("oHdXAeEuUwTxKbcrmy", &["--output"]),
-                    "wget" => ("OoaPeUTtw", &["--output-document"]),
+                    "curl" => ("oHdXAeEuUwTxKbcrmy", &["--output", "--output-dir"]),
+                    "wget" => ("OoaPeUTtw", &["--output-document", "--directory-prefix"]),
                     "openssl" => ("", &[]),
                     "sort" => ("kotST", &["--output", "--key", "--field-separator"]),
                     "shuf" => ("ionr", &["--output", "--input-range", "--head-count"]),
@@ -1265,7 +1315,10 @@ impl Walker<'_> {
                 let args = match base {
                     "sort" => canon_long(args, SORT_LONGS),
                     "shuf" => canon_long(args, SHUF_LONGS),
-                    "wget" => canon_long(args, &["--output-document", "--output-file"]),
+                    "wget" => canon_long(
+                        args,
+                        &["--output-document", "--output-file", "--directory-prefix"],
+                    ),
                     _ => args.to_vec(),
                 };
                 let p = rules::parse(
@@ -1278,8 +1331,40 @@ impl Walker<'_> {
                 );
                 let mut outs: Vec<Arg> = Vec::new();
                 match base {
-                    "curl" => outs.extend(p.value(&["-o", "--output"]).cloned()),
-                    "wget" => outs.extend(p.value(&["-O", "--output-document"]).cloned()),
+                    "curl" => {
+                        outs.extend(p.value(&["-o", "--output"]).cloned());
+                        // `-O` names the file after the URL's last path segment.
+                        let remote_name = p.has(&["-O", "--remote-name", "--remote-name-all"]);
+                        if remote_name && !p.has(&["-o", "--output"]) {
+                            if p.has(&["-J", "--remote-header-name"]) {
+                                outs.push(Arg::unknown("<name from the server>"));
+                            }
+                            let dir = p.value(&["--output-dir"]).cloned();
+                            outs.extend(
+                                p.operands
+                                    .iter()
+                                    .filter(|u| u.text.contains("://"))
+                                    .map(|u| url_file(u, dir.as_ref())),
+                            );
+                        }
+                    }
+                    "wget" => match p.value(&["-O", "--output-document"]).cloned() {
+                        Some(out) => outs.push(out),
+                        None if !p.has(&["--spider", "-r", "--recursive", "-m", "--mirror"]) => {
+                            let dir = p.value(&["-P", "--directory-prefix"]).cloned();
+                            let urls: Vec<Arg> = p
+                                .operands
+                                .iter()
+                                .filter(|u| u.text.contains("://"))
+                                .map(|u| url_file(u, dir.as_ref()))
+                                .collect();
+                            // wget does not overwrite (it writes `name.1`), but it creates.
+                            for url in &urls {
+                                self.check_write(url, WriteMode::Modify, shell, frame, "wget");
+                            }
+                        }
+                        None => {}
+                    },
                     "openssl" => {
                         if let Some(i) = args.iter().position(|a| a.is("-out") || a.is("-keyout")) {
                             outs.extend(args.get(i + 1).cloned());
@@ -2041,7 +2126,7 @@ impl Walker<'_> {
         }
     }
 
-    fn rsync_files(&mut self, args: &[Arg], shell: &Shell, frame: &Frame) {
+    fn rsync_files(&mut self, args: &[Arg], shell: &mut Shell, frame: &Frame) {
         let p = rules::parse(
             args,
             &Spec {
@@ -2057,6 +2142,32 @@ impl Walker<'_> {
         let dest = operands.pop();
         if deletes && let Some(dest) = &dest {
             self.only_in_allowance(shell, dest, frame, "rsync --delete into");
+        }
+        // What lands where, like cp: `src/` copies what src holds (`src/.`); remote ends
+        // (`host:path`) are not local files.
+        let remote = |a: &Arg| {
+            a.text
+                .split_once(':')
+                .is_some_and(|(host, _)| !host.is_empty() && !host.contains('/'))
+        };
+        if let Some(dest) = &dest
+            && !remote(dest)
+            && !operands.is_empty()
+        {
+            let mut argv: Vec<Arg> = Vec::new();
+            if recursive {
+                argv.push(Arg::lit("-r"));
+            }
+            argv.push(Arg::lit("--"));
+            for source in operands.iter().filter(|a| !remote(a)) {
+                let mut source = source.clone();
+                if source.text.ends_with('/') {
+                    source.text.push('.');
+                }
+                argv.push(source);
+            }
+            argv.push(dest.clone());
+            self.copy_like("cp", &argv, shell, frame);
         }
         if removes_sources {
             self.delete_operands(

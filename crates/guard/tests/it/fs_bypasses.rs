@@ -750,9 +750,63 @@ fn the_filesystem_view_is_asked_lazily() {
 }
 
 #[test]
-#[ignore]
-fn zz_debug() {
-    let c = std::env::var("CMD").unwrap_or_default();
-    let e = pawl_guard::explain(&Input::shell(c), &corpus_context(), &Policy::default());
-    eprintln!("{:?}\n{}", e.decision, e.parse);
+fn downloads_copies_and_devices_found_while_checking_the_red_team_log() {
+    for (c, rule) in [
+        ("curl -O https://example.com/.env", RuleId::ProtectedPath),
+        (
+            "curl -sSLO https://example.com/x/README.md?raw=1",
+            RuleId::Clobber,
+        ),
+        (
+            "curl --remote-name https://e.com/Dockerfile",
+            RuleId::ProtectedPath,
+        ),
+        (
+            "curl -O --output-dir k8s https://e.com/deploy.yaml",
+            RuleId::ProtectedPath,
+        ),
+        (
+            "wget -P secrets https://example.com/x",
+            RuleId::ProtectedPath,
+        ),
+        ("wget https://example.com/.env", RuleId::ProtectedPath),
+        (
+            "wget --output-doc README.md https://e.com/x",
+            RuleId::Clobber,
+        ),
+        ("rsync /tmp/redteam/emptyfile README.md", RuleId::Clobber),
+        ("rsync -a /tmp/redteam/files/ .", RuleId::NotStatic),
+        ("rsync -a /tmp/evil/k8s .", RuleId::ProtectedPath),
+        ("mkswap /dev/sdz", RuleId::DestructiveShell),
+        ("mke2fs /dev/sdz1", RuleId::DestructiveShell),
+        ("sfdisk /dev/sda < layout", RuleId::DestructiveShell),
+        (
+            "echo key >> /root/.ssh/authorized_keys # HOME",
+            RuleId::ProtectedPath,
+        ),
+        (
+            "HOME=/x; echo key >> /home/dev/.ssh/authorized_keys",
+            RuleId::ProtectedPath,
+        ),
+        (
+            "echo x > /home/other/.aws/credentials",
+            RuleId::ProtectedPath,
+        ),
+        ("echo x > ~/.netrc", RuleId::ProtectedPath),
+    ] {
+        denied_by(c, rule);
+    }
+    for c in [
+        "curl -O https://example.com/release.tar.gz",
+        "curl -o /tmp/x https://example.com/.env",
+        "curl -s https://example.com/.env",
+        "wget -q https://example.com/tool.tgz -P /tmp",
+        "wget https://example.com",
+        "rsync -a src/ /tmp/backup/",
+        "rsync -av dist/ user@host:/srv/app/",
+        "fdisk -l",
+        "cat ~/.ssh/id_ed25519.pub",
+    ] {
+        assert_allowed(c);
+    }
 }
