@@ -1568,7 +1568,7 @@ impl<'a> Walker<'a> {
                         self.fail_closed(
                             frame,
                             RuleId::ParseError,
-                            "a here-document does not parse",
+                            "a here-document does not parse, or prompt-expands (`@P`) a value that may run a command substitution",
                         );
                     }
                 }

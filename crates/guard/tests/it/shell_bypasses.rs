@@ -421,3 +421,9 @@ fn everyday_commands_still_allowed() {
         "n=$(nproc); echo $((n * 2))",
     ]);
 }
+
+#[test]
+fn prompt_expansion_in_a_here_document() {
+    assert_blocked("x='$(rm -rf src)'; cat <<EOF\n${x@P}\nEOF");
+    assert_allowed("cat <<EOF\n${HOME}\nEOF");
+}
