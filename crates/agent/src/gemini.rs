@@ -17,6 +17,10 @@
 //!   with backoff...`): a rate-limit event the step recovers from when the model answers. One it
 //!   gives up on is a `result` with `status: "error"` (exit code `429 % 256`), whose message may
 //!   say `Please retry in Ns`.
+//! * A session can be resumed (`--resume <id>`) only once the model has answered in it: a first
+//!   request that fails leaves a session Gemini CLI will not resume ("No previous sessions found
+//!   for this project.", exit 42). So the session is announced at the model's first output, not at
+//!   `init`, and a step that got no answer leaves the next one to resume the session before it.
 //! * A tool call refused by a `BeforeTool` hook (pawl's guard, when `pawl init --agent gemini`
 //!   installed it in the project) comes back as a `tool_result` with `error.type:
 //!   "policy_violation"`: a permission denial.
@@ -121,6 +125,8 @@ pub struct GeminiAdapter {
     last_text: Option<String>,
     /// Tool calls of this step by id (name, parameters), for naming a refused call.
     calls: HashMap<String, (String, Value)>,
+    /// The session of `init` (id, model), announced once the model has answered.
+    pending_session: Option<(String, Option<String>)>,
 }
 
 impl GeminiAdapter {
@@ -135,6 +141,7 @@ impl GeminiAdapter {
             pending_text: String::new(),
             last_text: None,
             calls: HashMap::new(),
+            pending_session: None,
         })
     }
 
@@ -154,6 +161,13 @@ impl GeminiAdapter {
         }
         args.extend(o.extra_args.iter().cloned());
         args
+    }
+
+    /// The model answered: the session can now be resumed.
+    fn announce_session(&mut self, events: &mut Vec<AgentEvent>) {
+        if let Some((session_id, model)) = self.pending_session.take() {
+            events.push(AgentEvent::SessionStarted { session_id, model });
+        }
     }
 
     fn flush_text(&mut self, events: &mut Vec<AgentEvent>) {
@@ -255,6 +269,7 @@ impl Adapter for GeminiAdapter {
         let kind = value["type"].as_str();
         // Deltas of one assistant message are joined; anything else ends the message.
         if kind == Some("message") && value["role"].as_str() == Some("assistant") {
+            self.announce_session(&mut events);
             let content = value["content"].as_str().unwrap_or_default();
             if value["delta"].as_bool() == Some(true) {
                 self.pending_text.push_str(content);
@@ -273,10 +288,7 @@ impl Adapter for GeminiAdapter {
                     if let Some(model) = model.as_ref().filter(|m| *m != "auto") {
                         self.model = Some(model.clone());
                     }
-                    events.push(AgentEvent::SessionStarted {
-                        session_id: id.to_owned(),
-                        model,
-                    });
+                    self.pending_session = Some((id.to_owned(), model));
                 }
                 None => events.push(AgentEvent::Unknown {
                     raw: line.to_owned(),
@@ -284,6 +296,7 @@ impl Adapter for GeminiAdapter {
             },
             Some("message") => {}
             Some("tool_use") => {
+                self.announce_session(&mut events);
                 let name = value["tool_name"].as_str().unwrap_or("unknown").to_owned();
                 let input = value.get("parameters").cloned().unwrap_or(Value::Null);
                 let id = value["tool_id"].as_str().map(str::to_owned);
@@ -315,6 +328,9 @@ impl Adapter for GeminiAdapter {
                 let stats = &value["stats"];
                 let usage = usage_of(stats);
                 let ok = value["status"].as_str() == Some("success");
+                if ok {
+                    self.announce_session(&mut events);
+                }
                 if !ok {
                     let message = value["error"]["message"]
                         .as_str()
@@ -344,6 +360,12 @@ impl Adapter for GeminiAdapter {
     /// errors (network) are not waits.
     fn parse_stderr(&mut self, line: &str) -> Vec<AgentEvent> {
         let line = line.trim();
+        if line.starts_with("Error resuming session") {
+            return vec![AgentEvent::Error {
+                message: line.to_owned(),
+                recoverable: false,
+            }];
+        }
         let limited = [
             "status 429",
             "status 5",
@@ -375,6 +397,7 @@ impl Adapter for GeminiAdapter {
         self.flush_text(&mut events);
         self.last_text = None;
         self.calls.clear();
+        self.pending_session = None;
         self.model = self.options.model.clone();
         events
     }
@@ -496,6 +519,7 @@ mod tests {
                           "gemini-3.1-pro-preview-customtools":{"input_tokens":4900,"output_tokens":46,"cached":300,"input":4600}}}}"#,
         );
         let [
+            AgentEvent::SessionStarted { .. },
             AgentEvent::Result {
                 usage,
                 cost_usd: Some(cost),
@@ -561,6 +585,46 @@ mod tests {
         assert!(matches!(
             &events[1],
             AgentEvent::Result { is_error: true, .. }
+        ));
+    }
+
+    /// Regression: after a quota error on the first request, pawl resumed the session `init`
+    /// named, which Gemini CLI refuses ("No previous sessions found for this project.", exit 42),
+    /// so every later step failed without reaching the model.
+    #[test]
+    fn a_session_the_model_never_answered_in_is_not_announced() {
+        let mut a = GeminiAdapter::new(GeminiOptions::default()).unwrap();
+        assert!(
+            a.parse_stdout(r#"{"type":"init","session_id":"s1","model":"auto"}"#)
+                .is_empty()
+        );
+        let failed = a.parse_stdout(
+            r#"{"type":"result","status":"error","error":{"message":"[API Error: quota. Please retry in 400s.]"},"stats":{}}"#,
+        );
+        assert!(
+            !failed
+                .iter()
+                .any(|e| matches!(e, AgentEvent::SessionStarted { .. })),
+            "{failed:?}"
+        );
+        a.finish(Some(173));
+        a.parse_stdout(r#"{"type":"init","session_id":"s2","model":"auto"}"#);
+        let answered =
+            a.parse_stdout(r#"{"type":"message","role":"assistant","content":"Hi","delta":true}"#);
+        assert_eq!(
+            answered,
+            [AgentEvent::SessionStarted {
+                session_id: "s2".into(),
+                model: Some("auto".into())
+            }]
+        );
+        assert!(matches!(
+            a.parse_stderr("Error resuming session: No previous sessions found for this project.")
+                .as_slice(),
+            [AgentEvent::Error {
+                recoverable: false,
+                ..
+            }]
         ));
     }
 

@@ -1,15 +1,20 @@
-//! The headless driver end to end with the real agent CLIs: `pawl run "<goal>" --agent claude`
-//! and `--agent codex`, the real Claude Code 2.1.329 and Codex 0.169.0 talking offline to
-//! pawl-testkit's mock model server, a python unittest gate that pawl runs itself.
+//! The headless driver end to end with the real agent CLIs: `pawl run "<goal>" --agent claude`,
+//! `--agent codex` and `--agent gemini`, the real Claude Code 2.1.329, Codex 0.169.0 and Gemini
+//! CLI 0.61.0 talking offline to pawl-testkit's mock model server, a python unittest gate that
+//! pawl runs itself.
 //!
 //! What reaches the CLI is only what pawl's adapter lets through: Claude is pointed at the mock
 //! by `ANTHROPIC_BASE_URL`/`ANTHROPIC_API_KEY` in pawl's environment, Codex by a
 //! `$CODEX_HOME/config.toml` with a custom Responses provider whose key variable pawl must pass
-//! on. Claude runs with `--permission-mode acceptEdits`, an allow-list and pawl's guard hook
-//! (no `--dangerously-skip-permissions`, no `IS_SANDBOX`), as root here.
+//! on, Gemini by `GOOGLE_GEMINI_BASE_URL`/`GEMINI_API_KEY` with API-key auth selected in the
+//! user's `~/.gemini/settings.json` (as a Gemini user has it). Claude runs with
+//! `--permission-mode acceptEdits`, an allow-list and pawl's guard hook (no
+//! `--dangerously-skip-permissions`, no `IS_SANDBOX`), as root here; Gemini with `--approval-mode
+//! auto_edit --allowed-tools run_shell_command`.
 //!
-//! The CLIs come from `PAWL_CLAUDE_BIN` / `PAWL_CODEX_BIN` or the cache `.ci/install-agents.sh`
-//! fills; a missing CLI fails the test under `CI=true` and skips it loudly otherwise.
+//! The CLIs come from `PAWL_CLAUDE_BIN` / `PAWL_CODEX_BIN` / `PAWL_GEMINI_BIN` or the cache
+//! `.ci/install-agents.sh` fills; a missing CLI fails the test under `CI=true` and skips it
+//! loudly otherwise.
 
 #![allow(clippy::print_stderr)]
 
@@ -20,7 +25,7 @@ use pawl_testkit::{Fault, MockServer, Scenario, ToolCall, Turn};
 use serde_json::Value;
 
 use crate::headless::NO_BREAKERS;
-use crate::hooks_real::{Cli, find, python};
+use crate::hooks_real::{self, python};
 use crate::{Run, TestEnv};
 
 /// Two bugs, one per test: `add` subtracts, `mul` powers.
@@ -30,6 +35,60 @@ const FIX_ADD: &str = "sed -i 's/a - b/a + b/' calc.py";
 const FIX_MUL: &str = "sed -i 's/a \\*\\* b/a * b/' calc.py";
 const FIX_BOTH: &str = "sed -i -e 's/a - b/a + b/' -e 's/a \\*\\* b/a * b/' calc.py";
 const GOAL: &str = "make the calculator in calc.py correct";
+
+const GEMINI_VERSION: &str = "0.61.0";
+
+/// The agent CLIs driven here (`hooks_real` drives Claude Code and Codex in session mode).
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Cli {
+    Claude,
+    Codex,
+    Gemini,
+}
+
+/// The CLI's binary, or `None` after a loud skip line. Panics under `CI=true` when missing.
+fn find(cli: Cli) -> Option<PathBuf> {
+    match cli {
+        Cli::Claude => hooks_real::find(hooks_real::Cli::Claude),
+        Cli::Codex => hooks_real::find(hooks_real::Cli::Codex),
+        Cli::Gemini => {
+            let cached = || {
+                let cache = match std::env::var_os("PAWL_AGENT_CACHE") {
+                    Some(d) => PathBuf::from(d),
+                    None => PathBuf::from(std::env::var_os("HOME")?).join(".cache/pawl-agents"),
+                };
+                Some(cache.join(format!(
+                    "gemini-cli-{GEMINI_VERSION}/node_modules/.bin/gemini"
+                )))
+            };
+            let path = std::env::var_os("PAWL_GEMINI_BIN")
+                .map(PathBuf::from)
+                .or_else(cached);
+            if let Some(p) = path.filter(|p| p.is_file()) {
+                return Some(p);
+            }
+            let msg =
+                "Gemini CLI not found: set PAWL_GEMINI_BIN or run `source .ci/install-agents.sh`";
+            if std::env::var("CI").as_deref() == Ok("true") {
+                panic!("{msg}");
+            }
+            eprintln!("SKIPPED (real-CLI test): {msg}");
+            None
+        }
+    }
+}
+
+/// The user's `~/.gemini/settings.json` for the Gemini cases: API-key auth (Gemini CLI 0.61 refuses
+/// the `gateway` type it infers from `GOOGLE_GEMINI_BASE_URL` alone in headless mode), and none of
+/// the traffic pawl cannot switch off from the environment (usage statistics, update checks).
+const GEMINI_SETTINGS: &str = r#"{
+  "security": {"auth": {"selectedType": "gemini-api-key"}},
+  "general": {"enableAutoUpdate": false, "enableAutoUpdateNotification": false},
+  "privacy": {"usageStatisticsEnabled": false},
+  "telemetry": {"enabled": false},
+  "ide": {"enabled": false}
+}
+"#;
 
 /// A repository with the buggy calculator, `pawl init` and a committed pawl.toml for `cli`,
 /// and the mock serving `scenario`.
@@ -62,6 +121,7 @@ fn case(cli: Cli, scenario: Scenario, retries: Retries) -> Option<Case> {
     let (kind, model) = match cli {
         Cli::Claude => ("claude", ""),
         Cli::Codex => ("codex", "model = \"gpt-5.5\"\n"),
+        Cli::Gemini => ("gemini", ""),
     };
     env.headless(&format!(
         "[agent]\nkind = \"{kind}\"\ncommand = [\"{}\"]\n{model}\n[limits]\ncalls_per_hour = 0\nmax_iterations = 6\n\n\
@@ -75,6 +135,11 @@ fn case(cli: Cli, scenario: Scenario, retries: Retries) -> Option<Case> {
     let codex_home = env.dir.path().join("codex_home");
     std::fs::create_dir_all(&tmp).unwrap();
     std::fs::create_dir_all(&codex_home).unwrap();
+    if cli == Cli::Gemini {
+        let settings = env.dir.path().join("home/.gemini");
+        std::fs::create_dir_all(&settings).unwrap();
+        std::fs::write(settings.join("settings.json"), GEMINI_SETTINGS).unwrap();
+    }
     if cli == Cli::Codex {
         std::fs::write(
             codex_home.join("config.toml"),
@@ -130,11 +195,16 @@ impl Case {
                 ("CODEX_HOME", codex_home.as_str()),
                 ("MOCK_API_KEY", "dummy"),
             ]),
+            Cli::Gemini => env.extend([
+                ("GOOGLE_GEMINI_BASE_URL", base_url.as_str()),
+                ("GEMINI_API_KEY", "dummy"),
+            ]),
         }
         env.extend_from_slice(extra);
         let agent = match self.cli {
             Cli::Claude => "claude",
             Cli::Codex => "codex",
+            Cli::Gemini => "gemini",
         };
         let started = Instant::now();
         let r = self.env.pawl_env(
@@ -287,6 +357,11 @@ fn real_codex_fixes_a_bug_in_two_iterations_and_pawl_verifies() {
     fixes_in_two_iterations(Cli::Codex);
 }
 
+#[test]
+fn real_gemini_fixes_a_bug_in_two_iterations_and_pawl_verifies() {
+    fixes_in_two_iterations(Cli::Gemini);
+}
+
 // ---------------------------------------------------------------------------------------------
 // 2. The agent claims done while the tests fail: pawl's next prompt names the failing test.
 
@@ -333,8 +408,13 @@ fn real_codex_claiming_done_gets_the_failing_test_in_the_next_prompt() {
     claims_done_while_failing(Cli::Codex);
 }
 
+#[test]
+fn real_gemini_claiming_done_gets_the_failing_test_in_the_next_prompt() {
+    claims_done_while_failing(Cli::Gemini);
+}
+
 // ---------------------------------------------------------------------------------------------
-// 3. 529 overloaded (Codex: 503), then success.
+// 3. 529 overloaded (Codex, Gemini: 503), then success.
 
 fn overloaded_then_success(cli: Cli) {
     let scenario = Scenario::new(vec![
@@ -352,7 +432,7 @@ fn overloaded_then_success(cli: Cli) {
     let statuses: Vec<u16> = c.server.main_requests().iter().map(|q| q.status).collect();
     let overloaded = match cli {
         Cli::Claude => 529,
-        Cli::Codex => 503,
+        Cli::Codex | Cli::Gemini => 503,
     };
     // The CLI retried by itself: one failed request, then the turn and its closing turn. pawl
     // did not start the agent a second time (one session, no wait of its own).
@@ -383,6 +463,18 @@ fn overloaded_then_success(cli: Cli) {
         }
         // Codex 0.169 retries a 5xx silently (`request_max_retries`): nothing in `--json`.
         Cli::Codex => assert!(retries.is_empty(), "{why}"),
+        // Gemini CLI says so on stderr only ("Attempt 1 failed with status 503. Retrying with
+        // backoff..."), which pawl's adapter reads as a rate-limit event of the step.
+        Cli::Gemini => {
+            assert_eq!(retries.len(), 1, "{why}");
+            assert!(
+                retries[0]["message"]
+                    .as_str()
+                    .unwrap()
+                    .contains("failed with status 503"),
+                "{why}"
+            );
+        }
     }
 }
 
@@ -396,17 +488,32 @@ fn real_codex_overloaded_then_success_ends_verified() {
     overloaded_then_success(Cli::Codex);
 }
 
+#[test]
+fn real_gemini_overloaded_then_success_ends_verified() {
+    overloaded_then_success(Cli::Gemini);
+}
+
 // ---------------------------------------------------------------------------------------------
 // 4. 429 that the CLI gives up on: pawl waits and resumes.
 
+/// A Gemini API quota error naming a wait longer than Gemini CLI retries by itself (300 s).
+const GEMINI_QUOTA: &str = "You exceeded your current quota, please check your plan and billing details. Please retry in 400s.";
+
 fn rate_limited_then_resumed(cli: Cli) {
+    let fault = match cli {
+        Cli::Claude | Cli::Codex => Fault::RateLimit {
+            retry_after_secs: 1,
+            message: None,
+        },
+        Cli::Gemini => Fault::RateLimit {
+            retry_after_secs: 400,
+            message: Some(GEMINI_QUOTA.into()),
+        },
+    };
     let scenario = Scenario::new(vec![
         Turn::text("Fixing add() and mul().")
             .with_tool(ToolCall::bash(FIX_BOTH))
-            .with_fault(Fault::RateLimit {
-                retry_after_secs: 1,
-                message: None,
-            }),
+            .with_fault(fault),
         Turn::text("Fixed both."),
     ]);
     let retries = Retries {
@@ -418,10 +525,16 @@ fn rate_limited_then_resumed(cli: Cli) {
     };
     // Claude Code: no retries of its own, so the 429 reaches pawl. Codex: `stream_max_retries =
     // 0` above. Neither CLI passes the provider's retry-after on, so pawl backs off from its
-    // 30 s base, scaled down here by pawl's hidden test knob (0.05: 1.5 s).
+    // 30 s base, scaled down here by pawl's hidden test knob (0.05: 1.5 s). Gemini CLI gives up
+    // on a quota error whose wait is over 300 s and its error names the wait: pawl waits that
+    // long (400 s, scaled by 0.004: 1.6 s; its own backoff would be 0.12 s).
+    let scale = match cli {
+        Cli::Claude | Cli::Codex => "0.05",
+        Cli::Gemini => "0.004",
+    };
     let r = c.run(&[
         ("CLAUDE_CODE_MAX_RETRIES", "0"),
-        ("PAWL_TEST_RATE_LIMIT_SCALE", "0.05"),
+        ("PAWL_TEST_RATE_LIMIT_SCALE", scale),
     ]);
     let why = c.why(&r);
     c.assert_verified(&r, 1);
@@ -433,6 +546,7 @@ fn rate_limited_then_resumed(cli: Cli) {
     let said = match cli {
         Cli::Claude => "API Error: Request rejected (429)",
         Cli::Codex => "exceeded retry limit, last status: 429 Too Many Requests",
+        Cli::Gemini => "Please retry in 400s",
     };
     assert!(waiting[0]["why"].as_str().unwrap().contains(said), "{why}");
     let mains = c.server.main_requests();
@@ -451,6 +565,11 @@ fn real_claude_usage_limit_makes_pawl_wait_and_resume() {
 #[test]
 fn real_codex_usage_limit_makes_pawl_wait_and_resume() {
     rate_limited_then_resumed(Cli::Codex);
+}
+
+#[test]
+fn real_gemini_quota_error_makes_pawl_wait_the_named_time_and_resume() {
+    rate_limited_then_resumed(Cli::Gemini);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -479,9 +598,14 @@ fn tokens_and_cost_match_the_mock(cli: Cli) {
             |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?)),
         )
         .unwrap();
-    // pawl counts input as fresh + cache reads + cache writes.
-    let mock_in =
-        mock.input_tokens + mock.cache_read_input_tokens + mock.cache_creation_input_tokens;
+    // pawl counts input as fresh + cache reads + cache writes. The Gemini API has no cache
+    // writes: the mock reports fresh + cached as `promptTokenCount`, the cached part apart.
+    let mock_in = match cli {
+        Cli::Claude | Cli::Codex => {
+            mock.input_tokens + mock.cache_read_input_tokens + mock.cache_creation_input_tokens
+        }
+        Cli::Gemini => mock.input_tokens + mock.cache_read_input_tokens,
+    };
     assert_eq!(mock.input_tokens, 1000 + 1100 + 1200 + 1300);
     assert_eq!(tokens_in as u64, mock_in, "{why}");
     assert_eq!(tokens_out as u64, mock.output_tokens, "{why}");
@@ -505,6 +629,17 @@ fn tokens_and_cost_match_the_mock(cli: Cli) {
                 / 1_000_000.0;
             assert!((cost - expected).abs() < 1e-9, "{cost} vs {expected}");
         }
+        // Gemini CLI reports tokens per model: all of them went to the pro model its router
+        // picked (`gemini-3.1-pro-preview-customtools`), none to the classifier. pawl estimates
+        // at gemini-3.1-pro list prices, marked estimated.
+        Cli::Gemini => {
+            assert_eq!(estimated, 2, "{why}");
+            let expected = (mock.input_tokens as f64 * 2.0
+                + mock.cache_read_input_tokens as f64 * 0.2
+                + mock.output_tokens as f64 * 12.0)
+                / 1_000_000.0;
+            assert!((cost - expected).abs() < 1e-9, "{cost} vs {expected}");
+        }
     }
 }
 
@@ -518,13 +653,22 @@ fn real_codex_tokens_and_cost_match_the_mock_and_cost_is_estimated() {
     tokens_and_cost_match_the_mock(Cli::Codex);
 }
 
+#[test]
+fn real_gemini_tokens_and_cost_match_the_mock_and_cost_is_estimated() {
+    tokens_and_cost_match_the_mock(Cli::Gemini);
+}
+
 // ---------------------------------------------------------------------------------------------
 // The guard during a headless run.
 
 /// A `git push --force` in the scripted turn is denied by pawl's guard (PreToolUse, routed by
 /// `PAWL_DRIVER=headless`) and never runs: the remote gets no ref, the model is told why, and
 /// pawl's store records the denial. Claude gets the hook through `--settings`, Codex through a
-/// `-c hooks.PreToolUse=...` override; neither touches the user's configuration.
+/// `-c hooks.PreToolUse=...` override; neither touches the user's configuration. Gemini CLI 0.61
+/// has no way to take a hook for one invocation (no settings flag; the system settings files it
+/// can be pointed at must be owned by root), so pawl adds none: the guard reaches a headless Gemini
+/// run through the project's `.gemini/settings.json` hooks that `pawl init --agent gemini`
+/// installs, which the hook routes to the guard by `PAWL_DRIVER=headless`.
 fn destructive_command_is_denied_by_pawls_guard(cli: Cli) {
     let remote_dir = tempfile::tempdir().unwrap();
     let remote = remote_dir.path().join("remote.git");
@@ -542,6 +686,11 @@ fn destructive_command_is_denied_by_pawls_guard(cli: Cli) {
     };
     c.env
         .git(&["init", "-q", "--bare", remote.to_str().unwrap()]);
+    if cli == Cli::Gemini {
+        c.env.ok(&["init", "--agent", "gemini"]);
+        c.env.git(&["add", "-A"]);
+        c.env.git(&["commit", "-q", "-m", "pawl's Gemini hooks"]);
+    }
     let r = c.run(&[]);
     c.assert_verified(&r, 1);
     let why = c.why(&r);
@@ -617,6 +766,36 @@ fn destructive_command_is_denied_by_pawls_guard(cli: Cli) {
             assert!(!config.contains("hooks"), "{config}");
             assert!(!c.env.root().join(".codex").exists());
         }
+        Cli::Gemini => {
+            // The refusal comes back as a `policy_violation` tool result: a permission denial.
+            assert!(
+                agent_events(&r)
+                    .iter()
+                    .any(|e| e["type"] == "permission_denied"
+                        && e["tool"] == "run_shell_command"
+                        && e["detail"].as_str().unwrap().contains("git push --force")),
+                "{why}"
+            );
+            // Edits auto-approved and the shell allowed, never yolo.
+            for flag in [
+                "--approval-mode auto_edit",
+                "--allowed-tools run_shell_command",
+            ] {
+                assert!(argv.contains(flag), "{flag}: {argv}");
+            }
+            assert!(!argv.contains("yolo"), "{argv}");
+            // The hook is the project's (from `pawl init --agent gemini`); the user's settings
+            // are as the user left them.
+            let project =
+                std::fs::read_to_string(c.env.root().join(".gemini/settings.json")).unwrap();
+            assert!(
+                project.contains("BeforeTool") && project.contains("hook gemini pre-tool-use"),
+                "{project}"
+            );
+            let user = std::fs::read_to_string(c.env.dir.path().join("home/.gemini/settings.json"))
+                .unwrap();
+            assert_eq!(user, GEMINI_SETTINGS);
+        }
     }
 }
 
@@ -628,4 +807,57 @@ fn real_claude_destructive_command_is_denied_by_pawls_guard_in_a_headless_run() 
 #[test]
 fn real_codex_destructive_command_is_denied_by_pawls_guard_in_a_headless_run() {
     destructive_command_is_denied_by_pawls_guard(Cli::Codex);
+}
+
+#[test]
+fn real_gemini_destructive_command_is_denied_by_pawls_guard_with_the_projects_hooks() {
+    destructive_command_is_denied_by_pawls_guard(Cli::Gemini);
+}
+
+// ---------------------------------------------------------------------------------------------
+// What reaches the agent.
+
+/// Gemini CLI sees the API key and base URL pawl passes on (and its own quiet and trust
+/// switches, the run's id), and nothing else of pawl's environment: the scripted shell call
+/// dumps the environment the agent's tools get.
+#[test]
+fn real_gemini_gets_its_key_and_base_url_and_nothing_else() {
+    let dump = tempfile::tempdir().unwrap();
+    let file = dump.path().join("agent-env.txt");
+    let scenario = Scenario::new(vec![
+        Turn::text("Fixing add() and mul().").with_tool(ToolCall::bash(format!(
+            "env > {} && {FIX_BOTH}",
+            file.display()
+        ))),
+        Turn::text("Fixed both."),
+    ]);
+    let Some(c) = case(Cli::Gemini, scenario, RETRIES) else {
+        return;
+    };
+    let r = c.run(&[
+        ("OPENAI_API_KEY", "leaked-openai"),
+        ("ANTHROPIC_API_KEY", "leaked-anthropic"),
+        ("AWS_SECRET_ACCESS_KEY", "leaked-aws"),
+        ("PAWL_TEST_SECRET", "leaked-other"),
+    ]);
+    c.assert_verified(&r, 1);
+    let why = c.why(&r);
+    let env = std::fs::read_to_string(&file).unwrap();
+    let vars: std::collections::BTreeMap<&str, &str> =
+        env.lines().filter_map(|l| l.split_once('=')).collect();
+    let base_url = c.server.base_url();
+    assert_eq!(vars.get("GEMINI_API_KEY"), Some(&"dummy"), "{env}");
+    assert_eq!(
+        vars.get("GOOGLE_GEMINI_BASE_URL"),
+        Some(&base_url.as_str()),
+        "{env}"
+    );
+    assert_eq!(
+        vars.get("GEMINI_CLI_TRUST_WORKSPACE"),
+        Some(&"true"),
+        "{env}"
+    );
+    assert_eq!(vars.get("PAWL_DRIVER"), Some(&"headless"), "{env}");
+    assert!(vars.contains_key("PAWL_RUN_ID"), "{env}");
+    assert!(!env.contains("leaked-"), "{env}\n{why}");
 }
