@@ -529,16 +529,32 @@ impl Walker<'_> {
         (real != absolute).then_some(real)
     }
 
-    pub(crate) fn is_protected(&self, absolute: &str) -> bool {
+    /// Whether the policy protects `absolute` as written.
+    fn is_protected_as_written(&self, absolute: &str) -> bool {
         self.policy
             .protected_paths
             .matches(&self.anchors.forms(absolute), true)
     }
 
+    /// Whether the policy protects `absolute`, as written or where it leads through an
+    /// existing symbolic link (when the caller gave a filesystem view). The agent's file tools
+    /// are judged by this too.
+    pub(crate) fn is_protected(&self, absolute: &str) -> bool {
+        self.is_protected_as_written(absolute)
+            || self
+                .real_path(absolute, true)
+                .is_some_and(|real| self.is_protected_as_written(&real))
+    }
+
     /// Whether `absolute` is protected or is a directory that holds protected paths
     /// (`migrations`, `k8s`, `.git`).
     fn holds_protected(&self, absolute: &str) -> bool {
-        self.is_protected(absolute) || self.is_protected(&normalize(absolute, "__pawl_probe__"))
+        self.is_protected_as_written(absolute)
+            || self.is_protected_as_written(&normalize(absolute, "__pawl_probe__"))
+            || self.real_path(absolute, true).is_some_and(|real| {
+                self.is_protected_as_written(&real)
+                    || self.is_protected_as_written(&normalize(&real, "__pawl_probe__"))
+            })
     }
 
     /// The repository, `$HOME` or the temp dir `absolute` is or holds, if any.
@@ -728,9 +744,10 @@ impl Walker<'_> {
         None
     }
 
-    /// Whether some path the glob `pattern` (absolute) can match is protected. `no_dot`:
+    /// The protected glob that some path the glob `pattern` (absolute) can match falls
+    /// under, if any. `no_dot`:
     /// the glob's last component cannot match a name that starts with `.` (bash's default).
-    fn glob_may_be_protected(&self, pattern: &str, no_dot: bool) -> bool {
+    fn glob_may_be_protected(&self, pattern: &str, no_dot: bool) -> Option<String> {
         let junk = junk_extension(last_component(pattern));
         let forms = self.anchors.forms(pattern);
         let mut absolute: Vec<String> = vec![forms.absolute.clone()];
@@ -761,10 +778,10 @@ impl Walker<'_> {
                 .chain(relative.iter().filter(|_| !is_absolute))
                 .any(|form| globs_may_overlap(form, &glob));
             if hit {
-                return true;
+                return Some(raw.clone());
             }
         }
-        false
+        None
     }
 
     /// Whether bash's `*` may match dotfiles here (`shopt -s dotglob`, `GLOBIGNORE`, zsh's
@@ -823,10 +840,12 @@ impl Walker<'_> {
             ));
         }
         let no_dot = !last.starts_with('.') && !self.dotglob_maybe(shell);
-        if self.glob_may_be_protected(&absolute, no_dot) {
+        if let Some(protected) = self.glob_may_be_protected(&absolute, no_dot) {
             return Err((
                 RuleId::ProtectedPath,
-                format!("rm `{text}`: the glob may match a protected path"),
+                format!(
+                    "rm `{text}`: the glob may match a protected path (`{protected}`); name the files"
+                ),
             ));
         }
         let Ok(glob) = GlobBuilder::new(last).literal_separator(true).build() else {

@@ -158,8 +158,34 @@ fn existing_symbolic_links_are_followed_with_a_filesystem_view() {
         let d = with_ctx(c, &ctx);
         assert!(d.is_allow(), "{c}: {d:?}");
     }
+    // The agent's file tools too: a write through an existing link to .env.
+    for path in [
+        "/tmp/envlink",
+        "/tmp/lnk/.env",
+        "/tmp/lnk/.git/hooks/pre-commit",
+    ] {
+        let d = evaluate(&Input::file_write(path), &ctx, &Policy::default());
+        assert!(d.is_deny(), "{path}: {d:?}");
+    }
+    assert!(
+        evaluate(
+            &Input::file_write("/tmp/lnk/notes.md"),
+            &ctx,
+            &Policy::default()
+        )
+        .is_allow()
+    );
     // Without a view, paths are judged as written (the default).
     assert!(decide("rm -rf /tmp/lnk/src").is_allow());
+    let plain = corpus_context();
+    assert!(
+        evaluate(
+            &Input::file_write("/tmp/envlink"),
+            &plain,
+            &Policy::default()
+        )
+        .is_allow()
+    );
 }
 
 #[test]
