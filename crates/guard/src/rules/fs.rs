@@ -525,8 +525,34 @@ impl Walker<'_> {
             let parent = self.ctx.fs.resolve_links(parent)?;
             format!("{}/{name}", parent.trim_end_matches('/'))
         };
-        let real = normalize("/", &real);
+        let real = self.written_anchor(normalize("/", &real));
         (real != absolute).then_some(real)
+    }
+
+    /// `real` with a resolved anchor written back as the context gives it: on macOS `/tmp` is
+    /// `/private/tmp`, and the repository, `$HOME` or `$TMPDIR` may sit under such a link;
+    /// what lies below them is still judged by their usual names.
+    fn written_anchor(&self, real: String) -> String {
+        let mut anchors: Vec<(String, &str)> = [
+            self.anchors.repo_root.as_deref(),
+            self.anchors.home.as_deref(),
+            self.anchors.tmpdir.as_deref(),
+            Some("/tmp"),
+        ]
+        .into_iter()
+        .flatten()
+        .filter_map(|anchor| {
+            let resolved = normalize("/", &self.ctx.fs.resolve_links(anchor)?);
+            (resolved != anchor).then_some((resolved, anchor))
+        })
+        .collect();
+        anchors.sort_by_key(|(resolved, _)| std::cmp::Reverse(resolved.len()));
+        for (resolved, anchor) in anchors {
+            if let Some(rest) = relative_to(&real, &resolved) {
+                return normalize(anchor, rest);
+            }
+        }
+        real
     }
 
     /// Whether the policy protects `absolute` as written.

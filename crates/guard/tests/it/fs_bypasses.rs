@@ -747,6 +747,49 @@ fn f9_example_files_with_a_suffix() {
     }
 }
 
+/// macOS: `/tmp` and `/var` are links into `/private`, and so is a repository under them.
+struct Private;
+
+impl FileSystemView for Private {
+    fn resolve_links(&self, path: &str) -> Option<String> {
+        for prefix in ["/tmp", "/var"] {
+            if path == prefix || path.starts_with(&format!("{prefix}/")) {
+                return Some(format!("/private{path}"));
+            }
+        }
+        Some(path.to_owned())
+    }
+}
+
+#[test]
+fn resolved_anchors_keep_their_usual_names() {
+    let mut ctx = corpus_context();
+    ctx.fs = Arc::new(Private);
+    for c in [
+        "rm -rf /tmp/x",
+        "rm -rf \"$TMPDIR/cache\"",
+        "rm -rf /tmp/x/*",
+        "echo x > /tmp/notes",
+    ] {
+        let d = with_ctx(c, &ctx);
+        assert!(d.is_allow(), "{c}: {d:?}");
+    }
+    ctx.repo_root = Some("/tmp/work/repo".into());
+    ctx.cwd = "/tmp/work/repo".into();
+    for c in ["rm -rf target", "rm -rf /tmp/other", "echo x > notes.txt"] {
+        let d = with_ctx(c, &ctx);
+        assert!(d.is_allow(), "{c}: {d:?}");
+    }
+    for c in [
+        "rm -rf src",
+        "rm -rf /tmp/work",
+        "echo x > README.md",
+        "echo x > .env",
+    ] {
+        assert!(with_ctx(c, &ctx).is_deny(), "{c}");
+    }
+}
+
 /// A filesystem view that records what it was asked: it is asked lazily, and only about
 /// paths the command names.
 struct Recording(Mutex<Vec<String>>);
