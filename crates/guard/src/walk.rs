@@ -1033,7 +1033,9 @@ impl<'a> Walker<'a> {
             ast::CompoundCommand::Coprocess(coproc) => {
                 self.note(frame, "coproc");
                 let mut copy = shell.clone();
-                self.command(&coproc.body, &mut copy, &inner.conditional());
+                // A coprocess reads what the shell writes to it: a pipe.
+                let body = inner.conditional().with_stdin(Stdin::Pipe);
+                self.command(&coproc.body, &mut copy, &body);
             }
         }
     }
@@ -1465,7 +1467,7 @@ impl<'a> Walker<'a> {
                 }
             }
             ast::CommandPrefixOrSuffixItem::ProcessSubstitution(kind, sub) => {
-                self.process_substitution(sub, shell, frame);
+                self.process_substitution(kind, sub, shell, frame);
                 let shown = match kind {
                     ast::ProcessSubstitutionKind::Read => "<(...)",
                     ast::ProcessSubstitutionKind::Write => ">(...)",
@@ -1475,10 +1477,22 @@ impl<'a> Walker<'a> {
         }
     }
 
-    fn process_substitution(&mut self, sub: &ast::SubshellCommand, shell: &Shell, frame: &Frame) {
+    fn process_substitution(
+        &mut self,
+        kind: &ast::ProcessSubstitutionKind,
+        sub: &ast::SubshellCommand,
+        shell: &Shell,
+        frame: &Frame,
+    ) {
         self.note(frame, "process substitution");
         let mut copy = shell.clone();
-        let inner = frame.nested("inside <(...)");
+        let inner = match kind {
+            ast::ProcessSubstitutionKind::Read => frame.nested("inside <(...)"),
+            // `>(cmd)` reads what the outer command writes: a pipe.
+            ast::ProcessSubstitutionKind::Write => {
+                frame.nested("inside >(...)").with_stdin(Stdin::Pipe)
+            }
+        };
         self.compound_list(&sub.list, &mut copy, &inner);
     }
 
@@ -1542,8 +1556,8 @@ impl<'a> Walker<'a> {
                         self.duplicate_input(fd, Some(&source), shell, stdin);
                     }
                 }
-                ast::IoFileRedirectTarget::ProcessSubstitution(_, sub) => {
-                    self.process_substitution(sub, shell, frame);
+                ast::IoFileRedirectTarget::ProcessSubstitution(psub, sub) => {
+                    self.process_substitution(psub, sub, shell, frame);
                     if matches!(kind, ast::IoFileRedirectKind::Read) && reads_stdin(fd) {
                         *stdin = Stdin::Unknown;
                     }

@@ -427,3 +427,19 @@ fn prompt_expansion_in_a_here_document() {
     assert_blocked("x='$(rm -rf src)'; cat <<EOF\n${x@P}\nEOF");
     assert_allowed("cat <<EOF\n${HOME}\nEOF");
 }
+
+// `>(cmd)` and coprocesses read a pipe the outer shell writes.
+#[test]
+fn shells_reading_a_pipe_from_the_outer_shell() {
+    assert_all_blocked(&[
+        "echo 'rm -rf src' > >(bash)",
+        "echo 'git push' | tee >(sh) >/dev/null",
+        "printf 'rm -rf src' >>(bash)",
+        "coproc bash",
+        "coproc { sh; }",
+    ]);
+    assert_all_allowed(&[
+        "cargo test > >(grep -c warning)",
+        "diff <(sort a) <(sort b)",
+    ]);
+}
