@@ -229,6 +229,9 @@ fn dynamic(family: Family) -> &'static [&'static str] {
             "CodeType",
             "exec_module",
             "load_module",
+            "modules",
+            "__loader__",
+            "__spec__",
             "breakpoint",
         ],
         Family::Js => &[
@@ -1138,7 +1141,19 @@ fn arg_value(arg: &[Tok], family: Family) -> ArgVal {
                 family,
             )
         }
-        [Tok::Punct('{'), .., Tok::Punct('}')] => ArgVal::Skip,
+        // An options object; its `args`/`cmd` (Deno.Command, Deno.run) is
+        // the command itself.
+        [Tok::Punct('{'), inner @ .., Tok::Punct('}')] => {
+            let names_command = inner.windows(2).any(|w| {
+                matches!(&w[0], Tok::Ident(n) if matches!(n.as_str(), "args" | "cmd" | "argv0" | "command"))
+                    && w[1].is_punct(':')
+            });
+            if names_command {
+                ArgVal::BadKeyword
+            } else {
+                ArgVal::Skip
+            }
+        }
         // name=value (Python), name: value (Ruby, JS), name => value.
         [Tok::Ident(name), Tok::Punct('='), rest @ ..]
             if !rest.first().is_some_and(|t| t.is_punct('=')) =>
@@ -1672,6 +1687,49 @@ impl Walker<'_> {
             return;
         }
         let idents: Vec<&str> = toks.iter().filter_map(Tok::ident).collect();
+        // JavaScript: a process or file module's members enumerated or
+        // called indirectly.
+        let js_spawns = family == Family::Js && JS_SPAWN_TEXT.iter().any(|k| code.contains(k));
+        let js_files = family == Family::Js
+            && ["\"fs\"", "'fs'", "fs/promises", "node:fs", "fs-extra"]
+                .iter()
+                .any(|k| code.contains(k));
+        if js_spawns || js_files {
+            let indirect = toks.iter().enumerate().find_map(|(at, t)| match t {
+                Tok::Ident(w)
+                    if matches!(
+                        w.as_str(),
+                        "values"
+                            | "entries"
+                            | "getOwnPropertyNames"
+                            | "apply"
+                            | "call"
+                            | "bind"
+                            | "Proxy"
+                            | "with"
+                            | "Reflect"
+                    ) || js_spawns
+                        && matches!(w.as_str(), "keys" | "assign" | "fromEntries") =>
+                {
+                    Some(w.clone())
+                }
+                Tok::Punct('[')
+                    if js_spawns && at >= 1 && matches!(toks[at - 1], Tok::Punct(')' | ']')) =>
+                {
+                    Some("[...]".to_owned())
+                }
+                _ => None,
+            });
+            if let Some(word) = indirect {
+                deny(
+                    self,
+                    format!(
+                        "loads a process or file module and uses `{word}` on it (an indirect call); the guard cannot see what it runs"
+                    ),
+                );
+                return;
+            }
+        }
         // Dynamic code and dispatch.
         if let Some(word) = self.dynamic_sign(family, &toks) {
             deny(
@@ -1753,6 +1811,9 @@ impl Walker<'_> {
             }),
             Family::Js => JS_SPAWN_TEXT.iter().any(|k| code.contains(k)),
             Family::Lua => idents.iter().any(|w| matches!(*w, "os" | "io")),
+            // Perl, Ruby, PHP, R and Julia run commands with builtins
+            // (system, backticks, open with a pipe).
+            Family::Perl | Family::Ruby | Family::Php | Family::R | Family::Julia => true,
             _ => SPAWN_TEXT.iter().any(|k| code.contains(k)),
         } || toks.iter().any(|t| matches!(t, Tok::Cmd { .. }));
         if capable {
@@ -1892,8 +1953,29 @@ impl Walker<'_> {
                 // JS computed property access with something other than a literal.
                 Tok::Punct('[')
                     if family == Family::Js
-                        && prev.is_some_and(|p| {
-                            matches!(p, Tok::Ident(_) | Tok::Punct(')' | ']'))
+                        && prev.is_some_and(|p| match p {
+                            // `const [a, b] = ...`, `return [x]`: array literals.
+                            Tok::Ident(w) => !matches!(
+                                w.as_str(),
+                                "const"
+                                    | "let"
+                                    | "var"
+                                    | "of"
+                                    | "in"
+                                    | "return"
+                                    | "typeof"
+                                    | "case"
+                                    | "yield"
+                                    | "await"
+                                    | "else"
+                                    | "do"
+                                    | "void"
+                                    | "delete"
+                                    | "new"
+                                    | "throw"
+                            ),
+                            Tok::Punct(')' | ']') => true,
+                            _ => false,
                         }) =>
                 {
                     let simple = matches!(next, Some(Tok::Num))
@@ -2013,12 +2095,10 @@ impl Walker<'_> {
                         continue;
                     }
                     let Some(args) = self.call_tokens(family, toks, at) else {
-                        if next.is_some_and(|n| n.is_punct('.'))
-                            || prev.is_some_and(|p| {
-                                p.is_punct('$') || p.is_punct('@') || p.is_punct('%')
-                            })
+                        if prev
+                            .is_some_and(|p| p.is_punct('$') || p.is_punct('@') || p.is_punct('%'))
                         {
-                            // `exec.foo` / Perl `$system`: another name.
+                            // Perl `$system`: a variable, another name.
                             continue;
                         }
                         // Not a call: imported by name, or passed around.

@@ -598,6 +598,51 @@ fn ordinary_one_liners_are_not_mistaken_for_spawns() {
 }
 
 #[test]
+fn indirect_spawns_and_pipes_fail_closed() {
+    for c in [
+        "python3 -c 'import sys; sys.modules[\"os\"].system(\"git push\")'",
+        "node -e 'Object.values(require(\"child_process\"))[5](\"git push\")'",
+        "node -e 'require(\"child_process\").execSync.call(null, \"git push\")'",
+        "deno eval 'new Deno.Command(\"git\", {args: [\"push\"]}).outputSync()'",
+        "node -e 'module.constructor._load(\"child_process\").execSync(\"git push\")'",
+        "perl -e 'exec { \"git\" } \"git\", \"push\"'",
+    ] {
+        denied_as(c, RuleId::Interpreter);
+    }
+    for c in [
+        "perl -e 'open(P, \"|git push\")'",
+        "perl -e 'open(my $p, \"-|\", \"git\", \"push\")'",
+        "perl -e 'open(P, \"git push|\")'",
+        "ruby -e 'open(\"|git push\")'",
+        "python3 -c 'from os import system; system(\"git push\")'",
+        "python3 -c 'import subprocess; subprocess.run((\"git\",\"push\"))'",
+        "python3 -c 'import os; os.system(\"git pu\" \"sh\")'",
+        "node -e 'import(\"child_process\").then(m => m.execSync(\"git push\"))'",
+        "node --input-type=module -e 'import {execSync} from \"child_process\"; execSync(\"git push\")'",
+        "lua -e 'io.popen(\"git push\"):read(\"*a\")'",
+    ] {
+        denied_as(c, RuleId::GitPush);
+    }
+    // Scripts fed on standard input and ordinary reading code stay allowed.
+    for c in [
+        "python3 - <<'PY'\nimport json\nwith open(\"package.json\") as f:\n    print(json.load(f)[\"name\"])\nPY",
+        "python3 - <<'PY'\nimport subprocess\nout = subprocess.check_output([\"git\", \"status\", \"--short\"], text=True)\nfor line in out.splitlines():\n    print(line)\nPY",
+        "python3 - <<'PY'\nimport os\nfor root, dirs, files in os.walk(\"src\"):\n    for name in files:\n        print(os.path.join(root, name))\nPY",
+        "node - <<'JS'\nconst fs = require(\"fs\");\nconst pkg = JSON.parse(fs.readFileSync(\"package.json\", \"utf8\"));\nconsole.log(Object.keys(pkg.dependencies || {}).join(\"\\n\"));\nJS",
+        "node -e 'const p=require(\"./package.json\"); for (const [k,v] of Object.entries(p.scripts)) console.log(k, v)'",
+        "node -e 'require(\"fs\").readdirSync(\".\").forEach(f => console.log(f))'",
+        "python3 -c \"import tomllib; print(tomllib.load(open('Cargo.toml','rb'))['package']['version'])\"",
+        "ruby -e 'puts Dir.glob(\"src/**/*.rs\").map { |f| [f, File.readlines(f).size] }.to_h'",
+    ] {
+        assert_allowed(c);
+    }
+    denied_as(
+        "python3 - <<'PY'\nimport shutil\nshutil.rmtree(\"src\")\nPY",
+        RuleId::Interpreter,
+    );
+}
+
+#[test]
 fn long_one_liners_are_bounded() {
     use std::time::{Duration, Instant};
     let unit = "subprocess.run(open(";
