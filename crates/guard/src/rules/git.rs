@@ -1,104 +1,668 @@
-//! Git rules: every push, commands that discard work, and commits or ref
-//! moves on a protected branch. Global options (`-C`, `-c`, `--git-dir`,
-//! ...) are skipped, `-c` settings that run programs are walked as
-//! scripts, and aliases (from `-c alias.x=...`, from `git config` earlier
-//! in the input, or from the context) are expanded before judging.
+//! Git rules: every push, commands that discard work, commits or ref moves
+//! on a protected branch, and every way git can be made to run a program
+//! (config settings given with `-c`, `--config-env`, `GIT_CONFIG_*` or
+//! written with `git config`; environment such as `GIT_EDITOR`; options
+//! such as `--upload-pack`, `rebase --exec`, `difftool --extcmd`; the
+//! `ext::` transport). Programs with a static text are walked as scripts;
+//! anything else fails closed.
+//!
+//! Global options (`-C`, `-c`, `--git-dir`, ...) are read, not skipped: `-C`
+//! moves the directory paths are resolved in and decides which worktree
+//! (and so which branch) the command acts on. Aliases (from `-c`, from
+//! `git config` earlier in the input, or from the context) are expanded
+//! before judging; a subcommand that is neither a git command, a known
+//! alias nor a listed extension is denied, since git may run an alias the
+//! guard cannot see or autocorrect a typo into anything.
+//!
+//! Long options are matched as git's option parser does: any unambiguous
+//! prefix (`--har` is `--hard`).
 
 use crate::decision::RuleId;
-use crate::rules::{self, Parsed, Spec};
-use crate::walk::{Frame, Shell, Walker};
+use crate::paths;
+use crate::rules::{Opt, Parsed};
+use crate::walk::{Branch, Cmd, Frame, Shell, Stdin, Walker, WriteMode};
 use crate::words::{self, Arg};
 
-/// Subcommands that git runs itself; an alias cannot shadow them.
-const BUILTINS: &[&str] = &[
+/// Git's own commands (builtins and the programs in its exec path), as of
+/// git 2.47. An alias cannot shadow them; anything else may be an alias.
+const COMMANDS: &[&str] = &[
     "add",
     "am",
+    "annotate",
     "apply",
+    "archimport",
+    "archive",
     "bisect",
     "blame",
     "branch",
+    "bugreport",
+    "bundle",
+    "cat-file",
+    "check-attr",
+    "check-ignore",
+    "check-mailmap",
+    "check-ref-format",
     "checkout",
     "checkout-index",
+    "cherry",
     "cherry-pick",
+    "citool",
     "clean",
     "clone",
+    "column",
     "commit",
+    "commit-graph",
+    "commit-tree",
     "config",
+    "count-objects",
+    "credential",
+    "credential-cache",
+    "credential-cache--daemon",
+    "credential-store",
+    "cvsexportcommit",
+    "cvsimport",
+    "cvsserver",
+    "daemon",
     "describe",
+    "diagnose",
     "diff",
+    "diff-files",
+    "diff-index",
+    "diff-tree",
+    "difftool",
+    "fast-export",
+    "fast-import",
     "fetch",
+    "fetch-pack",
     "filter-branch",
+    "fmt-merge-msg",
+    "for-each-ref",
+    "for-each-repo",
+    "format-patch",
+    "fsck",
+    "fsck-objects",
+    "fsmonitor--daemon",
     "gc",
+    "get-tar-commit-id",
     "grep",
+    "gui",
+    "hash-object",
     "help",
+    "hook",
+    "http-backend",
+    "http-fetch",
+    "http-push",
+    "imap-send",
+    "index-pack",
     "init",
+    "init-db",
+    "instaweb",
+    "interpret-trailers",
     "log",
     "ls-files",
+    "ls-remote",
+    "ls-tree",
+    "mailinfo",
+    "mailsplit",
+    "maintenance",
     "merge",
+    "merge-base",
+    "merge-file",
+    "merge-index",
+    "merge-octopus",
+    "merge-one-file",
+    "merge-ours",
+    "merge-recursive",
+    "merge-recursive-ours",
+    "merge-recursive-theirs",
+    "merge-resolve",
+    "merge-subtree",
+    "merge-tree",
+    "mergetool",
+    "mktag",
+    "mktree",
+    "multi-pack-index",
     "mv",
+    "name-rev",
+    "notes",
+    "p4",
+    "pack-objects",
+    "pack-redundant",
+    "pack-refs",
+    "patch-id",
+    "pickaxe",
+    "prune",
+    "prune-packed",
     "pull",
     "push",
+    "quiltimport",
+    "range-diff",
     "read-tree",
     "rebase",
+    "receive-pack",
     "reflog",
+    "refs",
     "remote",
+    "remote-ext",
+    "remote-fd",
+    "remote-ftp",
+    "remote-ftps",
+    "remote-http",
+    "remote-https",
+    "repack",
+    "replace",
+    "replay",
+    "request-pull",
+    "rerere",
     "reset",
     "restore",
+    "rev-list",
+    "rev-parse",
     "revert",
     "rm",
+    "send-email",
     "send-pack",
+    "sh-i18n",
+    "sh-setup",
+    "shell",
+    "shortlog",
     "show",
+    "show-branch",
+    "show-index",
+    "show-ref",
+    "sparse-checkout",
+    "stage",
     "stash",
     "status",
+    "stripspace",
     "submodule",
+    "submodule--helper",
+    "subtree",
+    "svn",
     "switch",
     "symbolic-ref",
     "tag",
+    "unpack-file",
+    "unpack-objects",
+    "update-index",
     "update-ref",
+    "update-server-info",
+    "upload-archive",
+    "upload-pack",
+    "var",
+    "verify-commit",
+    "verify-pack",
+    "verify-tag",
+    "version",
+    "web--browse",
+    "whatchanged",
     "worktree",
+    "write-tree",
 ];
 
-/// Config keys whose values git runs as commands.
-fn runs_program(key: &str) -> bool {
+/// Well-known git extensions (`git-<name>` programs installed separately)
+/// that the guard lets run as `git <name>`, with rules of their own below.
+/// Any other unknown subcommand is denied.
+const EXTENSIONS: &[&str] = &["lfs", "flow", "absorb", "revise", "filter-repo", "sizer"];
+
+/// Environment variables whose value git runs as a shell command.
+const PROGRAM_ENV: &[&str] = &[
+    "GIT_EDITOR",
+    "GIT_SEQUENCE_EDITOR",
+    "EDITOR",
+    "VISUAL",
+    "GIT_PAGER",
+    "PAGER",
+    "GIT_EXTERNAL_DIFF",
+    "GIT_SSH",
+    "GIT_SSH_COMMAND",
+    "GIT_ASKPASS",
+    "SSH_ASKPASS",
+    "GIT_PROXY_COMMAND",
+    "LESSOPEN",
+    "LESSCLOSE",
+];
+
+/// Environment variables that point git at configuration files (which may
+/// define aliases and programs) the guard cannot read. `/dev/null` is fine.
+const CONFIG_SOURCE_ENV: &[&str] = &[
+    "HOME",
+    "XDG_CONFIG_HOME",
+    "GIT_CONFIG_GLOBAL",
+    "GIT_CONFIG_SYSTEM",
+    "GIT_CONFIG",
+];
+
+/// Environment variables that make git run programs from a place the guard
+/// cannot see.
+const OPAQUE_ENV: &[&str] = &["GIT_EXEC_PATH", "GIT_TEMPLATE_DIR", "GIT_CONFIG_PARAMETERS"];
+
+/// Config sections where a renamed section could define programs or aliases.
+const PROGRAM_SECTIONS: &[&str] = &[
+    "alias",
+    "core",
+    "include",
+    "includeif",
+    "diff",
+    "merge",
+    "filter",
+    "credential",
+    "pager",
+    "sequence",
+    "gpg",
+    "remote",
+    "protocol",
+    "url",
+    "uploadpack",
+    "interactive",
+    "difftool",
+    "mergetool",
+    "man",
+    "browser",
+    "trailer",
+    "hook",
+    "submodule",
+    "gc",
+    "init",
+    "sendemail",
+];
+
+/// Credential helpers shipped with git or in common use, run as
+/// `git credential-<name>`.
+const CREDENTIAL_HELPERS: &[&str] = &[
+    "store",
+    "cache",
+    "osxkeychain",
+    "manager",
+    "manager-core",
+    "libsecret",
+    "gnome-keyring",
+    "wincred",
+];
+
+/// What a config key does when set.
+enum Key {
+    /// `alias.<name>` (name lowercased).
+    Alias(String),
+    /// The value is a shell command git runs.
+    Program,
+    /// A boolean, or else a command (`pager.<cmd>`, `core.fsmonitor`).
+    BoolOrProgram,
+    /// `credential.helper`: `!script`, a path, or a helper name.
+    Credential,
+    /// `submodule.<name>.update`: `!script` runs a command.
+    SubmoduleUpdate,
+    /// Makes git read files or run programs from a place the guard cannot
+    /// see (`include.path`, `core.hooksPath`, `init.templateDir`, ...).
+    Opaque,
+    /// `protocol.*.allow`: may enable the `ext::` transport.
+    Protocol,
+    /// A URL (`remote.*.url`) or URL rewrite (`url.*.insteadOf`).
+    Url,
+    /// `remote.*.fetch`: a refspec that may write a protected branch.
+    Refspec,
+    /// Makes `gc` prune unreachable objects or reflogs early.
+    Prune,
+    /// Anything else.
+    Harmless,
+}
+
+fn classify(key: &str) -> Key {
     let key = key.to_ascii_lowercase();
-    key.starts_with("pager.")
-        || [
-            "core.pager",
-            "core.editor",
-            "core.sshcommand",
-            "core.fsmonitor",
-            "core.askpass",
-            "sequence.editor",
-            "diff.external",
-            "credential.helper",
-            "gpg.program",
-        ]
-        .contains(&key.as_str())
-        || key.ends_with(".textconv")
-        || key.ends_with(".clean")
-        || key.ends_with(".smudge")
-        || key.ends_with(".process")
-        || key.ends_with(".cmd")
-}
-
-fn spec() -> Spec<'static> {
-    Spec {
-        short_values: "",
-        long_values: &[],
-        stop_at_operand: false,
+    let section = key.split('.').next().unwrap_or("");
+    let var = key.rsplit('.').next().unwrap_or("");
+    let three = key.matches('.').count() >= 2;
+    if let Some(name) = key.strip_prefix("alias.") {
+        return Key::Alias(name.to_owned());
     }
+    match (section, var) {
+        ("include", "path") | ("includeif", "path") => return Key::Opaque,
+        ("core", "hookspath") | ("init", "templatedir") => return Key::Opaque,
+        ("remote", "vcs") => return Key::Opaque,
+        ("protocol", "allow") => return Key::Protocol,
+        ("url", _) => return Key::Url,
+        ("remote", "url" | "pushurl") if three => return Key::Url,
+        ("remote", "fetch") if three => return Key::Refspec,
+        ("gc", "pruneexpire" | "reflogexpire" | "reflogexpireunreachable") => return Key::Prune,
+        ("credential", "helper") => return Key::Credential,
+        ("submodule", "update") if three => return Key::SubmoduleUpdate,
+        ("pager", _) if key.contains('.') => return Key::BoolOrProgram,
+        ("core", "fsmonitor") => return Key::BoolOrProgram,
+        _ => {}
+    }
+    let program = matches!(
+        key.as_str(),
+        "core.pager"
+            | "core.editor"
+            | "core.sshcommand"
+            | "core.askpass"
+            | "core.gitproxy"
+            | "core.alternaterefscommand"
+            | "sequence.editor"
+            | "diff.external"
+            | "gpg.program"
+            | "interactive.difffilter"
+            | "uploadpack.packobjectshook"
+            | "gpg.ssh.defaultkeycommand"
+    ) || (three
+        && matches!(
+            (section, var),
+            ("gpg", "program")
+                | ("remote", "uploadpack" | "receivepack")
+                | ("diff", "command" | "textconv")
+                | ("merge", "driver")
+                | ("filter", "clean" | "smudge" | "process")
+                | ("difftool" | "mergetool" | "man" | "browser", "path")
+                | ("trailer" | "hook", "command")
+        ))
+        || var.ends_with("cmd")
+        || var == "textconv";
+    if program { Key::Program } else { Key::Harmless }
 }
 
-fn short_flag(p: &Parsed, c: char) -> bool {
-    p.opts.iter().any(|o| o.name == format!("-{c}"))
+fn is_bool(value: &str) -> bool {
+    matches!(
+        value.to_ascii_lowercase().as_str(),
+        "" | "true" | "false" | "yes" | "no" | "on" | "off" | "1" | "0"
+    )
+}
+
+/// An option spec for [`gparse`]: long options this command knows (a
+/// trailing `=` marks one that takes a value) and short options that take
+/// a value.
+struct Opts<'s> {
+    short_values: &'s str,
+    longs: &'s [&'s str],
+}
+
+/// The full name of the long option `given` (without `=value`): itself
+/// when exact, else the one option it is an unambiguous prefix of.
+fn canonical(given: &str, longs: &[&str]) -> (String, bool) {
+    let names = longs
+        .iter()
+        .map(|l| (l.trim_end_matches('='), l.ends_with('=')));
+    if let Some((name, takes)) = names.clone().find(|(n, _)| *n == given) {
+        return (name.to_owned(), takes);
+    }
+    if given.len() >= 3 {
+        let mut matches = names.filter(|(n, _)| n.starts_with(given));
+        if let (Some((name, takes)), None) = (matches.next(), matches.next()) {
+            return (name.to_owned(), takes);
+        }
+    }
+    (given.to_owned(), false)
+}
+
+/// Parses a git subcommand's arguments; long options are canonicalised
+/// ([`canonical`]); `--` ends options.
+fn gparse(args: &[Arg], spec: &Opts<'_>) -> Parsed {
+    let mut out = Parsed::default();
+    let mut index = 0;
+    while index < args.len() {
+        let arg = &args[index];
+        index += 1;
+        let Some(text) = arg.exact() else {
+            out.operands.push(arg.clone());
+            continue;
+        };
+        if text == "--" {
+            out.operands.extend(args[index..].iter().cloned());
+            break;
+        }
+        if let Some(long) = text.strip_prefix("--") {
+            let (given, value) = match long.split_once('=') {
+                Some((n, v)) => (format!("--{n}"), Some(Arg::lit(v))),
+                None => (format!("--{long}"), None),
+            };
+            let (name, takes) = canonical(&given, spec.longs);
+            let value = match value {
+                Some(v) => Some(v),
+                None if takes => {
+                    let v = args.get(index).cloned();
+                    index += 1;
+                    v
+                }
+                None => None,
+            };
+            out.opts.push(Opt { name, value });
+            continue;
+        }
+        if text.len() > 1 && text.starts_with('-') {
+            let cluster: Vec<char> = text.chars().skip(1).collect();
+            for (at, c) in cluster.iter().enumerate() {
+                if spec.short_values.contains(*c) {
+                    let rest: String = cluster[at + 1..].iter().collect();
+                    let value = if rest.is_empty() {
+                        let v = args.get(index).cloned();
+                        index += 1;
+                        v
+                    } else {
+                        Some(Arg::lit(rest))
+                    };
+                    out.opts.push(Opt {
+                        name: format!("-{c}"),
+                        value,
+                    });
+                    break;
+                }
+                out.opts.push(Opt {
+                    name: format!("-{c}"),
+                    value: None,
+                });
+            }
+            continue;
+        }
+        out.operands.push(arg.clone());
+    }
+    out
+}
+
+/// Every value given to any of `names`.
+fn values<'p>(p: &'p Parsed, names: &'p [&'p str]) -> impl Iterator<Item = Option<&'p Arg>> + 'p {
+    p.opts
+        .iter()
+        .filter(move |o| names.contains(&o.name.as_str()))
+        .map(|o| o.value.as_ref())
+}
+
+/// Whether the last of `on`/`off` given is one of `on`.
+fn last_on(p: &Parsed, on: &[&str], off: &[&str]) -> bool {
+    p.opts
+        .iter()
+        .rev()
+        .find(|o| on.contains(&o.name.as_str()) || off.contains(&o.name.as_str()))
+        .is_some_and(|o| on.contains(&o.name.as_str()))
+}
+
+/// The branch a ref or checkout target names; `None` when it cannot be
+/// known (`-`, `@{-1}`, a word that is not static).
+fn branch_of(arg: &Arg) -> Branch {
+    let text = arg.exact()?;
+    if text == "-" || text.starts_with("@{-") {
+        return None;
+    }
+    Some(text.strip_prefix("refs/heads/").unwrap_or(text).to_owned())
+}
+
+/// The key and value of a `key=value` setting (`-c`); a key alone is
+/// `true`. When the word is not fully static but its key is written
+/// literally (`user.name=$NAME`), the key is known and the value is not.
+fn split_setting(arg: &Arg) -> Option<(String, Option<String>)> {
+    if let Some(text) = arg.exact() {
+        let (key, value) = text.split_once('=').unwrap_or((text, "true"));
+        return Some((key.to_owned(), Some(value.to_owned())));
+    }
+    let (key, _) = arg.text.trim_start_matches(['"', '\'']).split_once('=')?;
+    let literal = !key.is_empty()
+        && key
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_'));
+    literal.then(|| (key.to_owned(), None))
+}
+
+/// Where a git command runs, as far as branches go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Place {
+    /// The run's worktree: the branch is the one tracked in the world.
+    Main,
+    /// A repository made earlier in the input (`git init`, `git clone`):
+    /// the run's protected branches are not its branches.
+    Other,
+    /// Somewhere else (another worktree, an unknown directory): the branch
+    /// cannot be known.
+    Unknown,
+}
+
+/// One git invocation: where it runs and what its command line and
+/// environment configure.
+struct Inv {
+    /// The directory it runs in (after `-C`); `None` when not known.
+    dir: Option<String>,
+    place: Place,
+    /// Aliases from `-c`, `--config-env` and `GIT_CONFIG_*`.
+    aliases: Vec<(String, Option<String>)>,
+    /// Some setting's key is not statically known.
+    config_unknown: bool,
+    /// `PATH` was changed: `git-<name>` programs may be other programs.
+    path_changed: bool,
+    /// The global options as written, to put in front of an alias.
+    globals: Vec<Arg>,
 }
 
 impl Walker<'_> {
+    /// A variable as git would see it: given to this command, or assigned
+    /// earlier in the input (perhaps exported). `None`: not set in the input.
+    fn git_env(shell: &Shell, name: &str) -> Option<Option<String>> {
+        shell
+            .env
+            .iter()
+            .rev()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.clone())
+            .or_else(|| shell.vars.get(name).cloned())
+    }
+
+    /// Walks a program git would run (a config value, an option, an
+    /// environment variable) as a script.
+    fn git_program(&mut self, what: &str, value: Option<&str>, shell: &mut Shell, frame: &Frame) {
+        match value {
+            Some(text) => {
+                self.script_args(what, &[Arg::lit(text)], shell, frame, false);
+            }
+            None => self.fail_closed(
+                frame,
+                RuleId::NotStatic,
+                format!("{what} runs a program that is not statically known"),
+            ),
+        }
+    }
+
+    /// Judges one config setting (`-c key=value`, `git config key value`);
+    /// returns an alias it defines.
+    fn git_setting(
+        &mut self,
+        source: &str,
+        key: &str,
+        value: Option<&str>,
+        shell: &mut Shell,
+        frame: &Frame,
+    ) -> Option<(String, Option<String>)> {
+        let what = format!("{source} {key}");
+        match classify(key) {
+            Key::Alias(name) => return Some((name, value.map(str::to_owned))),
+            Key::Program => self.git_program(&what, value, shell, frame),
+            Key::BoolOrProgram => {
+                if !value.is_some_and(is_bool) {
+                    self.git_program(&what, value, shell, frame);
+                }
+            }
+            Key::Credential => match value {
+                None => self.git_program(&what, None, shell, frame),
+                Some(v) if v.trim().is_empty() => {}
+                Some(v) => {
+                    if let Some(script) = v.strip_prefix('!') {
+                        self.git_program(&what, Some(script), shell, frame);
+                    } else if v.contains('/') {
+                        self.git_program(&what, Some(v), shell, frame);
+                    } else {
+                        let name = v.split_whitespace().next().unwrap_or("");
+                        if !CREDENTIAL_HELPERS.contains(&name) {
+                            self.fail_closed(
+                                frame,
+                                RuleId::NotStatic,
+                                format!("{what}: the credential helper `git credential-{name}` is a program the guard does not know"),
+                            );
+                        }
+                    }
+                }
+            },
+            Key::SubmoduleUpdate => match value {
+                Some(v) if !v.starts_with('!') => {}
+                Some(v) => self.git_program(&what, Some(&v[1..]), shell, frame),
+                None => self.git_program(&what, None, shell, frame),
+            },
+            Key::Opaque => self.fail_closed(
+                frame,
+                RuleId::NotStatic,
+                format!("{what} makes git read files or run programs (hooks, included config, templates) the guard cannot see"),
+            ),
+            Key::Protocol => {
+                if !value.is_some_and(|v| v.eq_ignore_ascii_case("never")) {
+                    self.fail_closed(
+                        frame,
+                        RuleId::NotStatic,
+                        format!("{what} may enable transports that run programs (ext::)"),
+                    );
+                }
+            }
+            Key::Url => {
+                let ext = |t: &str| t.to_ascii_lowercase().contains("ext::");
+                if value.is_none_or(ext) || ext(key) {
+                    self.fail_closed(
+                        frame,
+                        RuleId::NotStatic,
+                        format!("{what}: a URL that is not static or uses the ext:: transport, which runs a program"),
+                    );
+                }
+            }
+            Key::Refspec => match value {
+                Some(v) => self.git_refspec(&what, &Arg::lit(v), frame),
+                None => self.fail_closed(
+                    frame,
+                    RuleId::NotStatic,
+                    format!("{what}: a refspec that is not statically known"),
+                ),
+            },
+            Key::Prune => {
+                if !value.is_some_and(|v| v.eq_ignore_ascii_case("never")) {
+                    self.destructive(
+                        frame,
+                        &format!("{what} (gc prunes unreachable objects or reflogs early)"),
+                    );
+                }
+            }
+            Key::Harmless => {}
+        }
+        None
+    }
+
     /// Judges `git <args>`.
     pub(crate) fn git(&mut self, args: &[Arg], shell: &mut Shell, frame: &Frame) {
+        if !self.git_environment(shell, frame) {
+            return;
+        }
+        let mut inv = Inv {
+            dir: shell.cwd.clone(),
+            place: Place::Main,
+            aliases: Vec::new(),
+            config_unknown: false,
+            path_changed: Self::git_env(shell, "PATH").is_some(),
+            globals: Vec::new(),
+        };
+        let mut git_dir: Option<Option<String>> =
+            Self::git_env(shell, "GIT_DIR").or_else(|| Self::git_env(shell, "GIT_COMMON_DIR"));
+        self.git_config_env(&mut inv, shell, frame);
         let mut index = 0;
-        let mut aliases: Vec<(String, Option<String>)> = Vec::new();
-        let mut config_unknown = false;
         while index < args.len() {
             let arg = &args[index];
             let Some(text) = arg.exact() else {
@@ -108,38 +672,78 @@ impl Walker<'_> {
                 break;
             }
             index += 1;
+            let next = args.get(index).cloned();
+            let mut take = || {
+                index += 1;
+                next.clone()
+            };
             match text {
-                "-C" | "--git-dir" | "--work-tree" | "--namespace" | "--super-prefix"
-                | "--exec-path" => {
-                    index += 1;
+                "-h" | "--help" | "--version" | "-v" | "--html-path" | "--man-path"
+                | "--info-path" | "--exec-path" => return,
+                _ if text.starts_with("--list-cmds") => return,
+                "-C" => match take() {
+                    Some(dir) => {
+                        inv.dir = match (dir.exact(), &inv.dir) {
+                            (Some(""), d) => d.clone(),
+                            (Some(d), Some(base)) => Some(paths::normalize(base, d)),
+                            (Some(d), None) if d.starts_with('/') => Some(paths::normalize("/", d)),
+                            _ => None,
+                        };
+                    }
+                    None => return,
+                },
+                "--git-dir" => git_dir = Some(take().and_then(|a| a.exact().map(str::to_owned))),
+                _ if text.starts_with("--git-dir=") => {
+                    git_dir = Some(Some(text["--git-dir=".len()..].to_owned()));
                 }
-                "-c" | "--config-env" => {
-                    let Some(setting) = args.get(index) else {
-                        break;
+                _ if text.starts_with("--exec-path=") => {
+                    self.fail_closed(
+                        frame,
+                        RuleId::NotStatic,
+                        "git --exec-path=DIR runs git's programs from a directory the guard cannot see",
+                    );
+                    return;
+                }
+                "--work-tree" | "--namespace" | "--super-prefix" | "--attr-source" => {
+                    take();
+                }
+                "-c" => {
+                    let Some(setting) = take() else {
+                        return;
                     };
-                    index += 1;
-                    match setting.exact().and_then(|s| s.split_once('=')) {
+                    match split_setting(&setting) {
                         Some((key, value)) => {
-                            let lower = key.to_ascii_lowercase();
-                            if let Some(name) = lower.strip_prefix("alias.") {
-                                aliases.push((name.to_owned(), Some(value.to_owned())));
-                            } else if runs_program(key) {
-                                self.script_args(
-                                    &format!("git -c {key}"),
-                                    &[Arg::lit(value)],
-                                    shell,
-                                    frame,
-                                    false,
-                                );
+                            if let Some(alias) =
+                                self.git_setting("git -c", &key, value.as_deref(), shell, frame)
+                            {
+                                inv.aliases.push(alias);
                             }
                         }
-                        None if setting.known => {}
-                        None => config_unknown = true,
+                        None => {
+                            inv.config_unknown = true;
+                            self.fail_closed(
+                                frame,
+                                RuleId::NotStatic,
+                                format!("git -c `{}`: a setting whose key is not statically known may run a program", setting.text),
+                            );
+                        }
                     }
+                }
+                "--config-env" => {
+                    let Some(setting) = take() else {
+                        return;
+                    };
+                    self.git_config_env_option(&setting, &mut inv, shell, frame);
+                }
+                _ if text.starts_with("--config-env=") => {
+                    let setting = Arg::lit(&text["--config-env=".len()..]);
+                    self.git_config_env_option(&setting, &mut inv, shell, frame);
                 }
                 _ => {}
             }
         }
+        inv.globals = args[..index].to_vec();
+        inv.place = self.git_place(inv.dir.as_deref(), git_dir);
         let Some(sub) = args.get(index) else {
             return;
         };
@@ -152,41 +756,218 @@ impl Walker<'_> {
             );
             return;
         };
-        if !BUILTINS.contains(&name.as_str()) {
-            let from_input = aliases
-                .iter()
-                .rev()
-                .find(|(n, _)| *n == name)
-                .map(|(_, v)| v.clone())
-                .or_else(|| self.world.git_aliases.get(&name).cloned())
-                .or_else(|| self.ctx.git_aliases.get(&name).cloned().map(Some));
-            match from_input {
-                Some(Some(value)) => {
-                    self.git_alias(&name, &value, &rest, shell, frame);
-                    return;
-                }
-                Some(None) => {
-                    self.fail_closed(
-                        frame,
-                        RuleId::NotStatic,
-                        format!("git alias `{name}` is not statically known"),
-                    );
-                    return;
-                }
-                None if config_unknown || self.world.git_aliases_unknown => {
-                    self.fail_closed(
-                        frame,
-                        RuleId::NotStatic,
-                        format!(
-                            "`git {name}` may be an alias defined to something not statically known"
-                        ),
-                    );
-                    return;
-                }
-                None => {}
+        // Paths given to git are relative to the directory it runs in.
+        let mut here = shell.clone();
+        here.cwd = inv.dir.clone();
+        if COMMANDS.contains(&name.as_str()) {
+            self.git_subcommand(&name, &rest, &inv, &mut here, frame);
+            return;
+        }
+        let lower = name.to_ascii_lowercase();
+        let trust_context = inv.place == Place::Main;
+        let alias = inv
+            .aliases
+            .iter()
+            .rev()
+            .find(|(n, _)| *n == lower)
+            .map(|(_, v)| v.clone())
+            .or_else(|| self.world.git_aliases.get(&lower).cloned())
+            .or_else(|| {
+                trust_context
+                    .then(|| {
+                        self.ctx
+                            .git_aliases
+                            .iter()
+                            .find(|(n, _)| n.eq_ignore_ascii_case(&name))
+                            .map(|(_, v)| Some(v.clone()))
+                    })
+                    .flatten()
+            });
+        match alias {
+            Some(Some(value)) => self.git_alias(&name, &value, &rest, &inv, shell, frame),
+            Some(None) => self.fail_closed(
+                frame,
+                RuleId::NotStatic,
+                format!("git alias `{name}` is not statically known"),
+            ),
+            None if inv.config_unknown || self.world.git_aliases_unknown => self.fail_closed(
+                frame,
+                RuleId::NotStatic,
+                format!("`git {name}` may be an alias defined to something not statically known"),
+            ),
+            None if EXTENSIONS.contains(&name.as_str()) && !inv.path_changed => {
+                self.git_extension(&name, &rest, &inv, &mut here, frame);
+            }
+            None => self.fail_closed(
+                frame,
+                RuleId::NotStatic,
+                format!(
+                    "`git {name}` is neither a git command, an alias the guard knows nor a listed extension; git may run an alias defined elsewhere or autocorrect it into another command"
+                ),
+            ),
+        }
+    }
+
+    /// Judges the environment a git command gets; false when it was denied.
+    fn git_environment(&mut self, shell: &mut Shell, frame: &Frame) -> bool {
+        for name in PROGRAM_ENV {
+            if let Some(value) = Self::git_env(shell, name) {
+                // The program itself is judged without the variable (a
+                // `git` inside it would otherwise run it again, forever).
+                let mut clean = shell.clone();
+                clean.env.retain(|(n, _)| n != name);
+                clean.vars.remove(*name);
+                self.git_program(
+                    &format!("{name} given to git"),
+                    value.as_deref(),
+                    &mut clean,
+                    frame,
+                );
             }
         }
-        self.git_subcommand(&name, &rest, shell, frame);
+        for name in CONFIG_SOURCE_ENV {
+            if let Some(value) = Self::git_env(shell, name)
+                && value.as_deref() != Some("/dev/null")
+            {
+                self.fail_closed(
+                    frame,
+                    RuleId::NotStatic,
+                    format!(
+                        "git with {name} set in the command reads configuration the guard cannot see (aliases, programs)"
+                    ),
+                );
+                return false;
+            }
+        }
+        for name in OPAQUE_ENV {
+            if Self::git_env(shell, name).is_some() {
+                self.fail_closed(
+                    frame,
+                    RuleId::NotStatic,
+                    format!("git with {name} set runs programs or reads configuration the guard cannot see"),
+                );
+                return false;
+            }
+        }
+        if let Some(value) = Self::git_env(shell, "GIT_ALLOW_PROTOCOL")
+            && value.is_none_or(|v| v.to_ascii_lowercase().contains("ext"))
+        {
+            self.fail_closed(
+                frame,
+                RuleId::NotStatic,
+                "GIT_ALLOW_PROTOCOL may enable the ext:: transport, which runs a program",
+            );
+            return false;
+        }
+        self.denial.is_none()
+    }
+
+    /// `GIT_CONFIG_COUNT` with `GIT_CONFIG_KEY_<n>`/`GIT_CONFIG_VALUE_<n>`.
+    fn git_config_env(&mut self, inv: &mut Inv, shell: &mut Shell, frame: &Frame) {
+        let Some(count) = Self::git_env(shell, "GIT_CONFIG_COUNT") else {
+            return;
+        };
+        let Some(count) = count
+            .and_then(|c| c.trim().parse::<usize>().ok())
+            .filter(|c| *c <= 32)
+        else {
+            self.fail_closed(
+                frame,
+                RuleId::NotStatic,
+                "GIT_CONFIG_COUNT is not a small static number; the settings it gives git cannot be seen",
+            );
+            return;
+        };
+        let mut clean = shell.clone();
+        clean.env.retain(|(n, _)| !n.starts_with("GIT_CONFIG_"));
+        clean.vars.retain(|n, _| !n.starts_with("GIT_CONFIG_"));
+        for n in 0..count {
+            let key = Self::git_env(shell, &format!("GIT_CONFIG_KEY_{n}")).flatten();
+            let value = Self::git_env(shell, &format!("GIT_CONFIG_VALUE_{n}")).flatten();
+            let shell = &mut clean;
+            match key {
+                Some(key) => {
+                    if let Some(alias) =
+                        self.git_setting("GIT_CONFIG_KEY", &key, value.as_deref(), shell, frame)
+                    {
+                        inv.aliases.push(alias);
+                    }
+                }
+                None => {
+                    inv.config_unknown = true;
+                    self.fail_closed(
+                        frame,
+                        RuleId::NotStatic,
+                        format!("GIT_CONFIG_KEY_{n} is not statically known"),
+                    );
+                }
+            }
+        }
+    }
+
+    /// `--config-env key=ENVVAR`: the value is the variable's.
+    fn git_config_env_option(
+        &mut self,
+        setting: &Arg,
+        inv: &mut Inv,
+        shell: &mut Shell,
+        frame: &Frame,
+    ) {
+        let Some((key, var)) = setting.exact().and_then(|s| s.split_once('=')) else {
+            inv.config_unknown = true;
+            self.fail_closed(
+                frame,
+                RuleId::NotStatic,
+                "git --config-env with a setting that is not statically known",
+            );
+            return;
+        };
+        let value = Self::git_env(shell, var).flatten();
+        if let Some(alias) =
+            self.git_setting("git --config-env", key, value.as_deref(), shell, frame)
+        {
+            inv.aliases.push(alias);
+        }
+    }
+
+    /// Decides which worktree a git command running in `dir` acts on.
+    fn git_place(&self, dir: Option<&str>, git_dir: Option<Option<String>>) -> Place {
+        let Some(dir) = dir else {
+            return Place::Unknown;
+        };
+        let other = |path: &str| {
+            self.world
+                .git_repos
+                .iter()
+                .any(|repo| paths::is_within(path, repo))
+        };
+        let Some(root) = self.anchors.repo_root.as_deref() else {
+            return Place::Main;
+        };
+        if let Some(git_dir) = git_dir {
+            let Some(git_dir) = git_dir else {
+                return Place::Unknown;
+            };
+            let resolved = paths::normalize(dir, &git_dir);
+            if resolved == paths::normalize(root, ".git") {
+                return Place::Main;
+            }
+            return if other(&resolved) {
+                Place::Other
+            } else {
+                Place::Unknown
+            };
+        }
+        if let Some(rel) = paths::relative_to(dir, root)
+            && (rel.is_empty() || self.ctx.tracked.has_tracked_under(rel))
+        {
+            return Place::Main;
+        }
+        if other(dir) {
+            Place::Other
+        } else {
+            Place::Unknown
+        }
     }
 
     fn git_alias(
@@ -194,29 +975,54 @@ impl Walker<'_> {
         name: &str,
         value: &str,
         rest: &[Arg],
+        inv: &Inv,
         shell: &mut Shell,
         frame: &Frame,
     ) {
         let quoted: Vec<String> = rest.iter().map(words::quote).collect();
-        let text = match value.strip_prefix('!') {
-            Some(script) => format!("{script} {}", quoted.join(" ")),
-            None => format!("git {value} {}", quoted.join(" ")),
-        };
+        let globals: Vec<String> = inv.globals.iter().map(words::quote).collect();
         let mut sub = shell.clone();
+        let text = match value.strip_prefix('!') {
+            Some(script) => {
+                // Shell aliases run from the top of the worktree.
+                sub.cwd = match inv.place {
+                    Place::Main => self.anchors.repo_root.clone().or(inv.dir.clone()),
+                    _ => None,
+                };
+                format!("{script} {}", quoted.join(" "))
+            }
+            None => format!("git {} {value} {}", globals.join(" "), quoted.join(" ")),
+        };
         let inner = frame.nested(&format!("git alias {name}"));
         self.run_script(&text, &mut sub, &inner);
     }
 
-    fn on_protected_branch(&self) -> Option<String> {
-        self.world.branches.iter().find_map(|b| match b {
-            Some(name) if self.policy.is_protected_branch(name) => Some(name.clone()),
+    /// The branches the command may act on: none to protect in another
+    /// repository, unknown outside the run's worktree.
+    fn branches_at(&self, inv: &Inv) -> Vec<Branch> {
+        match inv.place {
+            Place::Main => self.world.branches.clone(),
+            Place::Other => Vec::new(),
+            Place::Unknown => vec![None],
+        }
+    }
+
+    fn on_protected_branch(&self, inv: &Inv) -> Option<String> {
+        self.branches_at(inv).into_iter().find_map(|b| match b {
+            Some(name) if self.policy.is_protected_branch(&name) => Some(name),
             Some(_) => None,
-            None => Some("a branch that is not statically known".to_owned()),
+            None => Some(match inv.place {
+                Place::Unknown => format!(
+                    "a branch that is not statically known (git runs in `{}`, outside the run's worktree)",
+                    inv.dir.as_deref().unwrap_or("a directory that is not statically known")
+                ),
+                _ => "a branch that is not statically known".to_owned(),
+            }),
         })
     }
 
-    fn deny_if_protected(&mut self, frame: &Frame, what: &str) {
-        if let Some(branch) = self.on_protected_branch() {
+    fn deny_if_protected(&mut self, inv: &Inv, frame: &Frame, what: &str) {
+        if let Some(branch) = self.on_protected_branch(inv) {
             self.deny(
                 frame,
                 RuleId::ProtectedBranch,
@@ -227,8 +1033,19 @@ impl Walker<'_> {
         }
     }
 
+    fn deny_protected_ref(&mut self, frame: &Frame, what: &str, branch: &str) {
+        self.deny(
+            frame,
+            RuleId::ProtectedBranch,
+            format!("{what} writes `{branch}`, a protected branch"),
+        );
+    }
+
     /// Records that HEAD moves to `branch` (or may, in conditional code).
-    fn switch_to(&mut self, branch: Option<String>, frame: &Frame) {
+    fn switch_to(&mut self, inv: &Inv, branch: Branch, frame: &Frame) {
+        if inv.place != Place::Main {
+            return;
+        }
         if frame.conditional {
             self.world.branches.push(branch);
         } else {
@@ -253,11 +1070,19 @@ impl Walker<'_> {
         if text == "." || text.starts_with("./") || text.starts_with(':') || arg.glob {
             return true;
         }
+        // Git expands pathspec globs itself, quoted or not.
+        if text.contains(['*', '?', '[']) {
+            return true;
+        }
         let Some(root) = self.anchors.repo_root.clone() else {
             return false;
         };
-        self.resolve(shell, text)
-            .and_then(|abs| crate::paths::relative_to(&abs, &root).map(str::to_owned))
+        let Some(absolute) = self.resolve(shell, text) else {
+            // The directory is not known: the word may name a file there.
+            return true;
+        };
+        paths::relative_to(&absolute, &root)
+            .map(str::to_owned)
             .is_some_and(|rel| {
                 rel.is_empty()
                     || self.ctx.tracked.is_tracked(&rel)
@@ -265,10 +1090,136 @@ impl Walker<'_> {
             })
     }
 
-    fn git_subcommand(&mut self, name: &str, rest: &[Arg], shell: &mut Shell, frame: &Frame) {
-        let p = rules::parse(rest, &spec());
-        if p.has(&["--help", "-h"]) {
+    /// Judges a refspec whose destination may be a local branch.
+    fn git_refspec(&mut self, what: &str, arg: &Arg, frame: &Frame) {
+        let Some(text) = arg
+            .exact()
+            .or_else(|| arg.known.then_some(arg.text.as_str()))
+        else {
+            self.fail_closed(
+                frame,
+                RuleId::NotStatic,
+                format!("{what}: the refspec `{}` is not statically known; it may write a protected branch", arg.text),
+            );
             return;
+        };
+        let Some((_, dst)) = text.trim_start_matches(['+', '^']).split_once(':') else {
+            return;
+        };
+        let dst = dst.trim();
+        if dst.is_empty() {
+            return;
+        }
+        let branch = if let Some(b) = dst.strip_prefix("refs/heads/") {
+            Some(b)
+        } else if dst.starts_with("refs/") {
+            None
+        } else if let Some(b) = dst.strip_prefix("heads/") {
+            Some(b)
+        } else if dst.starts_with("remotes/") || dst.starts_with("tags/") {
+            None
+        } else {
+            Some(dst)
+        };
+        if dst.contains('*') {
+            // A glob writes every branch it matches.
+            let fixed = dst.split('*').next().unwrap_or("");
+            let into_heads = branch.is_some() || "refs/heads/".starts_with(fixed);
+            if into_heads {
+                self.deny(
+                    frame,
+                    RuleId::ProtectedBranch,
+                    format!("{what}: the refspec `{text}` writes local branches by pattern, protected ones included"),
+                );
+            }
+            return;
+        }
+        if let Some(branch) = branch
+            && self.policy.is_protected_branch(branch)
+        {
+            self.deny_protected_ref(frame, &format!("{what} `{text}`"), branch);
+        }
+    }
+
+    /// The `ext::` transport runs its command.
+    fn git_ext_urls(&mut self, rest: &[Arg], shell: &mut Shell, frame: &Frame) {
+        for arg in rest {
+            let Some(text) = arg.exact() else {
+                continue;
+            };
+            // `--remote=ext::...`, `--config=remote.x.url=ext::...` too.
+            let Some(at) = text.to_ascii_lowercase().find("ext::") else {
+                continue;
+            };
+            let command = &text[at + "ext::".len()..];
+            // Words are split at spaces; `% ` is a space, `%%` a percent.
+            let mut argv: Vec<Arg> = Vec::new();
+            let mut word = String::new();
+            let mut chars = command.chars().peekable();
+            while let Some(c) = chars.next() {
+                match c {
+                    '%' => match chars.next() {
+                        Some(' ') => word.push(' '),
+                        Some('%') => word.push('%'),
+                        Some(other) => {
+                            word.push('%');
+                            word.push(other);
+                        }
+                        None => word.push('%'),
+                    },
+                    ' ' => {
+                        if !word.is_empty() {
+                            argv.push(Arg::lit(std::mem::take(&mut word)));
+                        }
+                    }
+                    other => word.push(other),
+                }
+            }
+            if !word.is_empty() {
+                argv.push(Arg::lit(word));
+            }
+            if argv.is_empty() {
+                continue;
+            }
+            self.dispatch(
+                Cmd {
+                    argv,
+                    stdin: Stdin::Inherited,
+                },
+                shell,
+                &frame.nested("git ext:: transport"),
+            );
+        }
+    }
+
+    fn git_subcommand(
+        &mut self,
+        name: &str,
+        rest: &[Arg],
+        inv: &Inv,
+        shell: &mut Shell,
+        frame: &Frame,
+    ) {
+        let before_dashdash = rest.iter().take_while(|a| !a.is("--"));
+        if before_dashdash
+            .clone()
+            .any(|a| a.is("--help") || a.is("-h"))
+        {
+            return;
+        }
+        if matches!(
+            name,
+            "fetch"
+                | "pull"
+                | "clone"
+                | "ls-remote"
+                | "remote"
+                | "archive"
+                | "fetch-pack"
+                | "submodule"
+                | "bundle"
+        ) {
+            self.git_ext_urls(rest, shell, frame);
         }
         match name {
             "push" | "send-pack" | "http-push" => self.deny(
@@ -279,134 +1230,170 @@ impl Walker<'_> {
             "subtree" if rest.iter().any(|a| a.is("push")) => {
                 self.deny(frame, RuleId::GitPush, "git subtree push publishes to a remote");
             }
-            "reset" => {
-                if p.has(&["--hard", "--merge"]) {
-                    self.destructive(frame, "git reset --hard/--merge");
-                    return;
-                }
-                let moves_ref = p.has(&["--soft", "--mixed", "--keep"])
-                    || (p.operands.len() == 1
-                        && !rest.iter().any(|a| a.is("--"))
-                        && !p.operands[0].is("HEAD")
-                        && !self.looks_like_path(shell, &p.operands[0]));
-                if moves_ref {
-                    self.deny_if_protected(frame, "git reset");
-                }
-            }
-            "clean"
-                if !p.has(&["-n", "--dry-run"]) => {
+            "reset" => self.git_reset(rest, inv, shell, frame),
+            "clean" => {
+                let p = gparse(rest, &Opts {
+                    short_values: "e",
+                    longs: &["--dry-run", "--no-dry-run", "--force", "--interactive", "--quiet", "--exclude="],
+                });
+                if !last_on(&p, &["-n", "--dry-run"], &["--no-dry-run"]) {
                     self.destructive(frame, "git clean");
                 }
-            "checkout" => self.git_checkout(rest, &p, shell, frame),
-            "switch" => {
-                if p.has(&["-f", "--force", "--discard-changes", "-C", "--force-create"]) {
-                    self.destructive(frame, "git switch --force/--discard-changes/-C");
-                    return;
-                }
-                let target = if p.has(&["-c", "--create", "--orphan"]) {
-                    p.operands.first().map(|a| a.exact().map(str::to_owned))
-                } else if p.has(&["--detach", "-d"]) {
-                    Some(Some("(detached)".to_owned()))
-                } else {
-                    p.operands.first().map(|a| a.exact().filter(|t| *t != "-").map(str::to_owned))
-                };
-                if let Some(target) = target {
-                    self.switch_to(target, frame);
-                }
             }
+            "checkout" => self.git_checkout(rest, inv, shell, frame),
+            "switch" => self.git_switch(rest, inv, frame),
             "restore" => {
+                let p = gparse(rest, &Opts {
+                    short_values: "s",
+                    longs: &[
+                        "--source=", "--staged", "--worktree", "--patch", "--ours", "--theirs",
+                        "--merge", "--conflict=", "--overlay", "--no-overlay", "--quiet", "--progress",
+                        "--pathspec-from-file=", "--pathspec-file-nul", "--ignore-unmerged",
+                        "--recurse-submodules", "--ignore-skip-worktree-bits",
+                    ],
+                });
                 let worktree = p.has(&["-W", "--worktree"]) || !p.has(&["-S", "--staged"]);
                 if worktree {
                     self.destructive(frame, "git restore of the working tree");
                 }
             }
-            "branch" => self.git_branch(&p, frame),
-            "stash"
-                if p.operands.first().is_some_and(|a| a.is("drop") || a.is("clear")) => {
+            "branch" => self.git_branch(rest, inv, frame),
+            "stash" => {
+                let p = gparse(rest, &Opts { short_values: "m", longs: &["--message="] });
+                if p.operands.first().is_some_and(|a| a.is("drop") || a.is("clear")) {
                     self.destructive(frame, "git stash drop/clear");
                 }
-            "rm"
-                if !p.has(&["--cached"]) && (short_flag(&p, 'f') || short_flag(&p, 'r') || p.has(&["--force"])) => {
-                    self.destructive(frame, "git rm -r/-f");
+            }
+            "rm" => self.git_rm(rest, shell, frame),
+            "mv" => self.git_mv(rest, shell, frame),
+            "update-ref" => self.git_update_ref(rest, inv, frame),
+            "symbolic-ref" => self.git_symbolic_ref(rest, inv, frame),
+            "checkout-index" => {
+                let p = gparse(rest, &Opts {
+                    short_values: "",
+                    longs: &["--force", "--all", "--index", "--stage=", "--temp", "--prefix=", "--quiet", "--no-create", "--stdin", "--ignore-skip-worktree-bits"],
+                });
+                if p.has(&["-f", "--force"]) {
+                    self.destructive(frame, "git checkout-index --force");
                 }
-            "update-ref" => {
-                if p.has(&["-d", "--stdin"]) {
-                    self.destructive(frame, "git update-ref -d/--stdin");
-                } else if let Some(reference) = p.operands.first() {
-                    if !reference.known {
-                        self.fail_closed(frame, RuleId::NotStatic, "git update-ref of a ref that is not statically known");
-                    } else if self.policy.is_protected_branch(&reference.text) || reference.is("HEAD") {
-                        let shown = reference.text.clone();
-                        if reference.is("HEAD") {
-                            self.deny_if_protected(frame, "git update-ref HEAD");
-                        } else {
-                            self.deny(frame, RuleId::ProtectedBranch, format!("git update-ref moves `{shown}`, a protected branch"));
-                        }
+            }
+            "read-tree" => {
+                let p = gparse(rest, &Opts {
+                    short_values: "",
+                    longs: &["--reset", "--prefix=", "--index-output=", "--exclude-per-directory=", "--trivial", "--aggressive", "--empty", "--no-sparse-checkout", "--dry-run", "--quiet", "--recurse-submodules"],
+                });
+                if p.has(&["--reset"]) && p.has(&["-u"]) {
+                    self.destructive(frame, "git read-tree --reset -u");
+                }
+            }
+            "rebase" => self.git_rebase(rest, inv, shell, frame),
+            "commit" | "merge" | "cherry-pick" | "revert" | "am" => {
+                let p = gparse(rest, &Opts { short_values: "", longs: &["--abort", "--quit"] });
+                if !p.has(&["--abort", "--quit"]) {
+                    self.deny_if_protected(inv, frame, &format!("git {name}"));
+                }
+            }
+            "fetch" | "pull" => self.git_fetch(name, rest, inv, shell, frame),
+            "ls-remote" | "fetch-pack" | "archive" => {
+                let p = gparse(rest, &Opts {
+                    short_values: "o",
+                    longs: &["--upload-pack=", "--exec=", "--remote=", "--output=", "--format=", "--prefix=", "--server-option="],
+                });
+                for value in values(&p, &["--upload-pack", "--exec"]) {
+                    self.git_program(&format!("git {name} --upload-pack/--exec"), value.and_then(Arg::exact), shell, frame);
+                }
+                if name == "archive" {
+                    for out in values(&p, &["--output", "-o"]).flatten() {
+                        self.check_write(&out.clone(), WriteMode::Clobber, shell, frame, "git archive --output");
                     }
                 }
             }
-            "symbolic-ref" => {
-                if p.has(&["-d", "--delete"]) {
-                    self.destructive(frame, "git symbolic-ref --delete");
-                } else if p.operands.len() >= 2 && p.operands[0].is("HEAD") {
-                    let target = p.operands[1]
-                        .exact()
-                        .map(|t| t.strip_prefix("refs/heads/").unwrap_or(t).to_owned());
-                    self.switch_to(target, frame);
-                }
-            }
-            "checkout-index"
-                if (short_flag(&p, 'f') || p.has(&["--force"])) => {
-                    self.destructive(frame, "git checkout-index --force");
-                }
-            "read-tree"
-                if p.has(&["--reset"]) && short_flag(&p, 'u') => {
-                    self.destructive(frame, "git read-tree --reset -u");
-                }
-            "rebase" => {
-                if p.has(&["--abort", "--quit", "--skip", "--edit-todo", "--show-current-patch"]) {
+            "clone" => self.git_clone(rest, inv, shell, frame),
+            "init" | "init-db" => {
+                let p = gparse(rest, &Opts {
+                    short_values: "b",
+                    longs: &["--template=", "--separate-git-dir=", "--object-format=", "--ref-format=", "--initial-branch=", "--shared", "--bare", "--quiet"],
+                });
+                if p.has(&["--template"]) {
+                    self.fail_closed(frame, RuleId::NotStatic, "git init --template copies hooks from a directory the guard cannot see");
                     return;
                 }
-                let p = rules::parse(rest, &Spec { short_values: "xsX", long_values: &["--exec", "--onto", "--strategy", "--strategy-option"], stop_at_operand: false });
-                if let Some(exec) = p.value(&["-x", "--exec"]).cloned() {
-                    self.script_args("git rebase --exec", &[exec], shell, frame, false);
-                }
-                if p.operands.len() >= 2 {
-                    let target = p.operands[1].exact().map(str::to_owned);
-                    self.switch_to(target, frame);
-                }
-                self.deny_if_protected(frame, "git rebase");
-            }
-            "commit" | "merge" | "cherry-pick" | "revert" | "am" | "pull"
-                if !p.has(&["--abort", "--quit"]) => {
-                    self.deny_if_protected(frame, &format!("git {name}"));
-                }
-            "fetch" => {
-                for operand in &p.operands {
-                    if let Some((_, dst)) = operand.text.split_once(':')
-                        && self.policy.is_protected_branch(dst) {
-                            self.deny(frame, RuleId::ProtectedBranch, format!("git fetch into `{dst}`, a protected branch"));
-                        }
+                let dir = match p.operands.first() {
+                    Some(d) => d.exact().and_then(|d| self.resolve(shell, d)),
+                    None => shell.cwd.clone(),
+                };
+                let _ = inv;
+                if let Some(dir) = dir
+                    && self.git_place(Some(&dir), None) != Place::Main
+                {
+                    self.world.git_repos.push(dir);
+                    self.world.git_repos.truncate(64);
                 }
             }
-            "filter-branch" | "filter-repo" => self.destructive(frame, &format!("git {name}")),
+            "difftool" => {
+                let p = gparse(rest, &Opts {
+                    short_values: "xt",
+                    longs: &["--extcmd=", "--tool=", "--tool-help", "--dir-diff", "--no-prompt", "--prompt", "--symlinks", "--no-symlinks", "--gui", "--no-gui", "--trust-exit-code"],
+                });
+                for value in values(&p, &["-x", "--extcmd"]) {
+                    self.git_program("git difftool --extcmd", value.and_then(Arg::exact), shell, frame);
+                }
+            }
+            "grep" => {
+                for arg in rest.iter().take_while(|a| !a.is("--")) {
+                    let Some(text) = arg.exact() else { continue };
+                    let pager = if let Some(long) = text.strip_prefix("--") {
+                        long.split_once('=')
+                            .filter(|(n, _)| n.len() >= 2 && "open-files-in-pager".starts_with(n))
+                            .map(|(_, v)| v)
+                    } else if text.starts_with('-') {
+                        text.split_once('O').map(|(_, v)| v).filter(|v| !v.is_empty())
+                    } else {
+                        None
+                    };
+                    if let Some(pager) = pager {
+                        self.git_program("git grep --open-files-in-pager", Some(pager), shell, frame);
+                    }
+                }
+            }
+            "remote" => {
+                let p = gparse(rest, &Opts { short_values: "tm", longs: &["--mirror", "--fetch", "--tags", "--no-tags", "--track=", "--master="] });
+                if p.operands.first().is_some_and(|a| a.is("add"))
+                    && p.opts.iter().any(|o| o.name == "--mirror" && !o.value.as_ref().is_some_and(|v| v.is("push")))
+                {
+                    self.deny(frame, RuleId::ProtectedBranch, "git remote add --mirror=fetch makes every fetch overwrite local branches, protected ones included");
+                }
+            }
+            "remote-ext" => self.fail_closed(frame, RuleId::NotStatic, "git remote-ext runs the command in its URL"),
+            "filter-branch" => self.destructive(frame, "git filter-branch"),
             "reflog"
-                if p.operands.first().is_some_and(|a| a.is("expire") || a.is("delete")) => {
+                if rest.iter().find(|a| !a.text.starts_with('-')).is_some_and(|a| a.is("expire") || a.is("delete") || a.is("drop")) => {
                     self.destructive(frame, "git reflog expire/delete");
                 }
-            "gc" | "prune"
-                if (p.opts.iter().any(|o| o.name == "--prune" && o.value.as_ref().is_some_and(|v| v.is("now"))) || name == "prune") => {
-                    self.destructive(frame, &format!("git {name} of unreachable objects"));
+            "gc" => {
+                let p = gparse(rest, &Opts {
+                    short_values: "",
+                    longs: &["--prune", "--no-prune", "--aggressive", "--auto", "--quiet", "--force", "--keep-largest-pack", "--detach", "--no-detach", "--cruft", "--no-cruft", "--max-cruft-size=", "--expire-to="],
+                });
+                let prunes = p.opts.iter().any(|o| {
+                    o.name == "--prune" && o.value.as_ref().is_some_and(|v| !v.is("never"))
+                });
+                if prunes {
+                    self.destructive(frame, "git gc --prune=<date> (prunes unreachable objects)");
                 }
-            "worktree"
-                if p.operands.first().is_some_and(|a| a.is("remove")) && (short_flag(&p, 'f') || p.has(&["--force"])) => {
-                    self.destructive(frame, "git worktree remove --force");
+            }
+            "prune" => {
+                let p = gparse(rest, &Opts { short_values: "", longs: &["--dry-run", "--verbose", "--progress", "--expire="] });
+                if !p.has(&["-n", "--dry-run"]) {
+                    self.destructive(frame, "git prune of unreachable objects");
                 }
+            }
+            "worktree" => self.git_worktree(rest, shell, frame),
             "submodule" => {
                 if let Some(at) = rest.iter().position(|a| a.is("foreach")) {
                     let script: Vec<Arg> = rest[at + 1..]
                         .iter()
-                        .filter(|a| !a.text.starts_with("--"))
+                        .skip_while(|a| a.text.starts_with('-'))
                         .cloned()
                         .collect();
                     self.script_args("git submodule foreach", &script, shell, frame, false);
@@ -416,16 +1403,154 @@ impl Walker<'_> {
                 if let Some(at) = rest.iter().position(|a| a.is("run")) {
                     let argv = rest[at + 1..].to_vec();
                     if !argv.is_empty() {
-                        self.dispatch(crate::walk::Cmd { argv, stdin: crate::walk::Stdin::Inherited }, shell, &frame.nested("git bisect run"));
+                        self.dispatch(Cmd { argv, stdin: Stdin::Inherited }, shell, &frame.nested("git bisect run"));
                     }
                 }
             }
-            "config" => self.git_config(&p),
+            "for-each-repo" => {
+                // Runs a git command in each repository a config key lists.
+                let mut at = 0;
+                while at < rest.len() && rest[at].text.starts_with("--") {
+                    if rest[at].is("--config") {
+                        at += 1;
+                    }
+                    at += 1;
+                }
+                let mut elsewhere = shell.clone();
+                elsewhere.cwd = None;
+                self.git(&rest[at.min(rest.len())..], &mut elsewhere, &frame.nested("git for-each-repo"));
+            }
+            "config" => self.git_config(rest, shell, frame),
+            "diff" | "log" | "show" | "whatchanged" | "range-diff" | "diff-tree" | "diff-index" | "diff-files" => {
+                let mut args = rest.iter().take_while(|a| !a.is("--"));
+                while let Some(arg) = args.next() {
+                    let out = match arg.exact() {
+                        Some("--output") => args.next().cloned(),
+                        Some(t) => t.strip_prefix("--output=").map(Arg::lit),
+                        None => None,
+                    };
+                    if let Some(out) = out {
+                        self.check_write(&out, WriteMode::Clobber, shell, frame, &format!("git {name} --output"));
+                    }
+                }
+            }
             _ => {}
         }
     }
 
-    fn git_checkout(&mut self, rest: &[Arg], p: &Parsed, shell: &Shell, frame: &Frame) {
+    fn git_extension(
+        &mut self,
+        name: &str,
+        rest: &[Arg],
+        inv: &Inv,
+        _shell: &mut Shell,
+        frame: &Frame,
+    ) {
+        let words: Vec<&str> = rest.iter().filter_map(Arg::exact).collect();
+        let has = |w: &str| words.contains(&w);
+        match name {
+            "lfs" if has("push") => {
+                self.deny(frame, RuleId::GitPush, "git lfs push uploads to a remote")
+            }
+            "lfs" if has("migrate") => {
+                self.destructive(frame, "git lfs migrate (rewrites history)")
+            }
+            "flow" if has("publish") || has("-p") || has("--push") => {
+                self.deny(
+                    frame,
+                    RuleId::GitPush,
+                    "git flow publish/--push pushes to a remote",
+                );
+            }
+            "flow" if has("finish") && (has("release") || has("hotfix")) => {
+                self.deny(
+                    frame,
+                    RuleId::ProtectedBranch,
+                    "git flow release/hotfix finish merges into the production branch",
+                );
+            }
+            "flow" if has("finish") => self.deny_if_protected(inv, frame, "git flow finish"),
+            "absorb" | "revise" => self.deny_if_protected(inv, frame, &format!("git {name}")),
+            "filter-repo" => self.destructive(frame, "git filter-repo"),
+            _ => {}
+        }
+    }
+
+    fn git_reset(&mut self, rest: &[Arg], inv: &Inv, shell: &Shell, frame: &Frame) {
+        let p = gparse(
+            rest,
+            &Opts {
+                short_values: "",
+                longs: &[
+                    "--hard",
+                    "--soft",
+                    "--mixed",
+                    "--keep",
+                    "--merge",
+                    "--quiet",
+                    "--no-quiet",
+                    "--pathspec-from-file=",
+                    "--pathspec-file-nul",
+                    "--refresh",
+                    "--no-refresh",
+                    "--recurse-submodules",
+                    "--no-recurse-submodules",
+                    "--intent-to-add",
+                    "--patch",
+                ],
+            },
+        );
+        if p.has(&["--hard", "--merge"]) {
+            self.destructive(frame, "git reset --hard/--merge");
+            return;
+        }
+        if p.has(&["--pathspec-from-file", "-p", "--patch"]) {
+            return;
+        }
+        let moves_ref = p.has(&["--soft", "--mixed", "--keep"])
+            || (p.operands.len() == 1
+                && !rest.iter().any(|a| a.is("--"))
+                && !p.operands[0].is("HEAD")
+                && !self.looks_like_path(shell, &p.operands[0]));
+        if moves_ref {
+            self.deny_if_protected(inv, frame, "git reset");
+        }
+    }
+
+    fn git_checkout(&mut self, rest: &[Arg], inv: &Inv, shell: &Shell, frame: &Frame) {
+        let p = gparse(
+            rest,
+            &Opts {
+                short_values: "bB",
+                longs: &[
+                    "--force",
+                    "--patch",
+                    "--ours",
+                    "--theirs",
+                    "--merge",
+                    "--overlay",
+                    "--no-overlay",
+                    "--conflict=",
+                    "--pathspec-from-file=",
+                    "--pathspec-file-nul",
+                    "--orphan=",
+                    "--detach",
+                    "--track",
+                    "--no-track",
+                    "--guess",
+                    "--no-guess",
+                    "--quiet",
+                    "--progress",
+                    "--no-progress",
+                    "--recurse-submodules",
+                    "--no-recurse-submodules",
+                    "--ignore-skip-worktree-bits",
+                    "--ignore-other-worktrees",
+                    "--overwrite-ignore",
+                    "--no-overwrite-ignore",
+                ],
+            },
+        );
         if p.has(&[
             "-f",
             "--force",
@@ -436,8 +1561,16 @@ impl Walker<'_> {
             "-m",
             "--merge",
             "--overlay",
+            "--conflict",
         ]) {
-            self.destructive(frame, "git checkout --force/--patch/--ours/--theirs");
+            self.destructive(
+                frame,
+                "git checkout --force/--patch/--ours/--theirs/--merge",
+            );
+            return;
+        }
+        if p.has(&["--pathspec-from-file"]) {
+            self.destructive(frame, "git checkout --pathspec-from-file (paths)");
             return;
         }
         if p.has(&["-B"]) {
@@ -451,32 +1584,114 @@ impl Walker<'_> {
             self.destructive(frame, "git checkout of paths");
             return;
         }
-        let creates = p.has(&["-b", "--orphan", "-c"]);
-        // Options with values (`-b name`) were parsed as flags, so the new
-        // branch name is the first operand.
-        let operands: Vec<&Arg> = p.operands.iter().collect();
-        if creates {
-            let name = operands.first().and_then(|a| a.exact()).map(str::to_owned);
-            self.switch_to(name, frame);
+        if let Some(created) = p.value(&["-b", "--orphan"]) {
+            if p.operands.len() > 1 {
+                self.destructive(frame, "git checkout <commit> <paths>");
+                return;
+            }
+            let name = created.exact().map(str::to_owned);
+            self.switch_to(inv, name, frame);
             return;
         }
-        match operands.as_slice() {
+        match p.operands.as_slice() {
             [] => {}
             [target] => {
                 if dashdash.is_none() && self.looks_like_path(shell, target) {
                     self.destructive(frame, &format!("git checkout of `{}` (paths)", target.text));
                 } else if p.has(&["--detach"]) {
-                    self.switch_to(Some("(detached)".to_owned()), frame);
+                    self.switch_to(inv, Some("(detached)".to_owned()), frame);
                 } else {
-                    let name = target.exact().filter(|t| *t != "-").map(str::to_owned);
-                    self.switch_to(name, frame);
+                    self.switch_to(inv, branch_of(target), frame);
                 }
             }
             _ => self.destructive(frame, "git checkout <commit> <paths>"),
         }
     }
 
-    fn git_branch(&mut self, p: &Parsed, frame: &Frame) {
+    fn git_switch(&mut self, rest: &[Arg], inv: &Inv, frame: &Frame) {
+        let p = gparse(
+            rest,
+            &Opts {
+                short_values: "cC",
+                longs: &[
+                    "--force",
+                    "--discard-changes",
+                    "--force-create=",
+                    "--create=",
+                    "--orphan=",
+                    "--detach",
+                    "--guess",
+                    "--no-guess",
+                    "--track",
+                    "--no-track",
+                    "--merge",
+                    "--conflict=",
+                    "--quiet",
+                    "--progress",
+                    "--no-progress",
+                    "--recurse-submodules",
+                    "--no-recurse-submodules",
+                    "--ignore-other-worktrees",
+                ],
+            },
+        );
+        if p.has(&["-f", "--force", "--discard-changes", "-C", "--force-create"]) {
+            self.destructive(frame, "git switch --force/--discard-changes/-C");
+            return;
+        }
+        let target = if let Some(created) = p.value(&["-c", "--create", "--orphan"]) {
+            Some(created.exact().map(str::to_owned))
+        } else if p.has(&["--detach", "-d"]) {
+            Some(Some("(detached)".to_owned()))
+        } else {
+            p.operands.first().map(branch_of)
+        };
+        if let Some(target) = target {
+            self.switch_to(inv, target, frame);
+        }
+    }
+
+    fn git_branch(&mut self, rest: &[Arg], inv: &Inv, frame: &Frame) {
+        let p = gparse(
+            rest,
+            &Opts {
+                short_values: "u",
+                longs: &[
+                    "--delete",
+                    "--force",
+                    "--move",
+                    "--copy",
+                    "--list",
+                    "--contains",
+                    "--no-contains",
+                    "--merged",
+                    "--no-merged",
+                    "--color",
+                    "--no-color",
+                    "--column",
+                    "--no-column",
+                    "--create-reflog",
+                    "--set-upstream-to=",
+                    "--unset-upstream",
+                    "--track",
+                    "--no-track",
+                    "--edit-description",
+                    "--show-current",
+                    "--format=",
+                    "--sort=",
+                    "--points-at=",
+                    "--remotes",
+                    "--all",
+                    "--verbose",
+                    "--quiet",
+                    "--abbrev",
+                    "--no-abbrev",
+                    "--ignore-case",
+                    "--omit-empty",
+                    "--recurse-submodules",
+                ],
+            },
+        );
         let delete = p.has(&["-d", "--delete"]);
         let force = p.has(&["-f", "--force"]);
         if p.has(&["-D"]) || (delete && force) {
@@ -491,25 +1706,25 @@ impl Walker<'_> {
             self.destructive(frame, "git branch --force (moves a branch)");
             return;
         }
-        if p.has(&["-m", "--move"]) {
-            let touches_protected = p
-                .operands
-                .iter()
-                .any(|a| self.policy.is_protected_branch(&a.text))
-                || (p.operands.len() < 2 && self.on_protected_branch().is_some());
-            if touches_protected {
+        let protected = p
+            .operands
+            .iter()
+            .find(|a| self.policy.is_protected_branch(&a.text))
+            .map(|a| a.text.clone());
+        if p.has(&["-m", "--move", "-c", "--copy"]) {
+            let touches = protected.is_some()
+                || (p.has(&["-m", "--move"])
+                    && p.operands.len() < 2
+                    && self.on_protected_branch(inv).is_some());
+            if touches || p.operands.iter().any(|a| !a.known) {
                 self.deny(
                     frame,
                     RuleId::ProtectedBranch,
-                    "git branch -m renames a protected branch",
+                    "git branch -m/-c renames or copies onto a protected branch (or one not statically known)",
                 );
             }
         }
-        if delete
-            && p.operands
-                .iter()
-                .any(|a| self.policy.is_protected_branch(&a.text))
-        {
+        if delete && protected.is_some() {
             self.deny(
                 frame,
                 RuleId::ProtectedBranch,
@@ -518,31 +1733,623 @@ impl Walker<'_> {
         }
     }
 
-    fn git_config(&mut self, p: &Parsed) {
+    fn git_rm(&mut self, rest: &[Arg], shell: &Shell, frame: &Frame) {
+        let p = gparse(
+            rest,
+            &Opts {
+                short_values: "",
+                longs: &[
+                    "--cached",
+                    "--force",
+                    "--dry-run",
+                    "--quiet",
+                    "--ignore-unmatch",
+                    "--sparse",
+                    "--pathspec-from-file=",
+                    "--pathspec-file-nul",
+                ],
+            },
+        );
+        if p.has(&["-n", "--dry-run", "--cached"]) {
+            return;
+        }
+        if p.has(&["-f", "--force", "-r"]) {
+            self.destructive(frame, "git rm -r/-f");
+            return;
+        }
+        if p.has(&["--pathspec-from-file"]) {
+            self.fail_closed(
+                frame,
+                RuleId::NotStatic,
+                "git rm --pathspec-from-file removes paths the guard cannot see",
+            );
+            return;
+        }
+        for arg in &p.operands {
+            if !arg.known
+                || arg.glob
+                || arg.text.contains(['*', '?', '['])
+                || arg.text.starts_with(':')
+            {
+                self.fail_closed(
+                    frame,
+                    RuleId::NotStatic,
+                    format!(
+                        "git rm `{}`: a pathspec that may match protected files",
+                        arg.text
+                    ),
+                );
+                return;
+            }
+            self.check_write(arg, WriteMode::Delete, shell, frame, "git rm");
+        }
+    }
+
+    fn git_mv(&mut self, rest: &[Arg], shell: &Shell, frame: &Frame) {
+        let p = gparse(
+            rest,
+            &Opts {
+                short_values: "",
+                longs: &["--force", "--dry-run", "--verbose", "--sparse"],
+            },
+        );
+        if p.has(&["-n", "--dry-run"]) {
+            return;
+        }
+        let Some((dst, sources)) = p.operands.split_last() else {
+            return;
+        };
+        let mode = if p.has(&["-f", "--force"]) {
+            WriteMode::Clobber
+        } else {
+            WriteMode::Modify
+        };
+        for src in sources {
+            self.check_write(src, WriteMode::Delete, shell, frame, "git mv");
+            if let (Some(d), Some(s)) = (dst.exact(), src.exact()) {
+                let base = s.trim_end_matches('/').rsplit('/').next().unwrap_or(s);
+                let inside = Arg::lit(format!("{}/{base}", d.trim_end_matches('/')));
+                self.check_write(&inside, mode, shell, frame, "git mv");
+            }
+        }
+        self.check_write(dst, mode, shell, frame, "git mv");
+    }
+
+    fn git_update_ref(&mut self, rest: &[Arg], inv: &Inv, frame: &Frame) {
+        let p = gparse(
+            rest,
+            &Opts {
+                short_values: "m",
+                longs: &[
+                    "--no-deref",
+                    "--create-reflog",
+                    "--stdin",
+                    "--batch-updates",
+                    "--message=",
+                ],
+            },
+        );
+        if p.has(&["-d", "--stdin"]) {
+            self.destructive(frame, "git update-ref -d/--stdin");
+            return;
+        }
+        let Some(reference) = p.operands.first() else {
+            return;
+        };
+        let Some(text) = reference.exact() else {
+            self.fail_closed(
+                frame,
+                RuleId::NotStatic,
+                "git update-ref of a ref that is not statically known",
+            );
+            return;
+        };
+        if text == "HEAD" {
+            self.deny_if_protected(inv, frame, "git update-ref HEAD");
+            return;
+        }
+        let branch = text
+            .strip_prefix("refs/heads/")
+            .or_else(|| (!text.starts_with("refs/")).then_some(text))
+            .unwrap_or("");
+        if !branch.is_empty() && self.policy.is_protected_branch(branch) {
+            self.deny_protected_ref(frame, "git update-ref", branch);
+        }
+    }
+
+    fn git_symbolic_ref(&mut self, rest: &[Arg], inv: &Inv, frame: &Frame) {
+        let p = gparse(
+            rest,
+            &Opts {
+                short_values: "m",
+                longs: &[
+                    "--delete",
+                    "--quiet",
+                    "--short",
+                    "--recurse",
+                    "--no-recurse",
+                ],
+            },
+        );
+        if p.has(&["-d", "--delete"]) {
+            self.destructive(frame, "git symbolic-ref --delete");
+            return;
+        }
+        let [name, target, ..] = p.operands.as_slice() else {
+            return;
+        };
+        match name.exact() {
+            Some("HEAD") => {
+                let target = target
+                    .exact()
+                    .map(|t| t.strip_prefix("refs/heads/").unwrap_or(t).to_owned());
+                self.switch_to(inv, target, frame);
+            }
+            Some(text) => {
+                let branch = text.strip_prefix("refs/heads/").unwrap_or(text);
+                if self.policy.is_protected_branch(branch) {
+                    self.deny_protected_ref(frame, "git symbolic-ref", branch);
+                }
+            }
+            None => self.fail_closed(
+                frame,
+                RuleId::NotStatic,
+                "git symbolic-ref of a ref that is not statically known",
+            ),
+        }
+    }
+
+    fn git_rebase(&mut self, rest: &[Arg], inv: &Inv, shell: &mut Shell, frame: &Frame) {
+        let p = gparse(
+            rest,
+            &Opts {
+                short_values: "xsXC",
+                longs: &[
+                    "--exec=",
+                    "--onto=",
+                    "--strategy=",
+                    "--strategy-option=",
+                    "--abort",
+                    "--quit",
+                    "--skip",
+                    "--continue",
+                    "--edit-todo",
+                    "--show-current-patch",
+                    "--interactive",
+                    "--root",
+                    "--autosquash",
+                    "--no-autosquash",
+                    "--autostash",
+                    "--no-autostash",
+                    "--keep-base",
+                    "--empty=",
+                    "--rebase-merges",
+                    "--no-rebase-merges",
+                    "--update-refs",
+                    "--no-update-refs",
+                    "--gpg-sign",
+                    "--no-gpg-sign",
+                    "--signoff",
+                    "--committer-date-is-author-date",
+                    "--reset-author-date",
+                    "--ignore-date",
+                    "--whitespace=",
+                    "--force-rebase",
+                    "--no-ff",
+                    "--fork-point",
+                    "--no-fork-point",
+                    "--merge",
+                    "--apply",
+                    "--verbose",
+                    "--quiet",
+                    "--stat",
+                    "--no-stat",
+                    "--no-verify",
+                    "--verify",
+                    "--reschedule-failed-exec",
+                    "--no-reschedule-failed-exec",
+                    "--ignore-whitespace",
+                    "--keep-empty",
+                    "--no-keep-empty",
+                    "--reapply-cherry-picks",
+                    "--no-reapply-cherry-picks",
+                    "--allow-empty-message",
+                    "--trailer=",
+                ],
+            },
+        );
+        for exec in values(&p, &["-x", "--exec"]) {
+            self.git_program("git rebase --exec", exec.and_then(Arg::exact), shell, frame);
+        }
+        if p.has(&["--abort", "--quit", "--edit-todo", "--show-current-patch"]) {
+            return;
+        }
+        if p.operands.len() >= 2 {
+            let target = branch_of(&p.operands[1]);
+            self.switch_to(inv, target, frame);
+        }
+        self.deny_if_protected(inv, frame, "git rebase");
+    }
+
+    fn git_fetch(&mut self, name: &str, rest: &[Arg], inv: &Inv, shell: &mut Shell, frame: &Frame) {
+        let p = gparse(
+            rest,
+            &Opts {
+                short_values: "jsXo",
+                longs: &[
+                    "--upload-pack=",
+                    "--refmap=",
+                    "--all",
+                    "--multiple",
+                    "--prune",
+                    "--prune-tags",
+                    "--tags",
+                    "--no-tags",
+                    "--depth=",
+                    "--jobs=",
+                    "--update-head-ok",
+                    "--dry-run",
+                    "--force",
+                    "--append",
+                    "--atomic",
+                    "--recurse-submodules",
+                    "--set-upstream",
+                    "--negotiation-tip=",
+                    "--shallow-since=",
+                    "--shallow-exclude=",
+                    "--deepen=",
+                    "--server-option=",
+                    "--filter=",
+                    "--porcelain",
+                    "--write-fetch-head",
+                    "--no-write-fetch-head",
+                    "--quiet",
+                    "--verbose",
+                    "--progress",
+                    "--unshallow",
+                    "--update-shallow",
+                    "--keep",
+                    "--prefetch",
+                    "--refetch",
+                    "--auto-maintenance",
+                    "--auto-gc",
+                    "--show-forced-updates",
+                    "--stdin",
+                    "--ipv4",
+                    "--ipv6",
+                    "--rebase",
+                    "--no-rebase",
+                    "--ff",
+                    "--ff-only",
+                    "--no-ff",
+                    "--squash",
+                    "--no-squash",
+                    "--commit",
+                    "--no-commit",
+                    "--edit",
+                    "--no-edit",
+                    "--strategy=",
+                    "--strategy-option=",
+                    "--autostash",
+                    "--no-autostash",
+                    "--verify",
+                    "--no-verify",
+                    "--signoff",
+                    "--stat",
+                    "--no-stat",
+                    "--log",
+                    "--no-log",
+                    "--cleanup=",
+                ],
+            },
+        );
+        let what = format!("git {name}");
+        for value in values(&p, &["--upload-pack"]) {
+            self.git_program(
+                &format!("{what} --upload-pack"),
+                value.and_then(Arg::exact),
+                shell,
+                frame,
+            );
+        }
+        if p.has(&["--stdin"]) {
+            self.fail_closed(
+                frame,
+                RuleId::NotStatic,
+                format!("{what} --stdin reads refspecs the guard cannot see"),
+            );
+        }
+        for refmap in values(&p, &["--refmap"]).flatten() {
+            let refmap = refmap.clone();
+            self.git_refspec(&format!("{what} --refmap"), &refmap, frame);
+        }
+        if !p.has(&["--multiple", "--all"]) {
+            for operand in p.operands.iter().skip(1) {
+                self.git_refspec(&what, operand, frame);
+            }
+        }
+        if name == "pull" {
+            self.deny_if_protected(inv, frame, "git pull");
+        }
+    }
+
+    fn git_clone(&mut self, rest: &[Arg], inv: &Inv, shell: &mut Shell, frame: &Frame) {
+        let p = gparse(
+            rest,
+            &Opts {
+                short_values: "uocbj",
+                longs: &[
+                    "--upload-pack=",
+                    "--template=",
+                    "--config=",
+                    "--origin=",
+                    "--branch=",
+                    "--depth=",
+                    "--reference=",
+                    "--reference-if-able=",
+                    "--separate-git-dir=",
+                    "--jobs=",
+                    "--server-option=",
+                    "--filter=",
+                    "--bare",
+                    "--mirror",
+                    "--no-checkout",
+                    "--recurse-submodules",
+                    "--shallow-since=",
+                    "--shallow-exclude=",
+                    "--bundle-uri=",
+                    "--revision=",
+                    "--local",
+                    "--no-hardlinks",
+                    "--shared",
+                    "--dissociate",
+                    "--quiet",
+                    "--verbose",
+                    "--progress",
+                    "--single-branch",
+                    "--no-tags",
+                    "--shallow-submodules",
+                    "--remote-submodules",
+                    "--sparse",
+                    "--also-filter-submodules",
+                    "--ref-format=",
+                ],
+            },
+        );
+        let _ = inv;
+        for value in values(&p, &["-u", "--upload-pack"]) {
+            self.git_program(
+                "git clone --upload-pack",
+                value.and_then(Arg::exact),
+                shell,
+                frame,
+            );
+        }
+        if p.has(&["--template"]) {
+            self.fail_closed(
+                frame,
+                RuleId::NotStatic,
+                "git clone --template copies hooks from a directory the guard cannot see",
+            );
+        }
+        for setting in values(&p, &["-c", "--config"]) {
+            match setting.and_then(split_setting) {
+                Some((key, value)) => {
+                    self.git_setting("git clone --config", &key, value.as_deref(), shell, frame);
+                }
+                None => self.fail_closed(
+                    frame,
+                    RuleId::NotStatic,
+                    "git clone --config with a setting that is not statically known",
+                ),
+            }
+        }
+        let dir = match p.operands.as_slice() {
+            [_, dir, ..] => dir.exact().map(str::to_owned),
+            [url] => url.exact().map(|u| {
+                let base = u
+                    .trim_end_matches('/')
+                    .rsplit(['/', ':'])
+                    .next()
+                    .unwrap_or(u);
+                base.strip_suffix(".git").unwrap_or(base).to_owned()
+            }),
+            [] => None,
+        };
+        if let Some(dir) = dir.and_then(|d| self.resolve(shell, &d)) {
+            self.world.git_repos.push(dir);
+            self.world.git_repos.truncate(64);
+        }
+    }
+
+    fn git_worktree(&mut self, rest: &[Arg], shell: &Shell, frame: &Frame) {
+        let p = gparse(
+            rest,
+            &Opts {
+                short_values: "bB",
+                longs: &[
+                    "--force",
+                    "--detach",
+                    "--checkout",
+                    "--no-checkout",
+                    "--lock",
+                    "--reason=",
+                    "--orphan",
+                    "--track",
+                    "--no-track",
+                    "--guess-remote",
+                    "--no-guess-remote",
+                    "--quiet",
+                    "--relative-paths",
+                    "--no-relative-paths",
+                    "--expire=",
+                    "--verbose",
+                    "--porcelain",
+                    "-z",
+                ],
+            },
+        );
+        match p.operands.first().and_then(Arg::exact) {
+            Some("remove") if p.has(&["-f", "--force"]) => {
+                self.destructive(frame, "git worktree remove --force");
+            }
+            Some("add") => {
+                if let Some(reset) = p.value(&["-B"]) {
+                    if reset
+                        .exact()
+                        .is_none_or(|b| self.policy.is_protected_branch(b))
+                    {
+                        self.deny_protected_ref(frame, "git worktree add -B", &reset.text);
+                    } else {
+                        self.destructive(frame, "git worktree add -B (resets an existing branch)");
+                    }
+                    return;
+                }
+                if let Some(created) = p.value(&["-b"])
+                    && created
+                        .exact()
+                        .is_none_or(|b| self.policy.is_protected_branch(b))
+                {
+                    self.deny_protected_ref(frame, "git worktree add -b", &created.text);
+                    return;
+                }
+                // A worktree made inside a repository recorded as another
+                // one belongs to that one; one of ours is a place whose
+                // branch is unknown: forget the record.
+                if let Some(path) = p
+                    .operands
+                    .get(1)
+                    .and_then(Arg::exact)
+                    .and_then(|d| self.resolve(shell, d))
+                {
+                    self.world.git_repos.retain(|r| !paths::is_within(&path, r));
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// `git config` in its old (`git config [--add] key value`) and new
+    /// (`git config set key value`) forms: a setting written is judged like
+    /// `-c`, and an alias it defines is remembered for the rest of the input.
+    fn git_config(&mut self, rest: &[Arg], shell: &mut Shell, frame: &Frame) {
+        let p = gparse(
+            rest,
+            &Opts {
+                short_values: "f",
+                longs: &[
+                    "--global",
+                    "--system",
+                    "--local",
+                    "--worktree",
+                    "--file=",
+                    "--blob=",
+                    "--get",
+                    "--get-all",
+                    "--get-regexp",
+                    "--get-urlmatch",
+                    "--get-color",
+                    "--get-colorbool",
+                    "--list",
+                    "--unset",
+                    "--unset-all",
+                    "--rename-section",
+                    "--remove-section",
+                    "--edit",
+                    "--add",
+                    "--replace-all",
+                    "--type=",
+                    "--bool",
+                    "--int",
+                    "--bool-or-int",
+                    "--path",
+                    "--expiry-date",
+                    "--fixed-value",
+                    "--null",
+                    "--name-only",
+                    "--show-origin",
+                    "--show-scope",
+                    "--includes",
+                    "--no-includes",
+                    "--default=",
+                    "--comment=",
+                    "--value=",
+                    "--all",
+                    "--append",
+                    "--url=",
+                    "--regexp",
+                    "--no-type",
+                ],
+            },
+        );
         let reading = p.has(&[
             "--get",
             "--get-all",
             "--get-regexp",
+            "--get-urlmatch",
+            "--get-color",
+            "--get-colorbool",
             "-l",
             "--list",
             "--unset",
             "--unset-all",
-            "--show-origin",
+            "--remove-section",
+            "-e",
+            "--edit",
+            "--blob",
         ]);
         if reading {
             return;
         }
-        let (Some(key), Some(value)) = (p.operands.first(), p.operands.get(1)) else {
+        let mut operands: &[Arg] = &p.operands;
+        let mut rename = p.has(&["--rename-section"]);
+        if let Some(action) = operands.first().and_then(Arg::exact) {
+            match action {
+                "set" => operands = &operands[1..],
+                "rename-section" => {
+                    operands = &operands[1..];
+                    rename = true;
+                }
+                "list" | "get" | "unset" | "remove-section" | "edit" => return,
+                _ => {}
+            }
+        }
+        if rename {
+            let new = operands.get(1);
+            let section = new
+                .and_then(Arg::exact)
+                .map(|s| s.split('.').next().unwrap_or(s).to_ascii_lowercase());
+            if section.is_none_or(|s| PROGRAM_SECTIONS.contains(&s.as_str())) {
+                self.fail_closed(
+                    frame,
+                    RuleId::NotStatic,
+                    "git config --rename-section into a section that can define aliases or programs",
+                );
+            }
+            return;
+        }
+        let (Some(key), Some(value)) = (operands.first(), operands.get(1)) else {
             return;
         };
-        match key.exact() {
-            Some(k) => {
-                if let Some(alias) = k.to_ascii_lowercase().strip_prefix("alias.") {
-                    let v = value.exact().map(str::to_owned);
-                    self.world.git_aliases.insert(alias.to_owned(), v);
-                }
-            }
-            None => self.world.git_aliases_unknown = true,
+        if let Some(file) = p.value(&["-f", "--file"]).cloned() {
+            self.check_write(&file, WriteMode::Modify, shell, frame, "git config --file");
+        }
+        let Some(key) = key.exact() else {
+            self.world.git_aliases_unknown = true;
+            self.fail_closed(
+                frame,
+                RuleId::NotStatic,
+                format!(
+                    "git config of a key `{}` that is not statically known",
+                    key.text
+                ),
+            );
+            return;
+        };
+        if let Some((alias, value)) =
+            self.git_setting("git config", key, value.exact(), shell, frame)
+        {
+            self.world.git_aliases.insert(alias, value);
         }
     }
 }

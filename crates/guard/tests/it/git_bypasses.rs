@@ -1,4 +1,657 @@
 //! Red-team findings, pinned: git: programs git runs, option abbreviations, aliases, protected branches.
 
-#[allow(unused_imports)]
-use crate::support::decide;
+use crate::support::{REPO, corpus_context, decide};
+use pawl_guard::{Context, Decision, Input, Policy, RuleId, evaluate};
+
+#[track_caller]
+fn denied(commands: &[&str]) {
+    for c in commands {
+        let d = decide(c);
+        assert!(d.is_deny(), "expected deny for {c:?}, got {d:?}");
+    }
+}
+
+#[track_caller]
+fn denied_by(rule: RuleId, commands: &[&str]) {
+    for c in commands {
+        let d = decide(c);
+        assert_eq!(d.rule, Some(rule), "{c:?} -> {d:?}");
+    }
+}
+
+#[track_caller]
+fn allowed(commands: &[&str]) {
+    for c in commands {
+        let d = decide(c);
+        assert!(d.is_allow(), "expected allow for {c:?}, got {d:?}");
+    }
+}
+
+fn decide_in(ctx: &Context, command: &str) -> Decision {
+    evaluate(&Input::shell(command), ctx, &Policy::default())
+}
+
+/// Every prefix of `option` git would accept, from `--` plus `min` letters
+/// up to the whole option.
+fn abbreviations(option: &str, min: usize) -> Vec<String> {
+    (2 + min..=option.len())
+        .map(|end| option[..end].to_owned())
+        .collect()
+}
+
+// B24: environment git runs as a program.
+#[test]
+fn environment_that_git_runs() {
+    denied_by(
+        RuleId::GitPush,
+        &[
+            "GIT_EDITOR='git push;:' git commit --allow-empty",
+            "GIT_SEQUENCE_EDITOR='git push;:' git rebase -i HEAD~2",
+            "EDITOR='git push;:' git commit",
+            "VISUAL='git push;:' git commit",
+            "GIT_EXTERNAL_DIFF='git push;:' git diff",
+            "GIT_SSH_COMMAND='git push;:' git fetch origin",
+            "GIT_PAGER='git push;:' git log",
+            "PAGER='git push;:' git log",
+            "GIT_ASKPASS='git push;:' git fetch origin",
+            "env GIT_EDITOR='git push;:' git commit",
+            "export GIT_EDITOR='git push;:'; git commit",
+            "GIT_EDITOR='git push;:' bash -c 'git commit'",
+            "GIT_EDITOR='git push;:' git-commit",
+        ],
+    );
+    denied_by(
+        RuleId::RecursiveDelete,
+        &["GIT_EXTERNAL_DIFF='rm -rf src;:' git diff"],
+    );
+    denied_by(
+        RuleId::NotStatic,
+        &[
+            "GIT_EDITOR=\"$E\" git commit",
+            "GIT_EXEC_PATH=/tmp/x git status",
+            "GIT_TEMPLATE_DIR=/tmp/t git init /tmp/n",
+            "GIT_ALLOW_PROTOCOL=ext git fetch origin",
+        ],
+    );
+    denied(&[
+        "EDITOR=\"$(cat /tmp/e)\" git commit",
+        "GIT_SSH=/tmp/x.sh; export GIT_SSH; git fetch; GIT_EDITOR=$E git commit",
+    ]);
+    // Ordinary non-interactive editors stay allowed.
+    allowed(&[
+        "GIT_EDITOR=true git rebase --continue",
+        "GIT_EDITOR=: git commit --amend",
+        "EDITOR=vim git commit",
+        "GIT_PAGER=cat git log --oneline",
+        "GIT_SEQUENCE_EDITOR=true git rebase -i HEAD~2",
+        "GIT_CONFIG_GLOBAL=/dev/null git status",
+    ]);
+}
+
+// B65, B66, B69: config given in the environment or from another file.
+#[test]
+fn config_from_the_environment() {
+    denied_by(
+        RuleId::GitPush,
+        &[
+            "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.x GIT_CONFIG_VALUE_0=push git x",
+            "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.pager GIT_CONFIG_VALUE_0='git push' git log",
+            "P=push git --config-env=alias.x=P x",
+            "P=push git --config-env alias.x=P x",
+            "export P='git push'; git --config-env=core.pager=P log",
+        ],
+    );
+    denied_by(
+        RuleId::NotStatic,
+        &[
+            "GIT_CONFIG_PARAMETERS=\"'alias.x=push'\" git x",
+            "HOME=/tmp/h git x",
+            "HOME=/tmp/h git status",
+            "XDG_CONFIG_HOME=/tmp/h git log",
+            "GIT_CONFIG_GLOBAL=/tmp/g git x",
+            "GIT_CONFIG_SYSTEM=/tmp/g git log",
+            "GIT_CONFIG_COUNT=$N git log",
+            "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=\"$K\" git log",
+            "git --config-env=alias.x=UNSET x",
+            "git --config-env=core.pager=UNSET log",
+        ],
+    );
+}
+
+// B25, B26, B32, B33: options and transports that run a program.
+#[test]
+fn options_that_run_a_program() {
+    denied_by(
+        RuleId::GitPush,
+        &[
+            "git ls-remote --upload-pack='git push;:' .",
+            "git ls-remote --upload-pa='git push;:' .",
+            "git fetch --upload-pack='git push;:' .",
+            "git fetch --upload-pack 'git push;:' .",
+            "git pull --upload-pack='git push;:' .",
+            "git clone -u 'git push;:' . /tmp/c",
+            "git clone --upload-pack='git push;:' . /tmp/c",
+            "git archive --remote=. --exec='git push;:' HEAD",
+            "git fetch-pack --exec='git push;:' .",
+            "git -c protocol.ext.allow=never ls-remote 'ext::sh -c git% push'",
+            "git fetch 'ext::git push'",
+            "git difftool -y -x 'git push;:'",
+            "git difftool -y --extcmd='git push;:'",
+            "git difftool -y --ext 'git push;:'",
+            "git grep -O'git push;:' foo",
+            "git grep --open-files-in-pager='git push;:' foo",
+            "git rebase --exe 'git push' HEAD~1",
+            "git rebase --ex 'git push' HEAD~1",
+            "git rebase --exec='git push' HEAD~1",
+            "git rebase -x true -x 'git push' HEAD~1",
+            "git rebase -i -x'git push' HEAD~1",
+            "git submodule foreach --recursive 'git push'",
+            "git bisect run git push",
+            "git for-each-repo --config=maintenance.repo push",
+        ],
+    );
+    denied_by(
+        RuleId::NotStatic,
+        &[
+            "git -c protocol.ext.allow=always ls-remote .",
+            "git -c protocol.allow=always fetch origin",
+            "git remote-ext . 'sh -c ls'",
+            "git clone --template=/tmp/t . /tmp/c",
+            "git init --template=/tmp/t /tmp/n",
+            "git --exec-path=/tmp/x status",
+            "git rebase -x \"$CMD\" HEAD~1",
+        ],
+    );
+    allowed(&[
+        "git rebase -x 'cargo test' HEAD~3",
+        "git grep -O foo",
+        "git grep -n TODO",
+        "git for-each-ref --shell --format='%(refname)'",
+        "git ls-remote origin",
+        "git --exec-path",
+    ]);
+}
+
+// B27-B31, B67, B68, B87: config keys that run programs, in every form.
+#[test]
+fn config_keys_that_run_programs() {
+    let settings = [
+        "core.fsmonitor",
+        "core.pager",
+        "core.editor",
+        "core.sshCommand",
+        "core.askPass",
+        "sequence.editor",
+        "diff.external",
+        "diff.x.command",
+        "diff.x.textconv",
+        "filter.x.clean",
+        "filter.x.smudge",
+        "filter.x.process",
+        "merge.x.driver",
+        "remote.origin.uploadpack",
+        "remote.origin.receivepack",
+        "gpg.program",
+        "gpg.ssh.program",
+        "pager.log",
+        "interactive.diffFilter",
+        "uploadpack.packObjectsHook",
+        "difftool.x.cmd",
+        "mergetool.x.cmd",
+        "credential.helper",
+        "credential.https://x.helper",
+        "submodule.x.update",
+        "trailer.x.command",
+        "core.alternateRefsCommand",
+    ];
+    for key in settings {
+        let value = if key.starts_with("credential") || key.starts_with("submodule") {
+            "'!git push'"
+        } else {
+            "'git push;:'"
+        };
+        let upper = key.to_ascii_uppercase();
+        for form in [
+            format!("git -c {key}={value} status"),
+            format!("git -c {upper}={value} status"),
+            format!("git config {key} {value}"),
+            format!("git config --global {key} {value}"),
+            format!("git config --add {key} {value}"),
+            format!("git config set {key} {value}"),
+            format!("git config set --append {key} {value}"),
+            format!("git config --system --replace-all {key} {value}"),
+            format!("git config --worktree {key} {value}"),
+            format!("git config -f /tmp/c.cfg {key} {value}"),
+            format!("git config --file=/tmp/c.cfg {key} {value}"),
+            format!("git clone -c {key}={value} . /tmp/c"),
+        ] {
+            let d = decide(&form);
+            assert_eq!(d.rule, Some(RuleId::GitPush), "{form:?} -> {d:?}");
+        }
+    }
+    denied_by(
+        RuleId::NotStatic,
+        &[
+            "git -c core.hooksPath=/tmp/hooks commit -m x",
+            "git config core.hooksPath /tmp/hooks",
+            "git -c include.path=/tmp/inc.cfg status",
+            "git -c includeIf.gitdir:/.path=/tmp/inc.cfg status",
+            "git config --global include.path /tmp/inc.cfg",
+            "git -c init.templateDir=/tmp/t init /tmp/n",
+            "git -c remote.x.vcs=evil fetch x",
+            "git -c credential.helper=evil credential fill",
+            "git -c url.ext::sh.insteadOf=https:// fetch origin",
+            "git config remote.origin.url 'ext::sh -c ls'",
+            "git config \"$KEY\" value",
+            "git -c \"$S\" status",
+            "git -c core.fsmonitor=\"$P\" status",
+            "git -c \"core.pager=$P\" log",
+            "git config core.pager \"$P\"",
+            "git config --rename-section foo alias",
+            "git config rename-section foo core",
+        ],
+    );
+    denied_by(
+        RuleId::GitDestructive,
+        &[
+            "git -c gc.pruneExpire=now gc",
+            "git config gc.pruneExpire now",
+            "git -c gc.reflogExpire=now gc",
+        ],
+    );
+    // A config file written with `git config -f` is a write like any other.
+    denied_by(
+        RuleId::ProtectedPath,
+        &[
+            "git config -f .env KEY value",
+            "git config -f .git/config alias.x push",
+        ],
+    );
+    allowed(&[
+        "git config user.name bot",
+        "git config user.email bot@example.com",
+        "git config --get alias.st",
+        "git config get core.pager",
+        "git config --list",
+        "git config list --show-origin",
+        "git config --unset core.hooksPath",
+        "git config core.editor vim",
+        "git config pager.branch false",
+        "git -c pager.log=false log",
+        "git -c core.pager=cat log",
+        "git -c core.fsmonitor=true status",
+        "git -c credential.helper= fetch origin",
+        "git -c credential.helper=store fetch origin",
+        "git -c protocol.file.allow=never fetch origin",
+        "git -c help.autocorrect=0 status",
+        "git config --rename-section old new",
+        "git config alias.st 'status -sb'; git st",
+        "git -c user.name=\"$NAME\" commit -m x",
+        "git -c \"user.email=$EMAIL\" commit -m x",
+    ]);
+}
+
+// B63-B67, B70: aliases, case, and subcommands the guard cannot resolve.
+#[test]
+fn aliases_and_unknown_subcommands() {
+    denied_by(
+        RuleId::GitPush,
+        &[
+            "git -c alias.x=push X",
+            "git -c alias.X=push x",
+            "git -c ALIAS.x=push x",
+            "git config set alias.x push; git x",
+            "git config -f .gitconfig-local alias.x push; git x",
+            "git config --file .gitconfig-local alias.x push; git X",
+            "git config --add alias.x push && git x",
+            "git -c alias.a=b -c alias.b=push a",
+            "git -C /tmp -c alias.x=push x",
+        ],
+    );
+    denied_by(
+        RuleId::NotStatic,
+        &[
+            "git -c help.autocorrect=immediate psuh",
+            "git -c help.autocorrect=1 pussh",
+            "git psuh",
+            "git PUSH",
+            "git frobnicate",
+        ],
+    );
+    allowed(&[
+        "git lfs pull",
+        "git lfs ls-files",
+        "git absorb",
+        "git -c alias.st=status st",
+        "git -c alias.ST=status st",
+        "git help push",
+    ]);
+    denied_by(RuleId::GitPush, &["git lfs push origin feat/guard"]);
+    // B64: a repository alias called with another case.
+    let mut ctx = corpus_context();
+    ctx.git_aliases.insert("pp".into(), "push --force".into());
+    ctx.git_aliases.insert("st".into(), "status -sb".into());
+    for c in ["git PP", "git pp", "git Pp origin"] {
+        let d = decide_in(&ctx, c);
+        assert_eq!(d.rule, Some(RuleId::GitPush), "{c:?} -> {d:?}");
+    }
+    assert!(decide_in(&ctx, "git ST").is_allow());
+    // Another HOME means other global aliases: the context's are not trusted.
+    assert!(decide_in(&ctx, "HOME=/tmp/h git st").is_deny());
+    // The dashed programs are git subcommands (B71).
+    denied_by(
+        RuleId::GitPush,
+        &[
+            "git-push",
+            "/usr/lib/git-core/git-push origin HEAD",
+            "/usr/libexec/git-core/git-send-pack .",
+            "git-http-push x",
+        ],
+    );
+    denied_by(
+        RuleId::GitDestructive,
+        &["git-reset --hard", "/usr/lib/git-core/git-clean -fdx"],
+    );
+    allowed(&["git-status", "/usr/lib/git-core/git-log --oneline"]);
+}
+
+// B33, B79-B83: git takes any unambiguous prefix of a long option.
+#[test]
+fn abbreviated_long_options() {
+    let cases: &[(&str, &str, usize)] = &[
+        ("git reset {} HEAD~1", "--hard", 1),
+        ("git reset {}", "--merge", 2),
+        ("git checkout {} main", "--force", 2),
+        ("git checkout {} src/main.rs", "--theirs", 1),
+        ("git checkout {} src/main.rs", "--ours", 2),
+        ("git checkout {} src/main.rs", "--patch", 4),
+        ("git switch {} main", "--discard-changes", 2),
+        ("git branch --delete {} x", "--force", 4),
+        ("git branch -d {} x", "--force", 4),
+        ("git worktree remove {} /tmp/wt", "--force", 1),
+        ("git checkout-index -a {}", "--force", 1),
+        ("git rm {} src/main.rs", "--force", 1),
+        ("git clean {}", "--force", 1),
+    ];
+    for (template, option, min) in cases {
+        for abbreviation in abbreviations(option, *min) {
+            let c = template.replace("{}", &abbreviation);
+            let d = decide(&c);
+            assert_eq!(d.rule, Some(RuleId::GitDestructive), "{c:?} -> {d:?}");
+        }
+    }
+    for abbreviation in abbreviations("--delete", 2) {
+        let c = format!("git branch {abbreviation} --forc x");
+        assert_eq!(decide(&c).rule, Some(RuleId::GitDestructive), "{c:?}");
+    }
+    for abbreviation in abbreviations("--exec", 2) {
+        let c = format!("git rebase {abbreviation} 'git push' HEAD~1");
+        assert_eq!(decide(&c).rule, Some(RuleId::GitPush), "{c:?}");
+    }
+    for abbreviation in abbreviations("--upload-pack", 3) {
+        let c = format!("git fetch {abbreviation}='git push;:' .");
+        assert_eq!(decide(&c).rule, Some(RuleId::GitPush), "{c:?}");
+    }
+    allowed(&[
+        "git restore --stag src/main.rs",
+        "git clean --dry",
+        "git rm --cach -r target",
+        "git reset --soft HEAD~1",
+        "git reset --mixed HEAD~1",
+        "git branch --show-current",
+        "git branch --list 'feat/*'",
+    ]);
+    // A later --no-dry-run undoes -n.
+    denied_by(RuleId::GitDestructive, &["git clean -n --no-dry-run -f"]);
+}
+
+// B84-B87: pathspecs and pruning.
+#[test]
+fn pathspecs_and_pruning() {
+    denied_by(
+        RuleId::GitDestructive,
+        &[
+            "git checkout '*.rs'",
+            "git checkout 'src/*'",
+            "git checkout '*'",
+            "git checkout \"src/*.rs\"",
+            "git checkout 'README.m?'",
+            "git -C src checkout main.rs",
+            "git -C src checkout lib.rs",
+            "cd src && git checkout main.rs",
+            "cd \"$D\"; git checkout main.rs",
+            "git -C \"$D\" checkout main.rs",
+            "git checkout --pathspec-from-file=/tmp/paths",
+            "git checkout --pathspec-from-file /tmp/paths",
+            "echo README.md | git checkout --pathspec-from-file=-",
+            "git checkout --pathspec-fr=- ",
+            "git checkout --conflict=merge src/main.rs",
+            "git gc --prune=all",
+            "git gc --prune=now",
+            "git gc --prune=NOW",
+            "git gc --prune=1.second.ago",
+            "git gc --prun=now",
+            "git prune",
+            "git prune --expire=now",
+            "git reflog expire --expire=now --all",
+            "git reflog delete HEAD@{1}",
+        ],
+    );
+    allowed(&[
+        "git gc",
+        "git gc --prune",
+        "git gc --prune=never",
+        "git gc --auto",
+        "git prune -n",
+        "git reflog",
+        "git reflog show",
+        "git checkout feat/other",
+        "git -C src log --oneline",
+        "git reset --pathspec-from-file=/tmp/paths",
+    ]);
+}
+
+// B88, B89: git rm and git mv of protected paths.
+#[test]
+fn git_rm_and_mv_of_protected_paths() {
+    denied_by(
+        RuleId::ProtectedPath,
+        &[
+            "git rm Dockerfile",
+            "git rm migrations/001.sql",
+            "git rm k8s/deploy.yaml",
+            "git rm main.tf",
+            "git rm -q .env",
+            "git rm secrets/token",
+            "git -C migrations rm 001.sql",
+            "git mv README.md .env",
+            "git mv Dockerfile Dockerfile.old",
+            "git mv src/lib.rs migrations/",
+            "git mv -k README.md secrets",
+        ],
+    );
+    denied_by(RuleId::Clobber, &["git mv -f src/lib.rs README.md"]);
+    denied_by(
+        RuleId::NotStatic,
+        &[
+            "git rm '*.tf'",
+            "git rm \"$F\"",
+            "git rm --pathspec-from-file=/tmp/list",
+        ],
+    );
+    allowed(&[
+        "git rm src/legacy/mod.rs",
+        "git rm --cached Dockerfile",
+        "git rm -n Dockerfile",
+        "git mv src/lib.rs src/core.rs",
+        "git mv docs/guide.md docs/old-guide.md",
+    ]);
+}
+
+// B90-B97: protected branches.
+#[test]
+fn protected_branches() {
+    denied_by(
+        RuleId::ProtectedBranch,
+        &[
+            "git checkout main; git checkout feat/x; git checkout @{-1}; git commit --allow-empty -m x",
+            "git checkout @{-1}; git commit -m x",
+            "git checkout -; git commit -m x",
+            "git switch -; git commit -m x",
+            "git switch @{-2} && git merge x",
+            "git update-ref -m x refs/heads/main HEAD",
+            "git update-ref -mx refs/heads/main HEAD",
+            "git update-ref --no-deref refs/heads/master HEAD",
+            "git update-ref main HEAD",
+            "git fetch . HEAD:heads/main",
+            "git fetch . HEAD:refs/heads/main",
+            "git fetch . +HEAD:main",
+            "git fetch ../other '+refs/heads/ma*:refs/heads/ma*'",
+            "git fetch ../other '+refs/*:refs/*'",
+            "git fetch ../other '*:*'",
+            "git fetch --refmap='+refs/heads/*:refs/heads/*' origin main",
+            "git -c remote.origin.fetch='+refs/heads/*:refs/heads/*' fetch origin",
+            "git config remote.origin.fetch '+refs/heads/*:refs/heads/*'",
+            "git remote add --mirror=fetch up ../other",
+            "git pull . feat/x:main",
+            "git pull origin +feat/x:heads/master",
+            "git symbolic-ref refs/heads/main refs/heads/feat/x",
+            "git symbolic-ref main refs/heads/feat/x",
+            "git worktree add -B main /tmp/wt3 HEAD",
+            "git worktree add -b main /tmp/wt3 HEAD",
+            "git worktree add ../wt2 main; cd ../wt2; git commit --allow-empty -m x",
+            "cd /tmp/wt && git commit -m x",
+            "git -C /tmp/wt commit -m x",
+            "git -C ../wt2 merge feat/x",
+            "git --git-dir=/tmp/wt/.git commit -m x",
+            "GIT_DIR=/tmp/other/.git git commit -m x",
+            "cd \"$D\" && git commit -m x",
+            "git branch -m x main",
+            "git branch -c x main",
+            "git branch -d main",
+        ],
+    );
+    denied_by(
+        RuleId::GitDestructive,
+        &[
+            "git branch -f main HEAD",
+            "git branch -M x main",
+            "git worktree add -B feat/x /tmp/wt HEAD",
+        ],
+    );
+    denied_by(
+        RuleId::NotStatic,
+        &[
+            "git fetch origin \"$SPEC\"",
+            "git fetch --stdin origin",
+            "git update-ref \"$REF\" HEAD",
+        ],
+    );
+    // While on a protected branch, reset and friends move it.
+    let mut ctx = corpus_context();
+    ctx.branch = Some("main".into());
+    for c in [
+        "git reset HEAD~1",
+        "git reset --keep HEAD~1",
+        "git update-ref HEAD HEAD~1",
+        "git commit --amend --no-edit",
+        "git pull",
+        "git rebase origin/main",
+    ] {
+        let d = decide_in(&ctx, c);
+        assert_eq!(d.rule, Some(RuleId::ProtectedBranch), "{c:?} -> {d:?}");
+    }
+    assert!(decide_in(&ctx, "git reset").is_allow());
+    assert!(decide_in(&ctx, "git reset HEAD src/main.rs").is_allow());
+    allowed(&[
+        "git fetch origin",
+        "git fetch origin '+refs/heads/*:refs/remotes/origin/*'",
+        "git fetch origin main:refs/remotes/origin/main",
+        "git fetch origin feat/guard",
+        "git pull --rebase origin main",
+        "git pull",
+        "git worktree add ../guard-wt feat/parser",
+        "git worktree add -b feat/y ../wt-y",
+        "git checkout -",
+        "cd src && git commit -m x",
+        "git -C src commit -m x",
+        "git -C /home/dev/repo commit -m x",
+        "git --git-dir=.git commit -m x",
+        "git --git-dir=/home/dev/repo/.git commit -m x",
+        "git init /tmp/scratch; git -C /tmp/scratch commit --allow-empty -m init",
+        "git init /tmp/scratch && git -C /tmp/scratch/sub commit -m init",
+        "git clone /home/dev/repo /tmp/r; git -C /tmp/r checkout main; git -C /tmp/r commit -m y",
+        "cd /tmp; git clone https://example.com/x.git; git -C /tmp/x commit -m y",
+        "git -C /tmp/wt status",
+        "git symbolic-ref HEAD",
+        "git symbolic-ref --short HEAD",
+        "git update-ref refs/heads/feat/x HEAD",
+    ]);
+}
+
+// Ordinary work on the run's branch stays allowed.
+#[test]
+fn ordinary_git_stays_allowed() {
+    allowed(&[
+        "git status",
+        "git status --short",
+        "git diff",
+        "git diff --stat main...HEAD",
+        "git log --oneline -20",
+        "git log --oneline --graph --all",
+        "git show HEAD~1 --stat",
+        "git add -A",
+        "git add src/main.rs",
+        "git commit -m 'feat: x'",
+        "git commit -am 'fix: y'",
+        "git commit --amend --no-edit",
+        "git switch -c new-branch",
+        "git checkout -b x",
+        "git checkout -b fix/thing origin/main",
+        "git stash",
+        "git stash push -m wip",
+        "git stash pop",
+        "git stash list",
+        "git fetch origin",
+        "git pull --rebase",
+        "git pull --rebase origin feat/guard",
+        "git rebase main",
+        "git rebase -i HEAD~3",
+        "git merge feat/other",
+        "git cherry-pick abc1234",
+        "git revert --no-edit HEAD",
+        "git tag v1.0",
+        "git branch",
+        "git branch -a",
+        "git branch -vv",
+        "git remote -v",
+        "git remote add upstream https://example.com/x.git",
+        "git rev-parse --abbrev-ref HEAD",
+        "git ls-files",
+        "git blame src/lib.rs",
+        "git grep -n unsafe -- src",
+        "git shortlog -sn",
+        "git describe --tags",
+        "git worktree list",
+        "git submodule update --init --recursive",
+        "git -C vendor/lib status",
+        "git --no-pager diff HEAD~1",
+        "git -P log -1",
+        "git diff --output=/tmp/x.patch",
+        "git format-patch -1 -o /tmp/patches",
+        "git clone https://example.com/x.git /tmp/x",
+        "git init /tmp/scratch",
+        "git restore --staged src/main.rs",
+        "git reset HEAD src/main.rs",
+        "git reset --soft HEAD~1",
+        "git clean -n",
+        "git push --help",
+        "git help -a",
+        "git version",
+        "git --version",
+    ]);
+    // A diff written over a tracked file clobbers it.
+    denied_by(RuleId::Clobber, &["git diff --output=README.md"]);
+    // The test context's repository root, for the record.
+    assert_eq!(REPO, "/home/dev/repo");
+}
