@@ -53,7 +53,36 @@ pub fn context(ctx: &Ctx, run_active: bool) -> CliResult<Context> {
     g.git_aliases = repo.config_aliases().unwrap_or_default();
     g.home = std::env::var_os("HOME").map(Into::into);
     g.tmpdir = std::env::var_os("TMPDIR").map(Into::into);
+    g.fs = Arc::new(HostFs);
     Ok(g)
+}
+
+/// The real filesystem, asked lazily by the guard where a path may go through a symbolic link:
+/// like `realpath -m`, the longest existing prefix is resolved and the rest appended as written.
+pub struct HostFs;
+
+impl pawl_guard::FileSystemView for HostFs {
+    fn resolve_links(&self, path: &str) -> Option<String> {
+        let path = std::path::Path::new(path);
+        if !path.is_absolute() {
+            return None;
+        }
+        // Walk up to the longest prefix that exists, resolve it, re-append the rest.
+        let mut existing = path;
+        let mut rest: Vec<&std::ffi::OsStr> = Vec::new();
+        loop {
+            if std::fs::symlink_metadata(existing).is_ok() {
+                break;
+            }
+            rest.push(existing.file_name()?);
+            existing = existing.parent()?;
+        }
+        let mut resolved = std::fs::canonicalize(existing).ok()?;
+        for part in rest.iter().rev() {
+            resolved.push(part);
+        }
+        resolved.to_str().map(str::to_owned)
+    }
 }
 
 pub fn run(ctx: &mut Ctx, cmd: &GuardCommand) -> CliResult<ExitCode> {

@@ -488,6 +488,16 @@ impl TrackedFiles for LazyTracked {
     fn has_tracked_under(&self, dir: &str) -> bool {
         self.get().is_none_or(|s| s.has_tracked_under(dir))
     }
+
+    fn count_tracked_in(
+        &self,
+        dir: &str,
+        matches: &dyn Fn(&str) -> bool,
+        limit: usize,
+    ) -> Option<usize> {
+        self.get()
+            .and_then(|s| s.count_tracked_in(dir, matches, limit))
+    }
 }
 
 fn guard(root: &Path, run_id: &str, input: &HookInput, call: &ToolCall) -> HookResult<Answer> {
@@ -512,6 +522,7 @@ fn guard(root: &Path, run_id: &str, input: &HookInput, call: &ToolCall) -> HookR
     });
     g.home = std::env::var_os("HOME").map(Into::into);
     g.tmpdir = std::env::var_os("TMPDIR").map(Into::into);
+    g.fs = Arc::new(super::guard::HostFs);
     // The branch and git aliases matter only to git commands: skip two git calls otherwise.
     // Quotes and escapes removed first (`g''it`, `g\it`), and any ANSI-C string (`$'\x67it'`)
     // counts: a git command the guard sees without its branch would be denied for want of it.

@@ -184,3 +184,29 @@ fn pawls_own_state_is_protected() {
     assert_eq!(env.pawl(&["guard", "check", "--", "pawl status"]).code, 0);
     assert_eq!(env.pawl(&["guard", "check", "--", "ls .pawl"]).code, 0);
 }
+
+/// pawl passes the guard a view of the real filesystem: a path that goes through an existing
+/// symbolic link is judged where it leads (here a `target` link into `src/`, a build-output name
+/// that would otherwise be removable), while removing the link itself stays allowed.
+#[test]
+fn existing_symbolic_links_are_judged_where_they_lead() {
+    let env = TestEnv::new();
+    env.write("src/lib.rs", "pub fn f() {}\n");
+    env.write(".env", "SECRET=1\n");
+    env.git(&["add", "-A"]);
+    env.git(&["commit", "-q", "-m", "src"]);
+    std::os::unix::fs::symlink(env.root().join("src"), env.root().join("target")).unwrap();
+    std::os::unix::fs::symlink(env.root().join(".env"), env.root().join("notes.txt")).unwrap();
+    let check = |cmd: &str| {
+        let r = env.pawl(&["guard", "check", "--json", "--", cmd]);
+        r.json()
+    };
+    let d = check("rm -rf target/*");
+    assert_eq!(d["decision"], "deny", "{d}");
+    assert_eq!(d["rule"], "recursive-delete", "{d}");
+    let d = check("echo x >> notes.txt");
+    assert_eq!(d["decision"], "deny", "{d}");
+    assert_eq!(d["rule"], "protected-path", "{d}");
+    assert_eq!(check("rm -f target")["decision"], "allow");
+    assert_eq!(check("rm -rf build")["decision"], "allow");
+}
