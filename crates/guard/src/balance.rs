@@ -42,6 +42,8 @@ pub(crate) enum Refusal {
     TooDeep,
     /// Subscripts nest deeper than [`MAX_SUBSCRIPT_NESTING`] inside parameter expansions.
     NestedSubscripts,
+    /// A `(` of the script (a subshell, an arithmetic command) is never closed.
+    UnclosedParenthesis,
 }
 
 impl std::fmt::Display for Refusal {
@@ -50,6 +52,7 @@ impl std::fmt::Display for Refusal {
             Refusal::Unclosed => "an expansion or a quote is never closed",
             Refusal::TooDeep => "expansions nest too deeply",
             Refusal::NestedSubscripts => "array subscripts nest too deeply inside ${...}",
+            Refusal::UnclosedParenthesis => "a parenthesis is never closed",
         })
     }
 }

@@ -1125,6 +1125,10 @@ impl<'a> Walker<'a> {
         match &assignment.value {
             ast::AssignmentValue::Scalar(word) => {
                 let args = self.expand(&word.value, shell, frame);
+                // `d=$(mktemp [-d])`: a fresh path under $TMPDIR (or /tmp), an allowance.
+                if let Some(dir) = self.mktemp_dir(&word.value, shell) {
+                    return Some(format!("{dir}/tmp.pawl-mktemp"));
+                }
                 if args.iter().all(|a| a.known) {
                     Some(
                         args.iter()
@@ -1145,6 +1149,43 @@ impl<'a> Walker<'a> {
                 }
                 None
             }
+        }
+    }
+
+    /// The directory `mktemp` would create in when `raw` is exactly `$(mktemp ...)` (quoted or
+    /// not) with only `-d`/`-q`/`-t` and a template without a `/`; `None` otherwise, or when
+    /// `TMPDIR` may have been changed.
+    fn mktemp_dir(&self, raw: &str, shell: &Shell) -> Option<String> {
+        let inner = raw
+            .strip_prefix('"')
+            .and_then(|r| r.strip_suffix('"'))
+            .unwrap_or(raw);
+        let body = inner.strip_prefix("$(")?.strip_suffix(')')?;
+        let mut words = body.split_ascii_whitespace();
+        if words.next()? != "mktemp" {
+            return None;
+        }
+        let mut templates = 0;
+        for w in words {
+            match w {
+                "-d" | "-q" | "-t" | "-dq" | "-qd" | "-dt" | "-td" | "--directory" | "--quiet" => {}
+                _ if !w.starts_with('-')
+                    && !w.contains(['/', '$', '`', '\\', '\'', '"', '*', '?', '['])
+                    && w.contains("XXX") =>
+                {
+                    templates += 1;
+                }
+                _ => return None,
+            }
+        }
+        if templates > 1 || shell.vars.contains_key("TMPDIR") {
+            return None;
+        }
+        match (&self.anchors.tmpdir, &self.ctx.tmpdir) {
+            (Some(t), _) => Some(t.clone()),
+            (None, None) => Some("/tmp".into()),
+            // TMPDIR is set but may be reassigned by the input: unknown.
+            (None, Some(_)) => None,
         }
     }
 
@@ -2049,11 +2090,20 @@ fn hard_word(tokens: &[Token]) -> Option<(String, balance::Refusal)> {
         End,
     }
     let mut heredoc = Heredoc::No;
+    // `(` operators not yet closed: an unclosed one is a syntax error anyway, and a run of them
+    // makes brush-parser's program grammar try subshell against arithmetic command at every
+    // level (fuzz-found: twice the time per `(`).
+    let mut open_parens = 0usize;
     for token in tokens {
         let word = match token {
             Token::Operator(op, _) => {
-                if op == "<<" || op == "<<-" {
-                    heredoc = Heredoc::Delimiter;
+                match op.as_str() {
+                    "<<" | "<<-" => heredoc = Heredoc::Delimiter,
+                    "(" => open_parens += 1,
+                    "((" => open_parens += 2,
+                    ")" => open_parens = open_parens.saturating_sub(1),
+                    "))" => open_parens = open_parens.saturating_sub(2),
+                    _ => {}
                 }
                 continue;
             }
@@ -2080,6 +2130,9 @@ fn hard_word(tokens: &[Token]) -> Option<(String, balance::Refusal)> {
         if let Err(why) = balance::scan(word, mode) {
             return Some((word.clone(), why));
         }
+    }
+    if open_parens > 0 {
+        return Some(("(".into(), balance::Refusal::UnclosedParenthesis));
     }
     None
 }

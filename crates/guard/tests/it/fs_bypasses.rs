@@ -631,10 +631,16 @@ fn b139_more_than_one_tracked_file_per_rm() {
 }
 
 #[test]
-fn f1_mktemp_is_left_to_the_walker() {
-    // Until the walker models `$(mktemp)` as a temp path, the unknown value stays denied:
-    // this pins today's behaviour (see the helper's report).
-    assert_blocked("d=$(mktemp -d); rm -rf \"$d\"");
+fn f1_a_mktemp_directory_is_a_temporary_path() {
+    // The usual pattern: a fresh directory under $TMPDIR, used and removed.
+    assert_allowed("d=$(mktemp -d); echo hi > \"$d/x\"; rm -rf \"$d\"");
+    assert_allowed("f=\"$(mktemp)\"; cargo test > \"$f\" 2>&1; rm -f \"$f\"");
+    assert_allowed("d=$(mktemp -d -t pawl.XXXXXX); rm -rf \"$d\"");
+    // Not a temporary path any more: another directory, TMPDIR changed, or a computed template.
+    assert_blocked("d=$(mktemp -d -p .); rm -rf \"$d\"");
+    assert_blocked("TMPDIR=.; d=$(mktemp -d); rm -rf \"$d\"");
+    assert_blocked("d=$(mktemp -d src/XXXX); rm -rf \"$d\"");
+    assert_blocked("d=$(mktemp -d); d=src; rm -rf \"$d\"");
 }
 
 #[test]

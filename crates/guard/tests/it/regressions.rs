@@ -209,3 +209,31 @@ fn here_document_bodies_keep_their_quotes_as_data() {
     assert!(decide("cat <<'EOF' > notes.txt\nit's $(( unclosed\nEOF").is_allow());
     assert!(decide("cat <<A <<-B\nit's\nA\n\tdon't\n\tB\necho \"$(date)\"").is_allow());
 }
+
+#[test]
+fn fuzz_timeout_runs_of_unclosed_subshell_parentheses() {
+    // `&((((((((((((((((git ...`: brush-parser's program grammar tried subshell against
+    // arithmetic command at every `(` (twice the time per level; over 10 s in the fuzz build).
+    // An unclosed `(` is a syntax error anyway: refused from the tokens, before the parser.
+    let bytes = include_bytes!("../data/fuzz-timeout-unclosed-subshells.bin");
+    let input = String::from_utf8_lossy(bytes);
+    let start = Instant::now();
+    let d = decide(&input);
+    assert!(
+        start.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        start.elapsed()
+    );
+    assert_eq!(d.rule, Some(pawl_guard::RuleId::ParseError), "{d:?}");
+    assert!(d.reason.contains("a parenthesis is never closed"), "{d:?}");
+    let deep = format!("{}git status", "(".repeat(20));
+    assert!(
+        decide(&deep)
+            .reason
+            .contains("a parenthesis is never closed")
+    );
+    // Balanced subshells and arithmetic commands are analysed as before.
+    assert!(decide("( (cd src && cargo test) ) && ((1 + 1))").is_allow());
+    assert!(decide("(cd src; rm -rf /)").is_deny());
+    assert!(decide("case $x in (a) echo a;; b) echo b;; esac").is_allow());
+}
