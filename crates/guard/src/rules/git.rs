@@ -661,6 +661,7 @@ impl Walker<'_> {
         };
         let mut git_dir: Option<Option<String>> =
             Self::git_env(shell, "GIT_DIR").or_else(|| Self::git_env(shell, "GIT_COMMON_DIR"));
+        let mut work_tree: Option<Option<String>> = Self::git_env(shell, "GIT_WORK_TREE");
         self.git_config_env(&mut inv, shell, frame);
         let mut index = 0;
         while index < args.len() {
@@ -704,7 +705,13 @@ impl Walker<'_> {
                     );
                     return;
                 }
-                "--work-tree" | "--namespace" | "--super-prefix" | "--attr-source" => {
+                "--work-tree" => {
+                    work_tree = Some(take().and_then(|a| a.exact().map(str::to_owned)));
+                }
+                _ if text.starts_with("--work-tree=") => {
+                    work_tree = Some(Some(text["--work-tree=".len()..].to_owned()));
+                }
+                "--namespace" | "--super-prefix" | "--attr-source" => {
                     take();
                 }
                 "-c" => {
@@ -758,7 +765,19 @@ impl Walker<'_> {
         };
         // Paths given to git are relative to the directory it runs in.
         let mut here = shell.clone();
-        here.cwd = inv.dir.clone();
+        here.cwd = match (work_tree, &inv.dir) {
+            // Outside its work tree, git takes paths from the top of it.
+            (Some(Some(tree)), Some(dir)) => {
+                let tree = paths::normalize(dir, &tree);
+                if paths::is_within(dir, &tree) {
+                    Some(dir.clone())
+                } else {
+                    Some(tree)
+                }
+            }
+            (Some(_), _) => None,
+            (None, dir) => dir.clone(),
+        };
         if COMMANDS.contains(&name.as_str()) {
             self.git_subcommand(&name, &rest, &inv, &mut here, frame);
             return;
@@ -1262,6 +1281,62 @@ impl Walker<'_> {
                 let p = gparse(rest, &Opts { short_values: "m", longs: &["--message="] });
                 if p.operands.first().is_some_and(|a| a.is("drop") || a.is("clear")) {
                     self.destructive(frame, "git stash drop/clear");
+                } else if p.operands.first().is_some_and(|a| a.is("branch")) {
+                    let target = p.operands.get(1).and_then(branch_of);
+                    self.switch_to(inv, target, frame);
+                }
+            }
+            "fast-import" => self.fail_closed(
+                frame,
+                RuleId::NotStatic,
+                "git fast-import writes whatever refs its input names, protected branches included",
+            ),
+            "replace" => {
+                let p = gparse(rest, &Opts {
+                    short_values: "",
+                    longs: &["--delete", "--list", "--edit", "--graft", "--convert-graft-file", "--force", "--format=", "--raw"],
+                });
+                let creates = !p.operands.is_empty() || p.has(&["--edit", "--graft", "--convert-graft-file"]);
+                if creates && !p.has(&["-d", "--delete", "-l", "--list"]) {
+                    self.deny(
+                        frame,
+                        RuleId::ProtectedBranch,
+                        "git replace changes what existing commits (protected branches included) show",
+                    );
+                }
+            }
+            "repack" => {
+                let p = gparse(rest, &Opts {
+                    short_values: "",
+                    longs: &["--unpack-unreachable=", "--cruft-expiration=", "--cruft", "--keep-unreachable", "--quiet", "--local", "--expire-to="],
+                });
+                let early = p.opts.iter().any(|o| {
+                    matches!(o.name.as_str(), "--unpack-unreachable" | "--cruft-expiration")
+                        && o.value.as_ref().is_none_or(|v| !v.is("never"))
+                });
+                if early {
+                    self.destructive(frame, "git repack with an early expiry of unreachable objects");
+                }
+            }
+            "bundle" => {
+                if rest.first().is_some_and(|a| a.is("create"))
+                    && let Some(file) = rest.iter().skip(1).find(|a| !a.text.starts_with('-'))
+                {
+                    self.check_write(&file.clone(), WriteMode::Clobber, shell, frame, "git bundle create");
+                }
+            }
+            "format-patch" => {
+                let p = gparse(rest, &Opts {
+                    short_values: "ov",
+                    longs: &["--output-directory=", "--output=", "--stdout", "--numbered", "--cover-letter", "--subject-prefix=", "--in-reply-to=", "--to=", "--cc=", "--from=", "--base=", "--signature=", "--signature-file=", "--suffix=", "--start-number=", "--reroll-count=", "--range-diff=", "--interdiff=", "--creation-factor=", "--thread"],
+                });
+                for dir in values(&p, &["-o", "--output-directory"]).flatten() {
+                    let dir = dir.clone();
+                    self.check_write(&dir, WriteMode::Modify, shell, frame, "git format-patch -o");
+                }
+                for out in values(&p, &["--output"]).flatten() {
+                    let out = out.clone();
+                    self.check_write(&out, WriteMode::Clobber, shell, frame, "git format-patch --output");
                 }
             }
             "rm" => self.git_rm(rest, shell, frame),

@@ -655,3 +655,47 @@ fn ordinary_git_stays_allowed() {
     // The test context's repository root, for the record.
     assert_eq!(REPO, "/home/dev/repo");
 }
+
+// B85, B126: paths git writes or resolves elsewhere.
+#[test]
+fn files_git_writes_and_work_trees() {
+    denied_by(
+        RuleId::GitDestructive,
+        &[
+            "git --work-tree=src checkout lib.rs",
+            "git --work-tree src checkout main.rs",
+            "GIT_WORK_TREE=src git checkout lib.rs",
+            "git repack -a -d --unpack-unreachable=now",
+            "git repack -A -d --unpack-unr=1.second.ago",
+        ],
+    );
+    denied_by(
+        RuleId::ProtectedPath,
+        &[
+            "git bundle create .env HEAD",
+            "git format-patch -o secrets/ -1",
+            "git format-patch --output-directory=secrets -1",
+            "git archive -o .env HEAD",
+            "git archive --output=Dockerfile HEAD",
+            "git diff --output=Dockerfile",
+        ],
+    );
+    denied_by(
+        RuleId::ProtectedBranch,
+        &[
+            "git replace main feat/x",
+            "git replace --graft HEAD",
+            "git stash branch main; git commit -m x",
+        ],
+    );
+    denied_by(RuleId::NotStatic, &["git fast-import --force < /dev/null"]);
+    allowed(&[
+        "git replace -l",
+        "git replace -d abc1234",
+        "git repack -a -d",
+        "git bundle create /tmp/repo.bundle HEAD",
+        "git format-patch -1 -o /tmp/p",
+        "git stash branch feat/stashed; git commit -m x",
+        "git --work-tree=. status",
+    ]);
+}
