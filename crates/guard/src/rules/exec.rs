@@ -106,7 +106,7 @@ impl Walker<'_> {
                 self.denial.is_some()
             }
             "ssh" | "slogin" | "autossh" => {
-                self.ssh(base, args, shell, frame);
+                self.ssh(base, args, stdin, shell, frame);
                 self.denial.is_some()
             }
             "scp" | "sftp" => {
@@ -116,6 +116,43 @@ impl Walker<'_> {
             "rsync" => {
                 self.rsync(args, shell, frame);
                 // The file rules still judge `rsync --delete`.
+                false
+            }
+            "socat" => {
+                self.socat(args, shell, frame);
+                self.denial.is_some()
+            }
+            "nc" | "ncat" | "netcat" | "nc.traditional" | "nc.openbsd" => {
+                self.netcat(base, args, shell, frame);
+                self.denial.is_some()
+            }
+            "crontab" => {
+                let lists = args.iter().any(|a| a.is("-l"));
+                if !lists {
+                    self.deny(
+                        frame,
+                        RuleId::Interpreter,
+                        "crontab installs or removes scheduled commands, which would run outside the guard",
+                    );
+                }
+                true
+            }
+            "man" => {
+                self.man(args, shell, frame);
+                self.denial.is_some()
+            }
+            "less" | "more" | "most" => {
+                if let Some(cmd) = args.iter().find(|a| {
+                    a.text.starts_with('+')
+                        && (a.text.contains('!') || a.text.contains('|') || !a.known)
+                }) {
+                    self.deny(
+                        frame,
+                        RuleId::Interpreter,
+                        format!("{base} `{}` runs a shell command from the pager; the guard does not model it", cmd.text),
+                    );
+                    return true;
+                }
                 false
             }
             "gdb" | "lldb" | "cgdb" => {
@@ -129,6 +166,15 @@ impl Walker<'_> {
     /// Walks `text` as a shell script run by `origin`.
     fn walk_shell_text(&mut self, origin: &str, text: &str, shell: &mut Shell, frame: &Frame) {
         self.script_args(origin, &[Arg::lit(text)], shell, frame, false);
+    }
+
+    /// Walks `text` as a shell script whose standard input is data the guard
+    /// cannot see (`print | "sh"` must not run that data as a script).
+    fn walk_piped_shell(&mut self, origin: &str, text: &str, shell: &Shell, frame: &Frame) {
+        let mut inner = frame.nested(&format!("inside {origin}"));
+        inner.stdin = Stdin::Pipe;
+        let mut sub = shell.clone();
+        self.run_script(text, &mut sub, &inner);
     }
 
     /// Walks an argument as a shell script run by `origin` (fails closed when
@@ -403,8 +449,11 @@ impl Walker<'_> {
                         }
                     };
                     match command {
-                        Some(cmd) => {
+                        Some(cmd) if getline => {
                             self.walk_shell_text(&format!("{origin} pipe"), &cmd, shell, frame)
+                        }
+                        Some(cmd) => {
+                            self.walk_piped_shell(&format!("{origin} pipe"), &cmd, shell, frame)
                         }
                         None => {
                             self.deny(
@@ -668,6 +717,19 @@ impl Walker<'_> {
                 }
                 continue;
             }
+            if matches!(text, "-u" | "-U") {
+                let value = args.get(index).map_or("", |a| a.text.as_str());
+                if !matches!(value, "NONE" | "NORC" | "DEFAULTS" | "NOPLUGIN") {
+                    self.deny(
+                        frame,
+                        RuleId::Interpreter,
+                        commands(&format!("`{text} {value}`, a startup file of commands")),
+                    );
+                    return;
+                }
+                index += 1;
+                continue;
+            }
             if matches!(text, "--cmd" | "-c" | "-S") || text.starts_with("-c") && text.len() > 2 {
                 let value = args.get(index).map_or(String::new(), |a| a.text.clone());
                 self.deny(
@@ -843,6 +905,16 @@ impl Walker<'_> {
             }
             if let Some((name, value)) = text.split_once('=') {
                 let name = name.trim_end_matches([':', '+', '?', '!']);
+                if matches!(name, "MAKEFLAGS" | "GNUMAKEFLAGS" | "MFLAGS")
+                    && (value.contains("eval") || value.contains('E') || value.contains('f'))
+                {
+                    self.deny(
+                        frame,
+                        RuleId::Interpreter,
+                        format!("{base} `{text}` passes options that may add makefile text; the guard cannot see its recipes"),
+                    );
+                    return;
+                }
                 if matches!(name, "SHELL" | ".SHELLFLAGS" | "MAKESHELL") {
                     let ok = name != ".SHELLFLAGS"
                         && arg.known
@@ -893,6 +965,11 @@ impl Walker<'_> {
                     if c == 'I' || c == 'F' {
                         self.walk_shell_arg(&origin(&format!("-{c}")), value, shell, frame);
                     }
+                    if c == 'g'
+                        && let Some(file) = value
+                    {
+                        self.check_write(file, WriteMode::Modify, shell, frame, &origin("-g"));
+                    }
                 }
             }
         }
@@ -930,10 +1007,40 @@ impl Walker<'_> {
                                     format!("{what} that is not statically known"),
                                 ),
                             }
+                        } else if matches!(*full, "to-command" | "use-compress-program") {
+                            // The archive's data is the command's input.
+                            match value.as_ref().filter(|v| v.known) {
+                                Some(v) => self.walk_piped_shell(&what, &v.text, shell, frame),
+                                None => self.fail_closed(
+                                    frame,
+                                    RuleId::NotStatic,
+                                    format!("{what} that is not statically known"),
+                                ),
+                            }
                         } else {
                             self.walk_shell_arg(&what, value.as_ref(), shell, frame);
                         }
                         break;
+                    }
+                }
+                // Options that name a file tar writes.
+                for (full, min, mode) in [
+                    ("index-file", 3, WriteMode::Clobber),
+                    ("volno-file", 3, WriteMode::Clobber),
+                    ("listed-incremental", 3, WriteMode::Modify),
+                ] {
+                    if let Some((next, n, inline)) = long_value(args, index, full, min) {
+                        used = n;
+                        let value = inline.map(Arg::lit).or_else(|| next.cloned());
+                        if let Some(file) = value {
+                            self.check_write(
+                                &file,
+                                mode,
+                                shell,
+                                frame,
+                                &origin(&format!("--{full}")),
+                            );
+                        }
                     }
                 }
                 index += used;
@@ -961,6 +1068,11 @@ impl Walker<'_> {
                             frame,
                         );
                     }
+                    if *c == 'g'
+                        && let Some(file) = &value
+                    {
+                        self.check_write(file, WriteMode::Modify, shell, frame, &origin("-g"));
+                    }
                     break;
                 }
                 continue;
@@ -974,7 +1086,10 @@ impl Walker<'_> {
         while index < args.len() {
             let text = args[index].text.clone();
             index += 1;
-            let value = if let Some(rest) = text.strip_prefix("-TT") {
+            let cluster_tt = (text.starts_with('-') && !text.starts_with("--"))
+                .then(|| text.find("TT").map(|at| &text[at..]))
+                .flatten();
+            let value = if let Some(rest) = cluster_tt.and_then(|t| t.strip_prefix("TT")) {
                 let rest = rest.trim_start_matches('=');
                 if rest.is_empty() {
                     index += 1;
@@ -1140,49 +1255,90 @@ impl Walker<'_> {
                 }
                 if is("shell", 2) || is("system", 2) {
                     self.walk_shell_text(&format!("{base} .{name}"), rest, shell, frame);
-                } else if is("output", 1)
+                    continue;
+                }
+                let words = dot_args(rest);
+                let flags: Vec<&str> = words
+                    .iter()
+                    .filter(|w| w.starts_with('-'))
+                    .map(String::as_str)
+                    .collect();
+                let plain: Vec<&str> = words
+                    .iter()
+                    .filter(|w| !w.starts_with('-'))
+                    .map(String::as_str)
+                    .collect();
+                let what = format!("{base} .{name}");
+                let writes = if is("output", 1)
                     || is("once", 2)
                     || is("log", 2)
-                    || is("save", 2)
-                    || is("backup", 2)
-                    || is("clone", 2)
+                    || is("trace", 2)
                     || is("excel", 2)
                 {
-                    let target = rest
-                        .split_whitespace()
-                        .rfind(|w| !w.starts_with('-'))
-                        .map(|w| w.trim_matches(['\'', '"']))
-                        .unwrap_or("");
-                    if let Some(cmd) = rest.trim_start_matches(['\'', '"']).strip_prefix('|') {
-                        let cmd = cmd.trim_end_matches(['\'', '"']);
-                        self.walk_shell_text(&format!("{base} .{name} |"), cmd, shell, frame);
-                    } else if !target.is_empty() && target != "stdout" && target != "off" {
-                        self.check_write(
-                            &Arg::lit(target),
-                            WriteMode::Clobber,
-                            shell,
-                            frame,
-                            &format!("{base} .{name}"),
-                        );
-                    } else if rest.split_whitespace().any(|w| w == "-x" || w == "-e") {
+                    plain.first().copied().map(|t| (t, WriteMode::Clobber))
+                } else if is("save", 2) || is("backup", 2) || is("clone", 2) {
+                    plain.last().copied().map(|t| (t, WriteMode::Clobber))
+                } else if is("open", 2) {
+                    let mode = if flags.iter().any(|f| f.starts_with("--n")) {
+                        WriteMode::Clobber
+                    } else {
+                        WriteMode::Modify
+                    };
+                    plain.last().copied().map(|t| (t, mode))
+                } else if is("read", 2) || is("import", 2) {
+                    // Only a `|command` source matters; files are read.
+                    plain
+                        .first()
+                        .copied()
+                        .filter(|t| t.starts_with('|'))
+                        .map(|t| (t, WriteMode::Modify))
+                } else if is("archive", 2) || is("ar", 2) {
+                    if flags
+                        .iter()
+                        .any(|f| f.contains('x') || f.starts_with("--e"))
+                    {
                         self.deny(
                             frame,
-                            RuleId::Interpreter,
-                            format!("{base} .{name} -x/-e opens another program"),
+                            RuleId::DestructiveShell,
+                            format!("{what} extracts files from an archive over the working tree"),
                         );
+                        return;
                     }
-                } else if is("read", 2) || is("import", 2) {
-                    let first = rest.trim_start_matches(['\'', '"']);
-                    if let Some(cmd) = first.strip_prefix('|') {
-                        let cmd = cmd.trim_end_matches(['\'', '"']);
-                        self.walk_shell_text(&format!("{base} .{name} |"), cmd, shell, frame);
-                    }
+                    None
                 } else if is("load", 2) || is("edit", 2) {
                     self.deny(
                         frame,
                         RuleId::Interpreter,
-                        format!("{base} .{name} loads native code or runs an editor; the guard cannot see what it runs"),
+                        format!("{what} loads native code or runs an editor; the guard cannot see what it runs"),
                     );
+                    return;
+                } else {
+                    None
+                };
+                match writes {
+                    Some((target, _)) if target.starts_with('|') => {
+                        // sqlite3 appends the words after `|cmd` to the command.
+                        let at = words.iter().position(|w| w.starts_with('|')).unwrap_or(0);
+                        let joined = words[at..].join(" ");
+                        let cmd = &joined[1..];
+                        if is("read", 2) || is("import", 2) {
+                            self.walk_shell_text(&format!("{what} |"), cmd, shell, frame);
+                        } else {
+                            self.walk_piped_shell(&format!("{what} |"), cmd, shell, frame);
+                        }
+                    }
+                    Some((target, mode)) if !matches!(target, "stdout" | "stderr" | "off" | "") => {
+                        self.check_write(&Arg::lit(target), mode, shell, frame, &what);
+                    }
+                    _ => {
+                        if flags.iter().any(|f| matches!(*f, "-x" | "-e")) && !is("open", 2) {
+                            self.deny(
+                                frame,
+                                RuleId::Interpreter,
+                                format!("{what} -x/-e opens another program"),
+                            );
+                        }
+                    }
                 }
             } else {
                 let lower = line.to_ascii_lowercase();
@@ -1259,7 +1415,7 @@ impl Walker<'_> {
         }
     }
 
-    fn ssh(&mut self, base: &str, args: &[Arg], shell: &mut Shell, frame: &Frame) {
+    fn ssh(&mut self, base: &str, args: &[Arg], stdin: &Stdin, shell: &mut Shell, frame: &Frame) {
         let p = rules::parse(
             args,
             &Spec {
@@ -1297,6 +1453,15 @@ impl Walker<'_> {
             return;
         }
         let operands = p.operands.as_slice();
+        let no_command = p.has(&["-N", "-W", "-O"]);
+        if operands.len() == 1 && !no_command && !matches!(stdin, Stdin::Inherited) {
+            self.deny(
+                frame,
+                RuleId::Interpreter,
+                format!("{base} runs commands read from its input on a remote host; the guard cannot see what they do there"),
+            );
+            return;
+        }
         if operands.len() > 1 {
             let command: Vec<&str> = operands[1..].iter().map(|a| a.text.as_str()).collect();
             self.deny(
@@ -1436,6 +1601,114 @@ impl Walker<'_> {
                         _ => {}
                     }
                     break;
+                }
+            }
+        }
+    }
+
+    /// `socat ... EXEC:cmd` / `SYSTEM:cmd`: the command runs with the other
+    /// address's data as its input.
+    fn socat(&mut self, args: &[Arg], shell: &mut Shell, frame: &Frame) {
+        for arg in args
+            .iter()
+            .filter(|a| !a.text.starts_with('-') || a.text.len() == 1)
+        {
+            if !arg.known {
+                self.fail_closed(
+                    frame,
+                    RuleId::NotStatic,
+                    format!("socat address `{}` is not statically known", arg.text),
+                );
+                return;
+            }
+            let (kind, rest) = arg.text.split_once(':').unwrap_or((&arg.text, ""));
+            if matches!(kind.to_ascii_uppercase().as_str(), "EXEC" | "SYSTEM") {
+                let cmd = rest
+                    .split(',')
+                    .next()
+                    .unwrap_or("")
+                    .trim_matches(['\'', '"']);
+                self.walk_piped_shell(&format!("socat {kind}"), cmd, shell, frame);
+            }
+        }
+    }
+
+    /// `nc -e prog` / `nc -c cmd` / `ncat --sh-exec cmd`.
+    fn netcat(&mut self, base: &str, args: &[Arg], shell: &mut Shell, frame: &Frame) {
+        let mut index = 0;
+        while index < args.len() {
+            let text = args[index].text.clone();
+            index += 1;
+            let runs = match text.as_str() {
+                "-e" | "-c" | "--exec" | "--sh-exec" => true,
+                "--lua-exec" => {
+                    self.deny(
+                        frame,
+                        RuleId::Interpreter,
+                        format!("{base} --lua-exec runs a Lua script the guard cannot see"),
+                    );
+                    return;
+                }
+                t if t.starts_with("--exec=") || t.starts_with("--sh-exec=") => {
+                    let cmd = t.split_once('=').map_or("", |(_, v)| v).to_owned();
+                    self.walk_piped_shell(&format!("{base} --exec"), &cmd, shell, frame);
+                    continue;
+                }
+                _ => false,
+            };
+            if runs {
+                match args.get(index).filter(|a| a.known) {
+                    Some(cmd) => {
+                        let cmd = cmd.text.clone();
+                        self.walk_piped_shell(&format!("{base} {text}"), &cmd, shell, frame);
+                    }
+                    None => self.fail_closed(
+                        frame,
+                        RuleId::NotStatic,
+                        format!("{base} {text} runs a command that is not statically known"),
+                    ),
+                }
+                index += 1;
+            }
+        }
+    }
+
+    /// `man -P pager` / `--pager=` / `-H browser`: commands man runs.
+    fn man(&mut self, args: &[Arg], shell: &mut Shell, frame: &Frame) {
+        let mut index = 0;
+        while index < args.len() {
+            let text = args[index].text.clone();
+            index += 1;
+            let value = if matches!(text.as_str(), "-P" | "--pager" | "-H" | "--html") {
+                index += 1;
+                args.get(index - 1).cloned()
+            } else if let Some(v) = text
+                .strip_prefix("--pager=")
+                .or_else(|| text.strip_prefix("--html="))
+            {
+                Some(Arg {
+                    text: v.to_owned(),
+                    ..args[index - 1].clone()
+                })
+            } else if text.len() > 2 && (text.starts_with("-P") || text.starts_with("-H")) {
+                Some(Arg {
+                    text: text[2..].to_owned(),
+                    ..args[index - 1].clone()
+                })
+            } else {
+                None
+            };
+            if let Some(value) = value {
+                match value.known {
+                    true => self.walk_piped_shell("man pager", &value.text, shell, frame),
+                    false => self.fail_closed(
+                        frame,
+                        RuleId::NotStatic,
+                        format!(
+                            "man runs a pager `{}` that is not statically known",
+                            value.text
+                        ),
+                    ),
                 }
             }
         }
@@ -1867,6 +2140,39 @@ fn sed_actions(script: &str) -> Result<Vec<SedAction>, String> {
         }
     }
     Ok(out)
+}
+
+/// The arguments of a sqlite3 dot-command: words, with '...' and "..."
+/// grouping as sqlite3 does.
+fn dot_args(rest: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut chars = rest.chars().peekable();
+    while let Some(&c) = chars.peek() {
+        if c.is_whitespace() {
+            chars.next();
+            continue;
+        }
+        let mut word = String::new();
+        if c == '\'' || c == '"' {
+            chars.next();
+            for d in chars.by_ref() {
+                if d == c {
+                    break;
+                }
+                word.push(d);
+            }
+        } else {
+            while let Some(&d) = chars.peek() {
+                if d.is_whitespace() {
+                    break;
+                }
+                word.push(d);
+                chars.next();
+            }
+        }
+        out.push(word);
+    }
+    out
 }
 
 /// Single-quoted SQL string literals in `line`.

@@ -668,3 +668,68 @@ fn long_one_liners_are_bounded() {
         );
     }
 }
+
+#[test]
+fn data_piped_into_a_shell_and_more_runners() {
+    // A command fed data the guard cannot see: a shell there runs that data.
+    for c in [
+        "awk 'BEGIN{print \"rm -rf src\" | \"sh\"}'",
+        "tar -xf /tmp/a.tar --to-command=sh",
+        "tar -cf /tmp/a.tar --use-compress-program=bash src",
+        "sqlite3 :memory: \".once '|sh'\" \"select 'rm -rf src'\"",
+        "socat TCP-LISTEN:9000 EXEC:sh",
+        "socat - SYSTEM:bash",
+        "nc -l 9000 -e /bin/sh",
+        "ncat -l 9000 --sh-exec bash",
+        "man -P sh ls",
+        "man --pager=bash ls",
+        "ssh host < deploy.sh",
+        "echo 'rm -rf ~' | ssh host",
+        "ssh host <<< 'git push'",
+    ] {
+        denied(c);
+    }
+    denied_as("socat - 'EXEC:rm -rf src'", RuleId::RecursiveDelete);
+    denied_as("nc -l 9000 -c 'rm -rf src'", RuleId::RecursiveDelete);
+    denied_as("man -P 'rm -rf src' ls", RuleId::RecursiveDelete);
+    denied_as(
+        "zip -q /tmp/z.zip README.md -qTT 'rm -rf src #'",
+        RuleId::RecursiveDelete,
+    );
+    denied_as(
+        "sqlite3 :memory: \".once --bom '|rm -rf src'\" 'select 1'",
+        RuleId::RecursiveDelete,
+    );
+    denied_as("sqlite3 :memory: '.open --new README.md'", RuleId::Clobber);
+    denied_as("sqlite3 :memory: '.trace .env'", RuleId::ProtectedPath);
+    denied_as("sqlite3 /tmp/a.db '.ar -x'", RuleId::DestructiveShell);
+    denied_as(
+        "tar -cf /tmp/a.tar --index-file=README.md src",
+        RuleId::Clobber,
+    );
+    denied_as("tar -cf /tmp/a.tar -g .env src", RuleId::ProtectedPath);
+    for c in [
+        "crontab /tmp/jobs",
+        "echo '* * * * * rm -rf ~' | crontab -",
+        "crontab -r",
+        "less '+!rm -rf src' README.md",
+        "vim -u /tmp/evil.vim README.md",
+        "make MAKEFLAGS=--eval=x test",
+    ] {
+        denied_as(c, RuleId::Interpreter);
+    }
+    for c in [
+        "awk '{print $1 | \"sort -u\"}' f",
+        "crontab -l",
+        "man -P cat ls",
+        "less +G README.md",
+        "vim -u NONE README.md",
+        "socat - TCP:localhost:8080",
+        "nc -z localhost 5432",
+        "ssh -T git@github.com",
+        "tar -xzf /tmp/deps.tgz -C /tmp/deps",
+        "sqlite3 app.db \".mode csv\" \".import /tmp/users.csv users\"",
+    ] {
+        assert_allowed(c);
+    }
+}
