@@ -852,9 +852,12 @@ impl Walker<'_> {
                 self.file_rules(base, &known, shell, frame);
             }
             _ => {
-                let (args, stdin) = self.descriptor_operand(args, cmd.stdin, shell);
-                if !self.runs_commands(base, &args, &stdin, shell, frame)
-                    && !self.interpreter(base, &args, &stdin, shell, frame)
+                // A descriptor path as the program file (`python3 /dev/fd/3 3<<<...`) is that
+                // descriptor's text for interpreters; for every other command it stays a path
+                // (`tee /dev/fd/5` writes through it).
+                let (code_args, stdin) = self.descriptor_operand(args.clone(), cmd.stdin, shell);
+                if !self.runs_commands(base, &code_args, &stdin, shell, frame)
+                    && !self.interpreter(base, &code_args, &stdin, shell, frame)
                 {
                     self.file_rules(base, &args, shell, frame);
                 }

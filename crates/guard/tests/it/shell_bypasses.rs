@@ -443,3 +443,12 @@ fn shells_reading_a_pipe_from_the_outer_shell() {
         "diff <(sort a) <(sort b)",
     ]);
 }
+
+#[test]
+fn a_descriptor_path_is_code_for_interpreters_and_a_path_for_everything_else() {
+    // `tee /dev/fd/5` writes through a descriptor that may be open on any file.
+    let d = decide("echo x | tee /dev/fd/5");
+    assert!(d.is_deny(), "{d:?}");
+    assert!(decide("python3 /dev/fd/3 3<<<'print(1)'").is_allow());
+    assert!(decide("python3 /dev/fd/3 3<<<'import shutil; shutil.rmtree(\"src\")'").is_deny());
+}
