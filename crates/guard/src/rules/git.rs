@@ -829,6 +829,14 @@ impl Walker<'_> {
 
     /// Judges the environment a git command gets; false when it was denied.
     fn git_environment(&mut self, shell: &mut Shell, frame: &Frame) -> bool {
+        if shell.vars_untrusted {
+            self.fail_closed(
+                frame,
+                RuleId::NotStatic,
+                "variables were changed in ways the guard does not model; they may give git an editor, pager or configuration",
+            );
+            return false;
+        }
         for name in PROGRAM_ENV {
             if let Some(value) = Self::git_env(shell, name) {
                 // The program itself is judged without the variable (a

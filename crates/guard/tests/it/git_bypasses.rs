@@ -76,6 +76,7 @@ fn environment_that_git_runs() {
     denied(&[
         "EDITOR=\"$(cat /tmp/e)\" git commit",
         "GIT_SSH=/tmp/x.sh; export GIT_SSH; git fetch; GIT_EDITOR=$E git commit",
+        "declare -n r=GIT_EDITOR; r='git push;:'; export GIT_EDITOR; git commit",
     ]);
     // Ordinary non-interactive editors stay allowed.
     allowed(&[
@@ -651,7 +652,13 @@ fn ordinary_git_stays_allowed() {
         "git --version",
     ]);
     // A diff written over a tracked file clobbers it.
-    denied_by(RuleId::Clobber, &["git diff --output=README.md"]);
+    denied_by(
+        RuleId::Clobber,
+        &[
+            "git diff --output=README.md",
+            "git log --output README.md -1",
+        ],
+    );
     // The test context's repository root, for the record.
     assert_eq!(REPO, "/home/dev/repo");
 }
@@ -678,6 +685,8 @@ fn files_git_writes_and_work_trees() {
             "git archive -o .env HEAD",
             "git archive --output=Dockerfile HEAD",
             "git diff --output=Dockerfile",
+            "git log --output=.env -1",
+            "git -C k8s show --output deploy.yaml HEAD",
         ],
     );
     denied_by(
