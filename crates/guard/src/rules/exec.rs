@@ -170,7 +170,13 @@ impl Walker<'_> {
 
     /// Walks `text` as a shell script whose standard input is data the guard
     /// cannot see (`print | "sh"` must not run that data as a script).
-    fn walk_piped_shell(&mut self, origin: &str, text: &str, shell: &Shell, frame: &Frame) {
+    pub(crate) fn walk_piped_shell(
+        &mut self,
+        origin: &str,
+        text: &str,
+        shell: &Shell,
+        frame: &Frame,
+    ) {
         let mut inner = frame.nested(&format!("inside {origin}"));
         inner.stdin = Stdin::Pipe;
         let mut sub = shell.clone();

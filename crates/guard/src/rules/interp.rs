@@ -229,6 +229,21 @@ fn dynamic(family: Family) -> &'static [&'static str] {
             "CodeType",
             "exec_module",
             "load_module",
+            "pdb",
+            "timeit",
+            "cProfile",
+            "profile",
+            "doctest",
+            "InteractiveInterpreter",
+            "InteractiveConsole",
+            "interact",
+            "Trace",
+            "resolve_name",
+            "import_module",
+            "find_spec",
+            "imp",
+            "pkgutil",
+            "zipimport",
             "modules",
             "__loader__",
             "__spec__",
@@ -242,6 +257,10 @@ fn dynamic(family: Family) -> &'static [&'static str] {
             "global",
             "Reflect",
             "runInThisContext",
+            "Script",
+            "Worker",
+            "createRequire",
+            "SourceTextModule",
             "runInNewContext",
             "runInContext",
             "compileFunction",
@@ -280,6 +299,7 @@ fn dynamic(family: Family) -> &'static [&'static str] {
             "binding",
             "ObjectSpace",
             "Fiddle",
+            "InstructionSequence",
             "load",
             "Marshal",
             "ERB",
@@ -295,7 +315,6 @@ fn dynamic(family: Family) -> &'static [&'static str] {
             "forward_static_call_array",
             "ReflectionFunction",
             "ReflectionMethod",
-            "preg_replace",
             "extract",
             "parse_str",
             "ffi",
@@ -411,7 +430,13 @@ fn spawns(family: Family) -> &'static [(&'static str, Spawn)] {
             ("run", First),
             ("Command", ProgramArgs),
         ],
-        Family::Perl => &[("system", All), ("exec", All), ("readpipe", First)],
+        Family::Perl => &[
+            ("system", All),
+            ("exec", All),
+            ("readpipe", First),
+            ("open2", All),
+            ("open3", All),
+        ],
         Family::Ruby => &[
             ("system", All),
             ("exec", All),
@@ -778,8 +803,57 @@ fn delimited(
 
 /// Tokenizes `code` for `family`. Bounded: at most [`MAX_TOKENS`].
 fn tokens(code: &str, family: Family) -> Vec<Tok> {
+    tokens_at(code, family, 0)
+}
+
+/// Code interpolated into a string (`f"{x}"`, `${x}`, `#{x}`, `@{[x]}`,
+/// `{$x}`, `$(x)`): it runs, so it is tokenized too.
+fn interpolations(text: &str, family: Family) -> Vec<String> {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < chars.len() && out.len() < 64 {
+        let c = chars[i];
+        let next = chars.get(i + 1).copied();
+        let (skip, open, close) = match (family, c, next) {
+            (Family::Python, '{', Some('{')) => {
+                i += 2;
+                continue;
+            }
+            (Family::Python, '{', _) => (1, '{', '}'),
+            (Family::Js, '$', Some('{')) | (Family::Ruby, '#', Some('{')) => (2, '{', '}'),
+            (Family::Perl | Family::Php, '$' | '@', Some('{')) => (2, '{', '}'),
+            (Family::Php, '{', Some('$')) => (1, '{', '}'),
+            (Family::Julia, '$', Some('(')) => (2, '(', ')'),
+            _ => {
+                i += 1;
+                continue;
+            }
+        };
+        let start = i + skip;
+        let mut depth = 1usize;
+        let mut j = start;
+        while j < chars.len() {
+            if chars[j] == open {
+                depth += 1;
+            } else if chars[j] == close {
+                depth -= 1;
+                if depth == 0 {
+                    break;
+                }
+            }
+            j += 1;
+        }
+        out.push(chars[start..j.min(chars.len())].iter().collect());
+        i = j + 1;
+    }
+    out
+}
+
+fn tokens_at(code: &str, family: Family, depth: usize) -> Vec<Tok> {
     let chars: Vec<char> = code.chars().collect();
     let mut out: Vec<Tok> = Vec::new();
+    let mut segments: Vec<String> = Vec::new();
     let mut i = 0;
     let interpolates = |quote: char, text: &str| -> bool {
         match family {
@@ -820,6 +894,9 @@ fn tokens(code: &str, family: Family) -> Vec<Tok> {
             let fstring = matches!(out.last(), Some(Tok::Ident(p)) if p.to_ascii_lowercase().contains('f') && p.len() <= 2);
             if fstring {
                 out.pop();
+                if text.contains('{') {
+                    segments.extend(interpolations(&text, family));
+                }
             }
             out.push(Tok::Str {
                 dynamic: fstring && text.contains('{'),
@@ -851,6 +928,9 @@ fn tokens(code: &str, family: Family) -> Vec<Tok> {
                     family,
                     Family::Perl | Family::Ruby | Family::Php | Family::Julia
                 );
+            if dynamic {
+                segments.extend(interpolations(&text, family));
+            }
             if command_quote {
                 out.push(Tok::Cmd { text, dynamic });
             } else {
@@ -885,6 +965,9 @@ fn tokens(code: &str, family: Family) -> Vec<Tok> {
                     let (text, next, _) = delimited(&chars, j + 1, open, close, word != "q");
                     i = next;
                     let dynamic = word != "q" && (text.contains('$') || text.contains('@'));
+                    if dynamic {
+                        segments.extend(interpolations(&text, family));
+                    }
                     out.push(match word.as_str() {
                         "qw" => Tok::Words(text.split_whitespace().map(str::to_owned).collect()),
                         "qx" => Tok::Cmd { text, dynamic },
@@ -913,6 +996,9 @@ fn tokens(code: &str, family: Family) -> Vec<Tok> {
                 let (text, next, _) = delimited(&chars, i + 3, open, close, kind != 'q');
                 i = next;
                 let dynamic = kind != 'q' && text.contains("#{");
+                if dynamic {
+                    segments.extend(interpolations(&text, family));
+                }
                 out.push(match kind {
                     'w' | 'W' | 'i' => {
                         Tok::Words(text.split_whitespace().map(str::to_owned).collect())
@@ -932,6 +1018,9 @@ fn tokens(code: &str, family: Family) -> Vec<Tok> {
                 let (text, next, _) = delimited(&chars, i + 2, open, close, true);
                 i = next;
                 let dynamic = text.contains("#{");
+                if dynamic {
+                    segments.extend(interpolations(&text, family));
+                }
                 out.push(Tok::Str { text, dynamic });
                 continue;
             }
@@ -971,6 +1060,16 @@ fn tokens(code: &str, family: Family) -> Vec<Tok> {
             out.push(Tok::Odd(c));
         }
         i += 1;
+    }
+    // Interpolated code runs too: judge it after the rest, on lines of its own.
+    for segment in segments {
+        if depth >= 4 || out.len() >= MAX_TOKENS {
+            out.push(Tok::Odd('{'));
+            break;
+        }
+        out.push(Tok::Newline);
+        out.extend(tokens_at(&segment, family, depth + 1));
+        out.push(Tok::Newline);
     }
     fold(out, family)
 }
@@ -1100,6 +1199,10 @@ enum ArgVal {
     Skip,
     /// A keyword argument that changes what runs (`executable=`).
     BadKeyword,
+    /// `shell=True` / `{shell: true}`: the command is a shell line.
+    ShellOn,
+    /// `cwd=` / `{cwd: ...}` / `chdir:`: the command runs elsewhere.
+    Elsewhere,
     Dynamic,
 }
 
@@ -1144,12 +1247,28 @@ fn arg_value(arg: &[Tok], family: Family) -> ArgVal {
         // An options object; its `args`/`cmd` (Deno.Command, Deno.run) is
         // the command itself.
         [Tok::Punct('{'), inner @ .., Tok::Punct('}')] => {
-            let names_command = inner.windows(2).any(|w| {
-                matches!(&w[0], Tok::Ident(n) if matches!(n.as_str(), "args" | "cmd" | "argv0" | "command"))
-                    && w[1].is_punct(':')
+            let key = |names: &[&str]| {
+                inner.windows(2).enumerate().find_map(|(i, w)| {
+                    (matches!(&w[0], Tok::Ident(n) if names.contains(&n.as_str()))
+                        && w[1].is_punct(':'))
+                    .then_some(i + 2)
+                })
+            };
+            let env_ok = key(&["env"]).is_none_or(|v| {
+                matches!(
+                    (inner.get(v), inner.get(v + 1), inner.get(v + 2), inner.get(v + 3)),
+                    (Some(Tok::Ident(p)), Some(Tok::Punct('.')), Some(Tok::Ident(e)), next)
+                        if p == "process" && e == "env" && next.is_none_or(|n| n.is_punct(','))
+                )
             });
-            if names_command {
+            if key(&["args", "cmd", "argv0", "command"]).is_some() || !env_ok {
                 ArgVal::BadKeyword
+            } else if key(&["shell"])
+                .is_some_and(|v| !matches!(inner.get(v), Some(Tok::Ident(f)) if f == "false"))
+            {
+                ArgVal::ShellOn
+            } else if key(&["cwd"]).is_some() {
+                ArgVal::Elsewhere
             } else {
                 ArgVal::Skip
             }
@@ -1158,20 +1277,37 @@ fn arg_value(arg: &[Tok], family: Family) -> ArgVal {
         [Tok::Ident(name), Tok::Punct('='), rest @ ..]
             if !rest.first().is_some_and(|t| t.is_punct('=')) =>
         {
-            if matches!(
-                name.as_str(),
-                "executable" | "preexec_fn" | "args" | "shell"
-            ) && !matches!(rest, [Tok::Ident(v)] if v == "True" || v == "False")
-            {
-                ArgVal::BadKeyword
+            let env_ok = |rest: &[Tok]| {
+                matches!(rest, [Tok::Ident(n)] if n == "None")
+                    || matches!(rest, [Tok::Ident(o), Tok::Punct('.'), Tok::Ident(e)] if o == "os" && e == "environ")
+            };
+            match name.as_str() {
+                "shell" if matches!(rest, [Tok::Ident(v)] if v == "True") => ArgVal::ShellOn,
+                "shell" if matches!(rest, [Tok::Ident(v)] if v == "False") => ArgVal::Skip,
+                "executable" | "preexec_fn" | "args" | "shell" | "input" | "stdin" => {
+                    if name == "stdin" && matches!(rest, [.., Tok::Ident(v)] if v == "DEVNULL") {
+                        ArgVal::Skip
+                    } else if name == "input" || name == "stdin" {
+                        // Data fed to the command: it is walked with unknown input anyway.
+                        ArgVal::Skip
+                    } else {
+                        ArgVal::BadKeyword
+                    }
+                }
+                "env" if !env_ok(rest) => ArgVal::BadKeyword,
+                "cwd" => ArgVal::Elsewhere,
+                _ => ArgVal::Skip,
+            }
+        }
+        // Ruby keyword arguments (`chdir: "x"`), JS-less.
+        [Tok::Ident(name), Tok::Punct(':'), rest @ ..]
+            if !rest.first().is_some_and(|t| t.is_punct(':')) =>
+        {
+            if name == "chdir" {
+                ArgVal::Elsewhere
             } else {
                 ArgVal::Skip
             }
-        }
-        [Tok::Ident(_), Tok::Punct(':'), rest @ ..]
-            if !rest.first().is_some_and(|t| t.is_punct(':')) =>
-        {
-            ArgVal::Skip
         }
         _ => ArgVal::Dynamic,
     }
@@ -1824,8 +1960,28 @@ impl Walker<'_> {
                     return;
                 }
             };
+            if !commands.is_empty()
+                && let Some(how) = mutates_environment(family, &toks)
+            {
+                deny(
+                    self,
+                    format!(
+                        "changes the environment (`{how}`) of the commands it runs; the guard cannot see what they would do"
+                    ),
+                );
+                return;
+            }
+            let moves = idents
+                .iter()
+                .any(|w| matches!(*w, "chdir" | "chdir_p" | "cd" | "setwd" | "pushd"));
             for command in commands {
-                self.script_args(&origin, &[Arg::lit(command)], shell, frame, false);
+                // The command's input may be fed by the code, and it runs in
+                // whatever directory the code moved to.
+                let mut sub = shell.clone();
+                if command.elsewhere || moves {
+                    sub.cwd = None;
+                }
+                self.walk_piped_shell(&origin, &command.text, &sub, frame);
                 if self.denial.is_some() {
                     return;
                 }
@@ -1913,6 +2069,30 @@ impl Walker<'_> {
                         && statement_has(toks, at, &["os", "subprocess", "shutil"]) =>
                 {
                     return Some("import *".to_owned());
+                }
+                // Perl s///ee evaluates the replacement as code.
+                Tok::Ident(w)
+                    if family == Family::Perl
+                        && w.contains("ee")
+                        && w.chars().all(|c| "msixpodualngcer".contains(c))
+                        && prev.is_some_and(|p| matches!(p, Tok::Punct(_))) =>
+                {
+                    return Some("s///ee".to_owned());
+                }
+                // Code loaded from a data: or php:// URL.
+                Tok::Str { text, .. }
+                    if matches!(family, Family::Js | Family::Php)
+                        && (text.starts_with("data:") || text.starts_with("php://")) =>
+                {
+                    return Some(format!("code loaded from `{}`", short(text)));
+                }
+                // Ruby's Pathname#delete.
+                Tok::Ident(w)
+                    if family == Family::Ruby
+                        && w == "delete"
+                        && toks.iter().any(|t| t.ident() == Some("Pathname")) =>
+                {
+                    return Some("Pathname#delete".to_owned());
                 }
                 // JS code as a string to a timer.
                 Tok::Ident(w)
@@ -2021,7 +2201,7 @@ impl Walker<'_> {
     }
 
     /// The commands the code's spawn calls run, when every one is literal.
-    fn spawn_commands(&self, family: Family, toks: &[Tok]) -> Result<Vec<String>, String> {
+    fn spawn_commands(&self, family: Family, toks: &[Tok]) -> Result<Vec<Spawned>, String> {
         let table = spawns(family);
         let mut out = Vec::new();
         for (at, tok) in toks.iter().enumerate() {
@@ -2033,7 +2213,10 @@ impl Walker<'_> {
                             short(text)
                         ));
                     }
-                    out.push(text.clone());
+                    out.push(Spawned {
+                        text: text.clone(),
+                        elsewhere: false,
+                    });
                 }
                 // JS tagged templates: Bun.$`cmd`, zx's $`cmd`.
                 Tok::Ident(w) if family == Family::Js && w == "$" => match toks.get(at + 1) {
@@ -2041,7 +2224,10 @@ impl Walker<'_> {
                         text,
                         dynamic: false,
                     }) => {
-                        out.push(text.clone());
+                        out.push(Spawned {
+                            text: text.clone(),
+                            elsewhere: false,
+                        });
                     }
                     Some(Tok::Str { dynamic: true, .. }) => {
                         return Err("runs a command built at run time (`$`...``)".into());
@@ -2079,7 +2265,10 @@ impl Walker<'_> {
                                                 .to_owned()
                                         })
                                         .collect();
-                                    out.push(cmd.join(" "));
+                                    out.push(Spawned {
+                                        text: cmd.join(" "),
+                                        elsewhere: false,
+                                    });
                                 }
                             }
                         }
@@ -2180,7 +2369,12 @@ impl Walker<'_> {
         let table = writes(family);
         for (at, tok) in toks.iter().enumerate() {
             let Tok::Ident(w) = tok else { continue };
-            let is_open = matches!(w.as_str(), "open" | "fopen" | "File" | "Open" | "file")
+            let file_new = w == "new"
+                && at >= 2
+                && toks[at - 1].is_punct('.')
+                && toks[at - 2].ident() == Some("File");
+            let is_open = (matches!(w.as_str(), "open" | "fopen" | "openSync" | "sysopen")
+                || file_new)
                 && toks.get(at + 1).is_some_and(|t| t.is_punct('('));
             let write = table.iter().find(|(n, _)| n == w).map(|(_, m)| *m);
             if !is_open && write.is_none() {
@@ -2190,6 +2384,56 @@ impl Walker<'_> {
                 continue;
             };
             let args = split_args(&args);
+            // Method style: Path("x").open("w"), Path("x").rename("y").
+            let receiver: Option<Vec<Tok>> = at
+                .checked_sub(2)
+                .filter(|p| toks[at - 1].is_punct('.') && toks[*p].is_punct(')'))
+                .and_then(|close| {
+                    let open = (0..close)
+                        .rev()
+                        .find(|o| matching(toks, *o) == Some(close))?;
+                    Some(toks[open + 1..close].to_vec())
+                });
+            if is_open
+                && w == "open"
+                && let Some(inner) = &receiver
+            {
+                let mode = args
+                    .first()
+                    .and_then(|a| match a {
+                        [t] => t.literal(),
+                        _ => None,
+                    })
+                    .and_then(open_mode_letters);
+                if let Some(mode) = mode {
+                    match inner.as_slice() {
+                        [t] if t.literal().is_some() => {
+                            let p = Arg::lit(t.literal().unwrap_or_default());
+                            self.check_write(&p, mode, shell, frame, &what);
+                        }
+                        _ => {
+                            self.deny(
+                                frame,
+                                RuleId::NotStatic,
+                                format!("{what} a file named at run time (`open`)"),
+                            );
+                            return;
+                        }
+                    }
+                }
+                if self.denial.is_some() {
+                    return;
+                }
+                continue;
+            }
+            if sysopen_or_unknown(w) {
+                self.deny(
+                    frame,
+                    RuleId::NotStatic,
+                    format!("{what} a file opened with flags the guard does not read (`{w}`)"),
+                );
+                return;
+            }
             let (path, mode) = if is_open {
                 let lits: Vec<Option<&str>> = args
                     .iter()
@@ -2355,27 +2599,31 @@ impl Walker<'_> {
                     .filter(|a| !matches!(a, [Tok::Ident(_), Tok::Punct('=' | ':'), ..]))
                     .collect();
                 if dest_last {
-                    if positional.len() < 2 {
+                    if positional.len() == 1 && receiver.is_some() {
+                        // Path("a").rename("b"): the destination is the argument.
+                        (positional.first().copied(), write)
+                    } else if positional.len() < 2 {
                         continue;
-                    }
-                    if matches!(
-                        w.as_str(),
-                        "move" | "rename" | "replace" | "mv" | "renameSync" | "moveSync"
-                    ) {
-                        // The source goes away.
-                        if let [t] = positional[0]
-                            && let Some(src) = t.literal()
-                        {
-                            self.check_write(
-                                &Arg::lit(src),
-                                WriteMode::Delete,
-                                shell,
-                                frame,
-                                &what,
-                            );
+                    } else {
+                        if matches!(
+                            w.as_str(),
+                            "move" | "rename" | "replace" | "mv" | "renameSync" | "moveSync"
+                        ) {
+                            // The source goes away.
+                            if let [t] = positional[0]
+                                && let Some(src) = t.literal()
+                            {
+                                self.check_write(
+                                    &Arg::lit(src),
+                                    WriteMode::Delete,
+                                    shell,
+                                    frame,
+                                    &what,
+                                );
+                            }
                         }
+                        (positional.last().copied(), write)
                     }
-                    (positional.last().copied(), write)
                 } else {
                     (positional.first().copied(), write)
                 }
@@ -2536,6 +2784,74 @@ impl Walker<'_> {
     }
 }
 
+/// How the code changes the environment its commands inherit, if it does:
+/// `os.environ[...] = `, `process.env.X = `, `ENV[...] = `, `$ENV{...} = `,
+/// `putenv`, `setenv`, `environ.update`.
+fn mutates_environment(family: Family, toks: &[Tok]) -> Option<String> {
+    let assigned = |at: usize| {
+        toks.get(at).is_some_and(|t| t.is_punct('='))
+            && !toks
+                .get(at + 1)
+                .is_some_and(|t| t.is_punct('=') || t.is_punct('~'))
+    };
+    for (at, tok) in toks.iter().enumerate() {
+        let Tok::Ident(w) = tok else { continue };
+        match w.as_str() {
+            "putenv" | "setenv" | "unsetenv" | "update" | "setdefault" | "pop" | "clear"
+                if at >= 2
+                    && toks[at - 1].is_punct('.')
+                    && toks[at - 2]
+                        .ident()
+                        .is_some_and(|r| matches!(r, "environ" | "env" | "ENV" | "os" | "Sys")) =>
+            {
+                return Some(w.clone());
+            }
+            "putenv" | "setenv" | "unsetenv" => return Some(w.clone()),
+            "environ" | "env" | "ENV" => {
+                let next = toks.get(at + 1);
+                match next {
+                    // env[...] = / ENV{...} =
+                    Some(Tok::Punct(open @ ('[' | '{'))) => {
+                        let _ = open;
+                        if let Some(close) = matching(toks, at + 1)
+                            && assigned(close + 1)
+                        {
+                            return Some(format!("{w}[...] ="));
+                        }
+                    }
+                    // process.env.X =
+                    Some(Tok::Punct('.'))
+                        if family == Family::Js
+                            && matches!(toks.get(at + 2), Some(Tok::Ident(_)))
+                            && assigned(at + 3) =>
+                    {
+                        return Some(format!("{w}.X ="));
+                    }
+                    // os.environ = / process.env = / ENV = something else
+                    // (not a keyword argument: `env=os.environ`)
+                    _ if assigned(at + 1)
+                        && !(at >= 1 && matches!(toks[at - 1], Tok::Punct(',' | '(' | '{'))) =>
+                    {
+                        return Some(format!("{w} ="));
+                    }
+                    _ => {}
+                }
+                // Object.assign(process.env, ...)
+                if at >= 3
+                    && toks[at - 1].is_punct('.')
+                    && toks[at - 3].is_punct('(')
+                    && at >= 5
+                    && toks[at - 4].ident() == Some("assign")
+                {
+                    return Some("Object.assign(process.env)".into());
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
 /// Whether the statement holding token `at` (between separators) contains
 /// one of `words`.
 fn statement_has(toks: &[Tok], at: usize, words: &[&str]) -> bool {
@@ -2551,18 +2867,41 @@ fn statement_has(toks: &[Tok], at: usize, words: &[&str]) -> bool {
 }
 
 /// The shell text a spawn call runs, from its argument tokens.
-fn command_of(family: Family, how: Spawn, args: &[Tok]) -> Result<String, String> {
+fn command_of(family: Family, how: Spawn, args: &[Tok]) -> Result<Spawned, String> {
     let parts = split_args(args);
     let mut positional: Vec<ArgVal> = Vec::new();
+    let mut shell_on = false;
+    let mut elsewhere = false;
     for part in &parts {
         match arg_value(part, family) {
             ArgVal::Skip => {}
             ArgVal::BadKeyword => {
-                return Err("with a keyword argument that changes what runs".into());
+                return Err(
+                    "with a keyword argument that changes what runs or its environment".into(),
+                );
             }
+            ArgVal::ShellOn => shell_on = true,
+            ArgVal::Elsewhere => elsewhere = true,
             v => positional.push(v),
         }
     }
+    let text = command_text(family, how, positional, shell_on)?;
+    Ok(Spawned { text, elsewhere })
+}
+
+/// A command a spawn call runs: its shell text, and whether it runs in
+/// another directory.
+struct Spawned {
+    text: String,
+    elsewhere: bool,
+}
+
+fn command_text(
+    family: Family,
+    how: Spawn,
+    mut positional: Vec<ArgVal>,
+    shell_on: bool,
+) -> Result<String, String> {
     // Only the command counts for calls that take it first: later arguments
     // are modes, callbacks or output variables.
     if how == Spawn::First {
@@ -2578,6 +2917,25 @@ fn command_of(family: Family, how: Spawn, args: &[Tok]) -> Result<String, String
             .collect::<Vec<_>>()
             .join(" ")
     };
+    // With a shell, a list's first item is the shell line (Python), or the
+    // items are joined unquoted (Node).
+    if shell_on {
+        let mut items = Vec::new();
+        for v in &positional {
+            match v {
+                ArgVal::Str(s) => items.push(s.clone()),
+                ArgVal::List(l) => items.extend(l.iter().cloned()),
+                _ => {}
+            }
+        }
+        return match family {
+            Family::Js => Ok(items.join(" ")),
+            _ => items
+                .first()
+                .cloned()
+                .ok_or_else(|| "without a command".to_owned()),
+        };
+    }
     match how {
         Spawn::First => match positional.first() {
             Some(ArgVal::Str(s)) => Ok(s.clone()),
@@ -2631,6 +2989,11 @@ fn command_of(family: Family, how: Spawn, args: &[Tok]) -> Result<String, String
             Ok(quote_all(&items))
         }
     }
+}
+
+/// Calls that open files with flags the guard does not read.
+fn sysopen_or_unknown(name: &str) -> bool {
+    name == "sysopen"
 }
 
 /// The write mode of a Perl/Ruby mode string (`>`, `>>`, `+<`, `w`, `a`).
@@ -2724,12 +3087,12 @@ mod tests {
     fn commands_of_calls() {
         let toks = tokens("['git','log','-1'], env=os.environ", Family::Python);
         assert_eq!(
-            command_of(Family::Python, Spawn::First, &toks).unwrap(),
+            command_of(Family::Python, Spawn::First, &toks).unwrap().text,
             "'git' 'log' '-1'"
         );
         let toks = tokens("\"git\", [\"git\", \"push\"]", Family::Python);
         assert_eq!(
-            command_of(Family::Python, Spawn::ProgramArgv0, &toks).unwrap(),
+            command_of(Family::Python, Spawn::ProgramArgv0, &toks).unwrap().text,
             "'git' 'push'"
         );
         let toks = tokens("cmd, shell=True", Family::Python);

@@ -733,3 +733,110 @@ fn data_piped_into_a_shell_and_more_runners() {
         assert_allowed(c);
     }
 }
+
+#[test]
+fn spawned_commands_input_environment_and_directory() {
+    // Input fed by the code: a shell reading it runs what the guard cannot see.
+    for c in [
+        "python3 -c 'import subprocess; subprocess.run([\"bash\"], input=\"rm -rf src\", text=True)'",
+        "perl -e 'open(my $p, \"|-\", \"sh\"); print $p \"rm -rf src\"'",
+        "ruby -e 'IO.popen(\"sh\", \"w\") { |io| io.puts \"rm -rf src\" }'",
+        "node -e 'require(\"child_process\").spawn(\"sh\").stdin.end(\"rm -rf src\")'",
+    ] {
+        denied(c);
+    }
+    // The environment of the commands run.
+    for c in [
+        "python3 -c 'import subprocess; subprocess.run([\"git\",\"commit\"], env={\"GIT_EDITOR\": \"rm -rf src;:\"})'",
+        "python3 -c 'import os, subprocess; os.environ[\"GIT_EDITOR\"]=\"x\"; subprocess.run([\"git\",\"commit\"])'",
+        "python3 -c 'import os; os.putenv(\"GIT_EDITOR\", \"x\"); os.system(\"git commit\")'",
+        "node -e 'process.env.GIT_EDITOR=\"x\"; require(\"child_process\").execSync(\"git commit\")'",
+        "node -e 'require(\"child_process\").execSync(\"git commit\", {env: {GIT_EDITOR: \"x\"}})'",
+        "ruby -e 'ENV[\"GIT_EDITOR\"]=\"x\"; system(\"git commit\")'",
+        "perl -e '$ENV{GIT_EDITOR}=\"x\"; system(\"git commit\")'",
+    ] {
+        denied_as(c, RuleId::Interpreter);
+    }
+    // Another directory: relative paths there are not the ones the guard sees.
+    for c in [
+        "python3 -c 'import os; os.chdir(\"/home/dev/other\"); os.system(\"rm -rf target\")'",
+        "python3 -c 'import subprocess; subprocess.run([\"rm\",\"-rf\",\"target\"], cwd=\"/home/dev/other\")'",
+        "node -e 'require(\"child_process\").execSync(\"rm -rf target\", {cwd: \"/home/dev/other\"})'",
+        "ruby -e 'Dir.chdir(\"/home/dev/other\") { system(\"rm -rf target\") }'",
+    ] {
+        denied(c);
+    }
+    // shell=True with a list runs the first item as a shell line; Node joins
+    // the items unquoted.
+    denied_as(
+        "python3 -c 'import subprocess; subprocess.run([\"git push\"], shell=True)'",
+        RuleId::GitPush,
+    );
+    denied_as(
+        "node -e 'require(\"child_process\").spawnSync(\"echo\", [\"$(rm -rf src)\"], {shell: true})'",
+        RuleId::RecursiveDelete,
+    );
+    for c in [
+        "python3 -c 'import subprocess, os; subprocess.run([\"cargo\",\"test\"], env=os.environ)'",
+        "python3 -c 'import subprocess; subprocess.run([\"rm\",\"-rf\",\"target\"])'",
+        "python3 -c 'import subprocess; subprocess.run([\"git\",\"status\"], stdin=subprocess.DEVNULL)'",
+        "node -e 'require(\"child_process\").execSync(\"npm test\", {stdio: \"inherit\"})'",
+        "python3 -c 'import os; print(os.environ[\"HOME\"]); os.system(\"cargo build\")'",
+    ] {
+        assert_allowed(c);
+    }
+}
+
+#[test]
+fn interpolated_code_and_more_dynamic_primitives() {
+    for c in [
+        "python3 -c 'import subprocess; print(f\"{subprocess.run([\\\"git\\\",\\\"push\\\"])}\")'",
+        "perl -e 'print \"@{[ system(q(git push)) ]}\"'",
+        "node -e 'console.log(`${require(\"child_process\").execSync(\"git push\")}`)'",
+        "julia -e 'println(\"$(run(`git push`))\")'",
+    ] {
+        denied_as(c, RuleId::GitPush);
+    }
+    denied("ruby -e 'puts \"#{system(\"git push\")}\"'");
+    denied_as(
+        "ruby -e 'puts \"#{system(%q(git push))}\"'",
+        RuleId::GitPush,
+    );
+    for c in [
+        "python3 -c 'import shutil; print(f\"{shutil.rmtree(\\\"src\\\")}\")'",
+        "python3 -c 'import pdb; pdb.run(\"x\")'",
+        "python3 -c 'import timeit; timeit.timeit(\"x\")'",
+        "python3 -c 'import cProfile; cProfile.run(\"x\")'",
+        "python3 -c 'import pkgutil; pkgutil.resolve_name(\"os:system\")(\"x\")'",
+        "node -e 'new (require(\"vm\").Script)(\"x\").runInThisContext()'",
+        "node -e 'require(\"module\").createRequire(__filename)(\"child_process\")'",
+        "node --input-type=module -e 'import \"data:text/javascript,console.log(1)\"'",
+        "perl -pe 's/x/$y/ee' README.md",
+        "ruby -e 'require \"pathname\"; Pathname.new(\"README.md\").delete'",
+        "php -r 'include \"php://stdin\";'",
+    ] {
+        denied_as(c, RuleId::Interpreter);
+    }
+    denied_as(
+        "python3 -c 'from pathlib import Path; Path(\"README.md\").open(\"w\")'",
+        RuleId::Clobber,
+    );
+    denied_as(
+        "python3 -c 'from pathlib import Path; Path(\"/tmp/x\").rename(\"README.md\")'",
+        RuleId::Clobber,
+    );
+    denied_as("ruby -e 'File.new(\"README.md\", \"w\")'", RuleId::Clobber);
+    denied_as(
+        "node -e 'require(\"fs\").openSync(\".env\", \"w\")'",
+        RuleId::ProtectedPath,
+    );
+    for c in [
+        "python3 -c 'name=\"x\"; print(f\"hello {name}\")'",
+        "php -r 'echo preg_replace(\"/a/\", \"b\", \"aaa\");'",
+        "ruby -e 'x=1; puts \"n=#{x + 1}\"'",
+        "node -e 'const v=process.version; console.log(`node ${v}`)'",
+        "python3 -c 'from pathlib import Path; print(Path(\"README.md\").open().read())'",
+    ] {
+        assert_allowed(c);
+    }
+}
