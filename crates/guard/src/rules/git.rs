@@ -303,6 +303,8 @@ enum Key {
     Refspec,
     /// Makes `gc` prune unreachable objects or reflogs early.
     Prune,
+    /// A file git appends to (`trace2.eventTarget`).
+    File,
     /// Anything else.
     Harmless,
 }
@@ -324,6 +326,7 @@ fn classify(key: &str) -> Key {
         ("remote", "url" | "pushurl") if three => return Key::Url,
         ("remote", "fetch") if three => return Key::Refspec,
         ("gc", "pruneexpire" | "reflogexpire" | "reflogexpireunreachable") => return Key::Prune,
+        ("trace2", "eventtarget" | "normaltarget" | "perftarget") => return Key::File,
         ("credential", "helper") => return Key::Credential,
         ("submodule", "update") if three => return Key::SubmoduleUpdate,
         ("pager", _) if key.contains('.') => return Key::BoolOrProgram,
@@ -641,6 +644,18 @@ impl Walker<'_> {
                     );
                 }
             }
+            Key::File => match value {
+                Some(v) if !v.contains('/') => {}
+                Some(v) => {
+                    let path = v.strip_prefix("af_unix:").unwrap_or(v);
+                    self.check_write(&Arg::lit(path), WriteMode::Append, shell, frame, &what);
+                }
+                None => self.fail_closed(
+                    frame,
+                    RuleId::NotStatic,
+                    format!("{what}: a path that is not statically known"),
+                ),
+            },
             Key::Harmless => {}
         }
         None
@@ -874,6 +889,38 @@ impl Walker<'_> {
                     format!("git with {name} set runs programs or reads configuration the guard cannot see"),
                 );
                 return false;
+            }
+        }
+        // Files and directories git writes where the environment says.
+        let written = shell
+            .env
+            .iter()
+            .map(|(n, _)| n.clone())
+            .chain(shell.vars.keys().cloned())
+            .filter(|n| {
+                n.starts_with("GIT_TRACE")
+                    || matches!(n.as_str(), "GIT_INDEX_FILE" | "GIT_OBJECT_DIRECTORY")
+            })
+            .collect::<Vec<_>>();
+        for name in written {
+            let what = format!("{name} given to git");
+            match Self::git_env(shell, &name).flatten() {
+                // GIT_TRACE=1/2/true goes to stderr; a path is a file.
+                Some(v) if name.starts_with("GIT_TRACE") && !v.contains('/') => {}
+                Some(v) => {
+                    let mode = if name.starts_with("GIT_TRACE") {
+                        WriteMode::Append
+                    } else {
+                        WriteMode::Clobber
+                    };
+                    let path = v.strip_prefix("af_unix:").unwrap_or(&v).to_owned();
+                    self.check_write(&Arg::lit(path), mode, shell, frame, &what);
+                }
+                None => self.fail_closed(
+                    frame,
+                    RuleId::NotStatic,
+                    format!("{what}: a path that is not statically known"),
+                ),
             }
         }
         if let Some(value) = Self::git_env(shell, "GIT_ALLOW_PROTOCOL")
@@ -1117,6 +1164,16 @@ impl Walker<'_> {
             })
     }
 
+    /// A directory git creates and fills (`git init DIR`, `git clone URL
+    /// DIR`, `worktree add DIR`): the directory and what goes in it.
+    fn git_writes_dir(&mut self, dir: &Arg, shell: &Shell, frame: &Frame, what: &str) {
+        self.check_write(dir, WriteMode::Modify, shell, frame, what);
+        if let Some(text) = dir.exact() {
+            let inside = Arg::lit(format!("{}/HEAD", text.trim_end_matches('/')));
+            self.check_write(&inside, WriteMode::Modify, shell, frame, what);
+        }
+    }
+
     /// Judges a refspec whose destination may be a local branch.
     fn git_refspec(&mut self, what: &str, arg: &Arg, frame: &Frame) {
         let Some(text) = arg
@@ -1256,6 +1313,9 @@ impl Walker<'_> {
             ),
             "subtree" if rest.iter().any(|a| a.is("push")) => {
                 self.deny(frame, RuleId::GitPush, "git subtree push publishes to a remote");
+            }
+            "subtree" if rest.iter().any(|a| a.is("add") || a.is("merge") || a.is("pull") || a.is("--rejoin")) => {
+                self.deny_if_protected(inv, frame, "git subtree add/merge/pull");
             }
             "reset" => self.git_reset(rest, inv, shell, frame),
             "clean" => {
@@ -1400,6 +1460,9 @@ impl Walker<'_> {
                 if p.has(&["--template"]) {
                     self.fail_closed(frame, RuleId::NotStatic, "git init --template copies hooks from a directory the guard cannot see");
                     return;
+                }
+                for target in p.operands.iter().take(1).chain(p.value(&["--separate-git-dir"])) {
+                    self.git_writes_dir(target, shell, frame, "git init");
                 }
                 let dir = match p.operands.first() {
                     Some(d) => d.exact().and_then(|d| self.resolve(shell, d)),
@@ -2239,6 +2302,12 @@ impl Walker<'_> {
             }),
             [] => None,
         };
+        if let Some(dir) = &dir {
+            self.git_writes_dir(&Arg::lit(dir), shell, frame, "git clone");
+        }
+        if let Some(separate) = p.value(&["--separate-git-dir"]).cloned() {
+            self.git_writes_dir(&separate, shell, frame, "git clone");
+        }
         if let Some(dir) = dir.and_then(|d| self.resolve(shell, &d)) {
             self.world.git_repos.push(dir);
             self.world.git_repos.truncate(64);
@@ -2299,6 +2368,9 @@ impl Walker<'_> {
                 // A worktree made inside a repository recorded as another
                 // one belongs to that one; one of ours is a place whose
                 // branch is unknown: forget the record.
+                if let Some(target) = p.operands.get(1) {
+                    self.git_writes_dir(target, shell, frame, "git worktree add");
+                }
                 if let Some(path) = p
                     .operands
                     .get(1)

@@ -698,6 +698,38 @@ fn files_git_writes_and_work_trees() {
         ],
     );
     denied_by(RuleId::NotStatic, &["git fast-import --force < /dev/null"]);
+    // Files git writes where its environment or config says.
+    denied_by(
+        RuleId::ProtectedPath,
+        &[
+            "GIT_INDEX_FILE=.env git add -A",
+            "GIT_OBJECT_DIRECTORY=secrets git add -A",
+            "GIT_TRACE=/home/dev/repo/.env git status",
+            "GIT_TRACE2_EVENT=/home/dev/repo/secrets/x git status",
+            "git -c trace2.eventTarget=/home/dev/repo/.env status",
+            "git config --global trace2.normalTarget /home/dev/repo/.env",
+            "git init secrets",
+            "git init --separate-git-dir=migrations /tmp/n",
+            "git clone https://example.com/x.git migrations",
+            "git worktree add secrets/wt feat/x",
+        ],
+    );
+    denied_by(RuleId::Clobber, &["GIT_INDEX_FILE=README.md git add -A"]);
+    allowed(&[
+        "GIT_TRACE=1 git status",
+        "GIT_TRACE=true git fetch origin",
+        "GIT_INDEX_FILE=/tmp/index git add -A",
+        "git -c trace2.eventTarget=/tmp/t.json status",
+    ]);
+    // git subtree add/merge/pull commit on the current branch.
+    let mut ctx = corpus_context();
+    ctx.branch = Some("main".into());
+    let d = decide_in(
+        &ctx,
+        "git subtree add --prefix=vendor/x https://example.com/x.git main",
+    );
+    assert_eq!(d.rule, Some(RuleId::ProtectedBranch), "{d:?}");
+    allowed(&["git subtree add --prefix=vendor/x https://example.com/x.git main"]);
     allowed(&[
         "git replace -l",
         "git replace -d abc1234",
