@@ -508,7 +508,8 @@ fn split_setting(arg: &Arg) -> Option<(String, Option<String>)> {
 enum Place {
     /// The run's worktree: the branch is the one tracked in the world.
     Main,
-    /// A repository made earlier in the input (`git init`, `git clone`):
+    /// A repository cloned earlier in the input (`git clone` refuses a
+    /// directory that is not empty, so it cannot be one of ours):
     /// the run's protected branches are not its branches.
     Other,
     /// Somewhere else (another worktree, an unknown directory): the branch
@@ -1018,6 +1019,7 @@ impl Walker<'_> {
         let Some(root) = self.anchors.repo_root.as_deref() else {
             return Place::Main;
         };
+        let start = paths::normalize("/", &self.ctx.cwd.to_string_lossy());
         if let Some(git_dir) = git_dir {
             let Some(git_dir) = git_dir else {
                 return Place::Unknown;
@@ -1031,6 +1033,11 @@ impl Walker<'_> {
             } else {
                 Place::Unknown
             };
+        }
+        // The context's branch is the one of the directory the command
+        // starts in.
+        if dir == start {
+            return Place::Main;
         }
         if let Some(rel) = paths::relative_to(dir, root)
             && (rel.is_empty() || self.ctx.tracked.has_tracked_under(rel))
@@ -1464,17 +1471,10 @@ impl Walker<'_> {
                 for target in p.operands.iter().take(1).chain(p.value(&["--separate-git-dir"])) {
                     self.git_writes_dir(target, shell, frame, "git init");
                 }
-                let dir = match p.operands.first() {
-                    Some(d) => d.exact().and_then(|d| self.resolve(shell, d)),
-                    None => shell.cwd.clone(),
-                };
+                // Not recorded as another repository: `git init` in an
+                // existing worktree of the run's repository reinitialises it
+                // and leaves it on its branch.
                 let _ = inv;
-                if let Some(dir) = dir
-                    && self.git_place(Some(&dir), None) != Place::Main
-                {
-                    self.world.git_repos.push(dir);
-                    self.world.git_repos.truncate(64);
-                }
             }
             "difftool" => {
                 let p = gparse(rest, &Opts {

@@ -527,6 +527,9 @@ fn protected_branches() {
             "git --git-dir=/tmp/wt/.git commit -m x",
             "GIT_DIR=/tmp/other/.git git commit -m x",
             "cd \"$D\" && git commit -m x",
+            // `git init` in an existing worktree keeps it on its branch.
+            "git worktree add /tmp/wt main; git init /tmp/wt; git -C /tmp/wt commit -m x",
+            "git init /tmp/wt; git -C /tmp/wt commit -m x",
             "git branch -m x main",
             "git branch -c x main",
             "git branch -d main",
@@ -564,6 +567,12 @@ fn protected_branches() {
     }
     assert!(decide_in(&ctx, "git reset").is_allow());
     assert!(decide_in(&ctx, "git reset HEAD src/main.rs").is_allow());
+    // The context's branch is the one of the directory the agent is in,
+    // tracked files or not.
+    let mut ctx = corpus_context();
+    ctx.cwd = "/home/dev/repo/scratch".into();
+    assert!(decide_in(&ctx, "git commit -m x").is_allow());
+    assert!(decide_in(&ctx, "cd /tmp/wt; git commit -m x").is_deny());
     allowed(&[
         "git fetch origin",
         "git fetch origin '+refs/heads/*:refs/remotes/origin/*'",
@@ -579,8 +588,6 @@ fn protected_branches() {
         "git -C /home/dev/repo commit -m x",
         "git --git-dir=.git commit -m x",
         "git --git-dir=/home/dev/repo/.git commit -m x",
-        "git init /tmp/scratch; git -C /tmp/scratch commit --allow-empty -m init",
-        "git init /tmp/scratch && git -C /tmp/scratch/sub commit -m init",
         "git clone /home/dev/repo /tmp/r; git -C /tmp/r checkout main; git -C /tmp/r commit -m y",
         "cd /tmp; git clone https://example.com/x.git; git -C /tmp/x commit -m y",
         "git -C /tmp/wt status",
