@@ -409,7 +409,9 @@ fn everyday_commands_still_allowed() {
         "bash -c 'bash' <<< 'cargo test'",
         "bash scripts/check.sh",
         "sh -c 'cd crates/guard && cargo test'",
-        "mkdir -p /tmp/w && cd /tmp/w && git init && git commit --allow-empty -m x",
+        // (no commit: /tmp/w may be an existing worktree of the run's repository,
+        // which `git init` leaves on its branch; see git_bypasses.rs)
+        "mkdir -p /tmp/w && cd /tmp/w && git init && git add -A && git status",
         "cat > /tmp/notes.md <<'EOF'\n# notes\nEOF",
         "printf '%s\\n' a b > /tmp/list; xargs -a /tmp/list echo",
         "echo src | xargs -I{} ls {}",
