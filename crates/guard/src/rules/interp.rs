@@ -55,7 +55,34 @@ struct Lang {
     module_opts: &'static [&'static str],
 }
 
+/// `php8.2` → `php`, `tclsh8.6` → `tclsh`, `perl5.36` → `perl`: versioned
+/// names of the interpreters.
+fn unversioned(base: &str) -> &str {
+    let trimmed = base.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.' || c == '-');
+    if trimmed.len() < base.len()
+        && matches!(
+            trimmed,
+            "php"
+                | "perl"
+                | "ruby"
+                | "node"
+                | "lua"
+                | "luajit"
+                | "tclsh"
+                | "wish"
+                | "julia"
+                | "expect"
+                | "jimsh"
+        )
+    {
+        trimmed
+    } else {
+        base
+    }
+}
+
 fn lang(base: &str) -> Option<Lang> {
+    let base = unversioned(base);
     let python = base.starts_with("python") || base.starts_with("pypy");
     if python {
         return Some(Lang {
@@ -3087,12 +3114,16 @@ mod tests {
     fn commands_of_calls() {
         let toks = tokens("['git','log','-1'], env=os.environ", Family::Python);
         assert_eq!(
-            command_of(Family::Python, Spawn::First, &toks).unwrap().text,
+            command_of(Family::Python, Spawn::First, &toks)
+                .unwrap()
+                .text,
             "'git' 'log' '-1'"
         );
         let toks = tokens("\"git\", [\"git\", \"push\"]", Family::Python);
         assert_eq!(
-            command_of(Family::Python, Spawn::ProgramArgv0, &toks).unwrap().text,
+            command_of(Family::Python, Spawn::ProgramArgv0, &toks)
+                .unwrap()
+                .text,
             "'git' 'push'"
         );
         let toks = tokens("cmd, shell=True", Family::Python);

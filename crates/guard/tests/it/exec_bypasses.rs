@@ -840,3 +840,18 @@ fn interpolated_code_and_more_dynamic_primitives() {
         assert_allowed(c);
     }
 }
+
+#[test]
+fn versioned_interpreter_names() {
+    for c in [
+        "php8.2 -r 'system(\"git push\");'",
+        "tclsh8.6 <<< 'exec git push'",
+        "perl5.36 -e 'system \"git push\"'",
+        "ruby3.2 -e 'system \"git push\"'",
+        "node18 -e 'require(\"child_process\").execSync(\"git push\")'",
+        "lua5.4 -e 'os.execute(\"git push\")'",
+    ] {
+        denied(c);
+    }
+    assert_allowed("php8.2 -r 'echo PHP_VERSION;'");
+}
