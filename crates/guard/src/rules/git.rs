@@ -664,6 +664,14 @@ impl Walker<'_> {
 
     /// Judges `git <args>`.
     pub(crate) fn git(&mut self, args: &[Arg], shell: &mut Shell, frame: &Frame) {
+        if frame.depth > crate::walk::MAX_SCRIPT_DEPTH {
+            self.deny(
+                frame,
+                RuleId::TooDeep,
+                "git commands nest (for-each-repo, ext::) deeper than the guard follows",
+            );
+            return;
+        }
         if !self.git_environment(shell, frame) {
             return;
         }

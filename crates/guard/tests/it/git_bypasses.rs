@@ -597,6 +597,21 @@ fn protected_branches() {
     ]);
 }
 
+// Nesting is bounded: no stack overflow, a denial.
+#[test]
+fn nested_git_is_bounded() {
+    let long = format!("git {}status", "for-each-repo --config=x ".repeat(2000));
+    let d = decide(&long);
+    assert_eq!(d.rule, Some(RuleId::TooDeep), "{d:?}");
+    for looping in [
+        "git -c alias.x='!git x' x",
+        "git -c alias.x=x x",
+        "git -c alias.x='-c alias.y=x y' x",
+    ] {
+        assert!(decide(looping).is_deny(), "{looping:?}");
+    }
+}
+
 // Ordinary work on the run's branch stays allowed.
 #[test]
 fn ordinary_git_stays_allowed() {
