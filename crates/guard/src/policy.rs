@@ -127,6 +127,10 @@ pub fn default_protected_paths() -> Vec<String> {
         "**/.netrc",
         "**/.git-credentials",
         "**/.pgpass",
+        // Git's configuration outside the repository (`~/.gitconfig`, `~/.config/git/config`):
+        // aliases and programs that every later git command runs.
+        "**/.gitconfig",
+        "**/.config/git/**",
         "**/migrations/**",
         "**/*.tf",
         "**/*.tfvars",

@@ -597,6 +597,21 @@ fn protected_branches() {
     ]);
 }
 
+// B27 from later commands: git's own config files outside the repository.
+#[test]
+fn git_config_files_are_protected() {
+    denied_by(
+        RuleId::ProtectedPath,
+        &[
+            "printf '[alias]\\n\\tx = push\\n' >> ~/.gitconfig",
+            "echo '[core] pager = rm -rf src' > /home/dev/.config/git/config",
+            "cp /tmp/evil ~/.config/git/config",
+            "printf '[core]\\n\\tfsmonitor = x\\n' > .git/config",
+        ],
+    );
+    allowed(&["cat ~/.gitconfig", "git config --global user.name bot"]);
+}
+
 // Nesting is bounded: no stack overflow, a denial.
 #[test]
 fn nested_git_is_bounded() {
