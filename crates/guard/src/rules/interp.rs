@@ -571,6 +571,8 @@ fn writes(family: Family) -> &'static [(&'static str, WriteMode)] {
         Family::Js => &[
             ("writeFile", Clobber),
             ("writeFileSync", Clobber),
+            ("writeTextFile", Clobber),
+            ("writeTextFileSync", Clobber),
             ("appendFile", Append),
             ("appendFileSync", Append),
             ("createWriteStream", Clobber),
@@ -1416,6 +1418,18 @@ impl Walker<'_> {
                     Some((_, body)) => Some(percent_decode(body)),
                     None => None,
                 },
+                // php -d auto_prepend_file=...: code run before anything else.
+                (Family::Php, "-d")
+                    if value.text.starts_with("auto_prepend_file")
+                        || value.text.starts_with("auto_append_file") =>
+                {
+                    self.deny(
+                        frame,
+                        RuleId::Interpreter,
+                        format!("{base} -d {} runs a file the guard cannot see", value.text),
+                    );
+                    return true;
+                }
                 // ruby -rMODULE, lua -lMODULE: names, opaque.
                 _ => None,
             };
@@ -1441,16 +1455,24 @@ impl Walker<'_> {
             .filter_map(|o| o.value.clone())
             .collect();
         if !code.is_empty() {
-            for piece in &code {
-                if piece.known {
-                    self.judge_code(base, lang.family, &piece.text, shell, frame);
-                } else {
-                    self.fail_closed(
-                        frame,
-                        RuleId::Interpreter,
-                        format!("{base} runs code that is not statically known"),
-                    );
-                }
+            if code.iter().any(|piece| !piece.known) {
+                self.fail_closed(
+                    frame,
+                    RuleId::Interpreter,
+                    format!("{base} runs code that is not statically known"),
+                );
+                return true;
+            }
+            // perl/ruby join several -e with newlines: judge them as one.
+            let joined = code
+                .iter()
+                .map(|piece| piece.text.as_str())
+                .collect::<Vec<_>>()
+                .join("\n");
+            if lang.family == Family::AppleScript && jxa(&p) {
+                self.judge_jxa(base, &joined, frame);
+            } else {
+                self.judge_code(base, lang.family, &joined, shell, frame);
             }
             return true;
         }
@@ -1460,18 +1482,28 @@ impl Walker<'_> {
         }
         if base == "deno" || base == "bun" {
             // `deno eval CODE`, `bun run file`.
-            if p.operands.first().is_some_and(|a| a.is("eval"))
-                && let Some(code) = p.operands.get(1)
-            {
-                let text = code.text.clone();
-                if code.known {
-                    self.judge_code(base, lang.family, &text, shell, frame);
-                } else {
-                    self.fail_closed(
-                        frame,
-                        RuleId::Interpreter,
-                        format!("{base} eval of code that is not statically known"),
-                    );
+            if p.operands.first().is_some_and(|a| a.is("eval")) {
+                // `deno eval [-p] [--ext=ts] CODE`: every operand that is not
+                // an option may be the code.
+                for code in p
+                    .operands
+                    .iter()
+                    .skip(1)
+                    .filter(|a| !a.text.starts_with('-'))
+                {
+                    if code.known {
+                        let text = code.text.clone();
+                        self.judge_code(base, lang.family, &text, shell, frame);
+                    } else {
+                        self.fail_closed(
+                            frame,
+                            RuleId::Interpreter,
+                            format!("{base} eval of code that is not statically known"),
+                        );
+                    }
+                    if self.denial.is_some() {
+                        break;
+                    }
                 }
             }
             return true;
@@ -1638,7 +1670,7 @@ impl Walker<'_> {
                     && name.starts_with('e')
                     && name != "ex"
                     && !"executionpolicy".starts_with(name)
-                    || name == "ec")
+                    || matches!(name, "e" | "ec" | "en" | "enc"))
             {
                 self.deny(
                     frame,
@@ -2740,6 +2772,36 @@ impl Walker<'_> {
 
     /// AppleScript: `do shell script "literal"` is walked; anything else that
     /// runs or deletes is denied.
+    /// JavaScript for Automation (`osascript -l JavaScript`): anything that
+    /// can run commands, touch files or evaluate code is denied.
+    fn judge_jxa(&mut self, base: &str, code: &str, frame: &Frame) {
+        let hit = [
+            "doShellScript",
+            "ObjC",
+            "$.",
+            "system",
+            "delete",
+            "remove",
+            "eval",
+            "Function",
+            "write",
+            "move",
+            "duplicate",
+            "import",
+            "run",
+            "Application(",
+        ]
+        .into_iter()
+        .find(|k| code.contains(k));
+        if let Some(word) = hit {
+            self.deny(
+                frame,
+                RuleId::Interpreter,
+                format!("{base} JavaScript uses `{word}`; the guard does not model JXA"),
+            );
+        }
+    }
+
     fn judge_applescript(&mut self, base: &str, code: &str, shell: &mut Shell, frame: &Frame) {
         let lower = code.to_ascii_lowercase();
         for danger in [
@@ -3016,6 +3078,13 @@ fn command_text(
             Ok(quote_all(&items))
         }
     }
+}
+
+/// Whether `osascript -l JavaScript` was asked for.
+fn jxa(p: &rules::Parsed) -> bool {
+    p.value(&["-l"]).is_some_and(|l| {
+        l.text.eq_ignore_ascii_case("javascript") || l.text.eq_ignore_ascii_case("jxa")
+    })
 }
 
 /// Calls that open files with flags the guard does not read.

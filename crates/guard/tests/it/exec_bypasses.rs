@@ -855,3 +855,29 @@ fn versioned_interpreter_names() {
     }
     assert_allowed("php8.2 -r 'echo PHP_VERSION;'");
 }
+
+#[test]
+fn code_hidden_in_other_options() {
+    for c in [
+        "deno eval -p 'Deno.removeSync(\"src\", {recursive: true})'",
+        "deno eval --ext=ts 'Deno.removeSync(\"src\", {recursive: true})'",
+        "perl -e 'system' -e '\"git push\"'",
+        "php -d auto_prepend_file=php://stdin -r 'echo 1;'",
+        "osascript -l JavaScript -e 'Application.currentApplication().doShellScript(\"rm -rf src\")'",
+        "pwsh -e cgBtACAALQByAGYAIABzAHIAYwA=",
+        "pwsh -en cgBtACAALQByAGYAIABzAHIAYwA=",
+    ] {
+        denied(c);
+    }
+    denied_as(
+        "deno eval 'Deno.writeTextFileSync(\"README.md\", \"\")'",
+        RuleId::Clobber,
+    );
+    for c in [
+        "deno eval -p 'Deno.version'",
+        "osascript -l JavaScript -e 'console.log(1)'",
+        "perl -e 'print 1;' -e 'print 2'",
+    ] {
+        assert_allowed(c);
+    }
+}
