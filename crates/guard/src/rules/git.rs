@@ -1551,6 +1551,18 @@ impl Walker<'_> {
                         .cloned()
                         .collect();
                     self.script_args("git submodule foreach", &script, shell, frame, false);
+                    return;
+                }
+                let deinit = rest.iter().any(|a| a.is("deinit"));
+                let longs: &[&str] = if deinit {
+                    &["--force", "--all", "--quiet"]
+                } else {
+                    &["--force", "--all", "--init", "--remote", "--recursive", "--checkout", "--merge", "--rebase", "--quiet", "--branch=", "--name=", "--reference=", "--depth=", "--jobs=", "--no-fetch", "--single-branch", "--filter="]
+                };
+                let p = gparse(rest, &Opts { short_values: "b", longs });
+                let action = p.operands.first().and_then(Arg::exact);
+                if matches!(action, Some("deinit" | "update")) && p.has(&["-f", "--force"]) {
+                    self.destructive(frame, "git submodule deinit/update --force (discards local changes in submodules)");
                 }
             }
             "bisect" => {

@@ -373,6 +373,8 @@ fn abbreviated_long_options() {
         ("git checkout-index -a {}", "--force", 1),
         ("git rm {} src/main.rs", "--force", 1),
         ("git clean {}", "--force", 1),
+        ("git submodule deinit {} vendor/lib", "--force", 1),
+        ("git submodule update {}", "--force", 2),
     ];
     for (template, option, min) in cases {
         for abbreviation in abbreviations(option, *min) {
