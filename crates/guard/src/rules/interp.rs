@@ -907,6 +907,14 @@ fn tokens_at(code: &str, family: Family, depth: usize) -> Vec<Tok> {
             i += 1;
             continue;
         }
+        // Python comments (Python has no regex literals, so `#` outside a
+        // string always starts one).
+        if c == '#' && family == Family::Python {
+            while i < chars.len() && chars[i] != '\n' {
+                i += 1;
+            }
+            continue;
+        }
         // Python triple-quoted strings.
         if family == Family::Python
             && (c == '"' || c == '\'')
@@ -1085,7 +1093,8 @@ fn tokens_at(code: &str, family: Family, depth: usize) -> Vec<Tok> {
             } else {
                 out.push(Tok::Punct(c));
             }
-        } else {
+        } else if family == Family::Python {
+            // Python normalises identifiers (NFKC): `ｒｍｔｒｅｅ` is `rmtree`.
             out.push(Tok::Odd(c));
         }
         i += 1;

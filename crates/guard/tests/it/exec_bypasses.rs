@@ -881,3 +881,23 @@ fn code_hidden_in_other_options() {
         assert_allowed(c);
     }
 }
+
+#[test]
+fn comments_and_unicode() {
+    for c in [
+        "python3 - <<'PY'\n# café: read the version\nimport json\nprint(json.load(open(\"package.json\"))[\"version\"])\nPY",
+        "python3 -c 'print(\"héllo wörld\")'",
+        "node -e 'const café = 1; console.log(café)'",
+        "ruby -e 'puts \"ü\".upcase'",
+        "python3 -c 'print(1) # os.system(\"git push\")'",
+    ] {
+        assert_allowed(c);
+    }
+    for c in [
+        "python3 -c 'import os; os.ｓｙｓｔｅｍ(\"git push\")'",
+        "python3 -c $'import os # comment\\nos.system(\"git push\")'",
+        "node -e '\\u0065val(\"1\")'",
+    ] {
+        denied(c);
+    }
+}
