@@ -203,7 +203,20 @@ const COMMANDS: &[&str] = &[
 /// Well-known git extensions (`git-<name>` programs installed separately)
 /// that the guard lets run as `git <name>`, with rules of their own below.
 /// Any other unknown subcommand is denied.
-const EXTENSIONS: &[&str] = &["lfs", "flow", "absorb", "revise", "filter-repo", "sizer"];
+const EXTENSIONS: &[&str] = &[
+    "lfs",
+    "flow",
+    "absorb",
+    "revise",
+    "filter-repo",
+    "sizer",
+    "cliff",
+    "secrets",
+    "quick-stats",
+    "standup",
+    "fame",
+    "open",
+];
 
 /// Environment variables whose value git runs as a shell command.
 const PROGRAM_ENV: &[&str] = &[
@@ -1609,9 +1622,13 @@ impl Walker<'_> {
         name: &str,
         rest: &[Arg],
         inv: &Inv,
-        _shell: &mut Shell,
+        shell: &mut Shell,
         frame: &Frame,
     ) {
+        if name == "cliff" {
+            self.git_cliff(rest, shell, frame);
+            return;
+        }
         let words: Vec<&str> = rest.iter().filter_map(Arg::exact).collect();
         let has = |w: &str| words.contains(&w);
         match name {
@@ -1639,6 +1656,35 @@ impl Walker<'_> {
             "absorb" | "revise" => self.deny_if_protected(inv, frame, &format!("git {name}")),
             "filter-repo" => self.destructive(frame, "git filter-repo"),
             _ => {}
+        }
+    }
+
+    /// git-cliff writes its changelog with `-o [PATH]` (CHANGELOG.md by
+    /// default) or `-p PATH` (prepends).
+    fn git_cliff(&mut self, rest: &[Arg], shell: &Shell, frame: &Frame) {
+        let mut args = rest.iter().peekable();
+        while let Some(arg) = args.next() {
+            let Some(text) = arg.exact() else {
+                continue;
+            };
+            let (mode, value) = match text {
+                "-o" | "--output" => (
+                    WriteMode::Clobber,
+                    match args.peek() {
+                        Some(next) if !next.text.starts_with('-') => args.next().cloned(),
+                        _ => Some(Arg::lit("CHANGELOG.md")),
+                    },
+                ),
+                "-p" | "--prepend" => (WriteMode::Modify, args.next().cloned()),
+                _ => match text.split_once('=') {
+                    Some(("--output", v)) => (WriteMode::Clobber, Some(Arg::lit(v))),
+                    Some(("--prepend", v)) => (WriteMode::Modify, Some(Arg::lit(v))),
+                    _ => continue,
+                },
+            };
+            if let Some(path) = value {
+                self.check_write(&path, mode, shell, frame, "git cliff");
+            }
         }
     }
 

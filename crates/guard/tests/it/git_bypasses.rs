@@ -328,6 +328,22 @@ fn aliases_and_unknown_subcommands() {
         "git help push",
     ]);
     denied_by(RuleId::GitPush, &["git lfs push origin feat/guard"]);
+    // Standalone git-* tools run by their dashed name are extensions too.
+    allowed(&[
+        "git-cliff --unreleased",
+        "git cliff -o /tmp/CHANGELOG.md",
+        "git-sizer",
+        "git secrets --scan",
+    ]);
+    denied_by(
+        RuleId::Clobber,
+        &[
+            "git-cliff -o CHANGELOG.md",
+            "git cliff --output",
+            "git cliff --output=README.md",
+        ],
+    );
+    denied_by(RuleId::ProtectedPath, &["git cliff -p .env"]);
     // B64: a repository alias called with another case.
     let mut ctx = corpus_context();
     ctx.git_aliases.insert("pp".into(), "push --force".into());
