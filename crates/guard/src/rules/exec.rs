@@ -723,6 +723,14 @@ impl Walker<'_> {
                 }
                 continue;
             }
+            if text.starts_with("--remote-send") || text.starts_with("--remote-expr") {
+                self.deny(
+                    frame,
+                    RuleId::Interpreter,
+                    commands(&format!("`{text}` sent to another editor")),
+                );
+                return;
+            }
             if matches!(text, "-u" | "-U") {
                 let value = args.get(index).map_or("", |a| a.text.as_str());
                 if !matches!(value, "NONE" | "NORC" | "DEFAULTS" | "NOPLUGIN") {

@@ -714,6 +714,8 @@ fn data_piped_into_a_shell_and_more_runners() {
         "crontab -r",
         "less '+!rm -rf src' README.md",
         "vim -u /tmp/evil.vim README.md",
+        "vim --remote-send '<Esc>:!rm -rf src<CR>'",
+        "gvim --servername X --remote-expr 'system(\"git push\")'",
         "make MAKEFLAGS=--eval=x test",
     ] {
         denied_as(c, RuleId::Interpreter);
