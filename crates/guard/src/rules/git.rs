@@ -234,6 +234,8 @@ const PROGRAM_ENV: &[&str] = &[
     "GIT_PROXY_COMMAND",
     "LESSOPEN",
     "LESSCLOSE",
+    "MANPAGER",
+    "BROWSER",
 ];
 
 /// Environment variables that point git at configuration files (which may

@@ -58,6 +58,8 @@ fn environment_that_git_runs() {
             "export GIT_EDITOR='git push;:'; git commit",
             "GIT_EDITOR='git push;:' bash -c 'git commit'",
             "GIT_EDITOR='git push;:' git-commit",
+            "MANPAGER='git push;:' git help push",
+            "BROWSER='git push;:' git help -w push",
         ],
     );
     denied_by(
