@@ -503,41 +503,6 @@ fn spawns(family: Family) -> &'static [(&'static str, Spawn)] {
     }
 }
 
-/// Signs in the raw text that the code can start processes.
-const SPAWN_TEXT: &[&str] = &[
-    "subprocess",
-    "os.system",
-    "os.popen",
-    "os.exec",
-    "os.spawn",
-    "posix_spawn",
-    "pty.",
-    "commands.",
-    "create_subprocess",
-    "child_process",
-    "Bun.spawn",
-    "Bun.$",
-    "Deno.run",
-    "Deno.Command",
-    "execa",
-    "shelljs",
-    "Open3",
-    "IO.popen",
-    "Process.spawn",
-    "PTY",
-    "system",
-    "exec",
-    "popen",
-    "spawn",
-    "shell_exec",
-    "passthru",
-    "proc_open",
-    "readpipe",
-    "os.execute",
-    "io.popen",
-    "processx",
-];
-
 /// Signs that JavaScript code can start processes.
 const JS_SPAWN_TEXT: &[&str] = &[
     "child_process",
@@ -943,6 +908,7 @@ fn tokens_at(code: &str, family: Family, depth: usize) -> Vec<Tok> {
             continue;
         }
         if c == '"' || c == '\'' || c == '`' {
+            // Python raw strings (r"...") keep their backslashes.
             let raw = family != Family::Python
                 || !matches!(out.last(), Some(Tok::Ident(p)) if p.to_ascii_lowercase().contains('r') && p.len() <= 2);
             // Escapes are decoded in every quote style: an over-approximation
@@ -2018,7 +1984,8 @@ impl Walker<'_> {
             // Perl, Ruby, PHP, R and Julia run commands with builtins
             // (system, backticks, open with a pipe).
             Family::Perl | Family::Ruby | Family::Php | Family::R | Family::Julia => true,
-            _ => SPAWN_TEXT.iter().any(|k| code.contains(k)),
+            // Tcl, AppleScript and PowerShell are judged on their own.
+            Family::Tcl | Family::AppleScript | Family::PowerShell => true,
         } || toks.iter().any(|t| matches!(t, Tok::Cmd { .. }));
         if capable {
             let commands = match self.spawn_commands(family, &toks) {
