@@ -733,6 +733,14 @@ impl<'a> Walker<'a> {
                     .repo_root
                     .as_deref()
                     .is_some_and(|root| is_ancestor(&normalize(root, ".pawl"))))
+            // A directory of the repository that holds tracked files (`cd src; git commit`).
+            || self.anchors.repo_root.as_deref().is_some_and(|root| {
+                crate::paths::relative_to(path, root).is_some_and(|rel| {
+                    !rel.is_empty()
+                        && !rel.split('/').any(|c| c == "..")
+                        && self.ctx.tracked.has_tracked_under(rel)
+                })
+            })
     }
 
     /// Whether the input mentions `CDPATH`.

@@ -454,3 +454,17 @@ fn a_descriptor_path_is_code_for_interpreters_and_a_path_for_everything_else() {
     assert!(decide("python3 /dev/fd/3 3<<<'print(1)'").is_allow());
     assert!(decide("python3 /dev/fd/3 3<<<'import shutil; shutil.rmtree(\"src\")'").is_deny());
 }
+
+#[test]
+fn cd_into_a_directory_with_tracked_files_is_certain() {
+    // `src/` holds tracked files: it exists, so the commit after `;` is judged in src, on the
+    // run's branch (not "somewhere unknown").
+    assert!(
+        decide("cd src; git commit -am wip").is_allow(),
+        "{:?}",
+        decide("cd src; git commit -am wip")
+    );
+    assert!(decide("cd src; rm -f main.rs.orig").is_allow());
+    // A directory without tracked files may not exist: the cwd after `;` stays unknown.
+    assert!(decide("cd nowhere; rm -rf build").is_deny());
+}
