@@ -256,6 +256,10 @@ fn dynamic(family: Family) -> &'static [&'static str] {
             "CodeType",
             "exec_module",
             "load_module",
+            "plumbum",
+            "sarge",
+            "envoy",
+            "delegator",
             "pdb",
             "timeit",
             "cProfile",
@@ -342,6 +346,7 @@ fn dynamic(family: Family) -> &'static [&'static str] {
             "forward_static_call_array",
             "ReflectionFunction",
             "ReflectionMethod",
+            "putenv",
             "extract",
             "parse_str",
             "ffi",
@@ -708,6 +713,9 @@ fn delimited(
 ) -> (String, usize, bool) {
     let mut depth = 0usize;
     let mut out = String::new();
+    // An escape the decoder does not model (`\N{name}`, `\cX`, `\L`): the
+    // text is then not known.
+    let mut unsure = false;
     while i < chars.len() {
         let c = chars[i];
         if c == '\\' && i + 1 < chars.len() {
@@ -716,15 +724,39 @@ fn delimited(
                 match e {
                     'n' => out.push('\n'),
                     't' => out.push('\t'),
+                    'r' => out.push('\r'),
+                    'a' => out.push('\u{7}'),
+                    'b' => out.push('\u{8}'),
+                    'f' => out.push('\u{c}'),
+                    'v' => out.push('\u{b}'),
+                    'e' => out.push('\u{1b}'),
                     'x' => {
-                        let hex: String = chars[i + 2..(i + 4).min(chars.len())].iter().collect();
-                        if let Ok(v) = u32::from_str_radix(&hex, 16)
+                        let (hex, used) = if chars.get(i + 2) == Some(&'{') {
+                            let end = chars[i + 3..(i + 12).min(chars.len())]
+                                .iter()
+                                .position(|c| *c == '}')
+                                .unwrap_or(0);
+                            (
+                                chars[i + 3..i + 3 + end].iter().collect::<String>(),
+                                end + 2,
+                            )
+                        } else {
+                            (
+                                chars[i + 2..(i + 4).min(chars.len())]
+                                    .iter()
+                                    .collect::<String>(),
+                                2,
+                            )
+                        };
+                        if hex.chars().all(|h| h.is_ascii_hexdigit())
+                            && let Ok(v) = u32::from_str_radix(&hex, 16)
                             && let Some(ch) = char::from_u32(v)
                         {
                             out.push(ch);
-                            i += 4;
+                            i += 2 + used;
                             continue;
                         }
+                        unsure = true;
                         out.push(e);
                     }
                     'u' => {
@@ -745,13 +777,15 @@ fn delimited(
                                 4,
                             )
                         };
-                        if let Ok(v) = u32::from_str_radix(&hex, 16)
+                        if hex.chars().all(|h| h.is_ascii_hexdigit())
+                            && let Ok(v) = u32::from_str_radix(&hex, 16)
                             && let Some(ch) = char::from_u32(v)
                         {
                             out.push(ch);
                             i += 2 + used;
                             continue;
                         }
+                        unsure = true;
                         out.push(e);
                     }
                     '0'..='7' => {
@@ -768,7 +802,10 @@ fn delimited(
                         }
                         out.push(e);
                     }
-                    other => out.push(other),
+                    other => {
+                        unsure |= other.is_ascii_alphabetic();
+                        out.push(other);
+                    }
                 }
             } else {
                 if e != close && e != '\\' {
@@ -780,7 +817,7 @@ fn delimited(
             continue;
         }
         if c == close && depth == 0 {
-            return (out, i + 1, true);
+            return (out, i + 1, unsure);
         }
         if open != close {
             if c == open {
@@ -792,7 +829,7 @@ fn delimited(
         out.push(c);
         i += 1;
     }
-    (out, i, false)
+    (out, i, unsure)
 }
 
 /// Tokenizes `code` for `family`. Bounded: at most [`MAX_TOKENS`].
@@ -915,15 +952,16 @@ fn tokens_at(code: &str, family: Family, depth: usize) -> Vec<Tok> {
             // (a Perl single-quoted `\x72` stays as written) that only makes
             // more text visible.
             let escapes = raw;
-            let (text, next, _) = delimited(&chars, i + 1, c, c, escapes);
+            let (text, next, unsure) = delimited(&chars, i + 1, c, c, escapes);
             i = next;
-            let mut dynamic = interpolates(c, &text);
+            let mut interpolated = interpolates(c, &text);
             if family == Family::Python
                 && let Some(Tok::Ident(p)) = out.last()
                 && p.len() <= 2
                 && p.chars().all(|ch| "rbfuRBFU".contains(ch))
             {
-                dynamic = dynamic || (p.to_ascii_lowercase().contains('f') && text.contains('{'));
+                interpolated =
+                    interpolated || (p.to_ascii_lowercase().contains('f') && text.contains('{'));
                 out.pop();
             }
             let command_quote = c == '`'
@@ -931,9 +969,10 @@ fn tokens_at(code: &str, family: Family, depth: usize) -> Vec<Tok> {
                     family,
                     Family::Perl | Family::Ruby | Family::Php | Family::Julia
                 );
-            if dynamic {
+            if interpolated {
                 segments.extend(interpolations(&text, family));
             }
+            let dynamic = unsure || interpolated;
             if command_quote {
                 out.push(Tok::Cmd { text, dynamic });
             } else {
@@ -965,9 +1004,10 @@ fn tokens_at(code: &str, family: Family, depth: usize) -> Vec<Tok> {
                         && open != ')')
                 {
                     let close = closing(open).unwrap_or(open);
-                    let (text, next, _) = delimited(&chars, j + 1, open, close, word != "q");
+                    let (text, next, unsure) = delimited(&chars, j + 1, open, close, word != "q");
                     i = next;
-                    let dynamic = word != "q" && (text.contains('$') || text.contains('@'));
+                    let dynamic =
+                        unsure || word != "q" && (text.contains('$') || text.contains('@'));
                     if dynamic {
                         segments.extend(interpolations(&text, family));
                     }
@@ -996,9 +1036,9 @@ fn tokens_at(code: &str, family: Family, depth: usize) -> Vec<Tok> {
                 && open.is_ascii_punctuation()
             {
                 let close = closing(open).unwrap_or(open);
-                let (text, next, _) = delimited(&chars, i + 3, open, close, kind != 'q');
+                let (text, next, unsure) = delimited(&chars, i + 3, open, close, kind != 'q');
                 i = next;
-                let dynamic = kind != 'q' && text.contains("#{");
+                let dynamic = unsure || kind != 'q' && text.contains("#{");
                 if dynamic {
                     segments.extend(interpolations(&text, family));
                 }
@@ -1018,9 +1058,9 @@ fn tokens_at(code: &str, family: Family, depth: usize) -> Vec<Tok> {
                 })
             {
                 let close = closing(open).unwrap_or(open);
-                let (text, next, _) = delimited(&chars, i + 2, open, close, true);
+                let (text, next, unsure) = delimited(&chars, i + 2, open, close, true);
                 i = next;
-                let dynamic = text.contains("#{");
+                let dynamic = unsure || text.contains("#{");
                 if dynamic {
                     segments.extend(interpolations(&text, family));
                 }
@@ -1267,10 +1307,20 @@ fn arg_value(arg: &[Tok], family: Family) -> ArgVal {
             });
             if key(&["args", "cmd", "argv0", "command"]).is_some() || !env_ok {
                 ArgVal::BadKeyword
-            } else if key(&["shell"])
-                .is_some_and(|v| !matches!(inner.get(v), Some(Tok::Ident(f)) if f == "false"))
+            } else if let Some(v) = key(&["shell"])
+                && !matches!(inner.get(v), Some(Tok::Ident(f)) if f == "false")
             {
-                ArgVal::ShellOn
+                match inner.get(v) {
+                    Some(Tok::Ident(t)) if t == "true" => ArgVal::ShellOn,
+                    Some(Tok::Str {
+                        text,
+                        dynamic: false,
+                    }) if matches!(text.as_str(), "/bin/sh" | "/bin/bash" | "sh" | "bash") => {
+                        ArgVal::ShellOn
+                    }
+                    // Another program as the shell: it runs the command line.
+                    _ => ArgVal::BadKeyword,
+                }
             } else if key(&["cwd"]).is_some() {
                 ArgVal::Elsewhere
             } else {
@@ -2091,6 +2141,14 @@ impl Walker<'_> {
                 {
                     return Some("the os module passed around".to_owned());
                 }
+                // The sh module runs programs named by attribute (`sh.git.push()`).
+                Tok::Ident(w)
+                    if family == Family::Python
+                        && w == "sh"
+                        && statement_has(toks, at, &["import", "from"]) =>
+                {
+                    return Some("the sh module".to_owned());
+                }
                 Tok::Ident(w)
                     if family == Family::Python
                         && w == "as"
@@ -2355,6 +2413,20 @@ impl Walker<'_> {
     /// The argument tokens of a call of the function named at `at`.
     fn call_tokens(&self, family: Family, toks: &[Tok], at: usize) -> Option<Vec<Tok>> {
         let next = toks.get(at + 1)?;
+        // Perl's `open FH, ">file"`: the rest of the statement.
+        if family == Family::Perl
+            && matches!(toks[at].ident(), Some("open" | "sysopen"))
+            && !next.is_punct('(')
+        {
+            let end = (at + 1..toks.len())
+                .find(|&j| {
+                    matches!(toks[j], Tok::Punct(';' | '}') | Tok::Newline)
+                        || matches!(toks[j].ident(), Some("or" | "and" | "if" | "unless"))
+                        || toks[j].is_punct('|') && toks.get(j + 1).is_some_and(|t| t.is_punct('|'))
+                })
+                .unwrap_or(toks.len());
+            return Some(toks[at + 1..end].to_vec());
+        }
         if next.is_punct('(') {
             let close = matching(toks, at + 1)?;
             return Some(toks[at + 2..close].to_vec());
@@ -2410,7 +2482,8 @@ impl Walker<'_> {
                 && toks[at - 2].ident() == Some("File");
             let is_open = (matches!(w.as_str(), "open" | "fopen" | "openSync" | "sysopen")
                 || file_new)
-                && toks.get(at + 1).is_some_and(|t| t.is_punct('('));
+                && (toks.get(at + 1).is_some_and(|t| t.is_punct('('))
+                    || family == Family::Perl && matches!(w.as_str(), "open" | "sysopen"));
             let write = table.iter().find(|(n, _)| n == w).map(|(_, m)| *m);
             if !is_open && write.is_none() {
                 continue;

@@ -903,3 +903,41 @@ fn comments_and_unicode() {
         denied(c);
     }
 }
+
+#[test]
+fn escapes_the_guard_cannot_decode_and_more_spawners() {
+    // Escapes that are decoded: the command is seen.
+    denied_as(
+        "python3 -c 'import os; os.system(\"\\x67it push\")'",
+        RuleId::GitPush,
+    );
+    denied_as("perl -e 'system \"\\x{67}it push\"'", RuleId::GitPush);
+    denied_as(
+        "node -e 'require(\"child_process\").execSync(\"\\u0067it push\")'",
+        RuleId::GitPush,
+    );
+    // Escapes that are not: the command is unknown.
+    for c in [
+        "python3 -c 'import os; os.system(\"\\N{LATIN SMALL LETTER G}it push\")'",
+        "perl -e 'system \"\\N{U+67}it push\"'",
+        "perl -e 'system \"\\Lgit push\"'",
+        "python3 -c 'import sh; sh.git.push()'",
+        "python3 -c 'from plumbum import local; local[\"git\"][\"push\"]()'",
+        "node -e 'require(\"child_process\").execSync(\"-c x\", {shell: \"/usr/bin/python3\"})'",
+        "php -r 'putenv(\"LD_PRELOAD=/tmp/x.so\"); mail(\"a\",\"b\",\"c\");'",
+    ] {
+        denied(c);
+    }
+    denied_as("perl -e 'open F, \"|git push\"'", RuleId::GitPush);
+    denied_as(
+        "perl -e 'open F, \">README.md\"; print F 1'",
+        RuleId::Clobber,
+    );
+    for c in [
+        "python3 -c 'import re; print(re.findall(\"\\d+\", \"a1b22\"))'",
+        "perl -e 'open F, \"<README.md\"; print <F>'",
+        "node -e 'require(\"child_process\").execSync(\"npm test\", {shell: \"/bin/bash\"})'",
+    ] {
+        assert_allowed(c);
+    }
+}
