@@ -396,6 +396,29 @@ fn dynamic(family: Family) -> &'static [&'static str] {
     }
 }
 
+/// Python dynamic words that are modules (a variable may share the name).
+const PY_MODULES: &[&str] = &[
+    "importlib",
+    "ctypes",
+    "cffi",
+    "marshal",
+    "pickle",
+    "runpy",
+    "plumbum",
+    "sarge",
+    "envoy",
+    "delegator",
+    "pdb",
+    "timeit",
+    "cProfile",
+    "profile",
+    "doctest",
+    "imp",
+    "pkgutil",
+    "zipimport",
+    "builtins",
+];
+
 /// Functions that start processes, and how their arguments are read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Spawn {
@@ -2099,6 +2122,15 @@ impl Walker<'_> {
                     // JSON.load, YAML.load.
                     let after_dot = prev.is_some_and(|p| p.is_punct('.'));
                     if family == Family::Python && w == "compile" && after_dot {
+                        continue;
+                    }
+                    // Python modules count when used or imported, not as
+                    // names of variables (`profile = ...`).
+                    if family == Family::Python
+                        && PY_MODULES.contains(&w.as_str())
+                        && !next.is_some_and(|n| n.is_punct('.'))
+                        && !statement_has(toks, at, &["import", "from"])
+                    {
                         continue;
                     }
                     if matches!(family, Family::Ruby | Family::Lua)

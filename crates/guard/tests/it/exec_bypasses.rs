@@ -935,6 +935,7 @@ fn escapes_the_guard_cannot_decode_and_more_spawners() {
     );
     for c in [
         "python3 -c 'import re; print(re.findall(\"\\d+\", \"a1b22\"))'",
+        "python3 -c 'import json; profile = json.load(open(\"p.json\")); print(profile[\"name\"])'",
         "perl -e 'open F, \"<README.md\"; print <F>'",
         "node -e 'require(\"child_process\").execSync(\"npm test\", {shell: \"/bin/bash\"})'",
     ] {
