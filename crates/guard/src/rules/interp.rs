@@ -1553,6 +1553,51 @@ impl Walker<'_> {
                         break;
                     }
                 }
+                return true;
+            }
+            // `deno repl --eval CODE`, `deno run data:...`: code after the
+            // subcommand.
+            let mut iter = p.operands.iter().skip(1).peekable();
+            while let Some(arg) = iter.next() {
+                let code = if arg.is("--eval") || arg.is("-e") {
+                    iter.next().cloned()
+                } else if let Some(v) = arg.text.strip_prefix("--eval=") {
+                    Some(Arg {
+                        text: v.to_owned(),
+                        ..arg.clone()
+                    })
+                } else if let Some(url) = arg.text.strip_prefix("data:") {
+                    match url.split_once(',') {
+                        Some((meta, _)) if meta.contains("base64") => {
+                            self.deny(
+                                frame,
+                                RuleId::Interpreter,
+                                format!("{base} runs base64-encoded code the guard cannot read"),
+                            );
+                            return true;
+                        }
+                        Some((_, body)) => Some(Arg {
+                            text: percent_decode(body),
+                            ..arg.clone()
+                        }),
+                        None => None,
+                    }
+                } else {
+                    None
+                };
+                let Some(code) = code else { continue };
+                if code.known {
+                    self.judge_code(base, lang.family, &code.text, shell, frame);
+                } else {
+                    self.fail_closed(
+                        frame,
+                        RuleId::Interpreter,
+                        format!("{base} runs code that is not statically known"),
+                    );
+                }
+                if self.denial.is_some() {
+                    break;
+                }
             }
             return true;
         }

@@ -863,6 +863,9 @@ fn code_hidden_in_other_options() {
     for c in [
         "deno eval -p 'Deno.removeSync(\"src\", {recursive: true})'",
         "deno eval --ext=ts 'Deno.removeSync(\"src\", {recursive: true})'",
+        "deno repl --eval 'Deno.removeSync(\"src\", {recursive: true})'",
+        "deno run 'data:text/javascript,Deno.removeSync(\"src\",{recursive:true})'",
+        "deno run 'data:text/javascript;base64,RGVubw=='",
         "perl -e 'system' -e '\"git push\"'",
         "php -d auto_prepend_file=php://stdin -r 'echo 1;'",
         "osascript -l JavaScript -e 'Application.currentApplication().doShellScript(\"rm -rf src\")'",
@@ -877,6 +880,8 @@ fn code_hidden_in_other_options() {
     );
     for c in [
         "deno eval -p 'Deno.version'",
+        "deno run -A main.ts",
+        "bun run build",
         "osascript -l JavaScript -e 'console.log(1)'",
         "perl -e 'print 1;' -e 'print 2'",
     ] {
