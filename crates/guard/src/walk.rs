@@ -1252,6 +1252,17 @@ impl<'a> Walker<'a> {
         }
     }
 
+    /// The value `name` has now, when statically known.
+    fn current_value(&self, shell: &Shell, name: &str) -> Option<String> {
+        words::Scope::var(
+            &ScopeView {
+                shell,
+                anchors: &self.anchors,
+            },
+            name,
+        )
+    }
+
     fn assignment_name(assignment: &ast::Assignment) -> String {
         match &assignment.name {
             ast::AssignmentName::VariableName(name)
@@ -1442,9 +1453,9 @@ impl<'a> Walker<'a> {
                 continue;
             }
             options_done = true;
-            let (target, value) = match text.split_once('=') {
-                Some((t, v)) => (t.trim_end_matches('+'), Some(v)),
-                None => (text, None),
+            let (target, value, append) = match text.split_once('=') {
+                Some((t, v)) => (t.trim_end_matches('+'), Some(v), t.ends_with('+')),
+                None => (text, None, false),
             };
             let base = match target.split_once('[') {
                 Some((base, rest)) => {
@@ -1471,6 +1482,10 @@ impl<'a> Walker<'a> {
                 if let Some(v) = value.strip_prefix('(') {
                     let _ = v;
                     self.set_var(shell, frame, base, None);
+                } else if base == target && append {
+                    // `declare "x+=y"`: appends to the value `x` has now.
+                    let joined = self.current_value(shell, base).map(|v| v + value);
+                    self.set_var(shell, frame, base, joined);
                 } else if base == target {
                     self.set_var(shell, frame, base, Some(value.to_owned()));
                 } else {
@@ -1502,7 +1517,22 @@ impl<'a> Walker<'a> {
             ast::CommandPrefixOrSuffixItem::AssignmentWord(assignment, word) => {
                 self.assignment_subscript(assignment, shell, frame);
                 let name = Self::assignment_name(assignment);
-                let value = self.assignment_value(assignment, shell, frame);
+                let mut value = self.assignment_value(assignment, shell, frame);
+                if assignment.append {
+                    // `x+=y` appends to the value `x` has at this point (an earlier assignment of
+                    // the same command, or the shell's); an array or an unknown part makes the
+                    // result unknown.
+                    let scalar = matches!(assignment.name, ast::AssignmentName::VariableName(_))
+                        && matches!(assignment.value, ast::AssignmentValue::Scalar(_));
+                    let before = match assignments.iter().rev().find(|(n, _)| *n == name) {
+                        Some((_, v)) => v.clone(),
+                        None => self.current_value(shell, &name),
+                    };
+                    value = match (scalar, before, value) {
+                        (true, Some(before), Some(added)) => Some(before + &added),
+                        _ => None,
+                    };
+                }
                 if let ast::AssignmentValue::Scalar(raw) = &assignment.value
                     && prints_a_number(&raw.value)
                 {

@@ -455,6 +455,7 @@ impl Walker<'_> {
             }
             "sudo" | "doas" => self.sudo(base, &args, cmd.stdin, shell, frame),
             "env" => self.env(&args, cmd.stdin, shell, frame),
+            "chroot" => self.chroot(&args, cmd.stdin, shell, frame),
             "command" => {
                 let p = rules::parse(
                     &args,
@@ -1199,6 +1200,10 @@ impl Walker<'_> {
                     );
                     return;
                 }
+                if arg.is("-") {
+                    // `env -` is `env -i`: the environment is emptied, the rest is the command.
+                    continue;
+                }
                 if let Some((name, value)) = arg.text.split_once('=') {
                     if name.starts_with("BASH_FUNC_") || name.contains('%') {
                         self.fail_closed(
@@ -1242,6 +1247,44 @@ impl Walker<'_> {
             None => self.rewrap("env", operands, stdin, shell, frame),
         }
         shell.env.truncate(env_len);
+    }
+
+    /// `chroot [options] NEWROOT [command...]`: under the root `/` the command runs as written
+    /// (in `/` unless `--skip-chdir`); under any other root its paths name other files than
+    /// they seem to, so a command there is denied. Without a command it runs an interactive
+    /// shell, which reads stdin.
+    fn chroot(&mut self, args: &[Arg], stdin: Stdin, shell: &mut Shell, frame: &Frame) {
+        let p = rules::parse(
+            args,
+            &Spec {
+                short_values: "",
+                long_values: &["--userspec", "--groups"],
+                stop_at_operand: true,
+            },
+        );
+        let Some(root) = p.operands.first() else {
+            return;
+        };
+        let operands: Vec<Arg> = p.operands[1..].to_vec();
+        let resolved = root.exact().and_then(|r| self.resolve(shell, r));
+        if resolved.as_deref() != Some("/") {
+            self.fail_closed(
+                frame,
+                RuleId::NotStatic,
+                format!(
+                    "chroot `{}` runs a command under another root directory; the guard cannot tell which files its paths name",
+                    root.text
+                ),
+            );
+            return;
+        }
+        if operands.is_empty() {
+            self.stdin_script("chroot", &stdin, shell, frame);
+        } else if p.has(&["--skip-chdir"]) {
+            self.rewrap("chroot", operands, stdin, shell, frame);
+        } else {
+            self.rewrap_in("chroot", &Arg::lit("/"), operands, stdin, shell, frame);
+        }
     }
 
     /// `bash -c`, `bash script`, `bash` reading stdin.

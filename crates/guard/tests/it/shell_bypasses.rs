@@ -468,3 +468,67 @@ fn cd_into_a_directory_with_tracked_files_is_certain() {
     // A directory without tracked files may not exist: the cwd after `;` stays unknown.
     assert!(decide("cd nowhere; rm -rf build").is_deny());
 }
+
+// Round 2, B9-B13: `+=` appends to the value the variable has; known + known is known.
+#[test]
+fn append_assignment_is_modelled() {
+    assert_rule("x=gi; x+=t; $x push", RuleId::GitPush);
+    assert_rule("x=r; x+=m; $x -rf src", RuleId::RecursiveDelete);
+    assert_rule("x=--ha; x+=rd; git reset $x", RuleId::GitDestructive);
+    assert_rule("x=.en; x+=v; echo pwned > $x", RuleId::ProtectedPath);
+    assert_rule(
+        "x=pawl.tom; x+=l; printf '[guard]\\nallow_unsafe = true\\n' >> $x",
+        RuleId::ProtectedPath,
+    );
+    assert_rule(
+        "x=mai; x+=n; git checkout $x && git commit --allow-empty -m y",
+        RuleId::ProtectedBranch,
+    );
+    assert_all_blocked(&[
+        // In one prefix, through declaration builtins, quoted, and in a function.
+        "x=r x+=m; $x -rf src",
+        "x=gi; declare x+=t; $x push",
+        "x=gi; export x+=t; $x push",
+        "x=gi; typeset x+=t; $x push",
+        "x=gi; readonly x+=t; $x push",
+        "f() { local x=gi; local x+=t; $x push; }; f",
+        "x=gi; declare \"x+=t\"; $x push",
+        "x=gi; x+=\"t\"; $x push",
+        "x=g; x+=i; x+=t; $x push",
+        "y=t; x=gi; x+=$y; $x push",
+        // Unknown start or unknown addition: the name is not statically known.
+        "x+=rm; $x -rf src",
+        "x=r; x+=$(cat f); $x -rf src",
+        "x=gi; x+=t :; $x push",
+        // Arrays: the result is unknown.
+        "a=(r); a+=(m); ${a[@]} -rf src",
+        "a=(gi); a[0]+=t; ${a[0]} push",
+        // Inside a here-document script run by bash.
+        "bash <<'EOF'\nx=r; x+=m; $x -rf src\nEOF",
+    ]);
+    // The prefix form applies to the command's environment only: `$x` keeps its value.
+    assert_allowed("x=ca; x+=t; $x README.md");
+    assert_allowed("PATH+=:/home/dev/bin; cargo test");
+}
+
+// Round 2, B19, B20: `env -` is `env -i`; chroot runs its command under another root.
+#[test]
+fn env_dash_and_chroot_are_wrappers() {
+    assert_rule("env - rm -rf src", RuleId::RecursiveDelete);
+    assert_rule("env - FOO=1 git push", RuleId::GitPush);
+    assert_rule(
+        "chroot / rm -rf /home/dev/repo/src",
+        RuleId::RecursiveDelete,
+    );
+    assert_rule("chroot --skip-chdir / rm -rf src", RuleId::RecursiveDelete);
+    // chroot changes directory to the new root: `src` there is /src, outside the repo.
+    assert_rule("chroot / rm -rf src", RuleId::RecursiveDelete);
+    assert_rule("chroot /srv/jail rm -rf /work", RuleId::NotStatic);
+    assert_rule(
+        "chroot --userspec=1000:1000 /srv/jail ls",
+        RuleId::NotStatic,
+    );
+    assert_rule("chroot / <<< 'git push'", RuleId::GitPush);
+    assert_allowed("env - PATH=/usr/bin cargo test");
+    assert_allowed("chroot / ls");
+}
