@@ -26,6 +26,11 @@ pub struct RunSettings {
     /// Git rails chosen when the run started.
     #[serde(default)]
     pub git: crate::config::GitConfig,
+    /// The guard's policy when the run started: the guard of this run judges by it, whatever
+    /// `pawl.toml` says later (an agent that edits the file cannot loosen its own guard).
+    /// `None` for runs stored before pawl kept it: the current configuration applies.
+    #[serde(default)]
+    pub guard: Option<crate::config::GuardConfig>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -510,9 +510,22 @@ fn guard(root: &Path, run_id: &str, input: &HookInput, call: &ToolCall) -> HookR
     if inputs.is_empty() {
         return Ok(Answer::Allow);
     }
-    let ctx = Ctx::at(root.to_path_buf());
-    let eff = ctx.config(&[]).or_fail(run_id)?;
-    let policy = super::guard::policy(&eff.config.guard);
+    // The run's own policy, fixed when it started: editing pawl.toml during the run changes
+    // nothing for it. Runs stored before pawl kept it fall back to the configuration.
+    let snapshot = open_store(root)
+        .and_then(|store| Ok(store.run(run_id)?.settings.guard))
+        .or_fail(run_id)?;
+    let guard_config = match snapshot {
+        Some(g) => g,
+        None => {
+            Ctx::at(root.to_path_buf())
+                .config(&[])
+                .or_fail(run_id)?
+                .config
+                .guard
+        }
+    };
+    let policy = super::guard::policy(&guard_config);
     let mut g = pawl_guard::Context::new(input_cwd(root, input));
     g.repo_root = Some(root.to_path_buf());
     g.run_active = true;

@@ -53,6 +53,7 @@ pub fn settings(config: &pawl_core::config::Config) -> RunSettings {
         agent: Some(config.agent.clone()),
         replay_scenario: None,
         git: config.git.clone(),
+        guard: Some(config.guard.clone()),
     }
 }
 

@@ -1015,3 +1015,38 @@ fn an_unreadable_transcript_charges_nothing_and_says_so() {
         .unwrap();
     assert_eq!(tokens, 0);
 }
+
+/// The guard of a run judges by the policy the run started with: an agent that rewrites
+/// pawl.toml (`allow_unsafe = true`, an allowance for everything) loosens nothing.
+#[test]
+fn editing_pawl_toml_during_a_run_does_not_loosen_its_guard() {
+    let env = project("max_iterations = 5", "no_progress = 0");
+    arm(&env, &[]);
+    hook(
+        &env,
+        "claude",
+        "session-start",
+        session_start(&env, "s1", "startup"),
+    );
+    let push = bash(&env, "s1", "git push --force origin HEAD");
+    let denied = |answer: &Value| answer["hookSpecificOutput"]["permissionDecision"] == "deny";
+    assert!(denied(&hook(&env, "claude", "pre-tool-use", push.clone())));
+    // What a bypass of the protected-path rule would leave behind.
+    let toml = std::fs::read_to_string(env.root().join("pawl.toml")).unwrap();
+    env.write(
+        "pawl.toml",
+        &format!("{toml}\n[guard]\nallow_unsafe = true\nallowances = [\"**\"]\n"),
+    );
+    let answer = hook(&env, "claude", "pre-tool-use", push);
+    assert!(denied(&answer), "{answer}");
+    let rm = hook(
+        &env,
+        "claude",
+        "pre-tool-use",
+        bash(&env, "s1", "rm -rf src"),
+    );
+    assert!(denied(&rm), "{rm}");
+    // The file itself did change: `pawl guard check` (the user's tool, current configuration)
+    // now allows, which is what a new run would start with.
+    assert_eq!(env.pawl(&["guard", "check", "--", "git push"]).code, 0);
+}
