@@ -179,6 +179,8 @@ pub struct Context {
     /// Where paths really lead (symbolic links resolved). The default knows nothing and
     /// paths are judged as written.
     pub fs: Arc<dyn FileSystemView>,
+    /// Reads script files a command runs (`bash x.sh`, `./x.sh`, `npm test`); the default reads nothing.
+    pub scripts: Arc<dyn crate::scripts::ScriptReader>,
 }
 
 impl Context {
@@ -195,6 +197,7 @@ impl Context {
             tmpdir: None,
             git_aliases: BTreeMap::new(),
             fs: Arc::new(NoFileSystem),
+            scripts: Arc::new(crate::scripts::NoScripts),
         }
     }
 }

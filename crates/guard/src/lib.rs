@@ -37,6 +37,7 @@ mod input;
 mod paths;
 mod policy;
 mod rules;
+mod scripts;
 mod walk;
 mod words;
 
@@ -48,6 +49,7 @@ pub use input::Input;
 pub use policy::{
     CompiledPolicy, DenyRule, Policy, PolicyError, default_allowances, default_protected_paths,
 };
+pub use scripts::{MAX_SCRIPT_BYTES, NoScripts, ScriptReader};
 pub use walk::{MAX_INPUT_BYTES, MAX_NESTING, MAX_SCRIPT_DEPTH, MAX_STEPS};
 
 /// Decides one input. Compiles the policy on each call; use [`Guard`] to

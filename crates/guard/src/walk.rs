@@ -175,7 +175,7 @@ impl Frame {
         }
     }
 
-    fn with_stdin(&self, stdin: Stdin) -> Self {
+    pub(crate) fn with_stdin(&self, stdin: Stdin) -> Self {
         Self {
             stdin,
             ..self.clone()
@@ -233,6 +233,8 @@ pub(crate) struct Walker<'a> {
     /// Names just assigned the output of a command that prints a number
     /// (`n=$(nproc)`, `i=$((i + 1))`): arithmetic on them is safe.
     numeric: Vec<String>,
+    /// Script files (and `package.json`s) read through the context's reader.
+    pub(crate) scripts_read: crate::scripts::ReadCache,
 }
 
 /// Words expand against the shell's variables and the context's anchors.
@@ -508,6 +510,7 @@ impl<'a> Walker<'a> {
             cdpath: input.contains("CDPATH"),
             made_dirs: Vec::new(),
             numeric: Vec::new(),
+            scripts_read: HashMap::new(),
         }
     }
 
@@ -571,6 +574,18 @@ impl<'a> Walker<'a> {
 
     /// Parses `text` as a shell script and walks it.
     pub(crate) fn run_script(&mut self, text: &str, shell: &mut Shell, frame: &Frame) {
+        self.run_script_sized(text, MAX_INPUT_BYTES, shell, frame);
+    }
+
+    /// [`Self::run_script`] with a size bound of `max_bytes` (a script file may be longer
+    /// than a command line).
+    pub(crate) fn run_script_sized(
+        &mut self,
+        text: &str,
+        max_bytes: usize,
+        shell: &mut Shell,
+        frame: &Frame,
+    ) {
         if !self.step(frame) {
             return;
         }
@@ -582,11 +597,11 @@ impl<'a> Walker<'a> {
             );
             return;
         }
-        if text.len() > MAX_INPUT_BYTES {
+        if text.len() > max_bytes {
             self.deny(
                 frame,
                 RuleId::TooLarge,
-                format!("the command is larger than {MAX_INPUT_BYTES} bytes"),
+                format!("the command is larger than {max_bytes} bytes"),
             );
             return;
         }
@@ -1879,6 +1894,14 @@ impl<'a> Walker<'a> {
             }
         }
         let base = name.rsplit('/').next().unwrap_or(&name).to_owned();
+        if name.contains('/') {
+            // `./x.sh`, `/abs/x`: a shell script file is walked when it can be read.
+            let script = cmd.argv[0].clone();
+            self.script_file("exec", &script, &cmd.stdin, shell, frame);
+        }
+        if matches!(base.as_str(), "npm" | "yarn" | "pnpm") {
+            self.package_manager(&base, &cmd, shell, frame);
+        }
         self.command_by_name(&base, cmd, shell, frame);
     }
 

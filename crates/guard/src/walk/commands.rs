@@ -1370,8 +1370,11 @@ impl Walker<'_> {
                     format!("{name} runs a script from file descriptor {fd}, whose content is not statically known"),
                 ),
             },
-            // A named script file is opaque to a command-line guard.
-            None => {}
+            // A named script file is walked when the context's reader can read it, and is
+            // opaque otherwise.
+            None => {
+                self.script_file(name, script, stdin, shell, frame);
+            }
         }
     }
 

@@ -532,3 +532,184 @@ fn env_dash_and_chroot_are_wrappers() {
     assert_allowed("env - PATH=/usr/bin cargo test");
     assert_allowed("chroot / ls");
 }
+
+/// A script reader over a fixed set of files (absolute paths).
+struct Files(Vec<(&'static str, &'static str)>);
+
+impl pawl_guard::ScriptReader for Files {
+    fn read_script(&self, path: &str) -> Option<String> {
+        self.0
+            .iter()
+            .find(|(p, _)| *p == path)
+            .map(|(_, text)| (*text).to_owned())
+    }
+}
+
+fn decide_with(files: &[(&'static str, &'static str)], command: &str) -> pawl_guard::Decision {
+    let mut ctx = crate::support::corpus_context();
+    ctx.scripts = std::sync::Arc::new(Files(files.to_vec()));
+    pawl_guard::evaluate(
+        &pawl_guard::Input::shell(command),
+        &ctx,
+        &pawl_guard::Policy::default(),
+    )
+}
+
+const CLEAN: (&str, &str) = (
+    "/home/dev/repo/scripts/clean.sh",
+    "#!/bin/sh\nrm -rf src\ngit push\n",
+);
+const PUSH: (&str, &str) = (
+    "/home/dev/repo/push",
+    "#!/usr/bin/env bash\nx=gi; x+=t; $x push\n",
+);
+const NO_SHEBANG: (&str, &str) = ("/tmp/x", "git push origin HEAD\n");
+const OBFUSCATED: (&str, &str) = ("/tmp/o.sh", "x=$(cat /tmp/name); $x -rf src\n");
+const PYTHON: (&str, &str) = ("/home/dev/repo/tool", "#!/usr/bin/env python3\nimport os\n");
+const BINARY: (&str, &str) = ("/tmp/a.out", "\x7fELF\0\0\0rm -rf src");
+const FINE: (&str, &str) = (
+    "/home/dev/repo/scripts/check.sh",
+    "#!/bin/bash\nset -eu\ncargo fmt --check\ncargo test \"$@\"\nrm -rf target/tmp\n",
+);
+// Tracked (src/guard.rs is in the corpus's tracked set): unknowns are not denied there,
+// plain destructive commands are.
+const TRACKED_WRAPPER: (&str, &str) = (
+    "/home/dev/repo/src/guard.rs",
+    "#!/bin/sh\nexec \"$JAVACMD\" \"$@\"\n",
+);
+const TRACKED_BAD: (&str, &str) = ("/home/dev/repo/src/lib.rs", "#!/bin/sh\ngit push\n");
+
+// Round 2, B14: a script file written in an earlier command and run now is read and walked.
+#[test]
+fn existing_script_files_are_walked() {
+    let files = [
+        CLEAN,
+        PUSH,
+        NO_SHEBANG,
+        OBFUSCATED,
+        PYTHON,
+        BINARY,
+        FINE,
+        TRACKED_WRAPPER,
+        TRACKED_BAD,
+    ];
+    let deny = |c: &str, rule: RuleId| {
+        let d = decide_with(&files, c);
+        assert_eq!(d.rule, Some(rule), "{c:?} -> {d:?}");
+    };
+    let allow = |c: &str| {
+        let d = decide_with(&files, c);
+        assert!(d.is_allow(), "{c:?} -> {d:?}");
+    };
+    for runner in [
+        "bash",
+        "sh",
+        "dash",
+        "zsh",
+        "source",
+        ".",
+        "bash -e",
+        "bash -x --",
+    ] {
+        deny(
+            &format!("{runner} scripts/clean.sh"),
+            RuleId::RecursiveDelete,
+        );
+    }
+    deny("cd scripts && bash clean.sh", RuleId::RecursiveDelete);
+    deny(
+        "bash /home/dev/repo/scripts/clean.sh",
+        RuleId::RecursiveDelete,
+    );
+    deny(
+        "chmod +x scripts/clean.sh && ./scripts/clean.sh",
+        RuleId::RecursiveDelete,
+    );
+    deny("nohup ./push &", RuleId::GitPush);
+    deny("/tmp/x", RuleId::GitPush);
+    deny("bash /tmp/o.sh", RuleId::NotStatic);
+    deny("src/lib.rs", RuleId::GitPush);
+    // Opaque: another interpreter, a binary, a file the reader does not have.
+    allow("./tool --help");
+    allow("/tmp/a.out");
+    allow("bash scripts/missing.sh");
+    allow("bash scripts/check.sh --lib");
+    allow("./src/guard.rs");
+    // Without a reader nothing changes.
+    assert!(decide("bash scripts/clean.sh").is_allow());
+    // Written in this command: judged as written, not read from disk.
+    let d = decide_with(&files, "echo ls > scripts/clean.sh; bash scripts/clean.sh");
+    assert_eq!(d.rule, Some(RuleId::NotStatic), "{d:?}");
+    let d = decide_with(
+        &files,
+        "cat > scripts/clean.sh <<'EOF'\necho hi\nEOF\nbash scripts/clean.sh",
+    );
+    assert!(d.is_allow(), "{d:?}");
+}
+
+#[test]
+fn a_script_that_runs_itself_is_bounded() {
+    let files = [("/home/dev/repo/loop.sh", "bash loop.sh\nbash loop.sh\n")];
+    let d = decide_with(&files, "bash loop.sh");
+    assert!(d.is_deny(), "{d:?}");
+}
+
+#[test]
+fn package_json_scripts_are_walked() {
+    const PKG: (&str, &str) = (
+        "/home/dev/repo/package.json",
+        r#"{"name":"x","scripts":{
+            "test":"node --test",
+            "pretest":"tsc --noEmit",
+            "clean":"rm -rf src",
+            "postbuild":"git push",
+            "build":"tsc",
+            "g":"git",
+            "lint":"eslint ."
+        }}"#,
+    );
+    let files = [PKG];
+    let deny = |c: &str, rule: RuleId| {
+        let d = decide_with(&files, c);
+        assert_eq!(d.rule, Some(rule), "{c:?} -> {d:?}");
+    };
+    let allow = |c: &str| {
+        let d = decide_with(&files, c);
+        assert!(d.is_allow(), "{c:?} -> {d:?}");
+    };
+    for c in [
+        "npm run clean",
+        "npm run-script clean",
+        "npm --silent run clean",
+        "npm run --if-present clean",
+        "yarn clean",
+        "yarn run clean",
+        "pnpm clean",
+        "pnpm run clean",
+        "cd src && npm run clean",
+        "npm --prefix /home/dev/repo run clean",
+    ] {
+        deny(c, RuleId::RecursiveDelete);
+    }
+    deny("npm run build", RuleId::GitPush);
+    deny("npm run g -- push", RuleId::GitPush);
+    deny("yarn g push --force", RuleId::GitPush);
+    allow("npm test");
+    allow("npm test -- --watch");
+    allow("npm run lint");
+    allow("yarn test");
+    allow("pnpm lint");
+    allow("npm install");
+    allow("npm run missing");
+    // Another package's scripts (workspaces) are not modelled.
+    allow("npm run clean -w packages/a");
+    // The lifecycle scripts of install run too.
+    let files = [(
+        "/home/dev/repo/package.json",
+        r#"{"scripts":{"postinstall":"rm -rf src"}}"#,
+    )];
+    for c in ["npm install", "npm ci", "yarn", "pnpm install"] {
+        let d = decide_with(&files, c);
+        assert_eq!(d.rule, Some(RuleId::RecursiveDelete), "{c:?} -> {d:?}");
+    }
+}

@@ -1,0 +1,409 @@
+//! Script files that already exist: `bash x.sh`, `source x`, `./x.sh`, `npm test`. The guard
+//! does no I/O itself; a caller that can read files passes a [`ScriptReader`] in the
+//! [`Context`](crate::Context), and the text of a script a command runs is walked like the
+//! command itself. Without a reader (the default, [`NoScripts`]) such a script stays opaque.
+
+use std::collections::HashMap;
+
+use crate::decision::RuleId;
+use crate::paths::{normalize, relative_to};
+use crate::walk::{Cmd, Frame, Shell, Stdin, Walker};
+use crate::words::{self, Arg};
+
+/// Largest script file (or `package.json`) the guard walks, in bytes; a longer one is denied.
+pub const MAX_SCRIPT_BYTES: usize = 256 * 1024;
+
+/// Most distinct script files read for one decision.
+const MAX_SCRIPT_FILES: usize = 64;
+
+/// Reads the text of a file a command runs as a script, lazily, when the guard needs it.
+pub trait ScriptReader: Send + Sync {
+    /// The text of the file at `path` (absolute, normalised), with invalid UTF-8 replaced.
+    /// A reader need not read more than [`MAX_SCRIPT_BYTES`] + 1 bytes: a longer text is
+    /// denied anyway. `None` when the file does not exist or cannot be read (the script is
+    /// then opaque, as without a reader).
+    fn read_script(&self, path: &str) -> Option<String>;
+}
+
+/// A [`ScriptReader`] that reads nothing: scripts run from files are opaque. The default in
+/// [`Context::new`](crate::Context::new).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoScripts;
+
+impl ScriptReader for NoScripts {
+    fn read_script(&self, _path: &str) -> Option<String> {
+        None
+    }
+}
+
+/// Shells whose script language the guard parses (the POSIX family and bash).
+const POSIX_SHELLS: &[&str] = &[
+    "sh", "bash", "zsh", "dash", "ksh", "ash", "mksh", "yash", "rbash", "posh", "ksh93", "source",
+    ".",
+];
+
+/// How a file run directly (`./x`) is executed, from its first line.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Program {
+    /// A shell script: a POSIX shell's `#!` line, or text with no `#!` (bash runs it itself).
+    Shell,
+    /// Another interpreter, or a binary: opaque.
+    Other,
+}
+
+/// Classifies the text of a file that is executed directly.
+pub(crate) fn program_kind(text: &str) -> Program {
+    let Some(line) = text.strip_prefix("#!") else {
+        // Without `#!`, bash runs a text file as a shell script; a binary is not text.
+        return if text.contains('\0') {
+            Program::Other
+        } else {
+            Program::Shell
+        };
+    };
+    let line = line.lines().next().unwrap_or("");
+    let mut words = line.split_ascii_whitespace();
+    let Some(first) = words.next() else {
+        return Program::Shell;
+    };
+    let mut name = first.rsplit('/').next().unwrap_or(first);
+    if name == "env" {
+        // `#!/usr/bin/env [-S] [NAME=VALUE...] bash -e`
+        name = words
+            .find(|w| !w.starts_with('-') && !w.contains('='))
+            .map(|w| w.rsplit('/').next().unwrap_or(w))
+            .unwrap_or("");
+    }
+    if POSIX_SHELLS.contains(&name) && name != "source" && name != "." {
+        Program::Shell
+    } else {
+        Program::Other
+    }
+}
+
+/// The lifecycle scripts of `package.json` a package-manager command runs, in order, with the
+/// arguments it passes to the main script. `None` when the command runs no script of the
+/// package.
+fn package_scripts(base: &str, args: &[Arg]) -> Option<PackageRun> {
+    // Options that take a value, per manager.
+    let valued: &[&str] = match base {
+        "npm" => &[
+            "--prefix",
+            "-C",
+            "--workspace",
+            "-w",
+            "--script-shell",
+            "--userconfig",
+        ],
+        "yarn" => &["--cwd", "--modules-folder", "--cache-folder"],
+        "pnpm" => &["--dir", "-C", "--filter", "-F", "--workspace-root"],
+        _ => return None,
+    };
+    let mut dir: Option<Arg> = None;
+    // Workspace options count anywhere before `--` (package managers read options after the
+    // script's name too).
+    let mut workspace = args.iter().take_while(|a| !a.is("--")).any(|a| {
+        let option = a.text.split_once('=').map_or(a.text.as_str(), |(o, _)| o);
+        matches!(
+            option,
+            "-w" | "--workspace"
+                | "--workspaces"
+                | "-ws"
+                | "--filter"
+                | "-F"
+                | "-r"
+                | "--recursive"
+        ) && (base != "yarn" || option != "-w")
+    });
+    let mut words: Vec<&Arg> = Vec::new();
+    let mut iter = args.iter();
+    while let Some(arg) = iter.next() {
+        let text = arg.text.as_str();
+        if !words.is_empty() {
+            words.push(arg);
+            continue;
+        }
+        if text == "--" {
+            break;
+        }
+        if let Some((option, value)) = text.split_once('=')
+            && option.starts_with('-')
+        {
+            match option {
+                "--prefix" | "--cwd" | "--dir" => dir = Some(Arg::lit(value)),
+                "--workspace" | "--filter" | "--workspaces" => workspace = true,
+                _ => {}
+            }
+            continue;
+        }
+        if valued.contains(&text) {
+            let value = iter.next();
+            match text {
+                "--prefix" | "-C" | "--cwd" | "--dir" => dir = value.cloned(),
+                "--workspace" | "-w" | "--filter" | "-F" => workspace = true,
+                _ => {}
+            }
+            continue;
+        }
+        if matches!(text, "--workspaces" | "-ws" | "-r" | "--recursive") {
+            workspace = true;
+            continue;
+        }
+        if text.starts_with('-') {
+            continue;
+        }
+        words.push(arg);
+    }
+    let sub = words.first().and_then(|a| a.exact());
+    let (main, rest): (Option<String>, &[&Arg]) = match (base, sub) {
+        (_, Some("run" | "run-script" | "rum" | "urn")) => {
+            // The script's name is the first operand after `run`.
+            let name_at = words
+                .iter()
+                .skip(1)
+                .position(|a| !a.text.starts_with('-'))
+                .map(|i| i + 1)?;
+            let name = words[name_at].exact()?.to_owned();
+            (Some(name), &words[name_at + 1..])
+        }
+        ("npm", Some("test" | "t" | "tst")) => (Some("test".into()), &words[1..]),
+        ("npm", Some(s @ ("start" | "stop" | "restart"))) => (Some(s.into()), &words[1..]),
+        ("npm", Some("install" | "i" | "ci" | "add" | "isntall" | "in")) if words.len() == 1 => {
+            return Some(PackageRun::install(dir, workspace));
+        }
+        ("npm", _) => return None,
+        // `yarn`/`pnpm` alone install; `yarn install` too.
+        (_, None | Some("install" | "i")) if words.len() <= 1 => {
+            return Some(PackageRun::install(dir, workspace));
+        }
+        // `yarn test`, `pnpm build`: a script of that name when there is one.
+        (_, Some(name)) => (Some(name.to_owned()), &words[1..]),
+        (_, None) => return None,
+    };
+    let main = main?;
+    let rest: Vec<Arg> = rest
+        .iter()
+        .skip_while(|a| a.is("--"))
+        .map(|a| (*a).clone())
+        .collect();
+    let names = vec![format!("pre{main}"), main.clone(), format!("post{main}")];
+    Some(PackageRun {
+        dir,
+        workspace,
+        names,
+        main,
+        args: rest,
+    })
+}
+
+/// What a package-manager command runs from `package.json`.
+struct PackageRun {
+    /// `--prefix`/`--cwd`/`-C`: where the package is.
+    dir: Option<Arg>,
+    /// A workspace or recursive run: the scripts of other packages.
+    workspace: bool,
+    /// Script names, in the order they run.
+    names: Vec<String>,
+    /// The script that receives the extra arguments.
+    main: String,
+    args: Vec<Arg>,
+}
+
+impl PackageRun {
+    fn install(dir: Option<Arg>, workspace: bool) -> Self {
+        let names = [
+            "preinstall",
+            "install",
+            "postinstall",
+            "prepublish",
+            "preprepare",
+            "prepare",
+            "postprepare",
+        ];
+        Self {
+            dir,
+            workspace,
+            names: names.iter().map(|s| (*s).to_owned()).collect(),
+            main: String::new(),
+            args: Vec::new(),
+        }
+    }
+}
+
+impl Walker<'_> {
+    /// The text of the file at `path` through the context's reader, cached; `Err` with a
+    /// reason when the guard must deny (too long, too many files).
+    fn read_file(&mut self, path: &str) -> Result<Option<String>, String> {
+        if let Some(cached) = self.scripts_read.get(path) {
+            return Ok(cached.clone());
+        }
+        if self.scripts_read.len() >= MAX_SCRIPT_FILES {
+            return Err(format!(
+                "the command runs more than {MAX_SCRIPT_FILES} script files"
+            ));
+        }
+        let text = self.ctx.scripts.read_script(path);
+        self.scripts_read.insert(path.to_owned(), text.clone());
+        match text {
+            Some(t) if t.len() > MAX_SCRIPT_BYTES => Err(format!(
+                "`{path}` is longer than the {MAX_SCRIPT_BYTES} bytes the guard reads of a script"
+            )),
+            other => Ok(other),
+        }
+    }
+
+    /// Whether `path` (absolute) is a file git tracks: its text was committed, not only
+    /// written by the agent, so what cannot be known in it is not denied (`./gradlew`).
+    fn tracked_file(&self, path: &str) -> bool {
+        self.anchors
+            .repo_root
+            .as_deref()
+            .and_then(|root| relative_to(path, root))
+            .is_some_and(|rel| !rel.is_empty() && self.ctx.tracked.is_tracked(rel))
+    }
+
+    /// Walks the script file `script` that `runner` runs (`bash x.sh`, `source x`, `./x`, where
+    /// `runner` is `exec`). True when its text was read and walked.
+    pub(crate) fn script_file(
+        &mut self,
+        runner: &str,
+        script: &Arg,
+        stdin: &Stdin,
+        shell: &mut Shell,
+        frame: &Frame,
+    ) -> bool {
+        if runner != "exec" && !POSIX_SHELLS.contains(&runner) {
+            return false;
+        }
+        let Some(text) = script.exact() else {
+            return false;
+        };
+        if self.is_written(shell, script) {
+            // Written earlier in this command: judged as such (the file's text on disk is old).
+            return false;
+        }
+        let Some(path) = self.resolve(shell, text) else {
+            return false;
+        };
+        let content = match self.read_file(&path) {
+            Ok(Some(content)) => content,
+            Ok(None) => return false,
+            Err(reason) => {
+                self.deny(frame, RuleId::TooLarge, reason);
+                return true;
+            }
+        };
+        if runner == "exec" && program_kind(&content) != Program::Shell {
+            return false;
+        }
+        if content.contains('\0') {
+            return false;
+        }
+        let mut sub = shell.clone();
+        // The script's own positional parameters are not the caller's.
+        sub.vars.retain(|name, _| {
+            !(name.chars().all(|c| c.is_ascii_digit()) || matches!(name.as_str(), "@" | "*" | "#"))
+        });
+        let mut inner = frame
+            .nested(&format!("script {text}"))
+            .with_stdin(stdin.clone());
+        // The script runs from its start in a process of its own.
+        inner.conditional = false;
+        inner.lenient = inner.lenient || self.tracked_file(&path);
+        self.run_script_sized(&content, MAX_SCRIPT_BYTES, &mut sub, &inner);
+        true
+    }
+
+    /// `npm test`, `npm run x`, `yarn x`, `pnpm x`: walks the `package.json` scripts the
+    /// command runs (with `pre`/`post` scripts), in the package's directory.
+    pub(crate) fn package_manager(&mut self, base: &str, cmd: &Cmd, shell: &Shell, frame: &Frame) {
+        let args: Vec<Arg> = cmd.argv.iter().skip(1).cloned().collect();
+        let Some(run) = package_scripts(base, &args) else {
+            return;
+        };
+        if run.workspace {
+            // Other packages' scripts: where they are is not modelled.
+            return;
+        }
+        let start = match &run.dir {
+            Some(dir) => dir.exact().and_then(|d| self.resolve(shell, d)),
+            None => shell.cwd.clone(),
+        };
+        let Some(start) = start else {
+            return;
+        };
+        // The nearest package.json at or above the start directory.
+        let mut dir = normalize("/", &start);
+        let (package_dir, json) = loop {
+            let file = if dir == "/" {
+                "/package.json".to_owned()
+            } else {
+                format!("{dir}/package.json")
+            };
+            match self.read_file(&file) {
+                Ok(Some(json)) => break (dir, json),
+                Ok(None) => {}
+                Err(reason) => {
+                    self.deny(frame, RuleId::TooLarge, reason);
+                    return;
+                }
+            }
+            if dir == "/" {
+                return;
+            }
+            dir = match dir.rsplit_once('/') {
+                Some(("", _)) | None => "/".to_owned(),
+                Some((parent, _)) => parent.to_owned(),
+            };
+        };
+        let file = format!("{}/package.json", package_dir.trim_end_matches('/'));
+        let Ok(value) = serde_json::from_str::<serde_json::Value>(&json) else {
+            // The package manager fails on it too.
+            return;
+        };
+        let lenient = self.tracked_file(&file);
+        for name in &run.names {
+            let Some(script) = value
+                .get("scripts")
+                .and_then(|s| s.get(name))
+                .and_then(|s| s.as_str())
+            else {
+                continue;
+            };
+            let mut text = script.to_owned();
+            if *name == run.main {
+                for arg in &run.args {
+                    text.push(' ');
+                    text.push_str(&words::quote(arg));
+                }
+            }
+            // Scripts run with `sh -c` in the package's directory.
+            let mut sub = shell.clone();
+            sub.cwd = Some(package_dir.clone());
+            let mut inner = frame
+                .nested(&format!("{base} script `{name}`"))
+                .with_stdin(cmd.stdin.clone());
+            inner.lenient = inner.lenient || lenient;
+            self.run_script(&text, &mut sub, &inner);
+        }
+    }
+}
+
+/// The reads one decision made, by path.
+pub(crate) type ReadCache = HashMap<String, Option<String>>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn programs_are_classified_by_their_first_line() {
+        assert_eq!(program_kind("#!/bin/sh\nrm -rf src\n"), Program::Shell);
+        assert_eq!(program_kind("#!/usr/bin/env bash\n"), Program::Shell);
+        assert_eq!(program_kind("#!/usr/bin/env -S bash -e\n"), Program::Shell);
+        assert_eq!(program_kind("#! /bin/bash -eu\n"), Program::Shell);
+        assert_eq!(program_kind("rm -rf src\n"), Program::Shell);
+        assert_eq!(program_kind("#!/usr/bin/env python3\n"), Program::Other);
+        assert_eq!(program_kind("\x7fELF\0\0"), Program::Other);
+    }
+}
