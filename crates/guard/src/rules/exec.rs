@@ -731,20 +731,7 @@ impl Walker<'_> {
                 );
                 return;
             }
-            if matches!(text, "-u" | "-U") {
-                let value = args.get(index).map_or("", |a| a.text.as_str());
-                if !matches!(value, "NONE" | "NORC" | "DEFAULTS" | "NOPLUGIN") {
-                    self.deny(
-                        frame,
-                        RuleId::Interpreter,
-                        commands(&format!("`{text} {value}`, a startup file of commands")),
-                    );
-                    return;
-                }
-                index += 1;
-                continue;
-            }
-            if matches!(text, "--cmd" | "-c" | "-S") || text.starts_with("-c") && text.len() > 2 {
+            if text == "--cmd" || text.starts_with("--cmd=") {
                 let value = args.get(index).map_or(String::new(), |a| a.text.clone());
                 self.deny(
                     frame,
@@ -753,16 +740,75 @@ impl Walker<'_> {
                 );
                 return;
             }
-            if text.starts_with('-') && !text.starts_with("--") {
-                let cluster = &text[1..];
-                if cluster.contains('s') && !ex_mode {
-                    // -s {scriptin}: keystrokes read from a file.
-                    self.deny(frame, RuleId::Interpreter, commands("`-s` script input"));
-                    return;
-                }
-                if cluster.contains('w') || cluster.contains('W') {
-                    self.deny(frame, RuleId::Interpreter, commands("`-w` script output"));
-                    return;
+            if text.len() > 1 && text.starts_with('-') && !text.starts_with("--") {
+                // A cluster of short options (`-sc cmd`, `-Nesc cmd`,
+                // `-u NONE`): read like separate ones. The first letter that
+                // takes a value ends the cluster; its value is the rest of
+                // the word or the next argument.
+                let cluster: Vec<char> = text.chars().skip(1).collect();
+                for (at, c) in cluster.iter().enumerate() {
+                    let takes_value =
+                        matches!(c, 'c' | 'S' | 'u' | 'U' | 'w' | 'W' | 'i' | 'T' | 't' | 'q')
+                            || (*c == 's' && !ex_mode);
+                    if !takes_value {
+                        continue;
+                    }
+                    let rest: String = cluster[at + 1..].iter().collect();
+                    let value = if rest.is_empty() {
+                        let v = args.get(index).map(|a| (a.text.clone(), a.known));
+                        index += 1;
+                        v
+                    } else {
+                        Some((rest, true))
+                    };
+                    let (value_text, value_known) = value.unwrap_or_else(|| (String::new(), true));
+                    match c {
+                        'c' | 'S' => {
+                            self.deny(
+                                frame,
+                                RuleId::Interpreter,
+                                commands(&format!("`-{c} {value_text}`")),
+                            );
+                            return;
+                        }
+                        'u' | 'U'
+                            if !value_known
+                                || !matches!(
+                                    value_text.as_str(),
+                                    "NONE" | "NORC" | "DEFAULTS" | "NOPLUGIN"
+                                ) =>
+                        {
+                            self.deny(
+                                frame,
+                                RuleId::Interpreter,
+                                commands(&format!(
+                                    "`-{c} {value_text}`, a startup file of commands"
+                                )),
+                            );
+                            return;
+                        }
+                        's' => {
+                            // -s {scriptin}: keystrokes read from a file.
+                            self.deny(frame, RuleId::Interpreter, commands("`-s` script input"));
+                            return;
+                        }
+                        'w' | 'W' => {
+                            self.deny(frame, RuleId::Interpreter, commands("`-w` script output"));
+                            return;
+                        }
+                        'i' if !value_known || value_text != "NONE" => {
+                            self.deny(
+                                frame,
+                                RuleId::Interpreter,
+                                commands(&format!(
+                                    "`-i {value_text}`, a viminfo file it reads and writes"
+                                )),
+                            );
+                            return;
+                        }
+                        _ => {}
+                    }
+                    break;
                 }
             }
         }
@@ -784,7 +830,26 @@ impl Walker<'_> {
                 stop_at_operand: false,
             },
         );
-        match stdin {
+        // The file ed edits is judged as an in-place change whatever the
+        // commands are (a protected file is denied outright).
+        for file in &p.operands {
+            if file.known && file.text.starts_with('!') {
+                self.deny(
+                    frame,
+                    RuleId::Interpreter,
+                    format!(
+                        "{base} `{}` runs a shell command; the guard does not model it",
+                        file.text
+                    ),
+                );
+                return;
+            }
+            self.check_write(file, WriteMode::Modify, shell, frame, base);
+            if self.denial.is_some() {
+                return;
+            }
+        }
+        let text = match stdin {
             Stdin::Inherited => return,
             Stdin::Pipe | Stdin::Unknown | Stdin::File => {
                 self.fail_closed(
@@ -794,36 +859,66 @@ impl Walker<'_> {
                 );
                 return;
             }
-            Stdin::Text(text) => {
-                if text.contains('!') {
-                    self.deny(
-                        frame,
-                        RuleId::Interpreter,
-                        format!("{base} commands run a shell command (`!`); the guard does not model them"),
-                    );
-                    return;
-                }
-                for line in text.lines() {
-                    let cmd = line.trim_start_matches(|c: char| {
-                        c.is_ascii_digit() || ",;.$'+-/ ".contains(c)
-                    });
-                    if let Some(rest) = cmd.strip_prefix(['w', 'W']) {
-                        let file = rest.trim_start_matches('q').trim();
-                        if !file.is_empty() {
-                            self.check_write(
-                                &Arg::lit(file),
-                                WriteMode::Clobber,
-                                shell,
-                                frame,
-                                base,
-                            );
-                        }
+            Stdin::Text(text) => text,
+        };
+        if text.contains('!') {
+            self.deny(
+                frame,
+                RuleId::Interpreter,
+                format!("{base} commands run a shell command (`!`); the guard does not model them"),
+            );
+            return;
+        }
+        // The file `w` writes when it names none, and whether every line
+        // of the buffer was deleted (`,d`, `%d`, `1,$d`): writing an
+        // emptied buffer over a file clobbers it.
+        let mut current: Option<Arg> = p.operands.first().cloned();
+        let mut emptied = false;
+        for line in text.lines() {
+            let line = line.trim_start();
+            let cmd =
+                line.trim_start_matches(|c: char| c.is_ascii_digit() || ",;.$'+-/% ".contains(c));
+            let address = line[..line.len() - cmd.len()].trim();
+            let whole = matches!(address, "," | "%" | "1,$" | ",$" | "0,$");
+            let mut chars = cmd.chars();
+            let Some(letter) = chars.next() else {
+                continue;
+            };
+            let rest = chars.as_str();
+            match letter {
+                'd' | 'c' if whole => emptied = true,
+                'e' | 'E' | 'f' if rest.starts_with(' ') => {
+                    current = Some(Arg::lit(rest.trim()));
+                    if letter != 'f' {
+                        emptied = false;
                     }
                 }
+                'w' | 'W' => {
+                    let file = rest.trim_start_matches('q').trim();
+                    let target = if file.is_empty() {
+                        current.clone()
+                    } else {
+                        Some(Arg::lit(file))
+                    };
+                    let Some(target) = target else {
+                        continue;
+                    };
+                    let mode = if letter == 'W' {
+                        WriteMode::Append
+                    } else if emptied
+                        || (!file.is_empty() && current.as_ref().is_none_or(|c| c.text != file))
+                    {
+                        WriteMode::Clobber
+                    } else {
+                        WriteMode::Modify
+                    };
+                    self.check_write(&target, mode, shell, frame, base);
+                    if self.denial.is_some() {
+                        return;
+                    }
+                }
+                _ => {}
             }
-        }
-        for file in &p.operands {
-            self.check_write(file, WriteMode::Modify, shell, frame, base);
         }
     }
 

@@ -1409,15 +1409,57 @@ impl Walker<'_> {
         }
         // node's `-pe CODE` is `-p -e CODE`: the code is the next argument.
         let args: Vec<Arg> = if lang.family == Family::Js {
-            args.iter()
+            let mapped: Vec<Arg> = args
+                .iter()
                 .map(|a| match a.exact() {
                     Some("-pe" | "-ep") => Arg::lit("-e"),
                     _ => a.clone(),
                 })
+                .collect();
+            // `-p -e CODE` / `-e -p CODE`: the first is a flag, the code is
+            // the value of the second.
+            let is_code_opt = |a: Option<&Arg>| {
+                matches!(
+                    a.and_then(Arg::exact),
+                    Some("-p" | "--print" | "-e" | "--eval")
+                )
+            };
+            mapped
+                .iter()
+                .enumerate()
+                .filter(|(at, a)| !(is_code_opt(Some(a)) && is_code_opt(mapped.get(at + 1))))
+                .map(|(_, a)| a.clone())
                 .collect()
         } else {
             args.to_vec()
         };
+        // Everything after `-m MODULE` belongs to the module (`-m zipfile
+        // -e ...`, `-m zipfile -c ...`), even words that look like the
+        // interpreter's own options.
+        let mut module_args: Option<Vec<Arg>> = None;
+        let mut args = args;
+        if !lang.module_opts.is_empty() {
+            let mut at = 0;
+            while let Some(a) = args.get(at) {
+                at += 1;
+                let Some(t) = a.exact() else { break };
+                if !t.starts_with('-') || t == "--" || t.starts_with("--") {
+                    break;
+                }
+                if let Some(pos) = t.find('m')
+                    && !t[1..pos].chars().any(|c| lang.short_values.contains(c))
+                {
+                    let end = if pos + 1 == t.len() { at + 1 } else { at };
+                    module_args = Some(args.get(end..).unwrap_or(&[]).to_vec());
+                    args.truncate(end.min(args.len()));
+                    break;
+                }
+                if t.len() == 2 && lang.short_values.contains(&t[1..]) {
+                    // An option with its value in the next word: skip it.
+                    at += 1;
+                }
+            }
+        }
         let mut long_values: Vec<&str> = lang.long_values.to_vec();
         long_values.extend(lang.code_opts.iter().filter(|o| o.starts_with("--")));
         let p = rules::parse(
@@ -1525,7 +1567,8 @@ impl Walker<'_> {
             return true;
         }
         if let Some(module) = p.value(lang.module_opts) {
-            self.python_module(base, module, &p.operands, stdin, shell, frame);
+            let after = module_args.clone().unwrap_or_else(|| p.operands.clone());
+            self.python_module(base, module, &after, stdin, shell, frame);
             return true;
         }
         if base == "deno" || base == "bun" {
@@ -1700,7 +1743,171 @@ impl Walker<'_> {
                     }
                 }
             }
+            "zipfile" | "tarfile" => self.python_archive(base, name, operands, shell, frame),
+            "json.tool" => {
+                // json.tool [options] [infile [outfile]]: writes outfile.
+                let mut files = Vec::new();
+                let mut iter = operands.iter();
+                while let Some(arg) = iter.next() {
+                    match arg.exact() {
+                        Some("--indent") => {
+                            iter.next();
+                        }
+                        Some(t) if t.starts_with('-') && t != "-" => {}
+                        _ => files.push(arg),
+                    }
+                }
+                if let Some(out) = files.get(1) {
+                    self.check_write(
+                        out,
+                        WriteMode::Clobber,
+                        shell,
+                        frame,
+                        &format!("{base} -m json.tool"),
+                    );
+                }
+            }
+            "venv" | "virtualenv" => {
+                // `--clear` deletes everything in the directory first.
+                let clears = operands.iter().any(|a| {
+                    a.exact()
+                        .is_some_and(|t| t.starts_with("--cl") && "--clear".starts_with(t))
+                });
+                let unknown_option = operands.iter().any(|a| !a.known && a.text.starts_with('-'));
+                if unknown_option {
+                    self.fail_closed(
+                        frame,
+                        RuleId::NotStatic,
+                        format!("{base} -m {name} with an option that is not statically known"),
+                    );
+                    return;
+                }
+                if clears {
+                    for dir in operands.iter().filter(|a| !a.text.starts_with('-')) {
+                        if !self.in_allowance(shell, dir) {
+                            self.deny(
+                                frame,
+                                RuleId::RecursiveDelete,
+                                format!(
+                                    "{base} -m {name} --clear empties `{}`, which is not a build output, virtualenv, /tmp or $TMPDIR",
+                                    dir.text
+                                ),
+                            );
+                            return;
+                        }
+                    }
+                }
+            }
+            // pydoc -w NAME writes NAME.html; -p/-b serve.
+            "pydoc" if operands.iter().any(|a| a.is("-w")) => {
+                for name in operands.iter().filter(|a| !a.text.starts_with('-')) {
+                    let out = Arg {
+                        text: format!("{}.html", name.text),
+                        ..name.clone()
+                    };
+                    self.check_write(
+                        &out,
+                        WriteMode::Clobber,
+                        shell,
+                        frame,
+                        &format!("{base} -m pydoc -w"),
+                    );
+                    if self.denial.is_some() {
+                        return;
+                    }
+                }
+            }
+            // python -m gzip -d FILE.gz writes FILE.
+            "gzip" if operands.iter().any(|a| a.is("-d") || a.is("--decompress")) => {
+                for file in operands.iter().filter(|a| !a.text.starts_with('-')) {
+                    let out = Arg {
+                        text: file
+                            .text
+                            .strip_suffix(".gz")
+                            .unwrap_or(&file.text)
+                            .to_owned(),
+                        ..file.clone()
+                    };
+                    self.check_write(
+                        &out,
+                        WriteMode::Clobber,
+                        shell,
+                        frame,
+                        &format!("{base} -m {name} -d"),
+                    );
+                    if self.denial.is_some() {
+                        return;
+                    }
+                }
+            }
             _ => {}
+        }
+    }
+
+    /// `python -m zipfile|tarfile`: `-e ARCHIVE DIR` extracts files the
+    /// guard cannot list (only into an allowance); `-c OUT FILES` writes OUT.
+    fn python_archive(
+        &mut self,
+        base: &str,
+        name: &str,
+        operands: &[Arg],
+        shell: &mut Shell,
+        frame: &Frame,
+    ) {
+        let what = format!("{base} -m {name}");
+        let mut index = 0;
+        while index < operands.len() {
+            let arg = &operands[index];
+            index += 1;
+            let Some(text) = arg.exact() else {
+                if arg.text.starts_with('-') {
+                    self.fail_closed(
+                        frame,
+                        RuleId::NotStatic,
+                        format!("{what} with an option that is not statically known"),
+                    );
+                    return;
+                }
+                continue;
+            };
+            let (flag, inline) = match text.split_once('=') {
+                Some((f, v)) if f.starts_with("--") => (f, Some(v)),
+                _ => (text, None),
+            };
+            let long = |full: &str| flag.len() > 3 && full.starts_with(flag);
+            if flag == "-e" || long("--extract") {
+                // -e ARCHIVE [DIR] (zipfile: DIR required; tarfile: optional).
+                let mut rest: Vec<Arg> = inline.map(Arg::lit).into_iter().collect();
+                rest.extend(operands[index..].iter().cloned());
+                let dir = rest.get(1).cloned().unwrap_or_else(|| Arg::lit("."));
+                if !self.in_allowance(shell, &dir) {
+                    self.deny(
+                        frame,
+                        RuleId::NotStatic,
+                        format!(
+                            "{what} -e writes the archive's files, which the guard cannot list, into `{}`: they may overwrite tracked or protected files; extract into /tmp or a build directory and copy what you need",
+                            dir.text
+                        ),
+                    );
+                }
+                return;
+            }
+            if flag == "-c" || long("--create") {
+                let out = match inline {
+                    Some(v) => Some(Arg::lit(v)),
+                    None => operands.get(index).cloned(),
+                };
+                if let Some(out) = out {
+                    self.check_write(
+                        &out,
+                        WriteMode::Clobber,
+                        shell,
+                        frame,
+                        &format!("{what} -c"),
+                    );
+                }
+                return;
+            }
         }
     }
 

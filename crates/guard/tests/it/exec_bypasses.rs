@@ -947,3 +947,134 @@ fn escapes_the_guard_cannot_decode_and_more_spawners() {
         assert_allowed(c);
     }
 }
+
+#[test]
+fn r2_vim_clustered_short_options() {
+    // `-sc CMD` is `-s -c CMD`: an editor given commands is denied, however
+    // its options are clustered.
+    for c in [
+        "ex -sc 'call append(line(\"$\"), [\"[guard]\",\"allow_unsafe = true\"])|x' pawl.toml",
+        "ex -sc 'r /tmp/g.toml|x' pawl.toml",
+        "ex -sc '%d|x' Dockerfile",
+        "ex -sc 'w! README.md' /dev/null",
+        "ex -sc 'call delete(\"src\",\"rf\")|q'",
+        "ex -sc 'call system(\"git push\")|q'",
+        "ex -Nsc 'call system(\"git push\")|q'",
+        "vim -esc 'call system(\"git push\")|q'",
+        "vim -Nesc '%d|x' README.md",
+        "vi -nc 'x' README.md",
+        "ex -scx README.md",
+        "vim -nS /tmp/session.vim",
+        "vim -Nu /tmp/evil.vim README.md",
+        "vim -nw /tmp/keys README.md",
+        "vim -i /tmp/viminfo README.md",
+        "ex --cmd 'call system(\"git push\")' README.md",
+    ] {
+        denied_as(c, RuleId::Interpreter);
+    }
+    for c in [
+        "vim -Nu NONE README.md",
+        "vim -n -i NONE README.md",
+        "view README.md",
+        "vim -R +10 src/main.rs",
+    ] {
+        assert_allowed(c);
+    }
+}
+
+#[test]
+fn r2_ed_commands_from_known_stdin() {
+    // An emptied buffer written over a tracked file is a clobber.
+    for c in [
+        "ed -s README.md <<< $',d\\nw\\nq'",
+        "ed -s README.md <<< $'1,$d\\nw\\nq'",
+        "ed -s README.md <<< $'%d\\nwq'",
+        "ed -s /tmp/x <<< $'w README.md\\nq'",
+        "ed -s /tmp/x <<< $'e README.md\\n,d\\nw\\nq'",
+    ] {
+        denied_as(c, RuleId::Clobber);
+    }
+    // Protected files: denied whatever the commands; `!` runs commands.
+    denied_as(
+        "ed -s pawl.toml <<< $'$a\\nx\\n.\\nw\\nq'",
+        RuleId::ProtectedPath,
+    );
+    denied_as("ed .env", RuleId::ProtectedPath);
+    denied_as("ed -s /tmp/x <<< $'w .env\\nq'", RuleId::ProtectedPath);
+    denied_as("ed -s /tmp/x <<< $'!git push\\nq'", RuleId::Interpreter);
+    denied_as("ed '!rm -rf src'", RuleId::Interpreter);
+    denied("echo ',d' | ed -s README.md");
+    // Ordinary edits of a tracked file, and scratch files, stay allowed.
+    for c in [
+        "ed -s README.md <<< $'/foo/d\\nw\\nq'",
+        "ed -s README.md <<< $'1s/a/b/\\nw README.md\\nq'",
+        "ed -s notes.txt <<< $',d\\nw\\nq'",
+        "ed -s /tmp/x <<< $',d\\nw /tmp/y\\nq'",
+    ] {
+        assert_allowed(c);
+    }
+}
+
+#[test]
+fn r2_python_modules_that_write() {
+    denied_as("python3 -m zipfile -e /tmp/evil.zip .", RuleId::NotStatic);
+    denied_as("python3 -m tarfile -e /tmp/evil.tar .", RuleId::NotStatic);
+    denied_as("python3 -m tarfile -e /tmp/evil.tar", RuleId::NotStatic);
+    denied_as(
+        "python -m tarfile --extract /tmp/evil.tar src",
+        RuleId::NotStatic,
+    );
+    denied_as(
+        "python3 -I -m zipfile -e /tmp/evil.zip src",
+        RuleId::NotStatic,
+    );
+    denied_as(
+        "python3 -W ignore -m zipfile -e /tmp/evil.zip .",
+        RuleId::NotStatic,
+    );
+    denied_as("python3 -m zipfile -c README.md /tmp/a", RuleId::Clobber);
+    denied_as(
+        "python3 -m json.tool /tmp/x.json pawl.toml",
+        RuleId::ProtectedPath,
+    );
+    denied_as(
+        "python3 -m json.tool --indent 4 /tmp/x.json .env",
+        RuleId::ProtectedPath,
+    );
+    denied_as(
+        "python3 -m json.tool /tmp/x.json package.json",
+        RuleId::Clobber,
+    );
+    denied_as("python3 -m venv --clear .", RuleId::RecursiveDelete);
+    denied_as("python3 -m venv --clear src", RuleId::RecursiveDelete);
+    denied_as("python3 -m venv --cle src", RuleId::RecursiveDelete);
+    denied_as("python3 -m gzip -d README.md.gz", RuleId::Clobber);
+    for c in [
+        "python3 -m zipfile -e /tmp/a.zip /tmp/out",
+        "python3 -m tarfile -e /tmp/a.tar target/fixtures",
+        "python3 -m zipfile -l /tmp/a.zip",
+        "python3 -m json.tool package.json",
+        "python3 -m json.tool /tmp/x.json /tmp/out.json",
+        "python3 -m venv .venv",
+        "python3 -m venv --clear .venv",
+        "python3 -m pydoc os",
+        "python3 -m pydoc -w os",
+        "python3 -m http.server 9000",
+        "python3 -m pip install -e .",
+        "python3 -m pytest -x",
+    ] {
+        assert_allowed(c);
+    }
+}
+
+#[test]
+fn r2_node_print_then_eval() {
+    for c in [
+        "node -p -e 'require(\"fs\").rmSync(\"src\",{recursive:true})'",
+        "node -e -p 'require(\"fs\").rmSync(\"src\",{recursive:true})'",
+        "node --print --eval 'require(\"fs\").rmSync(\"src\",{recursive:true})'",
+    ] {
+        denied_as(c, RuleId::Interpreter);
+    }
+    assert_allowed("node -p -e '1+1'");
+}
