@@ -15,6 +15,13 @@ pub(crate) fn normalize(base: &str, path: &str) -> String {
     for piece in joined_base.split('/').chain(path.split('/')) {
         match piece {
             "" | "." => {}
+            ".." if parts == ["dev", "fd"] => {
+                // `/dev/fd` is a link to `/proc/self/fd`: its parent is `/proc/self`.
+                parts = vec!["proc", "self"];
+            }
+            // `..` after a kernel link to another place (`/proc/self/cwd/..`, `/dev/fd/3/..`)
+            // leaves that place, not the link's directory: it is kept for [`proc_alias`].
+            ".." if through_magic_link(&parts) => parts.push(".."),
             ".." => {
                 parts.pop();
             }
@@ -30,6 +37,29 @@ pub(crate) fn normalize(base: &str, path: &str) -> String {
         out.push('/');
     }
     out
+}
+
+/// Whether the path `parts` goes through one of the kernel's links to another place: a
+/// process's current directory, root, executable or open descriptor (`/proc/self/cwd`,
+/// `/proc/1/root`, `/proc/self/task/7/fd/3`, `/dev/fd/3`, `/dev/stdout`).
+fn through_magic_link(parts: &[&str]) -> bool {
+    match parts {
+        ["dev", "fd", _, ..] | ["dev", "stdin" | "stdout" | "stderr", ..] => true,
+        ["proc", process, rest @ ..]
+            if matches!(*process, "self" | "thread-self")
+                || process.chars().all(|c| c.is_ascii_digit()) =>
+        {
+            let rest = match rest {
+                ["task", _, inner @ ..] => inner,
+                other => other,
+            };
+            matches!(
+                rest,
+                ["cwd" | "root" | "exe", ..] | ["fd" | "map_files", _, ..]
+            )
+        }
+        _ => false,
+    }
 }
 
 /// `path` relative to `root` when it is `root` itself (`""`) or below it.
@@ -113,6 +143,13 @@ pub(crate) fn proc_alias(absolute: &str, cwd: Option<&str>) -> Alias {
     };
     if let Some(rest) = absolute.strip_prefix("/dev/fd/") {
         return fd(rest);
+    }
+    if ["/dev/stdin/", "/dev/stdout/", "/dev/stderr/"]
+        .iter()
+        .any(|p| absolute.starts_with(p))
+    {
+        // A path through a descriptor, which may be open on a directory.
+        return Alias::Unknown;
     }
     let Some(rest) = absolute.strip_prefix("/proc/") else {
         return Alias::Path(absolute.to_owned());
@@ -304,6 +341,18 @@ mod tests {
         assert_eq!(normalize("/r", "/tmp/../home/dev"), "/home/dev");
         assert_eq!(normalize("/r", "./a//b/"), "/r/a/b");
         assert_eq!(normalize("/r", "../../../.."), "/");
+        // `/dev/fd` is `/proc/self/fd`; `..` through a kernel link to a place is kept.
+        assert_eq!(
+            normalize("/r", "/dev/fd/../cwd/README.md"),
+            "/proc/self/cwd/README.md"
+        );
+        assert_eq!(normalize("/r", "/dev/fd/../../.."), "/");
+        assert_eq!(
+            normalize("/r", "/proc/self/cwd/../x"),
+            "/proc/self/cwd/../x"
+        );
+        assert_eq!(normalize("/r", "/dev/fd/3/../x"), "/dev/fd/3/../x");
+        assert_eq!(normalize("/r", "/proc/self/fd/.."), "/proc/self");
     }
 
     #[test]
@@ -343,6 +392,15 @@ mod tests {
             Alias::Path("/proc/cpuinfo".into())
         );
         assert_eq!(proc_alias("/r/x", cwd), Alias::Path("/r/x".into()));
+        assert_eq!(
+            proc_alias(&normalize("/", "/proc/self/cwd/../r2/a"), cwd),
+            Alias::Path("/r2/a".into())
+        );
+        assert_eq!(
+            proc_alias(&normalize("/", "/dev/fd/3/../a"), cwd),
+            Alias::Unknown
+        );
+        assert_eq!(proc_alias("/dev/stdout/../a", cwd), Alias::Unknown);
     }
 
     #[test]

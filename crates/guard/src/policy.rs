@@ -88,6 +88,34 @@ pub fn default_protected_paths() -> Vec<String> {
         ".codex/hooks.json",
         ".codex/config.toml",
         ".gemini/settings.json",
+        // The same hook settings wherever they are (a nested project, HOME when it is unknown),
+        // and the agents' user-level settings: hooks configured there run too.
+        "**/.claude/settings.json",
+        "**/.claude/settings.local.json",
+        "**/.codex/hooks.json",
+        "**/.codex/config.toml",
+        "**/.gemini/settings.json",
+        "~/.claude/**",
+        "~/.codex/**",
+        "~/.gemini/**",
+        // Shell startup files: what they hold runs in every later shell.
+        "**/.bashrc",
+        "**/.bash_profile",
+        "**/.bash_login",
+        "**/.bash_logout",
+        "**/.profile",
+        "**/.zshrc",
+        "**/.zshenv",
+        "**/.zprofile",
+        "**/.zlogin",
+        "**/.config/fish/**",
+        // Files that name programs a later ordinary command runs (npm's script-shell, direnv's
+        // .envrc, git hooks managed by husky), or hold registry credentials.
+        "**/.npmrc",
+        "**/.pypirc",
+        "**/.envrc",
+        "**/.husky",
+        "**/.husky/**",
         "**/.env",
         "**/.env.*",
         // Examples, samples and templates stay examples with a suffix (`.env.example.bak`).
@@ -131,11 +159,33 @@ pub fn default_protected_paths() -> Vec<String> {
         // aliases and programs that every later git command runs.
         "**/.gitconfig",
         "**/.config/git/**",
+        "**/.config/gh/**",
+        "**/.docker/config.json",
+        // Application secrets kept in configuration files (Rails' config/secrets.yml).
+        "**/secrets.yml",
+        "**/secrets.yaml",
+        "**/secrets.json",
+        "**/secrets.toml",
+        "**/secrets.env",
+        "**/credentials.json",
         "**/migrations/**",
+        // Migrations under other names: Alembic, Rails (Prisma's are under migrations/).
+        "**/alembic/versions/**",
+        "**/db/migrate/**",
         "**/*.tf",
         "**/*.tfvars",
+        // Terraform state (it holds secrets and the real infrastructure's identity).
+        "**/*.tfstate",
+        "**/*.tfstate.backup",
+        "**/*.tfstate.*.backup",
+        "**/.terraform",
+        "**/.terraform/**",
         "**/Dockerfile*",
+        "**/Containerfile*",
         "**/*.dockerfile",
+        "**/kustomization.yaml",
+        "**/kustomization.yml",
+        "**/Kustomization",
         "**/k8s/**",
         "**/kubernetes/**",
         "**/.git",
@@ -145,10 +195,12 @@ pub fn default_protected_paths() -> Vec<String> {
 
 /// The default allowances for `rm -r`: build outputs, caches and virtual environments anywhere
 /// in the repository, `/tmp` and `$TMPDIR`. Inside the repository a directory that holds
-/// tracked files is never removable, whatever its name. Not included: `bin` and `obj` (often
-/// tracked scripts), `.terraform` (it holds state), `vendor` (often committed).
+/// tracked files is never removable, whatever its name (so `bin` holding tracked scripts is not).
+/// Not included: `.terraform` (it holds state), `vendor` (often committed), `env` (a name
+/// too general).
 pub fn default_allowances() -> Vec<String> {
-    let mut out = strings(&["/tmp/**", "$TMPDIR/**"]);
+    // Caches under `~/.cache` (pip, uv, ...) are rebuilt on demand.
+    let mut out = strings(&["/tmp/**", "$TMPDIR/**", "~/.cache/*", "~/.cache/*/**"]);
     for dir in [
         "target",
         "node_modules",
@@ -184,6 +236,12 @@ pub fn default_allowances() -> Vec<String> {
         ".dart_tool",
         "tmp",
         ".tmp",
+        // Documentation builds (Sphinx, MkDocs) and .NET outputs: removable only while they hold
+        // no tracked file, like every name here.
+        "_build",
+        "site",
+        "bin",
+        "obj",
     ] {
         out.push(format!("**/{dir}"));
         out.push(format!("**/{dir}/**"));

@@ -54,6 +54,26 @@ const JUNK_EXTENSIONS: &[&str] = &[
     "class", "out", "pid", "prof", "profraw", "gcda", "gcno", "dSYM",
 ];
 
+/// Extensions of source and text files: a glob such as `src/*.rs` edits code, not a file
+/// that an open protected glob (`Dockerfile*`, `id_rsa*`) is meant for.
+const SOURCE_EXTENSIONS: &[&str] = &[
+    "rs", "py", "pyi", "ts", "tsx", "js", "jsx", "mjs", "cjs", "go", "java", "kt", "kts", "scala",
+    "c", "h", "cc", "cpp", "cxx", "hpp", "hh", "m", "mm", "rb", "php", "cs", "fs", "swift", "dart",
+    "ex", "exs", "erl", "hs", "ml", "lua", "pl", "pm", "r", "jl", "zig", "nim", "sh", "bash",
+    "zsh", "fish", "ps1", "md", "rst", "txt", "adoc", "html", "htm", "css", "scss", "sass", "less",
+    "vue", "svelte", "astro", "sql", "graphql", "proto", "snap", "csv",
+];
+
+/// Whether the glob component `name` ends with a literal source or text extension.
+fn source_extension(name: &str) -> bool {
+    name.rsplit_once('.').is_some_and(|(_, ext)| {
+        !has_wildcard(ext)
+            && SOURCE_EXTENSIONS
+                .iter()
+                .any(|j| j.eq_ignore_ascii_case(ext))
+    })
+}
+
 /// Whether the glob component `name` ends with a literal junk extension (`*.orig`, `x*.bak`)
 /// or `~` (editor backups).
 fn junk_extension(name: &str) -> bool {
@@ -101,6 +121,18 @@ fn split_parent(absolute: &str) -> Option<(&str, &str)> {
         return None;
     }
     Some((if slash == 0 { "/" } else { &absolute[..slash] }, name))
+}
+
+/// `path` with glob characters escaped, so it matches only itself.
+fn escape_glob(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    for c in path.chars() {
+        if matches!(c, '*' | '?' | '[' | ']' | '{' | '}' | '\\') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// The last component of a glob or path.
@@ -573,14 +605,64 @@ impl Walker<'_> {
     }
 
     /// Whether `absolute` is protected or is a directory that holds protected paths
-    /// (`migrations`, `k8s`, `.git`).
+    /// (`migrations`, `k8s`, `.git`, and the parents of named ones: `.claude` holds
+    /// `.claude/settings.json`, `alembic` holds `alembic/versions`).
     fn holds_protected(&self, absolute: &str) -> bool {
-        self.is_protected_as_written(absolute)
-            || self.is_protected_as_written(&normalize(absolute, "__pawl_probe__"))
-            || self.real_path(absolute, true).is_some_and(|real| {
-                self.is_protected_as_written(&real)
-                    || self.is_protected_as_written(&normalize(&real, "__pawl_probe__"))
-            })
+        let one = |path: &str| {
+            self.is_protected_as_written(path)
+                || self.is_protected_as_written(&normalize(path, "__pawl_probe__"))
+                || self.is_parent_of_protected(path)
+        };
+        one(absolute)
+            || self
+                .real_path(absolute, true)
+                .is_some_and(|real| one(&real))
+    }
+
+    /// Whether the directory `absolute` is a parent of a path that a protected glob names
+    /// with literal components below it: `.claude` for `.claude/settings.json`, `db` for
+    /// `**/db/migrate/**`, `~/.config` for `**/.config/fish/**`. A glob that names a file
+    /// anywhere (`**/.env`) does not make every directory a holder of protected paths.
+    fn is_parent_of_protected(&self, absolute: &str) -> bool {
+        let forms = self.anchors.forms(absolute);
+        let mut absolute_forms: Vec<String> = vec![forms.absolute.clone()];
+        absolute_forms.extend(forms.home.clone());
+        absolute_forms.extend(forms.tmpdir.clone());
+        let relative: Option<String> = forms.relative.clone().filter(|r| !r.is_empty());
+        for raw in &self.policy.policy.protected_paths {
+            if raw.starts_with('!') {
+                continue;
+            }
+            let glob = match raw.strip_prefix("$HOME/") {
+                Some(rest) => format!("~/{rest}"),
+                None => raw.clone(),
+            };
+            let glob = glob.strip_suffix("/**").unwrap_or(&glob);
+            let comps: Vec<&str> = glob.split('/').collect();
+            // The trailing run of literal components.
+            let first_literal = comps
+                .iter()
+                .rposition(|c| has_wildcard(c) || c.contains('{'))
+                .map_or(0, |i| i + 1);
+            let is_absolute =
+                glob.starts_with('/') || glob.starts_with("~/") || glob.starts_with("$TMPDIR/");
+            // `absolute` stands for components up to k-1 (at least one literal one), and
+            // the protected path is `absolute/comps[k..]`.
+            for k in (first_literal + 1)..comps.len() {
+                let below = comps[k..].join("/");
+                let hit = absolute_forms
+                    .iter()
+                    .chain(relative.iter().filter(|_| !is_absolute))
+                    .any(|form| {
+                        let probe = format!("{}/{below}", escape_glob(form).trim_end_matches('/'));
+                        globs_may_overlap(&probe, glob)
+                    });
+                if hit {
+                    return true;
+                }
+            }
+        }
+        false
     }
 
     /// The repository, `$HOME` or the temp dir `absolute` is or holds, if any.
@@ -773,8 +855,11 @@ impl Walker<'_> {
     /// The protected glob that some path the glob `pattern` (absolute) can match falls
     /// under, if any. `no_dot`:
     /// the glob's last component cannot match a name that starts with `.` (bash's default).
-    fn glob_may_be_protected(&self, pattern: &str, no_dot: bool) -> Option<String> {
-        let junk = junk_extension(last_component(pattern));
+    /// `edit`: the files are edited in place, not removed, so a source or text extension
+    /// (`src/*.rs`) is as telling as a junk one.
+    fn glob_may_be_protected(&self, pattern: &str, no_dot: bool, edit: bool) -> Option<String> {
+        let junk = junk_extension(last_component(pattern))
+            || (edit && source_extension(last_component(pattern)));
         let forms = self.anchors.forms(pattern);
         let mut absolute: Vec<String> = vec![forms.absolute.clone()];
         absolute.extend(forms.home.clone());
@@ -792,9 +877,13 @@ impl Walker<'_> {
             if no_dot && protected_last.starts_with('.') {
                 continue;
             }
-            if junk && protected_last.ends_with('*') && !protected_last.starts_with('.') {
-                // `Dockerfile*` or `id_rsa*` could match `Dockerfile.orig`: a leftover, not
-                // the protected file.
+            if junk
+                && protected_last.ends_with('*')
+                && protected_last != "**"
+                && !protected_last.starts_with('.')
+            {
+                // `Dockerfile*`, `id_rsa*` or `*.tfstate.*` could match `Dockerfile.orig` or
+                // `x.tfstate.rs`: a leftover or source file, not the protected file.
                 continue;
             }
             let is_absolute =
@@ -866,7 +955,7 @@ impl Walker<'_> {
             ));
         }
         let no_dot = !last.starts_with('.') && !self.dotglob_maybe(shell);
-        if let Some(protected) = self.glob_may_be_protected(&absolute, no_dot) {
+        if let Some(protected) = self.glob_may_be_protected(&absolute, no_dot, false) {
             return Err((
                 RuleId::ProtectedPath,
                 format!(
@@ -935,6 +1024,14 @@ impl Walker<'_> {
             return;
         }
         if arg.glob {
+            if matches!(mode, WriteMode::Modify | WriteMode::Append) {
+                // Editing or appending to tracked files is allowed (only clobbering them is
+                // not): the glob may not reach a protected path.
+                if let Some((rule, why)) = self.glob_edit_refusal(shell, arg) {
+                    self.deny(frame, rule, format!("{what} `{}`: {why}", arg.text));
+                }
+                return;
+            }
             if !self.in_allowance(shell, arg) {
                 self.deny(
                     frame,
@@ -978,6 +1075,54 @@ impl Walker<'_> {
                 return;
             }
         }
+    }
+
+    /// Why an in-place edit (or append) of every path the glob `arg` matches is refused: the
+    /// glob may match a protected path (or leaves the places the guard can see).
+    fn glob_edit_refusal(&self, shell: &Shell, arg: &Arg) -> Option<(RuleId, String)> {
+        let unknown = |why: &str| Some((RuleId::NotStatic, why.to_owned()));
+        if !arg.known {
+            return unknown("the glob is not statically known");
+        }
+        let Some(absolute) = self.resolve(shell, &arg.text) else {
+            return unknown("the glob is relative to a directory that is not statically known");
+        };
+        if arg.text.contains("..")
+            || absolute.starts_with("/proc/")
+            || absolute.starts_with("/dev/")
+        {
+            return unknown("the glob may lead anywhere (`..`, /proc, /dev); name the files");
+        }
+        if arg.text.contains(['{', '(']) {
+            return unknown("the glob may match more than plain file names; name the files");
+        }
+        let no_dot = !last_component(&absolute).starts_with('.') && !self.dotglob_maybe(shell);
+        if let Some(protected) = self.glob_may_be_protected(&absolute, no_dot, true) {
+            return Some((
+                RuleId::ProtectedPath,
+                format!("the glob may match a protected path (`{protected}`); name the files"),
+            ));
+        }
+        let prefix = glob_prefix(&absolute);
+        if let Some(real) = self.real_path(prefix, true)
+            && let Some(protected) = self.glob_may_be_protected(
+                &format!(
+                    "{}/{}",
+                    real.trim_end_matches('/'),
+                    absolute[prefix.len()..].trim_start_matches('/')
+                ),
+                no_dot,
+                true,
+            )
+        {
+            return Some((
+                RuleId::ProtectedPath,
+                format!(
+                    "the glob goes through a symbolic link to `{real}` and may match a protected path (`{protected}`)"
+                ),
+            ));
+        }
+        None
     }
 
     /// Judges a destination that must be a temp or allowed location
@@ -1610,8 +1755,10 @@ impl Walker<'_> {
             if self.denial.is_some() {
                 return;
             }
-            // `dir/.` copies what `dir` holds into the destination itself.
-            let contents = source.is(".")
+            // `dir/.` copies what `dir` holds into the destination itself, and so does
+            // `-T` (no target directory): the tree lands ON the destination.
+            let contents = (no_target && recursive)
+                || source.is(".")
                 || source.is("..")
                 || source.text.ends_with("/.")
                 || source.text.ends_with("/..");
@@ -1643,8 +1790,23 @@ impl Walker<'_> {
                 }
                 if base == "mv" && source.known && !source.glob {
                     let removable = self.removable(&landed_abs) || landed_abs.starts_with("/dev/");
-                    if removable && let Ok(src) = self.target_path(shell, source) {
+                    let leaves = !self.in_repo(&landed_abs);
+                    if (removable || leaves)
+                        && let Ok(src) = self.target_path(shell, source)
+                        && self.in_repo(&src)
+                    {
                         let (file, under) = self.is_tracked_path(&src);
+                        if under && leaves {
+                            self.deny(
+                                frame,
+                                RuleId::RecursiveDelete,
+                                format!(
+                                    "mv `{}` to `{}`: it holds tracked files, and moving it out of the repository deletes them from the work tree; use `git mv` within the repository, or `git rm -r` (the removal is staged and can be reviewed)",
+                                    source.text, landed.text
+                                ),
+                            );
+                            return;
+                        }
                         if under {
                             self.deny(
                                 frame,
@@ -1668,7 +1830,7 @@ impl Walker<'_> {
             self.deny(
                 frame,
                 RuleId::DestructiveShell,
-                "mv of more than one tracked file into a build output or temp location; use `git rm` or `git mv`",
+                "mv of more than one tracked file out of the repository or into a build output or temp location; use `git rm` or `git mv`",
             );
         }
     }

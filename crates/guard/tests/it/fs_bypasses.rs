@@ -716,8 +716,13 @@ fn f8_more_build_outputs() {
     }
     // Not build outputs: terraform state, vendored code, and an allowance name that holds
     // tracked files.
-    for c in ["rm -rf .terraform", "rm -rf vendor", "rm -rf bin"] {
-        denied_by(c, RuleId::RecursiveDelete);
+    for c in ["rm -rf .terraform", "rm -rf vendor"] {
+        assert_blocked(c);
+    }
+    denied_by("rm -rf vendor", RuleId::RecursiveDelete);
+    // `bin`, `obj`, `site`, `_build` are removable while they hold no tracked file.
+    for c in ["rm -rf bin obj", "rm -rf site", "rm -rf docs/_build"] {
+        assert_allowed(c);
     }
     let mut ctx = corpus_context();
     ctx.tracked = Arc::new(
@@ -727,6 +732,16 @@ fn f8_more_build_outputs() {
     );
     let d = with_ctx("rm -rf dist", &ctx);
     assert_eq!(d.rule, Some(RuleId::RecursiveDelete), "{d:?}");
+    let mut ctx2 = corpus_context();
+    ctx2.tracked = Arc::new(
+        ["bin/release.sh", "site/index.md", "docs/_build/keep.txt"]
+            .into_iter()
+            .collect::<pawl_guard::TrackedSet>(),
+    );
+    for c in ["rm -rf bin", "rm -rf site", "rm -rf docs/_build"] {
+        let d = with_ctx(c, &ctx2);
+        assert_eq!(d.rule, Some(RuleId::RecursiveDelete), "{c}: {d:?}");
+    }
     let d = with_ctx("rm -rf dist/*", &ctx);
     assert_eq!(d.rule, Some(RuleId::RecursiveDelete), "{d:?}");
 }
@@ -883,5 +898,221 @@ fn downloads_copies_and_devices_found_while_checking_the_red_team_log() {
         "cat ~/.ssh/id_ed25519.pub",
     ] {
         assert_allowed(c);
+    }
+}
+
+// ---- Round 2 (files) ----
+
+#[test]
+fn r2_b6_cp_no_target_directory_lands_on_the_destination() {
+    for c in [
+        "cp -rT /tmp/d .",
+        "cp -r -T /tmp/d .",
+        "cp -aT /tmp/d .",
+        "cp -r --no-target-directory /tmp/d .",
+        "cp -r --no-target /tmp/d .",
+        "cp -rT /tmp/d src",
+        "cp -RT /tmp/d /home/dev/repo",
+    ] {
+        assert_blocked(c);
+    }
+    // Into a new directory nothing is overwritten.
+    assert_allowed("cp -rT /tmp/d build/copy");
+    assert_allowed("cp -rT /tmp/d /tmp/e");
+}
+
+#[test]
+fn r2_b8_parents_of_named_protected_paths() {
+    for c in [
+        "cp -r /tmp/d/.claude .",
+        "cp -r /tmp/d/.codex .",
+        "cp -r /tmp/d/.gemini /home/dev/repo/",
+        "mv .claude /tmp/somewhere",
+        "mv .codex /tmp/x",
+        "mv .gemini x",
+        "rm -r .claude",
+        "cp -r /tmp/evil .claude",
+        "mv /tmp/evil .claude",
+        "mv alembic /tmp/a",
+        "mv db /tmp/db",
+        "mv ~/.config /tmp/c",
+    ] {
+        assert_blocked(c);
+    }
+    denied_by("mv .claude /tmp/somewhere", RuleId::ProtectedPath);
+    denied_by("cp -r /tmp/d/.claude .", RuleId::ProtectedPath);
+    // A directory that merely could hold a `.env` is not a holder of protected paths.
+    assert_allowed("cp -r /tmp/d/assets public/");
+    assert_allowed("mv build/out /tmp/out");
+    assert_allowed("cp -r .claude/commands /tmp/commands");
+}
+
+#[test]
+fn r2_b25_moving_tracked_trees_out_of_the_repository() {
+    for c in [
+        "mv src ~/junk",
+        "mv src ~",
+        "mv src ~/",
+        "mv -t ~ src",
+        "mv --target-directory=/home/dev src",
+        "mv src ~/.cache/x",
+        "mv src /var/backups/src",
+        "mv src/legacy /opt/x",
+        "mv docs ../docs-old",
+    ] {
+        denied_by(c, RuleId::RecursiveDelete);
+    }
+    denied_by("mv README.md Cargo.toml /opt/", RuleId::DestructiveShell);
+    // Renames inside the repository, untracked trees and one file are fine.
+    for c in [
+        "mv src lib",
+        "mv src/legacy src/old",
+        "mv newdir /tmp/newdir",
+        "mv README.md /tmp/",
+        "mv /tmp/x /tmp/y",
+    ] {
+        assert_allowed(c);
+    }
+}
+
+#[test]
+fn r2_b32_dev_fd_parent_is_proc_self() {
+    for c in [
+        "echo x > /dev/fd/../cwd/README.md",
+        "echo x > /dev/fd/../cwd/.env",
+        "echo x > /dev/fd/../../self/cwd/README.md",
+        "echo x > /dev/fd/../root/home/dev/repo/README.md",
+        "echo x > /proc/self/cwd/../repo/README.md",
+        "echo x > /proc/self/cwd/../repo/.env",
+        "echo x > /dev/fd/3/../README.md",
+        "echo x > /dev/stdout/../README.md",
+        "cp /dev/null /dev/fd/../cwd/README.md",
+    ] {
+        assert_blocked(c);
+    }
+    denied_by("echo x > /dev/fd/../cwd/README.md", RuleId::Clobber);
+    denied_by(
+        "echo x > /proc/self/cwd/../repo/.env",
+        RuleId::ProtectedPath,
+    );
+    assert_allowed("echo x > /dev/fd/../cwd/notes.txt");
+    assert_allowed("cat /proc/self/status");
+}
+
+#[test]
+fn r2_protected_path_defaults() {
+    for path in [
+        "Containerfile",
+        "deploy/Containerfile.prod",
+        "infra/terraform.tfstate",
+        "terraform.tfstate.backup",
+        "terraform.tfstate.1700000000.backup",
+        ".terraform/providers/x",
+        "k8s-overlays/prod/kustomization.yaml",
+        "overlays/kustomization.yml",
+        "alembic/versions/001_init.py",
+        "db/migrate/20240101_create_users.rb",
+        "prisma/migrations/001/migration.sql",
+        "config/secrets.yml",
+        "credentials.json",
+        ".npmrc",
+        ".pypirc",
+        ".envrc",
+        ".husky/pre-commit",
+        "~/.bashrc",
+        "~/.bash_profile",
+        "~/.profile",
+        "~/.zshrc",
+        "~/.zprofile",
+        "~/.bash_logout",
+        "~/.config/fish/config.fish",
+        "~/.claude/settings.json",
+        "~/.claude/CLAUDE.md",
+        "~/.codex/config.toml",
+        "~/.gemini/settings.json",
+        "~/.git-credentials",
+        "~/.netrc",
+        "~/.config/gh/hosts.yml",
+        "~/.docker/config.json",
+        "~/.kube/config",
+        "/root/.bashrc",
+        "/root/.claude/settings.json",
+        "sub/.claude/settings.json",
+    ] {
+        denied_by(&format!("echo x >> {path}"), RuleId::ProtectedPath);
+        denied_by(&format!("touch {path}"), RuleId::ProtectedPath);
+    }
+    // Ordinary project files an agent edits stay editable.
+    for c in [
+        "echo x >> .github/workflows/ci.yml",
+        "echo x >> .pre-commit-config.yaml",
+        "echo x >> src/secrets_test.rs",
+        "echo x >> src/secrets.rs",
+        "echo x >> docs/terraform.md",
+        "echo x >> .claude/commands/review.md",
+        "touch bin/run.sh",
+    ] {
+        assert_allowed(c);
+    }
+}
+
+#[test]
+fn r2_f2_in_place_edits_over_globs() {
+    for c in [
+        "sed -i 's/foo/bar/g' src/*.rs",
+        "perl -pi -e 's/foo/bar/g' src/*.rs",
+        "chmod +x scripts/*.sh",
+        "touch src/*.rs",
+        "sed -i 's/a/b/' docs/*.md src/*.rs",
+        "for f in tests/*.py; do echo '# auto' >> \"$f\"; done",
+        "sed -i 's/a/b/' *.md",
+    ] {
+        assert_allowed(c);
+    }
+    // A glob that can reach a protected path (or leaves what can be judged) is still denied.
+    for c in [
+        "sed -i 's/a/b/' migrations/*.sql",
+        "sed -i 's/a/b/' */*.sql",
+        "sed -i 's/a/b/' .env*",
+        "sed -i 's/a/b/' .*",
+        "sed -i 's/a/b/' k8s/*.yaml",
+        "sed -i 's/a/b/' *.tf",
+        "sed -i 's/a/b/' *.pem",
+        "chmod 777 .git/*",
+        "chmod +x .husky/*",
+        "sed -i 's/a/b/' Dockerfile*",
+        "sed -i 's/a/b/' ../*/src/*.rs",
+        "sed -i 's/a/b/' secrets/*",
+        "sed -i 's/a/b/' ~/.ssh/*",
+        "sed -i 's/a/b/' /dev/fd/*",
+        "shopt -s dotglob; sed -i 's/a/b/' *",
+        "sed -i 's/a/b/' *",
+        "sed -i 's/a/b/' */*",
+        "echo x >> *",
+        "sed -i 's/a/b/' {src,.git}/*",
+    ] {
+        assert_blocked(c);
+    }
+    // Clobbering through a glob stays denied.
+    for c in ["tee src/*.rs < /dev/null", "cp /dev/null src/*.rs"] {
+        assert_blocked(c);
+    }
+}
+
+#[test]
+fn r2_b36_compressors_remove_one_file_like_rm() {
+    // `gzip README.md` replaces README.md by README.md.gz: it removes one tracked file,
+    // which `rm README.md` may too (recoverable with git). More than one, a protected file,
+    // or a recursive run is denied.
+    assert_allowed("gzip README.md");
+    assert_allowed("rm README.md");
+    for c in [
+        "gzip README.md Cargo.toml",
+        "gzip -r src",
+        "gzip .env",
+        "xz Dockerfile",
+        "bzip2 src/main.rs src/lib.rs",
+    ] {
+        assert_blocked(c);
     }
 }
