@@ -218,6 +218,34 @@ const EXTENSIONS: &[&str] = &[
     "open",
 ];
 
+/// Git commands that only read the work tree: they may run with a work tree
+/// other than the repository's (`--work-tree`, `GIT_WORK_TREE`).
+const WORK_TREE_READERS: &[&str] = &[
+    "status",
+    "diff",
+    "diff-files",
+    "diff-index",
+    "diff-tree",
+    "log",
+    "show",
+    "shortlog",
+    "ls-files",
+    "ls-tree",
+    "rev-parse",
+    "rev-list",
+    "grep",
+    "blame",
+    "annotate",
+    "describe",
+    "cat-file",
+    "check-ignore",
+    "check-attr",
+    "show-ref",
+    "for-each-ref",
+    "version",
+    "help",
+];
+
 /// Environment variables whose value git runs as a shell command.
 const PROGRAM_ENV: &[&str] = &[
     "GIT_EDITOR",
@@ -281,6 +309,30 @@ const PROGRAM_SECTIONS: &[&str] = &[
     "init",
     "sendemail",
 ];
+
+/// Whether writing (or removing) the config key or section `key` changes
+/// where pushes go or what they send: remotes' URLs and push refspecs,
+/// a branch's upstream, URL rewrites, the `push.*` settings.
+fn redirects_pushes(key: &str, section_only: bool) -> bool {
+    let key = key.to_ascii_lowercase();
+    let parts: Vec<&str> = key.split('.').collect();
+    let section = parts[0];
+    if section_only {
+        return matches!(section, "remote" | "branch" | "url" | "push");
+    }
+    let var = parts[parts.len() - 1];
+    let sub = parts.len() >= 3;
+    match section {
+        "push" => true,
+        "remote" => {
+            key == "remote.pushdefault"
+                || (sub && matches!(var, "url" | "pushurl" | "push" | "mirror"))
+        }
+        "branch" => sub && matches!(var, "remote" | "pushremote" | "merge"),
+        "url" => sub && matches!(var, "insteadof" | "pushinsteadof"),
+        _ => false,
+    }
+}
 
 /// Credential helpers shipped with git or in common use, run as
 /// `git credential-<name>`.
@@ -546,6 +598,8 @@ struct Inv {
     path_changed: bool,
     /// The global options as written, to put in front of an alias.
     globals: Vec<Arg>,
+    /// Settings given with `-c` (keys lowercased), in order.
+    settings: Vec<(String, Option<String>)>,
 }
 
 impl Walker<'_> {
@@ -587,6 +641,13 @@ impl Walker<'_> {
         frame: &Frame,
     ) -> Option<(String, Option<String>)> {
         let what = format!("{source} {key}");
+        if key.eq_ignore_ascii_case("core.worktree") {
+            self.destructive(
+                frame,
+                &format!("{what} (points git at another work tree, where a commit or add records every file of the repository as deleted)"),
+            );
+            return None;
+        }
         match classify(key) {
             Key::Alias(name) => return Some((name, value.map(str::to_owned))),
             Key::Program => self.git_program(&what, value, shell, frame),
@@ -697,6 +758,7 @@ impl Walker<'_> {
             config_unknown: false,
             path_changed: Self::git_env(shell, "PATH").is_some(),
             globals: Vec::new(),
+            settings: Vec::new(),
         };
         let mut git_dir: Option<Option<String>> =
             Self::git_env(shell, "GIT_DIR").or_else(|| Self::git_env(shell, "GIT_COMMON_DIR"));
@@ -759,6 +821,7 @@ impl Walker<'_> {
                     };
                     match split_setting(&setting) {
                         Some((key, value)) => {
+                            inv.settings.push((key.to_ascii_lowercase(), value.clone()));
                             if let Some(alias) =
                                 self.git_setting("git -c", &key, value.as_deref(), shell, frame)
                             {
@@ -802,6 +865,18 @@ impl Walker<'_> {
             );
             return;
         };
+        if COMMANDS.contains(&name.as_str())
+            && !WORK_TREE_READERS.contains(&name.as_str())
+            && let Some(tree) = self.foreign_work_tree(&inv, work_tree.as_ref())
+        {
+            self.destructive(
+                frame,
+                &format!(
+                    "git {name} with the work tree `{tree}`, which is not the repository's (a commit or add there records every file of the repository as deleted)"
+                ),
+            );
+            return;
+        }
         // Paths given to git are relative to the directory it runs in.
         let mut here = shell.clone();
         here.cwd = match (work_tree, &inv.dir) {
@@ -1166,6 +1241,130 @@ impl Walker<'_> {
         );
     }
 
+    /// `git config` writing, unsetting, renaming or removing a setting that
+    /// decides where pushes go: pawl (and the user) push later, and the
+    /// agent must not redirect that.
+    fn git_config_redirects(&mut self, p: &Parsed, frame: &Frame) {
+        let pure_read = p.has(&[
+            "--get",
+            "--get-all",
+            "--get-regexp",
+            "--get-urlmatch",
+            "--get-color",
+            "--get-colorbool",
+            "-l",
+            "--list",
+            "--blob",
+        ]);
+        if pure_read {
+            return;
+        }
+        let mut operands: &[Arg] = &p.operands;
+        let mut sections = p.has(&["--rename-section", "--remove-section"]);
+        let mut names = 1;
+        if p.has(&["--rename-section"]) {
+            names = 2;
+        }
+        let mut unset = p.has(&["--unset", "--unset-all"]);
+        if let Some(action) = operands.first().and_then(Arg::exact) {
+            match action {
+                "get" | "list" | "edit" => return,
+                "set" => operands = &operands[1..],
+                "unset" => {
+                    operands = &operands[1..];
+                    unset = true;
+                }
+                "rename-section" => {
+                    operands = &operands[1..];
+                    sections = true;
+                    names = 2;
+                }
+                "remove-section" => {
+                    operands = &operands[1..];
+                    sections = true;
+                }
+                _ => {}
+            }
+        }
+        if operands.len() < 2 && !sections && !unset {
+            // `git config key` reads the value.
+            return;
+        }
+        for name in operands.iter().take(names) {
+            let Some(key) = name.exact() else {
+                self.fail_closed(
+                    frame,
+                    RuleId::NotStatic,
+                    format!(
+                        "git config of a key `{}` that is not statically known (it may redirect pushes or define programs)",
+                        name.text
+                    ),
+                );
+                return;
+            };
+            if redirects_pushes(key, sections) {
+                self.deny(
+                    frame,
+                    RuleId::GitPush,
+                    format!(
+                        "git config of `{}` changes where pushes go (remotes, upstreams, URL rewrites, push settings); pawl publishes the run's work and the agent must not redirect it",
+                        name.text
+                    ),
+                );
+                return;
+            }
+        }
+    }
+
+    /// The work tree a git command acting on the run's repository is given
+    /// (`--work-tree`, `GIT_WORK_TREE`) when it is not the repository's own.
+    fn foreign_work_tree(&self, inv: &Inv, work_tree: Option<&Option<String>>) -> Option<String> {
+        let work_tree = work_tree?;
+        if inv.place == Place::Other {
+            return None;
+        }
+        let Some(tree) = work_tree else {
+            return Some("(not statically known)".to_owned());
+        };
+        let Some(dir) = inv.dir.as_deref() else {
+            return Some(tree.clone());
+        };
+        let resolved = paths::normalize(dir, tree);
+        match self.anchors.repo_root.as_deref() {
+            Some(root) if resolved == paths::normalize("/", root) => None,
+            Some(_) => Some(tree.clone()),
+            None => None,
+        }
+    }
+
+    /// An interactive rebase: the sequence editor rewrites the todo list and may drop
+    /// commits (`GIT_SEQUENCE_EDITOR="sed -i 2d"`). Only a sequence editor given in the
+    /// command that leaves the list as it is (`:`, `true`) is allowed; without one git
+    /// runs an editor the guard cannot see (and an agent cannot drive).
+    fn interactive_rebase(&mut self, inv: &Inv, shell: &Shell, frame: &Frame, what: &str) {
+        let editor = Self::git_env(shell, "GIT_SEQUENCE_EDITOR").or_else(|| {
+            inv.settings
+                .iter()
+                .rev()
+                .find(|(k, _)| k == "sequence.editor")
+                .map(|(_, v)| v.clone())
+        });
+        let no_op = editor.flatten().is_some_and(|e| {
+            matches!(
+                e.trim(),
+                ":" | "true" | "/bin/true" | "/usr/bin/true" | "cat" | "/bin/cat"
+            )
+        });
+        if !no_op {
+            self.destructive(
+                frame,
+                &format!(
+                    "{what} (its todo list is edited by a program that may drop commits; only GIT_SEQUENCE_EDITOR=: or true is allowed)"
+                ),
+            );
+        }
+    }
+
     /// Whether a checkout/reset operand names paths rather than a branch.
     fn looks_like_path(&self, shell: &Shell, arg: &Arg) -> bool {
         let Some(text) = arg.exact() else {
@@ -1341,6 +1540,19 @@ impl Walker<'_> {
                 RuleId::GitPush,
                 "git push is not allowed while a run is active; pawl publishes work when the run is verified",
             ),
+            "send-email" | "imap-send" | "cvsexportcommit" => self.deny(
+                frame,
+                RuleId::GitPush,
+                format!("git {name} publishes commits outside the repository (mail, IMAP, CVS); pawl publishes work when the run is verified"),
+            ),
+            "svn" if rest.iter().find(|a| !a.text.starts_with('-')).is_none_or(|a| {
+                a.exact().is_none_or(|t| matches!(t, "dcommit" | "set-tree" | "branch" | "tag" | "commit-diff"))
+            }) && !rest.is_empty() => {
+                self.deny(frame, RuleId::GitPush, "git svn dcommit/set-tree/branch/tag/commit-diff writes to the Subversion server");
+            }
+            "p4" if rest.iter().find(|a| !a.text.starts_with('-')).is_none_or(|a| a.exact().is_none_or(|t| t == "submit")) && !rest.is_empty() => {
+                self.deny(frame, RuleId::GitPush, "git p4 submit writes to the Perforce server");
+            }
             "subtree" if rest.iter().any(|a| a.is("push")) => {
                 self.deny(frame, RuleId::GitPush, "git subtree push publishes to a remote");
             }
@@ -1531,6 +1743,23 @@ impl Walker<'_> {
                     && p.opts.iter().any(|o| o.name == "--mirror" && !o.value.as_ref().is_some_and(|v| v.is("push")))
                 {
                     self.deny(frame, RuleId::ProtectedBranch, "git remote add --mirror=fetch makes every fetch overwrite local branches, protected ones included");
+                    return;
+                }
+                let action = p.operands.first();
+                let changes = action.is_some_and(|a| {
+                    a.exact().is_none_or(|t| {
+                        matches!(t, "add" | "remove" | "rm" | "rename" | "set-url" | "set-head" | "set-branches")
+                    })
+                });
+                if changes {
+                    self.deny(
+                        frame,
+                        RuleId::GitPush,
+                        format!(
+                            "git remote {} changes the remotes pawl publishes to; the agent must not redirect where work goes",
+                            action.map_or("", |a| a.text.as_str())
+                        ),
+                    );
                 }
             }
             "remote-ext" => self.fail_closed(frame, RuleId::NotStatic, "git remote-ext runs the command in its URL"),
@@ -1714,6 +1943,16 @@ impl Walker<'_> {
                 ],
             },
         );
+        if p.has(&["--keep"]) {
+            // --keep moves the branch and takes the dropped commits' changes out of the
+            // working tree.
+            self.deny_if_protected(inv, frame, "git reset");
+            self.destructive(
+                frame,
+                "git reset --keep (drops commits and their changes from the working tree)",
+            );
+            return;
+        }
         if p.has(&["--hard", "--merge"]) {
             self.destructive(frame, "git reset --hard/--merge");
             return;
@@ -1798,6 +2037,13 @@ impl Walker<'_> {
             self.destructive(frame, "git checkout of paths");
             return;
         }
+        if p.has(&["--orphan"]) {
+            self.destructive(
+                frame,
+                "git checkout --orphan (starts a branch without the run's history)",
+            );
+            return;
+        }
         if let Some(created) = p.value(&["-b", "--orphan"]) {
             if p.operands.len() > 1 {
                 self.destructive(frame, "git checkout <commit> <paths>");
@@ -1851,6 +2097,13 @@ impl Walker<'_> {
         );
         if p.has(&["-f", "--force", "--discard-changes", "-C", "--force-create"]) {
             self.destructive(frame, "git switch --force/--discard-changes/-C");
+            return;
+        }
+        if p.has(&["--orphan"]) {
+            self.destructive(
+                frame,
+                "git switch --orphan (empties the working tree of every tracked file and starts a branch without the run's history)",
+            );
             return;
         }
         let target = if let Some(created) = p.value(&["-c", "--create", "--orphan"]) {
@@ -1918,6 +2171,19 @@ impl Walker<'_> {
         }
         if force {
             self.destructive(frame, "git branch --force (moves a branch)");
+            return;
+        }
+        if p.has(&[
+            "-u",
+            "--set-upstream-to",
+            "--unset-upstream",
+            "--set-upstream",
+        ]) {
+            self.deny(
+                frame,
+                RuleId::GitPush,
+                "git branch --set-upstream-to/--unset-upstream changes where the branch pulls from and pushes to; pawl publishes the run's work and the agent must not redirect it",
+            );
             return;
         }
         let protected = p
@@ -2024,9 +2290,40 @@ impl Walker<'_> {
                 let base = s.trim_end_matches('/').rsplit('/').next().unwrap_or(s);
                 let inside = Arg::lit(format!("{}/{base}", d.trim_end_matches('/')));
                 self.check_write(&inside, mode, shell, frame, "git mv");
+                if self.denial.is_none() && self.holds_tracked(shell, s) {
+                    for landing in [dst, &inside] {
+                        if self.in_allowance(shell, landing) {
+                            self.deny(
+                                frame,
+                                RuleId::RecursiveDelete,
+                                format!(
+                                    "git mv `{s}` to `{}`: it holds tracked files, and there (a build output or temp location) it could be removed as a whole; move it elsewhere",
+                                    landing.text
+                                ),
+                            );
+                            return;
+                        }
+                    }
+                }
             }
         }
         self.check_write(dst, mode, shell, frame, "git mv");
+    }
+
+    /// Whether the path `text` is a tracked file of the run's repository or
+    /// a directory holding some (unknown places count as holding some).
+    fn holds_tracked(&self, shell: &Shell, text: &str) -> bool {
+        let Some(root) = self.anchors.repo_root.as_deref() else {
+            return false;
+        };
+        let Some(absolute) = self.resolve(shell, text) else {
+            return true;
+        };
+        paths::relative_to(&absolute, root).is_some_and(|rel| {
+            rel.is_empty()
+                || self.ctx.tracked.is_tracked(rel)
+                || self.ctx.tracked.has_tracked_under(rel)
+        })
     }
 
     fn git_update_ref(&mut self, rest: &[Arg], inv: &Inv, frame: &Frame) {
@@ -2058,8 +2355,12 @@ impl Walker<'_> {
             );
             return;
         };
-        if text == "HEAD" {
+        if text == "HEAD" || text == "@" {
             self.deny_if_protected(inv, frame, "git update-ref HEAD");
+            self.destructive(
+                frame,
+                "git update-ref HEAD (moves the current branch, like a reset, and can drop its commits)",
+            );
             return;
         }
         let branch = text
@@ -2068,6 +2369,21 @@ impl Walker<'_> {
             .unwrap_or("");
         if !branch.is_empty() && self.policy.is_protected_branch(branch) {
             self.deny_protected_ref(frame, "git update-ref", branch);
+            return;
+        }
+        if !branch.is_empty() {
+            let current = self
+                .branches_at(inv)
+                .into_iter()
+                .any(|b| b.as_deref().is_none_or(|b| b == branch));
+            if current {
+                self.destructive(
+                    frame,
+                    &format!(
+                        "git update-ref of `{branch}`, the current branch (or one that may be: moving it is a reset and can drop its commits)"
+                    ),
+                );
+            }
         }
     }
 
@@ -2178,6 +2494,35 @@ impl Walker<'_> {
         if p.has(&["--abort", "--quit", "--edit-todo", "--show-current-patch"]) {
             return;
         }
+        if p.has(&["--onto"]) {
+            self.destructive(
+                frame,
+                "git rebase --onto (drops every commit between the new base and the upstream it names)",
+            );
+            return;
+        }
+        if p.has(&["--root"]) {
+            self.destructive(
+                frame,
+                "git rebase --root (rewrites every commit of the branch, those it shares with the protected branch included)",
+            );
+            return;
+        }
+        if values(&p, &["-s", "--strategy"])
+            .any(|v| v.is_none_or(|v| v.exact().is_none_or(|t| t.eq_ignore_ascii_case("ours"))))
+        {
+            self.destructive(
+                frame,
+                "git rebase -s ours (replays every commit as empty, dropping its changes)",
+            );
+            return;
+        }
+        if p.has(&["-i", "--interactive"]) {
+            self.interactive_rebase(inv, shell, frame, "git rebase -i");
+            if self.denial.is_some() {
+                return;
+            }
+        }
         if p.operands.len() >= 2 {
             let target = branch_of(&p.operands[1]);
             self.switch_to(inv, target, frame);
@@ -2283,6 +2628,13 @@ impl Walker<'_> {
             }
         }
         if name == "pull" {
+            let interactive = values(&p, &["--rebase"]).flatten().any(|v| {
+                v.exact()
+                    .is_none_or(|t| matches!(t.to_ascii_lowercase().as_str(), "i" | "interactive"))
+            });
+            if interactive {
+                self.interactive_rebase(inv, shell, frame, "git pull --rebase=interactive");
+            }
             self.deny_if_protected(inv, frame, "git pull");
         }
     }
@@ -2505,6 +2857,10 @@ impl Walker<'_> {
                 ],
             },
         );
+        self.git_config_redirects(&p, frame);
+        if self.denial.is_some() {
+            return;
+        }
         let reading = p.has(&[
             "--get",
             "--get-all",
@@ -2573,6 +2929,391 @@ impl Walker<'_> {
             self.git_setting("git config", key, value.exact(), shell, frame)
         {
             self.world.git_aliases.insert(alias, value);
+        }
+    }
+}
+
+/// Forge and other version-control clients: the commands of each group
+/// that only read. Anything else may publish or change the remote (merge,
+/// create, comment, release, API writes) and is denied; a group the table
+/// does not know may be an alias or extension and is denied as unknown.
+const GH_READ_ONLY: &[(&str, &[&str])] = &[
+    ("pr", &["view", "list", "diff", "checks", "status"]),
+    ("mr", &["view", "list", "diff", "issues"]),
+    ("issue", &["view", "list", "status"]),
+    ("run", &["view", "list", "watch"]),
+    ("ci", &["view", "list", "status", "get", "trace"]),
+    ("workflow", &["view", "list"]),
+    ("release", &["view", "list"]),
+    ("repo", &["view", "list"]),
+    ("gist", &["view", "list"]),
+    ("label", &["list"]),
+    ("secret", &["list"]),
+    ("variable", &["list", "get"]),
+    ("cache", &["list"]),
+    ("ruleset", &["list", "view", "check"]),
+    ("project", &["list", "view", "field-list", "item-list"]),
+    ("search", &["repos", "issues", "prs", "code", "commits"]),
+    ("auth", &["status"]),
+    ("config", &["get", "list"]),
+    ("extension", &["list"]),
+    ("alias", &["list"]),
+    ("org", &["list"]),
+    ("codespace", &["list"]),
+];
+
+/// Top-level commands (no action) that only read.
+const GH_READ_ONLY_TOP: &[&str] = &["status", "version", "help", "completion"];
+
+/// Environment variables whose value gh or glab runs as a program.
+const GH_PROGRAM_ENV: &[&str] = &[
+    "GH_PAGER",
+    "GLAB_PAGER",
+    "PAGER",
+    "GH_BROWSER",
+    "BROWSER",
+    "GH_EDITOR",
+    "GLAB_EDITOR",
+    "GIT_EDITOR",
+    "VISUAL",
+    "EDITOR",
+];
+
+/// The verdict on a forge API call: `Ok` when it only reads.
+fn api_reads(args: &[Arg]) -> Result<(), String> {
+    let p = crate::rules::parse(
+        args,
+        &crate::rules::Spec {
+            short_values: "XfFHqtp",
+            long_values: &[
+                "--method",
+                "--field",
+                "--raw-field",
+                "--input",
+                "--header",
+                "--jq",
+                "--template",
+                "--hostname",
+                "--preview",
+                "--cache",
+            ],
+            stop_at_operand: false,
+        },
+    );
+    let fields: Vec<&Opt> = p
+        .opts
+        .iter()
+        .filter(|o| matches!(o.name.as_str(), "-f" | "-F" | "--field" | "--raw-field"))
+        .collect();
+    let input = p.has(&["--input"]);
+    let method = match p.value(&["-X", "--method"]) {
+        Some(m) => match m.exact() {
+            Some(m) => m.to_ascii_uppercase(),
+            None => {
+                return Err(format!(
+                    "a method `{}` that is not statically known",
+                    m.text
+                ));
+            }
+        },
+        None if input || !fields.is_empty() => "POST".to_owned(),
+        None => "GET".to_owned(),
+    };
+    if matches!(method.as_str(), "GET" | "HEAD") {
+        return Ok(());
+    }
+    let graphql = p.operands.first().is_some_and(|e| e.is("graphql"));
+    if graphql && method == "POST" && !input {
+        // A GraphQL query is read-only; a mutation writes.
+        let all_queries = fields.iter().all(|f| {
+            f.value
+                .as_ref()
+                .and_then(Arg::exact)
+                .is_some_and(|v| !v.to_ascii_lowercase().contains("mutation") && !v.contains("=@"))
+        });
+        if all_queries {
+            return Ok(());
+        }
+        return Err("a GraphQL mutation (or a query the guard cannot read)".to_owned());
+    }
+    Err(format!(
+        "a {method} request (fields or --input make it a POST)"
+    ))
+}
+
+impl Walker<'_> {
+    /// Judges `gh`, `glab`, `hub`, `hg` and `svn`: everything that publishes
+    /// to a remote (pull requests, merges, releases, API writes, pushes,
+    /// commits to a server) is denied while a run is active.
+    pub(crate) fn forge(&mut self, base: &str, args: &[Arg], shell: &mut Shell, frame: &Frame) {
+        let before_dashdash = || args.iter().take_while(|a| !a.is("--"));
+        if before_dashdash().any(|a| a.is("--help") || a.is("-h") || a.is("--version")) {
+            return;
+        }
+        match base {
+            "hg" => self.hg(args, frame),
+            "svn" => self.svn(args, frame),
+            "hub" => self.hub(args, shell, frame),
+            _ => self.gh(base, args, shell, frame),
+        }
+    }
+
+    fn forge_deny(&mut self, frame: &Frame, what: &str) {
+        self.deny(
+            frame,
+            RuleId::GitPush,
+            format!(
+                "{what} may publish or change the remote (merge, create, comment, release, API writes) or where work goes; pawl publishes the run's work when it is verified and opens pull requests only when the user asks. Read-only commands (pr view/list/diff/checks, issue view/list, run view/list, api GET) are allowed"
+            ),
+        );
+    }
+
+    fn gh(&mut self, base: &str, args: &[Arg], shell: &mut Shell, frame: &Frame) {
+        for name in GH_PROGRAM_ENV {
+            if let Some(value) = Self::git_env(shell, name) {
+                let mut clean = shell.clone();
+                clean.env.retain(|(n, _)| n != name);
+                clean.vars.remove(*name);
+                self.git_program(
+                    &format!("{name} given to {base}"),
+                    value.as_deref(),
+                    &mut clean,
+                    frame,
+                );
+            }
+        }
+        if self.denial.is_some() {
+            return;
+        }
+        let Some(group) = args.first() else {
+            return;
+        };
+        let Some(group_name) = group.exact() else {
+            self.fail_closed(
+                frame,
+                RuleId::NotStatic,
+                format!(
+                    "the {base} command `{}` is not statically known",
+                    group.text
+                ),
+            );
+            return;
+        };
+        if group_name == "api" {
+            if let Err(why) = api_reads(&args[1..]) {
+                self.forge_deny(frame, &format!("{base} api with {why}"));
+            }
+            return;
+        }
+        if GH_READ_ONLY_TOP.contains(&group_name) {
+            return;
+        }
+        let Some((_, reads)) = GH_READ_ONLY.iter().find(|(g, _)| *g == group_name) else {
+            let known = [
+                "browse",
+                "pr",
+                "mr",
+                "issue",
+                "run",
+                "ci",
+                "workflow",
+                "release",
+                "repo",
+                "gist",
+                "secret",
+                "variable",
+                "cache",
+                "ruleset",
+                "project",
+                "label",
+                "auth",
+                "config",
+                "extension",
+                "ext",
+                "alias",
+                "org",
+                "codespace",
+                "ssh-key",
+                "gpg-key",
+                "attestation",
+                "copilot",
+                "incident",
+                "schedule",
+                "snippet",
+                "stack",
+                "token",
+                "user",
+                "deploy-key",
+                "changelog",
+                "cluster",
+                "duo",
+                "iteration",
+                "job",
+                "milestone",
+            ];
+            if known.contains(&group_name) {
+                self.forge_deny(frame, &format!("{base} {group_name}"));
+            } else {
+                self.fail_closed(
+                    frame,
+                    RuleId::NotStatic,
+                    format!("`{base} {group_name}` is not a {base} command the guard knows; it may be an alias or extension that publishes"),
+                );
+            }
+            return;
+        };
+        // The action: the first operand, past `-R/--repo OWNER/REPO`.
+        let mut at = 1;
+        let mut action = None;
+        while at < args.len() {
+            let arg = &args[at];
+            at += 1;
+            match arg.exact() {
+                Some("-R" | "--repo") => at += 1,
+                Some(t) if t.starts_with('-') => {}
+                _ => {
+                    action = Some(arg);
+                    break;
+                }
+            }
+        }
+        let Some(action) = action else {
+            // `gh pr` alone prints help.
+            return;
+        };
+        if !action.exact().is_some_and(|a| reads.contains(&a)) {
+            self.forge_deny(frame, &format!("{base} {group_name} {}", action.text));
+        }
+    }
+
+    fn hub(&mut self, args: &[Arg], shell: &mut Shell, frame: &Frame) {
+        let first = args.iter().find(|a| !a.text.starts_with('-'));
+        let Some(first) = first else {
+            self.git(args, shell, frame);
+            return;
+        };
+        match first.exact() {
+            Some("api") => {
+                let at = args.iter().position(|a| a.is("api")).unwrap_or(0);
+                if let Err(why) = api_reads(&args[at + 1..]) {
+                    self.forge_deny(frame, &format!("hub api with {why}"));
+                }
+            }
+            Some("pull-request" | "create" | "fork" | "delete" | "sync" | "merge") => {
+                self.forge_deny(frame, &format!("hub {}", first.text));
+            }
+            Some(
+                group @ ("issue" | "pr" | "release" | "gist" | "ci-status" | "compare" | "browse"),
+            ) => {
+                let action = args
+                    .iter()
+                    .skip_while(|a| !a.is(group))
+                    .skip(1)
+                    .find(|a| !a.text.starts_with('-'));
+                let reads = match group {
+                    "ci-status" | "compare" => true,
+                    "browse" => false,
+                    _ => action.is_none_or(|a| a.is("show") || a.is("list") || a.is("checkout")),
+                };
+                if !reads {
+                    self.forge_deny(frame, &format!("hub {group}"));
+                }
+            }
+            // hub wraps git: everything else is a git command.
+            _ => self.git(args, shell, frame),
+        }
+    }
+
+    fn hg(&mut self, args: &[Arg], frame: &Frame) {
+        let mut at = 0;
+        while at < args.len() {
+            match args[at].exact() {
+                Some("--config") => {
+                    self.fail_closed(
+                        frame,
+                        RuleId::NotStatic,
+                        "hg --config may define aliases or hooks that run programs the guard cannot see",
+                    );
+                    return;
+                }
+                Some("-R" | "--repository" | "--cwd") => at += 2,
+                Some(t) if t.starts_with('-') => at += 1,
+                _ => break,
+            }
+        }
+        let Some(command) = args.get(at) else {
+            return;
+        };
+        let Some(name) = command.exact() else {
+            self.fail_closed(
+                frame,
+                RuleId::NotStatic,
+                format!("the hg command `{}` is not statically known", command.text),
+            );
+            return;
+        };
+        // hg accepts any unambiguous prefix of a command (`hg pus`).
+        let publishes = ["push", "email", "phabsend", "phabupdate"]
+            .iter()
+            .any(|c| *c == name || (name.len() >= 3 && c.starts_with(name)));
+        if publishes {
+            self.deny(
+                frame,
+                RuleId::GitPush,
+                format!(
+                    "hg {name} publishes to a remote; pawl publishes work when the run is verified"
+                ),
+            );
+        }
+    }
+
+    fn svn(&mut self, args: &[Arg], frame: &Frame) {
+        let operands: Vec<&Arg> = args.iter().filter(|a| !a.text.starts_with('-')).collect();
+        let Some(command) = operands.first() else {
+            return;
+        };
+        let Some(name) = command.exact() else {
+            self.fail_closed(
+                frame,
+                RuleId::NotStatic,
+                format!("the svn command `{}` is not statically known", command.text),
+            );
+            return;
+        };
+        let commits = matches!(name, "commit" | "ci" | "import");
+        let url = |a: &&&Arg| !a.known || a.text.contains("://") || a.text.starts_with("^/");
+        let on_server = matches!(
+            name,
+            "copy"
+                | "cp"
+                | "move"
+                | "mv"
+                | "rename"
+                | "ren"
+                | "delete"
+                | "del"
+                | "remove"
+                | "rm"
+                | "mkdir"
+                | "lock"
+                | "unlock"
+                | "propset"
+                | "pset"
+                | "ps"
+                | "propdel"
+                | "pdel"
+                | "pd"
+                | "propedit"
+                | "pedit"
+                | "pe"
+        ) && (operands.iter().skip(1).any(|a| url(&a))
+            || args.iter().any(|a| a.is("--revprop")));
+        if commits || on_server {
+            self.deny(
+                frame,
+                RuleId::GitPush,
+                format!("svn {name} commits to the Subversion server; pawl publishes work when the run is verified"),
+            );
         }
     }
 }
