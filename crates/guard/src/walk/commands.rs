@@ -839,6 +839,7 @@ impl Walker<'_> {
             "parallel" => self.parallel(&args, shell, frame),
             "find" => self.find(&args, shell, frame),
             "git" => self.git(&args, shell, frame),
+            "gh" | "glab" | "hub" | "hg" | "svn" => self.forge(base, &args, shell, frame),
             // git's dashed programs (`git-push` from git's exec path) are its subcommands.
             _ if base.len() > 4 && base.starts_with("git-") => {
                 let mut argv = vec![Arg::lit(&base[4..])];
