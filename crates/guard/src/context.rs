@@ -29,6 +29,18 @@ pub trait TrackedFiles: Send + Sync {
         let _ = (dir, matches, limit);
         None
     }
+    /// Whether some tracked file lies in a directory (at any depth) whose repository-relative
+    /// path `dir_matches` accepts, or has a repository-relative path `file_matches` accepts.
+    /// `None` when the caller cannot enumerate its index: the guard then assumes it does
+    /// (the cautious answer). The default is `None`.
+    fn any_tracked_matching(
+        &self,
+        dir_matches: &dyn Fn(&str) -> bool,
+        file_matches: &dyn Fn(&str) -> bool,
+    ) -> Option<bool> {
+        let _ = (dir_matches, file_matches);
+        None
+    }
 }
 
 /// Answers "where does this path really lead?" from the filesystem, lazily. The guard itself
@@ -137,6 +149,28 @@ impl TrackedFiles for TrackedSet {
         }
         Some(count)
     }
+
+    fn any_tracked_matching(
+        &self,
+        dir_matches: &dyn Fn(&str) -> bool,
+        file_matches: &dyn Fn(&str) -> bool,
+    ) -> Option<bool> {
+        // Each directory is asked once (the set is sorted, so files of one directory are
+        // neighbours, but a parent recurs after its subdirectories: remember them all).
+        let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
+        for path in &self.files {
+            if file_matches(path) {
+                return Some(true);
+            }
+            for (i, _) in path.match_indices('/') {
+                let dir = &path[..i];
+                if seen.insert(dir) && dir_matches(dir) {
+                    return Some(true);
+                }
+            }
+        }
+        Some(false)
+    }
 }
 
 /// A [`TrackedFiles`] that says every path is tracked. It is the default in
@@ -231,5 +265,27 @@ mod tests {
         assert!(!set.has_tracked_under("sr"));
         assert!(!set.has_tracked_under("docs"));
         assert!(set.has_tracked_under(""));
+    }
+
+    #[test]
+    fn tracked_set_matches_directories_at_any_depth() {
+        let set: TrackedSet = ["a/node_modules/x/y.js", "b/c.pyc", "d/e"]
+            .into_iter()
+            .collect();
+        let no = |_: &str| false;
+        assert_eq!(
+            set.any_tracked_matching(&|d| d.ends_with("node_modules"), &no),
+            Some(true)
+        );
+        assert_eq!(
+            set.any_tracked_matching(&|d| d == "a/node_modules/x", &no),
+            Some(true)
+        );
+        assert_eq!(set.any_tracked_matching(&|d| d == "d/e", &no), Some(false));
+        assert_eq!(
+            set.any_tracked_matching(&no, &|f| f.ends_with(".pyc")),
+            Some(true)
+        );
+        assert_eq!(set.any_tracked_matching(&no, &no), Some(false));
     }
 }

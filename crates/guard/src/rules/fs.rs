@@ -123,6 +123,38 @@ fn split_parent(absolute: &str) -> Option<(&str, &str)> {
     Some((if slash == 0 { "/" } else { &absolute[..slash] }, name))
 }
 
+/// Package managers' lock files: `rm -rf node_modules package-lock.json` removes one
+/// ordinary file with the tree.
+const LOCKFILES: &[&str] = &[
+    "package-lock.json",
+    "npm-shrinkwrap.json",
+    "yarn.lock",
+    "pnpm-lock.yaml",
+    "bun.lock",
+    "bun.lockb",
+    "Cargo.lock",
+    "poetry.lock",
+    "Pipfile.lock",
+    "uv.lock",
+    "pdm.lock",
+    "Gemfile.lock",
+    "composer.lock",
+    "go.sum",
+    "flake.lock",
+    "mix.lock",
+    "pubspec.lock",
+    "Podfile.lock",
+    "packages.lock.json",
+];
+
+/// Whether `arg` names a lock file (statically, not a glob).
+fn is_lockfile(arg: &Arg) -> bool {
+    arg.known
+        && !arg.glob
+        && !arg.text.ends_with('/')
+        && LOCKFILES.contains(&last_component(&arg.text))
+}
+
 /// `path` with glob characters escaped, so it matches only itself.
 fn escape_glob(path: &str) -> String {
     let mut out = String::with_capacity(path.len());
@@ -759,7 +791,7 @@ impl Walker<'_> {
             Err(why) => return Some(why),
         };
         if arg.glob {
-            return self.glob_refusal(&arg.text, &absolute);
+            return self.glob_refusal(shell, &arg.text, &absolute);
         }
         let not_allowed = || {
             format!(
@@ -783,7 +815,7 @@ impl Walker<'_> {
     }
 
     /// Why the glob `text` (absolute form `pattern`) may not be removed recursively.
-    fn glob_refusal(&self, text: &str, pattern: &str) -> Option<String> {
+    fn glob_refusal(&self, shell: &Shell, text: &str, pattern: &str) -> Option<String> {
         // Lexical resolution would treat a wildcard component as a name and `..` after it
         // as leaving it.
         if text.contains("..") {
@@ -826,6 +858,9 @@ impl Walker<'_> {
                 ));
             }
         }
+        if let Some(verdict) = self.allowance_name_glob(shell, text, pattern) {
+            return verdict;
+        }
         // Everything the glob can match lies under its fixed prefix; probe a child of it.
         let prefix = glob_prefix(pattern);
         let probe = normalize(prefix, "__pawl_glob__");
@@ -850,6 +885,92 @@ impl Walker<'_> {
             ));
         }
         None
+    }
+
+    /// Whether `name` (a last path component, maybe a glob) names an allowance directory:
+    /// `node_modules`, `__pycache__`, `*.egg-info`.
+    fn is_allowance_name(&self, name: &str) -> bool {
+        if name.is_empty() || name.contains(['{', '(']) {
+            return false;
+        }
+        let as_glob = format!("**/{name}");
+        if self.policy.policy.allowances.contains(&as_glob) {
+            return true;
+        }
+        !has_wildcard(name)
+            && self.policy.allowances.matches(
+                &crate::policy::PathForms {
+                    relative: Some(format!("__pawl_dir__/{name}")),
+                    ..Default::default()
+                },
+                false,
+            )
+    }
+
+    /// A glob in the repository whose last component names an allowance directory
+    /// (`packages/*/node_modules`, `**/__pycache__`, `*.egg-info`): each match is such a
+    /// directory, removable when no tracked file lies in any of them. `None`: the glob is not
+    /// of this kind; `Some(None)`: removable; `Some(Some(why))`: not.
+    fn allowance_name_glob(
+        &self,
+        shell: &Shell,
+        text: &str,
+        pattern: &str,
+    ) -> Option<Option<String>> {
+        let last = last_component(pattern);
+        if text.contains(['{', '(']) || !self.is_allowance_name(last) {
+            return None;
+        }
+        let root = self.anchors.repo_root.as_deref()?;
+        let prefix = glob_prefix(pattern);
+        let rel = relative_to(pattern, root)?;
+        if !self.in_repo(prefix) {
+            return None;
+        }
+        let refuse = |why: String| Some(Some(format!("the glob `{text}` {why}")));
+        let dotglob = self.dotglob_maybe(shell);
+        for c in rel.split('/') {
+            let git_or_pawl = |c: &str| {
+                c.eq_ignore_ascii_case(".git")
+                    || c.eq_ignore_ascii_case(".pawl")
+                    || (has_wildcard(c)
+                        && (c.starts_with('.') || dotglob)
+                        && (globs_may_overlap(c, ".git") || globs_may_overlap(c, ".pawl")))
+            };
+            if git_or_pawl(c) {
+                return refuse("may reach git's or pawl's own state".to_owned());
+            }
+        }
+        let Ok(glob) = GlobBuilder::new(rel)
+            .literal_separator(true)
+            .backslash_escape(true)
+            .build()
+        else {
+            return refuse("does not parse".to_owned());
+        };
+        let matcher = glob.compile_matcher();
+        let tracked = self
+            .ctx
+            .tracked
+            .any_tracked_matching(&|dir: &str| matcher.is_match(dir), &|file: &str| {
+                matcher.is_match(file)
+            });
+        match tracked {
+            Some(false) => {}
+            Some(true) => return refuse("matches a directory that holds tracked files".to_owned()),
+            None => {
+                return refuse(
+                    "may match a directory that holds tracked files (the guard cannot list them)"
+                        .to_owned(),
+                );
+            }
+        }
+        if let Some(real) = self.real_path(prefix, true)
+            && !self.in_repo(&real)
+        {
+            return refuse(format!("goes through a symbolic link to `{real}`"));
+        }
+        Some(None)
     }
 
     /// The protected glob that some path the glob `pattern` (absolute) can match falls
@@ -1624,7 +1745,15 @@ impl Walker<'_> {
                 );
                 return;
             }
-            if recursive {
+            if recursive && is_lockfile(arg) {
+                // `rm -rf node_modules package-lock.json`: a lock file is one ordinary file.
+                self.check_write(arg, WriteMode::Delete, shell, frame, what);
+                if let Ok(abs) = self.target_path(shell, arg)
+                    && self.is_tracked_path(&abs).0
+                {
+                    tracked += 1;
+                }
+            } else if recursive {
                 if let Some(why) = self.allowance_refusal(shell, arg) {
                     self.deny(
                         frame,

@@ -1116,3 +1116,81 @@ fn r2_b36_compressors_remove_one_file_like_rm() {
         assert_blocked(c);
     }
 }
+
+#[test]
+fn r2_f3_globs_of_allowance_directories() {
+    for c in [
+        "rm -rf packages/*/node_modules",
+        "rm -rf packages/*/dist",
+        "rm -rf **/__pycache__",
+        "rm -rf */__pycache__ */*/__pycache__",
+        "rm -rf build/ dist/ *.egg-info",
+        "rm -rf apps/*/.next",
+        "rm -rf crates/*/target",
+        "rm -rf node_modules package-lock.json",
+        "rm -rf node_modules yarn.lock pnpm-lock.yaml",
+        "rm -rf target Cargo.lock",
+        "rm -rf ~/.cache/pip",
+        "rm -rf /home/dev/.cache/uv",
+    ] {
+        assert_allowed(c);
+    }
+    for c in [
+        // Wildcards that can reach git's or pawl's own state, or leave the repository.
+        "rm -rf .*/node_modules",
+        "rm -rf ../*/node_modules",
+        "shopt -s dotglob; rm -rf */node_modules",
+        "rm -rf .git/*/node_modules",
+        "rm -rf /home/*/node_modules",
+        "rm -rf ~/.cache",
+        "rm -rf ~/.cache/",
+        "rm -rf ~/.cache/../.ssh",
+        // Not an allowance name.
+        "rm -rf packages/*/src",
+        "rm -rf */docs",
+        // A lock file is one file: a recursive removal of a directory of that name is not.
+        "rm -rf node_modules src/Cargo.lock/..",
+        "rm -rf Cargo.lock/",
+        "rm -rf node_modules Cargo.lock/.",
+    ] {
+        assert_blocked(c);
+    }
+    // A tracked file inside a matched directory, or two tracked lock files.
+    let mut ctx = corpus_context();
+    ctx.tracked = Arc::new(
+        [
+            "packages/a/dist/keep.js",
+            "py/__pycache__/x.pyc",
+            "Cargo.lock",
+            "package-lock.json",
+        ]
+        .into_iter()
+        .collect::<pawl_guard::TrackedSet>(),
+    );
+    for c in [
+        "rm -rf packages/*/dist",
+        "rm -rf **/__pycache__",
+        "rm -rf */__pycache__",
+        "rm -rf Cargo.lock package-lock.json",
+    ] {
+        assert!(with_ctx(c, &ctx).is_deny(), "{c}");
+    }
+    assert!(with_ctx("rm -rf packages/*/node_modules", &ctx).is_allow());
+    assert!(with_ctx("rm -rf node_modules package-lock.json", &ctx).is_allow());
+    // Without a listing of tracked files, a glob of allowance directories is not removable.
+    let mut ctx = corpus_context();
+    ctx.tracked = Arc::new(Unlisted);
+    assert!(with_ctx("rm -rf packages/*/node_modules", &ctx).is_deny());
+}
+
+/// A tracked-file index that cannot be enumerated.
+struct Unlisted;
+
+impl TrackedFiles for Unlisted {
+    fn is_tracked(&self, path: &str) -> bool {
+        path == "README.md"
+    }
+    fn has_tracked_under(&self, dir: &str) -> bool {
+        dir.is_empty()
+    }
+}
