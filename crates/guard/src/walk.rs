@@ -103,10 +103,22 @@ pub(crate) struct Shell {
     pub stdin: Option<Stdin>,
     /// File descriptors opened for the rest of the script (`exec 3<<<...`).
     pub fds: HashMap<i32, Stdin>,
+    /// Output descriptors open on a file for the commands being walked (`exec >log`,
+    /// `{ ...; } >> README.md`): `/dev/stdout` there is that file.
+    pub fd_files: HashMap<i32, FdFile>,
     /// Environment given to the command being judged and to everything it
     /// runs (`VAR=value cmd`, `env VAR=value cmd`); `None`: not statically
     /// known. Git reads it (GIT_EDITOR, GIT_CONFIG_*, HOME, ...).
     pub env: Vec<(String, Option<String>)>,
+}
+
+/// A file a descriptor is open on.
+#[derive(Debug, Clone)]
+pub(crate) struct FdFile {
+    /// The file, as a redirect named it.
+    pub path: Arg,
+    /// Opened with `<>`: writes through the descriptor overwrite it in place.
+    pub read_write: bool,
 }
 
 /// How a script is being visited.
@@ -220,6 +232,8 @@ pub(crate) struct Walker<'a> {
     pub written: Vec<(String, Option<String>)>,
     /// File descriptors the simple command being judged opens (`3<<<...`).
     pub cmd_fds: HashMap<i32, Stdin>,
+    /// Output descriptors the simple command being judged opens on files (`>log`, `3<>x`).
+    cmd_fd_files: HashMap<i32, FdFile>,
     /// The `cd` being walked is the first command of an `&&` list: the
     /// commands after it run only if it succeeded.
     certain_cd: bool,
@@ -505,6 +519,7 @@ impl<'a> Walker<'a> {
             active_functions: Vec::new(),
             written: Vec::new(),
             cmd_fds: HashMap::new(),
+            cmd_fd_files: HashMap::new(),
             certain_cd: false,
             cd_by_and: false,
             cdpath: input.contains("CDPATH"),
@@ -819,12 +834,27 @@ impl<'a> Walker<'a> {
             ast::Command::Simple(simple) => self.simple(simple, shell, frame),
             ast::Command::Compound(compound, redirects) => {
                 let mut stdin = frame.stdin.clone();
+                let saved_files = std::mem::take(&mut self.cmd_fd_files);
                 if let Some(list) = redirects {
                     for redirect in &list.0 {
                         self.redirect(redirect, shell, frame, &mut stdin);
                     }
                 }
+                // The compound's output descriptors are open on its redirect targets while it
+                // runs.
+                let opened = std::mem::replace(&mut self.cmd_fd_files, saved_files);
+                let before: Vec<(i32, Option<FdFile>)> = opened
+                    .keys()
+                    .map(|fd| (*fd, shell.fd_files.get(fd).cloned()))
+                    .collect();
+                shell.fd_files.extend(opened);
                 self.compound(compound, shell, &frame.with_stdin(stdin));
+                for (fd, old) in before {
+                    match old {
+                        Some(file) => shell.fd_files.insert(fd, file),
+                        None => shell.fd_files.remove(&fd),
+                    };
+                }
             }
             ast::Command::Function(definition) => {
                 let name = definition.fname.value.clone();
@@ -1300,8 +1330,10 @@ impl<'a> Walker<'a> {
 
     fn simple(&mut self, simple: &ast::SimpleCommand, shell: &mut Shell, frame: &Frame) {
         let saved_fds = std::mem::take(&mut self.cmd_fds);
+        let saved_files = std::mem::take(&mut self.cmd_fd_files);
         self.simple_inner(simple, shell, frame);
         self.cmd_fds = saved_fds;
+        self.cmd_fd_files = saved_files;
     }
 
     fn simple_inner(&mut self, simple: &ast::SimpleCommand, shell: &mut Shell, frame: &Frame) {
@@ -1348,6 +1380,15 @@ impl<'a> Walker<'a> {
                 assignment_args.extend(before..argv.len());
             }
         }
+        // `tee /dev/stdout` while stdout is open on a file writes that file.
+        for arg in argv.iter_mut().skip(1) {
+            if arg
+                .exact()
+                .is_some_and(|t| t.starts_with("/dev/") || t.starts_with("/proc/"))
+            {
+                *arg = self.through_descriptor(shell, arg.clone());
+            }
+        }
         if argv.is_empty() {
             for (name, value) in prefix_assignments {
                 self.note(frame, format!("assign {name}"));
@@ -1385,6 +1426,8 @@ impl<'a> Walker<'a> {
             }
             let fds: Vec<(i32, Stdin)> = self.cmd_fds.drain().collect();
             shell.fds.extend(fds);
+            let files: Vec<(i32, FdFile)> = self.cmd_fd_files.drain().collect();
+            shell.fd_files.extend(files);
         }
         let declares = name.as_deref().is_some_and(|n| {
             matches!(
@@ -1603,6 +1646,33 @@ impl<'a> Walker<'a> {
             ast::IoRedirect::File(fd, kind, target) => match target {
                 ast::IoFileRedirectTarget::Filename(word) => {
                     let arg = self.single(&word.value, shell, frame);
+                    let arg = self.through_descriptor(shell, arg);
+                    let opens = match kind {
+                        ast::IoFileRedirectKind::Write
+                        | ast::IoFileRedirectKind::Clobber
+                        | ast::IoFileRedirectKind::Append => Some((fd.unwrap_or(1), false)),
+                        ast::IoFileRedirectKind::ReadAndWrite => Some((fd.unwrap_or(0), true)),
+                        _ => None,
+                    };
+                    if let Some((n, read_write)) = opens {
+                        if read_write && matches!(n, 1 | 2) {
+                            // `1<>README.md`: the command's output overwrites the file in place.
+                            self.check_write(
+                                &arg,
+                                WriteMode::Clobber,
+                                shell,
+                                frame,
+                                "redirect 1<>",
+                            );
+                        }
+                        self.cmd_fd_files.insert(
+                            n,
+                            FdFile {
+                                path: arg.clone(),
+                                read_write,
+                            },
+                        );
+                    }
                     if matches!(
                         kind,
                         ast::IoFileRedirectKind::Write
@@ -1648,6 +1718,8 @@ impl<'a> Walker<'a> {
                     if matches!(kind, ast::IoFileRedirectKind::DuplicateInput) {
                         let source = source.to_string();
                         self.duplicate_input(fd, Some(&source), shell, stdin);
+                    } else {
+                        self.duplicate_output(fd, &source.to_string(), shell, frame);
                     }
                 }
                 ast::IoFileRedirectTarget::ProcessSubstitution(psub, sub) => {
@@ -1658,9 +1730,12 @@ impl<'a> Walker<'a> {
                 }
                 ast::IoFileRedirectTarget::Duplicate(word) => {
                     let arg = self.single(&word.value, shell, frame);
+                    let arg = self.through_descriptor(shell, arg);
                     self.duplicate_target(&arg, shell, frame);
                     if matches!(kind, ast::IoFileRedirectKind::DuplicateInput) {
                         self.duplicate_input(fd, arg.exact(), shell, stdin);
+                    } else if let Some(source) = arg.exact() {
+                        self.duplicate_output(fd, source, shell, frame);
                     }
                 }
             },
@@ -1704,6 +1779,16 @@ impl<'a> Walker<'a> {
             }
             ast::IoRedirect::OutputAndError(word, append) => {
                 let arg = self.single(&word.value, shell, frame);
+                let arg = self.through_descriptor(shell, arg);
+                for n in [1, 2] {
+                    self.cmd_fd_files.insert(
+                        n,
+                        FdFile {
+                            path: arg.clone(),
+                            read_write: false,
+                        },
+                    );
+                }
                 self.record_write(shell, &arg);
                 let mode = if *append {
                     WriteMode::Append
@@ -1713,6 +1798,53 @@ impl<'a> Walker<'a> {
                 self.check_write(&arg, mode, shell, frame, "redirect &>");
             }
         }
+    }
+
+    /// The file descriptor `n` of the command being judged is open on, when a redirect of this
+    /// command, an enclosing compound command or an earlier `exec` opened it on a file.
+    fn fd_file(&self, shell: &Shell, n: i32) -> Option<FdFile> {
+        self.cmd_fd_files
+            .get(&n)
+            .or_else(|| shell.fd_files.get(&n))
+            .cloned()
+    }
+
+    /// `/dev/stdout`, `/dev/fd/N`, `/proc/self/fd/N` while descriptor N is open on a file is
+    /// that file (opening it with `>` truncates the file): `arg` becomes the file's name.
+    pub(crate) fn through_descriptor(&self, shell: &Shell, arg: Arg) -> Arg {
+        let Some(absolute) = arg.exact().and_then(|t| self.resolve(shell, t)) else {
+            return arg;
+        };
+        match crate::paths::proc_alias(&absolute, shell.cwd.as_deref()) {
+            crate::paths::Alias::Fd(n) if n > 0 => {
+                match i32::try_from(n).ok().and_then(|n| self.fd_file(shell, n)) {
+                    Some(file) => file.path,
+                    None => arg,
+                }
+            }
+            _ => arg,
+        }
+    }
+
+    /// `>&M`, `N>&M`: descriptor N becomes a copy of M; writing through a descriptor opened
+    /// with `<>` on a file overwrites that file in place.
+    fn duplicate_output(&mut self, fd: &Option<i32>, source: &str, shell: &Shell, frame: &Frame) {
+        let Ok(m) = source.trim_end_matches('-').parse::<i32>() else {
+            return;
+        };
+        let Some(file) = self.fd_file(shell, m) else {
+            return;
+        };
+        if file.read_write {
+            self.check_write(
+                &file.path,
+                WriteMode::Clobber,
+                shell,
+                frame,
+                &format!("redirect >&{m} (descriptor {m} is open with <> and written in place)"),
+            );
+        }
+        self.cmd_fd_files.insert(fd.unwrap_or(1), file);
     }
 
     /// `<&N` onto stdin: stdin becomes what fd N holds.

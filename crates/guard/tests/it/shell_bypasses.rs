@@ -713,3 +713,62 @@ fn package_json_scripts_are_walked() {
         assert_eq!(d.rule, Some(RuleId::RecursiveDelete), "{c:?} -> {d:?}");
     }
 }
+
+// Round 2, B31/B132: inside a compound command (or after `exec`) whose stdout is a file,
+// `/dev/stdout` is that file: `>` to it truncates the file.
+#[test]
+fn descriptor_paths_are_the_files_their_descriptors_are_open_on() {
+    for c in [
+        "{ echo pwned > /dev/stdout; } >> README.md",
+        "{ echo pwned > /dev/fd/1; } >> README.md",
+        "{ echo pwned >| /proc/self/fd/1; } >> README.md",
+        "{ echo pwned > /dev/stderr; } 2>> README.md",
+        "( echo pwned > /dev/stdout ) >> README.md",
+        "if true; then echo pwned > /dev/stdout; fi >> README.md",
+        "for i in 1; do echo pwned > /dev/stdout; done >> README.md",
+        "{ { echo pwned > /dev/stdout; }; } >> README.md",
+        "exec >> README.md; echo pwned > /dev/stdout",
+        "exec 2>> README.md; echo pwned > /dev/stderr",
+        "echo pwned >> README.md > /dev/stdout",
+        "{ tee /dev/stdout < /tmp/x; } >> README.md",
+        "{ cp /dev/null /dev/stdout; } >> README.md",
+        "{ echo pwned > /dev/stdout; } &>> README.md",
+    ] {
+        assert_rule(c, RuleId::Clobber);
+    }
+    assert_rule("{ echo x > /dev/stdout; } >> .env", RuleId::ProtectedPath);
+    assert_all_allowed(&[
+        "{ echo pwned >> /dev/stdout; } >> README.md",
+        "{ echo a > /dev/stdout; } >> /tmp/log",
+        "{ echo ok; echo err >&2; } > /tmp/log 2>&1",
+        "echo hi > /dev/stdout",
+        "{ echo hi > /dev/stdout; } | cat",
+        "cargo test 2>&1 | tee /tmp/out.txt",
+        // Outside the group, stdout is the agent's again.
+        "{ echo a; } >> README.md; echo b > /dev/stdout",
+    ]);
+}
+
+// Round 2, B34: a descriptor opened read-write on a file and then written overwrites it in place.
+#[test]
+fn writes_through_a_read_write_descriptor_clobber_its_file() {
+    for c in [
+        "exec 3<>README.md; echo PWN >&3",
+        "exec 3<>README.md; echo PWN 1>&3",
+        "exec 4<>src/main.rs; printf x >&4",
+        "echo PWN 3<>README.md >&3",
+        "exec 3<>README.md; { echo PWN; } >&3",
+        "exec 3<>README.md; exec >&3; echo PWN",
+        "echo PWN 1<>README.md",
+        "echo PWN 2<>README.md >&2",
+    ] {
+        assert_rule(c, RuleId::Clobber);
+    }
+    assert_rule("exec 3<>.env; echo x >&3", RuleId::ProtectedPath);
+    assert_all_allowed(&[
+        "exec 3<>/tmp/fifo; echo PWN >&3",
+        "exec 3>>README.md; echo more >&3",
+        "exec 3<README.md; cat <&3",
+        "cat 0<>README.md",
+    ]);
+}
