@@ -641,6 +641,18 @@ impl Walker<'_> {
         frame: &Frame,
     ) -> Option<(String, Option<String>)> {
         let what = format!("{source} {key}");
+        let lower = key.to_ascii_lowercase();
+        if source == "git config"
+            && (lower == "pull.rebase"
+                || (lower.starts_with("branch.") && lower.ends_with(".rebase")))
+            && value.is_none_or(|v| matches!(v.to_ascii_lowercase().as_str(), "i" | "interactive"))
+        {
+            self.destructive(
+                frame,
+                &format!("{what} interactive (makes every later pull an interactive rebase, whose todo list an editor may rewrite to drop commits)"),
+            );
+            return None;
+        }
         if key.eq_ignore_ascii_case("core.worktree") {
             self.destructive(
                 frame,
@@ -852,6 +864,7 @@ impl Walker<'_> {
             }
         }
         inv.globals = args[..index].to_vec();
+        let git_dir_given = git_dir.is_some();
         inv.place = self.git_place(inv.dir.as_deref(), git_dir);
         let Some(sub) = args.get(index) else {
             return;
@@ -867,7 +880,7 @@ impl Walker<'_> {
         };
         if COMMANDS.contains(&name.as_str())
             && !WORK_TREE_READERS.contains(&name.as_str())
-            && let Some(tree) = self.foreign_work_tree(&inv, work_tree.as_ref())
+            && let Some(tree) = self.foreign_work_tree(&inv, work_tree.as_ref(), git_dir_given)
         {
             self.destructive(
                 frame,
@@ -1318,8 +1331,16 @@ impl Walker<'_> {
 
     /// The work tree a git command acting on the run's repository is given
     /// (`--work-tree`, `GIT_WORK_TREE`) when it is not the repository's own.
-    fn foreign_work_tree(&self, inv: &Inv, work_tree: Option<&Option<String>>) -> Option<String> {
-        let work_tree = work_tree?;
+    /// With `--git-dir`/`GIT_DIR` and no work tree, git takes the directory
+    /// it runs in as the top of the work tree.
+    fn foreign_work_tree(
+        &self,
+        inv: &Inv,
+        work_tree: Option<&Option<String>>,
+        git_dir_given: bool,
+    ) -> Option<String> {
+        let implied = (git_dir_given && inv.place == Place::Main).then(|| inv.dir.clone());
+        let work_tree = work_tree.cloned().or(implied)?;
         if inv.place == Place::Other {
             return None;
         }
@@ -1327,12 +1348,12 @@ impl Walker<'_> {
             return Some("(not statically known)".to_owned());
         };
         let Some(dir) = inv.dir.as_deref() else {
-            return Some(tree.clone());
+            return Some(tree);
         };
-        let resolved = paths::normalize(dir, tree);
+        let resolved = paths::normalize(dir, &tree);
         match self.anchors.repo_root.as_deref() {
             Some(root) if resolved == paths::normalize("/", root) => None,
-            Some(_) => Some(tree.clone()),
+            Some(_) => Some(tree),
             None => None,
         }
     }
@@ -2628,10 +2649,25 @@ impl Walker<'_> {
             }
         }
         if name == "pull" {
-            let interactive = values(&p, &["--rebase"]).flatten().any(|v| {
-                v.exact()
-                    .is_none_or(|t| matches!(t.to_ascii_lowercase().as_str(), "i" | "interactive"))
+            let interactive_value =
+                |t: &str| matches!(t.to_ascii_lowercase().as_str(), "i" | "interactive");
+            let interactive = values(&p, &["--rebase"])
+                .flatten()
+                .any(|v| v.exact().is_none_or(interactive_value))
+                || inv.settings.iter().any(|(k, v)| {
+                    (k == "pull.rebase" || (k.starts_with("branch.") && k.ends_with(".rebase")))
+                        && v.as_deref().is_none_or(interactive_value)
+                });
+            let rebases = p.has(&["-r", "--rebase"]) && !p.has(&["--no-rebase"]);
+            let ours = values(&p, &["-s", "--strategy"]).any(|v| {
+                v.is_none_or(|v| v.exact().is_none_or(|t| t.eq_ignore_ascii_case("ours")))
             });
+            if rebases && ours {
+                self.destructive(
+                    frame,
+                    "git pull --rebase -s ours (replays every commit as empty, dropping its changes)",
+                );
+            }
             if interactive {
                 self.interactive_rebase(inv, shell, frame, "git pull --rebase=interactive");
             }

@@ -835,6 +835,10 @@ fn r2_history_discarded() {
             "git reset --keep HEAD~1",
             "git reset --kee HEAD~1",
             "git reset --merge",
+            "git pull --rebase -s ours origin main",
+            "git -c pull.rebase=interactive pull",
+            "git config pull.rebase interactive",
+            "git config branch.feat/guard.rebase i",
         ],
     );
     // Unknown branch: any branch ref may be the current one.
@@ -863,6 +867,9 @@ fn r2_history_discarded() {
         "git rebase -X theirs main",
         "git rebase --strategy=ort main",
         "GIT_SEQUENCE_EDITOR=: git rebase -i --autosquash main",
+        "git pull -s ours origin main",
+        "git config pull.rebase true",
+        "git -c pull.rebase=true pull",
         "GIT_SEQUENCE_EDITOR=true git rebase -i HEAD~2",
         "git -c sequence.editor=: rebase -i --autosquash HEAD~4",
         "git update-ref refs/heads/feat/other HEAD",
@@ -898,6 +905,10 @@ fn r2_foreign_work_tree() {
             "git -c core.worktree=/tmp/empty commit -am x",
             "git config core.worktree /tmp/empty",
             "git config core.worktree /tmp/empty; git commit -am x",
+            // With a git dir and no work tree, git takes the directory it runs in.
+            "cd /tmp/empty && GIT_DIR=/home/dev/repo/.git git add -A",
+            "git -C /tmp/empty --git-dir=/home/dev/repo/.git commit -am x",
+            "cd src && GIT_DIR=../.git git add -A",
         ],
     );
     allowed(&[
