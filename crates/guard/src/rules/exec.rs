@@ -5,7 +5,7 @@
 
 use crate::decision::RuleId;
 use crate::rules::{self, Spec};
-use crate::walk::{Frame, Shell, Stdin, Walker, WriteMode};
+use crate::walk::{Cmd, Frame, Shell, Stdin, Walker, WriteMode};
 use crate::words::Arg;
 
 /// Shells a `make SHELL=...` may name.
@@ -61,6 +61,15 @@ impl Walker<'_> {
         shell: &mut Shell,
         frame: &Frame,
     ) -> bool {
+        // Programs run through environment variables any command may use
+        // (less's input preprocessor, man's and pydoc's pager).
+        self.env_programs(base, shell, frame);
+        if self.denial.is_some() {
+            return true;
+        }
+        if self.runner(base, args, stdin, shell, frame) {
+            return true;
+        }
         match base {
             "awk" | "gawk" | "mawk" | "nawk" | "original-awk" | "goawk" | "onetrue-awk" => {
                 self.awk(base, args, stdin, shell, frame);
@@ -154,6 +163,10 @@ impl Walker<'_> {
                     return true;
                 }
                 false
+            }
+            _ if is_compiler(base) => {
+                self.compiler(base, args, shell, frame);
+                self.denial.is_some()
             }
             "gdb" | "lldb" | "cgdb" => {
                 self.debugger(base, args, stdin, frame);
@@ -1869,6 +1882,792 @@ impl Walker<'_> {
             );
         }
     }
+}
+
+// ------------------------------------------------------------ runners
+
+/// Options of package-manager runners that take a value (the command
+/// starts after them).
+const RUNNER_VALUES: &[&str] = &[
+    "-p",
+    "--package",
+    "--prefix",
+    "-w",
+    "--workspace",
+    "--registry",
+    "--cache",
+    "--userconfig",
+    "--filter",
+    "-F",
+    "-C",
+    "--dir",
+    "--cwd",
+    "--with",
+    "--with-editable",
+    "--with-requirements",
+    "--python",
+    "--directory",
+    "--project",
+    "--extra",
+    "--group",
+    "--only-group",
+    "--env-file",
+    "--index",
+    "--default-index",
+    "--index-url",
+    "--extra-index-url",
+    "--from",
+    "-n",
+    "--name",
+    "--prefix",
+    "-e",
+    "--env",
+    "--loglevel",
+    "--reporter",
+    "--isolated-dir",
+    "--python-platform",
+    "--no-extra",
+    "--no-group",
+    "--find-links",
+    "-f",
+    "--config-file",
+    "-q-",
+    "--cache-dir",
+    "--refresh-package",
+    "--reinstall-package",
+    "--upgrade-package",
+    "--index-strategy",
+    "--keyring-provider",
+    "--resolution",
+    "--prerelease",
+    "--exclude-newer",
+    "--link-mode",
+    "--python-preference",
+    "--color",
+    "--allow-insecure-host",
+    "--config-setting",
+    "-P",
+    "--no-binary-package",
+    "--only-binary",
+    "--no-build-package",
+    "--all-groups-",
+    "-m",
+    "--module",
+    "-s",
+    "--script",
+];
+
+/// Variables whose value is a program cargo or rustc runs.
+const CARGO_PROGRAM_VARS: &[&str] = &[
+    "RUSTC_WRAPPER",
+    "RUSTC_WORKSPACE_WRAPPER",
+    "RUSTC",
+    "RUSTDOC",
+    "CARGO_BUILD_RUSTC",
+    "CARGO_BUILD_RUSTC_WRAPPER",
+    "CARGO_BUILD_RUSTC_WORKSPACE_WRAPPER",
+    "CARGO_BUILD_RUSTDOC",
+    "CARGO_HOME",
+];
+
+/// The value `name` has for the command being judged: given to it or
+/// assigned earlier in the input. `None`: not set in the input;
+/// `Some(None)`: set to text the guard does not know.
+fn env_value(shell: &Shell, name: &str) -> Option<Option<String>> {
+    shell
+        .env
+        .iter()
+        .rev()
+        .find(|(n, _)| n == name)
+        .map(|(_, v)| v.clone())
+        .or_else(|| {
+            shell.vars.get(name).map(|v| {
+                if shell.vars_untrusted {
+                    None
+                } else {
+                    v.clone()
+                }
+            })
+        })
+}
+
+/// Every variable given to the command or assigned in the input whose name
+/// `matches`.
+fn env_matching(shell: &Shell, matches: impl Fn(&str) -> bool) -> Vec<(String, Option<String>)> {
+    let mut out: Vec<(String, Option<String>)> = shell
+        .env
+        .iter()
+        .filter(|(n, _)| matches(n))
+        .cloned()
+        .collect();
+    for (name, value) in &shell.vars {
+        if matches(name) && !out.iter().any(|(n, _)| n == name) {
+            out.push((name.clone(), value.clone()));
+        }
+    }
+    out.sort();
+    out
+}
+
+impl Walker<'_> {
+    /// Runs `argv` as the command a runner (`npx`, `uv run`, ...) starts.
+    fn run_argv(
+        &mut self,
+        origin: &str,
+        argv: Vec<Arg>,
+        stdin: &Stdin,
+        shell: &mut Shell,
+        frame: &Frame,
+    ) {
+        if argv.is_empty() {
+            return;
+        }
+        if frame.wrappers >= crate::walk::MAX_WRAPPERS {
+            self.deny(
+                frame,
+                RuleId::TooDeep,
+                format!(
+                    "more than {} wrapper commands in a row",
+                    crate::walk::MAX_WRAPPERS
+                ),
+            );
+            return;
+        }
+        let mut inner = frame.nested(&format!("via {origin}"));
+        inner.wrappers = frame.wrappers + 1;
+        inner.stdin = stdin.clone();
+        let mut sub = shell.clone();
+        self.dispatch(
+            Cmd {
+                argv,
+                stdin: stdin.clone(),
+            },
+            &mut sub,
+            &inner,
+        );
+    }
+
+    /// Walks a program named by a variable or an option (`RUSTC_WRAPPER`,
+    /// `go test -exec`), with `extra` appended as its arguments.
+    fn walk_program(
+        &mut self,
+        origin: &str,
+        value: Option<&str>,
+        extra: &str,
+        shell: &mut Shell,
+        frame: &Frame,
+    ) {
+        match value {
+            Some(text) if !text.trim().is_empty() => {
+                // The program does not see itself in the variable again.
+                let mut sub = shell.clone();
+                sub.env.retain(|(n, _)| n != origin);
+                sub.vars.remove(origin);
+                self.walk_shell_text(origin, &format!("{text} {extra}"), &mut sub, frame);
+            }
+            Some(_) => {}
+            None => self.fail_closed(
+                frame,
+                RuleId::NotStatic,
+                format!("{origin} names a program that is not statically known"),
+            ),
+        }
+    }
+
+    /// Variables that make any command run another program: `LESSOPEN` /
+    /// `LESSCLOSE` (less, and every tool that pages through it), man's and
+    /// pydoc's pager.
+    fn env_programs(&mut self, base: &str, shell: &mut Shell, frame: &Frame) {
+        for name in ["LESSOPEN", "LESSCLOSE"] {
+            if let Some(value) = env_value(shell, name) {
+                let command = value.map(|v| {
+                    v.trim_start()
+                        .trim_start_matches(['|', '-'])
+                        .replace("%s", "file")
+                });
+                self.walk_program(name, command.as_deref(), "", shell, frame);
+                if self.denial.is_some() {
+                    return;
+                }
+            }
+        }
+        let pagers: &[&str] = match base {
+            "man" => &["MANPAGER", "PAGER", "BROWSER", "MANROFFOPT"],
+            "pydoc" | "pydoc3" => &["MANPAGER", "PAGER"],
+            "less" | "more" => &["LESSEDIT", "VISUAL", "EDITOR"],
+            _ => &[],
+        };
+        for name in pagers {
+            if let Some(value) = env_value(shell, name) {
+                if *name == "MANROFFOPT" {
+                    continue;
+                }
+                match value {
+                    Some(v) => {
+                        let mut sub = shell.clone();
+                        sub.env.retain(|(n, _)| n != name);
+                        sub.vars.remove(*name);
+                        self.walk_piped_shell(name, &v, &sub, frame)
+                    }
+                    None => self.fail_closed(
+                        frame,
+                        RuleId::NotStatic,
+                        format!("{base} runs `{name}`, which is not statically known"),
+                    ),
+                }
+                if self.denial.is_some() {
+                    return;
+                }
+            }
+        }
+    }
+
+    /// Package-manager and toolchain runners: the command they start is
+    /// walked as a command (`uv run pytest` is pytest, `npx -c 'rm -rf src'`
+    /// is a shell script). `true` when it handled `base` completely.
+    fn runner(
+        &mut self,
+        base: &str,
+        args: &[Arg],
+        stdin: &Stdin,
+        shell: &mut Shell,
+        frame: &Frame,
+    ) -> bool {
+        let sub = args.first().and_then(Arg::exact);
+        match base {
+            "npm" | "pnpm" | "yarn" | "bun" => {
+                self.npm_family(base, args, stdin, shell, frame);
+                // `npm test`, `npm install`: the file rules have nothing to add.
+                self.denial.is_some() || matches!(sub, Some("exec" | "x" | "dlx"))
+            }
+            "npx" | "pnpx" | "bunx" => {
+                self.exec_after_options(base, args, stdin, shell, frame);
+                true
+            }
+            "uvx" => {
+                self.exec_after_options(base, args, stdin, shell, frame);
+                true
+            }
+            "uv" if matches!(sub, Some("run")) => {
+                self.exec_after_options("uv run", &args[1..], stdin, shell, frame);
+                true
+            }
+            "uv" if matches!(sub, Some("tool")) && args.get(1).is_some_and(|a| a.is("run")) => {
+                self.exec_after_options("uv tool run", &args[2..], stdin, shell, frame);
+                true
+            }
+            "poetry" | "pipenv" | "hatch" | "pdm" | "rye" | "conda" | "mamba" | "micromamba"
+            | "pixi"
+                if matches!(sub, Some("run")) =>
+            {
+                self.exec_after_options(&format!("{base} run"), &args[1..], stdin, shell, frame);
+                true
+            }
+            "cargo" | "cross" => {
+                self.cargo(base, args, shell, frame);
+                self.denial.is_some()
+            }
+            "go" => {
+                self.go(args, shell, frame);
+                self.denial.is_some()
+            }
+            _ => false,
+        }
+    }
+
+    /// `npx [opts] CMD ARGS`, `npm exec [opts] [--] CMD ARGS`, `-c CMD`:
+    /// the command after the options.
+    fn exec_after_options(
+        &mut self,
+        origin: &str,
+        args: &[Arg],
+        stdin: &Stdin,
+        shell: &mut Shell,
+        frame: &Frame,
+    ) {
+        let mut index = 0;
+        while index < args.len() {
+            let arg = &args[index];
+            index += 1;
+            let Some(text) = arg.exact() else {
+                if arg.text.starts_with('-') {
+                    self.fail_closed(
+                        frame,
+                        RuleId::NotStatic,
+                        format!(
+                            "{origin} has an option `{}` that is not statically known",
+                            arg.text
+                        ),
+                    );
+                    return;
+                }
+                // The command itself is not known: the walker fails closed on it.
+                self.run_argv(origin, args[index - 1..].to_vec(), stdin, shell, frame);
+                return;
+            };
+            if text == "--" {
+                let argv = args[index..].to_vec();
+                self.run_argv(origin, argv, stdin, shell, frame);
+                return;
+            }
+            let (name, inline) = match text.split_once('=') {
+                Some((n, v)) if n.starts_with("--") => (n, Some(v)),
+                _ => (text, None),
+            };
+            if matches!(name, "-c" | "--call" | "--shell-mode")
+                || (name.starts_with("--c") && "--call".starts_with(name) && name.len() > 3)
+            {
+                // The rest is a shell command line.
+                let mut words: Vec<Arg> = inline.map(Arg::lit).into_iter().collect();
+                if name == "--shell-mode" || origin.starts_with("pnpm") {
+                    words.extend(args[index..].iter().cloned());
+                } else if words.is_empty() {
+                    words.extend(args.get(index).cloned());
+                }
+                if words.is_empty() {
+                    return;
+                }
+                self.script_args(origin, &words, shell, frame, false);
+                return;
+            }
+            if name.starts_with('-') {
+                if name == "--script-shell" || name.starts_with("--script-sh") {
+                    self.deny(
+                        frame,
+                        RuleId::Interpreter,
+                        format!("{origin} {text} runs scripts with a shell of the caller's choice; the guard does not model it"),
+                    );
+                    return;
+                }
+                if inline.is_none() && RUNNER_VALUES.contains(&name) {
+                    index += 1;
+                }
+                continue;
+            }
+            let mut argv = args[index - 1..].to_vec();
+            // `npm exec node -- -e CODE` runs `node -e CODE`: npm takes the `--`.
+            if ["npm", "npx", "pnpm", "pnpx", "yarn", "bun"]
+                .iter()
+                .any(|m| origin.starts_with(m))
+                && let Some(at) = argv.iter().position(|a| a.is("--"))
+            {
+                argv.remove(at);
+            }
+            // `npx rimraf@5 dist`, `npx @scope/tool`: the package's program.
+            let program = package_program(text);
+            argv[0] = Arg::lit(program);
+            if text.ends_with(".py") {
+                argv.insert(0, Arg::lit("python3"));
+            }
+            self.run_argv(origin, argv, stdin, shell, frame);
+            return;
+        }
+    }
+
+    /// npm, pnpm, yarn and bun subcommands that run commands or plant code.
+    fn npm_family(
+        &mut self,
+        base: &str,
+        args: &[Arg],
+        stdin: &Stdin,
+        shell: &mut Shell,
+        frame: &Frame,
+    ) {
+        for name in ["npm_config_script_shell", "NPM_CONFIG_SCRIPT_SHELL"] {
+            if env_value(shell, name).is_some() {
+                self.deny(
+                    frame,
+                    RuleId::Interpreter,
+                    format!("`{name}` makes {base} run scripts with another program; the guard does not model it"),
+                );
+                return;
+            }
+        }
+        if let Some(arg) = args.iter().find(|a| {
+            a.text.starts_with("--script-shell") || (!a.known && a.text.starts_with("--"))
+        }) {
+            self.deny(
+                frame,
+                RuleId::Interpreter,
+                format!("{base} `{}` may change the shell that runs scripts; the guard does not model it", arg.text),
+            );
+            return;
+        }
+        // The subcommand: the first word that is not an option.
+        let Some(at) = args.iter().position(|a| !a.text.starts_with('-')) else {
+            return;
+        };
+        let sub = args[at].text.as_str();
+        let rest = &args[at + 1..];
+        match sub {
+            "exec" | "x" | "dlx" => {
+                self.exec_after_options(&format!("{base} {sub}"), rest, stdin, shell, frame)
+            }
+            "run" | "run-script" | "rum" | "urn"
+                if rest.iter().find(|a| !a.text.starts_with('-')).is_some_and(|a| a.is("env")) =>
+            {
+                // The built-in `env` script runs `env ARGS`.
+                let after: Vec<Arg> = rest
+                    .iter()
+                    .skip_while(|a| !a.is("env"))
+                    .skip(1)
+                    .skip_while(|a| a.is("--"))
+                    .cloned()
+                    .collect();
+                if !after.is_empty() {
+                    let mut argv = vec![Arg::lit("env")];
+                    argv.extend(after);
+                    self.run_argv(&format!("{base} run env"), argv, stdin, shell, frame);
+                }
+            }
+            "pkg" if rest.first().is_some_and(|a| a.is("set")) => {
+                if let Some(arg) = rest[1..]
+                    .iter()
+                    .find(|a| !a.known || a.text.trim_start_matches('-').starts_with("scripts"))
+                {
+                    self.deny(
+                        frame,
+                        RuleId::Interpreter,
+                        format!("{base} pkg set `{}` plants a script that a later `{base} run` would execute; edit package.json instead so the change can be reviewed", arg.text),
+                    );
+                }
+            }
+            "set-script" => self.deny(
+                frame,
+                RuleId::Interpreter,
+                format!("{base} set-script plants a script that a later `{base} run` would execute; edit package.json instead so the change can be reviewed"),
+            ),
+            "config" | "c" if rest.first().is_some_and(|a| a.is("edit")) => {
+                self.npm_editor(base, args, shell, frame)
+            }
+            "edit" => self.npm_editor(base, args, shell, frame),
+            "config" | "c" | "set"
+                if rest.iter().any(|a| {
+                    let t = a.text.trim_start_matches('-').to_ascii_lowercase();
+                    !a.known
+                        || ["script-shell", "script_shell", "shell", "editor", "git", "node-options", "onload-script"]
+                            .iter()
+                            .any(|k| t.starts_with(k))
+                }) =>
+            {
+                self.deny(
+                    frame,
+                    RuleId::Interpreter,
+                    format!("{base} {sub} of a setting that names a program {base} runs later; the guard does not model it"),
+                );
+            }
+            _ => {}
+        }
+    }
+
+    /// `npm config edit` / `npm edit`: the editor runs as a command.
+    fn npm_editor(&mut self, base: &str, args: &[Arg], shell: &mut Shell, frame: &Frame) {
+        let option = args.iter().enumerate().find_map(|(at, a)| {
+            if let Some(v) = a.text.strip_prefix("--editor=") {
+                Some(if a.known { Some(v.to_owned()) } else { None })
+            } else if a.is("--editor") {
+                Some(args.get(at + 1).and_then(|v| v.exact().map(str::to_owned)))
+            } else {
+                None
+            }
+        });
+        let value = option
+            .or_else(|| env_value(shell, "npm_config_editor"))
+            .or_else(|| env_value(shell, "VISUAL"))
+            .or_else(|| env_value(shell, "EDITOR"));
+        if let Some(value) = value {
+            self.walk_program(
+                &format!("{base} editor"),
+                value.as_deref(),
+                "/tmp/npmrc",
+                shell,
+                frame,
+            );
+        }
+    }
+
+    /// cargo: `--config` keys and variables that name programs it runs.
+    fn cargo(&mut self, base: &str, args: &[Arg], shell: &mut Shell, frame: &Frame) {
+        let mut index = 0;
+        while index < args.len() {
+            let arg = &args[index];
+            index += 1;
+            let value = if arg.is("--config") {
+                index += 1;
+                args.get(index - 1).cloned()
+            } else {
+                arg.text.strip_prefix("--config=").map(|v| Arg {
+                    text: v.to_owned(),
+                    ..arg.clone()
+                })
+            };
+            let Some(value) = value else { continue };
+            let text = value.text.to_ascii_lowercase();
+            let names_program = !value.known
+                || !text.contains('=')
+                || text.split('=').next().is_some_and(|key| {
+                    let key = key.trim().trim_matches(['\'', '"']);
+                    key.ends_with(".ar")
+                        || key.starts_with("env.")
+                        || key.starts_with("env ")
+                        || key == "env"
+                        || [
+                            "runner",
+                            "wrapper",
+                            "rustc",
+                            "rustdoc",
+                            "linker",
+                            "credential-provider",
+                            "rustflags",
+                        ]
+                        .iter()
+                        .any(|k| key.contains(k))
+                });
+            if names_program {
+                self.deny(
+                    frame,
+                    RuleId::Interpreter,
+                    format!("{base} --config `{}` names a program (or a config file) cargo runs; the guard does not model it", value.text),
+                );
+                return;
+            }
+        }
+        for name in CARGO_PROGRAM_VARS {
+            if let Some(value) = env_value(shell, name) {
+                if *name == "CARGO_HOME" {
+                    // A cargo home holds config.toml with runners and aliases.
+                    if value
+                        .as_deref()
+                        .is_none_or(|v| !v.starts_with('/') && !v.starts_with('~'))
+                    {
+                        self.fail_closed(
+                            frame,
+                            RuleId::NotStatic,
+                            "CARGO_HOME names a directory whose config.toml cargo reads; the guard cannot see it",
+                        );
+                        return;
+                    }
+                    continue;
+                }
+                self.walk_program(name, value.as_deref(), "rustc", shell, frame);
+                if self.denial.is_some() {
+                    return;
+                }
+            }
+        }
+        for (name, value) in env_matching(shell, |n| {
+            n.starts_with("CARGO_TARGET_")
+                && (n.ends_with("_RUNNER") || n.ends_with("_LINKER") || n.ends_with("_RUSTFLAGS"))
+                || matches!(
+                    n,
+                    "RUSTFLAGS"
+                        | "CARGO_ENCODED_RUSTFLAGS"
+                        | "CARGO_BUILD_RUSTFLAGS"
+                        | "RUSTDOCFLAGS"
+                )
+        }) {
+            if name.ends_with("RUSTFLAGS") || name == "RUSTDOCFLAGS" {
+                // `-C linker=PROG` runs PROG.
+                let runs = value.as_deref().is_none_or(|v| {
+                    v.contains("linker") || v.contains("-Z") || v.contains("plugin")
+                });
+                if runs {
+                    self.deny(
+                        frame,
+                        RuleId::Interpreter,
+                        format!("`{name}` names a program rustc runs (a linker); the guard does not model it"),
+                    );
+                    return;
+                }
+                continue;
+            }
+            self.walk_program(&name, value.as_deref(), "target/debug/app", shell, frame);
+            if self.denial.is_some() {
+                return;
+            }
+        }
+    }
+
+    /// go: `-exec` / `-toolexec` name programs it runs; `GOFLAGS` may hold them.
+    fn go(&mut self, args: &[Arg], shell: &mut Shell, frame: &Frame) {
+        let mut index = 0;
+        while index < args.len() {
+            let arg = &args[index];
+            index += 1;
+            let text = arg.text.trim_start_matches('-');
+            let dashes = arg.text.len() - text.len();
+            if !(1..=2).contains(&dashes) {
+                continue;
+            }
+            let (name, inline) = match text.split_once('=') {
+                Some((n, v)) => (n, Some(v.to_owned())),
+                None => (text, None),
+            };
+            if !matches!(name, "exec" | "toolexec") {
+                continue;
+            }
+            let value = match inline {
+                Some(v) => arg.known.then_some(v),
+                None => {
+                    index += 1;
+                    args.get(index - 1)
+                        .and_then(|a| a.exact().map(str::to_owned))
+                }
+            };
+            self.walk_program(
+                &format!("go -{name}"),
+                value.as_deref(),
+                "/tmp/go-build/a.out",
+                shell,
+                frame,
+            );
+            if self.denial.is_some() {
+                return;
+            }
+        }
+        if let Some(value) = env_value(shell, "GOFLAGS")
+            && value.as_deref().is_none_or(|v| v.contains("exec"))
+        {
+            self.deny(
+                frame,
+                RuleId::Interpreter,
+                "`GOFLAGS` names a program go runs (-exec, -toolexec); the guard does not model it",
+            );
+        }
+    }
+}
+
+/// C, C++ and Rust compilers (`gcc-13`, `x86_64-linux-gnu-gcc`, ...).
+fn is_compiler(base: &str) -> bool {
+    let name = base
+        .rsplit('-')
+        .find(|p| !p.chars().all(|c| c.is_ascii_digit() || c == '.'));
+    matches!(
+        name,
+        Some("gcc" | "cc" | "g++" | "c++" | "clang" | "clang++" | "tcc" | "rustc" | "cpp")
+    ) || base.starts_with("gcc-")
+        || base.starts_with("clang-")
+}
+
+impl Walker<'_> {
+    /// A compiler: its output is a program built from code the guard may not
+    /// have seen (standard input, a file this command line wrote): running it
+    /// later in the same command line is denied by the write-then-run rule.
+    /// `-wrapper`, `-B` and plugins run programs; `tcc -run` runs the code.
+    fn compiler(&mut self, base: &str, args: &[Arg], shell: &mut Shell, frame: &Frame) {
+        let mut output: Option<Arg> = None;
+        let mut from_unseen = false;
+        let mut index = 0;
+        while index < args.len() {
+            let arg = &args[index];
+            index += 1;
+            let text = arg.text.as_str();
+            if !arg.known && text.starts_with('-') {
+                self.fail_closed(
+                    frame,
+                    RuleId::NotStatic,
+                    format!("{base} option `{text}` is not statically known"),
+                );
+                return;
+            }
+            if matches!(text, "-wrapper" | "-B" | "--ld-path" | "-run")
+                || text.starts_with("-fplugin")
+                || text.starts_with("-B")
+                || text.starts_with("--ld-path=")
+                || text.starts_with("-fuse-ld=/")
+                || text.starts_with("-Clinker")
+                || text.starts_with("linker=")
+                || text == "-Z"
+                || text.starts_with("-Zcodegen-backend")
+                || (base.starts_with("tcc") && text.starts_with("-run"))
+            {
+                self.deny(
+                    frame,
+                    RuleId::Interpreter,
+                    format!("{base} `{text}` runs a program or the code it compiles; the guard does not model it"),
+                );
+                return;
+            }
+            if text == "-o" {
+                output = args.get(index).cloned();
+                index += 1;
+                continue;
+            }
+            if let Some(o) = text.strip_prefix("-o").filter(|o| !o.is_empty()) {
+                output = Some(Arg {
+                    text: o.to_owned(),
+                    ..arg.clone()
+                });
+                continue;
+            }
+            if matches!(
+                text,
+                "-x" | "-I"
+                    | "-L"
+                    | "-l"
+                    | "-D"
+                    | "-U"
+                    | "-include"
+                    | "-isystem"
+                    | "--crate-type"
+                    | "--edition"
+                    | "--crate-name"
+                    | "--emit"
+                    | "--target"
+                    | "--out-dir"
+                    | "--cfg"
+                    | "-MF"
+                    | "-MT"
+            ) || (text == "-C" && base.starts_with("rustc"))
+            {
+                if text == "-C"
+                    && args
+                        .get(index)
+                        .is_some_and(|v| v.text.starts_with("linker"))
+                {
+                    self.deny(
+                        frame,
+                        RuleId::Interpreter,
+                        format!(
+                            "{base} `-C linker=...` runs a program; the guard does not model it"
+                        ),
+                    );
+                    return;
+                }
+                index += 1;
+                continue;
+            }
+            if text == "-" || is_stdin_path(text) {
+                // Code from standard input (a here-string, a pipe): never
+                // judged as the program it is.
+                from_unseen = true;
+                continue;
+            }
+            if !text.starts_with('-') && (!arg.known || self.is_written(shell, arg)) {
+                from_unseen = true;
+            }
+        }
+        if from_unseen {
+            let out = output.unwrap_or_else(|| {
+                Arg::lit(if base.starts_with("rustc") {
+                    "main"
+                } else {
+                    "a.out"
+                })
+            });
+            self.record_write(shell, &out);
+        }
+    }
+}
+
+/// The program a package name runs: `rimraf@5` is `rimraf`, `@scope/tool@1`
+/// is `tool`.
+fn package_program(spec: &str) -> String {
+    let name = match spec.strip_prefix('@') {
+        Some(rest) => rest.split_once('/').map_or(rest, |(_, n)| n),
+        None => spec,
+    };
+    name.split('@').next().unwrap_or(name).to_owned()
 }
 
 // ------------------------------------------------------------ awk lexer

@@ -1078,3 +1078,191 @@ fn r2_node_print_then_eval() {
     }
     assert_allowed("node -p -e '1+1'");
 }
+
+#[test]
+fn r2_package_manager_runners_walk_their_command() {
+    for c in [
+        "npx -c 'rm -rf src'",
+        "npx --call='rm -rf src'",
+        "npm exec -c 'rm -rf src'",
+        "npm exec --call 'rm -rf src'",
+        "npm x -c 'rm -rf src'",
+        "npm exec -- rm -rf src",
+        "npm exec --yes -- rm -rf src",
+        "npx rimraf src",
+        "npx rimraf@5 src",
+        "npx --yes rimraf src",
+        "npm run env -- rm -rf src",
+        "npm run-script env rm -rf src",
+        "pnpm exec rm -rf src",
+        "pnpm dlx rimraf src",
+        "pnpm exec -c 'rm -rf src'",
+        "yarn exec rm -rf src",
+        "yarn dlx rimraf src",
+        "bunx rimraf src",
+        "bun x rimraf src",
+        "uv run rm -rf src",
+        "uv run --with requests rm -rf src",
+        "uv run -- rm -rf src",
+        "uv tool run rimraf src",
+        "uvx rimraf src",
+        "poetry run rm -rf src",
+        "pipenv run rm -rf src",
+        "hatch run rm -rf src",
+        "conda run -n x rm -rf src",
+        "pdm run rm -rf src",
+        "rye run rm -rf src",
+        "EDITOR='rm -rf src #' npm config edit",
+        "npm edit --editor 'rm -rf src #' lodash",
+    ] {
+        denied_as(c, RuleId::RecursiveDelete);
+    }
+    for c in [
+        "npx node -e 'require(\"child_process\").execSync(\"git push\")'",
+        "npm exec node -- -e 'require(\"child_process\").execSync(\"git push\")'",
+        "uv run bash -c 'git push'",
+        "poetry run git push",
+    ] {
+        denied_as(c, RuleId::GitPush);
+    }
+    for c in [
+        "npm run --script-shell=/tmp/evil.sh test",
+        "npm test --script-shell /tmp/evil.sh",
+        "npm_config_script_shell=/tmp/evil.sh npm test",
+        "NPM_CONFIG_SCRIPT_SHELL=/tmp/evil.sh npm run build",
+        "npm pkg set scripts.x='rm -rf src'",
+        "npm pkg set 'scripts.test=git push'",
+        "npm set-script x 'rm -rf src'",
+        "npm config set script-shell /tmp/evil.sh",
+        "npx --script-shell=/tmp/e.sh foo",
+    ] {
+        denied_as(c, RuleId::Interpreter);
+    }
+    denied("npx \"$TOOL\" src");
+    for c in [
+        "npx tsc --noEmit",
+        "npx prettier --check .",
+        "npx --yes prettier@3 --write src",
+        "npx @biomejs/biome check .",
+        "npm exec --package=foo -- foo --help",
+        "npm exec -- eslint .",
+        "npm pkg set version=1.0.1",
+        "npm pkg get scripts",
+        "npm run build -- --watch",
+        "npm config get registry",
+        "pnpm install",
+        "pnpm exec vitest run",
+        "yarn test",
+        "bun test",
+        "uv run pytest",
+        "uv run --with pytest pytest -x",
+        "uv run scripts/gen.py",
+        "uvx ruff check .",
+        "poetry run pytest -q",
+        "hatch run test",
+        "conda run -n base python -V",
+    ] {
+        assert_allowed(c);
+    }
+}
+
+#[test]
+fn r2_toolchains_that_run_programs() {
+    denied_as(
+        "cargo --config 'target.x86_64-unknown-linux-gnu.runner=\"rm -rf src #\"' run",
+        RuleId::Interpreter,
+    );
+    denied_as(
+        "cargo run --config target.'cfg(all())'.runner='x'",
+        RuleId::Interpreter,
+    );
+    denied_as(
+        "cargo build --config build.rustc-wrapper='x'",
+        RuleId::Interpreter,
+    );
+    denied_as("cargo build --config /tmp/evil.toml", RuleId::Interpreter);
+    denied_as(
+        "cargo build --config 'env.RUSTC_WRAPPER=\"x\"'",
+        RuleId::Interpreter,
+    );
+    for c in [
+        "RUSTC_WRAPPER='rm -rf src' cargo build",
+        "RUSTC_WORKSPACE_WRAPPER='rm -rf src' cargo check",
+        "CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_RUNNER='rm -rf src' cargo run",
+        "export CARGO_TARGET_AARCH64_APPLE_DARWIN_RUNNER='rm -rf src'; cargo test",
+        "go run -exec 'rm -rf src' .",
+        "go test -exec='rm -rf src' ./...",
+        "go build -toolexec 'rm -rf src' ./...",
+    ] {
+        denied_as(c, RuleId::RecursiveDelete);
+    }
+    denied_as(
+        "RUSTFLAGS='-C linker=/tmp/evil' cargo build",
+        RuleId::Interpreter,
+    );
+    denied_as("GOFLAGS=-exec=evil go test ./...", RuleId::Interpreter);
+    denied("RUSTC_WRAPPER=\"$W\" cargo build");
+    for c in [
+        "cargo test",
+        "cargo --config net.git-fetch-with-cli=true build",
+        "RUSTC_WRAPPER=sccache cargo build",
+        "RUSTFLAGS='-D warnings' cargo clippy",
+        "go test ./...",
+        "go test -run TestX -v ./...",
+        "go vet ./...",
+    ] {
+        assert_allowed(c);
+    }
+}
+
+#[test]
+fn r2_pagers_and_preprocessors_in_the_environment() {
+    for c in [
+        "LESSOPEN='|rm -rf src %s' less README.md",
+        "LESSOPEN='||rm -rf src %s' less README.md",
+        "export LESSOPEN='|rm -rf src %s'; man ls",
+        "LESSCLOSE='rm -rf src %s %s' less README.md",
+        "MANPAGER='rm -rf src' man ls",
+        "PAGER='rm -rf src' man ls",
+        "PAGER='rm -rf src' pydoc3 os",
+    ] {
+        denied_as(c, RuleId::RecursiveDelete);
+    }
+    denied("LESSOPEN=\"$X\" less README.md");
+    for c in [
+        "LESSOPEN='|lesspipe %s' less README.md",
+        "MANPAGER=cat man ls",
+        "PAGER=cat git log",
+        "man ls",
+    ] {
+        assert_allowed(c);
+    }
+}
+
+#[test]
+fn r2_compiled_from_unseen_code_then_run() {
+    for c in [
+        "gcc -x c - -o /tmp/a.out <<< 'int main(){return system(\"rm -rf src\");}' && /tmp/a.out",
+        "echo 'int main(){}' | cc -x c -o /tmp/b - && /tmp/b",
+        "printf 'int main(){}' > /tmp/x.c && cc /tmp/x.c -o /tmp/x && /tmp/x",
+        "printf 'fn main(){}' > /tmp/x.rs && rustc /tmp/x.rs -o /tmp/x && /tmp/x",
+        "cd /tmp && gcc -x c - <<< 'int main(){}' && ./a.out",
+    ] {
+        denied_as(c, RuleId::NotStatic);
+    }
+    for c in [
+        "gcc -wrapper rm,-rf,src x.c",
+        "echo 'int main(){}' | tcc -run -",
+        "clang -fplugin=/tmp/p.so x.c",
+        "rustc -C linker=/tmp/evil x.rs",
+    ] {
+        denied_as(c, RuleId::Interpreter);
+    }
+    for c in [
+        "gcc src/main.c -o /tmp/app && /tmp/app",
+        "cc -O2 -Wall -o target/app src/main.c",
+        "rustc --edition 2021 src/main.rs -o /tmp/m",
+    ] {
+        assert_allowed(c);
+    }
+}
