@@ -123,6 +123,133 @@ fn split_parent(absolute: &str) -> Option<(&str, &str)> {
     Some((if slash == 0 { "/" } else { &absolute[..slash] }, name))
 }
 
+/// Extensions of compiler and interpreter outputs a build regenerates.
+const ARTIFACT_EXTENSIONS: &[&str] =
+    &["pyc", "pyo", "o", "obj", "class", "gcda", "gcno", "profraw"];
+
+/// Whether the `-name` pattern `name` ends with a literal artifact extension (`*.pyc`).
+fn artifact_extension(name: &str) -> bool {
+    name.rsplit_once('.').is_some_and(|(_, ext)| {
+        !has_wildcard(ext)
+            && ARTIFACT_EXTENSIONS
+                .iter()
+                .any(|j| j.eq_ignore_ascii_case(ext))
+    })
+}
+
+/// Names of junk files a `find -name` may remove wherever they are.
+const JUNK_NAMES: &[&str] = &[".DS_Store", "Thumbs.db", "desktop.ini", ".coverage"];
+
+/// Cache directories a `find -name` may remove wherever they are (with no tracked file in
+/// them): names that neither git's nor pawl's own directories use.
+const CACHE_DIRS: &[&str] = &[
+    "__pycache__",
+    "node_modules",
+    ".pytest_cache",
+    ".mypy_cache",
+    ".ruff_cache",
+    ".hypothesis",
+    ".tox",
+    ".nox",
+    ".eggs",
+    "htmlcov",
+    ".next",
+    ".nuxt",
+    ".turbo",
+    ".parcel-cache",
+    ".svelte-kit",
+    ".angular",
+    ".nyc_output",
+    ".dart_tool",
+    "*.egg-info",
+];
+
+/// The one `-name` (or `-iname`) pattern of a `find` expression that otherwise only has
+/// `-type`, time, size, depth and output tests, `-delete` and one `-exec`/`-execdir`;
+/// `None` for anything else (`-o`, `!`, `-path`, `-regex`, a second name, ...).
+fn find_single_name(expr: &[Arg]) -> Option<String> {
+    let mut name: Option<String> = None;
+    let mut index = 0;
+    let mut execs = 0;
+    while index < expr.len() {
+        let arg = &expr[index];
+        index += 1;
+        let text = arg.exact()?;
+        match text {
+            "-name" | "-iname" => {
+                if name.is_some() {
+                    return None;
+                }
+                let value = expr.get(index)?.exact()?;
+                index += 1;
+                // `-iname` matches case-insensitively: lower-cased here, and the name
+                // checks below compare without regard to case where it matters.
+                name = Some(if text == "-iname" {
+                    value.to_ascii_lowercase()
+                } else {
+                    value.to_owned()
+                });
+            }
+            "-type" | "-mtime" | "-mmin" | "-atime" | "-amin" | "-ctime" | "-cmin" | "-size"
+            | "-maxdepth" | "-mindepth" => {
+                expr.get(index)?.exact()?;
+                index += 1;
+            }
+            "-print"
+            | "-print0"
+            | "-delete"
+            | "-depth"
+            | "-xdev"
+            | "-mount"
+            | "-empty"
+            | "-a"
+            | "-and"
+            | "-ignore_readdir_race"
+            | "-noleaf" => {}
+            "-exec" | "-execdir" => {
+                execs += 1;
+                if execs > 1 {
+                    return None;
+                }
+                while index < expr.len() && !matches!(expr[index].text.as_str(), ";" | "+") {
+                    index += 1;
+                }
+                index += 1;
+            }
+            _ => return None,
+        }
+    }
+    name
+}
+
+/// Whether `argv` is `rm [-r|-f|-v]... {}` (one `{}`, nothing else): `Some(recursive)`.
+fn find_rm_recursive(argv: &[Arg]) -> Option<bool> {
+    let (first, rest) = argv.split_first()?;
+    let cmd = first.exact()?;
+    if cmd != "rm" && !(cmd.starts_with('/') && cmd.ends_with("/rm")) {
+        return None;
+    }
+    let mut recursive = false;
+    let mut placeholders = 0;
+    for arg in rest {
+        match arg.text.as_str() {
+            "{}" => placeholders += 1,
+            "--" => {}
+            "--recursive" => recursive = true,
+            "--force" | "--verbose" => {}
+            t if t.starts_with('-')
+                && !t.starts_with("--")
+                && t.len() > 1
+                && t[1..].chars().all(|c| matches!(c, 'r' | 'R' | 'f' | 'v')) =>
+            {
+                recursive |= t.contains(['r', 'R']);
+            }
+            _ => return None,
+        }
+    }
+    (placeholders == 1).then_some(recursive)
+}
+
 /// Package managers' lock files: `rm -rf node_modules package-lock.json` removes one
 /// ordinary file with the tree.
 const LOCKFILES: &[&str] = &[
@@ -971,6 +1098,117 @@ impl Walker<'_> {
             return refuse(format!("goes through a symbolic link to `{real}`"));
         }
         Some(None)
+    }
+
+    /// Whether `find ROOTS EXPR` with `-delete` (`rm_argv` `None`) or with `-exec rm ... {}`
+    /// (`rm_argv`: the exec'd command, `{}` included) only removes build debris: the
+    /// expression selects by one `-name` that is a build artifact (`*.pyc`, `*.o`,
+    /// `.DS_Store`) or a cache directory (`__pycache__`, `node_modules`), with only `-type`,
+    /// time and depth tests besides; the roots are in the repository or an allowance; the
+    /// name cannot be a protected file's; and no tracked file is selected (or lies in a
+    /// selected directory). Anything else is judged as before (denied).
+    pub(crate) fn find_removes_only_debris(
+        &self,
+        shell: &Shell,
+        roots: &[Arg],
+        expr: &[Arg],
+        rm_argv: Option<&[Arg]>,
+    ) -> bool {
+        // Everything below /tmp or $TMPDIR (that holds neither the repository nor HOME) or in
+        // a build output may go.
+        let in_temp = |root: &Arg| {
+            root.known
+                && !root.glob
+                && self.resolve(shell, &root.text).is_some_and(|abs| {
+                    !self.in_repo(&abs)
+                        && [&self.anchors.repo_root, &self.anchors.home]
+                            .into_iter()
+                            .flatten()
+                            .all(|place| !is_within(place, &abs))
+                        && self.real_path(&abs, true).is_none()
+                        && self.removable(&normalize(&abs, "__pawl_probe__"))
+                })
+        };
+        if !roots.is_empty()
+            && roots
+                .iter()
+                .all(|r| in_temp(r) || self.in_allowance(shell, r))
+        {
+            return rm_argv.is_none_or(|argv| find_rm_recursive(argv).is_some());
+        }
+        let recursive = match rm_argv {
+            None => false,
+            Some(argv) => match find_rm_recursive(argv) {
+                Some(r) => r,
+                None => return false,
+            },
+        };
+        let Some(name) = find_single_name(expr) else {
+            return false;
+        };
+        if roots.is_empty() || name.contains('/') || name.contains(['{', '[', '\\']) {
+            return false;
+        }
+        // Only what a build regenerates: leftovers such as `*.orig` or `*.log` may be the
+        // only copy of something (the corpus keeps `find . -name '*.log' -delete` denied).
+        let junk_file = artifact_extension(&name) || JUNK_NAMES.contains(&name.as_str());
+        let cache_dir = CACHE_DIRS.contains(&name.as_str());
+        if !junk_file && !(cache_dir && (recursive || rm_argv.is_none())) {
+            return false;
+        }
+        // The name must not be a protected file's (open globs such as `.env.*` or
+        // `Dockerfile*` are taken to mean the real thing, not its leftovers).
+        for raw in &self.policy.policy.protected_paths {
+            let last = last_component(raw);
+            if raw.starts_with('!') || last == "**" || last.ends_with('*') {
+                continue;
+            }
+            if globs_may_overlap(&name, last) {
+                return false;
+            }
+        }
+        let Some(root_dir) = self.anchors.repo_root.as_deref() else {
+            return false;
+        };
+        let Ok(name_glob) = GlobBuilder::new(&name).case_insensitive(true).build() else {
+            return false;
+        };
+        let name_matcher = name_glob.compile_matcher();
+        for root in roots {
+            if !root.known || root.glob {
+                return false;
+            }
+            let Some(abs) = self.resolve(shell, &root.text) else {
+                return false;
+            };
+            let Ok(Some(abs)) = self.unalias(shell, &abs) else {
+                return false;
+            };
+            if self.real_path(&abs, true).is_some() {
+                return false;
+            }
+            if self.in_allowance(shell, root) {
+                continue;
+            }
+            let Some(rel) = relative_to(&abs, root_dir) else {
+                return false;
+            };
+            let first = rel.split('/').next().unwrap_or("");
+            if first == ".git" || first == ".pawl" {
+                return false;
+            }
+            let under = |path: &str| rel.is_empty() || is_within(path, rel);
+            let selected = |path: &str| under(path) && name_matcher.is_match(last_component(path));
+            let tracked =
+                self.ctx.tracked.any_tracked_matching(
+                    &|dir: &str| cache_dir && selected(dir),
+                    &|file: &str| selected(file),
+                );
+            if tracked != Some(false) {
+                return false;
+            }
+        }
+        true
     }
 
     /// The protected glob that some path the glob `pattern` (absolute) can match falls

@@ -1550,8 +1550,9 @@ impl Walker<'_> {
             index += 1;
             match token {
                 "-delete" => {
-                    let roots_ok =
-                        !roots.is_empty() && roots.iter().all(|r| self.in_allowance(shell, r));
+                    let roots_ok = (!roots.is_empty()
+                        && roots.iter().all(|r| self.in_allowance(shell, r)))
+                        || self.find_removes_only_debris(shell, &roots, &args[roots.len()..], None);
                     if !roots_ok {
                         self.deny(
                             frame,
@@ -1576,6 +1577,14 @@ impl Walker<'_> {
                         })
                         .collect();
                     index += 1;
+                    if self.find_removes_only_debris(
+                        shell,
+                        &roots,
+                        &args[roots.len()..],
+                        Some(&argv),
+                    ) {
+                        continue;
+                    }
                     self.rewrap(
                         &format!("find {token}"),
                         argv,

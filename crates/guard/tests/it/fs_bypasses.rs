@@ -299,6 +299,8 @@ fn b104_other_deleters() {
         "cmake -E rm -rf build",
         "rimraf node_modules",
         "find target -name '*.o' -delete",
+        "find /tmp/build -delete",
+        "find \"$TMPDIR\" -name 'x*' -exec rm -rf {} +",
     ] {
         assert_allowed(c);
     }
@@ -1193,4 +1195,84 @@ impl TrackedFiles for Unlisted {
     fn has_tracked_under(&self, dir: &str) -> bool {
         dir.is_empty()
     }
+}
+
+#[test]
+fn r2_f3_find_removes_build_debris() {
+    for c in [
+        "find . -name '*.pyc' -delete",
+        "find . -name .DS_Store -delete",
+        "find . -type f -name '*.class' -delete",
+        "find src -name '*.o' -delete",
+        "find . -type d -name __pycache__ -exec rm -rf {} +",
+        "find . -name __pycache__ -type d -exec rm -rf {} +",
+        "find . -name node_modules -type d -prune -exec rm -rf {} + 2>/dev/null || true",
+        "find . -name '*.pyc' -exec rm {} \\;",
+        "find target -name '*.d' -exec rm {} +",
+        "find . -iname '*.PYC' -delete",
+        "find /tmp -name 'demo-*' -mtime +1 -delete",
+        "find target -name '*.o' -delete",
+        "find /tmp/build -delete",
+        "find \"$TMPDIR\" -name 'x*' -exec rm -rf {} +",
+    ] {
+        if c.contains("-prune") {
+            // `-prune` is not modelled: stays denied.
+            assert_blocked(c);
+        } else {
+            assert_allowed(c);
+        }
+    }
+    for c in [
+        // Not debris, or more than a name selects.
+        "find . -name '*.rs' -delete",
+        "find . -name '*.key' -delete",
+        "find . -name '*' -delete",
+        "find . -delete",
+        "find . -name '*.pyc' -o -name '*.rs' -delete",
+        "find . ! -name '*.pyc' -delete",
+        "find . -path '*.pyc' -delete",
+        "find . -name src -exec rm -rf {} +",
+        "find . -name build -exec rm -rf {} +",
+        "find . -name tmp -exec rm -rf {} +",
+        "find . -name '*.pyc' -exec rm -rf {} src +",
+        "find . -name '*.pyc' -exec sh -c 'rm -rf src' \\;",
+        "find .git -name '*.orig' -delete",
+        "find .. -name '*.orig' -delete",
+        "find / -name '*.orig' -delete",
+        "find ~ -name '*.pyc' -delete",
+        "find /tmp/.. -name '*.pyc' -delete",
+        "find /var/tmp -delete",
+        "find /tmp -name x -exec sh -c 'rm -rf src' \\;",
+        "find \"$D\" -name '*.pyc' -delete",
+        "find -L . -name '*.pyc' -delete",
+        "find . -name '.env*' -delete",
+        "find . -name 'Dockerfile' -delete",
+        // A tracked file would be removed.
+        "find . -name '*.md' -delete",
+        // Leftovers that may be the only copy of something (the corpus keeps these denied).
+        "find . -name '*.orig' -delete",
+        "find . -name '*.log' -delete",
+        "find . -name '*.bak' -exec rm {} \\;",
+        "find . -name '*.orig' -exec rm -f {} \\;",
+    ] {
+        assert_blocked(c);
+    }
+    let mut ctx = corpus_context();
+    ctx.tracked = Arc::new(
+        ["src/a.o", "lib/__pycache__/keep.pyc", "README.md"]
+            .into_iter()
+            .collect::<pawl_guard::TrackedSet>(),
+    );
+    for c in [
+        "find . -name '*.o' -delete",
+        "find src -name '*.o' -delete",
+        "find . -type d -name __pycache__ -exec rm -rf {} +",
+        "find lib -name '*.pyc' -delete",
+    ] {
+        assert!(with_ctx(c, &ctx).is_deny(), "{c}");
+    }
+    assert!(with_ctx("find docs -name '*.o' -delete", &ctx).is_allow());
+    let mut ctx = corpus_context();
+    ctx.tracked = Arc::new(Unlisted);
+    assert!(with_ctx("find . -name '*.pyc' -delete", &ctx).is_deny());
 }
