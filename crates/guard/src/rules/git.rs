@@ -3217,8 +3217,47 @@ impl Walker<'_> {
             // `gh pr` alone prints help.
             return;
         };
-        if !action.exact().is_some_and(|a| reads.contains(&a)) {
-            self.forge_deny(frame, &format!("{base} {group_name} {}", action.text));
+        if action.exact().is_some_and(|a| reads.contains(&a)) {
+            return;
+        }
+        match (group_name, action.exact()) {
+            // `gh repo clone OWNER/REPO [DIR] [-- GITFLAGS]` runs `git clone`.
+            ("repo", Some("clone")) => {
+                let rest = &args[at..];
+                let dashdash = rest.iter().position(|a| a.is("--"));
+                let (own, git_flags) = match dashdash {
+                    Some(d) => (&rest[..d], &rest[d + 1..]),
+                    None => (rest, &[][..]),
+                };
+                let operands: Vec<&Arg> = own.iter().filter(|a| !a.text.starts_with('-')).collect();
+                let Some(repo) = operands.first() else {
+                    return;
+                };
+                let mut argv = vec![Arg::lit("clone")];
+                argv.extend(git_flags.iter().cloned());
+                // The URL's last part names the directory, as for git.
+                argv.push(Arg {
+                    text: format!("https://github.com/{}", repo.text),
+                    known: repo.known,
+                    glob: false,
+                });
+                argv.extend(operands.get(1).map(|d| (*d).clone()));
+                self.git(&argv, shell, frame);
+            }
+            ("pr" | "mr", Some("checkout")) => self.fail_closed(
+                frame,
+                RuleId::NotStatic,
+                format!("{base} {group_name} checkout switches to a branch the guard cannot know"),
+            ),
+            (_, Some("download" | "clone")) => self.fail_closed(
+                frame,
+                RuleId::NotStatic,
+                format!(
+                    "{base} {group_name} {} writes files the guard cannot list",
+                    action.text
+                ),
+            ),
+            _ => self.forge_deny(frame, &format!("{base} {group_name} {}", action.text)),
         }
     }
 

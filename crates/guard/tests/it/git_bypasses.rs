@@ -962,7 +962,6 @@ fn r2_forge_publishing() {
             "gh pr close 1",
             "gh pr edit 1 --add-label x",
             "gh pr ready 1",
-            "gh pr checkout 1",
             "gh release create v1",
             "gh release upload v1 x.tgz",
             "gh release delete v1",
@@ -1036,6 +1035,10 @@ fn r2_forge_publishing() {
             "gh my-extension",
             "gh \"$CMD\" merge",
             "hg --config alias.x=push x",
+            "gh pr checkout 1",
+            "glab mr checkout 1",
+            "gh run download 1",
+            "gh release download v1",
             "GH_PAGER=\"$P\" gh pr view 1",
         ],
     );
@@ -1043,8 +1046,16 @@ fn r2_forge_publishing() {
         RuleId::RecursiveDelete,
         &["GH_PAGER='rm -rf src;:' gh pr view 1"],
     );
+    // gh repo clone is git clone: the directory it fills is judged.
+    denied_by(
+        RuleId::ProtectedPath,
+        &["gh repo clone o/r secrets", "gh repo clone o/migrations"],
+    );
+    denied(&["gh repo clone o/r -- --upload-pack='git push;:'"]);
     allowed(&[
         "gh pr view",
+        "gh repo clone o/r",
+        "gh repo clone o/r /tmp/r -- --depth=1",
         "gh pr view 12 --json title,body",
         "gh pr list --state open",
         "gh pr diff 12",
