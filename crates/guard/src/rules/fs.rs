@@ -1379,6 +1379,47 @@ impl Walker<'_> {
         frame: &Frame,
         what: &str,
     ) {
+        if !arg.glob && self.maybe_link_made_here(shell, arg) {
+            self.deny(
+                frame,
+                RuleId::NotStatic,
+                format!(
+                    "{what} `{}`: this command line created a link there, and a write through it changes the file it points to; write that file by its own name",
+                    arg.text
+                ),
+            );
+            return;
+        }
+        self.check_write_here(arg, mode, shell, frame, what);
+    }
+
+    /// Whether `arg` may be (or lie under) a symbolic link an earlier command of this line
+    /// created (`ln -s`, `cp -s`): links to tracked files are allowed, writes through them
+    /// are not.
+    fn maybe_link_made_here(&self, shell: &Shell, arg: &Arg) -> bool {
+        let links = self.found.iter().any(|c| {
+            let base = c
+                .argv
+                .first()
+                .map_or("", |a| a.rsplit('/').next().unwrap_or(a));
+            let short_s = |a: &str| a.starts_with('-') && !a.starts_with("--") && a.contains('s');
+            matches!(base, "ln" | "link")
+                || (base == "cmake" && c.argv.iter().any(|a| a.contains("link")))
+                || (base == "cp" && c.argv.iter().any(|a| short_s(a) || a.starts_with("--sy")))
+        });
+        links && self.is_written(shell, arg)
+    }
+
+    /// Judges one write to `arg`, without asking whether a link made earlier in the line is
+    /// in the way (the link's own creation).
+    fn check_write_here(
+        &mut self,
+        arg: &Arg,
+        mode: WriteMode,
+        shell: &Shell,
+        frame: &Frame,
+        what: &str,
+    ) {
         if arg.known && is_device(&arg.text) {
             return;
         }
@@ -1496,7 +1537,15 @@ impl Walker<'_> {
         {
             return;
         }
-        if !self.in_allowance(shell, arg) {
+        // These programs follow a link at the end of the path: judge where it leads, and
+        // refuse a link this line made.
+        let through_link = !arg.glob
+            && (self.maybe_link_made_here(shell, arg)
+                || self
+                    .resolve(shell, &arg.text)
+                    .and_then(|abs| self.real_path(&abs, true))
+                    .is_some_and(|real| !self.removable(&real)));
+        if through_link || !self.in_allowance(shell, arg) {
             self.deny(
                 frame,
                 RuleId::DestructiveShell,
@@ -1642,7 +1691,9 @@ impl Walker<'_> {
                 );
                 if !p.has(&["-l", "-t", "-v", "-p", "-c", "-z", "-Z", "-h", "--help"]) {
                     let dir = p.value(&["-d"]).cloned();
-                    self.check_extract("unzip", dir.as_ref(), shell, frame);
+                    // `-:` keeps `../` in member names; without it unzip strips them.
+                    let confined = !p.has(&["-:"]);
+                    self.check_extract_into("unzip", dir.as_ref(), confined, shell, frame);
                 }
             }
             "7z" | "7za" | "7zr" | "7zz" => {
@@ -2107,7 +2158,11 @@ impl Walker<'_> {
             return;
         }
         if !dest_is_dir {
-            self.check_write(&dest, WriteMode::Clobber, shell, frame, &what);
+            if symbolic || hard {
+                self.check_write_here(&dest, WriteMode::Clobber, shell, frame, &what);
+            } else {
+                self.check_write(&dest, WriteMode::Clobber, shell, frame, &what);
+            }
             if self.denial.is_some() {
                 return;
             }
@@ -2325,7 +2380,10 @@ impl Walker<'_> {
                 ))
             } else if self.in_repo(&abs) && !self.removable(&abs) {
                 let (file, under) = self.is_tracked_path(&abs);
-                (file || under).then(|| {
+                // A symbolic link to a tracked file is no write to it (writes through it are
+                // judged where it leads, by the filesystem view or as made in this line); a
+                // hard link is the file itself, and a link to a tree lets `rm -r` reach it.
+                (under || (file && !symbolic)).then(|| {
                     (
                         RuleId::Clobber,
                         "a tracked file or a directory with tracked files".to_owned(),
@@ -2346,6 +2404,52 @@ impl Walker<'_> {
                 return;
             }
         }
+    }
+
+    /// Like [`Self::check_extract`], for an extractor that keeps every member inside the
+    /// destination (`confined`: GNU tar and bsdtar without `-P`, unzip without `-:` strip
+    /// leading `/` and `../`, and do not write through symbolic links they extracted): a
+    /// named subdirectory of the repository that is not the root, holds no tracked file and
+    /// no protected path, and is not inside one (`tests/fixtures`), may receive it.
+    fn check_extract_into(
+        &mut self,
+        what: &str,
+        dir: Option<&Arg>,
+        confined: bool,
+        shell: &Shell,
+        frame: &Frame,
+    ) {
+        if confined
+            && let Some(arg) = dir
+            && self.fresh_subdirectory(shell, arg)
+        {
+            return;
+        }
+        self.check_extract(what, dir, shell, frame);
+    }
+
+    /// Whether `arg` names a subdirectory of the repository (not the root) that is neither
+    /// tracked nor holds tracked files, is not protected nor holds protected paths, where it
+    /// is written and where it leads.
+    fn fresh_subdirectory(&self, shell: &Shell, arg: &Arg) -> bool {
+        let Ok(absolute) = self.target_path(shell, arg) else {
+            return false;
+        };
+        let Ok(Some(absolute)) = self.unalias(shell, &absolute) else {
+            return false;
+        };
+        let real = self.real_path(&absolute, true);
+        std::iter::once(absolute).chain(real).all(|place| {
+            let Some(root) = self.anchors.repo_root.as_deref() else {
+                return false;
+            };
+            let (file, under) = self.is_tracked_path(&place);
+            matches!(relative_to(&place, root), Some(rel) if !rel.is_empty())
+                && !file
+                && !under
+                && !self.holds_protected(&place)
+                && self.holds_anchor(&place).is_none()
+        })
     }
 
     /// Judges an extraction of an archive (files the guard cannot list) into `dir` (`None`:
@@ -2446,6 +2550,9 @@ impl Walker<'_> {
         let mut operands: Vec<Arg> = Vec::new();
         let mut remove_files = false;
         let mut to_stdout = false;
+        // Member names kept as written (`-P`) or rewritten (`--transform`): they may leave the
+        // destination.
+        let mut unconfined = false;
         let mut index = 0;
         let value_of =
             |letter: char, value: Option<Arg>, dirs: &mut Vec<Arg>, files: &mut Vec<Arg>| {
@@ -2512,6 +2619,12 @@ impl Walker<'_> {
                     modes.push('c');
                 } else if prefix_of(&name, "--remove-files", 5) {
                     remove_files = true;
+                } else if prefix_of(&name, "--absolute-names", 4)
+                    || prefix_of(&name, "--transform", 4)
+                    || prefix_of(&name, "--xform", 3)
+                    || prefix_of(&name, "--keep-directory-symlink", 4)
+                {
+                    unconfined = true;
                 } else if prefix_of(&name, "--to-stdout", 6) {
                     to_stdout = true;
                 }
@@ -2542,8 +2655,9 @@ impl Walker<'_> {
             if dirs.is_empty() {
                 self.check_extract(&format!("{base} -x"), None, shell, frame);
             }
+            let confined = !unconfined && !modes.contains('P') && base != "cmake -E tar";
             for dir in &dirs {
-                self.check_extract(&format!("{base} -x"), Some(dir), shell, frame);
+                self.check_extract_into(&format!("{base} -x"), Some(dir), confined, shell, frame);
             }
         }
         if modes.contains(['c', 'r', 'u', 'A']) {

@@ -92,7 +92,7 @@ fn b100_b101_links_that_lead_out_of_an_allowance() {
         "ln -s /home /tmp/h",
         "ln -s / /tmp/root",
         "ln -s ~ /tmp/home",
-        "cp -s /home/dev/repo/README.md /tmp/x",
+        "cp -s /home/dev/repo/README.md /tmp/x && : > /tmp/x",
         "cp -rs /home/dev/repo /tmp/x",
         "cmake -E create_symlink /home/dev/repo /tmp/x",
     ] {
@@ -341,11 +341,19 @@ fn b119_b120_b124_b130_b134_links_to_protected_or_tracked_paths() {
         ("ln -s migrations m", RuleId::ProtectedPath),
         ("ln -s .pawl p", RuleId::ProtectedPath),
         ("ln -s pawl.toml cfg", RuleId::ProtectedPath),
-        ("ln -sf \"$PWD/README.md\" /tmp/redteam/rl", RuleId::Clobber),
+        // A symbolic link to a tracked file is allowed (round 2, F7); a write through it in
+        // the same line is not, nor is a hard link (the file itself).
+        (
+            "ln -sf \"$PWD/README.md\" /tmp/redteam/rl && echo x > /tmp/redteam/rl",
+            RuleId::NotStatic,
+        ),
         ("ln README.md /tmp/redteam/hl", RuleId::Clobber),
-        ("ln -s src/main.rs /tmp/m", RuleId::Clobber),
+        (
+            "ln -s src/main.rs /tmp/m; cp /dev/null /tmp/m",
+            RuleId::NotStatic,
+        ),
         ("cp -l README.md /tmp/hl", RuleId::Clobber),
-        ("ln -s ../README.md docs/readme", RuleId::Clobber),
+        ("ln -s ../src docs/src", RuleId::Clobber),
         ("ln -s ../../.env target/x", RuleId::ProtectedPath),
     ] {
         denied_by(c, rule);
@@ -1275,4 +1283,99 @@ fn r2_f3_find_removes_build_debris() {
     let mut ctx = corpus_context();
     ctx.tracked = Arc::new(Unlisted);
     assert!(with_ctx("find . -name '*.pyc' -delete", &ctx).is_deny());
+}
+
+#[test]
+fn r2_f6_extraction_into_a_fresh_subdirectory() {
+    for c in [
+        "tar xzf /tmp/fixtures.tgz -C tests/fixtures",
+        "tar -xzf /tmp/fixtures.tgz -C tests/fixtures",
+        "tar -xf /tmp/f.tar --directory=tests/fixtures",
+        "unzip -o /tmp/data.zip -d tests/fixtures",
+        "unzip -q /tmp/data.zip -d vendor/data",
+        "mkdir -p tests/fixtures && tar xzf /tmp/f.tgz -C tests/fixtures",
+    ] {
+        assert_allowed(c);
+    }
+    for c in [
+        // The root, directories with tracked files, protected places and their parents.
+        "tar xzf /tmp/f.tgz",
+        "tar xzf /tmp/f.tgz -C .",
+        "tar xzf /tmp/f.tgz -C src",
+        "tar xzf /tmp/f.tgz -C src/legacy",
+        "tar xzf /tmp/f.tgz -C docs",
+        "tar xzf /tmp/f.tgz -C .github",
+        "tar xzf /tmp/f.tgz -C migrations",
+        "tar xzf /tmp/f.tgz -C .claude",
+        "tar xzf /tmp/f.tgz -C .git/hooks",
+        "tar xzf /tmp/f.tgz -C ~",
+        "tar xzf /tmp/f.tgz -C ..",
+        "unzip -o /tmp/d.zip",
+        "unzip -o /tmp/d.zip -d .",
+        "unzip -o /tmp/d.zip -d src",
+        // Member names kept absolute or with `..`, or rewritten.
+        "tar xPzf /tmp/f.tgz -C tests/fixtures",
+        "tar -xzPf /tmp/f.tgz -C tests/fixtures",
+        "tar -xzf /tmp/f.tgz --absolute-names -C tests/fixtures",
+        "tar -xzf /tmp/f.tgz --abs -C tests/fixtures",
+        "tar -xzf /tmp/f.tgz --transform='s,^,../../,' -C tests/fixtures",
+        "unzip -: /tmp/d.zip -d tests/fixtures",
+        "unzip -o -: /tmp/d.zip -d tests/fixtures",
+        "tar xzf /tmp/f.tgz -C \"$D\"",
+    ] {
+        assert_blocked(c);
+    }
+}
+
+#[test]
+fn r2_f7_symbolic_links_to_tracked_files() {
+    for c in [
+        "ln -s ../scripts/test.sh bin/test",
+        "ln -s ../src/main.rs bin/main.rs",
+        "ln -sf ../README.md docs/README.md",
+        "cd docs && ln -s ../README.md index.md",
+        "ln -s /home/dev/repo/Cargo.toml /tmp/Cargo.toml",
+    ] {
+        assert_allowed(c);
+    }
+    for c in [
+        // Links to protected paths, trees with tracked files, anchors; hard links.
+        "ln -s ../.env bin/env",
+        "ln -s ../src bin/src",
+        "ln -s /home/dev/repo bin/repo",
+        "ln -s /home/dev x",
+        "ln src/main.rs bin/main.rs",
+        "cp -l src/main.rs bin/main.rs",
+        "ln -s ../src target/src",
+        // A write through a link made earlier in the same line.
+        "ln -s ../src/main.rs bin/main.rs && echo x > bin/main.rs",
+        "ln -s ../src/main.rs bin/main.rs; cp /dev/null bin/main.rs",
+        "ln -s ../src/main.rs bin/ && echo x > bin/main.rs",
+        "cp -s /home/dev/repo/src/main.rs bin/m.rs && truncate -s0 bin/m.rs",
+        "ln -sf ../README.md docs/index.md && sed -i d docs/index.md",
+    ] {
+        assert_blocked(c);
+    }
+    denied_by(
+        "ln -s ../src/main.rs bin/main.rs && echo x > bin/main.rs",
+        RuleId::NotStatic,
+    );
+}
+
+#[test]
+fn r2_f7_truncate_follows_links_into_the_repository() {
+    // `/tmp/readme` leads to README.md (see `Links`).
+    let mut ctx = corpus_context();
+    ctx.fs = Arc::new(Links);
+    for c in [
+        "truncate -s0 /tmp/readme",
+        "shred /tmp/readme",
+        "dd if=/dev/zero of=/tmp/readme",
+    ] {
+        let d = with_ctx(c, &ctx);
+        assert!(d.is_deny(), "{c}: {d:?}");
+        // Without the view the path is judged as written.
+        assert!(decide(c).is_allow(), "{c}");
+    }
+    assert!(with_ctx("truncate -s0 /tmp/other.log", &ctx).is_allow());
 }
