@@ -279,6 +279,9 @@ fn dynamic(family: Family) -> &'static [&'static str] {
             "__loader__",
             "__spec__",
             "breakpoint",
+            // pydoc's pagers run a command given as an argument.
+            "pipepager",
+            "tempfilepager",
         ],
         Family::Js => &[
             "eval",
@@ -2184,7 +2187,15 @@ impl Walker<'_> {
         let idents: Vec<&str> = toks.iter().filter_map(Tok::ident).collect();
         // JavaScript: a process or file module's members enumerated or
         // called indirectly.
-        let js_spawns = family == Family::Js && JS_SPAWN_TEXT.iter().any(|k| code.contains(k));
+        // The module name may be built from pieces (`"child" + "_process"`):
+        // folded literals count too.
+        let js_spawn_text = family == Family::Js
+            && (JS_SPAWN_TEXT.iter().any(|k| code.contains(k))
+                || toks
+                    .iter()
+                    .filter_map(Tok::literal)
+                    .any(|l| JS_SPAWN_TEXT.iter().any(|k| l.contains(k))));
+        let js_spawns = js_spawn_text;
         let js_files = family == Family::Js
             && ["\"fs\"", "'fs'", "fs/promises", "node:fs", "fs-extra"]
                 .iter()
@@ -2234,6 +2245,16 @@ impl Walker<'_> {
                 ),
             );
             return;
+        }
+        if let Some(why) = self.aliased_primitive(family, &toks) {
+            deny(self, why);
+            return;
+        }
+        if family == Family::Python {
+            self.python_extracts(base, &toks, shell, frame);
+            if self.denial.is_some() {
+                return;
+            }
         }
         // Deletion.
         let delete_words = deletes(family);
@@ -2304,7 +2325,7 @@ impl Walker<'_> {
                         | "popen2"
                 )
             }),
-            Family::Js => JS_SPAWN_TEXT.iter().any(|k| code.contains(k)),
+            Family::Js => js_spawn_text,
             Family::Lua => idents.iter().any(|w| matches!(*w, "os" | "io")),
             // Perl, Ruby, PHP, R and Julia run commands with builtins
             // (system, backticks, open with a pipe).
@@ -2349,6 +2370,169 @@ impl Walker<'_> {
         }
         // Writes.
         self.code_writes(base, family, code, &toks, shell, frame);
+    }
+
+    /// A function or module that runs commands, deletes or writes files,
+    /// referred to without being called (`f = open`, `from os import system
+    /// as s`, `map(os.system, ...)`, `const {execSync: run} = ...`), or a
+    /// module loaded by a name built at run time (`require(x)`): later calls
+    /// through the alias are invisible to the guard.
+    fn aliased_primitive(&self, family: Family, toks: &[Tok]) -> Option<String> {
+        if !matches!(family, Family::Python | Family::Js) {
+            return None;
+        }
+        let primitive = |w: &str| {
+            spawns(family).iter().any(|(n, _)| *n == w)
+                || deletes(family).contains(&w)
+                || writes(family).iter().any(|(n, _)| *n == w)
+                || matches!(w, "open" | "popen" | "pipepager" | "tempfilepager" | "pipe")
+                || family == Family::Js && matches!(w, "child_process" | "execSync" | "spawnSync")
+        };
+        for (at, tok) in toks.iter().enumerate() {
+            let Tok::Ident(w) = tok else { continue };
+            if family == Family::Js
+                && matches!(w.as_str(), "require" | "import")
+                && toks.get(at + 1).is_some_and(|t| t.is_punct('('))
+                && !(at >= 1 && toks[at - 1].is_punct('.'))
+            {
+                let literal = matches!(
+                    (toks.get(at + 2), toks.get(at + 3)),
+                    (Some(t), Some(close)) if t.literal().is_some() && close.is_punct(')')
+                );
+                if !literal {
+                    return Some(format!(
+                        "loads a module whose name is built at run time (`{w}(...)`); the guard cannot see what it runs"
+                    ));
+                }
+                continue;
+            }
+            if !primitive(w) {
+                continue;
+            }
+            let next = toks.get(at + 1);
+            if next.is_some_and(|n| n.is_punct('(')) {
+                continue;
+            }
+            // Aliased on import: `from os import system as s`.
+            if next.and_then(Tok::ident) == Some("as") {
+                return Some(format!(
+                    "binds `{w}` to another name; the guard cannot follow calls through it"
+                ));
+            }
+            // JS destructuring with a new name: `{ execSync: run }`.
+            if family == Family::Js
+                && next.is_some_and(|n| n.is_punct(':'))
+                && toks.get(at + 2).and_then(Tok::ident).is_some()
+                && at >= 1
+                && matches!(toks[at - 1], Tok::Punct('{' | ','))
+                && spawns(family).iter().any(|(n, _)| n == w)
+            {
+                return Some(format!(
+                    "binds `{w}` to another name; the guard cannot follow calls through it"
+                ));
+            }
+            if next.is_some_and(|n| n.is_punct('.') || n.is_punct('=') || n.is_punct(':')) {
+                continue;
+            }
+            // The token before the dotted name it ends (`os.system`).
+            let mut start = at;
+            // ... or the call it is a member of (`require("fs").writeFileSync`).
+            while start >= 2 && toks[start - 1].is_punct('.') {
+                if toks[start - 2].ident().is_some() {
+                    start -= 2;
+                } else if toks[start - 2].is_punct(')')
+                    && let Some(open) = open_before(toks, start - 2)
+                {
+                    start = open;
+                    if start >= 1 && toks[start - 1].ident().is_some() {
+                        start -= 1;
+                    }
+                } else {
+                    break;
+                }
+            }
+            let Some(prev) = start.checked_sub(1).map(|p| &toks[p]) else {
+                continue;
+            };
+            let referenced = prev.is_punct('=')
+                || prev.is_punct('(')
+                || prev.is_punct('[')
+                || (family == Family::Python
+                    && (prev.is_punct(',') || prev.is_punct(':'))
+                    && !statement_has(toks, at, &["import", "from", "def", "lambda"]))
+                || prev.ident() == Some("return");
+            // `x == open` compares; `f(key=open)` passes it on.
+            let compares = start >= 2 && toks[start - 2].is_punct('=') && prev.is_punct('=')
+                || start >= 2 && toks[start - 2].is_punct('!') && prev.is_punct('=');
+            if referenced && !compares {
+                return Some(format!(
+                    "refers to `{w}` without calling it (an alias or a callback); the guard cannot follow calls through it"
+                ));
+            }
+        }
+        None
+    }
+
+    /// Python archives extracted (`extractall`, `extract`,
+    /// `shutil.unpack_archive`) and trees merged (`copytree(...,
+    /// dirs_exist_ok=True)`): they write files the guard cannot list, so
+    /// the destination must be a build output, /tmp or $TMPDIR.
+    fn python_extracts(&mut self, base: &str, toks: &[Tok], shell: &mut Shell, frame: &Frame) {
+        for (at, tok) in toks.iter().enumerate() {
+            let Tok::Ident(w) = tok else { continue };
+            let (position, keyword) = match w.as_str() {
+                "extractall" => (0, "path"),
+                "extract" => (1, "path"),
+                "unpack_archive" => (1, "extract_dir"),
+                "copytree" => (1, "dst"),
+                _ => continue,
+            };
+            if !toks.get(at + 1).is_some_and(|t| t.is_punct('(')) {
+                continue;
+            }
+            let Some(args) = self.call_tokens(Family::Python, toks, at) else {
+                continue;
+            };
+            let args = split_args(&args);
+            let named = |name: &str| {
+                args.iter().copied().find_map(|a| match a {
+                    [Tok::Ident(n), Tok::Punct('='), rest @ ..] if n == name => Some(rest),
+                    _ => None,
+                })
+            };
+            if w == "copytree" {
+                let merges = named("dirs_exist_ok")
+                    .is_some_and(|v| !matches!(v, [Tok::Ident(f)] if f == "False"));
+                if !merges {
+                    continue;
+                }
+            }
+            let positional: Vec<&[Tok]> = args
+                .iter()
+                .copied()
+                .filter(|a| !matches!(a, [Tok::Ident(_), Tok::Punct('='), ..]))
+                .collect();
+            let dest = named(keyword).or_else(|| positional.get(position).copied());
+            let dir = match dest {
+                None => Some(".".to_owned()),
+                Some([t]) => t.literal().map(str::to_owned),
+                Some(_) => None,
+            };
+            let allowed = dir
+                .as_ref()
+                .is_some_and(|d| self.in_allowance(shell, &Arg::lit(d)));
+            if !allowed {
+                self.deny(
+                    frame,
+                    RuleId::NotStatic,
+                    format!(
+                        "{base} one-liner `{w}` writes files the guard cannot list into `{}`: they may overwrite tracked or protected files; extract or copy into /tmp or a build directory",
+                        dir.as_deref().unwrap_or("a directory named at run time")
+                    ),
+                );
+                return;
+            }
+        }
     }
 
     /// The first sign of dynamic code or dispatch in `toks`.
@@ -2854,10 +3038,7 @@ impl Walker<'_> {
                     (args.get(2).copied(), open_mode(mode))
                 } else if family == Family::Perl && args.len() >= 2 {
                     match lits.get(1).copied().flatten() {
-                        Some(spec)
-                            if spec.trim_start().starts_with('>')
-                                || spec.trim_start().starts_with("+<") =>
-                        {
+                        Some(spec) if open_mode(spec).is_some() => {
                             let mode = open_mode(spec);
                             let path = spec.trim_start_matches(['>', '+', '<', ' ']).trim();
                             if !path.is_empty() {
@@ -2992,7 +3173,49 @@ impl Walker<'_> {
                     .collect();
                 if dest_last {
                     if positional.len() == 1 && receiver.is_some() {
-                        // Path("a").rename("b"): the destination is the argument.
+                        // Path("a").rename("b"): the destination is the
+                        // argument; the receiver goes away (`mv a b`).
+                        if matches!(w.as_str(), "rename" | "replace" | "move") {
+                            let src = match receiver.as_deref() {
+                                Some([t]) => t.literal().map(str::to_owned),
+                                _ => None,
+                            };
+                            let dst = match positional.first().copied() {
+                                Some([t]) => t.literal().map(str::to_owned),
+                                _ => None,
+                            };
+                            match (src, dst) {
+                                (Some(src), Some(dst)) => {
+                                    self.check_write(
+                                        &Arg::lit(&src),
+                                        WriteMode::Delete,
+                                        shell,
+                                        frame,
+                                        &what,
+                                    );
+                                    if self.denial.is_none() {
+                                        self.file_rules(
+                                            "mv",
+                                            &[Arg::lit("--"), Arg::lit(src), Arg::lit(dst)],
+                                            shell,
+                                            frame,
+                                        );
+                                    }
+                                    if self.denial.is_some() {
+                                        return;
+                                    }
+                                }
+                                (None, _) if family == Family::Python => {
+                                    self.deny(
+                                        frame,
+                                        RuleId::NotStatic,
+                                        format!("{what} by moving a path named at run time (`{w}`); it may be a tracked directory"),
+                                    );
+                                    return;
+                                }
+                                _ => {}
+                            }
+                        }
                         (positional.first().copied(), write)
                     } else if positional.len() < 2 {
                         continue;
@@ -3001,17 +3224,48 @@ impl Walker<'_> {
                             w.as_str(),
                             "move" | "rename" | "replace" | "mv" | "renameSync" | "moveSync"
                         ) {
-                            // The source goes away.
-                            if let [t] = positional[0]
-                                && let Some(src) = t.literal()
-                            {
-                                self.check_write(
-                                    &Arg::lit(src),
-                                    WriteMode::Delete,
-                                    shell,
-                                    frame,
-                                    &what,
-                                );
+                            // The source goes away (a directory with it):
+                            // judged as `mv SRC DST`.
+                            let dst = match positional.last().copied() {
+                                Some([t]) => t.literal(),
+                                _ => None,
+                            };
+                            // Python's str.replace is not os.replace.
+                            let string_replace = family == Family::Python
+                                && w == "replace"
+                                && !(at >= 2 && toks[at - 2].ident() == Some("os"));
+                            match (positional[0], dst) {
+                                _ if string_replace => {}
+                                ([t], Some(dst)) if t.literal().is_some() => {
+                                    let src = t.literal().unwrap_or_default();
+                                    self.check_write(
+                                        &Arg::lit(src),
+                                        WriteMode::Delete,
+                                        shell,
+                                        frame,
+                                        &what,
+                                    );
+                                    if self.denial.is_none() {
+                                        self.file_rules(
+                                            "mv",
+                                            &[Arg::lit("--"), Arg::lit(src), Arg::lit(dst)],
+                                            shell,
+                                            frame,
+                                        );
+                                    }
+                                    if self.denial.is_some() {
+                                        return;
+                                    }
+                                }
+                                ([t], _) if t.literal().is_some() => {}
+                                _ => {
+                                    self.deny(
+                                        frame,
+                                        RuleId::NotStatic,
+                                        format!("{what} by moving a file named at run time (`{w}`); it may be a tracked directory"),
+                                    );
+                                    return;
+                                }
                             }
                         }
                         (positional.last().copied(), write)
@@ -3276,6 +3530,22 @@ fn mutates_environment(family: Family, toks: &[Tok]) -> Option<String> {
 
 /// Whether the statement holding token `at` (between separators) contains
 /// one of `words`.
+/// The `(` that the `)` at `close` ends, looking back at most 256 tokens.
+fn open_before(toks: &[Tok], close: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    for at in (close.saturating_sub(256)..=close).rev() {
+        if toks[at].is_punct(')') {
+            depth += 1;
+        } else if toks[at].is_punct('(') {
+            depth -= 1;
+            if depth == 0 {
+                return Some(at);
+            }
+        }
+    }
+    None
+}
+
 fn statement_has(toks: &[Tok], at: usize, words: &[&str]) -> bool {
     let is_sep = |t: &Tok| matches!(t, Tok::Newline | Tok::Punct(';'));
     let start = toks[..at].iter().rposition(is_sep).map_or(0, |p| p + 1);

@@ -1266,3 +1266,75 @@ fn r2_compiled_from_unseen_code_then_run() {
         assert_allowed(c);
     }
 }
+
+#[test]
+fn r2_inline_code_extracts_moves_and_aliases() {
+    // Archives extracted and trees merged into the repository.
+    for c in [
+        "python3 -c 'import zipfile; zipfile.ZipFile(\"/tmp/evil.zip\").extractall()'",
+        "python3 -c 'import tarfile; tarfile.open(\"/tmp/e.tar\").extractall(\".\")'",
+        "python3 -c 'import tarfile; t=tarfile.open(\"/tmp/e.tar\"); t.extract(\"a\", \"src\")'",
+        "python3 -c 'import shutil; shutil.unpack_archive(\"/tmp/evil.zip\",\".\")'",
+        "python3 -c 'import shutil; shutil.unpack_archive(\"/tmp/evil.zip\")'",
+        "python3 -c 'import shutil; shutil.unpack_archive(\"/tmp/e.zip\", extract_dir=d)'",
+        "python3 -c 'import shutil; shutil.copytree(\"/tmp/d\",\".\",dirs_exist_ok=True)'",
+    ] {
+        denied_as(c, RuleId::NotStatic);
+    }
+    // Moving a tracked directory out of the repository, in every language.
+    for c in [
+        "python3 -c 'import os; os.rename(\"src\",\"/tmp/s2\")'",
+        "python3 -c 'import os; os.replace(\"src\",\"/tmp/s2\")'",
+        "python3 -c 'import shutil; shutil.move(\"src\",\"/tmp/s2\")'",
+        "python3 -c 'import pathlib; pathlib.Path(\"src\").rename(\"/tmp/s2\")'",
+        "perl -e 'rename \"src\",\"/tmp/s9\"'",
+        "node -e 'require(\"fs\").renameSync(\"src\",\"/tmp/s10\")'",
+    ] {
+        denied_as(c, RuleId::RecursiveDelete);
+    }
+    denied_as(
+        "python3 -c 'import os; os.replace(x,\"/tmp/s2\")'",
+        RuleId::NotStatic,
+    );
+    denied_as("perl -e 'open(F, \"+>README.md\")'", RuleId::Clobber);
+    // Aliases of builtins and modules that write or run commands.
+    for c in [
+        "python3 -c 'f=open; f(\"README.md\",\"w\")'",
+        "python3 -c 'from os import system as s; s(\"git push\")'",
+        "python3 -c 'import os; list(map(os.system, [\"git push\"]))'",
+        "python3 -c 'import subprocess; r = subprocess.run; r(\"git push\", shell=True)'",
+        "python3 -c 'import pydoc; pydoc.pipepager(\"x\",\"rm -rf src\")'",
+        "node -e 'const m=\"child_process\"; const c=require(m); c.execSync(\"ls\")'",
+        "node -e 'const {execSync: run}=require(\"child_process\"); run(\"git push\")'",
+        "node -e 'const w=require(\"fs\").writeFileSync; w(\"README.md\",\"\")'",
+    ] {
+        denied_as(c, RuleId::Interpreter);
+    }
+    denied_as(
+        "node -e 'const c=require(\"child\"+\"_process\"); c.execSync(\"git push\")'",
+        RuleId::GitPush,
+    );
+    for c in [
+        "python3 -c 'import zipfile; zipfile.ZipFile(\"/tmp/e.zip\").extractall(\"/tmp/out\")'",
+        "python3 -c 'import zipfile; zipfile.ZipFile(\"/tmp/e.zip\").extractall(path=\"target/x\")'",
+        "python3 -c 'import shutil; shutil.unpack_archive(\"/tmp/e.zip\", \"/tmp/x\")'",
+        "python3 -c 'import shutil; shutil.copytree(\"/tmp/d\",\"/tmp/e\",dirs_exist_ok=True)'",
+        "python3 -c 'import shutil; shutil.copytree(\"src\",\"/tmp/src-copy\")'",
+        "python3 -c 'import os; os.rename(\"/tmp/a\",\"/tmp/b\")'",
+        "python3 -c 'import pathlib; pathlib.Path(\"/tmp/a\").rename(\"/tmp/b\")'",
+        "python3 -c 'print(open(\"README.md\").read().replace(\"src\", \"/tmp/x\"))'",
+        "perl -e 'open(F, \"<README.md\"); print <F>'",
+        "node -e 'const {readFileSync, writeFileSync} = require(\"fs\"); console.log(readFileSync(\"README.md\",\"utf8\"))'",
+        "node -e 'const {execSync} = require(\"child_process\"); console.log(execSync(\"git status\").toString())'",
+        "python3 -c 'from subprocess import PIPE, run; print(run([\"git\",\"status\"], stdout=PIPE).stdout)'",
+        "python3 -c 'import json; d=json.load(open(\"package.json\")); print(d[\"version\"])'",
+        "python3 -c 'with open(\"/tmp/out.txt\",\"w\") as f: f.write(\"x\")'",
+    ] {
+        assert_allowed(c);
+    }
+    // Clobbering a tracked file from a one-liner stays denied (part A, kept).
+    denied_as(
+        "python3 -c \"import json; d=json.load(open('package.json')); d['version']='1.0.1'; json.dump(d, open('package.json','w'), indent=2)\"",
+        RuleId::Clobber,
+    );
+}
