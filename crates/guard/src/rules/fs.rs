@@ -1048,6 +1048,12 @@ impl Walker<'_> {
         if text.contains(['{', '(']) || !self.is_allowance_name(last) {
             return None;
         }
+        if text.ends_with('/') || text.ends_with("/.") {
+            // `rm -rf */node_modules/` follows a match that is a link to anywhere.
+            return Some(Some(format!(
+                "the glob `{text}` ends with `/`: a match that is a symbolic link would be followed"
+            )));
+        }
         let root = self.anchors.repo_root.as_deref()?;
         let prefix = glob_prefix(pattern);
         let rel = relative_to(pattern, root)?;
@@ -1424,7 +1430,9 @@ impl Walker<'_> {
             return;
         }
         if arg.glob {
-            if matches!(mode, WriteMode::Modify | WriteMode::Append) {
+            if matches!(mode, WriteMode::Modify | WriteMode::Append)
+                && !self.in_allowance(shell, arg)
+            {
                 // Editing or appending to tracked files is allowed (only clobbering them is
                 // not): the glob may not reach a protected path.
                 if let Some((rule, why)) = self.glob_edit_refusal(shell, arg) {
@@ -2152,6 +2160,22 @@ impl Walker<'_> {
         if symbolic || hard {
             for source in &sources {
                 self.link_target(&what, source, &dest, dest_is_dir, symbolic, shell, frame);
+            }
+            // A link named like a directory that holds protected paths (`.claude`, `.git`)
+            // puts whatever it points to in their place.
+            if !dest_is_dir
+                && let Ok(dest_abs) = self.target_path(shell, &dest)
+                && self.holds_protected(&dest_abs)
+            {
+                self.deny(
+                    frame,
+                    RuleId::ProtectedPath,
+                    format!(
+                        "{what} `{}`: a link there stands in for protected paths",
+                        dest.text
+                    ),
+                );
+                return;
             }
         }
         if self.denial.is_some() {

@@ -1103,6 +1103,10 @@ fn r2_f2_in_place_edits_over_globs() {
     ] {
         assert_blocked(c);
     }
+    // Under /tmp and build outputs anything may be edited.
+    for c in ["sed -i 's/a/b/' /tmp/*", "touch target/*"] {
+        assert_allowed(c);
+    }
     // Clobbering through a glob stays denied.
     for c in ["tee src/*.rs < /dev/null", "cp /dev/null src/*.rs"] {
         assert_blocked(c);
@@ -1155,6 +1159,9 @@ fn r2_f3_globs_of_allowance_directories() {
         "rm -rf ~/.cache",
         "rm -rf ~/.cache/",
         "rm -rf ~/.cache/../.ssh",
+        // A trailing slash follows matches that are links.
+        "rm -rf packages/*/node_modules/",
+        "rm -rf */node_modules/.",
         // Not an allowance name.
         "rm -rf packages/*/src",
         "rm -rf */docs",
@@ -1353,6 +1360,12 @@ fn r2_f7_symbolic_links_to_tracked_files() {
         "ln -s ../src/main.rs bin/ && echo x > bin/main.rs",
         "cp -s /home/dev/repo/src/main.rs bin/m.rs && truncate -s0 bin/m.rs",
         "ln -sf ../README.md docs/index.md && sed -i d docs/index.md",
+        // A link in the place of a directory that holds protected paths.
+        "ln -s /tmp/evil .claude",
+        "ln -sfn /tmp/evil .codex",
+        "ln -s /tmp/evil ~/.claude",
+        "ln -s /tmp/evil alembic",
+        "cp -rs /tmp/evil .gemini",
     ] {
         assert_blocked(c);
     }
