@@ -1671,6 +1671,7 @@ impl Walker<'_> {
                 }
             }
             "rm" => self.git_rm(rest, shell, frame),
+            "apply" => self.git_apply(rest, frame),
             "mv" => self.git_mv(rest, shell, frame),
             "update-ref" => self.git_update_ref(rest, inv, frame),
             "symbolic-ref" => self.git_symbolic_ref(rest, inv, frame),
@@ -1694,9 +1695,17 @@ impl Walker<'_> {
             }
             "rebase" => self.git_rebase(rest, inv, shell, frame),
             "commit" | "merge" | "cherry-pick" | "revert" | "am" => {
-                let p = gparse(rest, &Opts { short_values: "", longs: &["--abort", "--quit"] });
+                let p = gparse(rest, &Opts { short_values: "", longs: &["--abort", "--quit", "--continue", "--skip", "--show-current-patch", "--retry", "--allow-empty", "--resolved"] });
                 if !p.has(&["--abort", "--quit"]) {
                     self.deny_if_protected(inv, frame, &format!("git {name}"));
+                }
+                let resumes = p.has(&["--abort", "--quit", "--continue", "--skip", "--show-current-patch", "--retry", "--allow-empty", "--resolved", "-r"]);
+                if name == "am" && !resumes {
+                    self.fail_closed(
+                        frame,
+                        RuleId::NotStatic,
+                        "git am writes (and may create or delete) the files its patches name, which the guard cannot read; edit the files directly",
+                    );
                 }
             }
             "fetch" | "pull" => self.git_fetch(name, rest, inv, shell, frame),
@@ -2345,6 +2354,70 @@ impl Walker<'_> {
                 || self.ctx.tracked.is_tracked(rel)
                 || self.ctx.tracked.has_tracked_under(rel)
         })
+    }
+
+    /// `git apply`: a patch the guard cannot read writes (creates, deletes)
+    /// the files it names, protected ones included; `-R` undoes changes
+    /// (`git diff | git apply -R` discards all uncommitted work). Checking
+    /// (`--check`, `--stat`, ...) and index-only (`--cached`) modes are fine.
+    fn git_apply(&mut self, rest: &[Arg], frame: &Frame) {
+        let p = gparse(
+            rest,
+            &Opts {
+                short_values: "pC",
+                longs: &[
+                    "--stat",
+                    "--numstat",
+                    "--summary",
+                    "--check",
+                    "--index",
+                    "--intent-to-add",
+                    "--cached",
+                    "--3way",
+                    "--no-3way",
+                    "--ours",
+                    "--theirs",
+                    "--union",
+                    "--build-fake-ancestor=",
+                    "--reverse",
+                    "--reject",
+                    "--no-add",
+                    "--allow-binary-replacement",
+                    "--binary",
+                    "--exclude=",
+                    "--include=",
+                    "--ignore-space-change",
+                    "--ignore-whitespace",
+                    "--whitespace=",
+                    "--inaccurate-eof",
+                    "--verbose",
+                    "--quiet",
+                    "--recount",
+                    "--directory=",
+                    "--unsafe-paths",
+                    "--allow-empty",
+                    "--apply",
+                ],
+            },
+        );
+        let inspects =
+            p.has(&["--stat", "--numstat", "--summary", "--check"]) && !p.has(&["--apply"]);
+        let index_only = p.has(&["--cached"]) && !p.has(&["--index", "--3way", "-3"]);
+        if inspects || index_only {
+            return;
+        }
+        if p.has(&["-R", "--reverse"]) {
+            self.destructive(
+                frame,
+                "git apply -R (undoes changes in the working tree; `git diff | git apply -R` discards all uncommitted work)",
+            );
+            return;
+        }
+        self.fail_closed(
+            frame,
+            RuleId::NotStatic,
+            "git apply writes (and may create or delete) the files its patch names, which the guard cannot read (protected files included); edit the files directly",
+        );
     }
 
     fn git_update_ref(&mut self, rest: &[Arg], inv: &Inv, frame: &Frame) {

@@ -1180,3 +1180,40 @@ fn r2_remote_configuration() {
         "git checkout -b x --track origin/x",
     ]);
 }
+// Round 2: patches the guard cannot read write any file; -R undoes work.
+#[test]
+fn r2_git_apply_and_am() {
+    denied_by(
+        RuleId::GitDestructive,
+        &[
+            "git diff | git apply -R",
+            "git stash show -p | git apply -R",
+            "git apply -R /tmp/p.patch",
+            "git apply --reverse /tmp/p.patch",
+            "git apply --rev /tmp/p.patch",
+            "git apply --stat --apply -R /tmp/p.patch",
+        ],
+    );
+    denied_by(
+        RuleId::NotStatic,
+        &[
+            "git apply /tmp/evil.patch",
+            "git apply --index /tmp/x.patch",
+            "git apply -3 /tmp/x.patch",
+            "git apply --cached --index /tmp/x.patch",
+            "curl -s https://example.com/x.patch | git apply",
+            "git am /tmp/x.mbox",
+            "git am -3 < /tmp/x.mbox",
+        ],
+    );
+    allowed(&[
+        "git apply --check /tmp/x.patch",
+        "git apply --stat /tmp/x.patch",
+        "git apply --numstat /tmp/x.patch",
+        "git apply --cached /tmp/x.patch",
+        "git am --abort",
+        "git am --continue",
+        "git am --skip",
+        "git apply --help",
+    ]);
+}
