@@ -36,6 +36,10 @@ pub const MAX_NESTING: usize = 24;
 pub const MAX_STEPS: usize = 2_000;
 /// Most wrapper commands (`sudo env nice ...`) peeled off one command.
 pub const MAX_WRAPPERS: usize = 32;
+/// Most words of a `for` list walked one by one.
+const MAX_UNROLLED_WORDS: usize = 16;
+/// Most loop-body walks per word, in all, for one input.
+const MAX_UNROLLED: usize = 64;
 /// Most outline lines kept for `explain`.
 const MAX_OUTLINE: usize = 400;
 
@@ -249,13 +253,32 @@ pub(crate) struct Walker<'a> {
     numeric: Vec<String>,
     /// Script files (and `package.json`s) read through the context's reader.
     pub(crate) scripts_read: crate::scripts::ReadCache,
+    /// `TMPDIR` is not set in the environment and the input never assigns it.
+    tmpdir_unset: bool,
+    /// Loop bodies walked once per word so far (`for d in a b c`), bounded.
+    unrolled: usize,
 }
 
 /// Words expand against the shell's variables and the context's anchors.
 struct ScopeView<'s> {
     shell: &'s Shell,
     anchors: &'s Anchors,
+    /// `TMPDIR` is not set in the environment and the input never assigns it.
+    tmpdir_unset: bool,
 }
+
+/// Variables bash sets to a number (unless the input assigns or unsets them).
+const NUMERIC_VARS: &[&str] = &[
+    "PPID",
+    "BASHPID",
+    "RANDOM",
+    "SRANDOM",
+    "SECONDS",
+    "EPOCHSECONDS",
+    "UID",
+    "EUID",
+    "LINENO",
+];
 
 impl words::Scope for ScopeView<'_> {
     fn var(&self, name: &str) -> Option<String> {
@@ -269,8 +292,37 @@ impl words::Scope for ScopeView<'_> {
             "HOME" => self.anchors.home.clone(),
             "TMPDIR" => self.anchors.tmpdir.clone(),
             "PWD" => self.shell.cwd.clone(),
+            _ if NUMERIC_VARS.contains(&name) => Some(words::SOME_NUMBER.to_owned()),
             _ => None,
         }
+    }
+
+    fn substitution(&self, script: &str) -> Option<String> {
+        if self.shell.vars_untrusted || script.contains(['$', '`', ';', '|', '&', '<', '>', '\n']) {
+            return None;
+        }
+        let words: Vec<&str> = script.split_ascii_whitespace().collect();
+        match words.as_slice() {
+            ["pwd"] | ["pwd", "-L"] => self.shell.cwd.clone(),
+            ["git", "rev-parse", "--show-toplevel"] => {
+                // The repository's root when git runs there and nothing points git elsewhere.
+                let root = self.anchors.repo_root.as_deref()?;
+                let cwd = self.shell.cwd.as_deref()?;
+                let redirected = ["GIT_DIR", "GIT_WORK_TREE"].iter().any(|v| {
+                    self.shell.vars.contains_key(*v) || self.shell.env.iter().any(|(n, _)| n == v)
+                });
+                // Only from the root itself: a subdirectory may be a submodule (another root).
+                (!redirected && cwd == root).then(|| root.to_owned())
+            }
+            _ => None,
+        }
+    }
+
+    fn unset(&self, name: &str) -> bool {
+        name == "TMPDIR"
+            && self.tmpdir_unset
+            && !self.shell.vars_untrusted
+            && !self.shell.vars.contains_key(name)
     }
 
     fn home(&self) -> Option<String> {
@@ -425,7 +477,7 @@ fn path_string(p: &std::path::Path) -> String {
 /// `$(git rev-list --count HEAD)`).
 fn prints_a_number(raw: &str) -> bool {
     let raw = raw.trim_matches('"');
-    if raw.starts_with("$((") && raw.ends_with("))") {
+    if raw.starts_with("$((") && raw.ends_with("))") || matches!(raw, "$!" | "$$" | "$?" | "$#") {
         return true;
     }
     let Some(inner) = raw.strip_prefix("$(").and_then(|r| r.strip_suffix(')')) else {
@@ -526,6 +578,8 @@ impl<'a> Walker<'a> {
             made_dirs: Vec::new(),
             numeric: Vec::new(),
             scripts_read: HashMap::new(),
+            tmpdir_unset: ctx.tmpdir.is_none() && !maybe_reassigned(input, "TMPDIR"),
+            unrolled: 0,
         }
     }
 
@@ -1029,6 +1083,29 @@ impl<'a> Walker<'a> {
                 if safe && clause.values.is_some() {
                     shell.arith_safe.insert(name.clone());
                 }
+                // `for d in target dist; do rm -rf "$d"; done`: a short list of literal words
+                // is walked once per word, with the variable bound to it.
+                let literal = safe
+                    && clause.values.is_some()
+                    && !values.is_empty()
+                    && values.len() <= MAX_UNROLLED_WORDS
+                    && self.unrolled + values.len() <= MAX_UNROLLED
+                    && !shell.vars_untrusted
+                    && !shell.ifs_changed
+                    && !shell.integer_vars.contains(&name)
+                    && !CODE_VARS.contains(&name.as_str());
+                if literal {
+                    self.unrolled += values.len();
+                    let body = inner.conditional();
+                    for value in &values {
+                        shell.vars.insert(name.clone(), Some(value.text.clone()));
+                        self.loop_body(&[&clause.body.list], shell, &body);
+                    }
+                    // After the loop (or a `break`) the variable holds one of the words.
+                    shell.vars.insert(name.clone(), None);
+                    shell.arith_safe.insert(name);
+                    return;
+                }
                 // `for f in src/*.rs`: `$f` is one path matching the glob
                 // (a glob with no match stays the pattern itself).
                 if let [only] = values.as_slice()
@@ -1118,6 +1195,7 @@ impl<'a> Walker<'a> {
             &ScopeView {
                 shell,
                 anchors: &self.anchors,
+                tmpdir_unset: self.tmpdir_unset,
             },
             &mut effects,
         );
@@ -1142,6 +1220,7 @@ impl<'a> Walker<'a> {
             &ScopeView {
                 shell,
                 anchors: &self.anchors,
+                tmpdir_unset: self.tmpdir_unset,
             },
         );
         for script in &expanded.substitutions {
@@ -1303,6 +1382,7 @@ impl<'a> Walker<'a> {
             &ScopeView {
                 shell,
                 anchors: &self.anchors,
+                tmpdir_unset: self.tmpdir_unset,
             },
             name,
         )
@@ -1973,7 +2053,11 @@ impl<'a> Walker<'a> {
                     .join(" ")
             ),
         );
-        let Some(name) = first.exact().map(str::to_owned) else {
+        let Some(name) = first
+            .exact()
+            .filter(|n| !n.contains(words::SLASH_FREE))
+            .map(str::to_owned)
+        else {
             self.fail_closed(
                 frame,
                 RuleId::NotStatic,

@@ -10,9 +10,18 @@
 
 use crate::balance::{Mode, scan};
 use brush_parser::word::{
-    BraceExpressionMember, BraceExpressionOrText, Parameter, ParameterExpr, ParameterTransformOp,
-    TildeExpr, WordPiece, WordPieceWithSource,
+    BraceExpressionMember, BraceExpressionOrText, Parameter, ParameterExpr, ParameterTestType,
+    ParameterTransformOp, SpecialParameter, TildeExpr, WordPiece, WordPieceWithSource,
 };
+
+/// The value the guard uses for parameters that always expand to a number (`$$`, `$?`, `$#`):
+/// which digits they hold never matters to a rule, only that they hold no `/`, space or code.
+pub(crate) const SOME_NUMBER: &str = "4242";
+
+/// The value the guard uses for the output of a command known to print one word without `/`,
+/// space or glob character (`$(date +%s)`, `$(whoami)`): as part of a path it keeps the path in
+/// its directory. A command name holding it is not statically known.
+pub(crate) const SLASH_FREE: &str = "pawl-output";
 
 /// Most words a brace expansion may produce before the word is treated as
 /// unknown; bounds work on inputs such as `{1..999999999}`.
@@ -105,6 +114,14 @@ pub(crate) trait Scope {
     /// The glob pattern a variable stands for (`for f in src/*.rs`): each
     /// value is one path matching it.
     fn glob_var(&self, _name: &str) -> Option<String> {
+        None
+    }
+    /// Whether the variable is surely unset (`${TMPDIR:-/tmp}` is then `/tmp`).
+    fn unset(&self, _name: &str) -> bool {
+        false
+    }
+    /// The output of the command substitution `script` when the scope knows it (`$(pwd)`).
+    fn substitution(&self, _script: &str) -> Option<String> {
         None
     }
 }
@@ -536,6 +553,37 @@ fn pieces_into(
                 param_substitutions(expr, &mut out.substitutions);
                 param_effects(expr, scope, out);
                 let value = match expr {
+                    // `$$`, `$?`, `$#`: digits.
+                    ParameterExpr::Parameter {
+                        parameter:
+                            Parameter::Special(
+                                SpecialParameter::ProcessId
+                                | SpecialParameter::LastExitStatus
+                                | SpecialParameter::PositionalParameterCount,
+                            ),
+                        indirect: false,
+                    } => Some(SOME_NUMBER.to_owned()),
+                    // `${X:-default}`: the value when it is set (and not empty), the default
+                    // when it is surely unset or empty.
+                    ParameterExpr::UseDefaultValues {
+                        parameter: Parameter::Named(name),
+                        indirect: false,
+                        test_type,
+                        default_value,
+                    } if scope.glob_var(name).is_none() => {
+                        let default = || known_text(default_value.as_deref().unwrap_or(""), scope);
+                        match scope.var(name) {
+                            Some(v)
+                                if !v.is_empty()
+                                    || matches!(test_type, ParameterTestType::Unset) =>
+                            {
+                                Some(v)
+                            }
+                            Some(_) => default(),
+                            None if scope.unset(name) => default(),
+                            None => None,
+                        }
+                    }
                     ParameterExpr::Parameter {
                         parameter: Parameter::Named(name),
                         indirect: false,
@@ -556,7 +604,13 @@ fn pieces_into(
             }
             WordPiece::CommandSubstitution(s) | WordPiece::BackquotedCommandSubstitution(s) => {
                 out.substitutions.push(s.clone());
-                acc.push_unknown(shown(raw, piece));
+                match scope.substitution(s).or_else(|| slash_free_output(s)) {
+                    // Trailing newlines are removed from the output.
+                    Some(v) => {
+                        acc.push_expanded(v.trim_end_matches('\n'), quoted, scope.ifs_changed())
+                    }
+                    None => acc.push_unknown(shown(raw, piece)),
+                }
             }
             WordPiece::ArithmeticExpression(expr) => {
                 out.substitutions.extend(nested_substitutions(&expr.value));
@@ -564,6 +618,58 @@ fn pieces_into(
                 acc.push_unknown(shown(raw, piece));
             }
         }
+    }
+}
+
+/// [`SLASH_FREE`] when `script` is a command that prints one word without `/`, whitespace or
+/// glob characters: `date +FORMAT` with such a format, `whoami`, `hostname`, `uname [-smrn]`,
+/// `nproc`, `id -u`, `git rev-parse [--short] HEAD`.
+fn slash_free_output(script: &str) -> Option<String> {
+    if script.contains([
+        '$', '`', ';', '|', '&', '<', '>', '(', ')', '\'', '"', '\\', '\n',
+    ]) {
+        return None;
+    }
+    let words: Vec<&str> = script.split_ascii_whitespace().collect();
+    let fits = match words.as_slice() {
+        ["date", format] | ["date", "-u", format] => format.strip_prefix('+').is_some_and(|f| {
+            let mut chars = f.chars();
+            let mut ok = !f.is_empty();
+            while let Some(c) = chars.next() {
+                ok &= match c {
+                    '%' => chars
+                        .next()
+                        .is_some_and(|d| "sYmdHMSFTjuVGgyIpsNz%".contains(d)),
+                    c => c.is_ascii_alphanumeric() || "-_.:,+@=".contains(c),
+                };
+            }
+            ok
+        }),
+        ["whoami"] | ["hostname"] | ["hostname", "-s"] | ["nproc"] => true,
+        ["uname"] | ["uname", "-s" | "-m" | "-r" | "-n" | "-p"] => true,
+        ["id", "-u" | "-g" | "-un" | "-gn" | "-ur"] => true,
+        ["git", "rev-parse", "HEAD"] | ["git", "rev-parse", "--short", "HEAD"] => true,
+        _ => false,
+    };
+    fits.then(|| SLASH_FREE.to_owned())
+}
+
+/// The value of the text of a parameter expansion's default (`${X:-text}`) when it is one
+/// statically known string without substitutions; `None` otherwise.
+fn known_text(raw: &str, scope: &dyn Scope) -> Option<String> {
+    if raw.is_empty() {
+        return Some(String::new());
+    }
+    if raw.contains(['$', '`']) {
+        return None;
+    }
+    let mut out = Expanded::default();
+    expand_one(&format!("\"{raw}\""), scope, &mut out);
+    match out.args.as_slice() {
+        [one] if one.known && out.substitutions.is_empty() && out.opaque.is_none() => {
+            Some(one.text.clone())
+        }
+        _ => None,
     }
 }
 

@@ -397,6 +397,41 @@ fn xargs_options(args: &[Arg]) -> XargsOptions {
 }
 
 /// The file descriptor a path stands for: `/dev/stdin`, `-` → 0,
+/// Whether `text` (an expansion shown with its unknown parts as written) is known text plus
+/// `$NAME`/`${NAME}` references to variables whose values are free of code (numbers, literal
+/// loop words): splicing their values into the text cannot add commands.
+fn code_free_template(text: &str, shell: &Shell) -> bool {
+    if text.contains('`') {
+        return false;
+    }
+    let mut rest = text;
+    let mut any = false;
+    while let Some(at) = rest.find('$') {
+        let after = &rest[at + 1..];
+        let (name, len) = match after.strip_prefix('{') {
+            Some(inner) => match inner.find('}') {
+                Some(end) => (&inner[..end], end + 2),
+                None => return false,
+            },
+            None => {
+                let end = after
+                    .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                    .unwrap_or(after.len());
+                (&after[..end], end)
+            }
+        };
+        let valid = !name.is_empty()
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            && !name.starts_with(|c: char| c.is_ascii_digit());
+        if !valid || !shell.arith_safe.contains(name) || shell.vars_untrusted {
+            return false;
+        }
+        any = true;
+        rest = &after[len..];
+    }
+    any
+}
+
 /// `/dev/fd/N`, `/proc/self/fd/N` → N.
 fn descriptor_path(text: &str) -> Option<i32> {
     if matches!(text, "/dev/stdin" | "-") {
@@ -1019,6 +1054,12 @@ impl Walker<'_> {
             Some(text) if action.known => {
                 let inner = frame.nested("inside trap").conditional();
                 self.run_script(text, shell, &inner);
+            }
+            // `trap "kill $PID" EXIT`: the text is known but for variables whose values hold
+            // no code (numbers, literal loop words); it is walked with them unknown.
+            _ if !action.glob && code_free_template(&action.text, shell) => {
+                let inner = frame.nested("inside trap").conditional();
+                self.run_script(&action.text, shell, &inner);
             }
             _ => self.fail_closed(
                 frame,

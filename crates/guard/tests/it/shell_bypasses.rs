@@ -772,3 +772,104 @@ fn writes_through_a_read_write_descriptor_clobber_its_file() {
         "cat 0<>README.md",
     ]);
 }
+
+// Round 2, part A: a `for` over a short list of literal words is walked once per word.
+#[test]
+fn loops_over_literal_words_bind_each_word() {
+    assert_all_allowed(&[
+        "for f in src/main.rs src/lib.rs; do sed -i 's/foo/bar/g' \"$f\"; done",
+        "for d in target node_modules dist; do rm -rf \"$d\"; done",
+        "for d in target dist; do rm -rf \"$d\" && echo \"removed $d\"; done",
+        "for f in README.md CHANGELOG.md; do echo >> \"$f\"; done",
+        "for i in 1 2 3; do cargo test --quiet || break; done",
+    ]);
+    assert_rule(
+        "for d in target src; do rm -rf \"$d\"; done",
+        RuleId::RecursiveDelete,
+    );
+    assert_rule("for c in gi; do ${c}t push; done", RuleId::GitPush);
+    assert_rule(
+        "for c in 'rm -rf' echo; do $c src; done",
+        RuleId::RecursiveDelete,
+    );
+    assert_rule(
+        "for f in README.md; do echo x > \"$f\"; done",
+        RuleId::Clobber,
+    );
+    assert_rule(
+        "for f in a .env; do touch \"$f\"; done",
+        RuleId::ProtectedPath,
+    );
+    // Nested literal loops, each iteration seeing the other's word.
+    assert_rule(
+        "for a in x git; do for b in status push; do $a $b; done; done",
+        RuleId::GitPush,
+    );
+    assert_all_blocked(&[
+        // After the loop the variable may hold any of the words (or the loop broke early).
+        "for d in target; do :; done; rm -rf \"$d\"",
+        // Too many words: unknown as before.
+        "for d in a b c d e f g h i j k l m n o p q; do rm -rf \"$d\"; done",
+        // A word with code or a glob is not literal.
+        "for d in target 'src'$(true); do rm -rf \"$d\"; done",
+    ]);
+    // Many nested literal loops stay bounded.
+    let nested = "for a in 1 2 3 4 5 6 7 8; do for b in 1 2 3 4 5 6 7 8; do for c in 1 2 3 4 5 6 7 8; do echo $a$b$c; done; done; done";
+    let _ = decide(nested);
+}
+
+// Round 2, part A: `trap "kill $PID" EXIT` with a variable that holds a number.
+#[test]
+fn trap_actions_with_numeric_variables_are_walked() {
+    assert_all_allowed(&[
+        "python3 -m http.server 9000 & SERVER_PID=$!; trap \"kill $SERVER_PID\" EXIT; curl localhost:9000",
+        "n=$(nproc); trap \"echo $n\" EXIT",
+        "for s in 1 2; do trap \"echo $s\" EXIT; done",
+    ]);
+    assert_all_blocked(&[
+        "x=$(cat f); trap \"echo $x\" EXIT",
+        "trap \"kill $UNSET\" EXIT",
+        "pid=$!; trap \"git push; kill $pid\" EXIT",
+        "pid=$!; trap \"$pid\" EXIT",
+        "pid=$!; trap \"kill $pid; $(cat f)\" EXIT",
+    ]);
+    assert_rule("pid=$!; trap \"git push; kill $pid\" EXIT", RuleId::GitPush);
+}
+
+// Round 2, part A: words whose value is a number, a temp directory either way, the
+// repository root or the cwd, or a slash-free command output.
+#[test]
+fn harmless_dynamic_words_are_modelled() {
+    assert_all_allowed(&[
+        "rm -rf /tmp/demo_$$",
+        "rm -rf \"/tmp/demo-$RANDOM\"",
+        "rm -rf /tmp/build.$PPID /tmp/x$BASHPID",
+        "rm -rf ${TMPDIR:-/tmp}/demo",
+        "rm -rf \"${TMPDIR:-/tmp}/demo\"",
+        "sed -i 's/a + b/a - b/' \"$(git rev-parse --show-toplevel)/src/lib.rs\"",
+        "rm -rf \"$(git rev-parse --show-toplevel)/target\"",
+        "rm -rf \"$(pwd)/target\"",
+        "cp target/release/demo \"/tmp/demo-$(date +%s)\"",
+        "echo hi > \"/tmp/log-$(date +%Y%m%d)-$(whoami).txt\"",
+        "cp x /tmp/build-`uname -m`",
+        "mkdir -p /tmp/out-$(git rev-parse --short HEAD)",
+    ]);
+    assert_all_blocked(&[
+        "rm -rf \"$(git rev-parse --show-toplevel)/src\"",
+        "rm -rf \"$(pwd)/src\"",
+        "cd src && rm -rf \"$(pwd)/legacy\"",
+        "rm -rf \"${NOPE:-/tmp}/demo\"",
+        // Output with spaces or slashes is not modelled.
+        "rm -rf /tmp/$(date)",
+        "rm -rf /tmp/$(date +%D)",
+        "rm -rf /tmp/$(date +%Y/%m)",
+        // As a command name it is not known.
+        "$(whoami) -rf src",
+        "$(date +%s)",
+        // Inside the repository a slash-free name is still a name in the repository.
+        "cp x \"$(git rev-parse --show-toplevel)/$(date +%s)\" && rm -rf \"$(git rev-parse --show-toplevel)/$(date +%s)\"",
+    ]);
+    assert_rule("rm -rf \"$(pwd)/src\"", RuleId::RecursiveDelete);
+    // `unset` makes the numeric variables unknown again.
+    assert_blocked("unset RANDOM; rm -rf /tmp/$RANDOM/../../home/dev/repo");
+}
