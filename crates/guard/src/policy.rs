@@ -199,8 +199,15 @@ pub fn default_protected_paths() -> Vec<String> {
 /// Not included: `.terraform` (it holds state), `vendor` (often committed), `env` (a name
 /// too general).
 pub fn default_allowances() -> Vec<String> {
-    // Caches under `~/.cache` (pip, uv, ...) are rebuilt on demand.
-    let mut out = strings(&["/tmp/**", "$TMPDIR/**", "~/.cache/*", "~/.cache/*/**"]);
+    // Caches under `~/.cache` (pip, uv, ...) and cargo's download cache are rebuilt on demand.
+    let mut out = strings(&[
+        "/tmp/**",
+        "$TMPDIR/**",
+        "~/.cache/*",
+        "~/.cache/*/**",
+        "~/.cargo/registry/cache",
+        "~/.cargo/registry/cache/**",
+    ]);
     for dir in [
         "target",
         "node_modules",

@@ -1146,6 +1146,7 @@ fn r2_f3_globs_of_allowance_directories() {
         "rm -rf target Cargo.lock",
         "rm -rf ~/.cache/pip",
         "rm -rf /home/dev/.cache/uv",
+        "rm -rf \"$HOME/.cargo/registry/cache\"",
     ] {
         assert_allowed(c);
     }
@@ -1159,6 +1160,8 @@ fn r2_f3_globs_of_allowance_directories() {
         "rm -rf ~/.cache",
         "rm -rf ~/.cache/",
         "rm -rf ~/.cache/../.ssh",
+        "rm -rf ~/.cargo",
+        "rm -rf ~/.cargo/registry",
         // A trailing slash follows matches that are links.
         "rm -rf packages/*/node_modules/",
         "rm -rf */node_modules/.",
