@@ -1931,7 +1931,6 @@ const RUNNER_VALUES: &[&str] = &[
     "--find-links",
     "-f",
     "--config-file",
-    "-q-",
     "--cache-dir",
     "--refresh-package",
     "--reinstall-package",
@@ -1950,12 +1949,94 @@ const RUNNER_VALUES: &[&str] = &[
     "--no-binary-package",
     "--only-binary",
     "--no-build-package",
-    "--all-groups-",
-    "-m",
-    "--module",
     "-s",
     "--script",
 ];
+
+/// Subcommands of yarn and pnpm (other words run a script or a package's
+/// program of that name).
+const PM_BUILTINS: &[&str] = &[
+    "add",
+    "install",
+    "i",
+    "remove",
+    "rm",
+    "upgrade",
+    "up",
+    "update",
+    "link",
+    "unlink",
+    "cache",
+    "config",
+    "info",
+    "init",
+    "list",
+    "ls",
+    "outdated",
+    "pack",
+    "publish",
+    "why",
+    "workspaces",
+    "workspace",
+    "global",
+    "audit",
+    "login",
+    "logout",
+    "version",
+    "versions",
+    "create",
+    "import",
+    "set",
+    "plugin",
+    "dedupe",
+    "patch",
+    "patch-commit",
+    "rebuild",
+    "store",
+    "prune",
+    "licenses",
+    "owner",
+    "tag",
+    "team",
+    "bin",
+    "help",
+    "dlx",
+    "exec",
+    "x",
+    "run",
+    "run-script",
+    "test",
+    "t",
+    "start",
+    "restart",
+    "stop",
+    "env",
+    "setup",
+    "fetch",
+    "root",
+    "pkg",
+    "constraints",
+    "explain",
+    "search",
+    "npm",
+    "generate-lock-entry",
+    "autoclean",
+    "check",
+    "policies",
+    "unplug",
+    "doctor",
+    "licenses",
+    "server",
+    "deploy",
+    "recursive",
+    "multi",
+    "m",
+    "-r",
+    "about",
+];
+
+/// Subcommands of bun (besides the package-manager ones).
+const BUN_BUILTINS: &[&str] = &["build", "repl", "upgrade", "completions", "discord", "eval"];
 
 /// Variables whose value is a program cargo or rustc runs.
 const CARGO_PROGRAM_VARS: &[&str] = &[
@@ -2239,7 +2320,27 @@ impl Walker<'_> {
                     );
                     return;
                 }
+                if origin.starts_with("uv") && matches!(name, "-m" | "--module") {
+                    // `uv run -m MODULE ARGS` is `python -m MODULE ARGS`.
+                    let mut argv = vec![Arg::lit("python3"), Arg::lit("-m")];
+                    argv.extend(inline.map(Arg::lit));
+                    argv.extend(args[index..].iter().cloned());
+                    self.run_argv(origin, argv, stdin, shell, frame);
+                    return;
+                }
                 if inline.is_none() && RUNNER_VALUES.contains(&name) {
+                    // Whether this program takes a value here is not always
+                    // certain (`pnpm -w` is a flag): the word after it is
+                    // also judged as the command.
+                    if let Some(next) = args.get(index)
+                        && next.known
+                        && !next.text.starts_with('-')
+                    {
+                        self.run_argv(origin, args[index..].to_vec(), stdin, shell, frame);
+                        if self.denial.is_some() {
+                            return;
+                        }
+                    }
                     index += 1;
                 }
                 continue;
@@ -2294,11 +2395,46 @@ impl Walker<'_> {
             return;
         }
         // The subcommand: the first word that is not an option.
-        let Some(at) = args.iter().position(|a| !a.text.starts_with('-')) else {
+        // The subcommand: the first word that is neither an option nor the
+        // value of one (`npm --prefix dir exec ...`).
+        let mut at = 0;
+        while let Some(arg) = args.get(at) {
+            if !arg.text.starts_with('-') {
+                break;
+            }
+            if !arg.text.contains('=') && RUNNER_VALUES.contains(&arg.text.as_str()) {
+                at += 1;
+            }
+            at += 1;
+        }
+        let Some(sub_arg) = args.get(at) else {
             return;
         };
-        let sub = args[at].text.as_str();
+        if !sub_arg.known {
+            self.fail_closed(
+                frame,
+                RuleId::NotStatic,
+                format!(
+                    "{base} subcommand `{}` is not statically known",
+                    sub_arg.text
+                ),
+            );
+            return;
+        }
+        let sub = sub_arg.text.as_str();
         let rest = &args[at + 1..];
+        // yarn, pnpm and bun run a package's program by its name when no
+        // script has it (`yarn rimraf dist`, `pnpm node -e ...`).
+        if matches!(base, "yarn" | "pnpm" | "bun")
+            && !PM_BUILTINS.contains(&sub)
+            && !(base == "bun" && BUN_BUILTINS.contains(&sub))
+        {
+            let argv: Vec<Arg> = args[at..].to_vec();
+            self.run_argv(&format!("{base} {sub}"), argv, stdin, shell, frame);
+            if self.denial.is_some() {
+                return;
+            }
+        }
         match sub {
             "exec" | "x" | "dlx" => {
                 self.exec_after_options(&format!("{base} {sub}"), rest, stdin, shell, frame)

@@ -1112,6 +1112,14 @@ fn r2_package_manager_runners_walk_their_command() {
         "conda run -n x rm -rf src",
         "pdm run rm -rf src",
         "rye run rm -rf src",
+        "pnpm exec -w rm -rf src",
+        "npm --prefix /tmp exec rm -rf src",
+        "npm -w pkg exec -- rm -rf src",
+        "yarn rimraf src",
+        "pnpm rimraf src",
+        "bun rimraf src",
+        "uv run --python 3.12 rm -rf src",
+        "npx -p rimraf rimraf src",
         "EDITOR='rm -rf src #' npm config edit",
         "npm edit --editor 'rm -rf src #' lodash",
     ] {
@@ -1121,6 +1129,7 @@ fn r2_package_manager_runners_walk_their_command() {
         "npx node -e 'require(\"child_process\").execSync(\"git push\")'",
         "npm exec node -- -e 'require(\"child_process\").execSync(\"git push\")'",
         "uv run bash -c 'git push'",
+        "yarn node -e 'require(\"child_process\").execSync(\"git push\")'",
         "poetry run git push",
     ] {
         denied_as(c, RuleId::GitPush);
@@ -1139,6 +1148,8 @@ fn r2_package_manager_runners_walk_their_command() {
         denied_as(c, RuleId::Interpreter);
     }
     denied("npx \"$TOOL\" src");
+    denied_as("uv run -m zipfile -e /tmp/e.zip .", RuleId::NotStatic);
+    denied_as("uv run --module zipfile -e /tmp/e.zip .", RuleId::NotStatic);
     for c in [
         "npx tsc --noEmit",
         "npx prettier --check .",
@@ -1153,9 +1164,20 @@ fn r2_package_manager_runners_walk_their_command() {
         "pnpm install",
         "pnpm exec vitest run",
         "yarn test",
+        "yarn build",
+        "yarn lint --fix",
+        "yarn add -D vitest",
+        "pnpm add zod",
+        "pnpm run build",
+        "pnpm -r test",
+        "bun install",
+        "bun run dev",
+        "npm --prefix web run build",
         "bun test",
         "uv run pytest",
         "uv run --with pytest pytest -x",
+        "uv run -m pytest -q",
+        "uv run --python 3.12 python -V",
         "uv run scripts/gen.py",
         "uvx ruff check .",
         "poetry run pytest -q",
