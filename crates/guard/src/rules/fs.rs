@@ -1135,6 +1135,11 @@ impl Walker<'_> {
                         && self.removable(&normalize(&abs, "__pawl_probe__"))
                 })
         };
+        // `-follow` (like `-L`, which leaves no roots here) descends through links: anywhere.
+        let follows = expr.iter().any(|a| a.text == "-follow" || !a.known);
+        if follows {
+            return false;
+        }
         if !roots.is_empty()
             && roots
                 .iter()
