@@ -172,7 +172,14 @@ fn package_scripts(base: &str, args: &[Arg]) -> Option<PackageRun> {
             return Some(PackageRun::install(dir, workspace));
         }
         ("npm", _) => return None,
-        // `yarn`/`pnpm` alone install; `yarn install` too.
+        // `yarn`/`pnpm` alone install (not `yarn --version`); `yarn install` too.
+        (_, None)
+            if args
+                .iter()
+                .any(|a| matches!(a.text.as_str(), "-v" | "--version" | "-h" | "--help")) =>
+        {
+            return None;
+        }
         (_, None | Some("install" | "i")) if words.len() <= 1 => {
             return Some(PackageRun::install(dir, workspace));
         }

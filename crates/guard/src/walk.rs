@@ -238,6 +238,8 @@ pub(crate) struct Walker<'a> {
     pub cmd_fds: HashMap<i32, Stdin>,
     /// Output descriptors the simple command being judged opens on files (`>log`, `3<>x`).
     cmd_fd_files: HashMap<i32, FdFile>,
+    /// The file the simple command being judged reads as stdin (`bash < x.sh`).
+    pub(crate) cmd_stdin_file: Option<String>,
     /// The `cd` being walked is the first command of an `&&` list: the
     /// commands after it run only if it succeeded.
     certain_cd: bool,
@@ -572,6 +574,7 @@ impl<'a> Walker<'a> {
             written: Vec::new(),
             cmd_fds: HashMap::new(),
             cmd_fd_files: HashMap::new(),
+            cmd_stdin_file: None,
             certain_cd: false,
             cd_by_and: false,
             cdpath: input.contains("CDPATH"),
@@ -1411,9 +1414,11 @@ impl<'a> Walker<'a> {
     fn simple(&mut self, simple: &ast::SimpleCommand, shell: &mut Shell, frame: &Frame) {
         let saved_fds = std::mem::take(&mut self.cmd_fds);
         let saved_files = std::mem::take(&mut self.cmd_fd_files);
+        let saved_stdin_file = self.cmd_stdin_file.take();
         self.simple_inner(simple, shell, frame);
         self.cmd_fds = saved_fds;
         self.cmd_fd_files = saved_files;
+        self.cmd_stdin_file = saved_stdin_file;
     }
 
     fn simple_inner(&mut self, simple: &ast::SimpleCommand, shell: &mut Shell, frame: &Frame) {
@@ -1773,7 +1778,12 @@ impl<'a> Walker<'a> {
                                 Some(n) if *n != 0 => {
                                     self.cmd_fds.insert(*n, read);
                                 }
-                                _ => *stdin = read,
+                                _ => {
+                                    self.cmd_stdin_file = (read == Stdin::File)
+                                        .then(|| arg.exact().and_then(|t| self.resolve(shell, t)))
+                                        .flatten();
+                                    *stdin = read;
+                                }
                             }
                         }
                         ast::IoFileRedirectKind::Write | ast::IoFileRedirectKind::Clobber => {

@@ -1446,7 +1446,13 @@ impl Walker<'_> {
                     "{name} reads a script from its standard input, whose content is not statically known"
                 ),
             ),
-            Stdin::Inherited | Stdin::File => {}
+            // `bash < x.sh`: the script is that file, walked when it can be read.
+            Stdin::File => {
+                if let Some(path) = self.cmd_stdin_file.clone() {
+                    self.script_file(name, &Arg::lit(path), &Stdin::File, shell, frame);
+                }
+            }
+            Stdin::Inherited => {}
         }
     }
 

@@ -617,6 +617,8 @@ fn existing_script_files_are_walked() {
         );
     }
     deny("cd scripts && bash clean.sh", RuleId::RecursiveDelete);
+    deny("bash < scripts/clean.sh", RuleId::RecursiveDelete);
+    deny("sh -s < scripts/clean.sh", RuleId::RecursiveDelete);
     deny(
         "bash /home/dev/repo/scripts/clean.sh",
         RuleId::RecursiveDelete,
@@ -708,9 +710,19 @@ fn package_json_scripts_are_walked() {
         "/home/dev/repo/package.json",
         r#"{"scripts":{"postinstall":"rm -rf src"}}"#,
     )];
-    for c in ["npm install", "npm ci", "yarn", "pnpm install"] {
+    for c in [
+        "npm install",
+        "npm ci",
+        "yarn",
+        "pnpm install",
+        "yarn --frozen-lockfile",
+    ] {
         let d = decide_with(&files, c);
         assert_eq!(d.rule, Some(RuleId::RecursiveDelete), "{c:?} -> {d:?}");
+    }
+    for c in ["yarn --version", "pnpm -v", "npm --version", "npm ls"] {
+        let d = decide_with(&files, c);
+        assert!(d.is_allow(), "{c:?} -> {d:?}");
     }
 }
 
