@@ -1210,11 +1210,10 @@ impl Walker<'_> {
             }
             let under = |path: &str| rel.is_empty() || is_within(path, rel);
             let selected = |path: &str| under(path) && name_matcher.is_match(last_component(path));
-            let tracked =
-                self.ctx.tracked.any_tracked_matching(
-                    &|dir: &str| cache_dir && selected(dir),
-                    &|file: &str| selected(file),
-                );
+            let tracked = self.ctx.tracked.any_tracked_matching(
+                &|dir: &str| (cache_dir || recursive) && selected(dir),
+                &|file: &str| selected(file),
+            );
             if tracked != Some(false) {
                 return false;
             }

@@ -1293,6 +1293,15 @@ fn r2_f3_find_removes_build_debris() {
         assert!(with_ctx(c, &ctx).is_deny(), "{c}");
     }
     assert!(with_ctx("find docs -name '*.o' -delete", &ctx).is_allow());
+    // `rm -rf` of a directory whose name looks like an artifact removes what it holds.
+    let mut ctx2 = corpus_context();
+    ctx2.tracked = Arc::new(
+        ["lib/data.o/keep.txt"]
+            .into_iter()
+            .collect::<pawl_guard::TrackedSet>(),
+    );
+    assert!(with_ctx("find . -name '*.o' -exec rm -rf {} +", &ctx2).is_deny());
+    assert!(with_ctx("find . -name '*.o' -delete", &ctx2).is_allow());
     let mut ctx = corpus_context();
     ctx.tracked = Arc::new(Unlisted);
     assert!(with_ctx("find . -name '*.pyc' -delete", &ctx).is_deny());
