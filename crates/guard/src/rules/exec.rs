@@ -900,6 +900,8 @@ impl Walker<'_> {
             let rest = chars.as_str();
             match letter {
                 'd' | 'c' if whole => emptied = true,
+                // `g/re/d`, `v/re/d`: may delete every line.
+                'g' | 'G' | 'v' | 'V' if rest.trim_end().ends_with(['d', 'c']) => emptied = true,
                 'e' | 'E' | 'f' if rest.starts_with(' ') => {
                     current = Some(Arg::lit(rest.trim()));
                     if letter != 'f' {
@@ -2159,6 +2161,16 @@ impl Walker<'_> {
     /// `LESSCLOSE` (less, and every tool that pages through it), man's and
     /// pydoc's pager.
     fn env_programs(&mut self, base: &str, shell: &mut Shell, frame: &Frame) {
+        // Compilers and tools named by variables that build tools (cargo's
+        // cc crate, cgo, make, node-gyp, pip) run.
+        for name in ["CC", "CXX", "LD", "AR", "CPP", "HOSTCC", "CC_LD", "CXX_LD"] {
+            if let Some(value) = env_value(shell, name) {
+                self.walk_program(name, value.as_deref(), "", shell, frame);
+                if self.denial.is_some() {
+                    return;
+                }
+            }
+        }
         for name in ["LESSOPEN", "LESSCLOSE"] {
             if let Some(value) = env_value(shell, name) {
                 let command = value.map(|v| {
@@ -2229,6 +2241,21 @@ impl Walker<'_> {
                 self.exec_after_options(base, args, stdin, shell, frame);
                 true
             }
+            "virtualenv" => {
+                self.venv_dirs(
+                    base,
+                    args,
+                    args.iter().any(|a| a.is("--clear")),
+                    shell,
+                    frame,
+                );
+                true
+            }
+            // `uv venv DIR` replaces what is at DIR.
+            "uv" if matches!(sub, Some("venv")) => {
+                self.venv_dirs("uv venv", &args[1..], true, shell, frame);
+                true
+            }
             "uv" if matches!(sub, Some("run")) => {
                 self.exec_after_options("uv run", &args[1..], stdin, shell, frame);
                 true
@@ -2253,6 +2280,72 @@ impl Walker<'_> {
                 self.denial.is_some()
             }
             _ => false,
+        }
+    }
+
+    /// A virtualenv created over `args`' directories: with `clears`, each
+    /// must be a build output, virtualenv, /tmp or $TMPDIR.
+    fn venv_dirs(
+        &mut self,
+        origin: &str,
+        args: &[Arg],
+        clears: bool,
+        shell: &mut Shell,
+        frame: &Frame,
+    ) {
+        if !clears {
+            return;
+        }
+        const VALUES: &[&str] = &[
+            "-p",
+            "--python",
+            "--prompt",
+            "--seed",
+            "--index-url",
+            "--extra-index-url",
+            "--index",
+            "--default-index",
+            "--link-mode",
+            "--activators",
+            "--creator",
+            "--discovery",
+            "--app-data",
+            "--cache-dir",
+            "--directory",
+            "--project",
+            "--python-preference",
+            "--exclude-newer",
+            "--index-strategy",
+            "--keyring-provider",
+            "--allow-insecure-host",
+            "-f",
+            "--find-links",
+            "--config-file",
+            "--extra-search-dir",
+            "--pip",
+            "--setuptools",
+            "--wheel",
+        ];
+        let mut index = 0;
+        while let Some(arg) = args.get(index) {
+            index += 1;
+            if arg.text.starts_with('-') {
+                if !arg.text.contains('=') && VALUES.contains(&arg.text.as_str()) {
+                    index += 1;
+                }
+                continue;
+            }
+            if !self.in_allowance(shell, arg) {
+                self.deny(
+                    frame,
+                    RuleId::RecursiveDelete,
+                    format!(
+                        "{origin} replaces `{}`, which is not a build output, virtualenv, /tmp or $TMPDIR",
+                        arg.text
+                    ),
+                );
+                return;
+            }
         }
     }
 
@@ -2374,15 +2467,34 @@ impl Walker<'_> {
         shell: &mut Shell,
         frame: &Frame,
     ) {
-        for name in ["npm_config_script_shell", "NPM_CONFIG_SCRIPT_SHELL"] {
-            if env_value(shell, name).is_some() {
-                self.deny(
-                    frame,
-                    RuleId::Interpreter,
-                    format!("`{name}` makes {base} run scripts with another program; the guard does not model it"),
-                );
-                return;
-            }
+        // npm reads its settings from `npm_config_*` variables too.
+        let programs = env_matching(shell, |n| {
+            let lower = n.to_ascii_lowercase().replace('-', "_");
+            lower.strip_prefix("npm_config_").is_some_and(|key| {
+                matches!(
+                    key,
+                    "script_shell"
+                        | "call"
+                        | "shell"
+                        | "editor"
+                        | "git"
+                        | "node_options"
+                        | "onload_script"
+                        | "userconfig"
+                        | "globalconfig"
+                        | "init_module"
+                        | "browser"
+                        | "viewer"
+                )
+            })
+        });
+        if let Some((name, _)) = programs.first() {
+            self.deny(
+                frame,
+                RuleId::Interpreter,
+                format!("`{name}` makes {base} run another program or read settings the guard cannot see; the guard does not model it"),
+            );
+            return;
         }
         if let Some(arg) = args.iter().find(|a| {
             a.text.starts_with("--script-shell") || (!a.known && a.text.starts_with("--"))
@@ -2436,8 +2548,24 @@ impl Walker<'_> {
             }
         }
         match sub {
+            // yarn 2+ `exec` runs its arguments as a shell script.
+            "exec" if base == "yarn" => {
+                let words: Vec<Arg> = rest.iter().skip_while(|a| a.is("--")).cloned().collect();
+                if !words.is_empty() {
+                    self.script_args("yarn exec", &words, shell, frame, false);
+                }
+            }
             "exec" | "x" | "dlx" => {
                 self.exec_after_options(&format!("{base} {sub}"), rest, stdin, shell, frame)
+            }
+            // `npm explore PKG -- CMD` runs CMD with a shell in the package.
+            "explore" => {
+                let words: Vec<Arg> = rest.iter().skip_while(|a| !a.is("--")).skip(1).cloned().collect();
+                if !words.is_empty() {
+                    let mut sub = shell.clone();
+                    sub.cwd = None;
+                    self.script_args(&format!("{base} explore"), &words, &mut sub, frame, false);
+                }
             }
             "run" | "run-script" | "rum" | "urn"
                 if rest.iter().find(|a| !a.text.starts_with('-')).is_some_and(|a| a.is("env")) =>
@@ -2639,7 +2767,7 @@ impl Walker<'_> {
                 Some((n, v)) => (n, Some(v.to_owned())),
                 None => (text, None),
             };
-            if !matches!(name, "exec" | "toolexec") {
+            if !matches!(name, "exec" | "toolexec" | "vettool") {
                 continue;
             }
             let value = match inline {

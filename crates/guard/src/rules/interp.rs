@@ -1878,6 +1878,19 @@ impl Walker<'_> {
                 _ => (text, None),
             };
             let long = |full: &str| flag.len() > 3 && full.starts_with(flag);
+            // Short options cluster (`-ve` is `-v -e`); the rest of the word
+            // after the letter is its first value.
+            let short = |letter: char| -> Option<Option<&str>> {
+                let cluster = flag.strip_prefix('-').filter(|c| !c.starts_with('-'))?;
+                let at = cluster.find(letter)?;
+                let rest = &cluster[at + 1..];
+                Some((!rest.is_empty()).then_some(rest))
+            };
+            let (flag, inline) = match (short('e'), short('c')) {
+                (Some(value), _) => ("-e", value.or(inline)),
+                (None, Some(value)) => ("-c", value.or(inline)),
+                _ => (flag, inline),
+            };
             if flag == "-e" || long("--extract") {
                 // -e ARCHIVE [DIR] (zipfile: DIR required; tarfile: optional).
                 let mut rest: Vec<Arg> = inline.map(Arg::lit).into_iter().collect();

@@ -1360,3 +1360,41 @@ fn r2_inline_code_extracts_moves_and_aliases() {
         RuleId::Clobber,
     );
 }
+
+#[test]
+fn r2_more_runner_and_module_variants() {
+    denied_as("ed -s README.md <<< $'g/^/d\\nw\\nq'", RuleId::Clobber);
+    denied_as("python3 -m tarfile -ve /tmp/evil.tar .", RuleId::NotStatic);
+    denied_as("python3 -m tarfile -vc README.md /tmp/a", RuleId::Clobber);
+    denied_as("virtualenv --clear src", RuleId::RecursiveDelete);
+    denied_as("uv venv src", RuleId::RecursiveDelete);
+    denied_as("uv venv --python 3.12 .", RuleId::RecursiveDelete);
+    denied_as("yarn exec 'rm -rf src'", RuleId::RecursiveDelete);
+    denied_as("npm explore lodash -- git push", RuleId::GitPush);
+    denied_as("CC='rm -rf src #' cargo build", RuleId::RecursiveDelete);
+    denied_as(
+        "go vet -vettool='rm -rf src' ./...",
+        RuleId::RecursiveDelete,
+    );
+    for c in [
+        "npm_config_call='rm -rf src' npm exec",
+        "NPM_CONFIG_SHELL=/tmp/evil npm explore lodash",
+        "npm_config_git=/tmp/evil npm install",
+    ] {
+        denied_as(c, RuleId::Interpreter);
+    }
+    for c in [
+        "python3 -m tarfile -tvf /tmp/a.tar",
+        "python3 -m tarfile -l /tmp/a.tar",
+        "virtualenv .venv",
+        "virtualenv --clear .venv",
+        "uv venv",
+        "uv venv .venv --python 3.12",
+        "CC=clang cargo build",
+        "CC='ccache gcc' make",
+        "npm_config_registry=https://r.example npm install",
+        "yarn exec tsc --noEmit",
+    ] {
+        assert_allowed(c);
+    }
+}
