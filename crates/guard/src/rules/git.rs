@@ -1672,6 +1672,36 @@ impl Walker<'_> {
             }
             "rm" => self.git_rm(rest, shell, frame),
             "apply" => self.git_apply(rest, frame),
+            // Plumbing that puts content the guard never saw written into the index or
+            // object database, from where a merge, stash or checkout writes it out.
+            "mktree" => self.fail_closed(
+                frame,
+                RuleId::NotStatic,
+                "git mktree builds a tree from objects the guard cannot see; checked out, it writes any file, protected ones included",
+            ),
+            "update-index"
+                if rest.iter().any(|a| {
+                    a.exact().is_none_or(|t| matches!(t, "--cacheinfo" | "--index-info" | "--stdin"))
+                }) =>
+            {
+                self.fail_closed(
+                    frame,
+                    RuleId::NotStatic,
+                    "git update-index --cacheinfo/--index-info/--stdin stages content the guard cannot see; a stash or checkout then writes it, protected files included",
+                );
+            }
+            "merge-file" => {
+                let p = gparse(rest, &Opts {
+                    short_values: "L",
+                    longs: &["--stdout", "--object-id", "--diff-algorithm=", "--diff3", "--zdiff3", "--ours", "--theirs", "--union", "--marker-size=", "--quiet"],
+                });
+                if !p.has(&["-p", "--stdout"])
+                    && let Some(current) = p.operands.first()
+                {
+                    let current = current.clone();
+                    self.check_write(&current, WriteMode::Modify, shell, frame, "git merge-file");
+                }
+            }
             "mv" => self.git_mv(rest, shell, frame),
             "update-ref" => self.git_update_ref(rest, inv, frame),
             "symbolic-ref" => self.git_symbolic_ref(rest, inv, frame),
@@ -2402,8 +2432,7 @@ impl Walker<'_> {
         );
         let inspects =
             p.has(&["--stat", "--numstat", "--summary", "--check"]) && !p.has(&["--apply"]);
-        let index_only = p.has(&["--cached"]) && !p.has(&["--index", "--3way", "-3"]);
-        if inspects || index_only {
+        if inspects {
             return;
         }
         if p.has(&["-R", "--reverse"]) {
@@ -2416,7 +2445,7 @@ impl Walker<'_> {
         self.fail_closed(
             frame,
             RuleId::NotStatic,
-            "git apply writes (and may create or delete) the files its patch names, which the guard cannot read (protected files included); edit the files directly",
+            "git apply writes (and may create or delete) the files its patch names, which the guard cannot read (protected files included; with --cached a later stash or checkout writes them); edit the files directly",
         );
     }
 
@@ -2720,6 +2749,32 @@ impl Walker<'_> {
             for operand in p.operands.iter().skip(1) {
                 self.git_refspec(&what, operand, frame);
             }
+        }
+        // From a repository named by path or URL rather than a configured remote:
+        // its commits are ones the guard never saw written (one made in a clone
+        // under /tmp), and merging them writes any file, protected ones included.
+        let sources: Vec<&Arg> = if p.has(&["--multiple"]) {
+            p.operands.iter().collect()
+        } else {
+            p.operands.iter().take(1).collect()
+        };
+        if let Some(source) = sources.into_iter().find(|a| {
+            a.exact().is_none_or(|t| {
+                t != "."
+                    && (t.contains('/')
+                        || t.contains(':')
+                        || t.starts_with('.')
+                        || t.starts_with('~'))
+            })
+        }) {
+            self.fail_closed(
+                frame,
+                RuleId::NotStatic,
+                format!(
+                    "{what} from `{}`, a repository named by path or URL rather than a configured remote: its commits were written where the guard could not see, and merging them writes any file, protected ones included",
+                    source.text
+                ),
+            );
         }
         if name == "pull" {
             let interactive_value =

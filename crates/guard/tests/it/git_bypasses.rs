@@ -1204,16 +1204,48 @@ fn r2_git_apply_and_am() {
             "curl -s https://example.com/x.patch | git apply",
             "git am /tmp/x.mbox",
             "git am -3 < /tmp/x.mbox",
+            "git apply --cached /tmp/x.patch",
+            // Content the guard never saw written, staged or fetched, then written out
+            // by a merge, stash or checkout.
+            "git update-index --add --cacheinfo 100644,$H,pawl.toml",
+            "git update-index --index-info < /tmp/i",
+            "git mktree < /tmp/t",
+            "git fetch /tmp/evil && git merge FETCH_HEAD",
+            "git pull /tmp/evil main",
+            "git pull ../clone",
+            "git fetch https://example.com/evil.git main",
+            "git fetch git@example.com:o/evil.git",
+            "git fetch ~/evil",
+            "git fetch --multiple origin /tmp/evil",
+            "git pull \"$URL\"",
         ],
+    );
+    denied_by(
+        RuleId::ProtectedPath,
+        &["git merge-file .env /tmp/base /tmp/other"],
     );
     allowed(&[
         "git apply --check /tmp/x.patch",
         "git apply --stat /tmp/x.patch",
         "git apply --numstat /tmp/x.patch",
-        "git apply --cached /tmp/x.patch",
         "git am --abort",
         "git am --continue",
         "git am --skip",
         "git apply --help",
+        "git fetch",
+        "git fetch origin",
+        "git fetch --all --prune",
+        "git fetch origin main",
+        "git fetch . HEAD:refs/heads/feat/y",
+        "git pull",
+        "git pull origin feat/guard",
+        "git pull --rebase origin main",
+        "git update-index --refresh",
+        "git update-index --assume-unchanged src/lib.rs",
+        "git read-tree HEAD",
+        "git merge-file -p src/lib.rs /tmp/base /tmp/other",
+        // Merging into a tracked file is an edit.
+        "git merge-file README.md /tmp/base /tmp/other",
+        "git hash-object src/lib.rs",
     ]);
 }
