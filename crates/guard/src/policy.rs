@@ -95,9 +95,13 @@ pub fn default_protected_paths() -> Vec<String> {
         "**/.codex/hooks.json",
         "**/.codex/config.toml",
         "**/.gemini/settings.json",
-        "~/.claude/**",
+        // Claude Code's user config (MCP servers it starts), hook scripts and managed settings;
+        // Codex's home (config, hooks, credentials). Not all of `~/.claude` or `~/.gemini`:
+        // agents keep plans and memory there with their own tools.
+        "~/.claude.json",
+        "~/.claude/hooks/**",
+        "/etc/claude-code/**",
         "~/.codex/**",
-        "~/.gemini/**",
         // Shell startup files: what they hold runs in every later shell.
         "**/.bashrc",
         "**/.bash_profile",

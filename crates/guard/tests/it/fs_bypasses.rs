@@ -1037,7 +1037,10 @@ fn r2_protected_path_defaults() {
         "~/.bash_logout",
         "~/.config/fish/config.fish",
         "~/.claude/settings.json",
-        "~/.claude/CLAUDE.md",
+        "~/.claude/hooks/pre.sh",
+        "~/.claude.json",
+        "/etc/claude-code/managed-settings.json",
+        "~/.codex/auth.json",
         "~/.codex/config.toml",
         "~/.gemini/settings.json",
         "~/.git-credentials",
@@ -1060,6 +1063,8 @@ fn r2_protected_path_defaults() {
         "echo x >> src/secrets.rs",
         "echo x >> docs/terraform.md",
         "echo x >> .claude/commands/review.md",
+        "echo x >> ~/.claude/plans/plan.md",
+        "echo x >> ~/.gemini/GEMINI.md",
         "touch bin/run.sh",
     ] {
         assert_allowed(c);
