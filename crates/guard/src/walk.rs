@@ -879,6 +879,10 @@ impl<'a> Walker<'a> {
             } else {
                 Stdin::Pipe
             };
+            if index + 1 < pipeline.seq.len() {
+                // Its stdout is the pipe, not a file an earlier `exec >file` opened.
+                sub.fd_files.remove(&1);
+            }
             self.command(command, &mut sub, &inner.with_stdin(stdin));
         }
     }
@@ -1343,6 +1347,12 @@ impl<'a> Walker<'a> {
                 RuleId::NotStatic,
                 format!("`{name}` has the integer attribute: assigning it evaluates arithmetic on a value that is not statically known"),
             );
+        } else if shell.integer_vars.contains(name)
+            && let Some(v) = value.as_deref()
+        {
+            // `declare -i x; x=y` evaluates `y` as arithmetic, and `y`'s value in turn
+            // (`y='a[$(cmd)]'` runs cmd).
+            self.arithmetic(v, shell, frame);
         }
         self.check_code_var(frame, name, value.as_deref());
         if name == "IFS" {
@@ -1672,6 +1682,8 @@ impl<'a> Walker<'a> {
                         None => self.current_value(shell, &name),
                     };
                     value = match (scalar, before, value) {
+                        // On an integer variable `+=` adds: the added text is evaluated.
+                        (true, _, Some(added)) if shell.integer_vars.contains(&name) => Some(added),
                         (true, Some(before), Some(added)) => Some(before + &added),
                         _ => None,
                     };

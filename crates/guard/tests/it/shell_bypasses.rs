@@ -755,6 +755,7 @@ fn descriptor_paths_are_the_files_their_descriptors_are_open_on() {
         "{ echo ok; echo err >&2; } > /tmp/log 2>&1",
         "echo hi > /dev/stdout",
         "{ echo hi > /dev/stdout; } | cat",
+        "exec >> README.md; { echo hi > /dev/stdout; } | cat",
         "cargo test 2>&1 | tee /tmp/out.txt",
         // Outside the group, stdout is the agent's again.
         "{ echo a; } >> README.md; echo b > /dev/stdout",
@@ -884,4 +885,20 @@ fn harmless_dynamic_words_are_modelled() {
     assert_rule("rm -rf \"$(pwd)/src\"", RuleId::RecursiveDelete);
     // `unset` makes the numeric variables unknown again.
     assert_blocked("unset RANDOM; rm -rf /tmp/$RANDOM/../../home/dev/repo");
+}
+
+// Assigning a variable with the integer attribute evaluates the value as arithmetic, and the
+// variables it names recursively: `y='a[$(cmd)]'; declare -i x; x=y` runs cmd (checked in bash).
+#[test]
+fn integer_assignment_evaluates_named_variables() {
+    assert_all_blocked(&[
+        "y='a[$(git push)]'; declare -i x=1; x=y",
+        "y='a[$(git push)]'; declare -i x=1; x+=y",
+        "y='a[$(git push)]'; declare -i x; export x=y",
+    ]);
+    assert_all_allowed(&[
+        "declare -i n=0; n+=1; echo $n",
+        "declare -i n=0; n=n+1",
+        "y=3; declare -i x=1; x+=y",
+    ]);
 }
