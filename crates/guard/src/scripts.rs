@@ -18,7 +18,9 @@ const MAX_SCRIPT_FILES: usize = 64;
 
 /// Reads the text of a file a command runs as a script, lazily, when the guard needs it.
 pub trait ScriptReader: Send + Sync {
-    /// The text of the file at `path` (absolute, normalised), with invalid UTF-8 replaced.
+    /// The text of the regular file at `path` (absolute, normalised), with invalid UTF-8
+    /// replaced. It must not block: answer `None` for anything but a regular file (a FIFO,
+    /// a device, a socket, a directory).
     /// A reader need not read more than [`MAX_SCRIPT_BYTES`] + 1 bytes: a longer text is
     /// denied anyway. `None` when the file does not exist or cannot be read (the script is
     /// then opaque, as without a reader).
@@ -241,6 +243,13 @@ impl Walker<'_> {
     /// The text of the file at `path` through the context's reader, cached; `Err` with a
     /// reason when the guard must deny (too long, too many files).
     fn read_file(&mut self, path: &str) -> Result<Option<String>, String> {
+        if ["/dev/", "/proc/", "/sys/"]
+            .iter()
+            .any(|p| path.starts_with(p))
+        {
+            // Devices, descriptors and kernel files are not scripts (and reading one may block).
+            return Ok(None);
+        }
         if let Some(cached) = self.scripts_read.get(path) {
             return Ok(cached.clone());
         }

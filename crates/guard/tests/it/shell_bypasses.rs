@@ -650,6 +650,17 @@ fn existing_script_files_are_walked() {
 }
 
 #[test]
+fn devices_and_kernel_files_are_never_read_as_scripts() {
+    // A reader that would answer for them (reading a FIFO or a terminal could block the hook).
+    let files = [
+        ("/dev/tty", "git push\n"),
+        ("/proc/self/fd/9", "git push\n"),
+    ];
+    assert!(decide_with(&files, "bash /dev/tty").is_allow());
+    assert!(decide_with(&files, "/dev/tty").is_allow());
+}
+
+#[test]
 fn a_script_that_runs_itself_is_bounded() {
     let files = [("/home/dev/repo/loop.sh", "bash loop.sh\nbash loop.sh\n")];
     let d = decide_with(&files, "bash loop.sh");
