@@ -498,6 +498,15 @@ impl TrackedFiles for LazyTracked {
         self.get()
             .and_then(|s| s.count_tracked_in(dir, matches, limit))
     }
+
+    fn any_tracked_matching(
+        &self,
+        dir_matches: &dyn Fn(&str) -> bool,
+        file_matches: &dyn Fn(&str) -> bool,
+    ) -> Option<bool> {
+        self.get()
+            .and_then(|s| s.any_tracked_matching(dir_matches, file_matches))
+    }
 }
 
 fn guard(root: &Path, run_id: &str, input: &HookInput, call: &ToolCall) -> HookResult<Answer> {

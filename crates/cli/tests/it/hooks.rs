@@ -1050,3 +1050,34 @@ fn editing_pawl_toml_during_a_run_does_not_loosen_its_guard() {
     // now allows, which is what a new run would start with.
     assert_eq!(env.pawl(&["guard", "check", "--", "git push"]).code, 0);
 }
+
+/// Cleaning build debris through the hook: the guard asks the repository's real index whether
+/// a glob or a `find` selects tracked files (the hook forwards the listing lazily).
+#[test]
+fn the_hook_lets_the_agent_clean_build_debris_but_not_tracked_files() {
+    let env = project("max_iterations = 5", "no_progress = 0");
+    env.write("pkg/a/node_modules/x.js", "x\n");
+    env.write("pkg/b/node_modules/y.js", "y\n");
+    env.write("cache/old.pyc", "c\n");
+    arm(&env, &[]);
+    hook(
+        &env,
+        "claude",
+        "session-start",
+        session_start(&env, "s1", "startup"),
+    );
+    let decision = |cmd: &str| {
+        let a = hook(&env, "claude", "pre-tool-use", bash(&env, "s1", cmd));
+        a["hookSpecificOutput"]["permissionDecision"]
+            .as_str()
+            .unwrap_or("allow")
+            .to_string()
+    };
+    assert_eq!(decision("find . -name '*.pyc' -delete"), "allow");
+    assert_eq!(decision("rm -rf pkg/*/node_modules"), "allow");
+    // Once a .pyc and a node_modules file are tracked, the same commands would lose work.
+    env.git(&["add", "-f", "cache/old.pyc", "pkg/a/node_modules/x.js"]);
+    env.git(&["commit", "-q", "-m", "vendored"]);
+    assert_eq!(decision("find . -name '*.pyc' -delete"), "deny");
+    assert_eq!(decision("rm -rf pkg/*/node_modules"), "deny");
+}
