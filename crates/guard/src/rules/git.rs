@@ -1035,6 +1035,16 @@ impl Walker<'_> {
                 ),
             }
         }
+        for name in ["GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_OBJECT_DIRECTORY"] {
+            if self.denial.is_none() && Self::git_env(shell, name).is_some() {
+                self.fail_closed(
+                    frame,
+                    RuleId::NotStatic,
+                    format!("git with {name} set reads objects the guard never saw written; merged or checked out, they write any file, protected ones included"),
+                );
+                return false;
+            }
+        }
         if let Some(value) = Self::git_env(shell, "GIT_ALLOW_PROTOCOL")
             && value.is_none_or(|v| v.to_ascii_lowercase().contains("ext"))
         {
@@ -1416,11 +1426,23 @@ impl Walker<'_> {
 
     /// A directory git creates and fills (`git init DIR`, `git clone URL
     /// DIR`, `worktree add DIR`): the directory and what goes in it.
+    /// The files a clone or checkout may put in it are named by the
+    /// repository it comes from: a directory such as `.claude` or `.codex`
+    /// would receive the agent's hook settings, so their names are checked too.
     fn git_writes_dir(&mut self, dir: &Arg, shell: &Shell, frame: &Frame, what: &str) {
         self.check_write(dir, WriteMode::Modify, shell, frame, what);
         if let Some(text) = dir.exact() {
-            let inside = Arg::lit(format!("{}/HEAD", text.trim_end_matches('/')));
-            self.check_write(&inside, WriteMode::Modify, shell, frame, what);
+            for name in [
+                "HEAD",
+                "settings.json",
+                "settings.local.json",
+                "hooks.json",
+                "config.toml",
+                "pawl.toml",
+            ] {
+                let inside = Arg::lit(format!("{}/{name}", text.trim_end_matches('/')));
+                self.check_write(&inside, WriteMode::Modify, shell, frame, what);
+            }
         }
     }
 
@@ -1579,6 +1601,7 @@ impl Walker<'_> {
             }
             "subtree" if rest.iter().any(|a| a.is("add") || a.is("merge") || a.is("pull") || a.is("--rejoin")) => {
                 self.deny_if_protected(inv, frame, "git subtree add/merge/pull");
+                self.git_subtree(rest, shell, frame);
             }
             "reset" => self.git_reset(rest, inv, shell, frame),
             "clean" => {
@@ -1649,6 +1672,16 @@ impl Walker<'_> {
                     self.destructive(frame, "git repack with an early expiry of unreachable objects");
                 }
             }
+            "bundle" if rest.first().is_some_and(|a| a.is("unbundle")) => self.fail_closed(
+                frame,
+                RuleId::NotStatic,
+                "git bundle unbundle brings in commits the guard never saw written; merged or checked out, they write any file, protected ones included",
+            ),
+            "unpack-objects" | "index-pack" if !rest.iter().any(|a| a.is("-n") || a.is("--verify")) => self.fail_closed(
+                frame,
+                RuleId::NotStatic,
+                format!("git {name} brings in objects the guard never saw written; merged or checked out, they write any file, protected ones included"),
+            ),
             "bundle" => {
                 if rest.first().is_some_and(|a| a.is("create"))
                     && let Some(file) = rest.iter().skip(1).find(|a| !a.text.starts_with('-'))
@@ -2447,6 +2480,33 @@ impl Walker<'_> {
             RuleId::NotStatic,
             "git apply writes (and may create or delete) the files its patch names, which the guard cannot read (protected files included; with --cached a later stash or checkout writes them); edit the files directly",
         );
+    }
+
+    /// `git subtree add/pull --prefix=DIR REPOSITORY REF`: the prefix is a
+    /// directory it fills (with whatever the other repository holds).
+    fn git_subtree(&mut self, rest: &[Arg], shell: &Shell, frame: &Frame) {
+        let p = gparse(
+            rest,
+            &Opts {
+                short_values: "Pm",
+                longs: &[
+                    "--prefix=",
+                    "--message=",
+                    "--squash",
+                    "--no-squash",
+                    "--rejoin",
+                    "--quiet",
+                    "--debug",
+                    "--annotate=",
+                    "--branch=",
+                    "--onto=",
+                    "--ignore-joins",
+                ],
+            },
+        );
+        if let Some(prefix) = p.value(&["-P", "--prefix"]).cloned() {
+            self.git_writes_dir(&prefix, shell, frame, "git subtree --prefix");
+        }
     }
 
     fn git_update_ref(&mut self, rest: &[Arg], inv: &Inv, frame: &Frame) {

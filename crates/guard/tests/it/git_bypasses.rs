@@ -1218,6 +1218,24 @@ fn r2_git_apply_and_am() {
             "git fetch ~/evil",
             "git fetch --multiple origin /tmp/evil",
             "git pull \"$URL\"",
+            "git bundle unbundle /tmp/b.bundle",
+            "git unpack-objects < /tmp/p.pack",
+            "git index-pack --stdin < /tmp/p.pack",
+            "GIT_ALTERNATE_OBJECT_DIRECTORIES=/tmp/e/.git/objects git merge abc1234",
+            "GIT_OBJECT_DIRECTORY=/tmp/e/objects git cherry-pick abc1234",
+        ],
+    );
+    // A clone, worktree or subtree that fills a directory holding the agent's
+    // hook settings writes them.
+    denied_by(
+        RuleId::ProtectedPath,
+        &[
+            "git clone /tmp/evil .claude",
+            "git clone https://example.com/x.git .codex",
+            "git worktree add .gemini feat/x",
+            "git subtree add --prefix=.claude https://example.com/x.git main",
+            "git subtree pull -P .codex https://example.com/x.git main",
+            "git subtree add --prefix=migrations https://example.com/x.git main",
         ],
     );
     denied_by(
@@ -1247,5 +1265,10 @@ fn r2_git_apply_and_am() {
         // Merging into a tracked file is an edit.
         "git merge-file README.md /tmp/base /tmp/other",
         "git hash-object src/lib.rs",
+        "git clone https://example.com/x.git /tmp/x",
+        "git clone https://example.com/x.git vendor/x",
+        "git subtree add --prefix=vendor/x https://example.com/x.git main",
+        "git bundle verify /tmp/b.bundle",
+        "git index-pack --verify /tmp/p.pack",
     ]);
 }
