@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 
 use crate::decision::RuleId;
-use crate::paths::{normalize, relative_to};
+use crate::paths::{is_within, normalize, relative_to};
 use crate::walk::{Cmd, Frame, Shell, Stdin, Walker};
 use crate::words::{self, Arg};
 
@@ -268,14 +268,27 @@ impl Walker<'_> {
         }
     }
 
-    /// Whether `path` (absolute) is a file git tracks: its text was committed, not only
-    /// written by the agent, so what cannot be known in it is not denied (`./gradlew`).
-    fn tracked_file(&self, path: &str) -> bool {
-        self.anchors
+    /// Whether the script at `path` (absolute) is walked strictly, as a command line is (what
+    /// cannot be known in it is denied): an untracked file in the repository or a temp
+    /// directory, where an agent writes scripts to run later. Elsewhere (a tracked `./gradlew`,
+    /// a system script, a virtualenv's `bin/activate`) only what surely matches a rule is
+    /// denied: such scripts are full of values known only at run time.
+    fn strict_script(&self, path: &str) -> bool {
+        if path.ends_with("/bin/activate") {
+            return false;
+        }
+        if let Some(rel) = self
+            .anchors
             .repo_root
             .as_deref()
             .and_then(|root| relative_to(path, root))
-            .is_some_and(|rel| !rel.is_empty() && self.ctx.tracked.is_tracked(rel))
+        {
+            return !rel.is_empty() && !self.ctx.tracked.is_tracked(rel);
+        }
+        ["/tmp"]
+            .into_iter()
+            .chain(self.anchors.tmpdir.as_deref())
+            .any(|dir| is_within(path, dir))
     }
 
     /// Walks the script file `script` that `runner` runs (`bash x.sh`, `source x`, `./x`, where
@@ -325,7 +338,7 @@ impl Walker<'_> {
             .with_stdin(stdin.clone());
         // The script runs from its start in a process of its own.
         inner.conditional = false;
-        inner.lenient = inner.lenient || self.tracked_file(&path);
+        inner.lenient = inner.lenient || !self.strict_script(&path);
         self.run_script_sized(&content, MAX_SCRIPT_BYTES, &mut sub, &inner);
         true
     }
@@ -377,7 +390,7 @@ impl Walker<'_> {
             // The package manager fails on it too.
             return;
         };
-        let lenient = self.tracked_file(&file);
+        let lenient = !self.strict_script(&file);
         for name in &run.names {
             let Some(script) = value
                 .get("scripts")

@@ -649,6 +649,36 @@ fn existing_script_files_are_walked() {
     assert!(d.is_allow(), "{d:?}");
 }
 
+// Scripts outside the places an agent writes its own (untracked files in the repository, temp
+// directories), and virtualenv activation scripts, are walked leniently: only what surely
+// matches a rule is denied.
+#[test]
+fn system_and_virtualenv_scripts_are_walked_leniently() {
+    let files = [
+        (
+            "/usr/local/bin/tool",
+            "#!/bin/sh\nexec \"$JAVA_HOME/bin/java\" \"$@\"\n",
+        ),
+        (
+            "/home/dev/repo/.venv/bin/activate",
+            "deactivate () { PS1=\"${_OLD_PS1:-}\"; }\nVIRTUAL_ENV=\"$(cd \"$(dirname \"$0\")\" && pwd)\"\n$x\n",
+        ),
+        ("/usr/local/bin/bad", "#!/bin/sh\ngit push\n"),
+        (
+            "/home/dev/repo/new.sh",
+            "#!/bin/sh\nexec \"$JAVA_HOME/bin/java\" \"$@\"\n",
+        ),
+    ];
+    assert!(decide_with(&files, "/usr/local/bin/tool -v").is_allow());
+    assert!(decide_with(&files, "source .venv/bin/activate && pytest").is_allow());
+    assert!(decide_with(&files, ". .venv/bin/activate").is_allow());
+    let d = decide_with(&files, "/usr/local/bin/bad");
+    assert_eq!(d.rule, Some(RuleId::GitPush), "{d:?}");
+    // The same text in an untracked script of the repository is walked strictly.
+    let d = decide_with(&files, "./new.sh");
+    assert_eq!(d.rule, Some(RuleId::NotStatic), "{d:?}");
+}
+
 #[test]
 fn devices_and_kernel_files_are_never_read_as_scripts() {
     // A reader that would answer for them (reading a FIFO or a terminal could block the hook).
