@@ -168,6 +168,62 @@ impl Walker<'_> {
                 self.compiler(base, args, shell, frame);
                 self.denial.is_some()
             }
+            // Node programs that take code like node does.
+            "tsx" | "ts-node" | "ts-node-esm" | "esno" | "esr" | "babel-node" | "vite-node" => {
+                self.interpreter("node", args, stdin, shell, frame);
+                true
+            }
+            "zx" => {
+                // zx runs a script file, or JavaScript from its input.
+                let operand = args.iter().find(|a| !a.text.starts_with('-'));
+                if operand.is_none_or(|a| !a.known || is_stdin_path(&a.text)) {
+                    self.fail_closed(
+                        frame,
+                        RuleId::Interpreter,
+                        "zx runs JavaScript from its input (or a script named at run time); the guard does not model it",
+                    );
+                }
+                true
+            }
+            // Package programs that run the command in their arguments.
+            "shx" => {
+                self.run_argv("shx", args.to_vec(), stdin, shell, frame);
+                true
+            }
+            "cross-env" | "dotenv" | "dotenv-cli" | "env-cmd" => {
+                // VAR=value words (and `--` / options) come before the command.
+                // With `--`, the command is what follows it.
+                let start = match args.iter().position(|a| a.is("--")) {
+                    Some(at) => at + 1,
+                    None => args
+                        .iter()
+                        .position(|a| {
+                            let assignment =
+                                a.known && a.text.contains('=') && !a.text.starts_with('=');
+                            !(a.text.starts_with('-') || assignment)
+                        })
+                        .unwrap_or(args.len()),
+                };
+                let mut argv = vec![Arg::lit("env")];
+                argv.extend(
+                    args[..start]
+                        .iter()
+                        .filter(|a| a.text.contains('=') && !a.text.starts_with('-'))
+                        .cloned(),
+                );
+                argv.extend(args[start..].iter().cloned());
+                self.run_argv(base, argv, stdin, shell, frame);
+                true
+            }
+            "cross-env-shell" | "concurrently" | "npm-run-all" | "run-p" | "run-s" | "nodemon"
+            | "onchange" | "chokidar" | "watchexec" | "entr" => {
+                self.package_shell_commands(base, args, stdin, shell, frame);
+                true
+            }
+            "trash-cli" => {
+                self.file_rules("trash", args, shell, frame);
+                true
+            }
             "gdb" | "lldb" | "cgdb" => {
                 self.debugger(base, args, stdin, frame);
                 self.denial.is_some()
@@ -1036,6 +1092,20 @@ impl Walker<'_> {
                         frame,
                         RuleId::Interpreter,
                         format!("{base} `{text}` passes options that may add makefile text; the guard cannot see its recipes"),
+                    );
+                    return;
+                }
+                let runs_now = text.split_once('=').is_some_and(|(n, _)| n.ends_with('!'));
+                let functions = ["shell", "file", "eval", "guile", "call", "value"]
+                    .iter()
+                    .any(|f| {
+                        value.contains(&format!("$({f}")) || value.contains(&format!("${{{f}"))
+                    });
+                if runs_now || functions || !arg.known {
+                    self.deny(
+                        frame,
+                        RuleId::Interpreter,
+                        format!("{base} `{text}` sets a variable to text that runs commands or writes files (`!=`, $(shell ...), $(file ...)) or is not statically known"),
                     );
                     return;
                 }
@@ -2280,6 +2350,77 @@ impl Walker<'_> {
                 self.denial.is_some()
             }
             _ => false,
+        }
+    }
+
+    /// Programs whose arguments are shell command lines (`concurrently
+    /// 'a' 'b'`, `nodemon --exec 'cmd'`, `cross-env-shell 'cmd'`), or
+    /// package scripts (`npm-run-all x`): each operand and each `--exec`
+    /// value is walked as a shell script (script names are harmless words).
+    fn package_shell_commands(
+        &mut self,
+        base: &str,
+        args: &[Arg],
+        stdin: &Stdin,
+        shell: &mut Shell,
+        frame: &Frame,
+    ) {
+        let mut index = 0;
+        while let Some(arg) = args.get(index) {
+            index += 1;
+            let text = arg.text.as_str();
+            if text == "--" {
+                // watchexec/entr/chokidar: the rest is one command.
+                let rest = args[index..].to_vec();
+                self.run_argv(base, rest, stdin, shell, frame);
+                return;
+            }
+            let operands_are_commands = matches!(base, "concurrently" | "cross-env-shell");
+            let value =
+                if let Some((name, v)) = text.split_once('=').filter(|_| text.starts_with("--")) {
+                    matches!(name, "--exec" | "--command" | "--shell").then(|| Arg {
+                        text: v.to_owned(),
+                        ..arg.clone()
+                    })
+                } else if matches!(
+                    text,
+                    "--exec" | "-x" | "-c" | "--command" | "--shell" | "-s"
+                ) {
+                    index += 1;
+                    args.get(index - 1).cloned()
+                } else if text.starts_with('-') {
+                    if !arg.known {
+                        self.fail_closed(
+                            frame,
+                            RuleId::NotStatic,
+                            format!("{base} option `{text}` is not statically known"),
+                        );
+                        return;
+                    }
+                    None
+                } else if ["npm:", "yarn:", "pnpm:", "bun:"]
+                    .iter()
+                    .any(|p| arg.known && text.starts_with(p))
+                {
+                    // concurrently's `npm:watch-*`: package scripts by name.
+                    None
+                } else if operands_are_commands || matches!(base, "entr" | "watchexec") {
+                    Some(arg.clone())
+                } else {
+                    // A file or a script name (`nodemon src/index.js`, `run-p build`).
+                    None
+                };
+            if let Some(value) = value {
+                if matches!(base, "entr" | "watchexec") && !text.starts_with('-') {
+                    // `entr CMD ARGS`: the rest is one command.
+                    self.run_argv(base, args[index - 1..].to_vec(), stdin, shell, frame);
+                    return;
+                }
+                self.script_args(base, std::slice::from_ref(&value), shell, frame, false);
+                if self.denial.is_some() {
+                    return;
+                }
+            }
         }
     }
 

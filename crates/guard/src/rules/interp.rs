@@ -1523,6 +1523,16 @@ impl Walker<'_> {
                     );
                     return true;
                 }
+                // node -r /dev/stdin: the input is code.
+                (Family::Js, "--import" | "--require" | "-r")
+                    if value.known && is_stdin_path(&value.text) =>
+                {
+                    self.stdin_code(base, lang.family, stdin, shell, frame);
+                    if self.denial.is_some() {
+                        return true;
+                    }
+                    None
+                }
                 // ruby -rMODULE, lua -lMODULE: names, opaque.
                 _ => None,
             };
@@ -3704,6 +3714,14 @@ fn jxa(p: &rules::Parsed) -> bool {
 }
 
 /// Calls that open files with flags the guard does not read.
+/// Paths that name standard input.
+fn is_stdin_path(text: &str) -> bool {
+    matches!(
+        text,
+        "-" | "/dev/stdin" | "/dev/fd/0" | "/proc/self/fd/0" | "/proc/thread-self/fd/0"
+    )
+}
+
 fn sysopen_or_unknown(name: &str) -> bool {
     name == "sysopen"
 }

@@ -1398,3 +1398,46 @@ fn r2_more_runner_and_module_variants() {
         assert_allowed(c);
     }
 }
+
+#[test]
+fn r2_package_programs_that_run_commands() {
+    for c in [
+        "npx shx rm -rf src",
+        "npx trash-cli src",
+        "npx -y concurrently 'rm -rf src'",
+        "npx -y cross-env X=1 rm -rf src",
+        "npx cross-env-shell 'rm -rf src'",
+        "npx dotenv -- rm -rf src",
+        "dotenv -e .env.test -- rm -rf src",
+        "npx nodemon --exec 'rm -rf src'",
+        "npx nodemon --exec='rm -rf src' src/index.js",
+        "onchange 'src/**' -- rm -rf src",
+        "ls | entr rm -rf src",
+    ] {
+        denied_as(c, RuleId::RecursiveDelete);
+    }
+    for c in [
+        "npx zx <<< 'await $`rm -rf src`'",
+        "npx tsx -e 'require(\"fs\").rmSync(\"src\",{recursive:true})'",
+        "npx ts-node -e 'require(\"fs\").rmSync(\"src\",{recursive:true})'",
+        "node --require /dev/stdin -e 1 <<< 'require(\"fs\").rmSync(\"src\",{recursive:true})'",
+        "make 'x=$(shell rm -rf src)'",
+        "make 'x!=rm -rf src'",
+        "make 'y=$(file >README.md,x)' all",
+    ] {
+        denied_as(c, RuleId::Interpreter);
+    }
+    for c in [
+        "npx zx scripts/build.mjs",
+        "npx concurrently \"npm:watch-*\" \"tsc -w\"",
+        "npx cross-env NODE_ENV=production webpack",
+        "npx -y npm-run-all --parallel lint test",
+        "npx nodemon src/index.js",
+        "npx nodemon --watch src --exec 'ts-node src/index.ts'",
+        "npx tsx src/index.ts",
+        "make CFLAGS=-O2 all",
+        "make -j4 test",
+    ] {
+        assert_allowed(c);
+    }
+}
