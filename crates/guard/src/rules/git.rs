@@ -1282,6 +1282,14 @@ impl Walker<'_> {
         if pure_read {
             return;
         }
+        if p.has(&["-e", "--edit"]) || p.operands.first().is_some_and(|a| a.is("edit")) {
+            self.fail_closed(
+                frame,
+                RuleId::NotStatic,
+                "git config --edit lets an editor rewrite any setting (remotes, aliases, programs) where the guard cannot see",
+            );
+            return;
+        }
         let mut operands: &[Arg] = &p.operands;
         let mut sections = p.has(&["--rename-section", "--remove-section"]);
         let mut names = 1;

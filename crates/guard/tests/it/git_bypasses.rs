@@ -1156,7 +1156,14 @@ fn r2_remote_configuration() {
     );
     denied_by(
         RuleId::NotStatic,
-        &["git config --unset \"$K\"", "git config \"$K\" x"],
+        &[
+            "git config --unset \"$K\"",
+            "git config \"$K\" x",
+            "GIT_EDITOR='sed -i s#evil#x#' git config --edit",
+            "git config -e",
+            "git config --global --edit",
+            "git config edit",
+        ],
     );
     allowed(&[
         "git remote -v",
