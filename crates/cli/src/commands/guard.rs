@@ -54,6 +54,7 @@ pub fn context(ctx: &Ctx, run_active: bool) -> CliResult<Context> {
     g.home = std::env::var_os("HOME").map(Into::into);
     g.tmpdir = std::env::var_os("TMPDIR").map(Into::into);
     g.fs = Arc::new(HostFs);
+    g.scripts = Arc::new(HostFs);
     Ok(g)
 }
 
@@ -82,6 +83,23 @@ impl pawl_guard::FileSystemView for HostFs {
             resolved.push(part);
         }
         resolved.to_str().map(str::to_owned)
+    }
+}
+
+impl pawl_guard::ScriptReader for HostFs {
+    fn read_script(&self, path: &str) -> Option<String> {
+        use std::io::Read as _;
+        // Regular files only (following links): opening a FIFO or a device could block.
+        if !std::fs::metadata(path).ok()?.is_file() {
+            return None;
+        }
+        let mut bytes = Vec::new();
+        std::fs::File::open(path)
+            .ok()?
+            .take(pawl_guard::MAX_SCRIPT_BYTES as u64 + 1)
+            .read_to_end(&mut bytes)
+            .ok()?;
+        Some(String::from_utf8_lossy(&bytes).into_owned())
     }
 }
 

@@ -545,6 +545,7 @@ fn guard(root: &Path, run_id: &str, input: &HookInput, call: &ToolCall) -> HookR
     g.home = std::env::var_os("HOME").map(Into::into);
     g.tmpdir = std::env::var_os("TMPDIR").map(Into::into);
     g.fs = Arc::new(super::guard::HostFs);
+    g.scripts = Arc::new(super::guard::HostFs);
     // The branch and git aliases matter only to git commands: skip two git calls otherwise.
     // Quotes and escapes removed first (`g''it`, `g\it`), and any ANSI-C string (`$'\x67it'`)
     // counts: a git command the guard sees without its branch would be denied for want of it.

@@ -210,3 +210,35 @@ fn existing_symbolic_links_are_judged_where_they_lead() {
     assert_eq!(check("rm -f target")["decision"], "allow");
     assert_eq!(check("rm -rf build")["decision"], "allow");
 }
+
+/// Script files that exist are read and judged like the command that runs them: code written
+/// by one command and run by the next (`bash scripts/clean.sh`, `npm test`) is seen.
+#[test]
+fn scripts_that_exist_are_read_and_judged() {
+    let env = TestEnv::new();
+    env.write("src/lib.rs", "pub fn f() {}\n");
+    env.write(
+        "scripts/test.sh",
+        "#!/bin/sh\nset -eu\ncargo test --quiet\nrm -rf target/tmp\n",
+    );
+    env.write(
+        "package.json",
+        r#"{"name": "x", "scripts": {"test": "node --test", "clean": "rm -rf src"}}"#,
+    );
+    env.git(&["add", "-A"]);
+    env.git(&["commit", "-q", "-m", "project"]);
+    let check = |cmd: &str| env.pawl(&["guard", "check", "--json", "--", cmd]).json();
+    assert_eq!(check("bash scripts/test.sh")["decision"], "allow");
+    assert_eq!(check("npm test")["decision"], "allow");
+    let d = check("npm run clean");
+    assert_eq!(d["decision"], "deny", "{d}");
+    assert_eq!(d["rule"], "recursive-delete", "{d}");
+    // Written by an earlier command, run by this one.
+    env.write("scripts/clean.sh", "rm -rf src\ngit push origin HEAD\n");
+    let d = check("bash scripts/clean.sh");
+    assert_eq!(d["decision"], "deny", "{d}");
+    std::fs::write(env.root().join("run.sh"), "#!/bin/bash\ngit push --force\n").unwrap();
+    let d = check("chmod +x run.sh && ./run.sh");
+    assert_eq!(d["decision"], "deny", "{d}");
+    assert_eq!(d["rule"], "git-push", "{d}");
+}
