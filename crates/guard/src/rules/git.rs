@@ -1596,12 +1596,12 @@ impl Walker<'_> {
                 RuleId::GitPush,
                 format!("git {name} publishes commits outside the repository (mail, IMAP, CVS); pawl publishes work when the run is verified"),
             ),
-            "svn" if rest.iter().find(|a| !a.text.starts_with('-')).is_none_or(|a| {
+            "svn" if rest.iter().find(|a| !a.text.starts_with('-')).is_some_and(|a| {
                 a.exact().is_none_or(|t| matches!(t, "dcommit" | "set-tree" | "branch" | "tag" | "commit-diff"))
-            }) && !rest.is_empty() => {
+            }) => {
                 self.deny(frame, RuleId::GitPush, "git svn dcommit/set-tree/branch/tag/commit-diff writes to the Subversion server");
             }
-            "p4" if rest.iter().find(|a| !a.text.starts_with('-')).is_none_or(|a| a.exact().is_none_or(|t| t == "submit")) && !rest.is_empty() => {
+            "p4" if rest.iter().find(|a| !a.text.starts_with('-')).is_some_and(|a| a.exact().is_none_or(|t| t == "submit")) => {
                 self.deny(frame, RuleId::GitPush, "git p4 submit writes to the Perforce server");
             }
             "subtree" if rest.iter().any(|a| a.is("push")) => {
