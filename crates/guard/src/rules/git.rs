@@ -16,6 +16,13 @@
 //!
 //! Long options are matched as git's option parser does: any unambiguous
 //! prefix (`--har` is `--hard`).
+//!
+//! Also here: what changes where pushes go (`git remote add|set-url|...`,
+//! `remote.*.url`, `branch.*.remote`, `url.*.insteadOf`, `push.*`); content
+//! the guard never saw written entering the repository (patches, plumbing,
+//! fetches from a path or URL), which a later stash, merge or checkout would
+//! write out; and the forge and other version-control clients (`gh`, `glab`,
+//! `hub`, `hg`, `svn`), of which only read-only commands are allowed.
 
 use crate::decision::RuleId;
 use crate::paths;
