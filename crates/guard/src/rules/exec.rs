@@ -2701,7 +2701,12 @@ impl Walker<'_> {
             }
             // `npm explore PKG -- CMD` runs CMD with a shell in the package.
             "explore" => {
-                let words: Vec<Arg> = rest.iter().skip_while(|a| !a.is("--")).skip(1).cloned().collect();
+                let words: Vec<Arg> = rest
+                    .iter()
+                    .skip_while(|a| !a.is("--"))
+                    .skip(1)
+                    .cloned()
+                    .collect();
                 if !words.is_empty() {
                     let mut sub = shell.clone();
                     sub.cwd = None;
@@ -2709,7 +2714,10 @@ impl Walker<'_> {
                 }
             }
             "run" | "run-script" | "rum" | "urn"
-                if rest.iter().find(|a| !a.text.starts_with('-')).is_some_and(|a| a.is("env")) =>
+                if rest
+                    .iter()
+                    .find(|a| !a.text.starts_with('-'))
+                    .is_some_and(|a| a.is("env")) =>
             {
                 // The built-in `env` script runs `env ARGS`.
                 let after: Vec<Arg> = rest
@@ -2726,22 +2734,38 @@ impl Walker<'_> {
                 }
             }
             "pkg" if rest.first().is_some_and(|a| a.is("set")) => {
-                if let Some(arg) = rest[1..]
-                    .iter()
-                    .find(|a| !a.known || a.text.trim_start_matches('-').starts_with("scripts"))
-                {
-                    self.deny(
-                        frame,
-                        RuleId::Interpreter,
-                        format!("{base} pkg set `{}` plants a script that a later `{base} run` would execute; edit package.json instead so the change can be reviewed", arg.text),
-                    );
+                let json = rest.iter().any(|a| a.is("--json"));
+                for arg in rest[1..].iter().filter(|a| !a.text.starts_with('-')) {
+                    let key = arg.text.split('=').next().unwrap_or("");
+                    if !key.starts_with("scripts") && arg.known {
+                        continue;
+                    }
+                    let script = match (arg.exact(), key.strip_prefix("scripts.")) {
+                        (Some(text), Some(name)) if !name.is_empty() => {
+                            let value = &text[key.len() + 1..];
+                            if json {
+                                serde_json::from_str::<serde_json::Value>(value)
+                                    .ok()
+                                    .and_then(|v| v.as_str().map(str::to_owned))
+                            } else {
+                                Some(value.to_owned())
+                            }
+                        }
+                        _ => None,
+                    };
+                    self.planted_script(base, &arg.text, script.as_deref(), shell, frame);
+                    if self.denial.is_some() {
+                        return;
+                    }
                 }
             }
-            "set-script" => self.deny(
-                frame,
-                RuleId::Interpreter,
-                format!("{base} set-script plants a script that a later `{base} run` would execute; edit package.json instead so the change can be reviewed"),
-            ),
+            "set-script" => {
+                // `npm set-script NAME COMMAND`.
+                let operands: Vec<&Arg> =
+                    rest.iter().filter(|a| !a.text.starts_with('-')).collect();
+                let script = operands.get(1).and_then(|a| a.exact());
+                self.planted_script(base, "set-script", script, shell, frame);
+            }
             "config" | "c" if rest.first().is_some_and(|a| a.is("edit")) => {
                 self.npm_editor(base, args, shell, frame)
             }
@@ -2750,9 +2774,17 @@ impl Walker<'_> {
                 if rest.iter().any(|a| {
                     let t = a.text.trim_start_matches('-').to_ascii_lowercase();
                     !a.known
-                        || ["script-shell", "script_shell", "shell", "editor", "git", "node-options", "onload-script"]
-                            .iter()
-                            .any(|k| t.starts_with(k))
+                        || [
+                            "script-shell",
+                            "script_shell",
+                            "shell",
+                            "editor",
+                            "git",
+                            "node-options",
+                            "onload-script",
+                        ]
+                        .iter()
+                        .any(|k| t.starts_with(k))
                 }) =>
             {
                 self.deny(
@@ -2762,6 +2794,30 @@ impl Walker<'_> {
                 );
             }
             _ => {}
+        }
+    }
+
+    /// A package.json script set from the command line: `npm run` executes
+    /// it later (perhaps in this same command line, before the guard could
+    /// read the file again), so it is judged now as the shell script it is.
+    fn planted_script(
+        &mut self,
+        base: &str,
+        what: &str,
+        script: Option<&str>,
+        shell: &mut Shell,
+        frame: &Frame,
+    ) {
+        match script {
+            Some(text) => {
+                let mut sub = shell.clone();
+                self.walk_shell_text(&format!("{base} script set by `{what}`"), text, &mut sub, frame);
+            }
+            None => self.deny(
+                frame,
+                RuleId::Interpreter,
+                format!("{base} pkg set `{what}` plants package.json scripts the guard cannot read; a later `{base} run` would execute them"),
+            ),
         }
     }
 

@@ -1139,15 +1139,29 @@ fn r2_package_manager_runners_walk_their_command() {
         "npm test --script-shell /tmp/evil.sh",
         "npm_config_script_shell=/tmp/evil.sh npm test",
         "NPM_CONFIG_SCRIPT_SHELL=/tmp/evil.sh npm run build",
-        "npm pkg set scripts.x='rm -rf src'",
-        "npm pkg set 'scripts.test=git push'",
-        "npm set-script x 'rm -rf src'",
+        "npm pkg set 'scripts={\"x\":\"rm -rf src\"}' --json",
+        "npm pkg set \"scripts.x=$CMD\"",
+        "npm pkg set scripts.x='[1]' --json",
         "npm config set script-shell /tmp/evil.sh",
         "npx --script-shell=/tmp/e.sh foo",
     ] {
         denied_as(c, RuleId::Interpreter);
     }
     denied("npx \"$TOOL\" src");
+    denied_as(
+        "npm pkg set scripts.x='rm -rf src'",
+        RuleId::RecursiveDelete,
+    );
+    denied_as(
+        "npm pkg set scripts.x='\"rm -rf src\"' --json",
+        RuleId::RecursiveDelete,
+    );
+    denied_as("npm pkg set 'scripts.test=git push'", RuleId::GitPush);
+    denied_as("npm set-script x 'rm -rf src'", RuleId::RecursiveDelete);
+    denied_as(
+        "npm pkg set scripts.x='rm -rf src' && npm run x",
+        RuleId::RecursiveDelete,
+    );
     denied_as("uv run -m zipfile -e /tmp/e.zip .", RuleId::NotStatic);
     denied_as("uv run --module zipfile -e /tmp/e.zip .", RuleId::NotStatic);
     for c in [
@@ -1158,6 +1172,8 @@ fn r2_package_manager_runners_walk_their_command() {
         "npm exec --package=foo -- foo --help",
         "npm exec -- eslint .",
         "npm pkg set version=1.0.1",
+        "npm pkg set scripts.test=\"vitest run\"",
+        "npm pkg set scripts.build='tsc -p .' scripts.lint='eslint .'",
         "npm pkg get scripts",
         "npm run build -- --watch",
         "npm config get registry",
