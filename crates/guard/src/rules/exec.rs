@@ -2144,6 +2144,38 @@ fn env_value(shell: &Shell, name: &str) -> Option<Option<String>> {
         })
 }
 
+/// Whether `name` is a variable the exec rules walk as a program.
+fn is_program_var(name: &str) -> bool {
+    matches!(
+        name,
+        "CC" | "CXX"
+            | "LD"
+            | "AR"
+            | "CPP"
+            | "HOSTCC"
+            | "CC_LD"
+            | "CXX_LD"
+            | "LESSOPEN"
+            | "LESSCLOSE"
+            | "MANPAGER"
+            | "PAGER"
+            | "BROWSER"
+            | "LESSEDIT"
+            | "VISUAL"
+            | "EDITOR"
+            | "npm_config_editor"
+    ) || CARGO_PROGRAM_VARS.contains(&name)
+        || name.starts_with("CARGO_TARGET_")
+}
+
+/// Removes the variables walked as programs from `shell` before walking one
+/// of them: the program is not judged again through them, and the work stays
+/// bounded however many are set.
+fn strip_program_vars(shell: &mut Shell) {
+    shell.env.retain(|(n, _)| !is_program_var(n));
+    shell.vars.retain(|n, _| !is_program_var(n));
+}
+
 /// Every variable given to the command or assigned in the input whose name
 /// `matches`.
 fn env_matching(shell: &Shell, matches: impl Fn(&str) -> bool) -> Vec<(String, Option<String>)> {
@@ -2212,10 +2244,10 @@ impl Walker<'_> {
     ) {
         match value {
             Some(text) if !text.trim().is_empty() => {
-                // The program does not see itself in the variable again.
+                // The program is not judged again through the variables
+                // (bounded work when many of them are set).
                 let mut sub = shell.clone();
-                sub.env.retain(|(n, _)| n != origin);
-                sub.vars.remove(origin);
+                strip_program_vars(&mut sub);
                 self.walk_shell_text(origin, &format!("{text} {extra}"), &mut sub, frame);
             }
             Some(_) => {}
@@ -2268,8 +2300,7 @@ impl Walker<'_> {
                 match value {
                     Some(v) => {
                         let mut sub = shell.clone();
-                        sub.env.retain(|(n, _)| n != name);
-                        sub.vars.remove(*name);
+                        strip_program_vars(&mut sub);
                         self.walk_piped_shell(name, &v, &sub, frame)
                     }
                     None => self.fail_closed(
@@ -2305,6 +2336,10 @@ impl Walker<'_> {
             }
             "npx" | "pnpx" | "bunx" => {
                 self.exec_after_options(base, args, stdin, shell, frame);
+                true
+            }
+            "pipx" if matches!(sub, Some("run")) => {
+                self.exec_after_options("pipx run", &args[1..], stdin, shell, frame);
                 true
             }
             "uvx" => {
@@ -2951,6 +2986,37 @@ impl Walker<'_> {
 
     /// go: `-exec` / `-toolexec` name programs it runs; `GOFLAGS` may hold them.
     fn go(&mut self, args: &[Arg], shell: &mut Shell, frame: &Frame) {
+        // `go env -w KEY=VALUE` persists settings later go commands read.
+        if args.first().is_some_and(|a| a.is("env")) && args.iter().any(|a| a.is("-w")) {
+            let names_program = args
+                .iter()
+                .skip(1)
+                .filter(|a| !a.text.starts_with('-'))
+                .any(|a| {
+                    let key = a.text.split('=').next().unwrap_or("");
+                    !a.known
+                        || key.contains("FLAGS")
+                        || matches!(
+                            key,
+                            "CC" | "CXX"
+                                | "AR"
+                                | "FC"
+                                | "PKG_CONFIG"
+                                | "GOTOOLCHAIN"
+                                | "GOENV"
+                                | "GOROOT"
+                                | "GOTOOLDIR"
+                        )
+                });
+            if names_program {
+                self.deny(
+                    frame,
+                    RuleId::Interpreter,
+                    "go env -w of a setting that names a program or flags later go commands run with; the guard does not model it",
+                );
+                return;
+            }
+        }
         let mut index = 0;
         while index < args.len() {
             let arg = &args[index];

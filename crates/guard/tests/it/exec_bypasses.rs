@@ -1239,6 +1239,9 @@ fn r2_toolchains_that_run_programs() {
         RuleId::Interpreter,
     );
     denied_as("GOFLAGS=-exec=evil go test ./...", RuleId::Interpreter);
+    denied_as("go env -w GOFLAGS=-toolexec=/tmp/evil", RuleId::Interpreter);
+    denied_as("go env -w CC=/tmp/evil", RuleId::Interpreter);
+    denied_as("pipx run rimraf src", RuleId::RecursiveDelete);
     denied("RUSTC_WRAPPER=\"$W\" cargo build");
     for c in [
         "cargo test",
@@ -1248,6 +1251,9 @@ fn r2_toolchains_that_run_programs() {
         "go test ./...",
         "go test -run TestX -v ./...",
         "go vet ./...",
+        "go env -w GOPRIVATE=github.com/acme",
+        "go env GOPATH",
+        "pipx run black --check .",
     ] {
         assert_allowed(c);
     }
@@ -1456,4 +1462,18 @@ fn r2_package_programs_that_run_commands() {
     ] {
         assert_allowed(c);
     }
+}
+
+#[test]
+fn r2_many_program_variables_stay_bounded() {
+    let start = std::time::Instant::now();
+    let d = decide(
+        "CC=ls CXX=ls LD=ls AR=ls CPP=ls HOSTCC=ls CC_LD=ls CXX_LD=ls LESSOPEN='|ls %s' LESSCLOSE=ls RUSTC_WRAPPER=ls RUSTC=ls RUSTDOC=ls cargo build",
+    );
+    assert!(d.is_allow(), "{d:?}");
+    assert!(start.elapsed() < std::time::Duration::from_secs(2));
+    denied_as(
+        "CC=ls CXX=ls LD=ls AR=ls LESSOPEN='|ls %s' RUSTC_WRAPPER='rm -rf src' cargo build",
+        RuleId::RecursiveDelete,
+    );
 }
