@@ -2164,6 +2164,9 @@ fn is_program_var(name: &str) -> bool {
             | "VISUAL"
             | "EDITOR"
             | "npm_config_editor"
+            | "PSQL_PAGER"
+            | "SYSTEMD_PAGER"
+            | "AWS_PAGER"
     ) || CARGO_PROGRAM_VARS.contains(&name)
         || name.starts_with("CARGO_TARGET_")
 }
@@ -2289,6 +2292,13 @@ impl Walker<'_> {
         let pagers: &[&str] = match base {
             "man" => &["MANPAGER", "PAGER", "BROWSER", "MANROFFOPT"],
             "pydoc" | "pydoc3" => &["MANPAGER", "PAGER"],
+            _ if base.starts_with("python") || base.starts_with("pydoc") => &["MANPAGER", "PAGER"],
+            "psql" => &["PSQL_PAGER", "PAGER"],
+            "journalctl" | "systemctl" | "loginctl" | "busctl" | "coredumpctl" => {
+                &["SYSTEMD_PAGER", "PAGER"]
+            }
+            "aws" => &["AWS_PAGER", "PAGER"],
+            "mysql" | "mariadb" => &["PAGER"],
             "less" | "more" => &["LESSEDIT", "VISUAL", "EDITOR"],
             _ => &[],
         };

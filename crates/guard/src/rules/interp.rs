@@ -2391,6 +2391,21 @@ impl Walker<'_> {
                 }
             }
         }
+        // pydoc's pager and help() run $PAGER, which the code may have set.
+        if family == Family::Python
+            && idents
+                .iter()
+                .any(|w| matches!(*w, "pager" | "getpager" | "help"))
+            && let Some(how) = mutates_environment(family, &toks)
+        {
+            deny(
+                self,
+                format!(
+                    "changes the environment (`{how}`) and then pages text through $PAGER; the guard cannot see what it runs"
+                ),
+            );
+            return;
+        }
         // Writes.
         self.code_writes(base, family, code, &toks, shell, frame);
     }

@@ -1269,13 +1269,23 @@ fn r2_pagers_and_preprocessors_in_the_environment() {
         "MANPAGER='rm -rf src' man ls",
         "PAGER='rm -rf src' man ls",
         "PAGER='rm -rf src' pydoc3 os",
+        "PAGER='rm -rf src' python3 -c 'import pydoc; pydoc.pager(\"x\")'",
+        "PSQL_PAGER='rm -rf src' psql -c 'select 1'",
+        "SYSTEMD_PAGER='rm -rf src' journalctl -u x",
+        "AWS_PAGER='rm -rf src' aws s3 ls",
     ] {
         denied_as(c, RuleId::RecursiveDelete);
     }
     denied("LESSOPEN=\"$X\" less README.md");
+    denied_as(
+        "python3 -c 'import os; os.environ[\"PAGER\"]=\"rm -rf src\"; import pydoc; pydoc.pager(\"x\")'",
+        RuleId::Interpreter,
+    );
     for c in [
         "LESSOPEN='|lesspipe %s' less README.md",
         "MANPAGER=cat man ls",
+        "PAGER=cat psql -c 'select 1'",
+        "PAGER=cat python3 -c 'help(len)'",
         "PAGER=cat git log",
         "man ls",
     ] {
