@@ -2489,6 +2489,36 @@ impl Walker<'_> {
                     break;
                 }
             }
+            // A member of something else (`entry.link`, `d.copy`) only
+            // counts on modules that run commands or touch files.
+            if start != at {
+                let root = toks[start].ident().unwrap_or("");
+                let call_root = toks.get(start + 1).is_some_and(|t| t.is_punct('('));
+                let module = matches!(
+                    root,
+                    "os" | "shutil"
+                        | "subprocess"
+                        | "pathlib"
+                        | "Path"
+                        | "pty"
+                        | "io"
+                        | "builtins"
+                        | "posix"
+                        | "nt"
+                        | "pydoc"
+                        | "asyncio"
+                        | "child_process"
+                        | "cp"
+                        | "fs"
+                        | "fsp"
+                        | "fse"
+                        | "process"
+                        | "promises"
+                );
+                if !(module || call_root) {
+                    continue;
+                }
+            }
             let Some(prev) = start.checked_sub(1).map(|p| &toks[p]) else {
                 continue;
             };

@@ -1383,6 +1383,10 @@ fn r2_inline_code_extracts_moves_and_aliases() {
         "python3 -c 'from subprocess import PIPE, run; print(run([\"git\",\"status\"], stdout=PIPE).stdout)'",
         "python3 -c 'import json; d=json.load(open(\"package.json\")); print(d[\"version\"])'",
         "python3 -c 'with open(\"/tmp/out.txt\",\"w\") as f: f.write(\"x\")'",
+        "python3 -c 'import feedparser; e = feed.entries[0]; u = e.link; print(u)'",
+        "python3 -c 'import copy; d = {}; c = d.copy; print(c())'",
+        "python3 -c 'from unittest.mock import call; print(call(1) == call(1))'",
+        "node -e 'const log = console.log; log(1)'",
     ] {
         assert_allowed(c);
     }
