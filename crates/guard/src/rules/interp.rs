@@ -2426,6 +2426,23 @@ impl Walker<'_> {
                 || matches!(w, "open" | "popen" | "pipepager" | "tempfilepager" | "pipe")
                 || family == Family::Js && matches!(w, "child_process" | "execSync" | "spawnSync")
         };
+        // A module that runs commands or touches files is loaded: any of
+        // its members may be bound to a name (`c = require(...); f = c.exec`).
+        let loaded = toks.iter().any(|t| match t {
+            Tok::Ident(w) => matches!(
+                w.as_str(),
+                "os" | "shutil" | "subprocess" | "pathlib" | "pty" | "posix" | "pydoc" | "asyncio"
+            ),
+            Tok::Str { text, .. } => {
+                family == Family::Js
+                    && (JS_SPAWN_TEXT.iter().any(|k| text.contains(k))
+                        || matches!(
+                            text.as_str(),
+                            "fs" | "node:fs" | "fs/promises" | "node:fs/promises" | "fs-extra"
+                        ))
+            }
+            _ => false,
+        });
         for (at, tok) in toks.iter().enumerate() {
             let Tok::Ident(w) = tok else { continue };
             if family == Family::Js
@@ -2491,7 +2508,7 @@ impl Walker<'_> {
             }
             // A member of something else (`entry.link`, `d.copy`) only
             // counts on modules that run commands or touch files.
-            if start != at {
+            if start != at && !loaded {
                 let root = toks[start].ident().unwrap_or("");
                 let call_root = toks.get(start + 1).is_some_and(|t| t.is_punct('('));
                 let module = matches!(

@@ -1361,6 +1361,8 @@ fn r2_inline_code_extracts_moves_and_aliases() {
         "node -e 'const m=\"child_process\"; const c=require(m); c.execSync(\"ls\")'",
         "node -e 'const {execSync: run}=require(\"child_process\"); run(\"git push\")'",
         "node -e 'const w=require(\"fs\").writeFileSync; w(\"README.md\",\"\")'",
+        "node -e 'const c=require(\"child_process\"); const f=c.execSync; f(\"git push\")'",
+        "python3 -c 'import subprocess as s; f = s.run; f(\"git push\", shell=True)'",
     ] {
         denied_as(c, RuleId::Interpreter);
     }
