@@ -2682,8 +2682,15 @@ impl Walker<'_> {
             );
             return;
         }
-        if let Some(arg) = args.iter().find(|a| {
-            a.text.starts_with("--script-shell") || (!a.known && a.text.starts_with("--"))
+        // Options npm reads (arguments after `--` go to the script); an
+        // option whose name is built at run time may be `--script-shell`.
+        if let Some(arg) = args.iter().take_while(|a| !a.is("--")).find(|a| {
+            let name = a.text.split('=').next().unwrap_or("");
+            (name.len() >= 5 && "--script-shell".starts_with(name))
+                || a.text.starts_with("--script-shell")
+                || (!a.known
+                    && a.text.starts_with('-')
+                    && name.contains(['$', '`', '"', '\'', '{', '\\']))
         }) {
             self.deny(
                 frame,

@@ -1144,6 +1144,9 @@ fn r2_package_manager_runners_walk_their_command() {
         "npm pkg set scripts.x='[1]' --json",
         "npm config set script-shell /tmp/evil.sh",
         "npx --script-shell=/tmp/e.sh foo",
+        "npm --$OPT=/tmp/e.sh test",
+        "npm --script-sh /tmp/e.sh test",
+        "npm --scri=/tmp/e.sh test",
     ] {
         denied_as(c, RuleId::Interpreter);
     }
@@ -1176,6 +1179,9 @@ fn r2_package_manager_runners_walk_their_command() {
         "npm pkg set scripts.build='tsc -p .' scripts.lint='eslint .'",
         "npm pkg get scripts",
         "npm run build -- --watch",
+        "npm run build -- --env=$ENV",
+        "npm test -- --grep \"$PATTERN\"",
+        "npm run build --env=$ENV",
         "npm config get registry",
         "pnpm install",
         "pnpm exec vitest run",
