@@ -2740,6 +2740,17 @@ impl Walker<'_> {
                 return;
             }
         }
+        // `yarn run X`, `pnpm run X`, `bun run X`: a package's program too.
+        if matches!(base, "yarn" | "pnpm" | "bun")
+            && matches!(sub, "run" | "run-script")
+            && let Some(first) = rest.iter().position(|a| !a.text.starts_with('-'))
+        {
+            let argv: Vec<Arg> = rest[first..].to_vec();
+            self.run_argv(&format!("{base} run"), argv, stdin, shell, frame);
+            if self.denial.is_some() {
+                return;
+            }
+        }
         match sub {
             // yarn 2+ `exec` runs its arguments as a shell script.
             "exec" if base == "yarn" => {
