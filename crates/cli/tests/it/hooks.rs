@@ -549,14 +549,31 @@ fn internal_errors_fail_closed_for_tools_and_open_for_stop() {
         session_start(&env, "s1", "startup"),
     );
     env.write("pawl.toml", "this is [ not toml");
+    // The guard judges by the policy the run started with: a broken pawl.toml changes nothing.
     let d = hook(&env, "claude", "pre-tool-use", bash(&env, "s1", "ls"));
+    assert_eq!(d, json!({}), "{d}");
+    let d = hook(&env, "claude", "pre-tool-use", bash(&env, "s1", "git push"));
+    assert_eq!(d["hookSpecificOutput"]["permissionDecision"], "deny", "{d}");
+    // An internal error in the guard (git cannot read HEAD) fails closed.
+    let head = env.root().join(".git/HEAD");
+    let saved = std::fs::read(&head).unwrap();
+    std::fs::write(&head, "garbage\n").unwrap();
+    let d = hook(
+        &env,
+        "claude",
+        "pre-tool-use",
+        bash(&env, "s1", "git status"),
+    );
+    std::fs::write(&head, saved).unwrap();
     assert_eq!(d["hookSpecificOutput"]["permissionDecision"], "deny", "{d}");
     assert!(
         d["hookSpecificOutput"]["permissionDecisionReason"]
             .as_str()
             .unwrap()
-            .contains("fail closed")
+            .contains("fail closed"),
+        "{d}"
     );
+    // Stop needs the configuration (the gates): it cannot run them, so the stop is allowed.
     let s = hook(&env, "claude", "stop", stop(&env, "s1", false, "Done."));
     assert!(s.get("decision").is_none(), "{s}");
     assert!(
