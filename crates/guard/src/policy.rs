@@ -8,7 +8,9 @@
 //! repository root (and, for protected paths, also matches absolute paths,
 //! so `**/.env` protects every `.env`).
 
-use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
+use std::sync::OnceLock;
+
+use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
 use serde::{Deserialize, Serialize};
 
 /// `[guard]` in `pawl.toml`. Every key has a default.
@@ -283,15 +285,16 @@ pub enum PolicyError {
     },
 }
 
-/// Globs split by where they apply, with exceptions.
+/// Globs split by where they apply, with exceptions. The globs are parsed (and checked) when
+/// the policy is compiled; the matchers are built on first use: a one-shot decision about a
+/// command that touches no path (the hook's common case) never pays for them.
 #[derive(Debug, Clone)]
 pub(crate) struct PathGlobs {
-    /// Globs over absolute paths, `~/...` and `$TMPDIR/...` forms.
-    absolute: GlobSet,
-    absolute_not: GlobSet,
-    /// Globs over repository-relative paths.
-    relative: GlobSet,
-    relative_not: GlobSet,
+    /// Absolute (`/`, `~/`, `$TMPDIR/`) globs, their exceptions, relative globs, theirs.
+    globs: [Vec<Glob>; 4],
+    sets: OnceLock<Option<[GlobSet; 4]>>,
+    /// The answer when the matchers cannot be built (protected paths: "protected").
+    on_error: bool,
 }
 
 /// The forms of one path that globs are matched against.
@@ -315,12 +318,7 @@ impl PathGlobs {
         globs: &[String],
         case_insensitive: bool,
     ) -> Result<Self, PolicyError> {
-        let mut sets = [
-            GlobSetBuilder::new(),
-            GlobSetBuilder::new(),
-            GlobSetBuilder::new(),
-            GlobSetBuilder::new(),
-        ];
+        let mut sets: [Vec<Glob>; 4] = Default::default();
         for raw in globs {
             let (negated, pattern) = match raw.strip_prefix('!') {
                 Some(rest) => (true, rest),
@@ -346,21 +344,33 @@ impl PathGlobs {
                     source,
                 })?;
             let index = usize::from(!is_absolute) * 2 + usize::from(negated);
-            sets[index].add(glob);
+            sets[index].push(glob);
         }
-        let build = |b: &GlobSetBuilder| {
-            b.build().map_err(|source| PolicyError::Glob {
-                key,
-                glob: globs.join(", "),
-                source,
-            })
-        };
         Ok(Self {
-            absolute: build(&sets[0])?,
-            absolute_not: build(&sets[1])?,
-            relative: build(&sets[2])?,
-            relative_not: build(&sets[3])?,
+            globs: sets,
+            sets: OnceLock::new(),
+            on_error: case_insensitive,
         })
+    }
+
+    fn built(&self) -> Option<&[GlobSet; 4]> {
+        self.sets
+            .get_or_init(|| {
+                let build = |globs: &[Glob]| {
+                    let mut b = GlobSetBuilder::new();
+                    for g in globs {
+                        b.add(g.clone());
+                    }
+                    b.build().ok()
+                };
+                Some([
+                    build(&self.globs[0])?,
+                    build(&self.globs[1])?,
+                    build(&self.globs[2])?,
+                    build(&self.globs[3])?,
+                ])
+            })
+            .as_ref()
     }
 
     /// Whether any form matches a glob and no form matches an exception.
@@ -376,13 +386,16 @@ impl PathGlobs {
         if relative_also_absolute {
             relative_forms.extend(absolute_forms.iter().copied());
         }
-        let hit = absolute_forms.iter().any(|p| self.absolute.is_match(p))
-            || relative_forms.iter().any(|p| self.relative.is_match(p));
+        let Some([absolute, absolute_not, relative, relative_not]) = self.built() else {
+            return self.on_error;
+        };
+        let hit = absolute_forms.iter().any(|p| absolute.is_match(p))
+            || relative_forms.iter().any(|p| relative.is_match(p));
         if !hit {
             return false;
         }
-        let excepted = absolute_forms.iter().any(|p| self.absolute_not.is_match(p))
-            || relative_forms.iter().any(|p| self.relative_not.is_match(p));
+        let excepted = absolute_forms.iter().any(|p| absolute_not.is_match(p))
+            || relative_forms.iter().any(|p| relative_not.is_match(p));
         !excepted
     }
 }

@@ -521,9 +521,17 @@ fn guard(root: &Path, run_id: &str, input: &HookInput, call: &ToolCall) -> HookR
     }
     // The run's own policy, fixed when it started: editing pawl.toml during the run changes
     // nothing for it. Runs stored before pawl kept it fall back to the configuration.
-    let snapshot = open_store(root)
-        .and_then(|store| Ok(store.run(run_id)?.settings.guard))
-        .or_fail(run_id)?;
+    // The file beside the store is read first (no database to open on the hot path).
+    let file = super::run::guard_snapshot_path(&root.join(crate::ctx::STATE_DIR), run_id);
+    let snapshot = match std::fs::read(&file)
+        .ok()
+        .and_then(|bytes| serde_json::from_slice(&bytes).ok())
+    {
+        Some(g) => Some(g),
+        None => open_store(root)
+            .and_then(|store| Ok(store.run(run_id)?.settings.guard))
+            .or_fail(run_id)?,
+    };
     let guard_config = match snapshot {
         Some(g) => g,
         None => {

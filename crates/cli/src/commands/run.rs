@@ -57,6 +57,32 @@ pub fn settings(config: &pawl_core::config::Config) -> RunSettings {
     }
 }
 
+/// Where a run's guard policy is kept beside the store (`.pawl/guard/<run>.json`), so that the
+/// PreToolUse hook reads it without opening the database. The store's copy
+/// (`RunSettings.guard`) is the reference; `.pawl/**` is a protected path for the agent.
+pub fn guard_snapshot_path(state_dir: &std::path::Path, run_id: &str) -> std::path::PathBuf {
+    state_dir.join("guard").join(format!("{run_id}.json"))
+}
+
+/// Writes the run's guard policy next to the store (see [`guard_snapshot_path`]).
+pub fn write_guard_snapshot(ctx: &Ctx, run: &pawl_core::record::Run) -> CliResult {
+    let Some(guard) = &run.settings.guard else {
+        return Ok(());
+    };
+    let path = guard_snapshot_path(&ctx.state_dir(), &run.id);
+    let write = || -> std::io::Result<()> {
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        let text = serde_json::to_string(guard).map_err(std::io::Error::other)?;
+        // Written whole, then renamed: the hook never reads half a file.
+        let tmp = path.with_extension("json.tmp");
+        std::fs::write(&tmp, text)?;
+        std::fs::rename(&tmp, &path)
+    };
+    write().map_err(|e| CliError::Failed(format!("cannot write {}: {e}", path.display())))
+}
+
 fn manual(ctx: &mut Ctx, goal: &str, config: &pawl_core::config::Config) -> CliResult<ExitCode> {
     ensure_state(ctx, &mut Vec::new(), &mut Vec::new())?;
     let mut store = ctx.store()?;
@@ -68,6 +94,7 @@ fn manual(ctx: &mut Ctx, goal: &str, config: &pawl_core::config::Config) -> CliR
         branch: None,
         pre_run_commit: None,
     })?;
+    write_guard_snapshot(ctx, &run)?;
     ctx.emit(&run, || {
         format!(
             "Run {} started ({} driver): {}\n\
@@ -158,6 +185,7 @@ fn headless_run(
         branch: None,
         pre_run_commit: None,
     })?;
+    write_guard_snapshot(ctx, &run)?;
     let pre_run = if dirty.is_empty() {
         repo.head_commit()
             .map_err(|e| CliError::Failed(format!("git: {e}")))?

@@ -74,6 +74,7 @@ pub fn arm(ctx: &mut Ctx, args: &RunArgs, goal: &str, config: &Config) -> CliRes
         branch: None,
         pre_run_commit: None,
     })?;
+    super::run::write_guard_snapshot(ctx, &run)?;
     let head = repo
         .head_commit()
         .map_err(|e| CliError::Failed(format!("git: {e}")))?;
