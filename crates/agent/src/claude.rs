@@ -80,13 +80,7 @@ pub const FALLBACK_PRICE: Price = price("", 5.0, 25.0);
 
 /// The price row for a model (longest prefix match, else [`FALLBACK_PRICE`]).
 pub fn price_for(model: Option<&str>) -> Price {
-    model
-        .and_then(|m| {
-            PRICES
-                .iter()
-                .filter(|p| m.starts_with(p.model))
-                .max_by_key(|p| p.model.len())
-        })
+    crate::longest_prefix(PRICES, model, |p| p.model)
         .copied()
         .unwrap_or(FALLBACK_PRICE)
 }
@@ -521,6 +515,25 @@ mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
 
     use super::*;
+
+    #[test]
+    fn prices_match_the_longest_prefix_and_unknown_models_pay_the_most() {
+        assert_eq!(price_for(Some("claude-opus-4-1-20250805")).input, 15.0);
+        assert_eq!(price_for(Some("claude-opus-4-5")).input, 5.0);
+        assert_eq!(price_for(Some("claude-sonnet-4-5")).output, 15.0);
+        assert_eq!(price_for(Some("claude-3-5-haiku-latest")).input, 0.8);
+        assert_eq!(price_for(Some("some-other-model")), FALLBACK_PRICE);
+        assert_eq!(price_for(None), FALLBACK_PRICE);
+        // Cache writes at 1.25 × input, reads at a tenth.
+        let usage = Usage {
+            input_tokens: 1_000_000,
+            output_tokens: 0,
+            cache_read_tokens: 1_000_000,
+            cache_write_tokens: 1_000_000,
+        };
+        let cost = estimate_cost(Some("claude-sonnet-4-5"), &usage);
+        assert!((cost - (3.0 + 0.3 + 3.75)).abs() < 1e-9, "{cost}");
+    }
 
     fn adapter() -> ClaudeAdapter {
         ClaudeAdapter::new(ClaudeOptions::default()).unwrap()

@@ -105,13 +105,7 @@ pub const FALLBACK_PRICE: Price = Price {
 
 /// The price row for a model (longest prefix match, else [`FALLBACK_PRICE`]).
 pub fn price_for(model: Option<&str>) -> Price {
-    let Some(model) = model else {
-        return FALLBACK_PRICE;
-    };
-    PRICES
-        .iter()
-        .filter(|p| model.starts_with(p.model))
-        .max_by_key(|p| p.model.len())
+    crate::longest_prefix(PRICES, model, |p| p.model)
         .copied()
         .unwrap_or(FALLBACK_PRICE)
 }

@@ -70,14 +70,8 @@ pub const FALLBACK_PRICE: (f64, f64, f64) = (2.0, 0.2, 12.0);
 
 /// Estimated dollars for a usage of one model.
 pub fn estimate_cost(model: Option<&str>, usage: &Usage) -> f64 {
-    let (input, cached, output) = model
-        .and_then(|m| {
-            PRICES
-                .iter()
-                .filter(|(prefix, ..)| m.starts_with(prefix))
-                .max_by_key(|(prefix, ..)| prefix.len())
-                .map(|&(_, i, c, o)| (i, c, o))
-        })
+    let (input, cached, output) = crate::longest_prefix(PRICES, model, |row| row.0)
+        .map(|&(_, i, c, o)| (i, c, o))
         .unwrap_or(FALLBACK_PRICE);
     (usage.input_tokens as f64 * input
         + usage.cache_read_tokens as f64 * cached

@@ -24,6 +24,20 @@ pub mod transcript;
 
 pub use factory::{AdapterOptions, build_adapter};
 
+/// The row of a price table whose model prefix is the longest one `model` starts with (price
+/// tables list prefixes: `gpt-5` and `gpt-5-mini`, `claude-opus` and `claude-opus-4-1`).
+pub(crate) fn longest_prefix<'t, T>(
+    table: &'t [T],
+    model: Option<&str>,
+    prefix: impl Fn(&T) -> &str,
+) -> Option<&'t T> {
+    let model = model?;
+    table
+        .iter()
+        .filter(|row| model.starts_with(prefix(row)))
+        .max_by_key(|row| prefix(row).len())
+}
+
 /// Token usage, as reported by the agent (or summed over a step).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Usage {
