@@ -3,6 +3,7 @@
 use pawl_core::model::BlockerStatus;
 use pawl_core::record::Event;
 use pawl_core::resume::{self, ResumeContext};
+use rusqlite::OptionalExtension;
 use rusqlite::{Row, params};
 
 use crate::{Result, Store, json_col};
@@ -43,6 +44,28 @@ impl Store {
         Ok(stmt
             .query_map(params![after, run_id, limit], event_from_row)?
             .collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// The run's most recent event of `kind`.
+    pub fn last_event(&self, run_id: &str, kind: &str) -> Result<Option<Event>> {
+        Ok(self
+            .conn
+            .query_row(
+                "SELECT seq, run_id, at, kind, data_json FROM events
+                 WHERE run_id = ?1 AND kind = ?2 ORDER BY seq DESC LIMIT 1",
+                params![run_id, kind],
+                event_from_row,
+            )
+            .optional()?)
+    }
+
+    /// How many of the run's events of `kind` happened at or after `since_ms`.
+    pub fn count_events_since(&self, run_id: &str, kind: &str, since_ms: i64) -> Result<u32> {
+        Ok(self.conn.query_row(
+            "SELECT COUNT(*) FROM events WHERE run_id = ?1 AND kind = ?2 AND at >= ?3",
+            params![run_id, kind, since_ms],
+            |r| r.get(0),
+        )?)
     }
 
     /// Everything a fresh agent session needs to pick the run up.

@@ -37,6 +37,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0004_session.sql"),
     include_str!("../migrations/0005_pipeline.sql"),
     include_str!("../migrations/0006_transcripts.sql"),
+    include_str!("../migrations/0007_event_kinds.sql"),
 ];
 
 /// How long a writer waits for another process's lock before giving up.

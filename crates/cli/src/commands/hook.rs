@@ -603,11 +603,7 @@ fn session_context(store: &Store, run: &Run, after_compact: bool) -> CliResult<S
     );
     out.push_str(&super::resume_context::markdown(&rc));
     if after_compact
-        && let Some(snap) = store
-            .events_after(Some(&run.id), 0, usize::MAX)?
-            .into_iter()
-            .rev()
-            .find(|e| e.kind == "precompact_snapshot")
+        && let Some(snap) = store.last_event(&run.id, "precompact_snapshot")?
         && let Some(t) = snap.data.get("text").and_then(|t| t.as_str())
     {
         out.push_str("\n\n## Saved before the compaction\n");
@@ -695,12 +691,10 @@ fn stop(
         .or_fail(run_id)?;
     let now = || jiff::Timestamp::now().as_millisecond();
     let active_ms = (now() - arming.turn_started_at).max(0) as u64;
-    // The run's events, read once: the last verification and this turn's denials come from them
-    // (each read is a scan of the run's whole history, which grows with every Stop).
-    let events = store
-        .events_after(Some(run_id), 0, usize::MAX)
-        .or_fail(run_id)?;
-    let (verified, fingerprint) = verify_for_stop(root, &mut store, &run, gates, &events);
+    // The last verification and this turn's denials come from indexed queries, not from the
+    // run's whole event log (which grows with every Stop).
+    let previous = store.last_event(run_id, "verification").or_fail(run_id)?;
+    let (verified, fingerprint) = verify_for_stop(root, &mut store, &run, gates, previous.as_ref());
     // This turn's tokens and (estimated) dollars, from the session's transcript (read after the
     // checks, which gives Claude Code time to write the turn's last message): charged with the
     // iteration, so that token and dollar limits hold in session mode too.
@@ -730,7 +724,9 @@ fn stop(
         }
     };
     let edits = store.take_session_edits(run_id).or_fail(run_id)?;
-    let denials = denials_since(&events, arming.turn_started_at);
+    let denials = store
+        .count_events_since(run_id, "guard_denied", arming.turn_started_at)
+        .or_fail(run_id)?;
     let facts = facts_of(root, &edits, &report, claim, denials);
     let summary = if report.done {
         "verified: every check passes".to_string()
@@ -1028,13 +1024,6 @@ fn current_or_next_story(store: &mut Store, run_id: &str) -> CliResult<Option<St
     Ok(None)
 }
 
-fn denials_since(events: &[pawl_core::record::Event], since: i64) -> u32 {
-    events
-        .iter()
-        .filter(|e| e.kind == "guard_denied" && e.at >= since)
-        .count() as u32
-}
-
 fn facts_of(
     root: &Path,
     edits: &BTreeMap<String, u32>,
@@ -1092,7 +1081,7 @@ fn verify_for_stop(
     store: &mut Store,
     run: &Run,
     gates: Vec<pawl_verify::gate::Check>,
-    events: &[pawl_core::record::Event],
+    previous: Option<&pawl_core::record::Event>,
 ) -> (Result<pawl_engine::VerifyReport, String>, String) {
     let mut checks = gates.clone();
     if let Ok(more) = super::verify::criterion_checks(store, Some(run)) {
@@ -1108,7 +1097,7 @@ fn verify_for_stop(
     let fingerprint = format!("{:x}", h.finalize());
     let tree = pawl_git::Repo::open(root).and_then(|r| r.tree_hash());
     if let Ok(tree) = tree
-        && let Some(prev) = last_verification(events)
+        && let Some(prev) = previous.and_then(last_verification)
         && prev.0 == fingerprint
         && prev.1.tree_hash == tree.as_str()
         && !prev.1.checks.is_empty()
@@ -1137,11 +1126,8 @@ fn verify_for_stop(
     (verifier.verify(store, &run.id), fingerprint)
 }
 
-/// The run's last verification by a Stop hook, with the fingerprint of its checks.
-fn last_verification(
-    events: &[pawl_core::record::Event],
-) -> Option<(String, pawl_engine::VerifyReport)> {
-    let e = events.iter().rev().find(|e| e.kind == "verification")?;
+/// A Stop hook's verification event, with the fingerprint of its checks.
+fn last_verification(e: &pawl_core::record::Event) -> Option<(String, pawl_engine::VerifyReport)> {
     let fp = e.data.get("session_checks").and_then(|v| v.as_str())?;
     serde_json::from_value(e.data.clone())
         .ok()
