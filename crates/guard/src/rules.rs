@@ -97,28 +97,7 @@ pub(crate) fn parse(args: &[Arg], spec: &Spec<'_>) -> Parsed {
             continue;
         }
         if text.len() > 1 && text.starts_with('-') {
-            let cluster: Vec<char> = text.chars().skip(1).collect();
-            for (at, c) in cluster.iter().enumerate() {
-                if spec.short_values.contains(*c) {
-                    let rest: String = cluster[at + 1..].iter().collect();
-                    let value = if rest.is_empty() {
-                        let v = args.get(index).cloned();
-                        index += 1;
-                        v
-                    } else {
-                        Some(Arg::lit(rest))
-                    };
-                    out.opts.push(Opt {
-                        name: format!("-{c}"),
-                        value,
-                    });
-                    break;
-                }
-                out.opts.push(Opt {
-                    name: format!("-{c}"),
-                    value: None,
-                });
-            }
+            short_cluster(text, args, &mut index, spec.short_values, &mut out);
             continue;
         }
         out.operands.push(arg.clone());
@@ -128,6 +107,39 @@ pub(crate) fn parse(args: &[Arg], spec: &Spec<'_>) -> Parsed {
         }
     }
     out
+}
+
+/// A cluster of short options (`-rf`, `-n5`, `-C dir`): one option per letter; the first letter
+/// in `short_values` takes the rest of the word, or the next argument, as its value.
+pub(crate) fn short_cluster(
+    text: &str,
+    args: &[Arg],
+    index: &mut usize,
+    short_values: &str,
+    out: &mut Parsed,
+) {
+    let cluster: Vec<char> = text.chars().skip(1).collect();
+    for (at, c) in cluster.iter().enumerate() {
+        if short_values.contains(*c) {
+            let rest: String = cluster[at + 1..].iter().collect();
+            let value = if rest.is_empty() {
+                let v = args.get(*index).cloned();
+                *index += 1;
+                v
+            } else {
+                Some(Arg::lit(rest))
+            };
+            out.opts.push(Opt {
+                name: format!("-{c}"),
+                value,
+            });
+            return;
+        }
+        out.opts.push(Opt {
+            name: format!("-{c}"),
+            value: None,
+        });
+    }
 }
 
 #[cfg(test)]

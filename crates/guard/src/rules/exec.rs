@@ -324,7 +324,7 @@ impl Walker<'_> {
                     Some("source") => programs.extend(value),
                     Some("file" | "exec") => {
                         program_file = true;
-                        self.awk_program_file(base, value.as_ref(), stdin, shell, frame, &mut programs);
+                        self.program_file(base, "program", value.as_ref(), stdin, frame, &mut programs);
                     }
                     Some("include") => {
                         in_place |= value.as_ref().is_some_and(|v| v.text.starts_with("inplace"));
@@ -355,11 +355,11 @@ impl Walker<'_> {
                     'e' => programs.extend(value),
                     'f' | 'E' => {
                         program_file = true;
-                        self.awk_program_file(
+                        self.program_file(
                             base,
+                            "program",
                             value.as_ref(),
                             stdin,
-                            shell,
                             frame,
                             &mut programs,
                         );
@@ -414,14 +414,14 @@ impl Walker<'_> {
         }
     }
 
-    /// `awk -f FILE`: a file is opaque (like `python3 tool.py`); standard
-    /// input is the program text when the guard can see it.
-    fn awk_program_file(
+    /// `awk -f FILE`, `sed -f FILE`: a file is opaque (like `python3 tool.py`); standard input
+    /// is the program text when the guard can see it (`what`: "program", "script").
+    fn program_file(
         &mut self,
         base: &str,
+        what: &str,
         file: Option<&Arg>,
         stdin: &Stdin,
-        _shell: &mut Shell,
         frame: &Frame,
         programs: &mut Vec<Arg>,
     ) {
@@ -431,7 +431,7 @@ impl Walker<'_> {
                 frame,
                 RuleId::NotStatic,
                 format!(
-                    "{base} runs a program file `{}` that is not statically known",
+                    "{base} runs a {what} file `{}` that is not statically known",
                     file.text
                 ),
             );
@@ -443,7 +443,7 @@ impl Walker<'_> {
                 Stdin::Pipe | Stdin::Unknown => self.fail_closed(
                     frame,
                     RuleId::Interpreter,
-                    format!("{base} reads its program from a pipe; it is not statically known"),
+                    format!("{base} reads its {what} from a pipe; it is not statically known"),
                 ),
                 Stdin::Inherited | Stdin::File => {}
             }
@@ -625,7 +625,14 @@ impl Walker<'_> {
                     }
                     Some("file") => {
                         script_given = true;
-                        self.sed_script_file(base, value.as_ref(), stdin, frame, &mut scripts);
+                        self.program_file(
+                            base,
+                            "script",
+                            value.as_ref(),
+                            stdin,
+                            frame,
+                            &mut scripts,
+                        );
                     }
                     _ => {}
                 }
@@ -654,7 +661,14 @@ impl Walker<'_> {
                     }
                     'f' => {
                         script_given = true;
-                        self.sed_script_file(base, value.as_ref(), stdin, frame, &mut scripts);
+                        self.program_file(
+                            base,
+                            "script",
+                            value.as_ref(),
+                            stdin,
+                            frame,
+                            &mut scripts,
+                        );
                     }
                     _ => {}
                 }
@@ -710,39 +724,6 @@ impl Walker<'_> {
                     );
                     return;
                 }
-            }
-        }
-    }
-
-    fn sed_script_file(
-        &mut self,
-        base: &str,
-        file: Option<&Arg>,
-        stdin: &Stdin,
-        frame: &Frame,
-        scripts: &mut Vec<Arg>,
-    ) {
-        let Some(file) = file else { return };
-        if !file.known {
-            self.fail_closed(
-                frame,
-                RuleId::NotStatic,
-                format!(
-                    "{base} runs a script file `{}` that is not statically known",
-                    file.text
-                ),
-            );
-            return;
-        }
-        if is_stdin_path(&file.text) {
-            match stdin {
-                Stdin::Text(text) => scripts.push(Arg::lit(text.clone())),
-                Stdin::Pipe | Stdin::Unknown => self.fail_closed(
-                    frame,
-                    RuleId::Interpreter,
-                    format!("{base} reads its script from a pipe; it is not statically known"),
-                ),
-                Stdin::Inherited | Stdin::File => {}
             }
         }
     }

@@ -505,28 +505,7 @@ fn gparse(args: &[Arg], spec: &Opts<'_>) -> Parsed {
             continue;
         }
         if text.len() > 1 && text.starts_with('-') {
-            let cluster: Vec<char> = text.chars().skip(1).collect();
-            for (at, c) in cluster.iter().enumerate() {
-                if spec.short_values.contains(*c) {
-                    let rest: String = cluster[at + 1..].iter().collect();
-                    let value = if rest.is_empty() {
-                        let v = args.get(index).cloned();
-                        index += 1;
-                        v
-                    } else {
-                        Some(Arg::lit(rest))
-                    };
-                    out.opts.push(Opt {
-                        name: format!("-{c}"),
-                        value,
-                    });
-                    break;
-                }
-                out.opts.push(Opt {
-                    name: format!("-{c}"),
-                    value: None,
-                });
-            }
+            crate::rules::short_cluster(text, args, &mut index, spec.short_values, &mut out);
             continue;
         }
         out.operands.push(arg.clone());

@@ -756,7 +756,9 @@ fn delimited(
                     'f' => out.push('\u{c}'),
                     'v' => out.push('\u{b}'),
                     'e' => out.push('\u{1b}'),
-                    'x' => {
+                    // `\xHH`, `\uHHHH`, or either with braces: `\x{...}`, `\u{...}`.
+                    'x' | 'u' => {
+                        let width = if e == 'x' { 2 } else { 4 };
                         let (hex, used) = if chars.get(i + 2) == Some(&'{') {
                             let end = chars[i + 3..(i + 12).min(chars.len())]
                                 .iter()
@@ -768,39 +770,10 @@ fn delimited(
                             )
                         } else {
                             (
-                                chars[i + 2..(i + 4).min(chars.len())]
+                                chars[i + 2..(i + 2 + width).min(chars.len())]
                                     .iter()
                                     .collect::<String>(),
-                                2,
-                            )
-                        };
-                        if hex.chars().all(|h| h.is_ascii_hexdigit())
-                            && let Ok(v) = u32::from_str_radix(&hex, 16)
-                            && let Some(ch) = char::from_u32(v)
-                        {
-                            out.push(ch);
-                            i += 2 + used;
-                            continue;
-                        }
-                        unsure = true;
-                        out.push(e);
-                    }
-                    'u' => {
-                        let (hex, used) = if chars.get(i + 2) == Some(&'{') {
-                            let end = chars[i + 3..(i + 12).min(chars.len())]
-                                .iter()
-                                .position(|c| *c == '}')
-                                .unwrap_or(0);
-                            (
-                                chars[i + 3..i + 3 + end].iter().collect::<String>(),
-                                end + 2,
-                            )
-                        } else {
-                            (
-                                chars[i + 2..(i + 6).min(chars.len())]
-                                    .iter()
-                                    .collect::<String>(),
-                                4,
+                                width,
                             )
                         };
                         if hex.chars().all(|h| h.is_ascii_hexdigit())
