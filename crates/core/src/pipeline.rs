@@ -678,5 +678,63 @@ pub fn progress_due(stories_since: u32, ms_since: u64) -> bool {
     stories_since >= PROGRESS_EVERY_STORIES || ms_since >= PROGRESS_EVERY_MS
 }
 
+// ---- resume ----
+
+/// Where a staged run that is resumed picks up its current round.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Resume {
+    /// Nothing of the round ran (a new run, or a stop before its plan was approved).
+    Fresh,
+    /// The round's plan was approved and nothing sent the work back since: execute it.
+    PlanApproved,
+    /// The round was sent back (a failed review or QA, or a stalled stage): plan again, with
+    /// this reason.
+    RoundOver(String),
+}
+
+/// One phase of the round as stored: which, how it ended (`None`: still open), its note.
+#[derive(Debug, Clone, Copy)]
+pub struct PhaseState<'a> {
+    pub phase: Phase,
+    pub outcome: Option<&'a str>,
+    pub note: Option<&'a str>,
+}
+
+/// A stage of the round whose share of verified criteria did not rise: stage, before, after.
+#[derive(Debug, Clone, Copy)]
+pub struct Stalled<'a> {
+    pub stage: &'a str,
+    pub before: f64,
+    pub after: f64,
+}
+
+/// Decides where a resumed round goes on from its phases and a stalled stage, if any.
+pub fn resume_point(phases: &[PhaseState<'_>], stalled: Option<Stalled<'_>>) -> Resume {
+    if let Some(c) = stalled {
+        return Resume::RoundOver(format!(
+            "convergence: the share of verified criteria did not rise during {} ({:.2} → {:.2})",
+            c.stage, c.before, c.after
+        ));
+    }
+    let sent_back = phases
+        .iter()
+        .find(|p| matches!(p.phase, Phase::Review | Phase::Qa) && p.outcome == Some("failed"));
+    if let Some(p) = sent_back {
+        return Resume::RoundOver(
+            p.note
+                .map(str::to_owned)
+                .unwrap_or_else(|| format!("the {} sent the work back", p.phase)),
+        );
+    }
+    if phases
+        .iter()
+        .any(|p| p.phase == Phase::Plan && p.outcome == Some("passed"))
+    {
+        Resume::PlanApproved
+    } else {
+        Resume::Fresh
+    }
+}
+
 #[cfg(test)]
 mod tests;

@@ -30,7 +30,7 @@ use pawl_agent::Adapter;
 use pawl_core::StopReason;
 use pawl_core::config::PipelineConfig;
 use pawl_core::pipeline::output::Question;
-use pawl_core::pipeline::{self as rules, Phase};
+use pawl_core::pipeline::{self as rules, Phase, PhaseState, Resume, Stalled};
 use pawl_core::spec::{Analysis, Mode};
 use pawl_store::{Store, StoreError};
 use serde_json::json;
@@ -329,61 +329,28 @@ fn close_open_phases(
     Ok(())
 }
 
-/// Where a staged run picks up, from what the store says of its current round.
-#[derive(Debug, PartialEq)]
-enum Resume {
-    /// Nothing of the round ran (a new run, or a crash before its plan was approved).
-    Fresh,
-    /// The round's plan was approved and nothing sent the work back since.
-    PlanApproved,
-    /// The round was sent back (a failed review or QA, or a stalled stage); the reason.
-    RoundOver(String),
-}
-
+/// Where a staged run picks up its round `round`, from what the store says of it.
 fn resume_point(ctx: &Ctx<'_>, round: u32) -> P<Resume> {
-    let phases: Vec<_> = ctx
-        .store
-        .phases(&ctx.run_id)?
-        .into_iter()
-        .filter(|p| p.round == round)
-        .collect();
-    let stalled = ctx
-        .store
-        .convergence_history(&ctx.run_id)?
-        .into_iter()
-        .find(|c| c.round == round && c.outcome == "stalled");
-    Ok(decide_resume(&phases, stalled.as_ref()))
-}
-
-/// The pure part of [`resume_point`].
-fn decide_resume(
-    phases: &[pawl_store::PhaseRecord],
-    stalled: Option<&pawl_store::ConvergenceRecord>,
-) -> Resume {
-    if let Some(c) = stalled {
-        return Resume::RoundOver(format!(
-            "convergence: the share of verified criteria did not rise during {} ({:.2} → {:.2})",
-            c.stage, c.before, c.after
-        ));
-    }
-    let sent_back = phases.iter().find(|p| {
-        matches!(p.phase, Phase::Review | Phase::Qa) && p.outcome.as_deref() == Some("failed")
-    });
-    if let Some(p) = sent_back {
-        return Resume::RoundOver(
-            p.note
-                .clone()
-                .unwrap_or_else(|| format!("the {} sent the work back", p.phase)),
-        );
-    }
-    let approved = phases
+    let phases = ctx.store.phases(&ctx.run_id)?;
+    let states: Vec<PhaseState<'_>> = phases
         .iter()
-        .any(|p| p.phase == Phase::Plan && p.outcome.as_deref() == Some("passed"));
-    if approved {
-        Resume::PlanApproved
-    } else {
-        Resume::Fresh
-    }
+        .filter(|p| p.round == round)
+        .map(|p| PhaseState {
+            phase: p.phase,
+            outcome: p.outcome.as_deref(),
+            note: p.note.as_deref(),
+        })
+        .collect();
+    let history = ctx.store.convergence_history(&ctx.run_id)?;
+    let stalled = history
+        .iter()
+        .find(|c| c.round == round && c.outcome == "stalled")
+        .map(|c| Stalled {
+            stage: &c.stage,
+            before: c.before,
+            after: c.after,
+        });
+    Ok(rules::resume_point(&states, stalled))
 }
 
 /// Simple: one execute phase, the headless loop over the whole run.
@@ -500,81 +467,5 @@ fn staged(ctx: &mut Ctx<'_>, phases: &[Phase]) -> P<StopReason> {
             return Err(Halt::Stop(StopReason::NotConverging));
         }
         ctx.round += 1;
-    }
-}
-
-#[cfg(test)]
-mod resume_tests {
-    use super::{Resume, decide_resume};
-    use pawl_core::pipeline::Phase;
-    use pawl_store::{ConvergenceRecord, PhaseRecord};
-
-    fn phase(phase: Phase, outcome: Option<&str>) -> PhaseRecord {
-        PhaseRecord {
-            id: 1,
-            phase,
-            round: 2,
-            started_at: 0,
-            ended_at: outcome.map(|_| 1),
-            outcome: outcome.map(str::to_owned),
-            note: Some(format!("{phase} note")),
-        }
-    }
-
-    #[test]
-    fn where_a_resumed_round_picks_up() {
-        assert_eq!(decide_resume(&[], None), Resume::Fresh);
-        // Stopped while planning, or the plan was rejected: plan again.
-        assert_eq!(
-            decide_resume(&[phase(Phase::Plan, None)], None),
-            Resume::Fresh
-        );
-        assert_eq!(
-            decide_resume(&[phase(Phase::Plan, Some("failed"))], None),
-            Resume::Fresh
-        );
-        // Approved, then stopped in execution or in review: go on without planning.
-        let approved = phase(Phase::Plan, Some("passed"));
-        assert_eq!(
-            decide_resume(
-                &[approved.clone(), phase(Phase::Execute, Some("stopped"))],
-                None
-            ),
-            Resume::PlanApproved
-        );
-        assert_eq!(
-            decide_resume(
-                &[
-                    approved.clone(),
-                    phase(Phase::Execute, Some("failed")),
-                    phase(Phase::Review, None)
-                ],
-                None
-            ),
-            Resume::PlanApproved
-        );
-        // Sent back by review or QA, or stalled: a new round, with the reason.
-        assert_eq!(
-            decide_resume(
-                &[approved.clone(), phase(Phase::Review, Some("failed"))],
-                None
-            ),
-            Resume::RoundOver("review note".into())
-        );
-        let stalled = ConvergenceRecord {
-            stage: "execute".into(),
-            round: 2,
-            before: 0.5,
-            after: 0.5,
-            verified: 1,
-            total: 2,
-            outcome: "stalled".into(),
-            checkpoint: None,
-            created_at: 0,
-        };
-        assert!(matches!(
-            decide_resume(&[approved], Some(&stalled)),
-            Resume::RoundOver(r) if r.contains("did not rise during execute")
-        ));
     }
 }

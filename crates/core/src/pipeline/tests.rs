@@ -384,3 +384,53 @@ fn progress_every_three_stories_or_thirty_minutes() {
     assert!(progress_due(3, 0));
     assert!(progress_due(0, 30 * 60 * 1000));
 }
+
+#[test]
+fn where_a_resumed_round_picks_up() {
+    let phase = |phase: Phase, outcome: Option<&'static str>| PhaseState {
+        phase,
+        outcome,
+        note: Some("review note"),
+    };
+    assert_eq!(resume_point(&[], None), Resume::Fresh);
+    // Stopped while planning, or the plan was rejected: plan again.
+    assert_eq!(
+        resume_point(&[phase(Phase::Plan, None)], None),
+        Resume::Fresh
+    );
+    assert_eq!(
+        resume_point(&[phase(Phase::Plan, Some("failed"))], None),
+        Resume::Fresh
+    );
+    // Approved, then stopped in execution or in review: go on without planning.
+    let approved = phase(Phase::Plan, Some("passed"));
+    assert_eq!(
+        resume_point(&[approved, phase(Phase::Execute, Some("stopped"))], None),
+        Resume::PlanApproved
+    );
+    assert_eq!(
+        resume_point(
+            &[
+                approved,
+                phase(Phase::Execute, Some("failed")),
+                phase(Phase::Review, None)
+            ],
+            None
+        ),
+        Resume::PlanApproved
+    );
+    // Sent back by review or QA, or stalled: a new round, with the reason.
+    assert_eq!(
+        resume_point(&[approved, phase(Phase::Review, Some("failed"))], None),
+        Resume::RoundOver("review note".into())
+    );
+    let stalled = Stalled {
+        stage: "execute",
+        before: 0.5,
+        after: 0.5,
+    };
+    assert!(matches!(
+        resume_point(&[approved], Some(stalled)),
+        Resume::RoundOver(r) if r.contains("did not rise during execute")
+    ));
+}
