@@ -58,6 +58,13 @@ impl Usage {
             .saturating_add(self.cache_write_tokens)
     }
 
+    /// Input tokens as pawl charges them: fresh input plus cache reads and writes (saturating).
+    pub fn input_total(&self) -> u64 {
+        self.input_tokens
+            .saturating_add(self.cache_read_tokens)
+            .saturating_add(self.cache_write_tokens)
+    }
+
     /// Adds another usage (saturating, so a hostile count cannot overflow).
     pub fn add(&mut self, other: &Usage) {
         self.input_tokens = self.input_tokens.saturating_add(other.input_tokens);

@@ -81,9 +81,7 @@ impl StepOutcome {
         summary: String,
     ) -> pawl_core::record::IterationEnd {
         pawl_core::record::IterationEnd {
-            tokens_in: self.usage.input_tokens
-                + self.usage.cache_read_tokens
-                + self.usage.cache_write_tokens,
+            tokens_in: self.usage.input_total(),
             tokens_out: self.usage.output_tokens,
             cost_usd: self.cost_usd,
             cost_estimated: self.cost_estimated,

@@ -882,11 +882,7 @@ impl TurnUsage {
         };
         IterationEnd {
             // As in the headless loop: input counts cache reads and writes.
-            tokens_in: r
-                .usage
-                .input_tokens
-                .saturating_add(r.usage.cache_read_tokens)
-                .saturating_add(r.usage.cache_write_tokens),
+            tokens_in: r.usage.input_total(),
             tokens_out: r.usage.output_tokens,
             cost_usd: r.cost_usd,
             cost_estimated: true,
