@@ -15,6 +15,12 @@ pub enum CliError {
     Store(#[from] StoreError),
     #[error(transparent)]
     Config(#[from] pawl_core::config::ConfigError),
+    #[error("git: {0}")]
+    Git(#[from] pawl_git::Error),
+    #[error(transparent)]
+    Engine(#[from] pawl_engine::EngineError),
+    #[error(transparent)]
+    Verify(#[from] pawl_engine::VerifyError),
     #[error("{context}: {source}")]
     Io {
         context: String,

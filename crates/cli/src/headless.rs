@@ -6,89 +6,16 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use pawl_core::ExitCode;
-use pawl_core::model::CriterionStatus;
 use pawl_core::record::Run;
 use pawl_core::spec::Mode;
-use pawl_engine::{CheckSummary, Control, LoopConfig, LoopEvent, Owner, Verifier, VerifyReport};
+use pawl_engine::{Control, GateVerifier, LoopConfig, LoopEvent, Owner};
 use pawl_store::Store;
 use pawl_verify::gate::Check;
 
-use crate::commands::verify::{Plan, criterion_checks, verify_checks};
+use crate::checks;
 use crate::ctx::Ctx;
 use crate::error::{CliError, CliResult};
 use crate::owner;
-
-/// Runs the configured gates and the run's command criteria on the current tree.
-pub struct GateVerifier {
-    ctx: Ctx,
-    gates: Vec<Check>,
-}
-
-impl GateVerifier {
-    pub fn new(root: PathBuf, gates: Vec<Check>) -> GateVerifier {
-        GateVerifier {
-            ctx: Ctx::at(root),
-            gates,
-        }
-    }
-}
-
-impl Verifier for GateVerifier {
-    fn verify(&mut self, store: &mut Store, run_id: &str) -> Result<VerifyReport, String> {
-        let run = store.run(run_id).map_err(|e| e.to_string())?;
-        let mut checks = self.gates.clone();
-        checks.extend(criterion_checks(store, Some(&run)).map_err(|e| e.to_string())?);
-        if checks.is_empty() {
-            return Err(
-                "nothing to verify: configure [gates] in pawl.toml or add command criteria".into(),
-            );
-        }
-        let v = verify_checks(&self.ctx, store, Some(&run), &Plan::new(checks))
-            .map_err(|e| e.to_string())?;
-        let summaries: Vec<CheckSummary> = v
-            .items
-            .iter()
-            .map(|item| {
-                let e = item.evidence.as_ref().map(|e| &e.data);
-                CheckSummary {
-                    name: item.name.clone(),
-                    passed: item.passed(),
-                    end: match (e, &item.skipped) {
-                        (_, Some(why)) => format!("skipped: {why}"),
-                        (Some(d), None) => d.end.clone(),
-                        (None, None) => "not run".into(),
-                    },
-                    failing_tests: e.map(|d| d.failing.clone()).unwrap_or_default(),
-                    first_failure: e.and_then(|d| d.first_failure.clone()),
-                    log: e.and_then(|d| d.log_path.clone()),
-                    category: e.and_then(|d| d.failure_category),
-                    cached: item.reused,
-                }
-            })
-            .collect();
-        let criteria = store.criteria(run_id).map_err(|e| e.to_string())?;
-        let verified: Vec<String> = criteria
-            .iter()
-            .filter(|c| c.status == CriterionStatus::Verified)
-            .map(|c| c.id.clone())
-            .collect();
-        let unmet: Vec<String> = criteria
-            .iter()
-            .filter(|c| c.status != CriterionStatus::Verified)
-            .map(|c| c.id.clone())
-            .collect();
-        Ok(VerifyReport {
-            tree_hash: v.tree.clone(),
-            failing: summaries.iter().filter(|c| !c.passed).cloned().collect(),
-            checks: summaries,
-            // Done: every check passed on an unchanged tree, and no criterion is left unverified
-            // (review, observation and assumption criteria keep the run open).
-            done: v.verified && unmet.is_empty(),
-            verified,
-            unmet,
-        })
-    }
-}
 
 /// `<this pawl> hook <agent>`, quoted for the shell the agent runs hooks with.
 fn hook_command(agent: &str) -> Option<String> {
@@ -224,7 +151,7 @@ pub fn drive_with_answers(
     };
     let mut adapter =
         pawl_agent::build_adapter(&agent, &options).map_err(|e| CliError::Failed(e.to_string()))?;
-    let mut verifier = GateVerifier::new(ctx.root.clone(), gates);
+    let mut verifier = GateVerifier::new(checks::workspace(ctx), gates);
     let control = Control::new(ctx.state_dir().join("stop"));
     install_interrupts(&control);
     let cfg = loop_config(ctx, run);
@@ -277,12 +204,9 @@ pub fn drive_with_answers(
                 },
             )
         }
-    }
-    .map_err(|e| CliError::Failed(e.to_string()))?;
-    let report = pawl_engine::report::build(store, &run.id, &ctx.root)
-        .map_err(|e| CliError::Failed(e.to_string()))?;
-    let path = pawl_engine::report::write(&report, &ctx.state_dir().join("reports"))
-        .map_err(|e| CliError::Failed(e.to_string()))?;
+    }?;
+    let report = pawl_engine::report::build(store, &run.id, &ctx.root)?;
+    let path = pawl_engine::report::write(&report, &ctx.state_dir().join("reports"))?;
     let rel = path
         .strip_prefix(&ctx.root)
         .unwrap_or(&path)

@@ -5,6 +5,7 @@ use std::process::ExitCode as ProcessExit;
 
 use clap::Parser;
 
+mod checks;
 mod cli;
 mod commands;
 mod ctx;

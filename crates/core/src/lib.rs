@@ -5,6 +5,7 @@
 //! and shared by both drivers.
 
 pub mod config;
+pub mod event;
 pub mod exit;
 pub mod failure;
 pub mod judge;
@@ -14,6 +15,8 @@ pub mod record;
 pub mod resume;
 pub mod spec;
 pub mod tdd;
+pub mod turn;
 
+pub use event::EventKind;
 pub use exit::{ExitCode, StopReason};
 pub use failure::{FailureCategory, RetryAdvice};

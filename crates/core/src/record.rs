@@ -123,8 +123,16 @@ pub struct Event {
     pub seq: i64,
     pub run_id: Option<String>,
     pub at: i64,
+    /// The kind as stored (a newer pawl may have written kinds this one does not know).
     pub kind: String,
     pub data: serde_json::Value,
+}
+
+impl Event {
+    /// Whether this event is of `kind`.
+    pub fn is(&self, kind: crate::EventKind) -> bool {
+        self.kind == kind.as_str()
+    }
 }
 
 /// Who owns a run right now.

@@ -1,22 +1,28 @@
-//! pawl-engine: the headless loop. One owner drives a run: it spawns the agent for each step,
-//! has pawl verify the tree, records the iteration, and decides from pawl-core's rules what
-//! happens next — continue, wait, or stop with a typed reason. Then it writes the report.
+//! pawl-engine: the run's turn, once for every driver. It owns verification (pawl runs the checks
+//! itself: [`verify`]), one agent attempt ([`attempt`]), the turn that concludes an iteration and
+//! decides what comes next ([`turn`]), and the drivers built on them: the headless loop
+//! ([`driver`]), the phase pipeline ([`pipeline`]) and the in-session Stop turn ([`session`]).
+//! Then the report.
 //!
-//! What this crate is not: the agent programs (pawl-agent), the checks (behind [`Verifier`]),
-//! or terminal output (the CLI observes [`LoopEvent`]s and prints them).
+//! What this crate is not: the agent programs (pawl-agent), the check runner and parsers
+//! (pawl-verify), terminal output (the CLI observes [`LoopEvent`]s and prints them), or the
+//! hook protocols (pawl-hooks and the CLI's `pawl hook`). See README.md for the life of a turn.
 
+pub mod attempt;
 pub mod control;
 pub mod driver;
 pub mod pipeline;
 pub mod prompt;
 pub mod report;
+pub mod session;
 pub mod step;
-pub mod verifier;
+pub mod turn;
+pub mod verify;
 
 pub use control::Control;
 pub use driver::{LoopConfig, LoopEnd, LoopEvent, Owner, drive};
 pub use pipeline::{Answer, Answerer, Autonomous, PipelineInput};
-pub use verifier::{CheckSummary, Verifier, VerifyReport};
+pub use verify::{CheckSummary, GateVerifier, Verifier, VerifyError, VerifyReport, Workspace};
 
 /// How long a driver's lease lasts without a heartbeat.
 pub const LEASE_TTL_MS: i64 = 60_000;
@@ -26,7 +32,12 @@ pub enum EngineError {
     #[error(transparent)]
     Store(#[from] pawl_store::StoreError),
     #[error("verification failed to run: {0}")]
-    Verify(String),
+    Verify(#[from] VerifyError),
+    #[error("git: {0}")]
+    Git(#[from] pawl_git::Error),
+    /// A pipeline rule was broken by pawl's own sequencing (a bug, never the agent's doing).
+    #[error("pipeline: {0}")]
+    Consensus(#[from] pawl_core::pipeline::ConsensusError),
     #[error("cannot write the report {path}: {source}")]
     Report {
         path: std::path::PathBuf,

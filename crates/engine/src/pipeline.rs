@@ -23,6 +23,7 @@ mod plan;
 mod ralph;
 mod session;
 
+use pawl_core::EventKind;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -36,9 +37,10 @@ use pawl_store::{Store, StoreError};
 use serde_json::json;
 
 use crate::EngineError;
+use crate::attempt::Heartbeat;
 use crate::control::Control;
 use crate::driver::{self, LoopConfig, LoopEnd, LoopEvent, Scope};
-use crate::verifier::{Verifier, VerifyReport};
+use crate::verify::{Verifier, VerifyReport};
 
 /// An answer to an interview question.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -105,6 +107,10 @@ pub(crate) struct Ctx<'a> {
     pub control: &'a Control,
     pub observer: &'a mut dyn FnMut(&LoopEvent),
     pub token: String,
+    /// The lease's heartbeat (renewed while sessions run and while waiting).
+    pub heartbeat: Heartbeat,
+    /// Stall recoveries so far in this drive.
+    pub stalls_run: u32,
     pub pcfg: &'a PipelineConfig,
     pub analysis: &'a Analysis,
     pub mode: Mode,
@@ -118,7 +124,6 @@ pub(crate) struct Ctx<'a> {
     pub replan_reason: Option<String>,
     /// Calls per hour for this mode (ralph's own limit), on top of the run's.
     pub calls_per_hour: Option<u32>,
-    pub last_beat: Instant,
     pub last_report: Option<VerifyReport>,
     /// Stories done since the last progress report, and when it was.
     pub progress_stories: u32,
@@ -126,24 +131,10 @@ pub(crate) struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
-    /// Sleeps in small steps; false if a stop was asked for meanwhile.
+    /// Sleeps in small steps, keeping the lease; false if a stop was asked for meanwhile.
     pub fn sleep(&mut self, total: Duration) -> bool {
-        let end = Instant::now() + total;
-        while Instant::now() < end {
-            if self.control.stop_requested() || self.control.kill_requested() {
-                return false;
-            }
-            std::thread::sleep(
-                Duration::from_millis(50).min(end.saturating_duration_since(Instant::now())),
-            );
-            if self.last_beat.elapsed() >= Duration::from_secs(10) {
-                self.last_beat = Instant::now();
-                let _ = self
-                    .store
-                    .heartbeat(&self.run_id, &self.token, crate::LEASE_TTL_MS);
-            }
-        }
-        true
+        self.heartbeat
+            .sleep(self.store, &self.run_id, total, self.control)
     }
 
     /// Verifies the current tree now (pawl's gates and command criteria).
@@ -151,10 +142,10 @@ impl Ctx<'_> {
         let r = self
             .verifier
             .verify(self.store, &self.run_id)
-            .map_err(EngineError::Verify)?;
+            .map_err(EngineError::from)?;
         self.store.append_event(
             Some(&self.run_id),
-            "verification",
+            EventKind::Verification,
             serde_json::to_value(&r).unwrap_or(json!(null)),
         )?;
         self.last_report = Some(r.clone());
@@ -279,7 +270,8 @@ pub fn run(
                 plan_no,
                 replan_reason: None,
                 calls_per_hour: (mode == Mode::Ralph).then_some(config.ralph_calls_per_hour),
-                last_beat: Instant::now(),
+                heartbeat: Heartbeat::new(token, crate::LEASE_TTL_MS),
+                stalls_run: 0,
                 last_report: None,
                 progress_stories: 0,
                 progress_at: Instant::now(),

@@ -4,7 +4,7 @@
 
 use pawl_core::record::{Criterion, Failure, Note, Story};
 
-use crate::verifier::VerifyReport;
+use crate::verify::VerifyReport;
 
 /// What the continuation prompt is built from.
 pub struct PromptInput<'a> {

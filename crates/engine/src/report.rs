@@ -4,6 +4,7 @@
 //! Built only from the store and git, never from the agent's words, so `pawl report` can rebuild
 //! it at any time. Written as Markdown and JSON to `.pawl/reports/<run>.{md,json}`.
 
+use pawl_core::EventKind;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -14,7 +15,7 @@ use pawl_store::Store;
 use serde::Serialize;
 
 use crate::EngineError;
-use crate::verifier::{CheckSummary, VerifyReport};
+use crate::verify::{CheckSummary, VerifyReport};
 
 /// SHIP: everything verified by execution. MONITOR: something verified only by review.
 /// RESEARCH: anything unverified, or supported only by assumption.
@@ -83,12 +84,15 @@ pub fn build(store: &Store, run_id: &str, root: &Path) -> Result<Report, EngineE
     let stories = store.stories(run_id)?;
     let criteria = store.criteria(run_id)?;
     let events = store.events_after(Some(run_id), 0, usize::MAX)?;
-    let guard_off = events.iter().any(|e| e.kind == "guard_off");
-    let guard_denials = events.iter().filter(|e| e.kind == "guard_denied").count() as u32;
+    let guard_off = events.iter().any(|e| e.is(EventKind::GuardOff));
+    let guard_denials = events
+        .iter()
+        .filter(|e| e.is(EventKind::GuardDenied))
+        .count() as u32;
     let last: Option<VerifyReport> = events
         .into_iter()
         .rev()
-        .find(|e| e.kind == "verification")
+        .find(|e| e.is(EventKind::Verification))
         .and_then(|e| serde_json::from_value(e.data).ok());
     let checks = last.as_ref().map(|r| r.checks.clone()).unwrap_or_default();
     let criteria: Vec<CriterionLine> = criteria

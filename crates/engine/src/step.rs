@@ -38,6 +38,9 @@ pub struct StepOutcome {
     pub claimed_done: bool,
     /// A fingerprint of the assistant text, for reasoning-loop detection.
     pub text_fingerprint: Option<String>,
+    /// The assistant's text and the final result text of this try (not of earlier tries: a
+    /// structured answer is read from the try that finished).
+    pub text: String,
     pub duration: Duration,
     /// A hard stop (second Ctrl-C) ended the step.
     pub killed: bool,
@@ -200,6 +203,8 @@ fn absorb(out: &mut StepOutcome, ev: &AgentEvent, text: &mut Sha256, any_text: &
     match ev {
         AgentEvent::SessionStarted { session_id, .. } => out.session_id = Some(session_id.clone()),
         AgentEvent::Text { text: t } => {
+            out.text.push_str(t);
+            out.text.push('\n');
             if !t.trim().is_empty() {
                 text.update(t.trim().as_bytes());
                 *any_text = true;
@@ -226,8 +231,13 @@ fn absorb(out: &mut StepOutcome, ev: &AgentEvent, text: &mut Sha256, any_text: &
             usage,
             cost_usd,
             cost_estimated,
+            text: result_text,
             ..
         } => {
+            if let Some(t) = result_text {
+                out.text.push_str(t);
+                out.text.push('\n');
+            }
             out.result_error |= *is_error;
             // A result carries the step's totals: it replaces, not adds to, the running usage.
             out.usage = *usage;

@@ -1,5 +1,6 @@
 //! Blockers: things only the user can clear, and the awaiting-user protocol.
 
+use pawl_core::EventKind;
 use pawl_core::model::{BlockerStatus, RunStatus, Severity};
 use pawl_core::record::Blocker;
 use rusqlite::{OptionalExtension, Row, params};
@@ -33,7 +34,7 @@ impl Store {
                 "INSERT INTO blockers (run_id, id, seq, text, severity, status, created_at) VALUES (?1, ?2, ?3, ?4, ?5, 'open', ?6)",
                 params![run_id, id, seq, text, severity.as_str(), tx.now],
             )?;
-            tx.event(Some(run_id), "blocker_added", json!({"id": id, "text": text, "severity": severity}))?;
+            tx.event(Some(run_id), EventKind::BlockerAdded, json!({"id": id, "text": text, "severity": severity}))?;
             Ok(id)
         })?;
         self.blocker(run_id, &id)
@@ -85,7 +86,7 @@ impl Store {
             )?;
             tx.event(
                 Some(run_id),
-                "awaiting_user",
+                EventKind::AwaitingUser,
                 json!({"blocker": id, "instructions": instructions, "check": check}),
             )?;
             Ok(())
@@ -118,7 +119,7 @@ impl Store {
         self.write(|tx| {
             tx.event(
                 Some(run_id),
-                "user_fix_checked",
+                EventKind::UserFixChecked,
                 json!({"blocker": blocker_id, "passed": passed, "detail": detail}),
             )?;
             Ok(())
@@ -152,7 +153,7 @@ impl Store {
                 params![run_id, tx.now],
             )?;
             let ids: Vec<&str> = waiting.iter().map(|b| b.id.as_str()).collect();
-            tx.event(Some(run_id), "user_fixed", json!({"blockers": ids, "notes": notes}))?;
+            tx.event(Some(run_id), EventKind::UserFixed, json!({"blockers": ids, "notes": notes}))?;
             Ok(())
         })?;
         waiting

@@ -1,5 +1,6 @@
 //! The append-only event log: read side, plus events that are not a side effect of another write.
 
+use pawl_core::EventKind;
 use pawl_core::model::BlockerStatus;
 use pawl_core::record::Event;
 use pawl_core::resume::{self, ResumeContext};
@@ -23,7 +24,7 @@ impl Store {
     pub fn append_event(
         &mut self,
         run_id: Option<&str>,
-        kind: &str,
+        kind: EventKind,
         data: serde_json::Value,
     ) -> Result<i64> {
         self.write(|tx| tx.event(run_id, kind, data))
@@ -47,23 +48,23 @@ impl Store {
     }
 
     /// The run's most recent event of `kind`.
-    pub fn last_event(&self, run_id: &str, kind: &str) -> Result<Option<Event>> {
+    pub fn last_event(&self, run_id: &str, kind: EventKind) -> Result<Option<Event>> {
         Ok(self
             .conn
             .query_row(
                 "SELECT seq, run_id, at, kind, data_json FROM events
                  WHERE run_id = ?1 AND kind = ?2 ORDER BY seq DESC LIMIT 1",
-                params![run_id, kind],
+                params![run_id, kind.as_str()],
                 event_from_row,
             )
             .optional()?)
     }
 
     /// How many of the run's events of `kind` happened at or after `since_ms`.
-    pub fn count_events_since(&self, run_id: &str, kind: &str, since_ms: i64) -> Result<u32> {
+    pub fn count_events_since(&self, run_id: &str, kind: EventKind, since_ms: i64) -> Result<u32> {
         Ok(self.conn.query_row(
             "SELECT COUNT(*) FROM events WHERE run_id = ?1 AND kind = ?2 AND at >= ?3",
-            params![run_id, kind, since_ms],
+            params![run_id, kind.as_str(), since_ms],
             |r| r.get(0),
         )?)
     }

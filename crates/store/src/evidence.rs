@@ -7,6 +7,7 @@
 //! reports), and what does one record say. Evidence is append-only: a reused result is a new row
 //! pointing at the row it reused, so a run's history stays complete.
 
+use pawl_core::EventKind;
 use pawl_core::failure::FailureCategory;
 use rusqlite::{OptionalExtension, Row, params};
 use serde::{Deserialize, Serialize};
@@ -200,7 +201,7 @@ impl Store {
                 let id = insert(tx, e)?;
                 tx.event(
                     e.run_id.as_deref(),
-                    "evidence",
+                    EventKind::Evidence,
                     json!({
                         "id": id,
                         "gate": e.gate,

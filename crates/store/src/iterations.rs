@@ -4,6 +4,7 @@
 //! A step cut off by a crash keeps its row without an end until the next driver marks it
 //! `interrupted`: it counts as an iteration (limits are real) and is never counted twice.
 
+use pawl_core::EventKind;
 use pawl_core::judge::Spent;
 use pawl_core::record::{Iteration, IterationEnd};
 use rusqlite::{Row, params};
@@ -61,7 +62,7 @@ impl Store {
                 "INSERT INTO iterations (run_id, n, story_id, started_at, prompt) VALUES (?1, ?2, ?3, ?4, ?5)",
                 params![run_id, n, story_id, tx.now, prompt],
             )?;
-            tx.event(Some(run_id), "iteration_started", json!({"n": n, "story": story_id}))?;
+            tx.event(Some(run_id), EventKind::IterationStarted, json!({"n": n, "story": story_id}))?;
             Ok(n)
         })
     }
@@ -119,7 +120,7 @@ impl Store {
             )?;
             tx.event(
                 Some(run_id),
-                "iteration_finished",
+                EventKind::IterationFinished,
                 json!({"n": n, "outcome": end.outcome, "tokens_in": end.tokens_in, "tokens_out": end.tokens_out,
                        "cost_usd": end.cost_usd, "cost_estimated": end.cost_estimated, "files": end.files,
                        "duration_ms": end.duration_ms, "summary": end.summary}),
@@ -159,7 +160,7 @@ impl Store {
                     params![run_id, n, tx.now, ms],
                 )?;
                 tx.execute("UPDATE runs SET active_ms = active_ms + ?2 WHERE id = ?1", params![run_id, ms])?;
-                tx.event(Some(run_id), "iteration_interrupted", json!({"n": n, "counted_ms": ms}))?;
+                tx.event(Some(run_id), EventKind::IterationInterrupted, json!({"n": n, "counted_ms": ms}))?;
             }
             Ok(())
         })?;

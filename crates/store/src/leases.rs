@@ -5,6 +5,7 @@
 //! the takeover is an event. Liveness of a pid is the caller's question (the store does no
 //! process I/O), passed in as a closure.
 
+use pawl_core::EventKind;
 use pawl_core::record::Lease;
 use rusqlite::{OptionalExtension, Row, params};
 use serde_json::json;
@@ -79,7 +80,7 @@ impl Store {
                 if !same_process {
                     tx.event(
                         Some(run_id),
-                        "lease_takeover",
+                        EventKind::LeaseTakeover,
                         json!({"from": {"pid": h.pid, "host": h.host, "expires_at": h.expires_at},
                                "to": {"pid": pid, "host": host},
                                "why": if expired { "expired" } else { "holder process is gone" }}),
@@ -94,7 +95,7 @@ impl Store {
                    heartbeat_at = ?5, expires_at = ?6, sessions_json = '[]'",
                 params![run_id, pid, host, token, tx.now, tx.now + ttl_ms],
             )?;
-            tx.event(Some(run_id), "lease_acquired", json!({"pid": pid, "host": host, "ttl_ms": ttl_ms}))?;
+            tx.event(Some(run_id), EventKind::LeaseAcquired, json!({"pid": pid, "host": host, "ttl_ms": ttl_ms}))?;
             let lease = tx.query_row(
                 &format!("SELECT {LEASE_COLUMNS} FROM leases WHERE run_id = ?1"),
                 [run_id],
@@ -126,7 +127,7 @@ impl Store {
                 params![run_id, token],
             )?;
             if n > 0 {
-                tx.event(Some(run_id), "lease_released", json!({}))?;
+                tx.event(Some(run_id), EventKind::LeaseReleased, json!({}))?;
             }
             Ok(())
         })
@@ -156,7 +157,7 @@ impl Store {
                 )?;
                 tx.event(
                     Some(run_id),
-                    "session_bound",
+                    EventKind::SessionBound,
                     json!({"session": session_id}),
                 )?;
             }

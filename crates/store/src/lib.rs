@@ -5,6 +5,7 @@
 //! change or none of it. The schema evolves through numbered migrations embedded in the binary;
 //! a database written by a newer pawl is refused rather than misread.
 
+use pawl_core::EventKind;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -232,10 +233,10 @@ pub(crate) struct Tx<'a> {
 
 impl Tx<'_> {
     /// Appends an event in this transaction.
-    fn event(&self, run_id: Option<&str>, kind: &str, data: serde_json::Value) -> Result<i64> {
+    fn event(&self, run_id: Option<&str>, kind: EventKind, data: serde_json::Value) -> Result<i64> {
         self.tx.execute(
             "INSERT INTO events (run_id, at, kind, data_json) VALUES (?1, ?2, ?3, ?4)",
-            rusqlite::params![run_id, self.now, kind, data.to_string()],
+            rusqlite::params![run_id, self.now, kind.as_str(), data.to_string()],
         )?;
         Ok(self.tx.last_insert_rowid())
     }

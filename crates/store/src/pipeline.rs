@@ -2,6 +2,7 @@
 //! them, plans (which also create the run's criteria and stories, in the same transaction),
 //! plan scores, the convergence history, failed directions and threshold tuning.
 
+use pawl_core::EventKind;
 use std::collections::BTreeMap;
 
 use pawl_core::model::Size;
@@ -161,7 +162,7 @@ impl Store {
             )?;
             tx.event(
                 Some(run_id),
-                "phase_started",
+                EventKind::PhaseStarted,
                 json!({"id": id, "phase": phase, "round": round}),
             )?;
             Ok(id)
@@ -177,7 +178,7 @@ impl Store {
             )?;
             tx.event(
                 Some(run_id),
-                "phase_ended",
+                EventKind::PhaseEnded,
                 json!({"id": id, "outcome": outcome, "note": note}),
             )?;
             Ok(())
@@ -226,7 +227,7 @@ impl Store {
             let id = tx.last_insert_rowid();
             tx.event(
                 Some(run_id),
-                "verdict",
+                EventKind::Verdict,
                 json!({"id": id, "phase": v.phase, "role": v.role, "round": v.round, "story": v.story_id,
                        "session_id": v.session_id, "iteration": v.iteration, "approve": v.output.approves(),
                        "clean": v.output.clean(), "findings": v.output.findings}),
@@ -276,7 +277,7 @@ impl Store {
                 )?;
                 tx.event(
                     Some(run_id),
-                    "story_status",
+                    EventKind::StoryStatus,
                     json!({"id": id, "from": "pending", "to": "skipped", "reason": format!("superseded by plan round {round}")}),
                 )?;
             }
@@ -300,7 +301,7 @@ impl Store {
                         )?;
                         tx.event(
                             Some(run_id),
-                            "criterion_added",
+                            EventKind::CriterionAdded,
                             json!({"id": id, "text": c.text, "verification": {"kind": c.verify, "command": c.command}, "plan_round": round}),
                         )?;
                         id
@@ -323,7 +324,7 @@ impl Store {
                 )?;
                 tx.event(
                     Some(run_id),
-                    "story_added",
+                    EventKind::StoryAdded,
                     json!({"id": id, "title": s.title, "size": s.size, "security": s.security, "plan_round": round}),
                 )?;
                 ids.insert(s.id.clone(), id);
@@ -345,7 +346,7 @@ impl Store {
             )?;
             tx.event(
                 Some(run_id),
-                "plan",
+                EventKind::Plan,
                 json!({"round": round, "session_id": session_id, "iteration": iteration, "ids": ids,
                        "stories": plan.stories.len(), "criteria": plan.criteria.len()}),
             )?;
@@ -422,7 +423,7 @@ impl Store {
             )?;
             tx.event(
                 Some(run_id),
-                "score",
+                EventKind::Score,
                 json!({"round": round, "kind": kind, "task_type": task_type, "scores": scores,
                        "overall": overall, "threshold": threshold, "passed": passed}),
             )?;
@@ -459,7 +460,7 @@ impl Store {
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
                 params![run_id, c.stage, c.round, c.before, c.after, c.verified, c.total, c.outcome, c.checkpoint, tx.now],
             )?;
-            tx.event(Some(run_id), "convergence", json!(c))?;
+            tx.event(Some(run_id), EventKind::Convergence, json!(c))?;
             Ok(())
         })
     }
@@ -501,7 +502,7 @@ impl Store {
             )?;
             tx.event(
                 Some(run_id),
-                "failed_direction",
+                EventKind::FailedDirection,
                 json!({"stage": stage, "round": round, "direction": direction, "reason": reason}),
             )?;
             Ok(())
@@ -551,7 +552,7 @@ impl Store {
             )?;
             tx.event(
                 run_id,
-                "threshold_tuned",
+                EventKind::ThresholdTuned,
                 json!({"task_type": task_type, "before": tuning.before, "after": tuning.after, "reason": tuning.reason}),
             )?;
             Ok(())

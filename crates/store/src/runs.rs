@@ -1,5 +1,6 @@
 //! Runs: creation, lookup by id or prefix, status changes and persisted limits.
 
+use pawl_core::EventKind;
 use std::hash::BuildHasher;
 
 use pawl_core::StopReason;
@@ -92,7 +93,7 @@ impl Store {
             tx.execute("INSERT INTO spec (run_id, goal_text) VALUES (?1, ?2)", params![id, new.goal])?;
             tx.event(
                 Some(&id),
-                "run_created",
+                EventKind::RunCreated,
                 json!({"goal": new.goal, "driver": new.driver, "mode": new.mode, "settings": new.settings,
                        "branch": new.branch, "pre_run_commit": new.pre_run_commit}),
             )?;
@@ -214,7 +215,7 @@ impl Store {
                 "UPDATE runs SET status = ?2, stop_reason = ?3, updated_at = ?4, ended_at = COALESCE(?5, ended_at) WHERE id = ?1",
                 params![id, status.as_str(), reason.map(StopReason::as_str), tx.now, ended],
             )?;
-            tx.event(Some(id), "run_status", json!({"from": from, "to": status, "reason": reason}))?;
+            tx.event(Some(id), EventKind::RunStatus, json!({"from": from, "to": status, "reason": reason}))?;
             Ok(())
         })?;
         self.run(id)
@@ -237,7 +238,7 @@ impl Store {
             )?;
             tx.event(
                 Some(id),
-                "limits_changed",
+                EventKind::LimitsChanged,
                 json!({"before": before, "after": settings, "why": why}),
             )?;
             Ok(())
@@ -259,7 +260,7 @@ impl Store {
             )?;
             tx.event(
                 Some(id),
-                "git_preflight",
+                EventKind::GitPreflight,
                 json!({"branch": branch, "pre_run_commit": pre_run_commit}),
             )?;
             Ok(())
@@ -280,7 +281,7 @@ impl Store {
                     hint: String::new(),
                 });
             }
-            tx.event(Some(id), "phase", json!({"phase": phase}))?;
+            tx.event(Some(id), EventKind::Phase, json!({"phase": phase}))?;
             Ok(())
         })
     }

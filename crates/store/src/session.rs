@@ -4,6 +4,7 @@
 //!
 //! What the hooks decide lives in the CLI and pawl-hooks; this module only remembers.
 
+use pawl_core::EventKind;
 use std::collections::BTreeMap;
 
 use rusqlite::{OptionalExtension, Row, params};
@@ -91,7 +92,7 @@ impl Store {
             )?;
             tx.event(
                 Some(run_id),
-                "session_armed",
+                EventKind::SessionArmed,
                 json!({"agent": new.agent, "expires_at": new.expires_at, "autonomous": new.autonomous}),
             )?;
             Ok(())
@@ -157,7 +158,7 @@ impl Store {
                     )?;
                     tx.event(
                         Some(run_id),
-                        "session_bound",
+                        EventKind::SessionBound,
                         json!({"session": session_id, "agent": agent, "source": source}),
                     )?;
                 }
@@ -289,7 +290,11 @@ impl Store {
                 params![run_id, tx.now, why],
             )?;
             tx.execute("DELETE FROM session_edits WHERE run_id = ?1", [run_id])?;
-            tx.event(Some(run_id), "session_mode_ended", json!({"why": why}))?;
+            tx.event(
+                Some(run_id),
+                EventKind::SessionModeEnded,
+                json!({"why": why}),
+            )?;
             Ok(())
         })?;
         Ok(Some(arming))

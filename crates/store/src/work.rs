@@ -1,5 +1,6 @@
 //! Criteria, stories, TDD phases, failures, clarifications and notes.
 
+use pawl_core::EventKind;
 use pawl_core::failure::FailureCategory;
 use pawl_core::model::{CriterionStatus, Size, StoryStatus, Verification, story_transition};
 use pawl_core::record::{Clarification, Criterion, Failure, Note, Story};
@@ -91,7 +92,7 @@ impl Store {
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'unverified', ?7, ?7)",
                 params![run_id, id, seq, text, verification.kind.as_str(), verification.command, tx.now],
             )?;
-            tx.event(Some(run_id), "criterion_added", json!({"id": id, "text": text, "verification": verification}))?;
+            tx.event(Some(run_id), EventKind::CriterionAdded, json!({"id": id, "text": text, "verification": verification}))?;
             Ok(id)
         })?;
         self.criterion(run_id, &id)
@@ -134,7 +135,7 @@ impl Store {
             )?;
             tx.event(
                 Some(run_id),
-                "criterion_status",
+                EventKind::CriterionStatus,
                 json!({"id": id, "status": status, "evidence": evidence}),
             )?;
             Ok(())
@@ -163,7 +164,7 @@ impl Store {
             )?;
             tx.event(
                 Some(run_id),
-                "story_added",
+                EventKind::StoryAdded,
                 json!({"id": id, "title": title, "size": size, "security": security}),
             )?;
             Ok(id)
@@ -217,7 +218,7 @@ impl Store {
             )?;
             tx.event(
                 Some(run_id),
-                "story_status",
+                EventKind::StoryStatus,
                 json!({"id": id, "from": story.status, "to": to, "reason": reason}),
             )?;
             Ok(())
@@ -244,7 +245,7 @@ impl Store {
             )?;
             tx.event(
                 Some(run_id),
-                "tdd_phase",
+                EventKind::TddPhase,
                 json!({"story": id, "from": story.tdd_phase, "to": next}),
             )?;
             Ok(())
@@ -280,7 +281,7 @@ impl Store {
             let id = tx.last_insert_rowid();
             tx.event(
                 Some(run_id),
-                "failure",
+                EventKind::Failure,
                 json!({"id": id, "story": story_id, "category": category, "auto_classified": auto_classified, "message": message}),
             )?;
             Ok(id)
@@ -330,7 +331,7 @@ impl Store {
             let id = tx.last_insert_rowid();
             tx.event(
                 Some(run_id),
-                "clarification",
+                EventKind::Clarification,
                 json!({"id": id, "question": question, "answer": answer, "phase": phase, "category": category}),
             )?;
             Ok(id)
@@ -367,7 +368,11 @@ impl Store {
                 params![run_id, text, tx.now],
             )?;
             let id = tx.last_insert_rowid();
-            tx.event(Some(run_id), "note", json!({"id": id, "text": text}))?;
+            tx.event(
+                Some(run_id),
+                EventKind::Note,
+                json!({"id": id, "text": text}),
+            )?;
             Ok(id)
         })?;
         Ok(Note {

@@ -6,7 +6,9 @@ use pawl_core::ExitCode;
 use pawl_core::model::VerifyKind;
 use pawl_verify::Check;
 
-use super::verify;
+use pawl_engine::verify;
+
+use crate::checks;
 use crate::cli::CriterionCommand;
 use crate::ctx::Ctx;
 use crate::error::{CliError, CliResult};
@@ -31,11 +33,11 @@ pub fn run(ctx: &mut Ctx, cmd: CriterionCommand) -> CliResult<ExitCode> {
             };
             let mut plan = verify::Plan::new(vec![Check::criterion(&c.id, command)]);
             plan.fresh = fresh;
-            let v = verify::verify_checks(ctx, &mut store, Some(&run), &plan)?;
+            let v = verify::verify_checks(&checks::workspace(ctx), &mut store, Some(&run), &plan)?;
             let c = store.criterion(&run.id, &c.id)?;
             ctx.emit(
                 &serde_json::json!({"criterion": c, "verification": v}),
-                || format!("{}\n{}", verify::render(&v), render::criterion_line(&c)),
+                || format!("{}\n{}", checks::render(&v), render::criterion_line(&c)),
             )?;
             return Ok(if v.verified {
                 ExitCode::Done

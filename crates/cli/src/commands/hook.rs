@@ -10,7 +10,7 @@
 //! error while a run is active, PreToolUse denies (fail closed) and Stop allows with a visible
 //! message and a recorded error — a broken pawl must never trap a session in a loop.
 
-use std::collections::BTreeMap;
+use pawl_core::EventKind;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -19,29 +19,21 @@ use std::time::Duration;
 
 use pawl_core::ExitCode;
 use pawl_core::StopReason;
-use pawl_core::judge::{self, IterationFacts};
-use pawl_core::model::{CriterionStatus, RunStatus, StoryStatus};
-use pawl_core::record::{IterationEnd, Run, Story};
-use pawl_engine::Verifier;
-use pawl_engine::prompt::{self, PromptInput};
+use pawl_core::model::RunStatus;
+use pawl_core::record::Run;
+use pawl_engine::session as session_turn;
 use pawl_guard::{TrackedFiles, TrackedSet};
 use pawl_hooks::input::{self, Event, HookInput, ToolCall};
 use pawl_hooks::marker::{Marker, Route};
 use pawl_hooks::{Agent, Answer, HookKind};
 use pawl_store::Store;
 use serde_json::json;
-use sha2::{Digest, Sha256};
 
 use super::session;
+use crate::checks;
 use crate::cli::HookArgs;
 use crate::ctx::{Ctx, find_repo_root};
 use crate::error::CliResult;
-use crate::headless::GateVerifier;
-
-/// Longest wait for Claude Code to write the turn's last message to its transcript (seen here:
-/// 16–80 ms after the Stop hook started). A message still missing then is charged at the next
-/// Stop.
-const TRANSCRIPT_FLUSH_WAIT: Duration = Duration::from_millis(750);
 
 /// Answers after this long whatever the work is doing (below the installed 30 s timeout).
 const WATCHDOG_QUICK: Duration = Duration::from_secs(20);
@@ -202,7 +194,7 @@ fn record_error(root: &Path, run_id: Option<&str>, kind: HookKind, message: &str
         Store::open(&root.join(crate::ctx::STATE_DIR).join("pawl.db")).and_then(|mut s| {
             s.append_event(
                 run_id,
-                "hook_error",
+                EventKind::HookError,
                 json!({"hook": kind.as_arg(), "error": message}),
             )
         });
@@ -316,7 +308,7 @@ fn expire(root: &Path, run_id: &str) -> CliResult {
     }
     store.append_event(
         Some(run_id),
-        "session_arming_expired",
+        EventKind::SessionArmingExpired,
         json!({"stale_guard_ms": session::STALE_GUARD_MS}),
     )?;
     if store.run(run_id)?.status == RunStatus::Active {
@@ -413,7 +405,7 @@ fn bound(agent: Agent, root: &Path, run_id: &str, input: &HookInput) -> HookResu
             store
                 .append_event(
                     Some(run_id),
-                    "precompact_snapshot",
+                    EventKind::PrecompactSnapshot,
                     json!({"trigger": trigger, "session": input.session_id, "text": text}),
                 )
                 .or_fail(run_id)?;
@@ -573,7 +565,7 @@ fn guard(root: &Path, run_id: &str, input: &HookInput, call: &ToolCall) -> HookR
             if let Ok(mut store) = open_store(root) {
                 let _ = store.append_event(
                     Some(run_id),
-                    "guard_denied",
+                    EventKind::GuardDenied,
                     json!({"tool": call.tool(), "input": i, "rule": rule, "reason": d.reason,
                            "session": input.session_id}),
                 );
@@ -603,7 +595,7 @@ fn session_context(store: &Store, run: &Run, after_compact: bool) -> CliResult<S
     );
     out.push_str(&super::resume_context::markdown(&rc));
     if after_compact
-        && let Some(snap) = store.last_event(&run.id, "precompact_snapshot")?
+        && let Some(snap) = store.last_event(&run.id, EventKind::PrecompactSnapshot)?
         && let Some(t) = snap.data.get("text").and_then(|t| t.as_str())
     {
         out.push_str("\n\n## Saved before the compaction\n");
@@ -638,7 +630,7 @@ fn snapshot(store: &Store, run: &Run) -> CliResult<String> {
     let errors: Vec<String> = store
         .events_after(Some(&run.id), 0, usize::MAX)?
         .into_iter()
-        .filter(|e| matches!(e.kind.as_str(), "hook_error" | "guard_denied"))
+        .filter(|e| e.is(EventKind::HookError) || e.is(EventKind::GuardDenied))
         .rev()
         .take(5)
         .map(|e| format!("- {}: {}", e.kind, e.data))
@@ -651,8 +643,10 @@ fn snapshot(store: &Store, run: &Run) -> CliResult<String> {
     Ok(out)
 }
 
-// ---------------------------------------------------------------- Stop: verify, judge, answer
+// ---------------------------------------------------------------- Stop: the engine's turn
 
+/// A Stop: the in-session driver's turn is the engine's (verify, charge, conclude, decide); the
+/// hook reads its input, calls it, and answers — ending session mode when the run ends.
 fn stop(
     agent: Agent,
     root: &Path,
@@ -664,319 +658,51 @@ fn stop(
     let Some(run) = active_run(&mut store, root, run_id).or_fail(run_id)? else {
         return Ok(Answer::Allow);
     };
-    let settings = run.settings.clone();
     let Some(arming) = store.arming(run_id).or_fail(run_id)? else {
         return Ok(Answer::Allow);
     };
-    // A limit reached before this turn (e.g. raised time budget ran out between sessions).
-    if let Some(reason) =
-        judge::limit_reached(&settings.limits, &store.spent(run_id).or_fail(run_id)?)
-    {
-        return end(root, &mut store, run_id, reason, None);
-    }
     let ctx = Ctx::at(root.to_path_buf());
-    let eff = ctx.config(&[]).or_fail(run_id)?;
-    let gates = pawl_verify::gate::gates_from_config(&eff.config.gates);
-    let story = current_or_next_story(&mut store, run_id).or_fail(run_id)?;
-    let claim = last_message.unwrap_or("").trim();
-    let n = store
-        .begin_iteration(
-            run_id,
-            story.as_ref().map(|s| s.id.as_str()),
-            &format!(
-                "(in-session turn; the agent stopped with: {})",
-                first_chars(claim, 500)
-            ),
-        )
-        .or_fail(run_id)?;
-    let now = || jiff::Timestamp::now().as_millisecond();
-    let active_ms = (now() - arming.turn_started_at).max(0) as u64;
-    // The last verification and this turn's denials come from indexed queries, not from the
-    // run's whole event log (which grows with every Stop).
-    let previous = store.last_event(run_id, "verification").or_fail(run_id)?;
-    let (verified, fingerprint) = verify_for_stop(root, &mut store, &run, gates, previous.as_ref());
-    // This turn's tokens and (estimated) dollars, from the session's transcript (read after the
-    // checks, which gives Claude Code time to write the turn's last message): charged with the
-    // iteration, so that token and dollar limits hold in session mode too.
-    let turn = turn_usage(&mut store, agent, run_id, input, last_message);
-    let report = match verified {
-        Ok(r) => r,
-        Err(e) => {
-            // The iteration still counts (limits are real); the stop is allowed, loudly.
-            let _ = store.finish_iteration(
-                run_id,
-                n,
-                &IterationEnd {
-                    outcome: "verify_error".into(),
-                    session_id: input.session_id.clone(),
-                    duration_ms: active_ms,
-                    active_ms,
-                    summary: format!("verification failed to run: {e}"),
-                    ..turn.charged()
-                },
-            );
-            turn.commit(&mut store, input);
-            let _ = store.start_session_turn(run_id);
-            return Err(Failure::new(
-                Some(run_id),
-                format!("verification failed to run: {e}"),
-            ));
-        }
+    let gates = checks::configured_gates(&ctx).or_fail(run_id)?;
+    let stop_input = session_turn::StopInput {
+        session_id: input.session_id.as_deref(),
+        transcript: transcript(agent, input),
+        last_message,
     };
-    let edits = store.take_session_edits(run_id).or_fail(run_id)?;
-    let denials = store
-        .count_events_since(run_id, "guard_denied", arming.turn_started_at)
-        .or_fail(run_id)?;
-    let facts = facts_of(root, &edits, &report, claim, denials);
-    let summary = if report.done {
-        "verified: every check passes".to_string()
-    } else {
-        let failing: Vec<String> = report
-            .failing
-            .iter()
-            .map(|c| {
-                if c.failing_tests.is_empty() {
-                    format!("{} ({})", c.name, c.end)
-                } else {
-                    let shown: Vec<&str> =
-                        c.failing_tests.iter().take(5).map(String::as_str).collect();
-                    format!("{} (failing tests: {})", c.name, shown.join(", "))
-                }
-            })
-            .collect();
-        format!(
-            "{} of {} checks failing: {}",
-            report.failing.len(),
-            report.checks.len(),
-            failing.join("; ")
-        )
+    let answer = session_turn::stop_turn(
+        &mut store,
+        &checks::workspace(&ctx),
+        &run,
+        &arming,
+        gates,
+        &stop_input,
+    );
+    match answer {
+        Ok(session_turn::StopAnswer::Continue(text)) => Ok(Answer::Block(text)),
+        Ok(session_turn::StopAnswer::End { reason, summary }) => {
+            end(root, &mut store, run_id, reason, summary.as_deref())
+        }
+        Err(e) => Err(Failure::new(Some(run_id), e)),
+    }
+}
+
+/// The session's transcript, when pawl reads the agent's format (Gemini CLI's session files are
+/// not read yet: its turns are not charged).
+fn transcript(agent: Agent, input: &HookInput) -> Option<(pawl_agent::transcript::Format, &Path)> {
+    let format = match agent {
+        Agent::Claude => pawl_agent::transcript::Format::Claude,
+        Agent::Codex => pawl_agent::transcript::Format::Codex,
+        Agent::Gemini => return None,
     };
-    store
-        .finish_iteration(
-            run_id,
-            n,
-            &IterationEnd {
-                files: edits.keys().cloned().collect(),
-                outcome: "completed".into(),
-                session_id: input.session_id.clone(),
-                duration_ms: active_ms,
-                active_ms,
-                facts,
-                summary: summary.clone(),
-                ..turn.charged()
-            },
-        )
-        .or_fail(run_id)?;
-    turn.commit(&mut store, input);
-    let mut event = serde_json::to_value(&report).unwrap_or(json!({}));
-    if let Some(o) = event.as_object_mut() {
-        o.insert("session_checks".into(), json!(fingerprint));
-    }
-    store
-        .append_event(Some(run_id), "verification", event)
-        .or_fail(run_id)?;
-    if report.done {
-        return end(
-            root,
-            &mut store,
-            run_id,
-            StopReason::Verified,
-            Some(&summary),
-        );
-    }
-    // A story out of attempts is skipped, as in the headless loop.
-    if let Some(s) = &story {
-        let s = store.story(run_id, &s.id).or_fail(run_id)?;
-        if s.attempts >= s.max_attempts && s.status == StoryStatus::InProgress {
-            store
-                .set_story_status(
-                    run_id,
-                    &s.id,
-                    StoryStatus::Skipped,
-                    Some("attempt limit reached"),
-                )
-                .or_fail(run_id)?;
-        }
-    }
-    let history: Vec<IterationFacts> = store
-        .iterations(run_id)
-        .or_fail(run_id)?
-        .into_iter()
-        .filter_map(|i| i.facts)
-        .collect();
-    if let Some(reason) = judge::breaker_tripped(
-        &settings.breakers,
-        &history,
-        arming.baseline_tree.as_deref(),
-    ) {
-        return end(root, &mut store, run_id, reason, Some(&summary));
-    }
-    let spent = store.spent(run_id).or_fail(run_id)?;
-    if let Some(reason) = judge::limit_reached(&settings.limits, &spent) {
-        return end(root, &mut store, run_id, reason, Some(&summary));
-    }
-    let stories = store.stories(run_id).or_fail(run_id)?;
-    if !stories.is_empty()
-        && stories
-            .iter()
-            .all(|s| matches!(s.status, StoryStatus::Skipped | StoryStatus::Blocked))
-    {
-        return end(
-            root,
-            &mut store,
-            run_id,
-            StopReason::NoStoryCanProgress,
-            Some(&summary),
-        );
-    }
-    // Not done, nothing tripped: the stop is blocked and the reason is the next step.
-    let story = current_or_next_story(&mut store, run_id).or_fail(run_id)?;
-    let criteria = store.criteria(run_id).or_fail(run_id)?;
-    let failures = store
-        .failures(run_id, story.as_ref().map(|s| s.id.as_str()), 4)
-        .or_fail(run_id)?;
-    let decisions = store.notes(run_id).or_fail(run_id)?;
-    let files_changed = files_changed(&store, run_id).or_fail(run_id)?;
-    let mut text = prompt::continuation(&PromptInput {
-        goal: &run.goal,
-        run_id,
-        iteration: n + 1,
-        max_iterations: settings.limits.max_iterations,
-        story: story.as_ref(),
-        criteria: &criteria,
-        last: Some(&report),
-        recent_failures: &failures,
-        files_changed: &files_changed,
-        decisions: &decisions,
-        agent_claimed_done: true,
-    });
-    let l = &settings.limits;
-    text.push_str(&format!(
-        "Budget left: {} iteration(s), {} of active time{}.\n",
-        l.max_iterations.saturating_sub(spent.iterations),
-        human_ms((l.max_time.0.as_millis() as u64).saturating_sub(spent.active_ms)),
-        if l.max_usd > 0.0 {
-            format!(", ${:.2}", (l.max_usd - spent.usd).max(0.0))
-        } else {
-            String::new()
-        }
-    ));
-    store.start_session_turn(run_id).or_fail(run_id)?;
-    if let Some(lease) = store.lease(run_id).or_fail(run_id)? {
-        let _ = store.heartbeat(run_id, &lease.token, session::SESSION_LEASE_TTL_MS);
-    }
-    Ok(Answer::Block(text))
+    let path = input.transcript_path.as_deref().filter(|p| !p.is_empty())?;
+    Some((format, Path::new(path)))
 }
 
-/// What a turn cost, read from the session's transcript since the previous Stop.
-#[derive(Default)]
-struct TurnUsage {
-    read: Option<pawl_agent::transcript::Read>,
-}
-
-impl TurnUsage {
-    /// The iteration's accounting fields (the rest default).
-    fn charged(&self) -> IterationEnd {
-        let Some(r) = &self.read else {
-            return IterationEnd::default();
-        };
-        IterationEnd {
-            // As in the headless loop: input counts cache reads and writes.
-            tokens_in: r.usage.input_total(),
-            tokens_out: r.usage.output_tokens,
-            cost_usd: r.cost_usd,
-            cost_estimated: true,
-            ..IterationEnd::default()
-        }
-    }
-
-    /// Moves the session's cursor past what was charged (after the iteration is stored: a crash
-    /// between the two charges the turn again, never not at all).
-    fn commit(&self, store: &mut Store, input: &HookInput) {
-        if let (Some(r), Some(session)) = (&self.read, input.session_id.as_deref())
-            && let Ok(cursor) = serde_json::to_string(&r.cursor)
-        {
-            let _ = store.set_transcript_cursor(session, &cursor);
-        }
-    }
-}
-
-fn transcript_format(agent: Agent) -> Option<pawl_agent::transcript::Format> {
-    match agent {
-        Agent::Claude => Some(pawl_agent::transcript::Format::Claude),
-        Agent::Codex => Some(pawl_agent::transcript::Format::Codex),
-        // Gemini CLI's session files are not read yet: its turns are not charged.
-        Agent::Gemini => None,
-    }
-}
-
-/// Reads the turn's usage from the transcript the hook input names. A transcript that cannot
-/// be read charges nothing and says so in an event (`usage_unknown`).
-fn turn_usage(
-    store: &mut Store,
-    agent: Agent,
-    run_id: &str,
-    input: &HookInput,
-    last_message: Option<&str>,
-) -> TurnUsage {
-    let (Some(format), Some(path), Some(session)) = (
-        transcript_format(agent),
-        input.transcript_path.as_deref().filter(|p| !p.is_empty()),
-        input.session_id.as_deref(),
-    ) else {
-        return TurnUsage::default();
-    };
-    let cursor = store
-        .transcript_cursor(session)
-        .ok()
-        .flatten()
-        .and_then(|c| serde_json::from_str(&c).ok())
-        .unwrap_or_default();
-    let read = || pawl_agent::transcript::read_since(format, Path::new(path), &cursor);
-    let mut res = read();
-    // Claude Code may write the turn's last message to the transcript only after the Stop hook
-    // has started (anthropics/claude-code#15812): wait for it, briefly, when the hook input
-    // says what it is.
-    if let (pawl_agent::transcript::Format::Claude, Some(last)) = (format, last_message) {
-        let waited = std::time::Instant::now();
-        while matches!(&res, Ok(r) if !pawl_agent::transcript::reached(r, last))
-            && waited.elapsed() < TRANSCRIPT_FLUSH_WAIT
-        {
-            std::thread::sleep(Duration::from_millis(10));
-            res = read();
-        }
-    }
-    match res {
-        Ok(read) => TurnUsage { read: Some(read) },
-        Err(e) => {
-            let _ = store.append_event(
-                Some(run_id),
-                "usage_unknown",
-                json!({"session": session, "transcript": path, "error": e.to_string()}),
-            );
-            TurnUsage::default()
-        }
-    }
-}
-
-/// A session bound at its start: what its transcript already holds (a resumed conversation)
-/// happened before the run and is not charged to it.
+/// A session bound at its start: what its transcript already holds is not charged to the run.
 fn baseline_transcript(store: &mut Store, agent: Agent, input: &HookInput) {
-    let (Some(format), Some(path), Some(session)) = (
-        transcript_format(agent),
-        input.transcript_path.as_deref().filter(|p| !p.is_empty()),
-        input.session_id.as_deref(),
-    ) else {
-        return;
-    };
-    if store.transcript_cursor(session).ok().flatten().is_some() {
-        return;
-    }
-    let start = pawl_agent::transcript::Cursor::default();
-    if let Ok(read) = pawl_agent::transcript::read_since(format, Path::new(path), &start)
-        && let Ok(cursor) = serde_json::to_string(&read.cursor)
+    if let (Some(session), Some((format, path))) =
+        (input.session_id.as_deref(), transcript(agent, input))
     {
-        let _ = store.set_transcript_cursor(session, &cursor);
+        session_turn::baseline_transcript(store, session, format, path);
     }
 }
 
@@ -1001,141 +727,6 @@ fn end(
         "pawl run {run_id} {what}{} · report: {path}",
         summary.map(|s| format!(" · {s}")).unwrap_or_default()
     )))
-}
-
-/// The story in progress, or the next pending one (started now).
-fn current_or_next_story(store: &mut Store, run_id: &str) -> CliResult<Option<Story>> {
-    let stories = store.stories(run_id)?;
-    if let Some(s) = stories.iter().find(|s| s.status == StoryStatus::InProgress) {
-        return Ok(Some(s.clone()));
-    }
-    if let Some(s) = stories.iter().find(|s| s.status == StoryStatus::Pending) {
-        return Ok(Some(store.set_story_status(
-            run_id,
-            &s.id,
-            StoryStatus::InProgress,
-            Some("next story"),
-        )?));
-    }
-    Ok(None)
-}
-
-fn facts_of(
-    root: &Path,
-    edits: &BTreeMap<String, u32>,
-    report: &pawl_engine::VerifyReport,
-    claim: &str,
-    denials: u32,
-) -> IterationFacts {
-    let file_hashes = edits
-        .keys()
-        .map(|p| {
-            let h = match std::fs::read(root.join(p)) {
-                Ok(bytes) => format!("{:x}", Sha256::digest(&bytes)),
-                Err(_) => "absent".to_string(),
-            };
-            (p.clone(), h)
-        })
-        .collect();
-    IterationFacts {
-        tree_hash: Some(report.tree_hash.clone()),
-        verified: report.verified.clone(),
-        unmet: report.unmet.clone(),
-        failure_signature: report.failing.first().map(|c| {
-            judge::failure_signature(
-                &c.name,
-                &c.failing_tests,
-                c.first_failure.as_deref().or(Some(&c.end)),
-            )
-        }),
-        edits: edits.clone(),
-        file_hashes,
-        agent_error: false,
-        permission_denials: denials,
-        output_fingerprint: (!claim.is_empty())
-            .then(|| format!("{:x}", Sha256::digest(claim.as_bytes()))),
-    }
-}
-
-/// The files the session edited so far (recorded by PostToolUse), without asking git: a Stop
-/// must stay fast.
-fn files_changed(store: &Store, run_id: &str) -> CliResult<Vec<String>> {
-    let files: std::collections::BTreeSet<String> = store
-        .iterations(run_id)?
-        .into_iter()
-        .flat_map(|i| i.files)
-        .collect();
-    Ok(files.into_iter().collect())
-}
-
-/// Verification for a Stop: pawl's gates and command criteria on the current tree, each cached
-/// by tree hash (GateVerifier). When the tree and the checks are exactly those of the run's last
-/// verification and every check passed there, that result stands without re-reading the
-/// evidence: only the criteria are read again. Returns the fingerprint of the checks too.
-fn verify_for_stop(
-    root: &Path,
-    store: &mut Store,
-    run: &Run,
-    gates: Vec<pawl_verify::gate::Check>,
-    previous: Option<&pawl_core::record::Event>,
-) -> (Result<pawl_engine::VerifyReport, String>, String) {
-    let mut checks = gates.clone();
-    if let Ok(more) = super::verify::criterion_checks(store, Some(run)) {
-        checks.extend(more);
-    }
-    let mut h = Sha256::new();
-    for c in &checks {
-        h.update(c.name.as_bytes());
-        h.update([0]);
-        h.update(c.command.as_bytes());
-        h.update([b'\n']);
-    }
-    let fingerprint = format!("{:x}", h.finalize());
-    let tree = pawl_git::Repo::open(root).and_then(|r| r.tree_hash());
-    if let Ok(tree) = tree
-        && let Some(prev) = previous.and_then(last_verification)
-        && prev.0 == fingerprint
-        && prev.1.tree_hash == tree.as_str()
-        && !prev.1.checks.is_empty()
-        && prev.1.checks.iter().all(|c| c.passed)
-        && let Ok(criteria) = store.criteria(&run.id)
-    {
-        let mut report = prev.1;
-        for c in &mut report.checks {
-            c.cached = true;
-        }
-        report.failing.clear();
-        report.verified = criteria
-            .iter()
-            .filter(|c| c.status == CriterionStatus::Verified)
-            .map(|c| c.id.clone())
-            .collect();
-        report.unmet = criteria
-            .iter()
-            .filter(|c| c.status != CriterionStatus::Verified)
-            .map(|c| c.id.clone())
-            .collect();
-        report.done = report.unmet.is_empty();
-        return (Ok(report), fingerprint);
-    }
-    let mut verifier = GateVerifier::new(root.to_path_buf(), gates);
-    (verifier.verify(store, &run.id), fingerprint)
-}
-
-/// A Stop hook's verification event, with the fingerprint of its checks.
-fn last_verification(e: &pawl_core::record::Event) -> Option<(String, pawl_engine::VerifyReport)> {
-    let fp = e.data.get("session_checks").and_then(|v| v.as_str())?;
-    serde_json::from_value(e.data.clone())
-        .ok()
-        .map(|r| (fp.to_string(), r))
-}
-
-fn first_chars(s: &str, n: usize) -> String {
-    let mut out: String = s.chars().take(n).collect();
-    if s.chars().count() > n {
-        out.push('…');
-    }
-    out
 }
 
 fn human_ms(ms: u64) -> String {

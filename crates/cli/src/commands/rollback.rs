@@ -1,6 +1,7 @@
 //! `pawl rollback [<run>] [--yes]`: restore the tree to the run's pre-run commit. What it replaces
 //! is kept under a backup ref first: nothing is ever lost.
 
+use pawl_core::EventKind;
 use std::io::BufRead;
 
 use pawl_core::ExitCode;
@@ -56,7 +57,7 @@ pub fn run(ctx: &mut Ctx, args: &RollbackArgs) -> CliResult<ExitCode> {
         .map_err(|e| CliError::Failed(format!("git: {e}")))?;
     store.append_event(
         Some(&run.id),
-        "rollback",
+        EventKind::Rollback,
         json!({"restored_to": pre.as_str(), "backup_ref": rb.backup_ref, "backup_commit": rb.backup_commit.as_str()}),
     )?;
     ctx.emit(&json!({"run": run.id, "restored_to": pre.as_str(), "backup_ref": rb.backup_ref}), || {

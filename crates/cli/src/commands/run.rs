@@ -1,6 +1,7 @@
 //! `pawl run "<goal>"`: start a run. The headless driver (default) spawns the agent step by step
 //! and verifies after each; the manual driver creates a run driven by hand through the state CLI.
 
+use pawl_core::EventKind;
 use std::path::PathBuf;
 
 use pawl_core::ExitCode;
@@ -230,7 +231,7 @@ fn headless_run(
     };
     store.append_event(
         Some(&run.id),
-        "scope",
+        EventKind::Scope,
         serde_json::json!({"expected": analysis.target_files}),
     )?;
     if !ctx.json {
@@ -241,7 +242,7 @@ fn headless_run(
         ctx.warn("[guard] allow_unsafe = true: the safety guard is OFF for this run; nothing the agent runs is checked");
         store.append_event(
             Some(&run.id),
-            "guard_off",
+            EventKind::GuardOff,
             serde_json::json!({"reason": "[guard] allow_unsafe = true"}),
         )?;
     }

@@ -10,7 +10,9 @@
 use pawl_core::ExitCode;
 use pawl_core::model::StoryStatus;
 
-use super::verify;
+use pawl_engine::verify;
+
+use crate::checks;
 use crate::cli::StoryCommand;
 use crate::ctx::Ctx;
 use crate::error::{CliError, CliResult};
@@ -72,7 +74,7 @@ fn done(
     // Refuse an impossible transition before spending minutes on gates.
     pawl_core::model::story_transition(story.status, StoryStatus::Done)
         .map_err(pawl_store::StoreError::from)?;
-    let mut checks = verify::configured_gates(ctx)?;
+    let mut checks = checks::configured_gates(ctx)?;
     checks.extend(verify::criterion_checks(store, Some(run))?);
     if checks.is_empty() {
         return Err(CliError::Failed(format!(
@@ -84,14 +86,14 @@ fn done(
     }
     let mut plan = verify::Plan::new(checks);
     plan.story = Some(story.id.clone());
-    let v = verify::verify_checks(ctx, store, Some(run), &plan)?;
+    let v = verify::verify_checks(&checks::workspace(ctx), store, Some(run), &plan)?;
     if !v.verified {
         ctx.emit(&serde_json::json!({"story": story, "done": false, "verification": v}), || {
             format!(
                 "story {} is NOT done: verification failed. Fix these, then run `pawl story done {}` again.\n{}",
                 story.id,
                 story.id,
-                verify::render(&v)
+                checks::render(&v)
             )
         })?;
         return Ok(ExitCode::Error);
@@ -99,12 +101,11 @@ fn done(
     let reason = format!("verified on tree {}", v.tree);
     let s = store.set_story_status(&run.id, &story.id, StoryStatus::Done, Some(&reason))?;
     if run.settings.git.auto_commit {
-        pawl_engine::driver::commit_story(store, &ctx.root, &run.id, &s)
-            .map_err(|e| CliError::Failed(e.to_string()))?;
+        pawl_engine::driver::commit_story(store, &ctx.root, &run.id, &s)?;
     }
     ctx.emit(
         &serde_json::json!({"story": s, "done": true, "verification": v}),
-        || format!("{}\nDone {}: {}", verify::render(&v), s.id, s.title),
+        || format!("{}\nDone {}: {}", checks::render(&v), s.id, s.title),
     )?;
     Ok(ExitCode::Done)
 }

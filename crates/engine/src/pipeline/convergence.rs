@@ -3,6 +3,7 @@
 //! backup ref of what it replaces), records the failed direction so the next plan does not
 //! retry it, and re-plans.
 
+use pawl_core::EventKind;
 use pawl_core::model::{CriterionStatus, VerifyKind};
 use pawl_core::pipeline::{self as rules, Convergence};
 use pawl_store::ConvergenceRecord;
@@ -63,7 +64,7 @@ pub(crate) fn checkpoint(ctx: &mut Ctx<'_>, stage: &str) -> P<Option<String>> {
     let _ = repo.backup_ref(&name, &commit);
     ctx.store.append_event(
         Some(&ctx.run_id),
-        "checkpoint",
+        EventKind::Checkpoint,
         serde_json::json!({"stage": stage, "round": ctx.round, "commit": commit.as_str()}),
     )?;
     Ok(Some(commit.as_str().to_string()))
@@ -121,7 +122,7 @@ pub(crate) fn after_stage(
             Ok(rb) => {
                 ctx.store.append_event(
                     Some(&ctx.run_id),
-                    "rollback",
+                    EventKind::Rollback,
                     serde_json::json!({"stage": stage, "round": ctx.round, "to": c,
                         "backup_ref": rb.backup_ref, "why": reason}),
                 )?;

@@ -4,6 +4,7 @@
 //! makes it pass, a refactor step must keep it passing. Security-flagged stories get a security
 //! review session; blocking findings send the story back to the developer with them.
 
+use pawl_core::EventKind;
 use std::collections::BTreeMap;
 
 use pawl_core::StopReason;
@@ -17,7 +18,7 @@ use pawl_core::tdd::TddPhase;
 use super::session::{self, SessionOut};
 use super::{Ctx, Halt, P, convergence, plan, roles};
 use crate::driver::LoopEvent;
-use crate::verifier::VerifyReport;
+use crate::verify::VerifyReport;
 
 /// Whether the project has tests: a check named like a test gate.
 fn test_checks_pass(r: &VerifyReport) -> Option<bool> {
@@ -203,7 +204,7 @@ fn progress(ctx: &mut Ctx<'_>) -> P<()> {
     };
     ctx.store.append_event(
         Some(&ctx.run_id),
-        "progress",
+        EventKind::Progress,
         serde_json::to_value(&ev).unwrap_or_default(),
     )?;
     (ctx.observer)(&ev);

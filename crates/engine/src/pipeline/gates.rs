@@ -1,6 +1,7 @@
 //! The independent gates after execution: the code review of the run's whole diff, the
 //! adversarial QA session, and the cross-story audit.
 
+use pawl_core::EventKind;
 use std::collections::{BTreeMap, BTreeSet};
 
 use pawl_core::StopReason;
@@ -161,7 +162,7 @@ pub(crate) fn qa(ctx: &mut Ctx<'_>) -> P<Option<String>> {
     plan::record_verdict(ctx, Phase::Qa, Role::Qa, ctx.round, None, &s, &as_verdict)?;
     ctx.store.append_event(
         Some(&ctx.run_id),
-        "qa",
+        EventKind::Qa,
         json!({"iteration": s.n, "session_id": s.session_id, "exercised": q.exercised, "failures": q.failures}),
     )?;
     if as_verdict.approves() {
@@ -218,7 +219,7 @@ pub(crate) fn audit(ctx: &mut Ctx<'_>) -> P<()> {
         .collect();
     ctx.store.append_event(
         Some(&ctx.run_id),
-        "audit",
+        EventKind::Audit,
         json!({"shared_files": shared, "checks_pass": report.failing.is_empty(),
                "failing": report.failing.iter().map(|f| f.name.clone()).collect::<Vec<_>>()}),
     )?;

@@ -2,6 +2,7 @@
 //! planner's criteria and stories, scored by pawl, reviewed by an architect and then a critic in
 //! their own sessions (qa mode), revised with their findings for at most `max_plan_rounds`.
 
+use pawl_core::EventKind;
 use pawl_core::StopReason;
 use pawl_core::config::PipelineConfig;
 use pawl_core::model::DEFAULT_STORY_ATTEMPTS;
@@ -225,7 +226,7 @@ pub(crate) fn plan(ctx: &mut Ctx<'_>, consensus: bool) -> P<()> {
             let mut round = Round::default();
             let body = review_body(ctx, &plan, &score);
             rules::accept_plan_verdict(&round, Role::Architect)
-                .map_err(|e| Halt::Engine(EngineError::Verify(e.to_string())))?;
+                .map_err(|e| Halt::Engine(EngineError::from(e)))?;
             let (av, asess): (VerdictOutput, SessionOut) =
                 session::structured(ctx, Role::Architect, None, &body)?;
             record_verdict(ctx, Phase::Plan, Role::Architect, no, None, &asess, &av)?;
@@ -249,7 +250,7 @@ pub(crate) fn plan(ctx: &mut Ctx<'_>, consensus: bool) -> P<()> {
                 Err(e) => {
                     ctx.store.append_event(
                         Some(&ctx.run_id),
-                        "critic_skipped",
+                        EventKind::CriticSkipped,
                         json!({"plan": no, "why": e.to_string()}),
                     )?;
                 }

@@ -1,30 +1,26 @@
 //! One pipeline agent session as one iteration: it counts against the limits, is recorded with
-//! its session id, and runs through the same step machinery as the headless loop
-//! ([`crate::step::run_step`]). Reviewer sessions always start fresh (never resume another
-//! session): their independence is the point.
+//! its session id, and runs through the same attempt and turn as the headless loop
+//! ([`crate::attempt::run_attempt`] under [`RetryPolicy::SESSION`], [`crate::turn::record`]).
+//! Reviewer sessions always start fresh (never resume another session): their independence is
+//! the point.
 //!
 //! A structured session parses the role's ```json answer; a malformed answer gets one retry with
 //! the parse error in the prompt, then the run stops with `malformed_output`.
 
-use std::time::{Duration, Instant};
-
-use pawl_agent::{AgentEvent, StepRequest};
 use pawl_core::StopReason;
 use pawl_core::failure::FailureCategory;
-use pawl_core::judge::{self, IterationFacts};
-use pawl_core::model::RunStatus;
+use pawl_core::judge;
 use pawl_core::pipeline::Role;
-use pawl_process::End;
+use pawl_core::turn::Next;
 use serde::de::DeserializeOwned;
-use serde_json::json;
 
 use super::{Ctx, Halt, P, roles, structured};
-use crate::driver::{LoopEvent, STALL_RECOVERIES_PER_STEP};
-use crate::step::{StepOutcome, run_step};
-use crate::verifier::VerifyReport;
-
-/// At most this many provider rate-limit waits inside one pipeline session.
-const RATE_WAITS: u32 = 5;
+use crate::EngineError;
+use crate::attempt::{AgentCtx, Attempt, RetryPolicy, run_attempt};
+use crate::driver::LoopEvent;
+use crate::step::StepOutcome;
+use crate::turn::{self, Did, Window};
+use crate::verify::VerifyReport;
 
 /// What a session did.
 #[derive(Debug, Clone)]
@@ -39,21 +35,22 @@ pub struct SessionOut {
     pub report: Option<VerifyReport>,
 }
 
-/// Stop, cancel, limits and the calls-per-hour wait, before any agent session starts.
+/// Stop, cancel, a blocker for the user and the limits (the turn's decision before a step), and
+/// the calls-per-hour wait, before any agent session starts.
 pub(crate) fn preflight(ctx: &mut Ctx<'_>) -> P<()> {
-    if ctx.control.stop_requested() {
-        ctx.control.clear_stop_file();
-        return Err(Halt::Stop(StopReason::Stopped));
-    }
-    if ctx.store.run(&ctx.run_id)?.status == RunStatus::Cancelled {
-        return Err(Halt::Stop(StopReason::Cancelled));
-    }
-    if ctx.store.awaited_blocker(&ctx.run_id)?.is_some() {
-        return Err(Halt::Stop(StopReason::AwaitingUser));
-    }
     let settings = ctx.store.run(&ctx.run_id)?.settings;
-    let spent = ctx.store.spent(&ctx.run_id)?;
-    if let Some(reason) = judge::limit_reached(&settings.limits, &spent) {
+    if let Next::Stop(reason) = turn::decide(
+        ctx.store,
+        &ctx.run_id,
+        &settings,
+        &Window::default(),
+        None,
+        ctx.control.stop_requested(),
+        &mut *ctx.observer,
+    )? {
+        if reason == StopReason::Stopped {
+            ctx.control.clear_stop_file();
+        }
         return Err(Halt::Stop(reason));
     }
     let per_hour = match ctx.calls_per_hour {
@@ -94,185 +91,71 @@ pub(crate) fn run(
         max: settings.limits.max_iterations,
         story: story.map(str::to_string),
     });
-    let budget_left = settings
-        .limits
-        .max_time
-        .0
-        .saturating_sub(Duration::from_millis(spent.active_ms));
-    let step_timeout = settings.stall.step_timeout.0.min(budget_left);
-    let started = Instant::now();
-    let mut waited = Duration::ZERO;
-    let mut earlier: Option<StepOutcome> = None;
-    let mut stalls = 0u32;
-    let mut rate_waits = 0u32;
-    let mut text = String::new();
-    let outcome = loop {
-        let req = StepRequest {
-            prompt: prompt.to_string(),
-            cwd: ctx.cfg.root.clone(),
-            run_id: run_id.clone(),
-            iteration: n,
+    let attempt = run_attempt(
+        &mut AgentCtx {
+            store: &mut *ctx.store,
+            run_id: &run_id,
+            heartbeat: &mut ctx.heartbeat,
+            adapter: &mut *ctx.adapter,
+            cfg: ctx.cfg,
+            control: ctx.control,
+            observer: &mut *ctx.observer,
+        },
+        &Attempt {
+            n,
+            prompt,
+            story,
+            // Sessions always start fresh: a reviewer's independence is the point.
             resume_session: None,
-            model: ctx.cfg.model.clone(),
-            env: ctx.cfg.agent_env.clone(),
-        };
-        let log = ctx.cfg.logs_dir.join(format!("{run_id}-iter-{n}.log"));
-        let used = started.elapsed().saturating_sub(waited);
-        let store = &mut *ctx.store;
-        let token = ctx.token.clone();
-        let beat = &mut ctx.last_beat;
-        let mut tick = || {
-            if beat.elapsed() >= Duration::from_secs(10) {
-                *beat = Instant::now();
-                let _ = store.heartbeat(&run_id, &token, crate::LEASE_TTL_MS);
-            }
-        };
-        let observer = &mut *ctx.observer;
-        let mut on_event = |ev: &AgentEvent| {
-            match ev {
-                AgentEvent::Text { text: t } => {
-                    text.push_str(t);
-                    text.push('\n');
-                }
-                AgentEvent::Result { text: Some(t), .. } => {
-                    text.push_str(t);
-                    text.push('\n');
-                }
-                _ => {}
-            }
-            observer(&LoopEvent::Agent {
-                n,
-                event: ev.clone(),
-            });
-        };
-        let mut o = run_step(
-            &mut *ctx.adapter,
-            &req,
-            settings.stall.idle_timeout.0,
-            step_timeout.saturating_sub(used),
-            &log,
-            ctx.control,
-            &mut tick,
-            &mut on_event,
-        );
-        if let Some(e) = earlier.take() {
-            o.absorb_earlier(&e);
-        }
-        if o.killed {
-            break o;
-        }
-        if let Some(retry_after) = o.rate_limited
-            && rate_waits < RATE_WAITS
-        {
-            let wait = retry_after
-                .unwrap_or(Duration::from_secs(30 << rate_waits.min(5)))
-                .mul_f64(ctx.cfg.rate_limit_scale.max(0.0));
-            rate_waits += 1;
-            (ctx.observer)(&LoopEvent::Waiting {
-                seconds: wait.as_secs(),
-                why: o
-                    .rate_limit_message
-                    .clone()
-                    .unwrap_or_else(|| "provider rate limit".into()),
-            });
-            let t = Instant::now();
-            let woke = ctx.sleep(wait);
-            waited += t.elapsed();
-            if !woke {
-                break o;
-            }
-            earlier = Some(o);
-            text.clear();
-            continue;
-        }
-        if o.end == Some(End::IdleTimedOut) && stalls < STALL_RECOVERIES_PER_STEP {
-            stalls += 1;
-            ctx.store.add_failure(
-                &run_id,
-                story,
-                &format!(
-                    "{role} session (iteration {n}) produced no output for {}",
-                    settings.stall.idle_timeout
-                ),
-                FailureCategory::Timeout,
-                false,
-            )?;
-            (ctx.observer)(&LoopEvent::StallRecovered {
-                n,
-                recoveries: stalls,
-            });
-            earlier = Some(o);
-            text.clear();
-            continue;
-        }
-        break o;
-    };
+            label: format!("{role} session (iteration {n})"),
+            settings: &settings,
+            spent,
+            policy: RetryPolicy::SESSION,
+        },
+        &mut ctx.stalls_run,
+    )?;
+    let outcome = attempt.outcome.clone();
     let report = if verify && !outcome.killed {
-        let r = ctx
-            .verifier
-            .verify(ctx.store, &run_id)
-            .map_err(|e| Halt::Engine(crate::EngineError::Verify(e)))?;
-        ctx.store.append_event(
-            Some(&run_id),
-            "verification",
-            serde_json::to_value(&r).unwrap_or(json!(null)),
-        )?;
-        Some(r)
+        Some(
+            ctx.verifier
+                .verify(ctx.store, &run_id)
+                .map_err(EngineError::from)?,
+        )
     } else {
         None
     };
     let summary = match &report {
-        Some(r) if r.failing.is_empty() => format!("{role}: every check passes"),
-        Some(r) => format!(
-            "{role}: {} of {} checks failing: {}",
-            r.failing.len(),
-            r.checks.len(),
-            r.failing
-                .iter()
-                .map(|f| f.name.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
+        Some(r) => format!("{role}: {}", turn::summary(Some(r))),
         None => format!("{role} session"),
     };
-    let active = started.elapsed().saturating_sub(waited);
-    let facts = IterationFacts {
-        tree_hash: report.as_ref().map(|r| r.tree_hash.clone()),
-        verified: report
-            .as_ref()
-            .map(|r| r.verified.clone())
-            .unwrap_or_default(),
-        unmet: report.as_ref().map(|r| r.unmet.clone()).unwrap_or_default(),
-        edits: outcome.edits.clone(),
-        agent_error: outcome.agent_error(),
-        permission_denials: outcome.permission_denials,
-        output_fingerprint: outcome.text_fingerprint.clone(),
-        ..Default::default()
-    };
-    let end = outcome.iteration_end(started.elapsed(), active, facts, summary.clone());
-    ctx.store.finish_iteration(&run_id, n, &end)?;
-    let spent = ctx.store.spent(&run_id)?;
-    (ctx.observer)(&LoopEvent::Iteration {
+    let facts = turn::facts(
+        &ctx.cfg.root,
+        &Did {
+            edits: &outcome.edits,
+            agent_error: outcome.agent_error(),
+            permission_denials: outcome.permission_denials,
+            output_fingerprint: outcome.text_fingerprint.clone(),
+        },
+        report.as_ref(),
+    );
+    let end = outcome.iteration_end(attempt.duration, attempt.active(), facts, summary);
+    turn::record(
+        ctx.store,
+        &run_id,
+        &settings,
         n,
-        max: settings.limits.max_iterations,
-        outcome: end.outcome.clone(),
-        checks_passing: report
-            .as_ref()
-            .map(|r| r.checks.len() - r.failing.len())
-            .unwrap_or(0),
-        checks_total: report.as_ref().map(|r| r.checks.len()).unwrap_or(0),
-        usd: spent.usd,
-        max_usd: settings.limits.max_usd,
-        active_ms: spent.active_ms,
-        summary,
-    });
+        &end,
+        report.as_ref(),
+        None,
+        &mut *ctx.observer,
+    )?;
     if outcome.killed || ctx.control.kill_requested() {
         return Err(Halt::Stop(StopReason::Interrupted));
     }
     Ok(SessionOut {
         n,
         session_id: outcome.session_id.clone(),
-        text,
+        text: outcome.text.clone(),
         outcome,
         report,
     })

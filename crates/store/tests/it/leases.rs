@@ -1,3 +1,4 @@
+use pawl_core::EventKind;
 use pawl_store::StoreError;
 
 use crate::{new_run, open};
@@ -37,7 +38,7 @@ fn an_expired_lease_is_taken_over_with_an_event() {
     let ev = s.events_after(Some(&run.id), 0, 100).unwrap();
     let takeover = ev
         .iter()
-        .find(|e| e.kind == "lease_takeover")
+        .find(|e| e.is(EventKind::LeaseTakeover))
         .expect("takeover event");
     assert_eq!(takeover.data["why"], "expired");
 }

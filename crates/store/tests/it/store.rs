@@ -1,3 +1,4 @@
+use pawl_core::EventKind;
 use pawl_core::StopReason;
 use pawl_core::failure::FailureCategory;
 use pawl_core::model::{
@@ -300,33 +301,53 @@ fn concurrent_writers_from_two_connections_all_land() {
 fn the_last_event_of_a_kind_and_counts_since_a_time() {
     let dir = tempfile::tempdir().unwrap();
     let mut store = pawl_store::Store::open(&dir.path().join("pawl.db")).unwrap();
-    assert!(store.last_event("r1", "verification").unwrap().is_none());
+    assert!(
+        store
+            .last_event("r1", EventKind::Verification)
+            .unwrap()
+            .is_none()
+    );
     for i in 0..3 {
         store
-            .append_event(Some("r1"), "verification", serde_json::json!({"i": i}))
+            .append_event(
+                Some("r1"),
+                EventKind::Verification,
+                serde_json::json!({"i": i}),
+            )
             .unwrap();
         store
-            .append_event(Some("r2"), "verification", serde_json::json!({"i": 10 + i}))
+            .append_event(
+                Some("r2"),
+                EventKind::Verification,
+                serde_json::json!({"i": 10 + i}),
+            )
             .unwrap();
         store
-            .append_event(Some("r1"), "guard_denied", serde_json::json!({}))
+            .append_event(Some("r1"), EventKind::GuardDenied, serde_json::json!({}))
             .unwrap();
     }
-    let last = store.last_event("r1", "verification").unwrap().unwrap();
+    let last = store
+        .last_event("r1", EventKind::Verification)
+        .unwrap()
+        .unwrap();
     assert_eq!(last.data["i"], 2);
     assert_eq!(last.run_id.as_deref(), Some("r1"));
     assert_eq!(
-        store.count_events_since("r1", "guard_denied", 0).unwrap(),
+        store
+            .count_events_since("r1", EventKind::GuardDenied, 0)
+            .unwrap(),
         3
     );
     assert_eq!(
         store
-            .count_events_since("r1", "guard_denied", i64::MAX)
+            .count_events_since("r1", EventKind::GuardDenied, i64::MAX)
             .unwrap(),
         0
     );
     assert_eq!(
-        store.count_events_since("r2", "guard_denied", 0).unwrap(),
+        store
+            .count_events_since("r2", EventKind::GuardDenied, 0)
+            .unwrap(),
         0
     );
 }

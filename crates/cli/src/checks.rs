@@ -1,0 +1,170 @@
+//! What the commands that verify share (`pawl verify`, `pawl story done`, `pawl criterion
+//! check`, the hooks and the headless driver): the workspace, the configured gates, the open run,
+//! and the human account of a verification. The verification itself is pawl-engine's
+//! ([`pawl_engine::verify`]).
+
+use pawl_core::record::Run;
+use pawl_engine::Workspace;
+use pawl_engine::verify::Verification;
+use pawl_store::Store;
+use pawl_verify::gate::{self, Check};
+use pawl_verify::outcome::human_ms;
+
+use crate::ctx::Ctx;
+use crate::error::CliResult;
+
+/// Failing test names shown per check in human output.
+const SHOWN_NAMES: usize = 10;
+/// Lines of a first failure message shown in human output.
+const SHOWN_LINES: usize = 12;
+
+/// The repository and pawl's state directory, as the engine's verification sees them.
+pub fn workspace(ctx: &Ctx) -> Workspace {
+    Workspace::new(ctx.root.clone(), ctx.state_dir())
+}
+
+/// The gates configured in `pawl.toml`, in run order.
+pub fn configured_gates(ctx: &Ctx) -> CliResult<Vec<Check>> {
+    let eff = ctx.config(&[])?;
+    Ok(gate::gates_from_config(&eff.config.gates))
+}
+
+/// The open run if there is one (`--run` must name an open run when given).
+pub fn optional_run(ctx: &Ctx, store: &Store) -> CliResult<Option<Run>> {
+    if ctx.run_flag.is_some() {
+        return Ok(Some(ctx.open_run(store)?));
+    }
+    Ok(store.current_run()?.filter(|r| !r.status.is_terminal()))
+}
+
+/// The compact human account of a verification: one line per check, and for each failing one
+/// the failing test names, the first failure message and the log path.
+pub fn render(v: &Verification) -> String {
+    let mut out = String::new();
+    let short = |t: &str| t.get(..10).unwrap_or(t).to_owned();
+    for item in &v.items {
+        let name = &item.name;
+        match (&item.skipped, &item.evidence) {
+            (Some(reason), _) => out.push_str(&format!("  - {name:<12} skipped: {reason}\n")),
+            (None, Some(e)) => {
+                let d = &e.data;
+                let mark = if d.passed { "✓" } else { "✗" };
+                let how = if item.reused {
+                    format!(
+                        "passed (reused: evidence #{} from this exact tree)",
+                        d.reused_from.unwrap_or(e.id)
+                    )
+                } else if d.passed {
+                    format!("passed in {}", human_ms(d.duration_ms))
+                } else {
+                    let end = match (d.end.as_str(), d.exit_code, d.signal) {
+                        ("exited", Some(c), _) => format!("exit {c}"),
+                        ("signalled", _, Some(s)) => {
+                            format!("killed by {}", pawl_process::signal_name(s))
+                        }
+                        ("timed_out", _, _) => "timed out".to_owned(),
+                        (other, _, _) => other.replace('_', " "),
+                    };
+                    let cat = d
+                        .failure_category
+                        .map(|c| format!(" [{c}]"))
+                        .unwrap_or_default();
+                    format!("FAILED ({end}) in {}{cat}", human_ms(d.duration_ms))
+                };
+                let counts = d
+                    .tests
+                    .as_ref()
+                    .map(|t| {
+                        format!(
+                            "  tests: {} passed, {} failed, {} skipped",
+                            t.passed, t.failed, t.skipped
+                        )
+                    })
+                    .unwrap_or_default();
+                out.push_str(&format!("  {mark} {name:<12} {how}{counts}\n"));
+                if !d.passed {
+                    if !d.failing.is_empty() {
+                        let mut names: Vec<&str> = d
+                            .failing
+                            .iter()
+                            .take(SHOWN_NAMES)
+                            .map(String::as_str)
+                            .collect();
+                        if d.failing.len() > SHOWN_NAMES {
+                            names.push("...");
+                        }
+                        out.push_str(&format!("      failing: {}\n", names.join(", ")));
+                    }
+                    let message = d
+                        .first_failure
+                        .clone()
+                        .unwrap_or_else(|| last_lines(&d.tail));
+                    for (i, line) in message
+                        .lines()
+                        .filter(|l| !l.trim().is_empty())
+                        .take(SHOWN_LINES)
+                        .enumerate()
+                    {
+                        let label = if i == 0 {
+                            "first failure:"
+                        } else {
+                            "              "
+                        };
+                        out.push_str(&format!("      {label} {line}\n"));
+                    }
+                    if let Some(log) = &d.log_path {
+                        out.push_str(&format!("      log: {log}\n"));
+                    }
+                }
+            }
+            (None, None) => out.push_str(&format!("  ? {name:<12} no result\n")),
+        }
+    }
+    if let Some(after) = &v.tree_after {
+        out.push_str(&format!(
+            "The working tree changed while the checks ran ({} -> {}): the evidence is bound to \
+             {} and is not reused. Git-ignore what the checks generate, then verify again.\n",
+            short(&v.tree),
+            short(after),
+            short(&v.tree)
+        ));
+    }
+    let failed = v.items.iter().filter(|i| !i.passed()).count();
+    if v.tree_after.is_some() && failed == 0 {
+        out.push_str(&format!(
+            "NOT verified: the checks passed but the tree they ran on ({}) is no longer the working tree",
+            short(&v.tree)
+        ));
+    } else if v.verified {
+        out.push_str(&format!(
+            "verified: {} check{} passed on tree {}",
+            v.items.len(),
+            if v.items.len() == 1 { "" } else { "s" },
+            short(&v.tree)
+        ));
+    } else {
+        out.push_str(&format!(
+            "NOT verified: {failed} of {} check{} did not pass on tree {}",
+            v.items.len(),
+            if v.items.len() == 1 { "" } else { "s" },
+            short(&v.tree)
+        ));
+        if let Some(f) = &v.failure {
+            out.push_str(&format!(
+                "\nrecorded failure #{} [{}]{}",
+                f.id,
+                f.category,
+                f.story_id
+                    .as_deref()
+                    .map(|s| format!(" on story {s}"))
+                    .unwrap_or_default()
+            ));
+        }
+    }
+    out
+}
+
+fn last_lines(tail: &str) -> String {
+    let lines: Vec<&str> = tail.lines().filter(|l| !l.trim().is_empty()).collect();
+    lines[lines.len().saturating_sub(SHOWN_LINES)..].join("\n")
+}

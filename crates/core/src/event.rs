@@ -1,0 +1,136 @@
+//! The kinds of the store's append-only events, one enum for every crate that writes or reads
+//! them (the store's own changes, the engine's turn, the CLI's hooks and commands). The event log
+//! is what `pawl events`, the report and the dashboard are views of.
+//!
+//! Events are read back with their kind as text (`pawl_core::record::Event::kind`): a store
+//! written by a newer pawl may hold kinds this one does not know.
+
+use serde::{Deserialize, Serialize};
+
+use crate::model::{ParseEnumError, str_enum};
+
+str_enum!(
+    /// What an event records.
+    EventKind, "event kind" {
+        /// A run was created.
+        RunCreated => "run_created",
+        /// A run's status changed (with the stop reason).
+        RunStatus => "run_status",
+        /// The user raised a run's limits (`pawl resume --add-*`).
+        LimitsChanged => "limits_changed",
+        /// Where a run started in git: its branch and pre-run commit.
+        GitPreflight => "git_preflight",
+        /// The run's pipeline phase changed.
+        Phase => "phase",
+        /// An iteration began.
+        IterationStarted => "iteration_started",
+        /// An iteration was concluded (accounting, facts, summary).
+        IterationFinished => "iteration_finished",
+        /// An iteration cut off by a crash was marked interrupted.
+        IterationInterrupted => "iteration_interrupted",
+        /// pawl verified the tree (the loop's view: checks, failing, criteria, done).
+        Verification => "verification",
+        /// Evidence of checks was recorded.
+        Evidence => "evidence",
+        /// A criterion was added.
+        CriterionAdded => "criterion_added",
+        /// A criterion's status changed.
+        CriterionStatus => "criterion_status",
+        /// A story was added.
+        StoryAdded => "story_added",
+        /// A story's status changed.
+        StoryStatus => "story_status",
+        /// A completed story was committed (`[git] auto_commit`).
+        StoryCommitted => "story_committed",
+        /// A story's TDD phase changed.
+        TddPhase => "tdd_phase",
+        /// A classified failure was recorded.
+        Failure => "failure",
+        /// A blocker was recorded.
+        BlockerAdded => "blocker_added",
+        /// A blocker was handed to the user.
+        AwaitingUser => "awaiting_user",
+        /// pawl checked whether the user cleared a blocker.
+        UserFixChecked => "user_fix_checked",
+        /// The user cleared a blocker.
+        UserFixed => "user_fixed",
+        /// A clarification question or answer.
+        Clarification => "clarification",
+        /// A decision noted.
+        Note => "note",
+        /// A driver took the run's lease.
+        LeaseAcquired => "lease_acquired",
+        /// A driver released the run's lease.
+        LeaseReleased => "lease_released",
+        /// An expired or dead holder's lease was taken over.
+        LeaseTakeover => "lease_takeover",
+        /// A run was armed for an agent session.
+        SessionArmed => "session_armed",
+        /// An agent session was bound to a run.
+        SessionBound => "session_bound",
+        /// Session mode ended for a run.
+        SessionModeEnded => "session_mode_ended",
+        /// No session took an armed run in time.
+        SessionArmingExpired => "session_arming_expired",
+        /// The user resumed a run a breaker had opened: the breakers' window starts again.
+        BreakersReset => "breakers_reset",
+        /// The files the run is expected to touch (from the goal's anchors).
+        Scope => "scope",
+        /// The guard is off for this run (`[guard] allow_unsafe`).
+        GuardOff => "guard_off",
+        /// The guard denied a command or write.
+        GuardDenied => "guard_denied",
+        /// A hook failed internally (fail open or closed, per hook).
+        HookError => "hook_error",
+        /// The run's state, kept before the agent compacted its context.
+        PrecompactSnapshot => "precompact_snapshot",
+        /// A session's transcript could not be read: the turn was not charged.
+        UsageUnknown => "usage_unknown",
+        /// The tree was rolled back (to the pre-run commit or a stage checkpoint).
+        Rollback => "rollback",
+        /// A pipeline phase started.
+        PhaseStarted => "phase_started",
+        /// A pipeline phase ended.
+        PhaseEnded => "phase_ended",
+        /// A plan was recorded.
+        Plan => "plan",
+        /// A reviewer session's verdict.
+        Verdict => "verdict",
+        /// A plan's score.
+        Score => "score",
+        /// A convergence check.
+        Convergence => "convergence",
+        /// A direction that failed, not to be tried again.
+        FailedDirection => "failed_direction",
+        /// A pipeline threshold was tuned from past runs.
+        ThresholdTuned => "threshold_tuned",
+        /// The critic was skipped (the plan was approved as is).
+        CriticSkipped => "critic_skipped",
+        /// A stage checkpoint.
+        Checkpoint => "checkpoint",
+        /// The pipeline's progress report.
+        Progress => "progress",
+        /// The adversarial QA's result.
+        Qa => "qa",
+        /// The cross-story audit's result.
+        Audit => "audit",
+    }
+);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_kind_reads_back() {
+        for k in EventKind::ALL {
+            assert_eq!(k.as_str().parse::<EventKind>(), Ok(*k));
+            assert!(
+                k.as_str()
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c == '_')
+            );
+        }
+        assert!("no_such_kind".parse::<EventKind>().is_err());
+    }
+}

@@ -1,0 +1,388 @@
+//! The in-session driver's turn: an interactive agent session stopped, and its Stop hook asks
+//! pawl what comes next. This is the same turn as the headless loop's ([`crate::turn`]): pawl
+//! verifies the tree (reusing the last verification when nothing changed), charges the turn's
+//! tokens and dollars read from the agent's own transcript, records the iteration, and decides —
+//! end the run (done or a typed stop) or block the stop with the continuation prompt.
+//!
+//! What this module is not: the hook protocol, the watchdog and fail-open/fail-closed (the CLI's
+//! `pawl hook`), nor ending session mode (markers and settings files: the CLI).
+
+use pawl_core::EventKind;
+use std::path::Path;
+use std::time::Duration;
+
+use pawl_agent::transcript::{self, Format};
+use pawl_core::StopReason;
+use pawl_core::judge::IterationFacts;
+use pawl_core::record::{IterationEnd, Run};
+use pawl_core::turn::Next;
+use pawl_store::{Arming, Store, StoreError};
+use pawl_verify::gate::Check;
+use serde_json::json;
+use sha2::{Digest, Sha256};
+
+use crate::EngineError;
+use crate::turn::{self, Did, NextPrompt, Signals, Window};
+use crate::verify::{GateVerifier, Verifier, VerifyError, VerifyReport, Workspace, criteria_state};
+
+/// How long one sign of life from a bound session keeps the run's lease.
+pub const SESSION_LEASE_TTL_MS: i64 = 30 * 60 * 1000;
+/// Longest wait for Claude Code to write the turn's last message to its transcript
+/// (anthropics/claude-code#15812; seen here: 16–80 ms after the Stop hook started). A message
+/// still missing then is charged at the next Stop.
+const TRANSCRIPT_FLUSH_WAIT: Duration = Duration::from_millis(750);
+
+/// What the Stop hook read from its input.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct StopInput<'a> {
+    pub session_id: Option<&'a str>,
+    /// The session's transcript, when pawl can read the agent's format.
+    pub transcript: Option<(Format, &'a Path)>,
+    /// The agent's last message (its claim).
+    pub last_message: Option<&'a str>,
+}
+
+/// What the hook answers.
+#[derive(Debug, Clone, PartialEq)]
+pub enum StopAnswer {
+    /// The run ends here with `reason`; the caller ends session mode and writes the report.
+    End {
+        reason: StopReason,
+        summary: Option<String>,
+    },
+    /// Not done and nothing tripped: the stop is blocked, this is the next step.
+    Continue(String),
+}
+
+/// One Stop: the turn of the in-session driver. `gates` are the checks pawl runs (with the run's
+/// command criteria). A verification that cannot run still counts the iteration (limits are real)
+/// and comes back as the error.
+pub fn stop_turn(
+    store: &mut Store,
+    ws: &Workspace,
+    run: &Run,
+    arming: &Arming,
+    gates: Vec<Check>,
+    input: &StopInput<'_>,
+) -> Result<StopAnswer, EngineError> {
+    let run_id = run.id.as_str();
+    let settings = &run.settings;
+    // A limit reached before this turn (e.g. a time budget that ran out between sessions).
+    if let Next::Stop(reason) = turn::decide(
+        store,
+        run_id,
+        settings,
+        &Window::default(),
+        None,
+        false,
+        &mut |_| {},
+    )? {
+        return Ok(StopAnswer::End {
+            reason,
+            summary: None,
+        });
+    }
+    let story = turn::current_or_next_story(store, run_id)?;
+    let claim = input.last_message.unwrap_or("").trim();
+    let n = store.begin_iteration(
+        run_id,
+        story.as_ref().map(|s| s.id.as_str()),
+        &format!(
+            "(in-session turn; the agent stopped with: {})",
+            first_chars(claim, 500)
+        ),
+    )?;
+    let active_ms = (store.now_ms() - arming.turn_started_at).max(0) as u64;
+    // The last verification comes from an indexed query, not from the run's whole event log
+    // (which grows with every Stop).
+    let previous = store.last_event(run_id, EventKind::Verification)?;
+    let (verified, fingerprint) = verify_for_stop(ws, store, run, gates, previous.as_ref());
+    // This turn's tokens and (estimated) dollars, from the session's transcript (read after the
+    // checks, which gives Claude Code time to write the turn's last message): charged with the
+    // iteration, so that token and dollar limits hold in session mode too.
+    let usage = turn_usage(store, run_id, input);
+    let report = match verified {
+        Ok(r) => r,
+        Err(e) => {
+            // The iteration still counts (limits are real); the stop is allowed, loudly.
+            store.finish_iteration(
+                run_id,
+                n,
+                &IterationEnd {
+                    outcome: "verify_error".into(),
+                    session_id: input.session_id.map(str::to_string),
+                    duration_ms: active_ms,
+                    active_ms,
+                    summary: format!("verification failed to run: {e}"),
+                    ..usage.charged()
+                },
+            )?;
+            usage.commit(store, input);
+            store.start_session_turn(run_id)?;
+            return Err(e.into());
+        }
+    };
+    let edits = store.take_session_edits(run_id)?;
+    let denials =
+        store.count_events_since(run_id, EventKind::GuardDenied, arming.turn_started_at)?;
+    let facts = turn::facts(
+        &ws.root,
+        &Did {
+            edits: &edits,
+            agent_error: false,
+            permission_denials: denials,
+            output_fingerprint: (!claim.is_empty())
+                .then(|| format!("{:x}", Sha256::digest(claim.as_bytes()))),
+        },
+        Some(&report),
+    );
+    let summary = turn::summary(Some(&report));
+    turn::record(
+        store,
+        run_id,
+        settings,
+        n,
+        &IterationEnd {
+            files: edits.keys().cloned().collect(),
+            outcome: "completed".into(),
+            session_id: input.session_id.map(str::to_string),
+            duration_ms: active_ms,
+            active_ms,
+            facts,
+            summary: summary.clone(),
+            ..usage.charged()
+        },
+        Some(&report),
+        Some(("session_checks", json!(fingerprint))),
+        &mut |_| {},
+    )?;
+    usage.commit(store, input);
+    // The breakers judge every iteration of the run since the session was armed.
+    let window = Window {
+        history: store
+            .iterations(run_id)?
+            .into_iter()
+            .filter_map(|i| i.facts)
+            .collect::<Vec<IterationFacts>>(),
+        baseline_tree: arming.baseline_tree.clone(),
+    };
+    let next = turn::decide(
+        store,
+        run_id,
+        settings,
+        &window,
+        Some(Signals {
+            report: Some(&report),
+            story: story.as_ref().map(|s| s.id.as_str()),
+            ..Signals::default()
+        }),
+        false,
+        &mut |_| {},
+    )?;
+    if let Next::Stop(reason) = next {
+        return Ok(StopAnswer::End {
+            reason,
+            summary: Some(summary),
+        });
+    }
+    // Not done, nothing tripped: the stop is blocked and the reason is the next step.
+    let story = turn::current_or_next_story(store, run_id)?;
+    let files_changed = files_changed(store, run_id)?;
+    let mut text = turn::next_prompt(
+        store,
+        run_id,
+        settings,
+        &NextPrompt {
+            goal: &run.goal,
+            iteration: n + 1,
+            story: story.as_ref(),
+            last: Some(&report),
+            files_changed: &files_changed,
+            agent_claimed_done: true,
+            initial: false,
+        },
+    )?;
+    let spent = store.spent(run_id)?;
+    let l = &settings.limits;
+    text.push_str(&format!(
+        "Budget left: {} iteration(s), {} of active time{}.\n",
+        l.max_iterations.saturating_sub(spent.iterations),
+        human_ms((l.max_time.0.as_millis() as u64).saturating_sub(spent.active_ms)),
+        if l.max_usd > 0.0 {
+            format!(", ${:.2}", (l.max_usd - spent.usd).max(0.0))
+        } else {
+            String::new()
+        }
+    ));
+    store.start_session_turn(run_id)?;
+    if let Some(lease) = store.lease(run_id)? {
+        let _ = store.heartbeat(run_id, &lease.token, SESSION_LEASE_TTL_MS);
+    }
+    Ok(StopAnswer::Continue(text))
+}
+
+/// What a turn cost, read from the session's transcript since the previous Stop.
+#[derive(Default)]
+struct TurnUsage {
+    read: Option<transcript::Read>,
+}
+
+impl TurnUsage {
+    /// The iteration's accounting fields (the rest default).
+    fn charged(&self) -> IterationEnd {
+        let Some(r) = &self.read else {
+            return IterationEnd::default();
+        };
+        IterationEnd {
+            // As in the headless loop: input counts cache reads and writes.
+            tokens_in: r.usage.input_total(),
+            tokens_out: r.usage.output_tokens,
+            cost_usd: r.cost_usd,
+            cost_estimated: true,
+            ..IterationEnd::default()
+        }
+    }
+
+    /// Moves the session's cursor past what was charged (after the iteration is stored: a crash
+    /// between the two charges the turn again, never not at all).
+    fn commit(&self, store: &mut Store, input: &StopInput<'_>) {
+        if let (Some(r), Some(session)) = (&self.read, input.session_id)
+            && let Ok(cursor) = serde_json::to_string(&r.cursor)
+        {
+            let _ = store.set_transcript_cursor(session, &cursor);
+        }
+    }
+}
+
+/// Reads the turn's usage from the transcript. A transcript that cannot be read charges nothing
+/// and says so in an event (`usage_unknown`).
+fn turn_usage(store: &mut Store, run_id: &str, input: &StopInput<'_>) -> TurnUsage {
+    let (Some((format, path)), Some(session)) = (input.transcript, input.session_id) else {
+        return TurnUsage::default();
+    };
+    let cursor = store
+        .transcript_cursor(session)
+        .ok()
+        .flatten()
+        .and_then(|c| serde_json::from_str(&c).ok())
+        .unwrap_or_default();
+    let read = || transcript::read_since(format, path, &cursor);
+    let mut res = read();
+    // Claude Code may write the turn's last message to the transcript only after the Stop hook
+    // has started: wait for it, briefly, when the hook input says what it is.
+    if let (Format::Claude, Some(last)) = (format, input.last_message) {
+        let waited = std::time::Instant::now();
+        while matches!(&res, Ok(r) if !transcript::reached(r, last))
+            && waited.elapsed() < TRANSCRIPT_FLUSH_WAIT
+        {
+            std::thread::sleep(Duration::from_millis(10));
+            res = read();
+        }
+    }
+    match res {
+        Ok(read) => TurnUsage { read: Some(read) },
+        Err(e) => {
+            let _ = store.append_event(
+                Some(run_id),
+                EventKind::UsageUnknown,
+                json!({"session": session, "transcript": path, "error": e.to_string()}),
+            );
+            TurnUsage::default()
+        }
+    }
+}
+
+/// A session bound at its start: what its transcript already holds (a resumed conversation)
+/// happened before the run and is not charged to it.
+pub fn baseline_transcript(store: &mut Store, session: &str, format: Format, path: &Path) {
+    if store.transcript_cursor(session).ok().flatten().is_some() {
+        return;
+    }
+    let start = transcript::Cursor::default();
+    if let Ok(read) = transcript::read_since(format, path, &start)
+        && let Ok(cursor) = serde_json::to_string(&read.cursor)
+    {
+        let _ = store.set_transcript_cursor(session, &cursor);
+    }
+}
+
+/// The files the session edited so far (recorded by PostToolUse), without asking git: a Stop
+/// must stay fast.
+fn files_changed(store: &Store, run_id: &str) -> Result<Vec<String>, StoreError> {
+    let files: std::collections::BTreeSet<String> = store
+        .iterations(run_id)?
+        .into_iter()
+        .flat_map(|i| i.files)
+        .collect();
+    Ok(files.into_iter().collect())
+}
+
+/// Verification for a Stop: pawl's gates and command criteria on the current tree, each cached
+/// by tree hash ([`GateVerifier`]). When the tree and the checks are exactly those of the run's
+/// last verification and every check passed there, that result stands without re-reading the
+/// evidence: only the criteria are read again. Returns the fingerprint of the checks too.
+fn verify_for_stop(
+    ws: &Workspace,
+    store: &mut Store,
+    run: &Run,
+    gates: Vec<Check>,
+    previous: Option<&pawl_core::record::Event>,
+) -> (Result<VerifyReport, VerifyError>, String) {
+    let mut verifier = GateVerifier::new(ws.clone(), gates);
+    let checks = verifier.checks(store, run).unwrap_or_default();
+    let mut h = Sha256::new();
+    for c in &checks {
+        h.update(c.name.as_bytes());
+        h.update([0]);
+        h.update(c.command.as_bytes());
+        h.update([b'\n']);
+    }
+    let fingerprint = format!("{:x}", h.finalize());
+    let tree = pawl_git::Repo::open(&ws.root).and_then(|r| r.tree_hash());
+    if let Ok(tree) = tree
+        && let Some(prev) = previous.and_then(last_verification)
+        && prev.0 == fingerprint
+        && prev.1.tree_hash == tree.as_str()
+        && !prev.1.checks.is_empty()
+        && prev.1.checks.iter().all(|c| c.passed)
+        && let Ok((verified, unmet)) = criteria_state(store, &run.id)
+    {
+        let mut report = prev.1;
+        for c in &mut report.checks {
+            c.cached = true;
+        }
+        report.failing.clear();
+        report.done = unmet.is_empty();
+        report.verified = verified;
+        report.unmet = unmet;
+        return (Ok(report), fingerprint);
+    }
+    (verifier.verify(store, &run.id), fingerprint)
+}
+
+/// A Stop hook's verification event, with the fingerprint of its checks.
+fn last_verification(e: &pawl_core::record::Event) -> Option<(String, VerifyReport)> {
+    let fp = e.data.get("session_checks").and_then(|v| v.as_str())?;
+    serde_json::from_value(e.data.clone())
+        .ok()
+        .map(|r| (fp.to_string(), r))
+}
+
+fn first_chars(s: &str, n: usize) -> String {
+    let mut out: String = s.chars().take(n).collect();
+    if s.chars().count() > n {
+        out.push('…');
+    }
+    out
+}
+
+fn human_ms(ms: u64) -> String {
+    let s = ms / 1000;
+    if s >= 3600 {
+        format!("{}h{:02}m", s / 3600, (s % 3600) / 60)
+    } else if s >= 60 {
+        format!("{}m{:02}s", s / 60, s % 60)
+    } else {
+        format!("{s}s")
+    }
+}

@@ -1,0 +1,304 @@
+//! The run's turn, once for every driver: conclude an iteration from pawl's verification, the
+//! agent's usage and what it did, then decide what comes next — go on (with the continuation
+//! prompt), or stop with a typed reason. The headless loop ([`crate::driver`]), the pipeline's
+//! sessions ([`crate::pipeline`]) and the in-session Stop hook ([`crate::session`]) all call
+//! these functions; the *order* of the decisions is one pure function, `pawl_core::turn::next`.
+//!
+//! What this module is not: running the agent ([`crate::attempt`]) or the checks
+//! ([`crate::verify`]); the rules themselves (pawl-core).
+
+use pawl_core::EventKind;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use pawl_core::judge::{self, IterationFacts};
+use pawl_core::model::RunStatus;
+use pawl_core::record::{IterationEnd, RunSettings, Story};
+use pawl_core::turn::{self as rules, Concluded, Next, TurnFacts};
+use pawl_store::{Store, StoreError};
+use serde_json::json;
+use sha2::{Digest, Sha256};
+
+use crate::driver::LoopEvent;
+use crate::prompt::{self, PromptInput};
+use crate::verify::VerifyReport;
+
+/// One line saying what the verification found.
+pub fn summary(report: Option<&VerifyReport>) -> String {
+    let Some(r) = report else {
+        return "stopped before verification".into();
+    };
+    if r.done {
+        return "verified: every check passes".into();
+    }
+    if r.failing.is_empty() {
+        return format!(
+            "every check passes; criteria not yet verified: {}",
+            r.unmet.join(", ")
+        );
+    }
+    let failing: Vec<String> = r
+        .failing
+        .iter()
+        .map(|f| {
+            if f.failing_tests.is_empty() {
+                format!("{} ({})", f.name, f.end)
+            } else {
+                let shown: Vec<&str> = f.failing_tests.iter().take(5).map(String::as_str).collect();
+                format!("{} (failing tests: {})", f.name, shown.join(", "))
+            }
+        })
+        .collect();
+    format!(
+        "{} of {} checks failing: {}",
+        r.failing.len(),
+        r.checks.len(),
+        failing.join("; ")
+    )
+}
+
+/// What an iteration did, as the breakers see it.
+pub struct Did<'a> {
+    /// Edits per file.
+    pub edits: &'a BTreeMap<String, u32>,
+    pub agent_error: bool,
+    pub permission_denials: u32,
+    /// A fingerprint of the agent's text (reasoning loops).
+    pub output_fingerprint: Option<String>,
+}
+
+/// The facts of one iteration: its verification and what the agent did.
+pub fn facts(root: &Path, did: &Did<'_>, report: Option<&VerifyReport>) -> IterationFacts {
+    let file_hashes = did
+        .edits
+        .keys()
+        .map(|path| {
+            let h = match std::fs::read(root.join(path)) {
+                Ok(bytes) => format!("{:x}", Sha256::digest(&bytes)),
+                Err(_) => "absent".to_string(),
+            };
+            (path.clone(), h)
+        })
+        .collect();
+    IterationFacts {
+        tree_hash: report.map(|r| r.tree_hash.clone()),
+        verified: report.map(|r| r.verified.clone()).unwrap_or_default(),
+        unmet: report.map(|r| r.unmet.clone()).unwrap_or_default(),
+        failure_signature: report.and_then(|r| r.failing.first()).map(|f| {
+            judge::failure_signature(
+                &f.name,
+                &f.failing_tests,
+                f.first_failure.as_deref().or(Some(&f.end)),
+            )
+        }),
+        edits: did.edits.clone(),
+        file_hashes,
+        agent_error: did.agent_error,
+        permission_denials: did.permission_denials,
+        output_fingerprint: did.output_fingerprint.clone(),
+    }
+}
+
+/// Records a concluded iteration — the iteration row (accounting, facts, summary), then its
+/// verification as an event — and tells the observer. `extra` is merged into the verification
+/// event (the Stop hook keeps the fingerprint of its checks there).
+#[allow(clippy::too_many_arguments)]
+pub fn record(
+    store: &mut Store,
+    run_id: &str,
+    settings: &RunSettings,
+    n: u32,
+    end: &IterationEnd,
+    report: Option<&VerifyReport>,
+    extra: Option<(&str, serde_json::Value)>,
+    observer: &mut dyn FnMut(&LoopEvent),
+) -> Result<(), StoreError> {
+    store.finish_iteration(run_id, n, end)?;
+    if let Some(r) = report {
+        let mut event = serde_json::to_value(r).unwrap_or(json!({}));
+        if let (Some((k, v)), Some(o)) = (extra, event.as_object_mut()) {
+            o.insert(k.to_string(), v);
+        }
+        store.append_event(Some(run_id), EventKind::Verification, event)?;
+    }
+    let spent = store.spent(run_id)?;
+    observer(&LoopEvent::Iteration {
+        n,
+        max: settings.limits.max_iterations,
+        outcome: end.outcome.clone(),
+        checks_passing: report
+            .map(|r| r.checks.len() - r.failing.len())
+            .unwrap_or(0),
+        checks_total: report.map(|r| r.checks.len()).unwrap_or(0),
+        usd: spent.usd,
+        max_usd: settings.limits.max_usd,
+        active_ms: spent.active_ms,
+        summary: end.summary.clone(),
+    });
+    Ok(())
+}
+
+/// What the iteration that just ended showed, for [`decide`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Signals<'a> {
+    pub hard_stop: bool,
+    /// The verification (none after a hard stop).
+    pub report: Option<&'a VerifyReport>,
+    /// A sub-loop ends as soon as every check passes (the pipeline decides the rest).
+    pub until_checks_pass: bool,
+    pub stall_exhausted: bool,
+    /// The story the iteration worked on.
+    pub story: Option<&'a str>,
+    /// The iteration is part of a sub-loop on that story alone.
+    pub scoped: bool,
+}
+
+/// What a driver keeps between iterations for the breakers.
+#[derive(Debug, Clone, Default)]
+pub struct Window {
+    /// The facts of the iterations the breakers judge, oldest first.
+    pub history: Vec<IterationFacts>,
+    /// The tree before the first of them.
+    pub baseline_tree: Option<String>,
+}
+
+/// Applies what the turn's rules imply (a story out of attempts is skipped) and decides what
+/// comes next, in the one order of `pawl_core::turn::next`. `after` is `None` before an
+/// iteration starts (then only requests from outside and the limits count).
+pub fn decide(
+    store: &mut Store,
+    run_id: &str,
+    settings: &RunSettings,
+    window: &Window,
+    after: Option<Signals<'_>>,
+    stop_requested: bool,
+    observer: &mut dyn FnMut(&LoopEvent),
+) -> Result<Next, StoreError> {
+    let concluded = match after {
+        None => None,
+        Some(s) => Some(conclude(store, run_id, settings, window, &s, observer)?),
+    };
+    let facts = TurnFacts {
+        concluded,
+        stop_requested,
+        cancelled: store.run(run_id)?.status == RunStatus::Cancelled,
+        awaiting_user: store.awaited_blocker(run_id)?.is_some(),
+        limit: judge::limit_reached(&settings.limits, &store.spent(run_id)?),
+    };
+    Ok(rules::next(&facts))
+}
+
+fn conclude(
+    store: &mut Store,
+    run_id: &str,
+    settings: &RunSettings,
+    window: &Window,
+    s: &Signals<'_>,
+    observer: &mut dyn FnMut(&LoopEvent),
+) -> Result<Concluded, StoreError> {
+    let verified = s
+        .report
+        .is_some_and(|r| r.done || (s.until_checks_pass && r.failing.is_empty()));
+    // The verifier recorded the failure on the story; a story out of attempts is skipped and
+    // the run moves on.
+    let mut scoped_out = false;
+    if !verified
+        && s.report.is_some()
+        && let Some(id) = s.story
+    {
+        let story = store.story(run_id, id)?;
+        if rules::story_out_of_attempts(&story) {
+            store.set_story_status(
+                run_id,
+                id,
+                pawl_core::model::StoryStatus::Skipped,
+                Some("attempt limit reached"),
+            )?;
+            observer(&LoopEvent::StorySkipped {
+                story: id.to_string(),
+                attempts: story.attempts,
+            });
+        }
+        scoped_out =
+            s.scoped && store.story(run_id, id)?.status == pawl_core::model::StoryStatus::Skipped;
+    }
+    Ok(Concluded {
+        hard_stop: s.hard_stop,
+        verified,
+        stall_exhausted: s.stall_exhausted,
+        breaker: judge::breaker_tripped(
+            &settings.breakers,
+            &window.history,
+            window.baseline_tree.as_deref(),
+        ),
+        scoped_story_out_of_attempts: scoped_out,
+        no_story_can_progress: rules::no_story_can_progress(&store.stories(run_id)?),
+    })
+}
+
+/// The story in progress, or the next pending one (started now).
+pub fn current_or_next_story(store: &mut Store, run_id: &str) -> Result<Option<Story>, StoreError> {
+    let stories = store.stories(run_id)?;
+    if let Some(s) = stories
+        .iter()
+        .find(|s| s.status == pawl_core::model::StoryStatus::InProgress)
+    {
+        return Ok(Some(s.clone()));
+    }
+    if let Some(s) = stories
+        .iter()
+        .find(|s| s.status == pawl_core::model::StoryStatus::Pending)
+    {
+        return Ok(Some(store.set_story_status(
+            run_id,
+            &s.id,
+            pawl_core::model::StoryStatus::InProgress,
+            Some("next story"),
+        )?));
+    }
+    Ok(None)
+}
+
+/// What the next prompt is built from, besides what the store holds.
+pub struct NextPrompt<'a> {
+    pub goal: &'a str,
+    /// The iteration the prompt is for.
+    pub iteration: u32,
+    pub story: Option<&'a Story>,
+    pub last: Option<&'a VerifyReport>,
+    pub files_changed: &'a [String],
+    pub agent_claimed_done: bool,
+    /// The first prompt of a run states the goal and the rules; later ones continue.
+    pub initial: bool,
+}
+
+/// The prompt for the next step: the goal (first) or the continuation — unmet criteria, the
+/// failing evidence, recent failures of the story, the decisions noted so far.
+pub fn next_prompt(
+    store: &Store,
+    run_id: &str,
+    settings: &RunSettings,
+    p: &NextPrompt<'_>,
+) -> Result<String, StoreError> {
+    let criteria = store.criteria(run_id)?;
+    let failures = store.failures(run_id, p.story.map(|s| s.id.as_str()), 4)?;
+    let decisions = store.notes(run_id)?;
+    let input = PromptInput {
+        goal: p.goal,
+        run_id,
+        iteration: p.iteration,
+        max_iterations: settings.limits.max_iterations,
+        story: p.story,
+        criteria: &criteria,
+        last: p.last,
+        recent_failures: &failures,
+        files_changed: p.files_changed,
+        decisions: &decisions,
+        agent_claimed_done: p.agent_claimed_done,
+    };
+    Ok(if p.initial {
+        prompt::initial(&input)
+    } else {
+        prompt::continuation(&input)
+    })
+}

@@ -1,0 +1,514 @@
+//! Verification as a library: pawl runs the checks itself on the current tree and records the
+//! evidence. Every caller goes through [`verify_checks`] — `pawl verify`, `pawl story done`,
+//! `pawl criterion check`, the headless loop, the pipeline and the Stop hook (the last three
+//! through the [`Verifier`] seam, whose production form is [`GateVerifier`]).
+//!
+//! The rules:
+//! - evidence is bound to the tree hash computed before the checks ran; a passing result for the
+//!   same tree, check name and exact command is reused (and recorded as reused) unless `fresh`;
+//!   failures are always re-run, because they can come from the environment;
+//! - the tree hash is computed again after the checks; if it moved, the evidence records both
+//!   hashes, is never reused, and the verification fails: what was checked is not what is there;
+//! - one failing verification records one classified failure on the story (the first failing
+//!   check in run order, naming the others), so a story's attempts count verifications.
+//!
+//! What this module is not: printing (the CLI renders a [`Verification`]), the check runner and
+//! the output parsers (pawl-verify).
+
+mod lint_fix;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use pawl_core::model::{CriterionStatus, VerifyKind};
+use pawl_core::record::{Failure, Run};
+use pawl_git::Repo;
+use pawl_store::{Evidence, NewEvidence, Store, StoreError, TestCounts};
+use pawl_verify::gate::{self, Check};
+use pawl_verify::{CheckEnd, CheckRun, RunnerConfig, run_checks};
+use serde::{Deserialize, Serialize};
+
+pub use lint_fix::{LintFix, lint_fix};
+
+/// Longest a check may run unless the caller says otherwise.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30 * 60);
+
+/// Why verification could not run (a check that fails is not an error: it is a result).
+#[derive(Debug, thiserror::Error)]
+pub enum VerifyError {
+    #[error("nothing to verify: configure [gates] in pawl.toml or add command criteria")]
+    NothingToVerify,
+    #[error("git: {0}")]
+    Git(#[from] pawl_git::Error),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("lint fix: {0}")]
+    Backup(#[from] pawl_verify::backup::BackupError),
+}
+
+/// Where a repository's checks run and where pawl keeps their logs.
+#[derive(Debug, Clone)]
+pub struct Workspace {
+    /// The repository root.
+    pub root: PathBuf,
+    /// pawl's state directory (`<root>/.pawl`).
+    pub state_dir: PathBuf,
+}
+
+impl Workspace {
+    pub fn new(root: impl Into<PathBuf>, state_dir: impl Into<PathBuf>) -> Workspace {
+        Workspace {
+            root: root.into(),
+            state_dir: state_dir.into(),
+        }
+    }
+
+    fn rel(&self, p: &Path) -> String {
+        p.strip_prefix(&self.root)
+            .unwrap_or(p)
+            .display()
+            .to_string()
+    }
+}
+
+/// What to verify and how.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    pub checks: Vec<Check>,
+    pub fresh: bool,
+    pub timeout: Duration,
+    pub jobs: usize,
+    /// The story a failure is recorded on (default: the story in progress).
+    pub story: Option<String>,
+    /// Whether a failure is recorded at all (not for the re-check after a lint fix).
+    pub record_failure: bool,
+}
+
+impl Plan {
+    pub fn new(checks: Vec<Check>) -> Plan {
+        Plan {
+            checks,
+            fresh: false,
+            timeout: DEFAULT_TIMEOUT,
+            jobs: default_jobs(),
+            story: None,
+            record_failure: true,
+        }
+    }
+}
+
+/// At least two (so independent checks overlap even on one core), at most eight.
+fn default_jobs() -> usize {
+    std::thread::available_parallelism()
+        .map(usize::from)
+        .unwrap_or(2)
+        .clamp(2, 8)
+}
+
+/// One check's part of a verification.
+#[derive(Debug, Clone, Serialize)]
+pub struct Item {
+    pub name: String,
+    pub command: String,
+    /// The evidence recorded for it (`None` when it was skipped).
+    pub evidence: Option<Evidence>,
+    /// True when the result was reused from earlier evidence for this exact tree and command.
+    pub reused: bool,
+    /// Why it did not run.
+    pub skipped: Option<String>,
+}
+
+impl Item {
+    pub fn passed(&self) -> bool {
+        self.skipped.is_none() && self.evidence.as_ref().is_some_and(|e| e.data.passed)
+    }
+}
+
+/// The result of verifying a set of checks on one tree.
+#[derive(Debug, Clone, Serialize)]
+pub struct Verification {
+    /// True only when every check passed and the tree did not change meanwhile.
+    pub verified: bool,
+    /// The tree the checks ran on.
+    pub tree: String,
+    /// The tree after the checks, when it differs.
+    pub tree_after: Option<String>,
+    pub items: Vec<Item>,
+    /// The failure recorded on the story, if any.
+    pub failure: Option<Failure>,
+}
+
+/// Variables every check gets on top of pawl's environment. Python must not write bytecode
+/// caches from pawl's runs: a `.pyc` written in the same second as an edit of the same size is
+/// silently reused by the next run (stale results), and an un-ignored `__pycache__/` would move
+/// the tree hash under the evidence.
+fn check_env() -> Vec<(std::ffi::OsString, std::ffi::OsString)> {
+    vec![("PYTHONDONTWRITEBYTECODE".into(), "1".into())]
+}
+
+fn now_ms() -> u64 {
+    u64::try_from(jiff::Timestamp::now().as_millisecond()).unwrap_or(0)
+}
+
+fn runner_config(ws: &Workspace, plan: &Plan, step: u64) -> RunnerConfig {
+    let mut cfg = RunnerConfig::new(&ws.root, step);
+    cfg.logs_dir = ws.state_dir.join("logs");
+    cfg.timeout = plan.timeout;
+    cfg.jobs = plan.jobs;
+    cfg.env = check_env();
+    cfg
+}
+
+/// The run's command criteria as checks (stories do not link to criteria yet, so a story is
+/// held to all of them).
+pub fn criterion_checks(store: &Store, run: Option<&Run>) -> Result<Vec<Check>, StoreError> {
+    let Some(run) = run else {
+        return Ok(Vec::new());
+    };
+    Ok(store
+        .criteria(&run.id)?
+        .into_iter()
+        .filter(|c| c.verification.kind == VerifyKind::Command)
+        .filter_map(|c| {
+            c.verification
+                .command
+                .map(|cmd| Check::criterion(&c.id, cmd))
+        })
+        .collect())
+}
+
+fn new_evidence(
+    ws: &Workspace,
+    run: Option<&Run>,
+    r: &CheckRun,
+    tree: &str,
+    tree_after: Option<&str>,
+) -> NewEvidence {
+    NewEvidence {
+        run_id: run.map(|r| r.id.clone()),
+        gate: r.check.name.clone(),
+        command: r.check.command.clone(),
+        argv: r.argv.clone(),
+        cwd: r.cwd.display().to_string(),
+        tree_hash: tree.to_owned(),
+        tree_after: tree_after.map(str::to_owned),
+        passed: r.passed,
+        end: r.end.kind().to_owned(),
+        exit_code: r.end.exit_code(),
+        signal: r.end.signal(),
+        duration_ms: u64::try_from(r.duration.as_millis()).unwrap_or(u64::MAX),
+        tests: r.tests.as_ref().map(|t| TestCounts {
+            runner: serde_json::to_value(t.runner)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_owned)),
+            passed: t.passed,
+            failed: t.failed,
+            skipped: t.skipped,
+        }),
+        failing: r
+            .tests
+            .as_ref()
+            .map(|t| t.failing.clone())
+            .unwrap_or_default(),
+        first_failure: r
+            .tests
+            .as_ref()
+            .and_then(|t| t.first_failure.clone())
+            .or_else(|| {
+                r.failure
+                    .as_ref()
+                    .filter(|_| !r.passed)
+                    .map(|f| f.message.clone())
+            }),
+        failure_category: r.failure.as_ref().map(|f| f.category),
+        output_digest: r.output_digest.clone(),
+        tail: r.tail.clone(),
+        log_path: r.log_path.as_deref().map(|p| ws.rel(p)),
+        report_path: r.report_path.as_deref().map(|p| ws.rel(p)),
+        reused_from: None,
+    }
+}
+
+/// Runs (or reuses) `plan.checks` on the current tree, records the evidence, the criteria
+/// statuses and at most one failure. Does not print.
+pub fn verify_checks(
+    ws: &Workspace,
+    store: &mut Store,
+    run: Option<&Run>,
+    plan: &Plan,
+) -> Result<Verification, VerifyError> {
+    let repo = Repo::open(&ws.root)?;
+    let tree = repo.tree_hash()?.to_string();
+
+    let mut reused: Vec<(usize, Evidence)> = Vec::new();
+    let mut to_run: Vec<Check> = Vec::new();
+    for (i, c) in plan.checks.iter().enumerate() {
+        match (!plan.fresh)
+            .then(|| store.cached_evidence(&tree, &c.name, &c.command))
+            .transpose()?
+            .flatten()
+        {
+            Some(e) => reused.push((i, e)),
+            None => to_run.push(c.clone()),
+        }
+    }
+
+    let runs = run_checks(&to_run, &runner_config(ws, plan, now_ms()));
+
+    let tree_after = if runs.is_empty() {
+        None
+    } else {
+        Some(repo.tree_hash()?.to_string()).filter(|t| *t != tree)
+    };
+
+    // One transaction for the whole verification: reused rows first, then what ran.
+    let mut records: Vec<NewEvidence> = Vec::new();
+    for (_, e) in &reused {
+        let mut d = e.data.clone();
+        d.run_id = run.map(|r| r.id.clone());
+        d.reused_from = Some(e.id);
+        records.push(d);
+    }
+    let ran: Vec<&CheckRun> = runs
+        .iter()
+        .filter(|r| !matches!(r.end, CheckEnd::Skipped { .. }))
+        .collect();
+    for r in &ran {
+        records.push(new_evidence(ws, run, r, &tree, tree_after.as_deref()));
+    }
+    let mut stored = store.record_evidence(&records)?.into_iter();
+
+    let mut items: Vec<Option<Item>> = vec![None; plan.checks.len()];
+    for (i, _) in &reused {
+        let c = &plan.checks[*i];
+        items[*i] = Some(Item {
+            name: c.name.clone(),
+            command: c.command.clone(),
+            evidence: stored.next(),
+            reused: true,
+            skipped: None,
+        });
+    }
+    for r in &runs {
+        let Some(i) = plan.checks.iter().position(|c| c.name == r.check.name) else {
+            continue;
+        };
+        let skipped = match &r.end {
+            CheckEnd::Skipped { reason } => Some(reason.clone()),
+            _ => None,
+        };
+        items[i] = Some(Item {
+            name: r.check.name.clone(),
+            command: r.check.command.clone(),
+            evidence: if skipped.is_none() {
+                stored.next()
+            } else {
+                None
+            },
+            reused: false,
+            skipped,
+        });
+    }
+    let items: Vec<Item> = items.into_iter().flatten().collect();
+    let verified = tree_after.is_none() && items.iter().all(Item::passed);
+
+    if let Some(run) = run {
+        for item in &items {
+            let (Some(id), Some(e)) = (
+                item.name.strip_prefix(gate::CRITERION_PREFIX),
+                &item.evidence,
+            ) else {
+                continue;
+            };
+            let status = if tree_after.is_some() {
+                CriterionStatus::Unverified
+            } else if e.data.passed {
+                CriterionStatus::Verified
+            } else {
+                CriterionStatus::Failed
+            };
+            store.set_criterion_status(
+                &run.id,
+                id,
+                status,
+                serde_json::json!({"evidence": e.id, "tree": e.data.tree_hash, "reused": item.reused}),
+            )?;
+        }
+    }
+
+    let failure = match run {
+        Some(run) if plan.record_failure && !verified => record_failure(store, run, plan, &items)?,
+        _ => None,
+    };
+    Ok(Verification {
+        verified,
+        tree,
+        tree_after,
+        items,
+        failure,
+    })
+}
+
+/// One failure for a failed verification: the first failing check, naming the others.
+fn record_failure(
+    store: &mut Store,
+    run: &Run,
+    plan: &Plan,
+    items: &[Item],
+) -> Result<Option<Failure>, StoreError> {
+    let failing: Vec<&Evidence> = items
+        .iter()
+        .filter_map(|i| i.evidence.as_ref())
+        .filter(|e| !e.data.passed)
+        .collect();
+    let Some(first) = failing.first() else {
+        return Ok(None);
+    };
+    let Some(category) = first.data.failure_category else {
+        return Ok(None);
+    };
+    let mut message = first
+        .data
+        .first_failure
+        .clone()
+        .map(|m| {
+            if m.starts_with(&format!("{}:", first.data.gate)) {
+                m
+            } else {
+                format!("{}: {m}", first.data.gate)
+            }
+        })
+        .unwrap_or_else(|| format!("{} failed", first.data.gate));
+    if failing.len() > 1 {
+        let others: Vec<&str> = failing[1..].iter().map(|e| e.data.gate.as_str()).collect();
+        message.push_str(&format!(" (also failing: {})", others.join(", ")));
+    }
+    let story = match &plan.story {
+        Some(s) => Some(s.clone()),
+        None => pawl_core::resume::current_story(&store.stories(&run.id)?).map(|s| s.id.clone()),
+    };
+    Ok(Some(store.add_failure(
+        &run.id,
+        story.as_deref(),
+        &message,
+        category,
+        true,
+    )?))
+}
+
+// ------------------------------------------------------------------ the loop's view: the seam
+
+/// One check's result as the loop needs it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CheckSummary {
+    pub name: String,
+    pub passed: bool,
+    /// How it ended, e.g. "exited with code 1", "timed out".
+    pub end: String,
+    pub failing_tests: Vec<String>,
+    pub first_failure: Option<String>,
+    pub log: Option<String>,
+    /// The failure class (pawl-core) for a failing check.
+    pub category: Option<pawl_core::FailureCategory>,
+    /// Reused from a cached run on the same tree.
+    pub cached: bool,
+}
+
+/// The outcome of verifying the current tree, as the loop sees it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct VerifyReport {
+    pub tree_hash: String,
+    /// Gates and command criteria, in order.
+    pub checks: Vec<CheckSummary>,
+    /// The failing ones (a subset of `checks`).
+    pub failing: Vec<CheckSummary>,
+    /// Criteria verified / unmet after this verification (ids).
+    pub verified: Vec<String>,
+    pub unmet: Vec<String>,
+    /// Every check passed and every criterion is verified: the run may be done.
+    pub done: bool,
+}
+
+/// How a driver asks for verification of a run. The engine depends on this seam, so tests can
+/// script it; production plugs in [`GateVerifier`].
+pub trait Verifier: Send {
+    fn verify(&mut self, store: &mut Store, run_id: &str) -> Result<VerifyReport, VerifyError>;
+}
+
+/// The run's criteria split into verified and unmet ids.
+pub fn criteria_state(
+    store: &Store,
+    run_id: &str,
+) -> Result<(Vec<String>, Vec<String>), StoreError> {
+    let criteria = store.criteria(run_id)?;
+    let (verified, unmet): (Vec<_>, Vec<_>) = criteria
+        .into_iter()
+        .partition(|c| c.status == CriterionStatus::Verified);
+    Ok((
+        verified.into_iter().map(|c| c.id).collect(),
+        unmet.into_iter().map(|c| c.id).collect(),
+    ))
+}
+
+/// The production verifier: the configured gates and the run's command criteria, through
+/// [`verify_checks`] (evidence bound to the tree, reused by tree).
+pub struct GateVerifier {
+    ws: Workspace,
+    gates: Vec<Check>,
+}
+
+impl GateVerifier {
+    pub fn new(ws: Workspace, gates: Vec<Check>) -> GateVerifier {
+        GateVerifier { ws, gates }
+    }
+
+    /// The checks a verification of `run` runs now: the gates, then its command criteria.
+    pub fn checks(&self, store: &Store, run: &Run) -> Result<Vec<Check>, StoreError> {
+        let mut checks = self.gates.clone();
+        checks.extend(criterion_checks(store, Some(run))?);
+        Ok(checks)
+    }
+}
+
+impl Verifier for GateVerifier {
+    fn verify(&mut self, store: &mut Store, run_id: &str) -> Result<VerifyReport, VerifyError> {
+        let run = store.run(run_id)?;
+        let checks = self.checks(store, &run)?;
+        if checks.is_empty() {
+            return Err(VerifyError::NothingToVerify);
+        }
+        let v = verify_checks(&self.ws, store, Some(&run), &Plan::new(checks))?;
+        let summaries: Vec<CheckSummary> = v
+            .items
+            .iter()
+            .map(|item| {
+                let e = item.evidence.as_ref().map(|e| &e.data);
+                CheckSummary {
+                    name: item.name.clone(),
+                    passed: item.passed(),
+                    end: match (e, &item.skipped) {
+                        (_, Some(why)) => format!("skipped: {why}"),
+                        (Some(d), None) => d.end.clone(),
+                        (None, None) => "not run".into(),
+                    },
+                    failing_tests: e.map(|d| d.failing.clone()).unwrap_or_default(),
+                    first_failure: e.and_then(|d| d.first_failure.clone()),
+                    log: e.and_then(|d| d.log_path.clone()),
+                    category: e.and_then(|d| d.failure_category),
+                    cached: item.reused,
+                }
+            })
+            .collect();
+        let (verified, unmet) = criteria_state(store, run_id)?;
+        Ok(VerifyReport {
+            tree_hash: v.tree.clone(),
+            failing: summaries.iter().filter(|c| !c.passed).cloned().collect(),
+            checks: summaries,
+            // Done: every check passed on an unchanged tree, and no criterion is left unverified
+            // (review, observation and assumption criteria keep the run open).
+            done: v.verified && unmet.is_empty(),
+            verified,
+            unmet,
+        })
+    }
+}

@@ -1,0 +1,245 @@
+//! The fixture: a temporary store with one run, the replay agent, a scripted verifier.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use pawl_agent::replay::ReplayAdapter;
+use pawl_agent::{Adapter, AgentError, AgentEvent, StepRequest};
+use pawl_core::config::Dur;
+use pawl_core::model::Driver;
+use pawl_core::record::RunSettings;
+use pawl_engine::{
+    CheckSummary, Control, LoopConfig, LoopEnd, LoopEvent, Owner, Verifier, VerifyError,
+    VerifyReport,
+};
+use pawl_store::{NewRun, Store};
+
+/// `<exe> __replay --scenario F --step N`: one step of the scenario, as pawl's binary does.
+pub fn replay_step(args: &[String]) -> ExitCode {
+    let (mut scenario, mut step) = (None, None);
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--scenario" => scenario = it.next().map(PathBuf::from),
+            "--step" => step = it.next().and_then(|s| s.parse::<u32>().ok()),
+            _ => {}
+        }
+    }
+    let (Some(scenario), Some(step)) = (scenario, step) else {
+        return ExitCode::from(2);
+    };
+    let Ok(text) = std::fs::read_to_string(&scenario) else {
+        return ExitCode::from(2);
+    };
+    let cwd = std::env::current_dir().unwrap_or_default();
+    match pawl_agent::replay::execute(&text, step, &cwd, &mut std::io::stdout().lock()) {
+        Ok(code) => ExitCode::from(u8::try_from(code.rem_euclid(256)).unwrap_or(1)),
+        Err(_) => ExitCode::from(1),
+    }
+}
+
+/// One verification the scripted verifier answers with.
+#[derive(Debug, Clone)]
+pub struct Check {
+    pub pass: bool,
+    pub tree: String,
+    pub failing_test: String,
+}
+
+pub fn pass(tree: &str) -> Check {
+    Check {
+        pass: true,
+        tree: tree.into(),
+        failing_test: String::new(),
+    }
+}
+
+pub fn fail(tree: &str, test: &str) -> Check {
+    Check {
+        pass: false,
+        tree: tree.into(),
+        failing_test: test.into(),
+    }
+}
+
+/// Answers each verification with the next row (the last row repeats) and counts the calls.
+pub struct Scripted {
+    pub rows: Vec<Check>,
+    pub calls: usize,
+}
+
+impl Scripted {
+    pub fn new(rows: Vec<Check>) -> Scripted {
+        Scripted { rows, calls: 0 }
+    }
+}
+
+impl Verifier for Scripted {
+    fn verify(&mut self, _store: &mut Store, _run_id: &str) -> Result<VerifyReport, VerifyError> {
+        let row = self.rows[self.calls.min(self.rows.len() - 1)].clone();
+        self.calls += 1;
+        let check = CheckSummary {
+            name: "test".into(),
+            passed: row.pass,
+            end: if row.pass { "exited 0" } else { "exited 1" }.into(),
+            failing_tests: if row.pass {
+                Vec::new()
+            } else {
+                vec![row.failing_test.clone()]
+            },
+            first_failure: (!row.pass).then(|| format!("{} failed", row.failing_test)),
+            log: None,
+            category: (!row.pass).then_some(pawl_core::FailureCategory::Test),
+            cached: false,
+        };
+        Ok(VerifyReport {
+            tree_hash: row.tree,
+            failing: if row.pass {
+                Vec::new()
+            } else {
+                vec![check.clone()]
+            },
+            checks: vec![check],
+            verified: Vec::new(),
+            unmet: Vec::new(),
+            done: row.pass,
+        })
+    }
+}
+
+/// The replay adapter, but each *try* runs the next step of the scenario (a retry within one
+/// iteration — after a rate limit or a stall — runs step k+1), and every request is kept.
+pub struct Tries {
+    inner: ReplayAdapter,
+    pub requests: Arc<Mutex<Vec<StepRequest>>>,
+}
+
+impl Adapter for Tries {
+    fn name(&self) -> &str {
+        "replay"
+    }
+    fn command(&self, req: &StepRequest) -> Result<pawl_process::Command, AgentError> {
+        // `command` takes `&self`: the count lives in the shared request log.
+        let mut log = self.requests.lock().unwrap_or_else(|e| e.into_inner());
+        log.push(req.clone());
+        let mut r = req.clone();
+        r.iteration = u32::try_from(log.len()).unwrap_or(u32::MAX);
+        self.inner.command(&r)
+    }
+    fn parse_stdout(&mut self, line: &str) -> Vec<AgentEvent> {
+        self.inner.parse_stdout(line)
+    }
+    fn parse_stderr(&mut self, line: &str) -> Vec<AgentEvent> {
+        self.inner.parse_stderr(line)
+    }
+    fn finish(&mut self, exit_code: Option<i32>) -> Vec<AgentEvent> {
+        self.inner.finish(exit_code)
+    }
+}
+
+pub struct Fixture {
+    /// Kept for its lifetime: the run's files live in it.
+    _dir: tempfile::TempDir,
+    pub store: Store,
+    pub run_id: String,
+    pub cfg: LoopConfig,
+    pub control: Control,
+    scenario: PathBuf,
+}
+
+fn alive(_: &pawl_core::record::Lease) -> bool {
+    true
+}
+
+impl Fixture {
+    /// A run with `settings` changed by `edit`, and the replay scenario `scenario`.
+    pub fn new(scenario: &str, edit: impl FnOnce(&mut RunSettings)) -> Fixture {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path().join("repo");
+        std::fs::create_dir_all(&root).expect("root");
+        let scenario_path = dir.path().join("scenario.jsonl");
+        std::fs::write(&scenario_path, scenario).expect("scenario");
+        let mut store = Store::open(&dir.path().join("pawl.db")).expect("store");
+        let mut settings = RunSettings::default();
+        edit(&mut settings);
+        let run = store
+            .create_run(&NewRun {
+                goal: "make the test pass".into(),
+                driver: Driver::Headless,
+                mode: None,
+                settings,
+                branch: None,
+                pre_run_commit: None,
+            })
+            .expect("run");
+        let cfg = LoopConfig {
+            root: root.clone(),
+            logs_dir: dir.path().join("logs"),
+            model: None,
+            agent_env: Vec::new(),
+            owner: Owner {
+                pid: std::process::id(),
+                host: "test".into(),
+                is_alive: alive,
+            },
+            rate_limit_scale: 0.0,
+            auto_commit: false,
+        };
+        let control = Control::new(dir.path().join("stop"));
+        Fixture {
+            store,
+            run_id: run.id,
+            cfg,
+            control,
+            scenario: scenario_path,
+            _dir: dir,
+        }
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.cfg.root
+    }
+
+    /// The replay adapter over this fixture's scenario (step N for iteration N).
+    pub fn replay(&self) -> ReplayAdapter {
+        ReplayAdapter::new(&self.scenario).expect("replay adapter")
+    }
+
+    /// The replay adapter where each try runs the next step.
+    pub fn tries(&self) -> Tries {
+        Tries {
+            inner: self.replay(),
+            requests: Arc::default(),
+        }
+    }
+
+    /// Drives the run to its end; returns how it ended and what the observer saw.
+    pub fn drive(
+        &mut self,
+        adapter: &mut dyn Adapter,
+        verifier: &mut dyn Verifier,
+    ) -> (LoopEnd, Vec<LoopEvent>) {
+        let mut events = Vec::new();
+        let end = pawl_engine::drive(
+            &mut self.store,
+            &self.run_id,
+            adapter,
+            verifier,
+            &self.cfg,
+            &self.control,
+            &mut |e| events.push(e.clone()),
+        )
+        .expect("the loop ends with a typed reason");
+        (end, events)
+    }
+
+    pub fn iterations(&self) -> Vec<pawl_core::record::Iteration> {
+        self.store.iterations(&self.run_id).expect("iterations")
+    }
+}
+
+pub fn millis(ms: u64) -> Dur {
+    Dur(Duration::from_millis(ms))
+}
