@@ -11,6 +11,7 @@ mod ctx;
 mod error;
 mod headless;
 mod owner;
+mod rails;
 mod render;
 
 use cli::Cli;

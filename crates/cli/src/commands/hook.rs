@@ -564,6 +564,13 @@ fn guard(root: &Path, run_id: &str, input: &HookInput, call: &ToolCall) -> HookR
         let repo = pawl_git::Repo::open(root).or_fail(run_id)?;
         g.branch = repo.current_branch().or_fail(run_id)?;
         g.git_aliases = repo.config_aliases().unwrap_or_default();
+        // The run's own branch, for the denials that send the agent back to it. Only a message
+        // depends on it: a store that cannot be read leaves the message general, not the
+        // decision open.
+        g.run_branch = open_store(root)
+            .ok()
+            .and_then(|store| store.run(run_id).ok())
+            .and_then(|run| run.branch);
     }
     for i in &inputs {
         let d = pawl_guard::evaluate(i, &g, &policy);

@@ -4,6 +4,7 @@
 use std::io::BufRead;
 
 use pawl_core::ExitCode;
+use pawl_core::model::Driver;
 use serde_json::json;
 
 use crate::cli::RollbackArgs;
@@ -23,8 +24,13 @@ pub fn run(ctx: &mut Ctx, args: &RollbackArgs) -> CliResult<ExitCode> {
         .lease(&run.id)?
         .is_some_and(|l| l.expires_at > jiff::Timestamp::now().as_millisecond())
     {
+        // A session run is driven by the agent's hooks, which `pawl stop` does not reach.
+        let how = match run.driver {
+            Driver::Session => "end its session mode with `pawl off` first",
+            _ => "`pawl stop` it first",
+        };
         return Err(CliError::Failed(format!(
-            "run {} is being driven right now: `pawl stop` it first",
+            "run {} is being driven right now: {how}",
             run.id
         )));
     }
