@@ -12,6 +12,7 @@ mod ctx;
 mod error;
 mod headless;
 mod owner;
+mod rails;
 mod render;
 
 use cli::Cli;

@@ -4,10 +4,10 @@
 //! a typed reason. Everything it decides comes from pawl-core; everything it remembers goes
 //! through the store, so a crash at any point resumes with nothing lost and nothing counted twice.
 
-use pawl_core::EventKind;
 use std::path::PathBuf;
 
 use pawl_agent::{Adapter, AgentEvent};
+use pawl_core::EventKind;
 use pawl_core::StopReason;
 use pawl_core::judge;
 use pawl_core::model::{RunStatus, StoryStatus};

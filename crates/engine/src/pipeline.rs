@@ -23,11 +23,11 @@ mod plan;
 mod ralph;
 mod session;
 
-use pawl_core::EventKind;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use pawl_agent::Adapter;
+use pawl_core::EventKind;
 use pawl_core::StopReason;
 use pawl_core::config::PipelineConfig;
 use pawl_core::pipeline::output::Question;

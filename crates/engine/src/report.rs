@@ -4,10 +4,10 @@
 //! Built only from the store and git, never from the agent's words, so `pawl report` can rebuild
 //! it at any time. Written as Markdown and JSON to `.pawl/reports/<run>.{md,json}`.
 
-use pawl_core::EventKind;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use pawl_core::EventKind;
 use pawl_core::StopReason;
 use pawl_core::model::{CriterionStatus, VerifyKind};
 use pawl_core::record::{Criterion, Iteration, Story};

@@ -7,11 +7,11 @@
 //! What this module is not: the hook protocol, the watchdog and fail-open/fail-closed (the CLI's
 //! `pawl hook`), nor ending session mode (markers and settings files: the CLI).
 
-use pawl_core::EventKind;
 use std::path::Path;
 use std::time::Duration;
 
 use pawl_agent::transcript::{self, Format};
+use pawl_core::EventKind;
 use pawl_core::StopReason;
 use pawl_core::judge::IterationFacts;
 use pawl_core::record::{IterationEnd, Run};

@@ -7,10 +7,10 @@
 //! What this module is not: running the agent ([`crate::attempt`]) or the checks
 //! ([`crate::verify`]); the rules themselves (pawl-core).
 
-use pawl_core::EventKind;
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use pawl_core::EventKind;
 use pawl_core::judge::{self, IterationFacts};
 use pawl_core::model::RunStatus;
 use pawl_core::record::{IterationEnd, RunSettings, Story};

@@ -198,6 +198,10 @@ pub struct Context {
     pub repo_root: Option<PathBuf>,
     /// The current branch; `None` when detached or unknown.
     pub branch: Option<String>,
+    /// The branch the run works on, as pawl recorded it when the run started (`pawl/<run>` when
+    /// it started on a protected branch); `None` when unknown. Only messages use it: a denial that
+    /// keeps the agent off a protected branch names where the run's work goes.
+    pub run_branch: Option<String>,
     /// Whether a pawl run is active; the guard is inert otherwise unless
     /// `policy.always`.
     pub run_active: bool,
@@ -225,6 +229,7 @@ impl Context {
             cwd: cwd.into(),
             repo_root: None,
             branch: None,
+            run_branch: None,
             run_active: false,
             tracked: Arc::new(AllTracked),
             home: None,
@@ -242,6 +247,7 @@ impl std::fmt::Debug for Context {
             .field("cwd", &self.cwd)
             .field("repo_root", &self.repo_root)
             .field("branch", &self.branch)
+            .field("run_branch", &self.run_branch)
             .field("run_active", &self.run_active)
             .field("home", &self.home)
             .field("tmpdir", &self.tmpdir)

@@ -5,10 +5,10 @@
 //! change or none of it. The schema evolves through numbered migrations embedded in the binary;
 //! a database written by a newer pawl is refused rather than misread.
 
-use pawl_core::EventKind;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use pawl_core::EventKind;
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior};
 
 mod blockers;

@@ -2,9 +2,9 @@
 //! them, plans (which also create the run's criteria and stories, in the same transaction),
 //! plan scores, the convergence history, failed directions and threshold tuning.
 
-use pawl_core::EventKind;
 use std::collections::BTreeMap;
 
+use pawl_core::EventKind;
 use pawl_core::model::Size;
 use pawl_core::pipeline::output::{Finding, PlanOutput, VerdictOutput};
 use pawl_core::pipeline::{Phase, PlanScore, Role, Tuning};

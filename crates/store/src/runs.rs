@@ -1,8 +1,8 @@
 //! Runs: creation, lookup by id or prefix, status changes and persisted limits.
 
-use pawl_core::EventKind;
 use std::hash::BuildHasher;
 
+use pawl_core::EventKind;
 use pawl_core::StopReason;
 use pawl_core::model::{Driver, RunStatus};
 use pawl_core::record::{Run, RunSettings};

@@ -4,9 +4,9 @@
 //!
 //! What the hooks decide lives in the CLI and pawl-hooks; this module only remembers.
 
-use pawl_core::EventKind;
 use std::collections::BTreeMap;
 
+use pawl_core::EventKind;
 use rusqlite::{OptionalExtension, Row, params};
 use serde::{Deserialize, Serialize};
 use serde_json::json;

@@ -10,13 +10,13 @@
 //! error while a run is active, PreToolUse denies (fail closed) and Stop allows with a visible
 //! message and a recorded error — a broken pawl must never trap a session in a loop.
 
-use pawl_core::EventKind;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
+use pawl_core::EventKind;
 use pawl_core::ExitCode;
 use pawl_core::StopReason;
 use pawl_core::model::RunStatus;
@@ -556,6 +556,13 @@ fn guard(root: &Path, run_id: &str, input: &HookInput, call: &ToolCall) -> HookR
         let repo = pawl_git::Repo::open(root).or_fail(run_id)?;
         g.branch = repo.current_branch().or_fail(run_id)?;
         g.git_aliases = repo.config_aliases().unwrap_or_default();
+        // The run's own branch, for the denials that send the agent back to it. Only a message
+        // depends on it: a store that cannot be read leaves the message general, not the
+        // decision open.
+        g.run_branch = open_store(root)
+            .ok()
+            .and_then(|store| store.run(run_id).ok())
+            .and_then(|run| run.branch);
     }
     for i in &inputs {
         let d = pawl_guard::evaluate(i, &g, &policy);

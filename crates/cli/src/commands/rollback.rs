@@ -1,10 +1,11 @@
 //! `pawl rollback [<run>] [--yes]`: restore the tree to the run's pre-run commit. What it replaces
 //! is kept under a backup ref first: nothing is ever lost.
 
-use pawl_core::EventKind;
 use std::io::BufRead;
 
+use pawl_core::EventKind;
 use pawl_core::ExitCode;
+use pawl_core::model::Driver;
 use serde_json::json;
 
 use crate::cli::RollbackArgs;
@@ -24,8 +25,13 @@ pub fn run(ctx: &mut Ctx, args: &RollbackArgs) -> CliResult<ExitCode> {
         .lease(&run.id)?
         .is_some_and(|l| l.expires_at > jiff::Timestamp::now().as_millisecond())
     {
+        // A session run is driven by the agent's hooks, which `pawl stop` does not reach.
+        let how = match run.driver {
+            Driver::Session => "end its session mode with `pawl off` first",
+            _ => "`pawl stop` it first",
+        };
         return Err(CliError::Failed(format!(
-            "run {} is being driven right now: `pawl stop` it first",
+            "run {} is being driven right now: {how}",
             run.id
         )));
     }

@@ -1,7 +1,6 @@
 //! `pawl run "<goal>"`: start a run. The headless driver (default) spawns the agent step by step
 //! and verifies after each; the manual driver creates a run driven by hand through the state CLI.
 
-use pawl_core::EventKind;
 use std::path::PathBuf;
 
 use pawl_core::ExitCode;
@@ -16,6 +15,7 @@ use crate::commands::init::ensure_state;
 use crate::ctx::Ctx;
 use crate::error::{CliError, CliResult};
 use crate::headless;
+use crate::rails;
 
 pub fn run(ctx: &mut Ctx, args: &RunArgs) -> CliResult<ExitCode> {
     let goal = args.goal.trim();
@@ -142,23 +142,10 @@ fn headless_run(
         }
         settings.replay_scenario = Some(abs.display().to_string());
     }
-    // Git rails: never start on top of uncommitted work unless told to, and never on a protected branch.
-    let repo =
-        pawl_git::Repo::open(&ctx.root).map_err(|e| CliError::Failed(format!("git: {e}")))?;
-    let dirty: Vec<String> = repo
-        .status()
-        .map_err(|e| CliError::Failed(format!("git: {e}")))?
-        .into_iter()
-        .map(|s| s.path.display().to_string())
-        .collect();
-    if !dirty.is_empty() && !args.allow_dirty {
-        let shown: Vec<&str> = dirty.iter().take(10).map(String::as_str).collect();
-        return Err(CliError::Failed(format!(
-            "the working tree has uncommitted changes ({}{}): commit or stash your changes first, or pass --allow-dirty (the dirty state is recorded as the pre-run snapshot)",
-            shown.join(", "),
-            if dirty.len() > 10 { ", ..." } else { "" }
-        )));
-    }
+    // Git rails: never start on top of uncommitted work unless told to (checked before anything
+    // is written), and never on a protected branch (after the run exists: `rails::start`).
+    let repo = rails::open(ctx)?;
+    rails::check_clean(&repo, args.allow_dirty)?;
     // The mode: the flag, or for `auto` the spec analysis' choice, said out loud.
     let facts = super::analyze::project_facts(ctx)?;
     let analysis = pawl_core::spec::analyze(goal, &facts);
@@ -187,65 +174,7 @@ fn headless_run(
         pre_run_commit: None,
     })?;
     write_guard_snapshot(ctx, &run)?;
-    let pre_run = if dirty.is_empty() {
-        repo.head_commit()
-            .map_err(|e| CliError::Failed(format!("git: {e}")))?
-    } else {
-        let snap = repo
-            .snapshot_commit(&format!("pawl: pre-run snapshot of run {}", run.id))
-            .map_err(|e| CliError::Failed(format!("git: {e}")))?;
-        repo.backup_ref(&format!("pre-run/{}", run.id), &snap)
-            .map_err(|e| CliError::Failed(format!("git: {e}")))?;
-        Some(snap)
-    };
-    let current = repo
-        .current_branch()
-        .map_err(|e| CliError::Failed(format!("git: {e}")))?;
-    let protected = current
-        .as_ref()
-        .is_some_and(|b| config.guard.protected_branches.contains(b));
-    let branch = if protected {
-        let name = format!("pawl/{}", run.id);
-        repo.create_branch_and_switch(&name)
-            .map_err(|e| CliError::Failed(format!("git: {e}")))?;
-        if !ctx.json {
-            ctx.say(format!(
-                "[pawl] {} is protected: working on the sandbox branch {name}",
-                current.as_deref().unwrap_or("")
-            ))?;
-        }
-        Some(name)
-    } else {
-        current
-    };
-    store.set_run_git(
-        &run.id,
-        branch.as_deref(),
-        pre_run.as_ref().map(|c| c.as_str()),
-    )?;
-    // The scope pawl expects the run to touch, from the goal's anchors.
-    let scope = if analysis.target_files.is_empty() {
-        "the goal names no files: any file of the repository".to_string()
-    } else {
-        analysis.target_files.join(", ")
-    };
-    store.append_event(
-        Some(&run.id),
-        EventKind::Scope,
-        serde_json::json!({"expected": analysis.target_files}),
-    )?;
-    if !ctx.json {
-        ctx.say(format!("[pawl] expected scope: {scope}"))?;
-    }
-    if config.guard.allow_unsafe {
-        // The guard is off: say so loudly, and keep it on the record and in the report.
-        ctx.warn("[guard] allow_unsafe = true: the safety guard is OFF for this run; nothing the agent runs is checked");
-        store.append_event(
-            Some(&run.id),
-            EventKind::GuardOff,
-            serde_json::json!({"reason": "[guard] allow_unsafe = true"}),
-        )?;
-    }
+    rails::start(ctx, &repo, &mut store, &run, config, &analysis.target_files)?;
     let run = store.run(&run.id)?;
     headless::drive_with_answers(
         ctx,

@@ -2,10 +2,12 @@
 //! arming, the hooks and `pawl off` share: the armed marker in `.pawl/`, ending session mode,
 //! and undoing `--autonomous`.
 //!
-//! Arming creates the run, records the tree it starts from, takes the run's lease for the stale
-//! guard, and writes `.pawl/session.json`. The next agent session started in the repository (or
-//! the current one, when pawl is run from inside a session) binds to it through its SessionStart
-//! hook; a run that no session takes within the stale guard expires.
+//! Arming puts the run on the git rails every run starts on (`crate::rails`: a clean tree or an
+//! `--allow-dirty` snapshot, the sandbox branch `pawl/<run>` on a protected branch), records the
+//! tree it starts from, takes the run's lease for the stale guard, and writes
+//! `.pawl/session.json`. The next agent session started in the repository (or the current one,
+//! when pawl is run from inside a session) binds to it through its SessionStart hook; a run that
+//! no session takes within the stale guard expires.
 
 use std::path::{Path, PathBuf};
 
@@ -24,6 +26,7 @@ use crate::commands::init::{ensure_state, write_atomic};
 use crate::ctx::Ctx;
 use crate::error::{CliError, CliResult};
 use crate::owner;
+use crate::rails;
 
 /// An armed run that no session takes within this long expires.
 pub const STALE_GUARD_MS: i64 = 30 * 60 * 1000;
@@ -49,6 +52,10 @@ pub fn arm(ctx: &mut Ctx, args: &RunArgs, goal: &str, config: &Config) -> CliRes
                 .into(),
         ));
     }
+    // Git rails, as for every run: a dirty tree is refused before anything is written (no state,
+    // no run, no marker) unless --allow-dirty; a protected branch gets the sandbox branch.
+    let repo = rails::open(ctx)?;
+    rails::check_clean(&repo, args.allow_dirty)?;
     ensure_state(ctx, &mut Vec::new(), &mut Vec::new())?;
     let agent = match config.agent.kind {
         AgentKind::Claude => Some(Agent::Claude),
@@ -63,8 +70,8 @@ pub fn arm(ctx: &mut Ctx, args: &RunArgs, goal: &str, config: &Config) -> CliRes
             .filter(|v| !v.is_empty())
             .map(|v| (*a, v))
     });
-    let repo =
-        pawl_git::Repo::open(&ctx.root).map_err(|e| CliError::Failed(format!("git: {e}")))?;
+    let expected =
+        pawl_core::spec::analyze(goal, &crate::commands::analyze_facts(ctx)?).target_files;
     let mut store = ctx.store()?;
     let run = store.create_run(&NewRun {
         goal: goal.to_string(),
@@ -75,17 +82,7 @@ pub fn arm(ctx: &mut Ctx, args: &RunArgs, goal: &str, config: &Config) -> CliRes
         pre_run_commit: None,
     })?;
     super::run::write_guard_snapshot(ctx, &run)?;
-    let head = repo
-        .head_commit()
-        .map_err(|e| CliError::Failed(format!("git: {e}")))?;
-    let branch = repo
-        .current_branch()
-        .map_err(|e| CliError::Failed(format!("git: {e}")))?;
-    store.set_run_git(
-        &run.id,
-        branch.as_deref(),
-        head.as_ref().map(|c| c.as_str()),
-    )?;
+    let start = rails::start(ctx, &repo, &mut store, &run, config, &expected)?;
     let baseline = repo.tree_hash().ok().map(|t| t.to_string());
     store.acquire_lease(
         &run.id,
@@ -120,6 +117,7 @@ pub fn arm(ctx: &mut Ctx, args: &RunArgs, goal: &str, config: &Config) -> CliRes
     let report = serde_json::json!({
         "run_id": run.id, "driver": "session", "agent": bound_agent, "bound_session": current.as_ref().map(|(_, s)| s),
         "expires_at": arming.expires_at, "autonomous": autonomous, "hooks_installed": installed,
+        "branch": start.branch, "pre_run_commit": start.pre_run.as_ref().map(|c| c.as_str()),
     });
     let root = ctx.root.clone();
     ctx.emit(&report, || {

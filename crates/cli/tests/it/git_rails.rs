@@ -264,3 +264,168 @@ fn auto_commit_commits_each_completed_story_with_a_clear_message() {
     let log = String::from_utf8(env.git(&["log", "-1", "--format=%s"]).stdout).unwrap();
     assert_eq!(log.trim(), "pawl");
 }
+
+// ---------------------------------------------------------------- the session driver
+
+/// A project armed for Claude Code sessions, whose gate passes once `fixed.txt` exists,
+/// committed on `main` (protected by default). `pawl init` is left to `init`.
+fn session_project(env: &TestEnv, init: bool) {
+    env.write(
+        "pawl.toml",
+        "[agent]\nkind = \"claude\"\n\n[gates]\ntest = \"test -f fixed.txt\"\n",
+    );
+    if init {
+        env.ok(&["init"]);
+    }
+    env.git(&["add", "-A"]);
+    env.git(&["commit", "-q", "-m", "pawl"]);
+}
+
+/// The current run as `pawl status --json` reports it (`null` when there is none).
+fn status_run(env: &TestEnv) -> serde_json::Value {
+    env.ok(&["status", "--json"]).json()["run"].clone()
+}
+
+#[test]
+fn a_session_run_on_a_dirty_tree_is_refused_before_anything_is_written() {
+    let env = TestEnv::new();
+    session_project(&env, false);
+    env.write("README.md", "# local edits\n");
+    let r = env.pawl(&["run", "--driver", "session", "make it pass"]);
+    assert_eq!(r.code, 1, "{}\n{}", r.stdout, r.stderr);
+    assert!(
+        r.stderr.contains("commit or stash your changes first") && r.stderr.contains("README.md"),
+        "{}",
+        r.stderr
+    );
+    // Nothing written: no state directory, no .gitignore entry, the edit untouched, still on main.
+    assert!(!env.root().join(".pawl").exists());
+    assert!(!env.root().join(".gitignore").exists());
+    assert_eq!(
+        std::fs::read_to_string(env.root().join("README.md")).unwrap(),
+        "# local edits\n"
+    );
+    assert_eq!(branch(&env), "main");
+    // With pawl's state in place: still no run, no marker.
+    env.ok(&["init"]);
+    let r = env.pawl(&["run", "--driver", "session", "make it pass", "--json"]);
+    assert_eq!(r.code, 1, "{}\n{}", r.stdout, r.stderr);
+    assert_eq!(status_run(&env), serde_json::Value::Null);
+    assert!(!env.root().join(".pawl/session.json").exists());
+    assert_eq!(branch(&env), "main");
+}
+
+#[test]
+fn a_session_run_on_a_protected_branch_works_on_a_sandbox_branch() {
+    let env = TestEnv::new();
+    session_project(&env, true);
+    let pre = head(&env);
+    let r = env.ok(&["run", "--driver", "session", "make it pass"]);
+    let run = status_run(&env);
+    let id = run["id"].as_str().unwrap().to_string();
+    let sandbox = format!("pawl/{id}");
+    assert!(
+        r.stdout.contains(&format!(
+            "[pawl] main is protected: working on the sandbox branch {sandbox}"
+        )),
+        "{}",
+        r.stdout
+    );
+    assert_eq!(branch(&env), sandbox);
+    assert_eq!(run["branch"], sandbox.as_str());
+    assert_eq!(run["pre_run_commit"], pre.as_str());
+    // --json names the branch too; a run on a branch that is not protected stays there.
+    env.ok(&["off"]);
+    env.git(&["switch", "-q", "-c", "feat/x"]);
+    let r = env.ok(&["run", "--driver", "session", "make it pass", "--json"]);
+    let out = r.json();
+    assert_eq!(out["branch"], "feat/x", "{out}");
+    assert_eq!(branch(&env), "feat/x");
+    assert_eq!(status_run(&env)["branch"], "feat/x");
+    env.ok(&["off"]);
+    env.git(&["switch", "-q", "main"]);
+    let r = env.ok(&["run", "--driver", "session", "make it pass", "--json"]);
+    let out = r.json();
+    let id = out["run_id"].as_str().unwrap();
+    assert_eq!(out["branch"], format!("pawl/{id}"), "{out}");
+    assert_eq!(out["pre_run_commit"], pre.as_str(), "{out}");
+    assert_eq!(branch(&env), format!("pawl/{id}"));
+    // main never moved.
+    let main = String::from_utf8(env.git(&["rev-parse", "main"]).stdout).unwrap();
+    assert_eq!(main.trim(), pre);
+}
+
+#[test]
+fn allow_dirty_snapshots_a_session_run_and_rollback_returns_to_it() {
+    let env = TestEnv::new();
+    session_project(&env, true);
+    env.write("wip.txt", "work in progress\n");
+    let r = env.ok(&["run", "--driver", "session", "g", "--allow-dirty", "--json"]);
+    let id = r.json()["run_id"].as_str().unwrap().to_string();
+    let pre = status_run(&env)["pre_run_commit"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_ne!(
+        pre,
+        head(&env),
+        "the pre-run commit is the snapshot, not HEAD"
+    );
+    let wip = env.git(&["show", &format!("{pre}:wip.txt")]);
+    assert_eq!(String::from_utf8_lossy(&wip.stdout), "work in progress\n");
+    let backup = env.git(&["rev-parse", &format!("refs/pawl/backups/pre-run/{id}")]);
+    assert_eq!(String::from_utf8_lossy(&backup.stdout).trim(), pre);
+    // The session's work, then a rollback once session mode is off: back to the dirty state.
+    env.write("fixed.txt", "ok\n");
+    env.write("wip.txt", "rewritten by the agent\n");
+    env.ok(&["off"]);
+    env.ok(&["rollback", "--yes"]);
+    assert_eq!(
+        std::fs::read_to_string(env.root().join("wip.txt")).unwrap(),
+        "work in progress\n"
+    );
+    assert!(!env.root().join("fixed.txt").exists());
+}
+
+#[test]
+fn rollback_of_a_session_run_restores_the_pre_run_tree_and_keeps_a_backup() {
+    let env = TestEnv::new();
+    session_project(&env, true);
+    let pre = head(&env);
+    let id = env
+        .ok(&["run", "--driver", "session", "make it pass", "--json"])
+        .json()["run_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    // What a session does on the run's branch: edits, a commit, more uncommitted work.
+    env.write("fixed.txt", "ok\n");
+    env.write("README.md", "# demo (fixed)\n");
+    env.git(&["commit", "-q", "-am", "agent: fix"]);
+    env.git(&["add", "fixed.txt"]);
+    env.git(&["commit", "-q", "-m", "agent: add fixed.txt"]);
+    env.write("notes.txt", "uncommitted\n");
+    // While the session drives the run, rollback says how to end it (`pawl stop` does not).
+    let r = env.pawl(&["rollback", "--yes"]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(r.stderr.contains("pawl off"), "{}", r.stderr);
+    assert!(env.root().join("fixed.txt").exists());
+    env.ok(&["off"]);
+    let r = env.ok(&["rollback", "--yes", "--json"]);
+    let backup = r.json()["backup_ref"].as_str().unwrap().to_string();
+    assert_eq!(branch(&env), format!("pawl/{id}"));
+    assert_eq!(head(&env), pre);
+    assert!(!env.root().join("fixed.txt").exists());
+    assert!(!env.root().join("notes.txt").exists());
+    assert_eq!(
+        std::fs::read_to_string(env.root().join("README.md")).unwrap(),
+        "# demo\n"
+    );
+    // Nothing lost: the session's commits and its uncommitted file are in the backup.
+    let notes = env.git(&["show", &format!("{backup}:notes.txt")]);
+    assert_eq!(String::from_utf8_lossy(&notes.stdout), "uncommitted\n");
+    let fixed = env.git(&["show", &format!("{backup}:fixed.txt")]);
+    assert_eq!(String::from_utf8_lossy(&fixed.stdout), "ok\n");
+    let main = String::from_utf8(env.git(&["rev-parse", "main"]).stdout).unwrap();
+    assert_eq!(main.trim(), pre);
+}

@@ -596,7 +596,8 @@ fn off_ends_session_mode_and_takes_out_exactly_what_autonomous_added() {
     let env = project("", "");
     let user = "{\n  \"permissions\": {\n    \"allow\": [\"Read\", \"Bash\"]\n  },\n  \"model\": \"opus\"\n}\n";
     env.write(".claude/settings.json", user);
-    let run = arm(&env, &["--autonomous"]);
+    // The user's settings file is not committed: the run starts from a snapshot of it.
+    let run = arm(&env, &["--autonomous", "--allow-dirty"]);
     let during: Value = serde_json::from_str(
         &std::fs::read_to_string(env.root().join(".claude/settings.json")).unwrap(),
     )
@@ -1076,7 +1077,8 @@ fn the_hook_lets_the_agent_clean_build_debris_but_not_tracked_files() {
     env.write("pkg/a/node_modules/x.js", "x\n");
     env.write("pkg/b/node_modules/y.js", "y\n");
     env.write("cache/old.pyc", "c\n");
-    arm(&env, &[]);
+    // Untracked debris makes the tree dirty: the run starts from a snapshot of it.
+    arm(&env, &["--allow-dirty"]);
     hook(
         &env,
         "claude",
@@ -1097,4 +1099,49 @@ fn the_hook_lets_the_agent_clean_build_debris_but_not_tracked_files() {
     env.git(&["commit", "-q", "-m", "vendored"]);
     assert_eq!(decision("find . -name '*.pyc' -delete"), "deny");
     assert_eq!(decision("rm -rf pkg/*/node_modules"), "deny");
+}
+
+/// The session driver's git rails as the agent meets them: armed on `main` (protected), the run
+/// works on `pawl/<run>`, where writing and committing tracked files is ordinary work; a commit
+/// or a push onto `main` is denied with a reason naming the branch the run really works on.
+#[test]
+fn a_session_works_on_the_sandbox_branch_and_the_guard_names_it() {
+    let env = project("max_iterations = 5", "no_progress = 0");
+    let run = arm(&env, &[]);
+    hook(
+        &env,
+        "claude",
+        "session-start",
+        session_start(&env, "s1", "startup"),
+    );
+    let sandbox = format!("pawl/{run}");
+    let current = String::from_utf8(env.git(&["branch", "--show-current"]).stdout).unwrap();
+    assert_eq!(current.trim(), sandbox, "the session must not work on main");
+    let write = json!({"session_id": "s1", "cwd": env.root(), "hook_event_name": "PreToolUse", "tool_name": "Write",
+                       "tool_input": {"file_path": env.root().join("calc.py"), "content": CALC_OK}});
+    assert_eq!(hook(&env, "claude", "pre-tool-use", write), json!({}));
+    assert_eq!(
+        hook(
+            &env,
+            "claude",
+            "pre-tool-use",
+            bash(&env, "s1", "git commit -am 'fix add'")
+        ),
+        json!({})
+    );
+    for cmd in [
+        "git checkout main && git commit -am 'fix add'",
+        "git push origin main",
+    ] {
+        let d = hook(&env, "claude", "pre-tool-use", bash(&env, "s1", cmd));
+        assert_eq!(
+            d["hookSpecificOutput"]["permissionDecision"], "deny",
+            "{cmd}: {d}"
+        );
+        let reason = d["hookSpecificOutput"]["permissionDecisionReason"]
+            .as_str()
+            .unwrap();
+        assert!(reason.contains(&format!("`{sandbox}`")), "{cmd}: {reason}");
+        assert!(!reason.contains("pawl publishes"), "{cmd}: {reason}");
+    }
 }

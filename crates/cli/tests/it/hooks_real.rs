@@ -98,7 +98,8 @@ fn case(cli: Cli, goal: Option<&str>, extra_toml: &str) -> Case {
     // Untracked work that `git clean -fdx` would destroy.
     env.write("notes.txt", "my notes\n");
     let run = goal.map(|g| {
-        let r = env.ok(&["run", "--driver", "session", g, "--json"]);
+        // The notes make the tree dirty: the run starts from a snapshot of them.
+        let r = env.ok(&["run", "--driver", "session", g, "--allow-dirty", "--json"]);
         r.json()["run_id"].as_str().unwrap().to_string()
     });
     Case { env, run }

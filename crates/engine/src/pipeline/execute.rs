@@ -4,9 +4,9 @@
 //! makes it pass, a refactor step must keep it passing. Security-flagged stories get a security
 //! review session; blocking findings send the story back to the developer with them.
 
-use pawl_core::EventKind;
 use std::collections::BTreeMap;
 
+use pawl_core::EventKind;
 use pawl_core::StopReason;
 use pawl_core::failure::FailureCategory;
 use pawl_core::model::{DEFAULT_STORY_ATTEMPTS, Size, StoryStatus};

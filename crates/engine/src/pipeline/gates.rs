@@ -1,9 +1,9 @@
 //! The independent gates after execution: the code review of the run's whole diff, the
 //! adversarial QA session, and the cross-story audit.
 
-use pawl_core::EventKind;
 use std::collections::{BTreeMap, BTreeSet};
 
+use pawl_core::EventKind;
 use pawl_core::StopReason;
 use pawl_core::failure::FailureCategory;
 use pawl_core::model::{CriterionStatus, StoryStatus, VerifyKind};

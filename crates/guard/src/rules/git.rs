@@ -1195,28 +1195,53 @@ impl Walker<'_> {
         }
     }
 
+    /// The protected branch the command may act on, described for a denial: `` `main`, a
+    /// protected branch `` or why the branch is not known.
     fn on_protected_branch(&self, inv: &Inv) -> Option<String> {
         self.branches_at(inv).into_iter().find_map(|b| match b {
-            Some(name) if self.policy.is_protected_branch(&name) => Some(name),
+            Some(name) if self.policy.is_protected_branch(&name) => {
+                Some(format!("`{name}`, a protected branch"))
+            }
             Some(_) => None,
             None => Some(match inv.place {
                 Place::Unknown => format!(
-                    "a branch that is not statically known (git runs in `{}`, outside the run's worktree)",
+                    "a branch that is not statically known (git runs in `{}`, outside the run's worktree), which may be a protected one",
                     inv.dir.as_deref().unwrap_or("a directory that is not statically known")
                 ),
-                _ => "a branch that is not statically known".to_owned(),
+                _ => "a branch that is not statically known (a detached HEAD, or a branch the guard was not told), which may be a protected one".to_owned(),
             }),
         })
     }
 
+    /// The branch the run works on, when pawl recorded one that is not protected.
+    fn run_branch(&self) -> Option<&str> {
+        self.ctx
+            .run_branch
+            .as_deref()
+            .filter(|b| !self.policy.is_protected_branch(b))
+    }
+
+    /// Where the run's work stays, for denials of what would publish it or redirect where it
+    /// goes. pawl itself publishes nothing: that is the user's call once the run is over.
+    fn work_stays(&self) -> String {
+        match self.run_branch() {
+            Some(b) => format!(
+                "the run's work stays on its branch `{b}` in this repository, and publishing it is the user's call after the run"
+            ),
+            None => "the run's work stays in this repository, and publishing it is the user's call after the run".to_owned(),
+        }
+    }
+
     fn deny_if_protected(&mut self, inv: &Inv, frame: &Frame, what: &str) {
         if let Some(branch) = self.on_protected_branch(inv) {
+            let instead = match self.run_branch() {
+                Some(b) => format!("the run works on `{b}`: commit there (`git switch {b}`)"),
+                None => "commit on a branch that is not protected (`git switch -c <name>` starts one here)".to_owned(),
+            };
             self.deny(
                 frame,
                 RuleId::ProtectedBranch,
-                format!(
-                    "{what} would change `{branch}`, a protected branch; work on the run's branch"
-                ),
+                format!("{what} would change {branch}; {instead}"),
             );
         }
     }
@@ -1324,8 +1349,9 @@ impl Walker<'_> {
                     frame,
                     RuleId::GitPush,
                     format!(
-                        "git config of `{}` changes where pushes go (remotes, upstreams, URL rewrites, push settings); pawl publishes the run's work and the agent must not redirect it",
-                        name.text
+                        "git config of `{}` changes where pushes go (remotes, upstreams, URL rewrites, push settings); {}",
+                        name.text,
+                        self.work_stays()
                     ),
                 );
                 return;
@@ -1575,12 +1601,15 @@ impl Walker<'_> {
             "push" | "send-pack" | "http-push" => self.deny(
                 frame,
                 RuleId::GitPush,
-                "git push is not allowed while a run is active; pawl publishes work when the run is verified",
+                format!(
+                    "git push is not allowed while a run is active; {}",
+                    self.work_stays()
+                ),
             ),
             "send-email" | "imap-send" | "cvsexportcommit" => self.deny(
                 frame,
                 RuleId::GitPush,
-                format!("git {name} publishes commits outside the repository (mail, IMAP, CVS); pawl publishes work when the run is verified"),
+                format!("git {name} publishes commits outside the repository (mail, IMAP, CVS); {}", self.work_stays()),
             ),
             "svn" if rest.iter().find(|a| !a.text.starts_with('-')).is_some_and(|a| {
                 a.exact().is_none_or(|t| matches!(t, "dcommit" | "set-tree" | "branch" | "tag" | "commit-diff"))
@@ -1843,8 +1872,9 @@ impl Walker<'_> {
                         frame,
                         RuleId::GitPush,
                         format!(
-                            "git remote {} changes the remotes pawl publishes to; the agent must not redirect where work goes",
-                            action.map_or("", |a| a.text.as_str())
+                            "git remote {} changes where the repository's work goes; {}",
+                            action.map_or("", |a| a.text.as_str()),
+                            self.work_stays()
                         ),
                     );
                 }
@@ -2266,11 +2296,11 @@ impl Walker<'_> {
             "--unset-upstream",
             "--set-upstream",
         ]) {
-            self.deny(
-                frame,
-                RuleId::GitPush,
-                "git branch --set-upstream-to/--unset-upstream changes where the branch pulls from and pushes to; pawl publishes the run's work and the agent must not redirect it",
+            let reason = format!(
+                "git branch --set-upstream-to/--unset-upstream changes where the branch pulls from and pushes to; {}",
+                self.work_stays()
             );
+            self.deny(frame, RuleId::GitPush, reason);
             return;
         }
         let protected = p
@@ -3277,13 +3307,11 @@ impl Walker<'_> {
     }
 
     fn forge_deny(&mut self, frame: &Frame, what: &str) {
-        self.deny(
-            frame,
-            RuleId::GitPush,
-            format!(
-                "{what} may publish or change the remote (merge, create, comment, release, API writes) or where work goes; pawl publishes the run's work when it is verified and opens pull requests only when the user asks. Read-only commands (pr view/list/diff/checks, issue view/list, run view/list, api GET) are allowed"
-            ),
+        let reason = format!(
+            "{what} may publish or change the remote (merge, create, comment, release, API writes) or where work goes; {} (pull requests included). Read-only commands (pr view/list/diff/checks, issue view/list, run view/list, api GET) are allowed",
+            self.work_stays()
         );
+        self.deny(frame, RuleId::GitPush, reason);
     }
 
     fn gh(&mut self, base: &str, args: &[Arg], shell: &mut Shell, frame: &Frame) {
@@ -3518,7 +3546,7 @@ impl Walker<'_> {
                 frame,
                 RuleId::GitPush,
                 format!(
-                    "hg {name} publishes to a remote; pawl publishes work when the run is verified"
+                    "hg {name} publishes to a remote; publishing is the user's call after the run"
                 ),
             );
         }
@@ -3569,7 +3597,7 @@ impl Walker<'_> {
             self.deny(
                 frame,
                 RuleId::GitPush,
-                format!("svn {name} commits to the Subversion server; pawl publishes work when the run is verified"),
+                format!("svn {name} commits to the Subversion server; publishing is the user's call after the run"),
             );
         }
     }

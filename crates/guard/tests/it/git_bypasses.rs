@@ -646,6 +646,46 @@ fn nested_git_is_bounded() {
     }
 }
 
+// A session run armed on `main` had no branch of its own, yet a commit there was denied with
+// "work on the run's branch". The reason names the branch the run really works on, or, when the
+// caller does not know it (or it is protected), says what is true; pushes no longer claim that
+// pawl publishes the work.
+#[test]
+fn protected_branch_denials_name_the_runs_real_branch() {
+    let reason = |ctx: &Context, command: &str| {
+        let d = evaluate(&Input::shell(command), ctx, &Policy::default());
+        assert!(d.is_deny(), "{command}: {d:?}");
+        d.reason
+    };
+    let mut ctx = corpus_context();
+    ctx.run_branch = Some("pawl/r1".into());
+    let r = reason(&ctx, "git checkout main && git commit -am x");
+    assert!(
+        r.contains("`main`, a protected branch") && r.contains("the run works on `pawl/r1`"),
+        "{r}"
+    );
+    let r = reason(&ctx, "git push origin main");
+    assert!(r.contains("stays on its branch `pawl/r1`"), "{r}");
+    assert!(!r.contains("pawl publishes"), "{r}");
+    // A run recorded on a protected branch, or none known: no branch to send the agent to.
+    for run_branch in [Some("main"), None] {
+        ctx.run_branch = run_branch.map(Into::into);
+        let r = reason(&ctx, "git checkout main && git commit -am x");
+        assert!(
+            !r.contains("run's branch") && !r.contains("the run works on"),
+            "{r}"
+        );
+        assert!(r.contains("a branch that is not protected"), "{r}");
+    }
+    // A detached HEAD is not called a protected branch.
+    ctx.branch = None;
+    let r = reason(&ctx, "git commit -am x");
+    assert!(
+        r.contains("not statically known") && r.contains("may be a protected one"),
+        "{r}"
+    );
+}
+
 // Ordinary work on the run's branch stays allowed.
 #[test]
 fn ordinary_git_stays_allowed() {

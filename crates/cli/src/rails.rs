@@ -1,0 +1,133 @@
+//! The git rails every run starts on, whichever driver runs it (headless, session): never on top
+//! of uncommitted work unless told to (then that work is snapshotted and kept by a backup ref),
+//! never on a protected branch (a sandbox branch `pawl/<run>` is created and checked out), and the
+//! pre-run commit recorded so that `pawl rollback` can restore it. `[guard] allow_unsafe` is said
+//! out loud and kept on the record here too.
+//!
+//! Not here: rollback itself (pawl-git), and what keeps the agent on the run's branch during the
+//! run (pawl-guard's protected-branch rule, judged by the PreToolUse hook).
+
+use pawl_core::EventKind;
+use pawl_core::config::Config;
+use pawl_core::record::Run;
+use pawl_git::{CommitId, Repo};
+use pawl_store::Store;
+
+use crate::ctx::Ctx;
+use crate::error::{CliError, CliResult};
+
+/// How many dirty paths a refusal names.
+const SHOWN: usize = 10;
+
+/// Where a run starts: what [`start`] did to the repository.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Start {
+    /// The branch the run works on (`None` on a detached HEAD).
+    pub branch: Option<String>,
+    /// The commit `pawl rollback` restores: HEAD, or the snapshot of the uncommitted work.
+    pub pre_run: Option<CommitId>,
+}
+
+/// The repository at the context's root.
+pub fn open(ctx: &Ctx) -> CliResult<Repo> {
+    Repo::open(&ctx.root).map_err(git)
+}
+
+/// Refuses a tree with uncommitted changes unless `allow_dirty`. Call it before anything is
+/// written (no run, no state), so that a refusal leaves the repository as it was.
+pub fn check_clean(repo: &Repo, allow_dirty: bool) -> CliResult {
+    let dirty = dirty(repo)?;
+    if dirty.is_empty() || allow_dirty {
+        return Ok(());
+    }
+    let shown: Vec<&str> = dirty.iter().take(SHOWN).map(String::as_str).collect();
+    Err(CliError::Failed(format!(
+        "the working tree has uncommitted changes ({}{}): commit or stash your changes first, or pass --allow-dirty (the dirty state is recorded as the pre-run snapshot)",
+        shown.join(", "),
+        if dirty.len() > SHOWN { ", ..." } else { "" }
+    )))
+}
+
+/// Puts a just-created run on its rails: the pre-run commit (HEAD, or a snapshot of the tree
+/// when it differs from HEAD, kept by `refs/pawl/backups/pre-run/<run>`), the sandbox branch
+/// `pawl/<run>` when the current branch is protected, both recorded on the run; then the expected
+/// scope (`expected`: the files the goal names) and a loud `guard_off` when `[guard] allow_unsafe`.
+/// Human lines only without `--json`.
+pub fn start(
+    ctx: &mut Ctx,
+    repo: &Repo,
+    store: &mut Store,
+    run: &Run,
+    config: &Config,
+    expected: &[String],
+) -> CliResult<Start> {
+    // The tree as the run starts: after `check_clean`, it differs from HEAD only when allowed
+    // to, or by pawl's own `.gitignore` entry for `.pawl/` (session mode sets the state up after
+    // the check). Either way the pre-run commit must hold it, or a rollback would lose it.
+    let pre_run = if dirty(repo)?.is_empty() {
+        repo.head_commit().map_err(git)?
+    } else {
+        let snap = repo
+            .snapshot_commit(&format!("pawl: pre-run snapshot of run {}", run.id))
+            .map_err(git)?;
+        repo.backup_ref(&format!("pre-run/{}", run.id), &snap)
+            .map_err(git)?;
+        Some(snap)
+    };
+    let current = repo.current_branch().map_err(git)?;
+    let branch = match current {
+        Some(b) if config.guard.protected_branches.contains(&b) => {
+            let name = format!("pawl/{}", run.id);
+            repo.create_branch_and_switch(&name).map_err(git)?;
+            if !ctx.json {
+                ctx.say(format!(
+                    "[pawl] {b} is protected: working on the sandbox branch {name}"
+                ))?;
+            }
+            Some(name)
+        }
+        other => other,
+    };
+    store.set_run_git(
+        &run.id,
+        branch.as_deref(),
+        pre_run.as_ref().map(|c| c.as_str()),
+    )?;
+    store.append_event(
+        Some(&run.id),
+        EventKind::Scope,
+        serde_json::json!({"expected": expected}),
+    )?;
+    if !ctx.json {
+        let scope = if expected.is_empty() {
+            "the goal names no files: any file of the repository".to_string()
+        } else {
+            expected.join(", ")
+        };
+        ctx.say(format!("[pawl] expected scope: {scope}"))?;
+    }
+    if config.guard.allow_unsafe {
+        // The guard is off: say so loudly, and keep it on the record and in the report.
+        ctx.warn("[guard] allow_unsafe = true: the safety guard is OFF for this run; nothing the agent runs is checked");
+        store.append_event(
+            Some(&run.id),
+            EventKind::GuardOff,
+            serde_json::json!({"reason": "[guard] allow_unsafe = true"}),
+        )?;
+    }
+    Ok(Start { branch, pre_run })
+}
+
+/// The paths `git status` lists: changed, staged, untracked (not ignored).
+fn dirty(repo: &Repo) -> CliResult<Vec<String>> {
+    Ok(repo
+        .status()
+        .map_err(git)?
+        .into_iter()
+        .map(|s| s.path.display().to_string())
+        .collect())
+}
+
+fn git(e: pawl_git::Error) -> CliError {
+    CliError::Failed(format!("git: {e}"))
+}
