@@ -126,6 +126,7 @@ mod tests {
             skipped: 0,
             failing: vec!["test_a".into(), "test_b".into()],
             first_failure: Some(first.into()),
+            tests: Vec::new(),
         }
     }
 

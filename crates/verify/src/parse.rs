@@ -93,6 +93,26 @@ impl Runner {
     }
 }
 
+/// How one test ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TestStatus {
+    Passed,
+    Failed,
+    /// Skipped, ignored (`#[ignore]`), deselected or otherwise not run though collected.
+    Skipped,
+    /// Marked as an expected failure (pytest `xfail`): it runs, but a failure does not count.
+    XFailed,
+}
+
+/// One test's outcome under a stable id (the same test has the same id in every run of the same
+/// runner: a pytest node id, a libtest path, a jest `file > describe > name`).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct TestOutcome {
+    pub id: String,
+    pub status: TestStatus,
+}
+
 /// What a test run amounted to.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TestSummary {
@@ -104,6 +124,10 @@ pub struct TestSummary {
     pub failing: Vec<String>,
     /// The first failure's message, trimmed (see [`MAX_MESSAGE_CHARS`]).
     pub first_failure: Option<String>,
+    /// Every test the runner reported, by id, when its output names them (the baseline and the
+    /// test-protection screen compare these).
+    #[serde(default)]
+    pub tests: Vec<TestOutcome>,
 }
 
 impl TestSummary {
@@ -115,6 +139,7 @@ impl TestSummary {
             skipped: 0,
             failing: Vec::new(),
             first_failure: None,
+            tests: Vec::new(),
         }
     }
 
