@@ -218,21 +218,19 @@ pub fn drive_with_answers(
             "stop_reason": end.reason, "exit_code": end.reason.exit_code().code()}),
         )?;
     } else {
-        ctx.say(
-            format!(
-                "[pawl] {} · stop reason: {} · verdict {:?} · report: {rel}",
-                if end.reason == pawl_core::StopReason::Verified {
-                    "done, verified by pawl"
-                } else {
-                    "stopped"
-                },
-                end.reason,
-                report.verdict
-            )
-            .replace("Ship", "SHIP")
-            .replace("Monitor", "MONITOR")
-            .replace("Research", "RESEARCH"),
-        )?;
+        ctx.say(format!(
+            "[pawl] {} · stop reason: {} · verdict {} · report: {rel}",
+            if end.reason == pawl_core::StopReason::Verified {
+                "done, verified by pawl"
+            } else {
+                "stopped"
+            },
+            end.reason,
+            serde_json::to_value(report.verdict)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default()
+        ))?;
         if end.reason == pawl_core::StopReason::AwaitingUser
             && let Some(b) = store.awaited_blocker(&run.id)?
         {

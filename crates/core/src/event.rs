@@ -86,6 +86,12 @@ str_enum!(
         PrecompactSnapshot => "precompact_snapshot",
         /// A session's transcript could not be read: the turn was not charged.
         UsageUnknown => "usage_unknown",
+        /// The run's checks and environment were sealed (at start, or again by `pawl resume --reseal`).
+        Sealed => "sealed",
+        /// The sealed checks on the pre-run tree: what the run is measured against.
+        Baseline => "baseline",
+        /// The user (or a reviewer session) accepted the run's changes to its tests.
+        TestsAccepted => "tests_accepted",
         /// The tree was rolled back (to the pre-run commit or a stage checkpoint).
         Rollback => "rollback",
         /// A pipeline phase started.

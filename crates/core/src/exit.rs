@@ -82,10 +82,16 @@ pub enum StopReason {
     RepeatedFinding,
     /// Convergence failed and no new direction was left to try.
     NotConverging,
+    /// The checks pass, but the tests themselves were changed (removed, skipped, weakened, or
+    /// their configuration edited): verdict REVIEW until a reviewer or the user accepts it.
+    TestsChanged,
+    /// Every check passes, but nothing proves the goal: no check went from failing on the
+    /// pre-run code to passing (verdict UNPROVEN).
+    Unproven,
 }
 
 impl StopReason {
-    pub const ALL: [StopReason; 23] = [
+    pub const ALL: [StopReason; 25] = [
         StopReason::Verified,
         StopReason::MaxIterations,
         StopReason::MaxTime,
@@ -109,6 +115,8 @@ impl StopReason {
         StopReason::MalformedOutput,
         StopReason::RepeatedFinding,
         StopReason::NotConverging,
+        StopReason::TestsChanged,
+        StopReason::Unproven,
     ];
 
     /// The exit code this reason maps to.
@@ -120,7 +128,8 @@ impl StopReason {
             NoProgress | SameFailure | FileThrash | AgentErrors | PermissionDenials
             | CriterionStuck | ReasoningLoop | StallRecoveries | NoStoryCanProgress
             | PlanRejected | MalformedOutput | RepeatedFinding | NotConverging => ExitCode::Breaker,
-            AwaitingUser => ExitCode::Blocked,
+            // The user decides: accept the changed tests, or say what proves the goal.
+            AwaitingUser | TestsChanged | Unproven => ExitCode::Blocked,
             Cancelled | Stopped => ExitCode::Cancelled,
             Interrupted => ExitCode::Interrupted,
             Error => ExitCode::Error,
@@ -154,6 +163,8 @@ impl StopReason {
             MalformedOutput => "malformed_output",
             RepeatedFinding => "repeated_finding",
             NotConverging => "not_converging",
+            TestsChanged => "tests_changed",
+            Unproven => "unproven",
         }
     }
 

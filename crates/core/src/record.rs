@@ -31,6 +31,10 @@ pub struct RunSettings {
     /// `None` for runs stored before pawl kept it: the current configuration applies.
     #[serde(default)]
     pub guard: Option<crate::config::GuardConfig>,
+    /// The checks and their environment, fixed when the run started (`None` for runs stored
+    /// before pawl sealed them: the seal is made when such a run is resumed, as an event).
+    #[serde(default)]
+    pub seal: Option<crate::seal::Seal>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -189,4 +193,24 @@ pub struct IterationEnd {
     pub active_ms: u64,
     pub facts: crate::judge::IterationFacts,
     pub summary: String,
+}
+
+/// How one test ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TestStatus {
+    Passed,
+    Failed,
+    /// Skipped, ignored (`#[ignore]`), deselected or otherwise not run though collected.
+    Skipped,
+    /// Marked as an expected failure (pytest `xfail`): it runs, but a failure does not count.
+    XFailed,
+}
+
+/// One test's outcome under a stable id (the same test has the same id in every run of the same
+/// runner: a pytest node id, a libtest path, a jest `file > describe > name`).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct TestOutcome {
+    pub id: String,
+    pub status: TestStatus,
 }

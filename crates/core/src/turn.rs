@@ -20,6 +20,10 @@ pub struct Concluded {
     /// pawl's verification says the work is done (for a sub-loop: its own goal, e.g. every
     /// check passes).
     pub verified: bool,
+    /// The checks pass, but the tests themselves were changed and nobody accepted it (REVIEW).
+    pub tests_changed: bool,
+    /// The checks pass on a tree the run did not change, and nothing proves the goal (UNPROVEN).
+    pub unproven: bool,
     /// The agent went silent more often than stall recovery allows (and no stop was asked for).
     pub stall_exhausted: bool,
     /// The circuit breaker that opened after this iteration, if any.
@@ -57,7 +61,9 @@ pub enum Next {
 ///
 /// 1. a hard stop ends it at once (`interrupted`), before anything is judged;
 /// 2. verified work ends it (`verified`) — fresh evidence beats every limit: the iteration that
-///    used the last of the budget and finished the work is a success;
+///    used the last of the budget and finished the work is a success; passing checks on changed
+///    tests end it for review (`tests_changed`), passing checks that prove nothing on a tree the
+///    run did not change end it `unproven`;
 /// 3. exhausted stall recovery, then an open breaker, then the scoped story out of attempts, then
 ///    no story able to progress — what the iteration itself showed;
 /// 4. then what the world says: a stop request, a cancellation, a blocker awaiting the user;
@@ -69,6 +75,12 @@ pub fn next(f: &TurnFacts) -> Next {
         }
         if c.verified {
             return Next::Stop(StopReason::Verified);
+        }
+        if c.tests_changed {
+            return Next::Stop(StopReason::TestsChanged);
+        }
+        if c.unproven {
+            return Next::Stop(StopReason::Unproven);
         }
         if c.stall_exhausted {
             return Next::Stop(StopReason::StallRecoveries);
@@ -116,6 +128,8 @@ mod tests {
     const NONE: Concluded = Concluded {
         hard_stop: false,
         verified: false,
+        tests_changed: false,
+        unproven: false,
         stall_exhausted: false,
         breaker: None,
         scoped_story_out_of_attempts: false,
@@ -123,7 +137,7 @@ mod tests {
     };
 
     /// One row: what is true (a short code per fact), and the decision.
-    /// Codes: H hard stop, V verified, S stall exhausted, B breaker (same failure), O scoped story
+    /// Codes: H hard stop, V verified, T tests changed, P unproven, S stall exhausted, B breaker (same failure), O scoped story
     /// out of attempts, N no story can progress, R stop requested, C cancelled, U awaiting the
     /// user, L a limit (max iterations); a leading `-` means no iteration was concluded.
     const ROWS: &[(&str, Option<StopReason>)] = &[
@@ -162,6 +176,17 @@ mod tests {
         ("UL", Some(AwaitingUser)),
         ("HVSBONRCUL", Some(Interrupted)),
         ("VSBONRCUL", Some(Verified)),
+        ("T", Some(TestsChanged)),
+        ("TP", Some(TestsChanged)),
+        ("TL", Some(TestsChanged)),
+        ("VT", Some(Verified)),
+        ("P", Some(Unproven)),
+        ("PB", Some(Unproven)),
+        ("PL", Some(Unproven)),
+        ("HT", Some(Interrupted)),
+        ("-TP", None),
+        ("TPSBONRCUL", Some(TestsChanged)),
+        ("PSBONRCUL", Some(Unproven)),
         ("SBONRCUL", Some(StallRecoveries)),
         ("BONRCUL", Some(SameFailure)),
         ("ONRCUL", Some(NoStoryCanProgress)),
@@ -174,6 +199,8 @@ mod tests {
         let concluded = (!code.starts_with('-')).then_some(Concluded {
             hard_stop: has('H'),
             verified: has('V'),
+            tests_changed: has('T'),
+            unproven: has('P'),
             stall_exhausted: has('S'),
             breaker: has('B').then_some(SameFailure),
             scoped_story_out_of_attempts: has('O'),

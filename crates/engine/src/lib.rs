@@ -9,6 +9,7 @@
 //! hook protocols (pawl-hooks and the CLI's `pawl hook`). See README.md for the life of a turn.
 
 pub mod attempt;
+pub mod baseline;
 pub mod control;
 pub mod driver;
 pub mod pipeline;

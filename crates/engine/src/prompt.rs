@@ -44,9 +44,13 @@ pub fn continuation(input: &PromptInput<'_>) -> String {
         input.goal, input.iteration, input.max_iterations, input.run_id
     );
     if input.agent_claimed_done {
-        p.push_str(
-            "You said the work was done, but pawl's checks do not pass on the current tree: it is not done.\n",
-        );
+        if input.last.is_some_and(|r| r.failing.is_empty()) {
+            p.push_str("You said the work was done; pawl does not accept it yet (see below).\n");
+        } else {
+            p.push_str(
+                "You said the work was done, but pawl's checks do not pass on the current tree: it is not done.\n",
+            );
+        }
     }
     if let Some(r) = input.last
         && !r.failing.is_empty()
@@ -73,6 +77,24 @@ pub fn continuation(input: &PromptInput<'_>) -> String {
             if let Some(log) = &f.log {
                 p.push_str(&format!("  log: {log}\n"));
             }
+        }
+    }
+    if let Some(r) = input.last {
+        if r.outcome == Some(pawl_core::proof::Outcome::Unproven) {
+            p.push_str(
+                "\nEvery check passes, but nothing proves the goal: no check and no test went from \
+                 failing on the code the run started from to passing. Add a test that fails without \
+                 your change and passes with it (pawl runs your new tests against the pre-run code).\n",
+            );
+        }
+        if !r.findings.is_empty() {
+            p.push_str(
+                "\nThe tests themselves were changed (pawl compares them with the run's start):\n",
+            );
+            for f in r.findings.iter().take(10) {
+                p.push_str(&format!("- {f}\n"));
+            }
+            p.push_str("Restore them: the goal is met by code that passes the original tests.\n");
         }
     }
     push_criteria(&mut p, input.criteria);

@@ -17,12 +17,16 @@ use serde::Serialize;
 use crate::EngineError;
 use crate::verify::{CheckSummary, VerifyReport};
 
-/// SHIP: everything verified by execution. MONITOR: something verified only by review.
+/// SHIP: everything verified by execution, the tests intact, the goal proven (red to green).
+/// REVIEW: the checks pass, but the tests were changed (accept or reject). UNPROVEN: the checks
+/// pass, but nothing could have disproved "done". MONITOR: something verified only by review.
 /// RESEARCH: anything unverified, or supported only by assumption.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "UPPERCASE")]
 pub enum Verdict {
     Ship,
+    Review,
+    Unproven,
     Monitor,
     Research,
 }
@@ -167,6 +171,30 @@ fn verdict(
     criteria: &[CriterionLine],
     last: Option<&VerifyReport>,
 ) -> (Verdict, String) {
+    if let Some(r) = last
+        && r.failing.is_empty()
+        && r.unmet.is_empty()
+        && !r.done
+    {
+        match r.outcome {
+            Some(pawl_core::proof::Outcome::Review) => {
+                return (
+                    Verdict::Review,
+                    format!(
+                        "the checks pass, but the tests were changed: {}",
+                        r.findings.join("; ")
+                    ),
+                );
+            }
+            Some(pawl_core::proof::Outcome::Unproven) => {
+                return (
+                    Verdict::Unproven,
+                    "the checks pass, but nothing proves the goal: no check or test failed on the pre-run code and passes now".into(),
+                );
+            }
+            _ => {}
+        }
+    }
     if reason != Some(StopReason::Verified) || !last.is_some_and(|r| r.done) {
         return (
             Verdict::Research,

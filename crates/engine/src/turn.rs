@@ -13,6 +13,7 @@ use std::path::Path;
 use pawl_core::EventKind;
 use pawl_core::judge::{self, IterationFacts};
 use pawl_core::model::RunStatus;
+use pawl_core::proof::Outcome;
 use pawl_core::record::{IterationEnd, RunSettings, Story};
 use pawl_core::turn::{self as rules, Concluded, Next, TurnFacts};
 use pawl_store::{Store, StoreError};
@@ -30,6 +31,18 @@ pub fn summary(report: Option<&VerifyReport>) -> String {
     };
     if r.done {
         return "verified: every check passes".into();
+    }
+    match r.outcome {
+        Some(Outcome::Review) => {
+            return format!(
+                "every check passes, but the tests were changed: {}",
+                r.findings.join("; ")
+            );
+        }
+        Some(Outcome::Unproven) => {
+            return "every check passes, but nothing proves the goal: no check or test went from failing on the pre-run code to passing".into();
+        }
+        _ => {}
     }
     if r.failing.is_empty() {
         return format!(
@@ -222,9 +235,19 @@ fn conclude(
         scoped_out =
             s.scoped && store.story(run_id, id)?.status == pawl_core::model::StoryStatus::Skipped;
     }
+    let outcome = s.report.and_then(|r| r.outcome);
     Ok(Concluded {
         hard_stop: s.hard_stop,
         verified,
+        // A sub-loop's goal is passing checks; the run's end judges the tests and the proof.
+        tests_changed: !s.until_checks_pass && outcome == Some(Outcome::Review),
+        // Passing checks that prove nothing end the run only when the run changed nothing:
+        // otherwise the agent is asked to prove its change (a test that fails without it).
+        unproven: !s.until_checks_pass
+            && outcome == Some(Outcome::Unproven)
+            && s.report
+                .and_then(|r| r.proof.as_ref())
+                .is_some_and(|p| !p.tree_changed),
         stall_exhausted: s.stall_exhausted,
         breaker: judge::breaker_tripped(
             &settings.breakers,

@@ -20,15 +20,22 @@ mod lint_fix;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use pawl_core::EventKind;
 use pawl_core::model::{CriterionStatus, VerifyKind};
+use pawl_core::proof::{Outcome, Proof};
 use pawl_core::record::{Failure, Run};
+use pawl_core::record::{TestOutcome, TestStatus};
+use pawl_core::seal::Seal;
 use pawl_git::Repo;
 use pawl_store::{Evidence, NewEvidence, Store, StoreError, TestCounts};
 use pawl_verify::gate::{self, Check};
 use pawl_verify::{CheckEnd, CheckRun, RunnerConfig, run_checks};
 use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
 
 pub use lint_fix::{LintFix, lint_fix};
+
+use crate::baseline::Baseline;
 
 /// Longest a check may run unless the caller says otherwise.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30 * 60);
@@ -82,6 +89,9 @@ pub struct Plan {
     pub story: Option<String>,
     /// Whether a failure is recorded at all (not for the re-check after a lint fix).
     pub record_failure: bool,
+    /// The run's seal: the checks then run with its environment and timeout only, and their
+    /// evidence is reused only for the same seal.
+    pub seal: Option<Seal>,
 }
 
 impl Plan {
@@ -93,7 +103,27 @@ impl Plan {
             jobs: default_jobs(),
             story: None,
             record_failure: true,
+            seal: None,
         }
+    }
+
+    /// The fingerprint of a check under this plan's seal (`None` without a seal): its command,
+    /// the environment and the timeout it runs with.
+    pub fn seal_key(&self, check: &Check) -> Option<String> {
+        let seal = self.seal.as_ref()?;
+        let mut h = Sha256::new();
+        for part in [check.name.as_str(), check.command.as_str()] {
+            h.update(part.as_bytes());
+            h.update([0]);
+        }
+        for (k, v) in &seal.env {
+            h.update(k.as_bytes());
+            h.update([b'=']);
+            h.update(v.as_bytes());
+            h.update([0]);
+        }
+        h.update(seal.timeout_ms.to_le_bytes());
+        Some(format!("{:x}", h.finalize()))
     }
 }
 
@@ -151,11 +181,17 @@ fn now_ms() -> u64 {
 }
 
 fn runner_config(ws: &Workspace, plan: &Plan, step: u64) -> RunnerConfig {
-    let mut cfg = RunnerConfig::new(&ws.root, step);
-    cfg.logs_dir = ws.state_dir.join("logs");
-    cfg.timeout = plan.timeout;
+    let mut cfg = match &plan.seal {
+        Some(seal) => crate::baseline::runner_for(ws, seal, step),
+        None => {
+            let mut cfg = RunnerConfig::new(&ws.root, step);
+            cfg.logs_dir = ws.state_dir.join("logs");
+            cfg.timeout = plan.timeout;
+            cfg.env = check_env();
+            cfg
+        }
+    };
     cfg.jobs = plan.jobs;
-    cfg.env = check_env();
     cfg
 }
 
@@ -183,6 +219,7 @@ fn new_evidence(
     r: &CheckRun,
     tree: &str,
     tree_after: Option<&str>,
+    seal: Option<String>,
 ) -> NewEvidence {
     NewEvidence {
         run_id: run.map(|r| r.id.clone()),
@@ -226,6 +263,12 @@ fn new_evidence(
         log_path: r.log_path.as_deref().map(|p| ws.rel(p)),
         report_path: r.report_path.as_deref().map(|p| ws.rel(p)),
         reused_from: None,
+        outcomes: r
+            .tests
+            .as_ref()
+            .map(|t| t.tests.clone())
+            .unwrap_or_default(),
+        seal,
     }
 }
 
@@ -244,7 +287,7 @@ pub fn verify_checks(
     let mut to_run: Vec<Check> = Vec::new();
     for (i, c) in plan.checks.iter().enumerate() {
         match (!plan.fresh)
-            .then(|| store.cached_evidence(&tree, &c.name, &c.command))
+            .then(|| store.cached_evidence(&tree, &c.name, &c.command, plan.seal_key(c).as_deref()))
             .transpose()?
             .flatten()
         {
@@ -274,7 +317,14 @@ pub fn verify_checks(
         .filter(|r| !matches!(r.end, CheckEnd::Skipped { .. }))
         .collect();
     for r in &ran {
-        records.push(new_evidence(ws, run, r, &tree, tree_after.as_deref()));
+        records.push(new_evidence(
+            ws,
+            run,
+            r,
+            &tree,
+            tree_after.as_deref(),
+            plan.seal_key(&r.check),
+        ));
     }
     let mut stored = store.record_evidence(&records)?.into_iter();
 
@@ -425,8 +475,17 @@ pub struct VerifyReport {
     /// Criteria verified / unmet after this verification (ids).
     pub verified: Vec<String>,
     pub unmet: Vec<String>,
-    /// Every check passed and every criterion is verified: the run may be done.
+    /// The run may end as done: every check passed, every criterion is verified, the tests are
+    /// intact and the goal is proven (`pawl_core::proof::judge` says `Done`).
     pub done: bool,
+    /// What the verification means for the run, and why (`None` for runs without a baseline).
+    #[serde(default)]
+    pub outcome: Option<Outcome>,
+    #[serde(default)]
+    pub proof: Option<Proof>,
+    /// The test-protection findings, one line each.
+    #[serde(default)]
+    pub findings: Vec<String>,
 }
 
 /// How a driver asks for verification of a run. The engine depends on this seam, so tests can
@@ -462,9 +521,13 @@ impl GateVerifier {
         GateVerifier { ws, gates }
     }
 
-    /// The checks a verification of `run` runs now: the gates, then its command criteria.
+    /// The checks a verification of `run` runs now: its sealed checks (or, for a run stored
+    /// before seals, the gates it was given), then its command criteria.
     pub fn checks(&self, store: &Store, run: &Run) -> Result<Vec<Check>, StoreError> {
-        let mut checks = self.gates.clone();
+        let mut checks = match &run.settings.seal {
+            Some(seal) => crate::baseline::checks_of(seal),
+            None => self.gates.clone(),
+        };
         checks.extend(criterion_checks(store, Some(run))?);
         Ok(checks)
     }
@@ -477,7 +540,9 @@ impl Verifier for GateVerifier {
         if checks.is_empty() {
             return Err(VerifyError::NothingToVerify);
         }
-        let v = verify_checks(&self.ws, store, Some(&run), &Plan::new(checks))?;
+        let mut plan = Plan::new(checks);
+        plan.seal = run.settings.seal.clone();
+        let v = verify_checks(&self.ws, store, Some(&run), &plan)?;
         let summaries: Vec<CheckSummary> = v
             .items
             .iter()
@@ -500,15 +565,111 @@ impl Verifier for GateVerifier {
             })
             .collect();
         let (verified, unmet) = criteria_state(store, run_id)?;
+        // Every check passed on an unchanged tree, and no criterion is left unverified (review,
+        // observation and assumption criteria keep the run open) — then the tests must be
+        // intact and the goal proven against the baseline.
+        let checks_pass = v.verified && unmet.is_empty();
+        let (proof, findings) = prove(store, &run, &v, checks_pass)?;
+        let outcome = pawl_core::proof::judge(&proof);
         Ok(VerifyReport {
             tree_hash: v.tree.clone(),
             failing: summaries.iter().filter(|c| !c.passed).cloned().collect(),
             checks: summaries,
-            // Done: every check passed on an unchanged tree, and no criterion is left unverified
-            // (review, observation and assumption criteria keep the run open).
-            done: v.verified && unmet.is_empty(),
+            done: outcome == Outcome::Done,
             verified,
             unmet,
+            outcome: Some(outcome),
+            proof: Some(proof),
+            findings,
         })
     }
+}
+
+/// What a verification proves against the run's baseline: which checks and tests went from red
+/// to green, which tests that passed at the baseline are gone, whether the tree changed.
+fn prove(
+    store: &Store,
+    run: &Run,
+    v: &Verification,
+    checks_pass: bool,
+) -> Result<(Proof, Vec<String>), StoreError> {
+    let baseline: Option<Baseline> = store
+        .last_event(&run.id, EventKind::Baseline)?
+        .and_then(|e| serde_json::from_value(e.data).ok());
+    let Some(baseline) = baseline else {
+        return Ok((
+            Proof {
+                checks_pass,
+                no_baseline: true,
+                ..Proof::default()
+            },
+            Vec::new(),
+        ));
+    };
+    let mut red_to_green = Vec::new();
+    let mut findings = Vec::new();
+    let mut baseline_kept = true;
+    for item in &v.items {
+        let Some(before) = baseline.check(&item.name) else {
+            continue;
+        };
+        let outcomes: &[TestOutcome] = item
+            .evidence
+            .as_ref()
+            .map(|e| e.data.outcomes.as_slice())
+            .unwrap_or(&[]);
+        if !before.passed && item.passed() {
+            red_to_green.push(item.name.clone());
+        }
+        if before.passed && !item.passed() {
+            baseline_kept = false;
+        }
+        for t in &before.tests {
+            let now = outcomes.iter().find(|o| o.id == t.id).map(|o| o.status);
+            match (t.status, now) {
+                (TestStatus::Failed, Some(TestStatus::Passed)) => {
+                    red_to_green.push(format!("{}: {}", item.name, t.id));
+                }
+                (TestStatus::Passed, Some(TestStatus::Passed)) => {}
+                (TestStatus::Passed, Some(TestStatus::Failed)) => baseline_kept = false,
+                // Only a check that reported tests can tell a test is gone.
+                (TestStatus::Passed, now) if !outcomes.is_empty() => {
+                    baseline_kept = false;
+                    findings.push(match now {
+                        None => format!(
+                            "test `{}` of `{}` passed at the baseline and is no longer run",
+                            t.id, item.name
+                        ),
+                        Some(s) => format!(
+                            "test `{}` of `{}` passed at the baseline and is now {}",
+                            t.id,
+                            item.name,
+                            serde_json::to_value(s)
+                                .ok()
+                                .and_then(|v| v.as_str().map(str::to_string))
+                                .unwrap_or_default()
+                        ),
+                    });
+                }
+                _ => {}
+            }
+        }
+    }
+    let tests_accepted = store
+        .last_event(&run.id, EventKind::TestsAccepted)?
+        .is_some();
+    let no_behaviour = run.settings.seal.as_ref().is_some_and(|s| s.no_behaviour);
+    Ok((
+        Proof {
+            checks_pass,
+            red_to_green,
+            findings: findings.len(),
+            tests_accepted,
+            no_behaviour,
+            tree_changed: v.tree != baseline.tree,
+            baseline_kept,
+            no_baseline: false,
+        },
+        findings,
+    ))
 }

@@ -9,6 +9,7 @@
 
 use pawl_core::EventKind;
 use pawl_core::failure::FailureCategory;
+use pawl_core::record::TestOutcome;
 use rusqlite::{OptionalExtension, Row, params};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -63,6 +64,13 @@ pub struct NewEvidence {
     pub report_path: Option<String>,
     /// The evidence row whose result this one reuses (unchanged tree, same command).
     pub reused_from: Option<i64>,
+    /// Every test's outcome by id, when the runner's output names them.
+    #[serde(default)]
+    pub outcomes: Vec<TestOutcome>,
+    /// The fingerprint of the sealed check (command, environment, room) that produced it;
+    /// `None` for evidence of unsealed checks.
+    #[serde(default)]
+    pub seal: Option<String>,
 }
 
 /// Stored evidence.
@@ -85,7 +93,7 @@ impl Evidence {
 const COLUMNS: &str = "id, run_id, gate, command, argv_json, cwd, tree_hash, tree_after, passed, \
     end_kind, exit_code, signal, duration_ms, test_runner, tests_passed, tests_failed, \
     tests_skipped, failing_json, first_failure, failure_category, output_digest, tail, log_path, \
-    report_path, reused_from, created_at";
+    report_path, reused_from, created_at, outcomes_json, seal";
 
 fn from_row(r: &Row<'_>) -> rusqlite::Result<Evidence> {
     let tests = match (
@@ -128,6 +136,12 @@ fn from_row(r: &Row<'_>) -> rusqlite::Result<Evidence> {
             log_path: r.get(22)?,
             report_path: r.get(23)?,
             reused_from: r.get(24)?,
+            outcomes: r
+                .get::<_, Option<String>>(26)?
+                .map(|t| json_col(t, "evidence.outcomes_json"))
+                .transpose()?
+                .unwrap_or_default(),
+            seal: r.get(27)?,
         },
         created_at: r.get(25)?,
     })
@@ -141,11 +155,15 @@ fn insert(tx: &Tx<'_>, e: &NewEvidence) -> Result<i64> {
     let argv = serde_json::to_string(&e.argv).map_err(|x| StoreError::Corrupt(x.to_string()))?;
     let failing =
         serde_json::to_string(&e.failing).map_err(|x| StoreError::Corrupt(x.to_string()))?;
+    let outcomes = (!e.outcomes.is_empty())
+        .then(|| serde_json::to_string(&e.outcomes))
+        .transpose()
+        .map_err(|x| StoreError::Corrupt(x.to_string()))?;
     let tests = e.tests.as_ref();
     tx.execute(
         &format!(
             "INSERT INTO evidence ({}) VALUES (NULL, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, \
-             ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25)",
+             ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27)",
             COLUMNS
         ),
         params![
@@ -174,6 +192,8 @@ fn insert(tx: &Tx<'_>, e: &NewEvidence) -> Result<i64> {
             e.report_path,
             e.reused_from,
             tx.now,
+            outcomes,
+            e.seal,
         ],
     )?;
     Ok(tx.last_insert_rowid())
@@ -239,6 +259,7 @@ impl Store {
         tree_hash: &str,
         gate: &str,
         command: &str,
+        seal: Option<&str>,
     ) -> Result<Option<Evidence>> {
         let found = self
             .conn
@@ -246,10 +267,10 @@ impl Store {
                 &format!(
                     "SELECT {COLUMNS} FROM evidence
                      WHERE tree_hash = ?1 AND gate = ?2 AND command = ?3 AND passed = 1
-                       AND tree_after IS NULL AND reused_from IS NULL
+                       AND tree_after IS NULL AND reused_from IS NULL AND seal IS ?4
                      ORDER BY id DESC LIMIT 1"
                 ),
-                params![tree_hash, gate, command],
+                params![tree_hash, gate, command, seal],
                 from_row,
             )
             .optional()?;

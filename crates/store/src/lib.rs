@@ -39,6 +39,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0005_pipeline.sql"),
     include_str!("../migrations/0006_transcripts.sql"),
     include_str!("../migrations/0007_event_kinds.sql"),
+    include_str!("../migrations/0008_sealed_evidence.sql"),
 ];
 
 /// How long a writer waits for another process's lock before giving up.

@@ -93,25 +93,7 @@ impl Runner {
     }
 }
 
-/// How one test ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum TestStatus {
-    Passed,
-    Failed,
-    /// Skipped, ignored (`#[ignore]`), deselected or otherwise not run though collected.
-    Skipped,
-    /// Marked as an expected failure (pytest `xfail`): it runs, but a failure does not count.
-    XFailed,
-}
-
-/// One test's outcome under a stable id (the same test has the same id in every run of the same
-/// runner: a pytest node id, a libtest path, a jest `file > describe > name`).
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-pub struct TestOutcome {
-    pub id: String,
-    pub status: TestStatus,
-}
+pub use pawl_core::record::{TestOutcome, TestStatus};
 
 /// What a test run amounted to.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -35,6 +35,9 @@ pub const TAIL_BYTES: usize = 8 * 1024;
 /// At most this much of a log or report is read back for parsing (the end of it).
 const MAX_PARSE_BYTES: u64 = 64 * 1024 * 1024;
 
+/// The shell every check runs in.
+const SHELL: &str = "/bin/sh";
+
 /// How checks are run.
 #[derive(Debug, Clone)]
 pub struct RunnerConfig {
@@ -48,8 +51,11 @@ pub struct RunnerConfig {
     pub grace: Duration,
     /// How many checks may run at once (at least 1).
     pub jobs: usize,
-    /// Variables set for every check, on top of pawl's own environment.
+    /// Variables set for every check, on top of pawl's own environment (or, with `clear_env`,
+    /// the whole environment the check sees).
     pub env: Vec<(OsString, OsString)>,
+    /// Start every check from an empty environment: only `env` (the run's seal) is seen.
+    pub clear_env: bool,
     /// A number unique to this verification, used in log and report names.
     pub step: u64,
 }
@@ -65,6 +71,7 @@ impl RunnerConfig {
             grace: Command::DEFAULT_GRACE,
             jobs: 2,
             env: Vec::new(),
+            clear_env: false,
             step,
         }
     }
@@ -161,7 +168,7 @@ pub fn run_check(check: &Check, cfg: &RunnerConfig) -> CheckRun {
         }
         None => check.command.clone(),
     };
-    let argv = vec!["sh".to_owned(), "-c".to_owned(), command_text.clone()];
+    let argv = vec![SHELL.to_owned(), "-c".to_owned(), command_text.clone()];
     if let Err(e) = fs::create_dir_all(&cfg.logs_dir) {
         return failed_to_start(
             check,
@@ -175,7 +182,12 @@ pub fn run_check(check: &Check, cfg: &RunnerConfig) -> CheckRun {
         // A report left over from an earlier run must never be read as this run's.
         let _ = fs::remove_file(p);
     }
-    let mut cmd = Command::new("sh");
+    // The shell at its absolute path: an `sh` the agent put earlier on PATH is never the one
+    // that runs the checks.
+    let mut cmd = Command::new(SHELL);
+    if cfg.clear_env {
+        cmd.env_clear();
+    }
     cmd.arg("-c")
         .arg(&command_text)
         .current_dir(&cfg.root)

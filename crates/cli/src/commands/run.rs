@@ -55,6 +55,7 @@ pub fn settings(config: &pawl_core::config::Config) -> RunSettings {
         replay_scenario: None,
         git: config.git.clone(),
         guard: Some(config.guard.clone()),
+        seal: None,
     }
 }
 

@@ -105,6 +105,9 @@ impl Verifier for Scripted {
             verified: Vec::new(),
             unmet: Vec::new(),
             done: row.pass,
+            outcome: None,
+            proof: None,
+            findings: Vec::new(),
         })
     }
 }
@@ -147,6 +150,7 @@ pub struct Fixture {
     pub cfg: LoopConfig,
     pub control: Control,
     scenario: PathBuf,
+    sealed: std::sync::OnceLock<pawl_core::seal::Seal>,
 }
 
 fn alive(_: &pawl_core::record::Lease) -> bool {
@@ -194,6 +198,7 @@ impl Fixture {
             cfg,
             control,
             scenario: scenario_path,
+            sealed: std::sync::OnceLock::new(),
             _dir: dir,
         }
     }
@@ -233,6 +238,78 @@ impl Fixture {
         )
         .expect("the loop ends with a typed reason");
         (end, events)
+    }
+
+    /// Makes the root a git repository holding `files`, committed.
+    pub fn git(&mut self, files: &[(&str, &str)]) {
+        for (path, text) in files {
+            let p = self.root().join(path);
+            if let Some(dir) = p.parent() {
+                std::fs::create_dir_all(dir).expect("dir");
+            }
+            std::fs::write(&p, text).expect("file");
+        }
+        std::fs::write(self.root().join(".gitignore"), ".pawl/\n").expect("gitignore");
+        let repo = pawl_git::Repo::init(self.root(), pawl_git::Options::default()).expect("init");
+        let env = [
+            ("GIT_AUTHOR_NAME", "t"),
+            ("GIT_AUTHOR_EMAIL", "t@example.invalid"),
+            ("GIT_COMMITTER_NAME", "t"),
+            ("GIT_COMMITTER_EMAIL", "t@example.invalid"),
+        ];
+        let ok = std::process::Command::new("git")
+            .args(["add", "-A"])
+            .current_dir(self.root())
+            .status()
+            .expect("git add")
+            .success()
+            && std::process::Command::new("git")
+                .args(["commit", "-qm", "start"])
+                .envs(env)
+                .current_dir(self.root())
+                .status()
+                .expect("git commit")
+                .success();
+        assert!(ok, "git commit");
+        let head = repo.head_commit().expect("head").map(|c| c.to_string());
+        self.store
+            .set_run_git(&self.run_id, None, head.as_deref())
+            .expect("run git");
+    }
+
+    /// The repository and pawl's state directory for verification.
+    pub fn ws(&self) -> pawl_engine::Workspace {
+        pawl_engine::Workspace::new(self.root(), self.root().join(".pawl"))
+    }
+
+    /// Seals the run with `seal`.
+    pub fn seal(&mut self, seal: pawl_core::seal::Seal) {
+        let mut settings = self.store.run(&self.run_id).expect("run").settings;
+        settings.seal = Some(seal);
+        self.store
+            .update_settings(&self.run_id, &settings, "test: sealed")
+            .expect("seal");
+    }
+
+    pub fn run_seal(&self) -> &pawl_core::seal::Seal {
+        self.sealed.get_or_init(|| {
+            self.store
+                .run(&self.run_id)
+                .expect("run")
+                .settings
+                .seal
+                .expect("sealed")
+        })
+    }
+
+    pub fn record_baseline(&mut self, b: &pawl_engine::baseline::Baseline) {
+        self.store
+            .append_event(
+                Some(&self.run_id),
+                pawl_core::EventKind::Baseline,
+                serde_json::to_value(b).expect("json"),
+            )
+            .expect("baseline event");
     }
 
     pub fn iterations(&self) -> Vec<pawl_core::record::Iteration> {

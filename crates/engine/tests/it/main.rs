@@ -14,6 +14,7 @@
 )]
 
 mod harness;
+mod proof;
 mod runs;
 
 use std::io::Write as _;
@@ -29,6 +30,7 @@ fn main() -> std::process::ExitCode {
     let filter: Vec<&String> = args.iter().filter(|a| !a.starts_with('-')).collect();
     let tests: Vec<&Test> = runs::TESTS
         .iter()
+        .chain(proof::TESTS)
         .filter(|(name, _)| filter.is_empty() || filter.iter().any(|f| name.contains(f.as_str())))
         .collect();
     println!("running {} tests", tests.len());

@@ -37,6 +37,8 @@ fn evidence(run_id: Option<&str>, gate: &str, tree: &str, passed: bool) -> NewEv
         log_path: Some(format!(".pawl/logs/{gate}-1.log")),
         report_path: None,
         reused_from: None,
+        outcomes: Vec::new(),
+        seal: None,
     }
 }
 
@@ -71,7 +73,7 @@ fn cache_needs_same_tree_gate_command_and_a_pass_on_a_still_tree() {
         .remove(0);
     assert_eq!(
         store
-            .cached_evidence("t1", "test", "make test")
+            .cached_evidence("t1", "test", "make test", None)
             .unwrap()
             .unwrap()
             .id,
@@ -79,19 +81,19 @@ fn cache_needs_same_tree_gate_command_and_a_pass_on_a_still_tree() {
     );
     assert!(
         store
-            .cached_evidence("t2", "test", "make test")
+            .cached_evidence("t2", "test", "make test", None)
             .unwrap()
             .is_none()
     );
     assert!(
         store
-            .cached_evidence("t1", "lint", "make test")
+            .cached_evidence("t1", "lint", "make test", None)
             .unwrap()
             .is_none()
     );
     assert!(
         store
-            .cached_evidence("t1", "test", "make test -v")
+            .cached_evidence("t1", "test", "make test -v", None)
             .unwrap()
             .is_none()
     );
@@ -102,7 +104,7 @@ fn cache_needs_same_tree_gate_command_and_a_pass_on_a_still_tree() {
         .unwrap();
     assert!(
         store
-            .cached_evidence("t1", "lint", "make lint")
+            .cached_evidence("t1", "lint", "make lint", None)
             .unwrap()
             .is_none()
     );
@@ -114,7 +116,7 @@ fn cache_needs_same_tree_gate_command_and_a_pass_on_a_still_tree() {
     assert!(!moved.is_reusable());
     assert!(
         store
-            .cached_evidence("t1", "fmt", "make fmt")
+            .cached_evidence("t1", "fmt", "make fmt", None)
             .unwrap()
             .is_none()
     );
@@ -125,7 +127,7 @@ fn cache_needs_same_tree_gate_command_and_a_pass_on_a_still_tree() {
     store.record_evidence(&[reuse]).unwrap();
     assert_eq!(
         store
-            .cached_evidence("t1", "test", "make test")
+            .cached_evidence("t1", "test", "make test", None)
             .unwrap()
             .unwrap()
             .id,

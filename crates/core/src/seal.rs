@@ -1,0 +1,156 @@
+//! The seal: the checks a run uses and the environment they see, fixed when the run starts.
+//!
+//! Editing `pawl.toml` never changes a started run and `pawl resume` keeps the seal; only the
+//! user changes it, explicitly (`pawl resume --reseal`), and that is an event in the run's log.
+//! An agent that rewrites `[gates]` (`test = "true"`) changes nothing pawl runs.
+//!
+//! What this module is not: running the checks (pawl-verify's runner, pawl-engine's
+//! verification) or reading the environment (the CLI captures it and hands it in).
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+/// Why a sealed check exists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CheckRole {
+    /// A `[gates]` entry of `pawl.toml` when the run started.
+    Gate,
+    /// A user's `--check "<cmd>"`: must fail on the pre-run code and pass at the end.
+    Acceptance,
+    /// A `--hidden-check`: run in the clean room, never shown to the agent.
+    Hidden,
+}
+
+/// One sealed check.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SealedCheck {
+    pub name: String,
+    pub command: String,
+    pub role: CheckRole,
+}
+
+/// The checks of a run and the environment they run with.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct Seal {
+    /// In run order (as `[gates]` orders them: build first).
+    pub checks: Vec<SealedCheck>,
+    /// Longest a check may run (ms).
+    pub timeout_ms: u64,
+    /// The environment the checks see: built by pawl when the run started, never from the
+    /// agent's process. `PATH` holds no directory inside the repository.
+    pub env: BTreeMap<String, String>,
+    /// The goal adds no behaviour (refactor, docs, formatting): it is proven by a changed tree
+    /// on which every test that passed at the baseline still passes.
+    #[serde(default)]
+    pub no_behaviour: bool,
+}
+
+/// Variables a check keeps from the environment the run was started in: locale, identity,
+/// temporary files and the usual toolchain homes. Everything else is left out unless the user
+/// passes it (`[verify] pass_env` / `--pass-env`): a check sees what the seal says.
+pub const PASS_ENV: &[&str] = &[
+    "PATH",
+    "HOME",
+    "USER",
+    "LOGNAME",
+    "SHELL",
+    "LANG",
+    "LANGUAGE",
+    "LC_ALL",
+    "LC_CTYPE",
+    "TZ",
+    "TMPDIR",
+    "TERM",
+    "CARGO_HOME",
+    "RUSTUP_HOME",
+    "RUSTUP_TOOLCHAIN",
+    "GOPATH",
+    "GOROOT",
+    "GOCACHE",
+    "GOMODCACHE",
+    "JAVA_HOME",
+    "PYENV_ROOT",
+    "PYENV_VERSION",
+    "VIRTUAL_ENV",
+    "CONDA_PREFIX",
+    "NVM_DIR",
+    "npm_config_cache",
+    "XDG_CACHE_HOME",
+    "XDG_CONFIG_HOME",
+    "XDG_DATA_HOME",
+    "SSL_CERT_FILE",
+    "SSL_CERT_DIR",
+];
+
+/// The sealed environment from the one pawl was started with (`vars`): the [`PASS_ENV`] names
+/// and the user's `extra` names, with every `PATH` entry inside `root` (or relative, like `.` or
+/// `bin`) removed — a tool the agent drops into the repository is never found first.
+pub fn sealed_env(
+    vars: &[(String, String)],
+    extra: &[String],
+    root: &std::path::Path,
+) -> BTreeMap<String, String> {
+    let mut env = BTreeMap::new();
+    for (k, v) in vars {
+        if !PASS_ENV.contains(&k.as_str()) && !extra.iter().any(|e| e == k) {
+            continue;
+        }
+        let v = if k == "PATH" {
+            clean_path(v, root)
+        } else {
+            v.clone()
+        };
+        env.insert(k.clone(), v);
+    }
+    env
+}
+
+/// `PATH` without empty, relative or repository-internal entries.
+pub fn clean_path(path: &str, root: &std::path::Path) -> String {
+    path.split(':')
+        .filter(|p| {
+            let p = std::path::Path::new(p);
+            !p.as_os_str().is_empty() && p.is_absolute() && !p.starts_with(root)
+        })
+        .collect::<Vec<_>>()
+        .join(":")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn path_entries_inside_the_repository_are_removed() {
+        let root = std::path::Path::new("/work/repo");
+        assert_eq!(
+            clean_path("/work/repo/bin:.:bin::/usr/bin:/work/repo2/bin:/bin", root),
+            "/usr/bin:/work/repo2/bin:/bin"
+        );
+    }
+
+    #[test]
+    fn only_passed_names_are_sealed() {
+        let vars = vec![
+            (
+                "PATH".to_string(),
+                "./node_modules/.bin:/usr/bin".to_string(),
+            ),
+            ("HOME".into(), "/home/u".into()),
+            ("PYTHONPATH".into(), "/evil".into()),
+            ("NODE_OPTIONS".into(), "--require /evil.js".into()),
+            ("DATABASE_URL".into(), "postgres://x".into()),
+        ];
+        let env = sealed_env(&vars, &["DATABASE_URL".into()], std::path::Path::new("/r"));
+        assert_eq!(env.get("PATH").map(String::as_str), Some("/usr/bin"));
+        assert_eq!(env.get("HOME").map(String::as_str), Some("/home/u"));
+        assert!(!env.contains_key("PYTHONPATH"));
+        assert!(!env.contains_key("NODE_OPTIONS"));
+        assert_eq!(
+            env.get("DATABASE_URL").map(String::as_str),
+            Some("postgres://x")
+        );
+    }
+}

@@ -1,0 +1,196 @@
+//! "Done" means the goal: the seal, the baseline and the proof, through the real
+//! [`GateVerifier`] and real checks in a real git repository (the replay agent edits it).
+
+use pawl_core::StopReason;
+use pawl_core::proof::Outcome;
+use pawl_core::seal::{CheckRole, Seal, SealedCheck};
+use pawl_engine::baseline::{self, BaselineError};
+use pawl_engine::{GateVerifier, Verifier};
+
+use crate::Test;
+use crate::harness::Fixture;
+
+pub const TESTS: &[Test] = &[
+    (
+        "a_do_nothing_agent_on_a_green_repository_is_unproven",
+        a_do_nothing_agent_on_a_green_repository_is_unproven,
+    ),
+    (
+        "a_fix_that_turns_the_failing_check_green_ships",
+        a_fix_that_turns_the_failing_check_green_ships,
+    ),
+    (
+        "the_seal_not_pawl_toml_decides_what_runs",
+        the_seal_not_pawl_toml_decides_what_runs,
+    ),
+    (
+        "a_check_that_cannot_start_refuses_the_run",
+        a_check_that_cannot_start_refuses_the_run,
+    ),
+    (
+        "an_acceptance_check_that_already_passes_proves_nothing",
+        an_acceptance_check_that_already_passes_proves_nothing,
+    ),
+    (
+        "a_tool_planted_in_the_repository_is_not_on_the_checks_path",
+        a_tool_planted_in_the_repository_is_not_on_the_checks_path,
+    ),
+];
+
+fn seal(checks: &[(&str, &str, CheckRole)], root: &std::path::Path) -> Seal {
+    let vars: Vec<(String, String)> = std::env::vars().collect();
+    Seal {
+        checks: checks
+            .iter()
+            .map(|(name, command, role)| SealedCheck {
+                name: (*name).into(),
+                command: (*command).into(),
+                role: *role,
+            })
+            .collect(),
+        timeout_ms: 60_000,
+        env: pawl_core::seal::sealed_env(&vars, &[], root),
+        no_behaviour: false,
+    }
+}
+
+/// A repository with `files`, committed; a run sealed with `checks`; the baseline taken.
+fn sealed(files: &[(&str, &str)], checks: &[(&str, &str, CheckRole)], scenario: &str) -> Fixture {
+    let mut f = Fixture::new(scenario, |_| {});
+    f.git(files);
+    let s = seal(checks, f.root());
+    f.seal(s);
+    let b = baseline::take(&f.ws(), f.run_seal()).expect("baseline");
+    f.record_baseline(&b);
+    f
+}
+
+const TEST_SH: &str = "test \"$(cat answer.txt)\" = 42\n";
+
+fn a_do_nothing_agent_on_a_green_repository_is_unproven() {
+    let mut f = sealed(
+        &[("answer.txt", "42\n"), ("test.sh", TEST_SH)],
+        &[("test", "sh test.sh", CheckRole::Gate)],
+        "{\"do\": \"text\", \"text\": \"All done, the tests pass.\"}\n{\"do\": \"claim_done\"}\n",
+    );
+    let mut agent = f.replay();
+    let mut v = GateVerifier::new(f.ws(), Vec::new());
+    let (end, _) = f.drive(&mut agent, &mut v);
+    assert_eq!(end.reason, StopReason::Unproven);
+    let last = end.last.expect("verified");
+    assert!(last.failing.is_empty());
+    assert!(!last.done);
+    assert_eq!(last.outcome, Some(Outcome::Unproven));
+    assert_eq!(f.iterations().len(), 1);
+    let report = pawl_engine::report::build(&f.store, &f.run_id, f.root()).expect("report");
+    assert_eq!(report.verdict, pawl_engine::report::Verdict::Unproven);
+}
+
+fn a_fix_that_turns_the_failing_check_green_ships() {
+    let mut f = sealed(
+        &[("answer.txt", "41\n"), ("test.sh", TEST_SH)],
+        &[("test", "sh test.sh", CheckRole::Gate)],
+        "{\"do\": \"write\", \"path\": \"answer.txt\", \"content\": \"42\\n\"}\n",
+    );
+    let mut agent = f.replay();
+    let mut v = GateVerifier::new(f.ws(), Vec::new());
+    let (end, _) = f.drive(&mut agent, &mut v);
+    assert_eq!(end.reason, StopReason::Verified);
+    let last = end.last.expect("verified");
+    assert_eq!(last.outcome, Some(Outcome::Done));
+    let proof = last.proof.expect("proof");
+    assert_eq!(proof.red_to_green, vec!["test".to_string()]);
+    let report = pawl_engine::report::build(&f.store, &f.run_id, f.root()).expect("report");
+    assert_eq!(report.verdict, pawl_engine::report::Verdict::Ship);
+}
+
+/// The agent rewrites the gates it can see (`pawl.toml`) and passes a command to the verifier
+/// through the configured gates: the sealed check still runs, and still fails.
+fn the_seal_not_pawl_toml_decides_what_runs() {
+    let mut f = sealed(
+        &[
+            ("answer.txt", "41\n"),
+            ("test.sh", TEST_SH),
+            ("pawl.toml", "[gates]\ntest = \"sh test.sh\"\n"),
+        ],
+        &[("test", "sh test.sh", CheckRole::Gate)],
+        "{\"do\": \"write\", \"path\": \"pawl.toml\", \"content\": \"[gates]\\ntest = \\\"true\\\"\\n\"}\n",
+    );
+    let mut v = GateVerifier::new(f.ws(), vec![pawl_verify::Check::gate("test", "true")]);
+    let run = f.store.run(&f.run_id).expect("run");
+    let checks = v.checks(&f.store, &run).expect("checks");
+    assert_eq!(checks.len(), 1);
+    assert_eq!(checks[0].command, "sh test.sh");
+    let report = v.verify(&mut f.store, &f.run_id).expect("verify");
+    assert!(!report.done);
+    assert_eq!(report.failing.len(), 1);
+}
+
+fn a_check_that_cannot_start_refuses_the_run() {
+    let mut f = Fixture::new("", |_| {});
+    f.git(&[("a.txt", "a\n")]);
+    let s = seal(
+        &[("test", "no-such-test-runner --all", CheckRole::Gate)],
+        f.root(),
+    );
+    match baseline::take(&f.ws(), &s) {
+        Err(BaselineError::CannotStart { check, why, .. }) => {
+            assert_eq!(check, "test");
+            assert!(why.contains("127"), "{why}");
+        }
+        other => panic!("expected a refusal, got {other:?}"),
+    }
+}
+
+fn an_acceptance_check_that_already_passes_proves_nothing() {
+    let mut f = Fixture::new("", |_| {});
+    f.git(&[("a.txt", "a\n")]);
+    let s = seal(
+        &[
+            ("test", "true", CheckRole::Gate),
+            ("accept-1", "test -f a.txt", CheckRole::Acceptance),
+        ],
+        f.root(),
+    );
+    match baseline::take(&f.ws(), &s) {
+        Err(BaselineError::AcceptanceAlreadyPasses { check }) => assert_eq!(check, "accept-1"),
+        other => panic!("expected a refusal, got {other:?}"),
+    }
+}
+
+/// A fake test runner dropped into the repository and put first on PATH (as the agent's
+/// environment might) is never the one the checks run.
+fn a_tool_planted_in_the_repository_is_not_on_the_checks_path() {
+    let mut f = Fixture::new("", |_| {});
+    f.git(&[
+        ("bin/mytest", "#!/bin/sh\nexit 0\n"),
+        ("real.txt", "fail\n"),
+    ]);
+    std::process::Command::new("chmod")
+        .args(["+x", "bin/mytest"])
+        .current_dir(f.root())
+        .status()
+        .expect("chmod");
+    let mut vars: Vec<(String, String)> = std::env::vars().filter(|(k, _)| k != "PATH").collect();
+    let path = format!(
+        "{}:{}",
+        f.root().join("bin").display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    vars.push(("PATH".into(), path));
+    vars.push(("PYTHONPATH".into(), f.root().display().to_string()));
+    let s = Seal {
+        checks: vec![SealedCheck {
+            name: "test".into(),
+            command: "command -v mytest && exit 0; test -z \"$PYTHONPATH\" && exit 3".into(),
+            role: CheckRole::Gate,
+        }],
+        timeout_ms: 60_000,
+        env: pawl_core::seal::sealed_env(&vars, &[], f.root()),
+        no_behaviour: false,
+    };
+    let b = baseline::take(&f.ws(), &s).expect("baseline");
+    // Not found on the sealed PATH, and no PYTHONPATH: exit 3 (a real failure, not a pass).
+    assert_eq!(b.checks[0].exit_code, Some(3), "{b:?}");
+    assert!(!b.checks[0].passed);
+}

@@ -1,0 +1,7 @@
+-- pawl store, schema 8: sealed evidence. Every test's outcome by id (the baseline and the
+-- test-protection screen compare them), and the fingerprint of the sealed check that produced
+-- the evidence (command, environment, room): evidence is reused only for the same tree and the
+-- same seal.
+
+ALTER TABLE evidence ADD COLUMN outcomes_json TEXT;
+ALTER TABLE evidence ADD COLUMN seal TEXT;
