@@ -103,7 +103,11 @@ mod tests {
             let has = |c: char| code.contains(c);
             let p = Proof {
                 checks_pass: has('P'),
-                red_to_green: if has('R') { vec!["test".into()] } else { Vec::new() },
+                red_to_green: if has('R') {
+                    vec!["test".into()]
+                } else {
+                    Vec::new()
+                },
                 findings: usize::from(has('F')),
                 tests_accepted: has('A'),
                 no_behaviour: has('N'),

@@ -71,6 +71,130 @@ impl Repo {
     }
 }
 
+/// How a file changed between two trees.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChangeKind {
+    Added,
+    Modified,
+    Deleted,
+}
+
+/// One changed path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Change {
+    pub path: PathBuf,
+    pub kind: ChangeKind,
+}
+
+impl Repo {
+    /// The paths that differ between `from` and `to` (any tree-ish ids), with how each changed.
+    /// Renames are a deletion plus an addition; a mode change alone is a modification.
+    pub fn changes_between(&self, from: &str, to: &str) -> Result<Vec<Change>, Error> {
+        let mut git = self.git();
+        git.args([
+            "diff",
+            "--name-status",
+            "-z",
+            "--no-renames",
+            "--no-ext-diff",
+            "--no-textconv",
+        ])
+        .args([from, to, "--"]);
+        let out = git.run()?;
+        let mut records = nul_records(&out);
+        let mut changes = Vec::new();
+        while let (Some(status), Some(path)) = (records.next(), records.next()) {
+            let kind = match status.first() {
+                Some(b'A') => ChangeKind::Added,
+                Some(b'D') => ChangeKind::Deleted,
+                _ => ChangeKind::Modified,
+            };
+            changes.push(Change {
+                path: path_of(path),
+                kind,
+            });
+        }
+        Ok(changes)
+    }
+
+    /// The text of `path` in `treeish` (a commit or tree id), or `None` when it is absent, not
+    /// UTF-8, or larger than `max` bytes. Read as stored: no filter or conversion runs.
+    pub fn blob_text(
+        &self,
+        treeish: &str,
+        path: &std::path::Path,
+        max: usize,
+    ) -> Result<Option<String>, Error> {
+        let spec = format!("{treeish}:{}", path.display());
+        let mut size = self.git();
+        size.args(["cat-file", "-s", &spec]);
+        let (code, out) = size.run_allowing(&[0, 128])?;
+        if code != 0 {
+            return Ok(None);
+        }
+        let n: usize = crate::repo::first_line(&out).parse().unwrap_or(usize::MAX);
+        if n > max {
+            return Ok(None);
+        }
+        let mut cat = self.git();
+        cat.args(["cat-file", "blob", &spec]);
+        let (code, out) = cat.run_allowing(&[0, 128])?;
+        if code != 0 {
+            return Ok(None);
+        }
+        Ok(String::from_utf8(out).ok())
+    }
+
+    /// The tree of `base` with `paths` taken from `from` (added or replaced; a path absent from
+    /// `from` is left as `base` has it): e.g. the pre-run code with the run's new test files, to
+    /// prove those tests fail without the run's change. Built in a private index.
+    pub fn overlay_tree(
+        &self,
+        base: &str,
+        from: &str,
+        paths: &[PathBuf],
+    ) -> Result<TreeHash, Error> {
+        let temp = crate::tree::TempIndex::empty(self)?;
+        let mut read = self.git();
+        read.env("GIT_INDEX_FILE", temp.path())
+            .args(["read-tree", base]);
+        read.run()?;
+        if !paths.is_empty() {
+            let mut ls = self.git();
+            ls.args(["ls-tree", "-z", "--full-tree", from, "--"]);
+            for p in paths {
+                ls.arg(p);
+            }
+            let listing = ls.run()?;
+            for record in nul_records(&listing) {
+                // `<mode> SP <type> SP <id> TAB <path>`
+                let Some(tab) = record.iter().position(|&b| b == b'\t') else {
+                    continue;
+                };
+                let head = String::from_utf8_lossy(&record[..tab]).to_string();
+                let path = String::from_utf8_lossy(&record[tab + 1..]).to_string();
+                let mut parts = head.split(' ');
+                let (Some(mode), Some(kind), Some(id)) = (parts.next(), parts.next(), parts.next())
+                else {
+                    continue;
+                };
+                if kind != "blob" {
+                    continue;
+                }
+                let mut add = self.git();
+                add.env("GIT_INDEX_FILE", temp.path()).args([
+                    "update-index",
+                    "--add",
+                    "--cacheinfo",
+                    &format!("{mode},{id},{path}"),
+                ]);
+                add.run()?;
+            }
+        }
+        temp.write_tree(self)
+    }
+}
+
 /// Parses `diff --numstat -z --no-renames`: `added\tdeleted\tpath\0`, `-\t-\tpath\0` for binary.
 fn parse_numstat(bytes: &[u8]) -> Result<DiffStat, String> {
     let mut stat = DiffStat::default();

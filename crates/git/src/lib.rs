@@ -24,7 +24,7 @@ mod repo;
 mod status;
 mod tree;
 
-pub use diff::{DiffStat, FileStat};
+pub use diff::{Change, ChangeKind, DiffStat, FileStat};
 pub use error::Error;
 pub use oid::{CommitId, TreeHash};
 pub use refs::{BACKUP_REF_PREFIX, Rollback};

@@ -66,6 +66,18 @@ impl TempIndex {
         Ok(index)
     }
 
+    /// An index that starts empty (for building a tree from scratch).
+    pub(crate) fn empty(repo: &Repo) -> Result<Self, Error> {
+        let dir = tempfile::Builder::new()
+            .prefix("pawl-index-")
+            .tempdir_in(repo.git_dir())
+            .map_err(|source| Error::TempIndex {
+                dir: repo.git_dir().to_owned(),
+                source,
+            })?;
+        Ok(TempIndex { dir })
+    }
+
     pub(crate) fn path(&self) -> std::path::PathBuf {
         self.dir.path().join("index")
     }
