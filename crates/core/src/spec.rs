@@ -347,6 +347,37 @@ const REFACTOR_TERMS: &[&str] = &[
     "modernize",
 ];
 
+/// Goals about documentation and formatting: they add no behaviour either.
+const NO_BEHAVIOUR_TERMS: &[&str] = &[
+    "docs",
+    "documentation",
+    "document",
+    "readme",
+    "docstring",
+    "comment",
+    "typo",
+    "format",
+    "formatting",
+    "reformat",
+    "lint",
+    "changelog",
+];
+
+/// Terms that say the goal does add or change behaviour, whatever else it says.
+const BEHAVIOUR_TERMS: &[&str] = &[
+    "fix", "bug", "add", "implement", "support", "feature", "make", "handle", "fail", "crash",
+];
+
+/// The goal adds no behaviour (a refactor, documentation, formatting): "done" is then proven by a
+/// changed tree on which every test that passed before still passes, not by a test that goes
+/// from failing to passing (`pawl_core::proof`).
+pub fn adds_no_behaviour(goal: &str) -> bool {
+    let lower = goal.to_lowercase();
+    (contains_any(&lower, REFACTOR_TERMS).is_some()
+        || contains_any(&lower, NO_BEHAVIOUR_TERMS).is_some())
+        && contains_any(&lower, BEHAVIOUR_TERMS).is_none()
+}
+
 const IRREVERSIBLE_TERMS: &[&str] = &[
     "drop table",
     "delete data",
@@ -951,3 +982,25 @@ fn clarity(
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod behaviour_tests {
+    use super::adds_no_behaviour;
+
+    #[test]
+    fn goals_that_add_no_behaviour() {
+        for (goal, none) in [
+            ("refactor the parser into two modules", true),
+            ("rename Foo to Bar everywhere", true),
+            ("fix the typo in the README", false),
+            ("update the docs for the CLI", true),
+            ("reformat the code with rustfmt", true),
+            ("fix the date parser (issue 12)", false),
+            ("add a --verbose flag", false),
+            ("refactor and fix the crash on empty input", false),
+            ("make the calculator's tests pass", false),
+        ] {
+            assert_eq!(adds_no_behaviour(goal), none, "{goal}");
+        }
+    }
+}
