@@ -4,8 +4,7 @@
 
 use clap::Subcommand;
 use pawl_core::ExitCode;
-use pawl_core::model::Verification;
-use pawl_core::model::VerifyKind;
+use pawl_core::model::{Verification, VerifyKind};
 use pawl_verify::Check;
 
 use pawl_engine::verify;

@@ -2,8 +2,7 @@
 
 use clap::Subcommand;
 use pawl_core::ExitCode;
-use pawl_core::failure::FailureCategory;
-use pawl_core::failure::classify_with_rule;
+use pawl_core::failure::{FailureCategory, classify_with_rule};
 
 use crate::ctx::Ctx;
 use crate::error::{CliError, CliResult};

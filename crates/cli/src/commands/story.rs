@@ -9,8 +9,7 @@
 
 use clap::Subcommand;
 use pawl_core::ExitCode;
-use pawl_core::model::Size;
-use pawl_core::model::StoryStatus;
+use pawl_core::model::{Size, StoryStatus};
 
 use pawl_engine::verify;
 
