@@ -1,46 +1,56 @@
-//! One module per subcommand; `dispatch` routes a parsed command to it.
+//! One module per subcommand, each with its clap arguments; `dispatch` routes a parsed command
+//! to it.
+//!
+//! A command file parses its arguments and calls the shared modules beside this one
+//! (`crate::runs`, `crate::session_mode`, `crate::state`, ...) or a library crate; it never
+//! imports another command file. What two commands share moves out of `commands/`.
 
 use pawl_core::ExitCode;
 
-use crate::cli::Command;
+use crate::cli::{Cli, Command};
 use crate::ctx::Ctx;
 use crate::error::CliResult;
 
-mod analyze;
-mod blocker;
+pub(crate) mod analyze;
+pub(crate) mod blocker;
 mod cancel;
-mod clarify;
-mod config;
-mod criterion;
-mod debug;
-pub mod demo;
+pub(crate) mod clarify;
+pub(crate) mod config;
+pub(crate) mod criterion;
+pub(crate) mod debug;
+pub(crate) mod demo;
 mod detect;
-mod events;
-mod failure;
-mod guard;
-pub mod hook;
-mod init;
-mod init_hooks;
+pub(crate) mod events;
+pub(crate) mod failure;
+pub(crate) mod guard;
+pub(crate) mod hook;
+pub(crate) mod init;
 mod lease;
-mod note;
+pub(crate) mod note;
 mod off;
-mod replay;
-mod report;
-mod resume;
+pub(crate) mod replay;
+pub(crate) mod report;
+pub(crate) mod resume;
 mod resume_context;
-mod retry_advice;
-mod rollback;
-pub mod run;
-mod session;
-mod status;
+pub(crate) mod retry_advice;
+pub(crate) mod rollback;
+pub(crate) mod run;
+pub(crate) mod status;
 mod stop;
-mod story;
-mod tdd;
-pub mod verify;
+pub(crate) mod story;
+pub(crate) mod tdd;
+pub(crate) mod verify;
 
-/// What the spec analysis needs to know about the project (for the pipeline's mode).
-pub fn analyze_facts(ctx: &Ctx) -> CliResult<pawl_core::spec::ProjectFacts> {
-    analyze::project_facts(ctx)
+/// The commands that run before (and without) a repository lookup; `None` for every other.
+pub fn dispatch_anywhere(cli: &Cli) -> Option<CliResult<ExitCode>> {
+    match &cli.command {
+        // The demo makes its own repository: it runs anywhere.
+        Command::Demo(args) => Some(demo::run(args, cli.json)),
+        // Hooks answer anywhere, fast, and never fail: no repository lookup that could error
+        // first.
+        Command::Hook(args) => Some(Ok(hook::run(args, cli.dir.as_deref()))),
+        _ => None,
+    }
 }
 
 pub fn dispatch(ctx: &mut Ctx, command: Command) -> CliResult<ExitCode> {

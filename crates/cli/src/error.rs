@@ -21,6 +21,21 @@ pub enum CliError {
     Engine(#[from] pawl_engine::EngineError),
     #[error(transparent)]
     Verify(#[from] pawl_engine::VerifyError),
+    /// An agent's settings file pawl cannot merge its hooks into (or take them out of).
+    #[error(transparent)]
+    Hooks(#[from] pawl_hooks::HookError),
+    /// The agent cannot be started (configuration, scenario, a nested session).
+    #[error(transparent)]
+    Agent(#[from] pawl_agent::AgentError),
+    /// One step of the replay agent (`pawl __replay`).
+    #[error(transparent)]
+    Replay(#[from] pawl_agent::replay::ReplayError),
+    /// A platform descriptor (built in or `.pawl/platforms/*.toml`) that cannot be read.
+    #[error(transparent)]
+    Platform(#[from] pawl_verify::platform::DescriptorError),
+    /// The project's files cannot be listed for the platform detection.
+    #[error(transparent)]
+    Facts(#[from] pawl_verify::platform::FactsError),
     #[error("{context}: {source}")]
     Io {
         context: String,

@@ -14,7 +14,7 @@ use pawl_verify::gate::Check;
 
 use crate::checks;
 use crate::ctx::Ctx;
-use crate::error::{CliError, CliResult};
+use crate::error::CliResult;
 use crate::owner;
 
 /// `<this pawl> hook <agent>`, quoted for the shell the agent runs hooks with.
@@ -149,8 +149,7 @@ pub fn drive_with_answers(
         codex_hook_command: hook_command("codex"),
         ..Default::default()
     };
-    let mut adapter =
-        pawl_agent::build_adapter(&agent, &options).map_err(|e| CliError::Failed(e.to_string()))?;
+    let mut adapter = pawl_agent::build_adapter(&agent, &options)?;
     let mut verifier = GateVerifier::new(checks::workspace(ctx), gates);
     let control = Control::new(ctx.state_dir().join("stop"));
     install_interrupts(&control);
@@ -176,7 +175,7 @@ pub fn drive_with_answers(
         ),
         Some(mode) => {
             let pcfg = ctx.config(&[])?.config.pipeline;
-            let facts = crate::commands::analyze_facts(ctx)?;
+            let facts = crate::project::spec_facts(ctx)?;
             let analysis = pawl_core::spec::analyze(&run.goal, &facts);
             let mut autonomous = pawl_engine::Autonomous;
             let mut terminal = TerminalAnswers {

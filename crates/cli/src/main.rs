@@ -10,10 +10,16 @@ mod cli;
 mod commands;
 mod ctx;
 mod error;
+mod guard_host;
 mod headless;
+mod hook_setup;
 mod owner;
+mod project;
 mod rails;
 mod render;
+mod runs;
+mod session_mode;
+mod state;
 
 use cli::Cli;
 use ctx::Ctx;
@@ -45,13 +51,8 @@ fn report(e: &CliError) {
 }
 
 fn run(cli: Cli) -> Result<pawl_core::ExitCode, CliError> {
-    // The demo makes its own repository: it runs anywhere.
-    if let cli::Command::Demo(args) = &cli.command {
-        return commands::demo::run(args, cli.json);
-    }
-    // Hooks answer anywhere, fast, and never fail: no repository lookup that could error first.
-    if let cli::Command::Hook(args) = &cli.command {
-        return Ok(commands::hook::run(args, cli.dir.as_deref()));
+    if let Some(result) = commands::dispatch_anywhere(&cli) {
+        return result;
     }
     let mut ctx = Ctx::new(cli.dir.as_deref(), cli.json, cli.run.clone())?;
     commands::dispatch(&mut ctx, cli.command)

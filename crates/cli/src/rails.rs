@@ -30,7 +30,7 @@ pub struct Start {
 
 /// The repository at the context's root.
 pub fn open(ctx: &Ctx) -> CliResult<Repo> {
-    Repo::open(&ctx.root).map_err(git)
+    Ok(Repo::open(&ctx.root)?)
 }
 
 /// Refuses a tree with uncommitted changes unless `allow_dirty`. Call it before anything is
@@ -65,20 +65,17 @@ pub fn start(
     // to, or by pawl's own `.gitignore` entry for `.pawl/` (session mode sets the state up after
     // the check). Either way the pre-run commit must hold it, or a rollback would lose it.
     let pre_run = if dirty(repo)?.is_empty() {
-        repo.head_commit().map_err(git)?
+        repo.head_commit()?
     } else {
-        let snap = repo
-            .snapshot_commit(&format!("pawl: pre-run snapshot of run {}", run.id))
-            .map_err(git)?;
-        repo.backup_ref(&format!("pre-run/{}", run.id), &snap)
-            .map_err(git)?;
+        let snap = repo.snapshot_commit(&format!("pawl: pre-run snapshot of run {}", run.id))?;
+        repo.backup_ref(&format!("pre-run/{}", run.id), &snap)?;
         Some(snap)
     };
-    let current = repo.current_branch().map_err(git)?;
+    let current = repo.current_branch()?;
     let branch = match current {
         Some(b) if config.guard.protected_branches.contains(&b) => {
             let name = format!("pawl/{}", run.id);
-            repo.create_branch_and_switch(&name).map_err(git)?;
+            repo.create_branch_and_switch(&name)?;
             if !ctx.json {
                 ctx.say(format!(
                     "[pawl] {b} is protected: working on the sandbox branch {name}"
@@ -121,13 +118,8 @@ pub fn start(
 /// The paths `git status` lists: changed, staged, untracked (not ignored).
 fn dirty(repo: &Repo) -> CliResult<Vec<String>> {
     Ok(repo
-        .status()
-        .map_err(git)?
+        .status()?
         .into_iter()
         .map(|s| s.path.display().to_string())
         .collect())
-}
-
-fn git(e: pawl_git::Error) -> CliError {
-    CliError::Failed(format!("git: {e}"))
 }

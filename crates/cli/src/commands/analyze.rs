@@ -1,29 +1,25 @@
 //! `pawl analyze "<goal>"`: the spec analysis pawl runs before work starts — clarity, the
 //! pre-execution gate, size, workflow, reversibility, security, external services, and the mode.
 
+use clap::Args;
 use pawl_core::ExitCode;
-use pawl_core::spec::{self, Analysis, ProjectFacts, Shape};
+use pawl_core::spec::{self, Analysis, Shape};
 
-use crate::cli::AnalyzeArgs;
 use crate::ctx::Ctx;
 use crate::error::{CliError, CliResult};
+use crate::project;
 
-/// Whether the project has tests: a configured gate that runs them.
-pub fn project_facts(ctx: &Ctx) -> CliResult<ProjectFacts> {
-    let eff = ctx.config(&[])?;
-    let has_tests = eff
-        .config
-        .gates
-        .iter()
-        .any(|(name, cmd)| name.contains("test") || cmd.contains("test"));
-    Ok(ProjectFacts { has_tests })
+#[derive(Debug, Args)]
+pub struct AnalyzeArgs {
+    /// The goal, as you would give it to `pawl run`.
+    pub goal: String,
 }
 
 pub fn run(ctx: &mut Ctx, args: &AnalyzeArgs) -> CliResult<ExitCode> {
     if args.goal.trim().is_empty() {
         return Err(CliError::Usage("the goal is empty".into()));
     }
-    let facts = project_facts(ctx)?;
+    let facts = project::spec_facts(ctx)?;
     let a = spec::analyze(&args.goal, &facts);
     ctx.emit(&a, || render(&a))?;
     Ok(ExitCode::Done)

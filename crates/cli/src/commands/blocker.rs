@@ -3,13 +3,45 @@
 
 use std::time::Duration;
 
+use clap::{Args, Subcommand};
 use pawl_core::ExitCode;
+use pawl_core::model::Severity;
 use pawl_core::record::Blocker;
 use serde_json::json;
 
-use crate::cli::{AwaitUserArgs, BlockerCommand, UserFixedArgs};
 use crate::ctx::Ctx;
 use crate::error::{CliError, CliResult};
+
+#[derive(Debug, Subcommand)]
+pub enum BlockerCommand {
+    /// Add a blocker.
+    Add {
+        text: String,
+        #[arg(long, default_value = "medium")]
+        severity: Severity,
+    },
+    /// List blockers.
+    List,
+}
+
+#[derive(Debug, Args)]
+pub struct AwaitUserArgs {
+    pub blocker: String,
+    /// Exactly what the user must do.
+    pub instructions: String,
+    /// A command that succeeds once the user's fix is in place.
+    #[arg(long)]
+    pub check: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct UserFixedArgs {
+    #[arg(long)]
+    pub notes: Option<String>,
+    /// Accept even though the check command still fails.
+    #[arg(long)]
+    pub force: bool,
+}
 
 /// How long a user-fix check may take.
 const CHECK_TIMEOUT: Duration = Duration::from_secs(120);

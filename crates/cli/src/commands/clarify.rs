@@ -1,10 +1,25 @@
 //! `pawl clarify add|list`.
 
+use clap::Subcommand;
 use pawl_core::ExitCode;
 
-use crate::cli::ClarifyCommand;
 use crate::ctx::Ctx;
 use crate::error::{CliError, CliResult};
+
+#[derive(Debug, Subcommand)]
+pub enum ClarifyCommand {
+    /// Record a question and its answer.
+    Add {
+        question: String,
+        answer: String,
+        #[arg(long, default_value = "execute")]
+        phase: String,
+        #[arg(long, default_value = "general")]
+        category: String,
+    },
+    /// List clarifications.
+    List,
+}
 
 pub fn run(ctx: &mut Ctx, cmd: ClarifyCommand) -> CliResult<ExitCode> {
     let mut store = ctx.store()?;

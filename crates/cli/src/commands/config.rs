@@ -1,12 +1,18 @@
 //! `pawl config show`: the effective configuration and where each value came from.
 
+use clap::Subcommand;
 use pawl_core::ExitCode;
 use pawl_core::config::render_annotated;
 use serde_json::json;
 
-use crate::cli::ConfigCommand;
 use crate::ctx::Ctx;
 use crate::error::CliResult;
+
+#[derive(Debug, Subcommand)]
+pub enum ConfigCommand {
+    /// Print the effective configuration and where each value came from.
+    Show,
+}
 
 pub fn run(ctx: &mut Ctx, cmd: &ConfigCommand) -> CliResult<ExitCode> {
     match cmd {

@@ -2,17 +2,37 @@
 //! verification as `pawl verify` (evidence bound to the tree hash, reused for an unchanged tree)
 //! and exits 0 only when it passed.
 
+use clap::Subcommand;
 use pawl_core::ExitCode;
-use pawl_core::model::VerifyKind;
+use pawl_core::model::{Verification, VerifyKind};
 use pawl_verify::Check;
 
 use pawl_engine::verify;
 
 use crate::checks;
-use crate::cli::CriterionCommand;
 use crate::ctx::Ctx;
 use crate::error::{CliError, CliResult};
 use crate::render;
+
+#[derive(Debug, Subcommand)]
+pub enum CriterionCommand {
+    /// Add a criterion.
+    Add {
+        text: String,
+        /// command:"<cmd>", review, observation or assumption.
+        #[arg(long = "verify", value_name = "HOW")]
+        verify: Verification,
+    },
+    /// List criteria.
+    List,
+    /// Run a command criterion's command on the working tree and record the result.
+    Check {
+        id: String,
+        /// Run it even when evidence for this exact tree exists.
+        #[arg(long)]
+        fresh: bool,
+    },
+}
 
 pub fn run(ctx: &mut Ctx, cmd: CriterionCommand) -> CliResult<ExitCode> {
     let mut store = ctx.store()?;

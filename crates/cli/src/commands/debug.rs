@@ -2,13 +2,29 @@
 
 use std::time::{Duration, Instant};
 
+use clap::Subcommand;
 use pawl_core::ExitCode;
 use pawl_core::config::Dur;
 
-use crate::cli::DebugCommand;
 use crate::ctx::Ctx;
 use crate::error::{CliError, CliResult};
 use crate::owner;
+
+#[derive(Debug, Subcommand)]
+pub enum DebugCommand {
+    /// Hold the current run's lease (for tests of ownership).
+    HoldLease {
+        #[arg(long, default_value = "30s")]
+        ttl: String,
+        #[arg(long, default_value = "10s")]
+        hold: String,
+    },
+    /// Write notes in a loop, printing `ok <i>` after each commit (fault-injection tests).
+    WriteLoop {
+        #[arg(long, default_value_t = 1000)]
+        count: u32,
+    },
+}
 
 pub fn run(ctx: &mut Ctx, cmd: DebugCommand) -> CliResult<ExitCode> {
     let mut store = ctx.store()?;

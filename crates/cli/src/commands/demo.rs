@@ -8,10 +8,19 @@ use std::path::{Path, PathBuf};
 
 use pawl_core::ExitCode;
 
-use crate::cli::{DemoArgs, LimitArgs, RunArgs};
-use crate::commands::init::ensure_state;
+use clap::Args;
+
 use crate::ctx::Ctx;
 use crate::error::{CliError, CliResult};
+use crate::runs;
+use crate::state::ensure_state;
+
+#[derive(Debug, Args)]
+pub struct DemoArgs {
+    /// Where to create the demo project (default: a new temporary directory).
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+}
 
 const CALC: &str = r#"#!/bin/sh
 # A tiny calculator. add A B prints A + B.
@@ -65,7 +74,7 @@ pub const SCENARIO: &str = include_str!("demo/scenario.jsonl");
 pub fn run(args: &DemoArgs, json: bool) -> CliResult<ExitCode> {
     let dir = match &args.dir {
         Some(d) => {
-            let d = crate::commands::run::absolute(d);
+            let d = runs::absolute(d);
             if d.exists()
                 && std::fs::read_dir(&d)
                     .map(|mut r| r.next().is_some())
@@ -94,11 +103,14 @@ pub fn run(args: &DemoArgs, json: bool) -> CliResult<ExitCode> {
             dir.display()
         ))?;
     }
-    let args = RunArgs {
+    let start = runs::Start {
         goal: "make the calculator's tests pass".into(),
         driver: pawl_core::model::Driver::Headless,
-        limits: LimitArgs::default(),
-        agent: Some(pawl_core::config::AgentKind::Replay),
+        overrides: vec![(
+            "agent.kind",
+            pawl_core::config::AgentKind::Replay.to_string(),
+            "--agent",
+        )],
         scenario: Some(scenario),
         allow_dirty: false,
         force_nested: false,
@@ -107,7 +119,7 @@ pub fn run(args: &DemoArgs, json: bool) -> CliResult<ExitCode> {
         mode: pawl_core::pipeline::ModeArg::Simple,
         interactive: false,
     };
-    let code = crate::commands::run::run(&mut ctx, &args)?;
+    let code = runs::start(&mut ctx, &start)?;
     if !json {
         let report = std::fs::read_dir(ctx.state_dir().join("reports"))
             .ok()
@@ -136,9 +148,7 @@ fn create_project(dir: &Path) -> CliResult {
     write("test.sh", TEST)?;
     write("pawl.toml", CONFIG)?;
     write(".gitignore", ".pawl/\n")?;
-    let git = |e: pawl_git::Error| CliError::Failed(format!("git: {e}"));
-    let repo = pawl_git::Repo::init(dir, pawl_git::Options::default()).map_err(git)?;
-    repo.commit_all("demo project: a calculator whose test fails")
-        .map_err(git)?;
+    let repo = pawl_git::Repo::init(dir, pawl_git::Options::default())?;
+    repo.commit_all("demo project: a calculator whose test fails")?;
     Ok(())
 }

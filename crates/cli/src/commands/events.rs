@@ -2,12 +2,25 @@
 
 use std::time::Duration;
 
+use clap::Args;
 use pawl_core::ExitCode;
 
-use crate::cli::EventsArgs;
 use crate::ctx::Ctx;
 use crate::error::CliResult;
 use crate::render;
+
+#[derive(Debug, Args)]
+pub struct EventsArgs {
+    /// Keep printing new events as they happen.
+    #[arg(long, short = 'f')]
+    pub follow: bool,
+    /// Events of every run, not only the current one.
+    #[arg(long)]
+    pub all: bool,
+    /// Only events after this sequence number.
+    #[arg(long, value_name = "SEQ", default_value_t = 0)]
+    pub after: i64,
+}
 
 const POLL: Duration = Duration::from_millis(200);
 

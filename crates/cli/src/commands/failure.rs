@@ -1,12 +1,28 @@
 //! `pawl failure add|list`: failures are classified by the one table in pawl-core.
 
+use clap::Subcommand;
 use pawl_core::ExitCode;
-use pawl_core::failure::classify_with_rule;
+use pawl_core::failure::{FailureCategory, classify_with_rule};
 
-use crate::cli::FailureCommand;
 use crate::ctx::Ctx;
 use crate::error::{CliError, CliResult};
 use crate::render;
+
+#[derive(Debug, Subcommand)]
+pub enum FailureCommand {
+    /// Record a failure on a story; classified automatically unless --category is given.
+    Add {
+        story: String,
+        message: String,
+        #[arg(long)]
+        category: Option<FailureCategory>,
+    },
+    /// List recent failures.
+    List {
+        #[arg(long)]
+        story: Option<String>,
+    },
+}
 
 pub fn run(ctx: &mut Ctx, cmd: FailureCommand) -> CliResult<ExitCode> {
     let mut store = ctx.store()?;

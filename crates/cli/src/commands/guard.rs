@@ -3,47 +3,41 @@
 
 use std::sync::Arc;
 
+use clap::{Args, Subcommand};
 use pawl_core::ExitCode;
-use pawl_core::config::GuardConfig;
-use pawl_guard::{Context, DenyRule, Input, Policy, TrackedSet};
+use pawl_guard::{Context, Input, TrackedSet};
 
-use crate::cli::{GuardArgs, GuardCommand};
 use crate::ctx::Ctx;
 use crate::error::{CliError, CliResult};
+use crate::guard_host::{self, HostFs};
 
-/// The guard's policy from `[guard]`: the user's lists extend the built-in ones.
-pub fn policy(cfg: &GuardConfig) -> Policy {
-    let mut p = Policy {
-        protected_branches: cfg.protected_branches.clone(),
-        allow_unsafe: cfg.allow_unsafe,
-        always: cfg.always,
-        ..Policy::default()
-    };
-    p.protected_paths
-        .extend(cfg.protected_paths.iter().cloned());
-    p.allowances.extend(cfg.allowances.iter().cloned());
-    p.deny.extend(cfg.deny.iter().map(|d| DenyRule {
-        command: d.command.clone(),
-        pattern: d.pattern.clone(),
-        reason: d.reason.clone(),
-    }));
-    p
+#[derive(Debug, Subcommand)]
+pub enum GuardCommand {
+    /// Decide as if a run were active: prints {decision, rule, reason}; exit 0 allow, 1 deny.
+    Check(GuardArgs),
+    /// Show the parse, the simple commands found, and the rule that decided.
+    Explain(GuardArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct GuardArgs {
+    /// Check a file write by an agent's file tool instead of a shell command.
+    #[arg(long, value_name = "PATH")]
+    pub write: Option<String>,
+    /// The command line (after `--`).
+    #[arg(last = true, value_name = "COMMAND")]
+    pub command: Vec<String>,
 }
 
 /// The guard's view of this repository: cwd, branch, tracked files, aliases, HOME and TMPDIR.
-pub fn context(ctx: &Ctx, run_active: bool) -> CliResult<Context> {
+fn context(ctx: &Ctx, run_active: bool) -> CliResult<Context> {
     let cwd = std::env::current_dir().map_err(CliError::io("cannot read the current directory"))?;
     let mut g = Context::new(cwd);
     g.repo_root = Some(ctx.root.clone());
     g.run_active = run_active;
-    let repo =
-        pawl_git::Repo::open(&ctx.root).map_err(|e| CliError::Failed(format!("git: {e}")))?;
-    g.branch = repo
-        .current_branch()
-        .map_err(|e| CliError::Failed(format!("git: {e}")))?;
-    let tracked = repo
-        .tracked_files()
-        .map_err(|e| CliError::Failed(format!("git: {e}")))?;
+    let repo = pawl_git::Repo::open(&ctx.root)?;
+    g.branch = repo.current_branch()?;
+    let tracked = repo.tracked_files()?;
     g.tracked = Arc::new(
         tracked
             .iter()
@@ -58,51 +52,6 @@ pub fn context(ctx: &Ctx, run_active: bool) -> CliResult<Context> {
     Ok(g)
 }
 
-/// The real filesystem, asked lazily by the guard where a path may go through a symbolic link:
-/// like `realpath -m`, the longest existing prefix is resolved and the rest appended as written.
-pub struct HostFs;
-
-impl pawl_guard::FileSystemView for HostFs {
-    fn resolve_links(&self, path: &str) -> Option<String> {
-        let path = std::path::Path::new(path);
-        if !path.is_absolute() {
-            return None;
-        }
-        // Walk up to the longest prefix that exists, resolve it, re-append the rest.
-        let mut existing = path;
-        let mut rest: Vec<&std::ffi::OsStr> = Vec::new();
-        loop {
-            if std::fs::symlink_metadata(existing).is_ok() {
-                break;
-            }
-            rest.push(existing.file_name()?);
-            existing = existing.parent()?;
-        }
-        let mut resolved = std::fs::canonicalize(existing).ok()?;
-        for part in rest.iter().rev() {
-            resolved.push(part);
-        }
-        resolved.to_str().map(str::to_owned)
-    }
-}
-
-impl pawl_guard::ScriptReader for HostFs {
-    fn read_script(&self, path: &str) -> Option<String> {
-        use std::io::Read as _;
-        // Regular files only (following links): opening a FIFO or a device could block.
-        if !std::fs::metadata(path).ok()?.is_file() {
-            return None;
-        }
-        let mut bytes = Vec::new();
-        std::fs::File::open(path)
-            .ok()?
-            .take(pawl_guard::MAX_SCRIPT_BYTES as u64 + 1)
-            .read_to_end(&mut bytes)
-            .ok()?;
-        Some(String::from_utf8_lossy(&bytes).into_owned())
-    }
-}
-
 pub fn run(ctx: &mut Ctx, cmd: &GuardCommand) -> CliResult<ExitCode> {
     let (args, explain) = match cmd {
         GuardCommand::Check(a) => (a, false),
@@ -110,7 +59,7 @@ pub fn run(ctx: &mut Ctx, cmd: &GuardCommand) -> CliResult<ExitCode> {
     };
     let input = input(args)?;
     let eff = ctx.config(&[])?;
-    let policy = policy(&eff.config.guard);
+    let policy = guard_host::policy(&eff.config.guard);
     let gctx = context(ctx, true)?;
     let exp = pawl_guard::explain(&input, &gctx, &policy);
     let deny = exp.decision.is_deny();

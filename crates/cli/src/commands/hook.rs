@@ -16,6 +16,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
+use clap::Args;
 use pawl_core::EventKind;
 use pawl_core::ExitCode;
 use pawl_core::StopReason;
@@ -29,11 +30,21 @@ use pawl_hooks::{Agent, Answer, HookKind};
 use pawl_store::Store;
 use serde_json::json;
 
-use super::session;
 use crate::checks;
-use crate::cli::HookArgs;
 use crate::ctx::{Ctx, find_repo_root};
 use crate::error::CliResult;
+use crate::guard_host::{self, HostFs};
+use crate::render;
+use crate::runs;
+use crate::session_mode;
+
+#[derive(Debug, Args)]
+pub struct HookArgs {
+    /// The agent CLI calling: claude, codex or gemini.
+    pub agent: String,
+    /// The hook: session-start, pre-tool-use, post-tool-use, stop, pre-compact (or the CLI's own name).
+    pub event: String,
+}
 
 /// Answers after this long whatever the work is doing (below the installed 30 s timeout).
 const WATCHDOG_QUICK: Duration = Duration::from_secs(20);
@@ -86,7 +97,7 @@ pub fn run(args: &HookArgs, dir: Option<&Path>) -> ExitCode {
         answer(agent, kind, &a);
         return ExitCode::Done;
     }
-    let Some(marker) = session::read_marker(&root) else {
+    let Some(marker) = session_mode::read_marker(&root) else {
         answer(agent, kind, &Answer::Allow);
         return ExitCode::Done;
     };
@@ -302,19 +313,19 @@ fn expire(root: &Path, run_id: &str) -> CliResult {
     if fresh || !store.session_bindings(run_id)?.is_empty() {
         // Re-armed or taken meanwhile: the marker was stale, not the run.
         if let Some(a) = store.arming(run_id)? {
-            session::write_marker(root, &store, &a)?;
+            session_mode::write_marker(root, &store, &a)?;
         }
         return Ok(());
     }
     store.append_event(
         Some(run_id),
         EventKind::SessionArmingExpired,
-        json!({"stale_guard_ms": session::STALE_GUARD_MS}),
+        json!({"stale_guard_ms": session_mode::STALE_GUARD_MS}),
     )?;
     if store.run(run_id)?.status == RunStatus::Active {
         store.set_run_status(run_id, RunStatus::Stopped, Some(StopReason::Stopped))?;
     }
-    session::end_session_mode(
+    session_mode::end_session_mode(
         root,
         &mut store,
         run_id,
@@ -327,7 +338,7 @@ fn bind(agent: Agent, root: &Path, run_id: &str, input: &HookInput) -> HookResul
     let mut store = open_store(root).or_fail(run_id)?;
     let run = store.run(run_id).or_fail(run_id)?;
     if run.status != RunStatus::Active {
-        session::remove_marker(root, run_id).or_fail(run_id)?;
+        session_mode::remove_marker(root, run_id).or_fail(run_id)?;
         return Ok(Answer::Allow);
     }
     let Some(session_id) = input.session_id.as_deref() else {
@@ -344,7 +355,7 @@ fn bind(agent: Agent, root: &Path, run_id: &str, input: &HookInput) -> HookResul
         baseline_transcript(&mut store, agent, input);
     }
     if let Some(a) = store.arming(run_id).or_fail(run_id)? {
-        session::write_marker(root, &store, &a).or_fail(run_id)?;
+        session_mode::write_marker(root, &store, &a).or_fail(run_id)?;
     }
     Ok(Answer::Context(
         session_context(&store, &run, false).or_fail(run_id)?,
@@ -386,7 +397,7 @@ fn bound(agent: Agent, root: &Path, run_id: &str, input: &HookInput) -> HookResu
                 store.touch_session(s).or_fail(run_id)?;
             }
             if let Some(lease) = store.lease(run_id).or_fail(run_id)? {
-                let _ = store.heartbeat(run_id, &lease.token, session::SESSION_LEASE_TTL_MS);
+                let _ = store.heartbeat(run_id, &lease.token, session_mode::SESSION_LEASE_TTL_MS);
             }
             let cwd = input_cwd(root, input);
             for p in call.written_paths() {
@@ -424,7 +435,7 @@ fn active_run(store: &mut Store, root: &Path, run_id: &str) -> CliResult<Option<
     if run.status == RunStatus::Active && armed {
         return Ok(Some(run));
     }
-    session::remove_marker(root, run_id)?;
+    session_mode::remove_marker(root, run_id)?;
     Ok(None)
 }
 
@@ -514,7 +525,7 @@ fn guard(root: &Path, run_id: &str, input: &HookInput, call: &ToolCall) -> HookR
     // The run's own policy, fixed when it started: editing pawl.toml during the run changes
     // nothing for it. Runs stored before pawl kept it fall back to the configuration.
     // The file beside the store is read first (no database to open on the hot path).
-    let file = super::run::guard_snapshot_path(&root.join(crate::ctx::STATE_DIR), run_id);
+    let file = runs::guard_snapshot_path(&root.join(crate::ctx::STATE_DIR), run_id);
     let snapshot = match std::fs::read(&file)
         .ok()
         .and_then(|bytes| serde_json::from_slice(&bytes).ok())
@@ -534,7 +545,7 @@ fn guard(root: &Path, run_id: &str, input: &HookInput, call: &ToolCall) -> HookR
                 .guard
         }
     };
-    let policy = super::guard::policy(&guard_config);
+    let policy = guard_host::policy(&guard_config);
     let mut g = pawl_guard::Context::new(input_cwd(root, input));
     g.repo_root = Some(root.to_path_buf());
     g.run_active = true;
@@ -544,8 +555,8 @@ fn guard(root: &Path, run_id: &str, input: &HookInput, call: &ToolCall) -> HookR
     });
     g.home = std::env::var_os("HOME").map(Into::into);
     g.tmpdir = std::env::var_os("TMPDIR").map(Into::into);
-    g.fs = Arc::new(super::guard::HostFs);
-    g.scripts = Arc::new(super::guard::HostFs);
+    g.fs = Arc::new(HostFs);
+    g.scripts = Arc::new(HostFs);
     // The branch and git aliases matter only to git commands: skip two git calls otherwise.
     // Quotes and escapes removed first (`g''it`, `g\it`), and any ANSI-C string (`$'\x67it'`)
     // counts: a git command the guard sees without its branch would be denied for want of it.
@@ -600,7 +611,7 @@ fn session_context(store: &Store, run: &Run, after_compact: bool) -> CliResult<S
         human_ms(spent.active_ms),
         l.max_time,
     );
-    out.push_str(&super::resume_context::markdown(&rc));
+    out.push_str(&render::resume_markdown(&rc));
     if after_compact
         && let Some(snap) = store.last_event(&run.id, EventKind::PrecompactSnapshot)?
         && let Some(t) = snap.data.get("text").and_then(|t| t.as_str())
@@ -721,7 +732,7 @@ fn end(
     reason: StopReason,
     summary: Option<&str>,
 ) -> HookResult<Answer> {
-    let path = session::finish_run(root, store, run_id, reason).or_fail(run_id)?;
+    let path = session_mode::finish_run(root, store, run_id, reason).or_fail(run_id)?;
     let what = if reason == StopReason::Verified {
         "done, verified by pawl".to_string()
     } else {

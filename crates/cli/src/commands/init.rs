@@ -1,14 +1,30 @@
 //! `pawl init`: create `.pawl/` (git-ignored) and a commented `pawl.toml`.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
+use clap::Args;
 use pawl_core::ExitCode;
 use pawl_verify::Detection;
 use serde::Serialize;
 
-use crate::cli::InitArgs;
-use crate::ctx::{CONFIG_FILE, Ctx, STATE_DIR};
+use crate::ctx::{CONFIG_FILE, Ctx};
 use crate::error::{CliError, CliResult};
+use crate::hook_setup;
+use crate::project;
+use crate::state::{ensure_state, write_atomic};
+
+#[derive(Debug, Args, Default)]
+pub struct InitArgs {
+    /// Also merge pawl's hooks into this agent's project settings: claude, codex or gemini (repeatable).
+    #[arg(long = "agent", value_name = "AGENT")]
+    pub agents: Vec<String>,
+    /// Take out exactly the hooks pawl added (of the --agent given, or of every agent).
+    #[arg(long)]
+    pub remove: bool,
+    /// Write a Claude Code plugin that runs pawl's hooks (into DIR, default .pawl/claude-plugin).
+    #[arg(long, value_name = "DIR", num_args = 0..=1, default_missing_value = ".pawl/claude-plugin")]
+    pub plugin: Option<PathBuf>,
+}
 
 #[derive(Serialize)]
 struct InitReport {
@@ -25,9 +41,9 @@ struct InitReport {
 }
 
 pub fn run(ctx: &mut Ctx, args: &InitArgs) -> CliResult<ExitCode> {
-    let plan = super::init_hooks::plan(args)?;
+    let plan = hook_setup::plan(&args.agents, args.remove, args.plugin.as_deref())?;
     if args.remove {
-        return super::init_hooks::remove(ctx, &plan);
+        return hook_setup::remove(ctx, &plan);
     }
     // Validate an existing pawl.toml before writing anything: a broken file stops init cold.
     ctx.config(&[])?;
@@ -41,7 +57,7 @@ pub fn run(ctx: &mut Ctx, args: &InitArgs) -> CliResult<ExitCode> {
     };
     ensure_state(ctx, &mut report.created, &mut report.unchanged)?;
     let config = ctx.root.join(CONFIG_FILE);
-    let detection = super::detect::detection(ctx)?;
+    let detection = project::detection(ctx)?;
     report.platform = detection.selected.clone();
     if config.exists() {
         let text = std::fs::read_to_string(&config)
@@ -64,7 +80,7 @@ pub fn run(ctx: &mut Ctx, args: &InitArgs) -> CliResult<ExitCode> {
         report.created.push(CONFIG_FILE.into());
         report.gates = names;
     }
-    super::init_hooks::install(
+    hook_setup::install(
         ctx,
         &plan,
         &mut report.created,
@@ -96,69 +112,6 @@ pub fn run(ctx: &mut Ctx, args: &InitArgs) -> CliResult<ExitCode> {
         out
     })?;
     Ok(ExitCode::Done)
-}
-
-/// Creates `.pawl/` with its database and git-ignores it. Idempotent; used by `pawl run` too.
-pub fn ensure_state(
-    ctx: &Ctx,
-    created: &mut Vec<String>,
-    unchanged: &mut Vec<String>,
-) -> CliResult {
-    let state = ctx.state_dir();
-    if state.is_dir() {
-        unchanged.push(format!("{STATE_DIR}/"));
-    } else {
-        std::fs::create_dir_all(&state)
-            .map_err(CliError::io(format!("cannot create {}", state.display())))?;
-        created.push(format!("{STATE_DIR}/"));
-    }
-    for sub in ["logs", "reports"] {
-        let d = state.join(sub);
-        std::fs::create_dir_all(&d)
-            .map_err(CliError::io(format!("cannot create {}", d.display())))?;
-    }
-    if ignore_state_dir(&ctx.root)? {
-        created.push(format!(".gitignore entry {STATE_DIR}/"));
-    } else {
-        unchanged.push(".gitignore".into());
-    }
-    let existed = ctx.db_path().exists();
-    ctx.store()?;
-    if !existed {
-        created.push(format!("{STATE_DIR}/pawl.db"));
-    }
-    Ok(())
-}
-
-/// Adds `.pawl/` to `.gitignore` unless an equivalent line is there. Returns whether it wrote.
-fn ignore_state_dir(root: &Path) -> CliResult<bool> {
-    let path = root.join(".gitignore");
-    let existing = match std::fs::read_to_string(&path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-        Err(e) => {
-            return Err(CliError::Io {
-                context: format!("cannot read {}", path.display()),
-                source: e,
-            });
-        }
-    };
-    let covered = existing.lines().map(str::trim).any(|l| {
-        matches!(
-            l,
-            ".pawl" | ".pawl/" | "/.pawl" | "/.pawl/" | ".pawl/*" | "/.pawl/*"
-        )
-    });
-    if covered {
-        return Ok(false);
-    }
-    let mut text = existing;
-    if !text.is_empty() && !text.ends_with('\n') {
-        text.push('\n');
-    }
-    text.push_str(".pawl/\n");
-    write_atomic(&path, &text)?;
-    Ok(true)
 }
 
 /// Adds the detected commands to `[gates]` when it has none, keeping the rest of the file (and
@@ -216,11 +169,4 @@ fn add_detected_gates(text: &str, d: &Detection) -> CliResult<Option<(String, Ve
 
 fn write_new(path: &Path, text: &str) -> CliResult {
     write_atomic(path, text)
-}
-
-/// Writes through a temporary file and a rename, so a crash never leaves half a file.
-pub fn write_atomic(path: &Path, text: &str) -> CliResult {
-    let tmp = path.with_extension("pawl-tmp");
-    std::fs::write(&tmp, text).map_err(CliError::io(format!("cannot write {}", tmp.display())))?;
-    std::fs::rename(&tmp, path).map_err(CliError::io(format!("cannot write {}", path.display())))
 }

@@ -1,10 +1,16 @@
 //! `pawl note "<decision>"`: record a key decision (carried into every resume context).
 
+use clap::Args;
 use pawl_core::ExitCode;
 
-use crate::cli::NoteArgs;
 use crate::ctx::Ctx;
 use crate::error::{CliError, CliResult};
+
+#[derive(Debug, Args)]
+pub struct NoteArgs {
+    /// The decision, in a sentence.
+    pub text: String,
+}
 
 pub fn run(ctx: &mut Ctx, args: &NoteArgs) -> CliResult<ExitCode> {
     if args.text.trim().is_empty() {

@@ -6,15 +6,15 @@ use pawl_core::ExitCode;
 use pawl_core::StopReason;
 use pawl_core::model::RunStatus;
 
-use super::session;
 use crate::ctx::Ctx;
 use crate::error::{CliError, CliResult};
+use crate::session_mode;
 
 pub fn run(ctx: &mut Ctx) -> CliResult<ExitCode> {
     let mut store = ctx.store()?;
     let run = match ctx.run_flag.as_deref() {
         Some(id) => store.resolve_run(Some(id))?,
-        None => match session::read_marker(&ctx.root) {
+        None => match session_mode::read_marker(&ctx.root) {
             Some(m) => store.run(&m.run_id)?,
             None => store.resolve_run(None)?,
         },
@@ -26,7 +26,7 @@ pub fn run(ctx: &mut Ctx) -> CliResult<ExitCode> {
         )));
     };
     let was_on = arming.ended_at.is_none();
-    session::end_session_mode(&ctx.root, &mut store, &run.id, "pawl off")?;
+    session_mode::end_session_mode(&ctx.root, &mut store, &run.id, "pawl off")?;
     let stopped = run.status == RunStatus::Active;
     if stopped {
         store.set_run_status(&run.id, RunStatus::Stopped, Some(StopReason::Stopped))?;

@@ -2,20 +2,32 @@
 //! the store). `--pr` writes a pull-request body; `--open-pr` also runs `gh pr create` with it
 //! (only when the user asks: an autonomous run never pushes).
 
+use clap::Args;
 use pawl_core::ExitCode;
 use pawl_process::{Command, End};
 
-use crate::cli::ReportArgs;
 use crate::ctx::Ctx;
 use crate::error::{CliError, CliResult};
+
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// The run (default: the current one).
+    pub run: Option<String>,
+    /// Write a pull-request body (stories, key changes, checks with evidence, reviews, metrics)
+    /// to `.pawl/reports/<run>.pr.md` and print it.
+    #[arg(long)]
+    pub pr: bool,
+    /// Also open the pull request with `gh pr create` (only ever when you ask; runs never push).
+    #[arg(long)]
+    pub open_pr: bool,
+}
 
 pub fn run(ctx: &mut Ctx, args: &ReportArgs) -> CliResult<ExitCode> {
     let store = ctx.store()?;
     let run = store.resolve_run(args.run.as_deref().or(ctx.run_flag.as_deref()))?;
-    let report = pawl_engine::report::build(&store, &run.id, &ctx.root)
-        .map_err(|e| CliError::Failed(e.to_string()))?;
+    let report = pawl_engine::report::build(&store, &run.id, &ctx.root)?;
     let dir = ctx.state_dir().join("reports");
-    pawl_engine::report::write(&report, &dir).map_err(|e| CliError::Failed(e.to_string()))?;
+    pawl_engine::report::write(&report, &dir)?;
     if !(args.pr || args.open_pr) {
         ctx.emit(&report, || pawl_engine::report::markdown(&report))?;
         return Ok(ExitCode::Done);
@@ -23,7 +35,7 @@ pub fn run(ctx: &mut Ctx, args: &ReportArgs) -> CliResult<ExitCode> {
     let body = pawl_engine::pipeline::report::pr_body(&report, report.pipeline.as_ref());
     let path = dir.join(format!("{}.pr.md", run.id));
     std::fs::write(&path, &body)
-        .map_err(|e| CliError::Failed(format!("cannot write {}: {e}", path.display())))?;
+        .map_err(CliError::io(format!("cannot write {}", path.display())))?;
     let rel = path
         .strip_prefix(&ctx.root)
         .unwrap_or(&path)

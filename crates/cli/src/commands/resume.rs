@@ -3,15 +3,32 @@
 //! event. A headless run is driven again at once; a session run is armed again for the next
 //! agent session.
 
+use clap::Args;
 use pawl_core::ExitCode;
 use pawl_core::config::Dur;
 use pawl_core::model::Driver;
 use pawl_verify::gate;
 
-use crate::cli::ResumeArgs;
 use crate::ctx::Ctx;
 use crate::error::{CliError, CliResult};
 use crate::headless;
+use crate::session_mode;
+
+#[derive(Debug, Args)]
+pub struct ResumeArgs {
+    /// The run to resume (default: the current one).
+    pub run: Option<String>,
+    #[arg(long, value_name = "N")]
+    pub add_iterations: Option<u32>,
+    #[arg(long, value_name = "DURATION")]
+    pub add_time: Option<String>,
+    #[arg(long, value_name = "USD")]
+    pub add_usd: Option<f64>,
+    #[arg(long, value_name = "N")]
+    pub add_tokens: Option<u64>,
+    #[arg(long)]
+    pub force_nested: bool,
+}
 
 pub fn run(ctx: &mut Ctx, args: &ResumeArgs) -> CliResult<ExitCode> {
     let eff = ctx.config(&[])?;
@@ -54,7 +71,7 @@ pub fn run(ctx: &mut Ctx, args: &ResumeArgs) -> CliResult<ExitCode> {
     let run = store.run(&run.id)?;
     if run.driver == Driver::Session {
         // A session run is resumed by arming it again: the next session started here takes it.
-        return super::session::rearm(ctx, &mut store, &run);
+        return session_mode::rearm(ctx, &mut store, &run);
     }
     let gates = gate::gates_from_config(&eff.config.gates);
     headless::drive(ctx, &mut store, &run, gates, args.force_nested)

@@ -1,12 +1,17 @@
 //! `pawl retry-advice <story>`: machine-facing, always JSON
 //! (`{should_retry, backoff_seconds, escalate, reason}`).
 
+use clap::Args;
 use pawl_core::ExitCode;
 use pawl_core::failure::{RetryAdvice, retry_advice};
 
-use crate::cli::RetryAdviceArgs;
 use crate::ctx::Ctx;
 use crate::error::CliResult;
+
+#[derive(Debug, Args)]
+pub struct RetryAdviceArgs {
+    pub story: String,
+}
 
 pub fn run(ctx: &mut Ctx, args: &RetryAdviceArgs) -> CliResult<ExitCode> {
     let store = ctx.store()?;

@@ -3,14 +3,23 @@
 
 use std::io::BufRead;
 
+use clap::Args;
 use pawl_core::EventKind;
 use pawl_core::ExitCode;
 use pawl_core::model::Driver;
 use serde_json::json;
 
-use crate::cli::RollbackArgs;
 use crate::ctx::Ctx;
 use crate::error::{CliError, CliResult};
+
+#[derive(Debug, Args)]
+pub struct RollbackArgs {
+    /// The run (default: the current one).
+    pub run: Option<String>,
+    /// Do not ask for confirmation.
+    #[arg(long, short = 'y')]
+    pub yes: bool,
+}
 
 pub fn run(ctx: &mut Ctx, args: &RollbackArgs) -> CliResult<ExitCode> {
     let mut store = ctx.store()?;
@@ -35,8 +44,7 @@ pub fn run(ctx: &mut Ctx, args: &RollbackArgs) -> CliResult<ExitCode> {
             run.id
         )));
     }
-    let repo =
-        pawl_git::Repo::open(&ctx.root).map_err(|e| CliError::Failed(format!("git: {e}")))?;
+    let repo = pawl_git::Repo::open(&ctx.root)?;
     if !args.yes {
         if !std::io::IsTerminal::is_terminal(&std::io::stdin()) {
             return Err(CliError::Usage(
@@ -58,9 +66,7 @@ pub fn run(ctx: &mut Ctx, args: &RollbackArgs) -> CliResult<ExitCode> {
             return Ok(ExitCode::Cancelled);
         }
     }
-    let rb = repo
-        .rollback_to(&pre)
-        .map_err(|e| CliError::Failed(format!("git: {e}")))?;
+    let rb = repo.rollback_to(&pre)?;
     store.append_event(
         Some(&run.id),
         EventKind::Rollback,

@@ -1,197 +1,166 @@
-//! `pawl run "<goal>"`: start a run. The headless driver (default) spawns the agent step by step
-//! and verifies after each; the manual driver creates a run driven by hand through the state CLI.
+//! `pawl run "<goal>"`: start a run. The flags are checked into a [`runs::Start`] (an empty goal
+//! or conflicting flags are usage errors, before anything else); starting it is `crate::runs`'.
 
 use std::path::PathBuf;
 
+use clap::Args;
 use pawl_core::ExitCode;
-use pawl_core::config::AgentKind;
 use pawl_core::model::Driver;
-use pawl_core::record::RunSettings;
-use pawl_store::NewRun;
-use pawl_verify::gate;
 
-use crate::cli::RunArgs;
-use crate::commands::init::ensure_state;
+use crate::cli::LimitArgs;
 use crate::ctx::Ctx;
 use crate::error::{CliError, CliResult};
-use crate::headless;
-use crate::rails;
+use crate::runs;
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// What the run must achieve.
+    pub goal: String,
+    /// How the agent is driven: manual (by hand through the state CLI), headless, session.
+    #[arg(long, default_value = "headless")]
+    pub driver: Driver,
+    #[command(flatten)]
+    pub limits: LimitArgs,
+    /// The agent to drive (overrides `[agent] kind`): claude, codex, gemini, command, replay.
+    #[arg(long, value_name = "KIND")]
+    pub agent: Option<pawl_core::config::AgentKind>,
+    /// The JSONL scenario for `--agent replay`.
+    #[arg(long, value_name = "FILE")]
+    pub scenario: Option<PathBuf>,
+    /// Start even though the working tree has uncommitted changes (they are snapshotted first).
+    #[arg(long)]
+    pub allow_dirty: bool,
+    /// Start the agent even from inside a session of the same agent.
+    #[arg(long)]
+    pub force_nested: bool,
+    /// With `--driver session`: also let the session work without permission prompts (merges
+    /// what it needs into Claude Code's permissions.allow; removed again at the end).
+    #[arg(long)]
+    pub autonomous: bool,
+    /// The pipeline: auto (the spec analysis chooses and says why), simple, work, qa, ralph.
+    #[arg(long, default_value = "auto", value_name = "MODE")]
+    pub mode: pawl_core::pipeline::ModeArg,
+    /// Ask the interview's questions on the terminal (the recommended answer is taken after
+    /// `[pipeline] answer_timeout` of silence).
+    #[arg(long)]
+    pub interactive: bool,
+}
+
+impl RunArgs {
+    /// The checked request: a goal that says something, the flags as configuration overrides,
+    /// and no flags that conflict (`json`: the global `--json`).
+    pub fn to_start(&self, json: bool) -> CliResult<runs::Start> {
+        let goal = self.goal.trim();
+        if goal.is_empty() {
+            return Err(CliError::Usage(
+                "the goal is empty: say what the run must achieve".into(),
+            ));
+        }
+        let mut overrides = self.limits.overrides();
+        if let Some(kind) = self.agent {
+            overrides.push(("agent.kind", kind.to_string(), "--agent"));
+        }
+        pawl_core::pipeline::check_flags(&pawl_core::pipeline::RunFlags {
+            mode: self.mode,
+            driver: self.driver,
+            interactive: self.interactive,
+            json,
+        })
+        .map_err(|e| CliError::Usage(e.to_string()))?;
+        Ok(runs::Start {
+            goal: goal.to_string(),
+            driver: self.driver,
+            overrides,
+            scenario: self.scenario.clone(),
+            allow_dirty: self.allow_dirty,
+            force_nested: self.force_nested,
+            autonomous: self.autonomous,
+            mode: self.mode,
+            interactive: self.interactive,
+        })
+    }
+}
 
 pub fn run(ctx: &mut Ctx, args: &RunArgs) -> CliResult<ExitCode> {
-    let goal = args.goal.trim();
-    if goal.is_empty() {
-        return Err(CliError::Usage(
-            "the goal is empty: say what the run must achieve".into(),
-        ));
-    }
-    let mut overrides = args.limits.overrides();
-    if let Some(kind) = args.agent {
-        overrides.push(("agent.kind", kind.to_string(), "--agent"));
-    }
-    // Conflicting flags are a usage error, before anything else.
-    pawl_core::pipeline::check_flags(&pawl_core::pipeline::RunFlags {
-        mode: args.mode,
-        driver: args.driver,
-        interactive: args.interactive,
-        json: ctx.json,
-    })
-    .map_err(|e| CliError::Usage(e.to_string()))?;
-    // Configuration first: a bad pawl.toml or flag must stop us before anything is written.
-    let eff = ctx.config(&overrides)?;
-    match args.driver {
-        Driver::Manual => manual(ctx, goal, &eff.config),
-        Driver::Headless => headless_run(ctx, args, goal, &eff.config),
-        Driver::Session => super::session::arm(ctx, args, goal, &eff.config),
-    }
+    let start = args.to_start(ctx.json)?;
+    runs::start(ctx, &start)
 }
 
-/// What a new run copies from the configuration and keeps for its whole life.
-pub fn settings(config: &pawl_core::config::Config) -> RunSettings {
-    RunSettings {
-        limits: config.limits.clone(),
-        breakers: config.breakers.clone(),
-        stall: config.stall.clone(),
-        agent: Some(config.agent.clone()),
-        replay_scenario: None,
-        git: config.git.clone(),
-        guard: Some(config.guard.clone()),
-        seal: None,
-    }
-}
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+    use pawl_core::config::AgentKind;
+    use pawl_core::pipeline::ModeArg;
 
-/// Where a run's guard policy is kept beside the store (`.pawl/guard/<run>.json`), so that the
-/// PreToolUse hook reads it without opening the database. The store's copy
-/// (`RunSettings.guard`) is the reference; `.pawl/**` is a protected path for the agent.
-pub fn guard_snapshot_path(state_dir: &std::path::Path, run_id: &str) -> std::path::PathBuf {
-    state_dir.join("guard").join(format!("{run_id}.json"))
-}
+    use super::*;
 
-/// Writes the run's guard policy next to the store (see [`guard_snapshot_path`]).
-pub fn write_guard_snapshot(ctx: &Ctx, run: &pawl_core::record::Run) -> CliResult {
-    let Some(guard) = &run.settings.guard else {
-        return Ok(());
-    };
-    let path = guard_snapshot_path(&ctx.state_dir(), &run.id);
-    let write = || -> std::io::Result<()> {
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir)?;
+    /// `pawl run ARGS...` as clap parses it.
+    fn parse(argv: &[&str]) -> RunArgs {
+        #[derive(Debug, Parser)]
+        struct Top {
+            #[command(flatten)]
+            run: RunArgs,
         }
-        let text = serde_json::to_string(guard).map_err(std::io::Error::other)?;
-        // Written whole, then renamed: the hook never reads half a file.
-        let tmp = path.with_extension("json.tmp");
-        std::fs::write(&tmp, text)?;
-        std::fs::rename(&tmp, &path)
-    };
-    write().map_err(|e| CliError::Failed(format!("cannot write {}: {e}", path.display())))
-}
-
-fn manual(ctx: &mut Ctx, goal: &str, config: &pawl_core::config::Config) -> CliResult<ExitCode> {
-    ensure_state(ctx, &mut Vec::new(), &mut Vec::new())?;
-    let mut store = ctx.store()?;
-    let run = store.create_run(&NewRun {
-        goal: goal.to_string(),
-        driver: Driver::Manual,
-        mode: None,
-        settings: settings(config),
-        branch: None,
-        pre_run_commit: None,
-    })?;
-    write_guard_snapshot(ctx, &run)?;
-    ctx.emit(&run, || {
-        format!(
-            "Run {} started ({} driver): {}\n\
-             Drive it with the state CLI: `pawl criterion add`, `pawl story add`, `pawl story start`,\n\
-             `pawl tdd`, `pawl failure add`, `pawl status`, `pawl resume-context`.",
-            run.id, run.driver, run.goal
-        )
-    })?;
-    Ok(ExitCode::Done)
-}
-
-fn headless_run(
-    ctx: &mut Ctx,
-    args: &RunArgs,
-    goal: &str,
-    config: &pawl_core::config::Config,
-) -> CliResult<ExitCode> {
-    if !ctx.state_dir().is_dir() {
-        return Err(CliError::Failed(format!(
-            "no pawl state in {}: run `pawl init` first (and commit pawl.toml)",
-            ctx.root.display()
-        )));
+        let mut full = vec!["pawl-run"];
+        full.extend_from_slice(argv);
+        Top::try_parse_from(full).expect("valid arguments").run
     }
-    let gates = gate::gates_from_config(&config.gates);
-    if gates.is_empty() {
-        return Err(CliError::Failed(
-            "nothing to verify: configure [gates] in pawl.toml (`pawl init` detects them) — pawl decides \"done\" by running them"
-                .into(),
-        ));
+
+    #[test]
+    fn goal_is_trimmed_and_defaults_hold() {
+        let start = parse(&["  fix the parser  "])
+            .to_start(false)
+            .expect("valid");
+        assert_eq!(start.goal, "fix the parser");
+        assert_eq!(start.driver, Driver::Headless);
+        assert_eq!(start.mode, ModeArg::Auto);
+        assert!(start.overrides.is_empty());
+        assert!(!start.allow_dirty && !start.force_nested && !start.autonomous);
     }
-    let mut settings = settings(config);
-    if config.agent.kind == AgentKind::Replay {
-        let Some(path) = &args.scenario else {
-            return Err(CliError::Usage(
-                "--agent replay needs --scenario <file.jsonl>".into(),
-            ));
-        };
-        let abs = absolute(path);
-        if !abs.is_file() {
-            return Err(CliError::Failed(format!(
-                "replay scenario {} does not exist",
-                abs.display()
-            )));
+
+    #[test]
+    fn empty_goal_is_a_usage_error() {
+        for goal in ["", "   ", "\n\t"] {
+            let err = parse(&[goal]).to_start(false).expect_err("empty goal");
+            assert!(
+                matches!(&err, CliError::Usage(m) if m.contains("the goal is empty")),
+                "{goal:?}: {err:?}"
+            );
         }
-        settings.replay_scenario = Some(abs.display().to_string());
     }
-    // Git rails: never start on top of uncommitted work unless told to (checked before anything
-    // is written), and never on a protected branch (after the run exists: `rails::start`).
-    let repo = rails::open(ctx)?;
-    rails::check_clean(&repo, args.allow_dirty)?;
-    // The mode: the flag, or for `auto` the spec analysis' choice, said out loud.
-    let facts = super::analyze::project_facts(ctx)?;
-    let analysis = pawl_core::spec::analyze(goal, &facts);
-    let choice = pawl_core::pipeline::resolve_mode(args.mode, &analysis.mode);
-    let auto = args.mode == pawl_core::pipeline::ModeArg::Auto;
-    if ctx.json {
-        ctx.json_line(
-            &serde_json::json!({"kind": "mode", "mode": choice.mode.as_str(),
-            "reason": choice.reason, "auto": auto}),
-        )?;
-    } else {
-        ctx.say(format!(
-            "[pawl] mode {}{}: {}",
-            choice.mode.as_str(),
-            if auto { " (auto)" } else { "" },
-            choice.reason
-        ))?;
-    }
-    let mut store = ctx.store()?;
-    let run = store.create_run(&NewRun {
-        goal: goal.to_string(),
-        driver: Driver::Headless,
-        mode: Some(choice.mode.as_str().to_string()),
-        settings,
-        branch: None,
-        pre_run_commit: None,
-    })?;
-    write_guard_snapshot(ctx, &run)?;
-    rails::start(ctx, &repo, &mut store, &run, config, &analysis.target_files)?;
-    let run = store.run(&run.id)?;
-    headless::drive_with_answers(
-        ctx,
-        &mut store,
-        &run,
-        gates,
-        args.force_nested,
-        args.interactive,
-    )
-}
 
-/// A path given on the command line, made absolute.
-pub fn absolute(p: &std::path::Path) -> PathBuf {
-    if p.is_absolute() {
-        p.to_path_buf()
-    } else {
-        std::env::current_dir().unwrap_or_default().join(p)
+    #[test]
+    fn agent_flag_becomes_an_override_after_the_limits() {
+        let start = parse(&[
+            "goal",
+            "--agent",
+            "replay",
+            "--scenario",
+            "s.jsonl",
+            "--max-iterations",
+            "3",
+        ])
+        .to_start(false)
+        .expect("valid");
+        assert_eq!(
+            start.overrides,
+            vec![
+                ("limits.max_iterations", "3".to_string(), "--max-iterations"),
+                ("agent.kind", AgentKind::Replay.to_string(), "--agent"),
+            ]
+        );
+        assert_eq!(start.scenario, Some(PathBuf::from("s.jsonl")));
+    }
+
+    #[test]
+    fn conflicting_flags_are_a_usage_error() {
+        let err = parse(&["goal", "--driver", "session", "--mode", "qa"])
+            .to_start(false)
+            .expect_err("--mode needs headless");
+        assert!(matches!(err, CliError::Usage(_)), "{err:?}");
+        let err = parse(&["goal", "--mode", "qa", "--interactive"])
+            .to_start(true)
+            .expect_err("--interactive with --json");
+        assert!(matches!(err, CliError::Usage(_)), "{err:?}");
     }
 }

@@ -1,13 +1,20 @@
 //! `pawl status`: where the current run stands, and the next step.
 
+use clap::Args;
 use pawl_core::ExitCode;
 use pawl_core::model::{BlockerStatus, CriterionStatus, StoryStatus};
 use serde_json::json;
 
-use crate::cli::StatusArgs;
 use crate::ctx::Ctx;
 use crate::error::CliResult;
 use crate::render;
+
+#[derive(Debug, Args)]
+pub struct StatusArgs {
+    /// List every run.
+    #[arg(long)]
+    pub all: bool,
+}
 
 pub fn run(ctx: &mut Ctx, args: &StatusArgs) -> CliResult<ExitCode> {
     let store = ctx.store()?;

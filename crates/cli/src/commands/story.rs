@@ -7,16 +7,45 @@
 //! failure on the story, and exits 1. With no gates and no command criteria it refuses: nothing
 //! would have been verified.
 
+use clap::Subcommand;
 use pawl_core::ExitCode;
-use pawl_core::model::StoryStatus;
+use pawl_core::model::{Size, StoryStatus};
 
 use pawl_engine::verify;
 
 use crate::checks;
-use crate::cli::StoryCommand;
 use crate::ctx::Ctx;
 use crate::error::{CliError, CliResult};
 use crate::render;
+
+#[derive(Debug, Subcommand)]
+pub enum StoryCommand {
+    /// Add a story.
+    Add {
+        title: String,
+        /// S, M, L or XL.
+        #[arg(long)]
+        size: Size,
+        /// The story touches security (auth, secrets, crypto...).
+        #[arg(long)]
+        security: bool,
+        /// Failed attempts before the story is escalated.
+        #[arg(long, value_name = "N", default_value_t = pawl_core::model::DEFAULT_STORY_ATTEMPTS)]
+        max_attempts: u32,
+    },
+    /// Start working on a story.
+    Start { id: String },
+    /// Mark a story done.
+    Done { id: String },
+    /// Mark a story blocked.
+    Block {
+        id: String,
+        #[arg(long)]
+        reason: Option<String>,
+    },
+    /// List stories.
+    List,
+}
 
 pub fn run(ctx: &mut Ctx, cmd: StoryCommand) -> CliResult<ExitCode> {
     let mut store = ctx.store()?;

@@ -1,10 +1,18 @@
 //! `pawl tdd <story> red|green|refactor|verify`.
 
+use clap::Args;
 use pawl_core::ExitCode;
+use pawl_core::tdd::TddPhase;
 
-use crate::cli::TddArgs;
 use crate::ctx::Ctx;
 use crate::error::CliResult;
+
+#[derive(Debug, Args)]
+pub struct TddArgs {
+    pub story: String,
+    /// red, green, refactor or verify.
+    pub phase: TddPhase,
+}
 
 pub fn run(ctx: &mut Ctx, args: &TddArgs) -> CliResult<ExitCode> {
     let mut store = ctx.store()?;

@@ -3,6 +3,7 @@
 //! Exit 0 only when every check passed on an unchanged tree, else 1. The rules of verification
 //! live in pawl-engine ([`pawl_engine::verify`]); this command parses, calls and prints.
 
+use clap::Args;
 use pawl_core::ExitCode;
 use pawl_core::config::Dur;
 use pawl_core::record::Run;
@@ -12,9 +13,28 @@ use pawl_verify::gate::{self, LINT_FIX};
 use serde::Serialize;
 
 use crate::checks::{configured_gates, optional_run, render, workspace};
-use crate::cli::VerifyArgs;
 use crate::ctx::Ctx;
 use crate::error::{CliError, CliResult};
+
+#[derive(Debug, Args)]
+pub struct VerifyArgs {
+    /// Run only this gate (repeatable); command criteria run only without --gate.
+    #[arg(long = "gate", value_name = "NAME")]
+    pub gates: Vec<String>,
+    /// Run every check even when passing evidence for this exact tree exists.
+    #[arg(long)]
+    pub fresh: bool,
+    /// When only `lint` fails, apply `[gates] lint_fix`, re-run every check, and keep the change
+    /// only if all pass (otherwise restore the tree exactly).
+    #[arg(long)]
+    pub fix_lint: bool,
+    /// Longest a single check may run (e.g. 90s, 10m); default 30m.
+    #[arg(long, value_name = "DURATION")]
+    pub timeout: Option<String>,
+    /// How many checks may run at once (default: CPUs, 2 to 8).
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<usize>,
+}
 
 /// Turns the raw arguments into a plan (before any work).
 fn plan_from_args(

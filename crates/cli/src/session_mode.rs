@@ -1,6 +1,6 @@
-//! `pawl run --driver session "<goal>"`: arm a run for an interactive agent session, and what
-//! arming, the hooks and `pawl off` share: the armed marker in `.pawl/`, ending session mode,
-//! and undoing `--autonomous`.
+//! Session mode: arming a run for an interactive agent session (`pawl run --driver session`,
+//! `pawl resume` of a session run), and what arming, the hooks and `pawl off` share: the armed
+//! marker in `.pawl/`, ending session mode, finishing a run, and undoing `--autonomous`.
 //!
 //! Arming puts the run on the git rails every run starts on (`crate::rails`: a clean tree or an
 //! `--allow-dirty` snapshot, the sandbox branch `pawl/<run>` on a protected branch), records the
@@ -8,6 +8,9 @@
 //! `.pawl/session.json`. The next agent session started in the repository (or the current one,
 //! when pawl is run from inside a session) binds to it through its SessionStart hook; a run that
 //! no session takes within the stale guard expires.
+//!
+//! Not here: answering the hooks (`commands/hook.rs`), the Stop hook's turn (pawl-engine's
+//! `session`), installing the hooks (`crate::hook_setup`).
 
 use std::path::{Path, PathBuf};
 
@@ -21,12 +24,13 @@ use pawl_hooks::marker::{self, Marker};
 use pawl_store::{Arming, NewArming, NewRun, Store};
 use pawl_verify::gate;
 
-use crate::cli::RunArgs;
-use crate::commands::init::{ensure_state, write_atomic};
 use crate::ctx::Ctx;
 use crate::error::{CliError, CliResult};
 use crate::owner;
+use crate::project;
 use crate::rails;
+use crate::runs;
+use crate::state::{ensure_state, read_optional, write_atomic};
 
 /// An armed run that no session takes within this long expires.
 pub const STALE_GUARD_MS: i64 = 30 * 60 * 1000;
@@ -44,7 +48,9 @@ const SESSION_ENV: &[(&str, Agent)] = &[
     ("GEMINI_SESSION_ID", Agent::Gemini),
 ];
 
-pub fn arm(ctx: &mut Ctx, args: &RunArgs, goal: &str, config: &Config) -> CliResult<ExitCode> {
+/// Arms a new run for `req` (its driver is the session driver).
+pub fn arm(ctx: &mut Ctx, req: &runs::Start, config: &Config) -> CliResult<ExitCode> {
+    let goal = req.goal.as_str();
     let gates = gate::gates_from_config(&config.gates);
     if gates.is_empty() {
         return Err(CliError::Failed(
@@ -55,7 +61,7 @@ pub fn arm(ctx: &mut Ctx, args: &RunArgs, goal: &str, config: &Config) -> CliRes
     // Git rails, as for every run: a dirty tree is refused before anything is written (no state,
     // no run, no marker) unless --allow-dirty; a protected branch gets the sandbox branch.
     let repo = rails::open(ctx)?;
-    rails::check_clean(&repo, args.allow_dirty)?;
+    rails::check_clean(&repo, req.allow_dirty)?;
     ensure_state(ctx, &mut Vec::new(), &mut Vec::new())?;
     let agent = match config.agent.kind {
         AgentKind::Claude => Some(Agent::Claude),
@@ -70,18 +76,17 @@ pub fn arm(ctx: &mut Ctx, args: &RunArgs, goal: &str, config: &Config) -> CliRes
             .filter(|v| !v.is_empty())
             .map(|v| (*a, v))
     });
-    let expected =
-        pawl_core::spec::analyze(goal, &crate::commands::analyze_facts(ctx)?).target_files;
+    let expected = pawl_core::spec::analyze(goal, &project::spec_facts(ctx)?).target_files;
     let mut store = ctx.store()?;
     let run = store.create_run(&NewRun {
         goal: goal.to_string(),
         driver: Driver::Session,
         mode: None,
-        settings: super::run::settings(config),
+        settings: runs::settings(config),
         branch: None,
         pre_run_commit: None,
     })?;
-    super::run::write_guard_snapshot(ctx, &run)?;
+    runs::write_guard_snapshot(ctx, &run)?;
     let start = rails::start(ctx, &repo, &mut store, &run, config, &expected)?;
     let baseline = repo.tree_hash().ok().map(|t| t.to_string());
     store.acquire_lease(
@@ -91,7 +96,7 @@ pub fn arm(ctx: &mut Ctx, args: &RunArgs, goal: &str, config: &Config) -> CliRes
         STALE_GUARD_MS,
         &owner::holder_alive,
     )?;
-    let autonomous = if args.autonomous {
+    let autonomous = if req.autonomous {
         merge_autonomous(&ctx.root)?
     } else {
         Vec::new()
@@ -161,8 +166,7 @@ pub fn rearm(
     if run.status == RunStatus::Stopped {
         store.set_run_status(&run.id, RunStatus::Active, None)?;
     }
-    let repo =
-        pawl_git::Repo::open(&ctx.root).map_err(|e| CliError::Failed(format!("git: {e}")))?;
+    let repo = pawl_git::Repo::open(&ctx.root)?;
     let baseline = repo.tree_hash().ok().map(|t| t.to_string());
     store.acquire_lease(
         &run.id,
@@ -283,11 +287,9 @@ pub fn finish_run(
         store.set_run_status(run_id, status, Some(reason))?;
     }
     end_session_mode(root, store, run_id, &format!("run ended: {reason}"))?;
-    let report = pawl_engine::report::build(store, run_id, root)
-        .map_err(|e| CliError::Failed(e.to_string()))?;
+    let report = pawl_engine::report::build(store, run_id, root)?;
     let path =
-        pawl_engine::report::write(&report, &root.join(crate::ctx::STATE_DIR).join("reports"))
-            .map_err(|e| CliError::Failed(e.to_string()))?;
+        pawl_engine::report::write(&report, &root.join(crate::ctx::STATE_DIR).join("reports"))?;
     Ok(path
         .strip_prefix(root)
         .unwrap_or(&path)
@@ -304,8 +306,7 @@ fn merge_autonomous(root: &Path) -> CliResult<Vec<String>> {
     let existing = read_optional(&path)?;
     let wanted: Vec<String> = AUTONOMOUS_ALLOW.iter().map(|s| s.to_string()).collect();
     let (text, added) =
-        install::merge_permissions(&path.display().to_string(), existing.as_deref(), &wanted)
-            .map_err(|e| CliError::Failed(e.to_string()))?;
+        install::merge_permissions(&path.display().to_string(), existing.as_deref(), &wanted)?;
     if !added.is_empty() {
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir)
@@ -321,24 +322,10 @@ fn restore_autonomous(root: &Path, added: &[String]) -> CliResult {
     let Some(existing) = read_optional(&path)? else {
         return Ok(());
     };
-    match install::remove_permissions(&path.display().to_string(), &existing, added)
-        .map_err(|e| CliError::Failed(e.to_string()))?
-    {
+    match install::remove_permissions(&path.display().to_string(), &existing, added)? {
         Some(text) => write_atomic(&path, &text),
         None => std::fs::remove_file(&path)
             .map_err(CliError::io(format!("cannot remove {}", path.display()))),
-    }
-}
-
-/// A file's text, `None` when it does not exist.
-pub fn read_optional(path: &Path) -> CliResult<Option<String>> {
-    match std::fs::read_to_string(path) {
-        Ok(t) => Ok(Some(t)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(CliError::Io {
-            context: format!("cannot read {}", path.display()),
-            source: e,
-        }),
     }
 }
 

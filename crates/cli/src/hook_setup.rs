@@ -1,6 +1,10 @@
-//! `pawl init --agent claude|codex|gemini`, `--plugin[=DIR]` and `--remove`: merging pawl's
-//! hooks into an agent's project settings (pawl-hooks does the merging; this module reads and
-//! writes the files and says what it did).
+//! Setting pawl's hooks up in a repository (`pawl init --agent claude|codex|gemini`,
+//! `--plugin[=DIR]` and `--remove`): merging them into an agent's project settings, writing the
+//! Claude Code plugin, taking exactly pawl's hooks out again. This module reads and writes the
+//! files and says what it did.
+//!
+//! Not here: the merging itself and the hooks' protocols (pawl-hooks), answering a hook
+//! (`commands/hook.rs`), parsing `pawl init`'s flags (`commands/init.rs`).
 
 use std::path::{Path, PathBuf};
 
@@ -9,11 +13,9 @@ use pawl_hooks::Agent;
 use pawl_hooks::install;
 use serde::Serialize;
 
-use super::init::write_atomic;
-use super::session::read_optional;
-use crate::cli::InitArgs;
 use crate::ctx::Ctx;
 use crate::error::{CliError, CliResult};
+use crate::state::{read_optional, write_atomic};
 
 /// The checked plan of `pawl init`'s hook flags.
 pub struct Plan {
@@ -21,9 +23,11 @@ pub struct Plan {
     pub plugin: Option<PathBuf>,
 }
 
-pub fn plan(args: &InitArgs) -> CliResult<Plan> {
+/// Checks the hook flags: `agent_names` as given to `--agent` (repeatable), `remove` for
+/// `--remove`, `plugin` for `--plugin[=DIR]`.
+pub fn plan(agent_names: &[String], remove: bool, plugin: Option<&Path>) -> CliResult<Plan> {
     let mut agents = Vec::new();
-    for a in &args.agents {
+    for a in agent_names {
         let agent = Agent::parse(a).ok_or_else(|| {
             CliError::Usage(format!(
                 "--agent {a}: pawl installs hooks for claude, codex or gemini"
@@ -33,13 +37,13 @@ pub fn plan(args: &InitArgs) -> CliResult<Plan> {
             agents.push(agent);
         }
     }
-    if args.remove && agents.is_empty() && args.plugin.is_none() {
+    if remove && agents.is_empty() && plugin.is_none() {
         // `pawl init --remove`: every agent's settings.
         agents = Agent::ALL.to_vec();
     }
     Ok(Plan {
         agents,
-        plugin: args.plugin.clone(),
+        plugin: plugin.map(Path::to_path_buf),
     })
 }
 
@@ -67,8 +71,7 @@ pub fn install(
         let rel = install::settings_path(agent);
         let path = ctx.root.join(rel);
         let existing = read_optional(&path)?;
-        let merged = install::merge(agent, rel, existing.as_deref(), &prefix)
-            .map_err(|e| CliError::Failed(e.to_string()))?;
+        let merged = install::merge(agent, rel, existing.as_deref(), &prefix)?;
         if merged.changed {
             write_file(&path, &merged.text)?;
             created.push(format!("{rel}: pawl's {agent} hooks"));
@@ -126,7 +129,7 @@ pub fn remove(ctx: &mut Ctx, plan: &Plan) -> CliResult<ExitCode> {
         let Some(existing) = read_optional(&path)? else {
             continue;
         };
-        let r = install::remove(rel, &existing).map_err(|e| CliError::Failed(e.to_string()))?;
+        let r = install::remove(rel, &existing)?;
         if r.removed == 0 {
             report.unchanged.push(rel.to_string());
             continue;

@@ -1,0 +1,90 @@
+//! What pawl knows about the project it runs in, shared by the commands that need it: the
+//! platform detection (`pawl detect`, the gates `pawl init` writes) and the facts the spec
+//! analysis reads (`pawl analyze`, the mode of a headless run, the expected scope of a session
+//! run).
+//!
+//! Descriptors are the embedded ones plus `.pawl/platforms/*.toml` (a file whose `name` matches a
+//! built-in one replaces it). A tool condition is true when the program is on `PATH`.
+//!
+//! Not here: the detection rules and descriptors (pawl-verify's `platform`), the spec analysis
+//! itself (pawl-core's `spec`), and how either is shown (the commands).
+
+use std::path::{Path, PathBuf};
+
+use pawl_verify::platform::Descriptors;
+use pawl_verify::{Detection, ProjectFacts, detect};
+
+use crate::ctx::Ctx;
+use crate::error::{CliError, CliResult};
+
+/// Reads `.pawl/platforms/*.toml` (sorted by file name) as `(origin, text)` pairs.
+fn user_descriptors(root: &Path) -> CliResult<Vec<(String, String)>> {
+    let dir = root.join(".pawl").join("platforms");
+    let entries = match std::fs::read_dir(&dir) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => {
+            return Err(CliError::Io {
+                context: format!("cannot read {}", dir.display()),
+                source: e,
+            });
+        }
+    };
+    let mut paths: Vec<PathBuf> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .collect();
+    paths.sort();
+    paths
+        .into_iter()
+        .map(|p| {
+            let text = std::fs::read_to_string(&p)
+                .map_err(CliError::io(format!("cannot read {}", p.display())))?;
+            Ok((
+                format!(
+                    ".pawl/platforms/{}",
+                    p.file_name()
+                        .map(|n| n.to_string_lossy())
+                        .unwrap_or_default()
+                ),
+                text,
+            ))
+        })
+        .collect()
+}
+
+/// Whether `tool` is an executable file in one of `PATH`'s directories.
+fn on_path(tool: &str) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    let Some(path) = std::env::var_os("PATH") else {
+        return false;
+    };
+    std::env::split_paths(&path).any(|dir| {
+        std::fs::metadata(dir.join(tool))
+            .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    })
+}
+
+/// Detects the project's platform at the repository root.
+pub fn detection(ctx: &Ctx) -> CliResult<Detection> {
+    let extra = user_descriptors(&ctx.root)?;
+    let descriptors = Descriptors::with_overrides(&extra)?;
+    let facts = ProjectFacts::gather(&ctx.root, &descriptors, on_path)?;
+    for w in &facts.warnings {
+        ctx.warn(w);
+    }
+    Ok(detect(&facts, &descriptors))
+}
+
+/// What the spec analysis needs to know about the project: whether it has tests (a configured
+/// gate that runs them).
+pub fn spec_facts(ctx: &Ctx) -> CliResult<pawl_core::spec::ProjectFacts> {
+    let eff = ctx.config(&[])?;
+    let has_tests = eff
+        .config
+        .gates
+        .iter()
+        .any(|(name, cmd)| name.contains("test") || cmd.contains("test"));
+    Ok(pawl_core::spec::ProjectFacts { has_tests })
+}

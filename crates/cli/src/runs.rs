@@ -1,0 +1,207 @@
+//! Starting a run, whatever asks for it (`pawl run`, `pawl demo`): the validated request
+//! ([`Start`]), what a new run copies from the configuration, the guard snapshot beside the store,
+//! and the three drivers' starts — manual (a run driven by hand through the state CLI), headless
+//! (the loop spawns the agent step by step and verifies after each), session (armed for an
+//! interactive agent session: `crate::session_mode`).
+//!
+//! Not here: parsing `pawl run`'s flags (`commands/run.rs` turns `RunArgs` into a [`Start`]), the
+//! loop itself (`crate::headless` and pawl-engine), the git rails (`crate::rails`).
+
+use std::path::PathBuf;
+
+use pawl_core::ExitCode;
+use pawl_core::config::AgentKind;
+use pawl_core::model::Driver;
+use pawl_core::pipeline::ModeArg;
+use pawl_core::record::RunSettings;
+use pawl_store::NewRun;
+use pawl_verify::gate;
+
+use crate::ctx::Ctx;
+use crate::error::{CliError, CliResult};
+use crate::headless;
+use crate::project;
+use crate::rails;
+use crate::session_mode;
+use crate::state::ensure_state;
+
+/// A checked request to start a run: the goal is not empty and the flags do not conflict.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Start {
+    /// What the run must achieve, trimmed.
+    pub goal: String,
+    pub driver: Driver,
+    /// Configuration overrides from the command line: (key, value, flag name).
+    pub overrides: Vec<(&'static str, String, &'static str)>,
+    /// The JSONL scenario for the replay agent.
+    pub scenario: Option<PathBuf>,
+    pub allow_dirty: bool,
+    pub force_nested: bool,
+    /// Session driver: also let the session work without permission prompts.
+    pub autonomous: bool,
+    pub mode: ModeArg,
+    /// Ask the interview's questions on the terminal.
+    pub interactive: bool,
+}
+
+/// Starts the run `req` asks for. The configuration is read first: a bad pawl.toml or flag must
+/// stop us before anything is written.
+pub fn start(ctx: &mut Ctx, req: &Start) -> CliResult<ExitCode> {
+    let eff = ctx.config(&req.overrides)?;
+    match req.driver {
+        Driver::Manual => manual(ctx, &req.goal, &eff.config),
+        Driver::Headless => headless_run(ctx, req, &eff.config),
+        Driver::Session => session_mode::arm(ctx, req, &eff.config),
+    }
+}
+
+/// What a new run copies from the configuration and keeps for its whole life.
+pub fn settings(config: &pawl_core::config::Config) -> RunSettings {
+    RunSettings {
+        limits: config.limits.clone(),
+        breakers: config.breakers.clone(),
+        stall: config.stall.clone(),
+        agent: Some(config.agent.clone()),
+        replay_scenario: None,
+        git: config.git.clone(),
+        guard: Some(config.guard.clone()),
+        seal: None,
+    }
+}
+
+/// Where a run's guard policy is kept beside the store (`.pawl/guard/<run>.json`), so that the
+/// PreToolUse hook reads it without opening the database. The store's copy
+/// (`RunSettings.guard`) is the reference; `.pawl/**` is a protected path for the agent.
+pub fn guard_snapshot_path(state_dir: &std::path::Path, run_id: &str) -> std::path::PathBuf {
+    state_dir.join("guard").join(format!("{run_id}.json"))
+}
+
+/// Writes the run's guard policy next to the store (see [`guard_snapshot_path`]).
+pub fn write_guard_snapshot(ctx: &Ctx, run: &pawl_core::record::Run) -> CliResult {
+    let Some(guard) = &run.settings.guard else {
+        return Ok(());
+    };
+    let path = guard_snapshot_path(&ctx.state_dir(), &run.id);
+    let write = || -> std::io::Result<()> {
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        let text = serde_json::to_string(guard).map_err(std::io::Error::other)?;
+        // Written whole, then renamed: the hook never reads half a file.
+        let tmp = path.with_extension("json.tmp");
+        std::fs::write(&tmp, text)?;
+        std::fs::rename(&tmp, &path)
+    };
+    write().map_err(CliError::io(format!("cannot write {}", path.display())))
+}
+
+fn manual(ctx: &mut Ctx, goal: &str, config: &pawl_core::config::Config) -> CliResult<ExitCode> {
+    ensure_state(ctx, &mut Vec::new(), &mut Vec::new())?;
+    let mut store = ctx.store()?;
+    let run = store.create_run(&NewRun {
+        goal: goal.to_string(),
+        driver: Driver::Manual,
+        mode: None,
+        settings: settings(config),
+        branch: None,
+        pre_run_commit: None,
+    })?;
+    write_guard_snapshot(ctx, &run)?;
+    ctx.emit(&run, || {
+        format!(
+            "Run {} started ({} driver): {}\n\
+             Drive it with the state CLI: `pawl criterion add`, `pawl story add`, `pawl story start`,\n\
+             `pawl tdd`, `pawl failure add`, `pawl status`, `pawl resume-context`.",
+            run.id, run.driver, run.goal
+        )
+    })?;
+    Ok(ExitCode::Done)
+}
+
+fn headless_run(
+    ctx: &mut Ctx,
+    req: &Start,
+    config: &pawl_core::config::Config,
+) -> CliResult<ExitCode> {
+    let goal = req.goal.as_str();
+    if !ctx.state_dir().is_dir() {
+        return Err(CliError::Failed(format!(
+            "no pawl state in {}: run `pawl init` first (and commit pawl.toml)",
+            ctx.root.display()
+        )));
+    }
+    let gates = gate::gates_from_config(&config.gates);
+    if gates.is_empty() {
+        return Err(CliError::Failed(
+            "nothing to verify: configure [gates] in pawl.toml (`pawl init` detects them) — pawl decides \"done\" by running them"
+                .into(),
+        ));
+    }
+    let mut settings = settings(config);
+    if config.agent.kind == AgentKind::Replay {
+        let Some(path) = &req.scenario else {
+            return Err(CliError::Usage(
+                "--agent replay needs --scenario <file.jsonl>".into(),
+            ));
+        };
+        let abs = absolute(path);
+        if !abs.is_file() {
+            return Err(CliError::Failed(format!(
+                "replay scenario {} does not exist",
+                abs.display()
+            )));
+        }
+        settings.replay_scenario = Some(abs.display().to_string());
+    }
+    // Git rails: never start on top of uncommitted work unless told to (checked before anything
+    // is written), and never on a protected branch (after the run exists: `rails::start`).
+    let repo = rails::open(ctx)?;
+    rails::check_clean(&repo, req.allow_dirty)?;
+    // The mode: the flag, or for `auto` the spec analysis' choice, said out loud.
+    let facts = project::spec_facts(ctx)?;
+    let analysis = pawl_core::spec::analyze(goal, &facts);
+    let choice = pawl_core::pipeline::resolve_mode(req.mode, &analysis.mode);
+    let auto = req.mode == ModeArg::Auto;
+    if ctx.json {
+        ctx.json_line(
+            &serde_json::json!({"kind": "mode", "mode": choice.mode.as_str(),
+            "reason": choice.reason, "auto": auto}),
+        )?;
+    } else {
+        ctx.say(format!(
+            "[pawl] mode {}{}: {}",
+            choice.mode.as_str(),
+            if auto { " (auto)" } else { "" },
+            choice.reason
+        ))?;
+    }
+    let mut store = ctx.store()?;
+    let run = store.create_run(&NewRun {
+        goal: goal.to_string(),
+        driver: Driver::Headless,
+        mode: Some(choice.mode.as_str().to_string()),
+        settings,
+        branch: None,
+        pre_run_commit: None,
+    })?;
+    write_guard_snapshot(ctx, &run)?;
+    rails::start(ctx, &repo, &mut store, &run, config, &analysis.target_files)?;
+    let run = store.run(&run.id)?;
+    headless::drive_with_answers(
+        ctx,
+        &mut store,
+        &run,
+        gates,
+        req.force_nested,
+        req.interactive,
+    )
+}
+
+/// A path given on the command line, made absolute.
+pub fn absolute(p: &std::path::Path) -> PathBuf {
+    if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        std::env::current_dir().unwrap_or_default().join(p)
+    }
+}
