@@ -2,7 +2,7 @@
 
 use sha2::{Digest as _, Sha256};
 
-use crate::sh;
+use crate::{PATIENCE, sh};
 
 #[test]
 fn megabytes_on_both_pipes_do_not_deadlock() {
@@ -10,10 +10,7 @@ fn megabytes_on_both_pipes_do_not_deadlock() {
     // at a time would hang here with the child blocked on the other.
     let script = "i=0; while [ $i -lt 3 ]; do head -c 1000000 /dev/zero | tr '\\0' o; \
                   head -c 1000000 /dev/zero | tr '\\0' e >&2; i=$((i+1)); done";
-    let outcome = sh(script)
-        .timeout(std::time::Duration::from_secs(60))
-        .run()
-        .expect("runs");
+    let outcome = sh(script).timeout(PATIENCE).run().expect("runs");
     assert!(outcome.success(), "{:?}", outcome.end);
     assert_eq!(outcome.stdout.total_bytes, 3_000_000);
     assert_eq!(outcome.stderr.total_bytes, 3_000_000);

@@ -1,11 +1,10 @@
 //! What the child sees (stdin, environment, cwd) and how lines reach the caller.
 
 use std::sync::mpsc;
-use std::time::{Duration, Instant};
 
 use pawl_process::{Command, Stream};
 
-use crate::sh;
+use crate::{PATIENCE, release, sh, wait_for_file_script};
 
 #[test]
 fn stdin_bytes_are_fed_then_closed() {
@@ -13,7 +12,7 @@ fn stdin_bytes_are_fed_then_closed() {
     let outcome = Command::new("cat")
         .stdin_bytes(input.clone())
         .capture_stdout(true)
-        .timeout(Duration::from_secs(30))
+        .timeout(PATIENCE)
         .run()
         .expect("runs");
     // `cat` only exits once stdin is closed, so success also proves the close.
@@ -23,10 +22,7 @@ fn stdin_bytes_are_fed_then_closed() {
 
 #[test]
 fn stdin_is_null_by_default() {
-    let outcome = Command::new("cat")
-        .timeout(Duration::from_secs(10))
-        .run()
-        .expect("runs");
+    let outcome = Command::new("cat").timeout(PATIENCE).run().expect("runs");
     assert!(outcome.success());
     assert_eq!(outcome.stdout.total_bytes, 0);
 }
@@ -94,23 +90,35 @@ fn current_dir_is_applied() {
 }
 
 /// Within a stream the order is exact. Across streams it is the order pawl observed, which
-/// matches the write order only when the writes are paced (two pipes, two reader threads); the
-/// sleeps make that so here.
+/// matches the write order only when the writes are paced (two pipes, two reader threads). Here
+/// the pacing is a handshake, not a sleep: before switching streams the child waits until the
+/// test has received the previous line.
 #[test]
 fn lines_arrive_in_order_per_stream_and_across_paced_streams() {
-    let (tx, rx) = mpsc::channel();
-    let outcome = sh(
+    let dir = tempfile::tempdir().expect("tempdir");
+    let [m1, m2, m3] = ["m1", "m2", "m3"].map(|name| dir.path().join(name));
+    let script = format!(
         "i=0; while [ $i -lt 2000 ]; do echo \"o$i\"; i=$((i+1)); done; \
-                      sleep 0.1; echo e1 >&2; sleep 0.1; echo o-after; sleep 0.1; printf 'e2-no-newline' >&2",
-    )
-    .line_sink(tx)
-    .run()
-    .expect("runs");
+         {}; echo e1 >&2; {}; echo o-after; {}; printf 'e2-no-newline' >&2",
+        wait_for_file_script(&m1),
+        wait_for_file_script(&m2),
+        wait_for_file_script(&m3),
+    );
+    let (tx, rx) = mpsc::channel();
+    let running = sh(&script).line_sink(tx).spawn().expect("spawn");
+    let next = || {
+        let line = rx.recv_timeout(PATIENCE).expect("a line");
+        (line.stream, line.text().into_owned())
+    };
+    let mut lines: Vec<(Stream, String)> = (0..2000).map(|_| next()).collect();
+    for marker in [&m1, &m2] {
+        release(marker);
+        lines.push(next());
+    }
+    release(&m3);
+    let outcome = running.wait().expect("waits");
     assert!(outcome.success());
-    let lines: Vec<(Stream, String)> = rx
-        .iter()
-        .map(|l| (l.stream, l.text().into_owned()))
-        .collect();
+    lines.extend(rx.iter().map(|l| (l.stream, l.text().into_owned())));
     assert_eq!(lines.len(), 2003);
     for (i, (stream, text)) in lines.iter().take(2000).enumerate() {
         assert_eq!(
@@ -135,18 +143,21 @@ fn lines_arrive_in_order_per_stream_and_across_paced_streams() {
 
 #[test]
 fn lines_are_delivered_while_the_child_still_runs() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let marker = dir.path().join("go");
     let (tx, rx) = mpsc::channel();
-    let start = Instant::now();
-    let running = sh("echo first; sleep 2; echo second")
-        .line_sink(tx)
-        .spawn()
-        .expect("spawn");
-    let first = rx
-        .recv_timeout(Duration::from_secs(1))
-        .expect("first line before exit");
+    let running = sh(&format!(
+        "echo first; {}; echo second",
+        wait_for_file_script(&marker)
+    ))
+    .line_sink(tx)
+    .spawn()
+    .expect("spawn");
+    let first = rx.recv_timeout(PATIENCE).expect("first line before exit");
     assert_eq!(first.text(), "first");
-    assert!(start.elapsed() < Duration::from_millis(1500));
+    // The child cannot get past the marker yet, so the line was delivered while it ran.
     assert!(!running.is_finished());
+    release(&marker);
     let outcome = running.wait().expect("waits");
     assert!(outcome.success());
     let rest: Vec<String> = rx.iter().map(|l| l.text().into_owned()).collect();

@@ -46,11 +46,15 @@ fn a_timeout_stops_the_group_and_is_classified_timeout() {
     let mut cfg = config(&dir);
     cfg.timeout = Duration::from_millis(500);
     let started = std::time::Instant::now();
+    // The sleeps outlast the generous bound below: ending under it proves the group (including
+    // the background sleep holding the pipes) was stopped, not waited for.
     let run = run_check(
-        &Check::gate("slow", "sleep 30 & sleep 30; echo never"),
+        &Check::gate("slow", "sleep 600 & sleep 600; echo never"),
         &cfg,
     );
-    assert!(started.elapsed() < Duration::from_secs(20));
+    let elapsed = started.elapsed();
+    assert!(elapsed >= cfg.timeout, "{elapsed:?}");
+    assert!(elapsed < Duration::from_secs(60), "{elapsed:?}");
     assert_eq!(run.end, CheckEnd::TimedOut { after_ms: 500 });
     assert!(!run.passed);
     assert_eq!(run.failure.unwrap().category, FailureCategory::Timeout);
@@ -74,13 +78,26 @@ fn independent_checks_overlap_and_build_runs_first() {
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path().display();
     // Each check writes its start and end time (ns); overlap means each started before the
-    // other ended. build must have ended before either started.
-    let stamp =
-        |name: &str| format!("date +%s%N > {p}/{name}.start; sleep 1; date +%s%N > {p}/{name}.end");
+    // other ended. build must have ended before either started. a and b do not sleep and hope:
+    // each writes its end only once the other has started, which only concurrent checks can
+    // both do (run one after the other, the first waits out its bound of at least 60 s and
+    // the overlap assertion fails).
+    let stamp = |name: &str, partner: Option<&str>| {
+        let wait = partner.map_or_else(String::new, |other| {
+            format!(
+                "n=0; while [ ! -e {p}/{other}.started ] && [ $n -lt 3000 ]; do \
+                 sleep 0.02; n=$((n+1)); done; "
+            )
+        });
+        format!(
+            "date +%s%N > {p}/{name}.start; touch {p}/{name}.started; {wait}\
+             date +%s%N > {p}/{name}.end"
+        )
+    };
     let checks = [
-        Check::gate("build", stamp("build")),
-        Check::gate("a", stamp("a")),
-        Check::gate("b", stamp("b")),
+        Check::gate("build", stamp("build", None)),
+        Check::gate("a", stamp("a", Some("b"))),
+        Check::gate("b", stamp("b", Some("a"))),
     ];
     let runs = run_checks(&checks, &config(&dir));
     assert!(runs.iter().all(|r| r.passed), "{runs:?}");
