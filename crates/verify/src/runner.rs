@@ -199,7 +199,9 @@ pub fn run_check(check: &Check, cfg: &RunnerConfig) -> CheckRun {
     if let Some(t) = &mut tests {
         relativize(t, &cfg.root);
     }
-    let passed = outcome.success();
+    // A runner that reports failing tests has failed, whatever its exit code (`|| true`, a
+    // wrapper script that loses the code): classify_check then says so.
+    let passed = outcome.success() && tests.as_ref().is_none_or(|t| t.reported_failures() == 0);
     let tail = outcome.combined_tail_text();
     let failure = classify_check(&check.name, &end, passed, tests.as_ref(), &tail);
     CheckRun {
