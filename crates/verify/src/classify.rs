@@ -3,13 +3,14 @@
 //! The end of the process decides first (a timeout is `timeout`; a command that cannot be found,
 //! exit 127, or cannot be executed, exit 126, is `environment`), then failing tests (`test`,
 //! unless their first failure is plainly environmental, infrastructural or external, e.g. a
-//! missing module), then pawl-core's message table on the output. The table itself lives in
+//! missing module), then pawl-core's message table on the output. Failing tests under exit 0
+//! are always `test`: the runner's exit code lied. The table itself lives in
 //! `pawl_core::failure`; this module only decides what text to hand it.
 
 use pawl_core::failure::{FailureCategory, classify};
 
 use crate::outcome::{CheckEnd, CheckFailure};
-use crate::parse::TestSummary;
+use crate::parse::{TestStatus, TestSummary};
 
 /// Lines of output kept in a failure message when no test runner explained the failure.
 const MESSAGE_LINES: usize = 12;
@@ -28,6 +29,22 @@ pub fn classify_check(
         return None;
     }
     let useful = last_lines(tail, MESSAGE_LINES);
+    // Failing tests under exit 0 (`|| true`, a wrapper that loses the code): a test failure,
+    // whatever the first failure says, and the message says the exit code was wrong.
+    if let (CheckEnd::Exited { code: 0 }, Some(t)) = (end, tests)
+        && t.reported_failures() > 0
+    {
+        let first = t.first_failure.clone().unwrap_or_else(|| useful.clone());
+        return Some(CheckFailure {
+            category: FailureCategory::Test,
+            message: format!(
+                "{name}: the test runner reported {} failing test(s) but exited 0 ({}): {}",
+                t.reported_failures(),
+                failing_names(t),
+                first_lines(&first, 3)
+            ),
+        });
+    }
     let (category, detail) = match end {
         CheckEnd::TimedOut { .. } | CheckEnd::IdleTimedOut => {
             (FailureCategory::Timeout, end.describe())
@@ -51,21 +68,12 @@ pub fn classify_check(
                     | FailureCategory::Timeout) => c,
                     _ => FailureCategory::Test,
                 };
-                let mut names: Vec<&str> = t
-                    .failing
-                    .iter()
-                    .take(MESSAGE_NAMES)
-                    .map(String::as_str)
-                    .collect();
-                if t.failing.len() > MESSAGE_NAMES {
-                    names.push("...");
-                }
                 (
                     category,
                     format!(
                         "{} failed ({}): {}",
                         plural(t.failed, "test"),
-                        names.join(", "),
+                        failing_names(t),
                         first_lines(&first, 3)
                     ),
                 )
@@ -77,6 +85,26 @@ pub fn classify_check(
         category,
         message: format!("{name}: {}", detail.trim()),
     })
+}
+
+/// The first failing names, `a, b, c, d, e, ...`; the failed test ids when the runner's output
+/// gave no names.
+fn failing_names(t: &TestSummary) -> String {
+    let mut names: Vec<&str> = t.failing.iter().map(String::as_str).collect();
+    if names.is_empty() {
+        names = t
+            .tests
+            .iter()
+            .filter(|o| o.status == TestStatus::Failed)
+            .map(|o| o.id.as_str())
+            .collect();
+    }
+    let more = names.len() > MESSAGE_NAMES;
+    names.truncate(MESSAGE_NAMES);
+    if more {
+        names.push("...");
+    }
+    names.join(", ")
 }
 
 fn plural(n: u64, word: &str) -> String {
@@ -185,6 +213,42 @@ mod tests {
         // A TypeError inside a test is still a failing test for the agent to fix.
         let f = classify_check("test", &end, false, Some(&summary(1, "TypeError: x")), "").unwrap();
         assert_eq!(f.category, FailureCategory::Test);
+    }
+
+    #[test]
+    fn failing_tests_under_exit_0_are_a_test_failure() {
+        let end = CheckEnd::Exited { code: 0 };
+        // Even a first failure that reads as environmental: the runner lied about its result.
+        let f = classify_check(
+            "test",
+            &end,
+            false,
+            Some(&summary(2, "ModuleNotFoundError: No module named 'yaml'")),
+            "",
+        )
+        .unwrap();
+        assert_eq!(f.category, FailureCategory::Test);
+        assert!(
+            f.message.starts_with(
+                "test: the test runner reported 2 failing test(s) but exited 0 (test_a, test_b): ModuleNotFoundError"
+            ),
+            "{}",
+            f.message
+        );
+        // Failed outcomes count when the counts say nothing.
+        let mut t = summary(0, "");
+        t.failing.clear();
+        t.first_failure = None;
+        t.tests = vec![crate::parse::TestOutcome {
+            id: "m::t".into(),
+            status: TestStatus::Failed,
+        }];
+        let f =
+            classify_check("test", &end, false, Some(&t), "out| test m::t ... FAILED\n").unwrap();
+        assert_eq!(
+            f.message,
+            "test: the test runner reported 1 failing test(s) but exited 0 (m::t): test m::t ... FAILED"
+        );
     }
 
     #[test]

@@ -8,6 +8,53 @@
 //! Counting rules shared by all parsers: `failed` includes errors (pytest/unittest errors, jest
 //! suites that failed to run, go packages that failed to build); `skipped` includes ignored,
 //! pending, todo and expected failures. `failing` keeps at most [`MAX_FAILING`] names.
+//!
+//! ## Per-test outcomes
+//!
+//! [`TestSummary::tests`] holds one [`TestOutcome`] per test the output names, under a stable
+//! id: the same test gets the same id in every run of the same runner and command, and edits
+//! elsewhere in the code do not rename it. An id reported twice (a pytest teardown error after a
+//! pass, the repeated failure list at the end of nextest's output) is one entry whose status is
+//! the worst reported: failed, then passed, then xfailed, then skipped. At most [`MAX_TESTS`]
+//! entries are kept, the first reported; the counts stay exact. `Skipped` covers skipped,
+//! ignored, pending, todo and disabled tests that the runner names; `XFailed` is an expected
+//! failure (pytest `xfail`, unittest `expectedFailure`); an unexpected pass is `Passed` for
+//! pytest (XPASS) and `Failed` for unittest (it fails the run there).
+//!
+//! | runner | output | id | what gets an entry | what is missing |
+//! |---|---|---|---|---|
+//! | cargo test | libtest text | `tests::adds`; doc-test `src/lib.rs - sub` (its `(line N)` dropped) | every `test <name> ... ok / FAILED / ignored` | the binary: equal names in two test binaries (or doc-tests of one item) share one id |
+//! | cargo test, nextest | libtest JSON | the event's name: `tests::adds`, nextest `demo::demo$tests::adds` | ok, failed, timeout, ignored | |
+//! | nextest | human (stderr) | `demo tests::adds` (binary id, test name) | PASS, FAIL / TIMEOUT / SIGSEGV / ..., FLAKY (a pass), SKIP | skipped tests unless `--status-level skip`; retry attempts (`TRY 2 FAIL`) are not outcomes |
+//! | nextest | JUnit report | `demo.tests::adds` (`classname.name`) | passed, failed | skipped tests (not in nextest's report) |
+//! | pytest | `-v` (and xdist `[gw0] ... PASSED id`) | node id `tests/t.py::TestC::test_b[p 1]` | every outcome | deselected tests |
+//! | pytest | `-rA` short summary | node id | PASSED, FAILED, ERROR, XFAIL, XPASS | skips (the summary names `file:line`, not the test), deselected |
+//! | pytest | default (dots) | node id | the short summary's FAILED and ERROR lines | passes, skips, xfails |
+//! | pytest | JUnit (`--junitxml={report}`) | `tests.t.TestC.test_b[p 1]` (`classname.name`: the report has no node id) | every test; `<skipped type="pytest.xfail">` is XFailed | deselected tests |
+//! | unittest | `-v` | `module.Class.test_method` (from `test_method (module.Class.test_method)`, or `(module.Class)` before 3.11) | ok, FAIL, ERROR, skipped, expected failure, unexpected success, documented tests (name and docstring on two lines) | |
+//! | unittest | default (dots) | same | the `FAIL:`, `ERROR:`, `UNEXPECTED SUCCESS:` sections | passes, skips, expected failures |
+//! | jest, vitest | JSON report (`--json`, `--reporter=json`) | `path/a.test.js > describe > test` (the report's absolute path; the runner makes it relative to the check's directory) | every test; a file that failed to run is its path, failed | |
+//! | jest | human, verbose tree (one test file, or `--verbose`) | `path/a.test.js > describe > test` (path as printed) | ✓, ✕, ○ skipped, ✎ todo; `● describe › test` failures | |
+//! | jest | human, several files | same | the `● describe › test` failures; `● Test suite failed to run` is the file | passes, skips |
+//! | vitest | `--reporter=verbose` | `a.test.js > describe > test` | ✓, ×, ↓ (skipped), □ (todo) | |
+//! | vitest | default reporter | same | the `FAIL  file > describe > test` headers | passes, skips: its tree leaves out the describe names |
+//! | go test | `-json` | `pkg/TestName/subtest` | pass, fail (the parents of a failing subtest too), skip; a package that failed with no failing test (build error) is `pkg`, failed | |
+//! | go test | plain `-v` | same (the package comes from the `ok` / `FAIL` line after its tests) | `--- PASS`, `--- FAIL`, `--- SKIP`; a package failure as above | |
+//! | go test | plain, no `-v` | same | `--- FAIL` lines; package failures | passes, skips |
+//! | dotnet test | VSTest console | `Ns.Class.Method` as printed | `Failed` and `Skipped` lines; `Passed` at normal verbosity | passes at the default (minimal) verbosity |
+//! | dotnet test | Microsoft.Testing.Platform console | same | `failed` lines; `passed`, `skipped` with `--output detailed` | passes by default |
+//! | dotnet test | TRX report | `testName` | every `UnitTestResult` (not run = skipped) | |
+//! | any | JUnit XML report | `classname.name`, or `name` without a classname | every `<testcase>` | |
+//!
+//! **Which source wins.** When a report file (`{report}`, see [`crate::report`]) parses, its
+//! summary is the result, counts and ids alike: JUnit, TRX and the jest/vitest JSON name every
+//! test they count, so the report is at least as rich as any console mode, and one fixed choice
+//! keeps the ids of a command in one format from run to run. When the report parses but names no
+//! test, the console's ids are taken (the counts stay the report's). When there is no readable
+//! report (the run died before writing it), the console is parsed, and its ids are in the
+//! console's format (pytest: node ids, not `classname.name`). The runner relativizes ids to the
+//! check's directory ([`TestSummary::relativize_ids`]); [`crate::runner::parse_log`] does not
+//! know that directory and leaves absolute paths as the report wrote them.
 
 mod cargo_test;
 mod dotnet;
@@ -21,11 +68,15 @@ mod unittest;
 mod vitest;
 
 use std::borrow::Cow;
+use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
 /// At most this many failing test names are kept; counts stay exact.
 pub const MAX_FAILING: usize = 200;
+/// At most this many tests are kept in [`TestSummary::tests`] (the first ones reported); counts
+/// stay exact. A list of exactly this length may have been cut.
+pub const MAX_TESTS: usize = 20_000;
 /// The first failure message is cut to this many characters...
 pub const MAX_MESSAGE_CHARS: usize = 1500;
 /// ...and this many lines, enough for an assertion with its left/right values.
@@ -151,6 +202,92 @@ impl TestSummary {
             .saturating_add(self.failed)
             .saturating_add(self.skipped)
     }
+
+    /// Makes test ids that start with one of `roots` (absolute directories, as jest's and
+    /// vitest's JSON reports name test files) relative to it, so they do not change when the
+    /// checkout moves. The runner calls this with the check's working directory.
+    pub fn relativize_ids(&mut self, roots: &[&str]) {
+        let mut list = TestList::default();
+        for t in &self.tests {
+            let relative = roots.iter().find_map(|root| {
+                let root = root.trim_end_matches('/');
+                if root.is_empty() {
+                    return None;
+                }
+                t.id.strip_prefix(root)?.strip_prefix('/')
+            });
+            list.add(relative.unwrap_or(&t.id), t.status);
+        }
+        self.tests = list.into_vec();
+    }
+
+    /// How many failing tests the runner reported: the `failed` count, or the number of
+    /// [`TestStatus::Failed`] outcomes when that is larger. More than zero means the run failed,
+    /// whatever the exit code says.
+    pub fn reported_failures(&self) -> u64 {
+        let outcomes = self
+            .tests
+            .iter()
+            .filter(|t| t.status == TestStatus::Failed)
+            .count();
+        self.failed.max(u64::try_from(outcomes).unwrap_or(u64::MAX))
+    }
+}
+
+impl TestStatus {
+    /// Which of two reports of the same id wins: a failure anywhere (a pytest teardown error
+    /// after a pass, one of several doc-tests of an item) fails the id; a run beats a skip.
+    fn merge(self, other: TestStatus) -> TestStatus {
+        fn rank(s: TestStatus) -> u8 {
+            match s {
+                TestStatus::Failed => 3,
+                TestStatus::Passed => 2,
+                TestStatus::XFailed => 1,
+                TestStatus::Skipped => 0,
+            }
+        }
+        if rank(other) > rank(self) {
+            other
+        } else {
+            self
+        }
+    }
+}
+
+/// Collects [`TestOutcome`]s as a parser meets them: one entry per id, in the order first
+/// reported, at most [`MAX_TESTS`]; a second report of an id merges into the first
+/// ([`TestStatus::merge`]).
+#[derive(Debug, Default)]
+pub(crate) struct TestList {
+    items: Vec<TestOutcome>,
+    index: HashMap<String, usize>,
+}
+
+impl TestList {
+    pub(crate) fn add(&mut self, id: &str, status: TestStatus) {
+        let id = id.trim();
+        if id.is_empty() {
+            return;
+        }
+        if let Some(&i) = self.index.get(id) {
+            if let Some(t) = self.items.get_mut(i) {
+                t.status = t.status.merge(status);
+            }
+            return;
+        }
+        if self.items.len() >= MAX_TESTS {
+            return;
+        }
+        self.index.insert(id.to_owned(), self.items.len());
+        self.items.push(TestOutcome {
+            id: id.to_owned(),
+            status,
+        });
+    }
+
+    pub(crate) fn into_vec(self) -> Vec<TestOutcome> {
+        self.items
+    }
 }
 
 /// Parses a test command's output: the runner comes from `command_hint` when it names one
@@ -194,10 +331,20 @@ pub fn parse_as(
             }
             _ => junit::parse(report, runner),
         };
-        if from_report.is_some() {
-            return from_report;
+        if let Some(mut s) = from_report {
+            // The report names every test it counts; when it names none, the console may.
+            if s.tests.is_empty()
+                && let Some(console) = parse_console(runner, stdout, stderr)
+            {
+                s.tests = console.tests;
+            }
+            return Some(s);
         }
     }
+    parse_console(runner, stdout, stderr)
+}
+
+fn parse_console(runner: Runner, stdout: &str, stderr: &str) -> Option<TestSummary> {
     let text = join_output(stdout, stderr);
     match runner {
         Runner::CargoTest => cargo_test::parse(&text),

@@ -207,8 +207,13 @@ pub fn run_check(check: &Check, cfg: &RunnerConfig) -> CheckRun {
     let end = end_of(&outcome, cfg.timeout);
     let (stdout, stderr) = read_log(&log_path);
     let report_text = report_path.as_deref().and_then(read_tail);
-    let tests = parse_any(&check.command, &stdout, &stderr, report_text.as_deref());
-    let passed = outcome.success();
+    let mut tests = parse_any(&check.command, &stdout, &stderr, report_text.as_deref());
+    if let Some(t) = &mut tests {
+        relativize(t, &cfg.root);
+    }
+    // A runner that reports failing tests has failed, whatever its exit code (`|| true`, a
+    // wrapper script that loses the code): classify_check then says so.
+    let passed = outcome.success() && tests.as_ref().is_none_or(|t| t.reported_failures() == 0);
     let tail = outcome.combined_tail_text();
     let failure = classify_check(&check.name, &end, passed, tests.as_ref(), &tail);
     CheckRun {
@@ -258,6 +263,16 @@ fn end_of(outcome: &Outcome, timeout: Duration) -> CheckEnd {
     }
 }
 
+/// Test ids under the check's directory become relative to it (jest and vitest JSON reports
+/// name files by absolute path), as written and as resolved through symlinks.
+fn relativize(tests: &mut TestSummary, root: &Path) {
+    let written = root.to_string_lossy().into_owned();
+    let resolved = fs::canonicalize(root)
+        .map(|p| p.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    tests.relativize_ids(&[&written, &resolved]);
+}
+
 /// SHA-256 over the two stream digests: one value that changes when any output byte does.
 fn output_digest(outcome: &Outcome) -> String {
     let mut h = Sha256::new();
@@ -298,6 +313,8 @@ fn read_log(path: &Path) -> (String, String) {
 }
 
 /// Test counts of a finished check, re-parsed from its log (for tools that only kept the log).
+/// Unlike [`run_check`], it does not know the check's directory: test ids keep the absolute
+/// paths a jest/vitest JSON report wrote (see [`TestSummary::relativize_ids`]).
 pub fn parse_log(command: &str, log: &Path, report: Option<&Path>) -> Option<TestSummary> {
     let (out, err) = read_log(log);
     let report = report.and_then(read_tail);

@@ -2,16 +2,20 @@
 //! included, summed over the whole run. `--format json` (unstable libtest JSON) is delegated
 //! to the libtest-json parser.
 
-use super::{Runner, TestSummary, counts, libtest_json, rust_panic};
+use super::{Runner, TestList, TestStatus, TestSummary, counts, libtest_json, rust_panic};
 
 pub(crate) fn parse(text: &str) -> Option<TestSummary> {
     if let Some(s) = libtest_json::parse(text, Runner::CargoTest) {
         return Some(s);
     }
     let mut s = TestSummary::new(Runner::CargoTest);
+    let mut tests = TestList::default();
     let mut seen_result = false;
     for line in text.lines() {
         let line = line.trim();
+        if let Some((name, status)) = test_line(line) {
+            tests.add(&test_id(name), status);
+        }
         if let Some(rest) = line.strip_prefix("test result: ") {
             // "FAILED. 2 passed; 1 failed; 1 ignored; 0 measured; 0 filtered out; finished in 0.14s"
             let rest = rest.split_once(". ").map(|(_, r)| r).unwrap_or(rest);
@@ -33,6 +37,7 @@ pub(crate) fn parse(text: &str) -> Option<TestSummary> {
     if !seen_result {
         return None;
     }
+    s.tests = tests.into_vec();
     // The first `---- name stdout ----` block holds the first failure's panic.
     let mut lines = text.lines();
     while let Some(line) = lines.next() {
@@ -57,6 +62,38 @@ pub(crate) fn parse(text: &str) -> Option<TestSummary> {
     Some(s)
 }
 
+/// `test tests::adds ... ok` → `("tests::adds", Passed)`; `... FAILED`, `... ignored` and
+/// `... ignored, <reason>` likewise. Benchmarks (`... bench: ...`) and anything else are `None`.
+pub(crate) fn test_line(line: &str) -> Option<(&str, TestStatus)> {
+    let rest = line.strip_prefix("test ")?;
+    let (name, result) = rest.rsplit_once(" ... ")?;
+    let status = match result.trim() {
+        "ok" => TestStatus::Passed,
+        "FAILED" => TestStatus::Failed,
+        r if r == "ignored" || r.starts_with("ignored, ") => TestStatus::Skipped,
+        _ => return None,
+    };
+    Some((name, status))
+}
+
+/// A libtest name as a stable id: the name itself (`tests::adds`), except that a doc-test's
+/// `(line N)` is dropped (`src/lib.rs - sub (line 10)` → `src/lib.rs - sub`) so that editing
+/// above it does not rename it; several doc-tests of one item share the id.
+/// Doc-tests with attributes keep them (`src/lib.rs - f (line 3) - compile fail` →
+/// `src/lib.rs - f - compile fail`).
+pub(crate) fn test_id(name: &str) -> String {
+    let name = name.trim();
+    if let Some((item, tail)) = name.split_once(" (line ")
+        && item.contains(" - ")
+        && let Some((num, after)) = tail.split_once(')')
+        && !num.is_empty()
+        && num.chars().all(|c| c.is_ascii_digit())
+    {
+        return format!("{item}{after}");
+    }
+    name.to_owned()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -71,6 +108,36 @@ mod tests {
             s.first_failure.as_deref(),
             Some("b: panicked at src/lib.rs:1:1\nboom")
         );
+        let ids: Vec<(&str, TestStatus)> =
+            s.tests.iter().map(|t| (t.id.as_str(), t.status)).collect();
+        assert_eq!(
+            ids,
+            [
+                ("a", TestStatus::Passed),
+                ("b", TestStatus::Failed),
+                ("c", TestStatus::Skipped)
+            ]
+        );
+    }
+
+    #[test]
+    fn test_lines_and_ids() {
+        assert_eq!(
+            test_line("test m::slow ... ignored, needs network"),
+            Some(("m::slow", TestStatus::Skipped))
+        );
+        assert_eq!(test_line("test b ... bench:  12 ns/iter (+/- 1)"), None);
+        assert_eq!(test_line("test result: ok. 1 passed"), None);
+        assert_eq!(test_id("src/lib.rs - sub (line 10)"), "src/lib.rs - sub");
+        assert_eq!(
+            test_id("src/lib.rs - Calc::add (line 3)"),
+            "src/lib.rs - Calc::add"
+        );
+        assert_eq!(
+            test_id("src/lib.rs - f (line 3) - compile fail"),
+            "src/lib.rs - f - compile fail"
+        );
+        assert_eq!(test_id("tests::case (line x)"), "tests::case (line x)");
     }
 
     #[test]

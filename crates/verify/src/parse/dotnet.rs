@@ -3,15 +3,19 @@
 //! its `  Failed Name [12 ms]` / `  Error Message:` blocks, the Microsoft.Testing.Platform
 //! summary (`Test run summary: Failed!` then `  total: 4`, `  failed: 1`, ...), and TRX reports.
 
-use super::{Runner, TestSummary, counts};
+use super::{Runner, TestList, TestStatus, TestSummary, counts};
 
 pub(crate) fn parse(text: &str) -> Option<TestSummary> {
     let mut s = TestSummary::new(Runner::DotnetTest);
+    let mut tests = TestList::default();
     let mut seen = false;
     let mut in_mtp_summary = false;
     let mut lines = text.lines().peekable();
     while let Some(line) = lines.next() {
         let t = line.trim();
+        if let Some((status, name)) = result_line(t) {
+            tests.add(name, status);
+        }
         let vstest = t
             .strip_prefix("Failed!")
             .or_else(|| t.strip_prefix("Passed!"))
@@ -82,7 +86,30 @@ pub(crate) fn parse(text: &str) -> Option<TestSummary> {
             }
         }
     }
+    s.tests = tests.into_vec();
     seen.then_some(s)
+}
+
+/// A per-test result line with its duration: VSTest `  Passed Ns.C.M [1 ms]` (passed tests
+/// only at `--verbosity normal` or with `--logger "console;verbosity=normal"`; failed and
+/// skipped ones always), Microsoft.Testing.Platform `failed Ns.C.M (12ms)` (passed and skipped
+/// ones with `--output detailed`).
+fn result_line(t: &str) -> Option<(TestStatus, &str)> {
+    let (word, rest) = t.split_once(' ')?;
+    let status = match word {
+        "Passed" | "passed" => TestStatus::Passed,
+        "Failed" | "failed" => TestStatus::Failed,
+        "Skipped" | "skipped" => TestStatus::Skipped,
+        _ => return None,
+    };
+    let (name, time) = rest.rsplit_once(" [").or_else(|| rest.rsplit_once(" ("))?;
+    // The duration: `12 ms]`, `1 s]`, `< 1 ms]`, `(12ms)`.
+    let closed = time.ends_with(']') || time.ends_with(')');
+    if !closed || !time.chars().any(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    let name = name.trim();
+    (!name.is_empty()).then_some((status, name))
 }
 
 /// `Failed:     1, Passed:     3` → `[("failed", 1), ("passed", 3)]`.
@@ -107,15 +134,20 @@ pub(crate) fn parse_trx(text: &str) -> Option<TestSummary> {
         return None;
     }
     let mut s = TestSummary::new(Runner::DotnetTest);
+    let mut tests = TestList::default();
     for r in root
         .descendants()
         .filter(|n| n.tag_name().name() == "UnitTestResult")
     {
         let name = r.attribute("testName").unwrap_or("");
         match r.attribute("outcome").unwrap_or("") {
-            "Passed" => s.passed = s.passed.saturating_add(1),
+            "Passed" => {
+                s.passed = s.passed.saturating_add(1);
+                tests.add(name, TestStatus::Passed);
+            }
             "Failed" | "Error" | "Timeout" | "Aborted" => {
                 s.failed = s.failed.saturating_add(1);
+                tests.add(name, TestStatus::Failed);
                 s.add_failing(name);
                 let message = r
                     .descendants()
@@ -124,9 +156,13 @@ pub(crate) fn parse_trx(text: &str) -> Option<TestSummary> {
                     .unwrap_or("");
                 s.set_first_failure(&format!("{name}\n{}", message.trim()));
             }
-            _ => s.skipped = s.skipped.saturating_add(1),
+            _ => {
+                s.skipped = s.skipped.saturating_add(1);
+                tests.add(name, TestStatus::Skipped);
+            }
         }
     }
+    s.tests = tests.into_vec();
     Some(s)
 }
 
@@ -139,6 +175,22 @@ mod tests {
         let text = "Passed!  - Failed:     0, Passed:     2, Skipped:     1, Total:     3, Duration: 5 ms - A.dll (net8.0)\nFailed!  - Failed:     1, Passed:     1, Skipped:     0, Total:     2, Duration: 5 ms - B.dll (net8.0)\n";
         let s = parse(text).unwrap();
         assert_eq!((s.passed, s.failed, s.skipped), (3, 1, 1));
+        assert!(s.tests.is_empty());
+    }
+
+    #[test]
+    fn result_lines() {
+        assert_eq!(
+            result_line("Passed Ns.C.M(x: 1) [< 1 ms]"),
+            Some((TestStatus::Passed, "Ns.C.M(x: 1)"))
+        );
+        assert_eq!(
+            result_line("failed Ns.C.M (12ms)"),
+            Some((TestStatus::Failed, "Ns.C.M"))
+        );
+        assert_eq!(result_line("Failed!  - Failed:     1, Passed:     3"), None);
+        assert_eq!(result_line("failed: 1"), None);
+        assert_eq!(result_line("Passed the test (eventually)"), None);
     }
 
     #[test]

@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Deserialize;
 
-use super::{Runner, TestSummary};
+use super::{MAX_TESTS, Runner, TestList, TestStatus, TestSummary};
 
 #[derive(Deserialize)]
 #[serde(rename_all = "PascalCase")]
@@ -38,6 +38,7 @@ fn parse_json(text: &str) -> Option<TestSummary> {
     let mut failed_packages: Vec<String> = Vec::new();
     let mut build_output: BTreeMap<String, String> = BTreeMap::new();
     let mut s = TestSummary::new(Runner::GoTest);
+    let mut tests = TestList::default();
     for line in text.lines() {
         let line = line.trim();
         if !line.starts_with('{') {
@@ -65,9 +66,18 @@ fn parse_json(text: &str) -> Option<TestSummary> {
                     buf.push_str(ev.output.as_deref().unwrap_or(""));
                 }
             }
-            ("pass", Some(_)) => s.passed = s.passed.saturating_add(1),
-            ("skip", Some(_)) => s.skipped = s.skipped.saturating_add(1),
-            ("fail", Some(test)) => failed_tests.push((pkg, test.clone())),
+            ("pass", Some(test)) => {
+                s.passed = s.passed.saturating_add(1);
+                tests.add(&test_id(&pkg, test), TestStatus::Passed);
+            }
+            ("skip", Some(test)) => {
+                s.skipped = s.skipped.saturating_add(1);
+                tests.add(&test_id(&pkg, test), TestStatus::Skipped);
+            }
+            ("fail", Some(test)) => {
+                tests.add(&test_id(&pkg, test), TestStatus::Failed);
+                failed_tests.push((pkg, test.clone()));
+            }
             ("fail", None) | ("build-fail", _) if !failed_packages.contains(&pkg) => {
                 failed_packages.push(pkg);
             }
@@ -93,12 +103,23 @@ fn parse_json(text: &str) -> Option<TestSummary> {
         if !failed_tests.iter().any(|(p, _)| p == pkg) {
             s.failed = s.failed.saturating_add(1);
             s.add_failing(pkg);
+            tests.add(pkg, TestStatus::Failed);
             if let Some(out) = build_output.get(pkg) {
                 s.set_first_failure(&format!("{pkg}\n{}", out.trim()));
             }
         }
     }
+    s.tests = tests.into_vec();
     Some(s)
+}
+
+/// `example.com/calc` and `TestSub/negative` → `example.com/calc/TestSub/negative`.
+fn test_id(pkg: &str, test: &str) -> String {
+    if pkg.is_empty() {
+        test.to_owned()
+    } else {
+        format!("{pkg}/{test}")
+    }
 }
 
 /// Every `(package, test)` that is the parent of a failing subtest (`T` and `T/a` for
@@ -137,28 +158,41 @@ fn parse_plain(text: &str) -> Option<TestSummary> {
     let mut any = false;
     let mut failed: Vec<String> = Vec::new();
     let mut package_failures: Vec<String> = Vec::new();
+    let mut tests = TestList::default();
+    // A package's tests print before its `ok`/`FAIL` line, which names the package.
+    let mut pending: Vec<(String, TestStatus)> = Vec::new();
     for line in text.lines() {
         let t = line.trim();
         if let Some(rest) = t.strip_prefix("--- FAIL: ") {
             any = true;
-            let name = rest.split(" (").next().unwrap_or(rest).trim().to_owned();
+            let name = pend(&mut pending, rest, TestStatus::Failed);
             failed.push(name);
-        } else if t.starts_with("--- PASS: ") {
+        } else if let Some(rest) = t.strip_prefix("--- PASS: ") {
             any = true;
             s.passed = s.passed.saturating_add(1);
-        } else if t.starts_with("--- SKIP: ") {
+            pend(&mut pending, rest, TestStatus::Passed);
+        } else if let Some(rest) = t.strip_prefix("--- SKIP: ") {
             any = true;
             s.skipped = s.skipped.saturating_add(1);
+            pend(&mut pending, rest, TestStatus::Skipped);
         } else if let Some(rest) = t.strip_prefix("FAIL\t").or_else(|| t.strip_prefix("FAIL ")) {
             any = true;
             let pkg = rest.split_whitespace().next().unwrap_or("");
             if !pkg.is_empty() {
                 package_failures.push(pkg.to_owned());
+                if !pending.iter().any(|(_, st)| *st == TestStatus::Failed) {
+                    // Failed with no failing test: a build error, a panic in TestMain.
+                    tests.add(pkg, TestStatus::Failed);
+                }
             }
-        } else if t.starts_with("ok  \t") || t.starts_with("ok \t") {
+            flush(&mut tests, &mut pending, pkg);
+        } else if let Some(rest) = t.strip_prefix("ok  \t").or_else(|| t.strip_prefix("ok \t")) {
             any = true;
+            let pkg = rest.split_whitespace().next().unwrap_or("");
+            flush(&mut tests, &mut pending, pkg);
         }
     }
+    flush(&mut tests, &mut pending, "");
     if !any {
         return None;
     }
@@ -181,7 +215,25 @@ fn parse_plain(text: &str) -> Option<TestSummary> {
     if let Some(first) = leaves.first() {
         s.set_first_failure(&format!("{first}\n{}", plain_message(text, first)));
     }
+    s.tests = tests.into_vec();
     Some(s)
+}
+
+/// Keeps a `--- PASS: name (0.00s)` line's test until its package line; returns the name.
+fn pend(pending: &mut Vec<(String, TestStatus)>, rest: &str, status: TestStatus) -> String {
+    let name = rest.split(" (").next().unwrap_or(rest).trim();
+    if pending.len() < MAX_TESTS {
+        pending.push((name.to_owned(), status));
+    }
+    name.to_owned()
+}
+
+/// Adds the tests seen since the last package line under `pkg` (bare names when the output
+/// never names their package).
+fn flush(tests: &mut TestList, pending: &mut Vec<(String, TestStatus)>, pkg: &str) {
+    for (name, status) in pending.drain(..) {
+        tests.add(&test_id(pkg, &name), status);
+    }
 }
 
 /// A test's log lines in plain output: with `-v` they stream after `=== RUN   name`, without it
@@ -218,6 +270,29 @@ mod tests {
         let s = parse(text).unwrap();
         assert_eq!(s.failed, 1);
         assert_eq!(s.failing, ["TestA/one"]);
+        let ids: Vec<(&str, TestStatus)> =
+            s.tests.iter().map(|t| (t.id.as_str(), t.status)).collect();
+        assert_eq!(
+            ids,
+            [
+                ("example.com/a/TestA", TestStatus::Failed),
+                ("example.com/a/TestA/one", TestStatus::Failed)
+            ]
+        );
+    }
+
+    #[test]
+    fn plain_output_without_a_package_line_keeps_bare_names() {
+        let s = parse("--- FAIL: TestX (0.00s)\n--- SKIP: TestY (0.00s)\n").unwrap();
+        let ids: Vec<(&str, TestStatus)> =
+            s.tests.iter().map(|t| (t.id.as_str(), t.status)).collect();
+        assert_eq!(
+            ids,
+            [
+                ("TestX", TestStatus::Failed),
+                ("TestY", TestStatus::Skipped)
+            ]
+        );
     }
 
     #[test]
@@ -227,5 +302,8 @@ mod tests {
         let s = parse(text).unwrap();
         assert_eq!(s.failed, 1);
         assert_eq!(s.failing, ["example.com/a"]);
+        assert_eq!(s.tests.len(), 1);
+        assert_eq!(s.tests[0].id, "example.com/a");
+        assert_eq!(s.tests[0].status, TestStatus::Failed);
     }
 }

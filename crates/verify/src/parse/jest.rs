@@ -4,7 +4,7 @@
 
 use serde::Deserialize;
 
-use super::{Runner, TestSummary, counts};
+use super::{Runner, TestList, TestStatus, TestSummary, counts};
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -57,7 +57,11 @@ pub(crate) fn parse_json(text: &str, runner: Runner) -> Option<TestSummary> {
     s.skipped = report
         .num_pending_tests
         .saturating_add(report.num_todo_tests);
+    let mut tests = TestList::default();
     for file in &report.test_results {
+        for a in &file.assertion_results {
+            tests.add(&assertion_id(&file.name, a), json_status(&a.status));
+        }
         for a in file
             .assertion_results
             .iter()
@@ -77,9 +81,34 @@ pub(crate) fn parse_json(text: &str, runner: Runner) -> Option<TestSummary> {
             s.failed = s.failed.saturating_add(1);
             s.add_failing(&file.name);
             s.set_first_failure(&format!("{}\n{}", file.name, without_stack(&file.message)));
+            tests.add(&file.name, TestStatus::Failed);
         }
     }
+    s.tests = tests.into_vec();
     Some(s)
+}
+
+/// `file > describe > ... > title`, the shape vitest prints and jest's tree implies. The file
+/// is as the report names it (absolute: the runner makes it relative to the check's directory).
+fn assertion_id(file: &str, a: &Assertion) -> String {
+    let mut id = file.trim().to_owned();
+    for part in a.ancestor_titles.iter().chain(std::iter::once(&a.title)) {
+        if !id.is_empty() {
+            id.push_str(" > ");
+        }
+        id.push_str(part.trim());
+    }
+    id
+}
+
+/// jest: passed, failed, pending, todo, skipped, disabled, focused; vitest: passed, failed,
+/// skipped, todo. Anything that neither passed nor failed did not run.
+fn json_status(status: &str) -> TestStatus {
+    match status {
+        "passed" => TestStatus::Passed,
+        "failed" => TestStatus::Failed,
+        _ => TestStatus::Skipped,
+    }
 }
 
 /// Drops `    at frame (file:line)` stack lines: the agent needs the assertion, not node internals.
@@ -93,8 +122,10 @@ pub(crate) fn without_stack(msg: &str) -> String {
 
 pub(crate) fn parse(text: &str) -> Option<TestSummary> {
     let mut s = TestSummary::new(Runner::Jest);
+    let mut tree = Tree::default();
     let mut seen = false;
     for line in text.lines() {
+        tree.line(line);
         let t = line.trim();
         if let Some(list) = t.strip_prefix("Tests:") {
             seen = true;
@@ -117,6 +148,7 @@ pub(crate) fn parse(text: &str) -> Option<TestSummary> {
     if !seen {
         return None;
     }
+    s.tests = tree.tests.into_vec();
     // The first `●` block: the message lines up to the code frame or stack.
     let mut lines = text
         .lines()
@@ -130,6 +162,123 @@ pub(crate) fn parse(text: &str) -> Option<TestSummary> {
         s.set_first_failure(&format!("{header}\n{}", super::dedent(&body).trim()));
     }
     Some(s)
+}
+
+/// Test ids from jest's human output. Under each `PASS file` / `FAIL file` header, the verbose
+/// reporter (a single test file, or `--verbose`) prints the tree of describes and tests, two
+/// spaces per level, each test behind an icon (`✓` passed, `✕` failed, `○ skipped`, `✎ todo`);
+/// a failing file's `● describe › test` blocks name its failures in any mode.
+#[derive(Default)]
+struct Tree {
+    tests: TestList,
+    /// The file of the last header, and whether it failed.
+    file: Option<(String, bool)>,
+    /// Inside the tree of the last header (it ends at the first `●` or summary line).
+    in_tree: bool,
+    /// The open describes: (indent, title).
+    describes: Vec<(usize, String)>,
+}
+
+impl Tree {
+    fn line(&mut self, line: &str) {
+        let t = line.trim();
+        if let Some((file, failed)) = header(t) {
+            self.file = Some((file.to_owned(), failed));
+            self.in_tree = true;
+            self.describes.clear();
+            return;
+        }
+        if t.starts_with("Test Suites:") || t.starts_with("Tests:") {
+            self.file = None;
+            self.in_tree = false;
+            return;
+        }
+        let Some((file, failed)) = &self.file else {
+            return;
+        };
+        if let Some(name) = t.strip_prefix("● ") {
+            self.in_tree = false;
+            if *failed {
+                let name = name.trim();
+                if name == "Test suite failed to run" {
+                    self.tests.add(file, TestStatus::Failed);
+                } else {
+                    let parts: Vec<&str> = name.split(" › ").collect();
+                    self.tests
+                        .add(&join_id(file, &[], &parts), TestStatus::Failed);
+                }
+            }
+            return;
+        }
+        if !self.in_tree || t.is_empty() {
+            return;
+        }
+        let indent = line.len() - line.trim_start().len();
+        self.describes.retain(|(i, _)| *i < indent);
+        match test_entry(t) {
+            Some((status, title)) => {
+                let describes: Vec<&str> = self.describes.iter().map(|(_, d)| d.as_str()).collect();
+                self.tests.add(&join_id(file, &describes, &[title]), status);
+            }
+            None => self.describes.push((indent, t.to_owned())),
+        }
+    }
+}
+
+/// `PASS path/a.test.js` or `FAIL path/a.test.js (5.2 s)` → (`path/a.test.js`, failed).
+fn header(t: &str) -> Option<(&str, bool)> {
+    let (rest, failed) = match t.strip_prefix("PASS ") {
+        Some(r) => (r, false),
+        None => (t.strip_prefix("FAIL ")?, true),
+    };
+    let rest = rest.trim();
+    let file = match rest.rsplit_once(" (") {
+        Some((f, d)) if d.ends_with(" s)") || d.ends_with("ms)") => f.trim(),
+        _ => rest,
+    };
+    (!file.is_empty() && !file.contains(' ')).then_some((file, failed))
+}
+
+/// `✓ adds (7 ms)` → (Passed, `adds`); `○ skipped later` → (Skipped, `later`);
+/// `✎ todo some day` → (Skipped, `some day`). `√` and `×` are the Windows icons.
+fn test_entry(t: &str) -> Option<(TestStatus, &str)> {
+    let mut chars = t.chars();
+    let icon = chars.next()?;
+    let rest = chars.as_str().strip_prefix(' ')?;
+    let (status, title) = match icon {
+        '✓' | '√' => (TestStatus::Passed, rest),
+        '✕' | '×' => (TestStatus::Failed, rest),
+        '○' => (
+            TestStatus::Skipped,
+            rest.strip_prefix("skipped ").unwrap_or(rest),
+        ),
+        '✎' => (
+            TestStatus::Skipped,
+            rest.strip_prefix("todo ").unwrap_or(rest),
+        ),
+        _ => return None,
+    };
+    Some((status, strip_duration(title)))
+}
+
+/// `adds (7 ms)` → `adds`; `slow one (1.2 s)` → `slow one`.
+fn strip_duration(title: &str) -> &str {
+    if let Some((name, d)) = title.rsplit_once(" (") {
+        let d = d.strip_suffix(" ms)").or_else(|| d.strip_suffix(" s)"));
+        if d.is_some_and(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit() || c == '.')) {
+            return name;
+        }
+    }
+    title
+}
+
+fn join_id(file: &str, describes: &[&str], names: &[&str]) -> String {
+    let mut id = file.to_owned();
+    for part in describes.iter().chain(names) {
+        id.push_str(" > ");
+        id.push_str(part.trim());
+    }
+    id
 }
 
 /// jest's code frame lines look like `> 4 |   test(...)` or `    |    ^`.
@@ -153,6 +302,28 @@ mod tests {
         assert_eq!(s.failed, 1);
         assert_eq!(s.failing, ["/p/a.test.js"]);
         assert!(s.first_failure.unwrap().contains("SyntaxError"));
+    }
+
+    #[test]
+    fn tree_entries() {
+        assert_eq!(
+            test_entry("✓ fine (with parens) (3 ms)"),
+            Some((TestStatus::Passed, "fine (with parens)"))
+        );
+        assert_eq!(
+            test_entry("✕ slow (1.5 s)"),
+            Some((TestStatus::Failed, "slow"))
+        );
+        assert_eq!(
+            test_entry("✎ todo some day"),
+            Some((TestStatus::Skipped, "some day"))
+        );
+        assert_eq!(test_entry("math"), None);
+        assert_eq!(
+            header("FAIL src/a.test.js (5.123 s)"),
+            Some(("src/a.test.js", true))
+        );
+        assert_eq!(header("PASS"), None);
     }
 
     #[test]

@@ -4,9 +4,9 @@
 
 use std::io::Cursor;
 
-use junit_parser::{TestStatus, TestSuite};
+use junit_parser::{TestCase, TestSuite};
 
-use super::{Runner, TestSummary, rust_panic};
+use super::{Runner, TestList, TestStatus, TestSummary, rust_panic};
 
 /// Nested `<testsuite>` elements are allowed by some dialects; bound the recursion so a
 /// hostile report cannot exhaust the stack.
@@ -24,9 +24,11 @@ pub(crate) fn parse(text: &str, runner: Runner) -> Option<TestSummary> {
     }
     let suites = junit_parser::from_reader(Cursor::new(trimmed.as_bytes())).ok()?;
     let mut s = TestSummary::new(runner);
+    let mut tests = TestList::default();
     for suite in &suites.suites {
-        add_suite(&mut s, suite, 0);
+        add_suite(&mut s, &mut tests, suite, 0);
     }
+    s.tests = tests.into_vec();
     Some(s)
 }
 
@@ -57,24 +59,55 @@ fn suite_depth(xml: &str) -> usize {
     max
 }
 
-fn add_suite(s: &mut TestSummary, suite: &TestSuite, depth: usize) {
+fn add_suite(s: &mut TestSummary, tests: &mut TestList, suite: &TestSuite, depth: usize) {
     if depth > MAX_DEPTH {
         return;
     }
     for case in &suite.cases {
+        let id = case_id(case);
         match &case.status {
-            TestStatus::Success => s.passed = s.passed.saturating_add(1),
-            TestStatus::Skipped(_) => s.skipped = s.skipped.saturating_add(1),
-            TestStatus::Failure(f) => {
+            junit_parser::TestStatus::Success => {
+                s.passed = s.passed.saturating_add(1);
+                tests.add(&id, TestStatus::Passed);
+            }
+            junit_parser::TestStatus::Skipped(skip) => {
+                s.skipped = s.skipped.saturating_add(1);
+                // pytest writes its expected failures as `<skipped type="pytest.xfail">`.
+                let status = if skip.skipped_type == "pytest.xfail" {
+                    TestStatus::XFailed
+                } else {
+                    TestStatus::Skipped
+                };
+                tests.add(&id, status);
+            }
+            junit_parser::TestStatus::Failure(f) => {
+                tests.add(&id, TestStatus::Failed);
                 fail(s, &case.name, &f.message, &f.text);
             }
-            TestStatus::Error(e) => {
+            junit_parser::TestStatus::Error(e) => {
+                tests.add(&id, TestStatus::Failed);
                 fail(s, &case.name, &e.message, &e.text);
             }
         }
     }
     for inner in &suite.suites {
-        add_suite(s, inner, depth.saturating_add(1));
+        add_suite(s, tests, inner, depth.saturating_add(1));
+    }
+}
+
+/// `classname.name` (`com.example.CalcTest.addsWrong`, pytest's `tests.test_x.TestC.test_b[p]`,
+/// nextest's `demo.tests::adds`); the `group` attribute stands in for a missing classname; the
+/// bare name when there is neither.
+fn case_id(case: &TestCase) -> String {
+    let name = case.original_name.trim();
+    match case
+        .classname
+        .as_deref()
+        .or(case.group.as_deref())
+        .map(str::trim)
+    {
+        Some(class) if !class.is_empty() => format!("{class}.{name}"),
+        _ => name.to_owned(),
     }
 }
 
@@ -110,6 +143,17 @@ mod tests {
         assert_eq!((s.passed, s.failed, s.skipped), (1, 2, 1));
         assert_eq!(s.failing, ["C::bad", "C::err"]);
         assert_eq!(s.first_failure.as_deref(), Some("C::bad\nexpected 1"));
+        let ids: Vec<(&str, TestStatus)> =
+            s.tests.iter().map(|t| (t.id.as_str(), t.status)).collect();
+        assert_eq!(
+            ids,
+            [
+                ("C.ok", TestStatus::Passed),
+                ("C.bad", TestStatus::Failed),
+                ("C.err", TestStatus::Failed),
+                ("C.later", TestStatus::Skipped)
+            ]
+        );
     }
 
     #[test]

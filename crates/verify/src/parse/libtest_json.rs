@@ -4,7 +4,7 @@
 
 use serde::Deserialize;
 
-use super::{Runner, TestSummary, rust_panic};
+use super::{Runner, TestList, TestStatus, TestSummary, rust_panic};
 
 #[derive(Deserialize)]
 struct Event {
@@ -19,6 +19,7 @@ struct Event {
 
 pub(crate) fn parse(text: &str, runner: Runner) -> Option<TestSummary> {
     let mut s = TestSummary::new(runner);
+    let mut tests = TestList::default();
     let mut any = false;
     for line in text.lines() {
         let line = line.trim();
@@ -34,10 +35,17 @@ pub(crate) fn parse(text: &str, runner: Runner) -> Option<TestSummary> {
         }
         let name = ev.name.as_deref().unwrap_or("");
         match ev.event.as_str() {
-            "ok" => s.passed = s.passed.saturating_add(1),
-            "ignored" => s.skipped = s.skipped.saturating_add(1),
+            "ok" => {
+                s.passed = s.passed.saturating_add(1);
+                tests.add(name, TestStatus::Passed);
+            }
+            "ignored" => {
+                s.skipped = s.skipped.saturating_add(1);
+                tests.add(name, TestStatus::Skipped);
+            }
             "failed" | "timeout" => {
                 s.failed = s.failed.saturating_add(1);
+                tests.add(name, TestStatus::Failed);
                 s.add_failing(name);
                 if let Some(out) = &ev.stdout {
                     match rust_panic(out, name) {
@@ -49,5 +57,33 @@ pub(crate) fn parse(text: &str, runner: Runner) -> Option<TestSummary> {
             _ => {}
         }
     }
+    s.tests = tests.into_vec();
     any.then_some(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn events_give_ids() {
+        let text = r#"{"type":"suite","event":"started","test_count":3}
+{"type":"test","event":"ok","name":"m::a"}
+{"type":"test","event":"ignored","name":"m::b"}
+{"type":"test","event":"failed","name":"m::c","stdout":"boom"}
+{"type":"test","event":"timeout","name":"m::d"}
+{"type":"test","event":"started","name":"m::e"}"#;
+        let s = parse(text, Runner::CargoTest).unwrap();
+        let ids: Vec<(&str, TestStatus)> =
+            s.tests.iter().map(|t| (t.id.as_str(), t.status)).collect();
+        assert_eq!(
+            ids,
+            [
+                ("m::a", TestStatus::Passed),
+                ("m::b", TestStatus::Skipped),
+                ("m::c", TestStatus::Failed),
+                ("m::d", TestStatus::Failed)
+            ]
+        );
+    }
 }

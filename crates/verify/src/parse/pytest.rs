@@ -2,14 +2,18 @@
 //! and the short test summary (`FAILED file.py::test - message`, shown by default for failures
 //! and errors, and for every outcome with `-rA`). JUnit XML (`--junitxml`) goes to the JUnit parser.
 
-use super::{Runner, TestSummary, counts};
+use super::{Runner, TestList, TestStatus, TestSummary, counts};
 
 pub(crate) fn parse(text: &str) -> Option<TestSummary> {
     let mut s = TestSummary::new(Runner::Pytest);
+    let mut tests = TestList::default();
     let mut seen_summary = false;
     let mut first_summary_msg: Option<(String, String)> = None;
     for line in text.lines() {
         let t = line.trim();
+        if let Some((id, status)) = outcome_line(t) {
+            tests.add(id, status);
+        }
         if let Some(list) = closing_line(t) {
             seen_summary = true;
             // A run prints one closing line; keep the last in case output was concatenated.
@@ -38,6 +42,7 @@ pub(crate) fn parse(text: &str) -> Option<TestSummary> {
     if !seen_summary {
         return None;
     }
+    s.tests = tests.into_vec();
     if let Some((name, msg)) = first_summary_msg {
         // Prefer the `E   ` lines of the test's section, which carry the assertion details.
         let short = name.rsplit("::").next().unwrap_or(&name).to_owned();
@@ -49,6 +54,74 @@ pub(crate) fn parse(text: &str) -> Option<TestSummary> {
         }
     }
     Some(s)
+}
+
+/// A line naming one test's outcome, in any of the shapes pytest prints:
+/// - `-v`: `tests/t.py::test_a PASSED    [ 50%]`, `tests/t.py::test_b SKIPPED (reason)`;
+/// - `-v` with xdist: `[gw0] [ 50%] PASSED tests/t.py::test_a`;
+/// - the short summary (`-rA`, and failures/errors by default): `FAILED tests/t.py::test_a - msg`,
+///   `XFAIL tests/t.py::test_c - reason`. Its skip lines (`SKIPPED [1] t.py:13: reason`) name a
+///   location, not a test, and give nothing.
+///
+/// The node id is everything up to the first space outside `[...]` (parameter ids may hold
+/// spaces). Ids must look like node ids (`::` inside, or a `.py` file for a collection error).
+fn outcome_line(t: &str) -> Option<(&str, TestStatus)> {
+    let t = strip_xdist_prefix(t);
+    // Status first (short summary, xdist).
+    if let Some((word, rest)) = t.split_once(' ')
+        && let Some(status) = status_word(word)
+    {
+        let (id, _) = split_node_id(rest.trim_start());
+        return is_node_id(id).then_some((id, status));
+    }
+    // Node id first (-v).
+    let (id, rest) = split_node_id(t);
+    let word = rest.split_whitespace().next()?;
+    let status = status_word(word)?;
+    is_node_id(id).then_some((id, status))
+}
+
+fn status_word(word: &str) -> Option<TestStatus> {
+    Some(match word {
+        "PASSED" | "XPASS" => TestStatus::Passed,
+        "FAILED" | "ERROR" => TestStatus::Failed,
+        "SKIPPED" => TestStatus::Skipped,
+        "XFAIL" => TestStatus::XFailed,
+        _ => return None,
+    })
+}
+
+/// `[gw0] [ 50%] PASSED t.py::a` → `PASSED t.py::a`.
+fn strip_xdist_prefix(t: &str) -> &str {
+    let Some(rest) = t.strip_prefix("[gw") else {
+        return t;
+    };
+    let rest = rest
+        .split_once(']')
+        .map(|(_, r)| r.trim_start())
+        .unwrap_or(rest);
+    match rest.strip_prefix('[') {
+        Some(r) => r.split_once(']').map(|(_, r)| r.trim_start()).unwrap_or(r),
+        None => rest,
+    }
+}
+
+/// Splits at the first space outside brackets: `t.py::f[a b] PASSED` → (`t.py::f[a b]`, ` PASSED`).
+fn split_node_id(t: &str) -> (&str, &str) {
+    let mut depth = 0usize;
+    for (i, c) in t.char_indices() {
+        match c {
+            '[' => depth = depth.saturating_add(1),
+            ']' => depth = depth.saturating_sub(1),
+            ' ' if depth == 0 => return (t.get(..i).unwrap_or(t), t.get(i..).unwrap_or("")),
+            _ => {}
+        }
+    }
+    (t, "")
+}
+
+fn is_node_id(id: &str) -> bool {
+    !id.is_empty() && !id.starts_with('[') && (id.contains("::") || id.ends_with(".py"))
 }
 
 /// `1 failed, 2 passed in 0.05s` from a `=====` framed closing line.

@@ -1,7 +1,9 @@
 //! Parsers read agent-influenced text: random input must never panic, for every runner,
 //! with and without a report, and through the sniffing path.
 
-use pawl_verify::parse::{Runner, parse_any, parse_as};
+use std::collections::HashSet;
+
+use pawl_verify::parse::{MAX_TESTS, Runner, TestStatus, TestSummary, parse_any, parse_as};
 use proptest::prelude::*;
 
 use crate::fixture;
@@ -30,6 +32,18 @@ fn fragments() -> Vec<String> {
         "{\"numPassedTests\":1,\"numFailedTests\":1,\"numTotalTests\":2,\"testResults\":[",
         "\u{1b}[31m\u{1b}[",
         "é€𝄞",
+        // Lines that name single tests.
+        "test a::b ... ok\ntest c ... ignored, slow\n",
+        "        PASS [   0.01s] (1/2) demo a\n        SKIP [ ] demo b\n       FLAKY 2/2 [ ",
+        "tests/t.py::test_a[x y] PASSED   [ 50%]\n",
+        "[gw0] [ 50%] XFAIL tests/t.py::test_b\nXPASS t.py::c - r\n",
+        "test_x (m.C.test_x)\nDoc ... words ... ok\nUNEXPECTED SUCCESS: t (m.C.t)\n",
+        "PASS a.test.js\n  d\n    ✓ t (1 ms)\n    ○ skipped s\n  ✎ todo z\n  ● d › t\n",
+        " ✓ a.test.js > d > t 1ms\n ↓ a.test.js > s\n FAIL  b.test.js [ b.test.js ]\n",
+        "--- PASS: TestA (0.00s)\nok  \tex.com/p\t0.01s\n--- SKIP: T",
+        "  Passed N.C.M [1 ms]\n  Skipped N.C.S [< 1 ms]\npassed N.C.X (1ms)\n",
+        "<testsuite><testcase classname=\"c\" name=\"n\"><skipped type=\"pytest.xfail\"/></testcase>",
+        "{\"ancestorTitles\":[\"d\"],\"title\":\"t\",\"status\":\"todo\"}",
     ]
     .iter()
     .map(|s| s.to_string())
@@ -38,7 +52,12 @@ fn fragments() -> Vec<String> {
         "cargo/test.stdout",
         "nextest/run.stderr",
         "jest/human.stderr",
+        "jest/verbose.stderr",
+        "vitest/verbose.stdout",
+        "pytest/verbose.stdout",
+        "unittest/more-verbose.stderr",
         "go/json.stdout",
+        "go/plain-v.stdout",
     ] {
         v.push(fixture(f));
     }
@@ -62,26 +81,59 @@ fn mixed_text() -> impl Strategy<Value = String> {
     .prop_map(|parts| parts.concat())
 }
 
+/// What every summary keeps to, whatever the input: a bounded list of unique, non-empty ids,
+/// and a failed outcome always counts as a reported failure.
+fn check_tests(s: &TestSummary) -> Result<(), TestCaseError> {
+    prop_assert!(s.tests.len() <= MAX_TESTS);
+    let mut seen = HashSet::new();
+    for t in &s.tests {
+        prop_assert!(!t.id.trim().is_empty(), "empty id in {:?}", s.tests);
+        prop_assert_eq!(t.id.trim(), t.id.as_str());
+        prop_assert!(seen.insert(t.id.as_str()), "duplicate id {:?}", t.id);
+    }
+    if s.tests.iter().any(|t| t.status == TestStatus::Failed) {
+        prop_assert!(s.reported_failures() > 0);
+    }
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(300))]
 
     #[test]
     fn no_parser_panics_on_text(text in mixed_text(), report in proptest::option::of(mixed_text())) {
         for runner in Runner::ALL {
-            let _ = parse_as(runner, &text, &text, report.as_deref());
-            let _ = parse_as(runner, &text, "", None);
+            for s in [
+                parse_as(runner, &text, &text, report.as_deref()),
+                parse_as(runner, &text, "", None),
+            ]
+            .into_iter()
+            .flatten()
+            {
+                check_tests(&s)?;
+            }
         }
-        let _ = parse_any("", &text, "", report.as_deref());
-        let _ = parse_any("cargo test", "", &text, None);
+        if let Some(mut s) = parse_any("", &text, "", report.as_deref()) {
+            check_tests(&s)?;
+            s.relativize_ids(&["/tmp", "", "/"]);
+            check_tests(&s)?;
+        }
+        if let Some(s) = parse_any("cargo test", "", &text, None) {
+            check_tests(&s)?;
+        }
     }
 
     #[test]
     fn no_parser_panics_on_bytes(bytes in prop::collection::vec(any::<u8>(), 0..512)) {
         let text = String::from_utf8_lossy(&bytes);
         for runner in Runner::ALL {
-            let _ = parse_as(runner, &text, "", Some(&text));
+            if let Some(s) = parse_as(runner, &text, "", Some(&text)) {
+                check_tests(&s)?;
+            }
         }
-        let _ = parse_any("", &text, &text, Some(&text));
+        if let Some(s) = parse_any("", &text, &text, Some(&text)) {
+            check_tests(&s)?;
+        }
     }
 
     #[test]

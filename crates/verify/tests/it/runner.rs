@@ -210,3 +210,27 @@ fn python_unittest_output_gives_counts_and_failing_names() {
     assert_eq!(f.category, FailureCategory::Test);
     assert!(f.message.contains("test_bad"), "{}", f.message);
 }
+
+/// The `|| true` attack: a test runner that prints failing tests but exits 0 (a wrapper that
+/// swallows the code, a misconfigured script) must never be taken for a pass.
+#[test]
+fn failing_tests_with_exit_0_are_a_failure() {
+    let dir = tempfile::tempdir().unwrap();
+    let libtest = r#"sh -c 'printf "%s\n" "running 2 tests" "test a ... ok" "test b ... FAILED" "" "test result: FAILED. 1 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s"; exit 0'"#;
+    let pytest = r#"printf '%s\n' '==== short test summary info ====' 'FAILED tests/test_x.py::test_a - assert 1 == 2' '========== 1 failed, 3 passed in 0.01s =========='; exit 0"#;
+    for (cmd, n) in [(libtest, 1), (pytest, 1)] {
+        let run = run_check(&Check::gate("test", cmd), &config(&dir));
+        assert_eq!(run.end, CheckEnd::Exited { code: 0 }, "{cmd}");
+        assert!(run.tests.as_ref().is_some_and(|t| t.failed == n), "{run:?}");
+        assert!(!run.passed, "exit 0 with failing tests passed: {cmd}");
+        let f = run.failure.expect("a failure");
+        assert_eq!(f.category, FailureCategory::Test);
+        assert!(
+            f.message.contains(&format!(
+                "the test runner reported {n} failing test(s) but exited 0"
+            )),
+            "{}",
+            f.message
+        );
+    }
+}
