@@ -10,6 +10,9 @@
 //!   parallel, into [`outcome::CheckRun`]s with parsed counts and a classified failure
 //!   ([`classify`]).
 //! - [`backup`]: an exact, restorable copy of the working tree for the lint-fix loop.
+//! - [`protect`]: the test-protection screen, pure functions that compare a run's tests, test
+//!   files and runner configuration with its baseline (deleted tests, skips, weakened
+//!   assertions, changed test configuration).
 //!
 //! This crate prints nothing and reads no configuration or environment: the CLI passes the
 //! gates, the timeout and the environment in. Processes are built only through `pawl-process`
@@ -22,6 +25,7 @@ pub mod gate;
 pub mod outcome;
 pub mod parse;
 pub mod platform;
+pub mod protect;
 pub mod report;
 pub mod runner;
 

@@ -1,5 +1,6 @@
 //! Integration tests of pawl-verify: parsers against recorded runner output, detection against
-//! tiny project directories, and property tests that no parser panics.
+//! tiny project directories, the test-protection screen against its corpus, and property tests
+//! that no parser or screen panics.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -7,6 +8,7 @@ mod backup;
 mod detection;
 mod no_panics;
 mod parsers;
+mod protect;
 mod runner;
 
 use std::path::PathBuf;
