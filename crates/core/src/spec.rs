@@ -365,7 +365,16 @@ const NO_BEHAVIOUR_TERMS: &[&str] = &[
 
 /// Terms that say the goal does add or change behaviour, whatever else it says.
 const BEHAVIOUR_TERMS: &[&str] = &[
-    "fix", "bug", "add", "implement", "support", "feature", "make", "handle", "fail", "crash",
+    "fix",
+    "bug",
+    "add",
+    "implement",
+    "support",
+    "feature",
+    "make",
+    "handle",
+    "fail",
+    "crash",
 ];
 
 /// The goal adds no behaviour (a refactor, documentation, formatting): "done" is then proven by a

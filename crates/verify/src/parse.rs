@@ -234,10 +234,10 @@ impl TestSummary {
     }
 }
 
-impl TestStatus {
-    /// Which of two reports of the same id wins: a failure anywhere (a pytest teardown error
-    /// after a pass, one of several doc-tests of an item) fails the id; a run beats a skip.
-    fn merge(self, other: TestStatus) -> TestStatus {
+/// Which of two reports of the same id wins: a failure anywhere (a pytest teardown error after a
+/// pass, one of several doc-tests of an item) fails the id; a run beats a skip.
+fn merge_status(this: TestStatus, other: TestStatus) -> TestStatus {
+    {
         fn rank(s: TestStatus) -> u8 {
             match s {
                 TestStatus::Failed => 3,
@@ -246,17 +246,17 @@ impl TestStatus {
                 TestStatus::Skipped => 0,
             }
         }
-        if rank(other) > rank(self) {
+        if rank(other) > rank(this) {
             other
         } else {
-            self
+            this
         }
     }
 }
 
 /// Collects [`TestOutcome`]s as a parser meets them: one entry per id, in the order first
 /// reported, at most [`MAX_TESTS`]; a second report of an id merges into the first
-/// ([`TestStatus::merge`]).
+/// ([`merge_status`]).
 #[derive(Debug, Default)]
 pub(crate) struct TestList {
     items: Vec<TestOutcome>,
@@ -271,7 +271,7 @@ impl TestList {
         }
         if let Some(&i) = self.index.get(id) {
             if let Some(t) = self.items.get_mut(i) {
-                t.status = t.status.merge(status);
+                t.status = merge_status(t.status, status);
             }
             return;
         }

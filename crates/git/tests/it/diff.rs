@@ -89,7 +89,9 @@ fn changes_between_trees_and_the_text_of_a_blob() {
     );
     let old = t.repo.blob_text(base.as_str(), Path::new("edit.txt"), 1024);
     assert_eq!(old.expect("read").as_deref(), Some("old\n"));
-    let absent = t.repo.blob_text(base.as_str(), Path::new("tests/new_test.py"), 1024);
+    let absent = t
+        .repo
+        .blob_text(base.as_str(), Path::new("tests/new_test.py"), 1024);
     assert_eq!(absent.expect("read"), None);
     let too_big = t.repo.blob_text(tree.as_str(), Path::new("edit.txt"), 2);
     assert_eq!(too_big.expect("read"), None);
@@ -114,7 +116,9 @@ fn an_overlay_is_the_base_with_the_new_files() {
     assert_eq!(changes.len(), 1, "{changes:?}");
     assert_eq!(changes[0].path, PathBuf::from("tests/t.sh"));
     // The overlay keeps the base's source.
-    let src = t.repo.blob_text(overlay.as_str(), Path::new("src.txt"), 1024);
+    let src = t
+        .repo
+        .blob_text(overlay.as_str(), Path::new("src.txt"), 1024);
     assert_eq!(src.expect("read").as_deref(), Some("before\n"));
     // Nothing was staged in the real index.
     assert_eq!(t.git(&["diff", "--cached", "--name-only"]), "");
