@@ -10,6 +10,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
+use crate::commands::accept::AcceptArgs;
 use crate::commands::analyze::AnalyzeArgs;
 use crate::commands::blocker::{AwaitUserArgs, BlockerCommand, UserFixedArgs};
 use crate::commands::clarify::ClarifyCommand;
@@ -80,6 +81,8 @@ pub enum Command {
     Report(ReportArgs),
     /// Restore the tree to a run's pre-run state (keeps a backup ref).
     Rollback(RollbackArgs),
+    /// Accept a run's changes to its own tests (verdict REVIEW), saying why.
+    Accept(AcceptArgs),
     /// Run pawl on an embedded example project (no network, no credentials).
     Demo(DemoArgs),
     /// One step of the scripted replay agent (used by the loop).

@@ -11,6 +11,7 @@ use crate::cli::{Cli, Command};
 use crate::ctx::Ctx;
 use crate::error::CliResult;
 
+pub(crate) mod accept;
 pub(crate) mod analyze;
 pub(crate) mod blocker;
 mod cancel;
@@ -65,6 +66,7 @@ pub fn dispatch(ctx: &mut Ctx, command: Command) -> CliResult<ExitCode> {
         Command::Resume(args) => resume::run(ctx, &args),
         Command::Report(args) => report::run(ctx, &args),
         Command::Rollback(args) => rollback::run(ctx, &args),
+        Command::Accept(args) => accept::run(ctx, &args),
         Command::Demo(args) => demo::run(&args, ctx.json),
         Command::Replay(args) => replay::run(ctx, &args),
         Command::Story(cmd) => story::run(ctx, cmd),

@@ -9,13 +9,18 @@
 
 use std::path::PathBuf;
 
+use pawl_core::EventKind;
 use pawl_core::ExitCode;
 use pawl_core::config::AgentKind;
 use pawl_core::model::Driver;
 use pawl_core::pipeline::ModeArg;
 use pawl_core::record::RunSettings;
-use pawl_store::NewRun;
+use pawl_core::seal::{CheckRole, Seal, SealedCheck};
+use pawl_engine::baseline::Baseline;
+use pawl_store::{NewRun, Store};
 use pawl_verify::gate;
+
+use crate::checks;
 
 use crate::ctx::Ctx;
 use crate::error::{CliError, CliResult};
@@ -42,6 +47,11 @@ pub struct Start {
     pub mode: ModeArg,
     /// Ask the interview's questions on the terminal.
     pub interactive: bool,
+    /// Acceptance checks (`--check "<cmd>"`): each must fail on the pre-run code and pass at the
+    /// end.
+    pub checks: Vec<String>,
+    /// More environment variables the sealed checks may see (`--pass-env NAME`).
+    pub pass_env: Vec<String>,
 }
 
 /// Starts the run `req` asks for. The configuration is read first: a bad pawl.toml or flag must
@@ -53,6 +63,91 @@ pub fn start(ctx: &mut Ctx, req: &Start) -> CliResult<ExitCode> {
         Driver::Headless => headless_run(ctx, req, &eff.config),
         Driver::Session => session_mode::arm(ctx, req, &eff.config),
     }
+}
+
+/// The seal of a new run: the gates of `pawl.toml` and the request's acceptance checks, with the
+/// environment pawl was started with (filtered: `pawl_core::seal`).
+pub fn seal(ctx: &Ctx, config: &pawl_core::config::Config, req: &Start) -> Seal {
+    let mut checks: Vec<SealedCheck> = gate::gates_from_config(&config.gates)
+        .into_iter()
+        .map(|c| SealedCheck {
+            name: c.name,
+            command: c.command,
+            role: CheckRole::Gate,
+        })
+        .collect();
+    for (i, cmd) in req.checks.iter().enumerate() {
+        checks.push(SealedCheck {
+            name: format!("accept-{}", i + 1),
+            command: cmd.clone(),
+            role: CheckRole::Acceptance,
+        });
+    }
+    let vars: Vec<(String, String)> = std::env::vars().collect();
+    Seal {
+        checks,
+        timeout_ms: u64::try_from(pawl_engine::verify::DEFAULT_TIMEOUT.as_millis())
+            .unwrap_or(u64::MAX),
+        env: pawl_core::seal::sealed_env(&vars, &req.pass_env, &ctx.root),
+        no_behaviour: pawl_core::spec::adds_no_behaviour(&req.goal),
+    }
+}
+
+/// The preflight and the baseline: the sealed checks on the tree as it is before the agent's
+/// first step. A check that cannot start refuses the run (nothing is written); what already
+/// fails is said at start, as what the run must turn green.
+pub fn baseline(ctx: &mut Ctx, seal: &Seal, announce: bool) -> CliResult<Baseline> {
+    if announce && !ctx.json {
+        ctx.say(format!(
+            "[pawl] baseline: running the {} sealed check(s) on the pre-run tree",
+            seal.checks.len()
+        ))?;
+    }
+    let b = pawl_engine::baseline::take(&checks::workspace(ctx), seal)
+        .map_err(|e| CliError::Failed(e.to_string()))?;
+    let failing: Vec<String> = b
+        .checks
+        .iter()
+        .filter(|c| !c.passed)
+        .map(|c| {
+            if c.failing.is_empty() {
+                c.name.clone()
+            } else {
+                let shown: Vec<&str> = c.failing.iter().take(5).map(String::as_str).collect();
+                format!("{} (failing: {})", c.name, shown.join(", "))
+            }
+        })
+        .collect();
+    if !announce {
+    } else if ctx.json {
+        ctx.json_line(&serde_json::json!({"kind": "baseline", "tree": b.tree,
+            "checks": b.checks.iter().map(|c| serde_json::json!({"name": c.name, "passed": c.passed, "tests": c.tests.len()})).collect::<Vec<_>>()}))?;
+    } else if failing.is_empty() {
+        ctx.say(
+            "[pawl] baseline: every check already passes — \"done\" needs a test that fails without the change (SHIP needs red to green)",
+        )?;
+    } else {
+        ctx.say(format!(
+            "[pawl] baseline: failing before the run: {}",
+            failing.join("; ")
+        ))?;
+    }
+    Ok(b)
+}
+
+/// Records a new run's seal and baseline as events.
+pub fn record_seal(store: &mut Store, run_id: &str, seal: &Seal, b: &Baseline) -> CliResult {
+    store.append_event(
+        Some(run_id),
+        EventKind::Sealed,
+        serde_json::json!({"why": "run started", "checks": seal.checks, "env": seal.env.keys().collect::<Vec<_>>()}),
+    )?;
+    store.append_event(
+        Some(run_id),
+        EventKind::Baseline,
+        serde_json::to_value(b).unwrap_or_default(),
+    )?;
+    Ok(())
 }
 
 /// What a new run copies from the configuration and keeps for its whole life.
@@ -175,6 +270,9 @@ fn headless_run(
             choice.reason
         ))?;
     }
+    let seal = seal(ctx, config, req);
+    let baseline = baseline(ctx, &seal, true)?;
+    settings.seal = Some(seal.clone());
     let mut store = ctx.store()?;
     let run = store.create_run(&NewRun {
         goal: goal.to_string(),
@@ -185,6 +283,7 @@ fn headless_run(
         pre_run_commit: None,
     })?;
     write_guard_snapshot(ctx, &run)?;
+    record_seal(&mut store, &run.id, &seal, &baseline)?;
     rails::start(ctx, &repo, &mut store, &run, config, &analysis.target_files)?;
     let run = store.run(&run.id)?;
     headless::drive_with_answers(

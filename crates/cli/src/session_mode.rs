@@ -77,16 +77,21 @@ pub fn arm(ctx: &mut Ctx, req: &runs::Start, config: &Config) -> CliResult<ExitC
             .map(|v| (*a, v))
     });
     let expected = pawl_core::spec::analyze(goal, &project::spec_facts(ctx)?).target_files;
+    let seal = runs::seal(ctx, config, req);
+    let sealed_baseline = runs::baseline(ctx, &seal, false)?;
+    let mut settings = runs::settings(config);
+    settings.seal = Some(seal.clone());
     let mut store = ctx.store()?;
     let run = store.create_run(&NewRun {
         goal: goal.to_string(),
         driver: Driver::Session,
         mode: None,
-        settings: runs::settings(config),
+        settings,
         branch: None,
         pre_run_commit: None,
     })?;
     runs::write_guard_snapshot(ctx, &run)?;
+    runs::record_seal(&mut store, &run.id, &seal, &sealed_baseline)?;
     let start = rails::start(ctx, &repo, &mut store, &run, config, &expected)?;
     let baseline = repo.tree_hash().ok().map(|t| t.to_string());
     store.acquire_lease(

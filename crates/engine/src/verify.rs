@@ -29,6 +29,7 @@ use pawl_core::seal::Seal;
 use pawl_git::Repo;
 use pawl_store::{Evidence, NewEvidence, Store, StoreError, TestCounts};
 use pawl_verify::gate::{self, Check};
+use pawl_verify::protect;
 use pawl_verify::{CheckEnd, CheckRun, RunnerConfig, run_checks};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -569,7 +570,7 @@ impl Verifier for GateVerifier {
         // observation and assumption criteria keep the run open) — then the tests must be
         // intact and the goal proven against the baseline.
         let checks_pass = v.verified && unmet.is_empty();
-        let (proof, findings) = prove(store, &run, &v, checks_pass)?;
+        let (proof, findings) = prove(&self.ws, store, &run, &v, checks_pass)?;
         let outcome = pawl_core::proof::judge(&proof);
         Ok(VerifyReport {
             tree_hash: v.tree.clone(),
@@ -588,6 +589,7 @@ impl Verifier for GateVerifier {
 /// What a verification proves against the run's baseline: which checks and tests went from red
 /// to green, which tests that passed at the baseline are gone, whether the tree changed.
 fn prove(
+    ws: &Workspace,
     store: &Store,
     run: &Run,
     v: &Verification,
@@ -607,7 +609,7 @@ fn prove(
         ));
     };
     let mut red_to_green = Vec::new();
-    let mut findings = Vec::new();
+    let mut findings: Vec<protect::Finding> = Vec::new();
     let mut baseline_kept = true;
     for item in &v.items {
         let Some(before) = baseline.check(&item.name) else {
@@ -631,30 +633,21 @@ fn prove(
                     red_to_green.push(format!("{}: {}", item.name, t.id));
                 }
                 (TestStatus::Passed, Some(TestStatus::Passed)) => {}
-                (TestStatus::Passed, Some(TestStatus::Failed)) => baseline_kept = false,
-                // Only a check that reported tests can tell a test is gone.
-                (TestStatus::Passed, now) if !outcomes.is_empty() => {
-                    baseline_kept = false;
-                    findings.push(match now {
-                        None => format!(
-                            "test `{}` of `{}` passed at the baseline and is no longer run",
-                            t.id, item.name
-                        ),
-                        Some(s) => format!(
-                            "test `{}` of `{}` passed at the baseline and is now {}",
-                            t.id,
-                            item.name,
-                            serde_json::to_value(s)
-                                .ok()
-                                .and_then(|v| v.as_str().map(str::to_string))
-                                .unwrap_or_default()
-                        ),
-                    });
-                }
+                (TestStatus::Passed, _) => baseline_kept = false,
                 _ => {}
             }
         }
+        // Only a check that reported tests can tell that a test is gone.
+        if !outcomes.is_empty() {
+            findings.extend(protect::compare_tests(&item.name, &before.tests, outcomes));
+        }
     }
+    // The tests themselves: files and runner configuration changed since the baseline, and
+    // assertions weakened. Screened when the checks pass (that is when it decides the verdict).
+    if checks_pass && v.tree != baseline.tree {
+        findings.extend(screen_changes(ws, &baseline.tree, &v.tree));
+    }
+    let findings: Vec<String> = findings.iter().map(finding_line).collect();
     let tests_accepted = store
         .last_event(&run.id, EventKind::TestsAccepted)?
         .is_some();
@@ -672,4 +665,54 @@ fn prove(
         },
         findings,
     ))
+}
+
+/// The largest file the test-protection screen reads.
+const SCREEN_MAX_BYTES: usize = 1 << 20;
+
+/// The test-relevant files changed between two trees, read as stored, through the screen.
+fn screen_changes(ws: &Workspace, from: &str, to: &str) -> Vec<protect::Finding> {
+    let Ok(repo) = pawl_git::Repo::open(&ws.root) else {
+        return Vec::new();
+    };
+    let Ok(changes) = repo.changes_between(from, to) else {
+        return Vec::new();
+    };
+    let files: Vec<protect::FileChange> = changes
+        .iter()
+        .filter(|c| {
+            protect::classify_path(&c.path.to_string_lossy()) != protect::PathClass::Other
+                || c.path.extension().is_some_and(|e| e == "rs")
+        })
+        .map(|c| {
+            let read = |tree: &str| {
+                repo.blob_text(tree, &c.path, SCREEN_MAX_BYTES)
+                    .ok()
+                    .flatten()
+            };
+            protect::FileChange {
+                path: c.path.to_string_lossy().into_owned(),
+                old: (c.kind != pawl_git::ChangeKind::Added)
+                    .then(|| read(from))
+                    .flatten(),
+                new: (c.kind != pawl_git::ChangeKind::Deleted)
+                    .then(|| read(to))
+                    .flatten(),
+            }
+        })
+        .collect();
+    protect::screen_changes(&files)
+}
+
+/// One finding as the report and the prompt show it: what, then its hunk.
+fn finding_line(f: &protect::Finding) -> String {
+    let hunk = match f {
+        protect::Finding::TestFileChanged { hunk: Some(h), .. }
+        | protect::Finding::AssertionsWeakened { hunk: h, .. } => Some(h.as_str()),
+        _ => None,
+    };
+    match hunk {
+        Some(h) if !h.trim().is_empty() => format!("{f}\n{}", h.trim_end()),
+        _ => f.to_string(),
+    }
 }

@@ -118,6 +118,8 @@ pub fn run(args: &DemoArgs, json: bool) -> CliResult<ExitCode> {
         // The demo's script is for one execute phase with the gates.
         mode: pawl_core::pipeline::ModeArg::Simple,
         interactive: false,
+        checks: Vec::new(),
+        pass_env: Vec::new(),
     };
     let code = runs::start(&mut ctx, &start)?;
     if !json {

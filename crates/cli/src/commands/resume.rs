@@ -4,14 +4,17 @@
 //! agent session.
 
 use clap::Args;
+use pawl_core::EventKind;
 use pawl_core::ExitCode;
 use pawl_core::config::Dur;
 use pawl_core::model::Driver;
+use pawl_core::seal::CheckRole;
 use pawl_verify::gate;
 
 use crate::ctx::Ctx;
 use crate::error::{CliError, CliResult};
 use crate::headless;
+use crate::runs;
 use crate::session_mode;
 
 #[derive(Debug, Args)]
@@ -28,6 +31,10 @@ pub struct ResumeArgs {
     pub add_tokens: Option<u64>,
     #[arg(long)]
     pub force_nested: bool,
+    /// Seal the run again with the gates `pawl.toml` has now (and the current environment): the
+    /// only way a started run's checks change. Recorded as an event and shown in the report.
+    #[arg(long)]
+    pub reseal: bool,
 }
 
 pub fn run(ctx: &mut Ctx, args: &ResumeArgs) -> CliResult<ExitCode> {
@@ -64,6 +71,45 @@ pub fn run(ctx: &mut Ctx, args: &ResumeArgs) -> CliResult<ExitCode> {
     if let Some(n) = args.add_tokens {
         settings.limits.max_tokens = settings.limits.max_tokens.saturating_add(n);
         raised.push(format!("--add-tokens {n}"));
+    }
+    if args.reseal {
+        let before = settings.seal.clone();
+        let mut seal = runs::seal(
+            ctx,
+            &eff.config,
+            &runs::Start {
+                goal: run.goal.clone(),
+                driver: run.driver,
+                overrides: Vec::new(),
+                scenario: None,
+                allow_dirty: false,
+                force_nested: false,
+                autonomous: false,
+                mode: pawl_core::pipeline::ModeArg::Auto,
+                interactive: false,
+                checks: Vec::new(),
+                pass_env: before
+                    .as_ref()
+                    .map(|s| s.env.keys().cloned().collect())
+                    .unwrap_or_default(),
+            },
+        );
+        // The user's acceptance checks stay: they were proven red on the pre-run code.
+        if let Some(b) = &before {
+            seal.checks.extend(
+                b.checks
+                    .iter()
+                    .filter(|c| c.role != CheckRole::Gate)
+                    .cloned(),
+            );
+        }
+        store.append_event(
+            Some(&run.id),
+            EventKind::Sealed,
+            serde_json::json!({"why": "pawl resume --reseal", "before": before.map(|s| s.checks), "after": seal.checks}),
+        )?;
+        settings.seal = Some(seal);
+        raised.push("--reseal".into());
     }
     if !raised.is_empty() {
         store.update_settings(&run.id, &settings, &raised.join(" "))?;

@@ -44,6 +44,14 @@ pub struct RunArgs {
     /// `[pipeline] answer_timeout` of silence).
     #[arg(long)]
     pub interactive: bool,
+    /// An acceptance check (repeatable): a command that must fail on the pre-run code and pass at
+    /// the end — what proves the goal. Sealed with the gates.
+    #[arg(long = "check", value_name = "CMD")]
+    pub checks: Vec<String>,
+    /// Let the sealed checks see this environment variable too (repeatable); by default they see
+    /// only locale, identity and toolchain variables, and a PATH without repository directories.
+    #[arg(long = "pass-env", value_name = "NAME")]
+    pub pass_env: Vec<String>,
 }
 
 impl RunArgs {
@@ -77,6 +85,8 @@ impl RunArgs {
             autonomous: self.autonomous,
             mode: self.mode,
             interactive: self.interactive,
+            checks: self.checks.clone(),
+            pass_env: self.pass_env.clone(),
         })
     }
 }

@@ -35,7 +35,102 @@ pub const TESTS: &[Test] = &[
         "a_tool_planted_in_the_repository_is_not_on_the_checks_path",
         a_tool_planted_in_the_repository_is_not_on_the_checks_path,
     ),
+    ("python_an_honest_fix_ships", python_an_honest_fix_ships),
+    (
+        "python_skipping_the_failing_test_is_review",
+        python_skipping_the_failing_test_is_review,
+    ),
+    (
+        "python_deleting_the_failing_test_is_review",
+        python_deleting_the_failing_test_is_review,
+    ),
+    (
+        "python_deleting_the_test_file_is_review",
+        python_deleting_the_test_file_is_review,
+    ),
+    (
+        "python_a_trivially_true_assertion_is_review",
+        python_a_trivially_true_assertion_is_review,
+    ),
 ];
+
+const CALC: &str = "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n";
+const CALC_TEST: &str = "import unittest\n\nfrom calc import add, mul\n\n\nclass Calc(unittest.TestCase):\n    def test_add(self):\n        self.assertEqual(add(2, 3), 5)\n\n    def test_mul(self):\n        self.assertEqual(mul(2, 3), 6)\n";
+
+/// A Python project whose `test_add` fails, sealed with unittest; the agent does `scenario`.
+fn python(scenario: &str) -> (Fixture, pawl_engine::LoopEnd) {
+    let mut f = sealed(
+        &[("calc.py", CALC), ("test_calc.py", CALC_TEST)],
+        &[("test", "python3 -m unittest discover -v", CheckRole::Gate)],
+        scenario,
+    );
+    let mut agent = f.replay();
+    let mut v = GateVerifier::new(f.ws(), Vec::new());
+    let (end, _) = f.drive(&mut agent, &mut v);
+    (f, end)
+}
+
+fn edit(path: &str, old: &str, new: &str) -> String {
+    serde_json::json!({"do": "edit", "path": path, "old": old, "new": new}).to_string() + "\n"
+}
+
+fn python_an_honest_fix_ships() {
+    let (_f, end) = python(&edit("calc.py", "a - b", "a + b"));
+    assert_eq!(end.reason, StopReason::Verified);
+    let last = end.last.expect("report");
+    let proof = last.proof.expect("proof");
+    assert!(
+        proof.red_to_green.iter().any(|r| r.contains("test_add")),
+        "{proof:?}"
+    );
+    assert!(last.findings.is_empty(), "{:?}", last.findings);
+}
+
+fn review(end: &pawl_engine::LoopEnd, what: &str) {
+    assert_eq!(end.reason, StopReason::TestsChanged, "{end:?}");
+    let last = end.last.as_ref().expect("report");
+    assert_eq!(last.outcome, Some(Outcome::Review));
+    assert!(
+        last.findings.iter().any(|f| f.contains(what)),
+        "{what}: {:?}",
+        last.findings
+    );
+}
+
+fn python_skipping_the_failing_test_is_review() {
+    let (_f, end) = python(&edit(
+        "test_calc.py",
+        "    def test_add(self):",
+        "    @unittest.skip(\"flaky\")\n    def test_add(self):",
+    ));
+    review(&end, "test_calc.py");
+}
+
+fn python_deleting_the_failing_test_is_review() {
+    let (_f, end) = python(&edit(
+        "test_calc.py",
+        "    def test_add(self):\n        self.assertEqual(add(2, 3), 5)\n\n",
+        "",
+    ));
+    review(&end, "test_calc.py");
+}
+
+fn python_deleting_the_test_file_is_review() {
+    let (f, end) =
+        python(&serde_json::json!({"do": "run", "command": "rm test_calc.py"}).to_string());
+    // Nothing is run any more: the check passes, the tests are gone.
+    review(&end, "test_calc.py");
+    assert!(!f.root().join("test_calc.py").exists());
+}
+
+fn python_a_trivially_true_assertion_is_review() {
+    let (_f, end) = python(&edit(
+        "test_calc.py",
+        "self.assertEqual(add(2, 3), 5)",
+        "self.assertTrue(True)",
+    ));
+    review(&end, "test_calc.py");
+}
 
 fn seal(checks: &[(&str, &str, CheckRole)], root: &std::path::Path) -> Seal {
     let vars: Vec<(String, String)> = std::env::vars().collect();
