@@ -15,6 +15,7 @@ pub mod driver;
 pub mod pipeline;
 pub mod prompt;
 pub mod report;
+pub mod room;
 pub mod session;
 pub mod step;
 pub mod turn;
@@ -23,6 +24,7 @@ pub mod verify;
 pub use control::Control;
 pub use driver::{LoopConfig, LoopEnd, LoopEvent, Owner, drive};
 pub use pipeline::{Answer, Answerer, Autonomous, PipelineInput};
+pub use room::{Room, RoomError, SyncStats};
 pub use verify::{CheckSummary, GateVerifier, Verifier, VerifyError, VerifyReport, Workspace};
 
 /// How long a driver's lease lasts without a heartbeat.

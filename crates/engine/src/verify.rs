@@ -7,8 +7,10 @@
 //! - evidence is bound to the tree hash computed before the checks ran; a passing result for the
 //!   same tree, check name and exact command is reused (and recorded as reused) unless `fresh`;
 //!   failures are always re-run, because they can come from the environment;
-//! - the tree hash is computed again after the checks; if it moved, the evidence records both
-//!   hashes, is never reused, and the verification fails: what was checked is not what is there;
+//! - with a room ([`Workspace::room`], see [`crate::room`]) the checks run on a pawl-owned copy
+//!   of exactly the hashed tree, outside the repository; in place, the tree hash is computed
+//!   again after the checks, and if it moved, the evidence records both hashes, is never reused,
+//!   and the verification fails: what was checked is not what is there;
 //! - one failing verification records one classified failure on the story (the first failing
 //!   check in run order, naming the others), so a story's attempts count verifications.
 //!
@@ -52,6 +54,8 @@ pub enum VerifyError {
     Store(#[from] StoreError),
     #[error("lint fix: {0}")]
     Backup(#[from] pawl_verify::backup::BackupError),
+    #[error(transparent)]
+    Room(#[from] crate::room::RoomError),
 }
 
 /// Where a repository's checks run and where pawl keeps their logs.
@@ -61,6 +65,9 @@ pub struct Workspace {
     pub root: PathBuf,
     /// pawl's state directory (`<root>/.pawl`).
     pub state_dir: PathBuf,
+    /// Where the checks run: a room directory outside the repository that holds exactly the
+    /// verified tree ([`crate::room`]); `None` runs them in `root`.
+    pub room: Option<PathBuf>,
 }
 
 impl Workspace {
@@ -68,6 +75,7 @@ impl Workspace {
         Workspace {
             root: root.into(),
             state_dir: state_dir.into(),
+            room: None,
         }
     }
 
@@ -282,7 +290,8 @@ pub fn verify_checks(
     plan: &Plan,
 ) -> Result<Verification, VerifyError> {
     let repo = Repo::open(&ws.root)?;
-    let tree = repo.tree_hash()?.to_string();
+    let tree_id = repo.tree_hash()?;
+    let tree = tree_id.to_string();
 
     let mut reused: Vec<(usize, Evidence)> = Vec::new();
     let mut to_run: Vec<Check> = Vec::new();
@@ -297,9 +306,24 @@ pub fn verify_checks(
         }
     }
 
-    let runs = run_checks(&to_run, &runner_config(ws, plan, now_ms()));
+    // The room holds the tree just hashed; whatever happens in the working directory from now
+    // on, the checks do not see it.
+    let room = match &ws.room {
+        Some(dir) if !to_run.is_empty() => {
+            let mut room = crate::room::Room::open(&repo, dir)?;
+            room.sync(&repo, &tree_id)?;
+            Some(room)
+        }
+        _ => None,
+    };
+    let mut cfg = runner_config(ws, plan, now_ms());
+    if let Some(room) = &room {
+        cfg.root = room.root().to_owned();
+    }
+    let runs = run_checks(&to_run, &cfg);
 
-    let tree_after = if runs.is_empty() {
+    // Only in place can the tree move under the checks.
+    let tree_after = if runs.is_empty() || room.is_some() {
         None
     } else {
         Some(repo.tree_hash()?.to_string()).filter(|t| *t != tree)

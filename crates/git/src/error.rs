@@ -34,6 +34,15 @@ pub enum Error {
         source: std::io::Error,
     },
 
+    /// A checkout's own files (its private git directory, the `.git` it gives the checks, its
+    /// index) could not be written or read.
+    #[error("checkout: {}: {source}", path.display())]
+    Checkout {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+
     /// A backup ref with this name exists already; backups are never overwritten.
     #[error("backup ref {name} already exists")]
     RefExists { name: String },

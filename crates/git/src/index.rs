@@ -16,6 +16,19 @@ const STAT_LEN: usize = 40;
 /// Bit 14 of the flags word after the object id marks an extended (v3+) entry with 2 more bytes.
 const EXTENDED: u16 = 0x4000;
 
+/// The number of entries an index's header announces (`None` when it is not an index).
+pub(crate) fn entry_count(index: &[u8]) -> Option<usize> {
+    let mut r = Reader {
+        bytes: index,
+        at: 0,
+    };
+    if r.take(4)? != b"DIRC" {
+        return None;
+    }
+    r.u32()?;
+    usize::try_from(r.u32()?).ok()
+}
+
 /// The root tree id of a valid cache tree in `index` (object ids of `hash_len` bytes), as hex.
 pub(crate) fn cached_root_tree(index: &[u8], hash_len: usize) -> Option<crate::TreeHash> {
     let mut r = Reader {

@@ -170,6 +170,11 @@ impl Repo {
     pub(crate) fn git(&self) -> Git {
         Git::new(&self.options, &self.root)
     }
+
+    /// A git command in `cwd` with the fixed environment (for a checkout outside the root).
+    pub(crate) fn git_in(&self, cwd: &Path) -> Git {
+        Git::new(&self.options, cwd)
+    }
 }
 
 /// Opens `path` without running git when it is the top of a plain, non-bare repository whose

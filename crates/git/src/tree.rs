@@ -104,7 +104,7 @@ impl TempIndex {
     }
 }
 
-fn copy_preserving_mtime(from: &Path, to: &Path) -> io::Result<()> {
+pub(crate) fn copy_preserving_mtime(from: &Path, to: &Path) -> io::Result<()> {
     match fs::copy(from, to) {
         Ok(_) => {}
         Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(()),

@@ -1,7 +1,8 @@
 //! The engine's loop, driven without pawl's binary: whole runs with the replay agent (this test
 //! binary is its program: `<exe> __replay --scenario F --step N`) and a scripted [`Verifier`].
 //! Limits, breakers, stall recovery, rate-limit waits, stop requests and resume — each asserted
-//! on the store (iterations, failures, statuses) and on the typed stop reason.
+//! on the store (iterations, failures, statuses) and on the typed stop reason. And the clean
+//! room (`room.rs`): syncs in real repositories, and verification in it.
 //!
 //! `harness = false`: `main` answers the replay protocol first, then runs the tests below in
 //! order (a name given on the command line filters them, as libtest does).
@@ -15,6 +16,7 @@
 
 mod harness;
 mod proof;
+mod room;
 mod runs;
 
 use std::io::Write as _;
@@ -31,6 +33,7 @@ fn main() -> std::process::ExitCode {
     let tests: Vec<&Test> = runs::TESTS
         .iter()
         .chain(proof::TESTS)
+        .chain(room::TESTS)
         .filter(|(name, _)| filter.is_empty() || filter.iter().any(|f| name.contains(f.as_str())))
         .collect();
     println!("running {} tests", tests.len());

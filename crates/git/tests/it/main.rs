@@ -3,6 +3,7 @@
 // Helpers outside #[test] functions are test code too; a failed setup should panic loudly.
 #![allow(clippy::expect_used)]
 
+mod checkout;
 mod diff;
 mod refs;
 mod status;

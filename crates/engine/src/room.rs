@@ -1,0 +1,397 @@
+//! The clean room: a pawl-owned directory outside the repository whose files are exactly the tree
+//! being verified, where the checks run. An agent can then neither swap files in its working
+//! directory during the checks, nor leave a process writing into the tree, nor plant untracked
+//! files that change the result: the checks never look at the working directory.
+//!
+//! Layout of a room directory (everything pawl writes is in it):
+//!
+//! | path | what |
+//! |---|---|
+//! | `ROOM` | the marker: this directory is a room, pawl may delete anything in it |
+//! | `lock` | the pid of the process using the room (sync and checks); one at a time |
+//! | `state.json` | the tree the room holds and a digest of its index; absent during a sync |
+//! | `index` | git's index of `tree/` (stat data, so an update rewrites only what changed) |
+//! | `git/` | the private git directory of pawl's commands (pawl-git [`Checkout`]), new each sync |
+//! | `tree/` | the files: the checks' root, with a `.git` of its own for the checks' git commands |
+//!
+//! A sync ([`Room::sync`]) leaves `tree/`'s tracked files byte-exact the tree's (modes and
+//! symlinks too), deletes files of the previous tree that the new one lacks, rewrites tracked
+//! files a check modified, removes every untracked file the tree's own `.gitignore` does not
+//! ignore, and keeps what it does ignore (`target/`, `node_modules/`, `.venv/`, …): build outputs
+//! stay warm between verifications. An unchanged file is not touched.
+//!
+//! Never trusted: a room whose state is missing (a sync was interrupted) or unreadable, whose
+//! index is not the one the last sync wrote, or whose update fails for any reason is wiped —
+//! warm outputs included — and checked out again from scratch ([`Rebuild`]). Tracked files a
+//! check or anyone else changed after a sync are found by git's stat check (size, mtime, ctime —
+//! which no process can set —, inode, mode; contents when stat cannot tell) and rewritten in
+//! place ([`SyncStats::restored`]): wiping the room for them would cost the warm outputs without
+//! making the tracked files any more exact.
+//!
+//! Not here: when to use a room (the caller sets `Workspace::room`), and git itself (pawl-git).
+//! Known limits: symlinks are written as the tree records them, so one pointing outside the room
+//! (an absolute path into the repository) still leads there; submodules are empty directories;
+//! the checks' `.git` has no commit, refs or tags.
+
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use pawl_git::{Checkout, Repo, TreeHash};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+/// The marker's content.
+const MARKER: &str = "pawl room: everything in this directory belongs to pawl and may be deleted\n";
+/// Bumped when the layout or the state's meaning changes: an older room is then rebuilt.
+const FORMAT: u32 = 1;
+
+/// Why a room could not be opened or synced.
+#[derive(Debug, thiserror::Error)]
+pub enum RoomError {
+    #[error(
+        "{} is not a pawl room (it has files and no ROOM marker); remove it or choose another directory",
+        dir.display()
+    )]
+    NotARoom { dir: PathBuf },
+    #[error(
+        "the room {} overlaps the repository {}; it must be outside the working tree",
+        dir.display(),
+        root.display()
+    )]
+    Overlaps { dir: PathBuf, root: PathBuf },
+    #[error(
+        "the room {} is in use by process {pid}; remove {}/lock if that process is gone",
+        dir.display(),
+        dir.display()
+    )]
+    Busy { dir: PathBuf, pid: u32 },
+    #[error("room {}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: io::Error,
+    },
+    #[error("room: git: {0}")]
+    Git(#[from] pawl_git::Error),
+}
+
+fn io_err(path: &Path) -> impl FnOnce(io::Error) -> RoomError + '_ {
+    move |source| RoomError::Io {
+        path: path.to_owned(),
+        source,
+    }
+}
+
+/// Why a sync started from scratch.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub enum Rebuild {
+    /// No state: a new room, or a sync that did not finish.
+    NoState,
+    /// The state file could not be read or is of another format.
+    BadState(String),
+    /// The index is not the one the last sync wrote, or the files' directory is not one.
+    Tampered(String),
+    /// Updating in place failed (e.g. the tree the room held is gone from the repository).
+    UpdateFailed(String),
+}
+
+/// What a sync did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SyncStats {
+    /// Set when the room was wiped and checked out from scratch.
+    pub rebuilt: Option<Rebuild>,
+    /// Tracked paths added, changed or deleted between the tree the room held and the new one
+    /// (every file when rebuilt).
+    pub changed: usize,
+    /// Tracked files that differed from the tree the room held (changed after the last sync)
+    /// and were rewritten.
+    pub restored: usize,
+    /// Untracked, not ignored paths removed (a directory counts once).
+    pub removed: usize,
+    /// Tracked files in the room now.
+    pub files: usize,
+    pub duration: Duration,
+}
+
+impl SyncStats {
+    /// True when the room already held the tree, untouched: nothing was written or removed.
+    pub fn is_noop(&self) -> bool {
+        self.rebuilt.is_none() && self.changed == 0 && self.restored == 0 && self.removed == 0
+    }
+}
+
+/// What `state.json` says.
+#[derive(Debug, Serialize, Deserialize)]
+struct State {
+    format: u32,
+    tree: String,
+    /// SHA-256 of the index file as the sync left it.
+    index_sha256: String,
+}
+
+/// An open room, held (locked) until dropped.
+#[derive(Debug)]
+pub struct Room {
+    dir: PathBuf,
+    tree_dir: PathBuf,
+    _lock: Lock,
+}
+
+impl Room {
+    /// Opens (creating it if needed) the room at `dir` for `repo`, and takes its lock. `dir` must
+    /// be outside the repository's working tree (inside its git directory is fine) and be
+    /// missing, empty, or a room.
+    pub fn open(repo: &Repo, dir: &Path) -> Result<Room, RoomError> {
+        let dir = absolute(dir).map_err(io_err(dir))?;
+        // Lexically first (nothing is created inside the repository), then as resolved.
+        check_outside(repo, &dir)?;
+        fs::create_dir_all(&dir).map_err(io_err(&dir))?;
+        let dir = fs::canonicalize(&dir).map_err(io_err(&dir))?;
+        check_outside(repo, &dir)?;
+        let marker = dir.join("ROOM");
+        if fs::read_to_string(&marker).ok().as_deref() != Some(MARKER) {
+            let empty = fs::read_dir(&dir).map_err(io_err(&dir))?.next().is_none();
+            if !empty {
+                return Err(RoomError::NotARoom { dir });
+            }
+            fs::write(&marker, MARKER).map_err(io_err(&marker))?;
+        }
+        let lock = Lock::take(&dir)?;
+        Ok(Room {
+            tree_dir: dir.join("tree"),
+            dir,
+            _lock: lock,
+        })
+    }
+
+    /// Where the checks run: the tree's files.
+    pub fn root(&self) -> &Path {
+        &self.tree_dir
+    }
+
+    /// The room directory itself.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Makes the room hold exactly `tree` (see the module docs). `tree` must be in `repo`'s
+    /// object database, as [`Repo::tree_hash`] leaves it.
+    pub fn sync(&mut self, repo: &Repo, tree: &TreeHash) -> Result<SyncStats, RoomError> {
+        let started = Instant::now();
+        let held = self.take_state();
+        let checkout = repo.checkout_into(&self.tree_dir, self.dir.join("git"), self.index())?;
+        let mut stats = match held {
+            Ok(held) => match update(&checkout, &held, tree) {
+                Ok(stats) => stats,
+                Err(err) => {
+                    self.rebuild(&checkout, tree, Rebuild::UpdateFailed(err.to_string()))?
+                }
+            },
+            Err(reason) => self.rebuild(&checkout, tree, reason)?,
+        };
+        checkout.expose_to_checks()?;
+        stats.files = checkout.entries()?;
+        self.write_state(tree)?;
+        stats.duration = started.elapsed();
+        Ok(stats)
+    }
+
+    fn index(&self) -> PathBuf {
+        self.dir.join("index")
+    }
+
+    fn state_path(&self) -> PathBuf {
+        self.dir.join("state.json")
+    }
+
+    /// The tree the room holds, if it can be trusted; the state file is removed either way, so
+    /// a sync that does not finish leaves a room that will be rebuilt.
+    fn take_state(&self) -> Result<TreeHash, Rebuild> {
+        let path = self.state_path();
+        let text = match fs::read_to_string(&path) {
+            Ok(text) => text,
+            Err(err) if err.kind() == io::ErrorKind::NotFound => return Err(Rebuild::NoState),
+            Err(err) => return Err(Rebuild::BadState(err.to_string())),
+        };
+        if let Err(err) = fs::remove_file(&path) {
+            return Err(Rebuild::BadState(format!("cannot remove the state: {err}")));
+        }
+        let state: State =
+            serde_json::from_str(&text).map_err(|e| Rebuild::BadState(e.to_string()))?;
+        if state.format != FORMAT {
+            return Err(Rebuild::BadState(format!("format {}", state.format)));
+        }
+        let tree = TreeHash::new(state.tree.clone())
+            .ok_or_else(|| Rebuild::BadState(format!("not a tree id: {:?}", state.tree)))?;
+        let index = fs::read(self.index()).map_err(|e| Rebuild::Tampered(format!("index: {e}")))?;
+        if sha256_hex(&index) != state.index_sha256 {
+            return Err(Rebuild::Tampered(
+                "the index changed since the last sync".into(),
+            ));
+        }
+        match fs::symlink_metadata(&self.tree_dir) {
+            Ok(meta) if meta.is_dir() => Ok(tree),
+            _ => Err(Rebuild::Tampered("tree/ is not a directory".into())),
+        }
+    }
+
+    /// Wipes the files and the index, then checks `tree` out from nothing.
+    fn rebuild(
+        &self,
+        checkout: &Checkout,
+        tree: &TreeHash,
+        reason: Rebuild,
+    ) -> Result<SyncStats, RoomError> {
+        remove_any(&self.tree_dir)?;
+        remove_any(&self.index())?;
+        fs::create_dir(&self.tree_dir).map_err(io_err(&self.tree_dir))?;
+        checkout.reset_to(tree)?;
+        Ok(SyncStats {
+            rebuilt: Some(reason),
+            changed: checkout.entries()?,
+            restored: 0,
+            removed: 0,
+            files: 0,
+            duration: Duration::ZERO,
+        })
+    }
+
+    fn write_state(&self, tree: &TreeHash) -> Result<(), RoomError> {
+        let index = self.index();
+        let bytes = fs::read(&index).map_err(io_err(&index))?;
+        let state = State {
+            format: FORMAT,
+            tree: tree.to_string(),
+            index_sha256: sha256_hex(&bytes),
+        };
+        let path = self.state_path();
+        let temp = self.dir.join("state.json.tmp");
+        let text = serde_json::to_string(&state).unwrap_or_default();
+        fs::write(&temp, text).map_err(io_err(&temp))?;
+        fs::rename(&temp, &path).map_err(io_err(&path))
+    }
+}
+
+/// Brings a trusted room from `held` to `tree` in place.
+fn update(checkout: &Checkout, held: &TreeHash, tree: &TreeHash) -> Result<SyncStats, RoomError> {
+    let restored = checkout.modified()?.len();
+    let changed = if held == tree {
+        0
+    } else {
+        checkout.changes(held, tree)?
+    };
+    // Same tree and nothing modified: the index and the files are the tree already (the same
+    // stat check read-tree would make).
+    if changed > 0 || restored > 0 {
+        checkout.reset_to(tree)?;
+    }
+    let removed = checkout.clean()?;
+    Ok(SyncStats {
+        rebuilt: None,
+        changed,
+        restored,
+        removed,
+        files: 0,
+        duration: Duration::ZERO,
+    })
+}
+
+/// A room must not overlap the working tree (inside the git directory is fine): syncing writes
+/// and deletes everything in it.
+fn check_outside(repo: &Repo, dir: &Path) -> Result<(), RoomError> {
+    let root = repo.root();
+    let git_dir = fs::canonicalize(repo.git_dir()).unwrap_or_else(|_| repo.git_dir().to_owned());
+    let inside = dir.starts_with(root) && !dir.starts_with(&git_dir);
+    if inside || root.starts_with(dir) {
+        return Err(RoomError::Overlaps {
+            dir: dir.to_owned(),
+            root: root.to_owned(),
+        });
+    }
+    Ok(())
+}
+
+fn remove_any(path: &Path) -> Result<(), RoomError> {
+    let result = match fs::symlink_metadata(path) {
+        Ok(meta) if meta.is_dir() => fs::remove_dir_all(path),
+        Ok(_) => fs::remove_file(path),
+        Err(err) if err.kind() == io::ErrorKind::NotFound => Ok(()),
+        Err(err) => Err(err),
+    };
+    result.map_err(io_err(path))
+}
+
+fn sha256_hex(bytes: &[u8]) -> String {
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+fn absolute(path: &Path) -> io::Result<PathBuf> {
+    if path.is_absolute() {
+        Ok(path.to_owned())
+    } else {
+        Ok(std::env::current_dir()?.join(path))
+    }
+}
+
+/// The room's lock: `lock` holds the owner's pid, created exclusively; a lock whose process is
+/// gone is taken over. Removed on drop.
+#[derive(Debug)]
+struct Lock {
+    path: PathBuf,
+}
+
+impl Lock {
+    fn take(dir: &Path) -> Result<Lock, RoomError> {
+        let path = dir.join("lock");
+        // The pid is written to a file of our own first and linked into place, so a lock is
+        // never seen half-written; the link fails if a lock exists.
+        let mine = dir.join(format!("lock.{}", std::process::id()));
+        fs::write(&mine, format!("{}\n", std::process::id())).map_err(io_err(&mine))?;
+        let result = Lock::link(dir, &mine, &path);
+        let _ = fs::remove_file(&mine);
+        result
+    }
+
+    fn link(dir: &Path, mine: &Path, path: &Path) -> Result<Lock, RoomError> {
+        for _ in 0..2 {
+            match fs::hard_link(mine, path) {
+                Ok(()) => {
+                    return Ok(Lock {
+                        path: path.to_owned(),
+                    });
+                }
+                Err(err) if err.kind() == io::ErrorKind::AlreadyExists => {
+                    let owner = fs::read_to_string(path)
+                        .ok()
+                        .and_then(|s| s.trim().parse::<u32>().ok());
+                    match owner {
+                        Some(pid) if Path::new(&format!("/proc/{pid}")).exists() => {
+                            return Err(RoomError::Busy {
+                                dir: dir.to_owned(),
+                                pid,
+                            });
+                        }
+                        // Its process is gone (or the file is not a lock): take it over.
+                        _ => fs::remove_file(path).map_err(io_err(path))?,
+                    }
+                }
+                Err(err) => return Err(io_err(path)(err)),
+            }
+        }
+        Err(RoomError::Busy {
+            dir: dir.to_owned(),
+            pid: 0,
+        })
+    }
+}
+
+impl Drop for Lock {
+    fn drop(&mut self) {
+        let _ = fs::remove_file(&self.path);
+    }
+}

@@ -1,0 +1,546 @@
+//! The clean room: a sync leaves exactly the tree (and the ignored outputs), touches only what
+//! changed, trusts nothing it did not write, runs nothing the repository configures; and checks
+//! run in it cannot be fooled from the working directory.
+
+use std::collections::BTreeMap;
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use pawl_engine::room::{Rebuild, Room, RoomError, SyncStats};
+use pawl_engine::verify::{Plan, Verification, Workspace, verify_checks};
+use pawl_git::{Options, Repo, TreeHash};
+use pawl_store::Store;
+use pawl_verify::gate::Check;
+
+use crate::Test;
+
+pub const TESTS: &[Test] = &[
+    (
+        "room_sync_is_exact_through_every_kind_of_change",
+        room_sync_is_exact_through_every_kind_of_change,
+    ),
+    (
+        "room_ignored_outputs_stay_warm",
+        room_ignored_outputs_stay_warm,
+    ),
+    (
+        "room_untracked_leftovers_are_removed",
+        room_untracked_leftovers_are_removed,
+    ),
+    ("room_same_tree_is_a_noop", room_same_tree_is_a_noop),
+    (
+        "room_one_file_edit_touches_one_file",
+        room_one_file_edit_touches_one_file,
+    ),
+    (
+        "room_unreadable_state_or_changed_index_is_rebuilt",
+        room_unreadable_state_or_changed_index_is_rebuilt,
+    ),
+    (
+        "room_tampered_files_are_restored",
+        room_tampered_files_are_restored,
+    ),
+    (
+        "room_smudge_filter_of_the_repository_never_runs",
+        room_smudge_filter_of_the_repository_never_runs,
+    ),
+    (
+        "room_refuses_foreign_overlapping_and_busy_directories",
+        room_refuses_foreign_overlapping_and_busy_directories,
+    ),
+    (
+        "room_a_swap_in_the_working_directory_during_the_checks_changes_nothing",
+        room_a_swap_in_the_working_directory_during_the_checks_changes_nothing,
+    ),
+];
+
+// ------------------------------------------------------------------------------ the fixture
+
+struct Fx {
+    tmp: tempfile::TempDir,
+    repo: Repo,
+}
+
+impl Fx {
+    fn new() -> Fx {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let root = tmp.path().join("repo");
+        std::fs::create_dir(&root).expect("repo dir");
+        let options = Options {
+            env: vec![
+                ("HOME".into(), tmp.path().as_os_str().to_owned()),
+                ("GIT_CONFIG_GLOBAL".into(), "/dev/null".into()),
+            ],
+            ..Options::default()
+        };
+        let repo = Repo::init(&root, options).expect("git init");
+        let fx = Fx { tmp, repo };
+        fx.write(".gitignore", "target/\n*.pyc\n.pawl/\n");
+        fx
+    }
+
+    fn root(&self) -> &Path {
+        self.repo.root()
+    }
+
+    fn room_dir(&self) -> PathBuf {
+        self.tmp.path().join("room")
+    }
+
+    fn path(&self, rel: &str) -> PathBuf {
+        self.root().join(rel)
+    }
+
+    fn write(&self, rel: &str, content: &str) {
+        write(&self.path(rel), content);
+    }
+
+    fn hash(&self) -> TreeHash {
+        self.repo.tree_hash().expect("tree hash")
+    }
+
+    fn room(&self) -> Room {
+        Room::open(&self.repo, &self.room_dir()).expect("room")
+    }
+
+    /// Hashes the working tree, syncs the room to it and checks that the room is exactly it.
+    fn sync(&self, room: &mut Room) -> SyncStats {
+        let tree = self.hash();
+        let stats = room.sync(&self.repo, &tree).expect("sync");
+        assert_same_files(self.root(), room.root(), &["target/", "a.pyc", "sub/b.pyc"]);
+        stats
+    }
+
+    fn git(&self, args: &[&str]) {
+        let out = std::process::Command::new("git")
+            .args(args)
+            .current_dir(self.root())
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .output()
+            .expect("git");
+        assert!(out.status.success(), "git {args:?}: {out:?}");
+    }
+}
+
+fn write(path: &Path, content: &str) {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).expect("mkdir");
+    }
+    std::fs::write(path, content).expect("write");
+}
+
+fn chmod(path: &Path, mode: u32) {
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).expect("chmod");
+}
+
+/// What a directory holds, as git would see it: files (content, executable bit) and symlinks
+/// (target), by relative path; `.git`, `.pawl` and paths starting with an `ignored` prefix are
+/// left out.
+#[derive(Debug, PartialEq)]
+enum Entry {
+    File { exec: bool, bytes: Vec<u8> },
+    Link(PathBuf),
+}
+
+fn snapshot(dir: &Path, ignored: &[&str]) -> BTreeMap<String, Entry> {
+    fn walk(base: &Path, dir: &Path, ignored: &[&str], out: &mut BTreeMap<String, Entry>) {
+        for entry in std::fs::read_dir(dir).expect("read_dir") {
+            let path = entry.expect("entry").path();
+            let rel = path
+                .strip_prefix(base)
+                .expect("inside")
+                .to_string_lossy()
+                .into_owned();
+            if rel == ".git" || rel == ".pawl" || ignored.iter().any(|i| rel.starts_with(i)) {
+                continue;
+            }
+            let meta = std::fs::symlink_metadata(&path).expect("meta");
+            if meta.file_type().is_symlink() {
+                out.insert(rel, Entry::Link(std::fs::read_link(&path).expect("link")));
+            } else if meta.is_dir() {
+                walk(base, &path, ignored, out);
+            } else {
+                let exec = meta.permissions().mode() & 0o111 != 0;
+                let bytes = std::fs::read(&path).expect("read");
+                out.insert(rel, Entry::File { exec, bytes });
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    walk(dir, dir, ignored, &mut out);
+    out
+}
+
+/// The room holds exactly the working tree's files (an oracle independent of git).
+fn assert_same_files(repo: &Path, room: &Path, ignored: &[&str]) {
+    let want = snapshot(repo, ignored);
+    let got = snapshot(room, ignored);
+    assert_eq!(
+        got.keys().collect::<Vec<_>>(),
+        want.keys().collect::<Vec<_>>()
+    );
+    assert_eq!(got, want);
+}
+
+/// (inode, mtime, ctime) of every file: what a rewrite would change.
+fn stamps(dir: &Path) -> BTreeMap<String, (u64, i64, i64, i64, i64)> {
+    snapshot(dir, &[])
+        .into_keys()
+        .map(|rel| {
+            let m = std::fs::symlink_metadata(dir.join(&rel)).expect("meta");
+            let s = (
+                m.ino(),
+                m.mtime(),
+                m.mtime_nsec(),
+                m.ctime(),
+                m.ctime_nsec(),
+            );
+            (rel, s)
+        })
+        .collect()
+}
+
+// ------------------------------------------------------------------------------ the tests
+
+fn room_sync_is_exact_through_every_kind_of_change() {
+    let fx = Fx::new();
+    fx.write("keep.txt", "keep\n");
+    fx.write("change.txt", "one\n");
+    fx.write("delete.txt", "bye\n");
+    fx.write("mode.sh", "#!/bin/sh\n");
+    fx.write("becomes_dir", "a file first\n");
+    fx.write("becomes_file/inner.txt", "a dir first\n");
+    std::os::unix::fs::symlink("keep.txt", fx.path("link")).expect("symlink");
+    let mut room = fx.room();
+    let first = fx.sync(&mut room);
+    assert_eq!(first.rebuilt, Some(Rebuild::NoState));
+    assert_eq!(first.files, 8);
+
+    fx.write("added/new.txt", "new\n");
+    fx.write("change.txt", "two\n");
+    std::fs::remove_file(fx.path("delete.txt")).expect("rm");
+    chmod(&fx.path("mode.sh"), 0o755);
+    std::fs::remove_file(fx.path("becomes_dir")).expect("rm");
+    fx.write("becomes_dir/child.txt", "now a dir\n");
+    std::fs::remove_dir_all(fx.path("becomes_file")).expect("rm");
+    fx.write("becomes_file", "now a file\n");
+    std::fs::remove_file(fx.path("link")).expect("rm");
+    std::os::unix::fs::symlink("change.txt", fx.path("link")).expect("symlink");
+    let second = fx.sync(&mut room);
+    assert_eq!(second.rebuilt, None, "{second:?}");
+    // added, changed, deleted, mode, file→dir (2), dir→file (2), symlink
+    assert_eq!(second.changed, 9, "{second:?}");
+    assert!(!room.root().join("delete.txt").exists());
+}
+
+fn room_ignored_outputs_stay_warm() {
+    let fx = Fx::new();
+    fx.write("src/lib.rs", "pub fn f() {}\n");
+    let mut room = fx.room();
+    fx.sync(&mut room);
+    // What a check leaves: build outputs the tree's .gitignore ignores.
+    write(&room.root().join("target/debug/out.bin"), "built\n");
+    write(&room.root().join("sub/b.pyc"), "bytecode\n");
+    let inode = std::fs::metadata(room.root().join("target/debug/out.bin"))
+        .expect("meta")
+        .ino();
+
+    fx.write("src/lib.rs", "pub fn f() -> u8 { 1 }\n");
+    let stats = fx.sync(&mut room);
+    assert_eq!(
+        (stats.rebuilt.clone(), stats.removed),
+        (None, 0),
+        "{stats:?}"
+    );
+    let out = room.root().join("target/debug/out.bin");
+    assert_eq!(std::fs::read_to_string(&out).expect("kept"), "built\n");
+    assert_eq!(std::fs::metadata(&out).expect("meta").ino(), inode);
+    assert!(room.root().join("sub/b.pyc").exists());
+}
+
+fn room_untracked_leftovers_are_removed() {
+    let fx = Fx::new();
+    fx.write("a.txt", "a\n");
+    let mut room = fx.room();
+    fx.sync(&mut room);
+    write(&room.root().join("junk.txt"), "left by a check\n");
+    write(&room.root().join("newdir/deep/x.txt"), "x\n");
+    write(
+        &room.root().join("nested/.git/HEAD"),
+        "ref: refs/heads/main\n",
+    );
+    write(&room.root().join("nested/file"), "n\n");
+    write(&room.root().join("a.pyc"), "ignored: stays\n");
+
+    let stats = fx.sync(&mut room);
+    assert_eq!(stats.removed, 3, "{stats:?}");
+    for gone in ["junk.txt", "newdir", "nested"] {
+        assert!(!room.root().join(gone).exists(), "{gone} is left");
+    }
+    assert!(room.root().join("a.pyc").exists());
+}
+
+fn room_same_tree_is_a_noop() {
+    let fx = Fx::new();
+    for i in 0..20 {
+        fx.write(&format!("d{}/f{i}.txt", i % 3), &format!("{i}\n"));
+    }
+    let mut room = fx.room();
+    fx.sync(&mut room);
+    let before = stamps(room.root());
+    // Past git's racy window, so an unchanged file is known unchanged by its stat data alone.
+    std::thread::sleep(Duration::from_millis(20));
+    let stats = fx.sync(&mut room);
+    assert!(stats.is_noop(), "{stats:?}");
+    assert_eq!(stamps(room.root()), before);
+}
+
+fn room_one_file_edit_touches_one_file() {
+    let fx = Fx::new();
+    for i in 0..50 {
+        fx.write(&format!("d{}/f{i}.txt", i % 5), &format!("{i}\n"));
+    }
+    let mut room = fx.room();
+    fx.sync(&mut room);
+    let before = stamps(room.root());
+    fx.write("d3/f13.txt", "edited\n");
+    let stats = fx.sync(&mut room);
+    assert_eq!((stats.changed, stats.restored, stats.removed), (1, 0, 0));
+    let after = stamps(room.root());
+    let touched: Vec<&String> = after
+        .iter()
+        .filter(|(k, v)| before.get(*k) != Some(v))
+        .map(|(k, _)| k)
+        .collect();
+    assert_eq!(touched, vec!["d3/f13.txt"]);
+}
+
+fn room_unreadable_state_or_changed_index_is_rebuilt() {
+    let fx = Fx::new();
+    fx.write("a.txt", "a\n");
+    let mut room = fx.room();
+    fx.sync(&mut room);
+    let state = fx.room_dir().join("state.json");
+
+    write(&room.root().join("target/warm"), "w\n");
+    std::fs::write(&state, "{not json").expect("garble");
+    let stats = fx.sync(&mut room);
+    assert!(
+        matches!(stats.rebuilt, Some(Rebuild::BadState(_))),
+        "{stats:?}"
+    );
+    // From scratch: the warm output went too.
+    assert!(!room.root().join("target/warm").exists());
+
+    // An index that claims a tampered file is clean: found by its digest, not believed.
+    std::fs::write(room.root().join("a.txt"), "b\n").expect("tamper");
+    let index = fx.room_dir().join("index");
+    let mut bytes = std::fs::read(&index).expect("index");
+    let last = bytes.len() - 1;
+    bytes[last] ^= 1;
+    std::fs::write(&index, bytes).expect("index");
+    let stats = fx.sync(&mut room);
+    assert!(
+        matches!(stats.rebuilt, Some(Rebuild::Tampered(_))),
+        "{stats:?}"
+    );
+
+    // No state at all (a sync that did not finish).
+    std::fs::remove_file(&state).expect("rm state");
+    assert_eq!(fx.sync(&mut room).rebuilt, Some(Rebuild::NoState));
+
+    // The files' directory replaced by a symlink into the repository: never written through.
+    let tree_dir = room.root().to_owned();
+    std::fs::remove_dir_all(&tree_dir).expect("rm tree");
+    let decoy = fx.tmp.path().join("decoy");
+    std::fs::create_dir(&decoy).expect("decoy");
+    std::os::unix::fs::symlink(&decoy, &tree_dir).expect("symlink");
+    let stats = fx.sync(&mut room);
+    assert!(
+        matches!(stats.rebuilt, Some(Rebuild::Tampered(_))),
+        "{stats:?}"
+    );
+    assert!(decoy.exists() && std::fs::read_dir(&decoy).expect("ls").next().is_none());
+}
+
+fn room_tampered_files_are_restored() {
+    let fx = Fx::new();
+    fx.write("a.txt", "aaaa\n");
+    fx.write("dir/b.txt", "b\n");
+    fx.write("run.sh", "#!/bin/sh\n");
+    let mut room = fx.room();
+    fx.sync(&mut room);
+    std::thread::sleep(Duration::from_millis(20));
+    let r = room.root().to_owned();
+
+    // Same size, mtime put back: ctime still tells.
+    let a = r.join("a.txt");
+    let mtime = std::fs::metadata(&a)
+        .expect("meta")
+        .modified()
+        .expect("mtime");
+    std::fs::write(&a, "bbbb\n").expect("tamper");
+    std::fs::File::options()
+        .write(true)
+        .open(&a)
+        .expect("open")
+        .set_modified(mtime)
+        .expect("touch");
+    chmod(&r.join("run.sh"), 0o755);
+    // A tracked directory replaced by a symlink to the working directory.
+    std::fs::remove_dir_all(r.join("dir")).expect("rm");
+    std::os::unix::fs::symlink(fx.path("dir"), r.join("dir")).expect("symlink");
+
+    let stats = fx.sync(&mut room);
+    assert_eq!(stats.rebuilt, None, "{stats:?}");
+    assert_eq!(stats.restored, 3, "{stats:?}");
+    assert!(
+        std::fs::symlink_metadata(r.join("dir"))
+            .expect("meta")
+            .is_dir()
+    );
+    assert_eq!(
+        std::fs::read_to_string(fx.path("dir/b.txt")).expect("b"),
+        "b\n"
+    );
+}
+
+fn room_smudge_filter_of_the_repository_never_runs() {
+    let fx = Fx::new();
+    let marker = fx.tmp.path().join("smudged");
+    fx.write(".gitattributes", "*.dat filter=evil\n*.txt text eol=crlf\n");
+    fx.write("x.dat", "payload\n");
+    fx.write("y.txt", "line\n");
+    // Only a smudge side: hashing (git add) has nothing to run, checking out would.
+    fx.git(&[
+        "config",
+        "filter.evil.smudge",
+        &format!("touch {}; cat", marker.display()),
+    ]);
+    let mut room = fx.room();
+    let stats = fx.sync(&mut room);
+    assert_eq!(stats.files, 4);
+    assert!(!marker.exists(), "the smudge filter ran");
+    assert_eq!(
+        std::fs::read(room.root().join("y.txt")).expect("y"),
+        b"line\n"
+    );
+
+    // Through verification as well, and the attack is real: git's own checkout runs it.
+    drop(room);
+    let v = verify(&fx, Some(fx.room_dir()), "test -f x.dat");
+    assert!(v.verified, "{v:?}");
+    assert!(!marker.exists(), "the smudge filter ran");
+    fx.git(&["add", "x.dat"]);
+    std::fs::remove_file(fx.path("x.dat")).expect("rm");
+    fx.git(&["checkout-index", "--force", "x.dat"]);
+    assert!(marker.exists(), "the attack is not real");
+}
+
+fn room_refuses_foreign_overlapping_and_busy_directories() {
+    let fx = Fx::new();
+    let foreign = fx.tmp.path().join("foreign");
+    write(&foreign.join("precious.txt"), "mine\n");
+    assert!(matches!(
+        Room::open(&fx.repo, &foreign),
+        Err(RoomError::NotARoom { .. })
+    ));
+    assert!(foreign.join("precious.txt").exists());
+    for inside in [fx.path("sub/room"), fx.tmp.path().to_owned()] {
+        assert!(matches!(
+            Room::open(&fx.repo, &inside),
+            Err(RoomError::Overlaps { .. })
+        ));
+    }
+    // Inside the git directory is outside the working tree.
+    drop(Room::open(&fx.repo, &fx.path(".git/pawl-room")).expect("room in .git"));
+
+    let held = fx.room();
+    assert!(matches!(
+        Room::open(&fx.repo, &fx.room_dir()),
+        Err(RoomError::Busy { .. })
+    ));
+    drop(held);
+    // A lock whose process is gone is taken over.
+    std::fs::write(fx.room_dir().join("lock"), "999999999\n").expect("stale lock");
+    drop(fx.room());
+}
+
+/// The attack: the check reads `data.txt`; while it runs, a process in the working directory
+/// swaps in content that passes, waits until the check has read it, and puts the original back
+/// before the check ends — so the tree hashed before and after is the same. In place this fools
+/// verification; in the room the check never sees the working directory.
+fn room_a_swap_in_the_working_directory_during_the_checks_changes_nothing() {
+    let fx = Fx::new();
+    let sync = fx.tmp.path().join("sync");
+    std::fs::create_dir(&sync).expect("sync dir");
+    fx.write("data.txt", "bad\n");
+    fx.write(
+        "check.sh",
+        "#!/bin/sh\n\
+         # $1: the directory both sides signal through.\n\
+         wait_for() { i=0; while [ ! -e \"$1/$2\" ] && [ $i -lt 1000 ]; do sleep 0.01; i=$((i+1)); done; }\n\
+         touch \"$1/started\"\n\
+         wait_for \"$1\" swapped\n\
+         content=$(cat data.txt)\n\
+         touch \"$1/read\"\n\
+         wait_for \"$1\" restored\n\
+         [ \"$content\" = good ]\n",
+    );
+    let command = format!("sh check.sh {}", sync.display());
+
+    for room in [None, Some(fx.room_dir())] {
+        for f in ["started", "swapped", "read", "restored"] {
+            let _ = std::fs::remove_file(sync.join(f));
+        }
+        let data = fx.path("data.txt");
+        let signals = sync.clone();
+        let swapper = std::thread::spawn(move || {
+            let wait_for = |name: &str| {
+                for _ in 0..1000 {
+                    if signals.join(name).exists() {
+                        return true;
+                    }
+                    std::thread::sleep(Duration::from_millis(10));
+                }
+                false
+            };
+            assert!(wait_for("started"), "the check did not start");
+            std::fs::write(&data, "good\n").expect("swap in");
+            std::fs::write(signals.join("swapped"), "").expect("signal");
+            assert!(wait_for("read"), "the check did not read");
+            std::fs::write(&data, "bad\n").expect("swap back");
+            std::fs::write(signals.join("restored"), "").expect("signal");
+        });
+        let v = verify(&fx, room.clone(), &command);
+        swapper.join().expect("swapper");
+        let evidence = v.items[0].evidence.as_ref().expect("evidence");
+        match room {
+            None => {
+                // The control: in place, the swap passes a tree whose data.txt is "bad".
+                assert!(v.verified, "the attack no longer works in place: {v:?}");
+                assert_eq!(v.tree_after, None);
+                assert_eq!(evidence.data.cwd, fx.root().display().to_string());
+            }
+            Some(dir) => {
+                assert!(!v.verified, "the room was fooled: {v:?}");
+                let room_root = std::fs::canonicalize(&dir).expect("room").join("tree");
+                assert_eq!(evidence.data.cwd, room_root.display().to_string());
+                assert_eq!(evidence.data.tree_hash, v.tree);
+            }
+        }
+    }
+}
+
+/// One fresh verification of `command` with an empty store, in the room `room` or in place.
+fn verify(fx: &Fx, room: Option<PathBuf>, command: &str) -> Verification {
+    let mut store = Store::open(&fx.tmp.path().join("pawl.db")).expect("store");
+    let mut ws = Workspace::new(fx.root(), fx.root().join(".pawl"));
+    ws.room = room;
+    let mut plan = Plan::new(vec![Check::gate("test", command)]);
+    plan.fresh = true;
+    plan.timeout = Duration::from_secs(60);
+    verify_checks(&ws, &mut store, None, &plan).expect("verify")
+}
