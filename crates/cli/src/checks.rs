@@ -19,8 +19,37 @@ const SHOWN_NAMES: usize = 10;
 const SHOWN_LINES: usize = 12;
 
 /// The repository and pawl's state directory, as the engine's verification sees them.
+/// The checks run in the repository's clean room: a pawl-owned copy of exactly the verified
+/// tree, in the user's pawl state (outside the repository, out of the agent's working tree).
 pub fn workspace(ctx: &Ctx) -> Workspace {
-    Workspace::new(ctx.root.clone(), ctx.state_dir())
+    let mut ws = Workspace::new(ctx.root.clone(), ctx.state_dir());
+    ws.room = room_dir(&ctx.root);
+    ws
+}
+
+/// pawl's state for this user: `$XDG_STATE_HOME/pawl`, else `~/.local/state/pawl`.
+pub fn user_state_dir() -> Option<std::path::PathBuf> {
+    let from = |var: &str| {
+        std::env::var_os(var)
+            .filter(|v| !v.is_empty())
+            .map(std::path::PathBuf::from)
+            .filter(|p| p.is_absolute())
+    };
+    from("XDG_STATE_HOME")
+        .map(|d| d.join("pawl"))
+        .or_else(|| from("HOME").map(|h| h.join(".local/state/pawl")))
+}
+
+/// The room of the repository at `root`: one per repository, named by its path.
+fn room_dir(root: &std::path::Path) -> Option<std::path::PathBuf> {
+    use sha2::Digest as _;
+    let digest = sha2::Sha256::digest(root.as_os_str().as_encoded_bytes());
+    let name: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
+    let base = root
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "repo".into());
+    user_state_dir().map(|d| d.join("rooms").join(format!("{base}-{name}")))
 }
 
 /// The gates configured in `pawl.toml`, in run order.

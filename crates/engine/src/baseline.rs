@@ -59,6 +59,14 @@ pub enum BaselineError {
     AcceptanceAlreadyPasses { check: String },
     #[error("git: {0}")]
     Git(#[from] pawl_git::Error),
+    #[error("the clean room: {0}")]
+    Room(String),
+}
+
+impl From<crate::room::RoomError> for BaselineError {
+    fn from(e: crate::room::RoomError) -> Self {
+        BaselineError::Room(e.to_string())
+    }
 }
 
 /// The sealed checks as the runner takes them.
@@ -89,7 +97,20 @@ pub fn take(ws: &Workspace, seal: &Seal) -> Result<Baseline, BaselineError> {
     let repo = pawl_git::Repo::open(&ws.root)?;
     let tree = repo.tree_hash()?.to_string();
     let step = u64::try_from(jiff::Timestamp::now().as_millisecond()).unwrap_or(0);
-    let runs = run_checks(&checks_of(seal), &runner_for(ws, seal, step));
+    let mut cfg = runner_for(ws, seal, step);
+    // In the run's room when it has one (which also warms it for the first verification).
+    let _room = match &ws.room {
+        Some(dir) => {
+            let mut room = crate::room::Room::open(&repo, dir)?;
+            let id = pawl_git::TreeHash::new(tree.clone())
+                .ok_or_else(|| BaselineError::Room(format!("not a tree id: {tree}")))?;
+            room.sync(&repo, &id)?;
+            cfg.root = room.root().to_owned();
+            Some(room)
+        }
+        None => None,
+    };
+    let runs = run_checks(&checks_of(seal), &cfg);
     let mut checks = Vec::new();
     for r in runs {
         let exit_code = r.end.exit_code();

@@ -118,9 +118,10 @@ impl Plan {
 
     /// The fingerprint of a check under this plan's seal (`None` without a seal): its command,
     /// the environment and the timeout it runs with.
-    pub fn seal_key(&self, check: &Check) -> Option<String> {
+    pub fn seal_key(&self, check: &Check, in_room: bool) -> Option<String> {
         let seal = self.seal.as_ref()?;
         let mut h = Sha256::new();
+        h.update(if in_room { "room\0" } else { "in place\0" });
         for part in [check.name.as_str(), check.command.as_str()] {
             h.update(part.as_bytes());
             h.update([0]);
@@ -297,7 +298,14 @@ pub fn verify_checks(
     let mut to_run: Vec<Check> = Vec::new();
     for (i, c) in plan.checks.iter().enumerate() {
         match (!plan.fresh)
-            .then(|| store.cached_evidence(&tree, &c.name, &c.command, plan.seal_key(c).as_deref()))
+            .then(|| {
+                store.cached_evidence(
+                    &tree,
+                    &c.name,
+                    &c.command,
+                    plan.seal_key(c, ws.room.is_some()).as_deref(),
+                )
+            })
             .transpose()?
             .flatten()
         {
@@ -348,7 +356,7 @@ pub fn verify_checks(
             r,
             &tree,
             tree_after.as_deref(),
-            plan.seal_key(&r.check),
+            plan.seal_key(&r.check, ws.room.is_some()),
         ));
     }
     let mut stored = store.record_evidence(&records)?.into_iter();
@@ -666,6 +674,12 @@ fn prove(
             findings.extend(protect::compare_tests(&item.name, &before.tests, outcomes));
         }
     }
+    // Nothing went from red to green among the checks: the run's new tests (and command
+    // criteria planned during the run) are run against the pre-run code in a room of their own;
+    // what fails there and passes now proves the change.
+    if checks_pass && red_to_green.is_empty() && v.tree != baseline.tree {
+        red_to_green.extend(prove_on_base(ws, run, v, &baseline.tree));
+    }
     // The tests themselves: files and runner configuration changed since the baseline, and
     // assertions weakened. Screened when the checks pass (that is when it decides the verdict).
     if checks_pass && v.tree != baseline.tree {
@@ -739,4 +753,79 @@ fn finding_line(f: &protect::Finding) -> String {
         Some(h) if !h.trim().is_empty() => format!("{f}\n{}", h.trim_end()),
         _ => f.to_string(),
     }
+}
+
+/// Runs the checks that pass now on the pre-run tree with the run's new test files laid over it
+/// (in a second room), and names those that fail there.
+fn prove_on_base(ws: &Workspace, run: &Run, v: &Verification, base: &str) -> Vec<String> {
+    let (Some(room_dir), Some(seal)) = (&ws.room, &run.settings.seal) else {
+        return Vec::new();
+    };
+    let Ok(repo) = pawl_git::Repo::open(&ws.root) else {
+        return Vec::new();
+    };
+    let Ok(changes) = repo.changes_between(base, &v.tree) else {
+        return Vec::new();
+    };
+    let new_tests: Vec<std::path::PathBuf> = changes
+        .iter()
+        .filter(|c| c.kind == pawl_git::ChangeKind::Added)
+        .filter(|c| {
+            protect::classify_path(&c.path.to_string_lossy()) == protect::PathClass::TestFile
+        })
+        .map(|c| c.path.clone())
+        .collect();
+    let criteria: Vec<Check> = v
+        .items
+        .iter()
+        .filter(|i| i.passed() && i.name.starts_with(gate::CRITERION_PREFIX))
+        .map(|i| Check::gate(i.name.clone(), i.command.clone()))
+        .collect();
+    if new_tests.is_empty() && criteria.is_empty() {
+        return Vec::new();
+    }
+    let Ok(overlay) = repo.overlay_tree(base, &v.tree, &new_tests) else {
+        return Vec::new();
+    };
+    let name = room_dir
+        .file_name()
+        .map(|n| format!("{}-base", n.to_string_lossy()))
+        .unwrap_or_else(|| "base".into());
+    let Ok(mut room) = crate::room::Room::open(&repo, &room_dir.with_file_name(name)) else {
+        return Vec::new();
+    };
+    if room.sync(&repo, &overlay).is_err() {
+        return Vec::new();
+    }
+    let mut checks: Vec<Check> = if new_tests.is_empty() {
+        Vec::new()
+    } else {
+        v.items
+            .iter()
+            .filter(|i| i.passed() && !i.name.starts_with(gate::CRITERION_PREFIX))
+            .map(|i| Check::gate(i.name.clone(), i.command.clone()))
+            .collect()
+    };
+    checks.extend(criteria);
+    let mut cfg = crate::baseline::runner_for(ws, seal, now_ms());
+    cfg.root = room.root().to_owned();
+    run_checks(&checks, &cfg)
+        .into_iter()
+        .filter(|r| !r.passed && !matches!(r.end, CheckEnd::Skipped { .. }))
+        .map(|r| {
+            if new_tests.is_empty() {
+                format!("{} (fails on the pre-run code)", r.check.name)
+            } else {
+                format!(
+                    "{} (fails on the pre-run code with the run's new tests: {})",
+                    r.check.name,
+                    new_tests
+                        .iter()
+                        .map(|p| p.display().to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            }
+        })
+        .collect()
 }

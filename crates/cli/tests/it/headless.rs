@@ -202,8 +202,35 @@ fn demo_end_to_end_refuses_the_claim_shows_the_failing_test_and_ships() {
     assert_eq!((status.as_str(), reason.as_str()), ("done", "verified"));
 }
 
+/// The opposite of what `zero_criteria_and_passing_gates_after_iteration_1_is_done` locked in:
+/// on a repository whose checks already pass, an agent that changes nothing is never "done" —
+/// nothing could have disproved it. The run ends UNPROVEN (exit 5) and says exactly that.
 #[test]
-fn zero_criteria_and_passing_gates_after_iteration_1_is_done() {
+fn a_do_nothing_agent_on_a_green_repository_is_unproven_never_ship() {
+    let env = TestEnv::new();
+    env.headless(&config_with(
+        "",
+        NO_BREAKERS,
+        "",
+        "[agent]\nkind = \"replay\"\n",
+        "true",
+    ));
+    let s = env.scenario(
+        "s",
+        r#"{"do": "claim_done", "text": "Everything already works."}"#,
+    );
+    let r = env.pawl(&["run", "make the parser faster", "--scenario", &s, "--json"]);
+    env.assert_end(&r, 5, "unproven", 1);
+    let events = TestEnv::events(&r);
+    let last = events.last().unwrap();
+    assert_eq!(last["verdict"], "UNPROVEN", "{last}");
+    let report = env.ok(&["report"]).stdout;
+    assert!(report.contains("nothing proves the goal"), "{report}");
+}
+
+/// A gate that fails before the run and passes after it: red to green, proven by pawl: SHIP.
+#[test]
+fn a_gate_that_goes_from_red_to_green_ships() {
     let env = TestEnv::new();
     env.headless(&config("", NO_BREAKERS, ""));
     let s = env.scenario(

@@ -469,15 +469,15 @@ impl Rng {
 fn kill_9_at_random_points_then_resume_finishes_with_nothing_counted_twice() {
     let env = TestEnv::new();
     env.headless(&config("max_iterations = 200", NO_BREAKERS, ""));
-    // Thirty slow steps that each change the tree; from step 31 on (repeated) the work is done.
+    // Sixty slow steps that each change the tree; from step 61 on (repeated) the work is done.
     let mut steps = String::from("{\"scenario\": {\"after_last\": \"repeat\"}}\n");
-    for i in 1..=30 {
+    for i in 1..=60 {
         steps.push_str(&format!(
             "{{\"step\": {i}}}\n{{\"do\": \"run\", \"command\": \"touch .pawl/in-step\"}}\n{{\"do\": \"text\", \"text\": \"step {i}\"}}\n{{\"do\": \"sleep\", \"ms\": 120}}\n{{\"do\": \"usage\", \"input_tokens\": 10, \"cost_usd\": 0.01}}\n{{\"do\": \"write\", \"path\": \"work.txt\", \"content\": \"{i}\"}}\n"
         ));
     }
     steps.push_str(
-        "{\"step\": 31}\n{\"do\": \"write\", \"path\": \"done.txt\", \"content\": \"ok\"}\n",
+        "{\"step\": 61}\n{\"do\": \"write\", \"path\": \"done.txt\", \"content\": \"ok\"}\n",
     );
     let s = env.scenario("s", &steps);
     // The gate takes a moment too, so kills land during verification as well.
@@ -485,7 +485,7 @@ fn kill_9_at_random_points_then_resume_finishes_with_nothing_counted_twice() {
     let mut rng = Rng(seed);
     let marker = env.root().join(".pawl/in-step");
     let mut kills = 0;
-    for round in 0..60 {
+    for round in 0..120 {
         let args: Vec<&str> = if round == 0 {
             vec!["run", "g", "--scenario", &s]
         } else {
