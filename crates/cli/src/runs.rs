@@ -52,6 +52,9 @@ pub struct Start {
     pub checks: Vec<String>,
     /// More environment variables the sealed checks may see (`--pass-env NAME`).
     pub pass_env: Vec<String>,
+    /// Checks the agent is never shown (`--hidden-check "<cmd>"`): run in the clean room, their
+    /// command, output and failing tests kept out of prompts and the repository.
+    pub hidden_checks: Vec<String>,
 }
 
 /// Starts the run `req` asks for. The configuration is read first: a bad pawl.toml or flag must
@@ -81,6 +84,13 @@ pub fn seal(ctx: &Ctx, config: &pawl_core::config::Config, req: &Start) -> Seal 
             name: format!("accept-{}", i + 1),
             command: cmd.clone(),
             role: CheckRole::Acceptance,
+        });
+    }
+    for (i, cmd) in req.hidden_checks.iter().enumerate() {
+        checks.push(SealedCheck {
+            name: format!("hidden-{}", i + 1),
+            command: cmd.clone(),
+            role: CheckRole::Hidden,
         });
     }
     let vars: Vec<(String, String)> = std::env::vars().collect();

@@ -110,7 +110,7 @@ pub fn take(ws: &Workspace, seal: &Seal) -> Result<Baseline, BaselineError> {
         }
         None => None,
     };
-    let runs = run_checks(&checks_of(seal), &cfg);
+    let runs = run_sealed(ws, Some(seal), &checks_of(seal), &cfg);
     let mut checks = Vec::new();
     for r in runs {
         let exit_code = r.end.exit_code();
@@ -158,6 +158,33 @@ pub fn take(ws: &Workspace, seal: &Seal) -> Result<Baseline, BaselineError> {
         });
     }
     Ok(Baseline { tree, checks })
+}
+
+/// Runs `checks`; hidden ones (by the seal) write their logs out of the repository, where the
+/// agent reads `.pawl/logs`.
+pub fn run_sealed(
+    ws: &Workspace,
+    seal: Option<&Seal>,
+    checks: &[Check],
+    cfg: &RunnerConfig,
+) -> Vec<pawl_verify::CheckRun> {
+    let hidden = |c: &Check| {
+        seal.is_some_and(|s| {
+            s.checks
+                .iter()
+                .any(|k| k.name == c.name && k.role == CheckRole::Hidden)
+        })
+    };
+    let (secret, shown): (Vec<Check>, Vec<Check>) = checks.iter().cloned().partition(hidden);
+    let mut runs = run_checks(&shown, cfg);
+    if !secret.is_empty() {
+        let mut hidden_cfg = cfg.clone();
+        hidden_cfg.logs_dir = ws.hidden_logs();
+        runs.extend(run_checks(&secret, &hidden_cfg));
+    }
+    // In the order asked for.
+    runs.sort_by_key(|r| checks.iter().position(|c| c.name == r.check.name));
+    runs
 }
 
 fn last_line(tail: &str) -> String {

@@ -56,7 +56,13 @@ pub fn continuation(input: &PromptInput<'_>) -> String {
         && !r.failing.is_empty()
     {
         p.push_str("\nFailing checks (pawl ran them on the current tree):\n");
-        for f in &r.failing {
+        let hidden = r.failing.iter().filter(|f| f.hidden).count();
+        if hidden > 0 {
+            p.push_str(&format!(
+                "- {hidden} hidden check(s) fail: pawl does not show them; make the goal hold in general, not for the visible tests only\n"
+            ));
+        }
+        for f in r.failing.iter().filter(|f| !f.hidden) {
             p.push_str(&format!("- {}: {}", f.name, f.end));
             if !f.failing_tests.is_empty() {
                 let shown: Vec<&str> = f
@@ -156,7 +162,7 @@ fn push_checks(p: &mut String, last: Option<&VerifyReport>) {
         return;
     }
     p.push_str("\nVerification status:\n| check | result |\n|---|---|\n");
-    for c in &r.checks {
+    for c in r.checks.iter().filter(|c| !c.hidden) {
         p.push_str(&format!(
             "| {} | {} |\n",
             c.name,

@@ -54,7 +54,9 @@ pub fn summary(report: Option<&VerifyReport>) -> String {
         .failing
         .iter()
         .map(|f| {
-            if f.failing_tests.is_empty() {
+            if f.hidden {
+                "a hidden check".to_string()
+            } else if f.failing_tests.is_empty() {
                 format!("{} ({})", f.name, f.end)
             } else {
                 let shown: Vec<&str> = f.failing_tests.iter().take(5).map(String::as_str).collect();

@@ -79,6 +79,20 @@ impl Workspace {
         }
     }
 
+    /// Where the logs of hidden checks go: beside the room, out of the repository.
+    pub fn hidden_logs(&self) -> PathBuf {
+        match &self.room {
+            Some(room) => {
+                let name = room
+                    .file_name()
+                    .map(|n| format!("{}-hidden-logs", n.to_string_lossy()))
+                    .unwrap_or_else(|| "hidden-logs".into());
+                room.with_file_name(name)
+            }
+            None => std::env::temp_dir().join("pawl-hidden-logs"),
+        }
+    }
+
     fn rel(&self, p: &Path) -> String {
         p.strip_prefix(&self.root)
             .unwrap_or(p)
@@ -328,7 +342,7 @@ pub fn verify_checks(
     if let Some(room) = &room {
         cfg.root = room.root().to_owned();
     }
-    let runs = run_checks(&to_run, &cfg);
+    let runs = crate::baseline::run_sealed(ws, plan.seal.as_ref(), &to_run, &cfg);
 
     // Only in place can the tree move under the checks.
     let tree_after = if runs.is_empty() || room.is_some() {
@@ -495,6 +509,9 @@ pub struct CheckSummary {
     pub category: Option<pawl_core::FailureCategory>,
     /// Reused from a cached run on the same tree.
     pub cached: bool,
+    /// A hidden check: the agent is never shown its command, output or failing tests.
+    #[serde(default)]
+    pub hidden: bool,
 }
 
 /// The outcome of verifying the current tree, as the loop sees it.
@@ -573,6 +590,18 @@ impl Verifier for GateVerifier {
         if checks.is_empty() {
             return Err(VerifyError::NothingToVerify);
         }
+        let hidden: Vec<String> = run
+            .settings
+            .seal
+            .as_ref()
+            .map(|s| {
+                s.checks
+                    .iter()
+                    .filter(|c| c.role == pawl_core::seal::CheckRole::Hidden)
+                    .map(|c| c.name.clone())
+                    .collect()
+            })
+            .unwrap_or_default();
         let mut plan = Plan::new(checks);
         plan.seal = run.settings.seal.clone();
         let v = verify_checks(&self.ws, store, Some(&run), &plan)?;
@@ -594,6 +623,7 @@ impl Verifier for GateVerifier {
                     log: e.and_then(|d| d.log_path.clone()),
                     category: e.and_then(|d| d.failure_category),
                     cached: item.reused,
+                    hidden: hidden.contains(&item.name),
                 }
             })
             .collect();

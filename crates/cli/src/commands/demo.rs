@@ -120,6 +120,7 @@ pub fn run(args: &DemoArgs, json: bool) -> CliResult<ExitCode> {
         interactive: false,
         checks: Vec::new(),
         pass_env: Vec::new(),
+        hidden_checks: Vec::new(),
     };
     let code = runs::start(&mut ctx, &start)?;
     if !json {

@@ -92,6 +92,7 @@ pub fn run(ctx: &mut Ctx, args: &ResumeArgs) -> CliResult<ExitCode> {
                     .as_ref()
                     .map(|s| s.env.keys().cloned().collect())
                     .unwrap_or_default(),
+                hidden_checks: Vec::new(),
             },
         );
         // The user's acceptance checks stay: they were proven red on the pre-run code.

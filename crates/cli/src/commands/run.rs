@@ -52,6 +52,10 @@ pub struct RunArgs {
     /// only locale, identity and toolchain variables, and a PATH without repository directories.
     #[arg(long = "pass-env", value_name = "NAME")]
     pub pass_env: Vec<String>,
+    /// A hidden check (repeatable): sealed and run in the clean room like the gates, but the
+    /// agent is never shown its command, output or failing tests.
+    #[arg(long = "hidden-check", value_name = "CMD")]
+    pub hidden_checks: Vec<String>,
 }
 
 impl RunArgs {
@@ -87,6 +91,7 @@ impl RunArgs {
             interactive: self.interactive,
             checks: self.checks.clone(),
             pass_env: self.pass_env.clone(),
+            hidden_checks: self.hidden_checks.clone(),
         })
     }
 }

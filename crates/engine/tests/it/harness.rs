@@ -93,6 +93,7 @@ impl Verifier for Scripted {
             log: None,
             category: (!row.pass).then_some(pawl_core::FailureCategory::Test),
             cached: false,
+            hidden: false,
         };
         Ok(VerifyReport {
             tree_hash: row.tree,

@@ -37,6 +37,10 @@ pub const TESTS: &[Test] = &[
     ),
     ("python_an_honest_fix_ships", python_an_honest_fix_ships),
     (
+        "hard_coding_the_visible_answer_fails_the_hidden_check",
+        hard_coding_the_visible_answer_fails_the_hidden_check,
+    ),
+    (
         "python_skipping_the_failing_test_is_review",
         python_skipping_the_failing_test_is_review,
     ),
@@ -288,4 +292,54 @@ fn a_tool_planted_in_the_repository_is_not_on_the_checks_path() {
     // Not found on the sealed PATH, and no PYTHONPATH: exit 3 (a real failure, not a pass).
     assert_eq!(b.checks[0].exit_code, Some(3), "{b:?}");
     assert!(!b.checks[0].passed);
+}
+
+/// The visible test wants `add 2 3` = 5; the agent hard-codes `echo 5`. A hidden check (`add 4 4`)
+/// fails, and the agent is never shown what it runs or prints.
+fn hard_coding_the_visible_answer_fails_the_hidden_check() {
+    let mut f = Fixture::new(
+        "{\"do\": \"write\", \"path\": \"add.sh\", \"content\": \"echo 5\\n\"}\n",
+        |s| s.limits.max_iterations = 2,
+    );
+    f.git(&[
+        ("add.sh", "echo 0\n"),
+        ("test.sh", "test \"$(sh add.sh 2 3)\" = 5\n"),
+    ]);
+    let s = seal(
+        &[
+            ("test", "sh test.sh", CheckRole::Gate),
+            (
+                "hidden-1",
+                "test \"$(sh add.sh 4 4)\" = 8 || { echo SECRET-EXPECTATION; exit 1; }",
+                CheckRole::Hidden,
+            ),
+        ],
+        f.root(),
+    );
+    f.seal(s);
+    let room = tempfile::tempdir().expect("room");
+    let mut ws = f.ws();
+    ws.room = Some(room.path().join("room"));
+    let b = baseline::take(&ws, f.run_seal()).expect("baseline");
+    f.record_baseline(&b);
+    let mut agent = f.replay();
+    let mut v = GateVerifier::new(ws.clone(), Vec::new());
+    let (end, _) = f.drive(&mut agent, &mut v);
+    assert_eq!(end.reason, StopReason::MaxIterations);
+    let last = end.last.expect("report");
+    assert!(!last.done);
+    assert_eq!(last.failing.len(), 1);
+    assert!(last.failing[0].hidden);
+    let prompt = &f.iterations()[1].prompt;
+    assert!(prompt.contains("hidden check"), "{prompt}");
+    for secret in ["4 4", "SECRET", "hidden-1"] {
+        assert!(!prompt.contains(secret), "{secret} leaked: {prompt}");
+    }
+    // Its logs are not in the repository.
+    let logs = std::fs::read_dir(f.root().join(".pawl/logs")).expect("logs");
+    for e in logs.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        assert!(!name.contains("hidden"), "{name}");
+    }
+    assert!(ws.hidden_logs().is_dir());
 }
