@@ -90,6 +90,8 @@ str_enum!(
         Sealed => "sealed",
         /// The sealed checks on the pre-run tree: what the run is measured against.
         Baseline => "baseline",
+        /// A finished run's sealed checks were run again on its final tree (`pawl verify --run`).
+        Recheck => "recheck",
         /// The user (or a reviewer session) accepted the run's changes to its tests.
         TestsAccepted => "tests_accepted",
         /// The tree was rolled back (to the pre-run commit or a stage checkpoint).

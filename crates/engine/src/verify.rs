@@ -859,3 +859,130 @@ fn prove_on_base(ws: &Workspace, run: &Run, v: &Verification, base: &str) -> Vec
         })
         .collect()
 }
+
+/// What re-checking a finished run found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RecheckVerdict {
+    /// The run ended done, and its sealed checks pass again on its final tree.
+    Confirmed,
+    /// The run ended done, but a sealed check fails on its final tree.
+    FalseDone,
+    /// The re-check could not be made (see `why`).
+    Unverifiable,
+}
+
+/// `pawl verify --run <id>` on a finished run.
+#[derive(Debug, Clone, Serialize)]
+pub struct Recheck {
+    pub verdict: RecheckVerdict,
+    pub why: String,
+    /// The run's final tree, as its last verification recorded it.
+    pub tree: Option<String>,
+    /// Each sealed check: name, passed, how it ended.
+    pub checks: Vec<(String, bool, String)>,
+}
+
+impl Recheck {
+    fn unverifiable(why: impl Into<String>, tree: Option<String>) -> Recheck {
+        Recheck {
+            verdict: RecheckVerdict::Unverifiable,
+            why: why.into(),
+            tree,
+            checks: Vec::new(),
+        }
+    }
+}
+
+/// Re-runs a finished run's sealed checks on its recorded final tree, in a room of its own, so
+/// that anyone can re-check a SHIP. Records nothing but a `recheck` event.
+pub fn recheck(ws: &Workspace, store: &mut Store, run: &Run) -> Result<Recheck, VerifyError> {
+    let Some(seal) = &run.settings.seal else {
+        return Ok(Recheck::unverifiable(
+            "the run has no seal (it was stored before pawl sealed its checks)",
+            None,
+        ));
+    };
+    let last: Option<VerifyReport> = store
+        .last_event(&run.id, EventKind::Verification)?
+        .and_then(|e| serde_json::from_value(e.data).ok());
+    let Some(last) = last else {
+        return Ok(Recheck::unverifiable(
+            "the run recorded no verification",
+            None,
+        ));
+    };
+    let tree = Some(last.tree_hash.clone());
+    let Some(room_dir) = &ws.room else {
+        return Ok(Recheck::unverifiable(
+            "no clean room is available (no user state directory)",
+            tree,
+        ));
+    };
+    let repo = Repo::open(&ws.root)?;
+    let Some(id) = pawl_git::TreeHash::new(last.tree_hash.clone()) else {
+        return Ok(Recheck::unverifiable(
+            "the recorded tree id is malformed",
+            tree,
+        ));
+    };
+    let name = room_dir
+        .file_name()
+        .map(|n| format!("{}-recheck", n.to_string_lossy()))
+        .unwrap_or_else(|| "recheck".into());
+    let mut room = crate::room::Room::open(&repo, &room_dir.with_file_name(name))?;
+    if let Err(e) = room.sync(&repo, &id) {
+        return Ok(Recheck::unverifiable(
+            format!(
+                "the run's final tree cannot be checked out ({e}): it is no longer in the repository"
+            ),
+            tree,
+        ));
+    }
+    let mut cfg = crate::baseline::runner_for(ws, seal, now_ms());
+    cfg.root = room.root().to_owned();
+    let mut checks = crate::baseline::checks_of(seal);
+    checks.extend(criterion_checks(store, Some(run))?);
+    let runs = crate::baseline::run_sealed(ws, Some(seal), &checks, &cfg);
+    let results: Vec<(String, bool, String)> = runs
+        .iter()
+        .map(|r| (r.check.name.clone(), r.passed, r.end.describe()))
+        .collect();
+    let failing: Vec<&str> = results
+        .iter()
+        .filter(|(_, ok, _)| !ok)
+        .map(|(n, _, _)| n.as_str())
+        .collect();
+    let done = run.status == pawl_core::model::RunStatus::Done;
+    let (verdict, why) = match (done, failing.is_empty()) {
+        (true, true) => (
+            RecheckVerdict::Confirmed,
+            format!("every sealed check passes again on tree {}", last.tree_hash),
+        ),
+        (true, false) => (
+            RecheckVerdict::FalseDone,
+            format!(
+                "the run ended done, but on its final tree these fail now: {}",
+                failing.join(", ")
+            ),
+        ),
+        (false, _) => (
+            RecheckVerdict::Unverifiable,
+            format!(
+                "the run did not end done (status {}): there is no \"done\" to confirm",
+                run.status
+            ),
+        ),
+    };
+    store.append_event(
+        Some(&run.id),
+        EventKind::Recheck,
+        serde_json::json!({"verdict": verdict, "why": why, "tree": last.tree_hash, "checks": results}),
+    )?;
+    Ok(Recheck {
+        verdict,
+        why,
+        tree,
+        checks: results,
+    })
+}

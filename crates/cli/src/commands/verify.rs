@@ -108,6 +108,34 @@ fn report<'a>(v: &'a Verification, lint_fix: Option<&'a LintFix>) -> Report<'a> 
 
 pub fn run(ctx: &mut Ctx, args: &VerifyArgs) -> CliResult<ExitCode> {
     let mut store = ctx.store()?;
+    // `--run` naming a finished run: re-check it on its recorded final tree.
+    if let Some(id) = ctx.run_flag.clone()
+        && let Ok(run) = store.resolve_run(Some(&id))
+        && run.status.is_terminal()
+    {
+        let r = verify::recheck(&workspace(ctx), &mut store, &run)?;
+        let code = if r.verdict == verify::RecheckVerdict::Confirmed {
+            ExitCode::Done
+        } else {
+            ExitCode::Error
+        };
+        ctx.emit(&r, || {
+            let mut out = String::new();
+            for (name, ok, end) in &r.checks {
+                out.push_str(&format!(
+                    "  {} {name:<12} {end}\n",
+                    if *ok { "✓" } else { "✗" }
+                ));
+            }
+            let verdict = serde_json::to_value(r.verdict)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default();
+            out.push_str(&format!("{verdict}: {}", r.why));
+            out
+        })?;
+        return Ok(code);
+    }
     let run = optional_run(ctx, &store)?;
     let plan = plan_from_args(ctx, &store, run.as_ref(), args)?;
     if plan.checks.is_empty() {

@@ -509,3 +509,47 @@ fn pawl_cancel_during_a_run_stops_the_loop_after_the_step() {
     env.assert_end(&r, 6, "cancelled", 1);
     assert_eq!(env.run_state().0, "cancelled");
 }
+
+/// Anyone can re-check a SHIP: `pawl verify --run <id>` runs the run's sealed checks again on its
+/// recorded final tree, in a room, and says `confirmed`; a run whose recorded "done" tree does
+/// not pass (here: its last verification pointed at the pre-run tree) is `false_done`.
+#[test]
+fn verify_run_rechecks_a_finished_run_on_its_final_tree() {
+    let env = TestEnv::new();
+    env.headless(&config("", NO_BREAKERS, ""));
+    let s = env.scenario(
+        "s",
+        r#"{"do": "write", "path": "done.txt", "content": "ok"}"#,
+    );
+    let r = env.pawl(&["run", "make done.txt", "--scenario", &s, "--json"]);
+    env.assert_end(&r, 0, "verified", 1);
+    let id: String = env
+        .db()
+        .query_row("SELECT id FROM runs", [], |r| r.get(0))
+        .unwrap();
+    // The working tree moves on afterwards: the re-check uses the recorded tree, not this one.
+    std::fs::remove_file(env.root().join("done.txt")).unwrap();
+    let r = env.pawl(&["verify", "--run", &id, "--json"]);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    assert_eq!(r.json()["verdict"], "confirmed", "{}", r.stdout);
+
+    // Poison the record: the last verification claims the pre-run tree, where the gate fails.
+    let baseline: String = env
+        .db()
+        .query_row(
+            "SELECT json_extract(data_json, '$.tree') FROM events WHERE kind = 'baseline'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    env.db()
+        .execute(
+            "UPDATE events SET data_json = json_set(data_json, '$.tree_hash', ?1)
+             WHERE seq = (SELECT MAX(seq) FROM events WHERE kind = 'verification')",
+            [&baseline],
+        )
+        .unwrap();
+    let r = env.pawl(&["verify", "--run", &id]);
+    assert_eq!(r.code, 1, "{}\n{}", r.stdout, r.stderr);
+    assert!(r.stdout.contains("false_done"), "{}", r.stdout);
+}
