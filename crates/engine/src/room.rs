@@ -276,22 +276,29 @@ impl Room {
 
 /// Brings a trusted room from `held` to `tree` in place.
 fn update(checkout: &Checkout, held: &TreeHash, tree: &TreeHash) -> Result<SyncStats, RoomError> {
-    let restored = checkout.modified()?.len();
-    let changed = if held == tree {
-        0
-    } else {
-        checkout.changes(held, tree)?
-    };
-    // Same tree and nothing modified: the index and the files are the tree already (the same
-    // stat check read-tree would make).
-    if changed > 0 || restored > 0 {
+    // Side by side: what a check changed in the tracked files, what the trees change, and the
+    // leftovers a check made (by the rules of the tree the room holds).
+    let survey = checkout.survey_and_clean(held, tree)?;
+    let mut removed = survey.removed;
+    // Nothing modified: only the paths that differ between the trees are written (same tree:
+    // nothing); should anything be in the way, the reset decides path by path.
+    let updated = survey.modified.is_empty()
+        && (survey.changed.is_empty() || checkout.update_to(tree).is_ok());
+    if !updated {
         checkout.reset_to(tree)?;
     }
-    let removed = checkout.clean()?;
+    // New ignore rules can make an ignored output a leftover.
+    if survey
+        .changed
+        .iter()
+        .any(|p| p.file_name().is_some_and(|n| n == ".gitignore"))
+    {
+        removed += checkout.clean()?;
+    }
     Ok(SyncStats {
         rebuilt: None,
-        changed,
-        restored,
+        changed: survey.changed.len(),
+        restored: survey.modified.len(),
         removed,
         files: 0,
         duration: Duration::ZERO,

@@ -56,10 +56,23 @@ pub const CHECKOUT_CONFIG: &[(&str, &str)] = &[
     ("index.sparse", "false"),
     ("core.splitIndex", "false"),
     ("core.untrackedCache", "false"),
+    // A first checkout writes every file: git's own workers, one per core.
+    ("checkout.workers", "0"),
     // "Unchanged" judged by everything stat says; ctime cannot be set by a process.
     ("core.trustctime", "true"),
     ("core.checkStat", "default"),
 ];
+
+/// What [`Checkout::survey_and_clean`] found and removed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Survey {
+    /// Tracked files that differ from the index ([`Checkout::modified`]).
+    pub modified: Vec<PathBuf>,
+    /// Untracked, not ignored paths removed ([`Checkout::clean`]).
+    pub removed: usize,
+    /// Paths that differ between the two trees.
+    pub changed: Vec<PathBuf>,
+}
 
 /// A checkout of a repository's trees into a directory of its own; see the module docs.
 #[derive(Debug, Clone)]
@@ -151,24 +164,42 @@ impl Checkout {
         Ok(())
     }
 
-    /// Tracked files whose content, mode or type in the work tree differs from the index
-    /// (`git diff-files`, stat data first, contents when git cannot tell by stat), relative to
-    /// the work tree.
-    pub fn modified(&self) -> Result<Vec<PathBuf>, Error> {
+    /// Moves a checkout whose files match its index to `tree`, writing and deleting only the
+    /// paths whose entries differ. Unlike [`Checkout::reset_to`] it believes the index for the
+    /// paths that do not change (no stat call for them), so call it only when
+    /// [`Checkout::modified`] has just found nothing. Fails, changing nothing, when a file it
+    /// would replace or delete is not what the index says or an untracked file is in the way.
+    /// (`git read-tree -m -u`, a one-way merge.)
+    pub fn update_to(&self, tree: &TreeHash) -> Result<(), Error> {
         let mut git = self.git();
-        git.args([
-            "diff-files",
-            "--name-only",
-            "-z",
-            "--ignore-submodules=none",
-        ]);
-        Ok(nul_records(&git.run()?).map(crate::repo::path_of).collect())
+        git.args(["read-tree", "-m", "-u", tree.as_str()]);
+        git.run()?;
+        Ok(())
     }
 
-    /// How many paths differ between two trees (added, changed, deleted, mode or type changed).
-    pub fn changes(&self, from: &TreeHash, to: &TreeHash) -> Result<usize, Error> {
-        let mut git = self.git();
-        git.args([
+    /// Tracked files whose content, mode or type in the work tree differs from the index
+    /// (`git diff-files`, stat data first, contents when git cannot tell by stat; a path under a
+    /// directory replaced by a symlink counts as deleted), relative to the work tree.
+    pub fn modified(&self) -> Result<Vec<PathBuf>, Error> {
+        Ok(paths(&self.modified_command().run()?))
+    }
+
+    /// Removes every untracked file and directory that the `.gitignore` files in the work tree
+    /// do not ignore, nested repositories included; ignored files stay. Returns how many paths
+    /// git removed (a directory counts once). (`git clean -ffd`.)
+    pub fn clean(&self) -> Result<usize, Error> {
+        Ok(removed(&self.clean_command().run()?))
+    }
+
+    /// [`Checkout::modified`], [`Checkout::clean`] and the paths that differ between the trees
+    /// `from` and `to` (added, changed, deleted, mode or type changed; none when equal), as
+    /// independent git processes side by side. The clean applies the rules of the work tree as
+    /// it is, before any update to `to`.
+    pub fn survey_and_clean(&self, from: &TreeHash, to: &TreeHash) -> Result<Survey, Error> {
+        let modified = self.modified_command();
+        let clean = self.clean_command();
+        let mut diff = self.git();
+        diff.args([
             "diff-tree",
             "-r",
             "-z",
@@ -177,20 +208,36 @@ impl Checkout {
             from.as_str(),
             to.as_str(),
         ]);
-        Ok(nul_records(&git.run()?).count())
+        let started = (modified.start()?, clean.start()?);
+        let changed = if from == to {
+            Vec::new()
+        } else {
+            paths(&diff.run()?)
+        };
+        let modified = paths(&started.0.finish(&[0])?.1);
+        let removed = removed(&started.1.finish(&[0])?.1);
+        Ok(Survey {
+            modified,
+            removed,
+            changed,
+        })
     }
 
-    /// Removes every untracked file and directory that the tree's own `.gitignore` rules do not
-    /// ignore, nested repositories included; ignored files stay. Returns how many paths git
-    /// removed (a directory counts once). (`git clean -ffd`.)
-    pub fn clean(&self) -> Result<usize, Error> {
+    fn modified_command(&self) -> Git {
+        let mut git = self.git();
+        git.args([
+            "diff-files",
+            "--name-only",
+            "-z",
+            "--ignore-submodules=none",
+        ]);
+        git
+    }
+
+    fn clean_command(&self) -> Git {
         let mut git = self.git();
         git.args(["clean", "-f", "-f", "-d"]);
-        let out = git.run()?;
-        Ok(out
-            .split(|&b| b == b'\n')
-            .filter(|line| line.starts_with(b"Removing "))
-            .count())
+        git
     }
 
     /// The number of entries in the index (0 when there is none yet).
@@ -222,7 +269,14 @@ impl Checkout {
         };
         remove_any(&dot_git).map_err(io_error)?;
         write_git_dir(&dot_git, self.sha256, Some(&self.objects)).map_err(io_error)?;
-        crate::tree::copy_preserving_mtime(&self.index, &dot_git.join("index")).map_err(io_error)
+        // A link costs nothing; git replaces an index by renaming a new file over it, so the
+        // checks' git never writes into ours (and pawl checks its digest anyway).
+        let shared = dot_git.join("index");
+        match fs::hard_link(&self.index, &shared) {
+            Ok(()) => Ok(()),
+            Err(err) if err.kind() == io::ErrorKind::NotFound => Ok(()),
+            Err(_) => crate::tree::copy_preserving_mtime(&self.index, &shared).map_err(io_error),
+        }
     }
 
     /// A git command on this checkout: the repository's usual fixed environment, then the
@@ -252,9 +306,20 @@ impl Checkout {
     }
 }
 
+fn paths(out: &[u8]) -> Vec<PathBuf> {
+    nul_records(out).map(crate::repo::path_of).collect()
+}
+
+/// How many paths `git clean` says it removed.
+fn removed(out: &[u8]) -> usize {
+    out.split(|&b| b == b'\n')
+        .filter(|line| line.starts_with(b"Removing "))
+        .count()
+}
+
 /// Removes `path` whatever it is (a directory with its contents, a file, a symlink — never what
 /// a symlink points to); a missing path is fine.
-pub(crate) fn remove_any(path: &Path) -> io::Result<()> {
+fn remove_any(path: &Path) -> io::Result<()> {
     match fs::symlink_metadata(path) {
         Ok(meta) if meta.is_dir() => fs::remove_dir_all(path),
         Ok(_) => fs::remove_file(path),

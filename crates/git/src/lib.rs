@@ -27,7 +27,7 @@ mod repo;
 mod status;
 mod tree;
 
-pub use checkout::{CHECKOUT_CONFIG, Checkout};
+pub use checkout::{CHECKOUT_CONFIG, Checkout, Survey};
 pub use diff::{Change, ChangeKind, DiffStat, FileStat};
 pub use error::Error;
 pub use oid::{CommitId, TreeHash};

@@ -355,13 +355,35 @@ impl Git {
     /// Runs, accepting any of `codes` (e.g. 1 meaning "no" for `diff --quiet`); returns the code
     /// and stdout.
     pub(crate) fn run_allowing(&self, codes: &[i32]) -> Result<(i32, Vec<u8>), Error> {
-        let outcome = self.command.run()?;
+        self.start()?.finish(codes)
+    }
+
+    /// Starts the command and returns at once, so that independent commands can run side by
+    /// side; [`Started::finish`] waits for it.
+    pub(crate) fn start(&self) -> Result<Started<'_>, Error> {
+        Ok(Started {
+            git: self,
+            running: self.command.spawn()?,
+        })
+    }
+}
+
+/// A git command running ([`Git::start`]).
+pub(crate) struct Started<'a> {
+    git: &'a Git,
+    running: pawl_process::Running,
+}
+
+impl Started<'_> {
+    /// Waits for the end, accepting any of `codes`; returns the code and stdout.
+    pub(crate) fn finish(self, codes: &[i32]) -> Result<(i32, Vec<u8>), Error> {
+        let outcome = self.running.wait()?;
         match outcome.end {
             End::Exited(code) if codes.contains(&code) => {
                 Ok((code, outcome.stdout.full.unwrap_or_default()))
             }
             end => Err(Error::Command {
-                command: self.command_line(),
+                command: self.git.command_line(),
                 status: end.to_string(),
                 stderr: String::from_utf8_lossy(&outcome.stderr.tail)
                     .trim()

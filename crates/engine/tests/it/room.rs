@@ -262,6 +262,7 @@ fn room_ignored_outputs_stay_warm() {
 
 fn room_untracked_leftovers_are_removed() {
     let fx = Fx::new();
+    fx.write(".gitignore", "target/\n*.pyc\n.pawl/\ngen/\n");
     fx.write("a.txt", "a\n");
     let mut room = fx.room();
     fx.sync(&mut room);
@@ -280,6 +281,16 @@ fn room_untracked_leftovers_are_removed() {
         assert!(!room.root().join(gone).exists(), "{gone} is left");
     }
     assert!(room.root().join("a.pyc").exists());
+
+    // Leftovers in the way of files the next tree adds: an untracked one, and an ignored one
+    // that the new .gitignore no longer ignores.
+    write(&room.root().join("added.txt"), "left by a check\n");
+    write(&room.root().join("gen/out.txt"), "generated\n");
+    fx.write(".gitignore", "target/\n*.pyc\n.pawl/\n");
+    fx.write("added.txt", "tracked now\n");
+    fx.write("gen/out.txt", "tracked too\n");
+    let stats = fx.sync(&mut room);
+    assert_eq!(stats.rebuilt, None, "{stats:?}");
 }
 
 fn room_same_tree_is_a_noop() {

@@ -133,9 +133,12 @@ fn reset_touches_only_what_changed_and_clean_keeps_ignored_files() {
 
     t.write("a.txt", "changed\n");
     let second = t.repo.tree_hash().expect("hash");
-    assert_eq!(checkout.changes(&first, &second).expect("diff"), 1);
-    checkout.reset_to(&second).expect("reset");
-    assert_eq!(checkout.clean().expect("clean"), 1);
+    let survey = checkout.survey_and_clean(&first, &second).expect("survey");
+    assert_eq!(
+        (survey.modified.len(), survey.removed, survey.changed),
+        (0, 1, vec![PathBuf::from("a.txt")])
+    );
+    checkout.update_to(&second).expect("update");
 
     assert_eq!(read(&room.path("a.txt")), "changed\n");
     assert_eq!(inode(&room.path("b.txt")), b_inode);
@@ -188,4 +191,28 @@ fn read(p: &Path) -> String {
 fn inode(p: &Path) -> u64 {
     use std::os::unix::fs::MetadataExt;
     std::fs::metadata(p).expect("meta").ino()
+}
+
+#[test]
+fn a_linked_worktree_checks_out_from_the_common_object_directory() {
+    let t = TestRepo::new();
+    t.write("a.txt", "a\n");
+    t.repo
+        .commit_all("one")
+        .expect("commit")
+        .expect("something");
+    let wt = tempfile::tempdir().expect("wt");
+    let path = wt.path().join("linked");
+    t.git(&["worktree", "add", "-q", path.to_str().expect("utf8")]);
+    let linked = pawl_git::Repo::open_with(&path, t.options()).expect("open");
+    std::fs::write(path.join("b.txt"), "b\n").expect("write");
+    let tree = linked.tree_hash().expect("hash");
+    let room = Room::new();
+    let d = room.dir.path();
+    let checkout = linked
+        .checkout_into(d.join("tree"), d.join("git"), d.join("index"))
+        .expect("checkout");
+    checkout.reset_to(&tree).expect("reset");
+    assert_eq!(read(&room.path("a.txt")), "a\n");
+    assert_eq!(read(&room.path("b.txt")), "b\n");
 }
