@@ -171,9 +171,15 @@ fn main() {
     room_bench(root, runs);
 }
 
-/// A fresh verification of `checks` through the library, in `room` or in place.
-fn verify(root: &Path, room: Option<&Path>, store: &mut Store, checks: &[Check]) -> Duration {
-    let mut ws = Workspace::new(root, root.join(".pawl"));
+/// A fresh verification of `checks` through the library, in `room` or in place; logs go to
+/// `state`.
+fn verify(
+    (root, state): (&Path, &Path),
+    room: Option<&Path>,
+    store: &mut Store,
+    checks: &[Check],
+) -> Duration {
+    let mut ws = Workspace::new(root, state);
     ws.room = room.map(Path::to_path_buf);
     let mut plan = Plan::new(checks.to_vec());
     plan.fresh = true;
@@ -231,14 +237,16 @@ fn room_bench(root: &Path, runs: usize) {
     );
     println!("room: warm sync, same tree:           {}", ms(same));
 
-    let mut store = Store::open(&root.join(".pawl").join("bench-room.db")).unwrap();
+    let state = root.join(".pawl");
+    let at = (root, state.as_path());
+    let mut store = Store::open(&state.join("bench-room.db")).unwrap();
     let checks = [Check::gate("trivial", "true")];
-    verify(root, None, &mut store, &checks);
-    verify(root, Some(&dir), &mut store, &checks);
+    verify(at, None, &mut store, &checks);
+    verify(at, Some(&dir), &mut store, &checks);
     let (mut in_place, mut in_room) = (Vec::new(), Vec::new());
     for _ in 0..runs.max(5) {
-        in_place.push(verify(root, None, &mut store, &checks));
-        in_room.push(verify(root, Some(&dir), &mut store, &checks));
+        in_place.push(verify(at, None, &mut store, &checks));
+        in_room.push(verify(at, Some(&dir), &mut store, &checks));
     }
     let (in_place, in_room) = (median(in_place), median(in_room));
     println!("verify_checks `true`, in place:       {}", ms(in_place));
@@ -252,9 +260,9 @@ fn room_bench(root: &Path, runs: usize) {
     let (mut in_place, mut in_room) = (Vec::new(), Vec::new());
     for i in 0..runs.max(5) {
         std::fs::write(&edited, format!("in place {i}\n")).unwrap();
-        in_place.push(verify(root, None, &mut store, &checks));
+        in_place.push(verify(at, None, &mut store, &checks));
         std::fs::write(&edited, format!("room {i}\n")).unwrap();
-        in_room.push(verify(root, Some(&dir), &mut store, &checks));
+        in_room.push(verify(at, Some(&dir), &mut store, &checks));
     }
     let (in_place, in_room) = (median(in_place), median(in_room));
     println!("  after a one-file edit, in place:    {}", ms(in_place));
@@ -275,26 +283,27 @@ fn project_bench(root: &Path) {
     let dir = rooms.path().join("room");
     let state = tempfile::tempdir().unwrap();
     let mut store = Store::open(&state.path().join("bench.db")).unwrap();
+    let at = (root, state.path());
     let checks = [Check::gate("test", check.as_str())];
     let row = |name: &str, d: Duration| println!("{name:<40} {:>10}", ms(d));
     println!("project {} — check `{check}`", root.display());
 
     git(root, &["clean", "-q", "-f", "-d", "-X"]);
-    row("in place, cold", verify(root, None, &mut store, &checks));
+    row("in place, cold", verify(at, None, &mut store, &checks));
     row(
         "in place, warm",
         median(
             (0..runs)
-                .map(|_| verify(root, None, &mut store, &checks))
+                .map(|_| verify(at, None, &mut store, &checks))
                 .collect(),
         ),
     );
-    row("room, cold", verify(root, Some(&dir), &mut store, &checks));
+    row("room, cold", verify(at, Some(&dir), &mut store, &checks));
     row(
         "room, warm",
         median(
             (0..runs)
-                .map(|_| verify(root, Some(&dir), &mut store, &checks))
+                .map(|_| verify(at, Some(&dir), &mut store, &checks))
                 .collect(),
         ),
     );
@@ -306,8 +315,8 @@ fn project_bench(root: &Path) {
             let mut bytes = original.clone();
             bytes.extend_from_slice(format!("\n{comment} bench edit {i}\n").as_bytes());
             std::fs::write(&path, &bytes).unwrap();
-            in_place.push(verify(root, None, &mut store, &checks));
-            in_room.push(verify(root, Some(&dir), &mut store, &checks));
+            in_place.push(verify(at, None, &mut store, &checks));
+            in_room.push(verify(at, Some(&dir), &mut store, &checks));
         }
         std::fs::write(&path, &original).unwrap();
         row(&format!("in place, warm, {edit} edited"), median(in_place));
