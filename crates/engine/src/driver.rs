@@ -19,7 +19,7 @@ use serde_json::json;
 
 use crate::attempt::{AgentCtx, Attempt, Heartbeat, RetryPolicy, run_attempt};
 use crate::control::Control;
-use crate::turn::{self, Did, NextPrompt, Signals, Window};
+use crate::turn::{self, NextPrompt, Signals, Window};
 use crate::verify::{Verifier, VerifyReport};
 use crate::{EngineError, LEASE_TTL_MS};
 
@@ -451,16 +451,7 @@ pub(crate) fn drive_leased(
         } else {
             Some(verifier.verify(store, run_id)?)
         };
-        let facts = turn::facts(
-            &cfg.root,
-            &Did {
-                edits: &outcome.edits,
-                agent_error: outcome.agent_error(),
-                permission_denials: outcome.permission_denials,
-                output_fingerprint: outcome.text_fingerprint.clone(),
-            },
-            report.as_ref(),
-        );
+        let facts = turn::facts(&cfg.root, &outcome.did(), report.as_ref());
         let summary = turn::summary(report.as_ref());
         let iteration =
             outcome.iteration_end(attempt.duration, attempt.active(), facts.clone(), summary);

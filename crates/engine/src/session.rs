@@ -376,7 +376,8 @@ fn first_chars(s: &str, n: usize) -> String {
     out
 }
 
-fn human_ms(ms: u64) -> String {
+/// A duration for people: `45s`, `3m05s`, `2h10m`.
+pub fn human_ms(ms: u64) -> String {
     let s = ms / 1000;
     if s >= 3600 {
         format!("{}h{:02}m", s / 3600, (s % 3600) / 60)

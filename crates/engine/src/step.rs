@@ -57,6 +57,16 @@ impl StepOutcome {
             || matches!(self.end, Some(End::Signalled(_)) | Some(End::Unknown))
     }
 
+    /// What the step did, as the breakers see it.
+    pub fn did(&self) -> crate::turn::Did<'_> {
+        crate::turn::Did {
+            edits: &self.edits,
+            agent_error: self.agent_error(),
+            permission_denials: self.permission_denials,
+            output_fingerprint: self.text_fingerprint.clone(),
+        }
+    }
+
     /// Folds in what an earlier attempt of the same iteration (cut off by an idle timeout or a
     /// provider rate limit, then retried) spent and did, so nothing it cost is lost.
     pub fn absorb_earlier(&mut self, earlier: &StepOutcome) {

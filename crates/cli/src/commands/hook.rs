@@ -608,7 +608,7 @@ fn session_context(store: &Store, run: &Run, after_compact: bool) -> CliResult<S
         run.id,
         spent.iterations,
         l.max_iterations,
-        human_ms(spent.active_ms),
+        session_turn::human_ms(spent.active_ms),
         l.max_time,
     );
     out.push_str(&render::resume_markdown(&rc));
@@ -630,7 +630,7 @@ fn snapshot(store: &Store, run: &Run) -> CliResult<String> {
         "Progress: {} iteration(s) of {}, {} active.\n",
         spent.iterations,
         run.settings.limits.max_iterations,
-        human_ms(spent.active_ms)
+        session_turn::human_ms(spent.active_ms)
     );
     if let Some(last) = iterations.iter().rev().find(|i| i.summary.is_some()) {
         out.push_str(&format!(
@@ -680,7 +680,12 @@ fn stop(
         return Ok(Answer::Allow);
     };
     let ctx = Ctx::at(root.to_path_buf());
-    let gates = checks::configured_gates(&ctx).or_fail(run_id)?;
+    // A sealed run verifies with its seal: pawl.toml (which the agent can edit) is not read.
+    let gates = if run.settings.seal.is_some() {
+        Vec::new()
+    } else {
+        checks::configured_gates(&ctx).or_fail(run_id)?
+    };
     let stop_input = session_turn::StopInput {
         session_id: input.session_id.as_deref(),
         transcript: transcript(agent, input),
@@ -745,15 +750,4 @@ fn end(
         "pawl run {run_id} {what}{} · report: {path}",
         summary.map(|s| format!(" · {s}")).unwrap_or_default()
     )))
-}
-
-fn human_ms(ms: u64) -> String {
-    let s = ms / 1000;
-    if s >= 3600 {
-        format!("{}h{:02}m", s / 3600, (s % 3600) / 60)
-    } else if s >= 60 {
-        format!("{}m{:02}s", s / 60, s % 60)
-    } else {
-        format!("{s}s")
-    }
 }

@@ -564,7 +564,7 @@ fn internal_errors_fail_closed_for_tools_and_open_for_stop() {
         "pre-tool-use",
         bash(&env, "s1", "git status"),
     );
-    std::fs::write(&head, saved).unwrap();
+    std::fs::write(&head, &saved).unwrap();
     assert_eq!(d["hookSpecificOutput"]["permissionDecision"], "deny", "{d}");
     assert!(
         d["hookSpecificOutput"]["permissionDecisionReason"]
@@ -573,8 +573,15 @@ fn internal_errors_fail_closed_for_tools_and_open_for_stop() {
             .contains("fail closed"),
         "{d}"
     );
-    // Stop needs the configuration (the gates): it cannot run them, so the stop is allowed.
+    // The Stop verifies with the run's seal: a broken pawl.toml (the agent can edit it) changes
+    // nothing — the stop is blocked with the failing evidence.
     let s = hook(&env, "claude", "stop", stop(&env, "s1", false, "Done."));
+    assert_eq!(s["decision"], "block", "{s}");
+    // An internal error in Stop (git cannot read HEAD: nothing can be verified) fails open: the
+    // stop is allowed, loudly.
+    std::fs::write(&head, "garbage\n").unwrap();
+    let s = hook(&env, "claude", "stop", stop(&env, "s1", false, "Done."));
+    std::fs::write(&head, &saved).unwrap();
     assert!(s.get("decision").is_none(), "{s}");
     assert!(
         s["systemMessage"]

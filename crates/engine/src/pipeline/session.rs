@@ -19,7 +19,7 @@ use crate::EngineError;
 use crate::attempt::{AgentCtx, Attempt, RetryPolicy, run_attempt};
 use crate::driver::LoopEvent;
 use crate::step::StepOutcome;
-use crate::turn::{self, Did, Window};
+use crate::turn::{self, Window};
 use crate::verify::VerifyReport;
 
 /// What a session did.
@@ -128,16 +128,7 @@ pub(crate) fn run(
         Some(r) => format!("{role}: {}", turn::summary(Some(r))),
         None => format!("{role} session"),
     };
-    let facts = turn::facts(
-        &ctx.cfg.root,
-        &Did {
-            edits: &outcome.edits,
-            agent_error: outcome.agent_error(),
-            permission_denials: outcome.permission_denials,
-            output_fingerprint: outcome.text_fingerprint.clone(),
-        },
-        report.as_ref(),
-    );
+    let facts = turn::facts(&ctx.cfg.root, &outcome.did(), report.as_ref());
     let end = outcome.iteration_end(attempt.duration, attempt.active(), facts, summary);
     turn::record(
         ctx.store,

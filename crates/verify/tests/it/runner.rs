@@ -21,7 +21,7 @@ fn a_passing_check_logs_its_output_and_digests_it() {
     );
     assert!(run.passed, "{run:?}");
     assert_eq!(run.end, CheckEnd::Exited { code: 0 });
-    assert_eq!(run.argv, ["sh", "-c", "echo hi; echo oops >&2"]);
+    assert_eq!(run.argv, ["/bin/sh", "-c", "echo hi; echo oops >&2"]);
     let log = std::fs::read_to_string(run.log_path.as_ref().unwrap()).unwrap();
     assert!(
         log.contains("out| hi") && log.contains("err| oops"),
