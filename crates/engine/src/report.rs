@@ -78,6 +78,14 @@ pub struct Report {
     /// Phases, verdicts, scores and convergence, for a run of the pipeline.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pipeline: Option<crate::pipeline::report::PipelineReport>,
+    /// What proves the goal: checks and tests that failed on the pre-run code and pass now.
+    pub red_to_green: Vec<String>,
+    /// Test-protection findings of the last verification, each with its hunk.
+    pub findings: Vec<String>,
+    /// Every seal of the run (at start, `pawl resume --reseal`): why, and the checks.
+    pub seals: Vec<serde_json::Value>,
+    /// The user's (or a reviewer's) acceptance of the changed tests: who and why.
+    pub tests_accepted: Vec<serde_json::Value>,
 }
 
 /// Builds the report of `run_id` from the store (and git, for what changed).
@@ -93,6 +101,16 @@ pub fn build(store: &Store, run_id: &str, root: &Path) -> Result<Report, EngineE
         .iter()
         .filter(|e| e.is(EventKind::GuardDenied))
         .count() as u32;
+    let seals: Vec<serde_json::Value> = events
+        .iter()
+        .filter(|e| e.is(EventKind::Sealed))
+        .map(|e| e.data.clone())
+        .collect();
+    let tests_accepted: Vec<serde_json::Value> = events
+        .iter()
+        .filter(|e| e.is(EventKind::TestsAccepted))
+        .map(|e| e.data.clone())
+        .collect();
     let last: Option<VerifyReport> = events
         .into_iter()
         .rev()
@@ -160,6 +178,14 @@ pub fn build(store: &Store, run_id: &str, root: &Path) -> Result<Report, EngineE
         pre_run_commit: run.pre_run_commit,
         guard_off,
         guard_denials,
+        red_to_green: last
+            .as_ref()
+            .and_then(|r| r.proof.as_ref())
+            .map(|p| p.red_to_green.clone())
+            .unwrap_or_default(),
+        findings: last.as_ref().map(|r| r.findings.clone()).unwrap_or_default(),
+        seals,
+        tests_accepted,
         pipeline: crate::pipeline::report::build(store, run_id)
             .ok()
             .filter(|p| !p.is_empty()),
@@ -181,8 +207,8 @@ fn verdict(
                 return (
                     Verdict::Review,
                     format!(
-                        "the checks pass, but the tests were changed: {}",
-                        r.findings.join("; ")
+                        "the checks pass, but the tests were changed ({} finding(s), listed below): accept with `pawl accept <run> --tests \"<why>\"` or send the work back",
+                        r.findings.len()
                     ),
                 );
             }
@@ -263,12 +289,14 @@ pub fn markdown(r: &Report) -> String {
         .map(|s| s.to_string())
         .unwrap_or_else(|| "-".into());
     o.push_str(&format!("# pawl run {}\n\n", r.run_id));
-    o.push_str(
-        &format!("**Verdict: {:?}** — {}\n\n", r.verdict, r.verdict_reason)
-            .replace("Ship", "SHIP")
-            .replace("Monitor", "MONITOR")
-            .replace("Research", "RESEARCH"),
-    );
+    let verdict = serde_json::to_value(r.verdict)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default();
+    o.push_str(&format!(
+        "**Verdict: {verdict}** — {}\n\n",
+        r.verdict_reason
+    ));
     o.push_str(&format!("- Goal: {}\n", r.goal));
     o.push_str(&format!(
         "- Stop reason: `{reason}` (exit code {})\n",
@@ -295,6 +323,53 @@ pub fn markdown(r: &Report) -> String {
     ));
     if let Some(t) = &r.tree_hash {
         o.push_str(&format!("- Final tree: `{t}`\n"));
+    }
+    if !r.red_to_green.is_empty() {
+        o.push_str(&format!(
+            "- Proof (failed on the pre-run code, passes now): {}\n",
+            r.red_to_green.join("; ")
+        ));
+    }
+    for s in &r.seals {
+        o.push_str(&format!(
+            "- Sealed ({}): {}\n",
+            s["why"].as_str().unwrap_or("-"),
+            s.get("after")
+                .or_else(|| s.get("checks"))
+                .and_then(|c| c.as_array())
+                .map(|c| c
+                    .iter()
+                    .map(|k| format!(
+                        "{} = `{}`",
+                        k["name"].as_str().unwrap_or(""),
+                        if k["role"] == "hidden" {
+                            "(hidden)"
+                        } else {
+                            k["command"].as_str().unwrap_or("")
+                        }
+                    ))
+                    .collect::<Vec<_>>()
+                    .join(", "))
+                .unwrap_or_default()
+        ));
+    }
+    for a in &r.tests_accepted {
+        o.push_str(&format!(
+            "- Changed tests accepted by {}: {}\n",
+            a["who"].as_str().unwrap_or("?"),
+            a["why"].as_str().unwrap_or("")
+        ));
+    }
+    if !r.findings.is_empty() {
+        o.push_str("\n## The tests were changed\n\n");
+        for f in &r.findings {
+            let mut lines = f.lines();
+            o.push_str(&format!("- {}\n", lines.next().unwrap_or("")));
+            let hunk: Vec<&str> = lines.collect();
+            if !hunk.is_empty() {
+                o.push_str(&format!("\n```diff\n{}\n```\n", hunk.join("\n")));
+            }
+        }
     }
     o.push_str("\n## Checks (run by pawl on the final tree)\n\n");
     if r.checks.is_empty() {
