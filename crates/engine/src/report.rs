@@ -183,7 +183,10 @@ pub fn build(store: &Store, run_id: &str, root: &Path) -> Result<Report, EngineE
             .and_then(|r| r.proof.as_ref())
             .map(|p| p.red_to_green.clone())
             .unwrap_or_default(),
-        findings: last.as_ref().map(|r| r.findings.clone()).unwrap_or_default(),
+        findings: last
+            .as_ref()
+            .map(|r| r.findings.clone())
+            .unwrap_or_default(),
         seals,
         tests_accepted,
         pipeline: crate::pipeline::report::build(store, run_id)

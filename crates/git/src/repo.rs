@@ -161,6 +161,21 @@ impl Repo {
         &self.index_path
     }
 
+    /// The empty tree's id in this repository's object format.
+    pub(crate) fn empty_tree(&self) -> &'static str {
+        const SHA1: &str = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
+        const SHA256: &str = "6ef19b41225c5369f1c104d45d8d85efa9b057b53b14b4b9b939dd74decc5321";
+        if self.sha1_ids {
+            return SHA1;
+        }
+        let mut git = self.git();
+        git.args(["rev-parse", "--show-object-format"]);
+        match git.run() {
+            Ok(out) if first_line(&out) == "sha256" => SHA256,
+            _ => SHA1,
+        }
+    }
+
     /// True when object ids are known to be SHA-1 (20 bytes in an index).
     pub(crate) fn sha1_ids(&self) -> bool {
         self.sha1_ids
@@ -291,6 +306,12 @@ impl Git {
                 "color.ui=false",
                 "-c",
                 "core.quotePath=false",
+                // Never run a program the repository configures (an agent can write
+                // `.git/config`): no fsmonitor, no hooks.
+                "-c",
+                "core.fsmonitor=false",
+                "-c",
+                "core.hooksPath=/dev/null",
             ])
             .capture_stdout(true)
             .env("GIT_TERMINAL_PROMPT", "0")

@@ -83,9 +83,12 @@ impl TempIndex {
     }
 
     /// Stages every non-ignored file of the working tree into this index.
+    /// Attributes come from the empty tree (`GIT_ATTR_SOURCE`): no clean or process filter
+    /// the repository configures runs, and the hash is of the files' bytes as they are.
     pub(crate) fn add_all(&self, repo: &Repo) -> Result<(), Error> {
         let mut git = repo.git();
         git.env("GIT_INDEX_FILE", self.path())
+            .env("GIT_ATTR_SOURCE", repo.empty_tree())
             .args(["add", "--all", "--", ":/"]);
         git.run()?;
         Ok(())
@@ -94,7 +97,9 @@ impl TempIndex {
     /// Writes the tree object for this index.
     pub(crate) fn write_tree(&self, repo: &Repo) -> Result<TreeHash, Error> {
         let mut git = repo.git();
-        git.env("GIT_INDEX_FILE", self.path()).arg("write-tree");
+        git.env("GIT_INDEX_FILE", self.path())
+            .env("GIT_ATTR_SOURCE", repo.empty_tree())
+            .arg("write-tree");
         let out = git.run()?;
         let hex = first_line(&out);
         TreeHash::new(hex.clone()).ok_or_else(|| Error::Parse {

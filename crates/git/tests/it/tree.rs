@@ -151,7 +151,7 @@ impl Logged {
         std::fs::write(
             &wrapper,
             format!(
-                "#!/bin/sh\nfor a in \"$@\"; do case \"$a\" in -c|--no-pager|color.ui=false|core.quotePath=false) ;; *) echo \"$a\" >> '{}'; break;; esac; done\nexec git \"$@\"\n",
+                "#!/bin/sh\nfor a in \"$@\"; do case \"$a\" in -c|--no-pager|color.ui=false|core.quotePath=false|core.fsmonitor=false|core.hooksPath=/dev/null) ;; *) echo \"$a\" >> '{}'; break;; esac; done\nexec git \"$@\"\n",
                 log.display()
             ),
         )
@@ -324,4 +324,41 @@ fn a_repository_with_core_worktree_opens_through_rev_parse() {
         repo.root(),
         std::fs::canonicalize(elsewhere.path()).expect("canonical")
     );
+}
+
+/// Regression (issue "sealed verification"): a clean filter or an fsmonitor the repository
+/// configures (an agent can write `.git/config` and `.gitattributes`) ran inside pawl's own
+/// tree hash. Now neither runs, and the hash is of the bytes as they are.
+#[test]
+fn the_tree_hash_runs_no_filter_and_no_fsmonitor_the_repository_configures() {
+    let t = TestRepo::new();
+    t.write("a.txt", "real\n");
+    t.repo.commit_all("base").expect("commit");
+    let outside = tempfile::tempdir().expect("outside");
+    let marker = outside.path().join("ran");
+    let script = outside.path().join("evil.sh");
+    std::fs::write(
+        &script,
+        format!("#!/bin/sh\necho \"$0 $* $(cat /proc/$PPID/cmdline | tr \"\\\\0\" \" \")\" >> '{}'\necho forged\n", marker.display()),
+    )
+    .expect("script");
+    std::process::Command::new("chmod")
+        .args(["+x", &script.display().to_string()])
+        .status()
+        .expect("chmod");
+    t.write(".gitattributes", "*.txt filter=evil\n");
+    t.git(&["config", "filter.evil.clean", &script.display().to_string()]);
+    t.git(&["config", "core.fsmonitor", &script.display().to_string()]);
+    t.write("a.txt", "changed\n");
+    let tree = t.repo.tree_hash().expect("tree");
+    assert!(
+        !marker.exists(),
+        "a repository-configured program ran: {:?}",
+        std::fs::read_to_string(&marker)
+    );
+    let text = t
+        .repo
+        .blob_text(tree.as_str(), std::path::Path::new("a.txt"), 1024)
+        .expect("read");
+    assert_eq!(text.as_deref(), Some("changed\n"));
 }
