@@ -149,6 +149,17 @@ pub fn render(v: &Verification) -> String {
             (None, None) => out.push_str(&format!("  ? {name:<12} no result\n")),
         }
     }
+    if !v.forged.is_empty() {
+        out.push_str(&format!(
+            "warning: {} evidence record(s) for this tree were not written by pawl (their authentication code does not verify): ignored (#{})\n",
+            v.forged.len(),
+            v.forged
+                .iter()
+                .map(|i| i.to_string())
+                .collect::<Vec<_>>()
+                .join(", #")
+        ));
+    }
     if let Some(after) = &v.tree_after {
         out.push_str(&format!(
             "The working tree changed while the checks ran ({} -> {}): the evidence is bound to \
@@ -196,4 +207,44 @@ pub fn render(v: &Verification) -> String {
 fn last_lines(tail: &str) -> String {
     let lines: Vec<&str> = tail.lines().filter(|l| !l.trim().is_empty()).collect();
     lines[lines.len().saturating_sub(SHOWN_LINES)..].join("\n")
+}
+
+/// The key pawl authenticates its evidence with: 32 random bytes in the user's pawl state
+/// (`key`, mode 0600), made on first use. Outside every repository, so an agent that writes the
+/// store cannot forge a passing result. `None` when there is no user state directory.
+pub fn evidence_key() -> Option<[u8; 32]> {
+    use std::io::Read as _;
+    use std::os::unix::fs::OpenOptionsExt as _;
+    let dir = user_state_dir()?;
+    let path = dir.join("key");
+    let read = |p: &std::path::Path| -> Option<[u8; 32]> {
+        let bytes = std::fs::read(p).ok()?;
+        bytes.try_into().ok()
+    };
+    if let Some(k) = read(&path) {
+        return Some(k);
+    }
+    let mut key = [0u8; 32];
+    std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| f.read_exact(&mut key))
+        .ok()?;
+    std::fs::create_dir_all(&dir).ok()?;
+    let tmp = dir.join(format!("key.{}", std::process::id()));
+    let written = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(&tmp)
+        .and_then(|mut f| std::io::Write::write_all(&mut f, &key));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+        return None;
+    }
+    // Two processes racing: the first key to land wins, and both use it.
+    if std::fs::hard_link(&tmp, &path).is_err() && !path.exists() {
+        let _ = std::fs::remove_file(&tmp);
+        return None;
+    }
+    let _ = std::fs::remove_file(&tmp);
+    read(&path)
 }

@@ -70,7 +70,11 @@ impl Ctx {
                 self.root.display()
             )));
         }
-        Ok(Store::open(&self.db_path())?)
+        let store = Store::open(&self.db_path())?;
+        Ok(match crate::checks::evidence_key() {
+            Some(key) => store.with_key(key),
+            None => store,
+        })
     }
 
     /// The run this command acts on (`--run` or the current one), which must still be open.

@@ -190,6 +190,10 @@ pub struct Verification {
     pub items: Vec<Item>,
     /// The failure recorded on the story, if any.
     pub failure: Option<Failure>,
+    /// Passing evidence for this tree that pawl did not write (its authentication code does not
+    /// verify): ignored, and reported.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub forged: Vec<i64>,
 }
 
 /// Variables every check gets on top of pawl's environment. Python must not write bytecode
@@ -437,12 +441,18 @@ pub fn verify_checks(
         Some(run) if plan.record_failure && !verified => record_failure(store, run, plan, &items)?,
         _ => None,
     };
+    let forged = store
+        .unauthentic_evidence(&tree)?
+        .into_iter()
+        .map(|e| e.id)
+        .collect();
     Ok(Verification {
         verified,
         tree,
         tree_after,
         items,
         failure,
+        forged,
     })
 }
 

@@ -80,6 +80,9 @@ pub struct Evidence {
     #[serde(flatten)]
     pub data: NewEvidence,
     pub created_at: i64,
+    /// The authentication code pawl wrote with the record (`None`: written without a key).
+    #[serde(skip)]
+    pub mac: Option<String>,
 }
 
 impl Evidence {
@@ -93,7 +96,7 @@ impl Evidence {
 const COLUMNS: &str = "id, run_id, gate, command, argv_json, cwd, tree_hash, tree_after, passed, \
     end_kind, exit_code, signal, duration_ms, test_runner, tests_passed, tests_failed, \
     tests_skipped, failing_json, first_failure, failure_category, output_digest, tail, log_path, \
-    report_path, reused_from, created_at, outcomes_json, seal";
+    report_path, reused_from, created_at, outcomes_json, seal, mac";
 
 fn from_row(r: &Row<'_>) -> rusqlite::Result<Evidence> {
     let tests = match (
@@ -144,14 +147,40 @@ fn from_row(r: &Row<'_>) -> rusqlite::Result<Evidence> {
             seal: r.get(27)?,
         },
         created_at: r.get(25)?,
+        mac: r.get(28)?,
     })
+}
+
+/// HMAC-SHA-256 (RFC 2104) of `msg` under `key`, hex.
+fn hmac(key: &[u8; 32], msg: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    let mut ipad = [0x36u8; 64];
+    let mut opad = [0x5cu8; 64];
+    for (i, k) in key.iter().enumerate() {
+        ipad[i] ^= k;
+        opad[i] ^= k;
+    }
+    let inner = Sha256::new()
+        .chain_update(ipad)
+        .chain_update(msg)
+        .finalize();
+    let outer = Sha256::new()
+        .chain_update(opad)
+        .chain_update(inner)
+        .finalize();
+    outer.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The authentication code of a record (over its canonical JSON).
+fn mac_of(key: &[u8; 32], e: &NewEvidence) -> String {
+    hmac(key, serde_json::to_string(e).unwrap_or_default().as_bytes())
 }
 
 fn to_i64(n: u64) -> i64 {
     i64::try_from(n).unwrap_or(i64::MAX)
 }
 
-fn insert(tx: &Tx<'_>, e: &NewEvidence) -> Result<i64> {
+fn insert(tx: &Tx<'_>, e: &NewEvidence, mac: Option<String>) -> Result<i64> {
     let argv = serde_json::to_string(&e.argv).map_err(|x| StoreError::Corrupt(x.to_string()))?;
     let failing =
         serde_json::to_string(&e.failing).map_err(|x| StoreError::Corrupt(x.to_string()))?;
@@ -163,7 +192,7 @@ fn insert(tx: &Tx<'_>, e: &NewEvidence) -> Result<i64> {
     tx.execute(
         &format!(
             "INSERT INTO evidence ({}) VALUES (NULL, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, \
-             ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27)",
+             ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28)",
             COLUMNS
         ),
         params![
@@ -194,6 +223,7 @@ fn insert(tx: &Tx<'_>, e: &NewEvidence) -> Result<i64> {
             tx.now,
             outcomes,
             e.seal,
+            mac,
         ],
     )?;
     Ok(tx.last_insert_rowid())
@@ -203,9 +233,13 @@ impl Store {
     /// Records the evidence of one verification (every check it ran or reused) in one
     /// transaction, with one `evidence` event per record. Returns the stored records in order.
     pub fn record_evidence(&mut self, list: &[NewEvidence]) -> Result<Vec<Evidence>> {
+        let macs: Vec<Option<String>> = list
+            .iter()
+            .map(|e| self.key().map(|k| mac_of(k, e)))
+            .collect();
         let ids = self.write(|tx| {
             let mut ids = Vec::with_capacity(list.len());
-            for e in list {
+            for (e, mac) in list.iter().zip(macs) {
                 if let Some(run_id) = &e.run_id {
                     let exists: Option<i64> = tx
                         .query_row("SELECT 1 FROM runs WHERE id = ?1", [run_id], |r| r.get(0))
@@ -218,7 +252,7 @@ impl Store {
                         });
                     }
                 }
-                let id = insert(tx, e)?;
+                let id = insert(tx, e, mac)?;
                 tx.event(
                     e.run_id.as_deref(),
                     EventKind::Evidence,
@@ -261,20 +295,40 @@ impl Store {
         command: &str,
         seal: Option<&str>,
     ) -> Result<Option<Evidence>> {
-        let found = self
-            .conn
-            .query_row(
-                &format!(
-                    "SELECT {COLUMNS} FROM evidence
-                     WHERE tree_hash = ?1 AND gate = ?2 AND command = ?3 AND passed = 1
-                       AND tree_after IS NULL AND reused_from IS NULL AND seal IS ?4
-                     ORDER BY id DESC LIMIT 1"
-                ),
-                params![tree_hash, gate, command, seal],
-                from_row,
-            )
-            .optional()?;
-        Ok(found)
+        let mut stmt = self.conn.prepare(&format!(
+            "SELECT {COLUMNS} FROM evidence
+             WHERE tree_hash = ?1 AND gate = ?2 AND command = ?3 AND passed = 1
+               AND tree_after IS NULL AND reused_from IS NULL AND seal IS ?4
+             ORDER BY id DESC LIMIT 16"
+        ))?;
+        let rows = stmt
+            .query_map(params![tree_hash, gate, command, seal], from_row)?
+            .collect::<rusqlite::Result<Vec<Evidence>>>()?;
+        Ok(rows.into_iter().find(|e| self.authentic(e)))
+    }
+
+    /// Whether pawl wrote this record: with a key, its code must verify; without one, every
+    /// record is taken as it is.
+    pub fn authentic(&self, e: &Evidence) -> bool {
+        match self.key() {
+            None => true,
+            Some(k) => e.mac.as_deref() == Some(mac_of(k, &e.data).as_str()),
+        }
+    }
+
+    /// Passing records for a tree that pawl did not write (their code does not verify): what
+    /// someone else put into the store, reported and never reused.
+    pub fn unauthentic_evidence(&self, tree_hash: &str) -> Result<Vec<Evidence>> {
+        if self.key().is_none() {
+            return Ok(Vec::new());
+        }
+        let mut stmt = self.conn.prepare(&format!(
+            "SELECT {COLUMNS} FROM evidence WHERE tree_hash = ?1 AND passed = 1 ORDER BY id"
+        ))?;
+        let rows = stmt
+            .query_map(params![tree_hash], from_row)?
+            .collect::<rusqlite::Result<Vec<Evidence>>>()?;
+        Ok(rows.into_iter().filter(|e| !self.authentic(e)).collect())
     }
 
     /// The latest evidence for each check of a run (`None`: evidence recorded outside any run),
@@ -299,5 +353,23 @@ impl Store {
         Ok(stmt
             .query_map([run_id], from_row)?
             .collect::<rusqlite::Result<_>>()?)
+    }
+}
+
+#[cfg(test)]
+mod mac_tests {
+    use super::hmac;
+
+    /// Known answer (Python's `hmac.new(bytes(range(32)), b"pawl evidence", "sha256")`).
+    #[test]
+    fn hmac_sha256_known_answer() {
+        let mut key = [0u8; 32];
+        for (i, b) in key.iter_mut().enumerate() {
+            *b = u8::try_from(i).unwrap_or(0);
+        }
+        assert_eq!(
+            hmac(&key, b"pawl evidence"),
+            "cfc28c5741b9ef32fcce44072a61f029d5c0c018e10896ec8c25abb8e4494cf3"
+        );
     }
 }

@@ -112,6 +112,8 @@ pub struct Store {
     conn: Connection,
     clock: Box<dyn Clock>,
     path: PathBuf,
+    /// The key evidence is authenticated with (`None`: evidence is not authenticated).
+    key: Option<[u8; 32]>,
 }
 
 impl std::fmt::Debug for Store {
@@ -156,9 +158,22 @@ impl Store {
             conn,
             clock,
             path: path.to_path_buf(),
+            key: None,
         };
         store.migrate()?;
         Ok(store)
+    }
+
+    /// Authenticates the evidence this store writes with `key`, and reuses only evidence that
+    /// carries a valid code for it: a row written by anything but pawl (an agent with the
+    /// database file) is never taken for a result. The key lives outside the repository.
+    pub fn with_key(mut self, key: [u8; 32]) -> Store {
+        self.key = Some(key);
+        self
+    }
+
+    pub(crate) fn key(&self) -> Option<&[u8; 32]> {
+        self.key.as_ref()
     }
 
     /// The schema version this pawl writes.

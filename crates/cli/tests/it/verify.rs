@@ -505,3 +505,37 @@ fn verify_without_gates_says_so_and_unknown_gate_is_usage() {
     assert_eq!(r.code, 2, "{}", r.stderr);
     assert!(r.stderr.contains("no gate `tset`"), "{}", r.stderr);
 }
+
+/// Evidence pawl did not write itself is never reused, and it is reported: an agent with the
+/// database file inserts a passing record for the current (failing) tree; `pawl verify` runs
+/// the check anyway (still failing) and names the forged record.
+#[test]
+fn forged_passing_evidence_is_never_reused_and_is_reported() {
+    let env = TestEnv::new();
+    env.ok(&["init"]);
+    env.gates(&[("test", "test -f done.txt")]);
+    let r = env.pawl(&["verify", "--json"]);
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    let id = r.json()["evidence"][0]["id"].as_i64().unwrap();
+    let n = env
+        .db()
+        .execute(
+            "INSERT INTO evidence (run_id, gate, command, argv_json, cwd, tree_hash, tree_after,
+               passed, end_kind, exit_code, signal, duration_ms, test_runner, tests_passed,
+               tests_failed, tests_skipped, failing_json, first_failure, failure_category,
+               output_digest, tail, log_path, report_path, reused_from, created_at, outcomes_json,
+               seal, mac)
+             SELECT run_id, gate, command, argv_json, cwd, tree_hash, NULL, 1, end_kind, 0, signal,
+               duration_ms, test_runner, tests_passed, tests_failed, tests_skipped, '[]', NULL,
+               NULL, output_digest, tail, log_path, report_path, NULL, created_at + 1,
+               outcomes_json, seal, 'forged'
+             FROM evidence WHERE id = ?1",
+            [id],
+        )
+        .unwrap();
+    assert_eq!(n, 1);
+    let r = env.pawl(&["verify"]);
+    assert_eq!(r.code, 1, "the forged pass was taken: {}", r.stdout);
+    assert!(!r.stdout.contains("(reused"), "{}", r.stdout);
+    assert!(r.stdout.contains("not written by pawl"), "{}", r.stdout);
+}
