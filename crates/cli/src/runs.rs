@@ -86,6 +86,15 @@ pub fn seal(ctx: &Ctx, config: &pawl_core::config::Config, req: &Start) -> Seal 
             role: CheckRole::Acceptance,
         });
     }
+    for (name, cmd) in &config.gates.hidden {
+        if !cmd.trim().is_empty() {
+            checks.push(SealedCheck {
+                name: format!("hidden-{name}"),
+                command: cmd.clone(),
+                role: CheckRole::Hidden,
+            });
+        }
+    }
     for (i, cmd) in req.hidden_checks.iter().enumerate() {
         checks.push(SealedCheck {
             name: format!("hidden-{}", i + 1),

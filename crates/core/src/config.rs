@@ -280,11 +280,88 @@ pub struct Config {
     pub limits: Limits,
     pub breakers: Breakers,
     pub stall: Stall,
-    /// `name = "command"`: the checks pawl runs itself.
-    pub gates: BTreeMap<String, String>,
+    /// `name = "command"`: the checks pawl runs itself; `[gates.hidden]` the ones the agent is
+    /// never shown.
+    pub gates: Gates,
     pub guard: GuardConfig,
     pub pipeline: PipelineConfig,
     pub git: GitConfig,
+}
+
+/// `[gates]`: `name = "command"` entries, and the sub-table `[gates.hidden]` of hidden checks
+/// (sealed and run in the clean room like the gates; the agent is never shown their command,
+/// output or failing tests). Reads as the map of visible gates.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Gates {
+    pub checks: BTreeMap<String, String>,
+    pub hidden: BTreeMap<String, String>,
+}
+
+impl std::ops::Deref for Gates {
+    type Target = BTreeMap<String, String>;
+    fn deref(&self) -> &Self::Target {
+        &self.checks
+    }
+}
+
+impl std::ops::DerefMut for Gates {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.checks
+    }
+}
+
+impl From<BTreeMap<String, String>> for Gates {
+    fn from(checks: BTreeMap<String, String>) -> Self {
+        Gates {
+            checks,
+            hidden: BTreeMap::new(),
+        }
+    }
+}
+
+/// The key of the hidden checks' sub-table in `[gates]`.
+pub const HIDDEN_GATES: &str = "hidden";
+
+impl Serialize for Gates {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let extra = usize::from(!self.hidden.is_empty());
+        let mut m = s.serialize_map(Some(self.checks.len() + extra))?;
+        for (k, v) in &self.checks {
+            m.serialize_entry(k, v)?;
+        }
+        if !self.hidden.is_empty() {
+            m.serialize_entry(HIDDEN_GATES, &self.hidden)?;
+        }
+        m.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for Gates {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Entry {
+            Command(String),
+            Table(BTreeMap<String, String>),
+        }
+        let raw = BTreeMap::<String, Entry>::deserialize(d)?;
+        let mut gates = Gates::default();
+        for (k, v) in raw {
+            match (k.as_str(), v) {
+                (HIDDEN_GATES, Entry::Table(t)) => gates.hidden = t,
+                (_, Entry::Command(c)) => {
+                    gates.checks.insert(k, c);
+                }
+                (_, Entry::Table(_)) => {
+                    return Err(serde::de::Error::custom(format!(
+                        "`gates.{k}` must be a command (a string); only `[gates.hidden]` is a table"
+                    )));
+                }
+            }
+        }
+        Ok(gates)
+    }
 }
 
 /// `[git]` — the git rails' options.
@@ -494,7 +571,8 @@ impl Loader {
             message,
         };
         let key = segs.join(".");
-        let known = segs.first().map(|s| s == "gates").unwrap_or(false) && segs.len() == 2
+        let known = segs.first().map(|s| s == "gates").unwrap_or(false)
+            && (segs.len() == 2 || (segs.len() == 3 && segs[1] == HIDDEN_GATES))
             || lookup(&self.table, segs).is_some();
         if !known {
             return Err(err(format!("unknown configuration key `{key}`")));

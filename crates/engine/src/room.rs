@@ -180,6 +180,9 @@ impl Room {
     /// object database, as [`Repo::tree_hash`] leaves it.
     pub fn sync(&mut self, repo: &Repo, tree: &TreeHash) -> Result<SyncStats, RoomError> {
         let started = Instant::now();
+        // The room's own lock is held: an `index.lock` left now is a killed sync's (kill -9
+        // during a checkout), never a live one; git would refuse every later sync.
+        remove_any(&self.dir.join("index.lock"))?;
         let held = self.take_state();
         let checkout = repo.checkout_into(&self.tree_dir, self.dir.join("git"), self.index())?;
         let mut stats = match held {

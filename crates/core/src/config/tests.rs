@@ -244,3 +244,31 @@ fn dur_keeps_sub_second_precision_through_display_and_parse() {
     }
     assert_eq!("1500ms".parse::<Dur>().unwrap().to_string(), "1500ms");
 }
+
+#[test]
+fn hidden_gates_are_a_sub_table_of_gates() {
+    let file = "[gates]\ntest = \"pytest\"\n\n[gates.hidden]\nedge = \"pytest tests_hidden\"\n";
+    let eff = Loader::new()
+        .file("pawl.toml", file)
+        .unwrap()
+        .finish()
+        .unwrap();
+    assert!(eff.warnings.is_empty(), "{:?}", eff.warnings);
+    assert_eq!(eff.config.gates.len(), 1);
+    assert_eq!(
+        eff.config.gates.get("test").map(String::as_str),
+        Some("pytest")
+    );
+    assert_eq!(
+        eff.config.gates.hidden.get("edge").map(String::as_str),
+        Some("pytest tests_hidden")
+    );
+    // Round trip (pawl config show).
+    let text = toml::to_string(&eff.config).unwrap();
+    assert!(text.contains("[gates.hidden]"), "{text}");
+    // Any other table under [gates] is an error naming it.
+    let err = Loader::new()
+        .file("pawl.toml", "[gates.lint]\ncmd = \"x\"\n")
+        .unwrap_err();
+    assert!(err.to_string().contains("gates.lint"), "{err}");
+}

@@ -30,6 +30,10 @@ pub const TESTS: &[Test] = &[
     ),
     ("room_same_tree_is_a_noop", room_same_tree_is_a_noop),
     (
+        "room_a_sync_killed_mid_checkout_does_not_wedge_the_room",
+        room_a_sync_killed_mid_checkout_does_not_wedge_the_room,
+    ),
+    (
         "room_one_file_edit_touches_one_file",
         room_one_file_edit_touches_one_file,
     ),
@@ -306,6 +310,22 @@ fn room_same_tree_is_a_noop() {
     let stats = fx.sync(&mut room);
     assert!(stats.is_noop(), "{stats:?}");
     assert_eq!(stamps(room.root()), before);
+}
+
+/// Regression (found by the kill -9 test of the headless loop): a sync killed during git's
+/// checkout left `index.lock` in the room, and every later verification failed with "Another
+/// git process seems to be running".
+fn room_a_sync_killed_mid_checkout_does_not_wedge_the_room() {
+    let fx = Fx::new();
+    fx.write("a.txt", "1\n");
+    let mut room = fx.room();
+    fx.sync(&mut room);
+    drop(room);
+    std::fs::write(fx.room_dir().join("index.lock"), "").expect("stale lock");
+    fx.write("a.txt", "2\n");
+    let mut room = fx.room();
+    fx.sync(&mut room);
+    assert!(!fx.room_dir().join("index.lock").exists());
 }
 
 fn room_one_file_edit_touches_one_file() {
