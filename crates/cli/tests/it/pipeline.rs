@@ -673,6 +673,79 @@ fn qa_failures_send_the_work_back_to_planning() {
     );
 }
 
+/// QA's reproductions become hidden checks: sealed with the run, run with the gates from then on,
+/// and never shown to the developer sessions.
+#[test]
+fn qa_reproductions_become_hidden_checks_the_developer_never_sees() {
+    let env = TestEnv::new();
+    env.pipeline(
+        "phases = [\"plan\", \"execute\", \"qa\"]\ntdd = false",
+        NO_BREAKERS,
+    );
+    let mut s = Script::new();
+    s.answer(
+        "plan-1",
+        plan(
+            "grep -q hello greet.sh",
+            false,
+            &[("write the greeting", &["greet.sh"])],
+        ),
+    )
+    .answer("arch-1", approve())
+    .answer("crit-1", approve())
+    .write("dev-1", &[("greet.sh", "echo hello\n")])
+    .answer(
+        "qa-1",
+        json!({"passed": false, "exercised": ["sh greet.sh"],
+            "failures": [{"severity": "blocking", "text": "it does not greet the world"}],
+            "checks": ["sh greet.sh | grep -q SECRETWORLD"]}),
+    )
+    .answer(
+        "plan-2",
+        plan(
+            "grep -q hello greet.sh",
+            false,
+            &[("greet the world", &["greet.sh"])],
+        ),
+    )
+    .answer("arch-2", approve())
+    .answer("crit-2", approve())
+    .write("dev-2", &[("greet.sh", "echo hello\necho SECRETWORLD\n")])
+    .answer(
+        "qa-2",
+        json!({"passed": true, "exercised": ["sh greet.sh"]}),
+    );
+    let r = env.run_pipeline("qa", "write a friendly greeting", &s);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    let settings: String = env
+        .db()
+        .query_row("SELECT settings_json FROM runs", [], |r| r.get(0))
+        .unwrap();
+    let settings: serde_json::Value = serde_json::from_str(&settings).unwrap();
+    let checks = settings["seal"]["checks"].as_array().unwrap();
+    assert!(
+        checks
+            .iter()
+            .any(|c| c["name"] == "qa-1" && c["role"] == "hidden"),
+        "{checks:?}"
+    );
+    for n in 6..=u32::try_from(env.iterations()).unwrap() {
+        assert!(
+            !env.prompt(n).contains("grep -q SECRETWORLD"),
+            "iteration {n} leaked the hidden check"
+        );
+    }
+    // The final verification ran it (and it passes).
+    let report = env.ok(&["report", "--json"]).json();
+    let names: Vec<&str> = report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|c| c["name"].as_str())
+        .collect();
+    assert!(names.contains(&"qa-1"), "{names:?}");
+}
+
 #[test]
 fn a_stage_that_does_not_converge_is_rolled_back_and_replanned() {
     let env = TestEnv::new();

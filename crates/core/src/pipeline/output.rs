@@ -140,4 +140,8 @@ pub struct QaOutput {
     pub exercised: Vec<String>,
     #[serde(default)]
     pub failures: Vec<Finding>,
+    /// Shell commands that reproduce the failures (fail now, pass once fixed). pawl seals them
+    /// as hidden checks: the developer must make them pass without ever seeing them.
+    #[serde(default)]
+    pub checks: Vec<String>,
 }

@@ -175,8 +175,53 @@ pub(crate) fn qa(ctx: &mut Ctx<'_>) -> P<Option<String>> {
         return Ok(None);
     }
     let reason = rules::blocking_reason(&as_verdict);
+    seal_qa_checks(ctx, &q.checks)?;
     ctx.end(Phase::Qa, id, "failed", &reason)?;
     Ok(Some(format!("QA (iteration {}): {reason}", s.n)))
+}
+
+/// QA's reproductions become hidden checks of the run: sealed (an event says so), run in the
+/// clean room with the gates, never shown to the developer.
+fn seal_qa_checks(ctx: &mut Ctx<'_>, checks: &[String]) -> P<()> {
+    let run = ctx.store.run(&ctx.run_id)?;
+    let mut settings = run.settings.clone();
+    let Some(seal) = settings.seal.as_mut() else {
+        return Ok(());
+    };
+    let mut added = Vec::new();
+    for cmd in checks
+        .iter()
+        .map(|c| c.trim())
+        .filter(|c| !c.is_empty())
+        .take(10)
+    {
+        if seal.checks.iter().any(|c| c.command == cmd) {
+            continue;
+        }
+        let n = seal
+            .checks
+            .iter()
+            .filter(|c| c.name.starts_with("qa-"))
+            .count();
+        let check = pawl_core::seal::SealedCheck {
+            name: format!("qa-{}", n + 1),
+            command: cmd.to_string(),
+            role: pawl_core::seal::CheckRole::Hidden,
+        };
+        added.push(check.name.clone());
+        seal.checks.push(check);
+    }
+    if added.is_empty() {
+        return Ok(());
+    }
+    ctx.store.append_event(
+        Some(&ctx.run_id),
+        EventKind::Sealed,
+        json!({"why": "adversarial QA's reproductions, as hidden checks", "added": added, "after": seal.checks}),
+    )?;
+    ctx.store
+        .update_settings(&ctx.run_id, &settings, "QA checks sealed as hidden checks")?;
+    Ok(())
 }
 
 /// The cross-story audit: files changed by several stories are re-verified; conflicts (checks

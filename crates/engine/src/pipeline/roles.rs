@@ -73,7 +73,8 @@ pub fn schema(role: Role) -> Option<String> {
         Role::Qa => format!(
             r#"{{"type": "object", "required": ["passed"], "additionalProperties": false,
   "properties": {{"passed": {{"type": "boolean"}}, "exercised": {{"type": "array", "items": {{"type": "string"}}}},
-    "failures": {{"type": "array", "items": {FINDING}}}}}}}"#
+    "failures": {{"type": "array", "items": {FINDING}}},
+    "checks": {{"type": "array", "items": {{"type": "string"}}, "description": "shell commands that fail now because of a failure you found and pass once it is fixed (run from the repository root)"}}}}}}"#
         ),
     };
     Some(s)
