@@ -440,6 +440,23 @@ fn staged(ctx: &mut Ctx<'_>, phases: &[Phase]) -> P<StopReason> {
         if report.done && share + 1e-9 >= ctx.pcfg.converge_at && required_ok {
             return Ok(StopReason::Verified);
         }
+        // The checks pass but the run changed its tests, and no reviewer accepted it: REVIEW,
+        // for the user to accept or reject (re-planning would not change the tests back).
+        if report.outcome == Some(pawl_core::proof::Outcome::Review) {
+            return Err(Halt::Stop(StopReason::TestsChanged));
+        }
+        if report.outcome == Some(pawl_core::proof::Outcome::Unproven) {
+            ctx.replan_reason = Some(
+                "every check passes, but nothing proves the goal: no check or test failed on the \
+                 pre-run code and passes now — plan a test that fails without the change"
+                    .into(),
+            );
+            if !has(Phase::Plan) {
+                return Err(Halt::Stop(StopReason::Unproven));
+            }
+            ctx.round += 1;
+            continue;
+        }
         // Everything ran but the run is not verified: plan again with what still fails.
         let failing: Vec<String> = report
             .failing

@@ -657,6 +657,7 @@ mod tests {
                 file: None,
             }],
             verified_criteria: vec![],
+            accept_test_changes: None,
         };
         s.add_verdict(
             &run,

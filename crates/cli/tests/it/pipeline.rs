@@ -64,6 +64,14 @@ impl Script {
         self
     }
 
+    /// A developer session that runs a shell command.
+    pub fn run(&mut self, session: &str, command: &str) -> &mut Self {
+        self.session(session);
+        self.lines
+            .push(json!({"do": "run", "command": command}).to_string());
+        self
+    }
+
     pub fn text_of(&self) -> String {
         self.lines.join("\n") + "\n"
     }
@@ -1099,4 +1107,50 @@ fn a_run_stopped_during_execution_resumes_without_planning_again() {
             p("execute", 1, "passed"),
         ]
     );
+}
+
+/// The developer deletes a test file: the checks pass, but the tests were changed. A code
+/// reviewer that accepts the change (saying why) lets the run end verified, with the acceptance
+/// on the record; a reviewer that approves the code without accepting it leaves REVIEW (exit 5).
+#[test]
+fn changed_tests_need_the_reviewers_explicit_acceptance() {
+    for accept in [true, false] {
+        let env = TestEnv::new();
+        env.pipeline(
+            "phases = [\"plan\", \"execute\", \"review\"]\ntdd = false",
+            NO_BREAKERS,
+        );
+        let mut review = approve();
+        if accept {
+            review["accept_test_changes"] = json!("tests/base.sh tested nothing");
+        }
+        let mut s = Script::new();
+        s.answer(
+            "plan-1",
+            plan(
+                "grep -q hello greet.sh",
+                false,
+                &[("write the greeting", &["greet.sh"])],
+            ),
+        )
+        .answer("arch-1", approve())
+        .answer("crit-1", approve())
+        .run("dev-1", "mv tests/base.sh tests/other.sh && echo 'echo hello' > greet.sh")
+        .answer("rev-1", review);
+        let r = env.run_pipeline("qa", "write a friendly greeting", &s);
+        let report = env.ok(&["report", "--json"]).json();
+        if accept {
+            assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+            assert_eq!(report["verdict"], "SHIP", "{report}");
+            assert_eq!(report["tests_accepted"].as_array().unwrap().len(), 1);
+        } else {
+            assert_eq!(r.code, 5, "{}\n{}", r.stdout, r.stderr);
+            assert_eq!(env.run_state().1.as_deref(), Some("tests_changed"));
+            assert_eq!(report["verdict"], "REVIEW", "{report}");
+            assert!(
+                report["findings"].to_string().contains("tests/base.sh"),
+                "{report}"
+            );
+        }
+    }
 }

@@ -111,6 +111,10 @@ pub struct VerdictOutput {
     /// the review is clean).
     #[serde(default)]
     pub verified_criteria: Vec<String>,
+    /// Code review only: the run changed its own tests (pawl lists the findings) and the reviewer
+    /// accepts those changes, saying why. Counted only when the review is clean.
+    #[serde(default)]
+    pub accept_test_changes: Option<String>,
 }
 
 impl VerdictOutput {

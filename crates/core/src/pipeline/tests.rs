@@ -257,6 +257,7 @@ fn verdicts_approve_only_without_blocking_findings() {
         architecture_status: ArchitectureStatus::Clear,
         findings: vec![finding(FindingSeverity::Info, "fine")],
         verified_criteria: vec![],
+        accept_test_changes: None,
     };
     assert!(v.approves() && v.clean());
     let concerns = VerdictOutput {

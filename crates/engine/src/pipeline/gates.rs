@@ -74,9 +74,34 @@ pub(crate) fn review(ctx: &mut Ctx<'_>) -> P<Option<String>> {
             body.push_str(&format!("- {} {}\n", c.id, c.text));
         }
     }
+    // The run changed its own tests: the reviewer decides whether those changes are right.
+    let findings = ctx.verify()?.findings;
+    if !findings.is_empty() {
+        body.push_str("\n## The run changed its tests (pawl compared them with the run's start)\n");
+        for f in &findings {
+            body.push_str(&format!("- {f}\n"));
+        }
+        body.push_str(
+            "If these changes are right (the tests were wrong), say why in accept_test_changes; otherwise request changes.\n",
+        );
+    }
     let (v, s): (VerdictOutput, SessionOut) =
         session::structured(ctx, Role::Reviewer, None, &body)?;
     let vid = plan::record_verdict(ctx, Phase::Review, Role::Reviewer, ctx.round, None, &s, &v)?;
+    if v.clean()
+        && !findings.is_empty()
+        && let Some(why) = v
+            .accept_test_changes
+            .as_deref()
+            .filter(|w| !w.trim().is_empty())
+    {
+        ctx.store.append_event(
+            Some(&ctx.run_id),
+            EventKind::TestsAccepted,
+            json!({"who": format!("reviewer session {}", s.session_id.as_deref().unwrap_or("-")),
+                   "why": why, "by": "code review", "verdict": vid, "findings": findings}),
+        )?;
+    }
     if v.clean() {
         // A clean review verifies the review criteria it names (all of them when it names none).
         let named: Vec<String> = v
@@ -158,6 +183,7 @@ pub(crate) fn qa(ctx: &mut Ctx<'_>) -> P<Option<String>> {
         architecture_status: ArchitectureStatus::Clear,
         findings: q.failures.clone(),
         verified_criteria: Vec::new(),
+        accept_test_changes: None,
     };
     plan::record_verdict(ctx, Phase::Qa, Role::Qa, ctx.round, None, &s, &as_verdict)?;
     ctx.store.append_event(

@@ -68,7 +68,8 @@ pub fn schema(role: Role) -> Option<String> {
             r#"{{"type": "object", "required": ["approve", "architecture_status"], "additionalProperties": false,
   "properties": {{"approve": {{"type": "boolean"}}, "architecture_status": {{"enum": ["clear", "concerns", "blocked"]}},
     "findings": {{"type": "array", "items": {FINDING}}},
-    "verified_criteria": {{"type": "array", "items": {{"type": "string"}}, "description": "code review only: ids of review criteria met"}}}}}}"#
+    "verified_criteria": {{"type": "array", "items": {{"type": "string"}}, "description": "code review only: ids of review criteria met"}},
+    "accept_test_changes": {{"type": "string", "description": "code review only, when pawl lists changes to the tests: why those changes are right (omit to reject them)"}}}}}}"#
         ),
         Role::Qa => format!(
             r#"{{"type": "object", "required": ["passed"], "additionalProperties": false,
