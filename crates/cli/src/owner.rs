@@ -29,3 +29,29 @@ pub fn pid_alive(pid: u32) -> bool {
         .and_then(|rest| rest.split_whitespace().next());
     state != Some("Z")
 }
+
+/// The process driving `run_id` right now, if a live one holds its lease: a change only the user
+/// may make (raising limits, resealing, accepting changed tests) is refused while it runs, and
+/// from inside the run's own agent step (`PAWL_RUN_ID`, which pawl gives the agent).
+pub fn refuse_while_driven(
+    store: &pawl_store::Store,
+    run_id: &str,
+    what: &str,
+) -> crate::error::CliResult {
+    if std::env::var("PAWL_RUN_ID").is_ok_and(|v| v == run_id) {
+        return Err(crate::error::CliError::Failed(format!(
+            "{what} is the user's decision: it cannot be made from run {run_id}'s own agent step"
+        )));
+    }
+    if let Some(l) = store.lease(run_id)?
+        && l.expires_at > jiff::Timestamp::now().as_millisecond()
+        && (l.host != hostname() || holder_alive(&l))
+        && l.pid != std::process::id()
+    {
+        return Err(crate::error::CliError::Failed(format!(
+            "run {run_id} is being driven by pid {} on {}: {what} waits until it stops (`pawl stop`)",
+            l.pid, l.host
+        )));
+    }
+    Ok(())
+}

@@ -102,13 +102,46 @@ pub fn seal(ctx: &Ctx, config: &pawl_core::config::Config, req: &Start) -> Seal 
             role: CheckRole::Hidden,
         });
     }
-    let vars: Vec<(String, String)> = std::env::vars().collect();
+    // PATH entries and the root as resolved paths: an entry that reaches into the repository
+    // through a symbolic link is still inside it.
+    let root = std::fs::canonicalize(&ctx.root).unwrap_or_else(|_| ctx.root.clone());
+    let vars: Vec<(String, String)> = std::env::vars()
+        .map(|(k, v)| {
+            if k != "PATH" {
+                return (k, v);
+            }
+            let resolved: Vec<String> = v
+                .split(':')
+                .map(|p| resolved(std::path::Path::new(p)).display().to_string())
+                .collect();
+            (k, resolved.join(":"))
+        })
+        .collect();
     Seal {
         checks,
         timeout_ms: u64::try_from(pawl_engine::verify::DEFAULT_TIMEOUT.as_millis())
             .unwrap_or(u64::MAX),
-        env: pawl_core::seal::sealed_env(&vars, &req.pass_env, &ctx.root),
+        env: pawl_core::seal::sealed_env(&vars, &req.pass_env, &root),
         no_behaviour: pawl_core::spec::adds_no_behaviour(&req.goal),
+    }
+}
+
+/// `p` with symbolic links resolved, as far as it exists (a directory the agent may create
+/// later is resolved through its nearest existing ancestor).
+fn resolved(p: &std::path::Path) -> PathBuf {
+    let mut tail = Vec::new();
+    let mut cur = p.to_path_buf();
+    loop {
+        if let Ok(c) = std::fs::canonicalize(&cur) {
+            return tail.iter().rev().fold(c, |acc, part| acc.join(part));
+        }
+        match (cur.file_name().map(|n| n.to_os_string()), cur.parent()) {
+            (Some(name), Some(parent)) => {
+                tail.push(name);
+                cur = parent.to_path_buf();
+            }
+            _ => return p.to_path_buf(),
+        }
     }
 }
 

@@ -348,8 +348,9 @@ pub fn verify_checks(
     }
     let runs = crate::baseline::run_sealed(ws, plan.seal.as_ref(), &to_run, &cfg);
 
-    // Only in place can the tree move under the checks.
-    let tree_after = if runs.is_empty() || room.is_some() {
+    // The checks cannot move the working tree from the room, but a process the agent left
+    // behind can: a tree that moved while the checks ran is not the tree they verified.
+    let tree_after = if runs.is_empty() {
         None
     } else {
         Some(repo.tree_hash()?.to_string()).filter(|t| *t != tree)
@@ -712,6 +713,22 @@ fn prove(
         // Only a check that reported tests can tell that a test is gone.
         if !outcomes.is_empty() {
             findings.extend(protect::compare_tests(&item.name, &before.tests, outcomes));
+            // A test that failed at the baseline and is now skipped or no longer run was not
+            // fixed: it was put out of the way.
+            for t in before
+                .tests
+                .iter()
+                .filter(|t| t.status == TestStatus::Failed)
+            {
+                let now = outcomes.iter().find(|o| o.id == t.id).map(|o| o.status);
+                if matches!(now, None | Some(TestStatus::Skipped | TestStatus::XFailed)) {
+                    findings.push(protect::Finding::FailingTestGone {
+                        check: item.name.clone(),
+                        id: t.id.clone(),
+                        now,
+                    });
+                }
+            }
         }
     }
     // Nothing went from red to green among the checks: the run's new tests (and command
@@ -723,7 +740,8 @@ fn prove(
     // The tests themselves: files and runner configuration changed since the baseline, and
     // assertions weakened. Screened when the checks pass (that is when it decides the verdict).
     if checks_pass && v.tree != baseline.tree {
-        findings.extend(screen_changes(ws, &baseline.tree, &v.tree));
+        let commands: Vec<&str> = v.items.iter().map(|i| i.command.as_str()).collect();
+        findings.extend(screen_changes(ws, &baseline.tree, &v.tree, &commands));
     }
     let findings: Vec<String> = findings.iter().map(finding_line).collect();
     let tests_accepted = store
@@ -749,7 +767,12 @@ fn prove(
 const SCREEN_MAX_BYTES: usize = 1 << 20;
 
 /// The test-relevant files changed between two trees, read as stored, through the screen.
-fn screen_changes(ws: &Workspace, from: &str, to: &str) -> Vec<protect::Finding> {
+fn screen_changes(
+    ws: &Workspace,
+    from: &str,
+    to: &str,
+    commands: &[&str],
+) -> Vec<protect::Finding> {
     let Ok(repo) = pawl_git::Repo::open(&ws.root) else {
         return Vec::new();
     };
@@ -779,7 +802,33 @@ fn screen_changes(ws: &Workspace, from: &str, to: &str) -> Vec<protect::Finding>
             }
         })
         .collect();
-    protect::screen_changes(&files)
+    let mut findings = protect::screen_changes(&files);
+    // A file a sealed check's command names (`sh ci/check.sh`) is part of the check: changing
+    // or deleting it changes what is judged, whatever it is called.
+    for c in &changes {
+        let path = c.path.to_string_lossy();
+        let named = commands.iter().any(|cmd| {
+            cmd.split(|ch: char| {
+                ch.is_whitespace() || matches!(ch, ';' | '&' | '|' | '(' | ')' | '\'' | '"')
+            })
+            .any(|w| w.trim_start_matches("./") == path)
+        });
+        let screened = findings.iter().any(|f| {
+            matches!(f, protect::Finding::TestFileChanged { path: p, .. } | protect::Finding::AssertionsWeakened { path: p, .. } if *p == path)
+        });
+        if named && !screened && c.kind != pawl_git::ChangeKind::Added {
+            findings.push(protect::Finding::TestFileChanged {
+                path: path.into_owned(),
+                class: protect::PathClass::RunnerConfig,
+                change: match c.kind {
+                    pawl_git::ChangeKind::Deleted => protect::Change::Deleted,
+                    _ => protect::Change::Modified,
+                },
+                hunk: None,
+            });
+        }
+    }
+    findings
 }
 
 /// One finding as the report and the prompt show it: what, then its hunk.

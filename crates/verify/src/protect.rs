@@ -158,6 +158,13 @@ pub enum Finding {
         id: String,
         now: Option<TestStatus>,
     },
+    /// A test that FAILED at the baseline is now skipped, xfailed or no longer run: put out of
+    /// the way rather than fixed (never red to green).
+    FailingTestGone {
+        check: String,
+        id: String,
+        now: Option<TestStatus>,
+    },
     /// A test file was deleted, an expectation changed or was deleted, or the test-relevant part
     /// of a runner configuration or collection hook was added, changed or deleted. `hunk` is a
     /// short unified-diff-like excerpt of the relevant lines; `None` when the file was too large
@@ -199,6 +206,19 @@ impl fmt::Display for Finding {
                 write!(
                     f,
                     "test `{id}` of check `{check}` passed at the baseline and {now}"
+                )
+            }
+            Finding::FailingTestGone { check, id, now } => {
+                let now = match now {
+                    None => "is no longer run",
+                    Some(TestStatus::Skipped) => "is now skipped",
+                    Some(TestStatus::XFailed) => "is now marked as an expected failure",
+                    Some(TestStatus::Passed) => "passes",
+                    Some(TestStatus::Failed) => "still fails",
+                };
+                write!(
+                    f,
+                    "test `{id}` of check `{check}` failed at the baseline and {now}: it was put out of the way, not fixed"
                 )
             }
             Finding::TestFileChanged {

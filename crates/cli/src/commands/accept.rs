@@ -38,6 +38,7 @@ pub fn run(ctx: &mut Ctx, args: &AcceptArgs) -> CliResult<ExitCode> {
             run.id, run.status
         )));
     }
+    crate::owner::refuse_while_driven(&store, &run.id, "accepting changed tests")?;
     let who = std::env::var("USER").unwrap_or_else(|_| "user".into());
     store.append_event(
         Some(&run.id),

@@ -48,6 +48,8 @@ pub fn run(ctx: &mut Ctx, args: &ResumeArgs) -> CliResult<ExitCode> {
             run.id
         )));
     }
+    // Nothing is written while another process drives the run (or from its own agent step).
+    crate::owner::refuse_while_driven(&store, &run.id, "resuming the run")?;
     let mut settings = run.settings.clone();
     let mut raised = Vec::new();
     if let Some(n) = args.add_iterations {

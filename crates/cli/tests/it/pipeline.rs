@@ -1135,7 +1135,10 @@ fn changed_tests_need_the_reviewers_explicit_acceptance() {
         )
         .answer("arch-1", approve())
         .answer("crit-1", approve())
-        .run("dev-1", "mv tests/base.sh tests/other.sh && echo 'echo hello' > greet.sh")
+        .run(
+            "dev-1",
+            "mv tests/base.sh tests/other.sh && echo 'echo hello' > greet.sh",
+        )
         .answer("rev-1", review);
         let r = env.run_pipeline("qa", "write a friendly greeting", &s);
         let report = env.ok(&["report", "--json"]).json();
