@@ -740,7 +740,13 @@ fn prove(
     // The tests themselves: files and runner configuration changed since the baseline, and
     // assertions weakened. Screened when the checks pass (that is when it decides the verdict).
     if checks_pass && v.tree != baseline.tree {
-        let commands: Vec<&str> = v.items.iter().map(|i| i.command.as_str()).collect();
+        // The sealed checks' own commands (a criterion's command reads files as data).
+        let commands: Vec<&str> = v
+            .items
+            .iter()
+            .filter(|i| !i.name.starts_with(gate::CRITERION_PREFIX))
+            .map(|i| i.command.as_str())
+            .collect();
         findings.extend(screen_changes(ws, &baseline.tree, &v.tree, &commands));
     }
     let findings: Vec<String> = findings.iter().map(finding_line).collect();
