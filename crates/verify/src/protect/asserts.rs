@@ -403,13 +403,12 @@ fn same_sides(expr: &str) -> bool {
     }
 }
 
-/// Calls `f` with the byte offset of every character at bracket depth 0 outside string
-/// literals, until it returns `true`.
-fn scan_top(s: &str, mut f: impl FnMut(usize) -> bool) {
-    let mut depth = 0usize;
+/// The characters of `s` outside string literals (quotes and what they enclose left out), with
+/// their byte offsets.
+fn unquoted(s: &str) -> impl Iterator<Item = (usize, char)> + '_ {
     let mut quote: Option<char> = None;
     let mut escaped = false;
-    for (i, c) in s.char_indices() {
+    s.char_indices().filter(move |&(_, c)| {
         if let Some(q) = quote {
             if escaped {
                 escaped = false;
@@ -418,10 +417,22 @@ fn scan_top(s: &str, mut f: impl FnMut(usize) -> bool) {
             } else if c == q {
                 quote = None;
             }
-            continue;
+            return false;
         }
+        if matches!(c, '"' | '\'' | '`') {
+            quote = Some(c);
+            return false;
+        }
+        true
+    })
+}
+
+/// Calls `f` with the byte offset of every character at bracket depth 0 outside string
+/// literals, until it returns `true`.
+fn scan_top(s: &str, mut f: impl FnMut(usize) -> bool) {
+    let mut depth = 0usize;
+    for (i, c) in unquoted(s) {
         match c {
-            '"' | '\'' | '`' => quote = Some(c),
             '(' | '[' | '{' => depth += 1,
             ')' | ']' | '}' => depth = depth.saturating_sub(1),
             _ if depth == 0 && f(i) => return,
@@ -434,21 +445,8 @@ fn scan_top(s: &str, mut f: impl FnMut(usize) -> bool) {
 /// text after it.
 fn group(s: &str) -> Option<(&str, &str)> {
     let mut depth = 1usize;
-    let mut quote: Option<char> = None;
-    let mut escaped = false;
-    for (i, c) in s.char_indices() {
-        if let Some(q) = quote {
-            if escaped {
-                escaped = false;
-            } else if c == '\\' {
-                escaped = true;
-            } else if c == q {
-                quote = None;
-            }
-            continue;
-        }
+    for (i, c) in unquoted(s) {
         match c {
-            '"' | '\'' | '`' => quote = Some(c),
             '(' | '[' | '{' => depth += 1,
             ')' | ']' | '}' => {
                 depth -= 1;
