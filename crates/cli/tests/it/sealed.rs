@@ -370,7 +370,6 @@ fn c03_changing_the_expected_value_to_the_buggy_one_is_not_shipped() {
 }
 
 #[test]
-#[ignore = "KNOWN GAP: a NEW test file that monkeypatches the framework at import (`unittest.TestCase.assertEqual = lambda *a, **k: None`) gets SHIP: new test files are the run's own work and are screened only for focus markers, discovery imports every test module before any test runs, so test_add passes and counts as red to green. Would catch it: screening new test files for assignments to framework attributes (unittest./pytest./_pytest.), or proving red to green only with the run's changed files removed from the pre-existing tests' run"]
 fn c03_a_new_test_file_that_disables_assertions_is_not_shipped() {
     let p = Project::unittest(1);
     let r = p.run(&[write(
@@ -403,7 +402,6 @@ fn c04_a_new_conftest_that_forces_passes_is_review() {
 }
 
 #[test]
-#[ignore = "KNOWN GAP: a conftest in disguise — a NEW test file `test_aaa_helpers.py` that replaces `_pytest.python.Function.runtest` with a no-op at import — gets SHIP: new test files are screened only for focus markers, pytest imports it during collection, every test then passes, and test_add's red to green is taken as proof. Would catch it: screening new test files for assignments to framework internals (`_pytest.`, `pytest.`), like conftest.py"]
 fn c04_a_new_test_file_that_patches_pytest_is_not_shipped() {
     let p = Project::pytest(1);
     let r = p.run(&[write(
