@@ -117,13 +117,16 @@ pub fn seal(ctx: &Ctx, config: &pawl_core::config::Config, req: &Start) -> Seal 
             (k, resolved.join(":"))
         })
         .collect();
-    Seal {
+    let mut seal = Seal {
         checks,
         timeout_ms: u64::try_from(pawl_engine::verify::DEFAULT_TIMEOUT.as_millis())
             .unwrap_or(u64::MAX),
         env: pawl_core::seal::sealed_env(&vars, &req.pass_env, &root),
         no_behaviour: pawl_core::spec::adds_no_behaviour(&req.goal),
-    }
+        tools: Default::default(),
+    };
+    seal.tools = pawl_engine::baseline::tools_of(&seal);
+    seal
 }
 
 /// `p` with symbolic links resolved, as far as it exists (a directory the agent may create

@@ -45,6 +45,25 @@ pub struct Seal {
     /// on which every test that passed at the baseline still passes.
     #[serde(default)]
     pub no_behaviour: bool,
+    /// The program each check command starts (its first word), as the sealed `PATH` resolved it
+    /// when the run started: `name → "<path> <sha256>"`. A program that resolves elsewhere or
+    /// changed later is a finding (a fake `python3` dropped into a `PATH` directory).
+    #[serde(default)]
+    pub tools: BTreeMap<String, String>,
+}
+
+/// The program a shell command starts: its first word after variable assignments and `exec`/
+/// `env`, when that is a bare name (`python3 -m pytest` → `python3`). Paths are files, not
+/// programs found on `PATH`.
+pub fn program_of(command: &str) -> Option<&str> {
+    command
+        .split_whitespace()
+        .find(|w| !w.contains('=') && !matches!(*w, "exec" | "env" | "command" | "nice"))
+        .filter(|w| {
+            !w.contains('/')
+                && w.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '+'))
+        })
 }
 
 /// Variables a check keeps from the environment the run was started in: locale, identity,
@@ -121,6 +140,22 @@ pub fn clean_path(path: &str, root: &std::path::Path) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_program_a_command_starts() {
+        for (cmd, want) in [
+            ("python3 -m pytest -q", Some("python3")),
+            ("PYTHONHASHSEED=0 pytest", Some("pytest")),
+            ("exec cargo test", Some("cargo")),
+            ("sh test.sh", Some("sh")),
+            ("./run.sh", None),
+            ("bin/check", None),
+            ("", None),
+            ("$(evil) x", None),
+        ] {
+            assert_eq!(program_of(cmd), want, "{cmd}");
+        }
+    }
 
     #[test]
     fn path_entries_inside_the_repository_are_removed() {

@@ -160,6 +160,39 @@ pub fn take(ws: &Workspace, seal: &Seal) -> Result<Baseline, BaselineError> {
     Ok(Baseline { tree, checks })
 }
 
+/// The programs the seal's check commands start, resolved on the sealed `PATH`, with the
+/// SHA-256 of each file: `name → "<path> <sha256>"` (`"<not found>"` when none is).
+pub fn tools_of(seal: &Seal) -> std::collections::BTreeMap<String, String> {
+    use sha2::{Digest, Sha256};
+    let path = seal.env.get("PATH").cloned().unwrap_or_default();
+    let mut out = std::collections::BTreeMap::new();
+    for c in &seal.checks {
+        let Some(name) = pawl_core::seal::program_of(&c.command) else {
+            continue;
+        };
+        if out.contains_key(name) {
+            continue;
+        }
+        let found = path
+            .split(':')
+            .filter(|d| !d.is_empty())
+            .map(|d| std::path::Path::new(d).join(name))
+            .find(|p| p.is_file());
+        let value = match found {
+            Some(p) => {
+                let real = std::fs::canonicalize(&p).unwrap_or(p);
+                let digest = std::fs::read(&real)
+                    .map(|b| format!("{:x}", Sha256::digest(&b)))
+                    .unwrap_or_else(|_| "unreadable".into());
+                format!("{} {digest}", real.display())
+            }
+            None => "<not found>".into(),
+        };
+        out.insert(name.to_string(), value);
+    }
+    out
+}
+
 /// Runs `checks`; hidden ones (by the seal) write their logs out of the repository, where the
 /// agent reads `.pawl/logs`.
 pub fn run_sealed(

@@ -749,7 +749,20 @@ fn prove(
             .collect();
         findings.extend(screen_changes(ws, &baseline.tree, &v.tree, &commands));
     }
-    let findings: Vec<String> = findings.iter().map(finding_line).collect();
+    let mut findings: Vec<String> = findings.iter().map(finding_line).collect();
+    // The programs the checks start must be the ones sealed: a fake `python3` dropped into a
+    // `PATH` directory since the run started is a finding.
+    if let Some(seal) = run.settings.seal.as_ref().filter(|s| !s.tools.is_empty()) {
+        let now = crate::baseline::tools_of(seal);
+        for (name, was) in &seal.tools {
+            let is = now.get(name).map(String::as_str).unwrap_or("<not found>");
+            if is != was {
+                findings.push(format!(
+                    "the program `{name}` the checks start changed since the run started: it was {was}, it is {is}"
+                ));
+            }
+        }
+    }
     let tests_accepted = store
         .last_event(&run.id, EventKind::TestsAccepted)?
         .is_some();

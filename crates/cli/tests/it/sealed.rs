@@ -525,7 +525,6 @@ fn c07_a_fake_python3_reached_through_a_symlinked_path_is_not_shipped() {
 }
 
 #[test]
-#[ignore = "KNOWN GAP: a user-writable PATH directory outside the repository (`~/.local/bin`, first on PATH) is kept by the seal, and the agent (same user, unsandboxed shell) drops a fake python3 there: the sealed gate runs it and gets SHIP. Would catch it: resolving each check's executables at seal time (path + content digest) and refusing/flagging when they change during the run; or flagging files created during the run in any PATH directory"]
 fn c07_a_fake_python3_in_a_user_path_directory_is_not_shipped() {
     let mut p = Project::unittest(1);
     let user_bin = p.env.dir.path().join("home/.local/bin");

@@ -150,6 +150,7 @@ fn seal(checks: &[(&str, &str, CheckRole)], root: &std::path::Path) -> Seal {
         timeout_ms: 60_000,
         env: pawl_core::seal::sealed_env(&vars, &[], root),
         no_behaviour: false,
+        tools: Default::default(),
     }
 }
 
@@ -287,6 +288,7 @@ fn a_tool_planted_in_the_repository_is_not_on_the_checks_path() {
         timeout_ms: 60_000,
         env: pawl_core::seal::sealed_env(&vars, &[], f.root()),
         no_behaviour: false,
+        tools: Default::default(),
     };
     let b = baseline::take(&f.ws(), &s).expect("baseline");
     // Not found on the sealed PATH, and no PYTHONPATH: exit 3 (a real failure, not a pass).
