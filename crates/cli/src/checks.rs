@@ -27,19 +27,6 @@ pub fn workspace(ctx: &Ctx) -> Workspace {
     ws
 }
 
-/// pawl's state for this user: `$XDG_STATE_HOME/pawl`, else `~/.local/state/pawl`.
-pub fn user_state_dir() -> Option<std::path::PathBuf> {
-    let from = |var: &str| {
-        std::env::var_os(var)
-            .filter(|v| !v.is_empty())
-            .map(std::path::PathBuf::from)
-            .filter(|p| p.is_absolute())
-    };
-    from("XDG_STATE_HOME")
-        .map(|d| d.join("pawl"))
-        .or_else(|| from("HOME").map(|h| h.join(".local/state/pawl")))
-}
-
 /// The room of the repository at `root`: one per repository, named by its path.
 fn room_dir(root: &std::path::Path) -> Option<std::path::PathBuf> {
     use sha2::Digest as _;
@@ -49,7 +36,7 @@ fn room_dir(root: &std::path::Path) -> Option<std::path::PathBuf> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "repo".into());
-    user_state_dir().map(|d| d.join("rooms").join(format!("{base}-{name}")))
+    crate::state::user_state_dir().map(|d| d.join("rooms").join(format!("{base}-{name}")))
 }
 
 /// The gates configured in `pawl.toml`, in run order.
@@ -207,44 +194,4 @@ pub fn render(v: &Verification) -> String {
 fn last_lines(tail: &str) -> String {
     let lines: Vec<&str> = tail.lines().filter(|l| !l.trim().is_empty()).collect();
     lines[lines.len().saturating_sub(SHOWN_LINES)..].join("\n")
-}
-
-/// The key pawl authenticates its evidence with: 32 random bytes in the user's pawl state
-/// (`key`, mode 0600), made on first use. Outside every repository, so an agent that writes the
-/// store cannot forge a passing result. `None` when there is no user state directory.
-pub fn evidence_key() -> Option<[u8; 32]> {
-    use std::io::Read as _;
-    use std::os::unix::fs::OpenOptionsExt as _;
-    let dir = user_state_dir()?;
-    let path = dir.join("key");
-    let read = |p: &std::path::Path| -> Option<[u8; 32]> {
-        let bytes = std::fs::read(p).ok()?;
-        bytes.try_into().ok()
-    };
-    if let Some(k) = read(&path) {
-        return Some(k);
-    }
-    let mut key = [0u8; 32];
-    std::fs::File::open("/dev/urandom")
-        .and_then(|mut f| f.read_exact(&mut key))
-        .ok()?;
-    std::fs::create_dir_all(&dir).ok()?;
-    let tmp = dir.join(format!("key.{}", std::process::id()));
-    let written = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(&tmp)
-        .and_then(|mut f| std::io::Write::write_all(&mut f, &key));
-    if written.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-        return None;
-    }
-    // Two processes racing: the first key to land wins, and both use it.
-    if std::fs::hard_link(&tmp, &path).is_err() && !path.exists() {
-        let _ = std::fs::remove_file(&tmp);
-        return None;
-    }
-    let _ = std::fs::remove_file(&tmp);
-    read(&path)
 }

@@ -70,11 +70,7 @@ impl Ctx {
                 self.root.display()
             )));
         }
-        let store = Store::open(&self.db_path())?;
-        Ok(match crate::checks::evidence_key() {
-            Some(key) => store.with_key(key),
-            None => store,
-        })
+        crate::state::open_store(&self.db_path())
     }
 
     /// The run this command acts on (`--run` or the current one), which must still be open.

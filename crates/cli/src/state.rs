@@ -1,9 +1,10 @@
-//! pawl's state directory and the small file operations every command that writes shares:
-//! creating `.pawl/` (git-ignored, with its database), writing a file whole through a rename,
-//! reading a file that may not exist.
+//! pawl's state and the small file operations every command that writes shares: creating
+//! `.pawl/` (git-ignored, with its database), opening the store with the key that authenticates
+//! its evidence, the user's pawl state outside every repository (the key, the clean rooms),
+//! writing a file whole through a rename, reading a file that may not exist.
 //!
 //! Not here: what goes into those files (the commands and the shared modules that own them) and
-//! the database itself (pawl-store, opened through `Ctx::store`).
+//! the database itself (pawl-store).
 
 use std::path::Path;
 
@@ -82,4 +83,67 @@ pub fn read_optional(path: &Path) -> CliResult<Option<String>> {
             source: e,
         }),
     }
+}
+
+/// pawl's state for this user: `$XDG_STATE_HOME/pawl`, else `~/.local/state/pawl`.
+pub fn user_state_dir() -> Option<std::path::PathBuf> {
+    let from = |var: &str| {
+        std::env::var_os(var)
+            .filter(|v| !v.is_empty())
+            .map(std::path::PathBuf::from)
+            .filter(|p| p.is_absolute())
+    };
+    from("XDG_STATE_HOME")
+        .map(|d| d.join("pawl"))
+        .or_else(|| from("HOME").map(|h| h.join(".local/state/pawl")))
+}
+
+/// The key pawl authenticates its evidence with: 32 random bytes in the user's pawl state
+/// (`key`, mode 0600), made on first use. Outside every repository, so an agent that writes the
+/// store cannot forge a passing result. `None` when there is no user state directory.
+pub fn evidence_key() -> Option<[u8; 32]> {
+    use std::io::Read as _;
+    use std::os::unix::fs::OpenOptionsExt as _;
+    let dir = user_state_dir()?;
+    let path = dir.join("key");
+    let read = |p: &std::path::Path| -> Option<[u8; 32]> {
+        let bytes = std::fs::read(p).ok()?;
+        bytes.try_into().ok()
+    };
+    if let Some(k) = read(&path) {
+        return Some(k);
+    }
+    let mut key = [0u8; 32];
+    std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| f.read_exact(&mut key))
+        .ok()?;
+    std::fs::create_dir_all(&dir).ok()?;
+    let tmp = dir.join(format!("key.{}", std::process::id()));
+    let written = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(&tmp)
+        .and_then(|mut f| std::io::Write::write_all(&mut f, &key));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+        return None;
+    }
+    // Two processes racing: the first key to land wins, and both use it.
+    if std::fs::hard_link(&tmp, &path).is_err() && !path.exists() {
+        let _ = std::fs::remove_file(&tmp);
+        return None;
+    }
+    let _ = std::fs::remove_file(&tmp);
+    read(&path)
+}
+
+/// Opens the store at `path` with the evidence key when there is one (`Ctx::store` and the
+/// hooks both open it here).
+pub fn open_store(path: &Path) -> CliResult<pawl_store::Store> {
+    let store = pawl_store::Store::open(path)?;
+    Ok(match evidence_key() {
+        Some(key) => store.with_key(key),
+        None => store,
+    })
 }

@@ -88,7 +88,7 @@ pub fn runner_for(ws: &Workspace, seal: &Seal, step: u64) -> RunnerConfig {
         cfg.clear_env = true;
         cfg.env = seal.env.iter().map(|(k, v)| (k.into(), v.into())).collect();
     }
-    cfg.env.push(("PYTHONDONTWRITEBYTECODE".into(), "1".into()));
+    cfg.env.extend(crate::verify::check_env());
     cfg
 }
 

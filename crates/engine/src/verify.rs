@@ -200,7 +200,7 @@ pub struct Verification {
 /// caches from pawl's runs: a `.pyc` written in the same second as an edit of the same size is
 /// silently reused by the next run (stale results), and an un-ignored `__pycache__/` would move
 /// the tree hash under the evidence.
-fn check_env() -> Vec<(std::ffi::OsString, std::ffi::OsString)> {
+pub(crate) fn check_env() -> Vec<(std::ffi::OsString, std::ffi::OsString)> {
     vec![("PYTHONDONTWRITEBYTECODE".into(), "1".into())]
 }
 

@@ -299,11 +299,7 @@ fn event_name(e: &Event) -> &str {
 }
 
 fn open_store(root: &Path) -> CliResult<Store> {
-    let store = Store::open(&root.join(crate::ctx::STATE_DIR).join("pawl.db"))?;
-    Ok(match checks::evidence_key() {
-        Some(key) => store.with_key(key),
-        None => store,
-    })
+    crate::state::open_store(&root.join(crate::ctx::STATE_DIR).join("pawl.db"))
 }
 
 /// Nobody took the armed run in time: it stops (resumable) and session mode ends.
