@@ -440,7 +440,7 @@ impl Printer {
                 active_ms,
             } => Some(format!(
                 "[pawl] progress: {stories_done}/{stories_total} stories done · {verified}/{criteria} criteria verified · {}",
-                human_ms(*active_ms)
+                pawl_engine::session::human_ms(*active_ms)
             )),
             LoopEvent::StorySkipped { story, attempts } => Some(format!(
                 "[pawl] story {story} skipped after {attempts} failed attempts"
@@ -463,7 +463,7 @@ impl Printer {
                 };
                 Some(format!(
                     "[pawl] {checks_passing}/{checks_total} checks verified ({pct}%) · iteration {n}/{max} · ${usd:.2}/${max_usd} · {} · {outcome}: {summary}",
-                    human_ms(*active_ms)
+                    pawl_engine::session::human_ms(*active_ms)
                 ))
             }
             _ => None,
@@ -471,14 +471,5 @@ impl Printer {
         if let Some(l) = line {
             self.println(&l);
         }
-    }
-}
-
-fn human_ms(ms: u64) -> String {
-    let s = ms / 1000;
-    if s >= 60 {
-        format!("{}m{:02}s", s / 60, s % 60)
-    } else {
-        format!("{s}s")
     }
 }

@@ -34,8 +34,8 @@ use crate::state::{ensure_state, read_optional, write_atomic};
 
 /// An armed run that no session takes within this long expires.
 pub const STALE_GUARD_MS: i64 = 30 * 60 * 1000;
-/// How long one sign of life from a bound session keeps the run's lease.
-pub const SESSION_LEASE_TTL_MS: i64 = 30 * 60 * 1000;
+/// How long one sign of life from a bound session keeps the run's lease (the engine's).
+pub use pawl_engine::session::SESSION_LEASE_TTL_MS;
 
 /// What `--autonomous` merges into Claude Code's `permissions.allow`: the tools a session needs
 /// to work without stopping to ask. pawl's PreToolUse guard still judges every call.
