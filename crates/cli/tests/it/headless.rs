@@ -553,3 +553,34 @@ fn verify_run_rechecks_a_finished_run_on_its_final_tree() {
     assert_eq!(r.code, 1, "{}\n{}", r.stdout, r.stderr);
     assert!(r.stdout.contains("false_done"), "{}", r.stdout);
 }
+
+/// Only the user changes a started run's checks: `pawl resume --reseal` takes the gates
+/// `pawl.toml` has now, records it as an event, and the run verifies with them from then on
+/// (a plain `pawl resume` keeps the seal: `sealed::c14_*`).
+#[test]
+fn resume_reseal_takes_the_current_gates_and_says_so() {
+    let env = TestEnv::new();
+    env.headless(&config("max_iterations = 1", NO_BREAKERS, ""));
+    let s = env.scenario(
+        "s",
+        r#"{"do": "write", "path": "other.txt", "content": "x"}"#,
+    );
+    let r = env.pawl(&["run", "make other.txt", "--scenario", &s]);
+    env.assert_end(&r, 3, "max_iterations", 1);
+    let toml = std::fs::read_to_string(env.root().join("pawl.toml")).unwrap();
+    env.write(
+        "pawl.toml",
+        &toml.replace("test -f done.txt", "test -f other.txt"),
+    );
+    let r = env.pawl(&["resume", "--reseal", "--add-iterations", "1"]);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    let whys = env.strings(
+        "SELECT json_extract(data_json, '$.why') FROM events WHERE kind = 'sealed' ORDER BY seq",
+    );
+    assert_eq!(whys, ["run started", "pawl resume --reseal"]);
+    let last =
+        env.strings("SELECT command FROM evidence WHERE gate = 'test' ORDER BY id DESC LIMIT 1");
+    assert_eq!(last, ["test -f other.txt"]);
+    let report = env.ok(&["report"]).stdout;
+    assert!(report.contains("Sealed (pawl resume --reseal)"), "{report}");
+}
