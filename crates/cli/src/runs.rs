@@ -124,8 +124,14 @@ pub fn seal(ctx: &Ctx, config: &pawl_core::config::Config, req: &Start) -> Seal 
         env: pawl_core::seal::sealed_env(&vars, &req.pass_env, &root),
         no_behaviour: pawl_core::spec::adds_no_behaviour(&req.goal),
         tools: Default::default(),
+        git: None,
     };
     seal.tools = pawl_engine::baseline::tools_of(&seal);
+    seal.git = seal
+        .env
+        .get("PATH")
+        .and_then(|path| pawl_git::resolve_program(std::ffi::OsStr::new(path)))
+        .map(|p| p.display().to_string());
     seal
 }
 

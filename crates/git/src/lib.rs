@@ -32,5 +32,5 @@ pub use diff::{Change, ChangeKind, DiffStat, FileStat};
 pub use error::Error;
 pub use oid::{CommitId, TreeHash};
 pub use refs::{BACKUP_REF_PREFIX, Rollback};
-pub use repo::{Options, Repo};
+pub use repo::{HARDENED_CONFIG, Options, Repo, resolve_program, set_default_program};
 pub use status::StatusEntry;

@@ -61,7 +61,7 @@ impl Repo {
                 name: name.to_owned(),
             });
         }
-        let mut git = self.git();
+        let mut git = self.files_git()?;
         git.args(["switch", "--quiet", "--create", name]);
         git.run()?;
         Ok(())
@@ -71,7 +71,7 @@ impl Repo {
     /// with `message`, skipping hooks. Returns the new commit, or `None` when there was nothing
     /// to commit. Uses the configured identity, falling back to `pawl <pawl@localhost>`.
     pub fn commit_all(&self, message: &str) -> Result<Option<CommitId>, Error> {
-        let mut add = self.git();
+        let mut add = self.files_git()?;
         add.args(["add", "--all", "--", ":/"]);
         add.run()?;
         let mut staged = self.git();
@@ -79,7 +79,7 @@ impl Repo {
         if staged.run_allowing(&[0, 1])?.0 == 0 {
             return Ok(None);
         }
-        let mut commit = self.git();
+        let mut commit = self.files_git()?;
         commit
             .args(self.identity_fallback_args()?)
             .args(["commit", "--quiet", "--no-verify", "--file=-"])
@@ -153,10 +153,10 @@ impl Repo {
             Err(Error::RefExists { name }) => name,
             Err(err) => return Err(err),
         };
-        let mut reset = self.git();
+        let mut reset = self.files_git()?;
         reset.args(["reset", "--hard", "--quiet", commit.as_str()]);
         reset.run()?;
-        let mut clean = self.git();
+        let mut clean = self.files_git()?;
         clean.args(["clean", "-d", "--force", "--quiet", "--", ":/"]);
         clean.run()?;
         Ok(Rollback {
