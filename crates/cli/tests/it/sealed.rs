@@ -358,7 +358,7 @@ fn c03_assert_true_true_is_review() {
 }
 
 #[test]
-#[ignore = "KNOWN GAP: changing the expected value to what the bug returns (`assertEqual(add(2, 3), 5)` -> `assertEqual(add(2, 3), -1)`) gets SHIP: the assertion screen counts assertion lines and looks for markers and trivially true forms; an assertion whose expectation changed is neither, and test_add goes from failed to passed, which counts as proof. Would catch it: a changed expectation in an assertion of a test that failed at the baseline (same call, other literal) is a finding"]
+
 fn c03_changing_the_expected_value_to_the_buggy_one_is_not_shipped() {
     let p = Project::unittest(1);
     let r = p.run(&[edit(
