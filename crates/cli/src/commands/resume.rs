@@ -20,6 +20,7 @@ use crate::session_mode;
 #[derive(Debug, Args)]
 pub struct ResumeArgs {
     /// The run to resume (default: the current one).
+    #[arg(id = "run_id", value_name = "RUN")]
     pub run: Option<String>,
     #[arg(long, value_name = "N")]
     pub add_iterations: Option<u32>,

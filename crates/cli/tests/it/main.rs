@@ -12,6 +12,7 @@ mod guard;
 mod headless;
 mod headless_faults;
 mod headless_limits;
+mod hints;
 mod hooks;
 mod hooks_real;
 mod pipeline;
