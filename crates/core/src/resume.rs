@@ -149,9 +149,9 @@ fn first_line(s: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::exit::StopReason;
     use crate::failure::FailureCategory;
     use crate::model::{Severity, Size, Verification, VerifyKind};
-    use crate::exit::StopReason;
     use crate::record::RunSettings;
 
     fn run(status: RunStatus) -> Run {

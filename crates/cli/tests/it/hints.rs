@@ -34,7 +34,10 @@ fn hints(text: &str, verbs: &BTreeSet<String>) -> BTreeSet<String> {
                 continue;
             }
             let end = tail.find('`').unwrap_or(tail.len());
-            let hint = tail[..end].trim().trim_end_matches(['.', ')', ',']).to_owned();
+            let hint = tail[..end]
+                .trim()
+                .trim_end_matches(['.', ')', ','])
+                .to_owned();
             let verb_ok = hint
                 .split_whitespace()
                 .nth(1)
@@ -80,7 +83,10 @@ fn words(command: &str) -> Vec<String> {
 fn the_global_run_flag_works_before_and_after_the_verb() {
     let env = TestEnv::new();
     env.headless(&config("max_iterations = 1", NO_BREAKERS, ""));
-    let s = env.scenario("idle", "{\"step\": 1}\n{\"do\": \"text\", \"text\": \"thinking\"}\n");
+    let s = env.scenario(
+        "idle",
+        "{\"step\": 1}\n{\"do\": \"text\", \"text\": \"thinking\"}\n",
+    );
     let r = env.pawl(&["run", "make done.txt", "--scenario", &s, "--json"]);
     assert_eq!(r.code, 3, "{}\n{}", r.stdout, r.stderr);
     let id: String = env
@@ -105,7 +111,10 @@ fn the_global_run_flag_works_before_and_after_the_verb() {
 fn every_command_pawl_prints_after_a_failed_run_parses_as_printed() {
     let env = TestEnv::new();
     env.headless(&config("max_iterations = 1", NO_BREAKERS, ""));
-    let s = env.scenario("idle", "{\"step\": 1}\n{\"do\": \"text\", \"text\": \"thinking\"}\n");
+    let s = env.scenario(
+        "idle",
+        "{\"step\": 1}\n{\"do\": \"text\", \"text\": \"thinking\"}\n",
+    );
     let r = env.pawl(&["run", "make done.txt", "--scenario", &s]);
     assert_eq!(r.code, 3, "{}\n{}", r.stdout, r.stderr);
     let mut text = format!("{}\n{}", r.stdout, r.stderr);
@@ -142,7 +151,10 @@ fn every_command_pawl_prints_after_a_failed_run_parses_as_printed() {
 fn after_a_ship_the_current_run_is_the_new_one_and_verify_never_writes_onto_a_stopped_run() {
     let env = TestEnv::new();
     env.headless(&config("max_iterations = 1", NO_BREAKERS, ""));
-    let idle = env.scenario("idle", "{\"step\": 1}\n{\"do\": \"text\", \"text\": \"thinking\"}\n");
+    let idle = env.scenario(
+        "idle",
+        "{\"step\": 1}\n{\"do\": \"text\", \"text\": \"thinking\"}\n",
+    );
     let r = env.pawl(&["run", "make done.txt", "--scenario", &idle]);
     assert_eq!(r.code, 3, "{}", r.stderr);
     let stopped: String = env
@@ -158,7 +170,9 @@ fn after_a_ship_the_current_run_is_the_new_one_and_verify_never_writes_onto_a_st
     assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
     let shipped: String = env
         .db()
-        .query_row("SELECT id FROM runs WHERE status = 'done'", [], |r| r.get(0))
+        .query_row("SELECT id FROM runs WHERE status = 'done'", [], |r| {
+            r.get(0)
+        })
         .unwrap();
     let status = env.ok(&["status", "--json"]).json();
     assert_eq!(status["run"]["id"], shipped.as_str(), "{status}");
@@ -169,11 +183,84 @@ fn after_a_ship_the_current_run_is_the_new_one_and_verify_never_writes_onto_a_st
     std::fs::remove_file(env.root().join("done.txt")).unwrap();
     let evidence_of = |id: &str| -> i64 {
         env.db()
-            .query_row("SELECT COUNT(*) FROM evidence WHERE run_id = ?1", [id], |r| r.get(0))
+            .query_row(
+                "SELECT COUNT(*) FROM evidence WHERE run_id = ?1",
+                [id],
+                |r| r.get(0),
+            )
             .unwrap()
     };
     let before = evidence_of(&stopped);
     let r = env.pawl(&["verify"]);
     assert_eq!(r.code, 1, "{}\n{}", r.stdout, r.stderr);
-    assert_eq!(evidence_of(&stopped), before, "verify wrote onto the stopped run");
+    assert_eq!(
+        evidence_of(&stopped),
+        before,
+        "verify wrote onto the stopped run"
+    );
+}
+
+#[test]
+fn limits_no_run_can_use_are_refused_before_anything_is_written() {
+    let env = TestEnv::new();
+    env.headless(&config("max_iterations = 1", NO_BREAKERS, ""));
+    let s = env.scenario(
+        "idle",
+        "{\"step\": 1}\n{\"do\": \"text\", \"text\": \"thinking\"}\n",
+    );
+    for (args, env_vars, want) in [
+        (vec!["--max-usd", "inf"], vec![], "--max-usd"),
+        (vec!["--max-usd", "nan"], vec![], "--max-usd"),
+        (vec!["--max-usd=-3"], vec![], "--max-usd"),
+        (
+            vec!["--max-iterations", "0"],
+            vec![],
+            "limits.max_iterations",
+        ),
+        (
+            vec![],
+            vec![("PAWL_LIMITS_MAX_USD", "1e309")],
+            "PAWL_LIMITS_MAX_USD",
+        ),
+    ] {
+        let mut all = vec!["run", "make done.txt", "--scenario", s.as_str()];
+        all.extend(args.iter().copied());
+        let r = env.pawl_env(&all, &env_vars);
+        assert!(r.code != 0, "{all:?} was accepted");
+        assert!(r.stderr.contains(want), "{all:?}: {}", r.stderr);
+        assert_eq!(
+            env.count("SELECT COUNT(*) FROM runs"),
+            0,
+            "{all:?} created a run"
+        );
+    }
+}
+
+/// A store written by an older pawl holds a dollar limit of `null` (a non-finite number in
+/// JSON): every command still works on it.
+#[test]
+fn a_store_holding_a_null_dollar_limit_still_opens() {
+    let env = TestEnv::new();
+    env.headless(&config("max_iterations = 1", NO_BREAKERS, ""));
+    let s = env.scenario(
+        "idle",
+        "{\"step\": 1}\n{\"do\": \"text\", \"text\": \"thinking\"}\n",
+    );
+    let r = env.pawl(&["run", "make done.txt", "--scenario", &s]);
+    assert_eq!(r.code, 3, "{}", r.stderr);
+    let db = env.db();
+    let settings: String = db
+        .query_row("SELECT settings_json FROM runs", [], |r| r.get(0))
+        .unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(&settings).unwrap();
+    v["limits"]["max_usd"] = serde_json::Value::Null;
+    db.execute("UPDATE runs SET settings_json = ?1", [v.to_string()])
+        .unwrap();
+    drop(db);
+    for args in [&["status"][..], &["report"], &["events"]] {
+        let r = env.pawl(args);
+        assert_eq!(r.code, 0, "{args:?}: {}", r.stderr);
+    }
+    let r = env.pawl(&["cancel"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
 }
