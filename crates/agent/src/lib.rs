@@ -22,7 +22,7 @@ pub mod gemini;
 pub mod replay;
 pub mod transcript;
 
-pub use factory::{AdapterOptions, build_adapter};
+pub use factory::{AdapterOptions, agent_program, build_adapter, install_hint};
 
 /// The row of a price table whose model prefix is the longest one `model` starts with (price
 /// tables list prefixes: `gpt-5` and `gpt-5-mini`, `claude-opus` and `claude-opus-4-1`).

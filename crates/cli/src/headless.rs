@@ -111,6 +111,67 @@ fn rate_limit_scale() -> f64 {
         .unwrap_or(1.0)
 }
 
+/// What the adapter of a headless run needs besides `[agent]`.
+fn adapter_options(
+    ctx: &Ctx,
+    agent: &pawl_core::config::AgentConfig,
+    settings: &pawl_core::record::RunSettings,
+    force_nested: bool,
+) -> pawl_agent::AdapterOptions {
+    pawl_agent::AdapterOptions {
+        replay_scenario: settings.replay_scenario.as_ref().map(PathBuf::from),
+        replay_program: std::env::var_os("PAWL_REPLAY_PROGRAM").map(PathBuf::from),
+        parent_env: std::env::vars().collect(),
+        force_nested,
+        extra_passthrough: codex_provider_keys(agent.kind, &ctx.root),
+        // Claude Code gets pawl's hooks for this run only (`--settings`): its PreToolUse hook is
+        // the guard; the loop, not a Stop hook, decides when the work is done.
+        claude_settings: hook_command("claude")
+            .map(|cmd| pawl_agent::claude::settings_json(Some(&cmd)).to_string()),
+        // Codex gets pawl's PreToolUse hook the same way, as a `-c hooks...` override for this
+        // invocation only.
+        codex_hook_command: hook_command("codex"),
+        ..Default::default()
+    }
+}
+
+/// Before a headless run is created: the agent can be built from `[agent]` and its program
+/// exists (named, with how to get it, when it does not). Nothing is written.
+pub fn preflight_agent(
+    ctx: &Ctx,
+    settings: &pawl_core::record::RunSettings,
+    force_nested: bool,
+) -> CliResult {
+    let agent = settings.agent.clone().unwrap_or_default();
+    pawl_agent::build_adapter(
+        &agent,
+        &adapter_options(ctx, &agent, settings, force_nested),
+    )?;
+    if let Some(program) = pawl_agent::agent_program(&agent) {
+        let found = if program.contains('/') {
+            let path = ctx.root.join(&program);
+            path.is_file()
+        } else {
+            std::env::var_os("PATH").is_some_and(|path| {
+                std::env::split_paths(&path).any(|dir| dir.join(&program).is_file())
+            })
+        };
+        if !found {
+            return Err(crate::error::CliError::Failed(format!(
+                "the agent program `{program}` ([agent] kind = \"{}\") was not found{}: {}",
+                agent.kind.as_str(),
+                if program.contains('/') {
+                    ""
+                } else {
+                    " on PATH"
+                },
+                pawl_agent::install_hint(agent.kind)
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// Drives a run to its end, prints progress, writes the report; returns the exit code.
 pub fn drive(
     ctx: &mut Ctx,
@@ -134,22 +195,10 @@ pub fn drive_with_answers(
     interactive: bool,
 ) -> CliResult<ExitCode> {
     let agent = run.settings.agent.clone().unwrap_or_default();
-    let options = pawl_agent::AdapterOptions {
-        replay_scenario: run.settings.replay_scenario.as_ref().map(PathBuf::from),
-        replay_program: std::env::var_os("PAWL_REPLAY_PROGRAM").map(PathBuf::from),
-        parent_env: std::env::vars().collect(),
-        force_nested,
-        extra_passthrough: codex_provider_keys(agent.kind, &ctx.root),
-        // Claude Code gets pawl's hooks for this run only (`--settings`): its PreToolUse hook is
-        // the guard; the loop, not a Stop hook, decides when the work is done.
-        claude_settings: hook_command("claude")
-            .map(|cmd| pawl_agent::claude::settings_json(Some(&cmd)).to_string()),
-        // Codex gets pawl's PreToolUse hook the same way, as a `-c hooks...` override for this
-        // invocation only.
-        codex_hook_command: hook_command("codex"),
-        ..Default::default()
-    };
-    let mut adapter = pawl_agent::build_adapter(&agent, &options)?;
+    let mut adapter = pawl_agent::build_adapter(
+        &agent,
+        &adapter_options(ctx, &agent, &run.settings, force_nested),
+    )?;
     let mut verifier = GateVerifier::new(checks::workspace(ctx), gates);
     let control = Control::new(ctx.state_dir().join("stop"));
     install_interrupts(&control);

@@ -313,6 +313,8 @@ fn headless_run(
     // is written), and never on a protected branch (after the run exists: `rails::start`).
     let repo = rails::open(ctx)?;
     rails::check_clean(&repo, req.allow_dirty)?;
+    rails::preflight(&repo, config)?;
+    crate::headless::preflight_agent(ctx, &settings, req.force_nested)?;
     // The mode: the flag, or for `auto` the spec analysis' choice, said out loud.
     let facts = project::spec_facts(ctx)?;
     let analysis = pawl_core::spec::analyze(goal, &facts);
@@ -343,9 +345,17 @@ fn headless_run(
         branch: None,
         pre_run_commit: None,
     })?;
-    write_guard_snapshot(ctx, &run)?;
-    record_seal(&mut store, &run.id, &seal, &baseline)?;
-    rails::start(ctx, &repo, &mut store, &run, config, &analysis.target_files)?;
+    // A run that cannot be put on its rails is not left active behind: it is cancelled, with
+    // the error, and the next `pawl run` may start.
+    let started = write_guard_snapshot(ctx, &run)
+        .and_then(|()| record_seal(&mut store, &run.id, &seal, &baseline))
+        .and_then(|()| {
+            rails::start(ctx, &repo, &mut store, &run, config, &analysis.target_files).map(|_| ())
+        });
+    if let Err(err) = started {
+        let _ = store.cancel_run(&run.id);
+        return Err(err);
+    }
     let run = store.run(&run.id)?;
     headless::drive_with_answers(
         ctx,

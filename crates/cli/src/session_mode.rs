@@ -62,6 +62,7 @@ pub fn arm(ctx: &mut Ctx, req: &runs::Start, config: &Config) -> CliResult<ExitC
     // no run, no marker) unless --allow-dirty; a protected branch gets the sandbox branch.
     let repo = rails::open(ctx)?;
     rails::check_clean(&repo, req.allow_dirty)?;
+    rails::preflight(&repo, config)?;
     ensure_state(ctx, &mut Vec::new(), &mut Vec::new())?;
     let agent = match config.agent.kind {
         AgentKind::Claude => Some(Agent::Claude),

@@ -51,6 +51,30 @@ impl Repo {
         ))
     }
 
+    /// Whether the full ref `name` (`refs/heads/pawl`) exists.
+    pub fn ref_exists(&self, name: &str) -> Result<bool, Error> {
+        let mut git = self.git();
+        git.args(["rev-parse", "--verify", "--quiet", name]);
+        Ok(git.run_allowing(&[0, 1])?.0 == 0)
+    }
+
+    /// The operation git is in the middle of (a merge, rebase, cherry-pick, revert or bisect),
+    /// by the files git keeps for it; `None` when there is none.
+    pub fn operation_in_progress(&self) -> Option<&'static str> {
+        let dir = self.git_dir();
+        [
+            ("MERGE_HEAD", "a merge"),
+            ("rebase-merge", "a rebase"),
+            ("rebase-apply", "a rebase or `git am`"),
+            ("CHERRY_PICK_HEAD", "a cherry-pick"),
+            ("REVERT_HEAD", "a revert"),
+            ("BISECT_LOG", "a bisect"),
+        ]
+        .into_iter()
+        .find(|(file, _)| dir.join(file).exists())
+        .map(|(_, what)| what)
+    }
+
     /// Creates branch `name` at HEAD and checks it out, keeping working-tree changes
     /// (`git switch -c`). Fails if the branch exists.
     pub fn create_branch_and_switch(&self, name: &str) -> Result<(), Error> {

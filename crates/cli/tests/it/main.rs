@@ -7,12 +7,13 @@ mod agents_real;
 mod analyze;
 mod config;
 mod crash;
+mod first_hour;
 mod git_rails;
 mod guard;
 mod headless;
 mod headless_faults;
 mod headless_limits;
-mod hints;
+
 mod hooks;
 mod hooks_real;
 mod pipeline;

@@ -1,4 +1,4 @@
-//! Every command pawl prints works as printed (issue "first hour"): the hints in a run's output,
+//! A newcomer's first hour (issue 17): every command pawl prints works as printed — the hints in a run's output,
 //! its report, `pawl status` and errors are collected and each is run. A hint may fail for its
 //! own reasons (pawl's `pawl: error: …`), never because the command line is not pawl's
 //! (clap's `error: unexpected argument …`).
@@ -263,4 +263,66 @@ fn a_store_holding_a_null_dollar_limit_still_opens() {
     }
     let r = env.pawl(&["cancel"]);
     assert_eq!(r.code, 0, "{}", r.stderr);
+}
+
+/// Nothing half-started: what would make a run fail right after it was created is checked
+/// before: the run is refused, and the repository and the store are as they were.
+#[test]
+fn a_run_that_cannot_start_is_refused_before_anything_is_written() {
+    let cases: [(&str, &str, fn(&TestEnv), &str); 4] = [
+        (
+            "empty command",
+            "[agent]\nkind = \"command\"\ncommand = []\n",
+            |_| {},
+            "needs command",
+        ),
+        (
+            "missing program",
+            "[agent]\nkind = \"command\"\ncommand = [\"no-such-agent-xyz\", \"--go\"]\n",
+            |_| {},
+            "`no-such-agent-xyz`",
+        ),
+        (
+            "a branch named pawl",
+            "[agent]\nkind = \"command\"\ncommand = [\"true\"]\n",
+            |env| {
+                env.git(&["branch", "pawl"]);
+            },
+            "a branch named `pawl` exists",
+        ),
+        (
+            "a merge in progress",
+            "[agent]\nkind = \"command\"\ncommand = [\"true\"]\n",
+            |env| {
+                let head = env.git(&["rev-parse", "HEAD"]).stdout;
+                std::fs::write(env.root().join(".git/MERGE_HEAD"), head).unwrap();
+            },
+            "in the middle of a merge",
+        ),
+    ];
+    for (what, agent, setup, want) in cases {
+        let env = TestEnv::new();
+        env.headless(&crate::headless::config_with(
+            "max_iterations = 1",
+            NO_BREAKERS,
+            "",
+            agent,
+            crate::headless::DONE_GATE,
+        ));
+        setup(&env);
+        let before = env.git(&["branch", "--list"]).stdout;
+        let r = env.pawl(&["run", "make done.txt"]);
+        assert_ne!(r.code, 0, "{what}: accepted");
+        assert!(r.stderr.contains(want), "{what}: {}", r.stderr);
+        assert_eq!(
+            env.count("SELECT COUNT(*) FROM runs"),
+            0,
+            "{what}: a run was created"
+        );
+        assert_eq!(
+            env.git(&["branch", "--list"]).stdout,
+            before,
+            "{what}: the branches changed"
+        );
+    }
 }
