@@ -1,7 +1,8 @@
-//! A newcomer's first hour (issue 17): every command pawl prints works as printed — the hints in a run's output,
-//! its report, `pawl status` and errors are collected and each is run. A hint may fail for its
-//! own reasons (pawl's `pawl: error: …`), never because the command line is not pawl's
-//! (clap's `error: unexpected argument …`).
+//! A newcomer's first hour (issue 17). Every command pawl prints works as printed: the hints in
+//! a run's output, its report, `pawl status` and errors are collected and each is run (a hint
+//! may fail for its own reasons, `pawl: error: …`, never because the command line is not
+//! pawl's, clap's `error: unexpected argument …`). The current run is the newest one; limits no
+//! run can use and runs that cannot start are refused before anything is written.
 
 use std::collections::BTreeSet;
 
@@ -269,7 +270,8 @@ fn a_store_holding_a_null_dollar_limit_still_opens() {
 /// before: the run is refused, and the repository and the store are as they were.
 #[test]
 fn a_run_that_cannot_start_is_refused_before_anything_is_written() {
-    let cases: [(&str, &str, fn(&TestEnv), &str); 4] = [
+    type Case = (&'static str, &'static str, fn(&TestEnv), &'static str);
+    let cases: [Case; 4] = [
         (
             "empty command",
             "[agent]\nkind = \"command\"\ncommand = []\n",
