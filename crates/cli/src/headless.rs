@@ -1,6 +1,7 @@
 //! What the CLI plugs into the engine: the gate verifier (pawl's own checks with the evidence
 //! cache), the agent adapter from `[agent]`, the Ctrl-C handling, and the progress printer.
 
+use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -72,9 +73,8 @@ pub fn install_interrupts(control: &Control) {
     });
 }
 
-#[allow(clippy::print_stderr)]
 fn eprint_line(s: &str) {
-    eprintln!("{s}");
+    let _ = writeln!(std::io::stderr(), "{s}");
 }
 
 pub fn loop_config(ctx: &Ctx, run: &Run) -> LoopConfig {
@@ -329,7 +329,6 @@ fn stdin_lines() -> &'static std::sync::Mutex<std::sync::mpsc::Receiver<String>>
 }
 
 impl pawl_engine::Answerer for TerminalAnswers {
-    #[allow(clippy::print_stdout)]
     fn answer(&mut self, q: &pawl_core::pipeline::output::Question) -> pawl_engine::Answer {
         use std::io::Write as _;
         let lines = stdin_lines()
@@ -337,7 +336,8 @@ impl pawl_engine::Answerer for TerminalAnswers {
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         // A line typed after an earlier question timed out answers nothing: drop it.
         while lines.try_recv().is_ok() {}
-        println!(
+        let _ = writeln!(
+            std::io::stdout(),
             "[pawl] question: {}\n[pawl] recommended: {}\n[pawl] your answer (Enter takes the recommendation; {}s of silence too): ",
             q.question,
             q.recommended,
@@ -384,19 +384,19 @@ impl Printer {
         Printer { json, spinner }
     }
 
-    #[allow(clippy::print_stdout)]
     fn println(&self, line: &str) {
         match &self.spinner {
             Some(pb) => pb.println(line),
-            None => println!("{line}"),
+            None => {
+                let _ = writeln!(std::io::stdout(), "{line}");
+            }
         }
     }
 
-    #[allow(clippy::print_stdout)]
     fn event(&mut self, ev: &LoopEvent) {
         if self.json {
             if let Ok(s) = serde_json::to_string(ev) {
-                println!("{s}");
+                let _ = writeln!(std::io::stdout(), "{s}");
             }
             return;
         }

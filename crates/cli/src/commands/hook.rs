@@ -178,9 +178,8 @@ fn answer(agent: Agent, kind: HookKind, a: &Answer) {
     let _ = out.flush();
 }
 
-#[allow(clippy::print_stderr)]
 fn note(s: &str) {
-    eprintln!("{s}");
+    let _ = writeln!(std::io::stderr(), "{s}");
 }
 
 fn start_watchdog(agent: Agent, kind: HookKind, root: &Path, active: bool) {

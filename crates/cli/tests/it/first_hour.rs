@@ -328,3 +328,49 @@ fn a_run_that_cannot_start_is_refused_before_anything_is_written() {
         );
     }
 }
+
+/// stdout and stderr on a full device: a message where one can be written, exit 1, never a
+/// panic's 101.
+#[test]
+fn a_full_device_is_exit_1_never_a_panic() {
+    let env = TestEnv::new();
+    env.headless(&config("max_iterations = 1", NO_BREAKERS, ""));
+    let s = env.scenario(
+        "idle",
+        "{\"step\": 1}\n{\"do\": \"text\", \"text\": \"thinking\"}\n",
+    );
+    let full = || {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap()
+    };
+    for args in [
+        vec!["status"],
+        vec!["status", "--json"],
+        vec!["run", "make done.txt", "--scenario", s.as_str()],
+        vec!["report"],
+    ] {
+        let out = env
+            .command("pawl")
+            .args(&args)
+            .stdout(full())
+            .stderr(full())
+            .output()
+            .unwrap();
+        let code = out.status.code();
+        assert_eq!(code, Some(1), "{args:?}");
+        let out = env
+            .command("pawl")
+            .args(&args)
+            .stdout(full())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).starts_with("pawl: error:"),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
