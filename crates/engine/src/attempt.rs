@@ -256,12 +256,30 @@ pub fn run_attempt(
     let mut retry_session: Option<String> = None;
     let n = a.n;
     let outcome = loop {
+        let resume_session = retry_session.clone().or_else(|| a.resume_session.clone());
+        // What this run already charged for the session it continues (its earlier steps, and
+        // the tries of this iteration cut off before): the base a running total grows from.
+        let session_spent_usd = match &resume_session {
+            Some(session) => {
+                let charged: f64 = cx
+                    .store
+                    .iterations(cx.run_id)?
+                    .iter()
+                    .filter(|it| it.session_id.as_deref() == Some(session.as_str()))
+                    .map(|it| it.cost_usd)
+                    .sum();
+                let this_iteration = earlier.as_ref().map_or(0.0, |e| e.cost_usd);
+                Some(charged + this_iteration)
+            }
+            None => None,
+        };
         let req = StepRequest {
             prompt: a.prompt.to_string(),
             cwd: cx.cfg.root.clone(),
             run_id: cx.run_id.to_string(),
             iteration: n,
-            resume_session: retry_session.clone().or_else(|| a.resume_session.clone()),
+            resume_session,
+            session_spent_usd,
             model: cx.cfg.model.clone(),
             env: cx.cfg.agent_env.clone(),
         };
