@@ -388,6 +388,18 @@ pub fn run_attempt(
             false,
         )?;
     }
+    // Charged now, before the work is verified: a crash during verification loses nothing.
+    cx.store.record_step_spend(
+        cx.run_id,
+        n,
+        &pawl_store::StepSpend {
+            tokens_in: outcome.usage.input_total(),
+            tokens_out: outcome.usage.output_tokens,
+            cost_usd: outcome.cost_usd,
+            cost_estimated: outcome.cost_estimated,
+            session_id: outcome.session_id.clone(),
+        },
+    )?;
     // A stall that ended because a stop was asked for is a stop, not an exhausted breaker.
     let stall_exhausted = outcome.end == Some(End::IdleTimedOut) && !cx.control.stop_requested();
     Ok(AttemptOut {
