@@ -167,6 +167,10 @@ pub fn default_protected_paths() -> Vec<String> {
         // `git ...` commands, not as file writes.
         ".pawl",
         ".pawl/**",
+        // Any `.pawl/` (a nested repository's too): a marker planted below the run's root
+        // must not be taken for the run's.
+        "**/.pawl",
+        "**/.pawl/**",
         ".git",
         ".git/**",
         // pawl's configuration (the guard's policy and the run's limits) and the agents' hook
