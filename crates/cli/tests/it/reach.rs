@@ -677,3 +677,121 @@ fn init_writes_the_agents_own_deny_rules_and_remove_takes_out_exactly_them() {
     );
     assert!(!policies[0].exists());
 }
+
+/// The real Claude Code honours the deny rules `pawl init --agent claude` wrote: with no run
+/// armed (pawl's hooks inert, the guard off), its Write of a file in `.pawl/` and its Read of
+/// pawl's key are refused by Claude Code itself, while a Write elsewhere goes through.
+#[test]
+fn real_claude_refuses_pawls_files_by_its_own_permissions() {
+    use crate::hooks_real::{Cli, case, describe, find, run_cli};
+    use pawl_testkit::{MockServer, Scenario, ToolCall, Turn};
+    let Some(bin) = find(Cli::Claude) else { return };
+    let c = case(Cli::Claude, None, "");
+    let root = c.env.root();
+    let key = c.env.dir.path().join("home/.local/state/pawl/key");
+    assert!(key.is_file(), "pawl init made the key");
+    let forged = root.join(".pawl/forged.json");
+    let server = MockServer::start(Scenario::new(vec![
+        Turn::text("Writing pawl's state.").with_tool(ToolCall::Write {
+            path: forged.display().to_string(),
+            content: "{}".into(),
+        }),
+        Turn::text("Reading the key.").with_tool(ToolCall::Read {
+            path: key.display().to_string(),
+        }),
+        Turn::text("Writing notes.").with_tool(ToolCall::Write {
+            path: root.join("notes2.txt").display().to_string(),
+            content: "ok\n".into(),
+        }),
+        Turn::text("Done."),
+    ]))
+    .unwrap();
+    let r = run_cli(
+        &c,
+        Cli::Claude,
+        &bin,
+        &server,
+        "write the files",
+        std::time::Duration::from_secs(180),
+    );
+    let why = describe(&r, &server);
+    assert_eq!(r.code, Some(0), "{why}");
+    assert!(!forged.exists(), "Claude Code wrote into .pawl/\n{why}");
+    assert!(
+        root.join("notes2.txt").is_file(),
+        "the control write went through\n{why}"
+    );
+    let outputs: Vec<String> = server
+        .main_requests()
+        .iter()
+        .flat_map(|q| q.tool_outputs.clone())
+        .collect();
+    let key_text = String::from_utf8_lossy(&std::fs::read(&key).unwrap()).to_string();
+    assert!(
+        !outputs
+            .iter()
+            .any(|o| !key_text.trim().is_empty() && o.contains(key_text.trim())),
+        "the key reached the model\n{why}"
+    );
+    assert!(
+        outputs
+            .iter()
+            .filter(
+                |o| o.to_lowercase().contains("denied") || o.to_lowercase().contains("permission")
+            )
+            .count()
+            >= 2,
+        "both refusals reached the model as permission denials: {outputs:?}\n{why}"
+    );
+}
+
+/// The real Codex sandbox applies the permission profile `pawl init --agent codex` wrote:
+/// `.pawl/` and `pawl.toml` read-only, pawl's user state unreadable, the rest of the project
+/// writable. `codex sandbox` runs a command under the sandbox Codex would use (no model needed).
+#[test]
+fn real_codex_sandbox_keeps_pawls_files_read_only() {
+    use crate::hooks_real::{Cli, find};
+    let Some(bin) = find(Cli::Codex) else { return };
+    let env = TestEnv::new();
+    env.write("pawl.toml", "[gates]\ntest = \"true\"\n");
+    env.ok(&["init", "--agent", "codex"]);
+    let root = env.root();
+    let home = env.dir.path().join("home");
+    let codex_home = env.dir.path().join("codex_home");
+    std::fs::create_dir_all(&codex_home).unwrap();
+    std::fs::write(
+        codex_home.join("config.toml"),
+        format!(
+            "[projects.\"{}\"]\ntrust_level = \"trusted\"\n",
+            root.display()
+        ),
+    )
+    .unwrap();
+    let key = home.join(".local/state/pawl/key");
+    assert!(key.is_file());
+    let script = format!(
+        "touch ok.txt && echo wrote-project; touch .pawl/x && echo wrote-pawl; \
+         echo y >> pawl.toml && echo wrote-toml; cat {} >/dev/null && echo read-key",
+        key.display()
+    );
+    let out = std::process::Command::new(&bin)
+        .args(["sandbox", "--", "sh", "-c", &script])
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", &home)
+        .env("CODEX_HOME", &codex_home)
+        .current_dir(&root)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let why = format!("{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        stdout.contains("wrote-project"),
+        "the project stays writable: {why}"
+    );
+    assert!(!stdout.contains("wrote-pawl"), "{why}");
+    assert!(!stdout.contains("wrote-toml"), "{why}");
+    assert!(!stdout.contains("read-key"), "{why}");
+    assert!(!root.join(".pawl/x").exists());
+}
