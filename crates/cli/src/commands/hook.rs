@@ -73,7 +73,7 @@ pub fn run(args: &HookArgs, dir: Option<&Path>) -> ExitCode {
     };
     // Where the session works: the payload's `cwd` (it follows the agent's `cd`), else where
     // this hook was started.
-    let (session, cwd) = locator(agent, &text);
+    let (session, cwd) = locator(&text);
     let Some(cwd) = cwd.or(start) else {
         answer(agent, kind, &Answer::Allow);
         return ExitCode::Done;
@@ -141,11 +141,20 @@ pub fn run(args: &HookArgs, dir: Option<&Path>) -> ExitCode {
 
 /// The session id and working directory a hook's payload names (`None` when it names none or
 /// is not JSON: the hook's own directory is used then, and the handler reports the error).
-fn locator(agent: Agent, text: &str) -> (Option<String>, Option<PathBuf>) {
-    match input::parse(agent, text) {
-        Ok(i) => (
-            i.session_id.filter(|s| !s.is_empty()),
-            i.cwd.map(PathBuf::from).filter(|p| p.is_absolute()),
+/// Only these two fields are read (the rest, a file's whole content for a Write, is skipped
+/// without being built): this runs on the inert path too.
+fn locator(text: &str) -> (Option<String>, Option<PathBuf>) {
+    #[derive(serde::Deserialize)]
+    struct Locator {
+        #[serde(default)]
+        session_id: Option<String>,
+        #[serde(default)]
+        cwd: Option<String>,
+    }
+    match serde_json::from_str::<Locator>(text) {
+        Ok(l) => (
+            l.session_id.filter(|s| !s.is_empty()),
+            l.cwd.map(PathBuf::from).filter(|p| p.is_absolute()),
         ),
         Err(_) => (None, None),
     }
@@ -407,6 +416,7 @@ fn bound(agent: Agent, root: &Path, run_id: &str, input: &HookInput) -> HookResu
                 store
                     .bind_agent_session(run_id, s, agent.as_str(), source)
                     .or_fail(run_id)?;
+                session_mode::index_session(s, root);
                 // A compaction continues the same transcript: nothing to set aside.
                 if source != "compact" {
                     baseline_transcript(&mut store, agent, input);

@@ -795,3 +795,78 @@ fn real_codex_sandbox_keeps_pawls_files_read_only() {
     assert!(!stdout.contains("read-key"), "{why}");
     assert!(!root.join(".pawl/x").exists());
 }
+
+/// The real Gemini CLI honours the policy `pawl init --agent gemini` wrote in the user's
+/// policies: with no run armed (pawl's hooks inert), its write into `.pawl/` is refused by
+/// Gemini CLI itself, while a write elsewhere goes through.
+#[test]
+fn real_gemini_refuses_pawls_files_by_its_own_policy() {
+    use crate::agents_real::{Cli, GEMINI_SETTINGS, find};
+    use pawl_testkit::{MockServer, Scenario, ToolCall, Turn};
+    let Some(bin) = find(Cli::Gemini) else { return };
+    let env = TestEnv::new();
+    env.write("pawl.toml", "[gates]\ntest = \"true\"\n");
+    env.ok(&["init", "--agent", "gemini"]);
+    let root = env.root();
+    let home = env.dir.path().join("home");
+    std::fs::write(home.join(".gemini/settings.json"), GEMINI_SETTINGS).unwrap();
+    let forged = root.join(".pawl/forged.json");
+    let server = MockServer::start(Scenario::new(vec![
+        Turn::text("Writing pawl's state.").with_tool(ToolCall::Write {
+            path: forged.display().to_string(),
+            content: "{}".into(),
+        }),
+        Turn::text("Writing notes.").with_tool(ToolCall::Write {
+            path: root.join("notes2.txt").display().to_string(),
+            content: "ok\n".into(),
+        }),
+        Turn::text("Done."),
+    ]))
+    .unwrap();
+    let tmp = env.dir.path().join("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let mut child = std::process::Command::new(&bin)
+        .args([
+            "--output-format",
+            "stream-json",
+            "--approval-mode",
+            "auto_edit",
+        ])
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", &home)
+        .env("TMPDIR", &tmp)
+        .env("TERM", "dumb")
+        .env("GOOGLE_GEMINI_BASE_URL", server.base_url())
+        .env("GEMINI_API_KEY", "dummy")
+        .env("GEMINI_CLI_TRUST_WORKSPACE", "true")
+        .current_dir(&root)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"write the files")
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let outputs: Vec<String> = server
+        .main_requests()
+        .iter()
+        .flat_map(|q| q.tool_outputs.clone())
+        .collect();
+    let why = format!(
+        "exit {:?}\n--- tool outputs\n{outputs:?}\n--- stdout\n{}\n--- stderr\n{}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        root.join("notes2.txt").is_file(),
+        "the control write went through\n{why}"
+    );
+    assert!(!forged.exists(), "Gemini CLI wrote into .pawl/\n{why}");
+}
