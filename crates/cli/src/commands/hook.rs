@@ -48,6 +48,9 @@ pub struct HookArgs {
 
 /// Answers after this long whatever the work is doing (below the installed 30 s timeout).
 const WATCHDOG_QUICK: Duration = Duration::from_secs(20);
+/// The most bytes of stdin a hook reads.
+const MAX_INPUT: u64 = 16 * 1024 * 1024;
+
 /// The Stop hook's watchdog: a minute below its installed timeout.
 const WATCHDOG_STOP: Duration =
     Duration::from_secs(pawl_hooks::install::STOP_TIMEOUT_S.saturating_sub(60));
@@ -65,8 +68,11 @@ pub fn run(args: &HookArgs, dir: Option<&Path>) -> ExitCode {
         answer(Agent::Codex, HookKind::PreToolUse, &Answer::Allow);
         return ExitCode::Done;
     };
+    // At most MAX_INPUT bytes: a payload is a few kilobytes; a huge or endless stdin must not
+    // keep the hook from answering within its budget (what is cut off fails to parse and is
+    // judged as such: closed for tools, open for Stop).
     let mut text = String::new();
-    let _ = std::io::stdin().read_to_string(&mut text);
+    let _ = std::io::stdin().take(MAX_INPUT).read_to_string(&mut text);
     let start = match dir {
         Some(d) => Some(d.to_path_buf()),
         None => std::env::current_dir().ok(),
