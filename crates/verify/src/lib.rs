@@ -9,6 +9,8 @@
 //! - [`runner`]: run checks through `pawl-process` (process groups, timeouts, logs), in
 //!   parallel, into [`outcome::CheckRun`]s with parsed counts and a classified failure
 //!   ([`classify`]).
+//! - [`text`]: terminal escapes out of tool output ([`text::strip_ansi`]), for everything that
+//!   leaves this crate and for the engine's prompts and reports.
 //! - [`backup`]: an exact, restorable copy of the working tree for the lint-fix loop.
 //! - [`protect`]: the test-protection screen, pure functions that compare a run's tests, test
 //!   files and runner configuration with its baseline (deleted tests, skips, weakened
@@ -28,6 +30,7 @@ pub mod platform;
 pub mod protect;
 pub mod report;
 pub mod runner;
+pub mod text;
 
 pub use gate::{Check, gates_from_config};
 pub use outcome::{CheckEnd, CheckFailure, CheckRun};

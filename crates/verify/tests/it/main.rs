@@ -10,6 +10,7 @@ mod no_panics;
 mod parsers;
 mod protect;
 mod runner;
+mod scratch;
 
 use std::path::PathBuf;
 
