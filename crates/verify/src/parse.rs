@@ -370,7 +370,10 @@ fn clean(mut s: TestSummary) -> TestSummary {
         }
     }
     s.failing = failing;
-    if s.tests.iter().any(|t| matches!(strip_ansi(&t.id), Cow::Owned(_))) {
+    if s.tests
+        .iter()
+        .any(|t| matches!(strip_ansi(&t.id), Cow::Owned(_)))
+    {
         let mut list = TestList::default();
         for t in &s.tests {
             list.add(&strip_ansi(&t.id), t.status);
@@ -683,8 +686,14 @@ mod tests {
             Some(Runner::NodeTest)
         );
         assert_eq!(Runner::from_command("node index.js"), None);
-        assert_eq!(Runner::from_command("npx mocha --reporter json"), Some(Runner::Mocha));
-        assert_eq!(Runner::from_command("nyc tape test/*.js"), Some(Runner::Tap));
+        assert_eq!(
+            Runner::from_command("npx mocha --reporter json"),
+            Some(Runner::Mocha)
+        );
+        assert_eq!(
+            Runner::from_command("nyc tape test/*.js"),
+            Some(Runner::Tap)
+        );
         assert_eq!(Runner::from_command("npx ava --tap"), Some(Runner::Tap));
         assert_eq!(Runner::from_command("npx ava"), None);
     }

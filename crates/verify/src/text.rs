@@ -106,10 +106,7 @@ mod tests {
 
     #[test]
     fn removes_escapes_written_by_xml_reports() {
-        assert_eq!(
-            strip_ansi("#x1B[0m{#x1B[33m'#x1B[39;49;00mb'}"),
-            "{'b'}"
-        );
+        assert_eq!(strip_ansi("#x1B[0m{#x1B[33m'#x1B[39;49;00mb'}"), "{'b'}");
         assert_eq!(strip_ansi("&#x1B;[31mred&#x1b;[0m"), "red");
         assert_eq!(strip_ansi("&#27;[1mbold"), "bold");
         // Not an escape: kept as written.

@@ -236,7 +236,9 @@ fn parse_plain(text: &str) -> Option<TestSummary> {
 
 /// `FAIL\texample.com/a [build failed]` (or `[setup failed]`) → `example.com/a`.
 fn plain_package_failure(line: &str) -> Option<&str> {
-    let rest = line.strip_prefix("FAIL\t").or_else(|| line.strip_prefix("FAIL "))?;
+    let rest = line
+        .strip_prefix("FAIL\t")
+        .or_else(|| line.strip_prefix("FAIL "))?;
     let (pkg, tail) = rest.trim().split_once(' ')?;
     (tail.starts_with("[build failed]") || tail.starts_with("[setup failed]")).then_some(pkg)
 }

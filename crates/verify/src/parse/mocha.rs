@@ -65,16 +65,18 @@ pub(crate) fn parse(text: &str) -> Option<TestSummary> {
 pub(crate) fn parse_json(text: &str) -> Option<TestSummary> {
     let at = text.find("\"stats\"")?;
     let start = text.get(..at)?.rfind('{')?;
-    let mut stream =
-        serde_json::Deserializer::from_str(text.get(start..)?).into_iter::<Report>();
+    let mut stream = serde_json::Deserializer::from_str(text.get(start..)?).into_iter::<Report>();
     let report = stream.next()?.ok()?;
     let mut s = TestSummary::new(Runner::Mocha);
     s.passed = report.stats.passes;
     s.failed = report.stats.failures;
     s.skipped = report.stats.pending;
     let mut tests = TestList::default();
-    let pending: std::collections::HashSet<&str> =
-        report.pending.iter().map(|t| t.full_title.as_str()).collect();
+    let pending: std::collections::HashSet<&str> = report
+        .pending
+        .iter()
+        .map(|t| t.full_title.as_str())
+        .collect();
     let failed: std::collections::HashSet<&str> = report
         .failures
         .iter()
@@ -169,7 +171,9 @@ fn parse_spec(text: &str) -> Option<TestSummary> {
 /// Whether the output has mocha's spec summary.
 pub(crate) fn sniff(text: &str) -> bool {
     text.lines().any(|l| passing_count(l).is_some())
-        || text.contains("\"stats\"") && text.contains("\"passes\"") && text.contains("\"fullTitle\"")
+        || text.contains("\"stats\"")
+            && text.contains("\"passes\"")
+            && text.contains("\"fullTitle\"")
 }
 
 /// `2 passing (6ms)` → 2.

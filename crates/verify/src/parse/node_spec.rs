@@ -79,7 +79,10 @@ pub(crate) fn parse(text: &str) -> Option<TestSummary> {
         unclaimed.push((indent, status == TestStatus::Failed || child_failed));
         frames.retain(|(d, _)| *d <= indent);
         // The closing line of a `▶` entry.
-        if frames.last().is_some_and(|(d, n)| *d == indent && *n == name) {
+        if frames
+            .last()
+            .is_some_and(|(d, n)| *d == indent && *n == name)
+        {
             frames.pop();
             is_parent = true;
         }

@@ -24,7 +24,6 @@ use std::collections::HashMap;
 
 use super::{Runner, TestList, TestStatus, TestSummary, merge_status};
 
-
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Directive {
     None,
@@ -111,7 +110,12 @@ pub(crate) fn parse(text: &str, runner: Runner) -> Option<TestSummary> {
             if let Some(comment) = t.strip_prefix('#') {
                 let comment = comment.trim();
                 if let Some(name) = comment.strip_prefix("SKIP ") {
-                    add_group(&mut groups, &mut group_order, name.trim(), TestStatus::Skipped);
+                    add_group(
+                        &mut groups,
+                        &mut group_order,
+                        name.trim(),
+                        TestStatus::Skipped,
+                    );
                     tests.add(name, TestStatus::Skipped);
                     group = None;
                 } else if let Some(name) = comment.strip_prefix("TODO ") {
@@ -282,7 +286,10 @@ fn is_plan(t: &str) -> bool {
     let Some(rest) = t.strip_prefix("1..") else {
         return false;
     };
-    let digits = rest.split(|c: char| !c.is_ascii_digit()).next().unwrap_or("");
+    let digits = rest
+        .split(|c: char| !c.is_ascii_digit())
+        .next()
+        .unwrap_or("");
     !digits.is_empty() && {
         let after = rest.get(digits.len()..).unwrap_or("").trim();
         after.is_empty() || after.starts_with('#')
@@ -377,7 +384,10 @@ fn detail_block(lines: &[&str], start: usize, indent: usize) -> (Option<String>,
             end += 1;
         }
         let body = lines.get(start + 1..end).unwrap_or_default();
-        return (Some(yaml_excerpt(body)), end.saturating_add(1).min(lines.len()));
+        return (
+            Some(yaml_excerpt(body)),
+            end.saturating_add(1).min(lines.len()),
+        );
     }
     let mut end = start;
     while let Some(l) = lines.get(end) {
@@ -401,9 +411,9 @@ fn detail_block(lines: &[&str], start: usize, indent: usize) -> (Option<String>,
 fn yaml_excerpt(body: &[&str]) -> String {
     let text = super::dedent(body);
     let lines: Vec<&str> = text.lines().collect();
-    let has_location = lines.iter().any(|l| {
-        l.starts_with("at:") || l.starts_with("location:") || l.starts_with("at: ")
-    });
+    let has_location = lines
+        .iter()
+        .any(|l| l.starts_with("at:") || l.starts_with("location:") || l.starts_with("at: "));
     let mut out: Vec<&str> = Vec::new();
     let mut skipping = false;
     let mut stack_kept = 0;
@@ -413,8 +423,8 @@ fn yaml_excerpt(body: &[&str]) -> String {
         if top_level {
             let key = l.split(':').next().unwrap_or("");
             in_stack = key == "stack";
-            skipping = matches!(key, "duration_ms" | "type" | "failureType")
-                || in_stack && has_location;
+            skipping =
+                matches!(key, "duration_ms" | "type" | "failureType") || in_stack && has_location;
             if !skipping {
                 out.push(l);
             }
@@ -459,7 +469,10 @@ mod tests {
             point_line("not ok 2 - a \\# b").map(|p| p.description),
             Some("a # b".into())
         );
-        assert_eq!(point_line("ok").map(|p| p.status()), Some(TestStatus::Passed));
+        assert_eq!(
+            point_line("ok").map(|p| p.status()),
+            Some(TestStatus::Passed)
+        );
         assert_eq!(point_line("okay then"), None);
         assert_eq!(point_line("not okay"), None);
     }

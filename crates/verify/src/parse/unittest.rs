@@ -57,7 +57,9 @@ pub(crate) fn parse(text: &str) -> Option<TestSummary> {
         {
             // A failure section names the test even without `-v`.
             let h = test_header(header);
-            let name = h.as_ref().map_or_else(|| header.trim().to_owned(), |h| h.id());
+            let name = h
+                .as_ref()
+                .map_or_else(|| header.trim().to_owned(), |h| h.id());
             if let Some(h) = &h {
                 tests.add(&h.test, TestStatus::Failed);
                 failed_tests.insert(h.test.clone());
@@ -315,7 +317,10 @@ mod tests {
     fn ok_with_skips_and_older_names() {
         let s = parse("..s\n----------------------------------------------------------------------\nRan 3 tests in 0.000s\n\nOK (skipped=1)\n").unwrap();
         assert_eq!((s.passed, s.failed, s.skipped), (2, 0, 1));
-        assert_eq!(test_header("test_x (m.C)").map(|h| h.id()), Some("m.C.test_x".into()));
+        assert_eq!(
+            test_header("test_x (m.C)").map(|h| h.id()),
+            Some("m.C.test_x".into())
+        );
     }
 
     #[test]

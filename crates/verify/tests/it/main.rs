@@ -6,11 +6,11 @@
 
 mod backup;
 mod detection;
+mod evidence;
 mod no_panics;
 mod parsers;
 mod protect;
 mod runner;
-mod scratch;
 
 use std::path::PathBuf;
 
