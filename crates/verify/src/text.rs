@@ -22,8 +22,25 @@ const XML_ESCAPES: [&str; 6] = ["&#x1b;", "&#x1B;", "&#27;", "#x1b", "#x1B", "&#
 /// `&#x1B;[` by an XML report. A lone ESC at the end is dropped. Everything else, newlines and
 /// tabs included, is kept.
 ///
-/// Borrowed when there is nothing to strip, so it costs a scan on clean text.
+/// Borrowed when there is nothing to strip, so it costs a scan on clean text. Text whose
+/// removal leaves a new escape (`#x1#x1B[0mB[0m`) is stripped again, a few times at most.
 pub fn strip_ansi(s: &str) -> Cow<'_, str> {
+    let Cow::Owned(mut out) = strip_once(s) else {
+        return Cow::Borrowed(s);
+    };
+    for _ in 0..MAX_PASSES {
+        match strip_once(&out) {
+            Cow::Borrowed(_) => break,
+            Cow::Owned(again) => out = again,
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// Passes after the first: enough for anything a tool writes, bounded for what an agent might.
+const MAX_PASSES: usize = 8;
+
+fn strip_once(s: &str) -> Cow<'_, str> {
     let has_xml = XML_ESCAPES.iter().any(|e| s.contains(e));
     if !has_xml && !s.contains(['\u{1b}', '\u{9b}']) {
         return Cow::Borrowed(s);
@@ -117,5 +134,6 @@ mod tests {
     fn an_unfinished_sequence_keeps_the_next_line() {
         assert_eq!(strip_ansi("a\u{1b}[31\nb"), "a\nb");
         assert!(matches!(strip_ansi("plain"), Cow::Borrowed("plain")));
+        assert_eq!(strip_ansi("#x1#x1B[0mB[0mx"), "x");
     }
 }
