@@ -7,7 +7,9 @@
 //!
 //! Counting rules shared by all parsers: `failed` includes errors (pytest/unittest errors, jest
 //! suites that failed to run, go packages that failed to build); `skipped` includes ignored,
-//! pending, todo and expected failures. `failing` keeps at most [`MAX_FAILING`] names.
+//! pending, todo and expected failures. `failing` keeps at most [`MAX_FAILING`] names. Every
+//! name, id and message a parser returns is free of terminal escapes ([`strip_ansi`]),
+//! including the `#x1B[0m` that pytest writes into its JUnit reports.
 //!
 //! ## Per-test outcomes
 //!
@@ -31,20 +33,31 @@
 //! | pytest | `-rA` short summary | node id | PASSED, FAILED, ERROR, XFAIL, XPASS | skips (the summary names `file:line`, not the test), deselected |
 //! | pytest | default (dots) | node id | the short summary's FAILED and ERROR lines | passes, skips, xfails |
 //! | pytest | JUnit (`--junitxml={report}`) | `tests.t.TestC.test_b[p 1]` (`classname.name`: the report has no node id) | every test; `<skipped type="pytest.xfail">` is XFailed | deselected tests |
-//! | unittest | `-v` | `module.Class.test_method` (from `test_method (module.Class.test_method)`, or `(module.Class)` before 3.11) | ok, FAIL, ERROR, skipped, expected failure, unexpected success, documented tests (name and docstring on two lines) | |
-//! | unittest | default (dots) | same | the `FAIL:`, `ERROR:`, `UNEXPECTED SUCCESS:` sections | passes, skips, expected failures |
+//! | unittest | `-v` | `module.Class.test_method` (from `test_method (module.Class.test_method)`, or `(module.Class)` before 3.11); a subtest `module.Class.test_method[i=3]`, `[msg]`, `[msg, i=3]` | ok, FAIL, ERROR, skipped, expected failure, unexpected success, documented tests (name and docstring on two lines); a failing subtest and its test (failed) | passing subtests (not printed) |
+//! | unittest | default (dots) | same | the `FAIL:`, `ERROR:`, `UNEXPECTED SUCCESS:` sections (subtests as above) | passes, skips, expected failures |
 //! | jest, vitest | JSON report (`--json`, `--reporter=json`) | `path/a.test.js > describe > test` (the report's absolute path; the runner makes it relative to the check's directory) | every test; a file that failed to run is its path, failed | |
 //! | jest | human, verbose tree (one test file, or `--verbose`) | `path/a.test.js > describe > test` (path as printed) | ✓, ✕, ○ skipped, ✎ todo; `● describe › test` failures | |
 //! | jest | human, several files | same | the `● describe › test` failures; `● Test suite failed to run` is the file | passes, skips |
 //! | vitest | `--reporter=verbose` | `a.test.js > describe > test` | ✓, ×, ↓ (skipped), □ (todo) | |
 //! | vitest | default reporter | same | the `FAIL  file > describe > test` headers | passes, skips: its tree leaves out the describe names |
-//! | go test | `-json` | `pkg/TestName/subtest` | pass, fail (the parents of a failing subtest too), skip; a package that failed with no failing test (build error) is `pkg`, failed | |
+//! | go test | `-json` | `pkg/TestName/subtest` | pass, fail (the parents of a failing subtest too), skip; a package that failed with no failing test (build error; before Go 1.24 a plain `FAIL pkg [build failed]` line in the stream) is `pkg`, failed | |
 //! | go test | plain `-v` | same (the package comes from the `ok` / `FAIL` line after its tests) | `--- PASS`, `--- FAIL`, `--- SKIP`; a package failure as above | |
 //! | go test | plain, no `-v` | same | `--- FAIL` lines; package failures | passes, skips |
 //! | dotnet test | VSTest console | `Ns.Class.Method` as printed | `Failed` and `Skipped` lines; `Passed` at normal verbosity | passes at the default (minimal) verbosity |
 //! | dotnet test | Microsoft.Testing.Platform console | same | `failed` lines; `passed`, `skipped` with `--output detailed` | passes by default |
 //! | dotnet test | TRX report | `testName` | every `UnitTestResult` (not run = skipped) | |
+//! | node --test | TAP (its reporter under a pipe up to Node 22) | the path of names, `suite > inner > test` | every test that has no subtests: ok, not ok, `# SKIP`, `# TODO` (skipped); a parent only when it failed with no failing subtest (a hook) | |
+//! | node --test | spec (`✔`, `✖`, `﹣`, `▶`; the default from Node 23) | same as its TAP | same | |
+//! | tape | TAP | the test's name (its `# name` comment) | every test, the worst of its assertions; `# SKIP name` | |
+//! | ava `--tap`, mocha `--reporter tap`, any TAP | TAP | the point's description (mocha: its full title) | every point | |
+//! | mocha | spec (default) | the full title, `describe nested test` (titles joined by spaces, as mocha's `fullTitle`) | `✔`, `N)` failing (a failing hook is `describe "before each" hook for "t"`), `- pending` | same titles in two files share an id |
+//! | mocha | JSON (`--reporter json`, on stdout or as `{report}`) | `fullTitle` | every test; failing hooks | |
 //! | any | JUnit XML report | `classname.name`, or `name` without a classname | every `<testcase>` | |
+//!
+//! tape counts tests, not assertions as tape's `# tests` line does; node:test and the TAP
+//! parser count tests without subtests (node's `# fail` also counts a failing parent); unittest
+//! counts failing subtests in `failed` as its `failures=` does. Compiler and linter output
+//! (rustc, clippy) has no tests: see [`crate::diagnostics`].
 //!
 //! **Which source wins.** When a report file (`{report}`, see [`crate::report`]) parses, its
 //! summary is the result, counts and ids alike: JUnit, TRX and the jest/vitest JSON name every
