@@ -9,6 +9,7 @@
 //! `suite > inner > test`, leaves only, a parent only when it failed while none of its
 //! subtests did. The same run gives the same ids under either reporter.
 
+use super::tap::claim;
 use super::{Runner, TestList, TestStatus, TestSummary};
 
 const PASS: char = '✔';
@@ -65,18 +66,7 @@ pub(crate) fn parse(text: &str) -> Option<TestSummary> {
             }
             i += 1;
         }
-        let mut is_parent = false;
-        let mut child_failed = false;
-        unclaimed.retain(|&(d, failed)| {
-            if d > indent {
-                is_parent = true;
-                child_failed |= failed;
-                false
-            } else {
-                true
-            }
-        });
-        unclaimed.push((indent, status == TestStatus::Failed || child_failed));
+        let (mut is_parent, child_failed) = claim(&mut unclaimed, indent, status);
         frames.retain(|(d, _)| *d <= indent);
         // The closing line of a `▶` entry.
         if frames

@@ -65,7 +65,7 @@ pub(crate) fn parse(text: &str, runner: Runner) -> Option<TestSummary> {
     let mut tests = TestList::default();
     let mut recognised = false;
     let mut frames: Vec<Frame> = Vec::new();
-    // Points below the current level not yet claimed by their parent: (indent, failed).
+    // Points not yet claimed by a parent, one entry per level: (indent, any failed).
     let mut unclaimed: Vec<(usize, bool)> = Vec::new();
     // tape: the current test's name, and each test's worst outcome (uncapped, for the counts).
     let mut group: Option<String> = None;
@@ -136,18 +136,7 @@ pub(crate) fn parse(text: &str, runner: Runner) -> Option<TestSummary> {
         i = next;
         let status = point.status();
         // Claim the points printed below this one: its subtests.
-        let mut is_parent = false;
-        let mut child_failed = false;
-        unclaimed.retain(|&(d, failed)| {
-            if d > indent {
-                is_parent = true;
-                child_failed |= failed;
-                false
-            } else {
-                true
-            }
-        });
-        unclaimed.push((indent, status == TestStatus::Failed || child_failed));
+        let (is_parent, child_failed) = claim(&mut unclaimed, indent, status);
         if is_parent && !(status == TestStatus::Failed && !child_failed) {
             frames.retain(|f| f.indent < indent);
             continue;
@@ -211,6 +200,33 @@ pub(crate) fn parse(text: &str, runner: Runner) -> Option<TestSummary> {
     }
     s.tests = tests.into_vec();
     Some(s)
+}
+
+/// Records a test point at `indent` and claims the points printed deeper since the last one
+/// at this level or above: its subtests, printed before it. Returns whether it has subtests and
+/// whether one of them (at any depth) failed. `unclaimed` holds one entry per level, deepest
+/// last, so this costs the nesting depth, not the number of points.
+pub(crate) fn claim(
+    unclaimed: &mut Vec<(usize, bool)>,
+    indent: usize,
+    status: TestStatus,
+) -> (bool, bool) {
+    let mut is_parent = false;
+    let mut child_failed = false;
+    while let Some(&(d, failed)) = unclaimed.last() {
+        if d <= indent {
+            break;
+        }
+        is_parent = true;
+        child_failed |= failed;
+        unclaimed.pop();
+    }
+    let failed = status == TestStatus::Failed || child_failed;
+    match unclaimed.last_mut() {
+        Some((d, f)) if *d == indent => *f |= failed,
+        _ => unclaimed.push((indent, failed)),
+    }
+    (is_parent, child_failed)
 }
 
 /// Whether the text is the start of a TAP stream, for sniffing output of unknown commands:
@@ -499,6 +515,16 @@ mod tests {
             s.first_failure.as_deref(),
             Some("s\nerror: 'after hook failed'")
         );
+    }
+
+    #[test]
+    fn many_points_take_linear_time() {
+        let mut text = String::from("TAP version 13\n");
+        for i in 0..100_000 {
+            text.push_str(&format!("ok {i} - t{i}\n"));
+        }
+        let s = parse(&text, Runner::Tap).unwrap();
+        assert_eq!(s.passed, 100_000);
     }
 
     #[test]
