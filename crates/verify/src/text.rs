@@ -73,8 +73,7 @@ fn skip_escape(rest: &str) -> &str {
         Some('[') => skip_csi(chars.as_str()),
         Some(']') => {
             // OSC: up to BEL or ESC \ (the string terminator).
-            let mut it = chars.as_str().char_indices();
-            while let Some((i, d)) = it.next() {
+            for (i, d) in chars.as_str().char_indices() {
                 if d == '\u{7}' {
                     return chars.as_str().get(i + 1..).unwrap_or("");
                 }

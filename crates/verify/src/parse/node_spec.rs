@@ -9,7 +9,7 @@
 //! `suite > inner > test`, leaves only, a parent only when it failed while none of its
 //! subtests did. The same run gives the same ids under either reporter.
 
-use super::tap::claim;
+use super::tap::{claim, reported};
 use super::{Runner, TestList, TestStatus, TestSummary};
 
 const PASS: char = '✔';
@@ -76,7 +76,7 @@ pub(crate) fn parse(text: &str) -> Option<TestSummary> {
             frames.pop();
             is_parent = true;
         }
-        if is_parent && !(status == TestStatus::Failed && !child_failed) {
+        if !reported(is_parent, status, child_failed) {
             continue;
         }
         let mut path: Vec<&str> = frames.iter().map(|(_, n)| n.as_str()).collect();

@@ -106,25 +106,27 @@ pub(crate) fn parse(text: &str, runner: Runner) -> Option<TestSummary> {
             }
             continue;
         }
-        if tape && indent == 0 && !plan_seen_after_points {
-            if let Some(comment) = t.strip_prefix('#') {
-                let comment = comment.trim();
-                if let Some(name) = comment.strip_prefix("SKIP ") {
-                    add_group(
-                        &mut groups,
-                        &mut group_order,
-                        name.trim(),
-                        TestStatus::Skipped,
-                    );
-                    tests.add(name, TestStatus::Skipped);
-                    group = None;
-                } else if let Some(name) = comment.strip_prefix("TODO ") {
-                    group = Some(name.trim().to_owned());
-                } else if !is_summary_comment(comment) && !comment.is_empty() {
-                    group = Some(comment.to_owned());
-                }
-                continue;
+        if tape
+            && indent == 0
+            && !plan_seen_after_points
+            && let Some(comment) = t.strip_prefix('#')
+        {
+            let comment = comment.trim();
+            if let Some(name) = comment.strip_prefix("SKIP ") {
+                add_group(
+                    &mut groups,
+                    &mut group_order,
+                    name.trim(),
+                    TestStatus::Skipped,
+                );
+                tests.add(name, TestStatus::Skipped);
+                group = None;
+            } else if let Some(name) = comment.strip_prefix("TODO ") {
+                group = Some(name.trim().to_owned());
+            } else if !is_summary_comment(comment) && !comment.is_empty() {
+                group = Some(comment.to_owned());
             }
+            continue;
         }
         let Some(point) = point_line(t) else {
             continue;
@@ -137,7 +139,7 @@ pub(crate) fn parse(text: &str, runner: Runner) -> Option<TestSummary> {
         let status = point.status();
         // Claim the points printed below this one: its subtests.
         let (is_parent, child_failed) = claim(&mut unclaimed, indent, status);
-        if is_parent && !(status == TestStatus::Failed && !child_failed) {
+        if !reported(is_parent, status, child_failed) {
             frames.retain(|f| f.indent < indent);
             continue;
         }
@@ -227,6 +229,12 @@ pub(crate) fn claim(
         _ => unclaimed.push((indent, failed)),
     }
     (is_parent, child_failed)
+}
+
+/// Whether a point is a test of its own: a leaf, or a parent that failed while none of its
+/// subtests did (a failing hook, an error after the subtests).
+pub(crate) fn reported(is_parent: bool, status: TestStatus, child_failed: bool) -> bool {
+    !is_parent || status == TestStatus::Failed && !child_failed
 }
 
 /// Whether the text is the start of a TAP stream, for sniffing output of unknown commands:
