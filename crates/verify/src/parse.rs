@@ -405,8 +405,11 @@ fn parse_raw(
     if let Some(report) = report {
         let from_report = match runner {
             Runner::Jest | Runner::Vitest => jest::parse_json(report, runner),
-            Runner::Mocha => mocha::parse_json(report),
-            Runner::Tap | Runner::NodeTest => tap::parse(report, runner),
+            // Both also write JUnit (node's `--test-reporter=junit`, mocha-junit-reporter).
+            Runner::Mocha => mocha::parse_json(report).or_else(|| junit::parse(report, runner)),
+            Runner::Tap | Runner::NodeTest => {
+                tap::parse(report, runner).or_else(|| junit::parse(report, runner))
+            }
             Runner::DotnetTest => {
                 dotnet::parse_trx(report).or_else(|| junit::parse(report, runner))
             }

@@ -587,3 +587,35 @@ fn strip_ansi_is_public_for_prompts_and_reports() {
         "FAIL bold dim"
     );
 }
+
+/// node's JUnit reporter puts test cases right under `<testsuites>` and names every class
+/// `test`: the ids are `test.<name>`, without the suites' path (the counts match its TAP).
+#[test]
+fn node_test_junit_report_reads_cases_outside_any_suite() {
+    let s = parse_any(
+        "node --test --test-reporter=junit --test-reporter-destination={report}",
+        "",
+        "",
+        Some(&fixture("node/junit.xml")),
+    )
+    .unwrap();
+    assert_eq!(s.runner, Runner::NodeTest);
+    assert_eq!(counts(&s), (3, 3, 2));
+    assert_eq!(
+        ids(&s),
+        [
+            ("test.adds", P),
+            ("test.subtracts", F),
+            ("test.later", S),
+            ("test.someday", S),
+            ("test.multiplies", P),
+            ("test.divides", F),
+            ("test.child ok", P),
+            ("test.child bad", F),
+        ]
+    );
+    assert_eq!(
+        s.first_failure.as_deref(),
+        Some("test::subtracts\nExpected values to be strictly equal:4 !== 2")
+    );
+}
