@@ -182,12 +182,24 @@ impl Store {
     /// Marks iterations left open by a crashed driver as interrupted. Their wall time (start to
     /// the last sign of life, capped by now) counts, so a crash can not buy extra budget.
     pub fn interrupt_open_iterations(&mut self, run_id: &str) -> Result<Vec<u32>> {
-        let open: Vec<(u32, i64)> = {
-            let mut stmt = self
-                .conn
-                .prepare("SELECT n, started_at FROM iterations WHERE run_id = ?1 AND ended_at IS NULL ORDER BY n")?;
-            stmt.query_map([run_id], |r| Ok((r.get(0)?, r.get(1)?)))?
-                .collect::<rusqlite::Result<_>>()?
+        // With what the step spent, when it ended before the crash ([`Store::record_step_spend`]).
+        type Open = (u32, i64, i64, i64, f64, bool);
+        let open: Vec<Open> = {
+            let mut stmt = self.conn.prepare(
+                "SELECT n, started_at, tokens_in, tokens_out, cost_usd, cost_estimated FROM iterations
+                 WHERE run_id = ?1 AND ended_at IS NULL ORDER BY n",
+            )?;
+            stmt.query_map([run_id], |r| {
+                Ok((
+                    r.get(0)?,
+                    r.get(1)?,
+                    r.get::<_, Option<i64>>(2)?.unwrap_or(0),
+                    r.get::<_, Option<i64>>(3)?.unwrap_or(0),
+                    r.get::<_, Option<f64>>(4)?.unwrap_or(0.0),
+                    r.get::<_, Option<bool>>(5)?.unwrap_or(false),
+                ))
+            })?
+            .collect::<rusqlite::Result<_>>()?
         };
         if open.is_empty() {
             return Ok(Vec::new());
@@ -201,9 +213,15 @@ impl Store {
             )
             .ok();
         self.write(|tx| {
-            for (n, started) in &open {
+            for (n, started, tokens_in, tokens_out, usd, estimated) in &open {
                 let end = last_alive.filter(|t| t >= started).unwrap_or(tx.now).min(tx.now);
                 let ms = (end - started).max(0);
+                // What the step spent is in the ledger once, as a finished iteration's is.
+                tx.execute(
+                    "INSERT INTO ledger (run_id, scope, scope_id, tokens_in, tokens_out, usd, usd_estimated, wall_ms, created_at)
+                     VALUES (?1, 'iteration', ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                    params![run_id, n.to_string(), tokens_in, tokens_out, usd, estimated, ms, tx.now],
+                )?;
                 tx.execute(
                     "UPDATE iterations SET ended_at = ?3, outcome = 'interrupted', duration_ms = ?4, active_ms = ?4,
                        summary = 'cut off by a crash of the driver' WHERE run_id = ?1 AND n = ?2",
@@ -214,7 +232,7 @@ impl Store {
             }
             Ok(())
         })?;
-        Ok(open.into_iter().map(|(n, _)| n).collect())
+        Ok(open.into_iter().map(|(n, ..)| n).collect())
     }
 
     pub fn iterations(&self, run_id: &str) -> Result<Vec<Iteration>> {

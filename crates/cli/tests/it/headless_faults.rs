@@ -537,7 +537,8 @@ fn kill_9_at_random_points_then_resume_finishes_with_nothing_counted_twice() {
         "{ctx}: {:?}",
         env.outcomes()
     );
-    // Money: every finished iteration's cost counted once.
+    // Money: every iteration's cost counted once (an interrupted one's too: its step was charged
+    // when it ended).
     let report = env.ok(&["report", "--json"]).json();
     let finished_cost: f64 = env
         .db()
