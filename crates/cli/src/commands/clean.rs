@@ -127,7 +127,8 @@ pub fn run(ctx: &mut Ctx, args: &CleanArgs) -> CliResult<ExitCode> {
                     // Cleaned before, restored, cleaned again: backups are never moved, so this
                     // head gets a ref of its own (named by it: there only if it is this head).
                     Err(pawl_git::Error::RefExists { .. }) => {
-                        match repo.backup_ref(&format!("clean/{}-{}", run.id, head.short()), &head) {
+                        match repo.backup_ref(&format!("clean/{}-{}", run.id, head.short()), &head)
+                        {
                             Ok(r) => r,
                             Err(pawl_git::Error::RefExists { name }) => name,
                             Err(e) => return Err(e.into()),
@@ -189,7 +190,8 @@ pub fn run(ctx: &mut Ctx, args: &CleanArgs) -> CliResult<ExitCode> {
         .collect();
     if !args.dry_run {
         for (p, _) in &logs {
-            std::fs::remove_file(p).map_err(CliError::io(format!("cannot remove {}", p.display())))?;
+            std::fs::remove_file(p)
+                .map_err(CliError::io(format!("cannot remove {}", p.display())))?;
         }
     }
 

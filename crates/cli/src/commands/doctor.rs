@@ -54,7 +54,11 @@ pub const TESTED_AGENTS: &[Agent] = &[
         program: "gemini",
         tested: "0.61.0",
         package: "@google/gemini-cli",
-        env: &["GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI"],
+        env: &[
+            "GEMINI_API_KEY",
+            "GOOGLE_API_KEY",
+            "GOOGLE_GENAI_USE_VERTEXAI",
+        ],
         files: &[".gemini/oauth_creds.json"],
         login: "set GEMINI_API_KEY, or run `gemini` once and log in",
     },
@@ -74,10 +78,19 @@ pub struct Agent {
 /// be git-ignored, or it changes the tree hash evidence is bound to (and moves during checks).
 const OUTPUTS: &[(&str, &[&str])] = &[
     ("Cargo.toml", &["target/"]),
-    ("package.json", &["node_modules/", "coverage/", ".nyc_output/"]),
-    ("pyproject.toml", &["__pycache__/", ".pytest_cache/", ".venv/"]),
+    (
+        "package.json",
+        &["node_modules/", "coverage/", ".nyc_output/"],
+    ),
+    (
+        "pyproject.toml",
+        &["__pycache__/", ".pytest_cache/", ".venv/"],
+    ),
     ("setup.py", &["__pycache__/", ".pytest_cache/", ".venv/"]),
-    ("requirements.txt", &["__pycache__/", ".pytest_cache/", ".venv/"]),
+    (
+        "requirements.txt",
+        &["__pycache__/", ".pytest_cache/", ".venv/"],
+    ),
     ("pom.xml", &["target/"]),
     ("build.gradle", &["build/", ".gradle/"]),
     ("build.gradle.kts", &["build/", ".gradle/"]),
@@ -122,7 +135,14 @@ struct Report {
 }
 
 impl Report {
-    fn add(&mut self, group: &'static str, name: impl Into<String>, status: Status, detail: impl Into<String>, fix: impl Into<String>) -> &mut Check {
+    fn add(
+        &mut self,
+        group: &'static str,
+        name: impl Into<String>,
+        status: Status,
+        detail: impl Into<String>,
+        fix: impl Into<String>,
+    ) -> &mut Check {
         self.checks.push(Check {
             group,
             name: name.into(),
@@ -141,16 +161,30 @@ impl Report {
 pub fn run(dir: Option<&Path>, json: bool) -> CliResult<ExitCode> {
     let mut r = Report::default();
     let path = std::env::var_os("PATH").unwrap_or_default();
-    let home = std::env::var_os("HOME").map(PathBuf::from).filter(|h| h.is_absolute());
+    let home = std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .filter(|h| h.is_absolute());
 
     // git
     match pawl_git::resolve_program(&path) {
         Some(git) => {
             let v = version(&git).unwrap_or_else(|| "version unknown".into());
-            r.add("git", "git", Status::Ok, format!("{v} ({})", git.display()), "");
+            r.add(
+                "git",
+                "git",
+                Status::Ok,
+                format!("{v} ({})", git.display()),
+                "",
+            );
         }
         None => {
-            r.add("git", "git", Status::Fail, "not found on PATH", "install git");
+            r.add(
+                "git",
+                "git",
+                Status::Fail,
+                "not found on PATH",
+                "install git",
+            );
         }
     }
 
@@ -160,40 +194,88 @@ pub fn run(dir: Option<&Path>, json: bool) -> CliResult<ExitCode> {
         None => std::env::current_dir().ok(),
     };
     let root = start.as_deref().and_then(find_repo_root);
-    let ctx = root.clone().map(Ctx::at);
+    // A `.git` git itself does not open is no repository.
+    let opened = root.as_ref().map(|r| pawl_git::Repo::open(r).map(|_| ()));
+    let ctx = match opened {
+        Some(Ok(())) => root.clone().map(Ctx::at),
+        _ => None,
+    };
     let config = match &ctx {
         None => {
+            let detail = match (&root, opened) {
+                (Some(root), Some(Err(e))) => format!("{} has a .git that git does not open: {e}", root.display()),
+                _ => "not inside a git repository".to_owned(),
+            };
             r.add(
                 "repository",
                 "repository",
                 Status::Fail,
-                "not inside a git repository",
+                detail,
                 "run pawl in a git repository (`git init` makes one)",
             );
             None
         }
         Some(ctx) => {
-            r.add("repository", "repository", Status::Ok, ctx.root.display().to_string(), "");
+            r.add(
+                "repository",
+                "repository",
+                Status::Ok,
+                ctx.root.display().to_string(),
+                "",
+            );
             if ctx.state_dir().is_dir() {
                 match ctx.store() {
                     Ok(store) => {
                         let runs = store.runs().map(|v| v.len()).unwrap_or(0);
-                        r.add("repository", "pawl state", Status::Ok, format!("{STATE_DIR}/ ({runs} run{})", if runs == 1 { "" } else { "s" }), "");
+                        r.add(
+                            "repository",
+                            "pawl state",
+                            Status::Ok,
+                            format!(
+                                "{STATE_DIR}/ ({runs} run{})",
+                                if runs == 1 { "" } else { "s" }
+                            ),
+                            "",
+                        );
                     }
                     Err(e) => {
-                        r.add("repository", "pawl state", Status::Fail, e.to_string(), "see the error; `pawl init` does not touch an existing store");
+                        r.add(
+                            "repository",
+                            "pawl state",
+                            Status::Fail,
+                            e.to_string(),
+                            "see the error; `pawl init` does not touch an existing store",
+                        );
                     }
                 }
             } else {
-                r.add("repository", "pawl state", Status::Warn, format!("no {STATE_DIR}/ yet"), "run `pawl init`");
+                r.add(
+                    "repository",
+                    "pawl state",
+                    Status::Warn,
+                    format!("no {STATE_DIR}/ yet"),
+                    "run `pawl init`",
+                );
             }
             if !ctx.root.join(CONFIG_FILE).is_file() {
-                r.add("repository", CONFIG_FILE, Status::Warn, "not there: the defaults apply (no gates)", "run `pawl init` (it detects the gates)");
+                r.add(
+                    "repository",
+                    CONFIG_FILE,
+                    Status::Warn,
+                    "not there: the defaults apply (no gates)",
+                    "run `pawl init` (it detects the gates)",
+                );
             }
             match ctx.config(&[]) {
                 Ok(eff) => Some(eff.config),
                 Err(e) => {
-                    r.add("repository", CONFIG_FILE, Status::Fail, e.to_string(), format!("fix {CONFIG_FILE}"));
+                    r.add(
+                        "repository",
+                        CONFIG_FILE,
+                        Status::Fail,
+                        e.to_string(),
+                        format!("fix {CONFIG_FILE}"),
+                    );
                     None
                 }
             }
@@ -204,41 +286,81 @@ pub fn run(dir: Option<&Path>, json: bool) -> CliResult<ExitCode> {
     let kind = config.as_ref().map(|c| c.agent.kind.to_string());
     for agent in TESTED_AGENTS {
         let configured = kind.as_deref() == Some(agent.program);
-        let role = if configured { "the configured [agent]" } else { "not configured" };
+        let role = if configured {
+            "the configured [agent]"
+        } else {
+            "not configured"
+        };
         match which(agent.program, &path) {
             None => {
                 let (status, fix) = if configured {
-                    (Status::Fail, format!("install it: `npm install -g {}@{}`", agent.package, agent.tested))
+                    (
+                        Status::Fail,
+                        format!(
+                            "install it: `npm install -g {}@{}`",
+                            agent.package, agent.tested
+                        ),
+                    )
                 } else {
                     (Status::Ok, String::new())
                 };
                 let detail = if configured {
                     "not found on PATH".to_owned()
                 } else {
-                    format!("not installed (needed only with `--agent {}`)", agent.program)
+                    format!(
+                        "not installed (needed only with `--agent {}`)",
+                        agent.program
+                    )
                 };
                 r.add("agents", agent.program, status, detail, fix).tested = Some(agent.tested);
             }
             Some(found) => {
                 let v = version(&found);
                 let (status, detail, fix) = match &v {
-                    Some(v) if v.contains(agent.tested) => (Status::Ok, format!("{v} ({}; {role})", found.display()), String::new()),
+                    Some(v) if v.contains(agent.tested) => (
+                        Status::Ok,
+                        format!("{v} ({}; {role})", found.display()),
+                        String::new(),
+                    ),
                     Some(v) => (
                         Status::Warn,
-                        format!("{v} ({}; {role}); pawl is tested with {}", found.display(), agent.tested),
-                        format!("`npm install -g {}@{}` for the tested version, or expect differences in its event stream", agent.package, agent.tested),
+                        format!(
+                            "{v} ({}; {role}); pawl is tested with {}",
+                            found.display(),
+                            agent.tested
+                        ),
+                        format!(
+                            "`npm install -g {}@{}` for the tested version, or expect differences in its event stream",
+                            agent.package, agent.tested
+                        ),
                     ),
                     None => (
-                        if configured { Status::Fail } else { Status::Warn },
-                        format!("{} --version did not answer ({}; {role})", agent.program, found.display()),
-                        format!("reinstall it: `npm install -g {}@{}`", agent.package, agent.tested),
+                        if configured {
+                            Status::Fail
+                        } else {
+                            Status::Warn
+                        },
+                        format!(
+                            "{} --version did not answer ({}; {role})",
+                            agent.program,
+                            found.display()
+                        ),
+                        format!(
+                            "reinstall it: `npm install -g {}@{}`",
+                            agent.package, agent.tested
+                        ),
                     ),
                 };
                 let c = r.add("agents", agent.program, status, detail, fix);
                 c.version = v;
                 c.tested = Some(agent.tested);
                 // Credentials: only whether they are there, by name.
-                let vars: Vec<&str> = agent.env.iter().copied().filter(|k| std::env::var_os(k).is_some_and(|v| !v.is_empty())).collect();
+                let vars: Vec<&str> = agent
+                    .env
+                    .iter()
+                    .copied()
+                    .filter(|k| std::env::var_os(k).is_some_and(|v| !v.is_empty()))
+                    .collect();
                 let files: Vec<String> = agent
                     .files
                     .iter()
@@ -247,9 +369,20 @@ pub fn run(dir: Option<&Path>, json: bool) -> CliResult<ExitCode> {
                     .collect();
                 let name = format!("{} credentials", agent.program);
                 if vars.is_empty() && files.is_empty() {
-                    r.add("agents", name, Status::Warn, format!("none found (looked for {} and ~/{})", agent.env.join(", "), agent.files.join(", ~/")), agent.login);
+                    r.add(
+                        "agents",
+                        name,
+                        Status::Warn,
+                        format!(
+                            "none found (looked for {} and ~/{})",
+                            agent.env.join(", "),
+                            agent.files.join(", ~/")
+                        ),
+                        agent.login,
+                    );
                 } else {
-                    let mut found: Vec<String> = vars.iter().map(|v| format!("{v} is set")).collect();
+                    let mut found: Vec<String> =
+                        vars.iter().map(|v| format!("{v} is set")).collect();
                     found.extend(files.into_iter().map(|f| format!("{f} exists")));
                     r.add("agents", name, Status::Ok, found.join(", "), "");
                 }
@@ -260,7 +393,13 @@ pub fn run(dir: Option<&Path>, json: bool) -> CliResult<ExitCode> {
         let kind = config.agent.kind.to_string();
         match config.agent.command.first().filter(|p| !p.is_empty()) {
             None if kind == "command" => {
-                r.add("agents", "[agent] command", Status::Fail, "kind = \"command\" with no command", "set [agent] command = [\"program\", \"args\"...] in pawl.toml");
+                r.add(
+                    "agents",
+                    "[agent] command",
+                    Status::Fail,
+                    "kind = \"command\" with no command",
+                    "set [agent] command = [\"program\", \"args\"...] in pawl.toml",
+                );
             }
             None => {}
             Some(program) => {
@@ -270,14 +409,32 @@ pub fn run(dir: Option<&Path>, json: bool) -> CliResult<ExitCode> {
                     which(program, &path).is_some()
                 };
                 if found {
-                    r.add("agents", "[agent] command", Status::Ok, format!("`{program}` found"), "");
+                    r.add(
+                        "agents",
+                        "[agent] command",
+                        Status::Ok,
+                        format!("`{program}` found"),
+                        "",
+                    );
                 } else {
-                    r.add("agents", "[agent] command", Status::Fail, format!("`{program}` is not found"), "install it or fix [agent] command in pawl.toml");
+                    r.add(
+                        "agents",
+                        "[agent] command",
+                        Status::Fail,
+                        format!("`{program}` is not found"),
+                        "install it or fix [agent] command in pawl.toml",
+                    );
                 }
             }
         }
         if kind == "replay" {
-            r.add("agents", "[agent]", Status::Ok, "the scripted replay agent (tests; needs --scenario)", "");
+            r.add(
+                "agents",
+                "[agent]",
+                Status::Ok,
+                "the scripted replay agent (tests; needs --scenario)",
+                "",
+            );
         }
     }
     if let (Some(ctx), Some(config)) = (&ctx, &config) {
@@ -313,7 +470,10 @@ pub fn run(dir: Option<&Path>, json: bool) -> CliResult<ExitCode> {
                 out.push_str(&format!("       → {}\n", c.fix));
             }
         }
-        out.push_str(&format!("{ok} ok, {warn} warning{}, {fail} failed", if warn == 1 { "" } else { "s" }));
+        out.push_str(&format!(
+            "{ok} ok, {warn} warning{}, {fail} failed",
+            if warn == 1 { "" } else { "s" }
+        ));
         out
     };
     use std::io::Write as _;
@@ -321,31 +481,73 @@ pub fn run(dir: Option<&Path>, json: bool) -> CliResult<ExitCode> {
     writeln!(out, "{text}")
         .and_then(|()| out.flush())
         .map_err(CliError::io("cannot write to stdout"))?;
-    Ok(if fail == 0 { ExitCode::Done } else { ExitCode::Error })
+    Ok(if fail == 0 {
+        ExitCode::Done
+    } else {
+        ExitCode::Error
+    })
 }
 
 /// Gates, dependencies and ignored outputs.
-fn project_checks(r: &mut Report, ctx: &Ctx, config: &pawl_core::config::Config, path: &std::ffi::OsStr) {
+fn project_checks(
+    r: &mut Report,
+    ctx: &Ctx,
+    config: &pawl_core::config::Config,
+    path: &std::ffi::OsStr,
+) {
     let gates = pawl_verify::gate::gates_from_config(&config.gates);
     if gates.is_empty() {
-        r.add("project", "gates", Status::Warn, "no [gates] configured: `pawl verify` has nothing to run", "run `pawl init` (it detects them) or add them under [gates] in pawl.toml");
+        r.add(
+            "project",
+            "gates",
+            Status::Warn,
+            "no [gates] configured: `pawl verify` has nothing to run",
+            "run `pawl init` (it detects them) or add them under [gates] in pawl.toml",
+        );
     }
     for g in &gates {
         let name = format!("gate {}", g.name);
         match pawl_core::seal::program_of(&g.command) {
             Some(p) if SHELL_BUILTINS.contains(&p) => {
-                r.add("project", name, Status::Ok, format!("`{}` (a shell builtin)", g.command), "");
+                r.add(
+                    "project",
+                    name,
+                    Status::Ok,
+                    format!("`{}` (a shell builtin)", g.command),
+                    "",
+                );
             }
             Some(p) => match which(p, path) {
                 Some(found) => {
-                    r.add("project", name, Status::Ok, format!("`{p}` is {}", found.display()), "");
+                    r.add(
+                        "project",
+                        name,
+                        Status::Ok,
+                        format!("`{p}` is {}", found.display()),
+                        "",
+                    );
                 }
                 None => {
-                    r.add("project", name, Status::Fail, format!("`{p}` (from `{}`) is not on PATH", g.command), format!("install {p}, or change [gates] {} in pawl.toml", g.name));
+                    r.add(
+                        "project",
+                        name,
+                        Status::Fail,
+                        format!("`{p}` (from `{}`) is not on PATH", g.command),
+                        format!("install {p}, or change [gates] {} in pawl.toml", g.name),
+                    );
                 }
             },
             None => {
-                r.add("project", name, Status::Ok, format!("`{}` (its program is a path or not a plain word: not looked up)", g.command), "");
+                r.add(
+                    "project",
+                    name,
+                    Status::Ok,
+                    format!(
+                        "`{}` (its program is a path or not a plain word: not looked up)",
+                        g.command
+                    ),
+                    "",
+                );
             }
         }
     }
@@ -360,17 +562,39 @@ fn project_checks(r: &mut Report, ctx: &Ctx, config: &pawl_core::config::Config,
         } else {
             "npm install"
         };
-        r.add("project", "node_modules", Status::Warn, "package.json and no node_modules/: the gates will fail to start", format!("run `{install}`"));
+        r.add(
+            "project",
+            "node_modules",
+            Status::Warn,
+            "package.json and no node_modules/: the gates will fail to start",
+            format!("run `{install}`"),
+        );
     }
-    let python = ["pyproject.toml", "setup.py", "requirements.txt"].iter().any(|m| root.join(m).is_file());
+    let python = ["pyproject.toml", "setup.py", "requirements.txt"]
+        .iter()
+        .any(|m| root.join(m).is_file());
     if python {
-        let venv = [".venv", "venv"].iter().find(|d| root.join(d).join("bin").is_dir());
+        let venv = [".venv", "venv"]
+            .iter()
+            .find(|d| root.join(d).join("bin").is_dir());
         match (venv, std::env::var_os("VIRTUAL_ENV")) {
             (Some(d), _) => {
-                r.add("project", "python environment", Status::Ok, format!("{d}/"), "");
+                r.add(
+                    "project",
+                    "python environment",
+                    Status::Ok,
+                    format!("{d}/"),
+                    "",
+                );
             }
             (None, Some(v)) => {
-                r.add("project", "python environment", Status::Ok, format!("VIRTUAL_ENV={}", PathBuf::from(v).display()), "");
+                r.add(
+                    "project",
+                    "python environment",
+                    Status::Ok,
+                    format!("VIRTUAL_ENV={}", PathBuf::from(v).display()),
+                    "",
+                );
             }
             (None, None) => {
                 r.add("project", "python environment", Status::Warn, "no .venv/ and no active virtualenv: the gates use the system Python and its packages", "`python3 -m venv .venv && .venv/bin/pip install -e .` (or your tool's equivalent), then run pawl with the venv active");
@@ -389,9 +613,19 @@ fn project_checks(r: &mut Report, ctx: &Ctx, config: &pawl_core::config::Config,
     }
     match pawl_git::Repo::open(root).and_then(|repo| repo.ignored(&expected)) {
         Ok(ignored) => {
-            let missing: Vec<&str> = expected.iter().copied().filter(|p| !ignored.iter().any(|i| i == p)).collect();
+            let missing: Vec<&str> = expected
+                .iter()
+                .copied()
+                .filter(|p| !ignored.iter().any(|i| i == p))
+                .collect();
             if missing.is_empty() {
-                r.add("project", "ignored outputs", Status::Ok, expected.join(", "), "");
+                r.add(
+                    "project",
+                    "ignored outputs",
+                    Status::Ok,
+                    expected.join(", "),
+                    "",
+                );
             } else {
                 r.add(
                     "project",
@@ -403,7 +637,13 @@ fn project_checks(r: &mut Report, ctx: &Ctx, config: &pawl_core::config::Config,
             }
         }
         Err(e) => {
-            r.add("project", "ignored outputs", Status::Warn, format!("cannot ask git: {e}"), "");
+            r.add(
+                "project",
+                "ignored outputs",
+                Status::Warn,
+                format!("cannot ask git: {e}"),
+                "",
+            );
         }
     }
 }
@@ -412,37 +652,79 @@ fn project_checks(r: &mut Report, ctx: &Ctx, config: &pawl_core::config::Config,
 /// which are installed, and whether the pawl they run exists.
 fn hook_checks(r: &mut Report, root: &Path) {
     let mut any = false;
-    for (agent, dir) in [("claude", ".claude"), ("codex", ".codex"), ("gemini", ".gemini")] {
-        let Ok(entries) = std::fs::read_dir(root.join(dir)) else { continue };
-        let mut files: Vec<PathBuf> = entries.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|e| e == "json")).collect();
+    for (agent, dir) in [
+        ("claude", ".claude"),
+        ("codex", ".codex"),
+        ("gemini", ".gemini"),
+    ] {
+        let Ok(entries) = std::fs::read_dir(root.join(dir)) else {
+            continue;
+        };
+        let mut files: Vec<PathBuf> = entries
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|e| e == "json"))
+            .collect();
         files.sort();
         for file in files {
-            let Ok(text) = std::fs::read_to_string(&file) else { continue };
-            let Ok(value) = serde_json::from_str::<serde_json::Value>(&text) else { continue };
+            let Ok(text) = std::fs::read_to_string(&file) else {
+                continue;
+            };
+            let Ok(value) = serde_json::from_str::<serde_json::Value>(&text) else {
+                continue;
+            };
             let mut commands = Vec::new();
             collect_commands(&value, &mut commands);
-            let pawl: Vec<&String> = commands.iter().filter(|c| pawl_hooks::install::is_pawl_command(c)).collect();
+            let pawl: Vec<&String> = commands
+                .iter()
+                .filter(|c| pawl_hooks::install::is_pawl_command(c))
+                .collect();
             if pawl.is_empty() {
                 continue;
             }
             any = true;
-            let rel = file.strip_prefix(root).unwrap_or(&file).display().to_string();
+            let rel = file
+                .strip_prefix(root)
+                .unwrap_or(&file)
+                .display()
+                .to_string();
             let missing: Vec<String> = pawl
                 .iter()
                 .filter_map(|c| {
-                    let program = c.split(" hook ").next()?.trim().trim_matches(['\'', '"']).to_owned();
+                    let program = c
+                        .split(" hook ")
+                        .next()?
+                        .trim()
+                        .trim_matches(['\'', '"'])
+                        .to_owned();
                     (program.contains('/') && !Path::new(&program).is_file()).then_some(program)
                 })
                 .collect();
             if let Some(p) = missing.first() {
                 r.add("hooks", format!("{agent} hooks"), Status::Fail, format!("{rel}: the hooks run {p}, which does not exist (every hook fails, and the checks with it)"), format!("run `pawl init --agent {agent}` again"));
             } else {
-                r.add("hooks", format!("{agent} hooks"), Status::Ok, format!("{rel} ({} hook{})", pawl.len(), if pawl.len() == 1 { "" } else { "s" }), "");
+                r.add(
+                    "hooks",
+                    format!("{agent} hooks"),
+                    Status::Ok,
+                    format!(
+                        "{rel} ({} hook{})",
+                        pawl.len(),
+                        if pawl.len() == 1 { "" } else { "s" }
+                    ),
+                    "",
+                );
             }
         }
     }
     if !any {
-        r.add("hooks", "hooks", Status::Ok, "none installed (needed only for `pawl run --driver session`)", "`pawl init --agent claude` (or codex, gemini) installs them");
+        r.add(
+            "hooks",
+            "hooks",
+            Status::Ok,
+            "none installed (needed only for `pawl run --driver session`)",
+            "`pawl init --agent claude` (or codex, gemini) installs them",
+        );
     }
 }
 
@@ -465,24 +747,62 @@ fn collect_commands(v: &serde_json::Value, out: &mut Vec<String>) {
 fn sandbox_checks(r: &mut Report) {
     match std::fs::read_to_string("/sys/kernel/security/lsm") {
         Ok(lsm) if lsm.split(',').any(|m| m.trim() == "landlock") => {
-            r.add("sandbox", "landlock", Status::Ok, format!("enabled ({})", lsm.trim()), "");
+            r.add(
+                "sandbox",
+                "landlock",
+                Status::Ok,
+                format!("enabled ({})", lsm.trim()),
+                "",
+            );
         }
         Ok(lsm) => {
-            r.add("sandbox", "landlock", Status::Warn, format!("not among the kernel's security modules ({})", lsm.trim()), "boot with `lsm=...,landlock` (Linux 5.13 or later) for pawl's filesystem sandbox");
+            r.add(
+                "sandbox",
+                "landlock",
+                Status::Warn,
+                format!("not among the kernel's security modules ({})", lsm.trim()),
+                "boot with `lsm=...,landlock` (Linux 5.13 or later) for pawl's filesystem sandbox",
+            );
         }
         Err(e) => {
-            r.add("sandbox", "landlock", Status::Warn, format!("cannot tell: /sys/kernel/security/lsm: {e}"), "mount securityfs, or check that the kernel has Landlock (Linux 5.13 or later)");
+            r.add(
+                "sandbox",
+                "landlock",
+                Status::Warn,
+                format!("cannot tell: /sys/kernel/security/lsm: {e}"),
+                "mount securityfs, or check that the kernel has Landlock (Linux 5.13 or later)",
+            );
         }
     }
-    match std::fs::read_to_string("/proc/sys/user/max_user_namespaces").map(|s| s.trim().parse::<u64>()) {
+    match std::fs::read_to_string("/proc/sys/user/max_user_namespaces")
+        .map(|s| s.trim().parse::<u64>())
+    {
         Ok(Ok(n)) if n > 0 => {
-            r.add("sandbox", "user namespaces", Status::Ok, format!("available (max_user_namespaces = {n})"), "");
+            r.add(
+                "sandbox",
+                "user namespaces",
+                Status::Ok,
+                format!("available (max_user_namespaces = {n})"),
+                "",
+            );
         }
         Ok(Ok(_)) => {
-            r.add("sandbox", "user namespaces", Status::Warn, "disabled (max_user_namespaces = 0)", "`sysctl -w user.max_user_namespaces=15000` (as root) for pawl's process sandbox");
+            r.add(
+                "sandbox",
+                "user namespaces",
+                Status::Warn,
+                "disabled (max_user_namespaces = 0)",
+                "`sysctl -w user.max_user_namespaces=15000` (as root) for pawl's process sandbox",
+            );
         }
         _ => {
-            r.add("sandbox", "user namespaces", Status::Warn, "cannot tell: /proc/sys/user/max_user_namespaces is not readable", "");
+            r.add(
+                "sandbox",
+                "user namespaces",
+                Status::Warn,
+                "cannot tell: /proc/sys/user/max_user_namespaces is not readable",
+                "",
+            );
         }
     }
 }
@@ -493,7 +813,9 @@ fn which(program: &str, path: &std::ffi::OsStr) -> Option<PathBuf> {
     std::env::split_paths(path)
         .filter(|d| d.is_absolute())
         .map(|d| d.join(program))
-        .find(|p| std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0))
+        .find(|p| {
+            std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        })
 }
 
 /// `<program> --version`'s last non-empty line, run with a throw-away HOME (some CLIs write

@@ -32,17 +32,21 @@ pub fn run(args: &ManArgs, json: bool) -> CliResult<ExitCode> {
             .map_err(CliError::io("cannot write to stdout"))?;
         return Ok(ExitCode::Done);
     };
-    std::fs::create_dir_all(dir).map_err(CliError::io(format!("cannot create {}", dir.display())))?;
+    std::fs::create_dir_all(dir)
+        .map_err(CliError::io(format!("cannot create {}", dir.display())))?;
     // Every visible subcommand, recursively (`pawl-story-add.1`), named by its full command.
-    clap_mangen::generate_to(cmd, dir)
-        .map_err(CliError::io(format!("cannot write the manual pages to {}", dir.display())))?;
+    clap_mangen::generate_to(cmd, dir).map_err(CliError::io(format!(
+        "cannot write the manual pages to {}",
+        dir.display()
+    )))?;
     let mut written: Vec<String> = std::fs::read_dir(dir)
         .map_err(CliError::io(format!("cannot list {}", dir.display())))?
         .flatten()
         .map(|e| e.path())
         .filter(|p| {
             p.extension().is_some_and(|e| e == "1")
-                && p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("pawl"))
+                && p.file_name()
+                    .is_some_and(|n| n.to_string_lossy().starts_with("pawl"))
         })
         .map(|p| p.display().to_string())
         .collect();

@@ -65,12 +65,19 @@ pub fn run(ctx: &mut Ctx, args: &MergeArgs) -> CliResult<ExitCode> {
             .map(|w| w.path.clone())
     };
     if let Some(path) = checked_out(&branch.name) {
-        refuse_dirty(&path, &format!(
-            "run {}'s branch {} has uncommitted changes in {}",
-            run.id,
-            branch.name,
-            path.display()
-        ), &format!("commit them on {} (`git add -A && git commit`) or discard them, then merge", branch.name))?;
+        refuse_dirty(
+            &path,
+            &format!(
+                "run {}'s branch {} has uncommitted changes in {}",
+                run.id,
+                branch.name,
+                path.display()
+            ),
+            &format!(
+                "commit them on {} (`git add -A && git commit`) or discard them, then merge",
+                branch.name
+            ),
+        )?;
     }
     let target_tree = checked_out(&target);
     if let Some(path) = &target_tree {
@@ -84,7 +91,12 @@ pub fn run(ctx: &mut Ctx, args: &MergeArgs) -> CliResult<ExitCode> {
         ctx.emit(
             &json!({"run": run.id, "branch": branch.name, "into": target, "merged": false,
                     "why": "already contained"}),
-            || format!("Nothing to merge: {target} already contains {} (run {}).", branch.name, run.id),
+            || {
+                format!(
+                    "Nothing to merge: {target} already contains {} (run {}).",
+                    branch.name, run.id
+                )
+            },
         )?;
         return Ok(ExitCode::Done);
     }
@@ -142,8 +154,10 @@ pub fn run(ctx: &mut Ctx, args: &MergeArgs) -> CliResult<ExitCode> {
     if !v.verified {
         let account = render(&v);
         if ctx.json {
-            ctx.json_out(&json!({"run": run.id, "branch": branch.name, "into": target,
-                                 "merged": false, "tree": v.tree, "verification": v}))?;
+            ctx.json_out(
+                &json!({"run": run.id, "branch": branch.name, "into": target,
+                                 "merged": false, "tree": v.tree, "verification": v}),
+            )?;
         } else {
             ctx.say(&account)?;
         }
@@ -177,14 +191,25 @@ pub fn run(ctx: &mut Ctx, args: &MergeArgs) -> CliResult<ExitCode> {
                 "checks": v.items.len()}),
         || {
             let moved = if fast_forward {
-                format!("Fast-forwarded {target} from {} to {}", target_head.short(), result.short())
+                format!(
+                    "Fast-forwarded {target} from {} to {}",
+                    target_head.short(),
+                    result.short()
+                )
             } else {
-                format!("Merged {} into {target}: merge commit {} (was {})", branch.name, result.short(), target_head.short())
+                format!(
+                    "Merged {} into {target}: merge commit {} (was {})",
+                    branch.name,
+                    result.short(),
+                    target_head.short()
+                )
             };
             let mut out = render(&v);
             out.push_str(&format!("\n{moved}. Nothing was pushed."));
             if target_tree.is_none() {
-                out.push_str(&format!("\n{target} is not checked out: `git switch {target}` to continue there."));
+                out.push_str(&format!(
+                    "\n{target} is not checked out: `git switch {target}` to continue there."
+                ));
             }
             out.push_str(&format!(
                 "\n`pawl clean` deletes the merged branch {} and the run's logs.",
@@ -266,7 +291,9 @@ struct Scratch {
 
 impl Scratch {
     fn create(repo: &Repo, state_dir: &Path, run: &Run, commit: &CommitId) -> CliResult<Scratch> {
-        let path = state_dir.join("worktrees").join(format!("merge-{}", run.id));
+        let path = state_dir
+            .join("worktrees")
+            .join(format!("merge-{}", run.id));
         if path.exists() {
             // Left by a merge that was killed: git forgets it once the directory is gone.
             std::fs::remove_dir_all(&path)
