@@ -21,7 +21,7 @@ pub fn is_open(store: &Store, run: &Run) -> CliResult<bool> {
     if matches!(run.status, RunStatus::Active | RunStatus::AwaitingUser) {
         return Ok(true);
     }
-    Ok(lease_live(store, &run.id)?)
+    lease_live(store, &run.id)
 }
 
 /// Whether a live process holds the run's lease (expired or dead holders do not count).

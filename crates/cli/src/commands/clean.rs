@@ -218,10 +218,8 @@ pub fn run(ctx: &mut Ctx, args: &CleanArgs) -> CliResult<ExitCode> {
         if let Ok(entries) = std::fs::read_dir(&scratch) {
             for entry in entries.flatten() {
                 let path = entry.path();
-                if !args.dry_run {
-                    if repo.remove_worktree(&path).is_err() {
-                        remove_dir(&path)?;
-                    }
+                if !args.dry_run && repo.remove_worktree(&path).is_err() {
+                    remove_dir(&path)?;
                 }
                 worktrees.push(display(&ctx.root, &path));
             }

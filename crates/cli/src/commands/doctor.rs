@@ -203,7 +203,9 @@ pub fn run(dir: Option<&Path>, json: bool) -> CliResult<ExitCode> {
     let config = match &ctx {
         None => {
             let detail = match (&root, opened) {
-                (Some(root), Some(Err(e))) => format!("{} has a .git that git does not open: {e}", root.display()),
+                (Some(root), Some(Err(e))) => {
+                    format!("{} has a .git that git does not open: {e}", root.display())
+                }
                 _ => "not inside a git repository".to_owned(),
             };
             r.add(
