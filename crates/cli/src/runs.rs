@@ -232,17 +232,33 @@ pub fn guard_snapshot_path(state_dir: &std::path::Path, run_id: &str) -> std::pa
     state_dir.join("guard").join(format!("{run_id}.json"))
 }
 
+/// The run's guard policy as the PreToolUse hook reads it (`.pawl/guard/<run>.json`): the
+/// `[guard]` settings the run started with, and the pawl binaries the hooks installed in the
+/// repository run (resolved when the run starts; the guard protects them, and the binary the
+/// hook itself runs, from being changed, copied or run under another name).
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct GuardSnapshot {
+    #[serde(flatten)]
+    pub guard: pawl_core::config::GuardConfig,
+    #[serde(default)]
+    pub pawl_binaries: Vec<std::path::PathBuf>,
+}
+
 /// Writes the run's guard policy next to the store (see [`guard_snapshot_path`]).
 pub fn write_guard_snapshot(ctx: &Ctx, run: &pawl_core::record::Run) -> CliResult {
     let Some(guard) = &run.settings.guard else {
         return Ok(());
+    };
+    let snapshot = GuardSnapshot {
+        guard: guard.clone(),
+        pawl_binaries: crate::hook_setup::installed_binaries(&ctx.root),
     };
     let path = guard_snapshot_path(&ctx.state_dir(), &run.id);
     let write = || -> std::io::Result<()> {
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir)?;
         }
-        let text = serde_json::to_string(guard).map_err(std::io::Error::other)?;
+        let text = serde_json::to_string(&snapshot).map_err(std::io::Error::other)?;
         // Written whole, then renamed: the hook never reads half a file.
         let tmp = path.with_extension("json.tmp");
         std::fs::write(&tmp, text)?;

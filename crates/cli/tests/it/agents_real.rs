@@ -40,14 +40,14 @@ const GEMINI_VERSION: &str = "0.61.0";
 
 /// The agent CLIs driven here (`hooks_real` drives Claude Code and Codex in session mode).
 #[derive(Debug, Clone, Copy, PartialEq)]
-enum Cli {
+pub(crate) enum Cli {
     Claude,
     Codex,
     Gemini,
 }
 
 /// The CLI's binary, or `None` after a loud skip line. Panics under `CI=true` when missing.
-fn find(cli: Cli) -> Option<PathBuf> {
+pub(crate) fn find(cli: Cli) -> Option<PathBuf> {
     match cli {
         Cli::Claude => hooks_real::find(hooks_real::Cli::Claude),
         Cli::Codex => hooks_real::find(hooks_real::Cli::Codex),
@@ -81,7 +81,7 @@ fn find(cli: Cli) -> Option<PathBuf> {
 /// The user's `~/.gemini/settings.json` for the Gemini cases: API-key auth (Gemini CLI 0.61 refuses
 /// the `gateway` type it infers from `GOOGLE_GEMINI_BASE_URL` alone in headless mode), and none of
 /// the traffic pawl cannot switch off from the environment (usage statistics, update checks).
-const GEMINI_SETTINGS: &str = r#"{
+pub(crate) const GEMINI_SETTINGS: &str = r#"{
   "security": {"auth": {"selectedType": "gemini-api-key"}},
   "general": {"enableAutoUpdate": false, "enableAutoUpdateNotification": false},
   "privacy": {"usageStatisticsEnabled": false},

@@ -18,6 +18,7 @@ mod hooks;
 mod hooks_real;
 mod pipeline;
 mod pipeline_real;
+mod reach;
 mod review;
 mod sealed;
 mod state;
