@@ -32,6 +32,18 @@ pub fn lease_live(store: &Store, run_id: &str) -> CliResult<bool> {
     }))
 }
 
+/// Refuses `what` inside an agent step (pawl gives every step `PAWL_RUN_ID`): merging and
+/// deleting branches are the user's decisions, whichever run the agent works for. (The guard
+/// denies these verbs to agents too; this holds where no guard runs.)
+pub fn refuse_inside_agent(what: &str) -> CliResult {
+    match std::env::var("PAWL_RUN_ID") {
+        Ok(run) if !run.is_empty() => Err(CliError::Failed(format!(
+            "{what} is the user's decision: it cannot be made from run {run}'s agent step"
+        ))),
+        _ => Ok(()),
+    }
+}
+
 /// The sandbox branch pawl makes for a run on a protected branch.
 pub fn sandbox_name(run: &Run) -> String {
     format!("pawl/{}", run.id)

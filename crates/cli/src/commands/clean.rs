@@ -55,6 +55,9 @@ struct Cleaned {
 }
 
 pub fn run(ctx: &mut Ctx, args: &CleanArgs) -> CliResult<ExitCode> {
+    if !args.dry_run {
+        review::refuse_inside_agent("`pawl clean`")?;
+    }
     let mut store = ctx.store()?;
     let repo = crate::rails::open(ctx)?;
     let runs = store.runs()?;

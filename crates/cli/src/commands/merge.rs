@@ -40,6 +40,7 @@ pub struct MergeArgs {
 const SHOWN: usize = 10;
 
 pub fn run(ctx: &mut Ctx, args: &MergeArgs) -> CliResult<ExitCode> {
+    review::refuse_inside_agent("`pawl merge`")?;
     let mut store = ctx.store()?;
     let run = store.resolve_run(ctx.run_flag.as_deref())?;
     if review::is_open(&store, &run)? {

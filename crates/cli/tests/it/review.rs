@@ -359,6 +359,31 @@ fn merge_refuses_open_runs_and_dirty_branches_then_fast_forwards_after_verifying
     );
     env.git(&["checkout", "-q", "--", "README.md"]);
 
+    // The sandbox recorded where it came from: that is the default target.
+    assert_eq!(
+        env.count("SELECT COUNT(*) FROM events WHERE kind = 'sandbox' AND json_extract(data_json, '$.from') = 'main'"),
+        1
+    );
+    let r = env.pawl(&["merge", "--into", &branch]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("nothing to merge it into"),
+        "{}",
+        r.stderr
+    );
+    let r = env.pawl(&["merge", "--into", "no-such-branch"]);
+    assert_eq!(r.code, 1);
+    assert!(
+        r.stderr.contains("no local branch `no-such-branch`"),
+        "{}",
+        r.stderr
+    );
+    // Never from inside an agent step.
+    let r = env.pawl_env(&["merge"], &[("PAWL_RUN_ID", &id)]);
+    assert_eq!(r.code, 1);
+    assert!(r.stderr.contains("the user's decision"), "{}", r.stderr);
+    assert_eq!(env.head("main"), main_before);
+
     // Checked out and clean: verified, then fast-forwarded, files included.
     let r = env.pawl(&["merge", "--json"]);
     assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
