@@ -91,7 +91,7 @@ pub enum Command {
     Rollback(RollbackArgs),
     /// Accept a run's changes to its own tests (verdict REVIEW), saying why.
     Accept(AcceptArgs),
-    /// This repository's runs: verdict, stop reason, iterations, time, tokens, cost; totals.
+    /// Run history: verdict, stop reason, iterations, time, tokens, cost; totals per day.
     Runs(RunsArgs),
     /// What a run changed: its pre-run commit to its branch (and working tree).
     Diff(DiffArgs),
