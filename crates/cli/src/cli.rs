@@ -14,15 +14,22 @@ use crate::commands::accept::AcceptArgs;
 use crate::commands::analyze::AnalyzeArgs;
 use crate::commands::blocker::{AwaitUserArgs, BlockerCommand, UserFixedArgs};
 use crate::commands::clarify::ClarifyCommand;
+use crate::commands::clean::CleanArgs;
+use crate::commands::completions::CompletionsArgs;
 use crate::commands::config::ConfigCommand;
 use crate::commands::criterion::CriterionCommand;
 use crate::commands::debug::DebugCommand;
 use crate::commands::demo::DemoArgs;
+use crate::commands::diff::DiffArgs;
+use crate::commands::doctor::DoctorArgs;
 use crate::commands::events::EventsArgs;
 use crate::commands::failure::FailureCommand;
 use crate::commands::guard::GuardCommand;
 use crate::commands::hook::HookArgs;
 use crate::commands::init::InitArgs;
+use crate::commands::logs::LogsArgs;
+use crate::commands::man::ManArgs;
+use crate::commands::merge::MergeArgs;
 use crate::commands::note::NoteArgs;
 use crate::commands::replay::ReplayArgs;
 use crate::commands::report::ReportArgs;
@@ -30,6 +37,8 @@ use crate::commands::resume::ResumeArgs;
 use crate::commands::retry_advice::RetryAdviceArgs;
 use crate::commands::rollback::RollbackArgs;
 use crate::commands::run::RunArgs;
+use crate::commands::runs::RunsArgs;
+use crate::commands::schema::SchemaArgs;
 use crate::commands::status::StatusArgs;
 use crate::commands::story::StoryCommand;
 use crate::commands::tdd::TddArgs;
@@ -41,8 +50,7 @@ use crate::commands::verify::VerifyArgs;
     version,
     about = "Keeps an AI coding agent working until the work is verifiably done",
     long_about = "pawl keeps an AI coding agent working on a goal until the work is verifiably done: \
-                  pawl runs the checks itself, enforces real limits, and never loses work.",
-    disable_help_subcommand = true
+                  pawl runs the checks itself, enforces real limits, and never loses work."
 )]
 pub struct Cli {
     /// Run as if pawl was started in this directory.
@@ -83,6 +91,24 @@ pub enum Command {
     Rollback(RollbackArgs),
     /// Accept a run's changes to its own tests (verdict REVIEW), saying why.
     Accept(AcceptArgs),
+    /// Run history: verdict, stop reason, iterations, time, tokens, cost; totals per day.
+    Runs(RunsArgs),
+    /// What a run changed: its pre-run commit to its branch (and working tree).
+    Diff(DiffArgs),
+    /// The agent's step logs of a run (`-f` follows them while it runs).
+    Logs(LogsArgs),
+    /// Re-verify a finished run's branch, then merge it locally (never pushes).
+    Merge(MergeArgs),
+    /// Remove finished runs' merged branches, logs and clean rooms (`--dry-run` first).
+    Clean(CleanArgs),
+    /// Is this machine and repository ready? Agents, credentials, tools, hooks, sandbox.
+    Doctor(DoctorArgs),
+    /// Shell completions for bash, zsh, fish, elvish or powershell.
+    Completions(CompletionsArgs),
+    /// Manual pages (`pawl man | man -l -`, or `--out DIR` for all of them).
+    Man(ManArgs),
+    /// The JSON Schema of a `--json` output (report, status, events, runs).
+    Schema(SchemaArgs),
     /// Run pawl on an embedded example project (no network, no credentials).
     Demo(DemoArgs),
     /// One step of the scripted replay agent (used by the loop).

@@ -16,17 +16,24 @@ pub(crate) mod analyze;
 pub(crate) mod blocker;
 mod cancel;
 pub(crate) mod clarify;
+pub(crate) mod clean;
+pub(crate) mod completions;
 pub(crate) mod config;
 pub(crate) mod criterion;
 pub(crate) mod debug;
 pub(crate) mod demo;
 mod detect;
+pub(crate) mod diff;
+pub(crate) mod doctor;
 pub(crate) mod events;
 pub(crate) mod failure;
 pub(crate) mod guard;
 pub(crate) mod hook;
 pub(crate) mod init;
 mod lease;
+pub(crate) mod logs;
+pub(crate) mod man;
+pub(crate) mod merge;
 pub(crate) mod note;
 mod off;
 pub(crate) mod replay;
@@ -36,6 +43,8 @@ mod resume_context;
 pub(crate) mod retry_advice;
 pub(crate) mod rollback;
 pub(crate) mod run;
+pub(crate) mod runs;
+pub(crate) mod schema;
 pub(crate) mod status;
 mod stop;
 pub(crate) mod story;
@@ -50,6 +59,11 @@ pub fn dispatch_anywhere(cli: &Cli) -> Option<CliResult<ExitCode>> {
         // Hooks answer anywhere, fast, and never fail: no repository lookup that could error
         // first.
         Command::Hook(args) => Some(Ok(hook::run(args, cli.dir.as_deref()))),
+        // Discovery works anywhere (outside a repository, doctor says so itself).
+        Command::Doctor(_) => Some(doctor::run(cli.dir.as_deref(), cli.json)),
+        Command::Completions(args) => Some(completions::run(args)),
+        Command::Man(args) => Some(man::run(args, cli.json)),
+        Command::Schema(args) => Some(schema::run(args)),
         _ => None,
     }
 }
@@ -67,6 +81,15 @@ pub fn dispatch(ctx: &mut Ctx, command: Command) -> CliResult<ExitCode> {
         Command::Report(args) => report::run(ctx, &args),
         Command::Rollback(args) => rollback::run(ctx, &args),
         Command::Accept(args) => accept::run(ctx, &args),
+        Command::Runs(args) => runs::run(ctx, &args),
+        Command::Diff(args) => diff::run(ctx, &args),
+        Command::Logs(args) => logs::run(ctx, &args),
+        Command::Merge(args) => merge::run(ctx, &args),
+        Command::Clean(args) => clean::run(ctx, &args),
+        Command::Doctor(_) => doctor::run(Some(&ctx.root), ctx.json),
+        Command::Completions(args) => completions::run(&args),
+        Command::Man(args) => man::run(&args, ctx.json),
+        Command::Schema(args) => schema::run(&args),
         Command::Demo(args) => demo::run(&args, ctx.json),
         Command::Replay(args) => replay::run(ctx, &args),
         Command::Story(cmd) => story::run(ctx, cmd),

@@ -17,6 +17,7 @@ mod owner;
 mod project;
 mod rails;
 mod render;
+mod review;
 mod runs;
 mod session_mode;
 mod state;

@@ -96,6 +96,12 @@ pub fn start(
         Some(b) if config.guard.protected_branches.contains(&b) => {
             let name = format!("pawl/{}", run.id);
             repo.create_branch_and_switch(&name)?;
+            // Where the run's work goes back to (`pawl merge`'s default target).
+            store.append_event(
+                Some(&run.id),
+                EventKind::Sandbox,
+                serde_json::json!({"branch": name, "from": b}),
+            )?;
             if !ctx.json {
                 ctx.say(format!(
                     "[pawl] {b} is protected: working on the sandbox branch {name}"

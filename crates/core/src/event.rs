@@ -20,6 +20,13 @@ str_enum!(
         LimitsChanged => "limits_changed",
         /// Where a run started in git: its branch and pre-run commit.
         GitPreflight => "git_preflight",
+        /// The run's sandbox branch was made: its name and the branch it was made from (where
+        /// `pawl merge` brings the run's work by default).
+        Sandbox => "sandbox",
+        /// A finished run's branch was re-verified and merged locally (`pawl merge`).
+        Merged => "merged",
+        /// A finished run's branch, logs or rooms were removed (`pawl clean`).
+        Cleaned => "cleaned",
         /// The run's pipeline phase changed.
         Phase => "phase",
         /// An iteration began.

@@ -195,6 +195,24 @@ pub fn build(store: &Store, run_id: &str, root: &Path) -> Result<Report, EngineE
     })
 }
 
+/// The verdict of `run_id` and why, as [`build`] gives it, without the rest of the report (no
+/// git, no event scan): for listing many runs (`pawl runs`).
+pub fn verdict_of(store: &Store, run_id: &str) -> Result<(Verdict, String), EngineError> {
+    let run = store.run(run_id)?;
+    let criteria: Vec<CriterionLine> = store
+        .criteria(run_id)?
+        .into_iter()
+        .map(|criterion| CriterionLine {
+            criterion,
+            evidence: None,
+        })
+        .collect();
+    let last: Option<VerifyReport> = store
+        .last_event(run_id, EventKind::Verification)?
+        .and_then(|e| serde_json::from_value(e.data).ok());
+    Ok(verdict(run.stop_reason, &criteria, last.as_ref()))
+}
+
 fn verdict(
     reason: Option<StopReason>,
     criteria: &[CriterionLine],

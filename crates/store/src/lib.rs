@@ -14,6 +14,7 @@ use rusqlite::{Connection, OptionalExtension, TransactionBehavior};
 mod blockers;
 mod events;
 mod evidence;
+mod history;
 mod iterations;
 mod leases;
 mod pipeline;
@@ -22,6 +23,7 @@ mod session;
 mod work;
 
 pub use evidence::{Evidence, NewEvidence, TestCounts};
+pub use history::RunHistory;
 pub use iterations::StepSpend;
 pub use leases::LeaseOutcome;
 pub use pipeline::{

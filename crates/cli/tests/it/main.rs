@@ -19,6 +19,7 @@ mod hooks_real;
 mod pipeline;
 mod pipeline_real;
 mod reach;
+mod review;
 mod sealed;
 mod state;
 mod verify;

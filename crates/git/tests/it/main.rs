@@ -5,6 +5,7 @@
 
 mod checkout;
 mod diff;
+mod history;
 mod indirection;
 mod refs;
 mod status;

@@ -3,6 +3,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod evidence;
+mod history;
 mod leases;
 mod store;
 

@@ -1,0 +1,311 @@
+//! `pawl clean [--dry-run] [--force]`: removes what finished runs leave behind — their sandbox
+//! branches (`pawl/<run>`), their step logs and the check logs only their evidence names, and,
+//! when no run of the repository is open, its clean rooms (in the user's pawl state) and
+//! worktrees a killed `pawl merge` left.
+//!
+//! Never lost: a branch is deleted only when another local branch that stays contains its head
+//! (deleting it loses no commit); one with commits no other branch has is kept unless `--force`,
+//! and even then its head is kept under `refs/pawl/backups/clean/<run>` first. A branch checked
+//! out in a worktree is never deleted. Reports, the store and backup refs are kept.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+use pawl_core::EventKind;
+use pawl_core::ExitCode;
+use serde::Serialize;
+
+use crate::checks::workspace;
+use crate::ctx::Ctx;
+use crate::error::{CliError, CliResult};
+use crate::review;
+
+#[derive(Debug, Args)]
+pub struct CleanArgs {
+    /// Say what would be removed; remove nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Also delete run branches with commits no other branch has (each head is kept under
+    /// `refs/pawl/backups/clean/<run>` first).
+    #[arg(long)]
+    pub force: bool,
+}
+
+/// What happened (or would happen) to one run's branch.
+#[derive(Debug, Serialize)]
+struct BranchAction {
+    run: String,
+    branch: String,
+    /// `deleted`, `would_delete` or `kept`.
+    action: &'static str,
+    why: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    backup_ref: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+struct Cleaned {
+    dry_run: bool,
+    branches: Vec<BranchAction>,
+    logs: Vec<String>,
+    log_bytes: u64,
+    rooms: Vec<String>,
+    worktrees: Vec<String>,
+}
+
+pub fn run(ctx: &mut Ctx, args: &CleanArgs) -> CliResult<ExitCode> {
+    if !args.dry_run {
+        review::refuse_inside_agent("`pawl clean`")?;
+    }
+    let mut store = ctx.store()?;
+    let repo = crate::rails::open(ctx)?;
+    let runs = store.runs()?;
+    let mut finished = Vec::new();
+    let mut any_open = false;
+    for run in runs {
+        if review::is_open(&store, &run)? {
+            any_open = true;
+        } else {
+            finished.push(run);
+        }
+    }
+
+    // Branches: only a run's own sandbox branch, one at a time against the branches that
+    // exist at that moment (a dry run pretends the deletions happened).
+    let checked_out: BTreeSet<String> = repo
+        .worktrees()?
+        .into_iter()
+        .filter_map(|w| w.branch)
+        .collect();
+    let mut gone: BTreeSet<String> = BTreeSet::new();
+    let mut branches = Vec::new();
+    for run in &finished {
+        let name = review::sandbox_name(run);
+        if run.branch.as_deref() != Some(name.as_str()) {
+            continue;
+        }
+        let Some(head) = repo.branch_head(&name)? else {
+            continue;
+        };
+        let mut act = |action: &'static str, why: String, backup_ref: Option<String>| {
+            branches.push(BranchAction {
+                run: run.id.clone(),
+                branch: name.clone(),
+                action,
+                why,
+                backup_ref,
+            })
+        };
+        if checked_out.contains(&name) {
+            act(
+                "kept",
+                "checked out: switch to another branch first".into(),
+                None,
+            );
+            continue;
+        }
+        let holders: Vec<String> = repo
+            .branches_containing(&head)?
+            .into_iter()
+            .filter(|b| *b != name && !gone.contains(b))
+            .collect();
+        let delete = if args.dry_run {
+            "would_delete"
+        } else {
+            "deleted"
+        };
+        if let Some(holder) = holders.first() {
+            if !args.dry_run {
+                repo.delete_branch(&name, &head)?;
+            }
+            gone.insert(name.clone());
+            act(delete, format!("merged: {holder} contains it"), None);
+        } else if args.force {
+            let backup = if args.dry_run {
+                format!("{}clean/{}", pawl_git::BACKUP_REF_PREFIX, run.id)
+            } else {
+                let kept = match repo.backup_ref(&format!("clean/{}", run.id), &head) {
+                    Ok(r) => r,
+                    // Cleaned before, restored, cleaned again: backups are never moved, so this
+                    // head gets a ref of its own (named by it: there only if it is this head).
+                    Err(pawl_git::Error::RefExists { .. }) => {
+                        match repo.backup_ref(&format!("clean/{}-{}", run.id, head.short()), &head)
+                        {
+                            Ok(r) => r,
+                            Err(pawl_git::Error::RefExists { name }) => name,
+                            Err(e) => return Err(e.into()),
+                        }
+                    }
+                    Err(e) => return Err(e.into()),
+                };
+                repo.delete_branch(&name, &head)?;
+                kept
+            };
+            gone.insert(name.clone());
+            act(
+                delete,
+                "not merged (--force): its head is kept under the backup ref".into(),
+                Some(backup),
+            );
+        } else {
+            act(
+                "kept",
+                format!(
+                    "has commits no other branch has: merge it (`pawl merge --run {}`) or pass --force",
+                    run.id
+                ),
+                None,
+            );
+        }
+    }
+
+    // Logs: the finished runs' step logs, and check logs named only by finished runs' evidence.
+    let logs_dir = ctx.state_dir().join("logs");
+    let finished_ids: BTreeSet<&str> = finished.iter().map(|r| r.id.as_str()).collect();
+    let mut logs: BTreeSet<PathBuf> = BTreeSet::new();
+    for run in &finished {
+        for log in review::step_logs(&logs_dir, &run.id)? {
+            logs.insert(log.path);
+        }
+    }
+    let mut named_by_others: BTreeSet<PathBuf> = BTreeSet::new();
+    let mut named_by_finished: BTreeSet<PathBuf> = BTreeSet::new();
+    for (run_id, path) in store.evidence_logs()? {
+        let full = ctx.root.join(&path);
+        match run_id {
+            Some(id) if finished_ids.contains(id.as_str()) => named_by_finished.insert(full),
+            _ => named_by_others.insert(full),
+        };
+    }
+    logs.extend(named_by_finished.difference(&named_by_others).cloned());
+    // Only files that are there, inside `.pawl/logs/`.
+    let logs: Vec<(PathBuf, u64)> = logs
+        .into_iter()
+        .filter(|p| p.starts_with(&logs_dir))
+        .filter_map(|p| {
+            let len = std::fs::symlink_metadata(&p)
+                .ok()
+                .filter(|m| m.is_file())?
+                .len();
+            Some((p, len))
+        })
+        .collect();
+    if !args.dry_run {
+        for (p, _) in &logs {
+            std::fs::remove_file(p)
+                .map_err(CliError::io(format!("cannot remove {}", p.display())))?;
+        }
+    }
+
+    // Rooms and leftover worktrees: only when nothing is open (a run's checks may be using them).
+    let mut rooms = Vec::new();
+    let mut worktrees = Vec::new();
+    if !any_open {
+        let ws = workspace(ctx);
+        if let Some(room) = &ws.room {
+            let recheck = room
+                .file_name()
+                .map(|n| room.with_file_name(format!("{}-recheck", n.to_string_lossy())));
+            let candidates = [Some(room.clone()), recheck, Some(ws.hidden_logs())];
+            for dir in candidates.into_iter().flatten() {
+                if dir.is_dir() && dir.starts_with(room.parent().unwrap_or(room)) {
+                    if !args.dry_run {
+                        remove_dir(&dir)?;
+                    }
+                    rooms.push(dir.display().to_string());
+                }
+            }
+        }
+        let scratch = ctx.state_dir().join("worktrees");
+        if let Ok(entries) = std::fs::read_dir(&scratch) {
+            for entry in entries.flatten() {
+                let path = entry.path();
+                if !args.dry_run && repo.remove_worktree(&path).is_err() {
+                    remove_dir(&path)?;
+                }
+                worktrees.push(display(&ctx.root, &path));
+            }
+            if !args.dry_run && !worktrees.is_empty() {
+                repo.prune_worktrees()?;
+            }
+        }
+    }
+
+    let cleaned = Cleaned {
+        dry_run: args.dry_run,
+        branches,
+        log_bytes: logs.iter().map(|(_, n)| n).sum(),
+        logs: logs.iter().map(|(p, _)| display(&ctx.root, p)).collect(),
+        rooms,
+        worktrees,
+    };
+    if !args.dry_run
+        && (cleaned.branches.iter().any(|b| b.action == "deleted")
+            || !cleaned.logs.is_empty()
+            || !cleaned.rooms.is_empty()
+            || !cleaned.worktrees.is_empty())
+    {
+        store.append_event(
+            None,
+            EventKind::Cleaned,
+            serde_json::to_value(&cleaned).map_err(|e| CliError::Failed(e.to_string()))?,
+        )?;
+    }
+    ctx.emit(&cleaned, || human(&cleaned, any_open))?;
+    Ok(ExitCode::Done)
+}
+
+fn remove_dir(dir: &Path) -> CliResult {
+    std::fs::remove_dir_all(dir).map_err(CliError::io(format!("cannot remove {}", dir.display())))
+}
+
+fn display(root: &Path, p: &Path) -> String {
+    p.strip_prefix(root).unwrap_or(p).display().to_string()
+}
+
+fn human(c: &Cleaned, any_open: bool) -> String {
+    let (verb, would) = if c.dry_run {
+        ("would remove", "would delete")
+    } else {
+        ("removed", "deleted")
+    };
+    let mut out = Vec::new();
+    for b in &c.branches {
+        let line = match b.action {
+            "kept" => format!("kept {} (run {}): {}", b.branch, b.run, b.why),
+            _ => format!(
+                "{would} {} (run {}): {}{}",
+                b.branch,
+                b.run,
+                b.why,
+                b.backup_ref
+                    .as_ref()
+                    .map(|r| format!(" {r} (`git branch {} {r}` brings it back)", b.branch))
+                    .unwrap_or_default()
+            ),
+        };
+        out.push(line);
+    }
+    if !c.logs.is_empty() {
+        out.push(format!(
+            "{verb} {} log file{} ({} bytes) of finished runs",
+            c.logs.len(),
+            if c.logs.len() == 1 { "" } else { "s" },
+            c.log_bytes
+        ));
+    }
+    for r in &c.rooms {
+        out.push(format!("{verb} the clean room {r}"));
+    }
+    for w in &c.worktrees {
+        out.push(format!("{verb} the leftover worktree {w}"));
+    }
+    if any_open {
+        out.push("a run is open: its clean room is kept".into());
+    }
+    if out.is_empty() {
+        out.push("Nothing to clean.".into());
+    }
+    out.join("\n")
+}

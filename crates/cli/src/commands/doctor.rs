@@ -1,0 +1,847 @@
+//! `pawl doctor [--json]`: is this machine and repository ready for pawl? Each check says ok,
+//! warn or fail, and what to do about it. Exit 0 when nothing fails.
+//!
+//! Checked: git; the repository and pawl's state; the agent CLIs (Claude Code, Codex, Gemini)
+//! and their versions against the ones pawl is tested with, and the configured `[agent]`;
+//! credentials (presence only: the names of variables and files, never a value); the gates'
+//! programs on PATH; dependencies installed (`node_modules`, a Python virtualenv); the
+//! platform's build outputs git-ignored; pawl's hooks in the agents' settings (and that the pawl
+//! they run exists); the kernel sandbox (Landlock, user namespaces).
+//!
+//! Not here: fixing anything. Rules are rows of tables ([`TESTED_AGENTS`], [`OUTPUTS`]).
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use clap::Args;
+use pawl_core::ExitCode;
+use pawl_process::{Command, End};
+use serde::Serialize;
+
+use crate::ctx::{CONFIG_FILE, Ctx, STATE_DIR, find_repo_root};
+use crate::error::{CliError, CliResult};
+
+#[derive(Debug, Args)]
+pub struct DoctorArgs {}
+
+/// The agent CLIs pawl drives: program, the version its real-client tests run (pinned in
+/// `.ci/install-agents.sh`; a test keeps the two equal), the npm package, and where its
+/// credentials can be (variables, then files under the home directory).
+pub const TESTED_AGENTS: &[Agent] = &[
+    Agent {
+        program: "claude",
+        tested: "2.1.329",
+        package: "@anthropic-ai/claude-code",
+        env: &[
+            "ANTHROPIC_API_KEY",
+            "ANTHROPIC_AUTH_TOKEN",
+            "CLAUDE_CODE_OAUTH_TOKEN",
+            "CLAUDE_CODE_USE_BEDROCK",
+            "CLAUDE_CODE_USE_VERTEX",
+        ],
+        files: &[".claude/.credentials.json"],
+        login: "set ANTHROPIC_API_KEY, or run `claude` once and log in",
+    },
+    Agent {
+        program: "codex",
+        tested: "0.169.0",
+        package: "@openai/codex",
+        env: &["OPENAI_API_KEY", "CODEX_API_KEY"],
+        files: &[".codex/auth.json"],
+        login: "set OPENAI_API_KEY, or run `codex login`",
+    },
+    Agent {
+        program: "gemini",
+        tested: "0.61.0",
+        package: "@google/gemini-cli",
+        env: &[
+            "GEMINI_API_KEY",
+            "GOOGLE_API_KEY",
+            "GOOGLE_GENAI_USE_VERTEXAI",
+        ],
+        files: &[".gemini/oauth_creds.json"],
+        login: "set GEMINI_API_KEY, or run `gemini` once and log in",
+    },
+];
+
+/// One agent CLI pawl knows.
+pub struct Agent {
+    pub program: &'static str,
+    pub tested: &'static str,
+    pub package: &'static str,
+    pub env: &'static [&'static str],
+    pub files: &'static [&'static str],
+    pub login: &'static str,
+}
+
+/// Build outputs each platform writes into the tree, by a marker file of the platform: each must
+/// be git-ignored, or it changes the tree hash evidence is bound to (and moves during checks).
+const OUTPUTS: &[(&str, &[&str])] = &[
+    ("Cargo.toml", &["target/"]),
+    (
+        "package.json",
+        &["node_modules/", "coverage/", ".nyc_output/"],
+    ),
+    (
+        "pyproject.toml",
+        &["__pycache__/", ".pytest_cache/", ".venv/"],
+    ),
+    ("setup.py", &["__pycache__/", ".pytest_cache/", ".venv/"]),
+    (
+        "requirements.txt",
+        &["__pycache__/", ".pytest_cache/", ".venv/"],
+    ),
+    ("pom.xml", &["target/"]),
+    ("build.gradle", &["build/", ".gradle/"]),
+    ("build.gradle.kts", &["build/", ".gradle/"]),
+];
+
+/// Shell words a gate may start with that are not programs on PATH.
+const SHELL_BUILTINS: &[&str] = &[
+    "cd", "export", "set", "unset", "source", ".", "exec", "eval", "true", "false", ":", "test",
+    "[", "echo", "printf", "if", "for", "while", "case", "!", "{", "(",
+];
+
+/// How long `<cli> --version` may take.
+const VERSION_TIMEOUT: Duration = Duration::from_secs(15);
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+enum Status {
+    Ok,
+    Warn,
+    Fail,
+}
+
+#[derive(Debug, Serialize)]
+struct Check {
+    group: &'static str,
+    name: String,
+    status: Status,
+    detail: String,
+    /// What to do (empty when nothing).
+    #[serde(skip_serializing_if = "String::is_empty")]
+    fix: String,
+    /// For agent CLIs: the version found and the version pawl is tested with.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    version: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tested: Option<&'static str>,
+}
+
+#[derive(Default)]
+struct Report {
+    checks: Vec<Check>,
+}
+
+impl Report {
+    fn add(
+        &mut self,
+        group: &'static str,
+        name: impl Into<String>,
+        status: Status,
+        detail: impl Into<String>,
+        fix: impl Into<String>,
+    ) -> &mut Check {
+        self.checks.push(Check {
+            group,
+            name: name.into(),
+            status,
+            detail: detail.into(),
+            fix: fix.into(),
+            version: None,
+            tested: None,
+        });
+        let last = self.checks.len() - 1;
+        &mut self.checks[last]
+    }
+}
+
+/// Runs anywhere: outside a repository the repository checks fail and say so.
+pub fn run(dir: Option<&Path>, json: bool) -> CliResult<ExitCode> {
+    let mut r = Report::default();
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let home = std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .filter(|h| h.is_absolute());
+
+    // git
+    match pawl_git::resolve_program(&path) {
+        Some(git) => {
+            let v = version(&git).unwrap_or_else(|| "version unknown".into());
+            r.add(
+                "git",
+                "git",
+                Status::Ok,
+                format!("{v} ({})", git.display()),
+                "",
+            );
+        }
+        None => {
+            r.add(
+                "git",
+                "git",
+                Status::Fail,
+                "not found on PATH",
+                "install git",
+            );
+        }
+    }
+
+    // The repository and pawl's state.
+    let start = match dir {
+        Some(d) => Some(d.to_path_buf()),
+        None => std::env::current_dir().ok(),
+    };
+    let root = start.as_deref().and_then(find_repo_root);
+    // A `.git` git itself does not open is no repository.
+    let opened = root.as_ref().map(|r| pawl_git::Repo::open(r).map(|_| ()));
+    let ctx = match opened {
+        Some(Ok(())) => root.clone().map(Ctx::at),
+        _ => None,
+    };
+    let config = match &ctx {
+        None => {
+            let detail = match (&root, opened) {
+                (Some(root), Some(Err(e))) => {
+                    format!("{} has a .git that git does not open: {e}", root.display())
+                }
+                _ => "not inside a git repository".to_owned(),
+            };
+            r.add(
+                "repository",
+                "repository",
+                Status::Fail,
+                detail,
+                "run pawl in a git repository (`git init` makes one)",
+            );
+            None
+        }
+        Some(ctx) => {
+            r.add(
+                "repository",
+                "repository",
+                Status::Ok,
+                ctx.root.display().to_string(),
+                "",
+            );
+            if ctx.state_dir().is_dir() {
+                match ctx.store() {
+                    Ok(store) => {
+                        let runs = store.runs().map(|v| v.len()).unwrap_or(0);
+                        r.add(
+                            "repository",
+                            "pawl state",
+                            Status::Ok,
+                            format!(
+                                "{STATE_DIR}/ ({runs} run{})",
+                                if runs == 1 { "" } else { "s" }
+                            ),
+                            "",
+                        );
+                    }
+                    Err(e) => {
+                        r.add(
+                            "repository",
+                            "pawl state",
+                            Status::Fail,
+                            e.to_string(),
+                            "see the error; `pawl init` does not touch an existing store",
+                        );
+                    }
+                }
+            } else {
+                r.add(
+                    "repository",
+                    "pawl state",
+                    Status::Warn,
+                    format!("no {STATE_DIR}/ yet"),
+                    "run `pawl init`",
+                );
+            }
+            if !ctx.root.join(CONFIG_FILE).is_file() {
+                r.add(
+                    "repository",
+                    CONFIG_FILE,
+                    Status::Warn,
+                    "not there: the defaults apply (no gates)",
+                    "run `pawl init` (it detects the gates)",
+                );
+            }
+            match ctx.config(&[]) {
+                Ok(eff) => Some(eff.config),
+                Err(e) => {
+                    r.add(
+                        "repository",
+                        CONFIG_FILE,
+                        Status::Fail,
+                        e.to_string(),
+                        format!("fix {CONFIG_FILE}"),
+                    );
+                    None
+                }
+            }
+        }
+    };
+
+    // Agent CLIs and credentials.
+    let kind = config.as_ref().map(|c| c.agent.kind.to_string());
+    for agent in TESTED_AGENTS {
+        let configured = kind.as_deref() == Some(agent.program);
+        let role = if configured {
+            "the configured [agent]"
+        } else {
+            "not configured"
+        };
+        match which(agent.program, &path) {
+            None => {
+                let (status, fix) = if configured {
+                    (
+                        Status::Fail,
+                        format!(
+                            "install it: `npm install -g {}@{}`",
+                            agent.package, agent.tested
+                        ),
+                    )
+                } else {
+                    (Status::Ok, String::new())
+                };
+                let detail = if configured {
+                    "not found on PATH".to_owned()
+                } else {
+                    format!(
+                        "not installed (needed only with `--agent {}`)",
+                        agent.program
+                    )
+                };
+                r.add("agents", agent.program, status, detail, fix).tested = Some(agent.tested);
+            }
+            Some(found) => {
+                let v = version(&found);
+                let (status, detail, fix) = match &v {
+                    Some(v) if v.contains(agent.tested) => (
+                        Status::Ok,
+                        format!("{v} ({}; {role})", found.display()),
+                        String::new(),
+                    ),
+                    Some(v) => (
+                        Status::Warn,
+                        format!(
+                            "{v} ({}; {role}); pawl is tested with {}",
+                            found.display(),
+                            agent.tested
+                        ),
+                        format!(
+                            "`npm install -g {}@{}` for the tested version, or expect differences in its event stream",
+                            agent.package, agent.tested
+                        ),
+                    ),
+                    None => (
+                        if configured {
+                            Status::Fail
+                        } else {
+                            Status::Warn
+                        },
+                        format!(
+                            "{} --version did not answer ({}; {role})",
+                            agent.program,
+                            found.display()
+                        ),
+                        format!(
+                            "reinstall it: `npm install -g {}@{}`",
+                            agent.package, agent.tested
+                        ),
+                    ),
+                };
+                let c = r.add("agents", agent.program, status, detail, fix);
+                c.version = v;
+                c.tested = Some(agent.tested);
+                // Credentials: only whether they are there, by name.
+                let vars: Vec<&str> = agent
+                    .env
+                    .iter()
+                    .copied()
+                    .filter(|k| std::env::var_os(k).is_some_and(|v| !v.is_empty()))
+                    .collect();
+                let files: Vec<String> = agent
+                    .files
+                    .iter()
+                    .filter(|f| home.as_ref().is_some_and(|h| h.join(f).is_file()))
+                    .map(|f| format!("~/{f}"))
+                    .collect();
+                let name = format!("{} credentials", agent.program);
+                if vars.is_empty() && files.is_empty() {
+                    r.add(
+                        "agents",
+                        name,
+                        Status::Warn,
+                        format!(
+                            "none found (looked for {} and ~/{})",
+                            agent.env.join(", "),
+                            agent.files.join(", ~/")
+                        ),
+                        agent.login,
+                    );
+                } else {
+                    let mut found: Vec<String> =
+                        vars.iter().map(|v| format!("{v} is set")).collect();
+                    found.extend(files.into_iter().map(|f| format!("{f} exists")));
+                    r.add("agents", name, Status::Ok, found.join(", "), "");
+                }
+            }
+        }
+    }
+    if let Some(config) = &config {
+        let kind = config.agent.kind.to_string();
+        match config.agent.command.first().filter(|p| !p.is_empty()) {
+            None if kind == "command" => {
+                r.add(
+                    "agents",
+                    "[agent] command",
+                    Status::Fail,
+                    "kind = \"command\" with no command",
+                    "set [agent] command = [\"program\", \"args\"...] in pawl.toml",
+                );
+            }
+            None => {}
+            Some(program) => {
+                let found = if program.contains('/') {
+                    Path::new(program).is_file()
+                } else {
+                    which(program, &path).is_some()
+                };
+                if found {
+                    r.add(
+                        "agents",
+                        "[agent] command",
+                        Status::Ok,
+                        format!("`{program}` found"),
+                        "",
+                    );
+                } else {
+                    r.add(
+                        "agents",
+                        "[agent] command",
+                        Status::Fail,
+                        format!("`{program}` is not found"),
+                        "install it or fix [agent] command in pawl.toml",
+                    );
+                }
+            }
+        }
+        if kind == "replay" {
+            r.add(
+                "agents",
+                "[agent]",
+                Status::Ok,
+                "the scripted replay agent (tests; needs --scenario)",
+                "",
+            );
+        }
+    }
+    if let (Some(ctx), Some(config)) = (&ctx, &config) {
+        project_checks(&mut r, ctx, config, &path);
+    }
+    if let Some(ctx) = &ctx {
+        hook_checks(&mut r, &ctx.root);
+    }
+    sandbox_checks(&mut r);
+
+    let count = |s: Status| r.checks.iter().filter(|c| c.status == s).count();
+    let (ok, warn, fail) = (count(Status::Ok), count(Status::Warn), count(Status::Fail));
+    let text = if json {
+        serde_json::to_string_pretty(&serde_json::json!({
+            "checks": r.checks, "ok": ok, "warn": warn, "fail": fail,
+        }))
+        .map_err(|e| CliError::Failed(e.to_string()))?
+    } else {
+        let mut out = String::new();
+        let mut group = "";
+        for c in &r.checks {
+            if c.group != group {
+                group = c.group;
+                out.push_str(&format!("{group}\n"));
+            }
+            let mark = match c.status {
+                Status::Ok => "ok  ",
+                Status::Warn => "warn",
+                Status::Fail => "FAIL",
+            };
+            out.push_str(&format!("  {mark} {}: {}\n", c.name, c.detail));
+            if !c.fix.is_empty() && c.status != Status::Ok {
+                out.push_str(&format!("       → {}\n", c.fix));
+            }
+        }
+        out.push_str(&format!(
+            "{ok} ok, {warn} warning{}, {fail} failed",
+            if warn == 1 { "" } else { "s" }
+        ));
+        out
+    };
+    use std::io::Write as _;
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "{text}")
+        .and_then(|()| out.flush())
+        .map_err(CliError::io("cannot write to stdout"))?;
+    Ok(if fail == 0 {
+        ExitCode::Done
+    } else {
+        ExitCode::Error
+    })
+}
+
+/// Gates, dependencies and ignored outputs.
+fn project_checks(
+    r: &mut Report,
+    ctx: &Ctx,
+    config: &pawl_core::config::Config,
+    path: &std::ffi::OsStr,
+) {
+    let gates = pawl_verify::gate::gates_from_config(&config.gates);
+    if gates.is_empty() {
+        r.add(
+            "project",
+            "gates",
+            Status::Warn,
+            "no [gates] configured: `pawl verify` has nothing to run",
+            "run `pawl init` (it detects them) or add them under [gates] in pawl.toml",
+        );
+    }
+    for g in &gates {
+        let name = format!("gate {}", g.name);
+        match pawl_core::seal::program_of(&g.command) {
+            Some(p) if SHELL_BUILTINS.contains(&p) => {
+                r.add(
+                    "project",
+                    name,
+                    Status::Ok,
+                    format!("`{}` (a shell builtin)", g.command),
+                    "",
+                );
+            }
+            Some(p) => match which(p, path) {
+                Some(found) => {
+                    r.add(
+                        "project",
+                        name,
+                        Status::Ok,
+                        format!("`{p}` is {}", found.display()),
+                        "",
+                    );
+                }
+                None => {
+                    r.add(
+                        "project",
+                        name,
+                        Status::Fail,
+                        format!("`{p}` (from `{}`) is not on PATH", g.command),
+                        format!("install {p}, or change [gates] {} in pawl.toml", g.name),
+                    );
+                }
+            },
+            None => {
+                r.add(
+                    "project",
+                    name,
+                    Status::Ok,
+                    format!(
+                        "`{}` (its program is a path or not a plain word: not looked up)",
+                        g.command
+                    ),
+                    "",
+                );
+            }
+        }
+    }
+    let root = &ctx.root;
+    if root.join("package.json").is_file() && !root.join("node_modules").is_dir() {
+        let install = if root.join("pnpm-lock.yaml").is_file() {
+            "pnpm install"
+        } else if root.join("yarn.lock").is_file() {
+            "yarn install"
+        } else if root.join("package-lock.json").is_file() {
+            "npm ci"
+        } else {
+            "npm install"
+        };
+        r.add(
+            "project",
+            "node_modules",
+            Status::Warn,
+            "package.json and no node_modules/: the gates will fail to start",
+            format!("run `{install}`"),
+        );
+    }
+    let python = ["pyproject.toml", "setup.py", "requirements.txt"]
+        .iter()
+        .any(|m| root.join(m).is_file());
+    if python {
+        let venv = [".venv", "venv"]
+            .iter()
+            .find(|d| root.join(d).join("bin").is_dir());
+        match (venv, std::env::var_os("VIRTUAL_ENV")) {
+            (Some(d), _) => {
+                r.add(
+                    "project",
+                    "python environment",
+                    Status::Ok,
+                    format!("{d}/"),
+                    "",
+                );
+            }
+            (None, Some(v)) => {
+                r.add(
+                    "project",
+                    "python environment",
+                    Status::Ok,
+                    format!("VIRTUAL_ENV={}", PathBuf::from(v).display()),
+                    "",
+                );
+            }
+            (None, None) => {
+                r.add("project", "python environment", Status::Warn, "no .venv/ and no active virtualenv: the gates use the system Python and its packages", "`python3 -m venv .venv && .venv/bin/pip install -e .` (or your tool's equivalent), then run pawl with the venv active");
+            }
+        }
+    }
+    let mut expected: Vec<&str> = vec![".pawl/"];
+    for (marker, outputs) in OUTPUTS {
+        if root.join(marker).is_file() {
+            for o in *outputs {
+                if !expected.contains(o) {
+                    expected.push(o);
+                }
+            }
+        }
+    }
+    match pawl_git::Repo::open(root).and_then(|repo| repo.ignored(&expected)) {
+        Ok(ignored) => {
+            let missing: Vec<&str> = expected
+                .iter()
+                .copied()
+                .filter(|p| !ignored.iter().any(|i| i == p))
+                .collect();
+            if missing.is_empty() {
+                r.add(
+                    "project",
+                    "ignored outputs",
+                    Status::Ok,
+                    expected.join(", "),
+                    "",
+                );
+            } else {
+                r.add(
+                    "project",
+                    "ignored outputs",
+                    Status::Warn,
+                    format!("not git-ignored: {} (a build output in the tree changes the hash evidence is bound to)", missing.join(", ")),
+                    format!("add them to .gitignore: `printf '{}\\n' >> .gitignore`", missing.join("\\n")),
+                );
+            }
+        }
+        Err(e) => {
+            r.add(
+                "project",
+                "ignored outputs",
+                Status::Warn,
+                format!("cannot ask git: {e}"),
+                "",
+            );
+        }
+    }
+}
+
+/// pawl's hooks in the agents' settings (any JSON file of `.claude/`, `.codex/`, `.gemini/`):
+/// which are installed, and whether the pawl they run exists.
+fn hook_checks(r: &mut Report, root: &Path) {
+    let mut any = false;
+    for (agent, dir) in [
+        ("claude", ".claude"),
+        ("codex", ".codex"),
+        ("gemini", ".gemini"),
+    ] {
+        let Ok(entries) = std::fs::read_dir(root.join(dir)) else {
+            continue;
+        };
+        let mut files: Vec<PathBuf> = entries
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|e| e == "json"))
+            .collect();
+        files.sort();
+        for file in files {
+            let Ok(text) = std::fs::read_to_string(&file) else {
+                continue;
+            };
+            let Ok(value) = serde_json::from_str::<serde_json::Value>(&text) else {
+                continue;
+            };
+            let mut commands = Vec::new();
+            collect_commands(&value, &mut commands);
+            let pawl: Vec<&String> = commands
+                .iter()
+                .filter(|c| pawl_hooks::install::is_pawl_command(c))
+                .collect();
+            if pawl.is_empty() {
+                continue;
+            }
+            any = true;
+            let rel = file
+                .strip_prefix(root)
+                .unwrap_or(&file)
+                .display()
+                .to_string();
+            let missing: Vec<String> = pawl
+                .iter()
+                .filter_map(|c| {
+                    let program = c
+                        .split(" hook ")
+                        .next()?
+                        .trim()
+                        .trim_matches(['\'', '"'])
+                        .to_owned();
+                    (program.contains('/') && !Path::new(&program).is_file()).then_some(program)
+                })
+                .collect();
+            if let Some(p) = missing.first() {
+                r.add("hooks", format!("{agent} hooks"), Status::Fail, format!("{rel}: the hooks run {p}, which does not exist (every hook fails, and the checks with it)"), format!("run `pawl init --agent {agent}` again"));
+            } else {
+                r.add(
+                    "hooks",
+                    format!("{agent} hooks"),
+                    Status::Ok,
+                    format!(
+                        "{rel} ({} hook{})",
+                        pawl.len(),
+                        if pawl.len() == 1 { "" } else { "s" }
+                    ),
+                    "",
+                );
+            }
+        }
+    }
+    if !any {
+        r.add(
+            "hooks",
+            "hooks",
+            Status::Ok,
+            "none installed (needed only for `pawl run --driver session`)",
+            "`pawl init --agent claude` (or codex, gemini) installs them",
+        );
+    }
+}
+
+fn collect_commands(v: &serde_json::Value, out: &mut Vec<String>) {
+    match v {
+        serde_json::Value::Object(map) => {
+            for (k, v) in map {
+                match (k.as_str(), v) {
+                    ("command", serde_json::Value::String(s)) => out.push(s.clone()),
+                    _ => collect_commands(v, out),
+                }
+            }
+        }
+        serde_json::Value::Array(items) => items.iter().for_each(|i| collect_commands(i, out)),
+        _ => {}
+    }
+}
+
+/// The kernel features pawl's sandbox of agent steps is built on.
+fn sandbox_checks(r: &mut Report) {
+    match std::fs::read_to_string("/sys/kernel/security/lsm") {
+        Ok(lsm) if lsm.split(',').any(|m| m.trim() == "landlock") => {
+            r.add(
+                "sandbox",
+                "landlock",
+                Status::Ok,
+                format!("enabled ({})", lsm.trim()),
+                "",
+            );
+        }
+        Ok(lsm) => {
+            r.add(
+                "sandbox",
+                "landlock",
+                Status::Warn,
+                format!("not among the kernel's security modules ({})", lsm.trim()),
+                "boot with `lsm=...,landlock` (Linux 5.13 or later) for pawl's filesystem sandbox",
+            );
+        }
+        Err(e) => {
+            r.add(
+                "sandbox",
+                "landlock",
+                Status::Warn,
+                format!("cannot tell: /sys/kernel/security/lsm: {e}"),
+                "mount securityfs, or check that the kernel has Landlock (Linux 5.13 or later)",
+            );
+        }
+    }
+    match std::fs::read_to_string("/proc/sys/user/max_user_namespaces")
+        .map(|s| s.trim().parse::<u64>())
+    {
+        Ok(Ok(n)) if n > 0 => {
+            r.add(
+                "sandbox",
+                "user namespaces",
+                Status::Ok,
+                format!("available (max_user_namespaces = {n})"),
+                "",
+            );
+        }
+        Ok(Ok(_)) => {
+            r.add(
+                "sandbox",
+                "user namespaces",
+                Status::Warn,
+                "disabled (max_user_namespaces = 0)",
+                "`sysctl -w user.max_user_namespaces=15000` (as root) for pawl's process sandbox",
+            );
+        }
+        _ => {
+            r.add(
+                "sandbox",
+                "user namespaces",
+                Status::Warn,
+                "cannot tell: /proc/sys/user/max_user_namespaces is not readable",
+                "",
+            );
+        }
+    }
+}
+
+/// The first path in `PATH` where `program` is an executable file.
+fn which(program: &str, path: &std::ffi::OsStr) -> Option<PathBuf> {
+    use std::os::unix::fs::PermissionsExt as _;
+    std::env::split_paths(path)
+        .filter(|d| d.is_absolute())
+        .map(|d| d.join(program))
+        .find(|p| {
+            std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        })
+}
+
+/// `<program> --version`'s last non-empty line, run with a throw-away HOME (some CLIs write
+/// their home even for `--version`) and a timeout; `None` when it does not answer with exit 0.
+fn version(program: &Path) -> Option<String> {
+    let scratch = tempfile::tempdir().ok()?;
+    let mut cmd = Command::new(program);
+    cmd.arg("--version")
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", scratch.path())
+        .env("CODEX_HOME", scratch.path())
+        .env("TERM", "dumb")
+        .env("DISABLE_AUTOUPDATER", "1")
+        .current_dir(scratch.path())
+        .timeout(VERSION_TIMEOUT);
+    let out = cmd.run().ok()?;
+    if out.end != End::Exited(0) {
+        return None;
+    }
+    out.stdout
+        .tail_text()
+        .lines()
+        .map(str::trim)
+        .rfind(|l| !l.is_empty())
+        .map(str::to_owned)
+}

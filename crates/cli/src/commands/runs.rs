@@ -1,0 +1,156 @@
+//! `pawl runs [--limit N] [--json]`: this repository's run history — each run's goal, status,
+//! verdict, stop reason, iterations, time, tokens and dollars — with totals per day and overall.
+//! The verdict is the report's ([`pawl_engine::report::verdict_of`]); a run still being worked
+//! on has none yet. The JSON shape is documented by `pawl schema runs`.
+
+use std::collections::BTreeMap;
+
+use clap::Args;
+use pawl_core::ExitCode;
+use pawl_core::model::RunStatus;
+use pawl_store::RunHistory;
+use serde::Serialize;
+
+use crate::ctx::Ctx;
+use crate::error::{CliError, CliResult};
+use crate::render;
+
+#[derive(Debug, Args)]
+pub struct RunsArgs {
+    /// Only the newest N runs (the totals are theirs).
+    #[arg(long, short = 'n', value_name = "N")]
+    pub limit: Option<usize>,
+}
+
+/// One run as `--json` prints it.
+#[derive(Debug, Serialize)]
+struct RunRow {
+    id: String,
+    repo: String,
+    goal: String,
+    status: String,
+    verdict: Option<String>,
+    stop_reason: Option<String>,
+    iterations: u32,
+    tokens: u64,
+    cost_usd: f64,
+    started_at: i64,
+    ended_at: Option<i64>,
+    /// Human only: the active time.
+    #[serde(skip)]
+    active_ms: u64,
+}
+
+#[derive(Debug, Serialize, Default)]
+struct Totals {
+    runs: usize,
+    tokens: u64,
+    cost_usd: f64,
+}
+
+impl Totals {
+    fn add(&mut self, r: &RunRow) {
+        self.runs += 1;
+        self.tokens += r.tokens;
+        self.cost_usd += r.cost_usd;
+    }
+}
+
+#[derive(Debug, Serialize)]
+struct History {
+    runs: Vec<RunRow>,
+    totals: Totals,
+}
+
+pub fn run(ctx: &mut Ctx, args: &RunsArgs) -> CliResult<ExitCode> {
+    if args.limit == Some(0) {
+        return Err(CliError::Usage("--limit must be at least 1".into()));
+    }
+    let store = ctx.store()?;
+    let repo = ctx.root.display().to_string();
+    let mut rows = Vec::new();
+    for RunHistory { run, spent } in store
+        .run_history()?
+        .into_iter()
+        .take(args.limit.unwrap_or(usize::MAX))
+    {
+        let open = matches!(run.status, RunStatus::Active | RunStatus::AwaitingUser);
+        let verdict = if open {
+            None
+        } else {
+            let (v, _) = pawl_engine::report::verdict_of(&store, &run.id)?;
+            serde_json::to_value(v)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_owned))
+        };
+        rows.push(RunRow {
+            id: run.id.clone(),
+            repo: repo.clone(),
+            goal: run.goal.clone(),
+            status: run.status.to_string(),
+            verdict,
+            stop_reason: run.stop_reason.map(|r| r.as_str().to_owned()),
+            iterations: spent.iterations,
+            tokens: spent.tokens,
+            cost_usd: spent.usd,
+            started_at: run.created_at,
+            ended_at: run.ended_at,
+            active_ms: spent.active_ms,
+        });
+    }
+    let mut totals = Totals::default();
+    for r in &rows {
+        totals.add(r);
+    }
+    let history = History { runs: rows, totals };
+    ctx.emit(&history, || human(&history))?;
+    Ok(ExitCode::Done)
+}
+
+fn human(h: &History) -> String {
+    if h.runs.is_empty() {
+        return "No runs yet: start one with `pawl run \"<goal>\"`.".into();
+    }
+    let mut out = format!(
+        "{:<20}  {:<13} {:<8} {:<15} {:>5} {:>8} {:>9} {:>8}  goal\n",
+        "run", "status", "verdict", "stop reason", "iter", "time", "tokens", "cost"
+    );
+    // Per day (UTC, by start), newest day first as the runs are.
+    let mut days: BTreeMap<String, Totals> = BTreeMap::new();
+    for r in &h.runs {
+        out.push_str(&format!(
+            "{:<20}  {:<13} {:<8} {:<15} {:>5} {:>8} {:>9} {:>8}  {}\n",
+            r.id,
+            r.status,
+            r.verdict.as_deref().unwrap_or("-"),
+            r.stop_reason.as_deref().unwrap_or("-"),
+            r.iterations,
+            pawl_engine::session::human_ms(r.active_ms),
+            r.tokens,
+            format!("${:.2}", r.cost_usd),
+            render::first_line(&r.goal)
+        ));
+        let day = render::time(r.started_at).chars().take(10).collect();
+        days.entry(day).or_default().add(r);
+    }
+    out.push('\n');
+    for (day, t) in days.iter().rev() {
+        out.push_str(&format!(
+            "{day}: {} run{} · {} tokens · ${:.2}\n",
+            t.runs,
+            if t.runs == 1 { "" } else { "s" },
+            t.tokens,
+            t.cost_usd
+        ));
+    }
+    let t = &h.totals;
+    out.push_str(&format!(
+        "total ({}): {} run{} · {} tokens · ${:.2}",
+        h.runs.first().map(|r| r.repo.as_str()).unwrap_or(""),
+        t.runs,
+        if t.runs == 1 { "" } else { "s" },
+        t.tokens,
+        t.cost_usd
+    ));
+    out
+}
