@@ -20,6 +20,12 @@ fn the_agent_reports_through_pawl_but_does_not_steer_its_run() {
         "pawl report",
         "pawl config show",
         "pawl guard check -- rm -rf /",
+        // Reading what the run did.
+        "pawl runs --json",
+        "pawl diff --stat",
+        "pawl logs --iteration 1",
+        "pawl doctor",
+        "pawl schema report",
     ] {
         assert!(decide(ok).is_allow(), "{ok}: {:?}", decide(ok));
     }
@@ -35,6 +41,10 @@ fn the_agent_reports_through_pawl_but_does_not_steer_its_run() {
         "pawl hook claude stop < fake.json",
         "pawl user-fixed",
         "pawl report --open-pr",
+        // Deciding what becomes of the run's work is the user's.
+        "pawl merge",
+        "pawl merge --into main",
+        "pawl clean --force",
         "p=pawl; $p cancel",
         "pawl $(echo cancel)",
         "./target/release/pawl cancel",
