@@ -16,6 +16,7 @@ mod events;
 mod evidence;
 mod iterations;
 mod leases;
+pub mod mac;
 mod pipeline;
 mod runs;
 mod session;
@@ -23,6 +24,7 @@ mod work;
 
 pub use evidence::{Evidence, NewEvidence, TestCounts};
 pub use leases::LeaseOutcome;
+pub use mac::{Finding, Tampering};
 pub use pipeline::{
     ConvergenceRecord, FailedDirection, NewVerdict, PhaseRecord, PlanRecord, ScoreRecord,
     StoryPlan, VerdictRecord,
@@ -40,7 +42,11 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0006_transcripts.sql"),
     include_str!("../migrations/0007_event_kinds.sql"),
     include_str!("../migrations/0008_sealed_evidence.sql"),
+    include_str!("../migrations/0009_authenticated_state.sql"),
 ];
+
+/// The schema version at which rows start to carry authentication codes (`mac.rs`).
+const SIGNED_SCHEMA: usize = 9;
 
 /// How long a writer waits for another process's lock before giving up.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
@@ -89,6 +95,20 @@ pub enum StoreError {
     LeaseLost(String),
     #[error("corrupt value in the database: {0}")]
     Corrupt(String),
+    /// Rows of a run failed their authentication check: something other than pawl changed,
+    /// added or removed them. The value says which table, row and field.
+    #[error("{0}")]
+    Tampered(Tampering),
+}
+
+impl StoreError {
+    /// The tampering this error reports, if it is one.
+    pub fn tampering(&self) -> Option<&Tampering> {
+        match self {
+            StoreError::Tampered(t) => Some(t),
+            _ => None,
+        }
+    }
 }
 
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;
@@ -112,7 +132,8 @@ pub struct Store {
     conn: Connection,
     clock: Box<dyn Clock>,
     path: PathBuf,
-    /// The key evidence is authenticated with (`None`: evidence is not authenticated).
+    /// The key rows are authenticated with (`None`: nothing is signed or checked — tests and
+    /// library users; the CLI always passes one, or refuses to drive a run).
     key: Option<[u8; 32]>,
 }
 
@@ -129,6 +150,18 @@ impl Store {
     }
 
     pub fn open_with_clock(path: &Path, clock: Box<dyn Clock>) -> Result<Store> {
+        Store::open_with(path, clock, None)
+    }
+
+    /// Opens the database with the key that authenticates its rows (see `mac.rs`). The key is
+    /// needed already while migrating: rows written before the store signed them are signed by
+    /// the first keyed pawl that migrates the database (see migration 0009).
+    pub fn open_keyed(path: &Path, key: [u8; 32]) -> Result<Store> {
+        Store::open_with(path, Box::new(SystemClock), Some(key))
+    }
+
+    /// [`Store::open_keyed`] with a clock of the caller's (tests).
+    pub fn open_with(path: &Path, clock: Box<dyn Clock>, key: Option<[u8; 32]>) -> Result<Store> {
         let open_err = |source| StoreError::Open {
             path: path.to_path_buf(),
             source,
@@ -158,18 +191,15 @@ impl Store {
             conn,
             clock,
             path: path.to_path_buf(),
-            key: None,
+            key,
         };
         store.migrate()?;
         Ok(store)
     }
 
-    /// Authenticates the evidence this store writes with `key`, and reuses only evidence that
-    /// carries a valid code for it: a row written by anything but pawl (an agent with the
-    /// database file) is never taken for a result. The key lives outside the repository.
-    pub fn with_key(mut self, key: [u8; 32]) -> Store {
-        self.key = Some(key);
-        self
+    /// Whether this store signs and checks its rows.
+    pub fn is_keyed(&self) -> bool {
+        self.key.is_some()
     }
 
     pub(crate) fn key(&self) -> Option<&[u8; 32]> {
@@ -209,6 +239,13 @@ impl Store {
         for (i, sql) in MIGRATIONS.iter().enumerate().skip(found.max(0) as usize) {
             tx.execute_batch(sql)?;
             tx.pragma_update(None, "user_version", (i + 1) as i64)?;
+            if i + 1 == SIGNED_SCHEMA
+                && let Some(key) = &self.key
+            {
+                // Rows written before pawl signed them are taken as they are, once, by the
+                // pawl that migrates with the key (the same trust they had before).
+                mac::sign_legacy(&tx, key)?;
+            }
         }
         tx.commit()?;
         Ok(())
@@ -234,7 +271,11 @@ impl Store {
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)?;
-        let t = Tx { tx, now };
+        let t = Tx {
+            tx,
+            now,
+            key: self.key,
+        };
         let out = f(&t)?;
         t.tx.commit()?;
         Ok(out)
@@ -245,16 +286,19 @@ impl Store {
 pub(crate) struct Tx<'a> {
     tx: rusqlite::Transaction<'a>,
     now: i64,
+    key: Option<[u8; 32]>,
 }
 
 impl Tx<'_> {
-    /// Appends an event in this transaction.
+    /// Appends an event in this transaction: signed, and counted in its run's row.
     fn event(&self, run_id: Option<&str>, kind: EventKind, data: serde_json::Value) -> Result<i64> {
         self.tx.execute(
             "INSERT INTO events (run_id, at, kind, data_json) VALUES (?1, ?2, ?3, ?4)",
             rusqlite::params![run_id, self.now, kind.as_str(), data.to_string()],
         )?;
-        Ok(self.tx.last_insert_rowid())
+        let seq = self.tx.last_insert_rowid();
+        self.inserted(&mac::EVENTS, seq, run_id)?;
+        Ok(seq)
     }
 
     fn next_seq(&self, table: &str, run_id: &str) -> Result<i64> {

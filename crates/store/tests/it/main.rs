@@ -5,6 +5,7 @@
 mod evidence;
 mod leases;
 mod store;
+mod tamper;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, Ordering};
