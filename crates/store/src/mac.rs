@@ -689,6 +689,13 @@ impl Store {
                 });
             };
             let authentic = check_run_row(&key, &r).authentic;
+            // Found again on a run already stopped for it: nothing new to record.
+            let already = authentic.is_some()
+                && r.values.get(10) == Some(&Value::Text("tampered".into()))
+                && last_tampering(tx, &run_id)?.as_ref() == Some(&t.findings);
+            if already {
+                return Ok(());
+            }
             match &authentic {
                 Some(values) => {
                     let sets: Vec<String> = RUNS
@@ -960,6 +967,20 @@ pub(crate) fn check_rows(
         run_id: run_id.into(),
         findings,
     }))
+}
+
+/// What the run's last `tampered` event recorded.
+fn last_tampering(conn: &Connection, run_id: &str) -> Result<Option<Vec<Finding>>> {
+    let data: Option<String> = conn
+        .query_row(
+            "SELECT data_json FROM events WHERE run_id = ?1 AND kind = 'tampered' ORDER BY seq DESC LIMIT 1",
+            [run_id],
+            |r| r.get(0),
+        )
+        .optional()?;
+    Ok(data
+        .and_then(|d| serde_json::from_str::<serde_json::Value>(&d).ok())
+        .and_then(|v| serde_json::from_value(v.get("findings")?.clone()).ok()))
 }
 
 /// Whether an event read back is one pawl wrote (always, without a key).

@@ -217,6 +217,16 @@ impl Store {
         }
     }
 
+    /// The id `--run <id>` (or, without it, the current run) means, whatever state the run is
+    /// in: for the commands that show a run or end it, which must work on a tampered run too.
+    pub fn resolve_run_id(&self, id: Option<&str>) -> Result<String> {
+        match self.resolve_run(id) {
+            Ok(run) => Ok(run.id),
+            Err(StoreError::Tampered(t)) => Ok(t.run_id),
+            Err(e) => Err(e),
+        }
+    }
+
     /// Resolves `--run <id>` (a full id, a unique prefix or suffix) or, without it, the current run.
     pub fn resolve_run(&self, id: Option<&str>) -> Result<Run> {
         let Some(id) = id else {

@@ -324,8 +324,24 @@ impl Store {
     /// Ends session mode for the run (`pawl off`, the run's end, expiry). Returns the record as
     /// it was, so the caller can undo what arming changed; `None` when it was never armed or
     /// already ended.
+    ///
+    /// An arming row changed outside pawl is left as it is (pawl never signs over it): session
+    /// mode ends all the same (the event says so), and `None` is returned — nothing it lists is
+    /// undone.
     pub fn end_session_mode(&mut self, run_id: &str, why: &str) -> Result<Option<Arming>> {
-        let Some(arming) = self.arming(run_id)? else {
+        let arming = match self.arming(run_id) {
+            Ok(a) => a,
+            Err(StoreError::Tampered(_)) => {
+                self.append_event(
+                    Some(run_id),
+                    EventKind::SessionModeEnded,
+                    json!({"why": why, "arming": "tampered: left as found"}),
+                )?;
+                return Ok(None);
+            }
+            Err(e) => return Err(e),
+        };
+        let Some(arming) = arming else {
             return Ok(None);
         };
         if arming.ended_at.is_some() {

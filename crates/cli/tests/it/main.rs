@@ -7,6 +7,7 @@ mod agents_real;
 mod analyze;
 mod config;
 mod crash;
+mod forge;
 mod git_rails;
 mod guard;
 mod headless;
