@@ -224,11 +224,16 @@ pub(crate) fn drive_with(
         });
     let end = match result {
         Ok(end) => end,
-        // State modified outside pawl, found by any read or write of the drive: the run stops
-        // `tampered` (what was found is an event), whatever else was going on.
-        Err(e) if e.tampering().is_some() => {
-            if let Some(t) = e.tampering() {
-                store.mark_tampered(t)?;
+        // State modified outside pawl, found by any read or write of the drive (or behind any
+        // other error: a row the drive needed was removed): the run stops `tampered` (what was
+        // found is an event), whatever else was going on.
+        Err(e) if e.tampering().is_some() || matches!(store.tampering(run_id), Ok(Some(_))) => {
+            let found = match e.tampering() {
+                Some(t) => Some(t.clone()),
+                None => store.tampering(run_id)?,
+            };
+            if let Some(t) = found {
+                store.mark_tampered(&t)?;
             }
             LoopEnd {
                 reason: StopReason::Tampered,

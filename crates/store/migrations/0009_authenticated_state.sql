@@ -17,3 +17,10 @@ ALTER TABLE verdicts ADD COLUMN mac TEXT;
 ALTER TABLE criteria ADD COLUMN mac TEXT;
 ALTER TABLE session_arming ADD COLUMN mac TEXT;
 ALTER TABLE session_bindings ADD COLUMN mac TEXT;
+
+-- Which key signs this database (a fingerprint, not the key): a pawl with another key (another
+-- HOME or XDG_STATE_HOME) is told so instead of taking every row for forged, and a pawl without
+-- a key only reads a signed database, never writes it (an unsigned write would read as forged).
+CREATE TABLE store_key (
+    fingerprint     TEXT NOT NULL
+);

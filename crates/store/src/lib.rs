@@ -95,6 +95,14 @@ pub enum StoreError {
     LeaseLost(String),
     #[error("corrupt value in the database: {0}")]
     Corrupt(String),
+    #[error(
+        "the pawl database {path} is signed with another key than this pawl's: pawl cannot check what it holds. Run pawl with the HOME (or XDG_STATE_HOME) of the pawl that started its runs — the key is in that user's pawl state directory"
+    )]
+    WrongKey { path: PathBuf },
+    #[error(
+        "the pawl database {path} is signed, and this pawl has no key to sign what it writes (no HOME or XDG_STATE_HOME): it only reads it"
+    )]
+    ReadOnly { path: PathBuf },
     /// Rows of a run failed their authentication check: something other than pawl changed,
     /// added or removed them. The value says which table, row and field.
     #[error("{0}")]
@@ -135,6 +143,8 @@ pub struct Store {
     /// The key rows are authenticated with (`None`: nothing is signed or checked — tests and
     /// library users; the CLI always passes one, or refuses to drive a run).
     key: Option<[u8; 32]>,
+    /// Opened without a key on a database that is signed: reads only.
+    read_only: bool,
 }
 
 impl std::fmt::Debug for Store {
@@ -192,9 +202,44 @@ impl Store {
             clock,
             path: path.to_path_buf(),
             key,
+            read_only: false,
         };
         store.migrate()?;
+        store.check_key()?;
         Ok(store)
+    }
+
+    /// The database's key fingerprint against ours: recorded on the first keyed open, another
+    /// key is refused, and no key makes a signed database read-only.
+    fn check_key(&mut self) -> Result<()> {
+        let found: Option<String> = self
+            .conn
+            .query_row("SELECT fingerprint FROM store_key LIMIT 1", [], |r| {
+                r.get(0)
+            })
+            .optional()?;
+        match (&self.key, found) {
+            (Some(key), None) => {
+                self.conn.execute(
+                    "INSERT INTO store_key (fingerprint) VALUES (?1)",
+                    [mac::fingerprint(key)],
+                )?;
+            }
+            (Some(key), Some(f)) if f != mac::fingerprint(key) => {
+                return Err(StoreError::WrongKey {
+                    path: self.path.clone(),
+                });
+            }
+            (None, Some(_)) => self.read_only = true,
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// Opened without a key on a signed database: what it reads is not checked, and it writes
+    /// nothing.
+    pub fn is_read_only(&self) -> bool {
+        self.read_only
     }
 
     /// Whether this store signs and checks its rows.
@@ -267,6 +312,11 @@ impl Store {
 
     /// Runs `f` in one immediate transaction; the events it appends commit with it.
     fn write<T>(&mut self, f: impl FnOnce(&Tx<'_>) -> Result<T>) -> Result<T> {
+        if self.read_only {
+            return Err(StoreError::ReadOnly {
+                path: self.path.clone(),
+            });
+        }
         let now = self.clock.now_ms();
         let tx = self
             .conn

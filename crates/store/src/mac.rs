@@ -62,6 +62,11 @@ pub fn hmac(key: &[u8; 32], msg: &[u8]) -> String {
     outer.iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// A key's fingerprint (not the key): which key signs a database.
+pub(crate) fn fingerprint(key: &[u8; 32]) -> String {
+    hmac(key, b"pawl-key-fingerprint-v1")[..16].to_string()
+}
+
 /// The code of something pawl keeps outside the store (the guard snapshot beside it): `domain`
 /// keeps codes of different things apart.
 pub fn seal_text(key: &[u8; 32], domain: &str, text: &str) -> String {

@@ -558,8 +558,17 @@ fn guard(root: &Path, run_id: &str, input: &HookInput, call: &ToolCall) -> HookR
     // run whose row was changed outside pawl fails here: the call is denied, fail closed).
     let snapshot = match runs::read_guard_snapshot(&root.join(crate::ctx::STATE_DIR), run_id) {
         Some(g) => Some(g),
+        // Without the key the store's copy cannot be checked either: denied (fail closed).
         None => open_store(root)
-            .and_then(|store| Ok(store.run(run_id)?.settings.guard))
+            .and_then(|store| {
+                if store.is_read_only() {
+                    return Err(pawl_store::StoreError::ReadOnly {
+                        path: root.join(crate::ctx::STATE_DIR).join("pawl.db"),
+                    }
+                    .into());
+                }
+                Ok(store.run(run_id)?.settings.guard)
+            })
             .or_fail(run_id)?,
     };
     let guard_config = match snapshot {
@@ -737,9 +746,13 @@ fn stop(
         Ok(session_turn::StopAnswer::End { reason, summary }) => {
             end(root, &mut store, run_id, reason, summary.as_deref())
         }
-        // Found in the middle of the turn (a write that would have signed over a forged row).
+        // Found in the middle of the turn (a write that would have signed over a forged row), or
+        // behind another error (a row the turn needed was removed).
         Err(e) if e.tampering().is_some() => tampered(root, &mut store, run_id, e.tampering()),
-        Err(e) => Err(Failure::new(Some(run_id), e)),
+        Err(e) => match store.tampering(run_id) {
+            Ok(Some(t)) => tampered(root, &mut store, run_id, Some(&t)),
+            _ => Err(Failure::new(Some(run_id), e)),
+        },
     }
 }
 

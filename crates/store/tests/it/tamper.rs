@@ -454,3 +454,26 @@ fn rows_from_before_signing_are_signed_by_the_keyed_migration() {
         }
     }
 }
+
+/// A pawl with another key (another HOME) is told so, instead of taking every row for forged;
+/// a pawl without a key only reads a signed database (an unsigned write would read as forged).
+#[test]
+fn another_key_is_refused_and_no_key_only_reads() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = open_keyed(&dir);
+    let id = run_with_one_iteration(&mut s);
+    drop(s);
+    let path = dir.path().join("pawl.db");
+    let err = Store::open_keyed(&path, [8; 32]).unwrap_err();
+    assert!(matches!(err, StoreError::WrongKey { .. }), "{err}");
+    assert!(err.to_string().contains("HOME"), "{err}");
+    let mut s = Store::open(&path).unwrap();
+    assert!(s.is_read_only());
+    assert_eq!(s.run(&id).unwrap().id, id);
+    let err = s
+        .append_event(Some(&id), EventKind::Note, json!({}))
+        .unwrap_err();
+    assert!(matches!(err, StoreError::ReadOnly { .. }), "{err}");
+    drop(s);
+    assert_eq!(open_keyed(&dir).tampering(&id).unwrap(), None);
+}
