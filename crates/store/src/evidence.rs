@@ -6,6 +6,10 @@
 //! check and command (the cache), what is the latest evidence per check of a run (status and
 //! reports), and what does one record say. Evidence is append-only: a reused result is a new row
 //! pointing at the row it reused, so a run's history stays complete.
+//!
+//! Each record carries an HMAC-SHA-256 over its canonical JSON (`mac_of`, with `mac::hmac`, the
+//! one MAC function of the store): only records whose code verifies are reused, and the others
+//! are findings of their run's check (`mac.rs`).
 
 use pawl_core::EventKind;
 use pawl_core::failure::FailureCategory;

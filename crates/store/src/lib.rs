@@ -4,6 +4,11 @@
 //! appends an event, so the event log is a complete history and a crash leaves either the whole
 //! change or none of it. The schema evolves through numbered migrations embedded in the binary;
 //! a database written by a newer pawl is refused rather than misread.
+//!
+//! Opened with the user's key ([`Store::open_keyed`]), the store authenticates every row that
+//! decides something (the run, its events, iterations, evidence, verdicts, criteria, session
+//! arming and bindings) and never returns or signs over a row that fails its check
+//! ([`StoreError::Tampered`] says which table, row and field): see `mac.rs`.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
