@@ -150,6 +150,9 @@ pub struct Store {
     key: Option<[u8; 32]>,
     /// Opened without a key on a database that is signed: reads only.
     read_only: bool,
+    /// The last run whose state checked clean, with the database's `data_version` then: until
+    /// another connection commits, only this one wrote (signed, checked), so the check holds.
+    checked: std::cell::RefCell<Option<(String, i64)>>,
 }
 
 impl std::fmt::Debug for Store {
@@ -208,6 +211,7 @@ impl Store {
             path: path.to_path_buf(),
             key,
             read_only: false,
+            checked: std::cell::RefCell::new(None),
         };
         store.migrate()?;
         store.check_key()?;

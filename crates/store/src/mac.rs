@@ -649,10 +649,21 @@ fn findings_of(conn: &Connection, key: &[u8; 32], run: &Read) -> Result<(String,
 impl Store {
     /// What was modified outside pawl in a run's state (`None`: nothing, or the store has no
     /// key). Reads every signed row of the run: call it where a decision is made, not per hook.
+    ///
+    /// Cheap when nothing changed: a run that checked clean is not read again until another
+    /// connection (another process) commits to the database — this connection's own writes are
+    /// signed and check what they change.
     pub fn tampering(&self, run_id: &str) -> Result<Option<Tampering>> {
         let Some(key) = self.key() else {
             return Ok(None);
         };
+        let version: i64 = self
+            .conn
+            .pragma_query_value(None, "data_version", |r| r.get(0))?;
+        let clean = (run_id.to_string(), version);
+        if self.checked.borrow().as_ref() == Some(&clean) {
+            return Ok(None);
+        }
         let Some(run) = select(&self.conn, &RUNS, "id = ?1", &[&run_id])?
             .into_iter()
             .next()
@@ -664,7 +675,11 @@ impl Store {
             });
         };
         let (run_id, findings) = findings_of(&self.conn, key, &run)?;
-        Ok((!findings.is_empty()).then_some(Tampering { run_id, findings }))
+        if findings.is_empty() {
+            *self.checked.borrow_mut() = Some(clean);
+            return Ok(None);
+        }
+        Ok(Some(Tampering { run_id, findings }))
     }
 
     /// [`Store::tampering`] as an error: `Err(StoreError::Tampered)` when anything was modified.
