@@ -289,6 +289,17 @@ pub fn drive_with_answers(
                 b.instructions.as_deref().unwrap_or("-"),
                 run.id
             ))?;
+        } else if end.reason == pawl_core::StopReason::Tampered {
+            let what: Vec<String> = report
+                .tampering
+                .iter()
+                .take(5)
+                .map(ToString::to_string)
+                .collect();
+            ctx.say(format!(
+                "[pawl] the run's state was modified outside pawl: {}\n[pawl] the run is never resumed; the report says what was modified",
+                what.join("; ")
+            ))?;
         } else if end.reason != pawl_core::StopReason::Verified {
             ctx.say(format!("[pawl] resume with: pawl resume --run {}", run.id))?;
         }

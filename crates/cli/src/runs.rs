@@ -61,6 +61,10 @@ pub struct Start {
 /// stop us before anything is written.
 pub fn start(ctx: &mut Ctx, req: &Start) -> CliResult<ExitCode> {
     let eff = ctx.config(&req.overrides)?;
+    // A key first: a run whose state an agent could rewrite unseen is not started.
+    if crate::state::evidence_key().is_none() {
+        return Err(crate::state::no_key("start a run"));
+    }
     match req.driver {
         Driver::Manual => manual(ctx, &req.goal, &eff.config),
         Driver::Headless => headless_run(ctx, req, &eff.config),
@@ -227,7 +231,9 @@ pub fn settings(config: &pawl_core::config::Config) -> RunSettings {
 
 /// Where a run's guard policy is kept beside the store (`.pawl/guard/<run>.json`), so that the
 /// PreToolUse hook reads it without opening the database. The store's copy
-/// (`RunSettings.guard`) is the reference; `.pawl/**` is a protected path for the agent.
+/// (`RunSettings.guard`) is the reference; `.pawl/**` is a protected path for the agent, and the
+/// file carries a code under pawl's key: a policy loosened in it is never used
+/// ([`read_guard_snapshot`] falls back to the store's signed copy).
 pub fn guard_snapshot_path(state_dir: &std::path::Path, run_id: &str) -> std::path::PathBuf {
     state_dir.join("guard").join(format!("{run_id}.json"))
 }
@@ -258,13 +264,33 @@ pub fn write_guard_snapshot(ctx: &Ctx, run: &pawl_core::record::Run) -> CliResul
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir)?;
         }
-        let text = serde_json::to_string(&snapshot).map_err(std::io::Error::other)?;
+        // The snapshot carries a code under pawl's key: a policy loosened in the file (the agent
+        // can reach `.pawl/` in session mode) is not used.
+        let snapshot_json = serde_json::to_string(&snapshot).map_err(std::io::Error::other)?;
+        let mac = crate::state::evidence_key().map(|key| {
+            pawl_store::mac::seal_text(&key, "guard", &format!("{}\n{snapshot_json}", run.id))
+        });
+        let text = serde_json::json!({"snapshot_json": snapshot_json, "mac": mac}).to_string();
         // Written whole, then renamed: the hook never reads half a file.
         let tmp = path.with_extension("json.tmp");
         std::fs::write(&tmp, text)?;
         std::fs::rename(&tmp, &path)
     };
     write().map_err(CliError::io(format!("cannot write {}", path.display())))
+}
+
+/// The run's guard snapshot from the file beside the store, when its code verifies under pawl's
+/// key (`None` otherwise: the caller reads the store's signed copy).
+pub fn read_guard_snapshot(state_dir: &std::path::Path, run_id: &str) -> Option<GuardSnapshot> {
+    let bytes = std::fs::read(guard_snapshot_path(state_dir, run_id)).ok()?;
+    let v: serde_json::Value = serde_json::from_slice(&bytes).ok()?;
+    let snapshot_json = v.get("snapshot_json")?.as_str()?;
+    let mac = v.get("mac")?.as_str()?;
+    let key = crate::state::evidence_key()?;
+    let want = pawl_store::mac::seal_text(&key, "guard", &format!("{run_id}\n{snapshot_json}"));
+    (want == mac)
+        .then(|| serde_json::from_str(snapshot_json).ok())
+        .flatten()
 }
 
 fn manual(ctx: &mut Ctx, goal: &str, config: &pawl_core::config::Config) -> CliResult<ExitCode> {

@@ -34,6 +34,17 @@ use crate::state::{ensure_state, read_optional, write_atomic};
 
 /// An armed run that no session takes within this long expires.
 pub const STALE_GUARD_MS: i64 = 30 * 60 * 1000;
+/// How long an armed run waits for a session: [`STALE_GUARD_MS`]. Hidden, for pawl's own tests:
+/// `PAWL_TEST_ARMING_TTL_MS` shortens it (an expiry is tested without writing the store, whose
+/// rows an edit would make read as forged). Not documented for users.
+fn arming_ttl_ms() -> i64 {
+    std::env::var("PAWL_TEST_ARMING_TTL_MS")
+        .ok()
+        .and_then(|v| v.parse::<i64>().ok())
+        .filter(|v| (0..=STALE_GUARD_MS).contains(v))
+        .unwrap_or(STALE_GUARD_MS)
+}
+
 /// How long one sign of life from a bound session keeps the run's lease (the engine's).
 pub use pawl_engine::session::SESSION_LEASE_TTL_MS;
 
@@ -112,7 +123,7 @@ pub fn arm(ctx: &mut Ctx, req: &runs::Start, config: &Config) -> CliResult<ExitC
         &run.id,
         &NewArming {
             agent: bound_agent.map(|a| a.as_str().to_string()),
-            expires_at: store.now_ms() + STALE_GUARD_MS,
+            expires_at: store.now_ms() + arming_ttl_ms(),
             baseline_tree: baseline,
             autonomous: autonomous.clone(),
         },
@@ -191,7 +202,7 @@ pub fn rearm(
         &run.id,
         &NewArming {
             agent: agent.map(|a| a.as_str().to_string()),
-            expires_at: store.now_ms() + STALE_GUARD_MS,
+            expires_at: store.now_ms() + arming_ttl_ms(),
             baseline_tree: baseline,
             autonomous: Vec::new(),
         },

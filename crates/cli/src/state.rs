@@ -109,9 +109,11 @@ pub fn user_state_dir() -> Option<std::path::PathBuf> {
         .or_else(|| from("HOME").map(|h| h.join(".local/state/pawl")))
 }
 
-/// The key pawl authenticates its evidence with: 32 random bytes in the user's pawl state
-/// (`key`, mode 0600), made on first use. Outside every repository, so an agent that writes the
-/// store cannot forge a passing result. `None` when there is no user state directory.
+/// The key pawl authenticates its state with (evidence, the run and every row that decides,
+/// the guard snapshot: pawl-store's `mac.rs`): 32 random bytes in the user's pawl state (`key`,
+/// mode 0600), made on first use. Outside every repository, so an agent that writes the store
+/// cannot forge a limit, a status or a passing result. `None` when there is no user state
+/// directory (or it cannot be written).
 pub fn evidence_key() -> Option<[u8; 32]> {
     use std::io::Read as _;
     use std::os::unix::fs::OpenOptionsExt as _;
@@ -149,12 +151,28 @@ pub fn evidence_key() -> Option<[u8; 32]> {
     read(&path)
 }
 
-/// Opens the store at `path` with the evidence key when there is one (`Ctx::store` and the
-/// hooks both open it here).
+/// Opens the store at `path` with the key when there is one (`Ctx::store` and the hooks both
+/// open it here). Without a key nothing is signed or checked: such a store can be read, but no
+/// run is started or resumed with it ([`require_key`]).
 pub fn open_store(path: &Path) -> CliResult<pawl_store::Store> {
-    let store = pawl_store::Store::open(path)?;
     Ok(match evidence_key() {
-        Some(key) => store.with_key(key),
-        None => store,
+        Some(key) => pawl_store::Store::open_keyed(path, key)?,
+        None => pawl_store::Store::open(path)?,
     })
+}
+
+/// Refuses to drive a run when the store is not keyed: its limits, status and evidence could
+/// then be rewritten by anyone with the database file, unseen.
+pub fn require_key(store: &pawl_store::Store, what: &str) -> CliResult {
+    if store.is_keyed() {
+        return Ok(());
+    }
+    Err(no_key(what))
+}
+
+/// Why pawl cannot `what` without its key.
+pub fn no_key(what: &str) -> CliError {
+    CliError::Failed(format!(
+        "pawl cannot {what}: it keeps a run's state authentic with a key in your pawl state directory ($XDG_STATE_HOME/pawl or ~/.local/state/pawl, outside the repository), and has none here (HOME and XDG_STATE_HOME are unset, or that directory cannot be written). Set HOME (or XDG_STATE_HOME) and try again."
+    ))
 }

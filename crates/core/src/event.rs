@@ -131,6 +131,9 @@ str_enum!(
         Qa => "qa",
         /// The cross-story audit's result.
         Audit => "audit",
+        /// Rows of the run's state failed their authentication check (what, where): the run
+        /// stopped `tampered`.
+        Tampered => "tampered",
     }
 );
 

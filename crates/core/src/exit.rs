@@ -88,10 +88,14 @@ pub enum StopReason {
     /// Every check passes, but nothing proves the goal: no check went from failing on the
     /// pre-run code to passing (verdict UNPROVEN).
     Unproven,
+    /// A row of the run's state failed its authentication check: something other than pawl
+    /// (an agent with the database file) changed, added or removed it. Nothing the run recorded
+    /// can be trusted any more; it is never resumed (the work stays on its branch).
+    Tampered,
 }
 
 impl StopReason {
-    pub const ALL: [StopReason; 25] = [
+    pub const ALL: [StopReason; 26] = [
         StopReason::Verified,
         StopReason::MaxIterations,
         StopReason::MaxTime,
@@ -117,6 +121,7 @@ impl StopReason {
         StopReason::NotConverging,
         StopReason::TestsChanged,
         StopReason::Unproven,
+        StopReason::Tampered,
     ];
 
     /// The exit code this reason maps to.
@@ -132,7 +137,9 @@ impl StopReason {
             AwaitingUser | TestsChanged | Unproven => ExitCode::Blocked,
             Cancelled | Stopped => ExitCode::Cancelled,
             Interrupted => ExitCode::Interrupted,
-            Error => ExitCode::Error,
+            // Not a limit, a breaker or a request: the run could not go on because its own
+            // record cannot be trusted — an error, which a script must not take for a stop.
+            Error | Tampered => ExitCode::Error,
         }
     }
 
@@ -165,6 +172,7 @@ impl StopReason {
             NotConverging => "not_converging",
             TestsChanged => "tests_changed",
             Unproven => "unproven",
+            Tampered => "tampered",
         }
     }
 
@@ -213,5 +221,6 @@ mod tests {
         assert_eq!(StopReason::AwaitingUser.exit_code().code(), 5);
         assert_eq!(StopReason::Stopped.exit_code().code(), 6);
         assert_eq!(StopReason::Verified.exit_code().code(), 0);
+        assert_eq!(StopReason::Tampered.exit_code().code(), 1);
     }
 }

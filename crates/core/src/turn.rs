@@ -37,6 +37,8 @@ pub struct Concluded {
 /// Everything the decision looks at.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct TurnFacts {
+    /// Rows of the run's state failed their authentication check: nothing else can be trusted.
+    pub tampered: bool,
     pub concluded: Option<Concluded>,
     /// `pawl stop`, the stop file, or the first Ctrl-C.
     pub stop_requested: bool,
@@ -59,6 +61,8 @@ pub enum Next {
 
 /// The one order of a turn's decisions:
 ///
+/// 0. state changed outside pawl ends it (`tampered`) before anything else: every other fact
+///    was read from that state;
 /// 1. a hard stop ends it at once (`interrupted`), before anything is judged;
 /// 2. verified work ends it (`verified`) — fresh evidence beats every limit: the iteration that
 ///    used the last of the budget and finished the work is a success; passing checks on changed
@@ -69,6 +73,9 @@ pub enum Next {
 /// 4. then what the world says: a stop request, a cancellation, a blocker awaiting the user;
 /// 5. last the limits, which only bite when another iteration would start.
 pub fn next(f: &TurnFacts) -> Next {
+    if f.tampered {
+        return Next::Stop(StopReason::Tampered);
+    }
     if let Some(c) = &f.concluded {
         if c.hard_stop {
             return Next::Stop(StopReason::Interrupted);
@@ -139,7 +146,8 @@ mod tests {
     /// One row: what is true (a short code per fact), and the decision.
     /// Codes: H hard stop, V verified, T tests changed, P unproven, S stall exhausted, B breaker (same failure), O scoped story
     /// out of attempts, N no story can progress, R stop requested, C cancelled, U awaiting the
-    /// user, L a limit (max iterations); a leading `-` means no iteration was concluded.
+    /// user, L a limit (max iterations), X the run's state tampered with; a leading `-` means no
+    /// iteration was concluded.
     const ROWS: &[(&str, Option<StopReason>)] = &[
         ("", None),
         ("-", None),
@@ -192,6 +200,10 @@ mod tests {
         ("ONRCUL", Some(NoStoryCanProgress)),
         ("RCUL", Some(Stopped)),
         ("CUL", Some(Cancelled)),
+        // Tampered state beats everything: every other fact was read from it.
+        ("X", Some(Tampered)),
+        ("-X", Some(Tampered)),
+        ("XHVTPSBONRCUL", Some(Tampered)),
     ];
 
     fn facts(code: &str) -> TurnFacts {
@@ -207,6 +219,7 @@ mod tests {
             no_story_can_progress: has('N'),
         });
         TurnFacts {
+            tampered: has('X'),
             concluded,
             stop_requested: has('R'),
             cancelled: has('C'),

@@ -209,19 +209,38 @@ pub(crate) fn drive_with(
     observer: &mut dyn FnMut(&LoopEvent),
     body: &mut LeasedBody<'_>,
 ) -> Result<LoopEnd, EngineError> {
-    let lease = store
+    let result = store
         .acquire_lease(
             run_id,
             cfg.owner.pid,
             &cfg.owner.host,
             LEASE_TTL_MS,
             &cfg.owner.is_alive,
-        )?
-        .lease;
-    let result = body(store, &lease.token, observer);
-    let _ = store.release_lease(run_id, &lease.token);
+        )
+        .map_err(EngineError::from)
+        .and_then(|lease| {
+            let result = body(store, &lease.lease.token, observer);
+            let _ = store.release_lease(run_id, &lease.lease.token);
+            result
+        });
     let end = match result {
         Ok(end) => end,
+        // State modified outside pawl, found by any read or write of the drive (or behind any
+        // other error: a row the drive needed was removed): the run stops `tampered` (what was
+        // found is an event), whatever else was going on.
+        Err(e) if e.tampering().is_some() || matches!(store.tampering(run_id), Ok(Some(_))) => {
+            let found = match e.tampering() {
+                Some(t) => Some(t.clone()),
+                None => store.tampering(run_id)?,
+            };
+            if let Some(t) = found {
+                store.mark_tampered(&t)?;
+            }
+            LoopEnd {
+                reason: StopReason::Tampered,
+                last: None,
+            }
+        }
         Err(e) => {
             // Every stop explains itself, an internal error too; the run stays resumable.
             if store.run(run_id).is_ok_and(|r| !r.status.is_terminal()) {
@@ -236,9 +255,12 @@ pub(crate) fn drive_with(
         StopReason::AwaitingUser => RunStatus::AwaitingUser,
         _ => RunStatus::Stopped,
     };
-    let run = store.run(run_id)?;
-    if !run.status.is_terminal() {
-        store.set_run_status(run_id, status, Some(end.reason))?;
+    // A tampered run was marked when it was found (`Store::mark_tampered`).
+    if end.reason != StopReason::Tampered {
+        let run = store.run(run_id)?;
+        if !run.status.is_terminal() {
+            store.set_run_status(run_id, status, Some(end.reason))?;
+        }
     }
     observer(&LoopEvent::Finished {
         reason: end.reason,
@@ -259,6 +281,9 @@ pub(crate) fn drive_leased(
     token: &str,
     scope: &Scope,
 ) -> Result<LoopEnd, EngineError> {
+    // Nothing of a run whose state was modified outside pawl is driven (`drive_with` stops it
+    // `tampered`): not its limits, not its iterations.
+    store.check_run(run_id)?;
     let interrupted = store.interrupt_open_iterations(run_id)?;
     let run = store.run(run_id)?;
     // A run waiting on the user stays waiting (the loop stops at once below) until the user

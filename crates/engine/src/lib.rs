@@ -56,3 +56,14 @@ pub enum EngineError {
         source: std::io::Error,
     },
 }
+
+impl EngineError {
+    /// The tampering this error reports: rows of the run failed their authentication check
+    /// (every driver stops the run `tampered` on it).
+    pub fn tampering(&self) -> Option<&pawl_store::Tampering> {
+        match self {
+            EngineError::Store(e) | EngineError::Verify(VerifyError::Store(e)) => e.tampering(),
+            _ => None,
+        }
+    }
+}

@@ -86,15 +86,45 @@ pub struct Report {
     pub seals: Vec<serde_json::Value>,
     /// The user's (or a reviewer's) acceptance of the changed tests: who and why.
     pub tests_accepted: Vec<serde_json::Value>,
+    /// What was modified in the run's state outside pawl (table, row, field): when not empty,
+    /// nothing the run recorded is trusted (the verdict is RESEARCH).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tampering: Vec<pawl_store::Finding>,
+}
+
+/// Everything found modified in a run's state outside pawl: what each `tampered` event recorded
+/// when the run was stopped (the run row is put back then, so only the event remembers it), and
+/// what a check finds now. Empty for an intact run.
+pub fn tampering(store: &Store, run_id: &str) -> Vec<pawl_store::Finding> {
+    let mut found: Vec<pawl_store::Finding> = store
+        .events_after(Some(run_id), 0, usize::MAX)
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|e| e.is(EventKind::Tampered))
+        .filter_map(|e| e.data.get("findings").cloned())
+        .filter_map(|f| serde_json::from_value::<Vec<pawl_store::Finding>>(f).ok())
+        .flatten()
+        .collect();
+    if let Ok(Some(now)) = store.tampering(run_id) {
+        found.extend(now.findings);
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    found.retain(|f| seen.insert(f.to_string()));
+    found
 }
 
 /// Builds the report of `run_id` from the store (and git, for what changed).
+///
+/// A run whose state was modified outside pawl still gets a report: the run as pawl last signed
+/// it, what was modified, and what can still be read — with the verdict RESEARCH.
 pub fn build(store: &Store, run_id: &str, root: &Path) -> Result<Report, EngineError> {
-    let run = store.run(run_id)?;
+    let (run, _) = store.run_as_signed(run_id)?;
+    let tampering = tampering(store, run_id);
     let spent = store.spent(run_id)?;
     let iterations = store.iterations(run_id)?;
     let stories = store.stories(run_id)?;
-    let criteria = store.criteria(run_id)?;
+    // Criteria that fail their check are not shown as verified (nor at all).
+    let criteria = store.criteria(run_id).unwrap_or_default();
     let events = store.events_after(Some(run_id), 0, usize::MAX)?;
     let guard_off = events.iter().any(|e| e.is(EventKind::GuardOff));
     let guard_denials = events
@@ -148,7 +178,17 @@ pub fn build(store: &Store, run_id: &str, root: &Path) -> Result<Report, EngineE
             });
         }
     }
-    let (verdict, verdict_reason) = verdict(run.stop_reason, &criteria, last.as_ref());
+    let (verdict, verdict_reason) = if tampering.is_empty() {
+        verdict(run.stop_reason, &criteria, last.as_ref())
+    } else {
+        (
+            Verdict::Research,
+            format!(
+                "the run's state was modified outside pawl (tampered: {} finding(s), listed below): nothing it recorded can be trusted",
+                tampering.len()
+            ),
+        )
+    };
     Ok(Report {
         run_id: run.id.clone(),
         goal: run.goal.clone(),
@@ -189,6 +229,7 @@ pub fn build(store: &Store, run_id: &str, root: &Path) -> Result<Report, EngineE
             .unwrap_or_default(),
         seals,
         tests_accepted,
+        tampering,
         pipeline: crate::pipeline::report::build(store, run_id)
             .ok()
             .filter(|p| !p.is_empty()),
@@ -324,6 +365,16 @@ pub fn markdown(r: &Report) -> String {
         r.exit_code
     ));
     o.push_str(&format!("- Status: {}\n", r.status));
+    if !r.tampering.is_empty() {
+        o.push_str("\n## State modified outside pawl (tampered)\n\n");
+        o.push_str(
+            "These rows of the run's state failed their authentication check: something other than pawl changed, added or removed them. The run was stopped and is never resumed; its work stays on its branch.\n\n",
+        );
+        for f in &r.tampering {
+            o.push_str(&format!("- {f}\n"));
+        }
+        o.push('\n');
+    }
     if r.guard_off {
         o.push_str(
             "- **Guard: OFF** (`[guard] allow_unsafe = true`): nothing the agent ran was checked\n",

@@ -78,10 +78,15 @@ pub fn stop_turn(
         false,
         &mut |_| {},
     )? {
-        return Ok(StopAnswer::End {
-            reason,
-            summary: None,
+        // A run whose state was modified outside pawl: what was found is the summary.
+        let summary = (reason == StopReason::Tampered).then(|| {
+            crate::report::tampering(store, run_id)
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join("; ")
         });
+        return Ok(StopAnswer::End { reason, summary });
     }
     let story = turn::current_or_next_story(store, run_id)?;
     let claim = input.last_message.unwrap_or("").trim();

@@ -180,6 +180,10 @@ pub struct Window {
 /// Applies what the turn's rules imply (a story out of attempts is skipped) and decides what
 /// comes next, in the one order of `pawl_core::turn::next`. `after` is `None` before an
 /// iteration starts (then only requests from outside and the limits count).
+///
+/// First of all, the run's state is checked (`Store::tampering`: every signed row, every
+/// count): if anything in it was modified outside pawl, the run is marked tampered (what was
+/// found is an event) and nothing else is read from it.
 pub fn decide(
     store: &mut Store,
     run_id: &str,
@@ -189,11 +193,19 @@ pub fn decide(
     stop_requested: bool,
     observer: &mut dyn FnMut(&LoopEvent),
 ) -> Result<Next, StoreError> {
+    if let Some(t) = store.tampering(run_id)? {
+        store.mark_tampered(&t)?;
+        return Ok(rules::next(&TurnFacts {
+            tampered: true,
+            ..TurnFacts::default()
+        }));
+    }
     let concluded = match after {
         None => None,
         Some(s) => Some(conclude(store, run_id, settings, window, &s, observer)?),
     };
     let facts = TurnFacts {
+        tampered: false,
         concluded,
         stop_requested,
         cancelled: store.run(run_id)?.status == RunStatus::Cancelled,

@@ -599,6 +599,9 @@ impl GateVerifier {
 
 impl Verifier for GateVerifier {
     fn verify(&mut self, store: &mut Store, run_id: &str) -> Result<VerifyReport, VerifyError> {
+        // What a verification reads (the seal, the baseline, accepted test changes, criteria)
+        // must be what pawl wrote: a run whose state was modified is never verified.
+        store.check_run(run_id)?;
         let run = store.run(run_id)?;
         let checks = self.checks(store, &run)?;
         if checks.is_empty() {
@@ -647,6 +650,8 @@ impl Verifier for GateVerifier {
         // intact and the goal proven against the baseline.
         let checks_pass = v.verified && unmet.is_empty();
         let (proof, findings) = prove(&self.ws, store, &run, &v, checks_pass)?;
+        // And still what pawl wrote once the checks are over (nothing wrote into it meanwhile).
+        store.check_run(run_id)?;
         let outcome = pawl_core::proof::judge(&proof);
         Ok(VerifyReport {
             tree_hash: v.tree.clone(),

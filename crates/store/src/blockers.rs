@@ -80,10 +80,12 @@ impl Store {
                 "UPDATE blockers SET status = 'awaiting_user', instructions = ?3, check_command = ?4 WHERE run_id = ?1 AND id = ?2",
                 params![run_id, id, instructions, check],
             )?;
-            tx.execute(
-                "UPDATE runs SET status = 'awaiting_user', stop_reason = 'awaiting_user', updated_at = ?2 WHERE id = ?1",
-                params![run_id, tx.now],
-            )?;
+            tx.changing_run(run_id, |tx| {
+                Ok(tx.execute(
+                    "UPDATE runs SET status = 'awaiting_user', stop_reason = 'awaiting_user', updated_at = ?2 WHERE id = ?1",
+                    params![run_id, tx.now],
+                )?)
+            })?;
             tx.event(
                 Some(run_id),
                 EventKind::AwaitingUser,
@@ -148,10 +150,12 @@ impl Store {
                     params![run_id, b.id, notes, tx.now],
                 )?;
             }
-            tx.execute(
-                "UPDATE runs SET status = 'active', stop_reason = NULL, updated_at = ?2 WHERE id = ?1 AND status = 'awaiting_user'",
-                params![run_id, tx.now],
-            )?;
+            tx.changing_run(run_id, |tx| {
+                Ok(tx.execute(
+                    "UPDATE runs SET status = 'active', stop_reason = NULL, updated_at = ?2 WHERE id = ?1 AND status = 'awaiting_user'",
+                    params![run_id, tx.now],
+                )?)
+            })?;
             let ids: Vec<&str> = waiting.iter().map(|b| b.id.as_str()).collect();
             tx.event(Some(run_id), EventKind::UserFixed, json!({"blockers": ids, "notes": notes}))?;
             Ok(())

@@ -7,7 +7,7 @@ use pawl_core::resume::{self, ResumeContext};
 use rusqlite::OptionalExtension;
 use rusqlite::{Row, params};
 
-use crate::{Result, Store, json_col};
+use crate::{Result, Store, StoreError, json_col, mac};
 
 fn event_from_row(r: &Row<'_>) -> rusqlite::Result<Event> {
     Ok(Event {
@@ -47,9 +47,11 @@ impl Store {
             .collect::<rusqlite::Result<_>>()?)
     }
 
-    /// The run's most recent event of `kind`.
+    /// The run's most recent event of `kind`, as pawl wrote it: an event that fails its check
+    /// is never used (`Err(StoreError::Tampered)`: a baseline, an acceptance of changed tests or
+    /// a verification is what a run's end rests on).
     pub fn last_event(&self, run_id: &str, kind: EventKind) -> Result<Option<Event>> {
-        Ok(self
+        let event = self
             .conn
             .query_row(
                 "SELECT seq, run_id, at, kind, data_json FROM events
@@ -57,16 +59,38 @@ impl Store {
                 params![run_id, kind.as_str()],
                 event_from_row,
             )
-            .optional()?)
+            .optional()?;
+        if let Some(e) = &event {
+            self.check_events(run_id, &[e.seq])?;
+        }
+        Ok(event)
     }
 
-    /// How many of the run's events of `kind` happened at or after `since_ms`.
+    /// How many of the run's events of `kind` happened at or after `since_ms` (each checked).
     pub fn count_events_since(&self, run_id: &str, kind: EventKind, since_ms: i64) -> Result<u32> {
-        Ok(self.conn.query_row(
-            "SELECT COUNT(*) FROM events WHERE run_id = ?1 AND kind = ?2 AND at >= ?3",
-            params![run_id, kind.as_str(), since_ms],
-            |r| r.get(0),
-        )?)
+        let seqs: Vec<i64> = {
+            let mut stmt = self.conn.prepare(
+                "SELECT seq FROM events WHERE run_id = ?1 AND kind = ?2 AND at >= ?3 ORDER BY seq",
+            )?;
+            stmt.query_map(params![run_id, kind.as_str(), since_ms], |r| r.get(0))?
+                .collect::<rusqlite::Result<_>>()?
+        };
+        self.check_events(run_id, &seqs)?;
+        Ok(u32::try_from(seqs.len()).unwrap_or(u32::MAX))
+    }
+
+    fn check_events(&self, run_id: &str, seqs: &[i64]) -> Result<()> {
+        let mut findings = Vec::new();
+        for seq in seqs {
+            findings.extend(mac::event_authentic(&self.conn, self.key(), *seq)?);
+        }
+        if findings.is_empty() {
+            return Ok(());
+        }
+        Err(StoreError::Tampered(mac::Tampering {
+            run_id: run_id.into(),
+            findings,
+        }))
     }
 
     /// Everything a fresh agent session needs to pick the run up.

@@ -6,6 +6,10 @@
 //! check and command (the cache), what is the latest evidence per check of a run (status and
 //! reports), and what does one record say. Evidence is append-only: a reused result is a new row
 //! pointing at the row it reused, so a run's history stays complete.
+//!
+//! Each record carries an HMAC-SHA-256 over its canonical JSON (`mac_of`, with `mac::hmac`, the
+//! one MAC function of the store): only records whose code verifies are reused, and the others
+//! are findings of their run's check (`mac.rs`).
 
 use pawl_core::EventKind;
 use pawl_core::failure::FailureCategory;
@@ -151,29 +155,37 @@ fn from_row(r: &Row<'_>) -> rusqlite::Result<Evidence> {
     })
 }
 
-/// HMAC-SHA-256 (RFC 2104) of `msg` under `key`, hex.
-fn hmac(key: &[u8; 32], msg: &[u8]) -> String {
-    use sha2::{Digest, Sha256};
-    let mut ipad = [0x36u8; 64];
-    let mut opad = [0x5cu8; 64];
-    for (i, k) in key.iter().enumerate() {
-        ipad[i] ^= k;
-        opad[i] ^= k;
-    }
-    let inner = Sha256::new()
-        .chain_update(ipad)
-        .chain_update(msg)
-        .finalize();
-    let outer = Sha256::new()
-        .chain_update(opad)
-        .chain_update(inner)
-        .finalize();
-    outer.iter().map(|b| format!("{b:02x}")).collect()
-}
-
 /// The authentication code of a record (over its canonical JSON).
 fn mac_of(key: &[u8; 32], e: &NewEvidence) -> String {
-    hmac(key, serde_json::to_string(e).unwrap_or_default().as_bytes())
+    crate::mac::hmac(key, serde_json::to_string(e).unwrap_or_default().as_bytes())
+}
+
+/// Findings for the evidence of a run that pawl did not write (its code does not verify).
+pub(crate) fn unauthentic_of_run(
+    conn: &rusqlite::Connection,
+    key: &[u8; 32],
+    run_id: &str,
+) -> Result<Vec<crate::mac::Finding>> {
+    let mut stmt = conn.prepare(&format!(
+        "SELECT {COLUMNS} FROM evidence WHERE run_id = ?1 ORDER BY id"
+    ))?;
+    let rows = stmt
+        .query_map(params![run_id], from_row)?
+        .collect::<rusqlite::Result<Vec<Evidence>>>()?;
+    Ok(rows
+        .into_iter()
+        .filter(|e| e.mac.as_deref() != Some(mac_of(key, &e.data).as_str()))
+        .map(|e| crate::mac::Finding {
+            table: "evidence".into(),
+            row: format!("id={} gate={}", e.id, e.data.gate),
+            field: None,
+            what: format!(
+                "{} evidence for tree {} not written by pawl (its code does not verify): never reused",
+                if e.data.passed { "passing" } else { "failing" },
+                e.data.tree_hash
+            ),
+        })
+        .collect())
 }
 
 fn to_i64(n: u64) -> i64 {
@@ -353,23 +365,5 @@ impl Store {
         Ok(stmt
             .query_map([run_id], from_row)?
             .collect::<rusqlite::Result<_>>()?)
-    }
-}
-
-#[cfg(test)]
-mod mac_tests {
-    use super::hmac;
-
-    /// Known answer (Python's `hmac.new(bytes(range(32)), b"pawl evidence", "sha256")`).
-    #[test]
-    fn hmac_sha256_known_answer() {
-        let mut key = [0u8; 32];
-        for (i, b) in key.iter_mut().enumerate() {
-            *b = u8::try_from(i).unwrap_or(0);
-        }
-        assert_eq!(
-            hmac(&key, b"pawl evidence"),
-            "cfc28c5741b9ef32fcce44072a61f029d5c0c018e10896ec8c25abb8e4494cf3"
-        );
     }
 }

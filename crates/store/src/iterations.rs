@@ -10,7 +10,7 @@ use pawl_core::record::{Iteration, IterationEnd};
 use rusqlite::{Row, params};
 use serde_json::json;
 
-use crate::{OptionalNotFound, Result, Store, StoreError, json_col};
+use crate::{OptionalNotFound, Result, Store, StoreError, json_col, mac};
 
 const ITERATION_COLUMNS: &str = "n, story_id, started_at, ended_at, prompt, tokens_in, tokens_out, cost_usd, \
      cost_estimated, tool_calls, files_json, outcome, session_id, duration_ms, active_ms, facts_json, summary";
@@ -72,6 +72,7 @@ impl Store {
                 "INSERT INTO iterations (run_id, n, story_id, started_at, prompt) VALUES (?1, ?2, ?3, ?4, ?5)",
                 params![run_id, n, story_id, tx.now, prompt],
             )?;
+            tx.inserted(&mac::ITERATIONS, tx.last_insert_rowid(), Some(run_id))?;
             tx.event(Some(run_id), EventKind::IterationStarted, json!({"n": n, "story": story_id}))?;
             Ok(n)
         })
@@ -84,7 +85,10 @@ impl Store {
         let facts =
             serde_json::to_string(&end.facts).map_err(|e| StoreError::Corrupt(e.to_string()))?;
         self.write(|tx| {
-            let updated = tx.execute(
+            let rowid = tx
+                .rowid("iterations", "run_id = ?1 AND n = ?2 AND ended_at IS NULL", &[&run_id, &n])?
+                .ok_or_else(|| StoreError::Refused(format!("iteration {n} of run {run_id} is not open")))?;
+            let updated = tx.changing(&mac::ITERATIONS, rowid, |tx| Ok(tx.execute(
                 "UPDATE iterations SET ended_at = ?3, tokens_in = ?4, tokens_out = ?5, cost_usd = ?6, cost_estimated = ?7,
                    tool_calls = ?8, files_json = ?9, outcome = ?10, session_id = ?11, duration_ms = ?12, active_ms = ?13,
                    facts_json = ?14, summary = ?15
@@ -106,14 +110,17 @@ impl Store {
                     facts,
                     end.summary,
                 ],
-            )?;
+            )?))?;
             if updated == 0 {
                 return Err(StoreError::Refused(format!("iteration {n} of run {run_id} is not open")));
             }
-            tx.execute(
-                "UPDATE runs SET active_ms = active_ms + ?2, updated_at = ?3 WHERE id = ?1",
-                params![run_id, to_i64(end.active_ms), tx.now],
-            )?;
+            tx.changing_run(run_id, |tx| {
+                Ok(tx.execute(
+                    "UPDATE runs SET active_ms = active_ms + ?2, updated_at = ?3 WHERE id = ?1",
+                    params![run_id, to_i64(end.active_ms), tx.now],
+                )?)
+            })?;
+            tx.count(run_id, mac::ITERATIONS_ENDED, 1)?;
             tx.execute(
                 "INSERT INTO ledger (run_id, scope, scope_id, tokens_in, tokens_out, usd, usd_estimated, wall_ms, created_at)
                  VALUES (?1, 'iteration', ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
@@ -152,23 +159,25 @@ impl Store {
             session_id,
         } = spend;
         self.write(|tx| {
-            let updated = tx.execute(
-                "UPDATE iterations SET tokens_in = ?3, tokens_out = ?4, cost_usd = ?5, cost_estimated = ?6,
-                   session_id = COALESCE(?7, session_id)
-                 WHERE run_id = ?1 AND n = ?2 AND ended_at IS NULL",
-                params![
-                    run_id,
-                    n,
-                    to_i64(*tokens_in),
-                    to_i64(*tokens_out),
-                    cost_usd,
-                    cost_estimated,
-                    session_id
-                ],
-            )?;
-            if updated == 0 {
-                return Err(StoreError::Refused(format!("iteration {n} of run {run_id} is not open")));
-            }
+            let rowid = tx
+                .rowid("iterations", "run_id = ?1 AND n = ?2 AND ended_at IS NULL", &[&run_id, &n])?
+                .ok_or_else(|| StoreError::Refused(format!("iteration {n} of run {run_id} is not open")))?;
+            tx.changing(&mac::ITERATIONS, rowid, |tx| {
+                Ok(tx.execute(
+                    "UPDATE iterations SET tokens_in = ?3, tokens_out = ?4, cost_usd = ?5, cost_estimated = ?6,
+                       session_id = COALESCE(?7, session_id)
+                     WHERE run_id = ?1 AND n = ?2 AND ended_at IS NULL",
+                    params![
+                        run_id,
+                        n,
+                        to_i64(*tokens_in),
+                        to_i64(*tokens_out),
+                        cost_usd,
+                        cost_estimated,
+                        session_id
+                    ],
+                )?)
+            })?;
             tx.event(
                 Some(run_id),
                 EventKind::StepSpent,
@@ -222,12 +231,18 @@ impl Store {
                      VALUES (?1, 'iteration', ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
                     params![run_id, n.to_string(), tokens_in, tokens_out, usd, estimated, ms, tx.now],
                 )?;
-                tx.execute(
+                let Some(rowid) = tx.rowid("iterations", "run_id = ?1 AND n = ?2", &[&run_id, n])? else {
+                    continue;
+                };
+                tx.changing(&mac::ITERATIONS, rowid, |tx| Ok(tx.execute(
                     "UPDATE iterations SET ended_at = ?3, outcome = 'interrupted', duration_ms = ?4, active_ms = ?4,
                        summary = 'cut off by a crash of the driver' WHERE run_id = ?1 AND n = ?2",
                     params![run_id, n, tx.now, ms],
-                )?;
-                tx.execute("UPDATE runs SET active_ms = active_ms + ?2 WHERE id = ?1", params![run_id, ms])?;
+                )?))?;
+                tx.changing_run(run_id, |tx| {
+                    Ok(tx.execute("UPDATE runs SET active_ms = active_ms + ?2 WHERE id = ?1", params![run_id, ms])?)
+                })?;
+                tx.count(run_id, mac::ITERATIONS_ENDED, 1)?;
                 tx.event(Some(run_id), EventKind::IterationInterrupted, json!({"n": n, "counted_ms": ms}))?;
             }
             Ok(())

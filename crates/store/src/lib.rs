@@ -4,6 +4,11 @@
 //! appends an event, so the event log is a complete history and a crash leaves either the whole
 //! change or none of it. The schema evolves through numbered migrations embedded in the binary;
 //! a database written by a newer pawl is refused rather than misread.
+//!
+//! Opened with the user's key ([`Store::open_keyed`]), the store authenticates every row that
+//! decides something (the run, its events, iterations, evidence, verdicts, criteria, session
+//! arming and bindings) and never returns or signs over a row that fails its check
+//! ([`StoreError::Tampered`] says which table, row and field): see `mac.rs`.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -17,6 +22,7 @@ mod evidence;
 mod history;
 mod iterations;
 mod leases;
+pub mod mac;
 mod pipeline;
 mod runs;
 mod session;
@@ -26,6 +32,7 @@ pub use evidence::{Evidence, NewEvidence, TestCounts};
 pub use history::RunHistory;
 pub use iterations::StepSpend;
 pub use leases::LeaseOutcome;
+pub use mac::{Finding, Tampering};
 pub use pipeline::{
     ConvergenceRecord, FailedDirection, NewVerdict, PhaseRecord, PlanRecord, ScoreRecord,
     StoryPlan, VerdictRecord,
@@ -43,7 +50,11 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0006_transcripts.sql"),
     include_str!("../migrations/0007_event_kinds.sql"),
     include_str!("../migrations/0008_sealed_evidence.sql"),
+    include_str!("../migrations/0009_authenticated_state.sql"),
 ];
+
+/// The schema version at which rows start to carry authentication codes (`mac.rs`).
+const SIGNED_SCHEMA: usize = 9;
 
 /// How long a writer waits for another process's lock before giving up.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
@@ -92,6 +103,28 @@ pub enum StoreError {
     LeaseLost(String),
     #[error("corrupt value in the database: {0}")]
     Corrupt(String),
+    #[error(
+        "the pawl database {path} is signed with another key than this pawl's: pawl cannot check what it holds. Run pawl with the HOME (or XDG_STATE_HOME) of the pawl that started its runs — the key is in that user's pawl state directory"
+    )]
+    WrongKey { path: PathBuf },
+    #[error(
+        "the pawl database {path} is signed, and this pawl has no key to sign what it writes (no HOME or XDG_STATE_HOME): it only reads it"
+    )]
+    ReadOnly { path: PathBuf },
+    /// Rows of a run failed their authentication check: something other than pawl changed,
+    /// added or removed them. The value says which table, row and field.
+    #[error("{0}")]
+    Tampered(Tampering),
+}
+
+impl StoreError {
+    /// The tampering this error reports, if it is one.
+    pub fn tampering(&self) -> Option<&Tampering> {
+        match self {
+            StoreError::Tampered(t) => Some(t),
+            _ => None,
+        }
+    }
 }
 
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;
@@ -115,8 +148,14 @@ pub struct Store {
     conn: Connection,
     clock: Box<dyn Clock>,
     path: PathBuf,
-    /// The key evidence is authenticated with (`None`: evidence is not authenticated).
+    /// The key rows are authenticated with (`None`: nothing is signed or checked — tests and
+    /// library users; the CLI always passes one, or refuses to drive a run).
     key: Option<[u8; 32]>,
+    /// Opened without a key on a database that is signed: reads only.
+    read_only: bool,
+    /// The last run whose state checked clean, with the database's `data_version` then: until
+    /// another connection commits, only this one wrote (signed, checked), so the check holds.
+    checked: std::cell::RefCell<Option<(String, i64)>>,
 }
 
 impl std::fmt::Debug for Store {
@@ -132,6 +171,18 @@ impl Store {
     }
 
     pub fn open_with_clock(path: &Path, clock: Box<dyn Clock>) -> Result<Store> {
+        Store::open_with(path, clock, None)
+    }
+
+    /// Opens the database with the key that authenticates its rows (see `mac.rs`). The key is
+    /// needed already while migrating: rows written before the store signed them are signed by
+    /// the first keyed pawl that migrates the database (see migration 0009).
+    pub fn open_keyed(path: &Path, key: [u8; 32]) -> Result<Store> {
+        Store::open_with(path, Box::new(SystemClock), Some(key))
+    }
+
+    /// [`Store::open_keyed`] with a clock of the caller's (tests).
+    pub fn open_with(path: &Path, clock: Box<dyn Clock>, key: Option<[u8; 32]>) -> Result<Store> {
         let open_err = |source| StoreError::Open {
             path: path.to_path_buf(),
             source,
@@ -161,18 +212,51 @@ impl Store {
             conn,
             clock,
             path: path.to_path_buf(),
-            key: None,
+            key,
+            read_only: false,
+            checked: std::cell::RefCell::new(None),
         };
         store.migrate()?;
+        store.check_key()?;
         Ok(store)
     }
 
-    /// Authenticates the evidence this store writes with `key`, and reuses only evidence that
-    /// carries a valid code for it: a row written by anything but pawl (an agent with the
-    /// database file) is never taken for a result. The key lives outside the repository.
-    pub fn with_key(mut self, key: [u8; 32]) -> Store {
-        self.key = Some(key);
-        self
+    /// The database's key fingerprint against ours: recorded on the first keyed open, another
+    /// key is refused, and no key makes a signed database read-only.
+    fn check_key(&mut self) -> Result<()> {
+        let found: Option<String> = self
+            .conn
+            .query_row("SELECT fingerprint FROM store_key LIMIT 1", [], |r| {
+                r.get(0)
+            })
+            .optional()?;
+        match (&self.key, found) {
+            (Some(key), None) => {
+                self.conn.execute(
+                    "INSERT INTO store_key (fingerprint) VALUES (?1)",
+                    [mac::fingerprint(key)],
+                )?;
+            }
+            (Some(key), Some(f)) if f != mac::fingerprint(key) => {
+                return Err(StoreError::WrongKey {
+                    path: self.path.clone(),
+                });
+            }
+            (None, Some(_)) => self.read_only = true,
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// Opened without a key on a signed database: what it reads is not checked, and it writes
+    /// nothing.
+    pub fn is_read_only(&self) -> bool {
+        self.read_only
+    }
+
+    /// Whether this store signs and checks its rows.
+    pub fn is_keyed(&self) -> bool {
+        self.key.is_some()
     }
 
     pub(crate) fn key(&self) -> Option<&[u8; 32]> {
@@ -212,6 +296,13 @@ impl Store {
         for (i, sql) in MIGRATIONS.iter().enumerate().skip(found.max(0) as usize) {
             tx.execute_batch(sql)?;
             tx.pragma_update(None, "user_version", (i + 1) as i64)?;
+            if i + 1 == SIGNED_SCHEMA
+                && let Some(key) = &self.key
+            {
+                // Rows written before pawl signed them are taken as they are, once, by the
+                // pawl that migrates with the key (the same trust they had before).
+                mac::sign_legacy(&tx, key)?;
+            }
         }
         tx.commit()?;
         Ok(())
@@ -233,11 +324,20 @@ impl Store {
 
     /// Runs `f` in one immediate transaction; the events it appends commit with it.
     fn write<T>(&mut self, f: impl FnOnce(&Tx<'_>) -> Result<T>) -> Result<T> {
+        if self.read_only {
+            return Err(StoreError::ReadOnly {
+                path: self.path.clone(),
+            });
+        }
         let now = self.clock.now_ms();
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)?;
-        let t = Tx { tx, now };
+        let t = Tx {
+            tx,
+            now,
+            key: self.key,
+        };
         let out = f(&t)?;
         t.tx.commit()?;
         Ok(out)
@@ -248,16 +348,19 @@ impl Store {
 pub(crate) struct Tx<'a> {
     tx: rusqlite::Transaction<'a>,
     now: i64,
+    key: Option<[u8; 32]>,
 }
 
 impl Tx<'_> {
-    /// Appends an event in this transaction.
+    /// Appends an event in this transaction: signed, and counted in its run's row.
     fn event(&self, run_id: Option<&str>, kind: EventKind, data: serde_json::Value) -> Result<i64> {
         self.tx.execute(
             "INSERT INTO events (run_id, at, kind, data_json) VALUES (?1, ?2, ?3, ?4)",
             rusqlite::params![run_id, self.now, kind.as_str(), data.to_string()],
         )?;
-        Ok(self.tx.last_insert_rowid())
+        let seq = self.tx.last_insert_rowid();
+        self.inserted(&mac::EVENTS, seq, run_id)?;
+        Ok(seq)
     }
 
     fn next_seq(&self, table: &str, run_id: &str) -> Result<i64> {

@@ -156,10 +156,12 @@ impl Store {
                 params![run_id, phase.as_str(), round, tx.now],
             )?;
             let id = tx.last_insert_rowid();
-            tx.execute(
-                "UPDATE runs SET phase = ?2, updated_at = ?3 WHERE id = ?1",
-                params![run_id, phase.as_str(), tx.now],
-            )?;
+            tx.changing_run(run_id, |tx| {
+                Ok(tx.execute(
+                    "UPDATE runs SET phase = ?2, updated_at = ?3 WHERE id = ?1",
+                    params![run_id, phase.as_str(), tx.now],
+                )?)
+            })?;
             tx.event(
                 Some(run_id),
                 EventKind::PhaseStarted,
@@ -225,6 +227,7 @@ impl Store {
                 ],
             )?;
             let id = tx.last_insert_rowid();
+            tx.inserted(&crate::mac::VERDICTS, id, Some(run_id))?;
             tx.event(
                 Some(run_id),
                 EventKind::Verdict,
@@ -236,7 +239,9 @@ impl Store {
         })
     }
 
+    /// The run's verdicts, as pawl recorded them (`Err(StoreError::Tampered)` otherwise).
     pub fn verdicts(&self, run_id: &str) -> Result<Vec<VerdictRecord>> {
+        crate::mac::check_rows(&self.conn, self.key(), &crate::mac::VERDICTS, run_id)?;
         let mut stmt = self.conn.prepare(
             "SELECT id, phase, role, round, story_id, session_id, iteration, approve, clean, architecture_status,
                     findings_json, created_at FROM verdicts WHERE run_id = ?1 ORDER BY id",
@@ -299,6 +304,7 @@ impl Store {
                              VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'unverified', ?7, ?7)",
                             params![run_id, id, seq, c.text, c.verify.as_str(), c.command, tx.now],
                         )?;
+                        tx.inserted(&crate::mac::CRITERIA, tx.last_insert_rowid(), Some(run_id))?;
                         tx.event(
                             Some(run_id),
                             EventKind::CriterionAdded,

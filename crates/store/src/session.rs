@@ -11,7 +11,20 @@ use rusqlite::{OptionalExtension, Row, params};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use crate::{Result, Store, StoreError, json_col};
+use crate::{Result, Store, StoreError, Tx, json_col, mac};
+
+/// The current turn of agent work starts now (the arming row, checked and signed again).
+fn set_turn_start(tx: &Tx<'_>, run_id: &str) -> Result<()> {
+    if let Some(rowid) = tx.rowid("session_arming", "run_id = ?1", &[&run_id])? {
+        tx.changing(&mac::ARMING, rowid, |tx| {
+            Ok(tx.execute(
+                "UPDATE session_arming SET turn_started_at = ?2 WHERE run_id = ?1",
+                params![run_id, tx.now],
+            )?)
+        })?;
+    }
+    Ok(())
+}
 
 /// What arming a run for a session records.
 #[derive(Debug, Clone, Default)]
@@ -83,13 +96,24 @@ impl Store {
         let autonomous = serde_json::to_string(&new.autonomous)
             .map_err(|e| StoreError::Corrupt(e.to_string()))?;
         self.write(|tx| {
-            tx.execute(
-                "INSERT INTO session_arming (run_id, agent, armed_at, expires_at, baseline_tree, autonomous_json, turn_started_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?3)
-                 ON CONFLICT(run_id) DO UPDATE SET agent = ?2, armed_at = ?3, expires_at = ?4, baseline_tree = ?5,
-                   autonomous_json = ?6, turn_started_at = ?3, ended_at = NULL, end_why = NULL",
-                params![run_id, new.agent, tx.now, new.expires_at, new.baseline_tree, autonomous],
-            )?;
+            let upsert = |tx: &Tx<'_>| -> Result<usize> {
+                Ok(tx.execute(
+                    "INSERT INTO session_arming (run_id, agent, armed_at, expires_at, baseline_tree, autonomous_json, turn_started_at)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?3)
+                     ON CONFLICT(run_id) DO UPDATE SET agent = ?2, armed_at = ?3, expires_at = ?4, baseline_tree = ?5,
+                       autonomous_json = ?6, turn_started_at = ?3, ended_at = NULL, end_why = NULL",
+                    params![run_id, new.agent, tx.now, new.expires_at, new.baseline_tree, autonomous],
+                )?)
+            };
+            match tx.rowid("session_arming", "run_id = ?1", &[&run_id])? {
+                Some(rowid) => {
+                    tx.changing(&mac::ARMING, rowid, upsert)?;
+                }
+                None => {
+                    upsert(tx)?;
+                    tx.inserted(&mac::ARMING, tx.last_insert_rowid(), Some(run_id))?;
+                }
+            }
             tx.event(
                 Some(run_id),
                 EventKind::SessionArmed,
@@ -104,8 +128,10 @@ impl Store {
         })
     }
 
-    /// The run's session-mode record, if it was ever armed.
+    /// The run's session-mode record, if it was ever armed, as pawl wrote it
+    /// (`Err(StoreError::Tampered)` otherwise).
     pub fn arming(&self, run_id: &str) -> Result<Option<Arming>> {
+        mac::check_rows(&self.conn, self.key(), &mac::ARMING, run_id)?;
         Ok(self
             .conn
             .query_row(
@@ -152,10 +178,8 @@ impl Store {
                          VALUES (?1, ?2, ?3, ?4, ?4)",
                         params![session_id, run_id, agent, tx.now],
                     )?;
-                    tx.execute(
-                        "UPDATE session_arming SET turn_started_at = ?2 WHERE run_id = ?1",
-                        params![run_id, tx.now],
-                    )?;
+                    tx.inserted(&mac::BINDINGS, tx.last_insert_rowid(), Some(run_id))?;
+                    set_turn_start(tx, run_id)?;
                     tx.event(
                         Some(run_id),
                         EventKind::SessionBound,
@@ -173,6 +197,9 @@ impl Store {
     }
 
     pub fn session_binding(&self, session_id: &str) -> Result<Option<SessionBinding>> {
+        if let Some(run_id) = self.binding_run(session_id)? {
+            mac::check_rows(&self.conn, self.key(), &mac::BINDINGS, &run_id)?;
+        }
         Ok(self
             .conn
             .query_row(
@@ -183,8 +210,21 @@ impl Store {
             .optional()?)
     }
 
-    /// The sessions bound to a run, oldest first.
+    fn binding_run(&self, session_id: &str) -> Result<Option<String>> {
+        Ok(self
+            .conn
+            .query_row(
+                "SELECT run_id FROM session_bindings WHERE session_id = ?1",
+                [session_id],
+                |r| r.get(0),
+            )
+            .optional()?)
+    }
+
+    /// The sessions bound to a run, oldest first, as pawl bound them
+    /// (`Err(StoreError::Tampered)` otherwise).
     pub fn session_bindings(&self, run_id: &str) -> Result<Vec<SessionBinding>> {
+        mac::check_rows(&self.conn, self.key(), &mac::BINDINGS, run_id)?;
         let mut stmt = self.conn.prepare(
             "SELECT session_id, run_id, agent, bound_at, last_seen_at FROM session_bindings
              WHERE run_id = ?1 ORDER BY bound_at, session_id",
@@ -197,6 +237,10 @@ impl Store {
     /// Where the last Stop of `session_id` stopped reading its transcript (JSON, opaque to the
     /// store), if it read it at all.
     pub fn transcript_cursor(&self, session_id: &str) -> Result<Option<String>> {
+        // What a turn is charged rests on it: a cursor moved outside pawl is never used.
+        if let Some(run_id) = self.binding_run(session_id)? {
+            mac::check_rows(&self.conn, self.key(), &mac::BINDINGS, &run_id)?;
+        }
         Ok(self
             .conn
             .query_row(
@@ -210,11 +254,19 @@ impl Store {
 
     /// Records where the transcript of `session_id` was read up to.
     pub fn set_transcript_cursor(&mut self, session_id: &str, cursor: &str) -> Result<()> {
-        self.conn.execute(
-            "UPDATE session_bindings SET transcript_cursor = ?2 WHERE session_id = ?1",
-            params![session_id, cursor],
-        )?;
-        Ok(())
+        self.write(|tx| {
+            let Some(rowid) = tx.rowid("session_bindings", "session_id = ?1", &[&session_id])?
+            else {
+                return Ok(());
+            };
+            tx.changing(&mac::BINDINGS, rowid, |tx| {
+                Ok(tx.execute(
+                    "UPDATE session_bindings SET transcript_cursor = ?2 WHERE session_id = ?1",
+                    params![session_id, cursor],
+                )?)
+            })?;
+            Ok(())
+        })
     }
 
     /// A sign of life from a bound session (not an event: it would drown the log).
@@ -266,29 +318,44 @@ impl Store {
 
     /// A new turn of agent work begins now (after a blocked Stop).
     pub fn start_session_turn(&mut self, run_id: &str) -> Result<()> {
-        let now = self.now();
-        self.conn.execute(
-            "UPDATE session_arming SET turn_started_at = ?2 WHERE run_id = ?1",
-            params![run_id, now],
-        )?;
-        Ok(())
+        self.write(|tx| set_turn_start(tx, run_id))
     }
 
     /// Ends session mode for the run (`pawl off`, the run's end, expiry). Returns the record as
     /// it was, so the caller can undo what arming changed; `None` when it was never armed or
     /// already ended.
+    ///
+    /// An arming row changed outside pawl is left as it is (pawl never signs over it): session
+    /// mode ends all the same (the event says so), and `None` is returned — nothing it lists is
+    /// undone.
     pub fn end_session_mode(&mut self, run_id: &str, why: &str) -> Result<Option<Arming>> {
-        let Some(arming) = self.arming(run_id)? else {
+        let arming = match self.arming(run_id) {
+            Ok(a) => a,
+            Err(StoreError::Tampered(_)) => {
+                self.append_event(
+                    Some(run_id),
+                    EventKind::SessionModeEnded,
+                    json!({"why": why, "arming": "tampered: left as found"}),
+                )?;
+                return Ok(None);
+            }
+            Err(e) => return Err(e),
+        };
+        let Some(arming) = arming else {
             return Ok(None);
         };
         if arming.ended_at.is_some() {
             return Ok(None);
         }
         self.write(|tx| {
-            tx.execute(
-                "UPDATE session_arming SET ended_at = ?2, end_why = ?3 WHERE run_id = ?1",
-                params![run_id, tx.now, why],
-            )?;
+            if let Some(rowid) = tx.rowid("session_arming", "run_id = ?1", &[&run_id])? {
+                tx.changing(&mac::ARMING, rowid, |tx| {
+                    Ok(tx.execute(
+                        "UPDATE session_arming SET ended_at = ?2, end_why = ?3 WHERE run_id = ?1",
+                        params![run_id, tx.now, why],
+                    )?)
+                })?;
+            }
             tx.execute("DELETE FROM session_edits WHERE run_id = ?1", [run_id])?;
             tx.event(
                 Some(run_id),

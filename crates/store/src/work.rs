@@ -92,6 +92,7 @@ impl Store {
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'unverified', ?7, ?7)",
                 params![run_id, id, seq, text, verification.kind.as_str(), verification.command, tx.now],
             )?;
+            tx.inserted(&crate::mac::CRITERIA, tx.last_insert_rowid(), Some(run_id))?;
             tx.event(Some(run_id), EventKind::CriterionAdded, json!({"id": id, "text": text, "verification": verification}))?;
             Ok(id)
         })?;
@@ -100,6 +101,7 @@ impl Store {
 
     pub fn criterion(&self, run_id: &str, id: &str) -> Result<Criterion> {
         let id = normalise_id(id);
+        crate::mac::check_rows(&self.conn, self.key(), &crate::mac::CRITERIA, run_id)?;
         self.conn
             .query_row(
                 &format!("SELECT {CRITERION_COLUMNS} FROM criteria WHERE run_id = ?1 AND id = ?2"),
@@ -109,7 +111,10 @@ impl Store {
             .or_not_found("criterion", &id)
     }
 
+    /// The run's criteria, as pawl wrote them (`Err(StoreError::Tampered)` otherwise: whether
+    /// the run is done rests on them).
     pub fn criteria(&self, run_id: &str) -> Result<Vec<Criterion>> {
+        crate::mac::check_rows(&self.conn, self.key(), &crate::mac::CRITERIA, run_id)?;
         let mut stmt = self.conn.prepare(&format!(
             "SELECT {CRITERION_COLUMNS} FROM criteria WHERE run_id = ?1 ORDER BY seq"
         ))?;
@@ -129,10 +134,19 @@ impl Store {
         let id = normalise_id(id);
         self.criterion(run_id, &id)?;
         self.write(|tx| {
-            tx.execute(
-                "UPDATE criteria SET status = ?3, updated_at = ?4 WHERE run_id = ?1 AND id = ?2",
-                params![run_id, id, status.as_str(), tx.now],
-            )?;
+            let rowid = tx
+                .rowid("criteria", "run_id = ?1 AND id = ?2", &[&run_id, &id])?
+                .ok_or_else(|| StoreError::NotFound {
+                    what: "criterion",
+                    id: id.clone(),
+                    hint: String::new(),
+                })?;
+            tx.changing(&crate::mac::CRITERIA, rowid, |tx| {
+                Ok(tx.execute(
+                    "UPDATE criteria SET status = ?3, updated_at = ?4 WHERE run_id = ?1 AND id = ?2",
+                    params![run_id, id, status.as_str(), tx.now],
+                )?)
+            })?;
             tx.event(
                 Some(run_id),
                 EventKind::CriterionStatus,

@@ -40,6 +40,8 @@ pub fn run(ctx: &mut Ctx, args: &AcceptArgs) -> CliResult<ExitCode> {
         )));
     }
     crate::owner::refuse_while_driven(&store, &run.id, "accepting changed tests")?;
+    // Nothing is accepted for a run whose state was modified outside pawl.
+    store.check_run(&run.id)?;
     let who = std::env::var("USER").unwrap_or_else(|_| "user".into());
     store.append_event(
         Some(&run.id),

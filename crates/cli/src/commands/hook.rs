@@ -248,13 +248,14 @@ fn start_watchdog(agent: Agent, kind: HookKind, root: &Path, active: bool) {
 
 /// Records an internal error: as an event when the store opens, else in `.pawl/logs/hooks.log`.
 fn record_error(root: &Path, run_id: Option<&str>, kind: HookKind, message: &str) {
-    let stored =
-        Store::open(&root.join(crate::ctx::STATE_DIR).join("pawl.db")).and_then(|mut s| {
-            s.append_event(
+    // Keyed like every other write: an unsigned event would read as forged.
+    let stored = crate::state::open_store(&root.join(crate::ctx::STATE_DIR).join("pawl.db"))
+        .and_then(|mut s| {
+            Ok(s.append_event(
                 run_id,
                 EventKind::HookError,
                 json!({"hook": kind.as_arg(), "error": message}),
-            )
+            )?)
         });
     if stored.is_err() {
         log_line(root, &format!("{kind}: {message}"));
@@ -474,15 +475,45 @@ fn bound(agent: Agent, root: &Path, run_id: &str, input: &HookInput) -> HookResu
     }
 }
 
-/// The run when it is still active; otherwise the marker is stale and goes.
+/// The run when it is still active; otherwise the marker is stale and goes — unless the run's
+/// state was modified outside pawl ([`Bound::Tampered`]): then the marker stays, and with it the
+/// guard (fail closed: a status forged to `done` must not switch the guard off).
 fn active_run(store: &mut Store, root: &Path, run_id: &str) -> CliResult<Option<Run>> {
-    let run = store.run(run_id)?;
-    let armed = store.arming(run_id)?.is_some_and(|a| a.ended_at.is_none());
+    match bound_run(store, root, run_id)? {
+        Bound::Active(run) => Ok(Some(*run)),
+        Bound::Ended | Bound::Tampered(_) => Ok(None),
+    }
+}
+
+/// What the hooks make of the run a session is bound to.
+enum Bound {
+    Active(Box<Run>),
+    /// Ended (or session mode ended): the marker was removed.
+    Ended,
+    /// Its state was modified outside pawl: `Some` when that was just found (the run is not yet
+    /// marked), `None` when the run already stopped `tampered`. The marker stays.
+    Tampered(Option<pawl_store::Tampering>),
+}
+
+fn bound_run(store: &mut Store, root: &Path, run_id: &str) -> CliResult<Bound> {
+    let run = match store.run(run_id) {
+        Ok(run) => run,
+        Err(pawl_store::StoreError::Tampered(t)) => return Ok(Bound::Tampered(Some(t))),
+        Err(e) => return Err(e.into()),
+    };
+    if run.stop_reason == Some(StopReason::Tampered) && !run.status.is_terminal() {
+        return Ok(Bound::Tampered(None));
+    }
+    let armed = match store.arming(run_id) {
+        Ok(a) => a.is_some_and(|a| a.ended_at.is_none()),
+        Err(pawl_store::StoreError::Tampered(t)) => return Ok(Bound::Tampered(Some(t))),
+        Err(e) => return Err(e.into()),
+    };
     if run.status == RunStatus::Active && armed {
-        return Ok(Some(run));
+        return Ok(Bound::Active(Box::new(run)));
     }
     session_mode::remove_marker(root, run_id)?;
-    Ok(None)
+    Ok(Bound::Ended)
 }
 
 fn input_cwd(root: &Path, input: &HookInput) -> PathBuf {
@@ -572,15 +603,22 @@ fn guard(root: &Path, run_id: &str, input: &HookInput, call: &ToolCall) -> HookR
     // nothing for it. Runs stored before pawl kept it fall back to the configuration.
     // The file beside the store is read first (no database to open on the hot path).
     // The snapshot also names the pawl binaries the installed hooks run (protected with this
-    // one, which the hooks just ran).
-    let file = runs::guard_snapshot_path(&root.join(crate::ctx::STATE_DIR), run_id);
-    let snapshot: Option<runs::GuardSnapshot> = match std::fs::read(&file)
-        .ok()
-        .and_then(|bytes| serde_json::from_slice(&bytes).ok())
-    {
+    // one, which the hooks just ran). Its code must verify: a policy loosened in the file is not
+    // used (the store's copy is, and a run whose row was changed outside pawl fails here: the
+    // call is denied, fail closed).
+    let snapshot = match runs::read_guard_snapshot(&root.join(crate::ctx::STATE_DIR), run_id) {
         Some(g) => Some(g),
+        // Without the key the store's copy cannot be checked either: denied (fail closed).
         None => open_store(root)
-            .and_then(|store| Ok(store.run(run_id)?.settings.guard))
+            .and_then(|store| {
+                if store.is_read_only() {
+                    return Err(pawl_store::StoreError::ReadOnly {
+                        path: root.join(crate::ctx::STATE_DIR).join("pawl.db"),
+                    }
+                    .into());
+                }
+                Ok(store.run(run_id)?.settings.guard)
+            })
             .or_fail(run_id)?
             .map(|guard| runs::GuardSnapshot {
                 guard,
@@ -731,8 +769,10 @@ fn stop(
     last_message: Option<&str>,
 ) -> HookResult<Answer> {
     let mut store = open_store(root).or_fail(run_id)?;
-    let Some(run) = active_run(&mut store, root, run_id).or_fail(run_id)? else {
-        return Ok(Answer::Allow);
+    let run = match bound_run(&mut store, root, run_id).or_fail(run_id)? {
+        Bound::Active(run) => run,
+        Bound::Ended => return Ok(Answer::Allow),
+        Bound::Tampered(found) => return tampered(root, &mut store, run_id, found.as_ref()),
     };
     let Some(arming) = store.arming(run_id).or_fail(run_id)? else {
         return Ok(Answer::Allow);
@@ -759,11 +799,53 @@ fn stop(
     );
     match answer {
         Ok(session_turn::StopAnswer::Continue(text)) => Ok(Answer::Block(text)),
+        Ok(session_turn::StopAnswer::End {
+            reason: StopReason::Tampered,
+            ..
+        }) => tampered(root, &mut store, run_id, None),
         Ok(session_turn::StopAnswer::End { reason, summary }) => {
             end(root, &mut store, run_id, reason, summary.as_deref())
         }
-        Err(e) => Err(Failure::new(Some(run_id), e)),
+        // Found in the middle of the turn (a write that would have signed over a forged row), or
+        // behind another error (a row the turn needed was removed).
+        Err(e) if e.tampering().is_some() => tampered(root, &mut store, run_id, e.tampering()),
+        Err(e) => match store.tampering(run_id) {
+            Ok(Some(t)) => tampered(root, &mut store, run_id, Some(&t)),
+            _ => Err(Failure::new(Some(run_id), e)),
+        },
     }
+}
+
+/// A Stop of a session whose run's state was modified outside pawl. The run stops `tampered`
+/// (marked now when `found` is new) and its report says what was modified; the stop is allowed
+/// — never as done, nothing was verified — and session mode stays on: the guard keeps guarding
+/// this session until the user runs `pawl off` (a forged status must not switch it off, and
+/// blocking the stop would trap the session in a loop nothing can end).
+fn tampered(
+    root: &Path,
+    store: &mut Store,
+    run_id: &str,
+    found: Option<&pawl_store::Tampering>,
+) -> HookResult<Answer> {
+    if let Some(t) = found {
+        store.mark_tampered(t).or_fail(run_id)?;
+    }
+    let report = pawl_engine::report::build(store, run_id, root).or_fail(run_id)?;
+    let path =
+        pawl_engine::report::write(&report, &root.join(crate::ctx::STATE_DIR).join("reports"))
+            .or_fail(run_id)?;
+    let what: Vec<String> = report
+        .tampering
+        .iter()
+        .take(5)
+        .map(ToString::to_string)
+        .collect();
+    Ok(Answer::AllowWithMessage(format!(
+        "pawl run {run_id} stopped: tampered (exit code {}) — its state was modified outside pawl ({}); nothing was verified as done. The guard stays on for this session until the user runs `pawl off`. · report: {}",
+        StopReason::Tampered.exit_code().code(),
+        what.join("; "),
+        path.strip_prefix(root).unwrap_or(&path).display()
+    )))
 }
 
 /// The session's transcript, when pawl reads the agent's format (Gemini CLI's session files are

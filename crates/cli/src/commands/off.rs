@@ -12,18 +12,41 @@ use crate::session_mode;
 
 pub fn run(ctx: &mut Ctx) -> CliResult<ExitCode> {
     let mut store = ctx.store()?;
-    let run = match ctx.run_flag.as_deref() {
-        Some(id) => store.resolve_run(Some(id))?,
+    let id = match ctx.run_flag.as_deref() {
+        Some(id) => store.resolve_run_id(Some(id))?,
         None => match session_mode::read_marker(&ctx.root) {
-            Some(m) => store.run(&m.run_id)?,
-            None => store.resolve_run(None)?,
+            Some(m) => m.run_id,
+            None => store.resolve_run_id(None)?,
         },
     };
-    let Some(arming) = store.arming(&run.id)? else {
-        return Err(CliError::Failed(format!(
-            "run {} was never armed for a session (it uses the {} driver): nothing to turn off",
-            run.id, run.driver
-        )));
+    // The user ends session mode of a run whose state was modified outside pawl too: it is
+    // marked tampered first (stopped), then its session mode ends like any other.
+    let run = match store.tampering(&id)? {
+        Some(t) => store.mark_tampered(&t)?,
+        None => store.run(&id)?,
+    };
+    let arming = match store.arming(&run.id) {
+        Ok(Some(a)) => a,
+        Ok(None) => {
+            return Err(CliError::Failed(format!(
+                "run {} was never armed for a session (it uses the {} driver): nothing to turn off",
+                run.id, run.driver
+            )));
+        }
+        // An arming row changed outside pawl: session mode ends all the same, and nothing it
+        // lists is taken out of the agent's settings (it cannot be trusted).
+        Err(pawl_store::StoreError::Tampered(_)) => pawl_store::Arming {
+            run_id: run.id.clone(),
+            agent: None,
+            armed_at: 0,
+            expires_at: 0,
+            baseline_tree: None,
+            autonomous: Vec::new(),
+            turn_started_at: 0,
+            ended_at: None,
+            end_why: None,
+        },
+        Err(e) => return Err(e.into()),
     };
     let was_on = arming.ended_at.is_none();
     session_mode::end_session_mode(&ctx.root, &mut store, &run.id, "pawl off")?;

@@ -25,8 +25,9 @@ pub struct ReportArgs {
 
 pub fn run(ctx: &mut Ctx, args: &ReportArgs) -> CliResult<ExitCode> {
     let store = ctx.store()?;
-    let run = store.resolve_run(args.run.as_deref().or(ctx.run_flag.as_deref()))?;
-    let report = pawl_engine::report::build(&store, &run.id, &ctx.root)?;
+    // A run whose state was modified outside pawl has a report too: it says what was modified.
+    let id = store.resolve_run_id(args.run.as_deref().or(ctx.run_flag.as_deref()))?;
+    let report = pawl_engine::report::build(&store, &id, &ctx.root)?;
     let dir = ctx.state_dir().join("reports");
     pawl_engine::report::write(&report, &dir)?;
     if !(args.pr || args.open_pr) {
@@ -34,7 +35,7 @@ pub fn run(ctx: &mut Ctx, args: &ReportArgs) -> CliResult<ExitCode> {
         return Ok(ExitCode::Done);
     }
     let body = pawl_engine::pipeline::report::pr_body(&report, report.pipeline.as_ref());
-    let path = dir.join(format!("{}.pr.md", run.id));
+    let path = dir.join(format!("{}.pr.md", id));
     std::fs::write(&path, &body)
         .map_err(CliError::io(format!("cannot write {}", path.display())))?;
     let rel = path
@@ -47,7 +48,7 @@ pub fn run(ctx: &mut Ctx, args: &ReportArgs) -> CliResult<ExitCode> {
         let title = format!(
             "{} (pawl run {})",
             report.goal.lines().next().unwrap_or("pawl run"),
-            run.id
+            id
         );
         let out = Command::new("gh")
             .args(["pr", "create", "--title", &title, "--body-file"])
@@ -70,7 +71,7 @@ pub fn run(ctx: &mut Ctx, args: &ReportArgs) -> CliResult<ExitCode> {
         url = Some(out.stdout.tail_text().trim().to_string());
     }
     ctx.emit(
-        &serde_json::json!({"run_id": run.id, "pr_body": rel, "body": body, "url": url}),
+        &serde_json::json!({"run_id": id, "pr_body": rel, "body": body, "url": url}),
         || match &url {
             Some(u) => format!("{body}\n[pawl] pull request body: {rel}\n[pawl] opened: {u}"),
             None => format!(

@@ -2,6 +2,11 @@
 //! continue a stopped (or crashed) run. Limits only ever go up, only here, and each raise is an
 //! event. A headless run is driven again at once; a session run is armed again for the next
 //! agent session.
+//!
+//! The limits are the run's own — sealed into its signed row when it started — plus the user's
+//! `--add-*` flags: `pawl.toml` is not read for them, and a limit written into the store by
+//! anything but pawl is never used (the run's state fails its check, and the run stops
+//! `tampered` instead of resuming). A tampered run is never resumed.
 
 use clap::Args;
 use pawl_core::EventKind;
@@ -41,8 +46,21 @@ pub struct ResumeArgs {
 pub fn run(ctx: &mut Ctx, args: &ResumeArgs) -> CliResult<ExitCode> {
     let eff = ctx.config(&[])?;
     let mut store = ctx.store()?;
+    crate::state::require_key(&store, "resume a run")?;
     let id = args.run.as_deref().or(ctx.run_flag.as_deref());
-    let run = store.resolve_open_run(id)?;
+    let run_id = store.resolve_run_id(id)?;
+    if let Some(t) = store.tampering(&run_id)? {
+        return stop_tampered(ctx, &mut store, &t);
+    }
+    let run = store.resolve_open_run(Some(&run_id))?;
+    if run.stop_reason == Some(pawl_core::StopReason::Tampered) {
+        return Err(CliError::Failed(format!(
+            "run {} stopped because its state was modified outside pawl (tampered): it is never resumed. `pawl report {}` says what was modified; start a new run (its work stays on branch {})",
+            run.id,
+            run.id,
+            run.branch.as_deref().unwrap_or("-")
+        )));
+    }
     if run.driver == Driver::Manual {
         return Err(CliError::Failed(format!(
             "run {} is driven by hand (manual driver): keep using the state CLI; nothing to resume",
@@ -125,4 +143,30 @@ pub fn run(ctx: &mut Ctx, args: &ResumeArgs) -> CliResult<ExitCode> {
     }
     let gates = gate::gates_from_config(&eff.config.gates);
     headless::drive(ctx, &mut store, &run, gates, args.force_nested)
+}
+
+/// The run's state was modified outside pawl: it stops `tampered` (an event says what), its
+/// report is written, and nothing is resumed.
+fn stop_tampered(
+    ctx: &mut Ctx,
+    store: &mut pawl_store::Store,
+    t: &pawl_store::Tampering,
+) -> CliResult<ExitCode> {
+    store.mark_tampered(t)?;
+    let report = pawl_engine::report::build(store, &t.run_id, &ctx.root)?;
+    let path = pawl_engine::report::write(&report, &ctx.state_dir().join("reports"))?;
+    let reason = pawl_core::StopReason::Tampered;
+    ctx.emit(
+        &serde_json::json!({"run_id": t.run_id, "stop_reason": reason, "exit_code": reason.exit_code().code(),
+            "tampering": report.tampering, "report": path.display().to_string()}),
+        || {
+            format!(
+                "{t}\nRun {} stopped: tampered (exit code {}); it is never resumed. Report: {}",
+                t.run_id,
+                reason.exit_code().code(),
+                path.display()
+            )
+        },
+    )?;
+    Ok(reason.exit_code())
 }

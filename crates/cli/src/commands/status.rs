@@ -5,6 +5,8 @@ use pawl_core::ExitCode;
 use pawl_core::model::{BlockerStatus, CriterionStatus, StoryStatus};
 use serde_json::json;
 
+use pawl_store::StoreError;
+
 use crate::ctx::Ctx;
 use crate::error::CliResult;
 use crate::render;
@@ -31,16 +33,21 @@ pub fn run(ctx: &mut Ctx, args: &StatusArgs) -> CliResult<ExitCode> {
         })?;
         return Ok(ExitCode::Done);
     }
-    let run = match &ctx.run_flag {
-        Some(id) => Some(store.resolve_run(Some(id))?),
-        None => store.current_run()?,
+    let id = match store.resolve_run_id(ctx.run_flag.as_deref()) {
+        Ok(id) => id,
+        Err(StoreError::NotFound { .. }) if ctx.run_flag.is_none() => {
+            ctx.emit(&json!({"run": null}), || {
+                "No runs yet: start one with `pawl run \"<goal>\"`.".into()
+            })?;
+            return Ok(ExitCode::Done);
+        }
+        Err(e) => return Err(e.into()),
     };
-    let Some(run) = run else {
-        ctx.emit(&json!({"run": null}), || {
-            "No runs yet: start one with `pawl run \"<goal>\"`.".into()
-        })?;
-        return Ok(ExitCode::Done);
-    };
+    let tampering = pawl_engine::report::tampering(&store, &id);
+    if !tampering.is_empty() {
+        return tampered(ctx, &store, &id, &tampering);
+    }
+    let run = store.run(&id)?;
     let rc = store.resume_context(&run.id)?;
     let lease = store.lease(&run.id)?;
     let spent = store.spent(&run.id)?;
@@ -175,6 +182,39 @@ pub fn run(ctx: &mut Ctx, args: &StatusArgs) -> CliResult<ExitCode> {
             out.push_str(&format!("owner: pid {} on {}\n", l.pid, l.host));
         }
         out.push_str(&format!("next: {}", rc.next_step));
+        out
+    })?;
+    Ok(ExitCode::Done)
+}
+
+/// A run whose state was modified outside pawl: what pawl last signed of it, and what was
+/// modified — nothing else is read from it.
+fn tampered(
+    ctx: &mut Ctx,
+    store: &pawl_store::Store,
+    id: &str,
+    tampering: &[pawl_store::Finding],
+) -> CliResult<ExitCode> {
+    let (run, _) = store.run_as_signed(id)?;
+    let marked = run.stop_reason == Some(pawl_core::StopReason::Tampered);
+    let value = json!({"run": run, "tampering": tampering});
+    ctx.emit(&value, || {
+        let mut out = format!(
+            "run {}  {}{}  [{} driver]\ngoal: {}\nTAMPERED: the run's state was modified outside pawl:\n",
+            run.id,
+            run.status,
+            run.stop_reason.map(|s| format!(" ({s})")).unwrap_or_default(),
+            run.driver,
+            run.goal
+        );
+        for f in tampering {
+            out.push_str(&format!("  - {f}\n"));
+        }
+        out.push_str(if marked {
+            "next: the run is never resumed; `pawl report` says what was modified, a new run starts over"
+        } else {
+            "next: the run stops `tampered` at its next turn; `pawl report` says what was modified, `pawl cancel` ends it"
+        });
         out
     })?;
     Ok(ExitCode::Done)

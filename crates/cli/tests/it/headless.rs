@@ -534,6 +534,7 @@ fn verify_run_rechecks_a_finished_run_on_its_final_tree() {
     assert_eq!(r.json()["verdict"], "confirmed", "{}", r.stdout);
 
     // Poison the record: the last verification claims the pre-run tree, where the gate fails.
+    // The event's code no longer verifies: the record is refused as modified outside pawl.
     let baseline: String = env
         .db()
         .query_row(
@@ -551,7 +552,11 @@ fn verify_run_rechecks_a_finished_run_on_its_final_tree() {
         .unwrap();
     let r = env.pawl(&["verify", "--run", &id]);
     assert_eq!(r.code, 1, "{}\n{}", r.stdout, r.stderr);
-    assert!(r.stdout.contains("false_done"), "{}", r.stdout);
+    assert!(
+        r.stderr.contains("modified outside pawl") && r.stderr.contains("kind=verification"),
+        "{}",
+        r.stderr
+    );
 }
 
 /// Only the user changes a started run's checks: `pawl resume --reseal` takes the gates

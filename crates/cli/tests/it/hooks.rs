@@ -653,17 +653,14 @@ fn off_ends_session_mode_and_takes_out_exactly_what_autonomous_added() {
 #[test]
 fn an_armed_run_that_no_session_takes_expires() {
     let env = project("", "");
-    let run = arm(&env, &[]);
+    // Armed for no time at all (the store's rows are signed: the test does not edit them).
+    let r = env.pawl_env(
+        &["run", "--driver", "session", "make add() add", "--json"],
+        &[("PAWL_TEST_ARMING_TTL_MS", "0")],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let run = r.json()["run_id"].as_str().unwrap().to_string();
     let path = env.root().join(".pawl/session.json");
-    let mut m: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-    m["expires_at"] = json!(1);
-    std::fs::write(&path, m.to_string()).unwrap();
-    env.db()
-        .execute(
-            "UPDATE session_arming SET expires_at = 1 WHERE run_id = ?1",
-            [&run],
-        )
-        .unwrap();
     assert_eq!(
         hook(
             &env,

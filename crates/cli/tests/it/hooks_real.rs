@@ -145,6 +145,17 @@ pub(crate) fn run_cli(
     let mut env: Vec<(String, String)> = vec![
         ("PATH".into(), std::env::var("PATH").unwrap_or_default()),
         ("HOME".into(), home.display().to_string()),
+        // The hooks see the pawl state of the pawl that armed the run (its key), as a real
+        // user's hooks do.
+        (
+            "XDG_STATE_HOME".into(),
+            c.env
+                .dir
+                .path()
+                .join("home/.local/state")
+                .display()
+                .to_string(),
+        ),
         ("TMPDIR".into(), tmp.display().to_string()),
         ("TERM".into(), "dumb".into()),
         ("LANG".into(), "C.UTF-8".into()),

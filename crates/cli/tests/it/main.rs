@@ -8,6 +8,7 @@ mod analyze;
 mod config;
 mod crash;
 mod first_hour;
+mod forge;
 mod git_rails;
 mod guard;
 mod headless;

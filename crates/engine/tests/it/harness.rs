@@ -161,12 +161,26 @@ fn alive(_: &pawl_core::record::Lease) -> bool {
 impl Fixture {
     /// A run with `settings` changed by `edit`, and the replay scenario `scenario`.
     pub fn new(scenario: &str, edit: impl FnOnce(&mut RunSettings)) -> Fixture {
+        Fixture::with_key(scenario, edit, None)
+    }
+
+    /// [`Fixture::new`] with a store that signs its rows under `key` (as the CLI's does).
+    pub fn with_key(
+        scenario: &str,
+        edit: impl FnOnce(&mut RunSettings),
+        key: Option<[u8; 32]>,
+    ) -> Fixture {
         let dir = tempfile::tempdir().expect("tempdir");
         let root = dir.path().join("repo");
         std::fs::create_dir_all(&root).expect("root");
         let scenario_path = dir.path().join("scenario.jsonl");
         std::fs::write(&scenario_path, scenario).expect("scenario");
-        let mut store = Store::open(&dir.path().join("pawl.db")).expect("store");
+        let mut store = Store::open_with(
+            &dir.path().join("pawl.db"),
+            Box::new(pawl_store::SystemClock),
+            key,
+        )
+        .expect("store");
         let mut settings = RunSettings::default();
         edit(&mut settings);
         let run = store

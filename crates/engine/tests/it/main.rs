@@ -18,6 +18,7 @@ mod harness;
 mod proof;
 mod room;
 mod runs;
+mod tamper;
 
 use std::io::Write as _;
 use std::panic::AssertUnwindSafe;
@@ -34,6 +35,7 @@ fn main() -> std::process::ExitCode {
         .iter()
         .chain(proof::TESTS)
         .chain(room::TESTS)
+        .chain(tamper::TESTS)
         .filter(|(name, _)| filter.is_empty() || filter.iter().any(|f| name.contains(f.as_str())))
         .collect();
     println!("running {} tests", tests.len());

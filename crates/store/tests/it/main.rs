@@ -6,6 +6,7 @@ mod evidence;
 mod history;
 mod leases;
 mod store;
+mod tamper;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, Ordering};

@@ -1,0 +1,1066 @@
+//! State an agent cannot forge: the authentication of the store's rows.
+//!
+//! Every row that decides something carries an HMAC-SHA-256 over its signed columns, under a key
+//! kept in the user's pawl state directory (outside every repository, out of the agent's reach;
+//! the CLI reads it and passes it to [`Store::open_keyed`](crate::Store::open_keyed)). The signed
+//! tables: the run (limits and seal, status and stop reason, phase, active time — all of
+//! `settings_json` and every column), its events (the baseline, accepted test changes, the Stop
+//! hook's last verification, guard denials), iterations (what was spent), verdicts (with their
+//! session ids), criteria, the session arming and the session bindings (transcript cursors).
+//! Evidence carries its own code (`evidence.rs`), computed with the same [`hmac`].
+//!
+//! **What a code cannot prove, and how the rest is covered.** A code proves a row's content, not
+//! that the row still exists, nor that it is the latest version of itself. So the run row also
+//! counts, per table, the rows pawl wrote for the run (`rows_json`), updated in the same
+//! transaction as those rows, and the run row is signed: a removed row (an iteration, to reset the
+//! count; the baseline event, to escape the proof) makes a count disagree; an added row has no
+//! valid code and makes a count disagree; and the one row version an agent could usefully put
+//! back — an iteration as it was when it began, before its cost was charged — makes the count of
+//! finished iterations disagree. Aggregates (iterations, dollars, tokens) are sums over rows that
+//! are each signed and counted, so they are authentic whenever [`Store::tampering`] finds
+//! nothing. Older versions of the other rows carry nothing an agent gains from: a criterion's
+//! command status is set again by every verification, a verdict or an event is never updated, an
+//! older arming or transcript cursor charges *more* time and tokens.
+//!
+//! Not covered: putting back a whole, consistent earlier copy of a run (its row and every later
+//! row of every counted table, removed together) — nothing inside the database can tell it from
+//! the real past; an anchor outside the database (the run's counts kept in the user's pawl state)
+//! would. `docs/verification.md` says so.
+//!
+//! **Never laundered.** A write that changes a signed row checks the row first
+//! ([`Tx::changing`]): pawl never signs over a value it did not write, so a forged limit is not
+//! made authentic by the next honest update; the write fails with [`StoreError::Tampered`].
+//!
+//! Not here: what a driver does with a tampered run (the engine stops it `tampered`), the key
+//! itself (the CLI's user state).
+
+use std::collections::BTreeMap;
+
+use rusqlite::types::Value;
+use rusqlite::{Connection, OptionalExtension, params};
+use serde::{Deserialize, Serialize};
+
+use crate::{Result, Store, StoreError, Tx};
+
+/// HMAC-SHA-256 (RFC 2104) of `msg` under `key`, hex.
+pub fn hmac(key: &[u8; 32], msg: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    let mut ipad = [0x36u8; 64];
+    let mut opad = [0x5cu8; 64];
+    for (i, k) in key.iter().enumerate() {
+        ipad[i] ^= k;
+        opad[i] ^= k;
+    }
+    let inner = Sha256::new()
+        .chain_update(ipad)
+        .chain_update(msg)
+        .finalize();
+    let outer = Sha256::new()
+        .chain_update(opad)
+        .chain_update(inner)
+        .finalize();
+    outer.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// A key's fingerprint (not the key): which key signs a database.
+pub(crate) fn fingerprint(key: &[u8; 32]) -> String {
+    hmac(key, b"pawl-key-fingerprint-v1")[..16].to_string()
+}
+
+/// The code of something pawl keeps outside the store (the guard snapshot beside it): `domain`
+/// keeps codes of different things apart.
+pub fn seal_text(key: &[u8; 32], domain: &str, text: &str) -> String {
+    hmac(key, format!("pawl-{domain}-v1\n{text}").as_bytes())
+}
+
+/// One thing found modified: where, and what.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Finding {
+    /// The table (`runs`, `events`, `iterations`, ...).
+    pub table: String,
+    /// The row, by its key (`seq=57 kind=baseline`, `n=2`); empty for the table as a whole.
+    pub row: String,
+    /// The field that was changed, when pawl can tell (`settings_json.limits.max_iterations`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub field: Option<String>,
+    /// What pawl found.
+    pub what: String,
+}
+
+impl std::fmt::Display for Finding {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.table)?;
+        if !self.row.is_empty() {
+            write!(f, " row {}", self.row)?;
+        }
+        if let Some(field) = &self.field {
+            write!(f, " field {field}")?;
+        }
+        write!(f, ": {}", self.what)
+    }
+}
+
+/// Rows of a run that failed their check.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Tampering {
+    pub run_id: String,
+    pub findings: Vec<Finding>,
+}
+
+impl std::fmt::Display for Tampering {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "the state of run {} was modified outside pawl (tampered): ",
+            self.run_id
+        )?;
+        let shown: Vec<String> = self
+            .findings
+            .iter()
+            .take(6)
+            .map(Finding::to_string)
+            .collect();
+        write!(f, "{}", shown.join("; "))?;
+        if self.findings.len() > shown.len() {
+            write!(f, "; and {} more", self.findings.len() - shown.len())?;
+        }
+        Ok(())
+    }
+}
+
+/// A table whose rows pawl signs: the columns the code covers (a later migration that adds a
+/// column decides whether to sign it), the one naming the run, and how a finding names a row.
+pub(crate) struct Table {
+    pub name: &'static str,
+    pub cols: &'static [&'static str],
+    pub run_col: &'static str,
+    pub key: &'static [&'static str],
+    /// Counted per run in the run row (`rows_json`).
+    pub counted: bool,
+}
+
+pub(crate) const RUNS: Table = Table {
+    name: "runs",
+    cols: &[
+        "id",
+        "seq",
+        "goal",
+        "status",
+        "driver",
+        "mode",
+        "phase",
+        "created_at",
+        "updated_at",
+        "ended_at",
+        "stop_reason",
+        "settings_json",
+        "branch",
+        "pre_run_commit",
+        "active_ms",
+        "rows_json",
+    ],
+    run_col: "id",
+    key: &["id"],
+    counted: false,
+};
+
+pub(crate) const EVENTS: Table = Table {
+    name: "events",
+    cols: &["seq", "run_id", "at", "kind", "data_json"],
+    run_col: "run_id",
+    key: &["seq", "kind"],
+    counted: true,
+};
+
+pub(crate) const ITERATIONS: Table = Table {
+    name: "iterations",
+    cols: &[
+        "run_id",
+        "n",
+        "story_id",
+        "started_at",
+        "ended_at",
+        "prompt",
+        "tokens_in",
+        "tokens_out",
+        "cost_usd",
+        "cost_estimated",
+        "tool_calls",
+        "files_json",
+        "outcome",
+        "session_id",
+        "duration_ms",
+        "active_ms",
+        "facts_json",
+        "summary",
+    ],
+    run_col: "run_id",
+    key: &["n"],
+    counted: true,
+};
+
+pub(crate) const VERDICTS: Table = Table {
+    name: "verdicts",
+    cols: &[
+        "id",
+        "run_id",
+        "phase",
+        "role",
+        "round",
+        "story_id",
+        "session_id",
+        "iteration",
+        "approve",
+        "clean",
+        "architecture_status",
+        "findings_json",
+        "output_json",
+        "created_at",
+    ],
+    run_col: "run_id",
+    key: &["id", "role"],
+    counted: true,
+};
+
+pub(crate) const CRITERIA: Table = Table {
+    name: "criteria",
+    cols: &[
+        "run_id",
+        "id",
+        "seq",
+        "text",
+        "verify_kind",
+        "verify_command",
+        "status",
+        "created_at",
+        "updated_at",
+    ],
+    run_col: "run_id",
+    key: &["id"],
+    counted: true,
+};
+
+pub(crate) const ARMING: Table = Table {
+    name: "session_arming",
+    cols: &[
+        "run_id",
+        "agent",
+        "armed_at",
+        "expires_at",
+        "baseline_tree",
+        "autonomous_json",
+        "turn_started_at",
+        "ended_at",
+        "end_why",
+    ],
+    run_col: "run_id",
+    key: &[],
+    counted: true,
+};
+
+/// `last_seen_at` is not signed: it is a sign of life written on every tool call, and decides
+/// nothing.
+pub(crate) const BINDINGS: Table = Table {
+    name: "session_bindings",
+    cols: &[
+        "session_id",
+        "run_id",
+        "agent",
+        "bound_at",
+        "transcript_cursor",
+    ],
+    run_col: "run_id",
+    key: &["session_id"],
+    counted: true,
+};
+
+/// The counted tables, in the order a check reads them.
+const COUNTED: [&Table; 6] = [
+    &EVENTS,
+    &ITERATIONS,
+    &VERDICTS,
+    &CRITERIA,
+    &ARMING,
+    &BINDINGS,
+];
+
+/// The counter of iterations pawl finished (begun ones are counted as `iterations`).
+pub(crate) const ITERATIONS_ENDED: &str = "iterations_ended";
+
+/// Set in a run's counters when its record could not be restored after tampering: what the row
+/// says is not what pawl wrote, and it is kept only to be reported.
+const FORGED: &str = "forged";
+
+/// A value's type and text in the canonical form of a row.
+fn encode(v: &Value) -> (&'static str, String) {
+    match v {
+        Value::Null => ("n", String::new()),
+        Value::Integer(i) => ("i", i.to_string()),
+        // The exact bits: a float is signed as stored, not as printed.
+        Value::Real(f) => ("r", format!("{:016x}", f.to_bits())),
+        Value::Text(s) => ("t", s.clone()),
+        Value::Blob(b) => ("b", b.iter().map(|x| format!("{x:02x}")).collect()),
+    }
+}
+
+fn decode(tag: &str, text: &str) -> Option<Value> {
+    Some(match tag {
+        "n" => Value::Null,
+        "i" => Value::Integer(text.parse().ok()?),
+        "r" => Value::Real(f64::from_bits(u64::from_str_radix(text, 16).ok()?)),
+        "t" => Value::Text(text.to_string()),
+        "b" => Value::Blob(
+            (0..text.len())
+                .step_by(2)
+                .map(|i| u8::from_str_radix(text.get(i..i + 2)?, 16).ok())
+                .collect::<Option<Vec<u8>>>()?,
+        ),
+        _ => return None,
+    })
+}
+
+/// The canonical text of a row: `[[column, type, text], ...]` in the table's signed order.
+fn canonical(t: &Table, values: &[Value]) -> String {
+    let triples: Vec<(&str, &str, String)> = t
+        .cols
+        .iter()
+        .zip(values)
+        .map(|(c, v)| {
+            let (tag, text) = encode(v);
+            (*c, tag, text)
+        })
+        .collect();
+    serde_json::to_string(&triples).unwrap_or_default()
+}
+
+fn parse_canonical(text: &str) -> Option<Vec<(String, String, String)>> {
+    serde_json::from_str(text).ok()
+}
+
+/// The code of a row of `table` whose canonical text is `canonical`.
+fn row_mac(key: &[u8; 32], table: &str, canonical: &str) -> String {
+    hmac(key, format!("pawl-row-v1\n{table}\n{canonical}").as_bytes())
+}
+
+/// A signed row as read back.
+struct Read {
+    rowid: i64,
+    values: Vec<Value>,
+    mac: Option<String>,
+    /// The run row's signed text.
+    signed: Option<String>,
+}
+
+impl Read {
+    fn value(&self, t: &Table, col: &str) -> Option<&Value> {
+        t.cols
+            .iter()
+            .position(|c| *c == col)
+            .and_then(|i| self.values.get(i))
+    }
+
+    fn text(&self, t: &Table, col: &str) -> String {
+        match self.value(t, col) {
+            Some(v) => show(v),
+            None => String::new(),
+        }
+    }
+
+    /// How a finding names the row.
+    fn name(&self, t: &Table) -> String {
+        t.key
+            .iter()
+            .map(|k| format!("{k}={}", self.text(t, k)))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    fn authentic(&self, key: &[u8; 32], t: &Table) -> bool {
+        self.mac.as_deref() == Some(row_mac(key, t.name, &canonical(t, &self.values)).as_str())
+    }
+}
+
+/// A value as a person reads it (long text cut).
+fn show(v: &Value) -> String {
+    let s = match v {
+        Value::Null => "NULL".to_string(),
+        Value::Integer(i) => i.to_string(),
+        Value::Real(f) => f.to_string(),
+        Value::Text(s) => s.clone(),
+        Value::Blob(b) => format!("<{} bytes>", b.len()),
+    };
+    cut(&s)
+}
+
+fn cut(s: &str) -> String {
+    if s.chars().count() > 80 {
+        format!("{}…", s.chars().take(80).collect::<String>())
+    } else {
+        s.to_string()
+    }
+}
+
+fn select(
+    conn: &Connection,
+    t: &Table,
+    filter: &str,
+    args: &[&dyn rusqlite::ToSql],
+) -> Result<Vec<Read>> {
+    let signed = if t.name == RUNS.name {
+        ", signed"
+    } else {
+        ", NULL"
+    };
+    // Table and column names are our own constants, never user input.
+    let sql = format!(
+        "SELECT rowid, {}, mac{signed} FROM {} WHERE {filter} ORDER BY rowid",
+        t.cols.join(", "),
+        t.name
+    );
+    let n = t.cols.len();
+    let mut stmt = conn.prepare(&sql)?;
+    let rows = stmt
+        .query_map(args, |r| {
+            let mut values = Vec::with_capacity(n);
+            for i in 0..n {
+                values.push(r.get::<_, Value>(i + 1)?);
+            }
+            Ok(Read {
+                rowid: r.get(0)?,
+                values,
+                mac: r.get(n + 1)?,
+                signed: r.get(n + 2)?,
+            })
+        })?
+        .collect::<rusqlite::Result<Vec<Read>>>()?;
+    Ok(rows)
+}
+
+fn by_rowid(conn: &Connection, t: &Table, rowid: i64) -> Result<Option<Read>> {
+    Ok(select(conn, t, "rowid = ?1", &[&rowid])?.into_iter().next())
+}
+
+/// The finding for a row whose code does not verify.
+fn row_finding(t: &Table, r: &Read) -> Finding {
+    Finding {
+        table: t.name.into(),
+        row: r.name(t),
+        field: None,
+        what: if r.mac.is_none() {
+            "not written by pawl (the row carries no code)".into()
+        } else {
+            "changed outside pawl, or not written by pawl (its code does not verify)".into()
+        },
+    }
+}
+
+/// What a run row says, checked: its findings, and the values pawl last signed (`None` when they
+/// cannot be known: the signed text itself was rewritten).
+struct RunCheck {
+    findings: Vec<Finding>,
+    authentic: Option<Vec<Value>>,
+}
+
+fn check_run_row(key: &[u8; 32], r: &Read) -> RunCheck {
+    if r.authentic(key, &RUNS) {
+        return RunCheck {
+            findings: Vec::new(),
+            authentic: Some(r.values.clone()),
+        };
+    }
+    let row = r.name(&RUNS);
+    let snapshot = r
+        .signed
+        .as_deref()
+        .filter(|s| r.mac.as_deref() == Some(row_mac(key, RUNS.name, s).as_str()))
+        .and_then(parse_canonical);
+    let Some(snapshot) = snapshot else {
+        return RunCheck {
+            findings: vec![Finding {
+                table: RUNS.name.into(),
+                row,
+                field: None,
+                what: "the run's record does not carry pawl's code: it was written or rewritten outside pawl, and what pawl wrote cannot be known".into(),
+            }],
+            authentic: None,
+        };
+    };
+    let mut before = Vec::with_capacity(RUNS.cols.len());
+    let mut findings = Vec::new();
+    for (i, col) in RUNS.cols.iter().enumerate() {
+        let was = snapshot
+            .iter()
+            .find(|(c, _, _)| c == col)
+            .and_then(|(_, tag, text)| decode(tag, text))
+            .unwrap_or(Value::Null);
+        let is = r.values.get(i).cloned().unwrap_or(Value::Null);
+        if was != is {
+            findings.extend(field_findings(&row, col, &was, &is));
+        }
+        before.push(was);
+    }
+    if findings.is_empty() {
+        findings.push(Finding {
+            table: RUNS.name.into(),
+            row,
+            field: None,
+            what: "the run's code was changed".into(),
+        });
+    }
+    RunCheck {
+        findings,
+        authentic: Some(before),
+    }
+}
+
+/// One finding per changed leaf of a JSON column (the limits inside `settings_json`), one for the
+/// column otherwise.
+fn field_findings(row: &str, col: &str, was: &Value, is: &Value) -> Vec<Finding> {
+    let finding = |field: String, a: String, b: String| Finding {
+        table: RUNS.name.into(),
+        row: row.to_string(),
+        field: Some(field),
+        what: format!("was {a}, is {b}"),
+    };
+    if let (Value::Text(a), Value::Text(b)) = (was, is)
+        && let (Ok(ja), Ok(jb)) = (
+            serde_json::from_str::<serde_json::Value>(a),
+            serde_json::from_str::<serde_json::Value>(b),
+        )
+        && (ja.is_object() || jb.is_object())
+    {
+        let mut leaves = Vec::new();
+        json_diff(col, &ja, &jb, &mut leaves);
+        if !leaves.is_empty() {
+            return leaves
+                .into_iter()
+                .take(10)
+                .map(|(path, a, b)| finding(path, a, b))
+                .collect();
+        }
+    }
+    vec![finding(col.to_string(), show(was), show(is))]
+}
+
+fn json_diff(
+    path: &str,
+    a: &serde_json::Value,
+    b: &serde_json::Value,
+    out: &mut Vec<(String, String, String)>,
+) {
+    use serde_json::Value as J;
+    match (a, b) {
+        (J::Object(x), J::Object(y)) => {
+            let keys: std::collections::BTreeSet<&String> = x.keys().chain(y.keys()).collect();
+            for k in keys {
+                let none = J::Null;
+                json_diff(
+                    &format!("{path}.{k}"),
+                    x.get(k).unwrap_or(&none),
+                    y.get(k).unwrap_or(&none),
+                    out,
+                );
+            }
+        }
+        _ if a == b => {}
+        _ => out.push((path.to_string(), cut(&a.to_string()), cut(&b.to_string()))),
+    }
+}
+
+fn counts_of(values: &[Value]) -> BTreeMap<String, i64> {
+    let i = RUNS.cols.iter().position(|c| *c == "rows_json");
+    match i.and_then(|i| values.get(i)) {
+        Some(Value::Text(t)) => serde_json::from_str(t).unwrap_or_default(),
+        _ => BTreeMap::new(),
+    }
+}
+
+/// Everything pawl finds modified in a run's state: its row, then every counted table's rows
+/// and counts, then the run's evidence.
+fn findings_of(conn: &Connection, key: &[u8; 32], run: &Read) -> Result<(String, Vec<Finding>)> {
+    let run_id = run.text(&RUNS, "id");
+    let checked = check_run_row(key, run);
+    let mut findings = checked.findings;
+    let counts = checked.authentic.as_deref().map(counts_of);
+    let counts = match counts {
+        Some(c) if c.get(FORGED).copied().unwrap_or(0) != 0 => {
+            findings.push(Finding {
+                table: RUNS.name.into(),
+                row: run.name(&RUNS),
+                field: None,
+                what: "the run's record was rewritten outside pawl and could not be restored: what it shows is not what pawl wrote".into(),
+            });
+            None
+        }
+        other => other,
+    };
+    for t in COUNTED {
+        let rows = select(conn, t, &format!("{} = ?1", t.run_col), &[&run_id])?;
+        for r in rows.iter().filter(|r| !r.authentic(key, t)) {
+            findings.push(row_finding(t, r));
+        }
+        let Some(counts) = &counts else { continue };
+        let wrote = counts.get(t.name).copied().unwrap_or(0);
+        let have = i64::try_from(rows.len()).unwrap_or(i64::MAX);
+        if have < wrote {
+            findings.push(Finding {
+                table: t.name.into(),
+                row: String::new(),
+                field: None,
+                what: format!(
+                    "{} row(s) of the run removed (pawl wrote {wrote}, {have} remain)",
+                    wrote - have
+                ),
+            });
+        } else if have > wrote {
+            findings.push(Finding {
+                table: t.name.into(),
+                row: String::new(),
+                field: None,
+                what: format!(
+                    "{} row(s) added to the run outside pawl (pawl wrote {wrote}, there are {have})",
+                    have - wrote
+                ),
+            });
+        }
+        if t.name == ITERATIONS.name {
+            let ended = rows
+                .iter()
+                .filter(|r| !matches!(r.value(t, "ended_at"), Some(Value::Null) | None))
+                .count();
+            let ended = i64::try_from(ended).unwrap_or(i64::MAX);
+            let wrote = counts.get(ITERATIONS_ENDED).copied().unwrap_or(0);
+            if ended != wrote {
+                findings.push(Finding {
+                    table: t.name.into(),
+                    row: String::new(),
+                    field: Some("ended_at".into()),
+                    what: format!(
+                        "pawl finished {wrote} iteration(s), the table shows {ended} finished (an earlier version of a row was put back)"
+                    ),
+                });
+            }
+        }
+    }
+    findings.extend(crate::evidence::unauthentic_of_run(conn, key, &run_id)?);
+    Ok((run_id, findings))
+}
+
+impl Store {
+    /// What was modified outside pawl in a run's state (`None`: nothing, or the store has no
+    /// key). Reads every signed row of the run: call it where a decision is made, not per hook.
+    ///
+    /// Cheap when nothing changed: a run that checked clean is not read again until another
+    /// connection (another process) commits to the database — this connection's own writes are
+    /// signed and check what they change.
+    pub fn tampering(&self, run_id: &str) -> Result<Option<Tampering>> {
+        let Some(key) = self.key() else {
+            return Ok(None);
+        };
+        let version: i64 = self
+            .conn
+            .pragma_query_value(None, "data_version", |r| r.get(0))?;
+        let clean = (run_id.to_string(), version);
+        if self.checked.borrow().as_ref() == Some(&clean) {
+            return Ok(None);
+        }
+        let Some(run) = select(&self.conn, &RUNS, "id = ?1", &[&run_id])?
+            .into_iter()
+            .next()
+        else {
+            return Err(StoreError::NotFound {
+                what: "run",
+                id: run_id.into(),
+                hint: String::new(),
+            });
+        };
+        let (run_id, findings) = findings_of(&self.conn, key, &run)?;
+        if findings.is_empty() {
+            *self.checked.borrow_mut() = Some(clean);
+            return Ok(None);
+        }
+        Ok(Some(Tampering { run_id, findings }))
+    }
+
+    /// [`Store::tampering`] as an error: `Err(StoreError::Tampered)` when anything was modified.
+    pub fn check_run(&self, run_id: &str) -> Result<()> {
+        match self.tampering(run_id)? {
+            Some(t) => Err(StoreError::Tampered(t)),
+            None => Ok(()),
+        }
+    }
+
+    /// Stops a tampered run `tampered`, as a new event naming what was modified. The run row is
+    /// put back to what pawl last signed when that can be known (the limits an agent raised are
+    /// lowered again); when it cannot, the row is kept as found and marked forged, so that it is
+    /// only ever reported. A run that had already ended keeps its status (the event still says
+    /// what was found). Never resumable: `Store::set_run_status` refuses to move it on.
+    pub fn mark_tampered(&mut self, t: &Tampering) -> Result<pawl_core::record::Run> {
+        let Some(key) = self.key else {
+            return self.run(&t.run_id);
+        };
+        let run_id = t.run_id.clone();
+        self.write(|tx| {
+            let Some(r) = select(tx, &RUNS, "id = ?1", &[&run_id])?.into_iter().next() else {
+                return Err(StoreError::NotFound {
+                    what: "run",
+                    id: run_id.clone(),
+                    hint: String::new(),
+                });
+            };
+            let authentic = check_run_row(&key, &r).authentic;
+            // Found again on a run already stopped for it: nothing new to record.
+            let already = authentic.is_some()
+                && r.values.get(10) == Some(&Value::Text("tampered".into()))
+                && last_tampering(tx, &run_id)?.as_ref() == Some(&t.findings);
+            if already {
+                return Ok(());
+            }
+            match &authentic {
+                Some(values) => {
+                    let sets: Vec<String> = RUNS
+                        .cols
+                        .iter()
+                        .enumerate()
+                        .map(|(i, c)| format!("{c} = ?{}", i + 2))
+                        .collect();
+                    let mut args: Vec<&dyn rusqlite::ToSql> = vec![&r.rowid];
+                    args.extend(values.iter().map(|v| v as &dyn rusqlite::ToSql));
+                    tx.execute(
+                        &format!("UPDATE runs SET {} WHERE rowid = ?1", sets.join(", ")),
+                        args.as_slice(),
+                    )?;
+                }
+                None => {
+                    tx.execute(
+                        "UPDATE runs SET rows_json = json_set(rows_json, '$.forged', 1) WHERE rowid = ?1",
+                        [r.rowid],
+                    )?;
+                }
+            }
+            let status = authentic
+                .as_deref()
+                .and_then(|v| v.get(3))
+                .map(show)
+                .unwrap_or_default();
+            let ended = matches!(status.as_str(), "done" | "cancelled");
+            if !ended {
+                tx.execute(
+                    "UPDATE runs SET status = 'stopped', stop_reason = 'tampered', updated_at = ?2 WHERE rowid = ?1",
+                    params![r.rowid, tx.now],
+                )?;
+            }
+            tx.sign(&RUNS, r.rowid)?;
+            tx.event(
+                Some(&run_id),
+                pawl_core::EventKind::Tampered,
+                serde_json::json!({"findings": t.findings, "restored": authentic.is_some(),
+                                   "stopped": !ended}),
+            )?;
+            Ok(())
+        })?;
+        self.run(&t.run_id)
+    }
+}
+
+impl Tx<'_> {
+    /// Signs the row `rowid` of `t` as it is now (nothing without a key).
+    pub(crate) fn sign(&self, t: &Table, rowid: i64) -> Result<()> {
+        let Some(key) = &self.key else {
+            return Ok(());
+        };
+        let Some(r) = by_rowid(self, t, rowid)? else {
+            return Ok(());
+        };
+        let text = canonical(t, &r.values);
+        let mac = row_mac(key, t.name, &text);
+        if t.name == RUNS.name {
+            self.execute(
+                "UPDATE runs SET mac = ?2, signed = ?3 WHERE rowid = ?1",
+                params![rowid, mac, text],
+            )?;
+        } else {
+            self.execute(
+                &format!("UPDATE {} SET mac = ?2 WHERE rowid = ?1", t.name),
+                params![rowid, mac],
+            )?;
+        }
+        Ok(())
+    }
+
+    /// Checks the row `rowid` of `t` before pawl changes it.
+    pub(crate) fn check(&self, t: &Table, rowid: i64) -> Result<()> {
+        let Some(key) = &self.key else {
+            return Ok(());
+        };
+        let Some(r) = by_rowid(self, t, rowid)? else {
+            return Ok(());
+        };
+        let findings = if t.name == RUNS.name {
+            check_run_row(key, &r).findings
+        } else if r.authentic(key, t) {
+            Vec::new()
+        } else {
+            vec![row_finding(t, &r)]
+        };
+        if findings.is_empty() {
+            return Ok(());
+        }
+        Err(StoreError::Tampered(Tampering {
+            run_id: r.text(t, t.run_col),
+            findings,
+        }))
+    }
+
+    /// Changes a signed row: checks it, runs `change`, signs it again.
+    pub(crate) fn changing<T>(
+        &self,
+        t: &Table,
+        rowid: i64,
+        change: impl FnOnce(&Self) -> Result<T>,
+    ) -> Result<T> {
+        self.check(t, rowid)?;
+        let out = change(self)?;
+        self.sign(t, rowid)?;
+        Ok(out)
+    }
+
+    /// Changes the run row `id` (checked first, signed after); nothing when there is no such run.
+    pub(crate) fn changing_run<T>(
+        &self,
+        id: &str,
+        change: impl FnOnce(&Self) -> Result<T>,
+    ) -> Result<T> {
+        match self.rowid("runs", "id = ?1", &[&id])? {
+            Some(rowid) => self.changing(&RUNS, rowid, change),
+            None => change(self),
+        }
+    }
+
+    /// A new row of `t` was inserted: signs it and counts it in its run's row.
+    pub(crate) fn inserted(&self, t: &Table, rowid: i64, run_id: Option<&str>) -> Result<()> {
+        self.sign(t, rowid)?;
+        match run_id {
+            Some(run) if t.counted => self.count(run, t.name, 1),
+            _ => Ok(()),
+        }
+    }
+
+    /// Adds `delta` to the run's count of `counter`.
+    pub(crate) fn count(&self, run_id: &str, counter: &str, delta: i64) -> Result<()> {
+        let path = format!("$.{counter}");
+        self.changing_run(run_id, |tx| {
+            tx.execute(
+                "UPDATE runs SET rows_json = json_set(rows_json, ?2, COALESCE(json_extract(rows_json, ?2), 0) + ?3)
+                 WHERE id = ?1",
+                params![run_id, path, delta],
+            )?;
+            Ok(())
+        })
+    }
+
+    /// The rowid of the row of `table` that `filter` selects.
+    pub(crate) fn rowid(
+        &self,
+        table: &str,
+        filter: &str,
+        args: &[&dyn rusqlite::ToSql],
+    ) -> Result<Option<i64>> {
+        Ok(self
+            .query_row(
+                &format!("SELECT rowid FROM {table} WHERE {filter}"),
+                args,
+                |r| r.get(0),
+            )
+            .optional()?)
+    }
+}
+
+/// Signs every row that exists when the database is migrated to the signed schema, and counts
+/// each run's rows (see migration 0009).
+pub(crate) fn sign_legacy(conn: &Connection, key: &[u8; 32]) -> Result<()> {
+    for t in COUNTED {
+        for r in select(conn, t, "1", &[])? {
+            let mac = row_mac(key, t.name, &canonical(t, &r.values));
+            conn.execute(
+                &format!("UPDATE {} SET mac = ?2 WHERE rowid = ?1", t.name),
+                params![r.rowid, mac],
+            )?;
+        }
+    }
+    let ids: Vec<String> = {
+        let mut stmt = conn.prepare("SELECT id FROM runs")?;
+        stmt.query_map([], |r| r.get(0))?
+            .collect::<rusqlite::Result<_>>()?
+    };
+    for id in ids {
+        let mut counts: BTreeMap<String, i64> = BTreeMap::new();
+        for t in COUNTED {
+            let n: i64 = conn.query_row(
+                &format!("SELECT COUNT(*) FROM {} WHERE {} = ?1", t.name, t.run_col),
+                [&id],
+                |r| r.get(0),
+            )?;
+            counts.insert(t.name.into(), n);
+        }
+        let ended: i64 = conn.query_row(
+            "SELECT COUNT(*) FROM iterations WHERE run_id = ?1 AND ended_at IS NOT NULL",
+            [&id],
+            |r| r.get(0),
+        )?;
+        counts.insert(ITERATIONS_ENDED.into(), ended);
+        let text =
+            serde_json::to_string(&counts).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+        conn.execute(
+            "UPDATE runs SET rows_json = ?2 WHERE id = ?1",
+            params![id, text],
+        )?;
+        if let Some(r) = select(conn, &RUNS, "id = ?1", &[&id])?.into_iter().next() {
+            let canonical = canonical(&RUNS, &r.values);
+            let mac = row_mac(key, RUNS.name, &canonical);
+            conn.execute(
+                "UPDATE runs SET mac = ?2, signed = ?3 WHERE rowid = ?1",
+                params![r.rowid, mac, canonical],
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// A run row as read, checked against its code.
+pub(crate) struct RunRow {
+    /// The values as stored, in [`RUNS`] order.
+    pub values: Vec<Value>,
+    /// What was modified (empty: the row is what pawl wrote, or the store has no key).
+    pub findings: Vec<Finding>,
+    /// The values pawl last signed, when they can be known.
+    pub signed: Option<Vec<Value>>,
+}
+
+/// The run rows `filter` selects, each checked (oldest first).
+pub(crate) fn run_rows(
+    conn: &Connection,
+    key: Option<&[u8; 32]>,
+    filter: &str,
+    args: &[&dyn rusqlite::ToSql],
+) -> Result<Vec<RunRow>> {
+    Ok(select(conn, &RUNS, filter, args)?
+        .into_iter()
+        .map(|r| match key {
+            None => RunRow {
+                signed: Some(r.values.clone()),
+                values: r.values,
+                findings: Vec::new(),
+            },
+            Some(key) => {
+                let c = check_run_row(key, &r);
+                RunRow {
+                    values: r.values,
+                    findings: c.findings,
+                    signed: c.authentic,
+                }
+            }
+        })
+        .collect())
+}
+
+/// Fails with [`StoreError::Tampered`] when a row of `t` for `run_id` does not verify: for the
+/// reads a decision rests on (criteria, verdicts), so that such a row is never used.
+pub(crate) fn check_rows(
+    conn: &Connection,
+    key: Option<&[u8; 32]>,
+    t: &Table,
+    run_id: &str,
+) -> Result<()> {
+    let Some(key) = key else {
+        return Ok(());
+    };
+    let findings: Vec<Finding> = select(conn, t, &format!("{} = ?1", t.run_col), &[&run_id])?
+        .iter()
+        .filter(|r| !r.authentic(key, t))
+        .map(|r| row_finding(t, r))
+        .collect();
+    if findings.is_empty() {
+        return Ok(());
+    }
+    Err(StoreError::Tampered(Tampering {
+        run_id: run_id.into(),
+        findings,
+    }))
+}
+
+/// What the run's last `tampered` event recorded.
+fn last_tampering(conn: &Connection, run_id: &str) -> Result<Option<Vec<Finding>>> {
+    let data: Option<String> = conn
+        .query_row(
+            "SELECT data_json FROM events WHERE run_id = ?1 AND kind = 'tampered' ORDER BY seq DESC LIMIT 1",
+            [run_id],
+            |r| r.get(0),
+        )
+        .optional()?;
+    Ok(data
+        .and_then(|d| serde_json::from_str::<serde_json::Value>(&d).ok())
+        .and_then(|v| serde_json::from_value(v.get("findings")?.clone()).ok()))
+}
+
+/// Whether an event read back is one pawl wrote (always, without a key).
+pub(crate) fn event_authentic(
+    conn: &Connection,
+    key: Option<&[u8; 32]>,
+    seq: i64,
+) -> Result<Option<Finding>> {
+    let Some(key) = key else {
+        return Ok(None);
+    };
+    let Some(r) = by_rowid(conn, &EVENTS, seq)? else {
+        return Ok(None);
+    };
+    Ok((!r.authentic(key, &EVENTS)).then(|| row_finding(&EVENTS, &r)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Known answer (Python's `hmac.new(bytes(range(32)), b"pawl evidence", "sha256")`).
+    #[test]
+    fn hmac_sha256_known_answer() {
+        let mut key = [0u8; 32];
+        for (i, b) in key.iter_mut().enumerate() {
+            *b = u8::try_from(i).unwrap_or(0);
+        }
+        assert_eq!(
+            hmac(&key, b"pawl evidence"),
+            "cfc28c5741b9ef32fcce44072a61f029d5c0c018e10896ec8c25abb8e4494cf3"
+        );
+    }
+
+    #[test]
+    fn values_round_trip_through_the_canonical_form() {
+        for v in [
+            Value::Null,
+            Value::Integer(-42),
+            Value::Real(0.1 + 0.2),
+            Value::Text("a \"quoted\"\nline".into()),
+            Value::Blob(vec![0, 255, 16]),
+        ] {
+            let (tag, text) = encode(&v);
+            assert_eq!(decode(tag, &text), Some(v));
+        }
+        // An integer is not the same value as the float it equals: a changed type is a change.
+        assert_ne!(encode(&Value::Integer(1)), encode(&Value::Real(1.0)));
+    }
+
+    #[test]
+    fn a_changed_limit_is_named_by_its_path() {
+        let was = Value::Text(r#"{"limits":{"max_iterations":3,"max_usd":1.0}}"#.into());
+        let is = Value::Text(r#"{"limits":{"max_iterations":500,"max_usd":1.0}}"#.into());
+        let f = field_findings("id=r", "settings_json", &was, &is);
+        assert_eq!(f.len(), 1);
+        assert_eq!(
+            f[0].field.as_deref(),
+            Some("settings_json.limits.max_iterations")
+        );
+        assert_eq!(f[0].what, "was 3, is 500");
+    }
+}

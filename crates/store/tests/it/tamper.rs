@@ -1,0 +1,479 @@
+//! State an agent cannot forge: each attack as an agent with the database file would make it
+//! (plain SQL on the file, as `python3 -c "import sqlite3; …"` does), then what pawl makes of it.
+
+use pawl_core::EventKind;
+use pawl_core::StopReason;
+use pawl_core::model::{CriterionStatus, RunStatus};
+use pawl_core::pipeline::output::{ArchitectureStatus, VerdictOutput};
+use pawl_core::pipeline::{Phase, Role};
+use pawl_core::record::{IterationEnd, RunSettings};
+use pawl_store::{NewArming, NewVerdict, Store, StoreError};
+use serde_json::json;
+
+use crate::{TestClock, new_run};
+
+const KEY: [u8; 32] = [7; 32];
+
+fn open_keyed(dir: &tempfile::TempDir) -> Store {
+    let clock = TestClock::new(1_790_000_000_000);
+    Store::open_with(&dir.path().join("pawl.db"), Box::new(clock), Some(KEY)).unwrap()
+}
+
+/// The agent's connection to the same file.
+fn agent(dir: &tempfile::TempDir) -> rusqlite::Connection {
+    rusqlite::Connection::open(dir.path().join("pawl.db")).unwrap()
+}
+
+fn tampered(e: StoreError) -> pawl_store::Tampering {
+    match e {
+        StoreError::Tampered(t) => t,
+        other => panic!("expected tampering, got: {other}"),
+    }
+}
+
+/// A run with three iterations allowed, one iteration done.
+fn run_with_one_iteration(s: &mut Store) -> String {
+    let mut settings = RunSettings::default();
+    settings.limits.max_iterations = 3;
+    let run = s
+        .create_run(&pawl_store::NewRun {
+            settings,
+            ..new_run("g")
+        })
+        .unwrap();
+    let n = s.begin_iteration(&run.id, None, "p").unwrap();
+    s.finish_iteration(
+        &run.id,
+        n,
+        &IterationEnd {
+            cost_usd: 1.5,
+            outcome: "completed".into(),
+            ..IterationEnd::default()
+        },
+    )
+    .unwrap();
+    run.id
+}
+
+#[test]
+fn an_honest_run_is_never_taken_for_tampered() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = open_keyed(&dir);
+    let id = run_with_one_iteration(&mut s);
+    s.add_criterion(&id, "reads well", &"review".parse().unwrap())
+        .unwrap();
+    s.set_criterion_status(&id, "C1", CriterionStatus::Verified, json!({}))
+        .unwrap();
+    let out = VerdictOutput {
+        approve: true,
+        architecture_status: ArchitectureStatus::Clear,
+        findings: Vec::new(),
+        verified_criteria: Vec::new(),
+        accept_test_changes: None,
+    };
+    s.add_verdict(
+        &id,
+        &NewVerdict {
+            phase: Phase::Review,
+            role: Role::Reviewer,
+            round: 1,
+            story_id: None,
+            session_id: Some("rev-1"),
+            iteration: 1,
+            output: &out,
+        },
+    )
+    .unwrap();
+    s.arm_session(
+        &id,
+        &NewArming {
+            expires_at: i64::MAX,
+            ..NewArming::default()
+        },
+    )
+    .unwrap();
+    s.bind_agent_session(&id, "sess-1", "claude", "startup")
+        .unwrap();
+    s.set_transcript_cursor("sess-1", "{\"offset\": 10}")
+        .unwrap();
+    s.touch_session("sess-1").unwrap();
+    s.start_session_turn(&id).unwrap();
+    s.set_phase(&id, "execute").unwrap();
+    s.set_run_status(&id, RunStatus::Stopped, Some(StopReason::MaxIterations))
+        .unwrap();
+    s.set_run_status(&id, RunStatus::Active, None).unwrap();
+    assert_eq!(s.tampering(&id).unwrap(), None);
+    s.check_run(&id).unwrap();
+    // And across a reopen by another process with the same key.
+    drop(s);
+    let s = open_keyed(&dir);
+    assert_eq!(s.tampering(&id).unwrap(), None);
+    assert_eq!(s.spent(&id).unwrap().iterations, 1);
+}
+
+/// The measured attack: `UPDATE runs SET settings_json = json_set(..., max_iterations, 500)`.
+/// The run is never read with the forged limit, the next honest write does not sign over it,
+/// and marking the run tampered puts the signed limit back and names the field.
+#[test]
+fn a_raised_limit_in_the_run_row_is_never_used_nor_laundered() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = open_keyed(&dir);
+    let id = run_with_one_iteration(&mut s);
+    let n = agent(&dir)
+        .execute(
+            "UPDATE runs SET settings_json = json_set(settings_json, '$.limits.max_iterations', 500) WHERE id = ?1",
+            [&id],
+        )
+        .unwrap();
+    assert_eq!(n, 1);
+    let t = tampered(s.run(&id).unwrap_err());
+    assert_eq!(
+        t.findings[0].field.as_deref(),
+        Some("settings_json.limits.max_iterations")
+    );
+    assert_eq!(t.findings[0].what, "was 3, is 500");
+    // The next honest change of the run does not make the forged value authentic.
+    let err = s
+        .append_event(Some(&id), EventKind::Note, json!({}))
+        .unwrap_err();
+    assert!(matches!(err, StoreError::Tampered(_)), "{err}");
+    let err = s.begin_iteration(&id, None, "p").unwrap_err();
+    assert!(matches!(err, StoreError::Tampered(_)), "{err}");
+    assert!(matches!(
+        s.current_run().unwrap_err(),
+        StoreError::Tampered(_)
+    ));
+
+    let run = s.mark_tampered(&t).unwrap();
+    assert_eq!(run.settings.limits.max_iterations, 3);
+    assert_eq!(run.status, RunStatus::Stopped);
+    assert_eq!(run.stop_reason, Some(StopReason::Tampered));
+    let event = s.last_event(&id, EventKind::Tampered).unwrap().unwrap();
+    assert_eq!(
+        event.data["findings"][0]["field"],
+        "settings_json.limits.max_iterations"
+    );
+    assert_eq!(event.data["restored"], true);
+    // Never driven again; only cancelled.
+    let err = s.set_run_status(&id, RunStatus::Active, None).unwrap_err();
+    assert!(err.to_string().contains("cannot be resumed"), "{err}");
+    assert_eq!(s.tampering(&id).unwrap(), None);
+    s.cancel_run(&id).unwrap();
+}
+
+/// The measured attack: the run marked `done` in the database.
+#[test]
+fn a_run_forged_to_done_stays_open_and_is_stopped_tampered() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = open_keyed(&dir);
+    let id = run_with_one_iteration(&mut s);
+    agent(&dir)
+        .execute(
+            "UPDATE runs SET status = 'done', stop_reason = 'verified' WHERE id = ?1",
+            [&id],
+        )
+        .unwrap();
+    let t = tampered(s.current_run().unwrap_err());
+    let fields: Vec<&str> = t
+        .findings
+        .iter()
+        .filter_map(|f| f.field.as_deref())
+        .collect();
+    assert_eq!(fields, ["status", "stop_reason"]);
+    assert_eq!(t.findings[0].what, "was active, is done");
+    // Another run cannot start beside it either.
+    let err = s.create_run(&new_run("other")).unwrap_err();
+    assert!(err.to_string().contains("modified outside pawl"), "{err}");
+    let run = s.mark_tampered(&t).unwrap();
+    assert_eq!(
+        (run.status, run.stop_reason),
+        (RunStatus::Stopped, Some(StopReason::Tampered))
+    );
+}
+
+/// Rewriting the signed text and the code too: what pawl wrote cannot be known; the row is
+/// kept only to be reported, and the run is never driven.
+#[test]
+fn a_rewritten_record_is_marked_forged_and_never_driven() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = open_keyed(&dir);
+    let id = run_with_one_iteration(&mut s);
+    agent(&dir)
+        .execute(
+            "UPDATE runs SET settings_json = json_set(settings_json, '$.limits.max_iterations', 500),
+               signed = NULL, mac = NULL WHERE id = ?1",
+            [&id],
+        )
+        .unwrap();
+    let t = s.tampering(&id).unwrap().unwrap();
+    assert!(t.findings[0].what.contains("cannot be known"), "{t}");
+    let run = s.mark_tampered(&t).unwrap();
+    assert_eq!(run.stop_reason, Some(StopReason::Tampered));
+    let still = s.tampering(&id).unwrap().unwrap();
+    assert!(
+        still.to_string().contains("could not be restored"),
+        "{still}"
+    );
+    assert!(s.set_run_status(&id, RunStatus::Active, None).is_err());
+}
+
+/// Deleting iteration rows to reset the count: the run row counts what pawl wrote.
+#[test]
+fn deleted_iterations_are_detected() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = open_keyed(&dir);
+    let id = run_with_one_iteration(&mut s);
+    let n = s.begin_iteration(&id, None, "p").unwrap();
+    s.finish_iteration(&id, n, &IterationEnd::default())
+        .unwrap();
+    assert_eq!(s.spent(&id).unwrap().iterations, 2);
+    agent(&dir)
+        .execute("DELETE FROM iterations WHERE run_id = ?1", [&id])
+        .unwrap();
+    let t = s.tampering(&id).unwrap().unwrap();
+    let text = t.to_string();
+    assert!(
+        text.contains("iterations: 2 row(s) of the run removed (pawl wrote 2, 0 remain)"),
+        "{text}"
+    );
+    assert!(matches!(
+        s.check_run(&id).unwrap_err(),
+        StoreError::Tampered(_)
+    ));
+}
+
+/// Putting back the row of an iteration as it was when it began (signed by pawl, before its
+/// cost was charged) to spend the money again.
+#[test]
+fn an_iteration_put_back_as_it_began_is_detected() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = open_keyed(&dir);
+    let id = run_with_one_iteration(&mut s);
+    let n = s.begin_iteration(&id, None, "p").unwrap();
+    let db = agent(&dir);
+    let began: Vec<rusqlite::types::Value> = db
+        .query_row(
+            "SELECT ended_at, cost_usd, outcome, mac FROM iterations WHERE run_id = ?1 AND n = ?2",
+            rusqlite::params![id, n],
+            |r| Ok(vec![r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?]),
+        )
+        .unwrap();
+    s.finish_iteration(
+        &id,
+        n,
+        &IterationEnd {
+            cost_usd: 9.0,
+            ..IterationEnd::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(s.tampering(&id).unwrap(), None);
+    db.execute(
+        "UPDATE iterations SET ended_at = ?3, cost_usd = ?4, outcome = ?5, mac = ?6 WHERE run_id = ?1 AND n = ?2",
+        rusqlite::params![id, n, began[0], began[1], began[2], began[3]],
+    )
+    .unwrap();
+    let t = s.tampering(&id).unwrap().unwrap();
+    assert!(
+        t.to_string()
+            .contains("pawl finished 2 iteration(s), the table shows 1 finished"),
+        "{t}"
+    );
+}
+
+/// A forged reviewer verdict and a forged acceptance of changed tests are never honoured.
+#[test]
+fn forged_verdicts_and_acceptances_are_never_used() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = open_keyed(&dir);
+    let id = run_with_one_iteration(&mut s);
+    let db = agent(&dir);
+    db.execute(
+        "INSERT INTO verdicts (run_id, phase, role, round, story_id, session_id, iteration, approve, clean,
+           architecture_status, findings_json, output_json, created_at)
+         VALUES (?1, 'review', 'reviewer', 1, NULL, 'fake-session', 1, 1, 1, 'clear', '[]', '{}', 0)",
+        [&id],
+    )
+    .unwrap();
+    let t = tampered(s.verdicts(&id).unwrap_err());
+    assert_eq!(t.findings[0].table, "verdicts");
+    db.execute(
+        "INSERT INTO events (run_id, at, kind, data_json) VALUES (?1, 0, 'tests_accepted', '{\"who\": \"user\"}')",
+        [&id],
+    )
+    .unwrap();
+    let t = tampered(s.last_event(&id, EventKind::TestsAccepted).unwrap_err());
+    assert!(t.findings[0].row.contains("kind=tests_accepted"), "{t}");
+    let all = s.tampering(&id).unwrap().unwrap().to_string();
+    assert!(all.contains("verdicts: 1 row(s) added"), "{all}");
+    assert!(all.contains("events: 1 row(s) added"), "{all}");
+}
+
+/// Deleting the baseline event (a run without a baseline asks for no proof).
+#[test]
+fn a_deleted_event_is_detected() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = open_keyed(&dir);
+    let id = run_with_one_iteration(&mut s);
+    s.append_event(Some(&id), EventKind::Baseline, json!({"tree": "t0"}))
+        .unwrap();
+    s.append_event(Some(&id), EventKind::Note, json!({}))
+        .unwrap();
+    agent(&dir)
+        .execute(
+            "DELETE FROM events WHERE run_id = ?1 AND kind = 'baseline'",
+            [&id],
+        )
+        .unwrap();
+    let t = s.tampering(&id).unwrap().unwrap();
+    assert!(
+        t.to_string()
+            .contains("events: 1 row(s) of the run removed"),
+        "{t}"
+    );
+}
+
+/// A moved transcript cursor (a turn charged nothing), a rewritten arming.
+#[test]
+fn session_rows_are_authenticated() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = open_keyed(&dir);
+    let id = run_with_one_iteration(&mut s);
+    s.arm_session(
+        &id,
+        &NewArming {
+            expires_at: i64::MAX,
+            ..NewArming::default()
+        },
+    )
+    .unwrap();
+    s.bind_agent_session(&id, "sess-1", "claude", "startup")
+        .unwrap();
+    s.set_transcript_cursor("sess-1", "{\"offset\": 10}")
+        .unwrap();
+    let db = agent(&dir);
+    db.execute(
+        "UPDATE session_bindings SET transcript_cursor = '{\"offset\": 99999}'",
+        [],
+    )
+    .unwrap();
+    assert!(matches!(
+        s.transcript_cursor("sess-1").unwrap_err(),
+        StoreError::Tampered(_)
+    ));
+    db.execute(
+        "UPDATE session_arming SET turn_started_at = 1790000000000 + 3600000",
+        [],
+    )
+    .unwrap();
+    assert!(matches!(
+        s.arming(&id).unwrap_err(),
+        StoreError::Tampered(_)
+    ));
+    let t = s.tampering(&id).unwrap().unwrap().to_string();
+    assert!(t.contains("session_bindings row session_id=sess-1"), "{t}");
+    assert!(t.contains("session_arming"), "{t}");
+}
+
+/// Forged evidence of the run is one more finding.
+#[test]
+fn forged_evidence_of_a_run_is_a_finding() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = open_keyed(&dir);
+    let id = run_with_one_iteration(&mut s);
+    agent(&dir)
+        .execute(
+            "INSERT INTO evidence (run_id, gate, command, argv_json, cwd, tree_hash, passed, end_kind,
+               duration_ms, created_at, mac)
+             VALUES (?1, 'test', 'make test', '[]', '/', 'tree-1', 1, 'exited', 1, 0, 'forged')",
+            [&id],
+        )
+        .unwrap();
+    let t = s.tampering(&id).unwrap().unwrap().to_string();
+    assert!(
+        t.contains(
+            "evidence row id=1 gate=test: passing evidence for tree tree-1 not written by pawl"
+        ),
+        "{t}"
+    );
+    assert_eq!(
+        s.cached_evidence("tree-1", "test", "make test", None)
+            .unwrap(),
+        None
+    );
+}
+
+/// Rows written before the store signed them are signed by the first pawl that migrates with
+/// the key; a pawl without a key leaves them unsigned, and their runs cannot be driven.
+#[test]
+fn rows_from_before_signing_are_signed_by_the_keyed_migration() {
+    for keyed in [true, false] {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("pawl.db");
+        let db = rusqlite::Connection::open(&path).unwrap();
+        for sql in [
+            include_str!("../../migrations/0001_init.sql"),
+            include_str!("../../migrations/0002_evidence.sql"),
+            include_str!("../../migrations/0003_loop.sql"),
+            include_str!("../../migrations/0004_session.sql"),
+            include_str!("../../migrations/0005_pipeline.sql"),
+            include_str!("../../migrations/0006_transcripts.sql"),
+            include_str!("../../migrations/0007_event_kinds.sql"),
+            include_str!("../../migrations/0008_sealed_evidence.sql"),
+        ] {
+            db.execute_batch(sql).unwrap();
+        }
+        db.pragma_update(None, "user_version", 8).unwrap();
+        let settings = serde_json::to_string(&RunSettings::default()).unwrap();
+        db.execute(
+            "INSERT INTO runs (id, seq, goal, status, driver, created_at, updated_at, settings_json)
+             VALUES ('old', 1, 'g', 'active', 'headless', 0, 0, ?1)",
+            [&settings],
+        )
+        .unwrap();
+        db.execute(
+            "INSERT INTO iterations (run_id, n, started_at, ended_at, prompt) VALUES ('old', 1, 0, 1, 'p')",
+            [],
+        )
+        .unwrap();
+        db.execute(
+            "INSERT INTO events (run_id, at, kind, data_json) VALUES ('old', 0, 'run_created', '{}')",
+            [],
+        )
+        .unwrap();
+        drop(db);
+        if !keyed {
+            drop(Store::open(&path).unwrap());
+        }
+        let s = open_keyed(&dir);
+        if keyed {
+            assert_eq!(s.tampering("old").unwrap(), None);
+            assert_eq!(s.run("old").unwrap().goal, "g");
+        } else {
+            assert!(matches!(s.run("old").unwrap_err(), StoreError::Tampered(_)));
+        }
+    }
+}
+
+/// A pawl with another key (another HOME) is told so, instead of taking every row for forged;
+/// a pawl without a key only reads a signed database (an unsigned write would read as forged).
+#[test]
+fn another_key_is_refused_and_no_key_only_reads() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = open_keyed(&dir);
+    let id = run_with_one_iteration(&mut s);
+    drop(s);
+    let path = dir.path().join("pawl.db");
+    let err = Store::open_keyed(&path, [8; 32]).unwrap_err();
+    assert!(matches!(err, StoreError::WrongKey { .. }), "{err}");
+    assert!(err.to_string().contains("HOME"), "{err}");
+    let mut s = Store::open(&path).unwrap();
+    assert!(s.is_read_only());
+    assert_eq!(s.run(&id).unwrap().id, id);
+    let err = s
+        .append_event(Some(&id), EventKind::Note, json!({}))
+        .unwrap_err();
+    assert!(matches!(err, StoreError::ReadOnly { .. }), "{err}");
+    drop(s);
+    assert_eq!(open_keyed(&dir).tampering(&id).unwrap(), None);
+}
