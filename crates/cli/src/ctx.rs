@@ -142,11 +142,14 @@ impl Ctx {
     }
 }
 
-/// The nearest ancestor holding `.git` (a directory, or a file for worktrees).
+/// The nearest ancestor holding a `.git` git would accept: a file (worktrees, submodules) or a
+/// directory with `HEAD` (as git does, an empty or partial `.git` is passed over — sandboxes
+/// create empty ones as mount points).
 pub fn find_repo_root(start: &Path) -> Option<PathBuf> {
     let mut dir = Some(start);
     while let Some(d) = dir {
-        if d.join(".git").exists() {
+        let git = d.join(".git");
+        if git.is_file() || git.join("HEAD").exists() {
             return Some(d.to_path_buf());
         }
         dir = d.parent();

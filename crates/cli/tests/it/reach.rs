@@ -274,10 +274,13 @@ fn the_pawl_binary_the_hooks_run_is_protected() {
     let a = armed();
     let bin = a.binary();
     assert!(bin.is_absolute() && bin.is_file(), "{}", bin.display());
-    let snapshot: Value = serde_json::from_str(
+    let file: Value = serde_json::from_str(
         &std::fs::read_to_string(a.root().join(format!(".pawl/guard/{}.json", a.run))).unwrap(),
     )
     .unwrap();
+    // The snapshot travels under a code (`mac`) that only pawl's key makes.
+    assert!(file["mac"].is_string(), "{file}");
+    let snapshot: Value = serde_json::from_str(file["snapshot_json"].as_str().unwrap()).unwrap();
     assert!(
         snapshot["pawl_binaries"]
             .as_array()

@@ -36,9 +36,14 @@ fn init_creates_state_ignores_it_and_is_idempotent() {
 #[test]
 fn outside_a_git_repository_is_a_clear_error() {
     let dir = tempfile::tempdir().unwrap();
+    // An empty `.git` directory (a sandbox's mount point, e.g. Codex's under a writable /tmp)
+    // is not a repository, for pawl as for git.
+    std::fs::create_dir(dir.path().join(".git")).unwrap();
+    let below = dir.path().join("work");
+    std::fs::create_dir(&below).unwrap();
     let env = TestEnv::new();
     let mut cmd = env.command("pawl");
-    cmd.current_dir(dir.path()).arg("status");
+    cmd.current_dir(&below).arg("status");
     let r = crate::Run::from(cmd.output().unwrap());
     assert_eq!(r.code, 1);
     assert!(
