@@ -110,8 +110,7 @@ fn launcher(spec: &LaunchSpec, mode: Mode, report: Enforced, argv: &[CString]) -
             drop(status_r);
             // If the launcher dies, so does the init (and with it the namespace). The launcher
             // may have died before the signal was armed: its end of the pipe tells.
-            if sys::set_parent_death_signal(libc::SIGKILL).is_err() || sys::pipe_hung_up(&alive_r)
-            {
+            if sys::set_parent_death_signal(libc::SIGKILL).is_err() || sys::pipe_hung_up(&alive_r) {
                 sys::exit_now(LAUNCH_FAILED);
             }
             let code = init_in_namespace(spec, mode, report, argv, status_w);
@@ -214,7 +213,8 @@ fn init(
                 Err(e) if mode == Mode::Probe => report.errors.push(e),
                 Err(e) => return fail(mode, &mut report, e),
             }
-        } else if mode == Mode::Strict && !(sandbox.read_only.is_empty() && sandbox.hidden.is_empty())
+        } else if mode == Mode::Strict
+            && !(sandbox.read_only.is_empty() && sandbox.hidden.is_empty())
         {
             return fail(
                 mode,

@@ -115,7 +115,12 @@ mod tests {
                 ],
             ),
             // Nothing writable around the protected path: nothing to pin.
-            (&["/usr/bin/pawl"], &[], &["/work/repo"], &["ro /usr/bin/pawl"]),
+            (
+                &["/usr/bin/pawl"],
+                &[],
+                &["/work/repo"],
+                &["ro /usr/bin/pawl"],
+            ),
             // A writable mailbox under a read-only directory is opened again, last.
             (
                 &["/r/.pawl"],
