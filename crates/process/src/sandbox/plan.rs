@@ -99,7 +99,8 @@ mod tests {
     /// Rows: read-only paths, hidden paths, writable roots → the operations in order.
     #[test]
     fn plans() {
-        let rows: &[(&[&str], &[&str], &[&str], &[&str])] = &[
+        type Row<'a> = (&'a [&'a str], &'a [&'a str], &'a [&'a str], &'a [&'a str]);
+        let rows: &[Row<'_>] = &[
             // A repository under /tmp: every directory on the way that could be renamed is
             // pinned, outermost first; /tmp itself sits in `/`, which is not writable.
             (

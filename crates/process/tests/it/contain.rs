@@ -5,6 +5,8 @@
 //!
 //! Each protection is shown twice: the attack succeeds without it, then fails with it.
 
+#![allow(clippy::expect_used)]
+
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
