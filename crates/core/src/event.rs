@@ -82,6 +82,11 @@ str_enum!(
         GuardDenied => "guard_denied",
         /// A hook failed internally (fail open or closed, per hook).
         HookError => "hook_error",
+        /// How the run's agent steps are sandboxed and contained (each time the loop starts).
+        Sandbox => "sandbox",
+        /// What an agent step asked of pawl through its mailbox (a reporting verb, delivered
+        /// after the step), or why it was refused.
+        StepRequest => "step_request",
         /// The run's state, kept before the agent compacted its context.
         PrecompactSnapshot => "precompact_snapshot",
         /// A session's transcript could not be read: the turn was not charged.

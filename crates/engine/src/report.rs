@@ -75,6 +75,9 @@ pub struct Report {
     pub guard_off: bool,
     /// Commands or file writes the guard denied during the run.
     pub guard_denials: u32,
+    /// How the agent steps were sandboxed (the last start of the loop): `sandbox:
+    /// landlock+namespaces`, `sandbox: none (...)`; `None` for a run no loop drove.
+    pub sandbox: Option<String>,
     /// Phases, verdicts, scores and convergence, for a run of the pipeline.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pipeline: Option<crate::pipeline::report::PipelineReport>,
@@ -101,6 +104,16 @@ pub fn build(store: &Store, run_id: &str, root: &Path) -> Result<Report, EngineE
         .iter()
         .filter(|e| e.is(EventKind::GuardDenied))
         .count() as u32;
+    let sandbox = events
+        .iter()
+        .rev()
+        .find(|e| e.is(EventKind::Sandbox))
+        .and_then(|e| {
+            e.data
+                .get("line")
+                .and_then(|l| l.as_str())
+                .map(str::to_string)
+        });
     let seals: Vec<serde_json::Value> = events
         .iter()
         .filter(|e| e.is(EventKind::Sealed))
@@ -178,6 +191,7 @@ pub fn build(store: &Store, run_id: &str, root: &Path) -> Result<Report, EngineE
         pre_run_commit: run.pre_run_commit,
         guard_off,
         guard_denials,
+        sandbox,
         red_to_green: last
             .as_ref()
             .and_then(|r| r.proof.as_ref())
@@ -315,6 +329,9 @@ pub fn markdown(r: &Report) -> String {
             "- Guard: {} command(s) or write(s) denied\n",
             r.guard_denials
         ));
+    }
+    if let Some(line) = &r.sandbox {
+        o.push_str(&format!("- {line}\n"));
     }
     o.push_str(&format!(
         "- Iterations: {} · active time {} · cost ${:.2}{} · tokens {}\n",

@@ -335,7 +335,11 @@ fn apply_mounts(spec: &SandboxSpec) -> Result<(), String> {
     for op in mount_plan(spec, |p| p.exists()) {
         apply_mount(&op).map_err(|e| format!("mount {op:?}: {e}"))?;
     }
-    Ok(())
+    // The working directory was resolved before the mounts: it still names the directory
+    // under them, and a relative path from it (`.pawl/pawl.db`) would walk around every bind.
+    // Resolve it again, through the new mounts.
+    let cwd = std::env::current_dir().map_err(|e| format!("the working directory: {e}"))?;
+    std::env::set_current_dir(&cwd).map_err(|e| format!("entering {} again: {e}", cwd.display()))
 }
 
 fn apply_mount(op: &MountOp) -> io::Result<()> {

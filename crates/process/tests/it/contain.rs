@@ -191,6 +191,28 @@ fn a_read_only_path_cannot_be_written_renamed_or_replaced() {
     assert!(err.contains("Read-only file system"), "{err}");
 }
 
+/// Regression: the working directory was resolved before the mounts, so a relative path from it
+/// (`echo forged > .pawl/pawl.db` in the tree) walked around every bind and wrote.
+#[test]
+fn a_read_only_path_holds_for_relative_paths_from_the_working_directory() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let tree = dir.path().join("tree");
+    let state = tree.join(".pawl");
+    std::fs::create_dir_all(&state).expect("mkdir");
+    std::fs::write(state.join("pawl.db"), "original").expect("write");
+    let Some(spec) = full(Some(sandbox_for(&tree, &[&state]))) else {
+        return;
+    };
+    let mut cmd = contained("echo forged > .pawl/pawl.db; echo new > .pawl/new", spec);
+    cmd.current_dir(&tree);
+    cmd.run().expect("runs");
+    assert_eq!(
+        std::fs::read_to_string(state.join("pawl.db")).expect("read"),
+        "original"
+    );
+    assert!(!state.join("new").exists());
+}
+
 #[test]
 fn a_parent_directory_of_a_protected_path_cannot_be_swapped() {
     let dir = tempfile::tempdir().expect("tempdir");
