@@ -191,6 +191,29 @@ pub fn prepare(root: &Path, config: &SandboxConfig) -> CliResult<StepLaunch> {
     })
 }
 
+/// How checks are launched on this machine: in their own pid namespace when the kernel allows
+/// it, else under a subreaper launcher; `None` when neither works (spawned directly). No
+/// sandbox: a check may write what the user may. Probed once per process.
+pub fn check_containment(root: &Path) -> Option<Containment> {
+    static PROBED: std::sync::OnceLock<Option<(PathBuf, Enforced)>> = std::sync::OnceLock::new();
+    let wanted = LaunchSpec {
+        namespaces: true,
+        sandbox: None,
+    };
+    let (launcher, enforced) = PROBED
+        .get_or_init(|| {
+            let exe = launcher()?;
+            let enforced = launch::probe(&exe, &wanted).ok()?;
+            Some((exe, enforced))
+        })
+        .as_ref()?;
+    (enforced.namespaces || enforced.subreaper).then(|| Containment {
+        launcher: launcher.clone(),
+        spec: enforced.allowed(&wanted),
+        record_dir: Some(root.join(STATE_DIR).join(STEPS_DIR)),
+    })
+}
+
 /// Records how the run's steps are launched (the report shows the line).
 pub fn record(store: &mut Store, run_id: &str, l: &StepLaunch) -> CliResult {
     store.append_event(

@@ -58,6 +58,9 @@ pub struct RunnerConfig {
     pub clear_env: bool,
     /// A number unique to this verification, used in log and report names.
     pub step: u64,
+    /// Run every check contained (pawl-process's `sandbox`): every process a check starts
+    /// ends with it. `None`: spawned directly.
+    pub containment: Option<pawl_process::Containment>,
 }
 
 impl RunnerConfig {
@@ -73,6 +76,7 @@ impl RunnerConfig {
             env: Vec::new(),
             clear_env: false,
             step,
+            containment: None,
         }
     }
 }
@@ -197,6 +201,9 @@ pub fn run_check(check: &Check, cfg: &RunnerConfig) -> CheckRun {
         .log_file(&log_path)
         .env("PAWL_CHECK", &check.name)
         .envs(cfg.env.iter().map(|(k, v)| (k, v)));
+    if let Some(c) = &cfg.containment {
+        cmd.contain(c.clone());
+    }
     let outcome = match cmd.run() {
         Ok(o) => o,
         Err(e) => {

@@ -39,6 +39,9 @@ impl TestEnv {
         std::fs::create_dir_all(&home).unwrap();
         let repo = dir.path().join("repo");
         std::fs::create_dir_all(&repo).unwrap();
+        // Where an agent leaves marks for the test (`../marks/` from the tree): outside the
+        // repository and its `.pawl/`, which a sandboxed step cannot write.
+        std::fs::create_dir_all(dir.path().join("marks")).unwrap();
         let env = TestEnv { dir, home };
         env.git(&["init", "-q", "-b", "main"]);
         std::fs::write(repo.join("README.md"), "# demo\n").unwrap();
