@@ -136,6 +136,18 @@ pub fn drive_with_answers(
     interactive: bool,
 ) -> CliResult<ExitCode> {
     let agent = run.settings.agent.clone().unwrap_or_default();
+    let launch =
+        crate::sandbox::prepare(&ctx.root, &run.settings.sandbox.clone().unwrap_or_default())?;
+    if ctx.json {
+        ctx.json_line(
+            &serde_json::json!({"kind": "sandbox", "line": launch.plan.line(),
+            "layers": launch.plan.layers, "containment": launch.plan.containment,
+            "missing": launch.plan.missing}),
+        )?;
+    } else {
+        ctx.say(format!("[pawl] {}", launch.plan.line()))?;
+    }
+    crate::sandbox::record(store, &run.id, &launch)?;
     let options = pawl_agent::AdapterOptions {
         replay_scenario: run.settings.replay_scenario.as_ref().map(PathBuf::from),
         replay_program: std::env::var_os("PAWL_REPLAY_PROGRAM").map(PathBuf::from),
@@ -149,6 +161,7 @@ pub fn drive_with_answers(
         // Codex gets pawl's PreToolUse hook the same way, as a `-c hooks...` override for this
         // invocation only.
         codex_hook_command: hook_command("codex"),
+        in_pawl_sandbox: launch.enforced.landlock && launch.plan.sandbox,
         ..Default::default()
     };
     let mut adapter = pawl_agent::build_adapter(&agent, &options)?;
@@ -156,18 +169,6 @@ pub fn drive_with_answers(
     let control = Control::new(ctx.state_dir().join("stop"));
     install_interrupts(&control);
     let mut cfg = loop_config(ctx, run);
-    let launch =
-        crate::sandbox::prepare(&ctx.root, &run.settings.sandbox.clone().unwrap_or_default())?;
-    if ctx.json {
-        ctx.json_line(
-            &serde_json::json!({"kind": "sandbox", "line": launch.plan.line(),
-            "layers": launch.plan.layers, "containment": launch.plan.containment,
-            "missing": launch.plan.missing}),
-        )?;
-    } else {
-        ctx.say(format!("[pawl] {}", launch.plan.line()))?;
-    }
-    crate::sandbox::record(store, &run.id, &launch)?;
     cfg.containment = launch.containment;
     let root = ctx.root.clone();
     cfg.after_step = Some(Box::new(move |store: &mut Store, run_id: &str| {
