@@ -295,12 +295,28 @@ pub fn inside(command: &Command) -> Inside {
     }
 }
 
-/// The verb of `args` (for messages): the first argument that is not a flag.
+/// The verb of `args` (for messages): the first argument that is neither a flag nor the value
+/// of a global flag; with ` --dir` or ` --run` after it when those were given.
 fn verb(args: &[String]) -> String {
-    args.iter()
-        .find(|a| !a.starts_with('-'))
-        .cloned()
-        .unwrap_or_default()
+    let mut verb = None;
+    let mut global = false;
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        if ["-C", "--dir", "--run"].contains(&a.as_str()) {
+            global = true;
+            it.next();
+        } else if a.starts_with("--dir=") || a.starts_with("--run=") {
+            global = true;
+        } else if !a.starts_with('-') && verb.is_none() {
+            verb = Some(a.clone());
+        }
+    }
+    let verb = verb.unwrap_or_default();
+    if global {
+        format!("{verb} --dir")
+    } else {
+        verb
+    }
 }
 
 /// Leaves `args` (pawl's arguments, without the program) in the mailbox of `root`.

@@ -9,6 +9,13 @@
 //! A run ends in exactly one [`End`]: exited, signalled, timed out, idle-timed-out or stopped by
 //! request. Stopping always targets the whole group: SIGTERM, a grace period, then SIGKILL.
 //!
+//! A command can also run **contained** ([`Command::contain`], the [`sandbox`] module): through
+//! the step launcher (a pawl binary answering a hidden argument), in new pid and mount
+//! namespaces, so that every process it starts ends with it (`setsid`, `nohup`, double forks
+//! included), and optionally in a sandbox (read-only binds over what pawl protects, Landlock
+//! write rules and signal scoping). pawl runs headless agent steps sandboxed and checks
+//! contained; docs/sandbox.md says what is protected by which layer.
+//!
 //! What this crate is not: a shell (argv only, no parsing), an async runtime (everything is
 //! plain threads; callers that are async consume it from a blocking task), or a policy layer
 //! (which environment to pass, which timeouts to use, is the caller's decision).

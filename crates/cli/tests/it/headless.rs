@@ -75,7 +75,7 @@ impl TestEnv {
             .stderr(std::process::Stdio::piped())
             .spawn()
             .unwrap();
-        let started = self.root().join("step-started");
+        let started = self.root().join("../marks/step-started");
         let patience = std::time::Instant::now();
         while !started.exists() {
             assert!(
@@ -88,7 +88,7 @@ impl TestEnv {
             std::thread::sleep(std::time::Duration::from_millis(20));
         }
         during();
-        std::fs::write(self.root().join("go"), "").unwrap();
+        std::fs::write(self.root().join("../marks/go"), "").unwrap();
         crate::Run::from(child.wait_with_output().unwrap())
     }
 

@@ -16,6 +16,7 @@ mod hooks;
 mod hooks_real;
 mod pipeline;
 mod pipeline_real;
+mod sandbox;
 mod sealed;
 mod state;
 mod verify;
