@@ -59,10 +59,14 @@ pub fn pawl_bin() -> String {
     assert_cmd::cargo::cargo_bin("pawl").display().to_string()
 }
 
-/// A scenario step that says it started (`step-started` in the tree) and waits for the test to
-/// let it go on (`go`): what the test does meanwhile happens while the agent step runs.
-pub const WAIT_FOR_GO: &str =
-    r#"{"do": "run", "command": "touch step-started; while [ ! -e go ]; do sleep 0.05; done"}"#;
+/// The shell line of [`WAIT_FOR_GO`].
+pub const WAIT_FOR_GO_SH: &str =
+    "touch ../marks/step-started; while [ ! -e ../marks/go ]; do sleep 0.05; done";
+
+/// A scenario step that says it started (`../marks/step-started`, outside the tree) and waits
+/// for the test to let it go on (`../marks/go`): what the test does meanwhile happens while the
+/// agent step runs.
+pub const WAIT_FOR_GO: &str = r#"{"do": "run", "command": "touch ../marks/step-started; while [ ! -e ../marks/go ]; do sleep 0.05; done"}"#;
 
 impl TestEnv {
     /// Runs pawl with `args` while a step waits at [`WAIT_FOR_GO`]: `during` runs once the step

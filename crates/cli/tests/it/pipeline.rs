@@ -1068,7 +1068,10 @@ fn a_run_stopped_during_execution_resumes_without_planning_again() {
     // The first story is done (pawl verifies it); the user asks the run to stop meanwhile.
     .run(
         "dev-1",
-        &format!("echo hello > greet.txt; {}", crate::headless::WAIT_FOR_GO_SH),
+        &format!(
+            "echo hello > greet.txt; {}",
+            crate::headless::WAIT_FOR_GO_SH
+        ),
     )
     // After the resume: the second story, nothing else.
     .write("dev-2", &[("bye.txt", "bye\n")]);

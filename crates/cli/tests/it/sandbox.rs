@@ -102,7 +102,10 @@ fn the_agent_cannot_write_pawls_files() {
     );
     // The step's own log says why each write failed.
     let log = iteration_log(&env, 1);
-    assert!(log.contains(".pawl/pawl.db: Read-only file system"), "{log}");
+    assert!(
+        log.contains(".pawl/pawl.db: Read-only file system"),
+        "{log}"
+    );
 }
 
 /// (b) A `setsid nohup` writer the step leaves behind is ended with the step: nothing is
@@ -144,11 +147,7 @@ fn the_agent_cannot_kill_its_pawl() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    std::fs::write(
-        env.root().join("../marks/pawl.pid"),
-        child.id().to_string(),
-    )
-    .unwrap();
+    std::fs::write(env.root().join("../marks/pawl.pid"), child.id().to_string()).unwrap();
     let _ = &mut child;
     let r = crate::Run::from(child.wait_with_output().unwrap());
     if !can_sandbox(&r) {
@@ -210,9 +209,20 @@ fn run_control_from_inside_a_step_is_refused_and_reports_are_delivered() {
     env.assert_end(&r, 0, "verified", 1);
     assert!(!env.root().join("../marks/ran.txt").exists());
     let refused = std::fs::read_to_string(env.root().join("../marks/refused.txt")).unwrap();
-    for verb in ["stop", "cancel", "off", "resume", "accept", "rollback", "init", "note --dir"] {
+    for verb in [
+        "stop",
+        "cancel",
+        "off",
+        "resume",
+        "accept",
+        "rollback",
+        "init",
+        "note --dir",
+    ] {
         assert!(
-            refused.contains(&format!("`pawl {verb}` cannot be used from inside a pawl agent step")),
+            refused.contains(&format!(
+                "`pawl {verb}` cannot be used from inside a pawl agent step"
+            )),
             "{verb}: {refused}"
         );
     }
@@ -220,7 +230,10 @@ fn run_control_from_inside_a_step_is_refused_and_reports_are_delivered() {
         env.count("SELECT COUNT(*) FROM notes WHERE text = 'chose the simple fix'"),
         1
     );
-    assert_eq!(env.count("SELECT COUNT(*) FROM notes WHERE text = 'sneaky'"), 0);
+    assert_eq!(
+        env.count("SELECT COUNT(*) FROM notes WHERE text = 'sneaky'"),
+        0
+    );
     assert_eq!(
         env.count("SELECT COUNT(*) FROM blockers WHERE text LIKE '%nothing really%'"),
         1
@@ -237,7 +250,11 @@ fn run_control_from_inside_a_step_is_refused_and_reports_are_delivered() {
 #[test]
 fn a_required_sandbox_that_cannot_be_had_refuses_the_run() {
     let env = TestEnv::new();
-    setup(&env, "touch done.txt\n", "[sandbox]\nenabled = false\nrequired = true\n");
+    setup(
+        &env,
+        "touch done.txt\n",
+        "[sandbox]\nenabled = false\nrequired = true\n",
+    );
     let r = env.pawl(&["run", "make done.txt"]);
     assert_eq!(r.code, 1, "{}\n{}", r.stdout, r.stderr);
     assert!(
