@@ -171,8 +171,12 @@ pub fn drive_with_answers(
     let mut cfg = loop_config(ctx, run);
     cfg.containment = launch.containment;
     let root = ctx.root.clone();
+    let absent = std::sync::Mutex::new(launch.absent);
     cfg.after_step = Some(Box::new(move |store: &mut Store, run_id: &str| {
-        crate::sandbox::deliver(store, run_id, &root)
+        crate::sandbox::deliver(store, run_id, &root);
+        if let Ok(mut absent) = absent.lock() {
+            crate::sandbox::check_created(store, run_id, &mut absent);
+        }
     }));
     let json = ctx.json;
     let mut printer = Printer::new(json);

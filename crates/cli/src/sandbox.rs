@@ -141,6 +141,9 @@ pub struct StepLaunch {
     pub plan: SandboxPlan,
     pub enforced: Enforced,
     pub containment: Option<Containment>,
+    /// The protected paths that do not exist yet: nothing can be bound over them, so a step
+    /// that creates one is caught after it ([`check_created`]).
+    pub absent: Vec<PathBuf>,
 }
 
 /// Probes this machine for the repository at `root` and decides.
@@ -184,11 +187,43 @@ pub fn prepare(root: &Path, config: &SandboxConfig) -> CliResult<StepLaunch> {
             spec: enforced.allowed(&wanted),
             record_dir: Some(state.join(STEPS_DIR)),
         });
+    let absent = containment
+        .as_ref()
+        .and_then(|c| c.spec.sandbox.as_ref())
+        .map(|s| {
+            s.read_only
+                .iter()
+                .filter(|p| std::fs::symlink_metadata(p).is_err())
+                .cloned()
+                .collect()
+        })
+        .unwrap_or_default();
     Ok(StepLaunch {
         plan,
         enforced,
         containment,
+        absent,
     })
+}
+
+/// After a step: a protected path that was absent and now exists was made by the step (a hook
+/// settings file the agent CLI would load next time, outside any sandbox in session mode). A
+/// file is removed (it did not exist before the step); a directory is left, and said. Each is
+/// recorded (`protected_created`); the paths found stay in `absent` no longer.
+pub fn check_created(store: &mut Store, run_id: &str, absent: &mut Vec<PathBuf>) {
+    let (created, still): (Vec<PathBuf>, Vec<PathBuf>) = std::mem::take(absent)
+        .into_iter()
+        .partition(|p| std::fs::symlink_metadata(p).is_ok());
+    *absent = still;
+    for path in created {
+        let is_dir = std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_dir());
+        let removed = !is_dir && std::fs::remove_file(&path).is_ok();
+        let _ = store.append_event(
+            Some(run_id),
+            EventKind::ProtectedCreated,
+            json!({"path": path.display().to_string(), "removed": removed}),
+        );
+    }
 }
 
 /// How checks are launched on this machine: in their own pid namespace when the kernel allows

@@ -87,6 +87,9 @@ str_enum!(
         /// What an agent step asked of pawl through its mailbox (a reporting verb, delivered
         /// after the step), or why it was refused.
         StepRequest => "step_request",
+        /// A step created a path the sandbox protects that did not exist when the run's steps
+        /// started (so nothing could be bound over it): what, and whether pawl removed it.
+        ProtectedCreated => "protected_created",
         /// The run's state, kept before the agent compacted its context.
         PrecompactSnapshot => "precompact_snapshot",
         /// A session's transcript could not be read: the turn was not charged.

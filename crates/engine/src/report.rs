@@ -78,6 +78,9 @@ pub struct Report {
     /// How the agent steps were sandboxed (the last start of the loop): `sandbox:
     /// landlock+namespaces`, `sandbox: none (...)`; `None` for a run no loop drove.
     pub sandbox: Option<String>,
+    /// Paths the sandbox protects that a step created (they did not exist, so nothing could be
+    /// bound over them), and whether pawl removed them.
+    pub protected_created: Vec<serde_json::Value>,
     /// Phases, verdicts, scores and convergence, for a run of the pipeline.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pipeline: Option<crate::pipeline::report::PipelineReport>,
@@ -114,6 +117,11 @@ pub fn build(store: &Store, run_id: &str, root: &Path) -> Result<Report, EngineE
                 .and_then(|l| l.as_str())
                 .map(str::to_string)
         });
+    let protected_created: Vec<serde_json::Value> = events
+        .iter()
+        .filter(|e| e.is(EventKind::ProtectedCreated))
+        .map(|e| e.data.clone())
+        .collect();
     let seals: Vec<serde_json::Value> = events
         .iter()
         .filter(|e| e.is(EventKind::Sealed))
@@ -192,6 +200,7 @@ pub fn build(store: &Store, run_id: &str, root: &Path) -> Result<Report, EngineE
         guard_off,
         guard_denials,
         sandbox,
+        protected_created,
         red_to_green: last
             .as_ref()
             .and_then(|r| r.proof.as_ref())
@@ -332,6 +341,17 @@ pub fn markdown(r: &Report) -> String {
     }
     if let Some(line) = &r.sandbox {
         o.push_str(&format!("- {line}\n"));
+    }
+    for p in &r.protected_created {
+        o.push_str(&format!(
+            "- **A step created `{}`**, a path pawl protects ({})\n",
+            p["path"].as_str().unwrap_or("?"),
+            if p["removed"] == true {
+                "removed"
+            } else {
+                "left in place: check it"
+            }
+        ));
     }
     o.push_str(&format!(
         "- Iterations: {} · active time {} · cost ${:.2}{} · tokens {}\n",

@@ -108,6 +108,33 @@ fn the_agent_cannot_write_pawls_files() {
     );
 }
 
+/// A protected path that did not exist when the run started cannot be bound over: a step that
+/// creates it (Claude Code hook settings the next session would load outside any sandbox) is
+/// caught after the step, the file removed, and the report says so.
+#[test]
+fn a_hook_settings_file_created_by_a_step_is_removed_and_reported() {
+    let env = TestEnv::new();
+    let script = "mkdir -p .claude && echo '{\"hooks\": {}}' > .claude/settings.local.json\n\
+                  touch done.txt\n";
+    setup(&env, script, "");
+    let r = env.pawl(&["run", "make done.txt"]);
+    if !can_sandbox(&r) {
+        return;
+    }
+    env.assert_end(&r, 0, "verified", 1);
+    assert!(!env.root().join(".claude/settings.local.json").exists());
+    let report = env.ok(&["report", "--json"]).json();
+    let created = report["protected_created"].as_array().unwrap();
+    assert_eq!(created.len(), 1, "{report}");
+    assert!(
+        created[0]["path"]
+            .as_str()
+            .unwrap()
+            .ends_with(".claude/settings.local.json")
+    );
+    assert_eq!(created[0]["removed"], true);
+}
+
 /// (b) A `setsid nohup` writer the step leaves behind is ended with the step: nothing is
 /// written into the tree after the verdict.
 #[test]
