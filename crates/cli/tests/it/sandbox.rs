@@ -271,6 +271,41 @@ fn run_control_from_inside_a_step_is_refused_and_reports_are_delivered() {
     );
 }
 
+/// Outside the tree, the temporary directories and HOME, the agent writes only where
+/// `[sandbox] writable` says (a directory of the build's own temporary place, which is none of
+/// those).
+#[test]
+fn sandbox_writable_opens_exactly_the_paths_it_names() {
+    let base = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    let extra = base.join(format!("pawl-writable-{}", std::process::id()));
+    let other = base.join(format!("pawl-not-writable-{}", std::process::id()));
+    std::fs::create_dir_all(&extra).unwrap();
+    std::fs::create_dir_all(&other).unwrap();
+    let script = format!(
+        "echo a > {e}/a; echo b > {o}/b; touch done.txt\n",
+        e = extra.display(),
+        o = other.display()
+    );
+    let env = TestEnv::new();
+    setup(
+        &env,
+        &script,
+        &format!("[sandbox]\nwritable = [\"{}\"]\n", extra.display()),
+    );
+    let r = env.pawl(&["run", "make done.txt"]);
+    let sandboxed = can_sandbox(&r);
+    let wrote_a = extra.join("a").is_file();
+    let wrote_b = other.join("b").exists();
+    let _ = std::fs::remove_dir_all(&extra);
+    let _ = std::fs::remove_dir_all(&other);
+    if !sandboxed {
+        return;
+    }
+    env.assert_end(&r, 0, "verified", 1);
+    assert!(wrote_a, "the configured writable path was not writable");
+    assert!(!wrote_b, "a path nobody made writable was written");
+}
+
 /// `[sandbox] required = true` refuses a run it cannot honour before anything is written
 /// (here: it cannot, because the sandbox is turned off; the kernel side of the decision is
 /// pawl-core's table test).

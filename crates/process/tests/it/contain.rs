@@ -15,8 +15,9 @@ use pawl_process::{Command, Containment, End};
 
 use crate::{PATIENCE, eventually, pid_alive, pid_gone, release, sh, wait_for_file_script};
 
-/// How long a leftover writer would need to write: it was told to wait one second.
-const WRITER_WOULD_HAVE_WRITTEN: Duration = Duration::from_secs(4);
+/// How long a leftover writer, once let go, is given to write (it writes at once; the
+/// uncontained control shows it does).
+const WRITER_WOULD_HAVE_WRITTEN: Duration = Duration::from_secs(3);
 
 fn launcher() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_pawl-step"))
@@ -68,14 +69,17 @@ fn sandbox_for(dir: &Path, read_only: &[&Path]) -> SandboxSpec {
 }
 
 /// A writer that leaves the step's session and process group (`setsid`), double-forked, says
-/// it runs, then writes `late` a second later.
+/// it runs (`started`), then writes `late` once the test lets it (`go`, created only after the
+/// step has ended or its parent was killed: a writer still alive then would write).
 fn escaping_writer(dir: &Path) -> String {
     let started = dir.join("started");
+    let go = dir.join("go");
     let late = dir.join("late");
     format!(
-        "(setsid sh -c 'touch {s}; sleep 1; echo late > {l}' &) ; {wait}",
+        "(setsid sh -c 'touch {s}; {wait_go}; echo late > {l}' &) ; {wait}",
         s = started.display(),
         l = late.display(),
+        wait_go = wait_for_file_script(&go).replace('\'', ""),
         wait = wait_for_file_script(&started),
     )
 }
@@ -87,12 +91,14 @@ fn a_setsid_double_forked_writer_dies_with_the_step() {
     // The attack: without containment the writer outlives the step and writes.
     let outcome = sh(&script).run().expect("runs");
     assert_eq!(outcome.end, End::Exited(0));
+    release(&dir.path().join("go"));
     assert!(
         eventually(PATIENCE, || dir.path().join("late").exists()),
         "the uncontained writer should have written"
     );
-    std::fs::remove_file(dir.path().join("late")).expect("rm");
-    std::fs::remove_file(dir.path().join("started")).expect("rm");
+    for f in ["late", "started", "go"] {
+        std::fs::remove_file(dir.path().join(f)).expect("rm");
+    }
 
     let Some(spec) = full(None) else { return };
     let outcome = contained(&script, spec).run().expect("runs");
@@ -148,6 +154,7 @@ fn killing_the_parent_with_sigkill_ends_the_whole_namespace() {
     );
     middle.kill().expect("SIGKILL the middle");
     let _ = middle.wait();
+    release(&dir.path().join("go"));
     std::thread::sleep(WRITER_WOULD_HAVE_WRITTEN);
     assert!(
         !dir.path().join("late").exists(),
