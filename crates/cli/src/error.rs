@@ -44,7 +44,7 @@ pub enum CliError {
     /// A verb that only the user may run, started from inside a pawl agent step (its
     /// `.pawl/` is read-only there: the sandbox tells, the agent cannot fake it).
     #[error(
-        "`pawl {0}` cannot be used from inside a pawl agent step: it steers the run, and only the user does that (docs/sandbox.md)"
+        "`pawl {0}` cannot be used from inside a pawl agent step (its .pawl/ is read-only): it steers the run, and only the user does that (docs/sandbox.md)"
     )]
     InsideStep(String),
     /// stdout went away (e.g. `pawl events | head`): exit quietly.

@@ -61,12 +61,12 @@ pub fn pawl_bin() -> String {
 
 /// The shell line of [`WAIT_FOR_GO`].
 pub const WAIT_FOR_GO_SH: &str =
-    "touch ../marks/step-started; while [ ! -e ../marks/go ]; do sleep 0.05; done";
+    "touch ../home/marks/step-started; while [ ! -e ../home/marks/go ]; do sleep 0.05; done";
 
-/// A scenario step that says it started (`../marks/step-started`, outside the tree) and waits
-/// for the test to let it go on (`../marks/go`): what the test does meanwhile happens while the
+/// A scenario step that says it started (`../home/marks/step-started`, outside the tree) and waits
+/// for the test to let it go on (`../home/marks/go`): what the test does meanwhile happens while the
 /// agent step runs.
-pub const WAIT_FOR_GO: &str = r#"{"do": "run", "command": "touch ../marks/step-started; while [ ! -e ../marks/go ]; do sleep 0.05; done"}"#;
+pub const WAIT_FOR_GO: &str = r#"{"do": "run", "command": "touch ../home/marks/step-started; while [ ! -e ../home/marks/go ]; do sleep 0.05; done"}"#;
 
 impl TestEnv {
     /// Runs pawl with `args` while a step waits at [`WAIT_FOR_GO`]: `during` runs once the step
@@ -79,7 +79,7 @@ impl TestEnv {
             .stderr(std::process::Stdio::piped())
             .spawn()
             .unwrap();
-        let started = self.root().join("../marks/step-started");
+        let started = self.root().join("../home/marks/step-started");
         let patience = std::time::Instant::now();
         while !started.exists() {
             assert!(
@@ -92,7 +92,7 @@ impl TestEnv {
             std::thread::sleep(std::time::Duration::from_millis(20));
         }
         during();
-        std::fs::write(self.root().join("../marks/go"), "").unwrap();
+        std::fs::write(self.root().join("../home/marks/go"), "").unwrap();
         crate::Run::from(child.wait_with_output().unwrap())
     }
 

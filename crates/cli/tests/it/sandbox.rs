@@ -160,8 +160,8 @@ fn a_writer_left_behind_never_writes_after_the_verdict() {
 #[test]
 fn the_agent_cannot_kill_its_pawl() {
     let env = TestEnv::new();
-    let script = "while [ ! -e ../marks/pawl.pid ]; do sleep 0.05; done\n\
-                  kill -9 $(cat ../marks/pawl.pid) 2>> ../marks/kill.err && echo killed-by-pid >> ../marks/kill.out\n\
+    let script = "while [ ! -e ../home/marks/pawl.pid ]; do sleep 0.05; done\n\
+                  kill -9 $(cat ../home/marks/pawl.pid) 2>> ../home/marks/kill.err && echo killed-by-pid >> ../home/marks/kill.out\n\
                   pkill -9 pawl; pkill -9 -f 'pawl run'\n\
                   p=$PPID; while [ \"$p\" -gt 1 ]; do kill -9 $p; p=$(awk '{print $4}' /proc/$p/stat 2>/dev/null || echo 0); done\n\
                   kill -9 -1\n\
@@ -174,14 +174,18 @@ fn the_agent_cannot_kill_its_pawl() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    std::fs::write(env.root().join("../marks/pawl.pid"), child.id().to_string()).unwrap();
+    std::fs::write(
+        env.root().join("../home/marks/pawl.pid"),
+        child.id().to_string(),
+    )
+    .unwrap();
     let _ = &mut child;
     let r = crate::Run::from(child.wait_with_output().unwrap());
     if !can_sandbox(&r) {
         return;
     }
     env.assert_end(&r, 0, "verified", 1);
-    assert!(!env.root().join("../marks/kill.out").exists());
+    assert!(!env.root().join("../home/marks/kill.out").exists());
 }
 
 /// (d) An honest agent reaches SHIP in the sandbox, and the report says how it was sandboxed.
@@ -221,9 +225,9 @@ fn run_control_from_inside_a_step_is_refused_and_reports_are_delivered() {
     let pawl = pawl_bin();
     let script = format!(
         "for verb in stop cancel off 'resume --add-iterations 500' 'accept --tests mine' 'rollback --yes' init; do\n\
-           {pawl} $verb 2>> ../marks/refused.txt && echo \"$verb ran\" >> ../marks/ran.txt\n\
+           {pawl} $verb 2>> ../home/marks/refused.txt && echo \"$verb ran\" >> ../home/marks/ran.txt\n\
          done\n\
-         {pawl} --dir . note 'sneaky' 2>> ../marks/refused.txt\n\
+         {pawl} --dir . note 'sneaky' 2>> ../home/marks/refused.txt\n\
          {pawl} note 'chose the simple fix'\n\
          {pawl} blocker add 'nothing really'\n\
          touch done.txt\n"
@@ -234,8 +238,8 @@ fn run_control_from_inside_a_step_is_refused_and_reports_are_delivered() {
         return;
     }
     env.assert_end(&r, 0, "verified", 1);
-    assert!(!env.root().join("../marks/ran.txt").exists());
-    let refused = std::fs::read_to_string(env.root().join("../marks/refused.txt")).unwrap();
+    assert!(!env.root().join("../home/marks/ran.txt").exists());
+    let refused = std::fs::read_to_string(env.root().join("../home/marks/refused.txt")).unwrap();
     for verb in [
         "stop",
         "cancel",

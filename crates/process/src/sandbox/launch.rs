@@ -244,6 +244,12 @@ fn init(
     let agent = match sys::fork() {
         Ok(Forked::Child) => {
             sys::reset_signals(&HANDLED);
+            // Without namespaces nothing kills the agent with its launcher: it gets its own
+            // parent-death signal (what it starts in a new session is ended by the next pawl's
+            // leftover sweep of the launcher's group, or survives: docs/sandbox.md).
+            if !in_namespace && sys::set_parent_death_signal(libc::SIGKILL).is_err() {
+                sys::exit_now(LAUNCH_FAILED);
+            }
             let err = sys::exec(program, argv);
             let name = program.to_string_lossy();
             say_err(&format!("pawl step launcher: cannot run {name}: {err}"));
