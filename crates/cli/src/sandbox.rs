@@ -532,7 +532,7 @@ mod tests {
             ("pawl off", Inside::Refuse),
             ("pawl rollback", Inside::Refuse),
             ("pawl init", Inside::Refuse),
-            ("pawl accept --reason x", Inside::Refuse),
+            ("pawl accept --tests x", Inside::Refuse),
             ("pawl user-fixed", Inside::Refuse),
         ];
         for (line, want) in rows {
