@@ -161,6 +161,13 @@ impl Default for ClaudeOptions {
 pub struct ClaudeAdapter {
     options: ClaudeOptions,
     announced_session: bool,
+    /// The running total Claude Code last reported per session (`total_cost_usd` covers the
+    /// whole session, earlier `--resume`d steps included): a step's own cost is its growth.
+    /// Seeded from what pawl already charged ([`StepRequest::session_spent_usd`]).
+    session_cost: std::collections::BTreeMap<String, f64>,
+    /// The session the step being built resumes and what pawl charged for it so far (set by
+    /// `command`, which borrows the adapter immutably).
+    resumed: std::cell::RefCell<Option<(String, f64)>>,
 }
 
 impl ClaudeAdapter {
@@ -171,6 +178,8 @@ impl ClaudeAdapter {
         Ok(ClaudeAdapter {
             options,
             announced_session: false,
+            session_cost: std::collections::BTreeMap::new(),
+            resumed: std::cell::RefCell::new(None),
         })
     }
 
@@ -210,6 +219,7 @@ impl Adapter for ClaudeAdapter {
     }
 
     fn command(&self, req: &StepRequest) -> Result<pawl_process::Command, AgentError> {
+        *self.resumed.borrow_mut() = req.resume_session.clone().zip(req.session_spent_usd);
         let program = PathBuf::from(self.options.program.first().map_or("claude", |p| p));
         let mut cmd = pawl_process::Command::new(program);
         cmd.args(self.args(req)).current_dir(&req.cwd);
@@ -348,12 +358,36 @@ impl ClaudeAdapter {
                 cache_read_tokens: u["cache_read_input_tokens"].as_u64().unwrap_or(0),
                 cache_write_tokens: u["cache_creation_input_tokens"].as_u64().unwrap_or(0),
             },
-            cost_usd: value["total_cost_usd"].as_f64(),
+            cost_usd: value["total_cost_usd"].as_f64().map(|total| {
+                let Some(session) = value["session_id"].as_str() else {
+                    return total;
+                };
+                let seeded = self
+                    .resumed
+                    .borrow()
+                    .as_ref()
+                    .filter(|(s, _)| s == session)
+                    .map(|(_, spent)| *spent);
+                let previous = self
+                    .session_cost
+                    .insert(session.to_owned(), total)
+                    .or(seeded);
+                step_cost(total, previous)
+            }),
             cost_estimated: false,
             num_turns: value["num_turns"]
                 .as_u64()
                 .and_then(|n| u32::try_from(n).ok()),
         });
+    }
+}
+
+/// A step's own cost from the session's running total and the previous one: the growth, or the
+/// total itself when it did not grow (a new session under an old id, a reset).
+fn step_cost(total: f64, previous: Option<f64>) -> f64 {
+    match previous {
+        Some(p) if total >= p => total - p,
+        _ => total,
     }
 }
 
@@ -535,6 +569,45 @@ mod tests {
         assert!((cost - (3.0 + 0.3 + 3.75)).abs() < 1e-9, "{cost}");
     }
 
+    /// Claude Code's `total_cost_usd` is the session's running total: three `--resume`d steps
+    /// costing 0.045 each report 0.045, 0.090, 0.135. pawl charges 0.045 each — also for the
+    /// first step after pawl restarted, from what it had charged before.
+    #[test]
+    fn a_resumed_session_is_charged_the_growth_of_its_running_total() {
+        let result = |total: f64| {
+            format!(
+                r#"{{"type":"result","subtype":"success","is_error":false,"session_id":"s1","total_cost_usd":{total},"usage":{{}}}}"#
+            )
+        };
+        let charged = |a: &mut ClaudeAdapter, total: f64| -> f64 {
+            a.parse_stdout(&result(total))
+                .into_iter()
+                .find_map(|e| match e {
+                    AgentEvent::Result { cost_usd, .. } => cost_usd,
+                    _ => None,
+                })
+                .unwrap()
+        };
+        let mut a = adapter();
+        let mut steps = Vec::new();
+        for total in [0.045, 0.090, 0.135] {
+            steps.push(charged(&mut a, total));
+            a.finish(Some(0));
+        }
+        for c in &steps {
+            assert!((c - 0.045).abs() < 1e-9, "{steps:?}");
+        }
+        // A fresh adapter (pawl restarted) resuming s1, told what was charged for it.
+        let mut b = adapter();
+        let mut r = req();
+        r.resume_session = Some("s1".into());
+        r.session_spent_usd = Some(0.135);
+        b.command(&r).unwrap();
+        assert!((charged(&mut b, 0.180) - 0.045).abs() < 1e-9);
+        // A total that did not grow is a new session's own figure.
+        assert!((step_cost(0.02, Some(0.135)) - 0.02).abs() < 1e-9);
+    }
+
     fn adapter() -> ClaudeAdapter {
         ClaudeAdapter::new(ClaudeOptions::default()).unwrap()
     }
@@ -546,6 +619,7 @@ mod tests {
             run_id: "r".into(),
             iteration: 2,
             resume_session: Some("sess-1".into()),
+            session_spent_usd: None,
             model: None,
             env: Vec::new(),
         }

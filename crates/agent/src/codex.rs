@@ -624,6 +624,7 @@ mod tests {
             run_id: "r".into(),
             iteration: 1,
             resume_session: resume.map(str::to_owned),
+            session_spent_usd: None,
             model: Some("gpt-5.5".into()),
             env: Vec::new(),
         }

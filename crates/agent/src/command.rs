@@ -131,6 +131,7 @@ mod tests {
             run_id: "run-1".into(),
             iteration: 2,
             resume_session: None,
+            session_spent_usd: None,
             model: Some("m".into()),
             env: Vec::new(),
         }

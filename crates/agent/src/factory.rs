@@ -88,6 +88,29 @@ pub fn build_adapter(
 }
 
 /// `[agent] command` overrides the binary (and leading arguments) of a known agent.
+/// The program `[agent]` starts (the first word of `command`, or the CLI's own name), for
+/// checking before a run that it can be started. `None` for the replay agent (pawl itself).
+pub fn agent_program(config: &AgentConfig) -> Option<String> {
+    let default = match config.kind {
+        AgentKind::Replay => return None,
+        AgentKind::Command => return config.command.first().cloned(),
+        AgentKind::Claude => "claude",
+        AgentKind::Codex => "codex",
+        AgentKind::Gemini => "gemini",
+    };
+    program_or(&config.command, default).into_iter().next()
+}
+
+/// How to get the agent CLI of `kind`, for the message when it cannot be found.
+pub fn install_hint(kind: AgentKind) -> &'static str {
+    match kind {
+        AgentKind::Claude => "install Claude Code (`npm install -g @anthropic-ai/claude-code`)",
+        AgentKind::Codex => "install Codex (`npm install -g @openai/codex`)",
+        AgentKind::Gemini => "install Gemini CLI (`npm install -g @google/gemini-cli`)",
+        AgentKind::Command | AgentKind::Replay => "check [agent] command in pawl.toml",
+    }
+}
+
 fn program_or(command: &[String], default: &str) -> Vec<String> {
     if command.is_empty() {
         vec![default.to_owned()]

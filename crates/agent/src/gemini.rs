@@ -459,6 +459,7 @@ mod tests {
             run_id: "r".into(),
             iteration: 1,
             resume_session: resume.map(str::to_owned),
+            session_spent_usd: None,
             model: None,
             env: Vec::new(),
         }

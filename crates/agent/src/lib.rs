@@ -22,7 +22,7 @@ pub mod gemini;
 pub mod replay;
 pub mod transcript;
 
-pub use factory::{AdapterOptions, build_adapter};
+pub use factory::{AdapterOptions, agent_program, build_adapter, install_hint};
 
 /// The row of a price table whose model prefix is the longest one `model` starts with (price
 /// tables list prefixes: `gpt-5` and `gpt-5-mini`, `claude-opus` and `claude-opus-4-1`).
@@ -139,6 +139,10 @@ pub struct StepRequest {
     pub iteration: u32,
     /// The session to continue, when the agent supports resuming.
     pub resume_session: Option<String>,
+    /// What pawl has already charged for `resume_session` (its earlier steps): an agent that
+    /// reports the session's running total (Claude Code's `total_cost_usd`) is charged the
+    /// growth of that total, also in the first step after pawl itself restarted.
+    pub session_spent_usd: Option<f64>,
     pub model: Option<String>,
     /// Extra environment for the agent (already filtered by the caller).
     pub env: Vec<(String, String)>,

@@ -624,6 +624,7 @@ mod tests {
             run_id: "r1".into(),
             iteration: 3,
             resume_session: None,
+            session_spent_usd: None,
             model: None,
             env: vec![("EXTRA".into(), "1".into())],
         };

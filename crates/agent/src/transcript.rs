@@ -76,6 +76,17 @@ pub const MAX_READ_BYTES: u64 = 64 * 1024 * 1024;
 /// written it yet).
 pub fn read_since(format: Format, path: &Path, cursor: &Cursor) -> std::io::Result<Read> {
     let shown = path.to_string_lossy().into_owned();
+    // Only a regular file is read: opening a FIFO would wait for a writer forever, and a device
+    // could be read without end. What the agent points the hook at is not trusted.
+    match std::fs::metadata(path) {
+        Ok(meta) if !meta.is_file() => {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                format!("{shown} is not a regular file"),
+            ));
+        }
+        _ => {}
+    }
     let mut file = match std::fs::File::open(path) {
         Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
@@ -291,6 +302,21 @@ mod tests {
         let third = read_since(Format::Claude, &path, &second.cursor).unwrap();
         assert_eq!(third.usage, Usage::default());
         assert_eq!(third.cursor.offset, second.cursor.offset);
+    }
+
+    #[test]
+    fn a_fifo_or_a_device_is_refused_at_once_never_waited_on() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("t.jsonl");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        for path in [fifo.as_path(), Path::new("/dev/zero"), dir.path()] {
+            let err = read_since(Format::Claude, path, &Cursor::default()).unwrap_err();
+            assert!(err.to_string().contains("not a regular file"), "{err}");
+        }
     }
 
     #[test]

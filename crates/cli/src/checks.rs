@@ -48,12 +48,19 @@ pub fn configured_gates(ctx: &Ctx) -> CliResult<Vec<Check>> {
     Ok(gate::gates_from_config(&eff.config.gates))
 }
 
-/// The open run if there is one (`--run` must name an open run when given).
+/// The run a verification belongs to: the one named by `--run` (which must be open), else the
+/// run being worked on now (active or awaiting the user). A verification outside a run never
+/// writes onto a stopped one.
 pub fn optional_run(ctx: &Ctx, store: &Store) -> CliResult<Option<Run>> {
     if ctx.run_flag.is_some() {
         return Ok(Some(ctx.open_run(store)?));
     }
-    Ok(store.current_run()?.filter(|r| !r.status.is_terminal()))
+    Ok(store.current_run()?.filter(|r| {
+        matches!(
+            r.status,
+            pawl_core::model::RunStatus::Active | pawl_core::model::RunStatus::AwaitingUser
+        )
+    }))
 }
 
 /// The compact human account of a verification: one line per check, and for each failing one

@@ -144,8 +144,8 @@ pub struct LimitArgs {
     /// Stop after this much wall time (e.g. 30m, 2h).
     #[arg(long, value_name = "DURATION")]
     pub max_time: Option<String>,
-    /// Stop after spending this many dollars.
-    #[arg(long, value_name = "USD")]
+    /// Stop after spending this many dollars (0 = no dollar limit).
+    #[arg(long, value_name = "USD", value_parser = dollars)]
     pub max_usd: Option<f64>,
     /// Stop after this many tokens (0 = no limit).
     #[arg(long, value_name = "N")]
@@ -153,6 +153,21 @@ pub struct LimitArgs {
     /// At most this many agent calls per hour (pawl waits beyond it).
     #[arg(long, value_name = "N")]
     pub calls_per_hour: Option<u32>,
+}
+
+/// A dollar amount on the command line: a finite number ≥ 0 (`inf`, `nan`, `1e309` and negative
+/// amounts are refused here, before anything is written).
+pub fn dollars(text: &str) -> Result<f64, String> {
+    let usd: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{text}` is not a number of dollars"))?;
+    if !usd.is_finite() || usd < 0.0 {
+        return Err(format!(
+            "`{text}` is not a dollar amount: give a finite number ≥ 0"
+        ));
+    }
+    Ok(usd)
 }
 
 impl LimitArgs {

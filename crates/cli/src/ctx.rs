@@ -137,9 +137,8 @@ impl Ctx {
         }
     }
 
-    #[allow(clippy::print_stderr)]
     pub fn warn(&self, text: &str) {
-        eprintln!("pawl: warning: {text}");
+        let _ = writeln!(std::io::stderr(), "pawl: warning: {text}");
     }
 }
 

@@ -1,15 +1,54 @@
 //! The guard as pawl runs it on this machine, shared by `pawl guard` and the PreToolUse hook:
-//! the policy a run's `[guard]` settings make, and the real filesystem the guard asks about
-//! symbolic links and scripts.
+//! the policy a run's `[guard]` settings make, pawl's own paths on this machine (the user state
+//! directory, the pawl binary the hooks run), the real filesystem the guard asks about symbolic
+//! links and scripts, and the git facts the guard needs read without the agent's `git` (the
+//! branch from `HEAD` itself; git at a fixed system path, never one found on the agent's PATH).
 //!
 //! Not here: the guard's rules and decisions (pawl-guard), the repository context each caller
 //! builds (branch, tracked files: `pawl guard` reads them eagerly, the hook lazily).
 
-use pawl_core::config::GuardConfig;
-use pawl_guard::{DenyRule, Policy};
+use std::path::{Path, PathBuf};
 
-/// The guard's policy from `[guard]`: the user's lists extend the built-in ones.
-pub fn policy(cfg: &GuardConfig) -> Policy {
+use pawl_core::config::GuardConfig;
+use pawl_guard::{DenyRule, PawlPathKind, Policy};
+
+/// pawl's own paths on this machine that no policy knows by itself.
+#[derive(Debug, Clone, Default)]
+pub struct Host {
+    /// `$XDG_STATE_HOME/pawl` (or `~/.local/state/pawl`): the key, the rooms, the sessions.
+    pub state_dir: Option<PathBuf>,
+    /// The pawl binary the hooks run, as written in the settings and where it really is.
+    pub binaries: Vec<PathBuf>,
+}
+
+impl Host {
+    /// This process: the user state directory, and this binary (the hooks run the binary they
+    /// name, so inside a hook this is it) with `extra` binaries the run recorded.
+    pub fn current(extra: &[PathBuf]) -> Host {
+        let mut binaries: Vec<PathBuf> = Vec::new();
+        let mut add = |p: PathBuf| {
+            for p in [p.canonicalize().ok(), Some(p)].into_iter().flatten() {
+                if p.is_absolute() && !binaries.contains(&p) {
+                    binaries.push(p);
+                }
+            }
+        };
+        if let Ok(exe) = std::env::current_exe() {
+            add(exe);
+        }
+        for p in extra {
+            add(p.clone());
+        }
+        Host {
+            state_dir: crate::state::user_state_dir(),
+            binaries,
+        }
+    }
+}
+
+/// The guard's policy from `[guard]` and this machine's pawl paths: the user's lists extend the
+/// built-in ones.
+pub fn policy(cfg: &GuardConfig, host: &Host) -> Policy {
     let mut p = Policy {
         protected_branches: cfg.protected_branches.clone(),
         allow_unsafe: cfg.allow_unsafe,
@@ -24,7 +63,91 @@ pub fn policy(cfg: &GuardConfig) -> Policy {
         pattern: d.pattern.clone(),
         reason: d.reason.clone(),
     }));
+    if let Some(dir) = &host.state_dir {
+        p.protect_pawl_path(&dir.display().to_string(), PawlPathKind::Secret);
+    }
+    for b in &host.binaries {
+        p.protect_pawl_path(&b.display().to_string(), PawlPathKind::Binary);
+    }
     p
+}
+
+/// The branch checked out where `cwd` is: the `HEAD` of the nearest git directory at or above
+/// `cwd` within `root` (a worktree or nested repository under the run has its own), read from
+/// the file itself. `Ok(None)` when detached. No `git` runs: a `git` the agent put earlier on
+/// PATH must not tell the guard which branch it is on. An unreadable or malformed `HEAD` is an
+/// error (the hook fails closed on it).
+pub fn branch_at(root: &Path, cwd: &Path) -> Result<Option<String>, String> {
+    let mut dir = if cwd.starts_with(root) { cwd } else { root };
+    let git = loop {
+        let candidate = dir.join(".git");
+        if std::fs::symlink_metadata(&candidate).is_ok() {
+            break candidate;
+        }
+        match dir.parent() {
+            Some(parent) if dir != root => dir = parent,
+            _ => return Err(format!("no git directory at or above {}", cwd.display())),
+        }
+    };
+    let unreadable =
+        |what: &Path, e: std::io::Error| format!("cannot read {}: {e}", what.display());
+    let git_dir = if git.is_dir() {
+        git
+    } else {
+        // A worktree or submodule: `.git` is a file `gitdir: <path>`.
+        let text = std::fs::read_to_string(&git).map_err(|e| unreadable(&git, e))?;
+        let target = text
+            .trim()
+            .strip_prefix("gitdir:")
+            .ok_or_else(|| format!("{} is not a gitdir file", git.display()))?
+            .trim();
+        let target = Path::new(target);
+        if target.is_absolute() {
+            target.to_path_buf()
+        } else {
+            dir.join(target)
+        }
+    };
+    let path = git_dir.join("HEAD");
+    let head = std::fs::read_to_string(&path).map_err(|e| unreadable(&path, e))?;
+    let head = head.trim();
+    if let Some(r) = head.strip_prefix("ref:") {
+        let r = r.trim();
+        return Ok(Some(r.strip_prefix("refs/heads/").unwrap_or(r).to_owned()));
+    }
+    let detached = matches!(head.len(), 40 | 64) && head.bytes().all(|b| b.is_ascii_hexdigit());
+    if detached {
+        Ok(None)
+    } else {
+        Err(format!(
+            "{} holds neither a branch nor a commit",
+            path.display()
+        ))
+    }
+}
+
+/// The git program pawl's guard asks (tracked files, aliases): the first of the system's own
+/// places that holds one, never a `git` found on the agent's PATH.
+pub fn trusted_git() -> Option<PathBuf> {
+    [
+        "/usr/bin/git",
+        "/bin/git",
+        "/usr/local/bin/git",
+        "/opt/homebrew/bin/git",
+        "/opt/local/bin/git",
+    ]
+    .iter()
+    .map(PathBuf::from)
+    .find(|p| p.is_file())
+}
+
+/// The repository at `root` with git run from [`trusted_git`].
+pub fn open_repo(root: &Path) -> Result<pawl_git::Repo, pawl_git::Error> {
+    let mut options = pawl_git::Options::default();
+    if let Some(git) = trusted_git() {
+        options.program = git.into_os_string();
+    }
+    pawl_git::Repo::open_with(root, options)
 }
 
 /// The real filesystem, asked lazily by the guard where a path may go through a symbolic link:

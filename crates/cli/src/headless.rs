@@ -1,6 +1,7 @@
 //! What the CLI plugs into the engine: the gate verifier (pawl's own checks with the evidence
 //! cache), the agent adapter from `[agent]`, the Ctrl-C handling, and the progress printer.
 
+use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -72,9 +73,8 @@ pub fn install_interrupts(control: &Control) {
     });
 }
 
-#[allow(clippy::print_stderr)]
 fn eprint_line(s: &str) {
-    eprintln!("{s}");
+    let _ = writeln!(std::io::stderr(), "{s}");
 }
 
 pub fn loop_config(ctx: &Ctx, run: &Run) -> LoopConfig {
@@ -113,6 +113,67 @@ fn rate_limit_scale() -> f64 {
         .unwrap_or(1.0)
 }
 
+/// What the adapter of a headless run needs besides `[agent]`.
+fn adapter_options(
+    ctx: &Ctx,
+    agent: &pawl_core::config::AgentConfig,
+    settings: &pawl_core::record::RunSettings,
+    force_nested: bool,
+) -> pawl_agent::AdapterOptions {
+    pawl_agent::AdapterOptions {
+        replay_scenario: settings.replay_scenario.as_ref().map(PathBuf::from),
+        replay_program: std::env::var_os("PAWL_REPLAY_PROGRAM").map(PathBuf::from),
+        parent_env: std::env::vars().collect(),
+        force_nested,
+        extra_passthrough: codex_provider_keys(agent.kind, &ctx.root),
+        // Claude Code gets pawl's hooks for this run only (`--settings`): its PreToolUse hook is
+        // the guard; the loop, not a Stop hook, decides when the work is done.
+        claude_settings: hook_command("claude")
+            .map(|cmd| pawl_agent::claude::settings_json(Some(&cmd)).to_string()),
+        // Codex gets pawl's PreToolUse hook the same way, as a `-c hooks...` override for this
+        // invocation only.
+        codex_hook_command: hook_command("codex"),
+        ..Default::default()
+    }
+}
+
+/// Before a headless run is created: the agent can be built from `[agent]` and its program
+/// exists (named, with how to get it, when it does not). Nothing is written.
+pub fn preflight_agent(
+    ctx: &Ctx,
+    settings: &pawl_core::record::RunSettings,
+    force_nested: bool,
+) -> CliResult {
+    let agent = settings.agent.clone().unwrap_or_default();
+    pawl_agent::build_adapter(
+        &agent,
+        &adapter_options(ctx, &agent, settings, force_nested),
+    )?;
+    if let Some(program) = pawl_agent::agent_program(&agent) {
+        let found = if program.contains('/') {
+            let path = ctx.root.join(&program);
+            path.is_file()
+        } else {
+            std::env::var_os("PATH").is_some_and(|path| {
+                std::env::split_paths(&path).any(|dir| dir.join(&program).is_file())
+            })
+        };
+        if !found {
+            return Err(crate::error::CliError::Failed(format!(
+                "the agent program `{program}` ([agent] kind = \"{}\") was not found{}: {}",
+                agent.kind.as_str(),
+                if program.contains('/') {
+                    ""
+                } else {
+                    " on PATH"
+                },
+                pawl_agent::install_hint(agent.kind)
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// Drives a run to its end, prints progress, writes the report; returns the exit code.
 pub fn drive(
     ctx: &mut Ctx,
@@ -148,22 +209,8 @@ pub fn drive_with_answers(
         ctx.say(format!("[pawl] {}", launch.plan.line()))?;
     }
     crate::sandbox::record(store, &run.id, &launch)?;
-    let options = pawl_agent::AdapterOptions {
-        replay_scenario: run.settings.replay_scenario.as_ref().map(PathBuf::from),
-        replay_program: std::env::var_os("PAWL_REPLAY_PROGRAM").map(PathBuf::from),
-        parent_env: std::env::vars().collect(),
-        force_nested,
-        extra_passthrough: codex_provider_keys(agent.kind, &ctx.root),
-        // Claude Code gets pawl's hooks for this run only (`--settings`): its PreToolUse hook is
-        // the guard; the loop, not a Stop hook, decides when the work is done.
-        claude_settings: hook_command("claude")
-            .map(|cmd| pawl_agent::claude::settings_json(Some(&cmd)).to_string()),
-        // Codex gets pawl's PreToolUse hook the same way, as a `-c hooks...` override for this
-        // invocation only.
-        codex_hook_command: hook_command("codex"),
-        in_pawl_sandbox: launch.enforced.landlock && launch.plan.sandbox,
-        ..Default::default()
-    };
+    let mut options = adapter_options(ctx, &agent, &run.settings, force_nested);
+    options.in_pawl_sandbox = launch.enforced.landlock && launch.plan.sandbox;
     let mut adapter = pawl_agent::build_adapter(&agent, &options)?;
     let mut verifier = GateVerifier::new(checks::workspace(ctx), gates);
     let control = Control::new(ctx.state_dir().join("stop"));
@@ -304,7 +351,6 @@ fn stdin_lines() -> &'static std::sync::Mutex<std::sync::mpsc::Receiver<String>>
 }
 
 impl pawl_engine::Answerer for TerminalAnswers {
-    #[allow(clippy::print_stdout)]
     fn answer(&mut self, q: &pawl_core::pipeline::output::Question) -> pawl_engine::Answer {
         use std::io::Write as _;
         let lines = stdin_lines()
@@ -312,7 +358,8 @@ impl pawl_engine::Answerer for TerminalAnswers {
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         // A line typed after an earlier question timed out answers nothing: drop it.
         while lines.try_recv().is_ok() {}
-        println!(
+        let _ = writeln!(
+            std::io::stdout(),
             "[pawl] question: {}\n[pawl] recommended: {}\n[pawl] your answer (Enter takes the recommendation; {}s of silence too): ",
             q.question,
             q.recommended,
@@ -359,19 +406,19 @@ impl Printer {
         Printer { json, spinner }
     }
 
-    #[allow(clippy::print_stdout)]
     fn println(&self, line: &str) {
         match &self.spinner {
             Some(pb) => pb.println(line),
-            None => println!("{line}"),
+            None => {
+                let _ = writeln!(std::io::stdout(), "{line}");
+            }
         }
     }
 
-    #[allow(clippy::print_stdout)]
     fn event(&mut self, ev: &LoopEvent) {
         if self.json {
             if let Ok(s) = serde_json::to_string(ev) {
-                println!("{s}");
+                let _ = writeln!(std::io::stdout(), "{s}");
             }
             return;
         }

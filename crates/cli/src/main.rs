@@ -55,9 +55,11 @@ fn main() -> ProcessExit {
     ProcessExit::from(code.code().clamp(0, 255) as u8)
 }
 
-#[allow(clippy::print_stderr)]
+/// The error on stderr. A stderr that cannot be written (a full device, a closed descriptor)
+/// loses the message but never turns the exit code into a panic's 101.
 fn report(e: &CliError) {
-    eprintln!("pawl: error: {e}");
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "pawl: error: {e}");
 }
 
 fn run(cli: Cli) -> Result<pawl_core::ExitCode, CliError> {

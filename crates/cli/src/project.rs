@@ -74,7 +74,9 @@ pub fn detection(ctx: &Ctx) -> CliResult<Detection> {
     for w in &facts.warnings {
         ctx.warn(w);
     }
-    Ok(detect(&facts, &descriptors))
+    let mut d = detect(&facts, &descriptors);
+    d.subprojects = pawl_verify::platform::subprojects(&ctx.root, &descriptors);
+    Ok(d)
 }
 
 /// What the spec analysis needs to know about the project: whether it has tests (a configured

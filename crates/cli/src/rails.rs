@@ -48,6 +48,26 @@ pub fn check_clean(repo: &Repo, allow_dirty: bool) -> CliResult {
     )))
 }
 
+/// What must hold before a run is created on `repo`, checked before anything is written: git is
+/// not in the middle of another operation, and the sandbox branch `pawl/<run>` can be created
+/// when the current branch is protected (a branch named `pawl` makes every `pawl/…` impossible).
+pub fn preflight(repo: &Repo, config: &Config) -> CliResult {
+    if let Some(what) = repo.operation_in_progress() {
+        return Err(CliError::Failed(format!(
+            "git is in the middle of {what}: finish or abort it first (`git status` says how), then start the run"
+        )));
+    }
+    let protected = repo
+        .current_branch()?
+        .is_some_and(|b| config.guard.protected_branches.contains(&b));
+    if protected && repo.ref_exists("refs/heads/pawl")? {
+        return Err(CliError::Failed(
+            "a branch named `pawl` exists, so git cannot create the run's sandbox branch `pawl/<run>`: rename it (`git branch -m pawl pawl-old`) and start the run again".into(),
+        ));
+    }
+    Ok(())
+}
+
 /// Puts a just-created run on its rails: the pre-run commit (HEAD, or a snapshot of the tree
 /// when it differs from HEAD, kept by `refs/pawl/backups/pre-run/<run>`), the sandbox branch
 /// `pawl/<run>` when the current branch is protected, both recorded on the run; then the expected

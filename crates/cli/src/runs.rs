@@ -124,8 +124,14 @@ pub fn seal(ctx: &Ctx, config: &pawl_core::config::Config, req: &Start) -> Seal 
         env: pawl_core::seal::sealed_env(&vars, &req.pass_env, &root),
         no_behaviour: pawl_core::spec::adds_no_behaviour(&req.goal),
         tools: Default::default(),
+        git: None,
     };
     seal.tools = pawl_engine::baseline::tools_of(&seal);
+    seal.git = seal
+        .env
+        .get("PATH")
+        .and_then(|path| pawl_git::resolve_program(std::ffi::OsStr::new(path)))
+        .map(|p| p.display().to_string());
     seal
 }
 
@@ -227,17 +233,33 @@ pub fn guard_snapshot_path(state_dir: &std::path::Path, run_id: &str) -> std::pa
     state_dir.join("guard").join(format!("{run_id}.json"))
 }
 
+/// The run's guard policy as the PreToolUse hook reads it (`.pawl/guard/<run>.json`): the
+/// `[guard]` settings the run started with, and the pawl binaries the hooks installed in the
+/// repository run (resolved when the run starts; the guard protects them, and the binary the
+/// hook itself runs, from being changed, copied or run under another name).
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct GuardSnapshot {
+    #[serde(flatten)]
+    pub guard: pawl_core::config::GuardConfig,
+    #[serde(default)]
+    pub pawl_binaries: Vec<std::path::PathBuf>,
+}
+
 /// Writes the run's guard policy next to the store (see [`guard_snapshot_path`]).
 pub fn write_guard_snapshot(ctx: &Ctx, run: &pawl_core::record::Run) -> CliResult {
     let Some(guard) = &run.settings.guard else {
         return Ok(());
+    };
+    let snapshot = GuardSnapshot {
+        guard: guard.clone(),
+        pawl_binaries: crate::hook_setup::installed_binaries(&ctx.root),
     };
     let path = guard_snapshot_path(&ctx.state_dir(), &run.id);
     let write = || -> std::io::Result<()> {
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir)?;
         }
-        let text = serde_json::to_string(guard).map_err(std::io::Error::other)?;
+        let text = serde_json::to_string(&snapshot).map_err(std::io::Error::other)?;
         // Written whole, then renamed: the hook never reads half a file.
         let tmp = path.with_extension("json.tmp");
         std::fs::write(&tmp, text)?;
@@ -311,6 +333,8 @@ fn headless_run(
     // is written), and never on a protected branch (after the run exists: `rails::start`).
     let repo = rails::open(ctx)?;
     rails::check_clean(&repo, req.allow_dirty)?;
+    rails::preflight(&repo, config)?;
+    crate::headless::preflight_agent(ctx, &settings, req.force_nested)?;
     // The mode: the flag, or for `auto` the spec analysis' choice, said out loud.
     let facts = project::spec_facts(ctx)?;
     let analysis = pawl_core::spec::analyze(goal, &facts);
@@ -341,9 +365,17 @@ fn headless_run(
         branch: None,
         pre_run_commit: None,
     })?;
-    write_guard_snapshot(ctx, &run)?;
-    record_seal(&mut store, &run.id, &seal, &baseline)?;
-    rails::start(ctx, &repo, &mut store, &run, config, &analysis.target_files)?;
+    // A run that cannot be put on its rails is not left active behind: it is cancelled, with
+    // the error, and the next `pawl run` may start.
+    let started = write_guard_snapshot(ctx, &run)
+        .and_then(|()| record_seal(&mut store, &run.id, &seal, &baseline))
+        .and_then(|()| {
+            rails::start(ctx, &repo, &mut store, &run, config, &analysis.target_files).map(|_| ())
+        });
+    if let Err(err) = started {
+        let _ = store.cancel_run(&run.id);
+        return Err(err);
+    }
     let run = store.run(&run.id)?;
     headless::drive_with_answers(
         ctx,

@@ -62,6 +62,7 @@ pub fn arm(ctx: &mut Ctx, req: &runs::Start, config: &Config) -> CliResult<ExitC
     // no run, no marker) unless --allow-dirty; a protected branch gets the sandbox branch.
     let repo = rails::open(ctx)?;
     rails::check_clean(&repo, req.allow_dirty)?;
+    rails::preflight(&repo, config)?;
     ensure_state(ctx, &mut Vec::new(), &mut Vec::new())?;
     let agent = match config.agent.kind {
         AgentKind::Claude => Some(Agent::Claude),
@@ -226,13 +227,17 @@ pub fn read_marker(root: &Path) -> Option<Marker> {
         .and_then(|t| Marker::parse(&t))
 }
 
-/// Writes the marker from the store's record of the run (the store is the truth).
+/// Writes the marker from the store's record of the run (the store is the truth), and the
+/// session index entry of each bound session.
 pub fn write_marker(root: &Path, store: &Store, arming: &Arming) -> CliResult {
-    let sessions = store
+    let sessions: Vec<String> = store
         .session_bindings(&arming.run_id)?
         .into_iter()
         .map(|b| b.session_id)
         .collect();
+    for s in &sessions {
+        index_session(s, root);
+    }
     let m = Marker {
         run_id: arming.run_id.clone(),
         agent: arming.agent.clone(),
@@ -240,6 +245,83 @@ pub fn write_marker(root: &Path, store: &Store, arming: &Arming) -> CliResult {
         sessions,
     };
     write_atomic(&marker_path(root), &m.to_text())
+}
+
+/// Where a hook's session belongs: the root of its run and the run's marker.
+///
+/// A session bound to a run is found through the session index in the user's pawl state
+/// (`sessions/<id>`, written when it binds; outside every repository, out of the agent's
+/// reach), whatever its working directory. Otherwise the marker is looked for in `.pawl/` of
+/// every directory from `cwd` up (past nested repositories and worktrees under the run's
+/// root): one that lists the session wins, else the nearest. A session that belongs to no run
+/// costs one failed open for the index and one per directory up to `/` — no store, no git.
+pub fn locate(session: Option<&str>, cwd: &Path) -> Option<(PathBuf, Marker)> {
+    if let Some(s) = session
+        && let Some(root) = indexed_root(s)
+    {
+        match read_marker(&root) {
+            Some(m) if m.sessions.iter().any(|x| x == s) => return Some((root, m)),
+            _ => unindex_session(s),
+        }
+    }
+    let mut nearest: Option<(PathBuf, Marker)> = None;
+    for dir in cwd.ancestors() {
+        let Some(m) = read_marker(dir) else { continue };
+        if session.is_some_and(|s| m.sessions.iter().any(|x| x == s)) {
+            return Some((dir.to_path_buf(), m));
+        }
+        if nearest.is_none() {
+            nearest = Some((dir.to_path_buf(), m));
+        }
+    }
+    nearest
+}
+
+/// The session index entry of `session`: a file named after it in the user's pawl state.
+fn session_index_path(session: &str) -> Option<PathBuf> {
+    let safe = !session.is_empty()
+        && session.len() <= 128
+        && session
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+        && !session.starts_with('.');
+    let name = if safe {
+        session.to_owned()
+    } else {
+        // Any other id by its digest: a file name must not carry `/` or `..`.
+        use sha2::Digest as _;
+        let digest = sha2::Sha256::digest(session.as_bytes());
+        digest.iter().map(|b| format!("{b:02x}")).collect()
+    };
+    Some(crate::state::user_state_dir()?.join("sessions").join(name))
+}
+
+fn indexed_root(session: &str) -> Option<PathBuf> {
+    let text = std::fs::read_to_string(session_index_path(session)?).ok()?;
+    let root = PathBuf::from(text.trim_end_matches('\n'));
+    root.is_absolute().then_some(root)
+}
+
+/// Records that `session` is bound to the run at `root` (best effort: without the index the
+/// hook still finds the run by walking up from the session's working directory).
+pub fn index_session(session: &str, root: &Path) {
+    let Some(path) = session_index_path(session) else {
+        return;
+    };
+    let text = root.display().to_string();
+    if std::fs::read_to_string(&path).is_ok_and(|t| t == text) {
+        return;
+    }
+    if let Some(dir) = path.parent() {
+        let _ = std::fs::create_dir_all(dir);
+    }
+    let _ = write_atomic(&path, &text);
+}
+
+fn unindex_session(session: &str) {
+    if let Some(path) = session_index_path(session) {
+        let _ = std::fs::remove_file(path);
+    }
 }
 
 /// Removes the marker if it is this run's.
@@ -262,6 +344,9 @@ pub fn remove_marker(root: &Path, run_id: &str) -> CliResult {
 /// Ends session mode for a run: the store's record, the marker, the lease, and what
 /// `--autonomous` added. The run's status is the caller's business.
 pub fn end_session_mode(root: &Path, store: &mut Store, run_id: &str, why: &str) -> CliResult {
+    for b in store.session_bindings(run_id)? {
+        unindex_session(&b.session_id);
+    }
     let arming = store.end_session_mode(run_id, why)?;
     remove_marker(root, run_id)?;
     if let Some(lease) = store.lease(run_id)? {

@@ -31,6 +31,14 @@ pub fn ensure_state(
         std::fs::create_dir_all(&d)
             .map_err(CliError::io(format!("cannot create {}", d.display())))?;
     }
+    // `.pawl/` ignores everything in itself, whatever the repository's own ignore rules say: a
+    // deeper `.gitignore` wins, so un-ignoring `.pawl/` in the root `.gitignore` or in
+    // `.git/info/exclude` never exposes the store or the session marker to `git stash -u`,
+    // `git add -A` or a checkout (the agent cannot edit this one: `.pawl/**` is protected).
+    let inner = state.join(".gitignore");
+    if read_optional(&inner)?.as_deref() != Some(STATE_IGNORE) {
+        write_atomic(&inner, STATE_IGNORE)?;
+    }
     if ignore_state_dir(&ctx.root)? {
         created.push(format!(".gitignore entry {STATE_DIR}/"));
     } else {
@@ -43,6 +51,9 @@ pub fn ensure_state(
     }
     Ok(())
 }
+
+/// `.pawl/.gitignore`: everything in `.pawl/`, itself included.
+const STATE_IGNORE: &str = "# pawl's state: never tracked, never stashed (written by pawl)\n*\n";
 
 /// Adds `.pawl/` to `.gitignore` unless an equivalent line is there. Returns whether it wrote.
 fn ignore_state_dir(root: &Path) -> CliResult<bool> {

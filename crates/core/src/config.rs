@@ -118,6 +118,9 @@ impl Default for AgentConfig {
 pub struct Limits {
     pub max_iterations: u32,
     pub max_time: Dur,
+    /// 0 means no dollar limit. A stored `null` (what JSON makes of a non-finite number that an
+    /// older pawl accepted) reads as 0, so such a run can still be shown, cancelled or resumed.
+    #[serde(deserialize_with = "finite_or_zero")]
     pub max_usd: f64,
     /// 0 means no token limit (dollars already bound spending).
     pub max_tokens: u64,
@@ -134,6 +137,50 @@ impl Default for Limits {
             max_tokens: 0,
             calls_per_hour: 100,
         }
+    }
+}
+
+fn usd_message(usd: f64) -> String {
+    format!("{usd} is not a dollar amount: give a finite number ≥ 0 (0 = no dollar limit)")
+}
+
+fn finite_or_zero<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    let v = Option::<f64>::deserialize(d)?;
+    Ok(v.filter(|x| x.is_finite() && *x >= 0.0).unwrap_or(0.0))
+}
+
+impl Config {
+    /// The values no run can use, with the dotted key of each: a dollar limit that is not a
+    /// finite number ≥ 0, zero iterations, a zero time limit, a zero idle or step timeout.
+    pub fn invalid_values(&self) -> Vec<(&'static str, String)> {
+        let mut out = Vec::new();
+        let l = &self.limits;
+        if !l.max_usd.is_finite() || l.max_usd < 0.0 {
+            out.push(("limits.max_usd", usd_message(l.max_usd)));
+        }
+        if l.max_iterations == 0 {
+            out.push((
+                "limits.max_iterations",
+                "0 iterations can do no work: give at least 1".into(),
+            ));
+        }
+        if l.max_time.0.is_zero() {
+            out.push((
+                "limits.max_time",
+                "a zero time limit can do no work: give a duration such as \"30m\"".into(),
+            ));
+        }
+        if self.stall.idle_timeout.0.is_zero() {
+            out.push((
+                "stall.idle_timeout",
+                "a zero idle timeout would stop every step at once: give a duration such as \"5m\""
+                    .into(),
+            ));
+        }
+        if self.stall.step_timeout.0.is_zero() {
+            out.push(("stall.step_timeout", "a zero step timeout would stop every step at once: give a duration such as \"15m\"".into()));
+        }
+        out
     }
 }
 
@@ -634,12 +681,32 @@ impl Loader {
 
     /// Finishes: the typed configuration, provenance and warnings.
     pub fn finish(self) -> Result<Effective, ConfigError> {
+        // Read before the typed conversion, which reads a non-finite dollar limit as 0.
+        let raw_usd = self
+            .table
+            .get("limits")
+            .and_then(|l| l.get("max_usd"))
+            .and_then(|v| v.as_float().or_else(|| v.as_integer().map(|i| i as f64)));
         let config = toml::Value::Table(self.table)
             .try_into::<Config>()
             .map_err(|e| ConfigError::Override {
                 source_name: "configuration".into(),
                 message: e.message().into(),
             })?;
+        let mut invalid = config.invalid_values();
+        if let Some(usd) = raw_usd.filter(|u| !u.is_finite() || *u < 0.0) {
+            invalid.insert(0, ("limits.max_usd", usd_message(usd)));
+        }
+        if let Some((key, message)) = invalid.into_iter().next() {
+            let source_name = match self.sources.get(key) {
+                Some(source) => format!("{key} (from {source})"),
+                None => key.to_owned(),
+            };
+            return Err(ConfigError::Override {
+                source_name,
+                message,
+            });
+        }
         Ok(Effective {
             config,
             sources: self.sources,

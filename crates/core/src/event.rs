@@ -28,6 +28,8 @@ str_enum!(
         IterationFinished => "iteration_finished",
         /// An iteration cut off by a crash was marked interrupted.
         IterationInterrupted => "iteration_interrupted",
+        /// An agent step finished: what it spent, charged before pawl verifies its work.
+        StepSpent => "step_spent",
         /// pawl verified the tree (the loop's view: checks, failing, criteria, done).
         Verification => "verification",
         /// Evidence of checks was recorded.

@@ -5,7 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::{BlockerStatus, CriterionStatus, RunStatus, StoryStatus};
+use crate::model::{BlockerStatus, CriterionStatus, Driver, RunStatus, StoryStatus};
 use crate::record::{Blocker, Clarification, Criterion, Failure, Note, Run, Story};
 use crate::tdd::TddPhase;
 
@@ -42,6 +42,28 @@ pub fn next_step(
         RunStatus::Done => return "The run is done and verified: nothing is left to do.".into(),
         RunStatus::Cancelled => return "The run was cancelled: start a new one.".into(),
         _ => {}
+    }
+    // A driven run is not planned by hand: say what the user does with it.
+    if run.driver != Driver::Manual {
+        match run.status {
+            RunStatus::Stopped => {
+                let why = run
+                    .stop_reason
+                    .map(|r| format!(" ({})", r.as_str()))
+                    .unwrap_or_default();
+                return format!(
+                    "The run stopped{why}: continue it with `pawl resume --run {id}` (raise a limit with `--add-iterations N`), or restore the pre-run state with `pawl rollback --run {id}`.",
+                    id = run.id
+                );
+            }
+            RunStatus::Active if run.driver == Driver::Headless => {
+                return format!(
+                    "pawl is driving the run: follow it with `pawl status --run {id}`, stop it after the current step with `pawl stop --run {id}`.",
+                    id = run.id
+                );
+            }
+            _ => {}
+        }
     }
     if let Some(b) = blockers
         .iter()
@@ -127,8 +149,9 @@ fn first_line(s: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::exit::StopReason;
     use crate::failure::FailureCategory;
-    use crate::model::{Driver, Severity, Size, Verification, VerifyKind};
+    use crate::model::{Severity, Size, Verification, VerifyKind};
     use crate::record::RunSettings;
 
     fn run(status: RunStatus) -> Run {
@@ -176,6 +199,20 @@ mod tests {
             created_at: 0,
             resolved_at: None,
         }
+    }
+
+    #[test]
+    fn a_stopped_driven_run_says_resume_or_rollback_with_its_id() {
+        let mut r = run(RunStatus::Stopped);
+        r.driver = Driver::Headless;
+        r.stop_reason = Some(StopReason::MaxIterations);
+        let s = next_step(&r, &[], &[], &[], &[]);
+        assert!(s.contains("(max_iterations)"), "{s}");
+        assert!(s.contains("`pawl resume --run r1`"), "{s}");
+        assert!(s.contains("`pawl rollback --run r1`"), "{s}");
+        r.status = RunStatus::Active;
+        let s = next_step(&r, &[], &[], &[], &[]);
+        assert!(s.contains("`pawl stop --run r1`"), "{s}");
     }
 
     #[test]

@@ -50,6 +50,11 @@ pub struct Seal {
     /// changed later is a finding (a fake `python3` dropped into a `PATH` directory).
     #[serde(default)]
     pub tools: BTreeMap<String, String>,
+    /// The git pawl runs for this run: the absolute path the sealed `PATH` named when the run
+    /// started. A `git` that appears earlier on a `PATH` later (a shim the agent wrote) is never
+    /// the one pawl runs.
+    #[serde(default)]
+    pub git: Option<String>,
 }
 
 /// The program a shell command starts: its first word after variable assignments and `exec`/

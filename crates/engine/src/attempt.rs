@@ -256,12 +256,30 @@ pub fn run_attempt(
     let mut retry_session: Option<String> = None;
     let n = a.n;
     let outcome = loop {
+        let resume_session = retry_session.clone().or_else(|| a.resume_session.clone());
+        // What this run already charged for the session it continues (its earlier steps, and
+        // the tries of this iteration cut off before): the base a running total grows from.
+        let session_spent_usd = match &resume_session {
+            Some(session) => {
+                let charged: f64 = cx
+                    .store
+                    .iterations(cx.run_id)?
+                    .iter()
+                    .filter(|it| it.session_id.as_deref() == Some(session.as_str()))
+                    .map(|it| it.cost_usd)
+                    .sum();
+                let this_iteration = earlier.as_ref().map_or(0.0, |e| e.cost_usd);
+                Some(charged + this_iteration)
+            }
+            None => None,
+        };
         let req = StepRequest {
             prompt: a.prompt.to_string(),
             cwd: cx.cfg.root.clone(),
             run_id: cx.run_id.to_string(),
             iteration: n,
-            resume_session: retry_session.clone().or_else(|| a.resume_session.clone()),
+            resume_session,
+            session_spent_usd,
             model: cx.cfg.model.clone(),
             env: cx.cfg.agent_env.clone(),
         };
@@ -374,6 +392,18 @@ pub fn run_attempt(
             false,
         )?;
     }
+    // Charged now, before the work is verified: a crash during verification loses nothing.
+    cx.store.record_step_spend(
+        cx.run_id,
+        n,
+        &pawl_store::StepSpend {
+            tokens_in: outcome.usage.input_total(),
+            tokens_out: outcome.usage.output_tokens,
+            cost_usd: outcome.cost_usd,
+            cost_estimated: outcome.cost_estimated,
+            session_id: outcome.session_id.clone(),
+        },
+    )?;
     // A stall that ended because a stop was asked for is a stop, not an exhausted breaker.
     let stall_exhausted = outcome.end == Some(End::IdleTimedOut) && !cx.control.stop_requested();
     Ok(AttemptOut {

@@ -183,6 +183,7 @@ pub fn drive(
     control: &Control,
     observer: &mut dyn FnMut(&LoopEvent),
 ) -> Result<LoopEnd, EngineError> {
+    crate::use_run_git(&store.run(run_id)?);
     drive_with(
         store,
         run_id,

@@ -27,6 +27,15 @@ pub use pipeline::{Answer, Answerer, Autonomous, PipelineInput};
 pub use room::{Room, RoomError, SyncStats};
 pub use verify::{CheckSummary, GateVerifier, Verifier, VerifyError, VerifyReport, Workspace};
 
+/// Makes every git call of this process run the git `run` fixed when it started (its seal's
+/// `git`): called where a driver or a verification takes a run up, before any git call.
+/// Runs sealed before pawl fixed git keep the `git` of `PATH`.
+pub fn use_run_git(run: &pawl_core::record::Run) {
+    if let Some(git) = run.settings.seal.as_ref().and_then(|s| s.git.as_deref()) {
+        pawl_git::set_default_program(git);
+    }
+}
+
 /// How long a driver's lease lasts without a heartbeat.
 pub const LEASE_TTL_MS: i64 = 60_000;
 

@@ -65,11 +65,12 @@ pub fn continuation(input: &PromptInput<'_>) -> String {
         for f in r.failing.iter().filter(|f| !f.hidden) {
             p.push_str(&format!("- {}: {}", f.name, f.end));
             if !f.failing_tests.is_empty() {
-                let shown: Vec<&str> = f
+                // Evidence stored before the parsers stripped terminal escapes may hold them.
+                let shown: Vec<String> = f
                     .failing_tests
                     .iter()
                     .take(10)
-                    .map(String::as_str)
+                    .map(|t| pawl_verify::text::strip_ansi(t).into_owned())
                     .collect();
                 p.push_str(&format!("; failing tests: {}", shown.join(", ")));
                 if f.failing_tests.len() > 10 {
@@ -78,7 +79,8 @@ pub fn continuation(input: &PromptInput<'_>) -> String {
             }
             p.push('\n');
             if let Some(m) = &f.first_failure {
-                p.push_str(&format!("  first failure: {}\n", indent(m)));
+                let m = pawl_verify::text::strip_ansi(m);
+                p.push_str(&format!("  first failure: {}\n", indent(&m)));
             }
             if let Some(log) = &f.log {
                 p.push_str(&format!("  log: {log}\n"));

@@ -65,6 +65,7 @@ pub fn stop_turn(
     gates: Vec<Check>,
     input: &StopInput<'_>,
 ) -> Result<StopAnswer, EngineError> {
+    crate::use_run_git(run);
     let run_id = run.id.as_str();
     let settings = &run.settings;
     // A limit reached before this turn (e.g. a time budget that ran out between sessions).

@@ -313,6 +313,9 @@ pub fn verify_checks(
     run: Option<&Run>,
     plan: &Plan,
 ) -> Result<Verification, VerifyError> {
+    if let Some(run) = run {
+        crate::use_run_git(run);
+    }
     let repo = Repo::open(&ws.root)?;
     let tree_id = repo.tree_hash()?;
     let tree = tree_id.to_string();

@@ -117,7 +117,7 @@ impl Repo {
     /// The repository's object directory and whether its ids are SHA-256. A plain repository
     /// answers without git; a linked worktree (a `commondir` file) or an unknown object format
     /// asks `git rev-parse`.
-    fn object_store(&self) -> Result<(PathBuf, bool), Error> {
+    pub(crate) fn object_store(&self) -> Result<(PathBuf, bool), Error> {
         if self.sha1_ids() && !self.git_dir().join("commondir").exists() {
             return Ok((self.git_dir().join("objects"), false));
         }
@@ -330,7 +330,7 @@ fn remove_any(path: &Path) -> io::Result<()> {
 
 /// A minimal git directory: `HEAD` on an unborn branch, `refs/`, a config naming only the
 /// format, and `objects/` (borrowing `alternates` when given).
-fn write_git_dir(dir: &Path, sha256: bool, alternates: Option<&Path>) -> io::Result<()> {
+pub(crate) fn write_git_dir(dir: &Path, sha256: bool, alternates: Option<&Path>) -> io::Result<()> {
     fs::create_dir_all(dir.join("refs"))?;
     fs::create_dir_all(dir.join("objects").join("info"))?;
     fs::write(dir.join("HEAD"), "ref: refs/heads/pawl-room\n")?;

@@ -29,6 +29,54 @@ pub(crate) fn entry_count(index: &[u8]) -> Option<usize> {
     usize::try_from(r.u32()?).ok()
 }
 
+/// Bit 15 of the flags word: the entry is "assume valid" (`git update-index --assume-unchanged`).
+const ASSUME_VALID: u16 = 0x8000;
+/// Bit 14 of the extended flags word: the entry is `--skip-worktree`.
+const SKIP_WORKTREE: u16 = 0x4000;
+
+/// Whether any entry of `index` carries a bit that makes git skip reading its file
+/// (assume-unchanged or skip-worktree); `None` when the index cannot be read here.
+pub(crate) fn has_hidden_entries(index: &[u8], hash_len: usize) -> Option<bool> {
+    let mut r = Reader {
+        bytes: index,
+        at: 0,
+    };
+    if r.take(4)? != b"DIRC" {
+        return None;
+    }
+    let version = r.u32()?;
+    if !(2..=4).contains(&version) {
+        return None;
+    }
+    let entries = r.u32()?;
+    for _ in 0..entries {
+        let start = r.at;
+        r.take(STAT_LEN + hash_len)?;
+        let flags = r.u16()?;
+        if flags & ASSUME_VALID != 0 {
+            return Some(true);
+        }
+        if flags & EXTENDED != 0 {
+            if version < 3 {
+                return None;
+            }
+            if r.u16()? & SKIP_WORKTREE != 0 {
+                return Some(true);
+            }
+        }
+        if version == 4 {
+            r.varint()?;
+            r.through_nul()?;
+        } else {
+            r.through_nul()?;
+            let len = r.at - start;
+            let padded = (len + 7) & !7;
+            r.take(padded - len)?;
+        }
+    }
+    Some(false)
+}
+
 /// The root tree id of a valid cache tree in `index` (object ids of `hash_len` bytes), as hex.
 pub(crate) fn cached_root_tree(index: &[u8], hash_len: usize) -> Option<crate::TreeHash> {
     let mut r = Reader {

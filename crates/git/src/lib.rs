@@ -9,6 +9,18 @@
 //! [`Checkout`]: a tree checked out into a directory outside the repository through a private
 //! git directory, where nothing the repository configures runs (pawl's clean room).
 //!
+//! pawl's git is not the agent's git. Everything under `.git` may have been written by the agent,
+//! so no pawl git call runs a program the repository names or honours an indirection it can
+//! write: fsmonitor, hooks, gpg, external diffs and the rest are overridden on the command line
+//! ([`HARDENED_CONFIG`], which wins over config files and their includes); the tree hash runs
+//! through a private git directory (the repository's objects and ignore rules, nothing else),
+//! and the other commands that touch the working tree blank every filter driver by name;
+//! replace refs and grafts are ignored (`GIT_NO_REPLACE_OBJECTS`, `GIT_GRAFT_FILE`);
+//! `GIT_DIR`/`GIT_WORK_TREE` are always explicit, so `core.worktree` cannot move pawl's git;
+//! assume-unchanged and skip-worktree bits are cleared in pawl's private copy of the index;
+//! and the git program is the absolute path fixed when the run started
+//! ([`set_default_program`]). Alternates only add objects, which are named by their content.
+//!
 //! Why the CLI and not a library: git's own behaviour (ignore rules, attributes, filters,
 //! worktrees, every repository layout) is the reference, and the CLI refuses to clobber.
 //! Every call goes through `pawl-process`; the environment is fixed (see [`Options`]).
@@ -32,5 +44,5 @@ pub use diff::{Change, ChangeKind, DiffStat, FileStat};
 pub use error::Error;
 pub use oid::{CommitId, TreeHash};
 pub use refs::{BACKUP_REF_PREFIX, Rollback};
-pub use repo::{Options, Repo};
+pub use repo::{HARDENED_CONFIG, Options, Repo, resolve_program, set_default_program};
 pub use status::StatusEntry;

@@ -51,6 +51,30 @@ impl Repo {
         ))
     }
 
+    /// Whether the full ref `name` (`refs/heads/pawl`) exists.
+    pub fn ref_exists(&self, name: &str) -> Result<bool, Error> {
+        let mut git = self.git();
+        git.args(["rev-parse", "--verify", "--quiet", name]);
+        Ok(git.run_allowing(&[0, 1])?.0 == 0)
+    }
+
+    /// The operation git is in the middle of (a merge, rebase, cherry-pick, revert or bisect),
+    /// by the files git keeps for it; `None` when there is none.
+    pub fn operation_in_progress(&self) -> Option<&'static str> {
+        let dir = self.git_dir();
+        [
+            ("MERGE_HEAD", "a merge"),
+            ("rebase-merge", "a rebase"),
+            ("rebase-apply", "a rebase or `git am`"),
+            ("CHERRY_PICK_HEAD", "a cherry-pick"),
+            ("REVERT_HEAD", "a revert"),
+            ("BISECT_LOG", "a bisect"),
+        ]
+        .into_iter()
+        .find(|(file, _)| dir.join(file).exists())
+        .map(|(_, what)| what)
+    }
+
     /// Creates branch `name` at HEAD and checks it out, keeping working-tree changes
     /// (`git switch -c`). Fails if the branch exists.
     pub fn create_branch_and_switch(&self, name: &str) -> Result<(), Error> {
@@ -61,7 +85,7 @@ impl Repo {
                 name: name.to_owned(),
             });
         }
-        let mut git = self.git();
+        let mut git = self.files_git()?;
         git.args(["switch", "--quiet", "--create", name]);
         git.run()?;
         Ok(())
@@ -71,7 +95,7 @@ impl Repo {
     /// with `message`, skipping hooks. Returns the new commit, or `None` when there was nothing
     /// to commit. Uses the configured identity, falling back to `pawl <pawl@localhost>`.
     pub fn commit_all(&self, message: &str) -> Result<Option<CommitId>, Error> {
-        let mut add = self.git();
+        let mut add = self.files_git()?;
         add.args(["add", "--all", "--", ":/"]);
         add.run()?;
         let mut staged = self.git();
@@ -79,7 +103,7 @@ impl Repo {
         if staged.run_allowing(&[0, 1])?.0 == 0 {
             return Ok(None);
         }
-        let mut commit = self.git();
+        let mut commit = self.files_git()?;
         commit
             .args(self.identity_fallback_args()?)
             .args(["commit", "--quiet", "--no-verify", "--file=-"])
@@ -153,10 +177,10 @@ impl Repo {
             Err(Error::RefExists { name }) => name,
             Err(err) => return Err(err),
         };
-        let mut reset = self.git();
+        let mut reset = self.files_git()?;
         reset.args(["reset", "--hard", "--quiet", commit.as_str()]);
         reset.run()?;
-        let mut clean = self.git();
+        let mut clean = self.files_git()?;
         clean.args(["clean", "-d", "--force", "--quiet", "--", ":/"]);
         clean.run()?;
         Ok(Rollback {

@@ -49,10 +49,60 @@ const STRIPPED_ENV: &[&str] = &[
     "LANGUAGE",
 ];
 
+/// `-c` overrides on every git call pawl makes on a repository: a program the repository's
+/// config could name (which pawl would then run, inside its own git calls) or a setting that
+/// changes which bytes pawl's git reads and writes. The command line wins over every config
+/// file, includes and `.git/config` included. The filter drivers a repository defines are
+/// blanked by name as well (see [`Repo::files_git`]).
+pub const HARDENED_CONFIG: &[(&str, &str)] = &[
+    // Programs the repository could make pawl run.
+    ("core.fsmonitor", "false"),
+    ("core.hooksPath", "/dev/null"),
+    ("core.sshCommand", "false"),
+    ("core.pager", "cat"),
+    ("diff.external", ""),
+    ("commit.gpgSign", "false"),
+    ("tag.gpgSign", "false"),
+    ("gc.auto", "0"),
+    ("maintenance.auto", "false"),
+    ("submodule.recurse", "false"),
+    // Attributes and conversions from outside the tree.
+    ("core.attributesFile", "/dev/null"),
+    ("core.autocrlf", "false"),
+    ("core.safecrlf", "false"),
+    // The layout is what pawl opened (see `GIT_DIR`/`GIT_WORK_TREE` in [`Repo::git`]).
+    ("core.bare", "false"),
+];
+
+/// The git program [`Options::default`] runs until [`set_default_program`] fixes another.
+static DEFAULT_PROGRAM: std::sync::OnceLock<OsString> = std::sync::OnceLock::new();
+
+/// Fixes the git program every [`Options::default`] of this process runs (an absolute path
+/// resolved when the run started, so a `git` that appears earlier on `PATH` later is never
+/// run by pawl). The first call wins; returns false when another program was already fixed.
+pub fn set_default_program(program: impl Into<OsString>) -> bool {
+    let program = program.into();
+    DEFAULT_PROGRAM.set(program.clone()).is_ok()
+        || DEFAULT_PROGRAM.get().is_some_and(|p| *p == program)
+}
+
+/// The absolute path of the `git` that `PATH` names now (symbolic links resolved), for fixing
+/// it at the start of a run; `None` when there is none.
+pub fn resolve_program(path: &OsStr) -> Option<PathBuf> {
+    std::env::split_paths(path)
+        .filter(|dir| dir.is_absolute())
+        .map(|dir| dir.join("git"))
+        .find(|candidate| {
+            fs::metadata(candidate).is_ok_and(|m| m.is_file() && m.mode() & 0o111 != 0)
+        })
+        .and_then(|found| fs::canonicalize(found).ok())
+}
+
 /// How git is run.
 #[derive(Debug, Clone)]
 pub struct Options {
-    /// The git program; `"git"` (looked up in `PATH`) by default.
+    /// The git program: the one [`set_default_program`] fixed, else `"git"` (looked up in
+    /// `PATH`).
     pub program: OsString,
     /// Extra variables for every git call, applied last (tests set `HOME`, `GIT_CONFIG_GLOBAL`).
     pub env: Vec<(OsString, OsString)>,
@@ -63,7 +113,10 @@ pub struct Options {
 impl Default for Options {
     fn default() -> Self {
         Options {
-            program: OsString::from("git"),
+            program: DEFAULT_PROGRAM
+                .get()
+                .cloned()
+                .unwrap_or_else(|| OsString::from("git")),
             env: Vec::new(),
             timeout: Some(Duration::from_secs(300)),
         }
@@ -181,9 +234,72 @@ impl Repo {
         self.sha1_ids
     }
 
-    /// A git command in the working tree's root with the fixed environment.
+    /// A git command in the working tree's root with the fixed environment, on exactly the
+    /// git directory and working tree pawl opened: `GIT_DIR` and `GIT_WORK_TREE` are set, so a
+    /// `core.worktree` the agent writes into the config later does not move pawl's git.
     pub(crate) fn git(&self) -> Git {
-        Git::new(&self.options, &self.root)
+        let mut git = Git::new(&self.options, &self.root);
+        git.env("GIT_DIR", &self.git_dir)
+            .env("GIT_WORK_TREE", &self.root);
+        git
+    }
+
+    /// [`Repo::git`] for a command that reads or writes the working tree's files (add, status,
+    /// commit, switch, reset, clean): every filter driver the repository's config defines is
+    /// blanked, so no clean, smudge or process filter runs, whichever attributes file names it
+    /// (`.git/info/attributes` is read whatever `GIT_ATTR_SOURCE` says).
+    pub(crate) fn files_git(&self) -> Result<Git, Error> {
+        // Looked up for every command: the config can gain a driver at any moment of a run.
+        let filters = self.filter_drivers()?;
+        let mut git = self.git();
+        for name in &filters {
+            for key in ["clean", "smudge", "process"] {
+                git.args(["-c".to_owned(), format!("filter.{name}.{key}=")]);
+            }
+            git.args(["-c".to_owned(), format!("filter.{name}.required=false")]);
+        }
+        Ok(git)
+    }
+
+    /// The names of the filter drivers configured for this repository (any config file).
+    fn filter_drivers(&self) -> Result<Vec<String>, Error> {
+        let mut git = self.git();
+        git.args(["config", "-z", "--name-only", "--get-regexp", r"^filter\."]);
+        let (_, out) = git.run_allowing(&[0, 1])?;
+        let mut names: Vec<String> = nul_records(&out)
+            .filter_map(|key| {
+                let key = String::from_utf8_lossy(key);
+                let rest = key.strip_prefix("filter.")?;
+                let (name, _) = rest.rsplit_once('.')?;
+                Some(name.to_owned())
+            })
+            .collect();
+        names.sort();
+        names.dedup();
+        Ok(names)
+    }
+
+    /// A git command on the working tree's files through a git directory pawl wrote itself
+    /// (`private`, see `tree.rs`): the repository's objects, its ignore rules, and nothing
+    /// else of its `.git` — no config, no `info/attributes`, no hooks, no replace refs.
+    pub(crate) fn private_git(&self, private: &Path, objects: &Path) -> Git {
+        let mut git = Git::new(&self.options, &self.root);
+        git.env("GIT_DIR", private)
+            .env("GIT_WORK_TREE", &self.root)
+            .env("GIT_OBJECT_DIRECTORY", objects);
+        git
+    }
+
+    /// The repository's common git directory (a linked worktree's `commondir`).
+    pub(crate) fn common_dir(&self) -> PathBuf {
+        match fs::read_to_string(self.git_dir.join("commondir")) {
+            Ok(text) => {
+                let rel = text.trim_end_matches(['\n', '\r']);
+                let dir = self.git_dir.join(rel);
+                fs::canonicalize(&dir).unwrap_or(dir)
+            }
+            Err(_) => self.git_dir.clone(),
+        }
     }
 
     /// A git command in `cwd` with the fixed environment (for a checkout outside the root).
@@ -200,12 +316,16 @@ impl Repo {
 /// - `path/.git` is a real directory (not a symlink, not a `.git` file as in linked worktrees
 ///   and submodules) that git would accept as a repository (`HEAD`, `objects/`, `refs/`); git
 ///   skips an invalid `.git` and keeps searching upwards, so we do not guess then;
-/// - its `config` sets no `core.worktree`, no `core.bare` other than false, and includes no
-///   other file and no per-worktree config (which could set either);
 /// - the directory and `.git` belong to the user running pawl (git refuses other owners unless
 ///   `safe.directory` says otherwise; `SUDO_UID` changes whom git compares with);
 /// - no variable in [`Options::env`] redirects git (`GIT_DIR`, `GIT_INDEX_FILE`, ...);
 /// - the top level is the canonical path, as git reports it.
+///
+/// What the config says about the layout (`core.worktree`, `core.bare`, includes, per-worktree
+/// config) is deliberately *not* honoured: `.git/config` is writable by the agent, and a
+/// `core.worktree` written there would otherwise move pawl's git onto another directory. The
+/// working tree of a `.git` directory is the directory that holds it, and every call passes
+/// both explicitly ([`Repo::git`]).
 fn open_plain(path: &Path, options: &Options) -> Option<Repo> {
     let redirected = options.env.iter().any(|(k, _)| {
         STRIPPED_ENV.iter().any(|s| OsStr::new(s) == k) || k == "GIT_CEILING_DIRECTORIES"
@@ -264,7 +384,8 @@ impl ConfigFacts {
                 let name = rest.split([']', ' ', '"', '.']).next()?;
                 section = name.to_ascii_lowercase();
                 if section == "include" || section == "includeif" {
-                    return None;
+                    // An included file could name another object format: ask git for it.
+                    sha1_ids = false;
                 }
                 // `[core] bare = false` may follow on the same line.
                 let after = rest.split_once(']').map(|(_, a)| a.trim()).unwrap_or("");
@@ -277,13 +398,9 @@ impl ConfigFacts {
                 Some((k, v)) => (k.trim().to_ascii_lowercase(), v.trim().to_ascii_lowercase()),
                 None => (line.to_ascii_lowercase(), "true".to_string()),
             };
-            match (section.as_str(), key.as_str()) {
-                ("core", "worktree") => return None,
-                ("core", "bare") if value != "false" => return None,
-                ("extensions", "objectformat") if value != "sha1" => sha1_ids = false,
-                // `config.worktree` could set core.worktree or core.bare.
-                ("extensions", "worktreeconfig") if value != "false" => return None,
-                _ => {}
+            if (section.as_str(), key.as_str()) == ("extensions", "objectformat") && value != "sha1"
+            {
+                sha1_ids = false;
             }
         }
         Some(ConfigFacts { sha1_ids })
@@ -306,12 +423,6 @@ impl Git {
                 "color.ui=false",
                 "-c",
                 "core.quotePath=false",
-                // Never run a program the repository configures (an agent can write
-                // `.git/config`): no fsmonitor, no hooks.
-                "-c",
-                "core.fsmonitor=false",
-                "-c",
-                "core.hooksPath=/dev/null",
             ])
             .capture_stdout(true)
             .env("GIT_TERMINAL_PROMPT", "0")
@@ -320,7 +431,15 @@ impl Git {
             .env("PAGER", "cat")
             .env("GIT_OPTIONAL_LOCKS", "0")
             .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("GIT_ADVICE", "0");
+            .env("GIT_ADVICE", "0")
+            // Replace refs and grafts rewrite history as git reads it: pawl reads the objects.
+            .env("GIT_NO_REPLACE_OBJECTS", "1")
+            .env("GIT_GRAFT_FILE", "/dev/null")
+            .env("GIT_ATTR_NOSYSTEM", "1");
+        // Never run a program the repository configures (an agent can write `.git/config`).
+        for (key, value) in HARDENED_CONFIG {
+            command.args(["-c", &format!("{key}={value}")]);
+        }
         for name in STRIPPED_ENV {
             command.env_remove(name);
         }
@@ -479,22 +598,34 @@ mod tests {
     }
 
     #[test]
-    fn only_an_unambiguous_repository_config_opens_without_rev_parse() {
+    fn the_config_decides_only_the_object_format_never_the_layout() {
         let plain = "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n\tlogallrefupdates = true\n[remote \"origin\"]\n\turl = x\n";
         assert!(ConfigFacts::read(plain.as_bytes()).is_some_and(|f| f.sha1_ids));
         let sha256 = format!("{plain}[extensions]\n\tobjectFormat = sha256\n");
         assert!(ConfigFacts::read(sha256.as_bytes()).is_some_and(|f| !f.sha1_ids));
-        for refused in [
+        // Layout settings an agent could write are not honoured: the repository still opens
+        // where its `.git` directory is.
+        for layout in [
             "[core]\n\tworktree = /elsewhere\n",
             "[core]\n\tbare = true\n",
-            "[core]\n\tbare\n",
             "[CORE]\n\tWorkTree = /x\n",
+            "[extensions]\n\tworktreeConfig = true\n",
+        ] {
+            assert!(
+                ConfigFacts::read(layout.as_bytes()).is_some_and(|f| f.sha1_ids),
+                "{layout:?}"
+            );
+        }
+        for include in [
             "[include]\n\tpath = other\n",
             "[includeIf \"gitdir:/x/\"]\n\tpath = other\n",
-            "[extensions]\n\tworktreeConfig = true\n",
-            "[core] bare = true\n",
-            "[alias]\n\tx = one \\\n",
         ] {
+            assert!(
+                ConfigFacts::read(include.as_bytes()).is_some_and(|f| !f.sha1_ids),
+                "{include:?}"
+            );
+        }
+        for refused in ["[core] bare = true\n", "[alias]\n\tx = one \\\n"] {
             assert!(
                 ConfigFacts::read(refused.as_bytes()).is_none(),
                 "{refused:?}"

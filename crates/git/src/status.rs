@@ -28,7 +28,7 @@ impl Repo {
     /// Changed, staged, untracked (each file, not just directories) and conflicted paths;
     /// ignored files are not listed.
     pub fn status(&self) -> Result<Vec<StatusEntry>, Error> {
-        let mut git = self.git();
+        let mut git = self.files_git()?;
         git.args([
             "status",
             "--porcelain=v1",
@@ -45,7 +45,7 @@ impl Repo {
 
     /// True when anything differs from HEAD: modified, staged, deleted or untracked files.
     pub fn is_dirty(&self) -> Result<bool, Error> {
-        let mut git = self.git();
+        let mut git = self.files_git()?;
         // `normal` stops at the first untracked directory instead of listing its files: enough
         // to answer yes/no, and faster than `all`.
         git.args(["status", "--porcelain=v1", "-z", "--untracked-files=normal"]);

@@ -63,7 +63,68 @@ impl TempIndex {
             .map_err(temp_error)?;
         let index = TempIndex { dir };
         copy_preserving_mtime(repo.index_path(), &index.path()).map_err(temp_error)?;
+        index.unhide(repo)?;
         Ok(index)
+    }
+
+    /// Clears the bits that make git skip reading a file (`--assume-unchanged`,
+    /// `--skip-worktree`) in this copy, so what pawl hashes is the file on disk, not what the
+    /// index claims it is: an agent can set those bits to hide an edit. Skip-worktree entries of
+    /// a sparse checkout (`info/sparse-checkout` exists) whose file is absent keep their bit:
+    /// they are outside the checkout, not deleted. The common case (no such bit) costs no
+    /// process: the index is read here.
+    fn unhide(&self, repo: &Repo) -> Result<(), Error> {
+        let hash_len = if repo.sha1_ids() { SHA1_LEN } else { 32 };
+        let bytes = fs::read(self.path()).unwrap_or_default();
+        if bytes.is_empty() || crate::index::has_hidden_entries(&bytes, hash_len) == Some(false) {
+            return Ok(());
+        }
+        let (private, objects) = self.private_dir(repo)?;
+        let mut ls = repo.private_git(&private, &objects);
+        ls.env("GIT_INDEX_FILE", self.path()).args([
+            "ls-files",
+            "-v",
+            "-z",
+            "--full-name",
+            "--",
+            ":/",
+        ]);
+        let listing = ls.run()?;
+        let sparse = repo.git_dir().join("info").join("sparse-checkout").exists();
+        // One list per bit: `update-index` applies only the last of two such options.
+        let mut assumed = Vec::new();
+        let mut skipped = Vec::new();
+        for record in crate::repo::nul_records(&listing) {
+            // `<tag> SP <path>`: a lowercase tag is assume-unchanged, `S`/`s` skip-worktree.
+            let (Some(&tag), Some(path)) = (record.first(), record.get(2..)) else {
+                continue;
+            };
+            if tag.is_ascii_lowercase() {
+                assumed.extend_from_slice(path);
+                assumed.push(0);
+            }
+            let on_disk =
+                || fs::symlink_metadata(repo.root().join(crate::repo::path_of(path))).is_ok();
+            if tag.eq_ignore_ascii_case(&b'S') && (!sparse || on_disk()) {
+                skipped.extend_from_slice(path);
+                skipped.push(0);
+            }
+        }
+        for (option, paths) in [
+            ("--no-assume-unchanged", assumed),
+            ("--no-skip-worktree", skipped),
+        ] {
+            if paths.is_empty() {
+                continue;
+            }
+            let mut clear = repo.private_git(&private, &objects);
+            clear
+                .env("GIT_INDEX_FILE", self.path())
+                .args(["update-index", option, "-z", "--stdin"])
+                .stdin(paths);
+            clear.run()?;
+        }
+        Ok(())
     }
 
     /// An index that starts empty (for building a tree from scratch).
@@ -83,10 +144,18 @@ impl TempIndex {
     }
 
     /// Stages every non-ignored file of the working tree into this index.
-    /// Attributes come from the empty tree (`GIT_ATTR_SOURCE`): no clean or process filter
-    /// the repository configures runs, and the hash is of the files' bytes as they are.
+    ///
+    /// Through a private git directory pawl writes next to the index: the repository's objects
+    /// (`GIT_OBJECT_DIRECTORY`) and its ignore rules (`info/exclude` copied; the tree's
+    /// `.gitignore` files and the user's global excludes apply as usual), and nothing else of
+    /// its `.git`. So no filter, fsmonitor or hook the repository's config, its includes or
+    /// `info/attributes` name can run, no conversion applies (attributes come from the empty
+    /// tree, `GIT_ATTR_SOURCE`), and the hash is of the files' bytes as they are — with no
+    /// extra process to find out what the config names, and nothing an agent can change
+    /// between such a lookup and the `add`.
     pub(crate) fn add_all(&self, repo: &Repo) -> Result<(), Error> {
-        let mut git = repo.git();
+        let (private, objects) = self.private_dir(repo)?;
+        let mut git = repo.private_git(&private, &objects);
         git.env("GIT_INDEX_FILE", self.path())
             .env("GIT_ATTR_SOURCE", repo.empty_tree())
             .args(["add", "--all", "--", ":/"]);
@@ -94,9 +163,35 @@ impl TempIndex {
         Ok(())
     }
 
-    /// Writes the tree object for this index.
+    /// The private git directory of [`TempIndex::add_all`], written once, and the repository's
+    /// object directory.
+    fn private_dir(&self, repo: &Repo) -> Result<(std::path::PathBuf, std::path::PathBuf), Error> {
+        let (objects, sha256) = repo.object_store()?;
+        let private = self.dir.path().join("git");
+        let io_error = |source| Error::TempIndex {
+            dir: private.clone(),
+            source,
+        };
+        if !private.join("HEAD").exists() {
+            crate::checkout::write_git_dir(&private, sha256, None).map_err(io_error)?;
+            match fs::read(repo.common_dir().join("info").join("exclude")) {
+                Ok(rules) => {
+                    fs::create_dir_all(private.join("info")).map_err(io_error)?;
+                    fs::write(private.join("info").join("exclude"), rules).map_err(io_error)?;
+                }
+                Err(err) if err.kind() == io::ErrorKind::NotFound => {}
+                Err(err) => return Err(io_error(err)),
+            }
+        }
+        Ok((private, objects))
+    }
+
+    /// Writes the tree object for this index, through the same private git directory as
+    /// [`TempIndex::add_all`]: writing an index re-reads racily clean entries from the working
+    /// tree, which would run the repository's filters.
     pub(crate) fn write_tree(&self, repo: &Repo) -> Result<TreeHash, Error> {
-        let mut git = repo.git();
+        let (private, objects) = self.private_dir(repo)?;
+        let mut git = repo.private_git(&private, &objects);
         git.env("GIT_INDEX_FILE", self.path())
             .env("GIT_ATTR_SOURCE", repo.empty_tree())
             .arg("write-tree");

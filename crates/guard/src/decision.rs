@@ -53,6 +53,11 @@ pub enum RuleId {
     /// The agent ran `pawl` to steer its own run (stop, cancel, resume, limits, configuration,
     /// hooks, rollback).
     RunControl,
+    /// A command that reaches pawl's own machinery, which no sandbox protects in a session: pawl's
+    /// store and session marker, its state outside the repository (the key), the pawl binary
+    /// its hooks run, un-ignoring or stashing `.pawl/`, git settings that make every later git
+    /// command (pawl's own included) run a program.
+    Tamper,
 }
 
 impl RuleId {
@@ -74,6 +79,7 @@ impl RuleId {
             Self::PolicyError => "policy-error",
             Self::PolicyDeny => "policy-deny",
             Self::RunControl => "run-control",
+            Self::Tamper => "tamper",
         }
     }
 }

@@ -47,7 +47,8 @@ pub use context::{AllTracked, Context, FileSystemView, NoFileSystem, TrackedFile
 pub use decision::{Decision, Explanation, FoundCommand, RuleId, Verdict};
 pub use input::Input;
 pub use policy::{
-    CompiledPolicy, DenyRule, Policy, PolicyError, default_allowances, default_protected_paths,
+    CompiledPolicy, DenyRule, PawlPath, PawlPathKind, Policy, PolicyError, default_allowances,
+    default_pawl_paths, default_protected_paths,
 };
 pub use scripts::{MAX_SCRIPT_BYTES, NoScripts, ScriptReader};
 pub use walk::{MAX_INPUT_BYTES, MAX_NESTING, MAX_SCRIPT_DEPTH, MAX_STEPS};

@@ -30,6 +30,92 @@ pub struct Policy {
     pub allow_unsafe: bool,
     /// Keep the guard active even when no run is active.
     pub always: bool,
+    /// pawl's own files, which no command may reach (rule `tamper`), by what may be done with
+    /// them. The CLI adds the ones only it knows (the user state directory, the pawl binary the
+    /// hooks run) with [`Policy::protect_pawl_path`].
+    pub pawl_paths: Vec<PawlPath>,
+}
+
+/// One of pawl's own paths (a glob, in the syntax of `protected_paths`) and what it is.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PawlPath {
+    pub glob: String,
+    pub kind: PawlPathKind,
+}
+
+/// What one of pawl's paths is, which decides which programs may name it
+/// (`rules/reach.rs` holds the table).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PawlPathKind {
+    /// pawl's store and session marker: programs that only read may look at them; nothing
+    /// else (no interpreter, no database client, no copier) may name them.
+    Store,
+    /// pawl's state outside the repository (the key that authenticates the store, the clean
+    /// rooms): only facts about it (`ls`, `stat`) may be asked; nothing may read, copy or
+    /// archive it, nor a directory that holds it.
+    Secret,
+    /// The pawl binary the hooks run: it may be run (judged as `pawl`) and looked at, never
+    /// copied, linked, moved or changed.
+    Binary,
+}
+
+impl PawlPathKind {
+    pub const ALL: [PawlPathKind; 3] = [
+        PawlPathKind::Store,
+        PawlPathKind::Secret,
+        PawlPathKind::Binary,
+    ];
+
+    fn index(self) -> usize {
+        match self {
+            PawlPathKind::Store => 0,
+            PawlPathKind::Secret => 1,
+            PawlPathKind::Binary => 2,
+        }
+    }
+}
+
+/// pawl's paths every policy knows: the store and the marker of any repository, and the
+/// default user state directory. The CLI adds `$XDG_STATE_HOME/pawl` and the binary.
+pub fn default_pawl_paths() -> Vec<PawlPath> {
+    let row = |glob: &str, kind| PawlPath {
+        glob: glob.to_owned(),
+        kind,
+    };
+    vec![
+        row("**/.pawl/pawl.db", PawlPathKind::Store),
+        row("**/.pawl/pawl.db-wal", PawlPathKind::Store),
+        row("**/.pawl/pawl.db-shm", PawlPathKind::Store),
+        row("**/.pawl/pawl.db-journal", PawlPathKind::Store),
+        row("**/.pawl/session.json", PawlPathKind::Store),
+        row("~/.local/state/pawl", PawlPathKind::Secret),
+        row("~/.local/state/pawl/**", PawlPathKind::Secret),
+    ]
+}
+
+impl Policy {
+    /// Protects one of pawl's paths: no write, move or delete (`protected-path`), and no
+    /// program but those its kind allows may name it (`tamper`). An absolute path protects
+    /// the directory's contents too when it is one.
+    pub fn protect_pawl_path(&mut self, path: &str, kind: PawlPathKind) {
+        let path = path.trim_end_matches('/');
+        if path.is_empty() {
+            return;
+        }
+        let mut globs = vec![path.to_owned()];
+        if kind != PawlPathKind::Binary {
+            globs.push(format!("{path}/**"));
+        }
+        for glob in globs {
+            if !self.protected_paths.contains(&glob) {
+                self.protected_paths.push(glob.clone());
+            }
+            if !self.pawl_paths.iter().any(|p| p.glob == glob) {
+                self.pawl_paths.push(PawlPath { glob, kind });
+            }
+        }
+    }
 }
 
 /// A user-defined deny rule (`[[guard.deny]]`). A rule with neither field
@@ -62,6 +148,7 @@ impl Default for Policy {
             }],
             allow_unsafe: false,
             always: false,
+            pawl_paths: default_pawl_paths(),
         }
     }
 }
@@ -80,6 +167,10 @@ pub fn default_protected_paths() -> Vec<String> {
         // `git ...` commands, not as file writes.
         ".pawl",
         ".pawl/**",
+        // Any `.pawl/` (a nested repository's too): a marker planted below the run's root
+        // must not be taken for the run's.
+        "**/.pawl",
+        "**/.pawl/**",
         ".git",
         ".git/**",
         // pawl's configuration (the guard's policy and the run's limits) and the agents' hook
@@ -104,6 +195,10 @@ pub fn default_protected_paths() -> Vec<String> {
         "~/.claude/hooks/**",
         "/etc/claude-code/**",
         "~/.codex/**",
+        // pawl's state outside the repository: the key that authenticates the store, the clean
+        // rooms the checks run in (`$XDG_STATE_HOME/pawl` is added by the CLI).
+        "~/.local/state/pawl",
+        "~/.local/state/pawl/**",
         // Shell startup files: what they hold runs in every later shell.
         "**/.bashrc",
         "**/.bash_profile",
@@ -417,6 +512,8 @@ pub struct CompiledPolicy {
     pub(crate) allowances: PathGlobs,
     pub(crate) branches: GlobSet,
     pub(crate) deny: Vec<CompiledDeny>,
+    /// pawl's paths by kind ([`PawlPathKind::index`]).
+    pub(crate) pawl_paths: [PathGlobs; 3],
 }
 
 impl CompiledPolicy {
@@ -424,6 +521,19 @@ impl CompiledPolicy {
     pub fn new(policy: &Policy) -> Result<Self, PolicyError> {
         let protected_paths = PathGlobs::compile("protected_paths", &policy.protected_paths, true)?;
         let allowances = PathGlobs::compile("allowances", &policy.allowances, false)?;
+        let of_kind = |kind: PawlPathKind| -> Vec<String> {
+            policy
+                .pawl_paths
+                .iter()
+                .filter(|p| p.kind == kind)
+                .map(|p| p.glob.clone())
+                .collect()
+        };
+        let pawl_paths = [
+            PathGlobs::compile("pawl_paths", &of_kind(PawlPathKind::Store), true)?,
+            PathGlobs::compile("pawl_paths", &of_kind(PawlPathKind::Secret), true)?,
+            PathGlobs::compile("pawl_paths", &of_kind(PawlPathKind::Binary), true)?,
+        ];
         let mut branches = GlobSetBuilder::new();
         for raw in &policy.protected_branches {
             let glob = GlobBuilder::new(raw)
@@ -481,7 +591,15 @@ impl CompiledPolicy {
             allowances,
             branches,
             deny,
+            pawl_paths,
         })
+    }
+
+    /// The kind of pawl path the path with these forms is, if it is one.
+    pub(crate) fn pawl_path(&self, forms: &PathForms) -> Option<PawlPathKind> {
+        PawlPathKind::ALL
+            .into_iter()
+            .find(|k| self.pawl_paths[k.index()].matches(forms, true))
     }
 
     /// The policy this was compiled from.

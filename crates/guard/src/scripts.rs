@@ -242,7 +242,7 @@ impl PackageRun {
 impl Walker<'_> {
     /// The text of the file at `path` through the context's reader, cached; `Err` with a
     /// reason when the guard must deny (too long, too many files).
-    fn read_file(&mut self, path: &str) -> Result<Option<String>, String> {
+    pub(crate) fn read_file(&mut self, path: &str) -> Result<Option<String>, String> {
         if ["/dev/", "/proc/", "/sys/"]
             .iter()
             .any(|p| path.starts_with(p))

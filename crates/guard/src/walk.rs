@@ -259,6 +259,8 @@ pub(crate) struct Walker<'a> {
     tmpdir_unset: bool,
     /// Loop bodies walked once per word so far (`for d in a b c`), bounded.
     unrolled: usize,
+    /// The pawl binary the hooks run, when the policy names it.
+    pawl_binary: Option<String>,
 }
 
 /// Words expand against the shell's variables and the context's anchors.
@@ -267,6 +269,8 @@ struct ScopeView<'s> {
     anchors: &'s Anchors,
     /// `TMPDIR` is not set in the environment and the input never assigns it.
     tmpdir_unset: bool,
+    /// The pawl binary the hooks run, when known: what `$(which pawl)` prints.
+    pawl_binary: Option<&'s str>,
 }
 
 /// Variables bash sets to a number (unless the input assigns or unsets them).
@@ -306,6 +310,13 @@ impl words::Scope for ScopeView<'_> {
         let words: Vec<&str> = script.split_ascii_whitespace().collect();
         match words.as_slice() {
             ["pwd"] | ["pwd", "-L"] => self.shell.cwd.clone(),
+            // Where pawl is: the binary the hooks run (a copy of it is pawl under another name).
+            ["which" | "whereis", "pawl"]
+            | ["command", "-v" | "-V", "pawl"]
+            | ["type", "-p" | "-P", "pawl"] => self.pawl_binary.map(str::to_owned),
+            ["readlink" | "realpath", .., path] if Some(*path) == self.pawl_binary => {
+                self.pawl_binary.map(str::to_owned)
+            }
             ["git", "rev-parse", "--show-toplevel"] => {
                 // The repository's root when git runs there and nothing points git elsewhere.
                 let root = self.anchors.repo_root.as_deref()?;
@@ -583,6 +594,7 @@ impl<'a> Walker<'a> {
             scripts_read: HashMap::new(),
             tmpdir_unset: ctx.tmpdir.is_none() && !maybe_reassigned(input, "TMPDIR"),
             unrolled: 0,
+            pawl_binary: crate::rules::reach::binary_path(policy),
         }
     }
 
@@ -1203,6 +1215,7 @@ impl<'a> Walker<'a> {
                 shell,
                 anchors: &self.anchors,
                 tmpdir_unset: self.tmpdir_unset,
+                pawl_binary: self.pawl_binary.as_deref(),
             },
             &mut effects,
         );
@@ -1228,6 +1241,7 @@ impl<'a> Walker<'a> {
                 shell,
                 anchors: &self.anchors,
                 tmpdir_unset: self.tmpdir_unset,
+                pawl_binary: self.pawl_binary.as_deref(),
             },
         );
         for script in &expanded.substitutions {
@@ -1396,6 +1410,7 @@ impl<'a> Walker<'a> {
                 shell,
                 anchors: &self.anchors,
                 tmpdir_unset: self.tmpdir_unset,
+                pawl_binary: self.pawl_binary.as_deref(),
             },
             name,
         )
@@ -2091,6 +2106,17 @@ impl<'a> Walker<'a> {
             return;
         };
         self.user_rules(&cmd, &name, frame);
+        {
+            let base = name.rsplit('/').next().unwrap_or(&name);
+            self.reach(&cmd, base, shell, frame);
+            // The pawl binary under another name or path is pawl: judged as `pawl`, not read
+            // as a script file.
+            if self.is_pawl_binary(&name, shell) {
+                let args: Vec<Arg> = cmd.argv.iter().skip(1).cloned().collect();
+                self.pawl(&args, shell, frame);
+                return;
+            }
+        }
         if name == "--" {
             // `time -p -- cmd`: the parser leaves the `--` to the command.
             let argv: Vec<Arg> = cmd.argv.iter().skip(1).cloned().collect();

@@ -108,6 +108,54 @@ pub fn is_pawl_command(cmd: &str) -> bool {
     matches!(name, "pawl" | "pawl.exe") && agent_ok && event_ok
 }
 
+/// The program a pawl handler's command runs (`/abs/pawl` of `'/abs/pawl' hook claude stop`),
+/// unquoted; `None` for any other command.
+pub fn pawl_program(cmd: &str) -> Option<String> {
+    if !is_pawl_command(cmd) {
+        return None;
+    }
+    let at = cmd.rfind(" hook ")?;
+    let program = cmd[..at].trim();
+    let unquoted = match program
+        .strip_prefix('\'')
+        .and_then(|p| p.strip_suffix('\''))
+    {
+        Some(inner) => inner.replace("'\\''", "'"),
+        None => program.trim_matches('"').to_owned(),
+    };
+    Some(unquoted)
+}
+
+/// The programs of every pawl handler in a settings text (any agent's shape: every
+/// `"command"` string in it is looked at).
+pub fn pawl_programs(text: &str) -> Vec<String> {
+    fn walk(v: &Value, out: &mut Vec<String>) {
+        match v {
+            Value::Object(m) => {
+                for (k, x) in m {
+                    match (k.as_str(), x) {
+                        ("command", Value::String(c)) => {
+                            if let Some(p) = pawl_program(c)
+                                && !out.contains(&p)
+                            {
+                                out.push(p);
+                            }
+                        }
+                        _ => walk(x, out),
+                    }
+                }
+            }
+            Value::Array(a) => a.iter().for_each(|x| walk(x, out)),
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    if let Ok(v) = serde_json::from_str::<Value>(text) {
+        walk(&v, &mut out);
+    }
+    out
+}
+
 /// The result of a merge.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Merged {
@@ -213,17 +261,7 @@ pub fn merge_permissions(
     existing: Option<&str>,
     entries: &[String],
 ) -> Result<(String, Vec<String>), HookError> {
-    let mut root = parse_object(file, existing)?;
-    let perms = object_entry(&mut root, "permissions", file)?;
-    let allow = array_entry(perms, "allow", file)?;
-    let mut added = Vec::new();
-    for e in entries {
-        if !allow.iter().any(|v| v.as_str() == Some(e.as_str())) {
-            allow.push(Value::String(e.clone()));
-            added.push(e.clone());
-        }
-    }
-    Ok((render(&root), added))
+    merge_permission_list(file, existing, "allow", entries)
 }
 
 /// Takes exactly `entries` out of `permissions.allow`; `None` when the file is left empty.
@@ -232,16 +270,47 @@ pub fn remove_permissions(
     existing: &str,
     entries: &[String],
 ) -> Result<Option<String>, HookError> {
+    remove_permission_list(file, existing, "allow", entries)
+}
+
+/// Adds `entries` to Claude Code's `permissions.<list>` (`allow`, `deny`). Returns the new text
+/// and the entries that were not there before.
+pub fn merge_permission_list(
+    file: &str,
+    existing: Option<&str>,
+    list: &str,
+    entries: &[String],
+) -> Result<(String, Vec<String>), HookError> {
+    let mut root = parse_object(file, existing)?;
+    let perms = object_entry(&mut root, "permissions", file)?;
+    let values = array_entry(perms, list, file)?;
+    let mut added = Vec::new();
+    for e in entries {
+        if !values.iter().any(|v| v.as_str() == Some(e.as_str())) {
+            values.push(Value::String(e.clone()));
+            added.push(e.clone());
+        }
+    }
+    Ok((render(&root), added))
+}
+
+/// Takes exactly `entries` out of `permissions.<list>`; `None` when the file is left empty.
+pub fn remove_permission_list(
+    file: &str,
+    existing: &str,
+    list: &str,
+    entries: &[String],
+) -> Result<Option<String>, HookError> {
     let mut root = parse_object(file, Some(existing))?;
     let mut removed = 0;
     let mut perms_empty = false;
     if let Some(Value::Object(perms)) = root.get_mut("permissions") {
-        if let Some(Value::Array(allow)) = perms.get_mut("allow") {
-            let n = allow.len();
-            allow.retain(|v| !v.as_str().is_some_and(|s| entries.iter().any(|e| e == s)));
-            removed = n - allow.len();
-            if removed > 0 && allow.is_empty() {
-                perms.shift_remove("allow");
+        if let Some(Value::Array(values)) = perms.get_mut(list) {
+            let n = values.len();
+            values.retain(|v| !v.as_str().is_some_and(|s| entries.iter().any(|e| e == s)));
+            removed = n - values.len();
+            if removed > 0 && values.is_empty() {
+                perms.shift_remove(list);
             }
         }
         perms_empty = perms.is_empty();
@@ -381,5 +450,23 @@ mod tests {
         assert!(!is_pawl_command("pawl hook claude stop --extra"));
         assert!(!is_pawl_command("python3 hooks/stop.py"));
         assert!(!is_pawl_command("pawl hook nobody stop"));
+    }
+
+    #[test]
+    fn finds_the_program_of_pawl_handlers() {
+        assert_eq!(
+            pawl_program("/usr/local/bin/pawl hook claude stop").as_deref(),
+            Some("/usr/local/bin/pawl")
+        );
+        assert_eq!(
+            pawl_program("'/my dir/pawl' hook codex pre-tool-use").as_deref(),
+            Some("/my dir/pawl")
+        );
+        assert_eq!(pawl_program("python3 hooks/stop.py"), None);
+        let merged = merge(Agent::Gemini, "f", None, "'/opt/p q/pawl'").map(|m| m.text);
+        assert_eq!(
+            merged.map(|t| pawl_programs(&t)).unwrap_or_default(),
+            vec!["/opt/p q/pawl".to_string()]
+        );
     }
 }

@@ -7,6 +7,8 @@
 //!   CLI's protocol.
 //! - [`install`]: merge into / remove from `.claude/settings.json`, `.codex/hooks.json`,
 //!   `.gemini/settings.json`, a Claude Code plugin, and Claude's `permissions.allow`.
+//! - [`agent_rules`]: the agent CLIs' own deny rules for pawl's files (Claude Code's
+//!   `permissions.deny`, a Codex permission profile, a Gemini CLI policy file).
 //! - [`marker`]: the small "armed" marker in `.pawl/` that lets a hook for a session that belongs
 //!   to no run answer at once, and the pure routing decision made from it.
 //! - [`patch`]: the paths an `apply_patch` body writes.
@@ -14,6 +16,7 @@
 //! What this crate is not: it does no I/O beyond nothing at all — it reads no files, runs no
 //! checks and opens no store. The CLI (`pawl hook`) does that and calls in here.
 
+pub mod agent_rules;
 pub mod answer;
 pub mod input;
 pub mod install;

@@ -44,6 +44,16 @@ fn to_i64(v: u64) -> i64 {
     i64::try_from(v).unwrap_or(i64::MAX)
 }
 
+/// What one agent step spent ([`Store::record_step_spend`]).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct StepSpend {
+    pub tokens_in: u64,
+    pub tokens_out: u64,
+    pub cost_usd: f64,
+    pub cost_estimated: bool,
+    pub session_id: Option<String>,
+}
+
 impl Store {
     /// Starts iteration `n = last + 1` and returns `n`.
     pub fn begin_iteration(
@@ -124,6 +134,46 @@ impl Store {
                 json!({"n": n, "outcome": end.outcome, "tokens_in": end.tokens_in, "tokens_out": end.tokens_out,
                        "cost_usd": end.cost_usd, "cost_estimated": end.cost_estimated, "files": end.files,
                        "duration_ms": end.duration_ms, "summary": end.summary}),
+            )?;
+            Ok(())
+        })
+    }
+
+    /// Charges what an agent step spent to its still-open iteration, as soon as the step ends:
+    /// if pawl dies while it verifies the step's work, the iteration is marked interrupted
+    /// later, and what the agent spent stays charged. [`Store::finish_iteration`] writes the
+    /// same figures again.
+    pub fn record_step_spend(&mut self, run_id: &str, n: u32, spend: &StepSpend) -> Result<()> {
+        let StepSpend {
+            tokens_in,
+            tokens_out,
+            cost_usd,
+            cost_estimated,
+            session_id,
+        } = spend;
+        self.write(|tx| {
+            let updated = tx.execute(
+                "UPDATE iterations SET tokens_in = ?3, tokens_out = ?4, cost_usd = ?5, cost_estimated = ?6,
+                   session_id = COALESCE(?7, session_id)
+                 WHERE run_id = ?1 AND n = ?2 AND ended_at IS NULL",
+                params![
+                    run_id,
+                    n,
+                    to_i64(*tokens_in),
+                    to_i64(*tokens_out),
+                    cost_usd,
+                    cost_estimated,
+                    session_id
+                ],
+            )?;
+            if updated == 0 {
+                return Err(StoreError::Refused(format!("iteration {n} of run {run_id} is not open")));
+            }
+            tx.event(
+                Some(run_id),
+                EventKind::StepSpent,
+                json!({"n": n, "tokens_in": tokens_in, "tokens_out": tokens_out, "cost_usd": cost_usd,
+                       "cost_estimated": cost_estimated}),
             )?;
             Ok(())
         })

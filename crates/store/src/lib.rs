@@ -22,6 +22,7 @@ mod session;
 mod work;
 
 pub use evidence::{Evidence, NewEvidence, TestCounts};
+pub use iterations::StepSpend;
 pub use leases::LeaseOutcome;
 pub use pipeline::{
     ConvergenceRecord, FailedDirection, NewVerdict, PhaseRecord, PlanRecord, ScoreRecord,

@@ -124,14 +124,15 @@ impl Store {
         Ok(rows)
     }
 
-    /// The run a command without `--run` means: the newest one that is not finished, else the
-    /// newest one.
+    /// The run a command without `--run` means: the one being worked on (active or awaiting the
+    /// user; there is at most one), else the newest one. A run stopped before a newer one
+    /// started is not "current" any more: name it with `--run`.
     pub fn current_run(&self) -> Result<Option<Run>> {
         let open = self
             .conn
             .query_row(
                 &format!(
-                    "SELECT {RUN_COLUMNS} FROM runs WHERE status NOT IN ('done', 'cancelled') ORDER BY seq DESC LIMIT 1"
+                    "SELECT {RUN_COLUMNS} FROM runs WHERE status IN ('active', 'awaiting_user') ORDER BY seq DESC LIMIT 1"
                 ),
                 [],
                 run_from_row,

@@ -3,12 +3,15 @@
 //! The end of the process decides first (a timeout is `timeout`; a command that cannot be found,
 //! exit 127, or cannot be executed, exit 126, is `environment`), then failing tests (`test`,
 //! unless their first failure is plainly environmental, infrastructural or external, e.g. a
-//! missing module), then pawl-core's message table on the output. Failing tests under exit 0
+//! missing module), then compiler and linter errors (`code`: the first error whole, with its
+//! location and code excerpt, not the end of the output), then pawl-core's message table on
+//! the output. Failing tests under exit 0
 //! are always `test`: the runner's exit code lied. The table itself lives in
 //! `pawl_core::failure`; this module only decides what text to hand it.
 
 use pawl_core::failure::{FailureCategory, classify};
 
+use crate::diagnostics::Diagnostics;
 use crate::outcome::{CheckEnd, CheckFailure};
 use crate::parse::{TestStatus, TestSummary};
 
@@ -23,6 +26,7 @@ pub fn classify_check(
     end: &CheckEnd,
     passed: bool,
     tests: Option<&TestSummary>,
+    diagnostics: Option<&Diagnostics>,
     tail: &str,
 ) -> Option<CheckFailure> {
     if passed || matches!(end, CheckEnd::Skipped { .. }) {
@@ -58,8 +62,26 @@ pub fn classify_check(
             ),
         ),
         CheckEnd::Stopped => (FailureCategory::Infra, end.describe()),
-        _ => match tests.filter(|t| t.failed > 0) {
-            Some(t) => {
+        _ => match (
+            tests.filter(|t| t.failed > 0),
+            diagnostics.filter(|d| d.errors > 0),
+        ) {
+            (None, Some(d)) => {
+                let first = d.first_error.clone().unwrap_or_default();
+                // The header alone: a code excerpt may hold any word (`timeout`, `503`).
+                let head = first.lines().next().unwrap_or("");
+                let category = match classify(head) {
+                    c @ (FailureCategory::Environment
+                    | FailureCategory::Infra
+                    | FailureCategory::External) => c,
+                    _ => FailureCategory::Code,
+                };
+                (
+                    category,
+                    format!("{}: {}:\n{first}", end.describe(), d.describe()),
+                )
+            }
+            (Some(t), _) => {
                 let first = t.first_failure.clone().unwrap_or_else(|| useful.clone());
                 let category = match classify(&first) {
                     c @ (FailureCategory::Environment
@@ -78,7 +100,7 @@ pub fn classify_check(
                     ),
                 )
             }
-            None => (classify(&useful), format!("{}: {}", end.describe(), useful)),
+            (None, None) => (classify(&useful), format!("{}: {}", end.describe(), useful)),
         },
     };
     Some(CheckFailure {
@@ -115,8 +137,9 @@ fn plural(n: u64, word: &str) -> String {
     }
 }
 
-/// The last `n` non-blank lines of a tail, without the `out| ` / `err| ` prefixes, joined by
-/// ` | ` so the message stays one line.
+/// The last `n` non-blank lines of a tail, without the `out| ` / `err| ` prefixes and without
+/// tables (a coverage report such as nyc's after the tests is not why a check failed), joined
+/// by ` | ` so the message stays one line.
 fn last_lines(tail: &str, n: usize) -> String {
     let lines: Vec<&str> = tail
         .lines()
@@ -126,10 +149,17 @@ fn last_lines(tail: &str, n: usize) -> String {
                 .unwrap_or(l)
                 .trim_end()
         })
-        .filter(|l| !l.trim().is_empty())
+        .filter(|l| !l.trim().is_empty() && !is_table_line(l))
         .collect();
     let start = lines.len().saturating_sub(n);
     lines.get(start..).unwrap_or_default().join(" | ")
+}
+
+/// A row or rule of a text table: `----|----|---`, `File | % Stmts | ...`, `calc.js | 100 | ...`.
+fn is_table_line(line: &str) -> bool {
+    let t = line.trim();
+    t.matches('|').count() >= 3
+        || t.len() >= 10 && t.chars().all(|c| matches!(c, '-' | '|' | '=' | '+' | ' '))
 }
 
 fn first_lines(text: &str, n: usize) -> String {
@@ -161,7 +191,7 @@ mod tests {
     #[test]
     fn the_end_decides_first() {
         let c = |end: CheckEnd| {
-            classify_check("test", &end, false, None, "err| boom\n")
+            classify_check("test", &end, false, None, None, "err| boom\n")
                 .unwrap()
                 .category
         };
@@ -191,6 +221,7 @@ mod tests {
             &end,
             false,
             Some(&summary(2, "AssertionError: 1 != 2")),
+            None,
             "",
         )
         .unwrap();
@@ -206,12 +237,21 @@ mod tests {
             &end,
             false,
             Some(&summary(1, "ModuleNotFoundError: No module named 'yaml'")),
+            None,
             "",
         )
         .unwrap();
         assert_eq!(f.category, FailureCategory::Environment);
         // A TypeError inside a test is still a failing test for the agent to fix.
-        let f = classify_check("test", &end, false, Some(&summary(1, "TypeError: x")), "").unwrap();
+        let f = classify_check(
+            "test",
+            &end,
+            false,
+            Some(&summary(1, "TypeError: x")),
+            None,
+            "",
+        )
+        .unwrap();
         assert_eq!(f.category, FailureCategory::Test);
     }
 
@@ -224,6 +264,7 @@ mod tests {
             &end,
             false,
             Some(&summary(2, "ModuleNotFoundError: No module named 'yaml'")),
+            None,
             "",
         )
         .unwrap();
@@ -243,8 +284,15 @@ mod tests {
             id: "m::t".into(),
             status: TestStatus::Failed,
         }];
-        let f =
-            classify_check("test", &end, false, Some(&t), "out| test m::t ... FAILED\n").unwrap();
+        let f = classify_check(
+            "test",
+            &end,
+            false,
+            Some(&t),
+            None,
+            "out| test m::t ... FAILED\n",
+        )
+        .unwrap();
         assert_eq!(
             f.message,
             "test: the test runner reported 1 failing test(s) but exited 0 (m::t): test m::t ... FAILED"
@@ -254,10 +302,27 @@ mod tests {
     #[test]
     fn output_is_classified_by_the_core_table() {
         let tail = "out| Compiling x\nerr| error[E0425]: cannot find value `y`\nerr| \n";
-        let f =
-            classify_check("build", &CheckEnd::Exited { code: 101 }, false, None, tail).unwrap();
+        let f = classify_check(
+            "build",
+            &CheckEnd::Exited { code: 101 },
+            false,
+            None,
+            None,
+            tail,
+        )
+        .unwrap();
         assert_eq!(f.category, FailureCategory::Code);
         assert!(f.message.contains("error[E0425]"), "{}", f.message);
-        assert!(classify_check("build", &CheckEnd::Exited { code: 0 }, true, None, tail).is_none());
+        assert!(
+            classify_check(
+                "build",
+                &CheckEnd::Exited { code: 0 },
+                true,
+                None,
+                None,
+                tail
+            )
+            .is_none()
+        );
     }
 }

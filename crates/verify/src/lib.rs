@@ -9,6 +9,10 @@
 //! - [`runner`]: run checks through `pawl-process` (process groups, timeouts, logs), in
 //!   parallel, into [`outcome::CheckRun`]s with parsed counts and a classified failure
 //!   ([`classify`]).
+//! - [`diagnostics`]: the first error of a compiler or linter (rustc, clippy) with its location
+//!   and code excerpt, and the counts of errors and warnings, for checks that run no tests.
+//! - [`text`]: terminal escapes out of tool output ([`text::strip_ansi`]), for everything that
+//!   leaves this crate and for the engine's prompts and reports.
 //! - [`backup`]: an exact, restorable copy of the working tree for the lint-fix loop.
 //! - [`protect`]: the test-protection screen, pure functions that compare a run's tests, test
 //!   files and runner configuration with its baseline (deleted tests, skips, weakened
@@ -21,6 +25,7 @@
 
 pub mod backup;
 pub mod classify;
+pub mod diagnostics;
 pub mod gate;
 pub mod outcome;
 pub mod parse;
@@ -28,7 +33,9 @@ pub mod platform;
 pub mod protect;
 pub mod report;
 pub mod runner;
+pub mod text;
 
+pub use diagnostics::{Diagnostics, parse_diagnostics};
 pub use gate::{Check, gates_from_config};
 pub use outcome::{CheckEnd, CheckFailure, CheckRun};
 pub use parse::{Runner, TestSummary, parse_any};

@@ -8,6 +8,7 @@ use std::time::Duration;
 use pawl_core::failure::FailureCategory;
 use serde::Serialize;
 
+use crate::diagnostics::Diagnostics;
 use crate::gate::Check;
 use crate::parse::TestSummary;
 
@@ -92,7 +93,8 @@ impl CheckEnd {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct CheckFailure {
     pub category: FailureCategory,
-    /// One compact message: what failed and the first useful line(s).
+    /// What failed and the first useful line(s): one line, except for a compiler or linter
+    /// error, whose message carries the first error's lines (location, code excerpt).
     pub message: String,
 }
 
@@ -108,9 +110,13 @@ pub struct CheckRun {
     #[serde(serialize_with = "ser_ms")]
     pub duration: Duration,
     pub tests: Option<TestSummary>,
+    /// rustc/clippy errors and warnings the output holds (see [`crate::diagnostics`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub diagnostics: Option<Diagnostics>,
     /// SHA-256 over the stdout and stderr digests, hex.
     pub output_digest: Option<String>,
-    /// The last lines of output, each prefixed `out| ` or `err| ` (bounded).
+    /// The last lines of output, each prefixed `out| ` or `err| ` (bounded), without terminal
+    /// escapes.
     pub tail: String,
     /// The complete log (absolute path).
     pub log_path: Option<PathBuf>,
@@ -134,6 +140,7 @@ impl CheckRun {
             passed: false,
             duration: Duration::ZERO,
             tests: None,
+            diagnostics: None,
             output_digest: None,
             tail: String::new(),
             log_path: None,

@@ -7,7 +7,9 @@
 //!
 //! Counting rules shared by all parsers: `failed` includes errors (pytest/unittest errors, jest
 //! suites that failed to run, go packages that failed to build); `skipped` includes ignored,
-//! pending, todo and expected failures. `failing` keeps at most [`MAX_FAILING`] names.
+//! pending, todo and expected failures. `failing` keeps at most [`MAX_FAILING`] names. Every
+//! name, id and message a parser returns is free of terminal escapes ([`strip_ansi`]),
+//! including the `#x1B[0m` that pytest writes into its JUnit reports.
 //!
 //! ## Per-test outcomes
 //!
@@ -31,20 +33,31 @@
 //! | pytest | `-rA` short summary | node id | PASSED, FAILED, ERROR, XFAIL, XPASS | skips (the summary names `file:line`, not the test), deselected |
 //! | pytest | default (dots) | node id | the short summary's FAILED and ERROR lines | passes, skips, xfails |
 //! | pytest | JUnit (`--junitxml={report}`) | `tests.t.TestC.test_b[p 1]` (`classname.name`: the report has no node id) | every test; `<skipped type="pytest.xfail">` is XFailed | deselected tests |
-//! | unittest | `-v` | `module.Class.test_method` (from `test_method (module.Class.test_method)`, or `(module.Class)` before 3.11) | ok, FAIL, ERROR, skipped, expected failure, unexpected success, documented tests (name and docstring on two lines) | |
-//! | unittest | default (dots) | same | the `FAIL:`, `ERROR:`, `UNEXPECTED SUCCESS:` sections | passes, skips, expected failures |
+//! | unittest | `-v` | `module.Class.test_method` (from `test_method (module.Class.test_method)`, or `(module.Class)` before 3.11); a subtest `module.Class.test_method[i=3]`, `[msg]`, `[msg, i=3]` | ok, FAIL, ERROR, skipped, expected failure, unexpected success, documented tests (name and docstring on two lines); a failing subtest and its test (failed) | passing subtests (not printed) |
+//! | unittest | default (dots) | same | the `FAIL:`, `ERROR:`, `UNEXPECTED SUCCESS:` sections (subtests as above) | passes, skips, expected failures |
 //! | jest, vitest | JSON report (`--json`, `--reporter=json`) | `path/a.test.js > describe > test` (the report's absolute path; the runner makes it relative to the check's directory) | every test; a file that failed to run is its path, failed | |
 //! | jest | human, verbose tree (one test file, or `--verbose`) | `path/a.test.js > describe > test` (path as printed) | ✓, ✕, ○ skipped, ✎ todo; `● describe › test` failures | |
 //! | jest | human, several files | same | the `● describe › test` failures; `● Test suite failed to run` is the file | passes, skips |
 //! | vitest | `--reporter=verbose` | `a.test.js > describe > test` | ✓, ×, ↓ (skipped), □ (todo) | |
 //! | vitest | default reporter | same | the `FAIL  file > describe > test` headers | passes, skips: its tree leaves out the describe names |
-//! | go test | `-json` | `pkg/TestName/subtest` | pass, fail (the parents of a failing subtest too), skip; a package that failed with no failing test (build error) is `pkg`, failed | |
+//! | go test | `-json` | `pkg/TestName/subtest` | pass, fail (the parents of a failing subtest too), skip; a package that failed with no failing test (build error; before Go 1.24 a plain `FAIL pkg [build failed]` line in the stream) is `pkg`, failed | |
 //! | go test | plain `-v` | same (the package comes from the `ok` / `FAIL` line after its tests) | `--- PASS`, `--- FAIL`, `--- SKIP`; a package failure as above | |
 //! | go test | plain, no `-v` | same | `--- FAIL` lines; package failures | passes, skips |
 //! | dotnet test | VSTest console | `Ns.Class.Method` as printed | `Failed` and `Skipped` lines; `Passed` at normal verbosity | passes at the default (minimal) verbosity |
 //! | dotnet test | Microsoft.Testing.Platform console | same | `failed` lines; `passed`, `skipped` with `--output detailed` | passes by default |
 //! | dotnet test | TRX report | `testName` | every `UnitTestResult` (not run = skipped) | |
+//! | node --test | TAP (its reporter under a pipe up to Node 22) | the path of names, `suite > inner > test` | every test that has no subtests: ok, not ok, `# SKIP`, `# TODO` (skipped); a parent only when it failed with no failing subtest (a hook) | |
+//! | node --test | spec (`✔`, `✖`, `﹣`, `▶`; the default from Node 23) | same as its TAP | same | |
+//! | tape | TAP | the test's name (its `# name` comment) | every test, the worst of its assertions; `# SKIP name` | |
+//! | ava `--tap`, mocha `--reporter tap`, any TAP | TAP | the point's description (mocha: its full title) | every point | |
+//! | mocha | spec (default) | the full title, `describe nested test` (titles joined by spaces, as mocha's `fullTitle`) | `✔`, `N)` failing (a failing hook is `describe "before each" hook for "t"`), `- pending` | same titles in two files share an id |
+//! | mocha | JSON (`--reporter json`, on stdout or as `{report}`) | `fullTitle` | every test; failing hooks | |
 //! | any | JUnit XML report | `classname.name`, or `name` without a classname | every `<testcase>` | |
+//!
+//! tape counts tests, not assertions as tape's `# tests` line does; node:test and the TAP
+//! parser count tests without subtests (node's `# fail` also counts a failing parent); unittest
+//! counts failing subtests in `failed` as its `failures=` does. Compiler and linter output
+//! (rustc, clippy) has no tests: see [`crate::diagnostics`].
 //!
 //! **Which source wins.** When a report file (`{report}`, see [`crate::report`]) parses, its
 //! summary is the result, counts and ids alike: JUnit, TRX and the jest/vitest JSON name every
@@ -62,8 +75,11 @@ mod go_test;
 mod jest;
 mod junit;
 mod libtest_json;
+mod mocha;
 mod nextest;
+mod node_spec;
 mod pytest;
+mod tap;
 mod unittest;
 mod vitest;
 
@@ -71,6 +87,8 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
+
+pub use crate::text::strip_ansi;
 
 /// At most this many failing test names are kept; counts stay exact.
 pub const MAX_FAILING: usize = 200;
@@ -96,11 +114,18 @@ pub enum Runner {
     DotnetTest,
     /// A JUnit XML report from a runner not known otherwise.
     Junit,
+    /// A TAP stream: node:test's TAP reporter, tape, `ava --tap`, `mocha --reporter tap`, ...
+    Tap,
+    /// `node --test`: its TAP reporter (the default under a pipe up to Node 22) or its spec
+    /// reporter (the default from Node 23).
+    NodeTest,
+    /// mocha's spec reporter (its default) or JSON reporter.
+    Mocha,
 }
 
 impl Runner {
     /// Every runner, for tests and listings.
-    pub const ALL: [Runner; 9] = [
+    pub const ALL: [Runner; 12] = [
         Runner::CargoTest,
         Runner::Nextest,
         Runner::Pytest,
@@ -110,10 +135,14 @@ impl Runner {
         Runner::GoTest,
         Runner::DotnetTest,
         Runner::Junit,
+        Runner::Tap,
+        Runner::NodeTest,
+        Runner::Mocha,
     ];
 
     /// The runner a command line invokes, if it names one directly.
-    /// `npm test` names none: its output is sniffed instead.
+    /// `npm test` names none: its output is sniffed instead. Neither does `ava` without
+    /// `--tap` (its own reporter is not parsed).
     pub fn from_command(command: &str) -> Option<Runner> {
         let words: Vec<&str> = command.split_whitespace().collect();
         let has_pair = |a: &str, b: &str| words.windows(2).any(|w| w == [a, b]);
@@ -138,6 +167,16 @@ impl Runner {
             Some(Runner::GoTest)
         } else if has_pair("dotnet", "test") {
             Some(Runner::DotnetTest)
+        } else if has("node")
+            && words
+                .iter()
+                .any(|w| *w == "--test" || w.starts_with("--test-reporter"))
+        {
+            Some(Runner::NodeTest)
+        } else if has("mocha") || has("_mocha") {
+            Some(Runner::Mocha)
+        } else if has("tape") || has("ava") && (has("--tap") || has("-t")) {
+            Some(Runner::Tap)
         } else {
             None
         }
@@ -236,7 +275,7 @@ impl TestSummary {
 
 /// Which of two reports of the same id wins: a failure anywhere (a pytest teardown error after a
 /// pass, one of several doc-tests of an item) fails the id; a run beats a skip.
-fn merge_status(this: TestStatus, other: TestStatus) -> TestStatus {
+pub(crate) fn merge_status(this: TestStatus, other: TestStatus) -> TestStatus {
     {
         fn rank(s: TestStatus) -> u8 {
             match s {
@@ -323,9 +362,54 @@ pub fn parse_as(
     stderr: &str,
     report: Option<&str>,
 ) -> Option<TestSummary> {
+    parse_raw(runner, stdout, stderr, report).map(clean)
+}
+
+/// Escapes out of every text a summary carries (names, ids, the first failure): consoles are
+/// stripped before parsing, but reports are not (pytest's JUnit writes `#x1B[0m`), and a
+/// parser must not have to care.
+fn clean(mut s: TestSummary) -> TestSummary {
+    if let Some(f) = &s.first_failure
+        && let Cow::Owned(clean) = strip_ansi(f)
+    {
+        s.first_failure = Some(clean).filter(|f| !f.trim().is_empty());
+    }
+    let mut failing = Vec::with_capacity(s.failing.len());
+    for name in &s.failing {
+        let name = strip_ansi(name);
+        let name = name.trim();
+        if !name.is_empty() && !failing.iter().any(|n: &String| n == name) {
+            failing.push(name.to_owned());
+        }
+    }
+    s.failing = failing;
+    if s.tests
+        .iter()
+        .any(|t| matches!(strip_ansi(&t.id), Cow::Owned(_)))
+    {
+        let mut list = TestList::default();
+        for t in &s.tests {
+            list.add(&strip_ansi(&t.id), t.status);
+        }
+        s.tests = list.into_vec();
+    }
+    s
+}
+
+fn parse_raw(
+    runner: Runner,
+    stdout: &str,
+    stderr: &str,
+    report: Option<&str>,
+) -> Option<TestSummary> {
     if let Some(report) = report {
         let from_report = match runner {
             Runner::Jest | Runner::Vitest => jest::parse_json(report, runner),
+            // Both also write JUnit (node's `--test-reporter=junit`, mocha-junit-reporter).
+            Runner::Mocha => mocha::parse_json(report).or_else(|| junit::parse(report, runner)),
+            Runner::Tap | Runner::NodeTest => {
+                tap::parse(report, runner).or_else(|| junit::parse(report, runner))
+            }
             Runner::DotnetTest => {
                 dotnet::parse_trx(report).or_else(|| junit::parse(report, runner))
             }
@@ -356,6 +440,10 @@ fn parse_console(runner: Runner, stdout: &str, stderr: &str) -> Option<TestSumma
         Runner::GoTest => go_test::parse(&text),
         Runner::DotnetTest => dotnet::parse(&text),
         Runner::Junit => junit::parse(&text, Runner::Junit),
+        Runner::Tap => tap::parse(&text, Runner::Tap),
+        Runner::NodeTest => tap::parse(&text, Runner::NodeTest).or_else(|| node_spec::parse(&text)),
+        // `mocha --reporter tap` is TAP.
+        Runner::Mocha => mocha::parse(&text).or_else(|| tap::parse(&text, Runner::Mocha)),
     }
 }
 
@@ -384,6 +472,10 @@ fn sniff_report(report: &str) -> Option<Runner> {
     } else if head.starts_with('{') && head.contains("\"numTotalTests\"") {
         // vitest's JSON reporter mimics jest's; the numbers mean the same.
         Some(Runner::Jest)
+    } else if head.starts_with('{') && head.contains("\"stats\"") && mocha::sniff(report) {
+        Some(Runner::Mocha)
+    } else if tap::sniff(report) {
+        Some(Runner::Tap)
     } else {
         None
     }
@@ -406,6 +498,17 @@ fn sniff_text(text: &str) -> Option<Runner> {
         Some(Runner::Unittest)
     } else if text.contains("Test Files ") {
         Some(Runner::Vitest)
+    } else if node_spec::sniff(text) {
+        Some(Runner::NodeTest)
+    } else if mocha::sniff(text) {
+        Some(Runner::Mocha)
+    } else if tap::sniff(text) {
+        // node:test's TAP has `# Subtest:` lines; the parser names its tests by path either way.
+        if text.contains("# Subtest: ") {
+            Some(Runner::NodeTest)
+        } else {
+            Some(Runner::Tap)
+        }
     } else if text.contains("Tests:") && text.contains(" total") {
         Some(Runner::Jest)
     } else if text.contains("Passed!  - ")
@@ -423,51 +526,6 @@ fn sniff_text(text: &str) -> Option<Runner> {
     } else {
         None
     }
-}
-
-/// Removes ANSI escape sequences (colours, cursor moves): jest and vitest colour even when
-/// piped if FORCE_COLOR is set, and colour codes break every line match.
-pub fn strip_ansi(s: &str) -> Cow<'_, str> {
-    if !s.contains('\u{1b}') {
-        return Cow::Borrowed(s);
-    }
-    let mut out = String::with_capacity(s.len());
-    let mut chars = s.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c != '\u{1b}' {
-            out.push(c);
-            continue;
-        }
-        match chars.peek() {
-            Some('[') => {
-                chars.next();
-                // CSI: parameters and intermediates, then one final byte in @..~.
-                for d in chars.by_ref() {
-                    if ('@'..='~').contains(&d) {
-                        break;
-                    }
-                }
-            }
-            Some(']') => {
-                chars.next();
-                // OSC: up to BEL or ESC \.
-                while let Some(d) = chars.next() {
-                    if d == '\u{7}' {
-                        break;
-                    }
-                    if d == '\u{1b}' {
-                        chars.next();
-                        break;
-                    }
-                }
-            }
-            Some(_) => {
-                chars.next();
-            }
-            None => {}
-        }
-    }
-    Cow::Owned(out)
 }
 
 /// Trims a failure message to something an agent prompt can carry.
@@ -549,6 +607,59 @@ pub(crate) fn dedent(lines: &[&str]) -> String {
         .join("\n")
 }
 
+/// A JavaScript error as a test runner prints it (message, diff, stack): the lines up to the
+/// stack, then its first frame in the project's code, without node's internals or the error
+/// object's properties after the stack. Lines lose the indentation of the first line; runs of
+/// blank lines become one.
+pub(crate) fn js_excerpt(lines: &[&str]) -> String {
+    let first_indent = lines
+        .iter()
+        .find(|l| !l.trim().is_empty())
+        .map(|l| l.len() - l.trim_start().len())
+        .unwrap_or(0);
+    let mut out: Vec<&str> = Vec::new();
+    let mut in_stack = false;
+    for l in lines {
+        let indent = l.len() - l.trim_start().len();
+        let l = l.get(indent.min(first_indent)..).unwrap_or(l).trim_end();
+        let t = l.trim_start();
+        if t.starts_with("at ") {
+            if !in_stack {
+                in_stack = true;
+                if let Some(frame) = lines
+                    .iter()
+                    .map(|f| f.trim())
+                    .filter(|f| f.starts_with("at "))
+                    .find(|f| !internal_frame(f))
+                {
+                    while out.last().is_some_and(|p| p.trim().is_empty()) {
+                        out.pop();
+                    }
+                    out.push(frame.trim_end_matches(" {"));
+                }
+            }
+            continue;
+        }
+        if in_stack {
+            // The error's own properties (`{ code: ..., actual: ... }`) follow the stack.
+            continue;
+        }
+        if t.is_empty() && out.last().is_none_or(|p| p.trim().is_empty()) {
+            continue;
+        }
+        out.push(l);
+    }
+    out.join("\n").trim().to_owned()
+}
+
+/// A stack frame in node itself or in a dependency.
+pub(crate) fn internal_frame(frame: &str) -> bool {
+    frame.contains("node:")
+        || frame.contains("node_modules")
+        || frame.contains("(<anonymous>)")
+        || frame.contains("internal/")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -585,16 +696,22 @@ mod tests {
             Some(Runner::DotnetTest)
         );
         assert_eq!(Runner::from_command("npm test"), None);
-    }
-
-    #[test]
-    fn strip_ansi_removes_csi_and_osc() {
+        assert_eq!(Runner::from_command("node --test"), Some(Runner::NodeTest));
         assert_eq!(
-            strip_ansi("\u{1b}[1m\u{1b}[31mred\u{1b}[39m\u{1b}[22m x"),
-            "red x"
+            Runner::from_command("c8 /usr/bin/node --test-reporter=tap --test test/"),
+            Some(Runner::NodeTest)
         );
-        assert_eq!(strip_ansi("a\u{1b}]8;;http://x\u{7}b"), "ab");
-        assert_eq!(strip_ansi("trailing \u{1b}"), "trailing ");
+        assert_eq!(Runner::from_command("node index.js"), None);
+        assert_eq!(
+            Runner::from_command("npx mocha --reporter json"),
+            Some(Runner::Mocha)
+        );
+        assert_eq!(
+            Runner::from_command("nyc tape test/*.js"),
+            Some(Runner::Tap)
+        );
+        assert_eq!(Runner::from_command("npx ava --tap"), Some(Runner::Tap));
+        assert_eq!(Runner::from_command("npx ava"), None);
     }
 
     #[test]

@@ -49,5 +49,5 @@ pub use descriptor::{
     SizeThresholds, Variant, builtin_texts, parse_descriptor,
 };
 pub use detect::{Detection, MarkerHit, PlatformMatch, detect};
-pub use facts::{FactsError, ProjectFacts};
+pub use facts::{FactsError, MAX_SUBPROJECTS, ProjectFacts, SubProject, subprojects};
 pub use render::{gates_toml, render_human};

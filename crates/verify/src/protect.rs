@@ -145,6 +145,10 @@ pub enum Weakness {
     Focus { line: String },
     /// An added assertion cannot fail (`assert True`, `assert x == x`, `expect(a).toBe(a)`).
     TriviallyTrue { line: String },
+    /// An existing assertion now expects other values: the same assertion with other literals
+    /// (`assertEqual(add(2, 3), 5)` → `assertEqual(add(2, 3), -1)`). Making a test agree with
+    /// the code is not making the code right; a reviewer decides.
+    ExpectationChanged { from: String, to: String },
 }
 
 /// One thing the screen found. Serialized with a `kind` tag (`test_gone`, ...).
@@ -259,6 +263,9 @@ impl fmt::Display for Finding {
                         Weakness::Focus { line } => format!("focus marker added: `{line}`"),
                         Weakness::TriviallyTrue { line } => {
                             format!("assertion that cannot fail: `{line}`")
+                        }
+                        Weakness::ExpectationChanged { from, to } => {
+                            format!("expectation changed: `{from}` became `{to}`")
                         }
                     });
                 }

@@ -25,6 +25,7 @@ use pawl_process::{Command, End, Outcome};
 use sha2::{Digest as _, Sha256};
 
 use crate::classify::classify_check;
+use crate::diagnostics::parse_diagnostics;
 use crate::gate::{BUILD, Check};
 use crate::outcome::{CheckEnd, CheckRun};
 use crate::parse::{TestSummary, parse_any};
@@ -221,8 +222,17 @@ pub fn run_check(check: &Check, cfg: &RunnerConfig) -> CheckRun {
     // A runner that reports failing tests has failed, whatever its exit code (`|| true`, a
     // wrapper script that loses the code): classify_check then says so.
     let passed = outcome.success() && tests.as_ref().is_none_or(|t| t.reported_failures() == 0);
-    let tail = outcome.combined_tail_text();
-    let failure = classify_check(&check.name, &end, passed, tests.as_ref(), &tail);
+    let diagnostics = parse_diagnostics(&check.command, &stdout, &stderr);
+    // The tail is evidence shown to people and agents: no colour codes in it.
+    let tail = crate::text::strip_ansi(&outcome.combined_tail_text()).into_owned();
+    let failure = classify_check(
+        &check.name,
+        &end,
+        passed,
+        tests.as_ref(),
+        diagnostics.as_ref(),
+        &tail,
+    );
     CheckRun {
         check: check.clone(),
         argv,
@@ -231,6 +241,7 @@ pub fn run_check(check: &Check, cfg: &RunnerConfig) -> CheckRun {
         passed,
         duration: outcome.duration,
         tests,
+        diagnostics,
         output_digest: Some(output_digest(&outcome)),
         tail,
         log_path: Some(log_path),
@@ -248,7 +259,7 @@ fn failed_to_start(
     not_found: bool,
 ) -> CheckRun {
     let end = CheckEnd::SpawnFailed { message, not_found };
-    let failure = classify_check(&check.name, &end, false, None, "");
+    let failure = classify_check(&check.name, &end, false, None, None, "");
     CheckRun {
         argv,
         end,

@@ -40,6 +40,7 @@ pub fn request(cwd: &Path, iteration: u32, prompt: &str) -> StepRequest {
         run_id: "run-test".into(),
         iteration,
         resume_session: None,
+        session_spent_usd: None,
         model: None,
         env: Vec::new(),
     }

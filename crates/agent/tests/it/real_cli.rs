@@ -132,6 +132,7 @@ impl Sandbox {
             run_id: "run-real".into(),
             iteration,
             resume_session: resume,
+            session_spent_usd: None,
             model: None,
             env,
         }

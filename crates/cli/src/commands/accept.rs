@@ -17,6 +17,7 @@ use crate::error::{CliError, CliResult};
 #[derive(Debug, Args)]
 pub struct AcceptArgs {
     /// The run (default: the current one).
+    #[arg(id = "run_id", value_name = "RUN")]
     pub run: Option<String>,
     /// Accept the run's changes to its tests, saying why (recorded and shown in the report).
     #[arg(long, value_name = "WHY")]

@@ -35,8 +35,8 @@ fn context(ctx: &Ctx, run_active: bool) -> CliResult<Context> {
     let mut g = Context::new(cwd);
     g.repo_root = Some(ctx.root.clone());
     g.run_active = run_active;
-    let repo = pawl_git::Repo::open(&ctx.root)?;
-    g.branch = repo.current_branch()?;
+    let repo = guard_host::open_repo(&ctx.root)?;
+    g.branch = guard_host::branch_at(&ctx.root, &g.cwd).map_err(CliError::Failed)?;
     let tracked = repo.tracked_files()?;
     g.tracked = Arc::new(
         tracked
@@ -59,7 +59,7 @@ pub fn run(ctx: &mut Ctx, cmd: &GuardCommand) -> CliResult<ExitCode> {
     };
     let input = input(args)?;
     let eff = ctx.config(&[])?;
-    let policy = guard_host::policy(&eff.config.guard);
+    let policy = guard_host::policy(&eff.config.guard, &guard_host::Host::current(&[]));
     let gctx = context(ctx, true)?;
     let exp = pawl_guard::explain(&input, &gctx, &policy);
     let deny = exp.decision.is_deny();

@@ -48,6 +48,9 @@ pub struct HookArgs {
 
 /// Answers after this long whatever the work is doing (below the installed 30 s timeout).
 const WATCHDOG_QUICK: Duration = Duration::from_secs(20);
+/// The most bytes of stdin a hook reads.
+const MAX_INPUT: u64 = 16 * 1024 * 1024;
+
 /// The Stop hook's watchdog: a minute below its installed timeout.
 const WATCHDOG_STOP: Duration =
     Duration::from_secs(pawl_hooks::install::STOP_TIMEOUT_S.saturating_sub(60));
@@ -65,20 +68,33 @@ pub fn run(args: &HookArgs, dir: Option<&Path>) -> ExitCode {
         answer(Agent::Codex, HookKind::PreToolUse, &Answer::Allow);
         return ExitCode::Done;
     };
+    // At most MAX_INPUT bytes: a payload is a few kilobytes; a huge or endless stdin must not
+    // keep the hook from answering within its budget (what is cut off fails to parse and is
+    // judged as such: closed for tools, open for Stop).
     let mut text = String::new();
-    let _ = std::io::stdin().read_to_string(&mut text);
+    let _ = std::io::stdin().take(MAX_INPUT).read_to_string(&mut text);
     let start = match dir {
         Some(d) => Some(d.to_path_buf()),
         None => std::env::current_dir().ok(),
     };
-    // Fast path: no repository, no `.pawl/session.json` → this session belongs to no run.
-    let Some(root) = start.as_deref().and_then(find_repo_root) else {
+    // Where the session works: the payload's `cwd` (it follows the agent's `cd`), else where
+    // this hook was started.
+    let (session, cwd) = locator(&text);
+    let Some(cwd) = cwd.or(start) else {
         answer(agent, kind, &Answer::Allow);
         return ExitCode::Done;
     };
     // A headless run's agent carries its run in the environment: the guard applies, and the
     // loop (not this hook) decides when the work is done.
     if let Some(run_id) = headless_run_id() {
+        let Some(root) = headless_root(&cwd, &run_id).or_else(|| find_repo_root(&cwd)) else {
+            let why = format!(
+                "run {run_id} drives this agent, but its repository is not at or above `{}`",
+                cwd.display()
+            );
+            answer(agent, kind, &fallback(kind, true, &why));
+            return ExitCode::Done;
+        };
         start_watchdog(agent, kind, &root, true);
         let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             handle_headless(agent, &text, &root, &run_id)
@@ -97,7 +113,10 @@ pub fn run(args: &HookArgs, dir: Option<&Path>) -> ExitCode {
         answer(agent, kind, &a);
         return ExitCode::Done;
     }
-    let Some(marker) = session_mode::read_marker(&root) else {
+    // Fast path: no run bound to this session and no marker above its directory → it belongs
+    // to no run. A bound session is its run's wherever it works (a nested repository, a
+    // worktree, outside the root).
+    let Some((root, marker)) = session_mode::locate(session.as_deref(), &cwd) else {
         answer(agent, kind, &Answer::Allow);
         return ExitCode::Done;
     };
@@ -124,6 +143,35 @@ pub fn run(args: &HookArgs, dir: Option<&Path>) -> ExitCode {
     };
     answer(agent, kind, &a);
     ExitCode::Done
+}
+
+/// The session id and working directory a hook's payload names (`None` when it names none or
+/// is not JSON: the hook's own directory is used then, and the handler reports the error).
+/// Only these two fields are read (the rest, a file's whole content for a Write, is skipped
+/// without being built): this runs on the inert path too.
+fn locator(text: &str) -> (Option<String>, Option<PathBuf>) {
+    #[derive(serde::Deserialize)]
+    struct Locator {
+        #[serde(default)]
+        session_id: Option<String>,
+        #[serde(default)]
+        cwd: Option<String>,
+    }
+    match serde_json::from_str::<Locator>(text) {
+        Ok(l) => (
+            l.session_id.filter(|s| !s.is_empty()),
+            l.cwd.map(PathBuf::from).filter(|p| p.is_absolute()),
+        ),
+        Err(_) => (None, None),
+    }
+}
+
+/// The repository of headless run `run_id`: the nearest directory at or above `cwd` whose
+/// `.pawl/` holds the run's guard policy (a nested repository or worktree has none).
+fn headless_root(cwd: &Path, run_id: &str) -> Option<PathBuf> {
+    cwd.ancestors()
+        .find(|d| runs::guard_snapshot_path(&d.join(crate::ctx::STATE_DIR), run_id).is_file())
+        .map(Path::to_path_buf)
 }
 
 /// An internal error, with the run it happened in when known (for the fail-closed rule).
@@ -178,9 +226,8 @@ fn answer(agent: Agent, kind: HookKind, a: &Answer) {
     let _ = out.flush();
 }
 
-#[allow(clippy::print_stderr)]
 fn note(s: &str) {
-    eprintln!("{s}");
+    let _ = writeln!(std::io::stderr(), "{s}");
 }
 
 fn start_watchdog(agent: Agent, kind: HookKind, root: &Path, active: bool) {
@@ -382,6 +429,7 @@ fn bound(agent: Agent, root: &Path, run_id: &str, input: &HookInput) -> HookResu
                 store
                     .bind_agent_session(run_id, s, agent.as_str(), source)
                     .or_fail(run_id)?;
+                session_mode::index_session(s, root);
                 // A compaction continues the same transcript: nothing to set aside.
                 if source != "compact" {
                     baseline_transcript(&mut store, agent, input);
@@ -475,7 +523,7 @@ impl LazyTracked {
     fn get(&self) -> Option<&TrackedSet> {
         self.set
             .get_or_init(|| {
-                let repo = pawl_git::Repo::open(&self.root).ok()?;
+                let repo = guard_host::open_repo(&self.root).ok()?;
                 let files = repo.tracked_files().ok()?;
                 Some(
                     files
@@ -531,28 +579,37 @@ fn guard(root: &Path, run_id: &str, input: &HookInput, call: &ToolCall) -> HookR
     // The run's own policy, fixed when it started: editing pawl.toml during the run changes
     // nothing for it. Runs stored before pawl kept it fall back to the configuration.
     // The file beside the store is read first (no database to open on the hot path).
+    // The snapshot also names the pawl binaries the installed hooks run (protected with this
+    // one, which the hooks just ran).
     let file = runs::guard_snapshot_path(&root.join(crate::ctx::STATE_DIR), run_id);
-    let snapshot = match std::fs::read(&file)
+    let snapshot: Option<runs::GuardSnapshot> = match std::fs::read(&file)
         .ok()
         .and_then(|bytes| serde_json::from_slice(&bytes).ok())
     {
         Some(g) => Some(g),
         None => open_store(root)
             .and_then(|store| Ok(store.run(run_id)?.settings.guard))
-            .or_fail(run_id)?,
+            .or_fail(run_id)?
+            .map(|guard| runs::GuardSnapshot {
+                guard,
+                pawl_binaries: Vec::new(),
+            }),
     };
-    let guard_config = match snapshot {
+    let snapshot = match snapshot {
         Some(g) => g,
-        None => {
-            Ctx::at(root.to_path_buf())
+        None => runs::GuardSnapshot {
+            guard: Ctx::at(root.to_path_buf())
                 .config(&[])
                 .or_fail(run_id)?
                 .config
-                .guard
-        }
+                .guard,
+            pawl_binaries: Vec::new(),
+        },
     };
-    let policy = guard_host::policy(&guard_config);
-    let mut g = pawl_guard::Context::new(input_cwd(root, input));
+    let host = guard_host::Host::current(&snapshot.pawl_binaries);
+    let policy = guard_host::policy(&snapshot.guard, &host);
+    let cwd = input_cwd(root, input);
+    let mut g = pawl_guard::Context::new(cwd.clone());
     g.repo_root = Some(root.to_path_buf());
     g.run_active = true;
     g.tracked = Arc::new(LazyTracked {
@@ -570,9 +627,12 @@ fn guard(root: &Path, run_id: &str, input: &HookInput, call: &ToolCall) -> HookR
         if command.replace(['\'', '"', '\\'], "").to_ascii_lowercase().contains("git")
             || command.contains("$'"));
     if mentions_git {
-        let repo = pawl_git::Repo::open(root).or_fail(run_id)?;
-        g.branch = repo.current_branch().or_fail(run_id)?;
-        g.git_aliases = repo.config_aliases().unwrap_or_default();
+        // The branch where the command runs (a worktree under the root has its own), read
+        // from HEAD itself; aliases through git at a system path, never the agent's PATH.
+        g.branch = guard_host::branch_at(root, &cwd).or_fail(run_id)?;
+        g.git_aliases = guard_host::open_repo(root)
+            .and_then(|repo| repo.config_aliases())
+            .unwrap_or_default();
         // The run's own branch, for the denials that send the agent back to it. Only a message
         // depends on it: a store that cannot be read leaves the message general, not the
         // decision open.

@@ -12,6 +12,7 @@ use crate::error::{CliError, CliResult};
 #[derive(Debug, Args)]
 pub struct ReportArgs {
     /// The run (default: the current one).
+    #[arg(id = "run_id", value_name = "RUN")]
     pub run: Option<String>,
     /// Write a pull-request body (stories, key changes, checks with evidence, reviews, metrics)
     /// to `.pawl/reports/<run>.pr.md` and print it.

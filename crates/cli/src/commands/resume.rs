@@ -20,12 +20,13 @@ use crate::session_mode;
 #[derive(Debug, Args)]
 pub struct ResumeArgs {
     /// The run to resume (default: the current one).
+    #[arg(id = "run_id", value_name = "RUN")]
     pub run: Option<String>,
     #[arg(long, value_name = "N")]
     pub add_iterations: Option<u32>,
     #[arg(long, value_name = "DURATION")]
     pub add_time: Option<String>,
-    #[arg(long, value_name = "USD")]
+    #[arg(long, value_name = "USD", value_parser = crate::cli::dollars)]
     pub add_usd: Option<f64>,
     #[arg(long, value_name = "N")]
     pub add_tokens: Option<u64>,

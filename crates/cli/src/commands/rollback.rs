@@ -15,6 +15,7 @@ use crate::error::{CliError, CliResult};
 #[derive(Debug, Args)]
 pub struct RollbackArgs {
     /// The run (default: the current one).
+    #[arg(id = "run_id", value_name = "RUN")]
     pub run: Option<String>,
     /// Do not ask for confirmation.
     #[arg(long, short = 'y')]

@@ -43,6 +43,27 @@ pub fn run(ctx: &mut Ctx, args: &StatusArgs) -> CliResult<ExitCode> {
     };
     let rc = store.resume_context(&run.id)?;
     let lease = store.lease(&run.id)?;
+    let spent = store.spent(&run.id)?;
+    // The last verification pawl recorded: when, which checks failed, the verdict so far.
+    let last = store
+        .last_event(&run.id, pawl_core::EventKind::Verification)?
+        .map(|e| {
+            let names = |key: &str| -> Vec<String> {
+                e.data[key]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|c| c["name"].as_str().map(str::to_owned))
+                    .collect()
+            };
+            json!({
+                "at": e.at,
+                "checks": e.data["checks"].as_array().map_or(0, Vec::len),
+                "failing": names("failing"),
+                "done": e.data["done"].as_bool().unwrap_or(false),
+                "outcome": e.data["outcome"],
+            })
+        });
     let verified = rc
         .criteria
         .iter()
@@ -63,6 +84,9 @@ pub fn run(ctx: &mut Ctx, args: &StatusArgs) -> CliResult<ExitCode> {
         "current_story": rc.current_story,
         "open_blockers": rc.open_blockers,
         "lease": lease,
+        "spent": spent,
+        "limits": rc.run.settings.limits,
+        "last_verification": last,
         "next_step": rc.next_step,
     });
     ctx.emit(&value, || {
@@ -75,6 +99,37 @@ pub fn run(ctx: &mut Ctx, args: &StatusArgs) -> CliResult<ExitCode> {
         ));
         out.push_str(&format!("goal: {}\n", r.goal));
         out.push_str(&format!("started {}\n", render::time(r.created_at)));
+        let l = &r.settings.limits;
+        out.push_str(&format!(
+            "spent: {} of {} iterations · ${:.2}{} · {} active · {} tokens\n",
+            spent.iterations,
+            l.max_iterations,
+            spent.usd,
+            if l.max_usd > 0.0 {
+                format!(" of ${:.2}", l.max_usd)
+            } else {
+                String::new()
+            },
+            pawl_engine::session::human_ms(spent.active_ms),
+            spent.tokens
+        ));
+        if let Some(v) = &last {
+            let failing: Vec<&str> = v["failing"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|f| f.as_str())
+                .collect();
+            let state = if failing.is_empty() {
+                "all checks pass".to_string()
+            } else {
+                format!("failing: {}", failing.join(", "))
+            };
+            out.push_str(&format!(
+                "last verification: {} — {state}\n",
+                render::time(v["at"].as_i64().unwrap_or_default())
+            ));
+        }
         out.push_str(&format!(
             "criteria: {verified}/{} verified\n",
             rc.criteria.len()

@@ -147,6 +147,39 @@ fn rollback_restores_the_pre_run_state_and_keeps_a_backup() {
     assert!(ev.contains("\"rollback\""), "{ev}");
 }
 
+/// After the run the agent (or anyone with the repository) makes git show a weakened commit
+/// for the pre-run one (`git replace`, a graft). `pawl rollback` reads the objects themselves:
+/// it restores the true pre-run state and says so.
+#[test]
+fn after_git_replace_rollback_restores_the_true_pre_run_commit() {
+    let env = TestEnv::new();
+    let scenario = project(&env);
+    let pre = head(&env);
+    let r = env.pawl(&[
+        "run",
+        "make it pass",
+        "--scenario",
+        scenario.to_str().unwrap(),
+    ]);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    env.write("README.md", "# weakened\n");
+    env.git(&["commit", "-q", "-am", "weaken"]);
+    let weakened = head(&env);
+    env.git(&["replace", "-f", &pre, &weakened]);
+    std::fs::write(env.root().join(".git/info/grafts"), format!("{weakened}\n")).unwrap();
+    // Control: plain git now shows the weakened README at the pre-run commit.
+    let shown = env.git(&["show", &format!("{pre}:README.md")]);
+    assert_eq!(String::from_utf8_lossy(&shown.stdout), "# weakened\n");
+
+    let r = env.pawl(&["rollback", "--yes", "--json"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(
+        std::fs::read_to_string(env.root().join("README.md")).unwrap(),
+        "# demo\n"
+    );
+    assert!(!env.root().join("fixed.txt").exists());
+}
+
 #[test]
 fn allow_dirty_snapshots_the_dirty_state_as_the_pre_run_commit() {
     let env = TestEnv::new();

@@ -571,3 +571,48 @@ fn kill_9_at_random_points_then_resume_finishes_with_nothing_counted_twice() {
         .unwrap();
     assert!((ledger_cost - finished_cost).abs() < 1e-9, "{ctx}");
 }
+
+/// Issue "first hour": an agent step that finished but whose iteration was cut by a crash
+/// while pawl verified it was never charged. What a step spent is charged when the step ends.
+#[test]
+fn kill_9_during_verification_keeps_what_the_step_spent() {
+    let env = TestEnv::new();
+    let sync = tempfile::tempdir().unwrap();
+    let gate = format!(
+        "if [ -f spent.txt ]; then touch {}/in-gate; sleep 60; fi; test -f done.txt",
+        sync.path().display()
+    );
+    env.headless(&crate::headless::config_with(
+        "max_usd = 10.0",
+        NO_BREAKERS,
+        "",
+        "[agent]\nkind = \"replay\"\n",
+        &gate,
+    ));
+    let s = env.scenario(
+        "s",
+        r#"{"step": 1}
+{"do": "write", "path": "spent.txt", "content": "x"}
+{"do": "emit", "event": {"type": "result", "is_error": false, "subtype": "success", "text": "done", "usage": {"input_tokens": 100, "output_tokens": 10, "cache_read_tokens": 0, "cache_write_tokens": 0}, "cost_usd": 0.25, "cost_estimated": false, "num_turns": 1}}
+"#,
+    );
+    let mut child = env
+        .command("pawl")
+        .args(["run", "g", "--scenario", &s])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_for(&sync.path().join("in-gate"), &mut child);
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let usd: f64 = env
+        .db()
+        .query_row("SELECT SUM(cost_usd) FROM iterations", [], |r| r.get(0))
+        .unwrap();
+    assert!((usd - 0.25).abs() < 1e-9, "charged {usd}");
+    let status = env.ok(&["status", "--json"]).json();
+    assert_eq!(status["spent"]["usd"], 0.25, "{status}");
+    let human = env.ok(&["status"]).stdout;
+    assert!(human.contains("$0.25 of $10.00"), "{human}");
+}

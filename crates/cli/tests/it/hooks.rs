@@ -577,11 +577,13 @@ fn internal_errors_fail_closed_for_tools_and_open_for_stop() {
     // nothing — the stop is blocked with the failing evidence.
     let s = hook(&env, "claude", "stop", stop(&env, "s1", false, "Done."));
     assert_eq!(s["decision"], "block", "{s}");
-    // An internal error in Stop (git cannot read HEAD: nothing can be verified) fails open: the
-    // stop is allowed, loudly.
-    std::fs::write(&head, "garbage\n").unwrap();
+    // An internal error in Stop (git cannot read the index: the tree cannot be hashed, nothing
+    // can be verified) fails open: the stop is allowed, loudly.
+    let index = env.root().join(".git/index");
+    let saved_index = std::fs::read(&index).unwrap();
+    std::fs::write(&index, "garbage\n").unwrap();
     let s = hook(&env, "claude", "stop", stop(&env, "s1", false, "Done."));
-    std::fs::write(&head, &saved).unwrap();
+    std::fs::write(&index, &saved_index).unwrap();
     assert!(s.get("decision").is_none(), "{s}");
     assert!(
         s["systemMessage"]

@@ -72,12 +72,12 @@ const DESTRUCTIVE: &str = "git clean -fdx";
 
 /// A repository with a failing python test, pawl's hooks installed for `cli`, and (when
 /// `goal` is given) a run armed for the session. `extra_toml` goes into pawl.toml.
-struct Case {
-    env: TestEnv,
-    run: Option<String>,
+pub(crate) struct Case {
+    pub(crate) env: TestEnv,
+    pub(crate) run: Option<String>,
 }
 
-fn case(cli: Cli, goal: Option<&str>, extra_toml: &str) -> Case {
+pub(crate) fn case(cli: Cli, goal: Option<&str>, extra_toml: &str) -> Case {
     let env = TestEnv::new();
     let python = python();
     env.write("calc.py", CALC_BUG);
@@ -114,17 +114,17 @@ pub(crate) fn python() -> String {
     String::from_utf8_lossy(&out.stdout).trim().to_string()
 }
 
-struct CliRun {
-    code: Option<i32>,
-    stdout: String,
-    stderr: String,
-    wall: Duration,
+pub(crate) struct CliRun {
+    pub(crate) code: Option<i32>,
+    pub(crate) stdout: String,
+    pub(crate) stderr: String,
+    pub(crate) wall: Duration,
 }
 
 /// Runs the CLI in the case's repository with a cleared environment, a sandbox HOME/TMPDIR
 /// (and CODEX_HOME), stdin closed, both pipes drained, killed at `timeout`. The one place this
 /// file starts a child process.
-fn run_cli(
+pub(crate) fn run_cli(
     c: &Case,
     cli: Cli,
     bin: &Path,
@@ -266,7 +266,7 @@ fn run_status(env: &TestEnv, run: &str) -> (String, Option<String>) {
         .unwrap()
 }
 
-fn describe(r: &CliRun, server: &MockServer) -> String {
+pub(crate) fn describe(r: &CliRun, server: &MockServer) -> String {
     let texts: Vec<String> = server
         .main_requests()
         .iter()

@@ -7,15 +7,18 @@ mod agents_real;
 mod analyze;
 mod config;
 mod crash;
+mod first_hour;
 mod git_rails;
 mod guard;
 mod headless;
 mod headless_faults;
 mod headless_limits;
+
 mod hooks;
 mod hooks_real;
 mod pipeline;
 mod pipeline_real;
+mod reach;
 mod sandbox;
 mod sealed;
 mod state;

@@ -163,14 +163,14 @@ fn rust_fixture_detects_cargo_gates_and_runs_cargo_test() {
     env.write(".gitignore", "target/\n");
     env.ok(&["init"]);
     let toml = env.read("pawl.toml");
-    assert!(
-        toml.contains("build = \"cargo build --all-targets\""),
-        "{toml}"
-    );
-    // `cargo nextest run` when cargo-nextest is installed, else `cargo test`.
+    assert!(toml.contains("build = \"cargo build --tests\""), "{toml}");
+    // `cargo nextest run` (then the doc-tests, which nextest does not run) when cargo-nextest
+    // is installed, else `cargo test`.
     assert!(
         toml.contains("test = \"cargo test --no-fail-fast\"")
-            || toml.contains("test = \"cargo nextest run --no-fail-fast\""),
+            || toml.contains(
+                "test = \"cargo nextest run --no-fail-fast && cargo test --doc --no-fail-fast\""
+            ),
         "{toml}"
     );
     let target = env.dir.path().join("cargo-target");

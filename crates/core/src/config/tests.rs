@@ -272,3 +272,78 @@ fn hidden_gates_are_a_sub_table_of_gates() {
         .unwrap_err();
     assert!(err.to_string().contains("gates.lint"), "{err}");
 }
+
+/// Issue "first hour": `max_usd = inf` (or nan, 1e309, negative) was accepted, stored as `null`
+/// and made every later command fail; zero iterations, time or timeouts were accepted too.
+/// Each is now refused where it was given, naming the key, the source and what to give.
+#[test]
+fn values_no_run_can_use_are_refused_naming_the_key_and_where_it_came_from() {
+    let cases: &[(&str, &str, &str)] = &[
+        (
+            "file",
+            "[limits]\nmax_usd = inf\n",
+            "limits.max_usd (from pawl.toml:2)",
+        ),
+        ("file", "[limits]\nmax_usd = nan\n", "limits.max_usd"),
+        (
+            "file",
+            "[limits]\nmax_usd = 1e309\n",
+            "pawl.toml:2:11: floating-point number overflowed",
+        ),
+        ("file", "[limits]\nmax_usd = -1.0\n", "limits.max_usd"),
+        (
+            "file",
+            "[limits]\nmax_iterations = 0\n",
+            "limits.max_iterations",
+        ),
+        ("file", "[limits]\nmax_time = \"0s\"\n", "limits.max_time"),
+        (
+            "file",
+            "[stall]\nidle_timeout = \"0s\"\n",
+            "stall.idle_timeout",
+        ),
+        (
+            "file",
+            "[stall]\nstep_timeout = \"0ms\"\n",
+            "stall.step_timeout",
+        ),
+        ("flag", "inf", "limits.max_usd (from flag --max-usd)"),
+        (
+            "env",
+            "NaN",
+            "limits.max_usd (from env PAWL_LIMITS_MAX_USD)",
+        ),
+    ];
+    for (layer, value, want) in cases {
+        let loader = Loader::new();
+        let loader = match *layer {
+            "file" => loader.file("pawl.toml", value),
+            "flag" => loader.flag("limits.max_usd", value, "--max-usd"),
+            _ => loader.env([("PAWL_LIMITS_MAX_USD", *value)]),
+        };
+        let err = loader
+            .and_then(Loader::finish)
+            .expect_err(value)
+            .to_string();
+        assert!(err.starts_with(want), "{value}: {err}");
+    }
+    // 0 keeps its documented meaning: no dollar limit, no token limit, no calls-per-hour limit.
+    let eff = Loader::new()
+        .file(
+            "pawl.toml",
+            "[limits]\nmax_usd = 0.0\nmax_tokens = 0\ncalls_per_hour = 0\n",
+        )
+        .unwrap()
+        .finish()
+        .unwrap();
+    assert_eq!(eff.config.limits.max_usd, 0.0);
+}
+
+#[test]
+fn a_stored_null_dollar_limit_still_reads() {
+    let limits: Limits = serde_json::from_str(
+        r#"{"max_iterations": 3, "max_time": "1h", "max_usd": null, "max_tokens": 0, "calls_per_hour": 0}"#,
+    )
+    .unwrap();
+    assert_eq!(limits.max_usd, 0.0);
+}

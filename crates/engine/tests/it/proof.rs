@@ -151,6 +151,7 @@ fn seal(checks: &[(&str, &str, CheckRole)], root: &std::path::Path) -> Seal {
         env: pawl_core::seal::sealed_env(&vars, &[], root),
         no_behaviour: false,
         tools: Default::default(),
+        git: None,
     }
 }
 
@@ -289,6 +290,7 @@ fn a_tool_planted_in_the_repository_is_not_on_the_checks_path() {
         env: pawl_core::seal::sealed_env(&vars, &[], f.root()),
         no_behaviour: false,
         tools: Default::default(),
+        git: None,
     };
     let b = baseline::take(&f.ws(), &s).expect("baseline");
     // Not found on the sealed PATH, and no PYTHONPATH: exit 3 (a real failure, not a pass).

@@ -5,6 +5,7 @@
 
 mod checkout;
 mod diff;
+mod indirection;
 mod refs;
 mod status;
 mod tree;

@@ -151,7 +151,7 @@ impl Logged {
         std::fs::write(
             &wrapper,
             format!(
-                "#!/bin/sh\nfor a in \"$@\"; do case \"$a\" in -c|--no-pager|color.ui=false|core.quotePath=false|core.fsmonitor=false|core.hooksPath=/dev/null) ;; *) echo \"$a\" >> '{}'; break;; esac; done\nexec git \"$@\"\n",
+                "#!/bin/sh\nskip=0\nfor a in \"$@\"; do if [ $skip = 1 ]; then skip=0; continue; fi; case \"$a\" in -c) skip=1 ;; --no-pager) ;; *) echo \"$a\" >> '{}'; break;; esac; done\nexec git \"$@\"\n",
                 log.display()
             ),
         )

@@ -1783,10 +1783,24 @@ impl Walker<'_> {
                         stop_at_operand: false,
                     },
                 );
-                let skip = usize::from(matches!(
-                    base,
-                    "chmod" | "chown" | "chgrp" | "setfacl" | "chattr"
-                ));
+                // chmod takes a mode that looks like an option (`chmod -x f`, `chmod -w,u+r f`):
+                // then every operand is a file.
+                let mode_as_option = base == "chmod"
+                    && (p.has(&["--reference"])
+                        || args.iter().any(|a| {
+                            a.exact().is_some_and(|t| {
+                                t.len() > 1
+                                    && t.starts_with('-')
+                                    && !t.starts_with("--")
+                                    && t[1..]
+                                        .chars()
+                                        .all(|c| "rwxXstugoa0123456789,=+-".contains(c))
+                            })
+                        }));
+                let skip = usize::from(
+                    matches!(base, "chmod" | "chown" | "chgrp" | "setfacl" | "chattr")
+                        && !mode_as_option,
+                );
                 for arg in p.operands.iter().skip(skip) {
                     self.check_write(arg, WriteMode::Modify, shell, frame, base);
                 }

@@ -437,6 +437,38 @@ fn classify(key: &str) -> Key {
     if program { Key::Program } else { Key::Harmless }
 }
 
+/// Why a setting written into git's configuration (not `-c` for one command) makes git run a
+/// program or read files later, in every git command: pawl's own git calls included.
+/// Editors, pagers and interactive tools run only when a person drives git, never in pawl's
+/// own calls: they stay judged as programs (above) and are not refused as lasting ones.
+fn lasting_program(key: &str, value: Option<&str>) -> Option<&'static str> {
+    let lower = key.to_ascii_lowercase();
+    let section = lower.split('.').next().unwrap_or("");
+    let interactive = matches!(
+        lower.as_str(),
+        "core.editor" | "sequence.editor" | "core.pager" | "interactive.difffilter"
+    ) || matches!(
+        section,
+        "pager" | "difftool" | "mergetool" | "man" | "browser" | "web"
+    );
+    if interactive {
+        return None;
+    }
+    let shell_alias = |v: Option<&str>| v.is_none_or(|v| v.trim_start().starts_with('!'));
+    match classify(key) {
+        Key::Program => Some("names a program git runs"),
+        Key::BoolOrProgram if !value.is_some_and(is_bool) => Some("names a program git runs"),
+        Key::Opaque => Some("makes git run hooks or read settings from elsewhere"),
+        Key::Credential if value.is_none_or(|v| v.starts_with('!') || v.contains('/')) => {
+            Some("names a program git runs for credentials")
+        }
+        Key::SubmoduleUpdate if shell_alias(value) => Some("names a command git runs"),
+        Key::Alias(_) if shell_alias(value) => Some("defines a shell alias"),
+        Key::File => Some("names a file git writes to"),
+        _ => None,
+    }
+}
+
 fn is_bool(value: &str) -> bool {
     matches!(
         value.to_ascii_lowercase().as_str(),
@@ -1655,8 +1687,17 @@ impl Walker<'_> {
             }
             "branch" => self.git_branch(rest, inv, frame),
             "stash" => {
-                let p = gparse(rest, &Opts { short_values: "m", longs: &["--message="] });
-                if p.operands.first().is_some_and(|a| a.is("drop") || a.is("clear")) {
+                let p = gparse(rest, &Opts {
+                    short_values: "m",
+                    longs: &["--message=", "--all", "--include-untracked", "--keep-index", "--no-keep-index", "--patch", "--staged", "--quiet", "--pathspec-from-file=", "--pathspec-file-nul", "--index"],
+                });
+                let pushes = p.operands.first().is_none_or(|a| a.is("push") || a.is("save"));
+                if pushes && p.has(&["-a", "--all", "-u", "--include-untracked"]) {
+                    self.tamper(
+                        frame,
+                        "git stash --all/--include-untracked takes untracked and ignored files out of the tree, pawl's session marker in `.pawl/` with them; stash without -a/-u (tracked changes only) is fine",
+                    );
+                } else if p.operands.first().is_some_and(|a| a.is("drop") || a.is("clear")) {
                     self.destructive(frame, "git stash drop/clear");
                 } else if p.operands.first().is_some_and(|a| a.is("branch")) {
                     let target = p.operands.get(1).and_then(branch_of);
@@ -1727,6 +1768,7 @@ impl Walker<'_> {
                 }
             }
             "rm" => self.git_rm(rest, shell, frame),
+            "add" => self.git_add_force(rest, inv, frame),
             "apply" => self.git_apply(rest, frame),
             // Plumbing that puts content the guard never saw written into the index or
             // object database, from where a merge, stash or checkout writes it out.
@@ -3173,9 +3215,21 @@ impl Walker<'_> {
             );
             return;
         };
-        if let Some((alias, value)) =
-            self.git_setting("git config", key, value.exact(), shell, frame)
+        let alias = self.git_setting("git config", key, value.exact(), shell, frame);
+        // Judged as a program now (above) and refused as a lasting one: written into git's
+        // configuration it runs in every later git command, pawl's own included.
+        if !p.has(&["-f", "--file", "--blob"])
+            && let Some(why) = lasting_program(key, value.exact())
         {
+            self.tamper(
+                frame,
+                format!(
+                    "`git config {key}` {why}: every later git command in this repository (pawl's own, the user's) would use it; only the user sets that"
+                ),
+            );
+            return;
+        }
+        if let Some((alias, value)) = alias {
             self.world.git_aliases.insert(alias, value);
         }
     }
@@ -3598,6 +3652,66 @@ impl Walker<'_> {
                 frame,
                 RuleId::GitPush,
                 format!("svn {name} commits to the Subversion server; publishing is the user's call after the run"),
+            );
+        }
+    }
+}
+
+impl Walker<'_> {
+    /// `git add --force` of `.pawl/` (or of everything): pawl's store and session marker would
+    /// be staged, and a later checkout of another branch would take them out of the tree.
+    fn git_add_force(&mut self, rest: &[Arg], inv: &Inv, frame: &Frame) {
+        let p = gparse(
+            rest,
+            &Opts {
+                short_values: "",
+                longs: &[
+                    "--force",
+                    "--all",
+                    "--update",
+                    "--dry-run",
+                    "--verbose",
+                    "--intent-to-add",
+                    "--refresh",
+                    "--ignore-errors",
+                    "--ignore-missing",
+                    "--no-all",
+                    "--ignore-removal",
+                    "--no-ignore-removal",
+                    "--chmod=",
+                    "--pathspec-from-file=",
+                    "--pathspec-file-nul",
+                    "--renormalize",
+                    "--sparse",
+                    "--patch",
+                    "--interactive",
+                    "--edit",
+                    "--no-warn-embedded-repo",
+                ],
+            },
+        );
+        if !p.has(&["-f", "--force"]) || p.has(&["-n", "--dry-run"]) {
+            return;
+        }
+        let Some(root) = self.anchors.repo_root.clone() else {
+            return;
+        };
+        let state = paths::normalize(&root, ".pawl");
+        let reaches = |arg: &Arg| -> bool {
+            let Some(text) = arg.exact().filter(|t| !t.starts_with(':')) else {
+                return true;
+            };
+            let Some(dir) = inv.dir.as_deref() else {
+                return true;
+            };
+            let path = paths::normalize(dir, text);
+            paths::is_within(&path, &state) || paths::is_within(&state, &path)
+        };
+        let everything = p.operands.is_empty() && p.has(&["-A", "--all", "--pathspec-from-file"]);
+        if everything || p.operands.iter().any(reaches) {
+            self.tamper(
+                frame,
+                "git add --force of `.pawl/` stages pawl's store and session marker (ignored on purpose); add the files you mean by name",
             );
         }
     }

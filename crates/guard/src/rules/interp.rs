@@ -1647,6 +1647,10 @@ impl Walker<'_> {
                             script.text
                         ),
                     );
+                } else {
+                    // Opaque otherwise, but a script that names pawl's own files reaches them.
+                    let script = script.clone();
+                    self.reach_in_script_file(base, &script, shell, frame);
                 }
             }
             None => {
@@ -2168,6 +2172,18 @@ impl Walker<'_> {
         let toks = tokens(code, family);
         if toks.len() >= MAX_TOKENS {
             deny(self, "is too long for the guard to analyse".into());
+            return;
+        }
+        // pawl's own files named in the code (`sqlite3.connect(".pawl/pawl.db")`): no
+        // interpreter may open them, for reading or writing.
+        self.reach_in_code(
+            &format!("{base} one-liner"),
+            toks.iter().filter_map(Tok::literal),
+            true,
+            shell,
+            frame,
+        );
+        if self.denial.is_some() {
             return;
         }
         // Identifiers the interpreter would normalise (NFKC) or escapes.

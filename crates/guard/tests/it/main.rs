@@ -6,6 +6,7 @@ mod exec_bypasses;
 mod fs_bypasses;
 mod git_bypasses;
 mod props;
+mod reach;
 mod regressions;
 mod run_control;
 mod shell_bypasses;

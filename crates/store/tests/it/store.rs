@@ -98,6 +98,11 @@ fn one_active_run_at_a_time() {
     .unwrap();
     let second = s.create_run(&new_run("two")).unwrap();
     assert_eq!(s.current_run().unwrap().unwrap().id, second.id);
+    // Once the newer run is done, the current run is still the newest one, not the older
+    // stopped one.
+    s.set_run_status(&second.id, RunStatus::Done, Some(StopReason::Verified))
+        .unwrap();
+    assert_eq!(s.current_run().unwrap().unwrap().id, second.id);
     // The stopped run stays resumable by id, prefix-free suffix too.
     let suffix = &first.id[first.id.len() - 4..];
     assert_eq!(s.resolve_run(Some(suffix)).unwrap().id, first.id);

@@ -4,7 +4,9 @@
 //! A parent test fails when a subtest fails, so `failing` and `failed` count leaves only (a
 //! failing test none of whose subtests failed); passes and skips count every test. A package
 //! that fails with no failing test (build error, panic in TestMain) counts as one failure
-//! named after the package.
+//! named after the package, with the compiler's errors (the `# pkg` block) as its message.
+//! Before Go 1.24 a build failure is not in the `-json` stream at all: `FAIL\tpkg [build
+//! failed]` comes as plain text on stdout and the errors on stderr; both shapes are read.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -42,6 +44,11 @@ fn parse_json(text: &str) -> Option<TestSummary> {
     for line in text.lines() {
         let line = line.trim();
         if !line.starts_with('{') {
+            if let Some(pkg) = plain_package_failure(line)
+                && !failed_packages.iter().any(|p| p == pkg)
+            {
+                failed_packages.push(pkg.to_owned());
+            }
             continue;
         }
         let Ok(ev) = serde_json::from_str::<Event>(line) else {
@@ -86,6 +93,9 @@ fn parse_json(text: &str) -> Option<TestSummary> {
     }
     if !any {
         return None;
+    }
+    for (pkg, errors) in build_errors(text) {
+        build_output.entry(pkg).or_insert(errors);
     }
     let parents = failed_parents(failed_tests.iter().map(|(p, t)| (p.as_str(), t.as_str())));
     let leaves: Vec<&(String, String)> = failed_tests
@@ -157,6 +167,7 @@ fn parse_plain(text: &str) -> Option<TestSummary> {
     let mut s = TestSummary::new(Runner::GoTest);
     let mut any = false;
     let mut failed: Vec<String> = Vec::new();
+    // Packages that failed with no failing test of their own.
     let mut package_failures: Vec<String> = Vec::new();
     let mut tests = TestList::default();
     // A package's tests print before its `ok`/`FAIL` line, which names the package.
@@ -178,11 +189,11 @@ fn parse_plain(text: &str) -> Option<TestSummary> {
         } else if let Some(rest) = t.strip_prefix("FAIL\t").or_else(|| t.strip_prefix("FAIL ")) {
             any = true;
             let pkg = rest.split_whitespace().next().unwrap_or("");
-            if !pkg.is_empty() {
-                package_failures.push(pkg.to_owned());
-                if !pending.iter().any(|(_, st)| *st == TestStatus::Failed) {
-                    // Failed with no failing test: a build error, a panic in TestMain.
-                    tests.add(pkg, TestStatus::Failed);
+            if !pkg.is_empty() && !pending.iter().any(|(_, st)| *st == TestStatus::Failed) {
+                // Failed with no failing test: a build error, a panic in TestMain.
+                tests.add(pkg, TestStatus::Failed);
+                if !package_failures.iter().any(|p| p == pkg) {
+                    package_failures.push(pkg.to_owned());
                 }
             }
             flush(&mut tests, &mut pending, pkg);
@@ -206,17 +217,60 @@ fn parse_plain(text: &str) -> Option<TestSummary> {
         s.add_failing(t);
     }
     // "FAIL\tpkg [build failed]" or a package that failed without a `--- FAIL` line.
-    if failed.is_empty() {
-        for pkg in &package_failures {
-            s.failed = s.failed.saturating_add(1);
-            s.add_failing(pkg);
-        }
+    for pkg in &package_failures {
+        s.failed = s.failed.saturating_add(1);
+        s.add_failing(pkg);
     }
     if let Some(first) = leaves.first() {
         s.set_first_failure(&format!("{first}\n{}", plain_message(text, first)));
     }
+    let errors = build_errors(text);
+    for pkg in &package_failures {
+        if let Some(e) = errors.get(pkg) {
+            s.set_first_failure(&format!("{pkg}\n{e}"));
+        }
+    }
     s.tests = tests.into_vec();
     Some(s)
+}
+
+/// `FAIL\texample.com/a [build failed]` (or `[setup failed]`) → `example.com/a`.
+fn plain_package_failure(line: &str) -> Option<&str> {
+    let rest = line
+        .strip_prefix("FAIL\t")
+        .or_else(|| line.strip_prefix("FAIL "))?;
+    let (pkg, tail) = rest.trim().split_once(' ')?;
+    (tail.starts_with("[build failed]") || tail.starts_with("[setup failed]")).then_some(pkg)
+}
+
+/// The compiler's errors per package: the lines after `# example.com/a [example.com/a.test]`
+/// up to the next such header, a `FAIL` line or a JSON event.
+fn build_errors(text: &str) -> BTreeMap<String, String> {
+    let mut out: BTreeMap<String, String> = BTreeMap::new();
+    let mut current: Option<String> = None;
+    for line in text.lines() {
+        let t = line.trim_end();
+        if let Some(header) = t.strip_prefix("# ") {
+            current = header.split_whitespace().next().map(str::to_owned);
+            continue;
+        }
+        if t.starts_with('{') || t.starts_with("FAIL") || t.starts_with("ok ") {
+            current = None;
+            continue;
+        }
+        if let Some(pkg) = &current
+            && !t.trim().is_empty()
+        {
+            let buf = out.entry(pkg.clone()).or_default();
+            if buf.len() < 16 * 1024 {
+                if !buf.is_empty() {
+                    buf.push('\n');
+                }
+                buf.push_str(t.trim());
+            }
+        }
+    }
+    out
 }
 
 /// Keeps a `--- PASS: name (0.00s)` line's test until its package line; returns the name.

@@ -2,6 +2,7 @@
 //! the `junit-parser` crate, which accepts the dialects different tools write. Test names are
 //! `classname::name` when a classname is present.
 
+use std::borrow::Cow;
 use std::io::Cursor;
 
 use junit_parser::{TestCase, TestSuite};
@@ -22,7 +23,8 @@ pub(crate) fn parse(text: &str, runner: Runner) -> Option<TestSummary> {
     if suite_depth(trimmed) > MAX_DEPTH {
         return None;
     }
-    let suites = junit_parser::from_reader(Cursor::new(trimmed.as_bytes())).ok()?;
+    let wrapped = wrap_bare_cases(trimmed);
+    let suites = junit_parser::from_reader(Cursor::new(wrapped.as_bytes())).ok()?;
     let mut s = TestSummary::new(runner);
     let mut tests = TestList::default();
     for suite in &suites.suites {
@@ -30,6 +32,39 @@ pub(crate) fn parse(text: &str, runner: Runner) -> Option<TestSummary> {
     }
     s.tests = tests.into_vec();
     Some(s)
+}
+
+/// node:test's JUnit reporter puts `<testcase>` elements right under `<testsuites>`, where
+/// junit-parser does not look: such a report gets one unnamed `<testsuite>` around its content
+/// (the suites inside it are read as nested suites; nothing is counted twice).
+fn wrap_bare_cases(xml: &str) -> Cow<'_, str> {
+    let wrapped = || -> Option<String> {
+        let root = xml.find("<testsuites")?;
+        let open_end = root + xml.get(root..)?.find('>')?;
+        if xml.get(..open_end)?.ends_with('/') {
+            return None;
+        }
+        let body_start = open_end + 1;
+        let close = xml.rfind("</testsuites>")?;
+        let body = xml.get(body_start..close)?;
+        let first_case = body.find("<testcase")?;
+        let first_suite = body
+            .match_indices("<testsuite")
+            .map(|(i, _)| i)
+            .find(|&i| !body.get(i..).is_some_and(|r| r.starts_with("<testsuites")));
+        if first_suite.is_some_and(|suite| suite < first_case) {
+            return None;
+        }
+        Some(format!(
+            "{}<testsuite name=\"\">{body}</testsuite>{}",
+            xml.get(..body_start)?,
+            xml.get(close..)?
+        ))
+    };
+    match wrapped() {
+        Some(w) => Cow::Owned(w),
+        None => Cow::Borrowed(xml),
+    }
 }
 
 /// The deepest nesting of `<testsuite>` elements, by a plain scan of the tags.

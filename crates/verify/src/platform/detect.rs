@@ -25,6 +25,10 @@ pub struct Detection {
     pub quality: Quality,
     /// Every platform that matched, best first.
     pub matched: Vec<PlatformMatch>,
+    /// Directories below the root that are projects of their own (filled by the caller, which
+    /// reads the file system: [`super::facts::subprojects`]).
+    #[serde(default)]
+    pub subprojects: Vec<super::facts::SubProject>,
 }
 
 /// One platform that matched.
@@ -75,6 +79,7 @@ pub fn detect(facts: &ProjectFacts, descriptors: &Descriptors) -> Detection {
             conventions: best.conventions.clone(),
             quality: best.quality.clone(),
             matched,
+            subprojects: Vec::new(),
         },
         None => Detection {
             selected: None,
@@ -83,6 +88,7 @@ pub fn detect(facts: &ProjectFacts, descriptors: &Descriptors) -> Detection {
             conventions: Vec::new(),
             quality: Quality::default(),
             matched,
+            subprojects: Vec::new(),
         },
     }
 }

@@ -247,6 +247,69 @@ fn just_recipes(text: &str) -> Vec<String> {
     out
 }
 
+/// A directory below the root that is a project of its own (a monorepo's package, a
+/// workspace's crate): its path (`/`-separated) and the platforms whose plain-name markers it
+/// holds.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SubProject {
+    pub path: String,
+    pub platforms: Vec<String>,
+}
+
+/// The sub-projects of `root`, one and two levels down (`packages/web`, `crates/core`): every
+/// directory that holds a marker file of a descriptor by its plain name (`package.json`,
+/// `Cargo.toml`, `pyproject.toml`, `go.mod`, ...). Hidden directories and dependency or build
+/// directories are not looked into; at most [`MAX_SUBPROJECTS`] are listed, in path order.
+pub fn subprojects(root: &Path, descriptors: &Descriptors) -> Vec<SubProject> {
+    let mut names: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+    for d in descriptors.iter() {
+        for m in &d.markers {
+            if !m.contains(['*', '?', '[', '/']) {
+                names.entry(m.as_str()).or_default().push(d.name.clone());
+            }
+        }
+    }
+    let listed = |dir: &Path| -> Vec<String> {
+        let Ok(entries) = fs::read_dir(dir) else {
+            return Vec::new();
+        };
+        let mut out: Vec<String> = entries
+            .flatten()
+            .filter(|e| e.file_type().map(|t| t.is_dir()).unwrap_or(false))
+            .filter_map(|e| e.file_name().to_str().map(str::to_owned))
+            .filter(|n| !n.starts_with('.') && !SKIPPED_DIRS.contains(&n.as_str()))
+            .collect();
+        out.sort();
+        out
+    };
+    let mut found = Vec::new();
+    let mut visit = |rel: String| {
+        let mut platforms: Vec<String> = names
+            .iter()
+            .filter(|(marker, _)| root.join(&rel).join(marker).is_file())
+            .flat_map(|(_, ps)| ps.iter().cloned())
+            .collect();
+        platforms.sort();
+        platforms.dedup();
+        if !platforms.is_empty() && found.len() < MAX_SUBPROJECTS {
+            found.push(SubProject {
+                path: rel,
+                platforms,
+            });
+        }
+    };
+    for first in listed(root) {
+        visit(first.clone());
+        for second in listed(&root.join(&first)) {
+            visit(format!("{first}/{second}"));
+        }
+    }
+    found
+}
+
+/// The most sub-projects [`subprojects`] lists.
+pub const MAX_SUBPROJECTS: usize = 200;
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -52,6 +52,15 @@ pub fn render_human(d: &Detection) -> String {
             }
         }
     }
+    if !d.subprojects.is_empty() {
+        let _ = writeln!(
+            out,
+            "sub-projects (the gates above run at the repository root):"
+        );
+        for s in &d.subprojects {
+            let _ = writeln!(out, "  {:<24} {}", s.path, s.platforms.join(", "));
+        }
+    }
     if d.commands.iter().next().is_some() {
         let _ = writeln!(out, "commands:");
         for (gate, cmd) in d.commands.iter() {

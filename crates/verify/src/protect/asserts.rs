@@ -300,6 +300,27 @@ impl Lang {
             came.push((e.n, e.text.clone()));
             why.extend(reason);
         }
+        if !is_new {
+            // An assertion that kept its shape but not its literals: its expectation changed.
+            let mut used = vec![false; gone.len()];
+            for (_, to) in &came {
+                let shape = skeleton(to);
+                if !shape.contains('_') {
+                    continue;
+                }
+                let found = gone
+                    .iter()
+                    .enumerate()
+                    .find(|(i, (_, from))| !used[*i] && from != to && skeleton(from) == shape);
+                if let Some((i, (_, from))) = found {
+                    used[i] = true;
+                    why.push(Weakness::ExpectationChanged {
+                        from: cut(from, MAX_LINE_CHARS),
+                        to: cut(to, MAX_LINE_CHARS),
+                    });
+                }
+            }
+        }
         if removed > added {
             why.insert(0, Weakness::FewerAssertions);
         }
@@ -315,6 +336,78 @@ impl Lang {
             hunk: hunk::listing(path, &gone, &came),
         })
     }
+}
+
+/// Words that are literal values in the languages screened.
+const LITERAL_WORDS: &[&str] = &[
+    "true",
+    "false",
+    "True",
+    "False",
+    "None",
+    "null",
+    "nil",
+    "undefined",
+    "NaN",
+];
+
+/// `line` with every literal (number, string, boolean, null) replaced by `_`: two assertions
+/// with the same skeleton differ only in the values they compare.
+fn skeleton(line: &str) -> String {
+    let chars: Vec<char> = line.chars().collect();
+    let mut out = String::with_capacity(line.len());
+    let mut i = 0;
+    // The last character written that is not a space: a `-` after an operator or an opening
+    // bracket starts a negative number.
+    let mut last = ' ';
+    while i < chars.len() {
+        let c = chars[i];
+        let next_digit = chars.get(i + 1).is_some_and(char::is_ascii_digit);
+        if c == '"' || c == '\'' || c == '`' {
+            let quote = c;
+            i += 1;
+            while i < chars.len() && chars[i] != quote {
+                if chars[i] == '\\' {
+                    i += 1;
+                }
+                i += 1;
+            }
+            i += 1;
+            out.push('_');
+            last = '_';
+        } else if c.is_ascii_digit()
+            || (c == '-' && next_digit && (last == ' ' || "([{,=:<>!|&+*/".contains(last)))
+        {
+            i += 1;
+            while i < chars.len()
+                && (chars[i].is_ascii_alphanumeric() || chars[i] == '.' || chars[i] == '_')
+            {
+                i += 1;
+            }
+            out.push('_');
+            last = '_';
+        } else if c.is_alphabetic() || c == '_' {
+            let start = i;
+            while i < chars.len() && (chars[i].is_alphanumeric() || chars[i] == '_') {
+                i += 1;
+            }
+            let word: String = chars[start..i].iter().collect();
+            if LITERAL_WORDS.contains(&word.as_str()) {
+                out.push('_');
+                last = '_';
+            } else {
+                out.push_str(&word);
+                last = 'a';
+            }
+        } else {
+            out.push(c);
+            if !c.is_whitespace() {
+                last = c;
+            }
+            i += 1;
+        }
+    }
+    out
 }
 
 /// Whether `line` (normalized, without a trailing `;`) is trivially true by one rule.
@@ -478,6 +571,34 @@ fn split_top(s: &str, sep: char) -> Vec<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_skeleton_keeps_the_call_and_hides_the_values() {
+        for (a, b) in [
+            (
+                "self.assertEqual(add(2, 3), 5)",
+                "self.assertEqual(add(2, 3), -1)",
+            ),
+            ("assert add(2, 3) == 5", "assert add(2, 3) == -1"),
+            ("assert_eq!(add(2, 3), 5);", "assert_eq!(add(2, 3), 6);"),
+            (
+                "expect(greet(\"a\")).toBe('hi a')",
+                "expect(greet(\"a\")).toBe(\"hey\")",
+            ),
+            ("assert ok is True", "assert ok is False"),
+            ("assert x == 0x1f", "assert x == 2.5e3"),
+        ] {
+            assert_eq!(skeleton(a), skeleton(b), "{a} / {b}");
+        }
+        for (a, b) in [
+            ("assert add(2, 3) == 5", "assert sub(2, 3) == 5"),
+            ("assert x - 1 == 5", "assert x == 5"),
+            ("assert_eq!(v2, 5)", "assert_eq!(v3, 5)"),
+        ] {
+            assert_ne!(skeleton(a), skeleton(b), "{a} / {b}");
+        }
+        assert_eq!(skeleton("assert x - 1 == 5"), "assert x - _ == _");
+    }
 
     #[test]
     fn groups_and_top_level_splits_skip_strings_and_brackets() {

@@ -35,11 +35,27 @@ fn rust_with_nextest() {
     ]);
     let d = detect_in(dir.path(), &["cargo-nextest"]);
     assert_eq!(d.selected.as_deref(), Some("rust"));
+    // A library has doc-tests, which nextest does not run.
+    assert_eq!(
+        d.commands.test.as_deref(),
+        Some("cargo nextest run --no-fail-fast && cargo test --doc --no-fail-fast")
+    );
+    assert_eq!(d.commands.typecheck, None, "the build is the type check");
+    insta::assert_snapshot!(both(&d));
+}
+
+#[test]
+fn rust_binary_with_nextest_has_no_doc_tests() {
+    let dir = project(&[
+        ("Cargo.toml", "[package]\nname = \"x\"\n"),
+        ("src/main.rs", ""),
+    ]);
+    let d = detect_in(dir.path(), &["cargo-nextest"]);
     assert_eq!(
         d.commands.test.as_deref(),
         Some("cargo nextest run --no-fail-fast")
     );
-    insta::assert_snapshot!(both(&d));
+    assert_eq!(d.commands.build.as_deref(), Some("cargo build --tests"));
 }
 
 #[test]
@@ -235,4 +251,43 @@ fn bad_user_descriptor_names_file_and_line() {
     assert!(msg.contains(".pawl/platforms/x.toml"), "{msg}");
     assert!(msg.contains("line 5"), "{msg}");
     assert!(msg.contains("tests"), "{msg}");
+}
+
+/// A monorepo's packages and a workspace's crates are listed as sub-projects, one and two
+/// levels down; dependency, build and hidden directories are not.
+#[test]
+fn monorepo_sub_projects_are_listed() {
+    let dir = project(&[
+        ("package.json", "{\"name\": \"root\", \"private\": true}"),
+        ("packages/web/package.json", "{\"name\": \"web\"}"),
+        ("packages/api/go.mod", "module api\n"),
+        ("tools/Cargo.toml", "[package]\nname = \"tools\"\n"),
+        ("services/ml/pyproject.toml", "[project]\nname = \"ml\"\n"),
+        ("node_modules/left-pad/package.json", "{}"),
+        (".cache/x/package.json", "{}"),
+        ("docs/README.md", "# docs\n"),
+    ]);
+    let descriptors = Descriptors::builtin().unwrap();
+    let subs = pawl_verify::platform::subprojects(dir.path(), &descriptors);
+    let got: Vec<(String, String)> = subs
+        .iter()
+        .map(|s| (s.path.clone(), s.platforms.join(",")))
+        .collect();
+    let want: Vec<(String, String)> = [
+        ("packages/api", "go"),
+        ("packages/web", "node"),
+        ("services/ml", "python"),
+        ("tools", "rust"),
+    ]
+    .iter()
+    .map(|(p, k)| (p.to_string(), k.to_string()))
+    .collect();
+    assert_eq!(got, want);
+    let mut d = detect_in(dir.path(), &[]);
+    d.subprojects = subs;
+    assert!(
+        render_human(&d).contains("packages/web"),
+        "{}",
+        render_human(&d)
+    );
 }

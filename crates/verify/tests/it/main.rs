@@ -6,6 +6,7 @@
 
 mod backup;
 mod detection;
+mod evidence;
 mod no_panics;
 mod parsers;
 mod protect;

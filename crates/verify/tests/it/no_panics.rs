@@ -1,12 +1,17 @@
 //! Parsers read agent-influenced text: random input must never panic, for every runner,
-//! with and without a report, and through the sniffing path.
+//! with and without a report, and through the sniffing path; nor may the diagnostics reader
+//! or the escape stripper. What a summary says carries no terminal escapes.
 
 use std::collections::HashSet;
 
 use pawl_verify::parse::{MAX_TESTS, Runner, TestStatus, TestSummary, parse_any, parse_as};
+use pawl_verify::parse_diagnostics;
+use pawl_verify::text::strip_ansi;
 use proptest::prelude::*;
 
 use crate::fixture;
+
+const ESC: char = '\u{1b}';
 
 /// Fragments of real output, so random inputs reach deep into the parsers, not just the
 /// "not recognised" exit.
@@ -44,6 +49,19 @@ fn fragments() -> Vec<String> {
         "  Passed N.C.M [1 ms]\n  Skipped N.C.S [< 1 ms]\npassed N.C.X (1ms)\n",
         "<testsuite><testcase classname=\"c\" name=\"n\"><skipped type=\"pytest.xfail\"/></testcase>",
         "{\"ancestorTitles\":[\"d\"],\"title\":\"t\",\"status\":\"todo\"}",
+        // TAP, node:test, mocha, rustc.
+        "TAP version 13\n# Subtest: a\n    # Subtest: b\n    not ok 1 - b\n      ---\n      error: |-\n",
+        "ok 1 - x # SKIP\nnot ok 2 y # TODO\n  ---\n  stack: |-\n    at x (node:a)\n  ...\n1..2\n",
+        "# adds\nok 1 should\n# SKIP later\n# TODO t\nnot ok 2 z # TODO\n# tests 2\n# pass 1\n",
+        "not ok 3 Calc x\n  Expected\n      at Context.<anonymous> (t.js:1:1)\nBail out! db\n",
+        "▶ s\n  ✔ a (1ms)\n  ✖ b (2.5ms)\n    Error: x\n        at y (t.js:1:1) {\n  ✖ s (3ms)\n﹣ c (0ms) # r\nℹ tests 3\nℹ pass 1\n✖ failing tests:\n",
+        "  Calc\n    ✔ adds (105ms)\n    1) subtracts\n    - later\n\n  1 passing (5ms)\n  1 pending\n  1 failing\n\n  1) Calc\n       subtracts:\n     Error: x\n",
+        "{\"stats\":{\"passes\":1,\"failures\":1},\"tests\":[{\"fullTitle\":\"a\",\"err\":{\"stack\":\"",
+        "error[E0308]: mismatched types\n --> src/lib.rs:7:5\n  |\n7 |     x\n\nwarning: `x` (lib) generated 1 warning\n",
+        "src/a.rs:1:1: error: x\n{\"reason\":\"compiler-message\",\"message\":{\"level\":\"error\",\"rendered\":\"",
+        "test_x (m.C.test_x) [a [b] (i=1) ... FAIL\nFAIL: t (m.C.t) (i=\ntest_a (m.C) ... test_b (m.C) ... ",
+        "FAIL\tex.com/p [build failed]\n# ex.com/p\n./a.go:1: x\n",
+        "#x1B[0m#x1B[&#x1B;[31m&#27;[\u{9b}3",
     ]
     .iter()
     .map(|s| s.to_string())
@@ -58,6 +76,20 @@ fn fragments() -> Vec<String> {
         "unittest/more-verbose.stderr",
         "go/json.stdout",
         "go/plain-v.stdout",
+        "go/real-json.stdout",
+        "tap/node-test.stdout",
+        "tap/tape.stdout",
+        "tap/ava.stdout",
+        "tap/mocha.stdout",
+        "node/spec.stdout",
+        "mocha/spec.stdout",
+        "mocha/spec-color.stdout",
+        "mocha/report.json",
+        "rustc/clippy-deny.stderr",
+        "rustc/clippy-json.stdout",
+        "unittest/subtest-verbose.stderr",
+        "unittest/subtest-verbose-3.10.stderr",
+        "pytest/color-junit.xml",
     ] {
         v.push(fixture(f));
     }
@@ -93,6 +125,16 @@ fn check_tests(s: &TestSummary) -> Result<(), TestCaseError> {
     }
     if s.tests.iter().any(|t| t.status == TestStatus::Failed) {
         prop_assert!(s.reported_failures() > 0);
+    }
+    let texts = s
+        .tests
+        .iter()
+        .map(|t| t.id.as_str())
+        .chain(s.failing.iter().map(String::as_str))
+        .chain(s.first_failure.as_deref());
+    for text in texts {
+        let stripped = strip_ansi(text);
+        prop_assert_eq!(stripped.as_ref(), text, "escapes left in {:?}", text);
     }
     Ok(())
 }
@@ -133,6 +175,25 @@ proptest! {
         }
         if let Some(s) = parse_any("", &text, &text, Some(&text)) {
             check_tests(&s)?;
+        }
+    }
+
+    #[test]
+    fn diagnostics_and_stripping_never_panic(text in mixed_text(), bytes in prop::collection::vec(any::<u8>(), 0..256)) {
+        let raw = String::from_utf8_lossy(&bytes);
+        for input in [text.as_str(), raw.as_ref()] {
+            for command in ["cargo clippy -- -D warnings", "make lint", ""] {
+                if let Some(d) = parse_diagnostics(command, input, input) {
+                    prop_assert!(d.errors > 0 || d.warnings > 0);
+                    prop_assert_eq!(d.first_error.is_some(), d.errors > 0);
+                    if let Some(first) = &d.first_error {
+                        prop_assert!(first.chars().count() <= pawl_verify::parse::MAX_MESSAGE_CHARS + 1);
+                        prop_assert!(!first.contains(ESC), "escape in {:?}", first);
+                    }
+                }
+            }
+            let once = strip_ansi(input).into_owned();
+            prop_assert!(!once.contains(ESC), "escape in {:?}", once);
         }
     }
 

@@ -67,6 +67,7 @@ fn codes(f: &Finding) -> Vec<String> {
                     Weakness::Marker { .. } => "marker",
                     Weakness::Focus { .. } => "focus",
                     Weakness::TriviallyTrue { .. } => "trivial",
+                    Weakness::ExpectationChanged { .. } => "expectation",
                 }
                 .to_string()
             })

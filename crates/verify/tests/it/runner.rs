@@ -234,3 +234,42 @@ fn failing_tests_with_exit_0_are_a_failure() {
         );
     }
 }
+
+#[test]
+fn a_failed_lint_check_carries_its_first_error_not_its_tail() {
+    let dir = tempfile::tempdir().unwrap();
+    let stderr = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/rustc/clippy-deny.stderr");
+    let command = format!("cat '{}' >&2; exit 101", stderr.display());
+    let run = run_check(&Check::gate("lint", command), &config(&dir));
+    assert!(!run.passed);
+    assert!(run.tests.is_none(), "{:?}", run.tests);
+    let d = run.diagnostics.as_ref().unwrap();
+    assert_eq!((d.errors, d.warnings, d.warnings_denied), (3, 0, true));
+    let failure = run.failure.unwrap();
+    assert_eq!(failure.category, FailureCategory::Code);
+    assert!(
+        failure.message.starts_with(
+            "lint: exit 101: 3 errors (warnings denied by -D warnings):\nerror: unused variable: `unused`\n --> src/lib.rs:2:9\n"
+        ),
+        "{}",
+        failure.message
+    );
+    assert!(
+        !failure.message.contains("could not compile"),
+        "{}",
+        failure.message
+    );
+}
+
+#[test]
+fn the_evidence_tail_has_no_colour_codes() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = run_check(
+        &Check::gate("test", r"printf '\033[31mred\033[0m\n'; exit 1"),
+        &config(&dir),
+    );
+    assert!(!run.passed);
+    assert_eq!(run.tail.trim(), "out| red");
+    assert_eq!(run.failure.unwrap().message, "test: exit 1: red");
+}
