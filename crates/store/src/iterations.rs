@@ -210,6 +210,14 @@ impl Store {
                     params![run_id, n, tx.now, ms],
                 )?;
                 tx.execute("UPDATE runs SET active_ms = active_ms + ?2 WHERE id = ?1", params![run_id, ms])?;
+                // What the step was charged when it ended (`record_step_spend`) goes into the
+                // ledger as a finished iteration's would: the ledger and the iterations agree.
+                tx.execute(
+                    "INSERT INTO ledger (run_id, scope, scope_id, tokens_in, tokens_out, usd, usd_estimated, wall_ms, created_at)
+                     SELECT run_id, 'iteration', CAST(n AS TEXT), tokens_in, tokens_out, cost_usd, cost_estimated, ?3, ?4
+                     FROM iterations WHERE run_id = ?1 AND n = ?2",
+                    params![run_id, n, ms, tx.now],
+                )?;
                 tx.event(Some(run_id), EventKind::IterationInterrupted, json!({"n": n, "counted_ms": ms}))?;
             }
             Ok(())
