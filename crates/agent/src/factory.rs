@@ -30,6 +30,10 @@ pub struct AdapterOptions {
     pub codex_bypass_hook_trust: bool,
     /// Codex: pawl's hook command (`<pawl> hook codex`) for this run's `PreToolUse` guard.
     pub codex_hook_command: Option<String>,
+    /// The step runs in pawl's Landlock sandbox. Codex's own sandbox (bubblewrap: a user
+    /// namespace and mounts) cannot start inside a Landlock domain, which forbids mounting, so
+    /// Codex is told `sandbox_mode = "danger-full-access"`: pawl's sandbox is the boundary.
+    pub in_pawl_sandbox: bool,
 }
 
 /// The adapter for `[agent]`. Fails on an incomplete configuration, an unreadable or invalid
@@ -67,6 +71,11 @@ pub fn build_adapter(
             bypass_hook_trust: options.codex_bypass_hook_trust,
             hook_command: options.codex_hook_command.clone(),
             extra_passthrough: extra,
+            sandbox: if options.in_pawl_sandbox {
+                "danger-full-access".into()
+            } else {
+                CodexOptions::default().sandbox
+            },
             ..CodexOptions::default()
         })?)),
         AgentKind::Gemini => Ok(Box::new(GeminiAdapter::new(GeminiOptions {

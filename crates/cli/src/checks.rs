@@ -21,9 +21,12 @@ const SHOWN_LINES: usize = 12;
 /// The repository and pawl's state directory, as the engine's verification sees them.
 /// The checks run in the repository's clean room: a pawl-owned copy of exactly the verified
 /// tree, in the user's pawl state (outside the repository, out of the agent's working tree).
+/// Every check runs contained (each process it starts ends with it), as far as this machine
+/// allows (`crate::sandbox::check_containment`).
 pub fn workspace(ctx: &Ctx) -> Workspace {
     let mut ws = Workspace::new(ctx.root.clone(), ctx.state_dir());
     ws.room = room_dir(&ctx.root);
+    ws.containment = crate::sandbox::check_containment(&ctx.root);
     ws
 }
 

@@ -41,6 +41,12 @@ pub enum CliError {
         context: String,
         source: std::io::Error,
     },
+    /// A verb that only the user may run, started from inside a pawl agent step (its
+    /// `.pawl/` is read-only there: the sandbox tells, the agent cannot fake it).
+    #[error(
+        "`pawl {0}` cannot be used from inside a pawl agent step (its .pawl/ is read-only): it steers the run, and only the user does that (docs/sandbox.md)"
+    )]
+    InsideStep(String),
     /// stdout went away (e.g. `pawl events | head`): exit quietly.
     #[error("broken pipe")]
     BrokenPipe,

@@ -98,6 +98,8 @@ pub fn loop_config(ctx: &Ctx, run: &Run) -> LoopConfig {
         },
         rate_limit_scale: rate_limit_scale(),
         auto_commit: run.settings.git.auto_commit,
+        containment: None,
+        after_step: None,
     }
 }
 
@@ -195,14 +197,34 @@ pub fn drive_with_answers(
     interactive: bool,
 ) -> CliResult<ExitCode> {
     let agent = run.settings.agent.clone().unwrap_or_default();
-    let mut adapter = pawl_agent::build_adapter(
-        &agent,
-        &adapter_options(ctx, &agent, &run.settings, force_nested),
-    )?;
+    let launch =
+        crate::sandbox::prepare(&ctx.root, &run.settings.sandbox.clone().unwrap_or_default())?;
+    if ctx.json {
+        ctx.json_line(
+            &serde_json::json!({"kind": "sandbox", "line": launch.plan.line(),
+            "layers": launch.plan.layers, "containment": launch.plan.containment,
+            "missing": launch.plan.missing}),
+        )?;
+    } else {
+        ctx.say(format!("[pawl] {}", launch.plan.line()))?;
+    }
+    crate::sandbox::record(store, &run.id, &launch)?;
+    let mut options = adapter_options(ctx, &agent, &run.settings, force_nested);
+    options.in_pawl_sandbox = launch.enforced.landlock && launch.plan.sandbox;
+    let mut adapter = pawl_agent::build_adapter(&agent, &options)?;
     let mut verifier = GateVerifier::new(checks::workspace(ctx), gates);
     let control = Control::new(ctx.state_dir().join("stop"));
     install_interrupts(&control);
-    let cfg = loop_config(ctx, run);
+    let mut cfg = loop_config(ctx, run);
+    cfg.containment = launch.containment;
+    let root = ctx.root.clone();
+    let absent = std::sync::Mutex::new(launch.absent);
+    cfg.after_step = Some(Box::new(move |store: &mut Store, run_id: &str| {
+        crate::sandbox::deliver(store, run_id, &root);
+        if let Ok(mut absent) = absent.lock() {
+            crate::sandbox::check_created(store, run_id, &mut absent);
+        }
+    }));
     let json = ctx.json;
     let mut printer = Printer::new(json);
     let mode = match run.mode.as_deref() {

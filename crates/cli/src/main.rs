@@ -19,6 +19,7 @@ mod rails;
 mod render;
 mod review;
 mod runs;
+mod sandbox;
 mod session_mode;
 mod state;
 
@@ -27,6 +28,15 @@ use ctx::Ctx;
 use error::CliError;
 
 fn main() -> ProcessExit {
+    // The step launcher (pawl-process's sandbox) answers before anything else is set up: it
+    // must stay a single-threaded process until it has forked the step.
+    if std::env::args_os()
+        .nth(1)
+        .is_some_and(|a| a == pawl_process::sandbox::LAUNCHER_ARG)
+    {
+        let code = pawl_process::sandbox::launcher_main(std::env::args_os().skip(2).collect());
+        return ProcessExit::from(code.clamp(0, 255) as u8);
+    }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
@@ -58,5 +68,25 @@ fn run(cli: Cli) -> Result<pawl_core::ExitCode, CliError> {
         return result;
     }
     let mut ctx = Ctx::new(cli.dir.as_deref(), cli.json, cli.run.clone())?;
+    if sandbox::inside_step(&ctx.root) {
+        let args: Vec<String> = std::env::args_os()
+            .skip(1)
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
+        match sandbox::inside(&cli.command) {
+            sandbox::Inside::Run => {}
+            sandbox::Inside::Mail if cli.dir.is_none() && cli.run.is_none() => {
+                let said = sandbox::mail(&ctx.root, &args)?;
+                ctx.say(said)?;
+                return Ok(pawl_core::ExitCode::Done);
+            }
+            sandbox::Inside::Mail | sandbox::Inside::Refuse => {
+                return Err(sandbox::refused(&args));
+            }
+        }
+    } else {
+        // A pawl killed with -9 may have left a step running: end it before anything else.
+        sandbox::end_leftovers(&ctx.root);
+    }
     commands::dispatch(&mut ctx, cli.command)
 }

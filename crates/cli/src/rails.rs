@@ -99,7 +99,7 @@ pub fn start(
             // Where the run's work goes back to (`pawl merge`'s default target).
             store.append_event(
                 Some(&run.id),
-                EventKind::Sandbox,
+                EventKind::SandboxBranch,
                 serde_json::json!({"branch": name, "from": b}),
             )?;
             if !ctx.json {

@@ -90,7 +90,7 @@ pub fn pre_run(run: &Run) -> CliResult<CommitId> {
 /// The branch the run's sandbox was made from, as recorded when it was made.
 pub fn started_from(store: &Store, run: &Run) -> CliResult<Option<String>> {
     Ok(store
-        .last_event(&run.id, EventKind::Sandbox)?
+        .last_event(&run.id, EventKind::SandboxBranch)?
         .and_then(|e| e.data["from"].as_str().map(str::to_owned)))
 }
 

@@ -226,6 +226,7 @@ pub fn settings(config: &pawl_core::config::Config) -> RunSettings {
         git: config.git.clone(),
         guard: Some(config.guard.clone()),
         seal: None,
+        sandbox: Some(config.sandbox.clone()),
     }
 }
 
@@ -335,6 +336,9 @@ fn headless_run(
                 .into(),
         ));
     }
+    // `[sandbox] required = true` on a machine that cannot sandbox: refused before anything is
+    // written.
+    crate::sandbox::prepare(&ctx.root, &config.sandbox)?;
     let mut settings = settings(config);
     if config.agent.kind == AgentKind::Replay {
         let Some(path) = &req.scenario else {

@@ -333,6 +333,7 @@ pub struct Config {
     pub guard: GuardConfig,
     pub pipeline: PipelineConfig,
     pub git: GitConfig,
+    pub sandbox: SandboxConfig,
 }
 
 /// `[gates]`: `name = "command"` entries, and the sub-table `[gates.hidden]` of hidden checks
@@ -419,9 +420,33 @@ pub struct GitConfig {
     pub auto_commit: bool,
 }
 
+/// `[sandbox]` — the sandbox of headless agent steps (docs/sandbox.md).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct SandboxConfig {
+    /// Run headless agent steps in the sandbox (the default). Off: every process of a step
+    /// still ends with it, but the agent can write anywhere the user can.
+    pub enabled: bool,
+    /// Refuse to start a run when the kernel cannot sandbox (Landlock and namespaces).
+    pub required: bool,
+    /// More paths the agent may write besides the working tree, the temporary directories and
+    /// HOME (`~` is the user's home).
+    pub writable: Vec<String>,
+}
+
+impl Default for SandboxConfig {
+    fn default() -> Self {
+        SandboxConfig {
+            enabled: true,
+            required: false,
+            writable: Vec::new(),
+        }
+    }
+}
+
 /// The top-level tables; environment variables name one of these first (`PAWL_LIMITS_MAX_TIME`).
 pub const SECTIONS: &[&str] = &[
-    "agent", "limits", "breakers", "stall", "gates", "guard", "pipeline", "git",
+    "agent", "limits", "breakers", "stall", "gates", "guard", "pipeline", "git", "sandbox",
 ];
 
 /// Where an effective value came from.
@@ -937,6 +962,14 @@ ralph_skip_after = {rsa}
 [git]
 # commit each completed story on the run's branch
 auto_commit = false
+
+[sandbox]
+# headless agent steps write only the working tree, temporary directories and HOME; never .pawl/,
+# .git/config|hooks|info, the agents' hook settings, pawl's state or binary (docs/sandbox.md)
+enabled = true
+# refuse to start when the kernel cannot sandbox (Landlock + user/mount/pid namespaces)
+required = false
+# writable = ["~/.cache"]
 
 [gates]
 "#,

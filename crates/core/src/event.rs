@@ -22,7 +22,7 @@ str_enum!(
         GitPreflight => "git_preflight",
         /// The run's sandbox branch was made: its name and the branch it was made from (where
         /// `pawl merge` brings the run's work by default).
-        Sandbox => "sandbox",
+        SandboxBranch => "sandbox_branch",
         /// A finished run's branch was re-verified and merged locally (`pawl merge`).
         Merged => "merged",
         /// A finished run's branch, logs or rooms were removed (`pawl clean`).
@@ -91,6 +91,14 @@ str_enum!(
         GuardDenied => "guard_denied",
         /// A hook failed internally (fail open or closed, per hook).
         HookError => "hook_error",
+        /// How the run's agent steps are sandboxed and contained (each time the loop starts).
+        Sandbox => "sandbox",
+        /// What an agent step asked of pawl through its mailbox (a reporting verb, delivered
+        /// after the step), or why it was refused.
+        StepRequest => "step_request",
+        /// A step created a path the sandbox protects that did not exist when the run's steps
+        /// started (so nothing could be bound over it): what, and whether pawl removed it.
+        ProtectedCreated => "protected_created",
         /// The run's state, kept before the agent compacted its context.
         PrecompactSnapshot => "precompact_snapshot",
         /// A session's transcript could not be read: the turn was not charged.

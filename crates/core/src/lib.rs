@@ -14,6 +14,7 @@ pub mod pipeline;
 pub mod proof;
 pub mod record;
 pub mod resume;
+pub mod sandbox;
 pub mod seal;
 pub mod spec;
 pub mod tdd;

@@ -35,6 +35,11 @@ pub struct RunSettings {
     /// before pawl sealed them: the seal is made when such a run is resumed, as an event).
     #[serde(default)]
     pub seal: Option<crate::seal::Seal>,
+    /// The sandbox of the run's agent steps, fixed when it started (an agent that edits
+    /// `pawl.toml` cannot turn it off for a resume). `None` for runs stored before pawl kept
+    /// it: the defaults apply (sandbox on, not required).
+    #[serde(default)]
+    pub sandbox: Option<crate::config::SandboxConfig>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

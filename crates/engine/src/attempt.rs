@@ -295,6 +295,7 @@ pub fn run_attempt(
             run_step(
                 &mut *cx.adapter,
                 &req,
+                cx.cfg.containment.as_ref(),
                 settings.stall.idle_timeout.0,
                 step_timeout.saturating_sub(used),
                 &log,
@@ -308,6 +309,9 @@ pub fn run_attempt(
                 },
             )
         };
+        if let Some(after) = &cx.cfg.after_step {
+            after(cx.store, cx.run_id);
+        }
         if let Some(e) = earlier.take() {
             o.absorb_earlier(&e);
         }

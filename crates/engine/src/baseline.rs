@@ -89,6 +89,7 @@ pub fn runner_for(ws: &Workspace, seal: &Seal, step: u64) -> RunnerConfig {
         cfg.env = seal.env.iter().map(|(k, v)| (k.into(), v.into())).collect();
     }
     cfg.env.extend(crate::verify::check_env());
+    cfg.containment = ws.containment.clone();
     cfg
 }
 

@@ -114,7 +114,16 @@ pub struct LoopConfig {
     pub rate_limit_scale: f64,
     /// Commit each completed story (`[git] auto_commit`).
     pub auto_commit: bool,
+    /// How agent steps are launched: contained (every process of the step ends with it) and
+    /// sandboxed (docs/sandbox.md). `None`: spawned directly.
+    pub containment: Option<pawl_process::Containment>,
+    /// Called after every agent step has ended (all its processes gone), before anything is
+    /// verified: the CLI takes in what the step asked of pawl through its mailbox.
+    pub after_step: Option<AfterStep>,
 }
+
+/// See [`LoopConfig::after_step`]: the store and the run id.
+pub type AfterStep = Box<dyn Fn(&mut Store, &str) + Send + Sync>;
 
 /// Commits the working tree for a story that was just completed, on the run's branch, and
 /// records it. Returns the commit, or `None` when there was nothing to commit.

@@ -22,7 +22,7 @@ pub mod turn;
 pub mod verify;
 
 pub use control::Control;
-pub use driver::{LoopConfig, LoopEnd, LoopEvent, Owner, drive};
+pub use driver::{AfterStep, LoopConfig, LoopEnd, LoopEvent, Owner, drive};
 pub use pipeline::{Answer, Answerer, Autonomous, PipelineInput};
 pub use room::{Room, RoomError, SyncStats};
 pub use verify::{CheckSummary, GateVerifier, Verifier, VerifyError, VerifyReport, Workspace};

@@ -75,6 +75,12 @@ pub struct Report {
     pub guard_off: bool,
     /// Commands or file writes the guard denied during the run.
     pub guard_denials: u32,
+    /// How the agent steps were sandboxed (the last start of the loop): `sandbox:
+    /// landlock+namespaces`, `sandbox: none (...)`; `None` for a run no loop drove.
+    pub sandbox: Option<String>,
+    /// Paths the sandbox protects that a step created (they did not exist, so nothing could be
+    /// bound over them), and whether pawl removed them.
+    pub protected_created: Vec<serde_json::Value>,
     /// Phases, verdicts, scores and convergence, for a run of the pipeline.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pipeline: Option<crate::pipeline::report::PipelineReport>,
@@ -131,6 +137,21 @@ pub fn build(store: &Store, run_id: &str, root: &Path) -> Result<Report, EngineE
         .iter()
         .filter(|e| e.is(EventKind::GuardDenied))
         .count() as u32;
+    let sandbox = events
+        .iter()
+        .rev()
+        .find(|e| e.is(EventKind::Sandbox))
+        .and_then(|e| {
+            e.data
+                .get("line")
+                .and_then(|l| l.as_str())
+                .map(str::to_string)
+        });
+    let protected_created: Vec<serde_json::Value> = events
+        .iter()
+        .filter(|e| e.is(EventKind::ProtectedCreated))
+        .map(|e| e.data.clone())
+        .collect();
     let seals: Vec<serde_json::Value> = events
         .iter()
         .filter(|e| e.is(EventKind::Sealed))
@@ -218,6 +239,8 @@ pub fn build(store: &Store, run_id: &str, root: &Path) -> Result<Report, EngineE
         pre_run_commit: run.pre_run_commit,
         guard_off,
         guard_denials,
+        sandbox,
+        protected_created,
         red_to_green: last
             .as_ref()
             .and_then(|r| r.proof.as_ref())
@@ -383,6 +406,20 @@ pub fn markdown(r: &Report) -> String {
         o.push_str(&format!(
             "- Guard: {} command(s) or write(s) denied\n",
             r.guard_denials
+        ));
+    }
+    if let Some(line) = &r.sandbox {
+        o.push_str(&format!("- {line}\n"));
+    }
+    for p in &r.protected_created {
+        o.push_str(&format!(
+            "- **A step created `{}`**, a path pawl protects ({})\n",
+            p["path"].as_str().unwrap_or("?"),
+            if p["removed"] == true {
+                "removed"
+            } else {
+                "left in place: check it"
+            }
         ));
     }
     o.push_str(&format!(

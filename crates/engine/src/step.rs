@@ -130,6 +130,7 @@ impl StepOutcome {
 pub fn run_step(
     adapter: &mut dyn Adapter,
     req: &StepRequest,
+    containment: Option<&pawl_process::Containment>,
     idle_timeout: Duration,
     step_timeout: Duration,
     log: &Path,
@@ -151,6 +152,9 @@ pub fn run_step(
         .idle_timeout(idle_timeout)
         .log_file(log)
         .line_sink(tx);
+    if let Some(c) = containment {
+        cmd.contain(c.clone());
+    }
     let running = match cmd.spawn() {
         Ok(r) => r,
         Err(e) => {

@@ -68,6 +68,9 @@ pub struct Workspace {
     /// Where the checks run: a room directory outside the repository that holds exactly the
     /// verified tree ([`crate::room`]); `None` runs them in `root`.
     pub room: Option<PathBuf>,
+    /// How the checks are launched: contained, so every process a check starts ends with it
+    /// (pawl-process's `sandbox`). `None`: spawned directly.
+    pub containment: Option<pawl_process::Containment>,
 }
 
 impl Workspace {
@@ -76,6 +79,7 @@ impl Workspace {
             root: root.into(),
             state_dir: state_dir.into(),
             room: None,
+            containment: None,
         }
     }
 
@@ -220,6 +224,7 @@ fn runner_config(ws: &Workspace, plan: &Plan, step: u64) -> RunnerConfig {
         }
     };
     cfg.jobs = plan.jobs;
+    cfg.containment = ws.containment.clone();
     cfg
 }
 

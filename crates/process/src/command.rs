@@ -18,6 +18,7 @@ use crate::env::{Base, EnvSpec};
 use crate::error::Error;
 use crate::outcome::{Line, Outcome, Stream};
 use crate::running::Running;
+use crate::sandbox::{self, Containment};
 use crate::spawner;
 use crate::supervise::{self, Event, Limits, Supervisor};
 use crate::sys::{self, Signal};
@@ -46,6 +47,7 @@ pub struct Command {
     log_file: Option<PathBuf>,
     capture: CaptureConfig,
     line_sink: Option<Sender<Line>>,
+    containment: Option<Containment>,
 }
 
 impl Command {
@@ -83,6 +85,7 @@ impl Command {
                 keep_stdout: false,
             },
             line_sink: None,
+            containment: None,
         }
     }
 
@@ -236,6 +239,20 @@ impl Command {
         self
     }
 
+    /// Runs the child through the step launcher ([`crate::sandbox`]): every process it starts
+    /// ends with it, and the sandbox, if the containment has one, applies to all of them. The
+    /// program is resolved in `PATH` (the child's, when it is set) before the launch, so a
+    /// missing program is still [`Error::NotFound`].
+    pub fn contain(&mut self, containment: Containment) -> &mut Self {
+        self.containment = Some(containment);
+        self
+    }
+
+    /// The containment set with [`Self::contain`].
+    pub fn get_containment(&self) -> Option<&Containment> {
+        self.containment.as_ref()
+    }
+
     pub fn get_program(&self) -> &OsStr {
         &self.program
     }
@@ -270,8 +287,23 @@ impl Command {
     /// Starts the child and its supervisor; returns at once.
     pub fn spawn(&self) -> Result<Running, Error> {
         let program = self.program.to_string_lossy().into_owned();
-        let mut command = std::process::Command::new(&self.program);
-        command.args(&self.args);
+        let mut command = match &self.containment {
+            None => {
+                let mut command = std::process::Command::new(&self.program);
+                command.args(&self.args);
+                command
+            }
+            Some(c) => {
+                let resolved = self.resolve(&program)?;
+                let mut command = std::process::Command::new(&c.launcher);
+                command.args(sandbox::launcher_args(
+                    &c.spec,
+                    &resolved,
+                    self.args.iter().cloned(),
+                ));
+                command
+            }
+        };
         if let Some(cwd) = &self.cwd {
             command.current_dir(cwd);
         }
@@ -310,9 +342,16 @@ impl Command {
         };
 
         let started = Instant::now();
-        let mut child =
-            spawner::spawn(command).map_err(|err| classify(err, &program, self.cwd.as_deref()))?;
+        let mut child = spawner::spawn(command).map_err(|err| match &self.containment {
+            Some(c) => classify(err, &c.launcher.to_string_lossy(), self.cwd.as_deref()),
+            None => classify(err, &program, self.cwd.as_deref()),
+        })?;
         let pgid = child.id();
+        let record = self
+            .containment
+            .as_ref()
+            .and_then(|c| c.record_dir.as_deref())
+            .and_then(|dir| sandbox::record(dir, pgid));
         let (events_tx, events_rx) = mpsc::channel::<Event>();
 
         // From here on a failure must not leave the group running.
@@ -381,7 +420,13 @@ impl Command {
         };
         let handle = std::thread::Builder::new()
             .name(format!("pawl-supervise-{pgid}"))
-            .spawn(move || supervisor.run())
+            .spawn(move || {
+                let outcome = supervisor.run();
+                if let Some(path) = record {
+                    let _ = std::fs::remove_file(path);
+                }
+                outcome
+            })
             .map_err(fail)?;
 
         Ok(Running::new(
@@ -392,6 +437,64 @@ impl Command {
             self.kill_on_drop,
             finished,
         ))
+    }
+}
+
+impl Command {
+    /// The program as the launcher must exec it: a path, checked to exist and be executable,
+    /// found in the child's `PATH` (or pawl's) when the program has no `/`.
+    fn resolve(&self, program: &str) -> Result<PathBuf, Error> {
+        use std::os::unix::ffi::OsStrExt;
+        use std::os::unix::fs::PermissionsExt;
+        let candidate = |p: &Path| {
+            std::fs::metadata(p)
+                .ok()
+                .filter(|m| m.is_file())
+                .map(|m| m.permissions().mode() & 0o111 != 0)
+        };
+        let absolute = |p: PathBuf| match (&self.cwd, p.is_relative()) {
+            (Some(cwd), true) => cwd.join(p),
+            _ => p,
+        };
+        if self.program.as_bytes().contains(&b'/') {
+            let path = absolute(PathBuf::from(&self.program));
+            return match candidate(&path) {
+                Some(true) => Ok(path),
+                Some(false) => Err(Error::PermissionDenied {
+                    program: program.to_owned(),
+                }),
+                None => Err(Error::NotFound {
+                    program: program.to_owned(),
+                }),
+            };
+        }
+        let path_var = match self.env.overrides.get(OsStr::new("PATH")) {
+            Some(value) => value.clone(),
+            None => match &self.env.base {
+                Base::Empty => None,
+                Base::AllowList(names) if !names.iter().any(|n| n == "PATH") => None,
+                _ => std::env::var_os("PATH"),
+            },
+        }
+        .unwrap_or_default();
+        let mut denied = false;
+        for dir in std::env::split_paths(&path_var) {
+            let path = absolute(dir.join(&self.program));
+            match candidate(&path) {
+                Some(true) => return Ok(path),
+                Some(false) => denied = true,
+                None => {}
+            }
+        }
+        Err(if denied {
+            Error::PermissionDenied {
+                program: program.to_owned(),
+            }
+        } else {
+            Error::NotFound {
+                program: program.to_owned(),
+            }
+        })
     }
 }
 

@@ -9,6 +9,13 @@
 //! A run ends in exactly one [`End`]: exited, signalled, timed out, idle-timed-out or stopped by
 //! request. Stopping always targets the whole group: SIGTERM, a grace period, then SIGKILL.
 //!
+//! A command can also run **contained** ([`Command::contain`], the [`sandbox`] module): through
+//! the step launcher (a pawl binary answering a hidden argument), in new pid and mount
+//! namespaces, so that every process it starts ends with it (`setsid`, `nohup`, double forks
+//! included), and optionally in a sandbox (read-only binds over what pawl protects, Landlock
+//! write rules and signal scoping). pawl runs headless agent steps sandboxed and checks
+//! contained; docs/sandbox.md says what is protected by which layer.
+//!
 //! What this crate is not: a shell (argv only, no parsing), an async runtime (everything is
 //! plain threads; callers that are async consume it from a blocking task), or a policy layer
 //! (which environment to pass, which timeouts to use, is the caller's decision).
@@ -63,6 +70,7 @@ mod env;
 mod error;
 mod outcome;
 mod running;
+pub mod sandbox;
 mod spawner;
 mod supervise;
 mod sys;
@@ -71,4 +79,5 @@ pub use command::{Command, Stdin};
 pub use error::Error;
 pub use outcome::{Digest, End, Line, Outcome, Stream, StreamOutput};
 pub use running::{CancelHandle, Running};
+pub use sandbox::{Containment, Enforced, LaunchSpec, SandboxSpec};
 pub use sys::{Signal, process_group_alive, signal_name};

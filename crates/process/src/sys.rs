@@ -76,6 +76,25 @@ pub(crate) fn signal_group(pgid: u32, signal: Signal) -> io::Result<bool> {
     }
 }
 
+/// Sends `signal` to the single process `pid` (never 0 or 1); `Ok(false)` when it is gone.
+pub(crate) fn signal_pid(pid: u32, signal: Signal) -> io::Result<bool> {
+    let Some(pid) = checked_pgid(pid) else {
+        return Ok(false);
+    };
+    // SAFETY: kill(2) has no memory-safety preconditions; a positive pid above 1 addresses
+    // exactly one process.
+    let rc = unsafe { libc::kill(pid, signal.as_raw()) };
+    if rc == 0 {
+        return Ok(true);
+    }
+    let err = io::Error::last_os_error();
+    if err.raw_os_error() == Some(libc::ESRCH) {
+        Ok(false)
+    } else {
+        Err(err)
+    }
+}
+
 /// Whether any process (zombies included) still belongs to process group `pgid`.
 ///
 /// Public so that callers and tests can check that a stop really emptied the group.

@@ -59,6 +59,9 @@ pub struct RunnerConfig {
     pub clear_env: bool,
     /// A number unique to this verification, used in log and report names.
     pub step: u64,
+    /// Run every check contained (pawl-process's `sandbox`): every process a check starts
+    /// ends with it. `None`: spawned directly.
+    pub containment: Option<pawl_process::Containment>,
 }
 
 impl RunnerConfig {
@@ -74,6 +77,7 @@ impl RunnerConfig {
             env: Vec::new(),
             clear_env: false,
             step,
+            containment: None,
         }
     }
 }
@@ -198,6 +202,9 @@ pub fn run_check(check: &Check, cfg: &RunnerConfig) -> CheckRun {
         .log_file(&log_path)
         .env("PAWL_CHECK", &check.name)
         .envs(cfg.env.iter().map(|(k, v)| (k, v)));
+    if let Some(c) = &cfg.containment {
+        cmd.contain(c.clone());
+    }
     let outcome = match cmd.run() {
         Ok(o) => o,
         Err(e) => {

@@ -258,7 +258,15 @@ fn record_error(root: &Path, run_id: Option<&str>, kind: HookKind, message: &str
             )?)
         });
     if stored.is_err() {
-        log_line(root, &format!("{kind}: {message}"));
+        if crate::sandbox::inside_step(root) {
+            let _ = crate::sandbox::mail_event(
+                root,
+                EventKind::HookError,
+                json!({"hook": kind.as_arg(), "error": message}),
+            );
+        } else {
+            log_line(root, &format!("{kind}: {message}"));
+        }
     }
     note(&format!("pawl hook {kind}: {message}"));
 }
@@ -676,13 +684,16 @@ fn guard(root: &Path, run_id: &str, input: &HookInput, call: &ToolCall) -> HookR
         if d.is_deny() {
             let rule = d.rule.map(|r| r.as_str()).unwrap_or("deny");
             let reason = format!("pawl guard [{rule}]: {}", d.reason);
-            if let Ok(mut store) = open_store(root) {
-                let _ = store.append_event(
-                    Some(run_id),
-                    EventKind::GuardDenied,
-                    json!({"tool": call.tool(), "input": i, "rule": rule, "reason": d.reason,
-                           "session": input.session_id}),
-                );
+            let data = json!({"tool": call.tool(), "input": i, "rule": rule, "reason": d.reason,
+                              "session": input.session_id});
+            let stored = open_store(root).and_then(|mut store| {
+                store.append_event(Some(run_id), EventKind::GuardDenied, data.clone())?;
+                Ok(())
+            });
+            // Inside a sandboxed step the store is read-only: pawl takes the denial in from the
+            // step's mailbox when the step ends.
+            if stored.is_err() && crate::sandbox::inside_step(root) {
+                let _ = crate::sandbox::mail_event(root, EventKind::GuardDenied, data);
             }
             return Ok(Answer::Deny(reason));
         }

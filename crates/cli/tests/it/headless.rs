@@ -59,7 +59,43 @@ pub fn pawl_bin() -> String {
     assert_cmd::cargo::cargo_bin("pawl").display().to_string()
 }
 
+/// The shell line of [`WAIT_FOR_GO`].
+pub const WAIT_FOR_GO_SH: &str =
+    "touch ../home/marks/step-started; while [ ! -e ../home/marks/go ]; do sleep 0.05; done";
+
+/// A scenario step that says it started (`../home/marks/step-started`, outside the tree) and waits
+/// for the test to let it go on (`../home/marks/go`): what the test does meanwhile happens while the
+/// agent step runs.
+pub const WAIT_FOR_GO: &str = r#"{"do": "run", "command": "touch ../home/marks/step-started; while [ ! -e ../home/marks/go ]; do sleep 0.05; done"}"#;
+
 impl TestEnv {
+    /// Runs pawl with `args` while a step waits at [`WAIT_FOR_GO`]: `during` runs once the step
+    /// has started, then the step goes on; returns how pawl ended.
+    pub fn pawl_during_step(&self, args: &[&str], during: impl FnOnce()) -> crate::Run {
+        let mut child = self
+            .command("pawl")
+            .args(args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let started = self.root().join("../home/marks/step-started");
+        let patience = std::time::Instant::now();
+        while !started.exists() {
+            assert!(
+                patience.elapsed() < std::time::Duration::from_secs(120),
+                "the step never started"
+            );
+            if let Ok(Some(status)) = child.try_wait() {
+                panic!("pawl ended before the step started: {status}");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        during();
+        std::fs::write(self.root().join("../home/marks/go"), "").unwrap();
+        crate::Run::from(child.wait_with_output().unwrap())
+    }
+
     /// `pawl init`, then this `pawl.toml`, committed: a clean tree on `main` to run on.
     pub fn headless(&self, toml: &str) {
         self.ok(&["init"]);
@@ -328,15 +364,16 @@ fn pawl_stop_is_honoured_after_the_current_step_and_resume_continues() {
         "s",
         &format!(
             r#"{{"step": 1}}
-{{"do": "run", "command": "{} stop"}}
+{WAIT_FOR_GO}
 {{"do": "write", "path": "half.txt", "content": "step 1 finished its work"}}
 {{"step": 2}}
 {{"do": "write", "path": "done.txt", "content": "ok"}}
-"#,
-            pawl_bin()
+"#
         ),
     );
-    let r = env.pawl(&["run", "make done.txt", "--scenario", &s]);
+    let r = env.pawl_during_step(&["run", "make done.txt", "--scenario", &s], || {
+        env.ok(&["stop"]);
+    });
     env.assert_end(&r, 6, "stopped", 1);
     // The step ran to its end (its last action happened) and was verified.
     assert!(env.root().join("half.txt").is_file());
@@ -361,15 +398,18 @@ fn a_stop_file_is_honoured_after_the_current_step() {
     env.headless(&config("", NO_BREAKERS, ""));
     let s = env.scenario(
         "s",
-        r#"{"step": 1}
-{"do": "run", "command": "touch .pawl/stop"}
-{"do": "sleep", "ms": 200}
-{"do": "write", "path": "half.txt", "content": "x"}
-{"step": 2}
-{"do": "write", "path": "done.txt", "content": "ok"}
-"#,
+        &format!(
+            r#"{{"step": 1}}
+{WAIT_FOR_GO}
+{{"do": "write", "path": "half.txt", "content": "x"}}
+{{"step": 2}}
+{{"do": "write", "path": "done.txt", "content": "ok"}}
+"#
+        ),
     );
-    let r = env.pawl(&["run", "make done.txt", "--scenario", &s]);
+    let r = env.pawl_during_step(&["run", "make done.txt", "--scenario", &s], || {
+        std::fs::write(env.root().join(".pawl/stop"), "").unwrap();
+    });
     env.assert_end(&r, 6, "stopped", 1);
     assert!(env.root().join("half.txt").is_file());
     let r = env.pawl(&["resume"]);
@@ -498,14 +538,15 @@ fn pawl_cancel_during_a_run_stops_the_loop_after_the_step() {
         "s",
         &format!(
             r#"{{"step": 1}}
-{{"do": "run", "command": "{} cancel"}}
+{WAIT_FOR_GO}
 {{"step": 2}}
 {{"do": "write", "path": "done.txt", "content": "ok"}}
-"#,
-            pawl_bin()
+"#
         ),
     );
-    let r = env.pawl(&["run", "g", "--scenario", &s]);
+    let r = env.pawl_during_step(&["run", "g", "--scenario", &s], || {
+        env.ok(&["cancel"]);
+    });
     env.assert_end(&r, 6, "cancelled", 1);
     assert_eq!(env.run_state().0, "cancelled");
 }

@@ -46,6 +46,20 @@ fn alive(pid: u32) -> bool {
     }
 }
 
+/// The live processes, except `pawl`, whose command line contains `needle`.
+fn step_pids(needle: &str, pawl: u32) -> Vec<u32> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| *pid != pawl)
+        .filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/cmdline"))
+                .is_ok_and(|c| String::from_utf8_lossy(&c).contains(needle))
+        })
+        .collect()
+}
+
 /// A `kind = "command"` agent running `sh <script>` (the script lives in `.pawl/`).
 fn command_agent(env: &TestEnv, script: &str) -> String {
     let p: PathBuf = env.root().join(".pawl/agent.sh");
@@ -57,8 +71,7 @@ fn command_agent(env: &TestEnv, script: &str) -> String {
 }
 
 /// Increments `.pawl/<name>` and leaves the new value in `$c`.
-const COUNT: &str =
-    "c=$(cat .pawl/calls 2>/dev/null || echo 0); c=$((c+1)); echo $c > .pawl/calls\n";
+const COUNT: &str = "c=$(cat ../home/marks/calls 2>/dev/null || echo 0); c=$((c+1)); echo $c > ../home/marks/calls\n";
 
 #[test]
 fn a_rate_limit_wait_is_not_counted_against_max_time() {
@@ -81,7 +94,7 @@ fn a_rate_limit_wait_is_not_counted_against_max_time() {
     ));
     let r = env.pawl(&["run", "g", "--json"]);
     env.assert_end(&r, 0, "verified", 2);
-    let calls = std::fs::read_to_string(env.root().join(".pawl/calls")).unwrap();
+    let calls = std::fs::read_to_string(env.root().join("../home/marks/calls")).unwrap();
     assert_eq!(calls.trim(), "3");
     let waits: Vec<serde_json::Value> = TestEnv::events(&r)
         .into_iter()
@@ -186,7 +199,7 @@ fn stall_recoveries_are_limited_to_ten_per_run() {
     // Each iteration: three silent attempts (stalls), then one that works but does not finish.
     let agent = command_agent(
         &env,
-        "f=.pawl/att-$PAWL_ITERATION; c=$(cat $f 2>/dev/null || echo 0); c=$((c+1)); echo $c > $f\n\
+        "f=../home/marks/att-$PAWL_ITERATION; c=$(cat $f 2>/dev/null || echo 0); c=$((c+1)); echo $c > $f\n\
          if [ \"$c\" -le 3 ]; then exec sleep 60; fi\n\
          echo \"iteration $PAWL_ITERATION attempt $c\"\necho $PAWL_ITERATION > work.txt\n",
     );
@@ -232,7 +245,7 @@ fn first_ctrl_c_stops_after_the_current_step_and_the_run_resumes() {
     let s = env.scenario(
         "s",
         r#"{"step": 1}
-{"do": "run", "command": "touch .pawl/in-step"}
+{"do": "run", "command": "touch ../home/marks/in-step"}
 {"do": "sleep", "ms": 1500}
 {"do": "write", "path": "half.txt", "content": "step 1 ran to its end"}
 {"step": 2}
@@ -246,7 +259,7 @@ fn first_ctrl_c_stops_after_the_current_step_and_the_run_resumes() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    wait_for(&env.root().join(".pawl/in-step"), &mut child);
+    wait_for(&env.root().join("../home/marks/in-step"), &mut child);
     sigint(&child);
     let r = crate::Run::from(child.wait_with_output().unwrap());
     env.assert_end(&r, 6, "stopped", 1);
@@ -271,7 +284,7 @@ fn second_ctrl_c_kills_the_hanging_agent_group_and_exits_130() {
     let s = env.scenario(
         "s",
         r#"{"step": 1}
-{"do": "run", "command": "echo $PPID > .pawl/agent.pid.tmp && mv .pawl/agent.pid.tmp .pawl/agent.pid"}
+{"do": "run", "command": "echo $PPID > ../home/marks/agent.pid.tmp && mv ../home/marks/agent.pid.tmp ../home/marks/agent.pid"}
 {"do": "hang"}
 {"step": 2}
 {"do": "write", "path": "done.txt", "content": "ok"}
@@ -284,14 +297,13 @@ fn second_ctrl_c_kills_the_hanging_agent_group_and_exits_130() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let pid_file = env.root().join(".pawl/agent.pid");
+    let pid_file = env.root().join("../home/marks/agent.pid");
     wait_for(&pid_file, &mut child);
-    let agent: u32 = std::fs::read_to_string(&pid_file)
-        .unwrap()
-        .trim()
-        .parse()
-        .unwrap();
-    assert!(alive(agent));
+    // The step's processes as this machine sees them (inside its pid namespace the agent's own
+    // pids mean nothing out here): every process but pawl whose command line names the
+    // scenario — the launcher, the step's init, the replay agent.
+    let step = step_pids(&s, child.id());
+    assert!(!step.is_empty() && step.iter().all(|p| alive(*p)));
     sigint(&child);
     // Wait until the first press is acknowledged, so the two signals cannot merge into one.
     let mut stderr = BufReader::new(child.stderr.take().unwrap());
@@ -307,7 +319,8 @@ fn second_ctrl_c_kills_the_hanging_agent_group_and_exits_130() {
     let out = child.wait_with_output().unwrap();
     let r = crate::Run::from(out);
     env.assert_end(&r, 130, "interrupted", 1);
-    assert!(!alive(agent), "the agent {agent} survived the hard stop");
+    let survivors: Vec<u32> = step.iter().copied().filter(|p| alive(*p)).collect();
+    assert!(survivors.is_empty(), "{survivors:?} survived the hard stop");
     assert_eq!(env.outcomes(), vec!["stopped"]);
     // Resumable.
     let r = env.pawl(&["resume"]);
@@ -322,7 +335,7 @@ fn stop_requested_during_a_stall_is_not_retried() {
     env.headless(&config("", NO_BREAKERS, "idle_timeout = \"1s\""));
     let s = env.scenario(
         "s",
-        r#"{"do": "run", "command": "touch .pawl/in-step"}
+        r#"{"do": "run", "command": "touch ../home/marks/in-step"}
 {"do": "hang"}"#,
     );
     let mut child = env
@@ -332,7 +345,7 @@ fn stop_requested_during_a_stall_is_not_retried() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    wait_for(&env.root().join(".pawl/in-step"), &mut child);
+    wait_for(&env.root().join("../home/marks/in-step"), &mut child);
     sigint(&child);
     let r = crate::Run::from(child.wait_with_output().unwrap());
     env.assert_end(&r, 6, "stopped", 1);
@@ -416,7 +429,7 @@ fn kill_9_mid_step_then_resume_records_the_interrupted_iteration() {
     let s = env.scenario(
         "s",
         r#"{"step": 1}
-{"do": "run", "command": "touch .pawl/in-step"}
+{"do": "run", "command": "touch ../home/marks/in-step"}
 {"do": "hang"}
 {"step": 2}
 {"do": "write", "path": "done.txt", "content": "ok"}
@@ -429,7 +442,7 @@ fn kill_9_mid_step_then_resume_records_the_interrupted_iteration() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    wait_for(&env.root().join(".pawl/in-step"), &mut child);
+    wait_for(&env.root().join("../home/marks/in-step"), &mut child);
     child.kill().unwrap();
     child.wait().unwrap();
     assert_eq!(env.run_state().0, "active");
@@ -474,7 +487,7 @@ fn kill_9_at_random_points_then_resume_finishes_with_nothing_counted_twice() {
     let mut steps = String::from("{\"scenario\": {\"after_last\": \"repeat\"}}\n");
     for i in 1..=60 {
         steps.push_str(&format!(
-            "{{\"step\": {i}}}\n{{\"do\": \"run\", \"command\": \"touch .pawl/in-step\"}}\n{{\"do\": \"text\", \"text\": \"step {i}\"}}\n{{\"do\": \"sleep\", \"ms\": 120}}\n{{\"do\": \"usage\", \"input_tokens\": 10, \"cost_usd\": 0.01}}\n{{\"do\": \"write\", \"path\": \"work.txt\", \"content\": \"{i}\"}}\n"
+            "{{\"step\": {i}}}\n{{\"do\": \"run\", \"command\": \"touch ../home/marks/in-step\"}}\n{{\"do\": \"text\", \"text\": \"step {i}\"}}\n{{\"do\": \"sleep\", \"ms\": 120}}\n{{\"do\": \"usage\", \"input_tokens\": 10, \"cost_usd\": 0.01}}\n{{\"do\": \"write\", \"path\": \"work.txt\", \"content\": \"{i}\"}}\n"
         ));
     }
     steps.push_str(
@@ -484,7 +497,7 @@ fn kill_9_at_random_points_then_resume_finishes_with_nothing_counted_twice() {
     // The gate takes a moment too, so kills land during verification as well.
     let seed = 0x9e37_79b9_u64 ^ u64::from(std::process::id());
     let mut rng = Rng(seed);
-    let marker = env.root().join(".pawl/in-step");
+    let marker = env.root().join("../home/marks/in-step");
     let mut kills = 0;
     for round in 0..120 {
         let args: Vec<&str> = if round == 0 {

@@ -21,6 +21,7 @@ mod pipeline;
 mod pipeline_real;
 mod reach;
 mod review;
+mod sandbox;
 mod sealed;
 mod state;
 mod verify;
@@ -44,6 +45,10 @@ impl TestEnv {
         std::fs::create_dir_all(&home).unwrap();
         let repo = dir.path().join("repo");
         std::fs::create_dir_all(&repo).unwrap();
+        // Where an agent leaves marks for the test (`../home/marks/` from the tree): outside the
+        // repository and its `.pawl/`, which a sandboxed step cannot write, in HOME, which it
+        // can (wherever the temporary directory is).
+        std::fs::create_dir_all(home.join("marks")).unwrap();
         let env = TestEnv { dir, home };
         env.git(&["init", "-q", "-b", "main"]);
         std::fs::write(repo.join("README.md"), "# demo\n").unwrap();
@@ -75,6 +80,11 @@ impl TestEnv {
             .env("LANG", "C.UTF-8")
             .current_dir(self.root())
             .stdin(std::process::Stdio::null());
+        // The temporary directory the tests' own directories live in: a sandboxed step may
+        // write there as it may write a user's.
+        if let Some(tmp) = std::env::var_os("TMPDIR") {
+            cmd.env("TMPDIR", tmp);
+        }
         cmd
     }
 

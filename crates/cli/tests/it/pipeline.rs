@@ -1065,19 +1065,28 @@ fn a_run_stopped_during_execution_resumes_without_planning_again() {
     )
     .answer("arch-1", approve())
     .answer("crit-1", approve())
-    // The first story is done (pawl verifies it), then the user asks the run to stop.
-    .write("dev-1", &[("greet.txt", "hello\n"), (".pawl/stop", "")])
+    // The first story is done (pawl verifies it); the user asks the run to stop meanwhile.
+    .run(
+        "dev-1",
+        &format!(
+            "echo hello > greet.txt; {}",
+            crate::headless::WAIT_FOR_GO_SH
+        ),
+    )
     // After the resume: the second story, nothing else.
     .write("dev-2", &[("bye.txt", "bye\n")]);
     let scenario = env.scenario("pipeline", &s.text_of());
-    let first = env.pawl(&[
-        "run",
-        "write a greeting and a farewell",
-        "--mode",
-        "qa",
-        "--scenario",
-        &scenario,
-    ]);
+    let first = env.pawl_during_step(
+        &[
+            "run",
+            "write a greeting and a farewell",
+            "--mode",
+            "qa",
+            "--scenario",
+            &scenario,
+        ],
+        || std::fs::write(env.root().join(".pawl/stop"), "").unwrap(),
+    );
     assert_eq!(first.code, 6, "{}\n{}", first.stdout, first.stderr);
     assert_eq!(env.run_state().1.as_deref(), Some("stopped"));
     assert_eq!(env.iterations(), 4);

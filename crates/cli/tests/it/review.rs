@@ -361,7 +361,7 @@ fn merge_refuses_open_runs_and_dirty_branches_then_fast_forwards_after_verifying
 
     // The sandbox recorded where it came from: that is the default target.
     assert_eq!(
-        env.count("SELECT COUNT(*) FROM events WHERE kind = 'sandbox' AND json_extract(data_json, '$.from') = 'main'"),
+        env.count("SELECT COUNT(*) FROM events WHERE kind = 'sandbox_branch' AND json_extract(data_json, '$.from') = 'main'"),
         1
     );
     let r = env.pawl(&["merge", "--into", &branch]);

@@ -683,12 +683,14 @@ fn c12_the_test_file_untracked_and_ignored_is_review() {
 fn racing_gate(sync: &Path) -> String {
     let s = sync.display();
     format!(
-        "if [ -f {s}/armed ]; then touch {s}/started; until [ -f {s}/swapped ] || ! kill -0 \"$(cat {s}/pid)\" 2>/dev/null; do sleep 0.05; done; fi; {UNITTEST}; r=$?; if [ -f {s}/armed ]; then touch {s}/ended; fi; exit $r"
+        "if [ -f {s}/armed ]; then touch {s}/started; until [ -f {s}/swapped ] || flock -n {s}/lock true; do sleep 0.05; done; fi; {UNITTEST}; r=$?; if [ -f {s}/armed ]; then touch {s}/ended; fi; exit $r"
     )
 }
 
-/// The agent's step starts `script` in a new session (so it outlives the step: a process left
-/// in the step's process group is killed with it) and waits until it is armed.
+/// The agent's step starts `script` in a new session (so it would outlive the step: a process
+/// left in the step's process group is killed with it) and waits until it is armed. The process
+/// holds `lock` while it lives: its pid means nothing outside the step's pid namespace, and the
+/// sandbox ends it with the step anyway (then the swap never happens).
 fn start_in_background(sync: &Path, script: &str) -> Value {
     let s = sync.display();
     let file = sync.join("bg.sh");
@@ -700,7 +702,7 @@ fn start_in_background(sync: &Path, script: &str) -> Value {
     )
     .unwrap();
     sh(&format!(
-        "setsid sh {} >/dev/null 2>&1 </dev/null & i=0; until [ -f {s}/armed ] || [ $i -ge 1200 ]; do sleep 0.05; i=$((i+1)); done",
+        "setsid flock {s}/lock sh {} >/dev/null 2>&1 </dev/null & i=0; until [ -f {s}/armed ] || [ $i -ge 1200 ]; do sleep 0.05; i=$((i+1)); done",
         file.display()
     ))
 }
@@ -708,11 +710,14 @@ fn start_in_background(sync: &Path, script: &str) -> Value {
 /// Waits until the background process wrote `done` or is gone (bounded).
 fn wait_background(sync: &Path) -> bool {
     let deadline = Instant::now() + Duration::from_secs(120);
+    // Alive while it holds its lock.
     let alive = || {
-        std::fs::read_to_string(sync.join("pid"))
-            .ok()
-            .and_then(|p| p.trim().parse::<i32>().ok())
-            .is_some_and(|pid| std::path::Path::new(&format!("/proc/{pid}")).exists())
+        !std::process::Command::new("flock")
+            .arg("-n")
+            .arg(sync.join("lock"))
+            .arg("true")
+            .status()
+            .is_ok_and(|s| s.success())
     };
     while Instant::now() < deadline {
         if sync.join("done").exists() {

@@ -205,6 +205,8 @@ impl Fixture {
             },
             rate_limit_scale: 0.0,
             auto_commit: false,
+            containment: None,
+            after_step: None,
         };
         let control = Control::new(dir.path().join("stop"));
         Fixture {

@@ -1,0 +1,554 @@
+//! The sandbox of headless agent steps on this machine (docs/sandbox.md): what pawl protects
+//! and what the agent may write ([`wanted`]), what the kernel can enforce (pawl-process's probe,
+//! run through this very binary), the plan and its start line, the leftovers of a killed pawl,
+//! the step's mailbox, and the answer of a pawl started from inside a step.
+//!
+//! The mailbox: inside a step `.pawl/` is read-only, so the verbs the agent reports with
+//! (`pawl note`, `pawl story ...`, `pawl blocker add`, `pawl await-user`, ...) leave a request in
+//! `.pawl/requests/` (the one writable place under `.pawl/`), and pawl carries them out after
+//! the step, outside the sandbox, as the same commands ([`deliver`]). Run-control verbs
+//! (`resume`, `stop`, `cancel`, `rollback`, `accept`, `off`, `init`, ...) are refused inside a
+//! step: the agent cannot steer its own pawl.
+//!
+//! Not here: the launcher and the kernel calls (pawl-process's `sandbox`), the decision
+//! (`pawl_core::sandbox::decide`).
+
+use std::path::{Path, PathBuf};
+
+use pawl_core::EventKind;
+use pawl_core::config::SandboxConfig;
+use pawl_core::sandbox::{Capabilities, SandboxPlan};
+use pawl_process::sandbox::{self as launch, LaunchSpec, SandboxSpec};
+use pawl_process::{Containment, Enforced};
+use pawl_store::Store;
+use serde_json::json;
+
+use crate::cli::{Cli, Command};
+use crate::ctx::STATE_DIR;
+use crate::error::{CliError, CliResult};
+
+/// The step mailbox under `.pawl/`.
+pub const REQUESTS_DIR: &str = "requests";
+/// Where running launchers are recorded under `.pawl/`.
+pub const STEPS_DIR: &str = "steps";
+/// At most this many requests are carried out per step; the rest are dropped (and recorded).
+const MAX_REQUESTS: usize = 100;
+/// A request larger than this is dropped.
+const MAX_REQUEST_BYTES: u64 = 64 * 1024;
+
+/// The resolved path of this pawl binary: the launcher, and a path the sandbox protects.
+pub fn launcher() -> Option<PathBuf> {
+    std::env::current_exe()
+        .ok()
+        .and_then(|p| std::fs::canonicalize(p).ok())
+}
+
+/// `p` resolved when it exists (symbolic links followed: the launcher binds what a program
+/// opening `p` reaches), as given otherwise.
+fn resolved(p: PathBuf) -> PathBuf {
+    std::fs::canonicalize(&p).unwrap_or(p)
+}
+
+fn env_dir(var: &str) -> Option<PathBuf> {
+    std::env::var_os(var)
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+}
+
+/// What a sandboxed step of the repository at `root` may not touch and where it may write.
+pub fn wanted(root: &Path, config: &SandboxConfig) -> SandboxSpec {
+    let home = env_dir("HOME");
+    let state = root.join(STATE_DIR);
+    let mut read_only: Vec<PathBuf> = vec![
+        state.clone(),
+        root.join(".git/config"),
+        root.join(".git/hooks"),
+        root.join(".git/info"),
+        root.join(".claude/settings.json"),
+        root.join(".claude/settings.local.json"),
+        root.join(".codex"),
+        root.join(".gemini/settings.json"),
+    ];
+    if let Some(home) = &home {
+        read_only.push(home.join(".claude/settings.json"));
+        read_only.push(home.join(".codex/config.toml"));
+        read_only.push(home.join(".codex/hooks.json"));
+        read_only.push(home.join(".gemini/settings.json"));
+    }
+    if let Some(dir) = env_dir("CODEX_HOME") {
+        read_only.push(dir.join("config.toml"));
+        read_only.push(dir.join("hooks.json"));
+    }
+    if let Some(dir) = env_dir("CLAUDE_CONFIG_DIR") {
+        read_only.push(dir.join("settings.json"));
+    }
+    if let Some(exe) = launcher() {
+        read_only.push(exe);
+    }
+    let hidden: Vec<PathBuf> = crate::state::user_state_dir().into_iter().collect();
+    let mut writable = vec![root.to_path_buf(), state.join(REQUESTS_DIR)];
+    writable.extend(launch::system_writable());
+    writable.extend(env_dir("TMPDIR"));
+    writable.extend(home.clone());
+    // The agents' own homes when they live elsewhere: sessions, logs, caches.
+    writable.extend(env_dir("CODEX_HOME"));
+    writable.extend(env_dir("CLAUDE_CONFIG_DIR"));
+    for extra in &config.writable {
+        let path = match (extra.strip_prefix("~/"), &home) {
+            (Some(rest), Some(home)) => home.join(rest),
+            _ => PathBuf::from(extra),
+        };
+        if path.is_absolute() {
+            writable.push(path);
+        } else {
+            writable.push(root.join(path));
+        }
+    }
+    let dedup = |v: Vec<PathBuf>| {
+        let mut out: Vec<PathBuf> = Vec::new();
+        for p in v.into_iter().map(resolved) {
+            if !out.contains(&p) {
+                out.push(p);
+            }
+        }
+        out
+    };
+    SandboxSpec {
+        read_only: dedup(read_only),
+        hidden: dedup(hidden),
+        writable: dedup(writable),
+        landlock: true,
+        scope_signals: true,
+    }
+}
+
+/// The capabilities a probe showed, as the decision reads them.
+pub fn capabilities(e: &Enforced) -> Capabilities {
+    Capabilities {
+        namespaces: e.namespaces,
+        mounts: e.mounts,
+        landlock: e.landlock,
+        signal_scope: e.signal_scope,
+        subreaper: e.subreaper,
+    }
+}
+
+/// How the run's steps are launched: the plan (for the start line and the report) and the
+/// containment to give every step. Refuses (`[sandbox] required = true`) when the machine
+/// cannot sandbox.
+pub struct StepLaunch {
+    pub plan: SandboxPlan,
+    pub enforced: Enforced,
+    pub containment: Option<Containment>,
+    /// The protected paths that do not exist yet: nothing can be bound over them, so a step
+    /// that creates one is caught after it ([`check_created`]).
+    pub absent: Vec<PathBuf>,
+}
+
+/// Probes this machine for the repository at `root` and decides.
+pub fn prepare(root: &Path, config: &SandboxConfig) -> CliResult<StepLaunch> {
+    let state = root.join(STATE_DIR);
+    // The mailbox must exist before the step: the launcher opens it as a writable hole.
+    let requests = state.join(REQUESTS_DIR);
+    std::fs::create_dir_all(&requests).map_err(CliError::io(format!(
+        "cannot create {}",
+        requests.display()
+    )))?;
+    let wanted = LaunchSpec {
+        namespaces: true,
+        sandbox: config.enabled.then(|| wanted(root, config)),
+    };
+    let (enforced, launcher) = match launcher() {
+        Some(exe) => match launch::probe(&exe, &wanted) {
+            Ok(e) => (e, Some(exe)),
+            Err(e) => (
+                Enforced {
+                    errors: vec![format!("the launcher did not run: {e}")],
+                    ..Enforced::default()
+                },
+                None,
+            ),
+        },
+        None => (
+            Enforced {
+                errors: vec!["this pawl cannot find its own binary".into()],
+                ..Enforced::default()
+            },
+            None,
+        ),
+    };
+    let plan =
+        pawl_core::sandbox::decide(config, &capabilities(&enforced)).map_err(CliError::Failed)?;
+    let containment = launcher
+        .filter(|_| enforced.namespaces || enforced.subreaper)
+        .map(|launcher| Containment {
+            launcher,
+            spec: enforced.allowed(&wanted),
+            record_dir: Some(state.join(STEPS_DIR)),
+        });
+    let absent = containment
+        .as_ref()
+        .and_then(|c| c.spec.sandbox.as_ref())
+        .map(|s| {
+            s.read_only
+                .iter()
+                .filter(|p| std::fs::symlink_metadata(p).is_err())
+                .cloned()
+                .collect()
+        })
+        .unwrap_or_default();
+    Ok(StepLaunch {
+        plan,
+        enforced,
+        containment,
+        absent,
+    })
+}
+
+/// After a step: a protected path that was absent and now exists was made by the step (a hook
+/// settings file the agent CLI would load next time, outside any sandbox in session mode). A
+/// file is removed (it did not exist before the step); a directory is left, and said. Each is
+/// recorded (`protected_created`); the paths found stay in `absent` no longer.
+pub fn check_created(store: &mut Store, run_id: &str, absent: &mut Vec<PathBuf>) {
+    let (created, still): (Vec<PathBuf>, Vec<PathBuf>) = std::mem::take(absent)
+        .into_iter()
+        .partition(|p| std::fs::symlink_metadata(p).is_ok());
+    *absent = still;
+    for path in created {
+        let is_dir = std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_dir());
+        let removed = !is_dir && std::fs::remove_file(&path).is_ok();
+        let _ = store.append_event(
+            Some(run_id),
+            EventKind::ProtectedCreated,
+            json!({"path": path.display().to_string(), "removed": removed}),
+        );
+    }
+}
+
+/// How checks are launched on this machine: in their own pid namespace when the kernel allows
+/// it, else under a subreaper launcher; `None` when neither works (spawned directly). No
+/// sandbox: a check may write what the user may. Probed once per process.
+pub fn check_containment(root: &Path) -> Option<Containment> {
+    static PROBED: std::sync::OnceLock<Option<(PathBuf, Enforced)>> = std::sync::OnceLock::new();
+    let wanted = LaunchSpec {
+        namespaces: true,
+        sandbox: None,
+    };
+    let (launcher, enforced) = PROBED
+        .get_or_init(|| {
+            let exe = launcher()?;
+            let enforced = launch::probe(&exe, &wanted).ok()?;
+            Some((exe, enforced))
+        })
+        .as_ref()?;
+    (enforced.namespaces || enforced.subreaper).then(|| Containment {
+        launcher: launcher.clone(),
+        spec: enforced.allowed(&wanted),
+        record_dir: Some(root.join(STATE_DIR).join(STEPS_DIR)),
+    })
+}
+
+/// Records how the run's steps are launched (the report shows the line).
+pub fn record(store: &mut Store, run_id: &str, l: &StepLaunch) -> CliResult {
+    store.append_event(
+        Some(run_id),
+        EventKind::Sandbox,
+        json!({"line": l.plan.line(), "layers": l.plan.layers, "containment": l.plan.containment,
+               "missing": l.plan.missing, "enforced": l.enforced}),
+    )?;
+    Ok(())
+}
+
+/// Ends what a killed pawl left running in this repository (see pawl-process's
+/// `end_leftovers`). Nothing to do from inside a step.
+pub fn end_leftovers(root: &Path) {
+    let _ = launch::end_leftovers(&root.join(STATE_DIR).join(STEPS_DIR));
+}
+
+/// True when this pawl runs inside a sandboxed step of the repository at `root`: its store is on
+/// a read-only mount. The agent cannot fake it (it cannot make `.pawl/` writable) nor hide it.
+pub fn inside_step(root: &Path) -> bool {
+    let db = root.join(STATE_DIR).join("pawl.db");
+    match std::fs::OpenOptions::new().append(true).open(&db) {
+        Ok(_) => false,
+        Err(e) => e.raw_os_error() == Some(libc_erofs()),
+    }
+}
+
+/// EROFS on Linux (the CLI uses no libc of its own).
+const fn libc_erofs() -> i32 {
+    30
+}
+
+/// What a command may do from inside a step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Inside {
+    /// Reads only (or is the replay agent itself): runs as usual.
+    Run,
+    /// A reporting verb: left in the mailbox, carried out after the step.
+    Mail,
+    /// Run control, or a write the agent has no business doing: refused.
+    Refuse,
+}
+
+pub fn inside(command: &Command) -> Inside {
+    match command {
+        Command::Note(_)
+        | Command::Story(_)
+        | Command::Blocker(_)
+        | Command::AwaitUser(_)
+        | Command::Failure(_)
+        | Command::Criterion(_)
+        | Command::Clarify(_)
+        | Command::Tdd(_) => Inside::Mail,
+        Command::Status(_)
+        | Command::Events(_)
+        | Command::ResumeContext
+        | Command::Lease
+        | Command::Detect
+        | Command::Analyze(_)
+        | Command::RetryAdvice(_)
+        | Command::CheckUserFix
+        | Command::Config(_)
+        | Command::Guard(_)
+        | Command::Hook(_)
+        | Command::Demo(_)
+        | Command::Replay(_)
+        | Command::Runs(_)
+        | Command::Diff(_)
+        | Command::Logs(_)
+        | Command::Doctor(_)
+        | Command::Completions(_)
+        | Command::Man(_)
+        | Command::Schema(_)
+        | Command::Debug(_) => Inside::Run,
+        Command::Init(_)
+        | Command::Run(_)
+        | Command::Cancel
+        | Command::Stop
+        | Command::Resume(_)
+        | Command::Report(_)
+        | Command::Rollback(_)
+        | Command::Accept(_)
+        | Command::UserFixed(_)
+        | Command::Off
+        | Command::Merge(_)
+        | Command::Clean(_)
+        | Command::Verify(_) => Inside::Refuse,
+    }
+}
+
+/// The verb of `args` (for messages): the first argument that is neither a flag nor the value
+/// of a global flag; with ` --dir` or ` --run` after it when those were given.
+fn verb(args: &[String]) -> String {
+    let mut verb = None;
+    let mut global = false;
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        if ["-C", "--dir", "--run"].contains(&a.as_str()) {
+            global = true;
+            it.next();
+        } else if a.starts_with("--dir=") || a.starts_with("--run=") {
+            global = true;
+        } else if !a.starts_with('-') && verb.is_none() {
+            verb = Some(a.clone());
+        }
+    }
+    let verb = verb.unwrap_or_default();
+    if global {
+        format!("{verb} --dir")
+    } else {
+        verb
+    }
+}
+
+/// Leaves `args` (pawl's arguments, without the program) in the mailbox of `root`.
+pub fn mail(root: &Path, args: &[String]) -> CliResult<String> {
+    write_request(root, &json!({ "args": args }))?;
+    Ok(format!(
+        "pawl: recorded `pawl {}`; pawl carries it out when this step ends",
+        args.join(" ")
+    ))
+}
+
+/// Leaves an event for the run in the mailbox (a hook inside a step cannot write the store).
+/// Only the kinds [`deliver`] accepts are kept.
+pub fn mail_event(root: &Path, kind: EventKind, data: serde_json::Value) -> CliResult {
+    write_request(root, &json!({ "event": kind.as_str(), "data": data }))
+}
+
+fn write_request(root: &Path, value: &serde_json::Value) -> CliResult {
+    let dir = root.join(STATE_DIR).join(REQUESTS_DIR);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or_default();
+    let name = format!("{nanos:024}-{}", std::process::id());
+    let tmp = dir.join(format!(".{name}.tmp"));
+    let path = dir.join(format!("{name}.json"));
+    let write = || -> std::io::Result<()> {
+        std::fs::write(&tmp, value.to_string())?;
+        std::fs::rename(&tmp, &path)
+    };
+    write().map_err(CliError::io(format!(
+        "inside a pawl step: cannot leave the request in {}",
+        dir.display()
+    )))
+}
+
+/// The error of a refused verb inside a step.
+pub fn refused(args: &[String]) -> CliError {
+    CliError::InsideStep(verb(args))
+}
+
+/// Carries out what the step left in the mailbox of `root`, in order, outside the sandbox:
+/// each reporting verb as `pawl --dir <root> <args>`, each hook event into the store. Every
+/// request is recorded (`step_request`), refused ones with why. The mailbox is emptied.
+pub fn deliver(store: &mut Store, run_id: &str, root: &Path) {
+    let dir = root.join(STATE_DIR).join(REQUESTS_DIR);
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return;
+    };
+    let mut files: Vec<PathBuf> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    files.sort();
+    let dropped = files.len().saturating_sub(MAX_REQUESTS);
+    for (i, path) in files.iter().enumerate() {
+        let text = std::fs::metadata(path)
+            .ok()
+            .filter(|m| m.is_file() && m.len() <= MAX_REQUEST_BYTES)
+            .and_then(|_| std::fs::read_to_string(path).ok());
+        let _ = std::fs::remove_file(path);
+        if i >= MAX_REQUESTS {
+            continue;
+        }
+        let value = text.and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok());
+        let outcome = match value {
+            Some(v) => carry_out(store, run_id, root, &v),
+            None => Err("unreadable request".to_string()),
+        };
+        if let Err(why) = outcome {
+            let _ = store.append_event(
+                Some(run_id),
+                EventKind::StepRequest,
+                json!({"refused": why, "file": path.file_name().map(|n| n.to_string_lossy().into_owned())}),
+            );
+        }
+    }
+    if dropped > 0 {
+        let _ = store.append_event(
+            Some(run_id),
+            EventKind::StepRequest,
+            json!({"refused": format!("{dropped} request(s) over the limit of {MAX_REQUESTS} per step")}),
+        );
+    }
+    // Stray temporary files of requests never finished.
+    if let Ok(entries) = std::fs::read_dir(&dir) {
+        for e in entries.flatten() {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
+}
+
+fn carry_out(
+    store: &mut Store,
+    run_id: &str,
+    root: &Path,
+    v: &serde_json::Value,
+) -> Result<(), String> {
+    if let Some(kind) = v.get("event").and_then(|k| k.as_str()) {
+        let kind = match kind {
+            "guard_denied" => EventKind::GuardDenied,
+            "hook_error" => EventKind::HookError,
+            other => return Err(format!("event kind `{other}` is not accepted from a step")),
+        };
+        let mut data = v.get("data").cloned().unwrap_or(serde_json::Value::Null);
+        if let Some(map) = data.as_object_mut() {
+            map.insert("reported_by".into(), json!("a hook inside the agent step"));
+        }
+        return store
+            .append_event(Some(run_id), kind, data)
+            .map(drop)
+            .map_err(|e| e.to_string());
+    }
+    let args: Vec<String> = v
+        .get("args")
+        .and_then(|a| a.as_array())
+        .map(|a| {
+            a.iter()
+                .filter_map(|s| s.as_str().map(str::to_string))
+                .collect()
+        })
+        .ok_or("a request names neither args nor an event")?;
+    let cli = <Cli as clap::Parser>::try_parse_from(
+        std::iter::once("pawl".to_string()).chain(args.iter().cloned()),
+    )
+    .map_err(|e| format!("`pawl {}`: {}", args.join(" "), e.kind()))?;
+    if cli.dir.is_some() || cli.run.is_some() {
+        return Err(format!(
+            "`pawl {}`: --dir and --run are not accepted from a step",
+            args.join(" ")
+        ));
+    }
+    if inside(&cli.command) != Inside::Mail {
+        return Err(format!(
+            "`pawl {}` is not accepted from a step",
+            args.join(" ")
+        ));
+    }
+    let Some(exe) = launcher() else {
+        return Err("this pawl cannot find its own binary".into());
+    };
+    let outcome = pawl_process::Command::new(exe)
+        .arg("--dir")
+        .arg(root)
+        .args(&args)
+        .current_dir(root)
+        .timeout(std::time::Duration::from_secs(120))
+        .run()
+        .map_err(|e| e.to_string())?;
+    store
+        .append_event(
+            Some(run_id),
+            EventKind::StepRequest,
+            json!({"args": args, "end": outcome.end.to_string(),
+                   "output": outcome.combined_tail_text().chars().take(2000).collect::<String>()}),
+        )
+        .map(drop)
+        .map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn run_control_is_refused_and_reporting_is_mailed() {
+        use clap::Parser;
+        let rows = [
+            ("pawl note hi", Inside::Mail),
+            ("pawl story start S1", Inside::Mail),
+            ("pawl blocker add key", Inside::Mail),
+            ("pawl await-user B1 fix", Inside::Mail),
+            ("pawl status", Inside::Run),
+            ("pawl resume", Inside::Refuse),
+            ("pawl stop", Inside::Refuse),
+            ("pawl cancel", Inside::Refuse),
+            ("pawl off", Inside::Refuse),
+            ("pawl rollback", Inside::Refuse),
+            ("pawl init", Inside::Refuse),
+            ("pawl accept --tests x", Inside::Refuse),
+            ("pawl user-fixed", Inside::Refuse),
+        ];
+        for (line, want) in rows {
+            let Ok(cli) = Cli::try_parse_from(line.split(' ')) else {
+                panic!("{line} does not parse");
+            };
+            assert_eq!(inside(&cli.command), want, "{line}");
+        }
+    }
+}

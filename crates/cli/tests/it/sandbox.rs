@@ -1,0 +1,359 @@
+//! The sandbox of headless agent steps, attacked by a `kind = "command"` agent (a shell script
+//! that does what an adversarial agent would): it cannot write pawl's files, leave a writer
+//! behind, kill its pawl or steer the run; an honest agent still ships; the report says how the
+//! steps were sandboxed. docs/sandbox.md.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crate::TestEnv;
+use crate::headless::{DONE_GATE, NO_BREAKERS, config_with, pawl_bin};
+
+/// A `kind = "command"` agent running `sh <script>` (the script lives in `.pawl/`, which the
+/// agent may read).
+fn agent(env: &TestEnv, script: &str) -> String {
+    let p: PathBuf = env.root().join(".pawl/agent.sh");
+    std::fs::write(&p, script).unwrap();
+    format!(
+        "[agent]\nkind = \"command\"\ncommand = [\"sh\", \"{}\"]\n",
+        p.display()
+    )
+}
+
+fn setup(env: &TestEnv, script: &str, extra: &str) {
+    env.ok(&["init"]);
+    let agent = agent(env, script);
+    let toml = config_with("", NO_BREAKERS, "", &agent, DONE_GATE);
+    env.headless(&format!("{toml}\n{extra}"));
+}
+
+/// Whether this machine can sandbox (the CI machine can); a loud skip otherwise.
+fn can_sandbox(r: &crate::Run) -> bool {
+    if r.stdout.contains("sandbox: landlock+namespaces") {
+        return true;
+    }
+    assert!(
+        std::env::var("CI").as_deref() != Ok("true"),
+        "CI must sandbox: {}",
+        r.stdout
+    );
+    #[allow(clippy::print_stderr)]
+    {
+        eprintln!("SKIPPED: this machine cannot sandbox:\n{}", r.stdout);
+    }
+    false
+}
+
+fn user_state(env: &TestEnv) -> PathBuf {
+    env.root().join("../home/.local/state/pawl")
+}
+
+/// (a) Every file of pawl the agent tries to write stays as it was, and the run's store is
+/// intact: the run ends verified after the same step wrote `done.txt`.
+#[test]
+fn the_agent_cannot_write_pawls_files() {
+    let env = TestEnv::new();
+    let pawl = pawl_bin();
+    let state = user_state(&env);
+    let script = format!(
+        "echo forged > .pawl/pawl.db\n\
+         sqlite3 .pawl/pawl.db \"UPDATE runs SET status = 'done'\" 2>/dev/null\n\
+         rm -f .pawl/pawl.db-wal\n\
+         echo '[core]' >> .git/config; echo '  fsmonitor = /tmp/x' >> .git/config\n\
+         mkdir -p .git/hooks; echo 'echo evil' > .git/hooks/pre-commit; chmod +x .git/hooks/pre-commit\n\
+         echo evil > .git/info/exclude\n\
+         mv .git .git-moved\n\
+         echo evil > {pawl}; chmod -x {pawl}; mv {pawl} {pawl}.moved\n\
+         mkdir -p {state}/evil; echo evil > {state}/key\n\
+         ls {state} > state-listing.txt\n\
+         touch done.txt\n",
+        state = state.display()
+    );
+    setup(&env, &script, "");
+    let config_before = std::fs::read_to_string(env.root().join(".git/config")).unwrap();
+    let exclude_before = std::fs::read(env.root().join(".git/info/exclude")).ok();
+    let pawl_before = std::fs::metadata(&pawl).unwrap();
+    let key_before = std::fs::read(state.join("key")).ok();
+    let r = env.pawl(&["run", "make done.txt"]);
+    if !can_sandbox(&r) {
+        return;
+    }
+    env.assert_end(&r, 0, "verified", 1);
+    assert_eq!(
+        std::fs::read_to_string(env.root().join(".git/config")).unwrap(),
+        config_before
+    );
+    assert!(!env.root().join(".git/hooks/pre-commit").exists());
+    assert_eq!(
+        std::fs::read(env.root().join(".git/info/exclude")).ok(),
+        exclude_before
+    );
+    assert!(!env.root().join(".git-moved").exists());
+    let pawl_after = std::fs::metadata(&pawl).unwrap();
+    assert_eq!(pawl_after.len(), pawl_before.len());
+    assert_eq!(pawl_after.permissions(), pawl_before.permissions());
+    assert!(!PathBuf::from(format!("{pawl}.moved")).exists());
+    assert!(!state.join("evil").exists());
+    assert_eq!(std::fs::read(state.join("key")).ok(), key_before);
+    // pawl's state was not even readable: the agent saw an empty directory.
+    assert_eq!(
+        std::fs::read_to_string(env.root().join("state-listing.txt")).unwrap(),
+        ""
+    );
+    // The step's own log says why each write failed.
+    let log = iteration_log(&env, 1);
+    assert!(
+        log.contains(".pawl/pawl.db: Read-only file system"),
+        "{log}"
+    );
+}
+
+/// A protected path that did not exist when the run started cannot be bound over: a step that
+/// creates it (Claude Code hook settings the next session would load outside any sandbox) is
+/// caught after the step, the file removed, and the report says so.
+#[test]
+fn a_hook_settings_file_created_by_a_step_is_removed_and_reported() {
+    let env = TestEnv::new();
+    let script = "mkdir -p .claude && echo '{\"hooks\": {}}' > .claude/settings.local.json\n\
+                  touch done.txt\n";
+    setup(&env, script, "");
+    let r = env.pawl(&["run", "make done.txt"]);
+    if !can_sandbox(&r) {
+        return;
+    }
+    env.assert_end(&r, 0, "verified", 1);
+    assert!(!env.root().join(".claude/settings.local.json").exists());
+    let report = env.ok(&["report", "--json"]).json();
+    let created = report["protected_created"].as_array().unwrap();
+    assert_eq!(created.len(), 1, "{report}");
+    assert!(
+        created[0]["path"]
+            .as_str()
+            .unwrap()
+            .ends_with(".claude/settings.local.json")
+    );
+    assert_eq!(created[0]["removed"], true);
+}
+
+/// (b) A `setsid nohup` writer the step leaves behind is ended with the step: nothing is
+/// written into the tree after the verdict.
+#[test]
+fn a_writer_left_behind_never_writes_after_the_verdict() {
+    let env = TestEnv::new();
+    let script = "(setsid nohup sh -c 'sleep 2; echo late > late.txt' >/dev/null 2>&1 &)\n\
+                  (sh -c 'sleep 2; echo late > late2.txt' &)\n\
+                  touch done.txt\n";
+    setup(&env, script, "");
+    let r = env.pawl(&["run", "make done.txt"]);
+    if !can_sandbox(&r) {
+        return;
+    }
+    env.assert_end(&r, 0, "verified", 1);
+    // The writers were told to write two seconds after the step; give them twice that.
+    std::thread::sleep(Duration::from_secs(5));
+    assert!(!env.root().join("late.txt").exists());
+    assert!(!env.root().join("late2.txt").exists());
+}
+
+/// (c) The agent tries to kill its pawl: by the pid the test hands it, by name, by walking up
+/// its parents, and everything it may signal. pawl survives and the run ends normally.
+#[test]
+fn the_agent_cannot_kill_its_pawl() {
+    let env = TestEnv::new();
+    let script = "while [ ! -e ../home/marks/pawl.pid ]; do sleep 0.05; done\n\
+                  kill -9 $(cat ../home/marks/pawl.pid) 2>> ../home/marks/kill.err && echo killed-by-pid >> ../home/marks/kill.out\n\
+                  pkill -9 pawl; pkill -9 -f 'pawl run'\n\
+                  p=$PPID; while [ \"$p\" -gt 1 ]; do kill -9 $p; p=$(awk '{print $4}' /proc/$p/stat 2>/dev/null || echo 0); done\n\
+                  kill -9 -1\n\
+                  touch done.txt\n";
+    setup(&env, script, "");
+    let mut child = env
+        .command("pawl")
+        .args(["run", "make done.txt"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::fs::write(
+        env.root().join("../home/marks/pawl.pid"),
+        child.id().to_string(),
+    )
+    .unwrap();
+    let _ = &mut child;
+    let r = crate::Run::from(child.wait_with_output().unwrap());
+    if !can_sandbox(&r) {
+        return;
+    }
+    env.assert_end(&r, 0, "verified", 1);
+    assert!(!env.root().join("../home/marks/kill.out").exists());
+}
+
+/// (d) An honest agent reaches SHIP in the sandbox, and the report says how it was sandboxed.
+#[test]
+fn an_honest_agent_ships_and_the_report_shows_the_sandbox() {
+    let env = TestEnv::new();
+    setup(
+        &env,
+        "mkdir -p src && echo ok > src/work.txt && echo tmp > ${TMPDIR:-/tmp}/pawl-honest-$$ && touch done.txt\n",
+        "",
+    );
+    let r = env.pawl(&["run", "make done.txt"]);
+    if !can_sandbox(&r) {
+        return;
+    }
+    env.assert_end(&r, 0, "verified", 1);
+    assert!(env.root().join("src/work.txt").is_file());
+    let report = env.ok(&["report", "--json"]).json();
+    assert_eq!(report["verdict"], "SHIP");
+    assert_eq!(report["sandbox"], "sandbox: landlock+namespaces");
+    let reports = env.root().join(".pawl/reports");
+    let md: String = std::fs::read_dir(reports)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "md"))
+        .map(|p| std::fs::read_to_string(p).unwrap())
+        .collect();
+    assert!(md.contains("- sandbox: landlock+namespaces"), "{md}");
+}
+
+/// Run control from inside a step is refused with a clear error (the run goes on and ends as it
+/// would have); reporting verbs go through the mailbox and are carried out after the step.
+#[test]
+fn run_control_from_inside_a_step_is_refused_and_reports_are_delivered() {
+    let env = TestEnv::new();
+    let pawl = pawl_bin();
+    let script = format!(
+        "for verb in stop cancel off 'resume --add-iterations 500' 'accept --tests mine' 'rollback --yes' init; do\n\
+           {pawl} $verb 2>> ../home/marks/refused.txt && echo \"$verb ran\" >> ../home/marks/ran.txt\n\
+         done\n\
+         {pawl} --dir . note 'sneaky' 2>> ../home/marks/refused.txt\n\
+         {pawl} note 'chose the simple fix'\n\
+         {pawl} blocker add 'nothing really'\n\
+         touch done.txt\n"
+    );
+    setup(&env, &script, "");
+    let r = env.pawl(&["run", "make done.txt"]);
+    if !can_sandbox(&r) {
+        return;
+    }
+    env.assert_end(&r, 0, "verified", 1);
+    assert!(!env.root().join("../home/marks/ran.txt").exists());
+    let refused = std::fs::read_to_string(env.root().join("../home/marks/refused.txt")).unwrap();
+    for verb in [
+        "stop",
+        "cancel",
+        "off",
+        "resume",
+        "accept",
+        "rollback",
+        "init",
+        "note --dir",
+    ] {
+        assert!(
+            refused.contains(&format!(
+                "`pawl {verb}` cannot be used from inside a pawl agent step"
+            )),
+            "{verb}: {refused}"
+        );
+    }
+    assert_eq!(
+        env.count("SELECT COUNT(*) FROM notes WHERE text = 'chose the simple fix'"),
+        1
+    );
+    assert_eq!(
+        env.count("SELECT COUNT(*) FROM notes WHERE text = 'sneaky'"),
+        0
+    );
+    assert_eq!(
+        env.count("SELECT COUNT(*) FROM blockers WHERE text LIKE '%nothing really%'"),
+        1
+    );
+    assert_eq!(
+        env.count("SELECT COUNT(*) FROM events WHERE kind = 'step_request'"),
+        2
+    );
+}
+
+/// Outside the tree, the temporary directories and HOME, the agent writes only where
+/// `[sandbox] writable` says (a directory of the build's own temporary place, which is none of
+/// those).
+#[test]
+fn sandbox_writable_opens_exactly_the_paths_it_names() {
+    let base = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    let extra = base.join(format!("pawl-writable-{}", std::process::id()));
+    let other = base.join(format!("pawl-not-writable-{}", std::process::id()));
+    std::fs::create_dir_all(&extra).unwrap();
+    std::fs::create_dir_all(&other).unwrap();
+    let script = format!(
+        "echo a > {e}/a; echo b > {o}/b; touch done.txt\n",
+        e = extra.display(),
+        o = other.display()
+    );
+    let env = TestEnv::new();
+    setup(
+        &env,
+        &script,
+        &format!("[sandbox]\nwritable = [\"{}\"]\n", extra.display()),
+    );
+    let r = env.pawl(&["run", "make done.txt"]);
+    let sandboxed = can_sandbox(&r);
+    let wrote_a = extra.join("a").is_file();
+    let wrote_b = other.join("b").exists();
+    let _ = std::fs::remove_dir_all(&extra);
+    let _ = std::fs::remove_dir_all(&other);
+    if !sandboxed {
+        return;
+    }
+    env.assert_end(&r, 0, "verified", 1);
+    assert!(wrote_a, "the configured writable path was not writable");
+    assert!(!wrote_b, "a path nobody made writable was written");
+}
+
+/// `[sandbox] required = true` refuses a run it cannot honour before anything is written
+/// (here: it cannot, because the sandbox is turned off; the kernel side of the decision is
+/// pawl-core's table test).
+#[test]
+fn a_required_sandbox_that_cannot_be_had_refuses_the_run() {
+    let env = TestEnv::new();
+    setup(
+        &env,
+        "touch done.txt\n",
+        "[sandbox]\nenabled = false\nrequired = true\n",
+    );
+    let r = env.pawl(&["run", "make done.txt"]);
+    assert_eq!(r.code, 1, "{}\n{}", r.stdout, r.stderr);
+    assert!(
+        r.stderr.contains("[sandbox] required = true"),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(env.count("SELECT COUNT(*) FROM runs"), 0);
+    assert!(!env.root().join("done.txt").exists());
+}
+
+/// `[sandbox] enabled = false` says so; the step's processes still end with it.
+#[test]
+fn a_sandbox_turned_off_is_said_and_processes_still_end_with_the_step() {
+    let env = TestEnv::new();
+    setup(
+        &env,
+        "(setsid nohup sh -c 'sleep 2; echo late > late.txt' >/dev/null 2>&1 &)\ntouch done.txt\n",
+        "[sandbox]\nenabled = false\n",
+    );
+    let r = env.pawl(&["run", "make done.txt"]);
+    env.assert_end(&r, 0, "verified", 1);
+    assert!(r.stdout.contains("[pawl] sandbox: off"), "{}", r.stdout);
+    std::thread::sleep(Duration::from_secs(5));
+    assert!(!env.root().join("late.txt").exists());
+}
+
+fn iteration_log(env: &TestEnv, n: u32) -> String {
+    std::fs::read_dir(env.root().join(".pawl/logs"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.to_string_lossy().ends_with(&format!("-iter-{n}.log")))
+        .map(|p| std::fs::read_to_string(p).unwrap())
+        .collect()
+}

@@ -1,0 +1,471 @@
+//! The step launcher itself (Linux): the namespaces, the init of the step, the mounts and
+//! Landlock. See the parent module for the life of a launch.
+
+use std::ffi::{CString, OsString};
+use std::io;
+use std::os::fd::OwnedFd;
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+use std::time::Duration;
+
+use super::plan::{MountOp, mount_plan};
+use super::sys::{self, Forked, Status};
+use super::{Enforced, LAUNCH_FAILED, LaunchSpec, SandboxSpec};
+
+/// The signals the launcher and the init take themselves (blocked, then waited for).
+const HANDLED: [libc::c_int; 4] = [libc::SIGTERM, libc::SIGINT, libc::SIGHUP, libc::SIGCHLD];
+/// How often a waiting loop looks again without a signal (a safety net, not the mechanism).
+const TICK: Duration = Duration::from_millis(500);
+
+/// Best effort (a probe: try every layer, report) or strict (a launch: every layer asked for
+/// must hold, or nothing runs).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Probe,
+    Strict,
+}
+
+pub(super) fn run(spec: &LaunchSpec, probe: bool, argv: Vec<OsString>) -> i32 {
+    let mode = if probe { Mode::Probe } else { Mode::Strict };
+    let mut report = Enforced::default();
+    if let Err(e) = sys::block(&HANDLED) {
+        return fail(mode, &mut report, format!("blocking signals: {e}"));
+    }
+    let argv = match argv
+        .iter()
+        .map(|a| CString::new(a.as_bytes()))
+        .collect::<Result<Vec<_>, _>>()
+    {
+        Ok(v) => v,
+        Err(_) => return fail(mode, &mut report, "an argument holds a NUL byte".into()),
+    };
+    if spec.namespaces {
+        match enter_namespaces(&mut report) {
+            Ok(()) => {}
+            Err(e) if mode == Mode::Probe => report.errors.push(e),
+            Err(e) => return fail(mode, &mut report, e),
+        }
+    }
+    if report.namespaces {
+        launcher(spec, mode, report, &argv)
+    } else {
+        // No namespaces (not asked for, or the kernel refused in a probe): this process is the
+        // init of the step, as a subreaper.
+        match sys::set_child_subreaper() {
+            Ok(()) => report.subreaper = true,
+            Err(e) if mode == Mode::Probe => report.errors.push(format!("subreaper: {e}")),
+            Err(e) => return fail(mode, &mut report, format!("subreaper: {e}")),
+        }
+        init(spec, mode, report, &argv, false)
+    }
+}
+
+/// New user namespace when needed, then new mount and pid namespaces for the children.
+fn enter_namespaces(report: &mut Enforced) -> Result<(), String> {
+    let direct = sys::unshare(libc::CLONE_NEWNS | libc::CLONE_NEWPID);
+    if direct.is_ok() {
+        report.namespaces = true;
+        return Ok(());
+    }
+    let (uid, gid) = sys::ids();
+    sys::unshare(libc::CLONE_NEWUSER).map_err(|e| {
+        format!(
+            "namespaces: unshare(mount, pid) failed ({}) and so did unshare(user): {e}",
+            direct.err().map(|e| e.to_string()).unwrap_or_default()
+        )
+    })?;
+    let write = |file: &str, text: String| {
+        std::fs::write(format!("/proc/self/{file}"), text)
+            .map_err(|e| format!("namespaces: writing /proc/self/{file}: {e}"))
+    };
+    write("setgroups", "deny".into())?;
+    write("uid_map", format!("{uid} {uid} 1"))?;
+    write("gid_map", format!("{gid} {gid} 1"))?;
+    report.user_namespace = true;
+    sys::unshare(libc::CLONE_NEWNS | libc::CLONE_NEWPID)
+        .map_err(|e| format!("namespaces: unshare(mount, pid) in a user namespace: {e}"))?;
+    report.namespaces = true;
+    Ok(())
+}
+
+/// `L`: forks the init of the new pid namespace, forwards stop signals to it, ends as it did.
+fn launcher(spec: &LaunchSpec, mode: Mode, report: Enforced, argv: &[CString]) -> i32 {
+    let (alive_r, alive_w) = match std::io::pipe() {
+        Ok((r, w)) => (OwnedFd::from(r), OwnedFd::from(w)),
+        Err(e) => {
+            let mut report = report;
+            return fail(mode, &mut report, format!("pipe: {e}"));
+        }
+    };
+    let (status_r, status_w) = match std::io::pipe() {
+        Ok(p) => p,
+        Err(e) => {
+            let mut report = report;
+            return fail(mode, &mut report, format!("pipe: {e}"));
+        }
+    };
+    let child = match sys::fork() {
+        Ok(Forked::Child) => {
+            drop(alive_w);
+            drop(status_r);
+            // If the launcher dies, so does the init (and with it the namespace). The launcher
+            // may have died before the signal was armed: its end of the pipe tells.
+            if sys::set_parent_death_signal(libc::SIGKILL).is_err() || sys::pipe_hung_up(&alive_r) {
+                sys::exit_now(LAUNCH_FAILED);
+            }
+            let code = init_in_namespace(spec, mode, report, argv, status_w);
+            sys::exit_now(code)
+        }
+        Ok(Forked::Parent(pid)) => pid,
+        Err(e) => {
+            let mut report = report;
+            return fail(mode, &mut report, format!("fork: {e}"));
+        }
+    };
+    drop(alive_r);
+    drop(status_w);
+    loop {
+        if let Some((signo, _)) = sys::wait_signal(&HANDLED, TICK)
+            && signo != libc::SIGCHLD
+        {
+            let _ = sys::kill(child, signo);
+        }
+        match sys::try_wait(child) {
+            Ok(None) => continue,
+            Ok(Some((_, status))) => {
+                drop(alive_w);
+                return end_as(status, &status_r);
+            }
+            Err(e) => {
+                drop(alive_w);
+                return fail(Mode::Strict, &mut Enforced::default(), format!("wait: {e}"));
+            }
+        }
+    }
+}
+
+/// Ends the launcher the way the agent ended: the init wrote the agent's death signal, if any,
+/// on the status pipe before exiting.
+fn end_as(init: Status, status: &std::io::PipeReader) -> i32 {
+    use std::io::Read;
+    let mut byte = [0u8; 1];
+    let agent_signal = match (&*status).read(&mut byte) {
+        Ok(1) => Some(libc::c_int::from(byte[0])),
+        _ => None,
+    };
+    match (agent_signal, init) {
+        (Some(signal), _) | (None, Status::Signalled(signal)) => sys::die_by(signal),
+        (None, Status::Exited(code)) => code,
+    }
+}
+
+/// `I` in the new namespaces: `/proc`, the sandbox, then the agent.
+fn init_in_namespace(
+    spec: &LaunchSpec,
+    mode: Mode,
+    mut report: Enforced,
+    argv: &[CString],
+    status: std::io::PipeWriter,
+) -> i32 {
+    if let Err(e) = sys::mount(
+        None,
+        Path::new("/"),
+        None,
+        libc::MS_REC | libc::MS_PRIVATE,
+        None,
+    ) {
+        return fail(mode, &mut report, format!("making mounts private: {e}"));
+    }
+    match sys::mount(
+        Some(Path::new("proc")),
+        Path::new("/proc"),
+        Some("proc"),
+        libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
+        None,
+    ) {
+        Ok(()) => report.proc = true,
+        // Not fatal: the old /proc shows more processes, none of which the sandbox can signal.
+        Err(e) => report.errors.push(format!("mounting /proc: {e}")),
+    }
+    let code = init(spec, mode, report, argv, true);
+    if let Some(signal) = AGENT_SIGNAL.get() {
+        use std::io::Write;
+        let _ = (&status).write_all(&[u8::try_from(*signal).unwrap_or(9)]);
+    }
+    code
+}
+
+static AGENT_SIGNAL: std::sync::OnceLock<libc::c_int> = std::sync::OnceLock::new();
+
+/// The init of the step (`I`, or `L` itself without namespaces): mounts and Landlock, then the
+/// agent, then reaping until the agent ends.
+fn init(
+    spec: &LaunchSpec,
+    mode: Mode,
+    mut report: Enforced,
+    argv: &[CString],
+    in_namespace: bool,
+) -> i32 {
+    if let Some(sandbox) = &spec.sandbox {
+        if in_namespace {
+            match apply_mounts(sandbox) {
+                Ok(()) => report.mounts = true,
+                Err(e) if mode == Mode::Probe => report.errors.push(e),
+                Err(e) => return fail(mode, &mut report, e),
+            }
+        } else if mode == Mode::Strict
+            && !(sandbox.read_only.is_empty() && sandbox.hidden.is_empty())
+        {
+            return fail(
+                mode,
+                &mut report,
+                "read-only paths need mount namespaces".into(),
+            );
+        }
+        if sandbox.landlock
+            && let Err(e) = apply_landlock(sandbox, &mut report)
+        {
+            if mode == Mode::Strict {
+                return fail(mode, &mut report, e);
+            }
+            report.errors.push(e);
+        }
+        if mode == Mode::Strict && sandbox.scope_signals && !report.signal_scope {
+            return fail(mode, &mut report, "signal scoping is not available".into());
+        }
+    }
+    if mode == Mode::Probe {
+        let json = serde_json::to_string(&report).unwrap_or_default();
+        return super::say_stdout(&json);
+    }
+    let Some(program) = argv.first() else {
+        return fail(mode, &mut report, "no program".into());
+    };
+    let agent = match sys::fork() {
+        Ok(Forked::Child) => {
+            sys::reset_signals(&HANDLED);
+            // Without namespaces nothing kills the agent with its launcher: it gets its own
+            // parent-death signal (what it starts in a new session is ended by the next pawl's
+            // leftover sweep of the launcher's group, or survives: docs/sandbox.md).
+            if !in_namespace && sys::set_parent_death_signal(libc::SIGKILL).is_err() {
+                sys::exit_now(LAUNCH_FAILED);
+            }
+            let err = sys::exec(program, argv);
+            let name = program.to_string_lossy();
+            say_err(&format!("pawl step launcher: cannot run {name}: {err}"));
+            sys::exit_now(if err.kind() == io::ErrorKind::NotFound {
+                127
+            } else {
+                126
+            })
+        }
+        Ok(Forked::Parent(pid)) => pid,
+        Err(e) => return fail(mode, &mut report, format!("fork: {e}")),
+    };
+    let status = reap_until(agent, in_namespace);
+    if !in_namespace {
+        sweep();
+    }
+    match status {
+        Status::Exited(code) => code,
+        Status::Signalled(signal) => {
+            let _ = AGENT_SIGNAL.set(signal);
+            if in_namespace {
+                128 + signal
+            } else {
+                sys::die_by(signal)
+            }
+        }
+    }
+}
+
+/// Reaps every child until `agent` ends. A stop signal from outside is passed on: to every
+/// process of the namespace (the init is pid 1 there), or to the agent without namespaces.
+fn reap_until(agent: libc::pid_t, in_namespace: bool) -> Status {
+    loop {
+        if let Some((signo, sender)) = sys::wait_signal(&HANDLED, TICK)
+            && signo != libc::SIGCHLD
+        {
+            // Inside the namespace a sender has a pid; the launcher (outside) shows as 0. Only
+            // pawl's stop is passed on: a process of the step cannot make the init kill.
+            if in_namespace && sender == 0 {
+                let _ = sys::kill(-1, signo);
+            } else if !in_namespace {
+                let _ = sys::kill(agent, signo);
+            }
+        }
+        loop {
+            match sys::try_wait(-1) {
+                Ok(Some((pid, status))) if pid == agent => return status,
+                Ok(Some(_)) => continue,
+                Ok(None) => break,
+                // No child at all: the agent is gone without being seen (cannot happen).
+                Err(_) => return Status::Exited(LAUNCH_FAILED),
+            }
+        }
+    }
+}
+
+/// Without namespaces: kills every descendant left (each orphan is reparented to this
+/// subreaper) until none is.
+fn sweep() {
+    loop {
+        let children = children();
+        for &pid in &children {
+            let _ = sys::kill(pid, libc::SIGKILL);
+        }
+        loop {
+            match sys::try_wait(-1) {
+                Ok(Some(_)) => continue,
+                Ok(None) => break,
+                Err(_) => return, // ECHILD: nobody left
+            }
+        }
+        if children.is_empty() {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+}
+
+/// The children of this process (every thread's list; the launcher has one thread).
+fn children() -> Vec<libc::pid_t> {
+    let me = sys::pid();
+    std::fs::read_to_string(format!("/proc/{me}/task/{me}/children"))
+        .unwrap_or_default()
+        .split_whitespace()
+        .filter_map(|p| p.parse().ok())
+        .collect()
+}
+
+fn apply_mounts(spec: &SandboxSpec) -> Result<(), String> {
+    for op in mount_plan(spec, |p| p.exists()) {
+        apply_mount(&op).map_err(|e| format!("mount {op:?}: {e}"))?;
+    }
+    // The working directory was resolved before the mounts: it still names the directory
+    // under them, and a relative path from it (`.pawl/pawl.db`) would walk around every bind.
+    // Resolve it again, through the new mounts.
+    let cwd = std::env::current_dir().map_err(|e| format!("the working directory: {e}"))?;
+    std::env::set_current_dir(&cwd).map_err(|e| format!("entering {} again: {e}", cwd.display()))
+}
+
+fn apply_mount(op: &MountOp) -> io::Result<()> {
+    match op {
+        MountOp::Pin(p) => sys::mount(Some(p), p, None, libc::MS_BIND | libc::MS_REC, None),
+        MountOp::ReadOnly(p) => {
+            sys::mount(Some(p), p, None, libc::MS_BIND | libc::MS_REC, None)?;
+            remount(p, true)
+        }
+        MountOp::Writable(p) => {
+            sys::mount(Some(p), p, None, libc::MS_BIND | libc::MS_REC, None)?;
+            remount(p, false)
+        }
+        MountOp::Hide(p) => {
+            if p.is_dir() {
+                sys::mount(
+                    Some(Path::new("tmpfs")),
+                    p,
+                    Some("tmpfs"),
+                    libc::MS_RDONLY | libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
+                    Some("size=4k,mode=0555"),
+                )
+            } else {
+                sys::mount(Some(Path::new("/dev/null")), p, None, libc::MS_BIND, None)?;
+                remount(p, true)
+            }
+        }
+    }
+}
+
+/// Remounts the bind at `p` read-only or read-write, keeping the flags the kernel may have
+/// locked (nosuid, nodev, noexec, atime: a user namespace may not drop them).
+fn remount(p: &Path, read_only: bool) -> io::Result<()> {
+    let st = sys::mount_flags(p)?;
+    let mut flags = libc::MS_BIND | libc::MS_REMOUNT;
+    for (st_flag, ms_flag) in [
+        (libc::ST_NOSUID, libc::MS_NOSUID),
+        (libc::ST_NODEV, libc::MS_NODEV),
+        (libc::ST_NOEXEC, libc::MS_NOEXEC),
+        (libc::ST_NOATIME, libc::MS_NOATIME),
+        (libc::ST_NODIRATIME, libc::MS_NODIRATIME),
+        (libc::ST_RELATIME, libc::MS_RELATIME),
+    ] {
+        if st & st_flag != 0 {
+            flags |= ms_flag;
+        }
+    }
+    if read_only {
+        flags |= libc::MS_RDONLY;
+    }
+    sys::mount(None, p, None, flags, None)
+}
+
+/// Landlock: every read, writes only below the writable roots, and (ABI 6) no signal out.
+fn apply_landlock(spec: &SandboxSpec, report: &mut Enforced) -> Result<(), String> {
+    use landlock::{
+        ABI, Access, AccessFs, LandlockStatus, PathBeneath, PathFd, Ruleset, RulesetAttr,
+        RulesetCreatedAttr, RulesetStatus, Scope,
+    };
+    // The newest ABI this code was written and tested against; best effort below it.
+    let abi = ABI::V7;
+    let err = |e: landlock::RulesetError| format!("landlock: {e}");
+    let mut ruleset = Ruleset::default()
+        .handle_access(AccessFs::from_all(abi))
+        .map_err(err)?;
+    if spec.scope_signals {
+        ruleset = ruleset.scope(Scope::Signal).map_err(err)?;
+    }
+    let mut created = ruleset.create().map_err(err)?;
+    let root = PathFd::new("/").map_err(|e| format!("landlock: opening /: {e}"))?;
+    created = created
+        .add_rule(PathBeneath::new(
+            root,
+            AccessFs::from_read(abi) | AccessFs::IoctlDev,
+        ))
+        .map_err(err)?;
+    for path in spec.writable.iter().filter(|p| p.exists()) {
+        let Ok(fd) = PathFd::new(path) else {
+            continue;
+        };
+        let access = if path.is_dir() {
+            AccessFs::from_all(abi)
+        } else {
+            AccessFs::from_file(abi)
+        };
+        created = created
+            .add_rule(PathBeneath::new(fd, access))
+            .map_err(err)?;
+    }
+    let status = created.restrict_self().map_err(err)?;
+    let effective = match status.landlock {
+        LandlockStatus::Available { effective_abi, .. } => effective_abi as u32,
+        _ => 0,
+    };
+    report.landlock_abi = effective;
+    report.landlock = status.ruleset != RulesetStatus::NotEnforced;
+    report.signal_scope = spec.scope_signals && report.landlock && effective >= 6;
+    if report.landlock {
+        Ok(())
+    } else {
+        Err(format!("landlock: not enforced (kernel ABI {effective})"))
+    }
+}
+
+/// A launch that cannot hold its promises: say why and run nothing. A probe still reports.
+fn fail(mode: Mode, report: &mut Enforced, why: String) -> i32 {
+    match mode {
+        Mode::Probe => {
+            report.errors.push(why);
+            let json = serde_json::to_string(&report).unwrap_or_default();
+            super::say_stdout(&json)
+        }
+        Mode::Strict => {
+            say_err(&format!("pawl step launcher: {why}"));
+            LAUNCH_FAILED
+        }
+    }
+}
+
+#[allow(clippy::print_stderr)]
+fn say_err(line: &str) {
+    eprintln!("{line}");
+}
