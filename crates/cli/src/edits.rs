@@ -9,6 +9,7 @@
 //!
 //! Not here: what goes into the files (pawl-hooks, `hook_setup.rs`).
 
+use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -43,6 +44,9 @@ struct Ledger {
 pub struct Edits {
     root: PathBuf,
     state: PathBuf,
+    /// Directories pawl created for files it has deleted again: removed (when empty) by
+    /// [`Edits::finish`], once every file that may live in them is gone.
+    emptied: RefCell<Vec<PathBuf>>,
 }
 
 /// What [`Edits::restore`] did.
@@ -59,6 +63,18 @@ impl Edits {
         Edits {
             root: root.to_path_buf(),
             state: state.to_path_buf(),
+            emptied: RefCell::new(Vec::new()),
+        }
+    }
+
+    /// Removes the directories pawl created for the files it deleted, deepest first, when they
+    /// are empty (anything the user put there stays).
+    pub fn finish(&self) {
+        let mut dirs = self.emptied.take();
+        dirs.sort_by_key(|d| std::cmp::Reverse(d.components().count()));
+        dirs.dedup();
+        for d in dirs {
+            let _ = std::fs::remove_dir(d);
         }
     }
 
@@ -178,7 +194,9 @@ impl Edits {
             Restored::Original
         } else {
             remove_if_present(path)?;
-            remove_empty_dirs(&e.created_dirs);
+            self.emptied
+                .borrow_mut()
+                .extend(e.created_dirs.iter().cloned());
             Restored::Deleted
         };
         remove_if_present(&backup)?;
@@ -196,7 +214,7 @@ impl Edits {
             return Ok(());
         };
         if !path.exists() {
-            remove_empty_dirs(&e.created_dirs);
+            self.emptied.borrow_mut().extend(e.created_dirs);
         }
         remove_if_present(&self.backup_path(&key))?;
         self.save(&ledger)
@@ -210,15 +228,6 @@ fn missing_dirs(path: &Path) -> Vec<PathBuf> {
         .take_while(|d| !d.as_os_str().is_empty() && !d.exists())
         .map(Path::to_path_buf)
         .collect()
-}
-
-fn remove_empty_dirs(dirs: &[PathBuf]) {
-    for d in dirs {
-        // Only when empty: anything the user put there stays.
-        if std::fs::remove_dir(d).is_err() {
-            break;
-        }
-    }
 }
 
 fn read_bytes(path: &Path) -> CliResult<Option<Vec<u8>>> {
@@ -256,6 +265,7 @@ mod tests {
         edits.write(&f, "{}\n").unwrap();
         edits.write(&f, "{\"x\": 1}\n").unwrap();
         assert_eq!(edits.restore(&f).unwrap(), Some(Restored::Deleted));
+        edits.finish();
         assert!(
             !root.join("a").exists(),
             "the directories pawl made are gone"

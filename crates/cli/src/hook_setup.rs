@@ -132,6 +132,7 @@ pub fn install(
             );
         }
     }
+    edits.finish();
     if let Some(dir) = &plan.plugin {
         let dir = absolute(&ctx.root, dir);
         for (rel, text) in install::plugin_files(&abs_prefix, env!("CARGO_PKG_VERSION")) {
@@ -287,6 +288,7 @@ pub fn remove(ctx: &mut Ctx, plan: &Plan) -> CliResult<ExitCode> {
             write_added(ctx, &added)?;
         }
     }
+    edits.finish();
     if let Some(dir) = &plan.plugin {
         let dir = absolute(&ctx.root, dir);
         for (rel, _) in install::plugin_files("pawl", env!("CARGO_PKG_VERSION")) {
@@ -387,11 +389,6 @@ fn remove_from_file(
         }
     };
     edits.forget(&path)?;
-    if text.is_none()
-        && let Some(dir) = path.parent()
-    {
-        let _ = std::fs::remove_dir(dir);
-    }
     report
         .removed
         .push(format!("{rel}: {} ({note})", what.join(", ")));

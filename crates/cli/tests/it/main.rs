@@ -21,6 +21,7 @@ mod pipeline_real;
 mod reach;
 mod review;
 mod sealed;
+mod settings;
 mod state;
 mod verify;
 
