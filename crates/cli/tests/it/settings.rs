@@ -231,3 +231,42 @@ fn a_file_the_user_changed_meanwhile_keeps_their_change_and_loses_only_pawls_ent
         "the user's keys stay, pawl's hooks and deny rules are gone"
     );
 }
+
+#[test]
+fn the_pawl_a_shared_file_finds_on_path_is_protected_by_the_run() {
+    let env = initialised();
+    env.write(
+        "pawl.toml",
+        "[agent]\nkind = \"claude\"\n\n[gates]\ntest = \"true\"\n",
+    );
+    env.ok(&["init", "--agent", "claude", "--shared"]);
+    env.git(&["add", "-A"]);
+    env.git(&["commit", "-q", "-m", "team hooks"]);
+    assert_eq!(
+        porcelain(&env),
+        "",
+        "the shared file is committed, the local one ignored"
+    );
+    let bin = std::fs::canonicalize(assert_cmd::cargo::cargo_bin("pawl")).unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.parent().unwrap().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let r = env.pawl_env(
+        &["run", "--driver", "session", "g", "--json"],
+        &[("PATH", path.as_str())],
+    );
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    let run = r.json()["run_id"].as_str().unwrap().to_string();
+    let snapshot: Value =
+        serde_json::from_str(&read(&env, &format!(".pawl/guard/{run}.json"))).unwrap();
+    assert!(
+        snapshot["pawl_binaries"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|b| b.as_str() == Some(bin.to_str().unwrap())),
+        "the run records the pawl found on PATH: {snapshot}"
+    );
+}
