@@ -110,11 +110,35 @@ pub fn install(
             }
         }
         match plan.scope {
-            Scope::Local => keep_out_of_git(ctx, &edits, repo.as_ref(), agent, rel, created, notes)?,
-            Scope::Shared => notes.push(format!(
+            Scope::Local => {
+                keep_out_of_git(ctx, &edits, repo.as_ref(), agent, rel, created, notes)?
+            }
+            Scope::Shared => {
+                // A line pawl added for an earlier local install would keep the file out of git.
+                let line = format!("/{rel}");
+                let mut added = read_added(ctx)?;
+                if added.excluded.contains(&line) {
+                    added.excluded.retain(|l| *l != line);
+                    let mut done = Vec::new();
+                    unexclude(
+                        ctx,
+                        &edits,
+                        &[line.clone()],
+                        added.excluded.is_empty(),
+                        &mut done,
+                    )?;
+                    write_added(ctx, &added)?;
+                    if !done.is_empty() {
+                        notes.push(format!(
+                            "took {line} out of .git/info/exclude (pawl had added it for a local install): commit {rel}"
+                        ));
+                    }
+                }
+                notes.push(format!(
                 "{rel}: the hooks run `pawl hook {agent} <event>` found on PATH, so the file works on any machine once committed; \
                  every machine that runs {agent} here needs pawl on the agent's PATH (a hook that is not found disables pawl's checks)"
-            )),
+                ));
+            }
         }
         install_rules(ctx, &edits, repo.as_ref(), agent, created, unchanged, notes)?;
         if agent == Agent::Codex {
@@ -282,7 +306,13 @@ pub fn remove(ctx: &mut Ctx, plan: &Plan) -> CliResult<ExitCode> {
             .collect();
         added.excluded.retain(|l| !mine.contains(l));
         if !lines.is_empty() {
-            unexclude(ctx, &edits, &lines, added.excluded.is_empty(), &mut report)?;
+            unexclude(
+                ctx,
+                &edits,
+                &lines,
+                added.excluded.is_empty(),
+                &mut report.removed,
+            )?;
         }
         if ctx.state_dir().is_dir() {
             write_added(ctx, &added)?;
@@ -362,12 +392,13 @@ fn remove_from_file(
             text = r.text;
             what.push(format!("{} pawl hook(s)", r.removed));
         }
-        if rel == install::scoped_settings_path(Agent::Claude, Scope::Local)
+        // Older pawl wrote its deny rules into `.claude/settings.json`.
+        if install::settings_paths(Agent::Claude).contains(&rel)
             && !added.claude_deny.is_empty()
             && let Some(t) = &text
         {
-            let after = agent_rules::remove_claude_rules(rel, t, &added.claude_deny)?;
-            if after.as_deref() != Some(t.as_str()) {
+            if holds_any_deny(t, &added.claude_deny) {
+                let after = agent_rules::remove_claude_rules(rel, t, &added.claude_deny)?;
                 text = after;
                 what.push(format!("{} pawl deny rule(s)", added.claude_deny.len()));
             }
@@ -395,6 +426,18 @@ fn remove_from_file(
     Ok(())
 }
 
+/// Whether a Claude settings text holds one of `rules` in `permissions.deny`.
+fn holds_any_deny(text: &str, rules: &[String]) -> bool {
+    serde_json::from_str::<serde_json::Value>(text).is_ok_and(|v| {
+        v.pointer("/permissions/deny")
+            .and_then(serde_json::Value::as_array)
+            .is_some_and(|d| {
+                d.iter()
+                    .any(|x| x.as_str().is_some_and(|x| rules.iter().any(|r| r == x)))
+            })
+    })
+}
+
 /// Takes `lines` pawl added out of `.git/info/exclude`; when they were pawl's last ones and
 /// nothing else changed the file, it gets its original bytes back.
 fn unexclude(
@@ -402,7 +445,7 @@ fn unexclude(
     edits: &Edits,
     lines: &[String],
     last: bool,
-    report: &mut RemoveReport,
+    done: &mut Vec<String>,
 ) -> CliResult {
     let Ok(repo) = crate::guard_host::open_repo(&ctx.root) else {
         return Ok(());
@@ -429,7 +472,7 @@ fn unexclude(
     if last {
         // pawl's text without its lines is what pawl wrote minus them: the original, if exact.
         if edits.restore(&path)?.is_some() {
-            report.removed.push(what);
+            done.push(what);
             return Ok(());
         }
         write_atomic(&path, &kept)?;
@@ -437,7 +480,7 @@ fn unexclude(
     } else {
         edits.write(&path, &kept)?;
     }
-    report.removed.push(what);
+    done.push(what);
     Ok(())
 }
 

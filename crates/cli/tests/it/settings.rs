@@ -270,3 +270,27 @@ fn the_pawl_a_shared_file_finds_on_path_is_protected_by_the_run() {
         "the run records the pawl found on PATH: {snapshot}"
     );
 }
+
+#[test]
+fn going_shared_after_a_local_install_lets_git_see_the_shared_file_again() {
+    let env = initialised();
+    let exclude_before = read(&env, ".git/info/exclude");
+    env.ok(&["init", "--agent", "codex"]);
+    assert_eq!(porcelain(&env), "");
+    let out = env.ok(&["init", "--agent", "codex", "--shared"]);
+    assert!(
+        out.stdout.contains("took /.codex/hooks.json out"),
+        "{}",
+        out.stdout
+    );
+    // The hooks are for git now; the permission profile (this machine's paths) is not.
+    assert_eq!(porcelain(&env), "?? .codex/hooks.json\n");
+    assert!(
+        commands(&read(&env, ".codex/hooks.json"))
+            .iter()
+            .all(|c| c.starts_with("pawl hook codex "))
+    );
+    env.ok(&["init", "--remove"]);
+    assert_eq!(read(&env, ".git/info/exclude"), exclude_before);
+    assert!(!env.root().join(".codex").exists());
+}
