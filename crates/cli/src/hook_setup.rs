@@ -123,7 +123,7 @@ pub fn install(
                     unexclude(
                         ctx,
                         &edits,
-                        &[line.clone()],
+                        std::slice::from_ref(&line),
                         added.excluded.is_empty(),
                         &mut done,
                     )?;
@@ -396,12 +396,10 @@ fn remove_from_file(
         if install::settings_paths(Agent::Claude).contains(&rel)
             && !added.claude_deny.is_empty()
             && let Some(t) = &text
+            && holds_any_deny(t, &added.claude_deny)
         {
-            if holds_any_deny(t, &added.claude_deny) {
-                let after = agent_rules::remove_claude_rules(rel, t, &added.claude_deny)?;
-                text = after;
-                what.push(format!("{} pawl deny rule(s)", added.claude_deny.len()));
-            }
+            text = agent_rules::remove_claude_rules(rel, t, &added.claude_deny)?;
+            what.push(format!("{} pawl deny rule(s)", added.claude_deny.len()));
         }
     }
     if what.is_empty() {
