@@ -9,6 +9,7 @@ mod checks;
 mod cli;
 mod commands;
 mod ctx;
+mod edits;
 mod error;
 mod guard_host;
 mod headless;

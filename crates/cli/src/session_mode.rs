@@ -432,6 +432,8 @@ fn restore_autonomous(root: &Path, added: &[String]) -> CliResult {
 
 /// Whether `agent`'s project settings hold pawl's hooks.
 pub fn hooks_installed(root: &Path, agent: Agent) -> bool {
-    std::fs::read_to_string(root.join(install::settings_path(agent)))
-        .is_ok_and(|t| t.contains(&format!(" hook {agent} stop")))
+    install::settings_paths(agent).into_iter().any(|rel| {
+        std::fs::read_to_string(root.join(rel))
+            .is_ok_and(|t| t.contains(&format!(" hook {agent} stop")))
+    })
 }

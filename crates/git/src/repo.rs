@@ -209,6 +209,12 @@ impl Repo {
         &self.git_dir
     }
 
+    /// The repository's own ignore file that is never committed (`info/exclude` in the common
+    /// git directory, shared by every worktree).
+    pub fn exclude_path(&self) -> PathBuf {
+        self.common_dir().join("info").join("exclude")
+    }
+
     /// Where the real index lives.
     pub fn index_path(&self) -> &Path {
         &self.index_path

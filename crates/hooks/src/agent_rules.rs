@@ -4,7 +4,7 @@
 //!
 //! | agent | where | what |
 //! |---|---|---|
-//! | Claude Code | `.claude/settings.json` `permissions.deny` | `Edit(...)` of pawl's paths (Claude applies Edit rules to every built-in tool that edits files: Write, MultiEdit, NotebookEdit), `Read(...)` of pawl's user state |
+//! | Claude Code | `.claude/settings.local.json` `permissions.deny` (machine paths: never the committed file) | `Edit(...)` of pawl's paths (Claude applies Edit rules to every built-in tool that edits files: Write, MultiEdit, NotebookEdit), `Read(...)` of pawl's user state |
 //! | Codex | `.codex/config.toml` | a permission profile `pawl` (extends `:workspace`) made the default: pawl's files read-only, its user state unreadable, in Codex's own sandbox |
 //! | Gemini CLI | `~/.gemini/policies/pawl-<repo>.toml` | policy-engine rules denying `write_file`/`replace` of pawl's paths and reads of its user state (Gemini ignores a workspace's own policies) |
 //!

@@ -6,11 +6,15 @@
 //! installing twice changes nothing and removing leaves what the user had. Containers (an event's
 //! list, `hooks`, the file) that become empty because pawl's entries left are removed too.
 //!
-//! | agent | file | events | timeout unit |
-//! |---|---|---|---|
-//! | Claude Code | `.claude/settings.json` | SessionStart, PreToolUse, PostToolUse, Stop, PreCompact | seconds |
-//! | Codex | `.codex/hooks.json` | the same names | seconds |
-//! | Gemini CLI | `.gemini/settings.json` | SessionStart, BeforeTool, AfterTool, AfterAgent, PreCompress | milliseconds |
+//! | agent | local file (default) | shared file (`--shared`) | events | timeout unit |
+//! |---|---|---|---|---|
+//! | Claude Code | `.claude/settings.local.json` | `.claude/settings.json` | SessionStart, PreToolUse, PostToolUse, Stop, PreCompact | seconds |
+//! | Codex | `.codex/hooks.json` | the same file | the same names | seconds |
+//! | Gemini CLI | `.gemini/settings.json` | the same file | SessionStart, BeforeTool, AfterTool, AfterAgent, PreCompress | milliseconds |
+//!
+//! Only Claude Code reads a project settings file meant to stay out of git; Codex (project
+//! layers `.codex/config.toml`, `.codex/hooks.json`) and Gemini CLI (system, user, workspace)
+//! have none, so the CLI keeps their project file out of git instead (`.git/info/exclude`).
 
 use serde_json::{Map, Value, json};
 
@@ -30,12 +34,46 @@ pub const STOP_TIMEOUT_S: u64 = 1800;
 /// Every other hook's timeout.
 pub const HOOK_TIMEOUT_S: u64 = 30;
 
-/// The settings file pawl merges into, relative to the repository root.
+/// Where pawl's hooks go: the agent's local settings of this machine, or the file a team
+/// commits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Scope {
+    /// Not committed; the hooks may run this machine's pawl by its absolute path.
+    #[default]
+    Local,
+    /// Committed; the hooks run `pawl` found on PATH, so they work on any machine.
+    Shared,
+}
+
+/// The command prefix of hooks in a shared file: `pawl`, found on the agent's PATH.
+pub const SHARED_PREFIX: &str = "pawl";
+
+/// The committed (shared) settings file of `agent`, relative to the repository root.
 pub fn settings_path(agent: Agent) -> &'static str {
     match agent {
         Agent::Claude => ".claude/settings.json",
         Agent::Codex => ".codex/hooks.json",
         Agent::Gemini => ".gemini/settings.json",
+    }
+}
+
+/// The settings file of `agent` for `scope`, relative to the repository root. Only Claude Code
+/// has a local file of its own; for the others it is the project file.
+pub fn scoped_settings_path(agent: Agent, scope: Scope) -> &'static str {
+    match (agent, scope) {
+        (Agent::Claude, Scope::Local) => ".claude/settings.local.json",
+        _ => settings_path(agent),
+    }
+}
+
+/// Every settings file of `agent` that may hold pawl's hooks (local first).
+pub fn settings_paths(agent: Agent) -> Vec<&'static str> {
+    let local = scoped_settings_path(agent, Scope::Local);
+    let shared = scoped_settings_path(agent, Scope::Shared);
+    if local == shared {
+        vec![local]
+    } else {
+        vec![local, shared]
     }
 }
 

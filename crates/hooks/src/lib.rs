@@ -5,8 +5,9 @@
 //!   event or field never breaks a hook.
 //! - [`answer`]: pawl's decision (allow, deny a tool, block a stop, add context) written in each
 //!   CLI's protocol.
-//! - [`install`]: merge into / remove from `.claude/settings.json`, `.codex/hooks.json`,
-//!   `.gemini/settings.json`, a Claude Code plugin, and Claude's `permissions.allow`.
+//! - [`install`]: merge into / remove from the agents' settings (`.claude/settings.local.json`
+//!   or, shared, `.claude/settings.json`; `.codex/hooks.json`; `.gemini/settings.json`), a
+//!   Claude Code plugin, and Claude's `permissions.allow`.
 //! - [`agent_rules`]: the agent CLIs' own deny rules for pawl's files (Claude Code's
 //!   `permissions.deny`, a Codex permission profile, a Gemini CLI policy file).
 //! - [`marker`]: the small "armed" marker in `.pawl/` that lets a hook for a session that belongs

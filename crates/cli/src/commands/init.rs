@@ -15,9 +15,12 @@ use crate::state::{ensure_state, write_atomic};
 
 #[derive(Debug, Args, Default)]
 pub struct InitArgs {
-    /// Also merge pawl's hooks into this agent's project settings: claude, codex or gemini (repeatable).
+    /// Also merge pawl's hooks into this agent's local settings (kept out of git): claude, codex or gemini (repeatable).
     #[arg(long = "agent", value_name = "AGENT")]
     pub agents: Vec<String>,
+    /// Write the hooks into the agent's committed settings instead (`.claude/settings.json`), running `pawl` from PATH so they work on any machine.
+    #[arg(long)]
+    pub shared: bool,
     /// Take out exactly the hooks pawl added (of the --agent given, or of every agent).
     #[arg(long)]
     pub remove: bool,
@@ -41,7 +44,12 @@ struct InitReport {
 }
 
 pub fn run(ctx: &mut Ctx, args: &InitArgs) -> CliResult<ExitCode> {
-    let plan = hook_setup::plan(&args.agents, args.remove, args.plugin.as_deref())?;
+    let plan = hook_setup::plan(
+        &args.agents,
+        args.remove,
+        args.plugin.as_deref(),
+        args.shared,
+    )?;
     if args.remove {
         return hook_setup::remove(ctx, &plan);
     }

@@ -682,12 +682,12 @@ fn an_armed_run_that_no_session_takes_expires() {
 fn init_agent_merges_idempotently_and_remove_restores() {
     let env = TestEnv::new();
     let user = "{\n  \"model\": \"opus\",\n  \"hooks\": {\n    \"Stop\": [\n      {\"hooks\": [{\"type\": \"command\", \"command\": \"./mine.sh\"}]}\n    ]\n  }\n}\n";
-    env.write(".claude/settings.json", user);
+    env.write(".claude/settings.local.json", user);
     env.ok(&[
         "init", "--agent", "claude", "--agent", "codex", "--agent", "gemini",
     ]);
     let claude: Value = serde_json::from_str(
-        &std::fs::read_to_string(env.root().join(".claude/settings.json")).unwrap(),
+        &std::fs::read_to_string(env.root().join(".claude/settings.local.json")).unwrap(),
     )
     .unwrap();
     assert_eq!(
@@ -704,16 +704,16 @@ fn init_agent_merges_idempotently_and_remove_restores() {
     );
     assert!(env.root().join(".codex/hooks.json").is_file());
     assert!(env.root().join(".gemini/settings.json").is_file());
-    let before = std::fs::read_to_string(env.root().join(".claude/settings.json")).unwrap();
+    let before = std::fs::read_to_string(env.root().join(".claude/settings.local.json")).unwrap();
     let r = env.ok(&["init", "--agent", "claude", "--json"]);
     assert!(
         r.json()["unchanged"]
             .to_string()
-            .contains(".claude/settings.json")
+            .contains(".claude/settings.local.json")
     );
     assert_eq!(
         before,
-        std::fs::read_to_string(env.root().join(".claude/settings.json")).unwrap()
+        std::fs::read_to_string(env.root().join(".claude/settings.local.json")).unwrap()
     );
 
     env.ok(&["init", "--plugin"]);
@@ -726,11 +726,11 @@ fn init_agent_merges_idempotently_and_remove_restores() {
     );
 
     env.ok(&["init", "--remove"]);
-    let after: Value = serde_json::from_str(
-        &std::fs::read_to_string(env.root().join(".claude/settings.json")).unwrap(),
-    )
-    .unwrap();
-    assert_eq!(after, serde_json::from_str::<Value>(user).unwrap());
+    // Nothing else changed the file: it is back byte for byte.
+    assert_eq!(
+        std::fs::read_to_string(env.root().join(".claude/settings.local.json")).unwrap(),
+        user
+    );
     assert!(
         !env.root().join(".codex").exists(),
         "pawl created .codex/hooks.json: it goes"

@@ -23,6 +23,7 @@ mod reach;
 mod review;
 mod sandbox;
 mod sealed;
+mod settings;
 mod state;
 mod verify;
 

@@ -60,7 +60,7 @@ impl Armed {
     /// The pawl binary the installed hooks run (as `pawl init` wrote it).
     fn binary(&self) -> PathBuf {
         let settings: Value = serde_json::from_str(
-            &std::fs::read_to_string(self.root().join(".claude/settings.json")).unwrap(),
+            &std::fs::read_to_string(self.root().join(".claude/settings.local.json")).unwrap(),
         )
         .unwrap();
         let cmd = settings["hooks"]["Stop"][0]["hooks"][0]["command"]
@@ -592,7 +592,7 @@ fn codex_and_gemini_sessions_get_the_same_protection() {
 fn init_writes_the_agents_own_deny_rules_and_remove_takes_out_exactly_them() {
     let env = TestEnv::new();
     let user_claude = "{\n  \"permissions\": {\n    \"deny\": [\"Bash(curl:*)\"]\n  }\n}\n";
-    env.write(".claude/settings.json", user_claude);
+    env.write(".claude/settings.local.json", user_claude);
     let user_codex = "# mine\nmodel = \"gpt-5.5\"\n";
     env.write(".codex/config.toml", user_codex);
     env.ok(&[
@@ -604,9 +604,10 @@ fn init_writes_the_agents_own_deny_rules_and_remove_takes_out_exactly_them() {
 
     // Claude Code: Edit rules for pawl's paths (they cover Write, MultiEdit, NotebookEdit),
     // Read of pawl's user state; the user's own rule kept first.
-    let claude: Value =
-        serde_json::from_str(&std::fs::read_to_string(root.join(".claude/settings.json")).unwrap())
-            .unwrap();
+    let claude: Value = serde_json::from_str(
+        &std::fs::read_to_string(root.join(".claude/settings.local.json")).unwrap(),
+    )
+    .unwrap();
     let deny: Vec<&str> = claude["permissions"]["deny"]
         .as_array()
         .unwrap()
@@ -661,19 +662,19 @@ fn init_writes_the_agents_own_deny_rules_and_remove_takes_out_exactly_them() {
     assert!(policy.contains(&root.display().to_string()), "{policy}");
 
     // Installing again changes nothing.
-    let before = std::fs::read_to_string(root.join(".claude/settings.json")).unwrap();
+    let before = std::fs::read_to_string(root.join(".claude/settings.local.json")).unwrap();
     env.ok(&["init", "--agent", "claude", "--agent", "codex"]);
     assert_eq!(
         before,
-        std::fs::read_to_string(root.join(".claude/settings.json")).unwrap()
+        std::fs::read_to_string(root.join(".claude/settings.local.json")).unwrap()
     );
 
     // Remove: exactly what pawl added goes.
     env.ok(&["init", "--remove"]);
-    let after: Value =
-        serde_json::from_str(&std::fs::read_to_string(root.join(".claude/settings.json")).unwrap())
-            .unwrap();
-    assert_eq!(after, serde_json::from_str::<Value>(user_claude).unwrap());
+    assert_eq!(
+        std::fs::read_to_string(root.join(".claude/settings.local.json")).unwrap(),
+        user_claude
+    );
     assert_eq!(
         std::fs::read_to_string(root.join(".codex/config.toml")).unwrap(),
         user_codex
