@@ -716,9 +716,12 @@ fn destructive_command_is_denied_by_pawls_guard(cli: Cli) {
     c.env
         .git(&["init", "-q", "--bare", remote.to_str().unwrap()]);
     if cli == Cli::Gemini {
+        // The hooks go to the project's settings, kept out of git (`.git/info/exclude`): the
+        // tree stays clean for the run.
         c.env.ok(&["init", "--agent", "gemini"]);
         c.env.git(&["add", "-A"]);
-        c.env.git(&["commit", "-q", "-m", "pawl's Gemini hooks"]);
+        c.env
+            .git(&["commit", "-q", "--allow-empty", "-m", "pawl's Gemini hooks"]);
     }
     let r = c.run(&[]);
     c.assert_verified(&r, 1);

@@ -259,8 +259,9 @@ fn the_pawl_a_shared_file_finds_on_path_is_protected_by_the_run() {
     );
     assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
     let run = r.json()["run_id"].as_str().unwrap().to_string();
-    let snapshot: Value =
+    let file: Value =
         serde_json::from_str(&read(&env, &format!(".pawl/guard/{run}.json"))).unwrap();
+    let snapshot: Value = serde_json::from_str(file["snapshot_json"].as_str().unwrap()).unwrap();
     assert!(
         snapshot["pawl_binaries"]
             .as_array()
