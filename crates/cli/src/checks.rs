@@ -158,8 +158,21 @@ pub fn render(v: &Verification) -> String {
         ));
     }
     if let Some(after) = &v.tree_after {
+        let what = if v.moved.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "; changed: {}{}",
+                v.moved.join(", "),
+                if v.moved.len() >= pawl_engine::verify::MAX_MOVED_PATHS {
+                    ", ..."
+                } else {
+                    ""
+                }
+            )
+        };
         out.push_str(&format!(
-            "The working tree changed while the checks ran ({} -> {}): the evidence is bound to \
+            "The working tree changed while the checks ran ({} -> {}{what}): the evidence is bound to \
              {} and is not reused. Git-ignore what the checks generate, then verify again.\n",
             short(&v.tree),
             short(after),

@@ -324,6 +324,11 @@ pub fn drive_with_answers(
             ))?;
         } else if end.reason != pawl_core::StopReason::Verified {
             ctx.say(format!("[pawl] resume with: pawl resume --run {}", run.id))?;
+        } else {
+            ctx.say(format!(
+                "[pawl] next: review with `pawl diff --run {id} --stat`, merge with `pawl merge --run {id}` (it verifies again first), tidy up with `pawl clean`",
+                id = run.id
+            ))?;
         }
     }
     Ok(end.reason.exit_code())

@@ -182,6 +182,9 @@ impl Item {
     }
 }
 
+/// The most paths [`Verification::moved`] names.
+pub const MAX_MOVED_PATHS: usize = 20;
+
 /// The result of verifying a set of checks on one tree.
 #[derive(Debug, Clone, Serialize)]
 pub struct Verification {
@@ -191,6 +194,10 @@ pub struct Verification {
     pub tree: String,
     /// The tree after the checks, when it differs.
     pub tree_after: Option<String>,
+    /// The paths that differ between `tree` and `tree_after` (at most [`MAX_MOVED_PATHS`]): what
+    /// moved while the checks ran, usually an output to git-ignore.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub moved: Vec<String>,
     pub items: Vec<Item>,
     /// The failure recorded on the story, if any.
     pub failure: Option<Failure>,
@@ -363,6 +370,16 @@ pub fn verify_checks(
     } else {
         Some(repo.tree_hash()?.to_string()).filter(|t| *t != tree)
     };
+    let moved: Vec<String> = match &tree_after {
+        Some(after) => repo
+            .changes_between(&tree, after)
+            .unwrap_or_default()
+            .into_iter()
+            .take(MAX_MOVED_PATHS)
+            .map(|c| c.path.display().to_string())
+            .collect(),
+        None => Vec::new(),
+    };
 
     // One transaction for the whole verification: reused rows first, then what ran.
     let mut records: Vec<NewEvidence> = Vec::new();
@@ -459,6 +476,7 @@ pub fn verify_checks(
         verified,
         tree,
         tree_after,
+        moved,
         items,
         failure,
         forged,

@@ -75,6 +75,9 @@ struct Report<'a> {
     verified: bool,
     tree: &'a str,
     tree_after: Option<&'a str>,
+    /// What changed in the working tree while the checks ran.
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    moved: &'a [String],
     evidence: Vec<&'a Evidence>,
     reused: Vec<&'a str>,
     skipped: Vec<&'a str>,
@@ -88,6 +91,7 @@ fn report<'a>(v: &'a Verification, lint_fix: Option<&'a LintFix>) -> Report<'a> 
         verified: v.verified,
         tree: &v.tree,
         tree_after: v.tree_after.as_deref(),
+        moved: &v.moved,
         evidence: v.items.iter().filter_map(|i| i.evidence.as_ref()).collect(),
         reused: v
             .items

@@ -541,3 +541,29 @@ fn forged_passing_evidence_is_never_reused_and_is_reported() {
     assert!(!r.stdout.contains("(reused"), "{}", r.stdout);
     assert!(r.stdout.contains("not written by pawl"), "{}", r.stdout);
 }
+
+/// Issue "first hour": "the working tree changed while the checks ran" did not say which files.
+/// Something outside the room (here a gate that writes into the repository by its absolute
+/// path, as a watcher or a leftover process would) moves the tree: the message names the path.
+#[test]
+fn a_tree_that_moves_during_the_checks_names_what_moved() {
+    let env = TestEnv::new();
+    env.ok(&["init"]);
+    let target = env.root().join("moved.txt");
+    env.gates(&[("touch", &format!("date +%s%N > {}", target.display()))]);
+    let r = env.pawl(&["verify"]);
+    assert_ne!(r.code, 0, "{}", r.stdout);
+    assert!(
+        r.stdout.contains("changed while the checks ran") && r.stdout.contains("moved.txt"),
+        "{}",
+        r.stdout
+    );
+    let r = env.pawl(&["verify", "--json"]);
+    let j = r.json();
+    assert!(
+        j["moved"]
+            .as_array()
+            .is_some_and(|m| m.iter().any(|p| p == "moved.txt")),
+        "{j}"
+    );
+}
