@@ -151,12 +151,9 @@ pub fn preflight_agent(
     )?;
     if let Some(program) = pawl_agent::agent_program(&agent) {
         let found = if program.contains('/') {
-            let path = ctx.root.join(&program);
-            path.is_file()
+            ctx.root.join(&program).is_file()
         } else {
-            std::env::var_os("PATH").is_some_and(|path| {
-                std::env::split_paths(&path).any(|dir| dir.join(&program).is_file())
-            })
+            crate::project::on_path(&program)
         };
         if !found {
             return Err(crate::error::CliError::Failed(format!(

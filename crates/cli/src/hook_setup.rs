@@ -650,7 +650,9 @@ pub fn installed_binaries(root: &Path) -> Vec<PathBuf> {
             } else if program.contains('/') {
                 continue;
             } else {
-                match on_path(&program) {
+                match std::env::var_os("PATH")
+                    .and_then(|path| crate::project::which(&program, &path))
+                {
                     Some(found) => found,
                     None => continue,
                 }
@@ -666,15 +668,6 @@ pub fn installed_binaries(root: &Path) -> Vec<PathBuf> {
         }
     }
     out
-}
-
-/// The first `name` on PATH that is a file.
-fn on_path(name: &str) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .filter(|d| d.is_absolute())
-        .map(|d| d.join(name))
-        .find(|p| p.is_file())
 }
 
 fn remove_file(path: &Path) -> CliResult {

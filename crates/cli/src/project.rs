@@ -55,15 +55,20 @@ fn user_descriptors(root: &Path) -> CliResult<Vec<(String, String)>> {
 }
 
 /// Whether `tool` is an executable file in one of `PATH`'s directories.
-fn on_path(tool: &str) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    let Some(path) = std::env::var_os("PATH") else {
-        return false;
-    };
-    std::env::split_paths(&path).any(|dir| {
-        std::fs::metadata(dir.join(tool))
-            .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-    })
+pub fn on_path(tool: &str) -> bool {
+    std::env::var_os("PATH").is_some_and(|path| which(tool, &path).is_some())
+}
+
+/// The first absolute directory of `path` (a `PATH` value) where `program` is an executable
+/// file: the one lookup of a program the CLI makes (detection, preflight, hooks, doctor).
+pub fn which(program: &str, path: &std::ffi::OsStr) -> Option<std::path::PathBuf> {
+    use std::os::unix::fs::PermissionsExt as _;
+    std::env::split_paths(path)
+        .filter(|d| d.is_absolute())
+        .map(|d| d.join(program))
+        .find(|p| {
+            std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        })
 }
 
 /// Detects the project's platform at the repository root.

@@ -54,6 +54,24 @@ pub struct StepSpend {
     pub session_id: Option<String>,
 }
 
+/// The ledger's row for an iteration that ended (finished or interrupted): `tokens` in and out,
+/// `usd` and whether it is estimated, the wall time.
+fn ledger_iteration(
+    tx: &crate::Tx<'_>,
+    run_id: &str,
+    n: u32,
+    tokens: [i64; 2],
+    usd: (f64, bool),
+    wall_ms: i64,
+) -> Result<()> {
+    tx.execute(
+        "INSERT INTO ledger (run_id, scope, scope_id, tokens_in, tokens_out, usd, usd_estimated, wall_ms, created_at)
+         VALUES (?1, 'iteration', ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+        params![run_id, n.to_string(), tokens[0], tokens[1], usd.0, usd.1, wall_ms, tx.now],
+    )?;
+    Ok(())
+}
+
 impl Store {
     /// Starts iteration `n = last + 1` and returns `n`.
     pub fn begin_iteration(
@@ -121,19 +139,13 @@ impl Store {
                 )?)
             })?;
             tx.count(run_id, mac::ITERATIONS_ENDED, 1)?;
-            tx.execute(
-                "INSERT INTO ledger (run_id, scope, scope_id, tokens_in, tokens_out, usd, usd_estimated, wall_ms, created_at)
-                 VALUES (?1, 'iteration', ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-                params![
-                    run_id,
-                    n.to_string(),
-                    to_i64(end.tokens_in),
-                    to_i64(end.tokens_out),
-                    end.cost_usd,
-                    end.cost_estimated,
-                    to_i64(end.duration_ms),
-                    tx.now
-                ],
+            ledger_iteration(
+                tx,
+                run_id,
+                n,
+                [to_i64(end.tokens_in), to_i64(end.tokens_out)],
+                (end.cost_usd, end.cost_estimated),
+                to_i64(end.duration_ms),
             )?;
             tx.event(
                 Some(run_id),
@@ -226,11 +238,7 @@ impl Store {
                 let end = last_alive.filter(|t| t >= started).unwrap_or(tx.now).min(tx.now);
                 let ms = (end - started).max(0);
                 // What the step spent is in the ledger once, as a finished iteration's is.
-                tx.execute(
-                    "INSERT INTO ledger (run_id, scope, scope_id, tokens_in, tokens_out, usd, usd_estimated, wall_ms, created_at)
-                     VALUES (?1, 'iteration', ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-                    params![run_id, n.to_string(), tokens_in, tokens_out, usd, estimated, ms, tx.now],
-                )?;
+                ledger_iteration(tx, run_id, *n, [*tokens_in, *tokens_out], (*usd, *estimated), ms)?;
                 let Some(rowid) = tx.rowid("iterations", "run_id = ?1 AND n = ?2", &[&run_id, n])? else {
                     continue;
                 };

@@ -293,7 +293,7 @@ pub fn run(dir: Option<&Path>, json: bool) -> CliResult<ExitCode> {
         } else {
             "not configured"
         };
-        match which(agent.program, &path) {
+        match crate::project::which(agent.program, &path) {
             None => {
                 let (status, fix) = if configured {
                     (
@@ -408,7 +408,7 @@ pub fn run(dir: Option<&Path>, json: bool) -> CliResult<ExitCode> {
                 let found = if program.contains('/') {
                     Path::new(program).is_file()
                 } else {
-                    which(program, &path).is_some()
+                    crate::project::which(program, &path).is_some()
                 };
                 if found {
                     r.add(
@@ -519,7 +519,7 @@ fn project_checks(
                     "",
                 );
             }
-            Some(p) => match which(p, path) {
+            Some(p) => match crate::project::which(p, path) {
                 Some(found) => {
                     r.add(
                         "project",
@@ -807,17 +807,6 @@ fn sandbox_checks(r: &mut Report) {
             );
         }
     }
-}
-
-/// The first path in `PATH` where `program` is an executable file.
-fn which(program: &str, path: &std::ffi::OsStr) -> Option<PathBuf> {
-    use std::os::unix::fs::PermissionsExt as _;
-    std::env::split_paths(path)
-        .filter(|d| d.is_absolute())
-        .map(|d| d.join(program))
-        .find(|p| {
-            std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-        })
 }
 
 /// `<program> --version`'s last non-empty line, run with a throw-away HOME (some CLIs write

@@ -238,7 +238,9 @@ fn limits_no_run_can_use_are_refused_before_anything_is_written() {
 }
 
 /// A store written by an older pawl holds a dollar limit of `null` (a non-finite number in
-/// JSON): every command still works on it.
+/// JSON): every command a user needs still works on it. Written by hand into a signed store,
+/// the row also reads as modified outside pawl, so the run shows as tampered; reading `null`
+/// itself is `pawl_core`'s `a_stored_null_dollar_limit_still_reads`.
 #[test]
 fn a_store_holding_a_null_dollar_limit_still_opens() {
     let env = TestEnv::new();
@@ -262,6 +264,8 @@ fn a_store_holding_a_null_dollar_limit_still_opens() {
         let r = env.pawl(args);
         assert_eq!(r.code, 0, "{args:?}: {}", r.stderr);
     }
+    let status = env.ok(&["status"]).stdout;
+    assert!(status.to_lowercase().contains("tampered"), "{status}");
     let r = env.pawl(&["cancel"]);
     assert_eq!(r.code, 0, "{}", r.stderr);
 }
