@@ -3,7 +3,7 @@
 //! behind, kill its pawl or steer the run; an honest agent still ships; the report says how the
 //! steps were sandboxed. docs/sandbox.md.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::TestEnv;
@@ -276,13 +276,29 @@ fn run_control_from_inside_a_step_is_refused_and_reports_are_delivered() {
 }
 
 /// Outside the tree, the temporary directories and HOME, the agent writes only where
-/// `[sandbox] writable` says (a directory of the build's own temporary place, which is none of
-/// those).
+/// `[sandbox] writable` says. Both directories are outside every writable root: under the real
+/// home of the user running the tests (the run's HOME is a temporary one), or the build's own
+/// temporary place when that is not under a temporary directory (a clone in /tmp puts it there).
 #[test]
 fn sandbox_writable_opens_exactly_the_paths_it_names() {
-    let base = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
-    let extra = base.join(format!("pawl-writable-{}", std::process::id()));
-    let other = base.join(format!("pawl-not-writable-{}", std::process::id()));
+    let temporary = |p: &Path| {
+        let tmpdir = std::env::var_os("TMPDIR").map(PathBuf::from);
+        ["/tmp", "/var/tmp", "/dev/shm"]
+            .iter()
+            .map(PathBuf::from)
+            .chain(tmpdir)
+            .any(|t| p.starts_with(t))
+    };
+    let base = [
+        std::env::var_os("HOME").map(PathBuf::from),
+        Some(PathBuf::from(env!("CARGO_TARGET_TMPDIR"))),
+    ]
+    .into_iter()
+    .flatten()
+    .find(|b| b.is_absolute() && b.is_dir() && !temporary(b))
+    .expect("a directory outside the temporary directories to test in");
+    let extra = base.join(format!(".pawl-test-writable-{}", std::process::id()));
+    let other = base.join(format!(".pawl-test-not-writable-{}", std::process::id()));
     std::fs::create_dir_all(&extra).unwrap();
     std::fs::create_dir_all(&other).unwrap();
     let script = format!(
