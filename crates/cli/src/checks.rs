@@ -27,6 +27,7 @@ pub fn workspace(ctx: &Ctx) -> Workspace {
     let mut ws = Workspace::new(ctx.root.clone(), ctx.state_dir());
     ws.room = room_dir(&ctx.root);
     ws.containment = crate::sandbox::check_containment(&ctx.root);
+    ws.vault = crate::hidden::vault();
     ws
 }
 

@@ -148,6 +148,9 @@ pub enum Command {
     /// The safety guard: what it decides about a command, and why.
     #[command(subcommand)]
     Guard(GuardCommand),
+    /// Hidden checks: checks the agent is never shown, kept in your pawl state (not the repository).
+    #[command(subcommand)]
+    Hidden(crate::commands::hidden::HiddenCommand),
     /// Who owns the current run.
     Lease,
     /// Answer an agent CLI's hook: reads the hook's JSON on stdin (installed by `pawl init --agent`).

@@ -28,6 +28,7 @@ pub(crate) mod doctor;
 pub(crate) mod events;
 pub(crate) mod failure;
 pub(crate) mod guard;
+pub(crate) mod hidden;
 pub(crate) mod hook;
 pub(crate) mod init;
 mod lease;
@@ -106,6 +107,7 @@ pub fn dispatch(ctx: &mut Ctx, command: Command) -> CliResult<ExitCode> {
         Command::ResumeContext => resume_context::run(ctx),
         Command::Events(args) => events::run(ctx, &args),
         Command::Guard(cmd) => guard::run(ctx, &cmd),
+        Command::Hidden(cmd) => hidden::run(ctx, &cmd),
         Command::Lease => lease::run(ctx),
         Command::Hook(args) => Ok(hook::run(&args, Some(&ctx.root))),
         Command::Off => off::run(ctx),

@@ -81,6 +81,7 @@ pub fn loop_config(ctx: &Ctx, run: &Run) -> LoopConfig {
     LoopConfig {
         root: ctx.root.clone(),
         logs_dir: ctx.state_dir().join("logs"),
+        private_logs_dir: Some(checks::workspace(ctx).hidden_logs()),
         model: run
             .settings
             .agent

@@ -13,6 +13,7 @@ mod edits;
 mod error;
 mod guard_host;
 mod headless;
+mod hidden;
 mod hook_setup;
 mod owner;
 mod project;

@@ -72,39 +72,42 @@ pub fn start(ctx: &mut Ctx, req: &Start) -> CliResult<ExitCode> {
     }
 }
 
-/// The seal of a new run: the gates of `pawl.toml` and the request's acceptance checks, with the
-/// environment pawl was started with (filtered: `pawl_core::seal`).
-pub fn seal(ctx: &Ctx, config: &pawl_core::config::Config, req: &Start) -> Seal {
+/// The seal of a new run: the gates of `pawl.toml`, the request's acceptance and hidden checks
+/// and the user's hidden checks of this repository (`pawl hidden add`), with the environment
+/// pawl was started with (filtered: `pawl_core::seal`). Hidden checks' commands are kept out of
+/// the seal, in the user's pawl state (`crate::hidden`). `[gates.hidden]` in `pawl.toml` (which
+/// the agent reads) is refused.
+pub fn seal(ctx: &Ctx, config: &pawl_core::config::Config, req: &Start) -> CliResult<Seal> {
+    if !config.gates.hidden.is_empty() {
+        let names: Vec<&String> = config.gates.hidden.keys().collect();
+        return Err(crate::hidden::in_repository_refusal(&names));
+    }
     let mut checks: Vec<SealedCheck> = gate::gates_from_config(&config.gates)
         .into_iter()
-        .map(|c| SealedCheck {
-            name: c.name,
-            command: c.command,
-            role: CheckRole::Gate,
-        })
+        .map(|c| SealedCheck::new(c.name, c.command, CheckRole::Gate))
         .collect();
     for (i, cmd) in req.checks.iter().enumerate() {
-        checks.push(SealedCheck {
-            name: format!("accept-{}", i + 1),
-            command: cmd.clone(),
-            role: CheckRole::Acceptance,
-        });
+        checks.push(SealedCheck::new(
+            format!("accept-{}", i + 1),
+            cmd.clone(),
+            CheckRole::Acceptance,
+        ));
     }
-    for (name, cmd) in &config.gates.hidden {
+    for (name, cmd) in crate::hidden::for_repo(&ctx.root)? {
         if !cmd.trim().is_empty() {
-            checks.push(SealedCheck {
-                name: format!("hidden-{name}"),
-                command: cmd.clone(),
-                role: CheckRole::Hidden,
-            });
+            checks.push(SealedCheck::new(
+                format!("hidden-{name}"),
+                cmd,
+                CheckRole::Hidden,
+            ));
         }
     }
     for (i, cmd) in req.hidden_checks.iter().enumerate() {
-        checks.push(SealedCheck {
-            name: format!("hidden-{}", i + 1),
-            command: cmd.clone(),
-            role: CheckRole::Hidden,
-        });
+        checks.push(SealedCheck::new(
+            format!("hidden-{}", i + 1),
+            cmd.clone(),
+            CheckRole::Hidden,
+        ));
     }
     // PATH entries and the root as resolved paths: an entry that reaches into the repository
     // through a symbolic link is still inside it.
@@ -130,13 +133,20 @@ pub fn seal(ctx: &Ctx, config: &pawl_core::config::Config, req: &Start) -> Seal 
         tools: Default::default(),
         git: None,
     };
-    seal.tools = pawl_engine::baseline::tools_of(&seal);
+    seal.tools = pawl_engine::baseline::tools_of(&seal, None);
     seal.git = seal
         .env
         .get("PATH")
         .and_then(|path| pawl_git::resolve_program(std::ffi::OsStr::new(path)))
         .map(|p| p.display().to_string());
-    seal
+    if seal.checks.iter().any(|c| c.role == CheckRole::Hidden) {
+        let vault =
+            crate::hidden::vault().ok_or_else(|| crate::state::no_key("seal hidden checks"))?;
+        vault
+            .stow(&mut seal)
+            .map_err(|e| CliError::Failed(e.to_string()))?;
+    }
+    Ok(seal)
 }
 
 /// `p` with symbolic links resolved, as far as it exists (a directory the agent may create
@@ -387,7 +397,7 @@ fn headless_run(
             choice.reason
         ))?;
     }
-    let seal = seal(ctx, config, req);
+    let seal = seal(ctx, config, req)?;
     let baseline = baseline(ctx, &seal, true)?;
     settings.seal = Some(seal.clone());
     let mut store = ctx.store()?;

@@ -335,6 +335,7 @@ pub fn inside(command: &Command) -> Inside {
         | Command::Off
         | Command::Merge(_)
         | Command::Clean(_)
+        | Command::Hidden(_)
         | Command::Verify(_) => Inside::Refuse,
     }
 }

@@ -89,7 +89,7 @@ pub fn arm(ctx: &mut Ctx, req: &runs::Start, config: &Config) -> CliResult<ExitC
             .map(|v| (*a, v))
     });
     let expected = pawl_core::spec::analyze(goal, &project::spec_facts(ctx)?).target_files;
-    let seal = runs::seal(ctx, config, req);
+    let seal = runs::seal(ctx, config, req)?;
     let sealed_baseline = runs::baseline(ctx, &seal, false)?;
     let mut settings = runs::settings(config);
     settings.seal = Some(seal.clone());

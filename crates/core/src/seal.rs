@@ -19,7 +19,8 @@ pub enum CheckRole {
     Gate,
     /// A user's `--check "<cmd>"`: must fail on the pre-run code and pass at the end.
     Acceptance,
-    /// A `--hidden-check`: run in the clean room, never shown to the agent.
+    /// A `--hidden-check`, a `pawl hidden add` entry or a QA reproduction: run in the clean
+    /// room, never shown to the agent.
     Hidden,
 }
 
@@ -27,8 +28,26 @@ pub enum CheckRole {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SealedCheck {
     pub name: String,
+    /// The shell command. Empty for a hidden check whose command is kept out of the store (in
+    /// the user's pawl state, under [`SealedCheck::code`]): the store is readable by the agent.
     pub command: String,
     pub role: CheckRole,
+    /// A hidden check's command is kept by this code (an HMAC under pawl's key, so the agent can
+    /// neither guess the command from it nor forge one): pawl-engine's `hidden` vault.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code: Option<String>,
+}
+
+impl SealedCheck {
+    /// A check whose command is in the seal.
+    pub fn new(name: impl Into<String>, command: impl Into<String>, role: CheckRole) -> Self {
+        SealedCheck {
+            name: name.into(),
+            command: command.into(),
+            role,
+            code: None,
+        }
+    }
 }
 
 /// The checks of a run and the environment they run with.

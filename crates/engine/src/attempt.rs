@@ -208,6 +208,8 @@ pub struct Attempt<'a> {
     pub resume_session: Option<String>,
     /// How failures name the step ("agent step 3", "critic session (iteration 4)").
     pub label: String,
+    /// Its log goes to the loop's private logs directory, out of the agent's reach.
+    pub private_log: bool,
     pub settings: &'a RunSettings,
     /// What the run had spent when the iteration began (the step may not outrun the time left).
     pub spent: Spent,
@@ -283,7 +285,11 @@ pub fn run_attempt(
             model: cx.cfg.model.clone(),
             env: cx.cfg.agent_env.clone(),
         };
-        let log = cx.cfg.logs_dir.join(format!("{}-iter-{n}.log", cx.run_id));
+        let logs_dir = match &cx.cfg.private_logs_dir {
+            Some(dir) if a.private_log => dir,
+            _ => &cx.cfg.logs_dir,
+        };
+        let log = logs_dir.join(format!("{}-iter-{n}.log", cx.run_id));
         // The budget clock runs only while the agent works: what is left of the step's timeout
         // shrinks by the active time of earlier tries, not by waits.
         let used = started.elapsed().saturating_sub(waited);

@@ -61,20 +61,14 @@ pub enum BaselineError {
     Git(#[from] pawl_git::Error),
     #[error("the clean room: {0}")]
     Room(String),
+    #[error(transparent)]
+    Hidden(#[from] crate::hidden::HiddenError),
 }
 
 impl From<crate::room::RoomError> for BaselineError {
     fn from(e: crate::room::RoomError) -> Self {
         BaselineError::Room(e.to_string())
     }
-}
-
-/// The sealed checks as the runner takes them.
-pub fn checks_of(seal: &Seal) -> Vec<Check> {
-    seal.checks
-        .iter()
-        .map(|c| Check::gate(c.name.clone(), c.command.clone()))
-        .collect()
 }
 
 /// The runner's configuration for a seal: its timeout and its environment only.
@@ -111,7 +105,12 @@ pub fn take(ws: &Workspace, seal: &Seal) -> Result<Baseline, BaselineError> {
         }
         None => None,
     };
-    let runs = run_sealed(ws, Some(seal), &checks_of(seal), &cfg);
+    let runs = run_sealed(
+        ws,
+        Some(seal),
+        &crate::hidden::checks_of(seal, ws.vault.as_ref())?,
+        &cfg,
+    );
     let mut checks = Vec::new();
     for r in runs {
         let exit_code = r.end.exit_code();
@@ -141,6 +140,8 @@ pub fn take(ws: &Workspace, seal: &Seal) -> Result<Baseline, BaselineError> {
                 check: r.check.name.clone(),
             });
         }
+        // The baseline is stored where the agent reads it: a hidden check's tests are not.
+        let shown = role != Some(CheckRole::Hidden);
         checks.push(BaselineCheck {
             name: r.check.name.clone(),
             passed: r.passed,
@@ -149,11 +150,13 @@ pub fn take(ws: &Workspace, seal: &Seal) -> Result<Baseline, BaselineError> {
             tests: r
                 .tests
                 .as_ref()
+                .filter(|_| shown)
                 .map(|t| t.tests.clone())
                 .unwrap_or_default(),
             failing: r
                 .tests
                 .as_ref()
+                .filter(|_| shown)
                 .map(|t| t.failing.clone())
                 .unwrap_or_default(),
         });
@@ -163,11 +166,16 @@ pub fn take(ws: &Workspace, seal: &Seal) -> Result<Baseline, BaselineError> {
 
 /// The programs the seal's check commands start, resolved on the sealed `PATH`, with the
 /// SHA-256 of each file: `name → "<path> <sha256>"` (`"<not found>"` when none is).
-pub fn tools_of(seal: &Seal) -> std::collections::BTreeMap<String, String> {
+/// Hidden checks' commands come from `vault` (one it does not hold names no program).
+pub fn tools_of(
+    seal: &Seal,
+    vault: Option<&crate::hidden::Vault>,
+) -> std::collections::BTreeMap<String, String> {
     use sha2::{Digest, Sha256};
     let path = seal.env.get("PATH").cloned().unwrap_or_default();
     let mut out = std::collections::BTreeMap::new();
-    for c in &seal.checks {
+    let checks = crate::hidden::checks_of(seal, vault).unwrap_or_default();
+    for c in &checks {
         let Some(name) = pawl_core::seal::program_of(&c.command) else {
             continue;
         };

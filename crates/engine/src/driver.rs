@@ -106,6 +106,9 @@ pub struct Owner {
 pub struct LoopConfig {
     pub root: PathBuf,
     pub logs_dir: PathBuf,
+    /// Where the logs of sessions whose output the agent must not read go (adversarial QA's,
+    /// which name the run's hidden checks): the user's pawl state. `None`: `logs_dir`.
+    pub private_logs_dir: Option<PathBuf>,
     pub model: Option<String>,
     /// Extra environment for the agent.
     pub agent_env: Vec<(String, String)>,
@@ -470,6 +473,7 @@ pub(crate) fn drive_leased(
                 story: story_id,
                 resume_session: resume_session.clone(),
                 label: format!("agent step {n}"),
+                private_log: false,
                 settings: &settings,
                 spent,
                 policy: RetryPolicy::LOOP,

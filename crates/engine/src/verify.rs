@@ -56,6 +56,8 @@ pub enum VerifyError {
     Backup(#[from] pawl_verify::backup::BackupError),
     #[error(transparent)]
     Room(#[from] crate::room::RoomError),
+    #[error(transparent)]
+    Hidden(#[from] crate::hidden::HiddenError),
 }
 
 /// Where a repository's checks run and where pawl keeps their logs.
@@ -71,6 +73,8 @@ pub struct Workspace {
     /// How the checks are launched: contained, so every process a check starts ends with it
     /// (pawl-process's `sandbox`). `None`: spawned directly.
     pub containment: Option<pawl_process::Containment>,
+    /// Where hidden checks' commands are kept (the user's pawl state): [`crate::hidden`].
+    pub vault: Option<crate::hidden::Vault>,
 }
 
 impl Workspace {
@@ -80,6 +84,7 @@ impl Workspace {
             state_dir: state_dir.into(),
             room: None,
             containment: None,
+            vault: None,
         }
     }
 
@@ -140,7 +145,9 @@ impl Plan {
         let seal = self.seal.as_ref()?;
         let mut h = Sha256::new();
         h.update(if in_room { "room\0" } else { "in place\0" });
-        for part in [check.name.as_str(), check.command.as_str()] {
+        // A hidden check by its code: this key is stored, where the agent reads it.
+        let command = crate::hidden::shown_command(Some(seal), check);
+        for part in [check.name.as_str(), command.as_str()] {
             h.update(part.as_bytes());
             h.update([0]);
         }
@@ -256,12 +263,13 @@ pub fn criterion_checks(store: &Store, run: Option<&Run>) -> Result<Vec<Check>, 
 fn new_evidence(
     ws: &Workspace,
     run: Option<&Run>,
+    plan: &Plan,
     r: &CheckRun,
     tree: &str,
     tree_after: Option<&str>,
-    seal: Option<String>,
 ) -> NewEvidence {
-    NewEvidence {
+    let seal = plan.seal_key(&r.check, ws.room.is_some());
+    let e = NewEvidence {
         run_id: run.map(|r| r.id.clone()),
         gate: r.check.name.clone(),
         command: r.check.command.clone(),
@@ -309,6 +317,29 @@ fn new_evidence(
             .map(|t| t.tests.clone())
             .unwrap_or_default(),
         seal,
+    };
+    if crate::hidden::is_hidden(plan.seal.as_ref(), &r.check.name) {
+        redacted(
+            e,
+            crate::hidden::shown_command(plan.seal.as_ref(), &r.check),
+        )
+    } else {
+        e
+    }
+}
+
+/// Evidence of a hidden check as it is stored (where the agent reads it): whether it passed,
+/// how it ended and its counts — never its command, argv, output, test names or failures. Its
+/// log is in the user's pawl state.
+fn redacted(e: NewEvidence, command: String) -> NewEvidence {
+    NewEvidence {
+        command,
+        argv: Vec::new(),
+        failing: Vec::new(),
+        first_failure: None,
+        tail: String::new(),
+        outcomes: Vec::new(),
+        ..e
     }
 }
 
@@ -335,7 +366,7 @@ pub fn verify_checks(
                 store.cached_evidence(
                     &tree,
                     &c.name,
-                    &c.command,
+                    &crate::hidden::shown_command(plan.seal.as_ref(), c),
                     plan.seal_key(c, ws.room.is_some()).as_deref(),
                 )
             })
@@ -394,14 +425,7 @@ pub fn verify_checks(
         .filter(|r| !matches!(r.end, CheckEnd::Skipped { .. }))
         .collect();
     for r in &ran {
-        records.push(new_evidence(
-            ws,
-            run,
-            r,
-            &tree,
-            tree_after.as_deref(),
-            plan.seal_key(&r.check, ws.room.is_some()),
-        ));
+        records.push(new_evidence(ws, run, plan, r, &tree, tree_after.as_deref()));
     }
     let mut stored = store.record_evidence(&records)?.into_iter();
 
@@ -410,7 +434,7 @@ pub fn verify_checks(
         let c = &plan.checks[*i];
         items[*i] = Some(Item {
             name: c.name.clone(),
-            command: c.command.clone(),
+            command: crate::hidden::shown_command(plan.seal.as_ref(), c),
             evidence: stored.next(),
             reused: true,
             skipped: None,
@@ -426,7 +450,7 @@ pub fn verify_checks(
         };
         items[i] = Some(Item {
             name: r.check.name.clone(),
-            command: r.check.command.clone(),
+            command: crate::hidden::shown_command(plan.seal.as_ref(), &r.check),
             evidence: if skipped.is_none() {
                 stored.next()
             } else {
@@ -579,6 +603,11 @@ pub struct VerifyReport {
 /// script it; production plugs in [`GateVerifier`].
 pub trait Verifier: Send {
     fn verify(&mut self, store: &mut Store, run_id: &str) -> Result<VerifyReport, VerifyError>;
+
+    /// Where hidden checks added during the run (QA's reproductions) are kept.
+    fn vault(&self) -> Option<&crate::hidden::Vault> {
+        None
+    }
 }
 
 /// The run's criteria split into verified and unmet ids.
@@ -610,9 +639,9 @@ impl GateVerifier {
 
     /// The checks a verification of `run` runs now: its sealed checks (or, for a run stored
     /// before seals, the gates it was given), then its command criteria.
-    pub fn checks(&self, store: &Store, run: &Run) -> Result<Vec<Check>, StoreError> {
+    pub fn checks(&self, store: &Store, run: &Run) -> Result<Vec<Check>, VerifyError> {
         let mut checks = match &run.settings.seal {
-            Some(seal) => crate::baseline::checks_of(seal),
+            Some(seal) => crate::hidden::checks_of(seal, self.ws.vault.as_ref())?,
             None => self.gates.clone(),
         };
         checks.extend(criterion_checks(store, Some(run))?);
@@ -621,6 +650,10 @@ impl GateVerifier {
 }
 
 impl Verifier for GateVerifier {
+    fn vault(&self) -> Option<&crate::hidden::Vault> {
+        self.ws.vault.as_ref()
+    }
+
     fn verify(&mut self, store: &mut Store, run_id: &str) -> Result<VerifyReport, VerifyError> {
         // What a verification reads (the seal, the baseline, accepted test changes, criteria)
         // must be what pawl wrote: a run whose state was modified is never verified.
@@ -784,7 +817,7 @@ fn prove(
     // The programs the checks start must be the ones sealed: a fake `python3` dropped into a
     // `PATH` directory since the run started is a finding.
     if let Some(seal) = run.settings.seal.as_ref().filter(|s| !s.tools.is_empty()) {
-        let now = crate::baseline::tools_of(seal);
+        let now = crate::baseline::tools_of(seal, ws.vault.as_ref());
         for (name, was) in &seal.tools {
             let is = now.get(name).map(String::as_str).unwrap_or("<not found>");
             if is != was {
@@ -1050,7 +1083,10 @@ pub fn recheck(ws: &Workspace, store: &mut Store, run: &Run) -> Result<Recheck, 
     }
     let mut cfg = crate::baseline::runner_for(ws, seal, now_ms());
     cfg.root = room.root().to_owned();
-    let mut checks = crate::baseline::checks_of(seal);
+    let mut checks = match crate::hidden::checks_of(seal, ws.vault.as_ref()) {
+        Ok(c) => c,
+        Err(e) => return Ok(Recheck::unverifiable(e.to_string(), tree)),
+    };
     checks.extend(criterion_checks(store, Some(run))?);
     let runs = crate::baseline::run_sealed(ws, Some(seal), &checks, &cfg);
     let results: Vec<(String, bool, String)> = runs

@@ -131,7 +131,8 @@ pub fn run(ctx: &mut Ctx, args: &MergeArgs) -> CliResult<ExitCode> {
 
     // Verify that commit, as `pawl verify` would, in a worktree of its own.
     let mut checks = match &run.settings.seal {
-        Some(seal) => pawl_engine::baseline::checks_of(seal),
+        Some(seal) => pawl_engine::hidden::checks_of(seal, crate::hidden::vault().as_ref())
+            .map_err(|e| CliError::Failed(format!("cannot verify the merge: {e}")))?,
         None => configured_gates(ctx)?,
     };
     checks.extend(verify::criterion_checks(&store, Some(&run))?);

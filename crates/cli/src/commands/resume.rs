@@ -115,15 +115,19 @@ pub fn run(ctx: &mut Ctx, args: &ResumeArgs) -> CliResult<ExitCode> {
                     .unwrap_or_default(),
                 hidden_checks: Vec::new(),
             },
-        );
-        // The user's acceptance checks stay: they were proven red on the pre-run code.
+        )?;
+        // The user's acceptance checks stay (they were proven red on the pre-run code), and
+        // the hidden checks the run was given (`--hidden-check`, QA's); the user's list of
+        // hidden checks is taken as it is now.
         if let Some(b) = &before {
-            seal.checks.extend(
-                b.checks
-                    .iter()
-                    .filter(|c| c.role != CheckRole::Gate)
-                    .cloned(),
-            );
+            let kept: Vec<_> = b
+                .checks
+                .iter()
+                .filter(|c| kept_on_reseal(&c.name, c.role))
+                .filter(|c| !seal.checks.iter().any(|s| s.name == c.name))
+                .cloned()
+                .collect();
+            seal.checks.extend(kept);
         }
         store.append_event(
             Some(&run.id),
@@ -169,4 +173,19 @@ fn stop_tampered(
         },
     )?;
     Ok(reason.exit_code())
+}
+
+/// The checks a reseal keeps from the old seal: acceptance checks, `--hidden-check`s
+/// (`hidden-<n>`) and QA's (`qa-<n>`) — not the gates nor the user's list of hidden checks
+/// (`hidden-<name>`), which are taken again as they are now.
+fn kept_on_reseal(name: &str, role: CheckRole) -> bool {
+    let numbered = |prefix: &str| {
+        name.strip_prefix(prefix)
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+    };
+    match role {
+        CheckRole::Gate => false,
+        CheckRole::Acceptance => true,
+        CheckRole::Hidden => numbered("hidden-") || numbered("qa-"),
+    }
 }

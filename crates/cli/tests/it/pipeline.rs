@@ -729,6 +729,26 @@ fn qa_reproductions_become_hidden_checks_the_developer_never_sees() {
         .db()
         .query_row("SELECT settings_json FROM runs", [], |r| r.get(0))
         .unwrap();
+    // Its command is nowhere in `.pawl/` (readable by the agent) but the scripted answers:
+    // not in the store, not in the logs (QA's session log, which holds its answer, is kept in
+    // the user's pawl state).
+    assert!(!settings.contains("SECRETWORLD"), "{settings}");
+    let mut dirs = vec![env.root().join(".pawl")];
+    while let Some(d) = dirs.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                dirs.push(p);
+            } else if p.extension().is_none_or(|x| x != "jsonl") {
+                let text = String::from_utf8_lossy(&std::fs::read(&p).unwrap()).into_owned();
+                assert!(
+                    !text.contains("grep -q SECRETWORLD"),
+                    "{} holds the hidden check",
+                    p.display()
+                );
+            }
+        }
+    }
     let settings: serde_json::Value = serde_json::from_str(&settings).unwrap();
     let checks = settings["seal"]["checks"].as_array().unwrap();
     assert!(

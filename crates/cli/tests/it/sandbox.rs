@@ -373,3 +373,120 @@ fn iteration_log(env: &TestEnv, n: u32) -> String {
         .map(|p| std::fs::read_to_string(p).unwrap())
         .collect()
 }
+
+/// Every file under `dir` (recursively, `.pawl/` and its store included) whose bytes contain
+/// `needle`.
+fn files_containing(dir: &Path, needle: &[u8]) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let p = e.path();
+            match e.file_type() {
+                Ok(t) if t.is_dir() => stack.push(p),
+                Ok(t) if t.is_file() => {
+                    let bytes = std::fs::read(&p).unwrap_or_default();
+                    if bytes.windows(needle.len()).any(|w| w == needle) {
+                        found.push(p);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    found
+}
+
+/// Hidden checks are never where the agent can read them. The visible test wants `add 2 3` = 5;
+/// one hidden check comes from `--hidden-check`, one from the user's own list (`pawl hidden
+/// add`). At every iteration the agent searches everything it can read — the repository with
+/// `.pawl/` and its store (evidence of the first verification included), HOME — for
+/// what the hidden checks run or print, then hard-codes the visible answer. It finds nothing,
+/// the hidden checks fail it, and no file in the repository holds their commands or output.
+#[test]
+fn the_agent_cannot_find_the_hidden_checks_anywhere_it_can_read() {
+    let env = TestEnv::new();
+    env.ok(&["init"]);
+    // The patterns are built at run time, so the script itself (in `.pawl/`) never matches.
+    let script = "C=CANARY; grep -ra -l \"HIDDEN-$C\" .. \"$HOME\" 2>/dev/null | grep -v '/found.txt$' >> found.txt\n\
+                  grep -ra -l 'add.sh [4] 4\\|add.sh [7] 1' .. \"$HOME\" 2>/dev/null | grep -v '/found.txt$' >> found.txt\n\
+                  printf 'echo 5\\n' > add.sh\ntrue\n";
+    let agent = agent(&env, script);
+    let toml = config_with(
+        "max_iterations = 2",
+        NO_BREAKERS,
+        "",
+        &agent,
+        "test \"$(sh add.sh 2 3)\" = 5",
+    );
+    env.headless(&toml);
+    env.write("add.sh", "echo 0\n");
+    let out = env.git(&["add", "-A"]);
+    assert!(out.status.success());
+    let out = env.git(&["commit", "-qm", "add.sh"]);
+    assert!(out.status.success(), "{out:?}");
+    let r = env.ok(&[
+        "hidden",
+        "add",
+        "sum-7-1",
+        "test \"$(sh add.sh 7 1)\" = 8 || { echo HIDDEN-CANARY-LIST; exit 1; }",
+    ]);
+    assert!(r.stdout.contains("sum-7-1"), "{}", r.stdout);
+    let r = env.pawl(&[
+        "run",
+        "make add.sh add its two arguments",
+        "--hidden-check",
+        "test \"$(sh add.sh 4 4)\" = 8 || { echo HIDDEN-CANARY-FLAG; exit 1; }",
+    ]);
+    if !can_sandbox(&r) {
+        return;
+    }
+    env.assert_end(&r, 3, "max_iterations", 2);
+    let report = env.ok(&["report", "--json"]).json();
+    let hidden_failing = report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["passed"] == false && c["hidden"] == true)
+        .count();
+    assert_eq!(hidden_failing, 2, "{report}");
+    let found = std::fs::read_to_string(env.root().join("found.txt")).unwrap_or_default();
+    assert!(found.trim().is_empty(), "the agent found: {found}");
+    for needle in ["HIDDEN-CANARY", "add.sh 4 4", "add.sh 7 1"] {
+        let files = files_containing(&env.root(), needle.as_bytes());
+        assert!(files.is_empty(), "{needle} is in {files:?}");
+    }
+    // The user sees them: `pawl hidden list` names the checks of this repository.
+    let list = env.ok(&["hidden", "list"]);
+    assert!(list.stdout.contains("sum-7-1"), "{}", list.stdout);
+}
+
+/// `[gates.hidden]` in pawl.toml is in the repository, where the agent reads it: pawl refuses to
+/// start with it and says where hidden checks go instead.
+#[test]
+fn hidden_checks_in_pawl_toml_are_refused_with_where_they_go() {
+    let env = TestEnv::new();
+    env.ok(&["init"]);
+    let toml = config_with(
+        "",
+        NO_BREAKERS,
+        "",
+        "[agent]\nkind = \"replay\"\n",
+        DONE_GATE,
+    );
+    env.headless(&format!(
+        "{toml}\n[gates.hidden]\nsecret = \"sh secret.sh\"\n"
+    ));
+    let s = env.scenario(
+        "s",
+        "{\"do\": \"write\", \"path\": \"done.txt\", \"content\": \"x\"}\n",
+    );
+    let r = env.pawl(&["run", "make done.txt", "--scenario", &s]);
+    assert_eq!(r.code, 2, "{}\n{}", r.stdout, r.stderr);
+    assert!(r.stderr.contains("[gates.hidden]"), "{}", r.stderr);
+    assert!(r.stderr.contains("pawl hidden add"), "{}", r.stderr);
+    assert_eq!(env.count("SELECT count(*) FROM runs"), 0);
+}

@@ -214,6 +214,15 @@ fn seal_qa_checks(ctx: &mut Ctx<'_>, checks: &[String]) -> P<()> {
     let Some(seal) = settings.seal.as_mut() else {
         return Ok(());
     };
+    let vault = ctx.verifier.vault().cloned();
+    let known = |seal: &pawl_core::seal::Seal, cmd: &str| {
+        seal.checks.iter().any(|c| {
+            c.command == cmd
+                || vault
+                    .as_ref()
+                    .is_some_and(|v| c.code.as_deref() == Some(v.code(cmd).as_str()))
+        })
+    };
     let mut added = Vec::new();
     for cmd in checks
         .iter()
@@ -221,7 +230,7 @@ fn seal_qa_checks(ctx: &mut Ctx<'_>, checks: &[String]) -> P<()> {
         .filter(|c| !c.is_empty())
         .take(10)
     {
-        if seal.checks.iter().any(|c| c.command == cmd) {
+        if known(seal, cmd) {
             continue;
         }
         let n = seal
@@ -229,16 +238,21 @@ fn seal_qa_checks(ctx: &mut Ctx<'_>, checks: &[String]) -> P<()> {
             .iter()
             .filter(|c| c.name.starts_with("qa-"))
             .count();
-        let check = pawl_core::seal::SealedCheck {
-            name: format!("qa-{}", n + 1),
-            command: cmd.to_string(),
-            role: pawl_core::seal::CheckRole::Hidden,
-        };
+        let check = pawl_core::seal::SealedCheck::new(
+            format!("qa-{}", n + 1),
+            cmd,
+            pawl_core::seal::CheckRole::Hidden,
+        );
         added.push(check.name.clone());
         seal.checks.push(check);
     }
     if added.is_empty() {
         return Ok(());
+    }
+    // Their commands are kept in the user's pawl state: the store is readable by the agent.
+    if let Some(v) = &vault {
+        v.stow(seal)
+            .map_err(|e| crate::EngineError::Verify(e.into()))?;
     }
     ctx.store.append_event(
         Some(&ctx.run_id),

@@ -108,6 +108,8 @@ pub(crate) fn run(
             // Sessions always start fresh: a reviewer's independence is the point.
             resume_session: None,
             label: format!("{role} session (iteration {n})"),
+            // QA's answer names the checks that become hidden ones.
+            private_log: role == Role::Qa,
             settings: &settings,
             spent,
             policy: RetryPolicy::SESSION,

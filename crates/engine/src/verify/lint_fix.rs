@@ -78,7 +78,16 @@ pub fn lint_fix(
     let after_fix = repo.tree_hash()?.to_string();
     let tree_before = backup.tree.to_string();
     let moved = (after_fix != tree_before).then_some(after_fix.as_str());
-    store.record_evidence(&[new_evidence(ws, run, &fix_run, &tree_before, moved, None)])?;
+    // Not a sealed check: its evidence carries no seal fingerprint.
+    let unsealed = Plan::new(Vec::new());
+    store.record_evidence(&[new_evidence(
+        ws,
+        run,
+        &unsealed,
+        &fix_run,
+        &tree_before,
+        moved,
+    )])?;
 
     // Every check again on the fixed tree (build, tests, lint, criteria); no failure is recorded
     // for this trial: a reverted fix leaves the story as the first verification found it.

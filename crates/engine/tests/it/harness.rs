@@ -196,6 +196,7 @@ impl Fixture {
         let cfg = LoopConfig {
             root: root.clone(),
             logs_dir: dir.path().join("logs"),
+            private_logs_dir: None,
             model: None,
             agent_env: Vec::new(),
             owner: Owner {

@@ -141,11 +141,7 @@ fn seal(checks: &[(&str, &str, CheckRole)], root: &std::path::Path) -> Seal {
     Seal {
         checks: checks
             .iter()
-            .map(|(name, command, role)| SealedCheck {
-                name: (*name).into(),
-                command: (*command).into(),
-                role: *role,
-            })
+            .map(|(name, command, role)| SealedCheck::new(*name, *command, *role))
             .collect(),
         timeout_ms: 60_000,
         env: pawl_core::seal::sealed_env(&vars, &[], root),
@@ -281,11 +277,11 @@ fn a_tool_planted_in_the_repository_is_not_on_the_checks_path() {
     vars.push(("PATH".into(), path));
     vars.push(("PYTHONPATH".into(), f.root().display().to_string()));
     let s = Seal {
-        checks: vec![SealedCheck {
-            name: "test".into(),
-            command: "command -v mytest && exit 0; test -z \"$PYTHONPATH\" && exit 3".into(),
-            role: CheckRole::Gate,
-        }],
+        checks: vec![SealedCheck::new(
+            "test",
+            "command -v mytest && exit 0; test -z \"$PYTHONPATH\" && exit 3",
+            CheckRole::Gate,
+        )],
         timeout_ms: 60_000,
         env: pawl_core::seal::sealed_env(&vars, &[], f.root()),
         no_behaviour: false,
