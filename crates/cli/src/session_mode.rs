@@ -53,7 +53,7 @@ pub use pawl_engine::session::SESSION_LEASE_TTL_MS;
 pub const AUTONOMOUS_ALLOW: &[&str] = &["Bash", "Edit", "Write", "MultiEdit"];
 
 /// The environment variables that say which agent session pawl is running inside.
-const SESSION_ENV: &[(&str, Agent)] = &[
+pub(crate) const SESSION_ENV: &[(&str, Agent)] = &[
     ("CLAUDE_CODE_SESSION_ID", Agent::Claude),
     ("CODEX_THREAD_ID", Agent::Codex),
     ("GEMINI_SESSION_ID", Agent::Gemini),

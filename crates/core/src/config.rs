@@ -327,8 +327,8 @@ pub struct Config {
     pub limits: Limits,
     pub breakers: Breakers,
     pub stall: Stall,
-    /// `name = "command"`: the checks pawl runs itself; `[gates.hidden]` the ones the agent is
-    /// never shown.
+    /// `name = "command"`: the checks pawl runs itself. `[gates.hidden]` is parsed only so that
+    /// a run can refuse it by name: hidden checks live in the user's pawl state (`pawl hidden`).
     pub gates: Gates,
     pub guard: GuardConfig,
     pub pipeline: PipelineConfig,

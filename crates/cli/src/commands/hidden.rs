@@ -41,6 +41,17 @@ pub struct RemoveArgs {
 }
 
 pub fn run(ctx: &mut Ctx, cmd: &HiddenCommand) -> CliResult<ExitCode> {
+    // Hidden checks are the user's: an agent session (which sets these) is not shown them.
+    // (A sandboxed step cannot see the user's pawl state at all; in session mode the guard
+    // protects it.)
+    if let Some((var, _)) = crate::session_mode::SESSION_ENV
+        .iter()
+        .find(|(var, _)| std::env::var_os(var).is_some_and(|v| !v.is_empty()))
+    {
+        return Err(CliError::Failed(format!(
+            "`pawl hidden` is for you, not the agent: this process runs inside an agent session ({var} is set); run it from your own terminal"
+        )));
+    }
     let key = hidden::repo_key(&ctx.root);
     match cmd {
         HiddenCommand::Add(a) => {

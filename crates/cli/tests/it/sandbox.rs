@@ -490,3 +490,20 @@ fn hidden_checks_in_pawl_toml_are_refused_with_where_they_go() {
     assert!(r.stderr.contains("pawl hidden add"), "{}", r.stderr);
     assert_eq!(env.count("SELECT count(*) FROM runs"), 0);
 }
+
+/// An agent session is not shown the user's hidden checks (`pawl hidden` inside one is refused).
+#[test]
+fn pawl_hidden_refuses_an_agent_session() {
+    let env = TestEnv::new();
+    env.ok(&["init"]);
+    env.ok(&["hidden", "add", "edge", "sh edge.sh"]);
+    let r = env.pawl_env(
+        &["hidden", "list", "--show"],
+        &[("CLAUDE_CODE_SESSION_ID", "s-1")],
+    );
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(!r.stdout.contains("edge.sh"), "{}", r.stdout);
+    assert!(r.stderr.contains("your own terminal"), "{}", r.stderr);
+    let r = env.ok(&["hidden", "list", "--show"]);
+    assert!(r.stdout.contains("edge\tsh edge.sh"), "{}", r.stdout);
+}
