@@ -413,11 +413,24 @@ impl<'de> Deserialize<'de> for Gates {
 }
 
 /// `[git]` — the git rails' options.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct GitConfig {
     /// Commit each completed story on the run's branch, with a message naming the story and run.
     pub auto_commit: bool,
+    /// Commit the tree of every verified iteration on the run's branch (the sandbox branch on a
+    /// protected one), with the verification in the message: a run's history a reviewer can walk
+    /// and `pawl merge` can take. On by default (also for runs stored before it existed).
+    pub commit_iterations: bool,
+}
+
+impl Default for GitConfig {
+    fn default() -> Self {
+        GitConfig {
+            auto_commit: false,
+            commit_iterations: true,
+        }
+    }
 }
 
 /// `[sandbox]` — the sandbox of headless agent steps (docs/sandbox.md).
@@ -962,6 +975,8 @@ ralph_skip_after = {rsa}
 [git]
 # commit each completed story on the run's branch
 auto_commit = false
+# commit the tree of every verified iteration on the run's branch (message: the verification)
+commit_iterations = true
 
 [sandbox]
 # headless agent steps write only the working tree, temporary directories and HOME; never .pawl/,

@@ -51,6 +51,9 @@ str_enum!(
         StoryStatus => "story_status",
         /// A completed story was committed (`[git] auto_commit`).
         StoryCommitted => "story_committed",
+        /// A verified iteration's tree was committed on the run's branch (`[git]
+        /// commit_iterations`), or could not be (`error`).
+        IterationCommitted => "iteration_committed",
         /// A story's TDD phase changed.
         TddPhase => "tdd_phase",
         /// A classified failure was recorded.

@@ -504,6 +504,7 @@ pub(crate) fn drive_leased(
             None,
             observer,
         )?;
+        turn::commit_iteration(store, &cfg.root, run_id, &settings, n, report.as_ref())?;
         if iteration.session_id.is_some() {
             resume_session = iteration.session_id.clone();
         }

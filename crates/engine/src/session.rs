@@ -162,6 +162,7 @@ pub fn stop_turn(
         Some(("session_checks", json!(fingerprint))),
         &mut |_| {},
     )?;
+    turn::commit_iteration(store, &ws.root, run_id, settings, n, Some(&report))?;
     usage.commit(store, input);
     // The breakers judge every iteration of the run since the session was armed.
     let window = Window {

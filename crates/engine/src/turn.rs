@@ -153,6 +153,77 @@ pub fn record(
     Ok(())
 }
 
+/// Commits the tree the verification of iteration `n` judged on the branch checked out — the
+/// run's branch (the sandbox branch when the run started on a protected one) — so that every
+/// verified iteration is a commit a reviewer can walk and `pawl merge` can take
+/// (`[git] commit_iterations`). The message carries the verification. Nothing changed since the
+/// last commit: no commit. A commit that fails is recorded (the work stays in the tree), never a
+/// stop; a committed tree other than the verified one (something wrote after the checks) says so
+/// in the event.
+pub fn commit_iteration(
+    store: &mut Store,
+    root: &Path,
+    run_id: &str,
+    settings: &RunSettings,
+    n: u32,
+    report: Option<&VerifyReport>,
+) -> Result<(), StoreError> {
+    let Some(report) = report else {
+        return Ok(());
+    };
+    if !settings.git.commit_iterations {
+        return Ok(());
+    }
+    let passing = report.checks.len() - report.failing.len();
+    let state = if report.done {
+        "verified done".to_string()
+    } else if report.failing.is_empty() {
+        format!("{passing}/{} checks pass", report.checks.len())
+    } else {
+        let names: Vec<&str> = report
+            .failing
+            .iter()
+            .map(|c| {
+                if c.hidden {
+                    "a hidden check"
+                } else {
+                    c.name.as_str()
+                }
+            })
+            .collect();
+        format!(
+            "{passing}/{} checks pass; failing: {}",
+            report.checks.len(),
+            names.join(", ")
+        )
+    };
+    let message = format!(
+        "pawl: iteration {n} — {state}\n\nPawl-Run: {run_id}\nPawl-Iteration: {n}\nPawl-Verified-Tree: {}\n",
+        report.tree_hash
+    );
+    let committed = pawl_git::Repo::open(root).and_then(|repo| {
+        let commit = repo.commit_all(&message)?;
+        let tree = match &commit {
+            Some(_) => Some(repo.tree_hash()?.to_string()),
+            None => None,
+        };
+        Ok((commit, tree))
+    });
+    let data = match committed {
+        Ok((None, _)) => return Ok(()),
+        Ok((Some(commit), tree)) => json!({
+            "iteration": n,
+            "commit": commit.as_str(),
+            "verified_tree": report.tree_hash,
+            "same_tree": tree.as_deref() == Some(report.tree_hash.as_str()),
+            "done": report.done,
+        }),
+        Err(e) => json!({"iteration": n, "error": e.to_string()}),
+    };
+    store.append_event(Some(run_id), EventKind::IterationCommitted, data)?;
+    Ok(())
+}
+
 /// What the iteration that just ended showed, for [`decide`].
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Signals<'a> {

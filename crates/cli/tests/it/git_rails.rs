@@ -462,3 +462,86 @@ fn rollback_of_a_session_run_restores_the_pre_run_tree_and_keeps_a_backup() {
     let main = String::from_utf8(env.git(&["rev-parse", "main"]).stdout).unwrap();
     assert_eq!(main.trim(), pre);
 }
+
+/// Every verified iteration is a commit on the run's branch, its message the verification; the
+/// last one holds exactly the tree pawl verified, and nothing is left uncommitted. With
+/// `[git] commit_iterations = false` the work stays uncommitted.
+#[test]
+fn every_verified_iteration_is_a_commit_on_the_runs_branch() {
+    let env = TestEnv::new();
+    env.write(
+        "pawl.toml",
+        "[agent]\nkind = \"replay\"\n\n[gates]\ntest = \"test -f fixed.txt\"\n",
+    );
+    env.ok(&["init"]);
+    env.git(&["add", "-A"]);
+    env.git(&["commit", "-q", "-m", "pawl"]);
+    let pre = head(&env);
+    let scenario = env.dir.path().join("two.jsonl");
+    std::fs::write(
+        &scenario,
+        "{\"step\": 1}\n{\"do\": \"write\", \"path\": \"half.txt\", \"content\": \"1\\n\"}\n\
+         {\"step\": 2}\n{\"do\": \"write\", \"path\": \"fixed.txt\", \"content\": \"ok\\n\"}\n",
+    )
+    .unwrap();
+    let r = env.pawl(&[
+        "run",
+        "make it pass",
+        "--scenario",
+        scenario.to_str().unwrap(),
+    ]);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    let log = String::from_utf8(
+        env.git(&["log", "--format=%s", &format!("{pre}..HEAD")])
+            .stdout,
+    )
+    .unwrap();
+    let subjects: Vec<&str> = log.lines().collect();
+    assert_eq!(subjects.len(), 2, "{log}");
+    assert!(
+        subjects[0].starts_with("pawl: iteration 2 — verified done"),
+        "{log}"
+    );
+    assert!(
+        subjects[1].starts_with("pawl: iteration 1 — 0/1 checks pass; failing: test"),
+        "{log}"
+    );
+    let status = String::from_utf8(env.git(&["status", "--porcelain"]).stdout).unwrap();
+    assert!(status.trim().is_empty(), "left uncommitted: {status}");
+    let verified: String = env
+        .db()
+        .query_row(
+            "SELECT json_extract(data_json, '$.tree_hash') FROM events WHERE kind = 'verification' ORDER BY seq DESC LIMIT 1",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    let tree = String::from_utf8(env.git(&["rev-parse", "HEAD^{tree}"]).stdout).unwrap();
+    assert_eq!(tree.trim(), verified);
+    let body = String::from_utf8(env.git(&["log", "-1", "--format=%b"]).stdout).unwrap();
+    assert!(
+        body.contains(&format!("Pawl-Verified-Tree: {verified}")),
+        "{body}"
+    );
+
+    // Off: nothing is committed.
+    let env = TestEnv::new();
+    env.write(
+        "pawl.toml",
+        "[agent]\nkind = \"replay\"\n\n[gates]\ntest = \"test -f fixed.txt\"\n\n[git]\ncommit_iterations = false\n",
+    );
+    env.ok(&["init"]);
+    env.git(&["add", "-A"]);
+    env.git(&["commit", "-q", "-m", "pawl"]);
+    let pre = head(&env);
+    let r = env.pawl(&[
+        "run",
+        "make it pass",
+        "--scenario",
+        scenario.to_str().unwrap(),
+    ]);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    assert_eq!(head(&env), pre);
+    let status = String::from_utf8(env.git(&["status", "--porcelain"]).stdout).unwrap();
+    assert!(status.contains("fixed.txt"), "{status}");
+}

@@ -41,10 +41,13 @@ impl TestEnv {
         self.out(&["rev-parse", rev])
     }
 
-    /// Commits everything on the checked-out branch, as a user reviewing the run would.
+    /// Commits everything on the checked-out branch, as a user reviewing the run would (nothing
+    /// when everything is committed: pawl commits every verified iteration).
     fn commit_all(&self, message: &str) {
         self.git(&["add", "-A"]);
-        self.git(&["commit", "-q", "-m", message]);
+        if !self.out(&["status", "--porcelain"]).is_empty() {
+            self.git(&["commit", "-q", "-m", message]);
+        }
     }
 }
 
@@ -149,9 +152,11 @@ fn diff_is_the_runs_change_with_the_working_tree_when_its_branch_is_checked_out(
     let branch = format!("pawl/{id}");
     assert_eq!(env.out(&["branch", "--show-current"]), branch);
 
-    // The work is uncommitted on the run's branch: the working tree is part of the diff.
+    // The work is committed on the run's branch (every verified iteration is a commit); what is
+    // left uncommitted there is part of the diff too.
     let stat = env.ok(&["diff", "--stat", "--json"]).json();
     assert_eq!(stat["working_tree"], true);
+    assert_eq!(env.out(&["status", "--porcelain"]), "");
     assert_eq!(stat["branch"], branch.as_str());
     assert_eq!(stat["files"][0]["path"], "done.txt");
     assert_eq!(
@@ -336,17 +341,18 @@ fn merge_refuses_open_runs_and_dirty_branches_then_fast_forwards_after_verifying
     let branch = format!("pawl/{id}");
     let main_before = env.head("main");
 
-    // The run's work is uncommitted: nothing to merge until it is committed.
+    // The run's work is committed on its branch; an edit made there since is not: nothing to
+    // merge until it is committed too.
+    env.write("later.txt", "an edit after the run\n");
     let r = env.pawl(&["merge"]);
     assert_eq!(r.code, 1);
     assert!(
-        r.stderr.contains("has uncommitted changes") && r.stderr.contains("done.txt"),
+        r.stderr.contains("has uncommitted changes") && r.stderr.contains("later.txt"),
         "{}",
         r.stderr
     );
     assert_eq!(env.head("main"), main_before);
-
-    env.commit_all("the run's work");
+    std::fs::remove_file(env.root().join("later.txt")).unwrap();
     // The target checked out with uncommitted changes is refused too.
     env.git(&["checkout", "-q", "main"]);
     env.write("README.md", "# edited\n");

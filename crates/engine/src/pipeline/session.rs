@@ -142,6 +142,14 @@ pub(crate) fn run(
         None,
         &mut *ctx.observer,
     )?;
+    turn::commit_iteration(
+        ctx.store,
+        &ctx.cfg.root,
+        &run_id,
+        &settings,
+        n,
+        report.as_ref(),
+    )?;
     if outcome.killed || ctx.control.kill_requested() {
         return Err(Halt::Stop(StopReason::Interrupted));
     }
