@@ -373,6 +373,14 @@ fn stop_blocks_with_the_failing_test_then_allows_once_pawl_verifies() {
         )
         .unwrap();
     assert_eq!(iterations, 3, "each Stop is one iteration");
+    // The verified fix is a commit on the session's branch.
+    let subject = String::from_utf8(env.git(&["log", "-1", "--format=%s"]).stdout).unwrap();
+    assert!(
+        subject.starts_with("pawl: iteration 3 — verified done"),
+        "{subject}"
+    );
+    let status_out = String::from_utf8(env.git(&["status", "--porcelain"]).stdout).unwrap();
+    assert!(!status_out.contains("calc.py"), "{status_out}");
     assert!(env.root().join(format!(".pawl/reports/{run}.md")).is_file());
     assert!(
         !env.root().join(".pawl/session.json").exists(),
