@@ -133,8 +133,7 @@ mod tests {
     fn config(kind: AgentKind) -> AgentConfig {
         AgentConfig {
             kind,
-            command: Vec::new(),
-            model: String::new(),
+            ..AgentConfig::default()
         }
     }
 

@@ -100,7 +100,13 @@ pub struct AgentConfig {
     pub command: Vec<String>,
     /// Model name passed to the agent CLI; empty means the CLI's own default.
     pub model: String,
+    /// The most one agent step's log may hold on disk (MiB): it is rotated at half of it, the
+    /// end of the output always kept and the cut stated in the log.
+    pub max_log_mib: u64,
 }
+
+/// The default cap of one agent step's log (MiB).
+pub const DEFAULT_MAX_LOG_MIB: u64 = 64;
 
 impl Default for AgentConfig {
     fn default() -> Self {
@@ -108,6 +114,7 @@ impl Default for AgentConfig {
             kind: AgentKind::Claude,
             command: Vec::new(),
             model: String::new(),
+            max_log_mib: DEFAULT_MAX_LOG_MIB,
         }
     }
 }
@@ -174,6 +181,13 @@ impl Config {
             out.push((
                 "stall.idle_timeout",
                 "a zero idle timeout would stop every step at once: give a duration such as \"5m\""
+                    .into(),
+            ));
+        }
+        if self.agent.max_log_mib == 0 {
+            out.push((
+                "agent.max_log_mib",
+                "a zero log cap would keep nothing of what the agent did: give a size in MiB such as 64"
                     .into(),
             ));
         }
@@ -925,6 +939,8 @@ kind = "{kind}"
 command = []
 # model passed to the agent CLI ("" = the CLI's default)
 model = ""
+# the most one agent step's log holds on disk (MiB), rotated at half, the end kept
+max_log_mib = 64
 
 [limits]
 max_iterations = {mi}

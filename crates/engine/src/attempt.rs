@@ -305,6 +305,12 @@ pub fn run_attempt(
                 settings.stall.idle_timeout.0,
                 step_timeout.saturating_sub(used),
                 &log,
+                settings
+                    .agent
+                    .as_ref()
+                    .map_or(pawl_core::config::DEFAULT_MAX_LOG_MIB, |a| a.max_log_mib)
+                    .max(1)
+                    .saturating_mul(1 << 20),
                 cx.control,
                 &mut || heartbeat.beat(store, run_id),
                 &mut |ev: &AgentEvent| {

@@ -125,6 +125,9 @@ impl StepOutcome {
     }
 }
 
+/// How many lines of agent output may wait to be parsed.
+const LINE_BACKLOG: usize = 1024;
+
 /// Runs one step to its end.
 #[allow(clippy::too_many_arguments)]
 pub fn run_step(
@@ -134,6 +137,7 @@ pub fn run_step(
     idle_timeout: Duration,
     step_timeout: Duration,
     log: &Path,
+    log_cap: u64,
     control: &Control,
     on_tick: &mut dyn FnMut(),
     on_event: &mut dyn FnMut(&AgentEvent),
@@ -147,10 +151,13 @@ pub fn run_step(
             return out;
         }
     };
-    let (tx, rx) = mpsc::channel::<Line>();
+    // Bounded: the agent's output is read no faster than it is parsed, so memory does not grow
+    // with it (this loop receives until the channel closes).
+    let (tx, rx) = mpsc::sync_channel::<Line>(LINE_BACKLOG);
     cmd.timeout(step_timeout)
         .idle_timeout(idle_timeout)
         .log_file(log)
+        .log_limit(log_cap)
         .line_sink(tx);
     if let Some(c) = containment {
         cmd.contain(c.clone());
@@ -217,8 +224,7 @@ fn absorb(out: &mut StepOutcome, ev: &AgentEvent, text: &mut Sha256, any_text: &
     match ev {
         AgentEvent::SessionStarted { session_id, .. } => out.session_id = Some(session_id.clone()),
         AgentEvent::Text { text: t } => {
-            out.text.push_str(t);
-            out.text.push('\n');
+            keep_text(&mut out.text, t);
             if !t.trim().is_empty() {
                 text.update(t.trim().as_bytes());
                 *any_text = true;
@@ -249,8 +255,7 @@ fn absorb(out: &mut StepOutcome, ev: &AgentEvent, text: &mut Sha256, any_text: &
             ..
         } => {
             if let Some(t) = result_text {
-                out.text.push_str(t);
-                out.text.push('\n');
+                keep_text(&mut out.text, t);
             }
             out.result_error |= *is_error;
             // A result carries the step's totals: it replaces, not adds to, the running usage.
@@ -261,6 +266,24 @@ fn absorb(out: &mut StepOutcome, ev: &AgentEvent, text: &mut Sha256, any_text: &
             }
         }
         AgentEvent::ClaimDone { .. } => out.claimed_done = true,
+    }
+}
+
+/// The most of an agent's text a step keeps (its last part: where the final answer is).
+pub const MAX_TEXT_BYTES: usize = 1 << 20;
+
+/// Appends `t` and a newline to `text`, keeping the last [`MAX_TEXT_BYTES`] to twice that (cut at
+/// a character boundary): memory does not grow with what the agent prints.
+fn keep_text(text: &mut String, t: &str) {
+    text.push_str(t);
+    text.push('\n');
+    // Trimmed when twice the limit, to the limit: each byte is moved at most once.
+    if text.len() > 2 * MAX_TEXT_BYTES {
+        let mut cut = text.len() - MAX_TEXT_BYTES;
+        while !text.is_char_boundary(cut) {
+            cut += 1;
+        }
+        text.drain(..cut);
     }
 }
 

@@ -10,13 +10,13 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
-use std::sync::mpsc::{self, Sender};
+use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use crate::capture::{self, Capture, CaptureConfig};
+use crate::capture::{self, Capture, CaptureConfig, LineSink};
 use crate::env::{Base, EnvSpec};
 use crate::error::Error;
-use crate::outcome::{Line, Outcome, Stream};
+use crate::outcome::{Outcome, Stream};
 use crate::running::Running;
 use crate::sandbox::{self, Containment};
 use crate::spawner;
@@ -46,7 +46,8 @@ pub struct Command {
     parent_death: Option<Signal>,
     log_file: Option<PathBuf>,
     capture: CaptureConfig,
-    line_sink: Option<Sender<Line>>,
+    line_sink: Option<LineSink>,
+    log_limit: Option<u64>,
     containment: Option<Containment>,
 }
 
@@ -85,6 +86,7 @@ impl Command {
                 keep_stdout: false,
             },
             line_sink: None,
+            log_limit: None,
             containment: None,
         }
     }
@@ -209,6 +211,14 @@ impl Command {
         self
     }
 
+    /// Caps the log file: it and its rotated predecessor (`<name>.1`) hold at most `bytes`
+    /// together, the end of the output always kept and every cut stated in the log
+    /// (`crate::capture`).
+    pub fn log_limit(&mut self, bytes: u64) -> &mut Self {
+        self.log_limit = Some(bytes);
+        self
+    }
+
     /// Size of each in-memory tail (per stream, and of the combined tail).
     pub fn tail_bytes(&mut self, bytes: usize) -> &mut Self {
         self.capture.tail_bytes = bytes;
@@ -232,10 +242,13 @@ impl Command {
     /// keep their exact order; between the two streams the order is the order pawl read them,
     /// which matches the child's write order only for writes that are not simultaneous (two
     /// pipes cannot promise more). The sender is dropped when the run ends, so
-    /// `for line in receiver` terminates. The channel is unbounded on purpose: a slow consumer
-    /// costs memory but can never stall the draining (and so never fakes an idle timeout).
-    pub fn line_sink(&mut self, sink: Sender<Line>) -> &mut Self {
-        self.line_sink = Some(sink);
+    /// `for line in receiver` terminates. An unbounded channel (`mpsc::channel`) never makes the
+    /// run wait for its consumer, at the cost of memory when the consumer is slow; a bounded one
+    /// (`mpsc::sync_channel`) makes reading wait for the consumer (the child blocks on its full
+    /// pipe), so memory stays flat whatever the output — then the consumer must keep receiving
+    /// until the channel closes. Waiting for the consumer never counts as the child being idle.
+    pub fn line_sink(&mut self, sink: impl Into<LineSink>) -> &mut Self {
+        self.line_sink = Some(sink.into());
         self
     }
 
@@ -332,9 +345,11 @@ impl Command {
                         .map_or_else(|| ".".to_owned(), |c| c.display().to_string())
                 );
                 Some(
-                    capture::open_log(path, &header).map_err(|source| Error::Log {
-                        path: path.clone(),
-                        source,
+                    capture::open_log(path, &header, self.log_limit).map_err(|source| {
+                        Error::Log {
+                            path: path.clone(),
+                            source,
+                        }
                     })?,
                 )
             }
@@ -353,6 +368,7 @@ impl Command {
             .and_then(|c| c.record_dir.as_deref())
             .and_then(|dir| sandbox::record(dir, pgid));
         let (events_tx, events_rx) = mpsc::channel::<Event>();
+        let credit = supervise::Credit::default();
 
         // From here on a failure must not leave the group running.
         let fail = |err: io::Error| {
@@ -388,11 +404,12 @@ impl Command {
             ),
         ] {
             let events = events_tx.clone();
+            let credit = credit.clone();
             match pipe {
                 Some(pipe) => {
                     std::thread::Builder::new()
                         .name(format!("pawl-{}-{pgid}", stream_name(stream)))
-                        .spawn(move || supervise::pump(pipe, stream, events))
+                        .spawn(move || supervise::pump(pipe, stream, events, credit))
                         .map_err(fail)?;
                 }
                 None => {
@@ -417,6 +434,7 @@ impl Command {
             capture: Capture::new(self.capture.clone(), log, self.line_sink.clone()),
             limits: self.limits,
             finished: Arc::clone(&finished),
+            credit,
         };
         let handle = std::thread::Builder::new()
             .name(format!("pawl-supervise-{pgid}"))

@@ -75,6 +75,7 @@ mod spawner;
 mod supervise;
 mod sys;
 
+pub use capture::LineSink;
 pub use command::{Command, Stdin};
 pub use error::Error;
 pub use outcome::{Digest, End, Line, Outcome, Stream, StreamOutput};

@@ -6,9 +6,9 @@
 
 use std::io::{self, Read};
 use std::process::ExitStatus;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, TryRecvError};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::capture::Capture;
@@ -56,13 +56,51 @@ pub(crate) struct Limits {
     pub(crate) leak_grace: Duration,
 }
 
-/// Reads `pipe` to its end, forwarding chunks. Runs on its own thread.
-pub(crate) fn pump(mut pipe: impl Read, stream: Stream, events: Sender<Event>) {
+/// How many bytes read from the pipes may wait for the supervisor at once: readers stop reading
+/// (and the child blocks on a full pipe) until the supervisor has taken what was read, so memory
+/// does not grow with output however slowly the lines are consumed.
+pub(crate) const IN_FLIGHT_BYTES: usize = 1 << 20;
+
+/// The bytes read but not yet taken by the supervisor, shared by the readers and the supervisor.
+#[derive(Clone, Default)]
+pub(crate) struct Credit(Arc<(Mutex<(usize, bool)>, Condvar)>);
+
+impl Credit {
+    /// Waits until `n` more bytes may be in flight (always when none are: a chunk larger than
+    /// the budget still goes), then counts them. Never waits once the supervisor is gone.
+    fn take(&self, n: usize) {
+        let (lock, cv) = &*self.0;
+        let mut state = lock.lock().unwrap_or_else(|e| e.into_inner());
+        while !state.1 && state.0 > 0 && state.0 + n > IN_FLIGHT_BYTES {
+            state = cv.wait(state).unwrap_or_else(|e| e.into_inner());
+        }
+        state.0 += n;
+    }
+
+    /// The supervisor took `n` bytes.
+    pub(crate) fn give(&self, n: usize) {
+        let (lock, cv) = &*self.0;
+        let mut state = lock.lock().unwrap_or_else(|e| e.into_inner());
+        state.0 = state.0.saturating_sub(n);
+        cv.notify_all();
+    }
+
+    /// The supervisor is done: no reader waits any more.
+    pub(crate) fn close(&self) {
+        let (lock, cv) = &*self.0;
+        lock.lock().unwrap_or_else(|e| e.into_inner()).1 = true;
+        cv.notify_all();
+    }
+}
+
+/// Reads `pipe` to its end, forwarding chunks within `credit`. Runs on its own thread.
+pub(crate) fn pump(mut pipe: impl Read, stream: Stream, events: Sender<Event>, credit: Credit) {
     let mut buf = vec![0u8; 64 * 1024];
     loop {
         match pipe.read(&mut buf) {
             Ok(0) => break,
             Ok(n) => {
+                credit.take(n);
                 if events
                     .send(Event::Chunk(stream, buf[..n].to_vec()))
                     .is_err()
@@ -86,10 +124,21 @@ pub(crate) struct Supervisor {
     pub(crate) capture: Capture,
     pub(crate) limits: Limits,
     pub(crate) finished: Arc<AtomicBool>,
+    pub(crate) credit: Credit,
+}
+
+/// Closes the credit when the supervisor ends, however it ends.
+struct CloseOnDrop(Credit);
+
+impl Drop for CloseOnDrop {
+    fn drop(&mut self) {
+        self.0.close();
+    }
 }
 
 impl Supervisor {
     pub(crate) fn run(mut self) -> Outcome {
+        let _close = CloseOnDrop(self.credit.clone());
         let limits = self.limits;
         // What the group leader ended with, once reaped.
         let mut leader: Option<io::Result<ExitStatus>> = None;
@@ -152,6 +201,7 @@ impl Supervisor {
                 Some(Event::Chunk(stream, bytes)) => {
                     last_output = now;
                     self.capture.push(stream, &bytes);
+                    self.credit.give(bytes.len());
                 }
                 Some(Event::Eof(stream)) => {
                     open_pipes = open_pipes.saturating_sub(1);

@@ -166,6 +166,10 @@ pub fn run(ctx: &mut Ctx, args: &CleanArgs) -> CliResult<ExitCode> {
     let mut logs: BTreeSet<PathBuf> = BTreeSet::new();
     for run in &finished {
         for log in review::step_logs(&logs_dir, &run.id)? {
+            // And the part a capped log rotated out (`<log>.1`).
+            let mut rotated = log.path.as_os_str().to_owned();
+            rotated.push(".1");
+            logs.insert(PathBuf::from(rotated));
             logs.insert(log.path);
         }
     }

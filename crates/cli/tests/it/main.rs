@@ -17,6 +17,7 @@ mod headless_limits;
 
 mod hooks;
 mod hooks_real;
+mod output;
 mod pipeline;
 mod pipeline_real;
 mod reach;
