@@ -95,3 +95,75 @@ pub fn spec_facts(ctx: &Ctx) -> CliResult<pawl_core::spec::ProjectFacts> {
         .any(|(name, cmd)| name.contains("test") || cmd.contains("test"));
     Ok(pawl_core::spec::ProjectFacts { has_tests })
 }
+
+/// Build outputs each platform writes into the tree, by a marker file of the platform: each must
+/// be git-ignored, or it changes the tree hash evidence is bound to (and moves during checks).
+pub const OUTPUTS: &[(&str, &[&str])] = &[
+    ("Cargo.toml", &["target/"]),
+    (
+        "package.json",
+        &["node_modules/", "coverage/", ".nyc_output/"],
+    ),
+    (
+        "pyproject.toml",
+        &["__pycache__/", ".pytest_cache/", ".venv/"],
+    ),
+    ("setup.py", &["__pycache__/", ".pytest_cache/", ".venv/"]),
+    (
+        "requirements.txt",
+        &["__pycache__/", ".pytest_cache/", ".venv/"],
+    ),
+    ("pom.xml", &["target/"]),
+    ("build.gradle", &["build/", ".gradle/"]),
+    ("build.gradle.kts", &["build/", ".gradle/"]),
+];
+
+/// The usual build outputs of the platforms whose marker files are at `root` (each once, in
+/// table order).
+pub fn expected_outputs(root: &std::path::Path) -> Vec<&'static str> {
+    let mut out: Vec<&'static str> = Vec::new();
+    for (marker, outputs) in OUTPUTS {
+        if root.join(marker).is_file() {
+            for o in *outputs {
+                if !out.contains(o) {
+                    out.push(o);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Of the platform's usual outputs, those git does not ignore at `root`.
+pub fn unignored_outputs(root: &std::path::Path) -> Result<Vec<&'static str>, pawl_git::Error> {
+    let expected = expected_outputs(root);
+    let ignored = pawl_git::Repo::open(root)?.ignored(&expected)?;
+    Ok(expected
+        .into_iter()
+        .filter(|p| !ignored.iter().any(|i| i == p))
+        .collect())
+}
+
+/// Gates whose program is not on `path`: (gate name, program). Shell builtins and paths are not
+/// programs to look for.
+pub fn missing_gate_tools(
+    gates: &[pawl_verify::gate::Check],
+    path: &std::ffi::OsStr,
+) -> Vec<(String, String)> {
+    gates
+        .iter()
+        .filter_map(|g| {
+            let p = pawl_core::seal::program_of(&g.command)?;
+            if SHELL_WORDS.contains(&p) || which(p, path).is_some() {
+                return None;
+            }
+            Some((g.name.clone(), p.to_owned()))
+        })
+        .collect()
+}
+
+/// Shell words a gate may start with that are not programs on PATH.
+pub const SHELL_WORDS: &[&str] = &[
+    "cd", "export", "set", "unset", "source", ".", "exec", "eval", "true", "false", ":", "test",
+    "[", "echo", "printf", "if", "for", "while", "case", "!", "{", "(",
+];

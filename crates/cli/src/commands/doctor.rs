@@ -8,7 +8,7 @@
 //! platform's build outputs git-ignored; pawl's hooks in the agents' settings (and that the pawl
 //! they run exists); the kernel sandbox (Landlock, user namespaces).
 //!
-//! Not here: fixing anything. Rules are rows of tables ([`TESTED_AGENTS`], [`OUTPUTS`]).
+//! Not here: fixing anything. Rules are rows of tables ([`TESTED_AGENTS`], `crate::project::OUTPUTS`).
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -73,34 +73,6 @@ pub struct Agent {
     pub files: &'static [&'static str],
     pub login: &'static str,
 }
-
-/// Build outputs each platform writes into the tree, by a marker file of the platform: each must
-/// be git-ignored, or it changes the tree hash evidence is bound to (and moves during checks).
-const OUTPUTS: &[(&str, &[&str])] = &[
-    ("Cargo.toml", &["target/"]),
-    (
-        "package.json",
-        &["node_modules/", "coverage/", ".nyc_output/"],
-    ),
-    (
-        "pyproject.toml",
-        &["__pycache__/", ".pytest_cache/", ".venv/"],
-    ),
-    ("setup.py", &["__pycache__/", ".pytest_cache/", ".venv/"]),
-    (
-        "requirements.txt",
-        &["__pycache__/", ".pytest_cache/", ".venv/"],
-    ),
-    ("pom.xml", &["target/"]),
-    ("build.gradle", &["build/", ".gradle/"]),
-    ("build.gradle.kts", &["build/", ".gradle/"]),
-];
-
-/// Shell words a gate may start with that are not programs on PATH.
-const SHELL_BUILTINS: &[&str] = &[
-    "cd", "export", "set", "unset", "source", ".", "exec", "eval", "true", "false", ":", "test",
-    "[", "echo", "printf", "if", "for", "while", "case", "!", "{", "(",
-];
 
 /// How long `<cli> --version` may take.
 const VERSION_TIMEOUT: Duration = Duration::from_secs(15);
@@ -510,7 +482,7 @@ fn project_checks(
     for g in &gates {
         let name = format!("gate {}", g.name);
         match pawl_core::seal::program_of(&g.command) {
-            Some(p) if SHELL_BUILTINS.contains(&p) => {
+            Some(p) if crate::project::SHELL_WORDS.contains(&p) => {
                 r.add(
                     "project",
                     name,
@@ -604,15 +576,7 @@ fn project_checks(
         }
     }
     let mut expected: Vec<&str> = vec![".pawl/"];
-    for (marker, outputs) in OUTPUTS {
-        if root.join(marker).is_file() {
-            for o in *outputs {
-                if !expected.contains(o) {
-                    expected.push(o);
-                }
-            }
-        }
-    }
+    expected.extend(crate::project::expected_outputs(root));
     match pawl_git::Repo::open(root).and_then(|repo| repo.ignored(&expected)) {
         Ok(ignored) => {
             let missing: Vec<&str> = expected

@@ -41,6 +41,10 @@ struct InitReport {
     /// What the user must know about installed hooks (e.g. Codex's hook trust).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     notes: Vec<String>,
+    /// What will stop a run unless the user acts first (a gate's program not installed, missing
+    /// dependencies).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    warnings: Vec<String>,
 }
 
 pub fn run(ctx: &mut Ctx, args: &InitArgs) -> CliResult<ExitCode> {
@@ -62,6 +66,7 @@ pub fn run(ctx: &mut Ctx, args: &InitArgs) -> CliResult<ExitCode> {
         platform: None,
         gates: vec![],
         notes: vec![],
+        warnings: vec![],
     };
     ensure_state(ctx, &mut report.created, &mut report.unchanged)?;
     let config = ctx.root.join(CONFIG_FILE);
@@ -88,6 +93,8 @@ pub fn run(ctx: &mut Ctx, args: &InitArgs) -> CliResult<ExitCode> {
         report.created.push(CONFIG_FILE.into());
         report.gates = names;
     }
+    ignore_outputs(ctx, &mut report)?;
+    warn_missing_tools(ctx, &mut report)?;
     hook_setup::install(
         ctx,
         &plan,
@@ -115,6 +122,9 @@ pub fn run(ctx: &mut Ctx, args: &InitArgs) -> CliResult<ExitCode> {
         }
         for n in &report.notes {
             out.push_str(&format!("note: {n}\n"));
+        }
+        for w in &report.warnings {
+            out.push_str(&format!("warning: {w}\n"));
         }
         out.push_str("Next: pawl run \"<goal>\"");
         out
@@ -173,6 +183,59 @@ fn add_detected_gates(text: &str, d: &Detection) -> CliResult<Option<(String, Ve
         doc.to_string(),
         commands.iter().map(|(n, _)| (*n).to_owned()).collect(),
     )))
+}
+
+/// Git-ignores the platform's usual build outputs that are not (an output in the tree changes
+/// the tree hash evidence is bound to, and moves while checks run), appending them to
+/// `.gitignore` and saying so.
+fn ignore_outputs(ctx: &Ctx, report: &mut InitReport) -> CliResult {
+    let missing = match project::unignored_outputs(&ctx.root) {
+        Ok(m) => m,
+        Err(e) => {
+            report.warnings.push(format!(
+                "cannot ask git which build outputs are ignored: {e}"
+            ));
+            return Ok(());
+        }
+    };
+    if missing.is_empty() {
+        return Ok(());
+    }
+    let path = ctx.root.join(".gitignore");
+    let mut text = crate::state::read_optional(&path)?.unwrap_or_default();
+    if !text.is_empty() && !text.ends_with('\n') {
+        text.push('\n');
+    }
+    text.push_str("# build outputs (added by pawl init)\n");
+    for m in &missing {
+        text.push_str(m);
+        text.push('\n');
+    }
+    write_atomic(&path, &text)?;
+    report.created.push(format!(
+        ".gitignore: {} (build outputs)",
+        missing.join(", ")
+    ));
+    Ok(())
+}
+
+/// Warns about what will stop a run before it starts: a gate whose program is not installed,
+/// a Node project without its dependencies.
+fn warn_missing_tools(ctx: &Ctx, report: &mut InitReport) -> CliResult {
+    let eff = ctx.config(&[])?;
+    let gates = pawl_verify::gate::gates_from_config(&eff.config.gates);
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    for (gate, program) in project::missing_gate_tools(&gates, &path) {
+        report.warnings.push(format!(
+            "the gate `{gate}` runs `{program}`, which is not on PATH: install it, or change [gates] {gate} in {CONFIG_FILE} (a check that cannot start refuses the run)"
+        ));
+    }
+    if ctx.root.join("package.json").is_file() && !ctx.root.join("node_modules").is_dir() {
+        report.warnings.push(
+            "package.json and no node_modules/: install the dependencies (`npm ci` or `npm install`) before `pawl run`, or the gates cannot start".into(),
+        );
+    }
+    Ok(())
 }
 
 fn write_new(path: &Path, text: &str) -> CliResult {

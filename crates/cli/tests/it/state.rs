@@ -33,6 +33,57 @@ fn init_creates_state_ignores_it_and_is_idempotent() {
     assert_eq!(ignore.matches(".pawl/").count(), 1);
 }
 
+/// `pawl init` git-ignores the platform's usual build outputs when they are not (saying so, once)
+/// and warns about gate programs that are not installed and missing Node dependencies.
+#[test]
+fn init_ignores_build_outputs_and_warns_about_missing_gate_tools() {
+    let env = TestEnv::new();
+    env.write("package.json", "{\"name\": \"x\", \"scripts\": {}}\n");
+    env.write(".gitignore", "coverage/");
+    env.write(
+        "pawl.toml",
+        "[agent]\nkind = \"replay\"\n\n[gates]\nlint = \"no-such-linter-xyz --strict\"\ntest = \"true\"\n",
+    );
+    let r = env.ok(&["init"]);
+    assert!(
+        r.stdout
+            .contains("created   .gitignore: node_modules/, .nyc_output/ (build outputs)"),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stdout
+            .contains("warning: the gate `lint` runs `no-such-linter-xyz`, which is not on PATH"),
+        "{}",
+        r.stdout
+    );
+    assert!(r.stdout.contains("no node_modules/"), "{}", r.stdout);
+    assert!(!r.stdout.contains("gate `test`"), "{}", r.stdout);
+    let ignore = std::fs::read_to_string(env.root().join(".gitignore")).unwrap();
+    assert!(ignore.starts_with("coverage/\n"), "{ignore}");
+    for o in ["node_modules/", ".nyc_output/", ".pawl/"] {
+        assert_eq!(ignore.matches(o).count(), 1, "{o} in {ignore}");
+    }
+    // git agrees.
+    std::fs::create_dir_all(env.root().join("node_modules/x")).unwrap();
+    env.write("node_modules/x/index.js", "1\n");
+    let st =
+        String::from_utf8_lossy(&env.git(&["status", "--porcelain", "-uall"]).stdout).into_owned();
+    assert!(!st.contains("node_modules"), "{st}");
+    // Again: nothing added twice, and the JSON names the warning.
+    let j = env.ok(&["init", "--json"]).json();
+    assert!(j["created"].as_array().unwrap().is_empty(), "{j}");
+    assert!(
+        j["warnings"][0]
+            .as_str()
+            .unwrap()
+            .contains("no-such-linter-xyz"),
+        "{j}"
+    );
+    let again = std::fs::read_to_string(env.root().join(".gitignore")).unwrap();
+    assert_eq!(again, ignore);
+}
+
 #[test]
 fn outside_a_git_repository_is_a_clear_error() {
     let dir = tempfile::tempdir().unwrap();
