@@ -260,6 +260,8 @@ pub fn criterion_checks(store: &Store, run: Option<&Run>) -> Result<Vec<Check>, 
         .collect())
 }
 
+use pawl_verify::text::strip_ansi;
+
 fn new_evidence(
     ws: &Workspace,
     run: Option<&Run>,
@@ -303,11 +305,12 @@ fn new_evidence(
                 r.failure
                     .as_ref()
                     .filter(|_| !r.passed)
-                    .map(|f| f.message.clone())
+                    .map(|f| strip_ansi(&f.message).into_owned())
             }),
         failure_category: r.failure.as_ref().map(|f| f.category),
         output_digest: r.output_digest.clone(),
-        tail: r.tail.clone(),
+        // Evidence is what prompts, reports and JSON show: no terminal escapes in it.
+        tail: strip_ansi(&r.tail).into_owned(),
         log_path: r.log_path.as_deref().map(|p| ws.rel(p)),
         report_path: r.report_path.as_deref().map(|p| ws.rel(p)),
         reused_from: None,

@@ -567,3 +567,33 @@ fn a_tree_that_moves_during_the_checks_names_what_moved() {
         "{j}"
     );
 }
+
+/// A runner that colours its output: no terminal escape reaches the evidence, `pawl verify`'s
+/// text or its JSON.
+#[test]
+fn terminal_escapes_never_reach_evidence_text_or_json() {
+    let env = TestEnv::new();
+    env.ok(&["init"]);
+    env.gates(&[(
+        "test",
+        "printf '\\033[31mFAILED\\033[0m \\033[1mtest_add\\033[0m: boom\\n'; exit 1",
+    )]);
+    let r = env.pawl(&["verify"]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(r.stdout.contains("FAILED test_add: boom"), "{}", r.stdout);
+    assert!(!r.stdout.contains('\u{1b}'), "{:?}", r.stdout);
+    let r = env.pawl(&["verify", "--json", "--fresh"]);
+    assert!(!r.stdout.contains("\\u001b"), "{}", r.stdout);
+    let tail: String = env
+        .db()
+        .query_row(
+            "SELECT tail FROM evidence ORDER BY id DESC LIMIT 1",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert!(
+        tail.contains("FAILED test_add: boom") && !tail.contains('\u{1b}'),
+        "{tail:?}"
+    );
+}
