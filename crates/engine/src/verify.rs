@@ -260,8 +260,6 @@ pub fn criterion_checks(store: &Store, run: Option<&Run>) -> Result<Vec<Check>, 
         .collect())
 }
 
-use pawl_verify::text::strip_ansi;
-
 fn new_evidence(
     ws: &Workspace,
     run: Option<&Run>,
@@ -305,12 +303,11 @@ fn new_evidence(
                 r.failure
                     .as_ref()
                     .filter(|_| !r.passed)
-                    .map(|f| strip_ansi(&f.message).into_owned())
+                    .map(|f| f.message.clone())
             }),
         failure_category: r.failure.as_ref().map(|f| f.category),
         output_digest: r.output_digest.clone(),
-        // Evidence is what prompts, reports and JSON show: no terminal escapes in it.
-        tail: strip_ansi(&r.tail).into_owned(),
+        tail: r.tail.clone(),
         log_path: r.log_path.as_deref().map(|p| ws.rel(p)),
         report_path: r.report_path.as_deref().map(|p| ws.rel(p)),
         reused_from: None,
