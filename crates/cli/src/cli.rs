@@ -59,6 +59,10 @@ pub struct Cli {
     /// Machine-readable output (JSON).
     #[arg(long, global = true)]
     pub json: bool,
+    /// Also show what the agent says and does (its messages and tool calls) as a headless run
+    /// goes.
+    #[arg(long, short = 'v', global = true)]
+    pub verbose: bool,
     /// The run to act on (full id, unique prefix or suffix); default: the current run.
     #[arg(long = "run", global = true, value_name = "RUN")]
     pub run: Option<String>,

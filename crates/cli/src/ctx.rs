@@ -20,6 +20,8 @@ pub struct Ctx {
     pub root: PathBuf,
     pub json: bool,
     pub run_flag: Option<String>,
+    /// `--verbose`: stream the agent's messages and tool calls.
+    pub verbose: bool,
     out: std::io::Stdout,
 }
 
@@ -40,6 +42,7 @@ impl Ctx {
             root,
             json,
             run_flag,
+            verbose: false,
             out: std::io::stdout(),
         })
     }
@@ -50,6 +53,7 @@ impl Ctx {
             root,
             json: false,
             run_flag: None,
+            verbose: false,
             out: std::io::stdout(),
         }
     }

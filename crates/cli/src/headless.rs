@@ -224,7 +224,7 @@ pub fn drive_with_answers(
         }
     }));
     let json = ctx.json;
-    let mut printer = Printer::new(json);
+    let mut printer = Printer::new(json, ctx.verbose);
     let mode = match run.mode.as_deref() {
         Some("simple") => Some(Mode::Simple),
         Some("work") => Some(Mode::Work),
@@ -401,23 +401,96 @@ impl pawl_engine::Answerer for TerminalAnswers {
 /// Prints loop events: JSON lines, or one human line per iteration.
 struct Printer {
     json: bool,
-    /// A spinner while the agent works, on a terminal only (lines print above it).
+    /// `--verbose`: the agent's messages and tool calls too.
+    verbose: bool,
+    /// A spinner while the agent works, on a terminal only (lines print above it): it names
+    /// what is happening (the agent working, the checks pawl runs, a wait and what is left of it).
     spinner: Option<indicatif::ProgressBar>,
+    /// The end of the wait in progress, for the spinner's countdown.
+    wait_until: std::sync::Arc<std::sync::Mutex<Option<std::time::Instant>>>,
 }
 
+/// At most this many lines of one agent message in `--verbose` output.
+const VERBOSE_LINES: usize = 12;
+/// At most this many characters of one line in `--verbose` output.
+const VERBOSE_WIDTH: usize = 240;
+
 impl Printer {
-    fn new(json: bool) -> Printer {
+    fn new(json: bool, verbose: bool) -> Printer {
         let tty = std::io::IsTerminal::is_terminal(&std::io::stdout());
+        let wait_until: std::sync::Arc<std::sync::Mutex<Option<std::time::Instant>>> =
+            Default::default();
+        let until = wait_until.clone();
         let spinner = (!json && tty).then(|| {
             let pb = indicatif::ProgressBar::new_spinner();
-            pb.set_style(
-                indicatif::ProgressStyle::with_template("{spinner} {msg} · {elapsed}")
-                    .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
-            );
+            let style =
+                indicatif::ProgressStyle::with_template("{spinner} {msg}{left} · {elapsed}")
+                    .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner())
+                    .with_key(
+                        "left",
+                        move |_: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                            let at = until.lock().ok().and_then(|g| *g);
+                            if let Some(left) = at
+                                .and_then(|at| at.checked_duration_since(std::time::Instant::now()))
+                            {
+                                let _ = write!(w, " — {}s left", left.as_secs() + 1);
+                            }
+                        },
+                    );
+            pb.set_style(style);
             pb.enable_steady_tick(std::time::Duration::from_millis(120));
             pb
         });
-        Printer { json, spinner }
+        Printer {
+            json,
+            verbose,
+            spinner,
+            wait_until,
+        }
+    }
+
+    fn set_wait(&self, until: Option<std::time::Instant>) {
+        if let Ok(mut g) = self.wait_until.lock() {
+            *g = until;
+        }
+    }
+
+    /// The `--verbose` lines of an agent event.
+    fn agent_lines(n: u32, event: &pawl_agent::AgentEvent) -> Vec<String> {
+        let cut = |s: &str| -> String {
+            let s = pawl_verify::text::strip_ansi(s);
+            let mut out: String = s.chars().take(VERBOSE_WIDTH).collect();
+            if s.chars().count() > VERBOSE_WIDTH {
+                out.push('…');
+            }
+            out
+        };
+        match event {
+            pawl_agent::AgentEvent::Text { text } => {
+                let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+                let mut out: Vec<String> = lines
+                    .iter()
+                    .take(VERBOSE_LINES)
+                    .map(|l| format!("[agent {n}] {}", cut(l)))
+                    .collect();
+                if lines.len() > VERBOSE_LINES {
+                    out.push(format!(
+                        "[agent {n}] … ({} more lines)",
+                        lines.len() - VERBOSE_LINES
+                    ));
+                }
+                out
+            }
+            pawl_agent::AgentEvent::ToolCall { name, input, .. } => {
+                let what = ["command", "file_path", "path", "pattern", "url", "query"]
+                    .iter()
+                    .find_map(|k| input.get(*k).and_then(|v| v.as_str()))
+                    .map(str::to_owned)
+                    .unwrap_or_else(|| input.to_string());
+                vec![format!("[agent {n}] ▸ {name} {}", cut(what.trim()))]
+            }
+            _ => Vec::new(),
+        }
     }
 
     fn println(&self, line: &str) {
@@ -436,6 +509,16 @@ impl Printer {
             }
             return;
         }
+        match ev {
+            LoopEvent::Waiting { seconds, .. } => self.set_wait(Some(
+                std::time::Instant::now() + std::time::Duration::from_secs(*seconds),
+            )),
+            LoopEvent::IterationStarted { .. }
+            | LoopEvent::Verifying { .. }
+            | LoopEvent::Iteration { .. }
+            | LoopEvent::Finished { .. } => self.set_wait(None),
+            _ => {}
+        }
         if let Some(pb) = &self.spinner {
             match ev {
                 LoopEvent::IterationStarted { n, max, .. } => {
@@ -443,11 +526,31 @@ impl Printer {
                     pb.set_message(format!("[pawl] iteration {n}/{max}: the agent is working"));
                 }
                 LoopEvent::Waiting { why, .. } => pb.set_message(format!("[pawl] waiting: {why}")),
+                LoopEvent::Verifying { n, checks } => {
+                    pb.reset_elapsed();
+                    pb.set_message(format!(
+                        "[pawl] iteration {n}: pawl runs the checks{}",
+                        check_list(checks)
+                    ));
+                }
                 LoopEvent::Iteration { n, max, .. } => {
                     pb.set_message(format!("[pawl] iteration {n}/{max} checked by pawl"))
                 }
                 LoopEvent::Finished { .. } => pb.finish_and_clear(),
                 _ => {}
+            }
+        }
+        if self.verbose {
+            if let LoopEvent::Agent { n, event } = ev {
+                for l in Printer::agent_lines(*n, event) {
+                    self.println(&l);
+                }
+            }
+            if let LoopEvent::Verifying { n, checks } = ev {
+                self.println(&format!(
+                    "[pawl] iteration {n}: pawl runs the checks{}",
+                    check_list(checks)
+                ));
             }
         }
         let line = match ev {
@@ -557,4 +660,18 @@ impl Printer {
             self.println(&l);
         }
     }
+}
+
+/// ` (a, b, c)` — at most five names, then how many more.
+fn check_list(checks: &[String]) -> String {
+    if checks.is_empty() {
+        return String::new();
+    }
+    let mut shown: Vec<&str> = checks.iter().take(5).map(String::as_str).collect();
+    let more = checks.len().saturating_sub(5);
+    let more_text = format!("{more} more");
+    if more > 0 {
+        shown.push(&more_text);
+    }
+    format!(" ({})", shown.join(", "))
 }

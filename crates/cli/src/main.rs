@@ -70,6 +70,7 @@ fn run(cli: Cli) -> Result<pawl_core::ExitCode, CliError> {
         return result;
     }
     let mut ctx = Ctx::new(cli.dir.as_deref(), cli.json, cli.run.clone())?;
+    ctx.verbose = cli.verbose;
     if sandbox::inside_step(&ctx.root) {
         let args: Vec<String> = std::env::args_os()
             .skip(1)

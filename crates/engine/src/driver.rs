@@ -68,6 +68,11 @@ pub enum LoopEvent {
         reason: StopReason,
         exit_code: i32,
     },
+    /// pawl starts verifying iteration `n`: these checks (names) run now.
+    Verifying {
+        n: u32,
+        checks: Vec<String>,
+    },
     /// A pipeline phase started (`outcome` none) or ended.
     Phase {
         phase: String,
@@ -488,6 +493,10 @@ pub(crate) fn drive_leased(
         let report = if hard_stop {
             None
         } else {
+            observer(&LoopEvent::Verifying {
+                n,
+                checks: verifier.check_names(store, run_id),
+            });
             Some(verifier.verify(store, run_id)?)
         };
         let facts = turn::facts(&cfg.root, &outcome.did(), report.as_ref());

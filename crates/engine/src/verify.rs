@@ -608,6 +608,12 @@ pub trait Verifier: Send {
     fn vault(&self) -> Option<&crate::hidden::Vault> {
         None
     }
+
+    /// The names of the checks a verification of `run_id` runs now (for progress; empty when
+    /// unknown).
+    fn check_names(&self, _store: &Store, _run_id: &str) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 /// The run's criteria split into verified and unmet ids.
@@ -652,6 +658,20 @@ impl GateVerifier {
 impl Verifier for GateVerifier {
     fn vault(&self) -> Option<&crate::hidden::Vault> {
         self.ws.vault.as_ref()
+    }
+
+    fn check_names(&self, store: &Store, run_id: &str) -> Vec<String> {
+        let Ok(run) = store.run(run_id) else {
+            return Vec::new();
+        };
+        let mut names: Vec<String> = match &run.settings.seal {
+            Some(seal) => seal.checks.iter().map(|c| c.name.clone()).collect(),
+            None => self.gates.iter().map(|c| c.name.clone()).collect(),
+        };
+        if let Ok(criteria) = criterion_checks(store, Some(&run)) {
+            names.extend(criteria.into_iter().map(|c| c.name));
+        }
+        names
     }
 
     fn verify(&mut self, store: &mut Store, run_id: &str) -> Result<VerifyReport, VerifyError> {

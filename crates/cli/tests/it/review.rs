@@ -1033,3 +1033,32 @@ fn the_schemas_describe_the_real_json_outputs() {
     validate(&report, &report, &broken, "$", &mut errors);
     assert_eq!(errors.len(), 2, "{errors:?}");
 }
+
+/// `--verbose` streams what the agent says and does, and names the checks pawl runs.
+#[test]
+fn verbose_streams_the_agents_messages_and_tool_calls() {
+    let env = TestEnv::new();
+    env.headless(&config("max_iterations = 2", NO_BREAKERS, ""));
+    let s = env.scenario("fix", WRITE_DONE);
+    let r = env.pawl(&["run", "make done.txt", "--scenario", &s, "--verbose"]);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    assert!(r.stdout.contains("[agent 1] writing it"), "{}", r.stdout);
+    assert!(
+        r.stdout
+            .lines()
+            .any(|l| l.starts_with("[agent 1] ▸ ") && l.contains("done.txt")),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stdout
+            .contains("[pawl] iteration 1: pawl runs the checks (test)"),
+        "{}",
+        r.stdout
+    );
+    // Without it: none of that.
+    env.git(&["checkout", "-q", "main"]);
+    let r = env.pawl(&["run", "make done.txt", "--scenario", &s]);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    assert!(!r.stdout.contains("[agent 1]"), "{}", r.stdout);
+}

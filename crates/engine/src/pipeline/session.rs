@@ -118,6 +118,10 @@ pub(crate) fn run(
     )?;
     let outcome = attempt.outcome.clone();
     let report = if verify && !outcome.killed {
+        (ctx.observer)(&LoopEvent::Verifying {
+            n,
+            checks: ctx.verifier.check_names(ctx.store, &run_id),
+        });
         Some(
             ctx.verifier
                 .verify(ctx.store, &run_id)
