@@ -158,6 +158,10 @@ pub struct Condition {
     pub make_target: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub just_recipe: Option<String>,
+    /// `package.json` has a pre/post script (`pretest`, `postinstall`, ...) that reaches the
+    /// network (`ProjectFacts::networked_hooks`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub networked_hooks: Option<bool>,
 }
 
 impl fmt::Display for Condition {
@@ -177,6 +181,12 @@ impl fmt::Display for Condition {
         push("just recipe", &self.just_recipe);
         if let Some(c) = &self.contains {
             parts.push(format!("{} contains {:?}", c.file, c.text));
+        }
+        if let Some(n) = self.networked_hooks {
+            parts.push(format!(
+                "{}pre/post scripts that reach the network",
+                if n { "" } else { "no " }
+            ));
         }
         if parts.is_empty() {
             f.write_str("always")

@@ -180,7 +180,18 @@ fn holds(c: &Condition, facts: &ProjectFacts) -> bool {
         .just_recipe
         .as_ref()
         .is_none_or(|t| facts.just_recipes.contains(t));
-    file_ok && no_file_ok && tool_ok && script_ok && dep_ok && contains_ok && make_ok && just_ok
+    let hooks_ok = c
+        .networked_hooks
+        .is_none_or(|want| want != facts.networked_hooks().is_empty());
+    file_ok
+        && no_file_ok
+        && tool_ok
+        && script_ok
+        && dep_ok
+        && contains_ok
+        && make_ok
+        && just_ok
+        && hooks_ok
 }
 
 fn reason(matched: &[PlatformMatch]) -> String {

@@ -141,6 +141,25 @@ impl ProjectFacts {
         Ok(facts)
     }
 
+    /// The `package.json` pre/post scripts (`pretest`, `postbuild`, ...) whose command reaches
+    /// the network ([`NETWORK_WORDS`]): the gates do not run them.
+    pub fn networked_hooks(&self) -> Vec<&str> {
+        self.scripts
+            .iter()
+            .filter(|(name, _)| {
+                ["pre", "post"].iter().any(|p| {
+                    name.strip_prefix(p)
+                        .is_some_and(|rest| !rest.is_empty() && self.scripts.contains_key(rest))
+                })
+            })
+            .filter(|(_, cmd)| {
+                let cmd = format!(" {} ", cmd.to_lowercase());
+                NETWORK_WORDS.iter().any(|w| cmd.contains(w))
+            })
+            .map(|(name, _)| name.as_str())
+            .collect()
+    }
+
     /// Adds scripts and dependencies from a `package.json` text; a broken file becomes a warning.
     pub fn add_package_json(&mut self, text: &str) {
         let value: serde_json::Value = match serde_json::from_str(text) {
@@ -309,6 +328,33 @@ pub fn subprojects(root: &Path, descriptors: &Descriptors) -> Vec<SubProject> {
 
 /// The most sub-projects [`subprojects`] lists.
 pub const MAX_SUBPROJECTS: usize = 200;
+
+/// Words in a script that reach the network (matched with spaces around the command).
+pub const NETWORK_WORDS: &[&str] = &[
+    " curl ",
+    " wget ",
+    " npm install",
+    " npm i ",
+    " npm ci",
+    " npx ",
+    " pnpm install",
+    " pnpm dlx ",
+    " yarn install",
+    " yarn dlx ",
+    " bunx ",
+    " git clone ",
+    " git fetch",
+    " git pull",
+    " git submodule update",
+    " pip install ",
+    " ssh ",
+    " scp ",
+    " rsync ",
+    " docker pull ",
+    " docker build ",
+    "http://",
+    "https://",
+];
 
 #[cfg(test)]
 mod tests {

@@ -105,6 +105,37 @@ fn node_npm_only_existing_scripts() {
     );
 }
 
+/// Pre/post scripts that reach the network are not run by the npm gates (`--ignore-scripts`);
+/// harmless ones are, and so are the gates of a project without hooks.
+#[test]
+fn node_npm_skips_pre_and_post_scripts_that_reach_the_network() {
+    let rows: &[(&str, &str)] = &[
+        (
+            r#"{"scripts":{"test":"node --test","pretest":"npm install --no-save fixtures","build":"tsc"}}"#,
+            "npm run --ignore-scripts test",
+        ),
+        (
+            r#"{"scripts":{"test":"node --test","posttest":"curl -X POST https://ci.example/notify"}}"#,
+            "npm run --ignore-scripts test",
+        ),
+        (
+            r#"{"scripts":{"test":"node --test","pretest":"node scripts/gen.js"}}"#,
+            "npm run test",
+        ),
+        (r#"{"scripts":{"test":"node --test"}}"#, "npm run test"),
+        // A `pre` that is no hook (no `install` script) is just a script.
+        (
+            r#"{"scripts":{"test":"node --test","preinstall":"curl https://x"}}"#,
+            "npm run test",
+        ),
+    ];
+    for (pkg, want) in rows {
+        let dir = project(&[("package.json", pkg), ("package-lock.json", "{}")]);
+        let d = detect_in(dir.path(), &[]);
+        assert_eq!(d.commands.test.as_deref(), Some(*want), "{pkg}");
+    }
+}
+
 #[test]
 fn node_npm_init_placeholder_test_is_no_gate() {
     let pkg = r#"{"scripts":{"test":"echo \"Error: no test specified\" && exit 1"}}"#;
