@@ -9,3 +9,13 @@ eval "$(bash .ci/install-agents.sh)"
 export PAWL_CLAUDE_BIN PAWL_CODEX_BIN PAWL_GEMINI_BIN
 
 cargo test --workspace "$@"
+
+# The install path the README gives (`cargo install --path crates/cli`), from this clone: built
+# with the test build's artifacts (debug, same target dir: seconds), installed into a temp root,
+# and the installed binary runs.
+root="$(mktemp -d)"
+trap 'rm -rf "$root"' EXIT
+CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}" cargo install --quiet --locked --debug --path crates/cli --root "$root"
+"$root/bin/pawl" --version
+"$root/bin/pawl" help run >/dev/null
+echo "install check: cargo install --path crates/cli works; $("$root/bin/pawl" --version)"
