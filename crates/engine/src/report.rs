@@ -39,6 +39,14 @@ pub struct CriterionLine {
     pub evidence: Option<CheckSummary>,
 }
 
+/// Where the agent's transcript of one step is.
+#[derive(Debug, Clone, Serialize)]
+pub struct Transcript {
+    pub iteration: u32,
+    /// Relative to the repository root (`.pawl/logs/<run>-iter-<n>.log`).
+    pub log: String,
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct FileChange {
     pub path: String,
@@ -88,6 +96,9 @@ pub struct Report {
     pub red_to_green: Vec<String>,
     /// Test-protection findings of the last verification, each with its hunk.
     pub findings: Vec<String>,
+    /// The agent's transcript of each step (its step log, relative to the repository root):
+    /// `pawl logs --iteration N` prints one.
+    pub transcripts: Vec<Transcript>,
     /// Every seal of the run (at start, `pawl resume --reseal`): why, and the checks.
     pub seals: Vec<serde_json::Value>,
     /// The user's (or a reviewer's) acceptance of the changed tests: who and why.
@@ -117,6 +128,30 @@ pub fn tampering(store: &Store, run_id: &str) -> Vec<pawl_store::Finding> {
     let mut seen = std::collections::BTreeSet::new();
     found.retain(|f| seen.insert(f.to_string()));
     found
+}
+
+/// The step logs of `run_id` under `root`'s `.pawl/logs`, by iteration.
+fn transcripts(root: &Path, run_id: &str) -> Vec<Transcript> {
+    let prefix = format!("{run_id}-iter-");
+    let mut out: Vec<Transcript> = std::fs::read_dir(root.join(".pawl").join("logs"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let n: u32 = name
+                .strip_prefix(&prefix)?
+                .strip_suffix(".log")?
+                .parse()
+                .ok()?;
+            Some(Transcript {
+                iteration: n,
+                log: format!(".pawl/logs/{name}"),
+            })
+        })
+        .collect();
+    out.sort_by_key(|t| t.iteration);
+    out
 }
 
 /// Builds the report of `run_id` from the store (and git, for what changed).
@@ -253,6 +288,7 @@ pub fn build(store: &Store, run_id: &str, root: &Path) -> Result<Report, EngineE
         seals,
         tests_accepted,
         tampering,
+        transcripts: transcripts(root, run_id),
         pipeline: crate::pipeline::report::build(store, run_id)
             .ok()
             .filter(|p| !p.is_empty()),
@@ -486,10 +522,11 @@ pub fn markdown(r: &Report) -> String {
     } else {
         o.push_str("| check | result | tests | first failure | log |\n|---|---|---|---|---|\n");
         for c in &r.checks {
-            let tests = if c.failing_tests.is_empty() {
-                "-".to_string()
-            } else {
-                c.failing_tests.join(", ")
+            let tests = match (c.counts(), c.failing_tests.is_empty()) {
+                (None, true) => "-".to_string(),
+                (Some(n), true) => n,
+                (None, false) => c.failing_tests.join(", "),
+                (Some(n), false) => format!("{n}: {}", c.failing_tests.join(", ")),
             };
             let first = c
                 .first_failure
@@ -549,6 +586,19 @@ pub fn markdown(r: &Report) -> String {
             dur(i.duration_ms.unwrap_or(0)),
             i.summary.as_deref().unwrap_or("")
         ));
+    }
+    if !r.transcripts.is_empty() {
+        o.push_str("\n## Agent transcripts\n\n");
+        for t in &r.transcripts {
+            o.push_str(&format!(
+                "- iteration {}: [{}]({}) (`pawl logs --run {} --iteration {}`)\n",
+                t.iteration,
+                t.log,
+                t.log.replacen(".pawl/", "../", 1),
+                r.run_id,
+                t.iteration
+            ));
+        }
     }
     if !r.failures_by_class.is_empty() {
         o.push_str("\n## Failures by class\n\n");

@@ -573,6 +573,21 @@ pub struct CheckSummary {
     /// A hidden check: the agent is never shown its command, output or failing tests.
     #[serde(default)]
     pub hidden: bool,
+    /// The test counts the runner's output gave (passed, failed, skipped), when it gave them.
+    #[serde(default)]
+    pub tests: Option<TestCounts>,
+}
+
+impl CheckSummary {
+    /// `12 passed, 1 failed, 2 skipped` — or nothing when the runner reported no counts.
+    pub fn counts(&self) -> Option<String> {
+        let t = self.tests.as_ref()?;
+        let mut s = format!("{} passed, {} failed", t.passed, t.failed);
+        if t.skipped > 0 {
+            s.push_str(&format!(", {} skipped", t.skipped));
+        }
+        Some(s)
+    }
 }
 
 /// The outcome of verifying the current tree, as the loop sees it.
@@ -717,6 +732,7 @@ impl Verifier for GateVerifier {
                     category: e.and_then(|d| d.failure_category),
                     cached: item.reused,
                     hidden: hidden.contains(&item.name),
+                    tests: e.and_then(|d| d.tests.clone()),
                 }
             })
             .collect();

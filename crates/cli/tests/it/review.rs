@@ -1062,3 +1062,49 @@ fn verbose_streams_the_agents_messages_and_tool_calls() {
     assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
     assert!(!r.stdout.contains("[agent 1]"), "{}", r.stdout);
 }
+
+/// Reports carry test counts (markdown, JSON, PR body) and link the agent's transcripts; the PR
+/// body links nothing that exists only on this machine.
+#[test]
+fn reports_carry_test_counts_and_transcripts_and_the_pr_body_nothing_local() {
+    let env = TestEnv::new();
+    env.write(
+        "test_calc.py",
+        "import unittest\n\n\nclass T(unittest.TestCase):\n    def test_done(self):\n        import os\n        self.assertTrue(os.path.exists('done.txt'))\n\n    def test_one(self):\n        self.assertEqual(1, 1)\n",
+    );
+    env.headless(&config_with(
+        "max_iterations = 2",
+        NO_BREAKERS,
+        "",
+        "[agent]\nkind = \"replay\"\n",
+        "python3 -m unittest -v",
+    ));
+    let (code, id) = env.replay_run("fix", WRITE_DONE);
+    assert_eq!(code, 0);
+    let json = env.ok(&["report", "--json"]).json();
+    let test = &json["checks"][0];
+    assert_eq!(
+        (
+            test["tests"]["passed"].as_u64(),
+            test["tests"]["failed"].as_u64()
+        ),
+        (Some(2), Some(0)),
+        "{json}"
+    );
+    assert_eq!(json["transcripts"][0]["iteration"], 1, "{json}");
+    let log = json["transcripts"][0]["log"].as_str().unwrap();
+    assert!(env.root().join(log).is_file(), "{log}");
+    let md = std::fs::read_to_string(env.root().join(format!(".pawl/reports/{id}.md"))).unwrap();
+    assert!(md.contains("| test | pass | 2 passed, 0 failed |"), "{md}");
+    assert!(md.contains("## Agent transcripts"), "{md}");
+    assert!(
+        md.contains(&format!("pawl logs --run {id} --iteration 1")),
+        "{md}"
+    );
+    let pr = env.ok(&["report", "--pr", "--json"]).json();
+    let body = pr["body"].as_str().unwrap();
+    assert!(body.contains("tests: 2 passed, 0 failed"), "{body}");
+    assert!(!body.contains(".pawl/"), "{body}");
+    let root = env.root().display().to_string();
+    assert!(!body.contains(&root) && !body.contains("/tmp/"), "{body}");
+}

@@ -216,15 +216,16 @@ pub fn pr_body(r: &Report, p: Option<&PipelineReport>) -> String {
     if r.checks.is_empty() {
         o.push_str("No verification ran.\n");
     }
+    // Nothing that exists only on this machine (logs, paths under `.pawl/`): a PR is read
+    // elsewhere.
     for c in &r.checks {
         o.push_str(&format!(
             "- {} {} — {}{}\n",
             if c.passed { "✅" } else { "❌" },
             c.name,
             c.end,
-            c.log
-                .as_deref()
-                .map(|l| format!(" (log `{l}`)"))
+            c.counts()
+                .map(|n| format!(" · tests: {n}"))
                 .unwrap_or_default()
         ));
     }

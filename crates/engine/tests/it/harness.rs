@@ -94,6 +94,7 @@ impl Verifier for Scripted {
             category: (!row.pass).then_some(pawl_core::FailureCategory::Test),
             cached: false,
             hidden: false,
+            tests: None,
         };
         Ok(VerifyReport {
             tree_hash: row.tree,
