@@ -227,6 +227,7 @@ pub fn settings(config: &pawl_core::config::Config) -> RunSettings {
         guard: Some(config.guard.clone()),
         seal: None,
         sandbox: Some(config.sandbox.clone()),
+        must_not: config.run.must_not.clone(),
     }
 }
 

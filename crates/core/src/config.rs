@@ -180,6 +180,9 @@ impl Config {
         if self.stall.step_timeout.0.is_zero() {
             out.push(("stall.step_timeout", "a zero step timeout would stop every step at once: give a duration such as \"15m\"".into()));
         }
+        if let Err(e) = crate::must_not::parse_all(&self.run.must_not) {
+            out.push(("run.must_not", e.to_string()));
+        }
         out
     }
 }
@@ -334,6 +337,7 @@ pub struct Config {
     pub pipeline: PipelineConfig,
     pub git: GitConfig,
     pub sandbox: SandboxConfig,
+    pub run: RunConfig,
 }
 
 /// `[gates]`: `name = "command"` entries, and the sub-table `[gates.hidden]` of hidden checks
@@ -420,6 +424,15 @@ pub struct GitConfig {
     pub auto_commit: bool,
 }
 
+/// `[run]` — rules every run of the repository starts with.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct RunConfig {
+    /// "Must not" rules (`pawl_core::must_not`): path globs (`src/legacy/**`, `*.lock`) or
+    /// command patterns (`cmd:git push`, or any pattern with a space). `--must-not` adds to them.
+    pub must_not: Vec<String>,
+}
+
 /// `[sandbox]` — the sandbox of headless agent steps (docs/sandbox.md).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
@@ -446,7 +459,7 @@ impl Default for SandboxConfig {
 
 /// The top-level tables; environment variables name one of these first (`PAWL_LIMITS_MAX_TIME`).
 pub const SECTIONS: &[&str] = &[
-    "agent", "limits", "breakers", "stall", "gates", "guard", "pipeline", "git", "sandbox",
+    "agent", "limits", "breakers", "stall", "gates", "guard", "pipeline", "git", "sandbox", "run",
 ];
 
 /// Where an effective value came from.
@@ -621,7 +634,32 @@ impl Loader {
     }
 
     /// Applies one command-line flag, e.g. `("limits.max_iterations", "5", "--max-iterations")`.
+    ///
+    /// A key ending in `+` (`run.must_not+`) adds the value (an array) to the list the earlier
+    /// layers set, instead of replacing it: a repeatable flag adds to the file's rules.
     pub fn flag(self, key: &str, value: &str, flag: &str) -> Result<Loader, ConfigError> {
+        if let Some(key) = key.strip_suffix('+') {
+            let segs: Vec<String> = key.split('.').map(str::to_string).collect();
+            let mut items = match lookup(&self.table, &segs) {
+                Some(toml::Value::Array(a)) => a.clone(),
+                _ => Vec::new(),
+            };
+            let wrapped = format!("v = {}", value.trim());
+            let added = toml::from_str::<toml::Table>(&wrapped)
+                .ok()
+                .and_then(|t| t.get("v").and_then(|v| v.as_array().cloned()))
+                .ok_or_else(|| ConfigError::Override {
+                    source_name: format!("flag {flag}"),
+                    message: format!("`{key}`: expected an array, got `{value}`"),
+                })?;
+            for v in added {
+                if !items.contains(&v) {
+                    items.push(v);
+                }
+            }
+            let raw = toml::Value::Array(items).to_string();
+            return self.flag(key, &raw, flag);
+        }
         let segs: Vec<String> = key.split('.').map(str::to_string).collect();
         self.apply_override(
             &segs,
@@ -970,6 +1008,11 @@ enabled = true
 # refuse to start when the kernel cannot sandbox (Landlock + user/mount/pid namespaces)
 required = false
 # writable = ["~/.cache"]
+
+[run]
+# what no run may do: path globs ("src/legacy/**", "*.lock") or commands ("cmd:git push");
+# checked after every agent step, a violation stops the run (must_not_violated, exit 4)
+# must_not = []
 
 [gates]
 "#,

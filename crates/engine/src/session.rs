@@ -172,6 +172,31 @@ pub fn stop_turn(
             .collect::<Vec<IterationFacts>>(),
         baseline_tree: arming.baseline_tree.clone(),
     };
+    // The failure's class decides, as in the headless loop: an external failure goes to the
+    // user; the same failure twice asks for a different approach.
+    let mut handed_to_user = false;
+    let mut change_approach: Option<String> = None;
+    if !report.failing.is_empty() {
+        let same = crate::escalate::same_in_a_row(&window.history);
+        match crate::escalate::action(
+            &report,
+            same,
+            pawl_core::failure::TRANSIENT_RETRY_LIMIT,
+            false,
+        ) {
+            Some(a @ pawl_core::failure::LoopAction::AwaitUser) => {
+                handed_to_user =
+                    crate::escalate::hand_to_user(store, run_id, settings, &report, a)?.is_some();
+            }
+            Some(pawl_core::failure::LoopAction::ChangeApproach) => {
+                change_approach = window
+                    .history
+                    .last()
+                    .map(|f| crate::escalate::failed_approach(f, claim, &report));
+            }
+            _ => {}
+        }
+    }
     let next = turn::decide(
         store,
         run_id,
@@ -180,6 +205,7 @@ pub fn stop_turn(
         Some(Signals {
             report: Some(&report),
             story: story.as_ref().map(|s| s.id.as_str()),
+            handed_to_user,
             ..Signals::default()
         }),
         false,
@@ -206,6 +232,7 @@ pub fn stop_turn(
             files_changed: &files_changed,
             agent_claimed_done: true,
             initial: false,
+            change_approach: change_approach.as_deref(),
         },
     )?;
     let spent = store.spent(run_id)?;

@@ -236,6 +236,9 @@ fn out_of_attempts(ctx: &mut Ctx<'_>, story: &str) -> P<bool> {
 /// The green sub-loop: true when every check passes, false when the story was skipped.
 fn green(ctx: &mut Ctx<'_>, story: &Story, preamble: String) -> P<bool> {
     let end = ctx.sub_loop(&story.id, preamble)?;
+    if let Some(why) = end.replan {
+        return Err(Halt::Replan(why));
+    }
     match end.reason {
         StopReason::Verified => Ok(true),
         StopReason::NoStoryCanProgress => Ok(false),

@@ -1,0 +1,249 @@
+//! The workflow's rules, applied (issue 16): failure classes drive the loop, "must not" rules
+//! hold every agent, `--mode auto` chooses as a careful engineer would, `--open-pr` only on SHIP.
+//! Every test fails without the rule it is about: it asserts the exit code, the typed stop
+//! reason, the iterations spent and what the store recorded.
+
+use crate::TestEnv;
+use crate::headless::{NO_BREAKERS, config_with};
+
+const REPLAY: &str = "[agent]\nkind = \"replay\"\n";
+
+impl TestEnv {
+    fn events_of(&self, kind: &str) -> Vec<serde_json::Value> {
+        let db = self.db();
+        let mut stmt = db
+            .prepare("SELECT data_json FROM events WHERE kind = ?1 ORDER BY seq")
+            .unwrap();
+        stmt.query_map([kind], |r| r.get::<_, String>(0))
+            .unwrap()
+            .map(|d| serde_json::from_str(&d.unwrap()).unwrap())
+            .collect()
+    }
+}
+
+/// Regression: a gate failing with "API key not configured" burned three iterations and ended
+/// with the `same_failure` breaker (exit 4). An external failure is the user's: one iteration,
+/// a blocker with what to do and the command pawl checks it with, `awaiting_user` (exit 5); once
+/// the user's fix is in, `check-user-fix`, `user-fixed` and `resume` finish the run.
+#[test]
+fn an_external_failure_waits_on_the_user_with_what_to_do_and_how_pawl_checks() {
+    let env = TestEnv::new();
+    let gate =
+        "test -f .env.local || { echo 'Error: API key not configured (set STRIPE_KEY)'; exit 1; }";
+    env.headless(&config_with("max_iterations = 5", "", "", REPLAY, gate));
+    let s = env.scenario(
+        "s",
+        "{\"scenario\": {\"name\": \"ext\", \"after_last\": \"idle\"}}\n{\"step\": 1}\n{\"do\": \"write\", \"path\": \"src.txt\", \"content\": \"wired the client\"}\n",
+    );
+    let r = env.pawl(&[
+        "run",
+        "wire the Stripe client in src.txt",
+        "--mode",
+        "simple",
+        "--scenario",
+        &s,
+    ]);
+    env.assert_end(&r, 5, "awaiting_user", 1);
+    let (text, status, instructions, check): (String, String, String, Option<String>) = env
+        .db()
+        .query_row(
+            "SELECT text, status, instructions, check_command FROM blockers",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+        )
+        .unwrap();
+    assert_eq!(status, "awaiting_user");
+    assert!(text.contains("external"), "{text}");
+    assert!(
+        instructions.contains("API key not configured"),
+        "{instructions}"
+    );
+    assert!(
+        instructions.contains("pawl check-user-fix"),
+        "{instructions}"
+    );
+    assert_eq!(check.as_deref(), Some(gate));
+    assert!(
+        r.stdout.contains("waiting for you on blocker B1"),
+        "{}",
+        r.stdout
+    );
+    let action = env.events_of("failure_action");
+    assert_eq!(action[0]["action"], "await_user", "{action:?}");
+    assert_eq!(action[0]["category"], "external", "{action:?}");
+
+    // Not fixed yet: the check says so.
+    assert_eq!(env.pawl(&["check-user-fix"]).code, 5);
+    // The user provides the key; pawl checks it, then the run goes on and is verified.
+    env.write(".env.local", "STRIPE_KEY=sk_test\n");
+    env.ok(&["check-user-fix"]);
+    env.ok(&["user-fixed", "--notes", "added the key"]);
+    let r = env.pawl(&["resume"]);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    assert_eq!(env.run_state(), ("done".into(), Some("verified".into())));
+}
+
+/// An infra failure (a database refusing connections) is not the agent's to fix: pawl backs off
+/// and verifies again — no agent step, no iteration spent.
+#[test]
+fn an_infra_failure_backs_off_and_verifies_again_without_spending_an_iteration() {
+    let env = TestEnv::new();
+    let mark = env.dir.path().join("db-was-down");
+    let gate = format!(
+        "test -f done.txt && {{ test -f {m} || {{ touch {m}; echo 'Error: connect ECONNREFUSED 127.0.0.1:5432'; exit 1; }}; }}",
+        m = mark.display()
+    );
+    env.headless(&config_with(
+        "max_iterations = 5",
+        NO_BREAKERS,
+        "",
+        REPLAY,
+        &gate,
+    ));
+    let s = env.scenario(
+        "s",
+        "{\"scenario\": {\"name\": \"infra\", \"after_last\": \"idle\"}}\n{\"step\": 1}\n{\"do\": \"write\", \"path\": \"done.txt\", \"content\": \"ok\"}\n",
+    );
+    let r = env.pawl_env(
+        &["run", "make done.txt", "--mode", "simple", "--scenario", &s],
+        &[("PAWL_TEST_RATE_LIMIT_SCALE", "0.001")],
+    );
+    env.assert_end(&r, 0, "verified", 1);
+    assert!(mark.exists(), "the gate saw the database down once");
+    let action = env.events_of("failure_action");
+    assert_eq!(action.len(), 1, "{action:?}");
+    assert_eq!(action[0]["action"], "back_off");
+    assert_eq!(action[0]["category"], "infra");
+    assert_eq!(action[0]["retry"], 1);
+}
+
+/// The same failure twice: the next prompt asks for a different approach and names the one
+/// that failed (what the agent said it did, the files, the failure); the first retry does not.
+#[test]
+fn the_same_failure_twice_asks_for_a_different_approach_naming_the_failed_one() {
+    let env = TestEnv::new();
+    let gate = "test -f done.txt || { echo 'AssertionError: expected 4, got 5'; exit 1; }";
+    env.headless(&config_with(
+        "max_iterations = 5",
+        NO_BREAKERS,
+        "",
+        REPLAY,
+        gate,
+    ));
+    let s = env.scenario(
+        "s",
+        r#"{"scenario": {"name": "approach", "after_last": "idle"}}
+{"step": 1}
+{"do": "text", "text": "I added a cache in front of add()"}
+{"do": "write", "path": "cache.txt", "content": "1"}
+{"step": 2}
+{"do": "text", "text": "I tuned the cache size"}
+{"do": "write", "path": "cache.txt", "content": "2"}
+{"step": 3}
+{"do": "write", "path": "done.txt", "content": "ok"}
+"#,
+    );
+    let r = env.pawl(&[
+        "run",
+        "make add() return 4",
+        "--mode",
+        "simple",
+        "--scenario",
+        &s,
+    ]);
+    env.assert_end(&r, 0, "verified", 3);
+    let p2 = env.prompt(2);
+    assert!(!p2.contains("different approach"), "{p2}");
+    let p3 = env.prompt(3);
+    assert!(p3.contains("Take a different approach"), "{p3}");
+    assert!(p3.contains("I tuned the cache size"), "{p3}");
+    assert!(p3.contains("cache.txt"), "{p3}");
+    assert!(p3.contains("expected 4, got 5"), "{p3}");
+    let action = env.events_of("failure_action");
+    assert_eq!(action.len(), 1, "{action:?}");
+    assert_eq!(action[0]["action"], "change_approach");
+    assert_eq!(action[0]["same_in_a_row"], 2);
+}
+
+/// A command agent has no guard: pawl checks the tree after its step. Writing a path the user
+/// said the run must not touch stops the run `must_not_violated` (exit 4), even though the
+/// checks pass.
+#[test]
+fn a_command_agent_that_writes_a_must_not_path_stops_the_run() {
+    let env = TestEnv::new();
+    env.headless(&config_with(
+        "max_iterations = 3",
+        NO_BREAKERS,
+        "",
+        "[agent]\nkind = \"command\"\ncommand = [\"sh\", \"-c\", \"echo v2 > deps.lock; echo ok > done.txt\"]\n\n[run]\nmust_not = [\"docs/**\"]\n",
+        "test -f done.txt",
+    ));
+    let r = env.pawl(&[
+        "run",
+        "make done.txt",
+        "--mode",
+        "simple",
+        "--must-not",
+        "*.lock",
+    ]);
+    env.assert_end(&r, 4, "must_not_violated", 1);
+    let v = env.events_of("must_not_violated");
+    assert_eq!(v.len(), 1, "{v:?}");
+    assert_eq!(v[0]["violations"][0]["pattern"], "*.lock");
+    assert_eq!(v[0]["violations"][0]["what"], "deps.lock");
+    // Both the file's rule and the flag's are the run's.
+    let settings: String = env
+        .db()
+        .query_row("SELECT settings_json FROM runs", [], |r| r.get(0))
+        .unwrap();
+    assert!(
+        settings.contains("docs/**") && settings.contains("*.lock"),
+        "{settings}"
+    );
+}
+
+/// A command the run must not run, seen in the agent's tool calls, stops it too.
+#[test]
+fn a_must_not_command_in_the_agents_tool_calls_stops_the_run() {
+    let env = TestEnv::new();
+    env.headless(&config_with(
+        "max_iterations = 3",
+        NO_BREAKERS,
+        "",
+        "[agent]\nkind = \"replay\"\n\n[run]\nmust_not = [\"cmd:git push\"]\n",
+        "test -f done.txt",
+    ));
+    let s = env.scenario(
+        "s",
+        r#"{"scenario": {"name": "push", "after_last": "idle"}}
+{"step": 1}
+{"do": "emit", "event": {"type": "tool_call", "id": "t1", "name": "Bash", "input": {"command": "git add -A && git push origin main"}}}
+{"do": "write", "path": "done.txt", "content": "ok"}
+"#,
+    );
+    let r = env.pawl(&["run", "make done.txt", "--mode", "simple", "--scenario", &s]);
+    env.assert_end(&r, 4, "must_not_violated", 1);
+    let v = env.events_of("must_not_violated");
+    assert_eq!(
+        v[0]["violations"][0]["what"],
+        "git add -A && git push origin main"
+    );
+}
+
+/// A bad pattern is refused before anything starts.
+#[test]
+fn a_bad_must_not_pattern_is_a_usage_error() {
+    let env = TestEnv::new();
+    env.headless(&config_with(
+        "",
+        NO_BREAKERS,
+        "",
+        REPLAY,
+        "test -f done.txt",
+    ));
+    let r = env.pawl(&["run", "make done.txt", "--must-not", "src/[a"]);
+    assert_eq!(r.code, 2, "{}\n{}", r.stdout, r.stderr);
+    assert!(
+        !env.root().join(".pawl/pawl.db").exists() || env.count("SELECT COUNT(*) FROM runs") == 0
+    );
+}
