@@ -457,9 +457,10 @@ impl Default for SandboxConfig {
     }
 }
 
-/// The top-level tables; environment variables name one of these first (`PAWL_LIMITS_MAX_TIME`).
+/// The top-level tables environment variables may set (`PAWL_LIMITS_MAX_TIME`). Not `[run]`:
+/// `PAWL_RUN_ID` is what pawl tells an agent, never configuration.
 pub const SECTIONS: &[&str] = &[
-    "agent", "limits", "breakers", "stall", "gates", "guard", "pipeline", "git", "sandbox", "run",
+    "agent", "limits", "breakers", "stall", "gates", "guard", "pipeline", "git", "sandbox",
 ];
 
 /// Where an effective value came from.

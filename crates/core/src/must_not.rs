@@ -73,12 +73,14 @@ impl Rule {
                 kind: Kind::Command(m),
             });
         }
+        let rooted = p.starts_with('/');
         let base = p.trim_start_matches("./").trim_start_matches('/');
         let base = base.trim_end_matches('/');
         if base.is_empty() {
             return Err(err("matches nothing (or everything)".into()));
         }
-        let anchored = if base.contains('/') {
+        // As in .gitignore: a leading `/` or any inner `/` anchors at the root.
+        let anchored = if rooted || base.contains('/') {
             base.to_string()
         } else {
             format!("**/{base}")
