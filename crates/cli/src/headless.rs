@@ -139,6 +139,22 @@ fn adapter_options(
 
 /// Before a headless run is created: the agent can be built from `[agent]` and its program
 /// exists (named, with how to get it, when it does not). Nothing is written.
+/// The run's mode with the agent it will drive (`--agent` included): a command agent answers
+/// in plain text, so `auto` runs it simple and an explicit pipeline mode is a usage error, said
+/// before anything starts (`pawl_core::pipeline::resolve_mode_for_agent`).
+pub fn mode_for_agent(
+    arg: pawl_core::pipeline::ModeArg,
+    auto: &pawl_core::spec::ModeChoice,
+    settings: &pawl_core::record::RunSettings,
+) -> CliResult<pawl_core::spec::ModeChoice> {
+    let plain = settings
+        .agent
+        .as_ref()
+        .is_some_and(|a| a.kind == pawl_core::config::AgentKind::Command);
+    pawl_core::pipeline::resolve_mode_for_agent(arg, auto, plain)
+        .map_err(|e| crate::error::CliError::Usage(e.0))
+}
+
 pub fn preflight_agent(
     ctx: &Ctx,
     settings: &pawl_core::record::RunSettings,

@@ -93,5 +93,8 @@ pub fn spec_facts(ctx: &Ctx) -> CliResult<pawl_core::spec::ProjectFacts> {
         .gates
         .iter()
         .any(|(name, cmd)| name.contains("test") || cmd.contains("test"));
-    Ok(pawl_core::spec::ProjectFacts { has_tests })
+    Ok(pawl_core::spec::ProjectFacts {
+        has_tests,
+        plain_agent: eff.config.agent.kind == pawl_core::config::AgentKind::Command,
+    })
 }

@@ -373,7 +373,7 @@ fn headless_run(
     // The mode: the flag, or for `auto` the spec analysis' choice, said out loud.
     let facts = project::spec_facts(ctx)?;
     let analysis = pawl_core::spec::analyze(goal, &facts);
-    let choice = pawl_core::pipeline::resolve_mode(req.mode, &analysis.mode);
+    let choice = crate::headless::mode_for_agent(req.mode, &analysis.mode, &settings)?;
     let auto = req.mode == ModeArg::Auto;
     if ctx.json {
         ctx.json_line(

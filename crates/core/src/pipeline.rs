@@ -123,6 +123,31 @@ pub fn resolve_mode(arg: ModeArg, auto: &ModeChoice) -> ModeChoice {
     }
 }
 
+/// The mode a run gets with its agent: [`resolve_mode`], then what the agent can do. A plain
+/// text agent (a command agent) cannot answer the structured output the planner and reviewers
+/// must give: `auto` runs it simple (saying why), an explicit mode that needs those roles is
+/// refused before the run starts, naming what would work.
+pub fn resolve_mode_for_agent(
+    arg: ModeArg,
+    auto: &ModeChoice,
+    plain_agent: bool,
+) -> Result<ModeChoice, FlagConflict> {
+    let choice = resolve_mode(arg, auto);
+    if !plain_agent || choice.mode == Mode::Simple {
+        return Ok(choice);
+    }
+    if arg == ModeArg::Auto {
+        return Ok(crate::spec::choose_mode(&crate::spec::ModeFacts {
+            plain_agent: true,
+            ..crate::spec::ModeFacts::default()
+        }));
+    }
+    Err(FlagConflict(format!(
+        "--mode {} needs structured answers (the planner's plan, the reviewers' verdicts), and a command agent answers in plain text: use --mode simple (or auto), or an agent that can (claude, codex, gemini, replay)",
+        choice.mode.as_str()
+    )))
+}
+
 /// The phases a mode runs, in order. `configured` is `[pipeline] phases` (for qa); execute is
 /// always kept, and the order is always the canonical one whatever the file says.
 pub fn phases(mode: Mode, configured: &[Phase]) -> Vec<Phase> {

@@ -247,3 +247,49 @@ fn a_bad_must_not_pattern_is_a_usage_error() {
         !env.root().join(".pawl/pawl.db").exists() || env.count("SELECT COUNT(*) FROM runs") == 0
     );
 }
+
+/// Regression: with a command agent, `--mode auto` sent a one-line fix to the qa pipeline and
+/// the run died in seconds with `malformed_output`. A command agent answers in plain text: auto
+/// runs it simple and says why; an explicit pipeline mode is refused before anything starts.
+#[test]
+fn a_command_agent_runs_simple_under_auto_and_an_explicit_pipeline_mode_is_refused() {
+    let env = TestEnv::new();
+    env.headless(&config_with(
+        "max_iterations = 3",
+        NO_BREAKERS,
+        "",
+        "[agent]\nkind = \"command\"\ncommand = [\"sh\", \"-c\", \"echo ok > done.txt\"]\n",
+        "test -f done.txt",
+    ));
+    let goal =
+        "Implement the export feature:\n- add CSV\n- add JSON\n- add XML\n- add YAML\n- add TOML";
+    let r = env.pawl(&["run", goal, "--mode", "qa"]);
+    assert_eq!(r.code, 2, "{}\n{}", r.stdout, r.stderr);
+    assert!(r.stderr.contains("command agent"), "{}", r.stderr);
+    assert!(r.stderr.contains("--mode simple"), "{}", r.stderr);
+    assert!(
+        !env.root().join(".pawl/pawl.db").exists() || env.count("SELECT COUNT(*) FROM runs") == 0
+    );
+
+    let r = env.pawl(&["run", goal]);
+    assert!(
+        r.stdout
+            .contains("[pawl] mode simple (auto): the agent answers in plain text"),
+        "{}",
+        r.stdout
+    );
+    env.assert_end(&r, 0, "verified", 1);
+}
+
+/// The regression behind the table test: a test id in a one-line fix is not a second action.
+#[test]
+fn a_one_line_fix_naming_a_test_id_runs_simple() {
+    let env = TestEnv::new();
+    env.headless(&crate::headless::config("", NO_BREAKERS, ""));
+    let r = env.ok(&[
+        "analyze",
+        "--json",
+        "fix the off-by-one in parse_range; tests/test_range.py::test_upper_bound fails",
+    ]);
+    assert_eq!(r.json()["mode"]["mode"], "simple", "{}", r.stdout);
+}

@@ -435,3 +435,31 @@ fn where_a_resumed_round_picks_up() {
         Resume::RoundOver(r) if r.contains("did not rise during execute")
     ));
 }
+
+#[test]
+fn a_plain_text_agent_runs_simple_or_is_refused_before_the_run() {
+    use crate::spec::{Mode, ModeChoice};
+    let qa = ModeChoice {
+        mode: Mode::Qa,
+        reason: "code with tests".into(),
+    };
+    // (flag, plain agent) -> mode, or refused
+    let rows = [
+        (ModeArg::Auto, false, Some(Mode::Qa)),
+        (ModeArg::Auto, true, Some(Mode::Simple)),
+        (ModeArg::Simple, true, Some(Mode::Simple)),
+        (ModeArg::Work, true, None),
+        (ModeArg::Qa, true, None),
+        (ModeArg::Ralph, true, None),
+        (ModeArg::Qa, false, Some(Mode::Qa)),
+    ];
+    for (arg, plain, want) in rows {
+        let got = resolve_mode_for_agent(arg, &qa, plain);
+        assert_eq!(got.as_ref().ok().map(|c| c.mode), want, "{arg:?} {plain}");
+        if let Err(e) = got {
+            assert!(e.0.contains("--mode simple"), "{e:?}");
+        }
+    }
+    let auto = resolve_mode_for_agent(ModeArg::Auto, &qa, true).unwrap();
+    assert!(auto.reason.contains("command agent"), "{}", auto.reason);
+}
