@@ -293,3 +293,75 @@ fn a_one_line_fix_naming_a_test_id_runs_simple() {
     ]);
     assert_eq!(r.json()["mode"]["mode"], "simple", "{}", r.stdout);
 }
+
+/// A fake `gh` that records that it ran and prints a URL; returns the PATH that finds it first.
+fn fake_gh(env: &TestEnv) -> (String, std::path::PathBuf) {
+    let bin = env.dir.path().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let mark = env.dir.path().join("gh-ran");
+    let gh = bin.join("gh");
+    std::fs::write(
+        &gh,
+        format!(
+            "#!/bin/sh\ntouch {}\necho https://example.test/pr/1\n",
+            mark.display()
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&gh, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    (path, mark)
+}
+
+/// The workflow: no pull request unless everything passed. `--open-pr` on a run that is not
+/// SHIP writes the body only, says why and fails; on SHIP it opens it.
+#[test]
+fn open_pr_only_on_ship() {
+    let env = TestEnv::new();
+    env.headless(&config_with("", NO_BREAKERS, "", REPLAY, "true"));
+    let s = env.scenario(
+        "s",
+        r#"{"do": "claim_done", "text": "Everything already works."}"#,
+    );
+    let r = env.pawl(&["run", "make the parser faster", "--scenario", &s]);
+    env.assert_end(&r, 5, "unproven", 1);
+    let (path, mark) = fake_gh(&env);
+    let r = env.pawl_env(&["report", "--open-pr"], &[("PATH", &path)]);
+    assert_eq!(r.code, 1, "{}\n{}", r.stdout, r.stderr);
+    assert!(r.stdout.contains("is not SHIP"), "{}", r.stdout);
+    assert!(r.stdout.contains("UNPROVEN"), "{}", r.stdout);
+    assert!(!mark.exists(), "gh must not run for a run that is not SHIP");
+    let id: String = env
+        .db()
+        .query_row("SELECT id FROM runs", [], |r| r.get(0))
+        .unwrap();
+    assert!(
+        env.root()
+            .join(format!(".pawl/reports/{id}.pr.md"))
+            .is_file()
+    );
+
+    // A SHIP run opens it.
+    let env = TestEnv::new();
+    env.headless(&crate::headless::config("", NO_BREAKERS, ""));
+    let s = env.scenario(
+        "s",
+        r#"{"do": "write", "path": "done.txt", "content": "ok"}"#,
+    );
+    let r = env.pawl(&["run", "make done.txt", "--scenario", &s]);
+    env.assert_end(&r, 0, "verified", 1);
+    let (path, mark) = fake_gh(&env);
+    let r = env.pawl_env(&["report", "--open-pr"], &[("PATH", &path)]);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    assert!(mark.exists());
+    assert!(
+        r.stdout.contains("opened: https://example.test/pr/1"),
+        "{}",
+        r.stdout
+    );
+}
