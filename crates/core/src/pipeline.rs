@@ -614,6 +614,68 @@ pub enum TddViolation {
     RedDidNotFail,
     #[error("green: the tests still fail after the implementation step")]
     GreenStillFails,
+    /// Something fails, but nothing new: every failing test already failed on the pre-run
+    /// code (or the new test is not one the gates run).
+    #[error(
+        "red: no new failing test — what fails ({0}) already failed before the story; add a test that the test gate runs and that fails because the story's behaviour is missing"
+    )]
+    RedNotNew(String),
+}
+
+/// A test check as red sees it: how it ends now and how it ended at the run's baseline.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RedCheck {
+    pub name: String,
+    pub passed: bool,
+    /// Failing test ids now (as the runner reports them).
+    pub failing: Vec<String>,
+    /// At the baseline: passed, and the failing test ids. `None`: no baseline for it.
+    pub baseline: Option<(bool, Vec<String>)>,
+}
+
+/// Red, by test id against the baseline: the step touched a test file, and a test that the
+/// test gates run fails now and did not fail on the pre-run code (a check that reports no test
+/// ids counts as one test: failing now, passing at the baseline). Returns the new failing tests
+/// (`check: id`). A run without a baseline falls back to [`check_red`].
+pub fn check_red_by_id(
+    changed_files: &[String],
+    checks: &[RedCheck],
+) -> Result<Vec<String>, TddViolation> {
+    if !changed_files.iter().any(|f| is_test_file(f)) {
+        return Err(TddViolation::NoNewTest);
+    }
+    if checks.iter().all(|c| c.passed) {
+        return Err(TddViolation::RedDidNotFail);
+    }
+    let mut new = Vec::new();
+    let mut old = Vec::new();
+    for c in checks.iter().filter(|c| !c.passed) {
+        match &c.baseline {
+            None => new.push(c.name.clone()),
+            Some((passed_before, failing_before)) => {
+                if c.failing.is_empty() {
+                    if *passed_before {
+                        new.push(c.name.clone());
+                    } else {
+                        old.push(c.name.clone());
+                    }
+                    continue;
+                }
+                for id in &c.failing {
+                    if failing_before.contains(id) {
+                        old.push(format!("{}: {id}", c.name));
+                    } else {
+                        new.push(format!("{}: {id}", c.name));
+                    }
+                }
+            }
+        }
+    }
+    if new.is_empty() {
+        let shown: Vec<String> = old.iter().take(5).cloned().collect();
+        return Err(TddViolation::RedNotNew(shown.join(", ")));
+    }
+    Ok(new)
 }
 
 /// Whether a path is a test file (by the usual conventions).

@@ -365,3 +365,55 @@ fn open_pr_only_on_ship() {
         r.stdout
     );
 }
+
+/// Regression (issue 16): a red step held on any failing suite, so a failure that existed
+/// before the story let a test through that proves nothing. Red holds only when a test the gate
+/// runs fails now and did not fail at the baseline (by test id).
+#[test]
+fn tdd_red_needs_a_new_failing_test_by_id_not_a_failure_from_before() {
+    use crate::pipeline::{Script, plan};
+    let env = TestEnv::new();
+    // The test gate reports TAP: one test id per `tests/*.sh`.
+    env.write(
+        "test.sh",
+        "echo 'TAP version 13'; n=0; fail=0\nfor t in tests/*.sh; do n=$((n+1)); if sh \"$t\"; then echo \"ok $n - $t\"; else echo \"not ok $n - $t\"; fail=1; fi; done\necho \"1..$n\"; exit $fail\n",
+    );
+    env.write("tests/base.sh", "true\n");
+    // Failing before the story: a missing legacy file.
+    env.write("tests/old.sh", "test -f legacy.txt\n");
+    env.headless(
+        "[agent]\nkind = \"replay\"\n\n[limits]\ncalls_per_hour = 0\nmax_iterations = 20\n\n[breakers]\nno_progress = 0\nsame_failure = 0\nfile_thrash = 0\nagent_errors = 0\npermission_denials = 0\ncriterion_stuck = 0\n\n[pipeline]\nphases = [\"plan\", \"execute\"]\n\n[gates]\ntest = \"sh test.sh\"\n",
+    );
+    let mut s = Script::new();
+    s.answer(
+        "plan-1",
+        plan(
+            "grep -q hello greet.txt",
+            false,
+            &[("write the greeting", &["greet.txt", "tests/greet.sh"])],
+        ),
+    )
+    // A test file that changes nothing: the suite fails only because of tests/old.sh.
+    .write("red-1", &[("tests/zz_note.sh", "true\n")])
+    .write("red-2", &[("tests/greet.sh", "grep -q hello greet.txt\n")])
+    .write(
+        "green-1",
+        &[("greet.txt", "hello\n"), ("legacy.txt", "x\n")],
+    )
+    .text("refactor-1", "Clean already.");
+    let r = env.run_pipeline("work", "write a greeting to greet.txt", &s);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    assert_eq!(env.iterations(), 5);
+    let f =
+        env.strings("SELECT message FROM failures WHERE story_id = 'S1' AND message LIKE 'TDD%'");
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert!(f[0].contains("red: no new failing test"), "{f:?}");
+    assert!(f[0].contains("tests/old.sh"), "{f:?}");
+    // The red that held names its new failing test.
+    let red = env.events_of("tdd_phase");
+    let held: Vec<&serde_json::Value> = red.iter().filter(|e| e.get("red").is_some()).collect();
+    assert_eq!(held.len(), 1, "{red:?}");
+    let ids = held[0]["red"].to_string();
+    assert!(ids.contains("tests/greet.sh"), "{ids}");
+    assert!(!ids.contains("tests/old.sh"), "{ids}");
+}

@@ -34,6 +34,28 @@ fn test_checks_pass(r: &VerifyReport) -> Option<bool> {
     }
 }
 
+/// The test checks of a verification as red judges them, each with how it ended on the
+/// pre-run code (the run's baseline event, per test id).
+fn red_checks(ctx: &Ctx<'_>, r: &VerifyReport) -> P<Vec<rules::RedCheck>> {
+    let baseline: Option<crate::baseline::Baseline> = ctx
+        .store
+        .last_event(&ctx.run_id, EventKind::Baseline)?
+        .and_then(|e| serde_json::from_value(e.data).ok());
+    Ok(r.checks
+        .iter()
+        .filter(|c| c.name.contains("test"))
+        .map(|c| rules::RedCheck {
+            name: c.name.clone(),
+            passed: c.passed,
+            failing: c.failing_tests.clone(),
+            baseline: baseline
+                .as_ref()
+                .and_then(|b| b.check(&c.name))
+                .map(|b| (b.passed, b.failing.clone())),
+        })
+        .collect())
+}
+
 /// The stories to run, dependencies first (stories still pending or in progress).
 fn ordered(ctx: &Ctx<'_>) -> P<Vec<Story>> {
     let stories: Vec<Story> = ctx
@@ -263,9 +285,17 @@ fn story_flow(ctx: &mut Ctx<'_>, story: &Story, tdd: bool) -> P<bool> {
             );
             let s = session::run(ctx, Role::Developer, Some(&story.id), &prompt, true)?;
             let changed: Vec<String> = s.outcome.edits.keys().cloned().collect();
-            let passed = s.report.as_ref().and_then(test_checks_pass).unwrap_or(true);
-            match rules::check_red(&changed, passed) {
-                Ok(()) => {
+            let red = match &s.report {
+                Some(r) => rules::check_red_by_id(&changed, &red_checks(ctx, r)?),
+                None => rules::check_red(&changed, true).map(|()| Vec::new()),
+            };
+            match red {
+                Ok(new_failing) => {
+                    ctx.store.append_event(
+                        Some(&ctx.run_id),
+                        EventKind::TddPhase,
+                        serde_json::json!({"story": story.id, "red": new_failing}),
+                    )?;
                     ctx.store
                         .advance_tdd(&ctx.run_id, &story.id, TddPhase::Red)?;
                     break;
