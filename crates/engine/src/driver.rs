@@ -568,8 +568,16 @@ pub(crate) fn drive_leased(
                 // `back_off` spent every backoff already: `action` says AwaitUser then.
                 Some(LoopAction::BackOff) => {}
                 Some(LoopAction::Replan) if scope.is_sub_loop() => {
-                    let (check, category) = escalate::first_classified(r)
-                        .map(|(c, k)| (c.name.clone(), Some(k)))
+                    let (check, category, said) = escalate::first_classified(r)
+                        .map(|(c, k)| {
+                            let said = (!c.hidden)
+                                .then(|| c.first_failure.as_deref())
+                                .flatten()
+                                .and_then(|m| m.lines().map(str::trim).find(|l| !l.is_empty()))
+                                .map(|m| format!(" ({m})"))
+                                .unwrap_or_default();
+                            (c.name.clone(), Some(k), said)
+                        })
                         .unwrap_or_default();
                     store.append_event(
                         Some(run_id),
@@ -577,7 +585,7 @@ pub(crate) fn drive_leased(
                         json!({"action": LoopAction::Replan, "category": category, "check": check}),
                     )?;
                     replan = Some(format!(
-                        "{check} failed with a spec failure: {}",
+                        "{check} failed with a spec failure{said}: the plan contradicts itself or the code; decide, and plan again. {}",
                         turn::summary(Some(r))
                     ));
                 }

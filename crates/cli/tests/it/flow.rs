@@ -417,3 +417,55 @@ fn tdd_red_needs_a_new_failing_test_by_id_not_a_failure_from_before() {
     assert!(ids.contains("tests/greet.sh"), "{ids}");
     assert!(!ids.contains("tests/old.sh"), "{ids}");
 }
+
+/// A spec failure is the plan's, not the code's: in a mode that plans, the story's sub-loop
+/// ends and the next round plans again with the reason — no more developer steps on a plan
+/// that contradicts itself.
+#[test]
+fn a_spec_failure_goes_back_to_planning_in_a_mode_that_plans() {
+    use crate::pipeline::{Script, plan};
+    let env = TestEnv::new();
+    env.headless(
+        "[agent]\nkind = \"replay\"\n\n[limits]\ncalls_per_hour = 0\nmax_iterations = 20\n\n[breakers]\nno_progress = 0\nsame_failure = 0\nfile_thrash = 0\nagent_errors = 0\npermission_denials = 0\ncriterion_stuck = 0\n\n[pipeline]\ntdd = false\n\n[gates]\ntest = \"test -f decided.txt || { echo 'spec conflict: the greeting must be formal and informal'; exit 1; }\"\n",
+    );
+    let mut s = Script::new();
+    s.answer(
+        "plan-1",
+        plan("test -f decided.txt", false, &[("greet", &["greet.txt"])]),
+    )
+    .write("dev-1", &[("greet.txt", "hello\n")])
+    .answer(
+        "plan-2",
+        plan(
+            "test -f decided.txt",
+            false,
+            &[("greet formally", &["decided.txt"])],
+        ),
+    )
+    .write("dev-2", &[("decided.txt", "formal\n")]);
+    let r = env.run_pipeline("work", "write a greeting to greet.txt", &s);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    let phases: Vec<(String, u32, String)> = env.phases();
+    assert_eq!(env.iterations(), 4);
+    assert_eq!(
+        phases
+            .iter()
+            .map(|(p, r, o)| format!("{p}/{r}/{o}"))
+            .collect::<Vec<_>>(),
+        [
+            "plan/1/passed",
+            "execute/1/failed",
+            "plan/2/passed",
+            "execute/2/passed"
+        ]
+    );
+    let action = env.events_of("failure_action");
+    assert_eq!(action[0]["action"], "replan", "{action:?}");
+    assert_eq!(action[0]["category"], "spec", "{action:?}");
+    // The second planner was told why; the story of the first plan is superseded.
+    assert!(env.prompt(3).contains("spec conflict"), "{}", env.prompt(3));
+    assert_eq!(
+        env.strings("SELECT status FROM stories ORDER BY seq"),
+        ["skipped", "done"]
+    );
+}

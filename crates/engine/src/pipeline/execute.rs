@@ -259,6 +259,13 @@ fn out_of_attempts(ctx: &mut Ctx<'_>, story: &str) -> P<bool> {
 fn green(ctx: &mut Ctx<'_>, story: &Story, preamble: String) -> P<bool> {
     let end = ctx.sub_loop(&story.id, preamble)?;
     if let Some(why) = end.replan {
+        // The story belongs to the plan that went back: the next plan replaces it.
+        ctx.store.set_story_status(
+            &ctx.run_id,
+            &story.id,
+            StoryStatus::Skipped,
+            Some("superseded: a spec failure sent the plan back"),
+        )?;
         return Err(Halt::Replan(why));
     }
     match end.reason {
