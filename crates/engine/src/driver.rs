@@ -570,9 +570,10 @@ pub(crate) fn drive_leased(
                 Some(LoopAction::Replan) if scope.is_sub_loop() => {
                     let (check, category, said) = escalate::first_classified(r)
                         .map(|(c, k)| {
-                            let said = (!c.hidden)
-                                .then(|| c.first_failure.as_deref())
-                                .flatten()
+                            let said = c
+                                .first_failure
+                                .as_deref()
+                                .filter(|_| !c.hidden)
                                 .and_then(|m| m.lines().map(str::trim).find(|l| !l.is_empty()))
                                 .map(|m| format!(" ({m})"))
                                 .unwrap_or_default();
