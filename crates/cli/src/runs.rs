@@ -224,7 +224,10 @@ pub fn settings(config: &pawl_core::config::Config) -> RunSettings {
         agent: Some(config.agent.clone()),
         replay_scenario: None,
         git: config.git.clone(),
-        guard: Some(config.guard.clone()),
+        guard: Some(pawl_core::must_not::guard_policy(
+            &config.guard,
+            &config.run.must_not,
+        )),
         seal: None,
         sandbox: Some(config.sandbox.clone()),
         must_not: config.run.must_not.clone(),

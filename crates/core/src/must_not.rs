@@ -143,6 +143,82 @@ fn simple_commands(line: &str) -> Vec<String> {
     out
 }
 
+/// The guard's side of the rules: the run's `[guard]` policy with every path rule added to
+/// its protected paths (the guard denies writes there) and every command rule as a deny rule (a
+/// regex on the command line, the reason naming the rule). The guard then refuses a matching
+/// write or command as it happens; the check after the step holds agents without the guard.
+pub fn guard_policy(
+    guard: &crate::config::GuardConfig,
+    patterns: &[String],
+) -> crate::config::GuardConfig {
+    let mut out = guard.clone();
+    for p in patterns {
+        let Ok(rule) = Rule::parse(p) else { continue };
+        match &rule.kind {
+            Kind::Path(_) => {
+                for g in path_globs(&rule.pattern) {
+                    if !out.protected_paths.contains(&g) {
+                        out.protected_paths.push(g);
+                    }
+                }
+            }
+            Kind::Command(_) => {
+                let cmd = rule
+                    .pattern
+                    .strip_prefix("cmd:")
+                    .unwrap_or(&rule.pattern)
+                    .trim();
+                let words: Vec<String> = cmd.split_whitespace().map(regex_of_glob).collect();
+                out.deny.push(crate::config::GuardDenyRule {
+                    command: None,
+                    pattern: Some(format!(r"(^|[\s;&|(]){}", words.join(r"\s+"))),
+                    reason: Some(format!(
+                        "the run must not run `{cmd}` (--must-not / [run] must_not)"
+                    )),
+                });
+            }
+        }
+    }
+    out
+}
+
+/// The globs of a path rule, in the guard's glob syntax.
+fn path_globs(pattern: &str) -> Vec<String> {
+    let rooted = pattern.starts_with('/');
+    let base = pattern
+        .trim_start_matches("./")
+        .trim_start_matches('/')
+        .trim_end_matches('/');
+    let anchored = if rooted || base.contains('/') {
+        base.to_string()
+    } else {
+        format!("**/{base}")
+    };
+    let mut out = vec![anchored.clone(), format!("{anchored}/**")];
+    if !rooted && !base.contains('/') {
+        // `**/x` may not match `x` at the root in every glob syntax.
+        out.insert(0, base.to_string());
+    }
+    out
+}
+
+/// A glob word as a regex: `*` any run of characters, `?` one; everything else literal.
+fn regex_of_glob(word: &str) -> String {
+    let mut out = String::new();
+    for c in word.chars() {
+        match c {
+            '*' => out.push_str(r"\S*"),
+            '?' => out.push_str(r"\S"),
+            c if r"\.+()|[]{}^$#&-~".contains(c) => {
+                out.push('\\');
+                out.push(c);
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 /// Parses every pattern; the first bad one is the error (refused before the run starts).
 pub fn parse_all(patterns: &[String]) -> Result<Vec<Rule>, PatternError> {
     patterns.iter().map(|p| Rule::parse(p)).collect()
@@ -207,6 +283,40 @@ mod tests {
             };
             assert_eq!(got, *broken, "{pattern} vs {what}");
         }
+    }
+
+    #[test]
+    fn the_guard_gets_path_rules_as_protected_paths_and_commands_as_deny_rules() {
+        let g = guard_policy(
+            &crate::config::GuardConfig::default(),
+            &[
+                "vendor/**".into(),
+                "*.lock".into(),
+                "cmd:npm publish".into(),
+            ],
+        );
+        assert!(
+            g.protected_paths.contains(&"vendor/**".to_string()),
+            "{g:?}"
+        );
+        assert!(
+            g.protected_paths.contains(&"**/*.lock".to_string()),
+            "{g:?}"
+        );
+        assert!(g.protected_paths.contains(&"*.lock".to_string()), "{g:?}");
+        assert_eq!(g.deny.len(), 1);
+        assert_eq!(
+            g.deny[0].pattern.as_deref(),
+            Some(r"(^|[\s;&|(])npm\s+publish")
+        );
+        assert!(
+            g.deny[0]
+                .reason
+                .as_deref()
+                .unwrap_or("")
+                .contains("npm publish")
+        );
+        assert_eq!(regex_of_glob("rm-*.x"), r"rm\-\S*\.x");
     }
 
     #[test]

@@ -469,3 +469,36 @@ fn a_spec_failure_goes_back_to_planning_in_a_mode_that_plans() {
         ["skipped", "done"]
     );
 }
+
+/// The guard's side of "must not": a run's guard denies a matching write or command as it
+/// happens (path rules become protected paths, command rules deny rules) — `pawl guard check`
+/// judges with the same policy a run starts with.
+#[test]
+fn the_guard_denies_what_the_run_must_not_do() {
+    let env = TestEnv::new();
+    env.write(
+        "pawl.toml",
+        "[run]\nmust_not = [\"vendor/**\", \"cmd:npm publish\"]\n",
+    );
+    let r = env.pawl(&[
+        "guard",
+        "check",
+        "--json",
+        "--",
+        "npm test && npm publish --tag next",
+    ]);
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    assert!(
+        r.json()["reason"]
+            .as_str()
+            .unwrap()
+            .contains("must not run `npm publish`"),
+        "{}",
+        r.stdout
+    );
+    assert_eq!(env.pawl(&["guard", "check", "--", "npm test"]).code, 0);
+    let r = env.pawl(&["guard", "check", "--json", "--write", "vendor/lib/a.js"]);
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    assert_eq!(r.json()["rule"], "protected-path");
+    assert_eq!(env.pawl(&["guard", "check", "--write", "src/a.js"]).code, 0);
+}
