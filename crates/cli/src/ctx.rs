@@ -20,6 +20,8 @@ pub struct Ctx {
     pub root: PathBuf,
     pub json: bool,
     pub run_flag: Option<String>,
+    /// `pawl run --yes`: proceed on the goal as stated, past the spec gate.
+    pub proceed_as_stated: bool,
     out: std::io::Stdout,
 }
 
@@ -40,6 +42,7 @@ impl Ctx {
             root,
             json,
             run_flag,
+            proceed_as_stated: false,
             out: std::io::stdout(),
         })
     }
@@ -50,6 +53,7 @@ impl Ctx {
             root,
             json: false,
             run_flag: None,
+            proceed_as_stated: false,
             out: std::io::stdout(),
         }
     }

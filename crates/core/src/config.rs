@@ -294,6 +294,9 @@ pub struct PipelineConfig {
     pub answer_timeout: Dur,
     /// Let pawl tune plan thresholds from its own past runs.
     pub tune_thresholds: bool,
+    /// The spec gate acts before a run: a goal below the clarity threshold is asked about on a
+    /// terminal, or run on recorded assumptions unattended (`pawl run --yes`: off for one run).
+    pub spec_gate: bool,
     /// Ralph: at most this many loops.
     pub ralph_max_loops: u32,
     /// Ralph: at most this many agent calls per hour.
@@ -314,6 +317,7 @@ impl Default for PipelineConfig {
             same_finding: 3,
             tdd: true,
             answer_timeout: Dur::secs(5 * 60),
+            spec_gate: true,
             tune_thresholds: true,
             ralph_max_loops: crate::pipeline::RALPH_MAX_LOOPS,
             ralph_calls_per_hour: crate::pipeline::RALPH_PER_HOUR,
@@ -994,6 +998,8 @@ same_finding = {sfi}
 tdd = true
 answer_timeout = "{at}"
 tune_thresholds = true
+# a goal below the clarity threshold: ask on a terminal, run on recorded assumptions unattended
+spec_gate = true
 ralph_max_loops = {rml}
 ralph_calls_per_hour = {rcph}
 ralph_skip_after = {rsa}

@@ -9,6 +9,8 @@
 
 use serde::{Deserialize, Serialize};
 
+pub mod gate;
+
 /// The clarity score, 0–2 on each of five dimensions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Clarity {

@@ -37,6 +37,13 @@ pub fn initial(input: &PromptInput<'_>) -> String {
         ));
     }
     push_checks(&mut p, input.last);
+    // What was settled before the first step (the spec gate's assumptions or answers).
+    if !input.decisions.is_empty() {
+        p.push_str("\nKey decisions so far:\n");
+        for n in input.decisions {
+            p.push_str(&format!("- {}\n", n.text));
+        }
+    }
     p
 }
 

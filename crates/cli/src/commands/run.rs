@@ -61,6 +61,10 @@ pub struct RunArgs {
     /// space). Checked after every agent step; a violation stops the run (`must_not_violated`).
     #[arg(long = "must-not", value_name = "PATTERN")]
     pub must_not: Vec<String>,
+    /// Proceed on the goal as stated even when it is below the clarity threshold (no questions,
+    /// no assumption criteria), as `[pipeline] spec_gate = false` does for every run.
+    #[arg(long, short = 'y')]
+    pub yes: bool,
 }
 
 impl RunArgs {
@@ -114,6 +118,7 @@ fn toml_array(values: &[String]) -> String {
 
 pub fn run(ctx: &mut Ctx, args: &RunArgs) -> CliResult<ExitCode> {
     let start = args.to_start(ctx.json)?;
+    ctx.proceed_as_stated = args.yes;
     runs::start(ctx, &start)
 }
 

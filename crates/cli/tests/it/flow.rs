@@ -502,3 +502,65 @@ fn the_guard_denies_what_the_run_must_not_do() {
     assert_eq!(r.json()["rule"], "protected-path");
     assert_eq!(env.pawl(&["guard", "check", "--write", "src/a.js"]).code, 0);
 }
+
+/// Regression: `pawl run "make it better"` ran straight into execution. Unattended, a goal below
+/// the clarity threshold runs on best-judgment assumptions, recorded as assumption criteria and
+/// said at the start; the agent's prompt carries them; the verdict is never SHIP on them.
+/// `--yes` proceeds on the goal as stated, as before.
+#[test]
+fn an_unclear_goal_runs_on_recorded_assumptions_unattended_and_yes_proceeds_as_stated() {
+    let env = TestEnv::new();
+    env.headless(&crate::headless::config("", NO_BREAKERS, ""));
+    let s = env.scenario(
+        "s",
+        r#"{"do": "write", "path": "done.txt", "content": "ok"}"#,
+    );
+    let r = env.pawl(&[
+        "run",
+        "make it better",
+        "--mode",
+        "simple",
+        "--scenario",
+        &s,
+    ]);
+    env.assert_end(&r, 0, "verified", 1);
+    assert!(
+        r.stdout.contains("below the clarity threshold")
+            && r.stdout.contains("assumption criteria"),
+        "{}",
+        r.stdout
+    );
+    let kinds = env.strings("SELECT verify_kind FROM criteria");
+    assert!(
+        !kinds.is_empty() && kinds.iter().all(|k| k == "assumption"),
+        "{kinds:?}"
+    );
+    assert!(
+        env.prompt(1).contains("working on these assumptions"),
+        "{}",
+        env.prompt(1)
+    );
+    let report = env.ok(&["report", "--json"]).json();
+    assert_ne!(report["verdict"], "SHIP", "{report}");
+    let gate = env.events_of("spec_gate");
+    assert_eq!(gate[0]["action"]["action"], "assume", "{gate:?}");
+
+    let env = TestEnv::new();
+    env.headless(&crate::headless::config("", NO_BREAKERS, ""));
+    let s = env.scenario(
+        "s",
+        r#"{"do": "write", "path": "done.txt", "content": "ok"}"#,
+    );
+    let r = env.pawl(&[
+        "run",
+        "make it better",
+        "--mode",
+        "simple",
+        "--yes",
+        "--scenario",
+        &s,
+    ]);
+    env.assert_end(&r, 0, "verified", 1);
+    assert_eq!(env.count("SELECT COUNT(*) FROM criteria"), 0);
+    assert_eq!(env.ok(&["report", "--json"]).json()["verdict"], "SHIP");
+}
