@@ -367,7 +367,7 @@ fn spec_gate(ctx: &mut Ctx, store: &mut Store, run: &Run, interactive: bool) -> 
     let config = ctx.config(&[])?.config;
     let facts = crate::project::spec_facts(ctx)?;
     let analysis = pawl_core::spec::analyze(&run.goal, &facts);
-    if analysis.gate.proceed {
+    if !pawl_core::spec::gate::below_threshold(&analysis) {
         return Ok(());
     }
     let attended = !ctx.json

@@ -503,6 +503,11 @@ fn the_guard_denies_what_the_run_must_not_do() {
     assert_eq!(env.pawl(&["guard", "check", "--write", "src/a.js"]).code, 0);
 }
 
+/// pawl with the spec gate on (the test harness turns it off for tests of other things).
+fn gated(env: &TestEnv, args: &[&str]) -> crate::Run {
+    env.pawl_env(args, &[("PAWL_PIPELINE_SPEC_GATE", "true")])
+}
+
 /// Regression: `pawl run "make it better"` ran straight into execution. Unattended, a goal below
 /// the clarity threshold runs on best-judgment assumptions, recorded as assumption criteria and
 /// said at the start; the agent's prompt carries them; the verdict is never SHIP on them.
@@ -515,14 +520,17 @@ fn an_unclear_goal_runs_on_recorded_assumptions_unattended_and_yes_proceeds_as_s
         "s",
         r#"{"do": "write", "path": "done.txt", "content": "ok"}"#,
     );
-    let r = env.pawl(&[
-        "run",
-        "make it better",
-        "--mode",
-        "simple",
-        "--scenario",
-        &s,
-    ]);
+    let r = gated(
+        &env,
+        &[
+            "run",
+            "make it better",
+            "--mode",
+            "simple",
+            "--scenario",
+            &s,
+        ],
+    );
     env.assert_end(&r, 0, "verified", 1);
     assert!(
         r.stdout.contains("below the clarity threshold")
@@ -551,15 +559,18 @@ fn an_unclear_goal_runs_on_recorded_assumptions_unattended_and_yes_proceeds_as_s
         "s",
         r#"{"do": "write", "path": "done.txt", "content": "ok"}"#,
     );
-    let r = env.pawl(&[
-        "run",
-        "make it better",
-        "--mode",
-        "simple",
-        "--yes",
-        "--scenario",
-        &s,
-    ]);
+    let r = gated(
+        &env,
+        &[
+            "run",
+            "make it better",
+            "--mode",
+            "simple",
+            "--yes",
+            "--scenario",
+            &s,
+        ],
+    );
     env.assert_end(&r, 0, "verified", 1);
     assert_eq!(env.count("SELECT COUNT(*) FROM criteria"), 0);
     assert_eq!(env.ok(&["report", "--json"]).json()["verdict"], "SHIP");

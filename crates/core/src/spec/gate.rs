@@ -68,6 +68,14 @@ const ROWS: &[Row] = &[
 /// The most questions the gate asks (or assumptions it takes).
 pub const MAX_GAPS: usize = 3;
 
+/// Below the clarity threshold: the gate found nothing to anchor on (no file, identifier,
+/// issue, error name, code block or steps, and few words) and the clarity score says "clarify
+/// first" (shape intent, under 5 of 10). A short goal with a clear outcome and a way to check it
+/// ("make the calculator's tests pass") is not.
+pub fn below_threshold(a: &Analysis) -> bool {
+    !a.gate.proceed && a.shape == super::Shape::Intent
+}
+
 /// The gaps of a goal, questions and assumptions filled in.
 pub fn gaps(a: &Analysis) -> Vec<Gap> {
     ROWS.iter()
@@ -83,7 +91,7 @@ pub fn gaps(a: &Analysis) -> Vec<Gap> {
 
 /// The gate's action: `attended` — a person is at the terminal; `yes` — `--yes` was given.
 pub fn decide(a: &Analysis, attended: bool, yes: bool) -> GateAction {
-    if a.gate.proceed {
+    if !below_threshold(a) {
         return GateAction::Proceed {
             why: a.gate.reason.clone(),
         };
@@ -132,6 +140,8 @@ mod tests {
             ("force: make it better", false, false, "proceed"),
             ("fix the crash in src/parser.rs", false, false, "proceed"),
             ("add a --verbose flag to the cli", true, false, "ask"),
+            // Clear enough to act on though unanchored: an outcome and a way to check it.
+            ("make the calculator's tests pass", false, false, "proceed"),
         ];
         for (goal, attended, yes, want) in rows {
             let got = match decide(&a(goal), *attended, *yes) {
