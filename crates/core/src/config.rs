@@ -705,6 +705,13 @@ impl Loader {
     }
 
     fn set(&mut self, segs: &[String], value: toml::Value, source: Source) {
+        // An empty section (`[pipeline]` with nothing under it) sets nothing: it must not wipe
+        // the defaults under it (a later `PAWL_PIPELINE_*` would find no key to set).
+        if matches!(&value, toml::Value::Table(t) if t.is_empty())
+            && matches!(lookup(&self.table, segs), Some(toml::Value::Table(_)))
+        {
+            return;
+        }
         let key = segs.join(".");
         // A table or array replaced as a whole drops the provenance of what it replaced.
         self.sources

@@ -633,6 +633,15 @@ pub struct RedCheck {
     pub baseline: Option<(bool, Vec<String>)>,
 }
 
+/// The reason a plan goes back when its command criteria already pass before any work: they
+/// cannot tell the goal done from not done.
+pub fn criteria_passing_before_work(criteria: &[String]) -> String {
+    format!(
+        "criteria that already pass before any work prove nothing: {} — give criteria that fail on the code as it is and pass once the goal holds",
+        criteria.join(", ")
+    )
+}
+
 /// Red, by test id against the baseline: the step touched a test file, and a test that the
 /// test gates run fails now and did not fail on the pre-run code (a check that reports no test
 /// ids counts as one test: failing now, passing at the baseline). Returns the new failing tests

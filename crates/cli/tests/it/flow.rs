@@ -575,3 +575,46 @@ fn an_unclear_goal_runs_on_recorded_assumptions_unattended_and_yes_proceeds_as_s
     assert_eq!(env.count("SELECT COUNT(*) FROM criteria"), 0);
     assert_eq!(env.ok(&["report", "--json"]).json()["verdict"], "SHIP");
 }
+
+/// Regression (issue 16): a planner criterion that already passes before any work (`true`) was
+/// not flagged. It proves nothing: the plan goes back, naming it, before a developer step.
+#[test]
+fn a_planner_criterion_that_passes_before_any_work_sends_the_plan_back() {
+    use crate::pipeline::{Script, plan};
+    use serde_json::json;
+    let env = TestEnv::new();
+    env.headless(
+        "[agent]\nkind = \"replay\"\n\n[limits]\ncalls_per_hour = 0\nmax_iterations = 20\n\n[breakers]\nno_progress = 0\nsame_failure = 0\nfile_thrash = 0\nagent_errors = 0\npermission_denials = 0\ncriterion_stuck = 0\n\n[pipeline]\ntdd = false\n\n[gates]\ntest = \"test -f README.md\"\n",
+    );
+    let mut s = Script::new();
+    s.answer(
+        "plan-1",
+        json!({"criteria": [{"id": "C1", "text": "it works", "verify": "command", "command": "true"}],
+               "stories": [{"id": "S1", "title": "greet", "size": "S", "acceptance": ["greets"], "files": ["greet.txt"]}]}),
+    )
+    .answer(
+        "plan-2",
+        plan("grep -q hello greet.txt", false, &[("greet", &["greet.txt"])]),
+    )
+    .write("dev-1", &[("greet.txt", "hello\n")]);
+    let r = env.run_pipeline("work", "write a greeting to greet.txt", &s);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    assert_eq!(env.iterations(), 3);
+    assert_eq!(
+        env.phases()
+            .iter()
+            .map(|(p, r, o)| format!("{p}/{r}/{o}"))
+            .collect::<Vec<_>>(),
+        [
+            "plan/1/passed",
+            "execute/1/failed",
+            "plan/2/passed",
+            "execute/2/passed"
+        ]
+    );
+    let p2 = env.prompt(2);
+    assert!(
+        p2.contains("already pass before any work") && p2.contains("`true`"),
+        "{p2}"
+    );
+}

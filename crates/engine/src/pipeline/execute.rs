@@ -56,6 +56,58 @@ fn red_checks(ctx: &Ctx<'_>, r: &VerifyReport) -> P<Vec<rules::RedCheck>> {
         .collect())
 }
 
+/// The planner's command criteria that pass on the pre-run tree (nothing was done yet), as
+/// the reason to plan again; `None` when there are none or work was already done.
+fn passing_before_work(ctx: &Ctx<'_>, r: &VerifyReport) -> P<Option<String>> {
+    let pre_run: Option<String> = ctx
+        .store
+        .last_event(&ctx.run_id, EventKind::Baseline)?
+        .and_then(|e| {
+            e.data
+                .get("tree")
+                .and_then(|t| t.as_str())
+                .map(str::to_string)
+        });
+    if pre_run.as_deref() != Some(r.tree_hash.as_str()) {
+        return Ok(None);
+    }
+    let gates: Vec<String> = ctx
+        .store
+        .run(&ctx.run_id)?
+        .settings
+        .seal
+        .map(|s| s.checks.into_iter().map(|c| c.command).collect())
+        .unwrap_or_default();
+    // The current plan's criteria only: one an earlier plan was sent back for stays in the run
+    // (it passes), and is not held against the next plan.
+    let current: Vec<String> = ctx
+        .store
+        .plans(&ctx.run_id)?
+        .last()
+        .map(|p| p.ids.values().cloned().collect())
+        .unwrap_or_default();
+    let ids: Vec<String> = ctx
+        .store
+        .criteria(&ctx.run_id)?
+        .into_iter()
+        .filter(|c| current.contains(&c.id))
+        .filter(|c| c.verification.kind == pawl_core::model::VerifyKind::Command)
+        // A criterion that restates a sealed gate ("the tests still pass") guards against
+        // regressions; it is not meant to prove the goal.
+        .filter(|c| {
+            !gates
+                .iter()
+                .any(|g| Some(g.as_str()) == c.verification.command.as_deref())
+        })
+        .filter(|c| r.verified.contains(&c.id))
+        .map(|c| format!("{} `{}`", c.id, c.verification.command.unwrap_or_default()))
+        .collect();
+    if ids.is_empty() {
+        return Ok(None);
+    }
+    Ok(Some(rules::criteria_passing_before_work(&ids)))
+}
+
 /// The stories to run, dependencies first (stories still pending or in progress).
 fn ordered(ctx: &Ctx<'_>) -> P<Vec<Story>> {
     let stories: Vec<Story> = ctx
@@ -132,6 +184,12 @@ pub(crate) fn run(ctx: &mut Ctx<'_>) -> P<()> {
     }
     // The baseline: which checks exist (is there a test gate?) and how the tree stands.
     let baseline = ctx.verify()?;
+    // A command criterion that already passes on the pre-run tree proves nothing: the plan goes
+    // back with the criteria named.
+    if let Some(why) = passing_before_work(ctx, &baseline)? {
+        ctx.end(Phase::Execute, id, "failed", &why)?;
+        return Err(Halt::Replan(why));
+    }
     let tdd = ctx.pcfg.tdd && test_checks_pass(&baseline).is_some();
     let total = stories.len();
     let task_type = ctx.task_type();
