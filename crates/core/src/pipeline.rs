@@ -633,6 +633,12 @@ pub struct RedCheck {
     pub baseline: Option<(bool, Vec<String>)>,
 }
 
+/// A story gets a checkpoint commit before it when the goal's reversibility class is
+/// irreversible or the story touches security: the risky step can be rolled back to.
+pub fn checkpoint_before_story(reversibility: crate::spec::Reversibility, security: bool) -> bool {
+    reversibility == crate::spec::Reversibility::Irreversible || security
+}
+
 /// The reason a plan goes back when its command criteria already pass before any work: they
 /// cannot tell the goal done from not done.
 pub fn criteria_passing_before_work(criteria: &[String]) -> String {

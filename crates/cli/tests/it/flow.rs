@@ -618,3 +618,41 @@ fn a_planner_criterion_that_passes_before_any_work_sends_the_plan_back() {
         "{p2}"
     );
 }
+
+/// The reversibility class changes what the run does: before a story of irreversible work, a
+/// checkpoint commit (a backup ref; HEAD untouched) that the risky step can be rolled back to.
+#[test]
+fn an_irreversible_goal_gets_a_checkpoint_commit_before_its_story() {
+    use crate::pipeline::{Script, plan};
+    let env = TestEnv::new();
+    env.headless(
+        "[agent]\nkind = \"replay\"\n\n[limits]\ncalls_per_hour = 0\nmax_iterations = 20\n\n[breakers]\nno_progress = 0\nsame_failure = 0\nfile_thrash = 0\nagent_errors = 0\npermission_denials = 0\ncriterion_stuck = 0\n\n[pipeline]\ntdd = false\n\n[gates]\ntest = \"test -f README.md\"\n",
+    );
+    let mut s = Script::new();
+    s.answer(
+        "plan-1",
+        plan("test ! -f old.txt", false, &[("purge", &["old.txt"])]),
+    )
+    .run("dev-1", "rm -f old.txt; echo purged > log.txt");
+    env.write("old.txt", "old data\n");
+    env.git(&["add", "-A"]);
+    env.git(&["commit", "-q", "-m", "old data"]);
+    let r = env.run_pipeline("work", "purge old.txt from the repository", &s);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    let refs = String::from_utf8(
+        env.git(&[
+            "for-each-ref",
+            "--format=%(refname)",
+            "refs/pawl/backups/checkpoint/",
+        ])
+        .stdout,
+    )
+    .unwrap();
+    assert!(refs.contains("/story-S1-1"), "{refs}");
+    let stages: Vec<String> = env
+        .events_of("checkpoint")
+        .iter()
+        .map(|e| e["stage"].as_str().unwrap_or("").to_string())
+        .collect();
+    assert!(stages.contains(&"story-S1".to_string()), "{stages:?}");
+}

@@ -512,3 +512,20 @@ fn tdd_red_by_test_id_against_the_baseline() {
         Err(TddViolation::NoNewTest)
     );
 }
+
+#[test]
+fn risky_stories_get_a_checkpoint_first() {
+    use crate::spec::Reversibility::*;
+    for (class, security, want) in [
+        (Irreversible, false, true),
+        (Costly, false, false),
+        (Reversible, false, false),
+        (Reversible, true, true),
+    ] {
+        assert_eq!(
+            checkpoint_before_story(class, security),
+            want,
+            "{class:?} {security}"
+        );
+    }
+}

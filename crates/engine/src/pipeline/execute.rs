@@ -336,6 +336,11 @@ fn green(ctx: &mut Ctx<'_>, story: &Story, preamble: String) -> P<bool> {
 /// One story through red → green → refactor → verify (TDD) or green alone, then the security
 /// review. Returns false when the story was skipped.
 fn story_flow(ctx: &mut Ctx<'_>, story: &Story, tdd: bool) -> P<bool> {
+    // Irreversible work (data, deployments, publications), or a story that touches security:
+    // a checkpoint commit before it, so what it changes can be compared and rolled back.
+    if rules::checkpoint_before_story(ctx.analysis.reversibility, story.security) {
+        convergence::checkpoint(ctx, &format!("story-{}", story.id))?;
+    }
     let preamble = developer_preamble(ctx, story)?;
     if tdd && story.tdd_phase == TddPhase::None {
         // Red, while the story is still pending: the expected failing tests are not one of
