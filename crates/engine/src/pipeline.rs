@@ -430,6 +430,13 @@ fn staged(ctx: &mut Ctx<'_>, phases: &[Phase]) -> P<StopReason> {
             ctx.round += 1;
             continue;
         }
+        if has(Phase::Plan)
+            && let Some(why) = execute::end_checkpoint_missed(ctx)?
+        {
+            ctx.replan_reason = Some(why);
+            ctx.round += 1;
+            continue;
+        }
         if has(Phase::Review) {
             let before = convergence::share(ctx)?;
             let cp = convergence::checkpoint(ctx, "review")?;

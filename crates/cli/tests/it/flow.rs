@@ -656,3 +656,38 @@ fn an_irreversible_goal_gets_a_checkpoint_commit_before_its_story() {
         .collect();
     assert!(stages.contains(&"story-S1".to_string()), "{stages:?}");
 }
+
+/// Checkpoints act: missing the mid-way checkpoint tells the stories that remain what to fix,
+/// by name (the note is in every developer prompt).
+#[test]
+fn a_missed_mid_checkpoint_names_the_criteria_to_fix_in_the_next_story() {
+    use crate::pipeline::Script;
+    use serde_json::json;
+    let env = TestEnv::new();
+    env.headless(
+        "[agent]\nkind = \"replay\"\n\n[limits]\ncalls_per_hour = 0\nmax_iterations = 20\n\n[breakers]\nno_progress = 0\nsame_failure = 0\nfile_thrash = 0\nagent_errors = 0\npermission_denials = 0\ncriterion_stuck = 0\n\n[pipeline]\ntdd = false\n\n[gates]\ntest = \"test -f README.md\"\n",
+    );
+    let mut s = Script::new();
+    s.answer(
+        "plan-1",
+        json!({"criteria": [
+                {"id": "C1", "text": "a exists", "verify": "command", "command": "test -f a.txt"},
+                {"id": "C2", "text": "b exists", "verify": "command", "command": "test -f b.txt"}],
+               "stories": [
+                {"id": "S1", "title": "write a", "size": "S", "acceptance": ["a"], "files": ["a.txt"]},
+                {"id": "S2", "title": "write b", "size": "S", "acceptance": ["b"], "files": ["b.txt"]}]}),
+    )
+    .write("dev-1", &[("a.txt", "a\n")])
+    .text("dev-2", "stuck")
+    .text("dev-3", "stuck")
+    .write("dev-4", &[("b.txt", "b\n")]);
+    let r = env.run_pipeline("work", "write a.txt and b.txt", &s);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    assert_eq!(env.iterations(), 5);
+    let p5 = env.prompt(5);
+    assert!(p5.contains("Story S2"), "{p5}");
+    assert!(
+        p5.contains("fix these in the stories that remain: C2 `test -f b.txt`"),
+        "{p5}"
+    );
+}

@@ -215,11 +215,15 @@ pub(crate) fn run(ctx: &mut Ctx<'_>) -> P<()> {
                 ctx.pcfg.checkpoint_mid,
             )?;
             if !passed {
+                // The checkpoint acts: the stories that remain are told what to fix (a note is
+                // in every developer prompt), by name.
+                let unmet = unmet_command_criteria(ctx)?;
                 ctx.store.add_note(
                     &ctx.run_id,
                     &format!(
-                        "mid-way checkpoint: {s:.2} of the command criteria verified, under {:.2}",
-                        ctx.pcfg.checkpoint_mid
+                        "mid-way checkpoint: {s:.2} of the command criteria verified, under {:.2}; fix these in the stories that remain: {}",
+                        ctx.pcfg.checkpoint_mid,
+                        unmet.join(", ")
                     ),
                 )?;
             }
@@ -256,6 +260,34 @@ pub(crate) fn run(ctx: &mut Ctx<'_>) -> P<()> {
         &note,
     )?;
     Ok(())
+}
+
+/// The end checkpoint acts (after convergence had its say: a stalled stage is rolled back
+/// first): under it, review and QA of work that misses its own criteria would be wasted — the
+/// plan goes back with the unmet criteria named. `None` when it was met.
+pub(crate) fn end_checkpoint_missed(ctx: &Ctx<'_>) -> P<Option<String>> {
+    let s = convergence::command_share(ctx)?;
+    if s + 1e-9 >= ctx.pcfg.checkpoint_end {
+        return Ok(None);
+    }
+    let unmet = unmet_command_criteria(ctx)?;
+    Ok(Some(format!(
+        "the end-of-execution checkpoint was missed ({s:.2} of the command criteria verified, under {:.2}): unmet {}",
+        ctx.pcfg.checkpoint_end,
+        unmet.join(", ")
+    )))
+}
+
+/// The command criteria not verified yet, `C2 \`cmd\`` each.
+fn unmet_command_criteria(ctx: &Ctx<'_>) -> P<Vec<String>> {
+    Ok(ctx
+        .store
+        .criteria(&ctx.run_id)?
+        .into_iter()
+        .filter(|c| c.verification.kind == pawl_core::model::VerifyKind::Command)
+        .filter(|c| c.status != pawl_core::model::CriterionStatus::Verified)
+        .map(|c| format!("{} `{}`", c.id, c.verification.command.unwrap_or_default()))
+        .collect())
 }
 
 fn progress(ctx: &mut Ctx<'_>) -> P<()> {
