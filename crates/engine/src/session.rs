@@ -197,6 +197,26 @@ pub fn stop_turn(
             _ => {}
         }
     }
+    // The run's "must not" rules on the tree (the guard judged each command as it came; a
+    // write it could not see is caught here).
+    let violations = if settings.must_not.is_empty() {
+        Vec::new()
+    } else {
+        let changed: Vec<String> = match (
+            pawl_git::Repo::open(&ws.root).ok(),
+            run.pre_run_commit.clone().and_then(pawl_git::CommitId::new),
+        ) {
+            (Some(g), Some(c)) => g
+                .changed_files_since(&c)
+                .map(|v| v.into_iter().map(|p| p.display().to_string()).collect())
+                .unwrap_or_default(),
+            _ => edits.keys().cloned().collect(),
+        };
+        crate::escalate::must_not_violations(settings, &changed, &[])
+    };
+    if !violations.is_empty() {
+        crate::escalate::record_violations(store, run_id, n, &violations)?;
+    }
     let next = turn::decide(
         store,
         run_id,
@@ -206,6 +226,7 @@ pub fn stop_turn(
             report: Some(&report),
             story: story.as_ref().map(|s| s.id.as_str()),
             handed_to_user,
+            must_not_violated: !violations.is_empty(),
             ..Signals::default()
         }),
         false,

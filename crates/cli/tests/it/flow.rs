@@ -691,3 +691,85 @@ fn a_missed_mid_checkpoint_names_the_criteria_to_fix_in_the_next_story() {
         "{p5}"
     );
 }
+
+/// Runs one hook with `input` on stdin; returns its JSON answer.
+fn hook(env: &TestEnv, agent: &str, event: &str, input: serde_json::Value) -> serde_json::Value {
+    use std::io::Write as _;
+    let mut child = env
+        .command("pawl")
+        .args(["hook", agent, event])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.to_string().as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// In session mode too: the Stop hook's turn checks the tree against the run's "must not"
+/// rules (a write the guard could not see), and the run ends `must_not_violated`.
+#[test]
+fn the_stop_hook_holds_a_session_to_the_must_not_rules() {
+    use serde_json::json;
+    let env = TestEnv::new();
+    env.ok(&["init"]);
+    env.write(
+        "pawl.toml",
+        "[agent]\nkind = \"claude\"\n\n[gates]\ntest = \"test -f done.txt\"\n",
+    );
+    env.git(&["add", "-A"]);
+    env.git(&["commit", "-q", "-m", "project"]);
+    let r = env.ok(&[
+        "run",
+        "--driver",
+        "session",
+        "make done.txt",
+        "--must-not",
+        "*.lock",
+        "--json",
+    ]);
+    let run = r.json()["run_id"].as_str().unwrap().to_string();
+    hook(
+        &env,
+        "claude",
+        "session-start",
+        json!({"session_id": "s1", "transcript_path": "/t", "cwd": env.root(),
+               "hook_event_name": "SessionStart", "source": "startup"}),
+    );
+    env.write("done.txt", "ok\n");
+    env.write("deps.lock", "v2\n");
+    let a = hook(
+        &env,
+        "claude",
+        "stop",
+        json!({"session_id": "s1", "cwd": env.root(), "hook_event_name": "Stop",
+               "stop_hook_active": false, "last_assistant_message": "Done."}),
+    );
+    assert!(
+        a.get("decision").is_none(),
+        "the stop is allowed: the run ended: {a}"
+    );
+    let (status, reason): (String, Option<String>) = env
+        .db()
+        .query_row(
+            "SELECT status, stop_reason FROM runs WHERE id = ?1",
+            [&run],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert_eq!(reason.as_deref(), Some("must_not_violated"), "{status} {a}");
+    assert_eq!(env.events_of("must_not_violated").len(), 1);
+}
