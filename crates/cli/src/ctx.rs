@@ -22,6 +22,8 @@ pub struct Ctx {
     pub run_flag: Option<String>,
     /// `--verbose`: stream the agent's messages and tool calls.
     pub verbose: bool,
+    /// `pawl run --yes`: proceed on the goal as stated, past the spec gate.
+    pub proceed_as_stated: bool,
     out: std::io::Stdout,
 }
 
@@ -43,6 +45,7 @@ impl Ctx {
             json,
             run_flag,
             verbose: false,
+            proceed_as_stated: false,
             out: std::io::stdout(),
         })
     }
@@ -54,6 +57,7 @@ impl Ctx {
             json: false,
             run_flag: None,
             verbose: false,
+            proceed_as_stated: false,
             out: std::io::stdout(),
         }
     }

@@ -93,7 +93,10 @@ pub fn spec_facts(ctx: &Ctx) -> CliResult<pawl_core::spec::ProjectFacts> {
         .gates
         .iter()
         .any(|(name, cmd)| name.contains("test") || cmd.contains("test"));
-    Ok(pawl_core::spec::ProjectFacts { has_tests })
+    Ok(pawl_core::spec::ProjectFacts {
+        has_tests,
+        plain_agent: eff.config.agent.kind == pawl_core::config::AgentKind::Command,
+    })
 }
 
 /// Build outputs each platform writes into the tree, by a marker file of the platform: each must

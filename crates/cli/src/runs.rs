@@ -234,9 +234,13 @@ pub fn settings(config: &pawl_core::config::Config) -> RunSettings {
         agent: Some(config.agent.clone()),
         replay_scenario: None,
         git: config.git.clone(),
-        guard: Some(config.guard.clone()),
+        guard: Some(pawl_core::must_not::guard_policy(
+            &config.guard,
+            &config.run.must_not,
+        )),
         seal: None,
         sandbox: Some(config.sandbox.clone()),
+        must_not: config.run.must_not.clone(),
     }
 }
 
@@ -382,7 +386,7 @@ fn headless_run(
     // The mode: the flag, or for `auto` the spec analysis' choice, said out loud.
     let facts = project::spec_facts(ctx)?;
     let analysis = pawl_core::spec::analyze(goal, &facts);
-    let choice = pawl_core::pipeline::resolve_mode(req.mode, &analysis.mode);
+    let choice = crate::headless::mode_for_agent(req.mode, &analysis.mode, &settings)?;
     let auto = req.mode == ModeArg::Auto;
     if ctx.json {
         ctx.json_line(

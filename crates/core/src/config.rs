@@ -194,6 +194,9 @@ impl Config {
         if self.stall.step_timeout.0.is_zero() {
             out.push(("stall.step_timeout", "a zero step timeout would stop every step at once: give a duration such as \"15m\"".into()));
         }
+        if let Err(e) = crate::must_not::parse_all(&self.run.must_not) {
+            out.push(("run.must_not", e.to_string()));
+        }
         out
     }
 }
@@ -305,6 +308,9 @@ pub struct PipelineConfig {
     pub answer_timeout: Dur,
     /// Let pawl tune plan thresholds from its own past runs.
     pub tune_thresholds: bool,
+    /// The spec gate acts before a run: a goal below the clarity threshold is asked about on a
+    /// terminal, or run on recorded assumptions unattended (`pawl run --yes`: off for one run).
+    pub spec_gate: bool,
     /// Ralph: at most this many loops.
     pub ralph_max_loops: u32,
     /// Ralph: at most this many agent calls per hour.
@@ -325,6 +331,7 @@ impl Default for PipelineConfig {
             same_finding: 3,
             tdd: true,
             answer_timeout: Dur::secs(5 * 60),
+            spec_gate: true,
             tune_thresholds: true,
             ralph_max_loops: crate::pipeline::RALPH_MAX_LOOPS,
             ralph_calls_per_hour: crate::pipeline::RALPH_PER_HOUR,
@@ -348,6 +355,7 @@ pub struct Config {
     pub pipeline: PipelineConfig,
     pub git: GitConfig,
     pub sandbox: SandboxConfig,
+    pub run: RunConfig,
 }
 
 /// `[gates]`: `name = "command"` entries, and the sub-table `[gates.hidden]` of hidden checks
@@ -447,6 +455,15 @@ impl Default for GitConfig {
     }
 }
 
+/// `[run]` — rules every run of the repository starts with.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct RunConfig {
+    /// "Must not" rules (`pawl_core::must_not`): path globs (`src/legacy/**`, `*.lock`) or
+    /// command patterns (`cmd:git push`, or any pattern with a space). `--must-not` adds to them.
+    pub must_not: Vec<String>,
+}
+
 /// `[sandbox]` — the sandbox of headless agent steps (docs/sandbox.md).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
@@ -471,7 +488,8 @@ impl Default for SandboxConfig {
     }
 }
 
-/// The top-level tables; environment variables name one of these first (`PAWL_LIMITS_MAX_TIME`).
+/// The top-level tables environment variables may set (`PAWL_LIMITS_MAX_TIME`). Not `[run]`:
+/// `PAWL_RUN_ID` is what pawl tells an agent, never configuration.
 pub const SECTIONS: &[&str] = &[
     "agent", "limits", "breakers", "stall", "gates", "guard", "pipeline", "git", "sandbox",
 ];
@@ -648,7 +666,32 @@ impl Loader {
     }
 
     /// Applies one command-line flag, e.g. `("limits.max_iterations", "5", "--max-iterations")`.
+    ///
+    /// A key ending in `+` (`run.must_not+`) adds the value (an array) to the list the earlier
+    /// layers set, instead of replacing it: a repeatable flag adds to the file's rules.
     pub fn flag(self, key: &str, value: &str, flag: &str) -> Result<Loader, ConfigError> {
+        if let Some(key) = key.strip_suffix('+') {
+            let segs: Vec<String> = key.split('.').map(str::to_string).collect();
+            let mut items = match lookup(&self.table, &segs) {
+                Some(toml::Value::Array(a)) => a.clone(),
+                _ => Vec::new(),
+            };
+            let wrapped = format!("v = {}", value.trim());
+            let added = toml::from_str::<toml::Table>(&wrapped)
+                .ok()
+                .and_then(|t| t.get("v").and_then(|v| v.as_array().cloned()))
+                .ok_or_else(|| ConfigError::Override {
+                    source_name: format!("flag {flag}"),
+                    message: format!("`{key}`: expected an array, got `{value}`"),
+                })?;
+            for v in added {
+                if !items.contains(&v) {
+                    items.push(v);
+                }
+            }
+            let raw = toml::Value::Array(items).to_string();
+            return self.flag(key, &raw, flag);
+        }
         let segs: Vec<String> = key.split('.').map(str::to_string).collect();
         self.apply_override(
             &segs,
@@ -689,6 +732,13 @@ impl Loader {
     }
 
     fn set(&mut self, segs: &[String], value: toml::Value, source: Source) {
+        // An empty section (`[pipeline]` with nothing under it) sets nothing: it must not wipe
+        // the defaults under it (a later `PAWL_PIPELINE_*` would find no key to set).
+        if matches!(&value, toml::Value::Table(t) if t.is_empty())
+            && matches!(lookup(&self.table, segs), Some(toml::Value::Table(_)))
+        {
+            return;
+        }
         let key = segs.join(".");
         // A table or array replaced as a whole drops the provenance of what it replaced.
         self.sources
@@ -984,6 +1034,8 @@ same_finding = {sfi}
 tdd = true
 answer_timeout = "{at}"
 tune_thresholds = true
+# a goal below the clarity threshold: ask on a terminal, run on recorded assumptions unattended
+spec_gate = true
 ralph_max_loops = {rml}
 ralph_calls_per_hour = {rcph}
 ralph_skip_after = {rsa}
@@ -1001,6 +1053,11 @@ enabled = true
 # refuse to start when the kernel cannot sandbox (Landlock + user/mount/pid namespaces)
 required = false
 # writable = ["~/.cache"]
+
+[run]
+# what no run may do: path globs ("src/legacy/**", "*.lock") or commands ("cmd:git push");
+# checked after every agent step, a violation stops the run (must_not_violated, exit 4)
+# must_not = []
 
 [gates]
 "#,

@@ -142,6 +142,13 @@ str_enum!(
         Qa => "qa",
         /// The cross-story audit's result.
         Audit => "audit",
+        /// What the loop did about a failed verification, by the failure's class (back off,
+        /// hand it to the user, re-plan, ask for a different approach).
+        FailureAction => "failure_action",
+        /// A "must not" rule was broken by an agent step (the rule, what broke it).
+        MustNotViolated => "must_not_violated",
+        /// The spec gate's decision before the run (interview, assumptions, proceed).
+        SpecGate => "spec_gate",
         /// Rows of the run's state failed their authentication check (what, where): the run
         /// stopped `tampered`.
         Tampered => "tampered",

@@ -92,10 +92,14 @@ pub enum StopReason {
     /// (an agent with the database file) changed, added or removed it. Nothing the run recorded
     /// can be trusted any more; it is never resumed (the work stays on its branch).
     Tampered,
+    /// An agent step broke a "must not" rule of the run (`--must-not`, `[run] must_not`): a
+    /// path it must not write changed, or it ran a command it must not run. A safety stop like a
+    /// breaker: the work stays on the run's branch for the user to look at.
+    MustNotViolated,
 }
 
 impl StopReason {
-    pub const ALL: [StopReason; 26] = [
+    pub const ALL: [StopReason; 27] = [
         StopReason::Verified,
         StopReason::MaxIterations,
         StopReason::MaxTime,
@@ -122,6 +126,7 @@ impl StopReason {
         StopReason::TestsChanged,
         StopReason::Unproven,
         StopReason::Tampered,
+        StopReason::MustNotViolated,
     ];
 
     /// The exit code this reason maps to.
@@ -132,7 +137,8 @@ impl StopReason {
             MaxIterations | MaxTime | MaxUsd | MaxTokens => ExitCode::Limit,
             NoProgress | SameFailure | FileThrash | AgentErrors | PermissionDenials
             | CriterionStuck | ReasoningLoop | StallRecoveries | NoStoryCanProgress
-            | PlanRejected | MalformedOutput | RepeatedFinding | NotConverging => ExitCode::Breaker,
+            | PlanRejected | MalformedOutput | RepeatedFinding | NotConverging
+            | MustNotViolated => ExitCode::Breaker,
             // The user decides: accept the changed tests, or say what proves the goal.
             AwaitingUser | TestsChanged | Unproven => ExitCode::Blocked,
             Cancelled | Stopped => ExitCode::Cancelled,
@@ -173,6 +179,7 @@ impl StopReason {
             TestsChanged => "tests_changed",
             Unproven => "unproven",
             Tampered => "tampered",
+            MustNotViolated => "must_not_violated",
         }
     }
 
@@ -222,5 +229,6 @@ mod tests {
         assert_eq!(StopReason::Stopped.exit_code().code(), 6);
         assert_eq!(StopReason::Verified.exit_code().code(), 0);
         assert_eq!(StopReason::Tampered.exit_code().code(), 1);
+        assert_eq!(StopReason::MustNotViolated.exit_code().code(), 4);
     }
 }

@@ -267,6 +267,98 @@ pub fn retry_advice(
     }
 }
 
+/// What the loop does after a verification failed, by the class of its first failure: the
+/// rules of the workflow, applied (not only advised). One pure function; the engine gathers the
+/// facts and carries the action out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LoopAction {
+    /// Another step, with the failure in the continuation prompt.
+    Retry,
+    /// Another step, asking for a different approach and naming the one that failed twice.
+    ChangeApproach,
+    /// Wait (the transient backoff) and verify again, without an agent step: nothing the agent
+    /// could do fixes a dependency that is down.
+    BackOff,
+    /// A blocker for the user (what to do, how pawl will check): the run waits (`awaiting_user`).
+    AwaitUser,
+    /// Back to planning: the plan, not the code, is wrong.
+    Replan,
+}
+
+impl LoopAction {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LoopAction::Retry => "retry",
+            LoopAction::ChangeApproach => "change_approach",
+            LoopAction::BackOff => "back_off",
+            LoopAction::AwaitUser => "await_user",
+            LoopAction::Replan => "replan",
+        }
+    }
+}
+
+/// What [`loop_action`] looks at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LoopFailure {
+    pub category: FailureCategory,
+    /// Consecutive iterations (this one included) that ended with the same failure signature.
+    pub same_in_a_row: u32,
+    /// Transient backoffs already spent on this verification.
+    pub backoffs: u32,
+    /// The run's mode has a plan phase to go back to.
+    pub plans: bool,
+}
+
+/// A failure of the same signature this many times in a row asks for a different approach.
+pub const CHANGE_APPROACH_AFTER: u32 = 2;
+
+/// The loop's action after a failed verification. Code and test failures escalate through the
+/// story's attempts and the breakers (which the turn applies), not here.
+pub fn loop_action(f: &LoopFailure) -> LoopAction {
+    use FailureCategory::*;
+    match f.category {
+        External => LoopAction::AwaitUser,
+        Infra | Timeout if f.backoffs < TRANSIENT_RETRY_LIMIT => LoopAction::BackOff,
+        // A dependency down through every backoff: a human should look.
+        Infra | Timeout => LoopAction::AwaitUser,
+        Spec if f.plans => LoopAction::Replan,
+        Spec => LoopAction::AwaitUser,
+        Environment if f.same_in_a_row >= CHANGE_APPROACH_AFTER => LoopAction::AwaitUser,
+        Environment => LoopAction::Retry,
+        Code | Test if f.same_in_a_row >= CHANGE_APPROACH_AFTER => LoopAction::ChangeApproach,
+        Code | Test => LoopAction::Retry,
+    }
+}
+
+/// What the user is told to do about a failure handed to them, and how pawl will check it.
+pub fn user_instructions(category: FailureCategory, check: &str, message: &str) -> String {
+    let what = match category {
+        FailureCategory::External => {
+            "provide the credential or service the check needs (only you can: pawl never asks the agent to invent one)"
+        }
+        FailureCategory::Infra | FailureCategory::Timeout => {
+            "bring back the service or resource the check depends on (it stayed unavailable through every backoff)"
+        }
+        FailureCategory::Spec => {
+            "decide what the goal means where the spec conflicts, and say so with `pawl note`"
+        }
+        FailureCategory::Environment => "install the tool or module the check needs",
+        FailureCategory::Code | FailureCategory::Test => "look at the failure",
+    };
+    format!(
+        "{what}. The check `{check}` failed with: {}",
+        first_line(message)
+    )
+}
+
+fn first_line(s: &str) -> &str {
+    s.lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or("")
+}
+
 #[cfg(test)]
 mod tests {
     use super::FailureCategory::*;
@@ -355,5 +447,45 @@ mod tests {
         for n in 0..100 {
             assert!(retry_advice(Infra, n, 3).backoff_seconds <= BACKOFF_MAX_SECONDS);
         }
+    }
+
+    #[test]
+    fn loop_actions_by_class() {
+        // (category, same failure in a row, backoffs spent, the mode plans) -> action
+        use LoopAction::*;
+        let rows = [
+            (External, 1, 0, false, AwaitUser),
+            (External, 1, 0, true, AwaitUser),
+            (Infra, 1, 0, false, BackOff),
+            (Timeout, 3, 4, true, BackOff),
+            (Infra, 1, TRANSIENT_RETRY_LIMIT, false, AwaitUser),
+            (Spec, 1, 0, true, Replan),
+            (Spec, 1, 0, false, AwaitUser),
+            (Environment, 1, 0, false, Retry),
+            (Environment, 2, 0, false, AwaitUser),
+            (Code, 1, 0, false, Retry),
+            (Test, 1, 0, true, Retry),
+            (Code, 2, 0, false, ChangeApproach),
+            (Test, 3, 0, true, ChangeApproach),
+        ];
+        for (category, same_in_a_row, backoffs, plans, want) in rows {
+            let f = LoopFailure {
+                category,
+                same_in_a_row,
+                backoffs,
+                plans,
+            };
+            assert_eq!(loop_action(&f), want, "{f:?}");
+        }
+    }
+
+    #[test]
+    fn instructions_name_the_check_and_the_failure() {
+        let s = user_instructions(External, "test", "\nError: API key not configured\nmore");
+        assert!(s.contains("credential"), "{s}");
+        assert!(
+            s.contains("`test`") && s.ends_with("API key not configured"),
+            "{s}"
+        );
     }
 }

@@ -10,6 +10,7 @@ pub mod exit;
 pub mod failure;
 pub mod judge;
 pub mod model;
+pub mod must_not;
 pub mod pipeline;
 pub mod proof;
 pub mod record;

@@ -123,6 +123,31 @@ pub fn resolve_mode(arg: ModeArg, auto: &ModeChoice) -> ModeChoice {
     }
 }
 
+/// The mode a run gets with its agent: [`resolve_mode`], then what the agent can do. A plain
+/// text agent (a command agent) cannot answer the structured output the planner and reviewers
+/// must give: `auto` runs it simple (saying why), an explicit mode that needs those roles is
+/// refused before the run starts, naming what would work.
+pub fn resolve_mode_for_agent(
+    arg: ModeArg,
+    auto: &ModeChoice,
+    plain_agent: bool,
+) -> Result<ModeChoice, FlagConflict> {
+    let choice = resolve_mode(arg, auto);
+    if !plain_agent || choice.mode == Mode::Simple {
+        return Ok(choice);
+    }
+    if arg == ModeArg::Auto {
+        return Ok(crate::spec::choose_mode(&crate::spec::ModeFacts {
+            plain_agent: true,
+            ..crate::spec::ModeFacts::default()
+        }));
+    }
+    Err(FlagConflict(format!(
+        "--mode {} needs structured answers (the planner's plan, the reviewers' verdicts), and a command agent answers in plain text: use --mode simple (or auto), or an agent that can (claude, codex, gemini, replay)",
+        choice.mode.as_str()
+    )))
+}
+
 /// The phases a mode runs, in order. `configured` is `[pipeline] phases` (for qa); execute is
 /// always kept, and the order is always the canonical one whatever the file says.
 pub fn phases(mode: Mode, configured: &[Phase]) -> Vec<Phase> {
@@ -589,6 +614,83 @@ pub enum TddViolation {
     RedDidNotFail,
     #[error("green: the tests still fail after the implementation step")]
     GreenStillFails,
+    /// Something fails, but nothing new: every failing test already failed on the pre-run
+    /// code (or the new test is not one the gates run).
+    #[error(
+        "red: no new failing test — what fails ({0}) already failed before the story; add a test that the test gate runs and that fails because the story's behaviour is missing"
+    )]
+    RedNotNew(String),
+}
+
+/// A test check as red sees it: how it ends now and how it ended at the run's baseline.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RedCheck {
+    pub name: String,
+    pub passed: bool,
+    /// Failing test ids now (as the runner reports them).
+    pub failing: Vec<String>,
+    /// At the baseline: passed, and the failing test ids. `None`: no baseline for it.
+    pub baseline: Option<(bool, Vec<String>)>,
+}
+
+/// A story gets a checkpoint commit before it when the goal's reversibility class is
+/// irreversible or the story touches security: the risky step can be rolled back to.
+pub fn checkpoint_before_story(reversibility: crate::spec::Reversibility, security: bool) -> bool {
+    reversibility == crate::spec::Reversibility::Irreversible || security
+}
+
+/// The reason a plan goes back when its command criteria already pass before any work: they
+/// cannot tell the goal done from not done.
+pub fn criteria_passing_before_work(criteria: &[String]) -> String {
+    format!(
+        "criteria that already pass before any work prove nothing: {} — give criteria that fail on the code as it is and pass once the goal holds",
+        criteria.join(", ")
+    )
+}
+
+/// Red, by test id against the baseline: the step touched a test file, and a test that the
+/// test gates run fails now and did not fail on the pre-run code (a check that reports no test
+/// ids counts as one test: failing now, passing at the baseline). Returns the new failing tests
+/// (`check: id`). A run without a baseline falls back to [`check_red`].
+pub fn check_red_by_id(
+    changed_files: &[String],
+    checks: &[RedCheck],
+) -> Result<Vec<String>, TddViolation> {
+    if !changed_files.iter().any(|f| is_test_file(f)) {
+        return Err(TddViolation::NoNewTest);
+    }
+    if checks.iter().all(|c| c.passed) {
+        return Err(TddViolation::RedDidNotFail);
+    }
+    let mut new = Vec::new();
+    let mut old = Vec::new();
+    for c in checks.iter().filter(|c| !c.passed) {
+        match &c.baseline {
+            None => new.push(c.name.clone()),
+            Some((passed_before, failing_before)) => {
+                if c.failing.is_empty() {
+                    if *passed_before {
+                        new.push(c.name.clone());
+                    } else {
+                        old.push(c.name.clone());
+                    }
+                    continue;
+                }
+                for id in &c.failing {
+                    if failing_before.contains(id) {
+                        old.push(format!("{}: {id}", c.name));
+                    } else {
+                        new.push(format!("{}: {id}", c.name));
+                    }
+                }
+            }
+        }
+    }
+    if new.is_empty() {
+        let shown: Vec<String> = old.iter().take(5).cloned().collect();
+        return Err(TddViolation::RedNotNew(shown.join(", ")));
+    }
+    Ok(new)
 }
 
 /// Whether a path is a test file (by the usual conventions).

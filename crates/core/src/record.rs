@@ -40,6 +40,11 @@ pub struct RunSettings {
     /// it: the defaults apply (sandbox on, not required).
     #[serde(default)]
     pub sandbox: Option<crate::config::SandboxConfig>,
+    /// The run's "must not" rules (`--must-not`, `[run] must_not`; `pawl_core::must_not`),
+    /// fixed when it started: after every agent step the tree and the step's commands are
+    /// checked against them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub must_not: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -9,6 +9,8 @@
 
 use serde::{Deserialize, Serialize};
 
+pub mod gate;
+
 /// The clarity score, 0–2 on each of five dimensions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Clarity {
@@ -146,6 +148,10 @@ pub struct Analysis {
 pub struct ProjectFacts {
     /// A test gate is configured (or tests were detected).
     pub has_tests: bool,
+    /// The configured agent answers in plain text only (a command agent): the pipeline's
+    /// structured roles (planner, reviewers) cannot work with it.
+    #[serde(default)]
+    pub plain_agent: bool,
 }
 
 const ACTION_VERBS: &[&str] = &[
@@ -437,6 +443,25 @@ const DOCS_TERMS: &[&str] = &[
     "audit",
 ];
 
+/// Docs terms whose deliverable is findings, not a change.
+const ANALYSIS_TERMS: &[&str] = &[
+    "analyze",
+    "analyse",
+    "investigate",
+    "report on",
+    "write up",
+    "audit",
+    "review the",
+    "summarize",
+    "summarise",
+];
+
+/// A schema or data change.
+const SCHEMA_TERMS: &[&str] = &["migration", "schema", "column", "table"];
+
+/// Actions that move code or data from one shape to another.
+const MIGRATION_VERBS: &[&str] = &["migrate", "upgrade", "port"];
+
 /// External-service categories: (category, terms, mock strategy).
 const EXTERNAL: &[(&str, &[&str], &str)] = &[
     (
@@ -609,6 +634,10 @@ pub fn analyze(goal: &str, facts: &ProjectFacts) -> Analysis {
     if checklist_items >= 3 {
         simple_reasons.push(format!("{checklist_items} checklist items (≥ 3)"));
     }
+    let parts = enumerated_parts(&lower);
+    if parts >= 3 && checklist_items < 3 {
+        simple_reasons.push(format!("{parts} parts in one list (≥ 3)"));
+    }
     let simple = simple_reasons.is_empty();
 
     let workflow = if contains_any(&lower, REFACTOR_TERMS).is_some()
@@ -627,9 +656,16 @@ pub fn analyze(goal: &str, facts: &ProjectFacts) -> Analysis {
     } else {
         Reversibility::Reversible
     };
+    // A test's name is not what the goal touches: `test_login_redirect` fails — the fix is
+    // not security work because the test is named after the login page.
+    let prose: String = lower
+        .split_whitespace()
+        .filter(|w| !is_test_id(w))
+        .collect::<Vec<_>>()
+        .join(" ");
     let security_terms: Vec<String> = SECURITY_TERMS
         .iter()
-        .filter(|t| has_term(&lower, t))
+        .filter(|t| has_term(&prose, t))
         .map(|t| t.to_string())
         .collect();
     let security_sensitive = !security_terms.is_empty();
@@ -651,7 +687,22 @@ pub fn analyze(goal: &str, facts: &ProjectFacts) -> Analysis {
 
     let docs = contains_any(&lower, DOCS_TERMS).is_some()
         && contains_any(&lower, &["fix", "implement", "add"]).is_none();
-    let mode = choose_mode(docs, simple, security_sensitive, facts.has_tests);
+    let analysis_only = docs && contains_any(&lower, ANALYSIS_TERMS).is_some();
+    let mode = choose_mode(&ModeFacts {
+        plain_agent: facts.plain_agent,
+        analysis: analysis_only,
+        docs,
+        security: security_sensitive,
+        irreversible: reversibility == Reversibility::Irreversible,
+        schema_change: contains_any(&lower, SCHEMA_TERMS).is_some()
+            || actions
+                .iter()
+                .any(|a| MIGRATION_VERBS.contains(&a.as_str())),
+        simple,
+        architecture: architecture_decision,
+        large: target_files.len() > 5 || checklist_items >= 5 || actions.len() >= 4 || parts >= 4,
+        has_tests: facts.has_tests,
+    });
     let split_suggestion = if checklist_items >= 10 || target_files.len() >= 10 {
         Some(format!(
             "this goal has {checklist_items} checklist items and {} target files: consider splitting it into separate runs",
@@ -683,32 +734,132 @@ pub fn analyze(goal: &str, facts: &ProjectFacts) -> Analysis {
     }
 }
 
-/// The mode for `--mode auto`, with its reason.
-pub fn choose_mode(docs: bool, simple: bool, security: bool, has_tests: bool) -> ModeChoice {
-    let (mode, reason) = if docs {
-        (Mode::Work, "docs or analysis: plan, execute, verify")
-    } else if security {
-        (
-            Mode::Qa,
-            "code touching security: full pipeline with review and adversarial QA",
-        )
-    } else if simple {
-        (
-            Mode::Simple,
-            "a simple change (≤ 3 files, one action, no architecture decision): one execute phase with the gates",
-        )
-    } else if has_tests {
-        (
-            Mode::Qa,
-            "code with tests: full pipeline with review and QA",
-        )
-    } else {
-        (Mode::Work, "code without tests: plan, execute, verify")
-    };
+/// What the mode choice looks at (from the analysis and the project).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ModeFacts {
+    /// The agent answers in plain text only (a command agent).
+    pub plain_agent: bool,
+    /// Analysis or investigation: the deliverable is findings, not a change.
+    pub analysis: bool,
+    /// Documentation rather than code.
+    pub docs: bool,
+    pub security: bool,
+    /// Data, deployments, publications: a revert does not undo them.
+    pub irreversible: bool,
+    /// A schema or data migration, an upgrade or a port.
+    pub schema_change: bool,
+    /// ≤ 3 files, one action, no architecture decision, no list of parts.
+    pub simple: bool,
+    pub architecture: bool,
+    /// Many files, items, actions or parts: more than one plan round's worth.
+    pub large: bool,
+    pub has_tests: bool,
+}
+
+/// One row of the mode choice: when it applies, the mode, and the reason printed.
+pub struct ModeRule {
+    pub when: fn(&ModeFacts) -> bool,
+    pub mode: Mode,
+    pub reason: &'static str,
+}
+
+/// The mode choice, as a careful engineer makes it, in order (the first row that applies wins):
+/// a change that needs no plan runs simple; the pipeline is for goals that need one, and the
+/// full qa pipeline (interview, architect and critic, review, adversarial QA) for what is risky
+/// — security, irreversible work, architecture, large changes — where tests can check it.
+pub const MODE_RULES: &[ModeRule] = &[
+    ModeRule {
+        when: |f| f.plain_agent,
+        mode: Mode::Simple,
+        reason: "the agent answers in plain text (a command agent), and the pipeline's planner and reviewers must answer in structured output: one execute phase with the gates",
+    },
+    ModeRule {
+        when: |f| f.analysis,
+        mode: Mode::Work,
+        reason: "analysis or investigation: plan, execute, verify",
+    },
+    ModeRule {
+        when: |f| f.docs && f.simple,
+        mode: Mode::Simple,
+        reason: "a documentation change: one execute phase with the gates",
+    },
+    ModeRule {
+        when: |f| f.docs,
+        mode: Mode::Work,
+        reason: "documentation in several parts: plan, execute, verify",
+    },
+    ModeRule {
+        when: |f| f.security,
+        mode: Mode::Qa,
+        reason: "code touching security: full pipeline with review and adversarial QA",
+    },
+    ModeRule {
+        when: |f| f.irreversible,
+        mode: Mode::Qa,
+        reason: "irreversible work (data, deployments, publications): full pipeline, reviewed before it lands",
+    },
+    ModeRule {
+        when: |f| f.schema_change && !f.large,
+        mode: Mode::Work,
+        reason: "a migration, upgrade or port: plan it (steps, rollback), execute, verify",
+    },
+    ModeRule {
+        when: |f| f.simple,
+        mode: Mode::Simple,
+        reason: "a simple change (≤ 3 files, one action, no architecture decision): one execute phase with the gates",
+    },
+    ModeRule {
+        when: |f| (f.architecture || f.large) && f.has_tests,
+        mode: Mode::Qa,
+        reason: "a large or architectural change with tests: full pipeline with review and QA",
+    },
+    ModeRule {
+        when: |_| true,
+        mode: Mode::Work,
+        reason: "a change that needs a plan: plan, execute, verify",
+    },
+];
+
+/// The mode for `--mode auto`, with its reason: the first row of [`MODE_RULES`] that applies.
+pub fn choose_mode(f: &ModeFacts) -> ModeChoice {
+    let rule = MODE_RULES
+        .iter()
+        .find(|r| (r.when)(f))
+        .unwrap_or(&MODE_RULES[MODE_RULES.len() - 1]);
     ModeChoice {
-        mode,
-        reason: reason.into(),
+        mode: rule.mode,
+        reason: rule.reason.into(),
     }
+}
+
+/// A test id or test file (`test_login`, `tests/test_x.py::test_y`, `TestX::test_y`).
+fn is_test_id(word: &str) -> bool {
+    let w = word.trim_matches(|c: char| "`'\"(),;".contains(c));
+    w.starts_with("test_") || w.contains("::") || w.starts_with("tests/") || w.contains("/tests/")
+}
+
+/// Deliverables listed in one sentence ("a page, a form, an upload and an endpoint"): the most
+/// comma-separated parts of any sentence, the last one joined by "and"/"or".
+fn enumerated_parts(lower: &str) -> usize {
+    lower
+        .split(['.', ';', '\n', ':', '(', ')'])
+        .map(|sentence| {
+            let commas = sentence.matches(", ").count();
+            if commas == 0 {
+                return 1;
+            }
+            let last = sentence.rsplit(", ").next().unwrap_or("");
+            let joined = last.contains(" and ") || last.contains(" or ");
+            commas
+                + 1
+                + usize::from(
+                    joined
+                        && !last.trim_start().starts_with("and ")
+                        && !last.trim_start().starts_with("or "),
+                )
+        })
+        .max()
+        .unwrap_or(1)
 }
 
 fn strip_force(goal: &str) -> (bool, String) {
@@ -760,13 +911,20 @@ fn actions(lower: &str) -> Vec<String> {
         .split(['.', ';', '\n', ',', ':'])
         .flat_map(|c| c.split(" and "))
         .flat_map(|c| c.split(" then "));
+    let mut test_only = 0usize;
     for clause in clauses {
+        // A clause's first word is a verb only when it is a plain word: `test_bounds` in a
+        // test id (`tests/test_x.py::test_bounds`) or `tests/` in a path is not "test".
         let mut words = clause
-            .split(|c: char| !c.is_alphanumeric() && c != '-')
+            .split_whitespace()
+            .map(|w| w.trim_matches(|c: char| "`'\"()[]{},!?".contains(c)))
             .filter(|w| !w.is_empty() && !w.chars().all(|c| c.is_ascii_digit() || c == '-'));
         let Some(mut first) = words.next() else {
             continue;
         };
+        if !first.chars().all(|c| c.is_alphabetic() || c == '-') {
+            continue;
+        }
         if matches!(
             first,
             "please" | "also" | "now" | "just" | "we" | "i" | "you"
@@ -781,9 +939,29 @@ fn actions(lower: &str) -> Vec<String> {
                 None => "",
             };
         }
-        if ACTION_VERBS.contains(&first) && !found.iter().any(|f| f == first) {
+        if !ACTION_VERBS.contains(&first) {
+            continue;
+        }
+        // "add a regression test", "test it", "write tests for it": part of the change it goes
+        // with, not a second action.
+        let rest: Vec<&str> = words.collect();
+        let about_tests = first == "test"
+            || (matches!(first, "add" | "write" | "update" | "extend")
+                && rest
+                    .iter()
+                    .take(4)
+                    .any(|w| matches!(*w, "test" | "tests" | "test-case" | "testcase")));
+        if about_tests {
+            test_only += 1;
+            continue;
+        }
+        if !found.iter().any(|f| f == first) {
             found.push(first.to_string());
         }
+    }
+    // A goal that is only about tests has one action: writing them.
+    if found.is_empty() && test_only > 0 {
+        found.push("test".to_string());
     }
     found
 }

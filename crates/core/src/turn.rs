@@ -17,6 +17,8 @@ use crate::record::Story;
 pub struct Concluded {
     /// A hard stop (the second Ctrl-C) cut the step: nothing was verified.
     pub hard_stop: bool,
+    /// The step broke a "must not" rule of the run: nothing it did may count, done or not.
+    pub must_not_violated: bool,
     /// pawl's verification says the work is done (for a sub-loop: its own goal, e.g. every
     /// check passes).
     pub verified: bool,
@@ -26,6 +28,10 @@ pub struct Concluded {
     pub unproven: bool,
     /// The agent went silent more often than stall recovery allows (and no stop was asked for).
     pub stall_exhausted: bool,
+    /// The iteration's failure was handed to the user (an external service or credential, a
+    /// dependency down through every backoff, a spec conflict in a mode without a plan): the
+    /// blocker beats the breaker that repeating the failure would open.
+    pub handed_to_user: bool,
     /// The circuit breaker that opened after this iteration, if any.
     pub breaker: Option<StopReason>,
     /// The story a sub-loop works on ran out of attempts.
@@ -63,12 +69,14 @@ pub enum Next {
 ///
 /// 0. state changed outside pawl ends it (`tampered`) before anything else: every other fact
 ///    was read from that state;
-/// 1. a hard stop ends it at once (`interrupted`), before anything is judged;
+/// 1. a hard stop ends it at once (`interrupted`), before anything is judged; then a broken
+///    "must not" rule (`must_not_violated`): work done against the user's limits is never done;
 /// 2. verified work ends it (`verified`) — fresh evidence beats every limit: the iteration that
 ///    used the last of the budget and finished the work is a success; passing checks on changed
 ///    tests end it for review (`tests_changed`), passing checks that prove nothing on a tree the
 ///    run did not change end it `unproven`;
-/// 3. exhausted stall recovery, then an open breaker, then the scoped story out of attempts, then
+/// 3. exhausted stall recovery, then a failure handed to the user (`awaiting_user`), then an open
+///    breaker, then the scoped story out of attempts, then
 ///    no story able to progress — what the iteration itself showed;
 /// 4. then what the world says: a stop request, a cancellation, a blocker awaiting the user;
 /// 5. last the limits, which only bite when another iteration would start.
@@ -79,6 +87,9 @@ pub fn next(f: &TurnFacts) -> Next {
     if let Some(c) = &f.concluded {
         if c.hard_stop {
             return Next::Stop(StopReason::Interrupted);
+        }
+        if c.must_not_violated {
+            return Next::Stop(StopReason::MustNotViolated);
         }
         if c.verified {
             return Next::Stop(StopReason::Verified);
@@ -91,6 +102,9 @@ pub fn next(f: &TurnFacts) -> Next {
         }
         if c.stall_exhausted {
             return Next::Stop(StopReason::StallRecoveries);
+        }
+        if c.handed_to_user {
+            return Next::Stop(StopReason::AwaitingUser);
         }
         if let Some(b) = c.breaker {
             return Next::Stop(b);
@@ -137,7 +151,9 @@ mod tests {
         verified: false,
         tests_changed: false,
         unproven: false,
+        must_not_violated: false,
         stall_exhausted: false,
+        handed_to_user: false,
         breaker: None,
         scoped_story_out_of_attempts: false,
         no_story_can_progress: false,
@@ -146,7 +162,8 @@ mod tests {
     /// One row: what is true (a short code per fact), and the decision.
     /// Codes: H hard stop, V verified, T tests changed, P unproven, S stall exhausted, B breaker (same failure), O scoped story
     /// out of attempts, N no story can progress, R stop requested, C cancelled, U awaiting the
-    /// user, L a limit (max iterations), X the run's state tampered with; a leading `-` means no
+    /// user, L a limit (max iterations), X the run's state tampered with, M a "must not" rule
+    /// broken, E the iteration's failure handed to the user; a leading `-` means no
     /// iteration was concluded.
     const ROWS: &[(&str, Option<StopReason>)] = &[
         ("", None),
@@ -204,6 +221,20 @@ mod tests {
         ("X", Some(Tampered)),
         ("-X", Some(Tampered)),
         ("XHVTPSBONRCUL", Some(Tampered)),
+        // A broken "must not" rule: after a hard stop, before everything else.
+        ("M", Some(MustNotViolated)),
+        ("MV", Some(MustNotViolated)),
+        ("MVTPSEBONRCUL", Some(MustNotViolated)),
+        ("HM", Some(Interrupted)),
+        ("XM", Some(Tampered)),
+        ("-M", None),
+        // A failure handed to the user: after stall recovery, before the breakers.
+        ("E", Some(AwaitingUser)),
+        ("EB", Some(AwaitingUser)),
+        ("EBONRCL", Some(AwaitingUser)),
+        ("SE", Some(StallRecoveries)),
+        ("VE", Some(Verified)),
+        ("-E", None),
     ];
 
     fn facts(code: &str) -> TurnFacts {
@@ -213,7 +244,9 @@ mod tests {
             verified: has('V'),
             tests_changed: has('T'),
             unproven: has('P'),
+            must_not_violated: has('M'),
             stall_exhausted: has('S'),
+            handed_to_user: has('E'),
             breaker: has('B').then_some(SameFailure),
             scoped_story_out_of_attempts: has('O'),
             no_story_can_progress: has('N'),

@@ -17,8 +17,11 @@ use pawl_store::Store;
 use serde::Serialize;
 use serde_json::json;
 
+use pawl_core::failure::{self, LoopAction};
+
 use crate::attempt::{AgentCtx, Attempt, Heartbeat, RetryPolicy, run_attempt};
 use crate::control::Control;
+use crate::escalate;
 use crate::turn::{self, NextPrompt, Signals, Window};
 use crate::verify::{Verifier, VerifyReport};
 use crate::{EngineError, LEASE_TTL_MS};
@@ -157,6 +160,10 @@ pub fn commit_story(
 pub struct LoopEnd {
     pub reason: StopReason,
     pub last: Option<VerifyReport>,
+    /// A sub-loop ended because the plan, not the code, is wrong (a spec failure in a mode that
+    /// plans): why, for the next planner session.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replan: Option<String>,
 }
 
 /// What part of a run one pass of the loop works on. The default is the whole run (the
@@ -173,6 +180,9 @@ pub(crate) struct Scope {
     pub until_checks_pass: bool,
     /// Start a fresh agent session instead of continuing the last one.
     pub fresh_session: bool,
+    /// The run's mode has a plan to go back to: a spec failure ends the sub-loop with
+    /// [`LoopEnd::replan`] instead of waiting on the user.
+    pub plans: bool,
 }
 
 impl Scope {
@@ -256,6 +266,7 @@ pub(crate) fn drive_with(
             LoopEnd {
                 reason: StopReason::Tampered,
                 last: None,
+                replan: None,
             }
         }
         Err(e) => {
@@ -358,13 +369,19 @@ pub(crate) fn drive_leased(
     let mut stalls_run: u32 = 0;
     let mut claimed_done = false;
     let mut files_changed_cache: Option<(String, Vec<String>)> = None;
+    // The approach that failed twice with the same failure, for the next prompt.
+    let mut change_approach: Option<String> = None;
     let end = |reason: StopReason, last: Option<VerifyReport>| {
         if reason == StopReason::Stopped {
             // A stop file is consumed once honoured, so the next `pawl resume` is not stopped
             // at once.
             control.clear_stop_file();
         }
-        Ok(LoopEnd { reason, last })
+        Ok(LoopEnd {
+            reason,
+            last,
+            replan: None,
+        })
     };
 
     if resumed && !scope.is_sub_loop() {
@@ -449,6 +466,7 @@ pub(crate) fn drive_leased(
                 files_changed: &files_changed,
                 agent_claimed_done: claimed_done,
                 initial: last_report.is_none() && (!resumed || scope.is_sub_loop()),
+                change_approach: change_approach.as_deref(),
             },
         )?;
         if let Some(pre) = &scope.preamble {
@@ -497,8 +515,37 @@ pub(crate) fn drive_leased(
                 n,
                 checks: verifier.check_names(store, run_id),
             });
-            Some(verifier.verify(store, run_id)?)
+            let r = verifier.verify(store, run_id)?;
+            // Infra and timeouts: back off and verify again, no agent step, no iteration.
+            Some(escalate::back_off(
+                store,
+                run_id,
+                r,
+                verifier,
+                cfg,
+                control,
+                &mut heartbeat,
+                observer,
+                scope.plans,
+            )?)
         };
+        // The run's "must not" rules, whatever the agent (a command agent has no guard): the
+        // tree against the pre-run commit, and the commands the step ran.
+        let violations = if settings.must_not.is_empty() {
+            Vec::new()
+        } else {
+            let changed: Vec<String> = match (&git, &pre_run) {
+                (Some(g), Some(c)) => g
+                    .changed_files_since(c)
+                    .map(|v| v.into_iter().map(|p| p.display().to_string()).collect())
+                    .unwrap_or_default(),
+                _ => outcome.edits.keys().cloned().collect(),
+            };
+            escalate::must_not_violations(&settings, &changed, &outcome.commands)
+        };
+        if !violations.is_empty() {
+            escalate::record_violations(store, run_id, n, &violations)?;
+        }
         let facts = turn::facts(&cfg.root, &outcome.did(), report.as_ref());
         let summary = turn::summary(report.as_ref());
         let iteration =
@@ -518,6 +565,69 @@ pub(crate) fn drive_leased(
             resume_session = iteration.session_id.clone();
         }
         window.history.push(facts);
+        // The failure's class decides what follows (pawl-core's `loop_action`): the user, the
+        // planner, or another step — with a different approach once the same failure is back.
+        change_approach = None;
+        let mut handed_to_user = false;
+        let mut replan: Option<String> = None;
+        if let Some(r) = report.as_ref().filter(|r| !r.failing.is_empty())
+            && violations.is_empty()
+        {
+            let same = escalate::same_in_a_row(&window.history);
+            match escalate::action(r, same, failure::TRANSIENT_RETRY_LIMIT, scope.plans) {
+                Some(a @ LoopAction::AwaitUser) => {
+                    handed_to_user =
+                        escalate::hand_to_user(store, run_id, &settings, r, a)?.is_some();
+                }
+                // `back_off` spent every backoff already: `action` says AwaitUser then.
+                Some(LoopAction::BackOff) => {}
+                Some(LoopAction::Replan) if scope.is_sub_loop() => {
+                    let (check, category, said) = escalate::first_classified(r)
+                        .map(|(c, k)| {
+                            let said = c
+                                .first_failure
+                                .as_deref()
+                                .filter(|_| !c.hidden)
+                                .and_then(|m| m.lines().map(str::trim).find(|l| !l.is_empty()))
+                                .map(|m| format!(" ({m})"))
+                                .unwrap_or_default();
+                            (c.name.clone(), Some(k), said)
+                        })
+                        .unwrap_or_default();
+                    store.append_event(
+                        Some(run_id),
+                        EventKind::FailureAction,
+                        json!({"action": LoopAction::Replan, "category": category, "check": check}),
+                    )?;
+                    replan = Some(format!(
+                        "{check} failed with a spec failure{said}: the plan contradicts itself or the code; decide, and plan again. {}",
+                        turn::summary(Some(r))
+                    ));
+                }
+                Some(LoopAction::Replan) => {}
+                Some(LoopAction::ChangeApproach) => {
+                    let failed = window
+                        .history
+                        .last()
+                        .map(|f| escalate::failed_approach(f, &outcome.text, r))
+                        .unwrap_or_default();
+                    store.append_event(
+                        Some(run_id),
+                        EventKind::FailureAction,
+                        json!({"action": LoopAction::ChangeApproach, "same_in_a_row": same, "failed": failed}),
+                    )?;
+                    change_approach = Some(failed);
+                }
+                Some(LoopAction::Retry) | None => {}
+            }
+        }
+        if let Some(why) = replan {
+            return Ok(LoopEnd {
+                reason: StopReason::NoStoryCanProgress,
+                last: report,
+                replan: Some(why),
+            });
+        }
         let next = turn::decide(
             store,
             run_id,
@@ -530,6 +640,8 @@ pub(crate) fn drive_leased(
                 stall_exhausted: attempt.stall_exhausted,
                 story: story_id,
                 scoped: scope.story.is_some(),
+                must_not_violated: !violations.is_empty(),
+                handed_to_user,
             }),
             control.stop_requested(),
             observer,

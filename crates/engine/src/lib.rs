@@ -12,6 +12,7 @@ pub mod attempt;
 pub mod baseline;
 pub mod control;
 pub mod driver;
+pub mod escalate;
 pub mod hidden;
 pub mod pipeline;
 pub mod prompt;

@@ -81,6 +81,8 @@ pub struct PipelineInput<'a> {
 pub(crate) enum Halt {
     Stop(StopReason),
     Engine(EngineError),
+    /// Back to planning, with why (a spec failure in a story's sub-loop).
+    Replan(String),
 }
 
 impl From<EngineError> for Halt {
@@ -182,6 +184,7 @@ impl Ctx<'_> {
             preamble: Some(preamble),
             until_checks_pass: true,
             fresh_session: true,
+            plans: rules::phases(self.mode, &self.pcfg.phases).contains(&Phase::Plan),
         };
         let end = driver::drive_leased(
             self.store,
@@ -284,10 +287,16 @@ pub fn run(
                     reason
                 }
                 Err(Halt::Engine(e)) => return Err(e),
+                // Only a mode that plans asks for it, and its stages take it; never here.
+                Err(Halt::Replan(why)) => {
+                    close_open_phases(ctx.store, run_id, "stopped", &why)?;
+                    StopReason::NotConverging
+                }
             };
             Ok(LoopEnd {
                 reason,
                 last: ctx.last_report.clone(),
+                replan: None,
             })
         },
     )?;
@@ -405,9 +414,26 @@ fn staged(ctx: &mut Ctx<'_>, phases: &[Phase]) -> P<StopReason> {
         // the tree back to it.
         let checkpoint = convergence::checkpoint(ctx, "execute")?;
         let before = convergence::command_share(ctx)?;
-        execute::run(ctx)?;
+        match execute::run(ctx) {
+            // A spec failure: the plan is wrong, not the code. The execute phase ends failed
+            // and the next round plans again with the reason.
+            Err(Halt::Replan(why)) => {
+                close_open_phases(ctx.store, &ctx.run_id, "failed", &why)?;
+                ctx.replan_reason = Some(why);
+                ctx.round += 1;
+                continue;
+            }
+            other => other?,
+        }
         if let Some(next) = convergence::after_stage(ctx, "execute", before, &checkpoint, true)? {
             ctx.replan_reason = Some(next);
+            ctx.round += 1;
+            continue;
+        }
+        if has(Phase::Plan)
+            && let Some(why) = execute::end_checkpoint_missed(ctx)?
+        {
+            ctx.replan_reason = Some(why);
             ctx.round += 1;
             continue;
         }

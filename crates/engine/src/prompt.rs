@@ -19,6 +19,8 @@ pub struct PromptInput<'a> {
     pub files_changed: &'a [String],
     pub decisions: &'a [Note],
     pub agent_claimed_done: bool,
+    /// The same failure came back: the approach that failed (pawl-core's `ChangeApproach`).
+    pub change_approach: Option<&'a str>,
 }
 
 const RULES: &str = "pawl decides when the work is done: it runs the checks itself after each step. \
@@ -35,6 +37,13 @@ pub fn initial(input: &PromptInput<'_>) -> String {
         ));
     }
     push_checks(&mut p, input.last);
+    // What was settled before the first step (the spec gate's assumptions or answers).
+    if !input.decisions.is_empty() {
+        p.push_str("\nKey decisions so far:\n");
+        for n in input.decisions {
+            p.push_str(&format!("- {}\n", n.text));
+        }
+    }
     p
 }
 
@@ -104,6 +113,13 @@ pub fn continuation(input: &PromptInput<'_>) -> String {
             }
             p.push_str("Restore them: the goal is met by code that passes the original tests.\n");
         }
+    }
+    if let Some(failed) = input.change_approach {
+        p.push_str(&format!(
+            "\nThe same failure came back after the last two steps: that approach does not work. \
+             Take a different approach — rethink the cause instead of adjusting the same change. \
+             The approach that failed: {failed}.\n"
+        ));
     }
     push_criteria(&mut p, input.criteria);
     if let Some(s) = input.story {

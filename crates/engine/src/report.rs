@@ -297,6 +297,27 @@ pub fn build(store: &Store, run_id: &str, root: &Path) -> Result<Report, EngineE
 
 /// The verdict of `run_id` and why, as [`build`] gives it, without the rest of the report (no
 /// git, no event scan): for listing many runs (`pawl runs`).
+/// Whether a pull request may be opened for the run: only on SHIP — verified by pawl, bound to
+/// the goal, the tests intact (the workflow: no PR unless everything passed). `Err` says why
+/// not, in one sentence a user can act on.
+pub fn pr_allowed(report: &Report) -> Result<(), String> {
+    if report.verdict == Verdict::Ship && report.stop_reason == Some(StopReason::Verified) {
+        return Ok(());
+    }
+    let reason = report
+        .stop_reason
+        .map(|r| format!("it stopped `{r}` (exit code {})", r.exit_code().code()))
+        .unwrap_or_else(|| format!("it is {}", report.status));
+    let verdict = serde_json::to_value(report.verdict)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default();
+    Err(format!(
+        "no pull request: run {} is not SHIP — its verdict is {verdict} ({}), and {reason}",
+        report.run_id, report.verdict_reason
+    ))
+}
+
 pub fn verdict_of(store: &Store, run_id: &str) -> Result<(Verdict, String), EngineError> {
     let run = store.run(run_id)?;
     let criteria: Vec<CriterionLine> = store

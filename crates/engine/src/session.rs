@@ -173,6 +173,51 @@ pub fn stop_turn(
             .collect::<Vec<IterationFacts>>(),
         baseline_tree: arming.baseline_tree.clone(),
     };
+    // The failure's class decides, as in the headless loop: an external failure goes to the
+    // user; the same failure twice asks for a different approach.
+    let mut handed_to_user = false;
+    let mut change_approach: Option<String> = None;
+    if !report.failing.is_empty() {
+        let same = crate::escalate::same_in_a_row(&window.history);
+        match crate::escalate::action(
+            &report,
+            same,
+            pawl_core::failure::TRANSIENT_RETRY_LIMIT,
+            false,
+        ) {
+            Some(a @ pawl_core::failure::LoopAction::AwaitUser) => {
+                handed_to_user =
+                    crate::escalate::hand_to_user(store, run_id, settings, &report, a)?.is_some();
+            }
+            Some(pawl_core::failure::LoopAction::ChangeApproach) => {
+                change_approach = window
+                    .history
+                    .last()
+                    .map(|f| crate::escalate::failed_approach(f, claim, &report));
+            }
+            _ => {}
+        }
+    }
+    // The run's "must not" rules on the tree (the guard judged each command as it came; a
+    // write it could not see is caught here).
+    let violations = if settings.must_not.is_empty() {
+        Vec::new()
+    } else {
+        let changed: Vec<String> = match (
+            pawl_git::Repo::open(&ws.root).ok(),
+            run.pre_run_commit.clone().and_then(pawl_git::CommitId::new),
+        ) {
+            (Some(g), Some(c)) => g
+                .changed_files_since(&c)
+                .map(|v| v.into_iter().map(|p| p.display().to_string()).collect())
+                .unwrap_or_default(),
+            _ => edits.keys().cloned().collect(),
+        };
+        crate::escalate::must_not_violations(settings, &changed, &[])
+    };
+    if !violations.is_empty() {
+        crate::escalate::record_violations(store, run_id, n, &violations)?;
+    }
     let next = turn::decide(
         store,
         run_id,
@@ -181,6 +226,8 @@ pub fn stop_turn(
         Some(Signals {
             report: Some(&report),
             story: story.as_ref().map(|s| s.id.as_str()),
+            handed_to_user,
+            must_not_violated: !violations.is_empty(),
             ..Signals::default()
         }),
         false,
@@ -207,6 +254,7 @@ pub fn stop_turn(
             files_changed: &files_changed,
             agent_claimed_done: true,
             initial: false,
+            change_approach: change_approach.as_deref(),
         },
     )?;
     let spent = store.spent(run_id)?;

@@ -26,6 +26,9 @@ pub struct StepOutcome {
     pub cost_estimated: bool,
     pub session_id: Option<String>,
     pub tool_calls: u32,
+    /// The shell commands the agent's tool calls ran (a `command` in the call's input), in
+    /// order: what the run's "must not" command rules are checked against after the step.
+    pub commands: Vec<String>,
     /// Edits per file, in the order first seen.
     pub edits: BTreeMap<String, u32>,
     pub permission_denials: u32,
@@ -74,6 +77,9 @@ impl StepOutcome {
         self.cost_usd += earlier.cost_usd;
         self.cost_estimated |= earlier.cost_estimated;
         self.tool_calls += earlier.tool_calls;
+        let mut commands = earlier.commands.clone();
+        commands.append(&mut self.commands);
+        self.commands = commands;
         for (path, n) in &earlier.edits {
             *self.edits.entry(path.clone()).or_insert(0) += n;
         }
@@ -231,8 +237,11 @@ fn absorb(out: &mut StepOutcome, ev: &AgentEvent, text: &mut Sha256, any_text: &
             }
             recovered(out);
         }
-        AgentEvent::ToolCall { .. } => {
+        AgentEvent::ToolCall { input, .. } => {
             out.tool_calls += 1;
+            if let Some(c) = tool_command(input) {
+                out.commands.push(c);
+            }
             recovered(out);
         }
         AgentEvent::ToolResult { .. } | AgentEvent::Unknown { .. } => {}
@@ -294,6 +303,19 @@ fn keep_text(text: &mut String, t: &str) {
 fn recovered(out: &mut StepOutcome) {
     out.rate_limited = None;
     out.rate_limit_message = None;
+}
+
+/// The shell command of a tool call, where its input names one: `{"command": "..."}` (Claude
+/// Code's Bash, Gemini's shell) or `{"command": ["bash", "-lc", "..."]}` (Codex).
+fn tool_command(input: &serde_json::Value) -> Option<String> {
+    match input.get("command")? {
+        serde_json::Value::String(s) => Some(s.clone()),
+        serde_json::Value::Array(parts) => {
+            let words: Vec<&str> = parts.iter().filter_map(|p| p.as_str()).collect();
+            Some(words.join(" "))
+        }
+        _ => None,
+    }
 }
 
 #[cfg(test)]

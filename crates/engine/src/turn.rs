@@ -237,6 +237,10 @@ pub struct Signals<'a> {
     pub story: Option<&'a str>,
     /// The iteration is part of a sub-loop on that story alone.
     pub scoped: bool,
+    /// The step broke a "must not" rule of the run.
+    pub must_not_violated: bool,
+    /// The iteration's failure was handed to the user (a blocker awaits them).
+    pub handed_to_user: bool,
 }
 
 /// What a driver keeps between iterations for the breakers.
@@ -323,6 +327,8 @@ fn conclude(
     let outcome = s.report.and_then(|r| r.outcome);
     Ok(Concluded {
         hard_stop: s.hard_stop,
+        must_not_violated: s.must_not_violated,
+        handed_to_user: s.handed_to_user,
         verified,
         // A sub-loop's goal is passing checks; the run's end judges the tests and the proof.
         tests_changed: !s.until_checks_pass && outcome == Some(Outcome::Review),
@@ -378,6 +384,8 @@ pub struct NextPrompt<'a> {
     pub agent_claimed_done: bool,
     /// The first prompt of a run states the goal and the rules; later ones continue.
     pub initial: bool,
+    /// The same failure came back: the approach that failed, to be named and not repeated.
+    pub change_approach: Option<&'a str>,
 }
 
 /// The prompt for the next step: the goal (first) or the continuation — unmet criteria, the
@@ -403,6 +411,7 @@ pub fn next_prompt(
         files_changed: p.files_changed,
         decisions: &decisions,
         agent_claimed_done: p.agent_claimed_done,
+        change_approach: p.change_approach,
     };
     Ok(if p.initial {
         prompt::initial(&input)

@@ -59,7 +59,9 @@ pub fn run(ctx: &mut Ctx, cmd: &GuardCommand) -> CliResult<ExitCode> {
     };
     let input = input(args)?;
     let eff = ctx.config(&[])?;
-    let policy = guard_host::policy(&eff.config.guard, &guard_host::Host::current(&[]));
+    // `[run] must_not` is part of what a run's guard denies.
+    let guard = pawl_core::must_not::guard_policy(&eff.config.guard, &eff.config.run.must_not);
+    let policy = guard_host::policy(&guard, &guard_host::Host::current(&[]));
     let gctx = context(ctx, true)?;
     let exp = pawl_guard::explain(&input, &gctx, &policy);
     let deny = exp.decision.is_deny();

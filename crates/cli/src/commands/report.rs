@@ -18,7 +18,9 @@ pub struct ReportArgs {
     /// to `.pawl/reports/<run>.pr.md` and print it.
     #[arg(long)]
     pub pr: bool,
-    /// Also open the pull request with `gh pr create` (only ever when you ask; runs never push).
+    /// Also open the pull request with `gh pr create` (only ever when you ask; runs never push),
+    /// and only when the run's verdict is SHIP: otherwise the body is written, the reason said,
+    /// and the command exits 1.
     #[arg(long)]
     pub open_pr: bool,
 }
@@ -44,6 +46,22 @@ pub fn run(ctx: &mut Ctx, args: &ReportArgs) -> CliResult<ExitCode> {
         .display()
         .to_string();
     let mut url = None;
+    // No pull request unless everything passed: the body is written, the reason said, and the
+    // command fails.
+    if args.open_pr
+        && let Err(why) = pawl_engine::report::pr_allowed(&report)
+    {
+        ctx.emit(
+            &serde_json::json!({"run_id": id, "pr_body": rel, "body": body, "url": null,
+                "opened": false, "why": why}),
+            || {
+                format!(
+                    "{body}\n[pawl] {why}\n[pawl] pull request body written to {rel}; nothing was opened"
+                )
+            },
+        )?;
+        return Ok(ExitCode::Error);
+    }
     if args.open_pr {
         let title = format!(
             "{} (pawl run {})",

@@ -56,6 +56,15 @@ pub struct RunArgs {
     /// agent is never shown its command, output or failing tests.
     #[arg(long = "hidden-check", value_name = "CMD")]
     pub hidden_checks: Vec<String>,
+    /// What the run must not do (repeatable, added to `[run] must_not`): a path glob
+    /// (`src/legacy/**`, `*.lock`) or a command pattern (`cmd:git push`, or any pattern with a
+    /// space). Checked after every agent step; a violation stops the run (`must_not_violated`).
+    #[arg(long = "must-not", value_name = "PATTERN")]
+    pub must_not: Vec<String>,
+    /// Proceed on the goal as stated even when it is below the clarity threshold (no questions,
+    /// no assumption criteria), as `[pipeline] spec_gate = false` does for every run.
+    #[arg(long, short = 'y')]
+    pub yes: bool,
 }
 
 impl RunArgs {
@@ -71,6 +80,12 @@ impl RunArgs {
         let mut overrides = self.limits.overrides();
         if let Some(kind) = self.agent {
             overrides.push(("agent.kind", kind.to_string(), "--agent"));
+        }
+        if !self.must_not.is_empty() {
+            pawl_core::must_not::parse_all(&self.must_not)
+                .map_err(|e| CliError::Usage(e.to_string()))?;
+            let list = toml_array(&self.must_not);
+            overrides.push(("run.must_not+", list, "--must-not"));
         }
         pawl_core::pipeline::check_flags(&pawl_core::pipeline::RunFlags {
             mode: self.mode,
@@ -96,8 +111,14 @@ impl RunArgs {
     }
 }
 
+/// `["a","b"]`: the values as an array that reads as TOML (a JSON array of strings is one).
+fn toml_array(values: &[String]) -> String {
+    serde_json::to_string(values).unwrap_or_else(|_| "[]".into())
+}
+
 pub fn run(ctx: &mut Ctx, args: &RunArgs) -> CliResult<ExitCode> {
     let start = args.to_start(ctx.json)?;
+    ctx.proceed_as_stated = args.yes;
     runs::start(ctx, &start)
 }
 
@@ -165,6 +186,28 @@ mod tests {
             ]
         );
         assert_eq!(start.scenario, Some(PathBuf::from("s.jsonl")));
+    }
+
+    #[test]
+    fn must_not_flags_add_to_the_configured_rules_and_bad_ones_are_refused() {
+        let start = parse(&["goal", "--must-not", "*.lock", "--must-not", "cmd:git push"])
+            .to_start(false)
+            .expect("valid");
+        assert_eq!(
+            start.overrides,
+            vec![(
+                "run.must_not+",
+                r#"["*.lock","cmd:git push"]"#.to_string(),
+                "--must-not"
+            )]
+        );
+        let err = parse(&["goal", "--must-not", "src/[a"])
+            .to_start(false)
+            .expect_err("a bad glob");
+        assert!(
+            matches!(&err, CliError::Usage(m) if m.contains("src/[a")),
+            "{err:?}"
+        );
     }
 
     #[test]

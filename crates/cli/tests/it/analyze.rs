@@ -34,7 +34,8 @@ fn vague_goals_say_clarify_first_and_force_bypasses() {
 #[test]
 fn mode_depends_on_whether_the_project_has_tests() {
     let env = TestEnv::new();
-    let goal = "Implement exports:\n- CSV\n- JSON\n- XML";
+    // Large enough to need a plan; with tests the full pipeline can check it.
+    let goal = "Implement exports:\n- CSV\n- JSON\n- XML\n- YAML\n- TOML";
     assert_eq!(
         env.ok(&["analyze", "--json", goal]).json()["mode"]["mode"],
         "work"

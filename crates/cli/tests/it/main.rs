@@ -15,6 +15,7 @@ mod headless;
 mod headless_faults;
 mod headless_limits;
 
+mod flow;
 mod hooks;
 mod hooks_real;
 mod output;
@@ -80,6 +81,9 @@ impl TestEnv {
             .env("GIT_COMMITTER_NAME", "Test")
             .env("GIT_COMMITTER_EMAIL", "test@example.com")
             .env("LANG", "C.UTF-8")
+            // Short goals ("g", "never") are the tests' shorthand, not unclear requests: the spec
+            // gate is off as with `--yes`, except in the tests about it (`flow`).
+            .env("PAWL_PIPELINE_SPEC_GATE", "false")
             .current_dir(self.root())
             .stdin(std::process::Stdio::null());
         // The temporary directory the tests' own directories live in: a sandboxed step may

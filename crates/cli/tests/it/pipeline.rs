@@ -291,13 +291,16 @@ fn the_whole_qa_pipeline_with_tdd_reaches_a_verified_run() {
         assert!(body.contains(needle), "{needle} missing:\n{body}");
     }
     assert!(pr.stdout.contains("pull request body"), "{}", pr.stdout);
-    open_pr_runs_gh_with_the_body(&env, run_id, &body);
+    // MONITOR is not SHIP: no pull request (issue 16; `gh` on a SHIP run: `flow::open_pr_only_on_ship`).
+    let refused = env.pawl(&["report", "--open-pr"]);
+    assert_eq!(refused.code, 1, "{}\n{}", refused.stdout, refused.stderr);
+    assert!(refused.stdout.contains("is not SHIP"), "{}", refused.stdout);
 }
 
 /// `pawl report --open-pr` hands the body to `gh pr create` (a stand-in `gh` records what it
 /// got: there is no GitHub here), prints the URL it answered, and turns a failing or missing
 /// `gh` into a clear error with a non-zero exit.
-fn open_pr_runs_gh_with_the_body(env: &TestEnv, run_id: &str, body: &str) {
+pub fn open_pr_runs_gh_with_the_body(env: &TestEnv, run_id: &str, body: &str) {
     let bin = env.dir.path().join("fake-bin");
     std::fs::create_dir_all(&bin).unwrap();
     let record = env.dir.path().join("gh-args");

@@ -347,3 +347,16 @@ fn a_stored_null_dollar_limit_still_reads() {
     .unwrap();
     assert_eq!(limits.max_usd, 0.0);
 }
+
+#[test]
+fn an_empty_section_keeps_its_defaults_for_later_layers() {
+    let eff = Loader::new()
+        .file("pawl.toml", "[pipeline]\n")
+        .unwrap()
+        .env([("PAWL_PIPELINE_SPEC_GATE", "false")])
+        .unwrap()
+        .finish()
+        .unwrap();
+    assert!(!eff.config.pipeline.spec_gate);
+    assert!(eff.config.pipeline.tdd);
+}

@@ -435,3 +435,97 @@ fn where_a_resumed_round_picks_up() {
         Resume::RoundOver(r) if r.contains("did not rise during execute")
     ));
 }
+
+#[test]
+fn a_plain_text_agent_runs_simple_or_is_refused_before_the_run() {
+    use crate::spec::{Mode, ModeChoice};
+    let qa = ModeChoice {
+        mode: Mode::Qa,
+        reason: "code with tests".into(),
+    };
+    // (flag, plain agent) -> mode, or refused
+    let rows = [
+        (ModeArg::Auto, false, Some(Mode::Qa)),
+        (ModeArg::Auto, true, Some(Mode::Simple)),
+        (ModeArg::Simple, true, Some(Mode::Simple)),
+        (ModeArg::Work, true, None),
+        (ModeArg::Qa, true, None),
+        (ModeArg::Ralph, true, None),
+        (ModeArg::Qa, false, Some(Mode::Qa)),
+    ];
+    for (arg, plain, want) in rows {
+        let got = resolve_mode_for_agent(arg, &qa, plain);
+        assert_eq!(got.as_ref().ok().map(|c| c.mode), want, "{arg:?} {plain}");
+        if let Err(e) = got {
+            assert!(e.0.contains("--mode simple"), "{e:?}");
+        }
+    }
+    let auto = resolve_mode_for_agent(ModeArg::Auto, &qa, true).unwrap();
+    assert!(auto.reason.contains("command agent"), "{}", auto.reason);
+}
+
+#[test]
+fn tdd_red_by_test_id_against_the_baseline() {
+    let t = vec!["tests/test_add.py".to_string()];
+    let check = |passed: bool, failing: &[&str], baseline: Option<(bool, &[&str])>| RedCheck {
+        name: "test".into(),
+        passed,
+        failing: failing.iter().map(|s| s.to_string()).collect(),
+        baseline: baseline.map(|(p, f)| (p, f.iter().map(|s| s.to_string()).collect())),
+    };
+    // (what the test gate shows now and at the baseline) -> red holds with, or the violation
+    let old: &[&str] = &["test_old"];
+    let none: &[&str] = &[];
+    let rows: Vec<(RedCheck, Result<Vec<String>, &str>)> = vec![
+        // A new failing test id: red holds, naming it.
+        (
+            check(false, &["test_old", "test_new"], Some((false, old))),
+            Ok(vec!["test: test_new".into()]),
+        ),
+        // Regression (issue 16): only the failure that existed before the story.
+        (
+            check(false, &["test_old"], Some((false, old))),
+            Err("RedNotNew"),
+        ),
+        // The tests pass: red did not fail.
+        (check(true, none, Some((false, old))), Err("RedDidNotFail")),
+        // A check without test ids: new if it passed at the baseline.
+        (
+            check(false, none, Some((true, none))),
+            Ok(vec!["test".into()]),
+        ),
+        (check(false, none, Some((false, none))), Err("RedNotNew")),
+        // No baseline: as before.
+        (check(false, none, None), Ok(vec!["test".into()])),
+    ];
+    for (c, want) in rows {
+        let got = check_red_by_id(&t, std::slice::from_ref(&c));
+        match (&got, want) {
+            (Ok(ids), Ok(w)) => assert_eq!(ids, &w, "{c:?}"),
+            (Err(TddViolation::RedNotNew(_)), Err("RedNotNew")) => {}
+            (Err(TddViolation::RedDidNotFail), Err("RedDidNotFail")) => {}
+            _ => panic!("{c:?}: got {got:?}"),
+        }
+    }
+    assert_eq!(
+        check_red_by_id(&["src/add.py".to_string()], &[check(false, &["x"], None)]),
+        Err(TddViolation::NoNewTest)
+    );
+}
+
+#[test]
+fn risky_stories_get_a_checkpoint_first() {
+    use crate::spec::Reversibility::*;
+    for (class, security, want) in [
+        (Irreversible, false, true),
+        (Costly, false, false),
+        (Reversible, false, false),
+        (Reversible, true, true),
+    ] {
+        assert_eq!(
+            checkpoint_before_story(class, security),
+            want,
+            "{class:?} {security}"
+        );
+    }
+}

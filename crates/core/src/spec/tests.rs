@@ -1,7 +1,64 @@
 use super::*;
 
 fn a(goal: &str) -> Analysis {
-    analyze(goal, &ProjectFacts { has_tests: true })
+    analyze(
+        goal,
+        &ProjectFacts {
+            has_tests: true,
+            ..ProjectFacts::default()
+        },
+    )
+}
+
+/// `tests/data/auto_modes.tsv`: at least 40 real goals (bug fixes, features, refactors, docs,
+/// migrations) and the mode `--mode auto` must give each.
+#[test]
+fn auto_chooses_as_a_careful_engineer_would() {
+    let table = include_str!("../../tests/data/auto_modes.tsv");
+    let mut rows = 0;
+    let mut wrong = Vec::new();
+    for line in table
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+    {
+        let cols: Vec<&str> = line.split('\t').collect();
+        assert_eq!(cols.len(), 3, "bad row: {line:?}");
+        let goal = cols[0].replace("\\n", "\n");
+        let facts = ProjectFacts {
+            has_tests: cols[1] == "y",
+            ..ProjectFacts::default()
+        };
+        let x = analyze(&goal, &facts);
+        if x.mode.mode.as_str() != cols[2] {
+            wrong.push(format!(
+                "{goal:?} (tests {}): got {} ({}; not simple because {:?}), want {}",
+                cols[1],
+                x.mode.mode.as_str(),
+                x.mode.reason,
+                x.simple_reasons,
+                cols[2]
+            ));
+        }
+        rows += 1;
+    }
+    assert!(rows >= 40, "only {rows} goals");
+    assert!(
+        wrong.is_empty(),
+        "{} of {rows} wrong:\n{}",
+        wrong.len(),
+        wrong.join("\n")
+    );
+}
+
+#[test]
+fn a_plain_text_agent_gets_simple_whatever_the_goal() {
+    let facts = ProjectFacts {
+        has_tests: true,
+        plain_agent: true,
+    };
+    let x = analyze("Add password reset via email to src/auth.rs", &facts);
+    assert_eq!(x.mode.mode, Mode::Simple);
+    assert!(x.mode.reason.contains("command agent"), "{}", x.mode.reason);
 }
 
 #[test]
@@ -147,10 +204,13 @@ fn external_dependencies_get_a_mock_strategy() {
 
 #[test]
 fn mode_choice_follows_the_rules() {
-    let with_tests = ProjectFacts { has_tests: true };
-    let without = ProjectFacts { has_tests: false };
+    let with_tests = ProjectFacts {
+        has_tests: true,
+        ..ProjectFacts::default()
+    };
+    let without = ProjectFacts::default();
     let complex = "Implement the export feature:\n- add CSV\n- add JSON\n- add XML";
-    assert_eq!(analyze(complex, &with_tests).mode.mode, Mode::Qa);
+    assert_eq!(analyze(complex, &with_tests).mode.mode, Mode::Work);
     assert_eq!(analyze(complex, &without).mode.mode, Mode::Work);
     assert_eq!(
         analyze("Add password reset via email to src/auth.rs", &without)
@@ -162,7 +222,7 @@ fn mode_choice_follows_the_rules() {
         analyze("document the CLI flags in README.md", &with_tests)
             .mode
             .mode,
-        Mode::Work
+        Mode::Simple
     );
     assert_eq!(
         analyze("Add a --verbose flag to src/cli.rs", &with_tests)

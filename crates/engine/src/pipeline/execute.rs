@@ -34,6 +34,80 @@ fn test_checks_pass(r: &VerifyReport) -> Option<bool> {
     }
 }
 
+/// The test checks of a verification as red judges them, each with how it ended on the
+/// pre-run code (the run's baseline event, per test id).
+fn red_checks(ctx: &Ctx<'_>, r: &VerifyReport) -> P<Vec<rules::RedCheck>> {
+    let baseline: Option<crate::baseline::Baseline> = ctx
+        .store
+        .last_event(&ctx.run_id, EventKind::Baseline)?
+        .and_then(|e| serde_json::from_value(e.data).ok());
+    Ok(r.checks
+        .iter()
+        .filter(|c| c.name.contains("test"))
+        .map(|c| rules::RedCheck {
+            name: c.name.clone(),
+            passed: c.passed,
+            failing: c.failing_tests.clone(),
+            baseline: baseline
+                .as_ref()
+                .and_then(|b| b.check(&c.name))
+                .map(|b| (b.passed, b.failing.clone())),
+        })
+        .collect())
+}
+
+/// The planner's command criteria that pass on the pre-run tree (nothing was done yet), as
+/// the reason to plan again; `None` when there are none or work was already done.
+fn passing_before_work(ctx: &Ctx<'_>, r: &VerifyReport) -> P<Option<String>> {
+    let pre_run: Option<String> = ctx
+        .store
+        .last_event(&ctx.run_id, EventKind::Baseline)?
+        .and_then(|e| {
+            e.data
+                .get("tree")
+                .and_then(|t| t.as_str())
+                .map(str::to_string)
+        });
+    if pre_run.as_deref() != Some(r.tree_hash.as_str()) {
+        return Ok(None);
+    }
+    let gates: Vec<String> = ctx
+        .store
+        .run(&ctx.run_id)?
+        .settings
+        .seal
+        .map(|s| s.checks.into_iter().map(|c| c.command).collect())
+        .unwrap_or_default();
+    // The current plan's criteria only: one an earlier plan was sent back for stays in the run
+    // (it passes), and is not held against the next plan.
+    let current: Vec<String> = ctx
+        .store
+        .plans(&ctx.run_id)?
+        .last()
+        .map(|p| p.ids.values().cloned().collect())
+        .unwrap_or_default();
+    let ids: Vec<String> = ctx
+        .store
+        .criteria(&ctx.run_id)?
+        .into_iter()
+        .filter(|c| current.contains(&c.id))
+        .filter(|c| c.verification.kind == pawl_core::model::VerifyKind::Command)
+        // A criterion that restates a sealed gate ("the tests still pass") guards against
+        // regressions; it is not meant to prove the goal.
+        .filter(|c| {
+            !gates
+                .iter()
+                .any(|g| Some(g.as_str()) == c.verification.command.as_deref())
+        })
+        .filter(|c| r.verified.contains(&c.id))
+        .map(|c| format!("{} `{}`", c.id, c.verification.command.unwrap_or_default()))
+        .collect();
+    if ids.is_empty() {
+        return Ok(None);
+    }
+    Ok(Some(rules::criteria_passing_before_work(&ids)))
+}
+
 /// The stories to run, dependencies first (stories still pending or in progress).
 fn ordered(ctx: &Ctx<'_>) -> P<Vec<Story>> {
     let stories: Vec<Story> = ctx
@@ -110,6 +184,12 @@ pub(crate) fn run(ctx: &mut Ctx<'_>) -> P<()> {
     }
     // The baseline: which checks exist (is there a test gate?) and how the tree stands.
     let baseline = ctx.verify()?;
+    // A command criterion that already passes on the pre-run tree proves nothing: the plan goes
+    // back with the criteria named.
+    if let Some(why) = passing_before_work(ctx, &baseline)? {
+        ctx.end(Phase::Execute, id, "failed", &why)?;
+        return Err(Halt::Replan(why));
+    }
     let tdd = ctx.pcfg.tdd && test_checks_pass(&baseline).is_some();
     let total = stories.len();
     let task_type = ctx.task_type();
@@ -135,11 +215,15 @@ pub(crate) fn run(ctx: &mut Ctx<'_>) -> P<()> {
                 ctx.pcfg.checkpoint_mid,
             )?;
             if !passed {
+                // The checkpoint acts: the stories that remain are told what to fix (a note is
+                // in every developer prompt), by name.
+                let unmet = unmet_command_criteria(ctx)?;
                 ctx.store.add_note(
                     &ctx.run_id,
                     &format!(
-                        "mid-way checkpoint: {s:.2} of the command criteria verified, under {:.2}",
-                        ctx.pcfg.checkpoint_mid
+                        "mid-way checkpoint: {s:.2} of the command criteria verified, under {:.2}; fix these in the stories that remain: {}",
+                        ctx.pcfg.checkpoint_mid,
+                        unmet.join(", ")
                     ),
                 )?;
             }
@@ -176,6 +260,34 @@ pub(crate) fn run(ctx: &mut Ctx<'_>) -> P<()> {
         &note,
     )?;
     Ok(())
+}
+
+/// The end checkpoint acts (after convergence had its say: a stalled stage is rolled back
+/// first): under it, review and QA of work that misses its own criteria would be wasted — the
+/// plan goes back with the unmet criteria named. `None` when it was met.
+pub(crate) fn end_checkpoint_missed(ctx: &Ctx<'_>) -> P<Option<String>> {
+    let s = convergence::command_share(ctx)?;
+    if s + 1e-9 >= ctx.pcfg.checkpoint_end {
+        return Ok(None);
+    }
+    let unmet = unmet_command_criteria(ctx)?;
+    Ok(Some(format!(
+        "the end-of-execution checkpoint was missed ({s:.2} of the command criteria verified, under {:.2}): unmet {}",
+        ctx.pcfg.checkpoint_end,
+        unmet.join(", ")
+    )))
+}
+
+/// The command criteria not verified yet, `C2 \`cmd\`` each.
+fn unmet_command_criteria(ctx: &Ctx<'_>) -> P<Vec<String>> {
+    Ok(ctx
+        .store
+        .criteria(&ctx.run_id)?
+        .into_iter()
+        .filter(|c| c.verification.kind == pawl_core::model::VerifyKind::Command)
+        .filter(|c| c.status != pawl_core::model::CriterionStatus::Verified)
+        .map(|c| format!("{} `{}`", c.id, c.verification.command.unwrap_or_default()))
+        .collect())
 }
 
 fn progress(ctx: &mut Ctx<'_>) -> P<()> {
@@ -236,6 +348,16 @@ fn out_of_attempts(ctx: &mut Ctx<'_>, story: &str) -> P<bool> {
 /// The green sub-loop: true when every check passes, false when the story was skipped.
 fn green(ctx: &mut Ctx<'_>, story: &Story, preamble: String) -> P<bool> {
     let end = ctx.sub_loop(&story.id, preamble)?;
+    if let Some(why) = end.replan {
+        // The story belongs to the plan that went back: the next plan replaces it.
+        ctx.store.set_story_status(
+            &ctx.run_id,
+            &story.id,
+            StoryStatus::Skipped,
+            Some("superseded: a spec failure sent the plan back"),
+        )?;
+        return Err(Halt::Replan(why));
+    }
     match end.reason {
         StopReason::Verified => Ok(true),
         StopReason::NoStoryCanProgress => Ok(false),
@@ -246,6 +368,11 @@ fn green(ctx: &mut Ctx<'_>, story: &Story, preamble: String) -> P<bool> {
 /// One story through red → green → refactor → verify (TDD) or green alone, then the security
 /// review. Returns false when the story was skipped.
 fn story_flow(ctx: &mut Ctx<'_>, story: &Story, tdd: bool) -> P<bool> {
+    // Irreversible work (data, deployments, publications), or a story that touches security:
+    // a checkpoint commit before it, so what it changes can be compared and rolled back.
+    if rules::checkpoint_before_story(ctx.analysis.reversibility, story.security) {
+        convergence::checkpoint(ctx, &format!("story-{}", story.id))?;
+    }
     let preamble = developer_preamble(ctx, story)?;
     if tdd && story.tdd_phase == TddPhase::None {
         // Red, while the story is still pending: the expected failing tests are not one of
@@ -260,9 +387,17 @@ fn story_flow(ctx: &mut Ctx<'_>, story: &Story, tdd: bool) -> P<bool> {
             );
             let s = session::run(ctx, Role::Developer, Some(&story.id), &prompt, true)?;
             let changed: Vec<String> = s.outcome.edits.keys().cloned().collect();
-            let passed = s.report.as_ref().and_then(test_checks_pass).unwrap_or(true);
-            match rules::check_red(&changed, passed) {
-                Ok(()) => {
+            let red = match &s.report {
+                Some(r) => rules::check_red_by_id(&changed, &red_checks(ctx, r)?),
+                None => rules::check_red(&changed, true).map(|()| Vec::new()),
+            };
+            match red {
+                Ok(new_failing) => {
+                    ctx.store.append_event(
+                        Some(&ctx.run_id),
+                        EventKind::TddPhase,
+                        serde_json::json!({"story": story.id, "red": new_failing}),
+                    )?;
                     ctx.store
                         .advance_tdd(&ctx.run_id, &story.id, TddPhase::Red)?;
                     break;

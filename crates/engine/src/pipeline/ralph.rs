@@ -106,6 +106,7 @@ pub(crate) fn run(ctx: &mut Ctx<'_>) -> P<StopReason> {
         Ok(_) => ("passed", "every checklist item verified".to_string()),
         Err(Halt::Stop(r)) => ("stopped", r.to_string()),
         Err(Halt::Engine(e)) => ("stopped", e.to_string()),
+        Err(Halt::Replan(why)) => ("failed", why.clone()),
     };
     ctx.end(
         Phase::Ralph,

@@ -1,0 +1,164 @@
+//! The spec gate, acting: what a run does with a goal below the clarity threshold (the gate of
+//! [`super::analyze`] did not let it proceed: no anchor and few words) before any work. On a
+//! terminal pawl asks (the interview's questions, with its timeout); unattended it proceeds on
+//! best-judgment assumptions, recorded as assumption criteria (never proof of anything: a run
+//! whose criteria are only assumed is never SHIP) and said at the start; `--yes` proceeds as is.
+//! The questions are data: one row per clarity dimension the goal scores 0 on.
+
+use serde::{Deserialize, Serialize};
+
+use super::{Analysis, Clarity};
+
+/// One gap in the goal: the question to ask, and the assumption taken when nobody answers.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Gap {
+    pub dimension: String,
+    pub question: String,
+    pub assumption: String,
+}
+
+/// What the gate does before the run's first step.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "action", rename_all = "snake_case")]
+pub enum GateAction {
+    /// Clear enough, forced (`force:`), or told to proceed (`--yes`).
+    Proceed { why: String },
+    /// Ask these on the terminal (silence takes the assumption).
+    Ask { gaps: Vec<Gap> },
+    /// Unattended: proceed on these assumptions, recorded and said.
+    Assume { gaps: Vec<Gap> },
+}
+
+/// (dimension, is it missing, question, assumption). `{goal}` is the goal's text.
+type Row = (
+    &'static str,
+    fn(&Clarity) -> bool,
+    &'static str,
+    &'static str,
+);
+
+/// The gaps pawl asks about, in the order it asks (at most [`MAX_GAPS`]).
+const ROWS: &[Row] = &[
+    (
+        "outcome",
+        |c| c.outcome < 2,
+        "What should exist or be different when the run is done?",
+        "the smallest change that makes \"{goal}\" true, in the code as it is",
+    ),
+    (
+        "scope",
+        |c| c.scope == 0,
+        "Which files, modules or commands may change?",
+        "only the code the goal names or implies; nothing else is touched",
+    ),
+    (
+        "success",
+        |c| c.success == 0,
+        "How will we know it worked: a test, a command, an output?",
+        "pawl's checks pass, and a test that fails before the change passes after it",
+    ),
+    (
+        "constraints",
+        |c| c.constraints == 0,
+        "What must not change (interfaces, behaviour, files)?",
+        "public interfaces and the behaviour the goal does not mention stay as they are",
+    ),
+];
+
+/// The most questions the gate asks (or assumptions it takes).
+pub const MAX_GAPS: usize = 3;
+
+/// Below the clarity threshold: the gate found nothing to anchor on (no file, identifier,
+/// issue, error name, code block or steps, and few words) and the clarity score says "clarify
+/// first" (shape intent, under 5 of 10). A short goal with a clear outcome and a way to check it
+/// ("make the calculator's tests pass") is not.
+pub fn below_threshold(a: &Analysis) -> bool {
+    !a.gate.proceed && a.shape == super::Shape::Intent
+}
+
+/// The gaps of a goal, questions and assumptions filled in.
+pub fn gaps(a: &Analysis) -> Vec<Gap> {
+    ROWS.iter()
+        .filter(|(_, missing, _, _)| missing(&a.clarity))
+        .take(MAX_GAPS)
+        .map(|(dimension, _, question, assumption)| Gap {
+            dimension: dimension.to_string(),
+            question: question.to_string(),
+            assumption: assumption.replace("{goal}", &a.goal),
+        })
+        .collect()
+}
+
+/// The gate's action: `attended` — a person is at the terminal; `yes` — `--yes` was given.
+pub fn decide(a: &Analysis, attended: bool, yes: bool) -> GateAction {
+    if !below_threshold(a) {
+        return GateAction::Proceed {
+            why: a.gate.reason.clone(),
+        };
+    }
+    if yes {
+        return GateAction::Proceed {
+            why: "--yes: proceeding on the goal as stated".into(),
+        };
+    }
+    let mut gaps = gaps(a);
+    if gaps.is_empty() {
+        // Below the gate with every dimension scored: still say what is taken as given.
+        gaps = ROWS
+            .iter()
+            .take(1)
+            .map(|(d, _, q, s)| Gap {
+                dimension: d.to_string(),
+                question: q.to_string(),
+                assumption: s.replace("{goal}", &a.goal),
+            })
+            .collect();
+    }
+    if attended {
+        GateAction::Ask { gaps }
+    } else {
+        GateAction::Assume { gaps }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::{ProjectFacts, analyze};
+
+    fn a(goal: &str) -> Analysis {
+        analyze(goal, &ProjectFacts::default())
+    }
+
+    #[test]
+    fn the_gate_acts() {
+        // (goal, attended, --yes) -> action
+        let rows: &[(&str, bool, bool, &str)] = &[
+            ("make it better", false, false, "assume"),
+            ("make it better", true, false, "ask"),
+            ("make it better", false, true, "proceed"),
+            ("force: make it better", false, false, "proceed"),
+            ("fix the crash in src/parser.rs", false, false, "proceed"),
+            ("add a --verbose flag to the cli", true, false, "ask"),
+            // Clear enough to act on though unanchored: an outcome and a way to check it.
+            ("make the calculator's tests pass", false, false, "proceed"),
+        ];
+        for (goal, attended, yes, want) in rows {
+            let got = match decide(&a(goal), *attended, *yes) {
+                GateAction::Proceed { .. } => "proceed",
+                GateAction::Ask { .. } => "ask",
+                GateAction::Assume { .. } => "assume",
+            };
+            assert_eq!(got, *want, "{goal} attended={attended} yes={yes}");
+        }
+    }
+
+    #[test]
+    fn gaps_are_the_missing_dimensions_with_an_assumption_each() {
+        let g = gaps(&a("make it better"));
+        assert!(!g.is_empty() && g.len() <= MAX_GAPS, "{g:?}");
+        assert_eq!(g[0].dimension, "outcome");
+        assert!(g[0].assumption.contains("\"make it better\""), "{g:?}");
+        assert!(g.iter().all(|x| x.question.ends_with('?')));
+    }
+}
