@@ -335,7 +335,9 @@ pub fn inside(command: &Command) -> Inside {
         | Command::Off
         | Command::Merge(_)
         | Command::Clean(_)
-        | Command::Verify(_) => Inside::Refuse,
+        | Command::Verify(_)
+        | Command::Serve(_)
+        | Command::Dashboard(_) => Inside::Refuse,
     }
 }
 
