@@ -8,4 +8,7 @@ cd "$(dirname "$0")/.."
 eval "$(bash .ci/install-agents.sh)"
 export PAWL_CLAUDE_BIN PAWL_CODEX_BIN PAWL_GEMINI_BIN
 
+# Debian's chromium and chromedriver for the dashboard's real-browser test (installed once).
+bash scripts/install-browser.sh
+
 cargo test --workspace "$@"
