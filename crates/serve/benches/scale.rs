@@ -26,7 +26,10 @@ use pawl_store::{NewRun, Store};
 const KEY: [u8; 32] = [9; 32];
 
 fn env_num(name: &str, default: usize) -> usize {
-    std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
 }
 
 fn get(host: &str, token: &str, path: &str) -> (u16, String) {
@@ -38,7 +41,11 @@ fn get(host: &str, token: &str, path: &str) -> (u16, String) {
     .unwrap();
     let mut raw = String::new();
     s.read_to_string(&mut raw).unwrap();
-    let status = raw.split_whitespace().nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
+    let status = raw
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
     (status, raw)
 }
 
@@ -118,24 +125,44 @@ fn main() {
     });
     let ready = ready_rx.recv().unwrap();
     let host = ready.url.trim_start_matches("http://").to_string();
-    let token = std::fs::read_to_string(&ready.token_file).unwrap().trim().to_string();
+    let token = std::fs::read_to_string(&ready.token_file)
+        .unwrap()
+        .trim()
+        .to_string();
 
     let cold = timed(&host, &token, "/api/v1/runs?limit=100", 1);
     let warm = timed(&host, &token, "/api/v1/runs?limit=100", 10);
-    println!("list runs ({runs} runs): cold {} · warm best of 10 {}", ms(cold), ms(warm));
+    println!(
+        "list runs ({runs} runs): cold {} · warm best of 10 {}",
+        ms(cold),
+        ms(warm)
+    );
 
     let first = &ids[0];
     let last = ids.last().unwrap();
     let first_events = store.run_events_after(first, 0, usize::MAX).unwrap();
     let last_events = store.run_events_after(last, 0, usize::MAX).unwrap();
-    let near_end = |v: &Vec<pawl_core::record::Event>| v.get(v.len().saturating_sub(101)).map(|e| e.seq).unwrap_or(0);
+    let near_end = |v: &Vec<pawl_core::record::Event>| {
+        v.get(v.len().saturating_sub(101))
+            .map(|e| e.seq)
+            .unwrap_or(0)
+    };
     for (name, id, after) in [
         ("first run, start of its log", first, 0),
         ("first run, end of its log", first, near_end(&first_events)),
-        ("last run, start of its log (seq near the end of the whole log)", last, 0),
+        (
+            "last run, start of its log (seq near the end of the whole log)",
+            last,
+            0,
+        ),
         ("last run, end of its log", last, near_end(&last_events)),
     ] {
-        let d = timed(&host, &token, &format!("/api/v1/runs/{id}/events?after={after}&limit=100"), 10);
+        let d = timed(
+            &host,
+            &token,
+            &format!("/api/v1/runs/{id}/events?after={after}&limit=100"),
+            10,
+        );
         println!("event page of 100 — {name}: best of 10 {}", ms(d));
     }
 

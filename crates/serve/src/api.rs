@@ -148,9 +148,7 @@ fn stall_of(store: &Store, run: &Run) -> Option<u64> {
     if run.status != RunStatus::Active {
         return None;
     }
-    let activity = store.last_activity(&run.id).ok().flatten();
-    let heartbeat = store.lease(&run.id).ok().flatten().map(|l| l.heartbeat_at);
-    monitor::stalled(run, activity, heartbeat, now_ms())
+    monitor::stalled(run, monitor::last_sign(store, &run.id), now_ms())
 }
 
 /// The short form of a run in lists.
@@ -662,6 +660,9 @@ pub async fn resume(
         if let (Some(d), Some(text)) = (add_time, &body.add_time) {
             settings.limits.max_time = pawl_core::config::Dur(settings.limits.max_time.0 + d.0);
             raised.push(format!("--add-time {text}"));
+        }
+        if !settings.limits.max_usd.is_finite() {
+            return Err(ApiError::bad("add_usd is too large"));
         }
         if raised.is_empty() {
             return Err(ApiError::bad("say what to add: add_usd, add_iterations, add_tokens or add_time"));

@@ -171,15 +171,14 @@ pub struct Code {
 
 /// `GET /auth?code=…`: a one-time link exchanged for the token cookie.
 pub async fn redeem(State(state): State<AppState>, Query(q): Query<Code>) -> Response {
-    let Some(code) = q.code.filter(|c| state.links.redeem(c)) else {
+    if !q.code.is_some_and(|c| state.links.redeem(&c)) {
         return (
             StatusCode::UNAUTHORIZED,
             [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
             "This link was already used or is unknown. Run `pawl dashboard` for a new one.\n",
         )
             .into_response();
-    };
-    let _ = code;
+    }
     let cookie = format!(
         "{COOKIE}={}; HttpOnly; SameSite=Strict; Path=/",
         state.token

@@ -4,23 +4,30 @@
 //! A run is stalled when it is active and nothing has come from it — no event (the hooks of a
 //! session-driven run record its turns), no lease heartbeat — for longer than its own sealed
 //! idle timeout (`[stall] idle_timeout`, the limit the headless loop applies to a silent
-//! agent). Pure functions: the watcher (`stream.rs`) and the API call them.
+//! agent). Decisions as pure functions; the watcher (`stream.rs`) and the API call them.
 
 use pawl_core::model::RunStatus;
 use pawl_core::record::Run;
 use serde::Serialize;
 
+/// The run's last sign of life: its newest event, its lease's heartbeat (the headless loop's
+/// steps, a session's PostToolUse hook), a bound session's last call.
+pub fn last_sign(store: &pawl_store::Store, run_id: &str) -> Option<i64> {
+    let event = store.last_activity(run_id).ok().flatten();
+    let heartbeat = store.lease(run_id).ok().flatten().map(|l| l.heartbeat_at);
+    let session = store
+        .session_bindings(run_id)
+        .ok()
+        .and_then(|b| b.iter().map(|s| s.last_seen_at).max());
+    [event, heartbeat, session].into_iter().flatten().max()
+}
+
 /// How long the run has been silent past its idle timeout, if it has.
-pub fn stalled(
-    run: &Run,
-    last_activity_ms: Option<i64>,
-    heartbeat_ms: Option<i64>,
-    now_ms: i64,
-) -> Option<u64> {
+pub fn stalled(run: &Run, last_sign_ms: Option<i64>, now_ms: i64) -> Option<u64> {
     if run.status != RunStatus::Active {
         return None;
     }
-    let last = [Some(run.updated_at), last_activity_ms, heartbeat_ms]
+    let last = [Some(run.updated_at), last_sign_ms]
         .into_iter()
         .flatten()
         .max()
@@ -82,6 +89,31 @@ mod tests {
 
     fn seen(status: RunStatus, stalled: bool) -> Seen {
         Seen { status, stalled }
+    }
+
+    #[test]
+    fn silent_past_the_idle_timeout_is_stalled() {
+        let mut run = Run {
+            id: "r".into(),
+            goal: "g".into(),
+            status: RunStatus::Active,
+            driver: pawl_core::model::Driver::Session,
+            mode: None,
+            phase: None,
+            created_at: 0,
+            updated_at: 0,
+            ended_at: None,
+            stop_reason: None,
+            settings: Default::default(),
+            branch: None,
+            pre_run_commit: None,
+        };
+        run.settings.stall.idle_timeout = pawl_core::config::Dur::secs(60);
+        assert_eq!(stalled(&run, Some(10_000), 60_000), None);
+        assert_eq!(stalled(&run, Some(10_000), 70_001), Some(60_001));
+        assert_eq!(stalled(&run, None, 60_001), Some(60_001));
+        run.status = RunStatus::AwaitingUser;
+        assert_eq!(stalled(&run, None, 1_000_000), None);
     }
 
     #[test]

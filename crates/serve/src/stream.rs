@@ -115,12 +115,7 @@ fn watch_runs(
             if before.is_some_and(|b| b.status.is_terminal()) && run.status.is_terminal() {
                 continue;
             }
-            let stalled = monitor::stalled(
-                &run,
-                store.last_activity(&run.id).ok().flatten(),
-                store.lease(&run.id).ok().flatten().map(|l| l.heartbeat_at),
-                now,
-            );
+            let stalled = monitor::stalled(&run, monitor::last_sign(store, &run.id), now);
             let now_seen = Seen {
                 status: run.status,
                 stalled: stalled.is_some(),

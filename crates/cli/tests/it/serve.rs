@@ -97,7 +97,11 @@ fn http(method: &str, url: &str, headers: &[(&str, &str)], body: Option<&Value>)
         head.push_str(&line);
     }
     let lower = head.to_ascii_lowercase();
-    let status = head.split_whitespace().nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
+    let status = head
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
     let length = lower
         .lines()
         .find_map(|l| l.strip_prefix("content-length:"))
@@ -125,7 +129,10 @@ fn http(method: &str, url: &str, headers: &[(&str, &str)], body: Option<&Value>)
         let _ = reader.read_to_string(&mut rest);
         rest
     };
-    (status, serde_json::from_str(&body).unwrap_or(Value::String(body)))
+    (
+        status,
+        serde_json::from_str(&body).unwrap_or(Value::String(body)),
+    )
 }
 
 fn wait_for(what: &str, mut cond: impl FnMut() -> bool) {
