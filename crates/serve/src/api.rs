@@ -306,7 +306,7 @@ pub async fn list_runs(State(state): State<AppState>, Query(q): Query<RunsQuery>
                 all.push((h.run.created_at, v));
             }
         }
-        all.sort_by(|a, b| b.0.cmp(&a.0));
+        all.sort_by_key(|b| std::cmp::Reverse(b.0));
         let total = all.len();
         let mut by_day: BTreeMap<String, (u32, f64, u64)> = BTreeMap::new();
         let mut by_repo: BTreeMap<String, (u32, f64, u64)> = BTreeMap::new();
