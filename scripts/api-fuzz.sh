@@ -28,5 +28,5 @@ url=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["url"])' "
 token=$(cat "$HOME/.local/state/pawl/serve.token")
 "$VENV/bin/schemathesis" run "$url/api/v1/openapi.json" \
     -H "Authorization: Bearer $token" \
-    --checks all --max-examples 30 --workers 1 \
+    --checks all --max-examples 30 --workers 1 --seed "${PAWL_FUZZ_SEED:-1}" \
     --exclude-path-regex 'stream$'

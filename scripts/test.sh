@@ -12,3 +12,6 @@ export PAWL_CLAUDE_BIN PAWL_CODEX_BIN PAWL_GEMINI_BIN
 bash scripts/install-browser.sh
 
 cargo test --workspace "$@"
+
+# pawl serve's API against its own OpenAPI document, with a property-based tester (schemathesis).
+bash scripts/api-fuzz.sh "${CARGO_TARGET_DIR:-target}/debug/pawl"

@@ -93,6 +93,49 @@ impl IntoResponse for ApiError {
 
 type ApiResult<T = Response> = Result<T, ApiError>;
 
+/// `Query` whose refusal is an [`ApiError`] (JSON, 400) like every other error.
+pub struct Q<T>(pub T);
+
+impl<T: serde::de::DeserializeOwned, S: Send + Sync> axum::extract::FromRequestParts<S> for Q<T> {
+    type Rejection = ApiError;
+    async fn from_request_parts(
+        parts: &mut axum::http::request::Parts,
+        state: &S,
+    ) -> Result<Self, ApiError> {
+        Query::<T>::from_request_parts(parts, state)
+            .await
+            .map(|Query(v)| Q(v))
+            .map_err(|e| ApiError::bad(e.body_text()))
+    }
+}
+
+/// `Json` whose refusal is an [`ApiError`] with axum's status (400, 415, 422).
+pub struct J<T>(pub T);
+
+impl<T: serde::de::DeserializeOwned, S: Send + Sync> axum::extract::FromRequest<S> for J<T> {
+    type Rejection = ApiError;
+    async fn from_request(req: axum::extract::Request, state: &S) -> Result<Self, ApiError> {
+        Json::<T>::from_request(req, state)
+            .await
+            .map(|Json(v)| J(v))
+            .map_err(|e| ApiError::new(e.status(), "bad_request", e.body_text()))
+    }
+}
+
+/// A JSON number that must be a whole number in `0..=max` (JSON Schema's integers include
+/// `3.0`).
+fn whole(n: &serde_json::Number, name: &str, max: u64) -> ApiResult<u64> {
+    let v = match n.as_u64() {
+        Some(v) => Some(v),
+        None => n
+            .as_f64()
+            .filter(|f| f.fract() == 0.0 && *f >= 0.0 && *f <= max as f64)
+            .map(|f| f as u64),
+    };
+    v.filter(|v| *v <= max)
+        .ok_or_else(|| ApiError::bad(format!("{name} must be a whole number from 0 to {max}")))
+}
+
 /// Runs store work (SQLite blocks) off the async threads.
 async fn blocking<T: Send + 'static>(
     f: impl FnOnce() -> ApiResult<T> + Send + 'static,
@@ -271,7 +314,7 @@ pub struct RunsQuery {
 
 /// `GET /api/v1/runs`: every served run, newest first, filtered and paged, with totals per
 /// day and per repository over the filtered set.
-pub async fn list_runs(State(state): State<AppState>, Query(q): Query<RunsQuery>) -> ApiResult {
+pub async fn list_runs(State(state): State<AppState>, Q(q): Q<RunsQuery>) -> ApiResult {
     let limit = q.limit.unwrap_or(100).clamp(1, 1000) as usize;
     let offset = q.offset.unwrap_or(0) as usize;
     blocking(move || {
@@ -373,7 +416,7 @@ pub struct EventsQuery {
 pub async fn events(
     State(state): State<AppState>,
     Path(id): Path<String>,
-    Query(q): Query<EventsQuery>,
+    Q(q): Q<EventsQuery>,
 ) -> ApiResult {
     let after = q.after.unwrap_or(0).max(0);
     let limit = q.limit.unwrap_or(100).clamp(1, 1000) as usize;
@@ -420,7 +463,7 @@ pub struct ReportQuery {
 pub async fn report(
     State(state): State<AppState>,
     Path(id): Path<String>,
-    Query(q): Query<ReportQuery>,
+    Q(q): Q<ReportQuery>,
     headers: HeaderMap,
 ) -> ApiResult {
     let markdown = q.format.as_deref() == Some("markdown")
@@ -604,12 +647,12 @@ pub async fn cancel(
     .await
 }
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ResumeBody {
     add_usd: Option<f64>,
-    add_iterations: Option<u32>,
-    add_tokens: Option<u64>,
+    add_iterations: Option<serde_json::Number>,
+    add_tokens: Option<serde_json::Number>,
     /// A duration such as `10m`.
     add_time: Option<String>,
 }
@@ -620,9 +663,8 @@ pub async fn resume(
     State(state): State<AppState>,
     Path(id): Path<String>,
     headers: HeaderMap,
-    body: Option<Json<ResumeBody>>,
+    J(body): J<ResumeBody>,
 ) -> ApiResult {
-    let body = body.map(|Json(b)| b).unwrap_or_default();
     if let Some(u) = body.add_usd
         && !(u.is_finite() && u >= 0.0)
     {
@@ -630,6 +672,14 @@ pub async fn resume(
             "add_usd must be a finite amount ≥ 0, got {u}"
         )));
     }
+    let add_iterations = match &body.add_iterations {
+        Some(n) => Some(whole(n, "add_iterations", u64::from(u32::MAX))? as u32),
+        None => None,
+    };
+    let add_tokens = match &body.add_tokens {
+        Some(n) => Some(whole(n, "add_tokens", u64::MAX)?),
+        None => None,
+    };
     let add_time = match &body.add_time {
         Some(t) => Some(t.parse::<pawl_core::config::Dur>().map_err(ApiError::bad)?),
         None => None,
@@ -649,16 +699,17 @@ pub async fn resume(
             settings.limits.max_usd += u;
             raised.push(format!("--add-usd {u}"));
         }
-        if let Some(n) = body.add_iterations {
+        if let Some(n) = add_iterations {
             settings.limits.max_iterations = settings.limits.max_iterations.saturating_add(n);
             raised.push(format!("--add-iterations {n}"));
         }
-        if let Some(n) = body.add_tokens {
+        if let Some(n) = add_tokens {
             settings.limits.max_tokens = settings.limits.max_tokens.saturating_add(n);
             raised.push(format!("--add-tokens {n}"));
         }
         if let (Some(d), Some(text)) = (add_time, &body.add_time) {
-            settings.limits.max_time = pawl_core::config::Dur(settings.limits.max_time.0 + d.0);
+            let total = settings.limits.max_time.0.checked_add(d.0).ok_or_else(|| ApiError::bad("add_time is too large"))?;
+            settings.limits.max_time = pawl_core::config::Dur(total);
             raised.push(format!("--add-time {text}"));
         }
         if !settings.limits.max_usd.is_finite() {
@@ -688,7 +739,7 @@ pub async fn answer(
     State(state): State<AppState>,
     Path(id): Path<String>,
     headers: HeaderMap,
-    Json(body): Json<AnswerBody>,
+    J(body): J<AnswerBody>,
 ) -> ApiResult {
     if body.answer.trim().is_empty() {
         return Err(ApiError::bad("the answer is empty"));

@@ -242,33 +242,52 @@ pub fn build() -> Value {
             );
         }
         for (name, ty) in op.query {
-            let schema = if *ty == "integer" {
-                json!({"type": "integer", "minimum": 0, "maximum": 2147483647})
-            } else {
-                json!({"type": "string"})
+            let schema = match (*name, *ty) {
+                ("after", _) => json!({"type": "integer", "minimum": 0, "maximum": i64::MAX}),
+                (_, "integer") => json!({"type": "integer", "minimum": 0, "maximum": u32::MAX}),
+                ("format", _) => json!({"type": "string", "enum": ["json", "markdown"]}),
+                _ => json!({"type": "string"}),
             };
             params.push(json!({"name": name, "in": "query", "required": false, "schema": schema}));
         }
         if op.cas {
             params.push(json!({"name": "If-Match", "in": "header", "required": true,
                 "description": "The run's version, raw (12) or as an entity tag (\"12\")",
-                "schema": {"type": "string"}}));
+                "schema": {"type": "string", "pattern": "^(W/)?\"?[0-9]{1,18}\"?$"}}));
         }
         let mut responses = serde_json::Map::new();
         for s in op.statuses {
             let content = if *s == 200 {
                 if op.ok == "text/event-stream" {
                     json!({"text/event-stream": {"schema": {"type": "string"}}})
+                } else if op.id == "getReport" {
+                    json!({"application/json": {"schema": {"type": "object"}},
+                           "text/markdown": {"schema": {"type": "string"}}})
                 } else {
                     json!({op.ok: {"schema": {"type": "object"}}})
                 }
             } else {
                 json!({"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}})
             };
-            responses.insert(
-                s.to_string(),
-                json!({"description": reason(*s), "content": content}),
-            );
+            let mut response = json!({"description": reason(*s), "content": content});
+            if *s == 200
+                && op.id == "listRuns"
+                && let Some(m) = response.as_object_mut()
+            {
+                // Links: where a run's id comes from, for clients and stateful API testers.
+                let links: serde_json::Map<String, Value> = OPS
+                    .iter()
+                    .filter(|o| o.path.starts_with("/api/v1/runs/{id}"))
+                    .map(|o| {
+                        (
+                            o.id.to_string(),
+                            json!({"operationId": o.id, "parameters": {"id": "$response.body#/runs/0/id"}}),
+                        )
+                    })
+                    .collect();
+                m.insert("links".into(), Value::Object(links));
+            }
+            responses.insert(s.to_string(), response);
         }
         for s in [401u16, 403] {
             responses.insert(
@@ -286,7 +305,7 @@ pub fn build() -> Value {
         if let (Some(body), Some(m)) = (op.body, operation.as_object_mut()) {
             m.insert(
                 "requestBody".into(),
-                json!({"required": body == "Answer", "content": {"application/json": {"schema": {"$ref": format!("#/components/schemas/{body}")}}}}),
+                json!({"required": true, "content": {"application/json": {"schema": {"$ref": format!("#/components/schemas/{body}")}}}}),
             );
         }
         let entry = paths
@@ -316,12 +335,12 @@ pub fn build() -> Value {
                           "properties": {"error": {"type": "string"}, "message": {"type": "string"}}},
                 "Resume": {"type": "object", "additionalProperties": false, "properties": {
                     "add_usd": {"type": "number", "minimum": 0},
-                    "add_iterations": {"type": "integer", "minimum": 0, "maximum": 4294967295u64},
-                    "add_tokens": {"type": "integer", "minimum": 0},
-                    "add_time": {"type": "string", "examples": ["10m"]},
+                    "add_iterations": {"type": "integer", "minimum": 0, "maximum": u32::MAX},
+                    "add_tokens": {"type": "integer", "minimum": 0, "maximum": u64::MAX},
+                    "add_time": {"type": "string", "pattern": "^[0-9]{1,9}(s|m|h)?$", "examples": ["10m"]},
                 }},
                 "Answer": {"type": "object", "additionalProperties": false, "required": ["answer"],
-                           "properties": {"answer": {"type": "string"}}},
+                           "properties": {"answer": {"type": "string", "pattern": "\\S"}}},
             },
         },
     })

@@ -14,7 +14,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use axum::extract::{Path, Query, State};
+use axum::extract::{Path, State};
 use axum::http::HeaderMap;
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
@@ -206,7 +206,7 @@ pub struct StreamQuery {
 pub async fn run_stream(
     State(state): State<AppState>,
     Path(id): Path<String>,
-    Query(q): Query<StreamQuery>,
+    crate::api::Q(q): crate::api::Q<StreamQuery>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
     // Subscribed before the store is read: nothing falls between the two.
