@@ -298,17 +298,30 @@ impl Browser {
         self.script(&js).as_str().unwrap_or_default().to_string()
     }
 
+    /// A real click on the element; found again when the live page re-rendered it between
+    /// the lookup and the click (a stale element), a bounded number of times.
     fn click(&self, css: &str) {
-        let e = self.call(
-            "POST",
-            "/element",
-            Some(json!({"using": "css selector", "value": css})),
-        );
-        let id = e["element-6066-11e4-a52e-4f735466cecf"]
-            .as_str()
-            .unwrap()
-            .to_string();
-        self.call("POST", &format!("/element/{id}/click"), None);
+        let url = |p: &str| format!("{}/session/{}{p}", self.base, self.session);
+        for _ in 0..50 {
+            let find = json!({"using": "css selector", "value": css});
+            let (status, e) = http("POST", &url("/element"), &[], Some(&find));
+            let Some(id) = e["value"]["element-6066-11e4-a52e-4f735466cecf"].as_str() else {
+                assert_ne!(status, 200, "{e}");
+                std::thread::sleep(Duration::from_millis(50));
+                continue;
+            };
+            let (status, v) = http(
+                "POST",
+                &url(&format!("/element/{id}/click")),
+                &[],
+                Some(&json!({})),
+            );
+            if status == 200 {
+                return;
+            }
+            assert_eq!(v["value"]["error"], "stale element reference", "{v}");
+        }
+        panic!("could not click {css}");
     }
 
     fn resize(&self, width: u32, height: u32) {
@@ -472,6 +485,11 @@ fn the_dashboard_follows_a_replay_run_live_and_stops_it_in_a_real_browser() {
     let limits_before = env.count(&format!(
         "SELECT COUNT(*) FROM events WHERE run_id = '{id}' AND kind = 'limits_changed'"
     ));
+    // A tab that lost its stream: nothing re-renders it any more, and it acts on what it showed.
+    b.script("window.pawlDashboard.source.close(); return true");
+    wait_for_page(&b, "no pending refresh", || {
+        b.script("return window.pawlDashboard.pending === null") == true
+    });
     b.script("window.pawlDashboard.version = 1; return true");
     b.click("#btn-resume");
     wait_for_page(&b, "the conflict message", || {
