@@ -3,7 +3,7 @@
 // Every action is a compare-and-set: it sends the version of the state on screen as If-Match.
 "use strict";
 
-const state = { run: null, version: null, source: null, pending: null };
+const state = { run: null, version: null, source: null, pending: null, loading: 0 };
 window.pawlDashboard = state;
 
 const $ = (sel) => document.querySelector(sel);
@@ -76,6 +76,7 @@ function follow(path, onEvent) {
   state.source = src;
   src.onopen = () => { const l = $("#live"); l.textContent = "● live"; l.classList.add("on"); };
   src.onerror = () => { const l = $("#live"); l.textContent = "○ reconnecting"; l.classList.remove("on"); };
+  src.addEventListener("error", () => { if (src.readyState === EventSource.CLOSED) { const l = $("#live"); l.textContent = "○ offline"; l.classList.remove("on"); } });
   src.onmessage = (m) => {
     let e = null;
     try { e = JSON.parse(m.data); } catch (_) { return; }
@@ -126,6 +127,7 @@ function chart(iterations) {
   const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
   svg.setAttribute("viewBox", `0 0 ${w} ${h}`);
   svg.setAttribute("class", "chart");
+  svg.setAttribute("preserveAspectRatio", "none");
   svg.setAttribute("id", "chart");
   if (!iterations.length) return svg;
   let cost = 0, tokens = 0;
@@ -176,7 +178,7 @@ function renderRun(run, its, report) {
     run.verdict_reason ? el("p", { class: "muted" }, run.verdict_reason) : null,
     run.tampered ? el("p", { class: "badge fail" }, run.tampered) : null,
     el("div", { class: "actions" },
-      el("button", { id: "btn-stop", onclick: () => act("stop"), disabled: ended || undefined }, "Stop"),
+      el("button", { id: "btn-stop", onclick: () => act("stop"), disabled: (run.status !== "active" && run.status !== "awaiting_user") || undefined }, "Stop"),
       el("input", { id: "add-usd", class: "usd", type: "number", min: "0", step: "1", value: "5", "aria-label": "dollars to add" }),
       el("button", { id: "btn-resume", onclick: () => act("resume", { add_usd: Number($("#add-usd").value) || 0 }), disabled: ended || undefined }, "Add $ budget"),
       el("button", { id: "btn-cancel", class: "danger", onclick: () => { if (confirm("Cancel this run for good?")) act("cancel"); }, disabled: ended || undefined }, "Cancel"),
@@ -217,6 +219,11 @@ async function loadExtras(id) {
 }
 
 async function loadRun(id) {
+  state.loading += 1;
+  try { return await loadRunNow(id); } finally { state.loading -= 1; }
+}
+
+async function loadRunNow(id) {
   const [run, its, report] = await Promise.all([api(`/runs/${id}`), api(`/runs/${id}/iterations`), api(`/runs/${id}/report`)]);
   if (run.status !== 200) { $("#main").replaceChildren(el("h1", {}, run.body.message)); return false; }
   const events = $("#events") ? $("#events").textContent : "";

@@ -637,7 +637,14 @@ pub async fn stop(
     headers: HeaderMap,
 ) -> ApiResult {
     action(state, id, headers, |repo, store, run| {
-        refuse_ended(run, "stop")?;
+        // A stop request left for a run nobody drives would stop its next `pawl resume` at once.
+        if !matches!(run.status, RunStatus::Active | RunStatus::AwaitingUser) {
+            return Err(ApiError::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "refused",
+                format!("run {} is {}: nothing to stop", run.id, run.status),
+            ));
+        }
         store.record_stop_request(&run.id)?;
         let flag = repo.stop_file();
         std::fs::write(&flag, &run.id)

@@ -487,8 +487,9 @@ fn the_dashboard_follows_a_replay_run_live_and_stops_it_in_a_real_browser() {
     ));
     // A tab that lost its stream: nothing re-renders it any more, and it acts on what it showed.
     b.script("window.pawlDashboard.source.close(); return true");
-    wait_for_page(&b, "no pending refresh", || {
-        b.script("return window.pawlDashboard.pending === null") == true
+    wait_for_page(&b, "no refresh pending or in flight", || {
+        b.script("const s = window.pawlDashboard; return s.pending === null && s.loading === 0")
+            == true
     });
     b.script("window.pawlDashboard.version = 1; return true");
     b.click("#btn-resume");

@@ -145,6 +145,30 @@ fn actions_are_compare_and_set_on_the_version() {
 }
 
 #[test]
+fn a_run_nobody_drives_is_not_left_a_stop_request() {
+    let d = start();
+    let mut store = d.store();
+    let run = support::new_run(&mut store, "goal");
+    store
+        .set_run_status(
+            &run.id,
+            RunStatus::Stopped,
+            Some(pawl_core::StopReason::MaxUsd),
+        )
+        .unwrap();
+    let v = store.run_version(&run.id).unwrap().to_string();
+    let r = d.post(&format!("/api/v1/runs/{}/stop", run.id), Some(&v), None);
+    assert_eq!(r.status, 422, "{}", r.body);
+    assert!(!d.repo_path().join(".pawl/stop").exists());
+    assert!(
+        store
+            .last_event(&run.id, EventKind::StopRequested)
+            .unwrap()
+            .is_none()
+    );
+}
+
+#[test]
 fn resume_raises_the_limits_with_the_dashboard_as_origin() {
     let d = start();
     let mut store = d.store();
