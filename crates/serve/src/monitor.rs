@@ -61,10 +61,19 @@ pub struct Seen {
     pub stalled: bool,
 }
 
-/// The notice a change from `before` to `now` deserves (none for a run seen the first time:
-/// starting the daemon does not replay old news).
+/// The notice a change from `before` to `now` deserves. A run seen for the first time (the
+/// daemon just started, or the run is new) is news only for what is true now — it is stalled,
+/// or waits on the user — never for how it ended before the daemon looked.
 pub fn notice(before: Option<Seen>, now: Seen) -> Option<NoticeKind> {
-    let before = before?;
+    let Some(before) = before else {
+        return if now.status == RunStatus::AwaitingUser {
+            Some(NoticeKind::AwaitingUser)
+        } else if now.stalled {
+            Some(NoticeKind::Stalled)
+        } else {
+            None
+        };
+    };
     let ended = |s: RunStatus| {
         matches!(
             s,
@@ -120,6 +129,12 @@ mod tests {
     fn notices_only_changes() {
         use RunStatus::*;
         assert_eq!(notice(None, seen(Done, false)), None);
+        assert_eq!(notice(None, seen(Active, false)), None);
+        assert_eq!(notice(None, seen(Active, true)), Some(NoticeKind::Stalled));
+        assert_eq!(
+            notice(None, seen(AwaitingUser, false)),
+            Some(NoticeKind::AwaitingUser)
+        );
         assert_eq!(
             notice(Some(seen(Active, false)), seen(Done, false)),
             Some(NoticeKind::Ended)

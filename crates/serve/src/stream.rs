@@ -115,7 +115,10 @@ fn watch_runs(
             if before.is_some_and(|b| b.status.is_terminal()) && run.status.is_terminal() {
                 continue;
             }
-            let stalled = monitor::stalled(&run, monitor::last_sign(store, &run.id), now);
+            // Only an active run can stall: the others cost no query.
+            let stalled = (run.status == pawl_core::model::RunStatus::Active)
+                .then(|| monitor::stalled(&run, monitor::last_sign(store, &run.id), now))
+                .flatten();
             let now_seen = Seen {
                 status: run.status,
                 stalled: stalled.is_some(),

@@ -177,3 +177,28 @@ fn a_busy_run_is_not_stalled() {
         false
     );
 }
+
+#[test]
+fn the_desktop_hears_through_notify_send() {
+    // A stand-in for notify-send that records its arguments.
+    let bin = tempfile::tempdir().unwrap();
+    let log = bin.path().join("calls");
+    let program = bin.path().join("notify-send");
+    std::fs::write(
+        &program,
+        format!("#!/bin/sh\nprintf '%s\\n' \"$@\" >> '{}'\n", log.display()),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::set_permissions(&program, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let d = start_with(|o| o.notify.desktop = Some(program.clone()));
+    let mut store = d.store();
+    let mut settings = RunSettings::default();
+    settings.stall.idle_timeout = Dur(Duration::from_secs(1));
+    let run = support::new_run_with(&mut store, "goal", settings);
+    let seen = || std::fs::read_to_string(&log).unwrap_or_default();
+    wait_for("notify-send to be called", || seen().contains("stalled"));
+    let text = seen();
+    assert!(text.contains(&format!("pawl: run {}", run.id)), "{text}");
+    assert!(text.contains("--app-name=pawl"), "{text}");
+}
