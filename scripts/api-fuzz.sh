@@ -26,6 +26,8 @@ daemon=$!
 for _ in $(seq 1 600); do [ -s "$work/ready.json" ] && break; sleep 0.1; done
 url=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["url"])' "$work/ready.json")
 token=$(cat "$HOME/.local/state/pawl/serve.token")
+# From the temporary directory: schemathesis leaves its cache where it runs.
+cd "$work"
 "$VENV/bin/schemathesis" run "$url/api/v1/openapi.json" \
     -H "Authorization: Bearer $token" \
     --checks all --max-examples 30 --workers 1 --seed "${PAWL_FUZZ_SEED:-1}" \
