@@ -214,12 +214,14 @@ struct Browser {
 
 impl Drop for Browser {
     fn drop(&mut self) {
-        let _ = http(
-            "DELETE",
-            &format!("{}/session/{}", self.base, self.session),
-            &[],
-            None,
-        );
+        if !self.session.is_empty() {
+            let _ = http(
+                "DELETE",
+                &format!("{}/session/{}", self.base, self.session),
+                &[],
+                None,
+            );
+        }
         let _ = self.driver.kill();
         let _ = self.driver.wait();
     }
@@ -247,6 +249,12 @@ impl Browser {
             .spawn()
             .unwrap();
         let base = format!("http://127.0.0.1:{port}");
+        // Owned from here: a failed start still ends chromedriver.
+        let mut browser = Browser {
+            driver: child,
+            base: base.clone(),
+            session: String::new(),
+        };
         wait_for("chromedriver", || {
             TcpStream::connect(("127.0.0.1", port)).is_ok()
                 && http("GET", &format!("{base}/status"), &[], None).1["value"]["ready"] == true
@@ -257,12 +265,8 @@ impl Browser {
         }}}});
         let (status, v) = http("POST", &format!("{base}/session"), &[], Some(&caps));
         assert_eq!(status, 200, "{v}");
-        let session = v["value"]["sessionId"].as_str().unwrap().to_string();
-        Browser {
-            driver: child,
-            base,
-            session,
-        }
+        browser.session = v["value"]["sessionId"].as_str().unwrap().to_string();
+        browser
     }
 
     fn call(&self, method: &str, path: &str, body: Option<Value>) -> Value {
