@@ -8,7 +8,13 @@ cd "$(dirname "$0")/.."
 eval "$(bash .ci/install-agents.sh)"
 export PAWL_CLAUDE_BIN PAWL_CODEX_BIN PAWL_GEMINI_BIN
 
+# Debian's chromium and chromedriver for the dashboard's real-browser test (installed once).
+bash scripts/install-browser.sh
+
 cargo test --workspace "$@"
+
+# pawl serve's API against its own OpenAPI document, with a property-based tester (schemathesis).
+bash scripts/api-fuzz.sh "${CARGO_TARGET_DIR:-target}/debug/pawl"
 
 # The install path the README gives (`cargo install --path crates/cli`), from this clone: built
 # with the test build's artifacts (debug, same target dir: seconds), installed into a temp root,

@@ -39,6 +39,7 @@ use crate::commands::rollback::RollbackArgs;
 use crate::commands::run::RunArgs;
 use crate::commands::runs::RunsArgs;
 use crate::commands::schema::SchemaArgs;
+use crate::commands::serve::{DashboardArgs, ServeArgs};
 use crate::commands::status::StatusArgs;
 use crate::commands::story::StoryCommand;
 use crate::commands::tdd::TddArgs;
@@ -113,6 +114,11 @@ pub enum Command {
     Man(ManArgs),
     /// The JSON Schema of a `--json` output (report, status, events, runs).
     Schema(SchemaArgs),
+    /// The daemon: every repository's runs as an API, live events and a dashboard (loopback,
+    /// token, one per user).
+    Serve(ServeArgs),
+    /// A new one-time link to the running `pawl serve` dashboard.
+    Dashboard(DashboardArgs),
     /// Run pawl on an embedded example project (no network, no credentials).
     Demo(DemoArgs),
     /// One step of the scripted replay agent (used by the loop).

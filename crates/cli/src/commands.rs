@@ -46,6 +46,7 @@ pub(crate) mod rollback;
 pub(crate) mod run;
 pub(crate) mod runs;
 pub(crate) mod schema;
+pub(crate) mod serve;
 pub(crate) mod status;
 mod stop;
 pub(crate) mod story;
@@ -65,6 +66,9 @@ pub fn dispatch_anywhere(cli: &Cli) -> Option<CliResult<ExitCode>> {
         Command::Completions(args) => Some(completions::run(args)),
         Command::Man(args) => Some(man::run(args, cli.json)),
         Command::Schema(args) => Some(schema::run(args)),
+        // The daemon serves every repository: it starts anywhere.
+        Command::Serve(args) => Some(serve::run(args, cli.dir.as_deref(), cli.json)),
+        Command::Dashboard(_) => Some(serve::dashboard(cli.json)),
         _ => None,
     }
 }
@@ -91,6 +95,8 @@ pub fn dispatch(ctx: &mut Ctx, command: Command) -> CliResult<ExitCode> {
         Command::Completions(args) => completions::run(&args),
         Command::Man(args) => man::run(&args, ctx.json),
         Command::Schema(args) => schema::run(&args),
+        Command::Serve(args) => serve::run(&args, Some(&ctx.root), ctx.json),
+        Command::Dashboard(_) => serve::dashboard(ctx.json),
         Command::Demo(args) => demo::run(&args, ctx.json),
         Command::Replay(args) => replay::run(ctx, &args),
         Command::Story(cmd) => story::run(ctx, cmd),

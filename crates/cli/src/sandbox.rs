@@ -336,7 +336,9 @@ pub fn inside(command: &Command) -> Inside {
         | Command::Merge(_)
         | Command::Clean(_)
         | Command::Hidden(_)
-        | Command::Verify(_) => Inside::Refuse,
+        | Command::Verify(_)
+        | Command::Serve(_)
+        | Command::Dashboard(_) => Inside::Refuse,
     }
 }
 

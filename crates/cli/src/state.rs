@@ -26,6 +26,11 @@ pub fn ensure_state(
             .map_err(CliError::io(format!("cannot create {}", state.display())))?;
         created.push(format!("{STATE_DIR}/"));
     }
+    // The daemon (`pawl serve`) serves every repository where pawl has run: this one too. A
+    // registry that cannot be written costs the dashboard this repository, never the command.
+    if let Some(user) = user_state_dir() {
+        let _ = pawl_serve::registry::register(&user, &ctx.root);
+    }
     for sub in ["logs", "reports"] {
         let d = state.join(sub);
         std::fs::create_dir_all(&d)

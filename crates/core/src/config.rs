@@ -356,6 +356,27 @@ pub struct Config {
     pub git: GitConfig,
     pub sandbox: SandboxConfig,
     pub run: RunConfig,
+    pub notify: NotifyConfig,
+}
+
+/// `[notify]` — what `pawl serve` tells the user when a run ends, stalls or waits on them
+/// (docs/serve.md).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct NotifyConfig {
+    /// A plain `http://` URL that gets a JSON POST per notice; empty: none.
+    pub webhook: String,
+    /// A desktop notification through `notify-send`, where it is installed.
+    pub desktop: bool,
+}
+
+impl Default for NotifyConfig {
+    fn default() -> Self {
+        NotifyConfig {
+            webhook: String::new(),
+            desktop: true,
+        }
+    }
 }
 
 /// `[gates]`: `name = "command"` entries, and the sub-table `[gates.hidden]` of hidden checks
@@ -492,6 +513,7 @@ impl Default for SandboxConfig {
 /// `PAWL_RUN_ID` is what pawl tells an agent, never configuration.
 pub const SECTIONS: &[&str] = &[
     "agent", "limits", "breakers", "stall", "gates", "guard", "pipeline", "git", "sandbox",
+    "notify",
 ];
 
 /// Where an effective value came from.

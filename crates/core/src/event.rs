@@ -152,6 +152,7 @@ str_enum!(
         /// Rows of the run's state failed their authentication check (what, where): the run
         /// stopped `tampered`.
         Tampered => "tampered",
+        StopRequested => "stop_requested",
     }
 );
 

@@ -17,6 +17,7 @@ use pawl_core::EventKind;
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior};
 
 mod blockers;
+mod control;
 mod events;
 mod evidence;
 mod history;
@@ -111,6 +112,14 @@ pub enum StoreError {
         "the pawl database {path} is signed, and this pawl has no key to sign what it writes (no HOME or XDG_STATE_HOME): it only reads it"
     )]
     ReadOnly { path: PathBuf },
+    /// A compare-and-set found the run at another version than the caller saw
+    /// ([`Store::expect_version`]): nothing was written.
+    #[error("run {run_id} changed: it is at version {current}, not {expected}")]
+    Conflict {
+        run_id: String,
+        expected: i64,
+        current: i64,
+    },
     /// Rows of a run failed their authentication check: something other than pawl changed,
     /// added or removed them. The value says which table, row and field.
     #[error("{0}")]
@@ -156,6 +165,11 @@ pub struct Store {
     /// The last run whose state checked clean, with the database's `data_version` then: until
     /// another connection commits, only this one wrote (signed, checked), so the check holds.
     checked: std::cell::RefCell<Option<(String, i64)>>,
+    /// Who writes through this handle (`"dashboard"` for the daemon): added to the data of
+    /// every event it appends.
+    origin: Option<String>,
+    /// The run and version the next write expects (a compare-and-set, `control.rs`).
+    expect: Option<(String, i64)>,
 }
 
 impl std::fmt::Debug for Store {
@@ -215,6 +229,8 @@ impl Store {
             key,
             read_only: false,
             checked: std::cell::RefCell::new(None),
+            origin: None,
+            expect: None,
         };
         store.migrate()?;
         store.check_key()?;
@@ -330,13 +346,27 @@ impl Store {
             });
         }
         let now = self.clock.now_ms();
+        // A compare-and-set holds for the first write after it only (an action that writes
+        // twice, like cancelling a tampered run, is checked once, before anything it writes).
+        let expect = self.expect.take();
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        if let Some((run_id, expected)) = expect {
+            let current = control::version_in(&tx, &run_id)?;
+            if current != expected {
+                return Err(StoreError::Conflict {
+                    run_id,
+                    expected,
+                    current,
+                });
+            }
+        }
         let t = Tx {
             tx,
             now,
             key: self.key,
+            origin: self.origin.clone(),
         };
         let out = f(&t)?;
         t.tx.commit()?;
@@ -349,11 +379,20 @@ pub(crate) struct Tx<'a> {
     tx: rusqlite::Transaction<'a>,
     now: i64,
     key: Option<[u8; 32]>,
+    origin: Option<String>,
 }
 
 impl Tx<'_> {
     /// Appends an event in this transaction: signed, and counted in its run's row.
-    fn event(&self, run_id: Option<&str>, kind: EventKind, data: serde_json::Value) -> Result<i64> {
+    fn event(
+        &self,
+        run_id: Option<&str>,
+        kind: EventKind,
+        mut data: serde_json::Value,
+    ) -> Result<i64> {
+        if let (Some(origin), Some(map)) = (&self.origin, data.as_object_mut()) {
+            map.insert("origin".into(), serde_json::Value::String(origin.clone()));
+        }
         self.tx.execute(
             "INSERT INTO events (run_id, at, kind, data_json) VALUES (?1, ?2, ?3, ?4)",
             rusqlite::params![run_id, self.now, kind.as_str(), data.to_string()],

@@ -29,6 +29,8 @@ mod settings;
 mod state;
 mod verify;
 
+mod serve;
+
 use std::path::{Path, PathBuf};
 use std::process::Output;
 

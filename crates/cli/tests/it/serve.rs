@@ -1,0 +1,522 @@
+//! `pawl serve` and `pawl dashboard` end to end: the ready line, one daemon per user,
+//! repositories registering themselves, and the dashboard in a real headless Chromium driven
+//! over WebDriver while a replay run progresses (screenshots in `target/screenshots/`).
+
+use std::io::{BufRead as _, BufReader, Read as _, Write as _};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::TestEnv;
+use crate::headless::{NO_BREAKERS, config};
+
+/// A `pawl serve --port 0 --json` child and its ready line; killed when dropped.
+struct Daemon {
+    child: Child,
+    ready: Value,
+}
+
+impl Drop for Daemon {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Daemon {
+    fn start(env: &TestEnv) -> Daemon {
+        let mut child = env
+            .command("pawl")
+            .args(["serve", "--port", "0", "--json"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let ready: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line:?}"));
+        Daemon { child, ready }
+    }
+
+    fn url(&self) -> &str {
+        self.ready["url"].as_str().unwrap()
+    }
+
+    fn token(&self) -> String {
+        std::fs::read_to_string(self.ready["token_file"].as_str().unwrap())
+            .unwrap()
+            .trim()
+            .to_string()
+    }
+
+    fn api(&self, path: &str) -> (u16, Value) {
+        let auth = format!("Bearer {}", self.token());
+        http(
+            "GET",
+            &format!("{}{path}", self.url()),
+            &[("Authorization", &auth)],
+            None,
+        )
+    }
+}
+
+/// One HTTP/1.1 exchange with a server on this machine.
+fn http(method: &str, url: &str, headers: &[(&str, &str)], body: Option<&Value>) -> (u16, Value) {
+    let rest = url.strip_prefix("http://").unwrap();
+    let (host, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+    let path = if path.is_empty() { "/" } else { path };
+    let mut s = TcpStream::connect(host).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(120))).unwrap();
+    let body = body.map(|b| b.to_string()).unwrap_or_default();
+    let mut req = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\nContent-Length: {}\r\n",
+        body.len()
+    );
+    if !body.is_empty() {
+        req.push_str("Content-Type: application/json\r\n");
+    }
+    for (k, v) in headers {
+        req.push_str(&format!("{k}: {v}\r\n"));
+    }
+    req.push_str("\r\n");
+    req.push_str(&body);
+    s.write_all(req.as_bytes()).unwrap();
+    // Read the head, then exactly the body it announces (chromedriver keeps connections open).
+    let mut reader = BufReader::new(s);
+    let mut head = String::new();
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).unwrap() == 0 || line == "\r\n" {
+            break;
+        }
+        head.push_str(&line);
+    }
+    let lower = head.to_ascii_lowercase();
+    let status = head
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    let length = lower
+        .lines()
+        .find_map(|l| l.strip_prefix("content-length:"))
+        .and_then(|v| v.trim().parse::<usize>().ok());
+    let body = if let Some(n) = length {
+        let mut buf = vec![0; n];
+        reader.read_exact(&mut buf).unwrap();
+        String::from_utf8_lossy(&buf).into_owned()
+    } else if lower.contains("transfer-encoding: chunked") {
+        let mut out = Vec::new();
+        loop {
+            let mut size = String::new();
+            reader.read_line(&mut size).unwrap();
+            let n = usize::from_str_radix(size.trim(), 16).unwrap_or(0);
+            if n == 0 {
+                break;
+            }
+            let mut buf = vec![0; n + 2];
+            reader.read_exact(&mut buf).unwrap();
+            out.extend_from_slice(&buf[..n]);
+        }
+        String::from_utf8_lossy(&out).into_owned()
+    } else {
+        let mut rest = String::new();
+        let _ = reader.read_to_string(&mut rest);
+        rest
+    };
+    (
+        status,
+        serde_json::from_str(&body).unwrap_or(Value::String(body)),
+    )
+}
+
+fn wait_for(what: &str, mut cond: impl FnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while Instant::now() < deadline {
+        if cond() {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    panic!("timed out waiting for {what}");
+}
+
+fn state_dir(env: &TestEnv) -> PathBuf {
+    env.dir.path().join("home/.local/state/pawl")
+}
+
+#[test]
+fn serve_prints_its_ready_line_once_per_user_and_follows_added_repositories() {
+    let env = TestEnv::new();
+    // `pawl init` registers the repository with the (future) daemon.
+    env.ok(&["init"]);
+    let registry = std::fs::read_to_string(state_dir(&env).join("repos.json")).unwrap();
+    assert!(
+        registry.contains(&env.root().canonicalize().unwrap().display().to_string()),
+        "{registry}"
+    );
+
+    let d = Daemon::start(&env);
+    assert!(d.url().starts_with("http://127.0.0.1:"), "{}", d.ready);
+    assert!(
+        d.ready["dashboard"]
+            .as_str()
+            .unwrap()
+            .starts_with(&format!("{}/auth?code=", d.url()))
+    );
+    assert_eq!(d.ready["pid"], d.child.id());
+    assert_eq!(d.token().len(), 64);
+    assert_eq!(d.api("/api/v1/repos").0, 200);
+    let (status, _) = http("GET", &format!("{}/api/v1/runs", d.url()), &[], None);
+    assert_eq!(status, 401);
+
+    // A second daemon for the same user exits 1 at once, naming the first.
+    let second = env.pawl(&["serve", "--port", "0"]);
+    assert_eq!(second.code, 1, "{}", second.stderr);
+    assert!(second.stderr.contains(d.url()), "{}", second.stderr);
+    assert!(
+        second.stderr.contains(&format!("pid {}", d.child.id())),
+        "{}",
+        second.stderr
+    );
+
+    // `--add` while it runs: registered, and served.
+    let other = env.dir.path().join("other");
+    std::fs::create_dir_all(&other).unwrap();
+    let added = env.pawl(&["serve", "--add", other.to_str().unwrap()]);
+    assert_eq!(added.code, 0, "{}{}", added.stdout, added.stderr);
+    let (_, repos) = d.api("/api/v1/repos");
+    assert_eq!(repos["repos"].as_array().unwrap().len(), 2, "{repos}");
+
+    // `pawl dashboard` makes a new one-time link.
+    let link = env.ok(&["dashboard", "--json"]);
+    let link: Value = serde_json::from_str(link.stdout.trim()).unwrap();
+    assert!(link["dashboard"].as_str().unwrap().starts_with(d.url()));
+
+    // Not loopback without --public: a usage error before anything starts.
+    let public = env.pawl(&["serve", "--bind", "0.0.0.0", "--port", "0"]);
+    assert_eq!(public.code, 2, "{}", public.stderr);
+}
+
+// ---- a real browser ----
+
+/// The smallest W3C WebDriver client: a session on a chromedriver child.
+struct Browser {
+    driver: Child,
+    base: String,
+    session: String,
+}
+
+impl Drop for Browser {
+    fn drop(&mut self) {
+        if !self.session.is_empty() {
+            let _ = http(
+                "DELETE",
+                &format!("{}/session/{}", self.base, self.session),
+                &[],
+                None,
+            );
+        }
+        let _ = self.driver.kill();
+        let _ = self.driver.wait();
+    }
+}
+
+fn find_program(names: &[&str]) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    names
+        .iter()
+        .flat_map(|n| std::env::split_paths(&path).map(move |d| d.join(n)))
+        .find(|p| p.is_file())
+}
+
+impl Browser {
+    fn start(chromium: &Path, driver: &Path) -> Browser {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let child = std::process::Command::new(driver)
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let base = format!("http://127.0.0.1:{port}");
+        // Owned from here: a failed start still ends chromedriver.
+        let mut browser = Browser {
+            driver: child,
+            base: base.clone(),
+            session: String::new(),
+        };
+        wait_for("chromedriver", || {
+            TcpStream::connect(("127.0.0.1", port)).is_ok()
+                && http("GET", &format!("{base}/status"), &[], None).1["value"]["ready"] == true
+        });
+        let caps = json!({"capabilities": {"alwaysMatch": {"browserName": "chrome", "goog:chromeOptions": {
+            "binary": chromium,
+            "args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1280,1000"],
+        }}}});
+        let (status, v) = http("POST", &format!("{base}/session"), &[], Some(&caps));
+        assert_eq!(status, 200, "{v}");
+        browser.session = v["value"]["sessionId"].as_str().unwrap().to_string();
+        browser
+    }
+
+    fn call(&self, method: &str, path: &str, body: Option<Value>) -> Value {
+        let url = format!("{}/session/{}{path}", self.base, self.session);
+        let body = body.or_else(|| (method == "POST").then(|| json!({})));
+        let (status, v) = http(method, &url, &[], body.as_ref());
+        assert_eq!(status, 200, "{method} {path}: {v}");
+        v["value"].clone()
+    }
+
+    fn go(&self, url: &str) {
+        self.call("POST", "/url", Some(json!({"url": url})));
+    }
+
+    fn script(&self, js: &str) -> Value {
+        self.call(
+            "POST",
+            "/execute/sync",
+            Some(json!({"script": js, "args": []})),
+        )
+    }
+
+    fn count(&self, css: &str) -> usize {
+        let js = format!("return document.querySelectorAll({}).length", json!(css));
+        self.script(&js).as_u64().unwrap_or(0) as usize
+    }
+
+    fn text(&self, css: &str) -> String {
+        let js = format!(
+            "const e = document.querySelector({}); return e ? e.textContent : ''",
+            json!(css)
+        );
+        self.script(&js).as_str().unwrap_or_default().to_string()
+    }
+
+    /// A real click on the element; found again when the live page re-rendered it between
+    /// the lookup and the click (a stale element), a bounded number of times.
+    fn click(&self, css: &str) {
+        let url = |p: &str| format!("{}/session/{}{p}", self.base, self.session);
+        for _ in 0..50 {
+            let find = json!({"using": "css selector", "value": css});
+            let (status, e) = http("POST", &url("/element"), &[], Some(&find));
+            let Some(id) = e["value"]["element-6066-11e4-a52e-4f735466cecf"].as_str() else {
+                assert_ne!(status, 200, "{e}");
+                std::thread::sleep(Duration::from_millis(50));
+                continue;
+            };
+            let (status, v) = http(
+                "POST",
+                &url(&format!("/element/{id}/click")),
+                &[],
+                Some(&json!({})),
+            );
+            if status == 200 {
+                return;
+            }
+            assert_eq!(v["value"]["error"], "stale element reference", "{v}");
+        }
+        panic!("could not click {css}");
+    }
+
+    fn resize(&self, width: u32, height: u32) {
+        self.call(
+            "POST",
+            "/window/rect",
+            Some(json!({"width": width, "height": height})),
+        );
+    }
+
+    fn screenshot(&self, name: &str) {
+        let b64 = self.call("GET", "/screenshot", None);
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("../screenshots");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            dir.join(format!("{name}.png")),
+            base64(b64.as_str().unwrap()),
+        )
+        .unwrap();
+    }
+}
+
+fn base64(text: &str) -> Vec<u8> {
+    let value = |c: u8| match c {
+        b'A'..=b'Z' => Some(c - b'A'),
+        b'a'..=b'z' => Some(c - b'a' + 26),
+        b'0'..=b'9' => Some(c - b'0' + 52),
+        b'+' => Some(62),
+        b'/' => Some(63),
+        _ => None,
+    };
+    let mut out = Vec::new();
+    let (mut acc, mut bits) = (0u32, 0);
+    for v in text.bytes().filter_map(value) {
+        acc = (acc << 6) | u32::from(v);
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((acc >> bits) as u8);
+        }
+    }
+    out
+}
+
+/// [`wait_for`] that shows what the page says when the wait fails.
+fn wait_for_page(b: &Browser, what: &str, mut cond: impl FnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while Instant::now() < deadline {
+        if cond() {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    b.screenshot("failed");
+    let text = b.script("return document.body.innerText");
+    panic!("timed out waiting for {what}; the page says:\n{text}");
+}
+
+/// A step that says it started (`../home/marks/<name>`) and waits for `../home/marks/<name>.go`.
+fn held_step(name: &str) -> String {
+    json!({"do": "run", "command": format!(
+        "touch ../home/marks/{name}; while [ ! -e ../home/marks/{name}.go ]; do sleep 0.05; done"
+    )})
+    .to_string()
+}
+
+#[test]
+fn the_dashboard_follows_a_replay_run_live_and_stops_it_in_a_real_browser() {
+    let (Some(chromium), Some(driver)) = (
+        find_program(&["chromium", "chromium-browser", "google-chrome"]),
+        find_program(&["chromedriver"]),
+    ) else {
+        // CI installs them (scripts/install-browser.sh): there the test always runs.
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "chromium and chromedriver are needed under CI"
+        );
+        eprintln!(
+            "skipped: no chromium/chromedriver on PATH (scripts/install-browser.sh installs them)"
+        );
+        return;
+    };
+    let env = TestEnv::new();
+    env.headless(&config("max_iterations = 10\n", NO_BREAKERS, ""));
+    let marks = env.dir.path().join("home/marks");
+    let s = env.scenario(
+        "s",
+        &format!(
+            "{{\"step\": 1}}\n{}\n{{\"step\": 2}}\n{}\n{{\"step\": 3}}\n{{\"do\": \"write\", \"path\": \"done.txt\", \"content\": \"ok\"}}\n",
+            held_step("one"),
+            held_step("two")
+        ),
+    );
+    let d = Daemon::start(&env);
+    let run = env
+        .command("pawl")
+        .args(["run", "make done.txt", "--scenario", &s])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    struct Reap(Child);
+    impl Drop for Reap {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+    let mut run = Reap(run);
+    wait_for("step 1", || marks.join("one").exists());
+    let (_, runs) = d.api("/api/v1/runs?status=active");
+    let id = runs["runs"][0]["id"].as_str().unwrap().to_string();
+
+    let b = Browser::start(&chromium, &driver);
+    // The one-time link sets the cookie; the run page needs nothing else.
+    b.go(d.ready["dashboard"].as_str().unwrap());
+    wait_for_page(&b, "the runs page", || {
+        b.count(&format!("#runs-table tr[data-run='{id}']")) == 1
+    });
+    b.screenshot("runs");
+    b.go(&format!("{}/run?id={id}", d.url()));
+    wait_for_page(&b, "iteration 1 on the run page", || {
+        b.count("#iterations tr[data-n='1']") == 1
+    });
+    assert_eq!(b.count("#iterations tr[data-n='2']"), 0);
+    b.script("window.__sameDocument = true; return true");
+
+    // Step 1 ends; iteration 2 appears without a reload.
+    std::fs::write(marks.join("one.go"), "").unwrap();
+    wait_for("step 2", || marks.join("two").exists());
+    wait_for_page(&b, "iteration 2, live", || {
+        b.count("#iterations tr[data-n='2']") == 1
+    });
+    assert_eq!(
+        b.script("return window.__sameDocument === true"),
+        true,
+        "the page was reloaded"
+    );
+    b.screenshot("run-live");
+
+    // Stop with the button: the request is in the store, and the run stops after its step.
+    b.click("#btn-stop");
+    wait_for("the stop request", || {
+        env.root().join(".pawl/stop").exists()
+    });
+    std::fs::write(marks.join("two.go"), "").unwrap();
+    let status = run.0.wait().unwrap();
+    assert_eq!(status.code(), Some(6), "stopped");
+    assert_eq!(env.run_state().0, "stopped");
+    let stop_event = env.count(&format!(
+        "SELECT COUNT(*) FROM events WHERE run_id = '{id}' AND kind = 'stop_requested' AND json_extract(data_json, '$.origin') = 'dashboard'"
+    ));
+    assert_eq!(stop_event, 1);
+    wait_for_page(&b, "the page to show it stopped", || {
+        b.script(
+            "const e = document.querySelector('#run-status'); return e ? e.dataset.status : ''",
+        ) == "stopped"
+    });
+
+    // A stale tab: its action is refused with the conflict message, and nothing changes.
+    let limits_before = env.count(&format!(
+        "SELECT COUNT(*) FROM events WHERE run_id = '{id}' AND kind = 'limits_changed'"
+    ));
+    // A tab that lost its stream: nothing re-renders it any more, and it acts on what it showed.
+    b.script("window.pawlDashboard.source.close(); return true");
+    wait_for_page(&b, "no refresh pending or in flight", || {
+        b.script("const s = window.pawlDashboard; return s.pending === null && s.loading === 0")
+            == true
+    });
+    b.script("window.pawlDashboard.version = 1; return true");
+    b.click("#btn-resume");
+    wait_for_page(&b, "the conflict message", || {
+        b.text("#message").contains("Conflict")
+    });
+    assert_eq!(
+        b.script("return document.querySelector('#message').className"),
+        "message conflict"
+    );
+    assert_eq!(
+        env.count(&format!(
+            "SELECT COUNT(*) FROM events WHERE run_id = '{id}' AND kind = 'limits_changed'"
+        )),
+        limits_before
+    );
+    b.screenshot("conflict");
+
+    // Phone-sized.
+    b.resize(390, 844);
+    b.go(&format!("{}/run?id={id}", d.url()));
+    wait_for_page(&b, "the run page on a phone", || b.count("#btn-stop") == 1);
+    let overflow = b.script("return document.documentElement.scrollWidth <= window.innerWidth + 1");
+    assert_eq!(overflow, true, "the page fits a phone's width");
+    b.screenshot("run-phone");
+}
