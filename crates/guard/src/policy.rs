@@ -34,6 +34,9 @@ pub struct Policy {
     /// them. The CLI adds the ones only it knows (the user state directory, the pawl binary the
     /// hooks run) with [`Policy::protect_pawl_path`].
     pub pawl_paths: Vec<PawlPath>,
+    /// Rules switched off by name (`[guard.rules] publish = false`); only
+    /// [`crate::decision::SWITCHABLE_RULES`] can be.
+    pub disabled_rules: Vec<String>,
 }
 
 /// One of pawl's own paths (a glob, in the syntax of `protected_paths`) and what it is.
@@ -149,6 +152,7 @@ impl Default for Policy {
             allow_unsafe: false,
             always: false,
             pawl_paths: default_pawl_paths(),
+            disabled_rules: Vec::new(),
         }
     }
 }

@@ -240,6 +240,9 @@ pub(crate) struct Walker<'a> {
     cmd_fd_files: HashMap<i32, FdFile>,
     /// The file the simple command being judged reads as stdin (`bash < x.sh`).
     pub(crate) cmd_stdin_file: Option<String>,
+    /// A command of this line read a secret (or printed the environment): why, for a network
+    /// client later in the line (rule `secret-exfil`).
+    pub(crate) secret_read: Option<String>,
     /// The `cd` being walked is the first command of an `&&` list: the
     /// commands after it run only if it succeeded.
     certain_cd: bool,
@@ -586,6 +589,7 @@ impl<'a> Walker<'a> {
             cmd_fds: HashMap::new(),
             cmd_fd_files: HashMap::new(),
             cmd_stdin_file: None,
+            secret_read: None,
             certain_cd: false,
             cd_by_and: false,
             cdpath: input.contains("CDPATH"),
@@ -610,7 +614,7 @@ impl<'a> Walker<'a> {
 
     /// Records a denial (the first one wins) with the origin attached.
     pub(crate) fn deny(&mut self, frame: &Frame, rule: RuleId, reason: impl Into<String>) {
-        if self.denial.is_some() {
+        if self.denial.is_some() || self.rule_off(rule) {
             return;
         }
         let reason = reason.into();
@@ -620,6 +624,14 @@ impl<'a> Walker<'a> {
             format!("{reason} ({})", frame.origin)
         };
         self.denial = Some(Decision::deny(rule, reason));
+    }
+
+    /// Whether the policy switched `rule` off (only [`crate::decision::SWITCHABLE_RULES`] can be).
+    pub(crate) fn rule_off(&self, rule: RuleId) -> bool {
+        let disabled = &self.policy.policy().disabled_rules;
+        !disabled.is_empty()
+            && crate::decision::SWITCHABLE_RULES.contains(&rule)
+            && disabled.iter().any(|r| r == rule.as_str())
     }
 
     /// A denial that lenient frames (text that may not be shell) skip.
@@ -2109,6 +2121,7 @@ impl<'a> Walker<'a> {
         {
             let base = name.rsplit('/').next().unwrap_or(&name);
             self.reach(&cmd, base, shell, frame);
+            self.programs(&cmd, base, shell, frame);
             // The pawl binary under another name or path is pawl: judged as `pawl`, not read
             // as a script file.
             if self.is_pawl_binary(&name, shell) {

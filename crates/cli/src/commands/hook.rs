@@ -543,8 +543,8 @@ fn relative(root: &Path, cwd: &Path, p: &str) -> String {
 
 // ---------------------------------------------------------------- PreToolUse: the guard
 
-/// "Is this path tracked?", answered by `git ls-files` on the first question only: most
-/// commands never ask, and a hook must answer in milliseconds.
+/// "Is this path tracked?", answered on the first question only (most commands never ask) from
+/// the index read in-process: no git process on the hot path.
 struct LazyTracked {
     root: PathBuf,
     set: OnceLock<Option<TrackedSet>>,
@@ -554,16 +554,30 @@ impl LazyTracked {
     fn get(&self) -> Option<&TrackedSet> {
         self.set
             .get_or_init(|| {
-                let repo = guard_host::open_repo(&self.root).ok()?;
-                let files = repo.tracked_files().ok()?;
-                Some(
-                    files
-                        .iter()
-                        .map(|p| p.display().to_string())
-                        .collect::<TrackedSet>(),
-                )
+                guard_host::tracked_files(&self.root).map(|f| f.into_iter().collect::<TrackedSet>())
             })
             .as_ref()
+    }
+}
+
+/// The repository's git aliases, asked of git (at a system path) only when the guard meets a
+/// git subcommand that is not git's own.
+struct LazyAliases {
+    root: PathBuf,
+    map: OnceLock<std::collections::BTreeMap<String, String>>,
+}
+
+impl pawl_guard::GitAliases for LazyAliases {
+    fn alias(&self, name: &str) -> Option<String> {
+        self.map
+            .get_or_init(|| {
+                guard_host::open_repo(&self.root)
+                    .and_then(|repo| repo.config_aliases())
+                    .unwrap_or_default()
+            })
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.clone())
     }
 }
 
@@ -666,22 +680,33 @@ fn guard(root: &Path, run_id: &str, input: &HookInput, call: &ToolCall) -> HookR
             || command.contains("$'"));
     if mentions_git {
         // The branch where the command runs (a worktree under the root has its own), read
-        // from HEAD itself; aliases through git at a system path, never the agent's PATH.
+        // from HEAD itself; aliases through git at a system path, never the agent's PATH, and
+        // only when a subcommand is not git's own.
         g.branch = guard_host::branch_at(root, &cwd).or_fail(run_id)?;
-        g.git_aliases = guard_host::open_repo(root)
-            .and_then(|repo| repo.config_aliases())
-            .unwrap_or_default();
-        // The run's own branch, for the denials that send the agent back to it. Only a message
-        // depends on it: a store that cannot be read leaves the message general, not the
-        // decision open.
-        g.run_branch = open_store(root)
-            .ok()
-            .and_then(|store| store.run(run_id).ok())
-            .and_then(|run| run.branch);
+        g.more_git_aliases = Arc::new(LazyAliases {
+            root: root.to_path_buf(),
+            map: OnceLock::new(),
+        });
     }
     for i in &inputs {
-        let d = pawl_guard::evaluate(i, &g, &policy);
+        let mut d = pawl_guard::evaluate(i, &g, &policy);
         if d.is_deny() {
+            // The run's own branch, for the denials that send the agent back to it: read from
+            // the store only now (a denial opens it anyway), and the call judged again for the
+            // message. Only a message depends on it: a store that cannot be read leaves the
+            // message general, not the decision open.
+            if mentions_git
+                && let Some(branch) = open_store(root)
+                    .ok()
+                    .and_then(|store| store.run(run_id).ok())
+                    .and_then(|run| run.branch)
+            {
+                g.run_branch = Some(branch);
+                let again = pawl_guard::evaluate(i, &g, &policy);
+                if again.is_deny() {
+                    d = again;
+                }
+            }
             let rule = d.rule.map(|r| r.as_str()).unwrap_or("deny");
             let reason = format!("pawl guard [{rule}]: {}", d.reason);
             let data = json!({"tool": call.tool(), "input": i, "rule": rule, "reason": d.reason,
