@@ -12,3 +12,4 @@ mod run_control;
 mod shell_bypasses;
 mod support;
 mod tricks;
+mod rows;
