@@ -243,6 +243,9 @@ pub(crate) struct Walker<'a> {
     /// A command of this line read a secret (or printed the environment): why, for a network
     /// client later in the line (rule `secret-exfil`).
     pub(crate) secret_read: Option<String>,
+    /// Entries of `written` (their length after the push) that appended to or modified a file
+    /// in place: what was printed is not the file's whole text.
+    partial_writes: Vec<usize>,
     /// The `cd` being walked is the first command of an `&&` list: the
     /// commands after it run only if it succeeded.
     certain_cd: bool,
@@ -590,6 +593,7 @@ impl<'a> Walker<'a> {
             cmd_fd_files: HashMap::new(),
             cmd_stdin_file: None,
             secret_read: None,
+            partial_writes: Vec::new(),
             certain_cd: false,
             cd_by_and: false,
             cdpath: input.contains("CDPATH"),
@@ -1528,10 +1532,20 @@ impl<'a> Walker<'a> {
             if plain_cat
                 && argv[0].is("cat")
                 && self.written.len() == written_before + 1
+                && !self.partial_writes.contains(&self.written.len())
                 && let Some(last) = self.written.last_mut()
             {
                 last.1 = Some(body.clone());
             }
+        }
+        if self.written.len() == written_before + 1
+            && !self.partial_writes.contains(&self.written.len())
+            && let Some(text) = printed_text(&argv)
+            && let Some(last) = self.written.last_mut()
+        {
+            // `echo 'print(1)' > /tmp/t.py`, `printf '#!/bin/sh\necho hi\n' > x.sh`: the
+            // file's text is what was printed, when the guard knows it exactly.
+            last.1 = Some(text);
         }
         for (name, value) in &prefix_assignments {
             // `PS4=... bash -x`, `BASH_ENV=x bash -c`: the child reads them.
@@ -1805,6 +1819,14 @@ impl<'a> Walker<'a> {
                             | ast::IoFileRedirectKind::ReadAndWrite
                     ) {
                         self.record_write(shell, &arg);
+                        if matches!(
+                            kind,
+                            ast::IoFileRedirectKind::Append
+                                | ast::IoFileRedirectKind::ReadAndWrite
+                        ) {
+                            // Added to text the guard never read: never the whole file.
+                            self.partial_writes.push(self.written.len());
+                        }
                     }
                     match kind {
                         ast::IoFileRedirectKind::Read => {
@@ -2355,6 +2377,54 @@ impl<'a> Walker<'a> {
             return Some(normalize("/", text));
         }
         shell.cwd.as_deref().map(|cwd| normalize(cwd, text))
+    }
+}
+
+/// The exact text `echo` or `printf` prints with these arguments, when every argument is known
+/// and nothing in it depends on the shell's own `echo` (escapes other than `\n`, `\t` and `\\`
+/// in a printf format, any backslash for echo, `%` conversions): `None` otherwise.
+fn printed_text(argv: &[Arg]) -> Option<String> {
+    let (first, rest) = argv.split_first()?;
+    let words: Vec<&str> = rest.iter().map(Arg::exact).collect::<Option<_>>()?;
+    match first.exact()? {
+        "echo" => {
+            let (newline, words) = match words.first() {
+                Some(&"-n") => (false, &words[1..]),
+                _ => (true, &words[..]),
+            };
+            if words.iter().any(|w| w.contains('\\') || w.starts_with('-')) {
+                return None;
+            }
+            let mut text = words.join(" ");
+            if newline {
+                text.push('\n');
+            }
+            Some(text)
+        }
+        "printf" => {
+            let [format] = words[..] else {
+                return None;
+            };
+            if format.contains('%') || format.starts_with('-') {
+                return None;
+            }
+            let mut out = String::new();
+            let mut chars = format.chars();
+            while let Some(c) = chars.next() {
+                if c != '\\' {
+                    out.push(c);
+                    continue;
+                }
+                match chars.next()? {
+                    'n' => out.push('\n'),
+                    't' => out.push('\t'),
+                    '\\' => out.push('\\'),
+                    _ => return None,
+                }
+            }
+            Some(out)
+        }
+        _ => None,
     }
 }
 

@@ -205,7 +205,9 @@ fn find_single_name(expr: &[Arg]) -> Option<String> {
             | "-a"
             | "-and"
             | "-ignore_readdir_race"
-            | "-noleaf" => {}
+            | "-noleaf"
+            // Stops the walk inside what matched: the matched directory is still the one removed.
+            | "-prune" => {}
             "-exec" | "-execdir" => {
                 execs += 1;
                 if execs > 1 {
@@ -1355,10 +1357,27 @@ impl Walker<'_> {
 
     /// The reason a write of `mode` to `absolute` is refused, if it is.
     fn judge_path(&self, absolute: &str, mode: WriteMode) -> Option<(RuleId, String)> {
+        if crate::rules::programs::is_block_device(absolute) && !self.rule_off(RuleId::InfraDestroy)
+        {
+            return Some((
+                RuleId::InfraDestroy,
+                "it is a block device: writing it destroys a disk".to_owned(),
+            ));
+        }
         if is_device(absolute) {
             return None;
         }
-        if self.is_protected(absolute)
+        // A throwaway copy in a temporary directory outside the repository (`cp .env.example
+        // /tmp/.env`, a key made for a test) protects nothing; pawl's own paths stay protected.
+        let throwaway = self.is_temp(absolute)
+            && !self
+                .ctx
+                .repo_root
+                .as_ref()
+                .and_then(|r| r.to_str())
+                .is_some_and(|r| absolute == r || absolute.starts_with(&format!("{r}/")))
+            && self.pawl_path_kind(absolute).is_none();
+        if !throwaway && self.is_protected(absolute)
             || (mode == WriteMode::Delete && self.holds_protected(absolute))
         {
             return Some((

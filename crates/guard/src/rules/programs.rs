@@ -51,8 +51,8 @@ pub(crate) const PUBLISH: &[(&str, &[&str])] = &[
     ("pod", &["trunk push"]),
     ("mix", &["hex.publish"]),
     ("rebar3", &["hex publish"]),
-    ("docker", &["push", "image push", "manifest push", "login"]),
-    ("podman", &["push", "image push", "manifest push", "login"]),
+    ("docker", &["push", "image push", "manifest push", "login", "buildx build --push", "build --push", "buildx bake --push"]),
+    ("podman", &["push", "image push", "manifest push", "login", "build --push"]),
     ("nerdctl", &["push", "image push", "login"]),
     ("buildah", &["push", "manifest push", "login"]),
     ("skopeo", &["copy", "sync", "delete", "login"]),
@@ -175,7 +175,7 @@ pub(crate) const DB_CLIENTS: &[(&str, &[&str])] = &[
 /// SQL (upper-cased, spaces squeezed) that destroys a database or its data.
 const SQL_DESTROY: &[&str] = &[
     "DROP DATABASE", "DROP SCHEMA", "DROP TABLE", "DROP OWNED", "TRUNCATE", "DROP USER",
-    "DROP ROLE", "DROPDATABASE()", ".DROP()", "DELETEMANY({})", "FLUSHALL",
+    "DROP ROLE", "DROP KEYSPACE", "DROP COLLECTION", "DROPDATABASE()", ".DROP()", "DELETEMANY({})", "FLUSHALL",
 ];
 
 /// Text that is a shell escape in a database client or a calculator.
@@ -374,7 +374,7 @@ pub(crate) fn is_secret_path(path: &str, home: Option<&str>) -> bool {
     if by_name {
         return true;
     }
-    let in_dir = |dir: &str| path.contains(&format!("/{dir}/"));
+    let in_dir = |dir: &str| path.contains(&format!("/{dir}/")) || path.ends_with(&format!("/{dir}"));
     if ["secrets", ".ssh", ".gnupg", ".aws", ".kube", ".azure", ".password-store"]
         .iter()
         .any(|d| in_dir(d))
@@ -474,12 +474,22 @@ fn first_operands(args: &[Arg], n: usize) -> Vec<String> {
 /// Whether the row's `words` match the command: a word `a b` matches operands `a` then `b`;
 /// a word starting with `-` matches when that option is anywhere in `args`.
 fn row_matches(words: &[&str], args: &[Arg]) -> Option<String> {
-    let operands: Vec<String> = args
-        .iter()
-        .filter(|a| !a.text.starts_with('-'))
-        .take(3)
-        .map(|a| a.text.clone())
-        .collect();
+    let mut operands: Vec<String> = Vec::new();
+    let mut skip_next = false;
+    for a in args {
+        if skip_next {
+            skip_next = false;
+            continue;
+        }
+        if a.text.starts_with('-') {
+            skip_next = VALUE_OPTIONS.contains(&a.text.as_str());
+            continue;
+        }
+        operands.push(a.text.clone());
+        if operands.len() == 3 {
+            break;
+        }
+    }
     let has_opt = |o: &str| args.iter().any(|a| a.text == o || a.text.starts_with(&format!("{o}=")));
     let excluded = words.iter().filter_map(|w| w.strip_prefix('!')).any(|w| {
         let parts: Vec<&str> = w.split(' ').collect();
@@ -517,6 +527,14 @@ fn row_matches(words: &[&str], args: &[Arg]) -> Option<String> {
     None
 }
 
+/// Options that take a value in the programs of the rows (`kubectl -n prod delete`, `psql -h db`,
+/// `redis-cli -n 2 flushdb`): their value is not a subcommand word.
+const VALUE_OPTIONS: &[&str] = &[
+    "-n", "--namespace", "--context", "--kubeconfig", "-h", "--host", "-U", "--username", "-p",
+    "--port", "--profile", "--region", "-d", "--dbname", "--project", "-s", "--stage", "--config",
+    "--cwd", "-a", "--app", "-u", "--user", "-H", "-P", "--org", "--account", "-t", "--target",
+];
+
 /// What an environment variable assignment would make a program do, or `None` when harmless.
 pub(crate) fn env_inject(name: &str, value: Option<&str>, temp_or_written: &dyn Fn(&str) -> bool) -> Option<String> {
     if PRELOAD_VARS.contains(&name) {
@@ -524,9 +542,15 @@ pub(crate) fn env_inject(name: &str, value: Option<&str>, temp_or_written: &dyn 
         if value.is_empty() {
             return None;
         }
-        let safe = value
-            .split_whitespace()
-            .all(|w| PRELOAD_SAFE.iter().any(|s| w.starts_with(s)));
+        let safe = value.split_whitespace().all(|w| {
+            PRELOAD_SAFE.iter().any(|s| {
+                w == *s
+                    || w.strip_prefix(s).is_some_and(|rest| {
+                        s.starts_with("--")
+                            || rest.starts_with(|c: char| c.is_ascii_digit() || c == '=' || c == ':')
+                    })
+            })
+        });
         if safe {
             return None;
         }
@@ -539,8 +563,8 @@ pub(crate) fn env_inject(name: &str, value: Option<&str>, temp_or_written: &dyn 
         for (i, dir) in value.split(':').enumerate() {
             // PATH: only what comes before the system's own directories matters; `.` or an
             // empty entry is the current directory.
-            let risky = dir.is_empty() && name == "PATH" && i == 0
-                || dir == "."
+            let risky = (dir.is_empty() || dir == ".") && name == "PATH"
+                || dir.is_empty() && i == 0 && name == "PATH"
                 || temp_or_written(dir);
             if risky {
                 return Some(format!(
@@ -557,10 +581,18 @@ impl Walker<'_> {
     /// Judges one simple command against the v2 program registry.
     pub(crate) fn programs(&mut self, cmd: &Cmd, base: &str, shell: &mut Shell, frame: &Frame) {
         let args: Vec<Arg> = cmd.argv.iter().skip(1).cloned().collect();
-        let help = args.iter().any(|a| matches!(a.text.as_str(), "--help" | "-h" | "--version" | "help"));
+        let help = args
+            .first()
+            .is_some_and(|a| matches!(a.text.as_str(), "--help" | "--version" | "help"))
+            || (args.len() == 1 && args[0].text == "-h")
+            || args.iter().any(|a| a.text == "--help");
+        // A dry run publishes nothing.
+        let dry_run = args
+            .iter()
+            .any(|a| matches!(a.text.as_str(), "--dry-run" | "--dryrun" | "--dry"));
         self.env_rule(base, shell, frame);
         self.secret_reads(cmd, base, shell);
-        if NETWORK.contains(&base) {
+        if NETWORK.contains(&base) && (base != "openssl" || args.iter().any(|a| a.text == "s_client")) {
             self.network(base, &args, &cmd.stdin, shell, frame);
         }
         if base == "git" {
@@ -580,7 +612,7 @@ impl Walker<'_> {
             }
         }
         for (name, words) in PUBLISH {
-            if *name == base && let Some(what) = row_matches(words, &args) {
+            if *name == base && !dry_run && let Some(what) = row_matches(words, &args) {
                 self.deny(
                     frame,
                     RuleId::Publish,
@@ -677,7 +709,7 @@ impl Walker<'_> {
     }
 
     /// Whether `abs` is in a temporary directory.
-    fn is_temp(&self, abs: &str) -> bool {
+    pub(crate) fn is_temp(&self, abs: &str) -> bool {
         let tmp = |root: &str| abs == root || abs.starts_with(&format!("{root}/"));
         tmp("/tmp")
             || tmp("/var/tmp")
@@ -881,12 +913,19 @@ impl Walker<'_> {
             a.text == "--recursive" || (a.text.starts_with('-') && !a.text.starts_with("--") && a.text.contains('R'))
         });
         let home = self.home();
-        for a in args.iter().filter(|a| !a.text.starts_with('-')) {
-            let Some(abs) = self.resolve(shell, &a.text) else {
+        // The first operand of chmod/chown/chgrp is the mode or owner.
+        let skip = usize::from(matches!(base, "chmod" | "chown" | "chgrp"));
+        for a in args.iter().filter(|a| !a.text.starts_with('-')).skip(skip) {
+            let text = match (a.text.strip_prefix('~'), home.as_deref()) {
+                (Some(rest), Some(h)) => format!("{h}{rest}"),
+                _ => a.text.clone(),
+            };
+            let Some(abs) = self.resolve(shell, &text) else {
                 continue;
             };
             let system = abs == "/"
-                || ["/etc", "/usr", "/bin", "/sbin", "/lib", "/lib64", "/boot", "/var", "/sys", "/proc", "/dev", "/opt", "/root", "/home"]
+                || matches!(abs.as_str(), "/var" | "/home" | "/opt" | "/srv" | "/mnt" | "/media")
+                || ["/etc", "/usr", "/bin", "/sbin", "/lib", "/lib64", "/boot", "/sys", "/proc", "/dev", "/root"]
                     .iter()
                     .any(|d| abs == *d || abs.starts_with(&format!("{d}/")));
             let home_itself = home.as_deref().is_some_and(|h| abs == h || h.starts_with(&format!("{abs}/")));
@@ -915,7 +954,11 @@ impl Walker<'_> {
     }
 
     fn deno(&mut self, args: &[Arg], stdin: &Stdin, frame: &Frame) {
-        let ops: Vec<&str> = args.iter().map(|a| a.text.as_str()).filter(|t| !t.starts_with('-')).collect();
+        let ops: Vec<&str> = args
+            .iter()
+            .map(|a| a.text.as_str())
+            .filter(|t| *t == "-" || !t.starts_with('-'))
+            .collect();
         let why = match ops.as_slice() {
             ["eval", ..] => Some("`deno eval` runs code the guard has no model of"),
             ["run", "-", ..] => Some("`deno run -` runs code from standard input"),
@@ -1123,14 +1166,6 @@ impl Walker<'_> {
                 format!("`{base}` reads code from standard input in a language the guard has no model of; it can run any shell command"),
             );
             return;
-        }
-        if base == "m4" {
-            // m4 files: `syscmd`/`esyscmd` in them is unseen; m4 is rare enough to judge strictly.
-            let operands = args.iter().any(|a| !a.text.starts_with('-'));
-            if !operands {
-                return;
-            }
-            self.deny(frame, RuleId::ShellEscape, "`m4` can run shell commands (`syscmd`, `esyscmd`) from its input");
         }
     }
 
