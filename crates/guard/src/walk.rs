@@ -230,6 +230,8 @@ pub(crate) struct Walker<'a> {
     pub outline: Vec<String>,
     steps: usize,
     active_functions: Vec<String>,
+    /// How often each active function called itself while its body was judged.
+    self_calls: Vec<usize>,
     /// Absolute paths this command line writes (redirect targets, `tee`,
     /// `cp`/`mv` destinations): running one of them runs text the guard
     /// never read.
@@ -588,6 +590,7 @@ impl<'a> Walker<'a> {
             outline: Vec::new(),
             steps: 0,
             active_functions: Vec::new(),
+            self_calls: Vec::new(),
             written: Vec::new(),
             cmd_fds: HashMap::new(),
             cmd_fd_files: HashMap::new(),
@@ -976,11 +979,16 @@ impl<'a> Walker<'a> {
         shell: &mut Shell,
         frame: &Frame,
     ) {
-        if self.active_functions.iter().any(|f| f == name) {
-            // Recursion: the body is already being judged with these rules.
+        if let Some(at) = self.active_functions.iter().rposition(|f| f == name) {
+            // Recursion: the body is already being judged with these rules; counted, for
+            // a body that calls itself more than once (`:(){ :|:& };:`).
+            if let Some(n) = self.self_calls.get_mut(at) {
+                *n += 1;
+            }
             return;
         }
         self.active_functions.push(name.to_owned());
+        self.self_calls.push(0);
         let mut stdin = frame.stdin.clone();
         if let Some(list) = &body.1 {
             for redirect in &list.0 {
@@ -989,6 +997,13 @@ impl<'a> Walker<'a> {
         }
         self.compound(&body.0, shell, &frame.with_stdin(stdin));
         self.active_functions.pop();
+        if self.self_calls.pop().is_some_and(|n| n >= 2) {
+            self.deny(
+                frame,
+                RuleId::InfraDestroy,
+                format!("the function `{name}` calls itself more than once each time it runs: a fork bomb, which takes the machine down"),
+            );
+        }
     }
 
     fn extended_test(&mut self, expr: &ast::ExtendedTestExpr, shell: &mut Shell, frame: &Frame) {
@@ -2143,7 +2158,6 @@ impl<'a> Walker<'a> {
         {
             let base = name.rsplit('/').next().unwrap_or(&name);
             self.reach(&cmd, base, shell, frame);
-            self.programs(&cmd, base, shell, frame);
             // The pawl binary under another name or path is pawl: judged as `pawl`, not read
             // as a script file.
             if self.is_pawl_binary(&name, shell) {
@@ -2201,7 +2215,14 @@ impl<'a> Walker<'a> {
         if matches!(base.as_str(), "npm" | "yarn" | "pnpm") {
             self.package_manager(&base, &cmd, shell, frame);
         }
+        // The v2 registry after the older rules: a denial they make keeps its rule.
+        let registry = (self.denial.is_none()).then(|| cmd.clone());
         self.command_by_name(&base, cmd, shell, frame);
+        if let Some(cmd) = registry
+            && self.denial.is_none()
+        {
+            self.programs(&cmd, &base, shell, frame);
+        }
     }
 
     /// Denies running (as a program, a script operand or a sourced file) a

