@@ -58,6 +58,7 @@ pub fn policy(cfg: &GuardConfig, host: &Host) -> Policy {
     p.protected_paths
         .extend(cfg.protected_paths.iter().cloned());
     p.allowances.extend(cfg.allowances.iter().cloned());
+    p.disabled_rules = cfg.rules.disabled();
     p.deny.extend(cfg.deny.iter().map(|d| DenyRule {
         command: d.command.clone(),
         pattern: d.pattern.clone(),

@@ -32,6 +32,7 @@
 
 mod balance;
 mod context;
+mod glob;
 mod decision;
 mod input;
 mod paths;

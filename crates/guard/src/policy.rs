@@ -8,9 +8,8 @@
 //! repository root (and, for protected paths, also matches absolute paths,
 //! so `**/.env` protects every `.env`).
 
-use std::sync::OnceLock;
 
-use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
+use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use serde::{Deserialize, Serialize};
 
 /// `[guard]` in `pawl.toml`. Every key has a default.
@@ -384,16 +383,13 @@ pub enum PolicyError {
     },
 }
 
-/// Globs split by where they apply, with exceptions. The globs are parsed (and checked) when
-/// the policy is compiled; the matchers are built on first use: a one-shot decision about a
-/// command that touches no path (the hook's common case) never pays for them.
+/// Globs split by where they apply, with exceptions. The globs are checked with globset when
+/// the policy is compiled and matched by [`crate::glob::PathGlob`], which builds nothing: a
+/// one-shot decision (the hook's) never pays for regexes.
 #[derive(Debug, Clone)]
 pub(crate) struct PathGlobs {
     /// Absolute (`/`, `~/`, `$TMPDIR/`) globs, their exceptions, relative globs, theirs.
-    globs: [Vec<Glob>; 4],
-    sets: OnceLock<Option<[GlobSet; 4]>>,
-    /// The answer when the matchers cannot be built (protected paths: "protected").
-    on_error: bool,
+    globs: [Vec<crate::glob::PathGlob>; 4],
 }
 
 /// The forms of one path that globs are matched against.
@@ -417,7 +413,7 @@ impl PathGlobs {
         globs: &[String],
         case_insensitive: bool,
     ) -> Result<Self, PolicyError> {
-        let mut sets: [Vec<Glob>; 4] = Default::default();
+        let mut sets: [Vec<crate::glob::PathGlob>; 4] = Default::default();
         for raw in globs {
             let (negated, pattern) = match raw.strip_prefix('!') {
                 Some(rest) => (true, rest),
@@ -432,7 +428,7 @@ impl PathGlobs {
                 Some(rest) => format!("~/{rest}"),
                 None => pattern.to_owned(),
             };
-            let glob = GlobBuilder::new(&pattern)
+            GlobBuilder::new(&pattern)
                 .literal_separator(true)
                 .backslash_escape(true)
                 .case_insensitive(case_insensitive)
@@ -443,33 +439,9 @@ impl PathGlobs {
                     source,
                 })?;
             let index = usize::from(!is_absolute) * 2 + usize::from(negated);
-            sets[index].push(glob);
+            sets[index].push(crate::glob::PathGlob::new(&pattern, case_insensitive));
         }
-        Ok(Self {
-            globs: sets,
-            sets: OnceLock::new(),
-            on_error: case_insensitive,
-        })
-    }
-
-    fn built(&self) -> Option<&[GlobSet; 4]> {
-        self.sets
-            .get_or_init(|| {
-                let build = |globs: &[Glob]| {
-                    let mut b = GlobSetBuilder::new();
-                    for g in globs {
-                        b.add(g.clone());
-                    }
-                    b.build().ok()
-                };
-                Some([
-                    build(&self.globs[0])?,
-                    build(&self.globs[1])?,
-                    build(&self.globs[2])?,
-                    build(&self.globs[3])?,
-                ])
-            })
-            .as_ref()
+        Ok(Self { globs: sets })
     }
 
     /// Whether any form matches a glob and no form matches an exception.
@@ -485,16 +457,15 @@ impl PathGlobs {
         if relative_also_absolute {
             relative_forms.extend(absolute_forms.iter().copied());
         }
-        let Some([absolute, absolute_not, relative, relative_not]) = self.built() else {
-            return self.on_error;
+        let [absolute, absolute_not, relative, relative_not] = &self.globs;
+        let any = |globs: &[crate::glob::PathGlob], forms: &[&str]| {
+            globs.iter().any(|g| forms.iter().any(|p| g.is_match(p)))
         };
-        let hit = absolute_forms.iter().any(|p| absolute.is_match(p))
-            || relative_forms.iter().any(|p| relative.is_match(p));
+        let hit = any(absolute, &absolute_forms) || any(relative, &relative_forms);
         if !hit {
             return false;
         }
-        let excepted = absolute_forms.iter().any(|p| absolute_not.is_match(p))
-            || relative_forms.iter().any(|p| relative_not.is_match(p));
+        let excepted = any(absolute_not, &absolute_forms) || any(relative_not, &relative_forms);
         !excepted
     }
 }

@@ -48,6 +48,11 @@ pub struct HookArgs {
 
 /// Answers after this long whatever the work is doing (below the installed 30 s timeout).
 const WATCHDOG_QUICK: Duration = Duration::from_secs(20);
+/// PreToolUse: the guard's own bound on one decision, plus time to record a denial. The guard
+/// runs on the hook's thread (a worker thread to wait for costs as much as the decision on a
+/// busy machine); this watchdog is what bounds it, and it denies.
+const WATCHDOG_GUARD: Duration =
+    Duration::from_secs(pawl_guard::DECISION_DEADLINE.as_secs() + 3);
 /// The most bytes of stdin a hook reads.
 const MAX_INPUT: u64 = 16 * 1024 * 1024;
 
@@ -231,10 +236,10 @@ fn note(s: &str) {
 }
 
 fn start_watchdog(agent: Agent, kind: HookKind, root: &Path, active: bool) {
-    let wait = if kind == HookKind::Stop {
-        WATCHDOG_STOP
-    } else {
-        WATCHDOG_QUICK
+    let wait = match kind {
+        HookKind::Stop => WATCHDOG_STOP,
+        HookKind::PreToolUse => WATCHDOG_GUARD,
+        _ => WATCHDOG_QUICK,
     };
     let root = root.to_path_buf();
     std::thread::spawn(move || {
@@ -688,8 +693,15 @@ fn guard(root: &Path, run_id: &str, input: &HookInput, call: &ToolCall) -> HookR
             map: OnceLock::new(),
         });
     }
+    // Compiled once for every input of the call; on the hook's own thread (see
+    // WATCHDOG_GUARD). An invalid policy is judged by `evaluate`, which denies everything.
+    let compiled = pawl_guard::Guard::new(&policy);
+    let decide = |i: &pawl_guard::Input, g: &pawl_guard::Context| match &compiled {
+        Ok(guard) => guard.evaluate(i, g),
+        Err(_) => pawl_guard::evaluate(i, g, &policy),
+    };
     for i in &inputs {
-        let mut d = pawl_guard::evaluate(i, &g, &policy);
+        let mut d = decide(i, &g);
         if d.is_deny() {
             // The run's own branch, for the denials that send the agent back to it: read from
             // the store only now (a denial opens it anyway), and the call judged again for the
@@ -702,7 +714,7 @@ fn guard(root: &Path, run_id: &str, input: &HookInput, call: &ToolCall) -> HookR
                     .and_then(|run| run.branch)
             {
                 g.run_branch = Some(branch);
-                let again = pawl_guard::evaluate(i, &g, &policy);
+                let again = decide(i, &g);
                 if again.is_deny() {
                     d = again;
                 }
