@@ -117,8 +117,8 @@ pub fn git_dir_of(dir: &Path) -> Result<PathBuf, String> {
     if git.is_dir() {
         return Ok(git);
     }
-    let text = std::fs::read_to_string(&git)
-        .map_err(|e| format!("cannot read {}: {e}", git.display()))?;
+    let text =
+        std::fs::read_to_string(&git).map_err(|e| format!("cannot read {}: {e}", git.display()))?;
     let target = text
         .trim()
         .strip_prefix("gitdir:")

@@ -160,7 +160,10 @@ fn class(chars: &[char]) -> Option<(Tok, usize)> {
 fn alternation(chars: &[char]) -> Option<(Tok, usize)> {
     let end = chars.iter().position(|c| *c == '}')?;
     let inner = &chars[1..end];
-    let alts = inner.split(|c| *c == ',').map(|a| parse(a, false)).collect();
+    let alts = inner
+        .split(|c| *c == ',')
+        .map(|a| parse(a, false))
+        .collect();
     Some((Tok::Alt(alts), end + 1))
 }
 
@@ -176,9 +179,11 @@ fn matches(toks: &[Tok], text: &[char], budget: &mut usize) -> bool {
         Tok::All => true,
         Tok::Lit(c) => text.first() == Some(c) && matches(rest, &text[1..], budget),
         Tok::One => text.first().is_some_and(|c| *c != '/') && matches(rest, &text[1..], budget),
-        Tok::Class { negated, ranges } => text.first().is_some_and(|c| {
-            *c != '/' && (ranges.iter().any(|(lo, hi)| lo <= c && c <= hi) != *negated)
-        }) && matches(rest, &text[1..], budget),
+        Tok::Class { negated, ranges } => {
+            text.first().is_some_and(|c| {
+                *c != '/' && (ranges.iter().any(|(lo, hi)| lo <= c && c <= hi) != *negated)
+            }) && matches(rest, &text[1..], budget)
+        }
         Tok::Star => {
             for k in 0..=text.len() {
                 if matches(rest, &text[k..], budget) {
@@ -223,20 +228,83 @@ mod tests {
     #[test]
     fn agrees_with_globset() {
         let patterns = [
-            "**/.env", "**/.env.*", "!**/.env.example*", ".git/**", "pawl.toml", "**/*.pem",
-            "**/{target,node_modules,dist}", "**/{target,node_modules,dist}/**", "/tmp/**",
-            "$TMPDIR/**", "~/.ssh/**", "~/.local/state/pawl/**", "**/.pawl/**", "*.tf",
-            "migrations/**", "src/*.rs", "a/**/b", "**", "**/id_rsa*", "[Dd]ockerfile*",
-            "**/secrets.{yml,yaml,json}", "**/k8s/**", "x?z", "[!a]bc", "a\\*b", "**/.claude/settings*.json",
+            "**/.env",
+            "**/.env.*",
+            "!**/.env.example*",
+            ".git/**",
+            "pawl.toml",
+            "**/*.pem",
+            "**/{target,node_modules,dist}",
+            "**/{target,node_modules,dist}/**",
+            "/tmp/**",
+            "$TMPDIR/**",
+            "~/.ssh/**",
+            "~/.local/state/pawl/**",
+            "**/.pawl/**",
+            "*.tf",
+            "migrations/**",
+            "src/*.rs",
+            "a/**/b",
+            "**",
+            "**/id_rsa*",
+            "[Dd]ockerfile*",
+            "**/secrets.{yml,yaml,json}",
+            "**/k8s/**",
+            "x?z",
+            "[!a]bc",
+            "a\\*b",
+            "**/.claude/settings*.json",
         ];
         let paths = [
-            ".env", "a/.env", ".env.local", "a/b/.env.prod", ".env.example", ".git/config", ".git",
-            "pawl.toml", "x/pawl.toml", "k.pem", "a/b/k.pem", "target", "a/target", "a/target/x/y",
-            "/tmp/x", "/tmp", "/tmp/a/b", "$TMPDIR/x", "~/.ssh/id_rsa", "~/.ssh", "~/.local/state/pawl/key",
-            ".pawl/pawl.db", "a/.pawl/x", "main.tf", "a/main.tf", "migrations/001.sql", "src/lib.rs",
-            "src/a/lib.rs", "a/b", "a/x/b", "a/x/y/b", "ab", "", "id_rsa.pub", "x/id_rsa", "Dockerfile",
-            "dockerfile.dev", "secrets.yml", "a/secrets.json", "k8s/x.yaml", "a/k8s/b/c", "xyz", "x/z",
-            "bbc", "abc", "a*b", "axb", ".claude/settings.local.json", "a/.claude/settings.json",
+            ".env",
+            "a/.env",
+            ".env.local",
+            "a/b/.env.prod",
+            ".env.example",
+            ".git/config",
+            ".git",
+            "pawl.toml",
+            "x/pawl.toml",
+            "k.pem",
+            "a/b/k.pem",
+            "target",
+            "a/target",
+            "a/target/x/y",
+            "/tmp/x",
+            "/tmp",
+            "/tmp/a/b",
+            "$TMPDIR/x",
+            "~/.ssh/id_rsa",
+            "~/.ssh",
+            "~/.local/state/pawl/key",
+            ".pawl/pawl.db",
+            "a/.pawl/x",
+            "main.tf",
+            "a/main.tf",
+            "migrations/001.sql",
+            "src/lib.rs",
+            "src/a/lib.rs",
+            "a/b",
+            "a/x/b",
+            "a/x/y/b",
+            "ab",
+            "",
+            "id_rsa.pub",
+            "x/id_rsa",
+            "Dockerfile",
+            "dockerfile.dev",
+            "secrets.yml",
+            "a/secrets.json",
+            "k8s/x.yaml",
+            "a/k8s/b/c",
+            "xyz",
+            "x/z",
+            "bbc",
+            "abc",
+            "a*b",
+            "axb",
+            ".claude/settings.local.json",
+            "a/.claude/settings.json",
         ];
         for p in patterns {
             let p = p.strip_prefix('!').unwrap_or(p);

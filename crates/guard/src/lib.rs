@@ -32,8 +32,8 @@
 
 mod balance;
 mod context;
-mod glob;
 mod decision;
+mod glob;
 mod input;
 mod paths;
 mod policy;

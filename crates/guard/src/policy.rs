@@ -8,7 +8,6 @@
 //! repository root (and, for protected paths, also matches absolute paths,
 //! so `**/.env` protects every `.env`).
 
-
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use serde::{Deserialize, Serialize};
 
@@ -383,6 +382,15 @@ pub enum PolicyError {
     },
 }
 
+thread_local! {
+    /// The built-in protected paths, allowances and pawl paths.
+    static BUILT_IN_GLOBS: std::collections::HashSet<String> = default_protected_paths()
+        .into_iter()
+        .chain(default_allowances())
+        .chain(default_pawl_paths().into_iter().map(|p| p.glob))
+        .collect();
+}
+
 /// Globs split by where they apply, with exceptions. The globs are checked with globset when
 /// the policy is compiled and matched by [`crate::glob::PathGlob`], which builds nothing: a
 /// one-shot decision (the hook's) never pays for regexes.
@@ -428,16 +436,21 @@ impl PathGlobs {
                 Some(rest) => format!("~/{rest}"),
                 None => pattern.to_owned(),
             };
-            GlobBuilder::new(&pattern)
-                .literal_separator(true)
-                .backslash_escape(true)
-                .case_insensitive(case_insensitive)
-                .build()
-                .map_err(|source| PolicyError::Glob {
-                    key,
-                    glob: raw.clone(),
-                    source,
-                })?;
+            // The built-in globs are checked by the tests (`built_in_globs_are_valid`); only
+            // the user's are checked here, on every compile.
+            let built_in = BUILT_IN_GLOBS.with(|b| b.contains(raw.as_str()));
+            if !built_in {
+                GlobBuilder::new(&pattern)
+                    .literal_separator(true)
+                    .backslash_escape(true)
+                    .case_insensitive(case_insensitive)
+                    .build()
+                    .map_err(|source| PolicyError::Glob {
+                        key,
+                        glob: raw.clone(),
+                        source,
+                    })?;
+            }
             let index = usize::from(!is_absolute) * 2 + usize::from(negated);
             sets[index].push(crate::glob::PathGlob::new(&pattern, case_insensitive));
         }
@@ -592,6 +605,33 @@ impl CompiledPolicy {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn built_in_globs_are_valid() {
+        let all: Vec<String> = default_protected_paths()
+            .into_iter()
+            .chain(default_allowances())
+            .chain(default_pawl_paths().into_iter().map(|p| p.glob))
+            .collect();
+        for raw in all {
+            let pattern = raw.strip_prefix('!').unwrap_or(&raw);
+            let pattern = match pattern.strip_prefix("$HOME/") {
+                Some(rest) => format!("~/{rest}"),
+                None => pattern.to_owned(),
+            };
+            for ci in [false, true] {
+                assert!(
+                    GlobBuilder::new(&pattern)
+                        .literal_separator(true)
+                        .backslash_escape(true)
+                        .case_insensitive(ci)
+                        .build()
+                        .is_ok(),
+                    "{raw}"
+                );
+            }
+        }
+    }
 
     fn forms(abs: &str, rel: Option<&str>) -> PathForms {
         PathForms {

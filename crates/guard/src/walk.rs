@@ -1836,8 +1836,7 @@ impl<'a> Walker<'a> {
                         self.record_write(shell, &arg);
                         if matches!(
                             kind,
-                            ast::IoFileRedirectKind::Append
-                                | ast::IoFileRedirectKind::ReadAndWrite
+                            ast::IoFileRedirectKind::Append | ast::IoFileRedirectKind::ReadAndWrite
                         ) {
                             // Added to text the guard never read: never the whole file.
                             self.partial_writes.push(self.written.len());

@@ -51,8 +51,7 @@ const WATCHDOG_QUICK: Duration = Duration::from_secs(20);
 /// PreToolUse: the guard's own bound on one decision, plus time to record a denial. The guard
 /// runs on the hook's thread (a worker thread to wait for costs as much as the decision on a
 /// busy machine); this watchdog is what bounds it, and it denies.
-const WATCHDOG_GUARD: Duration =
-    Duration::from_secs(pawl_guard::DECISION_DEADLINE.as_secs() + 3);
+const WATCHDOG_GUARD: Duration = Duration::from_secs(pawl_guard::DECISION_DEADLINE.as_secs() + 3);
 /// The most bytes of stdin a hook reads.
 const MAX_INPUT: u64 = 16 * 1024 * 1024;
 

@@ -2310,9 +2310,13 @@ impl Walker<'_> {
                         return true;
                     }
                     let literal = match (toks.get(at + 1), toks.get(at + 2)) {
-                        (Some(open), Some(Tok::Str { text, dynamic: false })) if open.is_punct('(') => {
-                            Some(text.clone())
-                        }
+                        (
+                            Some(open),
+                            Some(Tok::Str {
+                                text,
+                                dynamic: false,
+                            }),
+                        ) if open.is_punct('(') => Some(text.clone()),
                         _ => None,
                     };
                     literal.is_some_and(|p| !p.is_empty() && self.in_allowance(shell, &Arg::lit(p)))

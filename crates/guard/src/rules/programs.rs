@@ -26,6 +26,7 @@ use crate::words::Arg;
 /// `(program, subcommand words)`: the program publishes or deploys when its first operands
 /// start with one of the words (space-separated for two levels). `*`: any subcommand, except
 /// those written `!word` in the same row (read-only ones).
+#[rustfmt::skip]
 pub(crate) const PUBLISH: &[(&str, &[&str])] = &[
     ("npm", &["publish", "unpublish", "deprecate", "dist-tag add", "dist-tag rm", "owner add", "owner rm", "access"]),
     ("yarn", &["publish", "npm publish", "npm tag"]),
@@ -99,6 +100,7 @@ pub(crate) const PUBLISH: &[(&str, &[&str])] = &[
 ];
 
 /// `(program, subcommand words)` that destroy infrastructure or data (same syntax as [`PUBLISH`]).
+#[rustfmt::skip]
 pub(crate) const DESTROY: &[(&str, &[&str])] = &[
     ("terraform", &["destroy", "apply -destroy", "state rm", "workspace delete"]),
     ("tofu", &["destroy", "apply -destroy", "state rm"]),
@@ -138,15 +140,19 @@ pub(crate) const DESTROY: &[(&str, &[&str])] = &[
 
 /// Cloud CLIs whose verbs are named like `delete-stack`, `terminate-instances`, `delete`:
 /// any operand that is such a verb destroys.
+#[rustfmt::skip]
 pub(crate) const CLOUD: &[&str] = &["aws", "gcloud", "az", "doctl", "linode-cli", "hcloud", "scw", "ibmcloud", "oci", "exo", "vultr-cli", "awslocal"];
 
 /// Verbs of [`CLOUD`] CLIs that destroy (whole operands, or operand prefixes ending in `-`).
+#[rustfmt::skip]
 const CLOUD_DESTROY: &[&str] = &["delete", "destroy", "terminate", "remove", "purge", "rb", "rm", "delete-", "terminate-", "remove-", "deregister-", "purge-", "drop-"];
 
 /// Verbs of [`CLOUD`] CLIs that deploy or write (whole operands, or prefixes ending in `-`).
+#[rustfmt::skip]
 const CLOUD_WRITE: &[&str] = &["deploy", "create", "update", "put-", "create-", "update-", "deploy", "cp", "sync", "mv", "run-instances", "publish", "invoke", "start-", "stop-", "set-", "modify-", "attach-", "detach-", "upload-", "import-", "up"];
 
 /// Programs that only destroy a system or disk when they run at all.
+#[rustfmt::skip]
 pub(crate) const SYSTEM: &[&str] = &[
     "mkfs", "mke2fs", "mkswap", "wipefs", "fdisk", "sfdisk", "cfdisk", "parted", "gdisk",
     "sgdisk", "blkdiscard", "shutdown", "reboot", "halt", "poweroff", "telinit", "killall5",
@@ -155,6 +161,7 @@ pub(crate) const SYSTEM: &[&str] = &[
 
 /// Database clients: the SQL they are given (`-c`, `-e`, stdin) is read for destruction and
 /// for their own shell escapes. `(program, options whose value is SQL)`.
+#[rustfmt::skip]
 pub(crate) const DB_CLIENTS: &[(&str, &[&str])] = &[
     ("psql", &["-c", "--command"]),
     ("mysql", &["-e", "--execute"]),
@@ -173,15 +180,18 @@ pub(crate) const DB_CLIENTS: &[(&str, &[&str])] = &[
 ];
 
 /// SQL (upper-cased, spaces squeezed) that destroys a database or its data.
+#[rustfmt::skip]
 const SQL_DESTROY: &[&str] = &[
     "DROP DATABASE", "DROP SCHEMA", "DROP TABLE", "DROP OWNED", "TRUNCATE", "DROP USER",
     "DROP ROLE", "DROP KEYSPACE", "DROP COLLECTION", "DROPDATABASE()", ".DROP()", "DELETEMANY({})", "FLUSHALL",
 ];
 
 /// Text that is a shell escape in a database client or a calculator.
+#[rustfmt::skip]
 const SQL_ESCAPES: &[&str] = &["\\!", "\\o |", "\\o|", "\\g |", "\\g|", "PROGRAM", ".SHELL", ".SYSTEM", ".SH ", "SYSTEM ", "\\SETENV"];
 
 /// Network clients: what they are given may leave the machine.
+#[rustfmt::skip]
 pub(crate) const NETWORK: &[&str] = &[
     "curl", "wget", "http", "https", "xh", "httpie", "nc", "ncat", "netcat", "socat", "telnet",
     "scp", "sftp", "ftp", "lftp", "rsync", "rclone", "ssh", "openssl", "mail", "mailx",
@@ -191,13 +201,16 @@ pub(crate) const NETWORK: &[&str] = &[
 ];
 
 /// Programs that print the whole environment (every secret variable in it).
+#[rustfmt::skip]
 const ENV_DUMPERS: &[&str] = &["env", "printenv", "export", "declare", "set", "compgen"];
 
 /// Container runtimes: `run`/`create` with mounts, `--privileged`, the host's namespaces.
+#[rustfmt::skip]
 pub(crate) const CONTAINERS: &[&str] = &["docker", "podman", "nerdctl", "finch", "lima", "colima", "ctr", "crictl", "apptainer", "singularity", "udocker", "toolbox", "distrobox"];
 
 /// Interpreters and programs with a shell escape the guard has no model of:
 /// `(program, options whose value is code, stdin is code)`.
+#[rustfmt::skip]
 pub(crate) const ESCAPES: &[(&str, &[&str], bool)] = &[
     ("elixir", &["-e", "--eval", "-r", "--rpc-eval"], false),
     ("iex", &["-e", "--eval"], true),
@@ -267,6 +280,7 @@ pub(crate) const ESCAPES: &[(&str, &[&str], bool)] = &[
 
 /// Files that a tool loads and runs by itself: `(file name or suffix, what loads it)`. A name
 /// starting with `*` is a suffix; one containing `/` a path suffix.
+#[rustfmt::skip]
 pub(crate) const TOOL_FILES: &[&str] = &[
     "conftest.py", "setup.py", "sitecustomize.py", "usercustomize.py", "noxfile.py",
     "*.pth", "pytest.ini", "tox.ini", "setup.cfg", "jest.config.js", "jest.config.ts",
@@ -290,6 +304,7 @@ pub(crate) const TOOL_FILES: &[&str] = &[
 ];
 
 /// Programs that load [`TOOL_FILES`] (the package managers, test runners and build tools).
+#[rustfmt::skip]
 pub(crate) const TOOL_RUNNERS: &[&str] = &[
     "pytest", "py.test", "python", "python3", "pip", "pip3", "tox", "nox", "uv", "poetry",
     "pdm", "hatch", "jest", "vitest", "vite", "webpack", "eslint", "prettier", "rollup", "next",
@@ -303,6 +318,7 @@ pub(crate) const TOOL_RUNNERS: &[&str] = &[
 ];
 
 /// Variables that make a program load a library or code before its own: any value.
+#[rustfmt::skip]
 const PRELOAD_VARS: &[&str] = &[
     "LD_PRELOAD", "LD_AUDIT", "DYLD_INSERT_LIBRARIES", "DYLD_LIBRARY_PATH",
     "DYLD_FRAMEWORK_PATH", "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS",
@@ -314,6 +330,7 @@ const PRELOAD_VARS: &[&str] = &[
 
 /// Values of [`PRELOAD_VARS`] that are harmless (`RUBYOPT=-W0`, `NODE_OPTIONS=--max-old-space-size=4096`,
 /// `CC=gcc`): a value is allowed when every word of it starts with one of these.
+#[rustfmt::skip]
 const PRELOAD_SAFE: &[&str] = &[
     "--max-old-space-size", "--max-semi-space-size", "--enable-source-maps", "--no-warnings",
     "--no-deprecation", "--trace-warnings", "--stack-size", "--experimental-vm-modules",
@@ -326,6 +343,7 @@ const PRELOAD_SAFE: &[&str] = &[
 
 /// Variables that add directories to where a program looks for code: a temporary directory or
 /// one this command line wrote into makes its code the guard never saw load first.
+#[rustfmt::skip]
 const CODE_PATH_VARS: &[&str] = &[
     "PYTHONPATH", "PYTHONHOME", "PYTHONUSERBASE", "NODE_PATH", "PERL5LIB", "PERLLIB", "RUBYLIB",
     "GEM_PATH", "GEM_HOME", "LD_LIBRARY_PATH", "CLASSPATH", "GOPATH", "GOFLAGS", "LUA_PATH",
@@ -333,6 +351,7 @@ const CODE_PATH_VARS: &[&str] = &[
 ];
 
 /// Names of variables that hold secrets (upper-cased substrings).
+#[rustfmt::skip]
 const SECRET_VAR_PARTS: &[&str] = &[
     "TOKEN", "SECRET", "PASSWORD", "PASSWD", "API_KEY", "APIKEY", "PRIVATE_KEY", "ACCESS_KEY",
     "CREDENTIAL", "AUTH", "SESSION_KEY", "_PAT", "DATABASE_URL", "DSN", "WEBHOOK",
@@ -344,9 +363,16 @@ pub(crate) fn is_secret_path(path: &str, home: Option<&str>) -> bool {
     let name = path.rsplit('/').next().unwrap_or(path);
     let lower = name.to_ascii_lowercase();
     if lower.ends_with(".pub")
-        || [".example", ".sample", ".template", ".dist", ".schema", ".md"]
-            .iter()
-            .any(|s| lower.contains(s))
+        || [
+            ".example",
+            ".sample",
+            ".template",
+            ".dist",
+            ".schema",
+            ".md",
+        ]
+        .iter()
+        .any(|s| lower.contains(s))
     {
         return false;
     }
@@ -357,15 +383,50 @@ pub(crate) fn is_secret_path(path: &str, home: Option<&str>) -> bool {
         || lower.starts_with("id_ed25519")
         || lower.starts_with("id_ecdsa")
         || lower.starts_with("id_dsa")
-        || [".pem", ".key", ".p12", ".pfx", ".jks", ".keystore", ".kdbx", ".ppk", ".gpg", ".asc", ".tfstate", ".tfvars"]
-            .iter()
-            .any(|s| lower.ends_with(s))
         || [
-            ".netrc", "_netrc", ".npmrc", ".pypirc", ".git-credentials", "credentials",
-            "credentials.json", "credentials.yml", "credentials.yaml", "secrets.yml",
-            "secrets.yaml", "secrets.json", "secrets.toml", "secrets.env", ".htpasswd",
-            "shadow", "gshadow", "master.key", "service-account.json", ".pgpass", ".my.cnf",
-            "hosts.yml", "config.json", "kubeconfig", "token", ".token", "auth.json",
+            ".pem",
+            ".key",
+            ".p12",
+            ".pfx",
+            ".jks",
+            ".keystore",
+            ".kdbx",
+            ".ppk",
+            ".gpg",
+            ".asc",
+            ".tfstate",
+            ".tfvars",
+        ]
+        .iter()
+        .any(|s| lower.ends_with(s))
+        || [
+            ".netrc",
+            "_netrc",
+            ".npmrc",
+            ".pypirc",
+            ".git-credentials",
+            "credentials",
+            "credentials.json",
+            "credentials.yml",
+            "credentials.yaml",
+            "secrets.yml",
+            "secrets.yaml",
+            "secrets.json",
+            "secrets.toml",
+            "secrets.env",
+            ".htpasswd",
+            "shadow",
+            "gshadow",
+            "master.key",
+            "service-account.json",
+            ".pgpass",
+            ".my.cnf",
+            "hosts.yml",
+            "config.json",
+            "kubeconfig",
+            "token",
+            ".token",
+            "auth.json",
         ]
         .contains(&lower.as_str())
             && !matches!(lower.as_str(), "config.json" | "hosts.yml")
@@ -373,10 +434,19 @@ pub(crate) fn is_secret_path(path: &str, home: Option<&str>) -> bool {
     if by_name {
         return true;
     }
-    let in_dir = |dir: &str| path.contains(&format!("/{dir}/")) || path.ends_with(&format!("/{dir}"));
-    if ["secrets", ".ssh", ".gnupg", ".aws", ".kube", ".azure", ".password-store"]
-        .iter()
-        .any(|d| in_dir(d))
+    let in_dir =
+        |dir: &str| path.contains(&format!("/{dir}/")) || path.ends_with(&format!("/{dir}"));
+    if [
+        "secrets",
+        ".ssh",
+        ".gnupg",
+        ".aws",
+        ".kube",
+        ".azure",
+        ".password-store",
+    ]
+    .iter()
+    .any(|d| in_dir(d))
     {
         return true;
     }
@@ -489,7 +559,10 @@ fn row_matches(words: &[&str], args: &[Arg]) -> Option<String> {
             break;
         }
     }
-    let has_opt = |o: &str| args.iter().any(|a| a.text == o || a.text.starts_with(&format!("{o}=")));
+    let has_opt = |o: &str| {
+        args.iter()
+            .any(|a| a.text == o || a.text.starts_with(&format!("{o}=")))
+    };
     let excluded = words.iter().filter_map(|w| w.strip_prefix('!')).any(|w| {
         let parts: Vec<&str> = w.split(' ').collect();
         if parts[0].starts_with('-') {
@@ -528,6 +601,7 @@ fn row_matches(words: &[&str], args: &[Arg]) -> Option<String> {
 
 /// Options that take a value in the programs of the rows (`kubectl -n prod delete`, `psql -h db`,
 /// `redis-cli -n 2 flushdb`): their value is not a subcommand word.
+#[rustfmt::skip]
 const VALUE_OPTIONS: &[&str] = &[
     "-n", "--namespace", "--context", "--kubeconfig", "-h", "--host", "-U", "--username", "-p",
     "--port", "--profile", "--region", "-d", "--dbname", "--project", "-s", "--stage", "--config",
@@ -535,10 +609,16 @@ const VALUE_OPTIONS: &[&str] = &[
 ];
 
 /// What an environment variable assignment would make a program do, or `None` when harmless.
-pub(crate) fn env_inject(name: &str, value: Option<&str>, temp_or_written: &dyn Fn(&str) -> bool) -> Option<String> {
+pub(crate) fn env_inject(
+    name: &str,
+    value: Option<&str>,
+    temp_or_written: &dyn Fn(&str) -> bool,
+) -> Option<String> {
     if PRELOAD_VARS.contains(&name) {
         let Some(value) = value else {
-            return Some(format!("`{name}` is set to a value that is not statically known: programs would load code from it"));
+            return Some(format!(
+                "`{name}` is set to a value that is not statically known: programs would load code from it"
+            ));
         };
         if value.is_empty() {
             return None;
@@ -548,14 +628,17 @@ pub(crate) fn env_inject(name: &str, value: Option<&str>, temp_or_written: &dyn 
                 w == *s
                     || w.strip_prefix(s).is_some_and(|rest| {
                         s.starts_with("--")
-                            || rest.starts_with(|c: char| c.is_ascii_digit() || c == '=' || c == ':')
+                            || rest
+                                .starts_with(|c: char| c.is_ascii_digit() || c == '=' || c == ':')
                     })
             })
         });
         if safe {
             return None;
         }
-        return Some(format!("`{name}={value}` makes programs load code the guard has not judged"));
+        return Some(format!(
+            "`{name}={value}` makes programs load code the guard has not judged"
+        ));
     }
     if CODE_PATH_VARS.contains(&name) {
         let Some(value) = value else {
@@ -593,7 +676,9 @@ impl Walker<'_> {
             .any(|a| matches!(a.text.as_str(), "--dry-run" | "--dryrun" | "--dry"));
         self.env_rule(base, shell, frame);
         self.secret_reads(cmd, base, shell);
-        if NETWORK.contains(&base) && (base != "openssl" || args.iter().any(|a| a.text == "s_client")) {
+        if NETWORK.contains(&base)
+            && (base != "openssl" || args.iter().any(|a| a.text == "s_client"))
+        {
             self.network(base, &args, &cmd.stdin, shell, frame);
         }
         if base == "git" {
@@ -603,7 +688,9 @@ impl Walker<'_> {
             return;
         }
         for (name, words) in DESTROY {
-            if *name == base && let Some(what) = row_matches(words, &args) {
+            if *name == base
+                && let Some(what) = row_matches(words, &args)
+            {
                 self.deny(
                     frame,
                     RuleId::InfraDestroy,
@@ -613,7 +700,10 @@ impl Walker<'_> {
             }
         }
         for (name, words) in PUBLISH {
-            if *name == base && !dry_run && let Some(what) = row_matches(words, &args) {
+            if *name == base
+                && !dry_run
+                && let Some(what) = row_matches(words, &args)
+            {
                 self.deny(
                     frame,
                     RuleId::Publish,
@@ -629,8 +719,21 @@ impl Walker<'_> {
         let inspects = args.iter().any(|a| {
             matches!(
                 a.text.as_str(),
-                "-l" | "--list" | "-p" | "--print" | "print" | "list" | "status" | "luksDump"
-                    | "--detail" | "--examine" | "-I" | "-i" | "--query" | "-V" | "--version" | "-c"
+                "-l" | "--list"
+                    | "-p"
+                    | "--print"
+                    | "print"
+                    | "list"
+                    | "status"
+                    | "luksDump"
+                    | "--detail"
+                    | "--examine"
+                    | "-I"
+                    | "-i"
+                    | "--query"
+                    | "-V"
+                    | "--version"
+                    | "-c"
             )
         });
         if (SYSTEM.contains(&base) || base.starts_with("mkfs.")) && !inspects {
@@ -643,21 +746,40 @@ impl Walker<'_> {
         }
         match base {
             "dd" => self.dd(&args, frame),
-            "chmod" | "chown" | "chgrp" | "setfacl" | "chattr" => self.perm(base, &args, shell, frame),
-            "kill" | "pkill" => {
-                if args.iter().any(|a| a.text == "-1" || a.text == "1") && base == "kill" {
-                    self.deny(frame, RuleId::InfraDestroy, "`kill` of every process (-1) or of init (1)");
-                }
+            "chmod" | "chown" | "chgrp" | "setfacl" | "chattr" => {
+                self.perm(base, &args, shell, frame)
             }
-            "init" => {
-                if args.iter().any(|a| matches!(a.text.as_str(), "0" | "6" | "1" | "s" | "S")) {
-                    self.deny(frame, RuleId::InfraDestroy, "`init` changes the system's runlevel");
-                }
+            "kill" if args.iter().any(|a| a.text == "-1" || a.text == "1") => {
+                self.deny(
+                    frame,
+                    RuleId::InfraDestroy,
+                    "`kill` of every process (-1) or of init (1)",
+                );
             }
-            "iptables" | "ip6tables" | "nft" | "ufw" => {
-                if args.iter().any(|a| matches!(a.text.as_str(), "-F" | "--flush" | "flush" | "disable" | "reset" | "-X")) {
-                    self.deny(frame, RuleId::InfraDestroy, format!("`{base}` flushes or disables the firewall"));
-                }
+            "init"
+                if args
+                    .iter()
+                    .any(|a| matches!(a.text.as_str(), "0" | "6" | "1" | "s" | "S")) =>
+            {
+                self.deny(
+                    frame,
+                    RuleId::InfraDestroy,
+                    "`init` changes the system's runlevel",
+                );
+            }
+            "iptables" | "ip6tables" | "nft" | "ufw"
+                if args.iter().any(|a| {
+                    matches!(
+                        a.text.as_str(),
+                        "-F" | "--flush" | "flush" | "disable" | "reset" | "-X"
+                    )
+                }) =>
+            {
+                self.deny(
+                    frame,
+                    RuleId::InfraDestroy,
+                    format!("`{base}` flushes or disables the firewall"),
+                );
             }
             "cmake" => self.cmake_script(&args, shell, frame),
             "deno" => self.deno(&args, &cmd.stdin, frame),
@@ -679,7 +801,19 @@ impl Walker<'_> {
 
     /// Environment given to this command (`VAR=x cmd`, `export VAR=x; cmd`).
     fn env_rule(&mut self, base: &str, shell: &Shell, frame: &Frame) {
-        if matches!(base, "export" | "unset" | "declare" | "typeset" | "local" | "readonly" | "echo" | "printf" | "true" | ":") {
+        if matches!(
+            base,
+            "export"
+                | "unset"
+                | "declare"
+                | "typeset"
+                | "local"
+                | "readonly"
+                | "echo"
+                | "printf"
+                | "true"
+                | ":"
+        ) {
             return;
         }
         let mut seen: Vec<&str> = Vec::new();
@@ -702,7 +836,11 @@ impl Walker<'_> {
                 let Some(abs) = self.resolve(shell, dir) else {
                     return true;
                 };
-                self.is_temp(&abs) || self.written.iter().any(|(w, _)| w == &abs || w.starts_with(&format!("{abs}/")))
+                self.is_temp(&abs)
+                    || self
+                        .written
+                        .iter()
+                        .any(|(w, _)| w == &abs || w.starts_with(&format!("{abs}/")))
             };
             if name == "PATH" && value.is_none() {
                 continue;
@@ -732,7 +870,11 @@ impl Walker<'_> {
     }
 
     fn home(&self) -> Option<String> {
-        self.ctx.home.as_ref().and_then(|h| h.to_str()).map(|h| h.trim_end_matches('/').to_owned())
+        self.ctx
+            .home
+            .as_ref()
+            .and_then(|h| h.to_str())
+            .map(|h| h.trim_end_matches('/').to_owned())
     }
 
     /// Whether the word `arg` names a secret file (`@path`, `name=@path`, `--opt=path` forms too).
@@ -784,7 +926,12 @@ impl Walker<'_> {
             self.secret_read = Some(format!("`{file}` is a secret"));
             return;
         }
-        if NETWORK.contains(&base) || matches!(base, "echo" | "printf" | "ls" | "test" | "[" | "stat" | "touch" | "mkdir" | "git") {
+        if NETWORK.contains(&base)
+            || matches!(
+                base,
+                "echo" | "printf" | "ls" | "test" | "[" | "stat" | "touch" | "mkdir" | "git"
+            )
+        {
             return;
         }
         for a in cmd.argv.iter().skip(1) {
@@ -816,12 +963,16 @@ impl Walker<'_> {
                 return;
             }
             if !a.known
-                && let Some(var) = expanded_vars(&a.text).into_iter().find(|v| is_secret_var(v))
+                && let Some(var) = expanded_vars(&a.text)
+                    .into_iter()
+                    .find(|v| is_secret_var(v))
             {
                 self.deny(
                     frame,
                     RuleId::SecretExfil,
-                    format!("`{base}` is given the secret variable `${var}`: it would leave the machine"),
+                    format!(
+                        "`{base}` is given the secret variable `${var}`: it would leave the machine"
+                    ),
                 );
                 return;
             }
@@ -921,7 +1072,11 @@ impl Walker<'_> {
             if let Some(dev) = a.text.strip_prefix("of=")
                 && is_block_device(dev)
             {
-                self.deny(frame, RuleId::InfraDestroy, format!("`dd` onto the device `{dev}` destroys a disk"));
+                self.deny(
+                    frame,
+                    RuleId::InfraDestroy,
+                    format!("`dd` onto the device `{dev}` destroys a disk"),
+                );
                 return;
             }
         }
@@ -929,7 +1084,8 @@ impl Walker<'_> {
 
     fn perm(&mut self, base: &str, args: &[Arg], shell: &Shell, frame: &Frame) {
         let recursive = args.iter().any(|a| {
-            a.text == "--recursive" || (a.text.starts_with('-') && !a.text.starts_with("--") && a.text.contains('R'))
+            a.text == "--recursive"
+                || (a.text.starts_with('-') && !a.text.starts_with("--") && a.text.contains('R'))
         });
         let home = self.home();
         // The first operand of chmod/chown/chgrp is the mode or owner.
@@ -943,16 +1099,30 @@ impl Walker<'_> {
                 continue;
             };
             let system = abs == "/"
-                || matches!(abs.as_str(), "/var" | "/home" | "/opt" | "/srv" | "/mnt" | "/media")
-                || ["/etc", "/usr", "/bin", "/sbin", "/lib", "/lib64", "/boot", "/sys", "/proc", "/dev", "/root"]
-                    .iter()
-                    .any(|d| abs == *d || abs.starts_with(&format!("{d}/")));
-            let home_itself = home.as_deref().is_some_and(|h| abs == h || h.starts_with(&format!("{abs}/")));
-            if system && (recursive || abs.matches('/').count() <= 2) || recursive && home_itself || a.glob && abs.starts_with('/') && abs.matches('/').count() <= 1 {
+                || matches!(
+                    abs.as_str(),
+                    "/var" | "/home" | "/opt" | "/srv" | "/mnt" | "/media"
+                )
+                || [
+                    "/etc", "/usr", "/bin", "/sbin", "/lib", "/lib64", "/boot", "/sys", "/proc",
+                    "/dev", "/root",
+                ]
+                .iter()
+                .any(|d| abs == *d || abs.starts_with(&format!("{d}/")));
+            let home_itself = home
+                .as_deref()
+                .is_some_and(|h| abs == h || h.starts_with(&format!("{abs}/")));
+            if system && (recursive || abs.matches('/').count() <= 2)
+                || recursive && home_itself
+                || a.glob && abs.starts_with('/') && abs.matches('/').count() <= 1
+            {
                 self.deny(
                     frame,
                     RuleId::InfraDestroy,
-                    format!("`{base}` of `{}` changes the system's or HOME's permissions", a.text),
+                    format!(
+                        "`{base}` of `{}` changes the system's or HOME's permissions",
+                        a.text
+                    ),
                 );
                 return;
             }
@@ -963,12 +1133,14 @@ impl Walker<'_> {
         if let Some(at) = args.iter().position(|a| a.text == "-P") {
             let script = args.get(at + 1);
             let unseen = script.is_none_or(|s| {
-                !s.known || matches!(s.text.as_str(), "-" | "/dev/stdin") || s.text.starts_with("/dev/fd/") || self.is_written(shell, s)
+                !s.known
+                    || matches!(s.text.as_str(), "-" | "/dev/stdin")
+                    || s.text.starts_with("/dev/fd/")
+                    || self.is_written(shell, s)
             });
             if unseen {
                 self.deny(frame, RuleId::ShellEscape, "`cmake -P` runs a script the guard cannot read (`execute_process` runs any program)");
             }
-            return;
         }
     }
 
@@ -980,10 +1152,17 @@ impl Walker<'_> {
             .collect();
         let why = match ops.as_slice() {
             ["run", "-", ..] => Some("`deno run -` runs code from standard input"),
-            ["run", url, ..] if url.starts_with("http://") || url.starts_with("https://") || url.starts_with("npm:") || url.starts_with("jsr:") => {
+            ["run", url, ..]
+                if url.starts_with("http://")
+                    || url.starts_with("https://")
+                    || url.starts_with("npm:")
+                    || url.starts_with("jsr:") =>
+            {
                 Some("`deno run` of remote code the guard cannot read")
             }
-            ["repl", ..] if args.iter().any(|a| a.text.starts_with("--eval")) => Some("`deno repl --eval` runs code"),
+            ["repl", ..] if args.iter().any(|a| a.text.starts_with("--eval")) => {
+                Some("`deno repl --eval` runs code")
+            }
             _ => None,
         };
         let _ = stdin;
@@ -993,16 +1172,27 @@ impl Walker<'_> {
     }
 
     fn container(&mut self, base: &str, args: &[Arg], shell: &Shell, frame: &Frame) {
-        let ops: Vec<&str> = args.iter().map(|a| a.text.as_str()).filter(|t| !t.starts_with('-')).take(2).collect();
+        let ops: Vec<&str> = args
+            .iter()
+            .map(|a| a.text.as_str())
+            .filter(|t| !t.starts_with('-'))
+            .take(2)
+            .collect();
         let runs = matches!(ops.first(), Some(&("run" | "create" | "exec")))
             || matches!(ops.as_slice(), ["container", "run" | "create", ..])
             || matches!(ops.as_slice(), ["compose", "run", ..])
-            || base == "distrobox" || base == "toolbox";
+            || base == "distrobox"
+            || base == "toolbox";
         if !runs {
             return;
         }
         let home = self.home();
-        let root = self.ctx.repo_root.as_ref().and_then(|r| r.to_str()).map(str::to_owned);
+        let root = self
+            .ctx
+            .repo_root
+            .as_ref()
+            .and_then(|r| r.to_str())
+            .map(str::to_owned);
         let mut i = 0;
         while i < args.len() {
             let t = args[i].text.clone();
@@ -1010,21 +1200,45 @@ impl Walker<'_> {
                 if t == name {
                     args.get(i + 1).cloned().map(|v| (v, i + 2))
                 } else {
-                    t.strip_prefix(&format!("{name}=")).map(|v| (Arg { text: v.to_owned(), ..args[i].clone() }, i + 1))
+                    t.strip_prefix(&format!("{name}=")).map(|v| {
+                        (
+                            Arg {
+                                text: v.to_owned(),
+                                ..args[i].clone()
+                            },
+                            i + 1,
+                        )
+                    })
                 }
             };
-            if matches!(t.as_str(), "--privileged" | "--pid=host" | "--userns=host" | "--ipc=host" | "--uts=host")
-                || t.starts_with("--cap-add") && args.get(i + 1).is_some_and(|v| v.text.contains("SYS_ADMIN") || v.text == "ALL")
+            if matches!(
+                t.as_str(),
+                "--privileged" | "--pid=host" | "--userns=host" | "--ipc=host" | "--uts=host"
+            ) || t.starts_with("--cap-add")
+                && args
+                    .get(i + 1)
+                    .is_some_and(|v| v.text.contains("SYS_ADMIN") || v.text == "ALL")
                 || t.starts_with("--cap-add=") && (t.contains("SYS_ADMIN") || t.ends_with("=ALL"))
-                || t == "--device" || t.starts_with("--device=")
+                || t == "--device"
+                || t.starts_with("--device=")
             {
-                self.deny(frame, RuleId::ContainerMount, format!("`{base} {t}` gives the container the host"));
+                self.deny(
+                    frame,
+                    RuleId::ContainerMount,
+                    format!("`{base} {t}` gives the container the host"),
+                );
                 return;
             }
-            let mount = value(i, "-v").or_else(|| value(i, "--volume")).or_else(|| value(i, "--mount")).or_else(|| value(i, "--bind"));
+            let mount = value(i, "-v")
+                .or_else(|| value(i, "--volume"))
+                .or_else(|| value(i, "--mount"))
+                .or_else(|| value(i, "--bind"));
             let Some((spec, next)) = mount else {
                 if t.starts_with("-v") && t.len() > 2 && !t.starts_with("--") {
-                    let spec = Arg { text: t[2..].to_owned(), ..args[i].clone() };
+                    let spec = Arg {
+                        text: t[2..].to_owned(),
+                        ..args[i].clone()
+                    };
                     if self.bad_mount(base, &spec, shell, home.as_deref(), root.as_deref(), frame) {
                         return;
                     }
@@ -1040,25 +1254,45 @@ impl Walker<'_> {
     }
 
     /// Judges one mount specification; true when it denied.
-    fn bad_mount(&mut self, base: &str, spec: &Arg, shell: &Shell, home: Option<&str>, root: Option<&str>, frame: &Frame) -> bool {
+    fn bad_mount(
+        &mut self,
+        base: &str,
+        spec: &Arg,
+        shell: &Shell,
+        home: Option<&str>,
+        root: Option<&str>,
+        frame: &Frame,
+    ) -> bool {
         let text = spec.text.as_str();
-        let (source, read_only) = if text.contains("type=") || text.contains("source=") || text.contains("src=") {
-            let source = text
-                .split(',')
-                .find_map(|kv| kv.strip_prefix("source=").or_else(|| kv.strip_prefix("src=")))
-                .unwrap_or("");
-            (source.to_owned(), text.split(',').any(|kv| kv == "readonly" || kv == "ro" || kv == "readonly=true"))
-        } else {
-            let mut parts = text.split(':');
-            let source = parts.next().unwrap_or("").to_owned();
-            let opts = parts.nth(1).unwrap_or("");
-            (source, opts.split(',').any(|o| o == "ro"))
-        };
+        let (source, read_only) =
+            if text.contains("type=") || text.contains("source=") || text.contains("src=") {
+                let source = text
+                    .split(',')
+                    .find_map(|kv| {
+                        kv.strip_prefix("source=")
+                            .or_else(|| kv.strip_prefix("src="))
+                    })
+                    .unwrap_or("");
+                (
+                    source.to_owned(),
+                    text.split(',')
+                        .any(|kv| kv == "readonly" || kv == "ro" || kv == "readonly=true"),
+                )
+            } else {
+                let mut parts = text.split(':');
+                let source = parts.next().unwrap_or("").to_owned();
+                let opts = parts.nth(1).unwrap_or("");
+                (source, opts.split(',').any(|o| o == "ro"))
+            };
         if source.is_empty() {
             return false;
         }
         if !spec.known {
-            self.deny(frame, RuleId::ContainerMount, format!("`{base}` mounts `{text}`, which is not statically known"));
+            self.deny(
+                frame,
+                RuleId::ContainerMount,
+                format!("`{base}` mounts `{text}`, which is not statically known"),
+            );
             return true;
         }
         if !source.starts_with('/') && !source.starts_with('.') && !source.starts_with('~') {
@@ -1072,17 +1306,31 @@ impl Walker<'_> {
         let Some(abs) = self.resolve(shell, &expanded) else {
             return false;
         };
-        let holds = |dir: &str| abs == dir || dir.starts_with(&format!("{}/", abs.trim_end_matches('/'))) || abs == "/";
+        let holds = |dir: &str| {
+            abs == dir || dir.starts_with(&format!("{}/", abs.trim_end_matches('/'))) || abs == "/"
+        };
         let within = |dir: &str| abs.starts_with(&format!("{dir}/"));
-        let why = if abs == "/" || abs.ends_with("docker.sock") || abs.ends_with("podman.sock") || abs.starts_with("/var/run") || abs.starts_with("/run") {
+        let why = if abs == "/"
+            || abs.ends_with("docker.sock")
+            || abs.ends_with("podman.sock")
+            || abs.starts_with("/var/run")
+            || abs.starts_with("/run")
+        {
             Some("the host itself")
-        } else if home.is_some_and(|h| holds(h)) {
+        } else if home.is_some_and(&holds) {
             Some("HOME")
-        } else if root.is_some_and(|r| holds(r)) && !read_only {
+        } else if root.is_some_and(&holds) && !read_only {
             Some("the repository")
-        } else if home.is_some_and(|h| within(h)) && !root.is_some_and(|r| abs == r || within(r)) && !self.is_temp(&abs) {
+        } else if home.is_some_and(&within)
+            && !root.is_some_and(|r| abs == r || within(r))
+            && !self.is_temp(&abs)
+        {
             Some("a directory of HOME outside the repository")
-        } else if is_secret_path(&abs, home) || ["/etc", "/root", "/boot", "/proc", "/sys", "/dev"].iter().any(|d| abs == *d || within(d)) {
+        } else if is_secret_path(&abs, home)
+            || ["/etc", "/root", "/boot", "/proc", "/sys", "/dev"]
+                .iter()
+                .any(|d| abs == *d || within(d))
+        {
             Some("a system or secret path")
         } else {
             None
@@ -1108,7 +1356,12 @@ impl Walker<'_> {
                     }
                 } else if let Some(v) = a.text.strip_prefix(&format!("{o}=")) {
                     texts.push(v.to_owned());
-                } else if o.len() == 2 && a.text.starts_with(o) && !o.starts_with("--") && a.text.len() > 2 && !a.text.starts_with("--") {
+                } else if o.len() == 2
+                    && a.text.starts_with(o)
+                    && !o.starts_with("--")
+                    && a.text.len() > 2
+                    && !a.text.starts_with("--")
+                {
                     texts.push(a.text[2..].to_owned());
                 }
             }
@@ -1120,38 +1373,79 @@ impl Walker<'_> {
             return;
         }
         for text in texts {
-            let squeezed: String = text.split_whitespace().collect::<Vec<_>>().join(" ").to_ascii_uppercase();
-            if let Some(esc) = SQL_ESCAPES.iter().find(|e| squeezed.contains(*e) || squeezed.starts_with(e.trim())) {
-                self.deny(frame, RuleId::ShellEscape, format!("`{base}` is given `{}`, which runs a shell command", esc.trim()));
+            let squeezed: String = text
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ")
+                .to_ascii_uppercase();
+            if let Some(esc) = SQL_ESCAPES
+                .iter()
+                .find(|e| squeezed.contains(*e) || squeezed.starts_with(e.trim()))
+            {
+                self.deny(
+                    frame,
+                    RuleId::ShellEscape,
+                    format!(
+                        "`{base}` is given `{}`, which runs a shell command",
+                        esc.trim()
+                    ),
+                );
                 return;
             }
             let nospace = squeezed.replace(' ', "");
-            if let Some(what) = SQL_DESTROY.iter().find(|d| squeezed.contains(*d) || nospace.contains(&d.replace(' ', ""))) {
-                self.deny(frame, RuleId::InfraDestroy, format!("`{base}` is given `{what}`: it destroys a database or its data"));
+            if let Some(what) = SQL_DESTROY
+                .iter()
+                .find(|d| squeezed.contains(*d) || nospace.contains(&d.replace(' ', "")))
+            {
+                self.deny(
+                    frame,
+                    RuleId::InfraDestroy,
+                    format!("`{base}` is given `{what}`: it destroys a database or its data"),
+                );
                 return;
             }
             if let Some(at) = squeezed.find("DELETE FROM") {
                 let stmt = squeezed[at..].split(';').next().unwrap_or("");
                 if !stmt.contains(" WHERE ") {
-                    self.deny(frame, RuleId::InfraDestroy, format!("`{base}` is given a `DELETE FROM` without `WHERE`: it empties a table"));
+                    self.deny(
+                        frame,
+                        RuleId::InfraDestroy,
+                        format!(
+                            "`{base}` is given a `DELETE FROM` without `WHERE`: it empties a table"
+                        ),
+                    );
                     return;
                 }
             }
         }
     }
 
-    fn escape(&mut self, base: &str, opts: &[&str], stdin_code: bool, args: &[Arg], stdin: &Stdin, frame: &Frame) {
+    fn escape(
+        &mut self,
+        base: &str,
+        opts: &[&str],
+        stdin_code: bool,
+        args: &[Arg],
+        stdin: &Stdin,
+        frame: &Frame,
+    ) {
         if base == "gawk" {
             return;
         }
         let code_opt = args.iter().find(|a| {
-            opts.iter().any(|o| a.text == *o || (o.starts_with("--") && a.text.starts_with(&format!("{o}="))))
-                || (base == "stack" || base == "crystal" || base == "nim") && opts.contains(&a.text.as_str())
+            opts.iter().any(|o| {
+                a.text == *o || (o.starts_with("--") && a.text.starts_with(&format!("{o}=")))
+            }) || (base == "stack" || base == "crystal" || base == "nim")
+                && opts.contains(&a.text.as_str())
         });
         if let Some(o) = code_opt {
             // Calculators and text tools: only their escapes matter.
             if matches!(base, "dc" | "gnuplot") {
-                let code: String = args.iter().map(|a| a.text.as_str()).collect::<Vec<_>>().join(" ");
+                let code: String = args
+                    .iter()
+                    .map(|a| a.text.as_str())
+                    .collect::<Vec<_>>()
+                    .join(" ");
                 if !code.contains('!') && !code.contains("system") {
                     return;
                 }
@@ -1183,13 +1477,17 @@ impl Walker<'_> {
                 RuleId::ShellEscape,
                 format!("`{base}` reads code from standard input in a language the guard has no model of; it can run any shell command"),
             );
-            return;
         }
     }
 
     /// A file a tool loads by itself, written earlier in this command line, then the tool run.
     fn tool_files(&mut self, base: &str, shell: &mut Shell, frame: &Frame) {
-        let hit = self.written.iter().rev().find(|(path, _)| is_tool_file(path)).cloned();
+        let hit = self
+            .written
+            .iter()
+            .rev()
+            .find(|(path, _)| is_tool_file(path))
+            .cloned();
         let Some((path, content)) = hit else {
             return;
         };
@@ -1240,9 +1538,12 @@ pub(crate) fn is_block_device(dev: &str) -> bool {
     let Some(name) = dev.strip_prefix("/dev/") else {
         return false;
     };
-    ["sd", "hd", "vd", "xvd", "nvme", "mmcblk", "md", "dm-", "loop", "disk", "mapper/", "disk/", "sr", "nbd", "zd", "rbd"]
-        .iter()
-        .any(|p| name.starts_with(p))
+    [
+        "sd", "hd", "vd", "xvd", "nvme", "mmcblk", "md", "dm-", "loop", "disk", "mapper/", "disk/",
+        "sr", "nbd", "zd", "rbd",
+    ]
+    .iter()
+    .any(|p| name.starts_with(p))
 }
 
 #[cfg(test)]
@@ -1252,10 +1553,27 @@ mod tests {
     #[test]
     fn secret_paths_by_name_and_place() {
         let home = Some("/home/u");
-        for p in ["/r/.env", "/r/.env.local", "/home/u/.ssh/id_rsa", "/r/server.pem", "/home/u/.aws/credentials", "/home/u/.docker/config.json", "/r/secrets/db.txt", "/home/u/.netrc", "/r/prod.tfvars"] {
+        for p in [
+            "/r/.env",
+            "/r/.env.local",
+            "/home/u/.ssh/id_rsa",
+            "/r/server.pem",
+            "/home/u/.aws/credentials",
+            "/home/u/.docker/config.json",
+            "/r/secrets/db.txt",
+            "/home/u/.netrc",
+            "/r/prod.tfvars",
+        ] {
             assert!(is_secret_path(p, home), "{p}");
         }
-        for p in ["/r/.env.example", "/home/u/.ssh/id_rsa.pub", "/r/src/main.rs", "/r/config.json", "/r/README.md", "/r/environment.ts"] {
+        for p in [
+            "/r/.env.example",
+            "/home/u/.ssh/id_rsa.pub",
+            "/r/src/main.rs",
+            "/r/config.json",
+            "/r/README.md",
+            "/r/environment.ts",
+        ] {
             assert!(!is_secret_path(p, home), "{p}");
         }
     }
@@ -1263,7 +1581,9 @@ mod tests {
     #[test]
     fn urls_with_passwords() {
         assert!(url_has_password("https://user:hunter2@example.com/x"));
-        assert!(url_has_password("https://x-access-token:$T@github.com/o/r.git"));
+        assert!(url_has_password(
+            "https://x-access-token:$T@github.com/o/r.git"
+        ));
         assert!(!url_has_password("https://github.com/o/r.git"));
         assert!(!url_has_password("git@github.com:o/r.git"));
         assert!(!url_has_password("https://user@example.com"));
@@ -1273,11 +1593,19 @@ mod tests {
     fn rows_match_subcommands_and_exceptions() {
         let a = |v: &[&str]| v.iter().map(|s| Arg::lit(*s)).collect::<Vec<_>>();
         assert!(row_matches(&["publish"], &a(&["publish", "--access", "public"])).is_some());
-        assert!(row_matches(&["dist-tag add"], &a(&["dist-tag", "add", "x@1", "latest"])).is_some());
+        assert!(
+            row_matches(&["dist-tag add"], &a(&["dist-tag", "add", "x@1", "latest"])).is_some()
+        );
         assert!(row_matches(&["publish"], &a(&["test"])).is_none());
         assert!(row_matches(&["*", "!ls"], &a(&["ls"])).is_none());
         assert!(row_matches(&["*", "!ls"], &a(&["--prod"])).is_some());
-        assert!(row_matches(&["apply -destroy"], &a(&["apply", "-destroy", "-auto-approve"])).is_some());
+        assert!(
+            row_matches(
+                &["apply -destroy"],
+                &a(&["apply", "-destroy", "-auto-approve"])
+            )
+            .is_some()
+        );
         assert!(row_matches(&["apply -destroy"], &a(&["apply"])).is_none());
         assert!(row_matches(&["-r"], &a(&["-r"])).is_some());
     }

@@ -17,7 +17,7 @@ use crate::support::decide;
 fn tables() -> Vec<(String, String)> {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
     let mut out: Vec<(String, String)> = std::fs::read_dir(&dir)
-        .expect("tests/data")
+        .unwrap_or_else(|e| panic!("tests/data: {e}"))
         .filter_map(Result::ok)
         .map(|e| e.path())
         .filter(|p| {
@@ -26,7 +26,8 @@ fn tables() -> Vec<(String, String)> {
                 .is_some_and(|n| n.starts_with("classes-") && n.ends_with(".tsv"))
         })
         .map(|p| {
-            let text = std::fs::read_to_string(&p).expect("readable table");
+            let text =
+                std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
             (p.display().to_string(), text)
         })
         .collect();
@@ -93,7 +94,11 @@ fn every_class_row_decides_as_written() {
     for (class, (n, denied)) in &by_class {
         println!("{class:<24} {denied:>4}/{n:<4} denied");
     }
-    println!("{} known gaps and false positives:\n{}", gaps.len(), gaps.join("\n"));
+    println!(
+        "{} known gaps and false positives:\n{}",
+        gaps.len(),
+        gaps.join("\n")
+    );
     assert!(
         wrong.is_empty(),
         "{} of {rows} rows decided otherwise:\n{}",
