@@ -1367,13 +1367,16 @@ impl Walker<'_> {
         }
         // A throwaway copy in a temporary directory outside the repository (`cp .env.example
         // /tmp/.env`, a key made for a test) protects nothing; pawl's own paths stay protected.
+        // HOME may itself lie in a temporary directory (a test's, a container's): nothing
+        // under it or the repository is a throwaway.
+        let under = |dir: Option<&std::path::PathBuf>| {
+            dir.and_then(|d| d.to_str())
+                .map(|d| d.trim_end_matches('/'))
+                .is_some_and(|d| absolute == d || absolute.starts_with(&format!("{d}/")))
+        };
         let throwaway = self.is_temp(absolute)
-            && !self
-                .ctx
-                .repo_root
-                .as_ref()
-                .and_then(|r| r.to_str())
-                .is_some_and(|r| absolute == r || absolute.starts_with(&format!("{r}/")))
+            && !under(self.ctx.repo_root.as_ref())
+            && !under(self.ctx.home.as_ref())
             && self.pawl_path_kind(absolute).is_none();
         if !throwaway && self.is_protected(absolute)
             || (mode == WriteMode::Delete && self.holds_protected(absolute))

@@ -106,3 +106,25 @@ fn every_class_row_decides_as_written() {
         wrong.join("\n")
     );
 }
+
+/// A throwaway copy of a protected name in a temporary directory is allowed; under a HOME or a
+/// repository that lies in a temporary directory it is what it protects (the CLI's tests run in
+/// such a HOME).
+#[test]
+fn throwaway_copies_only_outside_home_and_the_repository() {
+    use pawl_guard::{Context, Input, Policy, evaluate};
+    let mut ctx = Context::new("/tmp/w/repo");
+    ctx.repo_root = Some("/tmp/w/repo".into());
+    ctx.home = Some("/tmp/w/home".into());
+    ctx.run_active = true;
+    let decide = |c: &str| evaluate(&Input::shell(c), &ctx, &Policy::default());
+    assert!(decide("cp .env.example /tmp/other/.env").is_allow());
+    for c in [
+        "echo '{}' > ~/.claude/settings.json",
+        "cp .env.example /tmp/w/repo/.env",
+        "cp x /tmp/w/home/.ssh/id_rsa",
+        "echo x > /tmp/w/repo/pawl.toml",
+    ] {
+        assert!(decide(c).is_deny(), "{c}");
+    }
+}
