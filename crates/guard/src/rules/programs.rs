@@ -545,15 +545,26 @@ fn first_operands(args: &[Arg], n: usize) -> Vec<String> {
 fn row_matches(words: &[&str], args: &[Arg]) -> Option<String> {
     let mut operands: Vec<String> = Vec::new();
     let mut skip_next = false;
+    let mut after_long = false;
     for a in args {
+        let t = a.text.as_str();
         if skip_next {
             skip_next = false;
             continue;
         }
-        if a.text.starts_with('-') {
-            skip_next = VALUE_OPTIONS.contains(&a.text.as_str());
+        if t.starts_with('-') {
+            skip_next = VALUE_OPTIONS.contains(&t);
+            // `--registry https://r.example publish`: an unknown long option's value looks
+            // like one (a URL, a path, a host, a file).
+            after_long = t.starts_with("--") && !t.contains('=');
             continue;
         }
+        // A toolchain (`cargo +nightly publish`), or what is surely an option's value.
+        if t.starts_with('+') || after_long && (t.contains(['/', ':', '.', '@'])) {
+            after_long = false;
+            continue;
+        }
+        after_long = false;
         operands.push(a.text.clone());
         if operands.len() == 3 {
             break;
@@ -606,6 +617,8 @@ const VALUE_OPTIONS: &[&str] = &[
     "-n", "--namespace", "--context", "--kubeconfig", "-h", "--host", "-U", "--username", "-p",
     "--port", "--profile", "--region", "-d", "--dbname", "--project", "-s", "--stage", "--config",
     "--cwd", "-a", "--app", "-u", "--user", "-H", "-P", "--org", "--account", "-t", "--target",
+    "-w", "--workspace", "--registry", "--kube-context", "--otp", "-C", "--chdir", "--prefix",
+    "--filter", "-F", "--manifest-path", "--package", "--repository", "--repository-url",
 ];
 
 /// What an environment variable assignment would make a program do, or `None` when harmless.
@@ -665,6 +678,37 @@ impl Walker<'_> {
     /// Judges one simple command against the v2 program registry.
     pub(crate) fn programs(&mut self, cmd: &Cmd, base: &str, shell: &mut Shell, frame: &Frame) {
         let args: Vec<Arg> = cmd.argv.iter().skip(1).cloned().collect();
+        // `python3 -m twine upload`, `yarn workspace app npm publish`, `pnpm -r publish`: the
+        // module or workspace command is judged as the program it is.
+        let inner: Option<Vec<Arg>> = match base {
+            b if b.starts_with("python") => args
+                .iter()
+                .position(|a| a.text == "-m")
+                .and_then(|at| args.get(at + 1..))
+                .filter(|rest| !rest.is_empty())
+                .map(<[Arg]>::to_vec),
+            "yarn" if args.first().is_some_and(|a| a.text == "workspace") => {
+                args.get(2..).map(|rest| {
+                    std::iter::once(Arg::lit("yarn"))
+                        .chain(rest.iter().cloned())
+                        .collect()
+                })
+            }
+            _ => None,
+        };
+        if let Some(rest) = inner
+            && let Some(name) = rest.first().and_then(Arg::exact).map(str::to_owned)
+            && (name != base || base == "yarn")
+        {
+            let sub = Cmd {
+                argv: rest,
+                stdin: cmd.stdin.clone(),
+            };
+            self.programs(&sub, &name, shell, frame);
+            if self.denial.is_some() {
+                return;
+            }
+        }
         let help = args
             .first()
             .is_some_and(|a| matches!(a.text.as_str(), "--help" | "--version" | "help"))
