@@ -180,7 +180,7 @@ ORDINARY = {
     "chmod +x scripts/run.sh", "chmod -R u+w target", "chown -R dev build", "curl https://example.com", "curl -sSL https://sh.rustup.rs -o /tmp/rustup.sh",
     "wget https://example.com/file.tar.gz -O /tmp/f.tgz", "curl -fsS https://api.github.com/repos/o/r", "dig example.com", "ping -c 1 example.com",
     "scp build/app.tar.gz staging:/tmp/", "ssh -V", "git status", "git add src/lib.rs", "git commit -m 'fix: x'", "git diff", "git log --oneline -5",
-    "git add .env.example", "git add config/settings.toml", "dd if=/dev/zero of=/tmp/blob bs=1M count=1", "kill -9 12345", "kill %1",
+    "git add .env.example", "git add config/settings.toml", "dd if=/dev/zero of=/tmp/blob bs=1M count=1", "kill -9 12345", "kill %1", "kill -1 12345", "kill -HUP 4242",
     "pkill -f 'node server.js'", "mkdir -p build && cd build && cmake ..", "m4 macros.m4 > /tmp/out.txt",
   ],
   "ok-env": [

@@ -793,7 +793,7 @@ impl Walker<'_> {
             "chmod" | "chown" | "chgrp" | "setfacl" | "chattr" => {
                 self.perm(base, &args, shell, frame)
             }
-            "kill" if args.iter().any(|a| a.text == "-1" || a.text == "1") => {
+            "kill" if args.last().is_some_and(|a| a.text == "-1" || a.text == "1") => {
                 self.deny(
                     frame,
                     RuleId::InfraDestroy,
