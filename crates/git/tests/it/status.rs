@@ -141,7 +141,9 @@ fn index_paths_match_ls_files_in_every_index_version() {
     for version in ["2", "3", "4"] {
         t.git(&["update-index", "--index-version", version]);
         let listed = t.git(&["ls-files", "-z", "--full-name", "--", ":/"]);
-        let want: Vec<&str> = listed.split('\0').filter(|s| !s.is_empty()).collect();
+        // ls-files lists an unmerged path once per stage; the reader lists each path once.
+        let mut want: Vec<&str> = listed.split('\0').filter(|s| !s.is_empty()).collect();
+        want.dedup();
         let got = pawl_git::index_paths(&git_dir).expect("readable index");
         assert_eq!(got, want, "index version {version}");
     }
