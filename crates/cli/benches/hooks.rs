@@ -2,6 +2,9 @@
 //! - a session that belongs to no run (no `.pawl/`), and one in a repository whose armed run
 //!   belongs to another session (the marker is read);
 //! - PreToolUse on a plain command in a bound session (the guard, config read, no git);
+//! - PreToolUse in the armed-and-bound session on a git command that writes files (the branch
+//!   from HEAD, the tracked set from the index read in-process: still no git process), with its
+//!   ratio to spawning `/bin/true` measured in the same run (the target: at most 2×);
 //! - Stop with cached evidence (every gate's evidence reused for the tree; a review criterion
 //!   keeps the run open, so each Stop records an iteration and blocks): first right after the
 //!   setup, when every index entry is as new as the index ("racily clean": git re-reads each
@@ -88,7 +91,7 @@ fn measure(
     input: &str,
     expect: &str,
     target_ms: f64,
-) {
+) -> f64 {
     // Warm the page cache and the store once.
     // `{n}` in the input becomes the sample number (a Stop that says the same thing three
     // times in a row is a reasoning loop, and the run would end).
@@ -110,6 +113,7 @@ fn measure(
         ms(times[0]),
         if median < target_ms { "met" } else { "MISSED" }
     );
+    median
 }
 
 fn main() {
@@ -156,6 +160,7 @@ fn main() {
         })
         .collect();
     floor.sort();
+    let floor_ms = floor[floor.len() / 2].as_secs_f64() * 1000.0;
     println!(
         "{:<44} median {:>6.2} ms  (the cost of any process, for comparison)",
         "spawning /bin/true",
@@ -206,7 +211,7 @@ fn main() {
         "{}",
         3.0,
     );
-    measure(
+    let plain = measure(
         "bound session: PreToolUse on a plain command",
         runs,
         &root,
@@ -214,6 +219,43 @@ fn main() {
         &pre("bound"),
         "{}",
         3.0,
+    );
+    let git_line = |s: &str| {
+        format!(
+            r#"{{"session_id":"{s}","cwd":"{}","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{{"command":"git status --short && git diff --stat && echo done >> f1.txt && cat f2.txt > /tmp/pawl-bench-out"}}}}"#,
+            root.display()
+        )
+    };
+    let guarded = measure(
+        "armed and bound: PreToolUse, git + tracked files",
+        runs,
+        &root,
+        "pre-tool-use",
+        &git_line("bound"),
+        "{}",
+        3.0,
+    );
+    // The floor again, after: the ratio is against the faster of the two (the stricter one).
+    let mut after: Vec<Duration> = (0..runs)
+        .map(|_| {
+            let t = Instant::now();
+            let out = cmd("/bin/true", &root)
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::null())
+                .output()
+                .unwrap();
+            assert!(out.status.success());
+            t.elapsed()
+        })
+        .collect();
+    after.sort();
+    let after_ms = after[after.len() / 2].as_secs_f64() * 1000.0;
+    println!(
+        "{:<44} /bin/true median {floor_ms:.2} ms before, {after_ms:.2} ms after; plain {:.2}x, git + tracked {:.2}x (target <= 2x)",
+        "armed and bound vs /bin/true (same run)",
+        plain / floor_ms.min(after_ms),
+        guarded / floor_ms.min(after_ms),
     );
     measure(
         "bound session: Stop with cached evidence",

@@ -58,6 +58,7 @@ pub fn policy(cfg: &GuardConfig, host: &Host) -> Policy {
     p.protected_paths
         .extend(cfg.protected_paths.iter().cloned());
     p.allowances.extend(cfg.allowances.iter().cloned());
+    p.disabled_rules = cfg.rules.disabled();
     p.deny.extend(cfg.deny.iter().map(|d| DenyRule {
         command: d.command.clone(),
         pattern: d.pattern.clone(),
@@ -79,35 +80,18 @@ pub fn policy(cfg: &GuardConfig, host: &Host) -> Policy {
 /// error (the hook fails closed on it).
 pub fn branch_at(root: &Path, cwd: &Path) -> Result<Option<String>, String> {
     let mut dir = if cwd.starts_with(root) { cwd } else { root };
-    let git = loop {
-        let candidate = dir.join(".git");
-        if std::fs::symlink_metadata(&candidate).is_ok() {
-            break candidate;
+    loop {
+        if std::fs::symlink_metadata(dir.join(".git")).is_ok() {
+            break;
         }
         match dir.parent() {
             Some(parent) if dir != root => dir = parent,
             _ => return Err(format!("no git directory at or above {}", cwd.display())),
         }
-    };
+    }
     let unreadable =
         |what: &Path, e: std::io::Error| format!("cannot read {}: {e}", what.display());
-    let git_dir = if git.is_dir() {
-        git
-    } else {
-        // A worktree or submodule: `.git` is a file `gitdir: <path>`.
-        let text = std::fs::read_to_string(&git).map_err(|e| unreadable(&git, e))?;
-        let target = text
-            .trim()
-            .strip_prefix("gitdir:")
-            .ok_or_else(|| format!("{} is not a gitdir file", git.display()))?
-            .trim();
-        let target = Path::new(target);
-        if target.is_absolute() {
-            target.to_path_buf()
-        } else {
-            dir.join(target)
-        }
-    };
+    let git_dir = git_dir_of(dir)?;
     let path = git_dir.join("HEAD");
     let head = std::fs::read_to_string(&path).map_err(|e| unreadable(&path, e))?;
     let head = head.trim();
@@ -124,6 +108,41 @@ pub fn branch_at(root: &Path, cwd: &Path) -> Result<Option<String>, String> {
             path.display()
         ))
     }
+}
+
+/// The git directory of the working tree at `dir`: `dir/.git` itself, or where a `.git` file
+/// (`gitdir: <path>`, a linked worktree or a submodule) points.
+pub fn git_dir_of(dir: &Path) -> Result<PathBuf, String> {
+    let git = dir.join(".git");
+    if git.is_dir() {
+        return Ok(git);
+    }
+    let text =
+        std::fs::read_to_string(&git).map_err(|e| format!("cannot read {}: {e}", git.display()))?;
+    let target = text
+        .trim()
+        .strip_prefix("gitdir:")
+        .ok_or_else(|| format!("{} is not a gitdir file", git.display()))?
+        .trim();
+    let target = Path::new(target);
+    Ok(if target.is_absolute() {
+        target.to_path_buf()
+    } else {
+        dir.join(target)
+    })
+}
+
+/// The files git tracks in the working tree at `root` (paths from its top): the index read
+/// in-process, or `git ls-files` (through [`trusted_git`]) when the in-process reader is not
+/// sure of this index. `None` when neither answers.
+pub fn tracked_files(root: &Path) -> Option<Vec<String>> {
+    if let Ok(git_dir) = git_dir_of(root)
+        && let Some(paths) = pawl_git::index_paths(&git_dir)
+    {
+        return Some(paths);
+    }
+    let files = open_repo(root).ok()?.tracked_files().ok()?;
+    Some(files.iter().map(|p| p.display().to_string()).collect())
 }
 
 /// The git program pawl's guard asks (tracked files, aliases): the first of the system's own

@@ -39,6 +39,12 @@ fn main() -> ProcessExit {
         let code = pawl_process::sandbox::launcher_main(std::env::args_os().skip(2).collect());
         return ProcessExit::from(code.clamp(0, 255) as u8);
     }
+    // `pawl hook <agent> <event>`, as the installed hooks write it, on every tool call: answered
+    // without building the whole command line parser (its cost is a large part of the hook's
+    // budget). Any other shape (global flags, help) goes through clap as usual.
+    if let Some(code) = hook_fast_path() {
+        return ProcessExit::from(code.code().clamp(0, 255) as u8);
+    }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
@@ -56,6 +62,25 @@ fn main() -> ProcessExit {
         }
     };
     ProcessExit::from(code.code().clamp(0, 255) as u8)
+}
+
+/// Exactly `pawl hook <agent> <event>` with plain words: the hook, run as clap would run it.
+fn hook_fast_path() -> Option<pawl_core::ExitCode> {
+    let mut args = std::env::args_os().skip(1);
+    let (verb, agent, event) = (args.next()?, args.next()?, args.next()?);
+    if args.next().is_some() || verb != "hook" {
+        return None;
+    }
+    let plain = |s: &std::ffi::OsStr| {
+        s.to_str()
+            .filter(|t| !t.is_empty() && !t.starts_with('-'))
+            .map(str::to_owned)
+    };
+    let args = commands::hook::HookArgs {
+        agent: plain(&agent)?,
+        event: plain(&event)?,
+    };
+    Some(commands::hook::run(&args, None))
 }
 
 /// The error on stderr. A stderr that cannot be written (a full device, a closed descriptor)

@@ -138,6 +138,14 @@ pub fn start(
             serde_json::json!({"reason": "[guard] allow_unsafe = true"}),
         )?;
     }
+    let off = config.guard.rules.disabled();
+    if !config.guard.allow_unsafe && !off.is_empty() {
+        // Not the guard off, but less of it: said at the start like everything the run is on.
+        ctx.warn(&format!(
+            "[guard.rules] switched off for this run: {}",
+            off.join(", ")
+        ));
+    }
     Ok(Start { branch, pre_run })
 }
 

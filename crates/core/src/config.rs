@@ -258,6 +258,59 @@ pub struct GuardConfig {
     pub allowances: Vec<String>,
     /// Extra deny rules: `[[guard.deny]] command = "terraform"`, `pattern = "^kubectl delete"`.
     pub deny: Vec<GuardDenyRule>,
+    /// `[guard.rules]`: the guard's switchable rules, each on unless set to `false`.
+    pub rules: GuardRules,
+}
+
+/// `[guard.rules]` — the guard v2 rules, each on by default (`publish = false` switches the
+/// rule `publish` off). The rules that keep pawl and the repository's history safe are not here:
+/// they cannot be switched off one by one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, rename_all = "kebab-case")]
+pub struct GuardRules {
+    pub secret_exfil: bool,
+    pub secret_commit: bool,
+    pub publish: bool,
+    pub infra_destroy: bool,
+    pub container_mount: bool,
+    pub tool_config: bool,
+    pub env_inject: bool,
+    pub shell_escape: bool,
+}
+
+impl Default for GuardRules {
+    fn default() -> Self {
+        GuardRules {
+            secret_exfil: true,
+            secret_commit: true,
+            publish: true,
+            infra_destroy: true,
+            container_mount: true,
+            tool_config: true,
+            env_inject: true,
+            shell_escape: true,
+        }
+    }
+}
+
+impl GuardRules {
+    /// The rule ids switched off.
+    pub fn disabled(&self) -> Vec<String> {
+        [
+            ("secret-exfil", self.secret_exfil),
+            ("secret-commit", self.secret_commit),
+            ("publish", self.publish),
+            ("infra-destroy", self.infra_destroy),
+            ("container-mount", self.container_mount),
+            ("tool-config", self.tool_config),
+            ("env-inject", self.env_inject),
+            ("shell-escape", self.shell_escape),
+        ]
+        .into_iter()
+        .filter(|(_, on)| !on)
+        .map(|(id, _)| id.to_owned())
+        .collect()
+    }
 }
 
 /// One `[[guard.deny]]` rule: a glob on the command name and/or a regex on the resolved command
@@ -279,6 +332,7 @@ impl Default for GuardConfig {
             protected_paths: Vec::new(),
             allowances: Vec::new(),
             deny: Vec::new(),
+            rules: GuardRules::default(),
         }
     }
 }
@@ -1043,6 +1097,8 @@ protected_branches = ["main", "master"]
 # reason = "infrastructure changes need a human"
 # always = false
 # allow_unsafe = false
+# [guard.rules]  (each on by default)
+# publish = false
 
 [pipeline]
 # phases of --mode qa (execute always runs)

@@ -77,6 +77,81 @@ pub(crate) fn has_hidden_entries(index: &[u8], hash_len: usize) -> Option<bool> 
     Some(false)
 }
 
+/// The paths an index lists, in its order, each once (an unmerged path has up to three
+/// stages): what `git ls-files --full-name` prints from the top, read without a process.
+/// `None` when this index cannot be read here (another version, a split or sparse index, an
+/// unknown required extension, a truncated file, a path that is not UTF-8): ask git then.
+pub(crate) fn paths(index: &[u8], hash_len: usize) -> Option<Vec<String>> {
+    let mut r = Reader {
+        bytes: index,
+        at: 0,
+    };
+    if r.take(4)? != b"DIRC" {
+        return None;
+    }
+    let version = r.u32()?;
+    if !(2..=4).contains(&version) {
+        return None;
+    }
+    let entries = usize::try_from(r.u32()?).ok()?;
+    // Each entry takes at least STAT_LEN + hash_len + 2 bytes: a count the file cannot hold
+    // is not an index (and must not size an allocation).
+    if entries > index.len() / (STAT_LEN + hash_len + 2) {
+        return None;
+    }
+    let mut out: Vec<String> = Vec::with_capacity(entries);
+    let mut previous: Vec<u8> = Vec::new();
+    for _ in 0..entries {
+        let start = r.at;
+        r.take(STAT_LEN + hash_len)?;
+        let flags = r.u16()?;
+        if flags & EXTENDED != 0 {
+            if version < 3 {
+                return None;
+            }
+            r.take(2)?;
+        }
+        let path: Vec<u8> = if version == 4 {
+            // The path is the previous one without its last `strip` bytes, then these.
+            let strip = r.offset_varint()?;
+            let keep = previous.len().checked_sub(usize::try_from(strip).ok()?)?;
+            let mut p = previous[..keep].to_vec();
+            p.extend_from_slice(r.through_nul()?);
+            p
+        } else {
+            let p = r.through_nul()?.to_vec();
+            let len = r.at - start;
+            let padded = (len + 7) & !7;
+            r.take(padded - len)?;
+            p
+        };
+        if path.is_empty() {
+            return None;
+        }
+        if path != previous {
+            out.push(String::from_utf8(path.clone()).ok()?);
+        }
+        previous = path;
+    }
+    let end = index.len().checked_sub(hash_len)?;
+    let mut r = Reader {
+        bytes: index.get(..end)?,
+        at: r.at,
+    };
+    while r.at < end {
+        let signature = r.take(4)?;
+        let size = usize::try_from(r.u32()?).ok()?;
+        r.take(size)?;
+        match signature {
+            // A split index keeps entries in another file; a sparse one lists directories.
+            b"link" | b"sdir" => return None,
+            [first, ..] if !first.is_ascii_uppercase() => return None,
+            _ => {}
+        }
+    }
+    Some(out)
+}
+
 /// The root tree id of a valid cache tree in `index` (object ids of `hash_len` bytes), as hex.
 pub(crate) fn cached_root_tree(index: &[u8], hash_len: usize) -> Option<crate::TreeHash> {
     let mut r = Reader {
@@ -197,6 +272,21 @@ impl<'a> Reader<'a> {
 
     fn through_nul(&mut self) -> Option<&'a [u8]> {
         self.through(0)
+    }
+
+    /// git's offset varint (v4 path prefix lengths): each continued byte adds one before the
+    /// shift, so every value has exactly one encoding.
+    fn offset_varint(&mut self) -> Option<u64> {
+        let mut b = self.take(1)?[0];
+        let mut value = u64::from(b & 0x7f);
+        for _ in 0..9 {
+            if b & 0x80 == 0 {
+                return Some(value);
+            }
+            b = self.take(1)?[0];
+            value = value.checked_add(1)?.checked_shl(7)? | u64::from(b & 0x7f);
+        }
+        (b & 0x80 == 0).then_some(value)
     }
 
     /// git's offset varint (v4 path prefix lengths); only its extent matters here.

@@ -47,5 +47,5 @@ pub use error::Error;
 pub use history::{Branch, MergeTree, Worktree};
 pub use oid::{CommitId, TreeHash};
 pub use refs::{BACKUP_REF_PREFIX, Rollback};
-pub use repo::{HARDENED_CONFIG, Options, Repo, resolve_program, set_default_program};
+pub use repo::{HARDENED_CONFIG, Options, Repo, index_paths, resolve_program, set_default_program};
 pub use status::StatusEntry;

@@ -366,6 +366,29 @@ fn open_plain(path: &Path, options: &Options) -> Option<Repo> {
     })
 }
 
+/// The paths the index of git directory `git_dir` lists (relative to the working tree's top,
+/// each once), read in-process: what `git ls-files -z --full-name -- :/` answers, at the cost
+/// of reading one file. For the guard's hot path, which asks "is this path tracked?" on every
+/// call. `None` when this reader is not sure (the object format is not known to be SHA-1, a
+/// split or sparse index, another index version, a malformed file): ask git then. A missing
+/// index lists nothing, as git treats it.
+pub fn index_paths(git_dir: &Path) -> Option<Vec<String>> {
+    // A linked worktree's config (its object format) is the common directory's.
+    let common = match fs::read_to_string(git_dir.join("commondir")) {
+        Ok(text) => git_dir.join(text.trim_end_matches(['\n', '\r'])),
+        Err(_) => git_dir.to_path_buf(),
+    };
+    let config = fs::read(common.join("config")).ok()?;
+    if !ConfigFacts::read(&config)?.sha1_ids {
+        return None;
+    }
+    match fs::read(git_dir.join("index")) {
+        Ok(bytes) => crate::index::paths(&bytes, 20),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Some(Vec::new()),
+        Err(_) => None,
+    }
+}
+
 /// What a repository's own config file says about its layout, read line by line without a full
 /// config parser: any line we are not sure about makes [`ConfigFacts::read`] give up (`None`).
 struct ConfigFacts {

@@ -189,6 +189,23 @@ impl TrackedFiles for AllTracked {
     }
 }
 
+/// Git aliases the caller can look up when the guard meets a git subcommand it does not know
+/// (most commands never do: a caller may answer lazily, e.g. by asking `git config` then).
+pub trait GitAliases: Send + Sync {
+    /// The value of `alias.<name>` (names compare case-insensitively, as git's do), if defined.
+    fn alias(&self, name: &str) -> Option<String>;
+}
+
+/// No aliases beyond [`Context::git_aliases`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoGitAliases;
+
+impl GitAliases for NoGitAliases {
+    fn alias(&self, _name: &str) -> Option<String> {
+        None
+    }
+}
+
 /// Facts about the session the command runs in.
 #[derive(Clone)]
 pub struct Context {
@@ -214,6 +231,9 @@ pub struct Context {
     /// Git aliases from the repository's config (`alias.<name>` → value),
     /// e.g. from `git config --get-regexp '^alias\.'`.
     pub git_aliases: BTreeMap<String, String>,
+    /// More git aliases, asked only for a subcommand that is neither git's own nor in
+    /// [`Context::git_aliases`].
+    pub more_git_aliases: Arc<dyn GitAliases>,
     /// Where paths really lead (symbolic links resolved). The default knows nothing and
     /// paths are judged as written.
     pub fs: Arc<dyn FileSystemView>,
@@ -235,6 +255,7 @@ impl Context {
             home: None,
             tmpdir: None,
             git_aliases: BTreeMap::new(),
+            more_git_aliases: Arc::new(NoGitAliases),
             fs: Arc::new(NoFileSystem),
             scripts: Arc::new(crate::scripts::NoScripts),
         }

@@ -58,7 +58,44 @@ pub enum RuleId {
     /// its hooks run, un-ignoring or stashing `.pawl/`, git settings that make every later git
     /// command (pawl's own included) run a program.
     Tamper,
+    /// A secret (a key file, `.env`, a credentials variable, a password in a URL) handed to a
+    /// program that sends data off the machine.
+    SecretExfil,
+    /// A secret file staged or committed to git.
+    SecretCommit,
+    /// Publishing or deploying beyond git: package registries, image pushes, deploy CLIs,
+    /// other version control systems.
+    Publish,
+    /// Destroying a system, a disk, infrastructure or a database: block devices, fork bombs,
+    /// recursive permission changes of `/`, `terraform destroy`, `kubectl delete`, `DROP DATABASE`.
+    InfraDestroy,
+    /// A container that reaches the repository, HOME or the host (bind mounts, `--privileged`,
+    /// the Docker socket).
+    ContainerMount,
+    /// A file that a tool loads and runs by itself (`conftest.py`, `.pth`, a jest config,
+    /// `.cargo/config.toml`) written, then the tool run, in one command line.
+    ToolConfig,
+    /// Environment that makes an allowed program run code the guard has not judged
+    /// (`LD_PRELOAD`, `NODE_OPTIONS=--require`, `PYTHONPATH` into a temporary directory, a PATH
+    /// that puts `.` or a temporary directory first).
+    EnvInject,
+    /// An interpreter or program with a shell escape the guard has no model of (elixir, erl,
+    /// guile, racket, ghc, dc, duckdb `.shell`, psql `\!`, `deno eval`, `cmake -P`, ...).
+    ShellEscape,
 }
+
+/// The rules a `[guard] rules` table may switch off (each is on by default). The rules that
+/// keep pawl itself and the repository's history safe cannot be switched off one by one.
+pub const SWITCHABLE_RULES: &[RuleId] = &[
+    RuleId::SecretExfil,
+    RuleId::SecretCommit,
+    RuleId::Publish,
+    RuleId::InfraDestroy,
+    RuleId::ContainerMount,
+    RuleId::ToolConfig,
+    RuleId::EnvInject,
+    RuleId::ShellEscape,
+];
 
 impl RuleId {
     /// The stable kebab-case name, as serialised.
@@ -80,6 +117,14 @@ impl RuleId {
             Self::PolicyDeny => "policy-deny",
             Self::RunControl => "run-control",
             Self::Tamper => "tamper",
+            Self::SecretExfil => "secret-exfil",
+            Self::SecretCommit => "secret-commit",
+            Self::Publish => "publish",
+            Self::InfraDestroy => "infra-destroy",
+            Self::ContainerMount => "container-mount",
+            Self::ToolConfig => "tool-config",
+            Self::EnvInject => "env-inject",
+            Self::ShellEscape => "shell-escape",
         }
     }
 }

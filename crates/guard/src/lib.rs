@@ -33,6 +33,7 @@
 mod balance;
 mod context;
 mod decision;
+mod glob;
 mod input;
 mod paths;
 mod policy;
@@ -43,8 +44,11 @@ mod words;
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-pub use context::{AllTracked, Context, FileSystemView, NoFileSystem, TrackedFiles, TrackedSet};
-pub use decision::{Decision, Explanation, FoundCommand, RuleId, Verdict};
+pub use context::{
+    AllTracked, Context, FileSystemView, GitAliases, NoFileSystem, NoGitAliases, TrackedFiles,
+    TrackedSet,
+};
+pub use decision::{Decision, Explanation, FoundCommand, RuleId, SWITCHABLE_RULES, Verdict};
 pub use input::Input;
 pub use policy::{
     CompiledPolicy, DenyRule, PawlPath, PawlPathKind, Policy, PolicyError, default_allowances,

@@ -8,9 +8,7 @@
 //! repository root (and, for protected paths, also matches absolute paths,
 //! so `**/.env` protects every `.env`).
 
-use std::sync::OnceLock;
-
-use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
+use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use serde::{Deserialize, Serialize};
 
 /// `[guard]` in `pawl.toml`. Every key has a default.
@@ -34,6 +32,9 @@ pub struct Policy {
     /// them. The CLI adds the ones only it knows (the user state directory, the pawl binary the
     /// hooks run) with [`Policy::protect_pawl_path`].
     pub pawl_paths: Vec<PawlPath>,
+    /// Rules switched off by name (`[guard.rules] publish = false`); only
+    /// [`crate::decision::SWITCHABLE_RULES`] can be.
+    pub disabled_rules: Vec<String>,
 }
 
 /// One of pawl's own paths (a glob, in the syntax of `protected_paths`) and what it is.
@@ -149,6 +150,7 @@ impl Default for Policy {
             allow_unsafe: false,
             always: false,
             pawl_paths: default_pawl_paths(),
+            disabled_rules: Vec::new(),
         }
     }
 }
@@ -380,16 +382,22 @@ pub enum PolicyError {
     },
 }
 
-/// Globs split by where they apply, with exceptions. The globs are parsed (and checked) when
-/// the policy is compiled; the matchers are built on first use: a one-shot decision about a
-/// command that touches no path (the hook's common case) never pays for them.
+thread_local! {
+    /// The built-in protected paths, allowances and pawl paths.
+    static BUILT_IN_GLOBS: std::collections::HashSet<String> = default_protected_paths()
+        .into_iter()
+        .chain(default_allowances())
+        .chain(default_pawl_paths().into_iter().map(|p| p.glob))
+        .collect();
+}
+
+/// Globs split by where they apply, with exceptions. The globs are checked with globset when
+/// the policy is compiled and matched by [`crate::glob::PathGlob`], which builds nothing: a
+/// one-shot decision (the hook's) never pays for regexes.
 #[derive(Debug, Clone)]
 pub(crate) struct PathGlobs {
     /// Absolute (`/`, `~/`, `$TMPDIR/`) globs, their exceptions, relative globs, theirs.
-    globs: [Vec<Glob>; 4],
-    sets: OnceLock<Option<[GlobSet; 4]>>,
-    /// The answer when the matchers cannot be built (protected paths: "protected").
-    on_error: bool,
+    globs: [Vec<crate::glob::PathGlob>; 4],
 }
 
 /// The forms of one path that globs are matched against.
@@ -413,7 +421,7 @@ impl PathGlobs {
         globs: &[String],
         case_insensitive: bool,
     ) -> Result<Self, PolicyError> {
-        let mut sets: [Vec<Glob>; 4] = Default::default();
+        let mut sets: [Vec<crate::glob::PathGlob>; 4] = Default::default();
         for raw in globs {
             let (negated, pattern) = match raw.strip_prefix('!') {
                 Some(rest) => (true, rest),
@@ -428,44 +436,25 @@ impl PathGlobs {
                 Some(rest) => format!("~/{rest}"),
                 None => pattern.to_owned(),
             };
-            let glob = GlobBuilder::new(&pattern)
-                .literal_separator(true)
-                .backslash_escape(true)
-                .case_insensitive(case_insensitive)
-                .build()
-                .map_err(|source| PolicyError::Glob {
-                    key,
-                    glob: raw.clone(),
-                    source,
-                })?;
+            // The built-in globs are checked by the tests (`built_in_globs_are_valid`); only
+            // the user's are checked here, on every compile.
+            let built_in = BUILT_IN_GLOBS.with(|b| b.contains(raw.as_str()));
+            if !built_in {
+                GlobBuilder::new(&pattern)
+                    .literal_separator(true)
+                    .backslash_escape(true)
+                    .case_insensitive(case_insensitive)
+                    .build()
+                    .map_err(|source| PolicyError::Glob {
+                        key,
+                        glob: raw.clone(),
+                        source,
+                    })?;
+            }
             let index = usize::from(!is_absolute) * 2 + usize::from(negated);
-            sets[index].push(glob);
+            sets[index].push(crate::glob::PathGlob::new(&pattern, case_insensitive));
         }
-        Ok(Self {
-            globs: sets,
-            sets: OnceLock::new(),
-            on_error: case_insensitive,
-        })
-    }
-
-    fn built(&self) -> Option<&[GlobSet; 4]> {
-        self.sets
-            .get_or_init(|| {
-                let build = |globs: &[Glob]| {
-                    let mut b = GlobSetBuilder::new();
-                    for g in globs {
-                        b.add(g.clone());
-                    }
-                    b.build().ok()
-                };
-                Some([
-                    build(&self.globs[0])?,
-                    build(&self.globs[1])?,
-                    build(&self.globs[2])?,
-                    build(&self.globs[3])?,
-                ])
-            })
-            .as_ref()
+        Ok(Self { globs: sets })
     }
 
     /// Whether any form matches a glob and no form matches an exception.
@@ -481,16 +470,15 @@ impl PathGlobs {
         if relative_also_absolute {
             relative_forms.extend(absolute_forms.iter().copied());
         }
-        let Some([absolute, absolute_not, relative, relative_not]) = self.built() else {
-            return self.on_error;
+        let [absolute, absolute_not, relative, relative_not] = &self.globs;
+        let any = |globs: &[crate::glob::PathGlob], forms: &[&str]| {
+            globs.iter().any(|g| forms.iter().any(|p| g.is_match(p)))
         };
-        let hit = absolute_forms.iter().any(|p| absolute.is_match(p))
-            || relative_forms.iter().any(|p| relative.is_match(p));
+        let hit = any(absolute, &absolute_forms) || any(relative, &relative_forms);
         if !hit {
             return false;
         }
-        let excepted = absolute_forms.iter().any(|p| absolute_not.is_match(p))
-            || relative_forms.iter().any(|p| relative_not.is_match(p));
+        let excepted = any(absolute_not, &absolute_forms) || any(relative_not, &relative_forms);
         !excepted
     }
 }
@@ -617,6 +605,33 @@ impl CompiledPolicy {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn built_in_globs_are_valid() {
+        let all: Vec<String> = default_protected_paths()
+            .into_iter()
+            .chain(default_allowances())
+            .chain(default_pawl_paths().into_iter().map(|p| p.glob))
+            .collect();
+        for raw in all {
+            let pattern = raw.strip_prefix('!').unwrap_or(&raw);
+            let pattern = match pattern.strip_prefix("$HOME/") {
+                Some(rest) => format!("~/{rest}"),
+                None => pattern.to_owned(),
+            };
+            for ci in [false, true] {
+                assert!(
+                    GlobBuilder::new(&pattern)
+                        .literal_separator(true)
+                        .backslash_escape(true)
+                        .case_insensitive(ci)
+                        .build()
+                        .is_ok(),
+                    "{raw}"
+                );
+            }
+        }
+    }
 
     fn forms(abs: &str, rel: Option<&str>) -> PathForms {
         PathForms {

@@ -13,6 +13,7 @@ pub(crate) mod fs;
 pub(crate) mod git;
 pub(crate) mod interp;
 pub(crate) mod pawl;
+pub(crate) mod programs;
 pub(crate) mod reach;
 
 use crate::words::Arg;

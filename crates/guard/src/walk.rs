@@ -230,6 +230,8 @@ pub(crate) struct Walker<'a> {
     pub outline: Vec<String>,
     steps: usize,
     active_functions: Vec<String>,
+    /// How often each active function called itself while its body was judged.
+    self_calls: Vec<usize>,
     /// Absolute paths this command line writes (redirect targets, `tee`,
     /// `cp`/`mv` destinations): running one of them runs text the guard
     /// never read.
@@ -240,6 +242,12 @@ pub(crate) struct Walker<'a> {
     cmd_fd_files: HashMap<i32, FdFile>,
     /// The file the simple command being judged reads as stdin (`bash < x.sh`).
     pub(crate) cmd_stdin_file: Option<String>,
+    /// A command of this line read a secret (or printed the environment): why, for a network
+    /// client later in the line (rule `secret-exfil`).
+    pub(crate) secret_read: Option<String>,
+    /// Entries of `written` (their length after the push) that appended to or modified a file
+    /// in place: what was printed is not the file's whole text.
+    partial_writes: Vec<usize>,
     /// The `cd` being walked is the first command of an `&&` list: the
     /// commands after it run only if it succeeded.
     certain_cd: bool,
@@ -582,10 +590,13 @@ impl<'a> Walker<'a> {
             outline: Vec::new(),
             steps: 0,
             active_functions: Vec::new(),
+            self_calls: Vec::new(),
             written: Vec::new(),
             cmd_fds: HashMap::new(),
             cmd_fd_files: HashMap::new(),
             cmd_stdin_file: None,
+            secret_read: None,
+            partial_writes: Vec::new(),
             certain_cd: false,
             cd_by_and: false,
             cdpath: input.contains("CDPATH"),
@@ -610,7 +621,7 @@ impl<'a> Walker<'a> {
 
     /// Records a denial (the first one wins) with the origin attached.
     pub(crate) fn deny(&mut self, frame: &Frame, rule: RuleId, reason: impl Into<String>) {
-        if self.denial.is_some() {
+        if self.denial.is_some() || self.rule_off(rule) {
             return;
         }
         let reason = reason.into();
@@ -620,6 +631,14 @@ impl<'a> Walker<'a> {
             format!("{reason} ({})", frame.origin)
         };
         self.denial = Some(Decision::deny(rule, reason));
+    }
+
+    /// Whether the policy switched `rule` off (only [`crate::decision::SWITCHABLE_RULES`] can be).
+    pub(crate) fn rule_off(&self, rule: RuleId) -> bool {
+        let disabled = &self.policy.policy().disabled_rules;
+        !disabled.is_empty()
+            && crate::decision::SWITCHABLE_RULES.contains(&rule)
+            && disabled.iter().any(|r| r == rule.as_str())
     }
 
     /// A denial that lenient frames (text that may not be shell) skip.
@@ -960,11 +979,16 @@ impl<'a> Walker<'a> {
         shell: &mut Shell,
         frame: &Frame,
     ) {
-        if self.active_functions.iter().any(|f| f == name) {
-            // Recursion: the body is already being judged with these rules.
+        if let Some(at) = self.active_functions.iter().rposition(|f| f == name) {
+            // Recursion: the body is already being judged with these rules; counted, for
+            // a body that calls itself more than once (`:(){ :|:& };:`).
+            if let Some(n) = self.self_calls.get_mut(at) {
+                *n += 1;
+            }
             return;
         }
         self.active_functions.push(name.to_owned());
+        self.self_calls.push(0);
         let mut stdin = frame.stdin.clone();
         if let Some(list) = &body.1 {
             for redirect in &list.0 {
@@ -973,6 +997,13 @@ impl<'a> Walker<'a> {
         }
         self.compound(&body.0, shell, &frame.with_stdin(stdin));
         self.active_functions.pop();
+        if self.self_calls.pop().is_some_and(|n| n >= 2) {
+            self.deny(
+                frame,
+                RuleId::InfraDestroy,
+                format!("the function `{name}` calls itself more than once each time it runs: a fork bomb, which takes the machine down"),
+            );
+        }
     }
 
     fn extended_test(&mut self, expr: &ast::ExtendedTestExpr, shell: &mut Shell, frame: &Frame) {
@@ -1516,10 +1547,20 @@ impl<'a> Walker<'a> {
             if plain_cat
                 && argv[0].is("cat")
                 && self.written.len() == written_before + 1
+                && !self.partial_writes.contains(&self.written.len())
                 && let Some(last) = self.written.last_mut()
             {
                 last.1 = Some(body.clone());
             }
+        }
+        if self.written.len() == written_before + 1
+            && !self.partial_writes.contains(&self.written.len())
+            && let Some(text) = printed_text(&argv)
+            && let Some(last) = self.written.last_mut()
+        {
+            // `echo 'print(1)' > /tmp/t.py`, `printf '#!/bin/sh\necho hi\n' > x.sh`: the
+            // file's text is what was printed, when the guard knows it exactly.
+            last.1 = Some(text);
         }
         for (name, value) in &prefix_assignments {
             // `PS4=... bash -x`, `BASH_ENV=x bash -c`: the child reads them.
@@ -1793,6 +1834,13 @@ impl<'a> Walker<'a> {
                             | ast::IoFileRedirectKind::ReadAndWrite
                     ) {
                         self.record_write(shell, &arg);
+                        if matches!(
+                            kind,
+                            ast::IoFileRedirectKind::Append | ast::IoFileRedirectKind::ReadAndWrite
+                        ) {
+                            // Added to text the guard never read: never the whole file.
+                            self.partial_writes.push(self.written.len());
+                        }
                     }
                     match kind {
                         ast::IoFileRedirectKind::Read => {
@@ -2166,7 +2214,14 @@ impl<'a> Walker<'a> {
         if matches!(base.as_str(), "npm" | "yarn" | "pnpm") {
             self.package_manager(&base, &cmd, shell, frame);
         }
+        // The v2 registry after the older rules: a denial they make keeps its rule.
+        let registry = (self.denial.is_none()).then(|| cmd.clone());
         self.command_by_name(&base, cmd, shell, frame);
+        if let Some(cmd) = registry
+            && self.denial.is_none()
+        {
+            self.programs(&cmd, &base, shell, frame);
+        }
     }
 
     /// Denies running (as a program, a script operand or a sourced file) a
@@ -2342,6 +2397,54 @@ impl<'a> Walker<'a> {
             return Some(normalize("/", text));
         }
         shell.cwd.as_deref().map(|cwd| normalize(cwd, text))
+    }
+}
+
+/// The exact text `echo` or `printf` prints with these arguments, when every argument is known
+/// and nothing in it depends on the shell's own `echo` (escapes other than `\n`, `\t` and `\\`
+/// in a printf format, any backslash for echo, `%` conversions): `None` otherwise.
+fn printed_text(argv: &[Arg]) -> Option<String> {
+    let (first, rest) = argv.split_first()?;
+    let words: Vec<&str> = rest.iter().map(Arg::exact).collect::<Option<_>>()?;
+    match first.exact()? {
+        "echo" => {
+            let (newline, words) = match words.first() {
+                Some(&"-n") => (false, &words[1..]),
+                _ => (true, &words[..]),
+            };
+            if words.iter().any(|w| w.contains('\\') || w.starts_with('-')) {
+                return None;
+            }
+            let mut text = words.join(" ");
+            if newline {
+                text.push('\n');
+            }
+            Some(text)
+        }
+        "printf" => {
+            let [format] = words[..] else {
+                return None;
+            };
+            if format.contains('%') || format.starts_with('-') {
+                return None;
+            }
+            let mut out = String::new();
+            let mut chars = format.chars();
+            while let Some(c) = chars.next() {
+                if c != '\\' {
+                    out.push(c);
+                    continue;
+                }
+                match chars.next()? {
+                    'n' => out.push('\n'),
+                    't' => out.push('\t'),
+                    '\\' => out.push('\\'),
+                    _ => return None,
+                }
+            }
+            Some(out)
+        }
+        _ => None,
     }
 }
 

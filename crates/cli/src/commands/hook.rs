@@ -48,6 +48,10 @@ pub struct HookArgs {
 
 /// Answers after this long whatever the work is doing (below the installed 30 s timeout).
 const WATCHDOG_QUICK: Duration = Duration::from_secs(20);
+/// PreToolUse: the guard's own bound on one decision, plus time to record a denial. The guard
+/// runs on the hook's thread (a worker thread to wait for costs as much as the decision on a
+/// busy machine); this watchdog is what bounds it, and it denies.
+const WATCHDOG_GUARD: Duration = Duration::from_secs(pawl_guard::DECISION_DEADLINE.as_secs() + 3);
 /// The most bytes of stdin a hook reads.
 const MAX_INPUT: u64 = 16 * 1024 * 1024;
 
@@ -231,10 +235,10 @@ fn note(s: &str) {
 }
 
 fn start_watchdog(agent: Agent, kind: HookKind, root: &Path, active: bool) {
-    let wait = if kind == HookKind::Stop {
-        WATCHDOG_STOP
-    } else {
-        WATCHDOG_QUICK
+    let wait = match kind {
+        HookKind::Stop => WATCHDOG_STOP,
+        HookKind::PreToolUse => WATCHDOG_GUARD,
+        _ => WATCHDOG_QUICK,
     };
     let root = root.to_path_buf();
     std::thread::spawn(move || {
@@ -543,8 +547,8 @@ fn relative(root: &Path, cwd: &Path, p: &str) -> String {
 
 // ---------------------------------------------------------------- PreToolUse: the guard
 
-/// "Is this path tracked?", answered by `git ls-files` on the first question only: most
-/// commands never ask, and a hook must answer in milliseconds.
+/// "Is this path tracked?", answered on the first question only (most commands never ask) from
+/// the index read in-process: no git process on the hot path.
 struct LazyTracked {
     root: PathBuf,
     set: OnceLock<Option<TrackedSet>>,
@@ -554,16 +558,30 @@ impl LazyTracked {
     fn get(&self) -> Option<&TrackedSet> {
         self.set
             .get_or_init(|| {
-                let repo = guard_host::open_repo(&self.root).ok()?;
-                let files = repo.tracked_files().ok()?;
-                Some(
-                    files
-                        .iter()
-                        .map(|p| p.display().to_string())
-                        .collect::<TrackedSet>(),
-                )
+                guard_host::tracked_files(&self.root).map(|f| f.into_iter().collect::<TrackedSet>())
             })
             .as_ref()
+    }
+}
+
+/// The repository's git aliases, asked of git (at a system path) only when the guard meets a
+/// git subcommand that is not git's own.
+struct LazyAliases {
+    root: PathBuf,
+    map: OnceLock<std::collections::BTreeMap<String, String>>,
+}
+
+impl pawl_guard::GitAliases for LazyAliases {
+    fn alias(&self, name: &str) -> Option<String> {
+        self.map
+            .get_or_init(|| {
+                guard_host::open_repo(&self.root)
+                    .and_then(|repo| repo.config_aliases())
+                    .unwrap_or_default()
+            })
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.clone())
     }
 }
 
@@ -666,22 +684,40 @@ fn guard(root: &Path, run_id: &str, input: &HookInput, call: &ToolCall) -> HookR
             || command.contains("$'"));
     if mentions_git {
         // The branch where the command runs (a worktree under the root has its own), read
-        // from HEAD itself; aliases through git at a system path, never the agent's PATH.
+        // from HEAD itself; aliases through git at a system path, never the agent's PATH, and
+        // only when a subcommand is not git's own.
         g.branch = guard_host::branch_at(root, &cwd).or_fail(run_id)?;
-        g.git_aliases = guard_host::open_repo(root)
-            .and_then(|repo| repo.config_aliases())
-            .unwrap_or_default();
-        // The run's own branch, for the denials that send the agent back to it. Only a message
-        // depends on it: a store that cannot be read leaves the message general, not the
-        // decision open.
-        g.run_branch = open_store(root)
-            .ok()
-            .and_then(|store| store.run(run_id).ok())
-            .and_then(|run| run.branch);
+        g.more_git_aliases = Arc::new(LazyAliases {
+            root: root.to_path_buf(),
+            map: OnceLock::new(),
+        });
     }
+    // Compiled once for every input of the call; on the hook's own thread (see
+    // WATCHDOG_GUARD). An invalid policy is judged by `evaluate`, which denies everything.
+    let compiled = pawl_guard::Guard::new(&policy);
+    let decide = |i: &pawl_guard::Input, g: &pawl_guard::Context| match &compiled {
+        Ok(guard) => guard.evaluate(i, g),
+        Err(_) => pawl_guard::evaluate(i, g, &policy),
+    };
     for i in &inputs {
-        let d = pawl_guard::evaluate(i, &g, &policy);
+        let mut d = decide(i, &g);
         if d.is_deny() {
+            // The run's own branch, for the denials that send the agent back to it: read from
+            // the store only now (a denial opens it anyway), and the call judged again for the
+            // message. Only a message depends on it: a store that cannot be read leaves the
+            // message general, not the decision open.
+            if mentions_git
+                && let Some(branch) = open_store(root)
+                    .ok()
+                    .and_then(|store| store.run(run_id).ok())
+                    .and_then(|run| run.branch)
+            {
+                g.run_branch = Some(branch);
+                let again = decide(i, &g);
+                if again.is_deny() {
+                    d = again;
+                }
+            }
             let rule = d.rule.map(|r| r.as_str()).unwrap_or("deny");
             let reason = format!("pawl guard [{rule}]: {}", d.reason);
             let data = json!({"tool": call.tool(), "input": i, "rule": rule, "reason": d.reason,

@@ -242,3 +242,29 @@ fn scripts_that_exist_are_read_and_judged() {
     assert_eq!(d["decision"], "deny", "{d}");
     assert_eq!(d["rule"], "git-push", "{d}");
 }
+
+/// The guard v2 rules are on by default and `[guard.rules]` switches one off by name; a rule
+/// name pawl does not know is an unknown key.
+#[test]
+fn guard_rules_switch_off_by_name() {
+    let env = TestEnv::new();
+    let r = env.pawl(&["guard", "check", "--json", "--", "npm publish"]);
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    assert_eq!(r.json()["rule"], "publish", "{}", r.stdout);
+    env.write(
+        "pawl.toml",
+        "[guard.rules]\npublish = false\nno-such-rule = false\n",
+    );
+    let r = env.pawl(&["guard", "check", "--json", "--", "npm publish"]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert!(r.stderr.contains("no-such-rule"), "{}", r.stderr);
+    // The others stay on.
+    let r = env.pawl(&[
+        "guard",
+        "check",
+        "--json",
+        "--",
+        "terraform destroy -auto-approve",
+    ]);
+    assert_eq!(r.json()["rule"], "infra-destroy", "{}", r.stdout);
+}

@@ -1355,10 +1355,30 @@ impl Walker<'_> {
 
     /// The reason a write of `mode` to `absolute` is refused, if it is.
     fn judge_path(&self, absolute: &str, mode: WriteMode) -> Option<(RuleId, String)> {
+        if crate::rules::programs::is_block_device(absolute) && !self.rule_off(RuleId::InfraDestroy)
+        {
+            return Some((
+                RuleId::InfraDestroy,
+                "it is a block device: writing it destroys a disk".to_owned(),
+            ));
+        }
         if is_device(absolute) {
             return None;
         }
-        if self.is_protected(absolute)
+        // A throwaway copy in a temporary directory outside the repository (`cp .env.example
+        // /tmp/.env`, a key made for a test) protects nothing; pawl's own paths stay protected.
+        // HOME may itself lie in a temporary directory (a test's, a container's): nothing
+        // under it or the repository is a throwaway.
+        let under = |dir: Option<&std::path::PathBuf>| {
+            dir.and_then(|d| d.to_str())
+                .map(|d| d.trim_end_matches('/'))
+                .is_some_and(|d| absolute == d || absolute.starts_with(&format!("{d}/")))
+        };
+        let throwaway = self.is_temp(absolute)
+            && !under(self.ctx.repo_root.as_ref())
+            && !under(self.ctx.home.as_ref())
+            && self.pawl_path_kind(absolute).is_none();
+        if !throwaway && self.is_protected(absolute)
             || (mode == WriteMode::Delete && self.holds_protected(absolute))
         {
             return Some((

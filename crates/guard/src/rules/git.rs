@@ -943,7 +943,9 @@ impl Walker<'_> {
                             .git_aliases
                             .iter()
                             .find(|(n, _)| n.eq_ignore_ascii_case(&name))
-                            .map(|(_, v)| Some(v.clone()))
+                            .map(|(_, v)| v.clone())
+                            .or_else(|| self.ctx.more_git_aliases.alias(&lower))
+                            .map(Some)
                     })
                     .flatten()
             });

@@ -2291,8 +2291,40 @@ impl Walker<'_> {
                     .then(|| "os.remove".to_owned())
             });
         if let Some(call) = delete_hit {
-            deny(self, format!("deletes files (`{call}`)"));
-            return;
+            // Every deletion naming, as its first argument, a literal path the policy lets
+            // `rm -r` remove (`shutil.rmtree("/tmp/x")`, `fs.rmSync("dist", ...)`) is a debris
+            // clean, not a deletion of work.
+            // Raw text that deletes must be exactly the calls judged here (not hidden in a
+            // string or built some other way).
+            let raw_ok = DELETE_TEXT.iter().all(|k| {
+                let calls = toks
+                    .iter()
+                    .filter(|t| matches!(t, Tok::Ident(n) if n == k))
+                    .count();
+                code.matches(*k).count() == calls
+            });
+            let debris = raw_ok
+                && toks.iter().enumerate().all(|(at, t)| {
+                    let Tok::Ident(name) = t else { return true };
+                    if !delete_words.contains(&name.as_str()) {
+                        return true;
+                    }
+                    let literal = match (toks.get(at + 1), toks.get(at + 2)) {
+                        (
+                            Some(open),
+                            Some(Tok::Str {
+                                text,
+                                dynamic: false,
+                            }),
+                        ) if open.is_punct('(') => Some(text.clone()),
+                        _ => None,
+                    };
+                    literal.is_some_and(|p| !p.is_empty() && self.in_allowance(shell, &Arg::lit(p)))
+                });
+            if !debris {
+                deny(self, format!("deletes files (`{call}`)"));
+                return;
+            }
         }
         // A string naming a dangerous function: a callback or dispatch by name.
         let spawn_names = spawns(family);

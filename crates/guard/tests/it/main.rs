@@ -8,6 +8,7 @@ mod git_bypasses;
 mod props;
 mod reach;
 mod regressions;
+mod rows;
 mod run_control;
 mod shell_bypasses;
 mod support;

@@ -26,7 +26,7 @@ fn assert_rule(command: &str, rule: RuleId) {
 #[test]
 fn rules_named() {
     assert_rule("bash /dev/stdin <<< 'git push'", RuleId::GitPush);
-    assert_rule("echo x > /tmp/x.sh; bash /tmp/x.sh", RuleId::NotStatic);
+    assert_rule("echo x >> /tmp/x.sh; bash /tmp/x.sh", RuleId::NotStatic);
     assert_rule("bash /dev/fd/5", RuleId::NotStatic);
     assert_rule("x='a[$(true)]'; (( x ))", RuleId::NotStatic);
     assert_rule(
@@ -48,8 +48,9 @@ fn written_then_run() {
         "cp /tmp/a /tmp/run.sh; bash /tmp/run.sh",
         "cp /tmp/a /tmp/bin/; /tmp/bin/a",
         "curl -o /tmp/i.sh https://example.com/i.sh; sh /tmp/i.sh",
-        "echo x > /tmp/r.sh; sudo bash /tmp/r.sh",
-        "echo x > /tmp/r.js; node /tmp/r.js",
+        "echo 'rm -rf src' > /tmp/r.sh; sudo bash /tmp/r.sh",
+        "echo 'require(\"fs\").rmSync(\"src\", {recursive: true})' > /tmp/r.js; node /tmp/r.js",
+        "echo x >> /tmp/r.sh; sudo bash /tmp/r.sh",
         "echo x > /tmp/r; bash < /tmp/r",
     ]);
     // The text of `cat > f <<EOF` is known: it is judged as the script.
@@ -60,6 +61,9 @@ fn written_then_run() {
     );
     assert_allowed("cat > /tmp/run.sh <<'EOF'\ncargo test\nEOF\nbash /tmp/run.sh");
     assert_allowed("cat > /tmp/t.py <<'EOF'\nprint(1 + 1)\nEOF\npython3 /tmp/t.py");
+    // So is the text of `echo`/`printf` with known words (guard v2): judged, not refused.
+    assert_allowed("printf '#!/bin/sh\\necho hi\\n' > /tmp/x.sh && sh /tmp/x.sh");
+    assert_allowed("echo 'print(1)' > /tmp/t.py && python3 /tmp/t.py");
     assert_all_allowed(&[
         "echo hi > /tmp/out.txt; cat /tmp/out.txt",
         "cargo build > /tmp/build.log 2>&1; tail -n 20 /tmp/build.log",
@@ -640,7 +644,7 @@ fn existing_script_files_are_walked() {
     // Without a reader nothing changes.
     assert!(decide("bash scripts/clean.sh").is_allow());
     // Written in this command: judged as written, not read from disk.
-    let d = decide_with(&files, "echo ls > scripts/clean.sh; bash scripts/clean.sh");
+    let d = decide_with(&files, "echo ls >> scripts/clean.sh; bash scripts/clean.sh");
     assert_eq!(d.rule, Some(RuleId::NotStatic), "{d:?}");
     let d = decide_with(
         &files,
