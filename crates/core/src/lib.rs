@@ -5,6 +5,7 @@
 //! and shared by both drivers.
 
 pub mod config;
+pub mod coverage;
 pub mod event;
 pub mod exit;
 pub mod failure;

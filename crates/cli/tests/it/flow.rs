@@ -773,3 +773,86 @@ fn the_stop_hook_holds_a_session_to_the_must_not_rules() {
     assert_eq!(reason.as_deref(), Some("must_not_violated"), "{status} {a}");
     assert_eq!(env.events_of("must_not_violated").len(), 1);
 }
+
+/// A coverage.py report, as `coverage report` prints it, with `total` as the TOTAL figure.
+fn coverage_report(total: u32) -> String {
+    format!(
+        "Name           Stmts   Miss  Cover\n----------------------------------\ncalc.py            8      4    50%\n----------------------------------\nTOTAL             11      4    {total}%\n"
+    )
+}
+
+/// Coverage minimums per story size were data nothing enforced. A coverage tool's figure below
+/// the minimum of the story's size (python: M 60%) fails the check, with the figure and the
+/// minimum in the next prompt; the report carries the final figure. Without a coverage tool the
+/// report says coverage was not measured.
+#[test]
+fn coverage_below_the_story_sizes_minimum_fails_and_the_report_has_the_figure() {
+    use crate::pipeline::Script;
+    use serde_json::json;
+    let env = TestEnv::new();
+    // A Python project (the descriptor's minimums apply) whose coverage tool reports 40%, or
+    // 85% once calc.py is tested.
+    env.write("pyproject.toml", "[project]\nname = \"calc\"\n");
+    env.write(
+        "report.sh",
+        &format!(
+            "if grep -q tested calc.py; then printf '%s' '{}'; else printf '%s' '{}'; fi\n",
+            coverage_report(85),
+            coverage_report(40)
+        ),
+    );
+    env.headless(
+        "[agent]\nkind = \"replay\"\n\n[limits]\ncalls_per_hour = 0\nmax_iterations = 20\n\n[breakers]\nno_progress = 0\nsame_failure = 0\nfile_thrash = 0\nagent_errors = 0\npermission_denials = 0\ncriterion_stuck = 0\n\n[pipeline]\ntdd = false\n\n[gates]\ntest = \"test -f README.md\"\ncoverage = \"sh report.sh\"\n",
+    );
+    let mut s = Script::new();
+    s.answer(
+        "plan-1",
+        json!({"criteria": [{"id": "C1", "text": "mul exists", "verify": "command", "command": "grep -q mul calc.py"}],
+               "stories": [{"id": "S1", "title": "add mul", "size": "M", "acceptance": ["mul works"], "files": ["calc.py"]}]}),
+    )
+    .write("dev-1", &[("calc.py", "def mul(a, b):\n    return a * b\n")])
+    .write(
+        "dev-2",
+        &[("calc.py", "def mul(a, b):\n    return a * b  # tested\n")],
+    );
+    let r = env.run_pipeline("work", "add mul to calc.py", &s);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    // Without the minimum, dev-1's work would have been verified at 40%.
+    assert_eq!(env.iterations(), 3);
+    let p3 = env.prompt(3);
+    assert!(
+        p3.contains("coverage 40% is below the minimum 60% for a story of size M"),
+        "{p3}"
+    );
+    let report = env.ok(&["report", "--json"]).json();
+    assert_eq!(report["coverage"]["measured"], true, "{report}");
+    assert_eq!(report["coverage"]["percent"], 85.0, "{report}");
+    assert_eq!(report["coverage"]["check"], "coverage", "{report}");
+    let md = env.ok(&["report"]).stdout;
+    assert!(md.contains("**Coverage**: 85%"), "{md}");
+
+    // No coverage tool among the checks: the report says so.
+    let env = TestEnv::new();
+    env.headless(&crate::headless::config("", NO_BREAKERS, ""));
+    let s = env.scenario(
+        "s",
+        r#"{"do": "write", "path": "done.txt", "content": "ok"}"#,
+    );
+    let r = env.pawl(&[
+        "run",
+        "write done.txt",
+        "--mode",
+        "simple",
+        "--scenario",
+        &s,
+    ]);
+    env.assert_end(&r, 0, "verified", 1);
+    let report = env.ok(&["report", "--json"]).json();
+    assert_eq!(report["coverage"]["measured"], false, "{report}");
+    assert!(
+        env.ok(&["report"])
+            .stdout
+            .contains("**Coverage**: not measured"),
+        "report"
+    );
+}
