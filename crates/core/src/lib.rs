@@ -10,6 +10,7 @@ pub mod event;
 pub mod exit;
 pub mod failure;
 pub mod judge;
+pub mod lessons;
 pub mod model;
 pub mod must_not;
 pub mod pipeline;

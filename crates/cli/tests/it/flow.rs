@@ -856,3 +856,90 @@ fn coverage_below_the_story_sizes_minimum_fails_and_the_report_has_the_figure() 
         "report"
     );
 }
+
+/// The prompt of iteration `n` of run `run`.
+fn prompt_of(env: &TestEnv, run: &str, n: u32) -> String {
+    env.db()
+        .query_row(
+            "SELECT prompt FROM iterations WHERE run_id = ?1 AND n = ?2",
+            rusqlite::params![run, n],
+            |r| r.get(0),
+        )
+        .unwrap()
+}
+
+/// Knowledge across runs: a run that fixed a failure leaves a lesson (the failure and what
+/// fixed it); the next run's prompts carry the lessons, cited by id, the user's own first;
+/// `pawl lessons` lists, adds, edits and forgets them, and a forgotten one is told no more.
+#[test]
+fn a_fixed_failure_becomes_a_lesson_the_next_runs_prompts_carry() {
+    let env = TestEnv::new();
+    let gate = "test -f widget.txt || { echo 'error: widget.txt missing'; exit 1; }";
+    env.headless(&config_with("max_iterations = 5", "", "", REPLAY, gate));
+    let s = env.scenario(
+        "s1",
+        "{\"scenario\": {\"name\": \"one\", \"after_last\": \"idle\"}}\n{\"step\": 1}\n{\"do\": \"write\", \"path\": \"a.txt\", \"content\": \"a\"}\n{\"step\": 2}\n{\"do\": \"write\", \"path\": \"widget.txt\", \"content\": \"w\"}\n",
+    );
+    let r = env.pawl(&[
+        "run",
+        "make the widget in widget.txt",
+        "--mode",
+        "simple",
+        "--scenario",
+        &s,
+    ]);
+    env.assert_end(&r, 0, "verified", 2);
+    assert!(r.stdout.contains("[pawl] learnt L1"), "{}", r.stdout);
+    let book = env.ok(&["lessons", "--json"]).json();
+    let l1 = &book["lessons"][0];
+    assert_eq!(l1["kind"], "fix", "{book}");
+    let text = l1["text"].as_str().unwrap();
+    assert!(
+        text.contains("widget.txt missing") && text.contains("fixed by changing widget.txt"),
+        "{text}"
+    );
+    assert_eq!(book["profiles"]["build"]["runs"], 1, "{book}");
+    assert_eq!(book["profiles"]["build"]["retries"], 1, "{book}");
+
+    env.ok(&["lessons", "add", "run make fmt before finishing"]);
+    env.ok(&["lessons", "edit", "L2", "run `make fmt` before finishing"]);
+    let first = env.strings("SELECT id FROM runs");
+    let s = env.scenario(
+        "s2",
+        "{\"scenario\": {\"name\": \"two\", \"after_last\": \"idle\"}}\n{\"step\": 1}\n{\"do\": \"write\", \"path\": \"notes.txt\", \"content\": \"n\"}\n",
+    );
+    let r = env.pawl(&[
+        "run",
+        "document the widget in notes.txt",
+        "--mode",
+        "simple",
+        "--scenario",
+        &s,
+    ]);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    assert!(
+        r.stdout
+            .contains("lessons from earlier runs in the prompts: L2, L1"),
+        "{}",
+        r.stdout
+    );
+    let runs = env.strings("SELECT id FROM runs ORDER BY created_at");
+    let second = runs.iter().find(|r| !first.contains(r)).unwrap();
+    let p = prompt_of(&env, second, 1);
+    assert!(p.contains("[L2] run `make fmt` before finishing"), "{p}");
+    assert!(
+        p.contains("[L1] failure `") && p.contains("widget.txt missing"),
+        "{p}"
+    );
+
+    env.ok(&["lessons", "forget", "L1"]);
+    assert_eq!(env.pawl(&["lessons", "forget", "L1"]).code, 2);
+    let book = env.ok(&["lessons", "--json"]).json();
+    let ids: Vec<&str> = book["lessons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|l| l["id"].as_str())
+        .collect();
+    assert_eq!(ids, ["L2"], "{book}");
+}
