@@ -317,6 +317,10 @@ pub struct PipelineConfig {
     pub ralph_calls_per_hour: u32,
     /// Ralph: an item failing this many loops in a row is skipped (and logged).
     pub ralph_skip_after: u32,
+    /// Session mode: after this many compactions the agent is asked to wrap up its story (0: never).
+    pub session_compactions: u32,
+    /// Session mode: after this many tool calls the agent is asked to wrap up its story (0: never).
+    pub session_tool_calls: u32,
 }
 
 impl Default for PipelineConfig {
@@ -336,6 +340,8 @@ impl Default for PipelineConfig {
             ralph_max_loops: crate::pipeline::RALPH_MAX_LOOPS,
             ralph_calls_per_hour: crate::pipeline::RALPH_PER_HOUR,
             ralph_skip_after: crate::pipeline::RALPH_SKIP_AFTER,
+            session_compactions: 3,
+            session_tool_calls: 400,
         }
     }
 }
@@ -1039,6 +1045,9 @@ spec_gate = true
 ralph_max_loops = {rml}
 ralph_calls_per_hour = {rcph}
 ralph_skip_after = {rsa}
+# session mode: past these, the agent is asked to wrap up its story (0: never)
+session_compactions = {scomp}
+session_tool_calls = {stc}
 
 [git]
 # commit each completed story on the run's branch
@@ -1084,6 +1093,8 @@ required = false
         at = d.pipeline.answer_timeout,
         rml = d.pipeline.ralph_max_loops,
         rcph = d.pipeline.ralph_calls_per_hour,
+        scomp = d.pipeline.session_compactions,
+        stc = d.pipeline.session_tool_calls,
         rsa = d.pipeline.ralph_skip_after,
     )
 }

@@ -11,6 +11,7 @@ pub mod exit;
 pub mod failure;
 pub mod judge;
 pub mod lessons;
+pub mod long_session;
 pub mod model;
 pub mod must_not;
 pub mod pipeline;

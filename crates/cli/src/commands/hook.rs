@@ -451,6 +451,14 @@ fn bound(agent: Agent, root: &Path, run_id: &str, input: &HookInput) -> HookResu
             if let Some(s) = input.session_id.as_deref() {
                 store.touch_session(s).or_fail(run_id)?;
             }
+            // Counted for the long-session limit (`pawl_core::long_session`).
+            store
+                .append_event(
+                    Some(run_id),
+                    EventKind::ToolCall,
+                    json!({"session": input.session_id, "tool": call.tool()}),
+                )
+                .or_fail(run_id)?;
             if let Some(lease) = store.lease(run_id).or_fail(run_id)? {
                 let _ = store.heartbeat(run_id, &lease.token, session_mode::SESSION_LEASE_TTL_MS);
             }
@@ -795,7 +803,17 @@ fn stop(
     } else {
         checks::configured_gates(&ctx).or_fail(run_id)?
     };
+    // The long-session limits are a request to wrap up, not a stop: a broken pawl.toml takes
+    // the defaults.
+    let pipeline = ctx
+        .config(&[])
+        .map(|e| e.config.pipeline)
+        .unwrap_or_default();
     let stop_input = session_turn::StopInput {
+        long_session: pawl_core::long_session::Limits {
+            compactions: pipeline.session_compactions,
+            tool_calls: pipeline.session_tool_calls,
+        },
         session_id: input.session_id.as_deref(),
         transcript: transcript(agent, input),
         last_message,

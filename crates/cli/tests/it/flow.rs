@@ -943,3 +943,98 @@ fn a_fixed_failure_becomes_a_lesson_the_next_runs_prompts_carry() {
         .collect();
     assert_eq!(ids, ["L2"], "{book}");
 }
+
+/// Long sessions: the hooks count a session's tool calls (PostToolUse) and compactions
+/// (PreCompact); past the workflow's limits the Stop hook's reason asks the agent to wrap up
+/// the story in progress, and SessionStart after the compaction brings the run's state back.
+#[test]
+fn a_long_session_is_asked_to_wrap_up_past_the_tool_call_and_compaction_limits() {
+    use serde_json::json;
+    let env = TestEnv::new();
+    env.ok(&["init"]);
+    env.write(
+        "pawl.toml",
+        "[agent]\nkind = \"claude\"\n\n[breakers]\nno_progress = 0\nsame_failure = 0\n\n[pipeline]\nsession_tool_calls = 3\nsession_compactions = 1\n\n[gates]\ntest = \"test -f done.txt\"\n",
+    );
+    env.git(&["add", "-A"]);
+    env.git(&["commit", "-q", "-m", "project"]);
+    env.ok(&["run", "--driver", "session", "make done.txt", "--json"]);
+    hook(
+        &env,
+        "claude",
+        "session-start",
+        json!({"session_id": "s1", "transcript_path": "/t", "cwd": env.root(),
+               "hook_event_name": "SessionStart", "source": "startup"}),
+    );
+    let tool = |n: u32| {
+        for _ in 0..n {
+            hook(
+                &env,
+                "claude",
+                "post-tool-use",
+                json!({"session_id": "s1", "cwd": env.root(), "hook_event_name": "PostToolUse",
+                       "tool_name": "Bash", "tool_input": {"command": "ls"}, "tool_response": {}}),
+            );
+        }
+    };
+    let stop = |said: &str| {
+        hook(
+            &env,
+            "claude",
+            "stop",
+            json!({"session_id": "s1", "cwd": env.root(), "hook_event_name": "Stop",
+                   "stop_hook_active": false, "last_assistant_message": said}),
+        )
+    };
+    tool(2);
+    let a = stop("Looked around.");
+    assert_eq!(a["decision"], "block", "{a}");
+    assert!(
+        !a["reason"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{a}"))
+            .contains("wrap up"),
+        "{a}"
+    );
+    tool(1);
+    let a = stop("Read the code.");
+    let reason = a["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("This session is long (3 tool calls (limit 3))")
+            && reason.contains("wrap up the current change now"),
+        "{reason}"
+    );
+    assert!(!reason.contains("compaction"), "{reason}");
+
+    // A compaction: counted, and the state comes back with SessionStart(compact).
+    hook(
+        &env,
+        "claude",
+        "pre-compact",
+        json!({"session_id": "s1", "cwd": env.root(), "hook_event_name": "PreCompact",
+               "trigger": "auto", "custom_instructions": ""}),
+    );
+    let ctx = hook(
+        &env,
+        "claude",
+        "session-start",
+        json!({"session_id": "s1", "transcript_path": "/t", "cwd": env.root(),
+               "hook_event_name": "SessionStart", "source": "compact"}),
+    );
+    let text = ctx["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap();
+    assert!(
+        text.contains("Saved before the compaction") && text.contains("make done.txt"),
+        "{text}"
+    );
+    let a = stop("Still working.");
+    assert!(
+        a["reason"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{a}"))
+            .contains("1 compaction(s) (limit 1)"),
+        "{a}"
+    );
+    assert_eq!(env.events_of("tool_call").len(), 3);
+}
