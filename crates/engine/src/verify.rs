@@ -645,6 +645,16 @@ pub struct VerifyReport {
 pub trait Verifier: Send {
     fn verify(&mut self, store: &mut Store, run_id: &str) -> Result<VerifyReport, VerifyError>;
 
+    /// Verifies again after a backoff (no agent step in between): the same as [`Self::verify`],
+    /// except that a failure is not recorded again — a re-check is not a story attempt.
+    fn verify_again(
+        &mut self,
+        store: &mut Store,
+        run_id: &str,
+    ) -> Result<VerifyReport, VerifyError> {
+        self.verify(store, run_id)
+    }
+
     /// Where hidden checks added during the run (QA's reproductions) are kept.
     fn vault(&self) -> Option<&crate::hidden::Vault> {
         None
@@ -677,11 +687,17 @@ pub fn criteria_state(
 pub struct GateVerifier {
     ws: Workspace,
     gates: Vec<Check>,
+    /// Whether a failed verification is recorded (a story attempt); off for a re-check.
+    record: bool,
 }
 
 impl GateVerifier {
     pub fn new(ws: Workspace, gates: Vec<Check>) -> GateVerifier {
-        GateVerifier { ws, gates }
+        GateVerifier {
+            ws,
+            gates,
+            record: true,
+        }
     }
 
     /// The checks a verification of `run` runs now: its sealed checks (or, for a run stored
@@ -699,6 +715,17 @@ impl GateVerifier {
 impl Verifier for GateVerifier {
     fn vault(&self) -> Option<&crate::hidden::Vault> {
         self.ws.vault.as_ref()
+    }
+
+    fn verify_again(
+        &mut self,
+        store: &mut Store,
+        run_id: &str,
+    ) -> Result<VerifyReport, VerifyError> {
+        self.record = false;
+        let report = self.verify(store, run_id);
+        self.record = true;
+        report
     }
 
     fn check_names(&self, store: &Store, run_id: &str) -> Vec<String> {
@@ -738,6 +765,7 @@ impl Verifier for GateVerifier {
             .unwrap_or_default();
         let mut plan = Plan::new(checks);
         plan.seal = run.settings.seal.clone();
+        plan.record_failure = self.record;
         let v = verify_checks(&self.ws, store, Some(&run), &plan)?;
         let summaries: Vec<CheckSummary> = v
             .items

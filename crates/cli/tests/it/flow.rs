@@ -1038,3 +1038,58 @@ fn a_long_session_is_asked_to_wrap_up_past_the_tool_call_and_compaction_limits()
     );
     assert_eq!(env.events_of("tool_call").len(), 3);
 }
+
+/// Known limit of point 1, fixed: a backoff's re-check recorded a failure like any
+/// verification, and so spent the story's attempts (3) without an agent step. Three
+/// checks of a database that is down for a while now leave the story at one attempt.
+#[test]
+fn a_backoff_recheck_does_not_use_up_a_story_attempt() {
+    use crate::pipeline::{Script, plan};
+    let env = TestEnv::new();
+    let count = env.dir.path().join("db-checks");
+    // Down for the first three checks after the work is there, then up.
+    let gate = format!(
+        "test -f greet.txt || exit 0; echo x >> {c}; test $(wc -l < {c}) -gt 3 || {{ echo 'Error: connect ECONNREFUSED 127.0.0.1:5432'; exit 1; }}",
+        c = count.display()
+    );
+    env.headless(&format!(
+        "[agent]\nkind = \"replay\"\n\n[limits]\ncalls_per_hour = 0\nmax_iterations = 20\n\n[breakers]\nno_progress = 0\nsame_failure = 0\nfile_thrash = 0\nagent_errors = 0\npermission_denials = 0\ncriterion_stuck = 0\n\n[pipeline]\ntdd = false\n\n[gates]\ntest = \"{}\"\n",
+        gate.replace('"', "\\\"")
+    ));
+    let mut s = Script::new();
+    s.answer(
+        "plan-1",
+        plan(
+            "grep -q hello greet.txt",
+            false,
+            &[("greet", &["greet.txt"])],
+        ),
+    )
+    .write("dev-1", &[("greet.txt", "hello\n")]);
+    let r = env.pawl_env(
+        &[
+            "run",
+            "write a greeting to greet.txt",
+            "--mode",
+            "work",
+            "--scenario",
+            &env.scenario("pipeline", &s.text_of()),
+        ],
+        &[("PAWL_TEST_RATE_LIMIT_SCALE", "0.001")],
+    );
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    let backoffs = env.events_of("failure_action");
+    assert!(
+        backoffs
+            .iter()
+            .filter(|a| a["action"] == "back_off")
+            .count()
+            >= 2,
+        "{backoffs:?}"
+    );
+    assert_eq!(
+        env.strings("SELECT CAST(attempts AS TEXT) FROM stories"),
+        ["1"]
+    );
+    assert_eq!(env.count("SELECT COUNT(*) FROM failures"), 1);
+}
