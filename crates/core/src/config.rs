@@ -296,6 +296,9 @@ pub struct PipelineConfig {
     pub checkpoint_mid: f64,
     /// Share of verified criteria required at the end of execution.
     pub checkpoint_end: f64,
+    /// Developer sessions that fix the unmet criteria of a missed end checkpoint before the
+    /// plan goes back.
+    pub checkpoint_retries: u32,
     /// The share of verified criteria at which a run has converged.
     pub converge_at: f64,
     /// Architect + critic rounds before the plan stops the run.
@@ -330,6 +333,7 @@ impl Default for PipelineConfig {
             plan_threshold: 0.70,
             checkpoint_mid: 0.60,
             checkpoint_end: 0.75,
+            checkpoint_retries: 1,
             converge_at: 0.95,
             max_plan_rounds: 3,
             same_finding: 3,
@@ -1034,6 +1038,8 @@ phases = ["interview", "plan", "execute", "review", "qa", "audit"]
 plan_threshold = {pt:.2}
 checkpoint_mid = {cm:.2}
 checkpoint_end = {ce:.2}
+# fix sessions for a missed end checkpoint before the plan goes back
+checkpoint_retries = {cr}
 converge_at = {ca:.2}
 max_plan_rounds = {mpr}
 same_finding = {sfi}
@@ -1094,6 +1100,7 @@ required = false
         rml = d.pipeline.ralph_max_loops,
         rcph = d.pipeline.ralph_calls_per_hour,
         scomp = d.pipeline.session_compactions,
+        cr = d.pipeline.checkpoint_retries,
         stc = d.pipeline.session_tool_calls,
         rsa = d.pipeline.ralph_skip_after,
     )

@@ -1097,3 +1097,51 @@ fn a_backoff_recheck_does_not_use_up_a_story_attempt() {
         1
     );
 }
+
+/// Checkpoints act in two steps: a missed end checkpoint first gets a fix session naming the
+/// unmet criteria (`[pipeline] checkpoint_retries`, 1), and only when that does not reach it
+/// does the plan go back. Here the fix reaches it: no second plan.
+#[test]
+fn a_missed_end_checkpoint_is_fixed_before_the_plan_goes_back() {
+    use crate::pipeline::Script;
+    use serde_json::json;
+    let env = TestEnv::new();
+    env.headless(
+        "[agent]\nkind = \"replay\"\n\n[limits]\ncalls_per_hour = 0\nmax_iterations = 20\n\n[breakers]\nno_progress = 0\nsame_failure = 0\nfile_thrash = 0\nagent_errors = 0\npermission_denials = 0\ncriterion_stuck = 0\n\n[pipeline]\ntdd = false\n\n[gates]\ntest = \"test -f README.md\"\n",
+    );
+    let mut s = Script::new();
+    s.answer(
+        "plan-1",
+        json!({"criteria": [
+                {"id": "C1", "text": "a exists", "verify": "command", "command": "test -f a.txt"},
+                {"id": "C2", "text": "b exists", "verify": "command", "command": "test -f b.txt"}],
+               "stories": [
+                {"id": "S1", "title": "write a", "size": "S", "acceptance": ["a"], "files": ["a.txt"]}]}),
+    )
+    .write("dev-1", &[("a.txt", "a\n")])
+    .text("dev-2", "stuck")
+    .text("dev-3", "stuck")
+    .write("fix-1", &[("b.txt", "b\n")]);
+    let r = env.run_pipeline("work", "write a.txt and b.txt", &s);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    // The story ran out of attempts on C2 (which it does not own); the checkpoint's fix
+    // session is the fifth.
+    assert_eq!(env.iterations(), 5);
+    let p5 = env.prompt(5);
+    assert!(
+        p5.contains("end-of-execution checkpoint was missed") && p5.contains("C2 `test -f b.txt`"),
+        "{p5}"
+    );
+    let plans: Vec<String> = env
+        .phases()
+        .iter()
+        .filter(|(p, _, _)| p == "plan")
+        .map(|(p, r, o)| format!("{p}/{r}/{o}"))
+        .collect();
+    assert_eq!(plans, ["plan/1/passed"]);
+    let fixes = env.events_of("failure_action");
+    assert!(
+        fixes.iter().any(|a| a["action"] == "checkpoint_fix"),
+        "{fixes:?}"
+    );
+}

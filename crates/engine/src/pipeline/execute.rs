@@ -278,6 +278,29 @@ pub(crate) fn end_checkpoint_missed(ctx: &Ctx<'_>) -> P<Option<String>> {
     )))
 }
 
+/// The end checkpoint acts in two steps: under it, up to `checkpoint_retries` developer sessions
+/// fix the unmet criteria, named; still under it, the plan goes back (the reason returned).
+/// `None` when it is met.
+pub(crate) fn fix_end_checkpoint(ctx: &mut Ctx<'_>) -> P<Option<String>> {
+    for retry in 1..=ctx.pcfg.checkpoint_retries {
+        let Some(why) = end_checkpoint_missed(ctx)? else {
+            return Ok(None);
+        };
+        ctx.store.append_event(
+            Some(&ctx.run_id),
+            EventKind::FailureAction,
+            serde_json::json!({"action": "checkpoint_fix", "retry": retry,
+                               "of": ctx.pcfg.checkpoint_retries, "why": why}),
+        )?;
+        let prompt = format!(
+            "Goal: {}\n\nEvery story ran, but {why}. Fix what these criteria need (fix {retry} of {} before pawl re-plans). pawl verifies again after this step.",
+            ctx.analysis.goal, ctx.pcfg.checkpoint_retries
+        );
+        session::run(ctx, Role::Developer, None, &prompt, true)?;
+    }
+    end_checkpoint_missed(ctx)
+}
+
 /// The command criteria not verified yet, `C2 \`cmd\`` each.
 fn unmet_command_criteria(ctx: &Ctx<'_>) -> P<Vec<String>> {
     Ok(ctx
