@@ -269,9 +269,16 @@ pub fn drive_with_answers(
             &mut |ev| printer.event(ev),
         ),
         Some(mode) => {
-            let pcfg = ctx.config(&[])?.config.pipeline;
+            let mut pcfg = ctx.config(&[])?.config.pipeline;
             let facts = crate::project::spec_facts(ctx)?;
             let analysis = pawl_core::spec::analyze(&run.goal, &facts);
+            // Retry limits adapted to the task type from its past runs here.
+            let book = crate::knowledge::load(ctx)?;
+            pcfg.checkpoint_retries = pawl_core::lessons::checkpoint_retries(
+                pcfg.checkpoint_retries,
+                book.profiles
+                    .get(&crate::knowledge::task_type(ctx, &run.goal)),
+            );
             let mut autonomous = pawl_engine::Autonomous;
             let mut terminal = TerminalAnswers {
                 timeout: pcfg.answer_timeout.0,

@@ -35,7 +35,7 @@ pub fn save(ctx: &Ctx, book: &Book) -> CliResult {
 }
 
 /// The task type of a goal (`build`, `debug`, `refactor`), as the spec analysis sees it.
-fn task_type(ctx: &Ctx, goal: &str) -> String {
+pub fn task_type(ctx: &Ctx, goal: &str) -> String {
     let facts = crate::project::spec_facts(ctx).unwrap_or_default();
     let a = pawl_core::spec::analyze(goal, &facts);
     serde_json::to_value(a.workflow)

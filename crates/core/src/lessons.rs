@@ -324,6 +324,24 @@ pub fn prompt_note(lessons: &[&Lesson]) -> Option<String> {
     ))
 }
 
+/// The fix sessions a missed end checkpoint gets for a task type, adapted from its profile: a
+/// type whose end checkpoint was missed in at least half of two or more past runs gets one
+/// more than configured (its work needs the extra pass more often than not); never more than
+/// the configured number + 1.
+pub fn checkpoint_retries(base: u32, profile: Option<&Profile>) -> u32 {
+    let Some(p) = profile else { return base };
+    let missed = p
+        .checkpoint_misses
+        .get("checkpoint_end")
+        .copied()
+        .unwrap_or(0);
+    if p.runs >= 2 && missed * 2 >= p.runs {
+        base + 1
+    } else {
+        base
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -384,6 +402,19 @@ mod tests {
         assert!(b.forget("l2"));
         assert!(!b.forget("L2"));
         assert!(b.edit("L3", "decision: use serde_json"));
+    }
+
+    #[test]
+    fn a_type_that_often_misses_its_end_checkpoint_gets_one_more_fix_session() {
+        let p = |runs, missed| Profile {
+            runs,
+            checkpoint_misses: BTreeMap::from([("checkpoint_end".to_owned(), missed)]),
+            ..Profile::default()
+        };
+        assert_eq!(checkpoint_retries(1, None), 1);
+        assert_eq!(checkpoint_retries(1, Some(&p(1, 1))), 1);
+        assert_eq!(checkpoint_retries(1, Some(&p(2, 1))), 2);
+        assert_eq!(checkpoint_retries(1, Some(&p(4, 1))), 1);
     }
 
     #[test]

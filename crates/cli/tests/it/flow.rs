@@ -1165,3 +1165,48 @@ fn a_missed_end_checkpoint_is_fixed_before_the_plan_goes_back() {
     );
     assert_eq!(thresholds, ["0.75", "0.73"]);
 }
+
+/// Retry limits adapted per task type from past runs: a task type whose end checkpoint was
+/// missed in most of its past runs here (the profile in `.pawl/lessons.json`) gets a second
+/// fix session before the plan goes back.
+#[test]
+fn a_task_type_that_often_misses_its_end_checkpoint_gets_another_fix_session() {
+    use crate::pipeline::Script;
+    use serde_json::json;
+    let env = TestEnv::new();
+    env.headless(
+        "[agent]\nkind = \"replay\"\n\n[limits]\ncalls_per_hour = 0\nmax_iterations = 20\n\n[breakers]\nno_progress = 0\nsame_failure = 0\nfile_thrash = 0\nagent_errors = 0\npermission_denials = 0\ncriterion_stuck = 0\n\n[pipeline]\ntdd = false\n\n[gates]\ntest = \"test -f README.md\"\n",
+    );
+    env.write(
+        ".pawl/lessons.json",
+        &json!({"lessons": [], "next": 1, "profiles": {"build": {
+            "runs": 2, "verified": 2, "iterations": 10, "retries": 4,
+            "checkpoint_misses": {"checkpoint_end": 2}}}})
+        .to_string(),
+    );
+    let mut s = Script::new();
+    s.answer(
+        "plan-1",
+        json!({"criteria": [
+                {"id": "C1", "text": "a exists", "verify": "command", "command": "test -f a.txt"},
+                {"id": "C2", "text": "b exists", "verify": "command", "command": "test -f b.txt"}],
+               "stories": [
+                {"id": "S1", "title": "write a", "size": "S", "acceptance": ["a"], "files": ["a.txt"]}]}),
+    )
+    .write("dev-1", &[("a.txt", "a\n")])
+    .text("dev-2", "stuck")
+    .text("dev-3", "stuck")
+    .text("fix-1", "stuck")
+    .write("fix-2", &[("b.txt", "b\n")]);
+    let r = env.run_pipeline("work", "write a.txt and b.txt", &s);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    assert_eq!(env.iterations(), 6);
+    let fixes: Vec<serde_json::Value> = env
+        .events_of("failure_action")
+        .into_iter()
+        .filter(|a| a["action"] == "checkpoint_fix")
+        .collect();
+    assert_eq!(fixes.len(), 2, "{fixes:?}");
+    assert_eq!(fixes[1]["of"], 2, "{fixes:?}");
+    assert!(env.phases().iter().all(|(p, r, _)| p != "plan" || *r == 1));
+}
