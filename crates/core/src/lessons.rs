@@ -228,20 +228,16 @@ pub fn learn(facts: &RunFacts) -> Vec<NewLesson> {
             else {
                 continue;
             };
-            let files = if fix.files.is_empty() {
-                "no file change".to_owned()
+            let how = if fix.files.is_empty() {
+                "was cleared by a later step (no file recorded)".to_owned()
             } else {
-                fix.files
-                    .iter()
-                    .take(5)
-                    .cloned()
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                let files: Vec<String> = fix.files.iter().take(5).cloned().collect();
+                format!("was fixed by changing {}", files.join(", "))
             };
             out.push(NewLesson {
                 kind: LessonKind::Fix,
                 signature: Some(sig.clone()),
-                text: format!("failure `{}` was fixed by changing {files}", readable(sig)),
+                text: format!("failure `{}` {how}", readable(sig)),
             });
         }
     }

@@ -907,6 +907,14 @@ fn end(
     summary: Option<&str>,
 ) -> HookResult<Answer> {
     let path = session_mode::finish_run(root, store, run_id, reason).or_fail(run_id)?;
+    // What the run taught goes into the repository's lessons, as after a headless run. A
+    // lesson that cannot be written never holds the stop.
+    if reason != StopReason::AwaitingUser
+        && let Ok(run) = store.run(run_id)
+    {
+        let ctx = Ctx::at(root.to_path_buf());
+        let _ = crate::knowledge::learn(&ctx, store, &run, reason == StopReason::Verified);
+    }
     let what = if reason == StopReason::Verified {
         "done, verified by pawl".to_string()
     } else {

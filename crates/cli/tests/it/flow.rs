@@ -1210,3 +1210,53 @@ fn a_task_type_that_often_misses_its_end_checkpoint_gets_another_fix_session() {
     assert_eq!(fixes[1]["of"], 2, "{fixes:?}");
     assert!(env.phases().iter().all(|(p, r, _)| p != "plan" || *r == 1));
 }
+
+/// A session-mode run teaches too: when its Stop hook ends it verified, the failure a later
+/// turn cleared, and the file that turn edited, become a lesson.
+#[test]
+fn a_session_run_that_ends_verified_leaves_its_lesson() {
+    use serde_json::json;
+    let env = TestEnv::new();
+    env.ok(&["init"]);
+    env.write(
+        "pawl.toml",
+        "[agent]\nkind = \"claude\"\n\n[gates]\ntest = \"test -f done.txt || { echo 'error: done.txt missing'; exit 1; }\"\n",
+    );
+    env.git(&["add", "-A"]);
+    env.git(&["commit", "-q", "-m", "project"]);
+    env.ok(&["run", "--driver", "session", "make done.txt", "--json"]);
+    hook(
+        &env,
+        "claude",
+        "session-start",
+        json!({"session_id": "s1", "transcript_path": "/t", "cwd": env.root(),
+               "hook_event_name": "SessionStart", "source": "startup"}),
+    );
+    let stop = |said: &str| {
+        hook(
+            &env,
+            "claude",
+            "stop",
+            json!({"session_id": "s1", "cwd": env.root(), "hook_event_name": "Stop",
+                   "stop_hook_active": false, "last_assistant_message": said}),
+        )
+    };
+    assert_eq!(stop("Looked.")["decision"], "block");
+    env.write("done.txt", "ok\n");
+    hook(
+        &env,
+        "claude",
+        "post-tool-use",
+        json!({"session_id": "s1", "cwd": env.root(), "hook_event_name": "PostToolUse",
+               "tool_name": "Write", "tool_input": {"file_path": env.root().join("done.txt")},
+               "tool_response": {"success": true}}),
+    );
+    let a = stop("Done.");
+    assert!(a.get("decision").is_none(), "{a}");
+    let book = env.ok(&["lessons", "--json"]).json();
+    let text = book["lessons"][0]["text"].as_str().unwrap_or_default();
+    assert!(
+        text.contains("done.txt missing") && text.contains("fixed by changing done.txt"),
+        "{book}"
+    );
+}
