@@ -1259,4 +1259,22 @@ fn a_session_run_that_ends_verified_leaves_its_lesson() {
         text.contains("done.txt missing") && text.contains("fixed by changing done.txt"),
         "{book}"
     );
+
+    // The next session run is told, in the context its session starts with.
+    let r = env.ok(&["run", "--driver", "session", "document done.txt", "--json"]);
+    assert_eq!(r.json()["lessons"], "L1", "{}", r.stdout);
+    let ctx = hook(
+        &env,
+        "claude",
+        "session-start",
+        json!({"session_id": "s2", "transcript_path": "/t", "cwd": env.root(),
+               "hook_event_name": "SessionStart", "source": "startup"}),
+    );
+    let context = ctx["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        context.contains("Lessons from earlier runs") && context.contains("[L1] failure"),
+        "{ctx}"
+    );
 }
