@@ -28,6 +28,7 @@ pub fn workspace(ctx: &Ctx) -> Workspace {
     ws.room = room_dir(&ctx.root);
     ws.containment = crate::sandbox::check_containment(&ctx.root);
     ws.vault = crate::hidden::vault();
+    ws.coverage_min = crate::project::coverage_minimums(&ctx.root);
     ws
 }
 

@@ -27,6 +27,7 @@ use crate::commands::failure::FailureCommand;
 use crate::commands::guard::GuardCommand;
 use crate::commands::hook::HookArgs;
 use crate::commands::init::InitArgs;
+use crate::commands::lessons::LessonsCommand;
 use crate::commands::logs::LogsArgs;
 use crate::commands::man::ManArgs;
 use crate::commands::merge::MergeArgs;
@@ -151,6 +152,11 @@ pub enum Command {
     Clarify(ClarifyCommand),
     /// Record a key decision.
     Note(NoteArgs),
+    /// What pawl learnt from earlier runs here: list, add, edit, forget.
+    Lessons {
+        #[command(subcommand)]
+        cmd: Option<LessonsCommand>,
+    },
     /// Everything a fresh agent session needs to pick the run up.
     ResumeContext,
     /// The run's event log.

@@ -32,6 +32,7 @@ pub(crate) mod hidden;
 pub(crate) mod hook;
 pub(crate) mod init;
 mod lease;
+pub(crate) mod lessons;
 pub(crate) mod logs;
 pub(crate) mod man;
 pub(crate) mod merge;
@@ -110,6 +111,7 @@ pub fn dispatch(ctx: &mut Ctx, command: Command) -> CliResult<ExitCode> {
         Command::UserFixed(args) => blocker::user_fixed(ctx, &args),
         Command::Clarify(cmd) => clarify::run(ctx, cmd),
         Command::Note(args) => note::run(ctx, &args),
+        Command::Lessons { cmd } => lessons::run(ctx, cmd),
         Command::ResumeContext => resume_context::run(ctx),
         Command::Events(args) => events::run(ctx, &args),
         Command::Guard(cmd) => guard::run(ctx, &cmd),

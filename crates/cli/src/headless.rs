@@ -211,6 +211,15 @@ pub fn drive_with_answers(
     interactive: bool,
 ) -> CliResult<ExitCode> {
     spec_gate(ctx, store, run, interactive)?;
+    if let Some(ids) = crate::knowledge::offer(ctx, store, run)? {
+        if ctx.json {
+            ctx.json_line(&serde_json::json!({"kind": "lessons", "offered": ids}))?;
+        } else {
+            ctx.say(format!(
+                "[pawl] lessons from earlier runs in the prompts: {ids} (`pawl lessons`)"
+            ))?;
+        }
+    }
     let agent = run.settings.agent.clone().unwrap_or_default();
     let launch =
         crate::sandbox::prepare(&ctx.root, &run.settings.sandbox.clone().unwrap_or_default())?;
@@ -260,9 +269,16 @@ pub fn drive_with_answers(
             &mut |ev| printer.event(ev),
         ),
         Some(mode) => {
-            let pcfg = ctx.config(&[])?.config.pipeline;
+            let mut pcfg = ctx.config(&[])?.config.pipeline;
             let facts = crate::project::spec_facts(ctx)?;
             let analysis = pawl_core::spec::analyze(&run.goal, &facts);
+            // Retry limits adapted to the task type from its past runs here.
+            let book = crate::knowledge::load(ctx)?;
+            pcfg.checkpoint_retries = pawl_core::lessons::checkpoint_retries(
+                pcfg.checkpoint_retries,
+                book.profiles
+                    .get(&crate::knowledge::task_type(ctx, &run.goal)),
+            );
             let mut autonomous = pawl_engine::Autonomous;
             let mut terminal = TerminalAnswers {
                 timeout: pcfg.answer_timeout.0,
@@ -292,6 +308,21 @@ pub fn drive_with_answers(
     }?;
     let report = pawl_engine::report::build(store, &run.id, &ctx.root)?;
     let path = pawl_engine::report::write(&report, &ctx.state_dir().join("reports"))?;
+    // A run waiting on the user is not over: it teaches when it ends.
+    if end.reason != pawl_core::StopReason::AwaitingUser {
+        let learnt = crate::knowledge::learn(
+            ctx,
+            store,
+            run,
+            end.reason == pawl_core::StopReason::Verified,
+        )?;
+        if !learnt.is_empty() && !json {
+            ctx.say(format!(
+                "[pawl] learnt {} (`pawl lessons`)",
+                learnt.join(", ")
+            ))?;
+        }
+    }
     let rel = path
         .strip_prefix(&ctx.root)
         .unwrap_or(&path)

@@ -15,6 +15,7 @@ mod guard_host;
 mod headless;
 mod hidden;
 mod hook_setup;
+mod knowledge;
 mod owner;
 mod project;
 mod rails;

@@ -84,6 +84,22 @@ pub fn detection(ctx: &Ctx) -> CliResult<Detection> {
     Ok(d)
 }
 
+/// The coverage minimums per story size of the project's platform (`[quality.coverage_min]` of
+/// its descriptor), when it has a platform with minimums. Quiet: a detection problem is
+/// reported by `pawl detect`, not by every verification.
+pub fn coverage_minimums(root: &Path) -> Option<pawl_core::coverage::Minimums> {
+    let extra = user_descriptors(root).ok()?;
+    let descriptors = Descriptors::with_overrides(&extra).ok()?;
+    let facts = ProjectFacts::gather(root, &descriptors, on_path).ok()?;
+    let t = detect(&facts, &descriptors).quality.coverage_min?;
+    Some(pawl_core::coverage::Minimums {
+        s: t.s,
+        m: t.m,
+        l: t.l,
+        xl: t.xl,
+    })
+}
+
 /// What the spec analysis needs to know about the project: whether it has tests (a configured
 /// gate that runs them).
 pub fn spec_facts(ctx: &Ctx) -> CliResult<pawl_core::spec::ProjectFacts> {

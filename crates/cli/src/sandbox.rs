@@ -322,7 +322,12 @@ pub fn inside(command: &Command) -> Inside {
         | Command::Completions(_)
         | Command::Man(_)
         | Command::Schema(_)
-        | Command::Debug(_) => Inside::Run,
+        | Command::Debug(_)
+        | Command::Lessons {
+            cmd: None | Some(crate::commands::lessons::LessonsCommand::List),
+        } => Inside::Run,
+        // What the next runs are told is the user's to change.
+        Command::Lessons { cmd: Some(_) } => Inside::Refuse,
         Command::Init(_)
         | Command::Run(_)
         | Command::Cancel

@@ -132,6 +132,8 @@ pub fn arm(ctx: &mut Ctx, req: &runs::Start, config: &Config) -> CliResult<ExitC
         store.bind_agent_session(&run.id, session, a.as_str(), "arming")?;
     }
     write_marker(&ctx.root, &store, &arming)?;
+    // The lessons of earlier runs here, as a note: the session's context carries it.
+    let lessons = crate::knowledge::offer(ctx, &mut store, &run)?;
     let installed: Vec<Agent> = Agent::ALL
         .into_iter()
         .filter(|a| hooks_installed(&ctx.root, *a))
@@ -140,6 +142,7 @@ pub fn arm(ctx: &mut Ctx, req: &runs::Start, config: &Config) -> CliResult<ExitC
         "run_id": run.id, "driver": "session", "agent": bound_agent, "bound_session": current.as_ref().map(|(_, s)| s),
         "expires_at": arming.expires_at, "autonomous": autonomous, "hooks_installed": installed,
         "branch": start.branch, "pre_run_commit": start.pre_run.as_ref().map(|c| c.as_str()),
+        "lessons": lessons,
     });
     let root = ctx.root.clone();
     ctx.emit(&report, || {

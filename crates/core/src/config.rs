@@ -350,6 +350,9 @@ pub struct PipelineConfig {
     pub checkpoint_mid: f64,
     /// Share of verified criteria required at the end of execution.
     pub checkpoint_end: f64,
+    /// Developer sessions that fix the unmet criteria of a missed end checkpoint before the
+    /// plan goes back.
+    pub checkpoint_retries: u32,
     /// The share of verified criteria at which a run has converged.
     pub converge_at: f64,
     /// Architect + critic rounds before the plan stops the run.
@@ -371,6 +374,10 @@ pub struct PipelineConfig {
     pub ralph_calls_per_hour: u32,
     /// Ralph: an item failing this many loops in a row is skipped (and logged).
     pub ralph_skip_after: u32,
+    /// Session mode: after this many compactions the agent is asked to wrap up its story (0: never).
+    pub session_compactions: u32,
+    /// Session mode: after this many tool calls the agent is asked to wrap up its story (0: never).
+    pub session_tool_calls: u32,
 }
 
 impl Default for PipelineConfig {
@@ -380,6 +387,7 @@ impl Default for PipelineConfig {
             plan_threshold: 0.70,
             checkpoint_mid: 0.60,
             checkpoint_end: 0.75,
+            checkpoint_retries: 1,
             converge_at: 0.95,
             max_plan_rounds: 3,
             same_finding: 3,
@@ -390,6 +398,8 @@ impl Default for PipelineConfig {
             ralph_max_loops: crate::pipeline::RALPH_MAX_LOOPS,
             ralph_calls_per_hour: crate::pipeline::RALPH_PER_HOUR,
             ralph_skip_after: crate::pipeline::RALPH_SKIP_AFTER,
+            session_compactions: 3,
+            session_tool_calls: 400,
         }
     }
 }
@@ -1106,6 +1116,8 @@ phases = ["interview", "plan", "execute", "review", "qa", "audit"]
 plan_threshold = {pt:.2}
 checkpoint_mid = {cm:.2}
 checkpoint_end = {ce:.2}
+# fix sessions for a missed end checkpoint before the plan goes back
+checkpoint_retries = {cr}
 converge_at = {ca:.2}
 max_plan_rounds = {mpr}
 same_finding = {sfi}
@@ -1117,6 +1129,9 @@ spec_gate = true
 ralph_max_loops = {rml}
 ralph_calls_per_hour = {rcph}
 ralph_skip_after = {rsa}
+# session mode: past these, the agent is asked to wrap up its story (0: never)
+session_compactions = {scomp}
+session_tool_calls = {stc}
 
 [git]
 # commit each completed story on the run's branch
@@ -1162,6 +1177,9 @@ required = false
         at = d.pipeline.answer_timeout,
         rml = d.pipeline.ralph_max_loops,
         rcph = d.pipeline.ralph_calls_per_hour,
+        scomp = d.pipeline.session_compactions,
+        cr = d.pipeline.checkpoint_retries,
+        stc = d.pipeline.session_tool_calls,
         rsa = d.pipeline.ralph_skip_after,
     )
 }

@@ -104,6 +104,8 @@ str_enum!(
         ProtectedCreated => "protected_created",
         /// The run's state, kept before the agent compacted its context.
         PrecompactSnapshot => "precompact_snapshot",
+        /// A tool call of a bound session (PostToolUse): what the long-session limit counts.
+        ToolCall => "tool_call",
         /// A session's transcript could not be read: the turn was not charged.
         UsageUnknown => "usage_unknown",
         /// The run's checks and environment were sealed (at start, or again by `pawl resume --reseal`).

@@ -5,10 +5,13 @@
 //! and shared by both drivers.
 
 pub mod config;
+pub mod coverage;
 pub mod event;
 pub mod exit;
 pub mod failure;
 pub mod judge;
+pub mod lessons;
+pub mod long_session;
 pub mod model;
 pub mod must_not;
 pub mod pipeline;

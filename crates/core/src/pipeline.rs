@@ -443,6 +443,41 @@ pub fn tune_threshold(base: f64, current: f64, run: &PastRun) -> Option<Tuning> 
     })
 }
 
+/// The lowest a tuned checkpoint threshold goes.
+pub const CHECKPOINT_FLOOR: f64 = 0.30;
+
+/// The key a checkpoint threshold is tuned under, per task type: `build:checkpoint_end`.
+pub fn checkpoint_key(task_type: &str, kind: &str) -> String {
+    format!("{task_type}:{kind}")
+}
+
+/// Tunes a checkpoint threshold (`checkpoint_mid`, `checkpoint_end`) for a task type after a
+/// run: a met checkpoint whose run was not verified raises it by 0.02 (the bar let work through
+/// that did not make it); a missed one whose run was verified all the same lowers it by 0.02
+/// (the bar asked more than the work needed at that point). Always within `base ± 0.10` and
+/// `[0.30, 0.95]`. `None` when nothing changes.
+pub fn tune_checkpoint(base: f64, current: f64, met: bool, verified: bool) -> Option<Tuning> {
+    let lo = (base - TUNE_BOUND).max(CHECKPOINT_FLOOR);
+    let hi = (base + TUNE_BOUND).min(TUNE_CEIL);
+    let (target, reason) = match (met, verified) {
+        (true, false) => (
+            current + TUNE_UP,
+            format!("the checkpoint at {current:.2} was met but the run was not verified"),
+        ),
+        (false, true) => (
+            current - TUNE_UP,
+            format!("the checkpoint at {current:.2} was missed but the run was verified"),
+        ),
+        _ => return None,
+    };
+    let after = (target.clamp(lo, hi) * 1000.0).round() / 1000.0;
+    ((after - current).abs() > 1e-9).then_some(Tuning {
+        before: current,
+        after,
+        reason,
+    })
+}
+
 // ---- convergence ----
 
 /// The share of verified criteria.

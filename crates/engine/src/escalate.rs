@@ -106,7 +106,7 @@ pub(crate) fn back_off(
             break;
         }
         backoffs += 1;
-        report = verifier.verify(store, run_id)?;
+        report = verifier.verify_again(store, run_id)?;
         store.append_event(
             Some(run_id),
             EventKind::Verification,

@@ -431,7 +431,7 @@ fn staged(ctx: &mut Ctx<'_>, phases: &[Phase]) -> P<StopReason> {
             continue;
         }
         if has(Phase::Plan)
-            && let Some(why) = execute::end_checkpoint_missed(ctx)?
+            && let Some(why) = execute::fix_end_checkpoint(ctx)?
         {
             ctx.replan_reason = Some(why);
             ctx.round += 1;

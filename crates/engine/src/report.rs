@@ -54,6 +54,45 @@ pub struct FileChange {
     pub deletions: u64,
 }
 
+/// Coverage in the report: the figure a coverage tool among the checks reported on the final
+/// tree, or that none did.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Coverage {
+    pub measured: bool,
+    /// Total line coverage, percent.
+    pub percent: Option<f64>,
+    /// The check that reported it.
+    pub check: Option<String>,
+}
+
+impl Coverage {
+    fn of(checks: &[CheckSummary]) -> Coverage {
+        match checks.iter().find_map(|c| Some((c, c.coverage?))) {
+            Some((c, p)) => Coverage {
+                measured: true,
+                percent: Some(p),
+                check: Some(c.name.clone()),
+            },
+            None => Coverage {
+                measured: false,
+                percent: None,
+                check: None,
+            },
+        }
+    }
+
+    /// One line for people.
+    pub fn line(&self) -> String {
+        match (self.percent, &self.check) {
+            (Some(p), Some(c)) => format!(
+                "{} (reported by check `{c}` on the final tree)",
+                pawl_core::coverage::percent(p)
+            ),
+            _ => "not measured: no check ran a coverage tool (pytest-cov or coverage.py, c8 or nyc, cargo llvm-cov or tarpaulin, go test -cover) — add one as a `coverage` gate".into(),
+        }
+    }
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct Report {
     pub run_id: String,
@@ -71,6 +110,8 @@ pub struct Report {
     pub tokens: u64,
     pub tree_hash: Option<String>,
     pub checks: Vec<CheckSummary>,
+    /// The coverage figure of the final verification, or that it was not measured.
+    pub coverage: Coverage,
     pub criteria: Vec<CriterionLine>,
     pub stories: Vec<Story>,
     pub iterations: Vec<Iteration>,
@@ -260,6 +301,7 @@ pub fn build(store: &Store, run_id: &str, root: &Path) -> Result<Report, EngineE
         cost_estimated: iterations.iter().any(|i| i.cost_estimated),
         tokens: spent.tokens,
         tree_hash: last.as_ref().map(|r| r.tree_hash.clone()),
+        coverage: Coverage::of(&checks),
         checks,
         criteria,
         stories,
@@ -565,6 +607,7 @@ pub fn markdown(r: &Report) -> String {
             ));
         }
     }
+    o.push_str(&format!("\n**Coverage**: {}\n", r.coverage.line()));
     if !r.criteria.is_empty() {
         o.push_str("\n## Criteria\n\n| id | criterion | verified by | status | evidence |\n|---|---|---|---|---|\n");
         for c in &r.criteria {

@@ -40,6 +40,8 @@ pub struct StopInput<'a> {
     pub transcript: Option<(Format, &'a Path)>,
     /// The agent's last message (its claim).
     pub last_message: Option<&'a str>,
+    /// The workflow's limits of a long session: past them the agent is asked to wrap up.
+    pub long_session: pawl_core::long_session::Limits,
 }
 
 /// What the hook answers.
@@ -269,6 +271,18 @@ pub fn stop_turn(
             String::new()
         }
     ));
+    // A long session (compactions, tool calls) is asked to wrap up the story in progress.
+    let counts = pawl_core::long_session::Counts {
+        compactions: store.count_events_since(run_id, EventKind::PrecompactSnapshot, 0)?,
+        tool_calls: store.count_events_since(run_id, EventKind::ToolCall, 0)?,
+    };
+    if let Some(ask) = pawl_core::long_session::wrap_up(
+        counts,
+        input.long_session,
+        story.as_ref().map(|s| s.id.as_str()),
+    ) {
+        text.push_str(&format!("\n{ask}\n"));
+    }
     store.start_session_turn(run_id)?;
     if let Some(lease) = store.lease(run_id)? {
         let _ = store.heartbeat(run_id, &lease.token, SESSION_LEASE_TTL_MS);

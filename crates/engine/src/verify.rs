@@ -75,6 +75,9 @@ pub struct Workspace {
     pub containment: Option<pawl_process::Containment>,
     /// Where hidden checks' commands are kept (the user's pawl state): [`crate::hidden`].
     pub vault: Option<crate::hidden::Vault>,
+    /// The coverage minimums per story size of the project's platform; a check whose output
+    /// reports a coverage figure below the current story's minimum fails.
+    pub coverage_min: Option<pawl_core::coverage::Minimums>,
 }
 
 impl Workspace {
@@ -85,6 +88,7 @@ impl Workspace {
             room: None,
             containment: None,
             vault: None,
+            coverage_min: None,
         }
     }
 
@@ -358,6 +362,18 @@ pub fn verify_checks(
     let tree_id = repo.tree_hash()?;
     let tree = tree_id.to_string();
 
+    // The coverage minimum of the story being verified (its size's).
+    let bar = match (&ws.coverage_min, run) {
+        (Some(mins), Some(run)) => {
+            let stories = store.stories(&run.id)?;
+            let story = match &plan.story {
+                Some(id) => stories.iter().find(|s| &s.id == id),
+                None => pawl_core::resume::current_story(&stories),
+            };
+            pawl_core::coverage::bar(mins, story.map(|s| s.size))
+        }
+        _ => None,
+    };
     let mut reused: Vec<(usize, Evidence)> = Vec::new();
     let mut to_run: Vec<Check> = Vec::new();
     for (i, c) in plan.checks.iter().enumerate() {
@@ -372,7 +388,12 @@ pub fn verify_checks(
             })
             .transpose()?
             .flatten()
-        {
+            // Evidence judged against another story's coverage minimum is not this one's.
+            .filter(|e| {
+                pawl_verify::coverage::total_percent(&e.data.tail)
+                    .and_then(|c| pawl_core::coverage::shortfall(c, bar.as_ref()))
+                    .is_none()
+            }) {
             Some(e) => reused.push((i, e)),
             None => to_run.push(c.clone()),
         }
@@ -389,6 +410,7 @@ pub fn verify_checks(
         _ => None,
     };
     let mut cfg = runner_config(ws, plan, now_ms());
+    cfg.coverage_bar = bar.clone();
     if let Some(room) = &room {
         cfg.root = room.root().to_owned();
     }
@@ -576,6 +598,10 @@ pub struct CheckSummary {
     /// The test counts the runner's output gave (passed, failed, skipped), when it gave them.
     #[serde(default)]
     pub tests: Option<TestCounts>,
+    /// The total coverage (percent) a coverage tool's output reported (parsed from the
+    /// evidence's tail by `pawl_verify::coverage`); `None` for every other check.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub coverage: Option<f64>,
 }
 
 impl CheckSummary {
@@ -619,6 +645,16 @@ pub struct VerifyReport {
 pub trait Verifier: Send {
     fn verify(&mut self, store: &mut Store, run_id: &str) -> Result<VerifyReport, VerifyError>;
 
+    /// Verifies again after a backoff (no agent step in between): the same as [`Self::verify`],
+    /// except that a failure is not recorded again — a re-check is not a story attempt.
+    fn verify_again(
+        &mut self,
+        store: &mut Store,
+        run_id: &str,
+    ) -> Result<VerifyReport, VerifyError> {
+        self.verify(store, run_id)
+    }
+
     /// Where hidden checks added during the run (QA's reproductions) are kept.
     fn vault(&self) -> Option<&crate::hidden::Vault> {
         None
@@ -651,11 +687,17 @@ pub fn criteria_state(
 pub struct GateVerifier {
     ws: Workspace,
     gates: Vec<Check>,
+    /// Whether a failed verification is recorded (a story attempt); off for a re-check.
+    record: bool,
 }
 
 impl GateVerifier {
     pub fn new(ws: Workspace, gates: Vec<Check>) -> GateVerifier {
-        GateVerifier { ws, gates }
+        GateVerifier {
+            ws,
+            gates,
+            record: true,
+        }
     }
 
     /// The checks a verification of `run` runs now: its sealed checks (or, for a run stored
@@ -673,6 +715,17 @@ impl GateVerifier {
 impl Verifier for GateVerifier {
     fn vault(&self) -> Option<&crate::hidden::Vault> {
         self.ws.vault.as_ref()
+    }
+
+    fn verify_again(
+        &mut self,
+        store: &mut Store,
+        run_id: &str,
+    ) -> Result<VerifyReport, VerifyError> {
+        self.record = false;
+        let report = self.verify(store, run_id);
+        self.record = true;
+        report
     }
 
     fn check_names(&self, store: &Store, run_id: &str) -> Vec<String> {
@@ -712,6 +765,7 @@ impl Verifier for GateVerifier {
             .unwrap_or_default();
         let mut plan = Plan::new(checks);
         plan.seal = run.settings.seal.clone();
+        plan.record_failure = self.record;
         let v = verify_checks(&self.ws, store, Some(&run), &plan)?;
         let summaries: Vec<CheckSummary> = v
             .items
@@ -733,6 +787,9 @@ impl Verifier for GateVerifier {
                     cached: item.reused,
                     hidden: hidden.contains(&item.name),
                     tests: e.and_then(|d| d.tests.clone()),
+                    coverage: e
+                        .filter(|_| !hidden.contains(&item.name))
+                        .and_then(|d| pawl_verify::coverage::total_percent(&d.tail)),
                 }
             })
             .collect();

@@ -25,6 +25,7 @@
 
 pub mod backup;
 pub mod classify;
+pub mod coverage;
 pub mod diagnostics;
 pub mod gate;
 pub mod outcome;

@@ -110,6 +110,9 @@ pub struct CheckRun {
     #[serde(serialize_with = "ser_ms")]
     pub duration: Duration,
     pub tests: Option<TestSummary>,
+    /// The total coverage (percent) the output reports, when the check is a coverage tool.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub coverage: Option<f64>,
     /// rustc/clippy errors and warnings the output holds (see [`crate::diagnostics`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub diagnostics: Option<Diagnostics>,
@@ -140,6 +143,7 @@ impl CheckRun {
             passed: false,
             duration: Duration::ZERO,
             tests: None,
+            coverage: None,
             diagnostics: None,
             output_digest: None,
             tail: String::new(),

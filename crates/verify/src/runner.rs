@@ -62,6 +62,9 @@ pub struct RunnerConfig {
     /// Run every check contained (pawl-process's `sandbox`): every process a check starts
     /// ends with it. `None`: spawned directly.
     pub containment: Option<pawl_process::Containment>,
+    /// The coverage a check's output must report, when it reports a figure (the story size's
+    /// minimum, `pawl_core::coverage::bar`); `None`: a figure is recorded, never judged.
+    pub coverage_bar: Option<pawl_core::coverage::Bar>,
 }
 
 impl RunnerConfig {
@@ -78,6 +81,7 @@ impl RunnerConfig {
             clear_env: false,
             step,
             containment: None,
+            coverage_bar: None,
         }
     }
 }
@@ -225,14 +229,27 @@ pub fn run_check(check: &Check, cfg: &RunnerConfig) -> CheckRun {
     let diagnostics = parse_diagnostics(&check.command, &stdout, &stderr);
     // The tail is evidence shown to people and agents: no colour codes in it.
     let tail = crate::text::strip_ansi(&outcome.combined_tail_text()).into_owned();
-    let failure = classify_check(
-        &check.name,
-        &end,
-        passed,
-        tests.as_ref(),
-        diagnostics.as_ref(),
-        &tail,
-    );
+    let coverage =
+        crate::coverage::total_percent(&stdout).or_else(|| crate::coverage::total_percent(&stderr));
+    // A coverage tool that passed with a figure under the story size's minimum has failed.
+    let short = coverage
+        .filter(|_| passed)
+        .and_then(|c| pawl_core::coverage::shortfall(c, cfg.coverage_bar.as_ref()));
+    let passed = passed && short.is_none();
+    let failure = match short {
+        Some(message) => Some(crate::outcome::CheckFailure {
+            category: pawl_core::FailureCategory::Test,
+            message: format!("{}: {message}", check.name),
+        }),
+        None => classify_check(
+            &check.name,
+            &end,
+            passed,
+            tests.as_ref(),
+            diagnostics.as_ref(),
+            &tail,
+        ),
+    };
     CheckRun {
         check: check.clone(),
         argv,
@@ -241,6 +258,7 @@ pub fn run_check(check: &Check, cfg: &RunnerConfig) -> CheckRun {
         passed,
         duration: outcome.duration,
         tests,
+        coverage,
         diagnostics,
         output_digest: Some(output_digest(&outcome)),
         tail,

@@ -455,6 +455,14 @@ fn bound(agent: Agent, root: &Path, run_id: &str, input: &HookInput) -> HookResu
             if let Some(s) = input.session_id.as_deref() {
                 store.touch_session(s).or_fail(run_id)?;
             }
+            // Counted for the long-session limit (`pawl_core::long_session`).
+            store
+                .append_event(
+                    Some(run_id),
+                    EventKind::ToolCall,
+                    json!({"session": input.session_id, "tool": call.tool()}),
+                )
+                .or_fail(run_id)?;
             if let Some(lease) = store.lease(run_id).or_fail(run_id)? {
                 let _ = store.heartbeat(run_id, &lease.token, session_mode::SESSION_LEASE_TTL_MS);
             }
@@ -831,7 +839,17 @@ fn stop(
     } else {
         checks::configured_gates(&ctx).or_fail(run_id)?
     };
+    // The long-session limits are a request to wrap up, not a stop: a broken pawl.toml takes
+    // the defaults.
+    let pipeline = ctx
+        .config(&[])
+        .map(|e| e.config.pipeline)
+        .unwrap_or_default();
     let stop_input = session_turn::StopInput {
+        long_session: pawl_core::long_session::Limits {
+            compactions: pipeline.session_compactions,
+            tool_calls: pipeline.session_tool_calls,
+        },
         session_id: input.session_id.as_deref(),
         transcript: transcript(agent, input),
         last_message,
@@ -925,6 +943,14 @@ fn end(
     summary: Option<&str>,
 ) -> HookResult<Answer> {
     let path = session_mode::finish_run(root, store, run_id, reason).or_fail(run_id)?;
+    // What the run taught goes into the repository's lessons, as after a headless run. A
+    // lesson that cannot be written never holds the stop.
+    if reason != StopReason::AwaitingUser
+        && let Ok(run) = store.run(run_id)
+    {
+        let ctx = Ctx::at(root.to_path_buf());
+        let _ = crate::knowledge::learn(&ctx, store, &run, reason == StopReason::Verified);
+    }
     let what = if reason == StopReason::Verified {
         "done, verified by pawl".to_string()
     } else {

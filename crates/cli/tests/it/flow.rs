@@ -773,3 +773,508 @@ fn the_stop_hook_holds_a_session_to_the_must_not_rules() {
     assert_eq!(reason.as_deref(), Some("must_not_violated"), "{status} {a}");
     assert_eq!(env.events_of("must_not_violated").len(), 1);
 }
+
+/// A coverage.py report, as `coverage report` prints it, with `total` as the TOTAL figure.
+fn coverage_report(total: u32) -> String {
+    format!(
+        "Name           Stmts   Miss  Cover\n----------------------------------\ncalc.py            8      4    50%\n----------------------------------\nTOTAL             11      4    {total}%\n"
+    )
+}
+
+/// Coverage minimums per story size were data nothing enforced. A coverage tool's figure below
+/// the minimum of the story's size (python: M 60%) fails the check, with the figure and the
+/// minimum in the next prompt; the report carries the final figure. Without a coverage tool the
+/// report says coverage was not measured.
+#[test]
+fn coverage_below_the_story_sizes_minimum_fails_and_the_report_has_the_figure() {
+    use crate::pipeline::Script;
+    use serde_json::json;
+    let env = TestEnv::new();
+    // A Python project (the descriptor's minimums apply) whose coverage tool reports 40%, or
+    // 85% once calc.py is tested.
+    env.write("pyproject.toml", "[project]\nname = \"calc\"\n");
+    env.write(
+        "report.sh",
+        &format!(
+            "if grep -q tested calc.py; then printf '%s' '{}'; else printf '%s' '{}'; fi\n",
+            coverage_report(85),
+            coverage_report(40)
+        ),
+    );
+    env.headless(
+        "[agent]\nkind = \"replay\"\n\n[limits]\ncalls_per_hour = 0\nmax_iterations = 20\n\n[breakers]\nno_progress = 0\nsame_failure = 0\nfile_thrash = 0\nagent_errors = 0\npermission_denials = 0\ncriterion_stuck = 0\n\n[pipeline]\ntdd = false\n\n[gates]\ntest = \"test -f README.md\"\ncoverage = \"sh report.sh\"\n",
+    );
+    let mut s = Script::new();
+    s.answer(
+        "plan-1",
+        json!({"criteria": [{"id": "C1", "text": "mul exists", "verify": "command", "command": "grep -q mul calc.py"}],
+               "stories": [{"id": "S1", "title": "add mul", "size": "M", "acceptance": ["mul works"], "files": ["calc.py"]}]}),
+    )
+    .write("dev-1", &[("calc.py", "def mul(a, b):\n    return a * b\n")])
+    .write(
+        "dev-2",
+        &[("calc.py", "def mul(a, b):\n    return a * b  # tested\n")],
+    );
+    let r = env.run_pipeline("work", "add mul to calc.py", &s);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    // Without the minimum, dev-1's work would have been verified at 40%.
+    assert_eq!(env.iterations(), 3);
+    let p3 = env.prompt(3);
+    assert!(
+        p3.contains("coverage 40% is below the minimum 60% for a story of size M"),
+        "{p3}"
+    );
+    let report = env.ok(&["report", "--json"]).json();
+    assert_eq!(report["coverage"]["measured"], true, "{report}");
+    assert_eq!(report["coverage"]["percent"], 85.0, "{report}");
+    assert_eq!(report["coverage"]["check"], "coverage", "{report}");
+    let md = env.ok(&["report"]).stdout;
+    assert!(md.contains("**Coverage**: 85%"), "{md}");
+
+    // No coverage tool among the checks: the report says so.
+    let env = TestEnv::new();
+    env.headless(&crate::headless::config("", NO_BREAKERS, ""));
+    let s = env.scenario(
+        "s",
+        r#"{"do": "write", "path": "done.txt", "content": "ok"}"#,
+    );
+    let r = env.pawl(&[
+        "run",
+        "write done.txt",
+        "--mode",
+        "simple",
+        "--scenario",
+        &s,
+    ]);
+    env.assert_end(&r, 0, "verified", 1);
+    let report = env.ok(&["report", "--json"]).json();
+    assert_eq!(report["coverage"]["measured"], false, "{report}");
+    assert!(
+        env.ok(&["report"])
+            .stdout
+            .contains("**Coverage**: not measured"),
+        "report"
+    );
+}
+
+/// The prompt of iteration `n` of run `run`.
+fn prompt_of(env: &TestEnv, run: &str, n: u32) -> String {
+    env.db()
+        .query_row(
+            "SELECT prompt FROM iterations WHERE run_id = ?1 AND n = ?2",
+            rusqlite::params![run, n],
+            |r| r.get(0),
+        )
+        .unwrap()
+}
+
+/// Knowledge across runs: a run that fixed a failure leaves a lesson (the failure and what
+/// fixed it); the next run's prompts carry the lessons, cited by id, the user's own first;
+/// `pawl lessons` lists, adds, edits and forgets them, and a forgotten one is told no more.
+#[test]
+fn a_fixed_failure_becomes_a_lesson_the_next_runs_prompts_carry() {
+    let env = TestEnv::new();
+    let gate = "test -f widget.txt || { echo 'error: widget.txt missing'; exit 1; }";
+    env.headless(&config_with("max_iterations = 5", "", "", REPLAY, gate));
+    let s = env.scenario(
+        "s1",
+        "{\"scenario\": {\"name\": \"one\", \"after_last\": \"idle\"}}\n{\"step\": 1}\n{\"do\": \"write\", \"path\": \"a.txt\", \"content\": \"a\"}\n{\"step\": 2}\n{\"do\": \"write\", \"path\": \"widget.txt\", \"content\": \"w\"}\n",
+    );
+    let r = env.pawl(&[
+        "run",
+        "make the widget in widget.txt",
+        "--mode",
+        "simple",
+        "--scenario",
+        &s,
+    ]);
+    env.assert_end(&r, 0, "verified", 2);
+    assert!(r.stdout.contains("[pawl] learnt L1"), "{}", r.stdout);
+    let book = env.ok(&["lessons", "--json"]).json();
+    let l1 = &book["lessons"][0];
+    assert_eq!(l1["kind"], "fix", "{book}");
+    let text = l1["text"].as_str().unwrap();
+    assert!(
+        text.contains("widget.txt missing") && text.contains("fixed by changing widget.txt"),
+        "{text}"
+    );
+    assert_eq!(book["profiles"]["build"]["runs"], 1, "{book}");
+    assert_eq!(book["profiles"]["build"]["retries"], 1, "{book}");
+
+    env.ok(&["lessons", "add", "run make fmt before finishing"]);
+    env.ok(&["lessons", "edit", "L2", "run `make fmt` before finishing"]);
+    let first = env.strings("SELECT id FROM runs");
+    let s = env.scenario(
+        "s2",
+        "{\"scenario\": {\"name\": \"two\", \"after_last\": \"idle\"}}\n{\"step\": 1}\n{\"do\": \"write\", \"path\": \"notes.txt\", \"content\": \"n\"}\n",
+    );
+    let r = env.pawl(&[
+        "run",
+        "document the widget in notes.txt",
+        "--mode",
+        "simple",
+        "--scenario",
+        &s,
+    ]);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    assert!(
+        r.stdout
+            .contains("lessons from earlier runs in the prompts: L2, L1"),
+        "{}",
+        r.stdout
+    );
+    let runs = env.strings("SELECT id FROM runs ORDER BY created_at");
+    let second = runs.iter().find(|r| !first.contains(r)).unwrap();
+    let p = prompt_of(&env, second, 1);
+    assert!(p.contains("[L2] run `make fmt` before finishing"), "{p}");
+    assert!(
+        p.contains("[L1] failure `") && p.contains("widget.txt missing"),
+        "{p}"
+    );
+
+    env.ok(&["lessons", "forget", "L1"]);
+    assert_eq!(env.pawl(&["lessons", "forget", "L1"]).code, 2);
+    let book = env.ok(&["lessons", "--json"]).json();
+    let ids: Vec<&str> = book["lessons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|l| l["id"].as_str())
+        .collect();
+    assert_eq!(ids, ["L2"], "{book}");
+}
+
+/// Long sessions: the hooks count a session's tool calls (PostToolUse) and compactions
+/// (PreCompact); past the workflow's limits the Stop hook's reason asks the agent to wrap up
+/// the story in progress, and SessionStart after the compaction brings the run's state back.
+#[test]
+fn a_long_session_is_asked_to_wrap_up_past_the_tool_call_and_compaction_limits() {
+    use serde_json::json;
+    let env = TestEnv::new();
+    env.ok(&["init"]);
+    env.write(
+        "pawl.toml",
+        "[agent]\nkind = \"claude\"\n\n[breakers]\nno_progress = 0\nsame_failure = 0\n\n[pipeline]\nsession_tool_calls = 3\nsession_compactions = 1\n\n[gates]\ntest = \"test -f done.txt\"\n",
+    );
+    env.git(&["add", "-A"]);
+    env.git(&["commit", "-q", "-m", "project"]);
+    env.ok(&["run", "--driver", "session", "make done.txt", "--json"]);
+    hook(
+        &env,
+        "claude",
+        "session-start",
+        json!({"session_id": "s1", "transcript_path": "/t", "cwd": env.root(),
+               "hook_event_name": "SessionStart", "source": "startup"}),
+    );
+    let tool = |n: u32| {
+        for _ in 0..n {
+            hook(
+                &env,
+                "claude",
+                "post-tool-use",
+                json!({"session_id": "s1", "cwd": env.root(), "hook_event_name": "PostToolUse",
+                       "tool_name": "Bash", "tool_input": {"command": "ls"}, "tool_response": {}}),
+            );
+        }
+    };
+    let stop = |said: &str| {
+        hook(
+            &env,
+            "claude",
+            "stop",
+            json!({"session_id": "s1", "cwd": env.root(), "hook_event_name": "Stop",
+                   "stop_hook_active": false, "last_assistant_message": said}),
+        )
+    };
+    tool(2);
+    let a = stop("Looked around.");
+    assert_eq!(a["decision"], "block", "{a}");
+    assert!(
+        !a["reason"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{a}"))
+            .contains("wrap up"),
+        "{a}"
+    );
+    tool(1);
+    let a = stop("Read the code.");
+    let reason = a["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("This session is long (3 tool calls (limit 3))")
+            && reason.contains("wrap up the current change now"),
+        "{reason}"
+    );
+    assert!(!reason.contains("compaction"), "{reason}");
+
+    // A compaction: counted, and the state comes back with SessionStart(compact).
+    hook(
+        &env,
+        "claude",
+        "pre-compact",
+        json!({"session_id": "s1", "cwd": env.root(), "hook_event_name": "PreCompact",
+               "trigger": "auto", "custom_instructions": ""}),
+    );
+    let ctx = hook(
+        &env,
+        "claude",
+        "session-start",
+        json!({"session_id": "s1", "transcript_path": "/t", "cwd": env.root(),
+               "hook_event_name": "SessionStart", "source": "compact"}),
+    );
+    let text = ctx["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap();
+    assert!(
+        text.contains("Saved before the compaction") && text.contains("make done.txt"),
+        "{text}"
+    );
+    let a = stop("Still working.");
+    assert!(
+        a["reason"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{a}"))
+            .contains("1 compaction(s) (limit 1)"),
+        "{a}"
+    );
+    assert_eq!(env.events_of("tool_call").len(), 3);
+}
+
+/// Known limit of point 1, fixed: a backoff's re-check recorded a failure like any
+/// verification, and so spent the story's attempts (3) without an agent step. Three
+/// checks of a database that is down for a while now leave the story at one attempt.
+#[test]
+fn a_backoff_recheck_does_not_use_up_a_story_attempt() {
+    use crate::pipeline::{Script, plan};
+    let env = TestEnv::new();
+    let count = env.dir.path().join("db-checks");
+    // Down for the first three checks after the work is there, then up.
+    let gate = format!(
+        "test -f greet.txt || exit 0; echo x >> {c}; test $(wc -l < {c}) -gt 3 || {{ echo 'Error: connect ECONNREFUSED 127.0.0.1:5432'; exit 1; }}",
+        c = count.display()
+    );
+    env.headless(&format!(
+        "[agent]\nkind = \"replay\"\n\n[limits]\ncalls_per_hour = 0\nmax_iterations = 20\n\n[breakers]\nno_progress = 0\nsame_failure = 0\nfile_thrash = 0\nagent_errors = 0\npermission_denials = 0\ncriterion_stuck = 0\n\n[pipeline]\ntdd = false\n\n[gates]\ntest = \"{}\"\n",
+        gate.replace('"', "\\\"")
+    ));
+    let mut s = Script::new();
+    s.answer(
+        "plan-1",
+        plan(
+            "grep -q hello greet.txt",
+            false,
+            &[("greet", &["greet.txt"])],
+        ),
+    )
+    .write("dev-1", &[("greet.txt", "hello\n")]);
+    let r = env.pawl_env(
+        &[
+            "run",
+            "write a greeting to greet.txt",
+            "--mode",
+            "work",
+            "--scenario",
+            &env.scenario("pipeline", &s.text_of()),
+        ],
+        &[("PAWL_TEST_RATE_LIMIT_SCALE", "0.001")],
+    );
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    let backoffs = env.events_of("failure_action");
+    assert!(
+        backoffs
+            .iter()
+            .filter(|a| a["action"] == "back_off")
+            .count()
+            >= 2,
+        "{backoffs:?}"
+    );
+    assert_eq!(
+        env.strings("SELECT CAST(attempts AS TEXT) FROM stories"),
+        ["1"]
+    );
+    // The failure after the agent's step is recorded once; the re-checks add none.
+    assert_eq!(
+        env.count("SELECT COUNT(*) FROM failures WHERE message LIKE '%ECONNREFUSED%'"),
+        1
+    );
+}
+
+/// Checkpoints act in two steps: a missed end checkpoint first gets a fix session naming the
+/// unmet criteria (`[pipeline] checkpoint_retries`, 1), and only when that does not reach it
+/// does the plan go back. Here the fix reaches it: no second plan.
+#[test]
+fn a_missed_end_checkpoint_is_fixed_before_the_plan_goes_back() {
+    use crate::pipeline::Script;
+    use serde_json::json;
+    let env = TestEnv::new();
+    env.headless(
+        "[agent]\nkind = \"replay\"\n\n[limits]\ncalls_per_hour = 0\nmax_iterations = 20\n\n[breakers]\nno_progress = 0\nsame_failure = 0\nfile_thrash = 0\nagent_errors = 0\npermission_denials = 0\ncriterion_stuck = 0\n\n[pipeline]\ntdd = false\n\n[gates]\ntest = \"test -f README.md\"\n",
+    );
+    let mut s = Script::new();
+    s.answer(
+        "plan-1",
+        json!({"criteria": [
+                {"id": "C1", "text": "a exists", "verify": "command", "command": "test -f a.txt"},
+                {"id": "C2", "text": "b exists", "verify": "command", "command": "test -f b.txt"}],
+               "stories": [
+                {"id": "S1", "title": "write a", "size": "S", "acceptance": ["a"], "files": ["a.txt"]}]}),
+    )
+    .write("dev-1", &[("a.txt", "a\n")])
+    .text("dev-2", "stuck")
+    .text("dev-3", "stuck")
+    .write("fix-1", &[("b.txt", "b\n")]);
+    let r = env.run_pipeline("work", "write a.txt and b.txt", &s);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    // The story ran out of attempts on C2 (which it does not own); the checkpoint's fix
+    // session is the fifth.
+    assert_eq!(env.iterations(), 5);
+    let p5 = env.prompt(5);
+    assert!(
+        p5.contains("end-of-execution checkpoint was missed") && p5.contains("C2 `test -f b.txt`"),
+        "{p5}"
+    );
+    let plans: Vec<String> = env
+        .phases()
+        .iter()
+        .filter(|(p, _, _)| p == "plan")
+        .map(|(p, r, o)| format!("{p}/{r}/{o}"))
+        .collect();
+    assert_eq!(plans, ["plan/1/passed"]);
+    let fixes = env.events_of("failure_action");
+    assert!(
+        fixes.iter().any(|a| a["action"] == "checkpoint_fix"),
+        "{fixes:?}"
+    );
+
+    // Adapted per task type from past runs: missed, yet verified — the next build run's end
+    // checkpoint is 0.73, not the configured 0.75.
+    let tuned = env.strings(
+        "SELECT CAST(after_value AS TEXT) FROM threshold_tuning WHERE task_type = 'build:checkpoint_end'",
+    );
+    assert_eq!(tuned, ["0.73"]);
+    let mut s = Script::new();
+    s.answer(
+        "plan-1",
+        json!({"criteria": [{"id": "C1", "text": "c exists", "verify": "command", "command": "test -f c.txt"}],
+               "stories": [{"id": "S1", "title": "write c", "size": "S", "acceptance": ["c"], "files": ["c.txt"]}]}),
+    )
+    .write("dev-1", &[("c.txt", "c\n")]);
+    let r = env.run_pipeline("work", "write c.txt", &s);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    let thresholds = env.strings(
+        "SELECT CAST(threshold AS TEXT) FROM plan_scores WHERE kind = 'checkpoint_end' ORDER BY id",
+    );
+    assert_eq!(thresholds, ["0.75", "0.73"]);
+}
+
+/// Retry limits adapted per task type from past runs: a task type whose end checkpoint was
+/// missed in most of its past runs here (the profile in `.pawl/lessons.json`) gets a second
+/// fix session before the plan goes back.
+#[test]
+fn a_task_type_that_often_misses_its_end_checkpoint_gets_another_fix_session() {
+    use crate::pipeline::Script;
+    use serde_json::json;
+    let env = TestEnv::new();
+    env.headless(
+        "[agent]\nkind = \"replay\"\n\n[limits]\ncalls_per_hour = 0\nmax_iterations = 20\n\n[breakers]\nno_progress = 0\nsame_failure = 0\nfile_thrash = 0\nagent_errors = 0\npermission_denials = 0\ncriterion_stuck = 0\n\n[pipeline]\ntdd = false\n\n[gates]\ntest = \"test -f README.md\"\n",
+    );
+    env.write(
+        ".pawl/lessons.json",
+        &json!({"lessons": [], "next": 1, "profiles": {"build": {
+            "runs": 2, "verified": 2, "iterations": 10, "retries": 4,
+            "checkpoint_misses": {"checkpoint_end": 2}}}})
+        .to_string(),
+    );
+    let mut s = Script::new();
+    s.answer(
+        "plan-1",
+        json!({"criteria": [
+                {"id": "C1", "text": "a exists", "verify": "command", "command": "test -f a.txt"},
+                {"id": "C2", "text": "b exists", "verify": "command", "command": "test -f b.txt"}],
+               "stories": [
+                {"id": "S1", "title": "write a", "size": "S", "acceptance": ["a"], "files": ["a.txt"]}]}),
+    )
+    .write("dev-1", &[("a.txt", "a\n")])
+    .text("dev-2", "stuck")
+    .text("dev-3", "stuck")
+    .text("fix-1", "stuck")
+    .write("fix-2", &[("b.txt", "b\n")]);
+    let r = env.run_pipeline("work", "write a.txt and b.txt", &s);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    assert_eq!(env.iterations(), 6);
+    let fixes: Vec<serde_json::Value> = env
+        .events_of("failure_action")
+        .into_iter()
+        .filter(|a| a["action"] == "checkpoint_fix")
+        .collect();
+    assert_eq!(fixes.len(), 2, "{fixes:?}");
+    assert_eq!(fixes[1]["of"], 2, "{fixes:?}");
+    assert!(env.phases().iter().all(|(p, r, _)| p != "plan" || *r == 1));
+}
+
+/// A session-mode run teaches too: when its Stop hook ends it verified, the failure a later
+/// turn cleared, and the file that turn edited, become a lesson.
+#[test]
+fn a_session_run_that_ends_verified_leaves_its_lesson() {
+    use serde_json::json;
+    let env = TestEnv::new();
+    env.ok(&["init"]);
+    env.write(
+        "pawl.toml",
+        "[agent]\nkind = \"claude\"\n\n[gates]\ntest = \"test -f done.txt || { echo 'error: done.txt missing'; exit 1; }\"\n",
+    );
+    env.git(&["add", "-A"]);
+    env.git(&["commit", "-q", "-m", "project"]);
+    env.ok(&["run", "--driver", "session", "make done.txt", "--json"]);
+    hook(
+        &env,
+        "claude",
+        "session-start",
+        json!({"session_id": "s1", "transcript_path": "/t", "cwd": env.root(),
+               "hook_event_name": "SessionStart", "source": "startup"}),
+    );
+    let stop = |said: &str| {
+        hook(
+            &env,
+            "claude",
+            "stop",
+            json!({"session_id": "s1", "cwd": env.root(), "hook_event_name": "Stop",
+                   "stop_hook_active": false, "last_assistant_message": said}),
+        )
+    };
+    assert_eq!(stop("Looked.")["decision"], "block");
+    env.write("done.txt", "ok\n");
+    hook(
+        &env,
+        "claude",
+        "post-tool-use",
+        json!({"session_id": "s1", "cwd": env.root(), "hook_event_name": "PostToolUse",
+               "tool_name": "Write", "tool_input": {"file_path": env.root().join("done.txt")},
+               "tool_response": {"success": true}}),
+    );
+    let a = stop("Done.");
+    assert!(a.get("decision").is_none(), "{a}");
+    let book = env.ok(&["lessons", "--json"]).json();
+    let text = book["lessons"][0]["text"].as_str().unwrap_or_default();
+    assert!(
+        text.contains("done.txt missing") && text.contains("fixed by changing done.txt"),
+        "{book}"
+    );
+
+    // The next session run is told, in the context its session starts with.
+    let r = env.ok(&["run", "--driver", "session", "document done.txt", "--json"]);
+    assert_eq!(r.json()["lessons"], "L1", "{}", r.stdout);
+    let ctx = hook(
+        &env,
+        "claude",
+        "session-start",
+        json!({"session_id": "s2", "transcript_path": "/t", "cwd": env.root(),
+               "hook_event_name": "SessionStart", "source": "startup"}),
+    );
+    let context = ctx["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        context.contains("Lessons from earlier runs") && context.contains("[L1] failure"),
+        "{ctx}"
+    );
+}

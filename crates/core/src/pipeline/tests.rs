@@ -529,3 +529,25 @@ fn risky_stories_get_a_checkpoint_first() {
         );
     }
 }
+
+#[test]
+fn checkpoint_thresholds_follow_how_runs_went_within_bounds() {
+    // Met, not verified: up. Missed, verified: down. Otherwise unchanged.
+    assert_eq!(
+        tune_checkpoint(0.75, 0.75, true, false).map(|t| t.after),
+        Some(0.77)
+    );
+    assert_eq!(
+        tune_checkpoint(0.75, 0.75, false, true).map(|t| t.after),
+        Some(0.73)
+    );
+    assert_eq!(tune_checkpoint(0.75, 0.75, true, true), None);
+    assert_eq!(tune_checkpoint(0.75, 0.75, false, false), None);
+    // Bounded by base ± 0.10.
+    assert_eq!(tune_checkpoint(0.75, 0.65, false, true), None);
+    assert_eq!(tune_checkpoint(0.60, 0.70, true, false), None);
+    assert_eq!(
+        checkpoint_key("debug", "checkpoint_end"),
+        "debug:checkpoint_end"
+    );
+}

@@ -212,7 +212,12 @@ pub(crate) fn run(ctx: &mut Ctx<'_>) -> P<()> {
                 &task_type,
                 None,
                 s,
-                ctx.pcfg.checkpoint_mid,
+                super::plan::checkpoint_threshold(
+                    ctx.store,
+                    &ctx.task_type(),
+                    "checkpoint_mid",
+                    ctx.pcfg,
+                ),
             )?;
             if !passed {
                 // The checkpoint acts: the stories that remain are told what to fix (a note is
@@ -222,7 +227,7 @@ pub(crate) fn run(ctx: &mut Ctx<'_>) -> P<()> {
                     &ctx.run_id,
                     &format!(
                         "mid-way checkpoint: {s:.2} of the command criteria verified, under {:.2}; fix these in the stories that remain: {}",
-                        ctx.pcfg.checkpoint_mid,
+                        super::plan::checkpoint_threshold(ctx.store, &ctx.task_type(), "checkpoint_mid", ctx.pcfg),
                         unmet.join(", ")
                     ),
                 )?;
@@ -237,7 +242,7 @@ pub(crate) fn run(ctx: &mut Ctx<'_>) -> P<()> {
         &task_type,
         None,
         s,
-        ctx.pcfg.checkpoint_end,
+        super::plan::checkpoint_threshold(ctx.store, &ctx.task_type(), "checkpoint_end", ctx.pcfg),
     )?;
     let note = format!(
         "{done} of {total} stories done{}; command criteria verified {s:.2} (end checkpoint {:.2}: {})",
@@ -246,7 +251,7 @@ pub(crate) fn run(ctx: &mut Ctx<'_>) -> P<()> {
         } else {
             format!(", skipped {}", skipped.join(", "))
         },
-        ctx.pcfg.checkpoint_end,
+        super::plan::checkpoint_threshold(ctx.store, &ctx.task_type(), "checkpoint_end", ctx.pcfg),
         if end_ok { "met" } else { "not met" }
     );
     ctx.end(
@@ -267,15 +272,45 @@ pub(crate) fn run(ctx: &mut Ctx<'_>) -> P<()> {
 /// plan goes back with the unmet criteria named. `None` when it was met.
 pub(crate) fn end_checkpoint_missed(ctx: &Ctx<'_>) -> P<Option<String>> {
     let s = convergence::command_share(ctx)?;
-    if s + 1e-9 >= ctx.pcfg.checkpoint_end {
+    if s + 1e-9
+        >= super::plan::checkpoint_threshold(
+            ctx.store,
+            &ctx.task_type(),
+            "checkpoint_end",
+            ctx.pcfg,
+        )
+    {
         return Ok(None);
     }
     let unmet = unmet_command_criteria(ctx)?;
     Ok(Some(format!(
         "the end-of-execution checkpoint was missed ({s:.2} of the command criteria verified, under {:.2}): unmet {}",
-        ctx.pcfg.checkpoint_end,
+        super::plan::checkpoint_threshold(ctx.store, &ctx.task_type(), "checkpoint_end", ctx.pcfg),
         unmet.join(", ")
     )))
+}
+
+/// The end checkpoint acts in two steps: under it, up to `checkpoint_retries` developer sessions
+/// fix the unmet criteria, named; still under it, the plan goes back (the reason returned).
+/// `None` when it is met.
+pub(crate) fn fix_end_checkpoint(ctx: &mut Ctx<'_>) -> P<Option<String>> {
+    for retry in 1..=ctx.pcfg.checkpoint_retries {
+        let Some(why) = end_checkpoint_missed(ctx)? else {
+            return Ok(None);
+        };
+        ctx.store.append_event(
+            Some(&ctx.run_id),
+            EventKind::FailureAction,
+            serde_json::json!({"action": "checkpoint_fix", "retry": retry,
+                               "of": ctx.pcfg.checkpoint_retries, "why": why}),
+        )?;
+        let prompt = format!(
+            "Goal: {}\n\nEvery story ran, but {why}. Fix what these criteria need (fix {retry} of {} before pawl re-plans). pawl verifies again after this step.",
+            ctx.analysis.goal, ctx.pcfg.checkpoint_retries
+        );
+        session::run(ctx, Role::Developer, None, &prompt, true)?;
+    }
+    end_checkpoint_missed(ctx)
 }
 
 /// The command criteria not verified yet, `C2 \`cmd\`` each.

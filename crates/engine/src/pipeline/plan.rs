@@ -333,5 +333,45 @@ pub(crate) fn tune_after_run(
     if let Some(t) = rules::tune_threshold(config.plan_threshold, current, &past) {
         store.record_tuning(&task_type, &t, Some(run_id))?;
     }
+    // The checkpoints too, each from its last score in this run.
+    let scores = store.scores(run_id)?;
+    for kind in ["checkpoint_mid", "checkpoint_end"] {
+        let Some(last) = scores.iter().rev().find(|s| s.kind == kind) else {
+            continue;
+        };
+        let current = checkpoint_threshold(store, &task_type, kind, config);
+        if let Some(t) = rules::tune_checkpoint(
+            checkpoint_base(kind, config),
+            current,
+            last.passed,
+            reason == StopReason::Verified,
+        ) {
+            store.record_tuning(&rules::checkpoint_key(&task_type, kind), &t, Some(run_id))?;
+        }
+    }
     Ok(())
+}
+
+fn checkpoint_base(kind: &str, config: &PipelineConfig) -> f64 {
+    if kind == "checkpoint_mid" {
+        config.checkpoint_mid
+    } else {
+        config.checkpoint_end
+    }
+}
+
+/// A checkpoint's threshold (`checkpoint_mid`, `checkpoint_end`) for this task type: tuned from
+/// past runs, else the configured one.
+pub(crate) fn checkpoint_threshold(
+    store: &Store,
+    task_type: &str,
+    kind: &str,
+    config: &PipelineConfig,
+) -> f64 {
+    if config.tune_thresholds
+        && let Ok(Some(t)) = store.tuned_threshold(&rules::checkpoint_key(task_type, kind))
+    {
+        return t;
+    }
+    checkpoint_base(kind, config)
 }

@@ -95,6 +95,7 @@ impl Verifier for Scripted {
             cached: false,
             hidden: false,
             tests: None,
+            coverage: None,
         };
         Ok(VerifyReport {
             tree_hash: row.tree,
