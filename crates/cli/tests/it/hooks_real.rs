@@ -132,6 +132,19 @@ pub(crate) fn run_cli(
     prompt: &str,
     timeout: Duration,
 ) -> CliRun {
+    run_cli_with(c, cli, bin, server, prompt, &[], timeout)
+}
+
+/// [`run_cli`] with more arguments for the CLI (e.g. `--resume <session>`).
+pub(crate) fn run_cli_with(
+    c: &Case,
+    cli: Cli,
+    bin: &Path,
+    server: &MockServer,
+    prompt: &str,
+    extra: &[&str],
+    timeout: Duration,
+) -> CliRun {
     let sandbox = c.env.dir.path().join("sandbox");
     let (home, tmp, codex_home) = (
         sandbox.join("home"),
@@ -187,6 +200,7 @@ pub(crate) fn run_cli(
                 ]
                 .map(String::from),
             );
+            args.extend(extra.iter().map(|a| (*a).to_string()));
         }
         Cli::Codex => {
             let config = format!(
@@ -524,4 +538,103 @@ fn real_claude_session_ends_at_pawls_token_budget() {
 #[test]
 fn real_codex_session_ends_at_pawls_token_budget() {
     token_budget_ends_the_session(Cli::Codex);
+}
+
+/// The real Claude Code compacts the session of an active run (`-p /compact --resume <id>` fires
+/// PreCompact, then SessionStart with source `compact`): pawl's PreCompact hook saves what the
+/// compaction must not lose, SessionStart after it gives the session pawl's context with that
+/// saved part; the session then goes on under the run, which ends verified.
+#[test]
+fn real_claude_compaction_keeps_pawls_context() {
+    let Some(bin) = find(Cli::Claude) else { return };
+    // One iteration: the first session's Stop ends the run at its limit, so the session ends
+    // with the run stopped; `pawl resume` arms it again for the same session.
+    let c = case(
+        Cli::Claude,
+        Some("make add() add"),
+        "[limits]\nmax_iterations = 1\n",
+    );
+    let run = c.run.clone().unwrap();
+    let server = MockServer::start(Scenario::new(vec![
+        Turn::text("Hello.").when_last_user_contains("say hi"),
+        // The compaction's own request (one model turn in the history).
+        Turn::text("Summary: we said hello; add() is not fixed yet."),
+        Turn::text("Fixing add().")
+            .with_tool(ToolCall::bash(FIX))
+            .when_last_user_contains("xyzzy go on"),
+        Turn::text("Fixed: add() adds."),
+    ]))
+    .unwrap();
+    let first = run_cli(
+        &c,
+        Cli::Claude,
+        &bin,
+        &server,
+        "say hi",
+        Duration::from_secs(240),
+    );
+    let why = describe(&first, &server);
+    assert_eq!(
+        run_status(&c.env, &run),
+        ("stopped".into(), Some("max_iterations".into())),
+        "{why}"
+    );
+    let session: String = c
+        .env
+        .db()
+        .query_row(
+            "SELECT session_id FROM session_bindings WHERE run_id = ?1 LIMIT 1",
+            [&run],
+            |r| r.get(0),
+        )
+        .unwrap_or_else(|e| panic!("no bound session ({e})\n{why}"));
+    let r = c.env.ok(&["resume", "--add-iterations", "3", "--json"]);
+    assert_eq!(r.json()["rearmed"], true, "{}", r.stdout);
+    let compact = run_cli_with(
+        &c,
+        Cli::Claude,
+        &bin,
+        &server,
+        "/compact",
+        &["--resume", &session],
+        Duration::from_secs(240),
+    );
+    let why = describe(&compact, &server);
+    let snapshots = c.env.count(&format!(
+        "SELECT COUNT(*) FROM events WHERE kind = 'precompact_snapshot' AND run_id = '{run}'"
+    ));
+    assert_eq!(snapshots, 1, "PreCompact saved the run's state\n{why}");
+    // SessionStart after the compaction (Claude Code's `compact` source) gave the session
+    // pawl's context with what was saved before it.
+    let after_compact = compact
+        .stdout
+        .lines()
+        .find(|l| {
+            l.contains("\"hook_response\"") && l.contains("\"hook_name\":\"SessionStart:compact\"")
+        })
+        .unwrap_or_else(|| panic!("no SessionStart after the compaction\n{why}"));
+    assert!(
+        after_compact.contains("Saved before the compaction") && after_compact.contains(&run),
+        "{after_compact}\n{why}"
+    );
+    assert!(
+        !compact.stdout.contains("PreToolUse"),
+        "the compaction ran no tool\n{why}"
+    );
+    let last = run_cli_with(
+        &c,
+        Cli::Claude,
+        &bin,
+        &server,
+        "xyzzy go on",
+        &["--resume", &session],
+        Duration::from_secs(240),
+    );
+    let why = describe(&last, &server);
+    assert_eq!(last.code, Some(0), "{why}");
+    assert_eq!(
+        run_status(&c.env, &run),
+        ("done".into(), Some("verified".into())),
+        "{why}"
+    );
 }
