@@ -302,6 +302,10 @@ pub fn drive_with_answers(
                     config: &pcfg,
                     answerer,
                     prompts_dir: Some(ctx.state_dir().join("prompts")),
+                    check_in: pawl_core::spec::gate::checks_in(
+                        &analysis,
+                        ctx.proceed_as_stated || !pcfg.spec_gate,
+                    ),
                 },
             )
         }

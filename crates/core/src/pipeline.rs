@@ -70,7 +70,7 @@ pub const DEFAULT_PHASES: &[Phase] = &[
 pub struct RunFlags {
     pub mode: ModeArg,
     pub driver: Driver,
-    /// `--interactive`: ask the interview's questions on the terminal.
+    /// `--interactive`: ask the interview's questions and the plan check-in on the terminal.
     pub interactive: bool,
     /// `--json`: machine output (no terminal questions).
     pub json: bool,
@@ -94,9 +94,9 @@ pub fn check_flags(f: &RunFlags) -> Result<(), FlagConflict> {
             "--interactive asks the interview's questions during a headless run; it does not go with --driver manual|session".into(),
         ));
     }
-    if f.interactive && matches!(f.mode, ModeArg::Simple | ModeArg::Work | ModeArg::Ralph) {
+    if f.interactive && matches!(f.mode, ModeArg::Simple | ModeArg::Ralph) {
         return Err(FlagConflict(format!(
-            "--interactive answers the interview, which only --mode qa (or auto choosing qa) has; --mode {} has none",
+            "--interactive answers the interview (--mode qa) and the plan check-in (--mode work|qa, or auto choosing one); --mode {} has neither",
             f.mode
         )));
     }

@@ -75,6 +75,9 @@ pub struct PipelineInput<'a> {
     pub answerer: &'a mut dyn Answerer,
     /// `.pawl/prompts`, where role prompts may be overridden.
     pub prompts_dir: Option<PathBuf>,
+    /// Check in with the user at the plan gate (a `colleague` goal not told to proceed:
+    /// `pawl_core::spec::gate::checks_in`).
+    pub check_in: bool,
 }
 
 /// Why the pipeline stops: a typed stop reason, or an internal error.
@@ -118,6 +121,8 @@ pub(crate) struct Ctx<'a> {
     pub mode: Mode,
     pub answerer: &'a mut dyn Answerer,
     pub prompts_dir: Option<PathBuf>,
+    /// Check in with the user before an approved plan is taken.
+    pub check_in: bool,
     /// The stage round (1-based; a re-plan starts the next one).
     pub round: u32,
     /// Planner sessions so far (a plan's number; architect and critic verdicts carry it).
@@ -228,6 +233,7 @@ pub fn run(
         config,
         answerer,
         prompts_dir,
+        check_in,
     } = input;
     let end = driver::drive_with(
         store,
@@ -269,6 +275,7 @@ pub fn run(
                 mode,
                 answerer: &mut *answerer,
                 prompts_dir: prompts_dir.clone(),
+                check_in,
                 round,
                 plan_no,
                 replan_reason: None,

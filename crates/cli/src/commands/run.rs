@@ -40,8 +40,8 @@ pub struct RunArgs {
     /// The pipeline: auto (the spec analysis chooses and says why), simple, work, qa, ralph.
     #[arg(long, default_value = "auto", value_name = "MODE")]
     pub mode: pawl_core::pipeline::ModeArg,
-    /// Ask the interview's questions on the terminal (the recommended answer is taken after
-    /// `[pipeline] answer_timeout` of silence).
+    /// Ask the interview's questions and the plan check-in on the terminal (the recommended
+    /// answer is taken after `[pipeline] answer_timeout` of silence).
     #[arg(long)]
     pub interactive: bool,
     /// An acceptance check (repeatable): a command that must fail on the pre-run code and pass at

@@ -1189,3 +1189,114 @@ fn changed_tests_need_the_reviewers_explicit_acceptance() {
         }
     }
 }
+
+const COLLEAGUE_GOAL: &str = "make greet.txt say hello to the world and add a test";
+
+/// A goal of the `colleague` shape (clarity 5–7) checks in at the plan gate unless told to
+/// proceed: unattended the recommendation (go on) is taken and recorded as assumed; with `--yes`
+/// nothing is asked.
+#[test]
+fn a_colleague_goal_checks_in_at_the_plan_gate_unless_told_to_proceed() {
+    for (extra, want) in [(None, vec!["yes/assumed"]), (Some("--yes"), vec![])] {
+        let env = TestEnv::new();
+        env.pipeline("phases = [\"plan\", \"execute\"]\ntdd = false", NO_BREAKERS);
+        let mut s = Script::new();
+        s.answer(
+            "plan-1",
+            plan(
+                "grep -q hello greet.txt",
+                false,
+                &[("write the greeting", &["greet.txt"])],
+            ),
+        )
+        .write("dev-1", &[("greet.txt", "hello world\n")]);
+        let sc = env.scenario("pipeline", &s.text_of());
+        let mut args = vec!["run", COLLEAGUE_GOAL, "--mode", "work", "--scenario", &sc];
+        args.extend(extra);
+        let r = env.pawl_env(&args, &[("PAWL_PIPELINE_SPEC_GATE", "true")]);
+        assert_eq!(r.code, 0, "{:?}: {}\n{}", extra, r.stdout, r.stderr);
+        assert_eq!(
+            env.strings(
+                "SELECT answer || '/' || category FROM clarifications WHERE question LIKE 'check-in:%'"
+            ),
+            want,
+            "{extra:?}"
+        );
+    }
+}
+
+/// On a terminal the check-in is asked there: "no: …" sends the plan back to the planner with
+/// what to change, "yes" goes on with the next one.
+#[test]
+fn a_colleague_goal_checks_in_on_the_terminal_and_a_change_goes_back_to_the_planner() {
+    use std::io::{BufRead as _, Write as _};
+    let env = TestEnv::new();
+    env.pipeline(
+        "phases = [\"plan\", \"execute\"]\ntdd = false\nanswer_timeout = \"60s\"",
+        NO_BREAKERS,
+    );
+    let one = plan(
+        "grep -q hello greet.txt",
+        false,
+        &[("write the greeting", &["greet.txt"])],
+    );
+    let mut s = Script::new();
+    s.answer("plan-1", one.clone())
+        .answer("plan-2", one)
+        .write("dev-1", &[("greet.txt", "hello world and moon\n")]);
+    let scenario = env.scenario("pipeline", &s.text_of());
+    let pawl = assert_cmd::cargo::cargo_bin("pawl");
+    let inner = format!(
+        "'{}' run '{COLLEAGUE_GOAL}' --mode work --interactive --scenario '{}'",
+        pawl.display(),
+        scenario
+    );
+    let mut child = env
+        .command("script")
+        .args(["-qfec", &inner, "/dev/null"])
+        .env("PAWL_PIPELINE_SPEC_GATE", "true")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut seen = Vec::new();
+    let mut asked = 0;
+    for line in stdout.lines() {
+        let line = line.unwrap();
+        seen.push(line.clone());
+        if line.contains("[pawl] your answer") {
+            asked += 1;
+            let reply = if asked == 1 {
+                "no: also greet the moon"
+            } else {
+                "yes"
+            };
+            writeln!(stdin, "{reply}").unwrap();
+            stdin.flush().unwrap();
+        }
+    }
+    let status = child.wait().unwrap();
+    let transcript = seen.join("\n");
+    assert_eq!(asked, 2, "{transcript}");
+    assert!(
+        transcript.contains("check-in: the plan has"),
+        "{transcript}"
+    );
+    assert_eq!(status.code(), Some(0), "{transcript}");
+    assert_eq!(
+        env.strings(
+            "SELECT answer || '/' || category FROM clarifications WHERE question LIKE 'check-in:%' ORDER BY id"
+        ),
+        ["no: also greet the moon/answered", "yes/answered"],
+        "{transcript}"
+    );
+    let second_plan = env.strings("SELECT prompt FROM iterations WHERE n = 2");
+    assert!(
+        second_plan[0]
+            .contains("the user asked for changes at the plan check-in: no: also greet the moon"),
+        "{second_plan:?}"
+    );
+}

@@ -54,6 +54,14 @@ fn flag_conflicts_are_refused_with_a_reason() {
         .is_err()
     );
     assert!(check_flags(&RunFlags { json: true, ..ok }).is_err());
+    // Work mode plans: its plan check-in is asked on the terminal.
+    assert!(
+        check_flags(&RunFlags {
+            mode: ModeArg::Work,
+            ..ok
+        })
+        .is_ok()
+    );
     assert!(
         check_flags(&RunFlags {
             mode: ModeArg::Auto,

@@ -162,3 +162,44 @@ mod tests {
         assert!(g.iter().all(|x| x.question.ends_with('?')));
     }
 }
+
+/// Whether the run checks in with the user at the plan gate: a goal of the `colleague` shape
+/// (clarity 5–7: "check in at the gates unless told to proceed") that the user did not tell to
+/// proceed (`--yes`, `[pipeline] spec_gate = false`).
+pub fn checks_in(a: &Analysis, told_to_proceed: bool) -> bool {
+    a.shape == super::Shape::Colleague && !told_to_proceed
+}
+
+/// What a reply at a check-in says: go on (an empty reply, "yes", "ok", "proceed", "go", "y"),
+/// or what to change (anything else, as the user wrote it).
+pub fn check_in_reply(reply: &str) -> Option<String> {
+    let r = reply.trim();
+    let first = r
+        .split(|c: char| !c.is_alphanumeric())
+        .next()
+        .unwrap_or("")
+        .to_lowercase();
+    let go = [
+        "", "y", "yes", "ok", "okay", "proceed", "go", "sure", "fine", "lgtm",
+    ];
+    if go.contains(&first.as_str()) {
+        None
+    } else {
+        Some(r.to_string())
+    }
+}
+
+#[cfg(test)]
+mod check_in_tests {
+    use super::check_in_reply;
+
+    #[test]
+    fn replies_are_go_or_what_to_change() {
+        for go in ["", "yes", "Yes.", "ok", "OK, go", "proceed", "y", "lgtm"] {
+            assert_eq!(check_in_reply(go), None, "{go}");
+        }
+        for change in ["no: also greet the moon", "split S1", "nope"] {
+            assert_eq!(check_in_reply(change).as_deref(), Some(change), "{change}");
+        }
+    }
+}

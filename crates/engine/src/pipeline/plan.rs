@@ -261,6 +261,21 @@ pub(crate) fn plan(ctx: &mut Ctx<'_>, consensus: bool) -> P<()> {
             }
             c
         };
+        // A `colleague` goal checks in at this gate: the user approves the plan or says what to
+        // change (the next planner session gets it); unattended the recommendation — go on —
+        // is taken and recorded as assumed.
+        let approved = match approved {
+            Consensus::Approved if ctx.check_in => match check_in(ctx, &plan)? {
+                None => Consensus::Approved,
+                Some(change) => {
+                    feedback = Some(format!(
+                        "the user asked for changes at the plan check-in: {change}"
+                    ));
+                    Consensus::Revise
+                }
+            },
+            other => other,
+        };
         match approved {
             Consensus::Approved => {
                 ctx.store.save_plan(
@@ -374,4 +389,36 @@ pub(crate) fn checkpoint_threshold(
         return t;
     }
     checkpoint_base(kind, config)
+}
+
+/// Asks the user about an approved plan; `Some(what to change)` sends it back.
+fn check_in(ctx: &mut Ctx<'_>, plan: &PlanOutput) -> P<Option<String>> {
+    let stories: Vec<String> = plan
+        .stories
+        .iter()
+        .map(|s| format!("{} {}", s.id, s.title))
+        .collect();
+    let q = pawl_core::pipeline::output::Question {
+        question: format!(
+            "check-in: the plan has {} criteria and {} stories ({}). Go on with it? (yes, or say what to change)",
+            plan.criteria.len(),
+            plan.stories.len(),
+            stories.join("; ")
+        ),
+        recommended: "yes".into(),
+        category: Some("check-in".into()),
+    };
+    let answer = ctx.answerer.answer(&q);
+    ctx.store.add_clarification(
+        &ctx.run_id,
+        &q.question,
+        &answer.text,
+        "check-in",
+        if answer.assumed {
+            "assumed"
+        } else {
+            "answered"
+        },
+    )?;
+    Ok(pawl_core::spec::gate::check_in_reply(&answer.text))
 }
