@@ -1,5 +1,7 @@
-//! Reading one fact out of a git index file: the id of the root tree in its cache-tree (`TREE`)
-//! extension, when git has marked that root valid.
+//! Reading facts out of a git index file without a process: the id of the root tree in its
+//! cache-tree (`TREE`) extension when git has marked that root valid, whether an entry hides its
+//! file from git (assume-unchanged, skip-worktree), and the tracked paths. One walk of the
+//! format ([`walk`]) serves them all.
 //!
 //! The format is git's `Documentation/gitformat-index.txt`: a header (`DIRC`, version 2–4,
 //! entry count), the entries (v2/v3 padded to 8 bytes, v4 with prefix-compressed paths), then
@@ -34,54 +36,25 @@ const ASSUME_VALID: u16 = 0x8000;
 /// Bit 14 of the extended flags word: the entry is `--skip-worktree`.
 const SKIP_WORKTREE: u16 = 0x4000;
 
-/// Whether any entry of `index` carries a bit that makes git skip reading its file
-/// (assume-unchanged or skip-worktree); `None` when the index cannot be read here.
-pub(crate) fn has_hidden_entries(index: &[u8], hash_len: usize) -> Option<bool> {
-    let mut r = Reader {
-        bytes: index,
-        at: 0,
-    };
-    if r.take(4)? != b"DIRC" {
-        return None;
-    }
-    let version = r.u32()?;
-    if !(2..=4).contains(&version) {
-        return None;
-    }
-    let entries = r.u32()?;
-    for _ in 0..entries {
-        let start = r.at;
-        r.take(STAT_LEN + hash_len)?;
-        let flags = r.u16()?;
-        if flags & ASSUME_VALID != 0 {
-            return Some(true);
-        }
-        if flags & EXTENDED != 0 {
-            if version < 3 {
-                return None;
-            }
-            if r.u16()? & SKIP_WORKTREE != 0 {
-                return Some(true);
-            }
-        }
-        if version == 4 {
-            r.varint()?;
-            r.through_nul()?;
-        } else {
-            r.through_nul()?;
-            let len = r.at - start;
-            let padded = (len + 7) & !7;
-            r.take(padded - len)?;
-        }
-    }
-    Some(false)
+/// One entry as the walk sees it: its flags, its extended flags (0 when it has none) and its
+/// whole path (v4's prefix compression undone).
+struct Entry<'p> {
+    flags: u16,
+    extended: u16,
+    path: &'p [u8],
 }
 
-/// The paths an index lists, in its order, each once (an unmerged path has up to three
-/// stages): what `git ls-files --full-name` prints from the top, read without a process.
-/// `None` when this index cannot be read here (another version, a split or sparse index, an
-/// unknown required extension, a truncated file, a path that is not UTF-8): ask git then.
-pub(crate) fn paths(index: &[u8], hash_len: usize) -> Option<Vec<String>> {
+/// An index read once: every entry handed to `each` in order (which may end the walk early with
+/// an answer), then the extensions up to the trailing checksum. `None` when this index cannot be
+/// read here: another version, a truncated file, a split or sparse index, an unknown required
+/// extension. The one place the format is walked.
+fn walk<T>(
+    index: &[u8],
+    hash_len: usize,
+    mut each: impl FnMut(&Entry<'_>) -> Option<std::ops::ControlFlow<T>>,
+    mut extension: impl FnMut(&[u8], &[u8]) -> Option<std::ops::ControlFlow<T>>,
+) -> Option<Option<T>> {
+    use std::ops::ControlFlow;
     let mut r = Reader {
         bytes: index,
         at: 0,
@@ -94,97 +67,45 @@ pub(crate) fn paths(index: &[u8], hash_len: usize) -> Option<Vec<String>> {
         return None;
     }
     let entries = usize::try_from(r.u32()?).ok()?;
-    // Each entry takes at least STAT_LEN + hash_len + 2 bytes: a count the file cannot hold
-    // is not an index (and must not size an allocation).
+    // Each entry takes at least STAT_LEN + hash_len + 2 bytes: a count the file cannot hold is
+    // not an index.
     if entries > index.len() / (STAT_LEN + hash_len + 2) {
         return None;
     }
-    let mut out: Vec<String> = Vec::with_capacity(entries);
     let mut previous: Vec<u8> = Vec::new();
     for _ in 0..entries {
         let start = r.at;
         r.take(STAT_LEN + hash_len)?;
         let flags = r.u16()?;
-        if flags & EXTENDED != 0 {
+        let extended = if flags & EXTENDED != 0 {
             if version < 3 {
                 return None;
             }
-            r.take(2)?;
-        }
-        let path: Vec<u8> = if version == 4 {
+            r.u16()?
+        } else {
+            0
+        };
+        if version == 4 {
             // The path is the previous one without its last `strip` bytes, then these.
             let strip = r.offset_varint()?;
             let keep = previous.len().checked_sub(usize::try_from(strip).ok()?)?;
-            let mut p = previous[..keep].to_vec();
-            p.extend_from_slice(r.through_nul()?);
-            p
+            previous.truncate(keep);
+            previous.extend_from_slice(r.through_nul()?);
         } else {
-            let p = r.through_nul()?.to_vec();
-            let len = r.at - start;
-            let padded = (len + 7) & !7;
-            r.take(padded - len)?;
-            p
-        };
-        if path.is_empty() {
-            return None;
-        }
-        if path != previous {
-            out.push(String::from_utf8(path.clone()).ok()?);
-        }
-        previous = path;
-    }
-    let end = index.len().checked_sub(hash_len)?;
-    let mut r = Reader {
-        bytes: index.get(..end)?,
-        at: r.at,
-    };
-    while r.at < end {
-        let signature = r.take(4)?;
-        let size = usize::try_from(r.u32()?).ok()?;
-        r.take(size)?;
-        match signature {
-            // A split index keeps entries in another file; a sparse one lists directories.
-            b"link" | b"sdir" => return None,
-            [first, ..] if !first.is_ascii_uppercase() => return None,
-            _ => {}
-        }
-    }
-    Some(out)
-}
-
-/// The root tree id of a valid cache tree in `index` (object ids of `hash_len` bytes), as hex.
-pub(crate) fn cached_root_tree(index: &[u8], hash_len: usize) -> Option<crate::TreeHash> {
-    let mut r = Reader {
-        bytes: index,
-        at: 0,
-    };
-    if r.take(4)? != b"DIRC" {
-        return None;
-    }
-    let version = r.u32()?;
-    if !(2..=4).contains(&version) {
-        return None;
-    }
-    let entries = r.u32()?;
-    for _ in 0..entries {
-        let start = r.at;
-        r.take(STAT_LEN + hash_len)?;
-        let flags = r.u16()?;
-        if flags & EXTENDED != 0 {
-            if version < 3 {
-                return None;
-            }
-            r.take(2)?;
-        }
-        if version == 4 {
-            r.varint()?;
-            r.through_nul()?;
-        } else {
-            r.through_nul()?;
+            previous.clear();
+            previous.extend_from_slice(r.through_nul()?);
             // 1 to 8 NULs in all, so that the entry's length is a multiple of 8.
             let len = r.at - start;
             let padded = (len + 7) & !7;
             r.take(padded - len)?;
+        }
+        let entry = Entry {
+            flags,
+            extended,
+            path: &previous,
+        };
+        if let ControlFlow::Break(t) = each(&entry)? {
+            return Some(Some(t));
         }
     }
     // The extensions end where the trailing checksum begins.
@@ -198,17 +119,81 @@ pub(crate) fn cached_root_tree(index: &[u8], hash_len: usize) -> Option<crate::T
         let size = usize::try_from(r.u32()?).ok()?;
         let data = r.take(size)?;
         match signature {
-            b"TREE" => return root_of_tree_extension(data, hash_len),
-            // A split index keeps entries elsewhere, a sparse one has directory entries: the
-            // cache tree's meaning is subtler there; let git answer.
+            // A split index keeps entries in another file, a sparse one lists directories: let
+            // git answer.
             b"link" | b"sdir" => return None,
             // An upper-case first letter means optional; an unknown required one means we do
             // not understand this index.
             [first, ..] if !first.is_ascii_uppercase() => return None,
             _ => {}
         }
+        if let ControlFlow::Break(t) = extension(signature, data)? {
+            return Some(Some(t));
+        }
     }
-    None
+    Some(None)
+}
+
+/// Whether any entry of `index` carries a bit that makes git skip reading its file
+/// (assume-unchanged or skip-worktree); `None` when the index cannot be read here.
+pub(crate) fn has_hidden_entries(index: &[u8], hash_len: usize) -> Option<bool> {
+    use std::ops::ControlFlow;
+    let found = walk(
+        index,
+        hash_len,
+        |e| {
+            let hidden = e.flags & ASSUME_VALID != 0 || e.extended & SKIP_WORKTREE != 0;
+            Some(if hidden {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            })
+        },
+        |_, _| Some(ControlFlow::Continue(())),
+    )?;
+    Some(found.is_some())
+}
+
+/// The paths an index lists, in its order, each once (an unmerged path has up to three
+/// stages): what `git ls-files --full-name` prints from the top, read without a process.
+/// `None` when this index cannot be read here (see [`walk`]) or holds a path that is empty or
+/// not UTF-8: ask git then.
+pub(crate) fn paths(index: &[u8], hash_len: usize) -> Option<Vec<String>> {
+    use std::ops::ControlFlow;
+    let mut out: Vec<String> = Vec::with_capacity(entry_count(index).unwrap_or(0).min(1 << 20));
+    walk::<()>(
+        index,
+        hash_len,
+        |e| {
+            if e.path.is_empty() {
+                return None;
+            }
+            if out.last().map(String::as_bytes) != Some(e.path) {
+                out.push(String::from_utf8(e.path.to_vec()).ok()?);
+            }
+            Some(ControlFlow::Continue(()))
+        },
+        |_, _| Some(ControlFlow::Continue(())),
+    )?;
+    Some(out)
+}
+
+/// The root tree id of a valid cache tree in `index` (object ids of `hash_len` bytes), as hex.
+pub(crate) fn cached_root_tree(index: &[u8], hash_len: usize) -> Option<crate::TreeHash> {
+    use std::ops::ControlFlow;
+    walk(
+        index,
+        hash_len,
+        |_| Some(ControlFlow::Continue(())),
+        |signature, data| {
+            Some(if signature == b"TREE" {
+                ControlFlow::Break(root_of_tree_extension(data, hash_len))
+            } else {
+                ControlFlow::Continue(())
+            })
+        },
+    )?
+    .flatten()
 }
 
 /// The first record of `TREE` is the root: `"" NUL <entry count> SP <subtrees> LF <oid>`, where
@@ -287,17 +272,6 @@ impl<'a> Reader<'a> {
             value = value.checked_add(1)?.checked_shl(7)? | u64::from(b & 0x7f);
         }
         (b & 0x80 == 0).then_some(value)
-    }
-
-    /// git's offset varint (v4 path prefix lengths); only its extent matters here.
-    fn varint(&mut self) -> Option<()> {
-        for _ in 0..10 {
-            let b = self.take(1)?[0];
-            if b & 0x80 == 0 {
-                return Some(());
-            }
-        }
-        None
     }
 }
 
