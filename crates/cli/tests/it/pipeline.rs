@@ -991,7 +991,6 @@ fn auto_says_which_mode_it_chose_and_simple_is_one_execute_phase() {
 /// reaches that question (regression: the silent question's reader used to swallow it).
 #[test]
 fn interactive_interview_asks_on_the_terminal() {
-    use std::io::{BufRead as _, Write as _};
     let env = TestEnv::new();
     env.pipeline(
         "phases = [\"interview\", \"plan\", \"execute\"]\nanswer_timeout = \"2s\"",
@@ -1017,49 +1016,26 @@ fn interactive_interview_asks_on_the_terminal() {
     .text("arch-1", "Looks fine.")
     .text("arch-2", "Still fine.");
     let scenario = env.scenario("pipeline", &s.text_of());
-    let pawl = assert_cmd::cargo::cargo_bin("pawl");
-    let inner = format!(
-        "'{}' run 'write a friendly greeting' --mode qa --interactive --scenario '{}'",
-        pawl.display(),
-        scenario
+    let (code, transcript, asked) = on_a_terminal(
+        &env,
+        &format!("run 'write a friendly greeting' --mode qa --interactive --scenario '{scenario}'"),
+        &[],
+        |n| match n {
+            1 => Some("postgres"),
+            // The second question gets silence: the recommendation after 2 s.
+            2 => None,
+            // The third is answered only after the silent one timed out.
+            3 => Some("yes, keep it"),
+            _ => None,
+        },
     );
-    let mut child = env
-        .command("script")
-        .args(["-qfec", &inner, "/dev/null"])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let stdout = std::io::BufReader::new(child.stdout.take().unwrap());
-    let mut seen = Vec::new();
-    let mut asked = 0;
-    for line in stdout.lines() {
-        let line = line.unwrap();
-        seen.push(line.clone());
-        if line.contains("[pawl] your answer") {
-            asked += 1;
-            match asked {
-                1 => writeln!(stdin, "postgres").unwrap(),
-                // The second question gets silence: the recommendation after 2 s.
-                2 => {}
-                // The third is answered only after the silent one timed out.
-                3 => writeln!(stdin, "yes, keep it").unwrap(),
-                _ => {}
-            }
-            stdin.flush().unwrap();
-        }
-    }
-    let status = child.wait().unwrap();
-    let transcript = seen.join("\n");
     assert_eq!(asked, 3, "{transcript}");
     assert!(
         transcript.contains("[pawl] question: Which database?"),
         "{transcript}"
     );
     // The run itself then stops on the architect's malformed answers (exit 4).
-    assert_eq!(status.code(), Some(4), "{transcript}");
+    assert_eq!(code, Some(4), "{transcript}");
     assert_eq!(
         env.strings("SELECT answer || '/' || category FROM clarifications ORDER BY id"),
         ["postgres/answered", "8080/assumed", "yes, keep it/answered"],
@@ -1229,7 +1205,6 @@ fn a_colleague_goal_checks_in_at_the_plan_gate_unless_told_to_proceed() {
 /// what to change, "yes" goes on with the next one.
 #[test]
 fn a_colleague_goal_checks_in_on_the_terminal_and_a_change_goes_back_to_the_planner() {
-    use std::io::{BufRead as _, Write as _};
     let env = TestEnv::new();
     env.pipeline(
         "phases = [\"plan\", \"execute\"]\ntdd = false\nanswer_timeout = \"60s\"",
@@ -1245,47 +1220,24 @@ fn a_colleague_goal_checks_in_on_the_terminal_and_a_change_goes_back_to_the_plan
         .answer("plan-2", one)
         .write("dev-1", &[("greet.txt", "hello world and moon\n")]);
     let scenario = env.scenario("pipeline", &s.text_of());
-    let pawl = assert_cmd::cargo::cargo_bin("pawl");
-    let inner = format!(
-        "'{}' run '{COLLEAGUE_GOAL}' --mode work --interactive --scenario '{}'",
-        pawl.display(),
-        scenario
-    );
-    let mut child = env
-        .command("script")
-        .args(["-qfec", &inner, "/dev/null"])
-        .env("PAWL_PIPELINE_SPEC_GATE", "true")
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let stdout = std::io::BufReader::new(child.stdout.take().unwrap());
-    let mut seen = Vec::new();
-    let mut asked = 0;
-    for line in stdout.lines() {
-        let line = line.unwrap();
-        seen.push(line.clone());
-        if line.contains("[pawl] your answer") {
-            asked += 1;
-            let reply = if asked == 1 {
+    let (code, transcript, asked) = on_a_terminal(
+        &env,
+        &format!("run '{COLLEAGUE_GOAL}' --mode work --interactive --scenario '{scenario}'"),
+        &[("PAWL_PIPELINE_SPEC_GATE", "true")],
+        |n| {
+            Some(if n == 1 {
                 "no: also greet the moon"
             } else {
                 "yes"
-            };
-            writeln!(stdin, "{reply}").unwrap();
-            stdin.flush().unwrap();
-        }
-    }
-    let status = child.wait().unwrap();
-    let transcript = seen.join("\n");
+            })
+        },
+    );
     assert_eq!(asked, 2, "{transcript}");
     assert!(
         transcript.contains("check-in: the plan has"),
         "{transcript}"
     );
-    assert_eq!(status.code(), Some(0), "{transcript}");
+    assert_eq!(code, Some(0), "{transcript}");
     assert_eq!(
         env.strings(
             "SELECT answer || '/' || category FROM clarifications WHERE question LIKE 'check-in:%' ORDER BY id"
@@ -1299,4 +1251,44 @@ fn a_colleague_goal_checks_in_on_the_terminal_and_a_change_goes_back_to_the_plan
             .contains("the user asked for changes at the plan check-in: no: also greet the moon"),
         "{second_plan:?}"
     );
+}
+
+/// Runs `pawl <args>` on a real terminal (a pty from `script`) with `vars` on top of the test's
+/// environment; at each "[pawl] your answer" prompt `reply(n)` (1-based) is typed, or nothing.
+/// Returns the exit code, the transcript and how many times pawl asked.
+fn on_a_terminal(
+    env: &TestEnv,
+    args: &str,
+    vars: &[(&str, &str)],
+    mut reply: impl FnMut(usize) -> Option<&'static str>,
+) -> (Option<i32>, String, usize) {
+    use std::io::{BufRead as _, Write as _};
+    let pawl = assert_cmd::cargo::cargo_bin("pawl");
+    let inner = format!("'{}' {args}", pawl.display());
+    let mut cmd = env.command("script");
+    cmd.args(["-qfec", &inner, "/dev/null"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    for (k, v) in vars {
+        cmd.env(k, v);
+    }
+    let mut child = cmd.spawn().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut seen = Vec::new();
+    let mut asked = 0;
+    for line in stdout.lines() {
+        let line = line.unwrap();
+        seen.push(line.clone());
+        if line.contains("[pawl] your answer") {
+            asked += 1;
+            if let Some(text) = reply(asked) {
+                writeln!(stdin, "{text}").unwrap();
+                stdin.flush().unwrap();
+            }
+        }
+    }
+    let status = child.wait().unwrap();
+    (status.code(), seen.join("\n"), asked)
 }
