@@ -118,7 +118,7 @@ pub enum Command {
     /// The daemon: every repository's runs as an API, live events and a dashboard (loopback,
     /// token, one per user).
     Serve(ServeArgs),
-    /// A new one-time link to the running `pawl serve` dashboard.
+    /// Open the running `pawl serve` dashboard in the browser (a new one-time link).
     Dashboard(DashboardArgs),
     /// Run pawl on an embedded example project (no network, no credentials).
     Demo(DemoArgs),

@@ -69,7 +69,7 @@ pub fn dispatch_anywhere(cli: &Cli) -> Option<CliResult<ExitCode>> {
         Command::Schema(args) => Some(schema::run(args)),
         // The daemon serves every repository: it starts anywhere.
         Command::Serve(args) => Some(serve::run(args, cli.dir.as_deref(), cli.json)),
-        Command::Dashboard(_) => Some(serve::dashboard(cli.json)),
+        Command::Dashboard(args) => Some(serve::dashboard(args, cli.json)),
         _ => None,
     }
 }
@@ -97,7 +97,7 @@ pub fn dispatch(ctx: &mut Ctx, command: Command) -> CliResult<ExitCode> {
         Command::Man(args) => man::run(&args, ctx.json),
         Command::Schema(args) => schema::run(&args),
         Command::Serve(args) => serve::run(&args, Some(&ctx.root), ctx.json),
-        Command::Dashboard(_) => serve::dashboard(ctx.json),
+        Command::Dashboard(args) => serve::dashboard(&args, ctx.json),
         Command::Demo(args) => demo::run(&args, ctx.json),
         Command::Replay(args) => replay::run(ctx, &args),
         Command::Story(cmd) => story::run(ctx, cmd),

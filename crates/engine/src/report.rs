@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use pawl_core::EventKind;
 use pawl_core::StopReason;
 use pawl_core::model::{CriterionStatus, VerifyKind};
-use pawl_core::record::{Criterion, Iteration, Story};
+use pawl_core::record::{Criterion, Iteration, Run, Story};
 use pawl_store::Store;
 use serde::Serialize;
 
@@ -361,7 +361,12 @@ pub fn pr_allowed(report: &Report) -> Result<(), String> {
 }
 
 pub fn verdict_of(store: &Store, run_id: &str) -> Result<(Verdict, String), EngineError> {
-    let run = store.run(run_id)?;
+    verdict_for(store, &store.run(run_id)?)
+}
+
+/// [`verdict_of`] for a run already read (listings read every run once, not twice).
+pub fn verdict_for(store: &Store, run: &Run) -> Result<(Verdict, String), EngineError> {
+    let run_id = run.id.as_str();
     let criteria: Vec<CriterionLine> = store
         .criteria(run_id)?
         .into_iter()

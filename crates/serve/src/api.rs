@@ -170,7 +170,7 @@ fn verdict(state: &AppState, repo: &Repo, store: &Store, run: &Run) -> (Value, S
     {
         return (v.clone(), why.clone());
     }
-    let (v, why) = match pawl_engine::report::verdict_of(store, &run.id) {
+    let (v, why) = match pawl_engine::report::verdict_for(store, run) {
         Ok((v, why)) => (serde_json::to_value(v).unwrap_or(Value::Null), why),
         Err(e) => (Value::Null, e.to_string()),
     };
@@ -332,7 +332,10 @@ pub async fn list_runs(State(state): State<AppState>, Q(q): Q<RunsQuery>) -> Api
     let limit = q.limit.unwrap_or(100).clamp(1, 1000) as usize;
     let offset = q.offset.unwrap_or(0) as usize;
     blocking(move || {
-        let mut all: Vec<(i64, Value)> = Vec::new();
+        // Filtered on what the rows hold; the summaries (verdicts, stalls) are made for the
+        // page only, or for every candidate when the filter asks for them.
+        let mut served = Vec::new();
+        let mut all: Vec<(i64, usize, pawl_store::RunHistory)> = Vec::new();
         for repo in state.repos.list() {
             if let Some(want) = &q.repo
                 && *want != repo.id
@@ -351,33 +354,33 @@ pub async fn list_runs(State(state): State<AppState>, Q(q): Q<RunsQuery>) -> Api
                 {
                     continue;
                 }
-                let v = run_summary(&state, &repo, &store, &h.run, &h.spent);
-                if q.status.as_deref() == Some("stalled") && v["stalled"] != Value::Bool(true) {
+                if q.status.as_deref() == Some("stalled") && stall_of(&store, &h.run).is_none() {
                     continue;
                 }
-                if let Some(want) = &q.verdict
-                    && !v["verdict"].as_str().is_some_and(|s| s.eq_ignore_ascii_case(want))
-                {
-                    continue;
+                if let Some(want) = &q.verdict {
+                    let (v, _) = verdict(&state, &repo, &store, &h.run);
+                    if !v.as_str().is_some_and(|s| s.eq_ignore_ascii_case(want)) {
+                        continue;
+                    }
                 }
-                all.push((h.run.created_at, v));
+                all.push((h.run.created_at, served.len(), h));
             }
+            served.push((repo, store));
         }
         all.sort_by_key(|b| std::cmp::Reverse(b.0));
         let total = all.len();
         let mut by_day: BTreeMap<String, (u32, f64, u64)> = BTreeMap::new();
         let mut by_repo: BTreeMap<String, (u32, f64, u64)> = BTreeMap::new();
-        for (created, v) in &all {
+        for (created, at, h) in &all {
             let day = jiff::Timestamp::from_millisecond(*created)
                 .map(|t| t.strftime("%Y-%m-%d").to_string())
                 .unwrap_or_default();
-            let usd = v["cost_usd"].as_f64().unwrap_or(0.0);
-            let tokens = v["tokens"].as_u64().unwrap_or(0);
-            for (map, k) in [(&mut by_day, day), (&mut by_repo, v["repo"]["name"].as_str().unwrap_or_default().to_string())] {
+            let repo = served[*at].0.name().to_string();
+            for (map, k) in [(&mut by_day, day), (&mut by_repo, repo)] {
                 let e = map.entry(k).or_default();
                 e.0 += 1;
-                e.1 += usd;
-                e.2 += tokens;
+                e.1 += h.spent.usd;
+                e.2 += h.spent.tokens;
             }
         }
         let totals = |m: BTreeMap<String, (u32, f64, u64)>, key: &str| -> Vec<Value> {
@@ -385,7 +388,15 @@ pub async fn list_runs(State(state): State<AppState>, Q(q): Q<RunsQuery>) -> Api
                 .map(|(k, (runs, usd, tokens))| json!({key: k, "runs": runs, "cost_usd": usd, "tokens": tokens}))
                 .collect()
         };
-        let page: Vec<Value> = all.into_iter().skip(offset).take(limit).map(|(_, v)| v).collect();
+        let page: Vec<Value> = all
+            .iter()
+            .skip(offset)
+            .take(limit)
+            .map(|(_, at, h)| {
+                let (repo, store) = &served[*at];
+                run_summary(&state, repo, store, &h.run, &h.spent)
+            })
+            .collect();
         let next = (offset + page.len() < total).then_some(offset + page.len());
         Ok(Json(json!({
             "runs": page,

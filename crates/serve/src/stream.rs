@@ -35,6 +35,8 @@ use crate::repos::Repo;
 pub struct Posted {
     pub repo: String,
     pub event: Event,
+    /// The SSE data of the event, made once for every client that follows it.
+    pub data: String,
 }
 
 const PAGE: usize = 500;
@@ -80,9 +82,11 @@ pub fn spawn_watcher(
                     let n = batch.len();
                     for event in batch {
                         *cursor = event.seq;
+                        let data = sse_data(&repo.id, &event);
                         let _ = state.bus.send(Arc::new(Posted {
                             repo: repo.id.clone(),
                             event,
+                            data,
                         }));
                     }
                     if n < PAGE {
@@ -156,11 +160,20 @@ fn watch_runs(
     }
 }
 
-fn sse_event(repo: &str, e: &Event, id: String) -> SseEvent {
-    let data = serde_json::json!({
+fn sse_data(repo: &str, e: &Event) -> String {
+    serde_json::json!({
         "id": e.seq, "repo": repo, "run_id": e.run_id, "at": e.at, "kind": e.kind, "data": e.data,
-    });
-    SseEvent::default().id(id).data(data.to_string())
+    })
+    .to_string()
+}
+
+fn sse_event(repo: &str, e: &Event, id: String) -> SseEvent {
+    SseEvent::default().id(id).data(sse_data(repo, e))
+}
+
+/// A followed event, from the data made once for every client.
+fn posted_event(p: &Posted, id: String) -> SseEvent {
+    SseEvent::default().id(id).data(&p.data)
 }
 
 fn last_event_id(headers: &HeaderMap) -> Option<String> {
@@ -262,7 +275,7 @@ pub async fn run_stream(
                     Ok(p) => {
                         if p.repo == repo.id && p.event.run_id.as_deref() == Some(id.as_str()) && p.event.seq > last {
                             last = p.event.seq;
-                            if tx.send(Ok(sse_event(&p.repo, &p.event, last.to_string()))).await.is_err() {
+                            if tx.send(Ok(posted_event(&p, last.to_string()))).await.is_err() {
                                 return;
                             }
                         }
@@ -409,7 +422,7 @@ pub async fn all_stream(
                         let at = cursor.get(&p.repo).copied().unwrap_or(0);
                         if p.event.seq > at {
                             cursor.insert(p.repo.clone(), p.event.seq);
-                            if tx.send(Ok(sse_event(&p.repo, &p.event, encode(&cursor)))).await.is_err() {
+                            if tx.send(Ok(posted_event(&p, encode(&cursor)))).await.is_err() {
                                 return;
                             }
                         }

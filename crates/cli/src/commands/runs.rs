@@ -78,7 +78,7 @@ pub fn run(ctx: &mut Ctx, args: &RunsArgs) -> CliResult<ExitCode> {
         let verdict = if open {
             None
         } else {
-            let (v, _) = pawl_engine::report::verdict_of(&store, &run.id)?;
+            let (v, _) = pawl_engine::report::verdict_for(&store, &run)?;
             serde_json::to_value(v)
                 .ok()
                 .and_then(|v| v.as_str().map(str::to_owned))

@@ -32,13 +32,18 @@ pub struct ServeArgs {
     /// Register a repository with the daemon (it need not be running).
     #[arg(long, value_name = "DIR")]
     pub add: Vec<PathBuf>,
-    /// POST a JSON notice here when a run ends, stalls or waits (overrides `[notify] webhook`).
+    /// POST every repository's notices here (a run ended, stalled or waits on you); without it,
+    /// each run's repository's own `[notify] webhook`.
     #[arg(long, value_name = "URL")]
     pub webhook: Option<String>,
 }
 
 #[derive(Debug, Args)]
-pub struct DashboardArgs {}
+pub struct DashboardArgs {
+    /// Print the link instead of opening it in the browser.
+    #[arg(long)]
+    pub print: bool,
+}
 
 /// The checked request: the daemon's options and the repositories to add.
 struct Plan {
@@ -76,7 +81,6 @@ fn plan(args: &ServeArgs, dir: Option<&std::path::Path>) -> CliResult<Plan> {
     options.port = args.port;
     options.public = args.public;
     options.allow_hosts = args.allow_host.clone();
-    // `[notify]` of the repository pawl serve starts in (or the defaults, and PAWL_NOTIFY_*).
     let cwd = match dir {
         Some(d) => d.to_path_buf(),
         None => {
@@ -85,18 +89,18 @@ fn plan(args: &ServeArgs, dir: Option<&std::path::Path>) -> CliResult<Plan> {
     };
     let root = crate::ctx::find_repo_root(&cwd).unwrap_or(cwd);
     refuse_inside_step(&root)?;
-    let config = crate::ctx::Ctx::at(root).config(&[])?.config.notify;
-    let webhook = args.webhook.clone().unwrap_or(config.webhook);
-    if !webhook.is_empty() && !webhook.starts_with("http://") {
+    // Notices follow the `[notify]` of each run's own repository (pawl_serve::notify);
+    // `--webhook` sends every repository's to one place.
+    if let Some(webhook) = &args.webhook
+        && !webhook.starts_with("http://")
+    {
         return Err(CliError::Usage(format!(
             "the webhook must be a plain http:// URL (pawl sends no TLS), got `{webhook}`"
         )));
     }
-    options.notify.webhook = (!webhook.is_empty()).then_some(webhook);
-    if config.desktop {
-        options.notify.desktop =
-            std::env::var_os("PATH").and_then(|p| crate::project::which("notify-send", &p));
-    }
+    options.notify.webhook = args.webhook.clone().filter(|w| !w.is_empty());
+    options.notify.desktop =
+        std::env::var_os("PATH").and_then(|p| crate::project::which("notify-send", &p));
     Ok(Plan { options, add })
 }
 
@@ -186,7 +190,7 @@ fn refuse_inside_step(root: &std::path::Path) -> CliResult {
     Ok(())
 }
 
-pub fn dashboard(json: bool) -> CliResult<ExitCode> {
+pub fn dashboard(args: &DashboardArgs, json: bool) -> CliResult<ExitCode> {
     if let Some(root) = std::env::current_dir()
         .ok()
         .and_then(|d| crate::ctx::find_repo_root(&d))
@@ -199,8 +203,61 @@ pub fn dashboard(json: bool) -> CliResult<ExitCode> {
     let link = pawl_serve::dashboard_link(&state).map_err(|e| CliError::Failed(e.to_string()))?;
     if json {
         line(&serde_json::json!({"dashboard": link}).to_string())?;
-    } else {
-        line(&format!("{link}\n(opens once)"))?;
+        return Ok(ExitCode::Done);
     }
+    if !args.print {
+        match browser() {
+            Some(program) => {
+                let opened = pawl_process::Command::new(&program)
+                    .arg(&link)
+                    .timeout(std::time::Duration::from_secs(20))
+                    .run();
+                if opened.as_ref().is_ok_and(|o| o.success()) {
+                    line(&format!(
+                        "Opened the dashboard in your browser ({}).",
+                        program.display()
+                    ))?;
+                    return Ok(ExitCode::Done);
+                }
+                line(&format!(
+                    "{} could not open the dashboard; open this link yourself:",
+                    program.display()
+                ))?;
+            }
+            None => line("No browser to open it with (set BROWSER); open this link yourself:")?,
+        }
+    }
+    line(&format!("{link}\n(opens once)"))?;
     Ok(ExitCode::Done)
+}
+
+/// The program that opens a link in the user's browser: `$BROWSER` (its first entry), else
+/// the desktop's opener when there is a desktop (`xdg-open`; `open` on macOS).
+fn browser() -> Option<PathBuf> {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    if let Some(b) = std::env::var_os("BROWSER").filter(|b| !b.is_empty()) {
+        let first = b
+            .to_string_lossy()
+            .split(':')
+            .next()
+            .unwrap_or_default()
+            .to_string();
+        let p = PathBuf::from(&first);
+        return if p.is_absolute() {
+            Some(p)
+        } else {
+            crate::project::which(&first, &path)
+        };
+    }
+    if cfg!(target_os = "macos") {
+        return crate::project::which("open", &path);
+    }
+    let desktop = ["DISPLAY", "WAYLAND_DISPLAY"]
+        .iter()
+        .any(|v| std::env::var_os(v).is_some_and(|v| !v.is_empty()));
+    if desktop {
+        crate::project::which("xdg-open", &path)
+    } else {
+        None
+    }
 }

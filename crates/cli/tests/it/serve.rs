@@ -198,6 +198,38 @@ fn serve_prints_its_ready_line_once_per_user_and_follows_added_repositories() {
     let link: Value = serde_json::from_str(link.stdout.trim()).unwrap();
     assert!(link["dashboard"].as_str().unwrap().starts_with(d.url()));
 
+    // Without --json, `pawl dashboard` opens the link with the user's browser ($BROWSER here: a
+    // stand-in that records what it was given).
+    let opened = env.dir.path().join("opened");
+    let browser = env.dir.path().join("browser.sh");
+    std::fs::write(
+        &browser,
+        format!("#!/bin/sh\nprintf '%s' \"$1\" > '{}'\n", opened.display()),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::set_permissions(&browser, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let out = env.pawl_env(&["dashboard"], &[("BROWSER", browser.to_str().unwrap())]);
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    assert!(
+        out.stdout.contains("Opened the dashboard"),
+        "{}",
+        out.stdout
+    );
+    let link = std::fs::read_to_string(&opened).unwrap();
+    assert!(
+        link.starts_with(d.url()) && link.contains("/auth?code="),
+        "{link}"
+    );
+    // --print: the link on stdout, nothing opened.
+    std::fs::remove_file(&opened).unwrap();
+    let out = env.pawl_env(
+        &["dashboard", "--print"],
+        &[("BROWSER", browser.to_str().unwrap())],
+    );
+    assert!(out.stdout.contains("/auth?code="), "{}", out.stdout);
+    assert!(!opened.exists());
+
     // Not loopback without --public: a usage error before anything starts.
     let public = env.pawl(&["serve", "--bind", "0.0.0.0", "--port", "0"]);
     assert_eq!(public.code, 2, "{}", public.stderr);

@@ -162,6 +162,52 @@ fn the_webhook_hears_a_stall_a_wait_and_an_end() {
     assert!(n["message"].as_str().unwrap().contains("cancelled"), "{n}");
 }
 
+/// Each run's notices go where its own repository's `[notify]` says, not where the repository
+/// the daemon started in says.
+#[test]
+fn each_repository_notifies_through_its_own_webhook() {
+    let (url_a, rx_a) = receiver();
+    let (url_b, rx_b) = receiver();
+    let d = start();
+    let other = tempfile::tempdir().unwrap();
+    let mut store_b = support::make_repo(other.path());
+    for (root, url) in [
+        (d.repo_path(), &url_a),
+        (other.path().to_path_buf(), &url_b),
+    ] {
+        std::fs::write(
+            root.join("pawl.toml"),
+            format!("[notify]\nwebhook = \"{url}\"\ndesktop = false\n"),
+        )
+        .unwrap();
+    }
+    pawl_serve::registry::register(d.state.path(), other.path()).unwrap();
+    wait_for("the second repository to be served", || {
+        d.get("/api/v1/repos").json()["repos"]
+            .as_array()
+            .is_some_and(|r| r.len() == 2)
+    });
+
+    let mut settings = RunSettings::default();
+    settings.stall.idle_timeout = Dur(Duration::from_secs(1));
+    let mut store_a = d.store();
+    for (store, rx) in [(&mut store_a, &rx_a), (&mut store_b, &rx_b)] {
+        let run = support::new_run_with(store, "goal", settings.clone());
+        // Seen stalled (so the monitor knows it), then ended: both told to its repository's.
+        for kind in ["stalled", "ended"] {
+            if kind == "ended" {
+                store.cancel_run(&run.id).unwrap();
+            }
+            let n = next_notice(rx);
+            assert_eq!(n["kind"], kind, "{n}");
+            assert_eq!(n["run"], run.id.as_str(), "{n}");
+        }
+    }
+
+    // Neither receiver heard the other repository's run.
+    assert!(rx_a.try_recv().is_err() && rx_b.try_recv().is_err());
+}
+
 #[test]
 fn a_busy_run_is_not_stalled() {
     let d = start();
