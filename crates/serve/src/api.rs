@@ -182,20 +182,6 @@ fn verdict(state: &AppState, repo: &Repo, store: &Store, run: &Run) -> (Value, S
     (v, why)
 }
 
-/// Fills the verdict cache for every served run that ended.
-pub fn warm_verdicts(state: &AppState) {
-    for repo in state.repos.list() {
-        let Ok(Some(store)) = state.repos.open(&repo) else {
-            continue;
-        };
-        for run in store.runs().unwrap_or_default() {
-            if run.status.is_terminal() {
-                verdict(state, &repo, &store, &run);
-            }
-        }
-    }
-}
-
 fn repo_json(repo: &Repo) -> Value {
     json!({"id": repo.id, "name": repo.name(), "root": repo.root.display().to_string()})
 }

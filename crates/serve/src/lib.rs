@@ -207,10 +207,6 @@ impl Server {
             self.options.notify.clone(),
             stop.clone(),
         );
-        // The verdicts of runs that ended never change: computed once, in the background, so
-        // that the first listing is as fast as the next.
-        let warm = self.state.clone();
-        tokio::task::spawn_blocking(move || api::warm_verdicts(&warm));
         let app = router(self.state.clone());
         let served = axum::serve(self.listener, app)
             .with_graceful_shutdown(shutdown)

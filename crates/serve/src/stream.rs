@@ -54,6 +54,9 @@ pub fn spawn_watcher(
         let mut seen: HashMap<(String, String), Seen> = HashMap::new();
         let mut first = true;
         let mut last_monitor: Option<Instant> = None;
+        // Repositories with new events since the monitor's last pass (a run's status changes
+        // with an event): only those need every run looked at again.
+        let mut changed: std::collections::HashSet<String> = std::collections::HashSet::new();
         while !stop.load(Ordering::SeqCst) {
             for repo in state.repos.list() {
                 if !stores.contains_key(&repo.id) {
@@ -69,6 +72,7 @@ pub fn spawn_watcher(
                     };
                     cursors.insert(repo.id.clone(), start);
                     stores.insert(repo.id.clone(), (repo.clone(), store));
+                    changed.insert(repo.id.clone());
                 }
                 let (Some((_, store)), Some(cursor)) =
                     (stores.get(&repo.id), cursors.get_mut(&repo.id))
@@ -80,6 +84,9 @@ pub fn spawn_watcher(
                         break;
                     };
                     let n = batch.len();
+                    if n > 0 {
+                        changed.insert(repo.id.clone());
+                    }
                     for event in batch {
                         *cursor = event.seq;
                         let data = sse_data(&repo.id, &event);
@@ -97,22 +104,34 @@ pub fn spawn_watcher(
             first = false;
             if last_monitor.is_none_or(|t| t.elapsed() >= Duration::from_secs(1)) {
                 last_monitor = Some(Instant::now());
-                watch_runs(&stores, &mut seen, &notify);
+                watch_runs(&stores, &changed, &mut seen, &notify);
+                changed.clear();
             }
             std::thread::sleep(poll);
         }
     })
 }
 
-/// The monitor's pass: every run's state against the last look, a notice for each change.
+/// The monitor's pass: every run's state against the last look, a notice for each change. A
+/// repository with new events has all its runs looked at; the others only their open runs
+/// (time alone can stall them).
 fn watch_runs(
     stores: &HashMap<String, (Repo, Store)>,
+    changed: &std::collections::HashSet<String>,
     seen: &mut HashMap<(String, String), Seen>,
     notify: &Notify,
 ) {
     let now = jiff::Timestamp::now().as_millisecond();
     for (repo, store) in stores.values() {
-        let Ok(runs) = store.runs() else { continue };
+        let runs = if changed.contains(&repo.id) {
+            let Ok(runs) = store.runs() else { continue };
+            runs
+        } else {
+            seen.iter()
+                .filter(|((r, _), s)| *r == repo.id && !s.status.is_terminal())
+                .filter_map(|((_, id), _)| store.run(id).ok())
+                .collect()
+        };
         for run in runs {
             let key = (repo.id.clone(), run.id.clone());
             let before = seen.get(&key).copied();
