@@ -35,6 +35,7 @@ mod context;
 mod decision;
 mod glob;
 mod input;
+mod lang;
 mod paths;
 mod policy;
 mod rules;
