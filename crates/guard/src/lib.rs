@@ -38,6 +38,7 @@ mod input;
 mod lang;
 mod paths;
 mod policy;
+mod registry;
 mod rules;
 mod scripts;
 mod walk;

@@ -10,9 +10,6 @@ use crate::rules::{self, Spec};
 use crate::walk::{Cmd, Frame, Shell, Stdin, Walker, WriteMode};
 use crate::words::Arg;
 
-/// Shells a `make SHELL=...` may name.
-const KNOWN_SHELLS: &[&str] = &["sh", "bash", "dash", "zsh", "ksh"];
-
 /// Whether `given` (an option name without its dashes) is an abbreviation
 /// of `full` at least `min` characters long, as getopt_long accepts.
 fn abbrev(given: &str, full: &str, min: usize) -> bool {
@@ -1095,7 +1092,8 @@ impl Walker<'_> {
                 if matches!(name, "SHELL" | ".SHELLFLAGS" | "MAKESHELL") {
                     let ok = name != ".SHELLFLAGS"
                         && arg.known
-                        && KNOWN_SHELLS.contains(&value.rsplit('/').next().unwrap_or(value))
+                        && crate::registry::POSIX_SHELLS
+                            .contains(&value.rsplit('/').next().unwrap_or(value))
                         && !value.contains(char::is_whitespace);
                     if !ok {
                         self.deny(
