@@ -304,6 +304,8 @@ pub(crate) enum Family {
     Forge,
     /// pawl itself.
     Pawl,
+    /// An archiver (`rules/archive.rs`): what it runs, removes and extracts.
+    Archiver,
     /// Not in the registry yet: judged by name by the rules.
     Other,
 }
@@ -321,6 +323,7 @@ pub(crate) fn family(base: &str) -> Family {
         _ if base.len() > 4 && base.starts_with("git-") => Family::Git,
         "gh" | "glab" | "hub" | "hg" | "svn" => Family::Forge,
         "pawl" => Family::Pawl,
+        _ if crate::rules::archive::ARCHIVERS.contains(&base) => Family::Archiver,
         _ => Family::Other,
     }
 }

@@ -8,6 +8,7 @@
 //! (current directory, branch) and hand payloads back to it (a git alias
 //! that runs `!sh`, a `python -c` string that runs `git push`).
 
+pub(crate) mod archive;
 pub(crate) mod exec;
 pub(crate) mod fs;
 pub(crate) mod git;
@@ -141,6 +142,35 @@ pub(crate) fn short_cluster(
             name: format!("-{c}"),
             value: None,
         });
+    }
+}
+
+/// Whether `given` (an option name without its dashes) is an abbreviation
+/// of `full` at least `min` characters long, as getopt_long accepts.
+pub(crate) fn abbrev(given: &str, full: &str, min: usize) -> bool {
+    given.len() >= min && full.starts_with(given)
+}
+
+/// A long option `--name=value` or `--name value` matched by abbreviation:
+/// its value and how many arguments it used.
+pub(crate) fn long_value<'a>(
+    args: &'a [Arg],
+    index: usize,
+    full: &str,
+    min: usize,
+) -> Option<(Option<&'a Arg>, usize, Option<String>)> {
+    let text = args[index].exact()?;
+    let long = text.strip_prefix("--")?;
+    let (name, inline) = match long.split_once('=') {
+        Some((n, v)) => (n, Some(v.to_owned())),
+        None => (long, None),
+    };
+    if !abbrev(name, full, min) {
+        return None;
+    }
+    match inline {
+        Some(v) => Some((None, 1, Some(v))),
+        None => Some((args.get(index + 1), 2, None)),
     }
 }
 

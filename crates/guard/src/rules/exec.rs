@@ -6,15 +6,9 @@
 use crate::decision::RuleId;
 use crate::lang::awk::{AwkTok, awk_tokens, call_args};
 use crate::lang::sed::{SedAction, sed_actions};
-use crate::rules::{self, Spec};
+use crate::rules::{self, Spec, abbrev};
 use crate::walk::{Cmd, Frame, Shell, Stdin, Walker, WriteMode};
 use crate::words::Arg;
-
-/// Whether `given` (an option name without its dashes) is an abbreviation
-/// of `full` at least `min` characters long, as getopt_long accepts.
-fn abbrev(given: &str, full: &str, min: usize) -> bool {
-    given.len() >= min && full.starts_with(given)
-}
 
 /// Paths that name standard input.
 fn is_stdin_path(text: &str) -> bool {
@@ -22,29 +16,6 @@ fn is_stdin_path(text: &str) -> bool {
         text,
         "-" | "/dev/stdin" | "/dev/fd/0" | "/proc/self/fd/0" | "/proc/thread-self/fd/0"
     )
-}
-
-/// A long option `--name=value` or `--name value` matched by abbreviation:
-/// its value and how many arguments it used.
-fn long_value<'a>(
-    args: &'a [Arg],
-    index: usize,
-    full: &str,
-    min: usize,
-) -> Option<(Option<&'a Arg>, usize, Option<String>)> {
-    let text = args[index].exact()?;
-    let long = text.strip_prefix("--")?;
-    let (name, inline) = match long.split_once('=') {
-        Some((n, v)) => (n, Some(v.to_owned())),
-        None => (long, None),
-    };
-    if !abbrev(name, full, min) {
-        return None;
-    }
-    match inline {
-        Some(v) => Some((None, 1, Some(v))),
-        None => Some((args.get(index + 1), 2, None)),
-    }
 }
 
 impl Walker<'_> {
@@ -99,14 +70,6 @@ impl Walker<'_> {
             }
             "make" | "gmake" | "bmake" | "pmake" => {
                 self.make(base, args, stdin, frame);
-                self.denial.is_some()
-            }
-            "tar" | "gtar" | "bsdtar" => {
-                self.tar(base, args, shell, frame);
-                self.denial.is_some()
-            }
-            "zip" => {
-                self.zip(args, shell, frame);
                 self.denial.is_some()
             }
             "sqlite3" | "sqlite" => {
@@ -232,7 +195,13 @@ impl Walker<'_> {
     }
 
     /// Walks `text` as a shell script run by `origin`.
-    fn walk_shell_text(&mut self, origin: &str, text: &str, shell: &mut Shell, frame: &Frame) {
+    pub(crate) fn walk_shell_text(
+        &mut self,
+        origin: &str,
+        text: &str,
+        shell: &mut Shell,
+        frame: &Frame,
+    ) {
         self.script_args(origin, &[Arg::lit(text)], shell, frame, false);
     }
 
@@ -253,7 +222,7 @@ impl Walker<'_> {
 
     /// Walks an argument as a shell script run by `origin` (fails closed when
     /// it is not statically known).
-    fn walk_shell_arg(
+    pub(crate) fn walk_shell_arg(
         &mut self,
         origin: &str,
         arg: Option<&Arg>,
@@ -1105,198 +1074,6 @@ impl Walker<'_> {
                     }
                 }
             }
-        }
-    }
-
-    // -------------------------------------------------------------- tar
-
-    fn tar(&mut self, base: &str, args: &[Arg], shell: &mut Shell, frame: &Frame) {
-        /// Long options whose value is a command, with the shortest
-        /// abbreviation that is not another option.
-        const RUNS: &[(&str, usize)] = &[
-            ("checkpoint-action", 11),
-            ("to-command", 4),
-            ("use-compress-program", 3),
-            ("rsh-command", 2),
-            ("rmt-command", 2),
-            ("info-script", 3),
-            ("new-volume-script", 3),
-        ];
-        const SHORT_VALUES: &str = "bCfFgHIKLNTVX";
-        let origin = |what: &str| format!("{base} {what}");
-        let mut index = 0;
-        // Old-style first argument (`tar cvfI x.tar prog ...`): its letters
-        // take their values from the next arguments in order.
-        if let Some(first) = args.first().and_then(Arg::exact)
-            && !first.starts_with('-')
-            && !first.is_empty()
-            && first.chars().all(|c| c.is_ascii_alphabetic())
-        {
-            index = 1;
-            for c in first.chars() {
-                if SHORT_VALUES.contains(c) {
-                    let value = args.get(index);
-                    index += 1;
-                    if c == 'I' || c == 'F' {
-                        self.walk_shell_arg(&origin(&format!("-{c}")), value, shell, frame);
-                    }
-                    if c == 'g'
-                        && let Some(file) = value
-                    {
-                        self.check_write(file, WriteMode::Modify, shell, frame, &origin("-g"));
-                    }
-                }
-            }
-        }
-        while index < args.len() {
-            let arg = &args[index];
-            if !arg.known && arg.text.starts_with('-') {
-                self.fail_closed(
-                    frame,
-                    RuleId::NotStatic,
-                    format!("{base} option `{}` is not statically known", arg.text),
-                );
-                return;
-            }
-            let text = arg.text.clone();
-            if text == "--" {
-                break;
-            }
-            if text.starts_with("--") {
-                let mut used = 1;
-                for (full, min) in RUNS {
-                    if let Some((next, n, inline)) = long_value(args, index, full, *min) {
-                        used = n;
-                        let what = origin(&format!("--{full}"));
-                        let value = inline.map(Arg::lit).or_else(|| next.cloned());
-                        if *full == "checkpoint-action" {
-                            match value.as_ref() {
-                                Some(v) if v.known => {
-                                    if let Some(cmd) = v.text.strip_prefix("exec=") {
-                                        self.walk_shell_text(&what, cmd, shell, frame);
-                                    }
-                                }
-                                _ => self.fail_closed(
-                                    frame,
-                                    RuleId::NotStatic,
-                                    format!("{what} that is not statically known"),
-                                ),
-                            }
-                        } else if matches!(*full, "to-command" | "use-compress-program") {
-                            // The archive's data is the command's input.
-                            match value.as_ref().filter(|v| v.known) {
-                                Some(v) => self.walk_piped_shell(&what, &v.text, shell, frame),
-                                None => self.fail_closed(
-                                    frame,
-                                    RuleId::NotStatic,
-                                    format!("{what} that is not statically known"),
-                                ),
-                            }
-                        } else {
-                            self.walk_shell_arg(&what, value.as_ref(), shell, frame);
-                        }
-                        break;
-                    }
-                }
-                // Options that name a file tar writes.
-                for (full, min, mode) in [
-                    ("index-file", 3, WriteMode::Clobber),
-                    ("volno-file", 3, WriteMode::Clobber),
-                    ("listed-incremental", 3, WriteMode::Modify),
-                ] {
-                    if let Some((next, n, inline)) = long_value(args, index, full, min) {
-                        used = n;
-                        let value = inline.map(Arg::lit).or_else(|| next.cloned());
-                        if let Some(file) = value {
-                            self.check_write(
-                                &file,
-                                mode,
-                                shell,
-                                frame,
-                                &origin(&format!("--{full}")),
-                            );
-                        }
-                    }
-                }
-                index += used;
-                continue;
-            }
-            if text.starts_with('-') && text.len() > 1 {
-                let chars: Vec<char> = text.chars().skip(1).collect();
-                index += 1;
-                for (at, c) in chars.iter().enumerate() {
-                    if !SHORT_VALUES.contains(*c) {
-                        continue;
-                    }
-                    let rest: String = chars[at + 1..].iter().collect();
-                    let value = if rest.is_empty() {
-                        index += 1;
-                        args.get(index - 1).cloned()
-                    } else {
-                        Some(Arg::lit(rest))
-                    };
-                    if *c == 'I' || *c == 'F' {
-                        self.walk_shell_arg(
-                            &origin(&format!("-{c}")),
-                            value.as_ref(),
-                            shell,
-                            frame,
-                        );
-                    }
-                    if *c == 'g'
-                        && let Some(file) = &value
-                    {
-                        self.check_write(file, WriteMode::Modify, shell, frame, &origin("-g"));
-                    }
-                    break;
-                }
-                continue;
-            }
-            index += 1;
-        }
-    }
-
-    fn zip(&mut self, args: &[Arg], shell: &mut Shell, frame: &Frame) {
-        let mut index = 0;
-        while index < args.len() {
-            let text = args[index].text.clone();
-            index += 1;
-            let cluster_tt = (text.starts_with('-') && !text.starts_with("--"))
-                .then(|| text.find("TT").map(|at| &text[at..]))
-                .flatten();
-            let value = if let Some(rest) = cluster_tt.and_then(|t| t.strip_prefix("TT")) {
-                let rest = rest.trim_start_matches('=');
-                if rest.is_empty() {
-                    index += 1;
-                    args.get(index - 1).cloned()
-                } else {
-                    Some(Arg {
-                        text: rest.to_owned(),
-                        ..args[index - 1].clone()
-                    })
-                }
-            } else if let Some(long) = text.strip_prefix("--") {
-                let (name, inline) = match long.split_once('=') {
-                    Some((n, v)) => (n, Some(v)),
-                    None => (long, None),
-                };
-                if !abbrev(name, "unzip-command", 3) {
-                    continue;
-                }
-                match inline {
-                    Some(v) => Some(Arg {
-                        text: v.to_owned(),
-                        ..args[index - 1].clone()
-                    }),
-                    None => {
-                        index += 1;
-                        args.get(index - 1).cloned()
-                    }
-                }
-            } else {
-                continue;
-            };
-            self.walk_shell_arg("zip -TT", value.as_ref(), shell, frame);
         }
     }
 
@@ -2246,7 +2023,7 @@ impl Walker<'_> {
     /// Variables that make any command run another program: `LESSOPEN` /
     /// `LESSCLOSE` (less, and every tool that pages through it), man's and
     /// pydoc's pager.
-    fn env_programs(&mut self, base: &str, shell: &mut Shell, frame: &Frame) {
+    pub(crate) fn env_programs(&mut self, base: &str, shell: &mut Shell, frame: &Frame) {
         // Compilers and tools named by variables that build tools (cargo's
         // cc crate, cgo, make, node-gyp, pip) run.
         for name in ["CC", "CXX", "LD", "AR", "CPP", "HOSTCC", "CC_LD", "CXX_LD"] {

@@ -1711,43 +1711,6 @@ impl Walker<'_> {
             }
             "rsync" => self.rsync_files(args, shell, frame),
             "cp" | "mv" | "install" | "ln" => self.copy_like(base, args, shell, frame),
-            "tar" | "bsdtar" | "gtar" => self.archive_tar(base, args, shell, frame),
-            "unzip" => {
-                let p = rules::parse(
-                    args,
-                    &Spec {
-                        short_values: "dPIO",
-                        long_values: &[],
-                        stop_at_operand: false,
-                    },
-                );
-                if !p.has(&["-l", "-t", "-v", "-p", "-c", "-z", "-Z", "-h", "--help"]) {
-                    let dir = p.value(&["-d"]).cloned();
-                    // `-:` keeps `../` in member names; without it unzip strips them.
-                    let confined = !p.has(&["-:"]);
-                    self.check_extract_into("unzip", dir.as_ref(), confined, shell, frame);
-                }
-            }
-            "7z" | "7za" | "7zr" | "7zz" => {
-                let command = args.iter().find(|a| !a.text.starts_with('-'));
-                if command.is_some_and(|c| c.is("x") || c.is("e")) {
-                    let dir = args.iter().find(|a| a.text.starts_with("-o")).map(|a| Arg {
-                        text: a.text[2..].to_owned(),
-                        ..a.clone()
-                    });
-                    self.check_extract(base, dir.as_ref(), shell, frame);
-                }
-            }
-            "cpio" => self.cpio(args, shell, frame),
-            "ar" | "jar" => {
-                let key = args.first().map(|a| a.text.trim_start_matches('-'));
-                let extract = key.is_some_and(|k| !k.starts_with('-') && k.contains('x'))
-                    || args.iter().any(|a| a.is("--extract"));
-                if extract {
-                    self.check_extract(&format!("{base} x"), None, shell, frame);
-                }
-            }
-            "zip" => self.zip_move(args, shell, frame),
             "patch" => self.patch(args, shell, frame),
             "ed" | "red" => {
                 let p = rules::parse(
@@ -2055,7 +2018,7 @@ impl Walker<'_> {
     /// Judges the removal of `operands` (recursively or not): recursive removal only in the
     /// allowances; a single ordinary file otherwise (a glob only when it cannot match a
     /// protected path nor more than one tracked file).
-    fn delete_operands(
+    pub(crate) fn delete_operands(
         &mut self,
         what: &str,
         operands: &[Arg],
@@ -2473,7 +2436,7 @@ impl Walker<'_> {
     /// leading `/` and `../`, and do not write through symbolic links they extracted): a
     /// named subdirectory of the repository that is not the root, holds no tracked file and
     /// no protected path, and is not inside one (`tests/fixtures`), may receive it.
-    fn check_extract_into(
+    pub(crate) fn check_extract_into(
         &mut self,
         what: &str,
         dir: Option<&Arg>,
@@ -2516,7 +2479,13 @@ impl Walker<'_> {
 
     /// Judges an extraction of an archive (files the guard cannot list) into `dir` (`None`:
     /// the current directory).
-    fn check_extract(&mut self, what: &str, dir: Option<&Arg>, shell: &Shell, frame: &Frame) {
+    pub(crate) fn check_extract(
+        &mut self,
+        what: &str,
+        dir: Option<&Arg>,
+        shell: &Shell,
+        frame: &Frame,
+    ) {
         let absolute = match dir {
             Some(arg) => match self.target_path(shell, arg) {
                 Ok(p) => p,
@@ -2568,252 +2537,6 @@ impl Walker<'_> {
                 return;
             }
         }
-    }
-
-    fn archive_tar(&mut self, base: &str, args: &[Arg], shell: &Shell, frame: &Frame) {
-        const VALUE_LETTERS: &str = "fbCTXgVLNKHIF";
-        const LONG_VALUES: &[&str] = &[
-            "--directory",
-            "--file",
-            "--files-from",
-            "--exclude",
-            "--exclude-from",
-            "--transform",
-            "--xform",
-            "--use-compress-program",
-            "--listed-incremental",
-            "--newer",
-            "--after-date",
-            "--label",
-            "--format",
-            "--owner",
-            "--group",
-            "--mode",
-            "--mtime",
-            "--strip-components",
-            "--to-command",
-            "--checkpoint-action",
-            "--suffix",
-            "--blocking-factor",
-            "--record-size",
-            "--tape-length",
-            "--info-script",
-            "--new-volume-script",
-            "--rsh-command",
-            "--index-file",
-            "--volno-file",
-            "--starting-file",
-        ];
-        let prefix_of =
-            |name: &str, full: &str, min: usize| name.len() >= min && full.starts_with(name);
-        let mut modes = String::new();
-        let mut dirs: Vec<Arg> = Vec::new();
-        let mut files: Vec<Arg> = Vec::new();
-        let mut operands: Vec<Arg> = Vec::new();
-        let mut remove_files = false;
-        let mut to_stdout = false;
-        // Member names kept as written (`-P`) or rewritten (`--transform`): they may leave the
-        // destination.
-        let mut unconfined = false;
-        let mut index = 0;
-        let value_of =
-            |letter: char, value: Option<Arg>, dirs: &mut Vec<Arg>, files: &mut Vec<Arg>| {
-                if let Some(v) = value {
-                    match letter {
-                        'C' => dirs.push(v),
-                        'f' => files.push(v),
-                        _ => {}
-                    }
-                }
-            };
-        while index < args.len() {
-            let arg = &args[index];
-            index += 1;
-            let Some(text) = arg.exact() else {
-                operands.push(arg.clone());
-                continue;
-            };
-            if index == 1 && !text.starts_with('-') {
-                // Old style: `tar xzf archive.tar`, values follow in the letters' order.
-                for c in text.chars() {
-                    modes.push(c);
-                    if VALUE_LETTERS.contains(c) {
-                        let v = args.get(index).cloned();
-                        index += 1;
-                        value_of(c, v, &mut dirs, &mut files);
-                    }
-                }
-                continue;
-            }
-            if text == "--" {
-                operands.extend(args[index..].iter().cloned());
-                break;
-            }
-            if let Some(long) = text.strip_prefix("--") {
-                let (name, value) = match long.split_once('=') {
-                    Some((n, v)) => (format!("--{n}"), Some(Arg::lit(v))),
-                    None => (format!("--{long}"), None),
-                };
-                let takes = LONG_VALUES
-                    .iter()
-                    .any(|l| prefix_of(&name, l, 5) || *l == name);
-                let value = match value {
-                    Some(v) => Some(v),
-                    None if takes => {
-                        index += 1;
-                        args.get(index - 1).cloned()
-                    }
-                    None => None,
-                };
-                if prefix_of(&name, "--directory", 5) {
-                    value_of('C', value, &mut dirs, &mut files);
-                } else if name == "--file" {
-                    value_of('f', value, &mut dirs, &mut files);
-                } else if prefix_of(&name, "--extract", 4) || prefix_of(&name, "--get", 4) {
-                    modes.push('x');
-                } else if prefix_of(&name, "--create", 4)
-                    || prefix_of(&name, "--append", 4)
-                    || prefix_of(&name, "--update", 4)
-                    || prefix_of(&name, "--delete", 5)
-                    || prefix_of(&name, "--concatenate", 5)
-                    || prefix_of(&name, "--catenate", 5)
-                {
-                    modes.push('c');
-                } else if prefix_of(&name, "--remove-files", 5) {
-                    remove_files = true;
-                } else if prefix_of(&name, "--absolute-names", 4)
-                    || prefix_of(&name, "--transform", 4)
-                    || prefix_of(&name, "--xform", 3)
-                    || prefix_of(&name, "--keep-directory-symlink", 4)
-                {
-                    unconfined = true;
-                } else if prefix_of(&name, "--to-stdout", 6) {
-                    to_stdout = true;
-                }
-                continue;
-            }
-            if text.len() > 1 && text.starts_with('-') {
-                let cluster: Vec<char> = text.chars().skip(1).collect();
-                for (at, c) in cluster.iter().enumerate() {
-                    modes.push(*c);
-                    if VALUE_LETTERS.contains(*c) {
-                        let rest: String = cluster[at + 1..].iter().collect();
-                        let v = if rest.is_empty() {
-                            index += 1;
-                            args.get(index - 1).cloned()
-                        } else {
-                            Some(Arg::lit(rest))
-                        };
-                        value_of(*c, v, &mut dirs, &mut files);
-                        break;
-                    }
-                }
-                continue;
-            }
-            operands.push(arg.clone());
-        }
-        let to_stdout = to_stdout || modes.contains('O');
-        if modes.contains('x') && !to_stdout {
-            if dirs.is_empty() {
-                self.check_extract(&format!("{base} -x"), None, shell, frame);
-            }
-            let confined = !unconfined && !modes.contains('P') && base != "cmake -E tar";
-            for dir in &dirs {
-                self.check_extract_into(&format!("{base} -x"), Some(dir), confined, shell, frame);
-            }
-        }
-        if modes.contains(['c', 'r', 'u', 'A']) {
-            for file in files.iter().filter(|f| f.text != "-") {
-                self.check_write(
-                    file,
-                    WriteMode::Clobber,
-                    shell,
-                    frame,
-                    &format!("{base} -f"),
-                );
-            }
-        }
-        if remove_files {
-            // Members are removed with what they hold, from the last -C directory.
-            let members: Vec<Arg> = operands
-                .iter()
-                .map(|m| match dirs.last() {
-                    Some(dir) if !m.text.starts_with('/') => Arg {
-                        text: format!("{}/{}", dir.text, m.text),
-                        known: dir.known && m.known,
-                        glob: dir.glob || m.glob,
-                    },
-                    _ => m.clone(),
-                })
-                .collect();
-            self.delete_operands(
-                &format!("{base} --remove-files"),
-                &members,
-                true,
-                shell,
-                frame,
-            );
-        }
-    }
-
-    fn cpio(&mut self, args: &[Arg], shell: &Shell, frame: &Frame) {
-        let p = rules::parse(
-            args,
-            &Spec {
-                short_values: "CDEFHIMOR",
-                long_values: &[
-                    "--directory",
-                    "--file",
-                    "--format",
-                    "--pattern-file",
-                    "--owner",
-                ],
-                stop_at_operand: false,
-            },
-        );
-        let has_long = |full: &str| {
-            p.opts
-                .iter()
-                .any(|o| o.name.len() >= 5 && full.starts_with(o.name.as_str()))
-        };
-        if let Some(out) = p.value(&["-O"]).cloned() {
-            self.check_write(&out, WriteMode::Clobber, shell, frame, "cpio -O");
-        }
-        let dir = p.value(&["-D", "--directory"]).cloned();
-        if p.has(&["-i"]) || has_long("--extract") {
-            self.check_extract("cpio -i", dir.as_ref(), shell, frame);
-        } else if (p.has(&["-p"]) || has_long("--pass-through"))
-            && let Some(dest) = p.operands.last().cloned()
-        {
-            self.check_extract("cpio -p", Some(&dest), shell, frame);
-        }
-    }
-
-    fn zip_move(&mut self, args: &[Arg], shell: &Shell, frame: &Frame) {
-        let p = rules::parse(
-            args,
-            &Spec {
-                short_values: "bntPZsOI",
-                long_values: &[
-                    "--temp-path",
-                    "--suffixes",
-                    "--password",
-                    "--out",
-                    "--split-size",
-                ],
-                stop_at_operand: false,
-            },
-        );
-        let moves = p.has(&["-m"])
-            || p.opts
-                .iter()
-                .any(|o| o.name.len() >= 4 && "--move".starts_with(o.name.as_str()));
-        if !moves {
-            return;
-        }
-        let recursive = p.has(&["-r", "-R", "--recurse-paths", "--recurse-patterns"]);
-        let files: Vec<Arg> = p.operands.iter().skip(1).cloned().collect();
-        self.delete_operands("zip -m", &files, recursive, shell, frame);
     }
 
     fn patch(&mut self, args: &[Arg], shell: &Shell, frame: &Frame) {
@@ -2963,7 +2686,7 @@ impl Walker<'_> {
                 self.copy_like("ln", &argv, shell, frame);
             }
             "create_hardlink" => self.copy_like("ln", rest, shell, frame),
-            "tar" => self.archive_tar("cmake -E tar", rest, shell, frame),
+            "tar" => self.tar_files("cmake -E tar", rest, shell, frame),
             "touch" | "touch_nocreate" | "make_directory" => {
                 for arg in rest {
                     self.check_write(arg, WriteMode::Modify, shell, frame, "cmake -E touch");

@@ -268,6 +268,14 @@ impl Walker<'_> {
             }
             Family::Forge => return self.forge(base, &args, shell, frame),
             Family::Pawl => return self.pawl(&args, shell, frame),
+            Family::Archiver => {
+                // Programs named by environment variables any command may run (LESSOPEN, ...).
+                self.env_programs(base, shell, frame);
+                if self.denial.is_none() {
+                    self.archiver(base, &args, shell, frame);
+                }
+                return;
+            }
             Family::Other => {}
         }
         match base {
