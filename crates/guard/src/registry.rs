@@ -306,6 +306,10 @@ pub(crate) enum Family {
     Pawl,
     /// An archiver (`rules/archive.rs`): what it runs, removes and extracts.
     Archiver,
+    /// An editor (`rules/editor.rs`): the commands it runs and the files it writes.
+    Editor,
+    /// A database client that opens database files (`rules/database.rs`).
+    Database,
     /// Not in the registry yet: judged by name by the rules.
     Other,
 }
@@ -324,6 +328,8 @@ pub(crate) fn family(base: &str) -> Family {
         "gh" | "glab" | "hub" | "hg" | "svn" => Family::Forge,
         "pawl" => Family::Pawl,
         _ if crate::rules::archive::ARCHIVERS.contains(&base) => Family::Archiver,
+        _ if crate::rules::editor::EDITORS.contains(&base) => Family::Editor,
+        _ if crate::rules::database::DB_TOOLS.contains(&base) => Family::Database,
         _ => Family::Other,
     }
 }

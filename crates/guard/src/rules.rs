@@ -9,6 +9,8 @@
 //! that runs `!sh`, a `python -c` string that runs `git push`).
 
 pub(crate) mod archive;
+pub(crate) mod database;
+pub(crate) mod editor;
 pub(crate) mod exec;
 pub(crate) mod fs;
 pub(crate) mod git;

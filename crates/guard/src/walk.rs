@@ -1781,10 +1781,15 @@ impl<'a> Walker<'a> {
                     }
                     match kind {
                         ast::IoFileRedirectKind::Read => {
-                            let read = if self.is_written(shell, &arg) {
-                                Stdin::Unknown
-                            } else {
-                                Stdin::File
+                            // A descriptor path (`< /dev/fd/3`) reads what that descriptor
+                            // holds: a here-string on it is the input (unknown when the guard
+                            // has not seen it yet, the redirections being in either order).
+                            let descriptor = arg.exact().and_then(commands::descriptor_path);
+                            let read = match descriptor {
+                                Some(0) => stdin.clone(),
+                                Some(n) => self.fd_source(shell, n).unwrap_or(Stdin::Unknown),
+                                None if self.is_written(shell, &arg) => Stdin::Unknown,
+                                None => Stdin::File,
                             };
                             match fd {
                                 Some(n) if *n != 0 => {

@@ -14,17 +14,25 @@ pub(crate) const ARCHIVERS: &[&str] = &[
 ];
 
 impl Walker<'_> {
-    /// Judges an archiver of [`ARCHIVERS`].
-    pub(crate) fn archiver(&mut self, base: &str, args: &[Arg], shell: &mut Shell, frame: &Frame) {
+    /// Judges an archiver of [`ARCHIVERS`]: `code_args` with a descriptor operand read as `-`
+    /// (what it runs), `args` as written (what it removes and extracts).
+    pub(crate) fn archiver(
+        &mut self,
+        base: &str,
+        args: &[Arg],
+        code_args: &[Arg],
+        shell: &mut Shell,
+        frame: &Frame,
+    ) {
         match base {
             "tar" | "gtar" | "bsdtar" => {
-                self.tar_runs(base, args, shell, frame);
+                self.tar_runs(base, code_args, shell, frame);
                 if self.denial.is_none() {
                     self.tar_files(base, args, shell, frame);
                 }
             }
             "zip" => {
-                self.zip_runs(args, shell, frame);
+                self.zip_runs(code_args, shell, frame);
                 if self.denial.is_none() {
                     self.zip_files(args, shell, frame);
                 }

@@ -487,27 +487,6 @@ const TEE_LONGS: &[&str] = &[
     "--version",
 ];
 
-const SED_LONGS: &[&str] = &[
-    "--expression",
-    "--file",
-    "--in-place",
-    "--line-length",
-    "--null-data",
-    "--zero-terminated",
-    "--quiet",
-    "--silent",
-    "--regexp-extended",
-    "--separate",
-    "--sandbox",
-    "--debug",
-    "--posix",
-    "--follow-symlinks",
-    "--unbuffered",
-    "--binary",
-    "--help",
-    "--version",
-];
-
 const SORT_LONGS: &[&str] = &[
     "--ignore-leading-blanks",
     "--dictionary-order",
@@ -623,23 +602,6 @@ const PATCH_LONGS: &[&str] = &[
     "--version",
 ];
 
-/// Programs that open a SQLite (or similar) database named on their command line.
-const DB_TOOLS: &[&str] = &[
-    "sqlite3",
-    "sqlite",
-    "sqlite-utils",
-    "litecli",
-    "duckdb",
-    "datasette",
-    "sqlitebrowser",
-    "sqldiff",
-    "sqlite3_analyzer",
-    "sqlite3_rsync",
-    "sqlcipher",
-    "dbhash",
-    "usql",
-];
-
 /// Compressors that replace their input file (`gzip f` leaves `f.gz`, not `f`), with whether
 /// the name itself decompresses and whether it keeps the input unless told otherwise.
 fn compressor(base: &str) -> Option<(bool, bool)> {
@@ -651,28 +613,6 @@ fn compressor(base: &str) -> Option<(bool, bool)> {
         "unzstd" => (true, true),
         _ => return None,
     })
-}
-
-/// Percent-decodes a `file:` URI's path (SQLite accepts `file:.paw%6c/pawl.db`).
-fn percent_decode(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%'
-            && i + 2 < bytes.len()
-            && let Some(v) = std::str::from_utf8(&bytes[i + 1..i + 3])
-                .ok()
-                .and_then(|h| u8::from_str_radix(h, 16).ok())
-        {
-            out.push(v);
-            i += 3;
-            continue;
-        }
-        out.push(bytes[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 impl Walker<'_> {
@@ -708,7 +648,7 @@ impl Walker<'_> {
     /// a symbolic link; `None` when it does not (or nothing is known). `follow_last`: the
     /// last component is followed too (a write, or a path with a trailing slash); otherwise
     /// only its directories are (`rm link` removes the link itself).
-    fn real_path(&self, absolute: &str, follow_last: bool) -> Option<String> {
+    pub(crate) fn real_path(&self, absolute: &str, follow_last: bool) -> Option<String> {
         let real = if follow_last {
             self.ctx.fs.resolve_links(absolute)?
         } else {
@@ -1598,10 +1538,6 @@ impl Walker<'_> {
         shell: &mut Shell,
         frame: &Frame,
     ) {
-        if DB_TOOLS.contains(&base) {
-            self.database_tool(base, args, shell, frame);
-            return;
-        }
         if let Some((decompresses, keeps)) = compressor(base) {
             self.compress(base, args, decompresses, keeps, shell, frame);
             return;
@@ -1712,28 +1648,6 @@ impl Walker<'_> {
             "rsync" => self.rsync_files(args, shell, frame),
             "cp" | "mv" | "install" | "ln" => self.copy_like(base, args, shell, frame),
             "patch" => self.patch(args, shell, frame),
-            "ed" | "red" => {
-                let p = rules::parse(
-                    args,
-                    &Spec {
-                        short_values: "p",
-                        long_values: &["--prompt"],
-                        stop_at_operand: false,
-                    },
-                );
-                match p.operands.first() {
-                    Some(file) => {
-                        let file = file.clone();
-                        self.check_write(&file, WriteMode::Modify, shell, frame, base);
-                    }
-                    None if p.has(&["--help", "--version", "-h", "-V"]) => {}
-                    None => self.deny(
-                        frame,
-                        RuleId::NotStatic,
-                        format!("{base} without a file writes whatever files its commands name, which the guard cannot see; name the file"),
-                    ),
-                }
-            }
             "tee" => {
                 let args = canon_long(args, TEE_LONGS);
                 let p = rules::parse(&args, &PLAIN);
@@ -1817,33 +1731,6 @@ impl Walker<'_> {
                 };
                 for arg in &p.operands {
                     self.check_write(arg, mode, shell, frame, "fallocate");
-                }
-            }
-            "sed" => {
-                let args = canon_long(args, SED_LONGS);
-                let p = rules::parse(
-                    &args,
-                    &Spec {
-                        short_values: "efl",
-                        long_values: &["--expression", "--file", "--line-length"],
-                        stop_at_operand: false,
-                    },
-                );
-                let in_place = p
-                    .opts
-                    .iter()
-                    .any(|o| o.name == "-i" || o.name.starts_with("--in-place"))
-                    || args.iter().any(|a| {
-                        a.text.starts_with("-i")
-                            || (a.text.starts_with('-')
-                                && !a.text.starts_with("--")
-                                && a.text.contains('i'))
-                    });
-                if in_place {
-                    let script_given = p.has(&["-e", "-f", "--expression", "--file"]);
-                    for arg in p.operands.iter().skip(usize::from(!script_given)) {
-                        self.check_write(arg, WriteMode::Modify, shell, frame, "sed -i");
-                    }
                 }
             }
             "ssh-keygen" => {
@@ -2771,111 +2658,6 @@ impl Walker<'_> {
                         &format!("{base} (output file)"),
                     );
                 }
-            }
-        }
-    }
-
-    /// pawl's store (`.pawl/` in the repository) holds the run's limits and evidence: no
-    /// database tool may open it, however the path is spelled (a glob, a `cd`, a `file:`
-    /// URI, an `ATTACH` in the SQL). A database tool's output dot-commands (`.output FILE`)
-    /// are writes like `>`.
-    fn database_tool(&mut self, base: &str, args: &[Arg], shell: &Shell, frame: &Frame) {
-        let store = self
-            .anchors
-            .repo_root
-            .as_deref()
-            .map(|root| normalize(root, ".pawl"));
-        let store_reason = format!(
-            "{base}: pawl's store (.pawl/) holds the run's limits and evidence; only pawl changes it"
-        );
-        if let (Some(store), Some(cwd)) = (&store, shell.cwd.as_deref())
-            && is_within(cwd, store)
-        {
-            self.deny(frame, RuleId::ProtectedPath, store_reason);
-            return;
-        }
-        for arg in args {
-            if !arg.known {
-                self.deny(
-                    frame,
-                    RuleId::NotStatic,
-                    format!(
-                        "{base} with `{}`, which is not statically known: it may name pawl's store",
-                        arg.text
-                    ),
-                );
-                return;
-            }
-            let decoded = percent_decode(&arg.text);
-            let lower = decoded.to_ascii_lowercase();
-            if [
-                "pawl",
-                "attach",
-                ".open",
-                ".restore",
-                "load_extension",
-                ".load ",
-            ]
-            .iter()
-            .any(|w| lower.contains(w))
-            {
-                self.deny(frame, RuleId::ProtectedPath, store_reason);
-                return;
-            }
-            // `.output FILE`, `.once FILE`, `.save FILE`, `.backup [DB] FILE`: written files.
-            for line in decoded.lines() {
-                let mut words = line.split_whitespace();
-                if let Some(cmd) = words.next()
-                    && matches!(
-                        cmd,
-                        ".output" | ".once" | ".save" | ".backup" | ".clone" | ".log" | ".excel"
-                    )
-                    && let Some(file) = words.last()
-                {
-                    let file = file.trim_matches(|c| c == '\'' || c == '"');
-                    if !file.starts_with('-')
-                        && file != "stdout"
-                        && file != "stderr"
-                        && file != "off"
-                    {
-                        self.check_write(
-                            &Arg::lit(file),
-                            WriteMode::Clobber,
-                            shell,
-                            frame,
-                            &format!("{base} {cmd}"),
-                        );
-                    }
-                }
-            }
-            let Some(store) = &store else { continue };
-            let path = decoded.strip_prefix("file:").unwrap_or(&decoded);
-            let path = path.split('?').next().unwrap_or(path);
-            if path.is_empty() || path.starts_with('-') {
-                continue;
-            }
-            let Some(absolute) = self.resolve(shell, path) else {
-                self.deny(
-                    frame,
-                    RuleId::NotStatic,
-                    format!(
-                        "{base} `{path}` is relative to a directory that is not statically known"
-                    ),
-                );
-                return;
-            };
-            let hits = if arg.glob || has_wildcard(path) {
-                globs_may_overlap(&absolute, store)
-                    || globs_may_overlap(&absolute, &format!("{store}/**"))
-            } else {
-                is_within(&absolute, store)
-                    || self
-                        .real_path(&absolute, true)
-                        .is_some_and(|real| is_within(&real, store))
-            };
-            if hits {
-                self.deny(frame, RuleId::ProtectedPath, store_reason);
-                return;
             }
         }
     }

@@ -216,7 +216,7 @@ fn code_free_template(text: &str, shell: &Shell) -> bool {
 }
 
 /// `/dev/fd/N`, `/proc/self/fd/N` → N.
-fn descriptor_path(text: &str) -> Option<i32> {
+pub(super) fn descriptor_path(text: &str) -> Option<i32> {
     if matches!(text, "/dev/stdin" | "-") {
         return Some(0);
     }
@@ -268,11 +268,19 @@ impl Walker<'_> {
             }
             Family::Forge => return self.forge(base, &args, shell, frame),
             Family::Pawl => return self.pawl(&args, shell, frame),
-            Family::Archiver => {
+            family @ (Family::Archiver | Family::Editor | Family::Database) => {
                 // Programs named by environment variables any command may run (LESSOPEN, ...).
                 self.env_programs(base, shell, frame);
-                if self.denial.is_none() {
-                    self.archiver(base, &args, shell, frame);
+                if self.denial.is_some() {
+                    return;
+                }
+                // A descriptor operand is the text it holds for what the program runs
+                // (`sed -f /dev/fd/3`), a path for what it writes.
+                let (code_args, stdin) = self.descriptor_operand(args.clone(), cmd.stdin, shell);
+                match family {
+                    Family::Archiver => self.archiver(base, &args, &code_args, shell, frame),
+                    Family::Editor => self.editor(base, &args, &code_args, &stdin, shell, frame),
+                    _ => self.database(base, &args, &code_args, &stdin, shell, frame),
                 }
                 return;
             }
