@@ -310,6 +310,11 @@ pub(crate) enum Family {
     Editor,
     /// A database client that opens database files (`rules/database.rs`).
     Database,
+    /// A copier (`cp`, `mv`, `install`, `ln`, `rsync`; `rules/fs.rs` `copier`).
+    Copier,
+    /// A compiler or preprocessor (`rules/exec.rs` `compiler`: the programs it runs; its output
+    /// file: `rules/fs.rs`).
+    Compiler,
     /// Not in the registry yet: judged by name by the rules.
     Other,
 }
@@ -330,6 +335,8 @@ pub(crate) fn family(base: &str) -> Family {
         _ if crate::rules::archive::ARCHIVERS.contains(&base) => Family::Archiver,
         _ if crate::rules::editor::EDITORS.contains(&base) => Family::Editor,
         _ if crate::rules::database::DB_TOOLS.contains(&base) => Family::Database,
+        "cp" | "mv" | "install" | "ln" | "rsync" => Family::Copier,
+        _ if crate::rules::exec::is_compiler(base) => Family::Compiler,
         _ => Family::Other,
     }
 }

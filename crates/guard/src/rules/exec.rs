@@ -56,11 +56,6 @@ impl Walker<'_> {
                 self.scp(base, args, stdin, shell, frame);
                 self.denial.is_some()
             }
-            "rsync" => {
-                self.rsync(args, shell, frame);
-                // The file rules still judge `rsync --delete`.
-                false
-            }
             "socat" => {
                 self.socat(args, shell, frame);
                 self.denial.is_some()
@@ -97,10 +92,6 @@ impl Walker<'_> {
                     return true;
                 }
                 false
-            }
-            _ if is_compiler(base) => {
-                self.compiler(base, args, shell, frame);
-                self.denial.is_some()
             }
             // Node programs that take code like node does.
             "tsx" | "ts-node" | "ts-node-esm" | "esno" | "esr" | "babel-node" | "vite-node" => {
@@ -782,77 +773,6 @@ impl Walker<'_> {
                 .is_some_and(|colon| dest.text.find('/').is_none_or(|slash| colon < slash));
             if !remote {
                 self.check_write(dest, WriteMode::Clobber, shell, frame, "scp");
-            }
-        }
-    }
-
-    fn rsync(&mut self, args: &[Arg], shell: &mut Shell, frame: &Frame) {
-        let mut index = 0;
-        while index < args.len() {
-            let arg = &args[index];
-            index += 1;
-            let text = arg.text.as_str();
-            if text == "--" {
-                break;
-            }
-            if let Some(long) = text.strip_prefix("--") {
-                let (name, inline) = match long.split_once('=') {
-                    Some((n, v)) => (
-                        n,
-                        Some(Arg {
-                            text: v.to_owned(),
-                            ..arg.clone()
-                        }),
-                    ),
-                    None => (long, None),
-                };
-                let value = |index: &mut usize| {
-                    inline.clone().or_else(|| {
-                        *index += 1;
-                        args.get(*index - 1).cloned()
-                    })
-                };
-                match name {
-                    "rsh" => {
-                        let v = value(&mut index);
-                        self.walk_shell_arg("rsync --rsh", v.as_ref(), shell, frame);
-                    }
-                    "rsync-path" | "remote-option" => self.deny(
-                        frame,
-                        RuleId::Interpreter,
-                        format!("rsync --{name} runs a command on a remote host; the guard cannot see what it does there"),
-                    ),
-                    _ => {}
-                }
-                continue;
-            }
-            if text.starts_with('-') && text.len() > 1 {
-                let chars: Vec<char> = text.chars().skip(1).collect();
-                for (at, c) in chars.iter().enumerate() {
-                    if !"eBfTM".contains(*c) {
-                        continue;
-                    }
-                    let rest: String = chars[at + 1..].iter().collect();
-                    let value = if rest.is_empty() {
-                        index += 1;
-                        args.get(index - 1).cloned()
-                    } else {
-                        Some(Arg {
-                            text: rest,
-                            ..arg.clone()
-                        })
-                    };
-                    match c {
-                        'e' => self.walk_shell_arg("rsync -e", value.as_ref(), shell, frame),
-                        'M' => self.deny(
-                            frame,
-                            RuleId::Interpreter,
-                            "rsync -M passes options to the remote rsync; the guard cannot see what it does there",
-                        ),
-                        _ => {}
-                    }
-                    break;
-                }
             }
         }
     }
@@ -2150,7 +2070,7 @@ impl Walker<'_> {
 }
 
 /// C, C++ and Rust compilers (`gcc-13`, `x86_64-linux-gnu-gcc`, ...).
-fn is_compiler(base: &str) -> bool {
+pub(crate) fn is_compiler(base: &str) -> bool {
     let name = base
         .rsplit('-')
         .find(|p| !p.chars().all(|c| c.is_ascii_digit() || c == '.'));
@@ -2166,7 +2086,7 @@ impl Walker<'_> {
     /// have seen (standard input, a file this command line wrote): running it
     /// later in the same command line is denied by the write-then-run rule.
     /// `-wrapper`, `-B` and plugins run programs; `tcc -run` runs the code.
-    fn compiler(&mut self, base: &str, args: &[Arg], shell: &mut Shell, frame: &Frame) {
+    pub(crate) fn compiler(&mut self, base: &str, args: &[Arg], shell: &mut Shell, frame: &Frame) {
         let mut output: Option<Arg> = None;
         let mut from_unseen = false;
         let mut index = 0;

@@ -1645,6 +1645,7 @@ impl Walker<'_> {
                     }
                 }
             }
+            // Also reached from other judges (an interpreter's rename is `mv`).
             "rsync" => self.rsync_files(args, shell, frame),
             "cp" | "mv" | "install" | "ln" => self.copy_like(base, args, shell, frame),
             "patch" => self.patch(args, shell, frame),
@@ -2483,6 +2484,97 @@ impl Walker<'_> {
                 RuleId::NotStatic,
                 "patch writes (and may create or delete) the files its diff names, which the guard cannot read; name the file to patch (`patch FILE < DIFF`) or use --dry-run",
             ),
+        }
+    }
+
+    /// Judges a copier (`cp`, `mv`, `install`, `ln`, `rsync`): what it overwrites, moves away
+    /// and deletes, and rsync's remote shell (`code_args`: a descriptor operand read as `-`).
+    pub(crate) fn copier(
+        &mut self,
+        base: &str,
+        args: &[Arg],
+        code_args: &[Arg],
+        shell: &mut Shell,
+        frame: &Frame,
+    ) {
+        if base == "rsync" {
+            self.rsync_runs(code_args, shell, frame);
+            if self.denial.is_none() {
+                self.rsync_files(args, shell, frame);
+            }
+        } else {
+            self.copy_like(base, args, shell, frame);
+        }
+    }
+
+    fn rsync_runs(&mut self, args: &[Arg], shell: &mut Shell, frame: &Frame) {
+        let mut index = 0;
+        while index < args.len() {
+            let arg = &args[index];
+            index += 1;
+            let text = arg.text.as_str();
+            if text == "--" {
+                break;
+            }
+            if let Some(long) = text.strip_prefix("--") {
+                let (name, inline) = match long.split_once('=') {
+                    Some((n, v)) => (
+                        n,
+                        Some(Arg {
+                            text: v.to_owned(),
+                            ..arg.clone()
+                        }),
+                    ),
+                    None => (long, None),
+                };
+                let value = |index: &mut usize| {
+                    inline.clone().or_else(|| {
+                        *index += 1;
+                        args.get(*index - 1).cloned()
+                    })
+                };
+                match name {
+                    "rsh" => {
+                        let v = value(&mut index);
+                        self.walk_shell_arg("rsync --rsh", v.as_ref(), shell, frame);
+                    }
+                    "rsync-path" | "remote-option" => self.deny(
+                        frame,
+                        RuleId::Interpreter,
+                        format!("rsync --{name} runs a command on a remote host; the guard cannot see what it does there"),
+                    ),
+                    _ => {}
+                }
+                continue;
+            }
+            if text.starts_with('-') && text.len() > 1 {
+                let chars: Vec<char> = text.chars().skip(1).collect();
+                for (at, c) in chars.iter().enumerate() {
+                    if !"eBfTM".contains(*c) {
+                        continue;
+                    }
+                    let rest: String = chars[at + 1..].iter().collect();
+                    let value = if rest.is_empty() {
+                        index += 1;
+                        args.get(index - 1).cloned()
+                    } else {
+                        Some(Arg {
+                            text: rest,
+                            ..arg.clone()
+                        })
+                    };
+                    match c {
+                        'e' => self.walk_shell_arg("rsync -e", value.as_ref(), shell, frame),
+                        'M' => self.deny(
+                            frame,
+                            RuleId::Interpreter,
+                            "rsync -M passes options to the remote rsync; the guard cannot see what it does there",
+                        ),
+                        _ => {}
+                    }
+                    break;
+                }
+            }
         }
     }
 

@@ -268,7 +268,11 @@ impl Walker<'_> {
             }
             Family::Forge => return self.forge(base, &args, shell, frame),
             Family::Pawl => return self.pawl(&args, shell, frame),
-            family @ (Family::Archiver | Family::Editor | Family::Database) => {
+            family @ (Family::Archiver
+            | Family::Editor
+            | Family::Database
+            | Family::Copier
+            | Family::Compiler) => {
                 // Programs named by environment variables any command may run (LESSOPEN, ...).
                 self.env_programs(base, shell, frame);
                 if self.denial.is_some() {
@@ -280,7 +284,17 @@ impl Walker<'_> {
                 match family {
                     Family::Archiver => self.archiver(base, &args, &code_args, shell, frame),
                     Family::Editor => self.editor(base, &args, &code_args, &stdin, shell, frame),
-                    _ => self.database(base, &args, &code_args, &stdin, shell, frame),
+                    Family::Database => {
+                        self.database(base, &args, &code_args, &stdin, shell, frame)
+                    }
+                    Family::Copier => self.copier(base, &args, &code_args, shell, frame),
+                    _ => {
+                        self.compiler(base, &code_args, shell, frame);
+                        if self.denial.is_none() {
+                            // The output file (`-o`).
+                            self.file_rules(base, &args, shell, frame);
+                        }
+                    }
                 }
                 return;
             }
