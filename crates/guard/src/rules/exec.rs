@@ -18,10 +18,9 @@ fn is_stdin_path(text: &str) -> bool {
 }
 
 impl Walker<'_> {
-    /// Judges `base` when it is a program that runs commands. `true` when it
-    /// denied (nothing more to judge); `false` otherwise, so the interpreter
-    /// and file rules still judge what else it does (`tar -x`, `sed -i`,
-    /// `sqlite3` opening a database, ...).
+    /// Judges `base` when it is a program that runs commands given in its arguments or input
+    /// (awk, make, ssh, socat, gdb, pagers, package runners, ...). `true` when it is one: judged
+    /// here, fully; `false` sends it on to the interpreter and file rules.
     pub(crate) fn runs_commands(
         &mut self,
         base: &str,
@@ -42,27 +41,27 @@ impl Walker<'_> {
         match base {
             "awk" | "gawk" | "mawk" | "nawk" | "original-awk" | "goawk" | "onetrue-awk" => {
                 self.awk(base, args, stdin, shell, frame);
-                self.denial.is_some()
+                true
             }
             "make" | "gmake" | "bmake" | "pmake" => {
                 self.make(base, args, stdin, frame);
-                self.denial.is_some()
+                true
             }
             "ssh" | "slogin" | "autossh" => {
                 self.ssh(base, args, stdin, shell, frame);
-                self.denial.is_some()
+                true
             }
             "scp" | "sftp" => {
                 self.scp(base, args, stdin, shell, frame);
-                self.denial.is_some()
+                true
             }
             "socat" => {
                 self.socat(args, shell, frame);
-                self.denial.is_some()
+                true
             }
             "nc" | "ncat" | "netcat" | "nc.traditional" | "nc.openbsd" => {
                 self.netcat(base, args, shell, frame);
-                self.denial.is_some()
+                true
             }
             "crontab" => {
                 let lists = args.iter().any(|a| a.is("-l"));
@@ -77,7 +76,7 @@ impl Walker<'_> {
             }
             "man" => {
                 self.man(args, shell, frame);
-                self.denial.is_some()
+                true
             }
             "less" | "more" | "most" => {
                 if let Some(cmd) = args.iter().find(|a| {
@@ -89,9 +88,8 @@ impl Walker<'_> {
                         RuleId::Interpreter,
                         format!("{base} `{}` runs a shell command from the pager; the guard does not model it", cmd.text),
                     );
-                    return true;
                 }
-                false
+                true
             }
             // Node programs that take code like node does.
             "tsx" | "ts-node" | "ts-node-esm" | "esno" | "esr" | "babel-node" | "vite-node" => {
@@ -151,7 +149,7 @@ impl Walker<'_> {
             }
             "gdb" | "lldb" | "cgdb" => {
                 self.debugger(base, args, stdin, frame);
-                self.denial.is_some()
+                true
             }
             _ => false,
         }
