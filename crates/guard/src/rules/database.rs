@@ -4,7 +4,7 @@
 
 use crate::decision::RuleId;
 use crate::paths::{globs_may_overlap, has_wildcard, is_within, normalize};
-use crate::rules::abbrev;
+use crate::rules::{abbrev, percent_decode};
 use crate::walk::{Frame, Shell, Stdin, Walker, WriteMode};
 use crate::words::Arg;
 
@@ -437,26 +437,4 @@ fn sql_literals(line: &str) -> Vec<String> {
         parts.next();
     }
     out
-}
-
-/// Percent-decodes a `file:` URI's path (SQLite accepts `file:.paw%6c/pawl.db`).
-fn percent_decode(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%'
-            && i + 2 < bytes.len()
-            && let Some(v) = std::str::from_utf8(&bytes[i + 1..i + 3])
-                .ok()
-                .and_then(|h| u8::from_str_radix(h, 16).ok())
-        {
-            out.push(v);
-            i += 3;
-            continue;
-        }
-        out.push(bytes[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }

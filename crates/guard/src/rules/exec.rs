@@ -5,17 +5,9 @@
 
 use crate::decision::RuleId;
 use crate::lang::awk::{AwkTok, awk_tokens, call_args};
-use crate::rules::{self, Spec, abbrev};
+use crate::rules::{self, Spec, abbrev, is_stdin_path};
 use crate::walk::{Cmd, Frame, Shell, Stdin, Walker, WriteMode};
 use crate::words::Arg;
-
-/// Paths that name standard input.
-fn is_stdin_path(text: &str) -> bool {
-    matches!(
-        text,
-        "-" | "/dev/stdin" | "/dev/fd/0" | "/proc/self/fd/0" | "/proc/thread-self/fd/0"
-    )
-}
 
 impl Walker<'_> {
     /// Judges `base` when it is a program that runs commands given in its arguments or input

@@ -1797,16 +1797,14 @@ impl Walker<'_> {
                     self.check_write(&out, WriteMode::Clobber, shell, frame, "xxd (output file)");
                 }
             }
-            "curl" | "wget" | "sort" | "shuf" | "openssl" | "strace" | "ltrace" | "cc" | "gcc"
-            | "g++" | "c++" | "clang" | "clang++" | "rustc" | "pandoc" | "iconv" | "gpg"
-            | "msgfmt" => {
+            "curl" | "wget" | "sort" | "shuf" | "openssl" | "cc" | "gcc" | "g++" | "c++"
+            | "clang" | "clang++" | "rustc" | "pandoc" | "iconv" | "gpg" | "msgfmt" => {
                 let (short, long): (&str, &[&str]) = match base {
                     "curl" => ("oHdXAeEuUwTxKbcrmy", &["--output", "--output-dir"]),
                     "wget" => ("OoaPeUTtw", &["--output-document", "--directory-prefix"]),
                     "openssl" => ("", &[]),
                     "sort" => ("kotST", &["--output", "--key", "--field-separator"]),
                     "shuf" => ("ionr", &["--output", "--input-range", "--head-count"]),
-                    "strace" | "ltrace" => ("abeEIoOpPsSuUX", &["--output"]),
                     _ => ("o", &["--output"]),
                 };
                 let args = match base {
@@ -1823,7 +1821,7 @@ impl Walker<'_> {
                     &Spec {
                         short_values: short,
                         long_values: long,
-                        stop_at_operand: matches!(base, "strace" | "ltrace"),
+                        stop_at_operand: false,
                     },
                 );
                 let mut outs: Vec<Arg> = Vec::new();

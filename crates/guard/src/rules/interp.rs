@@ -23,7 +23,7 @@
 
 use crate::decision::RuleId;
 use crate::lang::code::{ArgVal, Family, MAX_TOKENS, Tok, arg_value, matching, split_args, tokens};
-use crate::rules::{self, Spec};
+use crate::rules::{self, Spec, is_stdin_path, percent_decode};
 use crate::walk::{Frame, Shell, Stdin, Walker, WriteMode};
 use crate::words::{self, Arg};
 
@@ -3081,15 +3081,6 @@ fn jxa(p: &rules::Parsed) -> bool {
     })
 }
 
-/// Calls that open files with flags the guard does not read.
-/// Paths that name standard input.
-fn is_stdin_path(text: &str) -> bool {
-    matches!(
-        text,
-        "-" | "/dev/stdin" | "/dev/fd/0" | "/proc/self/fd/0" | "/proc/thread-self/fd/0"
-    )
-}
-
 fn sysopen_or_unknown(name: &str) -> bool {
     name == "sysopen"
 }
@@ -3121,26 +3112,6 @@ fn open_mode_letters(mode: &str) -> Option<WriteMode> {
     } else {
         None
     }
-}
-
-fn percent_decode(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%'
-            && i + 2 < bytes.len()
-            && let Ok(hex) = std::str::from_utf8(&bytes[i + 1..i + 3])
-            && let Ok(v) = u8::from_str_radix(hex, 16)
-        {
-            out.push(v);
-            i += 3;
-            continue;
-        }
-        out.push(bytes[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 fn short(text: &str) -> String {
