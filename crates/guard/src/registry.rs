@@ -312,6 +312,9 @@ pub(crate) enum Family {
     Database,
     /// A copier (`cp`, `mv`, `install`, `ln`, `rsync`; `rules/fs.rs` `copier`).
     Copier,
+    /// An interpreter whose inline code the guard reads (`rules/interp.rs`, the language in
+    /// `lang/code.rs`); `node_like`: a program that takes code as node does (`tsx`, `ts-node`).
+    Interpreter { node_like: bool },
     /// A compiler or preprocessor (`rules/exec.rs` `compiler`: the programs it runs; its output
     /// file: `rules/fs.rs`).
     Compiler,
@@ -337,6 +340,10 @@ pub(crate) fn family(base: &str) -> Family {
         _ if crate::rules::database::DB_TOOLS.contains(&base) => Family::Database,
         "cp" | "mv" | "install" | "ln" | "rsync" => Family::Copier,
         _ if crate::rules::exec::is_compiler(base) => Family::Compiler,
+        _ if crate::rules::interp::is_interpreter(base) => Family::Interpreter { node_like: false },
+        "tsx" | "ts-node" | "ts-node-esm" | "esno" | "esr" | "babel-node" | "vite-node" => {
+            Family::Interpreter { node_like: true }
+        }
         _ => Family::Other,
     }
 }

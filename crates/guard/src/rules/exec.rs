@@ -83,11 +83,6 @@ impl Walker<'_> {
                 }
                 true
             }
-            // Node programs that take code like node does.
-            "tsx" | "ts-node" | "ts-node-esm" | "esno" | "esr" | "babel-node" | "vite-node" => {
-                self.interpreter("node", args, stdin, shell, frame);
-                true
-            }
             "zx" => {
                 // zx runs a script file, or JavaScript from its input.
                 let operand = args.iter().find(|a| !a.text.starts_with('-'));
@@ -1296,7 +1291,7 @@ impl Walker<'_> {
     /// Package-manager and toolchain runners: the command they start is
     /// walked as a command (`uv run pytest` is pytest, `npx -c 'rm -rf src'`
     /// is a shell script). `true` when it handled `base` completely.
-    fn runner(
+    pub(crate) fn runner(
         &mut self,
         base: &str,
         args: &[Arg],

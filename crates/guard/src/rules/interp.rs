@@ -66,6 +66,11 @@ fn unversioned(base: &str) -> &str {
     }
 }
 
+/// Whether `base` is an interpreter whose inline code the guard reads (any version).
+pub(crate) fn is_interpreter(base: &str) -> bool {
+    lang(base).is_some()
+}
+
 fn lang(base: &str) -> Option<Lang> {
     let base = unversioned(base);
     let python = base.starts_with("python") || base.starts_with("pypy");

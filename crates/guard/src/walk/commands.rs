@@ -272,7 +272,8 @@ impl Walker<'_> {
             | Family::Editor
             | Family::Database
             | Family::Copier
-            | Family::Compiler) => {
+            | Family::Compiler
+            | Family::Interpreter { .. }) => {
                 // Programs named by environment variables any command may run (LESSOPEN, ...).
                 self.env_programs(base, shell, frame);
                 if self.denial.is_some() {
@@ -288,6 +289,16 @@ impl Walker<'_> {
                         self.database(base, &args, &code_args, &stdin, shell, frame)
                     }
                     Family::Copier => self.copier(base, &args, &code_args, shell, frame),
+                    Family::Interpreter { node_like } => {
+                        // A package manager's runner first (`bun x`, `bun run`).
+                        if self.runner(base, &code_args, &stdin, shell, frame) {
+                            return;
+                        }
+                        let lang = if node_like { "node" } else { base };
+                        if !self.interpreter(lang, &code_args, &stdin, shell, frame) && !node_like {
+                            self.file_rules(base, &args, shell, frame);
+                        }
+                    }
                     _ => {
                         self.compiler(base, &code_args, shell, frame);
                         if self.denial.is_none() {
