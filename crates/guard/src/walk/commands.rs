@@ -591,13 +591,11 @@ impl Walker<'_> {
                 self.file_rules(base, &known, shell, frame);
             }
             _ => {
-                // A descriptor path as the program file (`python3 /dev/fd/3 3<<<...`) is that
-                // descriptor's text for interpreters; for every other command it stays a path
-                // (`tee /dev/fd/5` writes through it).
+                // Not in the registry yet: the programs that run commands, else the file rules.
+                // A descriptor path is the text it holds for what a program runs (`make -f
+                // /dev/fd/3`), a path for what it writes (`tee /dev/fd/5` writes through it).
                 let (code_args, stdin) = self.descriptor_operand(args.clone(), cmd.stdin, shell);
-                if !self.runs_commands(base, &code_args, &stdin, shell, frame)
-                    && !self.interpreter(base, &code_args, &stdin, shell, frame)
-                {
+                if !self.runs_commands(base, &code_args, &stdin, shell, frame) {
                     self.file_rules(base, &args, shell, frame);
                 }
             }
