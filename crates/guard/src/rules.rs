@@ -8,6 +8,9 @@
 //! (current directory, branch) and hand payloads back to it (a git alias
 //! that runs `!sh`, a `python -c` string that runs `git push`).
 
+pub(crate) mod archive;
+pub(crate) mod database;
+pub(crate) mod editor;
 pub(crate) mod exec;
 pub(crate) mod fs;
 pub(crate) mod git;
@@ -142,6 +145,64 @@ pub(crate) fn short_cluster(
             value: None,
         });
     }
+}
+
+/// Whether `given` (an option name without its dashes) is an abbreviation
+/// of `full` at least `min` characters long, as getopt_long accepts.
+pub(crate) fn abbrev(given: &str, full: &str, min: usize) -> bool {
+    given.len() >= min && full.starts_with(given)
+}
+
+/// A long option `--name=value` or `--name value` matched by abbreviation:
+/// its value and how many arguments it used.
+pub(crate) fn long_value<'a>(
+    args: &'a [Arg],
+    index: usize,
+    full: &str,
+    min: usize,
+) -> Option<(Option<&'a Arg>, usize, Option<String>)> {
+    let text = args[index].exact()?;
+    let long = text.strip_prefix("--")?;
+    let (name, inline) = match long.split_once('=') {
+        Some((n, v)) => (n, Some(v.to_owned())),
+        None => (long, None),
+    };
+    if !abbrev(name, full, min) {
+        return None;
+    }
+    match inline {
+        Some(v) => Some((None, 1, Some(v))),
+        None => Some((args.get(index + 1), 2, None)),
+    }
+}
+
+/// Paths that name standard input.
+pub(crate) fn is_stdin_path(text: &str) -> bool {
+    matches!(
+        text,
+        "-" | "/dev/stdin" | "/dev/fd/0" | "/proc/self/fd/0" | "/proc/thread-self/fd/0"
+    )
+}
+
+/// Percent-decodes text (`file:` URIs, URLs): `%6c` is `l`.
+pub(crate) fn percent_decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%'
+            && i + 2 < bytes.len()
+            && let Ok(hex) = std::str::from_utf8(&bytes[i + 1..i + 3])
+            && let Ok(v) = u8::from_str_radix(hex, 16)
+        {
+            out.push(v);
+            i += 3;
+            continue;
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@ use std::collections::HashMap;
 
 use crate::decision::RuleId;
 use crate::paths::{is_within, normalize, relative_to};
+use crate::registry;
 use crate::walk::{Cmd, Frame, Shell, Stdin, Walker};
 use crate::words::{self, Arg};
 
@@ -37,12 +38,6 @@ impl ScriptReader for NoScripts {
         None
     }
 }
-
-/// Shells whose script language the guard parses (the POSIX family and bash).
-const POSIX_SHELLS: &[&str] = &[
-    "sh", "bash", "zsh", "dash", "ksh", "ash", "mksh", "yash", "rbash", "posh", "ksh93", "source",
-    ".",
-];
 
 /// How a file run directly (`./x`) is executed, from its first line.
 #[derive(Debug, PartialEq, Eq)]
@@ -76,7 +71,7 @@ pub(crate) fn program_kind(text: &str) -> Program {
             .map(|w| w.rsplit('/').next().unwrap_or(w))
             .unwrap_or("");
     }
-    if POSIX_SHELLS.contains(&name) && name != "source" && name != "." {
+    if registry::POSIX_SHELLS.contains(&name) {
         Program::Shell
     } else {
         Program::Other
@@ -301,7 +296,10 @@ impl Walker<'_> {
         shell: &mut Shell,
         frame: &Frame,
     ) -> bool {
-        if runner != "exec" && !POSIX_SHELLS.contains(&runner) {
+        if runner != "exec"
+            && !registry::POSIX_SHELLS.contains(&runner)
+            && !registry::SOURCE.contains(&runner)
+        {
             return false;
         }
         let Some(text) = script.exact() else {

@@ -22,6 +22,7 @@ use crate::context::Context;
 use crate::decision::{Decision, FoundCommand, RuleId};
 use crate::paths::{Anchors, normalize};
 use crate::policy::CompiledPolicy;
+use crate::registry;
 use crate::words::{self, Arg};
 
 /// Largest input the guard analyses, in bytes.
@@ -404,70 +405,6 @@ fn risky_var(shell: &Shell, name: &str) -> bool {
     }
     false
 }
-
-/// Programs that run a file named among their operands.
-const SHELLS_AND_INTERPRETERS: &[&str] = &[
-    "sh",
-    "bash",
-    "zsh",
-    "dash",
-    "ksh",
-    "ash",
-    "mksh",
-    "yash",
-    "rbash",
-    "posh",
-    "ksh93",
-    "fish",
-    "csh",
-    "tcsh",
-    "source",
-    ".",
-    "node",
-    "nodejs",
-    "deno",
-    "bun",
-    "tsx",
-    "ts-node",
-    "perl",
-    "ruby",
-    "php",
-    "lua",
-    "luajit",
-    "Rscript",
-    "awk",
-    "gawk",
-    "mawk",
-    "nawk",
-    "osascript",
-    "tclsh",
-    "wish",
-    "expect",
-    "julia",
-    "swift",
-    "groovy",
-    "pwsh",
-    "powershell",
-    "elixir",
-    "escript",
-    "guile",
-    "racket",
-    "sbcl",
-    "clisp",
-    "ocaml",
-    "runghc",
-    "runhaskell",
-    "crystal",
-    "dart",
-    "scala",
-    "busybox",
-    "sg",
-    "su",
-    "runuser",
-    "script",
-    "at",
-    "batch",
-];
 
 /// POSIX special builtins: assignments before them persist in POSIX mode.
 const SPECIAL_BUILTINS: &[&str] = &[
@@ -1844,10 +1781,15 @@ impl<'a> Walker<'a> {
                     }
                     match kind {
                         ast::IoFileRedirectKind::Read => {
-                            let read = if self.is_written(shell, &arg) {
-                                Stdin::Unknown
-                            } else {
-                                Stdin::File
+                            // A descriptor path (`< /dev/fd/3`) reads what that descriptor
+                            // holds: a here-string on it is the input (unknown when the guard
+                            // has not seen it yet, the redirections being in either order).
+                            let descriptor = arg.exact().and_then(commands::descriptor_path);
+                            let read = match descriptor {
+                                Some(0) => stdin.clone(),
+                                Some(n) => self.fd_source(shell, n).unwrap_or(Stdin::Unknown),
+                                None if self.is_written(shell, &arg) => Stdin::Unknown,
+                                None => Stdin::File,
                             };
                             match fd {
                                 Some(n) if *n != 0 => {
@@ -2227,16 +2169,12 @@ impl<'a> Walker<'a> {
     /// Denies running (as a program, a script operand or a sourced file) a
     /// path this command line wrote: its content was never analysed.
     fn written_then_run(&mut self, cmd: &Cmd, name: &str, shell: &Shell, frame: &Frame) {
-        // `SHELLS_AND_INTERPRETERS[..16]` are the shells and `source`.
-        debug_assert_eq!(SHELLS_AND_INTERPRETERS[15], ".");
         if self.written.is_empty() {
             return;
         }
         let base = name.rsplit('/').next().unwrap_or(name);
         let first = &cmd.argv[0];
-        let runs_operand = SHELLS_AND_INTERPRETERS.contains(&base)
-            || base.starts_with("python")
-            || base.starts_with("pypy");
+        let runs_operand = registry::runs_file_operand(base);
         let culprit = if name.contains('/') && self.is_written(shell, first) {
             Some(first)
         } else if runs_operand {
@@ -2268,7 +2206,7 @@ impl<'a> Walker<'a> {
                     .unwrap_or_default();
                 let stdin = Stdin::Text(content);
                 let inner = frame.nested(&format!("{runner} {path}"));
-                if SHELLS_AND_INTERPRETERS[..16].contains(&runner.as_str()) {
+                if registry::is_shell(&runner) || registry::SOURCE.contains(&runner.as_str()) {
                     let mut sub = shell.clone();
                     self.stdin_script(&runner, &stdin, &mut sub, &inner);
                     return;

@@ -487,27 +487,6 @@ const TEE_LONGS: &[&str] = &[
     "--version",
 ];
 
-const SED_LONGS: &[&str] = &[
-    "--expression",
-    "--file",
-    "--in-place",
-    "--line-length",
-    "--null-data",
-    "--zero-terminated",
-    "--quiet",
-    "--silent",
-    "--regexp-extended",
-    "--separate",
-    "--sandbox",
-    "--debug",
-    "--posix",
-    "--follow-symlinks",
-    "--unbuffered",
-    "--binary",
-    "--help",
-    "--version",
-];
-
 const SORT_LONGS: &[&str] = &[
     "--ignore-leading-blanks",
     "--dictionary-order",
@@ -623,23 +602,6 @@ const PATCH_LONGS: &[&str] = &[
     "--version",
 ];
 
-/// Programs that open a SQLite (or similar) database named on their command line.
-const DB_TOOLS: &[&str] = &[
-    "sqlite3",
-    "sqlite",
-    "sqlite-utils",
-    "litecli",
-    "duckdb",
-    "datasette",
-    "sqlitebrowser",
-    "sqldiff",
-    "sqlite3_analyzer",
-    "sqlite3_rsync",
-    "sqlcipher",
-    "dbhash",
-    "usql",
-];
-
 /// Compressors that replace their input file (`gzip f` leaves `f.gz`, not `f`), with whether
 /// the name itself decompresses and whether it keeps the input unless told otherwise.
 fn compressor(base: &str) -> Option<(bool, bool)> {
@@ -651,28 +613,6 @@ fn compressor(base: &str) -> Option<(bool, bool)> {
         "unzstd" => (true, true),
         _ => return None,
     })
-}
-
-/// Percent-decodes a `file:` URI's path (SQLite accepts `file:.paw%6c/pawl.db`).
-fn percent_decode(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%'
-            && i + 2 < bytes.len()
-            && let Some(v) = std::str::from_utf8(&bytes[i + 1..i + 3])
-                .ok()
-                .and_then(|h| u8::from_str_radix(h, 16).ok())
-        {
-            out.push(v);
-            i += 3;
-            continue;
-        }
-        out.push(bytes[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 impl Walker<'_> {
@@ -708,7 +648,7 @@ impl Walker<'_> {
     /// a symbolic link; `None` when it does not (or nothing is known). `follow_last`: the
     /// last component is followed too (a write, or a path with a trailing slash); otherwise
     /// only its directories are (`rm link` removes the link itself).
-    fn real_path(&self, absolute: &str, follow_last: bool) -> Option<String> {
+    pub(crate) fn real_path(&self, absolute: &str, follow_last: bool) -> Option<String> {
         let real = if follow_last {
             self.ctx.fs.resolve_links(absolute)?
         } else {
@@ -1598,10 +1538,6 @@ impl Walker<'_> {
         shell: &mut Shell,
         frame: &Frame,
     ) {
-        if DB_TOOLS.contains(&base) {
-            self.database_tool(base, args, shell, frame);
-            return;
-        }
         if let Some((decompresses, keeps)) = compressor(base) {
             self.compress(base, args, decompresses, keeps, shell, frame);
             return;
@@ -1709,68 +1645,10 @@ impl Walker<'_> {
                     }
                 }
             }
+            // Also reached from other judges (an interpreter's rename is `mv`).
             "rsync" => self.rsync_files(args, shell, frame),
             "cp" | "mv" | "install" | "ln" => self.copy_like(base, args, shell, frame),
-            "tar" | "bsdtar" | "gtar" => self.archive_tar(base, args, shell, frame),
-            "unzip" => {
-                let p = rules::parse(
-                    args,
-                    &Spec {
-                        short_values: "dPIO",
-                        long_values: &[],
-                        stop_at_operand: false,
-                    },
-                );
-                if !p.has(&["-l", "-t", "-v", "-p", "-c", "-z", "-Z", "-h", "--help"]) {
-                    let dir = p.value(&["-d"]).cloned();
-                    // `-:` keeps `../` in member names; without it unzip strips them.
-                    let confined = !p.has(&["-:"]);
-                    self.check_extract_into("unzip", dir.as_ref(), confined, shell, frame);
-                }
-            }
-            "7z" | "7za" | "7zr" | "7zz" => {
-                let command = args.iter().find(|a| !a.text.starts_with('-'));
-                if command.is_some_and(|c| c.is("x") || c.is("e")) {
-                    let dir = args.iter().find(|a| a.text.starts_with("-o")).map(|a| Arg {
-                        text: a.text[2..].to_owned(),
-                        ..a.clone()
-                    });
-                    self.check_extract(base, dir.as_ref(), shell, frame);
-                }
-            }
-            "cpio" => self.cpio(args, shell, frame),
-            "ar" | "jar" => {
-                let key = args.first().map(|a| a.text.trim_start_matches('-'));
-                let extract = key.is_some_and(|k| !k.starts_with('-') && k.contains('x'))
-                    || args.iter().any(|a| a.is("--extract"));
-                if extract {
-                    self.check_extract(&format!("{base} x"), None, shell, frame);
-                }
-            }
-            "zip" => self.zip_move(args, shell, frame),
             "patch" => self.patch(args, shell, frame),
-            "ed" | "red" => {
-                let p = rules::parse(
-                    args,
-                    &Spec {
-                        short_values: "p",
-                        long_values: &["--prompt"],
-                        stop_at_operand: false,
-                    },
-                );
-                match p.operands.first() {
-                    Some(file) => {
-                        let file = file.clone();
-                        self.check_write(&file, WriteMode::Modify, shell, frame, base);
-                    }
-                    None if p.has(&["--help", "--version", "-h", "-V"]) => {}
-                    None => self.deny(
-                        frame,
-                        RuleId::NotStatic,
-                        format!("{base} without a file writes whatever files its commands name, which the guard cannot see; name the file"),
-                    ),
-                }
-            }
             "tee" => {
                 let args = canon_long(args, TEE_LONGS);
                 let p = rules::parse(&args, &PLAIN);
@@ -1856,33 +1734,6 @@ impl Walker<'_> {
                     self.check_write(arg, mode, shell, frame, "fallocate");
                 }
             }
-            "sed" => {
-                let args = canon_long(args, SED_LONGS);
-                let p = rules::parse(
-                    &args,
-                    &Spec {
-                        short_values: "efl",
-                        long_values: &["--expression", "--file", "--line-length"],
-                        stop_at_operand: false,
-                    },
-                );
-                let in_place = p
-                    .opts
-                    .iter()
-                    .any(|o| o.name == "-i" || o.name.starts_with("--in-place"))
-                    || args.iter().any(|a| {
-                        a.text.starts_with("-i")
-                            || (a.text.starts_with('-')
-                                && !a.text.starts_with("--")
-                                && a.text.contains('i'))
-                    });
-                if in_place {
-                    let script_given = p.has(&["-e", "-f", "--expression", "--file"]);
-                    for arg in p.operands.iter().skip(usize::from(!script_given)) {
-                        self.check_write(arg, WriteMode::Modify, shell, frame, "sed -i");
-                    }
-                }
-            }
             "ssh-keygen" => {
                 let p = rules::parse(
                     args,
@@ -1946,16 +1797,14 @@ impl Walker<'_> {
                     self.check_write(&out, WriteMode::Clobber, shell, frame, "xxd (output file)");
                 }
             }
-            "curl" | "wget" | "sort" | "shuf" | "openssl" | "strace" | "ltrace" | "cc" | "gcc"
-            | "g++" | "c++" | "clang" | "clang++" | "rustc" | "pandoc" | "iconv" | "gpg"
-            | "msgfmt" => {
+            "curl" | "wget" | "sort" | "shuf" | "openssl" | "cc" | "gcc" | "g++" | "c++"
+            | "clang" | "clang++" | "rustc" | "pandoc" | "iconv" | "gpg" | "msgfmt" => {
                 let (short, long): (&str, &[&str]) = match base {
                     "curl" => ("oHdXAeEuUwTxKbcrmy", &["--output", "--output-dir"]),
                     "wget" => ("OoaPeUTtw", &["--output-document", "--directory-prefix"]),
                     "openssl" => ("", &[]),
                     "sort" => ("kotST", &["--output", "--key", "--field-separator"]),
                     "shuf" => ("ionr", &["--output", "--input-range", "--head-count"]),
-                    "strace" | "ltrace" => ("abeEIoOpPsSuUX", &["--output"]),
                     _ => ("o", &["--output"]),
                 };
                 let args = match base {
@@ -1972,7 +1821,7 @@ impl Walker<'_> {
                     &Spec {
                         short_values: short,
                         long_values: long,
-                        stop_at_operand: matches!(base, "strace" | "ltrace"),
+                        stop_at_operand: false,
                     },
                 );
                 let mut outs: Vec<Arg> = Vec::new();
@@ -2055,7 +1904,7 @@ impl Walker<'_> {
     /// Judges the removal of `operands` (recursively or not): recursive removal only in the
     /// allowances; a single ordinary file otherwise (a glob only when it cannot match a
     /// protected path nor more than one tracked file).
-    fn delete_operands(
+    pub(crate) fn delete_operands(
         &mut self,
         what: &str,
         operands: &[Arg],
@@ -2473,7 +2322,7 @@ impl Walker<'_> {
     /// leading `/` and `../`, and do not write through symbolic links they extracted): a
     /// named subdirectory of the repository that is not the root, holds no tracked file and
     /// no protected path, and is not inside one (`tests/fixtures`), may receive it.
-    fn check_extract_into(
+    pub(crate) fn check_extract_into(
         &mut self,
         what: &str,
         dir: Option<&Arg>,
@@ -2516,7 +2365,13 @@ impl Walker<'_> {
 
     /// Judges an extraction of an archive (files the guard cannot list) into `dir` (`None`:
     /// the current directory).
-    fn check_extract(&mut self, what: &str, dir: Option<&Arg>, shell: &Shell, frame: &Frame) {
+    pub(crate) fn check_extract(
+        &mut self,
+        what: &str,
+        dir: Option<&Arg>,
+        shell: &Shell,
+        frame: &Frame,
+    ) {
         let absolute = match dir {
             Some(arg) => match self.target_path(shell, arg) {
                 Ok(p) => p,
@@ -2568,252 +2423,6 @@ impl Walker<'_> {
                 return;
             }
         }
-    }
-
-    fn archive_tar(&mut self, base: &str, args: &[Arg], shell: &Shell, frame: &Frame) {
-        const VALUE_LETTERS: &str = "fbCTXgVLNKHIF";
-        const LONG_VALUES: &[&str] = &[
-            "--directory",
-            "--file",
-            "--files-from",
-            "--exclude",
-            "--exclude-from",
-            "--transform",
-            "--xform",
-            "--use-compress-program",
-            "--listed-incremental",
-            "--newer",
-            "--after-date",
-            "--label",
-            "--format",
-            "--owner",
-            "--group",
-            "--mode",
-            "--mtime",
-            "--strip-components",
-            "--to-command",
-            "--checkpoint-action",
-            "--suffix",
-            "--blocking-factor",
-            "--record-size",
-            "--tape-length",
-            "--info-script",
-            "--new-volume-script",
-            "--rsh-command",
-            "--index-file",
-            "--volno-file",
-            "--starting-file",
-        ];
-        let prefix_of =
-            |name: &str, full: &str, min: usize| name.len() >= min && full.starts_with(name);
-        let mut modes = String::new();
-        let mut dirs: Vec<Arg> = Vec::new();
-        let mut files: Vec<Arg> = Vec::new();
-        let mut operands: Vec<Arg> = Vec::new();
-        let mut remove_files = false;
-        let mut to_stdout = false;
-        // Member names kept as written (`-P`) or rewritten (`--transform`): they may leave the
-        // destination.
-        let mut unconfined = false;
-        let mut index = 0;
-        let value_of =
-            |letter: char, value: Option<Arg>, dirs: &mut Vec<Arg>, files: &mut Vec<Arg>| {
-                if let Some(v) = value {
-                    match letter {
-                        'C' => dirs.push(v),
-                        'f' => files.push(v),
-                        _ => {}
-                    }
-                }
-            };
-        while index < args.len() {
-            let arg = &args[index];
-            index += 1;
-            let Some(text) = arg.exact() else {
-                operands.push(arg.clone());
-                continue;
-            };
-            if index == 1 && !text.starts_with('-') {
-                // Old style: `tar xzf archive.tar`, values follow in the letters' order.
-                for c in text.chars() {
-                    modes.push(c);
-                    if VALUE_LETTERS.contains(c) {
-                        let v = args.get(index).cloned();
-                        index += 1;
-                        value_of(c, v, &mut dirs, &mut files);
-                    }
-                }
-                continue;
-            }
-            if text == "--" {
-                operands.extend(args[index..].iter().cloned());
-                break;
-            }
-            if let Some(long) = text.strip_prefix("--") {
-                let (name, value) = match long.split_once('=') {
-                    Some((n, v)) => (format!("--{n}"), Some(Arg::lit(v))),
-                    None => (format!("--{long}"), None),
-                };
-                let takes = LONG_VALUES
-                    .iter()
-                    .any(|l| prefix_of(&name, l, 5) || *l == name);
-                let value = match value {
-                    Some(v) => Some(v),
-                    None if takes => {
-                        index += 1;
-                        args.get(index - 1).cloned()
-                    }
-                    None => None,
-                };
-                if prefix_of(&name, "--directory", 5) {
-                    value_of('C', value, &mut dirs, &mut files);
-                } else if name == "--file" {
-                    value_of('f', value, &mut dirs, &mut files);
-                } else if prefix_of(&name, "--extract", 4) || prefix_of(&name, "--get", 4) {
-                    modes.push('x');
-                } else if prefix_of(&name, "--create", 4)
-                    || prefix_of(&name, "--append", 4)
-                    || prefix_of(&name, "--update", 4)
-                    || prefix_of(&name, "--delete", 5)
-                    || prefix_of(&name, "--concatenate", 5)
-                    || prefix_of(&name, "--catenate", 5)
-                {
-                    modes.push('c');
-                } else if prefix_of(&name, "--remove-files", 5) {
-                    remove_files = true;
-                } else if prefix_of(&name, "--absolute-names", 4)
-                    || prefix_of(&name, "--transform", 4)
-                    || prefix_of(&name, "--xform", 3)
-                    || prefix_of(&name, "--keep-directory-symlink", 4)
-                {
-                    unconfined = true;
-                } else if prefix_of(&name, "--to-stdout", 6) {
-                    to_stdout = true;
-                }
-                continue;
-            }
-            if text.len() > 1 && text.starts_with('-') {
-                let cluster: Vec<char> = text.chars().skip(1).collect();
-                for (at, c) in cluster.iter().enumerate() {
-                    modes.push(*c);
-                    if VALUE_LETTERS.contains(*c) {
-                        let rest: String = cluster[at + 1..].iter().collect();
-                        let v = if rest.is_empty() {
-                            index += 1;
-                            args.get(index - 1).cloned()
-                        } else {
-                            Some(Arg::lit(rest))
-                        };
-                        value_of(*c, v, &mut dirs, &mut files);
-                        break;
-                    }
-                }
-                continue;
-            }
-            operands.push(arg.clone());
-        }
-        let to_stdout = to_stdout || modes.contains('O');
-        if modes.contains('x') && !to_stdout {
-            if dirs.is_empty() {
-                self.check_extract(&format!("{base} -x"), None, shell, frame);
-            }
-            let confined = !unconfined && !modes.contains('P') && base != "cmake -E tar";
-            for dir in &dirs {
-                self.check_extract_into(&format!("{base} -x"), Some(dir), confined, shell, frame);
-            }
-        }
-        if modes.contains(['c', 'r', 'u', 'A']) {
-            for file in files.iter().filter(|f| f.text != "-") {
-                self.check_write(
-                    file,
-                    WriteMode::Clobber,
-                    shell,
-                    frame,
-                    &format!("{base} -f"),
-                );
-            }
-        }
-        if remove_files {
-            // Members are removed with what they hold, from the last -C directory.
-            let members: Vec<Arg> = operands
-                .iter()
-                .map(|m| match dirs.last() {
-                    Some(dir) if !m.text.starts_with('/') => Arg {
-                        text: format!("{}/{}", dir.text, m.text),
-                        known: dir.known && m.known,
-                        glob: dir.glob || m.glob,
-                    },
-                    _ => m.clone(),
-                })
-                .collect();
-            self.delete_operands(
-                &format!("{base} --remove-files"),
-                &members,
-                true,
-                shell,
-                frame,
-            );
-        }
-    }
-
-    fn cpio(&mut self, args: &[Arg], shell: &Shell, frame: &Frame) {
-        let p = rules::parse(
-            args,
-            &Spec {
-                short_values: "CDEFHIMOR",
-                long_values: &[
-                    "--directory",
-                    "--file",
-                    "--format",
-                    "--pattern-file",
-                    "--owner",
-                ],
-                stop_at_operand: false,
-            },
-        );
-        let has_long = |full: &str| {
-            p.opts
-                .iter()
-                .any(|o| o.name.len() >= 5 && full.starts_with(o.name.as_str()))
-        };
-        if let Some(out) = p.value(&["-O"]).cloned() {
-            self.check_write(&out, WriteMode::Clobber, shell, frame, "cpio -O");
-        }
-        let dir = p.value(&["-D", "--directory"]).cloned();
-        if p.has(&["-i"]) || has_long("--extract") {
-            self.check_extract("cpio -i", dir.as_ref(), shell, frame);
-        } else if (p.has(&["-p"]) || has_long("--pass-through"))
-            && let Some(dest) = p.operands.last().cloned()
-        {
-            self.check_extract("cpio -p", Some(&dest), shell, frame);
-        }
-    }
-
-    fn zip_move(&mut self, args: &[Arg], shell: &Shell, frame: &Frame) {
-        let p = rules::parse(
-            args,
-            &Spec {
-                short_values: "bntPZsOI",
-                long_values: &[
-                    "--temp-path",
-                    "--suffixes",
-                    "--password",
-                    "--out",
-                    "--split-size",
-                ],
-                stop_at_operand: false,
-            },
-        );
-        let moves = p.has(&["-m"])
-            || p.opts
-                .iter()
-                .any(|o| o.name.len() >= 4 && "--move".starts_with(o.name.as_str()));
-        if !moves {
-            return;
-        }
-        let recursive = p.has(&["-r", "-R", "--recurse-paths", "--recurse-patterns"]);
-        let files: Vec<Arg> = p.operands.iter().skip(1).cloned().collect();
-        self.delete_operands("zip -m", &files, recursive, shell, frame);
     }
 
     fn patch(&mut self, args: &[Arg], shell: &Shell, frame: &Frame) {
@@ -2873,6 +2482,97 @@ impl Walker<'_> {
                 RuleId::NotStatic,
                 "patch writes (and may create or delete) the files its diff names, which the guard cannot read; name the file to patch (`patch FILE < DIFF`) or use --dry-run",
             ),
+        }
+    }
+
+    /// Judges a copier (`cp`, `mv`, `install`, `ln`, `rsync`): what it overwrites, moves away
+    /// and deletes, and rsync's remote shell (`code_args`: a descriptor operand read as `-`).
+    pub(crate) fn copier(
+        &mut self,
+        base: &str,
+        args: &[Arg],
+        code_args: &[Arg],
+        shell: &mut Shell,
+        frame: &Frame,
+    ) {
+        if base == "rsync" {
+            self.rsync_runs(code_args, shell, frame);
+            if self.denial.is_none() {
+                self.rsync_files(args, shell, frame);
+            }
+        } else {
+            self.copy_like(base, args, shell, frame);
+        }
+    }
+
+    fn rsync_runs(&mut self, args: &[Arg], shell: &mut Shell, frame: &Frame) {
+        let mut index = 0;
+        while index < args.len() {
+            let arg = &args[index];
+            index += 1;
+            let text = arg.text.as_str();
+            if text == "--" {
+                break;
+            }
+            if let Some(long) = text.strip_prefix("--") {
+                let (name, inline) = match long.split_once('=') {
+                    Some((n, v)) => (
+                        n,
+                        Some(Arg {
+                            text: v.to_owned(),
+                            ..arg.clone()
+                        }),
+                    ),
+                    None => (long, None),
+                };
+                let value = |index: &mut usize| {
+                    inline.clone().or_else(|| {
+                        *index += 1;
+                        args.get(*index - 1).cloned()
+                    })
+                };
+                match name {
+                    "rsh" => {
+                        let v = value(&mut index);
+                        self.walk_shell_arg("rsync --rsh", v.as_ref(), shell, frame);
+                    }
+                    "rsync-path" | "remote-option" => self.deny(
+                        frame,
+                        RuleId::Interpreter,
+                        format!("rsync --{name} runs a command on a remote host; the guard cannot see what it does there"),
+                    ),
+                    _ => {}
+                }
+                continue;
+            }
+            if text.starts_with('-') && text.len() > 1 {
+                let chars: Vec<char> = text.chars().skip(1).collect();
+                for (at, c) in chars.iter().enumerate() {
+                    if !"eBfTM".contains(*c) {
+                        continue;
+                    }
+                    let rest: String = chars[at + 1..].iter().collect();
+                    let value = if rest.is_empty() {
+                        index += 1;
+                        args.get(index - 1).cloned()
+                    } else {
+                        Some(Arg {
+                            text: rest,
+                            ..arg.clone()
+                        })
+                    };
+                    match c {
+                        'e' => self.walk_shell_arg("rsync -e", value.as_ref(), shell, frame),
+                        'M' => self.deny(
+                            frame,
+                            RuleId::Interpreter,
+                            "rsync -M passes options to the remote rsync; the guard cannot see what it does there",
+                        ),
+                        _ => {}
+                    }
+                    break;
+                }
+            }
         }
     }
 
@@ -2963,7 +2663,7 @@ impl Walker<'_> {
                 self.copy_like("ln", &argv, shell, frame);
             }
             "create_hardlink" => self.copy_like("ln", rest, shell, frame),
-            "tar" => self.archive_tar("cmake -E tar", rest, shell, frame),
+            "tar" => self.tar_files("cmake -E tar", rest, shell, frame),
             "touch" | "touch_nocreate" | "make_directory" => {
                 for arg in rest {
                     self.check_write(arg, WriteMode::Modify, shell, frame, "cmake -E touch");
@@ -3048,111 +2748,6 @@ impl Walker<'_> {
                         &format!("{base} (output file)"),
                     );
                 }
-            }
-        }
-    }
-
-    /// pawl's store (`.pawl/` in the repository) holds the run's limits and evidence: no
-    /// database tool may open it, however the path is spelled (a glob, a `cd`, a `file:`
-    /// URI, an `ATTACH` in the SQL). A database tool's output dot-commands (`.output FILE`)
-    /// are writes like `>`.
-    fn database_tool(&mut self, base: &str, args: &[Arg], shell: &Shell, frame: &Frame) {
-        let store = self
-            .anchors
-            .repo_root
-            .as_deref()
-            .map(|root| normalize(root, ".pawl"));
-        let store_reason = format!(
-            "{base}: pawl's store (.pawl/) holds the run's limits and evidence; only pawl changes it"
-        );
-        if let (Some(store), Some(cwd)) = (&store, shell.cwd.as_deref())
-            && is_within(cwd, store)
-        {
-            self.deny(frame, RuleId::ProtectedPath, store_reason);
-            return;
-        }
-        for arg in args {
-            if !arg.known {
-                self.deny(
-                    frame,
-                    RuleId::NotStatic,
-                    format!(
-                        "{base} with `{}`, which is not statically known: it may name pawl's store",
-                        arg.text
-                    ),
-                );
-                return;
-            }
-            let decoded = percent_decode(&arg.text);
-            let lower = decoded.to_ascii_lowercase();
-            if [
-                "pawl",
-                "attach",
-                ".open",
-                ".restore",
-                "load_extension",
-                ".load ",
-            ]
-            .iter()
-            .any(|w| lower.contains(w))
-            {
-                self.deny(frame, RuleId::ProtectedPath, store_reason);
-                return;
-            }
-            // `.output FILE`, `.once FILE`, `.save FILE`, `.backup [DB] FILE`: written files.
-            for line in decoded.lines() {
-                let mut words = line.split_whitespace();
-                if let Some(cmd) = words.next()
-                    && matches!(
-                        cmd,
-                        ".output" | ".once" | ".save" | ".backup" | ".clone" | ".log" | ".excel"
-                    )
-                    && let Some(file) = words.last()
-                {
-                    let file = file.trim_matches(|c| c == '\'' || c == '"');
-                    if !file.starts_with('-')
-                        && file != "stdout"
-                        && file != "stderr"
-                        && file != "off"
-                    {
-                        self.check_write(
-                            &Arg::lit(file),
-                            WriteMode::Clobber,
-                            shell,
-                            frame,
-                            &format!("{base} {cmd}"),
-                        );
-                    }
-                }
-            }
-            let Some(store) = &store else { continue };
-            let path = decoded.strip_prefix("file:").unwrap_or(&decoded);
-            let path = path.split('?').next().unwrap_or(path);
-            if path.is_empty() || path.starts_with('-') {
-                continue;
-            }
-            let Some(absolute) = self.resolve(shell, path) else {
-                self.deny(
-                    frame,
-                    RuleId::NotStatic,
-                    format!(
-                        "{base} `{path}` is relative to a directory that is not statically known"
-                    ),
-                );
-                return;
-            };
-            let hits = if arg.glob || has_wildcard(path) {
-                globs_may_overlap(&absolute, store)
-                    || globs_may_overlap(&absolute, &format!("{store}/**"))
-            } else {
-                is_within(&absolute, store)
-                    || self
-                        .real_path(&absolute, true)
-                        .is_some_and(|real| is_within(&real, store))
-            };
-            if hits {
-                self.deny(frame, RuleId::ProtectedPath, store_reason);
-                return;
             }
         }
     }

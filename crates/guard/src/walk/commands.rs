@@ -6,226 +6,9 @@
 
 use super::{Cmd, Frame, Shell, Stdin, Walker, WriteMode};
 use crate::decision::RuleId;
+use crate::registry::{self, Family, Wrapper};
 use crate::rules::{self, Spec};
 use crate::words::{self, Arg};
-
-/// Shells whose `-c` string, script operand or stdin is a script.
-const SHELLS: &[&str] = &[
-    "sh", "bash", "zsh", "dash", "ksh", "ash", "mksh", "yash", "rbash", "posh", "ksh93", "fish",
-    "csh", "tcsh",
-];
-
-/// Wrappers with no options of their own: the rest is the command.
-const BARE_WRAPPERS: &[&str] = &[
-    "nohup",
-    "builtin",
-    "chronic",
-    "unbuffer",
-    "nocorrect",
-    "noglob",
-    "then",
-    "do",
-];
-
-/// A wrapper that runs the command after its options and a fixed number of
-/// leading operands.
-struct ValueWrapper {
-    name: &'static str,
-    /// Short options that take a value.
-    short_values: &'static str,
-    /// Long options that take a value.
-    long_values: &'static [&'static str],
-    /// Operands before the command (`flock FILE cmd`, `taskset MASK cmd`).
-    skip: usize,
-    /// Options that mean "no command follows" (`taskset -p`, `chrt -p`).
-    no_command: &'static [&'static str],
-    /// Options whose value is a shell command line (`flock -c`).
-    command_values: &'static [&'static str],
-    /// Options whose value is the directory the command runs in.
-    chdir: &'static [&'static str],
-    /// Options whose value is a file the wrapper writes.
-    outputs: &'static [&'static str],
-}
-
-const VALUE_WRAPPERS: &[ValueWrapper] = &[
-    ValueWrapper {
-        name: "flock",
-        short_values: "wEc",
-        long_values: &["--timeout", "--conflict-exit-code", "--command"],
-        skip: 1,
-        no_command: &["-u", "--unlock"],
-        command_values: &["-c", "--command"],
-        chdir: &[],
-        outputs: &[],
-    },
-    ValueWrapper {
-        name: "taskset",
-        short_values: "",
-        long_values: &[],
-        skip: 1,
-        no_command: &["-p", "--pid"],
-        command_values: &[],
-        chdir: &[],
-        outputs: &[],
-    },
-    ValueWrapper {
-        name: "chrt",
-        short_values: "TPD",
-        long_values: &["--sched-runtime", "--sched-period", "--sched-deadline"],
-        skip: 1,
-        no_command: &["-p", "--pid", "-m", "--max"],
-        command_values: &[],
-        chdir: &[],
-        outputs: &[],
-    },
-    ValueWrapper {
-        name: "strace",
-        short_values: "abeEIoOpPsSuUX",
-        long_values: &[
-            "--output",
-            "--attach",
-            "--env",
-            "--user",
-            "--string-limit",
-            "--trace",
-            "--signal",
-            "--status",
-            "--trace-path",
-            "--summary-sort-by",
-            "--const-print-style",
-        ],
-        skip: 0,
-        no_command: &[],
-        command_values: &[],
-        chdir: &[],
-        outputs: &["-o", "--output"],
-    },
-    ValueWrapper {
-        name: "ltrace",
-        short_values: "aAeFlnopsuxLDw",
-        long_values: &["--output", "--library", "--indent", "--align"],
-        skip: 0,
-        no_command: &[],
-        command_values: &[],
-        chdir: &[],
-        outputs: &["-o", "--output"],
-    },
-    ValueWrapper {
-        name: "unshare",
-        short_values: "SGRwt",
-        long_values: &[
-            "--setuid",
-            "--setgid",
-            "--root",
-            "--wd",
-            "--map-user",
-            "--map-group",
-            "--map-users",
-            "--map-groups",
-            "--propagation",
-            "--setgroups",
-        ],
-        skip: 0,
-        no_command: &[],
-        command_values: &[],
-        chdir: &["-w", "--wd"],
-        outputs: &[],
-    },
-    ValueWrapper {
-        name: "nsenter",
-        short_values: "tSGrwe",
-        long_values: &[
-            "--target", "--setuid", "--setgid", "--root", "--wd", "--env",
-        ],
-        skip: 0,
-        no_command: &[],
-        command_values: &[],
-        chdir: &["-w", "--wd"],
-        outputs: &[],
-    },
-    ValueWrapper {
-        name: "fakeroot",
-        short_values: "lsib",
-        long_values: &["--lib", "--faked", "--unknown-is-real"],
-        skip: 0,
-        no_command: &[],
-        command_values: &[],
-        chdir: &[],
-        outputs: &[],
-    },
-    ValueWrapper {
-        name: "firejail",
-        short_values: "",
-        long_values: &[],
-        skip: 0,
-        no_command: &["--list", "--tree", "--top", "--shutdown", "--join"],
-        command_values: &[],
-        chdir: &[],
-        outputs: &[],
-    },
-    ValueWrapper {
-        name: "systemd-run",
-        short_values: "uMHpEd",
-        long_values: &[
-            "--unit",
-            "--machine",
-            "--host",
-            "--property",
-            "--setenv",
-            "--description",
-            "--slice",
-            "--uid",
-            "--gid",
-            "--nice",
-            "--working-directory",
-            "--on-active",
-            "--on-boot",
-            "--on-startup",
-            "--on-unit-active",
-            "--on-unit-inactive",
-            "--on-calendar",
-            "--timer-property",
-            "--path-property",
-            "--socket-property",
-            "--service-type",
-        ],
-        skip: 0,
-        no_command: &[],
-        command_values: &[],
-        chdir: &["--working-directory"],
-        outputs: &[],
-    },
-    ValueWrapper {
-        name: "prlimit",
-        short_values: "p",
-        long_values: &["--pid", "--output"],
-        skip: 0,
-        no_command: &["-p", "--pid"],
-        command_values: &[],
-        chdir: &[],
-        outputs: &[],
-    },
-    ValueWrapper {
-        name: "cpulimit",
-        short_values: "lpe",
-        long_values: &["--limit", "--pid", "--exe"],
-        skip: 0,
-        no_command: &["-p", "--pid", "-e", "--exe"],
-        command_values: &[],
-        chdir: &[],
-        outputs: &[],
-    },
-    ValueWrapper {
-        name: "proot",
-        short_values: "rbwq",
-        long_values: &["--rootfs", "--bind", "--cwd", "--qemu"],
-        skip: 0,
-        no_command: &[],
-        command_values: &[],
-        chdir: &["-w", "--cwd"],
-        outputs: &[],
-    },
-];
 
 /// Joins known args with spaces; `None` when any is unknown.
 fn join_known(args: &[Arg]) -> Option<String> {
@@ -433,7 +216,7 @@ fn code_free_template(text: &str, shell: &Shell) -> bool {
 }
 
 /// `/dev/fd/N`, `/proc/self/fd/N` → N.
-fn descriptor_path(text: &str) -> Option<i32> {
+pub(super) fn descriptor_path(text: &str) -> Option<i32> {
     if matches!(text, "/dev/stdin" | "-") {
         return Some(0);
     }
@@ -473,137 +256,65 @@ impl Walker<'_> {
         frame: &Frame,
     ) {
         let args: Vec<Arg> = cmd.argv.iter().skip(1).cloned().collect();
+        match registry::family(base) {
+            Family::Shell => return self.shell_payload(base, &args, &cmd.stdin, shell, frame),
+            Family::Wrapper(spec) => return self.wrapper(spec, &args, cmd.stdin, shell, frame),
+            Family::Git if base == "git" => return self.git(&args, shell, frame),
+            Family::Git => {
+                // git's dashed programs (`git-push` from git's exec path) are its subcommands.
+                let mut argv = vec![Arg::lit(&base[4..])];
+                argv.extend(args);
+                return self.git(&argv, shell, frame);
+            }
+            Family::Forge => return self.forge(base, &args, shell, frame),
+            Family::Pawl => return self.pawl(&args, shell, frame),
+            family @ (Family::Archiver
+            | Family::Editor
+            | Family::Database
+            | Family::Copier
+            | Family::Compiler
+            | Family::Interpreter { .. }) => {
+                // Programs named by environment variables any command may run (LESSOPEN, ...).
+                self.env_programs(base, shell, frame);
+                if self.denial.is_some() {
+                    return;
+                }
+                // A descriptor operand is the text it holds for what the program runs
+                // (`sed -f /dev/fd/3`), a path for what it writes.
+                let (code_args, stdin) = self.descriptor_operand(args.clone(), cmd.stdin, shell);
+                match family {
+                    Family::Archiver => self.archiver(base, &args, &code_args, shell, frame),
+                    Family::Editor => self.editor(base, &args, &code_args, &stdin, shell, frame),
+                    Family::Database => {
+                        self.database(base, &args, &code_args, &stdin, shell, frame)
+                    }
+                    Family::Copier => self.copier(base, &args, &code_args, shell, frame),
+                    Family::Interpreter { node_like } => {
+                        // A package manager's runner first (`bun x`, `bun run`).
+                        if self.runner(base, &code_args, &stdin, shell, frame) {
+                            return;
+                        }
+                        let lang = if node_like { "node" } else { base };
+                        if !self.interpreter(lang, &code_args, &stdin, shell, frame) && !node_like {
+                            self.file_rules(base, &args, shell, frame);
+                        }
+                    }
+                    _ => {
+                        self.compiler(base, &code_args, shell, frame);
+                        if self.denial.is_none() {
+                            // The output file (`-o`).
+                            self.file_rules(base, &args, shell, frame);
+                        }
+                    }
+                }
+                return;
+            }
+            Family::Other => {}
+        }
         match base {
-            _ if SHELLS.contains(&base) => {
-                self.shell_payload(base, &args, &cmd.stdin, shell, frame)
-            }
-            "busybox" => self.rewrap(base, args, cmd.stdin, shell, frame),
-            _ if BARE_WRAPPERS.contains(&base) => {
-                let args = match args.first() {
-                    Some(first) if first.is("--") => args[1..].to_vec(),
-                    _ => args,
-                };
-                self.rewrap(base, args, cmd.stdin, shell, frame);
-            }
-            _ if VALUE_WRAPPERS.iter().any(|w| w.name == base) => {
-                self.value_wrapper(base, &args, cmd.stdin, shell, frame);
-            }
             "sudo" | "doas" => self.sudo(base, &args, cmd.stdin, shell, frame),
             "env" => self.env(&args, cmd.stdin, shell, frame),
             "chroot" => self.chroot(&args, cmd.stdin, shell, frame),
-            "command" => {
-                let p = rules::parse(
-                    &args,
-                    &Spec {
-                        short_values: "",
-                        long_values: &[],
-                        stop_at_operand: true,
-                    },
-                );
-                if !p.has(&["-v", "-V"]) {
-                    self.rewrap(base, p.operands, cmd.stdin, shell, frame);
-                }
-            }
-            "exec" => {
-                let p = rules::parse(
-                    &args,
-                    &Spec {
-                        short_values: "a",
-                        long_values: &[],
-                        stop_at_operand: true,
-                    },
-                );
-                self.rewrap(base, p.operands, cmd.stdin, shell, frame);
-            }
-            "nice" => {
-                let p = rules::parse(
-                    &args,
-                    &Spec {
-                        short_values: "n",
-                        long_values: &["--adjustment"],
-                        stop_at_operand: true,
-                    },
-                );
-                self.rewrap(base, p.operands, cmd.stdin, shell, frame);
-            }
-            "timeout" => {
-                let p = rules::parse(
-                    &args,
-                    &Spec {
-                        short_values: "sk",
-                        long_values: &["--signal", "--kill-after"],
-                        stop_at_operand: true,
-                    },
-                );
-                self.rewrap(
-                    base,
-                    p.operands.into_iter().skip(1).collect(),
-                    cmd.stdin,
-                    shell,
-                    frame,
-                );
-            }
-            "time" => {
-                let p = rules::parse(
-                    &args,
-                    &Spec {
-                        short_values: "fo",
-                        long_values: &["--format", "--output"],
-                        stop_at_operand: true,
-                    },
-                );
-                if let Some(out) = p.value(&["-o", "--output"]).cloned() {
-                    self.check_write(&out, WriteMode::Clobber, shell, frame, "time -o");
-                }
-                self.rewrap(base, p.operands, cmd.stdin, shell, frame);
-            }
-            "stdbuf" => {
-                let p = rules::parse(
-                    &args,
-                    &Spec {
-                        short_values: "ioe",
-                        long_values: &["--input", "--output", "--error"],
-                        stop_at_operand: true,
-                    },
-                );
-                self.rewrap(base, p.operands, cmd.stdin, shell, frame);
-            }
-            "ionice" => {
-                let p = rules::parse(
-                    &args,
-                    &Spec {
-                        short_values: "cnpPu",
-                        long_values: &["--class", "--classdata", "--pid", "--pgid", "--uid"],
-                        stop_at_operand: true,
-                    },
-                );
-                if !p.has(&["-p", "-P", "-u", "--pid", "--pgid", "--uid"]) {
-                    self.rewrap(base, p.operands, cmd.stdin, shell, frame);
-                }
-            }
-            "setsid" => {
-                // -c/--ctty, -f/--fork, -w/--wait take no value.
-                let p = rules::parse(
-                    &args,
-                    &Spec {
-                        short_values: "",
-                        long_values: &[],
-                        stop_at_operand: true,
-                    },
-                );
-                self.rewrap(base, p.operands, cmd.stdin, shell, frame);
-            }
-            "caffeinate" => {
-                let p = rules::parse(
-                    &args,
-                    &Spec {
-                        short_values: "tw",
-                        long_values: &[],
-                        stop_at_operand: true,
-                    },
-                );
-                self.rewrap(base, p.operands, cmd.stdin, shell, frame);
-            }
             "watch" => {
                 let p = rules::parse(
                     &args,
@@ -873,15 +584,6 @@ impl Walker<'_> {
             "xargs" => self.xargs(&args, shell, frame),
             "parallel" => self.parallel(&args, shell, frame),
             "find" => self.find(&args, shell, frame),
-            "git" => self.git(&args, shell, frame),
-            "gh" | "glab" | "hub" | "hg" | "svn" => self.forge(base, &args, shell, frame),
-            // git's dashed programs (`git-push` from git's exec path) are its subcommands.
-            _ if base.len() > 4 && base.starts_with("git-") => {
-                let mut argv = vec![Arg::lit(&base[4..])];
-                argv.extend(args);
-                self.git(&argv, shell, frame);
-            }
-            "pawl" => self.pawl(&args, shell, frame),
             "mkdir" => {
                 // mkdir only creates: an unknown name cannot destroy anything.
                 // Known names still go to the rules (protected paths).
@@ -889,32 +591,28 @@ impl Walker<'_> {
                 self.file_rules(base, &known, shell, frame);
             }
             _ => {
-                // A descriptor path as the program file (`python3 /dev/fd/3 3<<<...`) is that
-                // descriptor's text for interpreters; for every other command it stays a path
-                // (`tee /dev/fd/5` writes through it).
+                // Not in the registry yet: the programs that run commands, else the file rules.
+                // A descriptor path is the text it holds for what a program runs (`make -f
+                // /dev/fd/3`), a path for what it writes (`tee /dev/fd/5` writes through it).
                 let (code_args, stdin) = self.descriptor_operand(args.clone(), cmd.stdin, shell);
-                if !self.runs_commands(base, &code_args, &stdin, shell, frame)
-                    && !self.interpreter(base, &code_args, &stdin, shell, frame)
-                {
+                if !self.runs_commands(base, &code_args, &stdin, shell, frame) {
                     self.file_rules(base, &args, shell, frame);
                 }
             }
         }
     }
 
-    /// A wrapper from [`VALUE_WRAPPERS`]: its options are skipped, then its
-    /// leading operands, and the rest runs as a command.
-    fn value_wrapper(
+    /// A wrapper of the registry: its options are skipped (a value it writes is checked, one it
+    /// runs is walked), then its leading operands, and the rest runs as a command.
+    fn wrapper(
         &mut self,
-        base: &str,
+        spec: &Wrapper,
         args: &[Arg],
         stdin: Stdin,
         shell: &mut Shell,
         frame: &Frame,
     ) {
-        let Some(spec) = VALUE_WRAPPERS.iter().find(|w| w.name == base) else {
-            return;
-        };
+        let base = spec.name;
         let p = rules::parse(
             args,
             &Spec {
@@ -943,9 +641,10 @@ impl Walker<'_> {
         if p.has(spec.no_command) {
             return;
         }
-        if p.opts
-            .iter()
-            .any(|o| o.value.as_ref().is_some_and(|v| !v.known))
+        if spec.strict
+            && p.opts
+                .iter()
+                .any(|o| o.value.as_ref().is_some_and(|v| !v.known))
         {
             self.fail_closed(
                 frame,

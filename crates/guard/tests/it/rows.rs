@@ -4,7 +4,7 @@
 //! `tests/data/FINDINGS.md`; `expected` is `allow`, `deny`, or `gap` (should be denied, known to
 //! be allowed today: counted and printed, not failed — a gap that starts being denied fails,
 //! so the row is promoted to `deny`); `rule` is the rule id a denial must carry (`*` for any,
-//! `-` for an allow). `\n` in a command is a newline. Context: the corpus repository
+//! `-` for an allow). In a command `\n` is a newline, `\t` a tab, `\\` a backslash. Context: the corpus repository
 //! (`tests/data/guard-corpus.md`: /home/dev/repo on feat/guard, HOME=/home/dev,
 //! TMPDIR=/var/tmp/agent-tmp).
 
@@ -13,6 +13,29 @@ use std::collections::BTreeMap;
 use pawl_guard::RuleId;
 
 use crate::support::decide;
+
+/// `\n` is a newline, `\t` a tab, `\\` one backslash; any other backslash is itself.
+fn unescape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            match chars.peek() {
+                Some('n') => out.push('\n'),
+                Some('t') => out.push('\t'),
+                Some('\\') => out.push('\\'),
+                _ => {
+                    out.push(c);
+                    continue;
+                }
+            }
+            chars.next();
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
 
 fn tables() -> Vec<(String, String)> {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
@@ -58,7 +81,7 @@ fn every_class_row_decides_as_written() {
                 n + 1
             );
             rows += 1;
-            let command = command.replace("\\n", "\n");
+            let command = unescape(command);
             let d = decide(&command);
             let entry = by_class.entry(class.to_owned()).or_default();
             entry.0 += 1;

@@ -1,0 +1,584 @@
+//! Editors, judged in one place: the commands they are given and run (sed's `e` and `s///e`,
+//! vim/ex `-c` and `+cmd`, ed's `!`, emacs `--eval`) and the files they write (sed `w` and
+//! `-i`, ed `w`). The sed language itself is `lang/sed.rs`.
+
+use crate::decision::RuleId;
+use crate::lang::sed::{SedAction, sed_actions};
+use crate::rules::fs::canon_long;
+use crate::rules::{self, Spec, abbrev};
+use crate::walk::{Frame, Shell, Stdin, Walker, WriteMode};
+use crate::words::Arg;
+
+/// The editors [`Walker::editor`] judges.
+pub(crate) const EDITORS: &[&str] = &[
+    "sed",
+    "gsed",
+    "vim",
+    "vi",
+    "nvim",
+    "ex",
+    "view",
+    "vimdiff",
+    "gvim",
+    "gview",
+    "nvi",
+    "vim.basic",
+    "vim.tiny",
+    "vim.nox",
+    "vim.gtk3",
+    "evim",
+    "exim",
+    "nex",
+    "nview",
+    "elvis",
+    "vile",
+    "ed",
+    "red",
+    "emacs",
+    "emacsclient",
+    "xemacs",
+    "emacs-nox",
+];
+
+const SED_LONGS: &[&str] = &[
+    "--expression",
+    "--file",
+    "--in-place",
+    "--line-length",
+    "--null-data",
+    "--zero-terminated",
+    "--quiet",
+    "--silent",
+    "--regexp-extended",
+    "--separate",
+    "--sandbox",
+    "--debug",
+    "--posix",
+    "--follow-symlinks",
+    "--unbuffered",
+    "--binary",
+    "--help",
+    "--version",
+];
+
+impl Walker<'_> {
+    /// Judges an editor of [`EDITORS`]: `code_args` and `stdin` with a descriptor operand read
+    /// as the text it holds (the commands it runs), `args` as written (the files it writes).
+    pub(crate) fn editor(
+        &mut self,
+        base: &str,
+        args: &[Arg],
+        code_args: &[Arg],
+        stdin: &Stdin,
+        shell: &mut Shell,
+        frame: &Frame,
+    ) {
+        match base {
+            "sed" | "gsed" => {
+                self.sed_runs(base, code_args, stdin, shell, frame);
+                if self.denial.is_none() {
+                    self.sed_files(args, shell, frame);
+                }
+            }
+            "ed" | "red" => {
+                self.ed_runs(base, code_args, stdin, shell, frame);
+                if self.denial.is_none() {
+                    self.ed_files(base, args, shell, frame);
+                }
+            }
+            "emacs" | "emacsclient" | "xemacs" | "emacs-nox" => self.emacs(base, code_args, frame),
+            _ => self.vim(base, code_args, stdin, frame),
+        }
+    }
+
+    fn sed_runs(
+        &mut self,
+        base: &str,
+        args: &[Arg],
+        stdin: &Stdin,
+        shell: &mut Shell,
+        frame: &Frame,
+    ) {
+        let mut scripts: Vec<Arg> = Vec::new();
+        let mut script_given = false;
+        let mut sandbox = false;
+        let mut operands: Vec<Arg> = Vec::new();
+        let mut index = 0;
+        let mut options_done = false;
+        while index < args.len() {
+            let arg = &args[index];
+            index += 1;
+            let Some(text) = arg
+                .exact()
+                .filter(|t| !options_done && t.starts_with('-') && *t != "-")
+            else {
+                operands.push(arg.clone());
+                continue;
+            };
+            if text == "--" {
+                options_done = true;
+                continue;
+            }
+            if let Some(long) = text.strip_prefix("--") {
+                let (name, inline) = match long.split_once('=') {
+                    Some((n, v)) => (n, Some(Arg::lit(v))),
+                    None => (long, None),
+                };
+                let takes = ["expression", "file", "line-length"]
+                    .iter()
+                    .find(|full| abbrev(name, full, 1))
+                    .copied();
+                if abbrev(name, "sandbox", 2) {
+                    sandbox = true;
+                }
+                let value = match (takes, inline) {
+                    (_, Some(v)) => Some(v),
+                    (Some(_), None) => {
+                        index += 1;
+                        args.get(index - 1).cloned()
+                    }
+                    (None, None) => None,
+                };
+                match takes {
+                    Some("expression") => {
+                        script_given = true;
+                        scripts.extend(value);
+                    }
+                    Some("file") => {
+                        script_given = true;
+                        self.program_file(
+                            base,
+                            "script",
+                            value.as_ref(),
+                            stdin,
+                            frame,
+                            &mut scripts,
+                        );
+                    }
+                    _ => {}
+                }
+                continue;
+            }
+            let chars: Vec<char> = text.chars().skip(1).collect();
+            for (at, c) in chars.iter().enumerate() {
+                if *c == 'i' {
+                    // -i[SUFFIX]: the rest of the cluster is the suffix.
+                    break;
+                }
+                if !"efl".contains(*c) {
+                    continue;
+                }
+                let rest: String = chars[at + 1..].iter().collect();
+                let value = if rest.is_empty() {
+                    index += 1;
+                    args.get(index - 1).cloned()
+                } else {
+                    Some(Arg::lit(rest))
+                };
+                match c {
+                    'e' => {
+                        script_given = true;
+                        scripts.extend(value);
+                    }
+                    'f' => {
+                        script_given = true;
+                        self.program_file(
+                            base,
+                            "script",
+                            value.as_ref(),
+                            stdin,
+                            frame,
+                            &mut scripts,
+                        );
+                    }
+                    _ => {}
+                }
+                break;
+            }
+        }
+        if !script_given && !operands.is_empty() {
+            scripts.push(operands.remove(0));
+        }
+        if sandbox {
+            // --sandbox makes sed reject e, w and r.
+            return;
+        }
+        for script in &scripts {
+            let Some(text) = script.known.then(|| script.text.clone()) else {
+                self.fail_closed(
+                    frame,
+                    RuleId::Interpreter,
+                    format!(
+                        "{base} runs a script `{}` that is not statically known",
+                        script.text
+                    ),
+                );
+                return;
+            };
+            match sed_actions(&text) {
+                Ok(actions) => {
+                    for action in actions {
+                        match action {
+                            SedAction::Run(cmd) => {
+                                self.walk_shell_text(&format!("{base} e"), &cmd, shell, frame);
+                            }
+                            SedAction::RunPatternSpace(what) => self.deny(
+                                frame,
+                                RuleId::Interpreter,
+                                format!("{base} {what} runs the text it edits as a shell command; the guard cannot see what it runs"),
+                            ),
+                            SedAction::Write(file) => {
+                                let file = Arg::lit(file);
+                                self.check_write(&file, WriteMode::Clobber, shell, frame, &format!("{base} w"));
+                            }
+                        }
+                        if self.denial.is_some() {
+                            return;
+                        }
+                    }
+                }
+                Err(why) => {
+                    self.deny(
+                        frame,
+                        RuleId::Interpreter,
+                        format!("{base} script `{}` cannot be analysed ({why}); sed scripts may run commands (`e`) or write files (`w`)", text.chars().take(60).collect::<String>()),
+                    );
+                    return;
+                }
+            }
+        }
+    }
+
+    /// `sed -i`: each file operand is modified in place.
+    fn sed_files(&mut self, args: &[Arg], shell: &mut Shell, frame: &Frame) {
+        let args = canon_long(args, SED_LONGS);
+        let p = rules::parse(
+            &args,
+            &Spec {
+                short_values: "efl",
+                long_values: &["--expression", "--file", "--line-length"],
+                stop_at_operand: false,
+            },
+        );
+        let in_place = p
+            .opts
+            .iter()
+            .any(|o| o.name == "-i" || o.name.starts_with("--in-place"))
+            || args.iter().any(|a| {
+                a.text.starts_with("-i")
+                    || (a.text.starts_with('-')
+                        && !a.text.starts_with("--")
+                        && a.text.contains('i'))
+            });
+        if in_place {
+            let script_given = p.has(&["-e", "-f", "--expression", "--file"]);
+            for arg in p.operands.iter().skip(usize::from(!script_given)) {
+                self.check_write(arg, WriteMode::Modify, shell, frame, "sed -i");
+            }
+        }
+    }
+
+    fn vim(&mut self, base: &str, args: &[Arg], stdin: &Stdin, frame: &Frame) {
+        let ex_mode = base.starts_with("ex")
+            || base == "nex"
+            || args.iter().any(|a| {
+                a.exact().is_some_and(|t| {
+                    t.starts_with('-')
+                        && !t.starts_with("--")
+                        && (t.contains('e') || t.contains('E'))
+                })
+            });
+        let commands = |what: &str| {
+            format!(
+                "{base} runs editor commands ({what}): they can run shell commands (`:!`, `system()`) and write any file; the guard does not model them"
+            )
+        };
+        let mut index = 0;
+        while index < args.len() {
+            let arg = &args[index];
+            index += 1;
+            let Some(text) = arg.exact() else {
+                if arg.text.starts_with('+') || arg.text.starts_with('-') {
+                    self.deny(
+                        frame,
+                        RuleId::Interpreter,
+                        commands(&format!("`{}`", arg.text)),
+                    );
+                    return;
+                }
+                continue;
+            };
+            if text == "--" {
+                break;
+            }
+            if let Some(cmd) = text.strip_prefix('+') {
+                let harmless = cmd.is_empty()
+                    || cmd.chars().all(|c| c.is_ascii_digit())
+                    || (cmd.starts_with('/') && !cmd.contains('|'));
+                if !harmless {
+                    self.deny(frame, RuleId::Interpreter, commands(&format!("`{text}`")));
+                    return;
+                }
+                continue;
+            }
+            if text.starts_with("--remote-send") || text.starts_with("--remote-expr") {
+                self.deny(
+                    frame,
+                    RuleId::Interpreter,
+                    commands(&format!("`{text}` sent to another editor")),
+                );
+                return;
+            }
+            if text == "--cmd" || text.starts_with("--cmd=") {
+                let value = args.get(index).map_or(String::new(), |a| a.text.clone());
+                self.deny(
+                    frame,
+                    RuleId::Interpreter,
+                    commands(&format!("`{text} {value}`")),
+                );
+                return;
+            }
+            if text.len() > 1 && text.starts_with('-') && !text.starts_with("--") {
+                // A cluster of short options (`-sc cmd`, `-Nesc cmd`,
+                // `-u NONE`): read like separate ones. The first letter that
+                // takes a value ends the cluster; its value is the rest of
+                // the word or the next argument.
+                let cluster: Vec<char> = text.chars().skip(1).collect();
+                for (at, c) in cluster.iter().enumerate() {
+                    let takes_value =
+                        matches!(c, 'c' | 'S' | 'u' | 'U' | 'w' | 'W' | 'i' | 'T' | 't' | 'q')
+                            || (*c == 's' && !ex_mode);
+                    if !takes_value {
+                        continue;
+                    }
+                    let rest: String = cluster[at + 1..].iter().collect();
+                    let value = if rest.is_empty() {
+                        let v = args.get(index).map(|a| (a.text.clone(), a.known));
+                        index += 1;
+                        v
+                    } else {
+                        Some((rest, true))
+                    };
+                    let (value_text, value_known) = value.unwrap_or_else(|| (String::new(), true));
+                    match c {
+                        'c' | 'S' => {
+                            self.deny(
+                                frame,
+                                RuleId::Interpreter,
+                                commands(&format!("`-{c} {value_text}`")),
+                            );
+                            return;
+                        }
+                        'u' | 'U'
+                            if !value_known
+                                || !matches!(
+                                    value_text.as_str(),
+                                    "NONE" | "NORC" | "DEFAULTS" | "NOPLUGIN"
+                                ) =>
+                        {
+                            self.deny(
+                                frame,
+                                RuleId::Interpreter,
+                                commands(&format!(
+                                    "`-{c} {value_text}`, a startup file of commands"
+                                )),
+                            );
+                            return;
+                        }
+                        's' => {
+                            // -s {scriptin}: keystrokes read from a file.
+                            self.deny(frame, RuleId::Interpreter, commands("`-s` script input"));
+                            return;
+                        }
+                        'w' | 'W' => {
+                            self.deny(frame, RuleId::Interpreter, commands("`-w` script output"));
+                            return;
+                        }
+                        'i' if !value_known || value_text != "NONE" => {
+                            self.deny(
+                                frame,
+                                RuleId::Interpreter,
+                                commands(&format!(
+                                    "`-i {value_text}`, a viminfo file it reads and writes"
+                                )),
+                            );
+                            return;
+                        }
+                        _ => {}
+                    }
+                    break;
+                }
+            }
+        }
+        if ex_mode && !matches!(stdin, Stdin::Inherited) {
+            self.deny(
+                frame,
+                RuleId::Interpreter,
+                commands("read from its standard input in ex mode"),
+            );
+        }
+    }
+
+    fn ed_runs(
+        &mut self,
+        base: &str,
+        args: &[Arg],
+        stdin: &Stdin,
+        shell: &mut Shell,
+        frame: &Frame,
+    ) {
+        let p = rules::parse(
+            args,
+            &Spec {
+                short_values: "p",
+                long_values: &["--prompt"],
+                stop_at_operand: false,
+            },
+        );
+        // The file ed edits is judged as an in-place change whatever the
+        // commands are (a protected file is denied outright).
+        for file in &p.operands {
+            if file.known && file.text.starts_with('!') {
+                self.deny(
+                    frame,
+                    RuleId::Interpreter,
+                    format!(
+                        "{base} `{}` runs a shell command; the guard does not model it",
+                        file.text
+                    ),
+                );
+                return;
+            }
+            self.check_write(file, WriteMode::Modify, shell, frame, base);
+            if self.denial.is_some() {
+                return;
+            }
+        }
+        let text = match stdin {
+            Stdin::Inherited => return,
+            Stdin::Pipe | Stdin::Unknown | Stdin::File => {
+                self.fail_closed(
+                    frame,
+                    RuleId::Interpreter,
+                    format!("{base} reads editor commands the guard cannot see (they may run `!` shell commands or write files)"),
+                );
+                return;
+            }
+            Stdin::Text(text) => text,
+        };
+        if text.contains('!') {
+            self.deny(
+                frame,
+                RuleId::Interpreter,
+                format!("{base} commands run a shell command (`!`); the guard does not model them"),
+            );
+            return;
+        }
+        // The file `w` writes when it names none, and whether every line
+        // of the buffer was deleted (`,d`, `%d`, `1,$d`): writing an
+        // emptied buffer over a file clobbers it.
+        let mut current: Option<Arg> = p.operands.first().cloned();
+        let mut emptied = false;
+        for line in text.lines() {
+            let line = line.trim_start();
+            let cmd =
+                line.trim_start_matches(|c: char| c.is_ascii_digit() || ",;.$'+-/% ".contains(c));
+            let address = line[..line.len() - cmd.len()].trim();
+            let whole = matches!(address, "," | "%" | "1,$" | ",$" | "0,$");
+            let mut chars = cmd.chars();
+            let Some(letter) = chars.next() else {
+                continue;
+            };
+            let rest = chars.as_str();
+            match letter {
+                'd' | 'c' if whole => emptied = true,
+                // `g/re/d`, `v/re/d`: may delete every line.
+                'g' | 'G' | 'v' | 'V' if rest.trim_end().ends_with(['d', 'c']) => emptied = true,
+                'e' | 'E' | 'f' if rest.starts_with(' ') => {
+                    current = Some(Arg::lit(rest.trim()));
+                    if letter != 'f' {
+                        emptied = false;
+                    }
+                }
+                'w' | 'W' => {
+                    let file = rest.trim_start_matches('q').trim();
+                    let target = if file.is_empty() {
+                        current.clone()
+                    } else {
+                        Some(Arg::lit(file))
+                    };
+                    let Some(target) = target else {
+                        continue;
+                    };
+                    let mode = if letter == 'W' {
+                        WriteMode::Append
+                    } else if emptied
+                        || (!file.is_empty() && current.as_ref().is_none_or(|c| c.text != file))
+                    {
+                        WriteMode::Clobber
+                    } else {
+                        WriteMode::Modify
+                    };
+                    self.check_write(&target, mode, shell, frame, base);
+                    if self.denial.is_some() {
+                        return;
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// ed's file: written by its commands (`w`), so judged as modified.
+    fn ed_files(&mut self, base: &str, args: &[Arg], shell: &mut Shell, frame: &Frame) {
+        let p = rules::parse(
+            args,
+            &Spec {
+                short_values: "p",
+                long_values: &["--prompt"],
+                stop_at_operand: false,
+            },
+        );
+        match p.operands.first() {
+            Some(file) => {
+                let file = file.clone();
+                self.check_write(&file, WriteMode::Modify, shell, frame, base);
+            }
+            None if p.has(&["--help", "--version", "-h", "-V"]) => {}
+            None => self.deny(
+                frame,
+                RuleId::NotStatic,
+                format!("{base} without a file writes whatever files its commands name, which the guard cannot see; name the file"),
+            ),
+        }
+    }
+
+    fn emacs(&mut self, base: &str, args: &[Arg], frame: &Frame) {
+        for arg in args {
+            let text = arg.text.as_str();
+            let name = text.trim_start_matches('-');
+            let name = name.split_once('=').map_or(name, |(n, _)| n);
+            let dashes = text.len() - text.trim_start_matches('-').len();
+            if dashes == 0 {
+                continue;
+            }
+            let evaluates = (dashes == 1
+                && matches!(
+                    name,
+                    "e" | "l" | "f" | "x" | "eval" | "load" | "funcall" | "execute" | "script"
+                ))
+                || (dashes == 2
+                    && ["eval", "execute", "load", "funcall", "script"]
+                        .iter()
+                        .any(|full| abbrev(name, full, 2)));
+            if evaluates {
+                self.deny(
+                    frame,
+                    RuleId::Interpreter,
+                    format!("{base} `{text}` runs Lisp code, which can run commands and write files; the guard does not model it"),
+                );
+                return;
+            }
+        }
+    }
+}
