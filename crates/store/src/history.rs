@@ -25,10 +25,10 @@ impl Store {
         let mut sums: HashMap<String, (u32, f64, i64)> = HashMap::new();
         {
             let mut stmt = self.conn.prepare(
-                "SELECT run_id, COUNT(*), COALESCE(SUM(cost_usd), 0), COALESCE(SUM(tokens_in + tokens_out), 0)
+                "SELECT run_id, COUNT(*), COALESCE(SUM(cost_usd), 0), CAST(COALESCE(SUM(tokens_in + tokens_out), 0) AS BIGINT)
                  FROM iterations GROUP BY run_id",
             )?;
-            let rows = stmt.query_map([], |r| {
+            let rows = stmt.query_map((), |r| {
                 Ok((r.get::<_, String>(0)?, (r.get(1)?, r.get(2)?, r.get(3)?)))
             })?;
             for row in rows {
@@ -39,7 +39,7 @@ impl Store {
         let mut active: HashMap<String, i64> = HashMap::new();
         {
             let mut stmt = self.conn.prepare("SELECT id, active_ms FROM runs")?;
-            let rows = stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get(1)?)))?;
+            let rows = stmt.query_map((), |r| Ok((r.get::<_, String>(0)?, r.get(1)?)))?;
             for row in rows {
                 let (id, ms) = row?;
                 active.insert(id, ms);
@@ -71,8 +71,8 @@ impl Store {
             "SELECT DISTINCT run_id, log_path FROM evidence WHERE log_path IS NOT NULL ORDER BY run_id, log_path",
         )?;
         let rows = stmt
-            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
-            .collect::<rusqlite::Result<Vec<_>>>()?;
+            .query_map((), |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect::<crate::db::DbResult<Vec<_>>>()?;
         Ok(rows)
     }
 }

@@ -4,10 +4,10 @@
 //! A step cut off by a crash keeps its row without an end until the next driver marks it
 //! `interrupted`: it counts as an iteration (limits are real) and is never counted twice.
 
+use crate::db::{Row, params};
 use pawl_core::EventKind;
 use pawl_core::judge::Spent;
 use pawl_core::record::{Iteration, IterationEnd};
-use rusqlite::{Row, params};
 use serde_json::json;
 
 use crate::{OptionalNotFound, Result, Store, StoreError, json_col, mac};
@@ -15,7 +15,7 @@ use crate::{OptionalNotFound, Result, Store, StoreError, json_col, mac};
 const ITERATION_COLUMNS: &str = "n, story_id, started_at, ended_at, prompt, tokens_in, tokens_out, cost_usd, \
      cost_estimated, tool_calls, files_json, outcome, session_id, duration_ms, active_ms, facts_json, summary";
 
-fn iteration_from_row(r: &Row<'_>) -> rusqlite::Result<Iteration> {
+fn iteration_from_row(r: &Row) -> crate::db::DbResult<Iteration> {
     Ok(Iteration {
         n: r.get(0)?,
         story_id: r.get(1)?,
@@ -86,11 +86,11 @@ impl Store {
                 [run_id],
                 |r| r.get(0),
             )?;
-            tx.execute(
+            let rowid = tx.insert(
                 "INSERT INTO iterations (run_id, n, story_id, started_at, prompt) VALUES (?1, ?2, ?3, ?4, ?5)",
                 params![run_id, n, story_id, tx.now, prompt],
             )?;
-            tx.inserted(&mac::ITERATIONS, tx.last_insert_rowid(), Some(run_id))?;
+            tx.inserted(&mac::ITERATIONS, rowid, Some(run_id))?;
             tx.event(Some(run_id), EventKind::IterationStarted, json!({"n": n, "story": story_id}))?;
             Ok(n)
         })
@@ -220,7 +220,7 @@ impl Store {
                     r.get::<_, Option<bool>>(5)?.unwrap_or(false),
                 ))
             })?
-            .collect::<rusqlite::Result<_>>()?
+            .collect::<crate::db::DbResult<_>>()?
         };
         if open.is_empty() {
             return Ok(Vec::new());
@@ -264,7 +264,7 @@ impl Store {
         ))?;
         Ok(stmt
             .query_map([run_id], iteration_from_row)?
-            .collect::<rusqlite::Result<_>>()?)
+            .collect::<crate::db::DbResult<_>>()?)
     }
 
     pub fn iteration(&self, run_id: &str, n: u32) -> Result<Iteration> {
@@ -281,7 +281,7 @@ impl Store {
     /// dollars and tokens.
     pub fn spent(&self, run_id: &str) -> Result<Spent> {
         let (iterations, usd, tokens): (u32, f64, i64) = self.conn.query_row(
-            "SELECT COUNT(*), COALESCE(SUM(cost_usd), 0), COALESCE(SUM(tokens_in + tokens_out), 0)
+            "SELECT COUNT(*), COALESCE(SUM(cost_usd), 0), CAST(COALESCE(SUM(tokens_in + tokens_out), 0) AS BIGINT)
              FROM iterations WHERE run_id = ?1",
             [run_id],
             |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
@@ -306,6 +306,6 @@ impl Store {
             .prepare("SELECT started_at FROM iterations WHERE run_id = ?1 AND started_at >= ?2 ORDER BY started_at")?;
         Ok(stmt
             .query_map(params![run_id, since_ms], |r| r.get(0))?
-            .collect::<rusqlite::Result<_>>()?)
+            .collect::<crate::db::DbResult<_>>()?)
     }
 }

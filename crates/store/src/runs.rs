@@ -2,12 +2,12 @@
 
 use std::hash::BuildHasher;
 
+use crate::db::Value;
+use crate::db::params;
 use pawl_core::EventKind;
 use pawl_core::StopReason;
 use pawl_core::model::{Driver, RunStatus};
 use pawl_core::record::{Run, RunSettings};
-use rusqlite::params;
-use rusqlite::types::Value;
 use serde_json::json;
 
 use crate::{Result, Store, StoreError, mac};
@@ -123,7 +123,7 @@ impl Store {
         let id = new_run_id(self.now());
         let key = self.key;
         self.write(|tx| {
-            let rows = mac::run_rows(tx, key.as_ref(), "1", &[])?;
+            let rows = mac::run_rows(tx, key.as_ref(), "1 = 1", &[])?;
             if let Some(other) = rows.iter().rev().find(|r| is_open(r)) {
                 let other_id = id_of(other);
                 return Err(StoreError::Refused(if other.findings.is_empty() {
@@ -137,15 +137,15 @@ impl Store {
                     )
                 }));
             }
-            let seq: i64 = tx.query_row("SELECT COALESCE(MAX(seq), 0) + 1 FROM runs", [], |r| r.get(0))?;
+            let seq: i64 = tx.query_row("SELECT COALESCE(MAX(seq), 0) + 1 FROM runs", (), |r| r.get(0))?;
             let settings = serde_json::to_string(&new.settings)
                 .map_err(|e| StoreError::Corrupt(e.to_string()))?;
-            tx.execute(
+            let rowid = tx.insert(
                 "INSERT INTO runs (id, seq, goal, status, driver, mode, phase, created_at, updated_at, settings_json, branch, pre_run_commit)
                  VALUES (?1, ?2, ?3, 'active', ?4, ?5, NULL, ?6, ?6, ?7, ?8, ?9)",
                 params![id, seq, new.goal, new.driver.as_str(), new.mode, tx.now, settings, new.branch, new.pre_run_commit],
             )?;
-            tx.sign(&mac::RUNS, tx.last_insert_rowid())?;
+            tx.sign(&mac::RUNS, rowid)?;
             tx.execute("INSERT INTO spec (run_id, goal_text) VALUES (?1, ?2)", params![id, new.goal])?;
             tx.event(
                 Some(&id),
@@ -181,7 +181,7 @@ impl Store {
     /// All runs, newest first, each as pawl last signed it when that can be known (for listing;
     /// a command that works on a run reads it with [`Store::run`]).
     pub fn runs(&self) -> Result<Vec<Run>> {
-        let mut rows = mac::run_rows(&self.conn, self.key(), "1", &[])?;
+        let mut rows = mac::run_rows(&self.conn, self.key(), "1 = 1", &[])?;
         rows.sort_by_key(|r| std::cmp::Reverse(seq_of(r)));
         rows.iter()
             .map(|r| run_from_values(r.signed.as_deref().unwrap_or(&r.values)))
@@ -208,7 +208,7 @@ impl Store {
     /// else the newest one. A run stopped before a newer one started is not "current" any
     /// more: name it with `--run`.
     pub fn current_run(&self) -> Result<Option<Run>> {
-        let mut rows = mac::run_rows(&self.conn, self.key(), "1", &[])?;
+        let mut rows = mac::run_rows(&self.conn, self.key(), "1 = 1", &[])?;
         rows.sort_by_key(|r| std::cmp::Reverse(seq_of(r)));
         let open = rows.iter().find(|r| {
             !r.findings.is_empty()
