@@ -54,6 +54,18 @@ pub struct StepSpend {
     pub session_id: Option<String>,
 }
 
+/// `data` with `key` added when there is a value (events of runs in no fleet stay as they were).
+fn with(
+    mut data: serde_json::Value,
+    key: &str,
+    value: Option<serde_json::Value>,
+) -> serde_json::Value {
+    if let (Some(v), Some(map)) = (value, data.as_object_mut()) {
+        map.insert(key.into(), v);
+    }
+    data
+}
+
 /// The ledger's row for an iteration that ended (finished or interrupted): `tokens` in and out,
 /// `usd` and whether it is estimated, the wall time.
 fn ledger_iteration(
@@ -91,7 +103,13 @@ impl Store {
                 params![run_id, n, story_id, tx.now, prompt],
             )?;
             tx.inserted(&mac::ITERATIONS, rowid, Some(run_id))?;
-            tx.event(Some(run_id), EventKind::IterationStarted, json!({"n": n, "story": story_id}))?;
+            // A run in a fleet holds its step's share of the fleet's budget (fleet.rs).
+            let hold = tx.hold_fleet(run_id, n)?;
+            tx.event(
+                Some(run_id),
+                EventKind::IterationStarted,
+                with(json!({"n": n, "story": story_id}), "fleet_hold", hold),
+            )?;
             Ok(n)
         })
     }
@@ -147,12 +165,18 @@ impl Store {
                 (end.cost_usd, end.cost_estimated),
                 to_i64(end.duration_ms),
             )?;
+            // Settled already when the step's spend was recorded; else with these figures.
+            let settled = tx.settle_fleet(
+                run_id,
+                n,
+                Some((end.cost_usd, end.tokens_in.saturating_add(end.tokens_out))),
+            )?;
             tx.event(
                 Some(run_id),
                 EventKind::IterationFinished,
-                json!({"n": n, "outcome": end.outcome, "tokens_in": end.tokens_in, "tokens_out": end.tokens_out,
+                with(json!({"n": n, "outcome": end.outcome, "tokens_in": end.tokens_in, "tokens_out": end.tokens_out,
                        "cost_usd": end.cost_usd, "cost_estimated": end.cost_estimated, "files": end.files,
-                       "duration_ms": end.duration_ms, "summary": end.summary}),
+                       "duration_ms": end.duration_ms, "summary": end.summary}), "fleet_settled", settled),
             )?;
             Ok(())
         })
@@ -190,11 +214,20 @@ impl Store {
                     ],
                 )?)
             })?;
+            let settled = tx.settle_fleet(
+                run_id,
+                n,
+                Some((*cost_usd, tokens_in.saturating_add(*tokens_out))),
+            )?;
             tx.event(
                 Some(run_id),
                 EventKind::StepSpent,
-                json!({"n": n, "tokens_in": tokens_in, "tokens_out": tokens_out, "cost_usd": cost_usd,
-                       "cost_estimated": cost_estimated}),
+                with(
+                    json!({"n": n, "tokens_in": tokens_in, "tokens_out": tokens_out, "cost_usd": cost_usd,
+                           "cost_estimated": cost_estimated}),
+                    "fleet_settled",
+                    settled,
+                ),
             )?;
             Ok(())
         })
@@ -251,7 +284,13 @@ impl Store {
                     Ok(tx.execute("UPDATE runs SET active_ms = active_ms + ?2 WHERE id = ?1", params![run_id, ms])?)
                 })?;
                 tx.count(run_id, mac::ITERATIONS_ENDED, 1)?;
-                tx.event(Some(run_id), EventKind::IterationInterrupted, json!({"n": n, "counted_ms": ms}))?;
+                // A hold still open: the step was cut off before its spend was known.
+                let settled = tx.settle_fleet(run_id, *n, None)?;
+                tx.event(
+                    Some(run_id),
+                    EventKind::IterationInterrupted,
+                    with(json!({"n": n, "counted_ms": ms}), "fleet_settled", settled),
+                )?;
             }
             Ok(())
         })?;

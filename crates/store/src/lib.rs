@@ -23,6 +23,7 @@ mod control;
 pub mod db;
 mod events;
 mod evidence;
+mod fleet;
 mod history;
 mod iterations;
 mod leases;
@@ -33,6 +34,7 @@ mod session;
 mod work;
 
 pub use evidence::{Evidence, NewEvidence, TestCounts};
+pub use fleet::{FleetBudget, FleetTotals, Scope, micro_usd};
 pub use history::RunHistory;
 pub use iterations::StepSpend;
 pub use leases::LeaseOutcome;
@@ -55,6 +57,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0007_event_kinds.sql"),
     include_str!("../migrations/0008_sealed_evidence.sql"),
     include_str!("../migrations/0009_authenticated_state.sql"),
+    include_str!("../migrations/0010_fleet.sql"),
 ];
 
 /// The schema version at which rows start to carry authentication codes (`mac.rs`).
@@ -120,6 +123,16 @@ pub enum StoreError {
         expected: i64,
         current: i64,
     },
+    /// A fleet's budget has no room for another step: spent plus held by steps in flight would
+    /// pass its cap. Nothing was written.
+    #[error(
+        "fleet {fleet}'s {what} budget has no room for another step: {detail}; the user raises it (`pawl fleet budget`)"
+    )]
+    FleetBudget {
+        fleet: String,
+        what: &'static str,
+        detail: String,
+    },
     /// Rows of a run failed their authentication check: something other than pawl changed,
     /// added or removed them. The value says which table, row and field.
     #[error("{0}")]
@@ -170,6 +183,8 @@ pub struct Store {
     origin: Option<String>,
     /// The run and version the next write expects (a compare-and-set, `control.rs`).
     expect: Option<(String, i64)>,
+    /// Which clone's runs this handle works on, and the fleet its new runs join (`fleet.rs`).
+    scope: fleet::Scope,
 }
 
 impl std::fmt::Debug for Store {
@@ -225,6 +240,7 @@ impl Store {
             checked: std::cell::RefCell::new(None),
             origin: None,
             expect: None,
+            scope: fleet::Scope::default(),
         };
         store.migrate()?;
         store.check_key()?;
@@ -254,6 +270,29 @@ impl Store {
     /// Whether this store is shared (PostgreSQL): many clones and machines write to it.
     pub fn is_shared(&self) -> bool {
         self.conn.is_postgres()
+    }
+
+    /// Which clone (`host:path`) this handle works for, and the fleet its new runs join. The
+    /// clone scopes what "the current run" and "another open run" mean (one open run per clone,
+    /// however many clones share the store; runs from before clones were recorded belong to
+    /// every clone); every run is still found by its id.
+    pub fn set_scope(&mut self, scope: Scope) {
+        self.scope = scope;
+    }
+
+    pub fn scope(&self) -> &Scope {
+        &self.scope
+    }
+
+    /// The filter of the runs this handle's clone owns (all of them without a scope).
+    fn clone_filter(&self) -> (&'static str, Vec<db::Value>) {
+        match &self.scope.clone {
+            Some(clone) => (
+                "(clone IS NULL OR clone = ?1)",
+                vec![db::Value::Text(clone.clone())],
+            ),
+            _ => ("1 = 1", Vec::new()),
+        }
     }
 
     /// The database's key fingerprint against ours: recorded on the first keyed open, another

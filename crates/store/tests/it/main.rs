@@ -5,6 +5,7 @@
 
 mod control;
 mod evidence;
+mod fleet;
 mod history;
 mod leases;
 mod sqlite;

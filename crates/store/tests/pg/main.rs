@@ -9,6 +9,8 @@
 mod control;
 #[path = "../it/evidence.rs"]
 mod evidence;
+#[path = "../it/fleet.rs"]
+mod fleet;
 #[path = "../it/history.rs"]
 mod history;
 #[path = "../it/leases.rs"]
