@@ -70,6 +70,8 @@ pub fn dispatch_anywhere(cli: &Cli) -> Option<CliResult<ExitCode>> {
         // The daemon serves every repository: it starts anywhere.
         Command::Serve(args) => Some(serve::run(args, cli.dir.as_deref(), cli.json)),
         Command::Dashboard(_) => Some(serve::dashboard(cli.json)),
+        // A shared store's runs are listed from anywhere.
+        Command::Runs(args) if args.store.is_some() => Some(runs::run_store(args, cli.json)),
         _ => None,
     }
 }

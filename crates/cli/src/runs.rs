@@ -345,6 +345,10 @@ fn headless_run(
     config: &pawl_core::config::Config,
 ) -> CliResult<ExitCode> {
     let goal = req.goal.as_str();
+    if !config.store.url.is_empty() {
+        // A shared store: a fleet job's fresh clone needs no `pawl init`.
+        crate::state::make_state_dir(ctx, &mut Vec::new(), &mut Vec::new())?;
+    }
     if !ctx.state_dir().is_dir() {
         return Err(CliError::Failed(format!(
             "no pawl state in {}: run `pawl init` first (and commit pawl.toml)",
