@@ -27,6 +27,7 @@ pub(crate) mod diff;
 pub(crate) mod doctor;
 pub(crate) mod events;
 pub(crate) mod failure;
+pub(crate) mod fleet;
 pub(crate) mod guard;
 pub(crate) mod hidden;
 pub(crate) mod hook;
@@ -72,6 +73,8 @@ pub fn dispatch_anywhere(cli: &Cli) -> Option<CliResult<ExitCode>> {
         Command::Dashboard(_) => Some(serve::dashboard(cli.json)),
         // A shared store's runs are listed from anywhere.
         Command::Runs(args) if args.store.is_some() => Some(runs::run_store(args, cli.json)),
+        // Fleet plans and budgets need no repository.
+        Command::Fleet(cmd) => Some(fleet::run(cmd, cli.json)),
         _ => None,
     }
 }
@@ -99,6 +102,7 @@ pub fn dispatch(ctx: &mut Ctx, command: Command) -> CliResult<ExitCode> {
         Command::Man(args) => man::run(&args, ctx.json),
         Command::Schema(args) => schema::run(&args),
         Command::Serve(args) => serve::run(&args, Some(&ctx.root), ctx.json),
+        Command::Fleet(cmd) => fleet::run(&cmd, ctx.json),
         Command::Dashboard(_) => serve::dashboard(ctx.json),
         Command::Demo(args) => demo::run(&args, ctx.json),
         Command::Replay(args) => replay::run(ctx, &args),

@@ -328,6 +328,8 @@ pub fn inside(command: &Command) -> Inside {
         } => Inside::Run,
         // What the next runs are told is the user's to change.
         Command::Lessons { cmd: Some(_) } => Inside::Refuse,
+        // A fleet's budget and its jobs are the user's.
+        Command::Fleet(_) => Inside::Refuse,
         Command::Init(_)
         | Command::Run(_)
         | Command::Cancel

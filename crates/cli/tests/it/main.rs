@@ -15,6 +15,7 @@ mod headless;
 mod headless_faults;
 mod headless_limits;
 
+mod fleet;
 mod flow;
 mod hooks;
 mod hooks_real;
