@@ -141,3 +141,43 @@ fn a_bad_fleet_file_is_refused_naming_the_field_and_writes_nothing() {
     assert!(err.contains("fleet.toml") && err.contains("goals"), "{err}");
     assert!(!dir.path().join("out").exists());
 }
+
+/// A dozen runs as separate processes, each in its own clone (no `pawl init`), against one
+/// PostgreSQL store and one fleet budget; three are killed -9 inside their first agent step and
+/// resumed by new processes. Nothing is lost or counted twice, every lease is released, the
+/// budget settles to the micro-dollar. (The bench `fleet` does the same with 200 runs.)
+#[test]
+fn a_fleet_of_runs_shares_one_store_through_kills_and_resumes() {
+    let Some(url) = crate::fleet_harness::server_schema("it") else {
+        return;
+    };
+    let pawl = crate::headless::pawl_bin();
+    let fleet = crate::fleet_harness::setup(&pawl, url, 12, vec![1, 5, 9]);
+    let outcome = crate::fleet_harness::drive(&fleet, &pawl);
+    crate::fleet_harness::check(&fleet);
+    assert!(outcome.events > 12 * 10, "{} events", outcome.events);
+    // One view: `pawl runs --store` lists every run of the fleet with the fleet's totals.
+    let out = fleet
+        .command(&pawl, fleet.dir.path())
+        .args(["runs", "--store", &fleet.url, "--json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["runs"].as_array().unwrap().len(), 12);
+    assert_eq!(v["totals"]["fleets"]["scale"]["runs"], 12);
+    assert!(
+        v["runs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|r| r["verdict"] == "SHIP"),
+        "{v}"
+    );
+    let budget = &v["totals"]["fleets"]["scale"]["budget"];
+    assert_eq!(budget["held_usd"], 0.0);
+}

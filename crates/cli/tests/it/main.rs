@@ -16,6 +16,7 @@ mod headless_faults;
 mod headless_limits;
 
 mod fleet;
+mod fleet_harness;
 mod flow;
 mod hooks;
 mod hooks_real;
