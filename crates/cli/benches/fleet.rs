@@ -34,11 +34,12 @@ fn pct(sorted: &[Duration], p: f64) -> Duration {
 
 /// `writers` threads, each with its own connection and run, each appending `per` events; the
 /// latency of every write.
-fn write_latency(url: &str, writers: usize, per: usize) -> (Vec<Duration>, Duration) {
+fn write_latency(url: &str, tag: &str, writers: usize, per: usize) -> (Vec<Duration>, Duration) {
     let started = Instant::now();
     let handles: Vec<_> = (0..writers)
         .map(|w| {
             let url = url.to_string();
+            let clone = format!("bench:/{tag}/w{w}");
             std::thread::spawn(move || {
                 let mut s = Store::open_at(
                     &Location::Postgres(url),
@@ -47,7 +48,7 @@ fn write_latency(url: &str, writers: usize, per: usize) -> (Vec<Duration>, Durat
                 )
                 .unwrap();
                 s.set_scope(Scope {
-                    clone: Some(format!("bench:/w{w}")),
+                    clone: Some(clone),
                     fleet: None,
                 });
                 let run = s.create_run(&new_run()).unwrap();
@@ -89,9 +90,18 @@ fn main() {
     let Some(url) = fleet_harness::server_schema("bench") else {
         return;
     };
+    if n > 0 {
+        fleet_phase(&url, n);
+    }
+
+    latency_phase();
+}
+
+/// 200 `pawl run` processes, a tenth of them killed -9 mid-step and resumed.
+fn fleet_phase(url: &str, n: usize) {
     let pawl = env!("CARGO_BIN_EXE_pawl").to_string();
     let victims: Vec<usize> = (0..n).filter(|i| i % 10 == 3).collect();
-    let fleet = fleet_harness::setup(&pawl, url, n, victims.clone());
+    let fleet = fleet_harness::setup(&pawl, url.to_string(), n, victims.clone());
     let outcome = fleet_harness::drive(&fleet, &pawl);
     fleet_harness::check(&fleet);
     let secs = outcome.wall.as_secs_f64();
@@ -103,12 +113,19 @@ fn main() {
         outcome.events,
         outcome.events as f64 / secs
     );
+}
 
+/// The store's write latency: one writer alone, then many at once, each on its own connection.
+fn latency_phase() {
     let Some(url) = fleet_harness::server_schema("latency") else {
         return;
     };
-    let (one, one_wall) = write_latency(&url, 1, 400);
-    let (many, many_wall) = write_latency(&url, n, 20);
+    let writers: usize = std::env::var("FLEET_WRITERS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(200);
+    let (one, one_wall) = write_latency(&url, "one", 1, 400);
+    let (many, many_wall) = write_latency(&url, "many", writers, 20);
     println!(
         "writes, 1 writer: {} in {:.2}s ({:.0}/s), p50 {:.2} ms, p99 {:.2} ms",
         one.len(),
@@ -118,7 +135,7 @@ fn main() {
         pct(&one, 0.99).as_secs_f64() * 1e3
     );
     println!(
-        "writes, {n} writers: {} in {:.2}s ({:.0}/s), p50 {:.2} ms, p99 {:.2} ms (p50 ×{:.1} of one writer's)",
+        "writes, {writers} writers: {} in {:.2}s ({:.0}/s), p50 {:.2} ms, p99 {:.2} ms (p50 ×{:.1} of one writer's)",
         many.len(),
         many_wall.as_secs_f64(),
         many.len() as f64 / many_wall.as_secs_f64(),

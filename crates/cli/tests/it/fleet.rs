@@ -181,3 +181,150 @@ fn a_fleet_of_runs_shares_one_store_through_kills_and_resumes() {
     let budget = &v["totals"]["fleets"]["scale"]["budget"];
     assert_eq!(budget["held_usd"], 0.0);
 }
+
+/// The image installs the agent CLIs at the versions the real-client tests pin.
+#[test]
+fn the_containerfile_pins_the_agent_clis_the_tests_use() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let containerfile = std::fs::read_to_string(root.join("Containerfile")).unwrap();
+    let pins = std::fs::read_to_string(root.join(".ci/install-agents.sh")).unwrap();
+    for var in [
+        "PAWL_CLAUDE_VERSION",
+        "PAWL_CODEX_VERSION",
+        "PAWL_GEMINI_VERSION",
+    ] {
+        let find = |text: &str, prefix: &str| -> String {
+            text.lines()
+                .find_map(|l| l.strip_prefix(&format!("{prefix}{var}=")))
+                .unwrap_or_else(|| panic!("{var} not found"))
+                .trim_matches('"')
+                .to_string()
+        };
+        assert_eq!(find(&containerfile, "ARG "), find(&pins, ""), "{var}");
+    }
+    assert!(containerfile.contains("ENTRYPOINT [\"pawl-job\"]"));
+}
+
+/// The image's entrypoint, run here as it runs in a job: a fresh clone, `pawl run` against the
+/// shared store with the fleet's key, the report left as an artifact, pawl's exit code kept.
+#[test]
+fn a_fleet_job_clones_runs_and_leaves_its_report_with_a_typed_exit() {
+    let Some(url) = crate::fleet_harness::server_schema("job") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/pawl-job");
+    let pawl = crate::headless::pawl_bin();
+    let bin_dir = std::path::Path::new(&pawl).parent().unwrap().to_path_buf();
+    let key = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8="; // base64 of bytes 0..32
+    let origin = |name: &str, agent: &str| {
+        let o = dir.path().join(name);
+        std::fs::create_dir_all(&o).unwrap();
+        let git = |args: &[&str]| {
+            let out = std::process::Command::new("git")
+                .args(args)
+                .current_dir(&o)
+                .env("GIT_CONFIG_NOSYSTEM", "1")
+                .env("HOME", dir.path())
+                .env("GIT_AUTHOR_NAME", "t")
+                .env("GIT_AUTHOR_EMAIL", "t@e")
+                .env("GIT_COMMITTER_NAME", "t")
+                .env("GIT_COMMITTER_EMAIL", "t@e")
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        };
+        git(&["init", "-q", "-b", "main"]);
+        std::fs::write(
+            o.join("pawl.toml"),
+            format!("[agent]\nkind = \"command\"\ncommand = [\"sh\", \"-c\", \"{agent}\"]\n\n[limits]\nmax_iterations = 1\ncalls_per_hour = 0\n\n[gates]\ntest = \"test -f done.txt\"\n"),
+        )
+        .unwrap();
+        git(&["add", "-A"]);
+        git(&["commit", "-q", "-m", "init"]);
+        o
+    };
+    let job = |repo: &std::path::Path, artifacts: &std::path::Path| {
+        std::process::Command::new("bash")
+            .arg(&script)
+            .env_clear()
+            .env(
+                "PATH",
+                format!("{}:{}", bin_dir.display(), std::env::var("PATH").unwrap()),
+            )
+            .env("HOME", dir.path().join("job-home"))
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_AUTHOR_NAME", "t")
+            .env("GIT_AUTHOR_EMAIL", "t@e")
+            .env("GIT_COMMITTER_NAME", "t")
+            .env("GIT_COMMITTER_EMAIL", "t@e")
+            .env("PAWL_REPO", repo)
+            .env("PAWL_GOAL", "make done.txt")
+            .env("PAWL_STORE_URL", &url)
+            .env("PAWL_STORE_FLEET", "jobs")
+            .env("PAWL_STORE_KEY", key)
+            .env("PAWL_ARTIFACTS", artifacts)
+            .output()
+            .unwrap()
+    };
+    let done = origin("done", "echo ok > done.txt");
+    let idle = origin("idle", "true");
+    let out = job(&done, &dir.path().join("a1"));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let reports: Vec<_> = std::fs::read_dir(dir.path().join("a1"))
+        .unwrap()
+        .flatten()
+        .collect();
+    assert!(
+        reports
+            .iter()
+            .any(|e| e.path().extension().is_some_and(|x| x == "md"))
+    );
+    // An agent that does nothing, one iteration allowed: a limit reached, exit 3, report kept.
+    let out = job(&idle, &dir.path().join("a2"));
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        std::fs::read_dir(dir.path().join("a2"))
+            .unwrap()
+            .next()
+            .is_some()
+    );
+    // Both runs are in the shared store, signed with the fleet's key.
+    let store = pawl_store::Store::open_at(
+        &pawl_store::Location::Postgres(url.clone()),
+        Box::new(pawl_store::SystemClock),
+        Some(std::array::from_fn(|i| u8::try_from(i).unwrap())),
+    )
+    .unwrap();
+    let runs = store.run_history().unwrap();
+    assert_eq!(runs.len(), 2);
+    assert!(runs.iter().all(|h| h.fleet.as_deref() == Some("jobs")));
+    for h in &runs {
+        assert_eq!(store.tampering(&h.run.id).unwrap(), None);
+    }
+    // A key that is not 32 bytes is refused before anything runs.
+    let bad = std::process::Command::new("bash")
+        .arg(&script)
+        .env("PAWL_REPO", &done)
+        .env("PAWL_GOAL", "g")
+        .env("PAWL_STORE_URL", &url)
+        .env("PAWL_STORE_KEY", "c2hvcnQ=")
+        .env("HOME", dir.path().join("bad-home"))
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+}
