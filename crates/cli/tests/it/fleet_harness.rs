@@ -4,6 +4,7 @@
 //! (200): both check the same outcome with [`check`].
 
 #![allow(dead_code)]
+#![allow(clippy::print_stderr, reason = "a skipped test says why")]
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -71,13 +72,17 @@ impl Fleet {
 
     /// The store as an observer opens it (no clone scope: every run).
     pub fn store(&self) -> Store {
-        // The key is the fleet's (the jobs' shared HOME here): read it as pawl does.
-        let key_path = self.home().join(".local/state/pawl/key");
+        Fleet::open_store(&self.url, &self.home())
+    }
+
+    /// The store at `url` with the key pawl keeps under `home` (the jobs' shared HOME here).
+    pub fn open_store(url: &str, home: &Path) -> Store {
+        let key_path = home.join(".local/state/pawl/key");
         let key = std::fs::read(&key_path)
             .ok()
             .and_then(|k| <[u8; 32]>::try_from(k.as_slice()).ok());
         Store::open_at(
-            &Location::Postgres(self.url.clone()),
+            &Location::Postgres(url.to_string()),
             Box::new(pawl_store::SystemClock),
             key,
         )

@@ -41,7 +41,7 @@ use assert_cmd::cargo::CommandCargoExt;
 /// A temp repository and a way to run `pawl` in it hermetically.
 pub struct TestEnv {
     pub dir: tempfile::TempDir,
-    home: PathBuf,
+    pub home: PathBuf,
 }
 
 impl TestEnv {
