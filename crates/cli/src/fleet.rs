@@ -317,11 +317,11 @@ goal = "say \"yes\": on"
     #[test]
     fn every_string_is_quoted_and_blocks_nest() {
         let y = yaml(
-            &json!({"on": {"workflow_dispatch": {}}, "a": [{"b": "no", "c": [1, "x"]}], "n": 3}),
+            &json!({"on": {"workflow_dispatch": {}}, "a": [{"b": "no", "c": [1, "x"]}], "count": 3}),
         );
         assert_eq!(
             y,
-            "\"on\":\n  workflow_dispatch: {}\na:\n  - b: \"no\"\n    c:\n      - 1\n      - \"x\"\nn: 3\n"
+            "\"on\":\n  workflow_dispatch: {}\na:\n  - b: \"no\"\n    c:\n      - 1\n      - \"x\"\ncount: 3\n"
         );
     }
 }

@@ -328,3 +328,18 @@ fn a_fleet_job_clones_runs_and_leaves_its_report_with_a_typed_exit() {
         .unwrap();
     assert_eq!(bad.status.code(), Some(2));
 }
+
+/// Session mode's hooks read the clone's own store: with a shared store configured, `--driver
+/// session` is refused before anything is written (a usage error naming what to do).
+#[test]
+fn session_mode_is_refused_on_a_shared_store() {
+    let env = crate::TestEnv::new();
+    env.ok(&["init"]);
+    let r = env.pawl_env(
+        &["run", "--driver", "session", "make done.txt"],
+        &[("PAWL_STORE_URL", "postgres://nobody@127.0.0.1:1/none")],
+    );
+    assert_eq!(r.code, 2, "{}{}", r.stdout, r.stderr);
+    assert!(r.stderr.contains("--driver session"), "{}", r.stderr);
+    assert!(!env.root().join(".pawl/session.json").exists());
+}
