@@ -343,3 +343,46 @@ fn session_mode_is_refused_on_a_shared_store() {
     assert!(r.stderr.contains("--driver session"), "{}", r.stderr);
     assert!(!env.root().join(".pawl/session.json").exists());
 }
+
+/// An agent step in a fleet clone (no `pawl init`, no `.pawl/pawl.db`: the runs are in the shared
+/// store) reports through pawl's CLI as anywhere else: its `pawl blocker add` and `pawl
+/// await-user` go to the step's mailbox and reach the shared store after the step, and the run
+/// stops waiting for the user (exit 5). Regression: the step was not recognised as one without
+/// the database file, and the agent's pawl wrote to a store of its own.
+#[test]
+fn an_agent_in_a_fleet_clone_reports_through_the_mailbox_to_the_shared_store() {
+    let Some(url) = crate::fleet_harness::server_schema("mail") else {
+        return;
+    };
+    let env = crate::TestEnv::new();
+    env.write(
+        "pawl.toml",
+        &crate::headless::config("", crate::headless::NO_BREAKERS, ""),
+    );
+    env.git(&["add", "-A"]);
+    env.git(&["commit", "-q", "-m", "pawl config"]);
+    let scenario = env.dir.path().join("home/s.jsonl");
+    std::fs::write(
+        &scenario,
+        format!(
+            r#"{{"step": 1}}
+{{"do": "run", "command": "{pawl} blocker add 'the API key is missing' && {pawl} await-user B1 'export API_KEY=...'"}}
+{{"step": 2}}
+{{"do": "write", "path": "done.txt", "content": "ok"}}
+"#,
+            pawl = crate::headless::pawl_bin()
+        ),
+    )
+    .unwrap();
+    let store_env = [("PAWL_STORE_URL", url.as_str())];
+    let r = env.pawl_env(
+        &["run", "g", "--scenario", scenario.to_str().unwrap()],
+        &store_env,
+    );
+    assert_eq!(r.code, 5, "{}{}", r.stdout, r.stderr);
+    assert!(!env.root().join(".pawl/pawl.db").exists());
+    let store = crate::fleet_harness::Fleet::open_store(&url, &env.home);
+    let run = &store.runs().unwrap()[0];
+    assert_eq!(run.status.to_string(), "awaiting_user");
+    assert_eq!(store.blockers(&run.id).unwrap().len(), 1);
+}
