@@ -13,11 +13,12 @@ bash scripts/install-browser.sh
 
 # A throw-away PostgreSQL server (Debian's postgresql, installed once) for the shared store's
 # tests: the store's suite on both backends, the fleet test (docs/fleet.md).
-eval "$(bash scripts/pg.sh start)"
+pg_env="$(bash scripts/pg.sh start)"
+eval "$pg_env"
 export PAWL_TEST_PG_URL PAWL_TEST_PG_DIR
 root=""
 cleanup() {
-    bash scripts/pg.sh stop "$PAWL_TEST_PG_DIR" || true
+    [ -n "${PAWL_TEST_PG_DIR:-}" ] && bash scripts/pg.sh stop "$PAWL_TEST_PG_DIR" || true
     [ -n "$root" ] && rm -rf "$root"
 }
 trap cleanup EXIT
