@@ -80,6 +80,9 @@ impl Totals {
 struct History {
     runs: Vec<RunRow>,
     totals: Totals,
+    /// Human only: what the total is of (the repository, or the shared store).
+    #[serde(skip)]
+    of: String,
 }
 
 pub fn run(ctx: &mut Ctx, args: &RunsArgs) -> CliResult<ExitCode> {
@@ -88,7 +91,8 @@ pub fn run(ctx: &mut Ctx, args: &RunsArgs) -> CliResult<ExitCode> {
     }
     let store = ctx.store()?;
     let repo = ctx.root.display().to_string();
-    let history = history(&store, args.limit, &|_| repo.clone())?;
+    let mut history = history(&store, args.limit, &|_| repo.clone())?;
+    history.of = repo;
     ctx.emit(&history, || human(&history))?;
     Ok(ExitCode::Done)
 }
@@ -106,7 +110,8 @@ pub fn run_store(args: &RunsArgs, json: bool) -> CliResult<ExitCode> {
         ));
     }
     let store = crate::state::open_store_at(&pawl_store::Location::parse(url))?;
-    let history = history(&store, args.limit, &|h| h.clone.clone().unwrap_or_default())?;
+    let mut history = history(&store, args.limit, &|h| h.clone.clone().unwrap_or_default())?;
+    history.of = pawl_store::db::redact(url);
     let mut ctx = Ctx::at(std::path::PathBuf::from("."));
     ctx.json = json;
     ctx.emit(&history, || human(&history))?;
@@ -164,7 +169,11 @@ fn history(
         let name = budget.fleet.clone();
         totals.fleets.entry(name).or_default().budget = Some(budget);
     }
-    Ok(History { runs: rows, totals })
+    Ok(History {
+        runs: rows,
+        totals,
+        of: String::new(),
+    })
 }
 
 fn human(h: &History) -> String {
@@ -206,11 +215,31 @@ fn human(h: &History) -> String {
     let t = &h.totals;
     out.push_str(&format!(
         "total ({}): {} run{} · {} tokens · ${:.2}",
-        h.runs.first().map(|r| r.repo.as_str()).unwrap_or(""),
+        h.of,
         t.runs,
         if t.runs == 1 { "" } else { "s" },
         t.tokens,
         t.cost_usd
     ));
+    for (name, f) in &t.fleets {
+        out.push_str(&format!(
+            "\nfleet {name}: {} run{} · {} tokens · ${:.2}",
+            f.runs,
+            if f.runs == 1 { "" } else { "s" },
+            f.tokens,
+            f.cost_usd
+        ));
+        if let Some(b) = &f.budget {
+            out.push_str(&format!(
+                " · budget: ${:.2} spent of {}, ${:.2} held by {} step(s) in flight",
+                b.spent_usd,
+                b.max_usd
+                    .map(|m| format!("${m:.2}"))
+                    .unwrap_or_else(|| "no cap".into()),
+                b.held_usd,
+                b.steps_in_flight
+            ));
+        }
+    }
     out
 }
