@@ -11,6 +11,18 @@ export PAWL_CLAUDE_BIN PAWL_CODEX_BIN PAWL_GEMINI_BIN
 # Debian's chromium and chromedriver for the dashboard's real-browser test (installed once).
 bash scripts/install-browser.sh
 
+# A throw-away PostgreSQL server (Debian's postgresql, installed once) for the shared store's
+# tests: the store's suite on both backends, the fleet test (docs/fleet.md).
+pg_env="$(bash scripts/pg.sh start)"
+eval "$pg_env"
+export PAWL_TEST_PG_URL PAWL_TEST_PG_DIR
+root=""
+cleanup() {
+    [ -n "${PAWL_TEST_PG_DIR:-}" ] && bash scripts/pg.sh stop "$PAWL_TEST_PG_DIR" || true
+    [ -n "$root" ] && rm -rf "$root"
+}
+trap cleanup EXIT
+
 cargo test --workspace "$@"
 
 # pawl serve's API against its own OpenAPI document, with a property-based tester (schemathesis).
@@ -20,7 +32,6 @@ bash scripts/api-fuzz.sh "${CARGO_TARGET_DIR:-target}/debug/pawl"
 # with the test build's artifacts (debug, same target dir: seconds), installed into a temp root,
 # and the installed binary runs.
 root="$(mktemp -d)"
-trap 'rm -rf "$root"' EXIT
 CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}" cargo install --quiet --locked --debug --path crates/cli --root "$root"
 "$root/bin/pawl" --version
 "$root/bin/pawl" help run >/dev/null

@@ -24,6 +24,7 @@ use crate::commands::diff::DiffArgs;
 use crate::commands::doctor::DoctorArgs;
 use crate::commands::events::EventsArgs;
 use crate::commands::failure::FailureCommand;
+use crate::commands::fleet::FleetCommand;
 use crate::commands::guard::GuardCommand;
 use crate::commands::hook::HookArgs;
 use crate::commands::init::InitArgs;
@@ -99,6 +100,9 @@ pub enum Command {
     Accept(AcceptArgs),
     /// Run history: verdict, stop reason, iterations, time, tokens, cost; totals per day.
     Runs(RunsArgs),
+    /// Fleets of runs on an existing job engine: plan the jobs, set a fleet's budget.
+    #[command(subcommand)]
+    Fleet(FleetCommand),
     /// What a run changed: its pre-run commit to its branch (and working tree).
     Diff(DiffArgs),
     /// The agent's step logs of a run (`-f` follows them while it runs).

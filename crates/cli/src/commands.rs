@@ -27,6 +27,7 @@ pub(crate) mod diff;
 pub(crate) mod doctor;
 pub(crate) mod events;
 pub(crate) mod failure;
+pub(crate) mod fleet;
 pub(crate) mod guard;
 pub(crate) mod hidden;
 pub(crate) mod hook;
@@ -70,6 +71,10 @@ pub fn dispatch_anywhere(cli: &Cli) -> Option<CliResult<ExitCode>> {
         // The daemon serves every repository: it starts anywhere.
         Command::Serve(args) => Some(serve::run(args, cli.dir.as_deref(), cli.json)),
         Command::Dashboard(args) => Some(serve::dashboard(args, cli.json)),
+        // A shared store's runs are listed from anywhere.
+        Command::Runs(args) if args.store.is_some() => Some(runs::run_store(args, cli.json)),
+        // Fleet plans and budgets need no repository.
+        Command::Fleet(cmd) => Some(fleet::run(cmd, cli.json)),
         _ => None,
     }
 }
@@ -97,6 +102,7 @@ pub fn dispatch(ctx: &mut Ctx, command: Command) -> CliResult<ExitCode> {
         Command::Man(args) => man::run(&args, ctx.json),
         Command::Schema(args) => schema::run(&args),
         Command::Serve(args) => serve::run(&args, Some(&ctx.root), ctx.json),
+        Command::Fleet(cmd) => fleet::run(&cmd, ctx.json),
         Command::Dashboard(args) => serve::dashboard(&args, ctx.json),
         Command::Demo(args) => demo::run(&args, ctx.json),
         Command::Replay(args) => replay::run(ctx, &args),

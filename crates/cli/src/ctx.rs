@@ -70,15 +70,51 @@ impl Ctx {
         self.state_dir().join("pawl.db")
     }
 
-    /// Opens the store; the state directory must exist (`pawl init`).
+    /// Opens the store: the clone's own `.pawl/pawl.db` (the state directory must exist: `pawl
+    /// init`), or the shared store `[store] url` / `PAWL_STORE_URL` names — then a fresh clone
+    /// needs no `pawl init`: the state directory is created here. Either way the handle is
+    /// scoped to this clone (host and path) and to the fleet `[store] fleet` names.
     pub fn store(&self) -> CliResult<Store> {
-        if !self.state_dir().is_dir() {
-            return Err(CliError::Failed(format!(
-                "no pawl state in {}: run `pawl init` first",
-                self.root.display()
-            )));
+        let settings = self.store_settings()?;
+        let mut store = if settings.url.is_empty() {
+            if !self.state_dir().is_dir() {
+                return Err(CliError::Failed(format!(
+                    "no pawl state in {}: run `pawl init` first",
+                    self.root.display()
+                )));
+            }
+            crate::state::open_store(&self.db_path())?
+        } else {
+            // What `pawl init` would have made of the state directory (ignored by git, logs,
+            // reports): a fleet job's fresh clone runs without it.
+            crate::state::make_state_dir(self, &mut Vec::new(), &mut Vec::new())?;
+            crate::state::open_store_at(&pawl_store::Location::parse(&settings.url))?
+        };
+        store.set_scope(pawl_store::Scope {
+            clone: Some(crate::owner::clone_id(&self.root)),
+            fleet: (!settings.fleet.is_empty()).then(|| settings.fleet.clone()),
+        });
+        Ok(store)
+    }
+
+    /// `[store]`: from `PAWL_STORE_URL` / `PAWL_STORE_FLEET` when set (no file read), else the
+    /// configuration.
+    fn store_settings(&self) -> CliResult<pawl_core::config::StoreConfig> {
+        let url = std::env::var("PAWL_STORE_URL").unwrap_or_default();
+        let fleet = std::env::var("PAWL_STORE_FLEET").unwrap_or_default();
+        if !url.is_empty() || !self.root.join(CONFIG_FILE).is_file() {
+            return Ok(pawl_core::config::StoreConfig { url, fleet });
         }
-        crate::state::open_store(&self.db_path())
+        let text = std::fs::read_to_string(self.root.join(CONFIG_FILE)).unwrap_or_default();
+        if !text.contains("[store]") {
+            return Ok(pawl_core::config::StoreConfig { url, fleet });
+        }
+        Ok(Loader::new()
+            .file(CONFIG_FILE, &text)?
+            .env(std::env::vars())?
+            .finish()?
+            .config
+            .store)
     }
 
     /// The run this command acts on (`--run` or the current one), which must still be open.

@@ -11,6 +11,7 @@ mod commands;
 mod ctx;
 mod edits;
 mod error;
+mod fleet;
 mod guard_host;
 mod headless;
 mod hidden;

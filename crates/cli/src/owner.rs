@@ -2,14 +2,30 @@
 
 use pawl_core::record::Lease;
 
-/// This machine's host name (Linux: from /proc; elsewhere from the environment).
+/// This machine, as leases name it: the host name qualified by the kernel's boot id
+/// (`build-7#1f0c2a9e`). A shared store sees runs of many machines, and two of them (two
+/// containers, two CI runners) may share a host name: a pid is only asked about on the machine
+/// — and the boot — it lives on, so a lease held by a job that died elsewhere is taken over when
+/// it expires, and one held by a dead process here at once.
 pub fn hostname() -> String {
-    std::fs::read_to_string("/proc/sys/kernel/hostname")
+    let name = std::fs::read_to_string("/proc/sys/kernel/hostname")
         .ok()
         .map(|s| s.trim().to_string())
         .filter(|s| !s.is_empty())
         .or_else(|| std::env::var("HOSTNAME").ok())
-        .unwrap_or_else(|| "localhost".into())
+        .unwrap_or_else(|| "localhost".into());
+    match std::fs::read_to_string("/proc/sys/kernel/random/boot_id") {
+        Ok(boot) if boot.trim().len() >= 8 => {
+            let short: String = boot.trim().chars().filter(|c| *c != '-').take(8).collect();
+            format!("{name}#{short}")
+        }
+        _ => name,
+    }
+}
+
+/// Where this clone is, as the shared store scopes runs by it: host and repository path.
+pub fn clone_id(root: &std::path::Path) -> String {
+    format!("{}:{}", hostname(), root.display())
 }
 
 /// Whether the process holding a lease on this host still exists.

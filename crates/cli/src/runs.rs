@@ -65,6 +65,13 @@ pub fn start(ctx: &mut Ctx, req: &Start) -> CliResult<ExitCode> {
     if crate::state::evidence_key().is_none() {
         return Err(crate::state::no_key("start a run"));
     }
+    // The hooks of an agent session read the clone's own store (they must answer in
+    // milliseconds, and find the run from the payload): session mode stays on it.
+    if req.driver == Driver::Session && !eff.config.store.url.is_empty() {
+        return Err(CliError::Usage(
+            "--driver session keeps its state in the clone's own store: unset [store] url / PAWL_STORE_URL for it (a shared store drives headless runs, docs/fleet.md)".into(),
+        ));
+    }
     match req.driver {
         Driver::Manual => manual(ctx, &req.goal, &eff.config),
         Driver::Headless => headless_run(ctx, req, &eff.config),
@@ -345,6 +352,10 @@ fn headless_run(
     config: &pawl_core::config::Config,
 ) -> CliResult<ExitCode> {
     let goal = req.goal.as_str();
+    if !config.store.url.is_empty() {
+        // A shared store: a fleet job's fresh clone needs no `pawl init`.
+        crate::state::make_state_dir(ctx, &mut Vec::new(), &mut Vec::new())?;
+    }
     if !ctx.state_dir().is_dir() {
         return Err(CliError::Failed(format!(
             "no pawl state in {}: run `pawl init` first (and commit pawl.toml)",

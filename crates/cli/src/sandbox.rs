@@ -269,9 +269,24 @@ pub fn end_leftovers(root: &Path) {
 /// True when this pawl runs inside a sandboxed step of the repository at `root`: its store is on
 /// a read-only mount. The agent cannot fake it (it cannot make `.pawl/` writable) nor hide it.
 pub fn inside_step(root: &Path) -> bool {
-    let db = root.join(STATE_DIR).join("pawl.db");
-    match std::fs::OpenOptions::new().append(true).open(&db) {
+    let state = root.join(STATE_DIR);
+    match std::fs::OpenOptions::new()
+        .append(true)
+        .open(state.join("pawl.db"))
+    {
         Ok(_) => false,
+        // No database beside the state: a clone whose runs are in a shared store (a fleet's,
+        // docs/fleet.md). The state directory itself is read-only inside a step.
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            let probe = state.join(format!(".probe-{}", std::process::id()));
+            match std::fs::create_dir(&probe) {
+                Ok(()) => {
+                    let _ = std::fs::remove_dir(&probe);
+                    false
+                }
+                Err(e) => e.raw_os_error() == Some(libc_erofs()),
+            }
+        }
         Err(e) => e.raw_os_error() == Some(libc_erofs()),
     }
 }
@@ -328,6 +343,8 @@ pub fn inside(command: &Command) -> Inside {
         } => Inside::Run,
         // What the next runs are told is the user's to change.
         Command::Lessons { cmd: Some(_) } => Inside::Refuse,
+        // A fleet's budget and its jobs are the user's.
+        Command::Fleet(_) => Inside::Refuse,
         Command::Init(_)
         | Command::Run(_)
         | Command::Cancel

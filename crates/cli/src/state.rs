@@ -11,9 +11,10 @@ use std::path::Path;
 use crate::ctx::{Ctx, STATE_DIR};
 use crate::error::{CliError, CliResult};
 
-/// Creates `.pawl/` with its database and git-ignores it. Idempotent; used by `pawl init`,
-/// `pawl run`, session arming and the demo.
-pub fn ensure_state(
+/// The state directory (`.pawl/`, ignored by git from inside, with `logs/` and `reports/`), and
+/// the repository in the daemon's registry: what a fleet job's fresh clone needs with a shared
+/// store (no `pawl init`, nothing outside `.pawl/` written).
+pub fn make_state_dir(
     ctx: &Ctx,
     created: &mut Vec<String>,
     unchanged: &mut Vec<String>,
@@ -44,6 +45,18 @@ pub fn ensure_state(
     if read_optional(&inner)?.as_deref() != Some(STATE_IGNORE) {
         write_atomic(&inner, STATE_IGNORE)?;
     }
+    Ok(())
+}
+
+/// Creates `.pawl/` with its database and git-ignores it ([`make_state_dir`], `.pawl/` in
+/// `.gitignore`, the store). Idempotent; used by `pawl init`, `pawl run`, session arming and the
+/// demo.
+pub fn ensure_state(
+    ctx: &Ctx,
+    created: &mut Vec<String>,
+    unchanged: &mut Vec<String>,
+) -> CliResult {
+    make_state_dir(ctx, created, unchanged)?;
     if ignore_state_dir(&ctx.root)? {
         created.push(format!(".gitignore entry {STATE_DIR}/"));
     } else {
@@ -164,6 +177,12 @@ pub fn open_store(path: &Path) -> CliResult<pawl_store::Store> {
         Some(key) => pawl_store::Store::open_keyed(path, key)?,
         None => pawl_store::Store::open(path)?,
     })
+}
+
+/// Opens the store at `location` (a shared PostgreSQL store: `PAWL_STORE_URL`) with the key.
+pub fn open_store_at(location: &pawl_store::Location) -> CliResult<pawl_store::Store> {
+    let clock = Box::new(pawl_store::SystemClock);
+    Ok(pawl_store::Store::open_at(location, clock, evidence_key())?)
 }
 
 /// Refuses to drive a run when the store is not keyed: its limits, status and evidence could

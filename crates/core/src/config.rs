@@ -421,6 +421,18 @@ pub struct Config {
     pub sandbox: SandboxConfig,
     pub run: RunConfig,
     pub notify: NotifyConfig,
+    pub store: StoreConfig,
+}
+
+/// `[store]` — where runs are kept (docs/fleet.md): `.pawl/pawl.db` in the clone (the default),
+/// or a PostgreSQL database a fleet of runs shares (`PAWL_STORE_URL`).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct StoreConfig {
+    /// `postgres://user@host:port/db`; empty: the clone's own SQLite file.
+    pub url: String,
+    /// The fleet new runs join (its budget and its totals); empty: none.
+    pub fleet: String,
 }
 
 /// `[notify]` — what `pawl serve` tells the user when a run ends, stalls or waits on them
@@ -577,7 +589,7 @@ impl Default for SandboxConfig {
 /// `PAWL_RUN_ID` is what pawl tells an agent, never configuration.
 pub const SECTIONS: &[&str] = &[
     "agent", "limits", "breakers", "stall", "gates", "guard", "pipeline", "git", "sandbox",
-    "notify",
+    "notify", "store",
 ];
 
 /// Where an effective value came from.

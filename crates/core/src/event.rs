@@ -76,6 +76,7 @@ str_enum!(
         LeaseReleased => "lease_released",
         /// An expired or dead holder's lease was taken over.
         LeaseTakeover => "lease_takeover",
+        FleetBudget => "fleet_budget",
         /// A run was armed for an agent session.
         SessionArmed => "session_armed",
         /// An agent session was bound to a run.

@@ -269,6 +269,25 @@ pub(crate) fn drive_with(
                 replan: None,
             }
         }
+        // The run's fleet has no budget left for another step (the store refused the hold with
+        // the iteration, so nothing was spent): a limit reached, resumable once the user raises
+        // the fleet's budget.
+        Err(EngineError::Store(e @ pawl_store::StoreError::FleetBudget { .. })) => {
+            let _ = store.append_event(
+                Some(run_id),
+                pawl_core::EventKind::FleetBudget,
+                serde_json::json!({"refused": e.to_string()}),
+            );
+            LoopEnd {
+                reason: if matches!(e, pawl_store::StoreError::FleetBudget { what: "token", .. }) {
+                    StopReason::MaxTokens
+                } else {
+                    StopReason::MaxUsd
+                },
+                last: None,
+                replan: None,
+            }
+        }
         Err(e) => {
             // Every stop explains itself, an internal error too; the run stays resumable.
             if store.run(run_id).is_ok_and(|r| !r.status.is_terminal()) {

@@ -295,7 +295,10 @@ pub async fn list_repos(State(state): State<AppState>) -> ApiResult {
         .map(|r| {
             let mut v = repo_json(r);
             if let Some(m) = v.as_object_mut() {
-                m.insert("has_store".into(), Value::Bool(r.db().is_file()));
+                m.insert(
+                    "has_store".into(),
+                    Value::Bool(r.store.is_some() || r.db().is_file()),
+                );
             }
             v
         })
@@ -643,9 +646,12 @@ pub async fn stop(
             ));
         }
         store.record_stop_request(&run.id)?;
-        let flag = repo.stop_file();
-        std::fs::write(&flag, &run.id)
-            .map_err(|e| ApiError::internal(format!("cannot write {}: {e}", flag.display())))?;
+        // A run of a shared store is driven elsewhere: the request in the store is all there is.
+        if repo.store.is_none() {
+            let flag = repo.stop_file();
+            std::fs::write(&flag, &run.id)
+                .map_err(|e| ApiError::internal(format!("cannot write {}: {e}", flag.display())))?;
+        }
         Ok(json!({"stop_requested": true}))
     })
     .await

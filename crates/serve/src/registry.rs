@@ -36,6 +36,15 @@ impl Registry {
 /// it was there already. Two writers racing may lose one addition, never the file.
 pub fn register(state_dir: &Path, repo: &Path) -> Result<bool, ServeError> {
     let repo = repo.canonicalize().map_err(|e| ServeError::io(repo, e))?;
+    register_entry(state_dir, repo)
+}
+
+/// Adds a shared store (its `postgres://…` URL, docs/fleet.md): the daemon serves every run in it.
+pub fn register_store(state_dir: &Path, url: &str) -> Result<bool, ServeError> {
+    register_entry(state_dir, PathBuf::from(url))
+}
+
+fn register_entry(state_dir: &Path, repo: PathBuf) -> Result<bool, ServeError> {
     let mut reg = Registry::load(state_dir)?;
     if reg.repos.contains(&repo) {
         return Ok(false);

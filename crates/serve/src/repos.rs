@@ -13,19 +13,27 @@ use sha2::Digest as _;
 
 use crate::registry::Registry;
 
-/// One served repository.
+/// One served repository, or a shared store (a fleet's: docs/fleet.md) — registered by its
+/// URL in place of a path.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Repo {
     /// A short stable id: the first 12 hex digits of the SHA-256 of its path.
     pub id: String,
     pub root: PathBuf,
+    /// The shared store's URL, when this entry is one (`postgres://…`).
+    #[serde(skip)]
+    pub store: Option<String>,
 }
 
 impl Repo {
     pub fn new(root: PathBuf) -> Repo {
         let digest = sha2::Sha256::digest(root.as_os_str().as_encoded_bytes());
         let id = digest.iter().take(6).map(|b| format!("{b:02x}")).collect();
-        Repo { id, root }
+        let text = root.to_string_lossy().into_owned();
+        let store = pawl_store::Location::parse(&text)
+            .is_shared()
+            .then_some(text);
+        Repo { id, root, store }
     }
 
     pub fn db(&self) -> PathBuf {
@@ -38,6 +46,9 @@ impl Repo {
     }
 
     pub fn name(&self) -> String {
+        if let Some(url) = &self.store {
+            return pawl_store::db::redact(url);
+        }
         self.root
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
@@ -84,6 +95,11 @@ impl Repos {
 
     /// The repository's store, `None` when pawl has no database there (yet).
     pub fn open(&self, repo: &Repo) -> Result<Option<Store>, StoreError> {
+        if let Some(url) = &repo.store {
+            let location = pawl_store::Location::Postgres(url.clone());
+            let clock = Box::new(pawl_store::SystemClock);
+            return Store::open_at(&location, clock, self.key).map(Some);
+        }
         let db = repo.db();
         if !db.is_file() {
             return Ok(None);

@@ -1,16 +1,16 @@
 //! Blockers: things only the user can clear, and the awaiting-user protocol.
 
+use crate::db::{OptionalExtension, Row, params};
 use pawl_core::EventKind;
 use pawl_core::model::{BlockerStatus, RunStatus, Severity};
 use pawl_core::record::Blocker;
-use rusqlite::{OptionalExtension, Row, params};
 use serde_json::json;
 
 use crate::{OptionalNotFound, Result, Store, StoreError, parse_col};
 
 const BLOCKER_COLUMNS: &str = "id, text, severity, status, instructions, check_command, resolution_notes, created_at, resolved_at";
 
-fn blocker_from_row(r: &Row<'_>) -> rusqlite::Result<Blocker> {
+fn blocker_from_row(r: &Row) -> crate::db::DbResult<Blocker> {
     Ok(Blocker {
         id: r.get(0)?,
         text: r.get(1)?,
@@ -57,7 +57,7 @@ impl Store {
         ))?;
         Ok(stmt
             .query_map([run_id], blocker_from_row)?
-            .collect::<rusqlite::Result<_>>()?)
+            .collect::<crate::db::DbResult<_>>()?)
     }
 
     /// Hands a blocker to the user: the run waits (awaiting-user) until `user_fixed`.

@@ -5,9 +5,9 @@
 //! Not here: the requests themselves (stop, limits, answers), which are the same typed methods
 //! the CLI calls.
 
+use crate::db::{Db, params};
 use pawl_core::EventKind;
 use pawl_core::record::Event;
-use rusqlite::{Connection, params};
 
 use crate::{Result, Store, json_col};
 
@@ -26,7 +26,7 @@ pub const VERSION_KINDS: &[EventKind] = &[
 ];
 
 /// The run's version read inside a transaction (0: no such run or no event yet).
-pub(crate) fn version_in(conn: &Connection, run_id: &str) -> Result<i64> {
+pub(crate) fn version_in(conn: &Db, run_id: &str) -> Result<i64> {
     let mut best = 0i64;
     // One indexed lookup per kind on `events_run_kind (run_id, kind, seq)`.
     let mut stmt = conn.prepare_cached(
@@ -81,14 +81,14 @@ impl Store {
                     data: json_col(r.get(4)?, "events.data_json")?,
                 })
             })?
-            .collect::<rusqlite::Result<_>>()?)
+            .collect::<crate::db::DbResult<_>>()?)
     }
 
     /// The id of the newest event in the store (0 when there is none).
     pub fn last_event_seq(&self) -> Result<i64> {
         Ok(self
             .conn
-            .query_row("SELECT COALESCE(MAX(seq), 0) FROM events", [], |r| r.get(0))?)
+            .query_row("SELECT COALESCE(MAX(seq), 0) FROM events", (), |r| r.get(0))?)
     }
 
     /// When the run last did anything (its newest event), in ms.
@@ -101,7 +101,7 @@ impl Store {
                 |r| r.get(0),
             )
             .or_else(|e| match e {
-                rusqlite::Error::QueryReturnedNoRows => Ok(None),
+                crate::db::DbError::NoRows => Ok(None),
                 e => Err(e),
             })?)
     }

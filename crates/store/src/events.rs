@@ -1,15 +1,15 @@
 //! The append-only event log: read side, plus events that are not a side effect of another write.
 
+use crate::db::OptionalExtension;
+use crate::db::{Row, params};
 use pawl_core::EventKind;
 use pawl_core::model::BlockerStatus;
 use pawl_core::record::Event;
 use pawl_core::resume::{self, ResumeContext};
-use rusqlite::OptionalExtension;
-use rusqlite::{Row, params};
 
 use crate::{Result, Store, StoreError, json_col, mac};
 
-fn event_from_row(r: &Row<'_>) -> rusqlite::Result<Event> {
+fn event_from_row(r: &Row) -> crate::db::DbResult<Event> {
     Ok(Event {
         seq: r.get(0)?,
         run_id: r.get(1)?,
@@ -39,12 +39,12 @@ impl Store {
     ) -> Result<Vec<Event>> {
         let mut stmt = self.conn.prepare(
             "SELECT seq, run_id, at, kind, data_json FROM events
-             WHERE seq > ?1 AND (?2 IS NULL OR run_id = ?2) ORDER BY seq LIMIT ?3",
+             WHERE seq > ?1 AND (CAST(?2 AS TEXT) IS NULL OR run_id = ?2) ORDER BY seq LIMIT ?3",
         )?;
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
         Ok(stmt
             .query_map(params![after, run_id, limit], event_from_row)?
-            .collect::<rusqlite::Result<_>>()?)
+            .collect::<crate::db::DbResult<_>>()?)
     }
 
     /// The run's most recent event of `kind`, as pawl wrote it: an event that fails its check
@@ -73,7 +73,7 @@ impl Store {
                 "SELECT seq FROM events WHERE run_id = ?1 AND kind = ?2 AND at >= ?3 ORDER BY seq",
             )?;
             stmt.query_map(params![run_id, kind.as_str(), since_ms], |r| r.get(0))?
-                .collect::<rusqlite::Result<_>>()?
+                .collect::<crate::db::DbResult<_>>()?
         };
         self.check_events(run_id, &seqs)?;
         Ok(u32::try_from(seqs.len()).unwrap_or(u32::MAX))

@@ -11,10 +11,10 @@
 //! one MAC function of the store): only records whose code verifies are reused, and the others
 //! are findings of their run's check (`mac.rs`).
 
+use crate::db::{OptionalExtension, Row, params};
 use pawl_core::EventKind;
 use pawl_core::failure::FailureCategory;
 use pawl_core::record::TestOutcome;
-use rusqlite::{OptionalExtension, Row, params};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
@@ -102,7 +102,7 @@ const COLUMNS: &str = "id, run_id, gate, command, argv_json, cwd, tree_hash, tre
     tests_skipped, failing_json, first_failure, failure_category, output_digest, tail, log_path, \
     report_path, reused_from, created_at, outcomes_json, seal, mac";
 
-fn from_row(r: &Row<'_>) -> rusqlite::Result<Evidence> {
+fn from_row(r: &Row) -> crate::db::DbResult<Evidence> {
     let tests = match (
         r.get::<_, Option<i64>>(14)?,
         r.get::<_, Option<i64>>(15)?,
@@ -162,7 +162,7 @@ fn mac_of(key: &[u8; 32], e: &NewEvidence) -> String {
 
 /// Findings for the evidence of a run that pawl did not write (its code does not verify).
 pub(crate) fn unauthentic_of_run(
-    conn: &rusqlite::Connection,
+    conn: &crate::db::Db,
     key: &[u8; 32],
     run_id: &str,
 ) -> Result<Vec<crate::mac::Finding>> {
@@ -171,7 +171,7 @@ pub(crate) fn unauthentic_of_run(
     ))?;
     let rows = stmt
         .query_map(params![run_id], from_row)?
-        .collect::<rusqlite::Result<Vec<Evidence>>>()?;
+        .collect::<crate::db::DbResult<Vec<Evidence>>>()?;
     Ok(rows
         .into_iter()
         .filter(|e| e.mac.as_deref() != Some(mac_of(key, &e.data).as_str()))
@@ -201,11 +201,12 @@ fn insert(tx: &Tx<'_>, e: &NewEvidence, mac: Option<String>) -> Result<i64> {
         .transpose()
         .map_err(|x| StoreError::Corrupt(x.to_string()))?;
     let tests = e.tests.as_ref();
-    tx.execute(
+    let rowid = tx.insert(
         &format!(
-            "INSERT INTO evidence ({}) VALUES (NULL, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, \
+            "INSERT INTO evidence ({}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, \
              ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28)",
-            COLUMNS
+            // The id is the database's to give.
+            COLUMNS.trim_start_matches("id, ")
         ),
         params![
             e.run_id,
@@ -238,7 +239,7 @@ fn insert(tx: &Tx<'_>, e: &NewEvidence, mac: Option<String>) -> Result<i64> {
             mac,
         ],
     )?;
-    Ok(tx.last_insert_rowid())
+    Ok(rowid)
 }
 
 impl Store {
@@ -310,12 +311,12 @@ impl Store {
         let mut stmt = self.conn.prepare(&format!(
             "SELECT {COLUMNS} FROM evidence
              WHERE tree_hash = ?1 AND gate = ?2 AND command = ?3 AND passed = 1
-               AND tree_after IS NULL AND reused_from IS NULL AND seal IS ?4
+               AND tree_after IS NULL AND reused_from IS NULL AND seal IS NOT DISTINCT FROM ?4
              ORDER BY id DESC LIMIT 16"
         ))?;
         let rows = stmt
             .query_map(params![tree_hash, gate, command, seal], from_row)?
-            .collect::<rusqlite::Result<Vec<Evidence>>>()?;
+            .collect::<crate::db::DbResult<Vec<Evidence>>>()?;
         Ok(rows.into_iter().find(|e| self.authentic(e)))
     }
 
@@ -339,7 +340,7 @@ impl Store {
         ))?;
         let rows = stmt
             .query_map(params![tree_hash], from_row)?
-            .collect::<rusqlite::Result<Vec<Evidence>>>()?;
+            .collect::<crate::db::DbResult<Vec<Evidence>>>()?;
         Ok(rows.into_iter().filter(|e| !self.authentic(e)).collect())
     }
 
@@ -348,22 +349,22 @@ impl Store {
     pub fn latest_evidence(&self, run_id: Option<&str>) -> Result<Vec<Evidence>> {
         let mut stmt = self.conn.prepare(&format!(
             "SELECT {COLUMNS} FROM evidence e
-             WHERE run_id IS ?1
-               AND id = (SELECT MAX(id) FROM evidence x WHERE x.run_id IS ?1 AND x.gate = e.gate)
+             WHERE run_id IS NOT DISTINCT FROM ?1
+               AND id = (SELECT MAX(id) FROM evidence x WHERE x.run_id IS NOT DISTINCT FROM ?1 AND x.gate = e.gate)
              ORDER BY gate"
         ))?;
         Ok(stmt
             .query_map([run_id], from_row)?
-            .collect::<rusqlite::Result<_>>()?)
+            .collect::<crate::db::DbResult<_>>()?)
     }
 
     /// Every evidence record of a run, oldest first (`None`: outside any run).
     pub fn evidence_of_run(&self, run_id: Option<&str>) -> Result<Vec<Evidence>> {
         let mut stmt = self.conn.prepare(&format!(
-            "SELECT {COLUMNS} FROM evidence WHERE run_id IS ?1 ORDER BY id"
+            "SELECT {COLUMNS} FROM evidence WHERE run_id IS NOT DISTINCT FROM ?1 ORDER BY id"
         ))?;
         Ok(stmt
             .query_map([run_id], from_row)?
-            .collect::<rusqlite::Result<_>>()?)
+            .collect::<crate::db::DbResult<_>>()?)
     }
 }

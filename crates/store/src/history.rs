@@ -16,6 +16,10 @@ use crate::{Result, Store};
 pub struct RunHistory {
     pub run: Run,
     pub spent: Spent,
+    /// The clone that started it (`host:path`), when recorded (schema 10).
+    pub clone: Option<String>,
+    /// The fleet it belongs to, if any.
+    pub fleet: Option<String>,
 }
 
 impl Store {
@@ -25,10 +29,10 @@ impl Store {
         let mut sums: HashMap<String, (u32, f64, i64)> = HashMap::new();
         {
             let mut stmt = self.conn.prepare(
-                "SELECT run_id, COUNT(*), COALESCE(SUM(cost_usd), 0), COALESCE(SUM(tokens_in + tokens_out), 0)
+                "SELECT run_id, COUNT(*), COALESCE(SUM(cost_usd), 0), CAST(COALESCE(SUM(tokens_in + tokens_out), 0) AS BIGINT)
                  FROM iterations GROUP BY run_id",
             )?;
-            let rows = stmt.query_map([], |r| {
+            let rows = stmt.query_map((), |r| {
                 Ok((r.get::<_, String>(0)?, (r.get(1)?, r.get(2)?, r.get(3)?)))
             })?;
             for row in rows {
@@ -36,13 +40,18 @@ impl Store {
                 sums.insert(id, s);
             }
         }
-        let mut active: HashMap<String, i64> = HashMap::new();
+        type Facts = (i64, Option<String>, Option<String>);
+        let mut facts: HashMap<String, Facts> = HashMap::new();
         {
-            let mut stmt = self.conn.prepare("SELECT id, active_ms FROM runs")?;
-            let rows = stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get(1)?)))?;
+            let mut stmt = self
+                .conn
+                .prepare("SELECT id, active_ms, clone, fleet FROM runs")?;
+            let rows = stmt.query_map((), |r| {
+                Ok((r.get::<_, String>(0)?, (r.get(1)?, r.get(2)?, r.get(3)?)))
+            })?;
             for row in rows {
-                let (id, ms) = row?;
-                active.insert(id, ms);
+                let (id, f) = row?;
+                facts.insert(id, f);
             }
         }
         Ok(self
@@ -50,8 +59,10 @@ impl Store {
             .into_iter()
             .map(|run| {
                 let (iterations, usd, tokens) = sums.get(&run.id).copied().unwrap_or_default();
-                let active_ms = active.get(&run.id).copied().unwrap_or_default();
+                let (active_ms, clone, fleet) = facts.remove(&run.id).unwrap_or_default();
                 RunHistory {
+                    clone,
+                    fleet,
                     spent: Spent {
                         iterations,
                         active_ms: active_ms.max(0) as u64,
@@ -71,8 +82,8 @@ impl Store {
             "SELECT DISTINCT run_id, log_path FROM evidence WHERE log_path IS NOT NULL ORDER BY run_id, log_path",
         )?;
         let rows = stmt
-            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
-            .collect::<rusqlite::Result<Vec<_>>>()?;
+            .query_map((), |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect::<crate::db::DbResult<Vec<_>>>()?;
         Ok(rows)
     }
 }

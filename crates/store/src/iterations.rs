@@ -4,10 +4,10 @@
 //! A step cut off by a crash keeps its row without an end until the next driver marks it
 //! `interrupted`: it counts as an iteration (limits are real) and is never counted twice.
 
+use crate::db::{Row, params};
 use pawl_core::EventKind;
 use pawl_core::judge::Spent;
 use pawl_core::record::{Iteration, IterationEnd};
-use rusqlite::{Row, params};
 use serde_json::json;
 
 use crate::{OptionalNotFound, Result, Store, StoreError, json_col, mac};
@@ -15,7 +15,7 @@ use crate::{OptionalNotFound, Result, Store, StoreError, json_col, mac};
 const ITERATION_COLUMNS: &str = "n, story_id, started_at, ended_at, prompt, tokens_in, tokens_out, cost_usd, \
      cost_estimated, tool_calls, files_json, outcome, session_id, duration_ms, active_ms, facts_json, summary";
 
-fn iteration_from_row(r: &Row<'_>) -> rusqlite::Result<Iteration> {
+fn iteration_from_row(r: &Row) -> crate::db::DbResult<Iteration> {
     Ok(Iteration {
         n: r.get(0)?,
         story_id: r.get(1)?,
@@ -54,6 +54,18 @@ pub struct StepSpend {
     pub session_id: Option<String>,
 }
 
+/// `data` with `key` added when there is a value (events of runs in no fleet stay as they were).
+fn with(
+    mut data: serde_json::Value,
+    key: &str,
+    value: Option<serde_json::Value>,
+) -> serde_json::Value {
+    if let (Some(v), Some(map)) = (value, data.as_object_mut()) {
+        map.insert(key.into(), v);
+    }
+    data
+}
+
 /// The ledger's row for an iteration that ended (finished or interrupted): `tokens` in and out,
 /// `usd` and whether it is estimated, the wall time.
 fn ledger_iteration(
@@ -86,12 +98,18 @@ impl Store {
                 [run_id],
                 |r| r.get(0),
             )?;
-            tx.execute(
+            let rowid = tx.insert(
                 "INSERT INTO iterations (run_id, n, story_id, started_at, prompt) VALUES (?1, ?2, ?3, ?4, ?5)",
                 params![run_id, n, story_id, tx.now, prompt],
             )?;
-            tx.inserted(&mac::ITERATIONS, tx.last_insert_rowid(), Some(run_id))?;
-            tx.event(Some(run_id), EventKind::IterationStarted, json!({"n": n, "story": story_id}))?;
+            tx.inserted(&mac::ITERATIONS, rowid, Some(run_id))?;
+            // A run in a fleet holds its step's share of the fleet's budget (fleet.rs).
+            let hold = tx.hold_fleet(run_id, n)?;
+            tx.event(
+                Some(run_id),
+                EventKind::IterationStarted,
+                with(json!({"n": n, "story": story_id}), "fleet_hold", hold),
+            )?;
             Ok(n)
         })
     }
@@ -147,12 +165,18 @@ impl Store {
                 (end.cost_usd, end.cost_estimated),
                 to_i64(end.duration_ms),
             )?;
+            // Settled already when the step's spend was recorded; else with these figures.
+            let settled = tx.settle_fleet(
+                run_id,
+                n,
+                Some((end.cost_usd, end.tokens_in.saturating_add(end.tokens_out))),
+            )?;
             tx.event(
                 Some(run_id),
                 EventKind::IterationFinished,
-                json!({"n": n, "outcome": end.outcome, "tokens_in": end.tokens_in, "tokens_out": end.tokens_out,
+                with(json!({"n": n, "outcome": end.outcome, "tokens_in": end.tokens_in, "tokens_out": end.tokens_out,
                        "cost_usd": end.cost_usd, "cost_estimated": end.cost_estimated, "files": end.files,
-                       "duration_ms": end.duration_ms, "summary": end.summary}),
+                       "duration_ms": end.duration_ms, "summary": end.summary}), "fleet_settled", settled),
             )?;
             Ok(())
         })
@@ -190,11 +214,20 @@ impl Store {
                     ],
                 )?)
             })?;
+            let settled = tx.settle_fleet(
+                run_id,
+                n,
+                Some((*cost_usd, tokens_in.saturating_add(*tokens_out))),
+            )?;
             tx.event(
                 Some(run_id),
                 EventKind::StepSpent,
-                json!({"n": n, "tokens_in": tokens_in, "tokens_out": tokens_out, "cost_usd": cost_usd,
-                       "cost_estimated": cost_estimated}),
+                with(
+                    json!({"n": n, "tokens_in": tokens_in, "tokens_out": tokens_out, "cost_usd": cost_usd,
+                           "cost_estimated": cost_estimated}),
+                    "fleet_settled",
+                    settled,
+                ),
             )?;
             Ok(())
         })
@@ -220,7 +253,7 @@ impl Store {
                     r.get::<_, Option<bool>>(5)?.unwrap_or(false),
                 ))
             })?
-            .collect::<rusqlite::Result<_>>()?
+            .collect::<crate::db::DbResult<_>>()?
         };
         if open.is_empty() {
             return Ok(Vec::new());
@@ -251,7 +284,13 @@ impl Store {
                     Ok(tx.execute("UPDATE runs SET active_ms = active_ms + ?2 WHERE id = ?1", params![run_id, ms])?)
                 })?;
                 tx.count(run_id, mac::ITERATIONS_ENDED, 1)?;
-                tx.event(Some(run_id), EventKind::IterationInterrupted, json!({"n": n, "counted_ms": ms}))?;
+                // A hold still open: the step was cut off before its spend was known.
+                let settled = tx.settle_fleet(run_id, *n, None)?;
+                tx.event(
+                    Some(run_id),
+                    EventKind::IterationInterrupted,
+                    with(json!({"n": n, "counted_ms": ms}), "fleet_settled", settled),
+                )?;
             }
             Ok(())
         })?;
@@ -264,7 +303,7 @@ impl Store {
         ))?;
         Ok(stmt
             .query_map([run_id], iteration_from_row)?
-            .collect::<rusqlite::Result<_>>()?)
+            .collect::<crate::db::DbResult<_>>()?)
     }
 
     pub fn iteration(&self, run_id: &str, n: u32) -> Result<Iteration> {
@@ -281,7 +320,7 @@ impl Store {
     /// dollars and tokens.
     pub fn spent(&self, run_id: &str) -> Result<Spent> {
         let (iterations, usd, tokens): (u32, f64, i64) = self.conn.query_row(
-            "SELECT COUNT(*), COALESCE(SUM(cost_usd), 0), COALESCE(SUM(tokens_in + tokens_out), 0)
+            "SELECT COUNT(*), COALESCE(SUM(cost_usd), 0), CAST(COALESCE(SUM(tokens_in + tokens_out), 0) AS BIGINT)
              FROM iterations WHERE run_id = ?1",
             [run_id],
             |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
@@ -306,6 +345,6 @@ impl Store {
             .prepare("SELECT started_at FROM iterations WHERE run_id = ?1 AND started_at >= ?2 ORDER BY started_at")?;
         Ok(stmt
             .query_map(params![run_id, since_ms], |r| r.get(0))?
-            .collect::<rusqlite::Result<_>>()?)
+            .collect::<crate::db::DbResult<_>>()?)
     }
 }

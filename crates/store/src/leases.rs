@@ -5,9 +5,9 @@
 //! the takeover is an event. Liveness of a pid is the caller's question (the store does no
 //! process I/O), passed in as a closure.
 
+use crate::db::{OptionalExtension, Row, params};
 use pawl_core::EventKind;
 use pawl_core::record::Lease;
-use rusqlite::{OptionalExtension, Row, params};
 use serde_json::json;
 
 use crate::{Result, Store, StoreError, json_col};
@@ -20,7 +20,7 @@ pub struct LeaseOutcome {
     pub took_over: Option<Lease>,
 }
 
-fn lease_from_row(r: &Row<'_>) -> rusqlite::Result<Lease> {
+fn lease_from_row(r: &Row) -> crate::db::DbResult<Lease> {
     Ok(Lease {
         run_id: r.get(0)?,
         pid: r.get(1)?,

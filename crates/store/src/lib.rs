@@ -14,12 +14,16 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use pawl_core::EventKind;
-use rusqlite::{Connection, OptionalExtension, TransactionBehavior};
+
+pub use crate::db::Location;
+use crate::db::{Db, DbError, OptionalExtension, Row};
 
 mod blockers;
 mod control;
+pub mod db;
 mod events;
 mod evidence;
+mod fleet;
 mod history;
 mod iterations;
 mod leases;
@@ -30,6 +34,7 @@ mod session;
 mod work;
 
 pub use evidence::{Evidence, NewEvidence, TestCounts};
+pub use fleet::{FleetBudget, FleetTotals, Scope, micro_usd};
 pub use history::RunHistory;
 pub use iterations::StepSpend;
 pub use leases::LeaseOutcome;
@@ -52,6 +57,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0007_event_kinds.sql"),
     include_str!("../migrations/0008_sealed_evidence.sql"),
     include_str!("../migrations/0009_authenticated_state.sql"),
+    include_str!("../migrations/0010_fleet.sql"),
 ];
 
 /// The schema version at which rows start to carry authentication codes (`mac.rs`).
@@ -64,10 +70,7 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
     #[error("cannot open the pawl database {path}: {source}")]
-    Open {
-        path: PathBuf,
-        source: rusqlite::Error,
-    },
+    Open { path: PathBuf, source: DbError },
     #[error(
         "the pawl database {path} was written by a newer pawl (schema {found}; this pawl knows up to {known}): upgrade pawl to use it"
     )]
@@ -77,7 +80,7 @@ pub enum StoreError {
         known: i64,
     },
     #[error("database error: {0}")]
-    Sqlite(#[from] rusqlite::Error),
+    Db(#[from] DbError),
     #[error("no {what} `{id}`{hint}")]
     NotFound {
         what: &'static str,
@@ -120,6 +123,16 @@ pub enum StoreError {
         expected: i64,
         current: i64,
     },
+    /// A fleet's budget has no room for another step: spent plus held by steps in flight would
+    /// pass its cap. Nothing was written.
+    #[error(
+        "fleet {fleet}'s {what} budget has no room for another step: {detail}; the user raises it (`pawl fleet budget`)"
+    )]
+    FleetBudget {
+        fleet: String,
+        what: &'static str,
+        detail: String,
+    },
     /// Rows of a run failed their authentication check: something other than pawl changed,
     /// added or removed them. The value says which table, row and field.
     #[error("{0}")]
@@ -152,9 +165,9 @@ impl Clock for SystemClock {
     }
 }
 
-/// A handle on `.pawl/pawl.db`.
+/// A handle on the store: `.pawl/pawl.db`, or a PostgreSQL database shared by a fleet.
 pub struct Store {
-    conn: Connection,
+    conn: Db,
     clock: Box<dyn Clock>,
     path: PathBuf,
     /// The key rows are authenticated with (`None`: nothing is signed or checked — tests and
@@ -170,6 +183,8 @@ pub struct Store {
     origin: Option<String>,
     /// The run and version the next write expects (a compare-and-set, `control.rs`).
     expect: Option<(String, i64)>,
+    /// Which clone's runs this handle works on, and the fleet its new runs join (`fleet.rs`).
+    scope: fleet::Scope,
 }
 
 impl std::fmt::Debug for Store {
@@ -197,44 +212,87 @@ impl Store {
 
     /// [`Store::open_keyed`] with a clock of the caller's (tests).
     pub fn open_with(path: &Path, clock: Box<dyn Clock>, key: Option<[u8; 32]>) -> Result<Store> {
-        let open_err = |source| StoreError::Open {
-            path: path.to_path_buf(),
+        Store::open_at(&Location::File(path.to_path_buf()), clock, key)
+    }
+
+    /// Opens the store at `location`, a SQLite file or a PostgreSQL database, and brings its
+    /// schema up to date (the same migrations on both: `db.rs`).
+    pub fn open_at(
+        location: &Location,
+        clock: Box<dyn Clock>,
+        key: Option<[u8; 32]>,
+    ) -> Result<Store> {
+        let path = location.display();
+        let open_err = |source: DbError| StoreError::Open {
+            path: path.clone(),
             source,
         };
-        let conn = Connection::open(path).map_err(open_err)?;
-        conn.busy_timeout(BUSY_TIMEOUT).map_err(open_err)?;
+        let conn = Db::open(location).map_err(open_err)?;
+        if let Some(lite) = conn.sqlite_conn() {
+            Store::configure_sqlite(lite).map_err(|e| open_err(e.into()))?;
+        }
+        let mut store = Store {
+            conn,
+            clock,
+            path: path.clone(),
+            key,
+            read_only: false,
+            checked: std::cell::RefCell::new(None),
+            origin: None,
+            expect: None,
+            scope: fleet::Scope::default(),
+        };
+        store.migrate()?;
+        store.check_key()?;
+        Ok(store)
+    }
+
+    fn configure_sqlite(conn: &rusqlite::Connection) -> rusqlite::Result<()> {
+        conn.busy_timeout(BUSY_TIMEOUT)?;
         // WAL: readers never block the writer. NORMAL sync: a committed transaction is in the
         // WAL before the call returns, so it survives any crash of pawl (kill -9 included, which
         // the fault-injection test checks); only an OS crash or power loss can roll back the
         // last commits, never corrupt the database. FULL would fsync every commit, and the hook
         // path (several commits per Stop) must answer in milliseconds.
-        conn.pragma_update(None, "journal_mode", "WAL")
-            .map_err(open_err)?;
-        conn.pragma_update(None, "synchronous", "NORMAL")
-            .map_err(open_err)?;
-        conn.pragma_update(None, "foreign_keys", "ON")
-            .map_err(open_err)?;
+        conn.pragma_update(None, "journal_mode", "WAL")?;
+        conn.pragma_update(None, "synchronous", "NORMAL")?;
+        conn.pragma_update(None, "foreign_keys", "ON")?;
         // Hooks open and close the store on every call: closing must not checkpoint the WAL
         // (two fsyncs, then the next call recreates the file). SQLite still checkpoints on its
         // own as the WAL grows; committed data is durable in the WAL either way.
         conn.set_db_config(
             rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE,
             true,
-        )
-        .map_err(open_err)?;
-        let mut store = Store {
-            conn,
-            clock,
-            path: path.to_path_buf(),
-            key,
-            read_only: false,
-            checked: std::cell::RefCell::new(None),
-            origin: None,
-            expect: None,
-        };
-        store.migrate()?;
-        store.check_key()?;
-        Ok(store)
+        )?;
+        Ok(())
+    }
+
+    /// Whether this store is shared (PostgreSQL): many clones and machines write to it.
+    pub fn is_shared(&self) -> bool {
+        self.conn.is_postgres()
+    }
+
+    /// Which clone (`host:path`) this handle works for, and the fleet its new runs join. The
+    /// clone scopes what "the current run" and "another open run" mean (one open run per clone,
+    /// however many clones share the store; runs from before clones were recorded belong to
+    /// every clone); every run is still found by its id.
+    pub fn set_scope(&mut self, scope: Scope) {
+        self.scope = scope;
+    }
+
+    pub fn scope(&self) -> &Scope {
+        &self.scope
+    }
+
+    /// The filter of the runs this handle's clone owns (all of them without a scope).
+    fn clone_filter(&self) -> (&'static str, Vec<db::Value>) {
+        match &self.scope.clone {
+            Some(clone) => (
+                "(clone IS NULL OR clone = ?1)",
+                vec![db::Value::Text(clone.clone())],
+            ),
+            _ => ("1 = 1", Vec::new()),
+        }
     }
 
     /// The database's key fingerprint against ours: recorded on the first keyed open, another
@@ -242,7 +300,7 @@ impl Store {
     fn check_key(&mut self) -> Result<()> {
         let found: Option<String> = self
             .conn
-            .query_row("SELECT fingerprint FROM store_key LIMIT 1", [], |r| {
+            .query_row("SELECT fingerprint FROM store_key LIMIT 1", (), |r| {
                 r.get(0)
             })
             .optional()?;
@@ -286,9 +344,7 @@ impl Store {
 
     /// The database's schema version.
     pub fn schema_version(&self) -> Result<i64> {
-        Ok(self
-            .conn
-            .pragma_query_value(None, "user_version", |r| r.get(0))?)
+        Ok(schema_version_of(&self.conn)?)
     }
 
     fn migrate(&mut self) -> Result<()> {
@@ -304,33 +360,52 @@ impl Store {
         if found == known {
             return Ok(());
         }
-        let tx = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let tx = Guard::begin(&self.conn)?;
+        if self.conn.is_postgres() {
+            // PostgreSQL keeps the version in a table (SQLite in `PRAGMA user_version`).
+            self.conn.execute_batch(
+                "CREATE TABLE IF NOT EXISTS pawl_schema (version BIGINT NOT NULL);
+                 INSERT INTO pawl_schema (version) SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM pawl_schema);",
+            )?;
+        }
         // Re-read under the write lock: another process may have migrated meanwhile.
-        let found: i64 = tx.pragma_query_value(None, "user_version", |r| r.get(0))?;
+        let found = schema_version_of(&self.conn)?;
         for (i, sql) in MIGRATIONS.iter().enumerate().skip(found.max(0) as usize) {
-            tx.execute_batch(sql)?;
-            tx.pragma_update(None, "user_version", (i + 1) as i64)?;
+            let version = (i + 1) as i64;
+            if self.conn.is_postgres() {
+                self.conn.execute_batch(&db::pg_ddl(sql))?;
+                self.conn
+                    .execute("UPDATE pawl_schema SET version = ?1", [version])?;
+            } else {
+                self.conn.execute_batch(sql)?;
+                self.conn
+                    .execute_batch(&format!("PRAGMA user_version = {version}"))?;
+            }
             if i + 1 == SIGNED_SCHEMA
                 && let Some(key) = &self.key
             {
                 // Rows written before pawl signed them are taken as they are, once, by the
                 // pawl that migrates with the key (the same trust they had before).
-                mac::sign_legacy(&tx, key)?;
+                mac::sign_legacy(&self.conn, key)?;
             }
         }
         tx.commit()?;
         Ok(())
     }
 
-    /// `PRAGMA integrity_check`: "ok" when the database is sound.
+    /// `PRAGMA integrity_check`: "ok" when the database is sound (PostgreSQL checks its own
+    /// pages; a connection that answers is "ok").
     pub fn integrity_check(&self) -> Result<String> {
+        if self.conn.is_postgres() {
+            self.conn
+                .query_row("SELECT 1", (), |r| r.get::<_, i64>(0))?;
+            return Ok("ok".into());
+        }
         let rows: Vec<String> = self
             .conn
             .prepare("PRAGMA integrity_check")?
-            .query_map([], |r| r.get(0))?
-            .collect::<rusqlite::Result<_>>()?;
+            .query_map((), |r| r.get(0))?
+            .collect::<db::DbResult<_>>()?;
         Ok(rows.join("\n"))
     }
 
@@ -349,11 +424,9 @@ impl Store {
         // A compare-and-set holds for the first write after it only (an action that writes
         // twice, like cancelling a tampered run, is checked once, before anything it writes).
         let expect = self.expect.take();
-        let tx = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let tx = Guard::begin(&self.conn)?;
         if let Some((run_id, expected)) = expect {
-            let current = control::version_in(&tx, &run_id)?;
+            let current = control::version_in(&self.conn, &run_id)?;
             if current != expected {
                 return Err(StoreError::Conflict {
                     run_id,
@@ -363,20 +436,69 @@ impl Store {
             }
         }
         let t = Tx {
-            tx,
+            tx: &self.conn,
             now,
             key: self.key,
             origin: self.origin.clone(),
         };
         let out = f(&t)?;
-        t.tx.commit()?;
+        tx.commit()?;
         Ok(out)
+    }
+}
+
+/// The database's schema version: `PRAGMA user_version` on SQLite, `pawl_schema` on PostgreSQL.
+fn schema_version_of(conn: &Db) -> db::DbResult<i64> {
+    if !conn.is_postgres() {
+        return conn.query_row("PRAGMA user_version", (), |r| r.get(0));
+    }
+    let exists: i64 = conn.query_row(
+        "SELECT CAST(COUNT(*) AS BIGINT) FROM information_schema.tables
+         WHERE table_schema = current_schema() AND table_name = 'pawl_schema'",
+        (),
+        |r| r.get(0),
+    )?;
+    if exists == 0 {
+        return Ok(0);
+    }
+    conn.query_row(
+        "SELECT COALESCE(MAX(version), 0) FROM pawl_schema",
+        (),
+        |r| r.get(0),
+    )
+}
+
+/// An open write transaction: rolled back unless committed (an error, a panic).
+struct Guard<'a> {
+    db: &'a Db,
+    done: bool,
+}
+
+impl<'a> Guard<'a> {
+    fn begin(db: &'a Db) -> db::DbResult<Guard<'a>> {
+        db.begin_write()?;
+        Ok(Guard { db, done: false })
+    }
+
+    fn commit(mut self) -> db::DbResult<()> {
+        self.done = true;
+        self.db.commit()
+    }
+}
+
+impl Drop for Guard<'_> {
+    fn drop(&mut self) {
+        if !self.done {
+            // The connection is unusable for writes until this succeeds; a failure here
+            // surfaces on the next statement.
+            let _ = self.db.rollback();
+        }
     }
 }
 
 /// A write transaction with the time it started.
 pub(crate) struct Tx<'a> {
-    tx: rusqlite::Transaction<'a>,
+    tx: &'a Db,
     now: i64,
     key: Option<[u8; 32]>,
     origin: Option<String>,
@@ -393,11 +515,10 @@ impl Tx<'_> {
         if let (Some(origin), Some(map)) = (&self.origin, data.as_object_mut()) {
             map.insert("origin".into(), serde_json::Value::String(origin.clone()));
         }
-        self.tx.execute(
+        let seq = self.tx.insert(
             "INSERT INTO events (run_id, at, kind, data_json) VALUES (?1, ?2, ?3, ?4)",
-            rusqlite::params![run_id, self.now, kind.as_str(), data.to_string()],
+            params![run_id, self.now, kind.as_str(), data.to_string()],
         )?;
-        let seq = self.tx.last_insert_rowid();
         self.inserted(&mac::EVENTS, seq, run_id)?;
         Ok(seq)
     }
@@ -405,46 +526,34 @@ impl Tx<'_> {
     fn next_seq(&self, table: &str, run_id: &str) -> Result<i64> {
         // `table` is always one of our own constants, never user input.
         let sql = format!("SELECT COALESCE(MAX(seq), 0) + 1 FROM {table} WHERE run_id = ?1");
-        Ok(self.tx.query_row(&sql, [run_id], |r| r.get(0))?)
+        Ok(self.tx.query_row(&sql, [run_id], |r: &Row| r.get(0))?)
     }
 }
 
 impl std::ops::Deref for Tx<'_> {
-    type Target = Connection;
-    fn deref(&self) -> &Connection {
-        &self.tx
+    type Target = Db;
+    fn deref(&self) -> &Db {
+        self.tx
     }
 }
 
 /// Parses a stored enum spelling inside a row mapper.
-fn parse_col<T: std::str::FromStr>(value: String, column: &str) -> rusqlite::Result<T>
+fn parse_col<T: std::str::FromStr>(value: String, column: &str) -> db::DbResult<T>
 where
     T::Err: std::fmt::Display,
 {
-    value.parse::<T>().map_err(|e| {
-        rusqlite::Error::FromSqlConversionFailure(
-            0,
-            rusqlite::types::Type::Text,
-            format!("column {column}: {e}").into(),
-        )
-    })
+    value.parse::<T>().map_err(|e| DbError::column(column, e))
 }
 
-fn json_col<T: serde::de::DeserializeOwned>(value: String, column: &str) -> rusqlite::Result<T> {
-    serde_json::from_str(&value).map_err(|e| {
-        rusqlite::Error::FromSqlConversionFailure(
-            0,
-            rusqlite::types::Type::Text,
-            format!("column {column}: {e}").into(),
-        )
-    })
+fn json_col<T: serde::de::DeserializeOwned>(value: String, column: &str) -> db::DbResult<T> {
+    serde_json::from_str(&value).map_err(|e| DbError::column(column, e))
 }
 
 trait OptionalNotFound<T> {
     fn or_not_found(self, what: &'static str, id: &str) -> Result<T>;
 }
 
-impl<T> OptionalNotFound<T> for rusqlite::Result<T> {
+impl<T> OptionalNotFound<T> for db::DbResult<T> {
     fn or_not_found(self, what: &'static str, id: &str) -> Result<T> {
         self.optional()?.ok_or_else(|| StoreError::NotFound {
             what,

@@ -36,8 +36,8 @@
 
 use std::collections::BTreeMap;
 
-use rusqlite::types::Value;
-use rusqlite::{Connection, OptionalExtension, params};
+use crate::db::Value;
+use crate::db::{Db, OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 
 use crate::{Result, Store, StoreError, Tx};
@@ -401,10 +401,10 @@ fn cut(s: &str) -> String {
 }
 
 fn select(
-    conn: &Connection,
+    conn: &Db,
     t: &Table,
     filter: &str,
-    args: &[&dyn rusqlite::ToSql],
+    args: &[&dyn crate::db::ToValue],
 ) -> Result<Vec<Read>> {
     let signed = if t.name == RUNS.name {
         ", signed"
@@ -432,11 +432,11 @@ fn select(
                 signed: r.get(n + 2)?,
             })
         })?
-        .collect::<rusqlite::Result<Vec<Read>>>()?;
+        .collect::<crate::db::DbResult<Vec<Read>>>()?;
     Ok(rows)
 }
 
-fn by_rowid(conn: &Connection, t: &Table, rowid: i64) -> Result<Option<Read>> {
+fn by_rowid(conn: &Db, t: &Table, rowid: i64) -> Result<Option<Read>> {
     Ok(select(conn, t, "rowid = ?1", &[&rowid])?.into_iter().next())
 }
 
@@ -577,7 +577,7 @@ fn counts_of(values: &[Value]) -> BTreeMap<String, i64> {
 
 /// Everything pawl finds modified in a run's state: its row, then every counted table's rows
 /// and counts, then the run's evidence.
-fn findings_of(conn: &Connection, key: &[u8; 32], run: &Read) -> Result<(String, Vec<Finding>)> {
+fn findings_of(conn: &Db, key: &[u8; 32], run: &Read) -> Result<(String, Vec<Finding>)> {
     let run_id = run.text(&RUNS, "id");
     let checked = check_run_row(key, run);
     let mut findings = checked.findings;
@@ -657,11 +657,9 @@ impl Store {
         let Some(key) = self.key() else {
             return Ok(None);
         };
-        let version: i64 = self
-            .conn
-            .pragma_query_value(None, "data_version", |r| r.get(0))?;
-        let clean = (run_id.to_string(), version);
-        if self.checked.borrow().as_ref() == Some(&clean) {
+        let version = self.conn.data_version()?;
+        let clean = (run_id.to_string(), version.unwrap_or(-1));
+        if version.is_some() && self.checked.borrow().as_ref() == Some(&clean) {
             return Ok(None);
         }
         let Some(run) = select(&self.conn, &RUNS, "id = ?1", &[&run_id])?
@@ -724,18 +722,15 @@ impl Store {
                         .enumerate()
                         .map(|(i, c)| format!("{c} = ?{}", i + 2))
                         .collect();
-                    let mut args: Vec<&dyn rusqlite::ToSql> = vec![&r.rowid];
-                    args.extend(values.iter().map(|v| v as &dyn rusqlite::ToSql));
+                    let mut args: Vec<&dyn crate::db::ToValue> = vec![&r.rowid];
+                    args.extend(values.iter().map(|v| v as &dyn crate::db::ToValue));
                     tx.execute(
                         &format!("UPDATE runs SET {} WHERE rowid = ?1", sets.join(", ")),
                         args.as_slice(),
                     )?;
                 }
                 None => {
-                    tx.execute(
-                        "UPDATE runs SET rows_json = json_set(rows_json, '$.forged', 1) WHERE rowid = ?1",
-                        [r.rowid],
-                    )?;
+                    update_counts(tx, "rowid = ?1", &r.rowid, FORGED, |_| 1)?;
                 }
             }
             let status = authentic
@@ -848,14 +843,8 @@ impl Tx<'_> {
 
     /// Adds `delta` to the run's count of `counter`.
     pub(crate) fn count(&self, run_id: &str, counter: &str, delta: i64) -> Result<()> {
-        let path = format!("$.{counter}");
         self.changing_run(run_id, |tx| {
-            tx.execute(
-                "UPDATE runs SET rows_json = json_set(rows_json, ?2, COALESCE(json_extract(rows_json, ?2), 0) + ?3)
-                 WHERE id = ?1",
-                params![run_id, path, delta],
-            )?;
-            Ok(())
+            update_counts(tx, "id = ?1", &run_id, counter, |n| n + delta)
         })
     }
 
@@ -864,7 +853,7 @@ impl Tx<'_> {
         &self,
         table: &str,
         filter: &str,
-        args: &[&dyn rusqlite::ToSql],
+        args: &[&dyn crate::db::ToValue],
     ) -> Result<Option<i64>> {
         Ok(self
             .query_row(
@@ -876,11 +865,45 @@ impl Tx<'_> {
     }
 }
 
+/// Changes one counter of the run row `filter` selects (`rows_json`, read and written in the
+/// caller's transaction; nothing when there is no such row).
+fn update_counts(
+    tx: &Db,
+    filter: &str,
+    arg: &dyn crate::db::ToValue,
+    counter: &str,
+    change: impl FnOnce(i64) -> i64,
+) -> Result<()> {
+    let Some(text) = tx
+        .query_row(
+            &format!("SELECT rows_json FROM runs WHERE {filter}"),
+            [arg],
+            |r| r.get::<_, String>(0),
+        )
+        .optional()?
+    else {
+        return Ok(());
+    };
+    let mut counts: serde_json::Map<String, serde_json::Value> = serde_json::from_str(&text)
+        .map_err(|e| StoreError::Corrupt(format!("runs.rows_json: {e}")))?;
+    let was = counts
+        .get(counter)
+        .and_then(serde_json::Value::as_i64)
+        .unwrap_or(0);
+    counts.insert(counter.to_string(), change(was).into());
+    let text = serde_json::Value::Object(counts).to_string();
+    tx.execute(
+        &format!("UPDATE runs SET rows_json = ?2 WHERE {}", filter),
+        params![arg, text],
+    )?;
+    Ok(())
+}
+
 /// Signs every row that exists when the database is migrated to the signed schema, and counts
 /// each run's rows (see migration 0009).
-pub(crate) fn sign_legacy(conn: &Connection, key: &[u8; 32]) -> Result<()> {
+pub(crate) fn sign_legacy(conn: &Db, key: &[u8; 32]) -> Result<()> {
     for t in COUNTED {
-        for r in select(conn, t, "1", &[])? {
+        for r in select(conn, t, "1 = 1", &[])? {
             let mac = row_mac(key, t.name, &canonical(t, &r.values));
             conn.execute(
                 &format!("UPDATE {} SET mac = ?2 WHERE rowid = ?1", t.name),
@@ -890,8 +913,8 @@ pub(crate) fn sign_legacy(conn: &Connection, key: &[u8; 32]) -> Result<()> {
     }
     let ids: Vec<String> = {
         let mut stmt = conn.prepare("SELECT id FROM runs")?;
-        stmt.query_map([], |r| r.get(0))?
-            .collect::<rusqlite::Result<_>>()?
+        stmt.query_map((), |r| r.get(0))?
+            .collect::<crate::db::DbResult<_>>()?
     };
     for id in ids {
         let mut counts: BTreeMap<String, i64> = BTreeMap::new();
@@ -939,10 +962,10 @@ pub(crate) struct RunRow {
 
 /// The run rows `filter` selects, each checked (oldest first).
 pub(crate) fn run_rows(
-    conn: &Connection,
+    conn: &Db,
     key: Option<&[u8; 32]>,
     filter: &str,
-    args: &[&dyn rusqlite::ToSql],
+    args: &[&dyn crate::db::ToValue],
 ) -> Result<Vec<RunRow>> {
     Ok(select(conn, &RUNS, filter, args)?
         .into_iter()
@@ -966,12 +989,7 @@ pub(crate) fn run_rows(
 
 /// Fails with [`StoreError::Tampered`] when a row of `t` for `run_id` does not verify: for the
 /// reads a decision rests on (criteria, verdicts), so that such a row is never used.
-pub(crate) fn check_rows(
-    conn: &Connection,
-    key: Option<&[u8; 32]>,
-    t: &Table,
-    run_id: &str,
-) -> Result<()> {
+pub(crate) fn check_rows(conn: &Db, key: Option<&[u8; 32]>, t: &Table, run_id: &str) -> Result<()> {
     let Some(key) = key else {
         return Ok(());
     };
@@ -990,7 +1008,7 @@ pub(crate) fn check_rows(
 }
 
 /// What the run's last `tampered` event recorded.
-fn last_tampering(conn: &Connection, run_id: &str) -> Result<Option<Vec<Finding>>> {
+fn last_tampering(conn: &Db, run_id: &str) -> Result<Option<Vec<Finding>>> {
     let data: Option<String> = conn
         .query_row(
             "SELECT data_json FROM events WHERE run_id = ?1 AND kind = 'tampered' ORDER BY seq DESC LIMIT 1",
@@ -1005,7 +1023,7 @@ fn last_tampering(conn: &Connection, run_id: &str) -> Result<Option<Vec<Finding>
 
 /// Whether an event read back is one pawl wrote (always, without a key).
 pub(crate) fn event_authentic(
-    conn: &Connection,
+    conn: &Db,
     key: Option<&[u8; 32]>,
     seq: i64,
 ) -> Result<Option<Finding>> {

@@ -4,11 +4,11 @@
 
 use std::collections::BTreeMap;
 
+use crate::db::{OptionalExtension, Row, params};
 use pawl_core::EventKind;
 use pawl_core::model::Size;
 use pawl_core::pipeline::output::{Finding, PlanOutput, VerdictOutput};
 use pawl_core::pipeline::{Phase, PlanScore, Role, Tuning};
-use rusqlite::{OptionalExtension, Row, params};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
@@ -112,7 +112,7 @@ pub struct FailedDirection {
     pub created_at: i64,
 }
 
-fn phase_from_row(r: &Row<'_>) -> rusqlite::Result<PhaseRecord> {
+fn phase_from_row(r: &Row) -> crate::db::DbResult<PhaseRecord> {
     Ok(PhaseRecord {
         id: r.get(0)?,
         phase: parse_col(r.get(1)?, "phases.phase")?,
@@ -124,7 +124,7 @@ fn phase_from_row(r: &Row<'_>) -> rusqlite::Result<PhaseRecord> {
     })
 }
 
-fn verdict_from_row(r: &Row<'_>) -> rusqlite::Result<VerdictRecord> {
+fn verdict_from_row(r: &Row) -> crate::db::DbResult<VerdictRecord> {
     Ok(VerdictRecord {
         id: r.get(0)?,
         phase: parse_col(r.get(1)?, "verdicts.phase")?,
@@ -151,11 +151,11 @@ impl Store {
     /// Starts a phase (and sets the run's current phase); returns its id.
     pub fn begin_phase(&mut self, run_id: &str, phase: Phase, round: u32) -> Result<i64> {
         self.write(|tx| {
-            tx.execute(
+            let rowid = tx.insert(
                 "INSERT INTO phases (run_id, phase, round, started_at) VALUES (?1, ?2, ?3, ?4)",
                 params![run_id, phase.as_str(), round, tx.now],
             )?;
-            let id = tx.last_insert_rowid();
+            let id = rowid;
             tx.changing_run(run_id, |tx| {
                 Ok(tx.execute(
                     "UPDATE runs SET phase = ?2, updated_at = ?3 WHERE id = ?1",
@@ -193,7 +193,7 @@ impl Store {
         )?;
         Ok(stmt
             .query_map([run_id], phase_from_row)?
-            .collect::<rusqlite::Result<_>>()?)
+            .collect::<crate::db::DbResult<_>>()?)
     }
 
     // ---- verdicts ----
@@ -206,7 +206,7 @@ impl Store {
             .ok()
             .and_then(|a| a.as_str().map(str::to_string));
         self.write(|tx| {
-            tx.execute(
+            let rowid = tx.insert(
                 "INSERT INTO verdicts (run_id, phase, role, round, story_id, session_id, iteration, approve, clean,
                    architecture_status, findings_json, output_json, created_at)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
@@ -226,7 +226,7 @@ impl Store {
                     tx.now
                 ],
             )?;
-            let id = tx.last_insert_rowid();
+            let id = rowid;
             tx.inserted(&crate::mac::VERDICTS, id, Some(run_id))?;
             tx.event(
                 Some(run_id),
@@ -248,7 +248,7 @@ impl Store {
         )?;
         Ok(stmt
             .query_map([run_id], verdict_from_row)?
-            .collect::<rusqlite::Result<_>>()?)
+            .collect::<crate::db::DbResult<_>>()?)
     }
 
     // ---- plans ----
@@ -273,7 +273,7 @@ impl Store {
                     "SELECT id FROM stories WHERE run_id = ?1 AND status = 'pending' ORDER BY seq",
                 )?;
                 stmt.query_map([run_id], |r| r.get(0))?
-                    .collect::<rusqlite::Result<_>>()?
+                    .collect::<crate::db::DbResult<_>>()?
             };
             for id in &superseded {
                 tx.execute(
@@ -299,12 +299,12 @@ impl Store {
                     None => {
                         let seq = tx.next_seq("criteria", run_id)?;
                         let id = format!("C{seq}");
-                        tx.execute(
+                        let rowid = tx.insert(
                             "INSERT INTO criteria (run_id, id, seq, text, verify_kind, verify_command, status, created_at, updated_at)
                              VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'unverified', ?7, ?7)",
                             params![run_id, id, seq, c.text, c.verify.as_str(), c.command, tx.now],
                         )?;
-                        tx.inserted(&crate::mac::CRITERIA, tx.last_insert_rowid(), Some(run_id))?;
+                        tx.inserted(&crate::mac::CRITERIA, rowid, Some(run_id))?;
                         tx.event(
                             Some(run_id),
                             EventKind::CriterionAdded,
@@ -375,7 +375,7 @@ impl Store {
                     created_at: r.get(5)?,
                 })
             })?
-            .collect::<rusqlite::Result<_>>()?)
+            .collect::<crate::db::DbResult<_>>()?)
     }
 
     pub fn story_plan(&self, run_id: &str, story_id: &str) -> Result<Option<StoryPlan>> {
@@ -403,7 +403,7 @@ impl Store {
             .prepare("SELECT criterion_id, required FROM criterion_plan WHERE run_id = ?1")?;
         Ok(stmt
             .query_map([run_id], |r| Ok((r.get(0)?, r.get(1)?)))?
-            .collect::<rusqlite::Result<_>>()?)
+            .collect::<crate::db::DbResult<_>>()?)
     }
 
     // ---- scores, convergence, directions, tuning ----
@@ -455,7 +455,7 @@ impl Store {
                     created_at: r.get(7)?,
                 })
             })?
-            .collect::<rusqlite::Result<_>>()?)
+            .collect::<crate::db::DbResult<_>>()?)
     }
 
     /// Records one convergence check.
@@ -490,7 +490,7 @@ impl Store {
                     created_at: r.get(8)?,
                 })
             })?
-            .collect::<rusqlite::Result<_>>()?)
+            .collect::<crate::db::DbResult<_>>()?)
     }
 
     pub fn add_failed_direction(
@@ -529,7 +529,7 @@ impl Store {
                     created_at: r.get(4)?,
                 })
             })?
-            .collect::<rusqlite::Result<_>>()?)
+            .collect::<crate::db::DbResult<_>>()?)
     }
 
     /// The tuned plan threshold of a task type, if pawl tuned it.

@@ -2,12 +2,12 @@
 
 use std::hash::BuildHasher;
 
+use crate::db::Value;
+use crate::db::params;
 use pawl_core::EventKind;
 use pawl_core::StopReason;
 use pawl_core::model::{Driver, RunStatus};
 use pawl_core::record::{Run, RunSettings};
-use rusqlite::params;
-use rusqlite::types::Value;
 use serde_json::json;
 
 use crate::{Result, Store, StoreError, mac};
@@ -66,6 +66,13 @@ pub(crate) fn run_from_values(v: &[Value]) -> Result<Run> {
     })
 }
 
+fn args_of(values: &[Value]) -> Vec<&dyn crate::db::ToValue> {
+    values
+        .iter()
+        .map(|v| v as &dyn crate::db::ToValue)
+        .collect()
+}
+
 fn parse_enum<T: std::str::FromStr>(s: String, what: &str) -> Result<T>
 where
     T::Err: std::fmt::Display,
@@ -106,24 +113,31 @@ fn is_open(row: &mac::RunRow) -> bool {
         )
 }
 
-fn new_run_id(now_ms: i64) -> String {
+fn new_run_id(now_ms: i64, shared: bool) -> String {
     let stamp = jiff::Timestamp::from_millisecond(now_ms)
         .map(|t| t.strftime("%Y%m%d-%H%M%S").to_string())
         .unwrap_or_else(|_| now_ms.to_string());
     // RandomState is seeded per process: enough to keep two runs started in the same second apart.
     let salt =
         std::collections::hash_map::RandomState::new().hash_one((now_ms, std::process::id()));
-    format!("{stamp}-{:04x}", salt & 0xffff)
+    if shared {
+        // Hundreds of runs start in the same second against a shared store.
+        format!("{stamp}-{:08x}", salt & 0xffff_ffff)
+    } else {
+        format!("{stamp}-{:04x}", salt & 0xffff)
+    }
 }
 
 impl Store {
     /// Creates a run. Refused while another run is active or waiting for the user: one driver
     /// per repository at a time.
     pub fn create_run(&mut self, new: &NewRun) -> Result<Run> {
-        let id = new_run_id(self.now());
+        let id = new_run_id(self.now(), self.is_shared());
         let key = self.key;
+        let (filter, args) = self.clone_filter();
+        let scope = self.scope.clone();
         self.write(|tx| {
-            let rows = mac::run_rows(tx, key.as_ref(), "1", &[])?;
+            let rows = mac::run_rows(tx, key.as_ref(), filter, &args_of(&args))?;
             if let Some(other) = rows.iter().rev().find(|r| is_open(r)) {
                 let other_id = id_of(other);
                 return Err(StoreError::Refused(if other.findings.is_empty() {
@@ -137,21 +151,31 @@ impl Store {
                     )
                 }));
             }
-            let seq: i64 = tx.query_row("SELECT COALESCE(MAX(seq), 0) + 1 FROM runs", [], |r| r.get(0))?;
+            let seq: i64 = tx.query_row("SELECT COALESCE(MAX(seq), 0) + 1 FROM runs", (), |r| r.get(0))?;
             let settings = serde_json::to_string(&new.settings)
                 .map_err(|e| StoreError::Corrupt(e.to_string()))?;
-            tx.execute(
+            let rowid = tx.insert(
                 "INSERT INTO runs (id, seq, goal, status, driver, mode, phase, created_at, updated_at, settings_json, branch, pre_run_commit)
                  VALUES (?1, ?2, ?3, 'active', ?4, ?5, NULL, ?6, ?6, ?7, ?8, ?9)",
                 params![id, seq, new.goal, new.driver.as_str(), new.mode, tx.now, settings, new.branch, new.pre_run_commit],
             )?;
-            tx.sign(&mac::RUNS, tx.last_insert_rowid())?;
+            tx.sign(&mac::RUNS, rowid)?;
+            tx.execute(
+                "UPDATE runs SET clone = ?2, fleet = ?3 WHERE id = ?1",
+                params![id, scope.clone, scope.fleet],
+            )?;
             tx.execute("INSERT INTO spec (run_id, goal_text) VALUES (?1, ?2)", params![id, new.goal])?;
             tx.event(
                 Some(&id),
                 EventKind::RunCreated,
-                json!({"goal": new.goal, "driver": new.driver, "mode": new.mode, "settings": new.settings,
-                       "branch": new.branch, "pre_run_commit": new.pre_run_commit}),
+                {
+                    let mut data = json!({"goal": new.goal, "driver": new.driver, "mode": new.mode, "settings": new.settings,
+                                          "branch": new.branch, "pre_run_commit": new.pre_run_commit});
+                    if let Some(fleet) = &scope.fleet {
+                        data["fleet"] = json!(fleet);
+                    }
+                    data
+                },
             )?;
             Ok(())
         })?;
@@ -181,7 +205,8 @@ impl Store {
     /// All runs, newest first, each as pawl last signed it when that can be known (for listing;
     /// a command that works on a run reads it with [`Store::run`]).
     pub fn runs(&self) -> Result<Vec<Run>> {
-        let mut rows = mac::run_rows(&self.conn, self.key(), "1", &[])?;
+        let (filter, args) = self.clone_filter();
+        let mut rows = mac::run_rows(&self.conn, self.key(), filter, &args_of(&args))?;
         rows.sort_by_key(|r| std::cmp::Reverse(seq_of(r)));
         rows.iter()
             .map(|r| run_from_values(r.signed.as_deref().unwrap_or(&r.values)))
@@ -208,7 +233,8 @@ impl Store {
     /// else the newest one. A run stopped before a newer one started is not "current" any
     /// more: name it with `--run`.
     pub fn current_run(&self) -> Result<Option<Run>> {
-        let mut rows = mac::run_rows(&self.conn, self.key(), "1", &[])?;
+        let (filter, args) = self.clone_filter();
+        let mut rows = mac::run_rows(&self.conn, self.key(), filter, &args_of(&args))?;
         rows.sort_by_key(|r| std::cmp::Reverse(seq_of(r)));
         let open = rows.iter().find(|r| {
             !r.findings.is_empty()

@@ -6,8 +6,8 @@
 
 use std::collections::BTreeMap;
 
+use crate::db::{OptionalExtension, Row, params};
 use pawl_core::EventKind;
-use rusqlite::{OptionalExtension, Row, params};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
@@ -65,7 +65,7 @@ pub struct SessionBinding {
 const ARMING_COLUMNS: &str = "run_id, agent, armed_at, expires_at, baseline_tree, autonomous_json, \
      turn_started_at, ended_at, end_why";
 
-fn arming_from_row(r: &Row<'_>) -> rusqlite::Result<Arming> {
+fn arming_from_row(r: &Row) -> crate::db::DbResult<Arming> {
     Ok(Arming {
         run_id: r.get(0)?,
         agent: r.get(1)?,
@@ -79,7 +79,7 @@ fn arming_from_row(r: &Row<'_>) -> rusqlite::Result<Arming> {
     })
 }
 
-fn binding_from_row(r: &Row<'_>) -> rusqlite::Result<SessionBinding> {
+fn binding_from_row(r: &Row) -> crate::db::DbResult<SessionBinding> {
     Ok(SessionBinding {
         session_id: r.get(0)?,
         run_id: r.get(1)?,
@@ -111,7 +111,7 @@ impl Store {
                 }
                 None => {
                     upsert(tx)?;
-                    tx.inserted(&mac::ARMING, tx.last_insert_rowid(), Some(run_id))?;
+                    tx.inserted(&mac::ARMING, tx.rowid("session_arming", "run_id = ?1", &[&run_id])?.unwrap_or(0), Some(run_id))?;
                 }
             }
             tx.event(
@@ -173,12 +173,12 @@ impl Store {
                     )?;
                 }
                 None => {
-                    tx.execute(
+                    let rowid = tx.insert(
                         "INSERT INTO session_bindings (session_id, run_id, agent, bound_at, last_seen_at)
                          VALUES (?1, ?2, ?3, ?4, ?4)",
                         params![session_id, run_id, agent, tx.now],
                     )?;
-                    tx.inserted(&mac::BINDINGS, tx.last_insert_rowid(), Some(run_id))?;
+                    tx.inserted(&mac::BINDINGS, rowid, Some(run_id))?;
                     set_turn_start(tx, run_id)?;
                     tx.event(
                         Some(run_id),
@@ -231,7 +231,7 @@ impl Store {
         )?;
         Ok(stmt
             .query_map([run_id], binding_from_row)?
-            .collect::<rusqlite::Result<_>>()?)
+            .collect::<crate::db::DbResult<_>>()?)
     }
 
     /// Where the last Stop of `session_id` stopped reading its transcript (JSON, opaque to the
@@ -309,7 +309,7 @@ impl Store {
                 let mut stmt =
                     tx.prepare("SELECT path, count FROM session_edits WHERE run_id = ?1")?;
                 stmt.query_map([run_id], |r| Ok((r.get(0)?, r.get(1)?)))?
-                    .collect::<rusqlite::Result<_>>()?
+                    .collect::<crate::db::DbResult<_>>()?
             };
             tx.execute("DELETE FROM session_edits WHERE run_id = ?1", [run_id])?;
             Ok(edits)

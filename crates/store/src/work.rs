@@ -1,11 +1,11 @@
 //! Criteria, stories, TDD phases, failures, clarifications and notes.
 
+use crate::db::{OptionalExtension, Row, params};
 use pawl_core::EventKind;
 use pawl_core::failure::FailureCategory;
 use pawl_core::model::{CriterionStatus, Size, StoryStatus, Verification, story_transition};
 use pawl_core::record::{Clarification, Criterion, Failure, Note, Story};
 use pawl_core::tdd::{self, TddPhase};
-use rusqlite::{OptionalExtension, Row, params};
 use serde_json::json;
 
 use crate::{OptionalNotFound, Result, Store, StoreError, Tx, parse_col};
@@ -15,7 +15,7 @@ const CRITERION_COLUMNS: &str =
 const STORY_COLUMNS: &str =
     "id, title, size, security, status, tdd_phase, attempts, max_attempts, created_at, updated_at";
 
-fn criterion_from_row(r: &Row<'_>) -> rusqlite::Result<Criterion> {
+fn criterion_from_row(r: &Row) -> crate::db::DbResult<Criterion> {
     Ok(Criterion {
         id: r.get(0)?,
         text: r.get(1)?,
@@ -29,7 +29,7 @@ fn criterion_from_row(r: &Row<'_>) -> rusqlite::Result<Criterion> {
     })
 }
 
-fn story_from_row(r: &Row<'_>) -> rusqlite::Result<Story> {
+fn story_from_row(r: &Row) -> crate::db::DbResult<Story> {
     Ok(Story {
         id: r.get(0)?,
         title: r.get(1)?,
@@ -44,7 +44,7 @@ fn story_from_row(r: &Row<'_>) -> rusqlite::Result<Story> {
     })
 }
 
-fn failure_from_row(r: &Row<'_>) -> rusqlite::Result<Failure> {
+fn failure_from_row(r: &Row) -> crate::db::DbResult<Failure> {
     Ok(Failure {
         id: r.get(0)?,
         story_id: r.get(1)?,
@@ -87,12 +87,12 @@ impl Store {
         let id = self.write(|tx| {
             let seq = tx.next_seq("criteria", run_id)?;
             let id = format!("C{seq}");
-            tx.execute(
+            let rowid = tx.insert(
                 "INSERT INTO criteria (run_id, id, seq, text, verify_kind, verify_command, status, created_at, updated_at)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'unverified', ?7, ?7)",
                 params![run_id, id, seq, text, verification.kind.as_str(), verification.command, tx.now],
             )?;
-            tx.inserted(&crate::mac::CRITERIA, tx.last_insert_rowid(), Some(run_id))?;
+            tx.inserted(&crate::mac::CRITERIA, rowid, Some(run_id))?;
             tx.event(Some(run_id), EventKind::CriterionAdded, json!({"id": id, "text": text, "verification": verification}))?;
             Ok(id)
         })?;
@@ -120,7 +120,7 @@ impl Store {
         ))?;
         Ok(stmt
             .query_map([run_id], criterion_from_row)?
-            .collect::<rusqlite::Result<_>>()?)
+            .collect::<crate::db::DbResult<_>>()?)
     }
 
     /// Records a criterion's verification outcome with the evidence that decided it.
@@ -211,7 +211,7 @@ impl Store {
         ))?;
         Ok(stmt
             .query_map([run_id], story_from_row)?
-            .collect::<rusqlite::Result<_>>()?)
+            .collect::<crate::db::DbResult<_>>()?)
     }
 
     /// Moves a story along its lifecycle (rules in `pawl_core::model::story_transition`).
@@ -287,12 +287,12 @@ impl Store {
                     params![run_id, sid, tx.now],
                 )?;
             }
-            tx.execute(
+            let rowid = tx.insert(
                 "INSERT INTO failures (run_id, story_id, message, category, auto_classified, created_at)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
                 params![run_id, story_id, message, category.as_str(), auto_classified, tx.now],
             )?;
-            let id = tx.last_insert_rowid();
+            let id = rowid;
             tx.event(
                 Some(run_id),
                 EventKind::Failure,
@@ -319,12 +319,12 @@ impl Store {
         let story_id = story_id.map(normalise_id);
         let mut stmt = self.conn.prepare(
             "SELECT id, story_id, message, category, auto_classified, created_at FROM failures
-             WHERE run_id = ?1 AND (?2 IS NULL OR story_id = ?2) ORDER BY id DESC LIMIT ?3",
+             WHERE run_id = ?1 AND (CAST(?2 AS TEXT) IS NULL OR story_id = ?2) ORDER BY id DESC LIMIT ?3",
         )?;
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
         Ok(stmt
             .query_map(params![run_id, story_id, limit], failure_from_row)?
-            .collect::<rusqlite::Result<_>>()?)
+            .collect::<crate::db::DbResult<_>>()?)
     }
 
     // ---- clarifications and notes ----
@@ -338,11 +338,11 @@ impl Store {
         category: &str,
     ) -> Result<Clarification> {
         let id = self.write(|tx| {
-            tx.execute(
+            let rowid = tx.insert(
                 "INSERT INTO clarifications (run_id, question, answer, phase, category, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
                 params![run_id, question, answer, phase, category, tx.now],
             )?;
-            let id = tx.last_insert_rowid();
+            let id = rowid;
             tx.event(
                 Some(run_id),
                 EventKind::Clarification,
@@ -371,17 +371,17 @@ impl Store {
                     created_at: r.get(5)?,
                 })
             })?
-            .collect::<rusqlite::Result<_>>()?)
+            .collect::<crate::db::DbResult<_>>()?)
     }
 
     /// Records a key decision.
     pub fn add_note(&mut self, run_id: &str, text: &str) -> Result<Note> {
         let id = self.write(|tx| {
-            tx.execute(
+            let rowid = tx.insert(
                 "INSERT INTO notes (run_id, text, created_at) VALUES (?1, ?2, ?3)",
                 params![run_id, text, tx.now],
             )?;
-            let id = tx.last_insert_rowid();
+            let id = rowid;
             tx.event(
                 Some(run_id),
                 EventKind::Note,
@@ -416,6 +416,6 @@ impl Store {
                     created_at: r.get(2)?,
                 })
             })?
-            .collect::<rusqlite::Result<_>>()?)
+            .collect::<crate::db::DbResult<_>>()?)
     }
 }

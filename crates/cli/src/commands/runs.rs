@@ -1,5 +1,7 @@
 //! `pawl runs [--limit N] [--json]`: this repository's run history — each run's goal, status,
 //! verdict, stop reason, iterations, time, tokens and dollars — with totals per day and overall.
+//! `pawl runs --store <url>` lists every run of a shared store (a fleet's: every clone, every
+//! machine), anywhere, with totals per fleet and each fleet's budget.
 //! The verdict is the report's ([`pawl_engine::report::verdict_of`]); a run still being worked
 //! on has none yet. The JSON shape is documented by `pawl schema runs`.
 
@@ -20,6 +22,9 @@ pub struct RunsArgs {
     /// Only the newest N runs (the totals are theirs).
     #[arg(long, short = 'n', value_name = "N")]
     pub limit: Option<usize>,
+    /// Every run of this store (`postgres://…`, or a `pawl.db` path), not only this clone's.
+    #[arg(long, value_name = "URL")]
+    pub store: Option<String>,
 }
 
 /// One run as `--json` prints it.
@@ -36,6 +41,9 @@ struct RunRow {
     cost_usd: f64,
     started_at: i64,
     ended_at: Option<i64>,
+    /// The fleet the run belongs to (shared stores).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fleet: Option<String>,
     /// Human only: the active time.
     #[serde(skip)]
     active_ms: u64,
@@ -46,6 +54,18 @@ struct Totals {
     runs: usize,
     tokens: u64,
     cost_usd: f64,
+    /// Per fleet (shared stores): its runs' totals and its budget.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    fleets: BTreeMap<String, FleetTotal>,
+}
+
+#[derive(Debug, Serialize, Default)]
+struct FleetTotal {
+    runs: usize,
+    tokens: u64,
+    cost_usd: f64,
+    /// The budget and what steps in flight hold (`None`: the fleet has no budget).
+    budget: Option<pawl_store::FleetTotals>,
 }
 
 impl Totals {
@@ -60,6 +80,9 @@ impl Totals {
 struct History {
     runs: Vec<RunRow>,
     totals: Totals,
+    /// Human only: what the total is of (the repository, or the shared store).
+    #[serde(skip)]
+    of: String,
 }
 
 pub fn run(ctx: &mut Ctx, args: &RunsArgs) -> CliResult<ExitCode> {
@@ -68,24 +91,57 @@ pub fn run(ctx: &mut Ctx, args: &RunsArgs) -> CliResult<ExitCode> {
     }
     let store = ctx.store()?;
     let repo = ctx.root.display().to_string();
+    let mut history = history(&store, args.limit, &|_| repo.clone())?;
+    history.of = repo;
+    ctx.emit(&history, || human(&history))?;
+    Ok(ExitCode::Done)
+}
+
+/// `pawl runs --store <url>`: every run of the store, anywhere (no repository needed); a run's
+/// `repo` is the clone that started it (`host:path`).
+pub fn run_store(args: &RunsArgs, json: bool) -> CliResult<ExitCode> {
+    if args.limit == Some(0) {
+        return Err(CliError::Usage("--limit must be at least 1".into()));
+    }
+    let url = args.store.as_deref().unwrap_or_default();
+    if url.is_empty() {
+        return Err(CliError::Usage(
+            "--store needs a URL (postgres://…) or a path".into(),
+        ));
+    }
+    let store = crate::state::open_store_at(&pawl_store::Location::parse(url))?;
+    let mut history = history(&store, args.limit, &|h| h.clone.clone().unwrap_or_default())?;
+    history.of = pawl_store::db::redact(url);
+    let mut ctx = Ctx::at(std::path::PathBuf::from("."));
+    ctx.json = json;
+    ctx.emit(&history, || human(&history))?;
+    Ok(ExitCode::Done)
+}
+
+fn history(
+    store: &pawl_store::Store,
+    limit: Option<usize>,
+    repo: &dyn Fn(&RunHistory) -> String,
+) -> CliResult<History> {
     let mut rows = Vec::new();
-    for RunHistory { run, spent } in store
+    for h in store
         .run_history()?
         .into_iter()
-        .take(args.limit.unwrap_or(usize::MAX))
+        .take(limit.unwrap_or(usize::MAX))
     {
+        let RunHistory { run, spent, .. } = &h;
         let open = matches!(run.status, RunStatus::Active | RunStatus::AwaitingUser);
         let verdict = if open {
             None
         } else {
-            let (v, _) = pawl_engine::report::verdict_for(&store, &run)?;
+            let (v, _) = pawl_engine::report::verdict_for(store, &run)?;
             serde_json::to_value(v)
                 .ok()
                 .and_then(|v| v.as_str().map(str::to_owned))
         };
         rows.push(RunRow {
             id: run.id.clone(),
-            repo: repo.clone(),
+            repo: repo(&h),
             goal: run.goal.clone(),
             status: run.status.to_string(),
             verdict,
@@ -95,16 +151,29 @@ pub fn run(ctx: &mut Ctx, args: &RunsArgs) -> CliResult<ExitCode> {
             cost_usd: spent.usd,
             started_at: run.created_at,
             ended_at: run.ended_at,
+            fleet: h.fleet.clone(),
             active_ms: spent.active_ms,
         });
     }
     let mut totals = Totals::default();
     for r in &rows {
         totals.add(r);
+        if let Some(f) = &r.fleet {
+            let t = totals.fleets.entry(f.clone()).or_default();
+            t.runs += 1;
+            t.tokens += r.tokens;
+            t.cost_usd += r.cost_usd;
+        }
     }
-    let history = History { runs: rows, totals };
-    ctx.emit(&history, || human(&history))?;
-    Ok(ExitCode::Done)
+    for budget in store.fleets()? {
+        let name = budget.fleet.clone();
+        totals.fleets.entry(name).or_default().budget = Some(budget);
+    }
+    Ok(History {
+        runs: rows,
+        totals,
+        of: String::new(),
+    })
 }
 
 fn human(h: &History) -> String {
@@ -146,11 +215,31 @@ fn human(h: &History) -> String {
     let t = &h.totals;
     out.push_str(&format!(
         "total ({}): {} run{} · {} tokens · ${:.2}",
-        h.runs.first().map(|r| r.repo.as_str()).unwrap_or(""),
+        h.of,
         t.runs,
         if t.runs == 1 { "" } else { "s" },
         t.tokens,
         t.cost_usd
     ));
+    for (name, f) in &t.fleets {
+        out.push_str(&format!(
+            "\nfleet {name}: {} run{} · {} tokens · ${:.2}",
+            f.runs,
+            if f.runs == 1 { "" } else { "s" },
+            f.tokens,
+            f.cost_usd
+        ));
+        if let Some(b) = &f.budget {
+            out.push_str(&format!(
+                " · budget: ${:.2} spent of {}, ${:.2} held by {} step(s) in flight",
+                b.spent_usd,
+                b.max_usd
+                    .map(|m| format!("${m:.2}"))
+                    .unwrap_or_else(|| "no cap".into()),
+                b.held_usd,
+                b.steps_in_flight
+            ));
+        }
+    }
     out
 }

@@ -29,8 +29,9 @@ pub struct ServeArgs {
     /// A host name the server also answers to besides its address and localhost.
     #[arg(long = "allow-host", value_name = "NAME")]
     pub allow_host: Vec<String>,
-    /// Register a repository with the daemon (it need not be running).
-    #[arg(long, value_name = "DIR")]
+    /// Register a repository with the daemon (it need not be running), or a shared store
+    /// (`postgres://…`: every run of the fleet).
+    #[arg(long, value_name = "DIR|URL")]
     pub add: Vec<PathBuf>,
     /// POST every repository's notices here (a run ended, stalled or waits on you); without it,
     /// each run's repository's own `[notify] webhook`.
@@ -65,6 +66,11 @@ fn plan(args: &ServeArgs, dir: Option<&std::path::Path>) -> CliResult<Plan> {
     }
     let mut add = Vec::new();
     for d in &args.add {
+        // A shared store (a fleet's, docs/fleet.md): every run in it is served.
+        if pawl_store::Location::parse(&d.to_string_lossy()).is_shared() {
+            add.push(d.clone());
+            continue;
+        }
         let abs = d
             .canonicalize()
             .map_err(CliError::io(format!("cannot add {}", d.display())))?;
@@ -114,13 +120,23 @@ fn line(text: &str) -> CliResult {
 pub fn run(args: &ServeArgs, dir: Option<&std::path::Path>, json: bool) -> CliResult<ExitCode> {
     let plan = plan(args, dir)?;
     for repo in &plan.add {
-        let added = pawl_serve::registry::register(&plan.options.state_dir, repo)
-            .map_err(|e| CliError::Failed(e.to_string()))?;
+        let text = repo.to_string_lossy();
+        let shared = pawl_store::Location::parse(&text).is_shared();
+        let added = if shared {
+            pawl_serve::registry::register_store(&plan.options.state_dir, &text)
+        } else {
+            pawl_serve::registry::register(&plan.options.state_dir, repo)
+        }
+        .map_err(|e| CliError::Failed(e.to_string()))?;
         if !json {
             line(&format!(
                 "{} {}",
                 if added { "Added" } else { "Already served:" },
-                repo.display()
+                if shared {
+                    pawl_store::db::redact(&text)
+                } else {
+                    repo.display().to_string()
+                }
             ))?;
         }
     }
@@ -142,7 +158,12 @@ pub fn run(args: &ServeArgs, dir: Option<&std::path::Path>, json: bool) -> CliRe
             Ok(s) => s,
             Err(ServeError::AlreadyRunning(Some(r))) if added => {
                 if json {
-                    line(&serde_json::json!({"added": plan.add, "url": r.url, "pid": r.pid}).to_string())?;
+                    let shown: Vec<String> = plan
+                        .add
+                        .iter()
+                        .map(|a| pawl_store::db::redact(&a.to_string_lossy()))
+                        .collect();
+                    line(&serde_json::json!({"added": shown, "url": r.url, "pid": r.pid}).to_string())?;
                 } else {
                     line(&format!("pawl serve at {} (pid {}) follows the registry: nothing else to do.", r.url, r.pid))?;
                 }

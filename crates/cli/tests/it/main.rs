@@ -15,6 +15,8 @@ mod headless;
 mod headless_faults;
 mod headless_limits;
 
+mod fleet;
+mod fleet_harness;
 mod flow;
 mod hooks;
 mod hooks_real;
@@ -39,7 +41,7 @@ use assert_cmd::cargo::CommandCargoExt;
 /// A temp repository and a way to run `pawl` in it hermetically.
 pub struct TestEnv {
     pub dir: tempfile::TempDir,
-    home: PathBuf,
+    pub home: PathBuf,
 }
 
 impl TestEnv {

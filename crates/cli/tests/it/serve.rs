@@ -552,3 +552,47 @@ fn the_dashboard_follows_a_replay_run_live_and_stops_it_in_a_real_browser() {
     assert_eq!(overflow, true, "the page fits a phone's width");
     b.screenshot("run-phone");
 }
+
+/// `pawl serve --add postgres://…`: the daemon serves every run of a shared store (a fleet's,
+/// docs/fleet.md) beside the registered repositories.
+#[test]
+fn serve_lists_the_runs_of_a_shared_store() {
+    let Some(url) = crate::fleet_harness::server_schema("serve") else {
+        return;
+    };
+    let env = TestEnv::new();
+    env.headless(&crate::headless::config(
+        "",
+        crate::headless::NO_BREAKERS,
+        "",
+    ));
+    let s = env.scenario(
+        "s",
+        r#"{"do": "write", "path": "done.txt", "content": "ok"}"#,
+    );
+    let r = env.pawl_env(
+        &["run", "make done.txt", "--scenario", &s, "--json"],
+        &[("PAWL_STORE_URL", &url)],
+    );
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    let d = Daemon::start(&env);
+    let added = env.pawl(&["serve", "--add", &url]);
+    assert_eq!(added.code, 0, "{}{}", added.stdout, added.stderr);
+    let (_, repos) = d.api("/api/v1/repos");
+    let shared: Vec<&Value> = repos["repos"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| {
+            r["has_store"] == true && r["name"].as_str().unwrap().starts_with("postgres://")
+        })
+        .collect();
+    assert_eq!(shared.len(), 1, "{repos}");
+    let stored = crate::fleet_harness::Fleet::open_store(&url, &env.home);
+    let run_id = stored.runs().unwrap()[0].id.clone();
+    let (status, runs) = d.api("/api/v1/runs");
+    assert_eq!(status, 200);
+    assert!(runs.to_string().contains(&run_id), "{runs}");
+    let (status, run) = d.api(&format!("/api/v1/runs/{run_id}"));
+    assert_eq!(status, 200, "{run}");
+}

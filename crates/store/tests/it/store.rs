@@ -16,23 +16,21 @@ fn event_count(store: &Store) -> usize {
 #[test]
 fn fresh_database_is_migrated_and_reopens() {
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("pawl.db");
-    let store = Store::open(&path).unwrap();
+    let path = crate::location(&dir);
+    let store = crate::open_loc(&path).unwrap();
     assert_eq!(store.schema_version().unwrap(), Store::known_schema());
     drop(store);
-    let store = Store::open(&path).unwrap();
+    let store = crate::open_loc(&path).unwrap();
     assert_eq!(store.integrity_check().unwrap(), "ok");
 }
 
 #[test]
 fn a_database_from_a_newer_pawl_is_refused() {
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("pawl.db");
-    drop(Store::open(&path).unwrap());
-    let conn = rusqlite::Connection::open(&path).unwrap();
-    conn.pragma_update(None, "user_version", 99).unwrap();
-    drop(conn);
-    let err = Store::open(&path).unwrap_err();
+    let path = crate::location(&dir);
+    drop(crate::open_loc(&path).unwrap());
+    crate::set_schema_version(&path, 99);
+    let err = crate::open_loc(&path).unwrap_err();
     assert!(matches!(err, StoreError::TooNew { found: 99, .. }), "{err}");
     assert!(err.to_string().contains("written by a newer pawl"), "{err}");
 }
@@ -280,15 +278,15 @@ fn limits_change_only_through_update_settings_with_an_event() {
 #[test]
 fn concurrent_writers_from_two_connections_all_land() {
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("pawl.db");
-    let mut s = Store::open(&path).unwrap();
+    let path = crate::location(&dir);
+    let mut s = crate::open_loc(&path).unwrap();
     let run = s.create_run(&new_run("g")).unwrap();
     let handles: Vec<_> = (0..4)
         .map(|t| {
             let path = path.clone();
             let run_id = run.id.clone();
             std::thread::spawn(move || {
-                let mut s = Store::open(&path).unwrap();
+                let mut s = crate::open_loc(&path).unwrap();
                 for i in 0..25 {
                     s.add_note(&run_id, &format!("t{t} n{i}")).unwrap();
                 }
@@ -305,7 +303,7 @@ fn concurrent_writers_from_two_connections_all_land() {
 #[test]
 fn the_last_event_of_a_kind_and_counts_since_a_time() {
     let dir = tempfile::tempdir().unwrap();
-    let mut store = pawl_store::Store::open(&dir.path().join("pawl.db")).unwrap();
+    let mut store = crate::open_loc(&crate::location(&dir)).unwrap();
     assert!(
         store
             .last_event("r1", EventKind::Verification)

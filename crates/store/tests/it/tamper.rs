@@ -14,14 +14,15 @@ use crate::{TestClock, new_run};
 
 const KEY: [u8; 32] = [7; 32];
 
-fn open_keyed(dir: &tempfile::TempDir) -> Store {
+pub(crate) fn open_keyed(dir: &tempfile::TempDir) -> Store {
     let clock = TestClock::new(1_790_000_000_000);
-    Store::open_with(&dir.path().join("pawl.db"), Box::new(clock), Some(KEY)).unwrap()
+    Store::open_at(&crate::location(dir), Box::new(clock), Some(KEY)).unwrap()
 }
 
 /// The agent's connection to the same file.
-fn agent(dir: &tempfile::TempDir) -> rusqlite::Connection {
-    rusqlite::Connection::open(dir.path().join("pawl.db")).unwrap()
+/// The agent, writing the database directly (SQL in the store's portable dialect).
+fn agent(dir: &tempfile::TempDir) -> pawl_store::db::Db {
+    pawl_store::db::Db::open(&crate::location(dir)).unwrap()
 }
 
 fn tampered(e: StoreError) -> pawl_store::Tampering {
@@ -111,6 +112,19 @@ fn an_honest_run_is_never_taken_for_tampered() {
     assert_eq!(s.spent(&id).unwrap().iterations, 1);
 }
 
+/// The run's settings as the agent rewrites them: `limits.max_iterations` raised to 500 (what
+/// `json_set(settings_json, '$.limits.max_iterations', 500)` does on SQLite, on both backends).
+fn raised_limit(dir: &tempfile::TempDir, id: &str) -> String {
+    let text: String = agent(dir)
+        .query_row("SELECT settings_json FROM runs WHERE id = ?1", [id], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    v["limits"]["max_iterations"] = json!(500);
+    v.to_string()
+}
+
 /// The measured attack: `UPDATE runs SET settings_json = json_set(..., max_iterations, 500)`.
 /// The run is never read with the forged limit, the next honest write does not sign over it,
 /// and marking the run tampered puts the signed limit back and names the field.
@@ -121,8 +135,8 @@ fn a_raised_limit_in_the_run_row_is_never_used_nor_laundered() {
     let id = run_with_one_iteration(&mut s);
     let n = agent(&dir)
         .execute(
-            "UPDATE runs SET settings_json = json_set(settings_json, '$.limits.max_iterations', 500) WHERE id = ?1",
-            [&id],
+            "UPDATE runs SET settings_json = ?2 WHERE id = ?1",
+            pawl_store::params![id, raised_limit(&dir, &id)],
         )
         .unwrap();
     assert_eq!(n, 1);
@@ -200,9 +214,8 @@ fn a_rewritten_record_is_marked_forged_and_never_driven() {
     let id = run_with_one_iteration(&mut s);
     agent(&dir)
         .execute(
-            "UPDATE runs SET settings_json = json_set(settings_json, '$.limits.max_iterations', 500),
-               signed = NULL, mac = NULL WHERE id = ?1",
-            [&id],
+            "UPDATE runs SET settings_json = ?2, signed = NULL, mac = NULL WHERE id = ?1",
+            pawl_store::params![id, raised_limit(&dir, &id)],
         )
         .unwrap();
     let t = s.tampering(&id).unwrap().unwrap();
@@ -251,10 +264,10 @@ fn an_iteration_put_back_as_it_began_is_detected() {
     let id = run_with_one_iteration(&mut s);
     let n = s.begin_iteration(&id, None, "p").unwrap();
     let db = agent(&dir);
-    let began: Vec<rusqlite::types::Value> = db
+    let began: Vec<pawl_store::db::Value> = db
         .query_row(
             "SELECT ended_at, cost_usd, outcome, mac FROM iterations WHERE run_id = ?1 AND n = ?2",
-            rusqlite::params![id, n],
+            pawl_store::params![id, n],
             |r| Ok(vec![r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?]),
         )
         .unwrap();
@@ -270,7 +283,7 @@ fn an_iteration_put_back_as_it_began_is_detected() {
     assert_eq!(s.tampering(&id).unwrap(), None);
     db.execute(
         "UPDATE iterations SET ended_at = ?3, cost_usd = ?4, outcome = ?5, mac = ?6 WHERE run_id = ?1 AND n = ?2",
-        rusqlite::params![id, n, began[0], began[1], began[2], began[3]],
+        pawl_store::params![id, n, began[0], began[1], began[2], began[3]],
     )
     .unwrap();
     let t = s.tampering(&id).unwrap().unwrap();
@@ -354,7 +367,7 @@ fn session_rows_are_authenticated() {
     let db = agent(&dir);
     db.execute(
         "UPDATE session_bindings SET transcript_cursor = '{\"offset\": 99999}'",
-        [],
+        (),
     )
     .unwrap();
     assert!(matches!(
@@ -363,7 +376,7 @@ fn session_rows_are_authenticated() {
     ));
     db.execute(
         "UPDATE session_arming SET turn_started_at = 1790000000000 + 3600000",
-        [],
+        (),
     )
     .unwrap();
     assert!(matches!(
@@ -403,58 +416,6 @@ fn forged_evidence_of_a_run_is_a_finding() {
     );
 }
 
-/// Rows written before the store signed them are signed by the first pawl that migrates with
-/// the key; a pawl without a key leaves them unsigned, and their runs cannot be driven.
-#[test]
-fn rows_from_before_signing_are_signed_by_the_keyed_migration() {
-    for keyed in [true, false] {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("pawl.db");
-        let db = rusqlite::Connection::open(&path).unwrap();
-        for sql in [
-            include_str!("../../migrations/0001_init.sql"),
-            include_str!("../../migrations/0002_evidence.sql"),
-            include_str!("../../migrations/0003_loop.sql"),
-            include_str!("../../migrations/0004_session.sql"),
-            include_str!("../../migrations/0005_pipeline.sql"),
-            include_str!("../../migrations/0006_transcripts.sql"),
-            include_str!("../../migrations/0007_event_kinds.sql"),
-            include_str!("../../migrations/0008_sealed_evidence.sql"),
-        ] {
-            db.execute_batch(sql).unwrap();
-        }
-        db.pragma_update(None, "user_version", 8).unwrap();
-        let settings = serde_json::to_string(&RunSettings::default()).unwrap();
-        db.execute(
-            "INSERT INTO runs (id, seq, goal, status, driver, created_at, updated_at, settings_json)
-             VALUES ('old', 1, 'g', 'active', 'headless', 0, 0, ?1)",
-            [&settings],
-        )
-        .unwrap();
-        db.execute(
-            "INSERT INTO iterations (run_id, n, started_at, ended_at, prompt) VALUES ('old', 1, 0, 1, 'p')",
-            [],
-        )
-        .unwrap();
-        db.execute(
-            "INSERT INTO events (run_id, at, kind, data_json) VALUES ('old', 0, 'run_created', '{}')",
-            [],
-        )
-        .unwrap();
-        drop(db);
-        if !keyed {
-            drop(Store::open(&path).unwrap());
-        }
-        let s = open_keyed(&dir);
-        if keyed {
-            assert_eq!(s.tampering("old").unwrap(), None);
-            assert_eq!(s.run("old").unwrap().goal, "g");
-        } else {
-            assert!(matches!(s.run("old").unwrap_err(), StoreError::Tampered(_)));
-        }
-    }
-}
-
 /// A pawl with another key (another HOME) is told so, instead of taking every row for forged;
 /// a pawl without a key only reads a signed database (an unsigned write would read as forged).
 #[test]
@@ -463,11 +424,11 @@ fn another_key_is_refused_and_no_key_only_reads() {
     let mut s = open_keyed(&dir);
     let id = run_with_one_iteration(&mut s);
     drop(s);
-    let path = dir.path().join("pawl.db");
-    let err = Store::open_keyed(&path, [8; 32]).unwrap_err();
+    let path = crate::location(&dir);
+    let err = Store::open_at(&path, Box::new(pawl_store::SystemClock), Some([8; 32])).unwrap_err();
     assert!(matches!(err, StoreError::WrongKey { .. }), "{err}");
     assert!(err.to_string().contains("HOME"), "{err}");
-    let mut s = Store::open(&path).unwrap();
+    let mut s = crate::open_loc(&path).unwrap();
     assert!(s.is_read_only());
     assert_eq!(s.run(&id).unwrap().id, id);
     let err = s

@@ -1,0 +1,58 @@
+//! What only SQLite has: databases written before a migration by an older pawl.
+
+use pawl_core::record::RunSettings;
+use pawl_store::{Store, StoreError};
+
+use crate::tamper::open_keyed;
+
+/// Rows written before the store signed them are signed by the first pawl that migrates with
+/// the key; a pawl without a key leaves them unsigned, and their runs cannot be driven.
+#[test]
+fn rows_from_before_signing_are_signed_by_the_keyed_migration() {
+    for keyed in [true, false] {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("pawl.db");
+        let db = rusqlite::Connection::open(&path).unwrap();
+        for sql in [
+            include_str!("../../migrations/0001_init.sql"),
+            include_str!("../../migrations/0002_evidence.sql"),
+            include_str!("../../migrations/0003_loop.sql"),
+            include_str!("../../migrations/0004_session.sql"),
+            include_str!("../../migrations/0005_pipeline.sql"),
+            include_str!("../../migrations/0006_transcripts.sql"),
+            include_str!("../../migrations/0007_event_kinds.sql"),
+            include_str!("../../migrations/0008_sealed_evidence.sql"),
+        ] {
+            db.execute_batch(sql).unwrap();
+        }
+        db.pragma_update(None, "user_version", 8).unwrap();
+        let settings = serde_json::to_string(&RunSettings::default()).unwrap();
+        db.execute(
+            "INSERT INTO runs (id, seq, goal, status, driver, created_at, updated_at, settings_json)
+             VALUES ('old', 1, 'g', 'active', 'headless', 0, 0, ?1)",
+            [&settings],
+        )
+        .unwrap();
+        db.execute(
+            "INSERT INTO iterations (run_id, n, started_at, ended_at, prompt) VALUES ('old', 1, 0, 1, 'p')",
+            [],
+        )
+        .unwrap();
+        db.execute(
+            "INSERT INTO events (run_id, at, kind, data_json) VALUES ('old', 0, 'run_created', '{}')",
+            [],
+        )
+        .unwrap();
+        drop(db);
+        if !keyed {
+            drop(Store::open(&path).unwrap());
+        }
+        let s = open_keyed(&dir);
+        if keyed {
+            assert_eq!(s.tampering("old").unwrap(), None);
+            assert_eq!(s.run("old").unwrap().goal, "g");
+        } else {
+            assert!(matches!(s.run("old").unwrap_err(), StoreError::Tampered(_)));
+        }
+    }
+}
