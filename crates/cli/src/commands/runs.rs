@@ -134,7 +134,7 @@ fn history(
         let verdict = if open {
             None
         } else {
-            let (v, _) = pawl_engine::report::verdict_for(store, &run)?;
+            let (v, _) = pawl_engine::report::verdict_for(store, run)?;
             serde_json::to_value(v)
                 .ok()
                 .and_then(|v| v.as_str().map(str::to_owned))
