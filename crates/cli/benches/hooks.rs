@@ -166,7 +166,7 @@ fn main() {
         "spawning /bin/true",
         floor[floor.len() / 2].as_secs_f64() * 1000.0
     );
-    measure(
+    let inert = measure(
         "unbound session, no .pawl/ (Stop)",
         runs,
         &root,
@@ -202,7 +202,7 @@ fn main() {
         ],
         &[],
     );
-    measure(
+    let inert_armed = measure(
         "unbound session, another session's run armed",
         runs,
         &root,
@@ -251,11 +251,18 @@ fn main() {
         .collect();
     after.sort();
     let after_ms = after[after.len() / 2].as_secs_f64() * 1000.0;
+    let base = floor_ms.min(after_ms);
     println!(
         "{:<44} /bin/true median {floor_ms:.2} ms before, {after_ms:.2} ms after; plain {:.2}x, git + tracked {:.2}x (target <= 2x)",
         "armed and bound vs /bin/true (same run)",
-        plain / floor_ms.min(after_ms),
-        guarded / floor_ms.min(after_ms),
+        plain / base,
+        guarded / base,
+    );
+    println!(
+        "{:<44} no .pawl/ {:.2}x, another session's run armed {:.2}x (target <= 2x)",
+        "inert vs /bin/true (same run)",
+        inert / base,
+        inert_armed / base,
     );
     measure(
         "bound session: Stop with cached evidence",
