@@ -472,7 +472,9 @@ impl PathGlobs {
         };
         let (absolute_forms, relative_forms) = (texts(&absolute_forms), texts(&relative_forms));
         let any = |globs: &[crate::glob::PathGlob], forms: &[crate::glob::Text]| {
-            globs.iter().any(|g| forms.iter().any(|p| g.is_match_text(p)))
+            globs
+                .iter()
+                .any(|g| forms.iter().any(|p| g.is_match_text(p)))
         };
         let hit = any(absolute, &absolute_forms) || any(relative, &relative_forms);
         if !hit {

@@ -40,11 +40,7 @@ pub fn claim() -> bool {
 /// written to stdout unless [`claim`] was already taken, `log_line` is appended to `log_file`,
 /// and the process exits 0. Once per process: a second call changes nothing and returns false,
 /// as does a platform without `alarm(2)` or a path with a NUL byte.
-pub fn arm(
-    after: Duration,
-    answer: Vec<u8>,
-    log: Option<(&std::path::Path, Vec<u8>)>,
-) -> bool {
+pub fn arm(after: Duration, answer: Vec<u8>, log: Option<(&std::path::Path, Vec<u8>)>) -> bool {
     #[cfg(unix)]
     {
         use std::os::unix::ffi::OsStrExt as _;
@@ -119,7 +115,8 @@ unsafe fn write_all(fd: libc::c_int, mut bytes: &[u8]) {
         let n = unsafe { libc::write(fd, bytes.as_ptr().cast(), bytes.len()) };
         match usize::try_from(n) {
             Ok(0) | Err(_) => {
-                if n < 0 && std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted
+                if n < 0
+                    && std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted
                 {
                     continue;
                 }
@@ -130,7 +127,8 @@ unsafe fn write_all(fd: libc::c_int, mut bytes: &[u8]) {
     }
 }
 
-#[cfg(all(test, unix))]
+#[cfg(test)]
+#[cfg(unix)]
 mod tests {
     use super::*;
 
@@ -140,7 +138,12 @@ mod tests {
     fn child(mode: &str, log: &std::path::Path) -> std::process::Output {
         let exe = std::env::current_exe().expect("the test binary");
         std::process::Command::new(exe)
-            .args(["--exact", "deadline::tests::child_process", "--nocapture", "--test-threads=1"])
+            .args([
+                "--exact",
+                "deadline::tests::child_process",
+                "--nocapture",
+                "--test-threads=1",
+            ])
             .env(CHILD, mode)
             .env("PAWL_DEADLINE_TEST_LOG", log)
             .stdin(std::process::Stdio::null())
@@ -154,7 +157,8 @@ mod tests {
         let Ok(mode) = std::env::var(CHILD) else {
             return;
         };
-        let log = std::path::PathBuf::from(std::env::var_os("PAWL_DEADLINE_TEST_LOG").expect("log"));
+        let log =
+            std::path::PathBuf::from(std::env::var_os("PAWL_DEADLINE_TEST_LOG").expect("log"));
         if mode == "claimed" {
             assert!(claim());
         }

@@ -248,11 +248,7 @@ fn start_watchdog(agent: Agent, kind: HookKind, root: &Path, active: bool) {
         .checked_add(jiff::SignedDuration::try_from(wait).unwrap_or_default())
         .unwrap_or_else(|_| jiff::Timestamp::now());
     let line = format!("{at} {kind}: {message}\n");
-    if pawl_process::deadline::arm(
-        wait,
-        rendered.into_bytes(),
-        Some((&log, line.into_bytes())),
-    ) {
+    if pawl_process::deadline::arm(wait, rendered.into_bytes(), Some((&log, line.into_bytes()))) {
         return;
     }
     let root = root.to_path_buf();
