@@ -4,7 +4,8 @@
 //! - PreToolUse on a plain command in a bound session (the guard, config read, no git);
 //! - PreToolUse in the armed-and-bound session on a git command that writes files (the branch
 //!   from HEAD, the tracked set from the index read in-process: still no git process), with its
-//!   ratio to spawning `/bin/true` measured in the same run (the target: at most 2×);
+//!   ratio to spawning `/bin/true` measured in the same run (the target: at most 2×), and the
+//!   inert lines' ratios too (same target);
 //! - Stop with cached evidence (every gate's evidence reused for the tree; a review criterion
 //!   keeps the run open, so each Stop records an iteration and blocks): first right after the
 //!   setup, when every index entry is as new as the index ("racily clean": git re-reads each
