@@ -4,7 +4,8 @@
 //! - PreToolUse on a plain command in a bound session (the guard, config read, no git);
 //! - PreToolUse in the armed-and-bound session on a git command that writes files (the branch
 //!   from HEAD, the tracked set from the index read in-process: still no git process), with its
-//!   ratio to spawning `/bin/true` measured in the same run (the target: at most 2×);
+//!   ratio to spawning `/bin/true` measured in the same run (the target: at most 2×), and the
+//!   inert lines' ratios too (same target);
 //! - Stop with cached evidence (every gate's evidence reused for the tree; a review criterion
 //!   keeps the run open, so each Stop records an iteration and blocks): first right after the
 //!   setup, when every index entry is as new as the index ("racily clean": git re-reads each
@@ -166,7 +167,7 @@ fn main() {
         "spawning /bin/true",
         floor[floor.len() / 2].as_secs_f64() * 1000.0
     );
-    measure(
+    let inert = measure(
         "unbound session, no .pawl/ (Stop)",
         runs,
         &root,
@@ -202,7 +203,7 @@ fn main() {
         ],
         &[],
     );
-    measure(
+    let inert_armed = measure(
         "unbound session, another session's run armed",
         runs,
         &root,
@@ -251,11 +252,18 @@ fn main() {
         .collect();
     after.sort();
     let after_ms = after[after.len() / 2].as_secs_f64() * 1000.0;
+    let base = floor_ms.min(after_ms);
     println!(
         "{:<44} /bin/true median {floor_ms:.2} ms before, {after_ms:.2} ms after; plain {:.2}x, git + tracked {:.2}x (target <= 2x)",
         "armed and bound vs /bin/true (same run)",
-        plain / floor_ms.min(after_ms),
-        guarded / floor_ms.min(after_ms),
+        plain / base,
+        guarded / base,
+    );
+    println!(
+        "{:<44} no .pawl/ {:.2}x, another session's run armed {:.2}x (target <= 2x)",
+        "inert vs /bin/true (same run)",
+        inert / base,
+        inert_armed / base,
     );
     measure(
         "bound session: Stop with cached evidence",

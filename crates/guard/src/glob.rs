@@ -31,37 +31,67 @@ enum Tok {
     Alt(Vec<Vec<Tok>>),
 }
 
-/// A parsed glob.
+/// A glob, parsed on its first match: a policy holds a few hundred globs and a one-shot
+/// decision (the hook's) matches a path against some of them, or none.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct PathGlob {
-    toks: Vec<Tok>,
+    pattern: String,
+    toks: std::sync::OnceLock<Vec<Tok>>,
     case_insensitive: bool,
 }
 
 impl PathGlob {
-    /// Parses `pattern` (already checked by globset; anything odd is read literally).
+    /// Keeps `pattern` (already checked by globset; anything odd is read literally).
     pub(crate) fn new(pattern: &str, case_insensitive: bool) -> Self {
-        let pattern = if case_insensitive {
-            pattern.to_lowercase()
-        } else {
-            pattern.to_owned()
-        };
-        let chars: Vec<char> = pattern.chars().collect();
         PathGlob {
-            toks: parse(&chars, true),
+            pattern: pattern.to_owned(),
+            toks: std::sync::OnceLock::new(),
             case_insensitive,
         }
     }
 
+    fn toks(&self) -> &[Tok] {
+        self.toks.get_or_init(|| {
+            let chars: Vec<char> = if self.case_insensitive {
+                self.pattern.to_lowercase().chars().collect()
+            } else {
+                self.pattern.chars().collect()
+            };
+            parse(&chars, true)
+        })
+    }
+
     /// Whether `path` matches the whole glob.
     pub(crate) fn is_match(&self, path: &str) -> bool {
-        let text: Vec<char> = if self.case_insensitive {
-            path.to_lowercase().chars().collect()
+        self.is_match_text(&Text::new(path))
+    }
+
+    /// Whether `text` matches the whole glob (a path matched against many globs is made
+    /// ready once).
+    pub(crate) fn is_match_text(&self, text: &Text) -> bool {
+        let chars = if self.case_insensitive {
+            &text.lower
         } else {
-            path.chars().collect()
+            &text.exact
         };
         let mut budget = 100_000usize;
-        matches(&self.toks, &text, &mut budget)
+        matches(self.toks(), chars, &mut budget)
+    }
+}
+
+/// A path as globs match it: its characters, and lowercased for the case-insensitive globs.
+#[derive(Debug)]
+pub(crate) struct Text {
+    exact: Vec<char>,
+    lower: Vec<char>,
+}
+
+impl Text {
+    pub(crate) fn new(path: &str) -> Self {
+        Text {
+            exact: path.chars().collect(),
+            lower: path.to_lowercase().chars().collect(),
+        }
     }
 }
 

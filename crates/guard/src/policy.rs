@@ -8,7 +8,7 @@
 //! repository root (and, for protected paths, also matches absolute paths,
 //! so `**/.env` protects every `.env`).
 
-use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
+use globset::GlobBuilder;
 use serde::{Deserialize, Serialize};
 
 /// `[guard]` in `pawl.toml`. Every key has a default.
@@ -142,11 +142,7 @@ impl Default for Policy {
             protected_paths: default_protected_paths(),
             allowances: default_allowances(),
             // pawl's store holds the run's limits and evidence: no database tool may open it.
-            deny: vec![DenyRule {
-                command: Some("sqlite*".into()),
-                pattern: Some(r"\.pawl/".into()),
-                reason: Some("pawl's store (.pawl/) holds the run's limits and evidence; only pawl changes it".into()),
-            }],
+            deny: vec![store_deny_rule()],
             allow_unsafe: false,
             always: false,
             pawl_paths: default_pawl_paths(),
@@ -471,8 +467,14 @@ impl PathGlobs {
             relative_forms.extend(absolute_forms.iter().copied());
         }
         let [absolute, absolute_not, relative, relative_not] = &self.globs;
-        let any = |globs: &[crate::glob::PathGlob], forms: &[&str]| {
-            globs.iter().any(|g| forms.iter().any(|p| g.is_match(p)))
+        let texts = |forms: &[&str]| -> Vec<crate::glob::Text> {
+            forms.iter().map(|p| crate::glob::Text::new(p)).collect()
+        };
+        let (absolute_forms, relative_forms) = (texts(&absolute_forms), texts(&relative_forms));
+        let any = |globs: &[crate::glob::PathGlob], forms: &[crate::glob::Text]| {
+            globs
+                .iter()
+                .any(|g| forms.iter().any(|p| g.is_match_text(p)))
         };
         let hit = any(absolute, &absolute_forms) || any(relative, &relative_forms);
         if !hit {
@@ -486,10 +488,59 @@ impl PathGlobs {
 /// One compiled deny rule.
 #[derive(Debug, Clone)]
 pub(crate) struct CompiledDeny {
-    pub command: Option<globset::GlobMatcher>,
-    pub pattern: Option<regex::Regex>,
+    pub command: Option<crate::glob::PathGlob>,
+    pub pattern: Option<DenyPattern>,
     pub reason: Option<String>,
     pub label: String,
+}
+
+/// A deny rule's regex: the user's built when the policy compiles (so that an invalid one is
+/// an error at once), the built-in rule's on its first use (most commands never reach it).
+#[derive(Debug, Clone)]
+pub(crate) struct DenyPattern {
+    raw: String,
+    regex: std::sync::OnceLock<Option<regex::Regex>>,
+}
+
+impl DenyPattern {
+    fn compiled(raw: &str) -> Result<Self, PolicyError> {
+        let regex = regex::Regex::new(raw).map_err(|source| PolicyError::Regex {
+            pattern: raw.to_owned(),
+            source: Box::new(source),
+        })?;
+        Ok(Self {
+            raw: raw.to_owned(),
+            regex: std::sync::OnceLock::from(Some(regex)),
+        })
+    }
+
+    fn lazy(raw: &str) -> Self {
+        Self {
+            raw: raw.to_owned(),
+            regex: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// Whether the regex finds a match in `line`; a regex that does not build (never the
+    /// built-in one: a test checks it) matches everything, so its rule denies.
+    pub(crate) fn is_match(&self, line: &str) -> bool {
+        self.regex
+            .get_or_init(|| regex::Regex::new(&self.raw).ok())
+            .as_ref()
+            .is_none_or(|r| r.is_match(line))
+    }
+}
+
+/// The built-in deny rule: no database tool may open pawl's store.
+fn store_deny_rule() -> DenyRule {
+    DenyRule {
+        command: Some("sqlite*".into()),
+        pattern: Some(r"\.pawl/".into()),
+        reason: Some(
+            "pawl's store (.pawl/) holds the run's limits and evidence; only pawl changes it"
+                .into(),
+        ),
+    }
 }
 
 /// A policy with its globs and regexes built, ready to evaluate many inputs.
@@ -498,7 +549,8 @@ pub struct CompiledPolicy {
     pub(crate) policy: Policy,
     pub(crate) protected_paths: PathGlobs,
     pub(crate) allowances: PathGlobs,
-    pub(crate) branches: GlobSet,
+    /// Protected branch globs (`literal_separator`, as globset checked them).
+    pub(crate) branches: Vec<crate::glob::PathGlob>,
     pub(crate) deny: Vec<CompiledDeny>,
     /// pawl's paths by kind ([`PawlPathKind::index`]).
     pub(crate) pawl_paths: [PathGlobs; 3],
@@ -522,9 +574,12 @@ impl CompiledPolicy {
             PathGlobs::compile("pawl_paths", &of_kind(PawlPathKind::Secret), true)?,
             PathGlobs::compile("pawl_paths", &of_kind(PawlPathKind::Binary), true)?,
         ];
-        let mut branches = GlobSetBuilder::new();
+        // Globs checked by globset (which builds no regex for that) and matched by
+        // `crate::glob`; regexes built only for the user's rules (an invalid one is an error
+        // now), the built-in rule's on its first use.
+        let mut branches = Vec::new();
         for raw in &policy.protected_branches {
-            let glob = GlobBuilder::new(raw)
+            GlobBuilder::new(raw)
                 .literal_separator(true)
                 .build()
                 .map_err(|source| PolicyError::Glob {
@@ -532,33 +587,31 @@ impl CompiledPolicy {
                     glob: raw.clone(),
                     source,
                 })?;
-            branches.add(glob);
+            branches.push(crate::glob::PathGlob::new(raw, false));
         }
-        let branches = branches.build().map_err(|source| PolicyError::Glob {
-            key: "protected_branches",
-            glob: policy.protected_branches.join(", "),
-            source,
-        })?;
         let mut deny = Vec::new();
         for rule in &policy.deny {
+            let built_in = *rule == store_deny_rule();
             let command = match &rule.command {
-                Some(raw) => Some(
-                    GlobBuilder::new(raw)
-                        .build()
-                        .map_err(|source| PolicyError::Glob {
-                            key: "deny.command",
-                            glob: raw.clone(),
-                            source,
-                        })?
-                        .compile_matcher(),
-                ),
+                Some(raw) => {
+                    if !built_in {
+                        GlobBuilder::new(raw)
+                            .build()
+                            .map_err(|source| PolicyError::Glob {
+                                key: "deny.command",
+                                glob: raw.clone(),
+                                source,
+                            })?;
+                    }
+                    // Matched against a bare program name (no `/`): globset's `*` spanning
+                    // separators or not makes no difference there.
+                    Some(crate::glob::PathGlob::new(raw, false))
+                }
                 None => None,
             };
             let pattern = match &rule.pattern {
-                Some(raw) => Some(regex::Regex::new(raw).map_err(|source| PolicyError::Regex {
-                    pattern: raw.clone(),
-                    source: Box::new(source),
-                })?),
+                Some(raw) if built_in => Some(DenyPattern::lazy(raw)),
+                Some(raw) => Some(DenyPattern::compiled(raw)?),
                 None => None,
             };
             let label = [rule.command.as_deref(), rule.pattern.as_deref()]
@@ -598,7 +651,7 @@ impl CompiledPolicy {
     /// Whether `branch` (a short name or `refs/heads/...`) is protected.
     pub(crate) fn is_protected_branch(&self, branch: &str) -> bool {
         let short = branch.strip_prefix("refs/heads/").unwrap_or(branch);
-        self.branches.is_match(short)
+        self.branches.iter().any(|g| g.is_match(short))
     }
 }
 
@@ -639,6 +692,32 @@ mod tests {
             relative: rel.map(str::to_owned),
             ..PathForms::default()
         }
+    }
+
+    #[test]
+    fn the_built_in_deny_rule_is_valid() {
+        let rule = store_deny_rule();
+        let command = rule.command.expect("a command glob");
+        assert!(GlobBuilder::new(&command).build().is_ok());
+        let pattern = rule.pattern.expect("a pattern");
+        assert!(regex::Regex::new(&pattern).is_ok());
+        let lazy = DenyPattern::lazy(&pattern);
+        assert!(lazy.is_match("sqlite3 .pawl/pawl.db"));
+        assert!(!lazy.is_match("sqlite3 app.db"));
+    }
+
+    #[test]
+    fn an_invalid_user_regex_is_a_policy_error() {
+        let mut policy = Policy::default();
+        policy.deny.push(DenyRule {
+            command: Some("kubectl".into()),
+            pattern: Some("(unclosed".into()),
+            reason: None,
+        });
+        assert!(matches!(
+            CompiledPolicy::new(&policy),
+            Err(PolicyError::Regex { .. })
+        ));
     }
 
     #[test]

@@ -2317,9 +2317,11 @@ impl<'a> Walker<'a> {
             if rule.command.is_none() && rule.pattern.is_none() {
                 continue;
             }
-            let command_ok = rule.command.as_ref().is_none_or(|g| g.is_match(base));
-            let pattern_ok = rule.pattern.as_ref().is_none_or(|r| r.is_match(&line));
-            if command_ok && pattern_ok {
+            // The pattern only when the command matched: the built-in rule's regex is built
+            // on its first use, which most commands never reach.
+            let matched = rule.command.as_ref().is_none_or(|g| g.is_match(base))
+                && rule.pattern.as_ref().is_none_or(|r| r.is_match(&line));
+            if matched {
                 let reason = rule
                     .reason
                     .clone()

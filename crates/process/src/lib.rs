@@ -66,6 +66,7 @@
 
 mod capture;
 mod command;
+pub mod deadline;
 mod env;
 mod error;
 mod outcome;

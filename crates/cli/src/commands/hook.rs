@@ -12,7 +12,6 @@
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
@@ -58,8 +57,6 @@ const MAX_INPUT: u64 = 16 * 1024 * 1024;
 /// The Stop hook's watchdog: a minute below its installed timeout.
 const WATCHDOG_STOP: Duration =
     Duration::from_secs(pawl_hooks::install::STOP_TIMEOUT_S.saturating_sub(60));
-
-static ANSWERED: AtomicBool = AtomicBool::new(false);
 
 pub fn run(args: &HookArgs, dir: Option<&Path>) -> ExitCode {
     let (Some(agent), Some(kind)) = (Agent::parse(&args.agent), HookKind::parse(&args.event))
@@ -221,7 +218,7 @@ fn fallback(kind: HookKind, run_active: bool, message: &str) -> Answer {
 
 /// Prints the answer once (the watchdog and the handler race for it).
 fn answer(agent: Agent, kind: HookKind, a: &Answer) {
-    if ANSWERED.swap(true, Ordering::SeqCst) {
+    if !pawl_process::deadline::claim() {
         return;
     }
     let mut out = std::io::stdout().lock();
@@ -234,12 +231,26 @@ fn note(s: &str) {
     let _ = writeln!(std::io::stderr(), "{s}");
 }
 
+/// Bounds the hook: past its watchdog's time it answers the fallback (a denial on PreToolUse
+/// while a run is active), logs it, and exits. On Unix an alarm (`pawl_process::deadline`: a
+/// thread left alive would cost milliseconds at exit on a busy machine), else a thread.
 fn start_watchdog(agent: Agent, kind: HookKind, root: &Path, active: bool) {
     let wait = match kind {
         HookKind::Stop => WATCHDOG_STOP,
         HookKind::PreToolUse => WATCHDOG_GUARD,
         _ => WATCHDOG_QUICK,
     };
+    let message = format!("pawl hook timed out after {}s", wait.as_secs());
+    let rendered = format!("{}\n", fallback(kind, active, &message).render(agent, kind));
+    let log = hooks_log(root);
+    // Stamped with the time the deadline falls: the handler cannot read the clock and format.
+    let at = jiff::Timestamp::now()
+        .checked_add(jiff::SignedDuration::try_from(wait).unwrap_or_default())
+        .unwrap_or_else(|_| jiff::Timestamp::now());
+    let line = format!("{at} {kind}: {message}\n");
+    if pawl_process::deadline::arm(wait, rendered.into_bytes(), Some((&log, line.into_bytes()))) {
+        return;
+    }
     let root = root.to_path_buf();
     std::thread::spawn(move || {
         std::thread::sleep(wait);
@@ -275,15 +286,18 @@ fn record_error(root: &Path, run_id: Option<&str>, kind: HookKind, message: &str
     note(&format!("pawl hook {kind}: {message}"));
 }
 
-fn log_line(root: &Path, line: &str) {
-    let path = root
-        .join(crate::ctx::STATE_DIR)
+/// `.pawl/logs/hooks.log`: what a hook could not record in the store.
+fn hooks_log(root: &Path) -> PathBuf {
+    root.join(crate::ctx::STATE_DIR)
         .join("logs")
-        .join("hooks.log");
+        .join("hooks.log")
+}
+
+fn log_line(root: &Path, line: &str) {
     if let Ok(mut f) = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
-        .open(path)
+        .open(hooks_log(root))
     {
         let _ = writeln!(f, "{} {line}", jiff::Timestamp::now());
     }
