@@ -421,6 +421,22 @@ pub struct Config {
     pub sandbox: SandboxConfig,
     pub run: RunConfig,
     pub notify: NotifyConfig,
+    pub parallel: ParallelConfig,
+}
+
+/// `[parallel]` — stories of a plan run at once, each in its own worktree (docs/parallel.md).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ParallelConfig {
+    /// How many stories run at once (`--workers`); 1 runs them one after the other, still each
+    /// in its worktree and through the merge queue.
+    pub workers: u32,
+}
+
+impl Default for ParallelConfig {
+    fn default() -> Self {
+        ParallelConfig { workers: 1 }
+    }
 }
 
 /// `[notify]` — what `pawl serve` tells the user when a run ends, stalls or waits on them
@@ -577,7 +593,7 @@ impl Default for SandboxConfig {
 /// `PAWL_RUN_ID` is what pawl tells an agent, never configuration.
 pub const SECTIONS: &[&str] = &[
     "agent", "limits", "breakers", "stall", "gates", "guard", "pipeline", "git", "sandbox",
-    "notify",
+    "notify", "parallel",
 ];
 
 /// Where an effective value came from.

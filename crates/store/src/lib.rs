@@ -27,6 +27,7 @@ pub mod mac;
 mod pipeline;
 mod runs;
 mod session;
+mod stories;
 mod work;
 
 pub use evidence::{Evidence, NewEvidence, TestCounts};
@@ -40,6 +41,7 @@ pub use pipeline::{
 };
 pub use runs::NewRun;
 pub use session::{Arming, NewArming, SessionBinding};
+pub use stories::{NewStoryWork, StoryWork, StoryWorkChange};
 
 /// The migrations, in order; schema version N means the first N have been applied.
 const MIGRATIONS: &[&str] = &[
@@ -52,6 +54,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0007_event_kinds.sql"),
     include_str!("../migrations/0008_sealed_evidence.sql"),
     include_str!("../migrations/0009_authenticated_state.sql"),
+    include_str!("../migrations/0010_parallel.sql"),
 ];
 
 /// The schema version at which rows start to carry authentication codes (`mac.rs`).
