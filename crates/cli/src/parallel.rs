@@ -109,32 +109,6 @@ pub fn main_root_of_worktree(dir: &Path) -> Option<PathBuf> {
         .then_some(main)
 }
 
-/// One story worktree on disk, for `pawl status`, `pawl clean` and the report.
-#[derive(Debug, Clone, serde::Serialize)]
-pub struct TreeUse {
-    pub story: String,
-    pub path: String,
-    pub exists: bool,
-    pub bytes: u64,
-}
-
-/// The worktrees of a run's stories and what each holds on disk.
-pub fn disk_use(store: &Store, run_id: &str) -> CliResult<Vec<TreeUse>> {
-    Ok(store
-        .story_works(run_id)?
-        .into_iter()
-        .map(|w| {
-            let path = PathBuf::from(&w.worktree);
-            TreeUse {
-                story: w.plan.id,
-                exists: path.exists(),
-                bytes: pawl_engine::parallel::disk_use(&path),
-                path: w.worktree,
-            }
-        })
-        .collect())
-}
-
 /// `12.3 MiB`.
 pub fn human_bytes(n: u64) -> String {
     const UNITS: [&str; 4] = ["B", "KiB", "MiB", "GiB"];

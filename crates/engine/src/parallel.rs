@@ -411,6 +411,10 @@ fn tidy(store: &Store, repo: &Repo, run: &Run, branch: &RunBranch) -> Result<(),
         }
         remove_story(repo, &w, &run_head)?;
     }
+    if let Some(dir) = &dir {
+        // Gone once nothing of the run's stories is left in it (fails, harmlessly, otherwise).
+        let _ = std::fs::remove_dir(dir);
+    }
     Ok(())
 }
 

@@ -16,8 +16,11 @@ fn config(workers: u32, limits: &str, gate: &str) -> String {
     )
 }
 
-/// `[[stories]]` for `(id, files, depends_on, criteria)`.
-fn plan(stories: &[(&str, &[&str], &[&str], &[&str])]) -> String {
+/// One planned story: `(id, files, depends_on, criteria)`.
+type Row<'a> = (&'a str, &'a [&'a str], &'a [&'a str], &'a [&'a str]);
+
+/// `[[stories]]` for the rows.
+fn plan(stories: &[Row<'_>]) -> String {
     let list = |v: &[&str]| {
         v.iter()
             .map(|s| format!("{:?}", s))
@@ -388,4 +391,180 @@ fn kill_9_mid_merge_then_resume_merges_every_story_exactly_once() {
         "{:?}",
         env.branches()
     );
+}
+
+/// The agent of a story that needs two steps: `<story>.txt` first, `<story>.done` next.
+const TWO_STEPS: &str = "if [ -f \"$PAWL_STORY.txt\" ]; then echo done > \"$PAWL_STORY.done\"; else echo \"$PAWL_STORY\" > \"$PAWL_STORY.txt\"; fi\n";
+
+fn four_two_step_stories() -> String {
+    plan(&[
+        ("S1", &["S1.*"], &[], &["test -f S1.done"]),
+        ("S2", &["S2.*"], &[], &["test -f S2.done"]),
+        ("S3", &["S3.*"], &[], &["test -f S3.done"]),
+        ("S4", &["S4.*"], &[], &["test -f S4.done"]),
+    ])
+}
+
+#[test]
+fn the_run_s_iteration_limit_counts_every_worker_and_stops_them_all() {
+    let env = TestEnv::new();
+    let plan_path = env.planned(
+        &config(2, "max_iterations = 3", "true"),
+        TWO_STEPS,
+        &four_two_step_stories(),
+    );
+    let r = env.pawl(&["run", "--plan", &plan_path, "eight steps of work"]);
+    assert_eq!(r.code, 3, "{}\n{}", r.stdout, r.stderr);
+    // Counted across the workers: at most the steps in flight (one per other worker) past it.
+    let n = env.iterations();
+    assert!((3..=4).contains(&n), "{n} iterations");
+    let rows = env.story_rows();
+    assert!(
+        rows.iter().all(|r| r.1 != "working" && r.1 != "merging"),
+        "every worker stopped: {rows:?}"
+    );
+    let run = env.only_run();
+    let report = env.report_json(&run);
+    assert!(
+        report["parallel"]["overshoot"]
+            .as_str()
+            .unwrap()
+            .contains("at most 1 step(s) already in flight"),
+        "{report}"
+    );
+    // Raised by the user, the run finishes: every story merged once, nothing left behind.
+    let r = env.pawl(&["resume", "--add-iterations", "20"]);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    assert!(env.story_rows().iter().all(|r| r.1 == "merged"));
+    assert_eq!(env.worktrees().len(), 1, "{:?}", env.worktrees());
+}
+
+#[test]
+fn pawl_stop_stops_every_worker_and_clean_keeps_unmerged_work_unless_forced() {
+    let env = TestEnv::new();
+    // Each story's first step waits until the test lets it go.
+    let agent = String::from(
+        "if [ ! -f \"$PAWL_STORY.txt\" ]; then touch \"$HOME/marks/started-$PAWL_STORY\"; while [ ! -e \"$HOME/marks/go\" ]; do sleep 0.05; done; echo \"$PAWL_STORY\" > \"$PAWL_STORY.txt\"; else echo done > \"$PAWL_STORY.done\"; fi\n",
+    );
+    let plan_path = env.planned(
+        &config(2, "", "true"),
+        &agent,
+        &plan(&[
+            ("S1", &["S1.*"], &[], &["test -f S1.done"]),
+            ("S2", &["S2.*"], &[], &["test -f S2.done"]),
+        ]),
+    );
+    let child = env
+        .command("pawl")
+        .args(["run", "--plan", &plan_path, "two stories"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let marks = env.dir.path().join("home/marks");
+    let patience = std::time::Instant::now();
+    while !(marks.join("started-S1").exists() && marks.join("started-S2").exists()) {
+        assert!(
+            patience.elapsed() < std::time::Duration::from_secs(180),
+            "the steps never started"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    env.ok(&["stop"]);
+    std::fs::write(marks.join("go"), "").unwrap();
+    let r = crate::Run::from(child.wait_with_output().unwrap());
+    assert_eq!(r.code, 6, "{}\n{}", r.stdout, r.stderr);
+    assert_eq!(env.iterations(), 2, "one step per worker, then the stop");
+    let rows = env.story_rows();
+    assert!(rows.iter().all(|r| r.1 == "pending"), "{rows:?}");
+    // Nothing lost: both worktrees and branches are still there, with the steps' work.
+    let run = env.only_run();
+    assert_eq!(env.worktrees().len(), 3, "{:?}", env.worktrees());
+    // A dry run lists what it would remove and why: nothing of the unmerged stories.
+    let dry = env.ok(&["clean", "--dry-run", "--json"]).json();
+    let stories = dry["stories"].as_array().unwrap();
+    assert_eq!(stories.len(), 2, "{dry}");
+    for s in stories {
+        assert_eq!(s["action"], "kept", "{s}");
+        assert!(s["why"].as_str().unwrap().contains("pawl resume"), "{s}");
+    }
+    env.ok(&["clean"]);
+    assert_eq!(
+        env.worktrees().len(),
+        3,
+        "clean without --force removed unmerged work"
+    );
+    // --force: each story's work kept under a backup ref first, then removed.
+    let forced = env.ok(&["clean", "--force", "--json"]).json();
+    for s in forced["stories"].as_array().unwrap() {
+        assert_eq!(s["action"], "removed", "{s}");
+        let backup = s["backup_ref"].as_str().unwrap();
+        let story = s["story"].as_str().unwrap();
+        let out = env.git(&["show", &format!("{backup}:{story}.txt")]);
+        assert_eq!(String::from_utf8_lossy(&out.stdout), format!("{story}\n"));
+    }
+    assert_eq!(env.worktrees().len(), 1, "{:?}", env.worktrees());
+    assert!(
+        !env.branches()
+            .iter()
+            .any(|b| b.starts_with(&format!("pawl/{run}-"))),
+        "{:?}",
+        env.branches()
+    );
+}
+
+#[test]
+fn status_shows_the_stories_worktrees_and_their_disk_use() {
+    let env = TestEnv::new();
+    let plan_path = env.planned(
+        &config(2, "max_iterations = 2", "true"),
+        TWO_STEPS,
+        &plan(&[
+            ("S1", &["S1.*"], &[], &["test -f S1.done"]),
+            ("S2", &["S2.*"], &[], &["test -f S2.done"]),
+        ]),
+    );
+    let r = env.pawl(&["run", "--plan", &plan_path, "two stories"]);
+    assert_eq!(r.code, 3, "{}\n{}", r.stdout, r.stderr);
+    let status = env.ok(&["status", "--json"]).json();
+    let stories = status["parallel"]["stories"].as_array().unwrap();
+    assert_eq!(stories.len(), 2, "{status}");
+    for s in stories {
+        assert_eq!(s["exists"], true, "{s}");
+        assert!(s["disk_bytes"].as_u64().unwrap() > 0, "{s}");
+        assert!(std::path::Path::new(s["worktree"].as_str().unwrap()).is_dir());
+    }
+    assert!(status["parallel"]["worktrees_bytes"].as_u64().unwrap() > 0);
+    let human = env.ok(&["status"]).stdout;
+    assert!(
+        human.contains("worktrees: ") && human.contains("story S1 pending"),
+        "{human}"
+    );
+}
+
+/// The attack: with a key of its own (its own state directory), the agent starts a run from its
+/// worktree. Refused: pawl in a story's worktree is in the run's step (the run's store is
+/// read-only there).
+#[test]
+fn an_agent_inside_a_story_cannot_start_runs() {
+    let env = TestEnv::new();
+    let agent = format!(
+        "XDG_STATE_HOME=\"$HOME/own-state\" '{}' run --driver manual \"a run of my own\" > \"$HOME/marks/nested-$PAWL_STORY\" 2>&1; echo \"exit $?\" >> \"$HOME/marks/nested-$PAWL_STORY\"\necho \"$PAWL_STORY\" > \"$PAWL_STORY.txt\"\n",
+        crate::headless::pawl_bin()
+    );
+    let plan_path = env.planned(
+        &config(1, "", "true"),
+        &agent,
+        &plan(&[("S1", &["S1.txt"], &[], &["test -f S1.txt"])]),
+    );
+    let r = env.pawl(&["run", "--plan", &plan_path, "one story"]);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    let said = std::fs::read_to_string(env.dir.path().join("home/marks/nested-S1")).unwrap();
+    assert!(!said.ends_with("exit 0\n"), "{said}");
+    assert!(said.contains("from inside a pawl agent step"), "{said}");
+    let runs: i64 = env
+        .db()
+        .query_row("SELECT COUNT(*) FROM runs", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(runs, 1);
 }
