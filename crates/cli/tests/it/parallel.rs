@@ -568,3 +568,91 @@ fn an_agent_inside_a_story_cannot_start_runs() {
         .unwrap();
     assert_eq!(runs, 1);
 }
+
+/// The real Claude Code (pinned, offline against pawl-testkit's mock model server) in two
+/// worktrees at once: each story's session is asked about its story (the preamble names it),
+/// writes its file with its Bash tool through pawl's guard hook, and both are merged.
+#[test]
+fn real_claude_code_works_two_stories_in_two_worktrees() {
+    use pawl_testkit::{MockServer, Scenario, ToolCall, Turn};
+    let Some(bin) = crate::agents_real::find(crate::agents_real::Cli::Claude) else {
+        return;
+    };
+    let server = MockServer::start(Scenario::new(vec![
+        Turn::text("Writing S1.txt.")
+            .with_tool(ToolCall::bash("echo S1 > S1.txt"))
+            .when_last_user_contains("Story S1"),
+        Turn::text("Done: S1.txt is there."),
+        Turn::text("Writing S2.txt.")
+            .with_tool(ToolCall::bash("echo S2 > S2.txt"))
+            .when_last_user_contains("Story S2"),
+        Turn::text("Done: S2.txt is there."),
+    ]))
+    .unwrap();
+    let env = TestEnv::new();
+    let toml = format!(
+        "[agent]\nkind = \"claude\"\ncommand = [\"{}\"]\n\n[limits]\ncalls_per_hour = 0\nmax_iterations = 6\n\n[breakers]\n{}\n[stall]\nidle_timeout = \"90s\"\nstep_timeout = \"180s\"\n\n[parallel]\nworkers = 2\n\n[gates]\ntest = \"true\"\n",
+        bin.display(),
+        crate::headless::NO_BREAKERS
+    );
+    let plan_path = env.planned(
+        &toml,
+        "",
+        &plan(&[
+            ("S1", &["S1.txt"], &[], &["grep -qx S1 S1.txt"]),
+            ("S2", &["S2.txt"], &[], &["grep -qx S2 S2.txt"]),
+        ]),
+    );
+    let tmp = env.dir.path().join("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let base_url = server.base_url();
+    let r = env.pawl_env(
+        &[
+            "run",
+            "--plan",
+            &plan_path,
+            "--check",
+            "test -f S1.txt && test -f S2.txt",
+            "write S1.txt and S2.txt",
+        ],
+        &[
+            ("ANTHROPIC_BASE_URL", base_url.as_str()),
+            ("ANTHROPIC_API_KEY", "dummy"),
+            ("TMPDIR", &tmp.display().to_string()),
+            ("TERM", "dumb"),
+        ],
+    );
+    let requests: Vec<String> = server
+        .requests()
+        .iter()
+        .map(|q| {
+            format!(
+                "#{} {} status {} turn {:?} last user {:?}",
+                q.seq, q.path, q.status, q.turn, q.tool_outputs
+            )
+        })
+        .collect();
+    let why = format!(
+        "exit {}\n--- stdout\n{}\n--- stderr\n{}\n--- requests\n{}",
+        r.code,
+        r.stdout,
+        r.stderr,
+        requests.join("\n")
+    );
+    assert_eq!(r.code, 0, "{why}");
+    for s in ["S1", "S2"] {
+        assert_eq!(
+            std::fs::read_to_string(env.root().join(format!("{s}.txt"))).unwrap(),
+            format!("{s}\n"),
+            "{why}"
+        );
+    }
+    let rows = env.story_rows();
+    assert!(
+        rows.iter().all(|r| r.1 == "merged" && r.3 == "merged"),
+        "{rows:?}\n{why}"
+    );
+    assert_eq!(env.worktrees().len(), 1, "{why}");
+    let report = env.report_json(&env.only_run());
+    assert_eq!(report["verdict"], "SHIP", "{why}");
+}
