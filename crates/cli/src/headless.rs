@@ -261,7 +261,11 @@ pub fn drive_with_answers(
     let planned = !store.story_works(&run.id)?.is_empty();
     let end = match mode {
         _ if planned => {
-            let workers = ctx.config(&[])?.config.parallel.workers.max(1) as usize;
+            let workers = match run.settings.workers {
+                Some(n) => n,
+                None => ctx.config(&[])?.config.parallel.workers,
+            }
+            .max(1) as usize;
             let worktrees_dir = crate::parallel::run_worktrees(&ctx.root, &run.id)?;
             if json {
                 ctx.json_line(&serde_json::json!({"kind": "parallel", "workers": workers,

@@ -243,6 +243,7 @@ pub fn settings(config: &pawl_core::config::Config) -> RunSettings {
         seal: None,
         sandbox: Some(config.sandbox.clone()),
         must_not: config.run.must_not.clone(),
+        workers: None,
     }
 }
 
@@ -394,6 +395,9 @@ fn headless_run(
     let facts = project::spec_facts(ctx)?;
     let analysis = pawl_core::spec::analyze(goal, &facts);
     let mut choice = crate::headless::mode_for_agent(req.mode, &analysis.mode, &settings)?;
+    if plan.is_some() {
+        settings.workers = Some(config.parallel.workers.max(1));
+    }
     if let Some(stories) = &plan {
         choice = pawl_core::spec::ModeChoice {
             mode: choice.mode,

@@ -100,12 +100,17 @@ impl TestEnv {
 /// leaving a mark that names the directory it ran in.
 const WRITE_OWN_FILE: &str = "echo \"$PAWL_STORY $(pwd)\" >> \"$HOME/marks/cwd\"\necho \"$PAWL_STORY\" > \"$PAWL_STORY.txt\"\n";
 
+/// The first two stories each wait (up to a minute) until both have started: with two workers
+/// they run side by side; one after the other, the first gives up waiting and says so.
+const SIDE_BY_SIDE: &str = "touch \"$HOME/marks/started-$PAWL_STORY\"\ncase $PAWL_STORY in S1|S2) n=0; while [ ! -e \"$HOME/marks/started-S1\" ] || [ ! -e \"$HOME/marks/started-S2\" ]; do n=$((n+1)); if [ $n -gt 1200 ]; then touch \"$HOME/marks/alone\"; break; fi; sleep 0.05; done;; esac\n";
+
 #[test]
 fn four_independent_stories_on_two_workers_are_all_merged() {
     let env = TestEnv::new();
+    // `[parallel] workers = 1`, `--workers 2` on the command line: the flag wins.
     let plan_path = env.planned(
-        &config(2, "", "true"),
-        WRITE_OWN_FILE,
+        &config(1, "", "true"),
+        &format!("{SIDE_BY_SIDE}{WRITE_OWN_FILE}"),
         &plan(&[
             ("S1", &["S1.txt"], &[], &["test -f S1.txt"]),
             ("S2", &["S2.txt"], &[], &["test -f S2.txt"]),
@@ -117,6 +122,8 @@ fn four_independent_stories_on_two_workers_are_all_merged() {
         "run",
         "--plan",
         &plan_path,
+        "--workers",
+        "2",
         "--check",
         "test -f S1.txt && test -f S2.txt && test -f S3.txt && test -f S4.txt",
         "write the four files",
@@ -175,6 +182,11 @@ fn four_independent_stories_on_two_workers_are_all_merged() {
         );
     }
     assert_eq!(report["verdict"], "SHIP", "{report}");
+    assert_eq!(report["parallel"]["workers"], 2, "{report}");
+    assert!(
+        !env.dir.path().join("home/marks/alone").exists(),
+        "the first two stories did not run side by side"
+    );
 }
 
 /// How many times the event log says the merge queue gave `story` the result `merge`.
