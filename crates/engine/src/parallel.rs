@@ -151,8 +151,22 @@ fn coordinate(
     let mut stopping: Option<StopReason> = None;
     let settings = run.settings.clone();
 
+    let finished = std::sync::atomic::AtomicBool::new(false);
     let outcome = std::thread::scope(|scope| -> Result<StopReason, EngineError> {
-        loop {
+        // The run's lease stays renewed while the coordinator is busy in a long merge check.
+        let open_store = input.open_store;
+        let finished_ref = &finished;
+        scope.spawn(move || {
+            let Ok(mut store) = open_store() else {
+                return;
+            };
+            let mut beat = Heartbeat::new(token, LEASE_TTL_MS);
+            while !finished_ref.load(std::sync::atomic::Ordering::SeqCst) {
+                beat.beat(&mut store, run_id);
+                std::thread::sleep(Duration::from_millis(200));
+            }
+        });
+        let result = (|| loop {
             heartbeat.beat(store, run_id);
             // What the workers said.
             while let Ok(msg) = rx.try_recv() {
@@ -259,7 +273,13 @@ fn coordinate(
                 }
                 Err(_) => {}
             }
+        })();
+        if result.is_err() {
+            // The workers stop after their step; the scope waits for them.
+            control.request_stop();
         }
+        finished.store(true, std::sync::atomic::Ordering::SeqCst);
+        result
     })?;
     // Every worker has ended: leftovers of merged stories go.
     tidy(store, &repo, &run, &branch)?;

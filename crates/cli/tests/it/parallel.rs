@@ -323,22 +323,27 @@ fi
     assert!(red_checks.contains("\"passed\":false"), "{red_checks}");
 }
 
-#[test]
-fn kill_9_mid_merge_then_resume_merges_every_story_exactly_once() {
+/// A gate that holds the checks run in directories matching `pattern` (a `case` pattern) once
+/// the tree has a story's file, until the test lets it go: `<marks>/held` says it is holding.
+fn holding_gate(marks: &std::path::Path, pattern: &str) -> String {
+    format!(
+        "case \"$PWD\" in {pattern}) if ls S*.txt >/dev/null 2>&1 && [ ! -e {m}/go ]; then touch {m}/held; while [ ! -e {m}/go ]; do sleep 0.05; done; fi;; esac\nexit 0\n",
+        m = marks.display()
+    )
+}
+
+/// kill -9 pawl once `<marks>/held` exists, then `pawl resume`: every story merged exactly once,
+/// no worktree or story branch left.
+fn kill_9_then_resume(gate: &str, agent: &str, state_at_kill: &[&str]) {
     let env = TestEnv::new();
     let marks = env.dir.path().join("home/marks");
-    // The gate holds the merge queue's first check (the tree has a story's file, the checks run
-    // in the repository's room) until the test lets it go.
     env.write(
         "gate.sh",
-        &format!(
-            "case \"$PWD\" in */rooms/*) if ls S*.txt >/dev/null 2>&1 && [ ! -e {m}/go ]; then touch {m}/merging; while [ ! -e {m}/go ]; do sleep 0.05; done; fi;; esac\nexit 0\n",
-            m = marks.display()
-        ),
+        &gate.replace("{marks}", &marks.display().to_string()),
     );
     let plan_path = env.planned(
         &config(2, "", "sh gate.sh"),
-        WRITE_OWN_FILE,
+        agent,
         &plan(&[
             ("S1", &["S1.txt"], &[], &["test -f S1.txt"]),
             ("S2", &["S2.txt"], &[], &["test -f S2.txt"]),
@@ -359,25 +364,28 @@ fn kill_9_mid_merge_then_resume_merges_every_story_exactly_once() {
         .spawn()
         .unwrap();
     let patience = std::time::Instant::now();
-    while !marks.join("merging").exists() {
+    while !marks.join("held").exists() {
         assert!(
             patience.elapsed() < std::time::Duration::from_secs(180),
-            "the merge never started"
+            "never held"
         );
         if let Ok(Some(status)) = child.try_wait() {
             panic!(
-                "pawl ended before the merge: {status}\n{}\n{}",
+                "pawl ended before it was held: {status}\n{}\n{}",
                 std::fs::read_to_string(env.dir.path().join("run.out")).unwrap_or_default(),
                 std::fs::read_to_string(env.dir.path().join("run.err")).unwrap_or_default()
             );
         }
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
-    // SIGKILL mid-merge: no chance to clean up.
+    // SIGKILL: no chance to clean up.
     child.kill().unwrap();
     child.wait().unwrap();
     let rows = env.story_rows();
-    assert!(rows.iter().any(|r| r.1 == "merging"), "{rows:?}");
+    assert!(
+        rows.iter().any(|r| state_at_kill.contains(&r.1.as_str())),
+        "{rows:?}"
+    );
     std::fs::write(marks.join("go"), "").unwrap();
     let r = env.pawl(&["resume"]);
     assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
@@ -403,6 +411,31 @@ fn kill_9_mid_merge_then_resume_merges_every_story_exactly_once() {
         "{:?}",
         env.branches()
     );
+    let report = env.report_json(&run);
+    assert_eq!(report["verdict"], "SHIP", "{report}");
+}
+
+#[test]
+fn kill_9_mid_merge_then_resume_merges_every_story_exactly_once() {
+    // The merge queue's checks run in the repository's clean room (`…/rooms/…`).
+    let gate = holding_gate(std::path::Path::new("{marks}"), "*/rooms/*");
+    kill_9_then_resume(&gate, WRITE_OWN_FILE, &["merging"]);
+}
+
+#[test]
+fn kill_9_mid_verification_then_resume_merges_every_story_exactly_once() {
+    // A story's own checks run in its room beside its worktree (`…/.room-<story>`).
+    let gate = holding_gate(std::path::Path::new("{marks}"), "*/.room-*");
+    kill_9_then_resume(&gate, WRITE_OWN_FILE, &["working"]);
+}
+
+#[test]
+fn kill_9_mid_step_then_resume_merges_every_story_exactly_once() {
+    // The agent's step holds after writing its file (the tree is changed, nothing verified).
+    let agent = format!(
+        "{WRITE_OWN_FILE}if [ ! -e \"$HOME/marks/go\" ]; then touch \"$HOME/marks/held\"; while [ ! -e \"$HOME/marks/go\" ]; do sleep 0.05; done; fi\n"
+    );
+    kill_9_then_resume("exit 0\n", &agent, &["working"]);
 }
 
 /// The agent of a story that needs two steps: `<story>.txt` first, `<story>.done` next.
