@@ -204,17 +204,8 @@ fn coordinate(
                     return Ok(reason);
                 }
             } else {
-                // The merge queue: one story at a time, in the order they were queued.
+                // The schedule first, so that workers are busy while the queue merges.
                 let works = store.story_works(run_id)?;
-                if let Some(next) = works
-                    .iter()
-                    .filter(|w| w.state == WorkState::Queued)
-                    .min_by_key(|w| w.updated_at)
-                {
-                    merge_one(store, &repo, &run, &branch, next, input, observer)?;
-                    continue;
-                }
-                // The schedule.
                 let plans: Vec<(&rules::PlannedStory, WorkState)> =
                     works.iter().map(|w| (&w.plan, w.state)).collect();
                 let free = workers.saturating_sub(running.len());
@@ -256,7 +247,16 @@ fn coordinate(
                         });
                     });
                 }
+                // The merge queue: one story at a time, in the order they were queued.
                 let works = store.story_works(run_id)?;
+                if let Some(next) = works
+                    .iter()
+                    .filter(|w| w.state == WorkState::Queued)
+                    .min_by_key(|w| w.updated_at)
+                {
+                    merge_one(store, &repo, &run, &branch, next, input, observer)?;
+                    continue;
+                }
                 if running.is_empty() {
                     if works.iter().all(|w| w.state == WorkState::Merged) {
                         return Ok(StopReason::Verified);
