@@ -7,6 +7,7 @@ mod evidence;
 mod history;
 mod leases;
 mod store;
+mod stories;
 mod tamper;
 
 use std::sync::Arc;
