@@ -681,6 +681,35 @@ fn merge_one(
         },
     )?;
     let run_head = head(repo, &branch.name)?;
+    // Sent back for a conflict: git's markers must be gone from the files that conflicted,
+    // whatever the checks say (they may not read those files).
+    if w.merge == MergeResult::Conflict {
+        let left: Vec<String> = w.evidence["conflicts"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|p| p.as_str())
+            .filter(|p| has_conflict_markers(&Path::new(&w.worktree).join(p)))
+            .map(str::to_string)
+            .collect();
+        if !left.is_empty() {
+            let why = format!(
+                "git's conflict markers (<<<<<<< and >>>>>>> lines) are still in {}: resolve those conflicts, keeping what both sides meant.",
+                left.join(", ")
+            );
+            return send_back(
+                store,
+                repo,
+                run,
+                &w,
+                &run_head,
+                MergeResult::Conflict,
+                json!({"conflicts": left, "markers_left": true, "onto": run_head.as_str()}),
+                why,
+                observer,
+            );
+        }
+    }
     let story_head = head(repo, &w.branch)?;
     if repo.is_ancestor(&story_head, &run_head)? {
         return merged(
@@ -929,6 +958,15 @@ pub fn story_checks(
         .into_iter()
         .filter(|c| !acceptance.contains(&c.name.as_str()))
         .collect())
+}
+
+/// Whether the file at `path` still has a line git writes to mark a conflict.
+fn has_conflict_markers(path: &Path) -> bool {
+    std::fs::read(path).is_ok_and(|bytes| {
+        bytes
+            .split(|b| *b == b'\n')
+            .any(|l| l.starts_with(b"<<<<<<< ") || l.starts_with(b">>>>>>> "))
+    })
 }
 
 /// Bytes under `path` (files and symbolic links, not followed); 0 when it does not exist.

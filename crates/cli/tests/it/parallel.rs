@@ -263,6 +263,49 @@ fi
     assert_eq!(line["merge"], "merged", "{line}");
 }
 
+/// The attack: sent back for a conflict, the agent leaves git's markers in the file and its
+/// checks (which do not read the markers) pass. The merge queue sends it back again; only a
+/// resolved file is merged.
+#[test]
+fn a_story_that_leaves_conflict_markers_is_never_merged_with_them() {
+    let env = TestEnv::new();
+    env.write("shared.txt", "base\n");
+    let agent = r#"if grep -q '^<<<<<<<' shared.txt; then
+  if [ ! -e "$HOME/marks/left-once" ]; then
+    touch "$HOME/marks/left-once"
+  else
+    grep -v -e '^<<<<<<<' -e '^=======' -e '^>>>>>>>' -e '^base$' shared.txt > shared.tmp && mv shared.tmp shared.txt
+    echo "$PAWL_STORY" >> "$HOME/marks/resolved"
+  fi
+else
+  echo "$PAWL_STORY" > shared.txt
+fi
+"#;
+    let plan_path = env.planned(
+        &config(2, "", "true"),
+        agent,
+        &plan(&[
+            ("S1", &["S1.txt"], &[], &["grep -q S1 shared.txt"]),
+            ("S2", &["S2.txt"], &[], &["grep -q S2 shared.txt"]),
+        ]),
+    );
+    let r = env.pawl(&["run", "--plan", &plan_path, "both stories"]);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    let shared = std::fs::read_to_string(env.root().join("shared.txt")).unwrap();
+    assert!(
+        !shared.contains("<<<<<<<") && !shared.contains(">>>>>>>"),
+        "{shared}"
+    );
+    let resolved = std::fs::read_to_string(env.dir.path().join("home/marks/resolved")).unwrap();
+    let redone = resolved.trim();
+    assert_eq!(merge_events(&env, redone, "conflict"), 2, "{}", r.stdout);
+    assert_eq!(merge_events(&env, redone, "merged"), 1);
+    let rows = env.story_rows();
+    let row = rows.iter().find(|r| r.0 == redone).unwrap();
+    assert_eq!((row.1.as_str(), row.2), ("merged", 3), "{rows:?}");
+    assert!(r.stdout.contains("conflict markers"), "{}", r.stdout);
+}
+
 #[test]
 fn a_story_whose_checks_fail_only_on_the_merged_tree_is_sent_back_with_the_evidence() {
     let env = TestEnv::new();
