@@ -744,3 +744,41 @@ fn real_claude_code_works_two_stories_in_two_worktrees() {
     let report = env.report_json(&env.only_run());
     assert_eq!(report["verdict"], "SHIP", "{why}");
 }
+
+#[test]
+fn a_bad_plan_is_refused_before_anything_is_written() {
+    let env = TestEnv::new();
+    let plan_path = env.planned(
+        &config(2, "", "true"),
+        WRITE_OWN_FILE,
+        "[[stories]]\nid = \"S1\"\ntitle = \"one\"\ndepends_on = [\"S9\"]\n",
+    );
+    let r = env.pawl(&["run", "--plan", &plan_path, "a plan"]);
+    assert_eq!(r.code, 1, "{}\n{}", r.stdout, r.stderr);
+    assert!(
+        r.stderr
+            .contains("plan.toml: story `S1` depends on `S9`, which the plan does not have"),
+        "{}",
+        r.stderr
+    );
+    let runs: i64 = env
+        .db()
+        .query_row("SELECT COUNT(*) FROM runs", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(runs, 0);
+    assert_eq!(env.branches(), vec!["main".to_string()]);
+    // A missing file and nonsense flags say so too.
+    let r = env.pawl(&["run", "--plan", "no-such-plan.toml", "a plan"]);
+    assert_eq!(r.code, 1);
+    assert!(r.stderr.contains("cannot read the plan"), "{}", r.stderr);
+    let r = env.pawl(&["run", "--plan", &plan_path, "--workers", "0", "a plan"]);
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("--workers 0"), "{}", r.stderr);
+    let r = env.pawl(&["run", "--plan", &plan_path, "--driver", "session", "a plan"]);
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stderr.contains("--plan runs the stories headless"),
+        "{}",
+        r.stderr
+    );
+}
