@@ -236,7 +236,7 @@ pub fn drive_with_answers(
     let mut options = adapter_options(ctx, &agent, &run.settings, force_nested);
     options.in_pawl_sandbox = launch.enforced.landlock && launch.plan.sandbox;
     let mut adapter = pawl_agent::build_adapter(&agent, &options)?;
-    let mut verifier = GateVerifier::new(checks::workspace(ctx), gates);
+    let mut verifier = GateVerifier::new(checks::workspace(ctx), gates.clone());
     let control = Control::new(ctx.state_dir().join("stop"));
     install_interrupts(&control);
     let mut cfg = loop_config(ctx, run);
@@ -258,7 +258,51 @@ pub fn drive_with_answers(
         Some("ralph") => Some(Mode::Ralph),
         _ => None,
     };
+    let planned = !store.story_works(&run.id)?.is_empty();
     let end = match mode {
+        _ if planned => {
+            let workers = match run.settings.workers {
+                Some(n) => n,
+                None => ctx.config(&[])?.config.parallel.workers,
+            }
+            .max(1) as usize;
+            let worktrees_dir = crate::parallel::run_worktrees(&ctx.root, &run.id)?;
+            if json {
+                ctx.json_line(&serde_json::json!({"kind": "parallel", "workers": workers,
+                    "worktrees": worktrees_dir}))?;
+            } else {
+                ctx.say(format!(
+                    "[pawl] {workers} worker(s); stories' worktrees in {}",
+                    worktrees_dir.display()
+                ))?;
+            }
+            let db = ctx.state_dir().join("pawl.db");
+            let open_store = move || {
+                crate::state::open_store(&db)
+                    .map_err(|e| pawl_engine::EngineError::Parallel(e.to_string()))
+            };
+            let ctx_ref: &Ctx = ctx;
+            let make = |w: &pawl_store::StoryWork| {
+                story_worker(ctx_ref, run, &gates, force_nested, w)
+                    .map_err(|e| pawl_engine::EngineError::Parallel(e.to_string()))
+            };
+            let input = pawl_engine::parallel::ParallelInput {
+                workers,
+                open_store: &open_store,
+                worker: &make,
+                merge_ws: checks::workspace(ctx_ref),
+                worktrees_dir,
+            };
+            pawl_engine::parallel::drive(
+                store,
+                &run.id,
+                &mut verifier,
+                &cfg,
+                &control,
+                &mut |ev| printer.event(ev),
+                &input,
+            )
+        }
         None => pawl_engine::drive(
             store,
             &run.id,
@@ -382,6 +426,48 @@ pub fn drive_with_answers(
         }
     }
     Ok(end.reason.exit_code())
+}
+
+/// What one worker of a planned run needs for the story `w` (docs/parallel.md): the loop's
+/// configuration with the story's worktree as the agent's working directory and `PAWL_STORY`
+/// in its environment, the step sandbox of that worktree (the repository's `.pawl/` read-only),
+/// an agent of its own, and a verifier of the sealed checks and the story's criteria run in the
+/// story's own clean room.
+fn story_worker(
+    ctx: &Ctx,
+    run: &Run,
+    gates: &[Check],
+    force_nested: bool,
+    w: &pawl_store::StoryWork,
+) -> CliResult<pawl_engine::parallel::Worker> {
+    let tree = PathBuf::from(&w.worktree);
+    let agent = run.settings.agent.clone().unwrap_or_default();
+    let launch = crate::sandbox::prepare_story(
+        &ctx.root,
+        &tree,
+        &run.settings.sandbox.clone().unwrap_or_default(),
+    )?;
+    let mut options = adapter_options(ctx, &agent, &run.settings, force_nested);
+    options.in_pawl_sandbox = launch.enforced.landlock && launch.plan.sandbox;
+    let adapter = pawl_agent::build_adapter(&agent, &options)?;
+    let mut cfg = loop_config(ctx, run);
+    cfg.root = tree.clone();
+    cfg.agent_env.push(("PAWL_STORY".into(), w.plan.id.clone()));
+    cfg.containment = launch.containment;
+    let root = ctx.root.clone();
+    cfg.after_step = Some(Box::new(move |store: &mut Store, run_id: &str| {
+        crate::sandbox::deliver(store, run_id, &root);
+    }));
+    let mut ws = checks::workspace(ctx);
+    ws.root = tree.clone();
+    ws.room = pawl_engine::parallel::story_room(&tree);
+    let verifier =
+        GateVerifier::for_story(ws, gates.to_vec(), w.story_id.clone(), w.criteria.clone());
+    Ok(pawl_engine::parallel::Worker {
+        cfg,
+        adapter,
+        verifier: Box::new(verifier),
+    })
 }
 
 /// The interview on the terminal: each question with its recommendation; an empty line takes
@@ -796,6 +882,9 @@ impl Printer {
                 "[pawl] progress: {stories_done}/{stories_total} stories done · {verified}/{criteria} criteria verified · {}",
                 pawl_engine::session::human_ms(*active_ms)
             )),
+            LoopEvent::Story {
+                story, state, note, ..
+            } => Some(format!("[pawl] story {story} {state}: {note}")),
             LoopEvent::StorySkipped { story, attempts } => Some(format!(
                 "[pawl] story {story} skipped after {attempts} failed attempts"
             )),

@@ -18,6 +18,7 @@ mod hidden;
 mod hook_setup;
 mod knowledge;
 mod owner;
+mod parallel;
 mod project;
 mod rails;
 mod render;
@@ -98,7 +99,9 @@ fn run(cli: Cli) -> Result<pawl_core::ExitCode, CliError> {
     }
     let mut ctx = Ctx::new(cli.dir.as_deref(), cli.json, cli.run.clone())?;
     ctx.verbose = cli.verbose;
-    if sandbox::inside_step(&ctx.root) {
+    // Inside a story's worktree the step's repository is the run's (docs/parallel.md).
+    let step_root = parallel::main_root_of_worktree(&ctx.root).unwrap_or_else(|| ctx.root.clone());
+    if sandbox::inside_step(&step_root) {
         let args: Vec<String> = std::env::args_os()
             .skip(1)
             .map(|a| a.to_string_lossy().into_owned())
@@ -106,7 +109,7 @@ fn run(cli: Cli) -> Result<pawl_core::ExitCode, CliError> {
         match sandbox::inside(&cli.command) {
             sandbox::Inside::Run => {}
             sandbox::Inside::Mail if cli.dir.is_none() && cli.run.is_none() => {
-                let said = sandbox::mail(&ctx.root, &args)?;
+                let said = sandbox::mail(&step_root, &args)?;
                 ctx.say(said)?;
                 return Ok(pawl_core::ExitCode::Done);
             }

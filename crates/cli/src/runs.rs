@@ -55,6 +55,8 @@ pub struct Start {
     /// Checks the agent is never shown (`--hidden-check "<cmd>"`): run in the clean room, their
     /// command, output and failing tests kept out of prompts and the repository.
     pub hidden_checks: Vec<String>,
+    /// A plan file (`--plan`): its stories run in worktrees, merged by the merge queue.
+    pub plan: Option<PathBuf>,
 }
 
 /// Starts the run `req` asks for. The configuration is read first: a bad pawl.toml or flag must
@@ -248,6 +250,7 @@ pub fn settings(config: &pawl_core::config::Config) -> RunSettings {
         seal: None,
         sandbox: Some(config.sandbox.clone()),
         must_not: config.run.must_not.clone(),
+        workers: None,
     }
 }
 
@@ -394,21 +397,50 @@ fn headless_run(
     rails::check_clean(&repo, req.allow_dirty)?;
     rails::preflight(&repo, config)?;
     crate::headless::preflight_agent(ctx, &settings, req.force_nested)?;
+    // A plan file is read and checked before anything is written.
+    let plan = match &req.plan {
+        Some(path) => Some(crate::parallel::read_plan(&absolute(path))?),
+        None => None,
+    };
     // The mode: the flag, or for `auto` the spec analysis' choice, said out loud.
     let facts = project::spec_facts(ctx)?;
     let analysis = pawl_core::spec::analyze(goal, &facts);
-    let choice = crate::headless::mode_for_agent(req.mode, &analysis.mode, &settings)?;
+    let mut choice = crate::headless::mode_for_agent(req.mode, &analysis.mode, &settings)?;
+    if plan.is_some() {
+        settings.workers = Some(config.parallel.workers.max(1));
+    }
+    if let Some(stories) = &plan {
+        choice = pawl_core::spec::ModeChoice {
+            mode: choice.mode,
+            reason: format!(
+                "the plan {} gives {} stories, run in worktrees by up to {} worker(s) and merged one at a time",
+                req.plan
+                    .as_deref()
+                    .map(|p| p.display().to_string())
+                    .unwrap_or_default(),
+                stories.len(),
+                config.parallel.workers.max(1)
+            ),
+        };
+    }
+    let mode_name = if plan.is_some() {
+        PARALLEL_MODE
+    } else {
+        choice.mode.as_str()
+    };
     let auto = req.mode == ModeArg::Auto;
     if ctx.json {
-        ctx.json_line(
-            &serde_json::json!({"kind": "mode", "mode": choice.mode.as_str(),
-            "reason": choice.reason, "auto": auto}),
-        )?;
+        ctx.json_line(&serde_json::json!({"kind": "mode", "mode": mode_name,
+            "reason": choice.reason, "auto": auto}))?;
     } else {
         ctx.say(format!(
             "[pawl] mode {}{}: {}",
-            choice.mode.as_str(),
-            if auto { " (auto)" } else { "" },
+            mode_name,
+            if auto && plan.is_none() {
+                " (auto)"
+            } else {
+                ""
+            },
             choice.reason
         ))?;
     }
@@ -419,7 +451,7 @@ fn headless_run(
     let run = store.create_run(&NewRun {
         goal: goal.to_string(),
         driver: Driver::Headless,
-        mode: Some(choice.mode.as_str().to_string()),
+        mode: Some(mode_name.to_string()),
         settings,
         branch: None,
         pre_run_commit: None,
@@ -430,6 +462,10 @@ fn headless_run(
         .and_then(|()| record_seal(&mut store, &run.id, &seal, &baseline))
         .and_then(|()| {
             rails::start(ctx, &repo, &mut store, &run, config, &analysis.target_files).map(|_| ())
+        })
+        .and_then(|()| match &plan {
+            Some(stories) => crate::parallel::record_plan(&mut store, &ctx.root, &run.id, stories),
+            None => Ok(()),
         });
     if let Err(err) = started {
         let _ = store.cancel_run(&run.id);
@@ -445,6 +481,9 @@ fn headless_run(
         req.interactive,
     )
 }
+
+/// The mode a run started from a plan file is stored with.
+pub const PARALLEL_MODE: &str = "parallel";
 
 /// A path given on the command line, made absolute.
 pub fn absolute(p: &std::path::Path) -> PathBuf {

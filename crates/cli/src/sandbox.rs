@@ -148,6 +148,47 @@ pub struct StepLaunch {
 
 /// Probes this machine for the repository at `root` and decides.
 pub fn prepare(root: &Path, config: &SandboxConfig) -> CliResult<StepLaunch> {
+    launch_for(root, config.enabled.then(|| wanted(root, config)), config)
+}
+
+/// [`prepare`] for the steps of a story worked on in the worktree `tree` of the repository at
+/// `main` (docs/parallel.md): the worktree is the tree the agent writes; the repository's
+/// `.pawl/` and git settings stay read-only (the mailbox writable), so pawl inside the step
+/// finds a read-only store and refuses run control there as in any step.
+pub fn prepare_story(main: &Path, tree: &Path, config: &SandboxConfig) -> CliResult<StepLaunch> {
+    let spec = config.enabled.then(|| {
+        let mut spec = wanted(tree, config);
+        let state = main.join(STATE_DIR);
+        for p in [
+            state.clone(),
+            main.join(".git/config"),
+            main.join(".git/hooks"),
+            main.join(".git/info"),
+        ] {
+            let p = resolved(p);
+            if !spec.read_only.contains(&p) {
+                spec.read_only.push(p);
+            }
+        }
+        spec.writable.push(resolved(state.join(REQUESTS_DIR)));
+        // The worktree's own git directory (its index and HEAD), so the agent's git works there.
+        if let Some(gitdir) = std::fs::read_to_string(tree.join(".git"))
+            .ok()
+            .and_then(|t| t.strip_prefix("gitdir:").map(|g| PathBuf::from(g.trim())))
+        {
+            spec.writable.push(resolved(gitdir));
+        }
+        spec
+    });
+    launch_for(main, spec, config)
+}
+
+/// The launch of steps whose pawl state is `root/.pawl`, with `sandbox` when it is wanted.
+fn launch_for(
+    root: &Path,
+    sandbox: Option<SandboxSpec>,
+    config: &SandboxConfig,
+) -> CliResult<StepLaunch> {
     let state = root.join(STATE_DIR);
     // The mailbox must exist before the step: the launcher opens it as a writable hole.
     let requests = state.join(REQUESTS_DIR);
@@ -157,7 +198,7 @@ pub fn prepare(root: &Path, config: &SandboxConfig) -> CliResult<StepLaunch> {
     )))?;
     let wanted = LaunchSpec {
         namespaces: true,
-        sandbox: config.enabled.then(|| wanted(root, config)),
+        sandbox,
     };
     let (enforced, launcher) = match launcher() {
         Some(exe) => match launch::probe(&exe, &wanted) {

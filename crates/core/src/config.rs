@@ -422,6 +422,22 @@ pub struct Config {
     pub run: RunConfig,
     pub notify: NotifyConfig,
     pub store: StoreConfig,
+    pub parallel: ParallelConfig,
+}
+
+/// `[parallel]` — stories of a plan run at once, each in its own worktree (docs/parallel.md).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ParallelConfig {
+    /// How many stories run at once (`--workers`); 1 runs them one after the other, still each
+    /// in its worktree and through the merge queue.
+    pub workers: u32,
+}
+
+impl Default for ParallelConfig {
+    fn default() -> Self {
+        ParallelConfig { workers: 1 }
+    }
 }
 
 /// `[store]` — where runs are kept (docs/fleet.md): `.pawl/pawl.db` in the clone (the default),
@@ -589,7 +605,7 @@ impl Default for SandboxConfig {
 /// `PAWL_RUN_ID` is what pawl tells an agent, never configuration.
 pub const SECTIONS: &[&str] = &[
     "agent", "limits", "breakers", "stall", "gates", "guard", "pipeline", "git", "sandbox",
-    "notify", "store",
+    "notify", "store", "parallel",
 ];
 
 /// Where an effective value came from.

@@ -49,6 +49,9 @@ str_enum!(
         StoryAdded => "story_added",
         /// A story's status changed.
         StoryStatus => "story_status",
+        /// A story of a plan run in parallel changed state (its worktree, branch, attempts, the
+        /// merge queue's result and evidence).
+        StoryWork => "story_work",
         /// A completed story was committed (`[git] auto_commit`).
         StoryCommitted => "story_committed",
         /// A verified iteration's tree was committed on the run's branch (`[git]

@@ -14,6 +14,7 @@ pub mod lessons;
 pub mod long_session;
 pub mod model;
 pub mod must_not;
+pub mod parallel;
 pub mod pipeline;
 pub mod proof;
 pub mod record;

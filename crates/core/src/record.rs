@@ -45,6 +45,10 @@ pub struct RunSettings {
     /// checked against them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub must_not: Vec<String>,
+    /// How many stories of a plan run at once (`--workers`, `[parallel] workers`), fixed when
+    /// the run started (a resume keeps it). `None`: not a planned run, or stored before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workers: Option<u32>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

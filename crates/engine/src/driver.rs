@@ -93,6 +93,14 @@ pub enum LoopEvent {
         blocking: usize,
         summary: String,
     },
+    /// A story of a plan run in parallel changed state (started in its worktree, queued,
+    /// merged, sent back by the merge queue, out of attempts).
+    Story {
+        story: String,
+        state: String,
+        merge: String,
+        note: String,
+    },
     /// The pipeline's progress report (every 3 stories or 30 minutes).
     Progress {
         stories_done: u32,
@@ -183,6 +191,9 @@ pub(crate) struct Scope {
     /// The run's mode has a plan to go back to: a spec failure ends the sub-loop with
     /// [`LoopEnd::replan`] instead of waiting on the user.
     pub plans: bool,
+    /// One of several workers of the parallel driver: other workers' iterations are open at
+    /// the same time (the coordinator marks those a crash cut off, once, before any worker).
+    pub parallel: bool,
 }
 
 impl Scope {
@@ -331,7 +342,11 @@ pub(crate) fn drive_leased(
     // Nothing of a run whose state was modified outside pawl is driven (`drive_with` stops it
     // `tampered`): not its limits, not its iterations.
     store.check_run(run_id)?;
-    let interrupted = store.interrupt_open_iterations(run_id)?;
+    let interrupted = if scope.parallel {
+        Vec::new()
+    } else {
+        store.interrupt_open_iterations(run_id)?
+    };
     let run = store.run(run_id)?;
     // A run waiting on the user stays waiting (the loop stops at once below) until the user
     // clears it with `pawl user-fixed`.

@@ -14,6 +14,7 @@ pub mod control;
 pub mod driver;
 pub mod escalate;
 pub mod hidden;
+pub mod parallel;
 pub mod pipeline;
 pub mod prompt;
 pub mod report;
@@ -52,6 +53,9 @@ pub enum EngineError {
     /// A pipeline rule was broken by pawl's own sequencing (a bug, never the agent's doing).
     #[error("pipeline: {0}")]
     Consensus(#[from] pawl_core::pipeline::ConsensusError),
+    /// The parallel driver cannot go on (a branch gone, a worktree that cannot be made).
+    #[error("parallel stories: {0}")]
+    Parallel(String),
     #[error("cannot write the report {path}: {source}")]
     Report {
         path: std::path::PathBuf,

@@ -190,6 +190,7 @@ impl Ctx<'_> {
             until_checks_pass: true,
             fresh_session: true,
             plans: rules::phases(self.mode, &self.pcfg.phases).contains(&Phase::Plan),
+            parallel: false,
         };
         let end = driver::drive_leased(
             self.store,

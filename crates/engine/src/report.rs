@@ -113,7 +113,11 @@ pub struct Report {
     /// The coverage figure of the final verification, or that it was not measured.
     pub coverage: Coverage,
     pub criteria: Vec<CriterionLine>,
-    pub stories: Vec<Story>,
+    pub stories: Vec<StoryLine>,
+    /// For a plan run in parallel: how many workers, how far a limit can be overshot, and what
+    /// the stories' worktrees hold on disk (docs/parallel.md).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parallel: Option<ParallelSummary>,
     pub iterations: Vec<Iteration>,
     pub failures_by_class: BTreeMap<String, u32>,
     pub files_changed: Vec<FileChange>,
@@ -148,6 +152,110 @@ pub struct Report {
     /// nothing the run recorded is trusted (the verdict is RESEARCH).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub tampering: Vec<pawl_store::Finding>,
+}
+
+/// One story of the report; for a plan run in parallel, with its worktree and what the merge
+/// queue said (`attempts` is then the sessions that worked on it).
+#[derive(Debug, Clone, Serialize)]
+pub struct StoryLine {
+    #[serde(flatten)]
+    pub story: Story,
+    #[serde(flatten)]
+    pub parallel: Option<ParallelStory>,
+}
+
+/// What the parallel driver kept of a story.
+#[derive(Debug, Clone, Serialize)]
+pub struct ParallelStory {
+    /// The run's own id of the story (the plan's id is `id`).
+    pub story_id: String,
+    pub state: pawl_core::parallel::WorkState,
+    /// merged | conflict | red | pending
+    pub merge: pawl_core::parallel::MergeResult,
+    /// What the merge queue saw on the merged tree: its tree and commit, each check's result
+    /// and evidence id (or the conflicting paths).
+    pub evidence: serde_json::Value,
+    /// Verifications of its own that failed (in its worktree).
+    pub failed_verifications: u32,
+    pub branch: String,
+    pub worktree: String,
+    /// Bytes its worktree holds now (0 once it is removed).
+    pub disk_bytes: u64,
+    pub merged_commit: Option<String>,
+}
+
+/// The parallel driver's summary.
+#[derive(Debug, Clone, Serialize)]
+pub struct ParallelSummary {
+    pub workers: u64,
+    /// How far past a limit the run can go: every worker checks the run's limits before each
+    /// step, so at most the steps already in flight (one per other worker).
+    pub overshoot: String,
+    pub worktrees_bytes: u64,
+}
+
+fn story_lines(
+    store: &Store,
+    run_id: &str,
+) -> Result<(Vec<StoryLine>, Option<ParallelSummary>), EngineError> {
+    let stories = store.stories(run_id)?;
+    let works = store.story_works(run_id)?;
+    if works.is_empty() {
+        return Ok((
+            stories
+                .into_iter()
+                .map(|story| StoryLine {
+                    story,
+                    parallel: None,
+                })
+                .collect(),
+            None,
+        ));
+    }
+    let mut total = 0;
+    let mut lines = Vec::new();
+    for w in works {
+        let Some(mut story) = stories.iter().find(|s| s.id == w.story_id).cloned() else {
+            continue;
+        };
+        let failed = story.attempts;
+        story.id = w.plan.id.clone();
+        story.attempts = w.attempts;
+        let bytes = crate::parallel::disk_use(std::path::Path::new(&w.worktree));
+        total += bytes;
+        lines.push(StoryLine {
+            story,
+            parallel: Some(ParallelStory {
+                story_id: w.story_id,
+                state: w.state,
+                merge: w.merge,
+                evidence: w.evidence,
+                failed_verifications: failed,
+                branch: w.branch,
+                worktree: w.worktree,
+                disk_bytes: bytes,
+                merged_commit: w.merged_commit,
+            }),
+        });
+    }
+    let workers = store
+        .events_after(Some(run_id), 0, usize::MAX)?
+        .iter()
+        .rev()
+        .filter(|e| e.is(EventKind::StoryWork))
+        .find_map(|e| e.data.get("workers").and_then(|v| v.as_u64()))
+        .unwrap_or(1);
+    Ok((
+        lines,
+        Some(ParallelSummary {
+            workers,
+            overshoot: format!(
+                "limits are checked before every step across all {workers} worker(s): a limit is overshot by at most {} step(s) already in flight",
+                workers.saturating_sub(1)
+            ),
+            worktrees_bytes: total,
+        }),
+    ))
 }
 
 /// Everything found modified in a run's state outside pawl: what each `tampered` event recorded
@@ -204,7 +312,7 @@ pub fn build(store: &Store, run_id: &str, root: &Path) -> Result<Report, EngineE
     let tampering = tampering(store, run_id);
     let spent = store.spent(run_id)?;
     let iterations = store.iterations(run_id)?;
-    let stories = store.stories(run_id)?;
+    let (stories, parallel) = story_lines(store, run_id)?;
     // Criteria that fail their check are not shown as verified (nor at all).
     let criteria = store.criteria(run_id).unwrap_or_default();
     let events = store.events_after(Some(run_id), 0, usize::MAX)?;
@@ -305,6 +413,7 @@ pub fn build(store: &Store, run_id: &str, root: &Path) -> Result<Report, EngineE
         checks,
         criteria,
         stories,
+        parallel,
         iterations,
         failures_by_class,
         files_changed,
@@ -635,10 +744,50 @@ pub fn markdown(r: &Report) -> String {
         o.push_str(
             "\n## Stories\n\n| id | story | size | status | attempts |\n|---|---|---|---|---|\n",
         );
-        for s in &r.stories {
+        for l in &r.stories {
+            let s = &l.story;
             o.push_str(&format!(
                 "| {} | {} | {} | {} | {}/{} |\n",
                 s.id, s.title, s.size, s.status, s.attempts, s.max_attempts
+            ));
+        }
+    }
+    if let Some(p) = &r.parallel {
+        o.push_str(&format!(
+            "\n## Parallel stories\n\n{} worker(s); {}. Worktrees on disk now: {} bytes.\n\n| story | sessions | merge | on the merged tree | worktree |\n|---|---|---|---|---|\n",
+            p.workers, p.overshoot, p.worktrees_bytes
+        ));
+        for l in &r.stories {
+            let Some(w) = &l.parallel else { continue };
+            let checks = w.evidence["checks"]
+                .as_array()
+                .map(|cs| {
+                    cs.iter()
+                        .map(|c| {
+                            format!(
+                                "{} {}",
+                                c["name"].as_str().unwrap_or("?"),
+                                if c["passed"] == true { "✓" } else { "✗" }
+                            )
+                        })
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                })
+                .or_else(|| {
+                    w.evidence["conflicts"].as_array().map(|c| {
+                        format!(
+                            "conflicts in {}",
+                            c.iter()
+                                .filter_map(|p| p.as_str())
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        )
+                    })
+                })
+                .unwrap_or_else(|| "-".into());
+            o.push_str(&format!(
+                "| {} | {} | {} | {} | {} ({} bytes) |\n",
+                l.story.id, l.story.attempts, w.merge, checks, w.worktree, w.disk_bytes
             ));
         }
     }

@@ -689,6 +689,9 @@ pub struct GateVerifier {
     gates: Vec<Check>,
     /// Whether a failed verification is recorded (a story attempt); off for a re-check.
     record: bool,
+    /// A story's verifier (the parallel driver's workers): its failures are recorded on this
+    /// story, and of the run's command criteria only these ids run.
+    story: Option<(String, Vec<String>)>,
 }
 
 impl GateVerifier {
@@ -697,17 +700,51 @@ impl GateVerifier {
             ws,
             gates,
             record: true,
+            story: None,
         }
+    }
+
+    /// The verifier of one story of a plan run in parallel, in its worktree (`ws.root`): the
+    /// run's sealed checks and the story's own command criteria (`criteria`: their ids), its
+    /// failures recorded on `story`.
+    pub fn for_story(
+        ws: Workspace,
+        gates: Vec<Check>,
+        story: String,
+        criteria: Vec<String>,
+    ) -> GateVerifier {
+        GateVerifier {
+            story: Some((story, criteria)),
+            ..GateVerifier::new(ws, gates)
+        }
+    }
+
+    /// The run's command criteria this verifier runs (a story's own, or all).
+    fn criteria(&self, store: &Store, run: &Run) -> Result<Vec<Check>, StoreError> {
+        let all = criterion_checks(store, Some(run))?;
+        Ok(match &self.story {
+            None => all,
+            Some((_, ids)) => {
+                let wanted: Vec<String> = ids
+                    .iter()
+                    .map(|id| Check::criterion(id, String::new()).name)
+                    .collect();
+                all.into_iter()
+                    .filter(|c| wanted.contains(&c.name))
+                    .collect()
+            }
+        })
     }
 
     /// The checks a verification of `run` runs now: its sealed checks (or, for a run stored
     /// before seals, the gates it was given), then its command criteria.
     pub fn checks(&self, store: &Store, run: &Run) -> Result<Vec<Check>, VerifyError> {
-        let mut checks = match &run.settings.seal {
-            Some(seal) => crate::hidden::checks_of(seal, self.ws.vault.as_ref())?,
-            None => self.gates.clone(),
+        let mut checks = match (&run.settings.seal, &self.story) {
+            (Some(seal), Some(_)) => crate::parallel::story_checks(seal, self.ws.vault.as_ref())?,
+            (Some(seal), None) => crate::hidden::checks_of(seal, self.ws.vault.as_ref())?,
+            (None, _) => self.gates.clone(),
         };
-        checks.extend(criterion_checks(store, Some(run))?);
+        checks.extend(self.criteria(store, run)?);
         Ok(checks)
     }
 }
@@ -733,10 +770,17 @@ impl Verifier for GateVerifier {
             return Vec::new();
         };
         let mut names: Vec<String> = match &run.settings.seal {
-            Some(seal) => seal.checks.iter().map(|c| c.name.clone()).collect(),
+            Some(seal) => seal
+                .checks
+                .iter()
+                .filter(|c| {
+                    self.story.is_none() || c.role != pawl_core::seal::CheckRole::Acceptance
+                })
+                .map(|c| c.name.clone())
+                .collect(),
             None => self.gates.iter().map(|c| c.name.clone()).collect(),
         };
-        if let Ok(criteria) = criterion_checks(store, Some(&run)) {
+        if let Ok(criteria) = self.criteria(store, &run) {
             names.extend(criteria.into_iter().map(|c| c.name));
         }
         names
@@ -766,6 +810,7 @@ impl Verifier for GateVerifier {
         let mut plan = Plan::new(checks);
         plan.seal = run.settings.seal.clone();
         plan.record_failure = self.record;
+        plan.story = self.story.as_ref().map(|(s, _)| s.clone());
         let v = verify_checks(&self.ws, store, Some(&run), &plan)?;
         let summaries: Vec<CheckSummary> = v
             .items

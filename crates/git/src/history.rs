@@ -222,6 +222,79 @@ impl Repo {
         Ok(())
     }
 
+    /// Creates branch `branch` at `commit` and checks it out into a new worktree at `path`
+    /// (which must not exist or be empty); with `commit` `None`, checks out the existing
+    /// `branch` there. No filter, hook or program the repository configures runs.
+    pub fn add_branch_worktree(
+        &self,
+        path: &Path,
+        branch: &str,
+        commit: Option<&CommitId>,
+    ) -> Result<(), Error> {
+        let mut git = self.files_git()?;
+        git.args(["worktree", "add", "--quiet"]);
+        match commit {
+            Some(c) => {
+                git.args(["-b", branch]).arg(path).arg(c.as_str());
+            }
+            None => {
+                git.arg(path).arg(branch);
+            }
+        }
+        git.run()?;
+        Ok(())
+    }
+
+    /// Merges `commit` into this working tree's branch (`git merge --no-ff`, hooks skipped).
+    /// Returns no paths when the merge was clean and committed; otherwise the conflicting
+    /// paths, with the merge left in progress for someone to resolve ([`Repo::conclude_merge`]).
+    pub fn merge_into_head(&self, commit: &CommitId, message: &str) -> Result<Vec<PathBuf>, Error> {
+        let mut git = self.files_git()?;
+        git.args(self.identity_fallback_args()?)
+            .args(["merge", "--no-ff", "--no-verify", "--quiet", "-m", message])
+            .arg(commit.as_str());
+        let (code, _) = git.run_allowing(&[0, 1])?;
+        if code == 0 {
+            return Ok(Vec::new());
+        }
+        let mut list = self.git();
+        list.args(["diff", "--name-only", "--diff-filter=U", "-z"]);
+        let out = list.run()?;
+        let mut paths: Vec<PathBuf> = nul_records(&out).map(path_of).collect();
+        paths.dedup();
+        if paths.is_empty() {
+            // Failed for another reason than a conflict (say, local changes in the way).
+            return Err(Error::Parse {
+                command: git.command_line(),
+                detail: "the merge stopped without a conflict".to_owned(),
+            });
+        }
+        Ok(paths)
+    }
+
+    /// Whether a merge is in progress in this working tree (`MERGE_HEAD`).
+    pub fn merging(&self) -> bool {
+        self.git_dir().join("MERGE_HEAD").exists()
+    }
+
+    /// Ends a merge in progress with what the working tree holds now: everything staged and
+    /// committed as the merge commit (hooks skipped). `None` when no merge is in progress.
+    pub fn conclude_merge(&self, message: &str) -> Result<Option<CommitId>, Error> {
+        if !self.merging() {
+            return Ok(None);
+        }
+        let mut add = self.files_git()?;
+        add.args(["add", "--all", "--", ":/"]);
+        add.run()?;
+        let mut commit = self.files_git()?;
+        commit
+            .args(self.identity_fallback_args()?)
+            .args(["commit", "--quiet", "--no-verify", "--file=-"])
+            .stdin(message);
+        commit.run()?;
+        self.head_commit()
+    }
+
     /// Removes the worktree at `path` (whatever it holds) and forgets it.
     pub fn remove_worktree(&self, path: &Path) -> Result<(), Error> {
         let mut git = self.git();

@@ -337,6 +337,19 @@ impl Row {
 /// A connection to either backend.
 pub struct Db {
     inner: Inner,
+    /// Inside a transaction this connection began (PostgreSQL's client does not say).
+    in_tx: std::cell::Cell<bool>,
+}
+
+/// Reads of several statements from one snapshot of the database; ends when dropped.
+pub struct Snapshot<'a> {
+    db: &'a Db,
+}
+
+impl Drop for Snapshot<'_> {
+    fn drop(&mut self) {
+        let _ = self.db.rollback();
+    }
 }
 
 enum Inner {
@@ -390,6 +403,7 @@ impl Db {
     pub fn sqlite(path: &Path) -> DbResult<Db> {
         Ok(Db {
             inner: Inner::Lite(rusqlite::Connection::open(path)?),
+            in_tx: std::cell::Cell::new(false),
         })
     }
 
@@ -401,6 +415,7 @@ impl Db {
                 client: RefCell::new(client),
                 statements: RefCell::new(HashMap::new()),
             })),
+            in_tx: std::cell::Cell::new(false),
         })
     }
 
@@ -523,6 +538,12 @@ impl Db {
 
     /// Begins a write transaction holding the database's write lock (see the module's docs).
     pub fn begin_write(&self) -> DbResult<()> {
+        self.begin_write_locked()?;
+        self.in_tx.set(true);
+        Ok(())
+    }
+
+    fn begin_write_locked(&self) -> DbResult<()> {
         match &self.inner {
             Inner::Lite(c) => Ok(c.execute_batch("BEGIN IMMEDIATE")?),
             Inner::Pg(pg) => {
@@ -540,11 +561,35 @@ impl Db {
     }
 
     pub fn commit(&self) -> DbResult<()> {
+        self.in_tx.set(false);
         self.execute_batch("COMMIT")
     }
 
     pub fn rollback(&self) -> DbResult<()> {
+        self.in_tx.set(false);
         self.execute_batch("ROLLBACK")
+    }
+
+    /// A read snapshot for the statements until it is dropped (SQLite: a deferred transaction,
+    /// WAL keeps its first read's view; PostgreSQL: `REPEATABLE READ`); `None` inside a
+    /// transaction already, which is one snapshot itself.
+    pub fn snapshot(&self) -> DbResult<Option<Snapshot<'_>>> {
+        let inside = match &self.inner {
+            Inner::Lite(c) => !c.is_autocommit(),
+            Inner::Pg(_) => self.in_tx.get(),
+        };
+        if inside {
+            return Ok(None);
+        }
+        match &self.inner {
+            Inner::Lite(c) => c.execute_batch("BEGIN DEFERRED")?,
+            Inner::Pg(pg) => pg
+                .client
+                .borrow_mut()
+                .batch_execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")?,
+        }
+        self.in_tx.set(true);
+        Ok(Some(Snapshot { db: self }))
     }
 
     /// A number that changes when another connection commits (SQLite's `data_version`); `None`

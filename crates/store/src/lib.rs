@@ -31,6 +31,7 @@ pub mod mac;
 mod pipeline;
 mod runs;
 mod session;
+mod stories;
 mod work;
 
 pub use evidence::{Evidence, NewEvidence, TestCounts};
@@ -45,6 +46,7 @@ pub use pipeline::{
 };
 pub use runs::NewRun;
 pub use session::{Arming, NewArming, SessionBinding};
+pub use stories::{NewStoryWork, StoryWork, StoryWorkChange};
 
 /// The migrations, in order; schema version N means the first N have been applied.
 const MIGRATIONS: &[&str] = &[
@@ -58,6 +60,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0008_sealed_evidence.sql"),
     include_str!("../migrations/0009_authenticated_state.sql"),
     include_str!("../migrations/0010_fleet.sql"),
+    include_str!("../migrations/0011_parallel.sql"),
 ];
 
 /// The schema version at which rows start to carry authentication codes (`mac.rs`).

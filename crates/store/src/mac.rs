@@ -662,6 +662,9 @@ impl Store {
         if version.is_some() && self.checked.borrow().as_ref() == Some(&clean) {
             return Ok(None);
         }
+        // One snapshot for the run row and the rows it counts: another connection (a parallel
+        // worker) committing between the two reads is not a modification.
+        let snapshot = self.conn.snapshot()?;
         let Some(run) = select(&self.conn, &RUNS, "id = ?1", &[&run_id])?
             .into_iter()
             .next()
@@ -673,6 +676,7 @@ impl Store {
             });
         };
         let (run_id, findings) = findings_of(&self.conn, key, &run)?;
+        drop(snapshot);
         if findings.is_empty() {
             *self.checked.borrow_mut() = Some(clean);
             return Ok(None);

@@ -44,9 +44,26 @@ struct BranchAction {
     backup_ref: Option<String>,
 }
 
+/// What happened (or would happen) to one story's worktree and branch (a planned run's).
+#[derive(Debug, Serialize)]
+struct StoryAction {
+    run: String,
+    story: String,
+    worktree: String,
+    branch: String,
+    /// `removed`, `would_remove` or `kept`.
+    action: &'static str,
+    why: String,
+    /// What its worktree held on disk.
+    bytes: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    backup_ref: Option<String>,
+}
+
 #[derive(Debug, Serialize)]
 struct Cleaned {
     dry_run: bool,
+    stories: Vec<StoryAction>,
     branches: Vec<BranchAction>,
     logs: Vec<String>,
     log_bytes: u64,
@@ -69,6 +86,12 @@ pub fn run(ctx: &mut Ctx, args: &CleanArgs) -> CliResult<ExitCode> {
         } else {
             finished.push(run);
         }
+    }
+
+    // Stories' worktrees and branches first (a story branch may contain its run's head).
+    let mut stories = Vec::new();
+    for run in &finished {
+        stories.extend(clean_stories(&store, &repo, run, args)?);
     }
 
     // Branches: only a run's own sandbox branch, one at a time against the branches that
@@ -238,6 +261,7 @@ pub fn run(ctx: &mut Ctx, args: &CleanArgs) -> CliResult<ExitCode> {
 
     let cleaned = Cleaned {
         dry_run: args.dry_run,
+        stories,
         branches,
         log_bytes: logs.iter().map(|(_, n)| n).sum(),
         logs: logs.iter().map(|(p, _)| display(&ctx.root, p)).collect(),
@@ -246,6 +270,7 @@ pub fn run(ctx: &mut Ctx, args: &CleanArgs) -> CliResult<ExitCode> {
     };
     if !args.dry_run
         && (cleaned.branches.iter().any(|b| b.action == "deleted")
+            || cleaned.stories.iter().any(|s| s.action == "removed")
             || !cleaned.logs.is_empty()
             || !cleaned.rooms.is_empty()
             || !cleaned.worktrees.is_empty())
@@ -258,6 +283,145 @@ pub fn run(ctx: &mut Ctx, args: &CleanArgs) -> CliResult<ExitCode> {
     }
     ctx.emit(&cleaned, || human(&cleaned, any_open))?;
     Ok(ExitCode::Done)
+}
+
+/// A finished run's story worktrees and branches (docs/parallel.md): removed when the run's
+/// branch holds every commit of the story's branch and its worktree has nothing uncommitted;
+/// otherwise kept, unless `--force`, which first keeps everything — the branch and what the
+/// worktree holds, committed or not — under `refs/pawl/backups/clean/<run>-<story>`.
+fn clean_stories(
+    store: &pawl_store::Store,
+    repo: &pawl_git::Repo,
+    run: &pawl_core::record::Run,
+    args: &CleanArgs,
+) -> CliResult<Vec<StoryAction>> {
+    let works = store.story_works(&run.id)?;
+    if works.is_empty() {
+        return Ok(Vec::new());
+    }
+    let registered: Vec<PathBuf> = repo.worktrees()?.into_iter().map(|w| w.path).collect();
+    let run_head = match &run.branch {
+        Some(b) => repo.branch_head(b)?,
+        None => None,
+    };
+    let mut out = Vec::new();
+    for w in works {
+        let path = PathBuf::from(&w.worktree);
+        let is_tree = registered.contains(&path);
+        let head = repo.branch_head(&w.branch)?;
+        if !is_tree && !path.exists() && head.is_none() {
+            continue;
+        }
+        let bytes = pawl_engine::parallel::disk_use(&path);
+        let dirty = is_tree && !pawl_git::Repo::open(&path)?.status()?.is_empty();
+        let merged = match (&head, &run_head) {
+            (None, _) => true,
+            (Some(h), Some(r)) => repo.is_ancestor(h, r)?,
+            (Some(_), None) => false,
+        };
+        let (action, why, backup_ref) = if merged && !dirty {
+            (
+                if args.dry_run {
+                    "would_remove"
+                } else {
+                    "removed"
+                },
+                format!(
+                    "merged: {} holds its commits",
+                    run.branch.as_deref().unwrap_or("the run's branch")
+                ),
+                None,
+            )
+        } else if args.force {
+            let name = format!("clean/{}-{}", run.id, w.plan.id);
+            let backup = if args.dry_run {
+                format!("{}{name}", pawl_git::BACKUP_REF_PREFIX)
+            } else {
+                // What the worktree holds, committed or not, on top of its branch.
+                let keep = if is_tree {
+                    Some(pawl_git::Repo::open(&path)?.snapshot_commit(&format!(
+                        "pawl clean --force: story {} of run {} as its worktree held it",
+                        w.plan.id, run.id
+                    ))?)
+                } else {
+                    head.clone()
+                };
+                match keep {
+                    Some(c) => match repo.backup_ref(&name, &c) {
+                        Ok(r) => r,
+                        Err(pawl_git::Error::RefExists { .. }) => {
+                            repo.backup_ref(&format!("{name}-{}", c.short()), &c)?
+                        }
+                        Err(e) => return Err(e.into()),
+                    },
+                    None => String::new(),
+                }
+            };
+            (
+                if args.dry_run {
+                    "would_remove"
+                } else {
+                    "removed"
+                },
+                format!(
+                    "not merged{} (--force): kept under the backup ref",
+                    if dirty {
+                        ", with uncommitted changes"
+                    } else {
+                        ""
+                    }
+                ),
+                Some(backup),
+            )
+        } else {
+            out.push(StoryAction {
+                run: run.id.clone(),
+                story: w.plan.id.clone(),
+                worktree: w.worktree.clone(),
+                branch: w.branch.clone(),
+                action: "kept",
+                why: format!(
+                    "{}: resume the run (`pawl resume --run {}`) to merge it, or pass --force",
+                    if dirty {
+                        "its worktree has uncommitted changes"
+                    } else {
+                        "its branch has commits the run's branch does not"
+                    },
+                    run.id
+                ),
+                bytes,
+                backup_ref: None,
+            });
+            continue;
+        };
+        if !args.dry_run {
+            if is_tree {
+                repo.remove_worktree(&path)?;
+            } else if path.exists() {
+                remove_dir(&path)?;
+            }
+            repo.prune_worktrees()?;
+            if let Some(h) = &head {
+                repo.delete_branch(&w.branch, h)?;
+            }
+            if let Some(room) = pawl_engine::parallel::story_room(&path)
+                && room.is_dir()
+            {
+                remove_dir(&room)?;
+            }
+        }
+        out.push(StoryAction {
+            run: run.id.clone(),
+            story: w.plan.id,
+            worktree: w.worktree,
+            branch: w.branch,
+            action,
+            why,
+            bytes,
+            backup_ref,
+        });
+    }
+    Ok(out)
 }
 
 fn remove_dir(dir: &Path) -> CliResult {
@@ -275,6 +439,28 @@ fn human(c: &Cleaned, any_open: bool) -> String {
         ("removed", "deleted")
     };
     let mut out = Vec::new();
+    for s in &c.stories {
+        let line = match s.action {
+            "kept" => format!(
+                "kept story {} of run {} ({}, {}): {}",
+                s.story, s.run, s.worktree, s.branch, s.why
+            ),
+            _ => format!(
+                "{verb} story {} of run {} (worktree {}, {} bytes; branch {}): {}{}",
+                s.story,
+                s.run,
+                s.worktree,
+                s.bytes,
+                s.branch,
+                s.why,
+                s.backup_ref
+                    .as_ref()
+                    .map(|r| format!(" {r}"))
+                    .unwrap_or_default()
+            ),
+        };
+        out.push(line);
+    }
     for b in &c.branches {
         let line = match b.action {
             "kept" => format!("kept {} (run {}): {}", b.branch, b.run, b.why),

@@ -121,6 +121,7 @@ pub fn run(args: &DemoArgs, json: bool) -> CliResult<ExitCode> {
         checks: Vec::new(),
         pass_env: Vec::new(),
         hidden_checks: Vec::new(),
+        plan: None,
     };
     let code = runs::start(&mut ctx, &start)?;
     if !json {

@@ -88,7 +88,11 @@ pub fn run(args: &HookArgs, dir: Option<&Path>) -> ExitCode {
     // A headless run's agent carries its run in the environment: the guard applies, and the
     // loop (not this hook) decides when the work is done.
     if let Some(run_id) = headless_run_id() {
-        let Some(root) = headless_root(&cwd, &run_id).or_else(|| find_repo_root(&cwd)) else {
+        // A story's agent works in the story's worktree: its run is the repository's.
+        let Some(root) = headless_root(&cwd, &run_id)
+            .or_else(|| crate::parallel::main_root_of_worktree(&cwd))
+            .or_else(|| find_repo_root(&cwd))
+        else {
             let why = format!(
                 "run {run_id} drives this agent, but its repository is not at or above `{}`",
                 cwd.display()

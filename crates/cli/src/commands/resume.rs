@@ -114,6 +114,7 @@ pub fn run(ctx: &mut Ctx, args: &ResumeArgs) -> CliResult<ExitCode> {
                     .map(|s| s.env.keys().cloned().collect())
                     .unwrap_or_default(),
                 hidden_checks: Vec::new(),
+                plan: None,
             },
         )?;
         // The user's acceptance checks stay (they were proven red on the pre-run code), and

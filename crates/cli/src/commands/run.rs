@@ -65,6 +65,14 @@ pub struct RunArgs {
     /// no assumption criteria), as `[pipeline] spec_gate = false` does for every run.
     #[arg(long, short = 'y')]
     pub yes: bool,
+    /// Start from a plan you wrote (`[[stories]]` with id, title, files, depends_on, criteria):
+    /// each story is worked on in its own worktree and merged by pawl's merge queue
+    /// (docs/parallel.md).
+    #[arg(long, value_name = "FILE")]
+    pub plan: Option<PathBuf>,
+    /// How many stories of the plan run at once (overrides `[parallel] workers`; default 1).
+    #[arg(long, value_name = "N")]
+    pub workers: Option<u32>,
 }
 
 impl RunArgs {
@@ -87,6 +95,28 @@ impl RunArgs {
             let list = toml_array(&self.must_not);
             overrides.push(("run.must_not+", list, "--must-not"));
         }
+        if self.workers == Some(0) {
+            return Err(CliError::Usage(
+                "--workers 0: at least one worker runs the stories".into(),
+            ));
+        }
+        if let Some(n) = self.workers {
+            overrides.push(("parallel.workers", n.to_string(), "--workers"));
+        }
+        if self.plan.is_some() {
+            if self.driver != Driver::Headless {
+                return Err(CliError::Usage(format!(
+                    "--plan runs the stories headless, each in its worktree: it cannot go with --driver {}",
+                    self.driver
+                )));
+            }
+            if !matches!(self.mode, pawl_core::pipeline::ModeArg::Auto) {
+                return Err(CliError::Usage(
+                    "--plan is the plan: leave out --mode (the planner's modes make their own)"
+                        .into(),
+                ));
+            }
+        }
         pawl_core::pipeline::check_flags(&pawl_core::pipeline::RunFlags {
             mode: self.mode,
             driver: self.driver,
@@ -107,6 +137,7 @@ impl RunArgs {
             checks: self.checks.clone(),
             pass_env: self.pass_env.clone(),
             hidden_checks: self.hidden_checks.clone(),
+            plan: self.plan.clone(),
         })
     }
 }

@@ -77,7 +77,27 @@ pub fn run(ctx: &mut Ctx, args: &StatusArgs) -> CliResult<ExitCode> {
         .filter(|c| c.status == CriterionStatus::Verified)
         .count();
     let count = |st: StoryStatus| rc.stories.iter().filter(|s| s.status == st).count();
+    // A planned run's stories: where each is worked on and what its worktree holds.
+    let planned: Vec<serde_json::Value> = store
+        .story_works(&run.id)?
+        .into_iter()
+        .map(|w| {
+            let path = std::path::Path::new(&w.worktree);
+            json!({
+                "id": w.plan.id, "state": w.state, "attempts": w.attempts, "merge": w.merge,
+                "branch": w.branch, "worktree": w.worktree, "exists": path.exists(),
+                "disk_bytes": pawl_engine::parallel::disk_use(path),
+            })
+        })
+        .collect();
+    let worktrees_bytes: u64 = planned
+        .iter()
+        .filter_map(|p| p["disk_bytes"].as_u64())
+        .sum();
     let value = json!({
+        "parallel": (!planned.is_empty()).then(|| json!({
+            "stories": planned, "worktrees_bytes": worktrees_bytes,
+        })),
         "run": rc.run,
         "criteria": {"verified": verified, "total": rc.criteria.len()},
         "stories": {
@@ -160,6 +180,30 @@ pub fn run(ctx: &mut Ctx, args: &StatusArgs) -> CliResult<ExitCode> {
             parts.join(", ")
         };
         out.push_str(&format!("stories: {stories}\n"));
+        if !planned.is_empty() {
+            out.push_str(&format!(
+                "worktrees: {} on disk\n",
+                crate::parallel::human_bytes(worktrees_bytes)
+            ));
+            for p in &planned {
+                let at = if p["exists"] == true {
+                    format!(
+                        "{} ({})",
+                        p["worktree"].as_str().unwrap_or(""),
+                        crate::parallel::human_bytes(p["disk_bytes"].as_u64().unwrap_or(0))
+                    )
+                } else {
+                    "no worktree".into()
+                };
+                out.push_str(&format!(
+                    "  story {} {} · merge {} · sessions {} · {at}\n",
+                    p["id"].as_str().unwrap_or(""),
+                    p["state"].as_str().unwrap_or(""),
+                    p["merge"].as_str().unwrap_or(""),
+                    p["attempts"]
+                ));
+            }
+        }
         if let Some(s) = &rc.current_story {
             out.push_str(&format!(
                 "current: {} \"{}\" (tdd: {}, attempts {}/{})\n",

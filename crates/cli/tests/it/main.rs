@@ -21,6 +21,7 @@ mod flow;
 mod hooks;
 mod hooks_real;
 mod output;
+mod parallel;
 mod pipeline;
 mod pipeline_real;
 mod reach;

@@ -182,7 +182,7 @@ pub fn pr_body(r: &Report, p: Option<&PipelineReport>) -> String {
     );
     if !r.stories.is_empty() {
         o.push_str("\n### Stories\n\n");
-        for s in &r.stories {
+        for s in r.stories.iter().map(|l| &l.story) {
             o.push_str(&format!(
                 "- [{}] {} {} ({})\n",
                 if s.status == pawl_core::model::StoryStatus::Done {

@@ -10,6 +10,7 @@ mod history;
 mod leases;
 mod sqlite;
 mod store;
+mod stories;
 mod tamper;
 
 use std::sync::Arc;

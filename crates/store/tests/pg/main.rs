@@ -17,6 +17,8 @@ mod history;
 mod leases;
 #[path = "../it/store.rs"]
 mod store;
+#[path = "../it/stories.rs"]
+mod stories;
 #[path = "../it/tamper.rs"]
 mod tamper;
 

@@ -1,0 +1,784 @@
+//! Parallel stories (issue 19, docs/parallel.md): `pawl run --plan plan.toml` with the command
+//! agent, each story in its own worktree on its own branch, merged one at a time by the merge
+//! queue that re-verifies the merged tree. Every test asserts the exit code, what the run's
+//! branch holds, the stories' rows in the store and the report's `stories[]`, and that no
+//! worktree or story branch is left behind.
+
+use crate::TestEnv;
+
+/// A `pawl.toml` for a command agent that runs `agent.sh` (committed beside it): no limits in
+/// the way unless `limits` says so, every breaker off, the gate `gate`.
+fn config(workers: u32, limits: &str, gate: &str) -> String {
+    format!(
+        "[agent]\nkind = \"command\"\ncommand = [\"sh\", \"agent.sh\"]\n\n[limits]\ncalls_per_hour = 0\n{limits}\n\n[breakers]\n{}\n[parallel]\nworkers = {workers}\n\n[gates]\ntest = \"{}\"\n",
+        crate::headless::NO_BREAKERS,
+        gate.replace('"', "\\\"")
+    )
+}
+
+/// One planned story: `(id, files, depends_on, criteria)`.
+type Row<'a> = (&'a str, &'a [&'a str], &'a [&'a str], &'a [&'a str]);
+
+/// `[[stories]]` for the rows.
+fn plan(stories: &[Row<'_>]) -> String {
+    let list = |v: &[&str]| {
+        v.iter()
+            .map(|s| format!("{:?}", s))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    stories
+        .iter()
+        .map(|(id, files, deps, criteria)| {
+            format!(
+                "[[stories]]\nid = \"{id}\"\ntitle = \"story {id}\"\nfiles = [{}]\ndepends_on = [{}]\ncriteria = [{}]\n\n",
+                list(files),
+                list(deps),
+                list(criteria)
+            )
+        })
+        .collect()
+}
+
+impl TestEnv {
+    /// `pawl init`, this config and agent script committed; the plan written outside the tree.
+    fn planned(&self, toml: &str, agent_sh: &str, plan_toml: &str) -> String {
+        self.ok(&["init"]);
+        self.write("pawl.toml", toml);
+        self.write("agent.sh", agent_sh);
+        self.git(&["add", "-A"]);
+        self.git(&["commit", "-q", "-m", "pawl config"]);
+        let p = self.dir.path().join("plan.toml");
+        std::fs::write(&p, plan_toml).unwrap();
+        p.display().to_string()
+    }
+
+    fn report_json(&self, run: &str) -> serde_json::Value {
+        let text =
+            std::fs::read_to_string(self.root().join(format!(".pawl/reports/{run}.json"))).unwrap();
+        serde_json::from_str(&text).unwrap()
+    }
+
+    fn only_run(&self) -> String {
+        self.db()
+            .query_row("SELECT id FROM runs", [], |r| r.get(0))
+            .unwrap()
+    }
+
+    /// `git worktree list --porcelain`: the paths.
+    fn worktrees(&self) -> Vec<String> {
+        let out = self.git(&["worktree", "list", "--porcelain"]);
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter_map(|l| l.strip_prefix("worktree "))
+            .map(str::to_string)
+            .collect()
+    }
+
+    fn branches(&self) -> Vec<String> {
+        let out = self.git(&["for-each-ref", "--format=%(refname:short)", "refs/heads/"]);
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(str::to_string)
+            .collect()
+    }
+
+    /// `(story, state, attempts, merge)` of every planned story.
+    fn story_rows(&self) -> Vec<(String, String, u32, String)> {
+        let db = self.db();
+        let mut stmt = db
+            .prepare("SELECT story, state, attempts, merge_result FROM story_work ORDER BY seq")
+            .unwrap();
+        stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap()
+    }
+}
+
+/// The agent: writes `<story>.txt` in its working directory (the story's worktree), after
+/// leaving a mark that names the directory it ran in.
+const WRITE_OWN_FILE: &str = "echo \"$PAWL_STORY $(pwd)\" >> \"$HOME/marks/cwd\"\necho \"$PAWL_STORY\" > \"$PAWL_STORY.txt\"\n";
+
+/// The first two stories each wait (up to a minute) until both have started: with two workers
+/// they run side by side; one after the other, the first gives up waiting and says so.
+const SIDE_BY_SIDE: &str = "touch \"$HOME/marks/started-$PAWL_STORY\"\ncase $PAWL_STORY in S1|S2) n=0; while [ ! -e \"$HOME/marks/started-S1\" ] || [ ! -e \"$HOME/marks/started-S2\" ]; do n=$((n+1)); if [ $n -gt 1200 ]; then touch \"$HOME/marks/alone\"; break; fi; sleep 0.05; done;; esac\n";
+
+#[test]
+fn four_independent_stories_on_two_workers_are_all_merged() {
+    let env = TestEnv::new();
+    // `[parallel] workers = 1`, `--workers 2` on the command line: the flag wins.
+    let plan_path = env.planned(
+        &config(1, "", "true"),
+        &format!("{SIDE_BY_SIDE}{WRITE_OWN_FILE}"),
+        &plan(&[
+            ("S1", &["S1.txt"], &[], &["test -f S1.txt"]),
+            ("S2", &["S2.txt"], &[], &["test -f S2.txt"]),
+            ("S3", &["S3.txt"], &[], &["test -f S3.txt"]),
+            ("S4", &["S4.txt"], &[], &["test -f S4.txt"]),
+        ]),
+    );
+    let r = env.pawl(&[
+        "run",
+        "--plan",
+        &plan_path,
+        "--workers",
+        "2",
+        "--check",
+        "test -f S1.txt && test -f S2.txt && test -f S3.txt && test -f S4.txt",
+        "write the four files",
+    ]);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    let run = env.only_run();
+    // The run's branch holds every story's file, in the main working tree.
+    for s in ["S1", "S2", "S3", "S4"] {
+        assert_eq!(
+            std::fs::read_to_string(env.root().join(format!("{s}.txt"))).unwrap(),
+            format!("{s}\n")
+        );
+    }
+    let rows = env.story_rows();
+    assert_eq!(rows.len(), 4);
+    for (story, state, attempts, merge) in &rows {
+        assert_eq!(
+            (state.as_str(), *attempts, merge.as_str()),
+            ("merged", 1, "merged"),
+            "{story}"
+        );
+    }
+    // No worktree or story branch is left; the run's branch stays for review.
+    assert_eq!(env.worktrees().len(), 1, "{:?}", env.worktrees());
+    let branches = env.branches();
+    assert!(
+        !branches
+            .iter()
+            .any(|b| b.starts_with(&format!("pawl/{run}-"))),
+        "{branches:?}"
+    );
+    // Each story's agent ran in its own worktree, outside the repository.
+    let marks = std::fs::read_to_string(env.dir.path().join("home/marks/cwd")).unwrap();
+    let root = env.root().display().to_string();
+    for s in ["S1", "S2", "S3", "S4"] {
+        let line = marks
+            .lines()
+            .find(|l| l.starts_with(&format!("{s} ")))
+            .unwrap_or_else(|| panic!("{s} never ran: {marks}"));
+        let cwd = &line[s.len() + 1..];
+        assert!(
+            cwd.ends_with(&format!("/{run}/{s}")) && !cwd.starts_with(&root),
+            "{line}"
+        );
+    }
+    let report = env.report_json(&run);
+    let stories = report["stories"].as_array().unwrap();
+    assert_eq!(stories.len(), 4);
+    for s in stories {
+        assert_eq!(s["merge"], "merged", "{s}");
+        assert_eq!(s["attempts"], 1, "{s}");
+        let checks = s["evidence"]["checks"].as_array().unwrap();
+        assert!(
+            checks.iter().all(|c| c["passed"] == true) && !checks.is_empty(),
+            "{s}"
+        );
+    }
+    assert_eq!(report["verdict"], "SHIP", "{report}");
+    assert_eq!(report["parallel"]["workers"], 2, "{report}");
+    assert!(
+        !env.dir.path().join("home/marks/alone").exists(),
+        "the first two stories did not run side by side"
+    );
+}
+
+/// How many times the event log says the merge queue gave `story` the result `merge`.
+fn merge_events(env: &TestEnv, story: &str, merge: &str) -> i64 {
+    env.db()
+        .query_row(
+            "SELECT COUNT(*) FROM events WHERE kind = 'story_work' AND json_extract(data_json, '$.story') = ?1 AND json_extract(data_json, '$.merge') = ?2",
+            [story, merge],
+            |r| r.get(0),
+        )
+        .unwrap()
+}
+
+#[test]
+fn two_stories_that_conflict_one_is_merged_the_other_sent_back_and_redone() {
+    let env = TestEnv::new();
+    env.write("shared.txt", "base\n");
+    // Declared apart, both edit the same line of shared.txt: an overlap that slips through the
+    // schedule and is the merge queue's job. Sent back, the agent finds git's conflict markers
+    // in its worktree and keeps both sides.
+    let agent = r#"if grep -q '^<<<<<<<' shared.txt; then
+  grep -v -e '^<<<<<<<' -e '^=======' -e '^>>>>>>>' -e '^base$' shared.txt > shared.tmp && mv shared.tmp shared.txt
+  echo "$PAWL_STORY" >> "$HOME/marks/resolved"
+else
+  echo "$PAWL_STORY" > shared.txt
+  echo x > "$PAWL_STORY.txt"
+fi
+"#;
+    let plan_path = env.planned(
+        &config(2, "", "true"),
+        agent,
+        &plan(&[
+            ("S1", &["S1.txt"], &[], &["grep -qx S1 shared.txt"]),
+            ("S2", &["S2.txt"], &[], &["grep -qx S2 shared.txt"]),
+        ]),
+    );
+    let r = env.pawl(&["run", "--plan", &plan_path, "both stories"]);
+    // Both merged, green on the merged tree, their criteria red to green.
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    let shared = std::fs::read_to_string(env.root().join("shared.txt")).unwrap();
+    let mut lines: Vec<&str> = shared.lines().collect();
+    lines.sort();
+    assert_eq!(lines, vec!["S1", "S2"], "{shared}");
+    let rows = env.story_rows();
+    let resolved = std::fs::read_to_string(env.dir.path().join("home/marks/resolved")).unwrap();
+    let redone = resolved.trim();
+    assert!(redone == "S1" || redone == "S2", "{resolved}");
+    let first = if redone == "S1" { "S2" } else { "S1" };
+    for (story, state, attempts, merge) in &rows {
+        let want = if story == redone { 2 } else { 1 };
+        assert_eq!(
+            (state.as_str(), *attempts, merge.as_str()),
+            ("merged", want, "merged"),
+            "{story}"
+        );
+    }
+    // Never reported merged while it conflicted: one conflict, then one merge, for the story
+    // that was redone; the other merged once.
+    assert_eq!(merge_events(&env, redone, "conflict"), 1);
+    assert_eq!(merge_events(&env, redone, "merged"), 1);
+    assert_eq!(merge_events(&env, first, "conflict"), 0);
+    assert_eq!(merge_events(&env, first, "merged"), 1);
+    assert_eq!(env.worktrees().len(), 1);
+    let run = env.only_run();
+    let report = env.report_json(&run);
+    let line = report["stories"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["id"] == redone)
+        .unwrap()
+        .clone();
+    assert_eq!(line["attempts"], 2, "{line}");
+    assert_eq!(line["merge"], "merged", "{line}");
+}
+
+/// The attack: sent back for a conflict, the agent leaves git's markers in the file and its
+/// checks (which do not read the markers) pass. The merge queue sends it back again; only a
+/// resolved file is merged.
+#[test]
+fn a_story_that_leaves_conflict_markers_is_never_merged_with_them() {
+    let env = TestEnv::new();
+    env.write("shared.txt", "base\n");
+    let agent = r#"if grep -q '^<<<<<<<' shared.txt; then
+  if [ ! -e "$HOME/marks/left-once" ]; then
+    touch "$HOME/marks/left-once"
+  else
+    grep -v -e '^<<<<<<<' -e '^=======' -e '^>>>>>>>' -e '^base$' shared.txt > shared.tmp && mv shared.tmp shared.txt
+    echo "$PAWL_STORY" >> "$HOME/marks/resolved"
+  fi
+else
+  echo "$PAWL_STORY" > shared.txt
+fi
+"#;
+    let plan_path = env.planned(
+        &config(2, "", "true"),
+        agent,
+        &plan(&[
+            ("S1", &["S1.txt"], &[], &["grep -q S1 shared.txt"]),
+            ("S2", &["S2.txt"], &[], &["grep -q S2 shared.txt"]),
+        ]),
+    );
+    let r = env.pawl(&["run", "--plan", &plan_path, "both stories"]);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    let shared = std::fs::read_to_string(env.root().join("shared.txt")).unwrap();
+    assert!(
+        !shared.contains("<<<<<<<") && !shared.contains(">>>>>>>"),
+        "{shared}"
+    );
+    let resolved = std::fs::read_to_string(env.dir.path().join("home/marks/resolved")).unwrap();
+    let redone = resolved.trim();
+    assert_eq!(merge_events(&env, redone, "conflict"), 2, "{}", r.stdout);
+    assert_eq!(merge_events(&env, redone, "merged"), 1);
+    let rows = env.story_rows();
+    let row = rows.iter().find(|r| r.0 == redone).unwrap();
+    assert_eq!((row.1.as_str(), row.2), ("merged", 3), "{rows:?}");
+    assert!(r.stdout.contains("conflict markers"), "{}", r.stdout);
+}
+
+#[test]
+fn a_story_whose_checks_fail_only_on_the_merged_tree_is_sent_back_with_the_evidence() {
+    let env = TestEnv::new();
+    // Each story defines NAME=foo in a file of its own: fine alone, a duplicate once both are
+    // merged (the gate). Sent back, the agent renames its definition.
+    env.write(
+        "check.sh",
+        "test -z \"$(cat *.def 2>/dev/null | sort | uniq -d)\"\n",
+    );
+    let agent = r#"f="$PAWL_STORY.def"
+if [ -f "$f" ] && [ -n "$(ls *.def | grep -v "$f")" ]; then
+  echo "NAME=$PAWL_STORY" > "$f"
+  printf '%s\n' "$PAWL_PROMPT" > "$HOME/marks/prompt-$PAWL_STORY"
+else
+  echo "NAME=foo" > "$f"
+fi
+"#;
+    let plan_path = env.planned(
+        &config(2, "", "sh check.sh"),
+        agent,
+        &plan(&[
+            ("S1", &["S1.def"], &[], &["test -f S1.def"]),
+            ("S2", &["S2.def"], &[], &["test -f S2.def"]),
+        ]),
+    );
+    let r = env.pawl(&["run", "--plan", &plan_path, "two definitions"]);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    let rows = env.story_rows();
+    let red: Vec<&(String, String, u32, String)> = rows.iter().filter(|r| r.2 == 2).collect();
+    assert_eq!(red.len(), 1, "{rows:?}");
+    let redone = red[0].0.clone();
+    assert!(
+        rows.iter().all(|r| r.1 == "merged" && r.3 == "merged"),
+        "{rows:?}"
+    );
+    assert_eq!(merge_events(&env, &redone, "red"), 1);
+    assert_eq!(merge_events(&env, &redone, "merged"), 1);
+    // The agent was told which check failed on the merged tree.
+    let prompt =
+        std::fs::read_to_string(env.dir.path().join(format!("home/marks/prompt-{redone}")))
+            .unwrap();
+    assert!(
+        prompt.contains("on the merged tree these checks fail: test"),
+        "{prompt}"
+    );
+    // The run's branch is green: two distinct names.
+    let out = env.command("sh").arg("check.sh").output().unwrap();
+    assert!(out.status.success());
+    // The red evidence was recorded before the story went back.
+    let red_checks: String = env
+        .db()
+        .query_row(
+            "SELECT data_json FROM events WHERE kind = 'story_work' AND json_extract(data_json, '$.merge') = 'red'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert!(red_checks.contains("\"passed\":false"), "{red_checks}");
+}
+
+/// A gate that holds the checks run in directories matching `pattern` (a `case` pattern) once
+/// the tree has a story's file, until the test lets it go: `<marks>/held` says it is holding.
+fn holding_gate(marks: &std::path::Path, pattern: &str) -> String {
+    format!(
+        "case \"$PWD\" in {pattern}) if ls S*.txt >/dev/null 2>&1 && [ ! -e {m}/go ]; then touch {m}/held; while [ ! -e {m}/go ]; do sleep 0.05; done; fi;; esac\nexit 0\n",
+        m = marks.display()
+    )
+}
+
+/// kill -9 pawl once `<marks>/held` exists, then `pawl resume`: every story merged exactly once,
+/// no worktree or story branch left.
+fn kill_9_then_resume(gate: &str, agent: &str, state_at_kill: &[&str]) {
+    let env = TestEnv::new();
+    let marks = env.dir.path().join("home/marks");
+    env.write(
+        "gate.sh",
+        &gate.replace("{marks}", &marks.display().to_string()),
+    );
+    let plan_path = env.planned(
+        &config(2, "", "sh gate.sh"),
+        agent,
+        &plan(&[
+            ("S1", &["S1.txt"], &[], &["test -f S1.txt"]),
+            ("S2", &["S2.txt"], &[], &["test -f S2.txt"]),
+        ]),
+    );
+    let mut child = env
+        .command("pawl")
+        .args([
+            "run",
+            "--plan",
+            &plan_path,
+            "--check",
+            "test -f S1.txt && test -f S2.txt",
+            "two files",
+        ])
+        .stdout(std::fs::File::create(env.dir.path().join("run.out")).unwrap())
+        .stderr(std::fs::File::create(env.dir.path().join("run.err")).unwrap())
+        .spawn()
+        .unwrap();
+    let patience = std::time::Instant::now();
+    while !marks.join("held").exists() {
+        assert!(
+            patience.elapsed() < std::time::Duration::from_secs(180),
+            "never held"
+        );
+        if let Ok(Some(status)) = child.try_wait() {
+            panic!(
+                "pawl ended before it was held: {status}\n{}\n{}",
+                std::fs::read_to_string(env.dir.path().join("run.out")).unwrap_or_default(),
+                std::fs::read_to_string(env.dir.path().join("run.err")).unwrap_or_default()
+            );
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    // SIGKILL: no chance to clean up.
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let rows = env.story_rows();
+    assert!(
+        rows.iter().any(|r| state_at_kill.contains(&r.1.as_str())),
+        "{rows:?}"
+    );
+    std::fs::write(marks.join("go"), "").unwrap();
+    let r = env.pawl(&["resume"]);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    let rows = env.story_rows();
+    for (story, state, _, merge) in &rows {
+        assert_eq!(
+            (state.as_str(), merge.as_str()),
+            ("merged", "merged"),
+            "{story}"
+        );
+        assert_eq!(merge_events(&env, story, "merged"), 1, "{story}");
+    }
+    for s in ["S1", "S2"] {
+        assert!(env.root().join(format!("{s}.txt")).is_file());
+    }
+    // No orphaned worktree (the merge queue's scratch checkout included), no story branch.
+    assert_eq!(env.worktrees().len(), 1, "{:?}", env.worktrees());
+    let run = env.only_run();
+    assert!(
+        !env.branches()
+            .iter()
+            .any(|b| b.starts_with(&format!("pawl/{run}-"))),
+        "{:?}",
+        env.branches()
+    );
+    let report = env.report_json(&run);
+    assert_eq!(report["verdict"], "SHIP", "{report}");
+}
+
+#[test]
+fn kill_9_mid_merge_then_resume_merges_every_story_exactly_once() {
+    // The merge queue's checks run in the repository's clean room (`…/rooms/…`).
+    let gate = holding_gate(std::path::Path::new("{marks}"), "*/rooms/*");
+    kill_9_then_resume(&gate, WRITE_OWN_FILE, &["merging"]);
+}
+
+#[test]
+fn kill_9_mid_verification_then_resume_merges_every_story_exactly_once() {
+    // A story's own checks run in its room beside its worktree (`…/.room-<story>`).
+    let gate = holding_gate(std::path::Path::new("{marks}"), "*/.room-*");
+    kill_9_then_resume(&gate, WRITE_OWN_FILE, &["working"]);
+}
+
+#[test]
+fn kill_9_mid_step_then_resume_merges_every_story_exactly_once() {
+    // The agent's step holds after writing its file (the tree is changed, nothing verified).
+    let agent = format!(
+        "{WRITE_OWN_FILE}if [ ! -e \"$HOME/marks/go\" ]; then touch \"$HOME/marks/held\"; while [ ! -e \"$HOME/marks/go\" ]; do sleep 0.05; done; fi\n"
+    );
+    kill_9_then_resume("exit 0\n", &agent, &["working"]);
+}
+
+/// The agent of a story that needs two steps: `<story>.txt` first, `<story>.done` next.
+const TWO_STEPS: &str = "if [ -f \"$PAWL_STORY.txt\" ]; then echo done > \"$PAWL_STORY.done\"; else echo \"$PAWL_STORY\" > \"$PAWL_STORY.txt\"; fi\n";
+
+fn four_two_step_stories() -> String {
+    plan(&[
+        ("S1", &["S1.*"], &[], &["test -f S1.done"]),
+        ("S2", &["S2.*"], &[], &["test -f S2.done"]),
+        ("S3", &["S3.*"], &[], &["test -f S3.done"]),
+        ("S4", &["S4.*"], &[], &["test -f S4.done"]),
+    ])
+}
+
+#[test]
+fn the_run_s_iteration_limit_counts_every_worker_and_stops_them_all() {
+    let env = TestEnv::new();
+    let plan_path = env.planned(
+        &config(2, "max_iterations = 3", "true"),
+        TWO_STEPS,
+        &four_two_step_stories(),
+    );
+    let r = env.pawl(&["run", "--plan", &plan_path, "eight steps of work"]);
+    assert_eq!(r.code, 3, "{}\n{}", r.stdout, r.stderr);
+    // Counted across the workers: at most the steps in flight (one per other worker) past it.
+    let n = env.iterations();
+    assert!((3..=4).contains(&n), "{n} iterations");
+    let rows = env.story_rows();
+    assert!(
+        rows.iter().all(|r| r.1 != "working" && r.1 != "merging"),
+        "every worker stopped: {rows:?}"
+    );
+    let run = env.only_run();
+    let report = env.report_json(&run);
+    assert!(
+        report["parallel"]["overshoot"]
+            .as_str()
+            .unwrap()
+            .contains("at most 1 step(s) already in flight"),
+        "{report}"
+    );
+    // Raised by the user, the run finishes: every story merged once, nothing left behind.
+    let r = env.pawl(&["resume", "--add-iterations", "20"]);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    assert!(env.story_rows().iter().all(|r| r.1 == "merged"));
+    assert_eq!(env.worktrees().len(), 1, "{:?}", env.worktrees());
+}
+
+#[test]
+fn pawl_stop_stops_every_worker_and_clean_keeps_unmerged_work_unless_forced() {
+    let env = TestEnv::new();
+    // Each story's first step waits until the test lets it go.
+    let agent = String::from(
+        "if [ ! -f \"$PAWL_STORY.txt\" ]; then touch \"$HOME/marks/started-$PAWL_STORY\"; while [ ! -e \"$HOME/marks/go\" ]; do sleep 0.05; done; echo \"$PAWL_STORY\" > \"$PAWL_STORY.txt\"; else echo done > \"$PAWL_STORY.done\"; fi\n",
+    );
+    let plan_path = env.planned(
+        &config(2, "", "true"),
+        &agent,
+        &plan(&[
+            ("S1", &["S1.*"], &[], &["test -f S1.done"]),
+            ("S2", &["S2.*"], &[], &["test -f S2.done"]),
+        ]),
+    );
+    let child = env
+        .command("pawl")
+        .args(["run", "--plan", &plan_path, "two stories"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let marks = env.dir.path().join("home/marks");
+    let patience = std::time::Instant::now();
+    while !(marks.join("started-S1").exists() && marks.join("started-S2").exists()) {
+        assert!(
+            patience.elapsed() < std::time::Duration::from_secs(180),
+            "the steps never started"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    env.ok(&["stop"]);
+    std::fs::write(marks.join("go"), "").unwrap();
+    let r = crate::Run::from(child.wait_with_output().unwrap());
+    assert_eq!(r.code, 6, "{}\n{}", r.stdout, r.stderr);
+    assert_eq!(env.iterations(), 2, "one step per worker, then the stop");
+    let rows = env.story_rows();
+    assert!(rows.iter().all(|r| r.1 == "pending"), "{rows:?}");
+    // Nothing lost: both worktrees and branches are still there, with the steps' work.
+    let run = env.only_run();
+    assert_eq!(env.worktrees().len(), 3, "{:?}", env.worktrees());
+    // A dry run lists what it would remove and why: nothing of the unmerged stories.
+    let dry = env.ok(&["clean", "--dry-run", "--json"]).json();
+    let stories = dry["stories"].as_array().unwrap();
+    assert_eq!(stories.len(), 2, "{dry}");
+    for s in stories {
+        assert_eq!(s["action"], "kept", "{s}");
+        assert!(s["why"].as_str().unwrap().contains("pawl resume"), "{s}");
+    }
+    env.ok(&["clean"]);
+    assert_eq!(
+        env.worktrees().len(),
+        3,
+        "clean without --force removed unmerged work"
+    );
+    // --force: each story's work kept under a backup ref first, then removed.
+    let forced = env.ok(&["clean", "--force", "--json"]).json();
+    for s in forced["stories"].as_array().unwrap() {
+        assert_eq!(s["action"], "removed", "{s}");
+        let backup = s["backup_ref"].as_str().unwrap();
+        let story = s["story"].as_str().unwrap();
+        let out = env.git(&["show", &format!("{backup}:{story}.txt")]);
+        assert_eq!(String::from_utf8_lossy(&out.stdout), format!("{story}\n"));
+    }
+    assert_eq!(env.worktrees().len(), 1, "{:?}", env.worktrees());
+    assert!(
+        !env.branches()
+            .iter()
+            .any(|b| b.starts_with(&format!("pawl/{run}-"))),
+        "{:?}",
+        env.branches()
+    );
+}
+
+#[test]
+fn status_shows_the_stories_worktrees_and_their_disk_use() {
+    let env = TestEnv::new();
+    let plan_path = env.planned(
+        &config(2, "max_iterations = 2", "true"),
+        TWO_STEPS,
+        &plan(&[
+            ("S1", &["S1.*"], &[], &["test -f S1.done"]),
+            ("S2", &["S2.*"], &[], &["test -f S2.done"]),
+        ]),
+    );
+    let r = env.pawl(&["run", "--plan", &plan_path, "two stories"]);
+    assert_eq!(r.code, 3, "{}\n{}", r.stdout, r.stderr);
+    let status = env.ok(&["status", "--json"]).json();
+    let stories = status["parallel"]["stories"].as_array().unwrap();
+    assert_eq!(stories.len(), 2, "{status}");
+    for s in stories {
+        assert_eq!(s["exists"], true, "{s}");
+        assert!(s["disk_bytes"].as_u64().unwrap() > 0, "{s}");
+        assert!(std::path::Path::new(s["worktree"].as_str().unwrap()).is_dir());
+    }
+    assert!(status["parallel"]["worktrees_bytes"].as_u64().unwrap() > 0);
+    let human = env.ok(&["status"]).stdout;
+    assert!(
+        human.contains("worktrees: ") && human.contains("story S1 pending"),
+        "{human}"
+    );
+}
+
+/// The attack: with a key of its own (its own state directory), the agent starts a run from its
+/// worktree. Refused: pawl in a story's worktree is in the run's step (the run's store is
+/// read-only there).
+#[test]
+fn an_agent_inside_a_story_cannot_start_runs() {
+    let env = TestEnv::new();
+    let agent = format!(
+        "XDG_STATE_HOME=\"$HOME/own-state\" '{}' run --driver manual \"a run of my own\" > \"$HOME/marks/nested-$PAWL_STORY\" 2>&1; echo \"exit $?\" >> \"$HOME/marks/nested-$PAWL_STORY\"\necho \"$PAWL_STORY\" > \"$PAWL_STORY.txt\"\n",
+        crate::headless::pawl_bin()
+    );
+    let plan_path = env.planned(
+        &config(1, "", "true"),
+        &agent,
+        &plan(&[("S1", &["S1.txt"], &[], &["test -f S1.txt"])]),
+    );
+    let r = env.pawl(&["run", "--plan", &plan_path, "one story"]);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    let said = std::fs::read_to_string(env.dir.path().join("home/marks/nested-S1")).unwrap();
+    assert!(!said.ends_with("exit 0\n"), "{said}");
+    assert!(said.contains("from inside a pawl agent step"), "{said}");
+    let runs: i64 = env
+        .db()
+        .query_row("SELECT COUNT(*) FROM runs", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(runs, 1);
+}
+
+/// The real Claude Code (pinned, offline against pawl-testkit's mock model server) in two
+/// worktrees at once: each story's session is asked about its story (the preamble names it),
+/// writes its file with its Bash tool through pawl's guard hook, and both are merged.
+#[test]
+fn real_claude_code_works_two_stories_in_two_worktrees() {
+    use pawl_testkit::{MockServer, Scenario, ToolCall, Turn};
+    let Some(bin) = crate::agents_real::find(crate::agents_real::Cli::Claude) else {
+        return;
+    };
+    let server = MockServer::start(Scenario::new(vec![
+        Turn::text("Writing S1.txt.")
+            .with_tool(ToolCall::bash("echo S1 > S1.txt"))
+            .when_last_user_contains("Story S1"),
+        Turn::text("Done: S1.txt is there."),
+        Turn::text("Writing S2.txt.")
+            .with_tool(ToolCall::bash("echo S2 > S2.txt"))
+            .when_last_user_contains("Story S2"),
+        Turn::text("Done: S2.txt is there."),
+    ]))
+    .unwrap();
+    let env = TestEnv::new();
+    let toml = format!(
+        "[agent]\nkind = \"claude\"\ncommand = [\"{}\"]\n\n[limits]\ncalls_per_hour = 0\nmax_iterations = 6\n\n[breakers]\n{}\n[stall]\nidle_timeout = \"90s\"\nstep_timeout = \"180s\"\n\n[parallel]\nworkers = 2\n\n[gates]\ntest = \"true\"\n",
+        bin.display(),
+        crate::headless::NO_BREAKERS
+    );
+    let plan_path = env.planned(
+        &toml,
+        "",
+        &plan(&[
+            ("S1", &["S1.txt"], &[], &["grep -qx S1 S1.txt"]),
+            ("S2", &["S2.txt"], &[], &["grep -qx S2 S2.txt"]),
+        ]),
+    );
+    let tmp = env.dir.path().join("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let base_url = server.base_url();
+    let r = env.pawl_env(
+        &[
+            "run",
+            "--plan",
+            &plan_path,
+            "--check",
+            "test -f S1.txt && test -f S2.txt",
+            "write S1.txt and S2.txt",
+        ],
+        &[
+            ("ANTHROPIC_BASE_URL", base_url.as_str()),
+            ("ANTHROPIC_API_KEY", "dummy"),
+            ("TMPDIR", &tmp.display().to_string()),
+            ("TERM", "dumb"),
+        ],
+    );
+    let requests: Vec<String> = server
+        .requests()
+        .iter()
+        .map(|q| {
+            format!(
+                "#{} {} status {} turn {:?} last user {:?}",
+                q.seq, q.path, q.status, q.turn, q.tool_outputs
+            )
+        })
+        .collect();
+    let why = format!(
+        "exit {}\n--- stdout\n{}\n--- stderr\n{}\n--- requests\n{}",
+        r.code,
+        r.stdout,
+        r.stderr,
+        requests.join("\n")
+    );
+    assert_eq!(r.code, 0, "{why}");
+    for s in ["S1", "S2"] {
+        assert_eq!(
+            std::fs::read_to_string(env.root().join(format!("{s}.txt"))).unwrap(),
+            format!("{s}\n"),
+            "{why}"
+        );
+    }
+    let rows = env.story_rows();
+    assert!(
+        rows.iter().all(|r| r.1 == "merged" && r.3 == "merged"),
+        "{rows:?}\n{why}"
+    );
+    assert_eq!(env.worktrees().len(), 1, "{why}");
+    let report = env.report_json(&env.only_run());
+    assert_eq!(report["verdict"], "SHIP", "{why}");
+}
+
+#[test]
+fn a_bad_plan_is_refused_before_anything_is_written() {
+    let env = TestEnv::new();
+    let plan_path = env.planned(
+        &config(2, "", "true"),
+        WRITE_OWN_FILE,
+        "[[stories]]\nid = \"S1\"\ntitle = \"one\"\ndepends_on = [\"S9\"]\n",
+    );
+    let r = env.pawl(&["run", "--plan", &plan_path, "a plan"]);
+    assert_eq!(r.code, 1, "{}\n{}", r.stdout, r.stderr);
+    assert!(
+        r.stderr
+            .contains("plan.toml: story `S1` depends on `S9`, which the plan does not have"),
+        "{}",
+        r.stderr
+    );
+    let runs: i64 = env
+        .db()
+        .query_row("SELECT COUNT(*) FROM runs", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(runs, 0);
+    assert_eq!(env.branches(), vec!["main".to_string()]);
+    // A missing file and nonsense flags say so too.
+    let r = env.pawl(&["run", "--plan", "no-such-plan.toml", "a plan"]);
+    assert_eq!(r.code, 1);
+    assert!(r.stderr.contains("cannot read the plan"), "{}", r.stderr);
+    let r = env.pawl(&["run", "--plan", &plan_path, "--workers", "0", "a plan"]);
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("--workers 0"), "{}", r.stderr);
+    let r = env.pawl(&["run", "--plan", &plan_path, "--driver", "session", "a plan"]);
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stderr.contains("--plan runs the stories headless"),
+        "{}",
+        r.stderr
+    );
+}

@@ -1,0 +1,988 @@
+//! The parallel driver: the stories of a plan (`pawl run --plan`), each worked on by its own
+//! agent in its own git worktree on its own branch (`pawl/<run>-<story>`), then merged into the
+//! run's branch one at a time by the merge queue, which re-verifies the merged tree.
+//!
+//! One coordinator (the caller's thread) owns the run's lease, the schedule
+//! (`pawl_core::parallel::startable`) and the merge queue; up to `workers` threads each drive
+//! one story through the headless loop as a sub-loop (`driver::drive_leased`, scoped to the
+//! story, until its checks pass) with their own store connection, adapter and verifier. Budgets
+//! are the run's: every worker checks the run's limits before each step against the store, whose
+//! counts are transactional, so a limit is overshot by at most the steps already in flight.
+//!
+//! The merge queue, for one queued story: the merge of the run's branch and the story's branch
+//! (a fast-forward when the run's branch has not moved; otherwise `merge-tree`, in the object
+//! store), checked out in a scratch worktree and verified with the run's sealed checks and the
+//! command criteria of every merged story and this one. Green: the run's branch moves there. A
+//! conflict or a red check sends the story back to an agent with the conflict or the evidence,
+//! the run's branch merged into its worktree (conflicts marked by git); it is never reported as
+//! merged. A story is merged exactly once: on resume, a story the run's branch already contains
+//! is recorded merged without merging again.
+//!
+//! Nothing is lost: a story's worktree and branch are removed only once its commits are
+//! reachable from the run's branch.
+//!
+//! Not here: the plan file (pawl-core's `parallel`), where worktrees live and how a worker's
+//! agent and sandbox are built (the CLI passes them in).
+
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use pawl_agent::Adapter;
+use pawl_core::parallel::{self as rules, MergeResult, WorkState};
+use pawl_core::record::Run;
+use pawl_core::turn::Next;
+use pawl_core::{EventKind, StopReason};
+use pawl_git::{CommitId, MergeTree, Repo};
+use pawl_store::{Store, StoryWork, StoryWorkChange};
+use serde_json::json;
+
+use crate::attempt::Heartbeat;
+use crate::control::Control;
+use crate::driver::{self, LoopConfig, LoopEnd, LoopEvent, Scope};
+use crate::turn::{self, Window};
+use crate::verify::{self, Plan, Verifier, Workspace};
+use crate::{EngineError, LEASE_TTL_MS};
+
+/// What one worker needs to drive one story: built by the caller for the story's worktree.
+pub struct Worker {
+    /// `root` is the story's worktree; `agent_env` carries `PAWL_STORY`.
+    pub cfg: LoopConfig,
+    pub adapter: Box<dyn Adapter>,
+    /// The story's verifier (`GateVerifier::for_story`): the sealed checks and its criteria.
+    pub verifier: Box<dyn Verifier + Send>,
+}
+
+/// Builds the [`Worker`] of a story whose worktree is ready.
+pub type WorkerFactory<'a> = dyn Fn(&StoryWork) -> Result<Worker, EngineError> + 'a;
+
+/// What the parallel driver needs besides the store.
+pub struct ParallelInput<'a> {
+    /// How many stories run at once (at least 1).
+    pub workers: usize,
+    /// Opens another connection to the run's store (one per worker thread).
+    pub open_store: &'a (dyn Fn() -> Result<Store, EngineError> + Sync),
+    pub worker: &'a WorkerFactory<'a>,
+    /// Where the merge queue's checks run: the repository's workspace (its room); the root is
+    /// replaced by the scratch checkout of the merge.
+    pub merge_ws: Workspace,
+    /// The run's directory of worktrees (each story's is `<dir>/<story>`, the merge queue's
+    /// scratch checkout `<dir>/.merge`).
+    pub worktrees_dir: PathBuf,
+}
+
+/// A worker's word to the coordinator.
+enum Msg {
+    Event(LoopEvent),
+    Done {
+        story: String,
+        result: Result<LoopEnd, String>,
+    },
+}
+
+/// Drives a planned run to its end: every story merged and the run verified, or a typed stop.
+#[allow(clippy::too_many_arguments)]
+pub fn drive(
+    store: &mut Store,
+    run_id: &str,
+    main_verifier: &mut dyn Verifier,
+    cfg: &LoopConfig,
+    control: &Control,
+    observer: &mut dyn FnMut(&LoopEvent),
+    input: &ParallelInput<'_>,
+) -> Result<LoopEnd, EngineError> {
+    crate::use_run_git(&store.run(run_id)?);
+    driver::drive_with(
+        store,
+        run_id,
+        cfg,
+        observer,
+        &mut |store, token, observer| {
+            coordinate(
+                store,
+                run_id,
+                main_verifier,
+                cfg,
+                control,
+                observer,
+                input,
+                token,
+            )
+        },
+    )
+}
+
+#[allow(clippy::too_many_arguments)]
+fn coordinate(
+    store: &mut Store,
+    run_id: &str,
+    main_verifier: &mut dyn Verifier,
+    cfg: &LoopConfig,
+    control: &Control,
+    observer: &mut dyn FnMut(&LoopEvent),
+    input: &ParallelInput<'_>,
+    token: &str,
+) -> Result<LoopEnd, EngineError> {
+    store.check_run(run_id)?;
+    let interrupted = store.interrupt_open_iterations(run_id)?;
+    let run = store.run(run_id)?;
+    if run.status != pawl_core::model::RunStatus::Active && store.awaited_blocker(run_id)?.is_none()
+    {
+        store.set_run_status(run_id, pawl_core::model::RunStatus::Active, None)?;
+    }
+    let resumed = !store.iterations(run_id)?.is_empty();
+    observer(&LoopEvent::Started {
+        run_id: run_id.into(),
+        resumed,
+        interrupted_iterations: interrupted,
+    });
+    let repo = Repo::open(&cfg.root)?;
+    let branch = run_branch(&repo, &run)?;
+    recover(store, &repo, &run, &branch, observer)?;
+    let workers = input.workers.max(1);
+    store.append_event(
+        Some(run_id),
+        EventKind::StoryWork,
+        json!({"workers": workers, "worktrees": input.worktrees_dir}),
+    )?;
+    let mut heartbeat = Heartbeat::new(token, LEASE_TTL_MS);
+    let (tx, rx) = mpsc::channel::<Msg>();
+    let mut running: Vec<String> = Vec::new();
+    let mut stopping: Option<StopReason> = None;
+    let settings = run.settings.clone();
+
+    let finished = std::sync::atomic::AtomicBool::new(false);
+    let outcome = std::thread::scope(|scope| -> Result<StopReason, EngineError> {
+        // The run's lease stays renewed while the coordinator is busy in a long merge check.
+        let open_store = input.open_store;
+        let finished_ref = &finished;
+        scope.spawn(move || {
+            let Ok(mut store) = open_store() else {
+                return;
+            };
+            let mut beat = Heartbeat::new(token, LEASE_TTL_MS);
+            while !finished_ref.load(std::sync::atomic::Ordering::SeqCst) {
+                beat.beat(&mut store, run_id);
+                std::thread::sleep(Duration::from_millis(200));
+            }
+        });
+        let result = (|| loop {
+            heartbeat.beat(store, run_id);
+            // What the workers said.
+            while let Ok(msg) = rx.try_recv() {
+                match msg {
+                    Msg::Event(ev) => observer(&ev),
+                    Msg::Done { story, result } => {
+                        running.retain(|s| s != &story);
+                        let end = worker_done(store, &run, &story, result, observer)?;
+                        if let Some(reason) = end
+                            && stopping.is_none()
+                        {
+                            stopping = Some(reason);
+                            control.request_stop();
+                        }
+                    }
+                }
+            }
+            // Requests from outside and the run's limits, as before any step.
+            if stopping.is_none()
+                && let Next::Stop(reason) = turn::decide(
+                    store,
+                    run_id,
+                    &settings,
+                    &Window::default(),
+                    None,
+                    control.stop_requested(),
+                    observer,
+                )?
+            {
+                stopping = Some(reason);
+                control.request_stop();
+            }
+            if let Some(reason) = stopping {
+                if running.is_empty() {
+                    return Ok(reason);
+                }
+            } else {
+                // The schedule first, so that workers are busy while the queue merges.
+                let works = store.story_works(run_id)?;
+                let plans: Vec<(&rules::PlannedStory, WorkState)> =
+                    works.iter().map(|w| (&w.plan, w.state)).collect();
+                let free = workers.saturating_sub(running.len());
+                for id in rules::startable(&plans, free) {
+                    let Some(w) = works.iter().find(|w| w.plan.id == id) else {
+                        continue;
+                    };
+                    if w.attempts >= rules::MAX_STORY_ATTEMPTS {
+                        let w = store.update_story_work(
+                            run_id,
+                            &id,
+                            &StoryWorkChange {
+                                state: Some(WorkState::Failed),
+                                ..Default::default()
+                            },
+                        )?;
+                        story_event(observer, &w, "out of attempts");
+                        continue;
+                    }
+                    let worker = start_story(store, &repo, &run, &branch, w, input)?;
+                    let w = store.story_work(run_id, &id)?;
+                    story_event(
+                        observer,
+                        &w,
+                        &format!("started in {} (session {})", w.worktree, w.attempts),
+                    );
+                    running.push(id.clone());
+                    let tx = tx.clone();
+                    let story_id = w.story_id.clone();
+                    let preamble = preamble(&w);
+                    let open_store = input.open_store;
+                    scope.spawn(move || {
+                        let result = work_story(
+                            open_store, run_id, token, &story_id, preamble, worker, control, &tx,
+                        );
+                        let _ = tx.send(Msg::Done {
+                            story: id,
+                            result: result.map_err(|e| e.to_string()),
+                        });
+                    });
+                }
+                // The merge queue: one story at a time, in the order they were queued.
+                let works = store.story_works(run_id)?;
+                if let Some(next) = works
+                    .iter()
+                    .filter(|w| w.state == WorkState::Queued)
+                    .min_by_key(|w| w.updated_at)
+                {
+                    merge_one(store, &repo, &run, &branch, next, input, observer)?;
+                    continue;
+                }
+                if running.is_empty() {
+                    if works.iter().all(|w| w.state == WorkState::Merged) {
+                        return Ok(StopReason::Verified);
+                    }
+                    // Nothing runs, nothing is queued and nothing can start.
+                    return Ok(StopReason::NoStoryCanProgress);
+                }
+            }
+            match rx.recv_timeout(Duration::from_millis(200)) {
+                Ok(Msg::Event(ev)) => observer(&ev),
+                Ok(done @ Msg::Done { .. }) => {
+                    // Handled at the top of the loop with the others.
+                    let _ = tx.send(done);
+                }
+                Err(_) => {}
+            }
+        })();
+        if result.is_err() {
+            // The workers stop after their step; the scope waits for them.
+            control.request_stop();
+        }
+        finished.store(true, std::sync::atomic::Ordering::SeqCst);
+        result
+    })?;
+    // Every worker has ended: leftovers of merged stories go.
+    tidy(store, &repo, &run, &branch)?;
+    if outcome != StopReason::Verified {
+        if outcome == StopReason::Stopped {
+            control.clear_stop_file();
+        }
+        return Ok(LoopEnd {
+            reason: outcome,
+            last: None,
+            replan: None,
+        });
+    }
+    // Every story is merged: the run's tree, verified as every driver verifies it.
+    let report = main_verifier.verify(store, run_id)?;
+    store.append_event(
+        Some(run_id),
+        EventKind::Verification,
+        serde_json::to_value(&report).unwrap_or(json!(null)),
+    )?;
+    let reason = if report.done {
+        StopReason::Verified
+    } else {
+        match turn::decide(
+            store,
+            run_id,
+            &settings,
+            &Window::default(),
+            Some(turn::Signals {
+                hard_stop: false,
+                report: Some(&report),
+                until_checks_pass: false,
+                stall_exhausted: false,
+                story: None,
+                scoped: false,
+                must_not_violated: false,
+                handed_to_user: false,
+            }),
+            false,
+            observer,
+        )? {
+            Next::Stop(reason) => reason,
+            // Every story merged and every check green, but nothing proves the goal (no check
+            // went from red to green): no agent is left to prove it.
+            _ if report.failing.is_empty() => StopReason::Unproven,
+            _ => StopReason::NoStoryCanProgress,
+        }
+    };
+    Ok(LoopEnd {
+        reason,
+        last: Some(report),
+        replan: None,
+    })
+}
+
+/// The run's branch and where it is checked out (the repository's main working tree).
+struct RunBranch {
+    name: String,
+}
+
+fn run_branch(repo: &Repo, run: &Run) -> Result<RunBranch, EngineError> {
+    let name = match run.branch.clone() {
+        Some(b) => b,
+        None => repo.current_branch()?.ok_or_else(|| {
+            EngineError::Parallel(
+                "the run has no branch and the repository is not on one: a planned run works on the run's branch"
+                    .into(),
+            )
+        })?,
+    };
+    if repo.current_branch()?.as_deref() != Some(name.as_str()) {
+        return Err(EngineError::Parallel(format!(
+            "the run's branch {name} is not checked out in {}: the merge queue moves it there (`git switch {name}`)",
+            repo.root().display()
+        )));
+    }
+    Ok(RunBranch { name })
+}
+
+fn head(repo: &Repo, branch: &str) -> Result<CommitId, EngineError> {
+    repo.branch_head(branch)?
+        .ok_or_else(|| EngineError::Parallel(format!("the branch {branch} is gone")))
+}
+
+/// After a crash: a story being worked on waits for a worker again (its worktree keeps what
+/// was done); a story the merge queue was merging is merged when the run's branch holds it, else
+/// queued again; leftovers of the merge queue's scratch checkout go.
+fn recover(
+    store: &mut Store,
+    repo: &Repo,
+    run: &Run,
+    branch: &RunBranch,
+    observer: &mut dyn FnMut(&LoopEvent),
+) -> Result<(), EngineError> {
+    let run_head = head(repo, &branch.name)?;
+    for w in store.story_works(&run.id)? {
+        let change = match w.state {
+            WorkState::Working => Some(WorkState::Pending),
+            WorkState::Merging => {
+                let contained = match repo.branch_head(&w.branch)? {
+                    Some(h) => repo.is_ancestor(&h, &run_head)?,
+                    None => false,
+                };
+                if contained {
+                    let w = store.update_story_work(
+                        &run.id,
+                        &w.story,
+                        &StoryWorkChange {
+                            state: Some(WorkState::Merged),
+                            merge: Some(MergeResult::Merged),
+                            merged_commit: Some(run_head.to_string()),
+                            ..Default::default()
+                        },
+                    )?;
+                    finish_story(store, &run.id, &w)?;
+                    story_event(observer, &w, "was merged before pawl stopped");
+                    None
+                } else {
+                    Some(WorkState::Queued)
+                }
+            }
+            _ => None,
+        };
+        if let Some(state) = change {
+            store.update_story_work(
+                &run.id,
+                &w.story,
+                &StoryWorkChange {
+                    state: Some(state),
+                    ..Default::default()
+                },
+            )?;
+        }
+    }
+    tidy(store, repo, run, branch)
+}
+
+/// Removes what is no longer needed: the worktree and branch of every merged story whose
+/// commits the run's branch holds, and the merge queue's scratch checkout.
+fn tidy(store: &Store, repo: &Repo, run: &Run, branch: &RunBranch) -> Result<(), EngineError> {
+    let run_head = head(repo, &branch.name)?;
+    let dir = worktrees_dir_of(store, &run.id)?;
+    if let Some(dir) = &dir {
+        remove_scratch(repo, &dir.join(".merge"));
+    }
+    for w in store.story_works(&run.id)? {
+        if w.state != WorkState::Merged {
+            continue;
+        }
+        remove_story(repo, &w, &run_head)?;
+    }
+    if let Some(dir) = &dir {
+        // Gone once nothing of the run's stories is left in it (fails, harmlessly, otherwise).
+        let _ = std::fs::remove_dir(dir);
+    }
+    Ok(())
+}
+
+/// The run's worktree directory (the parent of its stories' worktrees).
+fn worktrees_dir_of(store: &Store, run_id: &str) -> Result<Option<PathBuf>, EngineError> {
+    Ok(store
+        .story_works(run_id)?
+        .first()
+        .and_then(|w| Path::new(&w.worktree).parent().map(Path::to_path_buf)))
+}
+
+/// Removes a story's worktree and branch, only when the run's branch (`run_head`) contains
+/// the branch's commits.
+fn remove_story(repo: &Repo, w: &StoryWork, run_head: &CommitId) -> Result<(), EngineError> {
+    let story_head = repo.branch_head(&w.branch)?;
+    if let Some(h) = &story_head
+        && !repo.is_ancestor(h, run_head)?
+    {
+        return Ok(());
+    }
+    let path = Path::new(&w.worktree);
+    let registered = repo.worktrees()?.iter().any(|t| t.path == path);
+    if registered {
+        repo.remove_worktree(path)?;
+    } else if path.exists() {
+        let _ = std::fs::remove_dir_all(path);
+    }
+    repo.prune_worktrees()?;
+    if let Some(h) = story_head {
+        repo.delete_branch(&w.branch, &h)?;
+    }
+    if let Some(room) = story_room(path) {
+        let _ = std::fs::remove_dir_all(room);
+    }
+    Ok(())
+}
+
+/// Where a story's checks run (its own clean room, beside its worktree): set by the caller's
+/// worker factory; removed with the worktree.
+pub fn story_room(worktree: &Path) -> Option<PathBuf> {
+    let name = worktree.file_name()?.to_string_lossy().into_owned();
+    Some(worktree.with_file_name(format!(".room-{name}")))
+}
+
+fn remove_scratch(repo: &Repo, path: &Path) {
+    if repo
+        .worktrees()
+        .map(|ts| ts.iter().any(|t| t.path == path))
+        .unwrap_or(false)
+    {
+        let _ = repo.remove_worktree(path);
+    }
+    if path.exists() {
+        let _ = std::fs::remove_dir_all(path);
+    }
+    let _ = repo.prune_worktrees();
+}
+
+/// Makes the story's worktree ready (created from the run's branch on first start, again from
+/// its branch when the directory is gone), counts the session and builds its worker.
+fn start_story(
+    store: &mut Store,
+    repo: &Repo,
+    run: &Run,
+    branch: &RunBranch,
+    w: &StoryWork,
+    input: &ParallelInput<'_>,
+) -> Result<Worker, EngineError> {
+    let path = PathBuf::from(&w.worktree);
+    let registered = repo.worktrees()?.iter().any(|t| t.path == path);
+    if !registered {
+        if path.exists() {
+            // Left half-made by a crash while it was being added: git wrote it, nothing of the
+            // agent's is in it.
+            std::fs::remove_dir_all(&path).map_err(|e| {
+                EngineError::Parallel(format!("cannot remove {}: {e}", path.display()))
+            })?;
+        }
+        repo.prune_worktrees()?;
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| {
+                EngineError::Parallel(format!("cannot create {}: {e}", parent.display()))
+            })?;
+        }
+        match repo.branch_head(&w.branch)? {
+            Some(_) => repo.add_branch_worktree(&path, &w.branch, None)?,
+            None => {
+                let from = head(repo, &branch.name)?;
+                repo.add_branch_worktree(&path, &w.branch, Some(&from))?
+            }
+        }
+    }
+    let w = store.update_story_work(
+        &run.id,
+        &w.story,
+        &StoryWorkChange {
+            state: Some(WorkState::Working),
+            new_attempt: true,
+            ..Default::default()
+        },
+    )?;
+    (input.worker)(&w)
+}
+
+/// The top of every prompt of a story's sessions: which story, its scope and criteria, and why
+/// it was sent back.
+fn preamble(w: &StoryWork) -> String {
+    let mut s = format!(
+        "You work on one story of a plan, in its own git worktree (this directory); other stories are worked on elsewhere at the same time and merged by pawl.\nStory {}: {}",
+        w.plan.id, w.plan.title
+    );
+    if !w.plan.files.is_empty() {
+        s.push_str(&format!(
+            "\nExpected files: {} (edit others only if the story needs it).",
+            w.plan.files.join(", ")
+        ));
+    }
+    if !w.plan.criteria.is_empty() {
+        s.push_str(&format!(
+            "\nDone when these pass (pawl runs them): {}",
+            w.plan.criteria.join("; ")
+        ));
+    }
+    if let Some(why) = &w.feedback {
+        s.push_str(&format!("\n\nSent back by the merge queue: {why}"));
+    }
+    s
+}
+
+/// One worker: the headless loop on one story in its worktree, until its checks pass (then its
+/// work is committed on its branch) or it stops.
+#[allow(clippy::too_many_arguments)]
+fn work_story(
+    open_store: &(dyn Fn() -> Result<Store, EngineError> + Sync),
+    run_id: &str,
+    token: &str,
+    story_id: &str,
+    preamble: String,
+    mut worker: Worker,
+    control: &Control,
+    tx: &mpsc::Sender<Msg>,
+) -> Result<LoopEnd, EngineError> {
+    let mut store = open_store()?;
+    let scope = Scope {
+        story: Some(story_id.to_string()),
+        preamble: Some(preamble),
+        until_checks_pass: true,
+        fresh_session: true,
+        plans: false,
+        parallel: true,
+    };
+    let end = driver::drive_leased(
+        &mut store,
+        run_id,
+        worker.adapter.as_mut(),
+        worker.verifier.as_mut(),
+        &worker.cfg,
+        control,
+        &mut |ev| {
+            let _ = tx.send(Msg::Event(ev.clone()));
+        },
+        token,
+        &scope,
+    )?;
+    if end.reason == StopReason::Verified {
+        let repo = Repo::open(&worker.cfg.root)?;
+        let message = format!("pawl: story {story_id} — its checks pass (run {run_id})");
+        if repo.merging() {
+            repo.conclude_merge(&message)?;
+        } else {
+            repo.commit_all(&message)?;
+        }
+    }
+    Ok(end)
+}
+
+/// A worker ended: its story is queued (checks pass), waits again, or is out of attempts.
+/// Returns the run's stop when the worker stopped for the run (a limit, a stop, the user).
+fn worker_done(
+    store: &mut Store,
+    run: &Run,
+    story: &str,
+    result: Result<LoopEnd, String>,
+    observer: &mut dyn FnMut(&LoopEvent),
+) -> Result<Option<StopReason>, EngineError> {
+    let end = match result {
+        Ok(end) => end,
+        Err(e) => {
+            store.update_story_work(
+                &run.id,
+                story,
+                &StoryWorkChange {
+                    state: Some(WorkState::Pending),
+                    ..Default::default()
+                },
+            )?;
+            return Err(EngineError::Parallel(format!("story {story}: {e}")));
+        }
+    };
+    let (state, note, stop) = match end.reason {
+        StopReason::Verified => (WorkState::Queued, "its checks pass: queued to merge", None),
+        StopReason::NoStoryCanProgress => (WorkState::Failed, "out of attempts", None),
+        other => (WorkState::Pending, "stopped", Some(other)),
+    };
+    let w = store.update_story_work(
+        &run.id,
+        story,
+        &StoryWorkChange {
+            state: Some(state),
+            feedback: (state == WorkState::Queued).then_some(None),
+            ..Default::default()
+        },
+    )?;
+    story_event(observer, &w, note);
+    Ok(stop)
+}
+
+fn story_event(observer: &mut dyn FnMut(&LoopEvent), w: &StoryWork, note: &str) {
+    observer(&LoopEvent::Story {
+        story: w.plan.id.clone(),
+        state: w.state.to_string(),
+        merge: w.merge.to_string(),
+        note: note.to_string(),
+    });
+}
+
+/// The merge queue's work on one story: merge onto the run's branch, verify the merged tree,
+/// then move the run's branch — or send the story back.
+fn merge_one(
+    store: &mut Store,
+    repo: &Repo,
+    run: &Run,
+    branch: &RunBranch,
+    w: &StoryWork,
+    input: &ParallelInput<'_>,
+    observer: &mut dyn FnMut(&LoopEvent),
+) -> Result<(), EngineError> {
+    let w = store.update_story_work(
+        &run.id,
+        &w.story,
+        &StoryWorkChange {
+            state: Some(WorkState::Merging),
+            ..Default::default()
+        },
+    )?;
+    let run_head = head(repo, &branch.name)?;
+    // Sent back for a conflict: git's markers must be gone from the files that conflicted,
+    // whatever the checks say (they may not read those files).
+    if w.merge == MergeResult::Conflict {
+        let left: Vec<String> = w.evidence["conflicts"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|p| p.as_str())
+            .filter(|p| has_conflict_markers(&Path::new(&w.worktree).join(p)))
+            .map(str::to_string)
+            .collect();
+        if !left.is_empty() {
+            let why = format!(
+                "git's conflict markers (<<<<<<< and >>>>>>> lines) are still in {}: resolve those conflicts, keeping what both sides meant.",
+                left.join(", ")
+            );
+            return send_back(
+                store,
+                repo,
+                run,
+                &w,
+                &run_head,
+                MergeResult::Conflict,
+                json!({"conflicts": left, "markers_left": true, "onto": run_head.as_str()}),
+                why,
+                observer,
+            );
+        }
+    }
+    let story_head = head(repo, &w.branch)?;
+    if repo.is_ancestor(&story_head, &run_head)? {
+        return merged(
+            store,
+            repo,
+            run,
+            &w,
+            &run_head,
+            json!({"already": true}),
+            observer,
+        );
+    }
+    let candidate = if repo.is_ancestor(&run_head, &story_head)? {
+        story_head.clone()
+    } else {
+        match repo.merge_tree(&run_head, &story_head)? {
+            MergeTree::Clean(tree) => repo.commit_tree(
+                &tree,
+                &[&run_head, &story_head],
+                &format!(
+                    "pawl: merge story {} into {} (run {})",
+                    w.plan.id, branch.name, run.id
+                ),
+            )?,
+            MergeTree::Conflicts(paths) => {
+                let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+                let why = format!(
+                    "your work conflicts with what was merged into the run's branch meanwhile, in {}. The run's branch is merged into your worktree now and git marked the conflicts in those files: resolve them, keeping what both sides meant, then make the checks pass again.",
+                    names.join(", ")
+                );
+                return send_back(
+                    store,
+                    repo,
+                    run,
+                    &w,
+                    &run_head,
+                    MergeResult::Conflict,
+                    json!({"conflicts": names, "onto": run_head.as_str()}),
+                    why,
+                    observer,
+                );
+            }
+        }
+    };
+    // The merged tree, checked out in a scratch worktree, verified with the sealed checks and
+    // the criteria of every story merged so far and this one.
+    let scratch = input.worktrees_dir.join(".merge");
+    remove_scratch(repo, &scratch);
+    if let Some(parent) = scratch.parent() {
+        std::fs::create_dir_all(parent).map_err(|e| {
+            EngineError::Parallel(format!("cannot create {}: {e}", parent.display()))
+        })?;
+    }
+    repo.add_worktree(&scratch, &candidate)?;
+    let verified = verify_merged(store, run, &w, &scratch, input);
+    remove_scratch(repo, &scratch);
+    let v = verified?;
+    let evidence = json!({
+        "tree": v.tree,
+        "commit": candidate.as_str(),
+        "onto": run_head.as_str(),
+        "checks": v.items.iter().map(|i| json!({
+            "name": i.name,
+            "passed": i.passed(),
+            "end": i.evidence.as_ref().map(|e| e.data.end.clone()),
+            "evidence": i.evidence.as_ref().map(|e| e.id),
+            "failing": i.evidence.as_ref().map(|e| e.data.failing.clone()).unwrap_or_default(),
+        })).collect::<Vec<_>>(),
+    });
+    if !v.verified {
+        let failing: Vec<String> = v
+            .items
+            .iter()
+            .filter(|i| !i.passed())
+            .map(|i| {
+                let first = i
+                    .evidence
+                    .as_ref()
+                    .and_then(|e| e.data.first_failure.clone())
+                    .and_then(|m| m.lines().find(|l| !l.trim().is_empty()).map(str::to_string))
+                    .unwrap_or_default();
+                if first.is_empty() {
+                    i.name.clone()
+                } else {
+                    format!("{} ({first})", i.name)
+                }
+            })
+            .collect();
+        let why = format!(
+            "your work merges cleanly with the run's branch, but on the merged tree these checks fail: {}. The run's branch is merged into your worktree now: make them pass there.",
+            failing.join("; ")
+        );
+        return send_back(
+            store,
+            repo,
+            run,
+            &w,
+            &run_head,
+            MergeResult::Red,
+            evidence,
+            why,
+            observer,
+        );
+    }
+    // Green: the run's branch (checked out in the main working tree) moves to the merge.
+    Repo::open(repo.root())?.fast_forward_checked_out(&candidate)?;
+    merged(store, repo, run, &w, &candidate, evidence, observer)
+}
+
+fn verify_merged(
+    store: &mut Store,
+    run: &Run,
+    w: &StoryWork,
+    scratch: &Path,
+    input: &ParallelInput<'_>,
+) -> Result<verify::Verification, EngineError> {
+    let mut checks = match &run.settings.seal {
+        Some(seal) => story_checks(seal, input.merge_ws.vault.as_ref())?,
+        None => Vec::new(),
+    };
+    let mut ids: Vec<String> = w.criteria.clone();
+    for other in store.story_works(&run.id)? {
+        if other.state == WorkState::Merged {
+            ids.extend(other.criteria);
+        }
+    }
+    let wanted: Vec<String> = ids
+        .iter()
+        .map(|id| pawl_verify::gate::Check::criterion(id, String::new()).name)
+        .collect();
+    checks.extend(
+        verify::criterion_checks(store, Some(run))?
+            .into_iter()
+            .filter(|c| wanted.contains(&c.name)),
+    );
+    if checks.is_empty() {
+        return Err(EngineError::Parallel(
+            "nothing to verify the merge with: the run has no sealed checks and the story no criteria"
+                .into(),
+        ));
+    }
+    let mut plan = Plan::new(checks);
+    plan.seal = run.settings.seal.clone();
+    plan.record_failure = false;
+    plan.story = Some(w.story_id.clone());
+    let mut ws = input.merge_ws.clone();
+    ws.root = scratch.to_path_buf();
+    Ok(verify::verify_checks(&ws, store, Some(run), &plan)?)
+}
+
+/// The story is on the run's branch: recorded merged (exactly once), its story done, its
+/// worktree and branch removed (their commits are reachable from the run's branch).
+fn merged(
+    store: &mut Store,
+    repo: &Repo,
+    run: &Run,
+    w: &StoryWork,
+    commit: &CommitId,
+    evidence: serde_json::Value,
+    observer: &mut dyn FnMut(&LoopEvent),
+) -> Result<(), EngineError> {
+    let w = store.update_story_work(
+        &run.id,
+        &w.story,
+        &StoryWorkChange {
+            state: Some(WorkState::Merged),
+            merge: Some(MergeResult::Merged),
+            evidence: Some(evidence),
+            feedback: Some(None),
+            merged_commit: Some(commit.to_string()),
+            ..Default::default()
+        },
+    )?;
+    finish_story(store, &run.id, &w)?;
+    story_event(observer, &w, &format!("merged at {}", commit.short()));
+    remove_story(repo, &w, commit)
+}
+
+fn finish_story(store: &mut Store, run_id: &str, w: &StoryWork) -> Result<(), EngineError> {
+    let s = store.story(run_id, &w.story_id)?;
+    if s.status != pawl_core::model::StoryStatus::Done {
+        store.set_story_status(
+            run_id,
+            &w.story_id,
+            pawl_core::model::StoryStatus::Done,
+            Some("merged by the merge queue, checks green on the merged tree"),
+        )?;
+    }
+    Ok(())
+}
+
+/// The story goes back to an agent: the run's branch merged into its worktree (conflicts left
+/// marked for the agent), the result and evidence recorded, and why, for its next session.
+#[allow(clippy::too_many_arguments)]
+fn send_back(
+    store: &mut Store,
+    repo: &Repo,
+    run: &Run,
+    w: &StoryWork,
+    run_head: &CommitId,
+    result: MergeResult,
+    evidence: serde_json::Value,
+    why: String,
+    observer: &mut dyn FnMut(&LoopEvent),
+) -> Result<(), EngineError> {
+    let _ = repo;
+    let tree = Repo::open(&w.worktree)?;
+    if !tree.merging() {
+        tree.merge_into_head(
+            run_head,
+            &format!(
+                "pawl: merge the run's branch into story {} ({result})",
+                w.plan.id
+            ),
+        )?;
+    }
+    let w = store.update_story_work(
+        &run.id,
+        &w.story,
+        &StoryWorkChange {
+            state: Some(WorkState::Pending),
+            merge: Some(result),
+            evidence: Some(evidence),
+            feedback: Some(Some(why.clone())),
+            ..Default::default()
+        },
+    )?;
+    story_event(observer, &w, &format!("sent back: {why}"));
+    Ok(())
+}
+
+/// The sealed checks a story is verified with, in its worktree and on the merged tree: every
+/// sealed check but the acceptance checks, which prove the whole goal (they must fail on the
+/// pre-run code and pass at the end) and run on the run's tree once every story is merged.
+pub fn story_checks(
+    seal: &pawl_core::seal::Seal,
+    vault: Option<&crate::hidden::Vault>,
+) -> Result<Vec<pawl_verify::gate::Check>, verify::VerifyError> {
+    let acceptance: Vec<&str> = seal
+        .checks
+        .iter()
+        .filter(|c| c.role == pawl_core::seal::CheckRole::Acceptance)
+        .map(|c| c.name.as_str())
+        .collect();
+    Ok(crate::hidden::checks_of(seal, vault)?
+        .into_iter()
+        .filter(|c| !acceptance.contains(&c.name.as_str()))
+        .collect())
+}
+
+/// Whether the file at `path` still has a line git writes to mark a conflict.
+fn has_conflict_markers(path: &Path) -> bool {
+    std::fs::read(path).is_ok_and(|bytes| {
+        bytes
+            .split(|b| *b == b'\n')
+            .any(|l| l.starts_with(b"<<<<<<< ") || l.starts_with(b">>>>>>> "))
+    })
+}
+
+/// Bytes under `path` (files and symbolic links, not followed); 0 when it does not exist.
+pub fn disk_use(path: &Path) -> u64 {
+    let Ok(meta) = std::fs::symlink_metadata(path) else {
+        return 0;
+    };
+    if !meta.is_dir() {
+        return meta.len();
+    }
+    std::fs::read_dir(path)
+        .map(|entries| {
+            entries
+                .filter_map(Result::ok)
+                .map(|e| disk_use(&e.path()))
+                .sum()
+        })
+        .unwrap_or(0)
+}
