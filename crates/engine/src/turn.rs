@@ -259,6 +259,23 @@ pub struct Window {
 /// First of all, the run's state is checked (`Store::tampering`: every signed row, every
 /// count): if anything in it was modified outside pawl, the run is marked tampered (what was
 /// found is an event) and nothing else is read from it.
+/// A stop recorded in the store since this driver took the run's lease: what `pawl serve`'s Stop
+/// asks of a run that another machine drives (a shared store has no `.pawl/stop` file to write).
+/// One recorded before the lease was taken was for an earlier driver: a resume is not stopped by
+/// it.
+fn stop_recorded(store: &Store, run_id: &str) -> Result<bool, StoreError> {
+    let Some(stop) = store.last_event(run_id, EventKind::StopRequested)? else {
+        return Ok(false);
+    };
+    let mut since = 0;
+    for kind in [EventKind::LeaseAcquired, EventKind::LeaseTakeover] {
+        if let Some(e) = store.last_event(run_id, kind)? {
+            since = since.max(e.seq);
+        }
+    }
+    Ok(stop.seq > since)
+}
+
 pub fn decide(
     store: &mut Store,
     run_id: &str,
@@ -282,7 +299,7 @@ pub fn decide(
     let facts = TurnFacts {
         tampered: false,
         concluded,
-        stop_requested,
+        stop_requested: stop_requested || stop_recorded(store, run_id)?,
         cancelled: store.run(run_id)?.status == RunStatus::Cancelled,
         awaiting_user: store.awaited_blocker(run_id)?.is_some(),
         limit: judge::limit_reached(&settings.limits, &store.spent(run_id)?),

@@ -386,3 +386,66 @@ fn an_agent_in_a_fleet_clone_reports_through_the_mailbox_to_the_shared_store() {
     assert_eq!(run.status.to_string(), "awaiting_user");
     assert_eq!(store.blockers(&run.id).unwrap().len(), 1);
 }
+
+/// A stop asked through the shared store (what `pawl serve`'s Stop button records for a run that
+/// another machine drives: there is no `.pawl/stop` file to write there) stops the run after its
+/// current step, exit 6, its work kept. Regression: the job watched only its own stop file and
+/// went on to verified.
+#[test]
+fn a_stop_recorded_in_the_shared_store_stops_the_job_after_its_step() {
+    let Some(url) = crate::fleet_harness::server_schema("stop") else {
+        return;
+    };
+    let env = crate::TestEnv::new();
+    env.write(
+        "pawl.toml",
+        &crate::headless::config("", crate::headless::NO_BREAKERS, ""),
+    );
+    env.git(&["add", "-A"]);
+    env.git(&["commit", "-q", "-m", "pawl config"]);
+    let marks = env.dir.path().join("marks");
+    std::fs::create_dir_all(&marks).unwrap();
+    let scenario = env.dir.path().join("home/s.jsonl");
+    std::fs::write(
+        &scenario,
+        format!(
+            r#"{{"step": 1}}
+{{"do": "run", "command": "touch {m}/in-step; while [ ! -e {m}/go ]; do sleep 0.05; done"}}
+{{"step": 2}}
+{{"do": "write", "path": "done.txt", "content": "ok"}}
+"#,
+            m = marks.display()
+        ),
+    )
+    .unwrap();
+    let mut child = env
+        .command("pawl")
+        .args(["run", "g", "--scenario", scenario.to_str().unwrap()])
+        .env("PAWL_STORE_URL", &url)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(300);
+    while !marks.join("in-step").exists() {
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "pawl ended before its first step"
+        );
+        assert!(std::time::Instant::now() < deadline, "the step never began");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let mut store = crate::fleet_harness::Fleet::open_store(&url, &env.home);
+    let run = store.runs().unwrap().remove(0);
+    store.record_stop_request(&run.id).unwrap();
+    std::fs::write(marks.join("go"), "").unwrap();
+    let out = child.wait_with_output().unwrap();
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert_eq!(out.status.code(), Some(6), "{stdout}{stderr}");
+    let run = store.run(&run.id).unwrap();
+    assert_eq!(run.status.to_string(), "stopped", "{stdout}{stderr}");
+    assert!(!env.root().join("done.txt").exists(), "step 2 ran");
+}
