@@ -316,7 +316,7 @@ impl Walker<'_> {
             Ok(Some(content)) => content,
             Ok(None) => return false,
             Err(reason) => {
-                self.deny(frame, RuleId::TooLarge, reason);
+                self.deny_recorded(frame, RuleId::TooLarge, reason);
                 return true;
             }
         };
@@ -337,7 +337,7 @@ impl Walker<'_> {
         // The script runs from its start in a process of its own.
         inner.conditional = false;
         inner.lenient = inner.lenient || !self.strict_script(&path);
-        self.run_script_sized(&content, MAX_SCRIPT_BYTES, &mut sub, &inner);
+        let _stops = self.run_script_sized(&content, MAX_SCRIPT_BYTES, &mut sub, &inner);
         true
     }
 
@@ -371,7 +371,7 @@ impl Walker<'_> {
                 Ok(Some(json)) => break (dir, json),
                 Ok(None) => {}
                 Err(reason) => {
-                    self.deny(frame, RuleId::TooLarge, reason);
+                    self.deny_recorded(frame, RuleId::TooLarge, reason);
                     return;
                 }
             }
@@ -411,7 +411,7 @@ impl Walker<'_> {
                 .nested(&format!("{base} script `{name}`"))
                 .with_stdin(cmd.stdin.clone());
             inner.lenient = inner.lenient || lenient;
-            self.run_script(&text, &mut sub, &inner);
+            let _stops = self.run_script(&text, &mut sub, &inner);
         }
     }
 }

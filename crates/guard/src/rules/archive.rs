@@ -117,7 +117,7 @@ impl Walker<'_> {
         while index < args.len() {
             let arg = &args[index];
             if !arg.known && arg.text.starts_with('-') {
-                self.fail_closed(
+                self.fail_closed_recorded(
                     frame,
                     RuleId::NotStatic,
                     format!("{base} option `{}` is not statically known", arg.text),
@@ -142,7 +142,7 @@ impl Walker<'_> {
                                         self.walk_shell_text(&what, cmd, shell, frame);
                                     }
                                 }
-                                _ => self.fail_closed(
+                                _ => self.fail_closed_recorded(
                                     frame,
                                     RuleId::NotStatic,
                                     format!("{what} that is not statically known"),
@@ -152,7 +152,7 @@ impl Walker<'_> {
                             // The archive's data is the command's input.
                             match value.as_ref().filter(|v| v.known) {
                                 Some(v) => self.walk_piped_shell(&what, &v.text, shell, frame),
-                                None => self.fail_closed(
+                                None => self.fail_closed_recorded(
                                     frame,
                                     RuleId::NotStatic,
                                     format!("{what} that is not statically known"),

@@ -77,7 +77,7 @@ impl Walker<'_> {
             if arg.text.starts_with('-') {
                 let name = arg.text.trim_start_matches('-');
                 if !arg.known {
-                    self.fail_closed(
+                    self.fail_closed_recorded(
                         frame,
                         RuleId::NotStatic,
                         format!("{base} option `{}` is not statically known", arg.text),
@@ -86,7 +86,7 @@ impl Walker<'_> {
                 }
                 if name.starts_with('A') || name == "archive" {
                     if name.contains('x') || args.iter().any(|a| a.text.contains("extract")) {
-                        self.deny(
+                        self.deny_recorded(
                             frame,
                             RuleId::DestructiveShell,
                             format!(
@@ -132,7 +132,7 @@ impl Walker<'_> {
             match stdin {
                 Stdin::Text(text) => commands.push(Arg::lit(text.clone())),
                 Stdin::Pipe | Stdin::Unknown => {
-                    self.fail_closed(
+                    self.fail_closed_recorded(
                         frame,
                         RuleId::Interpreter,
                         format!("{base} reads commands from a pipe; they may run shell commands (`.shell`) the guard cannot see"),
@@ -144,7 +144,7 @@ impl Walker<'_> {
         }
         for command in &commands {
             if !command.known {
-                self.fail_closed(
+                self.fail_closed_recorded(
                     frame,
                     RuleId::Interpreter,
                     format!(
@@ -215,7 +215,7 @@ impl Walker<'_> {
                         .iter()
                         .any(|f| f.contains('x') || f.starts_with("--e"))
                     {
-                        self.deny(
+                        self.deny_recorded(
                             frame,
                             RuleId::DestructiveShell,
                             format!("{what} extracts files from an archive over the working tree"),
@@ -224,7 +224,7 @@ impl Walker<'_> {
                     }
                     None
                 } else if is("load", 2) || is("edit", 2) {
-                    self.deny(
+                    self.deny_recorded(
                         frame,
                         RuleId::Interpreter,
                         format!("{what} loads native code or runs an editor; the guard cannot see what it runs"),
@@ -250,7 +250,7 @@ impl Walker<'_> {
                     }
                     _ => {
                         if flags.iter().any(|f| matches!(*f, "-x" | "-e")) && !is("open", 2) {
-                            self.deny(
+                            self.deny_recorded(
                                 frame,
                                 RuleId::Interpreter,
                                 format!("{what} -x/-e opens another program"),
@@ -262,7 +262,7 @@ impl Walker<'_> {
                 let lower = line.to_ascii_lowercase();
                 for danger in ["load_extension", "writefile", "edit(", "fts3_tokenizer"] {
                     if lower.contains(danger) {
-                        self.deny(
+                        self.deny_recorded(
                             frame,
                             RuleId::Interpreter,
                             format!("{base} SQL uses `{danger}`, which loads code, runs a program or writes files"),
@@ -304,12 +304,12 @@ impl Walker<'_> {
         if let (Some(store), Some(cwd)) = (&store, shell.cwd.as_deref())
             && is_within(cwd, store)
         {
-            self.deny(frame, RuleId::ProtectedPath, store_reason);
+            self.deny_recorded(frame, RuleId::ProtectedPath, store_reason);
             return;
         }
         for arg in args {
             if !arg.known {
-                self.deny(
+                self.deny_recorded(
                     frame,
                     RuleId::NotStatic,
                     format!(
@@ -332,7 +332,7 @@ impl Walker<'_> {
             .iter()
             .any(|w| lower.contains(w))
             {
-                self.deny(frame, RuleId::ProtectedPath, store_reason);
+                self.deny_recorded(frame, RuleId::ProtectedPath, store_reason);
                 return;
             }
             // `.output FILE`, `.once FILE`, `.save FILE`, `.backup [DB] FILE`: written files.
@@ -368,7 +368,7 @@ impl Walker<'_> {
                 continue;
             }
             let Some(absolute) = self.resolve(shell, path) else {
-                self.deny(
+                self.deny_recorded(
                     frame,
                     RuleId::NotStatic,
                     format!(
@@ -387,7 +387,7 @@ impl Walker<'_> {
                         .is_some_and(|real| is_within(&real, store))
             };
             if hits {
-                self.deny(frame, RuleId::ProtectedPath, store_reason);
+                self.deny_recorded(frame, RuleId::ProtectedPath, store_reason);
                 return;
             }
         }

@@ -205,7 +205,7 @@ impl Walker<'_> {
         }
         for script in &scripts {
             let Some(text) = script.known.then(|| script.text.clone()) else {
-                self.fail_closed(
+                self.fail_closed_recorded(
                     frame,
                     RuleId::Interpreter,
                     format!(
@@ -222,7 +222,7 @@ impl Walker<'_> {
                             SedAction::Run(cmd) => {
                                 self.walk_shell_text(&format!("{base} e"), &cmd, shell, frame);
                             }
-                            SedAction::RunPatternSpace(what) => self.deny(
+                            SedAction::RunPatternSpace(what) => self.deny_recorded(
                                 frame,
                                 RuleId::Interpreter,
                                 format!("{base} {what} runs the text it edits as a shell command; the guard cannot see what it runs"),
@@ -238,7 +238,7 @@ impl Walker<'_> {
                     }
                 }
                 Err(why) => {
-                    self.deny(
+                    self.deny_recorded(
                         frame,
                         RuleId::Interpreter,
                         format!("{base} script `{}` cannot be analysed ({why}); sed scripts may run commands (`e`) or write files (`w`)", text.chars().take(60).collect::<String>()),
@@ -299,7 +299,7 @@ impl Walker<'_> {
             index += 1;
             let Some(text) = arg.exact() else {
                 if arg.text.starts_with('+') || arg.text.starts_with('-') {
-                    self.deny(
+                    self.deny_recorded(
                         frame,
                         RuleId::Interpreter,
                         commands(&format!("`{}`", arg.text)),
@@ -316,13 +316,13 @@ impl Walker<'_> {
                     || cmd.chars().all(|c| c.is_ascii_digit())
                     || (cmd.starts_with('/') && !cmd.contains('|'));
                 if !harmless {
-                    self.deny(frame, RuleId::Interpreter, commands(&format!("`{text}`")));
+                    self.deny_recorded(frame, RuleId::Interpreter, commands(&format!("`{text}`")));
                     return;
                 }
                 continue;
             }
             if text.starts_with("--remote-send") || text.starts_with("--remote-expr") {
-                self.deny(
+                self.deny_recorded(
                     frame,
                     RuleId::Interpreter,
                     commands(&format!("`{text}` sent to another editor")),
@@ -331,7 +331,7 @@ impl Walker<'_> {
             }
             if text == "--cmd" || text.starts_with("--cmd=") {
                 let value = args.get(index).map_or(String::new(), |a| a.text.clone());
-                self.deny(
+                self.deny_recorded(
                     frame,
                     RuleId::Interpreter,
                     commands(&format!("`{text} {value}`")),
@@ -362,7 +362,7 @@ impl Walker<'_> {
                     let (value_text, value_known) = value.unwrap_or_else(|| (String::new(), true));
                     match c {
                         'c' | 'S' => {
-                            self.deny(
+                            self.deny_recorded(
                                 frame,
                                 RuleId::Interpreter,
                                 commands(&format!("`-{c} {value_text}`")),
@@ -376,7 +376,7 @@ impl Walker<'_> {
                                     "NONE" | "NORC" | "DEFAULTS" | "NOPLUGIN"
                                 ) =>
                         {
-                            self.deny(
+                            self.deny_recorded(
                                 frame,
                                 RuleId::Interpreter,
                                 commands(&format!(
@@ -387,15 +387,23 @@ impl Walker<'_> {
                         }
                         's' => {
                             // -s {scriptin}: keystrokes read from a file.
-                            self.deny(frame, RuleId::Interpreter, commands("`-s` script input"));
+                            self.deny_recorded(
+                                frame,
+                                RuleId::Interpreter,
+                                commands("`-s` script input"),
+                            );
                             return;
                         }
                         'w' | 'W' => {
-                            self.deny(frame, RuleId::Interpreter, commands("`-w` script output"));
+                            self.deny_recorded(
+                                frame,
+                                RuleId::Interpreter,
+                                commands("`-w` script output"),
+                            );
                             return;
                         }
                         'i' if !value_known || value_text != "NONE" => {
-                            self.deny(
+                            self.deny_recorded(
                                 frame,
                                 RuleId::Interpreter,
                                 commands(&format!(
@@ -411,7 +419,7 @@ impl Walker<'_> {
             }
         }
         if ex_mode && !matches!(stdin, Stdin::Inherited) {
-            self.deny(
+            self.deny_recorded(
                 frame,
                 RuleId::Interpreter,
                 commands("read from its standard input in ex mode"),
@@ -439,7 +447,7 @@ impl Walker<'_> {
         // commands are (a protected file is denied outright).
         for file in &p.operands {
             if file.known && file.text.starts_with('!') {
-                self.deny(
+                self.deny_recorded(
                     frame,
                     RuleId::Interpreter,
                     format!(
@@ -457,7 +465,7 @@ impl Walker<'_> {
         let text = match stdin {
             Stdin::Inherited => return,
             Stdin::Pipe | Stdin::Unknown | Stdin::File => {
-                self.fail_closed(
+                self.fail_closed_recorded(
                     frame,
                     RuleId::Interpreter,
                     format!("{base} reads editor commands the guard cannot see (they may run `!` shell commands or write files)"),
@@ -467,7 +475,7 @@ impl Walker<'_> {
             Stdin::Text(text) => text,
         };
         if text.contains('!') {
-            self.deny(
+            self.deny_recorded(
                 frame,
                 RuleId::Interpreter,
                 format!("{base} commands run a shell command (`!`); the guard does not model them"),
@@ -545,7 +553,7 @@ impl Walker<'_> {
                 self.check_write(&file, WriteMode::Modify, shell, frame, base);
             }
             None if p.has(&["--help", "--version", "-h", "-V"]) => {}
-            None => self.deny(
+            None => self.deny_recorded(
                 frame,
                 RuleId::NotStatic,
                 format!("{base} without a file writes whatever files its commands name, which the guard cannot see; name the file"),
@@ -572,7 +580,7 @@ impl Walker<'_> {
                         .iter()
                         .any(|full| abbrev(name, full, 2)));
             if evaluates {
-                self.deny(
+                self.deny_recorded(
                     frame,
                     RuleId::Interpreter,
                     format!("{base} `{text}` runs Lisp code, which can run commands and write files; the guard does not model it"),

@@ -58,7 +58,7 @@ impl Walker<'_> {
             "crontab" => {
                 let lists = args.iter().any(|a| a.is("-l"));
                 if !lists {
-                    self.deny(
+                    self.deny_recorded(
                         frame,
                         RuleId::Interpreter,
                         "crontab installs or removes scheduled commands, which would run outside the guard",
@@ -75,7 +75,7 @@ impl Walker<'_> {
                     a.text.starts_with('+')
                         && (a.text.contains('!') || a.text.contains('|') || !a.known)
                 }) {
-                    self.deny(
+                    self.deny_recorded(
                         frame,
                         RuleId::Interpreter,
                         format!("{base} `{}` runs a shell command from the pager; the guard does not model it", cmd.text),
@@ -87,7 +87,7 @@ impl Walker<'_> {
                 // zx runs a script file, or JavaScript from its input.
                 let operand = args.iter().find(|a| !a.text.starts_with('-'));
                 if operand.is_none_or(|a| !a.known || is_stdin_path(&a.text)) {
-                    self.fail_closed(
+                    self.fail_closed_recorded(
                         frame,
                         RuleId::Interpreter,
                         "zx runs JavaScript from its input (or a script named at run time); the guard does not model it",
@@ -150,7 +150,7 @@ impl Walker<'_> {
         shell: &mut Shell,
         frame: &Frame,
     ) {
-        self.script_args(origin, &[Arg::lit(text)], shell, frame, false);
+        let _stops = self.script_args(origin, &[Arg::lit(text)], shell, frame, false);
     }
 
     /// Walks `text` as a shell script whose standard input is data the guard
@@ -165,7 +165,7 @@ impl Walker<'_> {
         let mut inner = frame.nested(&format!("inside {origin}"));
         inner.stdin = Stdin::Pipe;
         let mut sub = shell.clone();
-        self.run_script(text, &mut sub, &inner);
+        let _stops = self.run_script(text, &mut sub, &inner);
     }
 
     /// Walks an argument as a shell script run by `origin` (fails closed when
@@ -178,8 +178,12 @@ impl Walker<'_> {
         frame: &Frame,
     ) {
         match arg {
-            Some(arg) => self.script_args(origin, std::slice::from_ref(arg), shell, frame, false),
-            None => self.fail_closed(
+            Some(arg) => {
+                // Adapter: the denial is recorded; this judge does not return `Judged` yet.
+                let _stops =
+                    self.script_args(origin, std::slice::from_ref(arg), shell, frame, false);
+            }
+            None => self.fail_closed_recorded(
                 frame,
                 RuleId::NotStatic,
                 format!("{origin} without its command"),
@@ -245,7 +249,7 @@ impl Walker<'_> {
                     Some("include") => {
                         in_place |= value.as_ref().is_some_and(|v| v.text.starts_with("inplace"));
                     }
-                    Some("load") => self.deny(
+                    Some("load") => self.deny_recorded(
                         frame,
                         RuleId::Interpreter,
                         format!("{base} --load loads a native extension; the guard cannot see what it does"),
@@ -285,7 +289,7 @@ impl Walker<'_> {
                             .as_ref()
                             .is_some_and(|v| v.text.starts_with("inplace"));
                     }
-                    'l' => self.deny(
+                    'l' => self.deny_recorded(
                         frame,
                         RuleId::Interpreter,
                         format!(
@@ -302,7 +306,7 @@ impl Walker<'_> {
         }
         for program in &programs {
             if !program.known {
-                self.fail_closed(
+                self.fail_closed_recorded(
                     frame,
                     RuleId::Interpreter,
                     format!(
@@ -343,7 +347,7 @@ impl Walker<'_> {
     ) {
         let Some(file) = file else { return };
         if !file.known {
-            self.fail_closed(
+            self.fail_closed_recorded(
                 frame,
                 RuleId::NotStatic,
                 format!(
@@ -356,7 +360,7 @@ impl Walker<'_> {
         if is_stdin_path(&file.text) {
             match stdin {
                 Stdin::Text(text) => programs.push(Arg::lit(text.clone())),
-                Stdin::Pipe | Stdin::Unknown => self.fail_closed(
+                Stdin::Pipe | Stdin::Unknown => self.fail_closed_recorded(
                     frame,
                     RuleId::Interpreter,
                     format!("{base} reads its {what} from a pipe; it is not statically known"),
@@ -386,7 +390,7 @@ impl Walker<'_> {
                 AwkTok::Newline => print_depth = None,
                 AwkTok::Word(w) if w == "print" || w == "printf" => print_depth = Some(depth),
                 AwkTok::Word(w) if w.starts_with('@') => {
-                    self.deny(
+                    self.deny_recorded(
                         frame,
                         RuleId::Interpreter,
                         format!("{base} program uses `{w}` (loads code or calls a function by name); the guard cannot see what it runs"),
@@ -403,7 +407,7 @@ impl Walker<'_> {
                         }
                         Some([]) => {}
                         _ => {
-                            self.deny(
+                            self.deny_recorded(
                                 frame,
                                 RuleId::Interpreter,
                                 format!("{base} program runs a command built at run time (`system()`); the guard cannot see what it runs"),
@@ -447,7 +451,7 @@ impl Walker<'_> {
                             self.walk_piped_shell(&format!("{origin} pipe"), &cmd, shell, frame)
                         }
                         None => {
-                            self.deny(
+                            self.deny_recorded(
                                 frame,
                                 RuleId::Interpreter,
                                 format!("{base} program pipes to or from a command built at run time (`{op}`); the guard cannot see what it runs"),
@@ -476,7 +480,7 @@ impl Walker<'_> {
                             );
                         }
                         _ => {
-                            self.deny(
+                            self.deny_recorded(
                                 frame,
                                 RuleId::NotStatic,
                                 format!("{base} program writes with `{op}` to a file named at run time; it may be a protected or tracked file"),
@@ -507,7 +511,7 @@ impl Walker<'_> {
                     || (text.starts_with('-') && !text.starts_with("--") && text.contains('E'))
             };
             if eval {
-                self.deny(
+                self.deny_recorded(
                     frame,
                     RuleId::Interpreter,
                     format!("{base} `{text}` evaluates makefile text given on the command line; its recipes run shell commands the guard does not model"),
@@ -543,7 +547,7 @@ impl Walker<'_> {
             if let Some(file) = file {
                 let from_input = !file.known || is_stdin_path(&file.text);
                 if from_input && !matches!(stdin, Stdin::Inherited | Stdin::File) || !file.known {
-                    self.deny(
+                    self.deny_recorded(
                         frame,
                         RuleId::Interpreter,
                         format!("{base} reads a makefile (`{}`) the guard cannot see; its recipes run shell commands", file.text),
@@ -557,7 +561,7 @@ impl Walker<'_> {
                 if matches!(name, "MAKEFLAGS" | "GNUMAKEFLAGS" | "MFLAGS")
                     && (value.contains("eval") || value.contains('E') || value.contains('f'))
                 {
-                    self.deny(
+                    self.deny_recorded(
                         frame,
                         RuleId::Interpreter,
                         format!("{base} `{text}` passes options that may add makefile text; the guard cannot see its recipes"),
@@ -571,7 +575,7 @@ impl Walker<'_> {
                         value.contains(&format!("$({f}")) || value.contains(&format!("${{{f}"))
                     });
                 if runs_now || functions || !arg.known {
-                    self.deny(
+                    self.deny_recorded(
                         frame,
                         RuleId::Interpreter,
                         format!("{base} `{text}` sets a variable to text that runs commands or writes files (`!=`, $(shell ...), $(file ...)) or is not statically known"),
@@ -585,7 +589,7 @@ impl Walker<'_> {
                             .contains(&value.rsplit('/').next().unwrap_or(value))
                         && !value.contains(char::is_whitespace);
                     if !ok {
-                        self.deny(
+                        self.deny_recorded(
                             frame,
                             RuleId::Interpreter,
                             format!("{base} `{text}` changes the program that runs its recipes"),
@@ -603,7 +607,7 @@ impl Walker<'_> {
     fn ssh_option(&mut self, base: &str, value: Option<&Arg>, shell: &mut Shell, frame: &Frame) {
         let Some(value) = value else { return };
         if !value.known {
-            self.fail_closed(
+            self.fail_closed_recorded(
                 frame,
                 RuleId::NotStatic,
                 format!("{base} -o `{}` is not statically known", value.text),
@@ -628,12 +632,12 @@ impl Walker<'_> {
             {
                 self.walk_shell_text(&format!("{base} -o {key}"), val, shell, frame);
             }
-            "remotecommand" => self.deny(
+            "remotecommand" => self.deny_recorded(
                 frame,
                 RuleId::Interpreter,
                 format!("{base} -o RemoteCommand runs a command on a remote host; the guard cannot see what it does there"),
             ),
-            "pkcs11provider" | "securitykeyprovider" | "include" => self.deny(
+            "pkcs11provider" | "securitykeyprovider" | "include" => self.deny_recorded(
                 frame,
                 RuleId::Interpreter,
                 format!("{base} -o {key} loads code or configuration the guard cannot see"),
@@ -665,7 +669,7 @@ impl Walker<'_> {
                         );
                     }
                 }
-                "-I" => self.deny(
+                "-I" => self.deny_recorded(
                     frame,
                     RuleId::Interpreter,
                     format!("{base} -I loads a PKCS#11 library; the guard cannot see what it does"),
@@ -682,7 +686,7 @@ impl Walker<'_> {
         let operands = p.operands.as_slice();
         let no_command = p.has(&["-N", "-W", "-O"]);
         if operands.len() == 1 && !no_command && !matches!(stdin, Stdin::Inherited) {
-            self.deny(
+            self.deny_recorded(
                 frame,
                 RuleId::Interpreter,
                 format!("{base} runs commands read from its input on a remote host; the guard cannot see what they do there"),
@@ -691,7 +695,7 @@ impl Walker<'_> {
         }
         if operands.len() > 1 {
             let command: Vec<&str> = operands[1..].iter().map(|a| a.text.as_str()).collect();
-            self.deny(
+            self.deny_recorded(
                 frame,
                 RuleId::Interpreter,
                 format!(
@@ -733,7 +737,7 @@ impl Walker<'_> {
                                     }
                                 }
                             }
-                            Stdin::Pipe | Stdin::Unknown => self.fail_closed(
+                            Stdin::Pipe | Stdin::Unknown => self.fail_closed_recorded(
                                 frame,
                                 RuleId::Interpreter,
                                 "sftp reads a batch from a pipe; it may run local commands (`!`) the guard cannot see",
@@ -770,7 +774,7 @@ impl Walker<'_> {
             .filter(|a| !a.text.starts_with('-') || a.text.len() == 1)
         {
             if !arg.known {
-                self.fail_closed(
+                self.fail_closed_recorded(
                     frame,
                     RuleId::NotStatic,
                     format!("socat address `{}` is not statically known", arg.text),
@@ -798,7 +802,7 @@ impl Walker<'_> {
             let runs = match text.as_str() {
                 "-e" | "-c" | "--exec" | "--sh-exec" => true,
                 "--lua-exec" => {
-                    self.deny(
+                    self.deny_recorded(
                         frame,
                         RuleId::Interpreter,
                         format!("{base} --lua-exec runs a Lua script the guard cannot see"),
@@ -818,7 +822,7 @@ impl Walker<'_> {
                         let cmd = cmd.text.clone();
                         self.walk_piped_shell(&format!("{base} {text}"), &cmd, shell, frame);
                     }
-                    None => self.fail_closed(
+                    None => self.fail_closed_recorded(
                         frame,
                         RuleId::NotStatic,
                         format!("{base} {text} runs a command that is not statically known"),
@@ -857,7 +861,7 @@ impl Walker<'_> {
             if let Some(value) = value {
                 match value.known {
                     true => self.walk_piped_shell("man pager", &value.text, shell, frame),
-                    false => self.fail_closed(
+                    false => self.fail_closed_recorded(
                         frame,
                         RuleId::NotStatic,
                         format!(
@@ -898,7 +902,7 @@ impl Walker<'_> {
             let name = arg.text.trim_start_matches('-');
             let name = name.split_once('=').map_or(name, |(n, _)| n);
             if arg.text.starts_with('-') && RUNS.contains(&name) {
-                self.deny(
+                self.deny_recorded(
                     frame,
                     RuleId::Interpreter,
                     format!("{base} `{}` runs debugger commands, which can run shell commands (`shell`, `!`); the guard does not model them", arg.text),
@@ -907,7 +911,7 @@ impl Walker<'_> {
             }
         }
         if matches!(stdin, Stdin::Text(_) | Stdin::Pipe | Stdin::Unknown) {
-            self.deny(
+            self.deny_recorded(
                 frame,
                 RuleId::Interpreter,
                 format!(
@@ -1173,7 +1177,7 @@ impl Walker<'_> {
             return;
         }
         if frame.wrappers >= crate::walk::MAX_WRAPPERS {
-            self.deny(
+            self.deny_recorded(
                 frame,
                 RuleId::TooDeep,
                 format!(
@@ -1187,7 +1191,7 @@ impl Walker<'_> {
         inner.wrappers = frame.wrappers + 1;
         inner.stdin = stdin.clone();
         let mut sub = shell.clone();
-        self.dispatch(
+        let _stops = self.dispatch(
             Cmd {
                 argv,
                 stdin: stdin.clone(),
@@ -1216,7 +1220,7 @@ impl Walker<'_> {
                 self.walk_shell_text(origin, &format!("{text} {extra}"), &mut sub, frame);
             }
             Some(_) => {}
-            None => self.fail_closed(
+            None => self.fail_closed_recorded(
                 frame,
                 RuleId::NotStatic,
                 format!("{origin} names a program that is not statically known"),
@@ -1275,7 +1279,7 @@ impl Walker<'_> {
                         strip_program_vars(&mut sub);
                         self.walk_piped_shell(name, &v, &sub, frame)
                     }
-                    None => self.fail_closed(
+                    None => self.fail_closed_recorded(
                         frame,
                         RuleId::NotStatic,
                         format!("{base} runs `{name}`, which is not statically known"),
@@ -1397,7 +1401,7 @@ impl Walker<'_> {
                     args.get(index - 1).cloned()
                 } else if text.starts_with('-') {
                     if !arg.known {
-                        self.fail_closed(
+                        self.fail_closed_recorded(
                             frame,
                             RuleId::NotStatic,
                             format!("{base} option `{text}` is not statically known"),
@@ -1423,7 +1427,8 @@ impl Walker<'_> {
                     self.run_argv(base, args[index - 1..].to_vec(), stdin, shell, frame);
                     return;
                 }
-                self.script_args(base, std::slice::from_ref(&value), shell, frame, false);
+                let _stops =
+                    self.script_args(base, std::slice::from_ref(&value), shell, frame, false);
                 if self.denial.is_some() {
                     return;
                 }
@@ -1484,7 +1489,7 @@ impl Walker<'_> {
                 continue;
             }
             if !self.in_allowance(shell, arg) {
-                self.deny(
+                self.deny_recorded(
                     frame,
                     RuleId::RecursiveDelete,
                     format!(
@@ -1513,7 +1518,7 @@ impl Walker<'_> {
             index += 1;
             let Some(text) = arg.exact() else {
                 if arg.text.starts_with('-') {
-                    self.fail_closed(
+                    self.fail_closed_recorded(
                         frame,
                         RuleId::NotStatic,
                         format!(
@@ -1549,12 +1554,12 @@ impl Walker<'_> {
                 if words.is_empty() {
                     return;
                 }
-                self.script_args(origin, &words, shell, frame, false);
+                let _stops = self.script_args(origin, &words, shell, frame, false);
                 return;
             }
             if name.starts_with('-') {
                 if name == "--script-shell" || name.starts_with("--script-sh") {
-                    self.deny(
+                    self.deny_recorded(
                         frame,
                         RuleId::Interpreter,
                         format!("{origin} {text} runs scripts with a shell of the caller's choice; the guard does not model it"),
@@ -1637,7 +1642,7 @@ impl Walker<'_> {
             })
         });
         if let Some((name, _)) = programs.first() {
-            self.deny(
+            self.deny_recorded(
                 frame,
                 RuleId::Interpreter,
                 format!("`{name}` makes {base} run another program or read settings the guard cannot see; the guard does not model it"),
@@ -1654,7 +1659,7 @@ impl Walker<'_> {
                     && a.text.starts_with('-')
                     && name.contains(['$', '`', '"', '\'', '{', '\\']))
         }) {
-            self.deny(
+            self.deny_recorded(
                 frame,
                 RuleId::Interpreter,
                 format!("{base} `{}` may change the shell that runs scripts; the guard does not model it", arg.text),
@@ -1678,7 +1683,7 @@ impl Walker<'_> {
             return;
         };
         if !sub_arg.known {
-            self.fail_closed(
+            self.fail_closed_recorded(
                 frame,
                 RuleId::NotStatic,
                 format!(
@@ -1718,7 +1723,7 @@ impl Walker<'_> {
             "exec" if base == "yarn" => {
                 let words: Vec<Arg> = rest.iter().skip_while(|a| a.is("--")).cloned().collect();
                 if !words.is_empty() {
-                    self.script_args("yarn exec", &words, shell, frame, false);
+                    let _stops = self.script_args("yarn exec", &words, shell, frame, false);
                 }
             }
             "exec" | "x" | "dlx" => {
@@ -1735,7 +1740,13 @@ impl Walker<'_> {
                 if !words.is_empty() {
                     let mut sub = shell.clone();
                     sub.cwd = None;
-                    self.script_args(&format!("{base} explore"), &words, &mut sub, frame, false);
+                    let _stops = self.script_args(
+                        &format!("{base} explore"),
+                        &words,
+                        &mut sub,
+                        frame,
+                        false,
+                    );
                 }
             }
             "run" | "run-script" | "rum" | "urn"
@@ -1812,7 +1823,7 @@ impl Walker<'_> {
                         .any(|k| t.starts_with(k))
                 }) =>
             {
-                self.deny(
+                self.deny_recorded(
                     frame,
                     RuleId::Interpreter,
                     format!("{base} {sub} of a setting that names a program {base} runs later; the guard does not model it"),
@@ -1838,7 +1849,7 @@ impl Walker<'_> {
                 let mut sub = shell.clone();
                 self.walk_shell_text(&format!("{base} script set by `{what}`"), text, &mut sub, frame);
             }
-            None => self.deny(
+            None => self.deny_recorded(
                 frame,
                 RuleId::Interpreter,
                 format!("{base} pkg set `{what}` plants package.json scripts the guard cannot read; a later `{base} run` would execute them"),
@@ -1910,7 +1921,7 @@ impl Walker<'_> {
                         .any(|k| key.contains(k))
                 });
             if names_program {
-                self.deny(
+                self.deny_recorded(
                     frame,
                     RuleId::Interpreter,
                     format!("{base} --config `{}` names a program (or a config file) cargo runs; the guard does not model it", value.text),
@@ -1926,7 +1937,7 @@ impl Walker<'_> {
                         .as_deref()
                         .is_none_or(|v| !v.starts_with('/') && !v.starts_with('~'))
                     {
-                        self.fail_closed(
+                        self.fail_closed_recorded(
                             frame,
                             RuleId::NotStatic,
                             "CARGO_HOME names a directory whose config.toml cargo reads; the guard cannot see it",
@@ -1958,7 +1969,7 @@ impl Walker<'_> {
                     v.contains("linker") || v.contains("-Z") || v.contains("plugin")
                 });
                 if runs {
-                    self.deny(
+                    self.deny_recorded(
                         frame,
                         RuleId::Interpreter,
                         format!("`{name}` names a program rustc runs (a linker); the guard does not model it"),
@@ -1999,7 +2010,7 @@ impl Walker<'_> {
                         )
                 });
             if names_program {
-                self.deny(
+                self.deny_recorded(
                     frame,
                     RuleId::Interpreter,
                     "go env -w of a setting that names a program or flags later go commands run with; the guard does not model it",
@@ -2045,7 +2056,7 @@ impl Walker<'_> {
         if let Some(value) = env_value(shell, "GOFLAGS")
             && value.as_deref().is_none_or(|v| v.contains("exec"))
         {
-            self.deny(
+            self.deny_recorded(
                 frame,
                 RuleId::Interpreter,
                 "`GOFLAGS` names a program go runs (-exec, -toolexec); the guard does not model it",
@@ -2080,7 +2091,7 @@ impl Walker<'_> {
             index += 1;
             let text = arg.text.as_str();
             if !arg.known && text.starts_with('-') {
-                self.fail_closed(
+                self.fail_closed_recorded(
                     frame,
                     RuleId::NotStatic,
                     format!("{base} option `{text}` is not statically known"),
@@ -2098,7 +2109,7 @@ impl Walker<'_> {
                 || text.starts_with("-Zcodegen-backend")
                 || (base.starts_with("tcc") && text.starts_with("-run"))
             {
-                self.deny(
+                self.deny_recorded(
                     frame,
                     RuleId::Interpreter,
                     format!("{base} `{text}` runs a program or the code it compiles; the guard does not model it"),
@@ -2142,7 +2153,7 @@ impl Walker<'_> {
                         .get(index)
                         .is_some_and(|v| v.text.starts_with("linker"))
                 {
-                    self.deny(
+                    self.deny_recorded(
                         frame,
                         RuleId::Interpreter,
                         format!(

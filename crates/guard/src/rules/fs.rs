@@ -1350,7 +1350,7 @@ impl Walker<'_> {
         what: &str,
     ) {
         if !arg.glob && self.maybe_link_made_here(shell, arg) {
-            self.deny(
+            self.deny_recorded(
                 frame,
                 RuleId::NotStatic,
                 format!(
@@ -1400,12 +1400,12 @@ impl Walker<'_> {
                 // Editing or appending to tracked files is allowed (only clobbering them is
                 // not): the glob may not reach a protected path.
                 if let Some((rule, why)) = self.glob_edit_refusal(shell, arg) {
-                    self.deny(frame, rule, format!("{what} `{}`: {why}", arg.text));
+                    self.deny_recorded(frame, rule, format!("{what} `{}`: {why}", arg.text));
                 }
                 return;
             }
             if !self.in_allowance(shell, arg) {
-                self.deny(
+                self.deny_recorded(
                     frame,
                     RuleId::NotStatic,
                     format!(
@@ -1419,7 +1419,7 @@ impl Walker<'_> {
         let absolute = match self.target_path(shell, arg) {
             Ok(p) => p,
             Err(why) => {
-                self.deny(
+                self.deny_recorded(
                     frame,
                     RuleId::NotStatic,
                     format!("{what} to {why}; it may be a protected or tracked file"),
@@ -1431,7 +1431,7 @@ impl Walker<'_> {
             Ok(Some(p)) => p,
             Ok(None) => return,
             Err(why) => {
-                self.deny(frame, RuleId::NotStatic, format!("{what} to {why}"));
+                self.deny_recorded(frame, RuleId::NotStatic, format!("{what} to {why}"));
                 return;
             }
         };
@@ -1443,7 +1443,7 @@ impl Walker<'_> {
                 } else {
                     format!(" (through a symbolic link it is `{candidate}`)")
                 };
-                self.deny(frame, rule, format!("{what} `{}`{via}: {why}", arg.text));
+                self.deny_recorded(frame, rule, format!("{what} `{}`{via}: {why}", arg.text));
                 return;
             }
         }
@@ -1518,7 +1518,7 @@ impl Walker<'_> {
                     .and_then(|abs| self.real_path(&abs, true))
                     .is_some_and(|real| !self.removable(&real)));
         if through_link || !self.in_allowance(shell, arg) {
-            self.deny(
+            self.deny_recorded(
                 frame,
                 RuleId::DestructiveShell,
                 format!(
@@ -1596,7 +1596,7 @@ impl Walker<'_> {
                     .iter()
                     .any(|a| a.is("--help") || a.is("-V") || a.is("--version")) =>
             {
-                self.deny(
+                self.deny_recorded(
                     frame,
                     RuleId::DestructiveShell,
                     format!("{base} destroys what a device or file holds"),
@@ -1607,14 +1607,14 @@ impl Walker<'_> {
                     a.is("-l") || a.is("--list") || a.is("-p") || a.is("--print") || a.is("--help")
                 }) =>
             {
-                self.deny(
+                self.deny_recorded(
                     frame,
                     RuleId::DestructiveShell,
                     format!("{base} changes a partition table"),
                 );
             }
             _ if base.starts_with("mkfs") => {
-                self.deny(
+                self.deny_recorded(
                     frame,
                     RuleId::DestructiveShell,
                     format!("{base} formats a filesystem"),
@@ -1890,7 +1890,7 @@ impl Walker<'_> {
             return;
         }
         if p.has(&["--no-preserve-root"]) {
-            self.deny(
+            self.deny_recorded(
                 frame,
                 RuleId::RecursiveDelete,
                 format!("{what} --no-preserve-root"),
@@ -1918,7 +1918,7 @@ impl Walker<'_> {
                 return;
             }
             if !arg.known {
-                self.deny(
+                self.deny_recorded(
                     frame,
                     if recursive {
                         RuleId::RecursiveDelete
@@ -1939,7 +1939,7 @@ impl Walker<'_> {
                 }
             } else if recursive {
                 if let Some(why) = self.allowance_refusal(shell, arg) {
-                    self.deny(
+                    self.deny_recorded(
                         frame,
                         RuleId::RecursiveDelete,
                         format!(
@@ -1953,7 +1953,7 @@ impl Walker<'_> {
                 match self.glob_delete(shell, arg) {
                     Ok(n) => tracked += n,
                     Err((rule, why)) => {
-                        self.deny(frame, rule, why);
+                        self.deny_recorded(frame, rule, why);
                         return;
                     }
                 }
@@ -1967,7 +1967,7 @@ impl Walker<'_> {
             }
         }
         if tracked > 1 {
-            self.deny(
+            self.deny_recorded(
                 frame,
                 RuleId::DestructiveShell,
                 format!(
@@ -2054,7 +2054,7 @@ impl Walker<'_> {
                 && let Ok(dest_abs) = self.target_path(shell, &dest)
                 && self.holds_protected(&dest_abs)
             {
-                self.deny(
+                self.deny_recorded(
                     frame,
                     RuleId::ProtectedPath,
                     format!(
@@ -2130,7 +2130,7 @@ impl Walker<'_> {
                     {
                         let (file, under) = self.is_tracked_path(&src);
                         if under && leaves {
-                            self.deny(
+                            self.deny_recorded(
                                 frame,
                                 RuleId::RecursiveDelete,
                                 format!(
@@ -2141,7 +2141,7 @@ impl Walker<'_> {
                             return;
                         }
                         if under {
-                            self.deny(
+                            self.deny_recorded(
                                 frame,
                                 RuleId::RecursiveDelete,
                                 format!(
@@ -2160,7 +2160,7 @@ impl Walker<'_> {
             }
         }
         if moved_tracked > 1 {
-            self.deny(
+            self.deny_recorded(
                 frame,
                 RuleId::DestructiveShell,
                 "mv of more than one tracked file out of the repository or into a build output or temp location; use `git rm` or `git mv`",
@@ -2179,7 +2179,7 @@ impl Walker<'_> {
         frame: &Frame,
     ) {
         if self.holds_protected(landed_abs) {
-            self.deny(
+            self.deny_recorded(
                 frame,
                 RuleId::ProtectedPath,
                 format!(
@@ -2193,7 +2193,7 @@ impl Walker<'_> {
             return;
         }
         if contents && self.is_tracked_path(landed_abs).1 {
-            self.deny(
+            self.deny_recorded(
                 frame,
                 RuleId::NotStatic,
                 format!(
@@ -2204,7 +2204,7 @@ impl Walker<'_> {
             return;
         }
         if what == "cp" && self.is_tracked_path(landed_abs).1 {
-            self.deny(
+            self.deny_recorded(
                 frame,
                 RuleId::Clobber,
                 format!(
@@ -2230,7 +2230,7 @@ impl Walker<'_> {
         frame: &Frame,
     ) {
         if !target.known || target.glob {
-            self.deny(
+            self.deny_recorded(
                 frame,
                 RuleId::NotStatic,
                 format!(
@@ -2257,7 +2257,7 @@ impl Walker<'_> {
             candidates.push(normalize(&dir, &target.text));
         }
         if candidates.is_empty() {
-            self.deny(
+            self.deny_recorded(
                 frame,
                 RuleId::NotStatic,
                 format!(
@@ -2276,7 +2276,11 @@ impl Walker<'_> {
                 }
                 Ok(None) => {}
                 Err(why) => {
-                    self.deny(frame, RuleId::NotStatic, format!("{what}: a link to {why}"));
+                    self.deny_recorded(
+                        frame,
+                        RuleId::NotStatic,
+                        format!("{what}: a link to {why}"),
+                    );
                     return;
                 }
             }
@@ -2304,7 +2308,7 @@ impl Walker<'_> {
                 None
             };
             if let Some((rule, kind)) = refusal {
-                self.deny(
+                self.deny_recorded(
                     frame,
                     rule,
                     format!(
@@ -2376,7 +2380,7 @@ impl Walker<'_> {
             Some(arg) => match self.target_path(shell, arg) {
                 Ok(p) => p,
                 Err(why) => {
-                    self.deny(
+                    self.deny_recorded(
                         frame,
                         RuleId::NotStatic,
                         format!("{what} extracts into {why}"),
@@ -2387,7 +2391,7 @@ impl Walker<'_> {
             None => match shell.cwd.clone() {
                 Some(cwd) => cwd,
                 None => {
-                    self.deny(
+                    self.deny_recorded(
                         frame,
                         RuleId::NotStatic,
                         format!("{what} extracts into the current directory, which is not statically known"),
@@ -2399,7 +2403,7 @@ impl Walker<'_> {
         let absolute = match self.unalias(shell, &absolute) {
             Ok(Some(p)) => p,
             Ok(None) | Err(_) => {
-                self.deny(
+                self.deny_recorded(
                     frame,
                     RuleId::NotStatic,
                     format!("{what} extracts into `{absolute}`, which the guard cannot see"),
@@ -2413,7 +2417,7 @@ impl Walker<'_> {
                 || self.holds_protected(&place)
                 || (self.in_repo(&place) && !self.removable(&place));
             if bad {
-                self.deny(
+                self.deny_recorded(
                     frame,
                     RuleId::NotStatic,
                     format!(
@@ -2477,7 +2481,7 @@ impl Walker<'_> {
                 };
                 self.check_write(&file, WriteMode::Modify, shell, frame, "patch");
             }
-            None => self.deny(
+            None => self.deny_recorded(
                 frame,
                 RuleId::NotStatic,
                 "patch writes (and may create or delete) the files its diff names, which the guard cannot read; name the file to patch (`patch FILE < DIFF`) or use --dry-run",
@@ -2536,7 +2540,7 @@ impl Walker<'_> {
                         let v = value(&mut index);
                         self.walk_shell_arg("rsync --rsh", v.as_ref(), shell, frame);
                     }
-                    "rsync-path" | "remote-option" => self.deny(
+                    "rsync-path" | "remote-option" => self.deny_recorded(
                         frame,
                         RuleId::Interpreter,
                         format!("rsync --{name} runs a command on a remote host; the guard cannot see what it does there"),
@@ -2563,7 +2567,7 @@ impl Walker<'_> {
                     };
                     match c {
                         'e' => self.walk_shell_arg("rsync -e", value.as_ref(), shell, frame),
-                        'M' => self.deny(
+                        'M' => self.deny_recorded(
                             frame,
                             RuleId::Interpreter,
                             "rsync -M passes options to the remote rsync; the guard cannot see what it does there",
@@ -2635,7 +2639,7 @@ impl Walker<'_> {
             return;
         }
         let Some(tool) = args.get(1).and_then(Arg::exact) else {
-            self.deny(
+            self.deny_recorded(
                 frame,
                 RuleId::NotStatic,
                 "cmake -E with a command that is not statically known",

@@ -638,9 +638,9 @@ impl Walker<'_> {
     fn git_program(&mut self, what: &str, value: Option<&str>, shell: &mut Shell, frame: &Frame) {
         match value {
             Some(text) => {
-                self.script_args(what, &[Arg::lit(text)], shell, frame, false);
+                let _stops = self.script_args(what, &[Arg::lit(text)], shell, frame, false);
             }
-            None => self.fail_closed(
+            None => self.fail_closed_recorded(
                 frame,
                 RuleId::NotStatic,
                 format!("{what} runs a program that is not statically known"),
@@ -697,7 +697,7 @@ impl Walker<'_> {
                     } else {
                         let name = v.split_whitespace().next().unwrap_or("");
                         if !CREDENTIAL_HELPERS.contains(&name) {
-                            self.fail_closed(
+                            self.fail_closed_recorded(
                                 frame,
                                 RuleId::NotStatic,
                                 format!("{what}: the credential helper `git credential-{name}` is a program the guard does not know"),
@@ -711,14 +711,14 @@ impl Walker<'_> {
                 Some(v) => self.git_program(&what, Some(&v[1..]), shell, frame),
                 None => self.git_program(&what, None, shell, frame),
             },
-            Key::Opaque => self.fail_closed(
+            Key::Opaque => self.fail_closed_recorded(
                 frame,
                 RuleId::NotStatic,
                 format!("{what} makes git read files or run programs (hooks, included config, templates) the guard cannot see"),
             ),
             Key::Protocol => {
                 if !value.is_some_and(|v| v.eq_ignore_ascii_case("never")) {
-                    self.fail_closed(
+                    self.fail_closed_recorded(
                         frame,
                         RuleId::NotStatic,
                         format!("{what} may enable transports that run programs (ext::)"),
@@ -728,7 +728,7 @@ impl Walker<'_> {
             Key::Url => {
                 let ext = |t: &str| t.to_ascii_lowercase().contains("ext::");
                 if value.is_none_or(ext) || ext(key) {
-                    self.fail_closed(
+                    self.fail_closed_recorded(
                         frame,
                         RuleId::NotStatic,
                         format!("{what}: a URL that is not static or uses the ext:: transport, which runs a program"),
@@ -737,7 +737,7 @@ impl Walker<'_> {
             }
             Key::Refspec => match value {
                 Some(v) => self.git_refspec(&what, &Arg::lit(v), frame),
-                None => self.fail_closed(
+                None => self.fail_closed_recorded(
                     frame,
                     RuleId::NotStatic,
                     format!("{what}: a refspec that is not statically known"),
@@ -757,7 +757,7 @@ impl Walker<'_> {
                     let path = v.strip_prefix("af_unix:").unwrap_or(v);
                     self.check_write(&Arg::lit(path), WriteMode::Append, shell, frame, &what);
                 }
-                None => self.fail_closed(
+                None => self.fail_closed_recorded(
                     frame,
                     RuleId::NotStatic,
                     format!("{what}: a path that is not statically known"),
@@ -771,7 +771,7 @@ impl Walker<'_> {
     /// Judges `git <args>`.
     pub(crate) fn git(&mut self, args: &[Arg], shell: &mut Shell, frame: &Frame) {
         if frame.depth > crate::walk::MAX_SCRIPT_DEPTH {
-            self.deny(
+            self.deny_recorded(
                 frame,
                 RuleId::TooDeep,
                 "git commands nest (for-each-repo, ext::) deeper than the guard follows",
@@ -829,7 +829,7 @@ impl Walker<'_> {
                     git_dir = Some(Some(text["--git-dir=".len()..].to_owned()));
                 }
                 _ if text.starts_with("--exec-path=") => {
-                    self.fail_closed(
+                    self.fail_closed_recorded(
                         frame,
                         RuleId::NotStatic,
                         "git --exec-path=DIR runs git's programs from a directory the guard cannot see",
@@ -860,7 +860,7 @@ impl Walker<'_> {
                         }
                         None => {
                             inv.config_unknown = true;
-                            self.fail_closed(
+                            self.fail_closed_recorded(
                                 frame,
                                 RuleId::NotStatic,
                                 format!("git -c `{}`: a setting whose key is not statically known may run a program", setting.text),
@@ -889,7 +889,7 @@ impl Walker<'_> {
         };
         let rest: Vec<Arg> = args[index + 1..].to_vec();
         let Some(name) = sub.exact().map(str::to_owned) else {
-            self.fail_closed(
+            self.fail_closed_recorded(
                 frame,
                 RuleId::NotStatic,
                 format!("the git subcommand `{}` is not statically known", sub.text),
@@ -951,12 +951,12 @@ impl Walker<'_> {
             });
         match alias {
             Some(Some(value)) => self.git_alias(&name, &value, &rest, &inv, shell, frame),
-            Some(None) => self.fail_closed(
+            Some(None) => self.fail_closed_recorded(
                 frame,
                 RuleId::NotStatic,
                 format!("git alias `{name}` is not statically known"),
             ),
-            None if inv.config_unknown || self.world.git_aliases_unknown => self.fail_closed(
+            None if inv.config_unknown || self.world.git_aliases_unknown => self.fail_closed_recorded(
                 frame,
                 RuleId::NotStatic,
                 format!("`git {name}` may be an alias defined to something not statically known"),
@@ -964,7 +964,7 @@ impl Walker<'_> {
             None if EXTENSIONS.contains(&name.as_str()) && !inv.path_changed => {
                 self.git_extension(&name, &rest, &inv, &mut here, frame);
             }
-            None => self.fail_closed(
+            None => self.fail_closed_recorded(
                 frame,
                 RuleId::NotStatic,
                 format!(
@@ -977,7 +977,7 @@ impl Walker<'_> {
     /// Judges the environment a git command gets; false when it was denied.
     fn git_environment(&mut self, shell: &mut Shell, frame: &Frame) -> bool {
         if shell.vars_untrusted {
-            self.fail_closed(
+            self.fail_closed_recorded(
                 frame,
                 RuleId::NotStatic,
                 "variables were changed in ways the guard does not model; they may give git an editor, pager or configuration",
@@ -1003,7 +1003,7 @@ impl Walker<'_> {
             if let Some(value) = Self::git_env(shell, name)
                 && value.as_deref() != Some("/dev/null")
             {
-                self.fail_closed(
+                self.fail_closed_recorded(
                     frame,
                     RuleId::NotStatic,
                     format!(
@@ -1015,7 +1015,7 @@ impl Walker<'_> {
         }
         for name in OPAQUE_ENV {
             if Self::git_env(shell, name).is_some() {
-                self.fail_closed(
+                self.fail_closed_recorded(
                     frame,
                     RuleId::NotStatic,
                     format!("git with {name} set runs programs or reads configuration the guard cannot see"),
@@ -1048,7 +1048,7 @@ impl Walker<'_> {
                     let path = v.strip_prefix("af_unix:").unwrap_or(&v).to_owned();
                     self.check_write(&Arg::lit(path), mode, shell, frame, &what);
                 }
-                None => self.fail_closed(
+                None => self.fail_closed_recorded(
                     frame,
                     RuleId::NotStatic,
                     format!("{what}: a path that is not statically known"),
@@ -1057,7 +1057,7 @@ impl Walker<'_> {
         }
         for name in ["GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_OBJECT_DIRECTORY"] {
             if self.denial.is_none() && Self::git_env(shell, name).is_some() {
-                self.fail_closed(
+                self.fail_closed_recorded(
                     frame,
                     RuleId::NotStatic,
                     format!("git with {name} set reads objects the guard never saw written; merged or checked out, they write any file, protected ones included"),
@@ -1068,7 +1068,7 @@ impl Walker<'_> {
         if let Some(value) = Self::git_env(shell, "GIT_ALLOW_PROTOCOL")
             && value.is_none_or(|v| v.to_ascii_lowercase().contains("ext"))
         {
-            self.fail_closed(
+            self.fail_closed_recorded(
                 frame,
                 RuleId::NotStatic,
                 "GIT_ALLOW_PROTOCOL may enable the ext:: transport, which runs a program",
@@ -1087,7 +1087,7 @@ impl Walker<'_> {
             .and_then(|c| c.trim().parse::<usize>().ok())
             .filter(|c| *c <= 32)
         else {
-            self.fail_closed(
+            self.fail_closed_recorded(
                 frame,
                 RuleId::NotStatic,
                 "GIT_CONFIG_COUNT is not a small static number; the settings it gives git cannot be seen",
@@ -1111,7 +1111,7 @@ impl Walker<'_> {
                 }
                 None => {
                     inv.config_unknown = true;
-                    self.fail_closed(
+                    self.fail_closed_recorded(
                         frame,
                         RuleId::NotStatic,
                         format!("GIT_CONFIG_KEY_{n} is not statically known"),
@@ -1131,7 +1131,7 @@ impl Walker<'_> {
     ) {
         let Some((key, var)) = setting.exact().and_then(|s| s.split_once('=')) else {
             inv.config_unknown = true;
-            self.fail_closed(
+            self.fail_closed_recorded(
                 frame,
                 RuleId::NotStatic,
                 "git --config-env with a setting that is not statically known",
@@ -1216,7 +1216,7 @@ impl Walker<'_> {
             None => format!("git {} {value} {}", globals.join(" "), quoted.join(" ")),
         };
         let inner = frame.nested(&format!("git alias {name}"));
-        self.run_script(&text, &mut sub, &inner);
+        let _stops = self.run_script(&text, &mut sub, &inner);
     }
 
     /// The branches the command may act on: none to protect in another
@@ -1272,7 +1272,7 @@ impl Walker<'_> {
                 Some(b) => format!("the run works on `{b}`: commit there (`git switch {b}`)"),
                 None => "commit on a branch that is not protected (`git switch -c <name>` starts one here)".to_owned(),
             };
-            self.deny(
+            self.deny_recorded(
                 frame,
                 RuleId::ProtectedBranch,
                 format!("{what} would change {branch}; {instead}"),
@@ -1281,7 +1281,7 @@ impl Walker<'_> {
     }
 
     fn deny_protected_ref(&mut self, frame: &Frame, what: &str, branch: &str) {
-        self.deny(
+        self.deny_recorded(
             frame,
             RuleId::ProtectedBranch,
             format!("{what} writes `{branch}`, a protected branch"),
@@ -1302,7 +1302,7 @@ impl Walker<'_> {
     }
 
     fn destructive(&mut self, frame: &Frame, what: &str) {
-        self.deny(
+        self.deny_recorded(
             frame,
             RuleId::GitDestructive,
             format!("{what} discards work that git cannot give back"),
@@ -1328,7 +1328,7 @@ impl Walker<'_> {
             return;
         }
         if p.has(&["-e", "--edit"]) || p.operands.first().is_some_and(|a| a.is("edit")) {
-            self.fail_closed(
+            self.fail_closed_recorded(
                 frame,
                 RuleId::NotStatic,
                 "git config --edit lets an editor rewrite any setting (remotes, aliases, programs) where the guard cannot see",
@@ -1368,7 +1368,7 @@ impl Walker<'_> {
         }
         for name in operands.iter().take(names) {
             let Some(key) = name.exact() else {
-                self.fail_closed(
+                self.fail_closed_recorded(
                     frame,
                     RuleId::NotStatic,
                     format!(
@@ -1379,7 +1379,7 @@ impl Walker<'_> {
                 return;
             };
             if redirects_pushes(key, sections) {
-                self.deny(
+                self.deny_recorded(
                     frame,
                     RuleId::GitPush,
                     format!(
@@ -1506,7 +1506,7 @@ impl Walker<'_> {
             .exact()
             .or_else(|| arg.known.then_some(arg.text.as_str()))
         else {
-            self.fail_closed(
+            self.fail_closed_recorded(
                 frame,
                 RuleId::NotStatic,
                 format!("{what}: the refspec `{}` is not statically known; it may write a protected branch", arg.text),
@@ -1536,7 +1536,7 @@ impl Walker<'_> {
             let fixed = dst.split('*').next().unwrap_or("");
             let into_heads = branch.is_some() || "refs/heads/".starts_with(fixed);
             if into_heads {
-                self.deny(
+                self.deny_recorded(
                     frame,
                     RuleId::ProtectedBranch,
                     format!("{what}: the refspec `{text}` writes local branches by pattern, protected ones included"),
@@ -1591,7 +1591,7 @@ impl Walker<'_> {
             if argv.is_empty() {
                 continue;
             }
-            self.dispatch(
+            let _stops = self.dispatch(
                 Cmd {
                     argv,
                     stdin: Stdin::Inherited,
@@ -1632,7 +1632,7 @@ impl Walker<'_> {
             self.git_ext_urls(rest, shell, frame);
         }
         match name {
-            "push" | "send-pack" | "http-push" => self.deny(
+            "push" | "send-pack" | "http-push" => self.deny_recorded(
                 frame,
                 RuleId::GitPush,
                 format!(
@@ -1640,7 +1640,7 @@ impl Walker<'_> {
                     self.work_stays()
                 ),
             ),
-            "send-email" | "imap-send" | "cvsexportcommit" => self.deny(
+            "send-email" | "imap-send" | "cvsexportcommit" => self.deny_recorded(
                 frame,
                 RuleId::GitPush,
                 format!("git {name} publishes commits outside the repository (mail, IMAP, CVS); {}", self.work_stays()),
@@ -1648,13 +1648,13 @@ impl Walker<'_> {
             "svn" if rest.iter().find(|a| !a.text.starts_with('-')).is_some_and(|a| {
                 a.exact().is_none_or(|t| matches!(t, "dcommit" | "set-tree" | "branch" | "tag" | "commit-diff"))
             }) => {
-                self.deny(frame, RuleId::GitPush, "git svn dcommit/set-tree/branch/tag/commit-diff writes to the Subversion server");
+                self.deny_recorded(frame, RuleId::GitPush, "git svn dcommit/set-tree/branch/tag/commit-diff writes to the Subversion server");
             }
             "p4" if rest.iter().find(|a| !a.text.starts_with('-')).is_some_and(|a| a.exact().is_none_or(|t| t == "submit")) => {
-                self.deny(frame, RuleId::GitPush, "git p4 submit writes to the Perforce server");
+                self.deny_recorded(frame, RuleId::GitPush, "git p4 submit writes to the Perforce server");
             }
             "subtree" if rest.iter().any(|a| a.is("push")) => {
-                self.deny(frame, RuleId::GitPush, "git subtree push publishes to a remote");
+                self.deny_recorded(frame, RuleId::GitPush, "git subtree push publishes to a remote");
             }
             "subtree" if rest.iter().any(|a| a.is("add") || a.is("merge") || a.is("pull") || a.is("--rejoin")) => {
                 self.deny_if_protected(inv, frame, "git subtree add/merge/pull");
@@ -1706,7 +1706,7 @@ impl Walker<'_> {
                     self.switch_to(inv, target, frame);
                 }
             }
-            "fast-import" => self.fail_closed(
+            "fast-import" => self.fail_closed_recorded(
                 frame,
                 RuleId::NotStatic,
                 "git fast-import writes whatever refs its input names, protected branches included",
@@ -1718,7 +1718,7 @@ impl Walker<'_> {
                 });
                 let creates = !p.operands.is_empty() || p.has(&["--edit", "--graft", "--convert-graft-file"]);
                 if creates && !p.has(&["-d", "--delete", "-l", "--list"]) {
-                    self.deny(
+                    self.deny_recorded(
                         frame,
                         RuleId::ProtectedBranch,
                         "git replace changes what existing commits (protected branches included) show",
@@ -1738,12 +1738,12 @@ impl Walker<'_> {
                     self.destructive(frame, "git repack with an early expiry of unreachable objects");
                 }
             }
-            "bundle" if rest.first().is_some_and(|a| a.is("unbundle")) => self.fail_closed(
+            "bundle" if rest.first().is_some_and(|a| a.is("unbundle")) => self.fail_closed_recorded(
                 frame,
                 RuleId::NotStatic,
                 "git bundle unbundle brings in commits the guard never saw written; merged or checked out, they write any file, protected ones included",
             ),
-            "unpack-objects" | "index-pack" if !rest.iter().any(|a| a.is("-n") || a.is("--verify")) => self.fail_closed(
+            "unpack-objects" | "index-pack" if !rest.iter().any(|a| a.is("-n") || a.is("--verify")) => self.fail_closed_recorded(
                 frame,
                 RuleId::NotStatic,
                 format!("git {name} brings in objects the guard never saw written; merged or checked out, they write any file, protected ones included"),
@@ -1774,7 +1774,7 @@ impl Walker<'_> {
             "apply" => self.git_apply(rest, frame),
             // Plumbing that puts content the guard never saw written into the index or
             // object database, from where a merge, stash or checkout writes it out.
-            "mktree" => self.fail_closed(
+            "mktree" => self.fail_closed_recorded(
                 frame,
                 RuleId::NotStatic,
                 "git mktree builds a tree from objects the guard cannot see; checked out, it writes any file, protected ones included",
@@ -1784,7 +1784,7 @@ impl Walker<'_> {
                     a.exact().is_none_or(|t| matches!(t, "--cacheinfo" | "--index-info" | "--stdin"))
                 }) =>
             {
-                self.fail_closed(
+                self.fail_closed_recorded(
                     frame,
                     RuleId::NotStatic,
                     "git update-index --cacheinfo/--index-info/--stdin stages content the guard cannot see; a stash or checkout then writes it, protected files included",
@@ -1831,7 +1831,7 @@ impl Walker<'_> {
                 }
                 let resumes = p.has(&["--abort", "--quit", "--continue", "--skip", "--show-current-patch", "--retry", "--allow-empty", "--resolved", "-r"]);
                 if name == "am" && !resumes {
-                    self.fail_closed(
+                    self.fail_closed_recorded(
                         frame,
                         RuleId::NotStatic,
                         "git am writes (and may create or delete) the files its patches name, which the guard cannot read; edit the files directly",
@@ -1860,7 +1860,7 @@ impl Walker<'_> {
                     longs: &["--template=", "--separate-git-dir=", "--object-format=", "--ref-format=", "--initial-branch=", "--shared", "--bare", "--quiet"],
                 });
                 if p.has(&["--template"]) {
-                    self.fail_closed(frame, RuleId::NotStatic, "git init --template copies hooks from a directory the guard cannot see");
+                    self.fail_closed_recorded(frame, RuleId::NotStatic, "git init --template copies hooks from a directory the guard cannot see");
                     return;
                 }
                 for target in p.operands.iter().take(1).chain(p.value(&["--separate-git-dir"])) {
@@ -1902,7 +1902,7 @@ impl Walker<'_> {
                 if p.operands.first().is_some_and(|a| a.is("add"))
                     && p.opts.iter().any(|o| o.name == "--mirror" && !o.value.as_ref().is_some_and(|v| v.is("push")))
                 {
-                    self.deny(frame, RuleId::ProtectedBranch, "git remote add --mirror=fetch makes every fetch overwrite local branches, protected ones included");
+                    self.deny_recorded(frame, RuleId::ProtectedBranch, "git remote add --mirror=fetch makes every fetch overwrite local branches, protected ones included");
                     return;
                 }
                 let action = p.operands.first();
@@ -1912,7 +1912,7 @@ impl Walker<'_> {
                     })
                 });
                 if changes {
-                    self.deny(
+                    self.deny_recorded(
                         frame,
                         RuleId::GitPush,
                         format!(
@@ -1923,7 +1923,7 @@ impl Walker<'_> {
                     );
                 }
             }
-            "remote-ext" => self.fail_closed(frame, RuleId::NotStatic, "git remote-ext runs the command in its URL"),
+            "remote-ext" => self.fail_closed_recorded(frame, RuleId::NotStatic, "git remote-ext runs the command in its URL"),
             "filter-branch" => self.destructive(frame, "git filter-branch"),
             "reflog"
                 if rest.iter().find(|a| !a.text.starts_with('-')).is_some_and(|a| a.is("expire") || a.is("delete") || a.is("drop")) => {
@@ -1955,7 +1955,7 @@ impl Walker<'_> {
                         .skip_while(|a| a.text.starts_with('-'))
                         .cloned()
                         .collect();
-                    self.script_args("git submodule foreach", &script, shell, frame, false);
+                    let _stops = self.script_args("git submodule foreach", &script, shell, frame, false);
                     return;
                 }
                 let deinit = rest.iter().any(|a| a.is("deinit"));
@@ -1974,7 +1974,7 @@ impl Walker<'_> {
                 if let Some(at) = rest.iter().position(|a| a.is("run")) {
                     let argv = rest[at + 1..].to_vec();
                     if !argv.is_empty() {
-                        self.dispatch(Cmd { argv, stdin: Stdin::Inherited }, shell, &frame.nested("git bisect run"));
+                        let _stops = self.dispatch(Cmd { argv, stdin: Stdin::Inherited }, shell, &frame.nested("git bisect run"));
                     }
                 }
             }
@@ -2025,20 +2025,20 @@ impl Walker<'_> {
         let has = |w: &str| words.contains(&w);
         match name {
             "lfs" if has("push") => {
-                self.deny(frame, RuleId::GitPush, "git lfs push uploads to a remote")
+                self.deny_recorded(frame, RuleId::GitPush, "git lfs push uploads to a remote")
             }
             "lfs" if has("migrate") => {
                 self.destructive(frame, "git lfs migrate (rewrites history)")
             }
             "flow" if has("publish") || has("-p") || has("--push") => {
-                self.deny(
+                self.deny_recorded(
                     frame,
                     RuleId::GitPush,
                     "git flow publish/--push pushes to a remote",
                 );
             }
             "flow" if has("finish") && (has("release") || has("hotfix")) => {
-                self.deny(
+                self.deny_recorded(
                     frame,
                     RuleId::ProtectedBranch,
                     "git flow release/hotfix finish merges into the production branch",
@@ -2344,7 +2344,7 @@ impl Walker<'_> {
                 "git branch --set-upstream-to/--unset-upstream changes where the branch pulls from and pushes to; {}",
                 self.work_stays()
             );
-            self.deny(frame, RuleId::GitPush, reason);
+            self.deny_recorded(frame, RuleId::GitPush, reason);
             return;
         }
         let protected = p
@@ -2358,7 +2358,7 @@ impl Walker<'_> {
                     && p.operands.len() < 2
                     && self.on_protected_branch(inv).is_some());
             if touches || p.operands.iter().any(|a| !a.known) {
-                self.deny(
+                self.deny_recorded(
                     frame,
                     RuleId::ProtectedBranch,
                     "git branch -m/-c renames or copies onto a protected branch (or one not statically known)",
@@ -2366,7 +2366,7 @@ impl Walker<'_> {
             }
         }
         if delete && protected.is_some() {
-            self.deny(
+            self.deny_recorded(
                 frame,
                 RuleId::ProtectedBranch,
                 "git branch -d of a protected branch",
@@ -2399,7 +2399,7 @@ impl Walker<'_> {
             return;
         }
         if p.has(&["--pathspec-from-file"]) {
-            self.fail_closed(
+            self.fail_closed_recorded(
                 frame,
                 RuleId::NotStatic,
                 "git rm --pathspec-from-file removes paths the guard cannot see",
@@ -2412,7 +2412,7 @@ impl Walker<'_> {
                 || arg.text.contains(['*', '?', '['])
                 || arg.text.starts_with(':')
             {
-                self.fail_closed(
+                self.fail_closed_recorded(
                     frame,
                     RuleId::NotStatic,
                     format!(
@@ -2454,7 +2454,7 @@ impl Walker<'_> {
                 if self.denial.is_none() && self.holds_tracked(shell, s) {
                     for landing in [dst, &inside] {
                         if self.in_allowance(shell, landing) {
-                            self.deny(
+                            self.deny_recorded(
                                 frame,
                                 RuleId::RecursiveDelete,
                                 format!(
@@ -2543,7 +2543,7 @@ impl Walker<'_> {
             );
             return;
         }
-        self.fail_closed(
+        self.fail_closed_recorded(
             frame,
             RuleId::NotStatic,
             "git apply writes (and may create or delete) the files its patch names, which the guard cannot read (protected files included; with --cached a later stash or checkout writes them); edit the files directly",
@@ -2599,7 +2599,7 @@ impl Walker<'_> {
             return;
         };
         let Some(text) = reference.exact() else {
-            self.fail_closed(
+            self.fail_closed_recorded(
                 frame,
                 RuleId::NotStatic,
                 "git update-ref of a ref that is not statically known",
@@ -2672,7 +2672,7 @@ impl Walker<'_> {
                     self.deny_protected_ref(frame, "git symbolic-ref", branch);
                 }
             }
-            None => self.fail_closed(
+            None => self.fail_closed_recorded(
                 frame,
                 RuleId::NotStatic,
                 "git symbolic-ref of a ref that is not statically known",
@@ -2863,7 +2863,7 @@ impl Walker<'_> {
             );
         }
         if p.has(&["--stdin"]) {
-            self.fail_closed(
+            self.fail_closed_recorded(
                 frame,
                 RuleId::NotStatic,
                 format!("{what} --stdin reads refspecs the guard cannot see"),
@@ -2895,7 +2895,7 @@ impl Walker<'_> {
                         || t.starts_with('~'))
             })
         }) {
-            self.fail_closed(
+            self.fail_closed_recorded(
                 frame,
                 RuleId::NotStatic,
                 format!(
@@ -2984,7 +2984,7 @@ impl Walker<'_> {
             );
         }
         if p.has(&["--template"]) {
-            self.fail_closed(
+            self.fail_closed_recorded(
                 frame,
                 RuleId::NotStatic,
                 "git clone --template copies hooks from a directory the guard cannot see",
@@ -2995,7 +2995,7 @@ impl Walker<'_> {
                 Some((key, value)) => {
                     self.git_setting("git clone --config", &key, value.as_deref(), shell, frame);
                 }
-                None => self.fail_closed(
+                None => self.fail_closed_recorded(
                     frame,
                     RuleId::NotStatic,
                     "git clone --config with a setting that is not statically known",
@@ -3191,7 +3191,7 @@ impl Walker<'_> {
                 .and_then(Arg::exact)
                 .map(|s| s.split('.').next().unwrap_or(s).to_ascii_lowercase());
             if section.is_none_or(|s| PROGRAM_SECTIONS.contains(&s.as_str())) {
-                self.fail_closed(
+                self.fail_closed_recorded(
                     frame,
                     RuleId::NotStatic,
                     "git config --rename-section into a section that can define aliases or programs",
@@ -3207,7 +3207,7 @@ impl Walker<'_> {
         }
         let Some(key) = key.exact() else {
             self.world.git_aliases_unknown = true;
-            self.fail_closed(
+            self.fail_closed_recorded(
                 frame,
                 RuleId::NotStatic,
                 format!(
@@ -3367,7 +3367,7 @@ impl Walker<'_> {
             "{what} may publish or change the remote (merge, create, comment, release, API writes) or where work goes; {} (pull requests included). Read-only commands (pr view/list/diff/checks, issue view/list, run view/list, api GET) are allowed",
             self.work_stays()
         );
-        self.deny(frame, RuleId::GitPush, reason);
+        self.deny_recorded(frame, RuleId::GitPush, reason);
     }
 
     fn gh(&mut self, base: &str, args: &[Arg], shell: &mut Shell, frame: &Frame) {
@@ -3391,7 +3391,7 @@ impl Walker<'_> {
             return;
         };
         let Some(group_name) = group.exact() else {
-            self.fail_closed(
+            self.fail_closed_recorded(
                 frame,
                 RuleId::NotStatic,
                 format!(
@@ -3456,7 +3456,7 @@ impl Walker<'_> {
             if known.contains(&group_name) {
                 self.forge_deny(frame, &format!("{base} {group_name}"));
             } else {
-                self.fail_closed(
+                self.fail_closed_recorded(
                     frame,
                     RuleId::NotStatic,
                     format!("`{base} {group_name}` is not a {base} command the guard knows; it may be an alias or extension that publishes"),
@@ -3510,12 +3510,12 @@ impl Walker<'_> {
                 argv.extend(operands.get(1).map(|d| (*d).clone()));
                 self.git(&argv, shell, frame);
             }
-            ("pr" | "mr", Some("checkout")) => self.fail_closed(
+            ("pr" | "mr", Some("checkout")) => self.fail_closed_recorded(
                 frame,
                 RuleId::NotStatic,
                 format!("{base} {group_name} checkout switches to a branch the guard cannot know"),
             ),
-            (_, Some("download" | "clone")) => self.fail_closed(
+            (_, Some("download" | "clone")) => self.fail_closed_recorded(
                 frame,
                 RuleId::NotStatic,
                 format!(
@@ -3570,7 +3570,7 @@ impl Walker<'_> {
         while at < args.len() {
             match args[at].exact() {
                 Some("--config") => {
-                    self.fail_closed(
+                    self.fail_closed_recorded(
                         frame,
                         RuleId::NotStatic,
                         "hg --config may define aliases or hooks that run programs the guard cannot see",
@@ -3586,7 +3586,7 @@ impl Walker<'_> {
             return;
         };
         let Some(name) = command.exact() else {
-            self.fail_closed(
+            self.fail_closed_recorded(
                 frame,
                 RuleId::NotStatic,
                 format!("the hg command `{}` is not statically known", command.text),
@@ -3598,7 +3598,7 @@ impl Walker<'_> {
             .iter()
             .any(|c| *c == name || (name.len() >= 3 && c.starts_with(name)));
         if publishes {
-            self.deny(
+            self.deny_recorded(
                 frame,
                 RuleId::GitPush,
                 format!(
@@ -3614,7 +3614,7 @@ impl Walker<'_> {
             return;
         };
         let Some(name) = command.exact() else {
-            self.fail_closed(
+            self.fail_closed_recorded(
                 frame,
                 RuleId::NotStatic,
                 format!("the svn command `{}` is not statically known", command.text),
@@ -3650,7 +3650,7 @@ impl Walker<'_> {
         ) && (operands.iter().skip(1).any(|a| url(&a))
             || args.iter().any(|a| a.is("--revprop")));
         if commits || on_server {
-            self.deny(
+            self.deny_recorded(
                 frame,
                 RuleId::GitPush,
                 format!("svn {name} commits to the Subversion server; publishing is the user's call after the run"),

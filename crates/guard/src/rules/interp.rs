@@ -761,7 +761,7 @@ impl Walker<'_> {
                     "--import" | "--require" | "-r" | "--loader" | "--experimental-loader",
                 ) if value.text.starts_with("data:") => match value.text.split_once(',') {
                     Some((meta, _)) if meta.contains("base64") => {
-                        self.deny(
+                        self.deny_recorded(
                             frame,
                             RuleId::Interpreter,
                             format!(
@@ -779,7 +779,7 @@ impl Walker<'_> {
                     if value.text.starts_with("auto_prepend_file")
                         || value.text.starts_with("auto_append_file") =>
                 {
-                    self.deny(
+                    self.deny_recorded(
                         frame,
                         RuleId::Interpreter,
                         format!("{base} -d {} runs a file the guard cannot see", value.text),
@@ -801,7 +801,7 @@ impl Walker<'_> {
             };
             if let Some(code) = code {
                 if !value.known {
-                    self.fail_closed(
+                    self.fail_closed_recorded(
                         frame,
                         RuleId::Interpreter,
                         format!("{base} {} is not statically known", opt.name),
@@ -822,7 +822,7 @@ impl Walker<'_> {
             .collect();
         if !code.is_empty() {
             if code.iter().any(|piece| !piece.known) {
-                self.fail_closed(
+                self.fail_closed_recorded(
                     frame,
                     RuleId::Interpreter,
                     format!("{base} runs code that is not statically known"),
@@ -862,7 +862,7 @@ impl Walker<'_> {
                         let text = code.text.clone();
                         self.judge_code(base, lang.family, &text, shell, frame);
                     } else {
-                        self.fail_closed(
+                        self.fail_closed_recorded(
                             frame,
                             RuleId::Interpreter,
                             format!("{base} eval of code that is not statically known"),
@@ -888,7 +888,7 @@ impl Walker<'_> {
                 } else if let Some(url) = arg.text.strip_prefix("data:") {
                     match url.split_once(',') {
                         Some((meta, _)) if meta.contains("base64") => {
-                            self.deny(
+                            self.deny_recorded(
                                 frame,
                                 RuleId::Interpreter,
                                 format!("{base} runs base64-encoded code the guard cannot read"),
@@ -908,7 +908,7 @@ impl Walker<'_> {
                 if code.known {
                     self.judge_code(base, lang.family, &code.text, shell, frame);
                 } else {
-                    self.fail_closed(
+                    self.fail_closed_recorded(
                         frame,
                         RuleId::Interpreter,
                         format!("{base} runs code that is not statically known"),
@@ -929,7 +929,7 @@ impl Walker<'_> {
             }
             Some(script) => {
                 if !script.known {
-                    self.fail_closed(
+                    self.fail_closed_recorded(
                         frame,
                         RuleId::NotStatic,
                         format!(
@@ -965,7 +965,7 @@ impl Walker<'_> {
         frame: &Frame,
     ) {
         let Some(name) = module.exact() else {
-            self.fail_closed(
+            self.fail_closed_recorded(
                 frame,
                 RuleId::NotStatic,
                 format!("{base} -m of a module that is not statically known"),
@@ -981,7 +981,7 @@ impl Walker<'_> {
                 let mut iter = operands.iter();
                 while let Some(arg) = iter.next() {
                     if !arg.known {
-                        self.fail_closed(
+                        self.fail_closed_recorded(
                             frame,
                             RuleId::Interpreter,
                             format!("{base} -m {name} runs code that is not statically known"),
@@ -1055,7 +1055,7 @@ impl Walker<'_> {
                 });
                 let unknown_option = operands.iter().any(|a| !a.known && a.text.starts_with('-'));
                 if unknown_option {
-                    self.fail_closed(
+                    self.fail_closed_recorded(
                         frame,
                         RuleId::NotStatic,
                         format!("{base} -m {name} with an option that is not statically known"),
@@ -1065,7 +1065,7 @@ impl Walker<'_> {
                 if clears {
                     for dir in operands.iter().filter(|a| !a.text.starts_with('-')) {
                         if !self.in_allowance(shell, dir) {
-                            self.deny(
+                            self.deny_recorded(
                                 frame,
                                 RuleId::RecursiveDelete,
                                 format!(
@@ -1141,7 +1141,7 @@ impl Walker<'_> {
             index += 1;
             let Some(text) = arg.exact() else {
                 if arg.text.starts_with('-') {
-                    self.fail_closed(
+                    self.fail_closed_recorded(
                         frame,
                         RuleId::NotStatic,
                         format!("{what} with an option that is not statically known"),
@@ -1174,7 +1174,7 @@ impl Walker<'_> {
                 rest.extend(operands[index..].iter().cloned());
                 let dir = rest.get(1).cloned().unwrap_or_else(|| Arg::lit("."));
                 if !self.in_allowance(shell, &dir) {
-                    self.deny(
+                    self.deny_recorded(
                         frame,
                         RuleId::NotStatic,
                         format!(
@@ -1217,7 +1217,7 @@ impl Walker<'_> {
                 let text = text.clone();
                 self.judge_code(base, family, &text, shell, frame);
             }
-            Stdin::Pipe | Stdin::Unknown => self.fail_closed(
+            Stdin::Pipe | Stdin::Unknown => self.fail_closed_recorded(
                 frame,
                 RuleId::Interpreter,
                 format!("{base} reads code from a pipe; it is not statically known"),
@@ -1242,7 +1242,7 @@ impl Walker<'_> {
             let arg = &args[index];
             index += 1;
             let Some(text) = arg.exact() else {
-                self.fail_closed(
+                self.fail_closed_recorded(
                     frame,
                     RuleId::Interpreter,
                     format!("{base} argument `{}` is not statically known", arg.text),
@@ -1265,7 +1265,7 @@ impl Walker<'_> {
                     && !"executionpolicy".starts_with(name)
                     || matches!(name, "e" | "ec" | "en" | "enc"))
             {
-                self.deny(
+                self.deny_recorded(
                     frame,
                     RuleId::Interpreter,
                     format!("{base} {text} runs encoded code the guard cannot read"),
@@ -1280,7 +1280,7 @@ impl Walker<'_> {
             {
                 let rest: Vec<&Arg> = args[index..].iter().collect();
                 if rest.iter().any(|a| !a.known) {
-                    self.fail_closed(
+                    self.fail_closed_recorded(
                         frame,
                         RuleId::Interpreter,
                         format!("{base} runs code that is not statically known"),
@@ -1293,7 +1293,7 @@ impl Walker<'_> {
                         let t = t.clone();
                         self.judge_powershell(base, &t, shell, frame);
                     } else if matches!(stdin, Stdin::Pipe | Stdin::Unknown) {
-                        self.fail_closed(
+                        self.fail_closed_recorded(
                             frame,
                             RuleId::Interpreter,
                             format!("{base} reads code from a pipe"),
@@ -1331,7 +1331,7 @@ impl Walker<'_> {
             }
         }
         if matches!(stdin, Stdin::Text(_) | Stdin::Pipe | Stdin::Unknown) {
-            self.fail_closed(
+            self.fail_closed_recorded(
                 frame,
                 RuleId::Interpreter,
                 format!("{base} reads code from its input; the guard does not model PowerShell"),
@@ -1411,7 +1411,7 @@ impl Walker<'_> {
             DANGER.contains(w) || DANGER.iter().any(|d| d.contains('.') && w.contains(d))
         });
         if let Some(word) = hit {
-            self.deny(frame, RuleId::Interpreter, format!("{base} code uses `{word}`, which runs commands, deletes or writes files; the guard does not model PowerShell"));
+            self.deny_recorded(frame, RuleId::Interpreter, format!("{base} code uses `{word}`, which runs commands, deletes or writes files; the guard does not model PowerShell"));
             return;
         }
         if code.contains('&')
@@ -1421,11 +1421,11 @@ impl Walker<'_> {
             || code.contains('[')
             || !code.is_ascii()
         {
-            self.deny(frame, RuleId::Interpreter, format!("{base} code uses `&`, `$`, `>`, `[` or escapes; the guard does not model PowerShell"));
+            self.deny_recorded(frame, RuleId::Interpreter, format!("{base} code uses `&`, `$`, `>`, `[` or escapes; the guard does not model PowerShell"));
             return;
         }
         // What is left is a list of commands like a shell's.
-        self.script_args(
+        let _stops = self.script_args(
             &format!("{base} code"),
             &[Arg::lit(code)],
             shell,
@@ -1445,7 +1445,7 @@ impl Walker<'_> {
     ) {
         let origin = format!("{base} code");
         let deny = |this: &mut Self, why: String| {
-            this.deny(
+            let _stops = this.deny(
                 frame,
                 RuleId::Interpreter,
                 format!("{base} one-liner {why}"),
@@ -1918,7 +1918,7 @@ impl Walker<'_> {
                 .as_ref()
                 .is_some_and(|d| self.in_allowance(shell, &Arg::lit(d)));
             if !allowed {
-                self.deny(
+                self.deny_recorded(
                     frame,
                     RuleId::NotStatic,
                     format!(
@@ -2384,7 +2384,7 @@ impl Walker<'_> {
                             self.check_write(&p, mode, shell, frame, &what);
                         }
                         _ => {
-                            self.deny(
+                            self.deny_recorded(
                                 frame,
                                 RuleId::NotStatic,
                                 format!("{what} a file named at run time (`open`)"),
@@ -2399,7 +2399,7 @@ impl Walker<'_> {
                 continue;
             }
             if sysopen_or_unknown(w) {
-                self.deny(
+                self.deny_recorded(
                     frame,
                     RuleId::NotStatic,
                     format!("{what} a file opened with flags the guard does not read (`{w}`)"),
@@ -2448,7 +2448,7 @@ impl Walker<'_> {
                         Some(_) => continue,
                         None => {
                             // open(F, $x): the mode and the file are not known.
-                            self.deny(
+                            self.deny_recorded(
                                 frame,
                                 RuleId::NotStatic,
                                 format!("{what} or reads a file named at run time"),
@@ -2480,7 +2480,7 @@ impl Walker<'_> {
                                     && lits.get(1).copied().flatten().is_none()
                                     && !matches!(args.get(1), Some([Tok::Ident(n), ..]) if n == "encoding")
                             {
-                                self.deny(
+                                self.deny_recorded(
                                     frame,
                                     RuleId::NotStatic,
                                     format!(
@@ -2522,7 +2522,7 @@ impl Walker<'_> {
                                 }
                             }
                             _ => {
-                                self.deny(
+                                self.deny_recorded(
                                     frame,
                                     RuleId::NotStatic,
                                     format!("{what} a file named at run time (`{w}`)"),
@@ -2602,7 +2602,7 @@ impl Walker<'_> {
                                     }
                                 }
                                 (None, _) if family == Family::Python => {
-                                    self.deny(
+                                    self.deny_recorded(
                                         frame,
                                         RuleId::NotStatic,
                                         format!("{what} by moving a path named at run time (`{w}`); it may be a tracked directory"),
@@ -2655,7 +2655,7 @@ impl Walker<'_> {
                                 }
                                 ([t], _) if t.literal().is_some() => {}
                                 _ => {
-                                    self.deny(
+                                    self.deny_recorded(
                                         frame,
                                         RuleId::NotStatic,
                                         format!("{what} by moving a file named at run time (`{w}`); it may be a tracked directory"),
@@ -2681,7 +2681,7 @@ impl Walker<'_> {
                 None => {}
                 Some(_) if w == "write" && family != Family::Ruby => {}
                 Some(_) => {
-                    self.deny(frame, RuleId::NotStatic, format!("{what} a file named at run time (`{w}`); it may be a protected or tracked file"));
+                    self.deny_recorded(frame, RuleId::NotStatic, format!("{what} a file named at run time (`{w}`); it may be a protected or tracked file"));
                     return;
                 }
             }
@@ -2700,7 +2700,7 @@ impl Walker<'_> {
                 if let Some(absolute) = self.resolve(shell, lit)
                     && self.is_protected(&absolute)
                 {
-                    self.deny(
+                    self.deny_recorded(
                         frame,
                         RuleId::ProtectedPath,
                         format!("{base} one-liner writes `{lit}`, a protected path"),
@@ -2743,9 +2743,9 @@ impl Walker<'_> {
             .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
             .find(|w| DANGER.contains(w));
         if let Some(word) = hit {
-            self.deny(frame, RuleId::Interpreter, format!("{base} code uses `{word}`, which can run commands or touch files; the guard does not model Tcl"));
+            self.deny_recorded(frame, RuleId::Interpreter, format!("{base} code uses `{word}`, which can run commands or touch files; the guard does not model Tcl"));
         } else if !code.is_ascii() || code.contains('$') && code.contains('[') {
-            self.deny(
+            self.deny_recorded(
                 frame,
                 RuleId::Interpreter,
                 format!("{base} code builds commands at run time; the guard does not model Tcl"),
@@ -2777,7 +2777,7 @@ impl Walker<'_> {
         .into_iter()
         .find(|k| code.contains(k));
         if let Some(word) = hit {
-            self.deny(
+            self.deny_recorded(
                 frame,
                 RuleId::Interpreter,
                 format!("{base} JavaScript uses `{word}`; the guard does not model JXA"),
@@ -2800,7 +2800,7 @@ impl Walker<'_> {
             "quit",
         ] {
             if lower.contains(danger) {
-                self.deny(
+                self.deny_recorded(
                     frame,
                     RuleId::Interpreter,
                     format!("{base} code uses `{danger}`; the guard does not model AppleScript"),
@@ -2830,7 +2830,7 @@ impl Walker<'_> {
                             .is_none_or(|t| matches!(t, Tok::Newline) || t.ident().is_some()) =>
                         {
                             let text = text.clone();
-                            self.script_args(
+                            let _stops = self.script_args(
                                 &format!("{base} do shell script"),
                                 &[Arg::lit(text)],
                                 shell,
@@ -2839,14 +2839,14 @@ impl Walker<'_> {
                             );
                         }
                         _ => {
-                            self.deny(frame, RuleId::Interpreter, format!("{base} runs a shell command built at run time (`do shell script`)"));
+                            self.deny_recorded(frame, RuleId::Interpreter, format!("{base} runs a shell command built at run time (`do shell script`)"));
                             return;
                         }
                     }
                 }
             }
             if !found {
-                self.deny(
+                self.deny_recorded(
                     frame,
                     RuleId::Interpreter,
                     format!("{base} runs a shell command the guard cannot resolve"),

@@ -59,7 +59,7 @@ impl Walker<'_> {
             return;
         };
         let Some(name) = sub.exact() else {
-            self.fail_closed(
+            self.fail_closed_recorded(
                 frame,
                 RuleId::RunControl,
                 format!(
@@ -72,7 +72,7 @@ impl Walker<'_> {
         if AGENT_SUBCOMMANDS.contains(&name) {
             // `pawl report --open-pr` opens a pull request: the user's call.
             if name == "report" && p.operands.iter().any(|a| a.text.starts_with("--open-pr")) {
-                self.deny(
+                self.deny_recorded(
                     frame,
                     RuleId::RunControl,
                     "`pawl report --open-pr` opens a pull request; only the user does that",
@@ -82,7 +82,7 @@ impl Walker<'_> {
             // formatter, which is the agent's work.
             return;
         }
-        self.deny(
+        self.deny_recorded(
             frame,
             RuleId::RunControl,
             format!(

@@ -735,7 +735,7 @@ impl Walker<'_> {
             if *name == base
                 && let Some(what) = row_matches(words, &args)
             {
-                self.deny(
+                self.deny_recorded(
                     frame,
                     RuleId::InfraDestroy,
                     format!("`{base} {what}` destroys infrastructure, a system or data beyond the repository; that is for a human to run"),
@@ -748,7 +748,7 @@ impl Walker<'_> {
                 && !dry_run
                 && let Some(what) = row_matches(words, &args)
             {
-                self.deny(
+                self.deny_recorded(
                     frame,
                     RuleId::Publish,
                     format!("`{base} {what}` publishes or deploys beyond the repository; the run's work stays on its branch until a human ships it"),
@@ -781,7 +781,7 @@ impl Walker<'_> {
             )
         });
         if (SYSTEM.contains(&base) || base.starts_with("mkfs.")) && !inspects {
-            self.deny(
+            self.deny_recorded(
                 frame,
                 RuleId::InfraDestroy,
                 format!("`{base}` changes disks or the system itself"),
@@ -794,7 +794,7 @@ impl Walker<'_> {
                 self.perm(base, &args, shell, frame)
             }
             "kill" if args.last().is_some_and(|a| a.text == "-1" || a.text == "1") => {
-                self.deny(
+                self.deny_recorded(
                     frame,
                     RuleId::InfraDestroy,
                     "`kill` of every process (-1) or of init (1)",
@@ -805,7 +805,7 @@ impl Walker<'_> {
                     .iter()
                     .any(|a| matches!(a.text.as_str(), "0" | "6" | "1" | "s" | "S")) =>
             {
-                self.deny(
+                self.deny_recorded(
                     frame,
                     RuleId::InfraDestroy,
                     "`init` changes the system's runlevel",
@@ -819,7 +819,7 @@ impl Walker<'_> {
                     )
                 }) =>
             {
-                self.deny(
+                self.deny_recorded(
                     frame,
                     RuleId::InfraDestroy,
                     format!("`{base}` flushes or disables the firewall"),
@@ -895,7 +895,7 @@ impl Walker<'_> {
             }
         }
         if let Some(why) = found {
-            self.deny(frame, RuleId::EnvInject, why);
+            self.deny_recorded(frame, RuleId::EnvInject, why);
         }
     }
 
@@ -999,7 +999,7 @@ impl Walker<'_> {
                 continue;
             }
             if let Some(p) = self.names_secret(a, shell) {
-                self.deny(
+                self.deny_recorded(
                     frame,
                     RuleId::SecretExfil,
                     format!("`{base}` is given the secret `{p}`: it would leave the machine"),
@@ -1011,7 +1011,7 @@ impl Walker<'_> {
                     .into_iter()
                     .find(|v| is_secret_var(v))
             {
-                self.deny(
+                self.deny_recorded(
                     frame,
                     RuleId::SecretExfil,
                     format!(
@@ -1021,7 +1021,7 @@ impl Walker<'_> {
                 return;
             }
             if url_has_password(&a.text) {
-                self.deny(
+                self.deny_recorded(
                     frame,
                     RuleId::SecretExfil,
                     format!("`{base}` is given a URL with a password in it"),
@@ -1031,7 +1031,7 @@ impl Walker<'_> {
         }
         if let Some(why) = self.secret_read.clone() {
             let _ = stdin;
-            self.deny(
+            self.deny_recorded(
                 frame,
                 RuleId::SecretExfil,
                 format!("{why}, and `{base}` in the same command line can send it off the machine; run them separately if the network call needs no secret"),
@@ -1059,7 +1059,7 @@ impl Walker<'_> {
         };
         let rest = &args[i + 1..];
         if rest.iter().any(|a| url_has_password(&a.text)) {
-            self.deny(
+            self.deny_recorded(
                 frame,
                 RuleId::SecretExfil,
                 "a git remote URL with a password in it: the credential would be stored and sent",
@@ -1069,7 +1069,7 @@ impl Walker<'_> {
         if matches!(sub.as_str(), "add" | "stage" | "commit" | "update-index") {
             for a in rest.iter().filter(|a| !a.text.starts_with('-')) {
                 if let Some(p) = self.names_secret(a, shell) {
-                    self.deny(
+                    self.deny_recorded(
                         frame,
                         RuleId::SecretCommit,
                         format!("`git {sub}` of the secret `{p}`: once committed it is in the history for good"),
@@ -1095,7 +1095,7 @@ impl Walker<'_> {
         };
         // `aws s3 rm`, `aws ec2 terminate-instances`, `gcloud compute instances delete`.
         if let Some(op) = ops.iter().skip(1).find(|o| verb_is(CLOUD_DESTROY, o)) {
-            self.deny(
+            self.deny_recorded(
                 frame,
                 RuleId::InfraDestroy,
                 format!("`{base} ... {op}` deletes cloud resources"),
@@ -1103,7 +1103,7 @@ impl Walker<'_> {
             return;
         }
         if let Some(op) = ops.iter().skip(1).find(|o| verb_is(CLOUD_WRITE, o)) {
-            self.deny(
+            self.deny_recorded(
                 frame,
                 RuleId::Publish,
                 format!("`{base} ... {op}` deploys or changes cloud resources"),
@@ -1116,7 +1116,7 @@ impl Walker<'_> {
             if let Some(dev) = a.text.strip_prefix("of=")
                 && is_block_device(dev)
             {
-                self.deny(
+                self.deny_recorded(
                     frame,
                     RuleId::InfraDestroy,
                     format!("`dd` onto the device `{dev}` destroys a disk"),
@@ -1160,7 +1160,7 @@ impl Walker<'_> {
                 || recursive && home_itself
                 || a.glob && abs.starts_with('/') && abs.matches('/').count() <= 1
             {
-                self.deny(
+                self.deny_recorded(
                     frame,
                     RuleId::InfraDestroy,
                     format!(
@@ -1183,7 +1183,7 @@ impl Walker<'_> {
                     || self.is_written(shell, s)
             });
             if unseen {
-                self.deny(frame, RuleId::ShellEscape, "`cmake -P` runs a script the guard cannot read (`execute_process` runs any program)");
+                self.deny_recorded(frame, RuleId::ShellEscape, "`cmake -P` runs a script the guard cannot read (`execute_process` runs any program)");
             }
         }
     }
@@ -1211,7 +1211,7 @@ impl Walker<'_> {
         };
         let _ = stdin;
         if let Some(why) = why {
-            self.deny(frame, RuleId::ShellEscape, why);
+            self.deny_recorded(frame, RuleId::ShellEscape, why);
         }
     }
 
@@ -1266,7 +1266,7 @@ impl Walker<'_> {
                 || t == "--device"
                 || t.starts_with("--device=")
             {
-                self.deny(
+                self.deny_recorded(
                     frame,
                     RuleId::ContainerMount,
                     format!("`{base} {t}` gives the container the host"),
@@ -1332,7 +1332,7 @@ impl Walker<'_> {
             return false;
         }
         if !spec.known {
-            self.deny(
+            self.deny_recorded(
                 frame,
                 RuleId::ContainerMount,
                 format!("`{base}` mounts `{text}`, which is not statically known"),
@@ -1380,7 +1380,7 @@ impl Walker<'_> {
             None
         };
         if let Some(what) = why {
-            self.deny(
+            self.deny_recorded(
                 frame,
                 RuleId::ContainerMount,
                 format!("`{base}` mounts `{source}` ({what}) into a container, where nothing the guard judges reaches"),
@@ -1426,7 +1426,7 @@ impl Walker<'_> {
                 .iter()
                 .find(|e| squeezed.contains(*e) || squeezed.starts_with(e.trim()))
             {
-                self.deny(
+                self.deny_recorded(
                     frame,
                     RuleId::ShellEscape,
                     format!(
@@ -1441,7 +1441,7 @@ impl Walker<'_> {
                 .iter()
                 .find(|d| squeezed.contains(*d) || nospace.contains(&d.replace(' ', "")))
             {
-                self.deny(
+                self.deny_recorded(
                     frame,
                     RuleId::InfraDestroy,
                     format!("`{base}` is given `{what}`: it destroys a database or its data"),
@@ -1451,7 +1451,7 @@ impl Walker<'_> {
             if let Some(at) = squeezed.find("DELETE FROM") {
                 let stmt = squeezed[at..].split(';').next().unwrap_or("");
                 if !stmt.contains(" WHERE ") {
-                    self.deny(
+                    self.deny_recorded(
                         frame,
                         RuleId::InfraDestroy,
                         format!(
@@ -1494,7 +1494,7 @@ impl Walker<'_> {
                     return;
                 }
             }
-            self.deny(
+            self.deny_recorded(
                 frame,
                 RuleId::ShellEscape,
                 format!("`{base} {}` runs code in a language the guard has no model of; it can run any shell command", o.text),
@@ -1516,7 +1516,7 @@ impl Walker<'_> {
             {
                 return;
             }
-            self.deny(
+            self.deny_recorded(
                 frame,
                 RuleId::ShellEscape,
                 format!("`{base}` reads code from standard input in a language the guard has no model of; it can run any shell command"),
@@ -1554,7 +1554,7 @@ impl Walker<'_> {
                 }
             }
         }
-        self.deny(
+        self.deny_recorded(
             frame,
             RuleId::ToolConfig,
             format!("`{path}` is written earlier in this command line and `{base}` loads and runs it by itself; the guard cannot see what it would do (write it in one command, run the tool in the next)"),

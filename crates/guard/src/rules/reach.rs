@@ -325,7 +325,7 @@ impl Walker<'_> {
     }
 
     pub(crate) fn tamper(&mut self, frame: &Frame, reason: impl Into<String>) {
-        self.deny(frame, RuleId::Tamper, reason);
+        self.deny_recorded(frame, RuleId::Tamper, reason);
     }
 }
 
