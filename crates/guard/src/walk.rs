@@ -28,13 +28,13 @@ use crate::words::{self, Arg};
 
 /// Largest input the guard analyses, in bytes.
 /// What judging a piece of the input answers: `Break(Denied)` when it was denied, which stops
-/// the walk by itself (`?` carries it up to [`Walker::walk_input`]); the decision, with its rule
-/// and origin, is recorded once where it is made ([`Walker::deny`]).
+/// the walk by itself (`?` carries it up to [`Walker::walk_input`]), so the first denial is the
+/// decision.
 pub(crate) type Judged<T = ()> = ControlFlow<Denied, T>;
 
-/// The walk stopped at a denial (recorded in [`Walker::denial`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Denied;
+/// A denial as a value: the decision (rule, reason with its origin) made by [`Walker::deny`].
+#[derive(Debug)]
+pub(crate) struct Denied(pub(crate) Decision);
 
 pub const MAX_INPUT_BYTES: usize = 64 * 1024;
 /// Deepest nesting of scripts inside scripts (`bash -c`, `eval`, `$(...)`,
@@ -563,13 +563,15 @@ impl<'a> Walker<'a> {
             ..Shell::default()
         };
         let frame = Frame::top();
-        // A denial is recorded in `denial` where it is made; its `Break` ends the walk here.
-        let _stopped = self.run_script(input, &mut shell, &frame);
+        // The walk ended at the first denial, if any: it is the decision.
+        if let Break(Denied(decision)) = self.run_script(input, &mut shell, &frame) {
+            self.denial = Some(decision);
+        }
     }
 
-    /// Records a denial (the first one wins) with the origin attached, and stops the walk
-    /// there: the `Break` propagates with `?` to [`Self::walk_input`]. A rule the policy
-    /// switched off is no denial: the walk goes on.
+    /// A denial with the origin attached, as the value that stops the walk: the `Break`
+    /// propagates with `?` to [`Self::walk_input`], which makes it the decision. A rule the
+    /// policy switched off is no denial: the walk goes on.
     pub(crate) fn deny(
         &mut self,
         frame: &Frame,
@@ -579,31 +581,13 @@ impl<'a> Walker<'a> {
         if self.rule_off(rule) {
             return Continue(());
         }
-        if self.denial.is_none() {
-            let reason = reason.into();
-            let reason = if frame.depth == 0 {
-                reason
-            } else {
-                format!("{reason} ({})", frame.origin)
-            };
-            self.denial = Some(Decision::deny(rule, reason));
-        }
-        Break(Denied)
-    }
-
-    /// Adapter for judges not yet returning [`Judged`]: records the denial; the walk stops
-    /// where the judge returns to a converted caller ([`Self::recorded`]).
-    pub(crate) fn deny_recorded(&mut self, frame: &Frame, rule: RuleId, reason: impl Into<String>) {
-        let _stops = self.deny(frame, rule, reason);
-    }
-
-    /// Adapter at the boundary to judges not yet returning [`Judged`]: a denial they recorded
-    /// as the value that stops the walk.
-    pub(crate) fn recorded(&self) -> Judged {
-        match self.denial {
-            Some(_) => Break(Denied),
-            None => Continue(()),
-        }
+        let reason = reason.into();
+        let reason = if frame.depth == 0 {
+            reason
+        } else {
+            format!("{reason} ({})", frame.origin)
+        };
+        Break(Denied(Decision::deny(rule, reason)))
     }
 
     /// Whether the policy switched `rule` off (only [`crate::decision::SWITCHABLE_RULES`] can be).
@@ -625,16 +609,6 @@ impl<'a> Walker<'a> {
             return Continue(());
         }
         self.deny(frame, rule, reason)
-    }
-
-    /// [`Self::fail_closed`] for judges not yet returning [`Judged`] (see [`Self::deny_recorded`]).
-    pub(crate) fn fail_closed_recorded(
-        &mut self,
-        frame: &Frame,
-        rule: RuleId,
-        reason: impl Into<String>,
-    ) {
-        let _stops = self.fail_closed(frame, rule, reason);
     }
 
     fn note(&mut self, frame: &Frame, text: impl AsRef<str>) {
@@ -1855,7 +1829,7 @@ impl<'a> Walker<'a> {
                                 shell,
                                 frame,
                                 "redirect 1<>",
-                            );
+                            )?;
                         }
                         self.cmd_fd_files.insert(
                             n,
@@ -1906,13 +1880,13 @@ impl<'a> Walker<'a> {
                             }
                         }
                         ast::IoFileRedirectKind::Write | ast::IoFileRedirectKind::Clobber => {
-                            self.check_write(&arg, WriteMode::Clobber, shell, frame, "redirect >");
+                            self.check_write(&arg, WriteMode::Clobber, shell, frame, "redirect >")?;
                         }
                         ast::IoFileRedirectKind::Append => {
-                            self.check_write(&arg, WriteMode::Append, shell, frame, "redirect >>");
+                            self.check_write(&arg, WriteMode::Append, shell, frame, "redirect >>")?;
                         }
                         ast::IoFileRedirectKind::ReadAndWrite => {
-                            self.check_write(&arg, WriteMode::Modify, shell, frame, "redirect <>");
+                            self.check_write(&arg, WriteMode::Modify, shell, frame, "redirect <>")?;
                         }
                         ast::IoFileRedirectKind::DuplicateInput
                         | ast::IoFileRedirectKind::DuplicateOutput => {
@@ -2004,7 +1978,7 @@ impl<'a> Walker<'a> {
                 } else {
                     WriteMode::Clobber
                 };
-                self.check_write(&arg, mode, shell, frame, "redirect &>");
+                self.check_write(&arg, mode, shell, frame, "redirect &>")?;
             }
         }
         Continue(())
@@ -2058,7 +2032,7 @@ impl<'a> Walker<'a> {
                 shell,
                 frame,
                 &format!("redirect >&{m} (descriptor {m} is open with <> and written in place)"),
-            );
+            )?;
         }
         self.cmd_fd_files.insert(fd.unwrap_or(1), file);
         Continue(())
@@ -2147,7 +2121,7 @@ impl<'a> Walker<'a> {
             t == "-" || t.trim_end_matches('-').chars().all(|c| c.is_ascii_digit())
         });
         if !is_fd {
-            self.check_write(arg, WriteMode::Clobber, shell, frame, "redirect >&");
+            self.check_write(arg, WriteMode::Clobber, shell, frame, "redirect >&")?;
         }
         Continue(())
     }
@@ -2208,14 +2182,13 @@ impl<'a> Walker<'a> {
         self.user_rules(&cmd, &name, frame)?;
         {
             let base = name.rsplit('/').next().unwrap_or(&name);
-            self.reach(&cmd, base, shell, frame);
-            self.recorded()?;
+            self.reach(&cmd, base, shell, frame)?;
             // The pawl binary under another name or path is pawl: judged as `pawl`, not read
             // as a script file.
             if self.is_pawl_binary(&name, shell) {
                 let args: Vec<Arg> = cmd.argv.iter().skip(1).cloned().collect();
-                self.pawl(&args, shell, frame);
-                return self.recorded();
+                self.pawl(&args, shell, frame)?;
+                return Continue(());
             }
         }
         if name == "--" {
@@ -2262,20 +2235,17 @@ impl<'a> Walker<'a> {
         if name.contains('/') {
             // `./x.sh`, `/abs/x`: a shell script file is walked when it can be read.
             let script = cmd.argv[0].clone();
-            self.script_file("exec", &script, &cmd.stdin, shell, frame);
-            self.recorded()?;
+            self.script_file("exec", &script, &cmd.stdin, shell, frame)?;
         }
         if matches!(base.as_str(), "npm" | "yarn" | "pnpm") {
-            self.package_manager(&base, &cmd, shell, frame);
-            self.recorded()?;
+            self.package_manager(&base, &cmd, shell, frame)?;
         }
         // The v2 registry after the older rules: a denial they make keeps its rule.
         let registry = cmd.clone();
         self.command_by_name(&base, cmd, shell, frame)?;
         // Adapter: the judges below `command_by_name` that do not return `Judged` yet.
-        self.recorded()?;
-        self.programs(&registry, &base, shell, frame);
-        self.recorded()
+        self.programs(&registry, &base, shell, frame)?;
+        Continue(())
     }
 
     /// Denies running (as a program, a script operand or a sourced file) a
@@ -2323,7 +2293,7 @@ impl<'a> Walker<'a> {
                     self.stdin_script(&runner, &stdin, &mut sub, &inner)?;
                     return Continue(());
                 }
-                if self.interpreter(&runner, &[], &stdin, &mut shell.clone(), &inner) {
+                if self.interpreter(&runner, &[], &stdin, &mut shell.clone(), &inner)? {
                     return Continue(());
                 }
             }

@@ -3,9 +3,12 @@
 //! tar's checkpoint actions, ... . Each either hands the command it can see
 //! to the walker, or fails closed when it cannot see it.
 
+use std::ops::ControlFlow::Continue;
+
 use crate::decision::RuleId;
 use crate::lang::awk::{AwkTok, awk_tokens, call_args};
 use crate::rules::{self, Spec, abbrev, is_stdin_path};
+use crate::walk::Judged;
 use crate::walk::{Cmd, Frame, Shell, Stdin, Walker, WriteMode};
 use crate::words::Arg;
 
@@ -20,85 +23,82 @@ impl Walker<'_> {
         stdin: &Stdin,
         shell: &mut Shell,
         frame: &Frame,
-    ) -> bool {
+    ) -> Judged<bool> {
         // Programs run through environment variables any command may use
         // (less's input preprocessor, man's and pydoc's pager).
-        self.env_programs(base, shell, frame);
-        if self.denial.is_some() {
-            return true;
-        }
-        if self.runner(base, args, stdin, shell, frame) {
-            return true;
+        self.env_programs(base, shell, frame)?;
+        if self.runner(base, args, stdin, shell, frame)? {
+            return Continue(true);
         }
         match base {
             "awk" | "gawk" | "mawk" | "nawk" | "original-awk" | "goawk" | "onetrue-awk" => {
-                self.awk(base, args, stdin, shell, frame);
-                true
+                self.awk(base, args, stdin, shell, frame)?;
+                Continue(true)
             }
             "make" | "gmake" | "bmake" | "pmake" => {
-                self.make(base, args, stdin, frame);
-                true
+                self.make(base, args, stdin, frame)?;
+                Continue(true)
             }
             "ssh" | "slogin" | "autossh" => {
-                self.ssh(base, args, stdin, shell, frame);
-                true
+                self.ssh(base, args, stdin, shell, frame)?;
+                Continue(true)
             }
             "scp" | "sftp" => {
-                self.scp(base, args, stdin, shell, frame);
-                true
+                self.scp(base, args, stdin, shell, frame)?;
+                Continue(true)
             }
             "socat" => {
-                self.socat(args, shell, frame);
-                true
+                self.socat(args, shell, frame)?;
+                Continue(true)
             }
             "nc" | "ncat" | "netcat" | "nc.traditional" | "nc.openbsd" => {
-                self.netcat(base, args, shell, frame);
-                true
+                self.netcat(base, args, shell, frame)?;
+                Continue(true)
             }
             "crontab" => {
                 let lists = args.iter().any(|a| a.is("-l"));
                 if !lists {
-                    self.deny_recorded(
+                    self.deny(
                         frame,
                         RuleId::Interpreter,
                         "crontab installs or removes scheduled commands, which would run outside the guard",
-                    );
+                    )?;
                 }
-                true
+                Continue(true)
             }
             "man" => {
-                self.man(args, shell, frame);
-                true
+                self.man(args, shell, frame)?;
+                Continue(true)
             }
             "less" | "more" | "most" => {
                 if let Some(cmd) = args.iter().find(|a| {
                     a.text.starts_with('+')
                         && (a.text.contains('!') || a.text.contains('|') || !a.known)
                 }) {
-                    self.deny_recorded(
+                    self.deny(
                         frame,
                         RuleId::Interpreter,
                         format!("{base} `{}` runs a shell command from the pager; the guard does not model it", cmd.text),
-                    );
+                    )?;
                 }
-                true
+                Continue(true)
             }
             "zx" => {
                 // zx runs a script file, or JavaScript from its input.
                 let operand = args.iter().find(|a| !a.text.starts_with('-'));
                 if operand.is_none_or(|a| !a.known || is_stdin_path(&a.text)) {
-                    self.fail_closed_recorded(
+                    self.fail_closed(
                         frame,
                         RuleId::Interpreter,
                         "zx runs JavaScript from its input (or a script named at run time); the guard does not model it",
-                    );
+                    )?;
                 }
-                true
+                Continue(true)
             }
             // Package programs that run the command in their arguments.
             "shx" => {
-                self.run_argv("shx", args.to_vec(), stdin, shell, frame);
-                true
+                self.run_argv("shx", args.to_vec(), stdin, shell, frame)?;
+                Continue(true)
             }
             "cross-env" | "dotenv" | "dotenv-cli" | "env-cmd" => {
                 // VAR=value words (and `--` / options) come before the command.
@@ -122,23 +122,23 @@ impl Walker<'_> {
                         .cloned(),
                 );
                 argv.extend(args[start..].iter().cloned());
-                self.run_argv(base, argv, stdin, shell, frame);
-                true
+                self.run_argv(base, argv, stdin, shell, frame)?;
+                Continue(true)
             }
             "cross-env-shell" | "concurrently" | "npm-run-all" | "run-p" | "run-s" | "nodemon"
             | "onchange" | "chokidar" | "watchexec" | "entr" => {
-                self.package_shell_commands(base, args, stdin, shell, frame);
-                true
+                self.package_shell_commands(base, args, stdin, shell, frame)?;
+                Continue(true)
             }
             "trash-cli" => {
-                self.file_rules("trash", args, shell, frame);
-                true
+                self.file_rules("trash", args, shell, frame)?;
+                Continue(true)
             }
             "gdb" | "lldb" | "cgdb" => {
-                self.debugger(base, args, stdin, frame);
-                true
+                self.debugger(base, args, stdin, frame)?;
+                Continue(true)
             }
-            _ => false,
+            _ => Continue(false),
         }
     }
 
@@ -149,8 +149,9 @@ impl Walker<'_> {
         text: &str,
         shell: &mut Shell,
         frame: &Frame,
-    ) {
-        let _stops = self.script_args(origin, &[Arg::lit(text)], shell, frame, false);
+    ) -> Judged {
+        self.script_args(origin, &[Arg::lit(text)], shell, frame, false)?;
+        Continue(())
     }
 
     /// Walks `text` as a shell script whose standard input is data the guard
@@ -161,11 +162,12 @@ impl Walker<'_> {
         text: &str,
         shell: &Shell,
         frame: &Frame,
-    ) {
+    ) -> Judged {
         let mut inner = frame.nested(&format!("inside {origin}"));
         inner.stdin = Stdin::Pipe;
         let mut sub = shell.clone();
-        let _stops = self.run_script(text, &mut sub, &inner);
+        self.run_script(text, &mut sub, &inner)?;
+        Continue(())
     }
 
     /// Walks an argument as a shell script run by `origin` (fails closed when
@@ -176,24 +178,30 @@ impl Walker<'_> {
         arg: Option<&Arg>,
         shell: &mut Shell,
         frame: &Frame,
-    ) {
+    ) -> Judged {
         match arg {
             Some(arg) => {
-                // Adapter: the denial is recorded; this judge does not return `Judged` yet.
-                let _stops =
-                    self.script_args(origin, std::slice::from_ref(arg), shell, frame, false);
+                self.script_args(origin, std::slice::from_ref(arg), shell, frame, false)?;
             }
-            None => self.fail_closed_recorded(
+            None => self.fail_closed(
                 frame,
                 RuleId::NotStatic,
                 format!("{origin} without its command"),
-            ),
+            )?,
         }
+        Continue(())
     }
 
     // ---------------------------------------------------------------- awk
 
-    fn awk(&mut self, base: &str, args: &[Arg], stdin: &Stdin, shell: &mut Shell, frame: &Frame) {
+    fn awk(
+        &mut self,
+        base: &str,
+        args: &[Arg],
+        stdin: &Stdin,
+        shell: &mut Shell,
+        frame: &Frame,
+    ) -> Judged {
         let mut programs: Vec<Arg> = Vec::new();
         let mut program_file = false;
         let mut in_place = false;
@@ -244,16 +252,16 @@ impl Walker<'_> {
                     Some("source") => programs.extend(value),
                     Some("file" | "exec") => {
                         program_file = true;
-                        self.program_file(base, "program", value.as_ref(), stdin, frame, &mut programs);
+                        self.program_file(base, "program", value.as_ref(), stdin, frame, &mut programs)?;
                     }
                     Some("include") => {
                         in_place |= value.as_ref().is_some_and(|v| v.text.starts_with("inplace"));
                     }
-                    Some("load") => self.deny_recorded(
+                    Some("load") => self.deny(
                         frame,
                         RuleId::Interpreter,
                         format!("{base} --load loads a native extension; the guard cannot see what it does"),
-                    ),
+                    )?,
                     _ => {}
                 }
                 continue;
@@ -282,20 +290,20 @@ impl Walker<'_> {
                             stdin,
                             frame,
                             &mut programs,
-                        );
+                        )?;
                     }
                     'i' => {
                         in_place |= value
                             .as_ref()
                             .is_some_and(|v| v.text.starts_with("inplace"));
                     }
-                    'l' => self.deny_recorded(
+                    'l' => self.deny(
                         frame,
                         RuleId::Interpreter,
                         format!(
                             "{base} -l loads a native extension; the guard cannot see what it does"
                         ),
-                    ),
+                    )?,
                     _ => {}
                 }
                 break;
@@ -306,20 +314,17 @@ impl Walker<'_> {
         }
         for program in &programs {
             if !program.known {
-                self.fail_closed_recorded(
+                self.fail_closed(
                     frame,
                     RuleId::Interpreter,
                     format!(
                         "{base} runs a program `{}` that is not statically known",
                         program.text
                     ),
-                );
-                return;
+                )?;
+                return Continue(());
             }
-            self.awk_program(base, &program.text.clone(), shell, frame);
-            if self.denial.is_some() {
-                return;
-            }
+            self.awk_program(base, &program.text.clone(), shell, frame)?;
         }
         if in_place {
             for file in operands.iter().filter(|a| !a.text.contains('=')) {
@@ -329,9 +334,10 @@ impl Walker<'_> {
                     shell,
                     frame,
                     &format!("{base} -i inplace"),
-                );
+                )?;
             }
         }
+        Continue(())
     }
 
     /// `awk -f FILE`, `sed -f FILE`: a file is opaque (like `python3 tool.py`); standard input
@@ -344,44 +350,50 @@ impl Walker<'_> {
         stdin: &Stdin,
         frame: &Frame,
         programs: &mut Vec<Arg>,
-    ) {
-        let Some(file) = file else { return };
+    ) -> Judged {
+        let Some(file) = file else {
+            return Continue(());
+        };
         if !file.known {
-            self.fail_closed_recorded(
+            self.fail_closed(
                 frame,
                 RuleId::NotStatic,
                 format!(
                     "{base} runs a {what} file `{}` that is not statically known",
                     file.text
                 ),
-            );
-            return;
+            )?;
+            return Continue(());
         }
         if is_stdin_path(&file.text) {
             match stdin {
                 Stdin::Text(text) => programs.push(Arg::lit(text.clone())),
-                Stdin::Pipe | Stdin::Unknown => self.fail_closed_recorded(
+                Stdin::Pipe | Stdin::Unknown => self.fail_closed(
                     frame,
                     RuleId::Interpreter,
                     format!("{base} reads its {what} from a pipe; it is not statically known"),
-                ),
+                )?,
                 Stdin::Inherited | Stdin::File => {}
             }
         }
+        Continue(())
     }
 
     /// Judges an awk program: commands it runs (`system()`, pipes to and
     /// from commands) and files it writes (`print > "file"`).
-    fn awk_program(&mut self, base: &str, program: &str, shell: &mut Shell, frame: &Frame) {
+    fn awk_program(
+        &mut self,
+        base: &str,
+        program: &str,
+        shell: &mut Shell,
+        frame: &Frame,
+    ) -> Judged {
         let toks = awk_tokens(program);
         let origin = format!("{base} program");
         let mut print_depth: Option<usize> = None;
         let mut depth = 0usize;
         let mut i = 0;
         while i < toks.len() {
-            if self.denial.is_some() {
-                return;
-            }
             let tok = &toks[i];
             match tok {
                 AwkTok::Op(op) if op == "(" || op == "[" => depth += 1,
@@ -390,12 +402,12 @@ impl Walker<'_> {
                 AwkTok::Newline => print_depth = None,
                 AwkTok::Word(w) if w == "print" || w == "printf" => print_depth = Some(depth),
                 AwkTok::Word(w) if w.starts_with('@') => {
-                    self.deny_recorded(
+                    self.deny(
                         frame,
                         RuleId::Interpreter,
                         format!("{base} program uses `{w}` (loads code or calls a function by name); the guard cannot see what it runs"),
-                    );
-                    return;
+                    )?;
+                    return Continue(());
                 }
                 AwkTok::Word(w) if w == "system" => {
                     // system(EXPR): only a literal command is resolvable.
@@ -403,16 +415,21 @@ impl Walker<'_> {
                     match args.as_deref() {
                         Some([AwkTok::Str(cmd)]) => {
                             let cmd = cmd.clone();
-                            self.walk_shell_text(&format!("{origin} system()"), &cmd, shell, frame);
+                            self.walk_shell_text(
+                                &format!("{origin} system()"),
+                                &cmd,
+                                shell,
+                                frame,
+                            )?;
                         }
                         Some([]) => {}
                         _ => {
-                            self.deny_recorded(
+                            self.deny(
                                 frame,
                                 RuleId::Interpreter,
                                 format!("{base} program runs a command built at run time (`system()`); the guard cannot see what it runs"),
-                            );
-                            return;
+                            )?;
+                            return Continue(());
                         }
                     }
                 }
@@ -445,18 +462,18 @@ impl Walker<'_> {
                     };
                     match command {
                         Some(cmd) if getline => {
-                            self.walk_shell_text(&format!("{origin} pipe"), &cmd, shell, frame)
+                            self.walk_shell_text(&format!("{origin} pipe"), &cmd, shell, frame)?
                         }
                         Some(cmd) => {
-                            self.walk_piped_shell(&format!("{origin} pipe"), &cmd, shell, frame)
+                            self.walk_piped_shell(&format!("{origin} pipe"), &cmd, shell, frame)?
                         }
                         None => {
-                            self.deny_recorded(
+                            self.deny(
                                 frame,
                                 RuleId::Interpreter,
                                 format!("{base} program pipes to or from a command built at run time (`{op}`); the guard cannot see what it runs"),
-                            );
-                            return;
+                            )?;
+                            return Continue(());
                         }
                     }
                 }
@@ -477,15 +494,15 @@ impl Walker<'_> {
                                 shell,
                                 frame,
                                 &format!("{base} print {op}"),
-                            );
+                            )?;
                         }
                         _ => {
-                            self.deny_recorded(
+                            self.deny(
                                 frame,
                                 RuleId::NotStatic,
                                 format!("{base} program writes with `{op}` to a file named at run time; it may be a protected or tracked file"),
-                            );
-                            return;
+                            )?;
+                            return Continue(());
                         }
                     }
                 }
@@ -493,11 +510,12 @@ impl Walker<'_> {
             }
             i += 1;
         }
+        Continue(())
     }
 
     // ------------------------------------------------------------- make
 
-    fn make(&mut self, base: &str, args: &[Arg], stdin: &Stdin, frame: &Frame) {
+    fn make(&mut self, base: &str, args: &[Arg], stdin: &Stdin, frame: &Frame) -> Judged {
         let mut index = 0;
         while index < args.len() {
             let arg = &args[index];
@@ -511,12 +529,12 @@ impl Walker<'_> {
                     || (text.starts_with('-') && !text.starts_with("--") && text.contains('E'))
             };
             if eval {
-                self.deny_recorded(
+                self.deny(
                     frame,
                     RuleId::Interpreter,
                     format!("{base} `{text}` evaluates makefile text given on the command line; its recipes run shell commands the guard does not model"),
-                );
-                return;
+                )?;
+                return Continue(());
             }
             let file = if let Some(long) = text.strip_prefix("--") {
                 let (name, inline) = match long.split_once('=') {
@@ -547,12 +565,12 @@ impl Walker<'_> {
             if let Some(file) = file {
                 let from_input = !file.known || is_stdin_path(&file.text);
                 if from_input && !matches!(stdin, Stdin::Inherited | Stdin::File) || !file.known {
-                    self.deny_recorded(
+                    self.deny(
                         frame,
                         RuleId::Interpreter,
                         format!("{base} reads a makefile (`{}`) the guard cannot see; its recipes run shell commands", file.text),
-                    );
-                    return;
+                    )?;
+                    return Continue(());
                 }
                 continue;
             }
@@ -561,12 +579,12 @@ impl Walker<'_> {
                 if matches!(name, "MAKEFLAGS" | "GNUMAKEFLAGS" | "MFLAGS")
                     && (value.contains("eval") || value.contains('E') || value.contains('f'))
                 {
-                    self.deny_recorded(
+                    self.deny(
                         frame,
                         RuleId::Interpreter,
                         format!("{base} `{text}` passes options that may add makefile text; the guard cannot see its recipes"),
-                    );
-                    return;
+                    )?;
+                    return Continue(());
                 }
                 let runs_now = text.split_once('=').is_some_and(|(n, _)| n.ends_with('!'));
                 let functions = ["shell", "file", "eval", "guile", "call", "value"]
@@ -575,12 +593,12 @@ impl Walker<'_> {
                         value.contains(&format!("$({f}")) || value.contains(&format!("${{{f}"))
                     });
                 if runs_now || functions || !arg.known {
-                    self.deny_recorded(
+                    self.deny(
                         frame,
                         RuleId::Interpreter,
                         format!("{base} `{text}` sets a variable to text that runs commands or writes files (`!=`, $(shell ...), $(file ...)) or is not statically known"),
-                    );
-                    return;
+                    )?;
+                    return Continue(());
                 }
                 if matches!(name, "SHELL" | ".SHELLFLAGS" | "MAKESHELL") {
                     let ok = name != ".SHELLFLAGS"
@@ -589,30 +607,39 @@ impl Walker<'_> {
                             .contains(&value.rsplit('/').next().unwrap_or(value))
                         && !value.contains(char::is_whitespace);
                     if !ok {
-                        self.deny_recorded(
+                        self.deny(
                             frame,
                             RuleId::Interpreter,
                             format!("{base} `{text}` changes the program that runs its recipes"),
-                        );
-                        return;
+                        )?;
+                        return Continue(());
                     }
                 }
             }
         }
+        Continue(())
     }
 
     // -------------------------------------------------------------- ssh
 
     /// `-o Key=Value` / `-oKey Value` of the ssh family.
-    fn ssh_option(&mut self, base: &str, value: Option<&Arg>, shell: &mut Shell, frame: &Frame) {
-        let Some(value) = value else { return };
+    fn ssh_option(
+        &mut self,
+        base: &str,
+        value: Option<&Arg>,
+        shell: &mut Shell,
+        frame: &Frame,
+    ) -> Judged {
+        let Some(value) = value else {
+            return Continue(());
+        };
         if !value.known {
-            self.fail_closed_recorded(
+            self.fail_closed(
                 frame,
                 RuleId::NotStatic,
                 format!("{base} -o `{}` is not statically known", value.text),
-            );
-            return;
+            )?;
+            return Continue(());
         }
         let text = value.text.trim();
         let (key, val) = match text
@@ -630,23 +657,31 @@ impl Walker<'_> {
             "proxycommand" | "localcommand" | "knownhostscommand"
                 if !val.eq_ignore_ascii_case("none") && !val.is_empty() =>
             {
-                self.walk_shell_text(&format!("{base} -o {key}"), val, shell, frame);
+                self.walk_shell_text(&format!("{base} -o {key}"), val, shell, frame)?;
             }
-            "remotecommand" => self.deny_recorded(
+            "remotecommand" => self.deny(
                 frame,
                 RuleId::Interpreter,
                 format!("{base} -o RemoteCommand runs a command on a remote host; the guard cannot see what it does there"),
-            ),
-            "pkcs11provider" | "securitykeyprovider" | "include" => self.deny_recorded(
+            )?,
+            "pkcs11provider" | "securitykeyprovider" | "include" => self.deny(
                 frame,
                 RuleId::Interpreter,
                 format!("{base} -o {key} loads code or configuration the guard cannot see"),
-            ),
+            )?,
             _ => {}
         }
+        Continue(())
     }
 
-    fn ssh(&mut self, base: &str, args: &[Arg], stdin: &Stdin, shell: &mut Shell, frame: &Frame) {
+    fn ssh(
+        &mut self,
+        base: &str,
+        args: &[Arg],
+        stdin: &Stdin,
+        shell: &mut Shell,
+        frame: &Frame,
+    ) -> Judged {
         let p = rules::parse(
             args,
             &Spec {
@@ -657,7 +692,7 @@ impl Walker<'_> {
         );
         for opt in &p.opts {
             match opt.name.as_str() {
-                "-o" => self.ssh_option(base, opt.value.as_ref(), shell, frame),
+                "-o" => self.ssh_option(base, opt.value.as_ref(), shell, frame)?,
                 "-E" => {
                     if let Some(log) = &opt.value {
                         self.check_write(
@@ -666,47 +701,52 @@ impl Walker<'_> {
                             shell,
                             frame,
                             &format!("{base} -E"),
-                        );
+                        )?;
                     }
                 }
-                "-I" => self.deny_recorded(
+                "-I" => self.deny(
                     frame,
                     RuleId::Interpreter,
                     format!("{base} -I loads a PKCS#11 library; the guard cannot see what it does"),
-                ),
+                )?,
                 _ => {}
-            }
-            if self.denial.is_some() {
-                return;
             }
         }
         if p.has(&["-G", "-V", "-Q"]) {
-            return;
+            return Continue(());
         }
         let operands = p.operands.as_slice();
         let no_command = p.has(&["-N", "-W", "-O"]);
         if operands.len() == 1 && !no_command && !matches!(stdin, Stdin::Inherited) {
-            self.deny_recorded(
+            self.deny(
                 frame,
                 RuleId::Interpreter,
                 format!("{base} runs commands read from its input on a remote host; the guard cannot see what they do there"),
-            );
-            return;
+            )?;
+            return Continue(());
         }
         if operands.len() > 1 {
             let command: Vec<&str> = operands[1..].iter().map(|a| a.text.as_str()).collect();
-            self.deny_recorded(
+            self.deny(
                 frame,
                 RuleId::Interpreter,
                 format!(
                     "{base} runs `{}` on a remote host; the guard cannot see what it does there",
                     command.join(" ")
                 ),
-            );
+            )?;
         }
+        Continue(())
     }
 
-    fn scp(&mut self, base: &str, args: &[Arg], stdin: &Stdin, shell: &mut Shell, frame: &Frame) {
+    fn scp(
+        &mut self,
+        base: &str,
+        args: &[Arg],
+        stdin: &Stdin,
+        shell: &mut Shell,
+        frame: &Frame,
+    ) -> Judged {
         let p = rules::parse(
             args,
             &Spec {
@@ -717,13 +757,13 @@ impl Walker<'_> {
         );
         for opt in &p.opts {
             match opt.name.as_str() {
-                "-o" => self.ssh_option(base, opt.value.as_ref(), shell, frame),
+                "-o" => self.ssh_option(base, opt.value.as_ref(), shell, frame)?,
                 "-S" | "-D" => self.walk_shell_arg(
                     &format!("{base} {}", opt.name),
                     opt.value.as_ref(),
                     shell,
                     frame,
-                ),
+                )?,
                 "-b" if base == "sftp" => {
                     if let Some(batch) = &opt.value
                         && is_stdin_path(&batch.text)
@@ -733,23 +773,20 @@ impl Walker<'_> {
                                 for line in text.lines() {
                                     let line = line.trim().trim_start_matches(['-', '@']);
                                     if let Some(cmd) = line.strip_prefix('!') {
-                                        self.walk_shell_text("sftp batch !", cmd, shell, frame);
+                                        self.walk_shell_text("sftp batch !", cmd, shell, frame)?;
                                     }
                                 }
                             }
-                            Stdin::Pipe | Stdin::Unknown => self.fail_closed_recorded(
+                            Stdin::Pipe | Stdin::Unknown => self.fail_closed(
                                 frame,
                                 RuleId::Interpreter,
                                 "sftp reads a batch from a pipe; it may run local commands (`!`) the guard cannot see",
-                            ),
+                            )?,
                             Stdin::Inherited | Stdin::File => {}
                         }
                     }
                 }
                 _ => {}
-            }
-            if self.denial.is_some() {
-                return;
             }
         }
         if base == "scp"
@@ -761,25 +798,26 @@ impl Walker<'_> {
                 .find(':')
                 .is_some_and(|colon| dest.text.find('/').is_none_or(|slash| colon < slash));
             if !remote {
-                self.check_write(dest, WriteMode::Clobber, shell, frame, "scp");
+                self.check_write(dest, WriteMode::Clobber, shell, frame, "scp")?;
             }
         }
+        Continue(())
     }
 
     /// `socat ... EXEC:cmd` / `SYSTEM:cmd`: the command runs with the other
     /// address's data as its input.
-    fn socat(&mut self, args: &[Arg], shell: &mut Shell, frame: &Frame) {
+    fn socat(&mut self, args: &[Arg], shell: &mut Shell, frame: &Frame) -> Judged {
         for arg in args
             .iter()
             .filter(|a| !a.text.starts_with('-') || a.text.len() == 1)
         {
             if !arg.known {
-                self.fail_closed_recorded(
+                self.fail_closed(
                     frame,
                     RuleId::NotStatic,
                     format!("socat address `{}` is not statically known", arg.text),
-                );
-                return;
+                )?;
+                return Continue(());
             }
             let (kind, rest) = arg.text.split_once(':').unwrap_or((&arg.text, ""));
             if matches!(kind.to_ascii_uppercase().as_str(), "EXEC" | "SYSTEM") {
@@ -788,13 +826,14 @@ impl Walker<'_> {
                     .next()
                     .unwrap_or("")
                     .trim_matches(['\'', '"']);
-                self.walk_piped_shell(&format!("socat {kind}"), cmd, shell, frame);
+                self.walk_piped_shell(&format!("socat {kind}"), cmd, shell, frame)?;
             }
         }
+        Continue(())
     }
 
     /// `nc -e prog` / `nc -c cmd` / `ncat --sh-exec cmd`.
-    fn netcat(&mut self, base: &str, args: &[Arg], shell: &mut Shell, frame: &Frame) {
+    fn netcat(&mut self, base: &str, args: &[Arg], shell: &mut Shell, frame: &Frame) -> Judged {
         let mut index = 0;
         while index < args.len() {
             let text = args[index].text.clone();
@@ -802,16 +841,16 @@ impl Walker<'_> {
             let runs = match text.as_str() {
                 "-e" | "-c" | "--exec" | "--sh-exec" => true,
                 "--lua-exec" => {
-                    self.deny_recorded(
+                    self.deny(
                         frame,
                         RuleId::Interpreter,
                         format!("{base} --lua-exec runs a Lua script the guard cannot see"),
-                    );
-                    return;
+                    )?;
+                    return Continue(());
                 }
                 t if t.starts_with("--exec=") || t.starts_with("--sh-exec=") => {
                     let cmd = t.split_once('=').map_or("", |(_, v)| v).to_owned();
-                    self.walk_piped_shell(&format!("{base} --exec"), &cmd, shell, frame);
+                    self.walk_piped_shell(&format!("{base} --exec"), &cmd, shell, frame)?;
                     continue;
                 }
                 _ => false,
@@ -820,21 +859,22 @@ impl Walker<'_> {
                 match args.get(index).filter(|a| a.known) {
                     Some(cmd) => {
                         let cmd = cmd.text.clone();
-                        self.walk_piped_shell(&format!("{base} {text}"), &cmd, shell, frame);
+                        self.walk_piped_shell(&format!("{base} {text}"), &cmd, shell, frame)?;
                     }
-                    None => self.fail_closed_recorded(
+                    None => self.fail_closed(
                         frame,
                         RuleId::NotStatic,
                         format!("{base} {text} runs a command that is not statically known"),
-                    ),
+                    )?,
                 }
                 index += 1;
             }
         }
+        Continue(())
     }
 
     /// `man -P pager` / `--pager=` / `-H browser`: commands man runs.
-    fn man(&mut self, args: &[Arg], shell: &mut Shell, frame: &Frame) {
+    fn man(&mut self, args: &[Arg], shell: &mut Shell, frame: &Frame) -> Judged {
         let mut index = 0;
         while index < args.len() {
             let text = args[index].text.clone();
@@ -860,21 +900,22 @@ impl Walker<'_> {
             };
             if let Some(value) = value {
                 match value.known {
-                    true => self.walk_piped_shell("man pager", &value.text, shell, frame),
-                    false => self.fail_closed_recorded(
+                    true => self.walk_piped_shell("man pager", &value.text, shell, frame)?,
+                    false => self.fail_closed(
                         frame,
                         RuleId::NotStatic,
                         format!(
                             "man runs a pager `{}` that is not statically known",
                             value.text
                         ),
-                    ),
+                    )?,
                 }
             }
         }
+        Continue(())
     }
 
-    fn debugger(&mut self, base: &str, args: &[Arg], stdin: &Stdin, frame: &Frame) {
+    fn debugger(&mut self, base: &str, args: &[Arg], stdin: &Stdin, frame: &Frame) -> Judged {
         const RUNS: &[&str] = &[
             "ex",
             "iex",
@@ -902,23 +943,24 @@ impl Walker<'_> {
             let name = arg.text.trim_start_matches('-');
             let name = name.split_once('=').map_or(name, |(n, _)| n);
             if arg.text.starts_with('-') && RUNS.contains(&name) {
-                self.deny_recorded(
+                self.deny(
                     frame,
                     RuleId::Interpreter,
                     format!("{base} `{}` runs debugger commands, which can run shell commands (`shell`, `!`); the guard does not model them", arg.text),
-                );
-                return;
+                )?;
+                return Continue(());
             }
         }
         if matches!(stdin, Stdin::Text(_) | Stdin::Pipe | Stdin::Unknown) {
-            self.deny_recorded(
+            self.deny(
                 frame,
                 RuleId::Interpreter,
                 format!(
                     "{base} reads debugger commands from its input; they can run shell commands"
                 ),
-            );
+            )?;
         }
+        Continue(())
     }
 }
 
@@ -1172,33 +1214,34 @@ impl Walker<'_> {
         stdin: &Stdin,
         shell: &mut Shell,
         frame: &Frame,
-    ) {
+    ) -> Judged {
         if argv.is_empty() {
-            return;
+            return Continue(());
         }
         if frame.wrappers >= crate::walk::MAX_WRAPPERS {
-            self.deny_recorded(
+            self.deny(
                 frame,
                 RuleId::TooDeep,
                 format!(
                     "more than {} wrapper commands in a row",
                     crate::walk::MAX_WRAPPERS
                 ),
-            );
-            return;
+            )?;
+            return Continue(());
         }
         let mut inner = frame.nested(&format!("via {origin}"));
         inner.wrappers = frame.wrappers + 1;
         inner.stdin = stdin.clone();
         let mut sub = shell.clone();
-        let _stops = self.dispatch(
+        self.dispatch(
             Cmd {
                 argv,
                 stdin: stdin.clone(),
             },
             &mut sub,
             &inner,
-        );
+        )?;
+        Continue(())
     }
 
     /// Walks a program named by a variable or an option (`RUSTC_WRAPPER`,
@@ -1210,36 +1253,34 @@ impl Walker<'_> {
         extra: &str,
         shell: &mut Shell,
         frame: &Frame,
-    ) {
+    ) -> Judged {
         match value {
             Some(text) if !text.trim().is_empty() => {
                 // The program is not judged again through the variables
                 // (bounded work when many of them are set).
                 let mut sub = shell.clone();
                 strip_program_vars(&mut sub);
-                self.walk_shell_text(origin, &format!("{text} {extra}"), &mut sub, frame);
+                self.walk_shell_text(origin, &format!("{text} {extra}"), &mut sub, frame)?;
             }
             Some(_) => {}
-            None => self.fail_closed_recorded(
+            None => self.fail_closed(
                 frame,
                 RuleId::NotStatic,
                 format!("{origin} names a program that is not statically known"),
-            ),
+            )?,
         }
+        Continue(())
     }
 
     /// Variables that make any command run another program: `LESSOPEN` /
     /// `LESSCLOSE` (less, and every tool that pages through it), man's and
     /// pydoc's pager.
-    pub(crate) fn env_programs(&mut self, base: &str, shell: &mut Shell, frame: &Frame) {
+    pub(crate) fn env_programs(&mut self, base: &str, shell: &mut Shell, frame: &Frame) -> Judged {
         // Compilers and tools named by variables that build tools (cargo's
         // cc crate, cgo, make, node-gyp, pip) run.
         for name in ["CC", "CXX", "LD", "AR", "CPP", "HOSTCC", "CC_LD", "CXX_LD"] {
             if let Some(value) = env_value(shell, name) {
-                self.walk_program(name, value.as_deref(), "", shell, frame);
-                if self.denial.is_some() {
-                    return;
-                }
+                self.walk_program(name, value.as_deref(), "", shell, frame)?;
             }
         }
         for name in ["LESSOPEN", "LESSCLOSE"] {
@@ -1249,10 +1290,7 @@ impl Walker<'_> {
                         .trim_start_matches(['|', '-'])
                         .replace("%s", "file")
                 });
-                self.walk_program(name, command.as_deref(), "", shell, frame);
-                if self.denial.is_some() {
-                    return;
-                }
+                self.walk_program(name, command.as_deref(), "", shell, frame)?;
             }
         }
         let pagers: &[&str] = match base {
@@ -1277,19 +1315,17 @@ impl Walker<'_> {
                     Some(v) => {
                         let mut sub = shell.clone();
                         strip_program_vars(&mut sub);
-                        self.walk_piped_shell(name, &v, &sub, frame)
+                        self.walk_piped_shell(name, &v, &sub, frame)?
                     }
-                    None => self.fail_closed_recorded(
+                    None => self.fail_closed(
                         frame,
                         RuleId::NotStatic,
                         format!("{base} runs `{name}`, which is not statically known"),
-                    ),
-                }
-                if self.denial.is_some() {
-                    return;
+                    )?,
                 }
             }
         }
+        Continue(())
     }
 
     /// Package-manager and toolchain runners: the command they start is
@@ -1302,25 +1338,25 @@ impl Walker<'_> {
         stdin: &Stdin,
         shell: &mut Shell,
         frame: &Frame,
-    ) -> bool {
+    ) -> Judged<bool> {
         let sub = args.first().and_then(Arg::exact);
         match base {
             "npm" | "pnpm" | "yarn" | "bun" => {
-                self.npm_family(base, args, stdin, shell, frame);
+                self.npm_family(base, args, stdin, shell, frame)?;
                 // `npm test`, `npm install`: the file rules have nothing to add.
-                self.denial.is_some() || matches!(sub, Some("exec" | "x" | "dlx"))
+                Continue(matches!(sub, Some("exec" | "x" | "dlx")))
             }
             "npx" | "pnpx" | "bunx" => {
-                self.exec_after_options(base, args, stdin, shell, frame);
-                true
+                self.exec_after_options(base, args, stdin, shell, frame)?;
+                Continue(true)
             }
             "pipx" if matches!(sub, Some("run")) => {
-                self.exec_after_options("pipx run", &args[1..], stdin, shell, frame);
-                true
+                self.exec_after_options("pipx run", &args[1..], stdin, shell, frame)?;
+                Continue(true)
             }
             "uvx" => {
-                self.exec_after_options(base, args, stdin, shell, frame);
-                true
+                self.exec_after_options(base, args, stdin, shell, frame)?;
+                Continue(true)
             }
             "virtualenv" => {
                 self.venv_dirs(
@@ -1329,38 +1365,38 @@ impl Walker<'_> {
                     args.iter().any(|a| a.is("--clear")),
                     shell,
                     frame,
-                );
-                true
+                )?;
+                Continue(true)
             }
             // `uv venv DIR` replaces what is at DIR.
             "uv" if matches!(sub, Some("venv")) => {
-                self.venv_dirs("uv venv", &args[1..], true, shell, frame);
-                true
+                self.venv_dirs("uv venv", &args[1..], true, shell, frame)?;
+                Continue(true)
             }
             "uv" if matches!(sub, Some("run")) => {
-                self.exec_after_options("uv run", &args[1..], stdin, shell, frame);
-                true
+                self.exec_after_options("uv run", &args[1..], stdin, shell, frame)?;
+                Continue(true)
             }
             "uv" if matches!(sub, Some("tool")) && args.get(1).is_some_and(|a| a.is("run")) => {
-                self.exec_after_options("uv tool run", &args[2..], stdin, shell, frame);
-                true
+                self.exec_after_options("uv tool run", &args[2..], stdin, shell, frame)?;
+                Continue(true)
             }
             "poetry" | "pipenv" | "hatch" | "pdm" | "rye" | "conda" | "mamba" | "micromamba"
             | "pixi"
                 if matches!(sub, Some("run")) =>
             {
-                self.exec_after_options(&format!("{base} run"), &args[1..], stdin, shell, frame);
-                true
+                self.exec_after_options(&format!("{base} run"), &args[1..], stdin, shell, frame)?;
+                Continue(true)
             }
             "cargo" | "cross" => {
-                self.cargo(base, args, shell, frame);
-                self.denial.is_some()
+                self.cargo(base, args, shell, frame)?;
+                Continue(false)
             }
             "go" => {
-                self.go(args, shell, frame);
-                self.denial.is_some()
+                self.go(args, shell, frame)?;
+                Continue(false)
             }
-            _ => false,
+            _ => Continue(false),
         }
     }
 
@@ -1375,7 +1411,7 @@ impl Walker<'_> {
         stdin: &Stdin,
         shell: &mut Shell,
         frame: &Frame,
-    ) {
+    ) -> Judged {
         let mut index = 0;
         while let Some(arg) = args.get(index) {
             index += 1;
@@ -1383,8 +1419,8 @@ impl Walker<'_> {
             if text == "--" {
                 // watchexec/entr/chokidar: the rest is one command.
                 let rest = args[index..].to_vec();
-                self.run_argv(base, rest, stdin, shell, frame);
-                return;
+                self.run_argv(base, rest, stdin, shell, frame)?;
+                return Continue(());
             }
             let operands_are_commands = matches!(base, "concurrently" | "cross-env-shell");
             let value =
@@ -1401,12 +1437,12 @@ impl Walker<'_> {
                     args.get(index - 1).cloned()
                 } else if text.starts_with('-') {
                     if !arg.known {
-                        self.fail_closed_recorded(
+                        self.fail_closed(
                             frame,
                             RuleId::NotStatic,
                             format!("{base} option `{text}` is not statically known"),
-                        );
-                        return;
+                        )?;
+                        return Continue(());
                     }
                     None
                 } else if ["npm:", "yarn:", "pnpm:", "bun:"]
@@ -1424,16 +1460,13 @@ impl Walker<'_> {
             if let Some(value) = value {
                 if matches!(base, "entr" | "watchexec") && !text.starts_with('-') {
                     // `entr CMD ARGS`: the rest is one command.
-                    self.run_argv(base, args[index - 1..].to_vec(), stdin, shell, frame);
-                    return;
+                    self.run_argv(base, args[index - 1..].to_vec(), stdin, shell, frame)?;
+                    return Continue(());
                 }
-                let _stops =
-                    self.script_args(base, std::slice::from_ref(&value), shell, frame, false);
-                if self.denial.is_some() {
-                    return;
-                }
+                self.script_args(base, std::slice::from_ref(&value), shell, frame, false)?;
             }
         }
+        Continue(())
     }
 
     /// A virtualenv created over `args`' directories: with `clears`, each
@@ -1445,9 +1478,9 @@ impl Walker<'_> {
         clears: bool,
         shell: &mut Shell,
         frame: &Frame,
-    ) {
+    ) -> Judged {
         if !clears {
-            return;
+            return Continue(());
         }
         const VALUES: &[&str] = &[
             "-p",
@@ -1489,17 +1522,18 @@ impl Walker<'_> {
                 continue;
             }
             if !self.in_allowance(shell, arg) {
-                self.deny_recorded(
+                self.deny(
                     frame,
                     RuleId::RecursiveDelete,
                     format!(
                         "{origin} replaces `{}`, which is not a build output, virtualenv, /tmp or $TMPDIR",
                         arg.text
                     ),
-                );
-                return;
+                )?;
+                return Continue(());
             }
         }
+        Continue(())
     }
 
     /// `npx [opts] CMD ARGS`, `npm exec [opts] [--] CMD ARGS`, `-c CMD`:
@@ -1511,31 +1545,31 @@ impl Walker<'_> {
         stdin: &Stdin,
         shell: &mut Shell,
         frame: &Frame,
-    ) {
+    ) -> Judged {
         let mut index = 0;
         while index < args.len() {
             let arg = &args[index];
             index += 1;
             let Some(text) = arg.exact() else {
                 if arg.text.starts_with('-') {
-                    self.fail_closed_recorded(
+                    self.fail_closed(
                         frame,
                         RuleId::NotStatic,
                         format!(
                             "{origin} has an option `{}` that is not statically known",
                             arg.text
                         ),
-                    );
-                    return;
+                    )?;
+                    return Continue(());
                 }
                 // The command itself is not known: the walker fails closed on it.
-                self.run_argv(origin, args[index - 1..].to_vec(), stdin, shell, frame);
-                return;
+                self.run_argv(origin, args[index - 1..].to_vec(), stdin, shell, frame)?;
+                return Continue(());
             };
             if text == "--" {
                 let argv = args[index..].to_vec();
-                self.run_argv(origin, argv, stdin, shell, frame);
-                return;
+                self.run_argv(origin, argv, stdin, shell, frame)?;
+                return Continue(());
             }
             let (name, inline) = match text.split_once('=') {
                 Some((n, v)) if n.starts_with("--") => (n, Some(v)),
@@ -1552,27 +1586,27 @@ impl Walker<'_> {
                     words.extend(args.get(index).cloned());
                 }
                 if words.is_empty() {
-                    return;
+                    return Continue(());
                 }
-                let _stops = self.script_args(origin, &words, shell, frame, false);
-                return;
+                self.script_args(origin, &words, shell, frame, false)?;
+                return Continue(());
             }
             if name.starts_with('-') {
                 if name == "--script-shell" || name.starts_with("--script-sh") {
-                    self.deny_recorded(
+                    self.deny(
                         frame,
                         RuleId::Interpreter,
                         format!("{origin} {text} runs scripts with a shell of the caller's choice; the guard does not model it"),
-                    );
-                    return;
+                    )?;
+                    return Continue(());
                 }
                 if origin.starts_with("uv") && matches!(name, "-m" | "--module") {
                     // `uv run -m MODULE ARGS` is `python -m MODULE ARGS`.
                     let mut argv = vec![Arg::lit("python3"), Arg::lit("-m")];
                     argv.extend(inline.map(Arg::lit));
                     argv.extend(args[index..].iter().cloned());
-                    self.run_argv(origin, argv, stdin, shell, frame);
-                    return;
+                    self.run_argv(origin, argv, stdin, shell, frame)?;
+                    return Continue(());
                 }
                 if inline.is_none() && RUNNER_VALUES.contains(&name) {
                     // Whether this program takes a value here is not always
@@ -1582,10 +1616,7 @@ impl Walker<'_> {
                         && next.known
                         && !next.text.starts_with('-')
                     {
-                        self.run_argv(origin, args[index..].to_vec(), stdin, shell, frame);
-                        if self.denial.is_some() {
-                            return;
-                        }
+                        self.run_argv(origin, args[index..].to_vec(), stdin, shell, frame)?;
                     }
                     index += 1;
                 }
@@ -1606,9 +1637,10 @@ impl Walker<'_> {
             if text.ends_with(".py") {
                 argv.insert(0, Arg::lit("python3"));
             }
-            self.run_argv(origin, argv, stdin, shell, frame);
-            return;
+            self.run_argv(origin, argv, stdin, shell, frame)?;
+            return Continue(());
         }
+        Continue(())
     }
 
     /// npm, pnpm, yarn and bun subcommands that run commands or plant code.
@@ -1619,7 +1651,7 @@ impl Walker<'_> {
         stdin: &Stdin,
         shell: &mut Shell,
         frame: &Frame,
-    ) {
+    ) -> Judged {
         // npm reads its settings from `npm_config_*` variables too.
         let programs = env_matching(shell, |n| {
             let lower = n.to_ascii_lowercase().replace('-', "_");
@@ -1642,12 +1674,12 @@ impl Walker<'_> {
             })
         });
         if let Some((name, _)) = programs.first() {
-            self.deny_recorded(
+            self.deny(
                 frame,
                 RuleId::Interpreter,
                 format!("`{name}` makes {base} run another program or read settings the guard cannot see; the guard does not model it"),
-            );
-            return;
+            )?;
+            return Continue(());
         }
         // Options npm reads (arguments after `--` go to the script); an
         // option whose name is built at run time may be `--script-shell`.
@@ -1659,12 +1691,12 @@ impl Walker<'_> {
                     && a.text.starts_with('-')
                     && name.contains(['$', '`', '"', '\'', '{', '\\']))
         }) {
-            self.deny_recorded(
+            self.deny(
                 frame,
                 RuleId::Interpreter,
                 format!("{base} `{}` may change the shell that runs scripts; the guard does not model it", arg.text),
-            );
-            return;
+            )?;
+            return Continue(());
         }
         // The subcommand: the first word that is not an option.
         // The subcommand: the first word that is neither an option nor the
@@ -1680,18 +1712,18 @@ impl Walker<'_> {
             at += 1;
         }
         let Some(sub_arg) = args.get(at) else {
-            return;
+            return Continue(());
         };
         if !sub_arg.known {
-            self.fail_closed_recorded(
+            self.fail_closed(
                 frame,
                 RuleId::NotStatic,
                 format!(
                     "{base} subcommand `{}` is not statically known",
                     sub_arg.text
                 ),
-            );
-            return;
+            )?;
+            return Continue(());
         }
         let sub = sub_arg.text.as_str();
         let rest = &args[at + 1..];
@@ -1702,10 +1734,7 @@ impl Walker<'_> {
             && !(base == "bun" && BUN_BUILTINS.contains(&sub))
         {
             let argv: Vec<Arg> = args[at..].to_vec();
-            self.run_argv(&format!("{base} {sub}"), argv, stdin, shell, frame);
-            if self.denial.is_some() {
-                return;
-            }
+            self.run_argv(&format!("{base} {sub}"), argv, stdin, shell, frame)?;
         }
         // `yarn run X`, `pnpm run X`, `bun run X`: a package's program too.
         if matches!(base, "yarn" | "pnpm" | "bun")
@@ -1713,21 +1742,18 @@ impl Walker<'_> {
             && let Some(first) = rest.iter().position(|a| !a.text.starts_with('-'))
         {
             let argv: Vec<Arg> = rest[first..].to_vec();
-            self.run_argv(&format!("{base} run"), argv, stdin, shell, frame);
-            if self.denial.is_some() {
-                return;
-            }
+            self.run_argv(&format!("{base} run"), argv, stdin, shell, frame)?;
         }
         match sub {
             // yarn 2+ `exec` runs its arguments as a shell script.
             "exec" if base == "yarn" => {
                 let words: Vec<Arg> = rest.iter().skip_while(|a| a.is("--")).cloned().collect();
                 if !words.is_empty() {
-                    let _stops = self.script_args("yarn exec", &words, shell, frame, false);
+                    self.script_args("yarn exec", &words, shell, frame, false)?;
                 }
             }
             "exec" | "x" | "dlx" => {
-                self.exec_after_options(&format!("{base} {sub}"), rest, stdin, shell, frame)
+                self.exec_after_options(&format!("{base} {sub}"), rest, stdin, shell, frame)?
             }
             // `npm explore PKG -- CMD` runs CMD with a shell in the package.
             "explore" => {
@@ -1740,13 +1766,7 @@ impl Walker<'_> {
                 if !words.is_empty() {
                     let mut sub = shell.clone();
                     sub.cwd = None;
-                    let _stops = self.script_args(
-                        &format!("{base} explore"),
-                        &words,
-                        &mut sub,
-                        frame,
-                        false,
-                    );
+                    self.script_args(&format!("{base} explore"), &words, &mut sub, frame, false)?;
                 }
             }
             "run" | "run-script" | "rum" | "urn"
@@ -1766,7 +1786,7 @@ impl Walker<'_> {
                 if !after.is_empty() {
                     let mut argv = vec![Arg::lit("env")];
                     argv.extend(after);
-                    self.run_argv(&format!("{base} run env"), argv, stdin, shell, frame);
+                    self.run_argv(&format!("{base} run env"), argv, stdin, shell, frame)?;
                 }
             }
             "pkg" if rest.first().is_some_and(|a| a.is("set")) => {
@@ -1789,10 +1809,7 @@ impl Walker<'_> {
                         }
                         _ => None,
                     };
-                    self.planted_script(base, &arg.text, script.as_deref(), shell, frame);
-                    if self.denial.is_some() {
-                        return;
-                    }
+                    self.planted_script(base, &arg.text, script.as_deref(), shell, frame)?;
                 }
             }
             "set-script" => {
@@ -1800,12 +1817,12 @@ impl Walker<'_> {
                 let operands: Vec<&Arg> =
                     rest.iter().filter(|a| !a.text.starts_with('-')).collect();
                 let script = operands.get(1).and_then(|a| a.exact());
-                self.planted_script(base, "set-script", script, shell, frame);
+                self.planted_script(base, "set-script", script, shell, frame)?;
             }
             "config" | "c" if rest.first().is_some_and(|a| a.is("edit")) => {
-                self.npm_editor(base, args, shell, frame)
+                self.npm_editor(base, args, shell, frame)?
             }
-            "edit" => self.npm_editor(base, args, shell, frame),
+            "edit" => self.npm_editor(base, args, shell, frame)?,
             "config" | "c" | "set"
                 if rest.iter().any(|a| {
                     let t = a.text.trim_start_matches('-').to_ascii_lowercase();
@@ -1823,14 +1840,15 @@ impl Walker<'_> {
                         .any(|k| t.starts_with(k))
                 }) =>
             {
-                self.deny_recorded(
+                self.deny(
                     frame,
                     RuleId::Interpreter,
                     format!("{base} {sub} of a setting that names a program {base} runs later; the guard does not model it"),
-                );
+                )?;
             }
             _ => {}
         }
+        Continue(())
     }
 
     /// A package.json script set from the command line: `npm run` executes
@@ -1843,22 +1861,23 @@ impl Walker<'_> {
         script: Option<&str>,
         shell: &mut Shell,
         frame: &Frame,
-    ) {
+    ) -> Judged {
         match script {
             Some(text) => {
                 let mut sub = shell.clone();
-                self.walk_shell_text(&format!("{base} script set by `{what}`"), text, &mut sub, frame);
+                self.walk_shell_text(&format!("{base} script set by `{what}`"), text, &mut sub, frame)?;
             }
-            None => self.deny_recorded(
+            None => self.deny(
                 frame,
                 RuleId::Interpreter,
                 format!("{base} pkg set `{what}` plants package.json scripts the guard cannot read; a later `{base} run` would execute them"),
-            ),
+            )?,
         }
+        Continue(())
     }
 
     /// `npm config edit` / `npm edit`: the editor runs as a command.
-    fn npm_editor(&mut self, base: &str, args: &[Arg], shell: &mut Shell, frame: &Frame) {
+    fn npm_editor(&mut self, base: &str, args: &[Arg], shell: &mut Shell, frame: &Frame) -> Judged {
         let option = args.iter().enumerate().find_map(|(at, a)| {
             if let Some(v) = a.text.strip_prefix("--editor=") {
                 Some(if a.known { Some(v.to_owned()) } else { None })
@@ -1879,12 +1898,13 @@ impl Walker<'_> {
                 "/tmp/npmrc",
                 shell,
                 frame,
-            );
+            )?;
         }
+        Continue(())
     }
 
     /// cargo: `--config` keys and variables that name programs it runs.
-    fn cargo(&mut self, base: &str, args: &[Arg], shell: &mut Shell, frame: &Frame) {
+    fn cargo(&mut self, base: &str, args: &[Arg], shell: &mut Shell, frame: &Frame) -> Judged {
         let mut index = 0;
         while index < args.len() {
             let arg = &args[index];
@@ -1921,12 +1941,12 @@ impl Walker<'_> {
                         .any(|k| key.contains(k))
                 });
             if names_program {
-                self.deny_recorded(
+                self.deny(
                     frame,
                     RuleId::Interpreter,
                     format!("{base} --config `{}` names a program (or a config file) cargo runs; the guard does not model it", value.text),
-                );
-                return;
+                )?;
+                return Continue(());
             }
         }
         for name in CARGO_PROGRAM_VARS {
@@ -1937,19 +1957,16 @@ impl Walker<'_> {
                         .as_deref()
                         .is_none_or(|v| !v.starts_with('/') && !v.starts_with('~'))
                     {
-                        self.fail_closed_recorded(
+                        self.fail_closed(
                             frame,
                             RuleId::NotStatic,
                             "CARGO_HOME names a directory whose config.toml cargo reads; the guard cannot see it",
-                        );
-                        return;
+                        )?;
+                        return Continue(());
                     }
                     continue;
                 }
-                self.walk_program(name, value.as_deref(), "rustc", shell, frame);
-                if self.denial.is_some() {
-                    return;
-                }
+                self.walk_program(name, value.as_deref(), "rustc", shell, frame)?;
             }
         }
         for (name, value) in env_matching(shell, |n| {
@@ -1969,24 +1986,22 @@ impl Walker<'_> {
                     v.contains("linker") || v.contains("-Z") || v.contains("plugin")
                 });
                 if runs {
-                    self.deny_recorded(
+                    self.deny(
                         frame,
                         RuleId::Interpreter,
                         format!("`{name}` names a program rustc runs (a linker); the guard does not model it"),
-                    );
-                    return;
+                    )?;
+                    return Continue(());
                 }
                 continue;
             }
-            self.walk_program(&name, value.as_deref(), "target/debug/app", shell, frame);
-            if self.denial.is_some() {
-                return;
-            }
+            self.walk_program(&name, value.as_deref(), "target/debug/app", shell, frame)?;
         }
+        Continue(())
     }
 
     /// go: `-exec` / `-toolexec` name programs it runs; `GOFLAGS` may hold them.
-    fn go(&mut self, args: &[Arg], shell: &mut Shell, frame: &Frame) {
+    fn go(&mut self, args: &[Arg], shell: &mut Shell, frame: &Frame) -> Judged {
         // `go env -w KEY=VALUE` persists settings later go commands read.
         if args.first().is_some_and(|a| a.is("env")) && args.iter().any(|a| a.is("-w")) {
             let names_program = args
@@ -2010,12 +2025,12 @@ impl Walker<'_> {
                         )
                 });
             if names_program {
-                self.deny_recorded(
+                self.deny(
                     frame,
                     RuleId::Interpreter,
                     "go env -w of a setting that names a program or flags later go commands run with; the guard does not model it",
-                );
-                return;
+                )?;
+                return Continue(());
             }
         }
         let mut index = 0;
@@ -2048,20 +2063,18 @@ impl Walker<'_> {
                 "/tmp/go-build/a.out",
                 shell,
                 frame,
-            );
-            if self.denial.is_some() {
-                return;
-            }
+            )?;
         }
         if let Some(value) = env_value(shell, "GOFLAGS")
             && value.as_deref().is_none_or(|v| v.contains("exec"))
         {
-            self.deny_recorded(
+            self.deny(
                 frame,
                 RuleId::Interpreter,
                 "`GOFLAGS` names a program go runs (-exec, -toolexec); the guard does not model it",
-            );
+            )?;
         }
+        Continue(())
     }
 }
 
@@ -2082,7 +2095,13 @@ impl Walker<'_> {
     /// have seen (standard input, a file this command line wrote): running it
     /// later in the same command line is denied by the write-then-run rule.
     /// `-wrapper`, `-B` and plugins run programs; `tcc -run` runs the code.
-    pub(crate) fn compiler(&mut self, base: &str, args: &[Arg], shell: &mut Shell, frame: &Frame) {
+    pub(crate) fn compiler(
+        &mut self,
+        base: &str,
+        args: &[Arg],
+        shell: &mut Shell,
+        frame: &Frame,
+    ) -> Judged {
         let mut output: Option<Arg> = None;
         let mut from_unseen = false;
         let mut index = 0;
@@ -2091,12 +2110,12 @@ impl Walker<'_> {
             index += 1;
             let text = arg.text.as_str();
             if !arg.known && text.starts_with('-') {
-                self.fail_closed_recorded(
+                self.fail_closed(
                     frame,
                     RuleId::NotStatic,
                     format!("{base} option `{text}` is not statically known"),
-                );
-                return;
+                )?;
+                return Continue(());
             }
             if matches!(text, "-wrapper" | "-B" | "--ld-path" | "-run")
                 || text.starts_with("-fplugin")
@@ -2109,12 +2128,12 @@ impl Walker<'_> {
                 || text.starts_with("-Zcodegen-backend")
                 || (base.starts_with("tcc") && text.starts_with("-run"))
             {
-                self.deny_recorded(
+                self.deny(
                     frame,
                     RuleId::Interpreter,
                     format!("{base} `{text}` runs a program or the code it compiles; the guard does not model it"),
-                );
-                return;
+                )?;
+                return Continue(());
             }
             if text == "-o" {
                 output = args.get(index).cloned();
@@ -2153,14 +2172,14 @@ impl Walker<'_> {
                         .get(index)
                         .is_some_and(|v| v.text.starts_with("linker"))
                 {
-                    self.deny_recorded(
+                    self.deny(
                         frame,
                         RuleId::Interpreter,
                         format!(
                             "{base} `-C linker=...` runs a program; the guard does not model it"
                         ),
-                    );
-                    return;
+                    )?;
+                    return Continue(());
                 }
                 index += 1;
                 continue;
@@ -2185,6 +2204,7 @@ impl Walker<'_> {
             });
             self.record_write(shell, &out);
         }
+        Continue(())
     }
 }
 

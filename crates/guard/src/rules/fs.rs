@@ -16,9 +16,12 @@
 
 use globset::GlobBuilder;
 
+use std::ops::ControlFlow::Continue;
+
 use crate::decision::RuleId;
 use crate::paths::{Alias, globs_may_overlap, has_wildcard, is_within, normalize, relative_to};
 use crate::rules::{self, Spec};
+use crate::walk::Judged;
 use crate::walk::{Frame, Shell, Walker, WriteMode};
 use crate::words::Arg;
 
@@ -1348,19 +1351,20 @@ impl Walker<'_> {
         shell: &Shell,
         frame: &Frame,
         what: &str,
-    ) {
+    ) -> Judged {
         if !arg.glob && self.maybe_link_made_here(shell, arg) {
-            self.deny_recorded(
+            self.deny(
                 frame,
                 RuleId::NotStatic,
                 format!(
                     "{what} `{}`: this command line created a link there, and a write through it changes the file it points to; write that file by its own name",
                     arg.text
                 ),
-            );
-            return;
+            )?;
+            return Continue(());
         }
-        self.check_write_here(arg, mode, shell, frame, what);
+        self.check_write_here(arg, mode, shell, frame, what)?;
+        Continue(())
     }
 
     /// Whether `arg` may be (or lie under) a symbolic link an earlier command of this line
@@ -1389,9 +1393,9 @@ impl Walker<'_> {
         shell: &Shell,
         frame: &Frame,
         what: &str,
-    ) {
+    ) -> Judged {
         if arg.known && is_device(&arg.text) {
-            return;
+            return Continue(());
         }
         if arg.glob {
             if matches!(mode, WriteMode::Modify | WriteMode::Append)
@@ -1400,39 +1404,39 @@ impl Walker<'_> {
                 // Editing or appending to tracked files is allowed (only clobbering them is
                 // not): the glob may not reach a protected path.
                 if let Some((rule, why)) = self.glob_edit_refusal(shell, arg) {
-                    self.deny_recorded(frame, rule, format!("{what} `{}`: {why}", arg.text));
+                    self.deny(frame, rule, format!("{what} `{}`: {why}", arg.text))?;
                 }
-                return;
+                return Continue(());
             }
             if !self.in_allowance(shell, arg) {
-                self.deny_recorded(
+                self.deny(
                     frame,
                     RuleId::NotStatic,
                     format!(
                         "{what} `{}`: a glob may match protected or tracked files",
                         arg.text
                     ),
-                );
+                )?;
             }
-            return;
+            return Continue(());
         }
         let absolute = match self.target_path(shell, arg) {
             Ok(p) => p,
             Err(why) => {
-                self.deny_recorded(
+                self.deny(
                     frame,
                     RuleId::NotStatic,
                     format!("{what} to {why}; it may be a protected or tracked file"),
-                );
-                return;
+                )?;
+                return Continue(());
             }
         };
         let absolute = match self.unalias(shell, &absolute) {
             Ok(Some(p)) => p,
-            Ok(None) => return,
+            Ok(None) => return Continue(()),
             Err(why) => {
-                self.deny_recorded(frame, RuleId::NotStatic, format!("{what} to {why}"));
-                return;
+                self.deny(frame, RuleId::NotStatic, format!("{what} to {why}"))?;
+                return Continue(());
             }
         };
         let real = self.real_path(&absolute, mode != WriteMode::Delete);
@@ -1443,10 +1447,11 @@ impl Walker<'_> {
                 } else {
                     format!(" (through a symbolic link it is `{candidate}`)")
                 };
-                self.deny_recorded(frame, rule, format!("{what} `{}`{via}: {why}", arg.text));
-                return;
+                self.deny(frame, rule, format!("{what} `{}`{via}: {why}", arg.text))?;
+                return Continue(());
             }
         }
+        Continue(())
     }
 
     /// Why an in-place edit (or append) of every path the glob `arg` matches is refused: the
@@ -1499,15 +1504,15 @@ impl Walker<'_> {
 
     /// Judges a destination that must be a temp or allowed location
     /// (`truncate`, `shred`, `dd of=`, `rsync --delete`).
-    fn only_in_allowance(&mut self, shell: &Shell, arg: &Arg, frame: &Frame, what: &str) {
+    fn only_in_allowance(&mut self, shell: &Shell, arg: &Arg, frame: &Frame, what: &str) -> Judged {
         if arg.known && is_device(&arg.text) {
-            return;
+            return Continue(());
         }
         if arg.known
             && let Some(abs) = self.resolve(shell, &arg.text)
             && matches!(self.unalias(shell, &abs), Ok(None))
         {
-            return;
+            return Continue(());
         }
         // These programs follow a link at the end of the path: judge where it leads, and
         // refuse a link this line made.
@@ -1518,15 +1523,16 @@ impl Walker<'_> {
                     .and_then(|abs| self.real_path(&abs, true))
                     .is_some_and(|real| !self.removable(&real)));
         if through_link || !self.in_allowance(shell, arg) {
-            self.deny_recorded(
+            self.deny(
                 frame,
                 RuleId::DestructiveShell,
                 format!(
                     "{what} `{}` destroys file contents outside the temp and build directories",
                     arg.text
                 ),
-            );
+            )?;
         }
+        Continue(())
     }
 
     /// Rules for commands that are neither wrappers, shells, git nor
@@ -1537,13 +1543,13 @@ impl Walker<'_> {
         args: &[Arg],
         shell: &mut Shell,
         frame: &Frame,
-    ) {
+    ) -> Judged {
         if let Some((decompresses, keeps)) = compressor(base) {
-            self.compress(base, args, decompresses, keeps, shell, frame);
-            return;
+            self.compress(base, args, decompresses, keeps, shell, frame)?;
+            return Continue(());
         }
         match base {
-            "rm" => self.rm(args, shell, frame),
+            "rm" => self.rm(args, shell, frame)?,
             "rimraf" | "trash" | "trash-put" | "del" | "del-cli" => {
                 // Recursive removers: every operand is removed with what it holds.
                 let mut argv = vec![Arg::lit("-r"), Arg::lit("--")];
@@ -1552,7 +1558,7 @@ impl Walker<'_> {
                         .filter(|a| !a.exact().is_some_and(|t| t.starts_with('-')))
                         .cloned(),
                 );
-                self.rm_as(base, &argv, shell, frame);
+                self.rm_as(base, &argv, shell, frame)?;
             }
             "gio" => {
                 if let Some(sub) = args.first().and_then(Arg::exact)
@@ -1565,17 +1571,17 @@ impl Walker<'_> {
                             .filter(|a| !a.exact().is_some_and(|t| t.starts_with('-')))
                             .cloned(),
                     );
-                    self.rm_as("gio trash", &argv, shell, frame);
+                    self.rm_as("gio trash", &argv, shell, frame)?;
                 }
             }
-            "cmake" => self.cmake(args, shell, frame),
+            "cmake" => self.cmake(args, shell, frame)?,
             "unlink" => {
                 let ops: Vec<Arg> = args
                     .iter()
                     .filter(|a| !a.is("--help") && !a.is("--version") && !a.is("--"))
                     .cloned()
                     .collect();
-                self.delete_operands("unlink", &ops, false, shell, frame);
+                self.delete_operands("unlink", &ops, false, shell, frame)?;
             }
             "shred" | "wipefs" => {
                 let args = canon_long(args, SHRED_LONGS);
@@ -1588,7 +1594,7 @@ impl Walker<'_> {
                     },
                 );
                 for arg in &p.operands {
-                    self.only_in_allowance(shell, arg, frame, base);
+                    self.only_in_allowance(shell, arg, frame, base)?;
                 }
             }
             "mkswap" | "mke2fs" | "blkdiscard" | "mkdosfs" | "mkntfs"
@@ -1596,29 +1602,29 @@ impl Walker<'_> {
                     .iter()
                     .any(|a| a.is("--help") || a.is("-V") || a.is("--version")) =>
             {
-                self.deny_recorded(
+                self.deny(
                     frame,
                     RuleId::DestructiveShell,
                     format!("{base} destroys what a device or file holds"),
-                );
+                )?;
             }
             "fdisk" | "sfdisk" | "sgdisk" | "gdisk" | "cfdisk" | "parted"
                 if !args.iter().any(|a| {
                     a.is("-l") || a.is("--list") || a.is("-p") || a.is("--print") || a.is("--help")
                 }) =>
             {
-                self.deny_recorded(
+                self.deny(
                     frame,
                     RuleId::DestructiveShell,
                     format!("{base} changes a partition table"),
-                );
+                )?;
             }
             _ if base.starts_with("mkfs") => {
-                self.deny_recorded(
+                self.deny(
                     frame,
                     RuleId::DestructiveShell,
                     format!("{base} formats a filesystem"),
-                );
+                )?;
             }
             "truncate" => {
                 let args = canon_long(args, TRUNCATE_LONGS);
@@ -1631,7 +1637,7 @@ impl Walker<'_> {
                     },
                 );
                 for arg in &p.operands {
-                    self.only_in_allowance(shell, arg, frame, "truncate");
+                    self.only_in_allowance(shell, arg, frame, "truncate")?;
                 }
             }
             "dd" => {
@@ -1641,14 +1647,14 @@ impl Walker<'_> {
                             text: out.to_owned(),
                             ..arg.clone()
                         };
-                        self.only_in_allowance(shell, &target, frame, "dd of=");
+                        self.only_in_allowance(shell, &target, frame, "dd of=")?;
                     }
                 }
             }
             // Also reached from other judges (an interpreter's rename is `mv`).
-            "rsync" => self.rsync_files(args, shell, frame),
-            "cp" | "mv" | "install" | "ln" => self.copy_like(base, args, shell, frame),
-            "patch" => self.patch(args, shell, frame),
+            "rsync" => self.rsync_files(args, shell, frame)?,
+            "cp" | "mv" | "install" | "ln" => self.copy_like(base, args, shell, frame)?,
+            "patch" => self.patch(args, shell, frame)?,
             "tee" => {
                 let args = canon_long(args, TEE_LONGS);
                 let p = rules::parse(&args, &PLAIN);
@@ -1658,7 +1664,7 @@ impl Walker<'_> {
                     WriteMode::Clobber
                 };
                 for arg in &p.operands {
-                    self.check_write(arg, mode, shell, frame, "tee");
+                    self.check_write(arg, mode, shell, frame, "tee")?;
                 }
             }
             "sponge" => {
@@ -1669,7 +1675,7 @@ impl Walker<'_> {
                     WriteMode::Clobber
                 };
                 for arg in &p.operands {
-                    self.check_write(arg, mode, shell, frame, "sponge");
+                    self.check_write(arg, mode, shell, frame, "sponge")?;
                 }
             }
             "touch" | "mkdir" | "chmod" | "chown" | "chgrp" | "setfacl" | "chattr" => {
@@ -1700,7 +1706,7 @@ impl Walker<'_> {
                         && !mode_as_option,
                 );
                 for arg in p.operands.iter().skip(skip) {
-                    self.check_write(arg, WriteMode::Modify, shell, frame, base);
+                    self.check_write(arg, WriteMode::Modify, shell, frame, base)?;
                 }
             }
             "fallocate" => {
@@ -1731,7 +1737,7 @@ impl Walker<'_> {
                     WriteMode::Modify
                 };
                 for arg in &p.operands {
-                    self.check_write(arg, mode, shell, frame, "fallocate");
+                    self.check_write(arg, mode, shell, frame, "fallocate")?;
                 }
             }
             "ssh-keygen" => {
@@ -1745,7 +1751,7 @@ impl Walker<'_> {
                 );
                 let reads = p.has(&["-l", "-y", "-F", "-R", "-B", "-e", "-i", "-L", "-Q"]);
                 if !reads && let Some(file) = p.value(&["-f"]).cloned() {
-                    self.check_write(&file, WriteMode::Clobber, shell, frame, "ssh-keygen -f");
+                    self.check_write(&file, WriteMode::Clobber, shell, frame, "ssh-keygen -f")?;
                 }
             }
             "uniq" => {
@@ -1759,7 +1765,7 @@ impl Walker<'_> {
                 );
                 if let Some(out) = p.operands.get(1).filter(|o| o.text != "-") {
                     let out = out.clone();
-                    self.check_write(&out, WriteMode::Clobber, shell, frame, "uniq (output file)");
+                    self.check_write(&out, WriteMode::Clobber, shell, frame, "uniq (output file)")?;
                 }
             }
             "xxd" => {
@@ -1794,7 +1800,7 @@ impl Walker<'_> {
                 }
                 if let Some(out) = operands.get(1).filter(|o| o.text != "-") {
                     let out = (*out).clone();
-                    self.check_write(&out, WriteMode::Clobber, shell, frame, "xxd (output file)");
+                    self.check_write(&out, WriteMode::Clobber, shell, frame, "xxd (output file)")?;
                 }
             }
             "curl" | "wget" | "sort" | "shuf" | "openssl" | "cc" | "gcc" | "g++" | "c++"
@@ -1855,7 +1861,7 @@ impl Walker<'_> {
                                 .collect();
                             // wget does not overwrite (it writes `name.1`), but it creates.
                             for url in &urls {
-                                self.check_write(url, WriteMode::Modify, shell, frame, "wget");
+                                self.check_write(url, WriteMode::Modify, shell, frame, "wget")?;
                             }
                         }
                         None => {}
@@ -1871,34 +1877,37 @@ impl Walker<'_> {
                     .iter()
                     .filter(|o| o.text != "-" && !o.text.starts_with('-'))
                 {
-                    self.check_write(out, WriteMode::Clobber, shell, frame, base);
+                    self.check_write(out, WriteMode::Clobber, shell, frame, base)?;
                 }
             }
             _ => {}
         }
+        Continue(())
     }
 
-    fn rm(&mut self, args: &[Arg], shell: &Shell, frame: &Frame) {
-        self.rm_as("rm", args, shell, frame);
+    fn rm(&mut self, args: &[Arg], shell: &Shell, frame: &Frame) -> Judged {
+        self.rm_as("rm", args, shell, frame)?;
+        Continue(())
     }
 
     /// `rm` and the programs that remove like it (`what` names them in reasons).
-    fn rm_as(&mut self, what: &str, args: &[Arg], shell: &Shell, frame: &Frame) {
+    fn rm_as(&mut self, what: &str, args: &[Arg], shell: &Shell, frame: &Frame) -> Judged {
         let args = canon_long(args, RM_LONGS);
         let p = rules::parse(&args, &PLAIN);
         if p.has(&["--help", "--version"]) {
-            return;
+            return Continue(());
         }
         if p.has(&["--no-preserve-root"]) {
-            self.deny_recorded(
+            self.deny(
                 frame,
                 RuleId::RecursiveDelete,
                 format!("{what} --no-preserve-root"),
-            );
-            return;
+            )?;
+            return Continue(());
         }
         let recursive = p.has(&["-r", "-R", "--recursive"]);
-        self.delete_operands(what, &p.operands, recursive, shell, frame);
+        self.delete_operands(what, &p.operands, recursive, shell, frame)?;
+        Continue(())
     }
 
     /// Judges the removal of `operands` (recursively or not): recursive removal only in the
@@ -1911,14 +1920,11 @@ impl Walker<'_> {
         recursive: bool,
         shell: &Shell,
         frame: &Frame,
-    ) {
+    ) -> Judged {
         let mut tracked = 0usize;
         for arg in operands {
-            if self.denial.is_some() {
-                return;
-            }
             if !arg.known {
-                self.deny_recorded(
+                self.deny(
                     frame,
                     if recursive {
                         RuleId::RecursiveDelete
@@ -1926,12 +1932,12 @@ impl Walker<'_> {
                         RuleId::NotStatic
                     },
                     format!("{what} of `{}`, which is not statically known", arg.text),
-                );
-                return;
+                )?;
+                return Continue(());
             }
             if recursive && is_lockfile(arg) {
                 // `rm -rf node_modules package-lock.json`: a lock file is one ordinary file.
-                self.check_write(arg, WriteMode::Delete, shell, frame, what);
+                self.check_write(arg, WriteMode::Delete, shell, frame, what)?;
                 if let Ok(abs) = self.target_path(shell, arg)
                     && self.is_tracked_path(&abs).0
                 {
@@ -1939,26 +1945,26 @@ impl Walker<'_> {
                 }
             } else if recursive {
                 if let Some(why) = self.allowance_refusal(shell, arg) {
-                    self.deny_recorded(
+                    self.deny(
                         frame,
                         RuleId::RecursiveDelete,
                         format!(
                             "{what} -r of `{}`: {why}; only build outputs, /tmp and $TMPDIR may be removed recursively",
                             arg.text
                         ),
-                    );
-                    return;
+                    )?;
+                    return Continue(());
                 }
             } else if arg.glob {
                 match self.glob_delete(shell, arg) {
                     Ok(n) => tracked += n,
                     Err((rule, why)) => {
-                        self.deny_recorded(frame, rule, why);
-                        return;
+                        self.deny(frame, rule, why)?;
+                        return Continue(());
                     }
                 }
             } else {
-                self.check_write(arg, WriteMode::Delete, shell, frame, what);
+                self.check_write(arg, WriteMode::Delete, shell, frame, what)?;
                 if let Ok(abs) = self.target_path(shell, arg)
                     && self.is_tracked_path(&abs).0
                 {
@@ -1967,17 +1973,18 @@ impl Walker<'_> {
             }
         }
         if tracked > 1 {
-            self.deny_recorded(
+            self.deny(
                 frame,
                 RuleId::DestructiveShell,
                 format!(
                     "{what} would remove more than one tracked file; only a single ordinary file may be removed this way: use `git rm FILE...` (the removal is staged and can be reviewed and undone)"
                 ),
-            );
+            )?;
         }
+        Continue(())
     }
 
-    fn copy_like(&mut self, base: &str, args: &[Arg], shell: &mut Shell, frame: &Frame) {
+    fn copy_like(&mut self, base: &str, args: &[Arg], shell: &mut Shell, frame: &Frame) -> Judged {
         let longs = match base {
             "cp" => CP_LONGS,
             "mv" => MV_LONGS,
@@ -2003,13 +2010,13 @@ impl Walker<'_> {
             },
         );
         if p.has(&["--help", "--version"]) {
-            return;
+            return Continue(());
         }
         if base == "install" && p.has(&["-d", "--directory"]) {
             for dir in &p.operands {
-                self.check_write(dir, WriteMode::Modify, shell, frame, "install -d");
+                self.check_write(dir, WriteMode::Modify, shell, frame, "install -d")?;
             }
-            return;
+            return Continue(());
         }
         let symbolic = (base == "ln" && p.has(&["-s", "--symbolic"]))
             || (base == "cp" && p.has(&["-s", "--symbolic-link"]));
@@ -2036,17 +2043,17 @@ impl Walker<'_> {
             dest_is_dir = true;
         }
         let Some(dest) = dest else {
-            return;
+            return Continue(());
         };
         let what = base.to_owned();
         if base == "mv" {
             for source in &sources {
-                self.check_write(source, WriteMode::Delete, shell, frame, "mv");
+                self.check_write(source, WriteMode::Delete, shell, frame, "mv")?;
             }
         }
         if symbolic || hard {
             for source in &sources {
-                self.link_target(&what, source, &dest, dest_is_dir, symbolic, shell, frame);
+                self.link_target(&what, source, &dest, dest_is_dir, symbolic, shell, frame)?;
             }
             // A link named like a directory that holds protected paths (`.claude`, `.git`)
             // puts whatever it points to in their place.
@@ -2054,28 +2061,22 @@ impl Walker<'_> {
                 && let Ok(dest_abs) = self.target_path(shell, &dest)
                 && self.holds_protected(&dest_abs)
             {
-                self.deny_recorded(
+                self.deny(
                     frame,
                     RuleId::ProtectedPath,
                     format!(
                         "{what} `{}`: a link there stands in for protected paths",
                         dest.text
                     ),
-                );
-                return;
+                )?;
+                return Continue(());
             }
-        }
-        if self.denial.is_some() {
-            return;
         }
         if !dest_is_dir {
             if symbolic || hard {
-                self.check_write_here(&dest, WriteMode::Clobber, shell, frame, &what);
+                self.check_write_here(&dest, WriteMode::Clobber, shell, frame, &what)?;
             } else {
-                self.check_write(&dest, WriteMode::Clobber, shell, frame, &what);
-            }
-            if self.denial.is_some() {
-                return;
+                self.check_write(&dest, WriteMode::Clobber, shell, frame, &what)?;
             }
         }
         // The destination may be a directory: check where each source lands.
@@ -2085,9 +2086,6 @@ impl Walker<'_> {
                 .is_ok_and(|d| self.is_tracked_path(&d).1);
         let mut moved_tracked = 0usize;
         for source in &sources {
-            if self.denial.is_some() {
-                return;
-            }
             // `dir/.` copies what `dir` holds into the destination itself, and so does
             // `-T` (no target directory): the tree lands ON the destination.
             let contents = (no_target && recursive)
@@ -2102,7 +2100,7 @@ impl Walker<'_> {
                 glob: dest.glob || source.glob,
             };
             if dest_dir_tracked && !contents {
-                self.check_write(&inside, WriteMode::Clobber, shell, frame, &what);
+                self.check_write(&inside, WriteMode::Clobber, shell, frame, &what)?;
             }
             // Where the tree may land: in the destination (a directory) or as it.
             let landings: Vec<&Arg> = if contents {
@@ -2119,7 +2117,7 @@ impl Walker<'_> {
                     continue;
                 };
                 if recursive {
-                    self.tree_landing(&what, source, landed, &landed_abs, contents, frame);
+                    self.tree_landing(&what, source, landed, &landed_abs, contents, frame)?;
                 }
                 if base == "mv" && source.known && !source.glob {
                     let removable = self.removable(&landed_abs) || landed_abs.starts_with("/dev/");
@@ -2130,26 +2128,26 @@ impl Walker<'_> {
                     {
                         let (file, under) = self.is_tracked_path(&src);
                         if under && leaves {
-                            self.deny_recorded(
+                            self.deny(
                                 frame,
                                 RuleId::RecursiveDelete,
                                 format!(
                                     "mv `{}` to `{}`: it holds tracked files, and moving it out of the repository deletes them from the work tree; use `git mv` within the repository, or `git rm -r` (the removal is staged and can be reviewed)",
                                     source.text, landed.text
                                 ),
-                            );
-                            return;
+                            )?;
+                            return Continue(());
                         }
                         if under {
-                            self.deny_recorded(
+                            self.deny(
                                 frame,
                                 RuleId::RecursiveDelete,
                                 format!(
                                     "mv `{}` to `{}`: it holds tracked files, and there (a build output or temp location) it could be removed as a whole; move it elsewhere",
                                     source.text, landed.text
                                 ),
-                            );
-                            return;
+                            )?;
+                            return Continue(());
                         }
                         if file && !counted {
                             moved_tracked += 1;
@@ -2160,12 +2158,13 @@ impl Walker<'_> {
             }
         }
         if moved_tracked > 1 {
-            self.deny_recorded(
+            self.deny(
                 frame,
                 RuleId::DestructiveShell,
                 "mv of more than one tracked file out of the repository or into a build output or temp location; use `git rm` or `git mv`",
-            );
+            )?;
         }
+        Continue(())
     }
 
     /// Judges a directory tree copied or moved to `landed_abs`.
@@ -2177,42 +2176,43 @@ impl Walker<'_> {
         landed_abs: &str,
         contents: bool,
         frame: &Frame,
-    ) {
+    ) -> Judged {
         if self.holds_protected(landed_abs) {
-            self.deny_recorded(
+            self.deny(
                 frame,
                 RuleId::ProtectedPath,
                 format!(
                     "{what} `{}` to `{}`: the tree lands in a protected path",
                     source.text, landed.text
                 ),
-            );
-            return;
+            )?;
+            return Continue(());
         }
         if !self.in_repo(landed_abs) || self.removable(landed_abs) {
-            return;
+            return Continue(());
         }
         if contents && self.is_tracked_path(landed_abs).1 {
-            self.deny_recorded(
+            self.deny(
                 frame,
                 RuleId::NotStatic,
                 format!(
                     "{what} `{}` to `{}` copies an unknown set of files over a directory with tracked files; they may overwrite tracked or protected files (copy named files, or into a new directory)",
                     source.text, landed.text
                 ),
-            );
-            return;
+            )?;
+            return Continue(());
         }
         if what == "cp" && self.is_tracked_path(landed_abs).1 {
-            self.deny_recorded(
+            self.deny(
                 frame,
                 RuleId::Clobber,
                 format!(
                     "cp -r `{}` to `{}` copies a tree over tracked files; copy named files instead",
                     source.text, landed.text
                 ),
-            );
+            )?;
         }
+        Continue(())
     }
 
     /// Judges the target of a link (`ln`, `cp -s`, `cp -l`): a link to a protected path, a
@@ -2228,17 +2228,17 @@ impl Walker<'_> {
         symbolic: bool,
         shell: &Shell,
         frame: &Frame,
-    ) {
+    ) -> Judged {
         if !target.known || target.glob {
-            self.deny_recorded(
+            self.deny(
                 frame,
                 RuleId::NotStatic,
                 format!(
                     "{what}: a link to `{}`, which is not statically known",
                     target.text
                 ),
-            );
-            return;
+            )?;
+            return Continue(());
         }
         let mut candidates: Vec<String> = Vec::new();
         if let Some(abs) = self.resolve(shell, &target.text) {
@@ -2257,15 +2257,15 @@ impl Walker<'_> {
             candidates.push(normalize(&dir, &target.text));
         }
         if candidates.is_empty() {
-            self.deny_recorded(
+            self.deny(
                 frame,
                 RuleId::NotStatic,
                 format!(
                     "{what}: a link to `{}`, relative to a directory that is not statically known",
                     target.text
                 ),
-            );
-            return;
+            )?;
+            return Continue(());
         }
         let mut all = Vec::new();
         for c in candidates {
@@ -2276,12 +2276,8 @@ impl Walker<'_> {
                 }
                 Ok(None) => {}
                 Err(why) => {
-                    self.deny_recorded(
-                        frame,
-                        RuleId::NotStatic,
-                        format!("{what}: a link to {why}"),
-                    );
-                    return;
+                    self.deny(frame, RuleId::NotStatic, format!("{what}: a link to {why}"))?;
+                    return Continue(());
                 }
             }
         }
@@ -2308,17 +2304,18 @@ impl Walker<'_> {
                 None
             };
             if let Some((rule, kind)) = refusal {
-                self.deny_recorded(
+                self.deny(
                     frame,
                     rule,
                     format!(
                         "{what}: a link to `{}` ({kind}) lets later commands write or delete it through the link; work on it by its own name",
                         target.text
                     ),
-                );
-                return;
+                )?;
+                return Continue(());
             }
         }
+        Continue(())
     }
 
     /// Like [`Self::check_extract`], for an extractor that keeps every member inside the
@@ -2333,14 +2330,15 @@ impl Walker<'_> {
         confined: bool,
         shell: &Shell,
         frame: &Frame,
-    ) {
+    ) -> Judged {
         if confined
             && let Some(arg) = dir
             && self.fresh_subdirectory(shell, arg)
         {
-            return;
+            return Continue(());
         }
-        self.check_extract(what, dir, shell, frame);
+        self.check_extract(what, dir, shell, frame)?;
+        Continue(())
     }
 
     /// Whether `arg` names a subdirectory of the repository (not the root) that is neither
@@ -2375,40 +2373,40 @@ impl Walker<'_> {
         dir: Option<&Arg>,
         shell: &Shell,
         frame: &Frame,
-    ) {
+    ) -> Judged {
         let absolute = match dir {
             Some(arg) => match self.target_path(shell, arg) {
                 Ok(p) => p,
                 Err(why) => {
-                    self.deny_recorded(
+                    self.deny(
                         frame,
                         RuleId::NotStatic,
                         format!("{what} extracts into {why}"),
-                    );
-                    return;
+                    )?;
+                    return Continue(());
                 }
             },
             None => match shell.cwd.clone() {
                 Some(cwd) => cwd,
                 None => {
-                    self.deny_recorded(
+                    self.deny(
                         frame,
                         RuleId::NotStatic,
                         format!("{what} extracts into the current directory, which is not statically known"),
-                    );
-                    return;
+                    )?;
+                    return Continue(());
                 }
             },
         };
         let absolute = match self.unalias(shell, &absolute) {
             Ok(Some(p)) => p,
             Ok(None) | Err(_) => {
-                self.deny_recorded(
+                self.deny(
                     frame,
                     RuleId::NotStatic,
                     format!("{what} extracts into `{absolute}`, which the guard cannot see"),
-                );
-                return;
+                )?;
+                return Continue(());
             }
         };
         let real = self.real_path(&absolute, true);
@@ -2417,19 +2415,20 @@ impl Walker<'_> {
                 || self.holds_protected(&place)
                 || (self.in_repo(&place) && !self.removable(&place));
             if bad {
-                self.deny_recorded(
+                self.deny(
                     frame,
                     RuleId::NotStatic,
                     format!(
                         "{what} writes the archive's files, which the guard cannot list, into `{place}`: they may overwrite tracked or protected files; extract into /tmp or a build directory (tar -C, unzip -d) and copy what you need"
                     ),
-                );
-                return;
+                )?;
+                return Continue(());
             }
         }
+        Continue(())
     }
 
-    fn patch(&mut self, args: &[Arg], shell: &Shell, frame: &Frame) {
+    fn patch(&mut self, args: &[Arg], shell: &Shell, frame: &Frame) -> Judged {
         let args = canon_long(args, PATCH_LONGS);
         let p = rules::parse(
             &args,
@@ -2456,18 +2455,18 @@ impl Walker<'_> {
             },
         );
         if p.has(&["--dry-run", "--help", "--version", "-v"]) {
-            return;
+            return Continue(());
         }
         if let Some(reject) = p.value(&["-r", "--reject-file"]).cloned()
             && reject.text != "-"
         {
-            self.check_write(&reject, WriteMode::Clobber, shell, frame, "patch -r");
+            self.check_write(&reject, WriteMode::Clobber, shell, frame, "patch -r")?;
         }
         if let Some(out) = p.value(&["-o", "--output"]).cloned() {
             if out.text != "-" {
-                self.check_write(&out, WriteMode::Clobber, shell, frame, "patch -o");
+                self.check_write(&out, WriteMode::Clobber, shell, frame, "patch -o")?;
             }
-            return;
+            return Continue(());
         }
         match p.operands.first() {
             Some(file) => {
@@ -2479,14 +2478,15 @@ impl Walker<'_> {
                     },
                     _ => file.clone(),
                 };
-                self.check_write(&file, WriteMode::Modify, shell, frame, "patch");
+                self.check_write(&file, WriteMode::Modify, shell, frame, "patch")?;
             }
-            None => self.deny_recorded(
+            None => self.deny(
                 frame,
                 RuleId::NotStatic,
                 "patch writes (and may create or delete) the files its diff names, which the guard cannot read; name the file to patch (`patch FILE < DIFF`) or use --dry-run",
-            ),
+            )?,
         }
+        Continue(())
     }
 
     /// Judges a copier (`cp`, `mv`, `install`, `ln`, `rsync`): what it overwrites, moves away
@@ -2498,18 +2498,17 @@ impl Walker<'_> {
         code_args: &[Arg],
         shell: &mut Shell,
         frame: &Frame,
-    ) {
+    ) -> Judged {
         if base == "rsync" {
-            self.rsync_runs(code_args, shell, frame);
-            if self.denial.is_none() {
-                self.rsync_files(args, shell, frame);
-            }
+            self.rsync_runs(code_args, shell, frame)?;
+            self.rsync_files(args, shell, frame)?;
         } else {
-            self.copy_like(base, args, shell, frame);
+            self.copy_like(base, args, shell, frame)?;
         }
+        Continue(())
     }
 
-    fn rsync_runs(&mut self, args: &[Arg], shell: &mut Shell, frame: &Frame) {
+    fn rsync_runs(&mut self, args: &[Arg], shell: &mut Shell, frame: &Frame) -> Judged {
         let mut index = 0;
         while index < args.len() {
             let arg = &args[index];
@@ -2538,13 +2537,13 @@ impl Walker<'_> {
                 match name {
                     "rsh" => {
                         let v = value(&mut index);
-                        self.walk_shell_arg("rsync --rsh", v.as_ref(), shell, frame);
+                        self.walk_shell_arg("rsync --rsh", v.as_ref(), shell, frame)?;
                     }
-                    "rsync-path" | "remote-option" => self.deny_recorded(
+                    "rsync-path" | "remote-option" => self.deny(
                         frame,
                         RuleId::Interpreter,
                         format!("rsync --{name} runs a command on a remote host; the guard cannot see what it does there"),
-                    ),
+                    )?,
                     _ => {}
                 }
                 continue;
@@ -2566,21 +2565,22 @@ impl Walker<'_> {
                         })
                     };
                     match c {
-                        'e' => self.walk_shell_arg("rsync -e", value.as_ref(), shell, frame),
-                        'M' => self.deny_recorded(
+                        'e' => self.walk_shell_arg("rsync -e", value.as_ref(), shell, frame)?,
+                        'M' => self.deny(
                             frame,
                             RuleId::Interpreter,
                             "rsync -M passes options to the remote rsync; the guard cannot see what it does there",
-                        ),
+                        )?,
                         _ => {}
                     }
                     break;
                 }
             }
         }
+        Continue(())
     }
 
-    fn rsync_files(&mut self, args: &[Arg], shell: &mut Shell, frame: &Frame) {
+    fn rsync_files(&mut self, args: &[Arg], shell: &mut Shell, frame: &Frame) -> Judged {
         let p = rules::parse(
             args,
             &Spec {
@@ -2595,7 +2595,7 @@ impl Walker<'_> {
         let mut operands = p.operands.clone();
         let dest = operands.pop();
         if deletes && let Some(dest) = &dest {
-            self.only_in_allowance(shell, dest, frame, "rsync --delete into");
+            self.only_in_allowance(shell, dest, frame, "rsync --delete into")?;
         }
         // What lands where, like cp: `src/` copies what src holds (`src/.`); remote ends
         // (`host:path`) are not local files.
@@ -2621,7 +2621,7 @@ impl Walker<'_> {
                 argv.push(source);
             }
             argv.push(dest.clone());
-            self.copy_like("cp", &argv, shell, frame);
+            self.copy_like("cp", &argv, shell, frame)?;
         }
         if removes_sources {
             self.delete_operands(
@@ -2630,51 +2630,53 @@ impl Walker<'_> {
                 recursive,
                 shell,
                 frame,
-            );
+            )?;
         }
+        Continue(())
     }
 
-    fn cmake(&mut self, args: &[Arg], shell: &mut Shell, frame: &Frame) {
+    fn cmake(&mut self, args: &[Arg], shell: &mut Shell, frame: &Frame) -> Judged {
         if !args.first().is_some_and(|a| a.is("-E")) {
-            return;
+            return Continue(());
         }
         let Some(tool) = args.get(1).and_then(Arg::exact) else {
-            self.deny_recorded(
+            self.deny(
                 frame,
                 RuleId::NotStatic,
                 "cmake -E with a command that is not statically known",
-            );
-            return;
+            )?;
+            return Continue(());
         };
         let rest = &args[2..];
         match tool {
-            "rm" | "remove" => self.rm_as("cmake -E rm", rest, shell, frame),
+            "rm" | "remove" => self.rm_as("cmake -E rm", rest, shell, frame)?,
             "remove_directory" => {
                 let mut argv = vec![Arg::lit("-r"), Arg::lit("--")];
                 argv.extend(rest.iter().cloned());
-                self.rm_as("cmake -E remove_directory", &argv, shell, frame);
+                self.rm_as("cmake -E remove_directory", &argv, shell, frame)?;
             }
-            "rename" => self.copy_like("mv", rest, shell, frame),
-            "copy" | "copy_if_different" => self.copy_like("cp", rest, shell, frame),
+            "rename" => self.copy_like("mv", rest, shell, frame)?,
+            "copy" | "copy_if_different" => self.copy_like("cp", rest, shell, frame)?,
             "copy_directory" | "copy_directory_if_different" => {
                 let mut argv = vec![Arg::lit("-r")];
                 argv.extend(rest.iter().cloned());
-                self.copy_like("cp", &argv, shell, frame);
+                self.copy_like("cp", &argv, shell, frame)?;
             }
             "create_symlink" => {
                 let mut argv = vec![Arg::lit("-s")];
                 argv.extend(rest.iter().cloned());
-                self.copy_like("ln", &argv, shell, frame);
+                self.copy_like("ln", &argv, shell, frame)?;
             }
-            "create_hardlink" => self.copy_like("ln", rest, shell, frame),
-            "tar" => self.tar_files("cmake -E tar", rest, shell, frame),
+            "create_hardlink" => self.copy_like("ln", rest, shell, frame)?,
+            "tar" => self.tar_files("cmake -E tar", rest, shell, frame)?,
             "touch" | "touch_nocreate" | "make_directory" => {
                 for arg in rest {
-                    self.check_write(arg, WriteMode::Modify, shell, frame, "cmake -E touch");
+                    self.check_write(arg, WriteMode::Modify, shell, frame, "cmake -E touch")?;
                 }
             }
             _ => {}
         }
+        Continue(())
     }
 
     /// `gzip FILE` replaces FILE by FILE.gz: the input is removed unless kept or written to
@@ -2687,7 +2689,7 @@ impl Walker<'_> {
         keeps: bool,
         shell: &Shell,
         frame: &Frame,
-    ) {
+    ) -> Judged {
         let args = canon_long(args, COMPRESSOR_LONGS);
         let p = rules::parse(
             &args,
@@ -2713,10 +2715,10 @@ impl Walker<'_> {
             "-l",
             "--list",
         ]) {
-            return;
+            return Continue(());
         }
         if let Some(out) = p.value(&["-o", "--output"]).cloned() {
-            self.check_write(&out, WriteMode::Clobber, shell, frame, base);
+            self.check_write(&out, WriteMode::Clobber, shell, frame, base)?;
         }
         let to_stdout = p.has(&["-c", "--stdout", "--to-stdout"]);
         let operands: Vec<Arg> = p
@@ -2726,7 +2728,7 @@ impl Walker<'_> {
             .cloned()
             .collect();
         if to_stdout || operands.is_empty() {
-            return;
+            return Continue(());
         }
         let removes = if keeps {
             p.has(&["--rm"]) || (base == "brotli" && p.has(&["-j"]))
@@ -2735,7 +2737,7 @@ impl Walker<'_> {
         };
         let recursive = p.has(&["-r", "--recursive"]);
         if removes {
-            self.delete_operands(base, &operands, recursive, shell, frame);
+            self.delete_operands(base, &operands, recursive, shell, frame)?;
         }
         if (decompresses || p.has(&["-d", "--decompress", "--uncompress"])) && !recursive {
             for op in operands.iter().filter(|o| o.known && !o.glob) {
@@ -2750,10 +2752,11 @@ impl Walker<'_> {
                         shell,
                         frame,
                         &format!("{base} (output file)"),
-                    );
+                    )?;
                 }
             }
         }
+        Continue(())
     }
 }
 

@@ -14,9 +14,12 @@
 //! Not here: the git side of reaching pawl (stashing or force-adding `.pawl/`, git settings
 //! that run programs later: `rules/git.rs`), and pawl run by the agent (`rules/pawl.rs`).
 
+use std::ops::ControlFlow::Continue;
+
 use crate::decision::RuleId;
 use crate::paths::{self, normalize};
 use crate::policy::{CompiledPolicy, PawlPathKind};
+use crate::walk::Judged;
 use crate::walk::{Cmd, Frame, Shell, Walker};
 use crate::words::Arg;
 
@@ -120,7 +123,7 @@ impl Walker<'_> {
     }
 
     /// Judges every word of one simple command that names one of pawl's paths.
-    pub(crate) fn reach(&mut self, cmd: &Cmd, base: &str, shell: &Shell, frame: &Frame) {
+    pub(crate) fn reach(&mut self, cmd: &Cmd, base: &str, shell: &Shell, frame: &Frame) -> Judged {
         let allowed = |kind: PawlPathKind| {
             FACTS.contains(&base)
                 || MAY_NAME
@@ -128,7 +131,7 @@ impl Walker<'_> {
                     .any(|(k, names)| *k == kind && names.contains(&base))
         };
         if FACTS.contains(&base) {
-            return;
+            return Continue(());
         }
         let code = CODE_ARGS.contains(&base);
         let copier = TREE_COPIERS.contains(&base) && copies_out(base, &cmd.argv[1..]);
@@ -150,8 +153,8 @@ impl Walker<'_> {
                 self.tamper(
                     frame,
                     format!("`{base}` is given `{needle}`, pawl's own store"),
-                );
-                return;
+                )?;
+                return Continue(());
             }
             for candidate in candidates(&arg.text) {
                 let Some(kind) = self.named_pawl_path(candidate, arg.glob, shell) else {
@@ -162,8 +165,8 @@ impl Walker<'_> {
                             format!(
                                 "`{base} {candidate}` would copy pawl's user state (the key that authenticates its store) with the rest"
                             ),
-                        );
-                        return;
+                        )?;
+                        return Continue(());
                     }
                     continue;
                 };
@@ -180,10 +183,11 @@ impl Walker<'_> {
                 self.tamper(
                     frame,
                     format!("`{base}` names `{candidate}`, {what}; only pawl uses it"),
-                );
-                return;
+                )?;
+                return Continue(());
             }
         }
+        Continue(())
     }
 
     /// Judges code (an interpreter one-liner's string literals, a script's text) for pawl's
@@ -196,7 +200,7 @@ impl Walker<'_> {
         as_paths: bool,
         shell: &Shell,
         frame: &Frame,
-    ) {
+    ) -> Judged {
         for text in texts {
             let hit = if as_paths {
                 self.code_needle(text, shell)
@@ -207,10 +211,11 @@ impl Walker<'_> {
                 self.tamper(
                     frame,
                     format!("{what} names `{needle}`, pawl's own files; only pawl opens them"),
-                );
-                return;
+                )?;
+                return Continue(());
             }
         }
+        Continue(())
     }
 
     /// The piece of `text` that names one of pawl's paths, read as code: a needle anywhere in
@@ -324,8 +329,9 @@ impl Walker<'_> {
             .any(|secret| abs.is_empty() || paths::is_within(&secret, abs) && secret != abs)
     }
 
-    pub(crate) fn tamper(&mut self, frame: &Frame, reason: impl Into<String>) {
-        self.deny_recorded(frame, RuleId::Tamper, reason);
+    pub(crate) fn tamper(&mut self, frame: &Frame, reason: impl Into<String>) -> Judged {
+        self.deny(frame, RuleId::Tamper, reason)?;
+        Continue(())
     }
 }
 
@@ -379,15 +385,15 @@ impl Walker<'_> {
         operand: &Arg,
         shell: &Shell,
         frame: &Frame,
-    ) {
+    ) -> Judged {
         let Some(path) = operand.exact().and_then(|t| self.resolve(shell, t)) else {
-            return;
+            return Continue(());
         };
         let text = match self.read_file(&path) {
             Ok(Some(text)) => text,
-            Ok(None) => return,
+            Ok(None) => return Continue(()),
             // Too long to read: the script stays opaque, as before.
-            Err(_) => return,
+            Err(_) => return Continue(()),
         };
         self.reach_in_code(
             &format!("the script `{}` run by {base}", operand.text),
@@ -395,6 +401,7 @@ impl Walker<'_> {
             false,
             shell,
             frame,
-        );
+        )?;
+        Continue(())
     }
 }

@@ -262,23 +262,23 @@ impl Walker<'_> {
             Family::Shell => return self.shell_payload(base, &args, &cmd.stdin, shell, frame),
             Family::Wrapper(spec) => return self.wrapper(spec, &args, cmd.stdin, shell, frame),
             Family::Git if base == "git" => {
-                self.git(&args, shell, frame);
-                return self.recorded();
+                self.git(&args, shell, frame)?;
+                return Continue(());
             }
             Family::Git => {
                 // git's dashed programs (`git-push` from git's exec path) are its subcommands.
                 let mut argv = vec![Arg::lit(&base[4..])];
                 argv.extend(args);
-                self.git(&argv, shell, frame);
-                return self.recorded();
+                self.git(&argv, shell, frame)?;
+                return Continue(());
             }
             Family::Forge => {
-                self.forge(base, &args, shell, frame);
-                return self.recorded();
+                self.forge(base, &args, shell, frame)?;
+                return Continue(());
             }
             Family::Pawl => {
-                self.pawl(&args, shell, frame);
-                return self.recorded();
+                self.pawl(&args, shell, frame)?;
+                return Continue(());
             }
             family @ (Family::Archiver
             | Family::Editor
@@ -287,36 +287,35 @@ impl Walker<'_> {
             | Family::Compiler
             | Family::Interpreter { .. }) => {
                 // Programs named by environment variables any command may run (LESSOPEN, ...).
-                self.env_programs(base, shell, frame);
-                self.recorded()?;
+                self.env_programs(base, shell, frame)?;
                 // A descriptor operand is the text it holds for what the program runs
                 // (`sed -f /dev/fd/3`), a path for what it writes.
                 let (code_args, stdin) = self.descriptor_operand(args.clone(), cmd.stdin, shell);
                 match family {
-                    Family::Archiver => self.archiver(base, &args, &code_args, shell, frame),
-                    Family::Editor => self.editor(base, &args, &code_args, &stdin, shell, frame),
+                    Family::Archiver => self.archiver(base, &args, &code_args, shell, frame)?,
+                    Family::Editor => self.editor(base, &args, &code_args, &stdin, shell, frame)?,
                     Family::Database => {
-                        self.database(base, &args, &code_args, &stdin, shell, frame)
+                        self.database(base, &args, &code_args, &stdin, shell, frame)?
                     }
-                    Family::Copier => self.copier(base, &args, &code_args, shell, frame),
+                    Family::Copier => self.copier(base, &args, &code_args, shell, frame)?,
                     Family::Interpreter { node_like } => {
                         // A package manager's runner first (`bun x`, `bun run`).
-                        if self.runner(base, &code_args, &stdin, shell, frame) {
-                            return self.recorded();
+                        if self.runner(base, &code_args, &stdin, shell, frame)? {
+                            return Continue(());
                         }
                         let lang = if node_like { "node" } else { base };
-                        if !self.interpreter(lang, &code_args, &stdin, shell, frame) && !node_like {
-                            self.file_rules(base, &args, shell, frame);
+                        if !self.interpreter(lang, &code_args, &stdin, shell, frame)? && !node_like
+                        {
+                            self.file_rules(base, &args, shell, frame)?;
                         }
                     }
                     _ => {
-                        self.compiler(base, &code_args, shell, frame);
-                        self.recorded()?;
+                        self.compiler(base, &code_args, shell, frame)?;
                         // The output file (`-o`).
-                        self.file_rules(base, &args, shell, frame);
+                        self.file_rules(base, &args, shell, frame)?;
                     }
                 }
-                return self.recorded();
+                return Continue(());
             }
             Family::Other => {}
         }
@@ -376,7 +375,7 @@ impl Walker<'_> {
                     },
                 );
                 for file in &p.operands {
-                    self.check_write(file, WriteMode::Clobber, shell, frame, "script");
+                    self.check_write(file, WriteMode::Clobber, shell, frame, "script")?;
                 }
                 match p.value(&["-c", "--command"]).cloned() {
                     Some(command) => {
@@ -453,7 +452,7 @@ impl Walker<'_> {
                         self.test_variable(&pair[1], shell, frame)?;
                     }
                 }
-                self.file_rules(base, &args, shell, frame);
+                self.file_rules(base, &args, shell, frame)?;
             }
             "hash" => {
                 if args.iter().any(|a| a.text.starts_with("-p") || !a.known) {
@@ -599,15 +598,15 @@ impl Walker<'_> {
                 // mkdir only creates: an unknown name cannot destroy anything.
                 // Known names still go to the rules (protected paths).
                 let known: Vec<Arg> = args.into_iter().filter(|a| a.known).collect();
-                self.file_rules(base, &known, shell, frame);
+                self.file_rules(base, &known, shell, frame)?;
             }
             _ => {
                 // Not in the registry yet: the programs that run commands, else the file rules.
                 // A descriptor path is the text it holds for what a program runs (`make -f
                 // /dev/fd/3`), a path for what it writes (`tee /dev/fd/5` writes through it).
                 let (code_args, stdin) = self.descriptor_operand(args.clone(), cmd.stdin, shell);
-                if !self.runs_commands(base, &code_args, &stdin, shell, frame) {
-                    self.file_rules(base, &args, shell, frame);
+                if !self.runs_commands(base, &code_args, &stdin, shell, frame)? {
+                    self.file_rules(base, &args, shell, frame)?;
                 }
             }
         }
@@ -643,7 +642,7 @@ impl Walker<'_> {
                     shell,
                     frame,
                     &format!("{base} {}", opt.name),
-                );
+                )?;
             }
         }
         if let Some(command) = p.value(spec.command_values).cloned() {
@@ -932,7 +931,7 @@ impl Walker<'_> {
             .collect();
         if p.has(&["-e", "--edit"]) {
             for file in &operands {
-                self.check_write(file, WriteMode::Modify, shell, frame, "sudoedit");
+                self.check_write(file, WriteMode::Modify, shell, frame, "sudoedit")?;
             }
             return Continue(());
         }
@@ -1151,7 +1150,7 @@ impl Walker<'_> {
             // A named script file is walked when the context's reader can read it, and is
             // opaque otherwise.
             None => {
-                self.script_file(name, script, stdin, shell, frame);
+                self.script_file(name, script, stdin, shell, frame)?;
             }
         }
         Continue(())
@@ -1186,7 +1185,7 @@ impl Walker<'_> {
             // `bash < x.sh`: the script is that file, walked when it can be read.
             Stdin::File => {
                 if let Some(path) = self.cmd_stdin_file.clone() {
-                    self.script_file(name, &Arg::lit(path), &Stdin::File, shell, frame);
+                    self.script_file(name, &Arg::lit(path), &Stdin::File, shell, frame)?;
                 }
             }
             Stdin::Inherited => {}
@@ -1382,7 +1381,7 @@ impl Walker<'_> {
                 }
                 "-fprint" | "-fprint0" | "-fprintf" | "-fls" => {
                     if let Some(file) = args.get(index).cloned() {
-                        self.check_write(&file, WriteMode::Clobber, shell, frame, token);
+                        self.check_write(&file, WriteMode::Clobber, shell, frame, token)?;
                     }
                     index += 1;
                 }
