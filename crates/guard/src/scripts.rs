@@ -380,8 +380,7 @@ impl Walker<'_> {
                 Ok(Some(json)) => break (dir, json),
                 Ok(None) => {}
                 Err(reason) => {
-                    self.deny(frame, RuleId::TooLarge, reason)?;
-                    return Continue(());
+                    return self.deny(frame, RuleId::TooLarge, reason);
                 }
             }
             if dir == "/" {

@@ -639,8 +639,7 @@ impl<'a> Walker<'a> {
 
     /// Parses `text` as a shell script and walks it.
     pub(crate) fn run_script(&mut self, text: &str, shell: &mut Shell, frame: &Frame) -> Judged {
-        self.run_script_sized(text, MAX_INPUT_BYTES, shell, frame)?;
-        Continue(())
+        self.run_script_sized(text, MAX_INPUT_BYTES, shell, frame)
     }
 
     /// [`Self::run_script`] with a size bound of `max_bytes` (a script file may be longer
@@ -654,49 +653,44 @@ impl<'a> Walker<'a> {
     ) -> Judged {
         self.step(frame)?;
         if frame.depth > MAX_SCRIPT_DEPTH {
-            self.deny(
+            return self.deny(
                 frame,
                 RuleId::TooDeep,
                 format!("scripts nest more than {MAX_SCRIPT_DEPTH} levels deep"),
-            )?;
-            return Continue(());
+            );
         }
         if text.len() > max_bytes {
-            self.deny(
+            return self.deny(
                 frame,
                 RuleId::TooLarge,
                 format!("the command is larger than {max_bytes} bytes"),
-            )?;
-            return Continue(());
+            );
         }
         if nesting(text) > MAX_NESTING {
-            self.deny(
+            return self.deny(
                 frame,
                 RuleId::TooDeep,
                 format!("the command nests more than {MAX_NESTING} levels deep"),
-            )?;
-            return Continue(());
+            );
         }
         if has_bad_heredoc_delimiter(text) {
             // brush-parser 0.4's tokenizer loops forever on `<<'' ` and on
             // `<<` followed by an operator (found by fuzzing); both are
             // errors in bash too, so refuse before calling it.
-            self.fail_closed(
+            return self.fail_closed(
                 frame,
                 RuleId::ParseError,
                 "a here-document has an empty or missing delimiter",
-            )?;
-            return Continue(());
+            );
         }
         if has_huge_fd_number(text) {
             // brush-parser 0.4 panics on an fd number that overflows i32
             // (found by fuzzing); refuse before calling it.
-            self.fail_closed(
+            return self.fail_closed(
                 frame,
                 RuleId::ParseError,
                 "a redirection names a file descriptor number out of range",
-            )?;
-            return Continue(());
+            );
         }
         // Tokenized once: the tokens are scanned (brush-parser's program grammar hands word
         // tokens to its word grammar, which is exponential on some shapes: see `balance`), then
@@ -1068,12 +1062,11 @@ impl<'a> Walker<'a> {
                 .collect();
             for name in names {
                 if risky_var(shell, &name) {
-                    self.fail_closed(
+                    return self.fail_closed(
                         frame,
                         RuleId::NotStatic,
                         format!("`[[ ]]` evaluates `{name}` as arithmetic; its value is not statically known or holds a command substitution"),
-                    )?;
-                    return Continue(());
+                    );
                 }
             }
         }
@@ -1795,8 +1788,7 @@ impl<'a> Walker<'a> {
                 frame.nested("inside >(...)").with_stdin(Stdin::Pipe)
             }
         };
-        self.compound_list(&sub.list, &mut copy, &inner)?;
-        Continue(())
+        self.compound_list(&sub.list, &mut copy, &inner)
     }
 
     /// Judges one redirection and updates what stdin will be.
@@ -2169,15 +2161,14 @@ impl<'a> Walker<'a> {
             .filter(|n| !n.contains(words::SLASH_FREE))
             .map(str::to_owned)
         else {
-            self.fail_closed(
+            return self.fail_closed(
                 frame,
                 RuleId::NotStatic,
                 format!(
                     "the command name `{}` is not statically known; the guard cannot tell what would run",
                     first.text
                 ),
-            )?;
-            return Continue(());
+            );
         };
         self.user_rules(&cmd, &name, frame)?;
         {
@@ -2187,8 +2178,7 @@ impl<'a> Walker<'a> {
             // as a script file.
             if self.is_pawl_binary(&name, shell) {
                 let args: Vec<Arg> = cmd.argv.iter().skip(1).cloned().collect();
-                self.pawl(&args, shell, frame)?;
-                return Continue(());
+                return self.pawl(&args, shell, frame);
             }
         }
         if name == "--" {
@@ -2227,8 +2217,7 @@ impl<'a> Walker<'a> {
                 let inner = frame
                     .nested(&format!("function {name}"))
                     .with_stdin(cmd.stdin);
-                self.function_body(&name, &body, shell, &inner)?;
-                return Continue(());
+                return self.function_body(&name, &body, shell, &inner);
             }
         }
         let base = name.rsplit('/').next().unwrap_or(&name).to_owned();
@@ -2244,8 +2233,7 @@ impl<'a> Walker<'a> {
         let registry = cmd.clone();
         self.command_by_name(&base, cmd, shell, frame)?;
         // Adapter: the judges below `command_by_name` that do not return `Judged` yet.
-        self.programs(&registry, &base, shell, frame)?;
-        Continue(())
+        self.programs(&registry, &base, shell, frame)
     }
 
     /// Denies running (as a program, a script operand or a sourced file) a
@@ -2290,8 +2278,7 @@ impl<'a> Walker<'a> {
                 let inner = frame.nested(&format!("{runner} {path}"));
                 if registry::is_shell(&runner) || registry::SOURCE.contains(&runner.as_str()) {
                     let mut sub = shell.clone();
-                    self.stdin_script(&runner, &stdin, &mut sub, &inner)?;
-                    return Continue(());
+                    return self.stdin_script(&runner, &stdin, &mut sub, &inner);
                 }
                 if self.interpreter(&runner, &[], &stdin, &mut shell.clone(), &inner)? {
                     return Continue(());

@@ -117,12 +117,11 @@ impl Walker<'_> {
         while index < args.len() {
             let arg = &args[index];
             if !arg.known && arg.text.starts_with('-') {
-                self.fail_closed(
+                return self.fail_closed(
                     frame,
                     RuleId::NotStatic,
                     format!("{base} option `{}` is not statically known", arg.text),
-                )?;
-                return Continue(());
+                );
             }
             let text = arg.text.clone();
             if text == "--" {
@@ -485,8 +484,7 @@ impl Walker<'_> {
         }
         let recursive = p.has(&["-r", "-R", "--recurse-paths", "--recurse-patterns"]);
         let files: Vec<Arg> = p.operands.iter().skip(1).cloned().collect();
-        self.delete_operands("zip -m", &files, recursive, shell, frame)?;
-        Continue(())
+        self.delete_operands("zip -m", &files, recursive, shell, frame)
     }
 
     fn cpio(&mut self, args: &[Arg], shell: &Shell, frame: &Frame) -> Judged {

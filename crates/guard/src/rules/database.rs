@@ -42,8 +42,7 @@ impl Walker<'_> {
         if matches!(base, "sqlite3" | "sqlite") {
             self.sqlite(base, code_args, stdin, shell, frame)?;
         }
-        self.database_tool(base, args, shell, frame)?;
-        Continue(())
+        self.database_tool(base, args, shell, frame)
     }
 
     fn sqlite(
@@ -78,23 +77,21 @@ impl Walker<'_> {
             if arg.text.starts_with('-') {
                 let name = arg.text.trim_start_matches('-');
                 if !arg.known {
-                    self.fail_closed(
+                    return self.fail_closed(
                         frame,
                         RuleId::NotStatic,
                         format!("{base} option `{}` is not statically known", arg.text),
-                    )?;
-                    return Continue(());
+                    );
                 }
                 if name.starts_with('A') || name == "archive" {
                     if name.contains('x') || args.iter().any(|a| a.text.contains("extract")) {
-                        self.deny(
+                        return self.deny(
                             frame,
                             RuleId::DestructiveShell,
                             format!(
                                 "{base} -A extracts files from an archive over the working tree"
                             ),
-                        )?;
-                        return Continue(());
+                        );
                     }
                     return Continue(());
                 }
@@ -133,27 +130,25 @@ impl Walker<'_> {
             match stdin {
                 Stdin::Text(text) => commands.push(Arg::lit(text.clone())),
                 Stdin::Pipe | Stdin::Unknown => {
-                    self.fail_closed(
+                    return self.fail_closed(
                         frame,
                         RuleId::Interpreter,
                         format!("{base} reads commands from a pipe; they may run shell commands (`.shell`) the guard cannot see"),
-                    )?;
-                    return Continue(());
+                    );
                 }
                 Stdin::Inherited | Stdin::File => {}
             }
         }
         for command in &commands {
             if !command.known {
-                self.fail_closed(
+                return self.fail_closed(
                     frame,
                     RuleId::Interpreter,
                     format!(
                         "{base} runs commands `{}` that are not statically known",
                         command.text
                     ),
-                )?;
-                return Continue(());
+                );
             }
             self.sqlite_text(base, &command.text.clone(), shell, frame)?;
         }
@@ -214,21 +209,19 @@ impl Walker<'_> {
                         .iter()
                         .any(|f| f.contains('x') || f.starts_with("--e"))
                     {
-                        self.deny(
+                        return self.deny(
                             frame,
                             RuleId::DestructiveShell,
                             format!("{what} extracts files from an archive over the working tree"),
-                        )?;
-                        return Continue(());
+                        );
                     }
                     None
                 } else if is("load", 2) || is("edit", 2) {
-                    self.deny(
+                    return self.deny(
                         frame,
                         RuleId::Interpreter,
                         format!("{what} loads native code or runs an editor; the guard cannot see what it runs"),
-                    )?;
-                    return Continue(());
+                    );
                 } else {
                     None
                 };
@@ -261,12 +254,11 @@ impl Walker<'_> {
                 let lower = line.to_ascii_lowercase();
                 for danger in ["load_extension", "writefile", "edit(", "fts3_tokenizer"] {
                     if lower.contains(danger) {
-                        self.deny(
+                        return self.deny(
                             frame,
                             RuleId::Interpreter,
                             format!("{base} SQL uses `{danger}`, which loads code, runs a program or writes files"),
-                        )?;
-                        return Continue(());
+                        );
                     }
                 }
                 if lower.contains("vacuum") && lower.contains("into") || lower.contains("attach") {
@@ -301,20 +293,18 @@ impl Walker<'_> {
         if let (Some(store), Some(cwd)) = (&store, shell.cwd.as_deref())
             && is_within(cwd, store)
         {
-            self.deny(frame, RuleId::ProtectedPath, store_reason)?;
-            return Continue(());
+            return self.deny(frame, RuleId::ProtectedPath, store_reason);
         }
         for arg in args {
             if !arg.known {
-                self.deny(
+                return self.deny(
                     frame,
                     RuleId::NotStatic,
                     format!(
                         "{base} with `{}`, which is not statically known: it may name pawl's store",
                         arg.text
                     ),
-                )?;
-                return Continue(());
+                );
             }
             let decoded = percent_decode(&arg.text);
             let lower = decoded.to_ascii_lowercase();
@@ -329,8 +319,7 @@ impl Walker<'_> {
             .iter()
             .any(|w| lower.contains(w))
             {
-                self.deny(frame, RuleId::ProtectedPath, store_reason)?;
-                return Continue(());
+                return self.deny(frame, RuleId::ProtectedPath, store_reason);
             }
             // `.output FILE`, `.once FILE`, `.save FILE`, `.backup [DB] FILE`: written files.
             for line in decoded.lines() {
@@ -365,14 +354,13 @@ impl Walker<'_> {
                 continue;
             }
             let Some(absolute) = self.resolve(shell, path) else {
-                self.deny(
+                return self.deny(
                     frame,
                     RuleId::NotStatic,
                     format!(
                         "{base} `{path}` is relative to a directory that is not statically known"
                     ),
-                )?;
-                return Continue(());
+                );
             };
             let hits = if arg.glob || has_wildcard(path) {
                 globs_may_overlap(&absolute, store)
@@ -384,8 +372,7 @@ impl Walker<'_> {
                         .is_some_and(|real| is_within(&real, store))
             };
             if hits {
-                self.deny(frame, RuleId::ProtectedPath, store_reason)?;
-                return Continue(());
+                return self.deny(frame, RuleId::ProtectedPath, store_reason);
             }
         }
         Continue(())

@@ -207,15 +207,14 @@ impl Walker<'_> {
         }
         for script in &scripts {
             let Some(text) = script.known.then(|| script.text.clone()) else {
-                self.fail_closed(
+                return self.fail_closed(
                     frame,
                     RuleId::Interpreter,
                     format!(
                         "{base} runs a script `{}` that is not statically known",
                         script.text
                     ),
-                )?;
-                return Continue(());
+                );
             };
             match sed_actions(&text) {
                 Ok(actions) => {
@@ -237,12 +236,11 @@ impl Walker<'_> {
                     }
                 }
                 Err(why) => {
-                    self.deny(
+                    return self.deny(
                         frame,
                         RuleId::Interpreter,
                         format!("{base} script `{}` cannot be analysed ({why}); sed scripts may run commands (`e`) or write files (`w`)", text.chars().take(60).collect::<String>()),
-                    )?;
-                    return Continue(());
+                    );
                 }
             }
         }
@@ -300,12 +298,11 @@ impl Walker<'_> {
             index += 1;
             let Some(text) = arg.exact() else {
                 if arg.text.starts_with('+') || arg.text.starts_with('-') {
-                    self.deny(
+                    return self.deny(
                         frame,
                         RuleId::Interpreter,
                         commands(&format!("`{}`", arg.text)),
-                    )?;
-                    return Continue(());
+                    );
                 }
                 continue;
             };
@@ -317,27 +314,24 @@ impl Walker<'_> {
                     || cmd.chars().all(|c| c.is_ascii_digit())
                     || (cmd.starts_with('/') && !cmd.contains('|'));
                 if !harmless {
-                    self.deny(frame, RuleId::Interpreter, commands(&format!("`{text}`")))?;
-                    return Continue(());
+                    return self.deny(frame, RuleId::Interpreter, commands(&format!("`{text}`")));
                 }
                 continue;
             }
             if text.starts_with("--remote-send") || text.starts_with("--remote-expr") {
-                self.deny(
+                return self.deny(
                     frame,
                     RuleId::Interpreter,
                     commands(&format!("`{text}` sent to another editor")),
-                )?;
-                return Continue(());
+                );
             }
             if text == "--cmd" || text.starts_with("--cmd=") {
                 let value = args.get(index).map_or(String::new(), |a| a.text.clone());
-                self.deny(
+                return self.deny(
                     frame,
                     RuleId::Interpreter,
                     commands(&format!("`{text} {value}`")),
-                )?;
-                return Continue(());
+                );
             }
             if text.len() > 1 && text.starts_with('-') && !text.starts_with("--") {
                 // A cluster of short options (`-sc cmd`, `-Nesc cmd`,
@@ -363,12 +357,11 @@ impl Walker<'_> {
                     let (value_text, value_known) = value.unwrap_or_else(|| (String::new(), true));
                     match c {
                         'c' | 'S' => {
-                            self.deny(
+                            return self.deny(
                                 frame,
                                 RuleId::Interpreter,
                                 commands(&format!("`-{c} {value_text}`")),
-                            )?;
-                            return Continue(());
+                            );
                         }
                         'u' | 'U'
                             if !value_known
@@ -377,33 +370,37 @@ impl Walker<'_> {
                                     "NONE" | "NORC" | "DEFAULTS" | "NOPLUGIN"
                                 ) =>
                         {
-                            self.deny(
+                            return self.deny(
                                 frame,
                                 RuleId::Interpreter,
                                 commands(&format!(
                                     "`-{c} {value_text}`, a startup file of commands"
                                 )),
-                            )?;
-                            return Continue(());
+                            );
                         }
                         's' => {
                             // -s {scriptin}: keystrokes read from a file.
-                            self.deny(frame, RuleId::Interpreter, commands("`-s` script input"))?;
-                            return Continue(());
+                            return self.deny(
+                                frame,
+                                RuleId::Interpreter,
+                                commands("`-s` script input"),
+                            );
                         }
                         'w' | 'W' => {
-                            self.deny(frame, RuleId::Interpreter, commands("`-w` script output"))?;
-                            return Continue(());
+                            return self.deny(
+                                frame,
+                                RuleId::Interpreter,
+                                commands("`-w` script output"),
+                            );
                         }
                         'i' if !value_known || value_text != "NONE" => {
-                            self.deny(
+                            return self.deny(
                                 frame,
                                 RuleId::Interpreter,
                                 commands(&format!(
                                     "`-i {value_text}`, a viminfo file it reads and writes"
                                 )),
-                            )?;
-                            return Continue(());
+                            );
                         }
                         _ => {}
                     }
@@ -441,37 +438,34 @@ impl Walker<'_> {
         // commands are (a protected file is denied outright).
         for file in &p.operands {
             if file.known && file.text.starts_with('!') {
-                self.deny(
+                return self.deny(
                     frame,
                     RuleId::Interpreter,
                     format!(
                         "{base} `{}` runs a shell command; the guard does not model it",
                         file.text
                     ),
-                )?;
-                return Continue(());
+                );
             }
             self.check_write(file, WriteMode::Modify, shell, frame, base)?;
         }
         let text = match stdin {
             Stdin::Inherited => return Continue(()),
             Stdin::Pipe | Stdin::Unknown | Stdin::File => {
-                self.fail_closed(
+                return self.fail_closed(
                     frame,
                     RuleId::Interpreter,
                     format!("{base} reads editor commands the guard cannot see (they may run `!` shell commands or write files)"),
-                )?;
-                return Continue(());
+                );
             }
             Stdin::Text(text) => text,
         };
         if text.contains('!') {
-            self.deny(
+            return self.deny(
                 frame,
                 RuleId::Interpreter,
                 format!("{base} commands run a shell command (`!`); the guard does not model them"),
-            )?;
-            return Continue(());
+            );
         }
         // The file `w` writes when it names none, and whether every line
         // of the buffer was deleted (`,d`, `%d`, `1,$d`): writing an
@@ -570,12 +564,11 @@ impl Walker<'_> {
                         .iter()
                         .any(|full| abbrev(name, full, 2)));
             if evaluates {
-                self.deny(
+                return self.deny(
                     frame,
                     RuleId::Interpreter,
                     format!("{base} `{text}` runs Lisp code, which can run commands and write files; the guard does not model it"),
-                )?;
-                return Continue(());
+                );
             }
         }
         Continue(())

@@ -150,8 +150,7 @@ impl Walker<'_> {
         shell: &mut Shell,
         frame: &Frame,
     ) -> Judged {
-        self.script_args(origin, &[Arg::lit(text)], shell, frame, false)?;
-        Continue(())
+        self.script_args(origin, &[Arg::lit(text)], shell, frame, false)
     }
 
     /// Walks `text` as a shell script whose standard input is data the guard
@@ -166,8 +165,7 @@ impl Walker<'_> {
         let mut inner = frame.nested(&format!("inside {origin}"));
         inner.stdin = Stdin::Pipe;
         let mut sub = shell.clone();
-        self.run_script(text, &mut sub, &inner)?;
-        Continue(())
+        self.run_script(text, &mut sub, &inner)
     }
 
     /// Walks an argument as a shell script run by `origin` (fails closed when
@@ -314,15 +312,14 @@ impl Walker<'_> {
         }
         for program in &programs {
             if !program.known {
-                self.fail_closed(
+                return self.fail_closed(
                     frame,
                     RuleId::Interpreter,
                     format!(
                         "{base} runs a program `{}` that is not statically known",
                         program.text
                     ),
-                )?;
-                return Continue(());
+                );
             }
             self.awk_program(base, &program.text.clone(), shell, frame)?;
         }
@@ -355,15 +352,14 @@ impl Walker<'_> {
             return Continue(());
         };
         if !file.known {
-            self.fail_closed(
+            return self.fail_closed(
                 frame,
                 RuleId::NotStatic,
                 format!(
                     "{base} runs a {what} file `{}` that is not statically known",
                     file.text
                 ),
-            )?;
-            return Continue(());
+            );
         }
         if is_stdin_path(&file.text) {
             match stdin {
@@ -402,12 +398,11 @@ impl Walker<'_> {
                 AwkTok::Newline => print_depth = None,
                 AwkTok::Word(w) if w == "print" || w == "printf" => print_depth = Some(depth),
                 AwkTok::Word(w) if w.starts_with('@') => {
-                    self.deny(
+                    return self.deny(
                         frame,
                         RuleId::Interpreter,
                         format!("{base} program uses `{w}` (loads code or calls a function by name); the guard cannot see what it runs"),
-                    )?;
-                    return Continue(());
+                    );
                 }
                 AwkTok::Word(w) if w == "system" => {
                     // system(EXPR): only a literal command is resolvable.
@@ -424,12 +419,11 @@ impl Walker<'_> {
                         }
                         Some([]) => {}
                         _ => {
-                            self.deny(
+                            return self.deny(
                                 frame,
                                 RuleId::Interpreter,
                                 format!("{base} program runs a command built at run time (`system()`); the guard cannot see what it runs"),
-                            )?;
-                            return Continue(());
+                            );
                         }
                     }
                 }
@@ -468,12 +462,11 @@ impl Walker<'_> {
                             self.walk_piped_shell(&format!("{origin} pipe"), &cmd, shell, frame)?
                         }
                         None => {
-                            self.deny(
+                            return self.deny(
                                 frame,
                                 RuleId::Interpreter,
                                 format!("{base} program pipes to or from a command built at run time (`{op}`); the guard cannot see what it runs"),
-                            )?;
-                            return Continue(());
+                            );
                         }
                     }
                 }
@@ -497,12 +490,11 @@ impl Walker<'_> {
                             )?;
                         }
                         _ => {
-                            self.deny(
+                            return self.deny(
                                 frame,
                                 RuleId::NotStatic,
                                 format!("{base} program writes with `{op}` to a file named at run time; it may be a protected or tracked file"),
-                            )?;
-                            return Continue(());
+                            );
                         }
                     }
                 }
@@ -529,12 +521,11 @@ impl Walker<'_> {
                     || (text.starts_with('-') && !text.starts_with("--") && text.contains('E'))
             };
             if eval {
-                self.deny(
+                return self.deny(
                     frame,
                     RuleId::Interpreter,
                     format!("{base} `{text}` evaluates makefile text given on the command line; its recipes run shell commands the guard does not model"),
-                )?;
-                return Continue(());
+                );
             }
             let file = if let Some(long) = text.strip_prefix("--") {
                 let (name, inline) = match long.split_once('=') {
@@ -565,12 +556,11 @@ impl Walker<'_> {
             if let Some(file) = file {
                 let from_input = !file.known || is_stdin_path(&file.text);
                 if from_input && !matches!(stdin, Stdin::Inherited | Stdin::File) || !file.known {
-                    self.deny(
+                    return self.deny(
                         frame,
                         RuleId::Interpreter,
                         format!("{base} reads a makefile (`{}`) the guard cannot see; its recipes run shell commands", file.text),
-                    )?;
-                    return Continue(());
+                    );
                 }
                 continue;
             }
@@ -579,12 +569,11 @@ impl Walker<'_> {
                 if matches!(name, "MAKEFLAGS" | "GNUMAKEFLAGS" | "MFLAGS")
                     && (value.contains("eval") || value.contains('E') || value.contains('f'))
                 {
-                    self.deny(
+                    return self.deny(
                         frame,
                         RuleId::Interpreter,
                         format!("{base} `{text}` passes options that may add makefile text; the guard cannot see its recipes"),
-                    )?;
-                    return Continue(());
+                    );
                 }
                 let runs_now = text.split_once('=').is_some_and(|(n, _)| n.ends_with('!'));
                 let functions = ["shell", "file", "eval", "guile", "call", "value"]
@@ -593,12 +582,11 @@ impl Walker<'_> {
                         value.contains(&format!("$({f}")) || value.contains(&format!("${{{f}"))
                     });
                 if runs_now || functions || !arg.known {
-                    self.deny(
+                    return self.deny(
                         frame,
                         RuleId::Interpreter,
                         format!("{base} `{text}` sets a variable to text that runs commands or writes files (`!=`, $(shell ...), $(file ...)) or is not statically known"),
-                    )?;
-                    return Continue(());
+                    );
                 }
                 if matches!(name, "SHELL" | ".SHELLFLAGS" | "MAKESHELL") {
                     let ok = name != ".SHELLFLAGS"
@@ -607,12 +595,11 @@ impl Walker<'_> {
                             .contains(&value.rsplit('/').next().unwrap_or(value))
                         && !value.contains(char::is_whitespace);
                     if !ok {
-                        self.deny(
+                        return self.deny(
                             frame,
                             RuleId::Interpreter,
                             format!("{base} `{text}` changes the program that runs its recipes"),
-                        )?;
-                        return Continue(());
+                        );
                     }
                 }
             }
@@ -634,12 +621,11 @@ impl Walker<'_> {
             return Continue(());
         };
         if !value.known {
-            self.fail_closed(
+            return self.fail_closed(
                 frame,
                 RuleId::NotStatic,
                 format!("{base} -o `{}` is not statically known", value.text),
-            )?;
-            return Continue(());
+            );
         }
         let text = value.text.trim();
         let (key, val) = match text
@@ -718,12 +704,11 @@ impl Walker<'_> {
         let operands = p.operands.as_slice();
         let no_command = p.has(&["-N", "-W", "-O"]);
         if operands.len() == 1 && !no_command && !matches!(stdin, Stdin::Inherited) {
-            self.deny(
+            return self.deny(
                 frame,
                 RuleId::Interpreter,
                 format!("{base} runs commands read from its input on a remote host; the guard cannot see what they do there"),
-            )?;
-            return Continue(());
+            );
         }
         if operands.len() > 1 {
             let command: Vec<&str> = operands[1..].iter().map(|a| a.text.as_str()).collect();
@@ -812,12 +797,11 @@ impl Walker<'_> {
             .filter(|a| !a.text.starts_with('-') || a.text.len() == 1)
         {
             if !arg.known {
-                self.fail_closed(
+                return self.fail_closed(
                     frame,
                     RuleId::NotStatic,
                     format!("socat address `{}` is not statically known", arg.text),
-                )?;
-                return Continue(());
+                );
             }
             let (kind, rest) = arg.text.split_once(':').unwrap_or((&arg.text, ""));
             if matches!(kind.to_ascii_uppercase().as_str(), "EXEC" | "SYSTEM") {
@@ -841,12 +825,11 @@ impl Walker<'_> {
             let runs = match text.as_str() {
                 "-e" | "-c" | "--exec" | "--sh-exec" => true,
                 "--lua-exec" => {
-                    self.deny(
+                    return self.deny(
                         frame,
                         RuleId::Interpreter,
                         format!("{base} --lua-exec runs a Lua script the guard cannot see"),
-                    )?;
-                    return Continue(());
+                    );
                 }
                 t if t.starts_with("--exec=") || t.starts_with("--sh-exec=") => {
                     let cmd = t.split_once('=').map_or("", |(_, v)| v).to_owned();
@@ -943,12 +926,11 @@ impl Walker<'_> {
             let name = arg.text.trim_start_matches('-');
             let name = name.split_once('=').map_or(name, |(n, _)| n);
             if arg.text.starts_with('-') && RUNS.contains(&name) {
-                self.deny(
+                return self.deny(
                     frame,
                     RuleId::Interpreter,
                     format!("{base} `{}` runs debugger commands, which can run shell commands (`shell`, `!`); the guard does not model them", arg.text),
-                )?;
-                return Continue(());
+                );
             }
         }
         if matches!(stdin, Stdin::Text(_) | Stdin::Pipe | Stdin::Unknown) {
@@ -1219,15 +1201,14 @@ impl Walker<'_> {
             return Continue(());
         }
         if frame.wrappers >= crate::walk::MAX_WRAPPERS {
-            self.deny(
+            return self.deny(
                 frame,
                 RuleId::TooDeep,
                 format!(
                     "more than {} wrapper commands in a row",
                     crate::walk::MAX_WRAPPERS
                 ),
-            )?;
-            return Continue(());
+            );
         }
         let mut inner = frame.nested(&format!("via {origin}"));
         inner.wrappers = frame.wrappers + 1;
@@ -1240,8 +1221,7 @@ impl Walker<'_> {
             },
             &mut sub,
             &inner,
-        )?;
-        Continue(())
+        )
     }
 
     /// Walks a program named by a variable or an option (`RUSTC_WRAPPER`,
@@ -1419,8 +1399,7 @@ impl Walker<'_> {
             if text == "--" {
                 // watchexec/entr/chokidar: the rest is one command.
                 let rest = args[index..].to_vec();
-                self.run_argv(base, rest, stdin, shell, frame)?;
-                return Continue(());
+                return self.run_argv(base, rest, stdin, shell, frame);
             }
             let operands_are_commands = matches!(base, "concurrently" | "cross-env-shell");
             let value =
@@ -1437,12 +1416,11 @@ impl Walker<'_> {
                     args.get(index - 1).cloned()
                 } else if text.starts_with('-') {
                     if !arg.known {
-                        self.fail_closed(
+                        return self.fail_closed(
                             frame,
                             RuleId::NotStatic,
                             format!("{base} option `{text}` is not statically known"),
-                        )?;
-                        return Continue(());
+                        );
                     }
                     None
                 } else if ["npm:", "yarn:", "pnpm:", "bun:"]
@@ -1460,8 +1438,7 @@ impl Walker<'_> {
             if let Some(value) = value {
                 if matches!(base, "entr" | "watchexec") && !text.starts_with('-') {
                     // `entr CMD ARGS`: the rest is one command.
-                    self.run_argv(base, args[index - 1..].to_vec(), stdin, shell, frame)?;
-                    return Continue(());
+                    return self.run_argv(base, args[index - 1..].to_vec(), stdin, shell, frame);
                 }
                 self.script_args(base, std::slice::from_ref(&value), shell, frame, false)?;
             }
@@ -1522,15 +1499,14 @@ impl Walker<'_> {
                 continue;
             }
             if !self.in_allowance(shell, arg) {
-                self.deny(
+                return self.deny(
                     frame,
                     RuleId::RecursiveDelete,
                     format!(
                         "{origin} replaces `{}`, which is not a build output, virtualenv, /tmp or $TMPDIR",
                         arg.text
                     ),
-                )?;
-                return Continue(());
+                );
             }
         }
         Continue(())
@@ -1552,24 +1528,21 @@ impl Walker<'_> {
             index += 1;
             let Some(text) = arg.exact() else {
                 if arg.text.starts_with('-') {
-                    self.fail_closed(
+                    return self.fail_closed(
                         frame,
                         RuleId::NotStatic,
                         format!(
                             "{origin} has an option `{}` that is not statically known",
                             arg.text
                         ),
-                    )?;
-                    return Continue(());
+                    );
                 }
                 // The command itself is not known: the walker fails closed on it.
-                self.run_argv(origin, args[index - 1..].to_vec(), stdin, shell, frame)?;
-                return Continue(());
+                return self.run_argv(origin, args[index - 1..].to_vec(), stdin, shell, frame);
             };
             if text == "--" {
                 let argv = args[index..].to_vec();
-                self.run_argv(origin, argv, stdin, shell, frame)?;
-                return Continue(());
+                return self.run_argv(origin, argv, stdin, shell, frame);
             }
             let (name, inline) = match text.split_once('=') {
                 Some((n, v)) if n.starts_with("--") => (n, Some(v)),
@@ -1588,25 +1561,22 @@ impl Walker<'_> {
                 if words.is_empty() {
                     return Continue(());
                 }
-                self.script_args(origin, &words, shell, frame, false)?;
-                return Continue(());
+                return self.script_args(origin, &words, shell, frame, false);
             }
             if name.starts_with('-') {
                 if name == "--script-shell" || name.starts_with("--script-sh") {
-                    self.deny(
+                    return self.deny(
                         frame,
                         RuleId::Interpreter,
                         format!("{origin} {text} runs scripts with a shell of the caller's choice; the guard does not model it"),
-                    )?;
-                    return Continue(());
+                    );
                 }
                 if origin.starts_with("uv") && matches!(name, "-m" | "--module") {
                     // `uv run -m MODULE ARGS` is `python -m MODULE ARGS`.
                     let mut argv = vec![Arg::lit("python3"), Arg::lit("-m")];
                     argv.extend(inline.map(Arg::lit));
                     argv.extend(args[index..].iter().cloned());
-                    self.run_argv(origin, argv, stdin, shell, frame)?;
-                    return Continue(());
+                    return self.run_argv(origin, argv, stdin, shell, frame);
                 }
                 if inline.is_none() && RUNNER_VALUES.contains(&name) {
                     // Whether this program takes a value here is not always
@@ -1637,8 +1607,7 @@ impl Walker<'_> {
             if text.ends_with(".py") {
                 argv.insert(0, Arg::lit("python3"));
             }
-            self.run_argv(origin, argv, stdin, shell, frame)?;
-            return Continue(());
+            return self.run_argv(origin, argv, stdin, shell, frame);
         }
         Continue(())
     }
@@ -1674,12 +1643,11 @@ impl Walker<'_> {
             })
         });
         if let Some((name, _)) = programs.first() {
-            self.deny(
+            return self.deny(
                 frame,
                 RuleId::Interpreter,
                 format!("`{name}` makes {base} run another program or read settings the guard cannot see; the guard does not model it"),
-            )?;
-            return Continue(());
+            );
         }
         // Options npm reads (arguments after `--` go to the script); an
         // option whose name is built at run time may be `--script-shell`.
@@ -1691,12 +1659,11 @@ impl Walker<'_> {
                     && a.text.starts_with('-')
                     && name.contains(['$', '`', '"', '\'', '{', '\\']))
         }) {
-            self.deny(
+            return self.deny(
                 frame,
                 RuleId::Interpreter,
                 format!("{base} `{}` may change the shell that runs scripts; the guard does not model it", arg.text),
-            )?;
-            return Continue(());
+            );
         }
         // The subcommand: the first word that is not an option.
         // The subcommand: the first word that is neither an option nor the
@@ -1715,15 +1682,14 @@ impl Walker<'_> {
             return Continue(());
         };
         if !sub_arg.known {
-            self.fail_closed(
+            return self.fail_closed(
                 frame,
                 RuleId::NotStatic,
                 format!(
                     "{base} subcommand `{}` is not statically known",
                     sub_arg.text
                 ),
-            )?;
-            return Continue(());
+            );
         }
         let sub = sub_arg.text.as_str();
         let rest = &args[at + 1..];
@@ -1941,12 +1907,11 @@ impl Walker<'_> {
                         .any(|k| key.contains(k))
                 });
             if names_program {
-                self.deny(
+                return self.deny(
                     frame,
                     RuleId::Interpreter,
                     format!("{base} --config `{}` names a program (or a config file) cargo runs; the guard does not model it", value.text),
-                )?;
-                return Continue(());
+                );
             }
         }
         for name in CARGO_PROGRAM_VARS {
@@ -1957,12 +1922,11 @@ impl Walker<'_> {
                         .as_deref()
                         .is_none_or(|v| !v.starts_with('/') && !v.starts_with('~'))
                     {
-                        self.fail_closed(
+                        return self.fail_closed(
                             frame,
                             RuleId::NotStatic,
                             "CARGO_HOME names a directory whose config.toml cargo reads; the guard cannot see it",
-                        )?;
-                        return Continue(());
+                        );
                     }
                     continue;
                 }
@@ -1986,12 +1950,11 @@ impl Walker<'_> {
                     v.contains("linker") || v.contains("-Z") || v.contains("plugin")
                 });
                 if runs {
-                    self.deny(
+                    return self.deny(
                         frame,
                         RuleId::Interpreter,
                         format!("`{name}` names a program rustc runs (a linker); the guard does not model it"),
-                    )?;
-                    return Continue(());
+                    );
                 }
                 continue;
             }
@@ -2025,12 +1988,11 @@ impl Walker<'_> {
                         )
                 });
             if names_program {
-                self.deny(
+                return self.deny(
                     frame,
                     RuleId::Interpreter,
                     "go env -w of a setting that names a program or flags later go commands run with; the guard does not model it",
-                )?;
-                return Continue(());
+                );
             }
         }
         let mut index = 0;
@@ -2110,12 +2072,11 @@ impl Walker<'_> {
             index += 1;
             let text = arg.text.as_str();
             if !arg.known && text.starts_with('-') {
-                self.fail_closed(
+                return self.fail_closed(
                     frame,
                     RuleId::NotStatic,
                     format!("{base} option `{text}` is not statically known"),
-                )?;
-                return Continue(());
+                );
             }
             if matches!(text, "-wrapper" | "-B" | "--ld-path" | "-run")
                 || text.starts_with("-fplugin")
@@ -2128,12 +2089,11 @@ impl Walker<'_> {
                 || text.starts_with("-Zcodegen-backend")
                 || (base.starts_with("tcc") && text.starts_with("-run"))
             {
-                self.deny(
+                return self.deny(
                     frame,
                     RuleId::Interpreter,
                     format!("{base} `{text}` runs a program or the code it compiles; the guard does not model it"),
-                )?;
-                return Continue(());
+                );
             }
             if text == "-o" {
                 output = args.get(index).cloned();
@@ -2172,14 +2132,13 @@ impl Walker<'_> {
                         .get(index)
                         .is_some_and(|v| v.text.starts_with("linker"))
                 {
-                    self.deny(
+                    return self.deny(
                         frame,
                         RuleId::Interpreter,
                         format!(
                             "{base} `-C linker=...` runs a program; the guard does not model it"
                         ),
-                    )?;
-                    return Continue(());
+                    );
                 }
                 index += 1;
                 continue;

@@ -1353,18 +1353,16 @@ impl Walker<'_> {
         what: &str,
     ) -> Judged {
         if !arg.glob && self.maybe_link_made_here(shell, arg) {
-            self.deny(
+            return self.deny(
                 frame,
                 RuleId::NotStatic,
                 format!(
                     "{what} `{}`: this command line created a link there, and a write through it changes the file it points to; write that file by its own name",
                     arg.text
                 ),
-            )?;
-            return Continue(());
+            );
         }
-        self.check_write_here(arg, mode, shell, frame, what)?;
-        Continue(())
+        self.check_write_here(arg, mode, shell, frame, what)
     }
 
     /// Whether `arg` may be (or lie under) a symbolic link an earlier command of this line
@@ -1423,20 +1421,18 @@ impl Walker<'_> {
         let absolute = match self.target_path(shell, arg) {
             Ok(p) => p,
             Err(why) => {
-                self.deny(
+                return self.deny(
                     frame,
                     RuleId::NotStatic,
                     format!("{what} to {why}; it may be a protected or tracked file"),
-                )?;
-                return Continue(());
+                );
             }
         };
         let absolute = match self.unalias(shell, &absolute) {
             Ok(Some(p)) => p,
             Ok(None) => return Continue(()),
             Err(why) => {
-                self.deny(frame, RuleId::NotStatic, format!("{what} to {why}"))?;
-                return Continue(());
+                return self.deny(frame, RuleId::NotStatic, format!("{what} to {why}"));
             }
         };
         let real = self.real_path(&absolute, mode != WriteMode::Delete);
@@ -1447,8 +1443,7 @@ impl Walker<'_> {
                 } else {
                     format!(" (through a symbolic link it is `{candidate}`)")
                 };
-                self.deny(frame, rule, format!("{what} `{}`{via}: {why}", arg.text))?;
-                return Continue(());
+                return self.deny(frame, rule, format!("{what} `{}`{via}: {why}", arg.text));
             }
         }
         Continue(())
@@ -1545,8 +1540,7 @@ impl Walker<'_> {
         frame: &Frame,
     ) -> Judged {
         if let Some((decompresses, keeps)) = compressor(base) {
-            self.compress(base, args, decompresses, keeps, shell, frame)?;
-            return Continue(());
+            return self.compress(base, args, decompresses, keeps, shell, frame);
         }
         match base {
             "rm" => self.rm(args, shell, frame)?,
@@ -1886,8 +1880,7 @@ impl Walker<'_> {
     }
 
     fn rm(&mut self, args: &[Arg], shell: &Shell, frame: &Frame) -> Judged {
-        self.rm_as("rm", args, shell, frame)?;
-        Continue(())
+        self.rm_as("rm", args, shell, frame)
     }
 
     /// `rm` and the programs that remove like it (`what` names them in reasons).
@@ -1898,16 +1891,14 @@ impl Walker<'_> {
             return Continue(());
         }
         if p.has(&["--no-preserve-root"]) {
-            self.deny(
+            return self.deny(
                 frame,
                 RuleId::RecursiveDelete,
                 format!("{what} --no-preserve-root"),
-            )?;
-            return Continue(());
+            );
         }
         let recursive = p.has(&["-r", "-R", "--recursive"]);
-        self.delete_operands(what, &p.operands, recursive, shell, frame)?;
-        Continue(())
+        self.delete_operands(what, &p.operands, recursive, shell, frame)
     }
 
     /// Judges the removal of `operands` (recursively or not): recursive removal only in the
@@ -1924,7 +1915,7 @@ impl Walker<'_> {
         let mut tracked = 0usize;
         for arg in operands {
             if !arg.known {
-                self.deny(
+                return self.deny(
                     frame,
                     if recursive {
                         RuleId::RecursiveDelete
@@ -1932,8 +1923,7 @@ impl Walker<'_> {
                         RuleId::NotStatic
                     },
                     format!("{what} of `{}`, which is not statically known", arg.text),
-                )?;
-                return Continue(());
+                );
             }
             if recursive && is_lockfile(arg) {
                 // `rm -rf node_modules package-lock.json`: a lock file is one ordinary file.
@@ -1945,22 +1935,20 @@ impl Walker<'_> {
                 }
             } else if recursive {
                 if let Some(why) = self.allowance_refusal(shell, arg) {
-                    self.deny(
+                    return self.deny(
                         frame,
                         RuleId::RecursiveDelete,
                         format!(
                             "{what} -r of `{}`: {why}; only build outputs, /tmp and $TMPDIR may be removed recursively",
                             arg.text
                         ),
-                    )?;
-                    return Continue(());
+                    );
                 }
             } else if arg.glob {
                 match self.glob_delete(shell, arg) {
                     Ok(n) => tracked += n,
                     Err((rule, why)) => {
-                        self.deny(frame, rule, why)?;
-                        return Continue(());
+                        return self.deny(frame, rule, why);
                     }
                 }
             } else {
@@ -2061,15 +2049,14 @@ impl Walker<'_> {
                 && let Ok(dest_abs) = self.target_path(shell, &dest)
                 && self.holds_protected(&dest_abs)
             {
-                self.deny(
+                return self.deny(
                     frame,
                     RuleId::ProtectedPath,
                     format!(
                         "{what} `{}`: a link there stands in for protected paths",
                         dest.text
                     ),
-                )?;
-                return Continue(());
+                );
             }
         }
         if !dest_is_dir {
@@ -2128,26 +2115,24 @@ impl Walker<'_> {
                     {
                         let (file, under) = self.is_tracked_path(&src);
                         if under && leaves {
-                            self.deny(
+                            return self.deny(
                                 frame,
                                 RuleId::RecursiveDelete,
                                 format!(
                                     "mv `{}` to `{}`: it holds tracked files, and moving it out of the repository deletes them from the work tree; use `git mv` within the repository, or `git rm -r` (the removal is staged and can be reviewed)",
                                     source.text, landed.text
                                 ),
-                            )?;
-                            return Continue(());
+                            );
                         }
                         if under {
-                            self.deny(
+                            return self.deny(
                                 frame,
                                 RuleId::RecursiveDelete,
                                 format!(
                                     "mv `{}` to `{}`: it holds tracked files, and there (a build output or temp location) it could be removed as a whole; move it elsewhere",
                                     source.text, landed.text
                                 ),
-                            )?;
-                            return Continue(());
+                            );
                         }
                         if file && !counted {
                             moved_tracked += 1;
@@ -2178,29 +2163,27 @@ impl Walker<'_> {
         frame: &Frame,
     ) -> Judged {
         if self.holds_protected(landed_abs) {
-            self.deny(
+            return self.deny(
                 frame,
                 RuleId::ProtectedPath,
                 format!(
                     "{what} `{}` to `{}`: the tree lands in a protected path",
                     source.text, landed.text
                 ),
-            )?;
-            return Continue(());
+            );
         }
         if !self.in_repo(landed_abs) || self.removable(landed_abs) {
             return Continue(());
         }
         if contents && self.is_tracked_path(landed_abs).1 {
-            self.deny(
+            return self.deny(
                 frame,
                 RuleId::NotStatic,
                 format!(
                     "{what} `{}` to `{}` copies an unknown set of files over a directory with tracked files; they may overwrite tracked or protected files (copy named files, or into a new directory)",
                     source.text, landed.text
                 ),
-            )?;
-            return Continue(());
+            );
         }
         if what == "cp" && self.is_tracked_path(landed_abs).1 {
             self.deny(
@@ -2230,15 +2213,14 @@ impl Walker<'_> {
         frame: &Frame,
     ) -> Judged {
         if !target.known || target.glob {
-            self.deny(
+            return self.deny(
                 frame,
                 RuleId::NotStatic,
                 format!(
                     "{what}: a link to `{}`, which is not statically known",
                     target.text
                 ),
-            )?;
-            return Continue(());
+            );
         }
         let mut candidates: Vec<String> = Vec::new();
         if let Some(abs) = self.resolve(shell, &target.text) {
@@ -2257,15 +2239,14 @@ impl Walker<'_> {
             candidates.push(normalize(&dir, &target.text));
         }
         if candidates.is_empty() {
-            self.deny(
+            return self.deny(
                 frame,
                 RuleId::NotStatic,
                 format!(
                     "{what}: a link to `{}`, relative to a directory that is not statically known",
                     target.text
                 ),
-            )?;
-            return Continue(());
+            );
         }
         let mut all = Vec::new();
         for c in candidates {
@@ -2276,8 +2257,7 @@ impl Walker<'_> {
                 }
                 Ok(None) => {}
                 Err(why) => {
-                    self.deny(frame, RuleId::NotStatic, format!("{what}: a link to {why}"))?;
-                    return Continue(());
+                    return self.deny(frame, RuleId::NotStatic, format!("{what}: a link to {why}"));
                 }
             }
         }
@@ -2304,15 +2284,14 @@ impl Walker<'_> {
                 None
             };
             if let Some((rule, kind)) = refusal {
-                self.deny(
+                return self.deny(
                     frame,
                     rule,
                     format!(
                         "{what}: a link to `{}` ({kind}) lets later commands write or delete it through the link; work on it by its own name",
                         target.text
                     ),
-                )?;
-                return Continue(());
+                );
             }
         }
         Continue(())
@@ -2337,8 +2316,7 @@ impl Walker<'_> {
         {
             return Continue(());
         }
-        self.check_extract(what, dir, shell, frame)?;
-        Continue(())
+        self.check_extract(what, dir, shell, frame)
     }
 
     /// Whether `arg` names a subdirectory of the repository (not the root) that is neither
@@ -2378,35 +2356,32 @@ impl Walker<'_> {
             Some(arg) => match self.target_path(shell, arg) {
                 Ok(p) => p,
                 Err(why) => {
-                    self.deny(
+                    return self.deny(
                         frame,
                         RuleId::NotStatic,
                         format!("{what} extracts into {why}"),
-                    )?;
-                    return Continue(());
+                    );
                 }
             },
             None => match shell.cwd.clone() {
                 Some(cwd) => cwd,
                 None => {
-                    self.deny(
+                    return self.deny(
                         frame,
                         RuleId::NotStatic,
                         format!("{what} extracts into the current directory, which is not statically known"),
-                    )?;
-                    return Continue(());
+                    );
                 }
             },
         };
         let absolute = match self.unalias(shell, &absolute) {
             Ok(Some(p)) => p,
             Ok(None) | Err(_) => {
-                self.deny(
+                return self.deny(
                     frame,
                     RuleId::NotStatic,
                     format!("{what} extracts into `{absolute}`, which the guard cannot see"),
-                )?;
-                return Continue(());
+                );
             }
         };
         let real = self.real_path(&absolute, true);
@@ -2415,14 +2390,13 @@ impl Walker<'_> {
                 || self.holds_protected(&place)
                 || (self.in_repo(&place) && !self.removable(&place));
             if bad {
-                self.deny(
+                return self.deny(
                     frame,
                     RuleId::NotStatic,
                     format!(
                         "{what} writes the archive's files, which the guard cannot list, into `{place}`: they may overwrite tracked or protected files; extract into /tmp or a build directory (tar -C, unzip -d) and copy what you need"
                     ),
-                )?;
-                return Continue(());
+                );
             }
         }
         Continue(())
@@ -2640,12 +2614,11 @@ impl Walker<'_> {
             return Continue(());
         }
         let Some(tool) = args.get(1).and_then(Arg::exact) else {
-            self.deny(
+            return self.deny(
                 frame,
                 RuleId::NotStatic,
                 "cmake -E with a command that is not statically known",
-            )?;
-            return Continue(());
+            );
         };
         let rest = &args[2..];
         match tool {

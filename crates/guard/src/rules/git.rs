@@ -781,12 +781,11 @@ impl Walker<'_> {
     /// Judges `git <args>`.
     pub(crate) fn git(&mut self, args: &[Arg], shell: &mut Shell, frame: &Frame) -> Judged {
         if frame.depth > crate::walk::MAX_SCRIPT_DEPTH {
-            self.deny(
+            return self.deny(
                 frame,
                 RuleId::TooDeep,
                 "git commands nest (for-each-repo, ext::) deeper than the guard follows",
-            )?;
-            return Continue(());
+            );
         }
         if !self.git_environment(shell, frame)? {
             return Continue(());
@@ -839,12 +838,11 @@ impl Walker<'_> {
                     git_dir = Some(Some(text["--git-dir=".len()..].to_owned()));
                 }
                 _ if text.starts_with("--exec-path=") => {
-                    self.fail_closed(
+                    return self.fail_closed(
                         frame,
                         RuleId::NotStatic,
                         "git --exec-path=DIR runs git's programs from a directory the guard cannot see",
-                    )?;
-                    return Continue(());
+                    );
                 }
                 "--work-tree" => {
                     work_tree = Some(take().and_then(|a| a.exact().map(str::to_owned)));
@@ -899,24 +897,22 @@ impl Walker<'_> {
         };
         let rest: Vec<Arg> = args[index + 1..].to_vec();
         let Some(name) = sub.exact().map(str::to_owned) else {
-            self.fail_closed(
+            return self.fail_closed(
                 frame,
                 RuleId::NotStatic,
                 format!("the git subcommand `{}` is not statically known", sub.text),
-            )?;
-            return Continue(());
+            );
         };
         if COMMANDS.contains(&name.as_str())
             && !WORK_TREE_READERS.contains(&name.as_str())
             && let Some(tree) = self.foreign_work_tree(&inv, work_tree.as_ref(), git_dir_given)
         {
-            self.destructive(
+            return self.destructive(
                 frame,
                 &format!(
                     "git {name} with the work tree `{tree}`, which is not the repository's (a commit or add there records every file of the repository as deleted)"
                 ),
-            )?;
-            return Continue(());
+            );
         }
         // Paths given to git are relative to the directory it runs in.
         let mut here = shell.clone();
@@ -934,8 +930,7 @@ impl Walker<'_> {
             (None, dir) => dir.clone(),
         };
         if COMMANDS.contains(&name.as_str()) {
-            self.git_subcommand(&name, &rest, &inv, &mut here, frame)?;
-            return Continue(());
+            return self.git_subcommand(&name, &rest, &inv, &mut here, frame);
         }
         let lower = name.to_ascii_lowercase();
         let trust_context = inv.place == Place::Main;
@@ -1098,12 +1093,11 @@ impl Walker<'_> {
             .and_then(|c| c.trim().parse::<usize>().ok())
             .filter(|c| *c <= 32)
         else {
-            self.fail_closed(
+            return self.fail_closed(
                 frame,
                 RuleId::NotStatic,
                 "GIT_CONFIG_COUNT is not a small static number; the settings it gives git cannot be seen",
-            )?;
-            return Continue(());
+            );
         };
         let mut clean = shell.clone();
         clean.env.retain(|(n, _)| !n.starts_with("GIT_CONFIG_"));
@@ -1143,12 +1137,11 @@ impl Walker<'_> {
     ) -> Judged {
         let Some((key, var)) = setting.exact().and_then(|s| s.split_once('=')) else {
             inv.config_unknown = true;
-            self.fail_closed(
+            return self.fail_closed(
                 frame,
                 RuleId::NotStatic,
                 "git --config-env with a setting that is not statically known",
-            )?;
-            return Continue(());
+            );
         };
         let value = Self::git_env(shell, var).flatten();
         if let Some(alias) =
@@ -1229,8 +1222,7 @@ impl Walker<'_> {
             None => format!("git {} {value} {}", globals.join(" "), quoted.join(" ")),
         };
         let inner = frame.nested(&format!("git alias {name}"));
-        self.run_script(&text, &mut sub, &inner)?;
-        Continue(())
+        self.run_script(&text, &mut sub, &inner)
     }
 
     /// The branches the command may act on: none to protect in another
@@ -1300,8 +1292,7 @@ impl Walker<'_> {
             frame,
             RuleId::ProtectedBranch,
             format!("{what} writes `{branch}`, a protected branch"),
-        )?;
-        Continue(())
+        )
     }
 
     /// Records that HEAD moves to `branch` (or may, in conditional code).
@@ -1322,8 +1313,7 @@ impl Walker<'_> {
             frame,
             RuleId::GitDestructive,
             format!("{what} discards work that git cannot give back"),
-        )?;
-        Continue(())
+        )
     }
 
     /// `git config` writing, unsetting, renaming or removing a setting that
@@ -1345,12 +1335,11 @@ impl Walker<'_> {
             return Continue(());
         }
         if p.has(&["-e", "--edit"]) || p.operands.first().is_some_and(|a| a.is("edit")) {
-            self.fail_closed(
+            return self.fail_closed(
                 frame,
                 RuleId::NotStatic,
                 "git config --edit lets an editor rewrite any setting (remotes, aliases, programs) where the guard cannot see",
-            )?;
-            return Continue(());
+            );
         }
         let mut operands: &[Arg] = &p.operands;
         let mut sections = p.has(&["--rename-section", "--remove-section"]);
@@ -1385,18 +1374,17 @@ impl Walker<'_> {
         }
         for name in operands.iter().take(names) {
             let Some(key) = name.exact() else {
-                self.fail_closed(
+                return self.fail_closed(
                     frame,
                     RuleId::NotStatic,
                     format!(
                         "git config of a key `{}` that is not statically known (it may redirect pushes or define programs)",
                         name.text
                     ),
-                )?;
-                return Continue(());
+                );
             };
             if redirects_pushes(key, sections) {
-                self.deny(
+                return self.deny(
                     frame,
                     RuleId::GitPush,
                     format!(
@@ -1404,8 +1392,7 @@ impl Walker<'_> {
                         name.text,
                         self.work_stays()
                     ),
-                )?;
-                return Continue(());
+                );
             }
         }
         Continue(())
@@ -1532,12 +1519,11 @@ impl Walker<'_> {
             .exact()
             .or_else(|| arg.known.then_some(arg.text.as_str()))
         else {
-            self.fail_closed(
+            return self.fail_closed(
                 frame,
                 RuleId::NotStatic,
                 format!("{what}: the refspec `{}` is not statically known; it may write a protected branch", arg.text),
-            )?;
-            return Continue(());
+            );
         };
         let Some((_, dst)) = text.trim_start_matches(['+', '^']).split_once(':') else {
             return Continue(());
@@ -1888,8 +1874,7 @@ impl Walker<'_> {
                     longs: &["--template=", "--separate-git-dir=", "--object-format=", "--ref-format=", "--initial-branch=", "--shared", "--bare", "--quiet"],
                 });
                 if p.has(&["--template"]) {
-                    self.fail_closed(frame, RuleId::NotStatic, "git init --template copies hooks from a directory the guard cannot see")?;
-                    return Continue(());
+                    return self.fail_closed(frame, RuleId::NotStatic, "git init --template copies hooks from a directory the guard cannot see");
                 }
                 for target in p.operands.iter().take(1).chain(p.value(&["--separate-git-dir"])) {
                     self.git_writes_dir(target, shell, frame, "git init")?;
@@ -1930,8 +1915,7 @@ impl Walker<'_> {
                 if p.operands.first().is_some_and(|a| a.is("add"))
                     && p.opts.iter().any(|o| o.name == "--mirror" && !o.value.as_ref().is_some_and(|v| v.is("push")))
                 {
-                    self.deny(frame, RuleId::ProtectedBranch, "git remote add --mirror=fetch makes every fetch overwrite local branches, protected ones included")?;
-                    return Continue(());
+                    return self.deny(frame, RuleId::ProtectedBranch, "git remote add --mirror=fetch makes every fetch overwrite local branches, protected ones included");
                 }
                 let action = p.operands.first();
                 let changes = action.is_some_and(|a| {
@@ -1983,8 +1967,7 @@ impl Walker<'_> {
                         .skip_while(|a| a.text.starts_with('-'))
                         .cloned()
                         .collect();
-                    self.script_args("git submodule foreach", &script, shell, frame, false)?;
-                    return Continue(());
+                    return self.script_args("git submodule foreach", &script, shell, frame, false);
                 }
                 let deinit = rest.iter().any(|a| a.is("deinit"));
                 let longs: &[&str] = if deinit {
@@ -2047,8 +2030,7 @@ impl Walker<'_> {
         frame: &Frame,
     ) -> Judged {
         if name == "cliff" {
-            self.git_cliff(rest, shell, frame)?;
-            return Continue(());
+            return self.git_cliff(rest, shell, frame);
         }
         let words: Vec<&str> = rest.iter().filter_map(Arg::exact).collect();
         let has = |w: &str| words.contains(&w);
@@ -2139,15 +2121,13 @@ impl Walker<'_> {
             // --keep moves the branch and takes the dropped commits' changes out of the
             // working tree.
             self.deny_if_protected(inv, frame, "git reset")?;
-            self.destructive(
+            return self.destructive(
                 frame,
                 "git reset --keep (drops commits and their changes from the working tree)",
-            )?;
-            return Continue(());
+            );
         }
         if p.has(&["--hard", "--merge"]) {
-            self.destructive(frame, "git reset --hard/--merge")?;
-            return Continue(());
+            return self.destructive(frame, "git reset --hard/--merge");
         }
         if p.has(&["--pathspec-from-file", "-p", "--patch"]) {
             return Continue(());
@@ -2209,38 +2189,32 @@ impl Walker<'_> {
             "--overlay",
             "--conflict",
         ]) {
-            self.destructive(
+            return self.destructive(
                 frame,
                 "git checkout --force/--patch/--ours/--theirs/--merge",
-            )?;
-            return Continue(());
+            );
         }
         if p.has(&["--pathspec-from-file"]) {
-            self.destructive(frame, "git checkout --pathspec-from-file (paths)")?;
-            return Continue(());
+            return self.destructive(frame, "git checkout --pathspec-from-file (paths)");
         }
         if p.has(&["-B"]) {
-            self.destructive(frame, "git checkout -B (resets an existing branch)")?;
-            return Continue(());
+            return self.destructive(frame, "git checkout -B (resets an existing branch)");
         }
         let dashdash = rest.iter().position(|a| a.is("--"));
         if let Some(at) = dashdash
             && at + 1 < rest.len()
         {
-            self.destructive(frame, "git checkout of paths")?;
-            return Continue(());
+            return self.destructive(frame, "git checkout of paths");
         }
         if p.has(&["--orphan"]) {
-            self.destructive(
+            return self.destructive(
                 frame,
                 "git checkout --orphan (starts a branch without the run's history)",
-            )?;
-            return Continue(());
+            );
         }
         if let Some(created) = p.value(&["-b", "--orphan"]) {
             if p.operands.len() > 1 {
-                self.destructive(frame, "git checkout <commit> <paths>")?;
-                return Continue(());
+                return self.destructive(frame, "git checkout <commit> <paths>");
             }
             let name = created.exact().map(str::to_owned);
             self.switch_to(inv, name, frame);
@@ -2290,15 +2264,13 @@ impl Walker<'_> {
             },
         );
         if p.has(&["-f", "--force", "--discard-changes", "-C", "--force-create"]) {
-            self.destructive(frame, "git switch --force/--discard-changes/-C")?;
-            return Continue(());
+            return self.destructive(frame, "git switch --force/--discard-changes/-C");
         }
         if p.has(&["--orphan"]) {
-            self.destructive(
+            return self.destructive(
                 frame,
                 "git switch --orphan (empties the working tree of every tracked file and starts a branch without the run's history)",
-            )?;
-            return Continue(());
+            );
         }
         let target = if let Some(created) = p.value(&["-c", "--create", "--orphan"]) {
             Some(created.exact().map(str::to_owned))
@@ -2357,16 +2329,13 @@ impl Walker<'_> {
         let delete = p.has(&["-d", "--delete"]);
         let force = p.has(&["-f", "--force"]);
         if p.has(&["-D"]) || (delete && force) {
-            self.destructive(frame, "git branch -D")?;
-            return Continue(());
+            return self.destructive(frame, "git branch -D");
         }
         if p.has(&["-M", "-C"]) || (force && p.has(&["-m", "--move", "-c", "--copy"])) {
-            self.destructive(frame, "git branch -M/-C (overwrites a branch)")?;
-            return Continue(());
+            return self.destructive(frame, "git branch -M/-C (overwrites a branch)");
         }
         if force {
-            self.destructive(frame, "git branch --force (moves a branch)")?;
-            return Continue(());
+            return self.destructive(frame, "git branch --force (moves a branch)");
         }
         if p.has(&[
             "-u",
@@ -2378,8 +2347,7 @@ impl Walker<'_> {
                 "git branch --set-upstream-to/--unset-upstream changes where the branch pulls from and pushes to; {}",
                 self.work_stays()
             );
-            self.deny(frame, RuleId::GitPush, reason)?;
-            return Continue(());
+            return self.deny(frame, RuleId::GitPush, reason);
         }
         let protected = p
             .operands
@@ -2430,16 +2398,14 @@ impl Walker<'_> {
             return Continue(());
         }
         if p.has(&["-f", "--force", "-r"]) {
-            self.destructive(frame, "git rm -r/-f")?;
-            return Continue(());
+            return self.destructive(frame, "git rm -r/-f");
         }
         if p.has(&["--pathspec-from-file"]) {
-            self.fail_closed(
+            return self.fail_closed(
                 frame,
                 RuleId::NotStatic,
                 "git rm --pathspec-from-file removes paths the guard cannot see",
-            )?;
-            return Continue(());
+            );
         }
         for arg in &p.operands {
             if !arg.known
@@ -2447,15 +2413,14 @@ impl Walker<'_> {
                 || arg.text.contains(['*', '?', '['])
                 || arg.text.starts_with(':')
             {
-                self.fail_closed(
+                return self.fail_closed(
                     frame,
                     RuleId::NotStatic,
                     format!(
                         "git rm `{}`: a pathspec that may match protected files",
                         arg.text
                     ),
-                )?;
-                return Continue(());
+                );
             }
             self.check_write(arg, WriteMode::Delete, shell, frame, "git rm")?;
         }
@@ -2490,22 +2455,20 @@ impl Walker<'_> {
                 if self.holds_tracked(shell, s) {
                     for landing in [dst, &inside] {
                         if self.in_allowance(shell, landing) {
-                            self.deny(
+                            return self.deny(
                                 frame,
                                 RuleId::RecursiveDelete,
                                 format!(
                                     "git mv `{s}` to `{}`: it holds tracked files, and there (a build output or temp location) it could be removed as a whole; move it elsewhere",
                                     landing.text
                                 ),
-                            )?;
-                            return Continue(());
+                            );
                         }
                     }
                 }
             }
         }
-        self.check_write(dst, mode, shell, frame, "git mv")?;
-        Continue(())
+        self.check_write(dst, mode, shell, frame, "git mv")
     }
 
     /// Whether the path `text` is a tracked file of the run's repository or
@@ -2574,18 +2537,16 @@ impl Walker<'_> {
             return Continue(());
         }
         if p.has(&["-R", "--reverse"]) {
-            self.destructive(
+            return self.destructive(
                 frame,
                 "git apply -R (undoes changes in the working tree; `git diff | git apply -R` discards all uncommitted work)",
-            )?;
-            return Continue(());
+            );
         }
         self.fail_closed(
             frame,
             RuleId::NotStatic,
             "git apply writes (and may create or delete) the files its patch names, which the guard cannot read (protected files included; with --cached a later stash or checkout writes them); edit the files directly",
-        )?;
-        Continue(())
+        )
     }
 
     /// `git subtree add/pull --prefix=DIR REPOSITORY REF`: the prefix is a
@@ -2631,35 +2592,31 @@ impl Walker<'_> {
             },
         );
         if p.has(&["-d", "--stdin"]) {
-            self.destructive(frame, "git update-ref -d/--stdin")?;
-            return Continue(());
+            return self.destructive(frame, "git update-ref -d/--stdin");
         }
         let Some(reference) = p.operands.first() else {
             return Continue(());
         };
         let Some(text) = reference.exact() else {
-            self.fail_closed(
+            return self.fail_closed(
                 frame,
                 RuleId::NotStatic,
                 "git update-ref of a ref that is not statically known",
-            )?;
-            return Continue(());
+            );
         };
         if text == "HEAD" || text == "@" {
             self.deny_if_protected(inv, frame, "git update-ref HEAD")?;
-            self.destructive(
+            return self.destructive(
                 frame,
                 "git update-ref HEAD (moves the current branch, like a reset, and can drop its commits)",
-            )?;
-            return Continue(());
+            );
         }
         let branch = text
             .strip_prefix("refs/heads/")
             .or_else(|| (!text.starts_with("refs/")).then_some(text))
             .unwrap_or("");
         if !branch.is_empty() && self.policy.is_protected_branch(branch) {
-            self.deny_protected_ref(frame, "git update-ref", branch)?;
-            return Continue(());
+            return self.deny_protected_ref(frame, "git update-ref", branch);
         }
         if !branch.is_empty() {
             let current = self
@@ -2693,8 +2650,7 @@ impl Walker<'_> {
             },
         );
         if p.has(&["-d", "--delete"]) {
-            self.destructive(frame, "git symbolic-ref --delete")?;
-            return Continue(());
+            return self.destructive(frame, "git symbolic-ref --delete");
         }
         let [name, target, ..] = p.operands.as_slice() else {
             return Continue(());
@@ -2787,27 +2743,24 @@ impl Walker<'_> {
             return Continue(());
         }
         if p.has(&["--onto"]) {
-            self.destructive(
+            return self.destructive(
                 frame,
                 "git rebase --onto (drops every commit between the new base and the upstream it names)",
-            )?;
-            return Continue(());
+            );
         }
         if p.has(&["--root"]) {
-            self.destructive(
+            return self.destructive(
                 frame,
                 "git rebase --root (rewrites every commit of the branch, those it shares with the protected branch included)",
-            )?;
-            return Continue(());
+            );
         }
         if values(&p, &["-s", "--strategy"])
             .any(|v| v.is_none_or(|v| v.exact().is_none_or(|t| t.eq_ignore_ascii_case("ours"))))
         {
-            self.destructive(
+            return self.destructive(
                 frame,
                 "git rebase -s ours (replays every commit as empty, dropping its changes)",
-            )?;
-            return Continue(());
+            );
         }
         if p.has(&["-i", "--interactive"]) {
             self.interactive_rebase(inv, shell, frame, "git rebase -i")?;
@@ -2816,8 +2769,7 @@ impl Walker<'_> {
             let target = branch_of(&p.operands[1]);
             self.switch_to(inv, target, frame);
         }
-        self.deny_if_protected(inv, frame, "git rebase")?;
-        Continue(())
+        self.deny_if_protected(inv, frame, "git rebase")
     }
 
     fn git_fetch(
@@ -3122,8 +3074,7 @@ impl Walker<'_> {
                         .exact()
                         .is_none_or(|b| self.policy.is_protected_branch(b))
                 {
-                    self.deny_protected_ref(frame, "git worktree add -b", &created.text)?;
-                    return Continue(());
+                    return self.deny_protected_ref(frame, "git worktree add -b", &created.text);
                 }
                 // A worktree made inside a repository recorded as another
                 // one belongs to that one; one of ours is a place whose
@@ -3253,15 +3204,14 @@ impl Walker<'_> {
         }
         let Some(key) = key.exact() else {
             self.world.git_aliases_unknown = true;
-            self.fail_closed(
+            return self.fail_closed(
                 frame,
                 RuleId::NotStatic,
                 format!(
                     "git config of a key `{}` that is not statically known",
                     key.text
                 ),
-            )?;
-            return Continue(());
+            );
         };
         let alias = self.git_setting("git config", key, value.exact(), shell, frame)?;
         // Judged as a program now (above) and refused as a lasting one: written into git's
@@ -3269,13 +3219,12 @@ impl Walker<'_> {
         if !p.has(&["-f", "--file", "--blob"])
             && let Some(why) = lasting_program(key, value.exact())
         {
-            self.tamper(
+            return self.tamper(
                 frame,
                 format!(
                     "`git config {key}` {why}: every later git command in this repository (pawl's own, the user's) would use it; only the user sets that"
                 ),
-            )?;
-            return Continue(());
+            );
         }
         if let Some((alias, value)) = alias {
             self.world.git_aliases.insert(alias, value);
@@ -3421,8 +3370,7 @@ impl Walker<'_> {
             "{what} may publish or change the remote (merge, create, comment, release, API writes) or where work goes; {} (pull requests included). Read-only commands (pr view/list/diff/checks, issue view/list, run view/list, api GET) are allowed",
             self.work_stays()
         );
-        self.deny(frame, RuleId::GitPush, reason)?;
-        Continue(())
+        self.deny(frame, RuleId::GitPush, reason)
     }
 
     fn gh(&mut self, base: &str, args: &[Arg], shell: &mut Shell, frame: &Frame) -> Judged {
@@ -3443,15 +3391,14 @@ impl Walker<'_> {
             return Continue(());
         };
         let Some(group_name) = group.exact() else {
-            self.fail_closed(
+            return self.fail_closed(
                 frame,
                 RuleId::NotStatic,
                 format!(
                     "the {base} command `{}` is not statically known",
                     group.text
                 ),
-            )?;
-            return Continue(());
+            );
         };
         if group_name == "api" {
             if let Err(why) = api_reads(&args[1..]) {
@@ -3583,8 +3530,7 @@ impl Walker<'_> {
     fn hub(&mut self, args: &[Arg], shell: &mut Shell, frame: &Frame) -> Judged {
         let first = args.iter().find(|a| !a.text.starts_with('-'));
         let Some(first) = first else {
-            self.git(args, shell, frame)?;
-            return Continue(());
+            return self.git(args, shell, frame);
         };
         match first.exact() {
             Some("api") => {
@@ -3624,12 +3570,11 @@ impl Walker<'_> {
         while at < args.len() {
             match args[at].exact() {
                 Some("--config") => {
-                    self.fail_closed(
+                    return self.fail_closed(
                         frame,
                         RuleId::NotStatic,
                         "hg --config may define aliases or hooks that run programs the guard cannot see",
-                    )?;
-                    return Continue(());
+                    );
                 }
                 Some("-R" | "--repository" | "--cwd") => at += 2,
                 Some(t) if t.starts_with('-') => at += 1,
@@ -3640,12 +3585,11 @@ impl Walker<'_> {
             return Continue(());
         };
         let Some(name) = command.exact() else {
-            self.fail_closed(
+            return self.fail_closed(
                 frame,
                 RuleId::NotStatic,
                 format!("the hg command `{}` is not statically known", command.text),
-            )?;
-            return Continue(());
+            );
         };
         // hg accepts any unambiguous prefix of a command (`hg pus`).
         let publishes = ["push", "email", "phabsend", "phabupdate"]
@@ -3669,12 +3613,11 @@ impl Walker<'_> {
             return Continue(());
         };
         let Some(name) = command.exact() else {
-            self.fail_closed(
+            return self.fail_closed(
                 frame,
                 RuleId::NotStatic,
                 format!("the svn command `{}` is not statically known", command.text),
-            )?;
-            return Continue(());
+            );
         };
         let commits = matches!(name, "commit" | "ci" | "import");
         let url = |a: &&&Arg| !a.known || a.text.contains("://") || a.text.starts_with("^/");

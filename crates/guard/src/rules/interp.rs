@@ -956,12 +956,11 @@ impl Walker<'_> {
         frame: &Frame,
     ) -> Judged {
         let Some(name) = module.exact() else {
-            self.fail_closed(
+            return self.fail_closed(
                 frame,
                 RuleId::NotStatic,
                 format!("{base} -m of a module that is not statically known"),
-            )?;
-            return Continue(());
+            );
         };
         match name {
             "timeit" | "cProfile" | "profile" | "trace" | "pdb" | "IPython" | "ipython"
@@ -972,12 +971,11 @@ impl Walker<'_> {
                 let mut iter = operands.iter();
                 while let Some(arg) = iter.next() {
                     if !arg.known {
-                        self.fail_closed(
+                        return self.fail_closed(
                             frame,
                             RuleId::Interpreter,
                             format!("{base} -m {name} runs code that is not statically known"),
-                        )?;
-                        return Continue(());
+                        );
                     }
                     match arg.text.as_str() {
                         "-s" | "--setup" | "-c" | "--command" => {
@@ -1004,8 +1002,7 @@ impl Walker<'_> {
                 if code.is_empty()
                     && matches!(name, "code" | "idlelib" | "IPython" | "ipython" | "pdb")
                 {
-                    self.stdin_code(base, Family::Python, stdin, shell, frame)?;
-                    return Continue(());
+                    return self.stdin_code(base, Family::Python, stdin, shell, frame);
                 }
                 for piece in code {
                     self.judge_code(base, Family::Python, &piece, shell, frame)?;
@@ -1043,25 +1040,23 @@ impl Walker<'_> {
                 });
                 let unknown_option = operands.iter().any(|a| !a.known && a.text.starts_with('-'));
                 if unknown_option {
-                    self.fail_closed(
+                    return self.fail_closed(
                         frame,
                         RuleId::NotStatic,
                         format!("{base} -m {name} with an option that is not statically known"),
-                    )?;
-                    return Continue(());
+                    );
                 }
                 if clears {
                     for dir in operands.iter().filter(|a| !a.text.starts_with('-')) {
                         if !self.in_allowance(shell, dir) {
-                            self.deny(
+                            return self.deny(
                                 frame,
                                 RuleId::RecursiveDelete,
                                 format!(
                                     "{base} -m {name} --clear empties `{}`, which is not a build output, virtualenv, /tmp or $TMPDIR",
                                     dir.text
                                 ),
-                            )?;
-                            return Continue(());
+                            );
                         }
                     }
                 }
@@ -1124,12 +1119,11 @@ impl Walker<'_> {
             index += 1;
             let Some(text) = arg.exact() else {
                 if arg.text.starts_with('-') {
-                    self.fail_closed(
+                    return self.fail_closed(
                         frame,
                         RuleId::NotStatic,
                         format!("{what} with an option that is not statically known"),
-                    )?;
-                    return Continue(());
+                    );
                 }
                 continue;
             };
@@ -1227,20 +1221,18 @@ impl Walker<'_> {
             let arg = &args[index];
             index += 1;
             let Some(text) = arg.exact() else {
-                self.fail_closed(
+                return self.fail_closed(
                     frame,
                     RuleId::Interpreter,
                     format!("{base} argument `{}` is not statically known", arg.text),
-                )?;
-                return Continue(());
+                );
             };
             let lower = text.to_ascii_lowercase();
             let Some(name) = lower.strip_prefix('-').or_else(|| lower.strip_prefix('/')) else {
                 // The first operand is a script file (pwsh) or a command
                 // (Windows PowerShell): treat it as code, to be safe.
                 let rest: Vec<String> = args[index - 1..].iter().map(|a| a.text.clone()).collect();
-                self.judge_powershell(base, &rest.join(" "), shell, frame)?;
-                return Continue(());
+                return self.judge_powershell(base, &rest.join(" "), shell, frame);
             };
             let name = name.trim_start_matches('-');
             if !name.is_empty()
@@ -1250,12 +1242,11 @@ impl Walker<'_> {
                     && !"executionpolicy".starts_with(name)
                     || matches!(name, "e" | "ec" | "en" | "enc"))
             {
-                self.deny(
+                return self.deny(
                     frame,
                     RuleId::Interpreter,
                     format!("{base} {text} runs encoded code the guard cannot read"),
-                )?;
-                return Continue(());
+                );
             }
             if !name.is_empty()
                 && "command".starts_with(name)
@@ -1265,12 +1256,11 @@ impl Walker<'_> {
             {
                 let rest: Vec<&Arg> = args[index..].iter().collect();
                 if rest.iter().any(|a| !a.known) {
-                    self.fail_closed(
+                    return self.fail_closed(
                         frame,
                         RuleId::Interpreter,
                         format!("{base} runs code that is not statically known"),
-                    )?;
-                    return Continue(());
+                    );
                 }
                 let code: Vec<&str> = rest.iter().map(|a| a.text.as_str()).collect();
                 if code == ["-"] {
@@ -1286,8 +1276,7 @@ impl Walker<'_> {
                     }
                     return Continue(());
                 }
-                self.judge_powershell(base, &code.join(" "), shell, frame)?;
-                return Continue(());
+                return self.judge_powershell(base, &code.join(" "), shell, frame);
             }
             if !name.is_empty() && "file".starts_with(name) && name.starts_with('f') {
                 return Continue(());
@@ -1403,8 +1392,7 @@ impl Walker<'_> {
             DANGER.contains(w) || DANGER.iter().any(|d| d.contains('.') && w.contains(d))
         });
         if let Some(word) = hit {
-            self.deny(frame, RuleId::Interpreter, format!("{base} code uses `{word}`, which runs commands, deletes or writes files; the guard does not model PowerShell"))?;
-            return Continue(());
+            return self.deny(frame, RuleId::Interpreter, format!("{base} code uses `{word}`, which runs commands, deletes or writes files; the guard does not model PowerShell"));
         }
         if code.contains('&')
             || code.contains('$')
@@ -1413,8 +1401,7 @@ impl Walker<'_> {
             || code.contains('[')
             || !code.is_ascii()
         {
-            self.deny(frame, RuleId::Interpreter, format!("{base} code uses `&`, `$`, `>`, `[` or escapes; the guard does not model PowerShell"))?;
-            return Continue(());
+            return self.deny(frame, RuleId::Interpreter, format!("{base} code uses `&`, `$`, `>`, `[` or escapes; the guard does not model PowerShell"));
         }
         // What is left is a list of commands like a shell's.
         self.script_args(
@@ -1423,8 +1410,7 @@ impl Walker<'_> {
             shell,
             frame,
             true,
-        )?;
-        Continue(())
+        )
     }
 
     /// Judges inline code.
@@ -1445,12 +1431,10 @@ impl Walker<'_> {
             )
         };
         if family == Family::Tcl {
-            self.judge_tcl(base, code, frame)?;
-            return Continue(());
+            return self.judge_tcl(base, code, frame);
         }
         if family == Family::AppleScript {
-            self.judge_applescript(base, code, shell, frame)?;
-            return Continue(());
+            return self.judge_applescript(base, code, shell, frame);
         }
         let toks = tokens(code, family);
         if toks.len() >= MAX_TOKENS {
@@ -1692,8 +1676,7 @@ impl Walker<'_> {
             );
         }
         // Writes.
-        self.code_writes(base, family, code, &toks, shell, frame)?;
-        Continue(())
+        self.code_writes(base, family, code, &toks, shell, frame)
     }
 
     /// A function or module that runs commands, deletes or writes files,
@@ -1899,15 +1882,14 @@ impl Walker<'_> {
                 .as_ref()
                 .is_some_and(|d| self.in_allowance(shell, &Arg::lit(d)));
             if !allowed {
-                self.deny(
+                return self.deny(
                     frame,
                     RuleId::NotStatic,
                     format!(
                         "{base} one-liner `{w}` writes files the guard cannot list into `{}`: they may overwrite tracked or protected files; extract or copy into /tmp or a build directory",
                         dir.as_deref().unwrap_or("a directory named at run time")
                     ),
-                )?;
-                return Continue(());
+                );
             }
         }
         Continue(())
@@ -2366,24 +2348,22 @@ impl Walker<'_> {
                             self.check_write(&p, mode, shell, frame, &what)?;
                         }
                         _ => {
-                            self.deny(
+                            return self.deny(
                                 frame,
                                 RuleId::NotStatic,
                                 format!("{what} a file named at run time (`open`)"),
-                            )?;
-                            return Continue(());
+                            );
                         }
                     }
                 }
                 continue;
             }
             if sysopen_or_unknown(w) {
-                self.deny(
+                return self.deny(
                     frame,
                     RuleId::NotStatic,
                     format!("{what} a file opened with flags the guard does not read (`{w}`)"),
-                )?;
-                return Continue(());
+                );
             }
             let (path, mode) = if is_open {
                 let lits: Vec<Option<&str>> = args
@@ -2427,12 +2407,11 @@ impl Walker<'_> {
                         Some(_) => continue,
                         None => {
                             // open(F, $x): the mode and the file are not known.
-                            self.deny(
+                            return self.deny(
                                 frame,
                                 RuleId::NotStatic,
                                 format!("{what} or reads a file named at run time"),
-                            )?;
-                            return Continue(());
+                            );
                         }
                     }
                 } else if let Some(spec) = inline.filter(|f| f.starts_with('>')) {
@@ -2459,14 +2438,13 @@ impl Walker<'_> {
                                     && lits.get(1).copied().flatten().is_none()
                                     && !matches!(args.get(1), Some([Tok::Ident(n), ..]) if n == "encoding")
                             {
-                                self.deny(
+                                return self.deny(
                                     frame,
                                     RuleId::NotStatic,
                                     format!(
                                         "{what} a file opened with a mode the guard cannot read"
                                     ),
-                                )?;
-                                return Continue(());
+                                );
                             }
                             None
                         }
@@ -2501,12 +2479,11 @@ impl Walker<'_> {
                                 }
                             }
                             _ => {
-                                self.deny(
+                                return self.deny(
                                     frame,
                                     RuleId::NotStatic,
                                     format!("{what} a file named at run time (`{w}`)"),
-                                )?;
-                                return Continue(());
+                                );
                             }
                         }
                         continue;
@@ -2576,12 +2553,11 @@ impl Walker<'_> {
                                     )?;
                                 }
                                 (None, _) if family == Family::Python => {
-                                    self.deny(
+                                    return self.deny(
                                         frame,
                                         RuleId::NotStatic,
                                         format!("{what} by moving a path named at run time (`{w}`); it may be a tracked directory"),
-                                    )?;
-                                    return Continue(());
+                                    );
                                 }
                                 _ => {}
                             }
@@ -2624,12 +2600,11 @@ impl Walker<'_> {
                                 }
                                 ([t], _) if t.literal().is_some() => {}
                                 _ => {
-                                    self.deny(
+                                    return self.deny(
                                         frame,
                                         RuleId::NotStatic,
                                         format!("{what} by moving a file named at run time (`{w}`); it may be a tracked directory"),
-                                    )?;
-                                    return Continue(());
+                                    );
                                 }
                             }
                         }
@@ -2650,8 +2625,7 @@ impl Walker<'_> {
                 None => {}
                 Some(_) if w == "write" && family != Family::Ruby => {}
                 Some(_) => {
-                    self.deny(frame, RuleId::NotStatic, format!("{what} a file named at run time (`{w}`); it may be a protected or tracked file"))?;
-                    return Continue(());
+                    return self.deny(frame, RuleId::NotStatic, format!("{what} a file named at run time (`{w}`); it may be a protected or tracked file"));
                 }
             }
         }
@@ -2666,12 +2640,11 @@ impl Walker<'_> {
                 if let Some(absolute) = self.resolve(shell, lit)
                     && self.is_protected(&absolute)
                 {
-                    self.deny(
+                    return self.deny(
                         frame,
                         RuleId::ProtectedPath,
                         format!("{base} one-liner writes `{lit}`, a protected path"),
-                    )?;
-                    return Continue(());
+                    );
                 }
             }
         }
@@ -2775,12 +2748,11 @@ impl Walker<'_> {
             "quit",
         ] {
             if lower.contains(danger) {
-                self.deny(
+                return self.deny(
                     frame,
                     RuleId::Interpreter,
                     format!("{base} code uses `{danger}`; the guard does not model AppleScript"),
-                )?;
-                return Continue(());
+                );
             }
         }
         if lower.contains("do shell script") {
@@ -2814,8 +2786,7 @@ impl Walker<'_> {
                             )?;
                         }
                         _ => {
-                            self.deny(frame, RuleId::Interpreter, format!("{base} runs a shell command built at run time (`do shell script`)"))?;
-                            return Continue(());
+                            return self.deny(frame, RuleId::Interpreter, format!("{base} runs a shell command built at run time (`do shell script`)"));
                         }
                     }
                 }

@@ -62,15 +62,14 @@ impl Walker<'_> {
             return Continue(());
         };
         let Some(name) = sub.exact() else {
-            self.fail_closed(
+            return self.fail_closed(
                 frame,
                 RuleId::RunControl,
                 format!(
                     "`pawl {}`: the subcommand is not statically known",
                     sub.text
                 ),
-            )?;
-            return Continue(());
+            );
         };
         if AGENT_SUBCOMMANDS.contains(&name) {
             // `pawl report --open-pr` opens a pull request: the user's call.
@@ -92,7 +91,6 @@ impl Walker<'_> {
                 "`pawl {name}` steers the run (stop, cancel, resume, limits, configuration, hooks, rollback); \
                  only the user does that. Report through `pawl story`, `pawl note`, `pawl blocker add`"
             ),
-        )?;
-        Continue(())
+        )
     }
 }

@@ -741,12 +741,11 @@ impl Walker<'_> {
             if *name == base
                 && let Some(what) = row_matches(words, &args)
             {
-                self.deny(
+                return self.deny(
                     frame,
                     RuleId::InfraDestroy,
                     format!("`{base} {what}` destroys infrastructure, a system or data beyond the repository; that is for a human to run"),
-                )?;
-                return Continue(());
+                );
             }
         }
         for (name, words) in PUBLISH {
@@ -754,12 +753,11 @@ impl Walker<'_> {
                 && !dry_run
                 && let Some(what) = row_matches(words, &args)
             {
-                self.deny(
+                return self.deny(
                     frame,
                     RuleId::Publish,
                     format!("`{base} {what}` publishes or deploys beyond the repository; the run's work stays on its branch until a human ships it"),
-                )?;
-                return Continue(());
+                );
             }
         }
         if CLOUD.contains(&base) {
@@ -787,12 +785,11 @@ impl Walker<'_> {
             )
         });
         if (SYSTEM.contains(&base) || base.starts_with("mkfs.")) && !inspects {
-            self.deny(
+            return self.deny(
                 frame,
                 RuleId::InfraDestroy,
                 format!("`{base}` changes disks or the system itself"),
-            )?;
-            return Continue(());
+            );
         }
         match base {
             "dd" => self.dd(&args, frame)?,
@@ -1014,34 +1011,31 @@ impl Walker<'_> {
                 continue;
             }
             if let Some(p) = self.names_secret(a, shell) {
-                self.deny(
+                return self.deny(
                     frame,
                     RuleId::SecretExfil,
                     format!("`{base}` is given the secret `{p}`: it would leave the machine"),
-                )?;
-                return Continue(());
+                );
             }
             if !a.known
                 && let Some(var) = expanded_vars(&a.text)
                     .into_iter()
                     .find(|v| is_secret_var(v))
             {
-                self.deny(
+                return self.deny(
                     frame,
                     RuleId::SecretExfil,
                     format!(
                         "`{base}` is given the secret variable `${var}`: it would leave the machine"
                     ),
-                )?;
-                return Continue(());
+                );
             }
             if url_has_password(&a.text) {
-                self.deny(
+                return self.deny(
                     frame,
                     RuleId::SecretExfil,
                     format!("`{base}` is given a URL with a password in it"),
-                )?;
-                return Continue(());
+                );
             }
         }
         if let Some(why) = self.secret_read.clone() {
@@ -1075,22 +1069,20 @@ impl Walker<'_> {
         };
         let rest = &args[i + 1..];
         if rest.iter().any(|a| url_has_password(&a.text)) {
-            self.deny(
+            return self.deny(
                 frame,
                 RuleId::SecretExfil,
                 "a git remote URL with a password in it: the credential would be stored and sent",
-            )?;
-            return Continue(());
+            );
         }
         if matches!(sub.as_str(), "add" | "stage" | "commit" | "update-index") {
             for a in rest.iter().filter(|a| !a.text.starts_with('-')) {
                 if let Some(p) = self.names_secret(a, shell) {
-                    self.deny(
+                    return self.deny(
                         frame,
                         RuleId::SecretCommit,
                         format!("`git {sub}` of the secret `{p}`: once committed it is in the history for good"),
-                    )?;
-                    return Continue(());
+                    );
                 }
             }
         }
@@ -1112,12 +1104,11 @@ impl Walker<'_> {
         };
         // `aws s3 rm`, `aws ec2 terminate-instances`, `gcloud compute instances delete`.
         if let Some(op) = ops.iter().skip(1).find(|o| verb_is(CLOUD_DESTROY, o)) {
-            self.deny(
+            return self.deny(
                 frame,
                 RuleId::InfraDestroy,
                 format!("`{base} ... {op}` deletes cloud resources"),
-            )?;
-            return Continue(());
+            );
         }
         if let Some(op) = ops.iter().skip(1).find(|o| verb_is(CLOUD_WRITE, o)) {
             self.deny(
@@ -1134,12 +1125,11 @@ impl Walker<'_> {
             if let Some(dev) = a.text.strip_prefix("of=")
                 && is_block_device(dev)
             {
-                self.deny(
+                return self.deny(
                     frame,
                     RuleId::InfraDestroy,
                     format!("`dd` onto the device `{dev}` destroys a disk"),
-                )?;
-                return Continue(());
+                );
             }
         }
         Continue(())
@@ -1179,15 +1169,14 @@ impl Walker<'_> {
                 || recursive && home_itself
                 || a.glob && abs.starts_with('/') && abs.matches('/').count() <= 1
             {
-                self.deny(
+                return self.deny(
                     frame,
                     RuleId::InfraDestroy,
                     format!(
                         "`{base}` of `{}` changes the system's or HOME's permissions",
                         a.text
                     ),
-                )?;
-                return Continue(());
+                );
             }
         }
         Continue(())
@@ -1288,12 +1277,11 @@ impl Walker<'_> {
                 || t == "--device"
                 || t.starts_with("--device=")
             {
-                self.deny(
+                return self.deny(
                     frame,
                     RuleId::ContainerMount,
                     format!("`{base} {t}` gives the container the host"),
-                )?;
-                return Continue(());
+                );
             }
             let mount = value(i, "-v")
                 .or_else(|| value(i, "--volume"))
@@ -1463,39 +1451,36 @@ impl Walker<'_> {
                 .iter()
                 .find(|e| squeezed.contains(*e) || squeezed.starts_with(e.trim()))
             {
-                self.deny(
+                return self.deny(
                     frame,
                     RuleId::ShellEscape,
                     format!(
                         "`{base}` is given `{}`, which runs a shell command",
                         esc.trim()
                     ),
-                )?;
-                return Continue(());
+                );
             }
             let nospace = squeezed.replace(' ', "");
             if let Some(what) = SQL_DESTROY
                 .iter()
                 .find(|d| squeezed.contains(*d) || nospace.contains(&d.replace(' ', "")))
             {
-                self.deny(
+                return self.deny(
                     frame,
                     RuleId::InfraDestroy,
                     format!("`{base}` is given `{what}`: it destroys a database or its data"),
-                )?;
-                return Continue(());
+                );
             }
             if let Some(at) = squeezed.find("DELETE FROM") {
                 let stmt = squeezed[at..].split(';').next().unwrap_or("");
                 if !stmt.contains(" WHERE ") {
-                    self.deny(
+                    return self.deny(
                         frame,
                         RuleId::InfraDestroy,
                         format!(
                             "`{base}` is given a `DELETE FROM` without `WHERE`: it empties a table"
                         ),
-                    )?;
-                    return Continue(());
+                    );
                 }
             }
         }
@@ -1532,12 +1517,11 @@ impl Walker<'_> {
                     return Continue(());
                 }
             }
-            self.deny(
+            return self.deny(
                 frame,
                 RuleId::ShellEscape,
                 format!("`{base} {}` runs code in a language the guard has no model of; it can run any shell command", o.text),
-            )?;
-            return Continue(());
+            );
         }
         let stdin_text = match stdin {
             Stdin::Text(t) => Some(Some(t.as_str())),
@@ -1597,8 +1581,7 @@ impl Walker<'_> {
             frame,
             RuleId::ToolConfig,
             format!("`{path}` is written earlier in this command line and `{base}` loads and runs it by itself; the guard cannot see what it would do (write it in one command, run the tool in the next)"),
-        )?;
-        Continue(())
+        )
     }
 }
 

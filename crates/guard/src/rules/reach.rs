@@ -150,23 +150,21 @@ impl Walker<'_> {
                 continue;
             }
             if code && let Some(needle) = self.code_needle(&arg.text, shell) {
-                self.tamper(
+                return self.tamper(
                     frame,
                     format!("`{base}` is given `{needle}`, pawl's own store"),
-                )?;
-                return Continue(());
+                );
             }
             for candidate in candidates(&arg.text) {
                 let Some(kind) = self.named_pawl_path(candidate, arg.glob, shell) else {
                     if copier && Some(at) != destination && self.holds_pawl_secret(candidate, shell)
                     {
-                        self.tamper(
+                        return self.tamper(
                             frame,
                             format!(
                                 "`{base} {candidate}` would copy pawl's user state (the key that authenticates its store) with the rest"
                             ),
-                        )?;
-                        return Continue(());
+                        );
                     }
                     continue;
                 };
@@ -180,11 +178,10 @@ impl Walker<'_> {
                     }
                     PawlPathKind::Binary => "the pawl binary the hooks run",
                 };
-                self.tamper(
+                return self.tamper(
                     frame,
                     format!("`{base}` names `{candidate}`, {what}; only pawl uses it"),
-                )?;
-                return Continue(());
+                );
             }
         }
         Continue(())
@@ -208,11 +205,10 @@ impl Walker<'_> {
                 self.text_needle(text)
             };
             if let Some(needle) = hit {
-                self.tamper(
+                return self.tamper(
                     frame,
                     format!("{what} names `{needle}`, pawl's own files; only pawl opens them"),
-                )?;
-                return Continue(());
+                );
             }
         }
         Continue(())
@@ -330,8 +326,7 @@ impl Walker<'_> {
     }
 
     pub(crate) fn tamper(&mut self, frame: &Frame, reason: impl Into<String>) -> Judged {
-        self.deny(frame, RuleId::Tamper, reason)?;
-        Continue(())
+        self.deny(frame, RuleId::Tamper, reason)
     }
 }
 
@@ -401,7 +396,6 @@ impl Walker<'_> {
             false,
             shell,
             frame,
-        )?;
-        Continue(())
+        )
     }
 }

@@ -262,23 +262,19 @@ impl Walker<'_> {
             Family::Shell => return self.shell_payload(base, &args, &cmd.stdin, shell, frame),
             Family::Wrapper(spec) => return self.wrapper(spec, &args, cmd.stdin, shell, frame),
             Family::Git if base == "git" => {
-                self.git(&args, shell, frame)?;
-                return Continue(());
+                return self.git(&args, shell, frame);
             }
             Family::Git => {
                 // git's dashed programs (`git-push` from git's exec path) are its subcommands.
                 let mut argv = vec![Arg::lit(&base[4..])];
                 argv.extend(args);
-                self.git(&argv, shell, frame)?;
-                return Continue(());
+                return self.git(&argv, shell, frame);
             }
             Family::Forge => {
-                self.forge(base, &args, shell, frame)?;
-                return Continue(());
+                return self.forge(base, &args, shell, frame);
             }
             Family::Pawl => {
-                self.pawl(&args, shell, frame)?;
-                return Continue(());
+                return self.pawl(&args, shell, frame);
             }
             family @ (Family::Archiver
             | Family::Editor
@@ -646,8 +642,7 @@ impl Walker<'_> {
             }
         }
         if let Some(command) = p.value(spec.command_values).cloned() {
-            self.script_args(&format!("{base} -c"), &[command], shell, frame, false)?;
-            return Continue(());
+            return self.script_args(&format!("{base} -c"), &[command], shell, frame, false);
         }
         if p.has(spec.no_command) {
             return Continue(());
@@ -670,14 +665,13 @@ impl Walker<'_> {
             if let (Some(flag), Some(command)) = (operands.first(), operands.get(1))
                 && (flag.is("-c") || flag.is("--command"))
             {
-                self.script_args(
+                return self.script_args(
                     "flock -c",
                     std::slice::from_ref(command),
                     shell,
                     frame,
                     false,
-                )?;
-                return Continue(());
+                );
             }
         }
         match chdir {
@@ -701,8 +695,7 @@ impl Walker<'_> {
         // The wrapper fails without running anything when it cannot change
         // directory, so the directory is certain when it is known.
         sub.cwd = dir.exact().and_then(|d| self.resolve(shell, d));
-        self.rewrap(wrapper, args, stdin, &mut sub, frame)?;
-        Continue(())
+        self.rewrap(wrapper, args, stdin, &mut sub, frame)
     }
 
     /// `su`/`runuser`: `-c` runs a script; `runuser -u user cmd` runs a
@@ -733,12 +726,10 @@ impl Walker<'_> {
             },
         );
         if let Some(script) = p.value(&["-c", "--command", "--session-command"]).cloned() {
-            self.script_args(base, &[script], shell, frame, false)?;
-            return Continue(());
+            return self.script_args(base, &[script], shell, frame, false);
         }
         if base == "runuser" && p.has(&["-u", "--user"]) {
-            self.rewrap(base, p.operands, stdin, shell, frame)?;
-            return Continue(());
+            return self.rewrap(base, p.operands, stdin, shell, frame);
         }
         let shell_args: Vec<Arg> = p
             .operands
@@ -747,8 +738,7 @@ impl Walker<'_> {
             .skip(1)
             .cloned()
             .collect();
-        self.shell_payload("sh", &shell_args, &stdin, shell, frame)?;
-        Continue(())
+        self.shell_payload("sh", &shell_args, &stdin, shell, frame)
     }
 
     /// `trap [--] action signal...`: the action runs in this shell (DEBUG
@@ -848,15 +838,14 @@ impl Walker<'_> {
             return Continue(());
         }
         if frame.wrappers >= super::MAX_WRAPPERS {
-            self.deny(
+            return self.deny(
                 frame,
                 RuleId::TooDeep,
                 format!(
                     "more than {} wrapper commands in a row",
                     super::MAX_WRAPPERS
                 ),
-            )?;
-            return Continue(());
+            );
         }
         let inner = Frame {
             wrappers: frame.wrappers + 1,
@@ -867,8 +856,7 @@ impl Walker<'_> {
             },
             ..frame.clone()
         };
-        self.dispatch(Cmd { argv: args, stdin }, shell, &inner)?;
-        Continue(())
+        self.dispatch(Cmd { argv: args, stdin }, shell, &inner)
     }
 
     /// Walks the joined `args` as a script in a copy of the shell.
@@ -967,12 +955,11 @@ impl Walker<'_> {
         for arg in &p.operands {
             if assigning {
                 if !arg.known {
-                    self.fail_closed(
+                    return self.fail_closed(
                         frame,
                         RuleId::NotStatic,
                         format!("env argument `{}` is not statically known", arg.text),
-                    )?;
-                    return Continue(());
+                    );
                 }
                 if arg.is("-") {
                     // `env -` is `env -i`: the environment is emptied, the rest is the command.
@@ -980,12 +967,11 @@ impl Walker<'_> {
                 }
                 if let Some((name, value)) = arg.text.split_once('=') {
                     if name.starts_with("BASH_FUNC_") || name.contains('%') {
-                        self.fail_closed(
+                        return self.fail_closed(
                             frame,
                             RuleId::NotStatic,
                             format!("env `{name}=...` exports a shell function that a child bash imports"),
-                        )?;
-                        return Continue(());
+                        );
                     }
                     self.check_code_var(frame, name, Some(value))?;
                     assigned.push((name.to_owned(), Some(value.to_owned())));
@@ -1043,15 +1029,14 @@ impl Walker<'_> {
         let operands: Vec<Arg> = p.operands[1..].to_vec();
         let resolved = root.exact().and_then(|r| self.resolve(shell, r));
         if resolved.as_deref() != Some("/") {
-            self.fail_closed(
+            return self.fail_closed(
                 frame,
                 RuleId::NotStatic,
                 format!(
                     "chroot `{}` runs a command under another root directory; the guard cannot tell which files its paths name",
                     root.text
                 ),
-            )?;
-            return Continue(());
+            );
         }
         if operands.is_empty() {
             self.stdin_script("chroot", &stdin, shell, frame)?;
@@ -1104,15 +1089,12 @@ impl Walker<'_> {
         }
         if opts.stdin {
             // `bash -s args`: the script is stdin, the operands are `$1...`.
-            self.stdin_script(name, stdin, shell, frame)?;
-            return Continue(());
+            return self.stdin_script(name, stdin, shell, frame);
         }
         if let Some(script) = opts.operands.first() {
-            self.script_operand(name, script, stdin, shell, frame)?;
-            return Continue(());
+            return self.script_operand(name, script, stdin, shell, frame);
         }
-        self.stdin_script(name, stdin, shell, frame)?;
-        Continue(())
+        self.stdin_script(name, stdin, shell, frame)
     }
 
     /// A script named by path (`bash FILE`, `source FILE`): opaque, unless
@@ -1127,15 +1109,14 @@ impl Walker<'_> {
         frame: &Frame,
     ) -> Judged {
         let Some(text) = script.exact() else {
-            self.fail_closed(
+            return self.fail_closed(
                 frame,
                 RuleId::NotStatic,
                 format!(
                     "{name} runs a script `{}` that is not statically known",
                     script.text
                 ),
-            )?;
-            return Continue(());
+            );
         };
         match descriptor_path(text) {
             Some(0) => self.stdin_script(name, stdin, shell, frame)?,
@@ -1247,8 +1228,7 @@ impl Walker<'_> {
             }
             None => argv.push(Arg::unknown("<xargs input>")),
         }
-        self.rewrap("xargs", argv, Stdin::Inherited, shell, frame)?;
-        Continue(())
+        self.rewrap("xargs", argv, Stdin::Inherited, shell, frame)
     }
 
     fn parallel(&mut self, args: &[Arg], shell: &mut Shell, frame: &Frame) -> Judged {
@@ -1293,12 +1273,11 @@ impl Walker<'_> {
             let template = match join_known(&p.operands) {
                 Some(t) => t,
                 None => {
-                    self.fail_closed(
+                    return self.fail_closed(
                         frame,
                         RuleId::NotStatic,
                         "parallel runs a command that is not statically known",
-                    )?;
-                    return Continue(());
+                    );
                 }
             };
             let quoted = words::quote(value);
@@ -1306,12 +1285,11 @@ impl Walker<'_> {
                 match value.exact() {
                     Some(v) => v.to_owned(),
                     None => {
-                        self.fail_closed(
+                        return self.fail_closed(
                             frame,
                             RuleId::NotStatic,
                             "parallel runs commands read from its input",
-                        )?;
-                        return Continue(());
+                        );
                     }
                 }
             } else if template.contains("{}") {
