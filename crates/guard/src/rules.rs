@@ -10,6 +10,7 @@
 
 pub(crate) mod archive;
 pub(crate) mod database;
+pub(crate) mod delete;
 pub(crate) mod editor;
 pub(crate) mod exec;
 pub(crate) mod fs;

@@ -1,10 +1,9 @@
-//! File rules: deletion (`rm`, `find -delete` is in the walker, and the other programs that
-//! remove files: `unlink`, `shred -u`, `tar --remove-files`, `zip -m`, `gzip`, `rsync
-//! --remove-source-files`, `cmake -E rm`, `rimraf`), other destructive commands (`truncate`,
-//! `dd`, `shred`, `rsync --delete`), clobbering tracked files (redirects and the programs
-//! that write an output file: `sort -o`, `shuf -o`, `uniq IN OUT`, `fallocate -p`, `xxd`,
-//! `sponge`, compilers' `-o`, ...), copies, moves and links, archive extraction, and writes
-//! to protected paths.
+//! File rules: what a path is (tracked, protected, an allowance, a glob that may match either)
+//! and the writes programs make — clobbering tracked files (redirects and the programs that write
+//! an output file: `sort -o`, `shuf -o`, `uniq IN OUT`, `fallocate -p`, `xxd`, `sponge`,
+//! compilers' `-o`, ...), compressors, copies, moves and links, archive extraction, `rsync
+//! --delete`, and writes to protected paths. The deleters (`rm`, `unlink`, `shred`, `truncate`,
+//! `dd`, ...) are `rules/delete.rs`, which judges the paths with these rules.
 //!
 //! Paths are judged lexically against the policy, after the kernel's aliases are undone
 //! (`/proc/self/cwd/x` is `./x`; `/dev/fd/3` is an open descriptor the guard cannot see).
@@ -278,7 +277,7 @@ const LOCKFILES: &[&str] = &[
 ];
 
 /// Whether `arg` names a lock file (statically, not a glob).
-fn is_lockfile(arg: &Arg) -> bool {
+pub(super) fn is_lockfile(arg: &Arg) -> bool {
     arg.known
         && !arg.glob
         && !arg.text.ends_with('/')
@@ -350,24 +349,11 @@ pub(crate) fn canon_long(args: &[Arg], longs: &[&str]) -> Vec<Arg> {
 }
 
 /// A spec with no option values.
-const PLAIN: Spec<'static> = Spec {
+pub(super) const PLAIN: Spec<'static> = Spec {
     short_values: "",
     long_values: &[],
     stop_at_operand: false,
 };
-
-const RM_LONGS: &[&str] = &[
-    "--recursive",
-    "--force",
-    "--no-preserve-root",
-    "--preserve-root",
-    "--dir",
-    "--interactive",
-    "--one-file-system",
-    "--verbose",
-    "--help",
-    "--version",
-];
 
 const CP_LONGS: &[&str] = &[
     "--archive",
@@ -456,28 +442,6 @@ const INSTALL_LONGS: &[&str] = &[
     "--verbose",
     "--preserve-context",
     "--context",
-    "--help",
-    "--version",
-];
-
-const SHRED_LONGS: &[&str] = &[
-    "--force",
-    "--iterations",
-    "--random-source",
-    "--size",
-    "--remove",
-    "--verbose",
-    "--exact",
-    "--zero",
-    "--help",
-    "--version",
-];
-
-const TRUNCATE_LONGS: &[&str] = &[
-    "--no-create",
-    "--io-blocks",
-    "--reference",
-    "--size",
     "--help",
     "--version",
 ];
@@ -620,7 +584,7 @@ fn compressor(base: &str) -> Option<(bool, bool)> {
 
 impl Walker<'_> {
     /// The absolute path an argument names, or a denial reason.
-    fn target_path(&self, shell: &Shell, arg: &Arg) -> Result<String, String> {
+    pub(super) fn target_path(&self, shell: &Shell, arg: &Arg) -> Result<String, String> {
         if !arg.known {
             return Err(format!("`{}` is not statically known", arg.text));
         }
@@ -778,7 +742,7 @@ impl Walker<'_> {
         .find_map(|(place, name)| place.filter(|p| is_within(p, absolute)).map(|_| name))
     }
 
-    fn is_tracked_path(&self, absolute: &str) -> (bool, bool) {
+    pub(super) fn is_tracked_path(&self, absolute: &str) -> (bool, bool) {
         let Some(root) = self.anchors.repo_root.as_deref() else {
             return (false, false);
         };
@@ -845,7 +809,7 @@ impl Walker<'_> {
     }
 
     /// Why `arg` may not be removed recursively; `None` when it lies in an allowance.
-    fn allowance_refusal(&self, shell: &Shell, arg: &Arg) -> Option<String> {
+    pub(super) fn allowance_refusal(&self, shell: &Shell, arg: &Arg) -> Option<String> {
         if !arg.known {
             return Some(format!("`{}` is not statically known", arg.text));
         }
@@ -1225,7 +1189,7 @@ impl Walker<'_> {
 
     /// Judges a non-recursive removal of the glob `arg`; `Ok(n)`: it may remove `n` tracked
     /// files (0, 1 or 2 for "more than one").
-    fn glob_delete(&self, shell: &Shell, arg: &Arg) -> Result<usize, (RuleId, String)> {
+    pub(super) fn glob_delete(&self, shell: &Shell, arg: &Arg) -> Result<usize, (RuleId, String)> {
         if self.in_allowance(shell, arg) {
             return Ok(0);
         }
@@ -1499,7 +1463,13 @@ impl Walker<'_> {
 
     /// Judges a destination that must be a temp or allowed location
     /// (`truncate`, `shred`, `dd of=`, `rsync --delete`).
-    fn only_in_allowance(&mut self, shell: &Shell, arg: &Arg, frame: &Frame, what: &str) -> Judged {
+    pub(super) fn only_in_allowance(
+        &mut self,
+        shell: &Shell,
+        arg: &Arg,
+        frame: &Frame,
+        what: &str,
+    ) -> Judged {
         if arg.known && is_device(&arg.text) {
             return Continue(());
         }
@@ -1543,108 +1513,8 @@ impl Walker<'_> {
             return self.compress(base, args, decompresses, keeps, shell, frame);
         }
         match base {
-            "rm" => self.rm(args, shell, frame)?,
-            "rimraf" | "trash" | "trash-put" | "del" | "del-cli" => {
-                // Recursive removers: every operand is removed with what it holds.
-                let mut argv = vec![Arg::lit("-r"), Arg::lit("--")];
-                argv.extend(
-                    args.iter()
-                        .filter(|a| !a.exact().is_some_and(|t| t.starts_with('-')))
-                        .cloned(),
-                );
-                self.rm_as(base, &argv, shell, frame)?;
-            }
-            "gio" => {
-                if let Some(sub) = args.first().and_then(Arg::exact)
-                    && matches!(sub, "trash" | "remove" | "rm")
-                {
-                    let mut argv = vec![Arg::lit("-r"), Arg::lit("--")];
-                    argv.extend(
-                        args[1..]
-                            .iter()
-                            .filter(|a| !a.exact().is_some_and(|t| t.starts_with('-')))
-                            .cloned(),
-                    );
-                    self.rm_as("gio trash", &argv, shell, frame)?;
-                }
-            }
+            _ if rules::delete::is_deleter(base) => self.deleter(base, args, shell, frame)?,
             "cmake" => self.cmake(args, shell, frame)?,
-            "unlink" => {
-                let ops: Vec<Arg> = args
-                    .iter()
-                    .filter(|a| !a.is("--help") && !a.is("--version") && !a.is("--"))
-                    .cloned()
-                    .collect();
-                self.delete_operands("unlink", &ops, false, shell, frame)?;
-            }
-            "shred" | "wipefs" => {
-                let args = canon_long(args, SHRED_LONGS);
-                let p = rules::parse(
-                    &args,
-                    &Spec {
-                        short_values: "ns",
-                        long_values: &["--iterations", "--size", "--random-source"],
-                        stop_at_operand: false,
-                    },
-                );
-                for arg in &p.operands {
-                    self.only_in_allowance(shell, arg, frame, base)?;
-                }
-            }
-            "mkswap" | "mke2fs" | "blkdiscard" | "mkdosfs" | "mkntfs"
-                if !args
-                    .iter()
-                    .any(|a| a.is("--help") || a.is("-V") || a.is("--version")) =>
-            {
-                self.deny(
-                    frame,
-                    RuleId::DestructiveShell,
-                    format!("{base} destroys what a device or file holds"),
-                )?;
-            }
-            "fdisk" | "sfdisk" | "sgdisk" | "gdisk" | "cfdisk" | "parted"
-                if !args.iter().any(|a| {
-                    a.is("-l") || a.is("--list") || a.is("-p") || a.is("--print") || a.is("--help")
-                }) =>
-            {
-                self.deny(
-                    frame,
-                    RuleId::DestructiveShell,
-                    format!("{base} changes a partition table"),
-                )?;
-            }
-            _ if base.starts_with("mkfs") => {
-                self.deny(
-                    frame,
-                    RuleId::DestructiveShell,
-                    format!("{base} formats a filesystem"),
-                )?;
-            }
-            "truncate" => {
-                let args = canon_long(args, TRUNCATE_LONGS);
-                let p = rules::parse(
-                    &args,
-                    &Spec {
-                        short_values: "sr",
-                        long_values: &["--size", "--reference"],
-                        stop_at_operand: false,
-                    },
-                );
-                for arg in &p.operands {
-                    self.only_in_allowance(shell, arg, frame, "truncate")?;
-                }
-            }
-            "dd" => {
-                for arg in args {
-                    if let Some(out) = arg.text.strip_prefix("of=") {
-                        let target = Arg {
-                            text: out.to_owned(),
-                            ..arg.clone()
-                        };
-                        self.only_in_allowance(shell, &target, frame, "dd of=")?;
-                    }
-                }
-            }
             // Also reached from other judges (an interpreter's rename is `mv`).
             "rsync" => self.rsync_files(args, shell, frame)?,
             "cp" | "mv" | "install" | "ln" => self.copy_like(base, args, shell, frame)?,
@@ -1875,99 +1745,6 @@ impl Walker<'_> {
                 }
             }
             _ => {}
-        }
-        Continue(())
-    }
-
-    fn rm(&mut self, args: &[Arg], shell: &Shell, frame: &Frame) -> Judged {
-        self.rm_as("rm", args, shell, frame)
-    }
-
-    /// `rm` and the programs that remove like it (`what` names them in reasons).
-    fn rm_as(&mut self, what: &str, args: &[Arg], shell: &Shell, frame: &Frame) -> Judged {
-        let args = canon_long(args, RM_LONGS);
-        let p = rules::parse(&args, &PLAIN);
-        if p.has(&["--help", "--version"]) {
-            return Continue(());
-        }
-        if p.has(&["--no-preserve-root"]) {
-            return self.deny(
-                frame,
-                RuleId::RecursiveDelete,
-                format!("{what} --no-preserve-root"),
-            );
-        }
-        let recursive = p.has(&["-r", "-R", "--recursive"]);
-        self.delete_operands(what, &p.operands, recursive, shell, frame)
-    }
-
-    /// Judges the removal of `operands` (recursively or not): recursive removal only in the
-    /// allowances; a single ordinary file otherwise (a glob only when it cannot match a
-    /// protected path nor more than one tracked file).
-    pub(crate) fn delete_operands(
-        &mut self,
-        what: &str,
-        operands: &[Arg],
-        recursive: bool,
-        shell: &Shell,
-        frame: &Frame,
-    ) -> Judged {
-        let mut tracked = 0usize;
-        for arg in operands {
-            if !arg.known {
-                return self.deny(
-                    frame,
-                    if recursive {
-                        RuleId::RecursiveDelete
-                    } else {
-                        RuleId::NotStatic
-                    },
-                    format!("{what} of `{}`, which is not statically known", arg.text),
-                );
-            }
-            if recursive && is_lockfile(arg) {
-                // `rm -rf node_modules package-lock.json`: a lock file is one ordinary file.
-                self.check_write(arg, WriteMode::Delete, shell, frame, what)?;
-                if let Ok(abs) = self.target_path(shell, arg)
-                    && self.is_tracked_path(&abs).0
-                {
-                    tracked += 1;
-                }
-            } else if recursive {
-                if let Some(why) = self.allowance_refusal(shell, arg) {
-                    return self.deny(
-                        frame,
-                        RuleId::RecursiveDelete,
-                        format!(
-                            "{what} -r of `{}`: {why}; only build outputs, /tmp and $TMPDIR may be removed recursively",
-                            arg.text
-                        ),
-                    );
-                }
-            } else if arg.glob {
-                match self.glob_delete(shell, arg) {
-                    Ok(n) => tracked += n,
-                    Err((rule, why)) => {
-                        return self.deny(frame, rule, why);
-                    }
-                }
-            } else {
-                self.check_write(arg, WriteMode::Delete, shell, frame, what)?;
-                if let Ok(abs) = self.target_path(shell, arg)
-                    && self.is_tracked_path(&abs).0
-                {
-                    tracked += 1;
-                }
-            }
-        }
-        if tracked > 1 {
-            self.deny(
-                frame,
-                RuleId::DestructiveShell,
-                format!(
-                    "{what} would remove more than one tracked file; only a single ordinary file may be removed this way: use `git rm FILE...` (the removal is staged and can be reviewed and undone)"
-                ),
-            )?;
         }
         Continue(())
     }

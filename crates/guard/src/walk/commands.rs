@@ -280,6 +280,7 @@ impl Walker<'_> {
             | Family::Editor
             | Family::Database
             | Family::Copier
+            | Family::Deleter
             | Family::Compiler
             | Family::Interpreter { .. }) => {
                 // Programs named by environment variables any command may run (LESSOPEN, ...).
@@ -294,6 +295,7 @@ impl Walker<'_> {
                         self.database(base, &args, &code_args, &stdin, shell, frame)?
                     }
                     Family::Copier => self.copier(base, &args, &code_args, shell, frame)?,
+                    Family::Deleter => self.deleter(base, &args, shell, frame)?,
                     Family::Interpreter { node_like } => {
                         // A package manager's runner first (`bun x`, `bun run`).
                         if self.runner(base, &code_args, &stdin, shell, frame)? {
