@@ -32,28 +32,14 @@ impl Walker<'_> {
         }
         match base {
             "awk" | "gawk" | "mawk" | "nawk" | "original-awk" | "goawk" | "onetrue-awk" => {
-                self.awk(base, args, stdin, shell, frame)?;
-                Continue(true)
+                self.awk(base, args, stdin, shell, frame)?
             }
-            "make" | "gmake" | "bmake" | "pmake" => {
-                self.make(base, args, stdin, frame)?;
-                Continue(true)
-            }
-            "ssh" | "slogin" | "autossh" => {
-                self.ssh(base, args, stdin, shell, frame)?;
-                Continue(true)
-            }
-            "scp" | "sftp" => {
-                self.scp(base, args, stdin, shell, frame)?;
-                Continue(true)
-            }
-            "socat" => {
-                self.socat(args, shell, frame)?;
-                Continue(true)
-            }
+            "make" | "gmake" | "bmake" | "pmake" => self.make(base, args, stdin, frame)?,
+            "ssh" | "slogin" | "autossh" => self.ssh(base, args, stdin, shell, frame)?,
+            "scp" | "sftp" => self.scp(base, args, stdin, shell, frame)?,
+            "socat" => self.socat(args, shell, frame)?,
             "nc" | "ncat" | "netcat" | "nc.traditional" | "nc.openbsd" => {
-                self.netcat(base, args, shell, frame)?;
-                Continue(true)
+                self.netcat(base, args, shell, frame)?
             }
             "crontab" => {
                 let lists = args.iter().any(|a| a.is("-l"));
@@ -64,12 +50,8 @@ impl Walker<'_> {
                         "crontab installs or removes scheduled commands, which would run outside the guard",
                     )?;
                 }
-                Continue(true)
             }
-            "man" => {
-                self.man(args, shell, frame)?;
-                Continue(true)
-            }
+            "man" => self.man(args, shell, frame)?,
             "less" | "more" | "most" => {
                 if let Some(cmd) = args.iter().find(|a| {
                     a.text.starts_with('+')
@@ -81,7 +63,6 @@ impl Walker<'_> {
                         format!("{base} `{}` runs a shell command from the pager; the guard does not model it", cmd.text),
                     )?;
                 }
-                Continue(true)
             }
             "zx" => {
                 // zx runs a script file, or JavaScript from its input.
@@ -93,13 +74,9 @@ impl Walker<'_> {
                         "zx runs JavaScript from its input (or a script named at run time); the guard does not model it",
                     )?;
                 }
-                Continue(true)
             }
             // Package programs that run the command in their arguments.
-            "shx" => {
-                self.run_argv("shx", args.to_vec(), stdin, shell, frame)?;
-                Continue(true)
-            }
+            "shx" => self.run_argv("shx", args.to_vec(), stdin, shell, frame)?,
             "cross-env" | "dotenv" | "dotenv-cli" | "env-cmd" => {
                 // VAR=value words (and `--` / options) come before the command.
                 // With `--`, the command is what follows it.
@@ -123,23 +100,16 @@ impl Walker<'_> {
                 );
                 argv.extend(args[start..].iter().cloned());
                 self.run_argv(base, argv, stdin, shell, frame)?;
-                Continue(true)
             }
             "cross-env-shell" | "concurrently" | "npm-run-all" | "run-p" | "run-s" | "nodemon"
             | "onchange" | "chokidar" | "watchexec" | "entr" => {
-                self.package_shell_commands(base, args, stdin, shell, frame)?;
-                Continue(true)
+                self.package_shell_commands(base, args, stdin, shell, frame)?
             }
-            "trash-cli" => {
-                self.file_rules("trash", args, shell, frame)?;
-                Continue(true)
-            }
-            "gdb" | "lldb" | "cgdb" => {
-                self.debugger(base, args, stdin, frame)?;
-                Continue(true)
-            }
-            _ => Continue(false),
+            "trash-cli" => self.file_rules("trash", args, shell, frame)?,
+            "gdb" | "lldb" | "cgdb" => self.debugger(base, args, stdin, frame)?,
+            _ => return Continue(false),
         }
+        Continue(true)
     }
 
     /// Walks `text` as a shell script run by `origin`.
@@ -1324,60 +1294,47 @@ impl Walker<'_> {
             "npm" | "pnpm" | "yarn" | "bun" => {
                 self.npm_family(base, args, stdin, shell, frame)?;
                 // `npm test`, `npm install`: the file rules have nothing to add.
-                Continue(matches!(sub, Some("exec" | "x" | "dlx")))
+                return Continue(matches!(sub, Some("exec" | "x" | "dlx")));
             }
-            "npx" | "pnpx" | "bunx" => {
-                self.exec_after_options(base, args, stdin, shell, frame)?;
-                Continue(true)
-            }
+            "npx" | "pnpx" | "bunx" => self.exec_after_options(base, args, stdin, shell, frame)?,
             "pipx" if matches!(sub, Some("run")) => {
-                self.exec_after_options("pipx run", &args[1..], stdin, shell, frame)?;
-                Continue(true)
+                self.exec_after_options("pipx run", &args[1..], stdin, shell, frame)?
             }
-            "uvx" => {
-                self.exec_after_options(base, args, stdin, shell, frame)?;
-                Continue(true)
-            }
-            "virtualenv" => {
-                self.venv_dirs(
-                    base,
-                    args,
-                    args.iter().any(|a| a.is("--clear")),
-                    shell,
-                    frame,
-                )?;
-                Continue(true)
-            }
+            "uvx" => self.exec_after_options(base, args, stdin, shell, frame)?,
+            "virtualenv" => self.venv_dirs(
+                base,
+                args,
+                args.iter().any(|a| a.is("--clear")),
+                shell,
+                frame,
+            )?,
             // `uv venv DIR` replaces what is at DIR.
             "uv" if matches!(sub, Some("venv")) => {
-                self.venv_dirs("uv venv", &args[1..], true, shell, frame)?;
-                Continue(true)
+                self.venv_dirs("uv venv", &args[1..], true, shell, frame)?
             }
             "uv" if matches!(sub, Some("run")) => {
-                self.exec_after_options("uv run", &args[1..], stdin, shell, frame)?;
-                Continue(true)
+                self.exec_after_options("uv run", &args[1..], stdin, shell, frame)?
             }
             "uv" if matches!(sub, Some("tool")) && args.get(1).is_some_and(|a| a.is("run")) => {
-                self.exec_after_options("uv tool run", &args[2..], stdin, shell, frame)?;
-                Continue(true)
+                self.exec_after_options("uv tool run", &args[2..], stdin, shell, frame)?
             }
             "poetry" | "pipenv" | "hatch" | "pdm" | "rye" | "conda" | "mamba" | "micromamba"
             | "pixi"
                 if matches!(sub, Some("run")) =>
             {
                 self.exec_after_options(&format!("{base} run"), &args[1..], stdin, shell, frame)?;
-                Continue(true)
             }
             "cargo" | "cross" => {
                 self.cargo(base, args, shell, frame)?;
-                Continue(false)
+                return Continue(false);
             }
             "go" => {
                 self.go(args, shell, frame)?;
-                Continue(false)
+                return Continue(false);
             }
-            _ => Continue(false),
+            _ => return Continue(false),
         }
+        Continue(true)
     }
 
     /// Programs whose arguments are shell command lines (`concurrently
