@@ -981,7 +981,7 @@ impl<'a> Walker<'a> {
                 self.extended_test(b, shell, frame)?;
             }
             ast::ExtendedTestExpr::Not(a) | ast::ExtendedTestExpr::Parenthesized(a) => {
-                self.extended_test(a, shell, frame)?;
+                self.extended_test(a, shell, frame)?
             }
             ast::ExtendedTestExpr::UnaryTest(op, w) => {
                 let args = self.expand(&w.value, shell, frame)?;
@@ -1183,7 +1183,7 @@ impl<'a> Walker<'a> {
                 self.loop_body(&[&clause.0, &clause.1.list], shell, &inner.conditional())?;
             }
             ast::CompoundCommand::Arithmetic(arith) => {
-                self.arithmetic(&arith.expr.value, shell, frame)?;
+                self.arithmetic(&arith.expr.value, shell, frame)?
             }
             ast::CompoundCommand::Coprocess(coproc) => {
                 self.note(frame, "coproc");
@@ -1722,7 +1722,7 @@ impl<'a> Walker<'a> {
     ) -> Judged {
         match item {
             ast::CommandPrefixOrSuffixItem::IoRedirect(redirect) => {
-                self.redirect(redirect, shell, frame, stdin)?;
+                self.redirect(redirect, shell, frame, stdin)?
             }
             ast::CommandPrefixOrSuffixItem::Word(word) => {
                 argv.extend(self.expand(&word.value, shell, frame)?);
@@ -1872,13 +1872,13 @@ impl<'a> Walker<'a> {
                             }
                         }
                         ast::IoFileRedirectKind::Write | ast::IoFileRedirectKind::Clobber => {
-                            self.check_write(&arg, WriteMode::Clobber, shell, frame, "redirect >")?;
+                            self.check_write(&arg, WriteMode::Clobber, shell, frame, "redirect >")?
                         }
                         ast::IoFileRedirectKind::Append => {
-                            self.check_write(&arg, WriteMode::Append, shell, frame, "redirect >>")?;
+                            self.check_write(&arg, WriteMode::Append, shell, frame, "redirect >>")?
                         }
                         ast::IoFileRedirectKind::ReadAndWrite => {
-                            self.check_write(&arg, WriteMode::Modify, shell, frame, "redirect <>")?;
+                            self.check_write(&arg, WriteMode::Modify, shell, frame, "redirect <>")?
                         }
                         ast::IoFileRedirectKind::DuplicateInput
                         | ast::IoFileRedirectKind::DuplicateOutput => {

@@ -238,7 +238,7 @@ impl Walker<'_> {
                         }
                     }
                     Some((target, mode)) if !matches!(target, "stdout" | "stderr" | "off" | "") => {
-                        self.check_write(&Arg::lit(target), mode, shell, frame, &what)?;
+                        self.check_write(&Arg::lit(target), mode, shell, frame, &what)?
                     }
                     _ => {
                         if flags.iter().any(|f| matches!(*f, "-x" | "-e")) && !is("open", 2) {

@@ -161,13 +161,11 @@ impl Walker<'_> {
                     format!("{base} changes a partition table"),
                 )?;
             }
-            _ if base.starts_with("mkfs") => {
-                self.deny(
-                    frame,
-                    RuleId::DestructiveShell,
-                    format!("{base} formats a filesystem"),
-                )?;
-            }
+            _ if base.starts_with("mkfs") => self.deny(
+                frame,
+                RuleId::DestructiveShell,
+                format!("{base} formats a filesystem"),
+            )?,
             "truncate" => {
                 let args = canon_long(args, TRUNCATE_LONGS);
                 let p = rules::parse(

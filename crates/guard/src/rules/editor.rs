@@ -220,9 +220,7 @@ impl Walker<'_> {
                 Ok(actions) => {
                     for action in actions {
                         match action {
-                            SedAction::Run(cmd) => {
-                                self.walk_shell_text(&format!("{base} e"), &cmd, shell, frame)?;
-                            }
+                            SedAction::Run(cmd) => self.walk_shell_text(&format!("{base} e"), &cmd, shell, frame)?,
                             SedAction::RunPatternSpace(what) => self.deny(
                                 frame,
                                 RuleId::Interpreter,

@@ -149,7 +149,7 @@ impl Walker<'_> {
     ) -> Judged {
         match arg {
             Some(arg) => {
-                self.script_args(origin, std::slice::from_ref(arg), shell, frame, false)?;
+                self.script_args(origin, std::slice::from_ref(arg), shell, frame, false)?
             }
             None => self.fail_closed(
                 frame,

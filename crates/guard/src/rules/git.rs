@@ -646,9 +646,7 @@ impl Walker<'_> {
         frame: &Frame,
     ) -> Judged {
         match value {
-            Some(text) => {
-                self.script_args(what, &[Arg::lit(text)], shell, frame, false)?;
-            }
+            Some(text) => self.script_args(what, &[Arg::lit(text)], shell, frame, false)?,
             None => self.fail_closed(
                 frame,
                 RuleId::NotStatic,
@@ -966,9 +964,7 @@ impl Walker<'_> {
                 RuleId::NotStatic,
                 format!("`git {name}` may be an alias defined to something not statically known"),
             )?,
-            None if EXTENSIONS.contains(&name.as_str()) && !inv.path_changed => {
-                self.git_extension(&name, &rest, &inv, &mut here, frame)?;
-            }
+            None if EXTENSIONS.contains(&name.as_str()) && !inv.path_changed => self.git_extension(&name, &rest, &inv, &mut here, frame)?,
             None => self.fail_closed(
                 frame,
                 RuleId::NotStatic,
@@ -1661,15 +1657,9 @@ impl Walker<'_> {
             )?,
             "svn" if rest.iter().find(|a| !a.text.starts_with('-')).is_some_and(|a| {
                 a.exact().is_none_or(|t| matches!(t, "dcommit" | "set-tree" | "branch" | "tag" | "commit-diff"))
-            }) => {
-                self.deny(frame, RuleId::GitPush, "git svn dcommit/set-tree/branch/tag/commit-diff writes to the Subversion server")?;
-            }
-            "p4" if rest.iter().find(|a| !a.text.starts_with('-')).is_some_and(|a| a.exact().is_none_or(|t| t == "submit")) => {
-                self.deny(frame, RuleId::GitPush, "git p4 submit writes to the Perforce server")?;
-            }
-            "subtree" if rest.iter().any(|a| a.is("push")) => {
-                self.deny(frame, RuleId::GitPush, "git subtree push publishes to a remote")?;
-            }
+            }) => self.deny(frame, RuleId::GitPush, "git svn dcommit/set-tree/branch/tag/commit-diff writes to the Subversion server")?,
+            "p4" if rest.iter().find(|a| !a.text.starts_with('-')).is_some_and(|a| a.exact().is_none_or(|t| t == "submit")) => self.deny(frame, RuleId::GitPush, "git p4 submit writes to the Perforce server")?,
+            "subtree" if rest.iter().any(|a| a.is("push")) => self.deny(frame, RuleId::GitPush, "git subtree push publishes to a remote")?,
             "subtree" if rest.iter().any(|a| a.is("add") || a.is("merge") || a.is("pull") || a.is("--rejoin")) => {
                 self.deny_if_protected(inv, frame, "git subtree add/merge/pull")?;
                 self.git_subtree(rest, shell, frame)?;
@@ -1938,9 +1928,7 @@ impl Walker<'_> {
             "remote-ext" => self.fail_closed(frame, RuleId::NotStatic, "git remote-ext runs the command in its URL")?,
             "filter-branch" => self.destructive(frame, "git filter-branch")?,
             "reflog"
-                if rest.iter().find(|a| !a.text.starts_with('-')).is_some_and(|a| a.is("expire") || a.is("delete") || a.is("drop")) => {
-                    self.destructive(frame, "git reflog expire/delete")?;
-                }
+                if rest.iter().find(|a| !a.text.starts_with('-')).is_some_and(|a| a.is("expire") || a.is("delete") || a.is("drop")) => self.destructive(frame, "git reflog expire/delete")?,
             "gc" => {
                 let p = gparse(rest, &Opts {
                     short_values: "",
@@ -2041,20 +2029,16 @@ impl Walker<'_> {
             "lfs" if has("migrate") => {
                 self.destructive(frame, "git lfs migrate (rewrites history)")?
             }
-            "flow" if has("publish") || has("-p") || has("--push") => {
-                self.deny(
-                    frame,
-                    RuleId::GitPush,
-                    "git flow publish/--push pushes to a remote",
-                )?;
-            }
-            "flow" if has("finish") && (has("release") || has("hotfix")) => {
-                self.deny(
-                    frame,
-                    RuleId::ProtectedBranch,
-                    "git flow release/hotfix finish merges into the production branch",
-                )?;
-            }
+            "flow" if has("publish") || has("-p") || has("--push") => self.deny(
+                frame,
+                RuleId::GitPush,
+                "git flow publish/--push pushes to a remote",
+            )?,
+            "flow" if has("finish") && (has("release") || has("hotfix")) => self.deny(
+                frame,
+                RuleId::ProtectedBranch,
+                "git flow release/hotfix finish merges into the production branch",
+            )?,
             "flow" if has("finish") => self.deny_if_protected(inv, frame, "git flow finish")?,
             "absorb" | "revise" => self.deny_if_protected(inv, frame, &format!("git {name}"))?,
             "filter-repo" => self.destructive(frame, "git filter-repo")?,
@@ -3055,7 +3039,7 @@ impl Walker<'_> {
         );
         match p.operands.first().and_then(Arg::exact) {
             Some("remove") if p.has(&["-f", "--force"]) => {
-                self.destructive(frame, "git worktree remove --force")?;
+                self.destructive(frame, "git worktree remove --force")?
             }
             Some("add") => {
                 if let Some(reset) = p.value(&["-B"]) {
@@ -3540,7 +3524,7 @@ impl Walker<'_> {
                 }
             }
             Some("pull-request" | "create" | "fork" | "delete" | "sync" | "merge") => {
-                self.forge_deny(frame, &format!("hub {}", first.text))?;
+                self.forge_deny(frame, &format!("hub {}", first.text))?
             }
             Some(
                 group @ ("issue" | "pr" | "release" | "gist" | "ci-status" | "compare" | "browse"),

@@ -796,13 +796,11 @@ impl Walker<'_> {
             "chmod" | "chown" | "chgrp" | "setfacl" | "chattr" => {
                 self.perm(base, &args, shell, frame)?
             }
-            "kill" if args.last().is_some_and(|a| a.text == "-1" || a.text == "1") => {
-                self.deny(
-                    frame,
-                    RuleId::InfraDestroy,
-                    "`kill` of every process (-1) or of init (1)",
-                )?;
-            }
+            "kill" if args.last().is_some_and(|a| a.text == "-1" || a.text == "1") => self.deny(
+                frame,
+                RuleId::InfraDestroy,
+                "`kill` of every process (-1) or of init (1)",
+            )?,
             "init"
                 if args
                     .iter()
