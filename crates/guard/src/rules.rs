@@ -19,6 +19,7 @@ pub(crate) mod interp;
 pub(crate) mod pawl;
 pub(crate) mod programs;
 pub(crate) mod reach;
+pub(crate) mod remote;
 
 use crate::words::Arg;
 

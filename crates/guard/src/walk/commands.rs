@@ -281,6 +281,7 @@ impl Walker<'_> {
             | Family::Database
             | Family::Copier
             | Family::Deleter
+            | Family::Remote
             | Family::Compiler
             | Family::Interpreter { .. }) => {
                 // Programs named by environment variables any command may run (LESSOPEN, ...).
@@ -296,6 +297,7 @@ impl Walker<'_> {
                     }
                     Family::Copier => self.copier(base, &args, &code_args, shell, frame)?,
                     Family::Deleter => self.deleter(base, &args, shell, frame)?,
+                    Family::Remote => self.remote(base, &code_args, &stdin, shell, frame)?,
                     Family::Interpreter { node_like } => {
                         // A package manager's runner first (`bun x`, `bun run`).
                         if self.runner(base, &code_args, &stdin, shell, frame)? {
