@@ -312,6 +312,8 @@ pub(crate) enum Family {
     Database,
     /// A copier (`cp`, `mv`, `install`, `ln`, `rsync`; `rules/fs.rs` `copier`).
     Copier,
+    /// An awk (`rules/awk.rs`; the language: `lang/awk.rs`).
+    Awk,
     /// A remote shell or socket relay (`rules/remote.rs`): `ssh`, `scp`, `socat`, `nc`.
     Remote,
     /// A deleter (`rules/delete.rs`): `rm`, `unlink`, `shred`, `truncate`, `dd`, formatters, ...
@@ -345,6 +347,7 @@ pub(crate) fn family(base: &str) -> Family {
         "cp" | "mv" | "install" | "ln" | "rsync" => Family::Copier,
         _ if crate::rules::delete::is_deleter(base) => Family::Deleter,
         _ if crate::rules::remote::REMOTES.contains(&base) => Family::Remote,
+        _ if crate::rules::awk::AWKS.contains(&base) => Family::Awk,
         _ if crate::rules::exec::is_compiler(base) => Family::Compiler,
         _ if crate::rules::interp::is_interpreter(base) => Family::Interpreter { node_like: false },
         "tsx" | "ts-node" | "ts-node-esm" | "esno" | "esr" | "babel-node" | "vite-node" => {
@@ -396,6 +399,7 @@ mod tests {
         assert!(matches!(family("git-receive-pack"), Family::Git));
         assert!(matches!(family("git-"), Family::Other));
         assert!(matches!(family("ssh"), Family::Remote));
+        assert!(matches!(family("gawk"), Family::Awk));
         for deleter in ["rm", "unlink", "shred", "dd", "mkfs.ext4", "gio"] {
             assert!(matches!(family(deleter), Family::Deleter), "{deleter}");
         }

@@ -9,6 +9,7 @@
 //! that runs `!sh`, a `python -c` string that runs `git push`).
 
 pub(crate) mod archive;
+pub(crate) mod awk;
 pub(crate) mod database;
 pub(crate) mod delete;
 pub(crate) mod editor;

@@ -282,6 +282,7 @@ impl Walker<'_> {
             | Family::Copier
             | Family::Deleter
             | Family::Remote
+            | Family::Awk
             | Family::Compiler
             | Family::Interpreter { .. }) => {
                 // Programs named by environment variables any command may run (LESSOPEN, ...).
@@ -298,6 +299,7 @@ impl Walker<'_> {
                     Family::Copier => self.copier(base, &args, &code_args, shell, frame)?,
                     Family::Deleter => self.deleter(base, &args, shell, frame)?,
                     Family::Remote => self.remote(base, &code_args, &stdin, shell, frame)?,
+                    Family::Awk => self.awk(base, &code_args, &stdin, shell, frame)?,
                     Family::Interpreter { node_like } => {
                         // A package manager's runner first (`bun x`, `bun run`).
                         if self.runner(base, &code_args, &stdin, shell, frame)? {
