@@ -314,6 +314,8 @@ pub(crate) enum Family {
     Copier,
     /// An awk (`rules/awk.rs`; the language: `lang/awk.rs`).
     Awk,
+    /// A make (`rules/make.rs`).
+    Make,
     /// A remote shell or socket relay (`rules/remote.rs`): `ssh`, `scp`, `socat`, `nc`.
     Remote,
     /// A deleter (`rules/delete.rs`): `rm`, `unlink`, `shred`, `truncate`, `dd`, formatters, ...
@@ -348,6 +350,7 @@ pub(crate) fn family(base: &str) -> Family {
         _ if crate::rules::delete::is_deleter(base) => Family::Deleter,
         _ if crate::rules::remote::REMOTES.contains(&base) => Family::Remote,
         _ if crate::rules::awk::AWKS.contains(&base) => Family::Awk,
+        _ if crate::rules::make::MAKES.contains(&base) => Family::Make,
         _ if crate::rules::exec::is_compiler(base) => Family::Compiler,
         _ if crate::rules::interp::is_interpreter(base) => Family::Interpreter { node_like: false },
         "tsx" | "ts-node" | "ts-node-esm" | "esno" | "esr" | "babel-node" | "vite-node" => {
@@ -400,6 +403,7 @@ mod tests {
         assert!(matches!(family("git-"), Family::Other));
         assert!(matches!(family("ssh"), Family::Remote));
         assert!(matches!(family("gawk"), Family::Awk));
+        assert!(matches!(family("gmake"), Family::Make));
         for deleter in ["rm", "unlink", "shred", "dd", "mkfs.ext4", "gio"] {
             assert!(matches!(family(deleter), Family::Deleter), "{deleter}");
         }

@@ -17,6 +17,7 @@ pub(crate) mod exec;
 pub(crate) mod fs;
 pub(crate) mod git;
 pub(crate) mod interp;
+pub(crate) mod make;
 pub(crate) mod pawl;
 pub(crate) mod programs;
 pub(crate) mod reach;

@@ -6,7 +6,7 @@
 use std::ops::ControlFlow::Continue;
 
 use crate::decision::RuleId;
-use crate::rules::{abbrev, is_stdin_path};
+use crate::rules::is_stdin_path;
 use crate::walk::Judged;
 use crate::walk::{Cmd, Frame, Shell, Stdin, Walker};
 use crate::words::Arg;
@@ -30,7 +30,6 @@ impl Walker<'_> {
             return Continue(true);
         }
         match base {
-            "make" | "gmake" | "bmake" | "pmake" => self.make(base, args, stdin, frame)?,
             "crontab" => {
                 let lists = args.iter().any(|a| a.is("-l"));
                 if !lists {
@@ -183,108 +182,6 @@ impl Walker<'_> {
                     format!("{base} reads its {what} from a pipe; it is not statically known"),
                 )?,
                 Stdin::Inherited | Stdin::File => {}
-            }
-        }
-        Continue(())
-    }
-
-    // ------------------------------------------------------------- make
-
-    fn make(&mut self, base: &str, args: &[Arg], stdin: &Stdin, frame: &Frame) -> Judged {
-        let mut index = 0;
-        while index < args.len() {
-            let arg = &args[index];
-            index += 1;
-            let text = arg.text.as_str();
-            let eval = if let Some(long) = text.strip_prefix("--") {
-                let name = long.split_once('=').map_or(long, |(n, _)| n);
-                abbrev(name, "eval", 2)
-            } else {
-                text.starts_with("-E")
-                    || (text.starts_with('-') && !text.starts_with("--") && text.contains('E'))
-            };
-            if eval {
-                return self.deny(
-                    frame,
-                    RuleId::Interpreter,
-                    format!("{base} `{text}` evaluates makefile text given on the command line; its recipes run shell commands the guard does not model"),
-                );
-            }
-            let file = if let Some(long) = text.strip_prefix("--") {
-                let (name, inline) = match long.split_once('=') {
-                    Some((n, v)) => (n, Some(v.to_owned())),
-                    None => (long, None),
-                };
-                if abbrev(name, "file", 2) || abbrev(name, "makefile", 1) {
-                    match inline {
-                        Some(v) => Some(Arg::lit(v)),
-                        None => {
-                            index += 1;
-                            args.get(index - 1).cloned()
-                        }
-                    }
-                } else {
-                    None
-                }
-            } else if let Some(rest) = text.strip_prefix("-f") {
-                if rest.is_empty() {
-                    index += 1;
-                    args.get(index - 1).cloned()
-                } else {
-                    Some(Arg::lit(rest))
-                }
-            } else {
-                None
-            };
-            if let Some(file) = file {
-                let from_input = !file.known || is_stdin_path(&file.text);
-                if from_input && !matches!(stdin, Stdin::Inherited | Stdin::File) || !file.known {
-                    return self.deny(
-                        frame,
-                        RuleId::Interpreter,
-                        format!("{base} reads a makefile (`{}`) the guard cannot see; its recipes run shell commands", file.text),
-                    );
-                }
-                continue;
-            }
-            if let Some((name, value)) = text.split_once('=') {
-                let name = name.trim_end_matches([':', '+', '?', '!']);
-                if matches!(name, "MAKEFLAGS" | "GNUMAKEFLAGS" | "MFLAGS")
-                    && (value.contains("eval") || value.contains('E') || value.contains('f'))
-                {
-                    return self.deny(
-                        frame,
-                        RuleId::Interpreter,
-                        format!("{base} `{text}` passes options that may add makefile text; the guard cannot see its recipes"),
-                    );
-                }
-                let runs_now = text.split_once('=').is_some_and(|(n, _)| n.ends_with('!'));
-                let functions = ["shell", "file", "eval", "guile", "call", "value"]
-                    .iter()
-                    .any(|f| {
-                        value.contains(&format!("$({f}")) || value.contains(&format!("${{{f}"))
-                    });
-                if runs_now || functions || !arg.known {
-                    return self.deny(
-                        frame,
-                        RuleId::Interpreter,
-                        format!("{base} `{text}` sets a variable to text that runs commands or writes files (`!=`, $(shell ...), $(file ...)) or is not statically known"),
-                    );
-                }
-                if matches!(name, "SHELL" | ".SHELLFLAGS" | "MAKESHELL") {
-                    let ok = name != ".SHELLFLAGS"
-                        && arg.known
-                        && crate::registry::POSIX_SHELLS
-                            .contains(&value.rsplit('/').next().unwrap_or(value))
-                        && !value.contains(char::is_whitespace);
-                    if !ok {
-                        return self.deny(
-                            frame,
-                            RuleId::Interpreter,
-                            format!("{base} `{text}` changes the program that runs its recipes"),
-                        );
-                    }
-                }
             }
         }
         Continue(())

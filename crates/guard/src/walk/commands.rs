@@ -283,6 +283,7 @@ impl Walker<'_> {
             | Family::Deleter
             | Family::Remote
             | Family::Awk
+            | Family::Make
             | Family::Compiler
             | Family::Interpreter { .. }) => {
                 // Programs named by environment variables any command may run (LESSOPEN, ...).
@@ -300,6 +301,7 @@ impl Walker<'_> {
                     Family::Deleter => self.deleter(base, &args, shell, frame)?,
                     Family::Remote => self.remote(base, &code_args, &stdin, shell, frame)?,
                     Family::Awk => self.awk(base, &code_args, &stdin, shell, frame)?,
+                    Family::Make => self.make(base, &code_args, &stdin, frame)?,
                     Family::Interpreter { node_like } => {
                         // A package manager's runner first (`bun x`, `bun run`).
                         if self.runner(base, &code_args, &stdin, shell, frame)? {
