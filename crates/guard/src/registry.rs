@@ -316,6 +316,8 @@ pub(crate) enum Family {
     Awk,
     /// A make (`rules/make.rs`).
     Make,
+    /// A pager or man (`rules/pager.rs`).
+    Pager,
     /// A remote shell or socket relay (`rules/remote.rs`): `ssh`, `scp`, `socat`, `nc`.
     Remote,
     /// A deleter (`rules/delete.rs`): `rm`, `unlink`, `shred`, `truncate`, `dd`, formatters, ...
@@ -351,6 +353,7 @@ pub(crate) fn family(base: &str) -> Family {
         _ if crate::rules::remote::REMOTES.contains(&base) => Family::Remote,
         _ if crate::rules::awk::AWKS.contains(&base) => Family::Awk,
         _ if crate::rules::make::MAKES.contains(&base) => Family::Make,
+        _ if crate::rules::pager::PAGERS.contains(&base) => Family::Pager,
         _ if crate::rules::exec::is_compiler(base) => Family::Compiler,
         _ if crate::rules::interp::is_interpreter(base) => Family::Interpreter { node_like: false },
         "tsx" | "ts-node" | "ts-node-esm" | "esno" | "esr" | "babel-node" | "vite-node" => {
@@ -404,6 +407,7 @@ mod tests {
         assert!(matches!(family("ssh"), Family::Remote));
         assert!(matches!(family("gawk"), Family::Awk));
         assert!(matches!(family("gmake"), Family::Make));
+        assert!(matches!(family("man"), Family::Pager));
         for deleter in ["rm", "unlink", "shred", "dd", "mkfs.ext4", "gio"] {
             assert!(matches!(family(deleter), Family::Deleter), "{deleter}");
         }

@@ -18,6 +18,7 @@ pub(crate) mod fs;
 pub(crate) mod git;
 pub(crate) mod interp;
 pub(crate) mod make;
+pub(crate) mod pager;
 pub(crate) mod pawl;
 pub(crate) mod programs;
 pub(crate) mod reach;

@@ -40,19 +40,6 @@ impl Walker<'_> {
                     )?;
                 }
             }
-            "man" => self.man(args, shell, frame)?,
-            "less" | "more" | "most" => {
-                if let Some(cmd) = args.iter().find(|a| {
-                    a.text.starts_with('+')
-                        && (a.text.contains('!') || a.text.contains('|') || !a.known)
-                }) {
-                    self.deny(
-                        frame,
-                        RuleId::Interpreter,
-                        format!("{base} `{}` runs a shell command from the pager; the guard does not model it", cmd.text),
-                    )?;
-                }
-            }
             "zx" => {
                 // zx runs a script file, or JavaScript from its input.
                 let operand = args.iter().find(|a| !a.text.starts_with('-'));
@@ -182,48 +169,6 @@ impl Walker<'_> {
                     format!("{base} reads its {what} from a pipe; it is not statically known"),
                 )?,
                 Stdin::Inherited | Stdin::File => {}
-            }
-        }
-        Continue(())
-    }
-
-    /// `man -P pager` / `--pager=` / `-H browser`: commands man runs.
-    fn man(&mut self, args: &[Arg], shell: &mut Shell, frame: &Frame) -> Judged {
-        let mut index = 0;
-        while index < args.len() {
-            let text = args[index].text.clone();
-            index += 1;
-            let value = if matches!(text.as_str(), "-P" | "--pager" | "-H" | "--html") {
-                index += 1;
-                args.get(index - 1).cloned()
-            } else if let Some(v) = text
-                .strip_prefix("--pager=")
-                .or_else(|| text.strip_prefix("--html="))
-            {
-                Some(Arg {
-                    text: v.to_owned(),
-                    ..args[index - 1].clone()
-                })
-            } else if text.len() > 2 && (text.starts_with("-P") || text.starts_with("-H")) {
-                Some(Arg {
-                    text: text[2..].to_owned(),
-                    ..args[index - 1].clone()
-                })
-            } else {
-                None
-            };
-            if let Some(value) = value {
-                match value.known {
-                    true => self.walk_piped_shell("man pager", &value.text, shell, frame)?,
-                    false => self.fail_closed(
-                        frame,
-                        RuleId::NotStatic,
-                        format!(
-                            "man runs a pager `{}` that is not statically known",
-                            value.text
-                        ),
-                    )?,
-                }
             }
         }
         Continue(())

@@ -284,6 +284,7 @@ impl Walker<'_> {
             | Family::Remote
             | Family::Awk
             | Family::Make
+            | Family::Pager
             | Family::Compiler
             | Family::Interpreter { .. }) => {
                 // Programs named by environment variables any command may run (LESSOPEN, ...).
@@ -302,6 +303,7 @@ impl Walker<'_> {
                     Family::Remote => self.remote(base, &code_args, &stdin, shell, frame)?,
                     Family::Awk => self.awk(base, &code_args, &stdin, shell, frame)?,
                     Family::Make => self.make(base, &code_args, &stdin, frame)?,
+                    Family::Pager => self.pager(base, &code_args, shell, frame)?,
                     Family::Interpreter { node_like } => {
                         // A package manager's runner first (`bun x`, `bun run`).
                         if self.runner(base, &code_args, &stdin, shell, frame)? {
