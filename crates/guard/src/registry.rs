@@ -1,7 +1,7 @@
 //! The program registry: what a command name is, by family, and from that which part of the
 //! guard judges it. `walk/commands.rs` `command_by_name` dispatches on [`family`]; the programs
 //! the registry does not name yet go on to the rules by name (`rules/exec.rs` `runs_commands`,
-//! `rules/interp.rs` `interpreter`, `rules/fs.rs` `file_rules`, then `rules/programs.rs`).
+//! else `rules/fs.rs` `file_rules`), then every program to `rules/programs.rs`.
 //! `README.md` "Where is program X judged" is the map.
 
 /// POSIX shells and bash: their `-c` strings, script operands and stdin are parsed as shell, and
@@ -312,6 +312,16 @@ pub(crate) enum Family {
     Database,
     /// A copier (`cp`, `mv`, `install`, `ln`, `rsync`; `rules/fs.rs` `copier`).
     Copier,
+    /// An awk (`rules/awk.rs`; the language: `lang/awk.rs`).
+    Awk,
+    /// A make (`rules/make.rs`).
+    Make,
+    /// A pager or man (`rules/pager.rs`).
+    Pager,
+    /// A remote shell or socket relay (`rules/remote.rs`): `ssh`, `scp`, `socat`, `nc`.
+    Remote,
+    /// A deleter (`rules/delete.rs`): `rm`, `unlink`, `shred`, `truncate`, `dd`, formatters, ...
+    Deleter,
     /// An interpreter whose inline code the guard reads (`rules/interp.rs`, the language in
     /// `lang/code.rs`); `node_like`: a program that takes code as node does (`tsx`, `ts-node`).
     Interpreter { node_like: bool },
@@ -339,6 +349,11 @@ pub(crate) fn family(base: &str) -> Family {
         _ if crate::rules::editor::EDITORS.contains(&base) => Family::Editor,
         _ if crate::rules::database::DB_TOOLS.contains(&base) => Family::Database,
         "cp" | "mv" | "install" | "ln" | "rsync" => Family::Copier,
+        _ if crate::rules::delete::is_deleter(base) => Family::Deleter,
+        _ if crate::rules::remote::REMOTES.contains(&base) => Family::Remote,
+        _ if crate::rules::awk::AWKS.contains(&base) => Family::Awk,
+        _ if crate::rules::make::MAKES.contains(&base) => Family::Make,
+        _ if crate::rules::pager::PAGERS.contains(&base) => Family::Pager,
         _ if crate::rules::exec::is_compiler(base) => Family::Compiler,
         _ if crate::rules::interp::is_interpreter(base) => Family::Interpreter { node_like: false },
         "tsx" | "ts-node" | "ts-node-esm" | "esno" | "esr" | "babel-node" | "vite-node" => {
@@ -389,5 +404,12 @@ mod tests {
         }
         assert!(matches!(family("git-receive-pack"), Family::Git));
         assert!(matches!(family("git-"), Family::Other));
+        assert!(matches!(family("ssh"), Family::Remote));
+        assert!(matches!(family("gawk"), Family::Awk));
+        assert!(matches!(family("gmake"), Family::Make));
+        assert!(matches!(family("man"), Family::Pager));
+        for deleter in ["rm", "unlink", "shred", "dd", "mkfs.ext4", "gio"] {
+            assert!(matches!(family(deleter), Family::Deleter), "{deleter}");
+        }
     }
 }

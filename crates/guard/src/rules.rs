@@ -9,15 +9,20 @@
 //! that runs `!sh`, a `python -c` string that runs `git push`).
 
 pub(crate) mod archive;
+pub(crate) mod awk;
 pub(crate) mod database;
+pub(crate) mod delete;
 pub(crate) mod editor;
 pub(crate) mod exec;
 pub(crate) mod fs;
 pub(crate) mod git;
 pub(crate) mod interp;
+pub(crate) mod make;
+pub(crate) mod pager;
 pub(crate) mod pawl;
 pub(crate) mod programs;
 pub(crate) mod reach;
+pub(crate) mod remote;
 
 use crate::words::Arg;
 

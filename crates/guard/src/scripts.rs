@@ -5,9 +5,12 @@
 
 use std::collections::HashMap;
 
+use std::ops::ControlFlow::Continue;
+
 use crate::decision::RuleId;
 use crate::paths::{is_within, normalize, relative_to};
 use crate::registry;
+use crate::walk::Judged;
 use crate::walk::{Cmd, Frame, Shell, Stdin, Walker};
 use crate::words::{self, Arg};
 
@@ -295,36 +298,36 @@ impl Walker<'_> {
         stdin: &Stdin,
         shell: &mut Shell,
         frame: &Frame,
-    ) -> bool {
+    ) -> Judged<bool> {
         if runner != "exec"
             && !registry::POSIX_SHELLS.contains(&runner)
             && !registry::SOURCE.contains(&runner)
         {
-            return false;
+            return Continue(false);
         }
         let Some(text) = script.exact() else {
-            return false;
+            return Continue(false);
         };
         if self.is_written(shell, script) {
             // Written earlier in this command: judged as such (the file's text on disk is old).
-            return false;
+            return Continue(false);
         }
         let Some(path) = self.resolve(shell, text) else {
-            return false;
+            return Continue(false);
         };
         let content = match self.read_file(&path) {
             Ok(Some(content)) => content,
-            Ok(None) => return false,
+            Ok(None) => return Continue(false),
             Err(reason) => {
-                self.deny(frame, RuleId::TooLarge, reason);
-                return true;
+                self.deny(frame, RuleId::TooLarge, reason)?;
+                return Continue(true);
             }
         };
         if runner == "exec" && program_kind(&content) != Program::Shell {
-            return false;
+            return Continue(false);
         }
         if content.contains('\0') {
-            return false;
+            return Continue(false);
         }
         let mut sub = shell.clone();
         // The script's own positional parameters are not the caller's.
@@ -337,27 +340,33 @@ impl Walker<'_> {
         // The script runs from its start in a process of its own.
         inner.conditional = false;
         inner.lenient = inner.lenient || !self.strict_script(&path);
-        self.run_script_sized(&content, MAX_SCRIPT_BYTES, &mut sub, &inner);
-        true
+        self.run_script_sized(&content, MAX_SCRIPT_BYTES, &mut sub, &inner)?;
+        Continue(true)
     }
 
     /// `npm test`, `npm run x`, `yarn x`, `pnpm x`: walks the `package.json` scripts the
     /// command runs (with `pre`/`post` scripts), in the package's directory.
-    pub(crate) fn package_manager(&mut self, base: &str, cmd: &Cmd, shell: &Shell, frame: &Frame) {
+    pub(crate) fn package_manager(
+        &mut self,
+        base: &str,
+        cmd: &Cmd,
+        shell: &Shell,
+        frame: &Frame,
+    ) -> Judged {
         let args: Vec<Arg> = cmd.argv.iter().skip(1).cloned().collect();
         let Some(run) = package_scripts(base, &args) else {
-            return;
+            return Continue(());
         };
         if run.workspace {
             // Other packages' scripts: where they are is not modelled.
-            return;
+            return Continue(());
         }
         let start = match &run.dir {
             Some(dir) => dir.exact().and_then(|d| self.resolve(shell, d)),
             None => shell.cwd.clone(),
         };
         let Some(start) = start else {
-            return;
+            return Continue(());
         };
         // The nearest package.json at or above the start directory.
         let mut dir = normalize("/", &start);
@@ -371,12 +380,11 @@ impl Walker<'_> {
                 Ok(Some(json)) => break (dir, json),
                 Ok(None) => {}
                 Err(reason) => {
-                    self.deny(frame, RuleId::TooLarge, reason);
-                    return;
+                    return self.deny(frame, RuleId::TooLarge, reason);
                 }
             }
             if dir == "/" {
-                return;
+                return Continue(());
             }
             dir = match dir.rsplit_once('/') {
                 Some(("", _)) | None => "/".to_owned(),
@@ -386,7 +394,7 @@ impl Walker<'_> {
         let file = format!("{}/package.json", package_dir.trim_end_matches('/'));
         let Ok(value) = serde_json::from_str::<serde_json::Value>(&json) else {
             // The package manager fails on it too.
-            return;
+            return Continue(());
         };
         let lenient = !self.strict_script(&file);
         for name in &run.names {
@@ -411,8 +419,9 @@ impl Walker<'_> {
                 .nested(&format!("{base} script `{name}`"))
                 .with_stdin(cmd.stdin.clone());
             inner.lenient = inner.lenient || lenient;
-            self.run_script(&text, &mut sub, &inner);
+            self.run_script(&text, &mut sub, &inner)?;
         }
+        Continue(())
     }
 }
 

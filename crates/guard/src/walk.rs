@@ -11,6 +11,7 @@
 mod commands;
 
 use std::collections::{HashMap, HashSet};
+use std::ops::ControlFlow::{self, Break, Continue};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::rc::Rc;
 
@@ -26,6 +27,15 @@ use crate::registry;
 use crate::words::{self, Arg};
 
 /// Largest input the guard analyses, in bytes.
+/// What judging a piece of the input answers: `Break(Denied)` when it was denied, which stops
+/// the walk by itself (`?` carries it up to [`Walker::walk_input`]), so the first denial is the
+/// decision.
+pub(crate) type Judged<T = ()> = ControlFlow<Denied, T>;
+
+/// A denial as a value: the decision (rule, reason with its origin) made by [`Walker::deny`].
+#[derive(Debug)]
+pub(crate) struct Denied(pub(crate) Decision);
+
 pub const MAX_INPUT_BYTES: usize = 64 * 1024;
 /// Deepest nesting of scripts inside scripts (`bash -c`, `eval`, `$(...)`,
 /// aliases, function calls) the guard follows.
@@ -553,13 +563,23 @@ impl<'a> Walker<'a> {
             ..Shell::default()
         };
         let frame = Frame::top();
-        self.run_script(input, &mut shell, &frame);
+        // The walk ended at the first denial, if any: it is the decision.
+        if let Break(Denied(decision)) = self.run_script(input, &mut shell, &frame) {
+            self.denial = Some(decision);
+        }
     }
 
-    /// Records a denial (the first one wins) with the origin attached.
-    pub(crate) fn deny(&mut self, frame: &Frame, rule: RuleId, reason: impl Into<String>) {
-        if self.denial.is_some() || self.rule_off(rule) {
-            return;
+    /// A denial with the origin attached, as the value that stops the walk: the `Break`
+    /// propagates with `?` to [`Self::walk_input`], which makes it the decision. A rule the
+    /// policy switched off is no denial: the walk goes on.
+    pub(crate) fn deny(
+        &mut self,
+        frame: &Frame,
+        rule: RuleId,
+        reason: impl Into<String>,
+    ) -> Judged {
+        if self.rule_off(rule) {
+            return Continue(());
         }
         let reason = reason.into();
         let reason = if frame.depth == 0 {
@@ -567,7 +587,7 @@ impl<'a> Walker<'a> {
         } else {
             format!("{reason} ({})", frame.origin)
         };
-        self.denial = Some(Decision::deny(rule, reason));
+        Break(Denied(Decision::deny(rule, reason)))
     }
 
     /// Whether the policy switched `rule` off (only [`crate::decision::SWITCHABLE_RULES`] can be).
@@ -579,10 +599,16 @@ impl<'a> Walker<'a> {
     }
 
     /// A denial that lenient frames (text that may not be shell) skip.
-    pub(crate) fn fail_closed(&mut self, frame: &Frame, rule: RuleId, reason: impl Into<String>) {
-        if !frame.lenient {
-            self.deny(frame, rule, reason);
+    pub(crate) fn fail_closed(
+        &mut self,
+        frame: &Frame,
+        rule: RuleId,
+        reason: impl Into<String>,
+    ) -> Judged {
+        if frame.lenient {
+            return Continue(());
         }
+        self.deny(frame, rule, reason)
     }
 
     fn note(&mut self, frame: &Frame, text: impl AsRef<str>) {
@@ -599,22 +625,21 @@ impl<'a> Walker<'a> {
     }
 
     /// Counts one unit of work; false once the budget is spent (and denied).
-    fn step(&mut self, frame: &Frame) -> bool {
+    fn step(&mut self, frame: &Frame) -> Judged {
         self.steps += 1;
         if self.steps > MAX_STEPS {
-            self.deny(
+            return self.deny(
                 frame,
                 RuleId::TooLarge,
                 format!("the command needs more than {MAX_STEPS} analysis steps"),
             );
-            return false;
         }
-        true
+        Continue(())
     }
 
     /// Parses `text` as a shell script and walks it.
-    pub(crate) fn run_script(&mut self, text: &str, shell: &mut Shell, frame: &Frame) {
-        self.run_script_sized(text, MAX_INPUT_BYTES, shell, frame);
+    pub(crate) fn run_script(&mut self, text: &str, shell: &mut Shell, frame: &Frame) -> Judged {
+        self.run_script_sized(text, MAX_INPUT_BYTES, shell, frame)
     }
 
     /// [`Self::run_script`] with a size bound of `max_bytes` (a script file may be longer
@@ -625,54 +650,47 @@ impl<'a> Walker<'a> {
         max_bytes: usize,
         shell: &mut Shell,
         frame: &Frame,
-    ) {
-        if !self.step(frame) {
-            return;
-        }
+    ) -> Judged {
+        self.step(frame)?;
         if frame.depth > MAX_SCRIPT_DEPTH {
-            self.deny(
+            return self.deny(
                 frame,
                 RuleId::TooDeep,
                 format!("scripts nest more than {MAX_SCRIPT_DEPTH} levels deep"),
             );
-            return;
         }
         if text.len() > max_bytes {
-            self.deny(
+            return self.deny(
                 frame,
                 RuleId::TooLarge,
                 format!("the command is larger than {max_bytes} bytes"),
             );
-            return;
         }
         if nesting(text) > MAX_NESTING {
-            self.deny(
+            return self.deny(
                 frame,
                 RuleId::TooDeep,
                 format!("the command nests more than {MAX_NESTING} levels deep"),
             );
-            return;
         }
         if has_bad_heredoc_delimiter(text) {
             // brush-parser 0.4's tokenizer loops forever on `<<'' ` and on
             // `<<` followed by an operator (found by fuzzing); both are
             // errors in bash too, so refuse before calling it.
-            self.fail_closed(
+            return self.fail_closed(
                 frame,
                 RuleId::ParseError,
                 "a here-document has an empty or missing delimiter",
             );
-            return;
         }
         if has_huge_fd_number(text) {
             // brush-parser 0.4 panics on an fd number that overflows i32
             // (found by fuzzing); refuse before calling it.
-            self.fail_closed(
+            return self.fail_closed(
                 frame,
                 RuleId::ParseError,
                 "a redirection names a file descriptor number out of range",
             );
-            return;
         }
         // Tokenized once: the tokens are scanned (brush-parser's program grammar hands word
         // tokens to its word grammar, which is exponential on some shapes: see `balance`), then
@@ -691,7 +709,7 @@ impl<'a> Walker<'a> {
         match parsed {
             Ok(Ok(Ok(program))) => {
                 for list in &program.complete_commands {
-                    self.compound_list(list, shell, frame);
+                    self.compound_list(list, shell, frame)?;
                 }
             }
             Ok(Ok(Err((word, why)))) => self.fail_closed(
@@ -701,34 +719,41 @@ impl<'a> Walker<'a> {
                     "the word `{}` cannot be analysed: {why}; the guard cannot see what it runs",
                     word.chars().take(80).collect::<String>()
                 ),
-            ),
+            )?,
             Ok(Err(error)) => self.fail_closed(
                 frame,
                 RuleId::ParseError,
                 format!("the command does not parse as shell ({error}); the guard cannot see what it runs"),
-            ),
+            )?,
             Err(_) => self.fail_closed(
                 frame,
                 RuleId::ParseError,
                 "the shell parser failed on this command; the guard cannot see what it runs",
-            ),
+            )?,
         }
+        Continue(())
     }
 
-    fn compound_list(&mut self, list: &ast::CompoundList, shell: &mut Shell, frame: &Frame) {
+    fn compound_list(
+        &mut self,
+        list: &ast::CompoundList,
+        shell: &mut Shell,
+        frame: &Frame,
+    ) -> Judged {
         for ast::CompoundListItem(and_or, separator) in &list.0 {
             if matches!(separator, ast::SeparatorOperator::Async) {
                 // A background job runs in a subshell and may or may not
                 // have finished before later commands.
                 let mut sub = shell.clone();
-                self.and_or(and_or, &mut sub, &frame.conditional());
+                self.and_or(and_or, &mut sub, &frame.conditional())?;
             } else {
-                self.and_or(and_or, shell, frame);
+                self.and_or(and_or, shell, frame)?;
             }
         }
+        Continue(())
     }
 
-    fn and_or(&mut self, list: &ast::AndOrList, shell: &mut Shell, frame: &Frame) {
+    fn and_or(&mut self, list: &ast::AndOrList, shell: &mut Shell, frame: &Frame) -> Judged {
         // `a && cd dir && ...`: what follows the `cd` runs only in `dir`, up
         // to the first `||`. A `cd` followed by anything else may have
         // failed and left the directory unchanged.
@@ -750,7 +775,7 @@ impl<'a> Walker<'a> {
             self.certain_cd = is_simple(pipeline)
                 && ands.get(k) == Some(&true)
                 && ands[..k].iter().all(|and| *and);
-            self.pipeline(pipeline, shell, if k == 0 { frame } else { &later });
+            self.pipeline(pipeline, shell, if k == 0 { frame } else { &later })?;
             self.certain_cd = false;
             if ands.get(k) == Some(&false) && self.cd_by_and {
                 // What follows `||` may run after the `cd` failed.
@@ -761,6 +786,7 @@ impl<'a> Walker<'a> {
             // After the list the `cd` may have failed (and the rest skipped).
             shell.cwd = None;
         }
+        Continue(())
     }
 
     /// Whether the directory `path` surely exists (so `cd` to it succeeds):
@@ -830,12 +856,12 @@ impl<'a> Walker<'a> {
         }
     }
 
-    fn pipeline(&mut self, pipeline: &ast::Pipeline, shell: &mut Shell, frame: &Frame) {
+    fn pipeline(&mut self, pipeline: &ast::Pipeline, shell: &mut Shell, frame: &Frame) -> Judged {
         if pipeline.seq.len() == 1 {
             if let Some(command) = pipeline.seq.first() {
-                self.command(command, shell, frame);
+                self.command(command, shell, frame)?;
             }
-            return;
+            return Continue(());
         }
         self.note(frame, format!("pipeline of {}", pipeline.seq.len()));
         let inner = frame.indented();
@@ -851,22 +877,20 @@ impl<'a> Walker<'a> {
                 // Its stdout is the pipe, not a file an earlier `exec >file` opened.
                 sub.fd_files.remove(&1);
             }
-            self.command(command, &mut sub, &inner.with_stdin(stdin));
+            self.command(command, &mut sub, &inner.with_stdin(stdin))?;
         }
+        Continue(())
     }
 
-    fn command(&mut self, command: &ast::Command, shell: &mut Shell, frame: &Frame) {
-        if self.denial.is_some() && self.steps > MAX_STEPS {
-            return;
-        }
+    fn command(&mut self, command: &ast::Command, shell: &mut Shell, frame: &Frame) -> Judged {
         match command {
-            ast::Command::Simple(simple) => self.simple(simple, shell, frame),
+            ast::Command::Simple(simple) => self.simple(simple, shell, frame)?,
             ast::Command::Compound(compound, redirects) => {
                 let mut stdin = frame.stdin.clone();
                 let saved_files = std::mem::take(&mut self.cmd_fd_files);
                 if let Some(list) = redirects {
                     for redirect in &list.0 {
-                        self.redirect(redirect, shell, frame, &mut stdin);
+                        self.redirect(redirect, shell, frame, &mut stdin)?;
                     }
                 }
                 // The compound's output descriptors are open on its redirect targets while it
@@ -877,7 +901,7 @@ impl<'a> Walker<'a> {
                     .map(|fd| (*fd, shell.fd_files.get(fd).cloned()))
                     .collect();
                 shell.fd_files.extend(opened);
-                self.compound(compound, shell, &frame.with_stdin(stdin));
+                self.compound(compound, shell, &frame.with_stdin(stdin))?;
                 for (fd, old) in before {
                     match old {
                         Some(file) => shell.fd_files.insert(fd, file),
@@ -894,19 +918,20 @@ impl<'a> Walker<'a> {
                 // even if it is called in a way the guard cannot follow.
                 let mut sub = shell.clone();
                 let inner = frame.nested(&format!("function {name}")).conditional();
-                self.function_body(&name, &body, &mut sub, &inner);
+                self.function_body(&name, &body, &mut sub, &inner)?;
             }
             ast::Command::ExtendedTest(test, redirects) => {
                 let mut stdin = frame.stdin.clone();
                 if let Some(list) = redirects {
                     for redirect in &list.0 {
-                        self.redirect(redirect, shell, frame, &mut stdin);
+                        self.redirect(redirect, shell, frame, &mut stdin)?;
                     }
                 }
                 self.note(frame, "[[ test ]]");
-                self.extended_test(&test.expr, shell, frame);
+                self.extended_test(&test.expr, shell, frame)?;
             }
         }
+        Continue(())
     }
 
     fn function_body(
@@ -915,55 +940,61 @@ impl<'a> Walker<'a> {
         body: &ast::FunctionBody,
         shell: &mut Shell,
         frame: &Frame,
-    ) {
+    ) -> Judged {
         if let Some(at) = self.active_functions.iter().rposition(|f| f == name) {
             // Recursion: the body is already being judged with these rules; counted, for
             // a body that calls itself more than once (`:(){ :|:& };:`).
             if let Some(n) = self.self_calls.get_mut(at) {
                 *n += 1;
             }
-            return;
+            return Continue(());
         }
         self.active_functions.push(name.to_owned());
         self.self_calls.push(0);
         let mut stdin = frame.stdin.clone();
         if let Some(list) = &body.1 {
             for redirect in &list.0 {
-                self.redirect(redirect, shell, frame, &mut stdin);
+                self.redirect(redirect, shell, frame, &mut stdin)?;
             }
         }
-        self.compound(&body.0, shell, &frame.with_stdin(stdin));
+        self.compound(&body.0, shell, &frame.with_stdin(stdin))?;
         self.active_functions.pop();
         if self.self_calls.pop().is_some_and(|n| n >= 2) {
             self.deny(
                 frame,
                 RuleId::InfraDestroy,
                 format!("the function `{name}` calls itself more than once each time it runs: a fork bomb, which takes the machine down"),
-            );
+            )?;
         }
+        Continue(())
     }
 
-    fn extended_test(&mut self, expr: &ast::ExtendedTestExpr, shell: &mut Shell, frame: &Frame) {
+    fn extended_test(
+        &mut self,
+        expr: &ast::ExtendedTestExpr,
+        shell: &mut Shell,
+        frame: &Frame,
+    ) -> Judged {
         match expr {
             ast::ExtendedTestExpr::And(a, b) | ast::ExtendedTestExpr::Or(a, b) => {
-                self.extended_test(a, shell, frame);
-                self.extended_test(b, shell, frame);
+                self.extended_test(a, shell, frame)?;
+                self.extended_test(b, shell, frame)?;
             }
             ast::ExtendedTestExpr::Not(a) | ast::ExtendedTestExpr::Parenthesized(a) => {
-                self.extended_test(a, shell, frame);
+                self.extended_test(a, shell, frame)?
             }
             ast::ExtendedTestExpr::UnaryTest(op, w) => {
-                let args = self.expand(&w.value, shell, frame);
+                let args = self.expand(&w.value, shell, frame)?;
                 if matches!(op, ast::UnaryPredicate::ShellVariableIsSetAndAssigned) {
                     // `[[ -v 'a[$(cmd)]' ]]` evaluates the subscript.
                     for arg in &args {
-                        self.test_operand_arithmetic(arg, shell, frame);
+                        self.test_operand_arithmetic(arg, shell, frame)?;
                     }
                 }
             }
             ast::ExtendedTestExpr::BinaryTest(op, a, b) => {
-                let left = self.expand(&a.value, shell, frame);
-                let right = self.expand(&b.value, shell, frame);
+                let left = self.expand(&a.value, shell, frame)?;
+                let right = self.expand(&b.value, shell, frame)?;
                 if matches!(
                     op,
                     ast::BinaryPredicate::ArithmeticEqualTo
@@ -975,15 +1006,16 @@ impl<'a> Walker<'a> {
                 ) {
                     // Both sides are evaluated as arithmetic, recursively.
                     for arg in left.iter().chain(&right) {
-                        self.test_operand_arithmetic(arg, shell, frame);
+                        self.test_operand_arithmetic(arg, shell, frame)?;
                     }
                 }
             }
         }
+        Continue(())
     }
 
     /// The operand of `test -v NAME`: a subscript in it is evaluated.
-    pub(crate) fn test_variable(&mut self, arg: &Arg, shell: &mut Shell, frame: &Frame) {
+    pub(crate) fn test_variable(&mut self, arg: &Arg, shell: &mut Shell, frame: &Frame) -> Judged {
         match arg.exact().and_then(|t| t.split_once('[')) {
             Some((_, subscript)) => {
                 let subscript = subscript.trim_end_matches(']').to_owned();
@@ -995,18 +1027,19 @@ impl<'a> Walker<'a> {
                             "`-v {}` evaluates the subscript, which runs its command substitution",
                             arg.text
                         ),
-                    );
+                    )?;
                 }
-                self.arithmetic(&subscript, shell, frame);
+                self.arithmetic(&subscript, shell, frame)?;
             }
-            None if !arg.known => self.test_operand_arithmetic(arg, shell, frame),
+            None if !arg.known => self.test_operand_arithmetic(arg, shell, frame)?,
             None => {}
         }
+        Continue(())
     }
 
     /// An operand of `[[ ... -eq ... ]]` or `[[ -v ... ]]`: its value is
     /// evaluated as arithmetic (subscripts included).
-    fn test_operand_arithmetic(&mut self, arg: &Arg, shell: &mut Shell, frame: &Frame) {
+    fn test_operand_arithmetic(&mut self, arg: &Arg, shell: &mut Shell, frame: &Frame) -> Judged {
         if arg.known {
             if words::has_code(&arg.text) {
                 self.fail_closed(
@@ -1016,9 +1049,9 @@ impl<'a> Walker<'a> {
                         "`[[ ]]` evaluates `{}` as arithmetic, which runs its command substitution",
                         arg.text
                     ),
-                );
+                )?;
             } else {
-                self.arithmetic(&arg.text, shell, frame);
+                self.arithmetic(&arg.text, shell, frame)?;
             }
         } else {
             // An expansion the guard cannot see: `[[ $x -eq 1 ]]` with `x`
@@ -1029,35 +1062,40 @@ impl<'a> Walker<'a> {
                 .collect();
             for name in names {
                 if risky_var(shell, &name) {
-                    self.fail_closed(
+                    return self.fail_closed(
                         frame,
                         RuleId::NotStatic,
                         format!("`[[ ]]` evaluates `{name}` as arithmetic; its value is not statically known or holds a command substitution"),
                     );
-                    return;
                 }
             }
         }
+        Continue(())
     }
 
-    fn compound(&mut self, compound: &ast::CompoundCommand, shell: &mut Shell, frame: &Frame) {
+    fn compound(
+        &mut self,
+        compound: &ast::CompoundCommand,
+        shell: &mut Shell,
+        frame: &Frame,
+    ) -> Judged {
         let inner = frame.indented();
         match compound {
             ast::CompoundCommand::BraceGroup(group) => {
                 self.note(frame, "{ group }");
-                self.compound_list(&group.list, shell, &inner);
+                self.compound_list(&group.list, shell, &inner)?;
             }
             ast::CompoundCommand::Subshell(sub) => {
                 self.note(frame, "( subshell )");
                 let mut copy = shell.clone();
-                self.compound_list(&sub.list, &mut copy, &inner);
+                self.compound_list(&sub.list, &mut copy, &inner)?;
             }
             ast::CompoundCommand::ForClause(clause) => {
                 self.note(frame, format!("for {}", clause.variable_name));
                 let mut safe = true;
                 let mut values = Vec::new();
                 for word in clause.values.iter().flatten() {
-                    for arg in self.expand(&word.value, shell, frame) {
+                    for arg in self.expand(&word.value, shell, frame)? {
                         // A glob matches file names: they may hold anything.
                         safe &= arg
                             .exact()
@@ -1066,7 +1104,7 @@ impl<'a> Walker<'a> {
                     }
                 }
                 let name = clause.variable_name.clone();
-                self.set_var(shell, frame, &name, None);
+                self.set_var(shell, frame, &name, None)?;
                 if safe && clause.values.is_some() {
                     shell.arith_safe.insert(name.clone());
                 }
@@ -1086,12 +1124,12 @@ impl<'a> Walker<'a> {
                     let body = inner.conditional();
                     for value in &values {
                         shell.vars.insert(name.clone(), Some(value.text.clone()));
-                        self.loop_body(&[&clause.body.list], shell, &body);
+                        self.loop_body(&[&clause.body.list], shell, &body)?;
                     }
                     // After the loop (or a `break`) the variable holds one of the words.
                     shell.vars.insert(name.clone(), None);
                     shell.arith_safe.insert(name);
-                    return;
+                    return Continue(());
                 }
                 // `for f in src/*.rs`: `$f` is one path matching the glob
                 // (a glob with no match stays the pattern itself).
@@ -1102,7 +1140,7 @@ impl<'a> Walker<'a> {
                 {
                     shell.globs.insert(name, only.text.clone());
                 }
-                self.loop_body(&[&clause.body.list], shell, &inner.conditional());
+                self.loop_body(&[&clause.body.list], shell, &inner.conditional())?;
             }
             ast::CompoundCommand::ArithmeticForClause(clause) => {
                 self.note(frame, "for ((...))");
@@ -1110,71 +1148,78 @@ impl<'a> Walker<'a> {
                     .into_iter()
                     .flatten()
                 {
-                    self.arithmetic(&expr.value, shell, frame);
+                    self.arithmetic(&expr.value, shell, frame)?;
                 }
-                self.loop_body(&[&clause.body.list], shell, &inner.conditional());
+                self.loop_body(&[&clause.body.list], shell, &inner.conditional())?;
             }
             ast::CompoundCommand::CaseClause(clause) => {
                 self.note(frame, "case");
-                self.expand(&clause.value.value, shell, frame);
+                self.expand(&clause.value.value, shell, frame)?;
                 let branch = inner.conditional();
                 for item in &clause.cases {
                     for pattern in &item.patterns {
-                        self.expand(&pattern.value, shell, frame);
+                        self.expand(&pattern.value, shell, frame)?;
                     }
                     if let Some(list) = &item.cmd {
-                        self.compound_list(list, shell, &branch);
+                        self.compound_list(list, shell, &branch)?;
                     }
                 }
             }
             ast::CompoundCommand::IfClause(clause) => {
                 self.note(frame, "if");
-                self.compound_list(&clause.condition, shell, &inner);
+                self.compound_list(&clause.condition, shell, &inner)?;
                 let branch = inner.conditional();
-                self.compound_list(&clause.then, shell, &branch);
+                self.compound_list(&clause.then, shell, &branch)?;
                 for other in clause.elses.iter().flatten() {
                     if let Some(condition) = &other.condition {
-                        self.compound_list(condition, shell, &branch);
+                        self.compound_list(condition, shell, &branch)?;
                     }
-                    self.compound_list(&other.body, shell, &branch);
+                    self.compound_list(&other.body, shell, &branch)?;
                 }
             }
             ast::CompoundCommand::WhileClause(clause)
             | ast::CompoundCommand::UntilClause(clause) => {
                 self.note(frame, "while/until");
-                self.loop_body(&[&clause.0, &clause.1.list], shell, &inner.conditional());
+                self.loop_body(&[&clause.0, &clause.1.list], shell, &inner.conditional())?;
             }
             ast::CompoundCommand::Arithmetic(arith) => {
-                self.arithmetic(&arith.expr.value, shell, frame);
+                self.arithmetic(&arith.expr.value, shell, frame)?
             }
             ast::CompoundCommand::Coprocess(coproc) => {
                 self.note(frame, "coproc");
                 let mut copy = shell.clone();
                 // A coprocess reads what the shell writes to it: a pipe.
                 let body = inner.conditional().with_stdin(Stdin::Pipe);
-                self.command(&coproc.body, &mut copy, &body);
+                self.command(&coproc.body, &mut copy, &body)?;
             }
         }
+        Continue(())
     }
 
     /// Walks a loop body; a second time when the first pass changed
     /// variables, so a later iteration's values are seen as unknown.
-    fn loop_body(&mut self, lists: &[&ast::CompoundList], shell: &mut Shell, frame: &Frame) {
+    fn loop_body(
+        &mut self,
+        lists: &[&ast::CompoundList],
+        shell: &mut Shell,
+        frame: &Frame,
+    ) -> Judged {
         let before = shell.vars.clone();
         let cwd_before = shell.cwd.clone();
         for list in lists {
-            self.compound_list(list, shell, frame);
+            self.compound_list(list, shell, frame)?;
         }
         if shell.vars != before || shell.cwd != cwd_before {
             for list in lists {
-                self.compound_list(list, shell, frame);
+                self.compound_list(list, shell, frame)?;
             }
         }
+        Continue(())
     }
 
-    pub(crate) fn arithmetic(&mut self, text: &str, shell: &mut Shell, frame: &Frame) {
+    pub(crate) fn arithmetic(&mut self, text: &str, shell: &mut Shell, frame: &Frame) -> Judged {
         if text.contains('$') || text.contains('`') {
-            self.expand(text, shell, frame);
+            self.expand(text, shell, frame)?;
         }
         let mut effects = words::Expanded::default();
         words::arithmetic_effects(
@@ -1188,7 +1233,7 @@ impl<'a> Walker<'a> {
             &mut effects,
         );
         if let Some(reason) = effects.opaque {
-            self.fail_closed(frame, RuleId::NotStatic, reason);
+            self.fail_closed(frame, RuleId::NotStatic, reason)?;
         }
         // Names assigned in arithmetic hold numbers.
         for name in arithmetic_assigned(text) {
@@ -1199,10 +1244,16 @@ impl<'a> Walker<'a> {
                 shell.arith_safe.insert(name);
             }
         }
+        Continue(())
     }
 
     /// Expands one word, walking any command substitution inside it.
-    pub(crate) fn expand(&mut self, raw: &str, shell: &mut Shell, frame: &Frame) -> Vec<Arg> {
+    pub(crate) fn expand(
+        &mut self,
+        raw: &str,
+        shell: &mut Shell,
+        frame: &Frame,
+    ) -> Judged<Vec<Arg>> {
         let expanded = words::expand(
             raw,
             &ScopeView {
@@ -1217,23 +1268,23 @@ impl<'a> Walker<'a> {
             let mut sub = shell.clone();
             let inner = frame.nested("inside $(...)");
             self.note(frame, format!("$( {script} )"));
-            self.run_script(script, &mut sub, &inner);
+            self.run_script(script, &mut sub, &inner)?;
         }
         if let Some(reason) = &expanded.opaque {
-            self.fail_closed(frame, RuleId::NotStatic, reason.clone());
+            self.fail_closed(frame, RuleId::NotStatic, reason.clone())?;
         }
         for name in &expanded.assigned {
             // `${a:=x}` assigns; its value is not modelled.
-            self.set_var(shell, frame, name, None);
+            self.set_var(shell, frame, name, None)?;
         }
         if expanded.malformed {
             self.fail_closed(
                 frame,
                 RuleId::ParseError,
                 format!("the word `{raw}` does not parse"),
-            );
+            )?;
         }
-        expanded.args
+        Continue(expanded.args)
     }
 
     /// The value of an assignment when statically known.
@@ -1242,15 +1293,15 @@ impl<'a> Walker<'a> {
         assignment: &ast::Assignment,
         shell: &mut Shell,
         frame: &Frame,
-    ) -> Option<String> {
+    ) -> Judged<Option<String>> {
         match &assignment.value {
             ast::AssignmentValue::Scalar(word) => {
-                let args = self.expand(&word.value, shell, frame);
+                let args = self.expand(&word.value, shell, frame)?;
                 // `d=$(mktemp [-d])`: a fresh path under $TMPDIR (or /tmp), an allowance.
                 if let Some(dir) = self.mktemp_dir(&word.value, shell) {
-                    return Some(format!("{dir}/tmp.pawl-mktemp"));
+                    return Continue(Some(format!("{dir}/tmp.pawl-mktemp")));
                 }
-                if args.iter().all(|a| a.known) {
+                Continue(if args.iter().all(|a| a.known) {
                     Some(
                         args.iter()
                             .map(|a| a.text.as_str())
@@ -1259,16 +1310,16 @@ impl<'a> Walker<'a> {
                     )
                 } else {
                     None
-                }
+                })
             }
             ast::AssignmentValue::Array(items) => {
                 for (key, value) in items {
                     if let Some(key) = key {
-                        self.expand(&key.value, shell, frame);
+                        self.expand(&key.value, shell, frame)?;
                     }
-                    self.expand(&value.value, shell, frame);
+                    self.expand(&value.value, shell, frame)?;
                 }
-                None
+                Continue(None)
             }
         }
     }
@@ -1317,7 +1368,7 @@ impl<'a> Walker<'a> {
         frame: &Frame,
         name: &str,
         value: Option<String>,
-    ) {
+    ) -> Judged {
         let value = if frame.conditional { None } else { value };
         if shell.integer_vars.contains(name)
             && value
@@ -1328,29 +1379,35 @@ impl<'a> Walker<'a> {
                 frame,
                 RuleId::NotStatic,
                 format!("`{name}` has the integer attribute: assigning it evaluates arithmetic on a value that is not statically known"),
-            );
+            )?;
         } else if shell.integer_vars.contains(name)
             && let Some(v) = value.as_deref()
         {
             // `declare -i x; x=y` evaluates `y` as arithmetic, and `y`'s value in turn
             // (`y='a[$(cmd)]'` runs cmd).
-            self.arithmetic(v, shell, frame);
+            self.arithmetic(v, shell, frame)?;
         }
-        self.check_code_var(frame, name, value.as_deref());
+        self.check_code_var(frame, name, value.as_deref())?;
         if name == "IFS" {
             shell.ifs_changed = true;
         }
         shell.arith_safe.remove(name);
         shell.globs.remove(name);
         shell.vars.insert(name.to_owned(), value);
+        Continue(())
     }
 
     /// Denies setting a variable that bash later runs as code (`PS4` under
     /// `set -x`, `PROMPT_COMMAND`, `BASH_ENV`) to a value that holds code
     /// or is unknown.
-    pub(crate) fn check_code_var(&mut self, frame: &Frame, name: &str, value: Option<&str>) {
+    pub(crate) fn check_code_var(
+        &mut self,
+        frame: &Frame,
+        name: &str,
+        value: Option<&str>,
+    ) -> Judged {
         if !CODE_VARS.contains(&name) {
-            return;
+            return Continue(());
         }
         let startup = matches!(name, "BASH_ENV" | "ENV");
         let bad = match value {
@@ -1367,8 +1424,9 @@ impl<'a> Walker<'a> {
                 } else {
                     format!("`{name}` is set to text with a command substitution (or unknown text) that bash expands as a prompt or trace")
                 },
-            );
+            )?;
         }
+        Continue(())
     }
 
     /// The value `name` has now, when statically known.
@@ -1398,23 +1456,30 @@ impl<'a> Walker<'a> {
         assignment: &ast::Assignment,
         shell: &mut Shell,
         frame: &Frame,
-    ) {
+    ) -> Judged {
         if let ast::AssignmentName::ArrayElementName(_, index) = &assignment.name {
-            self.arithmetic(index, shell, frame);
+            self.arithmetic(index, shell, frame)?;
         }
+        Continue(())
     }
 
-    fn simple(&mut self, simple: &ast::SimpleCommand, shell: &mut Shell, frame: &Frame) {
+    fn simple(&mut self, simple: &ast::SimpleCommand, shell: &mut Shell, frame: &Frame) -> Judged {
         let saved_fds = std::mem::take(&mut self.cmd_fds);
         let saved_files = std::mem::take(&mut self.cmd_fd_files);
         let saved_stdin_file = self.cmd_stdin_file.take();
-        self.simple_inner(simple, shell, frame);
+        self.simple_inner(simple, shell, frame)?;
         self.cmd_fds = saved_fds;
         self.cmd_fd_files = saved_files;
         self.cmd_stdin_file = saved_stdin_file;
+        Continue(())
     }
 
-    fn simple_inner(&mut self, simple: &ast::SimpleCommand, shell: &mut Shell, frame: &Frame) {
+    fn simple_inner(
+        &mut self,
+        simple: &ast::SimpleCommand,
+        shell: &mut Shell,
+        frame: &Frame,
+    ) -> Judged {
         let written_before = self.written.len();
         let mut argv: Vec<Arg> = Vec::new();
         // `exec < x` earlier gave the rest of the script that stdin.
@@ -1438,10 +1503,10 @@ impl<'a> Walker<'a> {
                 &mut stdin,
                 &mut argv,
                 &mut prefix_assignments,
-            );
+            )?;
         }
         if let Some(word) = &simple.word_or_name {
-            argv.extend(self.expand(&word.value, shell, frame));
+            argv.extend(self.expand(&word.value, shell, frame)?);
         }
         for item in suffix {
             let (before, count) = (argv.len(), declarations.len());
@@ -1453,7 +1518,7 @@ impl<'a> Walker<'a> {
                 &mut stdin,
                 &mut argv,
                 &mut declarations,
-            );
+            )?;
             if declarations.len() > count {
                 assignment_args.extend(before..argv.len());
             }
@@ -1470,13 +1535,13 @@ impl<'a> Walker<'a> {
         if argv.is_empty() {
             for (name, value) in prefix_assignments {
                 self.note(frame, format!("assign {name}"));
-                self.set_var(shell, frame, &name, value);
+                self.set_var(shell, frame, &name, value)?;
                 if self.numeric.contains(&name) {
                     shell.arith_safe.insert(name);
                 }
             }
             self.numeric.clear();
-            return;
+            return Continue(());
         }
         if let Stdin::Text(body) = &stdin {
             // `cat > x.sh <<'EOF'`: the file's text is the here-document.
@@ -1501,7 +1566,7 @@ impl<'a> Walker<'a> {
         }
         for (name, value) in &prefix_assignments {
             // `PS4=... bash -x`, `BASH_ENV=x bash -c`: the child reads them.
-            self.check_code_var(frame, name, value.as_deref());
+            self.check_code_var(frame, name, value.as_deref())?;
         }
         let name = argv.first().and_then(Arg::exact).map(str::to_owned);
         if name.as_deref() == Some("exec") && argv.len() == 1 {
@@ -1524,18 +1589,18 @@ impl<'a> Walker<'a> {
             )
         });
         if declares {
-            self.declaration_args(&argv, &assignment_args, shell, frame);
+            self.declaration_args(&argv, &assignment_args, shell, frame)?;
         }
         let persists = name.as_deref().is_some_and(|n| {
             SPECIAL_BUILTINS.contains(&n) || (!n.contains('/') && shell.functions.contains_key(n))
         });
         let env_len = shell.env.len();
         shell.env.extend(prefix_assignments.iter().cloned());
-        self.dispatch(Cmd { argv, stdin }, shell, frame);
+        self.dispatch(Cmd { argv, stdin }, shell, frame)?;
         shell.env.truncate(env_len);
         if declares {
             for (name, value) in declarations {
-                self.set_var(shell, frame, &name, value);
+                self.set_var(shell, frame, &name, value)?;
                 if self.numeric.contains(&name) {
                     shell.arith_safe.insert(name);
                 }
@@ -1546,9 +1611,10 @@ impl<'a> Walker<'a> {
             // Assignments before a special builtin persist in POSIX mode
             // (and in sh); before a function they may be seen and changed.
             for (name, _) in prefix_assignments {
-                self.set_var(shell, frame, &name, None);
+                self.set_var(shell, frame, &name, None)?;
             }
         }
+        Continue(())
     }
 
     /// The arguments of `declare`/`export`/`local`/`let` that the parser did
@@ -1560,7 +1626,7 @@ impl<'a> Walker<'a> {
         assignment_args: &[usize],
         shell: &mut Shell,
         frame: &Frame,
-    ) {
+    ) -> Judged {
         let is_let = argv.first().is_some_and(|a| a.is("let"));
         let mut integer = is_let;
         let mut options_done = is_let;
@@ -1577,7 +1643,7 @@ impl<'a> Walker<'a> {
                                 "let evaluates `{}`, which is not statically known",
                                 arg.text
                             ),
-                        );
+                        )?;
                     }
                 }
                 continue;
@@ -1605,13 +1671,13 @@ impl<'a> Walker<'a> {
             };
             let base = match target.split_once('[') {
                 Some((base, rest)) => {
-                    self.arithmetic(rest.trim_end_matches(']'), shell, frame);
+                    self.arithmetic(rest.trim_end_matches(']'), shell, frame)?;
                     base
                 }
                 None => target,
             };
             if is_let {
-                self.arithmetic(text, shell, frame);
+                self.arithmetic(text, shell, frame)?;
                 if !base.is_empty() {
                     shell.vars.insert(base.to_owned(), None);
                     shell.arith_safe.insert(base.to_owned());
@@ -1627,18 +1693,19 @@ impl<'a> Walker<'a> {
             if let Some(value) = value {
                 if let Some(v) = value.strip_prefix('(') {
                     let _ = v;
-                    self.set_var(shell, frame, base, None);
+                    self.set_var(shell, frame, base, None)?;
                 } else if base == target && append {
                     // `declare "x+=y"`: appends to the value `x` has now.
                     let joined = self.current_value(shell, base).map(|v| v + value);
-                    self.set_var(shell, frame, base, joined);
+                    self.set_var(shell, frame, base, joined)?;
                 } else if base == target {
-                    self.set_var(shell, frame, base, Some(value.to_owned()));
+                    self.set_var(shell, frame, base, Some(value.to_owned()))?;
                 } else {
-                    self.set_var(shell, frame, base, None);
+                    self.set_var(shell, frame, base, None)?;
                 }
             }
         }
+        Continue(())
     }
 
     /// Handles one prefix or suffix item of a simple command.
@@ -1652,18 +1719,18 @@ impl<'a> Walker<'a> {
         stdin: &mut Stdin,
         argv: &mut Vec<Arg>,
         assignments: &mut Vec<(String, Option<String>)>,
-    ) {
+    ) -> Judged {
         match item {
             ast::CommandPrefixOrSuffixItem::IoRedirect(redirect) => {
-                self.redirect(redirect, shell, frame, stdin);
+                self.redirect(redirect, shell, frame, stdin)?
             }
             ast::CommandPrefixOrSuffixItem::Word(word) => {
-                argv.extend(self.expand(&word.value, shell, frame));
+                argv.extend(self.expand(&word.value, shell, frame)?);
             }
             ast::CommandPrefixOrSuffixItem::AssignmentWord(assignment, word) => {
-                self.assignment_subscript(assignment, shell, frame);
+                self.assignment_subscript(assignment, shell, frame)?;
                 let name = Self::assignment_name(assignment);
-                let mut value = self.assignment_value(assignment, shell, frame);
+                let mut value = self.assignment_value(assignment, shell, frame)?;
                 if assignment.append {
                     // `x+=y` appends to the value `x` has at this point (an earlier assignment of
                     // the same command, or the shell's); an array or an unknown part makes the
@@ -1690,11 +1757,11 @@ impl<'a> Walker<'a> {
                 if !in_prefix {
                     // `export X=1`, but also `make X=1` and `dd of=x`: an
                     // argument either way.
-                    argv.extend(self.expand(&word.value, shell, frame));
+                    argv.extend(self.expand(&word.value, shell, frame)?);
                 }
             }
             ast::CommandPrefixOrSuffixItem::ProcessSubstitution(kind, sub) => {
-                self.process_substitution(kind, sub, shell, frame);
+                self.process_substitution(kind, sub, shell, frame)?;
                 let shown = match kind {
                     ast::ProcessSubstitutionKind::Read => "<(...)",
                     ast::ProcessSubstitutionKind::Write => ">(...)",
@@ -1702,6 +1769,7 @@ impl<'a> Walker<'a> {
                 argv.push(Arg::unknown(shown));
             }
         }
+        Continue(())
     }
 
     fn process_substitution(
@@ -1710,7 +1778,7 @@ impl<'a> Walker<'a> {
         sub: &ast::SubshellCommand,
         shell: &Shell,
         frame: &Frame,
-    ) {
+    ) -> Judged {
         self.note(frame, "process substitution");
         let mut copy = shell.clone();
         let inner = match kind {
@@ -1720,7 +1788,7 @@ impl<'a> Walker<'a> {
                 frame.nested("inside >(...)").with_stdin(Stdin::Pipe)
             }
         };
-        self.compound_list(&sub.list, &mut copy, &inner);
+        self.compound_list(&sub.list, &mut copy, &inner)
     }
 
     /// Judges one redirection and updates what stdin will be.
@@ -1730,12 +1798,12 @@ impl<'a> Walker<'a> {
         shell: &mut Shell,
         frame: &Frame,
         stdin: &mut Stdin,
-    ) {
+    ) -> Judged {
         let reads_stdin = |fd: &Option<i32>| fd.is_none_or(|fd| fd == 0);
         match redirect {
             ast::IoRedirect::File(fd, kind, target) => match target {
                 ast::IoFileRedirectTarget::Filename(word) => {
-                    let arg = self.single(&word.value, shell, frame);
+                    let arg = self.single(&word.value, shell, frame)?;
                     let arg = self.through_descriptor(shell, arg);
                     let opens = match kind {
                         ast::IoFileRedirectKind::Write
@@ -1753,7 +1821,7 @@ impl<'a> Walker<'a> {
                                 shell,
                                 frame,
                                 "redirect 1<>",
-                            );
+                            )?;
                         }
                         self.cmd_fd_files.insert(
                             n,
@@ -1804,19 +1872,19 @@ impl<'a> Walker<'a> {
                             }
                         }
                         ast::IoFileRedirectKind::Write | ast::IoFileRedirectKind::Clobber => {
-                            self.check_write(&arg, WriteMode::Clobber, shell, frame, "redirect >");
+                            self.check_write(&arg, WriteMode::Clobber, shell, frame, "redirect >")?
                         }
                         ast::IoFileRedirectKind::Append => {
-                            self.check_write(&arg, WriteMode::Append, shell, frame, "redirect >>");
+                            self.check_write(&arg, WriteMode::Append, shell, frame, "redirect >>")?
                         }
                         ast::IoFileRedirectKind::ReadAndWrite => {
-                            self.check_write(&arg, WriteMode::Modify, shell, frame, "redirect <>");
+                            self.check_write(&arg, WriteMode::Modify, shell, frame, "redirect <>")?
                         }
                         ast::IoFileRedirectKind::DuplicateInput
                         | ast::IoFileRedirectKind::DuplicateOutput => {
-                            self.duplicate_target(&arg, shell, frame);
+                            self.duplicate_target(&arg, shell, frame)?;
                             if matches!(kind, ast::IoFileRedirectKind::DuplicateInput) {
-                                self.duplicate_input(fd, arg.exact(), shell, stdin);
+                                self.duplicate_input(fd, arg.exact(), shell, stdin)?;
                             }
                         }
                     }
@@ -1824,25 +1892,25 @@ impl<'a> Walker<'a> {
                 ast::IoFileRedirectTarget::Fd(source) => {
                     if matches!(kind, ast::IoFileRedirectKind::DuplicateInput) {
                         let source = source.to_string();
-                        self.duplicate_input(fd, Some(&source), shell, stdin);
+                        self.duplicate_input(fd, Some(&source), shell, stdin)?;
                     } else {
-                        self.duplicate_output(fd, &source.to_string(), shell, frame);
+                        self.duplicate_output(fd, &source.to_string(), shell, frame)?;
                     }
                 }
                 ast::IoFileRedirectTarget::ProcessSubstitution(psub, sub) => {
-                    self.process_substitution(psub, sub, shell, frame);
+                    self.process_substitution(psub, sub, shell, frame)?;
                     if matches!(kind, ast::IoFileRedirectKind::Read) && reads_stdin(fd) {
                         *stdin = Stdin::Unknown;
                     }
                 }
                 ast::IoFileRedirectTarget::Duplicate(word) => {
-                    let arg = self.single(&word.value, shell, frame);
+                    let arg = self.single(&word.value, shell, frame)?;
                     let arg = self.through_descriptor(shell, arg);
-                    self.duplicate_target(&arg, shell, frame);
+                    self.duplicate_target(&arg, shell, frame)?;
                     if matches!(kind, ast::IoFileRedirectKind::DuplicateInput) {
-                        self.duplicate_input(fd, arg.exact(), shell, stdin);
+                        self.duplicate_input(fd, arg.exact(), shell, stdin)?;
                     } else if let Some(source) = arg.exact() {
-                        self.duplicate_output(fd, source, shell, frame);
+                        self.duplicate_output(fd, source, shell, frame)?;
                     }
                 }
             },
@@ -1852,14 +1920,14 @@ impl<'a> Walker<'a> {
                     let (subs, malformed) = words::heredoc_substitutions(&body);
                     for script in subs {
                         let mut sub = shell.clone();
-                        self.run_script(&script, &mut sub, &frame.nested("inside $(...)"));
+                        self.run_script(&script, &mut sub, &frame.nested("inside $(...)"))?;
                     }
                     if malformed {
                         self.fail_closed(
                             frame,
                             RuleId::ParseError,
                             "a here-document does not parse, or prompt-expands (`@P`) a value that may run a command substitution",
-                        );
+                        )?;
                     }
                 }
                 match fd {
@@ -1870,7 +1938,7 @@ impl<'a> Walker<'a> {
                 }
             }
             ast::IoRedirect::HereString(fd, word) => {
-                let arg = self.single(&word.value, shell, frame);
+                let arg = self.single(&word.value, shell, frame)?;
                 let text = if arg.known {
                     // A here-string ends with a newline.
                     Stdin::Text(arg.text)
@@ -1885,7 +1953,7 @@ impl<'a> Walker<'a> {
                 }
             }
             ast::IoRedirect::OutputAndError(word, append) => {
-                let arg = self.single(&word.value, shell, frame);
+                let arg = self.single(&word.value, shell, frame)?;
                 let arg = self.through_descriptor(shell, arg);
                 for n in [1, 2] {
                     self.cmd_fd_files.insert(
@@ -1902,9 +1970,10 @@ impl<'a> Walker<'a> {
                 } else {
                     WriteMode::Clobber
                 };
-                self.check_write(&arg, mode, shell, frame, "redirect &>");
+                self.check_write(&arg, mode, shell, frame, "redirect &>")?;
             }
         }
+        Continue(())
     }
 
     /// The file descriptor `n` of the command being judged is open on, when a redirect of this
@@ -1935,12 +2004,18 @@ impl<'a> Walker<'a> {
 
     /// `>&M`, `N>&M`: descriptor N becomes a copy of M; writing through a descriptor opened
     /// with `<>` on a file overwrites that file in place.
-    fn duplicate_output(&mut self, fd: &Option<i32>, source: &str, shell: &Shell, frame: &Frame) {
+    fn duplicate_output(
+        &mut self,
+        fd: &Option<i32>,
+        source: &str,
+        shell: &Shell,
+        frame: &Frame,
+    ) -> Judged {
         let Ok(m) = source.trim_end_matches('-').parse::<i32>() else {
-            return;
+            return Continue(());
         };
         let Some(file) = self.fd_file(shell, m) else {
-            return;
+            return Continue(());
         };
         if file.read_write {
             self.check_write(
@@ -1949,9 +2024,10 @@ impl<'a> Walker<'a> {
                 shell,
                 frame,
                 &format!("redirect >&{m} (descriptor {m} is open with <> and written in place)"),
-            );
+            )?;
         }
         self.cmd_fd_files.insert(fd.unwrap_or(1), file);
+        Continue(())
     }
 
     /// `<&N` onto stdin: stdin becomes what fd N holds.
@@ -1961,9 +2037,9 @@ impl<'a> Walker<'a> {
         source: Option<&str>,
         shell: &Shell,
         stdin: &mut Stdin,
-    ) {
+    ) -> Judged {
         let Some(source) = source.and_then(|s| s.trim_end_matches('-').parse::<i32>().ok()) else {
-            return;
+            return Continue(());
         };
         let held = self.fd_source(shell, source).unwrap_or(if source <= 2 {
             stdin.clone()
@@ -1976,6 +2052,7 @@ impl<'a> Walker<'a> {
             }
             _ => *stdin = held,
         }
+        Continue(())
     }
 
     /// What file descriptor `n` holds for the command being judged, when
@@ -2031,32 +2108,31 @@ impl<'a> Walker<'a> {
 
     /// `>&word`: a file descriptor number or `-` is harmless; anything else
     /// is a file written with both streams.
-    fn duplicate_target(&mut self, arg: &Arg, shell: &Shell, frame: &Frame) {
+    fn duplicate_target(&mut self, arg: &Arg, shell: &Shell, frame: &Frame) -> Judged {
         let is_fd = arg.exact().is_some_and(|t| {
             t == "-" || t.trim_end_matches('-').chars().all(|c| c.is_ascii_digit())
         });
         if !is_fd {
-            self.check_write(arg, WriteMode::Clobber, shell, frame, "redirect >&");
+            self.check_write(arg, WriteMode::Clobber, shell, frame, "redirect >&")?;
         }
+        Continue(())
     }
 
     /// Expands a word that must be exactly one field (a redirect target).
-    fn single(&mut self, raw: &str, shell: &mut Shell, frame: &Frame) -> Arg {
-        let mut args = self.expand(raw, shell, frame);
-        if args.len() == 1 {
+    fn single(&mut self, raw: &str, shell: &mut Shell, frame: &Frame) -> Judged<Arg> {
+        let mut args = self.expand(raw, shell, frame)?;
+        Continue(if args.len() == 1 {
             args.pop().unwrap_or_else(|| Arg::unknown(raw))
         } else {
             Arg::unknown(raw)
-        }
+        })
     }
 
     /// Records a command, applies user rules, then judges it.
-    pub(crate) fn dispatch(&mut self, cmd: Cmd, shell: &mut Shell, frame: &Frame) {
-        if !self.step(frame) {
-            return;
-        }
+    pub(crate) fn dispatch(&mut self, cmd: Cmd, shell: &mut Shell, frame: &Frame) -> Judged {
+        self.step(frame)?;
         let Some(first) = cmd.argv.first() else {
-            return;
+            return Continue(());
         };
         self.found.push(FoundCommand {
             argv: cmd.argv.iter().map(|a| a.text.clone()).collect(),
@@ -2085,7 +2161,7 @@ impl<'a> Walker<'a> {
             .filter(|n| !n.contains(words::SLASH_FREE))
             .map(str::to_owned)
         else {
-            self.fail_closed(
+            return self.fail_closed(
                 frame,
                 RuleId::NotStatic,
                 format!(
@@ -2093,18 +2169,16 @@ impl<'a> Walker<'a> {
                     first.text
                 ),
             );
-            return;
         };
-        self.user_rules(&cmd, &name, frame);
+        self.user_rules(&cmd, &name, frame)?;
         {
             let base = name.rsplit('/').next().unwrap_or(&name);
-            self.reach(&cmd, base, shell, frame);
+            self.reach(&cmd, base, shell, frame)?;
             // The pawl binary under another name or path is pawl: judged as `pawl`, not read
             // as a script file.
             if self.is_pawl_binary(&name, shell) {
                 let args: Vec<Arg> = cmd.argv.iter().skip(1).cloned().collect();
-                self.pawl(&args, shell, frame);
-                return;
+                return self.pawl(&args, shell, frame);
             }
         }
         if name == "--" {
@@ -2118,11 +2192,11 @@ impl<'a> Walker<'a> {
                     },
                     shell,
                     frame,
-                );
+                )?;
             }
-            return;
+            return Continue(());
         }
-        self.written_then_run(&cmd, &name, shell, frame);
+        self.written_then_run(&cmd, &name, shell, frame)?;
         self.record_command_writes(&cmd, &name, shell);
         if !name.contains('/') {
             // Bash expands aliases only in interactive shells or after
@@ -2136,41 +2210,37 @@ impl<'a> Walker<'a> {
                     let inner = frame
                         .nested(&format!("alias {name}"))
                         .with_stdin(cmd.stdin.clone());
-                    self.run_script(&text, &mut shell.clone(), &inner);
+                    self.run_script(&text, &mut shell.clone(), &inner)?;
                 }
             }
             if let Some(body) = shell.functions.get(&name).cloned() {
                 let inner = frame
                     .nested(&format!("function {name}"))
                     .with_stdin(cmd.stdin);
-                self.function_body(&name, &body, shell, &inner);
-                return;
+                return self.function_body(&name, &body, shell, &inner);
             }
         }
         let base = name.rsplit('/').next().unwrap_or(&name).to_owned();
         if name.contains('/') {
             // `./x.sh`, `/abs/x`: a shell script file is walked when it can be read.
             let script = cmd.argv[0].clone();
-            self.script_file("exec", &script, &cmd.stdin, shell, frame);
+            self.script_file("exec", &script, &cmd.stdin, shell, frame)?;
         }
         if matches!(base.as_str(), "npm" | "yarn" | "pnpm") {
-            self.package_manager(&base, &cmd, shell, frame);
+            self.package_manager(&base, &cmd, shell, frame)?;
         }
         // The v2 registry after the older rules: a denial they make keeps its rule.
-        let registry = (self.denial.is_none()).then(|| cmd.clone());
-        self.command_by_name(&base, cmd, shell, frame);
-        if let Some(cmd) = registry
-            && self.denial.is_none()
-        {
-            self.programs(&cmd, &base, shell, frame);
-        }
+        let registry = cmd.clone();
+        self.command_by_name(&base, cmd, shell, frame)?;
+        // Adapter: the judges below `command_by_name` that do not return `Judged` yet.
+        self.programs(&registry, &base, shell, frame)
     }
 
     /// Denies running (as a program, a script operand or a sourced file) a
     /// path this command line wrote: its content was never analysed.
-    fn written_then_run(&mut self, cmd: &Cmd, name: &str, shell: &Shell, frame: &Frame) {
+    fn written_then_run(&mut self, cmd: &Cmd, name: &str, shell: &Shell, frame: &Frame) -> Judged {
         if self.written.is_empty() {
-            return;
+            return Continue(());
         }
         let base = name.rsplit('/').next().unwrap_or(name);
         let first = &cmd.argv[0];
@@ -2208,11 +2278,10 @@ impl<'a> Walker<'a> {
                 let inner = frame.nested(&format!("{runner} {path}"));
                 if registry::is_shell(&runner) || registry::SOURCE.contains(&runner.as_str()) {
                     let mut sub = shell.clone();
-                    self.stdin_script(&runner, &stdin, &mut sub, &inner);
-                    return;
+                    return self.stdin_script(&runner, &stdin, &mut sub, &inner);
                 }
-                if self.interpreter(&runner, &[], &stdin, &mut shell.clone(), &inner) {
-                    return;
+                if self.interpreter(&runner, &[], &stdin, &mut shell.clone(), &inner)? {
+                    return Continue(());
                 }
             }
             self.deny(
@@ -2221,8 +2290,9 @@ impl<'a> Walker<'a> {
                 format!(
                     "`{path}` is written earlier in this command and then run by `{base}`; the guard cannot see what it would do (run it in a separate command after it is written, so its content can be reviewed)"
                 ),
-            );
+            )?;
         }
+        Continue(())
     }
 
     /// Records the files a command writes that could later be run:
@@ -2302,9 +2372,9 @@ impl<'a> Walker<'a> {
         }
     }
 
-    fn user_rules(&mut self, cmd: &Cmd, name: &str, frame: &Frame) {
+    fn user_rules(&mut self, cmd: &Cmd, name: &str, frame: &Frame) -> Judged {
         if self.policy.deny.is_empty() {
-            return;
+            return Continue(());
         }
         let base = name.rsplit('/').next().unwrap_or(name);
         let mut line = base.to_owned();
@@ -2326,9 +2396,10 @@ impl<'a> Walker<'a> {
                     .reason
                     .clone()
                     .unwrap_or_else(|| format!("`{line}` matches the deny rule `{}`", rule.label));
-                self.deny(frame, RuleId::PolicyDeny, reason);
+                self.deny(frame, RuleId::PolicyDeny, reason)?;
             }
         }
+        Continue(())
     }
 
     /// The absolute, normalised form of a path argument, if knowable.

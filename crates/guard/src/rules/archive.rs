@@ -3,8 +3,11 @@
 //! `zip -m`) and where they extract (into the repository, over tracked or protected files).
 //! Their naming of pawl's own paths is `rules/reach.rs`'s, like every program's.
 
+use std::ops::ControlFlow::Continue;
+
 use crate::decision::RuleId;
 use crate::rules::{self, Spec, abbrev, long_value};
+use crate::walk::Judged;
 use crate::walk::{Frame, Shell, Walker, WriteMode};
 use crate::words::Arg;
 
@@ -23,19 +26,15 @@ impl Walker<'_> {
         code_args: &[Arg],
         shell: &mut Shell,
         frame: &Frame,
-    ) {
+    ) -> Judged {
         match base {
             "tar" | "gtar" | "bsdtar" => {
-                self.tar_runs(base, code_args, shell, frame);
-                if self.denial.is_none() {
-                    self.tar_files(base, args, shell, frame);
-                }
+                self.tar_runs(base, code_args, shell, frame)?;
+                self.tar_files(base, args, shell, frame)?;
             }
             "zip" => {
-                self.zip_runs(code_args, shell, frame);
-                if self.denial.is_none() {
-                    self.zip_files(args, shell, frame);
-                }
+                self.zip_runs(code_args, shell, frame)?;
+                self.zip_files(args, shell, frame)?;
             }
             "unzip" => {
                 let p = rules::parse(
@@ -50,7 +49,7 @@ impl Walker<'_> {
                     let dir = p.value(&["-d"]).cloned();
                     // `-:` keeps `../` in member names; without it unzip strips them.
                     let confined = !p.has(&["-:"]);
-                    self.check_extract_into("unzip", dir.as_ref(), confined, shell, frame);
+                    self.check_extract_into("unzip", dir.as_ref(), confined, shell, frame)?;
                 }
             }
             "7z" | "7za" | "7zr" | "7zz" => {
@@ -60,23 +59,24 @@ impl Walker<'_> {
                         text: a.text[2..].to_owned(),
                         ..a.clone()
                     });
-                    self.check_extract(base, dir.as_ref(), shell, frame);
+                    self.check_extract(base, dir.as_ref(), shell, frame)?;
                 }
             }
-            "cpio" => self.cpio(args, shell, frame),
+            "cpio" => self.cpio(args, shell, frame)?,
             "ar" | "jar" => {
                 let key = args.first().map(|a| a.text.trim_start_matches('-'));
                 let extract = key.is_some_and(|k| !k.starts_with('-') && k.contains('x'))
                     || args.iter().any(|a| a.is("--extract"));
                 if extract {
-                    self.check_extract(&format!("{base} x"), None, shell, frame);
+                    self.check_extract(&format!("{base} x"), None, shell, frame)?;
                 }
             }
             _ => {}
         }
+        Continue(())
     }
 
-    fn tar_runs(&mut self, base: &str, args: &[Arg], shell: &mut Shell, frame: &Frame) {
+    fn tar_runs(&mut self, base: &str, args: &[Arg], shell: &mut Shell, frame: &Frame) -> Judged {
         /// Long options whose value is a command, with the shortest
         /// abbreviation that is not another option.
         const RUNS: &[(&str, usize)] = &[
@@ -104,12 +104,12 @@ impl Walker<'_> {
                     let value = args.get(index);
                     index += 1;
                     if c == 'I' || c == 'F' {
-                        self.walk_shell_arg(&origin(&format!("-{c}")), value, shell, frame);
+                        self.walk_shell_arg(&origin(&format!("-{c}")), value, shell, frame)?;
                     }
                     if c == 'g'
                         && let Some(file) = value
                     {
-                        self.check_write(file, WriteMode::Modify, shell, frame, &origin("-g"));
+                        self.check_write(file, WriteMode::Modify, shell, frame, &origin("-g"))?;
                     }
                 }
             }
@@ -117,12 +117,11 @@ impl Walker<'_> {
         while index < args.len() {
             let arg = &args[index];
             if !arg.known && arg.text.starts_with('-') {
-                self.fail_closed(
+                return self.fail_closed(
                     frame,
                     RuleId::NotStatic,
                     format!("{base} option `{}` is not statically known", arg.text),
                 );
-                return;
             }
             let text = arg.text.clone();
             if text == "--" {
@@ -139,27 +138,27 @@ impl Walker<'_> {
                             match value.as_ref() {
                                 Some(v) if v.known => {
                                     if let Some(cmd) = v.text.strip_prefix("exec=") {
-                                        self.walk_shell_text(&what, cmd, shell, frame);
+                                        self.walk_shell_text(&what, cmd, shell, frame)?;
                                     }
                                 }
                                 _ => self.fail_closed(
                                     frame,
                                     RuleId::NotStatic,
                                     format!("{what} that is not statically known"),
-                                ),
+                                )?,
                             }
                         } else if matches!(*full, "to-command" | "use-compress-program") {
                             // The archive's data is the command's input.
                             match value.as_ref().filter(|v| v.known) {
-                                Some(v) => self.walk_piped_shell(&what, &v.text, shell, frame),
+                                Some(v) => self.walk_piped_shell(&what, &v.text, shell, frame)?,
                                 None => self.fail_closed(
                                     frame,
                                     RuleId::NotStatic,
                                     format!("{what} that is not statically known"),
-                                ),
+                                )?,
                             }
                         } else {
-                            self.walk_shell_arg(&what, value.as_ref(), shell, frame);
+                            self.walk_shell_arg(&what, value.as_ref(), shell, frame)?;
                         }
                         break;
                     }
@@ -180,7 +179,7 @@ impl Walker<'_> {
                                 shell,
                                 frame,
                                 &origin(&format!("--{full}")),
-                            );
+                            )?;
                         }
                     }
                 }
@@ -207,12 +206,12 @@ impl Walker<'_> {
                             value.as_ref(),
                             shell,
                             frame,
-                        );
+                        )?;
                     }
                     if *c == 'g'
                         && let Some(file) = &value
                     {
-                        self.check_write(file, WriteMode::Modify, shell, frame, &origin("-g"));
+                        self.check_write(file, WriteMode::Modify, shell, frame, &origin("-g"))?;
                     }
                     break;
                 }
@@ -220,9 +219,16 @@ impl Walker<'_> {
             }
             index += 1;
         }
+        Continue(())
     }
 
-    pub(crate) fn tar_files(&mut self, base: &str, args: &[Arg], shell: &Shell, frame: &Frame) {
+    pub(crate) fn tar_files(
+        &mut self,
+        base: &str,
+        args: &[Arg],
+        shell: &Shell,
+        frame: &Frame,
+    ) -> Judged {
         const VALUE_LETTERS: &str = "fbCTXgVLNKHIF";
         const LONG_VALUES: &[&str] = &[
             "--directory",
@@ -367,11 +373,11 @@ impl Walker<'_> {
         let to_stdout = to_stdout || modes.contains('O');
         if modes.contains('x') && !to_stdout {
             if dirs.is_empty() {
-                self.check_extract(&format!("{base} -x"), None, shell, frame);
+                self.check_extract(&format!("{base} -x"), None, shell, frame)?;
             }
             let confined = !unconfined && !modes.contains('P') && base != "cmake -E tar";
             for dir in &dirs {
-                self.check_extract_into(&format!("{base} -x"), Some(dir), confined, shell, frame);
+                self.check_extract_into(&format!("{base} -x"), Some(dir), confined, shell, frame)?;
             }
         }
         if modes.contains(['c', 'r', 'u', 'A']) {
@@ -382,7 +388,7 @@ impl Walker<'_> {
                     shell,
                     frame,
                     &format!("{base} -f"),
-                );
+                )?;
             }
         }
         if remove_files {
@@ -404,11 +410,12 @@ impl Walker<'_> {
                 true,
                 shell,
                 frame,
-            );
+            )?;
         }
+        Continue(())
     }
 
-    fn zip_runs(&mut self, args: &[Arg], shell: &mut Shell, frame: &Frame) {
+    fn zip_runs(&mut self, args: &[Arg], shell: &mut Shell, frame: &Frame) -> Judged {
         let mut index = 0;
         while index < args.len() {
             let text = args[index].text.clone();
@@ -448,11 +455,12 @@ impl Walker<'_> {
             } else {
                 continue;
             };
-            self.walk_shell_arg("zip -TT", value.as_ref(), shell, frame);
+            self.walk_shell_arg("zip -TT", value.as_ref(), shell, frame)?;
         }
+        Continue(())
     }
 
-    fn zip_files(&mut self, args: &[Arg], shell: &Shell, frame: &Frame) {
+    fn zip_files(&mut self, args: &[Arg], shell: &Shell, frame: &Frame) -> Judged {
         let p = rules::parse(
             args,
             &Spec {
@@ -472,14 +480,14 @@ impl Walker<'_> {
                 .iter()
                 .any(|o| o.name.len() >= 4 && "--move".starts_with(o.name.as_str()));
         if !moves {
-            return;
+            return Continue(());
         }
         let recursive = p.has(&["-r", "-R", "--recurse-paths", "--recurse-patterns"]);
         let files: Vec<Arg> = p.operands.iter().skip(1).cloned().collect();
-        self.delete_operands("zip -m", &files, recursive, shell, frame);
+        self.delete_operands("zip -m", &files, recursive, shell, frame)
     }
 
-    fn cpio(&mut self, args: &[Arg], shell: &Shell, frame: &Frame) {
+    fn cpio(&mut self, args: &[Arg], shell: &Shell, frame: &Frame) -> Judged {
         let p = rules::parse(
             args,
             &Spec {
@@ -500,15 +508,16 @@ impl Walker<'_> {
                 .any(|o| o.name.len() >= 5 && full.starts_with(o.name.as_str()))
         };
         if let Some(out) = p.value(&["-O"]).cloned() {
-            self.check_write(&out, WriteMode::Clobber, shell, frame, "cpio -O");
+            self.check_write(&out, WriteMode::Clobber, shell, frame, "cpio -O")?;
         }
         let dir = p.value(&["-D", "--directory"]).cloned();
         if p.has(&["-i"]) || has_long("--extract") {
-            self.check_extract("cpio -i", dir.as_ref(), shell, frame);
+            self.check_extract("cpio -i", dir.as_ref(), shell, frame)?;
         } else if (p.has(&["-p"]) || has_long("--pass-through"))
             && let Some(dest) = p.operands.last().cloned()
         {
-            self.check_extract("cpio -p", Some(&dest), shell, frame);
+            self.check_extract("cpio -p", Some(&dest), shell, frame)?;
         }
+        Continue(())
     }
 }

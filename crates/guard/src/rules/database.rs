@@ -2,9 +2,12 @@
 //! protected file, pawl's store) and sqlite3's dot-commands (`.shell`, `.system`, `.output`,
 //! `.load`, ...). SQL that destroys data, given to any client, is a row of `rules/programs.rs`.
 
+use std::ops::ControlFlow::Continue;
+
 use crate::decision::RuleId;
 use crate::paths::{globs_may_overlap, has_wildcard, is_within, normalize};
 use crate::rules::{abbrev, percent_decode};
+use crate::walk::Judged;
 use crate::walk::{Frame, Shell, Stdin, Walker, WriteMode};
 use crate::words::Arg;
 
@@ -35,14 +38,11 @@ impl Walker<'_> {
         stdin: &Stdin,
         shell: &mut Shell,
         frame: &Frame,
-    ) {
+    ) -> Judged {
         if matches!(base, "sqlite3" | "sqlite") {
-            self.sqlite(base, code_args, stdin, shell, frame);
-            if self.denial.is_some() {
-                return;
-            }
+            self.sqlite(base, code_args, stdin, shell, frame)?;
         }
-        self.database_tool(base, args, shell, frame);
+        self.database_tool(base, args, shell, frame)
     }
 
     fn sqlite(
@@ -52,7 +52,7 @@ impl Walker<'_> {
         stdin: &Stdin,
         shell: &mut Shell,
         frame: &Frame,
-    ) {
+    ) -> Judged {
         const VALUES: &[&str] = &[
             "cmd",
             "init",
@@ -77,25 +77,23 @@ impl Walker<'_> {
             if arg.text.starts_with('-') {
                 let name = arg.text.trim_start_matches('-');
                 if !arg.known {
-                    self.fail_closed(
+                    return self.fail_closed(
                         frame,
                         RuleId::NotStatic,
                         format!("{base} option `{}` is not statically known", arg.text),
                     );
-                    return;
                 }
                 if name.starts_with('A') || name == "archive" {
                     if name.contains('x') || args.iter().any(|a| a.text.contains("extract")) {
-                        self.deny(
+                        return self.deny(
                             frame,
                             RuleId::DestructiveShell,
                             format!(
                                 "{base} -A extracts files from an archive over the working tree"
                             ),
                         );
-                        return;
                     }
-                    return;
+                    return Continue(());
                 }
                 match name {
                     "safe" => safe = true,
@@ -123,28 +121,27 @@ impl Walker<'_> {
             && db.text != ":memory:"
             && !db.text.starts_with("file:")
         {
-            self.check_write(db, WriteMode::Modify, shell, frame, base);
+            self.check_write(db, WriteMode::Modify, shell, frame, base)?;
         }
-        if safe || self.denial.is_some() {
-            return;
+        if safe {
+            return Continue(());
         }
         if !sql_operands {
             match stdin {
                 Stdin::Text(text) => commands.push(Arg::lit(text.clone())),
                 Stdin::Pipe | Stdin::Unknown => {
-                    self.fail_closed(
+                    return self.fail_closed(
                         frame,
                         RuleId::Interpreter,
                         format!("{base} reads commands from a pipe; they may run shell commands (`.shell`) the guard cannot see"),
                     );
-                    return;
                 }
                 Stdin::Inherited | Stdin::File => {}
             }
         }
         for command in &commands {
             if !command.known {
-                self.fail_closed(
+                return self.fail_closed(
                     frame,
                     RuleId::Interpreter,
                     format!(
@@ -152,16 +149,13 @@ impl Walker<'_> {
                         command.text
                     ),
                 );
-                return;
             }
-            self.sqlite_text(base, &command.text.clone(), shell, frame);
-            if self.denial.is_some() {
-                return;
-            }
+            self.sqlite_text(base, &command.text.clone(), shell, frame)?;
         }
+        Continue(())
     }
 
-    fn sqlite_text(&mut self, base: &str, text: &str, shell: &mut Shell, frame: &Frame) {
+    fn sqlite_text(&mut self, base: &str, text: &str, shell: &mut Shell, frame: &Frame) -> Judged {
         for line in text.lines() {
             let line = line.trim();
             if let Some(dot) = line.strip_prefix('.') {
@@ -172,7 +166,7 @@ impl Walker<'_> {
                     continue;
                 }
                 if is("shell", 2) || is("system", 2) {
-                    self.walk_shell_text(&format!("{base} .{name}"), rest, shell, frame);
+                    self.walk_shell_text(&format!("{base} .{name}"), rest, shell, frame)?;
                     continue;
                 }
                 let words = dot_args(rest);
@@ -215,21 +209,19 @@ impl Walker<'_> {
                         .iter()
                         .any(|f| f.contains('x') || f.starts_with("--e"))
                     {
-                        self.deny(
+                        return self.deny(
                             frame,
                             RuleId::DestructiveShell,
                             format!("{what} extracts files from an archive over the working tree"),
                         );
-                        return;
                     }
                     None
                 } else if is("load", 2) || is("edit", 2) {
-                    self.deny(
+                    return self.deny(
                         frame,
                         RuleId::Interpreter,
                         format!("{what} loads native code or runs an editor; the guard cannot see what it runs"),
                     );
-                    return;
                 } else {
                     None
                 };
@@ -240,13 +232,13 @@ impl Walker<'_> {
                         let joined = words[at..].join(" ");
                         let cmd = &joined[1..];
                         if is("read", 2) || is("import", 2) {
-                            self.walk_shell_text(&format!("{what} |"), cmd, shell, frame);
+                            self.walk_shell_text(&format!("{what} |"), cmd, shell, frame)?;
                         } else {
-                            self.walk_piped_shell(&format!("{what} |"), cmd, shell, frame);
+                            self.walk_piped_shell(&format!("{what} |"), cmd, shell, frame)?;
                         }
                     }
                     Some((target, mode)) if !matches!(target, "stdout" | "stderr" | "off" | "") => {
-                        self.check_write(&Arg::lit(target), mode, shell, frame, &what);
+                        self.check_write(&Arg::lit(target), mode, shell, frame, &what)?
                     }
                     _ => {
                         if flags.iter().any(|f| matches!(*f, "-x" | "-e")) && !is("open", 2) {
@@ -254,7 +246,7 @@ impl Walker<'_> {
                                 frame,
                                 RuleId::Interpreter,
                                 format!("{what} -x/-e opens another program"),
-                            );
+                            )?;
                         }
                     }
                 }
@@ -262,12 +254,11 @@ impl Walker<'_> {
                 let lower = line.to_ascii_lowercase();
                 for danger in ["load_extension", "writefile", "edit(", "fts3_tokenizer"] {
                     if lower.contains(danger) {
-                        self.deny(
+                        return self.deny(
                             frame,
                             RuleId::Interpreter,
                             format!("{base} SQL uses `{danger}`, which loads code, runs a program or writes files"),
                         );
-                        return;
                     }
                 }
                 if lower.contains("vacuum") && lower.contains("into") || lower.contains("attach") {
@@ -278,21 +269,19 @@ impl Walker<'_> {
                             shell,
                             frame,
                             &format!("{base} ATTACH/VACUUM INTO"),
-                        );
+                        )?;
                     }
                 }
             }
-            if self.denial.is_some() {
-                return;
-            }
         }
+        Continue(())
     }
 
     /// pawl's store (`.pawl/` in the repository) holds the run's limits and evidence: no
     /// database tool may open it, however the path is spelled (a glob, a `cd`, a `file:`
     /// URI, an `ATTACH` in the SQL). A database tool's output dot-commands (`.output FILE`)
     /// are writes like `>`.
-    fn database_tool(&mut self, base: &str, args: &[Arg], shell: &Shell, frame: &Frame) {
+    fn database_tool(&mut self, base: &str, args: &[Arg], shell: &Shell, frame: &Frame) -> Judged {
         let store = self
             .anchors
             .repo_root
@@ -304,12 +293,11 @@ impl Walker<'_> {
         if let (Some(store), Some(cwd)) = (&store, shell.cwd.as_deref())
             && is_within(cwd, store)
         {
-            self.deny(frame, RuleId::ProtectedPath, store_reason);
-            return;
+            return self.deny(frame, RuleId::ProtectedPath, store_reason);
         }
         for arg in args {
             if !arg.known {
-                self.deny(
+                return self.deny(
                     frame,
                     RuleId::NotStatic,
                     format!(
@@ -317,7 +305,6 @@ impl Walker<'_> {
                         arg.text
                     ),
                 );
-                return;
             }
             let decoded = percent_decode(&arg.text);
             let lower = decoded.to_ascii_lowercase();
@@ -332,8 +319,7 @@ impl Walker<'_> {
             .iter()
             .any(|w| lower.contains(w))
             {
-                self.deny(frame, RuleId::ProtectedPath, store_reason);
-                return;
+                return self.deny(frame, RuleId::ProtectedPath, store_reason);
             }
             // `.output FILE`, `.once FILE`, `.save FILE`, `.backup [DB] FILE`: written files.
             for line in decoded.lines() {
@@ -357,7 +343,7 @@ impl Walker<'_> {
                             shell,
                             frame,
                             &format!("{base} {cmd}"),
-                        );
+                        )?;
                     }
                 }
             }
@@ -368,14 +354,13 @@ impl Walker<'_> {
                 continue;
             }
             let Some(absolute) = self.resolve(shell, path) else {
-                self.deny(
+                return self.deny(
                     frame,
                     RuleId::NotStatic,
                     format!(
                         "{base} `{path}` is relative to a directory that is not statically known"
                     ),
                 );
-                return;
             };
             let hits = if arg.glob || has_wildcard(path) {
                 globs_may_overlap(&absolute, store)
@@ -387,10 +372,10 @@ impl Walker<'_> {
                         .is_some_and(|real| is_within(&real, store))
             };
             if hits {
-                self.deny(frame, RuleId::ProtectedPath, store_reason);
-                return;
+                return self.deny(frame, RuleId::ProtectedPath, store_reason);
             }
         }
+        Continue(())
     }
 }
 

@@ -2,10 +2,13 @@
 //! vim/ex `-c` and `+cmd`, ed's `!`, emacs `--eval`) and the files they write (sed `w` and
 //! `-i`, ed `w`). The sed language itself is `lang/sed.rs`.
 
+use std::ops::ControlFlow::Continue;
+
 use crate::decision::RuleId;
 use crate::lang::sed::{SedAction, sed_actions};
 use crate::rules::fs::canon_long;
 use crate::rules::{self, Spec, abbrev};
+use crate::walk::Judged;
 use crate::walk::{Frame, Shell, Stdin, Walker, WriteMode};
 use crate::words::Arg;
 
@@ -72,23 +75,22 @@ impl Walker<'_> {
         stdin: &Stdin,
         shell: &mut Shell,
         frame: &Frame,
-    ) {
+    ) -> Judged {
         match base {
             "sed" | "gsed" => {
-                self.sed_runs(base, code_args, stdin, shell, frame);
-                if self.denial.is_none() {
-                    self.sed_files(args, shell, frame);
-                }
+                self.sed_runs(base, code_args, stdin, shell, frame)?;
+                self.sed_files(args, shell, frame)?;
             }
             "ed" | "red" => {
-                self.ed_runs(base, code_args, stdin, shell, frame);
-                if self.denial.is_none() {
-                    self.ed_files(base, args, shell, frame);
-                }
+                self.ed_runs(base, code_args, stdin, shell, frame)?;
+                self.ed_files(base, args, shell, frame)?;
             }
-            "emacs" | "emacsclient" | "xemacs" | "emacs-nox" => self.emacs(base, code_args, frame),
-            _ => self.vim(base, code_args, stdin, frame),
+            "emacs" | "emacsclient" | "xemacs" | "emacs-nox" => {
+                self.emacs(base, code_args, frame)?
+            }
+            _ => self.vim(base, code_args, stdin, frame)?,
         }
+        Continue(())
     }
 
     fn sed_runs(
@@ -98,7 +100,7 @@ impl Walker<'_> {
         stdin: &Stdin,
         shell: &mut Shell,
         frame: &Frame,
-    ) {
+    ) -> Judged {
         let mut scripts: Vec<Arg> = Vec::new();
         let mut script_given = false;
         let mut sandbox = false;
@@ -153,7 +155,7 @@ impl Walker<'_> {
                             stdin,
                             frame,
                             &mut scripts,
-                        );
+                        )?;
                     }
                     _ => {}
                 }
@@ -189,7 +191,7 @@ impl Walker<'_> {
                             stdin,
                             frame,
                             &mut scripts,
-                        );
+                        )?;
                     }
                     _ => {}
                 }
@@ -201,11 +203,11 @@ impl Walker<'_> {
         }
         if sandbox {
             // --sandbox makes sed reject e, w and r.
-            return;
+            return Continue(());
         }
         for script in &scripts {
             let Some(text) = script.known.then(|| script.text.clone()) else {
-                self.fail_closed(
+                return self.fail_closed(
                     frame,
                     RuleId::Interpreter,
                     format!(
@@ -213,44 +215,38 @@ impl Walker<'_> {
                         script.text
                     ),
                 );
-                return;
             };
             match sed_actions(&text) {
                 Ok(actions) => {
                     for action in actions {
                         match action {
-                            SedAction::Run(cmd) => {
-                                self.walk_shell_text(&format!("{base} e"), &cmd, shell, frame);
-                            }
+                            SedAction::Run(cmd) => self.walk_shell_text(&format!("{base} e"), &cmd, shell, frame)?,
                             SedAction::RunPatternSpace(what) => self.deny(
                                 frame,
                                 RuleId::Interpreter,
                                 format!("{base} {what} runs the text it edits as a shell command; the guard cannot see what it runs"),
-                            ),
+                            )?,
                             SedAction::Write(file) => {
                                 let file = Arg::lit(file);
-                                self.check_write(&file, WriteMode::Clobber, shell, frame, &format!("{base} w"));
+                                self.check_write(&file, WriteMode::Clobber, shell, frame, &format!("{base} w"))?;
                             }
-                        }
-                        if self.denial.is_some() {
-                            return;
                         }
                     }
                 }
                 Err(why) => {
-                    self.deny(
+                    return self.deny(
                         frame,
                         RuleId::Interpreter,
                         format!("{base} script `{}` cannot be analysed ({why}); sed scripts may run commands (`e`) or write files (`w`)", text.chars().take(60).collect::<String>()),
                     );
-                    return;
                 }
             }
         }
+        Continue(())
     }
 
     /// `sed -i`: each file operand is modified in place.
-    fn sed_files(&mut self, args: &[Arg], shell: &mut Shell, frame: &Frame) {
+    fn sed_files(&mut self, args: &[Arg], shell: &mut Shell, frame: &Frame) -> Judged {
         let args = canon_long(args, SED_LONGS);
         let p = rules::parse(
             &args,
@@ -273,12 +269,13 @@ impl Walker<'_> {
         if in_place {
             let script_given = p.has(&["-e", "-f", "--expression", "--file"]);
             for arg in p.operands.iter().skip(usize::from(!script_given)) {
-                self.check_write(arg, WriteMode::Modify, shell, frame, "sed -i");
+                self.check_write(arg, WriteMode::Modify, shell, frame, "sed -i")?;
             }
         }
+        Continue(())
     }
 
-    fn vim(&mut self, base: &str, args: &[Arg], stdin: &Stdin, frame: &Frame) {
+    fn vim(&mut self, base: &str, args: &[Arg], stdin: &Stdin, frame: &Frame) -> Judged {
         let ex_mode = base.starts_with("ex")
             || base == "nex"
             || args.iter().any(|a| {
@@ -299,12 +296,11 @@ impl Walker<'_> {
             index += 1;
             let Some(text) = arg.exact() else {
                 if arg.text.starts_with('+') || arg.text.starts_with('-') {
-                    self.deny(
+                    return self.deny(
                         frame,
                         RuleId::Interpreter,
                         commands(&format!("`{}`", arg.text)),
                     );
-                    return;
                 }
                 continue;
             };
@@ -316,27 +312,24 @@ impl Walker<'_> {
                     || cmd.chars().all(|c| c.is_ascii_digit())
                     || (cmd.starts_with('/') && !cmd.contains('|'));
                 if !harmless {
-                    self.deny(frame, RuleId::Interpreter, commands(&format!("`{text}`")));
-                    return;
+                    return self.deny(frame, RuleId::Interpreter, commands(&format!("`{text}`")));
                 }
                 continue;
             }
             if text.starts_with("--remote-send") || text.starts_with("--remote-expr") {
-                self.deny(
+                return self.deny(
                     frame,
                     RuleId::Interpreter,
                     commands(&format!("`{text}` sent to another editor")),
                 );
-                return;
             }
             if text == "--cmd" || text.starts_with("--cmd=") {
                 let value = args.get(index).map_or(String::new(), |a| a.text.clone());
-                self.deny(
+                return self.deny(
                     frame,
                     RuleId::Interpreter,
                     commands(&format!("`{text} {value}`")),
                 );
-                return;
             }
             if text.len() > 1 && text.starts_with('-') && !text.starts_with("--") {
                 // A cluster of short options (`-sc cmd`, `-Nesc cmd`,
@@ -362,12 +355,11 @@ impl Walker<'_> {
                     let (value_text, value_known) = value.unwrap_or_else(|| (String::new(), true));
                     match c {
                         'c' | 'S' => {
-                            self.deny(
+                            return self.deny(
                                 frame,
                                 RuleId::Interpreter,
                                 commands(&format!("`-{c} {value_text}`")),
                             );
-                            return;
                         }
                         'u' | 'U'
                             if !value_known
@@ -376,33 +368,37 @@ impl Walker<'_> {
                                     "NONE" | "NORC" | "DEFAULTS" | "NOPLUGIN"
                                 ) =>
                         {
-                            self.deny(
+                            return self.deny(
                                 frame,
                                 RuleId::Interpreter,
                                 commands(&format!(
                                     "`-{c} {value_text}`, a startup file of commands"
                                 )),
                             );
-                            return;
                         }
                         's' => {
                             // -s {scriptin}: keystrokes read from a file.
-                            self.deny(frame, RuleId::Interpreter, commands("`-s` script input"));
-                            return;
+                            return self.deny(
+                                frame,
+                                RuleId::Interpreter,
+                                commands("`-s` script input"),
+                            );
                         }
                         'w' | 'W' => {
-                            self.deny(frame, RuleId::Interpreter, commands("`-w` script output"));
-                            return;
+                            return self.deny(
+                                frame,
+                                RuleId::Interpreter,
+                                commands("`-w` script output"),
+                            );
                         }
                         'i' if !value_known || value_text != "NONE" => {
-                            self.deny(
+                            return self.deny(
                                 frame,
                                 RuleId::Interpreter,
                                 commands(&format!(
                                     "`-i {value_text}`, a viminfo file it reads and writes"
                                 )),
                             );
-                            return;
                         }
                         _ => {}
                     }
@@ -415,8 +411,9 @@ impl Walker<'_> {
                 frame,
                 RuleId::Interpreter,
                 commands("read from its standard input in ex mode"),
-            );
+            )?;
         }
+        Continue(())
     }
 
     fn ed_runs(
@@ -426,7 +423,7 @@ impl Walker<'_> {
         stdin: &Stdin,
         shell: &mut Shell,
         frame: &Frame,
-    ) {
+    ) -> Judged {
         let p = rules::parse(
             args,
             &Spec {
@@ -439,7 +436,7 @@ impl Walker<'_> {
         // commands are (a protected file is denied outright).
         for file in &p.operands {
             if file.known && file.text.starts_with('!') {
-                self.deny(
+                return self.deny(
                     frame,
                     RuleId::Interpreter,
                     format!(
@@ -447,32 +444,26 @@ impl Walker<'_> {
                         file.text
                     ),
                 );
-                return;
             }
-            self.check_write(file, WriteMode::Modify, shell, frame, base);
-            if self.denial.is_some() {
-                return;
-            }
+            self.check_write(file, WriteMode::Modify, shell, frame, base)?;
         }
         let text = match stdin {
-            Stdin::Inherited => return,
+            Stdin::Inherited => return Continue(()),
             Stdin::Pipe | Stdin::Unknown | Stdin::File => {
-                self.fail_closed(
+                return self.fail_closed(
                     frame,
                     RuleId::Interpreter,
                     format!("{base} reads editor commands the guard cannot see (they may run `!` shell commands or write files)"),
                 );
-                return;
             }
             Stdin::Text(text) => text,
         };
         if text.contains('!') {
-            self.deny(
+            return self.deny(
                 frame,
                 RuleId::Interpreter,
                 format!("{base} commands run a shell command (`!`); the guard does not model them"),
             );
-            return;
         }
         // The file `w` writes when it names none, and whether every line
         // of the buffer was deleted (`,d`, `%d`, `1,$d`): writing an
@@ -519,18 +510,16 @@ impl Walker<'_> {
                     } else {
                         WriteMode::Modify
                     };
-                    self.check_write(&target, mode, shell, frame, base);
-                    if self.denial.is_some() {
-                        return;
-                    }
+                    self.check_write(&target, mode, shell, frame, base)?;
                 }
                 _ => {}
             }
         }
+        Continue(())
     }
 
     /// ed's file: written by its commands (`w`), so judged as modified.
-    fn ed_files(&mut self, base: &str, args: &[Arg], shell: &mut Shell, frame: &Frame) {
+    fn ed_files(&mut self, base: &str, args: &[Arg], shell: &mut Shell, frame: &Frame) -> Judged {
         let p = rules::parse(
             args,
             &Spec {
@@ -542,18 +531,19 @@ impl Walker<'_> {
         match p.operands.first() {
             Some(file) => {
                 let file = file.clone();
-                self.check_write(&file, WriteMode::Modify, shell, frame, base);
+                self.check_write(&file, WriteMode::Modify, shell, frame, base)?;
             }
             None if p.has(&["--help", "--version", "-h", "-V"]) => {}
             None => self.deny(
                 frame,
                 RuleId::NotStatic,
                 format!("{base} without a file writes whatever files its commands name, which the guard cannot see; name the file"),
-            ),
+            )?,
         }
+        Continue(())
     }
 
-    fn emacs(&mut self, base: &str, args: &[Arg], frame: &Frame) {
+    fn emacs(&mut self, base: &str, args: &[Arg], frame: &Frame) -> Judged {
         for arg in args {
             let text = arg.text.as_str();
             let name = text.trim_start_matches('-');
@@ -572,13 +562,13 @@ impl Walker<'_> {
                         .iter()
                         .any(|full| abbrev(name, full, 2)));
             if evaluates {
-                self.deny(
+                return self.deny(
                     frame,
                     RuleId::Interpreter,
                     format!("{base} `{text}` runs Lisp code, which can run commands and write files; the guard does not model it"),
                 );
-                return;
             }
         }
+        Continue(())
     }
 }

@@ -3,15 +3,17 @@
 //! tar's checkpoint actions, ... . Each either hands the command it can see
 //! to the walker, or fails closed when it cannot see it.
 
+use std::ops::ControlFlow::Continue;
+
 use crate::decision::RuleId;
-use crate::lang::awk::{AwkTok, awk_tokens, call_args};
-use crate::rules::{self, Spec, abbrev, is_stdin_path};
-use crate::walk::{Cmd, Frame, Shell, Stdin, Walker, WriteMode};
+use crate::rules::is_stdin_path;
+use crate::walk::Judged;
+use crate::walk::{Cmd, Frame, Shell, Stdin, Walker};
 use crate::words::Arg;
 
 impl Walker<'_> {
     /// Judges `base` when it is a program that runs commands given in its arguments or input
-    /// (awk, make, ssh, socat, gdb, pagers, package runners, ...). `true` when it is one: judged
+    /// (awk, make, gdb, pagers, package runners, ...). `true` when it is one: judged
     /// here, fully; `false` sends it on to the interpreter and file rules.
     pub(crate) fn runs_commands(
         &mut self,
@@ -20,41 +22,14 @@ impl Walker<'_> {
         stdin: &Stdin,
         shell: &mut Shell,
         frame: &Frame,
-    ) -> bool {
+    ) -> Judged<bool> {
         // Programs run through environment variables any command may use
         // (less's input preprocessor, man's and pydoc's pager).
-        self.env_programs(base, shell, frame);
-        if self.denial.is_some() {
-            return true;
-        }
-        if self.runner(base, args, stdin, shell, frame) {
-            return true;
+        self.env_programs(base, shell, frame)?;
+        if self.runner(base, args, stdin, shell, frame)? {
+            return Continue(true);
         }
         match base {
-            "awk" | "gawk" | "mawk" | "nawk" | "original-awk" | "goawk" | "onetrue-awk" => {
-                self.awk(base, args, stdin, shell, frame);
-                true
-            }
-            "make" | "gmake" | "bmake" | "pmake" => {
-                self.make(base, args, stdin, frame);
-                true
-            }
-            "ssh" | "slogin" | "autossh" => {
-                self.ssh(base, args, stdin, shell, frame);
-                true
-            }
-            "scp" | "sftp" => {
-                self.scp(base, args, stdin, shell, frame);
-                true
-            }
-            "socat" => {
-                self.socat(args, shell, frame);
-                true
-            }
-            "nc" | "ncat" | "netcat" | "nc.traditional" | "nc.openbsd" => {
-                self.netcat(base, args, shell, frame);
-                true
-            }
             "crontab" => {
                 let lists = args.iter().any(|a| a.is("-l"));
                 if !lists {
@@ -62,26 +37,8 @@ impl Walker<'_> {
                         frame,
                         RuleId::Interpreter,
                         "crontab installs or removes scheduled commands, which would run outside the guard",
-                    );
+                    )?;
                 }
-                true
-            }
-            "man" => {
-                self.man(args, shell, frame);
-                true
-            }
-            "less" | "more" | "most" => {
-                if let Some(cmd) = args.iter().find(|a| {
-                    a.text.starts_with('+')
-                        && (a.text.contains('!') || a.text.contains('|') || !a.known)
-                }) {
-                    self.deny(
-                        frame,
-                        RuleId::Interpreter,
-                        format!("{base} `{}` runs a shell command from the pager; the guard does not model it", cmd.text),
-                    );
-                }
-                true
             }
             "zx" => {
                 // zx runs a script file, or JavaScript from its input.
@@ -91,15 +48,11 @@ impl Walker<'_> {
                         frame,
                         RuleId::Interpreter,
                         "zx runs JavaScript from its input (or a script named at run time); the guard does not model it",
-                    );
+                    )?;
                 }
-                true
             }
             // Package programs that run the command in their arguments.
-            "shx" => {
-                self.run_argv("shx", args.to_vec(), stdin, shell, frame);
-                true
-            }
+            "shx" => self.run_argv("shx", args.to_vec(), stdin, shell, frame)?,
             "cross-env" | "dotenv" | "dotenv-cli" | "env-cmd" => {
                 // VAR=value words (and `--` / options) come before the command.
                 // With `--`, the command is what follows it.
@@ -122,24 +75,17 @@ impl Walker<'_> {
                         .cloned(),
                 );
                 argv.extend(args[start..].iter().cloned());
-                self.run_argv(base, argv, stdin, shell, frame);
-                true
+                self.run_argv(base, argv, stdin, shell, frame)?;
             }
             "cross-env-shell" | "concurrently" | "npm-run-all" | "run-p" | "run-s" | "nodemon"
             | "onchange" | "chokidar" | "watchexec" | "entr" => {
-                self.package_shell_commands(base, args, stdin, shell, frame);
-                true
+                self.package_shell_commands(base, args, stdin, shell, frame)?
             }
-            "trash-cli" => {
-                self.file_rules("trash", args, shell, frame);
-                true
-            }
-            "gdb" | "lldb" | "cgdb" => {
-                self.debugger(base, args, stdin, frame);
-                true
-            }
-            _ => false,
+            "trash-cli" => self.file_rules("trash", args, shell, frame)?,
+            "gdb" | "lldb" | "cgdb" => self.debugger(base, args, stdin, frame)?,
+            _ => return Continue(false),
         }
+        Continue(true)
     }
 
     /// Walks `text` as a shell script run by `origin`.
@@ -149,8 +95,8 @@ impl Walker<'_> {
         text: &str,
         shell: &mut Shell,
         frame: &Frame,
-    ) {
-        self.script_args(origin, &[Arg::lit(text)], shell, frame, false);
+    ) -> Judged {
+        self.script_args(origin, &[Arg::lit(text)], shell, frame, false)
     }
 
     /// Walks `text` as a shell script whose standard input is data the guard
@@ -161,11 +107,11 @@ impl Walker<'_> {
         text: &str,
         shell: &Shell,
         frame: &Frame,
-    ) {
+    ) -> Judged {
         let mut inner = frame.nested(&format!("inside {origin}"));
         inner.stdin = Stdin::Pipe;
         let mut sub = shell.clone();
-        self.run_script(text, &mut sub, &inner);
+        self.run_script(text, &mut sub, &inner)
     }
 
     /// Walks an argument as a shell script run by `origin` (fails closed when
@@ -176,158 +122,18 @@ impl Walker<'_> {
         arg: Option<&Arg>,
         shell: &mut Shell,
         frame: &Frame,
-    ) {
+    ) -> Judged {
         match arg {
-            Some(arg) => self.script_args(origin, std::slice::from_ref(arg), shell, frame, false),
+            Some(arg) => {
+                self.script_args(origin, std::slice::from_ref(arg), shell, frame, false)?
+            }
             None => self.fail_closed(
                 frame,
                 RuleId::NotStatic,
                 format!("{origin} without its command"),
-            ),
+            )?,
         }
-    }
-
-    // ---------------------------------------------------------------- awk
-
-    fn awk(&mut self, base: &str, args: &[Arg], stdin: &Stdin, shell: &mut Shell, frame: &Frame) {
-        let mut programs: Vec<Arg> = Vec::new();
-        let mut program_file = false;
-        let mut in_place = false;
-        let mut operands: Vec<Arg> = Vec::new();
-        let mut index = 0;
-        let mut options_done = false;
-        while index < args.len() {
-            let arg = &args[index];
-            index += 1;
-            if options_done || !arg.text.starts_with('-') || arg.text == "-" {
-                operands.push(arg.clone());
-                continue;
-            }
-            let Some(text) = arg.exact() else {
-                operands.push(arg.clone());
-                continue;
-            };
-            if text == "--" {
-                options_done = true;
-                continue;
-            }
-            if let Some(long) = text.strip_prefix("--") {
-                let (name, inline) = match long.split_once('=') {
-                    Some((n, v)) => (n, Some(Arg::lit(v))),
-                    None => (long, None),
-                };
-                let takes = [
-                    "file",
-                    "source",
-                    "include",
-                    "load",
-                    "exec",
-                    "assign",
-                    "field-separator",
-                ]
-                .iter()
-                .find(|full| abbrev(name, full, 1))
-                .copied();
-                let value = match (takes, inline) {
-                    (_, Some(v)) => Some(v),
-                    (Some(_), None) => {
-                        index += 1;
-                        args.get(index - 1).cloned()
-                    }
-                    (None, None) => None,
-                };
-                match takes {
-                    Some("source") => programs.extend(value),
-                    Some("file" | "exec") => {
-                        program_file = true;
-                        self.program_file(base, "program", value.as_ref(), stdin, frame, &mut programs);
-                    }
-                    Some("include") => {
-                        in_place |= value.as_ref().is_some_and(|v| v.text.starts_with("inplace"));
-                    }
-                    Some("load") => self.deny(
-                        frame,
-                        RuleId::Interpreter,
-                        format!("{base} --load loads a native extension; the guard cannot see what it does"),
-                    ),
-                    _ => {}
-                }
-                continue;
-            }
-            // A cluster of short options.
-            let chars: Vec<char> = text.chars().skip(1).collect();
-            for (at, c) in chars.iter().enumerate() {
-                if !"fFvieElW".contains(*c) {
-                    continue;
-                }
-                let rest: String = chars[at + 1..].iter().collect();
-                let value = if rest.is_empty() {
-                    index += 1;
-                    args.get(index - 1).cloned()
-                } else {
-                    Some(Arg::lit(rest))
-                };
-                match c {
-                    'e' => programs.extend(value),
-                    'f' | 'E' => {
-                        program_file = true;
-                        self.program_file(
-                            base,
-                            "program",
-                            value.as_ref(),
-                            stdin,
-                            frame,
-                            &mut programs,
-                        );
-                    }
-                    'i' => {
-                        in_place |= value
-                            .as_ref()
-                            .is_some_and(|v| v.text.starts_with("inplace"));
-                    }
-                    'l' => self.deny(
-                        frame,
-                        RuleId::Interpreter,
-                        format!(
-                            "{base} -l loads a native extension; the guard cannot see what it does"
-                        ),
-                    ),
-                    _ => {}
-                }
-                break;
-            }
-        }
-        if programs.is_empty() && !program_file && !operands.is_empty() {
-            programs.push(operands.remove(0));
-        }
-        for program in &programs {
-            if !program.known {
-                self.fail_closed(
-                    frame,
-                    RuleId::Interpreter,
-                    format!(
-                        "{base} runs a program `{}` that is not statically known",
-                        program.text
-                    ),
-                );
-                return;
-            }
-            self.awk_program(base, &program.text.clone(), shell, frame);
-            if self.denial.is_some() {
-                return;
-            }
-        }
-        if in_place {
-            for file in operands.iter().filter(|a| !a.text.contains('=')) {
-                self.check_write(
-                    file,
-                    WriteMode::Modify,
-                    shell,
-                    frame,
-                    &format!("{base} -i inplace"),
-                );
-            }
-        }
+        Continue(())
     }
 
     /// `awk -f FILE`, `sed -f FILE`: a file is opaque (like `python3 tool.py`); standard input
@@ -340,10 +146,12 @@ impl Walker<'_> {
         stdin: &Stdin,
         frame: &Frame,
         programs: &mut Vec<Arg>,
-    ) {
-        let Some(file) = file else { return };
+    ) -> Judged {
+        let Some(file) = file else {
+            return Continue(());
+        };
         if !file.known {
-            self.fail_closed(
+            return self.fail_closed(
                 frame,
                 RuleId::NotStatic,
                 format!(
@@ -351,7 +159,6 @@ impl Walker<'_> {
                     file.text
                 ),
             );
-            return;
         }
         if is_stdin_path(&file.text) {
             match stdin {
@@ -360,517 +167,14 @@ impl Walker<'_> {
                     frame,
                     RuleId::Interpreter,
                     format!("{base} reads its {what} from a pipe; it is not statically known"),
-                ),
+                )?,
                 Stdin::Inherited | Stdin::File => {}
             }
         }
+        Continue(())
     }
 
-    /// Judges an awk program: commands it runs (`system()`, pipes to and
-    /// from commands) and files it writes (`print > "file"`).
-    fn awk_program(&mut self, base: &str, program: &str, shell: &mut Shell, frame: &Frame) {
-        let toks = awk_tokens(program);
-        let origin = format!("{base} program");
-        let mut print_depth: Option<usize> = None;
-        let mut depth = 0usize;
-        let mut i = 0;
-        while i < toks.len() {
-            if self.denial.is_some() {
-                return;
-            }
-            let tok = &toks[i];
-            match tok {
-                AwkTok::Op(op) if op == "(" || op == "[" => depth += 1,
-                AwkTok::Op(op) if op == ")" || op == "]" => depth = depth.saturating_sub(1),
-                AwkTok::Op(op) if op == ";" || op == "{" || op == "}" => print_depth = None,
-                AwkTok::Newline => print_depth = None,
-                AwkTok::Word(w) if w == "print" || w == "printf" => print_depth = Some(depth),
-                AwkTok::Word(w) if w.starts_with('@') => {
-                    self.deny(
-                        frame,
-                        RuleId::Interpreter,
-                        format!("{base} program uses `{w}` (loads code or calls a function by name); the guard cannot see what it runs"),
-                    );
-                    return;
-                }
-                AwkTok::Word(w) if w == "system" => {
-                    // system(EXPR): only a literal command is resolvable.
-                    let args = call_args(&toks, i + 1);
-                    match args.as_deref() {
-                        Some([AwkTok::Str(cmd)]) => {
-                            let cmd = cmd.clone();
-                            self.walk_shell_text(&format!("{origin} system()"), &cmd, shell, frame);
-                        }
-                        Some([]) => {}
-                        _ => {
-                            self.deny(
-                                frame,
-                                RuleId::Interpreter,
-                                format!("{base} program runs a command built at run time (`system()`); the guard cannot see what it runs"),
-                            );
-                            return;
-                        }
-                    }
-                }
-                AwkTok::Op(op) if op == "|" || op == "|&" => {
-                    let getline =
-                        matches!(toks.get(i + 1), Some(AwkTok::Word(w)) if w == "getline");
-                    let command = if getline {
-                        // "cmd" | getline: the literal right before, standing alone.
-                        match (
-                            i.checked_sub(1).and_then(|j| toks.get(j)),
-                            i.checked_sub(2).and_then(|j| toks.get(j)),
-                        ) {
-                            (Some(AwkTok::Str(cmd)), before)
-                                if before.is_none_or(|b| !b.is_value()) =>
-                            {
-                                Some(cmd.clone())
-                            }
-                            _ => None,
-                        }
-                    } else {
-                        // print ... | "cmd": the literal right after, then the statement ends.
-                        match (toks.get(i + 1), toks.get(i + 2)) {
-                            (Some(AwkTok::Str(cmd)), after)
-                                if after.is_none_or(AwkTok::ends_statement) =>
-                            {
-                                Some(cmd.clone())
-                            }
-                            _ => None,
-                        }
-                    };
-                    match command {
-                        Some(cmd) if getline => {
-                            self.walk_shell_text(&format!("{origin} pipe"), &cmd, shell, frame)
-                        }
-                        Some(cmd) => {
-                            self.walk_piped_shell(&format!("{origin} pipe"), &cmd, shell, frame)
-                        }
-                        None => {
-                            self.deny(
-                                frame,
-                                RuleId::Interpreter,
-                                format!("{base} program pipes to or from a command built at run time (`{op}`); the guard cannot see what it runs"),
-                            );
-                            return;
-                        }
-                    }
-                }
-                AwkTok::Op(op) if (op == ">" || op == ">>") && print_depth == Some(depth) => {
-                    let mode = if op == ">" {
-                        WriteMode::Clobber
-                    } else {
-                        WriteMode::Append
-                    };
-                    match (toks.get(i + 1), toks.get(i + 2)) {
-                        (Some(AwkTok::Str(file)), after)
-                            if after.is_none_or(AwkTok::ends_statement) =>
-                        {
-                            let file = Arg::lit(file.clone());
-                            self.check_write(
-                                &file,
-                                mode,
-                                shell,
-                                frame,
-                                &format!("{base} print {op}"),
-                            );
-                        }
-                        _ => {
-                            self.deny(
-                                frame,
-                                RuleId::NotStatic,
-                                format!("{base} program writes with `{op}` to a file named at run time; it may be a protected or tracked file"),
-                            );
-                            return;
-                        }
-                    }
-                }
-                _ => {}
-            }
-            i += 1;
-        }
-    }
-
-    // ------------------------------------------------------------- make
-
-    fn make(&mut self, base: &str, args: &[Arg], stdin: &Stdin, frame: &Frame) {
-        let mut index = 0;
-        while index < args.len() {
-            let arg = &args[index];
-            index += 1;
-            let text = arg.text.as_str();
-            let eval = if let Some(long) = text.strip_prefix("--") {
-                let name = long.split_once('=').map_or(long, |(n, _)| n);
-                abbrev(name, "eval", 2)
-            } else {
-                text.starts_with("-E")
-                    || (text.starts_with('-') && !text.starts_with("--") && text.contains('E'))
-            };
-            if eval {
-                self.deny(
-                    frame,
-                    RuleId::Interpreter,
-                    format!("{base} `{text}` evaluates makefile text given on the command line; its recipes run shell commands the guard does not model"),
-                );
-                return;
-            }
-            let file = if let Some(long) = text.strip_prefix("--") {
-                let (name, inline) = match long.split_once('=') {
-                    Some((n, v)) => (n, Some(v.to_owned())),
-                    None => (long, None),
-                };
-                if abbrev(name, "file", 2) || abbrev(name, "makefile", 1) {
-                    match inline {
-                        Some(v) => Some(Arg::lit(v)),
-                        None => {
-                            index += 1;
-                            args.get(index - 1).cloned()
-                        }
-                    }
-                } else {
-                    None
-                }
-            } else if let Some(rest) = text.strip_prefix("-f") {
-                if rest.is_empty() {
-                    index += 1;
-                    args.get(index - 1).cloned()
-                } else {
-                    Some(Arg::lit(rest))
-                }
-            } else {
-                None
-            };
-            if let Some(file) = file {
-                let from_input = !file.known || is_stdin_path(&file.text);
-                if from_input && !matches!(stdin, Stdin::Inherited | Stdin::File) || !file.known {
-                    self.deny(
-                        frame,
-                        RuleId::Interpreter,
-                        format!("{base} reads a makefile (`{}`) the guard cannot see; its recipes run shell commands", file.text),
-                    );
-                    return;
-                }
-                continue;
-            }
-            if let Some((name, value)) = text.split_once('=') {
-                let name = name.trim_end_matches([':', '+', '?', '!']);
-                if matches!(name, "MAKEFLAGS" | "GNUMAKEFLAGS" | "MFLAGS")
-                    && (value.contains("eval") || value.contains('E') || value.contains('f'))
-                {
-                    self.deny(
-                        frame,
-                        RuleId::Interpreter,
-                        format!("{base} `{text}` passes options that may add makefile text; the guard cannot see its recipes"),
-                    );
-                    return;
-                }
-                let runs_now = text.split_once('=').is_some_and(|(n, _)| n.ends_with('!'));
-                let functions = ["shell", "file", "eval", "guile", "call", "value"]
-                    .iter()
-                    .any(|f| {
-                        value.contains(&format!("$({f}")) || value.contains(&format!("${{{f}"))
-                    });
-                if runs_now || functions || !arg.known {
-                    self.deny(
-                        frame,
-                        RuleId::Interpreter,
-                        format!("{base} `{text}` sets a variable to text that runs commands or writes files (`!=`, $(shell ...), $(file ...)) or is not statically known"),
-                    );
-                    return;
-                }
-                if matches!(name, "SHELL" | ".SHELLFLAGS" | "MAKESHELL") {
-                    let ok = name != ".SHELLFLAGS"
-                        && arg.known
-                        && crate::registry::POSIX_SHELLS
-                            .contains(&value.rsplit('/').next().unwrap_or(value))
-                        && !value.contains(char::is_whitespace);
-                    if !ok {
-                        self.deny(
-                            frame,
-                            RuleId::Interpreter,
-                            format!("{base} `{text}` changes the program that runs its recipes"),
-                        );
-                        return;
-                    }
-                }
-            }
-        }
-    }
-
-    // -------------------------------------------------------------- ssh
-
-    /// `-o Key=Value` / `-oKey Value` of the ssh family.
-    fn ssh_option(&mut self, base: &str, value: Option<&Arg>, shell: &mut Shell, frame: &Frame) {
-        let Some(value) = value else { return };
-        if !value.known {
-            self.fail_closed(
-                frame,
-                RuleId::NotStatic,
-                format!("{base} -o `{}` is not statically known", value.text),
-            );
-            return;
-        }
-        let text = value.text.trim();
-        let (key, val) = match text
-            .char_indices()
-            .find(|(_, c)| *c == '=' || c.is_whitespace())
-        {
-            Some((at, c)) => (
-                &text[..at],
-                text[at + c.len_utf8()..].trim_start_matches(['=', ' ', '\t']),
-            ),
-            None => (text, ""),
-        };
-        let key = key.to_ascii_lowercase();
-        match key.as_str() {
-            "proxycommand" | "localcommand" | "knownhostscommand"
-                if !val.eq_ignore_ascii_case("none") && !val.is_empty() =>
-            {
-                self.walk_shell_text(&format!("{base} -o {key}"), val, shell, frame);
-            }
-            "remotecommand" => self.deny(
-                frame,
-                RuleId::Interpreter,
-                format!("{base} -o RemoteCommand runs a command on a remote host; the guard cannot see what it does there"),
-            ),
-            "pkcs11provider" | "securitykeyprovider" | "include" => self.deny(
-                frame,
-                RuleId::Interpreter,
-                format!("{base} -o {key} loads code or configuration the guard cannot see"),
-            ),
-            _ => {}
-        }
-    }
-
-    fn ssh(&mut self, base: &str, args: &[Arg], stdin: &Stdin, shell: &mut Shell, frame: &Frame) {
-        let p = rules::parse(
-            args,
-            &Spec {
-                short_values: "BbcDEeFIiJLlmMOoPpQRSWw",
-                long_values: &[],
-                stop_at_operand: true,
-            },
-        );
-        for opt in &p.opts {
-            match opt.name.as_str() {
-                "-o" => self.ssh_option(base, opt.value.as_ref(), shell, frame),
-                "-E" => {
-                    if let Some(log) = &opt.value {
-                        self.check_write(
-                            log,
-                            WriteMode::Append,
-                            shell,
-                            frame,
-                            &format!("{base} -E"),
-                        );
-                    }
-                }
-                "-I" => self.deny(
-                    frame,
-                    RuleId::Interpreter,
-                    format!("{base} -I loads a PKCS#11 library; the guard cannot see what it does"),
-                ),
-                _ => {}
-            }
-            if self.denial.is_some() {
-                return;
-            }
-        }
-        if p.has(&["-G", "-V", "-Q"]) {
-            return;
-        }
-        let operands = p.operands.as_slice();
-        let no_command = p.has(&["-N", "-W", "-O"]);
-        if operands.len() == 1 && !no_command && !matches!(stdin, Stdin::Inherited) {
-            self.deny(
-                frame,
-                RuleId::Interpreter,
-                format!("{base} runs commands read from its input on a remote host; the guard cannot see what they do there"),
-            );
-            return;
-        }
-        if operands.len() > 1 {
-            let command: Vec<&str> = operands[1..].iter().map(|a| a.text.as_str()).collect();
-            self.deny(
-                frame,
-                RuleId::Interpreter,
-                format!(
-                    "{base} runs `{}` on a remote host; the guard cannot see what it does there",
-                    command.join(" ")
-                ),
-            );
-        }
-    }
-
-    fn scp(&mut self, base: &str, args: &[Arg], stdin: &Stdin, shell: &mut Shell, frame: &Frame) {
-        let p = rules::parse(
-            args,
-            &Spec {
-                short_values: "BbcDFiJlloPRSsX",
-                long_values: &[],
-                stop_at_operand: false,
-            },
-        );
-        for opt in &p.opts {
-            match opt.name.as_str() {
-                "-o" => self.ssh_option(base, opt.value.as_ref(), shell, frame),
-                "-S" | "-D" => self.walk_shell_arg(
-                    &format!("{base} {}", opt.name),
-                    opt.value.as_ref(),
-                    shell,
-                    frame,
-                ),
-                "-b" if base == "sftp" => {
-                    if let Some(batch) = &opt.value
-                        && is_stdin_path(&batch.text)
-                    {
-                        match stdin {
-                            Stdin::Text(text) => {
-                                for line in text.lines() {
-                                    let line = line.trim().trim_start_matches(['-', '@']);
-                                    if let Some(cmd) = line.strip_prefix('!') {
-                                        self.walk_shell_text("sftp batch !", cmd, shell, frame);
-                                    }
-                                }
-                            }
-                            Stdin::Pipe | Stdin::Unknown => self.fail_closed(
-                                frame,
-                                RuleId::Interpreter,
-                                "sftp reads a batch from a pipe; it may run local commands (`!`) the guard cannot see",
-                            ),
-                            Stdin::Inherited | Stdin::File => {}
-                        }
-                    }
-                }
-                _ => {}
-            }
-            if self.denial.is_some() {
-                return;
-            }
-        }
-        if base == "scp"
-            && p.operands.len() > 1
-            && let Some(dest) = p.operands.last()
-        {
-            let remote = dest
-                .text
-                .find(':')
-                .is_some_and(|colon| dest.text.find('/').is_none_or(|slash| colon < slash));
-            if !remote {
-                self.check_write(dest, WriteMode::Clobber, shell, frame, "scp");
-            }
-        }
-    }
-
-    /// `socat ... EXEC:cmd` / `SYSTEM:cmd`: the command runs with the other
-    /// address's data as its input.
-    fn socat(&mut self, args: &[Arg], shell: &mut Shell, frame: &Frame) {
-        for arg in args
-            .iter()
-            .filter(|a| !a.text.starts_with('-') || a.text.len() == 1)
-        {
-            if !arg.known {
-                self.fail_closed(
-                    frame,
-                    RuleId::NotStatic,
-                    format!("socat address `{}` is not statically known", arg.text),
-                );
-                return;
-            }
-            let (kind, rest) = arg.text.split_once(':').unwrap_or((&arg.text, ""));
-            if matches!(kind.to_ascii_uppercase().as_str(), "EXEC" | "SYSTEM") {
-                let cmd = rest
-                    .split(',')
-                    .next()
-                    .unwrap_or("")
-                    .trim_matches(['\'', '"']);
-                self.walk_piped_shell(&format!("socat {kind}"), cmd, shell, frame);
-            }
-        }
-    }
-
-    /// `nc -e prog` / `nc -c cmd` / `ncat --sh-exec cmd`.
-    fn netcat(&mut self, base: &str, args: &[Arg], shell: &mut Shell, frame: &Frame) {
-        let mut index = 0;
-        while index < args.len() {
-            let text = args[index].text.clone();
-            index += 1;
-            let runs = match text.as_str() {
-                "-e" | "-c" | "--exec" | "--sh-exec" => true,
-                "--lua-exec" => {
-                    self.deny(
-                        frame,
-                        RuleId::Interpreter,
-                        format!("{base} --lua-exec runs a Lua script the guard cannot see"),
-                    );
-                    return;
-                }
-                t if t.starts_with("--exec=") || t.starts_with("--sh-exec=") => {
-                    let cmd = t.split_once('=').map_or("", |(_, v)| v).to_owned();
-                    self.walk_piped_shell(&format!("{base} --exec"), &cmd, shell, frame);
-                    continue;
-                }
-                _ => false,
-            };
-            if runs {
-                match args.get(index).filter(|a| a.known) {
-                    Some(cmd) => {
-                        let cmd = cmd.text.clone();
-                        self.walk_piped_shell(&format!("{base} {text}"), &cmd, shell, frame);
-                    }
-                    None => self.fail_closed(
-                        frame,
-                        RuleId::NotStatic,
-                        format!("{base} {text} runs a command that is not statically known"),
-                    ),
-                }
-                index += 1;
-            }
-        }
-    }
-
-    /// `man -P pager` / `--pager=` / `-H browser`: commands man runs.
-    fn man(&mut self, args: &[Arg], shell: &mut Shell, frame: &Frame) {
-        let mut index = 0;
-        while index < args.len() {
-            let text = args[index].text.clone();
-            index += 1;
-            let value = if matches!(text.as_str(), "-P" | "--pager" | "-H" | "--html") {
-                index += 1;
-                args.get(index - 1).cloned()
-            } else if let Some(v) = text
-                .strip_prefix("--pager=")
-                .or_else(|| text.strip_prefix("--html="))
-            {
-                Some(Arg {
-                    text: v.to_owned(),
-                    ..args[index - 1].clone()
-                })
-            } else if text.len() > 2 && (text.starts_with("-P") || text.starts_with("-H")) {
-                Some(Arg {
-                    text: text[2..].to_owned(),
-                    ..args[index - 1].clone()
-                })
-            } else {
-                None
-            };
-            if let Some(value) = value {
-                match value.known {
-                    true => self.walk_piped_shell("man pager", &value.text, shell, frame),
-                    false => self.fail_closed(
-                        frame,
-                        RuleId::NotStatic,
-                        format!(
-                            "man runs a pager `{}` that is not statically known",
-                            value.text
-                        ),
-                    ),
-                }
-            }
-        }
-    }
-
-    fn debugger(&mut self, base: &str, args: &[Arg], stdin: &Stdin, frame: &Frame) {
+    fn debugger(&mut self, base: &str, args: &[Arg], stdin: &Stdin, frame: &Frame) -> Judged {
         const RUNS: &[&str] = &[
             "ex",
             "iex",
@@ -898,12 +202,11 @@ impl Walker<'_> {
             let name = arg.text.trim_start_matches('-');
             let name = name.split_once('=').map_or(name, |(n, _)| n);
             if arg.text.starts_with('-') && RUNS.contains(&name) {
-                self.deny(
+                return self.deny(
                     frame,
                     RuleId::Interpreter,
                     format!("{base} `{}` runs debugger commands, which can run shell commands (`shell`, `!`); the guard does not model them", arg.text),
                 );
-                return;
             }
         }
         if matches!(stdin, Stdin::Text(_) | Stdin::Pipe | Stdin::Unknown) {
@@ -913,8 +216,9 @@ impl Walker<'_> {
                 format!(
                     "{base} reads debugger commands from its input; they can run shell commands"
                 ),
-            );
+            )?;
         }
+        Continue(())
     }
 }
 
@@ -1168,12 +472,12 @@ impl Walker<'_> {
         stdin: &Stdin,
         shell: &mut Shell,
         frame: &Frame,
-    ) {
+    ) -> Judged {
         if argv.is_empty() {
-            return;
+            return Continue(());
         }
         if frame.wrappers >= crate::walk::MAX_WRAPPERS {
-            self.deny(
+            return self.deny(
                 frame,
                 RuleId::TooDeep,
                 format!(
@@ -1181,7 +485,6 @@ impl Walker<'_> {
                     crate::walk::MAX_WRAPPERS
                 ),
             );
-            return;
         }
         let mut inner = frame.nested(&format!("via {origin}"));
         inner.wrappers = frame.wrappers + 1;
@@ -1194,7 +497,7 @@ impl Walker<'_> {
             },
             &mut sub,
             &inner,
-        );
+        )
     }
 
     /// Walks a program named by a variable or an option (`RUSTC_WRAPPER`,
@@ -1206,36 +509,34 @@ impl Walker<'_> {
         extra: &str,
         shell: &mut Shell,
         frame: &Frame,
-    ) {
+    ) -> Judged {
         match value {
             Some(text) if !text.trim().is_empty() => {
                 // The program is not judged again through the variables
                 // (bounded work when many of them are set).
                 let mut sub = shell.clone();
                 strip_program_vars(&mut sub);
-                self.walk_shell_text(origin, &format!("{text} {extra}"), &mut sub, frame);
+                self.walk_shell_text(origin, &format!("{text} {extra}"), &mut sub, frame)?;
             }
             Some(_) => {}
             None => self.fail_closed(
                 frame,
                 RuleId::NotStatic,
                 format!("{origin} names a program that is not statically known"),
-            ),
+            )?,
         }
+        Continue(())
     }
 
     /// Variables that make any command run another program: `LESSOPEN` /
     /// `LESSCLOSE` (less, and every tool that pages through it), man's and
     /// pydoc's pager.
-    pub(crate) fn env_programs(&mut self, base: &str, shell: &mut Shell, frame: &Frame) {
+    pub(crate) fn env_programs(&mut self, base: &str, shell: &mut Shell, frame: &Frame) -> Judged {
         // Compilers and tools named by variables that build tools (cargo's
         // cc crate, cgo, make, node-gyp, pip) run.
         for name in ["CC", "CXX", "LD", "AR", "CPP", "HOSTCC", "CC_LD", "CXX_LD"] {
             if let Some(value) = env_value(shell, name) {
-                self.walk_program(name, value.as_deref(), "", shell, frame);
-                if self.denial.is_some() {
-                    return;
-                }
+                self.walk_program(name, value.as_deref(), "", shell, frame)?;
             }
         }
         for name in ["LESSOPEN", "LESSCLOSE"] {
@@ -1245,10 +546,7 @@ impl Walker<'_> {
                         .trim_start_matches(['|', '-'])
                         .replace("%s", "file")
                 });
-                self.walk_program(name, command.as_deref(), "", shell, frame);
-                if self.denial.is_some() {
-                    return;
-                }
+                self.walk_program(name, command.as_deref(), "", shell, frame)?;
             }
         }
         let pagers: &[&str] = match base {
@@ -1273,19 +571,17 @@ impl Walker<'_> {
                     Some(v) => {
                         let mut sub = shell.clone();
                         strip_program_vars(&mut sub);
-                        self.walk_piped_shell(name, &v, &sub, frame)
+                        self.walk_piped_shell(name, &v, &sub, frame)?
                     }
                     None => self.fail_closed(
                         frame,
                         RuleId::NotStatic,
                         format!("{base} runs `{name}`, which is not statically known"),
-                    ),
-                }
-                if self.denial.is_some() {
-                    return;
+                    )?,
                 }
             }
         }
+        Continue(())
     }
 
     /// Package-manager and toolchain runners: the command they start is
@@ -1298,66 +594,53 @@ impl Walker<'_> {
         stdin: &Stdin,
         shell: &mut Shell,
         frame: &Frame,
-    ) -> bool {
+    ) -> Judged<bool> {
         let sub = args.first().and_then(Arg::exact);
         match base {
             "npm" | "pnpm" | "yarn" | "bun" => {
-                self.npm_family(base, args, stdin, shell, frame);
+                self.npm_family(base, args, stdin, shell, frame)?;
                 // `npm test`, `npm install`: the file rules have nothing to add.
-                self.denial.is_some() || matches!(sub, Some("exec" | "x" | "dlx"))
+                return Continue(matches!(sub, Some("exec" | "x" | "dlx")));
             }
-            "npx" | "pnpx" | "bunx" => {
-                self.exec_after_options(base, args, stdin, shell, frame);
-                true
-            }
+            "npx" | "pnpx" | "bunx" => self.exec_after_options(base, args, stdin, shell, frame)?,
             "pipx" if matches!(sub, Some("run")) => {
-                self.exec_after_options("pipx run", &args[1..], stdin, shell, frame);
-                true
+                self.exec_after_options("pipx run", &args[1..], stdin, shell, frame)?
             }
-            "uvx" => {
-                self.exec_after_options(base, args, stdin, shell, frame);
-                true
-            }
-            "virtualenv" => {
-                self.venv_dirs(
-                    base,
-                    args,
-                    args.iter().any(|a| a.is("--clear")),
-                    shell,
-                    frame,
-                );
-                true
-            }
+            "uvx" => self.exec_after_options(base, args, stdin, shell, frame)?,
+            "virtualenv" => self.venv_dirs(
+                base,
+                args,
+                args.iter().any(|a| a.is("--clear")),
+                shell,
+                frame,
+            )?,
             // `uv venv DIR` replaces what is at DIR.
             "uv" if matches!(sub, Some("venv")) => {
-                self.venv_dirs("uv venv", &args[1..], true, shell, frame);
-                true
+                self.venv_dirs("uv venv", &args[1..], true, shell, frame)?
             }
             "uv" if matches!(sub, Some("run")) => {
-                self.exec_after_options("uv run", &args[1..], stdin, shell, frame);
-                true
+                self.exec_after_options("uv run", &args[1..], stdin, shell, frame)?
             }
             "uv" if matches!(sub, Some("tool")) && args.get(1).is_some_and(|a| a.is("run")) => {
-                self.exec_after_options("uv tool run", &args[2..], stdin, shell, frame);
-                true
+                self.exec_after_options("uv tool run", &args[2..], stdin, shell, frame)?
             }
             "poetry" | "pipenv" | "hatch" | "pdm" | "rye" | "conda" | "mamba" | "micromamba"
             | "pixi"
                 if matches!(sub, Some("run")) =>
             {
-                self.exec_after_options(&format!("{base} run"), &args[1..], stdin, shell, frame);
-                true
+                self.exec_after_options(&format!("{base} run"), &args[1..], stdin, shell, frame)?;
             }
             "cargo" | "cross" => {
-                self.cargo(base, args, shell, frame);
-                self.denial.is_some()
+                self.cargo(base, args, shell, frame)?;
+                return Continue(false);
             }
             "go" => {
-                self.go(args, shell, frame);
-                self.denial.is_some()
+                self.go(args, shell, frame)?;
+                return Continue(false);
             }
-            _ => false,
+            _ => return Continue(false),
         }
+        Continue(true)
     }
 
     /// Programs whose arguments are shell command lines (`concurrently
@@ -1371,7 +654,7 @@ impl Walker<'_> {
         stdin: &Stdin,
         shell: &mut Shell,
         frame: &Frame,
-    ) {
+    ) -> Judged {
         let mut index = 0;
         while let Some(arg) = args.get(index) {
             index += 1;
@@ -1379,8 +662,7 @@ impl Walker<'_> {
             if text == "--" {
                 // watchexec/entr/chokidar: the rest is one command.
                 let rest = args[index..].to_vec();
-                self.run_argv(base, rest, stdin, shell, frame);
-                return;
+                return self.run_argv(base, rest, stdin, shell, frame);
             }
             let operands_are_commands = matches!(base, "concurrently" | "cross-env-shell");
             let value =
@@ -1397,12 +679,11 @@ impl Walker<'_> {
                     args.get(index - 1).cloned()
                 } else if text.starts_with('-') {
                     if !arg.known {
-                        self.fail_closed(
+                        return self.fail_closed(
                             frame,
                             RuleId::NotStatic,
                             format!("{base} option `{text}` is not statically known"),
                         );
-                        return;
                     }
                     None
                 } else if ["npm:", "yarn:", "pnpm:", "bun:"]
@@ -1420,15 +701,12 @@ impl Walker<'_> {
             if let Some(value) = value {
                 if matches!(base, "entr" | "watchexec") && !text.starts_with('-') {
                     // `entr CMD ARGS`: the rest is one command.
-                    self.run_argv(base, args[index - 1..].to_vec(), stdin, shell, frame);
-                    return;
+                    return self.run_argv(base, args[index - 1..].to_vec(), stdin, shell, frame);
                 }
-                self.script_args(base, std::slice::from_ref(&value), shell, frame, false);
-                if self.denial.is_some() {
-                    return;
-                }
+                self.script_args(base, std::slice::from_ref(&value), shell, frame, false)?;
             }
         }
+        Continue(())
     }
 
     /// A virtualenv created over `args`' directories: with `clears`, each
@@ -1440,9 +718,9 @@ impl Walker<'_> {
         clears: bool,
         shell: &mut Shell,
         frame: &Frame,
-    ) {
+    ) -> Judged {
         if !clears {
-            return;
+            return Continue(());
         }
         const VALUES: &[&str] = &[
             "-p",
@@ -1484,7 +762,7 @@ impl Walker<'_> {
                 continue;
             }
             if !self.in_allowance(shell, arg) {
-                self.deny(
+                return self.deny(
                     frame,
                     RuleId::RecursiveDelete,
                     format!(
@@ -1492,9 +770,9 @@ impl Walker<'_> {
                         arg.text
                     ),
                 );
-                return;
             }
         }
+        Continue(())
     }
 
     /// `npx [opts] CMD ARGS`, `npm exec [opts] [--] CMD ARGS`, `-c CMD`:
@@ -1506,14 +784,14 @@ impl Walker<'_> {
         stdin: &Stdin,
         shell: &mut Shell,
         frame: &Frame,
-    ) {
+    ) -> Judged {
         let mut index = 0;
         while index < args.len() {
             let arg = &args[index];
             index += 1;
             let Some(text) = arg.exact() else {
                 if arg.text.starts_with('-') {
-                    self.fail_closed(
+                    return self.fail_closed(
                         frame,
                         RuleId::NotStatic,
                         format!(
@@ -1521,16 +799,13 @@ impl Walker<'_> {
                             arg.text
                         ),
                     );
-                    return;
                 }
                 // The command itself is not known: the walker fails closed on it.
-                self.run_argv(origin, args[index - 1..].to_vec(), stdin, shell, frame);
-                return;
+                return self.run_argv(origin, args[index - 1..].to_vec(), stdin, shell, frame);
             };
             if text == "--" {
                 let argv = args[index..].to_vec();
-                self.run_argv(origin, argv, stdin, shell, frame);
-                return;
+                return self.run_argv(origin, argv, stdin, shell, frame);
             }
             let (name, inline) = match text.split_once('=') {
                 Some((n, v)) if n.starts_with("--") => (n, Some(v)),
@@ -1547,27 +822,24 @@ impl Walker<'_> {
                     words.extend(args.get(index).cloned());
                 }
                 if words.is_empty() {
-                    return;
+                    return Continue(());
                 }
-                self.script_args(origin, &words, shell, frame, false);
-                return;
+                return self.script_args(origin, &words, shell, frame, false);
             }
             if name.starts_with('-') {
                 if name == "--script-shell" || name.starts_with("--script-sh") {
-                    self.deny(
+                    return self.deny(
                         frame,
                         RuleId::Interpreter,
                         format!("{origin} {text} runs scripts with a shell of the caller's choice; the guard does not model it"),
                     );
-                    return;
                 }
                 if origin.starts_with("uv") && matches!(name, "-m" | "--module") {
                     // `uv run -m MODULE ARGS` is `python -m MODULE ARGS`.
                     let mut argv = vec![Arg::lit("python3"), Arg::lit("-m")];
                     argv.extend(inline.map(Arg::lit));
                     argv.extend(args[index..].iter().cloned());
-                    self.run_argv(origin, argv, stdin, shell, frame);
-                    return;
+                    return self.run_argv(origin, argv, stdin, shell, frame);
                 }
                 if inline.is_none() && RUNNER_VALUES.contains(&name) {
                     // Whether this program takes a value here is not always
@@ -1577,10 +849,7 @@ impl Walker<'_> {
                         && next.known
                         && !next.text.starts_with('-')
                     {
-                        self.run_argv(origin, args[index..].to_vec(), stdin, shell, frame);
-                        if self.denial.is_some() {
-                            return;
-                        }
+                        self.run_argv(origin, args[index..].to_vec(), stdin, shell, frame)?;
                     }
                     index += 1;
                 }
@@ -1601,9 +870,9 @@ impl Walker<'_> {
             if text.ends_with(".py") {
                 argv.insert(0, Arg::lit("python3"));
             }
-            self.run_argv(origin, argv, stdin, shell, frame);
-            return;
+            return self.run_argv(origin, argv, stdin, shell, frame);
         }
+        Continue(())
     }
 
     /// npm, pnpm, yarn and bun subcommands that run commands or plant code.
@@ -1614,7 +883,7 @@ impl Walker<'_> {
         stdin: &Stdin,
         shell: &mut Shell,
         frame: &Frame,
-    ) {
+    ) -> Judged {
         // npm reads its settings from `npm_config_*` variables too.
         let programs = env_matching(shell, |n| {
             let lower = n.to_ascii_lowercase().replace('-', "_");
@@ -1637,12 +906,11 @@ impl Walker<'_> {
             })
         });
         if let Some((name, _)) = programs.first() {
-            self.deny(
+            return self.deny(
                 frame,
                 RuleId::Interpreter,
                 format!("`{name}` makes {base} run another program or read settings the guard cannot see; the guard does not model it"),
             );
-            return;
         }
         // Options npm reads (arguments after `--` go to the script); an
         // option whose name is built at run time may be `--script-shell`.
@@ -1654,12 +922,11 @@ impl Walker<'_> {
                     && a.text.starts_with('-')
                     && name.contains(['$', '`', '"', '\'', '{', '\\']))
         }) {
-            self.deny(
+            return self.deny(
                 frame,
                 RuleId::Interpreter,
                 format!("{base} `{}` may change the shell that runs scripts; the guard does not model it", arg.text),
             );
-            return;
         }
         // The subcommand: the first word that is not an option.
         // The subcommand: the first word that is neither an option nor the
@@ -1675,10 +942,10 @@ impl Walker<'_> {
             at += 1;
         }
         let Some(sub_arg) = args.get(at) else {
-            return;
+            return Continue(());
         };
         if !sub_arg.known {
-            self.fail_closed(
+            return self.fail_closed(
                 frame,
                 RuleId::NotStatic,
                 format!(
@@ -1686,7 +953,6 @@ impl Walker<'_> {
                     sub_arg.text
                 ),
             );
-            return;
         }
         let sub = sub_arg.text.as_str();
         let rest = &args[at + 1..];
@@ -1697,10 +963,7 @@ impl Walker<'_> {
             && !(base == "bun" && BUN_BUILTINS.contains(&sub))
         {
             let argv: Vec<Arg> = args[at..].to_vec();
-            self.run_argv(&format!("{base} {sub}"), argv, stdin, shell, frame);
-            if self.denial.is_some() {
-                return;
-            }
+            self.run_argv(&format!("{base} {sub}"), argv, stdin, shell, frame)?;
         }
         // `yarn run X`, `pnpm run X`, `bun run X`: a package's program too.
         if matches!(base, "yarn" | "pnpm" | "bun")
@@ -1708,21 +971,18 @@ impl Walker<'_> {
             && let Some(first) = rest.iter().position(|a| !a.text.starts_with('-'))
         {
             let argv: Vec<Arg> = rest[first..].to_vec();
-            self.run_argv(&format!("{base} run"), argv, stdin, shell, frame);
-            if self.denial.is_some() {
-                return;
-            }
+            self.run_argv(&format!("{base} run"), argv, stdin, shell, frame)?;
         }
         match sub {
             // yarn 2+ `exec` runs its arguments as a shell script.
             "exec" if base == "yarn" => {
                 let words: Vec<Arg> = rest.iter().skip_while(|a| a.is("--")).cloned().collect();
                 if !words.is_empty() {
-                    self.script_args("yarn exec", &words, shell, frame, false);
+                    self.script_args("yarn exec", &words, shell, frame, false)?;
                 }
             }
             "exec" | "x" | "dlx" => {
-                self.exec_after_options(&format!("{base} {sub}"), rest, stdin, shell, frame)
+                self.exec_after_options(&format!("{base} {sub}"), rest, stdin, shell, frame)?
             }
             // `npm explore PKG -- CMD` runs CMD with a shell in the package.
             "explore" => {
@@ -1735,7 +995,7 @@ impl Walker<'_> {
                 if !words.is_empty() {
                     let mut sub = shell.clone();
                     sub.cwd = None;
-                    self.script_args(&format!("{base} explore"), &words, &mut sub, frame, false);
+                    self.script_args(&format!("{base} explore"), &words, &mut sub, frame, false)?;
                 }
             }
             "run" | "run-script" | "rum" | "urn"
@@ -1755,7 +1015,7 @@ impl Walker<'_> {
                 if !after.is_empty() {
                     let mut argv = vec![Arg::lit("env")];
                     argv.extend(after);
-                    self.run_argv(&format!("{base} run env"), argv, stdin, shell, frame);
+                    self.run_argv(&format!("{base} run env"), argv, stdin, shell, frame)?;
                 }
             }
             "pkg" if rest.first().is_some_and(|a| a.is("set")) => {
@@ -1778,10 +1038,7 @@ impl Walker<'_> {
                         }
                         _ => None,
                     };
-                    self.planted_script(base, &arg.text, script.as_deref(), shell, frame);
-                    if self.denial.is_some() {
-                        return;
-                    }
+                    self.planted_script(base, &arg.text, script.as_deref(), shell, frame)?;
                 }
             }
             "set-script" => {
@@ -1789,12 +1046,12 @@ impl Walker<'_> {
                 let operands: Vec<&Arg> =
                     rest.iter().filter(|a| !a.text.starts_with('-')).collect();
                 let script = operands.get(1).and_then(|a| a.exact());
-                self.planted_script(base, "set-script", script, shell, frame);
+                self.planted_script(base, "set-script", script, shell, frame)?;
             }
             "config" | "c" if rest.first().is_some_and(|a| a.is("edit")) => {
-                self.npm_editor(base, args, shell, frame)
+                self.npm_editor(base, args, shell, frame)?
             }
-            "edit" => self.npm_editor(base, args, shell, frame),
+            "edit" => self.npm_editor(base, args, shell, frame)?,
             "config" | "c" | "set"
                 if rest.iter().any(|a| {
                     let t = a.text.trim_start_matches('-').to_ascii_lowercase();
@@ -1816,10 +1073,11 @@ impl Walker<'_> {
                     frame,
                     RuleId::Interpreter,
                     format!("{base} {sub} of a setting that names a program {base} runs later; the guard does not model it"),
-                );
+                )?;
             }
             _ => {}
         }
+        Continue(())
     }
 
     /// A package.json script set from the command line: `npm run` executes
@@ -1832,22 +1090,23 @@ impl Walker<'_> {
         script: Option<&str>,
         shell: &mut Shell,
         frame: &Frame,
-    ) {
+    ) -> Judged {
         match script {
             Some(text) => {
                 let mut sub = shell.clone();
-                self.walk_shell_text(&format!("{base} script set by `{what}`"), text, &mut sub, frame);
+                self.walk_shell_text(&format!("{base} script set by `{what}`"), text, &mut sub, frame)?;
             }
             None => self.deny(
                 frame,
                 RuleId::Interpreter,
                 format!("{base} pkg set `{what}` plants package.json scripts the guard cannot read; a later `{base} run` would execute them"),
-            ),
+            )?,
         }
+        Continue(())
     }
 
     /// `npm config edit` / `npm edit`: the editor runs as a command.
-    fn npm_editor(&mut self, base: &str, args: &[Arg], shell: &mut Shell, frame: &Frame) {
+    fn npm_editor(&mut self, base: &str, args: &[Arg], shell: &mut Shell, frame: &Frame) -> Judged {
         let option = args.iter().enumerate().find_map(|(at, a)| {
             if let Some(v) = a.text.strip_prefix("--editor=") {
                 Some(if a.known { Some(v.to_owned()) } else { None })
@@ -1868,12 +1127,13 @@ impl Walker<'_> {
                 "/tmp/npmrc",
                 shell,
                 frame,
-            );
+            )?;
         }
+        Continue(())
     }
 
     /// cargo: `--config` keys and variables that name programs it runs.
-    fn cargo(&mut self, base: &str, args: &[Arg], shell: &mut Shell, frame: &Frame) {
+    fn cargo(&mut self, base: &str, args: &[Arg], shell: &mut Shell, frame: &Frame) -> Judged {
         let mut index = 0;
         while index < args.len() {
             let arg = &args[index];
@@ -1910,12 +1170,11 @@ impl Walker<'_> {
                         .any(|k| key.contains(k))
                 });
             if names_program {
-                self.deny(
+                return self.deny(
                     frame,
                     RuleId::Interpreter,
                     format!("{base} --config `{}` names a program (or a config file) cargo runs; the guard does not model it", value.text),
                 );
-                return;
             }
         }
         for name in CARGO_PROGRAM_VARS {
@@ -1926,19 +1185,15 @@ impl Walker<'_> {
                         .as_deref()
                         .is_none_or(|v| !v.starts_with('/') && !v.starts_with('~'))
                     {
-                        self.fail_closed(
+                        return self.fail_closed(
                             frame,
                             RuleId::NotStatic,
                             "CARGO_HOME names a directory whose config.toml cargo reads; the guard cannot see it",
                         );
-                        return;
                     }
                     continue;
                 }
-                self.walk_program(name, value.as_deref(), "rustc", shell, frame);
-                if self.denial.is_some() {
-                    return;
-                }
+                self.walk_program(name, value.as_deref(), "rustc", shell, frame)?;
             }
         }
         for (name, value) in env_matching(shell, |n| {
@@ -1958,24 +1213,21 @@ impl Walker<'_> {
                     v.contains("linker") || v.contains("-Z") || v.contains("plugin")
                 });
                 if runs {
-                    self.deny(
+                    return self.deny(
                         frame,
                         RuleId::Interpreter,
                         format!("`{name}` names a program rustc runs (a linker); the guard does not model it"),
                     );
-                    return;
                 }
                 continue;
             }
-            self.walk_program(&name, value.as_deref(), "target/debug/app", shell, frame);
-            if self.denial.is_some() {
-                return;
-            }
+            self.walk_program(&name, value.as_deref(), "target/debug/app", shell, frame)?;
         }
+        Continue(())
     }
 
     /// go: `-exec` / `-toolexec` name programs it runs; `GOFLAGS` may hold them.
-    fn go(&mut self, args: &[Arg], shell: &mut Shell, frame: &Frame) {
+    fn go(&mut self, args: &[Arg], shell: &mut Shell, frame: &Frame) -> Judged {
         // `go env -w KEY=VALUE` persists settings later go commands read.
         if args.first().is_some_and(|a| a.is("env")) && args.iter().any(|a| a.is("-w")) {
             let names_program = args
@@ -1999,12 +1251,11 @@ impl Walker<'_> {
                         )
                 });
             if names_program {
-                self.deny(
+                return self.deny(
                     frame,
                     RuleId::Interpreter,
                     "go env -w of a setting that names a program or flags later go commands run with; the guard does not model it",
                 );
-                return;
             }
         }
         let mut index = 0;
@@ -2037,10 +1288,7 @@ impl Walker<'_> {
                 "/tmp/go-build/a.out",
                 shell,
                 frame,
-            );
-            if self.denial.is_some() {
-                return;
-            }
+            )?;
         }
         if let Some(value) = env_value(shell, "GOFLAGS")
             && value.as_deref().is_none_or(|v| v.contains("exec"))
@@ -2049,8 +1297,9 @@ impl Walker<'_> {
                 frame,
                 RuleId::Interpreter,
                 "`GOFLAGS` names a program go runs (-exec, -toolexec); the guard does not model it",
-            );
+            )?;
         }
+        Continue(())
     }
 }
 
@@ -2071,7 +1320,13 @@ impl Walker<'_> {
     /// have seen (standard input, a file this command line wrote): running it
     /// later in the same command line is denied by the write-then-run rule.
     /// `-wrapper`, `-B` and plugins run programs; `tcc -run` runs the code.
-    pub(crate) fn compiler(&mut self, base: &str, args: &[Arg], shell: &mut Shell, frame: &Frame) {
+    pub(crate) fn compiler(
+        &mut self,
+        base: &str,
+        args: &[Arg],
+        shell: &mut Shell,
+        frame: &Frame,
+    ) -> Judged {
         let mut output: Option<Arg> = None;
         let mut from_unseen = false;
         let mut index = 0;
@@ -2080,12 +1335,11 @@ impl Walker<'_> {
             index += 1;
             let text = arg.text.as_str();
             if !arg.known && text.starts_with('-') {
-                self.fail_closed(
+                return self.fail_closed(
                     frame,
                     RuleId::NotStatic,
                     format!("{base} option `{text}` is not statically known"),
                 );
-                return;
             }
             if matches!(text, "-wrapper" | "-B" | "--ld-path" | "-run")
                 || text.starts_with("-fplugin")
@@ -2098,12 +1352,11 @@ impl Walker<'_> {
                 || text.starts_with("-Zcodegen-backend")
                 || (base.starts_with("tcc") && text.starts_with("-run"))
             {
-                self.deny(
+                return self.deny(
                     frame,
                     RuleId::Interpreter,
                     format!("{base} `{text}` runs a program or the code it compiles; the guard does not model it"),
                 );
-                return;
             }
             if text == "-o" {
                 output = args.get(index).cloned();
@@ -2142,14 +1395,13 @@ impl Walker<'_> {
                         .get(index)
                         .is_some_and(|v| v.text.starts_with("linker"))
                 {
-                    self.deny(
+                    return self.deny(
                         frame,
                         RuleId::Interpreter,
                         format!(
                             "{base} `-C linker=...` runs a program; the guard does not model it"
                         ),
                     );
-                    return;
                 }
                 index += 1;
                 continue;
@@ -2174,6 +1426,7 @@ impl Walker<'_> {
             });
             self.record_write(shell, &out);
         }
+        Continue(())
     }
 }
 

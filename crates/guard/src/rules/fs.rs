@@ -1,10 +1,9 @@
-//! File rules: deletion (`rm`, `find -delete` is in the walker, and the other programs that
-//! remove files: `unlink`, `shred -u`, `tar --remove-files`, `zip -m`, `gzip`, `rsync
-//! --remove-source-files`, `cmake -E rm`, `rimraf`), other destructive commands (`truncate`,
-//! `dd`, `shred`, `rsync --delete`), clobbering tracked files (redirects and the programs
-//! that write an output file: `sort -o`, `shuf -o`, `uniq IN OUT`, `fallocate -p`, `xxd`,
-//! `sponge`, compilers' `-o`, ...), copies, moves and links, archive extraction, and writes
-//! to protected paths.
+//! File rules: what a path is (tracked, protected, an allowance, a glob that may match either)
+//! and the writes programs make — clobbering tracked files (redirects and the programs that write
+//! an output file: `sort -o`, `shuf -o`, `uniq IN OUT`, `fallocate -p`, `xxd`, `sponge`,
+//! compilers' `-o`, ...), compressors, copies, moves and links, archive extraction, `rsync
+//! --delete`, and writes to protected paths. The deleters (`rm`, `unlink`, `shred`, `truncate`,
+//! `dd`, ...) are `rules/delete.rs`, which judges the paths with these rules.
 //!
 //! Paths are judged lexically against the policy, after the kernel's aliases are undone
 //! (`/proc/self/cwd/x` is `./x`; `/dev/fd/3` is an open descriptor the guard cannot see).
@@ -16,9 +15,12 @@
 
 use globset::GlobBuilder;
 
+use std::ops::ControlFlow::Continue;
+
 use crate::decision::RuleId;
 use crate::paths::{Alias, globs_may_overlap, has_wildcard, is_within, normalize, relative_to};
 use crate::rules::{self, Spec};
+use crate::walk::Judged;
 use crate::walk::{Frame, Shell, Walker, WriteMode};
 use crate::words::Arg;
 
@@ -275,7 +277,7 @@ const LOCKFILES: &[&str] = &[
 ];
 
 /// Whether `arg` names a lock file (statically, not a glob).
-fn is_lockfile(arg: &Arg) -> bool {
+pub(super) fn is_lockfile(arg: &Arg) -> bool {
     arg.known
         && !arg.glob
         && !arg.text.ends_with('/')
@@ -347,24 +349,11 @@ pub(crate) fn canon_long(args: &[Arg], longs: &[&str]) -> Vec<Arg> {
 }
 
 /// A spec with no option values.
-const PLAIN: Spec<'static> = Spec {
+pub(super) const PLAIN: Spec<'static> = Spec {
     short_values: "",
     long_values: &[],
     stop_at_operand: false,
 };
-
-const RM_LONGS: &[&str] = &[
-    "--recursive",
-    "--force",
-    "--no-preserve-root",
-    "--preserve-root",
-    "--dir",
-    "--interactive",
-    "--one-file-system",
-    "--verbose",
-    "--help",
-    "--version",
-];
 
 const CP_LONGS: &[&str] = &[
     "--archive",
@@ -453,28 +442,6 @@ const INSTALL_LONGS: &[&str] = &[
     "--verbose",
     "--preserve-context",
     "--context",
-    "--help",
-    "--version",
-];
-
-const SHRED_LONGS: &[&str] = &[
-    "--force",
-    "--iterations",
-    "--random-source",
-    "--size",
-    "--remove",
-    "--verbose",
-    "--exact",
-    "--zero",
-    "--help",
-    "--version",
-];
-
-const TRUNCATE_LONGS: &[&str] = &[
-    "--no-create",
-    "--io-blocks",
-    "--reference",
-    "--size",
     "--help",
     "--version",
 ];
@@ -617,7 +584,7 @@ fn compressor(base: &str) -> Option<(bool, bool)> {
 
 impl Walker<'_> {
     /// The absolute path an argument names, or a denial reason.
-    fn target_path(&self, shell: &Shell, arg: &Arg) -> Result<String, String> {
+    pub(super) fn target_path(&self, shell: &Shell, arg: &Arg) -> Result<String, String> {
         if !arg.known {
             return Err(format!("`{}` is not statically known", arg.text));
         }
@@ -775,7 +742,7 @@ impl Walker<'_> {
         .find_map(|(place, name)| place.filter(|p| is_within(p, absolute)).map(|_| name))
     }
 
-    fn is_tracked_path(&self, absolute: &str) -> (bool, bool) {
+    pub(super) fn is_tracked_path(&self, absolute: &str) -> (bool, bool) {
         let Some(root) = self.anchors.repo_root.as_deref() else {
             return (false, false);
         };
@@ -842,7 +809,7 @@ impl Walker<'_> {
     }
 
     /// Why `arg` may not be removed recursively; `None` when it lies in an allowance.
-    fn allowance_refusal(&self, shell: &Shell, arg: &Arg) -> Option<String> {
+    pub(super) fn allowance_refusal(&self, shell: &Shell, arg: &Arg) -> Option<String> {
         if !arg.known {
             return Some(format!("`{}` is not statically known", arg.text));
         }
@@ -1222,7 +1189,7 @@ impl Walker<'_> {
 
     /// Judges a non-recursive removal of the glob `arg`; `Ok(n)`: it may remove `n` tracked
     /// files (0, 1 or 2 for "more than one").
-    fn glob_delete(&self, shell: &Shell, arg: &Arg) -> Result<usize, (RuleId, String)> {
+    pub(super) fn glob_delete(&self, shell: &Shell, arg: &Arg) -> Result<usize, (RuleId, String)> {
         if self.in_allowance(shell, arg) {
             return Ok(0);
         }
@@ -1348,9 +1315,9 @@ impl Walker<'_> {
         shell: &Shell,
         frame: &Frame,
         what: &str,
-    ) {
+    ) -> Judged {
         if !arg.glob && self.maybe_link_made_here(shell, arg) {
-            self.deny(
+            return self.deny(
                 frame,
                 RuleId::NotStatic,
                 format!(
@@ -1358,9 +1325,8 @@ impl Walker<'_> {
                     arg.text
                 ),
             );
-            return;
         }
-        self.check_write_here(arg, mode, shell, frame, what);
+        self.check_write_here(arg, mode, shell, frame, what)
     }
 
     /// Whether `arg` may be (or lie under) a symbolic link an earlier command of this line
@@ -1389,9 +1355,9 @@ impl Walker<'_> {
         shell: &Shell,
         frame: &Frame,
         what: &str,
-    ) {
+    ) -> Judged {
         if arg.known && is_device(&arg.text) {
-            return;
+            return Continue(());
         }
         if arg.glob {
             if matches!(mode, WriteMode::Modify | WriteMode::Append)
@@ -1400,9 +1366,9 @@ impl Walker<'_> {
                 // Editing or appending to tracked files is allowed (only clobbering them is
                 // not): the glob may not reach a protected path.
                 if let Some((rule, why)) = self.glob_edit_refusal(shell, arg) {
-                    self.deny(frame, rule, format!("{what} `{}`: {why}", arg.text));
+                    self.deny(frame, rule, format!("{what} `{}`: {why}", arg.text))?;
                 }
-                return;
+                return Continue(());
             }
             if !self.in_allowance(shell, arg) {
                 self.deny(
@@ -1412,27 +1378,25 @@ impl Walker<'_> {
                         "{what} `{}`: a glob may match protected or tracked files",
                         arg.text
                     ),
-                );
+                )?;
             }
-            return;
+            return Continue(());
         }
         let absolute = match self.target_path(shell, arg) {
             Ok(p) => p,
             Err(why) => {
-                self.deny(
+                return self.deny(
                     frame,
                     RuleId::NotStatic,
                     format!("{what} to {why}; it may be a protected or tracked file"),
                 );
-                return;
             }
         };
         let absolute = match self.unalias(shell, &absolute) {
             Ok(Some(p)) => p,
-            Ok(None) => return,
+            Ok(None) => return Continue(()),
             Err(why) => {
-                self.deny(frame, RuleId::NotStatic, format!("{what} to {why}"));
-                return;
+                return self.deny(frame, RuleId::NotStatic, format!("{what} to {why}"));
             }
         };
         let real = self.real_path(&absolute, mode != WriteMode::Delete);
@@ -1443,10 +1407,10 @@ impl Walker<'_> {
                 } else {
                     format!(" (through a symbolic link it is `{candidate}`)")
                 };
-                self.deny(frame, rule, format!("{what} `{}`{via}: {why}", arg.text));
-                return;
+                return self.deny(frame, rule, format!("{what} `{}`{via}: {why}", arg.text));
             }
         }
+        Continue(())
     }
 
     /// Why an in-place edit (or append) of every path the glob `arg` matches is refused: the
@@ -1499,15 +1463,21 @@ impl Walker<'_> {
 
     /// Judges a destination that must be a temp or allowed location
     /// (`truncate`, `shred`, `dd of=`, `rsync --delete`).
-    fn only_in_allowance(&mut self, shell: &Shell, arg: &Arg, frame: &Frame, what: &str) {
+    pub(super) fn only_in_allowance(
+        &mut self,
+        shell: &Shell,
+        arg: &Arg,
+        frame: &Frame,
+        what: &str,
+    ) -> Judged {
         if arg.known && is_device(&arg.text) {
-            return;
+            return Continue(());
         }
         if arg.known
             && let Some(abs) = self.resolve(shell, &arg.text)
             && matches!(self.unalias(shell, &abs), Ok(None))
         {
-            return;
+            return Continue(());
         }
         // These programs follow a link at the end of the path: judge where it leads, and
         // refuse a link this line made.
@@ -1525,8 +1495,9 @@ impl Walker<'_> {
                     "{what} `{}` destroys file contents outside the temp and build directories",
                     arg.text
                 ),
-            );
+            )?;
         }
+        Continue(())
     }
 
     /// Rules for commands that are neither wrappers, shells, git nor
@@ -1537,118 +1508,17 @@ impl Walker<'_> {
         args: &[Arg],
         shell: &mut Shell,
         frame: &Frame,
-    ) {
+    ) -> Judged {
         if let Some((decompresses, keeps)) = compressor(base) {
-            self.compress(base, args, decompresses, keeps, shell, frame);
-            return;
+            return self.compress(base, args, decompresses, keeps, shell, frame);
         }
         match base {
-            "rm" => self.rm(args, shell, frame),
-            "rimraf" | "trash" | "trash-put" | "del" | "del-cli" => {
-                // Recursive removers: every operand is removed with what it holds.
-                let mut argv = vec![Arg::lit("-r"), Arg::lit("--")];
-                argv.extend(
-                    args.iter()
-                        .filter(|a| !a.exact().is_some_and(|t| t.starts_with('-')))
-                        .cloned(),
-                );
-                self.rm_as(base, &argv, shell, frame);
-            }
-            "gio" => {
-                if let Some(sub) = args.first().and_then(Arg::exact)
-                    && matches!(sub, "trash" | "remove" | "rm")
-                {
-                    let mut argv = vec![Arg::lit("-r"), Arg::lit("--")];
-                    argv.extend(
-                        args[1..]
-                            .iter()
-                            .filter(|a| !a.exact().is_some_and(|t| t.starts_with('-')))
-                            .cloned(),
-                    );
-                    self.rm_as("gio trash", &argv, shell, frame);
-                }
-            }
-            "cmake" => self.cmake(args, shell, frame),
-            "unlink" => {
-                let ops: Vec<Arg> = args
-                    .iter()
-                    .filter(|a| !a.is("--help") && !a.is("--version") && !a.is("--"))
-                    .cloned()
-                    .collect();
-                self.delete_operands("unlink", &ops, false, shell, frame);
-            }
-            "shred" | "wipefs" => {
-                let args = canon_long(args, SHRED_LONGS);
-                let p = rules::parse(
-                    &args,
-                    &Spec {
-                        short_values: "ns",
-                        long_values: &["--iterations", "--size", "--random-source"],
-                        stop_at_operand: false,
-                    },
-                );
-                for arg in &p.operands {
-                    self.only_in_allowance(shell, arg, frame, base);
-                }
-            }
-            "mkswap" | "mke2fs" | "blkdiscard" | "mkdosfs" | "mkntfs"
-                if !args
-                    .iter()
-                    .any(|a| a.is("--help") || a.is("-V") || a.is("--version")) =>
-            {
-                self.deny(
-                    frame,
-                    RuleId::DestructiveShell,
-                    format!("{base} destroys what a device or file holds"),
-                );
-            }
-            "fdisk" | "sfdisk" | "sgdisk" | "gdisk" | "cfdisk" | "parted"
-                if !args.iter().any(|a| {
-                    a.is("-l") || a.is("--list") || a.is("-p") || a.is("--print") || a.is("--help")
-                }) =>
-            {
-                self.deny(
-                    frame,
-                    RuleId::DestructiveShell,
-                    format!("{base} changes a partition table"),
-                );
-            }
-            _ if base.starts_with("mkfs") => {
-                self.deny(
-                    frame,
-                    RuleId::DestructiveShell,
-                    format!("{base} formats a filesystem"),
-                );
-            }
-            "truncate" => {
-                let args = canon_long(args, TRUNCATE_LONGS);
-                let p = rules::parse(
-                    &args,
-                    &Spec {
-                        short_values: "sr",
-                        long_values: &["--size", "--reference"],
-                        stop_at_operand: false,
-                    },
-                );
-                for arg in &p.operands {
-                    self.only_in_allowance(shell, arg, frame, "truncate");
-                }
-            }
-            "dd" => {
-                for arg in args {
-                    if let Some(out) = arg.text.strip_prefix("of=") {
-                        let target = Arg {
-                            text: out.to_owned(),
-                            ..arg.clone()
-                        };
-                        self.only_in_allowance(shell, &target, frame, "dd of=");
-                    }
-                }
-            }
+            _ if rules::delete::is_deleter(base) => self.deleter(base, args, shell, frame)?,
+            "cmake" => self.cmake(args, shell, frame)?,
             // Also reached from other judges (an interpreter's rename is `mv`).
-            "rsync" => self.rsync_files(args, shell, frame),
-            "cp" | "mv" | "install" | "ln" => self.copy_like(base, args, shell, frame),
-            "patch" => self.patch(args, shell, frame),
+            "rsync" => self.rsync_files(args, shell, frame)?,
+            "cp" | "mv" | "install" | "ln" => self.copy_like(base, args, shell, frame)?,
+            "patch" => self.patch(args, shell, frame)?,
             "tee" => {
                 let args = canon_long(args, TEE_LONGS);
                 let p = rules::parse(&args, &PLAIN);
@@ -1658,7 +1528,7 @@ impl Walker<'_> {
                     WriteMode::Clobber
                 };
                 for arg in &p.operands {
-                    self.check_write(arg, mode, shell, frame, "tee");
+                    self.check_write(arg, mode, shell, frame, "tee")?;
                 }
             }
             "sponge" => {
@@ -1669,7 +1539,7 @@ impl Walker<'_> {
                     WriteMode::Clobber
                 };
                 for arg in &p.operands {
-                    self.check_write(arg, mode, shell, frame, "sponge");
+                    self.check_write(arg, mode, shell, frame, "sponge")?;
                 }
             }
             "touch" | "mkdir" | "chmod" | "chown" | "chgrp" | "setfacl" | "chattr" => {
@@ -1700,7 +1570,7 @@ impl Walker<'_> {
                         && !mode_as_option,
                 );
                 for arg in p.operands.iter().skip(skip) {
-                    self.check_write(arg, WriteMode::Modify, shell, frame, base);
+                    self.check_write(arg, WriteMode::Modify, shell, frame, base)?;
                 }
             }
             "fallocate" => {
@@ -1731,7 +1601,7 @@ impl Walker<'_> {
                     WriteMode::Modify
                 };
                 for arg in &p.operands {
-                    self.check_write(arg, mode, shell, frame, "fallocate");
+                    self.check_write(arg, mode, shell, frame, "fallocate")?;
                 }
             }
             "ssh-keygen" => {
@@ -1745,7 +1615,7 @@ impl Walker<'_> {
                 );
                 let reads = p.has(&["-l", "-y", "-F", "-R", "-B", "-e", "-i", "-L", "-Q"]);
                 if !reads && let Some(file) = p.value(&["-f"]).cloned() {
-                    self.check_write(&file, WriteMode::Clobber, shell, frame, "ssh-keygen -f");
+                    self.check_write(&file, WriteMode::Clobber, shell, frame, "ssh-keygen -f")?;
                 }
             }
             "uniq" => {
@@ -1759,7 +1629,7 @@ impl Walker<'_> {
                 );
                 if let Some(out) = p.operands.get(1).filter(|o| o.text != "-") {
                     let out = out.clone();
-                    self.check_write(&out, WriteMode::Clobber, shell, frame, "uniq (output file)");
+                    self.check_write(&out, WriteMode::Clobber, shell, frame, "uniq (output file)")?;
                 }
             }
             "xxd" => {
@@ -1794,7 +1664,7 @@ impl Walker<'_> {
                 }
                 if let Some(out) = operands.get(1).filter(|o| o.text != "-") {
                     let out = (*out).clone();
-                    self.check_write(&out, WriteMode::Clobber, shell, frame, "xxd (output file)");
+                    self.check_write(&out, WriteMode::Clobber, shell, frame, "xxd (output file)")?;
                 }
             }
             "curl" | "wget" | "sort" | "shuf" | "openssl" | "cc" | "gcc" | "g++" | "c++"
@@ -1855,7 +1725,7 @@ impl Walker<'_> {
                                 .collect();
                             // wget does not overwrite (it writes `name.1`), but it creates.
                             for url in &urls {
-                                self.check_write(url, WriteMode::Modify, shell, frame, "wget");
+                                self.check_write(url, WriteMode::Modify, shell, frame, "wget")?;
                             }
                         }
                         None => {}
@@ -1871,113 +1741,15 @@ impl Walker<'_> {
                     .iter()
                     .filter(|o| o.text != "-" && !o.text.starts_with('-'))
                 {
-                    self.check_write(out, WriteMode::Clobber, shell, frame, base);
+                    self.check_write(out, WriteMode::Clobber, shell, frame, base)?;
                 }
             }
             _ => {}
         }
+        Continue(())
     }
 
-    fn rm(&mut self, args: &[Arg], shell: &Shell, frame: &Frame) {
-        self.rm_as("rm", args, shell, frame);
-    }
-
-    /// `rm` and the programs that remove like it (`what` names them in reasons).
-    fn rm_as(&mut self, what: &str, args: &[Arg], shell: &Shell, frame: &Frame) {
-        let args = canon_long(args, RM_LONGS);
-        let p = rules::parse(&args, &PLAIN);
-        if p.has(&["--help", "--version"]) {
-            return;
-        }
-        if p.has(&["--no-preserve-root"]) {
-            self.deny(
-                frame,
-                RuleId::RecursiveDelete,
-                format!("{what} --no-preserve-root"),
-            );
-            return;
-        }
-        let recursive = p.has(&["-r", "-R", "--recursive"]);
-        self.delete_operands(what, &p.operands, recursive, shell, frame);
-    }
-
-    /// Judges the removal of `operands` (recursively or not): recursive removal only in the
-    /// allowances; a single ordinary file otherwise (a glob only when it cannot match a
-    /// protected path nor more than one tracked file).
-    pub(crate) fn delete_operands(
-        &mut self,
-        what: &str,
-        operands: &[Arg],
-        recursive: bool,
-        shell: &Shell,
-        frame: &Frame,
-    ) {
-        let mut tracked = 0usize;
-        for arg in operands {
-            if self.denial.is_some() {
-                return;
-            }
-            if !arg.known {
-                self.deny(
-                    frame,
-                    if recursive {
-                        RuleId::RecursiveDelete
-                    } else {
-                        RuleId::NotStatic
-                    },
-                    format!("{what} of `{}`, which is not statically known", arg.text),
-                );
-                return;
-            }
-            if recursive && is_lockfile(arg) {
-                // `rm -rf node_modules package-lock.json`: a lock file is one ordinary file.
-                self.check_write(arg, WriteMode::Delete, shell, frame, what);
-                if let Ok(abs) = self.target_path(shell, arg)
-                    && self.is_tracked_path(&abs).0
-                {
-                    tracked += 1;
-                }
-            } else if recursive {
-                if let Some(why) = self.allowance_refusal(shell, arg) {
-                    self.deny(
-                        frame,
-                        RuleId::RecursiveDelete,
-                        format!(
-                            "{what} -r of `{}`: {why}; only build outputs, /tmp and $TMPDIR may be removed recursively",
-                            arg.text
-                        ),
-                    );
-                    return;
-                }
-            } else if arg.glob {
-                match self.glob_delete(shell, arg) {
-                    Ok(n) => tracked += n,
-                    Err((rule, why)) => {
-                        self.deny(frame, rule, why);
-                        return;
-                    }
-                }
-            } else {
-                self.check_write(arg, WriteMode::Delete, shell, frame, what);
-                if let Ok(abs) = self.target_path(shell, arg)
-                    && self.is_tracked_path(&abs).0
-                {
-                    tracked += 1;
-                }
-            }
-        }
-        if tracked > 1 {
-            self.deny(
-                frame,
-                RuleId::DestructiveShell,
-                format!(
-                    "{what} would remove more than one tracked file; only a single ordinary file may be removed this way: use `git rm FILE...` (the removal is staged and can be reviewed and undone)"
-                ),
-            );
-        }
-    }
-
-    fn copy_like(&mut self, base: &str, args: &[Arg], shell: &mut Shell, frame: &Frame) {
+    fn copy_like(&mut self, base: &str, args: &[Arg], shell: &mut Shell, frame: &Frame) -> Judged {
         let longs = match base {
             "cp" => CP_LONGS,
             "mv" => MV_LONGS,
@@ -2003,13 +1775,13 @@ impl Walker<'_> {
             },
         );
         if p.has(&["--help", "--version"]) {
-            return;
+            return Continue(());
         }
         if base == "install" && p.has(&["-d", "--directory"]) {
             for dir in &p.operands {
-                self.check_write(dir, WriteMode::Modify, shell, frame, "install -d");
+                self.check_write(dir, WriteMode::Modify, shell, frame, "install -d")?;
             }
-            return;
+            return Continue(());
         }
         let symbolic = (base == "ln" && p.has(&["-s", "--symbolic"]))
             || (base == "cp" && p.has(&["-s", "--symbolic-link"]));
@@ -2036,17 +1808,17 @@ impl Walker<'_> {
             dest_is_dir = true;
         }
         let Some(dest) = dest else {
-            return;
+            return Continue(());
         };
         let what = base.to_owned();
         if base == "mv" {
             for source in &sources {
-                self.check_write(source, WriteMode::Delete, shell, frame, "mv");
+                self.check_write(source, WriteMode::Delete, shell, frame, "mv")?;
             }
         }
         if symbolic || hard {
             for source in &sources {
-                self.link_target(&what, source, &dest, dest_is_dir, symbolic, shell, frame);
+                self.link_target(&what, source, &dest, dest_is_dir, symbolic, shell, frame)?;
             }
             // A link named like a directory that holds protected paths (`.claude`, `.git`)
             // puts whatever it points to in their place.
@@ -2054,7 +1826,7 @@ impl Walker<'_> {
                 && let Ok(dest_abs) = self.target_path(shell, &dest)
                 && self.holds_protected(&dest_abs)
             {
-                self.deny(
+                return self.deny(
                     frame,
                     RuleId::ProtectedPath,
                     format!(
@@ -2062,20 +1834,13 @@ impl Walker<'_> {
                         dest.text
                     ),
                 );
-                return;
             }
-        }
-        if self.denial.is_some() {
-            return;
         }
         if !dest_is_dir {
             if symbolic || hard {
-                self.check_write_here(&dest, WriteMode::Clobber, shell, frame, &what);
+                self.check_write_here(&dest, WriteMode::Clobber, shell, frame, &what)?;
             } else {
-                self.check_write(&dest, WriteMode::Clobber, shell, frame, &what);
-            }
-            if self.denial.is_some() {
-                return;
+                self.check_write(&dest, WriteMode::Clobber, shell, frame, &what)?;
             }
         }
         // The destination may be a directory: check where each source lands.
@@ -2085,9 +1850,6 @@ impl Walker<'_> {
                 .is_ok_and(|d| self.is_tracked_path(&d).1);
         let mut moved_tracked = 0usize;
         for source in &sources {
-            if self.denial.is_some() {
-                return;
-            }
             // `dir/.` copies what `dir` holds into the destination itself, and so does
             // `-T` (no target directory): the tree lands ON the destination.
             let contents = (no_target && recursive)
@@ -2102,7 +1864,7 @@ impl Walker<'_> {
                 glob: dest.glob || source.glob,
             };
             if dest_dir_tracked && !contents {
-                self.check_write(&inside, WriteMode::Clobber, shell, frame, &what);
+                self.check_write(&inside, WriteMode::Clobber, shell, frame, &what)?;
             }
             // Where the tree may land: in the destination (a directory) or as it.
             let landings: Vec<&Arg> = if contents {
@@ -2119,7 +1881,7 @@ impl Walker<'_> {
                     continue;
                 };
                 if recursive {
-                    self.tree_landing(&what, source, landed, &landed_abs, contents, frame);
+                    self.tree_landing(&what, source, landed, &landed_abs, contents, frame)?;
                 }
                 if base == "mv" && source.known && !source.glob {
                     let removable = self.removable(&landed_abs) || landed_abs.starts_with("/dev/");
@@ -2130,7 +1892,7 @@ impl Walker<'_> {
                     {
                         let (file, under) = self.is_tracked_path(&src);
                         if under && leaves {
-                            self.deny(
+                            return self.deny(
                                 frame,
                                 RuleId::RecursiveDelete,
                                 format!(
@@ -2138,10 +1900,9 @@ impl Walker<'_> {
                                     source.text, landed.text
                                 ),
                             );
-                            return;
                         }
                         if under {
-                            self.deny(
+                            return self.deny(
                                 frame,
                                 RuleId::RecursiveDelete,
                                 format!(
@@ -2149,7 +1910,6 @@ impl Walker<'_> {
                                     source.text, landed.text
                                 ),
                             );
-                            return;
                         }
                         if file && !counted {
                             moved_tracked += 1;
@@ -2164,8 +1924,9 @@ impl Walker<'_> {
                 frame,
                 RuleId::DestructiveShell,
                 "mv of more than one tracked file out of the repository or into a build output or temp location; use `git rm` or `git mv`",
-            );
+            )?;
         }
+        Continue(())
     }
 
     /// Judges a directory tree copied or moved to `landed_abs`.
@@ -2177,9 +1938,9 @@ impl Walker<'_> {
         landed_abs: &str,
         contents: bool,
         frame: &Frame,
-    ) {
+    ) -> Judged {
         if self.holds_protected(landed_abs) {
-            self.deny(
+            return self.deny(
                 frame,
                 RuleId::ProtectedPath,
                 format!(
@@ -2187,13 +1948,12 @@ impl Walker<'_> {
                     source.text, landed.text
                 ),
             );
-            return;
         }
         if !self.in_repo(landed_abs) || self.removable(landed_abs) {
-            return;
+            return Continue(());
         }
         if contents && self.is_tracked_path(landed_abs).1 {
-            self.deny(
+            return self.deny(
                 frame,
                 RuleId::NotStatic,
                 format!(
@@ -2201,7 +1961,6 @@ impl Walker<'_> {
                     source.text, landed.text
                 ),
             );
-            return;
         }
         if what == "cp" && self.is_tracked_path(landed_abs).1 {
             self.deny(
@@ -2211,8 +1970,9 @@ impl Walker<'_> {
                     "cp -r `{}` to `{}` copies a tree over tracked files; copy named files instead",
                     source.text, landed.text
                 ),
-            );
+            )?;
         }
+        Continue(())
     }
 
     /// Judges the target of a link (`ln`, `cp -s`, `cp -l`): a link to a protected path, a
@@ -2228,9 +1988,9 @@ impl Walker<'_> {
         symbolic: bool,
         shell: &Shell,
         frame: &Frame,
-    ) {
+    ) -> Judged {
         if !target.known || target.glob {
-            self.deny(
+            return self.deny(
                 frame,
                 RuleId::NotStatic,
                 format!(
@@ -2238,7 +1998,6 @@ impl Walker<'_> {
                     target.text
                 ),
             );
-            return;
         }
         let mut candidates: Vec<String> = Vec::new();
         if let Some(abs) = self.resolve(shell, &target.text) {
@@ -2257,7 +2016,7 @@ impl Walker<'_> {
             candidates.push(normalize(&dir, &target.text));
         }
         if candidates.is_empty() {
-            self.deny(
+            return self.deny(
                 frame,
                 RuleId::NotStatic,
                 format!(
@@ -2265,7 +2024,6 @@ impl Walker<'_> {
                     target.text
                 ),
             );
-            return;
         }
         let mut all = Vec::new();
         for c in candidates {
@@ -2276,8 +2034,7 @@ impl Walker<'_> {
                 }
                 Ok(None) => {}
                 Err(why) => {
-                    self.deny(frame, RuleId::NotStatic, format!("{what}: a link to {why}"));
-                    return;
+                    return self.deny(frame, RuleId::NotStatic, format!("{what}: a link to {why}"));
                 }
             }
         }
@@ -2304,7 +2061,7 @@ impl Walker<'_> {
                 None
             };
             if let Some((rule, kind)) = refusal {
-                self.deny(
+                return self.deny(
                     frame,
                     rule,
                     format!(
@@ -2312,9 +2069,9 @@ impl Walker<'_> {
                         target.text
                     ),
                 );
-                return;
             }
         }
+        Continue(())
     }
 
     /// Like [`Self::check_extract`], for an extractor that keeps every member inside the
@@ -2329,14 +2086,14 @@ impl Walker<'_> {
         confined: bool,
         shell: &Shell,
         frame: &Frame,
-    ) {
+    ) -> Judged {
         if confined
             && let Some(arg) = dir
             && self.fresh_subdirectory(shell, arg)
         {
-            return;
+            return Continue(());
         }
-        self.check_extract(what, dir, shell, frame);
+        self.check_extract(what, dir, shell, frame)
     }
 
     /// Whether `arg` names a subdirectory of the repository (not the root) that is neither
@@ -2371,40 +2128,37 @@ impl Walker<'_> {
         dir: Option<&Arg>,
         shell: &Shell,
         frame: &Frame,
-    ) {
+    ) -> Judged {
         let absolute = match dir {
             Some(arg) => match self.target_path(shell, arg) {
                 Ok(p) => p,
                 Err(why) => {
-                    self.deny(
+                    return self.deny(
                         frame,
                         RuleId::NotStatic,
                         format!("{what} extracts into {why}"),
                     );
-                    return;
                 }
             },
             None => match shell.cwd.clone() {
                 Some(cwd) => cwd,
                 None => {
-                    self.deny(
+                    return self.deny(
                         frame,
                         RuleId::NotStatic,
                         format!("{what} extracts into the current directory, which is not statically known"),
                     );
-                    return;
                 }
             },
         };
         let absolute = match self.unalias(shell, &absolute) {
             Ok(Some(p)) => p,
             Ok(None) | Err(_) => {
-                self.deny(
+                return self.deny(
                     frame,
                     RuleId::NotStatic,
                     format!("{what} extracts into `{absolute}`, which the guard cannot see"),
                 );
-                return;
             }
         };
         let real = self.real_path(&absolute, true);
@@ -2413,19 +2167,19 @@ impl Walker<'_> {
                 || self.holds_protected(&place)
                 || (self.in_repo(&place) && !self.removable(&place));
             if bad {
-                self.deny(
+                return self.deny(
                     frame,
                     RuleId::NotStatic,
                     format!(
                         "{what} writes the archive's files, which the guard cannot list, into `{place}`: they may overwrite tracked or protected files; extract into /tmp or a build directory (tar -C, unzip -d) and copy what you need"
                     ),
                 );
-                return;
             }
         }
+        Continue(())
     }
 
-    fn patch(&mut self, args: &[Arg], shell: &Shell, frame: &Frame) {
+    fn patch(&mut self, args: &[Arg], shell: &Shell, frame: &Frame) -> Judged {
         let args = canon_long(args, PATCH_LONGS);
         let p = rules::parse(
             &args,
@@ -2452,18 +2206,18 @@ impl Walker<'_> {
             },
         );
         if p.has(&["--dry-run", "--help", "--version", "-v"]) {
-            return;
+            return Continue(());
         }
         if let Some(reject) = p.value(&["-r", "--reject-file"]).cloned()
             && reject.text != "-"
         {
-            self.check_write(&reject, WriteMode::Clobber, shell, frame, "patch -r");
+            self.check_write(&reject, WriteMode::Clobber, shell, frame, "patch -r")?;
         }
         if let Some(out) = p.value(&["-o", "--output"]).cloned() {
             if out.text != "-" {
-                self.check_write(&out, WriteMode::Clobber, shell, frame, "patch -o");
+                self.check_write(&out, WriteMode::Clobber, shell, frame, "patch -o")?;
             }
-            return;
+            return Continue(());
         }
         match p.operands.first() {
             Some(file) => {
@@ -2475,14 +2229,15 @@ impl Walker<'_> {
                     },
                     _ => file.clone(),
                 };
-                self.check_write(&file, WriteMode::Modify, shell, frame, "patch");
+                self.check_write(&file, WriteMode::Modify, shell, frame, "patch")?;
             }
             None => self.deny(
                 frame,
                 RuleId::NotStatic,
                 "patch writes (and may create or delete) the files its diff names, which the guard cannot read; name the file to patch (`patch FILE < DIFF`) or use --dry-run",
-            ),
+            )?,
         }
+        Continue(())
     }
 
     /// Judges a copier (`cp`, `mv`, `install`, `ln`, `rsync`): what it overwrites, moves away
@@ -2494,18 +2249,17 @@ impl Walker<'_> {
         code_args: &[Arg],
         shell: &mut Shell,
         frame: &Frame,
-    ) {
+    ) -> Judged {
         if base == "rsync" {
-            self.rsync_runs(code_args, shell, frame);
-            if self.denial.is_none() {
-                self.rsync_files(args, shell, frame);
-            }
+            self.rsync_runs(code_args, shell, frame)?;
+            self.rsync_files(args, shell, frame)?;
         } else {
-            self.copy_like(base, args, shell, frame);
+            self.copy_like(base, args, shell, frame)?;
         }
+        Continue(())
     }
 
-    fn rsync_runs(&mut self, args: &[Arg], shell: &mut Shell, frame: &Frame) {
+    fn rsync_runs(&mut self, args: &[Arg], shell: &mut Shell, frame: &Frame) -> Judged {
         let mut index = 0;
         while index < args.len() {
             let arg = &args[index];
@@ -2534,13 +2288,13 @@ impl Walker<'_> {
                 match name {
                     "rsh" => {
                         let v = value(&mut index);
-                        self.walk_shell_arg("rsync --rsh", v.as_ref(), shell, frame);
+                        self.walk_shell_arg("rsync --rsh", v.as_ref(), shell, frame)?;
                     }
                     "rsync-path" | "remote-option" => self.deny(
                         frame,
                         RuleId::Interpreter,
                         format!("rsync --{name} runs a command on a remote host; the guard cannot see what it does there"),
-                    ),
+                    )?,
                     _ => {}
                 }
                 continue;
@@ -2562,21 +2316,22 @@ impl Walker<'_> {
                         })
                     };
                     match c {
-                        'e' => self.walk_shell_arg("rsync -e", value.as_ref(), shell, frame),
+                        'e' => self.walk_shell_arg("rsync -e", value.as_ref(), shell, frame)?,
                         'M' => self.deny(
                             frame,
                             RuleId::Interpreter,
                             "rsync -M passes options to the remote rsync; the guard cannot see what it does there",
-                        ),
+                        )?,
                         _ => {}
                     }
                     break;
                 }
             }
         }
+        Continue(())
     }
 
-    fn rsync_files(&mut self, args: &[Arg], shell: &mut Shell, frame: &Frame) {
+    fn rsync_files(&mut self, args: &[Arg], shell: &mut Shell, frame: &Frame) -> Judged {
         let p = rules::parse(
             args,
             &Spec {
@@ -2591,7 +2346,7 @@ impl Walker<'_> {
         let mut operands = p.operands.clone();
         let dest = operands.pop();
         if deletes && let Some(dest) = &dest {
-            self.only_in_allowance(shell, dest, frame, "rsync --delete into");
+            self.only_in_allowance(shell, dest, frame, "rsync --delete into")?;
         }
         // What lands where, like cp: `src/` copies what src holds (`src/.`); remote ends
         // (`host:path`) are not local files.
@@ -2617,7 +2372,7 @@ impl Walker<'_> {
                 argv.push(source);
             }
             argv.push(dest.clone());
-            self.copy_like("cp", &argv, shell, frame);
+            self.copy_like("cp", &argv, shell, frame)?;
         }
         if removes_sources {
             self.delete_operands(
@@ -2626,51 +2381,52 @@ impl Walker<'_> {
                 recursive,
                 shell,
                 frame,
-            );
+            )?;
         }
+        Continue(())
     }
 
-    fn cmake(&mut self, args: &[Arg], shell: &mut Shell, frame: &Frame) {
+    fn cmake(&mut self, args: &[Arg], shell: &mut Shell, frame: &Frame) -> Judged {
         if !args.first().is_some_and(|a| a.is("-E")) {
-            return;
+            return Continue(());
         }
         let Some(tool) = args.get(1).and_then(Arg::exact) else {
-            self.deny(
+            return self.deny(
                 frame,
                 RuleId::NotStatic,
                 "cmake -E with a command that is not statically known",
             );
-            return;
         };
         let rest = &args[2..];
         match tool {
-            "rm" | "remove" => self.rm_as("cmake -E rm", rest, shell, frame),
+            "rm" | "remove" => self.rm_as("cmake -E rm", rest, shell, frame)?,
             "remove_directory" => {
                 let mut argv = vec![Arg::lit("-r"), Arg::lit("--")];
                 argv.extend(rest.iter().cloned());
-                self.rm_as("cmake -E remove_directory", &argv, shell, frame);
+                self.rm_as("cmake -E remove_directory", &argv, shell, frame)?;
             }
-            "rename" => self.copy_like("mv", rest, shell, frame),
-            "copy" | "copy_if_different" => self.copy_like("cp", rest, shell, frame),
+            "rename" => self.copy_like("mv", rest, shell, frame)?,
+            "copy" | "copy_if_different" => self.copy_like("cp", rest, shell, frame)?,
             "copy_directory" | "copy_directory_if_different" => {
                 let mut argv = vec![Arg::lit("-r")];
                 argv.extend(rest.iter().cloned());
-                self.copy_like("cp", &argv, shell, frame);
+                self.copy_like("cp", &argv, shell, frame)?;
             }
             "create_symlink" => {
                 let mut argv = vec![Arg::lit("-s")];
                 argv.extend(rest.iter().cloned());
-                self.copy_like("ln", &argv, shell, frame);
+                self.copy_like("ln", &argv, shell, frame)?;
             }
-            "create_hardlink" => self.copy_like("ln", rest, shell, frame),
-            "tar" => self.tar_files("cmake -E tar", rest, shell, frame),
+            "create_hardlink" => self.copy_like("ln", rest, shell, frame)?,
+            "tar" => self.tar_files("cmake -E tar", rest, shell, frame)?,
             "touch" | "touch_nocreate" | "make_directory" => {
                 for arg in rest {
-                    self.check_write(arg, WriteMode::Modify, shell, frame, "cmake -E touch");
+                    self.check_write(arg, WriteMode::Modify, shell, frame, "cmake -E touch")?;
                 }
             }
             _ => {}
         }
+        Continue(())
     }
 
     /// `gzip FILE` replaces FILE by FILE.gz: the input is removed unless kept or written to
@@ -2683,7 +2439,7 @@ impl Walker<'_> {
         keeps: bool,
         shell: &Shell,
         frame: &Frame,
-    ) {
+    ) -> Judged {
         let args = canon_long(args, COMPRESSOR_LONGS);
         let p = rules::parse(
             &args,
@@ -2709,10 +2465,10 @@ impl Walker<'_> {
             "-l",
             "--list",
         ]) {
-            return;
+            return Continue(());
         }
         if let Some(out) = p.value(&["-o", "--output"]).cloned() {
-            self.check_write(&out, WriteMode::Clobber, shell, frame, base);
+            self.check_write(&out, WriteMode::Clobber, shell, frame, base)?;
         }
         let to_stdout = p.has(&["-c", "--stdout", "--to-stdout"]);
         let operands: Vec<Arg> = p
@@ -2722,7 +2478,7 @@ impl Walker<'_> {
             .cloned()
             .collect();
         if to_stdout || operands.is_empty() {
-            return;
+            return Continue(());
         }
         let removes = if keeps {
             p.has(&["--rm"]) || (base == "brotli" && p.has(&["-j"]))
@@ -2731,7 +2487,7 @@ impl Walker<'_> {
         };
         let recursive = p.has(&["-r", "--recursive"]);
         if removes {
-            self.delete_operands(base, &operands, recursive, shell, frame);
+            self.delete_operands(base, &operands, recursive, shell, frame)?;
         }
         if (decompresses || p.has(&["-d", "--decompress", "--uncompress"])) && !recursive {
             for op in operands.iter().filter(|o| o.known && !o.glob) {
@@ -2746,10 +2502,11 @@ impl Walker<'_> {
                         shell,
                         frame,
                         &format!("{base} (output file)"),
-                    );
+                    )?;
                 }
             }
         }
+        Continue(())
     }
 }
 

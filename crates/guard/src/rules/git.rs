@@ -24,9 +24,12 @@
 //! write out; and the forge and other version-control clients (`gh`, `glab`,
 //! `hub`, `hg`, `svn`), of which only read-only commands are allowed.
 
+use std::ops::ControlFlow::Continue;
+
 use crate::decision::RuleId;
 use crate::paths;
 use crate::rules::{Opt, Parsed};
+use crate::walk::Judged;
 use crate::walk::{Branch, Cmd, Frame, Shell, Stdin, Walker, WriteMode};
 use crate::words::{self, Arg};
 
@@ -635,17 +638,22 @@ impl Walker<'_> {
 
     /// Walks a program git would run (a config value, an option, an
     /// environment variable) as a script.
-    fn git_program(&mut self, what: &str, value: Option<&str>, shell: &mut Shell, frame: &Frame) {
+    fn git_program(
+        &mut self,
+        what: &str,
+        value: Option<&str>,
+        shell: &mut Shell,
+        frame: &Frame,
+    ) -> Judged {
         match value {
-            Some(text) => {
-                self.script_args(what, &[Arg::lit(text)], shell, frame, false);
-            }
+            Some(text) => self.script_args(what, &[Arg::lit(text)], shell, frame, false)?,
             None => self.fail_closed(
                 frame,
                 RuleId::NotStatic,
                 format!("{what} runs a program that is not statically known"),
-            ),
+            )?,
         }
+        Continue(())
     }
 
     /// Judges one config setting (`-c key=value`, `git config key value`);
@@ -657,7 +665,7 @@ impl Walker<'_> {
         value: Option<&str>,
         shell: &mut Shell,
         frame: &Frame,
-    ) -> Option<(String, Option<String>)> {
+    ) -> Judged<Option<(String, Option<String>)>> {
         let what = format!("{source} {key}");
         let lower = key.to_ascii_lowercase();
         if source == "git config"
@@ -668,32 +676,32 @@ impl Walker<'_> {
             self.destructive(
                 frame,
                 &format!("{what} interactive (makes every later pull an interactive rebase, whose todo list an editor may rewrite to drop commits)"),
-            );
-            return None;
+            )?;
+            return Continue(None);
         }
         if key.eq_ignore_ascii_case("core.worktree") {
             self.destructive(
                 frame,
                 &format!("{what} (points git at another work tree, where a commit or add records every file of the repository as deleted)"),
-            );
-            return None;
+            )?;
+            return Continue(None);
         }
         match classify(key) {
-            Key::Alias(name) => return Some((name, value.map(str::to_owned))),
-            Key::Program => self.git_program(&what, value, shell, frame),
+            Key::Alias(name) => return Continue(Some((name, value.map(str::to_owned)))),
+            Key::Program => self.git_program(&what, value, shell, frame)?,
             Key::BoolOrProgram => {
                 if !value.is_some_and(is_bool) {
-                    self.git_program(&what, value, shell, frame);
+                    self.git_program(&what, value, shell, frame)?;
                 }
             }
             Key::Credential => match value {
-                None => self.git_program(&what, None, shell, frame),
+                None => self.git_program(&what, None, shell, frame)?,
                 Some(v) if v.trim().is_empty() => {}
                 Some(v) => {
                     if let Some(script) = v.strip_prefix('!') {
-                        self.git_program(&what, Some(script), shell, frame);
+                        self.git_program(&what, Some(script), shell, frame)?;
                     } else if v.contains('/') {
-                        self.git_program(&what, Some(v), shell, frame);
+                        self.git_program(&what, Some(v), shell, frame)?;
                     } else {
                         let name = v.split_whitespace().next().unwrap_or("");
                         if !CREDENTIAL_HELPERS.contains(&name) {
@@ -701,28 +709,28 @@ impl Walker<'_> {
                                 frame,
                                 RuleId::NotStatic,
                                 format!("{what}: the credential helper `git credential-{name}` is a program the guard does not know"),
-                            );
+                            )?;
                         }
                     }
                 }
             },
             Key::SubmoduleUpdate => match value {
                 Some(v) if !v.starts_with('!') => {}
-                Some(v) => self.git_program(&what, Some(&v[1..]), shell, frame),
-                None => self.git_program(&what, None, shell, frame),
+                Some(v) => self.git_program(&what, Some(&v[1..]), shell, frame)?,
+                None => self.git_program(&what, None, shell, frame)?,
             },
             Key::Opaque => self.fail_closed(
                 frame,
                 RuleId::NotStatic,
                 format!("{what} makes git read files or run programs (hooks, included config, templates) the guard cannot see"),
-            ),
+            )?,
             Key::Protocol => {
                 if !value.is_some_and(|v| v.eq_ignore_ascii_case("never")) {
                     self.fail_closed(
                         frame,
                         RuleId::NotStatic,
                         format!("{what} may enable transports that run programs (ext::)"),
-                    );
+                    )?;
                 }
             }
             Key::Url => {
@@ -732,54 +740,53 @@ impl Walker<'_> {
                         frame,
                         RuleId::NotStatic,
                         format!("{what}: a URL that is not static or uses the ext:: transport, which runs a program"),
-                    );
+                    )?;
                 }
             }
             Key::Refspec => match value {
-                Some(v) => self.git_refspec(&what, &Arg::lit(v), frame),
+                Some(v) => self.git_refspec(&what, &Arg::lit(v), frame)?,
                 None => self.fail_closed(
                     frame,
                     RuleId::NotStatic,
                     format!("{what}: a refspec that is not statically known"),
-                ),
+                )?,
             },
             Key::Prune => {
                 if !value.is_some_and(|v| v.eq_ignore_ascii_case("never")) {
                     self.destructive(
                         frame,
                         &format!("{what} (gc prunes unreachable objects or reflogs early)"),
-                    );
+                    )?;
                 }
             }
             Key::File => match value {
                 Some(v) if !v.contains('/') => {}
                 Some(v) => {
                     let path = v.strip_prefix("af_unix:").unwrap_or(v);
-                    self.check_write(&Arg::lit(path), WriteMode::Append, shell, frame, &what);
+                    self.check_write(&Arg::lit(path), WriteMode::Append, shell, frame, &what)?;
                 }
                 None => self.fail_closed(
                     frame,
                     RuleId::NotStatic,
                     format!("{what}: a path that is not statically known"),
-                ),
+                )?,
             },
             Key::Harmless => {}
         }
-        None
+        Continue(None)
     }
 
     /// Judges `git <args>`.
-    pub(crate) fn git(&mut self, args: &[Arg], shell: &mut Shell, frame: &Frame) {
+    pub(crate) fn git(&mut self, args: &[Arg], shell: &mut Shell, frame: &Frame) -> Judged {
         if frame.depth > crate::walk::MAX_SCRIPT_DEPTH {
-            self.deny(
+            return self.deny(
                 frame,
                 RuleId::TooDeep,
                 "git commands nest (for-each-repo, ext::) deeper than the guard follows",
             );
-            return;
         }
-        if !self.git_environment(shell, frame) {
-            return;
+        if !self.git_environment(shell, frame)? {
+            return Continue(());
         }
         let mut inv = Inv {
             dir: shell.cwd.clone(),
@@ -793,7 +800,7 @@ impl Walker<'_> {
         let mut git_dir: Option<Option<String>> =
             Self::git_env(shell, "GIT_DIR").or_else(|| Self::git_env(shell, "GIT_COMMON_DIR"));
         let mut work_tree: Option<Option<String>> = Self::git_env(shell, "GIT_WORK_TREE");
-        self.git_config_env(&mut inv, shell, frame);
+        self.git_config_env(&mut inv, shell, frame)?;
         let mut index = 0;
         while index < args.len() {
             let arg = &args[index];
@@ -811,8 +818,8 @@ impl Walker<'_> {
             };
             match text {
                 "-h" | "--help" | "--version" | "-v" | "--html-path" | "--man-path"
-                | "--info-path" | "--exec-path" => return,
-                _ if text.starts_with("--list-cmds") => return,
+                | "--info-path" | "--exec-path" => return Continue(()),
+                _ if text.starts_with("--list-cmds") => return Continue(()),
                 "-C" => match take() {
                     Some(dir) => {
                         inv.dir = match (dir.exact(), &inv.dir) {
@@ -822,19 +829,18 @@ impl Walker<'_> {
                             _ => None,
                         };
                     }
-                    None => return,
+                    None => return Continue(()),
                 },
                 "--git-dir" => git_dir = Some(take().and_then(|a| a.exact().map(str::to_owned))),
                 _ if text.starts_with("--git-dir=") => {
                     git_dir = Some(Some(text["--git-dir=".len()..].to_owned()));
                 }
                 _ if text.starts_with("--exec-path=") => {
-                    self.fail_closed(
+                    return self.fail_closed(
                         frame,
                         RuleId::NotStatic,
                         "git --exec-path=DIR runs git's programs from a directory the guard cannot see",
                     );
-                    return;
                 }
                 "--work-tree" => {
                     work_tree = Some(take().and_then(|a| a.exact().map(str::to_owned)));
@@ -847,13 +853,13 @@ impl Walker<'_> {
                 }
                 "-c" => {
                     let Some(setting) = take() else {
-                        return;
+                        return Continue(());
                     };
                     match split_setting(&setting) {
                         Some((key, value)) => {
                             inv.settings.push((key.to_ascii_lowercase(), value.clone()));
                             if let Some(alias) =
-                                self.git_setting("git -c", &key, value.as_deref(), shell, frame)
+                                self.git_setting("git -c", &key, value.as_deref(), shell, frame)?
                             {
                                 inv.aliases.push(alias);
                             }
@@ -864,19 +870,19 @@ impl Walker<'_> {
                                 frame,
                                 RuleId::NotStatic,
                                 format!("git -c `{}`: a setting whose key is not statically known may run a program", setting.text),
-                            );
+                            )?;
                         }
                     }
                 }
                 "--config-env" => {
                     let Some(setting) = take() else {
-                        return;
+                        return Continue(());
                     };
-                    self.git_config_env_option(&setting, &mut inv, shell, frame);
+                    self.git_config_env_option(&setting, &mut inv, shell, frame)?;
                 }
                 _ if text.starts_with("--config-env=") => {
                     let setting = Arg::lit(&text["--config-env=".len()..]);
-                    self.git_config_env_option(&setting, &mut inv, shell, frame);
+                    self.git_config_env_option(&setting, &mut inv, shell, frame)?;
                 }
                 _ => {}
             }
@@ -885,28 +891,26 @@ impl Walker<'_> {
         let git_dir_given = git_dir.is_some();
         inv.place = self.git_place(inv.dir.as_deref(), git_dir);
         let Some(sub) = args.get(index) else {
-            return;
+            return Continue(());
         };
         let rest: Vec<Arg> = args[index + 1..].to_vec();
         let Some(name) = sub.exact().map(str::to_owned) else {
-            self.fail_closed(
+            return self.fail_closed(
                 frame,
                 RuleId::NotStatic,
                 format!("the git subcommand `{}` is not statically known", sub.text),
             );
-            return;
         };
         if COMMANDS.contains(&name.as_str())
             && !WORK_TREE_READERS.contains(&name.as_str())
             && let Some(tree) = self.foreign_work_tree(&inv, work_tree.as_ref(), git_dir_given)
         {
-            self.destructive(
+            return self.destructive(
                 frame,
                 &format!(
                     "git {name} with the work tree `{tree}`, which is not the repository's (a commit or add there records every file of the repository as deleted)"
                 ),
             );
-            return;
         }
         // Paths given to git are relative to the directory it runs in.
         let mut here = shell.clone();
@@ -924,8 +928,7 @@ impl Walker<'_> {
             (None, dir) => dir.clone(),
         };
         if COMMANDS.contains(&name.as_str()) {
-            self.git_subcommand(&name, &rest, &inv, &mut here, frame);
-            return;
+            return self.git_subcommand(&name, &rest, &inv, &mut here, frame);
         }
         let lower = name.to_ascii_lowercase();
         let trust_context = inv.place == Place::Main;
@@ -950,39 +953,38 @@ impl Walker<'_> {
                     .flatten()
             });
         match alias {
-            Some(Some(value)) => self.git_alias(&name, &value, &rest, &inv, shell, frame),
+            Some(Some(value)) => self.git_alias(&name, &value, &rest, &inv, shell, frame)?,
             Some(None) => self.fail_closed(
                 frame,
                 RuleId::NotStatic,
                 format!("git alias `{name}` is not statically known"),
-            ),
+            )?,
             None if inv.config_unknown || self.world.git_aliases_unknown => self.fail_closed(
                 frame,
                 RuleId::NotStatic,
                 format!("`git {name}` may be an alias defined to something not statically known"),
-            ),
-            None if EXTENSIONS.contains(&name.as_str()) && !inv.path_changed => {
-                self.git_extension(&name, &rest, &inv, &mut here, frame);
-            }
+            )?,
+            None if EXTENSIONS.contains(&name.as_str()) && !inv.path_changed => self.git_extension(&name, &rest, &inv, &mut here, frame)?,
             None => self.fail_closed(
                 frame,
                 RuleId::NotStatic,
                 format!(
                     "`git {name}` is neither a git command, an alias the guard knows nor a listed extension; git may run an alias defined elsewhere or autocorrect it into another command"
                 ),
-            ),
+            )?,
         }
+        Continue(())
     }
 
     /// Judges the environment a git command gets; false when it was denied.
-    fn git_environment(&mut self, shell: &mut Shell, frame: &Frame) -> bool {
+    fn git_environment(&mut self, shell: &mut Shell, frame: &Frame) -> Judged<bool> {
         if shell.vars_untrusted {
             self.fail_closed(
                 frame,
                 RuleId::NotStatic,
                 "variables were changed in ways the guard does not model; they may give git an editor, pager or configuration",
-            );
-            return false;
+            )?;
+            return Continue(false);
         }
         for name in PROGRAM_ENV {
             if let Some(value) = Self::git_env(shell, name) {
@@ -996,7 +998,7 @@ impl Walker<'_> {
                     value.as_deref(),
                     &mut clean,
                     frame,
-                );
+                )?;
             }
         }
         for name in CONFIG_SOURCE_ENV {
@@ -1009,8 +1011,8 @@ impl Walker<'_> {
                     format!(
                         "git with {name} set in the command reads configuration the guard cannot see (aliases, programs)"
                     ),
-                );
-                return false;
+                )?;
+                return Continue(false);
             }
         }
         for name in OPAQUE_ENV {
@@ -1019,8 +1021,8 @@ impl Walker<'_> {
                     frame,
                     RuleId::NotStatic,
                     format!("git with {name} set runs programs or reads configuration the guard cannot see"),
-                );
-                return false;
+                )?;
+                return Continue(false);
             }
         }
         // Files and directories git writes where the environment says.
@@ -1046,23 +1048,23 @@ impl Walker<'_> {
                         WriteMode::Clobber
                     };
                     let path = v.strip_prefix("af_unix:").unwrap_or(&v).to_owned();
-                    self.check_write(&Arg::lit(path), mode, shell, frame, &what);
+                    self.check_write(&Arg::lit(path), mode, shell, frame, &what)?;
                 }
                 None => self.fail_closed(
                     frame,
                     RuleId::NotStatic,
                     format!("{what}: a path that is not statically known"),
-                ),
+                )?,
             }
         }
         for name in ["GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_OBJECT_DIRECTORY"] {
-            if self.denial.is_none() && Self::git_env(shell, name).is_some() {
+            if Self::git_env(shell, name).is_some() {
                 self.fail_closed(
                     frame,
                     RuleId::NotStatic,
                     format!("git with {name} set reads objects the guard never saw written; merged or checked out, they write any file, protected ones included"),
-                );
-                return false;
+                )?;
+                return Continue(false);
             }
         }
         if let Some(value) = Self::git_env(shell, "GIT_ALLOW_PROTOCOL")
@@ -1072,27 +1074,26 @@ impl Walker<'_> {
                 frame,
                 RuleId::NotStatic,
                 "GIT_ALLOW_PROTOCOL may enable the ext:: transport, which runs a program",
-            );
-            return false;
+            )?;
+            return Continue(false);
         }
-        self.denial.is_none()
+        Continue(true)
     }
 
     /// `GIT_CONFIG_COUNT` with `GIT_CONFIG_KEY_<n>`/`GIT_CONFIG_VALUE_<n>`.
-    fn git_config_env(&mut self, inv: &mut Inv, shell: &mut Shell, frame: &Frame) {
+    fn git_config_env(&mut self, inv: &mut Inv, shell: &mut Shell, frame: &Frame) -> Judged {
         let Some(count) = Self::git_env(shell, "GIT_CONFIG_COUNT") else {
-            return;
+            return Continue(());
         };
         let Some(count) = count
             .and_then(|c| c.trim().parse::<usize>().ok())
             .filter(|c| *c <= 32)
         else {
-            self.fail_closed(
+            return self.fail_closed(
                 frame,
                 RuleId::NotStatic,
                 "GIT_CONFIG_COUNT is not a small static number; the settings it gives git cannot be seen",
             );
-            return;
         };
         let mut clean = shell.clone();
         clean.env.retain(|(n, _)| !n.starts_with("GIT_CONFIG_"));
@@ -1104,7 +1105,7 @@ impl Walker<'_> {
             match key {
                 Some(key) => {
                     if let Some(alias) =
-                        self.git_setting("GIT_CONFIG_KEY", &key, value.as_deref(), shell, frame)
+                        self.git_setting("GIT_CONFIG_KEY", &key, value.as_deref(), shell, frame)?
                     {
                         inv.aliases.push(alias);
                     }
@@ -1115,10 +1116,11 @@ impl Walker<'_> {
                         frame,
                         RuleId::NotStatic,
                         format!("GIT_CONFIG_KEY_{n} is not statically known"),
-                    );
+                    )?;
                 }
             }
         }
+        Continue(())
     }
 
     /// `--config-env key=ENVVAR`: the value is the variable's.
@@ -1128,22 +1130,22 @@ impl Walker<'_> {
         inv: &mut Inv,
         shell: &mut Shell,
         frame: &Frame,
-    ) {
+    ) -> Judged {
         let Some((key, var)) = setting.exact().and_then(|s| s.split_once('=')) else {
             inv.config_unknown = true;
-            self.fail_closed(
+            return self.fail_closed(
                 frame,
                 RuleId::NotStatic,
                 "git --config-env with a setting that is not statically known",
             );
-            return;
         };
         let value = Self::git_env(shell, var).flatten();
         if let Some(alias) =
-            self.git_setting("git --config-env", key, value.as_deref(), shell, frame)
+            self.git_setting("git --config-env", key, value.as_deref(), shell, frame)?
         {
             inv.aliases.push(alias);
         }
+        Continue(())
     }
 
     /// Decides which worktree a git command running in `dir` acts on.
@@ -1200,7 +1202,7 @@ impl Walker<'_> {
         inv: &Inv,
         shell: &mut Shell,
         frame: &Frame,
-    ) {
+    ) -> Judged {
         let quoted: Vec<String> = rest.iter().map(words::quote).collect();
         let globals: Vec<String> = inv.globals.iter().map(words::quote).collect();
         let mut sub = shell.clone();
@@ -1216,7 +1218,7 @@ impl Walker<'_> {
             None => format!("git {} {value} {}", globals.join(" "), quoted.join(" ")),
         };
         let inner = frame.nested(&format!("git alias {name}"));
-        self.run_script(&text, &mut sub, &inner);
+        self.run_script(&text, &mut sub, &inner)
     }
 
     /// The branches the command may act on: none to protect in another
@@ -1266,7 +1268,7 @@ impl Walker<'_> {
         }
     }
 
-    fn deny_if_protected(&mut self, inv: &Inv, frame: &Frame, what: &str) {
+    fn deny_if_protected(&mut self, inv: &Inv, frame: &Frame, what: &str) -> Judged {
         if let Some(branch) = self.on_protected_branch(inv) {
             let instead = match self.run_branch() {
                 Some(b) => format!("the run works on `{b}`: commit there (`git switch {b}`)"),
@@ -1276,16 +1278,17 @@ impl Walker<'_> {
                 frame,
                 RuleId::ProtectedBranch,
                 format!("{what} would change {branch}; {instead}"),
-            );
+            )?;
         }
+        Continue(())
     }
 
-    fn deny_protected_ref(&mut self, frame: &Frame, what: &str, branch: &str) {
+    fn deny_protected_ref(&mut self, frame: &Frame, what: &str, branch: &str) -> Judged {
         self.deny(
             frame,
             RuleId::ProtectedBranch,
             format!("{what} writes `{branch}`, a protected branch"),
-        );
+        )
     }
 
     /// Records that HEAD moves to `branch` (or may, in conditional code).
@@ -1301,18 +1304,18 @@ impl Walker<'_> {
         self.world.branches.truncate(64);
     }
 
-    fn destructive(&mut self, frame: &Frame, what: &str) {
+    fn destructive(&mut self, frame: &Frame, what: &str) -> Judged {
         self.deny(
             frame,
             RuleId::GitDestructive,
             format!("{what} discards work that git cannot give back"),
-        );
+        )
     }
 
     /// `git config` writing, unsetting, renaming or removing a setting that
     /// decides where pushes go: pawl (and the user) push later, and the
     /// agent must not redirect that.
-    fn git_config_redirects(&mut self, p: &Parsed, frame: &Frame) {
+    fn git_config_redirects(&mut self, p: &Parsed, frame: &Frame) -> Judged {
         let pure_read = p.has(&[
             "--get",
             "--get-all",
@@ -1325,15 +1328,14 @@ impl Walker<'_> {
             "--blob",
         ]);
         if pure_read {
-            return;
+            return Continue(());
         }
         if p.has(&["-e", "--edit"]) || p.operands.first().is_some_and(|a| a.is("edit")) {
-            self.fail_closed(
+            return self.fail_closed(
                 frame,
                 RuleId::NotStatic,
                 "git config --edit lets an editor rewrite any setting (remotes, aliases, programs) where the guard cannot see",
             );
-            return;
         }
         let mut operands: &[Arg] = &p.operands;
         let mut sections = p.has(&["--rename-section", "--remove-section"]);
@@ -1344,7 +1346,7 @@ impl Walker<'_> {
         let mut unset = p.has(&["--unset", "--unset-all"]);
         if let Some(action) = operands.first().and_then(Arg::exact) {
             match action {
-                "get" | "list" | "edit" => return,
+                "get" | "list" | "edit" => return Continue(()),
                 "set" => operands = &operands[1..],
                 "unset" => {
                     operands = &operands[1..];
@@ -1364,11 +1366,11 @@ impl Walker<'_> {
         }
         if operands.len() < 2 && !sections && !unset {
             // `git config key` reads the value.
-            return;
+            return Continue(());
         }
         for name in operands.iter().take(names) {
             let Some(key) = name.exact() else {
-                self.fail_closed(
+                return self.fail_closed(
                     frame,
                     RuleId::NotStatic,
                     format!(
@@ -1376,10 +1378,9 @@ impl Walker<'_> {
                         name.text
                     ),
                 );
-                return;
             };
             if redirects_pushes(key, sections) {
-                self.deny(
+                return self.deny(
                     frame,
                     RuleId::GitPush,
                     format!(
@@ -1388,9 +1389,9 @@ impl Walker<'_> {
                         self.work_stays()
                     ),
                 );
-                return;
             }
         }
+        Continue(())
     }
 
     /// The work tree a git command acting on the run's repository is given
@@ -1426,7 +1427,13 @@ impl Walker<'_> {
     /// commits (`GIT_SEQUENCE_EDITOR="sed -i 2d"`). Only a sequence editor given in the
     /// command that leaves the list as it is (`:`, `true`) is allowed; without one git
     /// runs an editor the guard cannot see (and an agent cannot drive).
-    fn interactive_rebase(&mut self, inv: &Inv, shell: &Shell, frame: &Frame, what: &str) {
+    fn interactive_rebase(
+        &mut self,
+        inv: &Inv,
+        shell: &Shell,
+        frame: &Frame,
+        what: &str,
+    ) -> Judged {
         let editor = Self::git_env(shell, "GIT_SEQUENCE_EDITOR").or_else(|| {
             inv.settings
                 .iter()
@@ -1446,8 +1453,9 @@ impl Walker<'_> {
                 &format!(
                     "{what} (its todo list is edited by a program that may drop commits; only GIT_SEQUENCE_EDITOR=: or true is allowed)"
                 ),
-            );
+            )?;
         }
+        Continue(())
     }
 
     /// Whether a checkout/reset operand names paths rather than a branch.
@@ -1483,8 +1491,8 @@ impl Walker<'_> {
     /// The files a clone or checkout may put in it are named by the
     /// repository it comes from: a directory such as `.claude` or `.codex`
     /// would receive the agent's hook settings, so their names are checked too.
-    fn git_writes_dir(&mut self, dir: &Arg, shell: &Shell, frame: &Frame, what: &str) {
-        self.check_write(dir, WriteMode::Modify, shell, frame, what);
+    fn git_writes_dir(&mut self, dir: &Arg, shell: &Shell, frame: &Frame, what: &str) -> Judged {
+        self.check_write(dir, WriteMode::Modify, shell, frame, what)?;
         if let Some(text) = dir.exact() {
             for name in [
                 "HEAD",
@@ -1495,30 +1503,30 @@ impl Walker<'_> {
                 "pawl.toml",
             ] {
                 let inside = Arg::lit(format!("{}/{name}", text.trim_end_matches('/')));
-                self.check_write(&inside, WriteMode::Modify, shell, frame, what);
+                self.check_write(&inside, WriteMode::Modify, shell, frame, what)?;
             }
         }
+        Continue(())
     }
 
     /// Judges a refspec whose destination may be a local branch.
-    fn git_refspec(&mut self, what: &str, arg: &Arg, frame: &Frame) {
+    fn git_refspec(&mut self, what: &str, arg: &Arg, frame: &Frame) -> Judged {
         let Some(text) = arg
             .exact()
             .or_else(|| arg.known.then_some(arg.text.as_str()))
         else {
-            self.fail_closed(
+            return self.fail_closed(
                 frame,
                 RuleId::NotStatic,
                 format!("{what}: the refspec `{}` is not statically known; it may write a protected branch", arg.text),
             );
-            return;
         };
         let Some((_, dst)) = text.trim_start_matches(['+', '^']).split_once(':') else {
-            return;
+            return Continue(());
         };
         let dst = dst.trim();
         if dst.is_empty() {
-            return;
+            return Continue(());
         }
         let branch = if let Some(b) = dst.strip_prefix("refs/heads/") {
             Some(b)
@@ -1540,19 +1548,20 @@ impl Walker<'_> {
                     frame,
                     RuleId::ProtectedBranch,
                     format!("{what}: the refspec `{text}` writes local branches by pattern, protected ones included"),
-                );
+                )?;
             }
-            return;
+            return Continue(());
         }
         if let Some(branch) = branch
             && self.policy.is_protected_branch(branch)
         {
-            self.deny_protected_ref(frame, &format!("{what} `{text}`"), branch);
+            self.deny_protected_ref(frame, &format!("{what} `{text}`"), branch)?;
         }
+        Continue(())
     }
 
     /// The `ext::` transport runs its command.
-    fn git_ext_urls(&mut self, rest: &[Arg], shell: &mut Shell, frame: &Frame) {
+    fn git_ext_urls(&mut self, rest: &[Arg], shell: &mut Shell, frame: &Frame) -> Judged {
         for arg in rest {
             let Some(text) = arg.exact() else {
                 continue;
@@ -1598,8 +1607,9 @@ impl Walker<'_> {
                 },
                 shell,
                 &frame.nested("git ext:: transport"),
-            );
+            )?;
         }
+        Continue(())
     }
 
     fn git_subcommand(
@@ -1609,13 +1619,13 @@ impl Walker<'_> {
         inv: &Inv,
         shell: &mut Shell,
         frame: &Frame,
-    ) {
+    ) -> Judged {
         let before_dashdash = rest.iter().take_while(|a| !a.is("--"));
         if before_dashdash
             .clone()
             .any(|a| a.is("--help") || a.is("-h"))
         {
-            return;
+            return Continue(());
         }
         if matches!(
             name,
@@ -1629,7 +1639,7 @@ impl Walker<'_> {
                 | "submodule"
                 | "bundle"
         ) {
-            self.git_ext_urls(rest, shell, frame);
+            self.git_ext_urls(rest, shell, frame)?;
         }
         match name {
             "push" | "send-pack" | "http-push" => self.deny(
@@ -1639,39 +1649,33 @@ impl Walker<'_> {
                     "git push is not allowed while a run is active; {}",
                     self.work_stays()
                 ),
-            ),
+            )?,
             "send-email" | "imap-send" | "cvsexportcommit" => self.deny(
                 frame,
                 RuleId::GitPush,
                 format!("git {name} publishes commits outside the repository (mail, IMAP, CVS); {}", self.work_stays()),
-            ),
+            )?,
             "svn" if rest.iter().find(|a| !a.text.starts_with('-')).is_some_and(|a| {
                 a.exact().is_none_or(|t| matches!(t, "dcommit" | "set-tree" | "branch" | "tag" | "commit-diff"))
-            }) => {
-                self.deny(frame, RuleId::GitPush, "git svn dcommit/set-tree/branch/tag/commit-diff writes to the Subversion server");
-            }
-            "p4" if rest.iter().find(|a| !a.text.starts_with('-')).is_some_and(|a| a.exact().is_none_or(|t| t == "submit")) => {
-                self.deny(frame, RuleId::GitPush, "git p4 submit writes to the Perforce server");
-            }
-            "subtree" if rest.iter().any(|a| a.is("push")) => {
-                self.deny(frame, RuleId::GitPush, "git subtree push publishes to a remote");
-            }
+            }) => self.deny(frame, RuleId::GitPush, "git svn dcommit/set-tree/branch/tag/commit-diff writes to the Subversion server")?,
+            "p4" if rest.iter().find(|a| !a.text.starts_with('-')).is_some_and(|a| a.exact().is_none_or(|t| t == "submit")) => self.deny(frame, RuleId::GitPush, "git p4 submit writes to the Perforce server")?,
+            "subtree" if rest.iter().any(|a| a.is("push")) => self.deny(frame, RuleId::GitPush, "git subtree push publishes to a remote")?,
             "subtree" if rest.iter().any(|a| a.is("add") || a.is("merge") || a.is("pull") || a.is("--rejoin")) => {
-                self.deny_if_protected(inv, frame, "git subtree add/merge/pull");
-                self.git_subtree(rest, shell, frame);
+                self.deny_if_protected(inv, frame, "git subtree add/merge/pull")?;
+                self.git_subtree(rest, shell, frame)?;
             }
-            "reset" => self.git_reset(rest, inv, shell, frame),
+            "reset" => self.git_reset(rest, inv, shell, frame)?,
             "clean" => {
                 let p = gparse(rest, &Opts {
                     short_values: "e",
                     longs: &["--dry-run", "--no-dry-run", "--force", "--interactive", "--quiet", "--exclude="],
                 });
                 if !last_on(&p, &["-n", "--dry-run"], &["--no-dry-run"]) {
-                    self.destructive(frame, "git clean");
+                    self.destructive(frame, "git clean")?;
                 }
             }
-            "checkout" => self.git_checkout(rest, inv, shell, frame),
-            "switch" => self.git_switch(rest, inv, frame),
+            "checkout" => self.git_checkout(rest, inv, shell, frame)?,
+            "switch" => self.git_switch(rest, inv, frame)?,
             "restore" => {
                 let p = gparse(rest, &Opts {
                     short_values: "s",
@@ -1684,10 +1688,10 @@ impl Walker<'_> {
                 });
                 let worktree = p.has(&["-W", "--worktree"]) || !p.has(&["-S", "--staged"]);
                 if worktree {
-                    self.destructive(frame, "git restore of the working tree");
+                    self.destructive(frame, "git restore of the working tree")?;
                 }
             }
-            "branch" => self.git_branch(rest, inv, frame),
+            "branch" => self.git_branch(rest, inv, frame)?,
             "stash" => {
                 let p = gparse(rest, &Opts {
                     short_values: "m",
@@ -1698,9 +1702,9 @@ impl Walker<'_> {
                     self.tamper(
                         frame,
                         "git stash --all/--include-untracked takes untracked and ignored files out of the tree, pawl's session marker in `.pawl/` with them; stash without -a/-u (tracked changes only) is fine",
-                    );
+                    )?;
                 } else if p.operands.first().is_some_and(|a| a.is("drop") || a.is("clear")) {
-                    self.destructive(frame, "git stash drop/clear");
+                    self.destructive(frame, "git stash drop/clear")?;
                 } else if p.operands.first().is_some_and(|a| a.is("branch")) {
                     let target = p.operands.get(1).and_then(branch_of);
                     self.switch_to(inv, target, frame);
@@ -1710,7 +1714,7 @@ impl Walker<'_> {
                 frame,
                 RuleId::NotStatic,
                 "git fast-import writes whatever refs its input names, protected branches included",
-            ),
+            )?,
             "replace" => {
                 let p = gparse(rest, &Opts {
                     short_values: "",
@@ -1722,7 +1726,7 @@ impl Walker<'_> {
                         frame,
                         RuleId::ProtectedBranch,
                         "git replace changes what existing commits (protected branches included) show",
-                    );
+                    )?;
                 }
             }
             "repack" => {
@@ -1735,24 +1739,24 @@ impl Walker<'_> {
                         && o.value.as_ref().is_none_or(|v| !v.is("never"))
                 });
                 if early {
-                    self.destructive(frame, "git repack with an early expiry of unreachable objects");
+                    self.destructive(frame, "git repack with an early expiry of unreachable objects")?;
                 }
             }
             "bundle" if rest.first().is_some_and(|a| a.is("unbundle")) => self.fail_closed(
                 frame,
                 RuleId::NotStatic,
                 "git bundle unbundle brings in commits the guard never saw written; merged or checked out, they write any file, protected ones included",
-            ),
+            )?,
             "unpack-objects" | "index-pack" if !rest.iter().any(|a| a.is("-n") || a.is("--verify")) => self.fail_closed(
                 frame,
                 RuleId::NotStatic,
                 format!("git {name} brings in objects the guard never saw written; merged or checked out, they write any file, protected ones included"),
-            ),
+            )?,
             "bundle" => {
                 if rest.first().is_some_and(|a| a.is("create"))
                     && let Some(file) = rest.iter().skip(1).find(|a| !a.text.starts_with('-'))
                 {
-                    self.check_write(&file.clone(), WriteMode::Clobber, shell, frame, "git bundle create");
+                    self.check_write(&file.clone(), WriteMode::Clobber, shell, frame, "git bundle create")?;
                 }
             }
             "format-patch" => {
@@ -1762,23 +1766,23 @@ impl Walker<'_> {
                 });
                 for dir in values(&p, &["-o", "--output-directory"]).flatten() {
                     let dir = dir.clone();
-                    self.check_write(&dir, WriteMode::Modify, shell, frame, "git format-patch -o");
+                    self.check_write(&dir, WriteMode::Modify, shell, frame, "git format-patch -o")?;
                 }
                 for out in values(&p, &["--output"]).flatten() {
                     let out = out.clone();
-                    self.check_write(&out, WriteMode::Clobber, shell, frame, "git format-patch --output");
+                    self.check_write(&out, WriteMode::Clobber, shell, frame, "git format-patch --output")?;
                 }
             }
-            "rm" => self.git_rm(rest, shell, frame),
-            "add" => self.git_add_force(rest, inv, frame),
-            "apply" => self.git_apply(rest, frame),
+            "rm" => self.git_rm(rest, shell, frame)?,
+            "add" => self.git_add_force(rest, inv, frame)?,
+            "apply" => self.git_apply(rest, frame)?,
             // Plumbing that puts content the guard never saw written into the index or
             // object database, from where a merge, stash or checkout writes it out.
             "mktree" => self.fail_closed(
                 frame,
                 RuleId::NotStatic,
                 "git mktree builds a tree from objects the guard cannot see; checked out, it writes any file, protected ones included",
-            ),
+            )?,
             "update-index"
                 if rest.iter().any(|a| {
                     a.exact().is_none_or(|t| matches!(t, "--cacheinfo" | "--index-info" | "--stdin"))
@@ -1788,7 +1792,7 @@ impl Walker<'_> {
                     frame,
                     RuleId::NotStatic,
                     "git update-index --cacheinfo/--index-info/--stdin stages content the guard cannot see; a stash or checkout then writes it, protected files included",
-                );
+                )?;
             }
             "merge-file" => {
                 let p = gparse(rest, &Opts {
@@ -1799,19 +1803,19 @@ impl Walker<'_> {
                     && let Some(current) = p.operands.first()
                 {
                     let current = current.clone();
-                    self.check_write(&current, WriteMode::Modify, shell, frame, "git merge-file");
+                    self.check_write(&current, WriteMode::Modify, shell, frame, "git merge-file")?;
                 }
             }
-            "mv" => self.git_mv(rest, shell, frame),
-            "update-ref" => self.git_update_ref(rest, inv, frame),
-            "symbolic-ref" => self.git_symbolic_ref(rest, inv, frame),
+            "mv" => self.git_mv(rest, shell, frame)?,
+            "update-ref" => self.git_update_ref(rest, inv, frame)?,
+            "symbolic-ref" => self.git_symbolic_ref(rest, inv, frame)?,
             "checkout-index" => {
                 let p = gparse(rest, &Opts {
                     short_values: "",
                     longs: &["--force", "--all", "--index", "--stage=", "--temp", "--prefix=", "--quiet", "--no-create", "--stdin", "--ignore-skip-worktree-bits"],
                 });
                 if p.has(&["-f", "--force"]) {
-                    self.destructive(frame, "git checkout-index --force");
+                    self.destructive(frame, "git checkout-index --force")?;
                 }
             }
             "read-tree" => {
@@ -1820,14 +1824,14 @@ impl Walker<'_> {
                     longs: &["--reset", "--prefix=", "--index-output=", "--exclude-per-directory=", "--trivial", "--aggressive", "--empty", "--no-sparse-checkout", "--dry-run", "--quiet", "--recurse-submodules"],
                 });
                 if p.has(&["--reset"]) && p.has(&["-u"]) {
-                    self.destructive(frame, "git read-tree --reset -u");
+                    self.destructive(frame, "git read-tree --reset -u")?;
                 }
             }
-            "rebase" => self.git_rebase(rest, inv, shell, frame),
+            "rebase" => self.git_rebase(rest, inv, shell, frame)?,
             "commit" | "merge" | "cherry-pick" | "revert" | "am" => {
                 let p = gparse(rest, &Opts { short_values: "", longs: &["--abort", "--quit", "--continue", "--skip", "--show-current-patch", "--retry", "--allow-empty", "--resolved"] });
                 if !p.has(&["--abort", "--quit"]) {
-                    self.deny_if_protected(inv, frame, &format!("git {name}"));
+                    self.deny_if_protected(inv, frame, &format!("git {name}"))?;
                 }
                 let resumes = p.has(&["--abort", "--quit", "--continue", "--skip", "--show-current-patch", "--retry", "--allow-empty", "--resolved", "-r"]);
                 if name == "am" && !resumes {
@@ -1835,36 +1839,35 @@ impl Walker<'_> {
                         frame,
                         RuleId::NotStatic,
                         "git am writes (and may create or delete) the files its patches name, which the guard cannot read; edit the files directly",
-                    );
+                    )?;
                 }
             }
-            "fetch" | "pull" => self.git_fetch(name, rest, inv, shell, frame),
+            "fetch" | "pull" => self.git_fetch(name, rest, inv, shell, frame)?,
             "ls-remote" | "fetch-pack" | "archive" => {
                 let p = gparse(rest, &Opts {
                     short_values: "o",
                     longs: &["--upload-pack=", "--exec=", "--remote=", "--output=", "--format=", "--prefix=", "--server-option="],
                 });
                 for value in values(&p, &["--upload-pack", "--exec"]) {
-                    self.git_program(&format!("git {name} --upload-pack/--exec"), value.and_then(Arg::exact), shell, frame);
+                    self.git_program(&format!("git {name} --upload-pack/--exec"), value.and_then(Arg::exact), shell, frame)?;
                 }
                 if name == "archive" {
                     for out in values(&p, &["--output", "-o"]).flatten() {
-                        self.check_write(&out.clone(), WriteMode::Clobber, shell, frame, "git archive --output");
+                        self.check_write(&out.clone(), WriteMode::Clobber, shell, frame, "git archive --output")?;
                     }
                 }
             }
-            "clone" => self.git_clone(rest, inv, shell, frame),
+            "clone" => self.git_clone(rest, inv, shell, frame)?,
             "init" | "init-db" => {
                 let p = gparse(rest, &Opts {
                     short_values: "b",
                     longs: &["--template=", "--separate-git-dir=", "--object-format=", "--ref-format=", "--initial-branch=", "--shared", "--bare", "--quiet"],
                 });
                 if p.has(&["--template"]) {
-                    self.fail_closed(frame, RuleId::NotStatic, "git init --template copies hooks from a directory the guard cannot see");
-                    return;
+                    return self.fail_closed(frame, RuleId::NotStatic, "git init --template copies hooks from a directory the guard cannot see");
                 }
                 for target in p.operands.iter().take(1).chain(p.value(&["--separate-git-dir"])) {
-                    self.git_writes_dir(target, shell, frame, "git init");
+                    self.git_writes_dir(target, shell, frame, "git init")?;
                 }
                 // Not recorded as another repository: `git init` in an
                 // existing worktree of the run's repository reinitialises it
@@ -1877,7 +1880,7 @@ impl Walker<'_> {
                     longs: &["--extcmd=", "--tool=", "--tool-help", "--dir-diff", "--no-prompt", "--prompt", "--symlinks", "--no-symlinks", "--gui", "--no-gui", "--trust-exit-code"],
                 });
                 for value in values(&p, &["-x", "--extcmd"]) {
-                    self.git_program("git difftool --extcmd", value.and_then(Arg::exact), shell, frame);
+                    self.git_program("git difftool --extcmd", value.and_then(Arg::exact), shell, frame)?;
                 }
             }
             "grep" => {
@@ -1893,7 +1896,7 @@ impl Walker<'_> {
                         None
                     };
                     if let Some(pager) = pager {
-                        self.git_program("git grep --open-files-in-pager", Some(pager), shell, frame);
+                        self.git_program("git grep --open-files-in-pager", Some(pager), shell, frame)?;
                     }
                 }
             }
@@ -1902,8 +1905,7 @@ impl Walker<'_> {
                 if p.operands.first().is_some_and(|a| a.is("add"))
                     && p.opts.iter().any(|o| o.name == "--mirror" && !o.value.as_ref().is_some_and(|v| v.is("push")))
                 {
-                    self.deny(frame, RuleId::ProtectedBranch, "git remote add --mirror=fetch makes every fetch overwrite local branches, protected ones included");
-                    return;
+                    return self.deny(frame, RuleId::ProtectedBranch, "git remote add --mirror=fetch makes every fetch overwrite local branches, protected ones included");
                 }
                 let action = p.operands.first();
                 let changes = action.is_some_and(|a| {
@@ -1920,15 +1922,13 @@ impl Walker<'_> {
                             action.map_or("", |a| a.text.as_str()),
                             self.work_stays()
                         ),
-                    );
+                    )?;
                 }
             }
-            "remote-ext" => self.fail_closed(frame, RuleId::NotStatic, "git remote-ext runs the command in its URL"),
-            "filter-branch" => self.destructive(frame, "git filter-branch"),
+            "remote-ext" => self.fail_closed(frame, RuleId::NotStatic, "git remote-ext runs the command in its URL")?,
+            "filter-branch" => self.destructive(frame, "git filter-branch")?,
             "reflog"
-                if rest.iter().find(|a| !a.text.starts_with('-')).is_some_and(|a| a.is("expire") || a.is("delete") || a.is("drop")) => {
-                    self.destructive(frame, "git reflog expire/delete");
-                }
+                if rest.iter().find(|a| !a.text.starts_with('-')).is_some_and(|a| a.is("expire") || a.is("delete") || a.is("drop")) => self.destructive(frame, "git reflog expire/delete")?,
             "gc" => {
                 let p = gparse(rest, &Opts {
                     short_values: "",
@@ -1938,16 +1938,16 @@ impl Walker<'_> {
                     o.name == "--prune" && o.value.as_ref().is_some_and(|v| !v.is("never"))
                 });
                 if prunes {
-                    self.destructive(frame, "git gc --prune=<date> (prunes unreachable objects)");
+                    self.destructive(frame, "git gc --prune=<date> (prunes unreachable objects)")?;
                 }
             }
             "prune" => {
                 let p = gparse(rest, &Opts { short_values: "", longs: &["--dry-run", "--verbose", "--progress", "--expire="] });
                 if !p.has(&["-n", "--dry-run"]) {
-                    self.destructive(frame, "git prune of unreachable objects");
+                    self.destructive(frame, "git prune of unreachable objects")?;
                 }
             }
-            "worktree" => self.git_worktree(rest, shell, frame),
+            "worktree" => self.git_worktree(rest, shell, frame)?,
             "submodule" => {
                 if let Some(at) = rest.iter().position(|a| a.is("foreach")) {
                     let script: Vec<Arg> = rest[at + 1..]
@@ -1955,8 +1955,7 @@ impl Walker<'_> {
                         .skip_while(|a| a.text.starts_with('-'))
                         .cloned()
                         .collect();
-                    self.script_args("git submodule foreach", &script, shell, frame, false);
-                    return;
+                    return self.script_args("git submodule foreach", &script, shell, frame, false);
                 }
                 let deinit = rest.iter().any(|a| a.is("deinit"));
                 let longs: &[&str] = if deinit {
@@ -1967,14 +1966,14 @@ impl Walker<'_> {
                 let p = gparse(rest, &Opts { short_values: "b", longs });
                 let action = p.operands.first().and_then(Arg::exact);
                 if matches!(action, Some("deinit" | "update")) && p.has(&["-f", "--force"]) {
-                    self.destructive(frame, "git submodule deinit/update --force (discards local changes in submodules)");
+                    self.destructive(frame, "git submodule deinit/update --force (discards local changes in submodules)")?;
                 }
             }
             "bisect" => {
                 if let Some(at) = rest.iter().position(|a| a.is("run")) {
                     let argv = rest[at + 1..].to_vec();
                     if !argv.is_empty() {
-                        self.dispatch(Cmd { argv, stdin: Stdin::Inherited }, shell, &frame.nested("git bisect run"));
+                        self.dispatch(Cmd { argv, stdin: Stdin::Inherited }, shell, &frame.nested("git bisect run"))?;
                     }
                 }
             }
@@ -1989,9 +1988,9 @@ impl Walker<'_> {
                 }
                 let mut elsewhere = shell.clone();
                 elsewhere.cwd = None;
-                self.git(&rest[at.min(rest.len())..], &mut elsewhere, &frame.nested("git for-each-repo"));
+                self.git(&rest[at.min(rest.len())..], &mut elsewhere, &frame.nested("git for-each-repo"))?;
             }
-            "config" => self.git_config(rest, shell, frame),
+            "config" => self.git_config(rest, shell, frame)?,
             "diff" | "log" | "show" | "whatchanged" | "range-diff" | "diff-tree" | "diff-index" | "diff-files" => {
                 let mut args = rest.iter().take_while(|a| !a.is("--"));
                 while let Some(arg) = args.next() {
@@ -2001,12 +2000,13 @@ impl Walker<'_> {
                         None => None,
                     };
                     if let Some(out) = out {
-                        self.check_write(&out, WriteMode::Clobber, shell, frame, &format!("git {name} --output"));
+                        self.check_write(&out, WriteMode::Clobber, shell, frame, &format!("git {name} --output"))?;
                     }
                 }
             }
             _ => {}
         }
+        Continue(())
     }
 
     fn git_extension(
@@ -2016,44 +2016,40 @@ impl Walker<'_> {
         inv: &Inv,
         shell: &mut Shell,
         frame: &Frame,
-    ) {
+    ) -> Judged {
         if name == "cliff" {
-            self.git_cliff(rest, shell, frame);
-            return;
+            return self.git_cliff(rest, shell, frame);
         }
         let words: Vec<&str> = rest.iter().filter_map(Arg::exact).collect();
         let has = |w: &str| words.contains(&w);
         match name {
             "lfs" if has("push") => {
-                self.deny(frame, RuleId::GitPush, "git lfs push uploads to a remote")
+                self.deny(frame, RuleId::GitPush, "git lfs push uploads to a remote")?
             }
             "lfs" if has("migrate") => {
-                self.destructive(frame, "git lfs migrate (rewrites history)")
+                self.destructive(frame, "git lfs migrate (rewrites history)")?
             }
-            "flow" if has("publish") || has("-p") || has("--push") => {
-                self.deny(
-                    frame,
-                    RuleId::GitPush,
-                    "git flow publish/--push pushes to a remote",
-                );
-            }
-            "flow" if has("finish") && (has("release") || has("hotfix")) => {
-                self.deny(
-                    frame,
-                    RuleId::ProtectedBranch,
-                    "git flow release/hotfix finish merges into the production branch",
-                );
-            }
-            "flow" if has("finish") => self.deny_if_protected(inv, frame, "git flow finish"),
-            "absorb" | "revise" => self.deny_if_protected(inv, frame, &format!("git {name}")),
-            "filter-repo" => self.destructive(frame, "git filter-repo"),
+            "flow" if has("publish") || has("-p") || has("--push") => self.deny(
+                frame,
+                RuleId::GitPush,
+                "git flow publish/--push pushes to a remote",
+            )?,
+            "flow" if has("finish") && (has("release") || has("hotfix")) => self.deny(
+                frame,
+                RuleId::ProtectedBranch,
+                "git flow release/hotfix finish merges into the production branch",
+            )?,
+            "flow" if has("finish") => self.deny_if_protected(inv, frame, "git flow finish")?,
+            "absorb" | "revise" => self.deny_if_protected(inv, frame, &format!("git {name}"))?,
+            "filter-repo" => self.destructive(frame, "git filter-repo")?,
             _ => {}
         }
+        Continue(())
     }
 
     /// git-cliff writes its changelog with `-o [PATH]` (CHANGELOG.md by
     /// default) or `-p PATH` (prepends).
-    fn git_cliff(&mut self, rest: &[Arg], shell: &Shell, frame: &Frame) {
+    fn git_cliff(&mut self, rest: &[Arg], shell: &Shell, frame: &Frame) -> Judged {
         let mut args = rest.iter().peekable();
         while let Some(arg) = args.next() {
             let Some(text) = arg.exact() else {
@@ -2075,12 +2071,13 @@ impl Walker<'_> {
                 },
             };
             if let Some(path) = value {
-                self.check_write(&path, mode, shell, frame, "git cliff");
+                self.check_write(&path, mode, shell, frame, "git cliff")?;
             }
         }
+        Continue(())
     }
 
-    fn git_reset(&mut self, rest: &[Arg], inv: &Inv, shell: &Shell, frame: &Frame) {
+    fn git_reset(&mut self, rest: &[Arg], inv: &Inv, shell: &Shell, frame: &Frame) -> Judged {
         let p = gparse(
             rest,
             &Opts {
@@ -2107,19 +2104,17 @@ impl Walker<'_> {
         if p.has(&["--keep"]) {
             // --keep moves the branch and takes the dropped commits' changes out of the
             // working tree.
-            self.deny_if_protected(inv, frame, "git reset");
-            self.destructive(
+            self.deny_if_protected(inv, frame, "git reset")?;
+            return self.destructive(
                 frame,
                 "git reset --keep (drops commits and their changes from the working tree)",
             );
-            return;
         }
         if p.has(&["--hard", "--merge"]) {
-            self.destructive(frame, "git reset --hard/--merge");
-            return;
+            return self.destructive(frame, "git reset --hard/--merge");
         }
         if p.has(&["--pathspec-from-file", "-p", "--patch"]) {
-            return;
+            return Continue(());
         }
         let moves_ref = p.has(&["--soft", "--mixed", "--keep"])
             || (p.operands.len() == 1
@@ -2127,11 +2122,12 @@ impl Walker<'_> {
                 && !p.operands[0].is("HEAD")
                 && !self.looks_like_path(shell, &p.operands[0]));
         if moves_ref {
-            self.deny_if_protected(inv, frame, "git reset");
+            self.deny_if_protected(inv, frame, "git reset")?;
         }
+        Continue(())
     }
 
-    fn git_checkout(&mut self, rest: &[Arg], inv: &Inv, shell: &Shell, frame: &Frame) {
+    fn git_checkout(&mut self, rest: &[Arg], inv: &Inv, shell: &Shell, frame: &Frame) -> Judged {
         let p = gparse(
             rest,
             &Opts {
@@ -2177,59 +2173,54 @@ impl Walker<'_> {
             "--overlay",
             "--conflict",
         ]) {
-            self.destructive(
+            return self.destructive(
                 frame,
                 "git checkout --force/--patch/--ours/--theirs/--merge",
             );
-            return;
         }
         if p.has(&["--pathspec-from-file"]) {
-            self.destructive(frame, "git checkout --pathspec-from-file (paths)");
-            return;
+            return self.destructive(frame, "git checkout --pathspec-from-file (paths)");
         }
         if p.has(&["-B"]) {
-            self.destructive(frame, "git checkout -B (resets an existing branch)");
-            return;
+            return self.destructive(frame, "git checkout -B (resets an existing branch)");
         }
         let dashdash = rest.iter().position(|a| a.is("--"));
         if let Some(at) = dashdash
             && at + 1 < rest.len()
         {
-            self.destructive(frame, "git checkout of paths");
-            return;
+            return self.destructive(frame, "git checkout of paths");
         }
         if p.has(&["--orphan"]) {
-            self.destructive(
+            return self.destructive(
                 frame,
                 "git checkout --orphan (starts a branch without the run's history)",
             );
-            return;
         }
         if let Some(created) = p.value(&["-b", "--orphan"]) {
             if p.operands.len() > 1 {
-                self.destructive(frame, "git checkout <commit> <paths>");
-                return;
+                return self.destructive(frame, "git checkout <commit> <paths>");
             }
             let name = created.exact().map(str::to_owned);
             self.switch_to(inv, name, frame);
-            return;
+            return Continue(());
         }
         match p.operands.as_slice() {
             [] => {}
             [target] => {
                 if dashdash.is_none() && self.looks_like_path(shell, target) {
-                    self.destructive(frame, &format!("git checkout of `{}` (paths)", target.text));
+                    self.destructive(frame, &format!("git checkout of `{}` (paths)", target.text))?;
                 } else if p.has(&["--detach"]) {
                     self.switch_to(inv, Some("(detached)".to_owned()), frame);
                 } else {
                     self.switch_to(inv, branch_of(target), frame);
                 }
             }
-            _ => self.destructive(frame, "git checkout <commit> <paths>"),
+            _ => self.destructive(frame, "git checkout <commit> <paths>")?,
         }
+        Continue(())
     }
 
-    fn git_switch(&mut self, rest: &[Arg], inv: &Inv, frame: &Frame) {
+    fn git_switch(&mut self, rest: &[Arg], inv: &Inv, frame: &Frame) -> Judged {
         let p = gparse(
             rest,
             &Opts {
@@ -2257,15 +2248,13 @@ impl Walker<'_> {
             },
         );
         if p.has(&["-f", "--force", "--discard-changes", "-C", "--force-create"]) {
-            self.destructive(frame, "git switch --force/--discard-changes/-C");
-            return;
+            return self.destructive(frame, "git switch --force/--discard-changes/-C");
         }
         if p.has(&["--orphan"]) {
-            self.destructive(
+            return self.destructive(
                 frame,
                 "git switch --orphan (empties the working tree of every tracked file and starts a branch without the run's history)",
             );
-            return;
         }
         let target = if let Some(created) = p.value(&["-c", "--create", "--orphan"]) {
             Some(created.exact().map(str::to_owned))
@@ -2277,9 +2266,10 @@ impl Walker<'_> {
         if let Some(target) = target {
             self.switch_to(inv, target, frame);
         }
+        Continue(())
     }
 
-    fn git_branch(&mut self, rest: &[Arg], inv: &Inv, frame: &Frame) {
+    fn git_branch(&mut self, rest: &[Arg], inv: &Inv, frame: &Frame) -> Judged {
         let p = gparse(
             rest,
             &Opts {
@@ -2323,16 +2313,13 @@ impl Walker<'_> {
         let delete = p.has(&["-d", "--delete"]);
         let force = p.has(&["-f", "--force"]);
         if p.has(&["-D"]) || (delete && force) {
-            self.destructive(frame, "git branch -D");
-            return;
+            return self.destructive(frame, "git branch -D");
         }
         if p.has(&["-M", "-C"]) || (force && p.has(&["-m", "--move", "-c", "--copy"])) {
-            self.destructive(frame, "git branch -M/-C (overwrites a branch)");
-            return;
+            return self.destructive(frame, "git branch -M/-C (overwrites a branch)");
         }
         if force {
-            self.destructive(frame, "git branch --force (moves a branch)");
-            return;
+            return self.destructive(frame, "git branch --force (moves a branch)");
         }
         if p.has(&[
             "-u",
@@ -2344,8 +2331,7 @@ impl Walker<'_> {
                 "git branch --set-upstream-to/--unset-upstream changes where the branch pulls from and pushes to; {}",
                 self.work_stays()
             );
-            self.deny(frame, RuleId::GitPush, reason);
-            return;
+            return self.deny(frame, RuleId::GitPush, reason);
         }
         let protected = p
             .operands
@@ -2362,7 +2348,7 @@ impl Walker<'_> {
                     frame,
                     RuleId::ProtectedBranch,
                     "git branch -m/-c renames or copies onto a protected branch (or one not statically known)",
-                );
+                )?;
             }
         }
         if delete && protected.is_some() {
@@ -2370,11 +2356,12 @@ impl Walker<'_> {
                 frame,
                 RuleId::ProtectedBranch,
                 "git branch -d of a protected branch",
-            );
+            )?;
         }
+        Continue(())
     }
 
-    fn git_rm(&mut self, rest: &[Arg], shell: &Shell, frame: &Frame) {
+    fn git_rm(&mut self, rest: &[Arg], shell: &Shell, frame: &Frame) -> Judged {
         let p = gparse(
             rest,
             &Opts {
@@ -2392,19 +2379,17 @@ impl Walker<'_> {
             },
         );
         if p.has(&["-n", "--dry-run", "--cached"]) {
-            return;
+            return Continue(());
         }
         if p.has(&["-f", "--force", "-r"]) {
-            self.destructive(frame, "git rm -r/-f");
-            return;
+            return self.destructive(frame, "git rm -r/-f");
         }
         if p.has(&["--pathspec-from-file"]) {
-            self.fail_closed(
+            return self.fail_closed(
                 frame,
                 RuleId::NotStatic,
                 "git rm --pathspec-from-file removes paths the guard cannot see",
             );
-            return;
         }
         for arg in &p.operands {
             if !arg.known
@@ -2412,7 +2397,7 @@ impl Walker<'_> {
                 || arg.text.contains(['*', '?', '['])
                 || arg.text.starts_with(':')
             {
-                self.fail_closed(
+                return self.fail_closed(
                     frame,
                     RuleId::NotStatic,
                     format!(
@@ -2420,13 +2405,13 @@ impl Walker<'_> {
                         arg.text
                     ),
                 );
-                return;
             }
-            self.check_write(arg, WriteMode::Delete, shell, frame, "git rm");
+            self.check_write(arg, WriteMode::Delete, shell, frame, "git rm")?;
         }
+        Continue(())
     }
 
-    fn git_mv(&mut self, rest: &[Arg], shell: &Shell, frame: &Frame) {
+    fn git_mv(&mut self, rest: &[Arg], shell: &Shell, frame: &Frame) -> Judged {
         let p = gparse(
             rest,
             &Opts {
@@ -2435,10 +2420,10 @@ impl Walker<'_> {
             },
         );
         if p.has(&["-n", "--dry-run"]) {
-            return;
+            return Continue(());
         }
         let Some((dst, sources)) = p.operands.split_last() else {
-            return;
+            return Continue(());
         };
         let mode = if p.has(&["-f", "--force"]) {
             WriteMode::Clobber
@@ -2446,15 +2431,15 @@ impl Walker<'_> {
             WriteMode::Modify
         };
         for src in sources {
-            self.check_write(src, WriteMode::Delete, shell, frame, "git mv");
+            self.check_write(src, WriteMode::Delete, shell, frame, "git mv")?;
             if let (Some(d), Some(s)) = (dst.exact(), src.exact()) {
                 let base = s.trim_end_matches('/').rsplit('/').next().unwrap_or(s);
                 let inside = Arg::lit(format!("{}/{base}", d.trim_end_matches('/')));
-                self.check_write(&inside, mode, shell, frame, "git mv");
-                if self.denial.is_none() && self.holds_tracked(shell, s) {
+                self.check_write(&inside, mode, shell, frame, "git mv")?;
+                if self.holds_tracked(shell, s) {
                     for landing in [dst, &inside] {
                         if self.in_allowance(shell, landing) {
-                            self.deny(
+                            return self.deny(
                                 frame,
                                 RuleId::RecursiveDelete,
                                 format!(
@@ -2462,13 +2447,12 @@ impl Walker<'_> {
                                     landing.text
                                 ),
                             );
-                            return;
                         }
                     }
                 }
             }
         }
-        self.check_write(dst, mode, shell, frame, "git mv");
+        self.check_write(dst, mode, shell, frame, "git mv")
     }
 
     /// Whether the path `text` is a tracked file of the run's repository or
@@ -2491,7 +2475,7 @@ impl Walker<'_> {
     /// the files it names, protected ones included; `-R` undoes changes
     /// (`git diff | git apply -R` discards all uncommitted work). Checking
     /// (`--check`, `--stat`, ...) and index-only (`--cached`) modes are fine.
-    fn git_apply(&mut self, rest: &[Arg], frame: &Frame) {
+    fn git_apply(&mut self, rest: &[Arg], frame: &Frame) -> Judged {
         let p = gparse(
             rest,
             &Opts {
@@ -2534,25 +2518,24 @@ impl Walker<'_> {
         let inspects =
             p.has(&["--stat", "--numstat", "--summary", "--check"]) && !p.has(&["--apply"]);
         if inspects {
-            return;
+            return Continue(());
         }
         if p.has(&["-R", "--reverse"]) {
-            self.destructive(
+            return self.destructive(
                 frame,
                 "git apply -R (undoes changes in the working tree; `git diff | git apply -R` discards all uncommitted work)",
             );
-            return;
         }
         self.fail_closed(
             frame,
             RuleId::NotStatic,
             "git apply writes (and may create or delete) the files its patch names, which the guard cannot read (protected files included; with --cached a later stash or checkout writes them); edit the files directly",
-        );
+        )
     }
 
     /// `git subtree add/pull --prefix=DIR REPOSITORY REF`: the prefix is a
     /// directory it fills (with whatever the other repository holds).
-    fn git_subtree(&mut self, rest: &[Arg], shell: &Shell, frame: &Frame) {
+    fn git_subtree(&mut self, rest: &[Arg], shell: &Shell, frame: &Frame) -> Judged {
         let p = gparse(
             rest,
             &Opts {
@@ -2573,11 +2556,12 @@ impl Walker<'_> {
             },
         );
         if let Some(prefix) = p.value(&["-P", "--prefix"]).cloned() {
-            self.git_writes_dir(&prefix, shell, frame, "git subtree --prefix");
+            self.git_writes_dir(&prefix, shell, frame, "git subtree --prefix")?;
         }
+        Continue(())
     }
 
-    fn git_update_ref(&mut self, rest: &[Arg], inv: &Inv, frame: &Frame) {
+    fn git_update_ref(&mut self, rest: &[Arg], inv: &Inv, frame: &Frame) -> Judged {
         let p = gparse(
             rest,
             &Opts {
@@ -2592,35 +2576,31 @@ impl Walker<'_> {
             },
         );
         if p.has(&["-d", "--stdin"]) {
-            self.destructive(frame, "git update-ref -d/--stdin");
-            return;
+            return self.destructive(frame, "git update-ref -d/--stdin");
         }
         let Some(reference) = p.operands.first() else {
-            return;
+            return Continue(());
         };
         let Some(text) = reference.exact() else {
-            self.fail_closed(
+            return self.fail_closed(
                 frame,
                 RuleId::NotStatic,
                 "git update-ref of a ref that is not statically known",
             );
-            return;
         };
         if text == "HEAD" || text == "@" {
-            self.deny_if_protected(inv, frame, "git update-ref HEAD");
-            self.destructive(
+            self.deny_if_protected(inv, frame, "git update-ref HEAD")?;
+            return self.destructive(
                 frame,
                 "git update-ref HEAD (moves the current branch, like a reset, and can drop its commits)",
             );
-            return;
         }
         let branch = text
             .strip_prefix("refs/heads/")
             .or_else(|| (!text.starts_with("refs/")).then_some(text))
             .unwrap_or("");
         if !branch.is_empty() && self.policy.is_protected_branch(branch) {
-            self.deny_protected_ref(frame, "git update-ref", branch);
-            return;
+            return self.deny_protected_ref(frame, "git update-ref", branch);
         }
         if !branch.is_empty() {
             let current = self
@@ -2633,12 +2613,13 @@ impl Walker<'_> {
                     &format!(
                         "git update-ref of `{branch}`, the current branch (or one that may be: moving it is a reset and can drop its commits)"
                     ),
-                );
+                )?;
             }
         }
+        Continue(())
     }
 
-    fn git_symbolic_ref(&mut self, rest: &[Arg], inv: &Inv, frame: &Frame) {
+    fn git_symbolic_ref(&mut self, rest: &[Arg], inv: &Inv, frame: &Frame) -> Judged {
         let p = gparse(
             rest,
             &Opts {
@@ -2653,11 +2634,10 @@ impl Walker<'_> {
             },
         );
         if p.has(&["-d", "--delete"]) {
-            self.destructive(frame, "git symbolic-ref --delete");
-            return;
+            return self.destructive(frame, "git symbolic-ref --delete");
         }
         let [name, target, ..] = p.operands.as_slice() else {
-            return;
+            return Continue(());
         };
         match name.exact() {
             Some("HEAD") => {
@@ -2669,18 +2649,19 @@ impl Walker<'_> {
             Some(text) => {
                 let branch = text.strip_prefix("refs/heads/").unwrap_or(text);
                 if self.policy.is_protected_branch(branch) {
-                    self.deny_protected_ref(frame, "git symbolic-ref", branch);
+                    self.deny_protected_ref(frame, "git symbolic-ref", branch)?;
                 }
             }
             None => self.fail_closed(
                 frame,
                 RuleId::NotStatic,
                 "git symbolic-ref of a ref that is not statically known",
-            ),
+            )?,
         }
+        Continue(())
     }
 
-    fn git_rebase(&mut self, rest: &[Arg], inv: &Inv, shell: &mut Shell, frame: &Frame) {
+    fn git_rebase(&mut self, rest: &[Arg], inv: &Inv, shell: &mut Shell, frame: &Frame) -> Judged {
         let p = gparse(
             rest,
             &Opts {
@@ -2740,48 +2721,49 @@ impl Walker<'_> {
             },
         );
         for exec in values(&p, &["-x", "--exec"]) {
-            self.git_program("git rebase --exec", exec.and_then(Arg::exact), shell, frame);
+            self.git_program("git rebase --exec", exec.and_then(Arg::exact), shell, frame)?;
         }
         if p.has(&["--abort", "--quit", "--edit-todo", "--show-current-patch"]) {
-            return;
+            return Continue(());
         }
         if p.has(&["--onto"]) {
-            self.destructive(
+            return self.destructive(
                 frame,
                 "git rebase --onto (drops every commit between the new base and the upstream it names)",
             );
-            return;
         }
         if p.has(&["--root"]) {
-            self.destructive(
+            return self.destructive(
                 frame,
                 "git rebase --root (rewrites every commit of the branch, those it shares with the protected branch included)",
             );
-            return;
         }
         if values(&p, &["-s", "--strategy"])
             .any(|v| v.is_none_or(|v| v.exact().is_none_or(|t| t.eq_ignore_ascii_case("ours"))))
         {
-            self.destructive(
+            return self.destructive(
                 frame,
                 "git rebase -s ours (replays every commit as empty, dropping its changes)",
             );
-            return;
         }
         if p.has(&["-i", "--interactive"]) {
-            self.interactive_rebase(inv, shell, frame, "git rebase -i");
-            if self.denial.is_some() {
-                return;
-            }
+            self.interactive_rebase(inv, shell, frame, "git rebase -i")?;
         }
         if p.operands.len() >= 2 {
             let target = branch_of(&p.operands[1]);
             self.switch_to(inv, target, frame);
         }
-        self.deny_if_protected(inv, frame, "git rebase");
+        self.deny_if_protected(inv, frame, "git rebase")
     }
 
-    fn git_fetch(&mut self, name: &str, rest: &[Arg], inv: &Inv, shell: &mut Shell, frame: &Frame) {
+    fn git_fetch(
+        &mut self,
+        name: &str,
+        rest: &[Arg],
+        inv: &Inv,
+        shell: &mut Shell,
+        frame: &Frame,
+    ) -> Judged {
         let p = gparse(
             rest,
             &Opts {
@@ -2860,22 +2842,22 @@ impl Walker<'_> {
                 value.and_then(Arg::exact),
                 shell,
                 frame,
-            );
+            )?;
         }
         if p.has(&["--stdin"]) {
             self.fail_closed(
                 frame,
                 RuleId::NotStatic,
                 format!("{what} --stdin reads refspecs the guard cannot see"),
-            );
+            )?;
         }
         for refmap in values(&p, &["--refmap"]).flatten() {
             let refmap = refmap.clone();
-            self.git_refspec(&format!("{what} --refmap"), &refmap, frame);
+            self.git_refspec(&format!("{what} --refmap"), &refmap, frame)?;
         }
         if !p.has(&["--multiple", "--all"]) {
             for operand in p.operands.iter().skip(1) {
-                self.git_refspec(&what, operand, frame);
+                self.git_refspec(&what, operand, frame)?;
             }
         }
         // From a repository named by path or URL rather than a configured remote:
@@ -2902,7 +2884,7 @@ impl Walker<'_> {
                     "{what} from `{}`, a repository named by path or URL rather than a configured remote: its commits were written where the guard could not see, and merging them writes any file, protected ones included",
                     source.text
                 ),
-            );
+            )?;
         }
         if name == "pull" {
             let interactive_value =
@@ -2922,16 +2904,17 @@ impl Walker<'_> {
                 self.destructive(
                     frame,
                     "git pull --rebase -s ours (replays every commit as empty, dropping its changes)",
-                );
+                )?;
             }
             if interactive {
-                self.interactive_rebase(inv, shell, frame, "git pull --rebase=interactive");
+                self.interactive_rebase(inv, shell, frame, "git pull --rebase=interactive")?;
             }
-            self.deny_if_protected(inv, frame, "git pull");
+            self.deny_if_protected(inv, frame, "git pull")?;
         }
+        Continue(())
     }
 
-    fn git_clone(&mut self, rest: &[Arg], inv: &Inv, shell: &mut Shell, frame: &Frame) {
+    fn git_clone(&mut self, rest: &[Arg], inv: &Inv, shell: &mut Shell, frame: &Frame) -> Judged {
         let p = gparse(
             rest,
             &Opts {
@@ -2981,25 +2964,25 @@ impl Walker<'_> {
                 value.and_then(Arg::exact),
                 shell,
                 frame,
-            );
+            )?;
         }
         if p.has(&["--template"]) {
             self.fail_closed(
                 frame,
                 RuleId::NotStatic,
                 "git clone --template copies hooks from a directory the guard cannot see",
-            );
+            )?;
         }
         for setting in values(&p, &["-c", "--config"]) {
             match setting.and_then(split_setting) {
                 Some((key, value)) => {
-                    self.git_setting("git clone --config", &key, value.as_deref(), shell, frame);
+                    self.git_setting("git clone --config", &key, value.as_deref(), shell, frame)?;
                 }
                 None => self.fail_closed(
                     frame,
                     RuleId::NotStatic,
                     "git clone --config with a setting that is not statically known",
-                ),
+                )?,
             }
         }
         let dir = match p.operands.as_slice() {
@@ -3015,18 +2998,19 @@ impl Walker<'_> {
             [] => None,
         };
         if let Some(dir) = &dir {
-            self.git_writes_dir(&Arg::lit(dir), shell, frame, "git clone");
+            self.git_writes_dir(&Arg::lit(dir), shell, frame, "git clone")?;
         }
         if let Some(separate) = p.value(&["--separate-git-dir"]).cloned() {
-            self.git_writes_dir(&separate, shell, frame, "git clone");
+            self.git_writes_dir(&separate, shell, frame, "git clone")?;
         }
         if let Some(dir) = dir.and_then(|d| self.resolve(shell, &d)) {
             self.world.git_repos.push(dir);
             self.world.git_repos.truncate(64);
         }
+        Continue(())
     }
 
-    fn git_worktree(&mut self, rest: &[Arg], shell: &Shell, frame: &Frame) {
+    fn git_worktree(&mut self, rest: &[Arg], shell: &Shell, frame: &Frame) -> Judged {
         let p = gparse(
             rest,
             &Opts {
@@ -3055,7 +3039,7 @@ impl Walker<'_> {
         );
         match p.operands.first().and_then(Arg::exact) {
             Some("remove") if p.has(&["-f", "--force"]) => {
-                self.destructive(frame, "git worktree remove --force");
+                self.destructive(frame, "git worktree remove --force")?
             }
             Some("add") => {
                 if let Some(reset) = p.value(&["-B"]) {
@@ -3063,25 +3047,24 @@ impl Walker<'_> {
                         .exact()
                         .is_none_or(|b| self.policy.is_protected_branch(b))
                     {
-                        self.deny_protected_ref(frame, "git worktree add -B", &reset.text);
+                        self.deny_protected_ref(frame, "git worktree add -B", &reset.text)?;
                     } else {
-                        self.destructive(frame, "git worktree add -B (resets an existing branch)");
+                        self.destructive(frame, "git worktree add -B (resets an existing branch)")?;
                     }
-                    return;
+                    return Continue(());
                 }
                 if let Some(created) = p.value(&["-b"])
                     && created
                         .exact()
                         .is_none_or(|b| self.policy.is_protected_branch(b))
                 {
-                    self.deny_protected_ref(frame, "git worktree add -b", &created.text);
-                    return;
+                    return self.deny_protected_ref(frame, "git worktree add -b", &created.text);
                 }
                 // A worktree made inside a repository recorded as another
                 // one belongs to that one; one of ours is a place whose
                 // branch is unknown: forget the record.
                 if let Some(target) = p.operands.get(1) {
-                    self.git_writes_dir(target, shell, frame, "git worktree add");
+                    self.git_writes_dir(target, shell, frame, "git worktree add")?;
                 }
                 if let Some(path) = p
                     .operands
@@ -3094,12 +3077,13 @@ impl Walker<'_> {
             }
             _ => {}
         }
+        Continue(())
     }
 
     /// `git config` in its old (`git config [--add] key value`) and new
     /// (`git config set key value`) forms: a setting written is judged like
     /// `-c`, and an alias it defines is remembered for the rest of the input.
-    fn git_config(&mut self, rest: &[Arg], shell: &mut Shell, frame: &Frame) {
+    fn git_config(&mut self, rest: &[Arg], shell: &mut Shell, frame: &Frame) -> Judged {
         let p = gparse(
             rest,
             &Opts {
@@ -3149,10 +3133,7 @@ impl Walker<'_> {
                 ],
             },
         );
-        self.git_config_redirects(&p, frame);
-        if self.denial.is_some() {
-            return;
-        }
+        self.git_config_redirects(&p, frame)?;
         let reading = p.has(&[
             "--get",
             "--get-all",
@@ -3170,7 +3151,7 @@ impl Walker<'_> {
             "--blob",
         ]);
         if reading {
-            return;
+            return Continue(());
         }
         let mut operands: &[Arg] = &p.operands;
         let mut rename = p.has(&["--rename-section"]);
@@ -3181,7 +3162,7 @@ impl Walker<'_> {
                     operands = &operands[1..];
                     rename = true;
                 }
-                "list" | "get" | "unset" | "remove-section" | "edit" => return,
+                "list" | "get" | "unset" | "remove-section" | "edit" => return Continue(()),
                 _ => {}
             }
         }
@@ -3195,19 +3176,19 @@ impl Walker<'_> {
                     frame,
                     RuleId::NotStatic,
                     "git config --rename-section into a section that can define aliases or programs",
-                );
+                )?;
             }
-            return;
+            return Continue(());
         }
         let (Some(key), Some(value)) = (operands.first(), operands.get(1)) else {
-            return;
+            return Continue(());
         };
         if let Some(file) = p.value(&["-f", "--file"]).cloned() {
-            self.check_write(&file, WriteMode::Modify, shell, frame, "git config --file");
+            self.check_write(&file, WriteMode::Modify, shell, frame, "git config --file")?;
         }
         let Some(key) = key.exact() else {
             self.world.git_aliases_unknown = true;
-            self.fail_closed(
+            return self.fail_closed(
                 frame,
                 RuleId::NotStatic,
                 format!(
@@ -3215,25 +3196,24 @@ impl Walker<'_> {
                     key.text
                 ),
             );
-            return;
         };
-        let alias = self.git_setting("git config", key, value.exact(), shell, frame);
+        let alias = self.git_setting("git config", key, value.exact(), shell, frame)?;
         // Judged as a program now (above) and refused as a lasting one: written into git's
         // configuration it runs in every later git command, pawl's own included.
         if !p.has(&["-f", "--file", "--blob"])
             && let Some(why) = lasting_program(key, value.exact())
         {
-            self.tamper(
+            return self.tamper(
                 frame,
                 format!(
                     "`git config {key}` {why}: every later git command in this repository (pawl's own, the user's) would use it; only the user sets that"
                 ),
             );
-            return;
         }
         if let Some((alias, value)) = alias {
             self.world.git_aliases.insert(alias, value);
         }
+        Continue(())
     }
 }
 
@@ -3349,28 +3329,35 @@ impl Walker<'_> {
     /// Judges `gh`, `glab`, `hub`, `hg` and `svn`: everything that publishes
     /// to a remote (pull requests, merges, releases, API writes, pushes,
     /// commits to a server) is denied while a run is active.
-    pub(crate) fn forge(&mut self, base: &str, args: &[Arg], shell: &mut Shell, frame: &Frame) {
+    pub(crate) fn forge(
+        &mut self,
+        base: &str,
+        args: &[Arg],
+        shell: &mut Shell,
+        frame: &Frame,
+    ) -> Judged {
         let before_dashdash = || args.iter().take_while(|a| !a.is("--"));
         if before_dashdash().any(|a| a.is("--help") || a.is("-h") || a.is("--version")) {
-            return;
+            return Continue(());
         }
         match base {
-            "hg" => self.hg(args, frame),
-            "svn" => self.svn(args, frame),
-            "hub" => self.hub(args, shell, frame),
-            _ => self.gh(base, args, shell, frame),
+            "hg" => self.hg(args, frame)?,
+            "svn" => self.svn(args, frame)?,
+            "hub" => self.hub(args, shell, frame)?,
+            _ => self.gh(base, args, shell, frame)?,
         }
+        Continue(())
     }
 
-    fn forge_deny(&mut self, frame: &Frame, what: &str) {
+    fn forge_deny(&mut self, frame: &Frame, what: &str) -> Judged {
         let reason = format!(
             "{what} may publish or change the remote (merge, create, comment, release, API writes) or where work goes; {} (pull requests included). Read-only commands (pr view/list/diff/checks, issue view/list, run view/list, api GET) are allowed",
             self.work_stays()
         );
-        self.deny(frame, RuleId::GitPush, reason);
+        self.deny(frame, RuleId::GitPush, reason)
     }
 
-    fn gh(&mut self, base: &str, args: &[Arg], shell: &mut Shell, frame: &Frame) {
+    fn gh(&mut self, base: &str, args: &[Arg], shell: &mut Shell, frame: &Frame) -> Judged {
         for name in GH_PROGRAM_ENV {
             if let Some(value) = Self::git_env(shell, name) {
                 let mut clean = shell.clone();
@@ -3381,17 +3368,14 @@ impl Walker<'_> {
                     value.as_deref(),
                     &mut clean,
                     frame,
-                );
+                )?;
             }
         }
-        if self.denial.is_some() {
-            return;
-        }
         let Some(group) = args.first() else {
-            return;
+            return Continue(());
         };
         let Some(group_name) = group.exact() else {
-            self.fail_closed(
+            return self.fail_closed(
                 frame,
                 RuleId::NotStatic,
                 format!(
@@ -3399,16 +3383,15 @@ impl Walker<'_> {
                     group.text
                 ),
             );
-            return;
         };
         if group_name == "api" {
             if let Err(why) = api_reads(&args[1..]) {
-                self.forge_deny(frame, &format!("{base} api with {why}"));
+                self.forge_deny(frame, &format!("{base} api with {why}"))?;
             }
-            return;
+            return Continue(());
         }
         if GH_READ_ONLY_TOP.contains(&group_name) {
-            return;
+            return Continue(());
         }
         let Some((_, reads)) = GH_READ_ONLY.iter().find(|(g, _)| *g == group_name) else {
             let known = [
@@ -3454,15 +3437,15 @@ impl Walker<'_> {
                 "milestone",
             ];
             if known.contains(&group_name) {
-                self.forge_deny(frame, &format!("{base} {group_name}"));
+                self.forge_deny(frame, &format!("{base} {group_name}"))?;
             } else {
                 self.fail_closed(
                     frame,
                     RuleId::NotStatic,
                     format!("`{base} {group_name}` is not a {base} command the guard knows; it may be an alias or extension that publishes"),
-                );
+                )?;
             }
-            return;
+            return Continue(());
         };
         // The action: the first operand, past `-R/--repo OWNER/REPO`.
         let mut at = 1;
@@ -3481,10 +3464,10 @@ impl Walker<'_> {
         }
         let Some(action) = action else {
             // `gh pr` alone prints help.
-            return;
+            return Continue(());
         };
         if action.exact().is_some_and(|a| reads.contains(&a)) {
-            return;
+            return Continue(());
         }
         match (group_name, action.exact()) {
             // `gh repo clone OWNER/REPO [DIR] [-- GITFLAGS]` runs `git clone`.
@@ -3497,7 +3480,7 @@ impl Walker<'_> {
                 };
                 let operands: Vec<&Arg> = own.iter().filter(|a| !a.text.starts_with('-')).collect();
                 let Some(repo) = operands.first() else {
-                    return;
+                    return Continue(());
                 };
                 let mut argv = vec![Arg::lit("clone")];
                 argv.extend(git_flags.iter().cloned());
@@ -3508,13 +3491,13 @@ impl Walker<'_> {
                     glob: false,
                 });
                 argv.extend(operands.get(1).map(|d| (*d).clone()));
-                self.git(&argv, shell, frame);
+                self.git(&argv, shell, frame)?;
             }
             ("pr" | "mr", Some("checkout")) => self.fail_closed(
                 frame,
                 RuleId::NotStatic,
                 format!("{base} {group_name} checkout switches to a branch the guard cannot know"),
-            ),
+            )?,
             (_, Some("download" | "clone")) => self.fail_closed(
                 frame,
                 RuleId::NotStatic,
@@ -3522,26 +3505,26 @@ impl Walker<'_> {
                     "{base} {group_name} {} writes files the guard cannot list",
                     action.text
                 ),
-            ),
-            _ => self.forge_deny(frame, &format!("{base} {group_name} {}", action.text)),
+            )?,
+            _ => self.forge_deny(frame, &format!("{base} {group_name} {}", action.text))?,
         }
+        Continue(())
     }
 
-    fn hub(&mut self, args: &[Arg], shell: &mut Shell, frame: &Frame) {
+    fn hub(&mut self, args: &[Arg], shell: &mut Shell, frame: &Frame) -> Judged {
         let first = args.iter().find(|a| !a.text.starts_with('-'));
         let Some(first) = first else {
-            self.git(args, shell, frame);
-            return;
+            return self.git(args, shell, frame);
         };
         match first.exact() {
             Some("api") => {
                 let at = args.iter().position(|a| a.is("api")).unwrap_or(0);
                 if let Err(why) = api_reads(&args[at + 1..]) {
-                    self.forge_deny(frame, &format!("hub api with {why}"));
+                    self.forge_deny(frame, &format!("hub api with {why}"))?;
                 }
             }
             Some("pull-request" | "create" | "fork" | "delete" | "sync" | "merge") => {
-                self.forge_deny(frame, &format!("hub {}", first.text));
+                self.forge_deny(frame, &format!("hub {}", first.text))?
             }
             Some(
                 group @ ("issue" | "pr" | "release" | "gist" | "ci-status" | "compare" | "browse"),
@@ -3557,25 +3540,25 @@ impl Walker<'_> {
                     _ => action.is_none_or(|a| a.is("show") || a.is("list") || a.is("checkout")),
                 };
                 if !reads {
-                    self.forge_deny(frame, &format!("hub {group}"));
+                    self.forge_deny(frame, &format!("hub {group}"))?;
                 }
             }
             // hub wraps git: everything else is a git command.
-            _ => self.git(args, shell, frame),
+            _ => self.git(args, shell, frame)?,
         }
+        Continue(())
     }
 
-    fn hg(&mut self, args: &[Arg], frame: &Frame) {
+    fn hg(&mut self, args: &[Arg], frame: &Frame) -> Judged {
         let mut at = 0;
         while at < args.len() {
             match args[at].exact() {
                 Some("--config") => {
-                    self.fail_closed(
+                    return self.fail_closed(
                         frame,
                         RuleId::NotStatic,
                         "hg --config may define aliases or hooks that run programs the guard cannot see",
                     );
-                    return;
                 }
                 Some("-R" | "--repository" | "--cwd") => at += 2,
                 Some(t) if t.starts_with('-') => at += 1,
@@ -3583,15 +3566,14 @@ impl Walker<'_> {
             }
         }
         let Some(command) = args.get(at) else {
-            return;
+            return Continue(());
         };
         let Some(name) = command.exact() else {
-            self.fail_closed(
+            return self.fail_closed(
                 frame,
                 RuleId::NotStatic,
                 format!("the hg command `{}` is not statically known", command.text),
             );
-            return;
         };
         // hg accepts any unambiguous prefix of a command (`hg pus`).
         let publishes = ["push", "email", "phabsend", "phabupdate"]
@@ -3604,22 +3586,22 @@ impl Walker<'_> {
                 format!(
                     "hg {name} publishes to a remote; publishing is the user's call after the run"
                 ),
-            );
+            )?;
         }
+        Continue(())
     }
 
-    fn svn(&mut self, args: &[Arg], frame: &Frame) {
+    fn svn(&mut self, args: &[Arg], frame: &Frame) -> Judged {
         let operands: Vec<&Arg> = args.iter().filter(|a| !a.text.starts_with('-')).collect();
         let Some(command) = operands.first() else {
-            return;
+            return Continue(());
         };
         let Some(name) = command.exact() else {
-            self.fail_closed(
+            return self.fail_closed(
                 frame,
                 RuleId::NotStatic,
                 format!("the svn command `{}` is not statically known", command.text),
             );
-            return;
         };
         let commits = matches!(name, "commit" | "ci" | "import");
         let url = |a: &&&Arg| !a.known || a.text.contains("://") || a.text.starts_with("^/");
@@ -3654,15 +3636,16 @@ impl Walker<'_> {
                 frame,
                 RuleId::GitPush,
                 format!("svn {name} commits to the Subversion server; publishing is the user's call after the run"),
-            );
+            )?;
         }
+        Continue(())
     }
 }
 
 impl Walker<'_> {
     /// `git add --force` of `.pawl/` (or of everything): pawl's store and session marker would
     /// be staged, and a later checkout of another branch would take them out of the tree.
-    fn git_add_force(&mut self, rest: &[Arg], inv: &Inv, frame: &Frame) {
+    fn git_add_force(&mut self, rest: &[Arg], inv: &Inv, frame: &Frame) -> Judged {
         let p = gparse(
             rest,
             &Opts {
@@ -3693,10 +3676,10 @@ impl Walker<'_> {
             },
         );
         if !p.has(&["-f", "--force"]) || p.has(&["-n", "--dry-run"]) {
-            return;
+            return Continue(());
         }
         let Some(root) = self.anchors.repo_root.clone() else {
-            return;
+            return Continue(());
         };
         let state = paths::normalize(&root, ".pawl");
         let reaches = |arg: &Arg| -> bool {
@@ -3714,7 +3697,8 @@ impl Walker<'_> {
             self.tamper(
                 frame,
                 "git add --force of `.pawl/` stages pawl's store and session marker (ignored on purpose); add the files you mean by name",
-            );
+            )?;
         }
+        Continue(())
     }
 }

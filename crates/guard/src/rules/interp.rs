@@ -21,9 +21,12 @@
 //! Harmless one-liners (`print(1 + 1)`) pass; a script file
 //! (`python3 tool.py`) is opaque and passes.
 
+use std::ops::ControlFlow::Continue;
+
 use crate::decision::RuleId;
 use crate::lang::code::{ArgVal, Family, MAX_TOKENS, Tok, arg_value, matching, split_args, tokens};
 use crate::rules::{self, Spec, is_stdin_path, percent_decode};
+use crate::walk::Judged;
 use crate::walk::{Frame, Shell, Stdin, Walker, WriteMode};
 use crate::words::{self, Arg};
 
@@ -665,13 +668,13 @@ impl Walker<'_> {
         stdin: &Stdin,
         shell: &mut Shell,
         frame: &Frame,
-    ) -> bool {
+    ) -> Judged<bool> {
         let Some(lang) = lang(base) else {
-            return false;
+            return Continue(false);
         };
         if lang.family == Family::PowerShell {
-            self.powershell(base, args, stdin, shell, frame);
-            return true;
+            self.powershell(base, args, stdin, shell, frame)?;
+            return Continue(true);
         }
         // node's `-pe CODE` is `-p -e CODE`: the code is the next argument.
         let args: Vec<Arg> = if lang.family == Family::Js {
@@ -746,7 +749,7 @@ impl Walker<'_> {
                 p.operands.get(1..).unwrap_or(&[])
             };
             for file in files {
-                self.check_write(file, WriteMode::Modify, shell, frame, &format!("{base} -i"));
+                self.check_write(file, WriteMode::Modify, shell, frame, &format!("{base} -i"))?;
             }
         }
         // Code hidden in options that are not the code option.
@@ -768,8 +771,8 @@ impl Walker<'_> {
                                 "{base} {} loads base64-encoded code the guard cannot read",
                                 opt.name
                             ),
-                        );
-                        return true;
+                        )?;
+                        return Continue(true);
                     }
                     Some((_, body)) => Some(percent_decode(body)),
                     None => None,
@@ -783,17 +786,14 @@ impl Walker<'_> {
                         frame,
                         RuleId::Interpreter,
                         format!("{base} -d {} runs a file the guard cannot see", value.text),
-                    );
-                    return true;
+                    )?;
+                    return Continue(true);
                 }
                 // node -r /dev/stdin: the input is code.
                 (Family::Js, "--import" | "--require" | "-r")
                     if value.known && is_stdin_path(&value.text) =>
                 {
-                    self.stdin_code(base, lang.family, stdin, shell, frame);
-                    if self.denial.is_some() {
-                        return true;
-                    }
+                    self.stdin_code(base, lang.family, stdin, shell, frame)?;
                     None
                 }
                 // ruby -rMODULE, lua -lMODULE: names, opaque.
@@ -805,13 +805,10 @@ impl Walker<'_> {
                         frame,
                         RuleId::Interpreter,
                         format!("{base} {} is not statically known", opt.name),
-                    );
-                    return true;
+                    )?;
+                    return Continue(true);
                 }
-                self.judge_code(base, lang.family, &code, shell, frame);
-                if self.denial.is_some() {
-                    return true;
-                }
+                self.judge_code(base, lang.family, &code, shell, frame)?;
             }
         }
         let code: Vec<Arg> = p
@@ -826,8 +823,8 @@ impl Walker<'_> {
                     frame,
                     RuleId::Interpreter,
                     format!("{base} runs code that is not statically known"),
-                );
-                return true;
+                )?;
+                return Continue(true);
             }
             // perl/ruby join several -e with newlines: judge them as one.
             let joined = code
@@ -836,16 +833,16 @@ impl Walker<'_> {
                 .collect::<Vec<_>>()
                 .join("\n");
             if lang.family == Family::AppleScript && jxa(&p) {
-                self.judge_jxa(base, &joined, frame);
+                self.judge_jxa(base, &joined, frame)?;
             } else {
-                self.judge_code(base, lang.family, &joined, shell, frame);
+                self.judge_code(base, lang.family, &joined, shell, frame)?;
             }
-            return true;
+            return Continue(true);
         }
         if let Some(module) = p.value(lang.module_opts) {
             let after = module_args.clone().unwrap_or_else(|| p.operands.clone());
-            self.python_module(base, module, &after, stdin, shell, frame);
-            return true;
+            self.python_module(base, module, &after, stdin, shell, frame)?;
+            return Continue(true);
         }
         if base == "deno" || base == "bun" {
             // `deno eval CODE`, `bun run file`.
@@ -860,19 +857,16 @@ impl Walker<'_> {
                 {
                     if code.known {
                         let text = code.text.clone();
-                        self.judge_code(base, lang.family, &text, shell, frame);
+                        self.judge_code(base, lang.family, &text, shell, frame)?;
                     } else {
                         self.fail_closed(
                             frame,
                             RuleId::Interpreter,
                             format!("{base} eval of code that is not statically known"),
-                        );
-                    }
-                    if self.denial.is_some() {
-                        break;
+                        )?;
                     }
                 }
-                return true;
+                return Continue(true);
             }
             // `deno repl --eval CODE`, `deno run data:...`: code after the
             // subcommand.
@@ -892,8 +886,8 @@ impl Walker<'_> {
                                 frame,
                                 RuleId::Interpreter,
                                 format!("{base} runs base64-encoded code the guard cannot read"),
-                            );
-                            return true;
+                            )?;
+                            return Continue(true);
                         }
                         Some((_, body)) => Some(Arg {
                             text: percent_decode(body),
@@ -906,26 +900,23 @@ impl Walker<'_> {
                 };
                 let Some(code) = code else { continue };
                 if code.known {
-                    self.judge_code(base, lang.family, &code.text, shell, frame);
+                    self.judge_code(base, lang.family, &code.text, shell, frame)?;
                 } else {
                     self.fail_closed(
                         frame,
                         RuleId::Interpreter,
                         format!("{base} runs code that is not statically known"),
-                    );
-                }
-                if self.denial.is_some() {
-                    break;
+                    )?;
                 }
             }
-            return true;
+            return Continue(true);
         }
         if base == "R" && p.operands.first().is_some_and(|a| a.is("CMD")) {
-            return true;
+            return Continue(true);
         }
         match p.operands.first() {
             Some(script) if script.is("-") => {
-                self.stdin_code(base, lang.family, stdin, shell, frame)
+                self.stdin_code(base, lang.family, stdin, shell, frame)?
             }
             Some(script) => {
                 if !script.known {
@@ -936,21 +927,21 @@ impl Walker<'_> {
                             "{base} runs a script `{}` that is not statically known",
                             script.text
                         ),
-                    );
+                    )?;
                 } else {
                     // Opaque otherwise, but a script that names pawl's own files reaches them.
                     let script = script.clone();
-                    self.reach_in_script_file(base, &script, shell, frame);
+                    self.reach_in_script_file(base, &script, shell, frame)?;
                 }
             }
             None => {
                 if lang.family == Family::Julia && p.has(&["-L", "--load"]) {
-                    return true;
+                    return Continue(true);
                 }
-                self.stdin_code(base, lang.family, stdin, shell, frame);
+                self.stdin_code(base, lang.family, stdin, shell, frame)?;
             }
         }
-        true
+        Continue(true)
     }
 
     /// `python -m MODULE ...`: modules that run code given as arguments or
@@ -963,14 +954,13 @@ impl Walker<'_> {
         stdin: &Stdin,
         shell: &mut Shell,
         frame: &Frame,
-    ) {
+    ) -> Judged {
         let Some(name) = module.exact() else {
-            self.fail_closed(
+            return self.fail_closed(
                 frame,
                 RuleId::NotStatic,
                 format!("{base} -m of a module that is not statically known"),
             );
-            return;
         };
         match name {
             "timeit" | "cProfile" | "profile" | "trace" | "pdb" | "IPython" | "ipython"
@@ -981,12 +971,11 @@ impl Walker<'_> {
                 let mut iter = operands.iter();
                 while let Some(arg) = iter.next() {
                     if !arg.known {
-                        self.fail_closed(
+                        return self.fail_closed(
                             frame,
                             RuleId::Interpreter,
                             format!("{base} -m {name} runs code that is not statically known"),
                         );
-                        return;
                     }
                     match arg.text.as_str() {
                         "-s" | "--setup" | "-c" | "--command" => {
@@ -1013,17 +1002,13 @@ impl Walker<'_> {
                 if code.is_empty()
                     && matches!(name, "code" | "idlelib" | "IPython" | "ipython" | "pdb")
                 {
-                    self.stdin_code(base, Family::Python, stdin, shell, frame);
-                    return;
+                    return self.stdin_code(base, Family::Python, stdin, shell, frame);
                 }
                 for piece in code {
-                    self.judge_code(base, Family::Python, &piece, shell, frame);
-                    if self.denial.is_some() {
-                        return;
-                    }
+                    self.judge_code(base, Family::Python, &piece, shell, frame)?;
                 }
             }
-            "zipfile" | "tarfile" => self.python_archive(base, name, operands, shell, frame),
+            "zipfile" | "tarfile" => self.python_archive(base, name, operands, shell, frame)?,
             "json.tool" => {
                 // json.tool [options] [infile [outfile]]: writes outfile.
                 let mut files = Vec::new();
@@ -1044,7 +1029,7 @@ impl Walker<'_> {
                         shell,
                         frame,
                         &format!("{base} -m json.tool"),
-                    );
+                    )?;
                 }
             }
             "venv" | "virtualenv" => {
@@ -1055,17 +1040,16 @@ impl Walker<'_> {
                 });
                 let unknown_option = operands.iter().any(|a| !a.known && a.text.starts_with('-'));
                 if unknown_option {
-                    self.fail_closed(
+                    return self.fail_closed(
                         frame,
                         RuleId::NotStatic,
                         format!("{base} -m {name} with an option that is not statically known"),
                     );
-                    return;
                 }
                 if clears {
                     for dir in operands.iter().filter(|a| !a.text.starts_with('-')) {
                         if !self.in_allowance(shell, dir) {
-                            self.deny(
+                            return self.deny(
                                 frame,
                                 RuleId::RecursiveDelete,
                                 format!(
@@ -1073,7 +1057,6 @@ impl Walker<'_> {
                                     dir.text
                                 ),
                             );
-                            return;
                         }
                     }
                 }
@@ -1091,10 +1074,7 @@ impl Walker<'_> {
                         shell,
                         frame,
                         &format!("{base} -m pydoc -w"),
-                    );
-                    if self.denial.is_some() {
-                        return;
-                    }
+                    )?;
                 }
             }
             // python -m gzip -d FILE.gz writes FILE.
@@ -1114,14 +1094,12 @@ impl Walker<'_> {
                         shell,
                         frame,
                         &format!("{base} -m {name} -d"),
-                    );
-                    if self.denial.is_some() {
-                        return;
-                    }
+                    )?;
                 }
             }
             _ => {}
         }
+        Continue(())
     }
 
     /// `python -m zipfile|tarfile`: `-e ARCHIVE DIR` extracts files the
@@ -1133,7 +1111,7 @@ impl Walker<'_> {
         operands: &[Arg],
         shell: &mut Shell,
         frame: &Frame,
-    ) {
+    ) -> Judged {
         let what = format!("{base} -m {name}");
         let mut index = 0;
         while index < operands.len() {
@@ -1141,12 +1119,11 @@ impl Walker<'_> {
             index += 1;
             let Some(text) = arg.exact() else {
                 if arg.text.starts_with('-') {
-                    self.fail_closed(
+                    return self.fail_closed(
                         frame,
                         RuleId::NotStatic,
                         format!("{what} with an option that is not statically known"),
                     );
-                    return;
                 }
                 continue;
             };
@@ -1181,9 +1158,9 @@ impl Walker<'_> {
                             "{what} -e writes the archive's files, which the guard cannot list, into `{}`: they may overwrite tracked or protected files; extract into /tmp or a build directory and copy what you need",
                             dir.text
                         ),
-                    );
+                    )?;
                 }
-                return;
+                return Continue(());
             }
             if flag == "-c" || long("--create") {
                 let out = match inline {
@@ -1197,11 +1174,12 @@ impl Walker<'_> {
                         shell,
                         frame,
                         &format!("{what} -c"),
-                    );
+                    )?;
                 }
-                return;
+                return Continue(());
             }
         }
+        Continue(())
     }
 
     fn stdin_code(
@@ -1211,19 +1189,20 @@ impl Walker<'_> {
         stdin: &Stdin,
         shell: &mut Shell,
         frame: &Frame,
-    ) {
+    ) -> Judged {
         match stdin {
             Stdin::Text(text) => {
                 let text = text.clone();
-                self.judge_code(base, family, &text, shell, frame);
+                self.judge_code(base, family, &text, shell, frame)?;
             }
             Stdin::Pipe | Stdin::Unknown => self.fail_closed(
                 frame,
                 RuleId::Interpreter,
                 format!("{base} reads code from a pipe; it is not statically known"),
-            ),
+            )?,
             Stdin::Inherited | Stdin::File => {}
         }
+        Continue(())
     }
 
     /// PowerShell: `-Command` (any abbreviation, any case) and the rest of
@@ -1236,26 +1215,24 @@ impl Walker<'_> {
         stdin: &Stdin,
         shell: &mut Shell,
         frame: &Frame,
-    ) {
+    ) -> Judged {
         let mut index = 0;
         while index < args.len() {
             let arg = &args[index];
             index += 1;
             let Some(text) = arg.exact() else {
-                self.fail_closed(
+                return self.fail_closed(
                     frame,
                     RuleId::Interpreter,
                     format!("{base} argument `{}` is not statically known", arg.text),
                 );
-                return;
             };
             let lower = text.to_ascii_lowercase();
             let Some(name) = lower.strip_prefix('-').or_else(|| lower.strip_prefix('/')) else {
                 // The first operand is a script file (pwsh) or a command
                 // (Windows PowerShell): treat it as code, to be safe.
                 let rest: Vec<String> = args[index - 1..].iter().map(|a| a.text.clone()).collect();
-                self.judge_powershell(base, &rest.join(" "), shell, frame);
-                return;
+                return self.judge_powershell(base, &rest.join(" "), shell, frame);
             };
             let name = name.trim_start_matches('-');
             if !name.is_empty()
@@ -1265,12 +1242,11 @@ impl Walker<'_> {
                     && !"executionpolicy".starts_with(name)
                     || matches!(name, "e" | "ec" | "en" | "enc"))
             {
-                self.deny(
+                return self.deny(
                     frame,
                     RuleId::Interpreter,
                     format!("{base} {text} runs encoded code the guard cannot read"),
                 );
-                return;
             }
             if !name.is_empty()
                 && "command".starts_with(name)
@@ -1280,32 +1256,30 @@ impl Walker<'_> {
             {
                 let rest: Vec<&Arg> = args[index..].iter().collect();
                 if rest.iter().any(|a| !a.known) {
-                    self.fail_closed(
+                    return self.fail_closed(
                         frame,
                         RuleId::Interpreter,
                         format!("{base} runs code that is not statically known"),
                     );
-                    return;
                 }
                 let code: Vec<&str> = rest.iter().map(|a| a.text.as_str()).collect();
                 if code == ["-"] {
                     if let Stdin::Text(t) = stdin {
                         let t = t.clone();
-                        self.judge_powershell(base, &t, shell, frame);
+                        self.judge_powershell(base, &t, shell, frame)?;
                     } else if matches!(stdin, Stdin::Pipe | Stdin::Unknown) {
                         self.fail_closed(
                             frame,
                             RuleId::Interpreter,
                             format!("{base} reads code from a pipe"),
-                        );
+                        )?;
                     }
-                    return;
+                    return Continue(());
                 }
-                self.judge_powershell(base, &code.join(" "), shell, frame);
-                return;
+                return self.judge_powershell(base, &code.join(" "), shell, frame);
             }
             if !name.is_empty() && "file".starts_with(name) && name.starts_with('f') {
-                return;
+                return Continue(());
             }
             if matches!(
                 name,
@@ -1335,11 +1309,18 @@ impl Walker<'_> {
                 frame,
                 RuleId::Interpreter,
                 format!("{base} reads code from its input; the guard does not model PowerShell"),
-            );
+            )?;
         }
+        Continue(())
     }
 
-    fn judge_powershell(&mut self, base: &str, code: &str, shell: &mut Shell, frame: &Frame) {
+    fn judge_powershell(
+        &mut self,
+        base: &str,
+        code: &str,
+        shell: &mut Shell,
+        frame: &Frame,
+    ) -> Judged {
         const DANGER: &[&str] = &[
             "invoke-expression",
             "iex",
@@ -1411,8 +1392,7 @@ impl Walker<'_> {
             DANGER.contains(w) || DANGER.iter().any(|d| d.contains('.') && w.contains(d))
         });
         if let Some(word) = hit {
-            self.deny(frame, RuleId::Interpreter, format!("{base} code uses `{word}`, which runs commands, deletes or writes files; the guard does not model PowerShell"));
-            return;
+            return self.deny(frame, RuleId::Interpreter, format!("{base} code uses `{word}`, which runs commands, deletes or writes files; the guard does not model PowerShell"));
         }
         if code.contains('&')
             || code.contains('$')
@@ -1421,8 +1401,7 @@ impl Walker<'_> {
             || code.contains('[')
             || !code.is_ascii()
         {
-            self.deny(frame, RuleId::Interpreter, format!("{base} code uses `&`, `$`, `>`, `[` or escapes; the guard does not model PowerShell"));
-            return;
+            return self.deny(frame, RuleId::Interpreter, format!("{base} code uses `&`, `$`, `>`, `[` or escapes; the guard does not model PowerShell"));
         }
         // What is left is a list of commands like a shell's.
         self.script_args(
@@ -1431,7 +1410,7 @@ impl Walker<'_> {
             shell,
             frame,
             true,
-        );
+        )
     }
 
     /// Judges inline code.
@@ -1442,27 +1421,24 @@ impl Walker<'_> {
         code: &str,
         shell: &mut Shell,
         frame: &Frame,
-    ) {
+    ) -> Judged {
         let origin = format!("{base} code");
         let deny = |this: &mut Self, why: String| {
             this.deny(
                 frame,
                 RuleId::Interpreter,
                 format!("{base} one-liner {why}"),
-            );
+            )
         };
         if family == Family::Tcl {
-            self.judge_tcl(base, code, frame);
-            return;
+            return self.judge_tcl(base, code, frame);
         }
         if family == Family::AppleScript {
-            self.judge_applescript(base, code, shell, frame);
-            return;
+            return self.judge_applescript(base, code, shell, frame);
         }
         let toks = tokens(code, family);
         if toks.len() >= MAX_TOKENS {
-            deny(self, "is too long for the guard to analyse".into());
-            return;
+            return deny(self, "is too long for the guard to analyse".into());
         }
         // pawl's own files named in the code (`sqlite3.connect(".pawl/pawl.db")`): no
         // interpreter may open them, for reading or writing.
@@ -1472,19 +1448,15 @@ impl Walker<'_> {
             true,
             shell,
             frame,
-        );
-        if self.denial.is_some() {
-            return;
-        }
+        )?;
         // Identifiers the interpreter would normalise (NFKC) or escapes.
         if let Some(Tok::Odd(c)) = toks.iter().find(|t| matches!(t, Tok::Odd(_))) {
-            deny(
+            return deny(
                 self,
                 format!(
                     "has `{c}` outside a string (identifiers the interpreter may normalise or unescape); the guard cannot tell what it calls"
                 ),
             );
-            return;
         }
         let idents: Vec<&str> = toks.iter().filter_map(Tok::ident).collect();
         // JavaScript: a process or file module's members enumerated or
@@ -1529,34 +1501,28 @@ impl Walker<'_> {
                 _ => None,
             });
             if let Some(word) = indirect {
-                deny(
+                return deny(
                     self,
                     format!(
                         "loads a process or file module and uses `{word}` on it (an indirect call); the guard cannot see what it runs"
                     ),
                 );
-                return;
             }
         }
         // Dynamic code and dispatch.
         if let Some(word) = self.dynamic_sign(family, &toks) {
-            deny(
+            return deny(
                 self,
                 format!(
                     "uses `{word}` (code or a call chosen at run time); the guard cannot see what it runs"
                 ),
             );
-            return;
         }
         if let Some(why) = self.aliased_primitive(family, &toks) {
-            deny(self, why);
-            return;
+            return deny(self, why);
         }
         if family == Family::Python {
-            self.python_extracts(base, &toks, shell, frame);
-            if self.denial.is_some() {
-                return;
-            }
+            self.python_extracts(base, &toks, shell, frame)?;
         }
         // Deletion.
         let delete_words = deletes(family);
@@ -1612,8 +1578,7 @@ impl Walker<'_> {
                     literal.is_some_and(|p| !p.is_empty() && self.in_allowance(shell, &Arg::lit(p)))
                 });
             if !debris {
-                deny(self, format!("deletes files (`{call}`)"));
-                return;
+                return deny(self, format!("deletes files (`{call}`)"));
             }
         }
         // A string naming a dangerous function: a callback or dispatch by name.
@@ -1634,13 +1599,12 @@ impl Walker<'_> {
             (family == Family::Php || member).then_some(name)
         });
         if let Some(name) = dispatched {
-            deny(
+            return deny(
                 self,
                 format!(
                     "names the function `{name}` in a string (a callback or a call by name); the guard cannot see what it runs"
                 ),
             );
-            return;
         }
         // Processes.
         let capable = match family {
@@ -1671,20 +1635,18 @@ impl Walker<'_> {
             let commands = match self.spawn_commands(family, &toks) {
                 Ok(commands) => commands,
                 Err(why) => {
-                    deny(self, why);
-                    return;
+                    return deny(self, why);
                 }
             };
             if !commands.is_empty()
                 && let Some(how) = mutates_environment(family, &toks)
             {
-                deny(
+                return deny(
                     self,
                     format!(
                         "changes the environment (`{how}`) of the commands it runs; the guard cannot see what they would do"
                     ),
                 );
-                return;
             }
             let moves = idents
                 .iter()
@@ -1696,10 +1658,7 @@ impl Walker<'_> {
                 if command.elsewhere || moves {
                     sub.cwd = None;
                 }
-                self.walk_piped_shell(&origin, &command.text, &sub, frame);
-                if self.denial.is_some() {
-                    return;
-                }
+                self.walk_piped_shell(&origin, &command.text, &sub, frame)?;
             }
         }
         // pydoc's pager and help() run $PAGER, which the code may have set.
@@ -1709,16 +1668,15 @@ impl Walker<'_> {
                 .any(|w| matches!(*w, "pager" | "getpager" | "help"))
             && let Some(how) = mutates_environment(family, &toks)
         {
-            deny(
+            return deny(
                 self,
                 format!(
                     "changes the environment (`{how}`) and then pages text through $PAGER; the guard cannot see what it runs"
                 ),
             );
-            return;
         }
         // Writes.
-        self.code_writes(base, family, code, &toks, shell, frame);
+        self.code_writes(base, family, code, &toks, shell, frame)
     }
 
     /// A function or module that runs commands, deletes or writes files,
@@ -1873,7 +1831,13 @@ impl Walker<'_> {
     /// `shutil.unpack_archive`) and trees merged (`copytree(...,
     /// dirs_exist_ok=True)`): they write files the guard cannot list, so
     /// the destination must be a build output, /tmp or $TMPDIR.
-    fn python_extracts(&mut self, base: &str, toks: &[Tok], shell: &mut Shell, frame: &Frame) {
+    fn python_extracts(
+        &mut self,
+        base: &str,
+        toks: &[Tok],
+        shell: &mut Shell,
+        frame: &Frame,
+    ) -> Judged {
         for (at, tok) in toks.iter().enumerate() {
             let Tok::Ident(w) = tok else { continue };
             let (position, keyword) = match w.as_str() {
@@ -1918,7 +1882,7 @@ impl Walker<'_> {
                 .as_ref()
                 .is_some_and(|d| self.in_allowance(shell, &Arg::lit(d)));
             if !allowed {
-                self.deny(
+                return self.deny(
                     frame,
                     RuleId::NotStatic,
                     format!(
@@ -1926,9 +1890,9 @@ impl Walker<'_> {
                         dir.as_deref().unwrap_or("a directory named at run time")
                     ),
                 );
-                return;
             }
         }
+        Continue(())
     }
 
     /// The first sign of dynamic code or dispatch in `toks`.
@@ -2334,7 +2298,7 @@ impl Walker<'_> {
         toks: &[Tok],
         shell: &mut Shell,
         frame: &Frame,
-    ) {
+    ) -> Judged {
         let what = format!("{base} one-liner writes");
         // Calls that write to their first argument, and open() for writing.
         let table = writes(family);
@@ -2381,30 +2345,25 @@ impl Walker<'_> {
                     match inner.as_slice() {
                         [t] if t.literal().is_some() => {
                             let p = Arg::lit(t.literal().unwrap_or_default());
-                            self.check_write(&p, mode, shell, frame, &what);
+                            self.check_write(&p, mode, shell, frame, &what)?;
                         }
                         _ => {
-                            self.deny(
+                            return self.deny(
                                 frame,
                                 RuleId::NotStatic,
                                 format!("{what} a file named at run time (`open`)"),
                             );
-                            return;
                         }
                     }
-                }
-                if self.denial.is_some() {
-                    return;
                 }
                 continue;
             }
             if sysopen_or_unknown(w) {
-                self.deny(
+                return self.deny(
                     frame,
                     RuleId::NotStatic,
                     format!("{what} a file opened with flags the guard does not read (`{w}`)"),
                 );
-                return;
             }
             let (path, mode) = if is_open {
                 let lits: Vec<Option<&str>> = args
@@ -2440,7 +2399,7 @@ impl Walker<'_> {
                             if !path.is_empty() {
                                 let p = Arg::lit(path);
                                 if let Some(m) = mode {
-                                    self.check_write(&p, m, shell, frame, &what);
+                                    self.check_write(&p, m, shell, frame, &what)?;
                                 }
                             }
                             continue;
@@ -2448,12 +2407,11 @@ impl Walker<'_> {
                         Some(_) => continue,
                         None => {
                             // open(F, $x): the mode and the file are not known.
-                            self.deny(
+                            return self.deny(
                                 frame,
                                 RuleId::NotStatic,
                                 format!("{what} or reads a file named at run time"),
                             );
-                            return;
                         }
                     }
                 } else if let Some(spec) = inline.filter(|f| f.starts_with('>')) {
@@ -2465,7 +2423,7 @@ impl Walker<'_> {
                         shell,
                         frame,
                         &what,
-                    );
+                    )?;
                     continue;
                 } else {
                     let mode = match mode_text {
@@ -2480,14 +2438,13 @@ impl Walker<'_> {
                                     && lits.get(1).copied().flatten().is_none()
                                     && !matches!(args.get(1), Some([Tok::Ident(n), ..]) if n == "encoding")
                             {
-                                self.deny(
+                                return self.deny(
                                     frame,
                                     RuleId::NotStatic,
                                     format!(
                                         "{what} a file opened with a mode the guard cannot read"
                                     ),
                                 );
-                                return;
                             }
                             None
                         }
@@ -2518,16 +2475,15 @@ impl Walker<'_> {
                             [t] if t.literal().is_some() => {
                                 let p = Arg::lit(t.literal().unwrap_or_default());
                                 if let Some(m) = mode {
-                                    self.check_write(&p, m, shell, frame, &what);
+                                    self.check_write(&p, m, shell, frame, &what)?;
                                 }
                             }
                             _ => {
-                                self.deny(
+                                return self.deny(
                                     frame,
                                     RuleId::NotStatic,
                                     format!("{what} a file named at run time (`{w}`)"),
                                 );
-                                return;
                             }
                         }
                         continue;
@@ -2588,26 +2544,20 @@ impl Walker<'_> {
                                         shell,
                                         frame,
                                         &what,
-                                    );
-                                    if self.denial.is_none() {
-                                        self.file_rules(
-                                            "mv",
-                                            &[Arg::lit("--"), Arg::lit(src), Arg::lit(dst)],
-                                            shell,
-                                            frame,
-                                        );
-                                    }
-                                    if self.denial.is_some() {
-                                        return;
-                                    }
+                                    )?;
+                                    self.file_rules(
+                                        "mv",
+                                        &[Arg::lit("--"), Arg::lit(src), Arg::lit(dst)],
+                                        shell,
+                                        frame,
+                                    )?;
                                 }
                                 (None, _) if family == Family::Python => {
-                                    self.deny(
+                                    return self.deny(
                                         frame,
                                         RuleId::NotStatic,
                                         format!("{what} by moving a path named at run time (`{w}`); it may be a tracked directory"),
                                     );
-                                    return;
                                 }
                                 _ => {}
                             }
@@ -2640,27 +2590,21 @@ impl Walker<'_> {
                                         shell,
                                         frame,
                                         &what,
-                                    );
-                                    if self.denial.is_none() {
-                                        self.file_rules(
-                                            "mv",
-                                            &[Arg::lit("--"), Arg::lit(src), Arg::lit(dst)],
-                                            shell,
-                                            frame,
-                                        );
-                                    }
-                                    if self.denial.is_some() {
-                                        return;
-                                    }
+                                    )?;
+                                    self.file_rules(
+                                        "mv",
+                                        &[Arg::lit("--"), Arg::lit(src), Arg::lit(dst)],
+                                        shell,
+                                        frame,
+                                    )?;
                                 }
                                 ([t], _) if t.literal().is_some() => {}
                                 _ => {
-                                    self.deny(
+                                    return self.deny(
                                         frame,
                                         RuleId::NotStatic,
                                         format!("{what} by moving a file named at run time (`{w}`); it may be a tracked directory"),
                                     );
-                                    return;
                                 }
                             }
                         }
@@ -2674,19 +2618,15 @@ impl Walker<'_> {
             match path {
                 Some([t]) if t.literal().is_some() => {
                     let p = Arg::lit(t.literal().unwrap_or_default());
-                    self.check_write(&p, mode, shell, frame, &what);
+                    self.check_write(&p, mode, shell, frame, &what)?;
                 }
                 // A file object or descriptor (`f.write(x)`): not a path.
                 Some([Tok::Ident(_)]) if w == "write" => {}
                 None => {}
                 Some(_) if w == "write" && family != Family::Ruby => {}
                 Some(_) => {
-                    self.deny(frame, RuleId::NotStatic, format!("{what} a file named at run time (`{w}`); it may be a protected or tracked file"));
-                    return;
+                    return self.deny(frame, RuleId::NotStatic, format!("{what} a file named at run time (`{w}`); it may be a protected or tracked file"));
                 }
-            }
-            if self.denial.is_some() {
-                return;
             }
         }
         // Any literal that is a protected path, when the code writes at all.
@@ -2700,20 +2640,20 @@ impl Walker<'_> {
                 if let Some(absolute) = self.resolve(shell, lit)
                     && self.is_protected(&absolute)
                 {
-                    self.deny(
+                    return self.deny(
                         frame,
                         RuleId::ProtectedPath,
                         format!("{base} one-liner writes `{lit}`, a protected path"),
                     );
-                    return;
                 }
             }
         }
+        Continue(())
     }
 
     /// Tcl: `exec`, `open |`, `file delete`, `eval` ... the guard does not
     /// model Tcl; any of them is denied.
-    fn judge_tcl(&mut self, base: &str, code: &str, frame: &Frame) {
+    fn judge_tcl(&mut self, base: &str, code: &str, frame: &Frame) -> Judged {
         const DANGER: &[&str] = &[
             "exec",
             "open",
@@ -2743,21 +2683,22 @@ impl Walker<'_> {
             .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
             .find(|w| DANGER.contains(w));
         if let Some(word) = hit {
-            self.deny(frame, RuleId::Interpreter, format!("{base} code uses `{word}`, which can run commands or touch files; the guard does not model Tcl"));
+            self.deny(frame, RuleId::Interpreter, format!("{base} code uses `{word}`, which can run commands or touch files; the guard does not model Tcl"))?;
         } else if !code.is_ascii() || code.contains('$') && code.contains('[') {
             self.deny(
                 frame,
                 RuleId::Interpreter,
                 format!("{base} code builds commands at run time; the guard does not model Tcl"),
-            );
+            )?;
         }
+        Continue(())
     }
 
     /// AppleScript: `do shell script "literal"` is walked; anything else that
     /// runs or deletes is denied.
     /// JavaScript for Automation (`osascript -l JavaScript`): anything that
     /// can run commands, touch files or evaluate code is denied.
-    fn judge_jxa(&mut self, base: &str, code: &str, frame: &Frame) {
+    fn judge_jxa(&mut self, base: &str, code: &str, frame: &Frame) -> Judged {
         let hit = [
             "doShellScript",
             "ObjC",
@@ -2781,11 +2722,18 @@ impl Walker<'_> {
                 frame,
                 RuleId::Interpreter,
                 format!("{base} JavaScript uses `{word}`; the guard does not model JXA"),
-            );
+            )?;
         }
+        Continue(())
     }
 
-    fn judge_applescript(&mut self, base: &str, code: &str, shell: &mut Shell, frame: &Frame) {
+    fn judge_applescript(
+        &mut self,
+        base: &str,
+        code: &str,
+        shell: &mut Shell,
+        frame: &Frame,
+    ) -> Judged {
         let lower = code.to_ascii_lowercase();
         for danger in [
             "delete",
@@ -2800,12 +2748,11 @@ impl Walker<'_> {
             "quit",
         ] {
             if lower.contains(danger) {
-                self.deny(
+                return self.deny(
                     frame,
                     RuleId::Interpreter,
                     format!("{base} code uses `{danger}`; the guard does not model AppleScript"),
                 );
-                return;
             }
         }
         if lower.contains("do shell script") {
@@ -2836,11 +2783,10 @@ impl Walker<'_> {
                                 shell,
                                 frame,
                                 false,
-                            );
+                            )?;
                         }
                         _ => {
-                            self.deny(frame, RuleId::Interpreter, format!("{base} runs a shell command built at run time (`do shell script`)"));
-                            return;
+                            return self.deny(frame, RuleId::Interpreter, format!("{base} runs a shell command built at run time (`do shell script`)"));
                         }
                     }
                 }
@@ -2850,9 +2796,10 @@ impl Walker<'_> {
                     frame,
                     RuleId::Interpreter,
                     format!("{base} runs a shell command the guard cannot resolve"),
-                );
+                )?;
             }
         }
+        Continue(())
     }
 }
 

@@ -3,8 +3,11 @@
 //! re-arming, rolling back, raising limits, editing the configuration or hooks, or starting
 //! another run are the user's.
 
+use std::ops::ControlFlow::Continue;
+
 use crate::decision::RuleId;
 use crate::rules::{self, Spec};
+use crate::walk::Judged;
 use crate::walk::{Frame, Shell, Walker};
 use crate::words::Arg;
 
@@ -46,7 +49,7 @@ const GLOBAL_VALUES: &[&str] = &["--run", "--dir", "-C", "--color"];
 
 impl Walker<'_> {
     /// Judges `pawl <args>` run by the agent.
-    pub(crate) fn pawl(&mut self, args: &[Arg], _shell: &mut Shell, frame: &Frame) {
+    pub(crate) fn pawl(&mut self, args: &[Arg], _shell: &mut Shell, frame: &Frame) -> Judged {
         let p = rules::parse(
             args,
             &Spec {
@@ -56,10 +59,10 @@ impl Walker<'_> {
             },
         );
         let Some(sub) = p.operands.first() else {
-            return;
+            return Continue(());
         };
         let Some(name) = sub.exact() else {
-            self.fail_closed(
+            return self.fail_closed(
                 frame,
                 RuleId::RunControl,
                 format!(
@@ -67,7 +70,6 @@ impl Walker<'_> {
                     sub.text
                 ),
             );
-            return;
         };
         if AGENT_SUBCOMMANDS.contains(&name) {
             // `pawl report --open-pr` opens a pull request: the user's call.
@@ -76,11 +78,11 @@ impl Walker<'_> {
                     frame,
                     RuleId::RunControl,
                     "`pawl report --open-pr` opens a pull request; only the user does that",
-                );
+                )?;
             }
             // `pawl guard` only evaluates; `pawl verify --fix-lint` changes files like any
             // formatter, which is the agent's work.
-            return;
+            return Continue(());
         }
         self.deny(
             frame,
@@ -89,6 +91,6 @@ impl Walker<'_> {
                 "`pawl {name}` steers the run (stop, cancel, resume, limits, configuration, hooks, rollback); \
                  only the user does that. Report through `pawl story`, `pawl note`, `pawl blocker add`"
             ),
-        );
+        )
     }
 }

@@ -18,8 +18,11 @@
 //! (`rules/fs.rs`), interpreters the guard models (`rules/interp.rs`), pawl's own paths
 //! (`rules/reach.rs`).
 
+use std::ops::ControlFlow::Continue;
+
 use crate::decision::RuleId;
 use crate::paths::normalize;
+use crate::walk::Judged;
 use crate::walk::{Cmd, Frame, Shell, Stdin, Walker};
 use crate::words::Arg;
 
@@ -676,7 +679,13 @@ pub(crate) fn env_inject(
 
 impl Walker<'_> {
     /// Judges one simple command against the v2 program registry.
-    pub(crate) fn programs(&mut self, cmd: &Cmd, base: &str, shell: &mut Shell, frame: &Frame) {
+    pub(crate) fn programs(
+        &mut self,
+        cmd: &Cmd,
+        base: &str,
+        shell: &mut Shell,
+        frame: &Frame,
+    ) -> Judged {
         let args: Vec<Arg> = cmd.argv.iter().skip(1).cloned().collect();
         // `python3 -m twine upload`, `yarn workspace app npm publish`, `pnpm -r publish`: the
         // module or workspace command is judged as the program it is.
@@ -704,10 +713,7 @@ impl Walker<'_> {
                 argv: rest,
                 stdin: cmd.stdin.clone(),
             };
-            self.programs(&sub, &name, shell, frame);
-            if self.denial.is_some() {
-                return;
-            }
+            self.programs(&sub, &name, shell, frame)?;
         }
         let help = args
             .first()
@@ -718,29 +724,28 @@ impl Walker<'_> {
         let dry_run = args
             .iter()
             .any(|a| matches!(a.text.as_str(), "--dry-run" | "--dryrun" | "--dry"));
-        self.env_rule(base, shell, frame);
+        self.env_rule(base, shell, frame)?;
         self.secret_reads(cmd, base, shell);
         if NETWORK.contains(&base)
             && (base != "openssl" || args.iter().any(|a| a.text == "s_client"))
         {
-            self.network(base, &args, &cmd.stdin, shell, frame);
+            self.network(base, &args, &cmd.stdin, shell, frame)?;
         }
         if base == "git" {
-            self.git_secrets(&args, shell, frame);
+            self.git_secrets(&args, shell, frame)?;
         }
         if help {
-            return;
+            return Continue(());
         }
         for (name, words) in DESTROY {
             if *name == base
                 && let Some(what) = row_matches(words, &args)
             {
-                self.deny(
+                return self.deny(
                     frame,
                     RuleId::InfraDestroy,
                     format!("`{base} {what}` destroys infrastructure, a system or data beyond the repository; that is for a human to run"),
                 );
-                return;
             }
         }
         for (name, words) in PUBLISH {
@@ -748,16 +753,15 @@ impl Walker<'_> {
                 && !dry_run
                 && let Some(what) = row_matches(words, &args)
             {
-                self.deny(
+                return self.deny(
                     frame,
                     RuleId::Publish,
                     format!("`{base} {what}` publishes or deploys beyond the repository; the run's work stays on its branch until a human ships it"),
                 );
-                return;
             }
         }
         if CLOUD.contains(&base) {
-            self.cloud(base, &args, frame);
+            self.cloud(base, &args, frame)?;
         }
         // Listing and inspecting change nothing (`fdisk -l`, `cryptsetup status`).
         let inspects = args.iter().any(|a| {
@@ -781,25 +785,22 @@ impl Walker<'_> {
             )
         });
         if (SYSTEM.contains(&base) || base.starts_with("mkfs.")) && !inspects {
-            self.deny(
+            return self.deny(
                 frame,
                 RuleId::InfraDestroy,
                 format!("`{base}` changes disks or the system itself"),
             );
-            return;
         }
         match base {
-            "dd" => self.dd(&args, frame),
+            "dd" => self.dd(&args, frame)?,
             "chmod" | "chown" | "chgrp" | "setfacl" | "chattr" => {
-                self.perm(base, &args, shell, frame)
+                self.perm(base, &args, shell, frame)?
             }
-            "kill" if args.last().is_some_and(|a| a.text == "-1" || a.text == "1") => {
-                self.deny(
-                    frame,
-                    RuleId::InfraDestroy,
-                    "`kill` of every process (-1) or of init (1)",
-                );
-            }
+            "kill" if args.last().is_some_and(|a| a.text == "-1" || a.text == "1") => self.deny(
+                frame,
+                RuleId::InfraDestroy,
+                "`kill` of every process (-1) or of init (1)",
+            )?,
             "init"
                 if args
                     .iter()
@@ -809,7 +810,7 @@ impl Walker<'_> {
                     frame,
                     RuleId::InfraDestroy,
                     "`init` changes the system's runlevel",
-                );
+                )?;
             }
             "iptables" | "ip6tables" | "nft" | "ufw"
                 if args.iter().any(|a| {
@@ -823,28 +824,29 @@ impl Walker<'_> {
                     frame,
                     RuleId::InfraDestroy,
                     format!("`{base}` flushes or disables the firewall"),
-                );
+                )?;
             }
-            "cmake" => self.cmake_script(&args, shell, frame),
-            "deno" => self.deno(&args, &cmd.stdin, frame),
+            "cmake" => self.cmake_script(&args, shell, frame)?,
+            "deno" => self.deno(&args, &cmd.stdin, frame)?,
             _ => {}
         }
         if CONTAINERS.contains(&base) {
-            self.container(base, &args, shell, frame);
+            self.container(base, &args, shell, frame)?;
         }
         if let Some((_, opts)) = DB_CLIENTS.iter().find(|(n, _)| *n == base) {
-            self.db_client(base, opts, &args, &cmd.stdin, frame);
+            self.db_client(base, opts, &args, &cmd.stdin, frame)?;
         }
         if let Some((_, opts, stdin_code)) = ESCAPES.iter().find(|(n, _, _)| *n == base) {
-            self.escape(base, opts, *stdin_code, &args, &cmd.stdin, frame);
+            self.escape(base, opts, *stdin_code, &args, &cmd.stdin, frame)?;
         }
         if TOOL_RUNNERS.contains(&base) || base.starts_with("python") {
-            self.tool_files(base, shell, frame);
+            self.tool_files(base, shell, frame)?;
         }
+        Continue(())
     }
 
     /// Environment given to this command (`VAR=x cmd`, `export VAR=x; cmd`).
-    fn env_rule(&mut self, base: &str, shell: &Shell, frame: &Frame) {
+    fn env_rule(&mut self, base: &str, shell: &Shell, frame: &Frame) -> Judged {
         if matches!(
             base,
             "export"
@@ -858,7 +860,7 @@ impl Walker<'_> {
                 | "true"
                 | ":"
         ) {
-            return;
+            return Continue(());
         }
         let mut seen: Vec<&str> = Vec::new();
         let vars = shell
@@ -895,8 +897,9 @@ impl Walker<'_> {
             }
         }
         if let Some(why) = found {
-            self.deny(frame, RuleId::EnvInject, why);
+            self.deny(frame, RuleId::EnvInject, why)?;
         }
+        Continue(())
     }
 
     /// Whether `abs` is in a temporary directory.
@@ -986,7 +989,14 @@ impl Walker<'_> {
         }
     }
 
-    fn network(&mut self, base: &str, args: &[Arg], stdin: &Stdin, shell: &Shell, frame: &Frame) {
+    fn network(
+        &mut self,
+        base: &str,
+        args: &[Arg],
+        stdin: &Stdin,
+        shell: &Shell,
+        frame: &Frame,
+    ) -> Judged {
         // The key an ssh-family client authenticates with is used, not sent.
         let identity = |i: usize| {
             matches!(base, "ssh" | "scp" | "sftp" | "rsync")
@@ -999,34 +1009,31 @@ impl Walker<'_> {
                 continue;
             }
             if let Some(p) = self.names_secret(a, shell) {
-                self.deny(
+                return self.deny(
                     frame,
                     RuleId::SecretExfil,
                     format!("`{base}` is given the secret `{p}`: it would leave the machine"),
                 );
-                return;
             }
             if !a.known
                 && let Some(var) = expanded_vars(&a.text)
                     .into_iter()
                     .find(|v| is_secret_var(v))
             {
-                self.deny(
+                return self.deny(
                     frame,
                     RuleId::SecretExfil,
                     format!(
                         "`{base}` is given the secret variable `${var}`: it would leave the machine"
                     ),
                 );
-                return;
             }
             if url_has_password(&a.text) {
-                self.deny(
+                return self.deny(
                     frame,
                     RuleId::SecretExfil,
                     format!("`{base}` is given a URL with a password in it"),
                 );
-                return;
             }
         }
         if let Some(why) = self.secret_read.clone() {
@@ -1035,12 +1042,13 @@ impl Walker<'_> {
                 frame,
                 RuleId::SecretExfil,
                 format!("{why}, and `{base}` in the same command line can send it off the machine; run them separately if the network call needs no secret"),
-            );
+            )?;
         }
+        Continue(())
     }
 
     /// `git add`/`commit` of a secret, credentials in a remote URL.
-    fn git_secrets(&mut self, args: &[Arg], shell: &Shell, frame: &Frame) {
+    fn git_secrets(&mut self, args: &[Arg], shell: &Shell, frame: &Frame) -> Judged {
         let mut i = 0;
         while i < args.len() {
             let t = args[i].text.as_str();
@@ -1055,32 +1063,31 @@ impl Walker<'_> {
             break;
         }
         let Some(sub) = args.get(i).map(|a| a.text.clone()) else {
-            return;
+            return Continue(());
         };
         let rest = &args[i + 1..];
         if rest.iter().any(|a| url_has_password(&a.text)) {
-            self.deny(
+            return self.deny(
                 frame,
                 RuleId::SecretExfil,
                 "a git remote URL with a password in it: the credential would be stored and sent",
             );
-            return;
         }
         if matches!(sub.as_str(), "add" | "stage" | "commit" | "update-index") {
             for a in rest.iter().filter(|a| !a.text.starts_with('-')) {
                 if let Some(p) = self.names_secret(a, shell) {
-                    self.deny(
+                    return self.deny(
                         frame,
                         RuleId::SecretCommit,
                         format!("`git {sub}` of the secret `{p}`: once committed it is in the history for good"),
                     );
-                    return;
                 }
             }
         }
+        Continue(())
     }
 
-    fn cloud(&mut self, base: &str, args: &[Arg], frame: &Frame) {
+    fn cloud(&mut self, base: &str, args: &[Arg], frame: &Frame) -> Judged {
         let ops: Vec<&str> = args
             .iter()
             .map(|a| a.text.as_str())
@@ -1095,38 +1102,38 @@ impl Walker<'_> {
         };
         // `aws s3 rm`, `aws ec2 terminate-instances`, `gcloud compute instances delete`.
         if let Some(op) = ops.iter().skip(1).find(|o| verb_is(CLOUD_DESTROY, o)) {
-            self.deny(
+            return self.deny(
                 frame,
                 RuleId::InfraDestroy,
                 format!("`{base} ... {op}` deletes cloud resources"),
             );
-            return;
         }
         if let Some(op) = ops.iter().skip(1).find(|o| verb_is(CLOUD_WRITE, o)) {
             self.deny(
                 frame,
                 RuleId::Publish,
                 format!("`{base} ... {op}` deploys or changes cloud resources"),
-            );
+            )?;
         }
+        Continue(())
     }
 
-    fn dd(&mut self, args: &[Arg], frame: &Frame) {
+    fn dd(&mut self, args: &[Arg], frame: &Frame) -> Judged {
         for a in args {
             if let Some(dev) = a.text.strip_prefix("of=")
                 && is_block_device(dev)
             {
-                self.deny(
+                return self.deny(
                     frame,
                     RuleId::InfraDestroy,
                     format!("`dd` onto the device `{dev}` destroys a disk"),
                 );
-                return;
             }
         }
+        Continue(())
     }
 
-    fn perm(&mut self, base: &str, args: &[Arg], shell: &Shell, frame: &Frame) {
+    fn perm(&mut self, base: &str, args: &[Arg], shell: &Shell, frame: &Frame) -> Judged {
         let recursive = args.iter().any(|a| {
             a.text == "--recursive"
                 || (a.text.starts_with('-') && !a.text.starts_with("--") && a.text.contains('R'))
@@ -1160,7 +1167,7 @@ impl Walker<'_> {
                 || recursive && home_itself
                 || a.glob && abs.starts_with('/') && abs.matches('/').count() <= 1
             {
-                self.deny(
+                return self.deny(
                     frame,
                     RuleId::InfraDestroy,
                     format!(
@@ -1168,12 +1175,12 @@ impl Walker<'_> {
                         a.text
                     ),
                 );
-                return;
             }
         }
+        Continue(())
     }
 
-    fn cmake_script(&mut self, args: &[Arg], shell: &Shell, frame: &Frame) {
+    fn cmake_script(&mut self, args: &[Arg], shell: &Shell, frame: &Frame) -> Judged {
         if let Some(at) = args.iter().position(|a| a.text == "-P") {
             let script = args.get(at + 1);
             let unseen = script.is_none_or(|s| {
@@ -1183,12 +1190,13 @@ impl Walker<'_> {
                     || self.is_written(shell, s)
             });
             if unseen {
-                self.deny(frame, RuleId::ShellEscape, "`cmake -P` runs a script the guard cannot read (`execute_process` runs any program)");
+                self.deny(frame, RuleId::ShellEscape, "`cmake -P` runs a script the guard cannot read (`execute_process` runs any program)")?;
             }
         }
+        Continue(())
     }
 
-    fn deno(&mut self, args: &[Arg], stdin: &Stdin, frame: &Frame) {
+    fn deno(&mut self, args: &[Arg], stdin: &Stdin, frame: &Frame) -> Judged {
         let ops: Vec<&str> = args
             .iter()
             .map(|a| a.text.as_str())
@@ -1211,11 +1219,12 @@ impl Walker<'_> {
         };
         let _ = stdin;
         if let Some(why) = why {
-            self.deny(frame, RuleId::ShellEscape, why);
+            self.deny(frame, RuleId::ShellEscape, why)?;
         }
+        Continue(())
     }
 
-    fn container(&mut self, base: &str, args: &[Arg], shell: &Shell, frame: &Frame) {
+    fn container(&mut self, base: &str, args: &[Arg], shell: &Shell, frame: &Frame) -> Judged {
         let ops: Vec<&str> = args
             .iter()
             .map(|a| a.text.as_str())
@@ -1228,7 +1237,7 @@ impl Walker<'_> {
             || base == "distrobox"
             || base == "toolbox";
         if !runs {
-            return;
+            return Continue(());
         }
         let home = self.home();
         let root = self
@@ -1266,12 +1275,11 @@ impl Walker<'_> {
                 || t == "--device"
                 || t.starts_with("--device=")
             {
-                self.deny(
+                return self.deny(
                     frame,
                     RuleId::ContainerMount,
                     format!("`{base} {t}` gives the container the host"),
                 );
-                return;
             }
             let mount = value(i, "-v")
                 .or_else(|| value(i, "--volume"))
@@ -1283,18 +1291,26 @@ impl Walker<'_> {
                         text: t[2..].to_owned(),
                         ..args[i].clone()
                     };
-                    if self.bad_mount(base, &spec, shell, home.as_deref(), root.as_deref(), frame) {
-                        return;
+                    if self.bad_mount(
+                        base,
+                        &spec,
+                        shell,
+                        home.as_deref(),
+                        root.as_deref(),
+                        frame,
+                    )? {
+                        return Continue(());
                     }
                 }
                 i += 1;
                 continue;
             };
-            if self.bad_mount(base, &spec, shell, home.as_deref(), root.as_deref(), frame) {
-                return;
+            if self.bad_mount(base, &spec, shell, home.as_deref(), root.as_deref(), frame)? {
+                return Continue(());
             }
             i = next;
         }
+        Continue(())
     }
 
     /// Judges one mount specification; true when it denied.
@@ -1306,7 +1322,7 @@ impl Walker<'_> {
         home: Option<&str>,
         root: Option<&str>,
         frame: &Frame,
-    ) -> bool {
+    ) -> Judged<bool> {
         let text = spec.text.as_str();
         let (source, read_only) =
             if text.contains("type=") || text.contains("source=") || text.contains("src=") {
@@ -1329,26 +1345,26 @@ impl Walker<'_> {
                 (source, opts.split(',').any(|o| o == "ro"))
             };
         if source.is_empty() {
-            return false;
+            return Continue(false);
         }
         if !spec.known {
             self.deny(
                 frame,
                 RuleId::ContainerMount,
                 format!("`{base}` mounts `{text}`, which is not statically known"),
-            );
-            return true;
+            )?;
+            return Continue(true);
         }
         if !source.starts_with('/') && !source.starts_with('.') && !source.starts_with('~') {
             // A named volume.
-            return false;
+            return Continue(false);
         }
         let expanded = match (source.strip_prefix('~'), home) {
             (Some(rest), Some(h)) => format!("{h}{rest}"),
             _ => source.clone(),
         };
         let Some(abs) = self.resolve(shell, &expanded) else {
-            return false;
+            return Continue(false);
         };
         let holds = |dir: &str| {
             abs == dir || dir.starts_with(&format!("{}/", abs.trim_end_matches('/'))) || abs == "/"
@@ -1384,13 +1400,20 @@ impl Walker<'_> {
                 frame,
                 RuleId::ContainerMount,
                 format!("`{base}` mounts `{source}` ({what}) into a container, where nothing the guard judges reaches"),
-            );
-            return true;
+            )?;
+            return Continue(true);
         }
-        false
+        Continue(false)
     }
 
-    fn db_client(&mut self, base: &str, opts: &[&str], args: &[Arg], stdin: &Stdin, frame: &Frame) {
+    fn db_client(
+        &mut self,
+        base: &str,
+        opts: &[&str],
+        args: &[Arg],
+        stdin: &Stdin,
+        frame: &Frame,
+    ) -> Judged {
         let mut texts: Vec<String> = Vec::new();
         for (i, a) in args.iter().enumerate() {
             for o in opts {
@@ -1414,7 +1437,7 @@ impl Walker<'_> {
             texts.push(t.clone());
         }
         if base == "redis-cli" {
-            return;
+            return Continue(());
         }
         for text in texts {
             let squeezed: String = text
@@ -1426,7 +1449,7 @@ impl Walker<'_> {
                 .iter()
                 .find(|e| squeezed.contains(*e) || squeezed.starts_with(e.trim()))
             {
-                self.deny(
+                return self.deny(
                     frame,
                     RuleId::ShellEscape,
                     format!(
@@ -1434,34 +1457,32 @@ impl Walker<'_> {
                         esc.trim()
                     ),
                 );
-                return;
             }
             let nospace = squeezed.replace(' ', "");
             if let Some(what) = SQL_DESTROY
                 .iter()
                 .find(|d| squeezed.contains(*d) || nospace.contains(&d.replace(' ', "")))
             {
-                self.deny(
+                return self.deny(
                     frame,
                     RuleId::InfraDestroy,
                     format!("`{base}` is given `{what}`: it destroys a database or its data"),
                 );
-                return;
             }
             if let Some(at) = squeezed.find("DELETE FROM") {
                 let stmt = squeezed[at..].split(';').next().unwrap_or("");
                 if !stmt.contains(" WHERE ") {
-                    self.deny(
+                    return self.deny(
                         frame,
                         RuleId::InfraDestroy,
                         format!(
                             "`{base}` is given a `DELETE FROM` without `WHERE`: it empties a table"
                         ),
                     );
-                    return;
                 }
             }
         }
+        Continue(())
     }
 
     fn escape(
@@ -1472,9 +1493,9 @@ impl Walker<'_> {
         args: &[Arg],
         stdin: &Stdin,
         frame: &Frame,
-    ) {
+    ) -> Judged {
         if base == "gawk" {
-            return;
+            return Continue(());
         }
         let code_opt = args.iter().find(|a| {
             opts.iter().any(|o| {
@@ -1491,15 +1512,14 @@ impl Walker<'_> {
                     .collect::<Vec<_>>()
                     .join(" ");
                 if !code.contains('!') && !code.contains("system") {
-                    return;
+                    return Continue(());
                 }
             }
-            self.deny(
+            return self.deny(
                 frame,
                 RuleId::ShellEscape,
                 format!("`{base} {}` runs code in a language the guard has no model of; it can run any shell command", o.text),
             );
-            return;
         }
         let stdin_text = match stdin {
             Stdin::Text(t) => Some(Some(t.as_str())),
@@ -1514,18 +1534,19 @@ impl Walker<'_> {
                 && !t.contains("esyscmd")
                 && !t.contains("system")
             {
-                return;
+                return Continue(());
             }
             self.deny(
                 frame,
                 RuleId::ShellEscape,
                 format!("`{base}` reads code from standard input in a language the guard has no model of; it can run any shell command"),
-            );
+            )?;
         }
+        Continue(())
     }
 
     /// A file a tool loads by itself, written earlier in this command line, then the tool run.
-    fn tool_files(&mut self, base: &str, shell: &mut Shell, frame: &Frame) {
+    fn tool_files(&mut self, base: &str, shell: &mut Shell, frame: &Frame) -> Judged {
         let hit = self
             .written
             .iter()
@@ -1533,7 +1554,7 @@ impl Walker<'_> {
             .find(|(path, _)| is_tool_file(path))
             .cloned();
         let Some((path, content)) = hit else {
-            return;
+            return Continue(());
         };
         let name = path.rsplit('/').next().unwrap_or(&path).to_owned();
         if let Some(text) = content {
@@ -1542,15 +1563,15 @@ impl Walker<'_> {
             if name.ends_with(".py") {
                 let inner = frame.nested(&format!("{name} loaded by {base}"));
                 let mut sub = shell.clone();
-                if self.interpreter("python3", &[], &Stdin::Text(text.clone()), &mut sub, &inner) {
-                    return;
+                if self.interpreter("python3", &[], &Stdin::Text(text.clone()), &mut sub, &inner)? {
+                    return Continue(());
                 }
             }
             if name.ends_with(".js") || name.ends_with(".cjs") || name.ends_with(".mjs") {
                 let inner = frame.nested(&format!("{name} loaded by {base}"));
                 let mut sub = shell.clone();
-                if self.interpreter("node", &[], &Stdin::Text(text.clone()), &mut sub, &inner) {
-                    return;
+                if self.interpreter("node", &[], &Stdin::Text(text.clone()), &mut sub, &inner)? {
+                    return Continue(());
                 }
             }
         }
@@ -1558,7 +1579,7 @@ impl Walker<'_> {
             frame,
             RuleId::ToolConfig,
             format!("`{path}` is written earlier in this command line and `{base}` loads and runs it by itself; the guard cannot see what it would do (write it in one command, run the tool in the next)"),
-        );
+        )
     }
 }
 

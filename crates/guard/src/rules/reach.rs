@@ -14,9 +14,12 @@
 //! Not here: the git side of reaching pawl (stashing or force-adding `.pawl/`, git settings
 //! that run programs later: `rules/git.rs`), and pawl run by the agent (`rules/pawl.rs`).
 
+use std::ops::ControlFlow::Continue;
+
 use crate::decision::RuleId;
 use crate::paths::{self, normalize};
 use crate::policy::{CompiledPolicy, PawlPathKind};
+use crate::walk::Judged;
 use crate::walk::{Cmd, Frame, Shell, Walker};
 use crate::words::Arg;
 
@@ -120,7 +123,7 @@ impl Walker<'_> {
     }
 
     /// Judges every word of one simple command that names one of pawl's paths.
-    pub(crate) fn reach(&mut self, cmd: &Cmd, base: &str, shell: &Shell, frame: &Frame) {
+    pub(crate) fn reach(&mut self, cmd: &Cmd, base: &str, shell: &Shell, frame: &Frame) -> Judged {
         let allowed = |kind: PawlPathKind| {
             FACTS.contains(&base)
                 || MAY_NAME
@@ -128,7 +131,7 @@ impl Walker<'_> {
                     .any(|(k, names)| *k == kind && names.contains(&base))
         };
         if FACTS.contains(&base) {
-            return;
+            return Continue(());
         }
         let code = CODE_ARGS.contains(&base);
         let copier = TREE_COPIERS.contains(&base) && copies_out(base, &cmd.argv[1..]);
@@ -147,23 +150,21 @@ impl Walker<'_> {
                 continue;
             }
             if code && let Some(needle) = self.code_needle(&arg.text, shell) {
-                self.tamper(
+                return self.tamper(
                     frame,
                     format!("`{base}` is given `{needle}`, pawl's own store"),
                 );
-                return;
             }
             for candidate in candidates(&arg.text) {
                 let Some(kind) = self.named_pawl_path(candidate, arg.glob, shell) else {
                     if copier && Some(at) != destination && self.holds_pawl_secret(candidate, shell)
                     {
-                        self.tamper(
+                        return self.tamper(
                             frame,
                             format!(
                                 "`{base} {candidate}` would copy pawl's user state (the key that authenticates its store) with the rest"
                             ),
                         );
-                        return;
                     }
                     continue;
                 };
@@ -177,13 +178,13 @@ impl Walker<'_> {
                     }
                     PawlPathKind::Binary => "the pawl binary the hooks run",
                 };
-                self.tamper(
+                return self.tamper(
                     frame,
                     format!("`{base}` names `{candidate}`, {what}; only pawl uses it"),
                 );
-                return;
             }
         }
+        Continue(())
     }
 
     /// Judges code (an interpreter one-liner's string literals, a script's text) for pawl's
@@ -196,7 +197,7 @@ impl Walker<'_> {
         as_paths: bool,
         shell: &Shell,
         frame: &Frame,
-    ) {
+    ) -> Judged {
         for text in texts {
             let hit = if as_paths {
                 self.code_needle(text, shell)
@@ -204,13 +205,13 @@ impl Walker<'_> {
                 self.text_needle(text)
             };
             if let Some(needle) = hit {
-                self.tamper(
+                return self.tamper(
                     frame,
                     format!("{what} names `{needle}`, pawl's own files; only pawl opens them"),
                 );
-                return;
             }
         }
+        Continue(())
     }
 
     /// The piece of `text` that names one of pawl's paths, read as code: a needle anywhere in
@@ -324,8 +325,8 @@ impl Walker<'_> {
             .any(|secret| abs.is_empty() || paths::is_within(&secret, abs) && secret != abs)
     }
 
-    pub(crate) fn tamper(&mut self, frame: &Frame, reason: impl Into<String>) {
-        self.deny(frame, RuleId::Tamper, reason);
+    pub(crate) fn tamper(&mut self, frame: &Frame, reason: impl Into<String>) -> Judged {
+        self.deny(frame, RuleId::Tamper, reason)
     }
 }
 
@@ -379,15 +380,15 @@ impl Walker<'_> {
         operand: &Arg,
         shell: &Shell,
         frame: &Frame,
-    ) {
+    ) -> Judged {
         let Some(path) = operand.exact().and_then(|t| self.resolve(shell, t)) else {
-            return;
+            return Continue(());
         };
         let text = match self.read_file(&path) {
             Ok(Some(text)) => text,
-            Ok(None) => return,
+            Ok(None) => return Continue(()),
             // Too long to read: the script stays opaque, as before.
-            Err(_) => return,
+            Err(_) => return Continue(()),
         };
         self.reach_in_code(
             &format!("the script `{}` run by {base}", operand.text),
@@ -395,6 +396,6 @@ impl Walker<'_> {
             false,
             shell,
             frame,
-        );
+        )
     }
 }

@@ -4,7 +4,9 @@
 //! are, shell builtins that change state (`cd`, `alias`, `read`) update it,
 //! and everything else goes to the rules.
 
-use super::{Cmd, Frame, Shell, Stdin, Walker, WriteMode};
+use std::ops::ControlFlow::Continue;
+
+use super::{Cmd, Frame, Judged, Shell, Stdin, Walker, WriteMode};
 use crate::decision::RuleId;
 use crate::registry::{self, Family, Wrapper};
 use crate::rules::{self, Spec};
@@ -254,67 +256,79 @@ impl Walker<'_> {
         cmd: Cmd,
         shell: &mut Shell,
         frame: &Frame,
-    ) {
+    ) -> Judged {
         let args: Vec<Arg> = cmd.argv.iter().skip(1).cloned().collect();
         match registry::family(base) {
             Family::Shell => return self.shell_payload(base, &args, &cmd.stdin, shell, frame),
             Family::Wrapper(spec) => return self.wrapper(spec, &args, cmd.stdin, shell, frame),
-            Family::Git if base == "git" => return self.git(&args, shell, frame),
+            Family::Git if base == "git" => {
+                return self.git(&args, shell, frame);
+            }
             Family::Git => {
                 // git's dashed programs (`git-push` from git's exec path) are its subcommands.
                 let mut argv = vec![Arg::lit(&base[4..])];
                 argv.extend(args);
                 return self.git(&argv, shell, frame);
             }
-            Family::Forge => return self.forge(base, &args, shell, frame),
-            Family::Pawl => return self.pawl(&args, shell, frame),
+            Family::Forge => {
+                return self.forge(base, &args, shell, frame);
+            }
+            Family::Pawl => {
+                return self.pawl(&args, shell, frame);
+            }
             family @ (Family::Archiver
             | Family::Editor
             | Family::Database
             | Family::Copier
+            | Family::Deleter
+            | Family::Remote
+            | Family::Awk
+            | Family::Make
+            | Family::Pager
             | Family::Compiler
             | Family::Interpreter { .. }) => {
                 // Programs named by environment variables any command may run (LESSOPEN, ...).
-                self.env_programs(base, shell, frame);
-                if self.denial.is_some() {
-                    return;
-                }
+                self.env_programs(base, shell, frame)?;
                 // A descriptor operand is the text it holds for what the program runs
                 // (`sed -f /dev/fd/3`), a path for what it writes.
                 let (code_args, stdin) = self.descriptor_operand(args.clone(), cmd.stdin, shell);
                 match family {
-                    Family::Archiver => self.archiver(base, &args, &code_args, shell, frame),
-                    Family::Editor => self.editor(base, &args, &code_args, &stdin, shell, frame),
+                    Family::Archiver => self.archiver(base, &args, &code_args, shell, frame)?,
+                    Family::Editor => self.editor(base, &args, &code_args, &stdin, shell, frame)?,
                     Family::Database => {
-                        self.database(base, &args, &code_args, &stdin, shell, frame)
+                        self.database(base, &args, &code_args, &stdin, shell, frame)?
                     }
-                    Family::Copier => self.copier(base, &args, &code_args, shell, frame),
+                    Family::Copier => self.copier(base, &args, &code_args, shell, frame)?,
+                    Family::Deleter => self.deleter(base, &args, shell, frame)?,
+                    Family::Remote => self.remote(base, &code_args, &stdin, shell, frame)?,
+                    Family::Awk => self.awk(base, &code_args, &stdin, shell, frame)?,
+                    Family::Make => self.make(base, &code_args, &stdin, frame)?,
+                    Family::Pager => self.pager(base, &code_args, shell, frame)?,
                     Family::Interpreter { node_like } => {
                         // A package manager's runner first (`bun x`, `bun run`).
-                        if self.runner(base, &code_args, &stdin, shell, frame) {
-                            return;
+                        if self.runner(base, &code_args, &stdin, shell, frame)? {
+                            return Continue(());
                         }
                         let lang = if node_like { "node" } else { base };
-                        if !self.interpreter(lang, &code_args, &stdin, shell, frame) && !node_like {
-                            self.file_rules(base, &args, shell, frame);
+                        if !self.interpreter(lang, &code_args, &stdin, shell, frame)? && !node_like
+                        {
+                            self.file_rules(base, &args, shell, frame)?;
                         }
                     }
                     _ => {
-                        self.compiler(base, &code_args, shell, frame);
-                        if self.denial.is_none() {
-                            // The output file (`-o`).
-                            self.file_rules(base, &args, shell, frame);
-                        }
+                        self.compiler(base, &code_args, shell, frame)?;
+                        // The output file (`-o`).
+                        self.file_rules(base, &args, shell, frame)?;
                     }
                 }
-                return;
+                return Continue(());
             }
             Family::Other => {}
         }
         match base {
-            "sudo" | "doas" => self.sudo(base, &args, cmd.stdin, shell, frame),
-            "env" => self.env(&args, cmd.stdin, shell, frame),
-            "chroot" => self.chroot(&args, cmd.stdin, shell, frame),
+            "sudo" | "doas" => self.sudo(base, &args, cmd.stdin, shell, frame)?,
+            "env" => self.env(&args, cmd.stdin, shell, frame)?,
+            "chroot" => self.chroot(&args, cmd.stdin, shell, frame)?,
             "watch" => {
                 let p = rules::parse(
                     &args,
@@ -325,13 +339,13 @@ impl Walker<'_> {
                     },
                 );
                 if p.has(&["-x", "--exec"]) {
-                    self.rewrap(base, p.operands, cmd.stdin, shell, frame);
+                    self.rewrap(base, p.operands, cmd.stdin, shell, frame)?;
                 } else {
                     // watch hands its joined arguments to `sh -c`.
-                    self.script_args("watch", &p.operands, shell, frame, false);
+                    self.script_args("watch", &p.operands, shell, frame, false)?;
                 }
             }
-            "su" | "runuser" => self.su(base, &args, cmd.stdin, shell, frame),
+            "su" | "runuser" => self.su(base, &args, cmd.stdin, shell, frame)?,
             "sg" => {
                 // `sg group [-c] command`: the command goes to `sh -c`.
                 let rest: Vec<Arg> = args
@@ -342,9 +356,9 @@ impl Walker<'_> {
                     .cloned()
                     .collect();
                 if rest.is_empty() {
-                    self.stdin_script(base, &cmd.stdin, shell, frame);
+                    self.stdin_script(base, &cmd.stdin, shell, frame)?;
                 } else {
-                    self.script_args("sg", &rest, shell, frame, false);
+                    self.script_args("sg", &rest, shell, frame, false)?;
                 }
             }
             "script" => {
@@ -367,12 +381,14 @@ impl Walker<'_> {
                     },
                 );
                 for file in &p.operands {
-                    self.check_write(file, WriteMode::Clobber, shell, frame, "script");
+                    self.check_write(file, WriteMode::Clobber, shell, frame, "script")?;
                 }
                 match p.value(&["-c", "--command"]).cloned() {
-                    Some(command) => self.script_args("script -c", &[command], shell, frame, false),
+                    Some(command) => {
+                        self.script_args("script -c", &[command], shell, frame, false)?
+                    }
                     // Without -c, script runs an interactive shell on stdin.
-                    None => self.stdin_script("script", &cmd.stdin, shell, frame),
+                    None => self.stdin_script("script", &cmd.stdin, shell, frame)?,
                 }
             }
             "at" | "batch" => {
@@ -391,9 +407,9 @@ impl Walker<'_> {
                         frame,
                         RuleId::NotStatic,
                         format!("{base} -f schedules a script file the guard cannot see"),
-                    );
+                    )?;
                 } else {
-                    self.stdin_script(base, &cmd.stdin, shell, frame);
+                    self.stdin_script(base, &cmd.stdin, shell, frame)?;
                 }
             }
             "tmux" | "screen" => {
@@ -432,17 +448,17 @@ impl Walker<'_> {
                         frame,
                         RuleId::NotStatic,
                         format!("{base} runs commands in a session the guard cannot follow"),
-                    );
+                    )?;
                 }
             }
             "test" | "[" => {
                 // `test -v 'a[$(cmd)]'` evaluates the subscript.
                 for pair in args.windows(2) {
                     if pair[0].is("-v") {
-                        self.test_variable(&pair[1], shell, frame);
+                        self.test_variable(&pair[1], shell, frame)?;
                     }
                 }
-                self.file_rules(base, &args, shell, frame);
+                self.file_rules(base, &args, shell, frame)?;
             }
             "hash" => {
                 if args.iter().any(|a| a.text.starts_with("-p") || !a.known) {
@@ -450,7 +466,7 @@ impl Walker<'_> {
                         frame,
                         RuleId::NotStatic,
                         "hash -p makes a command name run another program",
-                    );
+                    )?;
                 }
             }
             "enable" => {
@@ -462,7 +478,7 @@ impl Walker<'_> {
                         frame,
                         RuleId::NotStatic,
                         "enable -n/-f/-d changes what builtin names run",
-                    );
+                    )?;
                 }
             }
             "set" => {
@@ -481,13 +497,13 @@ impl Walker<'_> {
                 match join_known(args) {
                     Some(text) => {
                         let inner = frame.nested("inside eval").with_stdin(cmd.stdin);
-                        self.run_script(&text, shell, &inner);
+                        self.run_script(&text, shell, &inner)?;
                     }
                     None => self.fail_closed(
                         frame,
                         RuleId::NotStatic,
                         "eval of text that is not statically known",
-                    ),
+                    )?,
                 }
             }
             "source" | "." => {
@@ -499,16 +515,16 @@ impl Walker<'_> {
                     Some(file) if file.known => {
                         // Sourcing runs in this shell with its stdin.
                         let mut sub = shell.clone();
-                        self.script_operand(base, file, &cmd.stdin, &mut sub, frame);
+                        self.script_operand(base, file, &cmd.stdin, &mut sub, frame)?;
                     }
                     _ => self.fail_closed(
                         frame,
                         RuleId::NotStatic,
                         "source of a file that is not statically known",
-                    ),
+                    )?,
                 }
             }
-            "trap" => self.trap(&args, shell, frame),
+            "trap" => self.trap(&args, shell, frame)?,
             "alias" => {
                 for arg in &args {
                     match arg.exact().and_then(|t| t.split_once('=')) {
@@ -520,7 +536,7 @@ impl Walker<'_> {
                             frame,
                             RuleId::NotStatic,
                             "alias definition that is not statically known",
-                        ),
+                        )?,
                     }
                 }
             }
@@ -551,20 +567,20 @@ impl Walker<'_> {
                     .chain(p.value(&["-a"]))
                     .chain(p.value(&["-p"]).filter(|_| base == "wait"))
                 {
-                    self.assigned_name(operand, shell, frame);
+                    self.assigned_name(operand, shell, frame)?;
                 }
                 if let Some(callback) = p.value(&["-C"]).cloned() {
                     // mapfile's callback is evaluated as `callback index line`.
                     match callback.exact().map(|t| format!("{t} 0 x")) {
                         Some(text) => {
                             let inner = frame.nested("mapfile -C").conditional();
-                            self.run_script(&text, shell, &inner);
+                            self.run_script(&text, shell, &inner)?;
                         }
                         None => self.fail_closed(
                             frame,
                             RuleId::NotStatic,
                             "mapfile -C runs a callback that is not statically known",
-                        ),
+                        )?,
                     }
                 }
             }
@@ -578,28 +594,29 @@ impl Walker<'_> {
                     },
                 );
                 if let Some(name) = p.value(&["-v"]).cloned() {
-                    self.assigned_name(&name, shell, frame);
+                    self.assigned_name(&name, shell, frame)?;
                 }
             }
-            "xargs" => self.xargs(&args, shell, frame),
-            "parallel" => self.parallel(&args, shell, frame),
-            "find" => self.find(&args, shell, frame),
+            "xargs" => self.xargs(&args, shell, frame)?,
+            "parallel" => self.parallel(&args, shell, frame)?,
+            "find" => self.find(&args, shell, frame)?,
             "mkdir" => {
                 // mkdir only creates: an unknown name cannot destroy anything.
                 // Known names still go to the rules (protected paths).
                 let known: Vec<Arg> = args.into_iter().filter(|a| a.known).collect();
-                self.file_rules(base, &known, shell, frame);
+                self.file_rules(base, &known, shell, frame)?;
             }
             _ => {
                 // Not in the registry yet: the programs that run commands, else the file rules.
                 // A descriptor path is the text it holds for what a program runs (`make -f
                 // /dev/fd/3`), a path for what it writes (`tee /dev/fd/5` writes through it).
                 let (code_args, stdin) = self.descriptor_operand(args.clone(), cmd.stdin, shell);
-                if !self.runs_commands(base, &code_args, &stdin, shell, frame) {
-                    self.file_rules(base, &args, shell, frame);
+                if !self.runs_commands(base, &code_args, &stdin, shell, frame)? {
+                    self.file_rules(base, &args, shell, frame)?;
                 }
             }
         }
+        Continue(())
     }
 
     /// A wrapper of the registry: its options are skipped (a value it writes is checked, one it
@@ -611,7 +628,7 @@ impl Walker<'_> {
         stdin: Stdin,
         shell: &mut Shell,
         frame: &Frame,
-    ) {
+    ) -> Judged {
         let base = spec.name;
         let p = rules::parse(
             args,
@@ -631,15 +648,14 @@ impl Walker<'_> {
                     shell,
                     frame,
                     &format!("{base} {}", opt.name),
-                );
+                )?;
             }
         }
         if let Some(command) = p.value(spec.command_values).cloned() {
-            self.script_args(&format!("{base} -c"), &[command], shell, frame, false);
-            return;
+            return self.script_args(&format!("{base} -c"), &[command], shell, frame, false);
         }
         if p.has(spec.no_command) {
-            return;
+            return Continue(());
         }
         if spec.strict
             && p.opts
@@ -650,7 +666,7 @@ impl Walker<'_> {
                 frame,
                 RuleId::NotStatic,
                 format!("{base} has an option value that is not statically known"),
-            );
+            )?;
         }
         let chdir = p.value(spec.chdir).cloned();
         let operands: Vec<Arg> = p.operands.into_iter().skip(spec.skip).collect();
@@ -659,20 +675,20 @@ impl Walker<'_> {
             if let (Some(flag), Some(command)) = (operands.first(), operands.get(1))
                 && (flag.is("-c") || flag.is("--command"))
             {
-                self.script_args(
+                return self.script_args(
                     "flock -c",
                     std::slice::from_ref(command),
                     shell,
                     frame,
                     false,
                 );
-                return;
             }
         }
         match chdir {
-            Some(dir) => self.rewrap_in(base, &dir, operands, stdin, shell, frame),
-            None => self.rewrap(base, operands, stdin, shell, frame),
+            Some(dir) => self.rewrap_in(base, &dir, operands, stdin, shell, frame)?,
+            None => self.rewrap(base, operands, stdin, shell, frame)?,
         }
+        Continue(())
     }
 
     /// Runs `args` as a command in the directory `dir` (`env -C dir`).
@@ -684,18 +700,25 @@ impl Walker<'_> {
         stdin: Stdin,
         shell: &mut Shell,
         frame: &Frame,
-    ) {
+    ) -> Judged {
         let mut sub = shell.clone();
         // The wrapper fails without running anything when it cannot change
         // directory, so the directory is certain when it is known.
         sub.cwd = dir.exact().and_then(|d| self.resolve(shell, d));
-        self.rewrap(wrapper, args, stdin, &mut sub, frame);
+        self.rewrap(wrapper, args, stdin, &mut sub, frame)
     }
 
     /// `su`/`runuser`: `-c` runs a script; `runuser -u user cmd` runs a
     /// command; otherwise a shell starts, with the operands after the user
     /// as its arguments, or reading stdin.
-    fn su(&mut self, base: &str, args: &[Arg], stdin: Stdin, shell: &mut Shell, frame: &Frame) {
+    fn su(
+        &mut self,
+        base: &str,
+        args: &[Arg],
+        stdin: Stdin,
+        shell: &mut Shell,
+        frame: &Frame,
+    ) -> Judged {
         let p = rules::parse(
             args,
             &Spec {
@@ -713,12 +736,10 @@ impl Walker<'_> {
             },
         );
         if let Some(script) = p.value(&["-c", "--command", "--session-command"]).cloned() {
-            self.script_args(base, &[script], shell, frame, false);
-            return;
+            return self.script_args(base, &[script], shell, frame, false);
         }
         if base == "runuser" && p.has(&["-u", "--user"]) {
-            self.rewrap(base, p.operands, stdin, shell, frame);
-            return;
+            return self.rewrap(base, p.operands, stdin, shell, frame);
         }
         let shell_args: Vec<Arg> = p
             .operands
@@ -727,65 +748,67 @@ impl Walker<'_> {
             .skip(1)
             .cloned()
             .collect();
-        self.shell_payload("sh", &shell_args, &stdin, shell, frame);
+        self.shell_payload("sh", &shell_args, &stdin, shell, frame)
     }
 
     /// `trap [--] action signal...`: the action runs in this shell (DEBUG
     /// before every command, EXIT at the end), so its assignments and `cd`s
     /// may apply to any later command.
-    fn trap(&mut self, args: &[Arg], shell: &mut Shell, frame: &Frame) {
+    fn trap(&mut self, args: &[Arg], shell: &mut Shell, frame: &Frame) -> Judged {
         let rest = match args.first().and_then(Arg::exact) {
             Some("--") => &args[1..],
-            Some("-p" | "-l" | "-P") => return,
+            Some("-p" | "-l" | "-P") => return Continue(()),
             _ => args,
         };
         let Some(action) = rest.first() else {
-            return;
+            return Continue(());
         };
         if rest.len() == 1 && action.exact().is_some_and(|t| t.parse::<u32>().is_ok()) {
             // `trap 2`: resets the signal.
-            return;
+            return Continue(());
         }
         if action.is("-") || action.is("") {
-            return;
+            return Continue(());
         }
         match action.exact() {
             Some(text) if action.known => {
                 let inner = frame.nested("inside trap").conditional();
-                self.run_script(text, shell, &inner);
+                self.run_script(text, shell, &inner)?;
             }
             // `trap "kill $PID" EXIT`: the text is known but for variables whose values hold
             // no code (numbers, literal loop words); it is walked with them unknown.
             _ if !action.glob && code_free_template(&action.text, shell) => {
                 let inner = frame.nested("inside trap").conditional();
-                self.run_script(&action.text, shell, &inner);
+                self.run_script(&action.text, shell, &inner)?;
             }
             _ => self.fail_closed(
                 frame,
                 RuleId::NotStatic,
                 "trap runs an action that is not statically known",
-            ),
+            )?,
         }
+        Continue(())
     }
 
     /// A variable name a builtin assigns (`read NAME`, `printf -v NAME`):
     /// its value becomes unknown; a subscript in it is evaluated as
     /// arithmetic (`read 'a[$(cmd)]'` runs `cmd`).
-    pub(super) fn assigned_name(&mut self, arg: &Arg, shell: &mut Shell, frame: &Frame) {
+    pub(super) fn assigned_name(&mut self, arg: &Arg, shell: &mut Shell, frame: &Frame) -> Judged {
         let Some(text) = arg.known.then_some(arg.text.as_str()) else {
             shell.vars_untrusted = true;
-            return;
+            return Continue(());
         };
         let base = match text.split_once('[') {
             Some((base, rest)) => {
-                self.arithmetic(rest.trim_end_matches(']'), shell, frame);
+                self.arithmetic(rest.trim_end_matches(']'), shell, frame)?;
                 base
             }
             None => text,
         };
         if !base.is_empty() && !base.starts_with('-') {
-            self.set_var(shell, frame, base, None);
+            self.set_var(shell, frame, base, None)?;
         }
+        Continue(())
     }
 
     /// `python3 /dev/stdin`, `node /dev/fd/3 3<<<...`: a program file that
@@ -820,12 +843,12 @@ impl Walker<'_> {
         stdin: Stdin,
         shell: &mut Shell,
         frame: &Frame,
-    ) {
+    ) -> Judged {
         if args.is_empty() {
-            return;
+            return Continue(());
         }
         if frame.wrappers >= super::MAX_WRAPPERS {
-            self.deny(
+            return self.deny(
                 frame,
                 RuleId::TooDeep,
                 format!(
@@ -833,7 +856,6 @@ impl Walker<'_> {
                     super::MAX_WRAPPERS
                 ),
             );
-            return;
         }
         let inner = Frame {
             wrappers: frame.wrappers + 1,
@@ -844,7 +866,7 @@ impl Walker<'_> {
             },
             ..frame.clone()
         };
-        self.dispatch(Cmd { argv: args, stdin }, shell, &inner);
+        self.dispatch(Cmd { argv: args, stdin }, shell, &inner)
     }
 
     /// Walks the joined `args` as a script in a copy of the shell.
@@ -855,23 +877,31 @@ impl Walker<'_> {
         shell: &mut Shell,
         frame: &Frame,
         lenient: bool,
-    ) {
+    ) -> Judged {
         match join_known(args) {
             Some(text) => {
                 let mut sub = shell.clone();
                 let mut inner = frame.nested(&format!("inside {origin}"));
                 inner.lenient = inner.lenient || lenient;
-                self.run_script(&text, &mut sub, &inner);
+                self.run_script(&text, &mut sub, &inner)?;
             }
             None => self.fail_closed(
                 frame,
                 RuleId::NotStatic,
                 format!("{origin} runs a script that is not statically known"),
-            ),
+            )?,
         }
+        Continue(())
     }
 
-    fn sudo(&mut self, base: &str, args: &[Arg], stdin: Stdin, shell: &mut Shell, frame: &Frame) {
+    fn sudo(
+        &mut self,
+        base: &str,
+        args: &[Arg],
+        stdin: Stdin,
+        shell: &mut Shell,
+        frame: &Frame,
+    ) -> Judged {
         let p = rules::parse(
             args,
             &Spec {
@@ -899,26 +929,27 @@ impl Walker<'_> {
             .collect();
         if p.has(&["-e", "--edit"]) {
             for file in &operands {
-                self.check_write(file, WriteMode::Modify, shell, frame, "sudoedit");
+                self.check_write(file, WriteMode::Modify, shell, frame, "sudoedit")?;
             }
-            return;
+            return Continue(());
         }
         if p.has(&["-s", "--shell", "-i", "--login"]) {
             if operands.is_empty() {
                 // A shell reading stdin.
-                self.stdin_script(base, &stdin, shell, frame);
+                self.stdin_script(base, &stdin, shell, frame)?;
             } else {
-                self.script_args(base, &operands, shell, frame, false);
+                self.script_args(base, &operands, shell, frame, false)?;
             }
-            return;
+            return Continue(());
         }
         match p.value(&["-D", "--chdir"]).cloned() {
-            Some(dir) => self.rewrap_in(base, &dir, operands, stdin, shell, frame),
-            None => self.rewrap(base, operands, stdin, shell, frame),
+            Some(dir) => self.rewrap_in(base, &dir, operands, stdin, shell, frame)?,
+            None => self.rewrap(base, operands, stdin, shell, frame)?,
         }
+        Continue(())
     }
 
-    fn env(&mut self, args: &[Arg], stdin: Stdin, shell: &mut Shell, frame: &Frame) {
+    fn env(&mut self, args: &[Arg], stdin: Stdin, shell: &mut Shell, frame: &Frame) -> Judged {
         let p = rules::parse(
             args,
             &Spec {
@@ -934,12 +965,11 @@ impl Walker<'_> {
         for arg in &p.operands {
             if assigning {
                 if !arg.known {
-                    self.fail_closed(
+                    return self.fail_closed(
                         frame,
                         RuleId::NotStatic,
                         format!("env argument `{}` is not statically known", arg.text),
                     );
-                    return;
                 }
                 if arg.is("-") {
                     // `env -` is `env -i`: the environment is emptied, the rest is the command.
@@ -947,14 +977,13 @@ impl Walker<'_> {
                 }
                 if let Some((name, value)) = arg.text.split_once('=') {
                     if name.starts_with("BASH_FUNC_") || name.contains('%') {
-                        self.fail_closed(
+                        return self.fail_closed(
                             frame,
                             RuleId::NotStatic,
                             format!("env `{name}=...` exports a shell function that a child bash imports"),
                         );
-                        return;
                     }
-                    self.check_code_var(frame, name, Some(value));
+                    self.check_code_var(frame, name, Some(value))?;
                     assigned.push((name.to_owned(), Some(value.to_owned())));
                     continue;
                 }
@@ -970,31 +999,32 @@ impl Walker<'_> {
                 Some(text) => {
                     let mut all = vec![Arg::lit(text)];
                     all.extend(operands.iter().map(|a| Arg::lit(words::quote(a))));
-                    self.script_args("env -S", &all, shell, frame, false);
+                    self.script_args("env -S", &all, shell, frame, false)?;
                 }
                 None => self.fail_closed(
                     frame,
                     RuleId::NotStatic,
                     "env -S splits a string with escapes or variables the guard does not model",
-                ),
+                )?,
             }
-            return;
+            return Continue(());
         }
         // The command (and what it runs) sees the assignments (git reads GIT_EDITOR, ...).
         let env_len = shell.env.len();
         shell.env.extend(assigned);
         match p.value(&["-C", "--chdir"]).cloned() {
-            Some(dir) => self.rewrap_in("env", &dir, operands, stdin, shell, frame),
-            None => self.rewrap("env", operands, stdin, shell, frame),
+            Some(dir) => self.rewrap_in("env", &dir, operands, stdin, shell, frame)?,
+            None => self.rewrap("env", operands, stdin, shell, frame)?,
         }
         shell.env.truncate(env_len);
+        Continue(())
     }
 
     /// `chroot [options] NEWROOT [command...]`: under the root `/` the command runs as written
     /// (in `/` unless `--skip-chdir`); under any other root its paths name other files than
     /// they seem to, so a command there is denied. Without a command it runs an interactive
     /// shell, which reads stdin.
-    fn chroot(&mut self, args: &[Arg], stdin: Stdin, shell: &mut Shell, frame: &Frame) {
+    fn chroot(&mut self, args: &[Arg], stdin: Stdin, shell: &mut Shell, frame: &Frame) -> Judged {
         let p = rules::parse(
             args,
             &Spec {
@@ -1004,12 +1034,12 @@ impl Walker<'_> {
             },
         );
         let Some(root) = p.operands.first() else {
-            return;
+            return Continue(());
         };
         let operands: Vec<Arg> = p.operands[1..].to_vec();
         let resolved = root.exact().and_then(|r| self.resolve(shell, r));
         if resolved.as_deref() != Some("/") {
-            self.fail_closed(
+            return self.fail_closed(
                 frame,
                 RuleId::NotStatic,
                 format!(
@@ -1017,15 +1047,15 @@ impl Walker<'_> {
                     root.text
                 ),
             );
-            return;
         }
         if operands.is_empty() {
-            self.stdin_script("chroot", &stdin, shell, frame);
+            self.stdin_script("chroot", &stdin, shell, frame)?;
         } else if p.has(&["--skip-chdir"]) {
-            self.rewrap("chroot", operands, stdin, shell, frame);
+            self.rewrap("chroot", operands, stdin, shell, frame)?;
         } else {
-            self.rewrap_in("chroot", &Arg::lit("/"), operands, stdin, shell, frame);
+            self.rewrap_in("chroot", &Arg::lit("/"), operands, stdin, shell, frame)?;
         }
+        Continue(())
     }
 
     /// `bash -c`, `bash script`, `bash` reading stdin.
@@ -1036,7 +1066,7 @@ impl Walker<'_> {
         stdin: &Stdin,
         shell: &mut Shell,
         frame: &Frame,
-    ) {
+    ) -> Judged {
         let opts = shell_options(args);
         if opts.command {
             match opts.operands.first() {
@@ -1048,7 +1078,7 @@ impl Walker<'_> {
                             let inner = frame
                                 .nested(&format!("inside {name} -c"))
                                 .with_stdin(stdin.clone());
-                            self.run_script(text, &mut sub, &inner);
+                            self.run_script(text, &mut sub, &inner)?;
                         }
                         _ => self.script_args(
                             &format!("{name} -c"),
@@ -1056,27 +1086,25 @@ impl Walker<'_> {
                             shell,
                             frame,
                             false,
-                        ),
+                        )?,
                     }
                 }
                 None => self.fail_closed(
                     frame,
                     RuleId::NotStatic,
                     format!("{name} -c without a script"),
-                ),
+                )?,
             }
-            return;
+            return Continue(());
         }
         if opts.stdin {
             // `bash -s args`: the script is stdin, the operands are `$1...`.
-            self.stdin_script(name, stdin, shell, frame);
-            return;
+            return self.stdin_script(name, stdin, shell, frame);
         }
         if let Some(script) = opts.operands.first() {
-            self.script_operand(name, script, stdin, shell, frame);
-            return;
+            return self.script_operand(name, script, stdin, shell, frame);
         }
-        self.stdin_script(name, stdin, shell, frame);
+        self.stdin_script(name, stdin, shell, frame)
     }
 
     /// A script named by path (`bash FILE`, `source FILE`): opaque, unless
@@ -1089,9 +1117,9 @@ impl Walker<'_> {
         stdin: &Stdin,
         shell: &mut Shell,
         frame: &Frame,
-    ) {
+    ) -> Judged {
         let Some(text) = script.exact() else {
-            self.fail_closed(
+            return self.fail_closed(
                 frame,
                 RuleId::NotStatic,
                 format!(
@@ -1099,24 +1127,24 @@ impl Walker<'_> {
                     script.text
                 ),
             );
-            return;
         };
         match descriptor_path(text) {
-            Some(0) => self.stdin_script(name, stdin, shell, frame),
+            Some(0) => self.stdin_script(name, stdin, shell, frame)?,
             Some(fd) => match self.fd_source(shell, fd) {
-                Some(held) => self.stdin_script(name, &held, shell, frame),
+                Some(held) => self.stdin_script(name, &held, shell, frame)?,
                 None => self.fail_closed(
                     frame,
                     RuleId::NotStatic,
                     format!("{name} runs a script from file descriptor {fd}, whose content is not statically known"),
-                ),
+                )?,
             },
             // A named script file is walked when the context's reader can read it, and is
             // opaque otherwise.
             None => {
-                self.script_file(name, script, stdin, shell, frame);
+                self.script_file(name, script, stdin, shell, frame)?;
             }
         }
+        Continue(())
     }
 
     /// A shell reading its script from stdin.
@@ -1126,33 +1154,34 @@ impl Walker<'_> {
         stdin: &Stdin,
         shell: &mut Shell,
         frame: &Frame,
-    ) {
+    ) -> Judged {
         match stdin {
             Stdin::Text(text) => {
                 let mut sub = shell.clone();
                 let inner = frame.nested(&format!("inside {name} <<here-document"));
-                self.run_script(text, &mut sub, &inner);
+                self.run_script(text, &mut sub, &inner)?;
             }
             Stdin::Pipe => self.fail_closed(
                 frame,
                 RuleId::NotStatic,
                 format!("{name} reads a script from a pipe; its content is not statically known"),
-            ),
+            )?,
             Stdin::Unknown => self.fail_closed(
                 frame,
                 RuleId::NotStatic,
                 format!(
                     "{name} reads a script from its standard input, whose content is not statically known"
                 ),
-            ),
+            )?,
             // `bash < x.sh`: the script is that file, walked when it can be read.
             Stdin::File => {
                 if let Some(path) = self.cmd_stdin_file.clone() {
-                    self.script_file(name, &Arg::lit(path), &Stdin::File, shell, frame);
+                    self.script_file(name, &Arg::lit(path), &Stdin::File, shell, frame)?;
                 }
             }
             Stdin::Inherited => {}
         }
+        Continue(())
     }
 
     fn cd(&mut self, base: &str, args: &[Arg], shell: &mut Shell, frame: &Frame) {
@@ -1185,7 +1214,7 @@ impl Walker<'_> {
         self.change_dir(shell, frame, target, plain);
     }
 
-    fn xargs(&mut self, args: &[Arg], shell: &mut Shell, frame: &Frame) {
+    fn xargs(&mut self, args: &[Arg], shell: &mut Shell, frame: &Frame) -> Judged {
         let p = xargs_options(args);
         let replace = p.replace;
         let mut argv = p.operands;
@@ -1197,7 +1226,7 @@ impl Walker<'_> {
                 frame,
                 RuleId::NotStatic,
                 "xargs has an option that is not statically known",
-            );
+            )?;
         }
         match &replace {
             Some(token) => {
@@ -1209,10 +1238,10 @@ impl Walker<'_> {
             }
             None => argv.push(Arg::unknown("<xargs input>")),
         }
-        self.rewrap("xargs", argv, Stdin::Inherited, shell, frame);
+        self.rewrap("xargs", argv, Stdin::Inherited, shell, frame)
     }
 
-    fn parallel(&mut self, args: &[Arg], shell: &mut Shell, frame: &Frame) {
+    fn parallel(&mut self, args: &[Arg], shell: &mut Shell, frame: &Frame) -> Judged {
         let split = args
             .iter()
             .position(|a| a.exact().is_some_and(|t| t.starts_with(":::")))
@@ -1254,12 +1283,11 @@ impl Walker<'_> {
             let template = match join_known(&p.operands) {
                 Some(t) => t,
                 None => {
-                    self.fail_closed(
+                    return self.fail_closed(
                         frame,
                         RuleId::NotStatic,
                         "parallel runs a command that is not statically known",
                     );
-                    return;
                 }
             };
             let quoted = words::quote(value);
@@ -1267,12 +1295,11 @@ impl Walker<'_> {
                 match value.exact() {
                     Some(v) => v.to_owned(),
                     None => {
-                        self.fail_closed(
+                        return self.fail_closed(
                             frame,
                             RuleId::NotStatic,
                             "parallel runs commands read from its input",
                         );
-                        return;
                     }
                 }
             } else if template.contains("{}") {
@@ -1280,11 +1307,12 @@ impl Walker<'_> {
             } else {
                 format!("{template} {quoted}")
             };
-            self.script_args("parallel", &[Arg::lit(text)], shell, frame, false);
+            self.script_args("parallel", &[Arg::lit(text)], shell, frame, false)?;
         }
+        Continue(())
     }
 
-    fn find(&mut self, args: &[Arg], shell: &mut Shell, frame: &Frame) {
+    fn find(&mut self, args: &[Arg], shell: &mut Shell, frame: &Frame) -> Judged {
         let roots: Vec<Arg> = args
             .iter()
             .take_while(|a| !a.text.starts_with('-') && a.text != "(" && a.text != "!")
@@ -1304,7 +1332,7 @@ impl Walker<'_> {
                             frame,
                             RuleId::DestructiveShell,
                             "find -delete removes every file it matches",
-                        );
+                        )?;
                     }
                 }
                 "-exec" | "-execdir" | "-ok" | "-okdir" => {
@@ -1337,16 +1365,17 @@ impl Walker<'_> {
                         Stdin::Inherited,
                         shell,
                         frame,
-                    );
+                    )?;
                 }
                 "-fprint" | "-fprint0" | "-fprintf" | "-fls" => {
                     if let Some(file) = args.get(index).cloned() {
-                        self.check_write(&file, WriteMode::Clobber, shell, frame, token);
+                        self.check_write(&file, WriteMode::Clobber, shell, frame, token)?;
                     }
                     index += 1;
                 }
                 _ => {}
             }
         }
+        Continue(())
     }
 }

@@ -205,3 +205,37 @@ fn explanation_lists_commands_with_origins_and_json_shape() {
     let unknown = explain(&Input::shell("$X -rf src"), &ctx, &Policy::default());
     assert_eq!(unknown.commands[0].unknown, vec![0]);
 }
+
+/// The walk stops at the first denial (a denial is a value that ends it): the explanation lists
+/// the commands up to the denied one and its single rule, not what would have run after it.
+#[test]
+fn explanation_ends_at_the_first_denial() {
+    let ctx = corpus_context();
+    let e = explain(
+        &Input::shell("cargo fmt && git push -f; rm -rf src; echo done"),
+        &ctx,
+        &Policy::default(),
+    );
+    assert_eq!(e.decision.rule, Some(RuleId::GitPush));
+    let names: Vec<&str> = e
+        .commands
+        .iter()
+        .filter_map(|c| c.argv.first().map(String::as_str))
+        .collect();
+    assert_eq!(names, vec!["cargo", "git"]);
+    assert!(!e.parse.contains("rm -rf"), "outline was {}", e.parse);
+    // A denial inside a nested script stops the outer walk too.
+    let e = explain(
+        &Input::shell("bash -c 'rm -rf src; git push -f' && echo after"),
+        &ctx,
+        &Policy::default(),
+    );
+    assert_eq!(e.decision.rule, Some(RuleId::RecursiveDelete));
+    assert!(
+        e.commands
+            .iter()
+            .all(|c| c.argv.first().is_none_or(|a| a == "bash" || a == "rm")),
+        "{:?}",
+        e.commands
+    );
+}
