@@ -782,3 +782,122 @@ fn a_bad_plan_is_refused_before_anything_is_written() {
         r.stderr
     );
 }
+
+/// A planned run (`--mode work`) with the replay agent: the planner's session (step 1) answers
+/// with two independent stories and one run criterion that needs both; the next two sessions,
+/// one per story and in either order, write their story's file where they run, side by side.
+/// No other session may happen (the scenario fails past its last step).
+fn planned_script() -> crate::pipeline::Script {
+    let mut s = crate::pipeline::Script::new();
+    s.answer(
+        "plan-1",
+        crate::pipeline::plan(
+            "test -f S1.txt && test -f S2.txt",
+            false,
+            &[("write S1.txt", &["S1.txt"]), ("write S2.txt", &["S2.txt"])],
+        ),
+    );
+    for n in 1..=2 {
+        s.run(
+            &format!("dev-{n}"),
+            &format!("{SIDE_BY_SIDE}{WRITE_OWN_FILE}"),
+        );
+    }
+    s
+}
+
+#[test]
+fn a_planned_work_run_on_two_workers_merges_the_planner_s_stories_from_worktrees() {
+    let env = TestEnv::new();
+    env.pipeline("", crate::headless::NO_BREAKERS);
+    let scenario = env.scenario("pipeline", &planned_script().text_of());
+    let r = env.pawl(&[
+        "run",
+        "write S1.txt and S2.txt",
+        "--mode",
+        "work",
+        "--workers",
+        "2",
+        "--scenario",
+        &scenario,
+    ]);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    let run = env.only_run();
+    assert!(
+        !env.dir.path().join("home/marks/alone").exists(),
+        "the two stories did not run side by side"
+    );
+    // The run's branch holds both stories' files.
+    for s in ["S1", "S2"] {
+        assert_eq!(
+            std::fs::read_to_string(env.root().join(format!("{s}.txt"))).unwrap(),
+            format!("{s}\n")
+        );
+    }
+    // Each story was merged exactly once by the merge queue, after one session.
+    assert_eq!(
+        env.story_rows(),
+        vec![
+            ("S1".into(), "merged".into(), 1, "merged".into()),
+            ("S2".into(), "merged".into(), 1, "merged".into()),
+        ]
+    );
+    // Each developer session ran in its story's worktree, outside the repository, on the
+    // story's branch (named in the store's events); none of them is left.
+    let marks = std::fs::read_to_string(env.dir.path().join("home/marks/cwd")).unwrap();
+    let root = env.root().display().to_string();
+    for s in ["S1", "S2"] {
+        let line = marks
+            .lines()
+            .find(|l| l.starts_with(&format!("{s} ")))
+            .unwrap_or_else(|| panic!("{s} never ran: {marks}"));
+        let cwd = &line[s.len() + 1..];
+        assert!(
+            cwd.ends_with(&format!("/{run}/{s}")) && !cwd.starts_with(&root),
+            "{line}"
+        );
+        let branch: String = env
+            .db()
+            .query_row(
+                "SELECT json_extract(data_json, '$.branch') FROM events WHERE kind = 'story_work' AND json_extract(data_json, '$.story') = ?1 AND json_extract(data_json, '$.state') = 'pending'",
+                [s],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(branch, format!("pawl/{run}-{s}"));
+    }
+    assert_eq!(env.worktrees().len(), 1, "{:?}", env.worktrees());
+    let branches = env.branches();
+    assert!(
+        !branches
+            .iter()
+            .any(|b| b.starts_with(&format!("pawl/{run}-"))),
+        "{branches:?}"
+    );
+    // The planned run is still a work run: its plan and execute phases, the stories done.
+    assert_eq!(env.strings("SELECT mode FROM runs"), ["work"]);
+    assert_eq!(
+        env.phases(),
+        vec![
+            ("plan".to_string(), 1, "passed".to_string()),
+            ("execute".to_string(), 1, "passed".to_string()),
+        ]
+    );
+    assert_eq!(env.iterations(), 3, "the planner and one session per story");
+    assert_eq!(
+        env.strings("SELECT title || ':' || status FROM stories ORDER BY id"),
+        ["write S1.txt:done", "write S2.txt:done"]
+    );
+    let report = env.report_json(&run);
+    let stories = report["stories"].as_array().unwrap();
+    assert_eq!(stories.len(), 2, "{report}");
+    for s in stories {
+        assert_eq!(s["merge"], "merged", "{s}");
+        let checks = s["evidence"]["checks"].as_array().unwrap();
+        assert!(
+            !checks.is_empty() && checks.iter().all(|c| c["passed"] == true),
+            "{s}"
+        );
+    }
+    assert_eq!(report["parallel"]["workers"], 2, "{report}");
+}
