@@ -1057,3 +1057,60 @@ fn a_planned_work_run_stopped_mid_stories_resumes_and_merges_each_story_once() {
         env.branches()
     );
 }
+
+/// A planner's `files` with a path that is not a glob: the story's scope is unknown (it runs
+/// alone, never beside another) instead of narrower, and the run goes on to merge both stories.
+#[test]
+fn a_planner_s_story_whose_files_are_not_globs_runs_alone_and_is_merged() {
+    let env = TestEnv::new();
+    env.pipeline("", crate::headless::NO_BREAKERS);
+    let mut s = crate::pipeline::Script::new();
+    s.answer(
+        "plan-1",
+        crate::pipeline::plan(
+            "test -f S1.txt && test -f S2.txt",
+            false,
+            &[
+                ("write S1.txt", &["S1.txt", "src/[x"]),
+                ("write S2.txt", &["S2.txt"]),
+            ],
+        ),
+    );
+    for n in 1..=2 {
+        s.run(
+            &format!("dev-{n}"),
+            &format!("touch \"$HOME/marks/in-$PAWL_STORY\"\nls \"$HOME/marks\" | grep -c '^in-' >> \"$HOME/marks/at-once\"\n{WRITE_OWN_FILE}rm \"$HOME/marks/in-$PAWL_STORY\"\n"),
+        );
+    }
+    let scenario = env.scenario("pipeline", &s.text_of());
+    let r = env.pawl(&[
+        "run",
+        "write S1.txt and S2.txt",
+        "--mode",
+        "work",
+        "--workers",
+        "2",
+        "--scenario",
+        &scenario,
+    ]);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    let files: Vec<String> =
+        env.strings("SELECT json_extract(plan_json, '$.files') FROM story_work ORDER BY seq");
+    assert_eq!(files, ["[]", "[\"S2.txt\"]"]);
+    let at_once = std::fs::read_to_string(env.dir.path().join("home/marks/at-once")).unwrap();
+    assert_eq!(
+        at_once, "1\n1\n",
+        "the story with an unknown scope ran beside another"
+    );
+    assert_eq!(
+        env.story_rows()
+            .into_iter()
+            .map(|r| (r.0, r.1))
+            .collect::<Vec<_>>(),
+        vec![
+            ("S1".into(), "merged".into()),
+            ("S2".into(), "merged".into()),
+        ]
+    );
+    assert_eq!(env.worktrees().len(), 1, "{:?}", env.worktrees());
+}

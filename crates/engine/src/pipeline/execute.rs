@@ -319,6 +319,13 @@ fn in_worktrees(
             .story_plan(&ctx.run_id, &s.id)?
             .map(|p| (p.files, p.depends_on))
             .unwrap_or_default();
+        // The scope only schedules: a planner's path that is not a glob makes it unknown
+        // (empty: the story runs alone) rather than narrower.
+        let files = if files.iter().all(|f| par::valid_scope(f)) {
+            files
+        } else {
+            Vec::new()
+        };
         rows.push(pawl_store::NewStoryWork {
             plan: PlannedStory {
                 id: s.id.clone(),
