@@ -258,52 +258,64 @@ pub fn drive_with_answers(
         Some("ralph") => Some(Mode::Ralph),
         _ => None,
     };
-    let planned = !store.story_works(&run.id)?.is_empty();
-    let end = match mode {
-        _ if planned => {
-            let workers = match run.settings.workers {
-                Some(n) => n,
-                None => ctx.config(&[])?.config.parallel.workers,
-            }
-            .max(1) as usize;
-            let worktrees_dir = crate::parallel::run_worktrees(&ctx.root, &run.id)?;
-            if json {
-                ctx.json_line(&serde_json::json!({"kind": "parallel", "workers": workers,
-                    "worktrees": worktrees_dir}))?;
-            } else {
-                ctx.say(format!(
-                    "[pawl] {workers} worker(s); stories' worktrees in {}",
-                    worktrees_dir.display()
-                ))?;
-            }
-            let db = ctx.state_dir().join("pawl.db");
-            let open_store = move || {
-                crate::state::open_store(&db)
-                    .map_err(|e| pawl_engine::EngineError::Parallel(e.to_string()))
-            };
-            let ctx_ref: &Ctx = ctx;
-            let make = |w: &pawl_store::StoryWork| {
-                story_worker(ctx_ref, run, &gates, force_nested, w)
-                    .map_err(|e| pawl_engine::EngineError::Parallel(e.to_string()))
-            };
-            let input = pawl_engine::parallel::ParallelInput {
-                workers,
-                open_store: &open_store,
-                worker: &make,
-                merge_ws: checks::workspace(ctx_ref),
-                worktrees_dir,
-            };
-            pawl_engine::parallel::drive(
-                store,
-                &run.id,
-                &mut verifier,
-                &cfg,
-                &control,
-                &mut |ev| printer.event(ev),
-                &input,
-            )
+    // A plan file's run (mode `parallel`), or a work or qa run started with more than one
+    // worker: its stories run in worktrees (docs/parallel.md).
+    let planned = mode.is_none() && !store.story_works(&run.id)?.is_empty();
+    let staged_workers = match mode {
+        Some(Mode::Work | Mode::Qa) => run.settings.workers.unwrap_or(1).max(1) as usize,
+        _ => 1,
+    };
+    let workers = if planned {
+        match run.settings.workers {
+            Some(n) => n,
+            None => ctx.config(&[])?.config.parallel.workers,
         }
-        None => pawl_engine::drive(
+        .max(1) as usize
+    } else {
+        staged_workers
+    };
+    let worktrees_dir = if planned || staged_workers > 1 {
+        let dir = crate::parallel::run_worktrees(&ctx.root, &run.id)?;
+        if json {
+            ctx.json_line(&serde_json::json!({"kind": "parallel", "workers": workers,
+                "worktrees": dir}))?;
+        } else {
+            ctx.say(format!(
+                "[pawl] {workers} worker(s); stories' worktrees in {}",
+                dir.display()
+            ))?;
+        }
+        Some(dir)
+    } else {
+        None
+    };
+    let db = ctx.state_dir().join("pawl.db");
+    let open_store = move || {
+        crate::state::open_store(&db).map_err(|e| pawl_engine::EngineError::Parallel(e.to_string()))
+    };
+    let ctx_ref: &Ctx = ctx;
+    let make = |w: &pawl_store::StoryWork| {
+        story_worker(ctx_ref, run, &gates, force_nested, w)
+            .map_err(|e| pawl_engine::EngineError::Parallel(e.to_string()))
+    };
+    let parallel = worktrees_dir.map(|worktrees_dir| pawl_engine::parallel::ParallelInput {
+        workers,
+        open_store: &open_store,
+        worker: &make,
+        merge_ws: checks::workspace(ctx_ref),
+        worktrees_dir,
+    });
+    let end = match (mode, parallel.as_ref()) {
+        (_, Some(input)) if planned => pawl_engine::parallel::drive(
+            store,
+            &run.id,
+            &mut verifier,
+            &cfg,
+            &control,
+            &mut |ev| printer.event(ev),
+            input,
+        ),
+        (None, _) => pawl_engine::drive(
             store,
             &run.id,
             adapter.as_mut(),
@@ -312,7 +324,7 @@ pub fn drive_with_answers(
             &control,
             &mut |ev| printer.event(ev),
         ),
-        Some(mode) => {
+        (Some(mode), _) => {
             let mut pcfg = ctx.config(&[])?.config.pipeline;
             let facts = crate::project::spec_facts(ctx)?;
             let analysis = pawl_core::spec::analyze(&run.goal, &facts);
@@ -350,6 +362,7 @@ pub fn drive_with_answers(
                         &analysis,
                         ctx.proceed_as_stated || !pcfg.spec_gate,
                     ),
+                    parallel: parallel.as_ref(),
                 },
             )
         }

@@ -406,7 +406,14 @@ fn headless_run(
     let facts = project::spec_facts(ctx)?;
     let analysis = pawl_core::spec::analyze(goal, &facts);
     let mut choice = crate::headless::mode_for_agent(req.mode, &analysis.mode, &settings)?;
-    if plan.is_some() {
+    // Fixed when the run starts: a plan's stories, and the planner's (work, qa: more than one
+    // worker runs them in worktrees), run with these workers to the end, resumes included.
+    if plan.is_some()
+        || matches!(
+            choice.mode,
+            pawl_core::spec::Mode::Work | pawl_core::spec::Mode::Qa
+        )
+    {
         settings.workers = Some(config.parallel.workers.max(1));
     }
     if let Some(stories) = &plan {

@@ -84,7 +84,7 @@ pub fn check_plan(stories: &[PlannedStory]) -> Result<(), PlanError> {
             return Err(PlanError(format!("story `{id}` has no title")));
         }
         for g in &s.files {
-            if globset::Glob::new(g).is_err() || g.trim().is_empty() {
+            if !valid_scope(g) {
                 return Err(PlanError(format!(
                     "story `{id}`: files: {g:?} is not a glob"
                 )));
@@ -115,6 +115,11 @@ pub fn check_plan(stories: &[PlannedStory]) -> Result<(), PlanError> {
         )));
     }
     Ok(())
+}
+
+/// Whether `glob` can be part of a story's declared scope (`files`): a glob, not blank.
+pub fn valid_scope(glob: &str) -> bool {
+    !glob.trim().is_empty() && globset::Glob::new(glob).is_ok()
 }
 
 /// A story on a dependency cycle, if there is one.

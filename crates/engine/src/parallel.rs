@@ -107,11 +107,44 @@ pub fn drive(
                 observer,
                 input,
                 token,
+                false,
             )
         },
     )
 }
 
+/// The stories of a run whose driver already holds the run's lease (`token`): the execute
+/// phase of a planned run (`--mode work|qa` with more than one worker, docs/parallel.md). The
+/// caller has recorded the stories' rows (`Store::add_story_work`). Every story merged ends
+/// `Verified` without verifying the run's tree — the caller's phases do that; a story out of
+/// attempts ends `NoStoryCanProgress` once nothing else can go on; a limit or a stop ends with
+/// its reason.
+#[allow(clippy::too_many_arguments)]
+pub fn drive_stories(
+    store: &mut Store,
+    run_id: &str,
+    main_verifier: &mut dyn Verifier,
+    cfg: &LoopConfig,
+    control: &Control,
+    observer: &mut dyn FnMut(&LoopEvent),
+    input: &ParallelInput<'_>,
+    token: &str,
+) -> Result<LoopEnd, EngineError> {
+    coordinate(
+        store,
+        run_id,
+        main_verifier,
+        cfg,
+        control,
+        observer,
+        input,
+        token,
+        true,
+    )
+}
+
+/// `nested`: inside another driver, which took the run up (its status, its interrupted steps,
+/// its start said) and verifies the run's tree after the stories.
 #[allow(clippy::too_many_arguments)]
 fn coordinate(
     store: &mut Store,
@@ -122,20 +155,24 @@ fn coordinate(
     observer: &mut dyn FnMut(&LoopEvent),
     input: &ParallelInput<'_>,
     token: &str,
+    nested: bool,
 ) -> Result<LoopEnd, EngineError> {
     store.check_run(run_id)?;
-    let interrupted = store.interrupt_open_iterations(run_id)?;
     let run = store.run(run_id)?;
-    if run.status != pawl_core::model::RunStatus::Active && store.awaited_blocker(run_id)?.is_none()
-    {
-        store.set_run_status(run_id, pawl_core::model::RunStatus::Active, None)?;
+    if !nested {
+        let interrupted = store.interrupt_open_iterations(run_id)?;
+        if run.status != pawl_core::model::RunStatus::Active
+            && store.awaited_blocker(run_id)?.is_none()
+        {
+            store.set_run_status(run_id, pawl_core::model::RunStatus::Active, None)?;
+        }
+        let resumed = !store.iterations(run_id)?.is_empty();
+        observer(&LoopEvent::Started {
+            run_id: run_id.into(),
+            resumed,
+            interrupted_iterations: interrupted,
+        });
     }
-    let resumed = !store.iterations(run_id)?.is_empty();
-    observer(&LoopEvent::Started {
-        run_id: run_id.into(),
-        resumed,
-        interrupted_iterations: interrupted,
-    });
     let repo = Repo::open(&cfg.root)?;
     let branch = run_branch(&repo, &run)?;
     recover(store, &repo, &run, &branch, observer)?;
@@ -283,7 +320,7 @@ fn coordinate(
     })?;
     // Every worker has ended: leftovers of merged stories go.
     tidy(store, &repo, &run, &branch)?;
-    if outcome != StopReason::Verified {
+    if outcome != StopReason::Verified || nested {
         if outcome == StopReason::Stopped {
             control.clear_stop_file();
         }

@@ -78,6 +78,10 @@ pub struct PipelineInput<'a> {
     /// Check in with the user at the plan gate (a `colleague` goal not told to proceed:
     /// `pawl_core::spec::gate::checks_in`).
     pub check_in: bool,
+    /// With more than one worker (`--workers`, `[parallel] workers`): the execute phase of work
+    /// and qa runs the planner's stories through the parallel driver, each in its worktree,
+    /// merged by the merge queue (docs/parallel.md). `None`: one after the other in the tree.
+    pub parallel: Option<&'a crate::parallel::ParallelInput<'a>>,
 }
 
 /// Why the pipeline stops: a typed stop reason, or an internal error.
@@ -123,6 +127,8 @@ pub(crate) struct Ctx<'a> {
     pub prompts_dir: Option<PathBuf>,
     /// Check in with the user before an approved plan is taken.
     pub check_in: bool,
+    /// The execute phase's stories in worktrees (more than one worker).
+    pub parallel: Option<&'a crate::parallel::ParallelInput<'a>>,
     /// The stage round (1-based; a re-plan starts the next one).
     pub round: u32,
     /// Planner sessions so far (a plan's number; architect and critic verdicts carry it).
@@ -235,6 +241,7 @@ pub fn run(
         answerer,
         prompts_dir,
         check_in,
+        parallel,
     } = input;
     let end = driver::drive_with(
         store,
@@ -277,6 +284,7 @@ pub fn run(
                 answerer: &mut *answerer,
                 prompts_dir: prompts_dir.clone(),
                 check_in,
+                parallel,
                 round,
                 plan_no,
                 replan_reason: None,

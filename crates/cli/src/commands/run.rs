@@ -70,7 +70,8 @@ pub struct RunArgs {
     /// (docs/parallel.md).
     #[arg(long, value_name = "FILE")]
     pub plan: Option<PathBuf>,
-    /// How many stories of the plan run at once (overrides `[parallel] workers`; default 1).
+    /// How many stories run at once, each in its worktree: a plan's, or the planner's in
+    /// `--mode work|qa` (overrides `[parallel] workers`; default 1, one after the other).
     #[arg(long, value_name = "N")]
     pub workers: Option<u32>,
 }

@@ -782,3 +782,335 @@ fn a_bad_plan_is_refused_before_anything_is_written() {
         r.stderr
     );
 }
+
+/// A planned run (`--mode work`) with the replay agent: the planner's session (step 1) answers
+/// with two independent stories and one run criterion that needs both; the next two sessions,
+/// one per story and in either order, write their story's file where they run, side by side.
+/// No other session may happen (the scenario fails past its last step).
+fn planned_script() -> crate::pipeline::Script {
+    let mut s = crate::pipeline::Script::new();
+    s.answer(
+        "plan-1",
+        crate::pipeline::plan(
+            "test -f S1.txt && test -f S2.txt",
+            false,
+            &[("write S1.txt", &["S1.txt"]), ("write S2.txt", &["S2.txt"])],
+        ),
+    );
+    for n in 1..=2 {
+        s.run(
+            &format!("dev-{n}"),
+            &format!("{SIDE_BY_SIDE}{WRITE_OWN_FILE}"),
+        );
+    }
+    s
+}
+
+#[test]
+fn a_planned_work_run_on_two_workers_merges_the_planner_s_stories_from_worktrees() {
+    let env = TestEnv::new();
+    env.pipeline("", crate::headless::NO_BREAKERS);
+    let scenario = env.scenario("pipeline", &planned_script().text_of());
+    let r = env.pawl(&[
+        "run",
+        "write S1.txt and S2.txt",
+        "--mode",
+        "work",
+        "--workers",
+        "2",
+        "--scenario",
+        &scenario,
+    ]);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    let run = env.only_run();
+    assert!(
+        !env.dir.path().join("home/marks/alone").exists(),
+        "the two stories did not run side by side"
+    );
+    // The run's branch holds both stories' files.
+    for s in ["S1", "S2"] {
+        assert_eq!(
+            std::fs::read_to_string(env.root().join(format!("{s}.txt"))).unwrap(),
+            format!("{s}\n")
+        );
+    }
+    // Each story was merged exactly once by the merge queue, after one session.
+    assert_eq!(
+        env.story_rows(),
+        vec![
+            ("S1".into(), "merged".into(), 1, "merged".into()),
+            ("S2".into(), "merged".into(), 1, "merged".into()),
+        ]
+    );
+    // Each developer session ran in its story's worktree, outside the repository, on the
+    // story's branch (named in the store's events); none of them is left.
+    let marks = std::fs::read_to_string(env.dir.path().join("home/marks/cwd")).unwrap();
+    let root = env.root().display().to_string();
+    for s in ["S1", "S2"] {
+        let line = marks
+            .lines()
+            .find(|l| l.starts_with(&format!("{s} ")))
+            .unwrap_or_else(|| panic!("{s} never ran: {marks}"));
+        let cwd = &line[s.len() + 1..];
+        assert!(
+            cwd.ends_with(&format!("/{run}/{s}")) && !cwd.starts_with(&root),
+            "{line}"
+        );
+        let branch: String = env
+            .db()
+            .query_row(
+                "SELECT json_extract(data_json, '$.branch') FROM events WHERE kind = 'story_work' AND json_extract(data_json, '$.story') = ?1 AND json_extract(data_json, '$.state') = 'pending'",
+                [s],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(branch, format!("pawl/{run}-{s}"));
+    }
+    assert_eq!(env.worktrees().len(), 1, "{:?}", env.worktrees());
+    let branches = env.branches();
+    assert!(
+        !branches
+            .iter()
+            .any(|b| b.starts_with(&format!("pawl/{run}-"))),
+        "{branches:?}"
+    );
+    // The planned run is still a work run: its plan and execute phases, the stories done.
+    assert_eq!(env.strings("SELECT mode FROM runs"), ["work"]);
+    assert_eq!(
+        env.phases(),
+        vec![
+            ("plan".to_string(), 1, "passed".to_string()),
+            ("execute".to_string(), 1, "passed".to_string()),
+        ]
+    );
+    assert_eq!(env.iterations(), 3, "the planner and one session per story");
+    assert_eq!(
+        env.strings("SELECT title || ':' || status FROM stories ORDER BY id"),
+        ["write S1.txt:done", "write S2.txt:done"]
+    );
+    let report = env.report_json(&run);
+    let stories = report["stories"].as_array().unwrap();
+    assert_eq!(stories.len(), 2, "{report}");
+    for s in stories {
+        assert_eq!(s["merge"], "merged", "{s}");
+        let checks = s["evidence"]["checks"].as_array().unwrap();
+        assert!(
+            !checks.is_empty() && checks.iter().all(|c| c["passed"] == true),
+            "{s}"
+        );
+    }
+    assert_eq!(report["parallel"]["workers"], 2, "{report}");
+}
+
+/// qa shares the execute phase: the plan with consensus (architect, critic), then the stories in
+/// worktrees side by side. No TDD red step there (docs/parallel.md, "Planned runs"): one session
+/// per story.
+#[test]
+fn a_planned_qa_run_on_two_workers_runs_its_stories_in_worktrees_after_consensus() {
+    let env = TestEnv::new();
+    env.pipeline(
+        "phases = [\"plan\", \"execute\"]",
+        crate::headless::NO_BREAKERS,
+    );
+    let mut s = crate::pipeline::Script::new();
+    s.answer(
+        "plan-1",
+        crate::pipeline::plan(
+            "test -f S1.txt && test -f S2.txt",
+            false,
+            &[("write S1.txt", &["S1.txt"]), ("write S2.txt", &["S2.txt"])],
+        ),
+    )
+    .answer("arch-1", crate::pipeline::approve())
+    .answer("crit-1", crate::pipeline::approve());
+    for n in 1..=2 {
+        s.run(
+            &format!("dev-{n}"),
+            &format!("{SIDE_BY_SIDE}{WRITE_OWN_FILE}"),
+        );
+    }
+    let scenario = env.scenario("pipeline", &s.text_of());
+    let r = env.pawl(&[
+        "run",
+        "write S1.txt and S2.txt",
+        "--mode",
+        "qa",
+        "--workers",
+        "2",
+        "--scenario",
+        &scenario,
+    ]);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    let run = env.only_run();
+    assert!(!env.dir.path().join("home/marks/alone").exists());
+    assert_eq!(
+        env.iterations(),
+        5,
+        "planner, architect, critic, two stories"
+    );
+    assert_eq!(env.verdicts().len(), 2, "{:?}", env.verdicts());
+    assert_eq!(
+        env.story_rows(),
+        vec![
+            ("S1".into(), "merged".into(), 1, "merged".into()),
+            ("S2".into(), "merged".into(), 1, "merged".into()),
+        ]
+    );
+    for s in ["S1", "S2"] {
+        assert!(env.root().join(format!("{s}.txt")).is_file());
+    }
+    assert_eq!(env.worktrees().len(), 1, "{:?}", env.worktrees());
+    assert!(
+        !env.branches()
+            .iter()
+            .any(|b| b.starts_with(&format!("pawl/{run}-"))),
+        "{:?}",
+        env.branches()
+    );
+    let report = env.report_json(&run);
+    assert_eq!(report["stories"].as_array().unwrap().len(), 2, "{report}");
+}
+
+/// A planned work run on two workers stopped while both stories' sessions run: nothing is
+/// merged, each story keeps its worktree; `pawl resume` goes on from the stories' rows (no
+/// planner session, no story recorded twice) and merges both.
+#[test]
+fn a_planned_work_run_stopped_mid_stories_resumes_and_merges_each_story_once() {
+    let env = TestEnv::new();
+    env.pipeline("", crate::headless::NO_BREAKERS);
+    // Both sessions are under way before the test stops the run: each waits for the other, then
+    // for the test.
+    let wait = "touch \"$HOME/marks/started-$PAWL_STORY\"\nwhile [ ! -e \"$HOME/marks/started-S1\" ] || [ ! -e \"$HOME/marks/started-S2\" ]; do sleep 0.05; done\ntouch \"$HOME/marks/step-started\"; while [ ! -e \"$HOME/marks/go\" ]; do sleep 0.05; done\n";
+    let mut s = crate::pipeline::Script::new();
+    s.answer(
+        "plan-1",
+        crate::pipeline::plan(
+            "test -f S1.txt && test -f S2.txt",
+            false,
+            &[("write S1.txt", &["S1.txt"]), ("write S2.txt", &["S2.txt"])],
+        ),
+    );
+    for n in 1..=2 {
+        s.run(&format!("dev-{n}"), &format!("{wait}{WRITE_OWN_FILE}"));
+    }
+    let scenario = env.scenario("pipeline", &s.text_of());
+    let first = env.pawl_during_step(
+        &[
+            "run",
+            "write S1.txt and S2.txt",
+            "--mode",
+            "work",
+            "--workers",
+            "2",
+            "--scenario",
+            &scenario,
+        ],
+        || std::fs::write(env.root().join(".pawl/stop"), "").unwrap(),
+    );
+    assert_eq!(first.code, 6, "{}\n{}", first.stdout, first.stderr);
+    let run = env.only_run();
+    let rows = env.story_rows();
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    // Both sessions ended with their checks passing: queued, not merged (the merge queue takes
+    // nothing once a stop is decided); their worktrees are kept.
+    assert_eq!(
+        rows.iter()
+            .map(|r| (r.0.as_str(), r.1.as_str(), r.3.as_str()))
+            .collect::<Vec<_>>(),
+        vec![("S1", "queued", "pending"), ("S2", "queued", "pending")]
+    );
+    assert_eq!(env.worktrees().len(), 3, "{:?}", env.worktrees());
+    assert_eq!(env.iterations(), 3);
+    let r = env.pawl(&["resume"]);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    assert_eq!(env.run_state(), ("done".into(), Some("verified".into())));
+    assert_eq!(env.count("SELECT COUNT(*) FROM plans"), 1);
+    assert_eq!(
+        env.story_rows()
+            .into_iter()
+            .map(|r| (r.0, r.1, r.3))
+            .collect::<Vec<_>>(),
+        vec![
+            ("S1".into(), "merged".into(), "merged".into()),
+            ("S2".into(), "merged".into(), "merged".into()),
+        ]
+    );
+    assert_eq!(
+        merge_events(&env, "S1", "merged") + merge_events(&env, "S2", "merged"),
+        2,
+        "each story merged exactly once"
+    );
+    assert_eq!(
+        env.iterations(),
+        3,
+        "no session after the resume: both were queued"
+    );
+    for s in ["S1", "S2"] {
+        assert!(env.root().join(format!("{s}.txt")).is_file());
+    }
+    assert_eq!(env.worktrees().len(), 1, "{:?}", env.worktrees());
+    assert!(
+        !env.branches()
+            .iter()
+            .any(|b| b.starts_with(&format!("pawl/{run}-"))),
+        "{:?}",
+        env.branches()
+    );
+}
+
+/// A planner's `files` with a path that is not a glob: the story's scope is unknown (it runs
+/// alone, never beside another) instead of narrower, and the run goes on to merge both stories.
+#[test]
+fn a_planner_s_story_whose_files_are_not_globs_runs_alone_and_is_merged() {
+    let env = TestEnv::new();
+    env.pipeline("", crate::headless::NO_BREAKERS);
+    let mut s = crate::pipeline::Script::new();
+    s.answer(
+        "plan-1",
+        crate::pipeline::plan(
+            "test -f S1.txt && test -f S2.txt",
+            false,
+            &[
+                ("write S1.txt", &["S1.txt", "src/[x"]),
+                ("write S2.txt", &["S2.txt"]),
+            ],
+        ),
+    );
+    for n in 1..=2 {
+        s.run(
+            &format!("dev-{n}"),
+            &format!("touch \"$HOME/marks/in-$PAWL_STORY\"\nls \"$HOME/marks\" | grep -c '^in-' >> \"$HOME/marks/at-once\"\n{WRITE_OWN_FILE}rm \"$HOME/marks/in-$PAWL_STORY\"\n"),
+        );
+    }
+    let scenario = env.scenario("pipeline", &s.text_of());
+    let r = env.pawl(&[
+        "run",
+        "write S1.txt and S2.txt",
+        "--mode",
+        "work",
+        "--workers",
+        "2",
+        "--scenario",
+        &scenario,
+    ]);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    let files: Vec<String> =
+        env.strings("SELECT json_extract(plan_json, '$.files') FROM story_work ORDER BY seq");
+    assert_eq!(files, ["[]", "[\"S2.txt\"]"]);
+    let at_once = std::fs::read_to_string(env.dir.path().join("home/marks/at-once")).unwrap();
+    assert_eq!(
+        at_once, "1\n1\n",
+        "the story with an unknown scope ran beside another"
+    );
+    assert_eq!(
+        env.story_rows()
+            .into_iter()
+            .map(|r| (r.0, r.1))
+            .collect::<Vec<_>>(),
+        vec![
+            ("S1".into(), "merged".into()),
+            ("S2".into(), "merged".into()),
+        ]
+    );
+    assert_eq!(env.worktrees().len(), 1, "{:?}", env.worktrees());
+}

@@ -1107,6 +1107,14 @@ fn a_run_stopped_during_execution_resumes_without_planning_again() {
         env.strings("SELECT title || ':' || status FROM stories ORDER BY id"),
         ["write the greeting:done", "write the farewell:done"]
     );
+    // One worker (the default): the stories ran one after the other in the run's tree, none in
+    // a worktree (docs/parallel.md, "Planned runs").
+    assert_eq!(env.count("SELECT COUNT(*) FROM story_work"), 0);
+    assert_eq!(
+        env.count("SELECT json_extract(settings_json, '$.workers') FROM runs"),
+        1,
+        "the workers are recorded on the run, for its resumes"
+    );
     assert_eq!(
         env.phases(),
         vec![

@@ -17,6 +17,7 @@ use pawl_core::tdd::TddPhase;
 
 use super::session::{self, SessionOut};
 use super::{Ctx, Halt, P, convergence, plan, roles};
+use crate::EngineError;
 use crate::driver::LoopEvent;
 use crate::verify::VerifyReport;
 
@@ -193,6 +194,48 @@ pub(crate) fn run(ctx: &mut Ctx<'_>) -> P<()> {
     let tdd = ctx.pcfg.tdd && test_checks_pass(&baseline).is_some();
     let total = stories.len();
     let task_type = ctx.task_type();
+    let (done, skipped) = match ctx.parallel {
+        Some(input) => in_worktrees(ctx, input, &stories)?,
+        None => one_after_another(ctx, &stories, tdd)?,
+    };
+    let s = convergence::command_share(ctx)?;
+    let end_ok = ctx.store.add_score(
+        &ctx.run_id,
+        ctx.round,
+        "checkpoint_end",
+        &task_type,
+        None,
+        s,
+        super::plan::checkpoint_threshold(ctx.store, &ctx.task_type(), "checkpoint_end", ctx.pcfg),
+    )?;
+    let note = format!(
+        "{done} of {total} stories done{}; command criteria verified {s:.2} (end checkpoint {:.2}: {})",
+        if skipped.is_empty() {
+            String::new()
+        } else {
+            format!(", skipped {}", skipped.join(", "))
+        },
+        super::plan::checkpoint_threshold(ctx.store, &ctx.task_type(), "checkpoint_end", ctx.pcfg),
+        if end_ok { "met" } else { "not met" }
+    );
+    ctx.end(
+        Phase::Execute,
+        id,
+        if skipped.is_empty() && end_ok {
+            "passed"
+        } else {
+            "failed"
+        },
+        &note,
+    )?;
+    Ok(())
+}
+
+/// The stories one after the other in the run's tree (one worker): each through its story flow,
+/// with the mid-way checkpoint. Returns how many were done and the ids of those skipped.
+fn one_after_another(ctx: &mut Ctx<'_>, stories: &[Story], tdd: bool) -> P<(usize, Vec<String>)> {
+    let total = stories.len();
+    let task_type = ctx.task_type();
     let mut done = 0usize;
     let mut skipped = Vec::new();
     for (i, story) in stories.iter().enumerate() {
@@ -234,37 +277,120 @@ pub(crate) fn run(ctx: &mut Ctx<'_>) -> P<()> {
             }
         }
     }
-    let s = convergence::command_share(ctx)?;
-    let end_ok = ctx.store.add_score(
+    Ok((done, skipped))
+}
+
+/// The stories in git worktrees, up to `workers` at once, merged one at a time by the merge
+/// queue that re-verifies the merged tree (`crate::parallel`, docs/parallel.md). The planner's
+/// stories become a plan's: their stored id (branch `pawl/<run>-<id>`), title, files and
+/// dependencies among the stories of this execute phase. They carry no criteria of their own:
+/// the planner's criteria are the run's, verified on the run's tree after every story is
+/// merged, by the phases that follow. A story of an earlier plan that was not merged is not
+/// worked on again (the new plan replaced it); its worktree stays until `pawl clean`.
+/// Returns how many stories were merged and the ids of those that were not.
+fn in_worktrees(
+    ctx: &mut Ctx<'_>,
+    input: &crate::parallel::ParallelInput<'_>,
+    stories: &[Story],
+) -> P<(usize, Vec<String>)> {
+    use pawl_core::parallel::{self as par, PlannedStory, WorkState};
+    let ours = |id: &str| stories.iter().any(|s| s.id == id);
+    let existing = ctx.store.story_works(&ctx.run_id)?;
+    for w in &existing {
+        if !ours(&w.story_id) && !matches!(w.state, WorkState::Merged | WorkState::Failed) {
+            ctx.store.update_story_work(
+                &ctx.run_id,
+                &w.story,
+                &pawl_store::StoryWorkChange {
+                    state: Some(WorkState::Failed),
+                    feedback: Some(Some("superseded: a later plan replaced it".into())),
+                    ..Default::default()
+                },
+            )?;
+        }
+    }
+    let mut rows = Vec::new();
+    for s in stories {
+        if existing.iter().any(|w| w.story_id == s.id) {
+            continue;
+        }
+        let (files, depends_on) = ctx
+            .store
+            .story_plan(&ctx.run_id, &s.id)?
+            .map(|p| (p.files, p.depends_on))
+            .unwrap_or_default();
+        // The scope only schedules: a planner's path that is not a glob makes it unknown
+        // (empty: the story runs alone) rather than narrower.
+        let files = if files.iter().all(|f| par::valid_scope(f)) {
+            files
+        } else {
+            Vec::new()
+        };
+        rows.push(pawl_store::NewStoryWork {
+            plan: PlannedStory {
+                id: s.id.clone(),
+                title: s.title.clone(),
+                files,
+                // A story done before this phase is not waited for.
+                depends_on: depends_on.into_iter().filter(|d| ours(d)).collect(),
+                criteria: Vec::new(),
+            },
+            story_id: s.id.clone(),
+            criteria: Vec::new(),
+            branch: par::story_branch(&ctx.run_id, &s.id),
+            worktree: input.worktrees_dir.join(&s.id).display().to_string(),
+        });
+    }
+    if !rows.is_empty() {
+        let plans: Vec<PlannedStory> = rows.iter().map(|r| r.plan.clone()).collect();
+        par::check_plan(&plans).map_err(|e| {
+            EngineError::Parallel(format!(
+                "the planner's stories cannot run in worktrees: {e}"
+            ))
+        })?;
+        ctx.store.add_story_work(&ctx.run_id, &rows)?;
+    }
+    let end = crate::parallel::drive_stories(
+        ctx.store,
         &ctx.run_id,
-        ctx.round,
-        "checkpoint_end",
-        &task_type,
-        None,
-        s,
-        super::plan::checkpoint_threshold(ctx.store, &ctx.task_type(), "checkpoint_end", ctx.pcfg),
+        &mut *ctx.verifier,
+        ctx.cfg,
+        ctx.control,
+        &mut *ctx.observer,
+        input,
+        &ctx.token,
     )?;
-    let note = format!(
-        "{done} of {total} stories done{}; command criteria verified {s:.2} (end checkpoint {:.2}: {})",
-        if skipped.is_empty() {
-            String::new()
-        } else {
-            format!(", skipped {}", skipped.join(", "))
-        },
-        super::plan::checkpoint_threshold(ctx.store, &ctx.task_type(), "checkpoint_end", ctx.pcfg),
-        if end_ok { "met" } else { "not met" }
-    );
-    ctx.end(
-        Phase::Execute,
-        id,
-        if skipped.is_empty() && end_ok {
-            "passed"
-        } else {
-            "failed"
-        },
-        &note,
-    )?;
-    Ok(())
+    match end.reason {
+        StopReason::Verified | StopReason::NoStoryCanProgress => {}
+        other => return Err(Halt::Stop(other)),
+    }
+    // The run's tree with every merged story: the run's criteria are verified here, as the
+    // stories' sub-loops verify them one after the other.
+    ctx.verify()?;
+    let mut done = 0;
+    let mut skipped = Vec::new();
+    for w in ctx.store.story_works(&ctx.run_id)? {
+        if !ours(&w.story_id) {
+            continue;
+        }
+        if w.state == WorkState::Merged {
+            done += 1;
+            ctx.progress_stories += 1;
+            continue;
+        }
+        skipped.push(w.story_id.clone());
+        let st = ctx.store.story(&ctx.run_id, &w.story_id)?;
+        if !matches!(st.status, StoryStatus::Skipped | StoryStatus::Done) {
+            ctx.store.set_story_status(
+                &ctx.run_id,
+                &w.story_id,
+                StoryStatus::Skipped,
+                Some("not merged: out of attempts in its worktree"),
+            )?;
+        }
+    }
+    progress(ctx)?;
+    Ok((done, skipped))
 }
 
 /// The end checkpoint acts (after convergence had its say: a stalled stage is rolled back
