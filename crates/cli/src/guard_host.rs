@@ -2,7 +2,9 @@
 //! the policy a run's `[guard]` settings make, pawl's own paths on this machine (the user state
 //! directory, the pawl binary the hooks run), the real filesystem the guard asks about symbolic
 //! links and scripts, and the git facts the guard needs read without the agent's `git` (the
-//! branch from `HEAD` itself; git at a fixed system path, never one found on the agent's PATH).
+//! branch from `HEAD` itself; git at a fixed system path, never one found on the agent's PATH),
+//! and the working tree a command is judged in when it is a linked worktree of the run's
+//! repository (a story's: [`worktree_for`], [`confine`]).
 //!
 //! Not here: the guard's rules and decisions (pawl-guard), the repository context each caller
 //! builds (branch, tracked files: `pawl guard` reads them eagerly, the hook lazily).

@@ -33,8 +33,8 @@ fn the_run_s_repository_and_other_stories_are_left_alone_even_in_a_temporary_dir
             format!("echo x > {base}/repo/new.txt"),
             format!("rm {base}/repo/calc.py"),
             format!("cp calc.py {base}/repo/calc.py"),
-            format!("echo x > ../S2/calc.py"),
-            format!("mv ../S2 /tmp/elsewhere"),
+            "echo x > ../S2/calc.py".into(),
+            "mv ../S2 /tmp/elsewhere".into(),
             "echo x > calc.py".into(),
             "rm -f calc.py tests/test_calc.py".into(),
         ] {
