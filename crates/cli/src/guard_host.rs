@@ -298,14 +298,21 @@ fn worktree_of(root: &Path, top: &Path) -> Result<bool, String> {
 /// directories: the run's repository at `root` (as written and where it really is), and for a
 /// story the other entries of the run's worktrees directory (the other stories' worktrees,
 /// the clean rooms, the merge's checkout) and of the repository's (other runs'). pawl's own
-/// state elsewhere is protected already (`.pawl/` anywhere, the user state directory). An error
-/// when a directory cannot be listed (the hook denies: fail closed).
+/// state elsewhere is protected already (`.pawl/` anywhere, the user state directory). For a
+/// story the run's branch (the one checked out in the repository, where the merge queue merges)
+/// and the other stories' branches become protected branches: only the merge queue moves them.
+/// An error when a directory cannot be listed (the hook denies: fail closed).
 pub fn confine(policy: &mut Policy, root: &Path, tree: &Worktree) -> Result<(), String> {
     let mut places: Vec<PathBuf> = vec![root.to_path_buf()];
     places.extend(root.canonicalize().ok());
     if tree.story {
         let run_dir = tree.root.parent().unwrap_or(&tree.root);
         let repo_dir = run_dir.parent().unwrap_or(run_dir);
+        let run = run_dir
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let mut branches: Vec<String> = branch_at(root, root)?.into_iter().collect();
         for (dir, own) in [(run_dir, tree.root.as_path()), (repo_dir, run_dir)] {
             let entries = std::fs::read_dir(dir)
                 .map_err(|e| format!("cannot list {}: {e}", dir.display()))?;
@@ -313,9 +320,21 @@ pub fn confine(policy: &mut Policy, root: &Path, tree: &Worktree) -> Result<(), 
                 let path = entry
                     .map_err(|e| format!("cannot list {}: {e}", dir.display()))?
                     .path();
-                if path != own {
-                    places.push(path);
+                if path == own {
+                    continue;
                 }
+                if dir == run_dir
+                    && let Some(id) = path.file_name().and_then(|n| n.to_str())
+                    && pawl_core::parallel::is_story_id(id)
+                {
+                    branches.push(pawl_core::parallel::story_branch(&run, id));
+                }
+                places.push(path);
+            }
+        }
+        for b in branches {
+            if !policy.protected_branches.contains(&b) {
+                policy.protected_branches.push(b);
             }
         }
     }
@@ -354,6 +373,7 @@ mod tests {
         std::fs::write(root.join("a.txt"), "a\n").unwrap();
         git(&root, &["add", "-A"]);
         git(&root, &["commit", "-q", "-m", "a"]);
+        git(&root, &["checkout", "-q", "-b", "pawl/r1"]);
         let runs = dir.path().join("pawl-worktrees/repo-0123");
         let s1 = runs.join("r1/S1");
         git(
@@ -385,6 +405,10 @@ mod tests {
         let mut policy = Policy::default();
         confine(&mut policy, &root, &tree).unwrap();
         let dirs: Vec<PathBuf> = policy.protected_dirs.iter().map(PathBuf::from).collect();
+        for b in ["pawl/r1", "pawl/r1-S2"] {
+            assert!(policy.protected_branches.iter().any(|p| p == b), "{b}");
+        }
+        assert!(!policy.protected_branches.iter().any(|p| p == "pawl/r1-S1"));
         for place in [
             root.clone(),
             runs.join("r1/S2"),

@@ -804,6 +804,8 @@ h null 'cp /dev/null README.md'
 h away 'rm -f README.md agent.sh'
 h main 'echo x >> {main}/README.md'
 h mainnew 'echo x > {main}/new.txt'
+h runbranch "git update-ref refs/heads/pawl/$PAWL_RUN_ID HEAD"
+h fetch "git fetch -q . HEAD:pawl/$PAWL_RUN_ID"
 h own 'echo S1 > S1.txt'
 h debris 'rm -rf target'
 h commit 'git commit -q -m wip'
@@ -839,6 +841,8 @@ echo "$PAWL_STORY" > "$PAWL_STORY.txt"
         ("away", "*"),
         ("main", "protected-path"),
         ("mainnew", "protected-path"),
+        ("runbranch", "protected-branch"),
+        ("fetch", "protected-branch"),
     ] {
         let (decision, text) = answer(name);
         if decision != "deny" || !(rule == "*" || text.contains(&format!("pawl guard [{rule}]"))) {
@@ -861,5 +865,5 @@ echo "$PAWL_STORY" > "$PAWL_STORY.txt"
             |r| r.get(0),
         )
         .unwrap();
-    assert_eq!(denied, 7);
+    assert_eq!(denied, 9);
 }
