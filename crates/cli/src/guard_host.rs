@@ -231,9 +231,9 @@ pub struct Worktree {
 /// The working tree a command of the run at `root`, run in `cwd`, is judged in when it is not
 /// the repository itself. For a story's agent (`story`: the run and the story's id) it is the
 /// story's worktree wherever the command runs — the one `cwd` is in when that is it, else where
-/// pawl keeps it — and an error when that is not a worktree of the repository (the hook
-/// denies: fail closed). Otherwise it is the linked worktree of the repository `cwd` is in, if
-/// it lies outside the repository (one inside is judged as part of it).
+/// pawl keeps it — and an error when that is not a worktree of the repository or cannot be read
+/// (the hook denies: fail closed). Otherwise it is the linked worktree of the repository `cwd`
+/// is in, if it lies outside the repository (one inside is judged as part of it).
 pub fn worktree_for(
     root: &Path,
     cwd: &Path,
@@ -245,8 +245,10 @@ pub fn worktree_for(
         .filter(|d| d.join(".git").is_file() && !d.starts_with(root))
         .map(Path::to_path_buf);
     let Some((run, id)) = story else {
+        // A working tree that cannot be told to be ours (another repository's, a stale one) is
+        // judged as a place outside the repository, as before.
         return match here {
-            Some(top) if worktree_of(root, &top)? => Ok(Some(Worktree {
+            Some(top) if worktree_of(root, &top).unwrap_or(false) => Ok(Some(Worktree {
                 root: top,
                 story: false,
             })),
