@@ -2,7 +2,9 @@
 //! the policy a run's `[guard]` settings make, pawl's own paths on this machine (the user state
 //! directory, the pawl binary the hooks run), the real filesystem the guard asks about symbolic
 //! links and scripts, and the git facts the guard needs read without the agent's `git` (the
-//! branch from `HEAD` itself; git at a fixed system path, never one found on the agent's PATH).
+//! branch from `HEAD` itself; git at a fixed system path, never one found on the agent's PATH),
+//! and the working tree a command is judged in when it is a linked worktree of the run's
+//! repository (a story's: [`worktree_for`], [`confine`]).
 //!
 //! Not here: the guard's rules and decisions (pawl-guard), the repository context each caller
 //! builds (branch, tracked files: `pawl guard` reads them eagerly, the hook lazily).
@@ -211,5 +213,228 @@ impl pawl_guard::ScriptReader for HostFs {
             .read_to_end(&mut bytes)
             .ok()?;
         Some(String::from_utf8_lossy(&bytes).into_owned())
+    }
+}
+
+/// A linked worktree of the run's repository that a command is judged in (docs/parallel.md
+/// "What the guard sees in a story"): the guard takes it as the repository (its root, its own
+/// index, its `HEAD`), and the run's repository as a place the command must leave alone.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Worktree {
+    /// The worktree's top directory.
+    pub root: PathBuf,
+    /// pawl made it for a story of the run (`<worktrees>/<run>/<story>`): beside it are the
+    /// other stories' worktrees and clean rooms.
+    pub story: bool,
+}
+
+/// The working tree a command of the run at `root`, run in `cwd`, is judged in when it is not
+/// the repository itself. For a story's agent (`story`: the run and the story's id) it is the
+/// story's worktree wherever the command runs — the one `cwd` is in when that is it, else where
+/// pawl keeps it — and an error when that is not a worktree of the repository or cannot be read
+/// (the hook denies: fail closed). Otherwise it is the linked worktree of the repository `cwd`
+/// is in, if it lies outside the repository (one inside is judged as part of it).
+pub fn worktree_for(
+    root: &Path,
+    cwd: &Path,
+    story: Option<(&str, &str)>,
+) -> Result<Option<Worktree>, String> {
+    let here = cwd
+        .ancestors()
+        .find(|d| std::fs::symlink_metadata(d.join(".git")).is_ok())
+        .filter(|d| d.join(".git").is_file() && !d.starts_with(root))
+        .map(Path::to_path_buf);
+    let Some((run, id)) = story else {
+        // A working tree that cannot be told to be ours (another repository's, a stale one) is
+        // judged as a place outside the repository, as before.
+        return match here {
+            Some(top) if worktree_of(root, &top).unwrap_or(false) => Ok(Some(Worktree {
+                root: top,
+                story: false,
+            })),
+            _ => Ok(None),
+        };
+    };
+    let named = |p: &Path| {
+        p.file_name().is_some_and(|n| n == id)
+            && p.parent()
+                .and_then(Path::file_name)
+                .is_some_and(|n| n == run)
+    };
+    let tree = match here.filter(|t| named(t)) {
+        Some(t) => t,
+        None => crate::parallel::run_worktrees(root, run)
+            .map_err(|e| e.to_string())?
+            .join(id),
+    };
+    if !worktree_of(root, &tree)? {
+        return Err(format!(
+            "story {id}'s worktree {} is not a worktree of {}",
+            tree.display(),
+            root.display()
+        ));
+    }
+    Ok(Some(Worktree {
+        root: tree,
+        story: true,
+    }))
+}
+
+/// Whether the working tree at `top` is a linked worktree of the repository at `root`: its
+/// `.git` file names a directory under the repository's `.git/worktrees/`. An error when that
+/// cannot be read.
+fn worktree_of(root: &Path, top: &Path) -> Result<bool, String> {
+    let git_dir = git_dir_of(top)?;
+    let Some(list) = git_dir.parent().filter(|p| p.ends_with("worktrees")) else {
+        return Ok(false);
+    };
+    let real = |p: &Path| {
+        p.canonicalize()
+            .map_err(|e| format!("cannot resolve {}: {e}", p.display()))
+    };
+    let common = real(list.parent().unwrap_or(list))?;
+    Ok(common == real(&git_dir_of(root)?)?)
+}
+
+/// What a command judged in `tree` must leave alone, added to `policy` as protected
+/// directories: the run's repository at `root` (as written and where it really is), and for a
+/// story the other entries of the run's worktrees directory (the other stories' worktrees,
+/// the clean rooms, the merge's checkout) and of the repository's (other runs'). pawl's own
+/// state elsewhere is protected already (`.pawl/` anywhere, the user state directory). For a
+/// story the run's branch (the one checked out in the repository, where the merge queue merges)
+/// and the other stories' branches become protected branches: only the merge queue moves them.
+/// An error when a directory cannot be listed (the hook denies: fail closed).
+pub fn confine(policy: &mut Policy, root: &Path, tree: &Worktree) -> Result<(), String> {
+    let mut places: Vec<PathBuf> = vec![root.to_path_buf()];
+    places.extend(root.canonicalize().ok());
+    if tree.story {
+        let run_dir = tree.root.parent().unwrap_or(&tree.root);
+        let repo_dir = run_dir.parent().unwrap_or(run_dir);
+        let run = run_dir
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let mut branches: Vec<String> = branch_at(root, root)?.into_iter().collect();
+        for (dir, own) in [(run_dir, tree.root.as_path()), (repo_dir, run_dir)] {
+            let entries = std::fs::read_dir(dir)
+                .map_err(|e| format!("cannot list {}: {e}", dir.display()))?;
+            for entry in entries {
+                let path = entry
+                    .map_err(|e| format!("cannot list {}: {e}", dir.display()))?
+                    .path();
+                if path == own {
+                    continue;
+                }
+                if dir == run_dir
+                    && let Some(id) = path.file_name().and_then(|n| n.to_str())
+                    && pawl_core::parallel::is_story_id(id)
+                {
+                    branches.push(pawl_core::parallel::story_branch(&run, id));
+                }
+                places.push(path);
+            }
+        }
+        for b in branches {
+            if !policy.protected_branches.contains(&b) {
+                policy.protected_branches.push(b);
+            }
+        }
+    }
+    for place in &places {
+        policy.protect_dir(&place.display().to_string());
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn git(dir: &Path, args: &[&str]) {
+        let ok = std::process::Command::new("git")
+            .args(args)
+            .current_dir(dir)
+            .env("GIT_AUTHOR_NAME", "t")
+            .env("GIT_AUTHOR_EMAIL", "t@t")
+            .env("GIT_COMMITTER_NAME", "t")
+            .env("GIT_COMMITTER_EMAIL", "t@t")
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok, "git {args:?}");
+    }
+
+    /// A repository, and story S1's worktree of run r1 where pawl keeps worktrees, beside
+    /// another story's, a clean room and another run's.
+    #[test]
+    fn a_story_is_judged_in_its_worktree_and_leaves_the_rest_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("repo");
+        std::fs::create_dir_all(&root).unwrap();
+        git(&root, &["init", "-q", "-b", "main"]);
+        std::fs::write(root.join("a.txt"), "a\n").unwrap();
+        git(&root, &["add", "-A"]);
+        git(&root, &["commit", "-q", "-m", "a"]);
+        git(&root, &["checkout", "-q", "-b", "pawl/r1"]);
+        let runs = dir.path().join("pawl-worktrees/repo-0123");
+        let s1 = runs.join("r1/S1");
+        git(
+            &root,
+            &[
+                "worktree",
+                "add",
+                "-q",
+                "-b",
+                "pawl/r1-S1",
+                &s1.display().to_string(),
+            ],
+        );
+        for other in ["r1/S2", "r1/.room-S1", "r0/S1"] {
+            std::fs::create_dir_all(runs.join(other)).unwrap();
+        }
+        let sub = s1.join("src");
+        std::fs::create_dir_all(&sub).unwrap();
+        let tree = worktree_for(&root, &sub, Some(("r1", "S1")))
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            tree,
+            Worktree {
+                root: s1.clone(),
+                story: true
+            }
+        );
+        let mut policy = Policy::default();
+        confine(&mut policy, &root, &tree).unwrap();
+        let dirs: Vec<PathBuf> = policy.protected_dirs.iter().map(PathBuf::from).collect();
+        for b in ["pawl/r1", "pawl/r1-S2"] {
+            assert!(policy.protected_branches.iter().any(|p| p == b), "{b}");
+        }
+        assert!(!policy.protected_branches.iter().any(|p| p == "pawl/r1-S1"));
+        for place in [
+            root.clone(),
+            runs.join("r1/S2"),
+            runs.join("r1/.room-S1"),
+            runs.join("r0"),
+        ] {
+            assert!(dirs.contains(&place), "{place:?} in {dirs:?}");
+        }
+        assert!(
+            !dirs.iter().any(|d| s1.starts_with(d) && d != &root),
+            "{dirs:?}"
+        );
+        // Another story's directory that is no worktree of the repository: refused.
+        assert!(worktree_for(&root, &runs.join("r1/S2"), Some(("r1", "S2"))).is_err());
+        // Without a story: the linked worktree the command runs in, and the repository itself.
+        let plain = worktree_for(&root, &sub, None).unwrap().unwrap();
+        assert_eq!(
+            plain,
+            Worktree {
+                root: s1,
+                story: false
+            }
+        );
+        assert_eq!(worktree_for(&root, &root, None).unwrap(), None);
+        assert_eq!(worktree_for(&root, dir.path(), None).unwrap(), None);
     }
 }

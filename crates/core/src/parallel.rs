@@ -56,6 +56,15 @@ pub fn parse_plan(text: &str, origin: &str) -> Result<Vec<PlannedStory>, PlanErr
     Ok(file.stories)
 }
 
+/// A story id: 1 to 40 letters, digits, `-` or `_` (it names a branch and a directory).
+pub fn is_story_id(id: &str) -> bool {
+    !id.is_empty()
+        && id.len() <= 40
+        && id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+}
+
 /// The checks of [`parse_plan`] on stories already read (a planner's too).
 pub fn check_plan(stories: &[PlannedStory]) -> Result<(), PlanError> {
     if stories.is_empty() {
@@ -67,12 +76,7 @@ pub fn check_plan(stories: &[PlannedStory]) -> Result<(), PlanError> {
     let mut seen = BTreeSet::new();
     for s in stories {
         let id = s.id.as_str();
-        if id.is_empty()
-            || id.len() > 40
-            || !id
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
-        {
+        if !is_story_id(id) {
             return Err(PlanError(format!(
                 "story id {id:?}: use 1 to 40 letters, digits, `-` or `_` (it names a git branch)"
             )));

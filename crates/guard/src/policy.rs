@@ -35,6 +35,10 @@ pub struct Policy {
     /// Rules switched off by name (`[guard.rules] publish = false`); only
     /// [`crate::decision::SWITCHABLE_RULES`] can be.
     pub disabled_rules: Vec<String>,
+    /// Absolute directories protected as a whole by [`Policy::protect_dir`]: they stay
+    /// protected in a temporary directory too, where a throwaway copy of a protected name is
+    /// otherwise allowed.
+    pub protected_dirs: Vec<String>,
 }
 
 /// One of pawl's own paths (a glob, in the syntax of `protected_paths`) and what it is.
@@ -119,6 +123,42 @@ impl Policy {
     }
 }
 
+impl Policy {
+    /// Protects the directory at the absolute `path` and everything below it (rule
+    /// `protected-path`): nothing may write, move or delete there. The path is taken as
+    /// written: glob characters in it are escaped. The CLI uses it for what a command judged in
+    /// a linked worktree must leave alone (the run's repository, the other stories' worktrees).
+    pub fn protect_dir(&mut self, path: &str) {
+        let path = path.trim_end_matches('/');
+        if !path.starts_with('/') {
+            return;
+        }
+        let mut literal = String::with_capacity(path.len());
+        for c in path.chars() {
+            if matches!(c, '*' | '?' | '[' | ']' | '{' | '}' | '\\') {
+                literal.push('\\');
+            }
+            literal.push(c);
+        }
+        for glob in [literal.clone(), format!("{literal}/**")] {
+            if !self.protected_paths.contains(&glob) {
+                self.protected_paths.push(glob);
+            }
+        }
+        if !self.protected_dirs.iter().any(|d| d == path) {
+            self.protected_dirs.push(path.to_owned());
+        }
+    }
+
+    /// Whether the absolute, normalised `path` is one of [`Policy::protected_dirs`] or lies
+    /// below one.
+    pub(crate) fn in_protected_dir(&self, path: &str) -> bool {
+        self.protected_dirs
+            .iter()
+            .any(|d| crate::paths::is_within(path, d))
+    }
+}
+
 /// A user-defined deny rule (`[[guard.deny]]`). A rule with neither field
 /// set matches nothing; with both set, both must match.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -147,6 +187,7 @@ impl Default for Policy {
             always: false,
             pawl_paths: default_pawl_paths(),
             disabled_rules: Vec::new(),
+            protected_dirs: Vec::new(),
         }
     }
 }

@@ -356,11 +356,17 @@ fn headless_run_id() -> Option<String> {
         .filter(|r| !r.trim().is_empty())
 }
 
+/// The story a headless run's agent works on (`PAWL_STORY=<id>` beside `PAWL_RUN_ID`), as given:
+/// an id that is not a story's is refused by the guard (fail closed).
+fn headless_story() -> Option<String> {
+    std::env::var("PAWL_STORY").ok().filter(|s| !s.is_empty())
+}
+
 /// Hooks of a headless run: only the guard answers; everything else is the loop's business.
 fn handle_headless(agent: Agent, text: &str, root: &Path, run_id: &str) -> HookResult<Answer> {
     let input = input::parse(agent, text).map_err(|e| Failure::new(Some(run_id), e))?;
     match &input.event {
-        Event::PreToolUse(call) => guard(root, run_id, &input, call),
+        Event::PreToolUse(call) => guard(root, run_id, headless_story().as_deref(), &input, call),
         _ => Ok(Answer::Allow),
     }
 }
@@ -440,7 +446,7 @@ fn bind(agent: Agent, root: &Path, run_id: &str, input: &HookInput) -> HookResul
 
 fn bound(agent: Agent, root: &Path, run_id: &str, input: &HookInput) -> HookResult<Answer> {
     match &input.event {
-        Event::PreToolUse(call) => guard(root, run_id, input, call),
+        Event::PreToolUse(call) => guard(root, run_id, None, input, call),
         Event::Unknown { .. } => Ok(Answer::Allow),
         Event::SessionStart { source } => {
             let mut store = open_store(root).or_fail(run_id)?;
@@ -641,7 +647,17 @@ impl TrackedFiles for LazyTracked {
     }
 }
 
-fn guard(root: &Path, run_id: &str, input: &HookInput, call: &ToolCall) -> HookResult<Answer> {
+/// The PreToolUse guard of run `run_id` of the repository at `root`. A command run in a linked
+/// worktree of the repository — always, for a story's agent (`story`): its own worktree — is
+/// judged with that worktree as the repository, and the repository left alone
+/// ([`guard_host::worktree_for`], [`guard_host::confine`]).
+fn guard(
+    root: &Path,
+    run_id: &str,
+    story: Option<&str>,
+    input: &HookInput,
+    call: &ToolCall,
+) -> HookResult<Answer> {
     if let ToolCall::Unreadable { tool, why } = call {
         return Ok(Answer::Deny(format!(
             "pawl guard: {tool}: {why}; a pawl run is active, so it is denied"
@@ -689,13 +705,31 @@ fn guard(root: &Path, run_id: &str, input: &HookInput, call: &ToolCall) -> HookR
         },
     };
     let host = guard_host::Host::current(&snapshot.pawl_binaries);
-    let policy = guard_host::policy(&snapshot.guard, &host);
+    let mut policy = guard_host::policy(&snapshot.guard, &host);
     let cwd = input_cwd(root, input);
+    if let Some(id) = story
+        && !pawl_core::parallel::is_story_id(id)
+    {
+        return Err(Failure::new(
+            Some(run_id),
+            format!("PAWL_STORY={id:?} names no story"),
+        ));
+    }
+    let worktree =
+        guard_host::worktree_for(root, &cwd, story.map(|id| (run_id, id))).or_fail(run_id)?;
+    // The repository the command is judged in: the run's, or the worktree it works in.
+    let tree = match &worktree {
+        Some(w) => {
+            guard_host::confine(&mut policy, root, w).or_fail(run_id)?;
+            w.root.clone()
+        }
+        None => root.to_path_buf(),
+    };
     let mut g = pawl_guard::Context::new(cwd.clone());
-    g.repo_root = Some(root.to_path_buf());
+    g.repo_root = Some(tree.clone());
     g.run_active = true;
     g.tracked = Arc::new(LazyTracked {
-        root: root.to_path_buf(),
+        root: tree.clone(),
         set: OnceLock::new(),
     });
     g.home = std::env::var_os("HOME").map(Into::into);
@@ -712,7 +746,7 @@ fn guard(root: &Path, run_id: &str, input: &HookInput, call: &ToolCall) -> HookR
         // The branch where the command runs (a worktree under the root has its own), read
         // from HEAD itself; aliases through git at a system path, never the agent's PATH, and
         // only when a subcommand is not git's own.
-        g.branch = guard_host::branch_at(root, &cwd).or_fail(run_id)?;
+        g.branch = guard_host::branch_at(&tree, &cwd).or_fail(run_id)?;
         g.more_git_aliases = Arc::new(LazyAliases {
             root: root.to_path_buf(),
             map: OnceLock::new(),

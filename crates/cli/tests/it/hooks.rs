@@ -1159,3 +1159,104 @@ fn a_session_works_on_the_sandbox_branch_and_the_guard_names_it() {
         assert!(!reason.contains("pawl publishes"), "{cmd}: {reason}");
     }
 }
+
+/// A session bound to a run that works in a linked worktree of the run's repository: the guard
+/// judges its commands with that worktree as the repository (its own index), so what it denies
+/// in the repository it denies there; the repository itself is out of bounds from there; and
+/// ordinary work in the worktree is allowed.
+#[test]
+fn a_bound_session_in_a_linked_worktree_is_judged_in_that_worktree() {
+    let env = project("", "");
+    let run = arm(&env, &[]);
+    hook(
+        &env,
+        "claude",
+        "session-start",
+        session_start(&env, "c1", "startup"),
+    );
+    let wt = env.dir.path().join("side");
+    env.git(&[
+        "worktree",
+        "add",
+        "-q",
+        "-b",
+        "side",
+        &wt.display().to_string(),
+    ]);
+    let main = env.root().display().to_string();
+    let in_wt = |command: &str| {
+        let d = hook(
+            &env,
+            "claude",
+            "pre-tool-use",
+            json!({"session_id": "c1", "cwd": wt, "hook_event_name": "PreToolUse", "tool_name": "Bash",
+                   "tool_input": {"command": command}, "tool_use_id": "t1"}),
+        );
+        d["hookSpecificOutput"]["permissionDecision"]
+            .as_str()
+            .unwrap_or("allow")
+            .to_string()
+            + " "
+            + d["hookSpecificOutput"]["permissionDecisionReason"]
+                .as_str()
+                .unwrap_or("")
+    };
+    let mut wrong = Vec::new();
+    for (command, rule) in [
+        ("echo x > calc.py", "clobber"),
+        ("cp /dev/null test_calc.py", "clobber"),
+        (
+            "printf '[guard]\\nallow_unsafe = true\\n' > pawl.toml",
+            "protected-path",
+        ),
+        ("git checkout test_calc.py", "git-destructive"),
+        ("python3 -c 'open(\"test_calc.py\", \"w\")'", "clobber"),
+        (&format!("echo x >> {main}/calc.py"), "protected-path"),
+    ] {
+        let got = in_wt(command);
+        if !got.starts_with(&format!("deny pawl guard [{rule}]")) {
+            wrong.push(format!("{command}: expected deny [{rule}], got {got}"));
+        }
+    }
+    for command in [
+        "sed -i 's/a - b/a + b/' calc.py",
+        "echo more >> notes.txt",
+        "rm -rf target",
+        "python3 -m unittest -q",
+        "git add -A && git commit -q -m fix",
+    ] {
+        let got = in_wt(command);
+        if !got.starts_with("allow") {
+            wrong.push(format!("{command}: expected allow, got {got}"));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    assert_eq!(event_count(&env, &run, "guard_denied"), 6);
+}
+
+/// A story's agent whose worktree pawl cannot find (or whose `PAWL_STORY` names no story): the
+/// guard cannot tell what the command would touch, so every tool call is denied (fail closed).
+#[test]
+fn a_story_whose_worktree_cannot_be_read_is_denied_everything() {
+    let env = TestEnv::new();
+    let run = env.manual_run("headless guard");
+    for story in ["S9", "../S9"] {
+        let vars = [
+            ("PAWL_DRIVER", "headless"),
+            ("PAWL_RUN_ID", run.as_str()),
+            ("PAWL_STORY", story),
+        ];
+        let d = hook_env(
+            &env,
+            "claude",
+            "PreToolUse",
+            bash(&env, "h1", "ls -la"),
+            &vars,
+        );
+        assert_eq!(d["hookSpecificOutput"]["permissionDecision"], "deny", "{d}");
+        let why = d["hookSpecificOutput"]["permissionDecisionReason"]
+            .as_str()
+            .unwrap();
+        assert!(why.contains("fail closed"), "{why}");
+    }
+}

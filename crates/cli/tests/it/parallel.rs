@@ -1114,3 +1114,88 @@ fn a_planner_s_story_whose_files_are_not_globs_runs_alone_and_is_merged() {
     );
     assert_eq!(env.worktrees().len(), 1, "{:?}", env.worktrees());
 }
+
+/// The guard in a story's worktree (docs/parallel.md "What the guard sees in a story"): a
+/// story's agent asks the run's hook, as Claude Code's PreToolUse hook would from inside the
+/// sandboxed step, about commands the guard denies in the repository. Judged with the worktree
+/// as the repository (its own index), they are denied there too; the run's repository itself is
+/// out of bounds; ordinary work in the worktree (a file of its own, cleaning build outputs, a
+/// commit on its branch) is allowed.
+#[test]
+fn the_guard_judges_a_story_s_commands_in_its_worktree() {
+    let env = TestEnv::new();
+    let main = env.root().display().to_string();
+    // `h NAME COMMAND`: the hook's answer to a Bash call of COMMAND from the worktree, kept as
+    // marks/hook-NAME.
+    let agent = format!(
+        r#"h() {{ printf '{{"session_id":"s1","cwd":"%s","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{{"command":"%s"}},"tool_use_id":"t"}}' "$(pwd)" "$2" | '{bin}' hook claude pre-tool-use > "$HOME/marks/hook-$1" 2>/dev/null; }}
+h clobber 'echo x > agent.sh'
+h config 'echo x > pawl.toml'
+h checkout 'git checkout agent.sh'
+h null 'cp /dev/null README.md'
+h away 'rm -f README.md agent.sh'
+h main 'echo x >> {main}/README.md'
+h mainnew 'echo x > {main}/new.txt'
+h runbranch "git update-ref refs/heads/pawl/$PAWL_RUN_ID HEAD"
+h fetch "git fetch -q . HEAD:pawl/$PAWL_RUN_ID"
+h own 'echo S1 > S1.txt'
+h debris 'rm -rf target'
+h commit 'git commit -q -m wip'
+h sed 'sed -i s/demo/story/ README.md'
+echo "$PAWL_STORY" > "$PAWL_STORY.txt"
+"#,
+        bin = crate::headless::pawl_bin()
+    );
+    let plan_path = env.planned(
+        &config(1, "", "true"),
+        &agent,
+        &plan(&[("S1", &["S1.txt"], &[], &["test -f S1.txt"])]),
+    );
+    let r = env.pawl(&["run", "--plan", &plan_path, "one story"]);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    let answer = |name: &str| {
+        let text = std::fs::read_to_string(env.dir.path().join(format!("home/marks/hook-{name}")))
+            .unwrap_or_else(|e| panic!("hook-{name}: {e}"));
+        let v: serde_json::Value = serde_json::from_str(text.trim())
+            .unwrap_or_else(|e| panic!("hook-{name}: {e}: {text}"));
+        let decision = v["hookSpecificOutput"]["permissionDecision"]
+            .as_str()
+            .unwrap_or("allow")
+            .to_string();
+        (decision, v.to_string())
+    };
+    let mut wrong = Vec::new();
+    for (name, rule) in [
+        ("clobber", "clobber"),
+        ("config", "protected-path"),
+        ("checkout", "git-destructive"),
+        ("null", "clobber"),
+        ("away", "*"),
+        ("main", "protected-path"),
+        ("mainnew", "protected-path"),
+        ("runbranch", "protected-branch"),
+        ("fetch", "protected-branch"),
+    ] {
+        let (decision, text) = answer(name);
+        if decision != "deny" || !(rule == "*" || text.contains(&format!("pawl guard [{rule}]"))) {
+            wrong.push(format!("{name}: expected deny [{rule}], got {text}"));
+        }
+    }
+    for name in ["own", "debris", "commit", "sed"] {
+        let (decision, text) = answer(name);
+        if decision != "allow" {
+            wrong.push(format!("{name}: expected allow, got {text}"));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    // The denials reached the run's store through the step's mailbox.
+    let denied: i64 = env
+        .db()
+        .query_row(
+            "SELECT COUNT(*) FROM events WHERE kind = 'guard_denied'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(denied, 9);
+}

@@ -1284,6 +1284,7 @@ impl Walker<'_> {
         let throwaway = self.is_temp(absolute)
             && !under(self.ctx.repo_root.as_ref())
             && !under(self.ctx.home.as_ref())
+            && !self.policy.policy.in_protected_dir(absolute)
             && self.pawl_path_kind(absolute).is_none();
         if !throwaway && self.is_protected(absolute)
             || (mode == WriteMode::Delete && self.holds_protected(absolute))

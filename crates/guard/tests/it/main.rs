@@ -13,3 +13,4 @@ mod run_control;
 mod shell_bypasses;
 mod support;
 mod tricks;
+mod worktree;
