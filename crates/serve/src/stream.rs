@@ -54,9 +54,9 @@ pub fn spawn_watcher(
         let mut seen: HashMap<(String, String), Seen> = HashMap::new();
         let mut first = true;
         let mut last_monitor: Option<Instant> = None;
-        // Repositories with new events since the monitor's last pass (a run's status changes
-        // with an event): only those need every run looked at again.
-        let mut changed: std::collections::HashSet<String> = std::collections::HashSet::new();
+        // What the monitor's next pass looks at beside the open runs: every run of a repository
+        // that just appeared, and each run with new events (a run's status changes with one).
+        let mut changed = Changed::default();
         while !stop.load(Ordering::SeqCst) {
             for repo in state.repos.list() {
                 if !stores.contains_key(&repo.id) {
@@ -72,7 +72,7 @@ pub fn spawn_watcher(
                     };
                     cursors.insert(repo.id.clone(), start);
                     stores.insert(repo.id.clone(), (repo.clone(), store));
-                    changed.insert(repo.id.clone());
+                    changed.repos.insert(repo.id.clone());
                 }
                 let (Some((_, store)), Some(cursor)) =
                     (stores.get(&repo.id), cursors.get_mut(&repo.id))
@@ -84,11 +84,11 @@ pub fn spawn_watcher(
                         break;
                     };
                     let n = batch.len();
-                    if n > 0 {
-                        changed.insert(repo.id.clone());
-                    }
                     for event in batch {
                         *cursor = event.seq;
+                        if let Some(run) = &event.run_id {
+                            changed.runs.insert((repo.id.clone(), run.clone()));
+                        }
                         let data = sse_data(&repo.id, &event);
                         let _ = state.bus.send(Arc::new(Posted {
                             repo: repo.id.clone(),
@@ -105,31 +105,49 @@ pub fn spawn_watcher(
             if last_monitor.is_none_or(|t| t.elapsed() >= Duration::from_secs(1)) {
                 last_monitor = Some(Instant::now());
                 watch_runs(&stores, &changed, &mut seen, &notify);
-                changed.clear();
+                changed = Changed::default();
             }
             std::thread::sleep(poll);
         }
     })
 }
 
-/// The monitor's pass: every run's state against the last look, a notice for each change. A
-/// repository with new events has all its runs looked at; the others only their open runs
-/// (time alone can stall them).
+/// What changed since the monitor's last pass.
+#[derive(Default)]
+struct Changed {
+    /// Repositories that appeared: every run is looked at.
+    repos: std::collections::HashSet<String>,
+    /// Runs with new events, by repository.
+    runs: std::collections::HashSet<(String, String)>,
+}
+
+/// The monitor's pass: a run's state against the last look, a notice for each change. It looks
+/// at every run of a repository that appeared, at each run with new events, and at the open
+/// runs (time alone can stall them) — not at every run every time.
 fn watch_runs(
     stores: &HashMap<String, (Repo, Store)>,
-    changed: &std::collections::HashSet<String>,
+    changed: &Changed,
     seen: &mut HashMap<(String, String), Seen>,
     notify: &Notify,
 ) {
     let now = jiff::Timestamp::now().as_millisecond();
     for (repo, store) in stores.values() {
-        let runs = if changed.contains(&repo.id) {
+        let runs = if changed.repos.contains(&repo.id) {
             let Ok(runs) = store.runs() else { continue };
             runs
         } else {
-            seen.iter()
+            let open = seen
+                .iter()
                 .filter(|((r, _), s)| *r == repo.id && !s.status.is_terminal())
-                .filter_map(|((_, id), _)| store.run(id).ok())
+                .map(|((_, id), _)| id);
+            let touched = changed
+                .runs
+                .iter()
+                .filter(|(r, _)| *r == repo.id)
+                .map(|(_, id)| id);
+            let ids: std::collections::BTreeSet<&String> = open.chain(touched).collect();
+            ids.into_iter()
+                .filter_map(|id| store.run(id).ok())
                 .collect()
         };
         for run in runs {
