@@ -3038,8 +3038,17 @@ impl Walker<'_> {
             },
         );
         match p.operands.first().and_then(Arg::exact) {
-            Some("remove") if p.has(&["-f", "--force"]) => {
-                self.destructive(frame, "git worktree remove --force")?
+            Some(sub @ ("remove" | "move")) => {
+                if sub == "remove" && p.has(&["-f", "--force"]) {
+                    self.destructive(frame, "git worktree remove --force")?;
+                }
+                // The worktree's directory goes away (removed, or moved elsewhere): judged
+                // like a recursive delete of it — another story's worktree is protected.
+                if let Some(target) = p.operands.get(1) {
+                    let what = format!("git worktree {sub}");
+                    self.check_write(target, WriteMode::Delete, shell, frame, &what)?;
+                    self.delete_operands(&what, std::slice::from_ref(target), true, shell, frame)?;
+                }
             }
             Some("add") => {
                 if let Some(reset) = p.value(&["-B"]) {

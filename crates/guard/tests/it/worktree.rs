@@ -35,6 +35,9 @@ fn the_run_s_repository_and_other_stories_are_left_alone_even_in_a_temporary_dir
             format!("cp calc.py {base}/repo/calc.py"),
             "echo x > ../S2/calc.py".into(),
             "mv ../S2 /tmp/elsewhere".into(),
+            // Another story's worktree removed or moved away by git itself.
+            "git worktree remove ../S2".into(),
+            format!("git worktree move {base}/state/pawl-worktrees/repo-0123/r1/S2 /tmp/x"),
             "echo x > calc.py".into(),
             "rm -f calc.py tests/test_calc.py".into(),
         ] {
@@ -47,6 +50,8 @@ fn the_run_s_repository_and_other_stories_are_left_alone_even_in_a_temporary_dir
             "echo x >> calc.py".into(),
             "echo x > new.txt".into(),
             "rm -rf target".into(),
+            // A worktree of its own making, outside everything protected.
+            "git worktree remove /tmp/scratch-wt".into(),
             "echo x > /tmp/scratch.txt".into(),
         ] {
             let d = decide(&c);
