@@ -30,6 +30,7 @@ mod openapi;
 pub mod registry;
 pub mod repos;
 mod stream;
+pub use stream::WATCHER;
 
 /// Errors of the daemon.
 #[derive(Debug, thiserror::Error)]
@@ -206,7 +207,8 @@ impl Server {
             self.options.poll,
             self.options.notify.clone(),
             stop.clone(),
-        );
+        )
+        .map_err(|e| ServeError::Other(format!("cannot start the watcher thread: {e}")))?;
         let app = router(self.state.clone());
         let served = axum::serve(self.listener, app)
             .with_graceful_shutdown(shutdown)

@@ -41,14 +41,19 @@ pub struct Posted {
 
 const PAGE: usize = 500;
 
+/// The watcher thread's name (what `ps -L`/`top -H` show; Linux keeps 15 bytes of it).
+pub const WATCHER: &str = "pawl-watcher";
+
 /// Follows the stores until `stop`.
 pub fn spawn_watcher(
     state: AppState,
     poll: Duration,
     notify: Notify,
     stop: Arc<AtomicBool>,
-) -> std::thread::JoinHandle<()> {
-    std::thread::spawn(move || {
+) -> std::io::Result<std::thread::JoinHandle<()>> {
+    let thread = std::thread::Builder::new().name(WATCHER.into());
+    thread.spawn(move || {
+        lower_priority();
         let mut stores: HashMap<String, (Repo, Store)> = HashMap::new();
         let mut cursors: HashMap<String, i64> = HashMap::new();
         let mut seen: HashMap<(String, String), Seen> = HashMap::new();
@@ -110,6 +115,17 @@ pub fn spawn_watcher(
             std::thread::sleep(poll);
         }
     })
+}
+
+/// The watcher is background work: it yields the CPU to requests (the dashboard's listing right
+/// at start races its first pass over every run) and to the runs it follows. On Linux the nice
+/// value is per thread, so only this thread is lowered; elsewhere it would be the whole daemon,
+/// so it is left alone.
+fn lower_priority() {
+    #[cfg(target_os = "linux")]
+    if let Ok(now) = rustix::process::getpriority_process(None) {
+        let _ = rustix::process::setpriority_process(None, (now + 10).min(19));
+    }
 }
 
 /// What changed since the monitor's last pass.

@@ -248,3 +248,41 @@ fn the_desktop_hears_through_notify_send() {
     assert!(text.contains(&format!("pawl: run {}", run.id)), "{text}");
     assert!(text.contains("--app-name=pawl"), "{text}");
 }
+
+/// The watcher (the store follower and the monitor) is background work: on Linux its thread runs
+/// ten nice levels below the daemon's others, so a request — the dashboard's first listing while
+/// the watcher's first pass reads every run — and the runs it follows get the CPU first.
+#[cfg(target_os = "linux")]
+#[test]
+fn the_watcher_yields_the_cpu_to_requests() {
+    let _d = start();
+    let nice_of = |comm: &str| -> Option<i64> {
+        for task in std::fs::read_dir("/proc/self/task").ok()? {
+            let dir = task.ok()?.path();
+            let name = std::fs::read_to_string(dir.join("comm")).unwrap_or_default();
+            if name.trim() == comm {
+                let stat = std::fs::read_to_string(dir.join("stat")).ok()?;
+                // Fields after the command's closing parenthesis; nice is field 19 of stat.
+                let rest = stat.rsplit_once(')')?.1;
+                return rest.split_whitespace().nth(16)?.parse().ok();
+            }
+        }
+        None
+    };
+    let mut watcher = None;
+    wait_for("the watcher thread", || {
+        watcher = nice_of(pawl_serve::WATCHER);
+        watcher.is_some()
+    });
+    let base = std::fs::read_to_string("/proc/self/stat")
+        .unwrap()
+        .rsplit_once(')')
+        .unwrap()
+        .1
+        .split_whitespace()
+        .nth(16)
+        .unwrap()
+        .parse::<i64>()
+        .unwrap();
+    assert_eq!(watcher, Some((base + 10).min(19)));
+}
