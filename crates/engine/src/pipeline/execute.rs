@@ -3,6 +3,11 @@
 //! red step must add or change a test that pawl's test gate then fails on, the green sub-loop
 //! makes it pass, a refactor step must keep it passing. Security-flagged stories get a security
 //! review session; blocking findings send the story back to the developer with them.
+//!
+//! One story's work is one function, [`story_flow`]: the stories one after the other call it in
+//! the run's tree; with more than one worker each story's worker calls it in the story's worktree
+//! ([`in_worktrees`], a `parallel::StoryRunner`), with the worker's agent, store connection and
+//! clean room. The merge queue then merges what passed.
 
 use std::collections::BTreeMap;
 
@@ -195,7 +200,7 @@ pub(crate) fn run(ctx: &mut Ctx<'_>) -> P<()> {
     let total = stories.len();
     let task_type = ctx.task_type();
     let (done, skipped) = match ctx.parallel {
-        Some(input) => in_worktrees(ctx, input, &stories)?,
+        Some(input) => in_worktrees(ctx, input, &stories, tdd)?,
         None => one_after_another(ctx, &stories, tdd)?,
     };
     let s = convergence::command_share(ctx)?;
@@ -239,7 +244,16 @@ fn one_after_another(ctx: &mut Ctx<'_>, stories: &[Story], tdd: bool) -> P<(usiz
     let mut done = 0usize;
     let mut skipped = Vec::new();
     for (i, story) in stories.iter().enumerate() {
-        if story_flow(ctx, story, tdd)? {
+        if story_flow(ctx, story, tdd, None)? {
+            ctx.store.set_story_status(
+                &ctx.run_id,
+                &story.id,
+                StoryStatus::Done,
+                Some("pawl's checks pass"),
+            )?;
+            if ctx.cfg.auto_commit {
+                crate::driver::commit_story(ctx.store, &ctx.cfg.root, &ctx.run_id, story)?;
+            }
             done += 1;
             ctx.progress_stories += 1;
         } else {
@@ -281,7 +295,10 @@ fn one_after_another(ctx: &mut Ctx<'_>, stories: &[Story], tdd: bool) -> P<(usiz
 }
 
 /// The stories in git worktrees, up to `workers` at once, merged one at a time by the merge
-/// queue that re-verifies the merged tree (`crate::parallel`, docs/parallel.md). The planner's
+/// queue that re-verifies the merged tree (`crate::parallel`, docs/parallel.md). Each worker
+/// runs the story flow the sequential phase runs ([`story_flow`]: red, green, refactor, the
+/// developer role and the story's acceptance lines in its prompts, the security review) in the
+/// story's worktree, with its own agent, store connection and clean room. The planner's
 /// stories become a plan's: their stored id (branch `pawl/<run>-<id>`), title, files and
 /// dependencies among the stories of this execute phase. They carry no criteria of their own:
 /// the planner's criteria are the run's, verified on the run's tree after every story is
@@ -292,6 +309,7 @@ fn in_worktrees(
     ctx: &mut Ctx<'_>,
     input: &crate::parallel::ParallelInput<'_>,
     stories: &[Story],
+    tdd: bool,
 ) -> P<(usize, Vec<String>)> {
     use pawl_core::parallel::{self as par, PlannedStory, WorkState};
     let ours = |id: &str| stories.iter().any(|s| s.id == id);
@@ -350,6 +368,58 @@ fn in_worktrees(
         })?;
         ctx.store.add_story_work(&ctx.run_id, &rows)?;
     }
+    let (pcfg, analysis, mode, round, plan_no) =
+        (ctx.pcfg, ctx.analysis, ctx.mode, ctx.round, ctx.plan_no);
+    let prompts_dir = ctx.prompts_dir.clone();
+    let run_story = move |job: crate::parallel::StoryJob<'_>| {
+        let mut answerer = super::Autonomous;
+        let worker = job.worker;
+        let mut wctx = Ctx {
+            store: job.store,
+            run_id: job.run_id.to_string(),
+            adapter: worker.adapter.as_mut(),
+            verifier: worker.verifier.as_mut(),
+            cfg: &worker.cfg,
+            control: job.control,
+            observer: job.observer,
+            token: job.token.to_string(),
+            heartbeat: crate::attempt::Heartbeat::new(job.token, crate::LEASE_TTL_MS),
+            stalls_run: 0,
+            pcfg,
+            analysis,
+            mode,
+            answerer: &mut answerer,
+            prompts_dir: prompts_dir.clone(),
+            check_in: false,
+            parallel: None,
+            in_worktree: true,
+            round,
+            plan_no,
+            replan_reason: None,
+            calls_per_hour: None,
+            last_report: None,
+            progress_stories: 0,
+            progress_at: std::time::Instant::now(),
+        };
+        let story = wctx.store.story(job.run_id, &job.work.story_id)?;
+        let mut place = format!("\n{}", crate::parallel::IN_WORKTREE);
+        if let Some(why) = &job.work.feedback {
+            place.push_str(&format!("\n\nSent back by the merge queue: {why}"));
+        }
+        let reason = match story_flow(&mut wctx, &story, tdd, Some(&place)) {
+            Ok(true) => StopReason::Verified,
+            Ok(false) => StopReason::NoStoryCanProgress,
+            Err(Halt::Stop(reason)) => reason,
+            Err(Halt::Engine(e)) => return Err(e),
+            // Never asked for in a worktree (`Ctx::sub_loop`); a stop of the run if it were.
+            Err(Halt::Replan(_)) => StopReason::NotConverging,
+        };
+        Ok(crate::driver::LoopEnd {
+            reason,
+            last: wctx.last_report.take(),
+            replan: None,
+        })
+    };
     let end = crate::parallel::drive_stories(
         ctx.store,
         &ctx.run_id,
@@ -358,6 +428,7 @@ fn in_worktrees(
         ctx.control,
         &mut *ctx.observer,
         input,
+        &run_story,
         &ctx.token,
     )?;
     match end.reason {
@@ -527,14 +598,21 @@ fn green(ctx: &mut Ctx<'_>, story: &Story, preamble: String) -> P<bool> {
 }
 
 /// One story through red → green → refactor → verify (TDD) or green alone, then the security
-/// review. Returns false when the story was skipped.
-fn story_flow(ctx: &mut Ctx<'_>, story: &Story, tdd: bool) -> P<bool> {
+/// review, in `ctx`'s tree: the run's (the caller then marks it done) or the story's worktree
+/// (the merge queue marks it done once merged). `place` is added to the developer's preamble
+/// (where it works, why the merge queue sent it back). A story whose cycle was already through
+/// green (resumed, or sent back after it) does the green step again, then its security review.
+/// Returns false when the story was skipped.
+fn story_flow(ctx: &mut Ctx<'_>, story: &Story, tdd: bool, place: Option<&str>) -> P<bool> {
     // Irreversible work (data, deployments, publications), or a story that touches security:
     // a checkpoint commit before it, so what it changes can be compared and rolled back.
     if rules::checkpoint_before_story(ctx.analysis.reversibility, story.security) {
         convergence::checkpoint(ctx, &format!("story-{}", story.id))?;
     }
-    let preamble = developer_preamble(ctx, story)?;
+    let mut preamble = developer_preamble(ctx, story)?;
+    if let Some(place) = place {
+        preamble.push_str(place);
+    }
     if tdd && story.tdd_phase == TddPhase::None {
         // Red, while the story is still pending: the expected failing tests are not one of
         // its failed attempts; a red that does not hold is.
@@ -589,9 +667,11 @@ fn story_flow(ctx: &mut Ctx<'_>, story: &Story, tdd: bool) -> P<bool> {
     if !green(ctx, story, green_pre.clone())? {
         return Ok(false);
     }
-    if tdd {
-        ctx.store
-            .advance_tdd(&ctx.run_id, &story.id, TddPhase::Green)?;
+    if tdd && !story.tdd_phase.reached(TddPhase::Refactor) {
+        if !story.tdd_phase.reached(TddPhase::Green) {
+            ctx.store
+                .advance_tdd(&ctx.run_id, &story.id, TddPhase::Green)?;
+        }
         let prompt = format!(
             "{preamble}\n\nTDD, refactor step: the tests pass. Clean up the code of this story without changing \
              behaviour (or change nothing if it is clean). pawl runs the checks again after this step."
@@ -648,15 +728,6 @@ fn story_flow(ctx: &mut Ctx<'_>, story: &Story, tdd: bool) -> P<bool> {
                 return Ok(false);
             }
         }
-    }
-    ctx.store.set_story_status(
-        &ctx.run_id,
-        &story.id,
-        StoryStatus::Done,
-        Some("pawl's checks pass"),
-    )?;
-    if ctx.cfg.auto_commit {
-        crate::driver::commit_story(ctx.store, &ctx.cfg.root, &ctx.run_id, story)?;
     }
     Ok(true)
 }
