@@ -80,6 +80,12 @@ pub struct StoryJob<'a> {
 /// stops (any other reason).
 pub type StoryRunner<'a> = dyn Fn(StoryJob<'_>) -> Result<LoopEnd, EngineError> + Sync + 'a;
 
+/// Called by the coordinator on each of its passes with the stories' rows and the run's
+/// verifier (the run's tree holds every merged story): the pipeline takes its mid-way
+/// checkpoint there once half its stories are merged or out of attempts.
+pub type Settled<'a> =
+    dyn FnMut(&mut Store, &mut dyn Verifier, &[StoryWork]) -> Result<(), EngineError> + 'a;
+
 /// The first words of every prompt of a story's sessions in a worktree.
 pub const IN_WORKTREE: &str = "You work on one story of a plan, in its own git worktree (this directory); other stories are worked on elsewhere at the same time and merged by pawl.";
 
@@ -134,6 +140,7 @@ pub fn drive(
                 observer,
                 input,
                 &headless_story,
+                None,
                 token,
                 false,
             )
@@ -144,7 +151,8 @@ pub fn drive(
 /// The stories of a run whose driver already holds the run's lease (`token`): the execute
 /// phase of a planned run (`--mode work|qa` with more than one worker, docs/parallel.md). The
 /// caller has recorded the stories' rows (`Store::add_story_work`); `run_story` is what each
-/// worker runs on its story (the pipeline's story flow). Every story merged ends
+/// worker runs on its story (the pipeline's story flow), `settled` sees every pass. Every story
+/// merged ends
 /// `Verified` without verifying the run's tree — the caller's phases do that; a story out of
 /// attempts ends `NoStoryCanProgress` once nothing else can go on; a limit or a stop ends with
 /// its reason.
@@ -158,6 +166,7 @@ pub fn drive_stories(
     observer: &mut dyn FnMut(&LoopEvent),
     input: &ParallelInput<'_>,
     run_story: &StoryRunner<'_>,
+    settled: &mut Settled<'_>,
     token: &str,
 ) -> Result<LoopEnd, EngineError> {
     coordinate(
@@ -169,6 +178,7 @@ pub fn drive_stories(
         observer,
         input,
         run_story,
+        Some(settled),
         token,
         true,
     )
@@ -186,6 +196,7 @@ fn coordinate(
     observer: &mut dyn FnMut(&LoopEvent),
     input: &ParallelInput<'_>,
     run_story: &StoryRunner<'_>,
+    mut settled: Option<&mut Settled<'_>>,
     token: &str,
     nested: bool,
 ) -> Result<LoopEnd, EngineError> {
@@ -273,8 +284,12 @@ fn coordinate(
                     return Ok(reason);
                 }
             } else {
-                // The schedule first, so that workers are busy while the queue merges.
+                // The schedule first, so that workers are busy while the queue merges; what the
+                // caller does as stories settle comes before any story starts.
                 let works = store.story_works(run_id)?;
+                if let Some(settled) = settled.as_mut() {
+                    settled(store, &mut *main_verifier, &works)?;
+                }
                 let plans: Vec<(&rules::PlannedStory, WorkState)> =
                     works.iter().map(|w| (&w.plan, w.state)).collect();
                 let free = workers.saturating_sub(running.len());

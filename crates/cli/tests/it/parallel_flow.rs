@@ -48,11 +48,11 @@ fn script() -> Script {
 }
 
 /// A committed repository with the replay agent, the `tests/*.sh` gate and TDD on; the goal run
-/// in work mode on `workers`.
-fn run_on(workers: &str) -> TestEnv {
+/// in work mode on `workers` with `script`. Returns its exit code.
+fn run_on(workers: &str, script: &Script) -> (TestEnv, i32) {
     let env = TestEnv::new();
     env.pipeline("", crate::headless::NO_BREAKERS);
-    let scenario = env.scenario("pipeline", &script().text_of());
+    let scenario = env.scenario("pipeline", &script.text_of());
     let r = env.pawl(&[
         "run",
         "write S1.txt and S2.txt",
@@ -63,12 +63,8 @@ fn run_on(workers: &str) -> TestEnv {
         "--scenario",
         &scenario,
     ]);
-    assert_eq!(
-        r.code, 0,
-        "on {workers} worker(s)\n{}\n{}",
-        r.stdout, r.stderr
-    );
-    env
+    eprintln!("on {workers} worker(s):\n{}\n{}", r.stdout, r.stderr);
+    (env, r.code)
 }
 
 /// What the story flow left in the store, comparable across modes (iteration numbers differ).
@@ -78,6 +74,8 @@ struct Flow {
     failures: Vec<String>,
     verdicts: Vec<String>,
     sessions: Vec<String>,
+    checkpoints: Vec<String>,
+    notes: Vec<String>,
     report: Vec<serde_json::Value>,
 }
 
@@ -112,6 +110,10 @@ fn flow(env: &TestEnv) -> Flow {
         sessions: env.strings(
             "SELECT COALESCE(story_id, '-') || ' ' || COUNT(*) FROM iterations GROUP BY story_id ORDER BY story_id",
         ),
+        checkpoints: env.strings(
+            "SELECT kind || ' ' || round || ' ' || overall || ' ' || passed FROM plan_scores WHERE kind LIKE 'checkpoint%' ORDER BY id",
+        ),
+        notes: env.strings("SELECT text FROM notes ORDER BY id"),
         report: report["stories"]
             .as_array()
             .unwrap()
@@ -138,8 +140,10 @@ fn prompts(env: &TestEnv, story: &str) -> Vec<String> {
 
 #[test]
 fn story_flow_on_two_workers_is_the_sequential_story_flow_in_worktrees() {
-    let one = run_on("1");
-    let two = run_on("2");
+    let (one, code) = run_on("1", &script());
+    assert_eq!(code, 0);
+    let (two, code) = run_on("2", &script());
+    assert_eq!(code, 0);
     let (a, b) = (flow(&one), flow(&two));
     assert_eq!(a, b, "one worker (left) and two workers (right) differ");
     // What both did, story by story: the full TDD cycle, S1's first red refused, S2's first
@@ -165,6 +169,11 @@ fn story_flow_on_two_workers_is_the_sequential_story_flow_in_worktrees() {
         b.failures
     );
     assert_eq!(b.verdicts, ["S2 security 0", "S2 security 1"]);
+    assert_eq!(
+        b.checkpoints,
+        ["checkpoint_mid 1 1.0 1", "checkpoint_end 1 1.0 1"],
+        "the mid-way checkpoint after S1, the end one after S2"
+    );
     // On two workers: each story's sessions ran in its worktree with the developer's role, the
     // story's acceptance line and where it works; the red step that did not hold was said so.
     for (story, acceptance) in [("S1", "- S1.txt holds S1"), ("S2", "- S2.txt holds S2")] {
@@ -201,5 +210,61 @@ fn story_flow_on_two_workers_is_the_sequential_story_flow_in_worktrees() {
     assert!(
         one.strings("SELECT story FROM story_work").is_empty(),
         "one worker runs in the tree"
+    );
+}
+
+/// The mid-way checkpoint acts on two workers as on one: S1's red step never fails (its story is
+/// out of attempts after three), so half the stories are through with the run's criterion unmet;
+/// the checkpoint, taken on the run's tree, is under its threshold and S2's developer is told
+/// what to fix, and does. The run ends the same way on both.
+#[test]
+fn story_flow_on_two_workers_takes_the_mid_way_checkpoint_and_tells_the_stories_left() {
+    let mut s = Script::new();
+    s.answer(
+        "plan-1",
+        // No files: each story's scope is unknown, so they run one at a time, S1 first.
+        json!({"criteria": [{"id": "C1", "text": "S1.txt is written", "verify": "command",
+                             "command": "test -f S1.txt"}],
+               "stories": [
+                 {"id": "S1", "title": "write S1.txt", "size": "S", "acceptance": ["S1.txt holds S1"]},
+                 {"id": "S2", "title": "write S2.txt", "size": "S", "acceptance": ["S2.txt holds S2"]}]}),
+    );
+    for n in 1..=3 {
+        s.write(&format!("s1-red-{n}"), &[("tests/S1.sh", "true\n")]);
+    }
+    s.write("s2-red", &[("tests/S2.sh", "grep -q S2 S2.txt\n")])
+        // Told by the checkpoint, S2's developer also writes what S1 did not.
+        .write("s2-green", &[("S2.txt", "S2\n"), ("S1.txt", "S1\n")])
+        .text("s2-refactor", "Clean already.");
+    let (one, one_code) = run_on("1", &s);
+    let (two, two_code) = run_on("2", &s);
+    assert_eq!((one_code, two_code), (0, 0), "verified on both, S1 skipped");
+    let (a, b) = (flow(&one), flow(&two));
+    assert_eq!(a, b, "one worker (left) and two workers (right) differ");
+    assert_eq!(b.stories, ["S1:skipped:none:0", "S2:done:verify:0"]);
+    assert_eq!(b.sessions, ["- 1", "S1 3", "S2 3"]);
+    assert_eq!(
+        b.checkpoints[0], "checkpoint_mid 1 0.0 0",
+        "{:?}",
+        b.checkpoints
+    );
+    let note = "mid-way checkpoint: 0.00 of the command criteria verified";
+    assert!(
+        b.notes
+            .iter()
+            .any(|n| n.starts_with(note) && n.contains("C1 `test -f S1.txt`")),
+        "{:?}",
+        b.notes
+    );
+    // S2's green step (a sub-loop session, whose prompt carries the run's notes) was told.
+    let s2 = prompts(&two, "S2");
+    assert!(
+        s2[1].contains("TDD, green step") && s2[1].contains(note),
+        "{}",
+        s2[1]
+    );
+    assert_eq!(
+        two.strings("SELECT story || ':' || state FROM story_work ORDER BY seq"),
+        ["S1:failed", "S2:merged"]
     );
 }

@@ -261,37 +261,45 @@ fn one_after_another(ctx: &mut Ctx<'_>, stories: &[Story], tdd: bool) -> P<(usiz
         }
         progress(ctx)?;
         if total >= 2 && i + 1 == total.div_ceil(2) {
-            let s = convergence::command_share(ctx)?;
-            let passed = ctx.store.add_score(
-                &ctx.run_id,
-                ctx.round,
-                "checkpoint_mid",
-                &task_type,
-                None,
-                s,
-                super::plan::checkpoint_threshold(
-                    ctx.store,
-                    &ctx.task_type(),
-                    "checkpoint_mid",
-                    ctx.pcfg,
-                ),
-            )?;
-            if !passed {
-                // The checkpoint acts: the stories that remain are told what to fix (a note is
-                // in every developer prompt), by name.
-                let unmet = unmet_command_criteria(ctx)?;
-                ctx.store.add_note(
-                    &ctx.run_id,
-                    &format!(
-                        "mid-way checkpoint: {s:.2} of the command criteria verified, under {:.2}; fix these in the stories that remain: {}",
-                        super::plan::checkpoint_threshold(ctx.store, &ctx.task_type(), "checkpoint_mid", ctx.pcfg),
-                        unmet.join(", ")
-                    ),
-                )?;
-            }
+            mid_checkpoint(ctx.store, &ctx.run_id, ctx.round, &task_type, ctx.pcfg)?;
         }
     }
     Ok((done, skipped))
+}
+
+/// The mid-way checkpoint, once half the phase's stories are through (done or skipped; with
+/// several workers: merged or out of attempts): the share of command criteria verified on the
+/// run's tree, scored; under its threshold the stories that remain are told what to fix (a note
+/// is in every developer prompt), by name.
+fn mid_checkpoint(
+    store: &mut pawl_store::Store,
+    run_id: &str,
+    round: u32,
+    task_type: &str,
+    pcfg: &pawl_core::config::PipelineConfig,
+) -> Result<(), EngineError> {
+    let s = convergence::command_share_of(store, run_id)?;
+    let threshold = super::plan::checkpoint_threshold(store, task_type, "checkpoint_mid", pcfg);
+    let passed = store.add_score(
+        run_id,
+        round,
+        "checkpoint_mid",
+        task_type,
+        None,
+        s,
+        threshold,
+    )?;
+    if !passed {
+        let unmet = unmet_command_criteria(store, run_id)?;
+        store.add_note(
+            run_id,
+            &format!(
+                "mid-way checkpoint: {s:.2} of the command criteria verified, under {threshold:.2}; fix these in the stories that remain: {}",
+                unmet.join(", ")
+            ),
+        )?;
+    }
+    Ok(())
 }
 
 /// The stories in git worktrees, up to `workers` at once, merged one at a time by the merge
@@ -420,6 +428,32 @@ fn in_worktrees(
             replan: None,
         })
     };
+    // The mid-way checkpoint on the run's tree once half the stories are merged or out of
+    // attempts; a re-check, so that no story in flight is charged an attempt for it.
+    let (run_id, total, task_type) = (ctx.run_id.clone(), stories.len(), ctx.task_type());
+    let mut taken = total < 2;
+    let mut settled = |store: &mut pawl_store::Store,
+                       verifier: &mut dyn crate::verify::Verifier,
+                       works: &[pawl_store::StoryWork]|
+     -> Result<(), EngineError> {
+        let through = works
+            .iter()
+            .filter(|w| {
+                ours(&w.story_id) && matches!(w.state, WorkState::Merged | WorkState::Failed)
+            })
+            .count();
+        if taken || through < total.div_ceil(2) {
+            return Ok(());
+        }
+        taken = true;
+        let r = verifier.verify_again(store, &run_id)?;
+        store.append_event(
+            Some(&run_id),
+            EventKind::Verification,
+            serde_json::to_value(&r).unwrap_or_default(),
+        )?;
+        mid_checkpoint(store, &run_id, round, &task_type, pcfg)
+    };
     let end = crate::parallel::drive_stories(
         ctx.store,
         &ctx.run_id,
@@ -429,6 +463,7 @@ fn in_worktrees(
         &mut *ctx.observer,
         input,
         &run_story,
+        &mut settled,
         &ctx.token,
     )?;
     match end.reason {
@@ -479,7 +514,7 @@ pub(crate) fn end_checkpoint_missed(ctx: &Ctx<'_>) -> P<Option<String>> {
     {
         return Ok(None);
     }
-    let unmet = unmet_command_criteria(ctx)?;
+    let unmet = unmet_command_criteria(ctx.store, &ctx.run_id)?;
     Ok(Some(format!(
         "the end-of-execution checkpoint was missed ({s:.2} of the command criteria verified, under {:.2}): unmet {}",
         super::plan::checkpoint_threshold(ctx.store, &ctx.task_type(), "checkpoint_end", ctx.pcfg),
@@ -511,10 +546,12 @@ pub(crate) fn fix_end_checkpoint(ctx: &mut Ctx<'_>) -> P<Option<String>> {
 }
 
 /// The command criteria not verified yet, `C2 \`cmd\`` each.
-fn unmet_command_criteria(ctx: &Ctx<'_>) -> P<Vec<String>> {
-    Ok(ctx
-        .store
-        .criteria(&ctx.run_id)?
+fn unmet_command_criteria(
+    store: &pawl_store::Store,
+    run_id: &str,
+) -> Result<Vec<String>, pawl_store::StoreError> {
+    Ok(store
+        .criteria(run_id)?
         .into_iter()
         .filter(|c| c.verification.kind == pawl_core::model::VerifyKind::Command)
         .filter(|c| c.status != pawl_core::model::CriterionStatus::Verified)
