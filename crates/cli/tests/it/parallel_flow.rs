@@ -48,8 +48,8 @@ fn script() -> Script {
 }
 
 /// A committed repository with the replay agent, the `tests/*.sh` gate and TDD on; the goal run
-/// in work mode on `workers` with `script`. Returns its exit code.
-fn run_on(workers: &str, script: &Script) -> (TestEnv, i32) {
+/// in work mode on `workers` with `script`, asserted to end verified (exit 0).
+fn run_on(workers: &str, script: &Script) -> TestEnv {
     let env = TestEnv::new();
     env.pipeline("", crate::headless::NO_BREAKERS);
     let scenario = env.scenario("pipeline", &script.text_of());
@@ -63,8 +63,12 @@ fn run_on(workers: &str, script: &Script) -> (TestEnv, i32) {
         "--scenario",
         &scenario,
     ]);
-    eprintln!("on {workers} worker(s):\n{}\n{}", r.stdout, r.stderr);
-    (env, r.code)
+    assert_eq!(
+        r.code, 0,
+        "on {workers} worker(s):\n{}\n{}",
+        r.stdout, r.stderr
+    );
+    env
 }
 
 /// What the story flow left in the store, comparable across modes (iteration numbers differ).
@@ -140,10 +144,8 @@ fn prompts(env: &TestEnv, story: &str) -> Vec<String> {
 
 #[test]
 fn story_flow_on_two_workers_is_the_sequential_story_flow_in_worktrees() {
-    let (one, code) = run_on("1", &script());
-    assert_eq!(code, 0);
-    let (two, code) = run_on("2", &script());
-    assert_eq!(code, 0);
+    let one = run_on("1", &script());
+    let two = run_on("2", &script());
     let (a, b) = (flow(&one), flow(&two));
     assert_eq!(a, b, "one worker (left) and two workers (right) differ");
     // What both did, story by story: the full TDD cycle, S1's first red refused, S2's first
@@ -236,9 +238,9 @@ fn story_flow_on_two_workers_takes_the_mid_way_checkpoint_and_tells_the_stories_
         // Told by the checkpoint, S2's developer also writes what S1 did not.
         .write("s2-green", &[("S2.txt", "S2\n"), ("S1.txt", "S1\n")])
         .text("s2-refactor", "Clean already.");
-    let (one, one_code) = run_on("1", &s);
-    let (two, two_code) = run_on("2", &s);
-    assert_eq!((one_code, two_code), (0, 0), "verified on both, S1 skipped");
+    // Verified on both, S1 skipped.
+    let one = run_on("1", &s);
+    let two = run_on("2", &s);
     let (a, b) = (flow(&one), flow(&two));
     assert_eq!(a, b, "one worker (left) and two workers (right) differ");
     assert_eq!(b.stories, ["S1:skipped:none:0", "S2:done:verify:0"]);
