@@ -270,3 +270,75 @@ fn story_flow_on_two_workers_takes_the_mid_way_checkpoint_and_tells_the_stories_
         ["S1:failed", "S2:merged"]
     );
 }
+
+/// A planned story sent back by the merge queue goes through the story flow again in its
+/// worktree: the developer's role, its acceptance line and the merge queue's reason in the
+/// prompt. Declared apart, both stories edit shared.txt side by side (TDD off: each session is the
+/// same script, whatever story or order); the one merged second conflicts, finds git's markers in
+/// its worktree and keeps both sides.
+#[test]
+fn a_planned_story_sent_back_by_the_merge_queue_is_redone_with_its_story_flow() {
+    let env = TestEnv::new();
+    env.write("shared.txt", "base\n");
+    env.pipeline("tdd = false", crate::headless::NO_BREAKERS);
+    let mut s = Script::new();
+    s.answer(
+        "plan-1",
+        json!({"criteria": [{"id": "C1", "text": "both stories wrote shared.txt", "verify": "command",
+                             "command": "grep -qx S1 shared.txt && grep -qx S2 shared.txt"}],
+               "stories": [
+                 {"id": "S1", "title": "S1 in shared.txt", "size": "S", "acceptance": ["shared.txt names S1"], "files": ["S1.txt"]},
+                 {"id": "S2", "title": "S2 in shared.txt", "size": "S", "acceptance": ["shared.txt names S2"], "files": ["S2.txt"]}]}),
+    );
+    let agent = r#"if grep -q '^<<<<<<<' shared.txt; then
+  grep -v -e '^<<<<<<<' -e '^=======' -e '^>>>>>>>' -e '^base$' shared.txt > shared.tmp && mv shared.tmp shared.txt
+  echo "$PAWL_STORY" >> "$HOME/marks/resolved"
+else
+  echo "$PAWL_STORY" > shared.txt
+  echo x > "$PAWL_STORY.txt"
+fi
+"#;
+    for n in 1..=3 {
+        s.run(&format!("dev-{n}"), agent);
+    }
+    let scenario = env.scenario("pipeline", &s.text_of());
+    let r = env.pawl(&[
+        "run",
+        "both stories in shared.txt",
+        "--mode",
+        "work",
+        "--workers",
+        "2",
+        "--scenario",
+        &scenario,
+    ]);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    let shared = std::fs::read_to_string(env.root().join("shared.txt")).unwrap();
+    let mut lines: Vec<&str> = shared.lines().collect();
+    lines.sort();
+    assert_eq!(lines, ["S1", "S2"], "{shared}");
+    let resolved = std::fs::read_to_string(env.dir.path().join("home/marks/resolved")).unwrap();
+    let redone = resolved.trim();
+    assert!(redone == "S1" || redone == "S2", "{resolved}");
+    assert_eq!(
+        env.strings("SELECT story || ':' || state || ':' || attempts FROM story_work ORDER BY seq"),
+        ["S1", "S2"].map(|s| format!("{s}:merged:{}", if s == redone { 2 } else { 1 }))
+    );
+    assert_eq!(
+        env.strings("SELECT id || ':' || status FROM stories ORDER BY id"),
+        ["S1:done", "S2:done"]
+    );
+    let ps = prompts(&env, redone);
+    assert_eq!(ps.len(), 2, "{ps:?}");
+    let again = &ps[1];
+    assert!(again.contains("[pawl role: developer]"), "{again}");
+    assert!(
+        again.contains(&format!("- shared.txt names {redone}")),
+        "{again}"
+    );
+    assert!(
+        again.contains("Sent back by the merge queue: your work conflicts"),
+        "{again}"
+    );
+    assert!(!ps[0].contains("Sent back"), "{}", ps[0]);
+}
