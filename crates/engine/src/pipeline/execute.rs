@@ -376,58 +376,17 @@ fn in_worktrees(
         })?;
         ctx.store.add_story_work(&ctx.run_id, &rows)?;
     }
-    let (pcfg, analysis, mode, round, plan_no) =
-        (ctx.pcfg, ctx.analysis, ctx.mode, ctx.round, ctx.plan_no);
-    let prompts_dir = ctx.prompts_dir.clone();
-    let run_story = move |job: crate::parallel::StoryJob<'_>| {
-        let mut answerer = super::Autonomous;
-        let worker = job.worker;
-        let mut wctx = Ctx {
-            store: job.store,
-            run_id: job.run_id.to_string(),
-            adapter: worker.adapter.as_mut(),
-            verifier: worker.verifier.as_mut(),
-            cfg: &worker.cfg,
-            control: job.control,
-            observer: job.observer,
-            token: job.token.to_string(),
-            heartbeat: crate::attempt::Heartbeat::new(job.token, crate::LEASE_TTL_MS),
-            stalls_run: 0,
-            pcfg,
-            analysis,
-            mode,
-            answerer: &mut answerer,
-            prompts_dir: prompts_dir.clone(),
-            check_in: false,
-            parallel: None,
-            in_worktree: true,
-            round,
-            plan_no,
-            replan_reason: None,
-            calls_per_hour: None,
-            last_report: None,
-            progress_stories: 0,
-            progress_at: std::time::Instant::now(),
-        };
-        let story = wctx.store.story(job.run_id, &job.work.story_id)?;
-        let mut place = format!("\n{}", crate::parallel::IN_WORKTREE);
-        if let Some(why) = &job.work.feedback {
-            place.push_str(&format!("\n\nSent back by the merge queue: {why}"));
-        }
-        let reason = match story_flow(&mut wctx, &story, tdd, Some(&place)) {
-            Ok(true) => StopReason::Verified,
-            Ok(false) => StopReason::NoStoryCanProgress,
-            Err(Halt::Stop(reason)) => reason,
-            Err(Halt::Engine(e)) => return Err(e),
-            // Never asked for in a worktree (`Ctx::sub_loop`); a stop of the run if it were.
-            Err(Halt::Replan(_)) => StopReason::NotConverging,
-        };
-        Ok(crate::driver::LoopEnd {
-            reason,
-            last: wctx.last_report.take(),
-            replan: None,
-        })
+    let shared = Shared {
+        pcfg: ctx.pcfg,
+        analysis: ctx.analysis,
+        mode: ctx.mode,
+        round: ctx.round,
+        plan_no: ctx.plan_no,
+        prompts_dir: ctx.prompts_dir.clone(),
+        tdd,
     };
+    let run_story = |job: crate::parallel::StoryJob<'_>| in_worktree(job, &shared);
+    let (pcfg, round) = (ctx.pcfg, ctx.round);
     // The mid-way checkpoint on the run's tree once half the stories are merged or out of
     // attempts; a re-check, so that no story in flight is charged an attempt for it.
     let (run_id, total, task_type) = (ctx.run_id.clone(), stories.len(), ctx.task_type());
@@ -497,6 +456,75 @@ fn in_worktrees(
     }
     progress(ctx)?;
     Ok((done, skipped))
+}
+
+/// What every worker of a planned execute phase shares: the pipeline's part of a story's context.
+struct Shared<'a> {
+    pcfg: &'a pawl_core::config::PipelineConfig,
+    analysis: &'a pawl_core::spec::Analysis,
+    mode: pawl_core::spec::Mode,
+    round: u32,
+    plan_no: u32,
+    prompts_dir: Option<std::path::PathBuf>,
+    tdd: bool,
+}
+
+/// One planned story on its worker's thread ([`crate::parallel::StoryRunner`]): the story flow,
+/// on a context of the worker's own — its store connection, its agent, the loop's configuration
+/// rooted in the worktree, the verifier of its clean room — under the run's lease. Checks that
+/// pass end `Verified` (the worker commits, the merge queue merges and marks the story done).
+fn in_worktree(
+    job: crate::parallel::StoryJob<'_>,
+    shared: &Shared<'_>,
+) -> Result<crate::driver::LoopEnd, EngineError> {
+    let mut answerer = super::Autonomous;
+    let worker = job.worker;
+    let mut ctx = Ctx {
+        store: job.store,
+        run_id: job.run_id.to_string(),
+        adapter: worker.adapter.as_mut(),
+        verifier: worker.verifier.as_mut(),
+        cfg: &worker.cfg,
+        control: job.control,
+        observer: job.observer,
+        token: job.token.to_string(),
+        heartbeat: crate::attempt::Heartbeat::new(job.token, crate::LEASE_TTL_MS),
+        stalls_run: 0,
+        pcfg: shared.pcfg,
+        analysis: shared.analysis,
+        mode: shared.mode,
+        answerer: &mut answerer,
+        prompts_dir: shared.prompts_dir.clone(),
+        check_in: false,
+        parallel: None,
+        in_worktree: true,
+        round: shared.round,
+        plan_no: shared.plan_no,
+        replan_reason: None,
+        calls_per_hour: None,
+        last_report: None,
+        progress_stories: 0,
+        progress_at: std::time::Instant::now(),
+    };
+    // Read now: a story sent back after its TDD cycle does not start it over.
+    let story = ctx.store.story(job.run_id, &job.work.story_id)?;
+    let mut place = format!("\n{}", crate::parallel::IN_WORKTREE);
+    if let Some(why) = &job.work.feedback {
+        place.push_str(&format!("\n\nSent back by the merge queue: {why}"));
+    }
+    let reason = match story_flow(&mut ctx, &story, shared.tdd, Some(&place)) {
+        Ok(true) => StopReason::Verified,
+        Ok(false) => StopReason::NoStoryCanProgress,
+        Err(Halt::Stop(reason)) => reason,
+        Err(Halt::Engine(e)) => return Err(e),
+        // Never asked for in a worktree (`Ctx::sub_loop`); a stop of the run if it were.
+        Err(Halt::Replan(_)) => StopReason::NotConverging,
+    };
+    Ok(crate::driver::LoopEnd {
+        reason,
+        last: ctx.last_report.take(),
+        replan: None,
+    })
 }
 
 /// The end checkpoint acts (after convergence had its say: a stalled stage is rolled back
