@@ -152,10 +152,9 @@ pub fn drive(
 /// phase of a planned run (`--mode work|qa` with more than one worker, docs/parallel.md). The
 /// caller has recorded the stories' rows (`Store::add_story_work`); `run_story` is what each
 /// worker runs on its story (the pipeline's story flow), `settled` sees every pass. Every story
-/// merged ends
-/// `Verified` without verifying the run's tree — the caller's phases do that; a story out of
-/// attempts ends `NoStoryCanProgress` once nothing else can go on; a limit or a stop ends with
-/// its reason.
+/// merged ends `Verified` without verifying the run's tree — the caller's phases do that; a
+/// story out of attempts ends `NoStoryCanProgress` once nothing else can go on; a limit or a
+/// stop ends with its reason.
 #[allow(clippy::too_many_arguments)]
 pub fn drive_stories(
     store: &mut Store,
