@@ -46,6 +46,13 @@ impl TddPhase {
             TddPhase::Verify => TddPhase::Red,
         }
     }
+
+    /// Whether a story in this phase has reached `phase` in its cycle (is in it or past it):
+    /// a story resumed, or sent back by the merge queue after its cycle, does not step back.
+    pub fn reached(self, phase: TddPhase) -> bool {
+        let at = |p: TddPhase| TddPhase::ALL.iter().position(|x| *x == p);
+        at(self) >= at(phase)
+    }
 }
 
 /// Checks a move from `current` to `requested`.
@@ -70,6 +77,12 @@ pub fn transition(current: TddPhase, requested: TddPhase) -> Result<TddPhase, Td
 mod tests {
     use super::TddPhase::*;
     use super::*;
+
+    #[test]
+    fn reached_is_the_cycle_s_order() {
+        assert!(Verify.reached(Green) && Green.reached(Green) && Refactor.reached(Red));
+        assert!(!None.reached(Red) && !Red.reached(Green) && !Green.reached(Verify));
+    }
 
     #[test]
     fn the_happy_path() {

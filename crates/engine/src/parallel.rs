@@ -21,6 +21,11 @@
 //! Nothing is lost: a story's worktree and branch are removed only once its commits are
 //! reachable from the run's branch.
 //!
+//! What a worker runs on its story is the caller's [`StoryRunner`]: the headless loop for a plan
+//! file ([`headless_story`]), the pipeline's story flow for a planned run (TDD, the developer
+//! role, the security review: `pipeline::execute`), the same function the sequential execute
+//! phase runs.
+//!
 //! Not here: the plan file (pawl-core's `parallel`), where worktrees live and how a worker's
 //! agent and sandbox are built (the CLI passes them in).
 
@@ -55,6 +60,34 @@ pub struct Worker {
 
 /// Builds the [`Worker`] of a story whose worktree is ready.
 pub type WorkerFactory<'a> = dyn Fn(&StoryWork) -> Result<Worker, EngineError> + 'a;
+
+/// One story's work, on its worker's thread: its own store connection and [`Worker`] (the
+/// agent, the loop's configuration rooted in the worktree, the verifier of its clean room).
+pub struct StoryJob<'a> {
+    pub store: &'a mut Store,
+    pub run_id: &'a str,
+    /// The run's lease, which every worker renews.
+    pub token: &'a str,
+    /// The story's row as it was when it started (`feedback`: why the merge queue sent it back).
+    pub work: &'a StoryWork,
+    pub worker: &'a mut Worker,
+    pub control: &'a Control,
+    pub observer: &'a mut dyn FnMut(&LoopEvent),
+}
+
+/// What a worker runs on its story until its checks pass in its worktree (`Verified`: it is
+/// committed on its branch and queued), it is out of attempts (`NoStoryCanProgress`) or the run
+/// stops (any other reason).
+pub type StoryRunner<'a> = dyn Fn(StoryJob<'_>) -> Result<LoopEnd, EngineError> + Sync + 'a;
+
+/// Called by the coordinator on each of its passes with the stories' rows and the run's
+/// verifier (the run's tree holds every merged story): the pipeline takes its mid-way
+/// checkpoint there once half its stories are merged or out of attempts.
+pub type Settled<'a> =
+    dyn FnMut(&mut Store, &mut dyn Verifier, &[StoryWork]) -> Result<(), EngineError> + 'a;
+
+/// The first words of every prompt of a story's sessions in a worktree.
+pub const IN_WORKTREE: &str = "You work on one story of a plan, in its own git worktree (this directory); other stories are worked on elsewhere at the same time and merged by pawl.";
 
 /// What the parallel driver needs besides the store.
 pub struct ParallelInput<'a> {
@@ -106,6 +139,8 @@ pub fn drive(
                 control,
                 observer,
                 input,
+                &headless_story,
+                None,
                 token,
                 false,
             )
@@ -115,10 +150,11 @@ pub fn drive(
 
 /// The stories of a run whose driver already holds the run's lease (`token`): the execute
 /// phase of a planned run (`--mode work|qa` with more than one worker, docs/parallel.md). The
-/// caller has recorded the stories' rows (`Store::add_story_work`). Every story merged ends
-/// `Verified` without verifying the run's tree — the caller's phases do that; a story out of
-/// attempts ends `NoStoryCanProgress` once nothing else can go on; a limit or a stop ends with
-/// its reason.
+/// caller has recorded the stories' rows (`Store::add_story_work`); `run_story` is what each
+/// worker runs on its story (the pipeline's story flow), `settled` sees every pass. Every story
+/// merged ends `Verified` without verifying the run's tree — the caller's phases do that; a
+/// story out of attempts ends `NoStoryCanProgress` once nothing else can go on; a limit or a
+/// stop ends with its reason.
 #[allow(clippy::too_many_arguments)]
 pub fn drive_stories(
     store: &mut Store,
@@ -128,6 +164,8 @@ pub fn drive_stories(
     control: &Control,
     observer: &mut dyn FnMut(&LoopEvent),
     input: &ParallelInput<'_>,
+    run_story: &StoryRunner<'_>,
+    settled: &mut Settled<'_>,
     token: &str,
 ) -> Result<LoopEnd, EngineError> {
     coordinate(
@@ -138,6 +176,8 @@ pub fn drive_stories(
         control,
         observer,
         input,
+        run_story,
+        Some(settled),
         token,
         true,
     )
@@ -154,6 +194,8 @@ fn coordinate(
     control: &Control,
     observer: &mut dyn FnMut(&LoopEvent),
     input: &ParallelInput<'_>,
+    run_story: &StoryRunner<'_>,
+    mut settled: Option<&mut Settled<'_>>,
     token: &str,
     nested: bool,
 ) -> Result<LoopEnd, EngineError> {
@@ -241,8 +283,12 @@ fn coordinate(
                     return Ok(reason);
                 }
             } else {
-                // The schedule first, so that workers are busy while the queue merges.
+                // The schedule first, so that workers are busy while the queue merges; what the
+                // caller does as stories settle comes before any story starts.
                 let works = store.story_works(run_id)?;
+                if let Some(settled) = settled.as_mut() {
+                    settled(store, &mut *main_verifier, &works)?;
+                }
                 let plans: Vec<(&rules::PlannedStory, WorkState)> =
                     works.iter().map(|w| (&w.plan, w.state)).collect();
                 let free = workers.saturating_sub(running.len());
@@ -271,12 +317,10 @@ fn coordinate(
                     );
                     running.push(id.clone());
                     let tx = tx.clone();
-                    let story_id = w.story_id.clone();
-                    let preamble = preamble(&w);
                     let open_store = input.open_store;
                     scope.spawn(move || {
                         let result = work_story(
-                            open_store, run_id, token, &story_id, preamble, worker, control, &tx,
+                            open_store, run_id, token, &w, worker, run_story, control, &tx,
                         );
                         let _ = tx.send(Msg::Done {
                             story: id,
@@ -579,10 +623,7 @@ fn start_story(
 /// The top of every prompt of a story's sessions: which story, its scope and criteria, and why
 /// it was sent back.
 fn preamble(w: &StoryWork) -> String {
-    let mut s = format!(
-        "You work on one story of a plan, in its own git worktree (this directory); other stories are worked on elsewhere at the same time and merged by pawl.\nStory {}: {}",
-        w.plan.id, w.plan.title
-    );
+    let mut s = format!("{IN_WORKTREE}\nStory {}: {}", w.plan.id, w.plan.title);
     if !w.plan.files.is_empty() {
         s.push_str(&format!(
             "\nExpected files: {} (edit others only if the story needs it).",
@@ -601,44 +642,37 @@ fn preamble(w: &StoryWork) -> String {
     s
 }
 
-/// One worker: the headless loop on one story in its worktree, until its checks pass (then its
-/// work is committed on its branch) or it stops.
+/// One worker: the caller's runner on one story in its worktree; once its checks pass there,
+/// its work is committed on its branch.
 #[allow(clippy::too_many_arguments)]
 fn work_story(
     open_store: &(dyn Fn() -> Result<Store, EngineError> + Sync),
     run_id: &str,
     token: &str,
-    story_id: &str,
-    preamble: String,
+    work: &StoryWork,
     mut worker: Worker,
+    run_story: &StoryRunner<'_>,
     control: &Control,
     tx: &mpsc::Sender<Msg>,
 ) -> Result<LoopEnd, EngineError> {
     let mut store = open_store()?;
-    let scope = Scope {
-        story: Some(story_id.to_string()),
-        preamble: Some(preamble),
-        until_checks_pass: true,
-        fresh_session: true,
-        plans: false,
-        parallel: true,
-    };
-    let end = driver::drive_leased(
-        &mut store,
+    let end = run_story(StoryJob {
+        store: &mut store,
         run_id,
-        worker.adapter.as_mut(),
-        worker.verifier.as_mut(),
-        &worker.cfg,
+        token,
+        work,
+        worker: &mut worker,
         control,
-        &mut |ev| {
+        observer: &mut |ev| {
             let _ = tx.send(Msg::Event(ev.clone()));
         },
-        token,
-        &scope,
-    )?;
+    })?;
     if end.reason == StopReason::Verified {
         let repo = Repo::open(&worker.cfg.root)?;
-        let message = format!("pawl: story {story_id} — its checks pass (run {run_id})");
+        let message = format!(
+            "pawl: story {} — its checks pass (run {run_id})",
+            work.story_id
+        );
         if repo.merging() {
             repo.conclude_merge(&message)?;
         } else {
@@ -646,6 +680,30 @@ fn work_story(
         }
     }
     Ok(end)
+}
+
+/// The runner of a plan file's stories: the headless loop as a sub-loop on the story, until its
+/// checks pass, every prompt under the story's preamble.
+pub fn headless_story(job: StoryJob<'_>) -> Result<LoopEnd, EngineError> {
+    let scope = Scope {
+        story: Some(job.work.story_id.clone()),
+        preamble: Some(preamble(job.work)),
+        until_checks_pass: true,
+        fresh_session: true,
+        plans: false,
+        parallel: true,
+    };
+    driver::drive_leased(
+        job.store,
+        job.run_id,
+        job.worker.adapter.as_mut(),
+        job.worker.verifier.as_mut(),
+        &job.worker.cfg,
+        job.control,
+        job.observer,
+        job.token,
+        &scope,
+    )
 }
 
 /// A worker ended: its story is queued (checks pass), waits again, or is out of attempts.

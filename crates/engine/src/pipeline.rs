@@ -129,6 +129,9 @@ pub(crate) struct Ctx<'a> {
     pub check_in: bool,
     /// The execute phase's stories in worktrees (more than one worker).
     pub parallel: Option<&'a crate::parallel::ParallelInput<'a>>,
+    /// This context is one worker's, on one story in its worktree: other workers' iterations
+    /// are open at the same time, and the merge queue, not this story, moves the run's branch.
+    pub in_worktree: bool,
     /// The stage round (1-based; a re-plan starts the next one).
     pub round: u32,
     /// Planner sessions so far (a plan's number; architect and critic verdicts carry it).
@@ -195,8 +198,11 @@ impl Ctx<'_> {
             preamble: Some(preamble),
             until_checks_pass: true,
             fresh_session: true,
-            plans: rules::phases(self.mode, &self.pcfg.phases).contains(&Phase::Plan),
-            parallel: false,
+            // In a worktree a spec failure waits on the user, as the plan file's stories do:
+            // the coordinator, not one worker, would have to send the plan back.
+            plans: !self.in_worktree
+                && rules::phases(self.mode, &self.pcfg.phases).contains(&Phase::Plan),
+            parallel: self.in_worktree,
         };
         let end = driver::drive_leased(
             self.store,
@@ -285,6 +291,7 @@ pub fn run(
                 prompts_dir: prompts_dir.clone(),
                 check_in,
                 parallel,
+                in_worktree: false,
                 round,
                 plan_no,
                 replan_reason: None,

@@ -563,8 +563,14 @@ fn record_failure(
         let others: Vec<&str> = failing[1..].iter().map(|e| e.data.gate.as_str()).collect();
         message.push_str(&format!(" (also failing: {})", others.join(", ")));
     }
+    // A failure is an attempt of the story being worked on: one whose sub-loop started it. The
+    // pipeline's TDD red step runs before that, while the story is pending, and the failing
+    // test it must leave is expected, not a failed attempt (in the run's tree and in a
+    // story's worktree alike).
     let story = match &plan.story {
-        Some(s) => Some(s.clone()),
+        Some(s) => Some(store.story(&run.id, s)?)
+            .filter(|s| s.status != pawl_core::model::StoryStatus::Pending)
+            .map(|s| s.id),
         None => pawl_core::resume::current_story(&store.stories(&run.id)?).map(|s| s.id.clone()),
     };
     Ok(Some(store.add_failure(

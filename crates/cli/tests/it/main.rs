@@ -22,6 +22,7 @@ mod hooks;
 mod hooks_real;
 mod output;
 mod parallel;
+mod parallel_flow;
 mod pipeline;
 mod pipeline_real;
 mod reach;

@@ -783,8 +783,8 @@ fn a_bad_plan_is_refused_before_anything_is_written() {
     );
 }
 
-/// A planned run (`--mode work`) with the replay agent: the planner's session (step 1) answers
-/// with two independent stories and one run criterion that needs both; the next two sessions,
+/// A planned run (`--mode work`, TDD off) with the replay agent: the planner's session (step 1)
+/// answers with two independent stories and one run criterion that needs both; the next two sessions,
 /// one per story and in either order, write their story's file where they run, side by side.
 /// No other session may happen (the scenario fails past its last step).
 fn planned_script() -> crate::pipeline::Script {
@@ -809,7 +809,7 @@ fn planned_script() -> crate::pipeline::Script {
 #[test]
 fn a_planned_work_run_on_two_workers_merges_the_planner_s_stories_from_worktrees() {
     let env = TestEnv::new();
-    env.pipeline("", crate::headless::NO_BREAKERS);
+    env.pipeline("tdd = false", crate::headless::NO_BREAKERS);
     let scenario = env.scenario("pipeline", &planned_script().text_of());
     let r = env.pawl(&[
         "run",
@@ -903,13 +903,13 @@ fn a_planned_work_run_on_two_workers_merges_the_planner_s_stories_from_worktrees
 }
 
 /// qa shares the execute phase: the plan with consensus (architect, critic), then the stories in
-/// worktrees side by side. No TDD red step there (docs/parallel.md, "Planned runs"): one session
-/// per story.
+/// worktrees side by side. TDD is off here (the story flow in a worktree is the subject of the
+/// `story_flow_*` tests): one session per story.
 #[test]
 fn a_planned_qa_run_on_two_workers_runs_its_stories_in_worktrees_after_consensus() {
     let env = TestEnv::new();
     env.pipeline(
-        "phases = [\"plan\", \"execute\"]",
+        "phases = [\"plan\", \"execute\"]\ntdd = false",
         crate::headless::NO_BREAKERS,
     );
     let mut s = crate::pipeline::Script::new();
@@ -977,7 +977,7 @@ fn a_planned_qa_run_on_two_workers_runs_its_stories_in_worktrees_after_consensus
 #[test]
 fn a_planned_work_run_stopped_mid_stories_resumes_and_merges_each_story_once() {
     let env = TestEnv::new();
-    env.pipeline("", crate::headless::NO_BREAKERS);
+    env.pipeline("tdd = false", crate::headless::NO_BREAKERS);
     // Both sessions are under way before the test stops the run: each waits for the other, then
     // for the test.
     let wait = "touch \"$HOME/marks/started-$PAWL_STORY\"\nwhile [ ! -e \"$HOME/marks/started-S1\" ] || [ ! -e \"$HOME/marks/started-S2\" ]; do sleep 0.05; done\ntouch \"$HOME/marks/step-started\"; while [ ! -e \"$HOME/marks/go\" ]; do sleep 0.05; done\n";
@@ -1063,7 +1063,7 @@ fn a_planned_work_run_stopped_mid_stories_resumes_and_merges_each_story_once() {
 #[test]
 fn a_planner_s_story_whose_files_are_not_globs_runs_alone_and_is_merged() {
     let env = TestEnv::new();
-    env.pipeline("", crate::headless::NO_BREAKERS);
+    env.pipeline("tdd = false", crate::headless::NO_BREAKERS);
     let mut s = crate::pipeline::Script::new();
     s.answer(
         "plan-1",

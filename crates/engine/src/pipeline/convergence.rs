@@ -31,7 +31,15 @@ pub(crate) fn share(ctx: &Ctx<'_>) -> P<(f64, bool, (usize, usize))> {
 /// The share of verified command criteria (what execution alone can verify): the execution
 /// checkpoints' measure. 1.0 when there are none.
 pub(crate) fn command_share(ctx: &Ctx<'_>) -> P<f64> {
-    let criteria = ctx.store.criteria(&ctx.run_id)?;
+    Ok(command_share_of(ctx.store, &ctx.run_id)?)
+}
+
+/// [`command_share`] of `run_id` in `store`.
+pub(crate) fn command_share_of(
+    store: &pawl_store::Store,
+    run_id: &str,
+) -> Result<f64, pawl_store::StoreError> {
+    let criteria = store.criteria(run_id)?;
     let cmd: Vec<_> = criteria
         .iter()
         .filter(|c| c.verification.kind == VerifyKind::Command)

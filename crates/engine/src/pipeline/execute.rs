@@ -3,6 +3,11 @@
 //! red step must add or change a test that pawl's test gate then fails on, the green sub-loop
 //! makes it pass, a refactor step must keep it passing. Security-flagged stories get a security
 //! review session; blocking findings send the story back to the developer with them.
+//!
+//! One story's work is one function, [`story_flow`]: the stories one after the other call it in
+//! the run's tree; with more than one worker each story's worker calls it in the story's worktree
+//! ([`in_worktrees`], a `parallel::StoryRunner`), with the worker's agent, store connection and
+//! clean room. The merge queue then merges what passed.
 
 use std::collections::BTreeMap;
 
@@ -195,7 +200,7 @@ pub(crate) fn run(ctx: &mut Ctx<'_>) -> P<()> {
     let total = stories.len();
     let task_type = ctx.task_type();
     let (done, skipped) = match ctx.parallel {
-        Some(input) => in_worktrees(ctx, input, &stories)?,
+        Some(input) => in_worktrees(ctx, input, &stories, tdd)?,
         None => one_after_another(ctx, &stories, tdd)?,
     };
     let s = convergence::command_share(ctx)?;
@@ -239,7 +244,16 @@ fn one_after_another(ctx: &mut Ctx<'_>, stories: &[Story], tdd: bool) -> P<(usiz
     let mut done = 0usize;
     let mut skipped = Vec::new();
     for (i, story) in stories.iter().enumerate() {
-        if story_flow(ctx, story, tdd)? {
+        if story_flow(ctx, story, tdd, None)? {
+            ctx.store.set_story_status(
+                &ctx.run_id,
+                &story.id,
+                StoryStatus::Done,
+                Some("pawl's checks pass"),
+            )?;
+            if ctx.cfg.auto_commit {
+                crate::driver::commit_story(ctx.store, &ctx.cfg.root, &ctx.run_id, story)?;
+            }
             done += 1;
             ctx.progress_stories += 1;
         } else {
@@ -247,41 +261,52 @@ fn one_after_another(ctx: &mut Ctx<'_>, stories: &[Story], tdd: bool) -> P<(usiz
         }
         progress(ctx)?;
         if total >= 2 && i + 1 == total.div_ceil(2) {
-            let s = convergence::command_share(ctx)?;
-            let passed = ctx.store.add_score(
-                &ctx.run_id,
-                ctx.round,
-                "checkpoint_mid",
-                &task_type,
-                None,
-                s,
-                super::plan::checkpoint_threshold(
-                    ctx.store,
-                    &ctx.task_type(),
-                    "checkpoint_mid",
-                    ctx.pcfg,
-                ),
-            )?;
-            if !passed {
-                // The checkpoint acts: the stories that remain are told what to fix (a note is
-                // in every developer prompt), by name.
-                let unmet = unmet_command_criteria(ctx)?;
-                ctx.store.add_note(
-                    &ctx.run_id,
-                    &format!(
-                        "mid-way checkpoint: {s:.2} of the command criteria verified, under {:.2}; fix these in the stories that remain: {}",
-                        super::plan::checkpoint_threshold(ctx.store, &ctx.task_type(), "checkpoint_mid", ctx.pcfg),
-                        unmet.join(", ")
-                    ),
-                )?;
-            }
+            mid_checkpoint(ctx.store, &ctx.run_id, ctx.round, &task_type, ctx.pcfg)?;
         }
     }
     Ok((done, skipped))
 }
 
+/// The mid-way checkpoint, once half the phase's stories are through (done or skipped; with
+/// several workers: merged or out of attempts): the share of command criteria verified on the
+/// run's tree, scored; under its threshold the stories that remain are told what to fix (a note
+/// is in every developer prompt), by name.
+fn mid_checkpoint(
+    store: &mut pawl_store::Store,
+    run_id: &str,
+    round: u32,
+    task_type: &str,
+    pcfg: &pawl_core::config::PipelineConfig,
+) -> Result<(), EngineError> {
+    let s = convergence::command_share_of(store, run_id)?;
+    let threshold = super::plan::checkpoint_threshold(store, task_type, "checkpoint_mid", pcfg);
+    let passed = store.add_score(
+        run_id,
+        round,
+        "checkpoint_mid",
+        task_type,
+        None,
+        s,
+        threshold,
+    )?;
+    if !passed {
+        let unmet = unmet_command_criteria(store, run_id)?;
+        store.add_note(
+            run_id,
+            &format!(
+                "mid-way checkpoint: {s:.2} of the command criteria verified, under {threshold:.2}; fix these in the stories that remain: {}",
+                unmet.join(", ")
+            ),
+        )?;
+    }
+    Ok(())
+}
+
 /// The stories in git worktrees, up to `workers` at once, merged one at a time by the merge
-/// queue that re-verifies the merged tree (`crate::parallel`, docs/parallel.md). The planner's
+/// queue that re-verifies the merged tree (`crate::parallel`, docs/parallel.md). Each worker
+/// runs the story flow the sequential phase runs ([`story_flow`]: red, green, refactor, the
+/// developer role and the story's acceptance lines in its prompts, the security review) in the
+/// story's worktree, with its own agent, store connection and clean room. The planner's
 /// stories become a plan's: their stored id (branch `pawl/<run>-<id>`), title, files and
 /// dependencies among the stories of this execute phase. They carry no criteria of their own:
 /// the planner's criteria are the run's, verified on the run's tree after every story is
@@ -292,6 +317,7 @@ fn in_worktrees(
     ctx: &mut Ctx<'_>,
     input: &crate::parallel::ParallelInput<'_>,
     stories: &[Story],
+    tdd: bool,
 ) -> P<(usize, Vec<String>)> {
     use pawl_core::parallel::{self as par, PlannedStory, WorkState};
     let ours = |id: &str| stories.iter().any(|s| s.id == id);
@@ -350,6 +376,43 @@ fn in_worktrees(
         })?;
         ctx.store.add_story_work(&ctx.run_id, &rows)?;
     }
+    let shared = Shared {
+        pcfg: ctx.pcfg,
+        analysis: ctx.analysis,
+        mode: ctx.mode,
+        round: ctx.round,
+        plan_no: ctx.plan_no,
+        prompts_dir: ctx.prompts_dir.clone(),
+        tdd,
+    };
+    let run_story = |job: crate::parallel::StoryJob<'_>| in_worktree(job, &shared);
+    let (pcfg, round) = (ctx.pcfg, ctx.round);
+    // The mid-way checkpoint on the run's tree once half the stories are merged or out of
+    // attempts; a re-check, so that no story in flight is charged an attempt for it.
+    let (run_id, total, task_type) = (ctx.run_id.clone(), stories.len(), ctx.task_type());
+    let mut taken = total < 2;
+    let mut settled = |store: &mut pawl_store::Store,
+                       verifier: &mut dyn crate::verify::Verifier,
+                       works: &[pawl_store::StoryWork]|
+     -> Result<(), EngineError> {
+        let through = works
+            .iter()
+            .filter(|w| {
+                ours(&w.story_id) && matches!(w.state, WorkState::Merged | WorkState::Failed)
+            })
+            .count();
+        if taken || through < total.div_ceil(2) {
+            return Ok(());
+        }
+        taken = true;
+        let r = verifier.verify_again(store, &run_id)?;
+        store.append_event(
+            Some(&run_id),
+            EventKind::Verification,
+            serde_json::to_value(&r).unwrap_or_default(),
+        )?;
+        mid_checkpoint(store, &run_id, round, &task_type, pcfg)
+    };
     let end = crate::parallel::drive_stories(
         ctx.store,
         &ctx.run_id,
@@ -358,6 +421,8 @@ fn in_worktrees(
         ctx.control,
         &mut *ctx.observer,
         input,
+        &run_story,
+        &mut settled,
         &ctx.token,
     )?;
     match end.reason {
@@ -393,6 +458,75 @@ fn in_worktrees(
     Ok((done, skipped))
 }
 
+/// What every worker of a planned execute phase shares: the pipeline's part of a story's context.
+struct Shared<'a> {
+    pcfg: &'a pawl_core::config::PipelineConfig,
+    analysis: &'a pawl_core::spec::Analysis,
+    mode: pawl_core::spec::Mode,
+    round: u32,
+    plan_no: u32,
+    prompts_dir: Option<std::path::PathBuf>,
+    tdd: bool,
+}
+
+/// One planned story on its worker's thread ([`crate::parallel::StoryRunner`]): the story flow,
+/// on a context of the worker's own — its store connection, its agent, the loop's configuration
+/// rooted in the worktree, the verifier of its clean room — under the run's lease. Checks that
+/// pass end `Verified` (the worker commits, the merge queue merges and marks the story done).
+fn in_worktree(
+    job: crate::parallel::StoryJob<'_>,
+    shared: &Shared<'_>,
+) -> Result<crate::driver::LoopEnd, EngineError> {
+    let mut answerer = super::Autonomous;
+    let worker = job.worker;
+    let mut ctx = Ctx {
+        store: job.store,
+        run_id: job.run_id.to_string(),
+        adapter: worker.adapter.as_mut(),
+        verifier: worker.verifier.as_mut(),
+        cfg: &worker.cfg,
+        control: job.control,
+        observer: job.observer,
+        token: job.token.to_string(),
+        heartbeat: crate::attempt::Heartbeat::new(job.token, crate::LEASE_TTL_MS),
+        stalls_run: 0,
+        pcfg: shared.pcfg,
+        analysis: shared.analysis,
+        mode: shared.mode,
+        answerer: &mut answerer,
+        prompts_dir: shared.prompts_dir.clone(),
+        check_in: false,
+        parallel: None,
+        in_worktree: true,
+        round: shared.round,
+        plan_no: shared.plan_no,
+        replan_reason: None,
+        calls_per_hour: None,
+        last_report: None,
+        progress_stories: 0,
+        progress_at: std::time::Instant::now(),
+    };
+    // Read now: a story sent back after its TDD cycle does not start it over.
+    let story = ctx.store.story(job.run_id, &job.work.story_id)?;
+    let mut place = format!("\n{}", crate::parallel::IN_WORKTREE);
+    if let Some(why) = &job.work.feedback {
+        place.push_str(&format!("\n\nSent back by the merge queue: {why}"));
+    }
+    let reason = match story_flow(&mut ctx, &story, shared.tdd, Some(&place)) {
+        Ok(true) => StopReason::Verified,
+        Ok(false) => StopReason::NoStoryCanProgress,
+        Err(Halt::Stop(reason)) => reason,
+        Err(Halt::Engine(e)) => return Err(e),
+        // Never asked for in a worktree (`Ctx::sub_loop`); a stop of the run if it were.
+        Err(Halt::Replan(_)) => StopReason::NotConverging,
+    };
+    Ok(crate::driver::LoopEnd {
+        reason,
+        last: ctx.last_report.take(),
+        replan: None,
+    })
+}
+
 /// The end checkpoint acts (after convergence had its say: a stalled stage is rolled back
 /// first): under it, review and QA of work that misses its own criteria would be wasted — the
 /// plan goes back with the unmet criteria named. `None` when it was met.
@@ -408,7 +542,7 @@ pub(crate) fn end_checkpoint_missed(ctx: &Ctx<'_>) -> P<Option<String>> {
     {
         return Ok(None);
     }
-    let unmet = unmet_command_criteria(ctx)?;
+    let unmet = unmet_command_criteria(ctx.store, &ctx.run_id)?;
     Ok(Some(format!(
         "the end-of-execution checkpoint was missed ({s:.2} of the command criteria verified, under {:.2}): unmet {}",
         super::plan::checkpoint_threshold(ctx.store, &ctx.task_type(), "checkpoint_end", ctx.pcfg),
@@ -440,10 +574,12 @@ pub(crate) fn fix_end_checkpoint(ctx: &mut Ctx<'_>) -> P<Option<String>> {
 }
 
 /// The command criteria not verified yet, `C2 \`cmd\`` each.
-fn unmet_command_criteria(ctx: &Ctx<'_>) -> P<Vec<String>> {
-    Ok(ctx
-        .store
-        .criteria(&ctx.run_id)?
+fn unmet_command_criteria(
+    store: &pawl_store::Store,
+    run_id: &str,
+) -> Result<Vec<String>, pawl_store::StoreError> {
+    Ok(store
+        .criteria(run_id)?
         .into_iter()
         .filter(|c| c.verification.kind == pawl_core::model::VerifyKind::Command)
         .filter(|c| c.status != pawl_core::model::CriterionStatus::Verified)
@@ -527,14 +663,21 @@ fn green(ctx: &mut Ctx<'_>, story: &Story, preamble: String) -> P<bool> {
 }
 
 /// One story through red → green → refactor → verify (TDD) or green alone, then the security
-/// review. Returns false when the story was skipped.
-fn story_flow(ctx: &mut Ctx<'_>, story: &Story, tdd: bool) -> P<bool> {
+/// review, in `ctx`'s tree: the run's (the caller then marks it done) or the story's worktree
+/// (the merge queue marks it done once merged). `place` is added to the developer's preamble
+/// (where it works, why the merge queue sent it back). A story whose cycle was already through
+/// green (resumed, or sent back after it) does the green step again, then its security review.
+/// Returns false when the story was skipped.
+fn story_flow(ctx: &mut Ctx<'_>, story: &Story, tdd: bool, place: Option<&str>) -> P<bool> {
     // Irreversible work (data, deployments, publications), or a story that touches security:
     // a checkpoint commit before it, so what it changes can be compared and rolled back.
     if rules::checkpoint_before_story(ctx.analysis.reversibility, story.security) {
         convergence::checkpoint(ctx, &format!("story-{}", story.id))?;
     }
-    let preamble = developer_preamble(ctx, story)?;
+    let mut preamble = developer_preamble(ctx, story)?;
+    if let Some(place) = place {
+        preamble.push_str(place);
+    }
     if tdd && story.tdd_phase == TddPhase::None {
         // Red, while the story is still pending: the expected failing tests are not one of
         // its failed attempts; a red that does not hold is.
@@ -589,9 +732,11 @@ fn story_flow(ctx: &mut Ctx<'_>, story: &Story, tdd: bool) -> P<bool> {
     if !green(ctx, story, green_pre.clone())? {
         return Ok(false);
     }
-    if tdd {
-        ctx.store
-            .advance_tdd(&ctx.run_id, &story.id, TddPhase::Green)?;
+    if tdd && !story.tdd_phase.reached(TddPhase::Refactor) {
+        if !story.tdd_phase.reached(TddPhase::Green) {
+            ctx.store
+                .advance_tdd(&ctx.run_id, &story.id, TddPhase::Green)?;
+        }
         let prompt = format!(
             "{preamble}\n\nTDD, refactor step: the tests pass. Clean up the code of this story without changing \
              behaviour (or change nothing if it is clean). pawl runs the checks again after this step."
@@ -648,15 +793,6 @@ fn story_flow(ctx: &mut Ctx<'_>, story: &Story, tdd: bool) -> P<bool> {
                 return Ok(false);
             }
         }
-    }
-    ctx.store.set_story_status(
-        &ctx.run_id,
-        &story.id,
-        StoryStatus::Done,
-        Some("pawl's checks pass"),
-    )?;
-    if ctx.cfg.auto_commit {
-        crate::driver::commit_story(ctx.store, &ctx.cfg.root, &ctx.run_id, story)?;
     }
     Ok(true)
 }
