@@ -449,3 +449,72 @@ fn a_stop_recorded_in_the_shared_store_stops_the_job_after_its_step() {
     assert_eq!(run.status.to_string(), "stopped", "{stdout}{stderr}");
     assert!(!env.root().join("done.txt").exists(), "step 2 ran");
 }
+
+/// A run killed between recording its stop and publishing its report and diff (here: its stop
+/// recorded again through the store, nothing published after it) is published by the next
+/// `pawl report` in its clone; a clone with its own store publishes nothing.
+#[test]
+fn a_run_stopped_without_publishing_is_published_by_the_next_report_in_its_clone() {
+    let env = crate::TestEnv::new();
+    env.write(
+        "pawl.toml",
+        &crate::headless::config("max_iterations = 1", crate::headless::NO_BREAKERS, ""),
+    );
+    env.git(&["add", "-A"]);
+    env.git(&["commit", "-q", "-m", "pawl config"]);
+    let store_path = env.dir.path().join("fleet.db");
+    let url = store_path.to_str().unwrap();
+    let s = env.dir.path().join("home/s.jsonl");
+    std::fs::write(
+        &s,
+        r#"{"do": "write", "path": "half.txt", "content": "ok"}"#,
+    )
+    .unwrap();
+    let r = env.pawl_env(
+        &["run", "g", "--scenario", s.to_str().unwrap()],
+        &[("PAWL_STORE_URL", url)],
+    );
+    assert_eq!(r.code, 3, "{}{}", r.stdout, r.stderr);
+    let key = std::fs::read(env.home.join(".local/state/pawl/key")).unwrap();
+    let mut store = pawl_store::Store::open_at(
+        &pawl_store::Location::File(store_path.clone()),
+        Box::new(pawl_store::SystemClock),
+        Some(<[u8; 32]>::try_from(key.as_slice()).unwrap()),
+    )
+    .unwrap();
+    let run = store.runs().unwrap().remove(0);
+    assert!(store.published_since_stop(&run.id).unwrap());
+    let diff = pawl_engine::publish::published_diff(&store, &run.id)
+        .unwrap()
+        .unwrap();
+    assert!(diff["patch"].as_str().unwrap().contains("+++ b/half.txt"), "{diff}");
+    let published = |store: &pawl_store::Store| {
+        store
+            .events_after(Some(&run.id), 0, usize::MAX)
+            .unwrap()
+            .iter()
+            .filter(|e| e.kind == "published")
+            .count()
+    };
+    assert_eq!(published(&store), 1);
+    // Resumed, then stopped again and killed before publishing.
+    store
+        .set_run_status(&run.id, pawl_core::model::RunStatus::Active, None)
+        .unwrap();
+    store
+        .set_run_status(
+            &run.id,
+            pawl_core::model::RunStatus::Stopped,
+            Some(pawl_core::StopReason::Stopped),
+        )
+        .unwrap();
+    assert!(!store.published_since_stop(&run.id).unwrap());
+    let r = env.pawl_env(&["report", &run.id, "--json"], &[("PAWL_STORE_URL", url)]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert!(store.published_since_stop(&run.id).unwrap());
+    assert_eq!(published(&store), 2);
+    // Once published, a report publishes nothing more.
+    let r = env.pawl_env(&["report", &run.id, "--json"], &[("PAWL_STORE_URL", url)]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert_eq!(published(&store), 2);
+}
