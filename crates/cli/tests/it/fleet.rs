@@ -487,7 +487,10 @@ fn a_run_stopped_without_publishing_is_published_by_the_next_report_in_its_clone
     let diff = pawl_engine::publish::published_diff(&store, &run.id)
         .unwrap()
         .unwrap();
-    assert!(diff["patch"].as_str().unwrap().contains("+++ b/half.txt"), "{diff}");
+    assert!(
+        diff["patch"].as_str().unwrap().contains("+++ b/half.txt"),
+        "{diff}"
+    );
     let published = |store: &pawl_store::Store| {
         store
             .events_after(Some(&run.id), 0, usize::MAX)
@@ -517,4 +520,79 @@ fn a_run_stopped_without_publishing_is_published_by_the_next_report_in_its_clone
     let r = env.pawl_env(&["report", &run.id, "--json"], &[("PAWL_STORE_URL", url)]);
     assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
     assert_eq!(published(&store), 2);
+}
+
+/// The guard's denial in a fleet clone whose agent runs without the sandbox (`[sandbox] enabled =
+/// false`): the hook, called as Claude Code calls it from the step, denies, and the denial
+/// reaches the run's store (through the step's mailbox, after the step) — the report counts it —
+/// and no store of the clone's own is made. Regression: the hook opened (and created)
+/// `.pawl/pawl.db` in the clone, the run was not there, and the denial was lost.
+fn a_denial_without_the_sandbox_reaches_the_run_s_store(store: &str) {
+    let env = crate::TestEnv::new();
+    env.write(
+        "pawl.toml",
+        &format!(
+            "{}\n[sandbox]\nenabled = false\n",
+            crate::headless::config("", crate::headless::NO_BREAKERS, "")
+        ),
+    );
+    env.git(&["add", "-A"]);
+    env.git(&["commit", "-q", "-m", "pawl config"]);
+    let marks = env.home.join("marks");
+    let script = env.home.join("deny.sh");
+    std::fs::write(
+        &script,
+        format!(
+            r#"printf '{{"session_id":"s1","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{{"command":"rm -rf .git"}},"cwd":"%s"}}' "$PWD" | {pawl} hook claude pre-tool-use > {marks}/answer.json
+"#,
+            pawl = crate::headless::pawl_bin(),
+            marks = marks.display()
+        ),
+    )
+    .unwrap();
+    let scenario = env.home.join("s.jsonl");
+    std::fs::write(
+        &scenario,
+        format!(
+            "{}\n{}\n",
+            serde_json::json!({"do": "run", "command": format!("sh {}", script.display())}),
+            serde_json::json!({"do": "write", "path": "done.txt", "content": "ok"})
+        ),
+    )
+    .unwrap();
+    let r = env.pawl_env(
+        &["run", "g", "--scenario", scenario.to_str().unwrap()],
+        &[("PAWL_STORE_URL", store)],
+    );
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert!(r.stdout.contains("sandbox: off"), "{}", r.stdout);
+    let answer = std::fs::read_to_string(marks.join("answer.json")).unwrap();
+    assert!(answer.contains("deny"), "{answer}");
+    assert!(!env.root().join(".pawl/pawl.db").exists());
+    let report = env
+        .pawl_env(&["report", "--json"], &[("PAWL_STORE_URL", store)])
+        .json();
+    assert_eq!(report["guard_denials"], 1, "{report}");
+    let events = env
+        .pawl_env(&["events", "--json"], &[("PAWL_STORE_URL", store)])
+        .stdout;
+    assert!(
+        events.contains("guard_denied") && events.contains("rm -rf .git"),
+        "{events}"
+    );
+}
+
+#[test]
+fn a_denial_without_the_sandbox_reaches_a_postgres_store() {
+    let Some(url) = crate::fleet_harness::server_schema("deny") else {
+        return;
+    };
+    a_denial_without_the_sandbox_reaches_the_run_s_store(&url);
+}
+
+#[test]
+fn a_denial_without_the_sandbox_reaches_a_sqlite_store_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("fleet.db");
+    a_denial_without_the_sandbox_reaches_the_run_s_store(store.to_str().unwrap());
 }

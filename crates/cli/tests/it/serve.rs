@@ -611,11 +611,18 @@ fn serves_the_report_and_diff_of_a_run_whose_clone_is_gone(env: &TestEnv, store:
         .arg(&job)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     // Over the bound: 1.2 MB of new lines in `big.txt`, listed before `done.txt` in the patch.
     let line = "x".repeat(99);
     let big: String = (0..12_000).map(|i| format!("{i:05} {line}\n")).collect();
-    let scenario = env.dir.path().join(format!("home/big-{}.jsonl", store.len()));
+    let scenario = env
+        .dir
+        .path()
+        .join(format!("home/big-{}.jsonl", store.len()));
     std::fs::write(
         &scenario,
         format!(
@@ -666,10 +673,18 @@ fn serves_the_report_and_diff_of_a_run_whose_clone_is_gone(env: &TestEnv, store:
     assert_eq!(diff["truncated"], true);
     assert_eq!(diff["branch"], format!("pawl/{run_id}"));
     let patch = diff["patch"].as_str().unwrap();
-    assert!(patch.starts_with("diff --git a/big.txt b/big.txt"), "{}", &patch[..200]);
+    assert!(
+        patch.starts_with("diff --git a/big.txt b/big.txt"),
+        "{}",
+        &patch[..200]
+    );
     assert!(patch.contains("+00000 xxx"), "the first lines are kept");
     assert!(!patch.contains("+11999 xxx"), "the last ones are cut");
-    assert!(patch.len() <= pawl_engine::publish::DIFF_KEPT + 200, "{}", patch.len());
+    assert!(
+        patch.len() <= pawl_engine::publish::DIFF_KEPT + 200,
+        "{}",
+        patch.len()
+    );
     let whole = diff["patch_bytes"].as_u64().unwrap();
     assert!(whole > big.len() as u64, "{whole}");
     assert!(

@@ -75,8 +75,11 @@ fn a_rewritten_artifact_is_refused_as_tampered() {
     let dir = tempfile::tempdir().unwrap();
     let mut s = crate::tamper::open_keyed(&dir);
     let run = s.create_run(&new_run("g")).unwrap();
-    s.publish(&run.id, &[artifact("diff", "{\"patch\": \"+a\"}", 14, false)])
-        .unwrap();
+    s.publish(
+        &run.id,
+        &[artifact("diff", "{\"patch\": \"+a\"}", 14, false)],
+    )
+    .unwrap();
     let agent = pawl_store::db::Db::open(&crate::location(&dir)).unwrap();
     agent
         .execute(
