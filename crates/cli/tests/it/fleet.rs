@@ -596,3 +596,95 @@ fn a_denial_without_the_sandbox_reaches_a_sqlite_store_file() {
     let store = dir.path().join("fleet.db");
     a_denial_without_the_sandbox_reaches_the_run_s_store(store.to_str().unwrap());
 }
+
+/// `pawl runs --store` in pages: `--limit` runs at a time, newest first, the next page `--after`
+/// the `next` of the one before; every run listed once across the pages, the totals those of
+/// every run on each page; an unknown cursor is a usage error naming it.
+#[test]
+fn runs_of_a_store_are_listed_in_pages_with_totals_over_every_run() {
+    let env = crate::TestEnv::new();
+    let key = [9u8; 32];
+    let state = env.home.join(".local/state/pawl");
+    std::fs::create_dir_all(&state).unwrap();
+    std::fs::write(state.join("key"), key).unwrap();
+    let path = env.dir.path().join("fleet.db");
+    let mut store = pawl_store::Store::open_at(
+        &pawl_store::Location::File(path.clone()),
+        Box::new(pawl_store::SystemClock),
+        Some(key),
+    )
+    .unwrap();
+    let mut made = Vec::new();
+    for i in 0..7 {
+        let run = store
+            .create_run(&pawl_store::NewRun {
+                goal: format!("goal {i}"),
+                driver: pawl_core::model::Driver::Manual,
+                mode: None,
+                settings: pawl_core::record::RunSettings::default(),
+                branch: None,
+                pre_run_commit: None,
+            })
+            .unwrap();
+        let n = store.begin_iteration(&run.id, None, "p").unwrap();
+        store
+            .finish_iteration(
+                &run.id,
+                n,
+                &pawl_core::record::IterationEnd {
+                    tokens_in: 10,
+                    outcome: "completed".into(),
+                    ..Default::default()
+                },
+            )
+            .unwrap();
+        store
+            .set_run_status(
+                &run.id,
+                pawl_core::model::RunStatus::Stopped,
+                Some(pawl_core::StopReason::Stopped),
+            )
+            .unwrap();
+        made.push(run.id);
+    }
+    let url = path.to_str().unwrap();
+    let mut seen = Vec::new();
+    let mut after: Option<String> = None;
+    let mut pages = 0;
+    loop {
+        let mut args = vec!["runs", "--store", url, "--limit", "3", "--json"];
+        if let Some(a) = &after {
+            args.extend(["--after", a.as_str()]);
+        }
+        let v = env.ok(&args).json();
+        pages += 1;
+        assert_eq!(v["totals"]["runs"], 7, "{v}");
+        assert_eq!(v["totals"]["tokens"], 70, "{v}");
+        let ids: Vec<String> = v["runs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["id"].as_str().unwrap().to_string())
+            .collect();
+        assert!(ids.len() <= 3 && !ids.is_empty(), "{v}");
+        seen.extend(ids.iter().cloned());
+        match v["next"].as_str() {
+            Some(next) => {
+                assert_eq!(next, ids.last().unwrap());
+                after = Some(next.to_string());
+            }
+            None => break,
+        }
+    }
+    assert_eq!(pages, 3);
+    made.reverse();
+    assert_eq!(seen, made, "every run once, newest first");
+    let human = env.ok(&["runs", "--store", url, "--limit", "3"]).stdout;
+    assert!(
+        human.contains(&format!("pawl runs --after {}", made[2])),
+        "{human}"
+    );
+    let r = env.pawl(&["runs", "--store", url, "--after", "no-such-run"]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(r.stderr.contains("no-such-run"), "{}", r.stderr);
+}
