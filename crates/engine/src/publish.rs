@@ -71,7 +71,11 @@ pub fn bounded(patch: &str, limit: usize) -> (String, bool) {
     if patch.len() <= limit {
         return (patch.to_string(), false);
     }
-    let mut end = patch[..=limit].rfind('\n').map(|i| i + 1).unwrap_or(limit);
+    let mut end = patch.as_bytes()[..limit]
+        .iter()
+        .rposition(|b| *b == b'\n')
+        .map(|i| i + 1)
+        .unwrap_or(limit);
     while !patch.is_char_boundary(end) {
         end -= 1;
     }

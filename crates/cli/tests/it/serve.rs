@@ -734,4 +734,9 @@ fn serve_shows_a_gone_clone_s_report_and_diff_from_a_sqlite_store_file() {
     env.headless(&config("", NO_BREAKERS, ""));
     let store = env.dir.path().join("fleet.db");
     serves_the_report_and_diff_of_a_run_whose_clone_is_gone(&env, store.to_str().unwrap());
+    // A file that is not a store is refused, naming it.
+    let readme = env.root().join("README.md");
+    let r = env.pawl(&["serve", "--add", readme.to_str().unwrap()]);
+    assert_eq!(r.code, 2, "{}{}", r.stdout, r.stderr);
+    assert!(r.stderr.contains("README.md"), "{}", r.stderr);
 }
