@@ -123,14 +123,13 @@ impl Store {
     /// (its resume, or any later `pawl report` in its clone, publishes then).
     pub fn published_since_stop(&self, run_id: &str) -> Result<bool> {
         let last = |kind: EventKind| -> Result<i64> {
-            Ok(self
-                .conn
+            self.conn
                 .query_row(
                     "SELECT COALESCE(MAX(seq), 0) FROM events WHERE run_id = ?1 AND kind = ?2",
                     params![run_id, kind.as_str()],
                     |r| r.get(0),
                 )
-                .map_err(StoreError::from)?)
+                .map_err(StoreError::from)
         };
         let published = last(EventKind::Published)?;
         Ok(published > 0 && published > last(EventKind::RunStatus)?)
