@@ -97,6 +97,46 @@ impl Ctx {
         Ok(store)
     }
 
+    /// Whether this clone's runs are kept in a store outside it (`[store] url`, a fleet's): what
+    /// only the clone holds (a run's report and diff) is then published into the store when a
+    /// run stops (`pawl_engine::publish`).
+    pub fn store_elsewhere(&self) -> bool {
+        self.store_settings().is_ok_and(|s| !s.url.is_empty())
+    }
+
+    /// Publishes what a stopped run left only in this clone into a store outside it, when the
+    /// run did not yet (see [`Ctx::store_elsewhere`]); a failure is said, not fatal: the next
+    /// `pawl report` or `pawl resume` here publishes it.
+    pub fn publish_if_missing(&self, store: &mut Store, run_id: &str) -> CliResult {
+        if !self.store_elsewhere() {
+            return Ok(());
+        }
+        let clone = crate::owner::clone_id(&self.root);
+        if let Err(e) = pawl_engine::publish::publish_if_missing(store, run_id, &self.root, &clone)
+        {
+            self.warn_unpublished(run_id, &e);
+        }
+        Ok(())
+    }
+
+    /// Publishes `report` of a run that just stopped into a store outside the clone (nothing
+    /// when the store is the clone's own). See [`Ctx::publish_if_missing`] for a failure.
+    pub fn publish(&self, store: &mut Store, report: &pawl_engine::report::Report) {
+        if !self.store_elsewhere() {
+            return;
+        }
+        if let Err(e) = pawl_engine::publish::publish(store, report, &self.root) {
+            self.warn_unpublished(&report.run_id, &e);
+        }
+    }
+
+    fn warn_unpublished(&self, run_id: &str, e: &dyn std::fmt::Display) {
+        let _ = writeln!(
+            std::io::stderr(),
+            "pawl: warning: run {run_id}'s report and diff could not be kept in the store ({e}); `pawl report {run_id}` in this clone keeps them"
+        );
+    }
+
     /// `[store]`: from `PAWL_STORE_URL` / `PAWL_STORE_FLEET` when set (no file read), else the
     /// configuration.
     fn store_settings(&self) -> CliResult<pawl_core::config::StoreConfig> {

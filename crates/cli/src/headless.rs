@@ -369,6 +369,9 @@ pub fn drive_with_answers(
     }?;
     let report = pawl_engine::report::build(store, &run.id, &ctx.root)?;
     let path = pawl_engine::report::write(&report, &ctx.state_dir().join("reports"))?;
+    // Right after the stop: a job's clone is gone when it ends (killed in between, the run is
+    // published by its resume or `pawl report` here).
+    ctx.publish(store, &report);
     // A run waiting on the user is not over: it teaches when it ends.
     if end.reason != pawl_core::StopReason::AwaitingUser {
         let learnt = crate::knowledge::learn(

@@ -159,6 +159,9 @@ str_enum!(
         /// stopped `tampered`.
         Tampered => "tampered",
         StopRequested => "stop_requested",
+        /// What only the run's clone holds — its final report, its diff — was kept in the
+        /// store when it stopped (names, sizes, digests; the bodies are in `artifacts`).
+        Published => "published",
     }
 );
 

@@ -17,6 +17,7 @@ pub mod hidden;
 pub mod parallel;
 pub mod pipeline;
 pub mod prompt;
+pub mod publish;
 pub mod report;
 pub mod room;
 pub mod session;

@@ -40,14 +40,14 @@ pub struct CriterionLine {
 }
 
 /// Where the agent's transcript of one step is.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, serde::Deserialize)]
 pub struct Transcript {
     pub iteration: u32,
     /// Relative to the repository root (`.pawl/logs/<run>-iter-<n>.log`).
     pub log: String,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, serde::Deserialize)]
 pub struct FileChange {
     pub path: String,
     pub insertions: u64,
@@ -308,6 +308,13 @@ fn transcripts(root: &Path, run_id: &str) -> Vec<Transcript> {
 /// A run whose state was modified outside pawl still gets a report: the run as pawl last signed
 /// it, what was modified, and what can still be read — with the verdict RESEARCH.
 pub fn build(store: &Store, run_id: &str, root: &Path) -> Result<Report, EngineError> {
+    build_at(store, run_id, Some(root))
+}
+
+/// [`build`] where the run's clone may not be at hand (`None`: a run of a shared store driven on
+/// another machine): what changed and the transcripts are then left empty — the caller fills
+/// them from what the run published (`crate::publish`).
+pub fn build_at(store: &Store, run_id: &str, root: Option<&Path>) -> Result<Report, EngineError> {
     let (run, _) = store.run_as_signed(run_id)?;
     let tampering = tampering(store, run_id);
     let spent = store.spent(run_id)?;
@@ -370,8 +377,8 @@ pub fn build(store: &Store, run_id: &str, root: &Path) -> Result<Report, EngineE
         *failures_by_class.entry(f.category.to_string()).or_insert(0) += 1;
     }
     let mut files_changed = Vec::new();
-    if let (Ok(git), Some(pre)) = (
-        pawl_git::Repo::open(root),
+    if let (Some(Ok(git)), Some(pre)) = (
+        root.map(pawl_git::Repo::open),
         run.pre_run_commit.clone().and_then(pawl_git::CommitId::new),
     ) && let Ok(stat) = git.diff_stat(&pre)
     {
@@ -439,7 +446,7 @@ pub fn build(store: &Store, run_id: &str, root: &Path) -> Result<Report, EngineE
         seals,
         tests_accepted,
         tampering,
-        transcripts: transcripts(root, run_id),
+        transcripts: root.map(|r| transcripts(r, run_id)).unwrap_or_default(),
         pipeline: crate::pipeline::report::build(store, run_id)
             .ok()
             .filter(|p| !p.is_empty()),

@@ -495,7 +495,12 @@ pub async fn report(
     }
     blocking(move || {
         let (repo, store, run) = locate(&state, &id)?;
-        let report = pawl_engine::report::build(&store, &run.id, &repo.root)?;
+        // The clone here: built as `pawl report` builds it. Elsewhere (a fleet job's, gone):
+        // from the store, with what the run published when it stopped.
+        let report = match clone_here(&repo, &store, &run) {
+            Some(root) => pawl_engine::report::build(&store, &run.id, &root)?,
+            None => pawl_engine::publish::report_from_store(&store, &run.id)?.0,
+        };
         if markdown {
             return Ok((
                 [(header::CONTENT_TYPE, "text/markdown; charset=utf-8")],
@@ -508,12 +513,37 @@ pub async fn report(
     .await
 }
 
-/// `GET /api/v1/runs/{id}/diff`: the patch from the pre-run commit to the run branch's head.
+/// `GET /api/v1/runs/{id}/diff`: the patch from the pre-run commit to the run branch's head —
+/// from the run's clone when it is on this machine (`"source": "clone"`), else as the run
+/// published it when it stopped (`"source": "store"`, cut to `pawl_engine::publish::DIFF_KEPT`
+/// bytes with `"truncated": true` and a last line saying so).
 pub async fn diff(State(state): State<AppState>, Path(id): Path<String>) -> ApiResult {
     blocking(move || {
-        let (repo, _store, run) = locate(&state, &id)?;
+        let (repo, store, run) = locate(&state, &id)?;
         let unavailable =
             |why: String| ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "no_diff", why);
+        let Some(root) = clone_here(&repo, &store, &run) else {
+            let kept = pawl_engine::publish::published_diff(&store, &run.id)?.ok_or_else(|| {
+                unavailable(format!(
+                    "run {}'s clone is not on this machine, and the run has not published its diff into the store (it is still running, or it stopped before pawl kept it: `pawl report {}` in its clone keeps it)",
+                    run.id, run.id
+                ))
+            })?;
+            if let Some(why) = kept.get("unavailable").and_then(Value::as_str) {
+                return Err(unavailable(format!(
+                    "run {}'s clone could not give its diff when it stopped: {why}",
+                    run.id
+                )));
+            }
+            let field = |name: &str| kept.get(name).cloned().unwrap_or(Value::Null);
+            return Ok(Json(json!({
+                "run": run.id, "branch": field("branch"), "from": field("from"),
+                "to": field("to"), "patch": field("patch"), "source": "store",
+                "truncated": kept.get("truncated").and_then(Value::as_bool).unwrap_or(false),
+                "patch_bytes": field("patch_bytes"),
+            }))
+            .into_response());
+        };
         let pre = run
             .pre_run_commit
             .clone()
@@ -522,7 +552,7 @@ pub async fn diff(State(state): State<AppState>, Path(id): Path<String>) -> ApiR
             .branch
             .clone()
             .ok_or_else(|| unavailable(format!("run {} recorded no branch", run.id)))?;
-        let git = pawl_git::Repo::open(&repo.root).map_err(|e| unavailable(e.to_string()))?;
+        let git = pawl_git::Repo::open(&root).map_err(|e| unavailable(e.to_string()))?;
         let head = git
             .branch_head(&branch)
             .map_err(|e| unavailable(e.to_string()))?
@@ -532,11 +562,26 @@ pub async fn diff(State(state): State<AppState>, Path(id): Path<String>) -> ApiR
             .map_err(|e| unavailable(e.to_string()))?;
         Ok(Json(json!({
             "run": run.id, "branch": branch, "from": pre, "to": head.as_str(),
-            "patch": String::from_utf8_lossy(&patch),
+            "patch": String::from_utf8_lossy(&patch), "source": "clone", "truncated": false,
+            "patch_bytes": patch.len(),
         }))
         .into_response())
     })
     .await
+}
+
+/// Where run `run`'s clone is on this machine, if it is: the served repository itself, or — for
+/// a run of a store many clones share — the path its clone id (`host#boot:path`) names, when the
+/// repository there holds the run's branch (named after the run, so no other clone has it).
+fn clone_here(repo: &Repo, store: &Store, run: &Run) -> Option<std::path::PathBuf> {
+    if repo.store.is_none() {
+        return Some(repo.root.clone());
+    }
+    let clone = store.clone_of(&run.id).ok()??;
+    let path = std::path::PathBuf::from(clone.split_once(':')?.1);
+    let git = pawl_git::Repo::open(&path).ok()?;
+    git.branch_head(run.branch.as_deref()?).ok()??;
+    Some(path)
 }
 
 // ---- actions ----

@@ -20,7 +20,7 @@ pub struct Repo {
     /// A short stable id: the first 12 hex digits of the SHA-256 of its path.
     pub id: String,
     pub root: PathBuf,
-    /// The shared store's URL, when this entry is one (`postgres://…`).
+    /// The shared store's URL, when this entry is one (`postgres://…`, or a store file's path).
     #[serde(skip)]
     pub store: Option<String>,
 }
@@ -30,9 +30,9 @@ impl Repo {
         let digest = sha2::Sha256::digest(root.as_os_str().as_encoded_bytes());
         let id = digest.iter().take(6).map(|b| format!("{b:02x}")).collect();
         let text = root.to_string_lossy().into_owned();
-        let store = pawl_store::Location::parse(&text)
-            .is_shared()
-            .then_some(text);
+        // A PostgreSQL URL, or a SQLite store file many clones share (`[store] url` a path).
+        let store =
+            (pawl_store::Location::parse(&text).is_shared() || root.is_file()).then_some(text);
         Repo { id, root, store }
     }
 
@@ -96,7 +96,7 @@ impl Repos {
     /// The repository's store, `None` when pawl has no database there (yet).
     pub fn open(&self, repo: &Repo) -> Result<Option<Store>, StoreError> {
         if let Some(url) = &repo.store {
-            let location = pawl_store::Location::Postgres(url.clone());
+            let location = pawl_store::Location::parse(url);
             let clock = Box::new(pawl_store::SystemClock);
             return Store::open_at(&location, clock, self.key).map(Some);
         }

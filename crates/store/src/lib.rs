@@ -18,6 +18,7 @@ use pawl_core::EventKind;
 pub use crate::db::Location;
 use crate::db::{Db, DbError, OptionalExtension, Row};
 
+mod artifacts;
 mod blockers;
 mod control;
 pub mod db;
@@ -34,6 +35,7 @@ mod session;
 mod stories;
 mod work;
 
+pub use artifacts::{Artifact, NewArtifact};
 pub use evidence::{Evidence, NewEvidence, TestCounts};
 pub use fleet::{FleetBudget, FleetTotals, Scope, micro_usd};
 pub use history::RunHistory;
@@ -61,6 +63,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0009_authenticated_state.sql"),
     include_str!("../migrations/0010_fleet.sql"),
     include_str!("../migrations/0011_parallel.sql"),
+    include_str!("../migrations/0012_artifacts.sql"),
 ];
 
 /// The schema version at which rows start to carry authentication codes (`mac.rs`).

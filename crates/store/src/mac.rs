@@ -274,6 +274,17 @@ pub(crate) const BINDINGS: Table = Table {
     counted: true,
 };
 
+/// What a run left that only its clone holds (its final report, its diff), kept in the store
+/// when it stops (`artifacts.rs`). Not counted: a run publishes again when it stops again, and
+/// each publication is a counted `published` event naming the artifacts' digests.
+pub(crate) const ARTIFACTS: Table = Table {
+    name: "artifacts",
+    cols: &["run_id", "name", "body", "bytes", "truncated", "created_at"],
+    run_col: "run_id",
+    key: &["name"],
+    counted: false,
+};
+
 /// The counted tables, in the order a check reads them.
 const COUNTED: [&Table; 6] = [
     &EVENTS,
@@ -1008,6 +1019,24 @@ pub(crate) fn check_rows(conn: &Db, key: Option<&[u8; 32]>, t: &Table, run_id: &
     Err(StoreError::Tampered(Tampering {
         run_id: run_id.into(),
         findings,
+    }))
+}
+
+/// Fails with [`StoreError::Tampered`] when the row `rowid` of `t` does not verify (nothing
+/// without a key).
+pub(crate) fn check_row(conn: &Db, key: Option<&[u8; 32]>, t: &Table, rowid: i64) -> Result<()> {
+    let Some(key) = key else {
+        return Ok(());
+    };
+    let Some(r) = by_rowid(conn, t, rowid)? else {
+        return Ok(());
+    };
+    if r.authentic(key, t) {
+        return Ok(());
+    }
+    Err(StoreError::Tampered(Tampering {
+        run_id: r.text(t, t.run_col),
+        findings: vec![row_finding(t, &r)],
     }))
 }
 

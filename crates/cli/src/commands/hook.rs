@@ -268,16 +268,15 @@ fn start_watchdog(agent: Agent, kind: HookKind, root: &Path, active: bool) {
 /// Records an internal error: as an event when the store opens, else in `.pawl/logs/hooks.log`.
 fn record_error(root: &Path, run_id: Option<&str>, kind: HookKind, message: &str) {
     // Keyed like every other write: an unsigned event would read as forged.
-    let stored = crate::state::open_store(&root.join(crate::ctx::STATE_DIR).join("pawl.db"))
-        .and_then(|mut s| {
-            Ok(s.append_event(
-                run_id,
-                EventKind::HookError,
-                json!({"hook": kind.as_arg(), "error": message}),
-            )?)
-        });
+    let stored = open_store(root).and_then(|mut s| {
+        Ok(s.append_event(
+            run_id,
+            EventKind::HookError,
+            json!({"hook": kind.as_arg(), "error": message}),
+        )?)
+    });
     if stored.is_err() {
-        if crate::sandbox::inside_step(root) {
+        if to_mailbox(root) {
             let _ = crate::sandbox::mail_event(
                 root,
                 EventKind::HookError,
@@ -382,8 +381,26 @@ fn event_name(e: &Event) -> &str {
     }
 }
 
+/// The clone's own store. A clone whose runs are kept in a store elsewhere (a fleet's, `[store]
+/// url`) has none, and none is made here: what the hook records goes to the step's mailbox
+/// ([`to_mailbox`]).
 fn open_store(root: &Path) -> CliResult<Store> {
-    crate::state::open_store(&root.join(crate::ctx::STATE_DIR).join("pawl.db"))
+    let path = root.join(crate::ctx::STATE_DIR).join("pawl.db");
+    if !path.is_file() {
+        return Err(crate::error::CliError::Failed(format!(
+            "no store in {}: this clone's runs are kept in a store elsewhere ([store] url)",
+            path.display()
+        )));
+    }
+    crate::state::open_store(&path)
+}
+
+/// Whether an event the hook could not write into the store goes to the step's mailbox, which
+/// the driver delivers into the run's store after the step: inside a sandboxed step (the store
+/// is read-only there), or in a clone with no store of its own (its runs are in a store
+/// elsewhere, which the hook does not open — with the sandbox off too).
+fn to_mailbox(root: &Path) -> bool {
+    !root.join(crate::ctx::STATE_DIR).join("pawl.db").is_file() || crate::sandbox::inside_step(root)
 }
 
 /// Nobody took the armed run in time: it stops (resumable) and session mode ends.
@@ -786,9 +803,9 @@ fn guard(
                 store.append_event(Some(run_id), EventKind::GuardDenied, data.clone())?;
                 Ok(())
             });
-            // Inside a sandboxed step the store is read-only: pawl takes the denial in from the
-            // step's mailbox when the step ends.
-            if stored.is_err() && crate::sandbox::inside_step(root) {
+            // Inside a sandboxed step, or in a clone whose runs are in a store elsewhere: pawl
+            // takes the denial in from the step's mailbox when the step ends.
+            if stored.is_err() && to_mailbox(root) {
                 let _ = crate::sandbox::mail_event(root, EventKind::GuardDenied, data);
             }
             return Ok(Answer::Deny(reason));

@@ -26,9 +26,11 @@ pub struct ReportArgs {
 }
 
 pub fn run(ctx: &mut Ctx, args: &ReportArgs) -> CliResult<ExitCode> {
-    let store = ctx.store()?;
+    let mut store = ctx.store()?;
     // A run whose state was modified outside pawl has a report too: it says what was modified.
     let id = store.resolve_run_id(args.run.as_deref().or(ctx.run_flag.as_deref()))?;
+    // A run of this clone that stopped without publishing (killed in between) is published now.
+    ctx.publish_if_missing(&mut store, &id)?;
     let report = pawl_engine::report::build(&store, &id, &ctx.root)?;
     let dir = ctx.state_dir().join("reports");
     pawl_engine::report::write(&report, &dir)?;

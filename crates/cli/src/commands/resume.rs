@@ -52,6 +52,8 @@ pub fn run(ctx: &mut Ctx, args: &ResumeArgs) -> CliResult<ExitCode> {
     if let Some(t) = store.tampering(&run_id)? {
         return stop_tampered(ctx, &mut store, &t);
     }
+    // Killed between recording its stop and publishing: published now.
+    ctx.publish_if_missing(&mut store, &run_id)?;
     let run = store.resolve_open_run(Some(&run_id))?;
     if run.stop_reason == Some(pawl_core::StopReason::Tampered) {
         return Err(CliError::Failed(format!(
@@ -160,6 +162,7 @@ fn stop_tampered(
     store.mark_tampered(t)?;
     let report = pawl_engine::report::build(store, &t.run_id, &ctx.root)?;
     let path = pawl_engine::report::write(&report, &ctx.state_dir().join("reports"))?;
+    ctx.publish(store, &report);
     let reason = pawl_core::StopReason::Tampered;
     ctx.emit(
         &serde_json::json!({"run_id": t.run_id, "stop_reason": reason, "exit_code": reason.exit_code().code(),

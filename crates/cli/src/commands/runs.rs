@@ -1,5 +1,8 @@
-//! `pawl runs [--limit N] [--json]`: this repository's run history — each run's goal, status,
-//! verdict, stop reason, iterations, time, tokens and dollars — with totals per day and overall.
+//! `pawl runs [--limit N] [--after RUN] [--json]`: this repository's run history — each run's
+//! goal, status, verdict, stop reason, iterations, time, tokens and dollars — with totals per day
+//! and overall. Paged: newest first (the store's run order, stable), `--limit` runs a page, the
+//! next page `--after` the last run of this one (`next` in the JSON); the totals are always
+//! those of every run.
 //! `pawl runs --store <url>` lists every run of a shared store (a fleet's: every clone, every
 //! machine), anywhere, with totals per fleet and each fleet's budget.
 //! The verdict is the report's ([`pawl_engine::report::verdict_of`]); a run still being worked
@@ -19,9 +22,12 @@ use crate::render;
 
 #[derive(Debug, Args)]
 pub struct RunsArgs {
-    /// Only the newest N runs (the totals are theirs).
+    /// At most N runs, newest first (the totals stay those of every run).
     #[arg(long, short = 'n', value_name = "N")]
     pub limit: Option<usize>,
+    /// The runs listed after run RUN (the `next` of the page before).
+    #[arg(long, value_name = "RUN")]
+    pub after: Option<String>,
     /// Every run of this store (`postgres://…`, or a `pawl.db` path), not only this clone's.
     #[arg(long, value_name = "URL")]
     pub store: Option<String>,
@@ -79,6 +85,8 @@ impl Totals {
 #[derive(Debug, Serialize)]
 struct History {
     runs: Vec<RunRow>,
+    /// The `--after` of the next page: the last run listed, when more follow it (else null).
+    next: Option<String>,
     totals: Totals,
     /// Human only: what the total is of (the repository, or the shared store).
     #[serde(skip)]
@@ -91,7 +99,7 @@ pub fn run(ctx: &mut Ctx, args: &RunsArgs) -> CliResult<ExitCode> {
     }
     let store = ctx.store()?;
     let repo = ctx.root.display().to_string();
-    let mut history = history(&store, args.limit, &|_| repo.clone())?;
+    let mut history = history(&store, args, &|_| repo.clone())?;
     history.of = repo;
     ctx.emit(&history, || human(&history))?;
     Ok(ExitCode::Done)
@@ -110,7 +118,7 @@ pub fn run_store(args: &RunsArgs, json: bool) -> CliResult<ExitCode> {
         ));
     }
     let store = crate::state::open_store_at(&pawl_store::Location::parse(url))?;
-    let mut history = history(&store, args.limit, &|h| h.clone.clone().unwrap_or_default())?;
+    let mut history = history(&store, args, &|h| h.clone.clone().unwrap_or_default())?;
     history.of = pawl_store::db::redact(url);
     let mut ctx = Ctx::at(std::path::PathBuf::from("."));
     ctx.json = json;
@@ -120,16 +128,42 @@ pub fn run_store(args: &RunsArgs, json: bool) -> CliResult<ExitCode> {
 
 fn history(
     store: &pawl_store::Store,
-    limit: Option<usize>,
+    args: &RunsArgs,
     repo: &dyn Fn(&RunHistory) -> String,
 ) -> CliResult<History> {
+    let all = store.run_history()?;
+    let start =
+        match args.after.as_deref() {
+            None => 0,
+            Some(id) => all.iter().position(|h| h.run.id == id).ok_or_else(|| {
+                CliError::Usage(format!(
+                    "--after {id}: no such run in this listing (give the `next` of the page before)"
+                ))
+            })? + 1,
+        };
+    let end = start
+        .saturating_add(args.limit.unwrap_or(usize::MAX))
+        .min(all.len());
+    let mut totals = Totals::default();
+    for h in &all {
+        let s = &h.spent;
+        totals.runs += 1;
+        totals.tokens += s.tokens;
+        totals.cost_usd += s.usd;
+        if let Some(f) = &h.fleet {
+            let t = totals.fleets.entry(f.clone()).or_default();
+            t.runs += 1;
+            t.tokens += s.tokens;
+            t.cost_usd += s.usd;
+        }
+    }
+    for budget in store.fleets()? {
+        let name = budget.fleet.clone();
+        totals.fleets.entry(name).or_default().budget = Some(budget);
+    }
     let mut rows = Vec::new();
-    for h in store
-        .run_history()?
-        .into_iter()
-        .take(limit.unwrap_or(usize::MAX))
-    {
-        let RunHistory { run, spent, .. } = &h;
+    for h in &all[start.min(end)..end] {
+        let RunHistory { run, spent, .. } = h;
         let open = matches!(run.status, RunStatus::Active | RunStatus::AwaitingUser);
         let verdict = if open {
             None
@@ -141,7 +175,7 @@ fn history(
         };
         rows.push(RunRow {
             id: run.id.clone(),
-            repo: repo(&h),
+            repo: repo(h),
             goal: run.goal.clone(),
             status: run.status.to_string(),
             verdict,
@@ -155,29 +189,19 @@ fn history(
             active_ms: spent.active_ms,
         });
     }
-    let mut totals = Totals::default();
-    for r in &rows {
-        totals.add(r);
-        if let Some(f) = &r.fleet {
-            let t = totals.fleets.entry(f.clone()).or_default();
-            t.runs += 1;
-            t.tokens += r.tokens;
-            t.cost_usd += r.cost_usd;
-        }
-    }
-    for budget in store.fleets()? {
-        let name = budget.fleet.clone();
-        totals.fleets.entry(name).or_default().budget = Some(budget);
-    }
+    let next = (end < all.len())
+        .then(|| rows.last().map(|r| r.id.clone()))
+        .flatten();
     Ok(History {
         runs: rows,
+        next,
         totals,
         of: String::new(),
     })
 }
 
 fn human(h: &History) -> String {
-    if h.runs.is_empty() {
+    if h.runs.is_empty() && h.totals.runs == 0 {
         return "No runs yet: start one with `pawl run \"<goal>\"`.".into();
     }
     let mut out = format!(
@@ -221,6 +245,12 @@ fn human(h: &History) -> String {
         t.tokens,
         t.cost_usd
     ));
+    if let Some(next) = &h.next {
+        out.push_str(&format!(
+            "\nmore runs: the next page is `pawl runs --after {next}` (totals are of all {} runs; the days, of the runs shown)",
+            t.runs
+        ));
+    }
     for (name, f) in &t.fleets {
         out.push_str(&format!(
             "\nfleet {name}: {} run{} · {} tokens · ${:.2}",

@@ -74,6 +74,21 @@ fn plan(args: &ServeArgs, dir: Option<&std::path::Path>) -> CliResult<Plan> {
         let abs = d
             .canonicalize()
             .map_err(CliError::io(format!("cannot add {}", d.display())))?;
+        // A SQLite store file many clones share (`[store] url` a path): every run in it.
+        if abs.is_file() {
+            let mut head = [0u8; 16];
+            let sqlite = std::fs::File::open(&abs)
+                .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut head))
+                .is_ok_and(|()| &head == b"SQLite format 3\0");
+            if !sqlite {
+                return Err(CliError::Usage(format!(
+                    "{} is neither a directory nor a pawl store (a SQLite file)",
+                    d.display()
+                )));
+            }
+            add.push(abs);
+            continue;
+        }
         if !abs.is_dir() {
             return Err(CliError::Usage(format!(
                 "{} is not a directory",
@@ -121,7 +136,7 @@ pub fn run(args: &ServeArgs, dir: Option<&std::path::Path>, json: bool) -> CliRe
     let plan = plan(args, dir)?;
     for repo in &plan.add {
         let text = repo.to_string_lossy();
-        let shared = pawl_store::Location::parse(&text).is_shared();
+        let shared = pawl_store::Location::parse(&text).is_shared() || repo.is_file();
         let added = if shared {
             pawl_serve::registry::register_store(&plan.options.state_dir, &text)
         } else {

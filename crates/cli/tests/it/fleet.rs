@@ -449,3 +449,242 @@ fn a_stop_recorded_in_the_shared_store_stops_the_job_after_its_step() {
     assert_eq!(run.status.to_string(), "stopped", "{stdout}{stderr}");
     assert!(!env.root().join("done.txt").exists(), "step 2 ran");
 }
+
+/// A run killed between recording its stop and publishing its report and diff (here: its stop
+/// recorded again through the store, nothing published after it) is published by the next
+/// `pawl report` in its clone; a clone with its own store publishes nothing.
+#[test]
+fn a_run_stopped_without_publishing_is_published_by_the_next_report_in_its_clone() {
+    let env = crate::TestEnv::new();
+    env.write(
+        "pawl.toml",
+        &crate::headless::config("max_iterations = 1", crate::headless::NO_BREAKERS, ""),
+    );
+    env.git(&["add", "-A"]);
+    env.git(&["commit", "-q", "-m", "pawl config"]);
+    let store_path = env.dir.path().join("fleet.db");
+    let url = store_path.to_str().unwrap();
+    let s = env.dir.path().join("home/s.jsonl");
+    std::fs::write(
+        &s,
+        r#"{"do": "write", "path": "half.txt", "content": "ok"}"#,
+    )
+    .unwrap();
+    let r = env.pawl_env(
+        &["run", "g", "--scenario", s.to_str().unwrap()],
+        &[("PAWL_STORE_URL", url)],
+    );
+    assert_eq!(r.code, 3, "{}{}", r.stdout, r.stderr);
+    let key = std::fs::read(env.home.join(".local/state/pawl/key")).unwrap();
+    let mut store = pawl_store::Store::open_at(
+        &pawl_store::Location::File(store_path.clone()),
+        Box::new(pawl_store::SystemClock),
+        Some(<[u8; 32]>::try_from(key.as_slice()).unwrap()),
+    )
+    .unwrap();
+    let run = store.runs().unwrap().remove(0);
+    assert!(store.published_since_stop(&run.id).unwrap());
+    let diff = pawl_engine::publish::published_diff(&store, &run.id)
+        .unwrap()
+        .unwrap();
+    assert!(
+        diff["patch"].as_str().unwrap().contains("+++ b/half.txt"),
+        "{diff}"
+    );
+    let published = |store: &pawl_store::Store| {
+        store
+            .events_after(Some(&run.id), 0, usize::MAX)
+            .unwrap()
+            .iter()
+            .filter(|e| e.kind == "published")
+            .count()
+    };
+    assert_eq!(published(&store), 1);
+    // Resumed, then stopped again and killed before publishing.
+    store
+        .set_run_status(&run.id, pawl_core::model::RunStatus::Active, None)
+        .unwrap();
+    store
+        .set_run_status(
+            &run.id,
+            pawl_core::model::RunStatus::Stopped,
+            Some(pawl_core::StopReason::Stopped),
+        )
+        .unwrap();
+    assert!(!store.published_since_stop(&run.id).unwrap());
+    let r = env.pawl_env(&["report", &run.id, "--json"], &[("PAWL_STORE_URL", url)]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert!(store.published_since_stop(&run.id).unwrap());
+    assert_eq!(published(&store), 2);
+    // Once published, a report publishes nothing more.
+    let r = env.pawl_env(&["report", &run.id, "--json"], &[("PAWL_STORE_URL", url)]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert_eq!(published(&store), 2);
+}
+
+/// The guard's denial in a fleet clone whose agent runs without the sandbox (`[sandbox] enabled =
+/// false`): the hook, called as Claude Code calls it from the step, denies, and the denial
+/// reaches the run's store (through the step's mailbox, after the step) — the report counts it —
+/// and no store of the clone's own is made. Regression: the hook opened (and created)
+/// `.pawl/pawl.db` in the clone, the run was not there, and the denial was lost.
+fn a_denial_without_the_sandbox_reaches_the_run_s_store(store: &str) {
+    let env = crate::TestEnv::new();
+    env.write(
+        "pawl.toml",
+        &format!(
+            "{}\n[sandbox]\nenabled = false\n",
+            crate::headless::config("", crate::headless::NO_BREAKERS, "")
+        ),
+    );
+    env.git(&["add", "-A"]);
+    env.git(&["commit", "-q", "-m", "pawl config"]);
+    let marks = env.home.join("marks");
+    let script = env.home.join("deny.sh");
+    std::fs::write(
+        &script,
+        format!(
+            r#"printf '{{"session_id":"s1","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{{"command":"rm -rf .git"}},"cwd":"%s"}}' "$PWD" | {pawl} hook claude pre-tool-use > {marks}/answer.json
+"#,
+            pawl = crate::headless::pawl_bin(),
+            marks = marks.display()
+        ),
+    )
+    .unwrap();
+    let scenario = env.home.join("s.jsonl");
+    std::fs::write(
+        &scenario,
+        format!(
+            "{}\n{}\n",
+            serde_json::json!({"do": "run", "command": format!("sh {}", script.display())}),
+            serde_json::json!({"do": "write", "path": "done.txt", "content": "ok"})
+        ),
+    )
+    .unwrap();
+    let r = env.pawl_env(
+        &["run", "g", "--scenario", scenario.to_str().unwrap()],
+        &[("PAWL_STORE_URL", store)],
+    );
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert!(r.stdout.contains("sandbox: off"), "{}", r.stdout);
+    let answer = std::fs::read_to_string(marks.join("answer.json")).unwrap();
+    assert!(answer.contains("deny"), "{answer}");
+    assert!(!env.root().join(".pawl/pawl.db").exists());
+    let report = env
+        .pawl_env(&["report", "--json"], &[("PAWL_STORE_URL", store)])
+        .json();
+    assert_eq!(report["guard_denials"], 1, "{report}");
+    let events = env
+        .pawl_env(&["events", "--json"], &[("PAWL_STORE_URL", store)])
+        .stdout;
+    assert!(
+        events.contains("guard_denied") && events.contains("rm -rf .git"),
+        "{events}"
+    );
+}
+
+#[test]
+fn a_denial_without_the_sandbox_reaches_a_postgres_store() {
+    let Some(url) = crate::fleet_harness::server_schema("deny") else {
+        return;
+    };
+    a_denial_without_the_sandbox_reaches_the_run_s_store(&url);
+}
+
+#[test]
+fn a_denial_without_the_sandbox_reaches_a_sqlite_store_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("fleet.db");
+    a_denial_without_the_sandbox_reaches_the_run_s_store(store.to_str().unwrap());
+}
+
+/// `pawl runs --store` in pages: `--limit` runs at a time, newest first, the next page `--after`
+/// the `next` of the one before; every run listed once across the pages, the totals those of
+/// every run on each page; an unknown cursor is a usage error naming it.
+#[test]
+fn runs_of_a_store_are_listed_in_pages_with_totals_over_every_run() {
+    let env = crate::TestEnv::new();
+    let key = [9u8; 32];
+    let state = env.home.join(".local/state/pawl");
+    std::fs::create_dir_all(&state).unwrap();
+    std::fs::write(state.join("key"), key).unwrap();
+    let path = env.dir.path().join("fleet.db");
+    let mut store = pawl_store::Store::open_at(
+        &pawl_store::Location::File(path.clone()),
+        Box::new(pawl_store::SystemClock),
+        Some(key),
+    )
+    .unwrap();
+    let mut made = Vec::new();
+    for i in 0..7 {
+        let run = store
+            .create_run(&pawl_store::NewRun {
+                goal: format!("goal {i}"),
+                driver: pawl_core::model::Driver::Manual,
+                mode: None,
+                settings: pawl_core::record::RunSettings::default(),
+                branch: None,
+                pre_run_commit: None,
+            })
+            .unwrap();
+        let n = store.begin_iteration(&run.id, None, "p").unwrap();
+        store
+            .finish_iteration(
+                &run.id,
+                n,
+                &pawl_core::record::IterationEnd {
+                    tokens_in: 10,
+                    outcome: "completed".into(),
+                    ..Default::default()
+                },
+            )
+            .unwrap();
+        store
+            .set_run_status(
+                &run.id,
+                pawl_core::model::RunStatus::Stopped,
+                Some(pawl_core::StopReason::Stopped),
+            )
+            .unwrap();
+        made.push(run.id);
+    }
+    let url = path.to_str().unwrap();
+    let mut seen = Vec::new();
+    let mut after: Option<String> = None;
+    let mut pages = 0;
+    loop {
+        let mut args = vec!["runs", "--store", url, "--limit", "3", "--json"];
+        if let Some(a) = &after {
+            args.extend(["--after", a.as_str()]);
+        }
+        let v = env.ok(&args).json();
+        pages += 1;
+        assert_eq!(v["totals"]["runs"], 7, "{v}");
+        assert_eq!(v["totals"]["tokens"], 70, "{v}");
+        let ids: Vec<String> = v["runs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["id"].as_str().unwrap().to_string())
+            .collect();
+        assert!(ids.len() <= 3 && !ids.is_empty(), "{v}");
+        seen.extend(ids.iter().cloned());
+        match v["next"].as_str() {
+            Some(next) => {
+                assert_eq!(next, ids.last().unwrap());
+                after = Some(next.to_string());
+            }
+            None => break,
+        }
+    }
+    assert_eq!(pages, 3);
+    made.reverse();
+    assert_eq!(seen, made, "every run once, newest first");
+    let human = env.ok(&["runs", "--store", url, "--limit", "3"]).stdout;
+    assert!(
+        human.contains(&format!("pawl runs --after {}", made[2])),
+        "{human}"
+    );
+    let r = env.pawl(&["runs", "--store", url, "--after", "no-such-run"]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(r.stderr.contains("no-such-run"), "{}", r.stderr);
+}

@@ -68,7 +68,8 @@ fn runs_lists_every_run_with_the_reports_verdict_and_totals() {
         .keys()
         .map(String::as_str)
         .collect();
-    assert_eq!(keys, ["runs", "totals"]);
+    assert_eq!(keys, ["runs", "next", "totals"]);
+    assert_eq!(json["next"], Value::Null, "one page: every run");
     let runs = json["runs"].as_array().unwrap();
     assert_eq!(runs.len(), 2);
     assert_eq!(runs[0]["id"], shipped.as_str(), "newest first");
@@ -128,9 +129,12 @@ fn runs_lists_every_run_with_the_reports_verdict_and_totals() {
         .unwrap()
         .to_owned();
     let json = env.ok(&["runs", "--limit", "1", "--json"]).json();
+    assert_eq!(json["runs"].as_array().unwrap().len(), 1);
     assert_eq!(json["runs"][0]["id"], open.as_str());
     assert_eq!(json["runs"][0]["verdict"], Value::Null);
-    assert_eq!(json["totals"]["runs"], 1);
+    // The totals stay those of every run; the next page follows the last run shown.
+    assert_eq!(json["totals"]["runs"], 3);
+    assert_eq!(json["next"], open.as_str());
 
     let human = env.ok(&["runs"]).stdout;
     assert!(

@@ -596,3 +596,147 @@ fn serve_lists_the_runs_of_a_shared_store() {
     let (status, run) = d.api(&format!("/api/v1/runs/{run_id}"));
     assert_eq!(status, 200, "{run}");
 }
+
+/// A fleet job's run, driven in a clone of its own against a store many clones share, then the
+/// clone deleted (the job ended on another machine): `pawl serve --add <store>` still serves
+/// its report (the files it changed included) and its diff, cut to the bound with a marker —
+/// from the store, where the run published them when it stopped. While the clone is here, the
+/// diff comes from it.
+fn serves_the_report_and_diff_of_a_run_whose_clone_is_gone(env: &TestEnv, store: &str) {
+    let job = env.dir.path().join(format!("job-{}", store.len()));
+    let out = env
+        .command("git")
+        .args(["clone", "-q"])
+        .arg(env.root())
+        .arg(&job)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // Over the bound: 1.2 MB of new lines in `big.txt`, listed before `done.txt` in the patch.
+    let line = "x".repeat(99);
+    let big: String = (0..12_000).map(|i| format!("{i:05} {line}\n")).collect();
+    let scenario = env
+        .dir
+        .path()
+        .join(format!("home/big-{}.jsonl", store.len()));
+    std::fs::write(
+        &scenario,
+        format!(
+            "{}\n{}\n",
+            json!({"do": "write", "path": "big.txt", "content": big}),
+            json!({"do": "write", "path": "done.txt", "content": "ok"})
+        ),
+    )
+    .unwrap();
+    let out = env
+        .command("pawl")
+        .current_dir(&job)
+        .args(["run", "make done.txt", "--scenario"])
+        .arg(&scenario)
+        .env("PAWL_STORE_URL", store)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let d = Daemon::start(env);
+    let added = env.pawl(&["serve", "--add", store]);
+    assert_eq!(added.code, 0, "{}{}", added.stdout, added.stderr);
+    let mut run_id = String::new();
+    wait_for("the shared store's run", || {
+        let (_, runs) = d.api("/api/v1/runs");
+        run_id = runs["runs"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|r| r["goal"] == "make done.txt")
+            .map(|r| r["id"].as_str().unwrap().to_string())
+            .unwrap_or_default();
+        !run_id.is_empty()
+    });
+    let (status, diff) = d.api(&format!("/api/v1/runs/{run_id}/diff"));
+    assert_eq!(status, 200, "{diff}");
+    assert_eq!(diff["source"], "clone", "the clone is here");
+
+    std::fs::remove_dir_all(&job).unwrap();
+    let (status, diff) = d.api(&format!("/api/v1/runs/{run_id}/diff"));
+    assert_eq!(status, 200, "{diff}");
+    assert_eq!(diff["source"], "store");
+    assert_eq!(diff["truncated"], true);
+    assert_eq!(diff["branch"], format!("pawl/{run_id}"));
+    let patch = diff["patch"].as_str().unwrap();
+    assert!(
+        patch.starts_with("diff --git a/big.txt b/big.txt"),
+        "{}",
+        &patch[..200]
+    );
+    assert!(patch.contains("+00000 xxx"), "the first lines are kept");
+    assert!(!patch.contains("+11999 xxx"), "the last ones are cut");
+    assert!(
+        patch.len() <= pawl_engine::publish::DIFF_KEPT + 200,
+        "{}",
+        patch.len()
+    );
+    let whole = diff["patch_bytes"].as_u64().unwrap();
+    assert!(whole > big.len() as u64, "{whole}");
+    assert!(
+        patch.ends_with(&format!(
+            "[pawl: diff truncated: the first {} of {whole} bytes are kept in the store; the rest was only in the run's clone]\n",
+            patch.find("[pawl: diff truncated").unwrap()
+        )),
+        "{}",
+        &patch[patch.len() - 300..]
+    );
+    let (status, report) = d.api(&format!("/api/v1/runs/{run_id}/report"));
+    assert_eq!(status, 200, "{report}");
+    assert_eq!(report["verdict"], "SHIP", "{report}");
+    let files: Vec<&str> = report["files_changed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(files, ["big.txt", "done.txt"], "{report}");
+    assert_eq!(report["files_changed"][0]["insertions"], 12_000);
+    let auth = format!("Bearer {}", d.token());
+    let (status, md) = http(
+        "GET",
+        &format!("{}/api/v1/runs/{run_id}/report?format=markdown", d.url()),
+        &[("Authorization", &auth)],
+        None,
+    );
+    assert_eq!(status, 200);
+    let md = md.as_str().unwrap();
+    assert!(md.contains("big.txt") && md.contains("SHIP"), "{md}");
+}
+
+#[test]
+fn serve_shows_a_gone_clone_s_report_and_diff_from_a_postgres_store() {
+    let Some(url) = crate::fleet_harness::server_schema("gone") else {
+        return;
+    };
+    let env = TestEnv::new();
+    env.headless(&config("", NO_BREAKERS, ""));
+    serves_the_report_and_diff_of_a_run_whose_clone_is_gone(&env, &url);
+}
+
+#[test]
+fn serve_shows_a_gone_clone_s_report_and_diff_from_a_sqlite_store_file() {
+    let env = TestEnv::new();
+    env.headless(&config("", NO_BREAKERS, ""));
+    let store = env.dir.path().join("fleet.db");
+    serves_the_report_and_diff_of_a_run_whose_clone_is_gone(&env, store.to_str().unwrap());
+    // A file that is not a store is refused, naming it.
+    let readme = env.root().join("README.md");
+    let r = env.pawl(&["serve", "--add", readme.to_str().unwrap()]);
+    assert_eq!(r.code, 2, "{}{}", r.stdout, r.stderr);
+    assert!(r.stderr.contains("README.md"), "{}", r.stderr);
+}

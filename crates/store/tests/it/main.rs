@@ -3,6 +3,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod artifacts;
 mod control;
 mod evidence;
 mod fleet;

@@ -5,6 +5,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stderr)]
 
+#[path = "../it/artifacts.rs"]
+mod artifacts;
 #[path = "../it/control.rs"]
 mod control;
 #[path = "../it/evidence.rs"]
