@@ -10,19 +10,26 @@
 
 pub(crate) mod archive;
 pub(crate) mod awk;
+pub(crate) mod container;
 pub(crate) mod database;
+pub(crate) mod debugger;
 pub(crate) mod delete;
+pub(crate) mod deploy;
 pub(crate) mod editor;
+pub(crate) mod escape;
+pub(crate) mod every_command;
 pub(crate) mod exec;
 pub(crate) mod fs;
 pub(crate) mod git;
 pub(crate) mod interp;
 pub(crate) mod make;
+pub(crate) mod network;
 pub(crate) mod pager;
 pub(crate) mod pawl;
-pub(crate) mod programs;
 pub(crate) mod reach;
 pub(crate) mod remote;
+pub(crate) mod schedule;
+pub(crate) mod system;
 
 use crate::words::Arg;
 
@@ -179,6 +186,15 @@ pub(crate) fn long_value<'a>(
         Some(v) => Some((None, 1, Some(v))),
         None => Some((args.get(index + 1), 2, None)),
     }
+}
+
+/// Whether `args` ask only for help or the version (`--help`, `help`, a lone `-h`): the program
+/// does nothing else.
+pub(crate) fn is_help(args: &[Arg]) -> bool {
+    args.first()
+        .is_some_and(|a| matches!(a.text.as_str(), "--help" | "--version" | "help"))
+        || (args.len() == 1 && args[0].text == "-h")
+        || args.iter().any(|a| a.text == "--help")
 }
 
 /// Paths that name standard input.

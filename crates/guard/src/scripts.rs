@@ -289,6 +289,20 @@ impl Walker<'_> {
             .any(|dir| is_within(path, dir))
     }
 
+    /// The text of the file `file` names, when the guard can know it: what this command line
+    /// wrote there (when it wrote the whole file with known text), else what is on disk.
+    pub(crate) fn file_text(&mut self, shell: &Shell, file: &Arg) -> Option<String> {
+        let path = self.resolve(shell, file.exact()?)?;
+        if let Some(at) = self.written.iter().rposition(|(w, _)| *w == path) {
+            return if self.partial_writes.contains(&(at + 1)) {
+                None
+            } else {
+                self.written[at].1.clone()
+            };
+        }
+        self.read_file(&path).ok().flatten()
+    }
+
     /// Walks the script file `script` that `runner` runs (`bash x.sh`, `source x`, `./x`, where
     /// `runner` is `exec`). True when its text was read and walked.
     pub(crate) fn script_file(

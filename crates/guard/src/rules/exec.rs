@@ -11,11 +11,22 @@ use crate::walk::Judged;
 use crate::walk::{Cmd, Frame, Shell, Stdin, Walker};
 use crate::words::Arg;
 
+/// Package managers, runners and package tools (`Family::Package` in `registry.rs`; `bun` is an
+/// interpreter whose runner is judged first).
+#[rustfmt::skip]
+pub(crate) const PACKAGE_TOOLS: &[&str] = &[
+    "npm", "pnpm", "yarn", "npx", "pnpx", "bunx", "pipx", "uvx", "virtualenv", "uv", "poetry",
+    "pipenv", "hatch", "pdm", "rye", "conda", "mamba", "micromamba", "pixi", "cargo", "cross",
+    "go", "shx", "cross-env", "dotenv", "dotenv-cli", "env-cmd", "cross-env-shell",
+    "concurrently", "npm-run-all", "run-p", "run-s", "nodemon", "onchange", "chokidar",
+    "watchexec", "entr", "trash-cli",
+];
+
 impl Walker<'_> {
-    /// Judges `base` when it is a program that runs commands given in its arguments or input
-    /// (awk, make, gdb, pagers, package runners, ...). `true` when it is one: judged
-    /// here, fully; `false` sends it on to the interpreter and file rules.
-    pub(crate) fn runs_commands(
+    /// Judges a package manager, runner or package tool of [`PACKAGE_TOOLS`]: what it runs
+    /// (`npx x`, `uv run x`, `npm exec`, package scripts, `cross-env A=1 x`, `concurrently 'a'`).
+    /// False when the file rules are still to judge its arguments.
+    pub(crate) fn package(
         &mut self,
         base: &str,
         args: &[Arg],
@@ -23,34 +34,10 @@ impl Walker<'_> {
         shell: &mut Shell,
         frame: &Frame,
     ) -> Judged<bool> {
-        // Programs run through environment variables any command may use
-        // (less's input preprocessor, man's and pydoc's pager).
-        self.env_programs(base, shell, frame)?;
         if self.runner(base, args, stdin, shell, frame)? {
             return Continue(true);
         }
         match base {
-            "crontab" => {
-                let lists = args.iter().any(|a| a.is("-l"));
-                if !lists {
-                    self.deny(
-                        frame,
-                        RuleId::Interpreter,
-                        "crontab installs or removes scheduled commands, which would run outside the guard",
-                    )?;
-                }
-            }
-            "zx" => {
-                // zx runs a script file, or JavaScript from its input.
-                let operand = args.iter().find(|a| !a.text.starts_with('-'));
-                if operand.is_none_or(|a| !a.known || is_stdin_path(&a.text)) {
-                    self.fail_closed(
-                        frame,
-                        RuleId::Interpreter,
-                        "zx runs JavaScript from its input (or a script named at run time); the guard does not model it",
-                    )?;
-                }
-            }
             // Package programs that run the command in their arguments.
             "shx" => self.run_argv("shx", args.to_vec(), stdin, shell, frame)?,
             "cross-env" | "dotenv" | "dotenv-cli" | "env-cmd" => {
@@ -82,7 +69,6 @@ impl Walker<'_> {
                 self.package_shell_commands(base, args, stdin, shell, frame)?
             }
             "trash-cli" => self.file_rules("trash", args, shell, frame)?,
-            "gdb" | "lldb" | "cgdb" => self.debugger(base, args, stdin, frame)?,
             _ => return Continue(false),
         }
         Continue(true)
@@ -170,53 +156,6 @@ impl Walker<'_> {
                 )?,
                 Stdin::Inherited | Stdin::File => {}
             }
-        }
-        Continue(())
-    }
-
-    fn debugger(&mut self, base: &str, args: &[Arg], stdin: &Stdin, frame: &Frame) -> Judged {
-        const RUNS: &[&str] = &[
-            "ex",
-            "iex",
-            "x",
-            "ix",
-            "eval-command",
-            "init-eval-command",
-            "command",
-            "init-command",
-            "o",
-            "O",
-            "s",
-            "S",
-            "k",
-            "K",
-            "one-line",
-            "source",
-            "one-line-before-file",
-            "source-before-file",
-            "one-line-on-crash",
-            "source-on-crash",
-            "batch",
-        ];
-        for arg in args {
-            let name = arg.text.trim_start_matches('-');
-            let name = name.split_once('=').map_or(name, |(n, _)| n);
-            if arg.text.starts_with('-') && RUNS.contains(&name) {
-                return self.deny(
-                    frame,
-                    RuleId::Interpreter,
-                    format!("{base} `{}` runs debugger commands, which can run shell commands (`shell`, `!`); the guard does not model them", arg.text),
-                );
-            }
-        }
-        if matches!(stdin, Stdin::Text(_) | Stdin::Pipe | Stdin::Unknown) {
-            self.deny(
-                frame,
-                RuleId::Interpreter,
-                format!(
-                    "{base} reads debugger commands from its input; they can run shell commands"
-                ),
-            )?;
         }
         Continue(())
     }

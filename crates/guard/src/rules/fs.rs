@@ -1262,8 +1262,7 @@ impl Walker<'_> {
 
     /// The reason a write of `mode` to `absolute` is refused, if it is.
     fn judge_path(&self, absolute: &str, mode: WriteMode) -> Option<(RuleId, String)> {
-        if crate::rules::programs::is_block_device(absolute) && !self.rule_off(RuleId::InfraDestroy)
-        {
+        if crate::rules::system::is_block_device(absolute) && !self.rule_off(RuleId::InfraDestroy) {
             return Some((
                 RuleId::InfraDestroy,
                 "it is a block device: writing it destroys a disk".to_owned(),
