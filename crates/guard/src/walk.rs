@@ -293,16 +293,9 @@ struct ScopeView<'s> {
 }
 
 /// Variables bash sets to a number (unless the input assigns or unsets them).
+#[rustfmt::skip]
 const NUMERIC_VARS: &[&str] = &[
-    "PPID",
-    "BASHPID",
-    "RANDOM",
-    "SRANDOM",
-    "SECONDS",
-    "EPOCHSECONDS",
-    "UID",
-    "EUID",
-    "LINENO",
+    "PPID", "BASHPID", "RANDOM", "SRANDOM", "SECONDS", "EPOCHSECONDS", "UID", "EUID", "LINENO",
 ];
 
 impl words::Scope for ScopeView<'_> {
@@ -425,15 +418,9 @@ const SPECIAL_BUILTINS: &[&str] = &[
 /// Variables whose value bash evaluates as code later (prompts, traces,
 /// startup files): setting them to something with a substitution, or to
 /// something unknown, hides code from the guard.
+#[rustfmt::skip]
 const CODE_VARS: &[&str] = &[
-    "PS0",
-    "PS1",
-    "PS2",
-    "PS3",
-    "PS4",
-    "PROMPT_COMMAND",
-    "BASH_ENV",
-    "ENV",
+    "PS0", "PS1", "PS2", "PS3", "PS4", "PROMPT_COMMAND", "BASH_ENV", "ENV",
 ];
 
 fn path_string(p: &std::path::Path) -> String {

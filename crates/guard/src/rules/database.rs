@@ -13,20 +13,10 @@ use crate::walk::{Frame, Shell, Stdin, Walker, WriteMode};
 use crate::words::Arg;
 
 /// Programs that open a SQLite (or similar) database named on their command line.
+#[rustfmt::skip]
 pub(crate) const DB_TOOLS: &[&str] = &[
-    "sqlite3",
-    "sqlite",
-    "sqlite-utils",
-    "litecli",
-    "duckdb",
-    "datasette",
-    "sqlitebrowser",
-    "sqldiff",
-    "sqlite3_analyzer",
-    "sqlite3_rsync",
-    "sqlcipher",
-    "dbhash",
-    "usql",
+    "sqlite3", "sqlite", "sqlite-utils", "litecli", "duckdb", "datasette", "sqlitebrowser",
+    "sqldiff", "sqlite3_analyzer", "sqlite3_rsync", "sqlcipher", "dbhash", "usql",
 ];
 
 /// Database clients: the SQL they are given (`-c`, `-e`, stdin) is read for destruction and
@@ -91,16 +81,9 @@ impl Walker<'_> {
         shell: &mut Shell,
         frame: &Frame,
     ) -> Judged {
+        #[rustfmt::skip]
         const VALUES: &[&str] = &[
-            "cmd",
-            "init",
-            "separator",
-            "newline",
-            "nullvalue",
-            "vfs",
-            "mmap",
-            "maxsize",
-            "escape",
+            "cmd", "init", "separator", "newline", "nullvalue", "vfs", "mmap", "maxsize", "escape",
         ];
         const TWO_VALUES: &[&str] = &["lookaside", "pagecache", "heap"];
         let mut commands: Vec<Arg> = Vec::new();

@@ -65,24 +65,12 @@ const SAFE: &[&str] = &[
 ];
 
 /// `set` (and lldb `settings set`) subjects that make the debugger run or load code, or write files.
+#[rustfmt::skip]
 const SET_ESCAPES: &[&str] = &[
-    "exec-wrapper",
-    "logging",
-    "auto-load",
-    "python",
-    "guile",
-    "extension-language",
-    "script-extension",
-    "history",
-    "shell",
-    "startup-with-shell",
-    "debug-file-directory",
-    "sysroot",
-    "solib-search-path",
-    "target.launch-wrapper",
-    "target.env-vars",
-    "target.inherit-env",
-    "plugin",
+    "exec-wrapper", "logging", "auto-load", "python", "guile", "extension-language",
+    "script-extension", "history", "shell", "startup-with-shell", "debug-file-directory",
+    "sysroot", "solib-search-path", "target.launch-wrapper", "target.env-vars",
+    "target.inherit-env", "plugin",
 ];
 
 /// Whether `text` calls a function (`system("id")`, `f (1)`): an expression that does runs code
