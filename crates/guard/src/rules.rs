@@ -197,6 +197,30 @@ pub(crate) fn is_help(args: &[Arg]) -> bool {
         || args.iter().any(|a| a.text == "--help")
 }
 
+/// The values of the options `names` in `args`, in order: `-o value`, `--name value`,
+/// `--name=value`, and a two-letter option's attached `-ovalue`.
+pub(crate) fn option_values(args: &[Arg], names: &[&str]) -> Vec<Arg> {
+    let mut out = Vec::new();
+    for (i, arg) in args.iter().enumerate() {
+        let t = arg.text.as_str();
+        let value = names.iter().find_map(|name| {
+            if t == *name {
+                return args.get(i + 1).cloned();
+            }
+            let rest = t.strip_prefix(name)?;
+            let attached = rest.strip_prefix('=').or_else(|| {
+                (name.len() == 2 && !name.starts_with("--") && !rest.is_empty()).then_some(rest)
+            })?;
+            Some(Arg {
+                text: attached.to_owned(),
+                ..arg.clone()
+            })
+        });
+        out.extend(value);
+    }
+    out
+}
+
 /// Paths that name standard input.
 pub(crate) fn is_stdin_path(text: &str) -> bool {
     matches!(
@@ -245,6 +269,24 @@ mod tests {
         assert!(p.has(&["-n"]));
         assert_eq!(p.value(&["-u"]).map(|a| a.text.as_str()), Some("root"));
         assert_eq!(p.operands.len(), 2);
+    }
+
+    #[test]
+    fn option_values_in_every_form() {
+        let args = lits(&[
+            "-v",
+            "/a:/a",
+            "-v/b:/b",
+            "--volume=/c:/c",
+            "--mount",
+            "x",
+            "-vv",
+        ]);
+        let got: Vec<String> = option_values(&args, &["-v", "--volume", "--mount"])
+            .into_iter()
+            .map(|a| a.text)
+            .collect();
+        assert_eq!(got, ["/a:/a", "/b:/b", "/c:/c", "x", "v"]);
     }
 
     #[test]

@@ -43,34 +43,20 @@ impl Walker<'_> {
             .as_ref()
             .and_then(|r| r.to_str())
             .map(str::to_owned);
-        let mut i = 0;
-        while i < args.len() {
-            let t = args[i].text.clone();
-            let value = |i: usize, name: &str| -> Option<(Arg, usize)> {
-                if t == name {
-                    args.get(i + 1).cloned().map(|v| (v, i + 2))
-                } else {
-                    t.strip_prefix(&format!("{name}=")).map(|v| {
-                        (
-                            Arg {
-                                text: v.to_owned(),
-                                ..args[i].clone()
-                            },
-                            i + 1,
-                        )
-                    })
-                }
-            };
+        for (i, arg) in args.iter().enumerate() {
+            let t = arg.text.as_str();
+            let all_caps = |v: &str| v.contains("SYS_ADMIN") || v.ends_with("ALL");
             if matches!(
-                t.as_str(),
-                "--privileged" | "--pid=host" | "--userns=host" | "--ipc=host" | "--uts=host"
-            ) || t.starts_with("--cap-add")
-                && args
-                    .get(i + 1)
-                    .is_some_and(|v| v.text.contains("SYS_ADMIN") || v.text == "ALL")
-                || t.starts_with("--cap-add=") && (t.contains("SYS_ADMIN") || t.ends_with("=ALL"))
-                || t == "--device"
-                || t.starts_with("--device=")
+                t,
+                "--privileged"
+                    | "--pid=host"
+                    | "--userns=host"
+                    | "--ipc=host"
+                    | "--uts=host"
+                    | "--device"
+            ) || t.starts_with("--device=")
+                || t == "--cap-add" && args.get(i + 1).is_some_and(|v| all_caps(&v.text))
+                || t.starts_with("--cap-add=") && all_caps(t)
             {
                 return self.deny(
                     frame,
@@ -78,34 +64,11 @@ impl Walker<'_> {
                     format!("`{base} {t}` gives the container the host"),
                 );
             }
-            let mount = value(i, "-v")
-                .or_else(|| value(i, "--volume"))
-                .or_else(|| value(i, "--mount"))
-                .or_else(|| value(i, "--bind"));
-            let Some((spec, next)) = mount else {
-                if t.starts_with("-v") && t.len() > 2 && !t.starts_with("--") {
-                    let spec = Arg {
-                        text: t[2..].to_owned(),
-                        ..args[i].clone()
-                    };
-                    if self.bad_mount(
-                        base,
-                        &spec,
-                        shell,
-                        home.as_deref(),
-                        root.as_deref(),
-                        frame,
-                    )? {
-                        return Continue(());
-                    }
-                }
-                i += 1;
-                continue;
-            };
+        }
+        for spec in super::option_values(args, &["-v", "--volume", "--mount", "--bind"]) {
             if self.bad_mount(base, &spec, shell, home.as_deref(), root.as_deref(), frame)? {
                 return Continue(());
             }
-            i = next;
         }
         Continue(())
     }

@@ -455,25 +455,10 @@ impl Walker<'_> {
         stdin: &Stdin,
         frame: &Frame,
     ) -> Judged {
-        let mut texts: Vec<String> = Vec::new();
-        for (i, a) in args.iter().enumerate() {
-            for o in opts {
-                if a.text == *o {
-                    if let Some(v) = args.get(i + 1) {
-                        texts.push(v.text.clone());
-                    }
-                } else if let Some(v) = a.text.strip_prefix(&format!("{o}=")) {
-                    texts.push(v.to_owned());
-                } else if o.len() == 2
-                    && a.text.starts_with(o)
-                    && !o.starts_with("--")
-                    && a.text.len() > 2
-                    && !a.text.starts_with("--")
-                {
-                    texts.push(a.text[2..].to_owned());
-                }
-            }
-        }
+        let mut texts: Vec<String> = super::option_values(args, opts)
+            .into_iter()
+            .map(|a| a.text)
+            .collect();
         if let Stdin::Text(t) = stdin {
             texts.push(t.clone());
         }
