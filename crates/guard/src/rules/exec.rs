@@ -11,6 +11,11 @@ use crate::walk::Judged;
 use crate::walk::{Cmd, Frame, Shell, Stdin, Walker};
 use crate::words::Arg;
 
+/// Runners that fetch a JavaScript package that is not installed and run it.
+const FETCHING_RUNNERS: &[&str] = &[
+    "npx", "pnpx", "bunx", "npm exec", "npm x", "pnpm dlx", "yarn dlx", "bun x",
+];
+
 /// Package managers, runners and package tools (`Family::Package` in `registry.rs`; `bun` is an
 /// interpreter whose runner is judged first).
 #[rustfmt::skip]
@@ -598,6 +603,11 @@ impl Walker<'_> {
                 return self.run_argv(origin, args[index - 1..].to_vec(), stdin, shell, frame);
             };
             if text == "--" {
+                if FETCHING_RUNNERS.contains(&origin)
+                    && let Some(spec) = args.get(index).and_then(Arg::exact)
+                {
+                    self.own_package(origin, spec, &package_program(spec), shell, frame)?;
+                }
                 let argv = args[index..].to_vec();
                 return self.run_argv(origin, argv, stdin, shell, frame);
             }
@@ -635,6 +645,13 @@ impl Walker<'_> {
                     argv.extend(args[index..].iter().cloned());
                     return self.run_argv(origin, argv, stdin, shell, frame);
                 }
+                // `npx -p pkg cmd`: the package fetched is `pkg`.
+                if FETCHING_RUNNERS.contains(&origin)
+                    && matches!(name, "-p" | "--package")
+                    && let Some(spec) = inline.or_else(|| args.get(index).and_then(Arg::exact))
+                {
+                    self.own_package(origin, spec, &package_program(spec), shell, frame)?;
+                }
                 if inline.is_none() && RUNNER_VALUES.contains(&name) {
                     // Whether this program takes a value here is not always
                     // certain (`pnpm -w` is a flag): the word after it is
@@ -660,6 +677,9 @@ impl Walker<'_> {
             }
             // `npx rimraf@5 dist`, `npx @scope/tool`: the package's program.
             let program = package_program(text);
+            if FETCHING_RUNNERS.contains(&origin) {
+                self.own_package(origin, text, &program, shell, frame)?;
+            }
             argv[0] = Arg::lit(program);
             if text.ends_with(".py") {
                 argv.insert(0, Arg::lit("python3"));
@@ -667,6 +687,49 @@ impl Walker<'_> {
             return self.run_argv(origin, argv, stdin, shell, frame);
         }
         Continue(())
+    }
+
+    /// A JavaScript runner ([`FETCHING_RUNNERS`]) runs `spec`: when the guard can read the
+    /// project's `package.json`, a package the project neither depends on nor has installed
+    /// (`node_modules/.bin/PROGRAM`) is fetched and run, code the guard never saw (rule
+    /// `shell-escape`). Without a readable `package.json` the command is judged as the
+    /// program it names.
+    fn own_package(
+        &mut self,
+        origin: &str,
+        spec: &str,
+        program: &str,
+        shell: &Shell,
+        frame: &Frame,
+    ) -> Judged {
+        let Some(cwd) = shell.cwd.clone() else {
+            return Continue(());
+        };
+        let Some((dir, json)) = self.nearest_package_json(&cwd, frame)? else {
+            return Continue(());
+        };
+        let Ok(value) = serde_json::from_str::<serde_json::Value>(&json) else {
+            return Continue(());
+        };
+        let name = package_name(spec);
+        let depends = value.get("name").and_then(|n| n.as_str()) == Some(name)
+            || [
+                "dependencies",
+                "devDependencies",
+                "optionalDependencies",
+                "peerDependencies",
+            ]
+            .iter()
+            .any(|field| value.get(field).and_then(|d| d.get(name)).is_some());
+        let bin = format!("{}/node_modules/.bin/{program}", dir.trim_end_matches('/'));
+        if depends || matches!(self.read_file(&bin), Ok(Some(_))) {
+            return Continue(());
+        }
+        self.deny(
+            frame,
+            RuleId::ShellEscape,
+            format!("`{origin} {spec}` fetches and runs `{name}`, a package the project does not depend on: code the guard never saw (add it to package.json, or ask the user to run it)"),
+        )
     }
 
     /// npm, pnpm, yarn and bun subcommands that run commands or plant code.
@@ -1226,6 +1289,15 @@ impl Walker<'_> {
 
 /// The program a package name runs: `rimraf@5` is `rimraf`, `@scope/tool@1`
 /// is `tool`.
+/// The package name of a runner's package spec (`prettier@3` is `prettier`, `@scope/x@1` is
+/// `@scope/x`).
+fn package_name(spec: &str) -> &str {
+    match spec.strip_prefix('@') {
+        Some(rest) => rest.find('@').map_or(spec, |at| &spec[..at + 1]),
+        None => spec.split('@').next().unwrap_or(spec),
+    }
+}
+
 fn package_program(spec: &str) -> String {
     let name = match spec.strip_prefix('@') {
         Some(rest) => rest.split_once('/').map_or(rest, |(_, n)| n),
