@@ -162,7 +162,7 @@ impl Walker<'_> {
                 );
             };
             if is_command {
-                commands.push(value.text);
+                commands.extend(value.text.lines().map(str::to_owned));
                 continue;
             }
             match self.file_text(shell, &value) {
@@ -263,9 +263,19 @@ impl Walker<'_> {
                 format!("{base} command `{line}` can run code or shell commands the guard does not model"),
             );
         }
-        if matches!(word, "run" | "r" | "start" | "starti") && !rest.is_empty() {
-            // The debugger starts the program through `/bin/sh` with these arguments.
-            return self.walk_shell_text(&origin, &format!("true {rest}"), shell, frame);
+        // The debugger starts the program through `/bin/sh` with its arguments (`run ARGS`,
+        // `set args ARGS`, lldb's `settings set target.run-args ARGS`).
+        let program_args = match (word, second) {
+            ("run" | "r" | "start" | "starti", _) => Some(rest),
+            ("set", "args") => Some(rest["args".len()..].trim()),
+            ("settings", "set") => rest["set".len()..]
+                .trim()
+                .strip_prefix("target.run-args")
+                .map(str::trim),
+            _ => None,
+        };
+        if let Some(text) = program_args.filter(|t| !t.is_empty()) {
+            return self.walk_shell_text(&origin, &format!("true {text}"), shell, frame);
         }
         Continue(())
     }

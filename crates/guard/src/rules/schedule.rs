@@ -85,6 +85,11 @@ impl Walker<'_> {
             Some(file) if !super::is_stdin_path(&file.text) => self.file_text(shell, file),
             _ => match stdin {
                 Stdin::Text(text) => Some(text.clone()),
+                // `crontab < file`.
+                Stdin::File => self
+                    .cmd_stdin_file
+                    .clone()
+                    .and_then(|path| self.file_text(shell, &Arg::lit(path))),
                 _ => None,
             },
         };

@@ -45,6 +45,11 @@ fn a_crontab_file_is_judged_by_its_lines() {
         Some(RuleId::RecursiveDelete)
     );
     assert_eq!(decide("crontab ops/push.cron").rule, Some(RuleId::GitPush));
+    assert!(decide("crontab < ops/nightly.cron").is_allow());
+    assert_eq!(
+        decide("crontab - < ops/wipe.cron").rule,
+        Some(RuleId::RecursiveDelete)
+    );
     // Not readable: denied.
     assert_eq!(
         decide("crontab ops/missing.cron").rule,
