@@ -127,8 +127,9 @@ impl Walker<'_> {
         while index < args.len() {
             let arg = &args[index];
             index += 1;
-            if arg.text == "--args" || arg.text == "--" {
-                // The program and its arguments: opaque, like running it.
+            if arg.text == "--args" || arg.text == "--" && base != "cgdb" {
+                // The program and its arguments: opaque, like running it. (cgdb's `--` starts
+                // gdb's options.)
                 break;
             }
             let Some(option) = arg.text.strip_prefix('-') else {
@@ -139,8 +140,13 @@ impl Walker<'_> {
                 Some((n, v)) => (n, Some(v.to_owned())),
                 None => (option, None),
             };
-            let is_command = command_options.contains(&name);
-            let is_file = file_options.contains(&name);
+            // gdb takes a long option by any unambiguous prefix (`-eva`, `--eval-comm`).
+            let names = |list: &[&str]| {
+                list.iter()
+                    .any(|o| *o == name || base != "lldb" && name.len() >= 3 && o.starts_with(name))
+            };
+            let is_command = names(command_options);
+            let is_file = !is_command && names(file_options);
             if !is_command && !is_file {
                 continue;
             }
