@@ -1,8 +1,10 @@
-//! The rules that judge one resolved simple command: git
-//! ([`git`]), files and destructive shell ([`fs`]), interpreter one-liners
-//! ([`interp`]), programs that run commands given in their arguments or
-//! input ([`exec`]: awk, sed's `e`, vim, make, tar, ...); plus the small
-//! option parser they share.
+//! The rules that judge one resolved simple command: one module per program family of the
+//! registry (`registry.rs`: [`git`], [`archive`], [`editor`], [`database`], [`delete`],
+//! [`remote`], [`awk`], [`make`], [`pager`], [`interp`], [`deploy`], [`system`],
+//! [`container`], [`escape`], [`debugger`], [`schedule`], package tools in [`exec`]), the file
+//! rules every program's operands go through ([`fs`]), the pass every command goes through
+//! ([`every_command`], with [`network`] for secrets), pawl's own paths ([`reach`], [`pawl`]);
+//! plus the small option parser they share.
 //!
 //! Rules are methods on the walker so that they can read the shell state
 //! (current directory, branch) and hand payloads back to it (a git alias
