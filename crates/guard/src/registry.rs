@@ -1,8 +1,11 @@
 //! The program registry: what a command name is, by family, and from that which part of the
-//! guard judges it. `walk/commands.rs` `command_by_name` dispatches on [`family`]; the programs
-//! the registry does not name yet go on to the rules by name (`rules/exec.rs` `runs_commands`,
-//! else `rules/fs.rs` `file_rules`), then every program to `rules/programs.rs`.
-//! `README.md` "Where is program X judged" is the map.
+//! guard judges it. `walk/commands.rs` `command_by_name` dispatches on [`family`] to one judge
+//! per family, then runs the every-command pass (`rules/every_command.rs`: environment
+//! injection, secrets flowing into a network client, tool files written then run). Programs of
+//! no family are shell builtins (judged in `walk/commands.rs`) or judged by their file operands
+//! (`rules/fs.rs` `file_rules`). `README.md` "Where is program X judged" is the map.
+
+use crate::rules;
 
 /// POSIX shells and bash: their `-c` strings, script operands and stdin are parsed as shell, and
 /// their script files are read (`scripts.rs`).
@@ -19,51 +22,13 @@ pub(crate) const SOURCE: &[&str] = &["source", "."];
 
 /// Interpreters and runners that run a file named among their operands (beyond the shells): a
 /// file the same command line wrote and then ran this way is judged by its text or refused.
+#[rustfmt::skip]
 const RUN_FILE_OPERANDS: &[&str] = &[
-    "node",
-    "nodejs",
-    "deno",
-    "bun",
-    "tsx",
-    "ts-node",
-    "perl",
-    "ruby",
-    "php",
-    "lua",
-    "luajit",
-    "Rscript",
-    "awk",
-    "gawk",
-    "mawk",
-    "nawk",
-    "osascript",
-    "tclsh",
-    "wish",
-    "expect",
-    "julia",
-    "swift",
-    "groovy",
-    "pwsh",
-    "powershell",
-    "elixir",
-    "escript",
-    "guile",
-    "racket",
-    "sbcl",
-    "clisp",
-    "ocaml",
-    "runghc",
-    "runhaskell",
-    "crystal",
-    "dart",
-    "scala",
-    "busybox",
-    "sg",
-    "su",
-    "runuser",
-    "script",
-    "at",
-    "batch",
+    "node", "nodejs", "deno", "bun", "tsx", "ts-node", "perl", "ruby", "php", "lua", "luajit",
+    "Rscript", "awk", "gawk", "mawk", "nawk", "osascript", "tclsh", "wish", "expect", "julia",
+    "swift", "groovy", "pwsh", "powershell", "elixir", "escript", "guile", "racket", "sbcl",
+    "clisp", "ocaml", "runghc", "runhaskell", "crystal", "dart", "scala", "busybox", "sg", "su",
+    "runuser", "script", "at", "batch",
 ];
 
 /// A wrapper: it runs the command after its options and a fixed number of leading operands.
@@ -308,7 +273,8 @@ pub(crate) enum Family {
     Archiver,
     /// An editor (`rules/editor.rs`): the commands it runs and the files it writes.
     Editor,
-    /// A database client that opens database files (`rules/database.rs`).
+    /// A database tool: one that opens database files, or a server's client given SQL
+    /// (`rules/database.rs`).
     Database,
     /// A copier (`cp`, `mv`, `install`, `ln`, `rsync`; `rules/fs.rs` `copier`).
     Copier,
@@ -328,7 +294,26 @@ pub(crate) enum Family {
     /// A compiler or preprocessor (`rules/exec.rs` `compiler`: the programs it runs; its output
     /// file: `rules/fs.rs`).
     Compiler,
-    /// Not in the registry yet: judged by name by the rules.
+    /// A publisher, deployer, infrastructure tool or cloud CLI (`rules/deploy.rs` rows).
+    Deployer,
+    /// A program that changes a disk or the system (`rules/system.rs`).
+    System,
+    /// A container runtime (`rules/container.rs`; its pushes: `rules/deploy.rs` rows).
+    Container,
+    /// A network client of no other family (`rules/network.rs`; what it is given: the
+    /// every-command pass).
+    NetworkClient,
+    /// An interpreter or program with a shell escape the guard has no model of
+    /// (`rules/escape.rs`).
+    Escape,
+    /// A package manager, runner or package tool (`rules/exec.rs` `package`; publishing:
+    /// `rules/deploy.rs` rows).
+    Package,
+    /// A debugger (`rules/debugger.rs`).
+    Debugger,
+    /// A scheduler that runs commands later (`rules/schedule.rs`).
+    Scheduler,
+    /// A shell builtin or a program judged by its file operands only.
     Other,
 }
 
@@ -342,23 +327,34 @@ pub(crate) fn family(base: &str) -> Family {
     }
     match base {
         "git" => Family::Git,
-        _ if base.len() > 4 && base.starts_with("git-") => Family::Git,
+        _ if base.len() > 4 && base.starts_with("git-") && !rules::deploy::is_deployer(base) => {
+            Family::Git
+        }
         "gh" | "glab" | "hub" | "hg" | "svn" => Family::Forge,
         "pawl" => Family::Pawl,
-        _ if crate::rules::archive::ARCHIVERS.contains(&base) => Family::Archiver,
-        _ if crate::rules::editor::EDITORS.contains(&base) => Family::Editor,
-        _ if crate::rules::database::DB_TOOLS.contains(&base) => Family::Database,
+        _ if rules::archive::ARCHIVERS.contains(&base) => Family::Archiver,
+        _ if rules::editor::EDITORS.contains(&base) => Family::Editor,
+        _ if rules::database::is_database(base) => Family::Database,
         "cp" | "mv" | "install" | "ln" | "rsync" => Family::Copier,
-        _ if crate::rules::delete::is_deleter(base) => Family::Deleter,
-        _ if crate::rules::remote::REMOTES.contains(&base) => Family::Remote,
-        _ if crate::rules::awk::AWKS.contains(&base) => Family::Awk,
-        _ if crate::rules::make::MAKES.contains(&base) => Family::Make,
-        _ if crate::rules::pager::PAGERS.contains(&base) => Family::Pager,
-        _ if crate::rules::exec::is_compiler(base) => Family::Compiler,
-        _ if crate::rules::interp::is_interpreter(base) => Family::Interpreter { node_like: false },
-        "tsx" | "ts-node" | "ts-node-esm" | "esno" | "esr" | "babel-node" | "vite-node" => {
+        _ if rules::delete::is_deleter(base) => Family::Deleter,
+        _ if rules::remote::REMOTES.contains(&base) => Family::Remote,
+        _ if rules::awk::AWKS.contains(&base) => Family::Awk,
+        _ if rules::make::MAKES.contains(&base) => Family::Make,
+        _ if rules::pager::PAGERS.contains(&base) => Family::Pager,
+        _ if rules::exec::is_compiler(base) => Family::Compiler,
+        _ if rules::debugger::DEBUGGERS.contains(&base) => Family::Debugger,
+        _ if rules::schedule::SCHEDULERS.contains(&base) => Family::Scheduler,
+        _ if rules::exec::PACKAGE_TOOLS.contains(&base) => Family::Package,
+        _ if rules::interp::is_interpreter(base) => Family::Interpreter { node_like: false },
+        // zx is JavaScript whose `$`...`` runs shell.
+        "tsx" | "ts-node" | "ts-node-esm" | "esno" | "esr" | "babel-node" | "vite-node" | "zx" => {
             Family::Interpreter { node_like: true }
         }
+        _ if rules::container::CONTAINERS.contains(&base) => Family::Container,
+        _ if rules::system::is_system(base) => Family::System,
+        _ if rules::deploy::is_deployer(base) => Family::Deployer,
+        _ if rules::network::NETWORK.contains(&base) => Family::NetworkClient,
+        _ if rules::escape::is_escape(base) => Family::Escape,
         _ => Family::Other,
     }
 }
@@ -410,6 +406,57 @@ mod tests {
         assert!(matches!(family("man"), Family::Pager));
         for deleter in ["rm", "unlink", "shred", "dd", "mkfs.ext4", "gio"] {
             assert!(matches!(family(deleter), Family::Deleter), "{deleter}");
+        }
+        assert!(matches!(family("gdb"), Family::Debugger));
+        assert!(matches!(family("crontab"), Family::Scheduler));
+        assert!(matches!(family("npx"), Family::Package));
+        assert!(matches!(
+            family("zx"),
+            Family::Interpreter { node_like: true }
+        ));
+        assert!(matches!(family("git-tfs"), Family::Deployer));
+    }
+
+    /// Every row of the v2 tables reaches a family whose judge reads that table.
+    #[test]
+    fn every_row_reaches_its_judge() {
+        use rules::{container, database, deploy, escape, network, system};
+        for (name, _) in deploy::PUBLISH.iter().chain(deploy::DESTROY) {
+            let f = family(name);
+            assert!(
+                matches!(
+                    f,
+                    Family::Deployer
+                        | Family::Package
+                        | Family::Container
+                        | Family::Interpreter { .. }
+                ),
+                "{name}"
+            );
+        }
+        for name in deploy::CLOUD {
+            assert!(matches!(family(name), Family::Deployer), "{name}");
+        }
+        for name in container::CONTAINERS {
+            assert!(matches!(family(name), Family::Container), "{name}");
+        }
+        for (name, _) in database::DB_CLIENTS {
+            assert!(matches!(family(name), Family::Database), "{name}");
+        }
+        for name in system::SYSTEM {
+            assert!(
+                matches!(family(name), Family::System | Family::Deleter),
+                "{name}"
+            );
+        }
+        for (name, _, _) in escape::ESCAPES {
+            assert!(
+                matches!(family(name), Family::Escape | Family::Interpreter { .. }),
+                "{name}"
+            );
+        }
+        for name in network::NETWORK {
+            assert!(!matches!(family(name), Family::Other), "{name}");
         }
     }
 }

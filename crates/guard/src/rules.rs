@@ -1,8 +1,10 @@
-//! The rules that judge one resolved simple command: git
-//! ([`git`]), files and destructive shell ([`fs`]), interpreter one-liners
-//! ([`interp`]), programs that run commands given in their arguments or
-//! input ([`exec`]: awk, sed's `e`, vim, make, tar, ...); plus the small
-//! option parser they share.
+//! The rules that judge one resolved simple command: one module per program family of the
+//! registry (`registry.rs`: [`git`], [`archive`], [`editor`], [`database`], [`delete`],
+//! [`remote`], [`awk`], [`make`], [`pager`], [`interp`], [`deploy`], [`system`],
+//! [`container`], [`escape`], [`debugger`], [`schedule`], package tools in [`exec`]), the file
+//! rules every program's operands go through ([`fs`]), the pass every command goes through
+//! ([`every_command`], with [`network`] for secrets), pawl's own paths ([`reach`], [`pawl`]);
+//! plus the small option parser they share.
 //!
 //! Rules are methods on the walker so that they can read the shell state
 //! (current directory, branch) and hand payloads back to it (a git alias
@@ -10,19 +12,26 @@
 
 pub(crate) mod archive;
 pub(crate) mod awk;
+pub(crate) mod container;
 pub(crate) mod database;
+pub(crate) mod debugger;
 pub(crate) mod delete;
+pub(crate) mod deploy;
 pub(crate) mod editor;
+pub(crate) mod escape;
+pub(crate) mod every_command;
 pub(crate) mod exec;
 pub(crate) mod fs;
 pub(crate) mod git;
 pub(crate) mod interp;
 pub(crate) mod make;
+pub(crate) mod network;
 pub(crate) mod pager;
 pub(crate) mod pawl;
-pub(crate) mod programs;
 pub(crate) mod reach;
 pub(crate) mod remote;
+pub(crate) mod schedule;
+pub(crate) mod system;
 
 use crate::words::Arg;
 
@@ -181,6 +190,39 @@ pub(crate) fn long_value<'a>(
     }
 }
 
+/// Whether `args` ask only for help or the version (`--help`, `help`, a lone `-h`): the program
+/// does nothing else.
+pub(crate) fn is_help(args: &[Arg]) -> bool {
+    args.first()
+        .is_some_and(|a| matches!(a.text.as_str(), "--help" | "--version" | "help"))
+        || (args.len() == 1 && args[0].text == "-h")
+        || args.iter().any(|a| a.text == "--help")
+}
+
+/// The values of the options `names` in `args`, in order: `-o value`, `--name value`,
+/// `--name=value`, and a two-letter option's attached `-ovalue`.
+pub(crate) fn option_values(args: &[Arg], names: &[&str]) -> Vec<Arg> {
+    let mut out = Vec::new();
+    for (i, arg) in args.iter().enumerate() {
+        let t = arg.text.as_str();
+        let value = names.iter().find_map(|name| {
+            if t == *name {
+                return args.get(i + 1).cloned();
+            }
+            let rest = t.strip_prefix(name)?;
+            let attached = rest.strip_prefix('=').or_else(|| {
+                (name.len() == 2 && !name.starts_with("--") && !rest.is_empty()).then_some(rest)
+            })?;
+            Some(Arg {
+                text: attached.to_owned(),
+                ..arg.clone()
+            })
+        });
+        out.extend(value);
+    }
+    out
+}
+
 /// Paths that name standard input.
 pub(crate) fn is_stdin_path(text: &str) -> bool {
     matches!(
@@ -229,6 +271,24 @@ mod tests {
         assert!(p.has(&["-n"]));
         assert_eq!(p.value(&["-u"]).map(|a| a.text.as_str()), Some("root"));
         assert_eq!(p.operands.len(), 2);
+    }
+
+    #[test]
+    fn option_values_in_every_form() {
+        let args = lits(&[
+            "-v",
+            "/a:/a",
+            "-v/b:/b",
+            "--volume=/c:/c",
+            "--mount",
+            "x",
+            "-vv",
+        ]);
+        let got: Vec<String> = option_values(&args, &["-v", "--volume", "--mount"])
+            .into_iter()
+            .map(|a| a.text)
+            .collect();
+        assert_eq!(got, ["/a:/a", "/b:/b", "/c:/c", "x", "v"]);
     }
 
     #[test]

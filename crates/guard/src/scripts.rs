@@ -289,6 +289,48 @@ impl Walker<'_> {
             .any(|dir| is_within(path, dir))
     }
 
+    /// The nearest `package.json` at or above `start` that the script reader returns: its
+    /// directory and text (`None` when there is none the guard can read).
+    pub(crate) fn nearest_package_json(
+        &mut self,
+        start: &str,
+        frame: &Frame,
+    ) -> Judged<Option<(String, String)>> {
+        let mut dir = normalize("/", start);
+        loop {
+            let file = format!("{}/package.json", dir.trim_end_matches('/'));
+            match self.read_file(&file) {
+                Ok(Some(json)) => return Continue(Some((dir, json))),
+                Ok(None) => {}
+                Err(reason) => {
+                    self.deny(frame, RuleId::TooLarge, reason)?;
+                    return Continue(None);
+                }
+            }
+            if dir == "/" {
+                return Continue(None);
+            }
+            dir = match dir.rsplit_once('/') {
+                Some(("", _)) | None => "/".to_owned(),
+                Some((parent, _)) => parent.to_owned(),
+            };
+        }
+    }
+
+    /// The text of the file `file` names, when the guard can know it: what this command line
+    /// wrote there (when it wrote the whole file with known text), else what is on disk.
+    pub(crate) fn file_text(&mut self, shell: &Shell, file: &Arg) -> Option<String> {
+        let path = self.resolve(shell, file.exact()?)?;
+        if let Some(at) = self.written.iter().rposition(|(w, _)| *w == path) {
+            return if self.partial_writes.contains(&(at + 1)) {
+                None
+            } else {
+                self.written[at].1.clone()
+            };
+        }
+        self.read_file(&path).ok().flatten()
+    }
+
     /// Walks the script file `script` that `runner` runs (`bash x.sh`, `source x`, `./x`, where
     /// `runner` is `exec`). True when its text was read and walked.
     pub(crate) fn script_file(
@@ -368,28 +410,8 @@ impl Walker<'_> {
         let Some(start) = start else {
             return Continue(());
         };
-        // The nearest package.json at or above the start directory.
-        let mut dir = normalize("/", &start);
-        let (package_dir, json) = loop {
-            let file = if dir == "/" {
-                "/package.json".to_owned()
-            } else {
-                format!("{dir}/package.json")
-            };
-            match self.read_file(&file) {
-                Ok(Some(json)) => break (dir, json),
-                Ok(None) => {}
-                Err(reason) => {
-                    return self.deny(frame, RuleId::TooLarge, reason);
-                }
-            }
-            if dir == "/" {
-                return Continue(());
-            }
-            dir = match dir.rsplit_once('/') {
-                Some(("", _)) | None => "/".to_owned(),
-                Some((parent, _)) => parent.to_owned(),
-            };
+        let Some((package_dir, json)) = self.nearest_package_json(&start, frame)? else {
+            return Continue(());
         };
         let file = format!("{}/package.json", package_dir.trim_end_matches('/'));
         let Ok(value) = serde_json::from_str::<serde_json::Value>(&json) else {

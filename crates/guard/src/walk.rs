@@ -188,7 +188,7 @@ impl Frame {
         }
     }
 
-    fn conditional(&self) -> Self {
+    pub(crate) fn conditional(&self) -> Self {
         Self {
             conditional: true,
             ..self.clone()
@@ -258,7 +258,7 @@ pub(crate) struct Walker<'a> {
     pub(crate) secret_read: Option<String>,
     /// Entries of `written` (their length after the push) that appended to or modified a file
     /// in place: what was printed is not the file's whole text.
-    partial_writes: Vec<usize>,
+    pub(crate) partial_writes: Vec<usize>,
     /// The `cd` being walked is the first command of an `&&` list: the
     /// commands after it run only if it succeeded.
     certain_cd: bool,
@@ -293,16 +293,9 @@ struct ScopeView<'s> {
 }
 
 /// Variables bash sets to a number (unless the input assigns or unsets them).
+#[rustfmt::skip]
 const NUMERIC_VARS: &[&str] = &[
-    "PPID",
-    "BASHPID",
-    "RANDOM",
-    "SRANDOM",
-    "SECONDS",
-    "EPOCHSECONDS",
-    "UID",
-    "EUID",
-    "LINENO",
+    "PPID", "BASHPID", "RANDOM", "SRANDOM", "SECONDS", "EPOCHSECONDS", "UID", "EUID", "LINENO",
 ];
 
 impl words::Scope for ScopeView<'_> {
@@ -425,15 +418,9 @@ const SPECIAL_BUILTINS: &[&str] = &[
 /// Variables whose value bash evaluates as code later (prompts, traces,
 /// startup files): setting them to something with a substitution, or to
 /// something unknown, hides code from the guard.
+#[rustfmt::skip]
 const CODE_VARS: &[&str] = &[
-    "PS0",
-    "PS1",
-    "PS2",
-    "PS3",
-    "PS4",
-    "PROMPT_COMMAND",
-    "BASH_ENV",
-    "ENV",
+    "PS0", "PS1", "PS2", "PS3", "PS4", "PROMPT_COMMAND", "BASH_ENV", "ENV",
 ];
 
 fn path_string(p: &std::path::Path) -> String {
@@ -2229,11 +2216,7 @@ impl<'a> Walker<'a> {
         if matches!(base.as_str(), "npm" | "yarn" | "pnpm") {
             self.package_manager(&base, &cmd, shell, frame)?;
         }
-        // The v2 registry after the older rules: a denial they make keeps its rule.
-        let registry = cmd.clone();
-        self.command_by_name(&base, cmd, shell, frame)?;
-        // Adapter: the judges below `command_by_name` that do not return `Judged` yet.
-        self.programs(&registry, &base, shell, frame)
+        self.command_by_name(&base, cmd, shell, frame)
     }
 
     /// Denies running (as a program, a script operand or a sourced file) a

@@ -1,6 +1,7 @@
 //! Database clients, judged in one place: the database files they open (a tracked or
 //! protected file, pawl's store) and sqlite3's dot-commands (`.shell`, `.system`, `.output`,
-//! `.load`, ...). SQL that destroys data, given to any client, is a row of `rules/programs.rs`.
+//! `.load`, ...); the SQL given to a server's client ([`DB_CLIENTS`]): what destroys a database
+//! (rule `infra-destroy`) and the client's shell escapes (rule `shell-escape`).
 
 use std::ops::ControlFlow::Continue;
 
@@ -12,21 +13,48 @@ use crate::walk::{Frame, Shell, Stdin, Walker, WriteMode};
 use crate::words::Arg;
 
 /// Programs that open a SQLite (or similar) database named on their command line.
+#[rustfmt::skip]
 pub(crate) const DB_TOOLS: &[&str] = &[
-    "sqlite3",
-    "sqlite",
-    "sqlite-utils",
-    "litecli",
-    "duckdb",
-    "datasette",
-    "sqlitebrowser",
-    "sqldiff",
-    "sqlite3_analyzer",
-    "sqlite3_rsync",
-    "sqlcipher",
-    "dbhash",
-    "usql",
+    "sqlite3", "sqlite", "sqlite-utils", "litecli", "duckdb", "datasette", "sqlitebrowser",
+    "sqldiff", "sqlite3_analyzer", "sqlite3_rsync", "sqlcipher", "dbhash", "usql",
 ];
+
+/// Database clients: the SQL they are given (`-c`, `-e`, stdin) is read for destruction and
+/// for their own shell escapes. `(program, options whose value is SQL)`.
+#[rustfmt::skip]
+pub(crate) const DB_CLIENTS: &[(&str, &[&str])] = &[
+    ("psql", &["-c", "--command"]),
+    ("mysql", &["-e", "--execute"]),
+    ("mariadb", &["-e", "--execute"]),
+    ("sqlcmd", &["-Q", "-q"]),
+    ("cockroach", &["-e", "--execute"]),
+    ("clickhouse-client", &["-q", "--query"]),
+    ("clickhouse", &["-q", "--query"]),
+    ("mongosh", &["--eval"]),
+    ("mongo", &["--eval"]),
+    ("cqlsh", &["-e", "--execute"]),
+    ("duckdb", &["-c", "-cmd"]),
+    ("usql", &["-c", "--command"]),
+    ("pgcli", &["-e"]),
+    ("mycli", &["-e", "--execute"]),
+];
+
+/// SQL (upper-cased, spaces squeezed) that destroys a database or its data.
+#[rustfmt::skip]
+const SQL_DESTROY: &[&str] = &[
+    "DROP DATABASE", "DROP SCHEMA", "DROP TABLE", "DROP OWNED", "TRUNCATE", "DROP USER",
+    "DROP ROLE", "DROP KEYSPACE", "DROP COLLECTION", "DROPDATABASE()", ".DROP()", "DELETEMANY({})", "FLUSHALL",
+];
+
+/// Text that is a shell escape in a database client or a calculator.
+#[rustfmt::skip]
+const SQL_ESCAPES: &[&str] = &["\\!", "\\o |", "\\o|", "\\g |", "\\g|", "PROGRAM", ".SHELL", ".SYSTEM", ".SH ", "SYSTEM ", "\\SETENV"];
+
+/// Whether `base` is a database tool of either kind: one that opens database files
+/// ([`DB_TOOLS`]) or a client of a database server ([`DB_CLIENTS`]).
+pub(crate) fn is_database(base: &str) -> bool {
+    DB_TOOLS.contains(&base) || DB_CLIENTS.iter().any(|(n, _)| *n == base)
+}
 
 impl Walker<'_> {
     /// Judges a database client of [`DB_TOOLS`].
@@ -53,16 +81,9 @@ impl Walker<'_> {
         shell: &mut Shell,
         frame: &Frame,
     ) -> Judged {
+        #[rustfmt::skip]
         const VALUES: &[&str] = &[
-            "cmd",
-            "init",
-            "separator",
-            "newline",
-            "nullvalue",
-            "vfs",
-            "mmap",
-            "maxsize",
-            "escape",
+            "cmd", "init", "separator", "newline", "nullvalue", "vfs", "mmap", "maxsize", "escape",
         ];
         const TWO_VALUES: &[&str] = &["lookaside", "pagecache", "heap"];
         let mut commands: Vec<Arg> = Vec::new();
@@ -422,4 +443,68 @@ fn sql_literals(line: &str) -> Vec<String> {
         parts.next();
     }
     out
+}
+
+impl Walker<'_> {
+    /// Judges the SQL given to a server's client ([`DB_CLIENTS`]).
+    pub(crate) fn db_client(
+        &mut self,
+        base: &str,
+        opts: &[&str],
+        args: &[Arg],
+        stdin: &Stdin,
+        frame: &Frame,
+    ) -> Judged {
+        let mut texts: Vec<String> = super::option_values(args, opts)
+            .into_iter()
+            .map(|a| a.text)
+            .collect();
+        if let Stdin::Text(t) = stdin {
+            texts.push(t.clone());
+        }
+        for text in texts {
+            let squeezed: String = text
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ")
+                .to_ascii_uppercase();
+            if let Some(esc) = SQL_ESCAPES
+                .iter()
+                .find(|e| squeezed.contains(*e) || squeezed.starts_with(e.trim()))
+            {
+                return self.deny(
+                    frame,
+                    RuleId::ShellEscape,
+                    format!(
+                        "`{base}` is given `{}`, which runs a shell command",
+                        esc.trim()
+                    ),
+                );
+            }
+            let nospace = squeezed.replace(' ', "");
+            if let Some(what) = SQL_DESTROY
+                .iter()
+                .find(|d| squeezed.contains(*d) || nospace.contains(&d.replace(' ', "")))
+            {
+                return self.deny(
+                    frame,
+                    RuleId::InfraDestroy,
+                    format!("`{base}` is given `{what}`: it destroys a database or its data"),
+                );
+            }
+            if let Some(at) = squeezed.find("DELETE FROM") {
+                let stmt = squeezed[at..].split(';').next().unwrap_or("");
+                if !stmt.contains(" WHERE ") {
+                    return self.deny(
+                        frame,
+                        RuleId::InfraDestroy,
+                        format!(
+                            "`{base}` is given a `DELETE FROM` without `WHERE`: it empties a table"
+                        ),
+                    );
+                }
+            }
+        }
+        Continue(())
+    }
 }

@@ -15,30 +15,11 @@ use crate::walk::{Frame, Judged, Shell, Walker, WriteMode};
 use crate::words::Arg;
 
 /// The deleters [`Walker::deleter`] judges (and every `mkfs*`).
+#[rustfmt::skip]
 const DELETERS: &[&str] = &[
-    "rm",
-    "rimraf",
-    "trash",
-    "trash-put",
-    "del",
-    "del-cli",
-    "gio",
-    "unlink",
-    "shred",
-    "wipefs",
-    "truncate",
-    "dd",
-    "mkswap",
-    "mke2fs",
-    "blkdiscard",
-    "mkdosfs",
-    "mkntfs",
-    "fdisk",
-    "sfdisk",
-    "sgdisk",
-    "gdisk",
-    "cfdisk",
-    "parted",
+    "rm", "rimraf", "trash", "trash-put", "del", "del-cli", "gio", "unlink", "shred", "wipefs",
+    "truncate", "dd", "mkswap", "mke2fs", "blkdiscard", "mkdosfs", "mkntfs", "fdisk", "sfdisk",
+    "sgdisk", "gdisk", "cfdisk", "parted",
 ];
 
 /// Whether `base` is a deleter.
@@ -46,30 +27,16 @@ pub(crate) fn is_deleter(base: &str) -> bool {
     DELETERS.contains(&base) || base.starts_with("mkfs")
 }
 
+#[rustfmt::skip]
 const RM_LONGS: &[&str] = &[
-    "--recursive",
-    "--force",
-    "--no-preserve-root",
-    "--preserve-root",
-    "--dir",
-    "--interactive",
-    "--one-file-system",
-    "--verbose",
-    "--help",
-    "--version",
+    "--recursive", "--force", "--no-preserve-root", "--preserve-root", "--dir", "--interactive",
+    "--one-file-system", "--verbose", "--help", "--version",
 ];
 
+#[rustfmt::skip]
 const SHRED_LONGS: &[&str] = &[
-    "--force",
-    "--iterations",
-    "--random-source",
-    "--size",
-    "--remove",
-    "--verbose",
-    "--exact",
-    "--zero",
-    "--help",
-    "--version",
+    "--force", "--iterations", "--random-source", "--size", "--remove", "--verbose", "--exact",
+    "--zero", "--help", "--version",
 ];
 
 const TRUNCATE_LONGS: &[&str] = &[

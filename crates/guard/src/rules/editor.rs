@@ -13,55 +13,18 @@ use crate::walk::{Frame, Shell, Stdin, Walker, WriteMode};
 use crate::words::Arg;
 
 /// The editors [`Walker::editor`] judges.
+#[rustfmt::skip]
 pub(crate) const EDITORS: &[&str] = &[
-    "sed",
-    "gsed",
-    "vim",
-    "vi",
-    "nvim",
-    "ex",
-    "view",
-    "vimdiff",
-    "gvim",
-    "gview",
-    "nvi",
-    "vim.basic",
-    "vim.tiny",
-    "vim.nox",
-    "vim.gtk3",
-    "evim",
-    "exim",
-    "nex",
-    "nview",
-    "elvis",
-    "vile",
-    "ed",
-    "red",
-    "emacs",
-    "emacsclient",
-    "xemacs",
-    "emacs-nox",
+    "sed", "gsed", "vim", "vi", "nvim", "ex", "view", "vimdiff", "gvim", "gview", "nvi",
+    "vim.basic", "vim.tiny", "vim.nox", "vim.gtk3", "evim", "exim", "nex", "nview", "elvis",
+    "vile", "ed", "red", "emacs", "emacsclient", "xemacs", "emacs-nox",
 ];
 
+#[rustfmt::skip]
 const SED_LONGS: &[&str] = &[
-    "--expression",
-    "--file",
-    "--in-place",
-    "--line-length",
-    "--null-data",
-    "--zero-terminated",
-    "--quiet",
-    "--silent",
-    "--regexp-extended",
-    "--separate",
-    "--sandbox",
-    "--debug",
-    "--posix",
-    "--follow-symlinks",
-    "--unbuffered",
-    "--binary",
-    "--help",
-    "--version",
+    "--expression", "--file", "--in-place", "--line-length", "--null-data", "--zero-terminated",
+    "--quiet", "--silent", "--regexp-extended", "--separate", "--sandbox", "--debug", "--posix",
+    "--follow-symlinks", "--unbuffered", "--binary", "--help", "--version",
 ];
 
 impl Walker<'_> {

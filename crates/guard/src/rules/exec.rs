@@ -11,11 +11,27 @@ use crate::walk::Judged;
 use crate::walk::{Cmd, Frame, Shell, Stdin, Walker};
 use crate::words::Arg;
 
+/// Runners that fetch a JavaScript package that is not installed and run it.
+const FETCHING_RUNNERS: &[&str] = &[
+    "npx", "pnpx", "bunx", "npm exec", "npm x", "pnpm dlx", "yarn dlx", "bun x",
+];
+
+/// Package managers, runners and package tools (`Family::Package` in `registry.rs`; `bun` is an
+/// interpreter whose runner is judged first).
+#[rustfmt::skip]
+pub(crate) const PACKAGE_TOOLS: &[&str] = &[
+    "npm", "pnpm", "yarn", "npx", "pnpx", "bunx", "pipx", "uvx", "virtualenv", "uv", "poetry",
+    "pipenv", "hatch", "pdm", "rye", "conda", "mamba", "micromamba", "pixi", "cargo", "cross",
+    "go", "shx", "cross-env", "dotenv", "dotenv-cli", "env-cmd", "cross-env-shell",
+    "concurrently", "npm-run-all", "run-p", "run-s", "nodemon", "onchange", "chokidar",
+    "watchexec", "entr", "trash-cli",
+];
+
 impl Walker<'_> {
-    /// Judges `base` when it is a program that runs commands given in its arguments or input
-    /// (awk, make, gdb, pagers, package runners, ...). `true` when it is one: judged
-    /// here, fully; `false` sends it on to the interpreter and file rules.
-    pub(crate) fn runs_commands(
+    /// Judges a package manager, runner or package tool of [`PACKAGE_TOOLS`]: what it runs
+    /// (`npx x`, `uv run x`, `npm exec`, package scripts, `cross-env A=1 x`, `concurrently 'a'`).
+    /// False when the file rules are still to judge its arguments.
+    pub(crate) fn package(
         &mut self,
         base: &str,
         args: &[Arg],
@@ -23,34 +39,10 @@ impl Walker<'_> {
         shell: &mut Shell,
         frame: &Frame,
     ) -> Judged<bool> {
-        // Programs run through environment variables any command may use
-        // (less's input preprocessor, man's and pydoc's pager).
-        self.env_programs(base, shell, frame)?;
         if self.runner(base, args, stdin, shell, frame)? {
             return Continue(true);
         }
         match base {
-            "crontab" => {
-                let lists = args.iter().any(|a| a.is("-l"));
-                if !lists {
-                    self.deny(
-                        frame,
-                        RuleId::Interpreter,
-                        "crontab installs or removes scheduled commands, which would run outside the guard",
-                    )?;
-                }
-            }
-            "zx" => {
-                // zx runs a script file, or JavaScript from its input.
-                let operand = args.iter().find(|a| !a.text.starts_with('-'));
-                if operand.is_none_or(|a| !a.known || is_stdin_path(&a.text)) {
-                    self.fail_closed(
-                        frame,
-                        RuleId::Interpreter,
-                        "zx runs JavaScript from its input (or a script named at run time); the guard does not model it",
-                    )?;
-                }
-            }
             // Package programs that run the command in their arguments.
             "shx" => self.run_argv("shx", args.to_vec(), stdin, shell, frame)?,
             "cross-env" | "dotenv" | "dotenv-cli" | "env-cmd" => {
@@ -82,7 +74,6 @@ impl Walker<'_> {
                 self.package_shell_commands(base, args, stdin, shell, frame)?
             }
             "trash-cli" => self.file_rules("trash", args, shell, frame)?,
-            "gdb" | "lldb" | "cgdb" => self.debugger(base, args, stdin, frame)?,
             _ => return Continue(false),
         }
         Continue(true)
@@ -173,219 +164,48 @@ impl Walker<'_> {
         }
         Continue(())
     }
-
-    fn debugger(&mut self, base: &str, args: &[Arg], stdin: &Stdin, frame: &Frame) -> Judged {
-        const RUNS: &[&str] = &[
-            "ex",
-            "iex",
-            "x",
-            "ix",
-            "eval-command",
-            "init-eval-command",
-            "command",
-            "init-command",
-            "o",
-            "O",
-            "s",
-            "S",
-            "k",
-            "K",
-            "one-line",
-            "source",
-            "one-line-before-file",
-            "source-before-file",
-            "one-line-on-crash",
-            "source-on-crash",
-            "batch",
-        ];
-        for arg in args {
-            let name = arg.text.trim_start_matches('-');
-            let name = name.split_once('=').map_or(name, |(n, _)| n);
-            if arg.text.starts_with('-') && RUNS.contains(&name) {
-                return self.deny(
-                    frame,
-                    RuleId::Interpreter,
-                    format!("{base} `{}` runs debugger commands, which can run shell commands (`shell`, `!`); the guard does not model them", arg.text),
-                );
-            }
-        }
-        if matches!(stdin, Stdin::Text(_) | Stdin::Pipe | Stdin::Unknown) {
-            self.deny(
-                frame,
-                RuleId::Interpreter,
-                format!(
-                    "{base} reads debugger commands from its input; they can run shell commands"
-                ),
-            )?;
-        }
-        Continue(())
-    }
 }
 
 // ------------------------------------------------------------ runners
 
 /// Options of package-manager runners that take a value (the command
 /// starts after them).
+#[rustfmt::skip]
 const RUNNER_VALUES: &[&str] = &[
-    "-p",
-    "--package",
-    "--prefix",
-    "-w",
-    "--workspace",
-    "--registry",
-    "--cache",
-    "--userconfig",
-    "--filter",
-    "-F",
-    "-C",
-    "--dir",
-    "--cwd",
-    "--with",
-    "--with-editable",
-    "--with-requirements",
-    "--python",
-    "--directory",
-    "--project",
-    "--extra",
-    "--group",
-    "--only-group",
-    "--env-file",
-    "--index",
-    "--default-index",
-    "--index-url",
-    "--extra-index-url",
-    "--from",
-    "-n",
-    "--name",
-    "--prefix",
-    "-e",
-    "--env",
-    "--loglevel",
-    "--reporter",
-    "--isolated-dir",
-    "--python-platform",
-    "--no-extra",
-    "--no-group",
-    "--find-links",
-    "-f",
-    "--config-file",
-    "--cache-dir",
-    "--refresh-package",
-    "--reinstall-package",
-    "--upgrade-package",
-    "--index-strategy",
-    "--keyring-provider",
-    "--resolution",
-    "--prerelease",
-    "--exclude-newer",
-    "--link-mode",
-    "--python-preference",
-    "--color",
-    "--allow-insecure-host",
-    "--config-setting",
-    "-P",
-    "--no-binary-package",
-    "--only-binary",
-    "--no-build-package",
-    "-s",
-    "--script",
+    "-p", "--package", "--prefix", "-w", "--workspace", "--registry", "--cache", "--userconfig",
+    "--filter", "-F", "-C", "--dir", "--cwd", "--with", "--with-editable", "--with-requirements",
+    "--python", "--directory", "--project", "--extra", "--group", "--only-group", "--env-file",
+    "--index", "--default-index", "--index-url", "--extra-index-url", "--from", "-n", "--name",
+    "--prefix", "-e", "--env", "--loglevel", "--reporter", "--isolated-dir", "--python-platform",
+    "--no-extra", "--no-group", "--find-links", "-f", "--config-file", "--cache-dir",
+    "--refresh-package", "--reinstall-package", "--upgrade-package", "--index-strategy",
+    "--keyring-provider", "--resolution", "--prerelease", "--exclude-newer", "--link-mode",
+    "--python-preference", "--color", "--allow-insecure-host", "--config-setting", "-P",
+    "--no-binary-package", "--only-binary", "--no-build-package", "-s", "--script",
 ];
 
 /// Subcommands of yarn and pnpm (other words run a script or a package's
 /// program of that name).
+#[rustfmt::skip]
 const PM_BUILTINS: &[&str] = &[
-    "add",
-    "install",
-    "i",
-    "remove",
-    "rm",
-    "upgrade",
-    "up",
-    "update",
-    "link",
-    "unlink",
-    "cache",
-    "config",
-    "info",
-    "init",
-    "list",
-    "ls",
-    "outdated",
-    "pack",
-    "publish",
-    "why",
-    "workspaces",
-    "workspace",
-    "global",
-    "audit",
-    "login",
-    "logout",
-    "version",
-    "versions",
-    "create",
-    "import",
-    "set",
-    "plugin",
-    "dedupe",
-    "patch",
-    "patch-commit",
-    "rebuild",
-    "store",
-    "prune",
-    "licenses",
-    "owner",
-    "tag",
-    "team",
-    "bin",
-    "help",
-    "dlx",
-    "exec",
-    "x",
-    "run",
-    "run-script",
-    "test",
-    "t",
-    "start",
-    "restart",
-    "stop",
-    "env",
-    "setup",
-    "fetch",
-    "root",
-    "pkg",
-    "constraints",
-    "explain",
-    "search",
-    "npm",
-    "generate-lock-entry",
-    "autoclean",
-    "check",
-    "policies",
-    "unplug",
-    "doctor",
-    "licenses",
-    "server",
-    "deploy",
-    "recursive",
-    "multi",
-    "m",
-    "-r",
-    "about",
+    "add", "install", "i", "remove", "rm", "upgrade", "up", "update", "link", "unlink", "cache",
+    "config", "info", "init", "list", "ls", "outdated", "pack", "publish", "why", "workspaces",
+    "workspace", "global", "audit", "login", "logout", "version", "versions", "create", "import",
+    "set", "plugin", "dedupe", "patch", "patch-commit", "rebuild", "store", "prune", "licenses",
+    "owner", "tag", "team", "bin", "help", "dlx", "exec", "x", "run", "run-script", "test", "t",
+    "start", "restart", "stop", "env", "setup", "fetch", "root", "pkg", "constraints", "explain",
+    "search", "npm", "generate-lock-entry", "autoclean", "check", "policies", "unplug", "doctor",
+    "licenses", "server", "deploy", "recursive", "multi", "m", "-r", "about",
 ];
 
 /// Subcommands of bun (besides the package-manager ones).
 const BUN_BUILTINS: &[&str] = &["build", "repl", "upgrade", "completions", "discord", "eval"];
 
 /// Variables whose value is a program cargo or rustc runs.
+#[rustfmt::skip]
 const CARGO_PROGRAM_VARS: &[&str] = &[
-    "RUSTC_WRAPPER",
-    "RUSTC_WORKSPACE_WRAPPER",
-    "RUSTC",
-    "RUSTDOC",
-    "CARGO_BUILD_RUSTC",
-    "CARGO_BUILD_RUSTC_WRAPPER",
-    "CARGO_BUILD_RUSTC_WORKSPACE_WRAPPER",
-    "CARGO_BUILD_RUSTDOC",
+    "RUSTC_WRAPPER", "RUSTC_WORKSPACE_WRAPPER", "RUSTC", "RUSTDOC", "CARGO_BUILD_RUSTC",
+    "CARGO_BUILD_RUSTC_WRAPPER", "CARGO_BUILD_RUSTC_WORKSPACE_WRAPPER", "CARGO_BUILD_RUSTDOC",
     "CARGO_HOME",
 ];
 
@@ -722,34 +542,13 @@ impl Walker<'_> {
         if !clears {
             return Continue(());
         }
+        #[rustfmt::skip]
         const VALUES: &[&str] = &[
-            "-p",
-            "--python",
-            "--prompt",
-            "--seed",
-            "--index-url",
-            "--extra-index-url",
-            "--index",
-            "--default-index",
-            "--link-mode",
-            "--activators",
-            "--creator",
-            "--discovery",
-            "--app-data",
-            "--cache-dir",
-            "--directory",
-            "--project",
-            "--python-preference",
-            "--exclude-newer",
-            "--index-strategy",
-            "--keyring-provider",
-            "--allow-insecure-host",
-            "-f",
-            "--find-links",
-            "--config-file",
-            "--extra-search-dir",
-            "--pip",
-            "--setuptools",
+            "-p", "--python", "--prompt", "--seed", "--index-url", "--extra-index-url", "--index",
+            "--default-index", "--link-mode", "--activators", "--creator", "--discovery",
+            "--app-data", "--cache-dir", "--directory", "--project", "--python-preference",
+            "--exclude-newer", "--index-strategy", "--keyring-provider", "--allow-insecure-host",
+            "-f", "--find-links", "--config-file", "--extra-search-dir", "--pip", "--setuptools",
             "--wheel",
         ];
         let mut index = 0;
@@ -804,6 +603,11 @@ impl Walker<'_> {
                 return self.run_argv(origin, args[index - 1..].to_vec(), stdin, shell, frame);
             };
             if text == "--" {
+                if FETCHING_RUNNERS.contains(&origin)
+                    && let Some(spec) = args.get(index).and_then(Arg::exact)
+                {
+                    self.own_package(origin, spec, &package_program(spec), shell, frame)?;
+                }
                 let argv = args[index..].to_vec();
                 return self.run_argv(origin, argv, stdin, shell, frame);
             }
@@ -841,6 +645,13 @@ impl Walker<'_> {
                     argv.extend(args[index..].iter().cloned());
                     return self.run_argv(origin, argv, stdin, shell, frame);
                 }
+                // `npx -p pkg cmd`: the package fetched is `pkg`.
+                if FETCHING_RUNNERS.contains(&origin)
+                    && matches!(name, "-p" | "--package")
+                    && let Some(spec) = inline.or_else(|| args.get(index).and_then(Arg::exact))
+                {
+                    self.own_package(origin, spec, &package_program(spec), shell, frame)?;
+                }
                 if inline.is_none() && RUNNER_VALUES.contains(&name) {
                     // Whether this program takes a value here is not always
                     // certain (`pnpm -w` is a flag): the word after it is
@@ -866,6 +677,9 @@ impl Walker<'_> {
             }
             // `npx rimraf@5 dist`, `npx @scope/tool`: the package's program.
             let program = package_program(text);
+            if FETCHING_RUNNERS.contains(&origin) {
+                self.own_package(origin, text, &program, shell, frame)?;
+            }
             argv[0] = Arg::lit(program);
             if text.ends_with(".py") {
                 argv.insert(0, Arg::lit("python3"));
@@ -873,6 +687,49 @@ impl Walker<'_> {
             return self.run_argv(origin, argv, stdin, shell, frame);
         }
         Continue(())
+    }
+
+    /// A JavaScript runner ([`FETCHING_RUNNERS`]) runs `spec`: when the guard can read the
+    /// project's `package.json`, a package the project neither depends on nor has installed
+    /// (`node_modules/.bin/PROGRAM`) is fetched and run, code the guard never saw (rule
+    /// `shell-escape`). Without a readable `package.json` the command is judged as the
+    /// program it names.
+    fn own_package(
+        &mut self,
+        origin: &str,
+        spec: &str,
+        program: &str,
+        shell: &Shell,
+        frame: &Frame,
+    ) -> Judged {
+        let Some(cwd) = shell.cwd.clone() else {
+            return Continue(());
+        };
+        let Some((dir, json)) = self.nearest_package_json(&cwd, frame)? else {
+            return Continue(());
+        };
+        let Ok(value) = serde_json::from_str::<serde_json::Value>(&json) else {
+            return Continue(());
+        };
+        let name = package_name(spec);
+        let depends = value.get("name").and_then(|n| n.as_str()) == Some(name)
+            || [
+                "dependencies",
+                "devDependencies",
+                "optionalDependencies",
+                "peerDependencies",
+            ]
+            .iter()
+            .any(|field| value.get(field).and_then(|d| d.get(name)).is_some());
+        let bin = format!("{}/node_modules/.bin/{program}", dir.trim_end_matches('/'));
+        if depends || matches!(self.read_file(&bin), Ok(Some(_))) {
+            return Continue(());
+        }
+        self.deny(
+            frame,
+            RuleId::ShellEscape,
+            format!("`{origin} {spec}` fetches and runs `{name}`, a package the project does not depend on: code the guard never saw (add it to package.json, or ask the user to run it)"),
+        )
     }
 
     /// npm, pnpm, yarn and bun subcommands that run commands or plant code.
@@ -1432,6 +1289,15 @@ impl Walker<'_> {
 
 /// The program a package name runs: `rimraf@5` is `rimraf`, `@scope/tool@1`
 /// is `tool`.
+/// The package name of a runner's package spec (`prettier@3` is `prettier`, `@scope/x@1` is
+/// `@scope/x`).
+fn package_name(spec: &str) -> &str {
+    match spec.strip_prefix('@') {
+        Some(rest) => rest.find('@').map_or(spec, |at| &spec[..at + 1]),
+        None => spec.split('@').next().unwrap_or(spec),
+    }
+}
+
 fn package_program(spec: &str) -> String {
     let name = match spec.strip_prefix('@') {
         Some(rest) => rest.split_once('/').map_or(rest, |(_, n)| n),

@@ -144,26 +144,11 @@ const JUNK_NAMES: &[&str] = &[".DS_Store", "Thumbs.db", "desktop.ini", ".coverag
 
 /// Cache directories a `find -name` may remove wherever they are (with no tracked file in
 /// them): names that neither git's nor pawl's own directories use.
+#[rustfmt::skip]
 const CACHE_DIRS: &[&str] = &[
-    "__pycache__",
-    "node_modules",
-    ".pytest_cache",
-    ".mypy_cache",
-    ".ruff_cache",
-    ".hypothesis",
-    ".tox",
-    ".nox",
-    ".eggs",
-    "htmlcov",
-    ".next",
-    ".nuxt",
-    ".turbo",
-    ".parcel-cache",
-    ".svelte-kit",
-    ".angular",
-    ".nyc_output",
-    ".dart_tool",
-    "*.egg-info",
+    "__pycache__", "node_modules", ".pytest_cache", ".mypy_cache", ".ruff_cache", ".hypothesis",
+    ".tox", ".nox", ".eggs", "htmlcov", ".next", ".nuxt", ".turbo", ".parcel-cache", ".svelte-kit",
+    ".angular", ".nyc_output", ".dart_tool", "*.egg-info",
 ];
 
 /// The one `-name` (or `-iname`) pattern of a `find` expression that otherwise only has
@@ -254,26 +239,12 @@ fn find_rm_recursive(argv: &[Arg]) -> Option<bool> {
 
 /// Package managers' lock files: `rm -rf node_modules package-lock.json` removes one
 /// ordinary file with the tree.
+#[rustfmt::skip]
 const LOCKFILES: &[&str] = &[
-    "package-lock.json",
-    "npm-shrinkwrap.json",
-    "yarn.lock",
-    "pnpm-lock.yaml",
-    "bun.lock",
-    "bun.lockb",
-    "Cargo.lock",
-    "poetry.lock",
-    "Pipfile.lock",
-    "uv.lock",
-    "pdm.lock",
-    "Gemfile.lock",
-    "composer.lock",
-    "go.sum",
-    "flake.lock",
-    "mix.lock",
-    "pubspec.lock",
-    "Podfile.lock",
-    "packages.lock.json",
+    "package-lock.json", "npm-shrinkwrap.json", "yarn.lock", "pnpm-lock.yaml", "bun.lock",
+    "bun.lockb", "Cargo.lock", "poetry.lock", "Pipfile.lock", "uv.lock", "pdm.lock",
+    "Gemfile.lock", "composer.lock", "go.sum", "flake.lock", "mix.lock", "pubspec.lock",
+    "Podfile.lock", "packages.lock.json",
 ];
 
 /// Whether `arg` names a lock file (statically, not a glob).
@@ -355,95 +326,35 @@ pub(super) const PLAIN: Spec<'static> = Spec {
     stop_at_operand: false,
 };
 
+#[rustfmt::skip]
 const CP_LONGS: &[&str] = &[
-    "--archive",
-    "--attributes-only",
-    "--backup",
-    "--copy-contents",
-    "--debug",
-    "--dereference",
-    "--force",
-    "--interactive",
-    "--keep-directory-symlink",
-    "--link",
-    "--no-dereference",
-    "--no-clobber",
-    "--no-preserve",
-    "--no-target-directory",
-    "--one-file-system",
-    "--parents",
-    "--preserve",
-    "--recursive",
-    "--reflink",
-    "--remove-destination",
-    "--sparse",
-    "--strip-trailing-slashes",
-    "--suffix",
-    "--symbolic-link",
-    "--target-directory",
-    "--update",
-    "--verbose",
-    "--context",
-    "--help",
-    "--version",
+    "--archive", "--attributes-only", "--backup", "--copy-contents", "--debug", "--dereference",
+    "--force", "--interactive", "--keep-directory-symlink", "--link", "--no-dereference",
+    "--no-clobber", "--no-preserve", "--no-target-directory", "--one-file-system", "--parents",
+    "--preserve", "--recursive", "--reflink", "--remove-destination", "--sparse",
+    "--strip-trailing-slashes", "--suffix", "--symbolic-link", "--target-directory", "--update",
+    "--verbose", "--context", "--help", "--version",
 ];
 
+#[rustfmt::skip]
 const MV_LONGS: &[&str] = &[
-    "--backup",
-    "--debug",
-    "--exchange",
-    "--force",
-    "--interactive",
-    "--no-clobber",
-    "--no-copy",
-    "--no-target-directory",
-    "--strip-trailing-slashes",
-    "--suffix",
-    "--target-directory",
-    "--update",
-    "--verbose",
-    "--context",
-    "--help",
-    "--version",
+    "--backup", "--debug", "--exchange", "--force", "--interactive", "--no-clobber", "--no-copy",
+    "--no-target-directory", "--strip-trailing-slashes", "--suffix", "--target-directory",
+    "--update", "--verbose", "--context", "--help", "--version",
 ];
 
+#[rustfmt::skip]
 const LN_LONGS: &[&str] = &[
-    "--backup",
-    "--directory",
-    "--force",
-    "--interactive",
-    "--logical",
-    "--no-dereference",
-    "--no-target-directory",
-    "--physical",
-    "--relative",
-    "--suffix",
-    "--symbolic",
-    "--target-directory",
-    "--verbose",
-    "--help",
-    "--version",
+    "--backup", "--directory", "--force", "--interactive", "--logical", "--no-dereference",
+    "--no-target-directory", "--physical", "--relative", "--suffix", "--symbolic",
+    "--target-directory", "--verbose", "--help", "--version",
 ];
 
+#[rustfmt::skip]
 const INSTALL_LONGS: &[&str] = &[
-    "--backup",
-    "--compare",
-    "--debug",
-    "--directory",
-    "--group",
-    "--mode",
-    "--owner",
-    "--preserve-timestamps",
-    "--strip",
-    "--strip-program",
-    "--suffix",
-    "--target-directory",
-    "--no-target-directory",
-    "--verbose",
-    "--preserve-context",
-    "--context",
-    "--help",
-    "--version",
+    "--backup", "--compare", "--debug", "--directory", "--group", "--mode", "--owner",
+    "--preserve-timestamps", "--strip", "--strip-program", "--suffix", "--target-directory",
+    "--no-target-directory", "--verbose", "--preserve-context", "--context", "--help", "--version",
 ];
 
 const TEE_LONGS: &[&str] = &[
@@ -454,119 +365,39 @@ const TEE_LONGS: &[&str] = &[
     "--version",
 ];
 
+#[rustfmt::skip]
 const SORT_LONGS: &[&str] = &[
-    "--ignore-leading-blanks",
-    "--dictionary-order",
-    "--ignore-case",
-    "--general-numeric-sort",
-    "--ignore-nonprinting",
-    "--month-sort",
-    "--human-numeric-sort",
-    "--numeric-sort",
-    "--random-sort",
-    "--random-source",
-    "--reverse",
-    "--sort",
-    "--version-sort",
-    "--batch-size",
-    "--check",
-    "--compress-program",
-    "--debug",
-    "--files0-from",
-    "--key",
-    "--merge",
-    "--output",
-    "--stable",
-    "--buffer-size",
-    "--field-separator",
-    "--temporary-directory",
-    "--parallel",
-    "--unique",
-    "--zero-terminated",
-    "--help",
-    "--version",
+    "--ignore-leading-blanks", "--dictionary-order", "--ignore-case", "--general-numeric-sort",
+    "--ignore-nonprinting", "--month-sort", "--human-numeric-sort", "--numeric-sort",
+    "--random-sort", "--random-source", "--reverse", "--sort", "--version-sort", "--batch-size",
+    "--check", "--compress-program", "--debug", "--files0-from", "--key", "--merge", "--output",
+    "--stable", "--buffer-size", "--field-separator", "--temporary-directory", "--parallel",
+    "--unique", "--zero-terminated", "--help", "--version",
 ];
 
+#[rustfmt::skip]
 const SHUF_LONGS: &[&str] = &[
-    "--echo",
-    "--input-range",
-    "--head-count",
-    "--output",
-    "--random-source",
-    "--repeat",
-    "--zero-terminated",
-    "--help",
-    "--version",
+    "--echo", "--input-range", "--head-count", "--output", "--random-source", "--repeat",
+    "--zero-terminated", "--help", "--version",
 ];
 
+#[rustfmt::skip]
 const COMPRESSOR_LONGS: &[&str] = &[
-    "--stdout",
-    "--to-stdout",
-    "--keep",
-    "--test",
-    "--list",
-    "--decompress",
-    "--uncompress",
-    "--recursive",
-    "--force",
-    "--rm",
-    "--help",
-    "--version",
-    "--suffix",
-    "--quiet",
-    "--verbose",
-    "--name",
-    "--no-name",
-    "--fast",
-    "--best",
-    "--rsyncable",
-    "--synchronous",
-    "--license",
-    "--compress",
-    "--output",
+    "--stdout", "--to-stdout", "--keep", "--test", "--list", "--decompress", "--uncompress",
+    "--recursive", "--force", "--rm", "--help", "--version", "--suffix", "--quiet", "--verbose",
+    "--name", "--no-name", "--fast", "--best", "--rsyncable", "--synchronous", "--license",
+    "--compress", "--output",
 ];
 
+#[rustfmt::skip]
 const PATCH_LONGS: &[&str] = &[
-    "--backup",
-    "--backup-if-mismatch",
-    "--no-backup-if-mismatch",
-    "--binary",
-    "--basename-prefix",
-    "--batch",
-    "--context",
-    "--directory",
-    "--dry-run",
-    "--ed",
-    "--forward",
-    "--force",
-    "--fuzz",
-    "--get",
-    "--ifdef",
-    "--ignore-whitespace",
-    "--input",
-    "--merge",
-    "--normal",
-    "--output",
-    "--posix",
-    "--prefix",
-    "--quiet",
-    "--quoting-style",
-    "--read-only",
-    "--reject-file",
-    "--reject-format",
-    "--remove-empty-files",
-    "--reverse",
-    "--set-time",
-    "--set-utc",
-    "--silent",
-    "--strip",
-    "--suffix",
-    "--unified",
-    "--verbose",
-    "--version-control",
-    "--follow-symlinks",
-    "--help",
-    "--version",
+    "--backup", "--backup-if-mismatch", "--no-backup-if-mismatch", "--binary", "--basename-prefix",
+    "--batch", "--context", "--directory", "--dry-run", "--ed", "--forward", "--force", "--fuzz",
+    "--get", "--ifdef", "--ignore-whitespace", "--input", "--merge", "--normal", "--output",
+    "--posix", "--prefix", "--quiet", "--quoting-style", "--read-only", "--reject-file",
+    "--reject-format", "--remove-empty-files", "--reverse", "--set-time", "--set-utc", "--silent",
+    "--strip", "--suffix", "--unified", "--verbose", "--version-control", "--follow-symlinks",
+    "--help", "--version",
 ];
 
 /// Compressors that replace their input file (`gzip f` leaves `f.gz`, not `f`), with whether
@@ -1262,8 +1093,7 @@ impl Walker<'_> {
 
     /// The reason a write of `mode` to `absolute` is refused, if it is.
     fn judge_path(&self, absolute: &str, mode: WriteMode) -> Option<(RuleId, String)> {
-        if crate::rules::programs::is_block_device(absolute) && !self.rule_off(RuleId::InfraDestroy)
-        {
+        if crate::rules::system::is_block_device(absolute) && !self.rule_off(RuleId::InfraDestroy) {
             return Some((
                 RuleId::InfraDestroy,
                 "it is a block device: writing it destroys a disk".to_owned(),

@@ -192,27 +192,11 @@ fn deletes(family: Family) -> &'static [&'static str] {
 }
 
 /// Raw text that deletes files whatever the lexer made of it.
+#[rustfmt::skip]
 const DELETE_TEXT: &[&str] = &[
-    "rmtree",
-    "removedirs",
-    "send2trash",
-    "os.remove",
-    "os.unlink",
-    "rmSync",
-    "unlinkSync",
-    "rmdirSync",
-    "rimraf",
-    "rm_rf",
-    "remove_tree",
-    "File.delete",
-    "File::delete",
-    "Dir.delete",
-    "Dir::delete",
-    "file.remove",
-    "FileUtils.rm",
-    "FileUtils::rm",
-    "File.unlink",
-    "file_delete",
+    "rmtree", "removedirs", "send2trash", "os.remove", "os.unlink", "rmSync", "unlinkSync",
+    "rmdirSync", "rimraf", "rm_rf", "remove_tree", "File.delete", "File::delete", "Dir.delete",
+    "Dir::delete", "file.remove", "FileUtils.rm", "FileUtils::rm", "File.unlink", "file_delete",
     "dir_delete",
 ];
 
@@ -393,25 +377,10 @@ fn dynamic(family: Family) -> &'static [&'static str] {
 }
 
 /// Python dynamic words that are modules (a variable may share the name).
+#[rustfmt::skip]
 const PY_MODULES: &[&str] = &[
-    "importlib",
-    "ctypes",
-    "cffi",
-    "marshal",
-    "pickle",
-    "runpy",
-    "plumbum",
-    "sarge",
-    "envoy",
-    "delegator",
-    "pdb",
-    "timeit",
-    "cProfile",
-    "profile",
-    "doctest",
-    "imp",
-    "pkgutil",
-    "zipimport",
+    "importlib", "ctypes", "cffi", "marshal", "pickle", "runpy", "plumbum", "sarge", "envoy",
+    "delegator", "pdb", "timeit", "cProfile", "profile", "doctest", "imp", "pkgutil", "zipimport",
     "builtins",
 ];
 
@@ -638,25 +607,10 @@ fn writes(family: Family) -> &'static [(&'static str, WriteMode)] {
 
 /// Words that suggest the code writes files (for the protected-path check
 /// of every literal).
+#[rustfmt::skip]
 const WRITE_TEXT: &[&str] = &[
-    "write",
-    "open",
-    "rename",
-    "replace",
-    "copy",
-    "move",
-    "symlink",
-    "link",
-    "appendFile",
-    "File.new",
-    "file_put_contents",
-    "touch",
-    "cp",
-    "mv",
-    "sink",
-    "save",
-    "output",
-    ">",
+    "write", "open", "rename", "replace", "copy", "move", "symlink", "link", "appendFile",
+    "File.new", "file_put_contents", "touch", "cp", "mv", "sink", "save", "output", ">",
 ];
 
 impl Walker<'_> {
@@ -1321,67 +1275,16 @@ impl Walker<'_> {
         shell: &mut Shell,
         frame: &Frame,
     ) -> Judged {
+        #[rustfmt::skip]
         const DANGER: &[&str] = &[
-            "invoke-expression",
-            "iex",
-            "invoke-command",
-            "icm",
-            "start-process",
-            "saps",
-            "start",
-            "remove-item",
-            "ri",
-            "rm",
-            "rmdir",
-            "del",
-            "erase",
-            "rd",
-            "clear-content",
-            "clc",
-            "set-content",
-            "sc",
-            "out-file",
-            "add-content",
-            "ac",
-            "new-item",
-            "ni",
-            "move-item",
-            "mi",
-            "move",
-            "mv",
-            "copy-item",
-            "cpi",
-            "copy",
-            "cp",
-            "rename-item",
-            "rni",
-            "ren",
-            "invoke-item",
-            "ii",
-            "scriptblock",
-            "frombase64string",
-            "encodedcommand",
-            "process",
-            "system.io",
-            "io.file",
-            "io.directory",
-            "diagnostics",
-            "new-object",
-            "add-type",
-            "invoke-webrequest",
-            "iwr",
-            "invoke-restmethod",
-            "irm",
-            "set-alias",
-            "new-alias",
-            "sal",
-            "nal",
-            "set-item",
-            "si",
-            "set-location",
-            "cd",
-            "sl",
-            "push-location",
+            "invoke-expression", "iex", "invoke-command", "icm", "start-process", "saps", "start",
+            "remove-item", "ri", "rm", "rmdir", "del", "erase", "rd", "clear-content", "clc",
+            "set-content", "sc", "out-file", "add-content", "ac", "new-item", "ni", "move-item",
+            "mi", "move", "mv", "copy-item", "cpi", "copy", "cp", "rename-item", "rni", "ren",
+            "invoke-item", "ii", "scriptblock", "frombase64string", "encodedcommand", "process",
+            "system.io", "io.file", "io.directory", "diagnostics", "new-object", "add-type",
+            "invoke-webrequest", "iwr", "invoke-restmethod", "irm", "set-alias", "new-alias",
+            "sal", "nal", "set-item", "si", "set-location", "cd", "sl", "push-location",
         ];
         let lower = code.to_ascii_lowercase();
         let words: Vec<&str> = lower
@@ -2654,30 +2557,11 @@ impl Walker<'_> {
     /// Tcl: `exec`, `open |`, `file delete`, `eval` ... the guard does not
     /// model Tcl; any of them is denied.
     fn judge_tcl(&mut self, base: &str, code: &str, frame: &Frame) -> Judged {
+        #[rustfmt::skip]
         const DANGER: &[&str] = &[
-            "exec",
-            "open",
-            "file",
-            "eval",
-            "uplevel",
-            "subst",
-            "source",
-            "load",
-            "interp",
-            "socket",
-            "namespace",
-            "rename",
-            "apply",
-            "spawn",
-            "system",
-            "after",
-            "trace",
-            "fconfigure",
-            "chan",
-            "package",
-            "unknown",
-            "auto_execok",
-            "catch",
+            "exec", "open", "file", "eval", "uplevel", "subst", "source", "load", "interp",
+            "socket", "namespace", "rename", "apply", "spawn", "system", "after", "trace",
+            "fconfigure", "chan", "package", "unknown", "auto_execok", "catch",
         ];
         let hit = code
             .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))

@@ -12,36 +12,12 @@ use crate::walk::{Frame, Shell, Walker};
 use crate::words::Arg;
 
 /// `pawl` subcommands an agent may run during a run: reporting and reading.
+#[rustfmt::skip]
 const AGENT_SUBCOMMANDS: &[&str] = &[
-    "status",
-    "story",
-    "criterion",
-    "tdd",
-    "failure",
-    "retry-advice",
-    "blocker",
-    "await-user",
-    "check-user-fix",
-    "clarify",
-    "note",
-    "resume-context",
-    "events",
-    "verify",
-    "detect",
-    "analyze",
-    "report",
-    "runs",
-    "diff",
-    "logs",
-    "doctor",
-    "schema",
-    "config",
-    "guard",
-    "help",
-    "--help",
-    "-h",
-    "--version",
-    "-V",
+    "status", "story", "criterion", "tdd", "failure", "retry-advice", "blocker", "await-user",
+    "check-user-fix", "clarify", "note", "resume-context", "events", "verify", "detect", "analyze",
+    "report", "runs", "diff", "logs", "doctor", "schema", "config", "guard", "help", "--help",
+    "-h", "--version", "-V",
 ];
 
 /// Options of `pawl` that take a value before the subcommand.

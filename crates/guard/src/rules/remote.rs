@@ -11,17 +11,9 @@ use crate::walk::{Frame, Judged, Shell, Stdin, Walker, WriteMode};
 use crate::words::Arg;
 
 /// The programs [`Walker::remote`] judges.
+#[rustfmt::skip]
 pub(crate) const REMOTES: &[&str] = &[
-    "ssh",
-    "slogin",
-    "autossh",
-    "scp",
-    "sftp",
-    "socat",
-    "nc",
-    "ncat",
-    "netcat",
-    "nc.traditional",
+    "ssh", "slogin", "autossh", "scp", "sftp", "socat", "nc", "ncat", "netcat", "nc.traditional",
     "nc.openbsd",
 ];
 

@@ -249,7 +249,8 @@ fn is_assignment(text: &str) -> bool {
 }
 
 impl Walker<'_> {
-    /// Judges a command by its (directory-stripped) name.
+    /// Judges a command by its (directory-stripped) name: its family's judge
+    /// ([`registry::family`]), then the every-command pass (`rules/every_command.rs`).
     pub(super) fn command_by_name(
         &mut self,
         base: &str,
@@ -257,12 +258,21 @@ impl Walker<'_> {
         shell: &mut Shell,
         frame: &Frame,
     ) -> Judged {
+        let whole = cmd.clone();
+        self.judge_family(base, cmd, shell, frame)?;
+        self.every_command(&whole, base, shell, frame)
+    }
+
+    /// The one dispatch of the registry: each family's judge.
+    fn judge_family(&mut self, base: &str, cmd: Cmd, shell: &mut Shell, frame: &Frame) -> Judged {
         let args: Vec<Arg> = cmd.argv.iter().skip(1).cloned().collect();
-        match registry::family(base) {
+        let family = registry::family(base);
+        match family {
             Family::Shell => return self.shell_payload(base, &args, &cmd.stdin, shell, frame),
             Family::Wrapper(spec) => return self.wrapper(spec, &args, cmd.stdin, shell, frame),
             Family::Git if base == "git" => {
-                return self.git(&args, shell, frame);
+                self.git(&args, shell, frame)?;
+                return self.git_secrets(&args, shell, frame);
             }
             Family::Git => {
                 // git's dashed programs (`git-push` from git's exec path) are its subcommands.
@@ -276,54 +286,124 @@ impl Walker<'_> {
             Family::Pawl => {
                 return self.pawl(&args, shell, frame);
             }
-            family @ (Family::Archiver
-            | Family::Editor
-            | Family::Database
-            | Family::Copier
-            | Family::Deleter
-            | Family::Remote
-            | Family::Awk
-            | Family::Make
-            | Family::Pager
-            | Family::Compiler
-            | Family::Interpreter { .. }) => {
+            Family::Other => {}
+            _ => {
                 // Programs named by environment variables any command may run (LESSOPEN, ...).
                 self.env_programs(base, shell, frame)?;
                 // A descriptor operand is the text it holds for what the program runs
                 // (`sed -f /dev/fd/3`), a path for what it writes.
+                let raw_stdin = cmd.stdin.clone();
                 let (code_args, stdin) = self.descriptor_operand(args.clone(), cmd.stdin, shell);
                 match family {
                     Family::Archiver => self.archiver(base, &args, &code_args, shell, frame)?,
                     Family::Editor => self.editor(base, &args, &code_args, &stdin, shell, frame)?,
                     Family::Database => {
-                        self.database(base, &args, &code_args, &stdin, shell, frame)?
+                        if rules::database::DB_TOOLS.contains(&base) {
+                            self.database(base, &args, &code_args, &stdin, shell, frame)?;
+                        } else {
+                            self.file_rules(base, &args, shell, frame)?;
+                        }
+                        if let Some((_, opts)) =
+                            rules::database::DB_CLIENTS.iter().find(|(n, _)| *n == base)
+                        {
+                            self.db_client(base, opts, &args, &raw_stdin, frame)?;
+                        }
                     }
                     Family::Copier => self.copier(base, &args, &code_args, shell, frame)?,
-                    Family::Deleter => self.deleter(base, &args, shell, frame)?,
+                    Family::Deleter => {
+                        self.deleter(base, &args, shell, frame)?;
+                        self.system(base, &args, shell, frame)?;
+                    }
                     Family::Remote => self.remote(base, &code_args, &stdin, shell, frame)?,
                     Family::Awk => self.awk(base, &code_args, &stdin, shell, frame)?,
                     Family::Make => self.make(base, &code_args, &stdin, frame)?,
                     Family::Pager => self.pager(base, &code_args, shell, frame)?,
                     Family::Interpreter { node_like } => {
-                        // A package manager's runner first (`bun x`, `bun run`).
-                        if self.runner(base, &code_args, &stdin, shell, frame)? {
-                            return Continue(());
-                        }
-                        let lang = if node_like { "node" } else { base };
-                        if !self.interpreter(lang, &code_args, &stdin, shell, frame)? && !node_like
+                        // zx with neither a script nor code reads JavaScript from an input the
+                        // guard cannot see.
+                        if base == "zx"
+                            && matches!(stdin, Stdin::Inherited)
+                            && code_args.iter().all(|a| a.text.starts_with('-'))
+                            && !code_args.iter().any(|a| {
+                                matches!(a.text.as_str(), "-e" | "--eval")
+                                    || a.text.starts_with("--eval=")
+                            })
                         {
-                            self.file_rules(base, &args, shell, frame)?;
+                            self.fail_closed(
+                                frame,
+                                RuleId::Interpreter,
+                                "zx runs JavaScript from its input; the guard cannot see it",
+                            )?;
+                        }
+                        // A package manager's runner first (`bun x`, `bun run`).
+                        if !self.runner(base, &code_args, &stdin, shell, frame)? {
+                            let lang = if node_like { "node" } else { base };
+                            if !self.interpreter(lang, &code_args, &stdin, shell, frame)?
+                                && !node_like
+                            {
+                                self.file_rules(base, &args, shell, frame)?;
+                            }
+                        }
+                        self.deploy(base, &args, frame)?;
+                        self.escapes(base, &args, &raw_stdin, shell, frame)?;
+                        // `python3 -m twine upload`: the module is judged as the program it is.
+                        if base.starts_with("python")
+                            && let Some(at) = args.iter().position(|a| a.text == "-m")
+                            && let Some(name) = args.get(at + 1).and_then(Arg::exact)
+                            && name != base
+                            && !matches!(registry::family(name), Family::Other)
+                        {
+                            let sub = Cmd {
+                                argv: args[at + 1..].to_vec(),
+                                stdin: raw_stdin,
+                            };
+                            self.command_by_name(name, sub, shell, frame)?;
                         }
                     }
-                    _ => {
+                    Family::Compiler => {
                         self.compiler(base, &code_args, shell, frame)?;
                         // The output file (`-o`).
                         self.file_rules(base, &args, shell, frame)?;
                     }
+                    Family::Deployer => {
+                        self.file_rules(base, &args, shell, frame)?;
+                        // A cloud CLI that copies a secret sends it first (`aws s3 cp .env`).
+                        if rules::network::is_network_client(base, &args) {
+                            self.network(base, &args, &raw_stdin, shell, frame)?;
+                        }
+                        self.deploy(base, &args, frame)?;
+                    }
+                    Family::System => {
+                        self.file_rules(base, &args, shell, frame)?;
+                        self.system(base, &args, shell, frame)?;
+                    }
+                    Family::Container => {
+                        self.file_rules(base, &args, shell, frame)?;
+                        self.deploy(base, &args, frame)?;
+                        self.container(base, &args, shell, frame)?;
+                    }
+                    Family::NetworkClient => self.file_rules(base, &args, shell, frame)?,
+                    Family::Escape => {
+                        self.file_rules(base, &args, shell, frame)?;
+                        self.escapes(base, &args, &raw_stdin, shell, frame)?;
+                    }
+                    Family::Package => {
+                        if !self.package(base, &code_args, &stdin, shell, frame)? {
+                            self.file_rules(base, &args, shell, frame)?;
+                        }
+                        self.deploy(base, &args, frame)?;
+                    }
+                    Family::Debugger => self.debugger(base, &code_args, &stdin, shell, frame)?,
+                    Family::Scheduler => self.crontab(&code_args, &stdin, shell, frame)?,
+                    Family::Shell
+                    | Family::Wrapper(_)
+                    | Family::Git
+                    | Family::Forge
+                    | Family::Pawl
+                    | Family::Other => {}
                 }
                 return Continue(());
             }
-            Family::Other => {}
         }
         match base {
             "sudo" | "doas" => self.sudo(base, &args, cmd.stdin, shell, frame)?,
@@ -607,13 +687,9 @@ impl Walker<'_> {
                 self.file_rules(base, &known, shell, frame)?;
             }
             _ => {
-                // Not in the registry yet: the programs that run commands, else the file rules.
-                // A descriptor path is the text it holds for what a program runs (`make -f
-                // /dev/fd/3`), a path for what it writes (`tee /dev/fd/5` writes through it).
-                let (code_args, stdin) = self.descriptor_operand(args.clone(), cmd.stdin, shell);
-                if !self.runs_commands(base, &code_args, &stdin, shell, frame)? {
-                    self.file_rules(base, &args, shell, frame)?;
-                }
+                // Programs named by environment variables any command may run (LESSOPEN, ...).
+                self.env_programs(base, shell, frame)?;
+                self.file_rules(base, &args, shell, frame)?;
             }
         }
         Continue(())

@@ -3,6 +3,7 @@
 
 mod corpus;
 mod exec_bypasses;
+mod families;
 mod fs_bypasses;
 mod git_bypasses;
 mod props;

@@ -1,0 +1,121 @@
+//! Families that read files the command names (a crontab table, a debugger's command file): what
+//! the caller's script reader returns is judged line by line; a file it cannot read is denied.
+//! The rows without a reader are in `tests/data/classes-registry.tsv`.
+
+use std::sync::Arc;
+
+use pawl_guard::{Decision, Input, Policy, RuleId, ScriptReader, evaluate};
+
+use crate::support::corpus_context;
+
+struct Files;
+
+impl ScriptReader for Files {
+    fn read_script(&self, path: &str) -> Option<String> {
+        let text = match path {
+            "/home/dev/repo/ops/nightly.cron" => {
+                "# nightly\nMAILTO=dev@example.com\n0 3 * * * make -C /home/dev/repo test\n"
+            }
+            "/home/dev/repo/ops/wipe.cron" => "0 3 * * * true\n@daily rm -rf ~\n",
+            "/home/dev/repo/ops/push.cron" => "*/10 * * * * cd /home/dev/repo && git push\n",
+            "/home/dev/repo/debug/bt.gdb" => "set pagination off\nrun\nbt\ninfo locals\n",
+            "/home/dev/repo/debug/evil.gdb" => "bt\nshell rm -rf src\n",
+            "/home/dev/repo/debug/py.gdb" => "python import os\n",
+            "/home/dev/repo/package.json" => {
+                r#"{"name": "app", "devDependencies": {"prettier": "^3", "typescript": "^5", "@biomejs/biome": "1"}}"#
+            }
+            "/home/dev/repo/node_modules/.bin/tsc" => "#!/usr/bin/env node\n",
+            _ => return None,
+        };
+        Some(text.to_owned())
+    }
+}
+
+fn decide(command: &str) -> Decision {
+    let mut ctx = corpus_context();
+    ctx.scripts = Arc::new(Files);
+    evaluate(&Input::shell(command), &ctx, &Policy::default())
+}
+
+#[test]
+fn a_crontab_file_is_judged_by_its_lines() {
+    assert!(decide("crontab ops/nightly.cron").is_allow());
+    assert_eq!(
+        decide("crontab ops/wipe.cron").rule,
+        Some(RuleId::RecursiveDelete)
+    );
+    assert_eq!(decide("crontab ops/push.cron").rule, Some(RuleId::GitPush));
+    assert!(decide("crontab < ops/nightly.cron").is_allow());
+    assert_eq!(
+        decide("crontab - < ops/wipe.cron").rule,
+        Some(RuleId::RecursiveDelete)
+    );
+    // Not readable: denied.
+    assert_eq!(
+        decide("crontab ops/missing.cron").rule,
+        Some(RuleId::Interpreter)
+    );
+}
+
+#[test]
+fn a_debugger_command_file_is_judged_by_its_lines() {
+    assert!(decide("gdb -batch -x debug/bt.gdb ./a.out").is_allow());
+    assert!(decide("gdb -batch --command=debug/bt.gdb ./a.out").is_allow());
+    assert_eq!(
+        decide("gdb -batch -x debug/evil.gdb ./a.out").rule,
+        Some(RuleId::RecursiveDelete)
+    );
+    assert_eq!(
+        decide("gdb -batch -x debug/py.gdb ./a.out").rule,
+        Some(RuleId::Interpreter)
+    );
+    assert_eq!(
+        decide("gdb -batch -x debug/missing.gdb ./a.out").rule,
+        Some(RuleId::Interpreter)
+    );
+    // A file this line wrote is judged by what it wrote, not by what is on disk.
+    assert_eq!(
+        decide("printf 'shell rm -rf src\\n' > debug/bt.gdb; gdb -batch -x debug/bt.gdb ./a.out")
+            .rule,
+        Some(RuleId::RecursiveDelete)
+    );
+}
+
+#[test]
+fn a_package_runner_runs_only_the_projects_own_packages() {
+    // Dependencies of the project's package.json, and installed programs.
+    for cmd in [
+        "npx prettier --check .",
+        "npx --yes prettier@3 --write src",
+        "npx tsc --noEmit",
+        "npx @biomejs/biome check .",
+        "npm exec -- prettier --check .",
+        "pnpm dlx prettier --check .",
+        "npx app",
+    ] {
+        assert!(decide(cmd).is_allow(), "{cmd}: {:?}", decide(cmd));
+    }
+    // Anything else is fetched and run unseen.
+    for cmd in [
+        "npx -y cowsay hi",
+        "npx some-random-pkg",
+        "pnpm dlx create-vite",
+        "yarn dlx @evil/pkg@1 run",
+        "bunx left-pad",
+        "bun x left-pad",
+        "npm exec -- some-pkg",
+        "npx --package=evil -- evil",
+        "npx -p evil prettier",
+        "npm exec --package=evil -- prettier",
+        "cd src && npx cowsay",
+    ] {
+        assert_eq!(
+            decide(cmd).rule,
+            Some(RuleId::ShellEscape),
+            "{cmd}: {:?}",
+            decide(cmd)
+        );
+    }
+    // The corpus context has no package.json to read: judged as the program it names.
+    assert!(crate::support::decide("npx cowsay hi").is_allow());
+}
