@@ -167,6 +167,54 @@ pub struct Lease {
     pub sessions: Vec<String>,
 }
 
+/// What a process may do about a lease another holds (the same rule for a run's lease and a
+/// story's): take it when it is free, its own, expired, or held by a process that is gone from
+/// this machine; otherwise it is held.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LeaseClaim {
+    /// Held by the same process (`pid` on `host`): it takes it again.
+    Own,
+    /// Past its expiry: the holder stopped renewing it.
+    Expired,
+    /// Its holder ran on this machine and is gone.
+    HolderGone,
+    /// Held by a live process (or one elsewhere whose lease has not expired).
+    Held,
+}
+
+impl LeaseClaim {
+    /// Why a takeover happens, for its event (`None`: no takeover).
+    pub fn takeover_why(self) -> Option<&'static str> {
+        match self {
+            LeaseClaim::Expired => Some("expired"),
+            LeaseClaim::HolderGone => Some("holder process is gone"),
+            LeaseClaim::Own | LeaseClaim::Held => None,
+        }
+    }
+}
+
+impl Lease {
+    /// How `pid` on `host` may claim this lease at `now`. `alive` is asked only about a holder
+    /// on `host` (a pid means nothing on another machine).
+    pub fn claim(
+        &self,
+        now: i64,
+        pid: u32,
+        host: &str,
+        alive: &dyn Fn(&Lease) -> bool,
+    ) -> LeaseClaim {
+        if self.pid == pid && self.host == host {
+            LeaseClaim::Own
+        } else if self.expires_at <= now {
+            LeaseClaim::Expired
+        } else if self.host == host && !alive(self) {
+            LeaseClaim::HolderGone
+        } else {
+            LeaseClaim::Held
+        }
+    }
+}
+
 /// One agent step of a run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Iteration {

@@ -1199,3 +1199,223 @@ echo "$PAWL_STORY" > "$PAWL_STORY.txt"
         .unwrap();
     assert_eq!(denied, 9);
 }
+
+/// The lines of `<marks>/starts-<story>`: one per agent step that began on the story.
+fn starts(marks: &std::path::Path, story: &str) -> usize {
+    std::fs::read_to_string(marks.join(format!("starts-{story}")))
+        .map(|s| s.lines().count())
+        .unwrap_or(0)
+}
+
+/// Two coordinators on one run: the first (A) is stalled (SIGSTOP) while its worker's agent
+/// works on S1, long enough for the run's lease to expire; a `pawl resume` (B) takes the run
+/// over. S1's lease is still held by A's worker, which lives: B must not start S1 a second time
+/// in the same worktree (attack: before story leases, B reset S1 to pending and a second agent
+/// began on it beside the first). A, woken, finds its run lease lost and stops once its worker
+/// has recorded S1; B merges S1 exactly once.
+#[test]
+fn a_story_held_by_a_live_worker_is_not_started_twice_by_a_second_coordinator() {
+    let env = TestEnv::new();
+    let agent = "echo \"start $$\" >> \"$HOME/marks/starts-$PAWL_STORY\"\nwhile [ ! -e \"$HOME/marks/go\" ]; do sleep 0.05; done\necho \"$PAWL_STORY\" > \"$PAWL_STORY.txt\"\n";
+    let plan_path = env.planned(
+        &config(1, "", "true"),
+        agent,
+        &plan(&[("S1", &["S1.txt"], &[], &["test -f S1.txt"])]),
+    );
+    let marks = env.dir.path().join("home/marks");
+    let out = |name: &str| std::fs::File::create(env.dir.path().join(name)).unwrap();
+    let read = |name: &str| std::fs::read_to_string(env.dir.path().join(name)).unwrap_or_default();
+    let mut a = env
+        .command("pawl")
+        .args([
+            "run",
+            "--plan",
+            &plan_path,
+            "--check",
+            "test -f S1.txt",
+            "one file",
+        ])
+        .stdout(out("a.out"))
+        .stderr(out("a.err"))
+        .spawn()
+        .unwrap();
+    let patience = std::time::Instant::now();
+    while starts(&marks, "S1") == 0 {
+        assert!(
+            patience.elapsed() < std::time::Duration::from_secs(180),
+            "S1 never started\n{}\n{}",
+            read("a.out"),
+            read("a.err")
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    // A stalls (its agent, in its own process group, goes on) past its run lease's expiry.
+    let signal = |sig: &str, pid: u32| {
+        let ok = std::process::Command::new("kill")
+            .args([sig, &pid.to_string()])
+            .status()
+            .unwrap();
+        assert!(ok.success());
+    };
+    signal("-STOP", a.id());
+    env.db()
+        .execute("UPDATE leases SET expires_at = 0", [])
+        .unwrap();
+    let mut b = env
+        .command("pawl")
+        .args(["resume"])
+        .stdout(out("b.out"))
+        .stderr(out("b.err"))
+        .spawn()
+        .unwrap();
+    // B either starts S1 again (the attack) or says it waits for S1's holder.
+    let waits = || -> i64 {
+        env.db()
+            .query_row(
+                "SELECT COUNT(*) FROM events WHERE kind = 'story_work' AND data_json LIKE '%\"held_by\"%'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap()
+    };
+    let patience = std::time::Instant::now();
+    while starts(&marks, "S1") < 2 && waits() == 0 {
+        assert!(
+            patience.elapsed() < std::time::Duration::from_secs(180),
+            "B neither started S1 nor waited for it\n{}\n{}",
+            read("b.out"),
+            read("b.err")
+        );
+        if let Ok(Some(status)) = b.try_wait() {
+            panic!("B ended: {status}\n{}\n{}", read("b.out"), read("b.err"));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let started_twice = starts(&marks, "S1");
+    signal("-CONT", a.id());
+    std::fs::write(marks.join("go"), "").unwrap();
+    let a_status = a.wait().unwrap();
+    let b_status = b.wait().unwrap();
+    let why = format!(
+        "--- A {a_status}\n{}\n{}\n--- B {b_status}\n{}\n{}",
+        read("a.out"),
+        read("a.err"),
+        read("b.out"),
+        read("b.err")
+    );
+    assert_eq!(started_twice, 1, "S1 was started twice at once\n{why}");
+    assert_eq!(starts(&marks, "S1"), 1, "{why}");
+    assert_eq!(b_status.code(), Some(0), "{why}");
+    // A lost the run: it says so and stops without deciding the run's end.
+    assert_ne!(a_status.code(), Some(0), "{why}");
+    assert!(read("a.err").contains("lease"), "{why}");
+    let rows = env.story_rows();
+    assert_eq!(rows[0].1, "merged", "{rows:?}\n{why}");
+    assert_eq!(rows[0].2, 1, "one session worked on S1\n{why}");
+    assert_eq!(merge_events(&env, "S1", "merged"), 1, "{why}");
+    let leases: i64 = env
+        .db()
+        .query_row("SELECT COUNT(*) FROM story_leases", [], |r| r.get(0))
+        .unwrap_or(-1);
+    assert_eq!(leases, 0, "every story lease released\n{why}");
+    assert_eq!(env.worktrees().len(), 1, "{why}");
+    assert_eq!(env.report_json(&env.only_run())["verdict"], "SHIP", "{why}");
+}
+
+/// `--workers N` asks for stories run at once: with a mode that has none (simple, ralph) it is
+/// refused before anything is written, naming the flag and what to give instead — not ignored.
+/// (`[parallel] workers` in pawl.toml stays a default for the runs that have stories.)
+#[test]
+fn workers_with_a_mode_that_has_no_stories_is_refused_not_ignored() {
+    let env = TestEnv::new();
+    env.planned(&config(2, "", "true"), WRITE_OWN_FILE, "");
+    for mode in ["simple", "ralph"] {
+        let r = env.pawl(&["run", "--workers", "3", "--mode", mode, "write the file"]);
+        assert_eq!(r.code, 2, "{mode}: {}\n{}", r.stdout, r.stderr);
+        for said in [
+            "--workers 3",
+            &format!("--mode {mode}"),
+            "--plan",
+            "--mode work",
+        ] {
+            assert!(r.stderr.contains(said), "{mode}: {said}: {}", r.stderr);
+        }
+    }
+    let runs: i64 = env
+        .db()
+        .query_row("SELECT COUNT(*) FROM runs", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(runs, 0, "nothing written");
+}
+
+/// The stories' rows are signed like the rest of the run's state: a story marked merged in the
+/// store by someone other than pawl (the merge queue would never merge it, nor check it on the
+/// merged tree), or its criteria emptied, is found, and `pawl resume` stops the run `tampered`
+/// (exit 1) naming the table — before, the forged row was used as it was.
+#[test]
+fn a_story_row_forged_in_the_store_stops_the_run_tampered() {
+    for forgery in [
+        "UPDATE story_work SET state = 'merged', merge_result = 'merged' WHERE story = 'S2'",
+        "UPDATE story_work SET criteria_json = '[]', plan_json = replace(plan_json, 'test -f S2.txt', 'true') WHERE story = 'S2'",
+    ] {
+        let env = TestEnv::new();
+        let agent = "touch \"$HOME/marks/started-$PAWL_STORY\"\nwhile [ ! -e \"$HOME/marks/go\" ]; do sleep 0.05; done\necho \"$PAWL_STORY\" > \"$PAWL_STORY.txt\"\n";
+        let plan_path = env.planned(
+            &config(2, "", "true"),
+            agent,
+            &plan(&[
+                ("S1", &["S1.txt"], &[], &["test -f S1.txt"]),
+                ("S2", &["S2.txt"], &[], &["test -f S2.txt"]),
+            ]),
+        );
+        let child = env
+            .command("pawl")
+            .args(["run", "--plan", &plan_path, "two stories"])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let marks = env.dir.path().join("home/marks");
+        let patience = std::time::Instant::now();
+        while !(marks.join("started-S1").exists() && marks.join("started-S2").exists()) {
+            assert!(
+                patience.elapsed() < std::time::Duration::from_secs(180),
+                "the steps never started"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        env.ok(&["stop"]);
+        let r = crate::Run::from(child.wait_with_output().unwrap());
+        assert_eq!(r.code, 6, "{}\n{}", r.stdout, r.stderr);
+        std::fs::write(marks.join("go"), "").unwrap();
+        env.db().execute(forgery, []).unwrap();
+        let r = env.pawl(&["resume"]);
+        let why = format!("{forgery}\n{}\n{}", r.stdout, r.stderr);
+        assert_eq!(r.code, 1, "{why}");
+        let (status, reason): (String, Option<String>) = env
+            .db()
+            .query_row("SELECT status, stop_reason FROM runs", [], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })
+            .unwrap();
+        assert_eq!(
+            (status.as_str(), reason.as_deref()),
+            ("stopped", Some("tampered")),
+            "{why}"
+        );
+        let found: String = env
+            .db()
+            .query_row(
+                "SELECT data_json FROM events WHERE kind = 'tampered' ORDER BY seq DESC LIMIT 1",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert!(
+            found.contains("story_work") && found.contains("S2"),
+            "{found}\n{why}"
+        );
+        // Nothing of S2 was merged on the forged word.
+        assert!(!env.root().join("S2.txt").exists(), "{why}");
+    }
+}
