@@ -745,6 +745,139 @@ fn real_claude_code_works_two_stories_in_two_worktrees() {
     assert_eq!(report["verdict"], "SHIP", "{why}");
 }
 
+/// The real Codex CLI (pinned, offline against pawl-testkit's mock model server, Responses API)
+/// in two worktrees at once: each story's session is asked about its story, writes its file
+/// with its shell tool in its worktree, and both are merged.
+#[test]
+fn real_codex_works_two_stories_in_two_worktrees() {
+    use pawl_testkit::{MockServer, Scenario, ToolCall, Turn};
+    let Some(bin) = crate::agents_real::find(crate::agents_real::Cli::Codex) else {
+        return;
+    };
+    let server = MockServer::start(Scenario::new(vec![
+        Turn::text("Writing S1.txt.")
+            .with_tool(ToolCall::bash("echo S1 > S1.txt"))
+            .when_last_user_contains("Story S1"),
+        Turn::text("Done: S1.txt is there."),
+        Turn::text("Writing S2.txt.")
+            .with_tool(ToolCall::bash("echo S2 > S2.txt"))
+            .when_last_user_contains("Story S2"),
+        Turn::text("Done: S2.txt is there."),
+    ]))
+    .unwrap();
+    let env = TestEnv::new();
+    let toml = format!(
+        "[agent]\nkind = \"codex\"\ncommand = [\"{}\"]\nmodel = \"gpt-5.5\"\n\n[limits]\ncalls_per_hour = 0\nmax_iterations = 6\n\n[breakers]\n{}\n[stall]\nidle_timeout = \"90s\"\nstep_timeout = \"180s\"\n\n[parallel]\nworkers = 2\n\n[gates]\ntest = \"true\"\n",
+        bin.display(),
+        crate::headless::NO_BREAKERS
+    );
+    let plan_path = env.planned(
+        &toml,
+        "",
+        &plan(&[
+            ("S1", &["S1.txt"], &[], &["grep -qx S1 S1.txt"]),
+            ("S2", &["S2.txt"], &[], &["grep -qx S2 S2.txt"]),
+        ]),
+    );
+    let tmp = env.dir.path().join("tmp");
+    // Not under TMPDIR: Codex refuses helper binaries there.
+    let codex_home = env.dir.path().join("codex_home");
+    std::fs::create_dir_all(&tmp).unwrap();
+    std::fs::create_dir_all(&codex_home).unwrap();
+    std::fs::write(
+        codex_home.join("config.toml"),
+        format!(
+            "model = \"gpt-5.5\"\nmodel_provider = \"mock\"\ncheck_for_update_on_startup = false\n\n[model_providers.mock]\nname = \"Mock\"\nbase_url = \"{}/v1\"\nenv_key = \"MOCK_API_KEY\"\nwire_api = \"responses\"\nrequest_max_retries = 3\nstream_max_retries = 3\n\n[analytics]\nenabled = false\n\n[features]\nplugins = false\n",
+            server.base_url()
+        ),
+    )
+    .unwrap();
+    let r = env.pawl_env(
+        &[
+            "run",
+            "--plan",
+            &plan_path,
+            "--check",
+            "test -f S1.txt && test -f S2.txt",
+            "write S1.txt and S2.txt",
+        ],
+        &[
+            ("CODEX_HOME", &codex_home.display().to_string()),
+            ("MOCK_API_KEY", "dummy"),
+            ("TMPDIR", &tmp.display().to_string()),
+            ("TERM", "dumb"),
+        ],
+    );
+    let requests: Vec<String> = server
+        .requests()
+        .iter()
+        .map(|q| {
+            format!(
+                "#{} {} status {} turn {:?} user {:?} tool outputs {:?}",
+                q.seq, q.path, q.status, q.turn, q.user_texts, q.tool_outputs
+            )
+        })
+        .collect();
+    let why = format!(
+        "exit {}\n--- stdout\n{}\n--- stderr\n{}\n--- requests\n{}",
+        r.code,
+        r.stdout,
+        r.stderr,
+        requests.join("\n")
+    );
+    assert_eq!(r.code, 0, "{why}");
+    for s in ["S1", "S2"] {
+        assert_eq!(
+            std::fs::read_to_string(env.root().join(format!("{s}.txt"))).unwrap(),
+            format!("{s}\n"),
+            "{why}"
+        );
+    }
+    let rows = env.story_rows();
+    assert!(
+        rows.iter().all(|r| r.1 == "merged" && r.3 == "merged"),
+        "{rows:?}\n{why}"
+    );
+    // Both sessions went through the mock: each asked about its own story, each ran its tool.
+    let seen = server.requests();
+    for story in ["Story S1", "Story S2"] {
+        assert!(
+            seen.iter()
+                .any(|q| q.user_texts.iter().any(|t| t.contains(story))),
+            "{story}\n{why}"
+        );
+    }
+    assert!(
+        seen.iter().filter(|q| !q.tool_outputs.is_empty()).count() >= 2,
+        "{why}"
+    );
+    // Each session ran in its story's worktree, outside the repository (Codex's session
+    // metadata names it), and none is left.
+    let run = env.only_run();
+    fn texts(dir: &std::path::Path, out: &mut String) {
+        for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                texts(&p, out);
+            } else if p.extension().is_some_and(|x| x == "jsonl") {
+                out.push_str(&std::fs::read_to_string(&p).unwrap_or_default());
+            }
+        }
+    }
+    let mut rollouts = String::new();
+    texts(&codex_home.join("sessions"), &mut rollouts);
+    for s in ["S1", "S2"] {
+        assert!(
+            rollouts.contains(&format!("/{run}/{s}\"")),
+            "{s}'s session did not run in its worktree\n{why}"
+        );
+    }
+    assert_eq!(env.worktrees().len(), 1, "{why}");
+    let report = env.report_json(&run);
+    assert_eq!(report["verdict"], "SHIP", "{why}");
+    assert_eq!(env.iterations(), 2, "one Codex session per story\n{why}");
+}
+
 #[test]
 fn a_bad_plan_is_refused_before_anything_is_written() {
     let env = TestEnv::new();
