@@ -1552,3 +1552,93 @@ fn a_story_row_forged_in_the_store_stops_the_run_tampered() {
         assert!(!env.root().join("S2.txt").exists(), "{why}");
     }
 }
+
+/// A planned run that re-plans while stories of its first plan are not merged (docs/parallel.md,
+/// "Planned runs"): S1 never passes its checks in its worktree and runs out of attempts; S2,
+/// which depends on it, never starts; the stage is rolled back and re-planned. The old plan's
+/// unmerged story is marked `failed` ("superseded") and not worked on again; the new plan's
+/// story is worked on in its worktree and merged.
+#[test]
+fn a_re_plan_marks_the_old_plan_s_unmerged_stories_superseded() {
+    use crate::pipeline::{Script, approve};
+    let env = TestEnv::new();
+    env.pipeline(
+        "phases = [\"plan\", \"execute\"]\ntdd = false",
+        crate::headless::NO_BREAKERS,
+    );
+    let plan_1 = serde_json::json!({
+        "criteria": [{"id": "C1", "text": "good.txt is there", "verify": "command", "command": "test -f good.txt"}],
+        "stories": [
+            {"id": "S1", "title": "break the tests", "size": "S", "acceptance": ["it works"], "files": ["tests/bad.sh"]},
+            {"id": "S2", "title": "after S1", "size": "S", "acceptance": ["it works"], "files": ["later.txt"], "depends_on": ["S1"]},
+        ],
+    });
+    let plan_2 = crate::pipeline::plan(
+        "test -f good.txt",
+        false,
+        &[("write good.txt", &["good.txt"])],
+    );
+    let mut s = Script::new();
+    s.answer("plan-1", plan_1)
+        .answer("arch-1", approve())
+        .answer("crit-1", approve());
+    // Three sessions in its worktree, each leaving the tests red: out of attempts.
+    for k in 1..=3 {
+        s.write(&format!("dev-{k}"), &[("tests/bad.sh", "exit 1\n")]);
+    }
+    s.answer("plan-2", plan_2)
+        .answer("arch-2", approve())
+        .answer("crit-2", approve())
+        .write("dev-good", &[("good.txt", "good\n")]);
+    let scenario = env.scenario("pipeline", &s.text_of());
+    let r = env.pawl(&[
+        "run",
+        "write good.txt",
+        "--mode",
+        "qa",
+        "--workers",
+        "2",
+        "--scenario",
+        &scenario,
+    ]);
+    let rows = env.story_rows();
+    let why = format!("{rows:?}\n{}\n{}", r.stdout, r.stderr);
+    assert_eq!(r.code, 0, "{why}");
+    let state_of = |story: &str| {
+        rows.iter()
+            .find(|r| r.0 == story)
+            .map(|r| r.1.clone())
+            .unwrap_or_default()
+    };
+    assert_eq!(state_of("S1"), "failed", "{why}");
+    assert_eq!(state_of("S2"), "failed", "{why}");
+    let feedback: Option<String> = env
+        .db()
+        .query_row(
+            "SELECT feedback FROM story_work WHERE story = 'S2'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert!(
+        feedback.as_deref().unwrap_or("").contains("superseded"),
+        "{feedback:?}\n{why}"
+    );
+    // S2 never had a session; the new plan's story was merged from its worktree.
+    assert_eq!(rows.iter().find(|r| r.0 == "S2").unwrap().2, 0, "{why}");
+    let new = rows.iter().find(|r| r.0 != "S1" && r.0 != "S2").unwrap();
+    assert_eq!(
+        (new.1.as_str(), new.3.as_str()),
+        ("merged", "merged"),
+        "{why}"
+    );
+    assert!(env.root().join("good.txt").is_file(), "{why}");
+    assert!(!env.root().join("tests/bad.sh").exists(), "{why}");
+    // It went through the re-plan: the stalled stage, then the plan's second round.
+    assert_eq!(
+        env.strings("SELECT stage || ':' || outcome FROM convergence ORDER BY id"),
+        ["execute:stalled", "execute:converged"],
+        "{why}"
+    );
+    assert_eq!(env.iterations(), 10, "{why}");
+}
