@@ -6,7 +6,8 @@
 //! tables: the run (limits and seal, status and stop reason, phase, active time — all of
 //! `settings_json` and every column), its events (the baseline, accepted test changes, the Stop
 //! hook's last verification, guard denials), iterations (what was spent), verdicts (with their
-//! session ids), criteria, the session arming and the session bindings (transcript cursors).
+//! session ids), criteria, the session arming and the session bindings (transcript cursors), and
+//! the stories of a plan run in parallel (`story_work`, schema 12: state, merge result, criteria).
 //! Evidence carries its own code (`evidence.rs`), computed with the same [`hmac`].
 //!
 //! **What a code cannot prove, and how the rest is covered.** A code proves a row's content, not

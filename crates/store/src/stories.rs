@@ -109,7 +109,7 @@ pub enum Reclaim {
     /// Its worker is gone or stopped renewing: the story waits for a worker again, its steps
     /// left open are interrupted (their numbers).
     Reclaimed {
-        work: StoryWork,
+        work: Box<StoryWork>,
         interrupted: Vec<u32>,
     },
 }
@@ -445,7 +445,7 @@ impl Store {
             None => Reclaim::NotWorking,
             Some(Err(lease)) => Reclaim::Held(lease),
             Some(Ok(interrupted)) => Reclaim::Reclaimed {
-                work: self.story_work(run_id, story)?,
+                work: Box::new(self.story_work(run_id, story)?),
                 interrupted,
             },
         })
