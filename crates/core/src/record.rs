@@ -276,3 +276,44 @@ pub struct TestOutcome {
     pub id: String,
     pub status: TestStatus,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The one rule for a run's lease and a story's: (holder pid, holder host, expires at,
+    /// holder alive) as seen by pid 2 on host `a` at time 100.
+    #[test]
+    fn a_lease_is_claimed_only_when_its_own_expired_or_its_holder_gone() {
+        for (pid, host, expires_at, alive, want) in [
+            (2, "a", 200, true, LeaseClaim::Own),
+            (2, "a", 50, false, LeaseClaim::Own),
+            (1, "a", 100, true, LeaseClaim::Expired),
+            (1, "b", 50, true, LeaseClaim::Expired),
+            (1, "a", 200, false, LeaseClaim::HolderGone),
+            (1, "a", 200, true, LeaseClaim::Held),
+            // A pid means nothing on another machine: held until it expires.
+            (1, "b", 200, false, LeaseClaim::Held),
+            (2, "b", 200, false, LeaseClaim::Held),
+        ] {
+            let lease = Lease {
+                run_id: "r".into(),
+                pid,
+                host: host.into(),
+                token: "t".into(),
+                acquired_at: 0,
+                heartbeat_at: 0,
+                expires_at,
+                sessions: Vec::new(),
+            };
+            assert_eq!(
+                lease.claim(100, 2, "a", &|_| alive),
+                want,
+                "{pid}@{host} until {expires_at}, alive {alive}"
+            );
+        }
+        assert_eq!(LeaseClaim::Held.takeover_why(), None);
+        assert_eq!(LeaseClaim::Own.takeover_why(), None);
+        assert_eq!(LeaseClaim::Expired.takeover_why(), Some("expired"));
+    }
+}
