@@ -1518,9 +1518,9 @@ fn a_story_row_forged_in_the_store_stops_the_run_tampered() {
             std::thread::sleep(std::time::Duration::from_millis(20));
         }
         env.ok(&["stop"]);
+        std::fs::write(marks.join("go"), "").unwrap();
         let r = crate::Run::from(child.wait_with_output().unwrap());
         assert_eq!(r.code, 6, "{}\n{}", r.stdout, r.stderr);
-        std::fs::write(marks.join("go"), "").unwrap();
         env.db().execute(forgery, []).unwrap();
         let r = env.pawl(&["resume"]);
         let why = format!("{forgery}\n{}\n{}", r.stdout, r.stderr);
