@@ -346,6 +346,21 @@ pub fn confine(policy: &mut Policy, root: &Path, tree: &Worktree) -> Result<(), 
     Ok(())
 }
 
+/// What a command judged in the run's repository itself (no worktree) must leave alone: every
+/// story worktree pawl keeps (`pawl-worktrees`, beside the user's pawl state) — each holds
+/// another agent's work, merged only by the merge queue — protected as a whole (rule
+/// `protected-path`; reading is allowed).
+pub fn keep_out_of_worktrees(policy: &mut Policy) {
+    if let Some(home) = crate::parallel::worktrees_home() {
+        policy.protect_dir(&home.display().to_string());
+        if let Ok(real) = home.canonicalize()
+            && real != home
+        {
+            policy.protect_dir(&real.display().to_string());
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

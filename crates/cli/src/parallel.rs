@@ -26,12 +26,13 @@ pub fn repo_worktrees(root: &Path) -> Option<PathBuf> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "repo".into());
-    let state = crate::state::user_state_dir()?;
-    Some(
-        state
-            .with_file_name("pawl-worktrees")
-            .join(format!("{base}-{name}")),
-    )
+    Some(worktrees_home()?.join(format!("{base}-{name}")))
+}
+
+/// Where pawl keeps every repository's story worktrees: `pawl-worktrees` beside the user's pawl
+/// state directory.
+pub fn worktrees_home() -> Option<PathBuf> {
+    Some(crate::state::user_state_dir()?.with_file_name("pawl-worktrees"))
 }
 
 /// The worktrees directory of run `run_id`.

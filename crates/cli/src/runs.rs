@@ -405,7 +405,15 @@ fn headless_run(
     // The mode: the flag, or for `auto` the spec analysis' choice, said out loud.
     let facts = project::spec_facts(ctx)?;
     let analysis = pawl_core::spec::analyze(goal, &facts);
+    // `--workers` with a mode that has no stories is refused before the agent's fitness for the
+    // mode is judged (the flag is the first thing to fix), and again once auto has chosen.
+    workers_have_stories(
+        req,
+        plan.is_some(),
+        pawl_core::pipeline::resolve_mode(req.mode, &analysis.mode).mode,
+    )?;
     let mut choice = crate::headless::mode_for_agent(req.mode, &analysis.mode, &settings)?;
+    workers_have_stories(req, plan.is_some(), choice.mode)?;
     // Fixed when the run starts: a plan's stories, and the planner's (work, qa: more than one
     // worker runs them in worktrees), run with these workers to the end, resumes included.
     if plan.is_some()
@@ -499,4 +507,39 @@ pub fn absolute(p: &std::path::Path) -> PathBuf {
     } else {
         std::env::current_dir().unwrap_or_default().join(p)
     }
+}
+
+/// `--workers N` (N > 1) runs stories at once: refused (usage, before anything is written) for
+/// a run that has none to run — a simple or ralph run, by `--mode` or by the spec analysis'
+/// choice — rather than ignored. `[parallel] workers` in pawl.toml is a default for the runs
+/// that have stories, and stays quiet.
+fn workers_have_stories(req: &Start, planned: bool, mode: pawl_core::spec::Mode) -> CliResult<()> {
+    let asked = req
+        .overrides
+        .iter()
+        .rev()
+        .find(|(key, _, flag)| *key == "parallel.workers" && *flag == "--workers")
+        .and_then(|(_, n, _)| n.parse::<u32>().ok());
+    let Some(n) = asked.filter(|n| *n > 1) else {
+        return Ok(());
+    };
+    if planned
+        || matches!(
+            mode,
+            pawl_core::spec::Mode::Work | pawl_core::spec::Mode::Qa
+        )
+    {
+        return Ok(());
+    }
+    let by = if req.mode == ModeArg::Auto {
+        format!(
+            "the spec analysis chose the mode {} for this goal",
+            mode.as_str()
+        )
+    } else {
+        format!("--mode {}", mode.as_str())
+    };
+    Err(CliError::Usage(format!(
+        "--workers {n} runs stories at once, each in its worktree, but {by}, which has no stories to run side by side: give a plan (--plan FILE), or --mode work or --mode qa (their planner makes the stories), or leave out --workers"
+    )))
 }

@@ -167,6 +167,54 @@ pub struct Lease {
     pub sessions: Vec<String>,
 }
 
+/// What a process may do about a lease another holds (the same rule for a run's lease and a
+/// story's): take it when it is free, its own, expired, or held by a process that is gone from
+/// this machine; otherwise it is held.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LeaseClaim {
+    /// Held by the same process (`pid` on `host`): it takes it again.
+    Own,
+    /// Past its expiry: the holder stopped renewing it.
+    Expired,
+    /// Its holder ran on this machine and is gone.
+    HolderGone,
+    /// Held by a live process (or one elsewhere whose lease has not expired).
+    Held,
+}
+
+impl LeaseClaim {
+    /// Why a takeover happens, for its event (`None`: no takeover).
+    pub fn takeover_why(self) -> Option<&'static str> {
+        match self {
+            LeaseClaim::Expired => Some("expired"),
+            LeaseClaim::HolderGone => Some("holder process is gone"),
+            LeaseClaim::Own | LeaseClaim::Held => None,
+        }
+    }
+}
+
+impl Lease {
+    /// How `pid` on `host` may claim this lease at `now`. `alive` is asked only about a holder
+    /// on `host` (a pid means nothing on another machine).
+    pub fn claim(
+        &self,
+        now: i64,
+        pid: u32,
+        host: &str,
+        alive: &dyn Fn(&Lease) -> bool,
+    ) -> LeaseClaim {
+        if self.pid == pid && self.host == host {
+            LeaseClaim::Own
+        } else if self.expires_at <= now {
+            LeaseClaim::Expired
+        } else if self.host == host && !alive(self) {
+            LeaseClaim::HolderGone
+        } else {
+            LeaseClaim::Held
+        }
+    }
+}
+
 /// One agent step of a run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Iteration {
@@ -227,4 +275,45 @@ pub enum TestStatus {
 pub struct TestOutcome {
     pub id: String,
     pub status: TestStatus,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The one rule for a run's lease and a story's: (holder pid, holder host, expires at,
+    /// holder alive) as seen by pid 2 on host `a` at time 100.
+    #[test]
+    fn a_lease_is_claimed_only_when_its_own_expired_or_its_holder_gone() {
+        for (pid, host, expires_at, alive, want) in [
+            (2, "a", 200, true, LeaseClaim::Own),
+            (2, "a", 50, false, LeaseClaim::Own),
+            (1, "a", 100, true, LeaseClaim::Expired),
+            (1, "b", 50, true, LeaseClaim::Expired),
+            (1, "a", 200, false, LeaseClaim::HolderGone),
+            (1, "a", 200, true, LeaseClaim::Held),
+            // A pid means nothing on another machine: held until it expires.
+            (1, "b", 200, false, LeaseClaim::Held),
+            (2, "b", 200, false, LeaseClaim::Held),
+        ] {
+            let lease = Lease {
+                run_id: "r".into(),
+                pid,
+                host: host.into(),
+                token: "t".into(),
+                acquired_at: 0,
+                heartbeat_at: 0,
+                expires_at,
+                sessions: Vec::new(),
+            };
+            assert_eq!(
+                lease.claim(100, 2, "a", &|_| alive),
+                want,
+                "{pid}@{host} until {expires_at}, alive {alive}"
+            );
+        }
+        assert_eq!(LeaseClaim::Held.takeover_why(), None);
+        assert_eq!(LeaseClaim::Own.takeover_why(), None);
+        assert_eq!(LeaseClaim::Expired.takeover_why(), Some("expired"));
+    }
 }

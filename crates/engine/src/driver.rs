@@ -299,6 +299,9 @@ pub(crate) fn drive_with(
                 replan: None,
             }
         }
+        // Another process took the run over (its lease expired while this one was stalled):
+        // the run is that process's now, and this one decides nothing about its end.
+        Err(e @ EngineError::Store(pawl_store::StoreError::LeaseLost(_))) => return Err(e),
         Err(e) => {
             // Every stop explains itself, an internal error too; the run stays resumable.
             if store.run(run_id).is_ok_and(|r| !r.status.is_terminal()) {

@@ -26,6 +26,14 @@
 //! role, the security review: `pipeline::execute`), the same function the sequential execute
 //! phase runs.
 //!
+//! Ownership: the run's lease is the coordinator's (the schedule and the merge queue); each
+//! story being worked on has a lease of its own (`story_leases`), taken in the transaction that
+//! starts it, renewed by its worker's heartbeat and released in the one that records how its
+//! session ended. A coordinator never starts a story a live worker holds (another coordinator's,
+//! after the run's lease was taken over): it waits for it, and takes it back once its worker is
+//! gone or stopped renewing. A coordinator that finds the run's lease taken over moves nothing
+//! more (no start, no merge), lets its workers record their stories, and ends with the lease lost.
+//!
 //! Not here: the plan file (pawl-core's `parallel`), where worktrees live and how a worker's
 //! agent and sandbox are built (the CLI passes them in).
 
@@ -39,7 +47,7 @@ use pawl_core::record::Run;
 use pawl_core::turn::Next;
 use pawl_core::{EventKind, StopReason};
 use pawl_git::{CommitId, MergeTree, Repo};
-use pawl_store::{Store, StoryWork, StoryWorkChange};
+use pawl_store::{Reclaim, Store, StoreError, StoryWork, StoryWorkChange};
 use serde_json::json;
 
 use crate::attempt::Heartbeat;
@@ -109,9 +117,18 @@ enum Msg {
     Event(LoopEvent),
     Done {
         story: String,
+        /// The story's lease, released with the record of how the session ended.
+        token: String,
         result: Result<LoopEnd, String>,
     },
 }
+
+/// How often a worker renews its story's lease (its TTL is the run's, [`LEASE_TTL_MS`]).
+const STORY_HEARTBEAT: Duration = Duration::from_secs(5);
+
+/// How often the coordinator checks that it still holds the run's lease, and looks again at
+/// stories held by workers elsewhere.
+const OWNERSHIP_CHECK: Duration = Duration::from_secs(2);
 
 /// Drives a planned run to its end: every story merged and the run verified, or a typed stop.
 #[allow(clippy::too_many_arguments)]
@@ -217,7 +234,16 @@ fn coordinate(
     }
     let repo = Repo::open(&cfg.root)?;
     let branch = run_branch(&repo, &run)?;
-    recover(store, &repo, &run, &branch, observer)?;
+    let mut held_elsewhere: Vec<String> = Vec::new();
+    recover(
+        store,
+        &repo,
+        &run,
+        &branch,
+        cfg,
+        &mut held_elsewhere,
+        observer,
+    )?;
     let workers = input.workers.max(1);
     store.append_event(
         Some(run_id),
@@ -228,6 +254,9 @@ fn coordinate(
     let (tx, rx) = mpsc::channel::<Msg>();
     let mut running: Vec<String> = Vec::new();
     let mut stopping: Option<StopReason> = None;
+    // The run's lease was taken over by another process: nothing more is started or merged.
+    let mut lost = false;
+    let mut checked_at = std::time::Instant::now();
     let settings = run.settings.clone();
 
     let finished = std::sync::atomic::AtomicBool::new(false);
@@ -247,13 +276,30 @@ fn coordinate(
         });
         let result = (|| loop {
             heartbeat.beat(store, run_id);
+            if checked_at.elapsed() >= OWNERSHIP_CHECK {
+                checked_at = std::time::Instant::now();
+                if !lost && !still_owned(store, run_id, token)? {
+                    lost = true;
+                }
+                if !lost && stopping.is_none() {
+                    look_again(store, &run, cfg, &running, &mut held_elsewhere, observer)?;
+                }
+            }
+            if lost && stopping.is_none() {
+                stopping = Some(StopReason::Stopped);
+                control.request_stop();
+            }
             // What the workers said.
             while let Ok(msg) = rx.try_recv() {
                 match msg {
                     Msg::Event(ev) => observer(&ev),
-                    Msg::Done { story, result } => {
+                    Msg::Done {
+                        story,
+                        token,
+                        result,
+                    } => {
                         running.retain(|s| s != &story);
-                        let end = worker_done(store, &run, &story, result, observer)?;
+                        let end = worker_done(store, &run, &story, &token, result, observer)?;
                         if let Some(reason) = end
                             && stopping.is_none()
                         {
@@ -280,6 +326,9 @@ fn coordinate(
             }
             if let Some(reason) = stopping {
                 if running.is_empty() {
+                    if lost {
+                        return Err(EngineError::Store(StoreError::LeaseLost(run_id.into())));
+                    }
                     return Ok(reason);
                 }
             } else {
@@ -308,7 +357,11 @@ fn coordinate(
                         story_event(observer, &w, "out of attempts");
                         continue;
                     }
-                    let worker = start_story(store, &repo, &run, &branch, w, input)?;
+                    let Some((worker, lease)) =
+                        start_story(store, &repo, &run, &branch, w, input, cfg, observer)?
+                    else {
+                        continue;
+                    };
                     let w = store.story_work(run_id, &id)?;
                     story_event(
                         observer,
@@ -319,11 +372,18 @@ fn coordinate(
                     let tx = tx.clone();
                     let open_store = input.open_store;
                     scope.spawn(move || {
-                        let result = work_story(
-                            open_store, run_id, token, &w, worker, run_story, control, &tx,
-                        );
+                        let done = std::sync::atomic::AtomicBool::new(false);
+                        let result = std::thread::scope(|beats| {
+                            beats.spawn(|| story_heartbeat(open_store, run_id, &id, &lease, &done));
+                            let result = work_story(
+                                open_store, run_id, token, &w, worker, run_story, control, &tx,
+                            );
+                            done.store(true, std::sync::atomic::Ordering::SeqCst);
+                            result
+                        });
                         let _ = tx.send(Msg::Done {
                             story: id,
+                            token: lease,
                             result: result.map_err(|e| e.to_string()),
                         });
                     });
@@ -335,10 +395,18 @@ fn coordinate(
                     .filter(|w| w.state == WorkState::Queued)
                     .min_by_key(|w| w.updated_at)
                 {
-                    merge_one(store, &repo, &run, &branch, next, input, observer)?;
+                    // Only the run's owner merges: checked right before, as the merge moves
+                    // the run's branch.
+                    if !still_owned(store, run_id, token)? {
+                        lost = true;
+                        continue;
+                    }
+                    merge_one(store, &repo, &run, &branch, next, input, observer, token)?;
                     continue;
                 }
-                if running.is_empty() {
+                if running.is_empty() && !held_elsewhere.is_empty() {
+                    // Nothing of ours runs: wait for the stories other workers hold.
+                } else if running.is_empty() {
                     if works.iter().all(|w| w.state == WorkState::Merged) {
                         return Ok(StopReason::Verified);
                     }
@@ -440,6 +508,107 @@ fn run_branch(repo: &Repo, run: &Run) -> Result<RunBranch, EngineError> {
     Ok(RunBranch { name })
 }
 
+/// Whether this coordinator still holds the run's lease (renewing it): false once another
+/// process took it over.
+fn still_owned(store: &mut Store, run_id: &str, token: &str) -> Result<bool, EngineError> {
+    match store.heartbeat(run_id, token, LEASE_TTL_MS) {
+        Ok(()) => Ok(true),
+        Err(StoreError::LeaseLost(_)) => Ok(false),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// The stories recorded as being worked on that none of this coordinator's workers
+/// (`running`) works on: each is left to its worker while that worker lives and renews its
+/// lease (named in `held_elsewhere`, said once as an event), and taken back otherwise (it waits
+/// for a worker again; its steps cut off are recorded interrupted).
+fn look_again(
+    store: &mut Store,
+    run: &Run,
+    cfg: &LoopConfig,
+    running: &[String],
+    held_elsewhere: &mut Vec<String>,
+    observer: &mut dyn FnMut(&LoopEvent),
+) -> Result<(), EngineError> {
+    let mut still = Vec::new();
+    for w in store.story_works(&run.id)? {
+        if w.state != WorkState::Working || running.contains(&w.story) {
+            continue;
+        }
+        match store.reclaim_story_work(
+            &run.id,
+            &w.story,
+            cfg.owner.pid,
+            &cfg.owner.host,
+            &cfg.owner.is_alive,
+        )? {
+            Reclaim::NotWorking => {}
+            Reclaim::Held(lease) => {
+                if !held_elsewhere.contains(&w.story) {
+                    store.append_event(
+                        Some(&run.id),
+                        EventKind::StoryWork,
+                        json!({"story": w.story, "held_by": {"pid": lease.pid, "host": lease.host,
+                               "expires_at": lease.expires_at}, "waits": true}),
+                    )?;
+                    story_event(
+                        observer,
+                        &w,
+                        &format!(
+                            "worked on by another pawl worker (pid {} on {}): not started again; waits for it",
+                            lease.pid, lease.host
+                        ),
+                    );
+                }
+                still.push(w.story.clone());
+            }
+            Reclaim::Reclaimed { work, interrupted } => {
+                let note = if interrupted.is_empty() {
+                    "its worker is gone: waits for a worker again".to_string()
+                } else {
+                    format!(
+                        "its worker is gone (step {} cut off): waits for a worker again",
+                        interrupted
+                            .iter()
+                            .map(u32::to_string)
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )
+                };
+                story_event(observer, &work, &note);
+            }
+        }
+    }
+    *held_elsewhere = still;
+    Ok(())
+}
+
+/// A worker's heartbeat on its story's lease, until `done`; it stops renewing once the lease
+/// was taken over (what the worker then does is not recorded: `worker_done`).
+fn story_heartbeat(
+    open_store: &(dyn Fn() -> Result<Store, EngineError> + Sync),
+    run_id: &str,
+    story: &str,
+    token: &str,
+    done: &std::sync::atomic::AtomicBool,
+) {
+    let Ok(mut store) = open_store() else {
+        return;
+    };
+    let mut last = std::time::Instant::now();
+    while !done.load(std::sync::atomic::Ordering::SeqCst) {
+        std::thread::sleep(Duration::from_millis(100));
+        if last.elapsed() >= STORY_HEARTBEAT {
+            last = std::time::Instant::now();
+            if let Err(StoreError::StoryLeaseLost { .. }) =
+                store.heartbeat_story(run_id, story, token, LEASE_TTL_MS)
+            {
+                return;
+            }
+        }
+    }
+}
+
 fn head(repo: &Repo, branch: &str) -> Result<CommitId, EngineError> {
     repo.branch_head(branch)?
         .ok_or_else(|| EngineError::Parallel(format!("the branch {branch} is gone")))
@@ -453,12 +622,14 @@ fn recover(
     repo: &Repo,
     run: &Run,
     branch: &RunBranch,
+    cfg: &LoopConfig,
+    held_elsewhere: &mut Vec<String>,
     observer: &mut dyn FnMut(&LoopEvent),
 ) -> Result<(), EngineError> {
     let run_head = head(repo, &branch.name)?;
+    look_again(store, run, cfg, &[], held_elsewhere, observer)?;
     for w in store.story_works(&run.id)? {
         let change = match w.state {
-            WorkState::Working => Some(WorkState::Pending),
             WorkState::Merging => {
                 let contained = match repo.branch_head(&w.branch)? {
                     Some(h) => repo.is_ancestor(&h, &run_head)?,
@@ -574,8 +745,12 @@ fn remove_scratch(repo: &Repo, path: &Path) {
     let _ = repo.prune_worktrees();
 }
 
-/// Makes the story's worktree ready (created from the run's branch on first start, again from
-/// its branch when the directory is gone), counts the session and builds its worker.
+/// Starts a pending story: its lease taken, the session counted and the story `working` (one
+/// transaction: `Store::start_story_work`), then its worktree made ready (created from the
+/// run's branch on first start, again from its branch when the directory is gone) and its
+/// worker built. `None` when the story cannot be started now: another coordinator started it,
+/// or a live worker holds it.
+#[allow(clippy::too_many_arguments)]
 fn start_story(
     store: &mut Store,
     repo: &Repo,
@@ -583,7 +758,46 @@ fn start_story(
     branch: &RunBranch,
     w: &StoryWork,
     input: &ParallelInput<'_>,
-) -> Result<Worker, EngineError> {
+    cfg: &LoopConfig,
+    observer: &mut dyn FnMut(&LoopEvent),
+) -> Result<Option<(Worker, String)>, EngineError> {
+    let (w, token) = match store.start_story_work(
+        &run.id,
+        &w.story,
+        cfg.owner.pid,
+        &cfg.owner.host,
+        LEASE_TTL_MS,
+        &cfg.owner.is_alive,
+    ) {
+        Ok(started) => started,
+        Err(e @ (StoreError::StoryLeaseHeld { .. } | StoreError::Refused(_))) => {
+            story_event(observer, w, &format!("not started: {e}"));
+            return Ok(None);
+        }
+        Err(e) => return Err(e.into()),
+    };
+    let ready = ready_worktree(repo, branch, &w).and_then(|()| (input.worker)(&w));
+    match ready {
+        Ok(worker) => Ok(Some((worker, token))),
+        Err(e) => {
+            // Not started after all: the story waits again, its lease released.
+            let _ = store.update_story_work(
+                &run.id,
+                &w.story,
+                &StoryWorkChange {
+                    state: Some(WorkState::Pending),
+                    release: Some(token),
+                    ..Default::default()
+                },
+            );
+            Err(e)
+        }
+    }
+}
+
+/// The story's worktree, ready for its worker: created from the run's branch on first start,
+/// again from its branch when the directory is gone.
+fn ready_worktree(repo: &Repo, branch: &RunBranch, w: &StoryWork) -> Result<(), EngineError> {
     let path = PathBuf::from(&w.worktree);
     let registered = repo.worktrees()?.iter().any(|t| t.path == path);
     if !registered {
@@ -608,16 +822,7 @@ fn start_story(
             }
         }
     }
-    let w = store.update_story_work(
-        &run.id,
-        &w.story,
-        &StoryWorkChange {
-            state: Some(WorkState::Working),
-            new_attempt: true,
-            ..Default::default()
-        },
-    )?;
-    (input.worker)(&w)
+    Ok(())
 }
 
 /// The top of every prompt of a story's sessions: which story, its scope and criteria, and why
@@ -712,20 +917,25 @@ fn worker_done(
     store: &mut Store,
     run: &Run,
     story: &str,
+    token: &str,
     result: Result<LoopEnd, String>,
     observer: &mut dyn FnMut(&LoopEvent),
 ) -> Result<Option<StopReason>, EngineError> {
     let end = match result {
         Ok(end) => end,
         Err(e) => {
-            store.update_story_work(
+            match store.update_story_work(
                 &run.id,
                 story,
                 &StoryWorkChange {
                     state: Some(WorkState::Pending),
+                    release: Some(token.to_string()),
                     ..Default::default()
                 },
-            )?;
+            ) {
+                Ok(_) | Err(StoreError::StoryLeaseLost { .. }) => {}
+                Err(e) => return Err(e.into()),
+            }
             return Err(EngineError::Parallel(format!("story {story}: {e}")));
         }
     };
@@ -734,15 +944,29 @@ fn worker_done(
         StopReason::NoStoryCanProgress => (WorkState::Failed, "out of attempts", None),
         other => (WorkState::Pending, "stopped", Some(other)),
     };
-    let w = store.update_story_work(
+    let w = match store.update_story_work(
         &run.id,
         story,
         &StoryWorkChange {
             state: Some(state),
             feedback: (state == WorkState::Queued).then_some(None),
+            release: Some(token.to_string()),
             ..Default::default()
         },
-    )?;
+    ) {
+        Ok(w) => w,
+        // Its lease expired and another worker took the story over: this session's end is
+        // not the story's (its commits stay on the story's branch).
+        Err(StoreError::StoryLeaseLost { .. }) => {
+            store.append_event(
+                Some(&run.id),
+                EventKind::StoryWork,
+                json!({"story": story, "lease_lost": true, "ended": end.reason}),
+            )?;
+            return Ok(None);
+        }
+        Err(e) => return Err(e.into()),
+    };
     story_event(observer, &w, note);
     Ok(stop)
 }
@@ -758,6 +982,7 @@ fn story_event(observer: &mut dyn FnMut(&LoopEvent), w: &StoryWork, note: &str) 
 
 /// The merge queue's work on one story: merge onto the run's branch, verify the merged tree,
 /// then move the run's branch — or send the story back.
+#[allow(clippy::too_many_arguments)]
 fn merge_one(
     store: &mut Store,
     repo: &Repo,
@@ -766,6 +991,7 @@ fn merge_one(
     w: &StoryWork,
     input: &ParallelInput<'_>,
     observer: &mut dyn FnMut(&LoopEvent),
+    token: &str,
 ) -> Result<(), EngineError> {
     let w = store.update_story_work(
         &run.id,
@@ -909,7 +1135,11 @@ fn merge_one(
             observer,
         );
     }
-    // Green: the run's branch (checked out in the main working tree) moves to the merge.
+    // Green: the run's branch (checked out in the main working tree) moves to the merge — by
+    // the run's owner only (the checks took time: another process may have taken the run).
+    if !still_owned(store, &run.id, token)? {
+        return Err(EngineError::Store(StoreError::LeaseLost(run.id.clone())));
+    }
     Repo::open(repo.root())?.fast_forward_checked_out(&candidate)?;
     merged(store, repo, run, &w, &candidate, evidence, observer)
 }

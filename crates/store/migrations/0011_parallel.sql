@@ -1,4 +1,4 @@
--- pawl store, schema 10: the stories of a plan run in parallel (`pawl run --plan`), each in
+-- pawl store, schema 11: the stories of a plan run in parallel (`pawl run --plan`), each in
 -- its own worktree on its own branch, merged one at a time by the merge queue. One row per
 -- story of a run; every change also appends a `story_work` event. Plain SQL (INTEGER/TEXT,
 -- no engine-specific syntax).

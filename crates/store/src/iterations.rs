@@ -10,7 +10,7 @@ use pawl_core::judge::Spent;
 use pawl_core::record::{Iteration, IterationEnd};
 use serde_json::json;
 
-use crate::{OptionalNotFound, Result, Store, StoreError, json_col, mac};
+use crate::{OptionalNotFound, Result, Store, StoreError, Tx, json_col, mac};
 
 const ITERATION_COLUMNS: &str = "n, story_id, started_at, ended_at, prompt, tokens_in, tokens_out, cost_usd, \
      cost_estimated, tool_calls, files_json, outcome, session_id, duration_ms, active_ms, facts_json, summary";
@@ -235,26 +235,12 @@ impl Store {
 
     /// Marks iterations left open by a crashed driver as interrupted. Their wall time (start to
     /// the last sign of life, capped by now) counts, so a crash can not buy extra budget.
+    ///
+    /// The open steps of a story that has a lease (`story_leases`) are not touched here: that
+    /// story's worker may still live (another coordinator's); its steps are interrupted when
+    /// its lease is taken over ([`Store::reclaim_story_work`]).
     pub fn interrupt_open_iterations(&mut self, run_id: &str) -> Result<Vec<u32>> {
-        // With what the step spent, when it ended before the crash ([`Store::record_step_spend`]).
-        type Open = (u32, i64, i64, i64, f64, bool);
-        let open: Vec<Open> = {
-            let mut stmt = self.conn.prepare(
-                "SELECT n, started_at, tokens_in, tokens_out, cost_usd, cost_estimated FROM iterations
-                 WHERE run_id = ?1 AND ended_at IS NULL ORDER BY n",
-            )?;
-            stmt.query_map([run_id], |r| {
-                Ok((
-                    r.get(0)?,
-                    r.get(1)?,
-                    r.get::<_, Option<i64>>(2)?.unwrap_or(0),
-                    r.get::<_, Option<i64>>(3)?.unwrap_or(0),
-                    r.get::<_, Option<f64>>(4)?.unwrap_or(0.0),
-                    r.get::<_, Option<bool>>(5)?.unwrap_or(false),
-                ))
-            })?
-            .collect::<crate::db::DbResult<_>>()?
-        };
+        let open = open_iterations(&self.conn, run_id, None)?;
         if open.is_empty() {
             return Ok(Vec::new());
         }
@@ -266,34 +252,7 @@ impl Store {
                 |r| r.get(0),
             )
             .ok();
-        self.write(|tx| {
-            for (n, started, tokens_in, tokens_out, usd, estimated) in &open {
-                let end = last_alive.filter(|t| t >= started).unwrap_or(tx.now).min(tx.now);
-                let ms = (end - started).max(0);
-                // What the step spent is in the ledger once, as a finished iteration's is.
-                ledger_iteration(tx, run_id, *n, [*tokens_in, *tokens_out], (*usd, *estimated), ms)?;
-                let Some(rowid) = tx.rowid("iterations", "run_id = ?1 AND n = ?2", &[&run_id, n])? else {
-                    continue;
-                };
-                tx.changing(&mac::ITERATIONS, rowid, |tx| Ok(tx.execute(
-                    "UPDATE iterations SET ended_at = ?3, outcome = 'interrupted', duration_ms = ?4, active_ms = ?4,
-                       summary = 'cut off by a crash of the driver' WHERE run_id = ?1 AND n = ?2",
-                    params![run_id, n, tx.now, ms],
-                )?))?;
-                tx.changing_run(run_id, |tx| {
-                    Ok(tx.execute("UPDATE runs SET active_ms = active_ms + ?2 WHERE id = ?1", params![run_id, ms])?)
-                })?;
-                tx.count(run_id, mac::ITERATIONS_ENDED, 1)?;
-                // A hold still open: the step was cut off before its spend was known.
-                let settled = tx.settle_fleet(run_id, *n, None)?;
-                tx.event(
-                    Some(run_id),
-                    EventKind::IterationInterrupted,
-                    with(json!({"n": n, "counted_ms": ms}), "fleet_settled", settled),
-                )?;
-            }
-            Ok(())
-        })?;
+        self.write(|tx| interrupt(tx, run_id, &open, last_alive))?;
         Ok(open.into_iter().map(|(n, ..)| n).collect())
     }
 
@@ -347,4 +306,91 @@ impl Store {
             .query_map(params![run_id, since_ms], |r| r.get(0))?
             .collect::<crate::db::DbResult<_>>()?)
     }
+}
+
+/// An open iteration, with what the step spent when it ended before the crash
+/// ([`Store::record_step_spend`]): `(n, started_at, tokens_in, tokens_out, cost_usd, estimated)`.
+pub(crate) type OpenIteration = (u32, i64, i64, i64, f64, bool);
+
+/// The run's iterations left open: those of the story `story_id` only, or (`None`) all but those
+/// of stories that have a lease.
+pub(crate) fn open_iterations(
+    conn: &crate::db::Db,
+    run_id: &str,
+    story_id: Option<&str>,
+) -> Result<Vec<OpenIteration>> {
+    let filter = match story_id {
+        Some(_) => "AND story_id = ?2",
+        None => {
+            "AND (story_id IS NULL OR story_id NOT IN (SELECT w.story_id FROM story_work w, story_leases l WHERE w.run_id = ?1 AND l.run_id = ?1 AND l.story = w.story))"
+        }
+    };
+    let mut stmt = conn.prepare(&format!(
+        "SELECT n, started_at, tokens_in, tokens_out, cost_usd, cost_estimated FROM iterations
+         WHERE run_id = ?1 AND ended_at IS NULL {filter} ORDER BY n"
+    ))?;
+    let row = |r: &crate::db::Row| {
+        Ok((
+            r.get(0)?,
+            r.get(1)?,
+            r.get::<_, Option<i64>>(2)?.unwrap_or(0),
+            r.get::<_, Option<i64>>(3)?.unwrap_or(0),
+            r.get::<_, Option<f64>>(4)?.unwrap_or(0.0),
+            r.get::<_, Option<bool>>(5)?.unwrap_or(false),
+        ))
+    };
+    Ok(match story_id {
+        Some(story) => stmt.query_map(params![run_id, story], row)?,
+        None => stmt.query_map([run_id], row)?,
+    }
+    .collect::<crate::db::DbResult<_>>()?)
+}
+
+/// Marks the `open` iterations interrupted in `tx`: their time up to `last_alive` (the last sign
+/// of life of their driver, capped by now) counts, and what they spent is in the ledger once.
+pub(crate) fn interrupt(
+    tx: &Tx<'_>,
+    run_id: &str,
+    open: &[OpenIteration],
+    last_alive: Option<i64>,
+) -> Result<()> {
+    for (n, started, tokens_in, tokens_out, usd, estimated) in open {
+        let end = last_alive
+            .filter(|t| t >= started)
+            .unwrap_or(tx.now)
+            .min(tx.now);
+        let ms = (end - started).max(0);
+        // What the step spent is in the ledger once, as a finished iteration's is.
+        ledger_iteration(
+            tx,
+            run_id,
+            *n,
+            [*tokens_in, *tokens_out],
+            (*usd, *estimated),
+            ms,
+        )?;
+        let Some(rowid) = tx.rowid("iterations", "run_id = ?1 AND n = ?2", &[&run_id, n])? else {
+            continue;
+        };
+        tx.changing(&mac::ITERATIONS, rowid, |tx| Ok(tx.execute(
+            "UPDATE iterations SET ended_at = ?3, outcome = 'interrupted', duration_ms = ?4, active_ms = ?4,
+               summary = 'cut off by a crash of the driver' WHERE run_id = ?1 AND n = ?2",
+            params![run_id, n, tx.now, ms],
+        )?))?;
+        tx.changing_run(run_id, |tx| {
+            Ok(tx.execute(
+                "UPDATE runs SET active_ms = active_ms + ?2 WHERE id = ?1",
+                params![run_id, ms],
+            )?)
+        })?;
+        tx.count(run_id, mac::ITERATIONS_ENDED, 1)?;
+        // A hold still open: the step was cut off before its spend was known.
+        let settled = tx.settle_fleet(run_id, *n, None)?;
+        tx.event(
+            Some(run_id),
+            EventKind::IterationInterrupted,
+            with(json!({"n": n, "counted_ms": ms}), "fleet_settled", settled),
+        )?;
+    }
+    Ok(())
 }

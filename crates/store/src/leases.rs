@@ -7,7 +7,7 @@
 
 use crate::db::{OptionalExtension, Row, params};
 use pawl_core::EventKind;
-use pawl_core::record::Lease;
+use pawl_core::record::{Lease, LeaseClaim};
 use serde_json::json;
 
 use crate::{Result, Store, StoreError, json_col};
@@ -66,10 +66,8 @@ impl Store {
                 .optional()?;
             let mut took_over = None;
             if let Some(h) = held {
-                let expired = h.expires_at <= tx.now;
-                let same_process = h.pid == pid && h.host == host;
-                let dead = h.host == host && !is_alive(&h);
-                if !expired && !dead && !same_process {
+                let claim = h.claim(tx.now, pid, host, is_alive);
+                if claim == LeaseClaim::Held {
                     return Err(StoreError::LeaseHeld {
                         run_id: run_id.into(),
                         pid: h.pid,
@@ -77,16 +75,16 @@ impl Store {
                         expires_in_s: (h.expires_at - tx.now + 999) / 1000,
                     });
                 }
-                if !same_process {
+                if let Some(why) = claim.takeover_why() {
                     tx.event(
                         Some(run_id),
                         EventKind::LeaseTakeover,
                         json!({"from": {"pid": h.pid, "host": h.host, "expires_at": h.expires_at},
                                "to": {"pid": pid, "host": host},
-                               "why": if expired { "expired" } else { "holder process is gone" }}),
+                               "why": why}),
                     )?;
+                    took_over = Some(h);
                 }
-                took_over = (!same_process).then_some(h);
             }
             tx.execute(
                 "INSERT INTO leases (run_id, pid, host, token, acquired_at, heartbeat_at, expires_at, sessions_json)

@@ -48,7 +48,7 @@ pub use pipeline::{
 };
 pub use runs::NewRun;
 pub use session::{Arming, NewArming, SessionBinding};
-pub use stories::{NewStoryWork, StoryWork, StoryWorkChange};
+pub use stories::{NewStoryWork, Reclaim, StoryLease, StoryWork, StoryWorkChange};
 
 /// The migrations, in order; schema version N means the first N have been applied.
 const MIGRATIONS: &[&str] = &[
@@ -64,10 +64,14 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0010_fleet.sql"),
     include_str!("../migrations/0011_parallel.sql"),
     include_str!("../migrations/0012_artifacts.sql"),
+    include_str!("../migrations/0013_story_leases.sql"),
 ];
 
 /// The schema version at which rows start to carry authentication codes (`mac.rs`).
 const SIGNED_SCHEMA: usize = 9;
+
+/// The schema version at which the stories of a parallel run (`story_work`) are signed.
+const SIGNED_STORIES_SCHEMA: usize = 13;
 
 /// How long a writer waits for another process's lock before giving up.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
@@ -111,6 +115,20 @@ pub enum StoreError {
     },
     #[error("the lease on run {0} was lost to another process")]
     LeaseLost(String),
+    /// A story of a parallel run is worked on by another live worker (`story_leases`).
+    #[error(
+        "story {story} of run {run_id} is worked on by another pawl worker (pid {pid} on {host}, its lease expires in {expires_in_s}s): it is not started twice"
+    )]
+    StoryLeaseHeld {
+        run_id: String,
+        story: String,
+        pid: u32,
+        host: String,
+        expires_in_s: i64,
+    },
+    /// The worker's lease on a story was taken over (it expired): what it did is not recorded.
+    #[error("the lease on story {story} of run {run_id} was lost to another worker")]
+    StoryLeaseLost { run_id: String, story: String },
     #[error("corrupt value in the database: {0}")]
     Corrupt(String),
     #[error(
@@ -393,6 +411,11 @@ impl Store {
                 // Rows written before pawl signed them are taken as they are, once, by the
                 // pawl that migrates with the key (the same trust they had before).
                 mac::sign_legacy(&self.conn, key)?;
+            }
+            if i + 1 == SIGNED_STORIES_SCHEMA
+                && let Some(key) = &self.key
+            {
+                mac::sign_legacy_stories(&self.conn, key)?;
             }
         }
         tx.commit()?;

@@ -6,7 +6,8 @@
 //! tables: the run (limits and seal, status and stop reason, phase, active time — all of
 //! `settings_json` and every column), its events (the baseline, accepted test changes, the Stop
 //! hook's last verification, guard denials), iterations (what was spent), verdicts (with their
-//! session ids), criteria, the session arming and the session bindings (transcript cursors).
+//! session ids), criteria, the session arming and the session bindings (transcript cursors), and
+//! the stories of a plan run in parallel (`story_work`, schema 13: state, merge result, criteria).
 //! Evidence carries its own code (`evidence.rs`), computed with the same [`hmac`].
 //!
 //! **What a code cannot prove, and how the rest is covered.** A code proves a row's content, not
@@ -285,14 +286,51 @@ pub(crate) const ARTIFACTS: Table = Table {
     counted: false,
 };
 
-/// The counted tables, in the order a check reads them.
-const COUNTED: [&Table; 6] = [
+/// The stories of a plan run in parallel (schema 13): what the merge queue decided (state,
+/// merge result, merged commit, evidence), the story's criteria and scope, its attempts.
+pub(crate) const STORY_WORK: Table = Table {
+    name: "story_work",
+    cols: &[
+        "run_id",
+        "story",
+        "seq",
+        "story_id",
+        "plan_json",
+        "criteria_json",
+        "state",
+        "attempts",
+        "merge_result",
+        "evidence_json",
+        "feedback",
+        "branch",
+        "worktree",
+        "merged_commit",
+        "updated_at",
+    ],
+    run_col: "run_id",
+    key: &["story"],
+    counted: true,
+};
+
+/// The tables signed since schema 9 (`sign_legacy` signs what they held then).
+const SIGNED_AT_9: [&Table; 6] = [
     &EVENTS,
     &ITERATIONS,
     &VERDICTS,
     &CRITERIA,
     &ARMING,
     &BINDINGS,
+];
+
+/// The counted tables, in the order a check reads them.
+const COUNTED: [&Table; 7] = [
+    &EVENTS,
+    &ITERATIONS,
+    &VERDICTS,
+    &CRITERIA,
+    &ARMING,
+    &BINDINGS,
+    &STORY_WORK,
 ];
 
 /// The counter of iterations pawl finished (begun ones are counted as `iterations`).
@@ -917,7 +955,7 @@ fn update_counts(
 /// Signs every row that exists when the database is migrated to the signed schema, and counts
 /// each run's rows (see migration 0009).
 pub(crate) fn sign_legacy(conn: &Db, key: &[u8; 32]) -> Result<()> {
-    for t in COUNTED {
+    for t in SIGNED_AT_9 {
         for r in select(conn, t, "1 = 1", &[])? {
             let mac = row_mac(key, t.name, &canonical(t, &r.values));
             conn.execute(
@@ -933,7 +971,7 @@ pub(crate) fn sign_legacy(conn: &Db, key: &[u8; 32]) -> Result<()> {
     };
     for id in ids {
         let mut counts: BTreeMap<String, i64> = BTreeMap::new();
-        for t in COUNTED {
+        for t in SIGNED_AT_9 {
             let n: i64 = conn.query_row(
                 &format!("SELECT COUNT(*) FROM {} WHERE {} = ?1", t.name, t.run_col),
                 [&id],
@@ -953,6 +991,47 @@ pub(crate) fn sign_legacy(conn: &Db, key: &[u8; 32]) -> Result<()> {
             "UPDATE runs SET rows_json = ?2 WHERE id = ?1",
             params![id, text],
         )?;
+        if let Some(r) = select(conn, &RUNS, "id = ?1", &[&id])?.into_iter().next() {
+            let canonical = canonical(&RUNS, &r.values);
+            let mac = row_mac(key, RUNS.name, &canonical);
+            conn.execute(
+                "UPDATE runs SET mac = ?2, signed = ?3 WHERE rowid = ?1",
+                params![r.rowid, mac, canonical],
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// Signs the `story_work` rows that exist when the database is migrated to schema 13, and
+/// counts them in their run's row (see migration 0013). A run row that does not check clean is
+/// left as it is: it is reported tampered, never signed over.
+pub(crate) fn sign_legacy_stories(conn: &Db, key: &[u8; 32]) -> Result<()> {
+    for r in select(conn, &STORY_WORK, "1 = 1", &[])? {
+        let mac = row_mac(key, STORY_WORK.name, &canonical(&STORY_WORK, &r.values));
+        conn.execute(
+            "UPDATE story_work SET mac = ?2 WHERE rowid = ?1",
+            params![r.rowid, mac],
+        )?;
+    }
+    let ids: Vec<String> = {
+        let mut stmt = conn.prepare("SELECT DISTINCT run_id FROM story_work")?;
+        stmt.query_map((), |r| r.get(0))?
+            .collect::<crate::db::DbResult<_>>()?
+    };
+    for id in ids {
+        let Some(r) = select(conn, &RUNS, "id = ?1", &[&id])?.into_iter().next() else {
+            continue;
+        };
+        if !check_run_row(key, &r).findings.is_empty() {
+            continue;
+        }
+        let n: i64 = conn.query_row(
+            "SELECT COUNT(*) FROM story_work WHERE run_id = ?1",
+            [&id],
+            |r| r.get(0),
+        )?;
+        update_counts(conn, "id = ?1", &id, STORY_WORK.name, |_| n)?;
         if let Some(r) = select(conn, &RUNS, "id = ?1", &[&id])?.into_iter().next() {
             let canonical = canonical(&RUNS, &r.values);
             let mac = row_mac(key, RUNS.name, &canonical);

@@ -740,7 +740,10 @@ fn guard(
             guard_host::confine(&mut policy, root, w).or_fail(run_id)?;
             w.root.clone()
         }
-        None => root.to_path_buf(),
+        None => {
+            guard_host::keep_out_of_worktrees(&mut policy);
+            root.to_path_buf()
+        }
     };
     let mut g = pawl_guard::Context::new(cwd.clone());
     g.repo_root = Some(tree.clone());

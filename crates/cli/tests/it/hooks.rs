@@ -1234,6 +1234,86 @@ fn a_bound_session_in_a_linked_worktree_is_judged_in_that_worktree() {
     assert_eq!(event_count(&env, &run, "guard_denied"), 6);
 }
 
+/// A session bound to a run, working in the run's repository, writing into a story's worktree
+/// (where pawl keeps them, `pawl-worktrees` beside the user's pawl state): that is another
+/// agent's work, merged only by the merge queue. Before, the path was judged as a place outside
+/// the repository and the writes were allowed; now the worktrees are out of bounds as a whole
+/// (`protected-path`), reading them is allowed, and work in the repository goes on.
+#[test]
+fn a_bound_session_in_the_repository_cannot_write_into_a_story_s_worktree() {
+    let env = project("", "");
+    let run = arm(&env, &[]);
+    hook(
+        &env,
+        "claude",
+        "session-start",
+        session_start(&env, "c1", "startup"),
+    );
+    let wt = env
+        .dir
+        .path()
+        .join("home/.local/state/pawl-worktrees/repo-0123456789abcdef/r-1/S1");
+    std::fs::create_dir_all(wt.parent().unwrap()).unwrap();
+    env.git(&[
+        "worktree",
+        "add",
+        "-q",
+        "-b",
+        "pawl/r-1-S1",
+        &wt.display().to_string(),
+    ]);
+    let w = wt.display().to_string();
+    let in_repo = |command: &str| {
+        let d = hook(
+            &env,
+            "claude",
+            "pre-tool-use",
+            json!({"session_id": "c1", "cwd": env.root(), "hook_event_name": "PreToolUse", "tool_name": "Bash",
+                   "tool_input": {"command": command}, "tool_use_id": "t1"}),
+        );
+        d["hookSpecificOutput"]["permissionDecision"]
+            .as_str()
+            .unwrap_or("allow")
+            .to_string()
+            + " "
+            + d["hookSpecificOutput"]["permissionDecisionReason"]
+                .as_str()
+                .unwrap_or("")
+    };
+    let mut wrong = Vec::new();
+    let denied = [
+        format!("echo x > {w}/calc.py"),
+        format!("echo x >> {w}/notes.txt"),
+        format!("cp calc.py {w}/calc.py"),
+        format!("sed -i 's/a - b/a + b/' {w}/calc.py"),
+        format!("rm -rf {w}"),
+    ];
+    for command in &denied {
+        let got = in_repo(command);
+        // `rm -rf` of it is refused as a recursive delete of something that is not debris.
+        let rule = if command.starts_with("rm -rf") {
+            "recursive-delete"
+        } else {
+            "protected-path"
+        };
+        if !got.starts_with(&format!("deny pawl guard [{rule}]")) {
+            wrong.push(format!("{command}: expected deny [{rule}], got {got}"));
+        }
+    }
+    for command in [
+        format!("cat {w}/calc.py"),
+        format!("diff calc.py {w}/calc.py"),
+        "echo more >> notes.txt".to_string(),
+    ] {
+        let got = in_repo(&command);
+        if !got.starts_with("allow") {
+            wrong.push(format!("{command}: expected allow, got {got}"));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    assert_eq!(event_count(&env, &run, "guard_denied"), denied.len() as i64);
+}
+
 /// A story's agent whose worktree pawl cannot find (or whose `PAWL_STORY` names no story): the
 /// guard cannot tell what the command would touch, so every tool call is denied (fail closed).
 #[test]

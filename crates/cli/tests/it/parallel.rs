@@ -745,6 +745,139 @@ fn real_claude_code_works_two_stories_in_two_worktrees() {
     assert_eq!(report["verdict"], "SHIP", "{why}");
 }
 
+/// The real Codex CLI (pinned, offline against pawl-testkit's mock model server, Responses API)
+/// in two worktrees at once: each story's session is asked about its story, writes its file
+/// with its shell tool in its worktree, and both are merged.
+#[test]
+fn real_codex_works_two_stories_in_two_worktrees() {
+    use pawl_testkit::{MockServer, Scenario, ToolCall, Turn};
+    let Some(bin) = crate::agents_real::find(crate::agents_real::Cli::Codex) else {
+        return;
+    };
+    let server = MockServer::start(Scenario::new(vec![
+        Turn::text("Writing S1.txt.")
+            .with_tool(ToolCall::bash("echo S1 > S1.txt"))
+            .when_last_user_contains("Story S1"),
+        Turn::text("Done: S1.txt is there."),
+        Turn::text("Writing S2.txt.")
+            .with_tool(ToolCall::bash("echo S2 > S2.txt"))
+            .when_last_user_contains("Story S2"),
+        Turn::text("Done: S2.txt is there."),
+    ]))
+    .unwrap();
+    let env = TestEnv::new();
+    let toml = format!(
+        "[agent]\nkind = \"codex\"\ncommand = [\"{}\"]\nmodel = \"gpt-5.5\"\n\n[limits]\ncalls_per_hour = 0\nmax_iterations = 6\n\n[breakers]\n{}\n[stall]\nidle_timeout = \"90s\"\nstep_timeout = \"180s\"\n\n[parallel]\nworkers = 2\n\n[gates]\ntest = \"true\"\n",
+        bin.display(),
+        crate::headless::NO_BREAKERS
+    );
+    let plan_path = env.planned(
+        &toml,
+        "",
+        &plan(&[
+            ("S1", &["S1.txt"], &[], &["grep -qx S1 S1.txt"]),
+            ("S2", &["S2.txt"], &[], &["grep -qx S2 S2.txt"]),
+        ]),
+    );
+    let tmp = env.dir.path().join("tmp");
+    // Not under TMPDIR: Codex refuses helper binaries there.
+    let codex_home = env.dir.path().join("codex_home");
+    std::fs::create_dir_all(&tmp).unwrap();
+    std::fs::create_dir_all(&codex_home).unwrap();
+    std::fs::write(
+        codex_home.join("config.toml"),
+        format!(
+            "model = \"gpt-5.5\"\nmodel_provider = \"mock\"\ncheck_for_update_on_startup = false\n\n[model_providers.mock]\nname = \"Mock\"\nbase_url = \"{}/v1\"\nenv_key = \"MOCK_API_KEY\"\nwire_api = \"responses\"\nrequest_max_retries = 3\nstream_max_retries = 3\n\n[analytics]\nenabled = false\n\n[features]\nplugins = false\n",
+            server.base_url()
+        ),
+    )
+    .unwrap();
+    let r = env.pawl_env(
+        &[
+            "run",
+            "--plan",
+            &plan_path,
+            "--check",
+            "test -f S1.txt && test -f S2.txt",
+            "write S1.txt and S2.txt",
+        ],
+        &[
+            ("CODEX_HOME", &codex_home.display().to_string()),
+            ("MOCK_API_KEY", "dummy"),
+            ("TMPDIR", &tmp.display().to_string()),
+            ("TERM", "dumb"),
+        ],
+    );
+    let requests: Vec<String> = server
+        .requests()
+        .iter()
+        .map(|q| {
+            format!(
+                "#{} {} status {} turn {:?} user {:?} tool outputs {:?}",
+                q.seq, q.path, q.status, q.turn, q.user_texts, q.tool_outputs
+            )
+        })
+        .collect();
+    let why = format!(
+        "exit {}\n--- stdout\n{}\n--- stderr\n{}\n--- requests\n{}",
+        r.code,
+        r.stdout,
+        r.stderr,
+        requests.join("\n")
+    );
+    assert_eq!(r.code, 0, "{why}");
+    for s in ["S1", "S2"] {
+        assert_eq!(
+            std::fs::read_to_string(env.root().join(format!("{s}.txt"))).unwrap(),
+            format!("{s}\n"),
+            "{why}"
+        );
+    }
+    let rows = env.story_rows();
+    assert!(
+        rows.iter().all(|r| r.1 == "merged" && r.3 == "merged"),
+        "{rows:?}\n{why}"
+    );
+    // Both sessions went through the mock: each asked about its own story, each ran its tool.
+    let seen = server.requests();
+    for story in ["Story S1", "Story S2"] {
+        assert!(
+            seen.iter()
+                .any(|q| q.user_texts.iter().any(|t| t.contains(story))),
+            "{story}\n{why}"
+        );
+    }
+    assert!(
+        seen.iter().filter(|q| !q.tool_outputs.is_empty()).count() >= 2,
+        "{why}"
+    );
+    // Each session ran in its story's worktree, outside the repository (Codex's session
+    // metadata names it), and none is left.
+    let run = env.only_run();
+    fn texts(dir: &std::path::Path, out: &mut String) {
+        for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                texts(&p, out);
+            } else if p.extension().is_some_and(|x| x == "jsonl") {
+                out.push_str(&std::fs::read_to_string(&p).unwrap_or_default());
+            }
+        }
+    }
+    let mut rollouts = String::new();
+    texts(&codex_home.join("sessions"), &mut rollouts);
+    for s in ["S1", "S2"] {
+        assert!(
+            rollouts.contains(&format!("/{run}/{s}\"")),
+            "{s}'s session did not run in its worktree\n{why}"
+        );
+    }
+    assert_eq!(env.worktrees().len(), 1, "{why}");
+    let report = env.report_json(&run);
+    assert_eq!(report["verdict"], "SHIP", "{why}");
+    assert_eq!(env.iterations(), 2, "one Codex session per story\n{why}");
+}
+
 #[test]
 fn a_bad_plan_is_refused_before_anything_is_written() {
     let env = TestEnv::new();
@@ -1198,4 +1331,314 @@ echo "$PAWL_STORY" > "$PAWL_STORY.txt"
         )
         .unwrap();
     assert_eq!(denied, 9);
+}
+
+/// The lines of `<marks>/starts-<story>`: one per agent step that began on the story.
+fn starts(marks: &std::path::Path, story: &str) -> usize {
+    std::fs::read_to_string(marks.join(format!("starts-{story}")))
+        .map(|s| s.lines().count())
+        .unwrap_or(0)
+}
+
+/// Two coordinators on one run: the first (A) is stalled (SIGSTOP) while its worker's agent
+/// works on S1, long enough for the run's lease to expire; a `pawl resume` (B) takes the run
+/// over. S1's lease is still held by A's worker, which lives: B must not start S1 a second time
+/// in the same worktree (attack: before story leases, B reset S1 to pending and a second agent
+/// began on it beside the first). A, woken, finds its run lease lost and stops once its worker
+/// has recorded S1; B merges S1 exactly once.
+#[test]
+fn a_story_held_by_a_live_worker_is_not_started_twice_by_a_second_coordinator() {
+    let env = TestEnv::new();
+    let agent = "echo \"start $$\" >> \"$HOME/marks/starts-$PAWL_STORY\"\nwhile [ ! -e \"$HOME/marks/go\" ]; do sleep 0.05; done\necho \"$PAWL_STORY\" > \"$PAWL_STORY.txt\"\n";
+    let plan_path = env.planned(
+        &config(1, "", "true"),
+        agent,
+        &plan(&[("S1", &["S1.txt"], &[], &["test -f S1.txt"])]),
+    );
+    let marks = env.dir.path().join("home/marks");
+    let out = |name: &str| std::fs::File::create(env.dir.path().join(name)).unwrap();
+    let read = |name: &str| std::fs::read_to_string(env.dir.path().join(name)).unwrap_or_default();
+    let mut a = env
+        .command("pawl")
+        .args([
+            "run",
+            "--plan",
+            &plan_path,
+            "--check",
+            "test -f S1.txt",
+            "one file",
+        ])
+        .stdout(out("a.out"))
+        .stderr(out("a.err"))
+        .spawn()
+        .unwrap();
+    let patience = std::time::Instant::now();
+    while starts(&marks, "S1") == 0 {
+        assert!(
+            patience.elapsed() < std::time::Duration::from_secs(180),
+            "S1 never started\n{}\n{}",
+            read("a.out"),
+            read("a.err")
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    // A stalls (its agent, in its own process group, goes on) past its run lease's expiry.
+    let signal = |sig: &str, pid: u32| {
+        let ok = std::process::Command::new("kill")
+            .args([sig, &pid.to_string()])
+            .status()
+            .unwrap();
+        assert!(ok.success());
+    };
+    signal("-STOP", a.id());
+    env.db()
+        .execute("UPDATE leases SET expires_at = 0", [])
+        .unwrap();
+    let mut b = env
+        .command("pawl")
+        .args(["resume"])
+        .stdout(out("b.out"))
+        .stderr(out("b.err"))
+        .spawn()
+        .unwrap();
+    // B either starts S1 again (the attack) or says it waits for S1's holder.
+    let waits = || -> i64 {
+        env.db()
+            .query_row(
+                "SELECT COUNT(*) FROM events WHERE kind = 'story_work' AND data_json LIKE '%\"held_by\"%'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap()
+    };
+    let patience = std::time::Instant::now();
+    while starts(&marks, "S1") < 2 && waits() == 0 {
+        assert!(
+            patience.elapsed() < std::time::Duration::from_secs(180),
+            "B neither started S1 nor waited for it\n{}\n{}",
+            read("b.out"),
+            read("b.err")
+        );
+        if let Ok(Some(status)) = b.try_wait() {
+            panic!("B ended: {status}\n{}\n{}", read("b.out"), read("b.err"));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let started_twice = starts(&marks, "S1");
+    signal("-CONT", a.id());
+    std::fs::write(marks.join("go"), "").unwrap();
+    let a_status = a.wait().unwrap();
+    let b_status = b.wait().unwrap();
+    let why = format!(
+        "--- A {a_status}\n{}\n{}\n--- B {b_status}\n{}\n{}",
+        read("a.out"),
+        read("a.err"),
+        read("b.out"),
+        read("b.err")
+    );
+    assert_eq!(started_twice, 1, "S1 was started twice at once\n{why}");
+    assert_eq!(starts(&marks, "S1"), 1, "{why}");
+    assert_eq!(b_status.code(), Some(0), "{why}");
+    // A lost the run: it says so and stops without deciding the run's end.
+    assert_ne!(a_status.code(), Some(0), "{why}");
+    assert!(read("a.err").contains("lease"), "{why}");
+    let rows = env.story_rows();
+    assert_eq!(rows[0].1, "merged", "{rows:?}\n{why}");
+    assert_eq!(rows[0].2, 1, "one session worked on S1\n{why}");
+    assert_eq!(merge_events(&env, "S1", "merged"), 1, "{why}");
+    let leases: i64 = env
+        .db()
+        .query_row("SELECT COUNT(*) FROM story_leases", [], |r| r.get(0))
+        .unwrap_or(-1);
+    assert_eq!(leases, 0, "every story lease released\n{why}");
+    assert_eq!(env.worktrees().len(), 1, "{why}");
+    assert_eq!(env.report_json(&env.only_run())["verdict"], "SHIP", "{why}");
+}
+
+/// `--workers N` asks for stories run at once: with a mode that has none (simple, ralph) it is
+/// refused before anything is written, naming the flag and what to give instead — not ignored.
+/// (`[parallel] workers` in pawl.toml stays a default for the runs that have stories.)
+#[test]
+fn workers_with_a_mode_that_has_no_stories_is_refused_not_ignored() {
+    let env = TestEnv::new();
+    env.planned(&config(2, "", "true"), WRITE_OWN_FILE, "");
+    for mode in ["simple", "ralph"] {
+        let r = env.pawl(&["run", "--workers", "3", "--mode", mode, "write the file"]);
+        assert_eq!(r.code, 2, "{mode}: {}\n{}", r.stdout, r.stderr);
+        for said in [
+            "--workers 3",
+            &format!("--mode {mode}"),
+            "--plan",
+            "--mode work",
+        ] {
+            assert!(r.stderr.contains(said), "{mode}: {said}: {}", r.stderr);
+        }
+    }
+    let runs: i64 = env
+        .db()
+        .query_row("SELECT COUNT(*) FROM runs", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(runs, 0, "nothing written");
+}
+
+/// The stories' rows are signed like the rest of the run's state: a story marked merged in the
+/// store by someone other than pawl (the merge queue would never merge it, nor check it on the
+/// merged tree), or its criteria emptied, is found, and `pawl resume` stops the run `tampered`
+/// (exit 1) naming the table — before, the forged row was used as it was.
+#[test]
+fn a_story_row_forged_in_the_store_stops_the_run_tampered() {
+    for forgery in [
+        "UPDATE story_work SET state = 'merged', merge_result = 'merged' WHERE story = 'S2'",
+        "UPDATE story_work SET criteria_json = '[]', plan_json = replace(plan_json, 'test -f S2.txt', 'true') WHERE story = 'S2'",
+    ] {
+        let env = TestEnv::new();
+        let agent = "touch \"$HOME/marks/started-$PAWL_STORY\"\nwhile [ ! -e \"$HOME/marks/go\" ]; do sleep 0.05; done\necho \"$PAWL_STORY\" > \"$PAWL_STORY.txt\"\n";
+        let plan_path = env.planned(
+            &config(2, "", "true"),
+            agent,
+            &plan(&[
+                ("S1", &["S1.txt"], &[], &["test -f S1.txt"]),
+                ("S2", &["S2.txt"], &[], &["test -f S2.txt"]),
+            ]),
+        );
+        let child = env
+            .command("pawl")
+            .args(["run", "--plan", &plan_path, "two stories"])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let marks = env.dir.path().join("home/marks");
+        let patience = std::time::Instant::now();
+        while !(marks.join("started-S1").exists() && marks.join("started-S2").exists()) {
+            assert!(
+                patience.elapsed() < std::time::Duration::from_secs(180),
+                "the steps never started"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        env.ok(&["stop"]);
+        std::fs::write(marks.join("go"), "").unwrap();
+        let r = crate::Run::from(child.wait_with_output().unwrap());
+        assert_eq!(r.code, 6, "{}\n{}", r.stdout, r.stderr);
+        env.db().execute(forgery, []).unwrap();
+        let r = env.pawl(&["resume"]);
+        let why = format!("{forgery}\n{}\n{}", r.stdout, r.stderr);
+        assert_eq!(r.code, 1, "{why}");
+        let (status, reason): (String, Option<String>) = env
+            .db()
+            .query_row("SELECT status, stop_reason FROM runs", [], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })
+            .unwrap();
+        assert_eq!(
+            (status.as_str(), reason.as_deref()),
+            ("stopped", Some("tampered")),
+            "{why}"
+        );
+        let found: String = env
+            .db()
+            .query_row(
+                "SELECT data_json FROM events WHERE kind = 'tampered' ORDER BY seq DESC LIMIT 1",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert!(
+            found.contains("story_work") && found.contains("S2"),
+            "{found}\n{why}"
+        );
+        // Nothing of S2 was merged on the forged word.
+        assert!(!env.root().join("S2.txt").exists(), "{why}");
+    }
+}
+
+/// A planned run that re-plans while stories of its first plan are not merged (docs/parallel.md,
+/// "Planned runs"): S1 never passes its checks in its worktree and runs out of attempts; S2,
+/// which depends on it, never starts; the stage is rolled back and re-planned. The old plan's
+/// unmerged story is marked `failed` ("superseded") and not worked on again; the new plan's
+/// story is worked on in its worktree and merged.
+#[test]
+fn a_re_plan_marks_the_old_plan_s_unmerged_stories_superseded() {
+    use crate::pipeline::{Script, approve};
+    let env = TestEnv::new();
+    env.pipeline(
+        "phases = [\"plan\", \"execute\"]\ntdd = false",
+        crate::headless::NO_BREAKERS,
+    );
+    let plan_1 = serde_json::json!({
+        "criteria": [{"id": "C1", "text": "good.txt is there", "verify": "command", "command": "test -f good.txt"}],
+        "stories": [
+            {"id": "S1", "title": "break the tests", "size": "S", "acceptance": ["it works"], "files": ["tests/bad.sh"]},
+            {"id": "S2", "title": "after S1", "size": "S", "acceptance": ["it works"], "files": ["later.txt"], "depends_on": ["S1"]},
+        ],
+    });
+    let plan_2 = crate::pipeline::plan(
+        "test -f good.txt",
+        false,
+        &[("write good.txt", &["good.txt"])],
+    );
+    let mut s = Script::new();
+    s.answer("plan-1", plan_1)
+        .answer("arch-1", approve())
+        .answer("crit-1", approve());
+    // Three sessions in its worktree, each leaving the tests red: out of attempts.
+    for k in 1..=3 {
+        s.write(&format!("dev-{k}"), &[("tests/bad.sh", "exit 1\n")]);
+    }
+    s.answer("plan-2", plan_2)
+        .answer("arch-2", approve())
+        .answer("crit-2", approve())
+        .write("dev-good", &[("good.txt", "good\n")]);
+    let scenario = env.scenario("pipeline", &s.text_of());
+    let r = env.pawl(&[
+        "run",
+        "write good.txt",
+        "--mode",
+        "qa",
+        "--workers",
+        "2",
+        "--scenario",
+        &scenario,
+    ]);
+    let rows = env.story_rows();
+    let why = format!("{rows:?}\n{}\n{}", r.stdout, r.stderr);
+    assert_eq!(r.code, 0, "{why}");
+    let state_of = |story: &str| {
+        rows.iter()
+            .find(|r| r.0 == story)
+            .map(|r| r.1.clone())
+            .unwrap_or_default()
+    };
+    assert_eq!(state_of("S1"), "failed", "{why}");
+    assert_eq!(state_of("S2"), "failed", "{why}");
+    let feedback: Option<String> = env
+        .db()
+        .query_row(
+            "SELECT feedback FROM story_work WHERE story = 'S2'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert!(
+        feedback.as_deref().unwrap_or("").contains("superseded"),
+        "{feedback:?}\n{why}"
+    );
+    // S2 never had a session; the new plan's story was merged from its worktree.
+    assert_eq!(rows.iter().find(|r| r.0 == "S2").unwrap().2, 0, "{why}");
+    let new = rows.iter().find(|r| r.0 != "S1" && r.0 != "S2").unwrap();
+    assert_eq!(
+        (new.1.as_str(), new.3.as_str()),
+        ("merged", "merged"),
+        "{why}"
+    );
+    assert!(env.root().join("good.txt").is_file(), "{why}");
+    assert!(!env.root().join("tests/bad.sh").exists(), "{why}");
+    // It went through the re-plan: the stalled stage, then the plan's second round.
+    assert_eq!(
+        env.strings("SELECT stage || ':' || outcome FROM convergence ORDER BY id"),
+        ["execute:stalled", "execute:converged"],
+        "{why}"
+    );
+    assert_eq!(env.iterations(), 10, "{why}");
 }

@@ -598,6 +598,11 @@ impl Walker<'_> {
     /// contain) the repository, `$HOME` or `/tmp`, and inside the repository must hold no
     /// tracked file.
     fn removable(&self, absolute: &str) -> bool {
+        // A protected path, or a directory that holds one, is never debris — not under /tmp
+        // either (another story's worktree, in a HOME that lives under /tmp).
+        if self.holds_protected(absolute) {
+            return false;
+        }
         let guarded = ["/", "/tmp"]
             .into_iter()
             .map(str::to_owned)

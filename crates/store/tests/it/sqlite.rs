@@ -56,3 +56,54 @@ fn rows_from_before_signing_are_signed_by_the_keyed_migration() {
         }
     }
 }
+
+/// The stories of a parallel run written before schema 13 (unsigned) are signed by the first
+/// pawl that migrates with the key; without it they stay unsigned and their run is tampered.
+#[test]
+fn story_rows_from_before_schema_13_are_signed_by_the_keyed_migration() {
+    for keyed in [true, false] {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("pawl.db");
+        let id = {
+            let mut s = open_keyed(&dir);
+            let run = s.create_run(&crate::new_run("plan")).unwrap();
+            let story = |id: &str| pawl_store::NewStoryWork {
+                plan: pawl_core::parallel::PlannedStory {
+                    id: id.into(),
+                    title: id.into(),
+                    files: vec![],
+                    depends_on: vec![],
+                    criteria: vec![],
+                },
+                story_id: id.into(),
+                criteria: vec![],
+                branch: format!("pawl/r-{id}"),
+                worktree: format!("/w/{id}"),
+            };
+            s.add_story_work(&run.id, &[story("A"), story("B")])
+                .unwrap();
+            run.id
+        };
+        // As schema 12 left it: no story leases, story rows without codes.
+        let db = rusqlite::Connection::open(&path).unwrap();
+        db.execute_batch(
+            "DROP TABLE story_leases; UPDATE story_work SET mac = NULL; ALTER TABLE story_work DROP COLUMN mac;",
+        )
+        .unwrap();
+        db.pragma_update(None, "user_version", 12).unwrap();
+        drop(db);
+        if !keyed {
+            drop(Store::open(&path).unwrap());
+        }
+        let s = open_keyed(&dir);
+        if keyed {
+            assert_eq!(s.tampering(&id).unwrap(), None);
+            assert_eq!(s.story_works(&id).unwrap().len(), 2);
+        } else {
+            assert!(matches!(
+                s.story_works(&id).unwrap_err(),
+                StoreError::Tampered(_)
+            ));
+        }
+    }
+}
