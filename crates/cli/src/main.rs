@@ -1,7 +1,10 @@
 //! `pawl`: the command-line front end. Owns all terminal I/O and exit codes; the work happens in
 //! the library crates.
-
-use std::process::ExitCode as ProcessExit;
+//!
+//! The process starts at pawl's own C `main` (`#![no_main]`), not std's runtime start-up: that
+//! start-up cost a tenth of a process start on every hook an agent CLI runs
+//! (`pawl_process::start`; docs/hooks.md, "What a hook costs"). Test builds keep std's.
+#![cfg_attr(not(test), no_main)]
 
 use clap::Parser;
 
@@ -32,7 +35,24 @@ use cli::Cli;
 use ctx::Ctx;
 use error::CliError;
 
-fn main() -> ProcessExit {
+/// The entry point, where std's runtime would call `main`: pawl's start-up, the command, then
+/// `exit`, which flushes standard output as std's runtime does on return. A panic that
+/// escapes the command exits 101, as under std's runtime.
+#[cfg(not(test))]
+#[allow(unsafe_code)] // `no_mangle` on the C entry point; nothing else is unsafe here
+#[unsafe(no_mangle)]
+extern "C" fn main(
+    _argc: std::ffi::c_int,
+    _argv: *const *const std::ffi::c_char,
+) -> std::ffi::c_int {
+    pawl_process::start::init();
+    let code = std::panic::catch_unwind(pawl_main).unwrap_or(101);
+    std::process::exit(code)
+}
+
+/// The command line's work and its exit code.
+#[cfg_attr(test, allow(dead_code))]
+fn pawl_main() -> i32 {
     // The step launcher (pawl-process's sandbox) answers before anything else is set up: it
     // must stay a single-threaded process until it has forked the step.
     if std::env::args_os()
@@ -40,20 +60,24 @@ fn main() -> ProcessExit {
         .is_some_and(|a| a == pawl_process::sandbox::LAUNCHER_ARG)
     {
         let code = pawl_process::sandbox::launcher_main(std::env::args_os().skip(2).collect());
-        return ProcessExit::from(code.clamp(0, 255) as u8);
+        return code.clamp(0, 255);
     }
     // `pawl hook <agent> <event>`, as the installed hooks write it, on every tool call: answered
     // without building the whole command line parser (its cost is a large part of the hook's
     // budget). Any other shape (global flags, help) goes through clap as usual.
     if let Some(code) = hook_fast_path() {
-        return ProcessExit::from(code.code().clamp(0, 255) as u8);
+        return code.code().clamp(0, 255);
     }
+    // Any other command may look a host name up (a webhook's, a PostgreSQL store's): a `pawl`
+    // linked with glibc in resolves them with what it has built in (crates/cli/build.rs).
+    #[cfg(pawl_static_glibc)]
+    pawl_process::start::pin_name_services();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
             // Help and version are not errors; clap's usage errors exit 2.
             let _ = e.print();
-            return ProcessExit::from(e.exit_code().clamp(0, 255) as u8);
+            return e.exit_code().clamp(0, 255);
         }
     };
     let code = match run(cli) {
@@ -64,7 +88,7 @@ fn main() -> ProcessExit {
             e.exit_code()
         }
     };
-    ProcessExit::from(code.code().clamp(0, 255) as u8)
+    code.code().clamp(0, 255)
 }
 
 /// Exactly `pawl hook <agent> <event>` with plain words: the hook, run as clap would run it.

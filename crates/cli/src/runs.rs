@@ -307,22 +307,28 @@ pub fn write_guard_snapshot(ctx: &Ctx, run: &pawl_core::record::Run) -> CliResul
 /// The run's guard snapshot from the file beside the store, when its code verifies under pawl's
 /// key (`None` otherwise: the caller reads the store's signed copy).
 pub fn read_guard_snapshot(state_dir: &std::path::Path, run_id: &str) -> Option<GuardSnapshot> {
+    /// The file: the snapshot's JSON text and its code (`null` when pawl had no key).
+    #[derive(serde::Deserialize)]
+    struct Sealed {
+        snapshot_json: String,
+        #[serde(default)]
+        mac: Option<String>,
+    }
     let bytes = std::fs::read(guard_snapshot_path(state_dir, run_id)).ok()?;
-    let v: serde_json::Value = serde_json::from_slice(&bytes).ok()?;
-    let snapshot_json = v.get("snapshot_json")?.as_str()?;
+    let Sealed { snapshot_json, mac } = serde_json::from_slice(&bytes).ok()?;
     // Inside a sandboxed step pawl's key is out of reach (hidden, like all of pawl's state), and
     // none is needed: `.pawl/` is a read-only mount there, written by pawl before the step and
     // never writable by the agent of a headless run (`sandbox::inside_step` cannot be faked).
     if let Some(root) = state_dir.parent()
         && crate::sandbox::inside_step(root)
     {
-        return serde_json::from_str(snapshot_json).ok();
+        return serde_json::from_str(&snapshot_json).ok();
     }
-    let mac = v.get("mac")?.as_str()?;
+    let mac = mac?;
     let key = crate::state::evidence_key()?;
     let want = pawl_store::mac::seal_text(&key, "guard", &format!("{run_id}\n{snapshot_json}"));
     (want == mac)
-        .then(|| serde_json::from_str(snapshot_json).ok())
+        .then(|| serde_json::from_str(&snapshot_json).ok())
         .flatten()
 }
 

@@ -474,9 +474,11 @@ impl PathGlobs {
                 None => pattern.to_owned(),
             };
             // The built-in globs are checked by the tests (`built_in_globs_are_valid`); only
-            // the user's are checked here, on every compile.
-            let built_in = BUILT_IN_GLOBS.with(|b| b.contains(raw.as_str()));
-            if !built_in {
+            // the user's are checked here, on every compile, and only those globset could
+            // refuse: a class, an alternation or an escape (most globs, the host's paths
+            // among them, have none; the built-in set is then never built).
+            let checkable = pattern.contains(['[', ']', '{', '}', '\\']);
+            if checkable && !BUILT_IN_GLOBS.with(|b| b.contains(raw.as_str())) {
                 GlobBuilder::new(&pattern)
                     .literal_separator(true)
                     .backslash_escape(true)

@@ -73,6 +73,7 @@ mod outcome;
 mod running;
 pub mod sandbox;
 mod spawner;
+pub mod start;
 mod supervise;
 mod sys;
 

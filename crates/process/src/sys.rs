@@ -1,6 +1,6 @@
 //! The few system calls std does not wrap: signalling a process group and arming the Linux
-//! parent-death signal. With `sandbox::sys` and `deadline` (the hooks' alarm), the only modules
-//! of pawl-process allowed to use `unsafe`.
+//! parent-death signal. With `sandbox::sys`, `deadline` (the hooks' alarm) and `start` (pawl's
+//! entry point), the only modules of pawl-process allowed to use `unsafe`.
 //!
 //! It knows nothing about timeouts or pipes; it only turns a pgid and a [`Signal`] into a
 //! `kill(2)` call, and a [`std::process::Command`] into one that dies with its parent.

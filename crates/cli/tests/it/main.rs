@@ -30,6 +30,7 @@ mod review;
 mod sandbox;
 mod sealed;
 mod settings;
+mod start;
 mod state;
 mod verify;
 
