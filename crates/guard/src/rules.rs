@@ -78,51 +78,55 @@ pub(crate) struct Spec<'s> {
 /// Parses `args` (without the command name) per `spec`. Unknown words are
 /// operands; `--` ends options.
 pub(crate) fn parse(args: &[Arg], spec: &Spec<'_>) -> Parsed {
+    parse_with(args, spec.short_values, spec.stop_at_operand, |name| {
+        let takes = spec.long_values.contains(&name);
+        (name.to_owned(), takes)
+    })
+}
+
+/// The option loop of [`parse`] (and git's `gparse`): `long` names a long option given
+/// without `=value` (its canonical name, and whether it takes the next argument).
+pub(crate) fn parse_with(
+    args: &[Arg],
+    short_values: &str,
+    stop_at_operand: bool,
+    long: impl Fn(&str) -> (String, bool),
+) -> Parsed {
     let mut out = Parsed::default();
     let mut index = 0;
     while index < args.len() {
         let arg = &args[index];
         index += 1;
-        let Some(text) = arg.exact() else {
-            out.operands.push(arg.clone());
-            if spec.stop_at_operand {
+        match arg.exact() {
+            Some("--") => {
                 out.operands.extend(args[index..].iter().cloned());
                 break;
             }
-            continue;
-        };
-        if text == "--" {
-            out.operands.extend(args[index..].iter().cloned());
-            break;
-        }
-        if let Some(long) = text.strip_prefix("--") {
-            match long.split_once('=') {
-                Some((name, value)) => out.opts.push(Opt {
-                    name: format!("--{name}"),
-                    value: Some(Arg::lit(value)),
-                }),
-                None => {
-                    let name = format!("--{long}");
-                    let value = if spec.long_values.contains(&name.as_str()) {
-                        let v = args.get(index).cloned();
+            Some(text) if text.starts_with("--") => {
+                let (given, value) = match text.split_once('=') {
+                    Some((n, v)) => (n, Some(Arg::lit(v))),
+                    None => (text, None),
+                };
+                let (name, takes) = long(given);
+                let value = match value {
+                    None if takes => {
                         index += 1;
-                        v
-                    } else {
-                        None
-                    };
-                    out.opts.push(Opt { name, value });
+                        args.get(index - 1).cloned()
+                    }
+                    value => value,
+                };
+                out.opts.push(Opt { name, value });
+            }
+            Some(text) if text.len() > 1 && text.starts_with('-') => {
+                short_cluster(text, args, &mut index, short_values, &mut out);
+            }
+            _ => {
+                out.operands.push(arg.clone());
+                if stop_at_operand {
+                    out.operands.extend(args[index..].iter().cloned());
+                    break;
                 }
             }
-            continue;
-        }
-        if text.len() > 1 && text.starts_with('-') {
-            short_cluster(text, args, &mut index, spec.short_values, &mut out);
-            continue;
-        }
-        out.operands.push(arg.clone());
-        if spec.stop_at_operand {
-            out.operands.extend(args[index..].iter().cloned());
-            break;
         }
     }
     out
@@ -159,6 +163,59 @@ pub(crate) fn short_cluster(
             value: None,
         });
     }
+}
+
+/// The first letter of the short-option cluster `arg` (`-xzf`, `-efoo`) that is in `letters`,
+/// with its value: the rest of the word, or the next argument (`index` is just past `arg`).
+pub(crate) fn cluster_value(
+    arg: &Arg,
+    letters: &str,
+    args: &[Arg],
+    index: &mut usize,
+) -> Option<(char, Option<Arg>)> {
+    let (at, c) = arg
+        .text
+        .char_indices()
+        .skip(1)
+        .find(|(_, c)| letters.contains(*c))?;
+    let rest = &arg.text[at + c.len_utf8()..];
+    let value = if rest.is_empty() {
+        *index += 1;
+        args.get(*index - 1).cloned()
+    } else {
+        Some(Arg {
+            text: rest.to_owned(),
+            ..arg.clone()
+        })
+    };
+    Some((c, value))
+}
+
+/// A long option (`long`: the word without its `--`) whose name may abbreviate one of
+/// `takes_value` (the first it abbreviates): the name as given, that full name, and the value
+/// (after `=`, else the next argument for an option of `takes_value`; `index` is past `long`).
+pub(crate) fn long_option<'a, 'f>(
+    long: &'a str,
+    takes_value: &[&'f str],
+    args: &[Arg],
+    index: &mut usize,
+) -> (&'a str, Option<&'f str>, Option<Arg>) {
+    let (name, inline) = match long.split_once('=') {
+        Some((n, v)) => (n, Some(Arg::lit(v))),
+        None => (long, None),
+    };
+    let takes = takes_value
+        .iter()
+        .find(|full| abbrev(name, full, 1))
+        .copied();
+    let value = match (takes, inline) {
+        (Some(_), None) => {
+            *index += 1;
+            args.get(*index - 1).cloned()
+        }
+        (_, inline) => inline,
+    };
+    (name, takes, value)
 }
 
 /// Whether `given` (an option name without its dashes) is an abbreviation

@@ -6,7 +6,7 @@
 use std::ops::ControlFlow::Continue;
 
 use crate::decision::RuleId;
-use crate::rules::{self, Spec, abbrev, long_value};
+use crate::rules::{self, Spec, abbrev, cluster_value, long_value};
 use crate::walk::Judged;
 use crate::walk::{Frame, Shell, Walker, WriteMode};
 use crate::words::Arg;
@@ -187,33 +187,18 @@ impl Walker<'_> {
                 continue;
             }
             if text.starts_with('-') && text.len() > 1 {
-                let chars: Vec<char> = text.chars().skip(1).collect();
                 index += 1;
-                for (at, c) in chars.iter().enumerate() {
-                    if !SHORT_VALUES.contains(*c) {
-                        continue;
+                match cluster_value(&Arg::lit(&text), SHORT_VALUES, args, &mut index) {
+                    Some((c @ ('I' | 'F'), value)) => self.walk_shell_arg(
+                        &origin(&format!("-{c}")),
+                        value.as_ref(),
+                        shell,
+                        frame,
+                    )?,
+                    Some(('g', Some(file))) => {
+                        self.check_write(&file, WriteMode::Modify, shell, frame, &origin("-g"))?
                     }
-                    let rest: String = chars[at + 1..].iter().collect();
-                    let value = if rest.is_empty() {
-                        index += 1;
-                        args.get(index - 1).cloned()
-                    } else {
-                        Some(Arg::lit(rest))
-                    };
-                    if *c == 'I' || *c == 'F' {
-                        self.walk_shell_arg(
-                            &origin(&format!("-{c}")),
-                            value.as_ref(),
-                            shell,
-                            frame,
-                        )?;
-                    }
-                    if *c == 'g'
-                        && let Some(file) = &value
-                    {
-                        self.check_write(file, WriteMode::Modify, shell, frame, &origin("-g"))?;
-                    }
-                    break;
+                    _ => {}
                 }
                 continue;
             }

@@ -2136,31 +2136,16 @@ impl Walker<'_> {
                 continue;
             }
             if text.starts_with('-') && text.len() > 1 {
-                let chars: Vec<char> = text.chars().skip(1).collect();
-                for (at, c) in chars.iter().enumerate() {
-                    if !"eBfTM".contains(*c) {
-                        continue;
+                match rules::cluster_value(arg, "eBfTM", args, &mut index) {
+                    Some(('e', value)) => {
+                        self.walk_shell_arg("rsync -e", value.as_ref(), shell, frame)?
                     }
-                    let rest: String = chars[at + 1..].iter().collect();
-                    let value = if rest.is_empty() {
-                        index += 1;
-                        args.get(index - 1).cloned()
-                    } else {
-                        Some(Arg {
-                            text: rest,
-                            ..arg.clone()
-                        })
-                    };
-                    match c {
-                        'e' => self.walk_shell_arg("rsync -e", value.as_ref(), shell, frame)?,
-                        'M' => self.deny(
-                            frame,
-                            RuleId::Interpreter,
-                            "rsync -M passes options to the remote rsync; the guard cannot see what it does there",
-                        )?,
-                        _ => {}
-                    }
-                    break;
+                    Some(('M', _)) => self.deny(
+                        frame,
+                        RuleId::Interpreter,
+                        "rsync -M passes options to the remote rsync; the guard cannot see what it does there",
+                    )?,
+                    _ => {}
                 }
             }
         }
