@@ -109,10 +109,7 @@ pub(crate) fn parse_with(
                 };
                 let (name, takes) = long(given);
                 let value = match value {
-                    None if takes => {
-                        index += 1;
-                        args.get(index - 1).cloned()
-                    }
+                    None if takes => next_arg(args, &mut index),
                     value => value,
                 };
                 out.opts.push(Opt { name, value });
@@ -165,6 +162,12 @@ pub(crate) fn short_cluster(
     }
 }
 
+/// The argument at `index`, stepping past it (an option's value given as the next word).
+pub(crate) fn next_arg(args: &[Arg], index: &mut usize) -> Option<Arg> {
+    *index += 1;
+    args.get(*index - 1).cloned()
+}
+
 /// The first letter of the short-option cluster `arg` (`-xzf`, `-efoo`) that is in `letters`,
 /// with its value: the rest of the word, or the next argument (`index` is just past `arg`).
 pub(crate) fn cluster_value(
@@ -180,8 +183,7 @@ pub(crate) fn cluster_value(
         .find(|(_, c)| letters.contains(*c))?;
     let rest = &arg.text[at + c.len_utf8()..];
     let value = if rest.is_empty() {
-        *index += 1;
-        args.get(*index - 1).cloned()
+        next_arg(args, index)
     } else {
         Some(Arg {
             text: rest.to_owned(),
@@ -209,10 +211,7 @@ pub(crate) fn long_option<'a, 'f>(
         .find(|full| abbrev(name, full, 1))
         .copied();
     let value = match (takes, inline) {
-        (Some(_), None) => {
-            *index += 1;
-            args.get(*index - 1).cloned()
-        }
+        (Some(_), None) => next_arg(args, index),
         (_, inline) => inline,
     };
     (name, takes, value)

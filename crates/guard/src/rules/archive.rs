@@ -6,7 +6,7 @@
 use std::ops::ControlFlow::Continue;
 
 use crate::decision::RuleId;
-use crate::rules::{self, Spec, abbrev, cluster_value, long_value};
+use crate::rules::{self, Spec, abbrev, cluster_value, long_value, next_arg};
 use crate::walk::Judged;
 use crate::walk::{Frame, Shell, Walker, WriteMode};
 use crate::words::Arg;
@@ -279,10 +279,7 @@ impl Walker<'_> {
                     .any(|l| prefix_of(&name, l, 5) || *l == name);
                 let value = match value {
                     Some(v) => Some(v),
-                    None if takes => {
-                        index += 1;
-                        args.get(index - 1).cloned()
-                    }
+                    None if takes => next_arg(args, &mut index),
                     None => None,
                 };
                 if prefix_of(&name, "--directory", 5) {
@@ -313,20 +310,14 @@ impl Walker<'_> {
                 continue;
             }
             if text.len() > 1 && text.starts_with('-') {
-                let cluster: Vec<char> = text.chars().skip(1).collect();
-                for (at, c) in cluster.iter().enumerate() {
-                    modes.push(*c);
-                    if VALUE_LETTERS.contains(*c) {
-                        let rest: String = cluster[at + 1..].iter().collect();
-                        let v = if rest.is_empty() {
-                            index += 1;
-                            args.get(index - 1).cloned()
-                        } else {
-                            Some(Arg::lit(rest))
-                        };
-                        value_of(*c, v, &mut dirs, &mut files);
-                        break;
+                // The letters up to the first that takes a value.
+                match cluster_value(arg, VALUE_LETTERS, args, &mut index) {
+                    Some((c, v)) => {
+                        modes.extend(text[1..].chars().take_while(|l| *l != c));
+                        modes.push(c);
+                        value_of(c, v, &mut dirs, &mut files);
                     }
+                    None => modes.push_str(&text[1..]),
                 }
                 continue;
             }
@@ -388,8 +379,7 @@ impl Walker<'_> {
             let value = if let Some(rest) = cluster_tt.and_then(|t| t.strip_prefix("TT")) {
                 let rest = rest.trim_start_matches('=');
                 if rest.is_empty() {
-                    index += 1;
-                    args.get(index - 1).cloned()
+                    next_arg(args, &mut index)
                 } else {
                     Some(Arg {
                         text: rest.to_owned(),
@@ -409,10 +399,7 @@ impl Walker<'_> {
                         text: v.to_owned(),
                         ..args[index - 1].clone()
                     }),
-                    None => {
-                        index += 1;
-                        args.get(index - 1).cloned()
-                    }
+                    None => next_arg(args, &mut index),
                 }
             } else {
                 continue;

@@ -19,7 +19,7 @@ use std::ops::ControlFlow::Continue;
 
 use crate::decision::RuleId;
 use crate::paths::{Alias, globs_may_overlap, has_wildcard, is_within, normalize, relative_to};
-use crate::rules::{self, Spec};
+use crate::rules::{self, Spec, next_arg};
 use crate::walk::Judged;
 use crate::walk::{Frame, Shell, Walker, WriteMode};
 use crate::words::Arg;
@@ -2115,12 +2115,7 @@ impl Walker<'_> {
                     ),
                     None => (long, None),
                 };
-                let value = |index: &mut usize| {
-                    inline.clone().or_else(|| {
-                        *index += 1;
-                        args.get(*index - 1).cloned()
-                    })
-                };
+                let value = |index: &mut usize| inline.clone().or_else(|| next_arg(args, index));
                 match name {
                     "rsh" => {
                         let v = value(&mut index);
