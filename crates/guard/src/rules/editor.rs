@@ -270,23 +270,10 @@ impl Walker<'_> {
                 // `-u NONE`): read like separate ones. The first letter that
                 // takes a value ends the cluster; its value is the rest of
                 // the word or the next argument.
-                let cluster: Vec<char> = text.chars().skip(1).collect();
-                for (at, c) in cluster.iter().enumerate() {
-                    let takes_value =
-                        matches!(c, 'c' | 'S' | 'u' | 'U' | 'w' | 'W' | 'i' | 'T' | 't' | 'q')
-                            || (*c == 's' && !ex_mode);
-                    if !takes_value {
-                        continue;
-                    }
-                    let rest: String = cluster[at + 1..].iter().collect();
-                    let value = if rest.is_empty() {
-                        let v = args.get(index).map(|a| (a.text.clone(), a.known));
-                        index += 1;
-                        v
-                    } else {
-                        Some((rest, true))
-                    };
-                    let (value_text, value_known) = value.unwrap_or_else(|| (String::new(), true));
+                let letters = if ex_mode { "cSuUwWiTtq" } else { "cSuUwWiTtqs" };
+                if let Some((c, value)) = cluster_value(arg, letters, args, &mut index) {
+                    let (value_text, value_known) =
+                        value.map_or((String::new(), true), |v| (v.text, v.known));
                     match c {
                         'c' | 'S' => {
                             return self.deny(
@@ -336,7 +323,6 @@ impl Walker<'_> {
                         }
                         _ => {}
                     }
-                    break;
                 }
             }
         }
