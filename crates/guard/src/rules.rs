@@ -4,7 +4,8 @@
 //! [`container`], [`escape`], [`debugger`], [`schedule`], package tools in [`exec`]), the file
 //! rules every program's operands go through ([`fs`]), the pass every command goes through
 //! ([`every_command`], with [`network`] for secrets), pawl's own paths ([`reach`], [`pawl`]);
-//! plus the small option parser they share.
+//! plus the option parser and option helpers they share (`parse`/`parse_with`, `cluster_value`,
+//! `long_option`, `next_arg`).
 //!
 //! Rules are methods on the walker so that they can read the shell state
 //! (current directory, branch) and hand payloads back to it (a git alias
