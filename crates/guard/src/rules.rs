@@ -4,7 +4,8 @@
 //! [`container`], [`escape`], [`debugger`], [`schedule`], package tools in [`exec`]), the file
 //! rules every program's operands go through ([`fs`]), the pass every command goes through
 //! ([`every_command`], with [`network`] for secrets), pawl's own paths ([`reach`], [`pawl`]);
-//! plus the small option parser they share.
+//! plus the option parser and option helpers they share (`parse`/`parse_with`, `cluster_value`,
+//! `long_option`, `next_arg`).
 //!
 //! Rules are methods on the walker so that they can read the shell state
 //! (current directory, branch) and hand payloads back to it (a git alias
@@ -78,51 +79,52 @@ pub(crate) struct Spec<'s> {
 /// Parses `args` (without the command name) per `spec`. Unknown words are
 /// operands; `--` ends options.
 pub(crate) fn parse(args: &[Arg], spec: &Spec<'_>) -> Parsed {
+    parse_with(args, spec.short_values, spec.stop_at_operand, |name| {
+        let takes = spec.long_values.contains(&name);
+        (name.to_owned(), takes)
+    })
+}
+
+/// The option loop of [`parse`] (and git's `gparse`): `long` names a long option given
+/// without `=value` (its canonical name, and whether it takes the next argument).
+pub(crate) fn parse_with(
+    args: &[Arg],
+    short_values: &str,
+    stop_at_operand: bool,
+    long: impl Fn(&str) -> (String, bool),
+) -> Parsed {
     let mut out = Parsed::default();
     let mut index = 0;
     while index < args.len() {
         let arg = &args[index];
         index += 1;
-        let Some(text) = arg.exact() else {
-            out.operands.push(arg.clone());
-            if spec.stop_at_operand {
+        match arg.exact() {
+            Some("--") => {
                 out.operands.extend(args[index..].iter().cloned());
                 break;
             }
-            continue;
-        };
-        if text == "--" {
-            out.operands.extend(args[index..].iter().cloned());
-            break;
-        }
-        if let Some(long) = text.strip_prefix("--") {
-            match long.split_once('=') {
-                Some((name, value)) => out.opts.push(Opt {
-                    name: format!("--{name}"),
-                    value: Some(Arg::lit(value)),
-                }),
-                None => {
-                    let name = format!("--{long}");
-                    let value = if spec.long_values.contains(&name.as_str()) {
-                        let v = args.get(index).cloned();
-                        index += 1;
-                        v
-                    } else {
-                        None
-                    };
-                    out.opts.push(Opt { name, value });
+            Some(text) if text.starts_with("--") => {
+                let (given, value) = match text.split_once('=') {
+                    Some((n, v)) => (n, Some(Arg::lit(v))),
+                    None => (text, None),
+                };
+                let (name, takes) = long(given);
+                let value = match value {
+                    None if takes => next_arg(args, &mut index),
+                    value => value,
+                };
+                out.opts.push(Opt { name, value });
+            }
+            Some(text) if text.len() > 1 && text.starts_with('-') => {
+                short_cluster(text, args, &mut index, short_values, &mut out);
+            }
+            _ => {
+                out.operands.push(arg.clone());
+                if stop_at_operand {
+                    out.operands.extend(args[index..].iter().cloned());
+                    break;
                 }
             }
-            continue;
-        }
-        if text.len() > 1 && text.starts_with('-') {
-            short_cluster(text, args, &mut index, spec.short_values, &mut out);
-            continue;
-        }
-        out.operands.push(arg.clone());
-        if spec.stop_at_operand {
-            out.operands.extend(args[index..].iter().cloned());
-            break;
         }
     }
     out
@@ -159,6 +161,61 @@ pub(crate) fn short_cluster(
             value: None,
         });
     }
+}
+
+/// The argument at `index`, stepping past it (an option's value given as the next word).
+pub(crate) fn next_arg(args: &[Arg], index: &mut usize) -> Option<Arg> {
+    *index += 1;
+    args.get(*index - 1).cloned()
+}
+
+/// The first letter of the short-option cluster `arg` (`-xzf`, `-efoo`) that is in `letters`,
+/// with its value: the rest of the word, or the next argument (`index` is just past `arg`).
+pub(crate) fn cluster_value(
+    arg: &Arg,
+    letters: &str,
+    args: &[Arg],
+    index: &mut usize,
+) -> Option<(char, Option<Arg>)> {
+    let (at, c) = arg
+        .text
+        .char_indices()
+        .skip(1)
+        .find(|(_, c)| letters.contains(*c))?;
+    let rest = &arg.text[at + c.len_utf8()..];
+    let value = if rest.is_empty() {
+        next_arg(args, index)
+    } else {
+        Some(Arg {
+            text: rest.to_owned(),
+            ..arg.clone()
+        })
+    };
+    Some((c, value))
+}
+
+/// A long option (`long`: the word without its `--`) whose name may abbreviate one of
+/// `takes_value` (the first it abbreviates): the name as given, that full name, and the value
+/// (after `=`, else the next argument for an option of `takes_value`; `index` is past `long`).
+pub(crate) fn long_option<'a, 'f>(
+    long: &'a str,
+    takes_value: &[&'f str],
+    args: &[Arg],
+    index: &mut usize,
+) -> (&'a str, Option<&'f str>, Option<Arg>) {
+    let (name, inline) = match long.split_once('=') {
+        Some((n, v)) => (n, Some(Arg::lit(v))),
+        None => (long, None),
+    };
+    let takes = takes_value
+        .iter()
+        .find(|full| abbrev(name, full, 1))
+        .copied();
+    let value = match (takes, inline) {
+        (Some(_), None) => next_arg(args, index),
+        (_, inline) => inline,
+    };
+    (name, takes, value)
 }
 
 /// Whether `given` (an option name without its dashes) is an abbreviation

@@ -296,15 +296,28 @@ impl Walker<'_> {
         start: &str,
         frame: &Frame,
     ) -> Judged<Option<(String, String)>> {
+        let found = self.nearest_file(start, &["package.json"], frame)?;
+        Continue(found.map(|(dir, _, text)| (dir, text)))
+    }
+
+    /// The nearest directory at or above `start` holding one of `names` that the script reader
+    /// returns: the directory, the name found (the first of `names` there) and its text.
+    pub(crate) fn nearest_file<'n>(
+        &mut self,
+        start: &str,
+        names: &[&'n str],
+        frame: &Frame,
+    ) -> Judged<Option<(String, &'n str, String)>> {
         let mut dir = normalize("/", start);
         loop {
-            let file = format!("{}/package.json", dir.trim_end_matches('/'));
-            match self.read_file(&file) {
-                Ok(Some(json)) => return Continue(Some((dir, json))),
-                Ok(None) => {}
-                Err(reason) => {
-                    self.deny(frame, RuleId::TooLarge, reason)?;
-                    return Continue(None);
+            for name in names {
+                match self.read_file(&format!("{}/{name}", dir.trim_end_matches('/'))) {
+                    Ok(Some(text)) => return Continue(Some((dir, name, text))),
+                    Ok(None) => {}
+                    Err(reason) => {
+                        self.deny(frame, RuleId::TooLarge, reason)?;
+                        return Continue(None);
+                    }
                 }
             }
             if dir == "/" {

@@ -6,7 +6,7 @@
 use std::ops::ControlFlow::Continue;
 
 use crate::decision::RuleId;
-use crate::rules::{self, Spec, abbrev, long_value};
+use crate::rules::{self, Spec, abbrev, cluster_value, long_value, next_arg};
 use crate::walk::Judged;
 use crate::walk::{Frame, Shell, Walker, WriteMode};
 use crate::words::Arg;
@@ -187,33 +187,18 @@ impl Walker<'_> {
                 continue;
             }
             if text.starts_with('-') && text.len() > 1 {
-                let chars: Vec<char> = text.chars().skip(1).collect();
                 index += 1;
-                for (at, c) in chars.iter().enumerate() {
-                    if !SHORT_VALUES.contains(*c) {
-                        continue;
+                match cluster_value(&Arg::lit(&text), SHORT_VALUES, args, &mut index) {
+                    Some((c @ ('I' | 'F'), value)) => self.walk_shell_arg(
+                        &origin(&format!("-{c}")),
+                        value.as_ref(),
+                        shell,
+                        frame,
+                    )?,
+                    Some(('g', Some(file))) => {
+                        self.check_write(&file, WriteMode::Modify, shell, frame, &origin("-g"))?
                     }
-                    let rest: String = chars[at + 1..].iter().collect();
-                    let value = if rest.is_empty() {
-                        index += 1;
-                        args.get(index - 1).cloned()
-                    } else {
-                        Some(Arg::lit(rest))
-                    };
-                    if *c == 'I' || *c == 'F' {
-                        self.walk_shell_arg(
-                            &origin(&format!("-{c}")),
-                            value.as_ref(),
-                            shell,
-                            frame,
-                        )?;
-                    }
-                    if *c == 'g'
-                        && let Some(file) = &value
-                    {
-                        self.check_write(file, WriteMode::Modify, shell, frame, &origin("-g"))?;
-                    }
-                    break;
+                    _ => {}
                 }
                 continue;
             }
@@ -294,10 +279,7 @@ impl Walker<'_> {
                     .any(|l| prefix_of(&name, l, 5) || *l == name);
                 let value = match value {
                     Some(v) => Some(v),
-                    None if takes => {
-                        index += 1;
-                        args.get(index - 1).cloned()
-                    }
+                    None if takes => next_arg(args, &mut index),
                     None => None,
                 };
                 if prefix_of(&name, "--directory", 5) {
@@ -328,20 +310,14 @@ impl Walker<'_> {
                 continue;
             }
             if text.len() > 1 && text.starts_with('-') {
-                let cluster: Vec<char> = text.chars().skip(1).collect();
-                for (at, c) in cluster.iter().enumerate() {
-                    modes.push(*c);
-                    if VALUE_LETTERS.contains(*c) {
-                        let rest: String = cluster[at + 1..].iter().collect();
-                        let v = if rest.is_empty() {
-                            index += 1;
-                            args.get(index - 1).cloned()
-                        } else {
-                            Some(Arg::lit(rest))
-                        };
-                        value_of(*c, v, &mut dirs, &mut files);
-                        break;
+                // The letters up to the first that takes a value.
+                match cluster_value(arg, VALUE_LETTERS, args, &mut index) {
+                    Some((c, v)) => {
+                        modes.extend(text[1..].chars().take_while(|l| *l != c));
+                        modes.push(c);
+                        value_of(c, v, &mut dirs, &mut files);
                     }
+                    None => modes.push_str(&text[1..]),
                 }
                 continue;
             }
@@ -403,8 +379,7 @@ impl Walker<'_> {
             let value = if let Some(rest) = cluster_tt.and_then(|t| t.strip_prefix("TT")) {
                 let rest = rest.trim_start_matches('=');
                 if rest.is_empty() {
-                    index += 1;
-                    args.get(index - 1).cloned()
+                    next_arg(args, &mut index)
                 } else {
                     Some(Arg {
                         text: rest.to_owned(),
@@ -424,10 +399,7 @@ impl Walker<'_> {
                         text: v.to_owned(),
                         ..args[index - 1].clone()
                     }),
-                    None => {
-                        index += 1;
-                        args.get(index - 1).cloned()
-                    }
+                    None => next_arg(args, &mut index),
                 }
             } else {
                 continue;

@@ -7,7 +7,7 @@ use std::ops::ControlFlow::Continue;
 
 use crate::decision::RuleId;
 use crate::lang::awk::{AwkTok, awk_tokens, call_args};
-use crate::rules::abbrev;
+use crate::rules::{cluster_value, long_option};
 use crate::walk::{Frame, Judged, Shell, Stdin, Walker, WriteMode};
 use crate::words::Arg;
 
@@ -55,30 +55,20 @@ impl Walker<'_> {
                 continue;
             }
             if let Some(long) = text.strip_prefix("--") {
-                let (name, inline) = match long.split_once('=') {
-                    Some((n, v)) => (n, Some(Arg::lit(v))),
-                    None => (long, None),
-                };
-                let takes = [
-                    "file",
-                    "source",
-                    "include",
-                    "load",
-                    "exec",
-                    "assign",
-                    "field-separator",
-                ]
-                .iter()
-                .find(|full| abbrev(name, full, 1))
-                .copied();
-                let value = match (takes, inline) {
-                    (_, Some(v)) => Some(v),
-                    (Some(_), None) => {
-                        index += 1;
-                        args.get(index - 1).cloned()
-                    }
-                    (None, None) => None,
-                };
+                let (_, takes, value) = long_option(
+                    long,
+                    &[
+                        "file",
+                        "source",
+                        "include",
+                        "load",
+                        "exec",
+                        "assign",
+                        "field-separator",
+                    ],
+                    args,
+                    &mut index,
+                );
                 match takes {
                     Some("source") => programs.extend(value),
                     Some("file" | "exec") => {
@@ -98,46 +88,30 @@ impl Walker<'_> {
                 continue;
             }
             // A cluster of short options.
-            let chars: Vec<char> = text.chars().skip(1).collect();
-            for (at, c) in chars.iter().enumerate() {
-                if !"fFvieElW".contains(*c) {
-                    continue;
-                }
-                let rest: String = chars[at + 1..].iter().collect();
-                let value = if rest.is_empty() {
-                    index += 1;
-                    args.get(index - 1).cloned()
-                } else {
-                    Some(Arg::lit(rest))
-                };
-                match c {
-                    'e' => programs.extend(value),
-                    'f' | 'E' => {
-                        program_file = true;
-                        self.program_file(
-                            base,
-                            "program",
-                            value.as_ref(),
-                            stdin,
-                            frame,
-                            &mut programs,
-                        )?;
-                    }
-                    'i' => {
-                        in_place |= value
-                            .as_ref()
-                            .is_some_and(|v| v.text.starts_with("inplace"));
-                    }
-                    'l' => self.deny(
+            match cluster_value(arg, "fFvieElW", args, &mut index) {
+                Some(('e', value)) => programs.extend(value),
+                Some(('f' | 'E', value)) => {
+                    program_file = true;
+                    self.program_file(
+                        base,
+                        "program",
+                        value.as_ref(),
+                        stdin,
                         frame,
-                        RuleId::Interpreter,
-                        format!(
-                            "{base} -l loads a native extension; the guard cannot see what it does"
-                        ),
-                    )?,
-                    _ => {}
+                        &mut programs,
+                    )?;
                 }
-                break;
+                Some(('i', value)) => {
+                    in_place |= value.is_some_and(|v| v.text.starts_with("inplace"));
+                }
+                Some(('l', _)) => self.deny(
+                    frame,
+                    RuleId::Interpreter,
+                    format!(
+                        "{base} -l loads a native extension; the guard cannot see what it does"
+                    ),
+                )?,
+                _ => {}
             }
         }
         if programs.is_empty() && !program_file && !operands.is_empty() {

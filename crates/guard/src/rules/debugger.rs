@@ -10,6 +10,7 @@
 use std::ops::ControlFlow::Continue;
 
 use crate::decision::RuleId;
+use crate::rules::next_arg;
 use crate::walk::{Frame, Judged, Shell, Stdin, Walker};
 use crate::words::Arg;
 
@@ -152,10 +153,7 @@ impl Walker<'_> {
             }
             let value = match inline {
                 Some(v) => Some(Arg::lit(v)),
-                None => {
-                    index += 1;
-                    args.get(index - 1).cloned()
-                }
+                None => next_arg(args, &mut index),
             };
             let Some(value) = value.filter(|v| v.known) else {
                 return self.fail_closed(

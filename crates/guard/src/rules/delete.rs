@@ -211,15 +211,7 @@ impl Walker<'_> {
                     format!("{what} of `{}`, which is not statically known", arg.text),
                 );
             }
-            if recursive && is_lockfile(arg) {
-                // `rm -rf node_modules package-lock.json`: a lock file is one ordinary file.
-                self.check_write(arg, WriteMode::Delete, shell, frame, what)?;
-                if let Ok(abs) = self.target_path(shell, arg)
-                    && self.is_tracked_path(&abs).0
-                {
-                    tracked += 1;
-                }
-            } else if recursive {
+            if recursive && !is_lockfile(arg) {
                 if let Some(why) = self.allowance_refusal(shell, arg) {
                     return self.deny(
                         frame,
@@ -230,7 +222,7 @@ impl Walker<'_> {
                         ),
                     );
                 }
-            } else if arg.glob {
+            } else if !recursive && arg.glob {
                 match self.glob_delete(shell, arg) {
                     Ok(n) => tracked += n,
                     Err((rule, why)) => {
@@ -238,6 +230,7 @@ impl Walker<'_> {
                     }
                 }
             } else {
+                // One file (`rm -rf node_modules package-lock.json`: a lock file is one too).
                 self.check_write(arg, WriteMode::Delete, shell, frame, what)?;
                 if let Ok(abs) = self.target_path(shell, arg)
                     && self.is_tracked_path(&abs).0

@@ -7,7 +7,7 @@ use std::ops::ControlFlow::Continue;
 use crate::decision::RuleId;
 use crate::lang::sed::{SedAction, sed_actions};
 use crate::rules::fs::canon_long;
-use crate::rules::{self, Spec, abbrev};
+use crate::rules::{self, Spec, abbrev, cluster_value, long_option};
 use crate::walk::Judged;
 use crate::walk::{Frame, Shell, Stdin, Walker, WriteMode};
 use crate::words::Arg;
@@ -85,25 +85,13 @@ impl Walker<'_> {
                 continue;
             }
             if let Some(long) = text.strip_prefix("--") {
-                let (name, inline) = match long.split_once('=') {
-                    Some((n, v)) => (n, Some(Arg::lit(v))),
-                    None => (long, None),
-                };
-                let takes = ["expression", "file", "line-length"]
-                    .iter()
-                    .find(|full| abbrev(name, full, 1))
-                    .copied();
-                if abbrev(name, "sandbox", 2) {
-                    sandbox = true;
-                }
-                let value = match (takes, inline) {
-                    (_, Some(v)) => Some(v),
-                    (Some(_), None) => {
-                        index += 1;
-                        args.get(index - 1).cloned()
-                    }
-                    (None, None) => None,
-                };
+                let (name, takes, value) = long_option(
+                    long,
+                    &["expression", "file", "line-length"],
+                    args,
+                    &mut index,
+                );
+                sandbox |= abbrev(name, "sandbox", 2);
                 match takes {
                     Some("expression") => {
                         script_given = true;
@@ -124,41 +112,24 @@ impl Walker<'_> {
                 }
                 continue;
             }
-            let chars: Vec<char> = text.chars().skip(1).collect();
-            for (at, c) in chars.iter().enumerate() {
-                if *c == 'i' {
-                    // -i[SUFFIX]: the rest of the cluster is the suffix.
-                    break;
+            // -i[SUFFIX]: the rest of the cluster is the suffix.
+            if !text
+                .split('i')
+                .next()
+                .is_some_and(|h| h.contains(['e', 'f', 'l']))
+            {
+                continue;
+            }
+            match cluster_value(arg, "efl", args, &mut index) {
+                Some(('e', value)) => {
+                    script_given = true;
+                    scripts.extend(value);
                 }
-                if !"efl".contains(*c) {
-                    continue;
+                Some(('f', value)) => {
+                    script_given = true;
+                    self.program_file(base, "script", value.as_ref(), stdin, frame, &mut scripts)?;
                 }
-                let rest: String = chars[at + 1..].iter().collect();
-                let value = if rest.is_empty() {
-                    index += 1;
-                    args.get(index - 1).cloned()
-                } else {
-                    Some(Arg::lit(rest))
-                };
-                match c {
-                    'e' => {
-                        script_given = true;
-                        scripts.extend(value);
-                    }
-                    'f' => {
-                        script_given = true;
-                        self.program_file(
-                            base,
-                            "script",
-                            value.as_ref(),
-                            stdin,
-                            frame,
-                            &mut scripts,
-                        )?;
-                    }
-                    _ => {}
-                }
-                break;
+                _ => {}
             }
         }
         if !script_given && !operands.is_empty() {
@@ -299,23 +270,10 @@ impl Walker<'_> {
                 // `-u NONE`): read like separate ones. The first letter that
                 // takes a value ends the cluster; its value is the rest of
                 // the word or the next argument.
-                let cluster: Vec<char> = text.chars().skip(1).collect();
-                for (at, c) in cluster.iter().enumerate() {
-                    let takes_value =
-                        matches!(c, 'c' | 'S' | 'u' | 'U' | 'w' | 'W' | 'i' | 'T' | 't' | 'q')
-                            || (*c == 's' && !ex_mode);
-                    if !takes_value {
-                        continue;
-                    }
-                    let rest: String = cluster[at + 1..].iter().collect();
-                    let value = if rest.is_empty() {
-                        let v = args.get(index).map(|a| (a.text.clone(), a.known));
-                        index += 1;
-                        v
-                    } else {
-                        Some((rest, true))
-                    };
-                    let (value_text, value_known) = value.unwrap_or_else(|| (String::new(), true));
+                let letters = if ex_mode { "cSuUwWiTtq" } else { "cSuUwWiTtqs" };
+                if let Some((c, value)) = cluster_value(arg, letters, args, &mut index) {
+                    let (value_text, value_known) =
+                        value.map_or((String::new(), true), |v| (v.text, v.known));
                     match c {
                         'c' | 'S' => {
                             return self.deny(
@@ -365,7 +323,6 @@ impl Walker<'_> {
                         }
                         _ => {}
                     }
-                    break;
                 }
             }
         }

@@ -6,7 +6,7 @@
 use std::ops::ControlFlow::Continue;
 
 use crate::decision::RuleId;
-use crate::rules::is_stdin_path;
+use crate::rules::{is_stdin_path, next_arg};
 use crate::walk::Judged;
 use crate::walk::{Cmd, Frame, Shell, Stdin, Walker};
 use crate::words::Arg;
@@ -14,6 +14,23 @@ use crate::words::Arg;
 /// Runners that fetch a JavaScript package that is not installed and run it.
 const FETCHING_RUNNERS: &[&str] = &[
     "npx", "pnpx", "bunx", "npm exec", "npm x", "pnpm dlx", "yarn dlx", "bun x",
+];
+
+/// Runners that fetch a Python package that may not be installed and run it (`uv run` fetches
+/// only its `--with` packages: its command comes from the project's environment).
+const PYTHON_RUNNERS: &[&str] = &["uvx", "uv tool run", "pipx run", "uv run"];
+
+/// The requirements files a Python project's own packages are read from, besides
+/// `pyproject.toml` (the first two also mark the project's directory).
+const REQUIREMENTS: &[&str] = &[
+    "requirements.txt",
+    "requirements-dev.txt",
+    "requirements_dev.txt",
+    "requirements-test.txt",
+    "requirements-tests.txt",
+    "requirements-lint.txt",
+    "dev-requirements.txt",
+    "test-requirements.txt",
 ];
 
 /// Package managers, runners and package tools (`Family::Package` in `registry.rs`; `bun` is an
@@ -495,8 +512,7 @@ impl Walker<'_> {
                     text,
                     "--exec" | "-x" | "-c" | "--command" | "--shell" | "-s"
                 ) {
-                    index += 1;
-                    args.get(index - 1).cloned()
+                    next_arg(args, &mut index)
                 } else if text.starts_with('-') {
                     if !arg.known {
                         return self.fail_closed(
@@ -584,6 +600,9 @@ impl Walker<'_> {
         shell: &mut Shell,
         frame: &Frame,
     ) -> Judged {
+        let python = PYTHON_RUNNERS.contains(&origin);
+        // `uvx --from PKG CMD`, `pipx run --spec PKG CMD`: the package fetched is PKG.
+        let mut from_given = false;
         let mut index = 0;
         while index < args.len() {
             let arg = &args[index];
@@ -645,6 +664,15 @@ impl Walker<'_> {
                     argv.extend(args[index..].iter().cloned());
                     return self.run_argv(origin, argv, stdin, shell, frame);
                 }
+                if python
+                    && matches!(name, "--with" | "-w" | "--from" | "--spec")
+                    && let Some(value) = inline.map(Arg::lit).or_else(|| args.get(index).cloned())
+                {
+                    from_given |= matches!(name, "--from" | "--spec");
+                    for spec in value.text.split(',') {
+                        self.own_python_package(origin, spec, value.known, None, shell, frame)?;
+                    }
+                }
                 // `npx -p pkg cmd`: the package fetched is `pkg`.
                 if FETCHING_RUNNERS.contains(&origin)
                     && matches!(name, "-p" | "--package")
@@ -679,6 +707,9 @@ impl Walker<'_> {
             let program = package_program(text);
             if FETCHING_RUNNERS.contains(&origin) {
                 self.own_package(origin, text, &program, shell, frame)?;
+            }
+            if python && origin != "uv run" && !from_given {
+                self.own_python_package(origin, text, true, Some(&program), shell, frame)?;
             }
             argv[0] = Arg::lit(program);
             if text.ends_with(".py") {
@@ -730,6 +761,84 @@ impl Walker<'_> {
             RuleId::ShellEscape,
             format!("`{origin} {spec}` fetches and runs `{name}`, a package the project does not depend on: code the guard never saw (add it to package.json, or ask the user to run it)"),
         )
+    }
+
+    /// A Python runner ([`PYTHON_RUNNERS`]) fetches `spec` (`program`: the program it runs
+    /// from it): when the guard can read the project's `pyproject.toml` or requirements file, a
+    /// package the project names nowhere there, and whose program is not in its `.venv`, is
+    /// fetched and run, code the guard never saw (rule `shell-escape`; a spec it cannot know,
+    /// `not-static`). A local path is the project's own. Without a readable project file the
+    /// command is judged as the program it names.
+    fn own_python_package(
+        &mut self,
+        origin: &str,
+        spec: &str,
+        known: bool,
+        program: Option<&str>,
+        shell: &Shell,
+        frame: &Frame,
+    ) -> Judged {
+        let Some(cwd) = shell.cwd.clone() else {
+            return Continue(());
+        };
+        let Some((dir, names)) = self.python_project(&cwd, frame)? else {
+            return Continue(());
+        };
+        if !known {
+            return self.deny(
+                frame,
+                RuleId::NotStatic,
+                format!("`{origin}` runs a package `{spec}` that is not statically known"),
+            );
+        }
+        let spec = spec.trim();
+        let name = requirement_name(spec);
+        let venv_bin = program.map(|p| format!("{}/.venv/bin/{p}", dir.trim_end_matches('/')));
+        if spec.starts_with(['.', '/'])
+            || name.is_some_and(|n| names.contains(&n))
+            || venv_bin.is_some_and(|bin| matches!(self.read_file(&bin), Ok(Some(_))))
+        {
+            return Continue(());
+        }
+        self.deny(
+            frame,
+            RuleId::ShellEscape,
+            format!("`{origin}` fetches and runs `{spec}`, a package the project does not depend on: code the guard never saw (add it to pyproject.toml, or ask the user to run it)"),
+        )
+    }
+
+    /// The nearest Python project at or above `start` the guard can read: its directory and
+    /// the normalised names of its own packages ([`python_packages`] of its `pyproject.toml`,
+    /// the names in its [`REQUIREMENTS`] files). `None` when there is none, or its
+    /// `pyproject.toml` does not parse.
+    fn python_project(
+        &mut self,
+        start: &str,
+        frame: &Frame,
+    ) -> Judged<Option<(String, Vec<String>)>> {
+        let found = self.nearest_file(start, &["pyproject.toml", REQUIREMENTS[0]], frame)?;
+        let Some((dir, file, text)) = found else {
+            return Continue(None);
+        };
+        let mut names = Vec::new();
+        if file == "pyproject.toml" {
+            let Ok(table) = text.parse::<toml::Table>() else {
+                return Continue(None);
+            };
+            names = python_packages(&table);
+        }
+        for file in REQUIREMENTS {
+            let path = format!("{}/{file}", dir.trim_end_matches('/'));
+            if let Ok(Some(text)) = self.read_file(&path) {
+                names.extend(text.lines().filter_map(|line| {
+                    let line = line.split('#').next().unwrap_or("").trim();
+                    (!line.starts_with('-'))
+                        .then(|| requirement_name(line))
+                        .flatten()
+                }));
+            }
+        }
+        Continue(Some((dir, names)))
     }
 
     /// npm, pnpm, yarn and bun subcommands that run commands or plant code.
@@ -996,8 +1105,7 @@ impl Walker<'_> {
             let arg = &args[index];
             index += 1;
             let value = if arg.is("--config") {
-                index += 1;
-                args.get(index - 1).cloned()
+                next_arg(args, &mut index)
             } else {
                 arg.text.strip_prefix("--config=").map(|v| Arg {
                     text: v.to_owned(),
@@ -1287,8 +1395,6 @@ impl Walker<'_> {
     }
 }
 
-/// The program a package name runs: `rimraf@5` is `rimraf`, `@scope/tool@1`
-/// is `tool`.
 /// The package name of a runner's package spec (`prettier@3` is `prettier`, `@scope/x@1` is
 /// `@scope/x`).
 fn package_name(spec: &str) -> &str {
@@ -1298,10 +1404,127 @@ fn package_name(spec: &str) -> &str {
     }
 }
 
+/// The program a package name runs: `rimraf@5` is `rimraf`, `@scope/tool@1` is `tool`.
 fn package_program(spec: &str) -> String {
     let name = match spec.strip_prefix('@') {
         Some(rest) => rest.split_once('/').map_or(rest, |(_, n)| n),
         None => spec,
     };
     name.split('@').next().unwrap_or(name).to_owned()
+}
+
+/// The normalised names of the packages a `pyproject.toml` names as the project's own: its
+/// `[project]` name, dependencies and optional dependencies, `[dependency-groups]`,
+/// `[tool.uv] dev-dependencies`, and Poetry's dependencies, dev-dependencies and groups.
+fn python_packages(pyproject: &toml::Table) -> Vec<String> {
+    let at = |path: &[&str]| {
+        path.iter()
+            .try_fold(pyproject, |t, key| t.get(*key)?.as_table())
+    };
+    let strings = |value: &toml::Value| -> Vec<String> {
+        value
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|v| requirement_name(v.as_str()?))
+            .collect()
+    };
+    let mut names = Vec::new();
+    if let Some(project) = at(&["project"]) {
+        names.extend(
+            project
+                .get("name")
+                .and_then(|n| requirement_name(n.as_str()?)),
+        );
+        names.extend(
+            project
+                .get("dependencies")
+                .map(strings)
+                .into_iter()
+                .flatten(),
+        );
+    }
+    for groups in [
+        at(&["project", "optional-dependencies"]),
+        at(&["dependency-groups"]),
+    ] {
+        names.extend(
+            groups
+                .into_iter()
+                .flat_map(|g| g.values().flat_map(strings)),
+        );
+    }
+    names.extend(
+        at(&["tool", "uv"])
+            .and_then(|uv| uv.get("dev-dependencies"))
+            .map(strings)
+            .into_iter()
+            .flatten(),
+    );
+    let poetry_groups = at(&["tool", "poetry", "group"])
+        .into_iter()
+        .flat_map(|groups| {
+            groups
+                .values()
+                .filter_map(|g| g.get("dependencies")?.as_table())
+        });
+    let poetry = [
+        at(&["tool", "poetry", "dependencies"]),
+        at(&["tool", "poetry", "dev-dependencies"]),
+    ];
+    for table in poetry.into_iter().flatten().chain(poetry_groups) {
+        names.extend(table.keys().filter_map(|k| requirement_name(k)));
+    }
+    names
+}
+
+/// The normalised name of a Python requirement (`Click[extra]~=8.1` is `click`, `ruff@0.5`
+/// is `ruff`, `zope.interface` is `zope-interface`); `None` for what is not a package name
+/// (a URL, `git+https://…`, an empty line).
+fn requirement_name(spec: &str) -> Option<String> {
+    let spec = spec.trim();
+    let end = spec
+        .find(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')))
+        .unwrap_or(spec.len());
+    let (name, rest) = spec.split_at(end);
+    if name.is_empty()
+        || !(rest.is_empty()
+            || rest.starts_with([' ', '[', '<', '>', '=', '!', '~', ';', '@', '(']))
+    {
+        return None;
+    }
+    let mut out = String::new();
+    for c in name.chars() {
+        if matches!(c, '-' | '_' | '.') {
+            if !out.ends_with('-') {
+                out.push('-');
+            }
+        } else {
+            out.push(c.to_ascii_lowercase());
+        }
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn requirement_names_normalise() {
+        for (spec, name) in [
+            ("Click[extra]~=8.1", Some("click")),
+            ("ruff@0.5.0", Some("ruff")),
+            (
+                "zope.interface>=5 ; python_version > '3'",
+                Some("zope-interface"),
+            ),
+            ("Foo__Bar", Some("foo-bar")),
+            ("git+https://example.org/x.git", None),
+            ("https://example.org/x.whl", None),
+            ("", None),
+        ] {
+            assert_eq!(requirement_name(spec).as_deref(), name, "{spec}");
+        }
+    }
 }

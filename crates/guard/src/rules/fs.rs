@@ -19,7 +19,7 @@ use std::ops::ControlFlow::Continue;
 
 use crate::decision::RuleId;
 use crate::paths::{Alias, globs_may_overlap, has_wildcard, is_within, normalize, relative_to};
-use crate::rules::{self, Spec};
+use crate::rules::{self, Spec, next_arg};
 use crate::walk::Judged;
 use crate::walk::{Frame, Shell, Walker, WriteMode};
 use crate::words::Arg;
@@ -2115,12 +2115,7 @@ impl Walker<'_> {
                     ),
                     None => (long, None),
                 };
-                let value = |index: &mut usize| {
-                    inline.clone().or_else(|| {
-                        *index += 1;
-                        args.get(*index - 1).cloned()
-                    })
-                };
+                let value = |index: &mut usize| inline.clone().or_else(|| next_arg(args, index));
                 match name {
                     "rsh" => {
                         let v = value(&mut index);
@@ -2136,31 +2131,16 @@ impl Walker<'_> {
                 continue;
             }
             if text.starts_with('-') && text.len() > 1 {
-                let chars: Vec<char> = text.chars().skip(1).collect();
-                for (at, c) in chars.iter().enumerate() {
-                    if !"eBfTM".contains(*c) {
-                        continue;
+                match rules::cluster_value(arg, "eBfTM", args, &mut index) {
+                    Some(('e', value)) => {
+                        self.walk_shell_arg("rsync -e", value.as_ref(), shell, frame)?
                     }
-                    let rest: String = chars[at + 1..].iter().collect();
-                    let value = if rest.is_empty() {
-                        index += 1;
-                        args.get(index - 1).cloned()
-                    } else {
-                        Some(Arg {
-                            text: rest,
-                            ..arg.clone()
-                        })
-                    };
-                    match c {
-                        'e' => self.walk_shell_arg("rsync -e", value.as_ref(), shell, frame)?,
-                        'M' => self.deny(
-                            frame,
-                            RuleId::Interpreter,
-                            "rsync -M passes options to the remote rsync; the guard cannot see what it does there",
-                        )?,
-                        _ => {}
-                    }
-                    break;
+                    Some(('M', _)) => self.deny(
+                        frame,
+                        RuleId::Interpreter,
+                        "rsync -M passes options to the remote rsync; the guard cannot see what it does there",
+                    )?,
+                    _ => {}
                 }
             }
         }

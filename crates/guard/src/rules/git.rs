@@ -296,44 +296,9 @@ fn canonical(given: &str, longs: &[&str]) -> (String, bool) {
 /// Parses a git subcommand's arguments; long options are canonicalised
 /// ([`canonical`]); `--` ends options.
 fn gparse(args: &[Arg], spec: &Opts<'_>) -> Parsed {
-    let mut out = Parsed::default();
-    let mut index = 0;
-    while index < args.len() {
-        let arg = &args[index];
-        index += 1;
-        let Some(text) = arg.exact() else {
-            out.operands.push(arg.clone());
-            continue;
-        };
-        if text == "--" {
-            out.operands.extend(args[index..].iter().cloned());
-            break;
-        }
-        if let Some(long) = text.strip_prefix("--") {
-            let (given, value) = match long.split_once('=') {
-                Some((n, v)) => (format!("--{n}"), Some(Arg::lit(v))),
-                None => (format!("--{long}"), None),
-            };
-            let (name, takes) = canonical(&given, spec.longs);
-            let value = match value {
-                Some(v) => Some(v),
-                None if takes => {
-                    let v = args.get(index).cloned();
-                    index += 1;
-                    v
-                }
-                None => None,
-            };
-            out.opts.push(Opt { name, value });
-            continue;
-        }
-        if text.len() > 1 && text.starts_with('-') {
-            crate::rules::short_cluster(text, args, &mut index, spec.short_values, &mut out);
-            continue;
-        }
-        out.operands.push(arg.clone());
-    }
-    out
+    crate::rules::parse_with(args, spec.short_values, false, |given| {
+        canonical(given, spec.longs)
+    })
 }
 
 /// Every value given to any of `names`.

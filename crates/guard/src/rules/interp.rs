@@ -2191,6 +2191,34 @@ impl Walker<'_> {
         None
     }
 
+    /// A method called on a path object (`Path("x").write_text(...)`, `.open("w")`): the one
+    /// literal path in `inner` (the receiver's parentheses) is written with `mode`; a path
+    /// named at run time is denied.
+    fn receiver_write(
+        &mut self,
+        inner: &[Tok],
+        mode: Option<WriteMode>,
+        what: &str,
+        call: &str,
+        shell: &mut Shell,
+        frame: &Frame,
+    ) -> Judged {
+        match inner {
+            [t] if t.literal().is_some() => match mode {
+                Some(m) => {
+                    let p = Arg::lit(t.literal().unwrap_or_default());
+                    self.check_write(&p, m, shell, frame, what)
+                }
+                None => Continue(()),
+            },
+            _ => self.deny(
+                frame,
+                RuleId::NotStatic,
+                format!("{what} a file named at run time (`{call}`)"),
+            ),
+        }
+    }
+
     /// Files the code writes: protected paths among its literals, tracked
     /// files opened for writing, and writes to names built at run time.
     fn code_writes(
@@ -2245,19 +2273,7 @@ impl Walker<'_> {
                     })
                     .and_then(open_mode_letters);
                 if let Some(mode) = mode {
-                    match inner.as_slice() {
-                        [t] if t.literal().is_some() => {
-                            let p = Arg::lit(t.literal().unwrap_or_default());
-                            self.check_write(&p, mode, shell, frame, &what)?;
-                        }
-                        _ => {
-                            return self.deny(
-                                frame,
-                                RuleId::NotStatic,
-                                format!("{what} a file named at run time (`open`)"),
-                            );
-                        }
-                    }
+                    self.receiver_write(inner, Some(mode), &what, w, shell, frame)?;
                 }
                 continue;
             }
@@ -2356,39 +2372,14 @@ impl Walker<'_> {
                 }
             } else {
                 // Method style: Path("x").write_text(...), the path is the receiver.
-                let receiver_path = at
-                    .checked_sub(2)
-                    .filter(|p| toks[at - 1].is_punct('.') && toks[*p].is_punct(')'))
-                    .and_then(|close| {
-                        let open = (0..close)
-                            .rev()
-                            .find(|o| matching(toks, *o) == Some(close))?;
-                        let inner = &toks[open + 1..close];
-                        Some(inner.to_vec())
-                    });
-                match receiver_path {
+                match &receiver {
                     Some(inner)
                         if matches!(
                             w.as_str(),
                             "write_text" | "write_bytes" | "touch" | "symlink_to"
                         ) =>
                     {
-                        let mode = write;
-                        match inner.as_slice() {
-                            [t] if t.literal().is_some() => {
-                                let p = Arg::lit(t.literal().unwrap_or_default());
-                                if let Some(m) = mode {
-                                    self.check_write(&p, m, shell, frame, &what)?;
-                                }
-                            }
-                            _ => {
-                                return self.deny(
-                                    frame,
-                                    RuleId::NotStatic,
-                                    format!("{what} a file named at run time (`{w}`)"),
-                                );
-                            }
-                        }
+                        self.receiver_write(inner, write, &what, w, shell, frame)?;
                         continue;
                     }
                     _ => {}

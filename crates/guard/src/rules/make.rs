@@ -6,7 +6,7 @@
 use std::ops::ControlFlow::Continue;
 
 use crate::decision::RuleId;
-use crate::rules::{abbrev, is_stdin_path};
+use crate::rules::{abbrev, is_stdin_path, next_arg};
 use crate::walk::{Frame, Judged, Stdin, Walker};
 use crate::words::Arg;
 
@@ -49,18 +49,14 @@ impl Walker<'_> {
                 if abbrev(name, "file", 2) || abbrev(name, "makefile", 1) {
                     match inline {
                         Some(v) => Some(Arg::lit(v)),
-                        None => {
-                            index += 1;
-                            args.get(index - 1).cloned()
-                        }
+                        None => next_arg(args, &mut index),
                     }
                 } else {
                     None
                 }
             } else if let Some(rest) = text.strip_prefix("-f") {
                 if rest.is_empty() {
-                    index += 1;
-                    args.get(index - 1).cloned()
+                    next_arg(args, &mut index)
                 } else {
                     Some(Arg::lit(rest))
                 }

@@ -6,6 +6,7 @@
 use std::ops::ControlFlow::Continue;
 
 use crate::decision::RuleId;
+use crate::rules::next_arg;
 use crate::walk::{Frame, Judged, Shell, Walker};
 use crate::words::Arg;
 
@@ -46,8 +47,7 @@ impl Walker<'_> {
             let text = args[index].text.clone();
             index += 1;
             let value = if matches!(text.as_str(), "-P" | "--pager" | "-H" | "--html") {
-                index += 1;
-                args.get(index - 1).cloned()
+                next_arg(args, &mut index)
             } else if let Some(v) = text
                 .strip_prefix("--pager=")
                 .or_else(|| text.strip_prefix("--html="))

