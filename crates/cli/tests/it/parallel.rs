@@ -630,6 +630,73 @@ fn status_shows_the_stories_worktrees_and_their_disk_use() {
     );
 }
 
+/// `pawl status` names who holds each story being worked on: its worker's pid and host and when
+/// its lease expires unless renewed; once the story is merged, no one.
+#[test]
+fn status_shows_who_holds_each_story_and_until_when() {
+    let env = TestEnv::new();
+    let agent = "echo \"start $$\" >> \"$HOME/marks/starts-$PAWL_STORY\"\nwhile [ ! -e \"$HOME/marks/go\" ]; do sleep 0.05; done\necho \"$PAWL_STORY\" > \"$PAWL_STORY.txt\"\n";
+    let plan_path = env.planned(
+        &config(1, "", "true"),
+        agent,
+        &plan(&[("S1", &["S1.txt"], &[], &["test -f S1.txt"])]),
+    );
+    let marks = env.dir.path().join("home/marks");
+    let mut run = env
+        .command("pawl")
+        .args(["run", "--plan", &plan_path, "one file"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let patience = std::time::Instant::now();
+    while starts(&marks, "S1") == 0 {
+        assert!(
+            patience.elapsed() < std::time::Duration::from_secs(180),
+            "S1 never started"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let status = env.ok(&["status", "--json"]).json();
+    let human = env.ok(&["status"]).stdout;
+    std::fs::write(marks.join("go"), "").unwrap();
+    let ended = run.wait().unwrap();
+    let s1 = &status["parallel"]["stories"][0];
+    assert_eq!(s1["state"], "working", "{status}");
+    // The worker is a thread of the pawl that runs the run.
+    assert_eq!(s1["lease"]["pid"], run.id(), "{status}");
+    let host = s1["lease"]["host"].as_str().unwrap_or("");
+    assert!(!host.is_empty(), "{status}");
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as i64;
+    let expires = s1["lease"]["expires_at"].as_i64().unwrap();
+    assert!(
+        expires > s1["lease"]["heartbeat_at"].as_i64().unwrap(),
+        "{status}"
+    );
+    assert!(expires < now + 10 * 60 * 1000, "{status}");
+    assert!(
+        human.contains(&format!(
+            "story S1 working · merge pending · sessions 1 · held by pid {}@{host} until ",
+            run.id()
+        )),
+        "{human}"
+    );
+    assert!(ended.success(), "{ended}");
+    let after = env.ok(&["status", "--json"]).json();
+    assert_eq!(
+        after["parallel"]["stories"][0]["state"], "merged",
+        "{after}"
+    );
+    assert!(
+        after["parallel"]["stories"][0]["lease"].is_null(),
+        "{after}"
+    );
+    assert!(!env.ok(&["status"]).stdout.contains("held by"));
+}
+
 /// The attack: with a key of its own (its own state directory), the agent starts a run from its
 /// worktree. Refused: pawl in a story's worktree is in the run's step (the run's store is
 /// read-only there).
