@@ -171,7 +171,10 @@ pub fn drive(
 /// worker runs on its story (the pipeline's story flow), `settled` sees every pass. Every story
 /// merged ends `Verified` without verifying the run's tree — the caller's phases do that; a
 /// story out of attempts ends `NoStoryCanProgress` once nothing else can go on; a limit or a
-/// stop ends with its reason.
+/// stop ends with its reason. A story whose runner ends with [`LoopEnd::replan`] (a spec
+/// failure) is recorded `failed` (superseded); no story starts after it, the running ones end
+/// and what passed is merged, then the phase ends `NoStoryCanProgress` with that reason in
+/// `replan`, for the caller to send the plan back.
 #[allow(clippy::too_many_arguments)]
 pub fn drive_stories(
     store: &mut Store,

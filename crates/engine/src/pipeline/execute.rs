@@ -312,7 +312,8 @@ fn mid_checkpoint(
 /// the planner's criteria are the run's, verified on the run's tree after every story is
 /// merged, by the phases that follow. A story of an earlier plan that was not merged is not
 /// worked on again (the new plan replaced it); its worktree stays until `pawl clean`.
-/// Returns how many stories were merged and the ids of those that were not.
+/// Returns how many stories were merged and the ids of those that were not; a story's spec
+/// failure sends the plan back (`Halt::Replan`) once the stories beside it have ended.
 fn in_worktrees(
     ctx: &mut Ctx<'_>,
     input: &crate::parallel::ParallelInput<'_>,
