@@ -171,7 +171,10 @@ pub fn drive(
 /// worker runs on its story (the pipeline's story flow), `settled` sees every pass. Every story
 /// merged ends `Verified` without verifying the run's tree — the caller's phases do that; a
 /// story out of attempts ends `NoStoryCanProgress` once nothing else can go on; a limit or a
-/// stop ends with its reason.
+/// stop ends with its reason. A story whose runner ends with [`LoopEnd::replan`] (a spec
+/// failure) is recorded `failed` (superseded); no story starts after it, the running ones end
+/// and what passed is merged, then the phase ends `NoStoryCanProgress` with that reason in
+/// `replan`, for the caller to send the plan back.
 #[allow(clippy::too_many_arguments)]
 pub fn drive_stories(
     store: &mut Store,
@@ -254,6 +257,9 @@ fn coordinate(
     let (tx, rx) = mpsc::channel::<Msg>();
     let mut running: Vec<String> = Vec::new();
     let mut stopping: Option<StopReason> = None;
+    // A story ended with a spec failure (the plan, not the code, is wrong): no story starts
+    // any more; the running ones end and what passed is merged; then the reason goes back.
+    let mut replan: Option<String> = None;
     // The run's lease was taken over by another process: nothing more is started or merged.
     let mut lost = false;
     let mut checked_at = std::time::Instant::now();
@@ -299,12 +305,22 @@ fn coordinate(
                         result,
                     } => {
                         running.retain(|s| s != &story);
-                        let end = worker_done(store, &run, &story, &token, result, observer)?;
-                        if let Some(reason) = end
-                            && stopping.is_none()
-                        {
-                            stopping = Some(reason);
-                            control.request_stop();
+                        match worker_done(store, &run, &story, &token, result, observer)? {
+                            Some(Ending::Stop(reason)) if stopping.is_none() => {
+                                stopping = Some(reason);
+                                control.request_stop();
+                            }
+                            Some(Ending::Replan(why)) if replan.is_none() => {
+                                // Not the run's stop (`Control` has no reset): the coordinator's
+                                // own state holds the round.
+                                store.append_event(
+                                    Some(run_id),
+                                    EventKind::StoryWork,
+                                    json!({"story": story, "replan": why, "running": running}),
+                                )?;
+                                replan = Some(why);
+                            }
+                            _ => {}
                         }
                     }
                 }
@@ -333,14 +349,21 @@ fn coordinate(
                 }
             } else {
                 // The schedule first, so that workers are busy while the queue merges; what the
-                // caller does as stories settle comes before any story starts.
+                // caller does as stories settle comes before any story starts. Nothing starts
+                // once the plan is going back.
                 let works = store.story_works(run_id)?;
-                if let Some(settled) = settled.as_mut() {
+                if replan.is_none()
+                    && let Some(settled) = settled.as_mut()
+                {
                     settled(store, &mut *main_verifier, &works)?;
                 }
                 let plans: Vec<(&rules::PlannedStory, WorkState)> =
                     works.iter().map(|w| (&w.plan, w.state)).collect();
-                let free = workers.saturating_sub(running.len());
+                let free = if replan.is_some() {
+                    0
+                } else {
+                    workers.saturating_sub(running.len())
+                };
                 for id in rules::startable(&plans, free) {
                     let Some(w) = works.iter().find(|w| w.plan.id == id) else {
                         continue;
@@ -404,7 +427,11 @@ fn coordinate(
                     merge_one(store, &repo, &run, &branch, next, input, observer, token)?;
                     continue;
                 }
-                if running.is_empty() && !held_elsewhere.is_empty() {
+                if running.is_empty() && replan.is_some() {
+                    // Every story of ours has ended and what passed is merged: the plan goes
+                    // back (stories held elsewhere belong to the plan being replaced).
+                    return Ok(StopReason::NoStoryCanProgress);
+                } else if running.is_empty() && !held_elsewhere.is_empty() {
                     // Nothing of ours runs: wait for the stories other workers hold.
                 } else if running.is_empty() {
                     if works.iter().all(|w| w.state == WorkState::Merged) {
@@ -439,7 +466,8 @@ fn coordinate(
         return Ok(LoopEnd {
             reason: outcome,
             last: None,
-            replan: None,
+            // A stop of the run (a limit, the user) comes first: the re-plan is not asked for.
+            replan: replan.filter(|_| outcome == StopReason::NoStoryCanProgress),
         });
     }
     // Every story is merged: the run's tree, verified as every driver verifies it.
@@ -911,8 +939,17 @@ pub fn headless_story(job: StoryJob<'_>) -> Result<LoopEnd, EngineError> {
     )
 }
 
-/// A worker ended: its story is queued (checks pass), waits again, or is out of attempts.
-/// Returns the run's stop when the worker stopped for the run (a limit, a stop, the user).
+/// What a worker's end asks of the coordinator.
+enum Ending {
+    /// The run stops (a limit, a stop, the user).
+    Stop(StopReason),
+    /// The plan goes back to the planner, for this reason (a spec failure).
+    Replan(String),
+}
+
+/// A worker ended: its story is queued (checks pass), waits again, or is out of attempts — or
+/// superseded (`failed`), its spec failure sending the plan back. Returns what the coordinator
+/// is asked to do.
 fn worker_done(
     store: &mut Store,
     run: &Run,
@@ -920,7 +957,7 @@ fn worker_done(
     token: &str,
     result: Result<LoopEnd, String>,
     observer: &mut dyn FnMut(&LoopEvent),
-) -> Result<Option<StopReason>, EngineError> {
+) -> Result<Option<Ending>, EngineError> {
     let end = match result {
         Ok(end) => end,
         Err(e) => {
@@ -939,17 +976,31 @@ fn worker_done(
             return Err(EngineError::Parallel(format!("story {story}: {e}")));
         }
     };
-    let (state, note, stop) = match end.reason {
-        StopReason::Verified => (WorkState::Queued, "its checks pass: queued to merge", None),
-        StopReason::NoStoryCanProgress => (WorkState::Failed, "out of attempts", None),
-        other => (WorkState::Pending, "stopped", Some(other)),
+    let (state, note, stop) = match (end.reason, &end.replan) {
+        (_, Some(why)) => (
+            WorkState::Failed,
+            "superseded: a spec failure sent the plan back",
+            Some(Ending::Replan(why.clone())),
+        ),
+        (StopReason::Verified, None) => {
+            (WorkState::Queued, "its checks pass: queued to merge", None)
+        }
+        (StopReason::NoStoryCanProgress, None) => (WorkState::Failed, "out of attempts", None),
+        (other, None) => (WorkState::Pending, "stopped", Some(Ending::Stop(other))),
+    };
+    let feedback = match (&end.replan, state) {
+        (Some(why), _) => Some(Some(format!(
+            "superseded: a spec failure sent the plan back: {why}"
+        ))),
+        (None, WorkState::Queued) => Some(None),
+        _ => None,
     };
     let w = match store.update_story_work(
         &run.id,
         story,
         &StoryWorkChange {
             state: Some(state),
-            feedback: (state == WorkState::Queued).then_some(None),
+            feedback,
             release: Some(token.to_string()),
             ..Default::default()
         },

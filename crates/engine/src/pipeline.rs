@@ -198,10 +198,9 @@ impl Ctx<'_> {
             preamble: Some(preamble),
             until_checks_pass: true,
             fresh_session: true,
-            // In a worktree a spec failure waits on the user, as the plan file's stories do:
-            // the coordinator, not one worker, would have to send the plan back.
-            plans: !self.in_worktree
-                && rules::phases(self.mode, &self.pcfg.phases).contains(&Phase::Plan),
+            // In a worktree too: the worker reports the re-plan reason to the coordinator,
+            // which starts no other story and sends the plan back (`parallel::coordinate`).
+            plans: rules::phases(self.mode, &self.pcfg.phases).contains(&Phase::Plan),
             parallel: self.in_worktree,
         };
         let end = driver::drive_leased(

@@ -77,19 +77,21 @@ pub fn run(ctx: &mut Ctx, args: &StatusArgs) -> CliResult<ExitCode> {
         .filter(|c| c.status == CriterionStatus::Verified)
         .count();
     let count = |st: StoryStatus| rc.stories.iter().filter(|s| s.status == st).count();
-    // A planned run's stories: where each is worked on and what its worktree holds.
-    let planned: Vec<serde_json::Value> = store
-        .story_works(&run.id)?
-        .into_iter()
-        .map(|w| {
-            let path = std::path::Path::new(&w.worktree);
-            json!({
-                "id": w.plan.id, "state": w.state, "attempts": w.attempts, "merge": w.merge,
-                "branch": w.branch, "worktree": w.worktree, "exists": path.exists(),
-                "disk_bytes": pawl_engine::parallel::disk_use(path),
-            })
-        })
-        .collect();
+    // A planned run's stories: where each is worked on, by whom (its lease: the worker's pid and
+    // host, until when it holds the story unless renewed) and what its worktree holds.
+    let mut planned: Vec<serde_json::Value> = Vec::new();
+    for w in store.story_works(&run.id)? {
+        let path = std::path::Path::new(&w.worktree);
+        let lease = store.story_lease(&run.id, &w.story)?.map(|l| {
+            json!({"pid": l.pid, "host": l.host, "expires_at": l.expires_at,
+                   "heartbeat_at": l.heartbeat_at})
+        });
+        planned.push(json!({
+            "id": w.plan.id, "state": w.state, "attempts": w.attempts, "merge": w.merge,
+            "branch": w.branch, "worktree": w.worktree, "exists": path.exists(),
+            "disk_bytes": pawl_engine::parallel::disk_use(path), "lease": lease,
+        }));
+    }
     let worktrees_bytes: u64 = planned
         .iter()
         .filter_map(|p| p["disk_bytes"].as_u64())
@@ -195,8 +197,17 @@ pub fn run(ctx: &mut Ctx, args: &StatusArgs) -> CliResult<ExitCode> {
                 } else {
                     "no worktree".into()
                 };
+                let held = match p["lease"].as_object() {
+                    Some(l) => format!(
+                        " · held by pid {}@{} until {}",
+                        l["pid"],
+                        l["host"].as_str().unwrap_or(""),
+                        render::time(l["expires_at"].as_i64().unwrap_or_default())
+                    ),
+                    None => String::new(),
+                };
                 out.push_str(&format!(
-                    "  story {} {} · merge {} · sessions {} · {at}\n",
+                    "  story {} {} · merge {} · sessions {}{held} · {at}\n",
                     p["id"].as_str().unwrap_or(""),
                     p["state"].as_str().unwrap_or(""),
                     p["merge"].as_str().unwrap_or(""),

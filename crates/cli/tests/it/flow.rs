@@ -9,7 +9,7 @@ use crate::headless::{NO_BREAKERS, config_with};
 const REPLAY: &str = "[agent]\nkind = \"replay\"\n";
 
 impl TestEnv {
-    fn events_of(&self, kind: &str) -> Vec<serde_json::Value> {
+    pub(crate) fn events_of(&self, kind: &str) -> Vec<serde_json::Value> {
         let db = self.db();
         let mut stmt = db
             .prepare("SELECT data_json FROM events WHERE kind = ?1 ORDER BY seq")

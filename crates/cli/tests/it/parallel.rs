@@ -630,6 +630,73 @@ fn status_shows_the_stories_worktrees_and_their_disk_use() {
     );
 }
 
+/// `pawl status` names who holds each story being worked on: its worker's pid and host and when
+/// its lease expires unless renewed; once the story is merged, no one.
+#[test]
+fn status_shows_who_holds_each_story_and_until_when() {
+    let env = TestEnv::new();
+    let agent = "echo \"start $$\" >> \"$HOME/marks/starts-$PAWL_STORY\"\nwhile [ ! -e \"$HOME/marks/go\" ]; do sleep 0.05; done\necho \"$PAWL_STORY\" > \"$PAWL_STORY.txt\"\n";
+    let plan_path = env.planned(
+        &config(1, "", "true"),
+        agent,
+        &plan(&[("S1", &["S1.txt"], &[], &["test -f S1.txt"])]),
+    );
+    let marks = env.dir.path().join("home/marks");
+    let mut run = env
+        .command("pawl")
+        .args(["run", "--plan", &plan_path, "one file"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let patience = std::time::Instant::now();
+    while starts(&marks, "S1") == 0 {
+        assert!(
+            patience.elapsed() < std::time::Duration::from_secs(180),
+            "S1 never started"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let status = env.ok(&["status", "--json"]).json();
+    let human = env.ok(&["status"]).stdout;
+    std::fs::write(marks.join("go"), "").unwrap();
+    let ended = run.wait().unwrap();
+    let s1 = &status["parallel"]["stories"][0];
+    assert_eq!(s1["state"], "working", "{status}");
+    // The worker is a thread of the pawl that runs the run.
+    assert_eq!(s1["lease"]["pid"], run.id(), "{status}");
+    let host = s1["lease"]["host"].as_str().unwrap_or("");
+    assert!(!host.is_empty(), "{status}");
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as i64;
+    let expires = s1["lease"]["expires_at"].as_i64().unwrap();
+    assert!(
+        expires > s1["lease"]["heartbeat_at"].as_i64().unwrap(),
+        "{status}"
+    );
+    assert!(expires < now + 10 * 60 * 1000, "{status}");
+    assert!(
+        human.contains(&format!(
+            "story S1 working · merge pending · sessions 1 · held by pid {}@{host} until ",
+            run.id()
+        )),
+        "{human}"
+    );
+    assert!(ended.success(), "{ended}");
+    let after = env.ok(&["status", "--json"]).json();
+    assert_eq!(
+        after["parallel"]["stories"][0]["state"], "merged",
+        "{after}"
+    );
+    assert!(
+        after["parallel"]["stories"][0]["lease"].is_null(),
+        "{after}"
+    );
+    assert!(!env.ok(&["status"]).stdout.contains("held by"));
+}
+
 /// The attack: with a key of its own (its own state directory), the agent starts a run from its
 /// worktree. Refused: pawl in a story's worktree is in the run's step (the run's store is
 /// read-only there).
@@ -1641,4 +1708,200 @@ fn a_re_plan_marks_the_old_plan_s_unmerged_stories_superseded() {
         "{why}"
     );
     assert_eq!(env.iterations(), 10, "{why}");
+}
+
+/// A spec failure in a story's worktree (issue 19, docs/parallel.md "Planned runs"): S1 and S2
+/// of the first plan run side by side; S2's work makes a check fail with a spec conflict. As on
+/// one worker, the plan goes back to the planner: no new story starts, S1 (its checks pass) is
+/// still merged, S2 is superseded, and the second plan's story is merged. The same scenario on
+/// one worker ends the same way (S1 done in the run's tree before S2's spec failure).
+fn spec_failure_run(workers: &str) -> TestEnv {
+    use crate::pipeline::{Script, plan};
+    let env = TestEnv::new();
+    // The check that says the plan contradicts itself, while S2.txt says "informal".
+    // It leaves a mark when it fails.
+    let marks = env.dir.path().join("home/marks");
+    std::fs::create_dir_all(&marks).unwrap();
+    env.write(
+        "tests/spec.sh",
+        &format!(
+            "if grep -qs informal S2.txt; then touch {}/spec-failed; echo 'spec conflict: the greeting must be formal and informal'; exit 1; fi\n",
+            marks.display()
+        ),
+    );
+    env.pipeline("tdd = false", crate::headless::NO_BREAKERS);
+    // Steps 2 and 3 are S1's and S2's sessions, in either order on two workers (`PAWL_STORY`
+    // names the story); on one worker S1 runs first in the run's tree. In a worktree S1's
+    // session waits (up to a minute) until S2's check has failed: it is still running then.
+    let dev = format!(
+        "story=\"${{PAWL_STORY:-$(test -f S1.txt && echo S2 || echo S1)}}\"\ncase $story in S1) if [ -n \"$PAWL_STORY\" ]; then n=0; while [ ! -e {m}/spec-failed ] && [ $n -lt 1200 ]; do n=$((n+1)); sleep 0.05; done; [ -e {m}/spec-failed ] && touch {m}/s1-after; fi; echo S1 > S1.txt;; S2) echo informal > S2.txt;; esac\n",
+        m = marks.display()
+    );
+    let dev = dev.as_str();
+    let mut s = Script::new();
+    s.answer(
+        "plan-1",
+        plan(
+            "test -f S1.txt",
+            false,
+            &[("write S1.txt", &["S1.txt"]), ("write S2.txt", &["S2.txt"])],
+        ),
+    )
+    .run("dev-a", dev)
+    .run("dev-b", dev)
+    .answer(
+        "plan-2",
+        plan(
+            "test -f decided.txt",
+            false,
+            &[("decide: formal", &["S2.txt", "decided.txt"])],
+        ),
+    )
+    .write(
+        "dev-decide",
+        &[("S2.txt", "formal\n"), ("decided.txt", "formal\n")],
+    );
+    let scenario = env.scenario("pipeline", &s.text_of());
+    let r = env.pawl(&[
+        "run",
+        "write the greetings",
+        "--mode",
+        "work",
+        "--workers",
+        workers,
+        "--scenario",
+        &scenario,
+    ]);
+    let why = format!(
+        "on {workers} worker(s): {:?}\n{}\n{}",
+        env.story_rows(),
+        r.stdout,
+        r.stderr
+    );
+    assert_eq!(r.code, 0, "{why}");
+    // The plan went back with the spec failure, and the second planner was told why.
+    assert_eq!(
+        env.phases()
+            .iter()
+            .map(|(p, r, o)| format!("{p}/{r}/{o}"))
+            .collect::<Vec<_>>(),
+        [
+            "plan/1/passed",
+            "execute/1/failed",
+            "plan/2/passed",
+            "execute/2/passed"
+        ],
+        "{why}"
+    );
+    let actions = env.events_of("failure_action");
+    assert!(
+        actions
+            .iter()
+            .any(|a| a["action"] == "replan" && a["category"] == "spec"),
+        "{actions:?}\n{why}"
+    );
+    assert!(env.prompt(4).contains("spec conflict"), "{}", env.prompt(4));
+    assert_eq!(env.iterations(), 5, "{why}");
+    // The report and the convergence record show the re-plan: the first execute phase failed
+    // for the spec failure, the second round's stage converged.
+    let run = env.only_run();
+    let report = env.report_json(&run);
+    let phases = report["pipeline"]["phases"].as_array().unwrap();
+    assert!(
+        phases[1]["phase"] == "execute"
+            && phases[1]["outcome"] == "failed"
+            && phases[1]["note"]
+                .as_str()
+                .unwrap_or("")
+                .contains("spec failure (test: exit 1: spec conflict"),
+        "{report}"
+    );
+    assert_eq!(
+        env.strings("SELECT stage || ':' || round || ':' || outcome FROM convergence ORDER BY id"),
+        ["execute:2:converged"],
+        "{why}"
+    );
+    assert_eq!(report["verdict"], "SHIP", "{report}");
+    // S1 done, S2 superseded, the second plan's story done; the run's branch holds their work.
+    assert_eq!(
+        env.strings("SELECT title || ':' || status FROM stories ORDER BY seq"),
+        [
+            "write S1.txt:done",
+            "write S2.txt:skipped",
+            "decide: formal:done"
+        ],
+        "{why}"
+    );
+    for (f, text) in [
+        ("S1.txt", "S1\n"),
+        ("S2.txt", "formal\n"),
+        ("decided.txt", "formal\n"),
+    ] {
+        assert_eq!(
+            std::fs::read_to_string(env.root().join(f)).unwrap_or_default(),
+            text,
+            "{f}: {why}"
+        );
+    }
+    env
+}
+
+#[test]
+fn a_spec_failure_in_a_story_s_worktree_sends_the_plan_back_as_on_one_worker() {
+    let env = spec_failure_run("2");
+    let why = format!("{:?}", env.story_rows());
+    let rows = env.story_rows();
+    let row = |story: &str| rows.iter().find(|r| r.0 == story).cloned().unwrap();
+    // S1 was merged, though the plan went back while (or after) it ran; S2 is not, and is
+    // marked superseded; the second plan's story was merged from its worktree.
+    assert!(
+        env.dir.path().join("home/marks/s1-after").exists(),
+        "S1's session did not outlast S2's spec failure"
+    );
+    assert_eq!(
+        (row("S1").1, row("S1").3),
+        ("merged".into(), "merged".into()),
+        "{why}"
+    );
+    assert_eq!(row("S2").1, "failed", "{why}");
+    let feedback: Option<String> = env
+        .db()
+        .query_row(
+            "SELECT feedback FROM story_work WHERE story = 'S2'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert!(
+        feedback.as_deref().unwrap_or("").contains("spec failure"),
+        "{feedback:?}\n{why}"
+    );
+    let new = rows.iter().find(|r| r.0 != "S1" && r.0 != "S2").unwrap();
+    assert_eq!(
+        (new.1.as_str(), new.3.as_str()),
+        ("merged", "merged"),
+        "{why}"
+    );
+    // S2's work is not lost: its branch is kept (until `pawl clean`).
+    let run = env.only_run();
+    assert!(
+        env.branches().contains(&format!("pawl/{run}-S2")),
+        "{:?}",
+        env.branches()
+    );
+    let report = env.report_json(&run);
+    let merged = report["stories"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["merge"] == "merged")
+        .count();
+    assert_eq!(merged, 2, "{report}");
+}
+
+#[test]
+fn a_spec_failure_on_one_worker_sends_the_plan_back_the_same_way() {
+    let env = spec_failure_run("1");
+    // No story ran in a worktree.
+    assert!(env.story_rows().is_empty(), "{:?}", env.story_rows());
 }

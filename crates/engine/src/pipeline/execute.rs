@@ -312,7 +312,8 @@ fn mid_checkpoint(
 /// the planner's criteria are the run's, verified on the run's tree after every story is
 /// merged, by the phases that follow. A story of an earlier plan that was not merged is not
 /// worked on again (the new plan replaced it); its worktree stays until `pawl clean`.
-/// Returns how many stories were merged and the ids of those that were not.
+/// Returns how many stories were merged and the ids of those that were not; a story's spec
+/// failure sends the plan back (`Halt::Replan`) once the stories beside it have ended.
 fn in_worktrees(
     ctx: &mut Ctx<'_>,
     input: &crate::parallel::ParallelInput<'_>,
@@ -425,6 +426,11 @@ fn in_worktrees(
         &mut settled,
         &ctx.token,
     )?;
+    // A story's spec failure: the plan goes back, as on one worker (`green`). The stories that
+    // ran beside it have ended; those whose checks passed were merged.
+    if let Some(why) = end.replan {
+        return Err(Halt::Replan(why));
+    }
     match end.reason {
         StopReason::Verified | StopReason::NoStoryCanProgress => {}
         other => return Err(Halt::Stop(other)),
@@ -512,18 +518,19 @@ fn in_worktree(
     if let Some(why) = &job.work.feedback {
         place.push_str(&format!("\n\nSent back by the merge queue: {why}"));
     }
-    let reason = match story_flow(&mut ctx, &story, shared.tdd, Some(&place)) {
-        Ok(true) => StopReason::Verified,
-        Ok(false) => StopReason::NoStoryCanProgress,
-        Err(Halt::Stop(reason)) => reason,
+    let (reason, replan) = match story_flow(&mut ctx, &story, shared.tdd, Some(&place)) {
+        Ok(true) => (StopReason::Verified, None),
+        Ok(false) => (StopReason::NoStoryCanProgress, None),
+        Err(Halt::Stop(reason)) => (reason, None),
         Err(Halt::Engine(e)) => return Err(e),
-        // Never asked for in a worktree (`Ctx::sub_loop`); a stop of the run if it were.
-        Err(Halt::Replan(_)) => StopReason::NotConverging,
+        // A spec failure (the story is already marked superseded): the coordinator starts no
+        // other story and hands the reason back ([`in_worktrees`] sends the plan back).
+        Err(Halt::Replan(why)) => (StopReason::NoStoryCanProgress, Some(why)),
     };
     Ok(crate::driver::LoopEnd {
         reason,
         last: ctx.last_report.take(),
-        replan: None,
+        replan,
     })
 }
 
