@@ -1300,6 +1300,22 @@ fn a_bound_session_in_the_repository_cannot_write_into_a_story_s_worktree() {
             wrong.push(format!("{command}: expected deny [{rule}], got {got}"));
         }
     }
+    // Other ways to the same end: from inside it, through a link, through git, through an
+    // interpreter, through a program that writes its output file.
+    let other_ways = [
+        format!("cd {w} && echo x > calc.py"),
+        format!("ln -s {w} wt && echo x > wt/calc.py"),
+        format!("git -C {w} checkout -- calc.py"),
+        format!("python3 -c \"open('{w}/calc.py', 'w').write('x')\""),
+        format!("echo x | tee {w}/calc.py"),
+        format!("mv calc.py {w}/calc.py"),
+    ];
+    for command in &other_ways {
+        let got = in_repo(command);
+        if !got.starts_with("deny") {
+            wrong.push(format!("{command}: expected deny, got {got}"));
+        }
+    }
     for command in [
         format!("cat {w}/calc.py"),
         format!("diff calc.py {w}/calc.py"),
@@ -1311,7 +1327,10 @@ fn a_bound_session_in_the_repository_cannot_write_into_a_story_s_worktree() {
         }
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
-    assert_eq!(event_count(&env, &run, "guard_denied"), denied.len() as i64);
+    assert_eq!(
+        event_count(&env, &run, "guard_denied"),
+        (denied.len() + other_ways.len()) as i64
+    );
 }
 
 /// A story's agent whose worktree pawl cannot find (or whose `PAWL_STORY` names no story): the
