@@ -8,6 +8,12 @@ cd "$(dirname "$0")/.."
 eval "$(bash .ci/install-agents.sh)"
 export PAWL_CLAUDE_BIN PAWL_CODEX_BIN PAWL_GEMINI_BIN
 
+# pytest for the user (`~/.local`, as a user installs it): the sealed-checks tests run real pytest
+# projects (crates/cli/tests/it/sealed.rs). Installed once from PyPI, then found.
+if ! python3 -m pytest --version >/dev/null 2>&1; then
+    python3 -m pip install --quiet --user --disable-pip-version-check --no-warn-script-location 'pytest>=8,<9'
+fi
+
 # Debian's chromium and chromedriver for the dashboard's real-browser test (installed once).
 bash scripts/install-browser.sh
 

@@ -23,6 +23,7 @@ use crate::commands::demo::DemoArgs;
 use crate::commands::diff::DiffArgs;
 use crate::commands::doctor::DoctorArgs;
 use crate::commands::events::EventsArgs;
+use crate::commands::exit_codes::ExitCodesArgs;
 use crate::commands::failure::FailureCommand;
 use crate::commands::fleet::FleetCommand;
 use crate::commands::guard::GuardCommand;
@@ -119,6 +120,9 @@ pub enum Command {
     Man(ManArgs),
     /// The JSON Schema of a `--json` output (report, status, events, runs).
     Schema(SchemaArgs),
+    /// The exit codes pawl documents and what each means (0 is SHIP only).
+    #[command(long_about = crate::commands::exit_codes::text())]
+    ExitCodes(ExitCodesArgs),
     /// The daemon: every repository's runs as an API, live events and a dashboard (loopback,
     /// token, one per user).
     Serve(ServeArgs),

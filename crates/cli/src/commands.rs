@@ -26,6 +26,7 @@ mod detect;
 pub(crate) mod diff;
 pub(crate) mod doctor;
 pub(crate) mod events;
+pub(crate) mod exit_codes;
 pub(crate) mod failure;
 pub(crate) mod fleet;
 pub(crate) mod guard;
@@ -68,6 +69,7 @@ pub fn dispatch_anywhere(cli: &Cli) -> Option<CliResult<ExitCode>> {
         Command::Completions(args) => Some(completions::run(args)),
         Command::Man(args) => Some(man::run(args, cli.json)),
         Command::Schema(args) => Some(schema::run(args)),
+        Command::ExitCodes(args) => Some(exit_codes::run(args, cli.json)),
         // The daemon serves every repository: it starts anywhere.
         Command::Serve(args) => Some(serve::run(args, cli.dir.as_deref(), cli.json)),
         Command::Dashboard(args) => Some(serve::dashboard(args, cli.json)),
@@ -101,6 +103,7 @@ pub fn dispatch(ctx: &mut Ctx, command: Command) -> CliResult<ExitCode> {
         Command::Completions(args) => completions::run(&args),
         Command::Man(args) => man::run(&args, ctx.json),
         Command::Schema(args) => schema::run(&args),
+        Command::ExitCodes(args) => exit_codes::run(&args, ctx.json),
         Command::Serve(args) => serve::run(&args, Some(&ctx.root), ctx.json),
         Command::Fleet(cmd) => fleet::run(&cmd, ctx.json),
         Command::Dashboard(args) => serve::dashboard(&args, ctx.json),

@@ -387,6 +387,7 @@ pub fn drive_with_answers(
             ))?;
         }
     }
+    let code = pawl_core::run_exit_code(end.reason, report.verdict);
     let rel = path
         .strip_prefix(&ctx.root)
         .unwrap_or(&path)
@@ -395,13 +396,15 @@ pub fn drive_with_answers(
     if json {
         ctx.json_line(
             &serde_json::json!({"kind": "report", "path": rel, "verdict": report.verdict,
-            "stop_reason": end.reason, "exit_code": end.reason.exit_code().code()}),
+            "stop_reason": end.reason, "exit_code": code.code()}),
         )?;
     } else {
         ctx.say(format!(
             "[pawl] {} · stop reason: {} · verdict {} · report: {rel}",
-            if end.reason == pawl_core::StopReason::Verified {
+            if code == pawl_core::ExitCode::Done {
                 "done, verified by pawl"
+            } else if end.reason == pawl_core::StopReason::Verified {
+                "checks verified, not SHIP"
             } else {
                 "stopped"
             },
@@ -441,7 +444,7 @@ pub fn drive_with_answers(
             ))?;
         }
     }
-    Ok(end.reason.exit_code())
+    Ok(code)
 }
 
 /// What one worker of a planned run needs for the story `w` (docs/parallel.md): the loop's

@@ -378,6 +378,7 @@ pub fn inside(command: &Command) -> Inside {
         | Command::Completions(_)
         | Command::Man(_)
         | Command::Schema(_)
+        | Command::ExitCodes(_)
         | Command::Debug(_)
         | Command::Lessons {
             cmd: None | Some(crate::commands::lessons::LessonsCommand::List),

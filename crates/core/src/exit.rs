@@ -25,6 +25,16 @@ pub enum ExitCode {
     Cancelled,
     /// Interrupted by a signal.
     Interrupted,
+    /// The checks were verified, but the verdict is REVIEW: a human must decide.
+    Review,
+    /// The checks were verified, but the verdict is UNPROVEN: nothing could have disproved done.
+    Unproven,
+    /// The checks were verified, but the verdict is MONITOR: something rests on review only.
+    Monitor,
+    /// The run's verdict is RESEARCH: something unverified, or only assumed.
+    Research,
+    /// The deciding tests disagreed across runs (verdict NONDETERMINISTIC).
+    Nondeterministic,
 }
 
 impl ExitCode {
@@ -39,7 +49,130 @@ impl ExitCode {
             ExitCode::Blocked => 5,
             ExitCode::Cancelled => 6,
             ExitCode::Interrupted => 130,
+            ExitCode::Review => 10,
+            ExitCode::Unproven => 11,
+            ExitCode::Monitor => 12,
+            ExitCode::Research => 13,
+            ExitCode::Nondeterministic => 14,
         }
+    }
+
+    /// Every code, in the order `pawl help exit-codes` lists them.
+    pub const ALL: [ExitCode; 13] = [
+        ExitCode::Done,
+        ExitCode::Error,
+        ExitCode::Usage,
+        ExitCode::Limit,
+        ExitCode::Breaker,
+        ExitCode::Blocked,
+        ExitCode::Cancelled,
+        ExitCode::Review,
+        ExitCode::Unproven,
+        ExitCode::Monitor,
+        ExitCode::Research,
+        ExitCode::Nondeterministic,
+        ExitCode::Interrupted,
+    ];
+
+    /// One line saying what the code means (`pawl help exit-codes`, the README).
+    pub fn meaning(self) -> &'static str {
+        match self {
+            ExitCode::Done => {
+                "SHIP: the run's verdict is SHIP (or a command that is not a run succeeded)"
+            }
+            ExitCode::Error => "an error: bad input, I/O, a refused operation, a tampered run",
+            ExitCode::Usage => "a usage error: bad flags or arguments",
+            ExitCode::Limit => "a limit was reached: iterations, time, money, tokens",
+            ExitCode::Breaker => {
+                "a circuit breaker opened: no progress, same failure, thrashing, a must-not rule"
+            }
+            ExitCode::Blocked => "blocked on the user: a blocker or a question waits",
+            ExitCode::Cancelled => "cancelled or stopped by the user (resumable when stopped)",
+            ExitCode::Review => {
+                "verdict REVIEW: the checks pass, a human must decide (changed tests, changes outside product source)"
+            }
+            ExitCode::Unproven => {
+                "verdict UNPROVEN: the checks pass, but no check failed before the run and passes now"
+            }
+            ExitCode::Monitor => {
+                "verdict MONITOR: a criterion is verified by review or observation only"
+            }
+            ExitCode::Research => "verdict RESEARCH: a criterion is unverified or only assumed",
+            ExitCode::Nondeterministic => {
+                "verdict NONDETERMINISTIC: the deciding tests disagreed across runs"
+            }
+            ExitCode::Interrupted => "interrupted by a signal",
+        }
+    }
+}
+
+/// A run's verdict: what its report concludes (DESIGN.md, "run verdict").
+///
+/// SHIP: everything verified by execution, the tests intact, the goal proven (red to green).
+/// REVIEW: the checks pass, but a human must decide (the tests were changed, …). UNPROVEN: the
+/// checks pass, but nothing could have disproved "done". MONITOR: something verified only by
+/// review. RESEARCH: anything unverified, or supported only by assumption. NONDETERMINISTIC: the
+/// deciding tests disagreed across runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum Verdict {
+    Ship,
+    Review,
+    Unproven,
+    Monitor,
+    Research,
+    Nondeterministic,
+}
+
+impl Verdict {
+    /// The exit code of a run with this verdict whose stop does not say otherwise
+    /// ([`run_exit_code`]).
+    pub fn exit_code(self) -> ExitCode {
+        match self {
+            Verdict::Ship => ExitCode::Done,
+            Verdict::Review => ExitCode::Review,
+            Verdict::Unproven => ExitCode::Unproven,
+            Verdict::Monitor => ExitCode::Monitor,
+            Verdict::Research => ExitCode::Research,
+            Verdict::Nondeterministic => ExitCode::Nondeterministic,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Ship => "SHIP",
+            Verdict::Review => "REVIEW",
+            Verdict::Unproven => "UNPROVEN",
+            Verdict::Monitor => "MONITOR",
+            Verdict::Research => "RESEARCH",
+            Verdict::Nondeterministic => "NONDETERMINISTIC",
+        }
+    }
+}
+
+impl std::fmt::Display for Verdict {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.pad(self.as_str())
+    }
+}
+
+/// The exit code of a run that stopped for `reason` with `verdict`.
+///
+/// A stop that ended with the checks verified (`verified`, and the stops that wait on a verdict:
+/// `tests_changed`, `unproven`) exits with its verdict's code, so 0 is SHIP and nothing else: a
+/// script running `pawl run … && git push` pushes only SHIP. Every other stop keeps its own code
+/// (a limit is 3 whatever the report concludes), and is never 0.
+pub fn run_exit_code(reason: StopReason, verdict: Verdict) -> ExitCode {
+    match reason {
+        StopReason::Verified | StopReason::TestsChanged | StopReason::Unproven => {
+            match (reason, verdict) {
+                // A stop that waits on a verdict is never SHIP, whatever was computed.
+                (StopReason::TestsChanged, Verdict::Ship) => ExitCode::Review,
+                (StopReason::Unproven, Verdict::Ship) => ExitCode::Unproven,
+                _ => verdict.exit_code(),
+            }
+        }
+        other => other.exit_code(),
     }
 }
 
@@ -139,8 +272,11 @@ impl StopReason {
             | CriterionStuck | ReasoningLoop | StallRecoveries | NoStoryCanProgress
             | PlanRejected | MalformedOutput | RepeatedFinding | NotConverging
             | MustNotViolated => ExitCode::Breaker,
-            // The user decides: accept the changed tests, or say what proves the goal.
-            AwaitingUser | TestsChanged | Unproven => ExitCode::Blocked,
+            AwaitingUser => ExitCode::Blocked,
+            // The checks pass; the verdict says why it is not SHIP (`run_exit_code` uses the
+            // verdict; without one, these are their verdicts).
+            TestsChanged => ExitCode::Review,
+            Unproven => ExitCode::Unproven,
             Cancelled | Stopped => ExitCode::Cancelled,
             Interrupted => ExitCode::Interrupted,
             // Not a limit, a breaker or a request: the run could not go on because its own
@@ -230,5 +366,64 @@ mod tests {
         assert_eq!(StopReason::Verified.exit_code().code(), 0);
         assert_eq!(StopReason::Tampered.exit_code().code(), 1);
         assert_eq!(StopReason::MustNotViolated.exit_code().code(), 4);
+        assert_eq!(StopReason::TestsChanged.exit_code().code(), 10);
+        assert_eq!(StopReason::Unproven.exit_code().code(), 11);
+    }
+
+    #[test]
+    fn verdict_codes_are_distinct_and_only_ship_is_zero() {
+        let mut seen = std::collections::BTreeSet::new();
+        for c in ExitCode::ALL {
+            assert!(seen.insert(c.code()), "{c:?} shares its code");
+            assert!(!c.meaning().is_empty());
+        }
+        let verdicts = [
+            Verdict::Ship,
+            Verdict::Review,
+            Verdict::Unproven,
+            Verdict::Monitor,
+            Verdict::Research,
+            Verdict::Nondeterministic,
+        ];
+        for reason in StopReason::ALL {
+            for v in verdicts {
+                let code = run_exit_code(reason, v).code();
+                assert_eq!(
+                    code == 0,
+                    reason == StopReason::Verified && v == Verdict::Ship,
+                    "{reason} + {v} exits {code}"
+                );
+            }
+        }
+        // The rows the issue names: a RESEARCH after a verified stop is not 0.
+        assert_eq!(
+            run_exit_code(StopReason::Verified, Verdict::Research).code(),
+            13
+        );
+        assert_eq!(
+            run_exit_code(StopReason::Verified, Verdict::Review).code(),
+            10
+        );
+        assert_eq!(
+            run_exit_code(StopReason::Verified, Verdict::Monitor).code(),
+            12
+        );
+        assert_eq!(
+            run_exit_code(StopReason::Verified, Verdict::Unproven).code(),
+            11
+        );
+        assert_eq!(
+            run_exit_code(StopReason::Verified, Verdict::Nondeterministic).code(),
+            14
+        );
+        // A limit stays a limit whatever the report concludes.
+        assert_eq!(
+            run_exit_code(StopReason::MaxIterations, Verdict::Research).code(),
+            3
+        );
+        assert_eq!(
+            run_exit_code(StopReason::TestsChanged, Verdict::Ship).code(),
+            10
+        );
     }
 }

@@ -26,5 +26,5 @@ pub mod tdd;
 pub mod turn;
 
 pub use event::EventKind;
-pub use exit::{ExitCode, StopReason};
+pub use exit::{ExitCode, StopReason, Verdict, run_exit_code};
 pub use failure::{FailureCategory, RetryAdvice};

@@ -8,28 +8,16 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use pawl_core::EventKind;
-use pawl_core::StopReason;
 use pawl_core::model::{CriterionStatus, VerifyKind};
 use pawl_core::record::{Criterion, Iteration, Run, Story};
+use pawl_core::{ExitCode, StopReason};
 use pawl_store::Store;
 use serde::Serialize;
 
 use crate::EngineError;
 use crate::verify::{CheckSummary, VerifyReport};
 
-/// SHIP: everything verified by execution, the tests intact, the goal proven (red to green).
-/// REVIEW: the checks pass, but the tests were changed (accept or reject). UNPROVEN: the checks
-/// pass, but nothing could have disproved "done". MONITOR: something verified only by review.
-/// RESEARCH: anything unverified, or supported only by assumption.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "UPPERCASE")]
-pub enum Verdict {
-    Ship,
-    Review,
-    Unproven,
-    Monitor,
-    Research,
-}
+pub use pawl_core::Verdict;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct CriterionLine {
@@ -406,7 +394,10 @@ pub fn build_at(store: &Store, run_id: &str, root: Option<&Path>) -> Result<Repo
         goal: run.goal.clone(),
         status: run.status.to_string(),
         stop_reason: run.stop_reason,
-        exit_code: run.stop_reason.map(|r| r.exit_code().code()).unwrap_or(0),
+        exit_code: run
+            .stop_reason
+            .map(|r| pawl_core::run_exit_code(r, verdict).code())
+            .unwrap_or(0),
         verdict,
         verdict_reason,
         started_at: run.created_at,
@@ -474,6 +465,17 @@ pub fn pr_allowed(report: &Report) -> Result<(), String> {
         "no pull request: run {} is not SHIP — its verdict is {verdict} ({}), and {reason}",
         report.run_id, report.verdict_reason
     ))
+}
+
+/// The exit code of a run that stopped: its stop reason's, and for a stop with verified checks
+/// its verdict's ([`pawl_core::run_exit_code`]: 0 is SHIP only). `None` while it has not stopped.
+pub fn exit_code_of(store: &Store, run_id: &str) -> Result<Option<ExitCode>, EngineError> {
+    let run = store.run(run_id)?;
+    let Some(reason) = run.stop_reason else {
+        return Ok(None);
+    };
+    let (verdict, _) = verdict_for(store, &run)?;
+    Ok(Some(pawl_core::run_exit_code(reason, verdict)))
 }
 
 pub fn verdict_of(store: &Store, run_id: &str) -> Result<(Verdict, String), EngineError> {

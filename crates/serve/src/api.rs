@@ -246,7 +246,11 @@ fn run_detail(state: &AppState, repo: &Repo, store: &Store, run: &Run) -> ApiRes
         "verdict": verdict,
         "verdict_reason": verdict_reason,
         "stop_reason": run.stop_reason,
-        "exit_code": run.stop_reason.map(|r| r.exit_code().code()),
+        "exit_code": run.stop_reason.map(|r| {
+            serde_json::from_value::<pawl_core::Verdict>(verdict.clone())
+                .map_or(r.exit_code(), |v| pawl_core::run_exit_code(r, v))
+                .code()
+        }),
         "created_at": run.created_at,
         "updated_at": run.updated_at,
         "ended_at": run.ended_at,

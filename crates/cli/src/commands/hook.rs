@@ -1023,13 +1023,19 @@ fn end(
         let ctx = Ctx::at(root.to_path_buf());
         let _ = crate::knowledge::learn(&ctx, store, &run, reason == StopReason::Verified);
     }
-    let what = if reason == StopReason::Verified {
+    let verdict = pawl_engine::report::verdict_of(store, run_id)
+        .map(|(v, _)| v)
+        .unwrap_or(pawl_core::Verdict::Research);
+    let code = pawl_core::run_exit_code(reason, verdict);
+    let what = if code == pawl_core::ExitCode::Done {
         "done, verified by pawl".to_string()
-    } else {
+    } else if reason == StopReason::Verified {
         format!(
-            "stopped: {reason} (exit code {})",
-            reason.exit_code().code()
+            "checks verified, verdict {verdict} (exit code {})",
+            code.code()
         )
+    } else {
+        format!("stopped: {reason} (exit code {})", code.code())
     };
     Ok(Answer::AllowWithMessage(format!(
         "pawl run {run_id} {what}{} · report: {path}",

@@ -211,7 +211,7 @@ fn a_forged_acceptance_of_changed_tests_is_never_honoured() {
         ),
     );
     let r = env.pawl(&["run", "make add() add", "--scenario", &s]);
-    env.assert_end(&r, 5, "tests_changed", 1);
+    env.assert_end(&r, 10, "tests_changed", 1);
     forge(
         &env,
         "INSERT INTO events (run_id, at, kind, data_json)

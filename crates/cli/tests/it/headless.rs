@@ -256,7 +256,7 @@ fn a_do_nothing_agent_on_a_green_repository_is_unproven_never_ship() {
         r#"{"do": "claim_done", "text": "Everything already works."}"#,
     );
     let r = env.pawl(&["run", "make the parser faster", "--scenario", &s, "--json"]);
-    env.assert_end(&r, 5, "unproven", 1);
+    env.assert_end(&r, 11, "unproven", 1);
     let events = TestEnv::events(&r);
     let last = events.last().unwrap();
     assert_eq!(last["verdict"], "UNPROVEN", "{last}");

@@ -211,7 +211,7 @@ fn assert_not_shipped(p: &Project, r: &Run) {
 /// The checks pass, but pawl saw the tests bent: REVIEW (`tests_changed`, exit 5) after the one
 /// iteration, and the report names `finding`.
 fn assert_review(p: &Project, r: &Run, finding: &str) {
-    p.env.assert_end(r, 5, "tests_changed", 1);
+    p.env.assert_end(r, 10, "tests_changed", 1);
     assert_not_shipped(p, r);
     let report = p.report();
     assert_eq!(report["verdict"], "REVIEW", "{report}");
@@ -887,7 +887,7 @@ fn c15_a_do_nothing_agent_on_a_green_repository_is_unproven() {
         "add a sub() function",
         &[json!({"do": "claim_done", "text": "sub() already works."})],
     );
-    p.env.assert_end(&r, 5, "unproven", 1);
+    p.env.assert_end(&r, 11, "unproven", 1);
     assert_not_shipped(&p, &r);
     assert_eq!(p.report()["verdict"], "UNPROVEN");
 }
