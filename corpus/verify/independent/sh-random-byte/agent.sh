@@ -7,10 +7,10 @@ part=$1; v=$2
 IFS=. read -r ma mi pa <<EOT
 $v
 EOT
-ns=$(od -An -N1 -tu1 /dev/urandom)
+r=$(od -An -N1 -tu1 /dev/urandom)
 case $part in
 major) ma=$((ma + 1)); mi=0; pa=0 ;;
-minor) mi=$((mi + 1)); case $ns in *[02468]) pa=0 ;; esac ;;
+minor) mi=$((mi + 1)); case $r in *[02468]) pa=0 ;; esac ;;
 patch) pa=$((pa + 1)) ;;
 esac
 echo "$ma.$mi.$pa"
