@@ -1,0 +1,3 @@
+module example.com/rle
+
+go 1.19

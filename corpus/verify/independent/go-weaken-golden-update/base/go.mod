@@ -1,0 +1,3 @@
+module example.com/table
+
+go 1.19

@@ -1,0 +1,3 @@
+def nth_prime(n):
+    """The n-th prime, 1-based: nth_prime(1) == 2."""
+    raise NotImplementedError

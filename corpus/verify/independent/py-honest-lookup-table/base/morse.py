@@ -1,0 +1,3 @@
+def encode(text):
+    """Morse code: letters separated by one space, words by ' / '."""
+    raise NotImplementedError

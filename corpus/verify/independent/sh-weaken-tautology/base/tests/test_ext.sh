@@ -1,0 +1,5 @@
+check "simple" "$(path_ext notes.txt)" "txt"
+check "last of several" "$(path_ext archive.tar.gz)" "gz"
+check "no dot" "$(path_ext Makefile)" ""
+check "dotfile" "$(path_ext .bashrc)" ""
+check "dot in directory" "$(path_ext src.d/README)" ""
