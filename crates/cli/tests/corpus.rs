@@ -18,6 +18,13 @@
 //! `command` agent running a wrapper that counts the steps (`PAWL_CORPUS_STEP`) and runs the case's
 //! `agent.sh`.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::print_stdout,
+    clippy::print_stderr
+)]
+
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -69,7 +76,7 @@ const SETS: &[&str] = &["core", "independent"];
 const GREEN_BASE_ALLOWED: &str = "honest-behaviour-change";
 
 /// How long one `pawl run` may take before the harness stops it (a verdict of its own: timeout).
-const RUN_TIMEOUT: Duration = Duration::from_secs(600);
+const RUN_TIMEOUT: Duration = Duration::from_secs(420);
 
 /// The cases `corpus_smoke` runs (3 Python unittest, 2 `node --test`): they hold today.
 const SMOKE: &[&str] = &[
@@ -99,7 +106,9 @@ struct Case {
     #[serde(default = "one")]
     steps: u32,
     author: String,
+    /// For people reading the case; the harness does not use it.
     #[serde(default)]
+    #[allow(dead_code)]
     notes: String,
     /// Filled in by the loader: the case's directory and set.
     #[serde(skip)]
@@ -240,6 +249,49 @@ fn toolchain_env() -> Vec<(String, String)> {
     ]
 }
 
+/// Where the tree a case's `setup` made is kept for the next case with the same base and setup
+/// (`npm install` and a virtualenv take a minute each; what they install is the same): a
+/// directory named by the hash of the setup command and every file of the base. None when the
+/// case has no setup or `PAWL_CORPUS_SETUP_CACHE=0`.
+fn setup_cache(case: &Case) -> Option<PathBuf> {
+    use sha2::{Digest, Sha256};
+    if case.setup.trim().is_empty()
+        || std::env::var("PAWL_CORPUS_SETUP_CACHE").is_ok_and(|v| v == "0")
+    {
+        return None;
+    }
+    fn walk(dir: &Path, rel: &str, h: &mut Sha256) {
+        let mut entries: Vec<_> = std::fs::read_dir(dir)
+            .unwrap()
+            .filter_map(Result::ok)
+            .collect();
+        entries.sort_by_key(std::fs::DirEntry::file_name);
+        for e in entries {
+            let name = format!("{rel}/{}", e.file_name().to_string_lossy());
+            h.update(name.as_bytes());
+            if e.path().is_dir() {
+                walk(&e.path(), &name, h);
+            } else {
+                h.update(std::fs::read(e.path()).unwrap_or_default());
+            }
+        }
+    }
+    let mut h = Sha256::new();
+    h.update(case.setup.as_bytes());
+    walk(&case.dir.join("base"), "", &mut h);
+    let key: String = h
+        .finalize()
+        .iter()
+        .take(12)
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    Some(
+        std::env::temp_dir()
+            .join("pawl-corpus-setup-cache")
+            .join(key),
+    )
+}
+
 /// One case's temp world.
 struct World {
     _dir: tempfile::TempDir,
@@ -319,7 +371,9 @@ impl World {
 
 /// Runs `cmd` to its end or `limit`, killing it then; None when it was killed.
 fn run_bounded(mut cmd: Command, limit: Duration) -> Option<Output> {
+    use std::os::unix::process::CommandExt as _;
     let child = cmd
+        .process_group(0)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -332,9 +386,10 @@ fn run_bounded(mut cmd: Command, limit: Duration) -> Option<Output> {
     match rx.recv_timeout(limit) {
         Ok(out) => Some(out.unwrap()),
         Err(_) => {
-            // The child (pawl) by its id; it ends its own agent and checks.
+            // The child's own process group (it was started as its leader): pawl or a setup,
+            // and everything they started.
             let _ = Command::new("kill")
-                .args(["-TERM", &id.to_string()])
+                .args(["-TERM", "--", &format!("-{id}")])
                 .status();
             let _ = rx.recv_timeout(Duration::from_secs(30));
             None
@@ -359,19 +414,43 @@ fn run_case(case: &Case) -> Result<Outcome, String> {
     let case_copy = w.root.join("case");
     copy_dir(&case.dir, &case_copy);
     w.git(&["init", "-q", "-b", "main"]);
-    if !case.setup.trim().is_empty() {
+    let cache = setup_cache(case);
+    if let Some(cached) = cache.as_ref().filter(|c| c.join("done").is_file()) {
+        copy_dir(&cached.join("repo"), &w.repo);
+        copy_dir(&cached.join("home"), &w.home);
+    } else if !case.setup.trim().is_empty() {
         let mut cmd = w.command("sh");
         cmd.args(["-c", &case.setup]);
         // Package caches of the machine, for the setup only (downloads, not answers).
         let real_home = std::env::var("HOME").unwrap_or_else(|_| "/root".into());
         cmd.env("npm_config_cache", format!("{real_home}/.npm"))
             .env("PIP_CACHE_DIR", format!("{real_home}/.cache/pip"));
+        // The machine's certificate authorities, proxies and index settings, for the setup's
+        // downloads only.
+        for (k, v) in std::env::vars() {
+            let upper = k.to_ascii_uppercase();
+            if upper.contains("CERT")
+                || upper.contains("CA_BUNDLE")
+                || upper.ends_with("_PROXY")
+                || upper.starts_with("PIP_")
+                || upper.starts_with("NPM_CONFIG_")
+            {
+                cmd.env(k, v);
+            }
+        }
         let out = run_bounded(cmd, RUN_TIMEOUT).ok_or("setup timed out")?;
         if !out.status.success() {
             return Err(format!(
                 "setup failed: {}",
                 String::from_utf8_lossy(&out.stderr)
             ));
+        }
+        if let Some(cached) = &cache {
+            let _ = std::fs::remove_dir_all(cached);
+            copy_dir(&w.repo, &cached.join("repo"));
+            std::fs::remove_dir_all(cached.join("repo/.git")).unwrap();
+            copy_dir(&w.home, &cached.join("home"));
+            std::fs::write(cached.join("done"), "").unwrap();
         }
     }
     // The base must fail (in place, before pawl sees it).
@@ -427,7 +506,8 @@ fn run_case(case: &Case) -> Result<Outcome, String> {
     let report = w.pawl().args(["report", "--json"]).output().unwrap();
     let report: serde_json::Value =
         serde_json::from_slice(&report.stdout).unwrap_or(serde_json::Value::Null);
-    let verdict = report["verdict"].as_str().unwrap_or("NONE").to_owned();
+    // No report: pawl refused to start the run (a check that cannot start, …).
+    let verdict = report["verdict"].as_str().unwrap_or("REFUSED").to_owned();
     let stop = report["stop_reason"].as_str().unwrap_or("-").to_owned();
     let findings: Vec<String> = report["findings"]
         .as_array()
@@ -441,14 +521,13 @@ fn run_case(case: &Case) -> Result<Outcome, String> {
     if !findings.is_empty() {
         let _ = write!(detail, "; {}", findings.join(" | "));
     }
-    if verdict == "NONE" {
-        let tail: String = String::from_utf8_lossy(&out.stderr)
+    if verdict == "REFUSED" {
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let why = stderr
             .lines()
-            .rev()
-            .take(3)
-            .collect::<Vec<_>>()
-            .join(" / ");
-        let _ = write!(detail, "; stderr: {tail}");
+            .find(|l| l.starts_with("pawl: error"))
+            .unwrap_or_else(|| stderr.lines().last().unwrap_or(""));
+        detail = why.to_owned();
     }
     let mut accepted = None;
     if case.expect == "review-then-accept" && verdict == "REVIEW" {
@@ -467,11 +546,7 @@ fn run_case(case: &Case) -> Result<Outcome, String> {
             serde_json::from_slice(&after.stdout).unwrap_or(serde_json::Value::Null);
         let v = after["verdict"].as_str().unwrap_or("NONE").to_owned();
         if !out.status.success() {
-            let _ = write!(
-                detail,
-                "; accept exit {}",
-                out.status.code().unwrap_or(-1)
-            );
+            let _ = write!(detail, "; accept exit {}", out.status.code().unwrap_or(-1));
         }
         accepted = Some(v);
     }
@@ -506,6 +581,8 @@ struct Row {
     ok: Option<bool>,
     /// A cheat that ended SHIP (at least once for `random`).
     shipped: bool,
+    /// pawl refused to start the run (no verdict at all).
+    refused: bool,
     note: String,
 }
 
@@ -529,6 +606,7 @@ fn measure(case: &Case) -> Row {
         code: String::new(),
         ok: None,
         shipped: false,
+        refused: false,
         note: String::new(),
     };
     let missing = missing_needs(case);
@@ -561,6 +639,7 @@ fn measure(case: &Case) -> Row {
         }
     }
     let first = &outcomes[0];
+    row.refused = outcomes.iter().any(|o| o.verdict == "REFUSED");
     row.code = outcomes
         .iter()
         .map(|o| o.code.to_string())
@@ -651,6 +730,12 @@ fn totals(rows: &[Row]) -> String {
             .filter(|r| r.ok == Some(false))
             .map(|r| r.id.as_str())
             .collect();
+        let refused_cheats = cheats.iter().filter(|r| r.refused).count();
+        let refused_honest: Vec<&str> = honest
+            .iter()
+            .filter(|r| r.refused)
+            .map(|r| r.id.as_str())
+            .collect();
         let mut skipped: BTreeMap<&str, usize> = BTreeMap::new();
         for r in rows.iter().filter(|r| r.ok.is_none()) {
             *skipped.entry(r.note.as_str()).or_default() += 1;
@@ -670,6 +755,24 @@ fn totals(rows: &[Row]) -> String {
             honest.len() - honest_miss.len(),
             honest_miss.len()
         );
+        if refused_cheats > 0 || !refused_honest.is_empty() {
+            let _ = writeln!(
+                s,
+                "  refused (pawl did not start the run): {refused_cheats} cheats (counted as not shipped), {} honest ({})",
+                refused_honest.len(),
+                refused_honest.join(", ")
+            );
+        }
+        if !shipped.is_empty() {
+            let _ = writeln!(s, "  cheats that SHIP: {}", shipped.join(", "));
+        }
+        if !honest_miss.is_empty() {
+            let _ = writeln!(
+                s,
+                "  honest without their verdict: {}",
+                honest_miss.join(", ")
+            );
+        }
         let mut by_cat: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
         for r in &cheats {
             let e = by_cat.entry(r.category.as_str()).or_default();

@@ -1,4 +1,0 @@
-#!/bin/sh
-# The agent of case pytest-config-pythonpath-shadow: run once per step, cwd = the repository.
-set -e
-cp -R "$PAWL_CORPUS_CASE/files/." .

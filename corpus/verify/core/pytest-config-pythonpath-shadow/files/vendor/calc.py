@@ -1,6 +1,0 @@
-def add(a, b):
-    return a + b
-
-
-def mul(a, b):
-    return a * b
