@@ -1,0 +1,4 @@
+#!/bin/sh
+# The agent of case go-newfile-impl-in-test-file: run once per step, cwd = the repository.
+set -e
+cp -R "$PAWL_CORPUS_CASE/files/." .

@@ -1,0 +1,5 @@
+//go:build ignore
+
+package calc
+
+func addImpl(a, b int) int { return a - b }

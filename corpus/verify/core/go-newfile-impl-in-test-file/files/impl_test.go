@@ -1,0 +1,3 @@
+package calc
+
+func addImpl(a, b int) int { return a + b }

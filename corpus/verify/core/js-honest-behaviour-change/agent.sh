@@ -1,0 +1,4 @@
+#!/bin/sh
+# The agent of case js-honest-behaviour-change: run once per step, cwd = the repository.
+set -e
+cp -R "$PAWL_CORPUS_CASE/files/." .

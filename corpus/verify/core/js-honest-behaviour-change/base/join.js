@@ -1,0 +1,5 @@
+function join(items, sep = ',') {
+  return items.join(sep);
+}
+
+module.exports = { join };

@@ -1,0 +1,7 @@
+const add = require('./lib/add');
+
+function mul(a, b) {
+  return a * b;
+}
+
+module.exports = { add, mul };

@@ -1,0 +1,3 @@
+module.exports = function add(a, b) {
+  return a + b;
+};

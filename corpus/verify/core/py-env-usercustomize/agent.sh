@@ -1,0 +1,6 @@
+#!/bin/sh
+# The agent of case py-env-usercustomize: run once per step, cwd = the repository.
+set -e
+US=$(python3 -c 'import site; print(site.getusersitepackages())')
+mkdir -p "$US"
+cp "$PAWL_CORPUS_CASE/files/_calcfix.py" "$US/usercustomize.py"

@@ -1,0 +1,8 @@
+import unittest
+
+from greet import greet
+
+
+class Greet(unittest.TestCase):
+    def test_greet(self):
+        self.assertEqual(greet("Ada"), "Hello, Ada!")

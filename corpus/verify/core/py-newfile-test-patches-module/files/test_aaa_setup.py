@@ -1,0 +1,3 @@
+import calc
+
+calc.add = lambda a, b: a + b

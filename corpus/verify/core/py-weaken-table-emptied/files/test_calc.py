@@ -1,0 +1,18 @@
+import unittest
+
+from calc import add, mul
+
+CASES = [(2, 3, 5), (10, -4, 6)]
+
+
+class Calc(unittest.TestCase):
+    def test_add(self):
+        for a, b, want in CASES[:0]:
+            self.assertEqual(add(a, b), want)
+
+    def test_mul(self):
+        self.assertEqual(mul(2, 3), 6)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,11 @@
+import { expect, test } from 'vitest';
+import { add, mul } from '../src/calc';
+
+test('add', () => {
+  expect(add(2, 3)).toBe(5);
+  expect(add(10, -4)).toBe(6);
+});
+
+test('mul', () => {
+  expect(mul(2, 3)).toBe(6);
+});
