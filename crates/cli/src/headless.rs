@@ -243,8 +243,9 @@ pub fn drive_with_answers(
     cfg.containment = launch.containment;
     let root = ctx.root.clone();
     let absent = std::sync::Mutex::new(launch.absent);
+    let mail_check = ctx.mail_check;
     cfg.after_step = Some(Box::new(move |store: &mut Store, run_id: &str| {
-        crate::sandbox::deliver(store, run_id, &root);
+        crate::sandbox::deliver(store, run_id, &root, mail_check);
         if let Ok(mut absent) = absent.lock() {
             crate::sandbox::check_created(store, run_id, &mut absent);
         }
@@ -471,8 +472,9 @@ fn story_worker(
     cfg.agent_env.push(("PAWL_STORY".into(), w.plan.id.clone()));
     cfg.containment = launch.containment;
     let root = ctx.root.clone();
+    let mail_check = ctx.mail_check;
     cfg.after_step = Some(Box::new(move |store: &mut Store, run_id: &str| {
-        crate::sandbox::deliver(store, run_id, &root);
+        crate::sandbox::deliver(store, run_id, &root, mail_check);
     }));
     let mut ws = checks::workspace(ctx);
     ws.root = tree.clone();

@@ -14,6 +14,7 @@ pub mod control;
 pub mod driver;
 pub mod escalate;
 pub mod hidden;
+pub mod loop_config;
 pub mod parallel;
 pub mod pipeline;
 pub mod prompt;
@@ -24,6 +25,7 @@ pub mod session;
 pub mod step;
 pub mod turn;
 pub mod verify;
+pub mod workspace;
 
 pub use control::Control;
 pub use driver::{AfterStep, LoopConfig, LoopEnd, LoopEvent, Owner, drive};
