@@ -22,6 +22,7 @@ pub mod publish;
 pub mod report;
 pub mod room;
 pub mod session;
+pub mod start;
 pub mod step;
 pub mod turn;
 pub mod verify;
