@@ -8,13 +8,16 @@
 //! - the baseline ([`crate::baseline::take`]) and what already fails before the run
 //!   ([`failing_before`]); recording both on the run ([`record_seal`]);
 //! - [`settings`]: what a new run copies from the configuration and keeps for its whole life;
-//! - [`rails`]: the git rails every run starts on and their preflight.
+//! - [`rails`]: the git rails every run starts on and their preflight;
+//! - [`spec`]: the spec gate before a new run's first step, its questions through an
+//!   [`crate::Answerer`], its answers and assumptions recorded on the run.
 //!
 //! Not here: parsing flags, prompts and printing (the CLI), the drivers themselves
 //! ([`crate::driver`], [`crate::pipeline`], [`crate::parallel`], [`crate::session`]).
 
 pub mod rails;
 pub mod seal;
+pub mod spec;
 
 use pawl_core::EventKind;
 use pawl_core::config::Config;
