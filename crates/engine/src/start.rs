@@ -9,6 +9,7 @@
 //!   ([`failing_before`]); recording both on the run ([`record_seal`]);
 //! - [`settings`]: what a new run copies from the configuration and keeps for its whole life;
 //! - [`rails`]: the git rails every run starts on and their preflight;
+//! - [`offer_lessons`]: the lessons of earlier runs here, as a note before the first step;
 //! - [`spec`]: the spec gate before a new run's first step, its questions through an
 //!   [`crate::Answerer`], its answers and assumptions recorded on the run.
 //!
@@ -121,6 +122,39 @@ pub fn record_seal(
     Ok(())
 }
 
+/// Before a new run's first step: the lessons of the repository's book relevant to the goal,
+/// as one note every prompt carries; the ids offered (`None`: nothing to offer). Once per run:
+/// a run with an iteration or a lessons note already is left as it is, before `book` (the book
+/// and the goal's task type, which the caller reads) is called.
+pub fn offer_lessons<E: From<pawl_store::StoreError>>(
+    store: &mut Store,
+    run: &pawl_core::record::Run,
+    book: impl FnOnce() -> Result<(pawl_core::lessons::Book, String), E>,
+) -> Result<Option<String>, E> {
+    use pawl_core::lessons;
+    if !store.iterations(&run.id)?.is_empty()
+        || store
+            .notes(&run.id)?
+            .iter()
+            .any(|n| n.text.starts_with(lessons::NOTE_PREFIX))
+    {
+        return Ok(None);
+    }
+    let (book, task_type) = book()?;
+    let picked = lessons::relevant(&book, &run.goal, &task_type);
+    let Some(note) = lessons::prompt_note(&picked) else {
+        return Ok(None);
+    };
+    store.add_note(&run.id, &note)?;
+    Ok(Some(
+        picked
+            .iter()
+            .map(|l| l.id.clone())
+            .collect::<Vec<_>>()
+            .join(", "),
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -163,5 +197,37 @@ mod tests {
         let s = settings(&config);
         assert_eq!(s.must_not, config.run.must_not);
         assert!(s.guard.is_some() && s.seal.is_none() && s.workers.is_none());
+    }
+
+    #[test]
+    fn lessons_are_offered_once_per_run_and_the_book_is_not_read_again() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut store = Store::open(&dir.path().join("pawl.db")).expect("store");
+        let run = store
+            .create_run(&pawl_store::NewRun {
+                goal: "fix the parser".into(),
+                driver: pawl_core::model::Driver::Headless,
+                mode: None,
+                settings: Default::default(),
+                branch: None,
+                pre_run_commit: None,
+            })
+            .expect("run");
+        let empty = || Ok::<_, pawl_store::StoreError>((Default::default(), "debug".to_string()));
+        assert_eq!(offer_lessons(&mut store, &run, empty).expect("offer"), None);
+        assert!(store.notes(&run.id).expect("notes").is_empty());
+        store
+            .add_note(
+                &run.id,
+                &format!("{} an earlier note", pawl_core::lessons::NOTE_PREFIX),
+            )
+            .expect("note");
+        let unread = || -> Result<(pawl_core::lessons::Book, String), pawl_store::StoreError> {
+            panic!("the book is read for a run that has its lessons note")
+        };
+        assert_eq!(
+            offer_lessons(&mut store, &run, unread).expect("offer"),
+            None
+        );
     }
 }
