@@ -24,7 +24,22 @@ pub struct Ctx {
     pub verbose: bool,
     /// `pawl run --yes`: proceed on the goal as stated, past the spec gate.
     pub proceed_as_stated: bool,
+    /// Which requests a sandboxed step leaves in its mailbox are carried out: the dispatch's
+    /// (`commands::mail_check`, which knows the whole command line); none by default.
+    pub mail_check: MailCheck,
     out: std::io::Stdout,
+}
+
+/// Whether an argument list a step left in its mailbox is a reporting verb pawl carries out
+/// (`Err`: why not).
+pub type MailCheck = fn(&[String]) -> Result<(), String>;
+
+/// The [`MailCheck`] of a context nobody gave one: every request is refused.
+fn refuse_mail(args: &[String]) -> Result<(), String> {
+    Err(format!(
+        "`pawl {}` is not accepted from a step",
+        args.join(" ")
+    ))
 }
 
 impl Ctx {
@@ -46,6 +61,7 @@ impl Ctx {
             run_flag,
             verbose: false,
             proceed_as_stated: false,
+            mail_check: refuse_mail,
             out: std::io::stdout(),
         })
     }
@@ -58,6 +74,7 @@ impl Ctx {
             run_flag: None,
             verbose: false,
             proceed_as_stated: false,
+            mail_check: refuse_mail,
             out: std::io::stdout(),
         }
     }

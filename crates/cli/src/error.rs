@@ -73,6 +73,19 @@ impl CliError {
     }
 }
 
+/// A start refused (the repository's state, the seal) fails with its message; the git and store
+/// errors underneath keep their own variants.
+impl From<pawl_engine::start::StartError> for CliError {
+    fn from(e: pawl_engine::start::StartError) -> Self {
+        use pawl_engine::start::StartError;
+        match e {
+            StartError::Git(e) => CliError::Git(e),
+            StartError::Store(e) => CliError::Store(e),
+            other => CliError::Failed(other.to_string()),
+        }
+    }
+}
+
 impl From<std::io::Error> for CliError {
     fn from(e: std::io::Error) -> Self {
         if e.kind() == std::io::ErrorKind::BrokenPipe {

@@ -243,8 +243,9 @@ pub fn drive_with_answers(
     cfg.containment = launch.containment;
     let root = ctx.root.clone();
     let absent = std::sync::Mutex::new(launch.absent);
+    let mail_check = ctx.mail_check;
     cfg.after_step = Some(Box::new(move |store: &mut Store, run_id: &str| {
-        crate::sandbox::deliver(store, run_id, &root);
+        crate::sandbox::deliver(store, run_id, &root, mail_check);
         if let Ok(mut absent) = absent.lock() {
             crate::sandbox::check_created(store, run_id, &mut absent);
         }
@@ -474,8 +475,9 @@ fn story_worker(
     cfg.agent_env.push(("PAWL_STORY".into(), w.plan.id.clone()));
     cfg.containment = launch.containment;
     let root = ctx.root.clone();
+    let mail_check = ctx.mail_check;
     cfg.after_step = Some(Box::new(move |store: &mut Store, run_id: &str| {
-        crate::sandbox::deliver(store, run_id, &root);
+        crate::sandbox::deliver(store, run_id, &root, mail_check);
     }));
     let mut ws = checks::workspace(ctx);
     ws.root = tree.clone();
@@ -496,13 +498,10 @@ fn story_worker(
 /// assumption), or run unattended on best-judgment assumptions — assumption criteria (proof of
 /// nothing: the verdict is never SHIP on them) and a note the agent sees — said at the start.
 fn spec_gate(ctx: &mut Ctx, store: &mut Store, run: &Run, interactive: bool) -> CliResult {
-    use pawl_core::spec::gate::{self, GateAction};
+    use pawl_core::spec::gate::GateAction;
+    use pawl_engine::start::spec;
     use std::io::IsTerminal as _;
-    if !store.iterations(&run.id)?.is_empty()
-        || store
-            .last_event(&run.id, pawl_core::EventKind::SpecGate)?
-            .is_some()
-    {
+    if !spec::pending(store, &run.id)? {
         return Ok(());
     }
     let config = ctx.config(&[])?.config;
@@ -515,96 +514,43 @@ fn spec_gate(ctx: &mut Ctx, store: &mut Store, run: &Run, interactive: bool) -> 
         && (interactive || (std::io::stdin().is_terminal() && std::io::stdout().is_terminal()));
     // `--yes` for this run, `[pipeline] spec_gate = false` for every run. What the gate learns
     // is not a clarification: those are the qa interview's, which still runs.
-    let yes = ctx.proceed_as_stated || !config.pipeline.spec_gate;
-    let action = gate::decide(&analysis, attended, yes);
-    let mut assumed: Vec<(gate::Gap, String)> = Vec::new();
-    let mut answered: Vec<(gate::Gap, String)> = Vec::new();
-    match &action {
-        GateAction::Proceed { .. } => {}
-        GateAction::Assume { gaps } => {
-            assumed = gaps
-                .iter()
-                .map(|g| (g.clone(), g.assumption.clone()))
-                .collect();
-        }
-        GateAction::Ask { gaps } => {
-            ctx.say(format!(
-                "[pawl] the goal is below the clarity threshold ({}): a few questions first",
-                analysis.gate.reason
-            ))?;
-            let mut terminal = TerminalAnswers {
-                timeout: config.pipeline.answer_timeout.0,
-            };
-            for g in gaps {
-                let a = pawl_engine::Answerer::answer(
-                    &mut terminal,
-                    &pawl_core::pipeline::output::Question {
-                        question: g.question.clone(),
-                        recommended: g.assumption.clone(),
-                        category: Some(g.dimension.clone()),
-                    },
-                );
-                if a.assumed {
-                    assumed.push((g.clone(), a.text));
-                } else {
-                    answered.push((g.clone(), a.text));
-                }
-            }
-        }
-    }
-    for (g, text) in &answered {
-        store.add_note(&run.id, &format!("spec: {} {}", g.question, text))?;
-    }
-    let mut ids = Vec::new();
-    for (g, text) in &assumed {
-        let c = store.add_criterion(
-            &run.id,
-            &format!("assumed ({}): {text}", g.dimension),
-            &pawl_core::model::Verification {
-                kind: pawl_core::model::VerifyKind::Assumption,
-                command: None,
-            },
-        )?;
-        // Taken as given so that it does not hold the run open — and, being an assumption,
-        // it proves nothing: a run resting on it is never SHIP (report::verdict_of).
-        store.set_criterion_status(
-            &run.id,
-            &c.id,
-            pawl_core::model::CriterionStatus::Verified,
-            serde_json::json!({"assumed": true, "by": "spec gate", "question": g.question}),
-        )?;
-        ids.push(format!("{} {text}", c.id));
-    }
-    if !assumed.is_empty() {
-        store.add_note(
-            &run.id,
-            &format!(
-                "spec: the goal was unclear; working on these assumptions: {}",
-                ids.join("; ")
-            ),
-        )?;
-    }
-    store.append_event(
-        Some(&run.id),
-        pawl_core::EventKind::SpecGate,
-        serde_json::json!({"action": action, "reason": analysis.gate.reason,
-            "clarity": analysis.clarity.total, "assumed": ids,
-            "answered": answered.iter().map(|(g, t)| serde_json::json!({"question": g.question, "answer": t})).collect::<Vec<_>>()}),
-    )?;
+    let input = spec::GateInput {
+        analysis: &analysis,
+        attended,
+        proceed_as_stated: ctx.proceed_as_stated || !config.pipeline.spec_gate,
+    };
+    let mut terminal = TerminalAnswers {
+        timeout: config.pipeline.answer_timeout.0,
+    };
+    let mut said = Ok(());
+    let gated = spec::meet(store, run, &input, &mut terminal, &mut |reason| {
+        said = ctx.say(format!(
+            "[pawl] the goal is below the clarity threshold ({reason}): a few questions first"
+        ));
+    })?;
+    said?;
+    let Some(gated) = gated else {
+        return Ok(());
+    };
+    let ids = &gated.assumed;
     if ctx.json {
-        ctx.json_line(&serde_json::json!({"kind": "spec_gate", "action": action, "assumed": ids}))?;
+        ctx.json_line(
+            &serde_json::json!({"kind": "spec_gate", "action": gated.action, "assumed": ids}),
+        )?;
     } else if !ids.is_empty() {
         ctx.say(format!(
             "[pawl] the goal is below the clarity threshold ({}): proceeding on assumptions, recorded as assumption criteria (they prove nothing: the verdict cannot be SHIP on them):\n{}\n[pawl] to be asked instead, run on a terminal; to proceed on the goal as stated, pass --yes",
-            analysis.gate.reason,
+            gated.reason,
             ids.iter().map(|i| format!("[pawl]   {i}")).collect::<Vec<_>>().join("\n")
         ))?;
-    } else if let GateAction::Proceed { why } = &action {
+    } else if let GateAction::Proceed { why } = &gated.action {
         ctx.say(format!("[pawl] spec gate: {why}"))?;
     }
     Ok(())
 }
 
+/// The terminal as an [`pawl_engine::Answerer`]: each question with its recommendation on
+/// stdout, the answer a line on stdin.
 struct TerminalAnswers {
     timeout: std::time::Duration,
 }

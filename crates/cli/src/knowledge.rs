@@ -3,7 +3,7 @@
 //! of `.pawl/`). A new run's prompts carry the relevant lessons (a note, so every prompt and
 //! resume context has them); a finished run adds what it taught.
 
-use pawl_core::lessons::{self, Book, RunFacts, StepFacts};
+use pawl_core::lessons::{Book, RunFacts, StepFacts};
 use pawl_core::record::Run;
 use pawl_store::Store;
 
@@ -44,30 +44,10 @@ pub fn task_type(ctx: &Ctx, goal: &str) -> String {
         .unwrap_or_else(|| "build".into())
 }
 
-/// Before a new run's first step: the relevant lessons, as one note every prompt carries.
-/// Once per run (a resumed run has its note already).
+/// Before a new run's first step: the relevant lessons, as one note every prompt carries
+/// (`pawl_engine::start::offer_lessons`, with the book read here). Once per run.
 pub fn offer(ctx: &Ctx, store: &mut Store, run: &Run) -> CliResult<Option<String>> {
-    if !store.iterations(&run.id)?.is_empty()
-        || store
-            .notes(&run.id)?
-            .iter()
-            .any(|n| n.text.starts_with(lessons::NOTE_PREFIX))
-    {
-        return Ok(None);
-    }
-    let book = load(ctx)?;
-    let picked = lessons::relevant(&book, &run.goal, &task_type(ctx, &run.goal));
-    let Some(note) = lessons::prompt_note(&picked) else {
-        return Ok(None);
-    };
-    store.add_note(&run.id, &note)?;
-    Ok(Some(
-        picked
-            .iter()
-            .map(|l| l.id.clone())
-            .collect::<Vec<_>>()
-            .join(", "),
-    ))
+    pawl_engine::start::offer_lessons(store, run, || Ok((load(ctx)?, task_type(ctx, &run.goal))))
 }
 
 /// After a run stopped: what it taught goes into the book. Returns the ids added.

@@ -20,6 +20,7 @@ mod headless;
 mod hidden;
 mod hook_setup;
 mod knowledge;
+mod limits;
 mod owner;
 mod parallel;
 mod project;
@@ -123,6 +124,7 @@ fn run(cli: Cli) -> Result<pawl_core::ExitCode, CliError> {
     }
     let mut ctx = Ctx::new(cli.dir.as_deref(), cli.json, cli.run.clone())?;
     ctx.verbose = cli.verbose;
+    ctx.mail_check = commands::mail_check;
     // Inside a story's worktree the step's repository is the run's (docs/parallel.md).
     let step_root = parallel::main_root_of_worktree(&ctx.root).unwrap_or_else(|| ctx.root.clone());
     if sandbox::inside_step(&step_root) {
@@ -130,7 +132,7 @@ fn run(cli: Cli) -> Result<pawl_core::ExitCode, CliError> {
             .skip(1)
             .map(|a| a.to_string_lossy().into_owned())
             .collect();
-        match sandbox::inside(&cli.command) {
+        match commands::inside(&cli.command) {
             sandbox::Inside::Run => {}
             sandbox::Inside::Mail if cli.dir.is_none() && cli.run.is_none() => {
                 let said = sandbox::mail(&step_root, &args)?;

@@ -9,15 +9,14 @@
 
 use std::path::PathBuf;
 
-use pawl_core::EventKind;
 use pawl_core::ExitCode;
 use pawl_core::config::AgentKind;
 use pawl_core::model::Driver;
 use pawl_core::pipeline::ModeArg;
-use pawl_core::record::RunSettings;
-use pawl_core::seal::{CheckRole, Seal, SealedCheck};
+use pawl_core::seal::Seal;
 use pawl_engine::baseline::Baseline;
-use pawl_store::{NewRun, Store};
+use pawl_engine::start;
+use pawl_store::NewRun;
 use pawl_verify::gate;
 
 use crate::checks;
@@ -81,105 +80,45 @@ pub fn start(ctx: &mut Ctx, req: &Start) -> CliResult<ExitCode> {
     }
 }
 
-/// The seal of a new run: the gates of `pawl.toml`, the request's acceptance and hidden checks
-/// and the user's hidden checks of this repository (`pawl hidden add`), with the environment
-/// pawl was started with (filtered: `pawl_core::seal`). Hidden checks' commands are kept out of
-/// the seal, in the user's pawl state (`crate::hidden`). `[gates.hidden]` in `pawl.toml` (which
-/// the agent reads) is refused.
+/// The seal of a new run (`pawl_engine::start::seal`): the gates of `pawl.toml`, the request's
+/// acceptance and hidden checks and the user's hidden checks of this repository (`pawl hidden
+/// add`, read here from the user's pawl state), with the environment pawl was started with.
+/// Hidden checks' commands go to the vault under the user's key (`crate::hidden`).
+/// `[gates.hidden]` in `pawl.toml` (which the agent reads) is refused.
 pub fn seal(ctx: &Ctx, config: &pawl_core::config::Config, req: &Start) -> CliResult<Seal> {
     if !config.gates.hidden.is_empty() {
         let names: Vec<&String> = config.gates.hidden.keys().collect();
         return Err(crate::hidden::in_repository_refusal(&names));
     }
-    let mut checks: Vec<SealedCheck> = gate::gates_from_config(&config.gates)
-        .into_iter()
-        .map(|c| SealedCheck::new(c.name, c.command, CheckRole::Gate))
-        .collect();
-    for (i, cmd) in req.checks.iter().enumerate() {
-        checks.push(SealedCheck::new(
-            format!("accept-{}", i + 1),
-            cmd.clone(),
-            CheckRole::Acceptance,
-        ));
-    }
-    for (name, cmd) in crate::hidden::for_repo(&ctx.root)? {
-        if !cmd.trim().is_empty() {
-            checks.push(SealedCheck::new(
-                format!("hidden-{name}"),
-                cmd,
-                CheckRole::Hidden,
-            ));
-        }
-    }
-    for (i, cmd) in req.hidden_checks.iter().enumerate() {
-        checks.push(SealedCheck::new(
-            format!("hidden-{}", i + 1),
-            cmd.clone(),
-            CheckRole::Hidden,
-        ));
-    }
-    // PATH entries and the root as resolved paths: an entry that reaches into the repository
-    // through a symbolic link is still inside it.
-    let root = std::fs::canonicalize(&ctx.root).unwrap_or_else(|_| ctx.root.clone());
-    let vars: Vec<(String, String)> = std::env::vars()
-        .map(|(k, v)| {
-            if k != "PATH" {
-                return (k, v);
-            }
-            let resolved: Vec<String> = v
-                .split(':')
-                .map(|p| resolved(std::path::Path::new(p)).display().to_string())
-                .collect();
-            (k, resolved.join(":"))
-        })
-        .collect();
-    let mut seal = Seal {
-        checks,
-        timeout_ms: u64::try_from(pawl_engine::verify::DEFAULT_TIMEOUT.as_millis())
-            .unwrap_or(u64::MAX),
-        env: pawl_core::seal::sealed_env(&vars, &req.pass_env, &root),
-        no_behaviour: pawl_core::spec::adds_no_behaviour(&req.goal),
-        tools: Default::default(),
-        git: None,
+    let user_hidden: Vec<(String, String)> =
+        crate::hidden::for_repo(&ctx.root)?.into_iter().collect();
+    let hidden_any =
+        !req.hidden_checks.is_empty() || user_hidden.iter().any(|(_, cmd)| !cmd.trim().is_empty());
+    let vault = if hidden_any {
+        crate::hidden::vault()
+    } else {
+        None
     };
-    seal.tools = pawl_engine::baseline::tools_of(&seal, None);
-    seal.git = seal
-        .env
-        .get("PATH")
-        .and_then(|path| pawl_git::resolve_program(std::ffi::OsStr::new(path)))
-        .map(|p| p.display().to_string());
-    if seal.checks.iter().any(|c| c.role == CheckRole::Hidden) {
-        let vault =
-            crate::hidden::vault().ok_or_else(|| crate::state::no_key("seal hidden checks"))?;
-        vault
-            .stow(&mut seal)
-            .map_err(|e| CliError::Failed(e.to_string()))?;
-    }
-    Ok(seal)
+    start::seal::seal(start::SealInput {
+        root: &ctx.root,
+        goal: &req.goal,
+        gates: &config.gates,
+        acceptance: &req.checks,
+        user_hidden,
+        hidden: &req.hidden_checks,
+        env: std::env::vars().collect(),
+        pass_env: &req.pass_env,
+        vault: vault.as_ref(),
+    })
+    .map_err(|e| match e {
+        start::StartError::NoVault => crate::state::no_key("seal hidden checks"),
+        e => e.into(),
+    })
 }
 
-/// `p` with symbolic links resolved, as far as it exists (a directory the agent may create
-/// later is resolved through its nearest existing ancestor).
-fn resolved(p: &std::path::Path) -> PathBuf {
-    let mut tail = Vec::new();
-    let mut cur = p.to_path_buf();
-    loop {
-        if let Ok(c) = std::fs::canonicalize(&cur) {
-            return tail.iter().rev().fold(c, |acc, part| acc.join(part));
-        }
-        match (cur.file_name().map(|n| n.to_os_string()), cur.parent()) {
-            (Some(name), Some(parent)) => {
-                tail.push(name);
-                cur = parent.to_path_buf();
-            }
-            _ => return p.to_path_buf(),
-        }
-    }
-}
-
-/// The preflight and the baseline: the sealed checks on the tree as it is before the agent's
-/// first step. A check that cannot start refuses the run (nothing is written); what already
-/// fails is said at start, as what the run must turn green.
+/// The preflight and the baseline (`pawl_engine::baseline::take`): the sealed checks on the
+/// tree as it is before the agent's first step. A check that cannot start refuses the run
+/// (nothing is written); what already fails is said at start, as what the run must turn green.
 pub fn baseline(ctx: &mut Ctx, seal: &Seal, announce: bool) -> CliResult<Baseline> {
     if announce && !ctx.json {
         ctx.say(format!(
@@ -189,19 +128,7 @@ pub fn baseline(ctx: &mut Ctx, seal: &Seal, announce: bool) -> CliResult<Baselin
     }
     let b = pawl_engine::baseline::take(&checks::workspace(ctx), seal)
         .map_err(|e| CliError::Failed(e.to_string()))?;
-    let failing: Vec<String> = b
-        .checks
-        .iter()
-        .filter(|c| !c.passed)
-        .map(|c| {
-            if c.failing.is_empty() {
-                c.name.clone()
-            } else {
-                let shown: Vec<&str> = c.failing.iter().take(5).map(String::as_str).collect();
-                format!("{} (failing: {})", c.name, shown.join(", "))
-            }
-        })
-        .collect();
+    let failing = start::failing_before(&b);
     if !announce {
     } else if ctx.json {
         ctx.json_line(&serde_json::json!({"kind": "baseline", "tree": b.tree,
@@ -217,41 +144,6 @@ pub fn baseline(ctx: &mut Ctx, seal: &Seal, announce: bool) -> CliResult<Baselin
         ))?;
     }
     Ok(b)
-}
-
-/// Records a new run's seal and baseline as events.
-pub fn record_seal(store: &mut Store, run_id: &str, seal: &Seal, b: &Baseline) -> CliResult {
-    store.append_event(
-        Some(run_id),
-        EventKind::Sealed,
-        serde_json::json!({"why": "run started", "checks": seal.checks, "env": seal.env.keys().collect::<Vec<_>>()}),
-    )?;
-    store.append_event(
-        Some(run_id),
-        EventKind::Baseline,
-        serde_json::to_value(b).unwrap_or_default(),
-    )?;
-    Ok(())
-}
-
-/// What a new run copies from the configuration and keeps for its whole life.
-pub fn settings(config: &pawl_core::config::Config) -> RunSettings {
-    RunSettings {
-        limits: config.limits.clone(),
-        breakers: config.breakers.clone(),
-        stall: config.stall.clone(),
-        agent: Some(config.agent.clone()),
-        replay_scenario: None,
-        git: config.git.clone(),
-        guard: Some(pawl_core::must_not::guard_policy(
-            &config.guard,
-            &config.run.must_not,
-        )),
-        seal: None,
-        sandbox: Some(config.sandbox.clone()),
-        must_not: config.run.must_not.clone(),
-        workers: None,
-    }
 }
 
 /// Where a run's guard policy is kept beside the store (`.pawl/guard/<run>.json`), so that the
@@ -339,7 +231,7 @@ fn manual(ctx: &mut Ctx, goal: &str, config: &pawl_core::config::Config) -> CliR
         goal: goal.to_string(),
         driver: Driver::Manual,
         mode: None,
-        settings: settings(config),
+        settings: start::settings(config),
         branch: None,
         pre_run_commit: None,
     })?;
@@ -381,7 +273,7 @@ fn headless_run(
     // `[sandbox] required = true` on a machine that cannot sandbox: refused before anything is
     // written.
     crate::sandbox::prepare(&ctx.root, &config.sandbox)?;
-    let mut settings = settings(config);
+    let mut settings = start::settings(config);
     if config.agent.kind == AgentKind::Replay {
         let Some(path) = &req.scenario else {
             return Err(CliError::Usage(
@@ -400,8 +292,8 @@ fn headless_run(
     // Git rails: never start on top of uncommitted work unless told to (checked before anything
     // is written), and never on a protected branch (after the run exists: `rails::start`).
     let repo = rails::open(ctx)?;
-    rails::check_clean(&repo, req.allow_dirty)?;
-    rails::preflight(&repo, config)?;
+    start::rails::check_clean(&repo, req.allow_dirty)?;
+    start::rails::preflight(&repo, config)?;
     crate::headless::preflight_agent(ctx, &settings, req.force_nested)?;
     // A plan file is read and checked before anything is written.
     let plan = match &req.plan {
@@ -480,7 +372,7 @@ fn headless_run(
     // A run that cannot be put on its rails is not left active behind: it is cancelled, with
     // the error, and the next `pawl run` may start.
     let started = write_guard_snapshot(ctx, &run)
-        .and_then(|()| record_seal(&mut store, &run.id, &seal, &baseline))
+        .and_then(|()| Ok(start::record_seal(&mut store, &run.id, &seal, &baseline)?))
         .and_then(|()| {
             rails::start(ctx, &repo, &mut store, &run, config, &analysis.target_files).map(|_| ())
         })

@@ -23,8 +23,7 @@ use pawl_process::{Containment, Enforced};
 use pawl_store::Store;
 use serde_json::json;
 
-use crate::cli::{Cli, Command};
-use crate::ctx::STATE_DIR;
+use crate::ctx::{MailCheck, STATE_DIR};
 use crate::error::{CliError, CliResult};
 
 /// The step mailbox under `.pawl/`.
@@ -348,64 +347,6 @@ pub enum Inside {
     Refuse,
 }
 
-pub fn inside(command: &Command) -> Inside {
-    match command {
-        Command::Note(_)
-        | Command::Story(_)
-        | Command::Blocker(_)
-        | Command::AwaitUser(_)
-        | Command::Failure(_)
-        | Command::Criterion(_)
-        | Command::Clarify(_)
-        | Command::Tdd(_) => Inside::Mail,
-        Command::Status(_)
-        | Command::Events(_)
-        | Command::ResumeContext
-        | Command::Lease
-        | Command::Detect
-        | Command::Analyze(_)
-        | Command::RetryAdvice(_)
-        | Command::CheckUserFix
-        | Command::Config(_)
-        | Command::Guard(_)
-        | Command::Hook(_)
-        | Command::Demo(_)
-        | Command::Replay(_)
-        | Command::Runs(_)
-        | Command::Diff(_)
-        | Command::Logs(_)
-        | Command::Doctor(_)
-        | Command::Completions(_)
-        | Command::Man(_)
-        | Command::Schema(_)
-        | Command::ExitCodes(_)
-        | Command::Debug(_)
-        | Command::Lessons {
-            cmd: None | Some(crate::commands::lessons::LessonsCommand::List),
-        } => Inside::Run,
-        // What the next runs are told is the user's to change.
-        Command::Lessons { cmd: Some(_) } => Inside::Refuse,
-        // A fleet's budget and its jobs are the user's.
-        Command::Fleet(_) => Inside::Refuse,
-        Command::Init(_)
-        | Command::Run(_)
-        | Command::Cancel
-        | Command::Stop
-        | Command::Resume(_)
-        | Command::Report(_)
-        | Command::Rollback(_)
-        | Command::Accept(_)
-        | Command::UserFixed(_)
-        | Command::Off
-        | Command::Merge(_)
-        | Command::Clean(_)
-        | Command::Hidden(_)
-        | Command::Verify(_)
-        | Command::Serve(_)
-        | Command::Dashboard(_) => Inside::Refuse,
-    }
-}
-
 /// The verb of `args` (for messages): the first argument that is neither a flag nor the value
 /// of a global flag; with ` --dir` or ` --run` after it when those were given.
 fn verb(args: &[String]) -> String {
@@ -471,8 +412,9 @@ pub fn refused(args: &[String]) -> CliError {
 
 /// Carries out what the step left in the mailbox of `root`, in order, outside the sandbox:
 /// each reporting verb as `pawl --dir <root> <args>`, each hook event into the store. Every
-/// request is recorded (`step_request`), refused ones with why. The mailbox is emptied.
-pub fn deliver(store: &mut Store, run_id: &str, root: &Path) {
+/// request is recorded (`step_request`), refused ones with why: `check` (the dispatch's
+/// [`MailCheck`]) says which argument lists are reporting verbs. The mailbox is emptied.
+pub fn deliver(store: &mut Store, run_id: &str, root: &Path, check: MailCheck) {
     let dir = root.join(STATE_DIR).join(REQUESTS_DIR);
     let Ok(entries) = std::fs::read_dir(&dir) else {
         return;
@@ -495,7 +437,7 @@ pub fn deliver(store: &mut Store, run_id: &str, root: &Path) {
         }
         let value = text.and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok());
         let outcome = match value {
-            Some(v) => carry_out(store, run_id, root, &v),
+            Some(v) => carry_out(store, run_id, root, &v, check),
             None => Err("unreadable request".to_string()),
         };
         if let Err(why) = outcome {
@@ -526,6 +468,7 @@ fn carry_out(
     run_id: &str,
     root: &Path,
     v: &serde_json::Value,
+    check: MailCheck,
 ) -> Result<(), String> {
     if let Some(kind) = v.get("event").and_then(|k| k.as_str()) {
         let kind = match kind {
@@ -551,22 +494,7 @@ fn carry_out(
                 .collect()
         })
         .ok_or("a request names neither args nor an event")?;
-    let cli = <Cli as clap::Parser>::try_parse_from(
-        std::iter::once("pawl".to_string()).chain(args.iter().cloned()),
-    )
-    .map_err(|e| format!("`pawl {}`: {}", args.join(" "), e.kind()))?;
-    if cli.dir.is_some() || cli.run.is_some() {
-        return Err(format!(
-            "`pawl {}`: --dir and --run are not accepted from a step",
-            args.join(" ")
-        ));
-    }
-    if inside(&cli.command) != Inside::Mail {
-        return Err(format!(
-            "`pawl {}` is not accepted from a step",
-            args.join(" ")
-        ));
-    }
+    check(&args)?;
     let Some(exe) = launcher() else {
         return Err("this pawl cannot find its own binary".into());
     };
@@ -587,35 +515,4 @@ fn carry_out(
         )
         .map(drop)
         .map_err(|e| e.to_string())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn run_control_is_refused_and_reporting_is_mailed() {
-        use clap::Parser;
-        let rows = [
-            ("pawl note hi", Inside::Mail),
-            ("pawl story start S1", Inside::Mail),
-            ("pawl blocker add key", Inside::Mail),
-            ("pawl await-user B1 fix", Inside::Mail),
-            ("pawl status", Inside::Run),
-            ("pawl resume", Inside::Refuse),
-            ("pawl stop", Inside::Refuse),
-            ("pawl cancel", Inside::Refuse),
-            ("pawl off", Inside::Refuse),
-            ("pawl rollback", Inside::Refuse),
-            ("pawl init", Inside::Refuse),
-            ("pawl accept --tests x", Inside::Refuse),
-            ("pawl user-fixed", Inside::Refuse),
-        ];
-        for (line, want) in rows {
-            let Ok(cli) = Cli::try_parse_from(line.split(' ')) else {
-                panic!("{line} does not parse");
-            };
-            assert_eq!(inside(&cli.command), want, "{line}");
-        }
-    }
 }

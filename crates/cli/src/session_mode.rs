@@ -72,8 +72,8 @@ pub fn arm(ctx: &mut Ctx, req: &runs::Start, config: &Config) -> CliResult<ExitC
     // Git rails, as for every run: a dirty tree is refused before anything is written (no state,
     // no run, no marker) unless --allow-dirty; a protected branch gets the sandbox branch.
     let repo = rails::open(ctx)?;
-    rails::check_clean(&repo, req.allow_dirty)?;
-    rails::preflight(&repo, config)?;
+    pawl_engine::start::rails::check_clean(&repo, req.allow_dirty)?;
+    pawl_engine::start::rails::preflight(&repo, config)?;
     ensure_state(ctx, &mut Vec::new(), &mut Vec::new())?;
     let agent = match config.agent.kind {
         AgentKind::Claude => Some(Agent::Claude),
@@ -91,7 +91,7 @@ pub fn arm(ctx: &mut Ctx, req: &runs::Start, config: &Config) -> CliResult<ExitC
     let expected = pawl_core::spec::analyze(goal, &project::spec_facts(ctx)?).target_files;
     let seal = runs::seal(ctx, config, req)?;
     let sealed_baseline = runs::baseline(ctx, &seal, false)?;
-    let mut settings = runs::settings(config);
+    let mut settings = pawl_engine::start::settings(config);
     settings.seal = Some(seal.clone());
     let mut store = ctx.store()?;
     let run = store.create_run(&NewRun {
@@ -103,7 +103,7 @@ pub fn arm(ctx: &mut Ctx, req: &runs::Start, config: &Config) -> CliResult<ExitC
         pre_run_commit: None,
     })?;
     runs::write_guard_snapshot(ctx, &run)?;
-    runs::record_seal(&mut store, &run.id, &seal, &sealed_baseline)?;
+    pawl_engine::start::record_seal(&mut store, &run.id, &seal, &sealed_baseline)?;
     let start = rails::start(ctx, &repo, &mut store, &run, config, &expected)?;
     let baseline = repo.tree_hash().ok().map(|t| t.to_string());
     store.acquire_lease(

@@ -17,7 +17,7 @@ use pawl_process::End;
 use pawl_store::{Store, StoreError};
 
 use crate::control::Control;
-use crate::driver::{LoopConfig, LoopEvent};
+use crate::loop_config::{LoopConfig, LoopEvent};
 use crate::step::{StepOutcome, run_step};
 
 /// Lease heartbeat interval.

@@ -12,7 +12,7 @@ use pawl_verify::parse::TestOutcome;
 use pawl_verify::{CheckEnd, RunnerConfig, run_checks};
 use serde::{Deserialize, Serialize};
 
-use crate::verify::Workspace;
+use crate::workspace::Workspace;
 
 /// One sealed check on the pre-run tree.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -82,7 +82,7 @@ pub fn runner_for(ws: &Workspace, seal: &Seal, step: u64) -> RunnerConfig {
         cfg.clear_env = true;
         cfg.env = seal.env.iter().map(|(k, v)| (k.into(), v.into())).collect();
     }
-    cfg.env.extend(crate::verify::check_env());
+    cfg.env.extend(crate::workspace::check_env());
     cfg.containment = ws.containment.clone();
     cfg
 }

@@ -4,17 +4,14 @@
 //! a typed reason. Everything it decides comes from pawl-core; everything it remembers goes
 //! through the store, so a crash at any point resumes with nothing lost and nothing counted twice.
 
-use std::path::PathBuf;
-
-use pawl_agent::{Adapter, AgentEvent};
+use pawl_agent::Adapter;
 use pawl_core::EventKind;
 use pawl_core::StopReason;
 use pawl_core::judge;
 use pawl_core::model::{RunStatus, StoryStatus};
-use pawl_core::record::{Lease, Story};
+use pawl_core::record::Story;
 use pawl_core::turn::Next;
 use pawl_store::Store;
-use serde::Serialize;
 use serde_json::json;
 
 use pawl_core::failure::{self, LoopAction};
@@ -26,123 +23,8 @@ use crate::turn::{self, NextPrompt, Signals, Window};
 use crate::verify::{Verifier, VerifyReport};
 use crate::{EngineError, LEASE_TTL_MS};
 
-/// What the loop tells its observer (the CLI prints it).
-#[derive(Debug, Clone, Serialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum LoopEvent {
-    Started {
-        run_id: String,
-        resumed: bool,
-        interrupted_iterations: Vec<u32>,
-    },
-    IterationStarted {
-        n: u32,
-        max: u32,
-        story: Option<String>,
-    },
-    Agent {
-        n: u32,
-        event: AgentEvent,
-    },
-    Waiting {
-        seconds: u64,
-        why: String,
-    },
-    StallRecovered {
-        n: u32,
-        recoveries: u32,
-    },
-    Iteration {
-        n: u32,
-        max: u32,
-        outcome: String,
-        checks_passing: usize,
-        checks_total: usize,
-        usd: f64,
-        max_usd: f64,
-        active_ms: u64,
-        summary: String,
-    },
-    StorySkipped {
-        story: String,
-        attempts: u32,
-    },
-    Finished {
-        reason: StopReason,
-        exit_code: i32,
-    },
-    /// pawl starts verifying iteration `n`: these checks (names) run now.
-    Verifying {
-        n: u32,
-        checks: Vec<String>,
-    },
-    /// A pipeline phase started (`outcome` none) or ended.
-    Phase {
-        phase: String,
-        round: u32,
-        outcome: Option<String>,
-        note: String,
-    },
-    /// A reviewer session's verdict (architect, critic, security, reviewer, qa).
-    Verdict {
-        role: String,
-        round: u32,
-        story: Option<String>,
-        approve: bool,
-        session_id: Option<String>,
-        blocking: usize,
-        summary: String,
-    },
-    /// A story of a plan run in parallel changed state (started in its worktree, queued,
-    /// merged, sent back by the merge queue, out of attempts).
-    Story {
-        story: String,
-        state: String,
-        merge: String,
-        note: String,
-    },
-    /// The pipeline's progress report (every 3 stories or 30 minutes).
-    Progress {
-        stories_done: u32,
-        stories_total: u32,
-        verified: usize,
-        criteria: usize,
-        active_ms: u64,
-    },
-}
-
-/// Who is driving (for the lease).
-pub struct Owner {
-    pub pid: u32,
-    pub host: String,
-    pub is_alive: fn(&Lease) -> bool,
-}
-
-/// Everything the loop needs besides the store.
-pub struct LoopConfig {
-    pub root: PathBuf,
-    pub logs_dir: PathBuf,
-    /// Where the logs of sessions whose output the agent must not read go (adversarial QA's,
-    /// which name the run's hidden checks): the user's pawl state. `None`: `logs_dir`.
-    pub private_logs_dir: Option<PathBuf>,
-    pub model: Option<String>,
-    /// Extra environment for the agent.
-    pub agent_env: Vec<(String, String)>,
-    pub owner: Owner,
-    /// For tests: how long one unit of rate-limit backoff is (production: as the provider says).
-    pub rate_limit_scale: f64,
-    /// Commit each completed story (`[git] auto_commit`).
-    pub auto_commit: bool,
-    /// How agent steps are launched: contained (every process of the step ends with it) and
-    /// sandboxed (docs/sandbox.md). `None`: spawned directly.
-    pub containment: Option<pawl_process::Containment>,
-    /// Called after every agent step has ended (all its processes gone), before anything is
-    /// verified: the CLI takes in what the step asked of pawl through its mailbox.
-    pub after_step: Option<AfterStep>,
-}
-
-/// See [`LoopConfig::after_step`]: the store and the run id.
-pub type AfterStep = Box<dyn Fn(&mut Store, &str) + Send + Sync>;
+pub(crate) use crate::loop_config::Scope;
+pub use crate::loop_config::{AfterStep, LoopConfig, LoopEnd, LoopEvent, Owner};
 
 /// Commits the working tree for a story that was just completed, on the run's branch, and
 /// records it. Returns the commit, or `None` when there was nothing to commit.
@@ -161,45 +43,6 @@ pub fn commit_story(
         json!({"story": story.id, "commit": commit, "message": message}),
     )?;
     Ok(commit)
-}
-
-/// How the loop ended.
-#[derive(Debug, Clone, Serialize)]
-pub struct LoopEnd {
-    pub reason: StopReason,
-    pub last: Option<VerifyReport>,
-    /// A sub-loop ended because the plan, not the code, is wrong (a spec failure in a mode that
-    /// plans): why, for the next planner session.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub replan: Option<String>,
-}
-
-/// What part of a run one pass of the loop works on. The default is the whole run (the
-/// headless driver); the pipeline's execute phase runs the same loop as a sub-loop on one story.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct Scope {
-    /// Work on this story only; when it runs out of attempts the sub-loop ends with
-    /// `NoStoryCanProgress` (the pipeline moves on to the next story).
-    pub story: Option<String>,
-    /// Put at the top of every prompt (the role and the story's plan).
-    pub preamble: Option<String>,
-    /// End as soon as every check passes (the pipeline's review and QA decide the rest), not only
-    /// when the whole run is done.
-    pub until_checks_pass: bool,
-    /// Start a fresh agent session instead of continuing the last one.
-    pub fresh_session: bool,
-    /// The run's mode has a plan to go back to: a spec failure ends the sub-loop with
-    /// [`LoopEnd::replan`] instead of waiting on the user.
-    pub plans: bool,
-    /// One of several workers of the parallel driver: other workers' iterations are open at
-    /// the same time (the coordinator marks those a crash cut off, once, before any worker).
-    pub parallel: bool,
-}
-
-impl Scope {
-    fn is_sub_loop(&self) -> bool {
-        self.story.is_some() || self.until_checks_pass
-    }
 }
 
 /// Drives `run_id` until it is verified or stops with a reason.

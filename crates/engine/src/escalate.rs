@@ -22,7 +22,7 @@ use serde_json::json;
 use crate::EngineError;
 use crate::attempt::{Backoff, Heartbeat};
 use crate::control::Control;
-use crate::driver::{LoopConfig, LoopEvent};
+use crate::loop_config::{LoopConfig, LoopEvent};
 use crate::verify::{CheckSummary, Verifier, VerifyReport};
 
 /// The transient backoff (infra, timeout): pawl-core's base and ceiling, the engine's one

@@ -202,6 +202,25 @@ pub fn shown_command(seal: Option<&Seal>, check: &Check) -> String {
     format!("(hidden {})", &code[..code.len().min(24)])
 }
 
+/// The sealed checks a story is verified with, in its worktree and on the merged tree: every
+/// sealed check but the acceptance checks, which prove the whole goal (they must fail on the
+/// pre-run code and pass at the end) and run on the run's tree once every story is merged.
+pub fn story_checks(
+    seal: &pawl_core::seal::Seal,
+    vault: Option<&Vault>,
+) -> Result<Vec<pawl_verify::gate::Check>, HiddenError> {
+    let acceptance: Vec<&str> = seal
+        .checks
+        .iter()
+        .filter(|c| c.role == pawl_core::seal::CheckRole::Acceptance)
+        .map(|c| c.name.as_str())
+        .collect();
+    Ok(checks_of(seal, vault)?
+        .into_iter()
+        .filter(|c| !acceptance.contains(&c.name.as_str()))
+        .collect())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -52,7 +52,9 @@ use serde_json::json;
 
 use crate::attempt::Heartbeat;
 use crate::control::Control;
-use crate::driver::{self, LoopConfig, LoopEnd, LoopEvent, Scope};
+use crate::driver;
+pub use crate::hidden::story_checks;
+use crate::loop_config::{LoopConfig, LoopEnd, LoopEvent, Scope};
 use crate::turn::{self, Window};
 use crate::verify::{self, Plan, Verifier, Workspace};
 use crate::{EngineError, LEASE_TTL_MS};
@@ -1203,7 +1205,9 @@ fn verify_merged(
     input: &ParallelInput<'_>,
 ) -> Result<verify::Verification, EngineError> {
     let mut checks = match &run.settings.seal {
-        Some(seal) => story_checks(seal, input.merge_ws.vault.as_ref())?,
+        Some(seal) => {
+            story_checks(seal, input.merge_ws.vault.as_ref()).map_err(verify::VerifyError::from)?
+        }
         None => Vec::new(),
     };
     let mut ids: Vec<String> = w.criteria.clone();
@@ -1315,25 +1319,6 @@ fn send_back(
     )?;
     story_event(observer, &w, &format!("sent back: {why}"));
     Ok(())
-}
-
-/// The sealed checks a story is verified with, in its worktree and on the merged tree: every
-/// sealed check but the acceptance checks, which prove the whole goal (they must fail on the
-/// pre-run code and pass at the end) and run on the run's tree once every story is merged.
-pub fn story_checks(
-    seal: &pawl_core::seal::Seal,
-    vault: Option<&crate::hidden::Vault>,
-) -> Result<Vec<pawl_verify::gate::Check>, verify::VerifyError> {
-    let acceptance: Vec<&str> = seal
-        .checks
-        .iter()
-        .filter(|c| c.role == pawl_core::seal::CheckRole::Acceptance)
-        .map(|c| c.name.as_str())
-        .collect();
-    Ok(crate::hidden::checks_of(seal, vault)?
-        .into_iter()
-        .filter(|c| !acceptance.contains(&c.name.as_str()))
-        .collect())
 }
 
 /// Whether the file at `path` still has a line git writes to mark a conflict.

@@ -61,8 +61,8 @@ impl StepOutcome {
     }
 
     /// What the step did, as the breakers see it.
-    pub fn did(&self) -> crate::turn::Did<'_> {
-        crate::turn::Did {
+    pub fn did(&self) -> Did<'_> {
+        Did {
             edits: &self.edits,
             agent_error: self.agent_error(),
             permission_denials: self.permission_denials,
@@ -316,6 +316,16 @@ fn tool_command(input: &serde_json::Value) -> Option<String> {
         }
         _ => None,
     }
+}
+
+/// What an iteration did, as the breakers see it.
+pub struct Did<'a> {
+    /// Edits per file.
+    pub edits: &'a BTreeMap<String, u32>,
+    pub agent_error: bool,
+    pub permission_denials: u32,
+    /// A fingerprint of the agent's text (reasoning loops).
+    pub output_fingerprint: Option<String>,
 }
 
 #[cfg(test)]

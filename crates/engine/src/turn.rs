@@ -7,7 +7,6 @@
 //! What this module is not: running the agent ([`crate::attempt`]) or the checks
 //! ([`crate::verify`]); the rules themselves (pawl-core).
 
-use std::collections::BTreeMap;
 use std::path::Path;
 
 use pawl_core::EventKind;
@@ -20,8 +19,9 @@ use pawl_store::{Store, StoreError};
 use serde_json::json;
 use sha2::{Digest, Sha256};
 
-use crate::driver::LoopEvent;
+use crate::loop_config::LoopEvent;
 use crate::prompt::{self, PromptInput};
+pub use crate::step::Did;
 use crate::verify::VerifyReport;
 
 /// One line saying what the verification found.
@@ -70,16 +70,6 @@ pub fn summary(report: Option<&VerifyReport>) -> String {
         r.checks.len(),
         failing.join("; ")
     )
-}
-
-/// What an iteration did, as the breakers see it.
-pub struct Did<'a> {
-    /// Edits per file.
-    pub edits: &'a BTreeMap<String, u32>,
-    pub agent_error: bool,
-    pub permission_denials: u32,
-    /// A fingerprint of the agent's text (reasoning loops).
-    pub output_fingerprint: Option<String>,
 }
 
 /// The facts of one iteration: its verification and what the agent did.

@@ -6,11 +6,10 @@
 //! pawl completions fish > ~/.config/fish/completions/pawl.fish
 //! ```
 
-use clap::{Args, CommandFactory};
+use clap::Args;
 use clap_complete::Shell;
 use pawl_core::ExitCode;
 
-use crate::cli::Cli;
 use crate::error::{CliError, CliResult};
 
 #[derive(Debug, Args)]
@@ -20,8 +19,8 @@ pub struct CompletionsArgs {
     pub shell: Shell,
 }
 
-pub fn run(args: &CompletionsArgs) -> CliResult<ExitCode> {
-    let mut cmd = Cli::command();
+/// `cmd`: the whole command line, as clap describes it (handed in by the dispatch).
+pub fn run(args: &CompletionsArgs, mut cmd: clap::Command) -> CliResult<ExitCode> {
     let mut script = Vec::new();
     clap_complete::generate(args.shell, &mut cmd, "pawl", &mut script);
     use std::io::Write as _;

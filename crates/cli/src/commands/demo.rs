@@ -71,7 +71,8 @@ test = "sh test.sh"
 /// The scripted agent of the demo.
 pub const SCENARIO: &str = include_str!("demo/scenario.jsonl");
 
-pub fn run(args: &DemoArgs, json: bool) -> CliResult<ExitCode> {
+/// `mail_check`: the dispatch's answer to which requests a step may leave (`Ctx::mail_check`).
+pub fn run(args: &DemoArgs, json: bool, mail_check: crate::ctx::MailCheck) -> CliResult<ExitCode> {
     let dir = match &args.dir {
         Some(d) => {
             let d = runs::absolute(d);
@@ -92,6 +93,7 @@ pub fn run(args: &DemoArgs, json: bool) -> CliResult<ExitCode> {
     create_project(&dir)?;
     let mut ctx = Ctx::at(dir.clone());
     ctx.json = json;
+    ctx.mail_check = mail_check;
     ensure_state(&ctx, &mut Vec::new(), &mut Vec::new())?;
     let scenario = ctx.state_dir().join("demo-scenario.jsonl");
     std::fs::write(&scenario, SCENARIO)

@@ -4,11 +4,10 @@
 
 use std::path::PathBuf;
 
-use clap::{Args, CommandFactory};
+use clap::Args;
 use pawl_core::ExitCode;
 use serde_json::json;
 
-use crate::cli::Cli;
 use crate::error::{CliError, CliResult};
 
 #[derive(Debug, Args)]
@@ -18,9 +17,9 @@ pub struct ManArgs {
     pub out: Option<PathBuf>,
 }
 
-pub fn run(args: &ManArgs, json: bool) -> CliResult<ExitCode> {
+/// `cmd`: the whole command line, as clap describes it (handed in by the dispatch).
+pub fn run(args: &ManArgs, cmd: clap::Command, json: bool) -> CliResult<ExitCode> {
     use std::io::Write as _;
-    let cmd = Cli::command();
     let Some(dir) = &args.out else {
         let mut page = Vec::new();
         clap_mangen::Man::new(cmd)

@@ -31,7 +31,7 @@ pub struct ResumeArgs {
     pub add_iterations: Option<u32>,
     #[arg(long, value_name = "DURATION")]
     pub add_time: Option<String>,
-    #[arg(long, value_name = "USD", value_parser = crate::cli::dollars)]
+    #[arg(long, value_name = "USD", value_parser = crate::limits::dollars)]
     pub add_usd: Option<f64>,
     #[arg(long, value_name = "N")]
     pub add_tokens: Option<u64>,

@@ -7,9 +7,9 @@ use clap::Args;
 use pawl_core::ExitCode;
 use pawl_core::model::Driver;
 
-use crate::cli::LimitArgs;
 use crate::ctx::Ctx;
 use crate::error::{CliError, CliResult};
+use crate::limits::LimitArgs;
 use crate::runs;
 
 #[derive(Debug, Args)]

@@ -5,6 +5,7 @@
 
 mod agents_real;
 mod analyze;
+mod circles;
 mod config;
 mod crash;
 mod first_hour;
