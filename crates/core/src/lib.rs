@@ -6,6 +6,7 @@
 
 pub mod config;
 pub mod coverage;
+pub mod envfail;
 pub mod event;
 pub mod exit;
 pub mod failure;
