@@ -141,6 +141,7 @@ pub fn seal(ctx: &Ctx, config: &pawl_core::config::Config, req: &Start) -> CliRe
         no_behaviour: pawl_core::spec::adds_no_behaviour(&req.goal),
         tools: Default::default(),
         git: None,
+        goal_names: pawl_core::envfail::goal_names(&req.goal),
     };
     seal.tools = pawl_engine::baseline::tools_of(&seal, None);
     seal.git = seal

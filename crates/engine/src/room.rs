@@ -33,6 +33,8 @@
 //! (an absolute path into the repository) still leads there; submodules are empty directories;
 //! the checks' `.git` has no commit, refs or tags.
 
+pub mod env;
+
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
