@@ -157,14 +157,11 @@ pub fn take(ws: &Workspace, seal: &Seal) -> Result<Baseline, BaselineError> {
     for r in runs {
         let exit_code = r.end.exit_code();
         // A check that fails for the environment refuses the run, whatever its exit code.
-        if !r.passed
-            && let Some(failure) = env_facts.classify(&r)
-        {
-            return Err(BaselineError::Environment {
-                check: r.check.name.clone(),
-                failure,
-            });
-        }
+        let env_failure = if r.passed {
+            None
+        } else {
+            env_facts.classify(&r)
+        };
         let cannot_start = match &r.end {
             CheckEnd::SpawnFailed { message, .. } => Some(message.clone()),
             _ if matches!(exit_code, Some(126 | 127)) => Some(format!(
@@ -178,7 +175,16 @@ pub fn take(ws: &Workspace, seal: &Seal) -> Result<Baseline, BaselineError> {
             return Err(BaselineError::CannotStart {
                 check: r.check.name.clone(),
                 command: r.check.command.clone(),
-                why,
+                why: match env_failure {
+                    Some(f) => format!("{why}; {}", f.fix),
+                    None => why,
+                },
+            });
+        }
+        if let Some(failure) = env_failure {
+            return Err(BaselineError::Environment {
+                check: r.check.name.clone(),
+                failure,
             });
         }
         let role = seal

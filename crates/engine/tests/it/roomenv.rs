@@ -174,7 +174,7 @@ fn a_real_venv_with_an_editable_package_runs_the_tests_in_the_room() {
     assert!(b.check("test").expect("test").passed, "{b:?}");
     // The room holds a copy: the package trees are in the manifest.
     let repo = Repo::open(fx.root()).expect("repo");
-    let room = Room::open(&repo, &fx.room_dir()).expect("room");
+    let mut room = Room::open(&repo, &fx.room_dir()).expect("room");
     let state = room.environment().expect("state");
     let (tree, packages) = state
         .manifest
@@ -189,7 +189,7 @@ fn a_real_venv_with_an_editable_package_runs_the_tests_in_the_room() {
         "{:?}",
         state.manifest.trees.keys()
     );
-    maybe_report("venv", &fx, &state);
+    maybe_report("venv", &fx, &repo, &mut room);
 }
 
 fn a_node_modules_bin_tool_is_on_the_checks_path_and_copied_not_linked() {
@@ -293,6 +293,15 @@ fn a_missing_tool_is_refused_at_the_start_with_the_fix() {
         }
         other => panic!("{other:?}"),
     }
+    // Exit 127 (`jest: not found`): the check cannot start, and the refusal says the fix.
+    match baseline::take(&fx.ws(), &fx.seal(&[("test", "jest-missing-xyz --ci")], "")) {
+        Err(BaselineError::CannotStart { check, why, .. }) => {
+            assert_eq!(check, "test");
+            assert!(why.contains("exit 127"), "{why}");
+            assert!(why.contains("the room has no node_modules"), "{why}");
+        }
+        other => panic!("{other:?}"),
+    }
 }
 
 fn a_missing_module_is_refused_unless_the_goal_creates_it() {
@@ -318,18 +327,16 @@ fn a_missing_module_is_refused_unless_the_goal_creates_it() {
 }
 
 /// With `PAWL_MEASURE=1`, prints what taking the environment cost (docs/verification.md).
-fn maybe_report(what: &str, fx: &Fx, state: &pawl_engine::room::env::EnvState) {
+fn maybe_report(what: &str, fx: &Fx, repo: &Repo, room: &mut Room) {
     if std::env::var_os("PAWL_MEASURE").is_none() {
         return;
     }
-    let repo = Repo::open(fx.root()).expect("repo");
     let layout = pawl_verify::platform::Descriptors::builtin()
         .expect("descriptors")
         .environment();
-    let mut room = Room::open(&repo, &fx.room_dir()).expect("room");
-    let warm = room.take_environment(&repo, &layout).expect("warm");
+    let warm = room.take_environment(repo, &layout).expect("warm");
     std::fs::remove_file(fx.room_dir().join("env.json")).expect("forget");
-    let cold = room.take_environment(&repo, &layout).expect("cold");
+    let cold = room.take_environment(repo, &layout).expect("cold");
     for (label, s) in [("cold", &cold), ("warm", &warm)] {
         for i in &s.items {
             println!(
@@ -338,5 +345,4 @@ fn maybe_report(what: &str, fx: &Fx, state: &pawl_engine::room::env::EnvState) {
             );
         }
     }
-    let _ = state;
 }
