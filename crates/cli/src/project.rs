@@ -205,7 +205,12 @@ pub fn checks_path(root: &std::path::Path) -> std::ffi::OsString {
     let path = std::env::var("PATH").unwrap_or_default();
     let real = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_owned());
     let sealed = pawl_core::seal::clean_path(&pawl_core::seal::clean_path(&path, root), &real);
-    dirs.extend(sealed.split(':').filter(|d| !d.is_empty()).map(str::to_owned));
+    dirs.extend(
+        sealed
+            .split(':')
+            .filter(|d| !d.is_empty())
+            .map(str::to_owned),
+    );
     dirs.join(":").into()
 }
 

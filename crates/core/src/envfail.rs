@@ -379,7 +379,10 @@ fn cause_of(kind: RuleKind, subject: &str, facts: &EnvFacts<'_>) -> Option<EnvCa
         }),
         RuleKind::Module => {
             let named = |n: &str| facts.goal_names.iter().any(|g| g == &n.to_lowercase());
-            let parts: Vec<&str> = subject.split(['.', '/']).filter(|p| !p.is_empty()).collect();
+            let parts: Vec<&str> = subject
+                .split(['.', '/'])
+                .filter(|p| !p.is_empty())
+                .collect();
             if named(subject) || parts.last().is_some_and(|p| named(p)) {
                 return None;
             }
@@ -502,11 +505,7 @@ mod tests {
         // shells
         ("dash", "sh: 1: jest: not found", "tool jest"),
         ("dash", "err| /bin/sh: 1: pytest: not found", "tool pytest"),
-        (
-            "bash",
-            "bash: line 1: ruff: command not found",
-            "tool ruff",
-        ),
+        ("bash", "bash: line 1: ruff: command not found", "tool ruff"),
         ("bash", "bash: mypy: command not found", "tool mypy"),
         ("zsh", "zsh:1: command not found: eslint", "tool eslint"),
         ("dash", "sh: 1: python3: not found", "interpreter python3"),
@@ -553,7 +552,11 @@ mod tests {
             "ImportError: Failed to import test module: test_calc\nTraceback (most recent call last):\nModuleNotFoundError: No module named 'numpy'",
             "module numpy",
         ),
-        ("unittest", "ImportError: No module named yaml", "module yaml"),
+        (
+            "unittest",
+            "ImportError: No module named yaml",
+            "module yaml",
+        ),
         (
             "unittest",
             "ImportError: cannot import name 'slug' from 'mypkg' (/r/src/mypkg/__init__.py)",
@@ -628,11 +631,7 @@ mod tests {
             "dial tcp [::1]:5432: connect: connection refused",
             "service ::1:5432",
         ),
-        (
-            "remote",
-            "Error: connect ECONNREFUSED 10.0.0.5:443",
-            "-",
-        ),
+        ("remote", "Error: connect ECONNREFUSED 10.0.0.5:443", "-"),
         // real test failures
         ("pytest", "E       assert 3 == 4", "-"),
         (
@@ -689,7 +688,10 @@ mod tests {
         let out = "E   ModuleNotFoundError: No module named 'mypkg'";
         let f = environment_failure(out, &facts(&goal, false, false)).unwrap();
         let text = f.to_string();
-        assert!(text.starts_with("the checks cannot import `mypkg`"), "{text}");
+        assert!(
+            text.starts_with("the checks cannot import `mypkg`"),
+            "{text}"
+        );
         assert!(text.contains("the room has no virtualenv"), "{text}");
         assert!(text.contains("python3 -m venv .venv"), "{text}");
         let f = environment_failure("sh: 1: jest: not found", &facts(&goal, false, true)).unwrap();
@@ -700,7 +702,8 @@ mod tests {
         )
         .unwrap();
         assert!(
-            f.fix.contains("the room's virtualenv (.venv) does not have `yaml`"),
+            f.fix
+                .contains("the room's virtualenv (.venv) does not have `yaml`"),
             "{}",
             f.fix
         );
@@ -709,7 +712,13 @@ mod tests {
     #[test]
     fn goal_names_split_paths_and_dots() {
         let g = goal_names("Create mypkg.slug (src/mypkg/slug.py) and `Slugify`.");
-        for w in ["mypkg.slug", "slug", "mypkg", "src/mypkg/slug.py", "slugify"] {
+        for w in [
+            "mypkg.slug",
+            "slug",
+            "mypkg",
+            "src/mypkg/slug.py",
+            "slugify",
+        ] {
             assert!(g.iter().any(|x| x == w), "{w} in {g:?}");
         }
     }

@@ -168,7 +168,10 @@ mod tests {
     fn compare_names_each_package() {
         let sealed = manifest(&[(SP, "pytest", "a"), (SP, "yaml", "b"), (SP, "old", "c")]);
         let now = manifest(&[(SP, "pytest", "A"), (SP, "yaml", "b"), (SP, "new", "d")]);
-        let got: Vec<String> = compare(&sealed, &now).iter().map(|c| c.to_string()).collect();
+        let got: Vec<String> = compare(&sealed, &now)
+            .iter()
+            .map(|c| c.to_string())
+            .collect();
         assert_eq!(
             got,
             [
@@ -203,9 +206,6 @@ mod tests {
                 .is_some_and(|f| f.contains("site-packages/requests added")),
             "{v:?}"
         );
-        assert_eq!(
-            judge(Vec::new(), &[], &is_manifest),
-            EnvVerdict::Unchanged
-        );
+        assert_eq!(judge(Vec::new(), &[], &is_manifest), EnvVerdict::Unchanged);
     }
 }

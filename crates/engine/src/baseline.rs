@@ -70,7 +70,9 @@ pub enum BaselineError {
         command: String,
         why: String,
     },
-    #[error("the check `{check}` fails for a reason of the environment, not of the code: {failure}")]
+    #[error(
+        "the check `{check}` fails for a reason of the environment, not of the code: {failure}"
+    )]
     Environment {
         check: String,
         failure: pawl_core::envfail::EnvFailure,
@@ -254,7 +256,12 @@ const MAX_ENV_LOG: u64 = 2 * 1024 * 1024;
 impl EnvFactsOwned {
     fn gather(root: &std::path::Path, env: Option<&BaselineEnv>, goal_names: &[String]) -> Self {
         let dirs = env.map(|e| e.dirs.clone()).unwrap_or_default();
-        let python_files = ["pyproject.toml", "setup.py", "setup.cfg", "requirements.txt"];
+        let python_files = [
+            "pyproject.toml",
+            "setup.py",
+            "setup.cfg",
+            "requirements.txt",
+        ];
         EnvFactsOwned {
             root: root.to_owned(),
             goal_names: goal_names.to_vec(),
@@ -290,7 +297,10 @@ impl EnvFactsOwned {
                 .then(|| pawl_core::seal::program_of(&r.check.command))
                 .flatten()
                 .and_then(|p| {
-                    pawl_core::envfail::environment_failure(&format!("sh: 1: {p}: not found"), &facts)
+                    pawl_core::envfail::environment_failure(
+                        &format!("sh: 1: {p}: not found"),
+                        &facts,
+                    )
                 })
         })
     }

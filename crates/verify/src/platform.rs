@@ -52,9 +52,8 @@ mod facts;
 mod render;
 
 pub use descriptor::{
-    Commands, Condition, Contains, Descriptor, DescriptorError, Descriptors, Environment, MatchMode,
-    Quality,
-    SizeThresholds, Variant, builtin_texts, parse_descriptor,
+    Commands, Condition, Contains, Descriptor, DescriptorError, Descriptors, Environment,
+    MatchMode, Quality, SizeThresholds, Variant, builtin_texts, parse_descriptor,
 };
 pub use detect::{Detection, MarkerHit, PlatformMatch, detect};
 pub use facts::{FactsError, MAX_SUBPROJECTS, ProjectFacts, SubProject, subprojects};

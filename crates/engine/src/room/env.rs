@@ -411,7 +411,12 @@ pub fn expand(root: &Path, patterns: &[String]) -> Vec<String> {
             let mut next = Vec::new();
             let glob = part.contains(['*', '?', '[']);
             let matcher = glob
-                .then(|| GlobBuilder::new(part).build().ok().map(|g| g.compile_matcher()))
+                .then(|| {
+                    GlobBuilder::new(part)
+                        .build()
+                        .ok()
+                        .map(|g| g.compile_matcher())
+                })
                 .flatten();
             for base in &found {
                 let join = |name: &str| {
@@ -744,7 +749,10 @@ mod tests {
             ..EnvState::default()
         };
         let sealed = BTreeMap::from([
-            ("PATH".to_owned(), "/home/u/other-venv/bin:/usr/bin".to_owned()),
+            (
+                "PATH".to_owned(),
+                "/home/u/other-venv/bin:/usr/bin".to_owned(),
+            ),
             ("VIRTUAL_ENV".to_owned(), "/home/u/other-venv".to_owned()),
         ]);
         let vars = check_vars(&state, Path::new("/work/repo"), &sealed);

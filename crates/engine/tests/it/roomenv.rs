@@ -126,12 +126,17 @@ where = ["src"]
 fn a_real_venv_with_an_editable_package_runs_the_tests_in_the_room() {
     let fx = Fx::new(".venv/\n*.egg-info/\n");
     fx.write("pyproject.toml", PYPROJECT);
-    fx.write("src/mypkg/__init__.py", "def add(a, b):\n    return a - b\n");
+    fx.write(
+        "src/mypkg/__init__.py",
+        "def add(a, b):\n    return a - b\n",
+    );
     fx.write(
         "tests/test_add.py",
         "from mypkg import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n",
     );
-    fx.sh("python3 -m venv .venv && .venv/bin/pip install -q --disable-pip-version-check -e . pytest");
+    fx.sh(
+        "python3 -m venv .venv && .venv/bin/pip install -q --disable-pip-version-check -e . pytest",
+    );
     let seal = fx.seal(
         &[
             ("test", "python3 -m pytest -rA -p no:cacheprovider tests"),
@@ -164,12 +169,16 @@ fn a_real_venv_with_an_editable_package_runs_the_tests_in_the_room() {
     assert!(
         env.leaks
             .iter()
-            .any(|l| l.contains(&format!("{root}/.venv/bin/python")) && l.contains(".venv/bin/pytest")),
+            .any(|l| l.contains(&format!("{root}/.venv/bin/python"))
+                && l.contains(".venv/bin/pytest")),
         "{:?}",
         env.leaks
     );
     // The fixed tree passes.
-    fx.write("src/mypkg/__init__.py", "def add(a, b):\n    return a + b\n");
+    fx.write(
+        "src/mypkg/__init__.py",
+        "def add(a, b):\n    return a + b\n",
+    );
     let b = baseline::take(&fx.ws(), &seal).expect("baseline");
     assert!(b.check("test").expect("test").passed, "{b:?}");
     // The room holds a copy: the package trees are in the manifest.
@@ -194,15 +203,27 @@ fn a_real_venv_with_an_editable_package_runs_the_tests_in_the_room() {
 
 fn a_node_modules_bin_tool_is_on_the_checks_path_and_copied_not_linked() {
     let fx = Fx::new("node_modules/\n");
-    fx.write("package.json", "{\"name\": \"x\", \"scripts\": {\"test\": \"mytool\"}}\n");
-    fx.write("node_modules/mytool/package.json", "{\"name\": \"mytool\"}\n");
-    fx.write("node_modules/mytool/cli.sh", "#!/bin/sh\ngrep -q good node_modules/mytool/state\n");
+    fx.write(
+        "package.json",
+        "{\"name\": \"x\", \"scripts\": {\"test\": \"mytool\"}}\n",
+    );
+    fx.write(
+        "node_modules/mytool/package.json",
+        "{\"name\": \"mytool\"}\n",
+    );
+    fx.write(
+        "node_modules/mytool/cli.sh",
+        "#!/bin/sh\ngrep -q good node_modules/mytool/state\n",
+    );
     fx.write("node_modules/mytool/state", "good\n");
     fx.sh("chmod +x node_modules/mytool/cli.sh && mkdir -p node_modules/.bin && ln -s ../mytool/cli.sh node_modules/.bin/mytool");
     let seal = fx.seal(&[("test", "mytool")], "");
     let b = baseline::take(&fx.ws(), &seal).expect("baseline");
     assert!(b.check("test").expect("test").passed, "{b:?}");
-    assert_eq!(b.environment.as_ref().expect("env").bins, ["node_modules/.bin"]);
+    assert_eq!(
+        b.environment.as_ref().expect("env").bins,
+        ["node_modules/.bin"]
+    );
     // A copy: another inode, one link; a tool rewriting the repository's file in place after
     // the seal changes nothing in the room.
     let repo = Repo::open(fx.root()).expect("repo");
@@ -226,7 +247,12 @@ fn a_node_modules_bin_tool_is_on_the_checks_path_and_copied_not_linked() {
     let repo = Repo::open(fx.root()).expect("repo");
     let room = Room::open(&repo, &fx.room_dir()).expect("room");
     cfg.root = room.root().to_owned();
-    baseline::in_room_env(&mut cfg, &room.environment().expect("state"), room.root(), &seal);
+    baseline::in_room_env(
+        &mut cfg,
+        &room.environment().expect("state"),
+        room.root(),
+        &seal,
+    );
     let runs = baseline::run_sealed(&ws, Some(&seal), &checks, &cfg);
     assert!(runs[0].passed, "{:?}", runs[0].tail);
 }
@@ -235,7 +261,10 @@ fn an_unchanged_environment_is_not_copied_again() {
     let fx = Fx::new("node_modules/\n");
     fx.write("package.json", "{}\n");
     for i in 0..50 {
-        fx.write(&format!("node_modules/p{i}/index.js"), &format!("module.exports = {i};\n"));
+        fx.write(
+            &format!("node_modules/p{i}/index.js"),
+            &format!("module.exports = {i};\n"),
+        );
     }
     let layout = pawl_verify::platform::Descriptors::builtin()
         .expect("descriptors")
@@ -278,7 +307,10 @@ fn an_unchanged_environment_is_not_copied_again() {
 
 fn a_missing_tool_is_refused_at_the_start_with_the_fix() {
     let fx = Fx::new("node_modules/\n");
-    fx.write("package.json", "{\"name\": \"x\", \"scripts\": {\"build\": \"tsc-missing-xyz\"}}\n");
+    fx.write(
+        "package.json",
+        "{\"name\": \"x\", \"scripts\": {\"build\": \"tsc-missing-xyz\"}}\n",
+    );
     // Exit 1, not 127: the wrapper lost the shell's code (pnpm's build step does).
     let seal = fx.seal(&[("build", "sh -c 'tsc-missing-xyz' ; exit 1")], "");
     match baseline::take(&fx.ws(), &seal) {
@@ -307,12 +339,18 @@ fn a_missing_tool_is_refused_at_the_start_with_the_fix() {
 fn a_missing_module_is_refused_unless_the_goal_creates_it() {
     let fx = Fx::new("");
     fx.write("requirements.txt", "");
-    fx.write("test_x.py", "import slugify_xyz\n\ndef test_x():\n    assert slugify_xyz.go() == 1\n");
+    fx.write(
+        "test_x.py",
+        "import slugify_xyz\n\ndef test_x():\n    assert slugify_xyz.go() == 1\n",
+    );
     let check = [("test", "python3 -m unittest test_x")];
     match baseline::take(&fx.ws(), &fx.seal(&check, "fix the parser")) {
         Err(BaselineError::Environment { failure, .. }) => {
             let text = failure.to_string();
-            assert!(text.starts_with("the checks cannot import `slugify_xyz`"), "{text}");
+            assert!(
+                text.starts_with("the checks cannot import `slugify_xyz`"),
+                "{text}"
+            );
             assert!(text.contains("the room has no virtualenv"), "{text}");
         }
         other => panic!("{other:?}"),
