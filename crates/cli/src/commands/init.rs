@@ -274,7 +274,8 @@ fn ignore_outputs(ctx: &Ctx, report: &mut InitReport) -> CliResult {
 fn warn_missing_tools(ctx: &Ctx, report: &mut InitReport) -> CliResult {
     let eff = ctx.config(&[])?;
     let gates = pawl_verify::gate::gates_from_config(&eff.config.gates);
-    let path = std::env::var_os("PATH").unwrap_or_default();
+    // Where the checks will look: the project's environment, then the sealed PATH.
+    let path = project::checks_path(&ctx.root);
     for (gate, program) in project::missing_gate_tools(&gates, &path) {
         report.warnings.push(format!(
             "the gate `{gate}` runs `{program}`, which is not on PATH: install it, or change [gates] {gate} in {CONFIG_FILE} (a check that cannot start refuses the run)"

@@ -281,6 +281,48 @@ impl Room {
     }
 }
 
+impl Room {
+    /// Moves the taken directories out of the files' directory (before a rebuild wipes it);
+    /// returns them.
+    pub(super) fn set_environment_aside(&self) -> Result<Vec<String>, RoomError> {
+        let aside = self.dir.join("env-aside");
+        remove_any(&aside)?;
+        let mut kept = Vec::new();
+        for dir in self
+            .environment()
+            .map(|s| s.dirs)
+            .unwrap_or_default()
+            .keys()
+        {
+            let from = self.tree_dir.join(dir);
+            if !is_real_dir(&from) {
+                continue;
+            }
+            let to = aside.join(dir);
+            if let Some(parent) = to.parent() {
+                fs::create_dir_all(parent).map_err(io_err(parent))?;
+            }
+            fs::rename(&from, &to).map_err(io_err(&to))?;
+            kept.push(dir.clone());
+        }
+        Ok(kept)
+    }
+
+    /// Puts back what [`Room::set_environment_aside`] moved.
+    pub(super) fn put_environment_back(&self, kept: &[String]) -> Result<(), RoomError> {
+        let aside = self.dir.join("env-aside");
+        for dir in kept {
+            let to = self.tree_dir.join(dir);
+            remove_any(&to)?;
+            if let Some(parent) = to.parent() {
+                fs::create_dir_all(parent).map_err(io_err(parent))?;
+            }
+            fs::rename(aside.join(dir), &to).map_err(io_err(&to))?;
+        }
+        remove_any(&aside)
+    }
+}
+
 impl TakeItem {
     fn removed(dir: &str) -> TakeItem {
         TakeItem {

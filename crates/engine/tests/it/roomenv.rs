@@ -298,6 +298,19 @@ fn an_unchanged_environment_is_not_copied_again() {
         std::fs::read_to_string(room.root().join("node_modules/p1/index.js")).expect("read"),
         "module.exports = 1;\n"
     );
+    // A room rebuilt from scratch (its index tampered with) keeps the environment it took.
+    std::fs::write(fx.room_dir().join("index"), "junk").expect("tamper");
+    let tree = repo.tree_hash().expect("tree");
+    let stats = room.sync(&repo, &tree).expect("sync");
+    assert!(stats.rebuilt.is_some(), "{stats:?}");
+    assert_eq!(
+        std::fs::read_to_string(room.root().join("node_modules/p1/index.js")).expect("read"),
+        "module.exports = 1;\n"
+    );
+    assert_eq!(
+        room.take_environment(&repo, &layout).expect("take").items[0].taken,
+        Taken::Kept
+    );
     // Gone from the repository: gone from the room.
     std::fs::remove_dir_all(fx.root().join("node_modules")).expect("rm");
     let fifth = room.take_environment(&repo, &layout).expect("take");
