@@ -415,9 +415,12 @@ fn copy_tree(from: &Path, to: &Path) -> Result<(u64, u64, u64), RoomError> {
             let link = fs::read_link(&src).map_err(io_err(&src))?;
             std::os::unix::fs::symlink(&link, &dst).map_err(io_err(&dst))?;
         } else if ft.is_file() {
-            match reflink_copy::reflink_or_copy(&src, &dst).map_err(io_err(&src))? {
-                None => reflinked += 1,
-                Some(_) => {}
+            // `None`: the blocks are shared (a reflink); `Some(bytes)`: copied.
+            if reflink_copy::reflink_or_copy(&src, &dst)
+                .map_err(io_err(&src))?
+                .is_none()
+            {
+                reflinked += 1;
             }
             files += 1;
             bytes += meta.len();
