@@ -186,3 +186,85 @@ pub const SHELL_WORDS: &[&str] = &[
     "cd", "export", "set", "unset", "source", ".", "exec", "eval", "true", "false", ":", "test",
     "[", "echo", "printf", "if", "for", "while", "case", "!", "{", "(",
 ];
+
+/// The `PATH` the checks will have in the room: the project's environment bin directories
+/// (`.venv/bin`, `node_modules/.bin`, as the platform descriptors' `[environment]` name them,
+/// when the repository has them), then the `PATH` pawl runs with, less every entry inside the
+/// repository — the seal's rule (`pawl_core::seal::clean_path`).
+pub fn checks_path(root: &std::path::Path) -> std::ffi::OsString {
+    let env = Descriptors::builtin()
+        .map(|d| d.environment())
+        .unwrap_or_default();
+    let mut dirs: Vec<String> = env
+        .bin
+        .iter()
+        .map(|b| root.join(b))
+        .filter(|p| p.is_dir())
+        .map(|p| p.display().to_string())
+        .collect();
+    let path = std::env::var("PATH").unwrap_or_default();
+    let real = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_owned());
+    let sealed = pawl_core::seal::clean_path(&pawl_core::seal::clean_path(&path, root), &real);
+    dirs.extend(
+        sealed
+            .split(':')
+            .filter(|d| !d.is_empty())
+            .map(str::to_owned),
+    );
+    dirs.join(":").into()
+}
+
+/// Why a gate's command would not start in the checks' environment (`path`, from
+/// [`checks_path`]), or `None` when it resolves: its program is not on `path`; for
+/// `python -m MOD`, the interpreter found there cannot import `MOD`; for `npm run X` (pnpm,
+/// yarn), the program of the script `X` in `package.json` is neither in
+/// `node_modules/.bin` nor on `path`. `pawl init` writes only gates that resolve; `pawl
+/// doctor` can say the same of the gates a user wrote.
+pub fn gate_unresolved(
+    root: &std::path::Path,
+    command: &str,
+    path: &std::ffi::OsStr,
+) -> Option<String> {
+    let program = pawl_core::seal::program_of(command)?;
+    if SHELL_WORDS.contains(&program) {
+        return None;
+    }
+    let Some(found) = which(program, path) else {
+        return Some(format!("`{program}` is not on the checks' PATH"));
+    };
+    let words: Vec<&str> = command.split_whitespace().collect();
+    let at = words.iter().position(|w| *w == program).unwrap_or(0);
+    let rest = words.get(at + 1..).unwrap_or_default();
+    if program.starts_with("python") && rest.first() == Some(&"-m") {
+        let module = rest.get(1)?;
+        let script = "import importlib.util, sys; sys.exit(0 if importlib.util.find_spec(sys.argv[1]) else 1)";
+        let outcome = pawl_process::Command::new(&found)
+            .args(["-c", script, module])
+            .current_dir(root)
+            .timeout(std::time::Duration::from_secs(20))
+            .run()
+            .ok()?;
+        return (!outcome.success()).then(|| {
+            format!(
+                "`{}` cannot import `{module}` (install it into the project's environment, e.g. `.venv`)",
+                found.display()
+            )
+        });
+    }
+    let script = match (program, rest) {
+        ("npm" | "pnpm", ["run", name, ..]) | ("yarn", ["run", name, ..]) => Some(*name),
+        ("npm" | "pnpm", [name, ..]) if matches!(*name, "test" | "t") => Some("test"),
+        ("yarn", [name, ..]) if !name.starts_with('-') => Some(*name),
+        _ => None,
+    }?;
+    let text = std::fs::read_to_string(root.join("package.json")).ok()?;
+    let json: serde_json::Value = serde_json::from_str(&text).ok()?;
+    let line = json.get("scripts")?.get(script)?.as_str()?;
+    let inner = pawl_core::seal::program_of(line)?;
+    if SHELL_WORDS.contains(&inner) || which(inner, path).is_some() {
+        return None;
+    }
+    Some(format!(
+        "the script `{script}` runs `{inner}`, which is neither in node_modules/.bin nor on the checks' PATH (install the dependencies: `npm ci`)"
+    ))
+}

@@ -6,6 +6,8 @@
 
 pub mod config;
 pub mod coverage;
+pub mod envfail;
+pub mod envmanifest;
 pub mod event;
 pub mod exit;
 pub mod failure;

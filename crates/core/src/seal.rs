@@ -74,6 +74,11 @@ pub struct Seal {
     /// the one pawl runs.
     #[serde(default)]
     pub git: Option<String>,
+    /// The words of the goal that could name a module or file it creates
+    /// ([`crate::envfail::goal_names`]): a check that cannot import one of them at the baseline
+    /// is failing for the run to fix, not for the environment.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub goal_names: Vec<String>,
 }
 
 /// The program a shell command starts: its first word after variable assignments and `exec`/

@@ -34,6 +34,23 @@ pub struct Baseline {
     /// The tree they ran on.
     pub tree: String,
     pub checks: Vec<BaselineCheck>,
+    /// The project's environment the room took at the seal (`None`: none, or no room).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub environment: Option<BaselineEnv>,
+}
+
+/// The project's environment at the seal, as the verdict reads it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct BaselineEnv {
+    /// The directories the room took (`.venv`, `node_modules`, …).
+    pub dirs: Vec<String>,
+    /// The bin directories first on the checks' `PATH`.
+    pub bins: Vec<String>,
+    /// Paths in the room's copy that lead into the live repository, each a finding: without
+    /// the check namespace, code under test would load from the live tree there
+    /// ([`crate::room::env::leaks`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub leaks: Vec<String>,
 }
 
 impl Baseline {
@@ -52,6 +69,13 @@ pub enum BaselineError {
         check: String,
         command: String,
         why: String,
+    },
+    #[error(
+        "the check `{check}` fails for a reason of the environment, not of the code: {failure}"
+    )]
+    Environment {
+        check: String,
+        failure: pawl_core::envfail::EnvFailure,
     },
     #[error(
         "the acceptance check `{check}` already passes on the pre-run code, so it proves nothing: give a check that fails before the change (`--check`)"
@@ -93,18 +117,38 @@ pub fn take(ws: &Workspace, seal: &Seal) -> Result<Baseline, BaselineError> {
     let tree = repo.tree_hash()?.to_string();
     let step = u64::try_from(jiff::Timestamp::now().as_millisecond()).unwrap_or(0);
     let mut cfg = runner_for(ws, seal, step);
-    // In the run's room when it has one (which also warms it for the first verification).
+    let layout = pawl_verify::platform::Descriptors::builtin()
+        .map(|d| d.environment())
+        .unwrap_or_default();
+    let mut environment = None;
+    // In the run's room when it has one (which also warms it for the first verification),
+    // with the project's environment taken at the seal.
     let _room = match &ws.room {
         Some(dir) => {
             let mut room = crate::room::Room::open(&repo, dir)?;
             let id = pawl_git::TreeHash::new(tree.clone())
                 .ok_or_else(|| BaselineError::Room(format!("not a tree id: {tree}")))?;
             room.sync(&repo, &id)?;
+            room.take_environment(&repo, &layout)?;
             cfg.root = room.root().to_owned();
+            if let Some(state) = room.environment() {
+                in_room_env(&mut cfg, &state, room.root(), seal);
+                let dirs: Vec<String> = state.dirs.keys().cloned().collect();
+                environment = Some(BaselineEnv {
+                    leaks: crate::room::env::leaks(room.root(), &dirs, repo.root())
+                        .iter()
+                        .map(ToString::to_string)
+                        .collect(),
+                    dirs,
+                    bins: state.bins.clone(),
+                })
+                .filter(|e| !e.dirs.is_empty());
+            }
             Some(room)
         }
         None => None,
     };
+    let env_facts = EnvFactsOwned::gather(&cfg.root, environment.as_ref(), &seal.goal_names);
     let runs = run_sealed(
         ws,
         Some(seal),
@@ -114,6 +158,12 @@ pub fn take(ws: &Workspace, seal: &Seal) -> Result<Baseline, BaselineError> {
     let mut checks = Vec::new();
     for r in runs {
         let exit_code = r.end.exit_code();
+        // A check that fails for the environment refuses the run, whatever its exit code.
+        let env_failure = if r.passed {
+            None
+        } else {
+            env_facts.classify(&r)
+        };
         let cannot_start = match &r.end {
             CheckEnd::SpawnFailed { message, .. } => Some(message.clone()),
             _ if matches!(exit_code, Some(126 | 127)) => Some(format!(
@@ -127,7 +177,16 @@ pub fn take(ws: &Workspace, seal: &Seal) -> Result<Baseline, BaselineError> {
             return Err(BaselineError::CannotStart {
                 check: r.check.name.clone(),
                 command: r.check.command.clone(),
-                why,
+                why: match env_failure {
+                    Some(f) => format!("{why}; {}", f.fix),
+                    None => why,
+                },
+            });
+        }
+        if let Some(failure) = env_failure {
+            return Err(BaselineError::Environment {
+                check: r.check.name.clone(),
+                failure,
             });
         }
         let role = seal
@@ -161,7 +220,132 @@ pub fn take(ws: &Workspace, seal: &Seal) -> Result<Baseline, BaselineError> {
                 .unwrap_or_default(),
         });
     }
-    Ok(Baseline { tree, checks })
+    Ok(Baseline {
+        tree,
+        checks,
+        environment,
+    })
+}
+
+/// Sets the room's environment for the checks (see [`crate::room::env::check_vars`]). Without
+/// the check namespace the checks see the room at its own path, so the bin directories are
+/// named there.
+pub fn in_room_env(
+    cfg: &mut RunnerConfig,
+    state: &crate::room::env::EnvState,
+    view_root: &std::path::Path,
+    seal: &Seal,
+) {
+    let vars = crate::room::env::check_vars(state, view_root, &seal.env);
+    crate::room::env::apply(cfg, vars);
+}
+
+/// What the environment-failure classification needs, gathered from the room.
+struct EnvFactsOwned {
+    root: std::path::PathBuf,
+    goal_names: Vec<String>,
+    python_env: Option<String>,
+    node_modules: bool,
+    node_project: bool,
+    python_project: bool,
+}
+
+/// Most of a check's log read for environment failures (its end).
+const MAX_ENV_LOG: u64 = 2 * 1024 * 1024;
+
+impl EnvFactsOwned {
+    fn gather(root: &std::path::Path, env: Option<&BaselineEnv>, goal_names: &[String]) -> Self {
+        let dirs = env.map(|e| e.dirs.clone()).unwrap_or_default();
+        let python_files = [
+            "pyproject.toml",
+            "setup.py",
+            "setup.cfg",
+            "requirements.txt",
+        ];
+        EnvFactsOwned {
+            root: root.to_owned(),
+            goal_names: goal_names.to_vec(),
+            python_env: dirs
+                .iter()
+                .find(|d| root.join(d).join("pyvenv.cfg").is_file())
+                .cloned(),
+            node_modules: dirs.iter().any(|d| d == "node_modules"),
+            node_project: root.join("package.json").is_file(),
+            python_project: python_files.iter().any(|f| root.join(f).is_file()),
+        }
+    }
+
+    /// The environment failure a failed check's output shows (its log, else its tail).
+    fn classify(&self, r: &pawl_verify::CheckRun) -> Option<pawl_core::envfail::EnvFailure> {
+        let log = r
+            .log_path
+            .as_deref()
+            .and_then(|p| read_end(p, MAX_ENV_LOG))
+            .unwrap_or_else(|| r.tail.clone());
+        let repo_module = |name: &str| repo_module(&self.root, name);
+        let facts = pawl_core::envfail::EnvFacts {
+            goal_names: &self.goal_names,
+            repo_module: &repo_module,
+            python_env: self.python_env.clone(),
+            node_modules: self.node_modules,
+            node_project: self.node_project,
+            python_project: self.python_project,
+        };
+        pawl_core::envfail::environment_failure(&log, &facts).or_else(|| {
+            // Exit 127 said nothing recognisable: the shell could not find the program.
+            (r.end.exit_code() == Some(127))
+                .then(|| pawl_core::seal::program_of(&r.check.command))
+                .flatten()
+                .and_then(|p| {
+                    pawl_core::envfail::environment_failure(
+                        &format!("sh: 1: {p}: not found"),
+                        &facts,
+                    )
+                })
+        })
+    }
+}
+
+/// Where a module an error names stands in the tree at `root`: a Python dotted name (`a.b`,
+/// looked up at the root and under `src/`, `lib/`), or a relative JavaScript path.
+fn repo_module(root: &std::path::Path, name: &str) -> pawl_core::envfail::RepoModule {
+    use pawl_core::envfail::RepoModule;
+    if name.starts_with("./") || name.starts_with("../") || name.starts_with('/') {
+        // Relative to a file we do not know: the repository's own, to be created.
+        return RepoModule::Missing;
+    }
+    let parts: Vec<&str> = name.split('.').collect();
+    let plain = parts
+        .iter()
+        .all(|p| !p.is_empty() && p.chars().all(|c| c.is_alphanumeric() || c == '_'));
+    if !plain {
+        return RepoModule::Foreign;
+    }
+    let exists = |base: &std::path::Path, parts: &[&str]| {
+        let p = parts.iter().fold(base.to_path_buf(), |acc, x| acc.join(x));
+        p.is_dir() || p.with_extension("py").is_file()
+    };
+    for base in ["", "src", "lib", "python"] {
+        let base = root.join(base);
+        if parts.first().is_some_and(|top| exists(&base, &[top])) {
+            return if exists(&base, &parts) {
+                RepoModule::Present
+            } else {
+                RepoModule::Missing
+            };
+        }
+    }
+    RepoModule::Foreign
+}
+
+fn read_end(path: &std::path::Path, max: u64) -> Option<String> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut f = std::fs::File::open(path).ok()?;
+    let len = f.metadata().ok()?.len();
+    f.seek(SeekFrom::Start(len.saturating_sub(max))).ok()?;
+    let mut buf = Vec::new();
+    f.read_to_end(&mut buf).ok()?;
+    Some(String::from_utf8_lossy(&buf).into_owned())
 }
 
 /// The programs the seal's check commands start, resolved on the sealed `PATH`, with the

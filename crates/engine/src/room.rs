@@ -33,6 +33,8 @@
 //! (an absolute path into the repository) still leads there; submodules are empty directories;
 //! the checks' `.git` has no commit, refs or tags.
 
+pub mod env;
+
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -247,10 +249,13 @@ impl Room {
         tree: &TreeHash,
         reason: Rebuild,
     ) -> Result<SyncStats, RoomError> {
+        // The environment taken at the seal is pawl's, not the tree's: it survives.
+        let kept = self.set_environment_aside()?;
         remove_any(&self.tree_dir)?;
         remove_any(&self.index())?;
         fs::create_dir(&self.tree_dir).map_err(io_err(&self.tree_dir))?;
         checkout.reset_to(tree)?;
+        self.put_environment_back(&kept)?;
         Ok(SyncStats {
             rebuilt: Some(reason),
             changed: checkout.entries()?,

@@ -352,6 +352,10 @@ pub fn verify_checks(
     cfg.coverage_bar = bar.clone();
     if let Some(room) = &room {
         cfg.root = room.root().to_owned();
+        // The project's environment the room took at the seal, first on the checks' PATH.
+        if let (Some(seal), Some(state)) = (&plan.seal, room.environment()) {
+            crate::baseline::in_room_env(&mut cfg, &state, room.root(), seal);
+        }
     }
     let runs = crate::baseline::run_sealed(ws, plan.seal.as_ref(), &to_run, &cfg);
 

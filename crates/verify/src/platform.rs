@@ -28,6 +28,13 @@
 //! commands = { }
 //! conventions = [ ]
 //!
+//! [environment]                # the project's environment on disk (see `Environment`)
+//! dirs = ["node_modules"]       # ignored dirs the clean room takes at the seal
+//! seed = []                     # ignored build outputs copied only into a room that has none
+//! bin = ["node_modules/.bin"]   # first on the checks' PATH
+//! packages = ["node_modules"]   # installed-package trees (globs): the environment manifest
+//! manifests = ["package.json", "package-lock.json"]   # dependency manifests (globs)
+//!
 //! [quality.coverage_min]        # minimum line coverage (percent) per story size
 //! S = 0
 //! M = 60
@@ -45,8 +52,8 @@ mod facts;
 mod render;
 
 pub use descriptor::{
-    Commands, Condition, Contains, Descriptor, DescriptorError, Descriptors, MatchMode, Quality,
-    SizeThresholds, Variant, builtin_texts, parse_descriptor,
+    Commands, Condition, Contains, Descriptor, DescriptorError, Descriptors, Environment,
+    MatchMode, Quality, SizeThresholds, Variant, builtin_texts, parse_descriptor,
 };
 pub use detect::{Detection, MarkerHit, PlatformMatch, detect};
 pub use facts::{FactsError, MAX_SUBPROJECTS, ProjectFacts, SubProject, subprojects};

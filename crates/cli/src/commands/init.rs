@@ -38,6 +38,10 @@ struct InitReport {
     platform: Option<String>,
     /// The gates written into `pawl.toml` by this init (none when the user already has some).
     gates: Vec<String>,
+    /// Detected gates written commented out, with why: their program does not resolve in the
+    /// environment the checks will have.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    not_written: Vec<String>,
     /// What the user must know about installed hooks (e.g. Codex's hook trust).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     notes: Vec<String>,
@@ -65,6 +69,7 @@ pub fn run(ctx: &mut Ctx, args: &InitArgs) -> CliResult<ExitCode> {
         unchanged: vec![],
         platform: None,
         gates: vec![],
+        not_written: vec![],
         notes: vec![],
         warnings: vec![],
     };
@@ -72,11 +77,14 @@ pub fn run(ctx: &mut Ctx, args: &InitArgs) -> CliResult<ExitCode> {
     let config = ctx.root.join(CONFIG_FILE);
     let detection = project::detection(ctx)?;
     report.platform = detection.selected.clone();
+    let checks_path = project::checks_path(&ctx.root);
+    let unresolved = |cmd: &str| project::gate_unresolved(&ctx.root, cmd, &checks_path);
     if config.exists() {
         let text = std::fs::read_to_string(&config)
             .map_err(CliError::io(format!("cannot read {}", config.display())))?;
-        match add_detected_gates(&text, &detection)? {
-            Some((new_text, names)) => {
+        match add_detected_gates(&text, &detection, &unresolved)? {
+            Some((new_text, names, skipped)) => {
+                report.not_written = skipped;
                 write_atomic(&config, &new_text)?;
                 report
                     .created
@@ -87,8 +95,9 @@ pub fn run(ctx: &mut Ctx, args: &InitArgs) -> CliResult<ExitCode> {
         }
     } else {
         let default = pawl_core::config::default_file_text();
-        let (text, names) =
-            add_detected_gates(&default, &detection)?.unwrap_or((default, Vec::new()));
+        let (text, names, skipped) = add_detected_gates(&default, &detection, &unresolved)?
+            .unwrap_or((default, Vec::new(), Vec::new()));
+        report.not_written = skipped;
         write_new(&config, &text)?;
         report.created.push(CONFIG_FILE.into());
         report.gates = names;
@@ -120,6 +129,9 @@ pub fn run(ctx: &mut Ctx, args: &InitArgs) -> CliResult<ExitCode> {
                 out.push_str("No platform detected: add your checks under [gates] in pawl.toml\n")
             }
         }
+        for g in &report.not_written {
+            out.push_str(&format!("  commented out {g}\n"));
+        }
         for n in &report.notes {
             out.push_str(&format!("note: {n}\n"));
         }
@@ -132,13 +144,32 @@ pub fn run(ctx: &mut Ctx, args: &InitArgs) -> CliResult<ExitCode> {
     Ok(ExitCode::Done)
 }
 
+/// What [`add_detected_gates`] wrote: the new text, the gates written, and the gates written
+/// commented out (`name: why`).
+type Added = (String, Vec<String>, Vec<String>);
+
 /// Adds the detected commands to `[gates]` when it has none, keeping the rest of the file (and
 /// its comments and formatting) as it is. Gates the user set are never touched: `None` when
-/// `[gates]` already has an entry or nothing was detected.
-fn add_detected_gates(text: &str, d: &Detection) -> CliResult<Option<(String, Vec<String>)>> {
-    let commands: Vec<(&str, &str)> = d.commands.iter().collect();
-    if commands.is_empty() {
+/// `[gates]` already has an entry or nothing was detected. A gate whose program does not
+/// resolve in the checks' environment (`unresolved` says why) is written commented out, with
+/// why: a gate that cannot start refuses every run.
+fn add_detected_gates(
+    text: &str,
+    d: &Detection,
+    unresolved: &dyn Fn(&str) -> Option<String>,
+) -> CliResult<Option<Added>> {
+    let all: Vec<(&str, &str)> = d.commands.iter().collect();
+    if all.is_empty() {
         return Ok(None);
+    }
+    let mut commands: Vec<(&str, &str)> = Vec::new();
+    let mut commented: Vec<(&str, &str, String)> = Vec::new();
+    for (name, cmd) in all {
+        // `lint_fix` is not a gate that runs at the baseline; it is kept as detected.
+        match unresolved(cmd).filter(|_| name != "lint_fix") {
+            Some(why) => commented.push((name, cmd, why)),
+            None => commands.push((name, cmd)),
+        }
     }
     let mut doc: toml_edit::DocumentMut = text
         .parse()
@@ -174,14 +205,33 @@ fn add_detected_gates(text: &str, d: &Detection) -> CliResult<Option<(String, Ve
             "# {report} is replaced by a report path under .pawl/logs/ when pawl runs the gate.\n",
         );
     }
+    for (name, cmd, why) in &commented {
+        let value = toml_edit::value(*cmd).to_string();
+        note.push_str(&format!(
+            "# Not written: {why}; the checks could not start it.\n# {name} = {}\n",
+            value.trim()
+        ));
+    }
     if let Some((first, _)) = commands.first()
         && let Some(mut key) = table.key_mut(first)
     {
         key.leaf_decor_mut().set_prefix(note);
+    } else if let Some(t) = doc.get_mut("gates").and_then(toml_edit::Item::as_table_mut) {
+        // No gate resolves: the commented ones go above the (empty) table.
+        let prefix = t.decor().prefix().and_then(|p| p.as_str()).unwrap_or("");
+        if !note.is_empty() && prefix.contains(&note) {
+            return Ok(None);
+        }
+        let prefix = format!("{prefix}{note}");
+        t.decor_mut().set_prefix(prefix);
     }
     Ok(Some((
         doc.to_string(),
         commands.iter().map(|(n, _)| (*n).to_owned()).collect(),
+        commented
+            .iter()
+            .map(|(n, _, why)| format!("{n}: {why}"))
+            .collect(),
     )))
 }
 
@@ -224,7 +274,8 @@ fn ignore_outputs(ctx: &Ctx, report: &mut InitReport) -> CliResult {
 fn warn_missing_tools(ctx: &Ctx, report: &mut InitReport) -> CliResult {
     let eff = ctx.config(&[])?;
     let gates = pawl_verify::gate::gates_from_config(&eff.config.gates);
-    let path = std::env::var_os("PATH").unwrap_or_default();
+    // Where the checks will look: the project's environment, then the sealed PATH.
+    let path = project::checks_path(&ctx.root);
     for (gate, program) in project::missing_gate_tools(&gates, &path) {
         report.warnings.push(format!(
             "the gate `{gate}` runs `{program}`, which is not on PATH: install it, or change [gates] {gate} in {CONFIG_FILE} (a check that cannot start refuses the run)"

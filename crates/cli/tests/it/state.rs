@@ -485,3 +485,45 @@ fn a_live_lease_is_refused_naming_the_holder_and_an_expired_one_taken_over() {
     let ev = env.ok(&["events", "--json"]).stdout;
     assert!(ev.contains("\"lease_takeover\""), "{ev}");
 }
+
+/// `pawl init` writes only the gates whose program resolves in the environment the checks
+/// will have; the others are written commented out, with why (issue 30 point 4). A tool in
+/// the project's `.venv/bin` counts; one only inside the repository elsewhere does not.
+#[test]
+fn init_writes_only_gates_that_resolve_and_comments_out_the_others() {
+    let env = TestEnv::new();
+    env.write(
+        "pyproject.toml",
+        "[project]\nname = \"x\"\n[tool.ruff]\n[tool.mypy]\n",
+    );
+    env.write(".gitignore", ".venv/\n");
+    // `ruff` in the project's virtualenv (a script stands in for it); `mypy` nowhere.
+    env.write(".venv/bin/ruff", "#!/bin/sh\nexit 0\n");
+    std::fs::set_permissions(
+        env.root().join(".venv/bin/ruff"),
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
+    let j = env.ok(&["init", "--json"]).json();
+    let toml = std::fs::read_to_string(env.root().join("pawl.toml")).unwrap();
+    let written: Vec<&str> = j["gates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g.as_str().unwrap())
+        .collect();
+    assert!(written.contains(&"lint"), "{j}\n{toml}");
+    assert!(!written.contains(&"typecheck"), "{j}\n{toml}");
+    assert!(toml.contains("lint = \"ruff check .\""), "{toml}");
+    assert!(
+        toml.contains("# Not written: `mypy` is not on the checks' PATH")
+            && toml.contains("# typecheck = \"mypy .\""),
+        "{toml}"
+    );
+    let not_written = j["not_written"].to_string();
+    assert!(not_written.contains("typecheck: `mypy`"), "{j}");
+    // `python3 -m unittest`: the interpreter on the checks' PATH imports it.
+    assert!(written.contains(&"test"), "{j}\n{toml}");
+    // The warning looks where the checks will: `ruff` is in `.venv/bin`.
+    assert!(!j["warnings"].to_string().contains("ruff"), "{j}");
+}

@@ -92,6 +92,7 @@ pub fn seal(input: SealInput<'_>) -> Result<Seal, StartError> {
         no_behaviour: pawl_core::spec::adds_no_behaviour(input.goal),
         tools: Default::default(),
         git: None,
+        goal_names: pawl_core::envfail::goal_names(input.goal),
     };
     seal.tools = crate::baseline::tools_of(&seal, None);
     seal.git = seal

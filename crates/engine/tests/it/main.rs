@@ -17,6 +17,7 @@
 mod harness;
 mod proof;
 mod room;
+mod roomenv;
 mod runs;
 mod tamper;
 
@@ -35,6 +36,7 @@ fn main() -> std::process::ExitCode {
         .iter()
         .chain(proof::TESTS)
         .chain(room::TESTS)
+        .chain(roomenv::TESTS)
         .chain(tamper::TESTS)
         .filter(|(name, _)| filter.is_empty() || filter.iter().any(|f| name.contains(f.as_str())))
         .collect();

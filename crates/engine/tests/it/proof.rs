@@ -148,6 +148,7 @@ fn seal(checks: &[(&str, &str, CheckRole)], root: &std::path::Path) -> Seal {
         no_behaviour: false,
         tools: Default::default(),
         git: None,
+        goal_names: Vec::new(),
     }
 }
 
@@ -287,6 +288,7 @@ fn a_tool_planted_in_the_repository_is_not_on_the_checks_path() {
         no_behaviour: false,
         tools: Default::default(),
         git: None,
+        goal_names: Vec::new(),
     };
     let b = baseline::take(&f.ws(), &s).expect("baseline");
     // Not found on the sealed PATH, and no PYTHONPATH: exit 3 (a real failure, not a pass).

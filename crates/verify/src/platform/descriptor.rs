@@ -47,6 +47,61 @@ pub struct Descriptor {
     pub conventions: Vec<String>,
     #[serde(default)]
     pub quality: Quality,
+    #[serde(default)]
+    pub environment: Environment,
+}
+
+/// The project's environment on disk: what the clean room takes from the repository at the
+/// seal, what it puts on the checks' `PATH`, and what the environment manifest covers.
+/// Every path is relative to the project root; `packages` and `manifests` are globs.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Environment {
+    /// Ignored directories taken into the room at the seal, and replaced when they change
+    /// (`.venv`, `node_modules`, `vendor`).
+    #[serde(default)]
+    pub dirs: Vec<String>,
+    /// Ignored build outputs copied into the room only when it has none (`target`): a warm
+    /// start, never replaced — the room's builds keep their own.
+    #[serde(default)]
+    pub seed: Vec<String>,
+    /// Directories put first on the checks' `PATH`, when the room took them (`.venv/bin`).
+    #[serde(default)]
+    pub bin: Vec<String>,
+    /// The installed-package trees: each entry of one is a package of the manifest.
+    #[serde(default)]
+    pub packages: Vec<String>,
+    /// Dependency manifests: a change in one explains a change in the packages.
+    #[serde(default)]
+    pub manifests: Vec<String>,
+}
+
+impl Environment {
+    /// Adds `other`'s entries that this one lacks, keeping the order.
+    pub fn extend(&mut self, other: &Environment) {
+        let lists = [
+            (&mut self.dirs, &other.dirs),
+            (&mut self.seed, &other.seed),
+            (&mut self.bin, &other.bin),
+            (&mut self.packages, &other.packages),
+            (&mut self.manifests, &other.manifests),
+        ];
+        for (mine, theirs) in lists {
+            for v in theirs {
+                if !mine.contains(v) {
+                    mine.push(v.clone());
+                }
+            }
+        }
+    }
+
+    /// Whether a root-relative path is one of the dependency manifests.
+    pub fn is_manifest(&self, path: &str) -> bool {
+        self.manifests
+            .iter()
+            .filter_map(|g| compile_glob(g).ok())
+            .any(|m| m.is_match(path))
+    }
 }
 
 /// Whether any or all markers must be present for a platform to match.
@@ -314,6 +369,25 @@ fn validate(d: &Descriptor) -> Result<(), (String, String)> {
             }
         }
     }
+    let env = &d.environment;
+    for (label, list) in [
+        ("dirs", &env.dirs),
+        ("seed", &env.seed),
+        ("bin", &env.bin),
+        ("packages", &env.packages),
+        ("manifests", &env.manifests),
+    ] {
+        for (i, p) in list.iter().enumerate() {
+            let plain = !p.is_empty() && !p.starts_with('/') && !p.split('/').any(|c| c == "..");
+            if !plain {
+                return Err((
+                    format!("environment.{label}[{i}]"),
+                    format!("{p:?} must be a relative path inside the project"),
+                ));
+            }
+            compile_glob(p).map_err(|e| (format!("environment.{label}[{i}]"), e))?;
+        }
+    }
     if let Some(t) = &d.quality.coverage_min {
         for (size, v) in t.iter() {
             if !(0.0..=100.0).contains(&v) {
@@ -458,6 +532,16 @@ impl Descriptors {
         self.list.iter().find(|d| d.name == name)
     }
 
+    /// The environment of every platform together: a repository may hold a virtualenv and a
+    /// `node_modules` side by side.
+    pub fn environment(&self) -> Environment {
+        let mut env = Environment::default();
+        for d in &self.list {
+            env.extend(&d.environment);
+        }
+        env
+    }
+
     /// Every tool some condition asks about, so the caller knows what to look up on PATH.
     pub fn tools(&self) -> BTreeSet<String> {
         self.conditions().filter_map(|c| c.tool.clone()).collect()
@@ -493,6 +577,24 @@ mod tests {
         );
         assert!(set.tools().contains("cargo-nextest"));
         assert!(set.files_read().contains("pyproject.toml"));
+        let env = set.environment();
+        for d in [".venv", "venv", "node_modules", "vendor"] {
+            assert!(env.dirs.iter().any(|x| x == d), "{d}");
+        }
+        assert!(env.bin.iter().any(|x| x == "node_modules/.bin"));
+        assert!(env.is_manifest("requirements-dev.txt"));
+        assert!(env.is_manifest("Cargo.lock"));
+        assert!(!env.is_manifest("src/lib.rs"));
+    }
+
+    #[test]
+    fn an_environment_path_outside_the_project_is_an_error() {
+        let err = parse_descriptor(
+            "x.toml",
+            "name = \"x\"\nmarkers = [\"a\"]\n[environment]\ndirs = [\"../up\"]\n",
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("environment.dirs[0]"), "{err}");
     }
 
     #[test]

@@ -1,0 +1,813 @@
+//! The room's environment: the project's ignored environment directories (`.venv`,
+//! `node_modules`, `vendor` …, as data in the platform descriptors' `[environment]`), taken
+//! into the room at the seal so the checks run with the project's own dependencies.
+//!
+//! - **Taken, not linked.** Each file is reflinked where the file system can (FICLONE on
+//!   Linux, clonefile on macOS: `reflink-copy`), else copied; never hard-linked, so a tool that
+//!   rewrites a file in place in the repository (or pnpm's store, which hard-links into
+//!   `node_modules`) changes nothing under the seal. Symbolic links are copied as they are, and
+//!   so is every absolute path inside the files: with the check namespace the checks see the
+//!   room at the repository's own path, where those paths lead into the room.
+//! - **Warm.** A directory whose stat fingerprint (every entry's path, type, size, mode, mtime,
+//!   ctime and inode) is the one recorded when it was last taken, and whose copy in the room is
+//!   untouched (its own fingerprint), is not copied again.
+//! - **Seed outputs** (`seed`, e.g. `target/`) are copied only into a room that has none.
+//! - **The manifest** of the installed-package trees (`packages`) is recorded with the
+//!   directories taken ([`EnvState::manifest`]); `pawl_core::envmanifest` compares it.
+//! - **Leaks.** Without a mount namespace the room's copy names the live repository wherever a
+//!   path in it is absolute: a `.pth` line, an editable finder's mapping, `direct_url.json`,
+//!   a script's `#!`, a symbolic link. [`leaks`] names each: code under test would load from
+//!   the live tree there.
+//! - **The checks' environment** ([`check_vars`]): the bin directories the room took come first
+//!   on `PATH`, `VIRTUAL_ENV` names the room's virtualenv, and a virtualenv the seal's
+//!   environment had activated elsewhere is dropped from `PATH`.
+//!
+//! State: `env.json` in the room directory. Not here: rebuilding the environment with the
+//! project's install command when a dependency manifest changed (a follow-up).
+
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::fs;
+use std::io::{self, Read};
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use globset::GlobBuilder;
+use pawl_core::envmanifest::{Manifest, Package};
+use pawl_verify::platform::Environment;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use super::{Room, RoomError, io_err, remove_any};
+
+/// Bumped when `env.json` changes meaning: an older one is taken again from scratch.
+const ENV_FORMAT: u32 = 1;
+/// Text files scanned for absolute paths are read up to this size.
+const MAX_SCAN: u64 = 1024 * 1024;
+
+/// One directory the room took.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TakenDir {
+    /// The stat fingerprint of the repository's directory when it was taken.
+    pub source: String,
+    /// The stat fingerprint of the room's copy right after.
+    pub copy: String,
+    pub files: u64,
+    pub bytes: u64,
+}
+
+/// What the room holds of the project's environment (`env.json`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EnvState {
+    pub format: u32,
+    /// Directory (root-relative) → how it was taken.
+    pub dirs: BTreeMap<String, TakenDir>,
+    /// The bin directories of the taken directories, in `PATH` order.
+    pub bins: Vec<String>,
+    /// The taken directory that is a virtualenv (has `pyvenv.cfg`).
+    pub venv: Option<String>,
+    /// The installed-package trees as the seal took them.
+    pub manifest: Manifest,
+    /// Content hashes of the room's package files, by stat, so an unchanged file is not read
+    /// again: path → (stat key, sha256).
+    #[serde(default)]
+    pub hashes: BTreeMap<String, (String, String)>,
+}
+
+/// How a directory came into the room this time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Taken {
+    /// Unchanged since the last seal: not copied.
+    Kept,
+    /// Copied; `reflinked` of its files shared their blocks.
+    Copied,
+    /// The repository no longer has it: removed from the room.
+    Removed,
+}
+
+/// One directory's part of a take.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TakeItem {
+    pub dir: String,
+    pub taken: Taken,
+    pub files: u64,
+    pub bytes: u64,
+    /// Files whose blocks are shared with the repository's (reflinks); the rest were copied.
+    pub reflinked: u64,
+    pub duration: Duration,
+}
+
+/// What [`Room::take_environment`] did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct EnvStats {
+    pub items: Vec<TakeItem>,
+    pub duration: Duration,
+}
+
+/// A path in the room's environment that leads into the live repository.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Leak {
+    /// The file that names it (root-relative).
+    pub file: String,
+    /// The absolute path it names.
+    pub target: String,
+}
+
+impl std::fmt::Display for Leak {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "code under test would load from the live tree at {} (through {})",
+            self.target, self.file
+        )
+    }
+}
+
+impl Room {
+    fn env_path(&self) -> PathBuf {
+        self.dir.join("env.json")
+    }
+
+    /// What the room holds of the project's environment; `None` when it took nothing (or its
+    /// record is unreadable).
+    pub fn environment(&self) -> Option<EnvState> {
+        let text = fs::read_to_string(self.env_path()).ok()?;
+        serde_json::from_str::<EnvState>(&text)
+            .ok()
+            .filter(|s| s.format == ENV_FORMAT)
+    }
+
+    /// Takes the ignored environment directories of the repository at `repo_root` into the room
+    /// (see the module docs), and records them with the manifest of their packages. Call after
+    /// [`Room::sync`]: the directories go into the files' directory beside the tree.
+    pub fn take_environment(
+        &mut self,
+        repo: &pawl_git::Repo,
+        env: &Environment,
+    ) -> Result<EnvStats, RoomError> {
+        let started = Instant::now();
+        let root = repo.root().to_owned();
+        let mut state = self.environment().unwrap_or_default();
+        // The record is rewritten at the end; a take that does not finish leaves none.
+        remove_any(&self.env_path())?;
+        state.format = ENV_FORMAT;
+        let present: Vec<&str> = env
+            .dirs
+            .iter()
+            .chain(&env.seed)
+            .map(String::as_str)
+            .filter(|d| is_real_dir(&root.join(d)))
+            .collect();
+        // Only what git ignores: anything else is in the tree, and the sync put it there.
+        let ignored = repo.ignored(&present)?;
+        let mut items = Vec::new();
+        for dir in &env.dirs {
+            let item = if ignored.iter().any(|i| i == dir) {
+                self.take_dir(&root, dir, &mut state)?
+            } else if state.dirs.remove(dir).is_some() {
+                remove_any(&self.tree_dir.join(dir))?;
+                Some(TakeItem::removed(dir))
+            } else {
+                None
+            };
+            items.extend(item);
+        }
+        for dir in &env.seed {
+            let target = self.tree_dir.join(dir);
+            if ignored.iter().any(|i| i == dir) && !target.exists() {
+                let t = Instant::now();
+                let (files, bytes, reflinked) = self.copy_in(&root.join(dir), dir)?;
+                items.push(TakeItem {
+                    dir: dir.clone(),
+                    taken: Taken::Copied,
+                    files,
+                    bytes,
+                    reflinked,
+                    duration: t.elapsed(),
+                });
+            }
+        }
+        state.bins = env
+            .bin
+            .iter()
+            .filter(|b| {
+                state.dirs.keys().any(|d| Path::new(b).starts_with(d))
+                    && self.tree_dir.join(b).is_dir()
+            })
+            .cloned()
+            .collect();
+        state.venv = state
+            .dirs
+            .keys()
+            .find(|d| self.tree_dir.join(d).join("pyvenv.cfg").is_file())
+            .cloned();
+        let mut hashes = std::mem::take(&mut state.hashes);
+        state.manifest = manifest_of(&self.tree_dir, &env.packages, &mut hashes);
+        state.hashes = hashes;
+        let path = self.env_path();
+        let temp = self.dir.join("env.json.tmp");
+        let text = serde_json::to_string(&state).unwrap_or_default();
+        fs::write(&temp, text).map_err(io_err(&temp))?;
+        fs::rename(&temp, &path).map_err(io_err(&path))?;
+        Ok(EnvStats {
+            items,
+            duration: started.elapsed(),
+        })
+    }
+
+    fn take_dir(
+        &self,
+        root: &Path,
+        dir: &str,
+        state: &mut EnvState,
+    ) -> Result<Option<TakeItem>, RoomError> {
+        let started = Instant::now();
+        let source = root.join(dir);
+        let target = self.tree_dir.join(dir);
+        let (source_fp, files, bytes) = fingerprint(&source).map_err(io_err(&source))?;
+        if let Some(held) = state.dirs.get(dir)
+            && held.source == source_fp
+            && is_real_dir(&target)
+            && fingerprint(&target).is_ok_and(|(fp, _, _)| fp == held.copy)
+        {
+            return Ok(Some(TakeItem {
+                dir: dir.to_owned(),
+                taken: Taken::Kept,
+                files,
+                bytes,
+                reflinked: 0,
+                duration: started.elapsed(),
+            }));
+        }
+        let (files, bytes, reflinked) = self.copy_in(&source, dir)?;
+        let (copy_fp, _, _) = fingerprint(&target).map_err(io_err(&target))?;
+        state.dirs.insert(
+            dir.to_owned(),
+            TakenDir {
+                source: source_fp,
+                copy: copy_fp,
+                files,
+                bytes,
+            },
+        );
+        Ok(Some(TakeItem {
+            dir: dir.to_owned(),
+            taken: Taken::Copied,
+            files,
+            bytes,
+            reflinked,
+            duration: started.elapsed(),
+        }))
+    }
+
+    /// Copies `source` to `tree/<dir>`, through a directory beside the tree so a copy that does
+    /// not finish is never taken for one.
+    fn copy_in(&self, source: &Path, dir: &str) -> Result<(u64, u64, u64), RoomError> {
+        let staging = self.dir.join("env-new");
+        remove_any(&staging)?;
+        fs::create_dir_all(&staging).map_err(io_err(&staging))?;
+        let fresh = staging.join("dir");
+        let counts = copy_tree(source, &fresh)?;
+        let target = self.tree_dir.join(dir);
+        remove_any(&target)?;
+        if let Some(parent) = target.parent() {
+            fs::create_dir_all(parent).map_err(io_err(parent))?;
+        }
+        fs::rename(&fresh, &target).map_err(io_err(&target))?;
+        remove_any(&staging)?;
+        Ok(counts)
+    }
+}
+
+impl Room {
+    /// Moves the taken directories out of the files' directory (before a rebuild wipes it);
+    /// returns them.
+    pub(super) fn set_environment_aside(&self) -> Result<Vec<String>, RoomError> {
+        let aside = self.dir.join("env-aside");
+        remove_any(&aside)?;
+        let mut kept = Vec::new();
+        for dir in self
+            .environment()
+            .map(|s| s.dirs)
+            .unwrap_or_default()
+            .keys()
+        {
+            let from = self.tree_dir.join(dir);
+            if !is_real_dir(&from) {
+                continue;
+            }
+            let to = aside.join(dir);
+            if let Some(parent) = to.parent() {
+                fs::create_dir_all(parent).map_err(io_err(parent))?;
+            }
+            fs::rename(&from, &to).map_err(io_err(&to))?;
+            kept.push(dir.clone());
+        }
+        Ok(kept)
+    }
+
+    /// Puts back what [`Room::set_environment_aside`] moved.
+    pub(super) fn put_environment_back(&self, kept: &[String]) -> Result<(), RoomError> {
+        let aside = self.dir.join("env-aside");
+        for dir in kept {
+            let to = self.tree_dir.join(dir);
+            remove_any(&to)?;
+            if let Some(parent) = to.parent() {
+                fs::create_dir_all(parent).map_err(io_err(parent))?;
+            }
+            fs::rename(aside.join(dir), &to).map_err(io_err(&to))?;
+        }
+        remove_any(&aside)
+    }
+}
+
+impl TakeItem {
+    fn removed(dir: &str) -> TakeItem {
+        TakeItem {
+            dir: dir.to_owned(),
+            taken: Taken::Removed,
+            files: 0,
+            bytes: 0,
+            reflinked: 0,
+            duration: Duration::ZERO,
+        }
+    }
+}
+
+fn is_real_dir(p: &Path) -> bool {
+    fs::symlink_metadata(p).is_ok_and(|m| m.is_dir())
+}
+
+/// Every entry below `dir`, sorted, as root-relative paths with their metadata (symbolic links
+/// are not followed).
+fn walk(dir: &Path) -> io::Result<Vec<(PathBuf, fs::Metadata)>> {
+    let mut out = Vec::new();
+    let mut stack = vec![PathBuf::new()];
+    while let Some(rel) = stack.pop() {
+        let mut entries: Vec<(PathBuf, fs::Metadata)> = fs::read_dir(dir.join(&rel))?
+            .map(|e| {
+                let e = e?;
+                Ok((rel.join(e.file_name()), e.metadata()?))
+            })
+            .collect::<io::Result<_>>()?;
+        entries.sort_by(|a, b| a.0.cmp(&b.0));
+        for (path, meta) in entries.into_iter().rev() {
+            if meta.is_dir() {
+                stack.push(path.clone());
+            }
+            out.push((path, meta));
+        }
+    }
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    Ok(out)
+}
+
+/// The stat fingerprint of a directory: every entry's path, type, size, mode, mtime, ctime and
+/// inode. Returns it with the number of files and their bytes.
+fn fingerprint(dir: &Path) -> io::Result<(String, u64, u64)> {
+    let mut h = Sha256::new();
+    let (mut files, mut bytes) = (0, 0);
+    for (path, m) in walk(dir)? {
+        if m.is_file() {
+            files += 1;
+            bytes += m.len();
+        }
+        h.update(path.as_os_str().as_encoded_bytes());
+        h.update(stat_key(&m).as_bytes());
+        h.update([0]);
+    }
+    Ok((hex(&h.finalize()), files, bytes))
+}
+
+fn stat_key(m: &fs::Metadata) -> String {
+    format!(
+        "{:o} {} {}.{} {}.{} {}",
+        m.mode(),
+        m.len(),
+        m.mtime(),
+        m.mtime_nsec(),
+        m.ctime(),
+        m.ctime_nsec(),
+        m.ino()
+    )
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Copies the tree at `from` to `to` (which must not exist): directories and their modes,
+/// symbolic links as they are, regular files reflinked or copied with their mode and mtime.
+/// Returns (files, bytes, files reflinked).
+fn copy_tree(from: &Path, to: &Path) -> Result<(u64, u64, u64), RoomError> {
+    let (mut files, mut bytes, mut reflinked) = (0, 0, 0);
+    fs::create_dir(to).map_err(io_err(to))?;
+    let entries = walk(from).map_err(io_err(from))?;
+    for (rel, meta) in &entries {
+        let src = from.join(rel);
+        let dst = to.join(rel);
+        let ft = meta.file_type();
+        if ft.is_dir() {
+            fs::create_dir(&dst).map_err(io_err(&dst))?;
+        } else if ft.is_symlink() {
+            let link = fs::read_link(&src).map_err(io_err(&src))?;
+            std::os::unix::fs::symlink(&link, &dst).map_err(io_err(&dst))?;
+        } else if ft.is_file() {
+            // `None`: the blocks are shared (a reflink); `Some(bytes)`: copied.
+            if reflink_copy::reflink_or_copy(&src, &dst)
+                .map_err(io_err(&src))?
+                .is_none()
+            {
+                reflinked += 1;
+            }
+            files += 1;
+            bytes += meta.len();
+            let f = fs::OpenOptions::new()
+                .write(true)
+                .open(&dst)
+                .map_err(io_err(&dst))?;
+            f.set_permissions(fs::Permissions::from_mode(meta.mode() & 0o7777))
+                .map_err(io_err(&dst))?;
+            if let Ok(modified) = meta.modified() {
+                // Build tools judge freshness by mtime (cargo's fingerprints, Python's .pyc).
+                f.set_modified(modified).map_err(io_err(&dst))?;
+            }
+        }
+        // Sockets, FIFOs and devices are not part of an environment.
+    }
+    // Directory modes last: a read-only directory would refuse its own entries.
+    for (rel, meta) in entries.iter().rev().filter(|(_, m)| m.is_dir()) {
+        let dst = to.join(rel);
+        fs::set_permissions(&dst, fs::Permissions::from_mode(meta.mode() & 0o7777))
+            .map_err(io_err(&dst))?;
+    }
+    Ok((files, bytes, reflinked))
+}
+
+/// The trees `patterns` (globs relative to `root`, `*` within one component) name under
+/// `root`, as root-relative paths.
+pub fn expand(root: &Path, patterns: &[String]) -> Vec<String> {
+    let mut out = Vec::new();
+    for pattern in patterns {
+        let mut found = vec![String::new()];
+        for part in pattern.split('/') {
+            let mut next = Vec::new();
+            let glob = part.contains(['*', '?', '[']);
+            let matcher = glob
+                .then(|| {
+                    GlobBuilder::new(part)
+                        .build()
+                        .ok()
+                        .map(|g| g.compile_matcher())
+                })
+                .flatten();
+            for base in &found {
+                let join = |name: &str| {
+                    if base.is_empty() {
+                        name.to_owned()
+                    } else {
+                        format!("{base}/{name}")
+                    }
+                };
+                match &matcher {
+                    Some(m) => {
+                        let Ok(entries) = fs::read_dir(root.join(base)) else {
+                            continue;
+                        };
+                        let mut names: Vec<String> = entries
+                            .flatten()
+                            .filter_map(|e| e.file_name().to_str().map(str::to_owned))
+                            .filter(|n| m.is_match(n))
+                            .collect();
+                        names.sort();
+                        next.extend(names.iter().map(|n| join(n)));
+                    }
+                    None if !glob => next.push(join(part)),
+                    None => {}
+                }
+            }
+            found = next;
+        }
+        for f in found {
+            if is_real_dir(&root.join(&f)) && !out.contains(&f) {
+                out.push(f);
+            }
+        }
+    }
+    out
+}
+
+/// The content manifest of the package trees `patterns` name under `root` (see
+/// `pawl_core::envmanifest`). `hashes` caches file digests by stat (path → (stat, sha256)):
+/// an unchanged file is not read again; it is pruned to the files seen.
+pub fn manifest_of(
+    root: &Path,
+    patterns: &[String],
+    hashes: &mut BTreeMap<String, (String, String)>,
+) -> Manifest {
+    let mut manifest = Manifest::default();
+    let mut seen: BTreeMap<String, (String, String)> = BTreeMap::new();
+    for tree in expand(root, patterns) {
+        let node = tree == "node_modules" || tree.ends_with("/node_modules");
+        let mut packages: BTreeMap<String, (Sha256, u64)> = BTreeMap::new();
+        let Ok(entries) = walk(&root.join(&tree)) else {
+            continue;
+        };
+        for (rel, meta) in entries {
+            let rel_s = rel.to_string_lossy().into_owned();
+            let mut parts = rel_s.split('/');
+            let first = parts.next().unwrap_or("");
+            let name = match parts.next() {
+                Some(second) if node && first.starts_with('@') => format!("{first}/{second}"),
+                _ if node && first.starts_with('@') && meta.is_dir() => continue,
+                _ => first.to_owned(),
+            };
+            let (h, files) = packages.entry(name).or_insert_with(|| (Sha256::new(), 0));
+            h.update(rel_s.as_bytes());
+            h.update([0]);
+            if meta.is_file() {
+                *files += 1;
+                let key = format!("{tree}/{rel_s}");
+                let stat = stat_key(&meta);
+                let digest = match hashes.get(&key) {
+                    Some((s, d)) if *s == stat => d.clone(),
+                    _ => file_digest(&root.join(&tree).join(&rel)),
+                };
+                h.update(format!("f {:o} {digest}", meta.mode() & 0o111).as_bytes());
+                seen.insert(key, (stat, digest));
+            } else if meta.file_type().is_symlink() {
+                let link = fs::read_link(root.join(&tree).join(&rel)).unwrap_or_default();
+                h.update(b"l ");
+                h.update(link.as_os_str().as_encoded_bytes());
+            } else {
+                h.update(b"d");
+            }
+            h.update([0]);
+        }
+        manifest.trees.insert(
+            tree,
+            packages
+                .into_iter()
+                .map(|(name, (h, files))| {
+                    (
+                        name,
+                        Package {
+                            digest: hex(&h.finalize()),
+                            files,
+                        },
+                    )
+                })
+                .collect(),
+        );
+    }
+    *hashes = seen;
+    manifest
+}
+
+fn file_digest(path: &Path) -> String {
+    let mut h = Sha256::new();
+    let Ok(mut f) = fs::File::open(path) else {
+        return "unreadable".into();
+    };
+    let mut buf = vec![0u8; 64 * 1024];
+    loop {
+        match f.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => h.update(buf.get(..n).unwrap_or_default()),
+            Err(_) => return "unreadable".into(),
+        }
+    }
+    hex(&h.finalize())
+}
+
+/// Every path in the room's copies of `dirs` (under `tree`) that leads into the live
+/// repository at `repo_root`: `.pth` lines, editable finders (`__editable__*`),
+/// `direct_url.json` of an editable install, `#!` lines of scripts, `pyvenv.cfg`'s `home`,
+/// symbolic links. With the check namespace they resolve to the room; without it, the checks
+/// would load that code from the live tree.
+pub fn leaks(tree: &Path, dirs: &[String], repo_root: &Path) -> Vec<Leak> {
+    let root = repo_root.to_string_lossy().into_owned();
+    let mut out = Vec::new();
+    for dir in dirs {
+        let Ok(entries) = walk(&tree.join(dir)) else {
+            continue;
+        };
+        for (rel, meta) in entries {
+            let file = format!("{dir}/{}", rel.display());
+            let path = tree.join(&file);
+            let name = rel
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let mut push = |target: String| {
+                let l = Leak {
+                    file: file.clone(),
+                    target,
+                };
+                if !out.contains(&l) {
+                    out.push(l);
+                }
+            };
+            if meta.file_type().is_symlink() {
+                if let Ok(link) = fs::read_link(&path)
+                    && link.is_absolute()
+                    && link.starts_with(repo_root)
+                {
+                    push(link.display().to_string());
+                }
+                continue;
+            }
+            if !meta.is_file() || meta.len() > MAX_SCAN {
+                continue;
+            }
+            let in_bin = rel
+                .parent()
+                .is_some_and(|p| p.file_name().is_some_and(|n| n == "bin"));
+            let scanned = name.ends_with(".pth")
+                || name.starts_with("__editable__")
+                || name == "direct_url.json"
+                || name == "pyvenv.cfg"
+                || in_bin;
+            if !scanned {
+                continue;
+            }
+            let Ok(bytes) = fs::read(&path) else {
+                continue;
+            };
+            let text = String::from_utf8_lossy(&bytes);
+            if name == "direct_url.json" {
+                // Only an editable install maps to the source; a plain one is a copy.
+                let Ok(v) = serde_json::from_str::<serde_json::Value>(&text) else {
+                    continue;
+                };
+                let editable = v
+                    .pointer("/dir_info/editable")
+                    .and_then(serde_json::Value::as_bool)
+                    .unwrap_or(false);
+                let target = v
+                    .get("url")
+                    .and_then(serde_json::Value::as_str)
+                    .and_then(|u| u.strip_prefix("file://"))
+                    .map(str::to_owned);
+                if let Some(t) = target.filter(|t| editable && Path::new(t).starts_with(repo_root))
+                {
+                    push(t);
+                }
+                continue;
+            }
+            // Scripts: only their first lines (a `#!`, or pip's `exec` trampoline).
+            let scope: String = if name == "pyvenv.cfg" {
+                // `home` names the interpreter; `command` only records how it was made.
+                text.lines()
+                    .filter(|l| l.trim_start().starts_with("home"))
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            } else if in_bin && !name.ends_with(".pth") {
+                if !text.starts_with("#!") {
+                    continue;
+                }
+                text.lines().take(3).collect::<Vec<_>>().join("\n")
+            } else {
+                text.into_owned()
+            };
+            for target in absolute_paths_under(&scope, &root) {
+                push(target);
+            }
+        }
+    }
+    out
+}
+
+/// The absolute paths in `text` that are `root` or below it: each occurrence of `root` that
+/// starts a path (not the tail of a longer one) and ends at it or at a `/`, read up to the
+/// next quote, space or line end.
+fn absolute_paths_under(text: &str, root: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    if root.is_empty() || root == "/" {
+        return out;
+    }
+    let mut from = 0;
+    while let Some(at) = text.get(from..).and_then(|t| t.find(root)) {
+        let start = from + at;
+        let end = start + root.len();
+        from = end;
+        let before_ok = text
+            .get(..start)
+            .and_then(|b| b.chars().last())
+            .is_none_or(|c| !(c.is_alphanumeric() || matches!(c, '/' | '_' | '-' | '.')));
+        let after = text.get(end..).unwrap_or("");
+        let after_ok = after.is_empty() || after.starts_with(['/', '\'', '"', '\n', ' ', '\r']);
+        if !(before_ok && after_ok) {
+            continue;
+        }
+        let tail: String = after
+            .chars()
+            .take_while(|c| !matches!(c, '\'' | '"' | ' ' | '\n' | '\r' | '\t' | ',' | ')'))
+            .collect();
+        let path = format!("{root}{tail}");
+        if !out.contains(&path) {
+            out.push(path);
+        }
+    }
+    out
+}
+
+/// The variables the checks get for the room's environment, to set over the seal's: `PATH`
+/// with the room's bin directories first (as the checks see them: under `view_root`, the
+/// repository's path with the check namespace, the room's files' directory without), and
+/// without the `bin` of a virtualenv the seal's environment had activated elsewhere;
+/// `VIRTUAL_ENV` naming the room's virtualenv. Empty when the room took no environment.
+pub fn check_vars(
+    state: &EnvState,
+    view_root: &Path,
+    sealed: &BTreeMap<String, String>,
+) -> Vec<(OsString, OsString)> {
+    if state.bins.is_empty() && state.venv.is_none() {
+        return Vec::new();
+    }
+    let mut path: Vec<String> = state
+        .bins
+        .iter()
+        .map(|b| view_root.join(b).display().to_string())
+        .collect();
+    let outside_venv_bin = sealed
+        .get("VIRTUAL_ENV")
+        .filter(|_| state.venv.is_some())
+        .map(|v| Path::new(v).join("bin"));
+    for entry in sealed
+        .get("PATH")
+        .map(String::as_str)
+        .unwrap_or("")
+        .split(':')
+    {
+        if entry.is_empty()
+            || path.iter().any(|p| p == entry)
+            || outside_venv_bin
+                .as_ref()
+                .is_some_and(|b| Path::new(entry) == b)
+        {
+            continue;
+        }
+        path.push(entry.to_owned());
+    }
+    let mut vars = vec![(OsString::from("PATH"), OsString::from(path.join(":")))];
+    if let Some(venv) = &state.venv {
+        vars.push(("VIRTUAL_ENV".into(), view_root.join(venv).into_os_string()));
+    }
+    vars
+}
+
+/// Sets `vars` in a runner's environment, replacing what it had for those names.
+pub fn apply(cfg: &mut pawl_verify::RunnerConfig, vars: Vec<(OsString, OsString)>) {
+    for (k, v) in vars {
+        cfg.env.retain(|(name, _)| *name != k);
+        cfg.env.push((k, v));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn absolute_paths_are_found_only_under_the_root() {
+        let root = "/work/repo";
+        let text = "import __editable___pkg_finder; MAPPING = {'pkg': '/work/repo/src/pkg'}\n/work/repo2/x\n/work/repo\n#!/work/repo/.venv/bin/python\n";
+        assert_eq!(
+            absolute_paths_under(text, root),
+            [
+                "/work/repo/src/pkg",
+                "/work/repo",
+                "/work/repo/.venv/bin/python"
+            ]
+        );
+        assert!(absolute_paths_under("/x/work/repo/a", root).is_empty());
+    }
+
+    #[test]
+    fn the_checks_path_puts_the_room_first_and_drops_an_outside_venv() {
+        let state = EnvState {
+            bins: vec![".venv/bin".into()],
+            venv: Some(".venv".into()),
+            ..EnvState::default()
+        };
+        let sealed = BTreeMap::from([
+            (
+                "PATH".to_owned(),
+                "/home/u/other-venv/bin:/usr/bin".to_owned(),
+            ),
+            ("VIRTUAL_ENV".to_owned(), "/home/u/other-venv".to_owned()),
+        ]);
+        let vars = check_vars(&state, Path::new("/work/repo"), &sealed);
+        assert_eq!(
+            vars,
+            [
+                ("PATH".into(), "/work/repo/.venv/bin:/usr/bin".into()),
+                ("VIRTUAL_ENV".into(), "/work/repo/.venv".into()),
+            ]
+        );
+        assert!(check_vars(&EnvState::default(), Path::new("/r"), &sealed).is_empty());
+    }
+}
