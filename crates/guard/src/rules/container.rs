@@ -139,6 +139,17 @@ impl Walker<'_> {
             Some("the host itself")
         } else if home.is_some_and(&holds) {
             Some("HOME")
+        } else if root.is_some_and(|r| abs == r) && !read_only && self.ctx.containers {
+            // `[sandbox] containers = true`: the working tree mounted for the tests; what the
+            // container writes there pawl can undo like the agent's own edits.
+            None
+        } else if root.is_some_and(|r| abs == r) && !read_only {
+            self.deny(
+                frame,
+                RuleId::ContainerMount,
+                format!("`{base}` mounts the repository (`{source}`) read-write into a container, which pawl undoes only with `[sandbox] containers = true` in pawl.toml; the same run with a read-only mount (`{source}:/src:ro`) is allowed"),
+            )?;
+            return Continue(true);
         } else if root.is_some_and(&holds) && !read_only {
             Some("the repository")
         } else if home.is_some_and(&within)
@@ -159,7 +170,7 @@ impl Walker<'_> {
             self.deny(
                 frame,
                 RuleId::ContainerMount,
-                format!("`{base}` mounts `{source}` ({what}) into a container, where nothing the guard judges reaches"),
+                format!("`{base}` mounts `{source}` ({what}) into a container, where nothing the guard judges reaches: what it changes there pawl could not undo"),
             )?;
             return Continue(true);
         }

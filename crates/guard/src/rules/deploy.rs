@@ -247,7 +247,12 @@ impl Walker<'_> {
         }
         let dry_run = args
             .iter()
-            .any(|a| matches!(a.text.as_str(), "--dry-run" | "--dryrun" | "--dry"));
+            .any(|a| {
+                matches!(
+                    a.text.as_str(),
+                    "--dry-run" | "--dryrun" | "--dry" | "--dry-run=client" | "--dry-run=server" | "--dry-run=true"
+                )
+            });
         for (name, words) in PUBLISH {
             if *name == base
                 && !dry_run
@@ -256,7 +261,7 @@ impl Walker<'_> {
                 return self.deny(
                     frame,
                     RuleId::Publish,
-                    format!("`{base} {what}` publishes or deploys beyond the repository; the run's work stays on its branch until a human ships it"),
+                    format!("`{base} {what}` publishes or deploys beyond the repository: what leaves the machine cannot be taken back; the run's work stays on its branch until a human ships it; {}", dry_run_form(base)),
                 );
             }
         }
@@ -321,5 +326,21 @@ mod tests {
         );
         assert!(row_matches(&["apply -destroy"], &a(&["apply"])).is_none());
         assert!(row_matches(&["-r"], &a(&["-r"])).is_some());
+    }
+}
+
+/// The nearest allowed form of a publishing command: its dry run, where the tool has one.
+fn dry_run_form(base: &str) -> &'static str {
+    match base {
+        "kubectl" | "oc" => "the same command with `--dry-run=client` (or `kubectl diff`) is allowed",
+        "helm" => "the same command with `--dry-run`, or `helm template`, is allowed",
+        "terraform" | "tofu" => "`terraform plan` is allowed",
+        "pulumi" => "`pulumi preview` is allowed",
+        "cdk" => "`cdk diff`/`cdk synth` is allowed",
+        "npm" | "pnpm" | "yarn" | "bun" | "cargo" | "twine" | "poetry" | "uv" | "gem" => {
+            "the same command with `--dry-run` (where the tool has it) or the package build alone is allowed"
+        }
+        "docker" | "podman" | "buildah" => "building the image without pushing it is allowed",
+        _ => "the same command with `--dry-run`, where the tool has it, is allowed",
     }
 }
