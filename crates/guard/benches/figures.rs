@@ -78,13 +78,17 @@ fn everyday_path() -> PathBuf {
     if let Some(p) = std::env::var_os("PAWL_GUARD_EVERYDAY") {
         return p.into();
     }
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/reference/guard-everyday/everyday.tsv")
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/reference/guard-everyday/everyday.tsv")
 }
 
 fn everyday() -> Vec<Row> {
     let path = everyday_path();
     let Ok(text) = std::fs::read_to_string(&path) else {
-        println!("everyday set not found at {} (set PAWL_GUARD_EVERYDAY)", path.display());
+        println!(
+            "everyday set not found at {} (set PAWL_GUARD_EVERYDAY)",
+            path.display()
+        );
         return Vec::new();
     };
     text.lines()
@@ -103,7 +107,9 @@ fn everyday() -> Vec<Row> {
 }
 
 fn data(name: &str) -> String {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(name);
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(name);
     std::fs::read_to_string(&p).unwrap_or_default()
 }
 
@@ -116,8 +122,15 @@ fn attacks() -> Vec<Row> {
         .unwrap_or_default();
     files.sort();
     for p in files {
-        let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("").to_string();
-        let Some(stem) = name.strip_prefix("classes-").and_then(|n| n.strip_suffix(".tsv")) else {
+        let name = p
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or("")
+            .to_string();
+        let Some(stem) = name
+            .strip_prefix("classes-")
+            .and_then(|n| n.strip_suffix(".tsv"))
+        else {
             continue;
         };
         for line in std::fs::read_to_string(&p).unwrap_or_default().lines() {
@@ -137,7 +150,11 @@ fn attacks() -> Vec<Row> {
             } else {
                 format!("rounds/{stem}")
             };
-            rows.push(Row { family, attack: true, command: unescape(command) });
+            rows.push(Row {
+                family,
+                attack: true,
+                command: unescape(command),
+            });
         }
     }
     for line in data("reach.tsv").lines() {
@@ -145,7 +162,11 @@ fn attacks() -> Vec<Row> {
         if let [expect, _rule, command] = c[..]
             && expect == "deny"
         {
-            rows.push(Row { family: "rounds/reach".into(), attack: true, command: unescape(command) });
+            rows.push(Row {
+                family: "rounds/reach".into(),
+                attack: true,
+                command: unescape(command),
+            });
         }
     }
     for line in data("guard-corpus.tsv").lines() {
@@ -196,7 +217,11 @@ fn main() {
                 e.0 += 1;
                 e.1 += usize::from(d.is_deny());
                 if list && d.is_allow() {
-                    println!("MISS-EVERYDAY\t{}\t{}", row.family, row.command.replace('\n', "\\n"));
+                    println!(
+                        "MISS-EVERYDAY\t{}\t{}",
+                        row.family,
+                        row.command.replace('\n', "\\n")
+                    );
                 }
             } else {
                 let e = fp.entry(row.family.clone()).or_default();
@@ -224,7 +249,9 @@ fn main() {
         println!("    {family:<28} {d:>4}/{n:<5} {:>6.2}%", pct(*d, *n));
     }
     println!("  by rule: {fp_rules:?}");
-    let (dn, dd) = denied_ok.values().fold((0, 0), |a, v| (a.0 + v.0, a.1 + v.1));
+    let (dn, dd) = denied_ok
+        .values()
+        .fold((0, 0), |a, v| (a.0 + v.0, a.1 + v.1));
     println!("  labelled deny, denied: {dd}/{dn} = {:.2}%", pct(dd, dn));
     samples.sort();
     println!(
@@ -252,5 +279,9 @@ fn main() {
 }
 
 fn pct(part: usize, whole: usize) -> f64 {
-    if whole == 0 { 0.0 } else { part as f64 * 100.0 / whole as f64 }
+    if whole == 0 {
+        0.0
+    } else {
+        part as f64 * 100.0 / whole as f64
+    }
 }

@@ -245,14 +245,17 @@ impl Walker<'_> {
                 );
             }
         }
-        let dry_run = args
-            .iter()
-            .any(|a| {
-                matches!(
-                    a.text.as_str(),
-                    "--dry-run" | "--dryrun" | "--dry" | "--dry-run=client" | "--dry-run=server" | "--dry-run=true"
-                )
-            });
+        let dry_run = args.iter().any(|a| {
+            matches!(
+                a.text.as_str(),
+                "--dry-run"
+                    | "--dryrun"
+                    | "--dry"
+                    | "--dry-run=client"
+                    | "--dry-run=server"
+                    | "--dry-run=true"
+            )
+        });
         for (name, words) in PUBLISH {
             if *name == base
                 && !dry_run
@@ -332,7 +335,9 @@ mod tests {
 /// The nearest allowed form of a publishing command: its dry run, where the tool has one.
 fn dry_run_form(base: &str) -> &'static str {
     match base {
-        "kubectl" | "oc" => "the same command with `--dry-run=client` (or `kubectl diff`) is allowed",
+        "kubectl" | "oc" => {
+            "the same command with `--dry-run=client` (or `kubectl diff`) is allowed"
+        }
         "helm" => "the same command with `--dry-run`, or `helm template`, is allowed",
         "terraform" | "tofu" => "`terraform plan` is allowed",
         "pulumi" => "`pulumi preview` is allowed",

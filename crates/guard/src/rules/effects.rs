@@ -33,7 +33,21 @@ enum Needs {
 type Row = (&'static str, Needs, &'static str, &'static str);
 
 const G: &[&str] = &["-g", "--global", "--location=global"];
-const NPM_INSTALL: &[&str] = &["i", "install", "add", "un", "uninstall", "rm", "remove", "r", "update", "up", "upgrade", "link", "ln"];
+const NPM_INSTALL: &[&str] = &[
+    "i",
+    "install",
+    "add",
+    "un",
+    "uninstall",
+    "rm",
+    "remove",
+    "r",
+    "update",
+    "up",
+    "upgrade",
+    "link",
+    "ln",
+];
 const GLOBAL: &str = "installs outside the repository (a global install): pawl could not undo it";
 const SERVICE: &str = "starts, stops or installs a service outside the repository: it outlives the run and pawl could not undo it";
 const SYSTEM_PKG: &str = "changes the system's packages: pawl could not undo it";
@@ -104,8 +118,10 @@ const TASK_RUNNERS: &[(&str, usize)] = &[
 fn publishing_target(name: &str) -> bool {
     name.split(':').any(|part| {
         let p = part.to_ascii_lowercase();
-        matches!(p.as_str(), "publish" | "deploy" | "release" | "upload" | "ship" | "perform")
-            || p.starts_with("publish")
+        matches!(
+            p.as_str(),
+            "publish" | "deploy" | "release" | "upload" | "ship" | "perform"
+        ) || p.starts_with("publish")
             || p.starts_with("deploy")
     })
 }
@@ -161,8 +177,11 @@ impl Walker<'_> {
                 }
                 Needs::Verb2(firsts, seconds) => {
                     let mut ops = args.iter().filter(|a| !a.text.starts_with('-'));
-                    ops.next().is_some_and(|f| firsts.contains(&f.text.as_str()))
-                        && ops.next().is_some_and(|s| seconds.contains(&s.text.as_str()))
+                    ops.next()
+                        .is_some_and(|f| firsts.contains(&f.text.as_str()))
+                        && ops
+                            .next()
+                            .is_some_and(|s| seconds.contains(&s.text.as_str()))
                 }
                 Needs::Flag(flags, readers) => {
                     args.iter().any(|a| flags.contains(&a.text.as_str()))
@@ -174,7 +193,11 @@ impl Walker<'_> {
                 let what: Vec<&str> = std::iter::once(base)
                     .chain(args.iter().take(3).map(|a| a.text.as_str()))
                     .collect();
-                return self.deny(frame, RuleId::Persist, reason(&what.join(" "), effect, allowed));
+                return self.deny(
+                    frame,
+                    RuleId::Persist,
+                    reason(&what.join(" "), effect, allowed),
+                );
             }
         }
         self.task_runner(base, args, frame)?;
@@ -189,7 +212,20 @@ impl Walker<'_> {
         let target: Option<&Arg> = match base {
             _ if runner => {
                 // Make's `VAR=value` operands are not targets; the dry-run forms print only.
-                if args.iter().any(|a| matches!(a.text.as_str(), "-n" | "--dry-run" | "--just-print" | "--recon" | "--dry" | "-l" | "--list" | "--summary" | "-T" | "--tasks")) {
+                if args.iter().any(|a| {
+                    matches!(
+                        a.text.as_str(),
+                        "-n" | "--dry-run"
+                            | "--just-print"
+                            | "--recon"
+                            | "--dry"
+                            | "-l"
+                            | "--list"
+                            | "--summary"
+                            | "-T"
+                            | "--tasks"
+                    )
+                }) {
                     return Continue(());
                 }
                 return match operands.iter().find(|a| a.known && !a.text.contains('=') && publishing_target(&a.text)) {
@@ -210,7 +246,9 @@ impl Walker<'_> {
                 };
             }
             "npm" | "pnpm" | "yarn" | "bun" => match operands.first() {
-                Some(v) if matches!(v.text.as_str(), "run" | "run-script" | "rum" | "urn") => operands.get(1).copied(),
+                Some(v) if matches!(v.text.as_str(), "run" | "run-script" | "rum" | "urn") => {
+                    operands.get(1).copied()
+                }
                 Some(v) if base != "npm" && base != "bun" => Some(*v),
                 _ => None,
             },
@@ -227,7 +265,9 @@ impl Walker<'_> {
         if let Some(t) = target
             && t.known
             && t.text.split(',').any(publishing_target)
-            && !args.iter().any(|a| matches!(a.text.as_str(), "--dry-run" | "-n"))
+            && !args
+                .iter()
+                .any(|a| matches!(a.text.as_str(), "--dry-run" | "-n"))
         {
             return self.deny(
                 frame,
@@ -252,15 +292,23 @@ impl Walker<'_> {
         };
         let value = |flag: &str| {
             args.iter().enumerate().find_map(|(i, a)| {
-                a.text
-                    .strip_prefix(flag)
-                    .and_then(|v| if v.is_empty() { args.get(i + 1).map(|n| n.text.as_str()) } else { Some(v.trim_start_matches('=')) })
+                a.text.strip_prefix(flag).and_then(|v| {
+                    if v.is_empty() {
+                        args.get(i + 1).map(|n| n.text.as_str())
+                    } else {
+                        Some(v.trim_start_matches('='))
+                    }
+                })
             })
         };
         match base {
             "stress" | "stress-ng" => return deny(self, base),
             "fallocate" => {
-                if value("-l").or_else(|| value("--length")).and_then(size_bytes).is_some_and(|n| n > HUGE) {
+                if value("-l")
+                    .or_else(|| value("--length"))
+                    .and_then(size_bytes)
+                    .is_some_and(|n| n > HUGE)
+                {
                     return deny(self, "fallocate");
                 }
             }
@@ -275,14 +323,24 @@ impl Walker<'_> {
                 }
             }
             "head" => {
-                if value("-c").or_else(|| value("--bytes")).and_then(size_bytes).is_some_and(|n| n > HUGE) {
+                if value("-c")
+                    .or_else(|| value("--bytes"))
+                    .and_then(size_bytes)
+                    .is_some_and(|n| n > HUGE)
+                {
                     return deny(self, "head -c");
                 }
             }
             "xargs" | "parallel" => {
-                if args.windows(2).any(|w| matches!(w[0].text.as_str(), "-P" | "--max-procs" | "-j" | "--jobs") && w[1].is("0"))
-                    || args.iter().any(|a| matches!(a.text.as_str(), "-P0" | "--max-procs=0" | "-j0" | "--jobs=0"))
-                {
+                if args.windows(2).any(|w| {
+                    matches!(w[0].text.as_str(), "-P" | "--max-procs" | "-j" | "--jobs")
+                        && w[1].is("0")
+                }) || args.iter().any(|a| {
+                    matches!(
+                        a.text.as_str(),
+                        "-P0" | "--max-procs=0" | "-j0" | "--jobs=0"
+                    )
+                }) {
                     return deny(self, &format!("{base} -P 0"));
                 }
             }

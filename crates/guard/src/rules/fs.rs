@@ -126,8 +126,9 @@ fn split_parent(absolute: &str) -> Option<(&str, &str)> {
 }
 
 /// Extensions of compiler and interpreter outputs a build regenerates.
-const ARTIFACT_EXTENSIONS: &[&str] =
-    &["pyc", "pyo", "o", "obj", "class", "gcda", "gcno", "profraw", "so", "pyd", "dylib"];
+const ARTIFACT_EXTENSIONS: &[&str] = &[
+    "pyc", "pyo", "o", "obj", "class", "gcda", "gcno", "profraw", "so", "pyd", "dylib",
+];
 
 /// Whether the `-name` pattern `name` ends with a literal artifact extension (`*.pyc`).
 fn artifact_extension(name: &str) -> bool {
@@ -140,7 +141,9 @@ fn artifact_extension(name: &str) -> bool {
     {
         return class.chars().all(|c| {
             let e = format!("{stem}{c}");
-            ARTIFACT_EXTENSIONS.iter().any(|j| j.eq_ignore_ascii_case(&e))
+            ARTIFACT_EXTENSIONS
+                .iter()
+                .any(|j| j.eq_ignore_ascii_case(&e))
         });
     }
     name.rsplit_once('.').is_some_and(|(_, ext)| {

@@ -1490,5 +1490,7 @@ fn eval_of_known_tool(word: &str) -> bool {
         .strip_prefix("$(")
         .and_then(|w| w.strip_suffix(')'))
         .or_else(|| w.strip_prefix('`').and_then(|w| w.strip_suffix('`')));
-    inner.is_some_and(|i| EVAL_TOOLS.contains(&i.split_whitespace().collect::<Vec<_>>().join(" ").as_str()))
+    inner.is_some_and(|i| {
+        EVAL_TOOLS.contains(&i.split_whitespace().collect::<Vec<_>>().join(" ").as_str())
+    })
 }

@@ -11,23 +11,59 @@ fn denied_naming(command: &str, rule: RuleId, parts: &[&str]) {
     assert!(d.is_deny(), "expected deny for {command:?}, got {d:?}");
     assert_eq!(d.rule, Some(rule), "{command:?}: {d:?}");
     for part in parts {
-        assert!(d.reason.contains(part), "{command:?}: reason {:?} lacks {part:?}", d.reason);
+        assert!(
+            d.reason.contains(part),
+            "{command:?}: reason {:?} lacks {part:?}",
+            d.reason
+        );
     }
 }
 
 #[test]
 fn denials_name_the_effect_and_the_nearest_allowed_form() {
-    denied_naming("npm i -g typescript", RuleId::Persist, &["global install", "npm install -D"]);
-    denied_naming("pip install --user black", RuleId::Persist, &["without `--user`"]);
+    denied_naming(
+        "npm i -g typescript",
+        RuleId::Persist,
+        &["global install", "npm install -D"],
+    );
+    denied_naming(
+        "pip install --user black",
+        RuleId::Persist,
+        &["without `--user`"],
+    );
     denied_naming("cargo install ripgrep", RuleId::Persist, &["cargo build"]);
-    denied_naming("go install golang.org/x/tools/gopls@latest", RuleId::Persist, &["go run"]);
-    denied_naming("git config --global core.editor vim", RuleId::Persist, &["--local"]);
-    denied_naming("systemctl enable --now app", RuleId::Persist, &["service", "systemctl status"]);
-    denied_naming("kubectl apply -f deploy.yaml", RuleId::Publish, &["cannot be taken back", "--dry-run=client"]);
+    denied_naming(
+        "go install golang.org/x/tools/gopls@latest",
+        RuleId::Persist,
+        &["go run"],
+    );
+    denied_naming(
+        "git config --global core.editor vim",
+        RuleId::Persist,
+        &["--local"],
+    );
+    denied_naming(
+        "systemctl enable --now app",
+        RuleId::Persist,
+        &["service", "systemctl status"],
+    );
+    denied_naming(
+        "kubectl apply -f deploy.yaml",
+        RuleId::Publish,
+        &["cannot be taken back", "--dry-run=client"],
+    );
     denied_naming("terraform apply", RuleId::Publish, &["terraform plan"]);
     denied_naming("make publish", RuleId::Publish, &["publishes", "-n"]);
-    denied_naming("git restore .", RuleId::GitDestructive, &["git restore <file>"]);
-    denied_naming("fallocate -l 500G big.bin", RuleId::Exhaustion, &["bounded"]);
+    denied_naming(
+        "git restore .",
+        RuleId::GitDestructive,
+        &["git restore <file>"],
+    );
+    denied_naming(
+        "fallocate -l 500G big.bin",
+        RuleId::Exhaustion,
+        &["bounded"],
+    );
 }
 
 #[test]
@@ -37,7 +73,11 @@ fn a_container_mounting_the_working_tree_needs_the_sandbox_setting() {
     let d = evaluate(&Input::shell(cmd), &ctx, &Policy::default());
     assert!(d.is_deny(), "{d:?}");
     assert_eq!(d.rule, Some(RuleId::ContainerMount));
-    assert!(d.reason.contains("[sandbox] containers = true"), "{}", d.reason);
+    assert!(
+        d.reason.contains("[sandbox] containers = true"),
+        "{}",
+        d.reason
+    );
     assert!(d.reason.contains(":ro"), "{}", d.reason);
 
     ctx.containers = true;
