@@ -89,6 +89,11 @@ fn a_container_mounting_the_working_tree_needs_the_sandbox_setting() {
         "docker run -v /var/run/docker.sock:/var/run/docker.sock alpine true",
         "docker run -v /home/dev:/h alpine true",
         "docker run --privileged -v \"$PWD\":/app alpine true",
+        // The working tree with a command that could reach `.git` or `.pawl`.
+        "docker run -v $PWD:/w -w /w alpine rm -rf .git",
+        "docker run -v $(pwd):/app node sh -c 'rm -rf /app'",
+        "docker run --volume=/home/dev/repo:/w alpine",
+        "docker run -v .:/src python:3.12 python -c 'import shutil; shutil.rmtree(\"/src/.pawl\")'",
     ] {
         let d = evaluate(&Input::shell(host), &ctx, &Policy::default());
         assert!(d.is_deny(), "{host}: {d:?}");
