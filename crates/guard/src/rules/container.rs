@@ -83,6 +83,7 @@ impl Walker<'_> {
     }
 
     /// Judges one mount specification; true when it denied.
+    #[allow(clippy::too_many_arguments)] // the mount, its command's facts and the frame
     fn bad_mount(
         &mut self,
         base: &str,

@@ -306,6 +306,24 @@ impl Walker<'_> {
     }
 }
 
+/// The nearest allowed form of a publishing command: its dry run, where the tool has one.
+fn dry_run_form(base: &str) -> &'static str {
+    match base {
+        "kubectl" | "oc" => {
+            "the same command with `--dry-run=client` (or `kubectl diff`) is allowed"
+        }
+        "helm" => "the same command with `--dry-run`, or `helm template`, is allowed",
+        "terraform" | "tofu" => "`terraform plan` is allowed",
+        "pulumi" => "`pulumi preview` is allowed",
+        "cdk" => "`cdk diff`/`cdk synth` is allowed",
+        "npm" | "pnpm" | "yarn" | "bun" | "cargo" | "twine" | "poetry" | "uv" | "gem" => {
+            "the same command with `--dry-run` (where the tool has it) or the package build alone is allowed"
+        }
+        "docker" | "podman" | "buildah" => "building the image without pushing it is allowed",
+        _ => "the same command with `--dry-run`, where the tool has it, is allowed",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -329,23 +347,5 @@ mod tests {
         );
         assert!(row_matches(&["apply -destroy"], &a(&["apply"])).is_none());
         assert!(row_matches(&["-r"], &a(&["-r"])).is_some());
-    }
-}
-
-/// The nearest allowed form of a publishing command: its dry run, where the tool has one.
-fn dry_run_form(base: &str) -> &'static str {
-    match base {
-        "kubectl" | "oc" => {
-            "the same command with `--dry-run=client` (or `kubectl diff`) is allowed"
-        }
-        "helm" => "the same command with `--dry-run`, or `helm template`, is allowed",
-        "terraform" | "tofu" => "`terraform plan` is allowed",
-        "pulumi" => "`pulumi preview` is allowed",
-        "cdk" => "`cdk diff`/`cdk synth` is allowed",
-        "npm" | "pnpm" | "yarn" | "bun" | "cargo" | "twine" | "poetry" | "uv" | "gem" => {
-            "the same command with `--dry-run` (where the tool has it) or the package build alone is allowed"
-        }
-        "docker" | "podman" | "buildah" => "building the image without pushing it is allowed",
-        _ => "the same command with `--dry-run`, where the tool has it, is allowed",
     }
 }

@@ -303,14 +303,13 @@ impl Walker<'_> {
         };
         match base {
             "stress" | "stress-ng" => return deny(self, base),
-            "fallocate" => {
+            "fallocate"
                 if value("-l")
                     .or_else(|| value("--length"))
                     .and_then(size_bytes)
-                    .is_some_and(|n| n > HUGE)
-                {
-                    return deny(self, "fallocate");
-                }
+                    .is_some_and(|n| n > HUGE) =>
+            {
+                return deny(self, "fallocate");
             }
             "dd" => {
                 let get = |k: &str| args.iter().find_map(|a| a.text.strip_prefix(k));
@@ -322,16 +321,15 @@ impl Walker<'_> {
                     return deny(self, "dd");
                 }
             }
-            "head" => {
+            "head"
                 if value("-c")
                     .or_else(|| value("--bytes"))
                     .and_then(size_bytes)
-                    .is_some_and(|n| n > HUGE)
-                {
-                    return deny(self, "head -c");
-                }
+                    .is_some_and(|n| n > HUGE) =>
+            {
+                return deny(self, "head -c");
             }
-            "xargs" | "parallel" => {
+            "xargs" | "parallel"
                 if args.windows(2).any(|w| {
                     matches!(w[0].text.as_str(), "-P" | "--max-procs" | "-j" | "--jobs")
                         && w[1].is("0")
@@ -340,9 +338,9 @@ impl Walker<'_> {
                         a.text.as_str(),
                         "-P0" | "--max-procs=0" | "-j0" | "--jobs=0"
                     )
-                }) {
-                    return deny(self, &format!("{base} -P 0"));
-                }
+                }) =>
+            {
+                return deny(self, &format!("{base} -P 0"));
             }
             _ => {}
         }
