@@ -239,6 +239,10 @@ pub struct Context {
     pub fs: Arc<dyn FileSystemView>,
     /// Reads script files a command runs (`bash x.sh`, `./x.sh`, `npm test`); the default reads nothing.
     pub scripts: Arc<dyn crate::scripts::ScriptReader>,
+    /// `[sandbox] containers = true`: local containers are part of what pawl can undo, so a
+    /// container run that mounts only the working directory is allowed. Off by default: a
+    /// container run is then denied, naming the setting.
+    pub containers: bool,
 }
 
 impl Context {
@@ -258,6 +262,7 @@ impl Context {
             more_git_aliases: Arc::new(NoGitAliases),
             fs: Arc::new(NoFileSystem),
             scripts: Arc::new(crate::scripts::NoScripts),
+            containers: false,
         }
     }
 }

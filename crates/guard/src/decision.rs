@@ -82,6 +82,12 @@ pub enum RuleId {
     /// An interpreter or program with a shell escape the guard has no model of (elixir, erl,
     /// guile, racket, ghc, dc, duckdb `.shell`, psql `\!`, `deno eval`, `cmake -P`, ...).
     ShellEscape,
+    /// Persistence outside the repository: global installs (`npm i -g`, `pip install --user`,
+    /// `cargo install`, `go install`), system packages, service managers, global git config,
+    /// hook installers. The denial names the project-local form.
+    Persist,
+    /// Exhausting the machine: stress tools, huge allocations and copies, unbounded parallelism.
+    Exhaustion,
 }
 
 /// The rules a `[guard] rules` table may switch off (each is on by default). The rules that
@@ -95,6 +101,8 @@ pub const SWITCHABLE_RULES: &[RuleId] = &[
     RuleId::ToolConfig,
     RuleId::EnvInject,
     RuleId::ShellEscape,
+    RuleId::Persist,
+    RuleId::Exhaustion,
 ];
 
 impl RuleId {
@@ -125,6 +133,8 @@ impl RuleId {
             Self::ToolConfig => "tool-config",
             Self::EnvInject => "env-inject",
             Self::ShellEscape => "shell-escape",
+            Self::Persist => "persist",
+            Self::Exhaustion => "resource-exhaustion",
         }
     }
 }

@@ -19,6 +19,7 @@ pub(crate) mod debugger;
 pub(crate) mod delete;
 pub(crate) mod deploy;
 pub(crate) mod editor;
+pub(crate) mod effects;
 pub(crate) mod escape;
 pub(crate) mod every_command;
 pub(crate) mod exec;

@@ -65,8 +65,17 @@ impl Walker<'_> {
                 );
             }
         }
+        let tests_only = self.ctx.containers && runs_only_tests(args);
         for spec in super::option_values(args, &["-v", "--volume", "--mount", "--bind"]) {
-            if self.bad_mount(base, &spec, shell, home.as_deref(), root.as_deref(), frame)? {
+            if self.bad_mount(
+                base,
+                &spec,
+                shell,
+                home.as_deref(),
+                root.as_deref(),
+                tests_only,
+                frame,
+            )? {
                 return Continue(());
             }
         }
@@ -74,6 +83,7 @@ impl Walker<'_> {
     }
 
     /// Judges one mount specification; true when it denied.
+    #[allow(clippy::too_many_arguments)] // the mount, its command's facts and the frame
     fn bad_mount(
         &mut self,
         base: &str,
@@ -81,6 +91,7 @@ impl Walker<'_> {
         shell: &Shell,
         home: Option<&str>,
         root: Option<&str>,
+        tests_only: bool,
         frame: &Frame,
     ) -> Judged<bool> {
         let text = spec.text.as_str();
@@ -139,6 +150,22 @@ impl Walker<'_> {
             Some("the host itself")
         } else if home.is_some_and(&holds) {
             Some("HOME")
+        } else if root.is_some_and(|r| abs == r) && !read_only && tests_only {
+            // `[sandbox] containers = true` and the container runs a test or build tool: the
+            // working tree mounted for the tests, as the agent would run them itself.
+            None
+        } else if root.is_some_and(|r| abs == r) && !read_only {
+            let why = if self.ctx.containers {
+                "with a command other than a test or build tool (a shell, a deleter, git, inline code): it could reach `.git` and `.pawl`, which pawl could not undo"
+            } else {
+                "which pawl undoes only with `[sandbox] containers = true` in pawl.toml"
+            };
+            self.deny(
+                frame,
+                RuleId::ContainerMount,
+                format!("`{base}` mounts the repository (`{source}`) read-write into a container {why}; the same run with a read-only mount (`{source}:/src:ro`) is allowed"),
+            )?;
+            return Continue(true);
         } else if root.is_some_and(&holds) && !read_only {
             Some("the repository")
         } else if home.is_some_and(&within)
@@ -159,10 +186,64 @@ impl Walker<'_> {
             self.deny(
                 frame,
                 RuleId::ContainerMount,
-                format!("`{base}` mounts `{source}` ({what}) into a container, where nothing the guard judges reaches"),
+                format!("`{base}` mounts `{source}` ({what}) into a container, where nothing the guard judges reaches: what it changes there pawl could not undo"),
             )?;
             return Continue(true);
         }
         Continue(false)
     }
+}
+
+/// Test and build tools a container may run on the mounted working tree (`[sandbox]
+/// containers = true`).
+#[rustfmt::skip]
+const TEST_TOOLS: &[&str] = &[
+    "npm", "pnpm", "yarn", "npx", "bun", "pytest", "python", "python3", "cargo", "go", "make",
+    "tox", "nox", "uv", "poetry", "mvn", "gradle", "./gradlew", "bundle", "rspec", "jest",
+    "vitest", "dotnet", "mix", "deno", "ctest", "ninja", "cmake", "composer", "phpunit",
+];
+
+/// Whether a container run's words name a test or build tool and nothing that could reach the
+/// repository's history or pawl's files: no shell, deleter, git, inline code or their names.
+fn runs_only_tests(args: &[Arg]) -> bool {
+    let risky = |t: &str| {
+        let base = t.rsplit('/').next().unwrap_or(t);
+        matches!(
+            base,
+            "sh" | "bash"
+                | "ash"
+                | "dash"
+                | "zsh"
+                | "fish"
+                | "busybox"
+                | "rm"
+                | "rmdir"
+                | "find"
+                | "git"
+                | "shred"
+                | "truncate"
+                | "dd"
+                | "mv"
+                | "cp"
+                | "rsync"
+                | "tar"
+                | "chmod"
+                | "chown"
+                | "ln"
+                | "perl"
+                | "ruby"
+                | "node"
+                | "php"
+                | "-c"
+                | "-e"
+                | "--eval"
+                | "--entrypoint"
+                | "eval"
+                | "xargs"
+        ) || t.starts_with("--entrypoint")
+            || t.contains(".git")
+            || t.contains(".pawl")
+    };
+    args.iter().all(|a| a.known && !risky(&a.text))
+        && args.iter().any(|a| TEST_TOOLS.contains(&a.text.as_str()))
 }

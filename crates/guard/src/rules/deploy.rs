@@ -245,9 +245,17 @@ impl Walker<'_> {
                 );
             }
         }
-        let dry_run = args
-            .iter()
-            .any(|a| matches!(a.text.as_str(), "--dry-run" | "--dryrun" | "--dry"));
+        let dry_run = args.iter().any(|a| {
+            matches!(
+                a.text.as_str(),
+                "--dry-run"
+                    | "--dryrun"
+                    | "--dry"
+                    | "--dry-run=client"
+                    | "--dry-run=server"
+                    | "--dry-run=true"
+            )
+        });
         for (name, words) in PUBLISH {
             if *name == base
                 && !dry_run
@@ -256,7 +264,7 @@ impl Walker<'_> {
                 return self.deny(
                     frame,
                     RuleId::Publish,
-                    format!("`{base} {what}` publishes or deploys beyond the repository; the run's work stays on its branch until a human ships it"),
+                    format!("`{base} {what}` publishes or deploys beyond the repository: what leaves the machine cannot be taken back; the run's work stays on its branch until a human ships it; {}", dry_run_form(base)),
                 );
             }
         }
@@ -295,6 +303,24 @@ impl Walker<'_> {
             )?;
         }
         Continue(())
+    }
+}
+
+/// The nearest allowed form of a publishing command: its dry run, where the tool has one.
+fn dry_run_form(base: &str) -> &'static str {
+    match base {
+        "kubectl" | "oc" => {
+            "the same command with `--dry-run=client` (or `kubectl diff`) is allowed"
+        }
+        "helm" => "the same command with `--dry-run`, or `helm template`, is allowed",
+        "terraform" | "tofu" => "`terraform plan` is allowed",
+        "pulumi" => "`pulumi preview` is allowed",
+        "cdk" => "`cdk diff`/`cdk synth` is allowed",
+        "npm" | "pnpm" | "yarn" | "bun" | "cargo" | "twine" | "poetry" | "uv" | "gem" => {
+            "the same command with `--dry-run` (where the tool has it) or the package build alone is allowed"
+        }
+        "docker" | "podman" | "buildah" => "building the image without pushing it is allowed",
+        _ => "the same command with `--dry-run`, where the tool has it, is allowed",
     }
 }
 

@@ -126,11 +126,26 @@ fn split_parent(absolute: &str) -> Option<(&str, &str)> {
 }
 
 /// Extensions of compiler and interpreter outputs a build regenerates.
-const ARTIFACT_EXTENSIONS: &[&str] =
-    &["pyc", "pyo", "o", "obj", "class", "gcda", "gcno", "profraw"];
+const ARTIFACT_EXTENSIONS: &[&str] = &[
+    "pyc", "pyo", "o", "obj", "class", "gcda", "gcno", "profraw", "so", "pyd", "dylib",
+];
 
 /// Whether the `-name` pattern `name` ends with a literal artifact extension (`*.pyc`).
 fn artifact_extension(name: &str) -> bool {
+    // `*.py[co]`: one bracket class at the end, every member an artifact extension.
+    if let Some((_, ext)) = name.rsplit_once('.')
+        && let Some((stem, class)) = ext.strip_suffix(']').and_then(|e| e.split_once('['))
+        && !has_wildcard(stem)
+        && !class.is_empty()
+        && class.chars().all(|c| c.is_ascii_alphanumeric())
+    {
+        return class.chars().all(|c| {
+            let e = format!("{stem}{c}");
+            ARTIFACT_EXTENSIONS
+                .iter()
+                .any(|j| j.eq_ignore_ascii_case(&e))
+        });
+    }
     name.rsplit_once('.').is_some_and(|(_, ext)| {
         !has_wildcard(ext)
             && ARTIFACT_EXTENSIONS
@@ -192,6 +207,7 @@ fn find_single_name(expr: &[Arg]) -> Option<String> {
             | "-a"
             | "-and"
             | "-ignore_readdir_race"
+            | "-prune"
             | "-noleaf" => {}
             "-exec" | "-execdir" => {
                 execs += 1;
@@ -587,7 +603,7 @@ impl Walker<'_> {
         }
     }
 
-    fn in_repo(&self, absolute: &str) -> bool {
+    pub(crate) fn in_repo(&self, absolute: &str) -> bool {
         self.anchors
             .repo_root
             .as_deref()
@@ -900,7 +916,11 @@ impl Walker<'_> {
         let Some(name) = find_single_name(expr) else {
             return false;
         };
-        if roots.is_empty() || name.contains('/') || name.contains(['{', '[', '\\']) {
+        if roots.is_empty()
+            || name.contains('/')
+            || name.contains(['{', '\\'])
+            || (name.contains('[') && !artifact_extension(&name))
+        {
             return false;
         }
         // Only what a build regenerates: leftovers such as `*.orig` or `*.log` may be the

@@ -1057,6 +1057,27 @@ impl Walker<'_> {
         self.world.branches.truncate(64);
     }
 
+    /// Whether `paths` are named files of the repository (literal, no pathspec magic or glob,
+    /// not the root or a directory with `/`, not protected): restoring them from git discards
+    /// only work pawl's checkpoint holds.
+    fn named_repo_files(&self, paths: &[Arg], shell: &Shell) -> bool {
+        !paths.is_empty()
+            && paths.iter().all(|a| {
+                a.exact().is_some_and(|t| {
+                    !t.is_empty()
+                        && !t.starts_with([':', '-'])
+                        && !t.ends_with('/')
+                        && !matches!(t, "." | ".." | "*")
+                        && !t.contains(['*', '?', '[', '\\'])
+                }) && self.resolve(shell, &a.text).is_some_and(|abs| {
+                    self.in_repo(&abs) && !self.is_protected(&abs) && {
+                        let root = self.anchors.repo_root.as_deref().unwrap_or("/");
+                        abs != root && !abs.contains("/.git/") && !abs.contains("/.pawl")
+                    }
+                })
+            })
+    }
+
     fn destructive(&mut self, frame: &Frame, what: &str) -> Judged {
         self.deny(
             frame,
@@ -1440,8 +1461,13 @@ impl Walker<'_> {
                     ],
                 });
                 let worktree = p.has(&["-W", "--worktree"]) || !p.has(&["-S", "--staged"]);
-                if worktree {
-                    self.destructive(frame, "git restore of the working tree")?;
+                let risky = p.has(&["-p", "--patch", "--pathspec-from-file", "-s", "--source"]);
+                if worktree && (risky || !self.named_repo_files(&p.operands, shell)) {
+                    self.deny(
+                        frame,
+                        RuleId::GitDestructive,
+                        "git restore of the working tree (all of it, a pathspec or another source) discards work that git cannot give back; restoring named files (`git restore <file>`) is allowed: pawl's checkpoint keeps their work",
+                    )?;
                 }
             }
             "branch" => self.git_branch(rest, inv, frame)?,
@@ -1941,7 +1967,16 @@ impl Walker<'_> {
         if let Some(at) = dashdash
             && at + 1 < rest.len()
         {
-            return self.destructive(frame, "git checkout of paths");
+            // `git checkout -- <file>` of named files (from the index): pawl's checkpoint
+            // keeps their work, as for `git restore <file>`.
+            if at == 0 && self.named_repo_files(&rest[1..], shell) {
+                return Continue(());
+            }
+            return self.deny(
+                frame,
+                RuleId::GitDestructive,
+                "git checkout of paths (all of them, a pathspec or from another commit) discards work that git cannot give back; restoring named files (`git restore <file>`) is allowed",
+            );
         }
         if p.has(&["--orphan"]) {
             return self.destructive(

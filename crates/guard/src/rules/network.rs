@@ -18,7 +18,8 @@ pub(crate) const NETWORK: &[&str] = &[
     "scp", "sftp", "ftp", "lftp", "rsync", "rclone", "ssh", "openssl", "mail", "mailx",
     "sendmail", "mutt", "aws", "gsutil", "gcloud", "az", "s3cmd", "mc", "smbclient", "tftp",
     "curlie", "aria2c", "grpcurl", "websocat", "wscat", "transfer", "croc", "magic-wormhole",
-    "wormhole", "nslookup", "dig", "host", "ping",
+    "wormhole", "nslookup", "dig", "host", "ping", "ping6", "drill", "kdig", "getent",
+    "traceroute", "tracepath", "mtr", "whois", "resolvectl",
 ];
 
 /// Programs that print the whole environment (every secret variable in it).

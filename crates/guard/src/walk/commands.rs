@@ -579,6 +579,12 @@ impl Walker<'_> {
                         let inner = frame.nested("inside eval").with_stdin(cmd.stdin);
                         self.run_script(&text, shell, &inner)?;
                     }
+                    // `eval "$(ssh-agent -s)"`: a well-known tool's own output only sets the
+                    // environment (the substitution itself was walked); what that environment
+                    // makes later commands load is the every-command pass's to judge.
+                    None if args.len() == 1 && eval_of_known_tool(&args[0].text) => {
+                        shell.vars_untrusted = true;
+                    }
                     None => self.fail_closed(
                         frame,
                         RuleId::NotStatic,
@@ -1454,4 +1460,37 @@ impl Walker<'_> {
         }
         Continue(())
     }
+}
+
+/// Tools whose output is meant for `eval` and only sets environment variables or shell
+/// functions: `eval "$(ssh-agent -s)"`, `eval "$(pyenv init -)"`, `eval $(opam env)`.
+#[rustfmt::skip]
+const EVAL_TOOLS: &[&str] = &[
+    "ssh-agent -s", "ssh-agent -c", "ssh-agent", "pyenv init -", "pyenv init - bash", "pyenv init --path",
+    "pyenv virtualenv-init -", "rbenv init -", "rbenv init - bash", "nodenv init -", "goenv init -",
+    "jenv init -", "direnv export bash", "direnv export zsh", "direnv hook bash", "direnv hook zsh",
+    "brew shellenv", "/opt/homebrew/bin/brew shellenv", "/usr/local/bin/brew shellenv",
+    "/home/linuxbrew/.linuxbrew/bin/brew shellenv", "opam env", "opam config env", "fnm env",
+    "fnm env --use-on-cd", "conda shell.bash hook", "conda shell.zsh hook", "mise activate bash",
+    "mise activate zsh", "rtx activate bash", "zoxide init bash", "zoxide init zsh",
+    "starship init bash", "starship init zsh", "dircolors", "dircolors -b", "keychain --eval",
+    "gpg-agent --daemon", "luarocks path", "luarocks path --bin", "rustup completions bash",
+    "dbus-launch --sh-syntax", "minikube docker-env", "minikube podman-env", "ssh-agent -s -t 3600",
+];
+
+/// Whether `word` (as written) is exactly `$(tool ...)`, `"$(tool ...)"` or a backquoted
+/// tool of [`EVAL_TOOLS`].
+fn eval_of_known_tool(word: &str) -> bool {
+    let w = word.trim();
+    let w = w
+        .strip_prefix('"')
+        .and_then(|w| w.strip_suffix('"'))
+        .unwrap_or(w);
+    let inner = w
+        .strip_prefix("$(")
+        .and_then(|w| w.strip_suffix(')'))
+        .or_else(|| w.strip_prefix('`').and_then(|w| w.strip_suffix('`')));
+    inner.is_some_and(|i| {
+        EVAL_TOOLS.contains(&i.split_whitespace().collect::<Vec<_>>().join(" ").as_str())
+    })
 }

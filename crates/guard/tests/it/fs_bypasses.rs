@@ -317,13 +317,12 @@ fn r2_f3_find_removes_build_debris() {
         "find /tmp/build -delete",
         "find \"$TMPDIR\" -name 'x*' -exec rm -rf {} +",
     ] {
-        if c.contains("-prune") {
-            // `-prune` is not modelled: stays denied.
-            assert_blocked(c);
-        } else {
-            assert_allowed(c);
-        }
+        // `-prune` only stops find descending into what it removes (issue 36: cache and
+        // build-output deletes are everyday work).
+        assert_allowed(c);
     }
+    // A source directory is not a cache, pruned or not.
+    assert_blocked("find . -name src -prune -exec rm -rf {} +");
     let mut ctx = corpus_context();
     ctx.tracked = Arc::new(
         ["src/a.o", "lib/__pycache__/keep.pyc", "README.md"]

@@ -1,0 +1,287 @@
+//! The guard's figures (issue 36, docs/guard.md "Figures"): the false-positive rate on the
+//! everyday set, the block rate on the attack sets, per family, and the in-process decision
+//! median over the everyday set. Run with `cargo bench -p pawl-guard --bench figures`;
+//! `PAWL_GUARD_FIGURES_LIST=1` also prints every wrong decision.
+//!
+//! The everyday set is mined from public repositories, so it lives outside the crate, in the
+//! steering repository's `shared/reference/guard-everyday/everyday.tsv` (found next to the
+//! workspace, or at `$PAWL_GUARD_EVERYDAY`); its columns are
+//! `label<TAB>why<TAB>kind<TAB>source<TAB>command`. The attack sets are this crate's rows.
+
+#![allow(clippy::print_stdout)]
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use pawl_guard::{Context, Guard, Input, Policy, TrackedSet};
+
+const ROUNDS: usize = 5;
+
+fn context() -> Context {
+    let mut ctx = Context::new("/home/dev/repo");
+    ctx.repo_root = Some("/home/dev/repo".into());
+    ctx.branch = Some("feat/guard".into());
+    ctx.run_active = true;
+    ctx.home = Some("/home/dev".into());
+    ctx.tmpdir = Some("/var/tmp/agent-tmp".into());
+    ctx.containers = true;
+    let tracked: TrackedSet = [
+        "README.md",
+        "Cargo.toml",
+        "Cargo.lock",
+        "package.json",
+        ".gitignore",
+        "CHANGELOG.md",
+        "src/main.rs",
+        "src/lib.rs",
+        "docs/guide.md",
+        ".github/workflows/ci.yml",
+    ]
+    .into_iter()
+    .collect();
+    ctx.tracked = Arc::new(tracked);
+    ctx
+}
+
+/// `\n` is a newline, `\t` a tab, `\\` one backslash; any other backslash is itself.
+fn unescape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            match chars.peek() {
+                Some('n') => out.push('\n'),
+                Some('t') => out.push('\t'),
+                Some('\\') => out.push('\\'),
+                _ => {
+                    out.push(c);
+                    continue;
+                }
+            }
+            chars.next();
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+struct Row {
+    family: String,
+    attack: bool,
+    command: String,
+}
+
+fn everyday_path() -> PathBuf {
+    if let Some(p) = std::env::var_os("PAWL_GUARD_EVERYDAY") {
+        return p.into();
+    }
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/reference/guard-everyday/everyday.tsv")
+}
+
+fn everyday() -> Vec<Row> {
+    let path = everyday_path();
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        println!(
+            "everyday set not found at {} (set PAWL_GUARD_EVERYDAY)",
+            path.display()
+        );
+        return Vec::new();
+    };
+    text.lines()
+        .filter_map(|l| {
+            let c: Vec<&str> = l.splitn(5, '\t').collect();
+            let [label, _why, kind, _source, command] = c[..] else {
+                return None;
+            };
+            Some(Row {
+                family: kind.to_string(),
+                attack: label == "deny",
+                command: unescape(command),
+            })
+        })
+        .collect()
+}
+
+fn data(name: &str) -> String {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(name);
+    std::fs::read_to_string(&p).unwrap_or_default()
+}
+
+/// The attacks: every row the crate's tables expect denied (or know as a gap), by family.
+fn attacks() -> Vec<Row> {
+    let mut rows = Vec::new();
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .map(|d| d.filter_map(Result::ok).map(|e| e.path()).collect())
+        .unwrap_or_default();
+    files.sort();
+    for p in files {
+        let name = p
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or("")
+            .to_string();
+        let Some(stem) = name
+            .strip_prefix("classes-")
+            .and_then(|n| n.strip_suffix(".tsv"))
+        else {
+            continue;
+        };
+        for line in std::fs::read_to_string(&p).unwrap_or_default().lines() {
+            if line.starts_with('#') {
+                continue;
+            }
+            let c: Vec<&str> = line.splitn(4, '\t').collect();
+            let [class, expect, _rule, command] = c[..] else {
+                continue;
+            };
+            if expect != "deny" && expect != "gap" {
+                continue;
+            }
+            // The new families are reported one by one; the older rounds per file.
+            let family = if stem == "indirection" || stem == "effects" {
+                format!("{stem}/{class}")
+            } else {
+                format!("rounds/{stem}")
+            };
+            rows.push(Row {
+                family,
+                attack: true,
+                command: unescape(command),
+            });
+        }
+    }
+    for line in data("reach.tsv").lines() {
+        let c: Vec<&str> = line.splitn(3, '\t').collect();
+        if let [expect, _rule, command] = c[..]
+            && expect == "deny"
+        {
+            rows.push(Row {
+                family: "rounds/reach".into(),
+                attack: true,
+                command: unescape(command),
+            });
+        }
+    }
+    for line in data("guard-corpus.tsv").lines() {
+        if let Some(("block", command)) = line.split_once('\t') {
+            rows.push(Row {
+                family: "shared corpus (written apart)".into(),
+                attack: true,
+                command: command.replace("\\n", "\n"),
+            });
+        }
+    }
+    rows
+}
+
+fn percentile(sorted: &[Duration], p: f64) -> Duration {
+    if sorted.is_empty() {
+        return Duration::ZERO;
+    }
+    let index = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+    sorted[index.min(sorted.len() - 1)]
+}
+
+fn main() {
+    let ctx = context();
+    let Ok(guard) = Guard::new(&Policy::default()) else {
+        println!("default policy failed to compile");
+        return;
+    };
+    let list = std::env::var_os("PAWL_GUARD_FIGURES_LIST").is_some();
+    let every = everyday();
+
+    // Everyday: rows labelled allow that the guard denies are false positives.
+    let mut fp: BTreeMap<String, (usize, usize)> = BTreeMap::new();
+    let mut fp_rules: BTreeMap<String, usize> = BTreeMap::new();
+    let mut denied_ok: BTreeMap<String, (usize, usize)> = BTreeMap::new();
+    let mut samples = Vec::with_capacity(every.len() * ROUNDS);
+    for round in 0..ROUNDS {
+        for row in &every {
+            let input = Input::shell(row.command.as_str());
+            let start = Instant::now();
+            let d = guard.evaluate(&input, &ctx);
+            samples.push(start.elapsed());
+            if round > 0 {
+                continue;
+            }
+            if row.attack {
+                let e = denied_ok.entry(row.family.clone()).or_default();
+                e.0 += 1;
+                e.1 += usize::from(d.is_deny());
+                if list && d.is_allow() {
+                    println!(
+                        "MISS-EVERYDAY\t{}\t{}",
+                        row.family,
+                        row.command.replace('\n', "\\n")
+                    );
+                }
+            } else {
+                let e = fp.entry(row.family.clone()).or_default();
+                e.0 += 1;
+                if d.is_deny() {
+                    e.1 += 1;
+                    let rule = d.rule.map(|r| r.as_str().to_string()).unwrap_or_default();
+                    *fp_rules.entry(rule.clone()).or_default() += 1;
+                    if list {
+                        println!(
+                            "FP\t{rule}\t{}\t{}\t{}",
+                            row.family,
+                            row.command.replace('\n', "\\n"),
+                            d.reason.replace('\n', " ")
+                        );
+                    }
+                }
+            }
+        }
+    }
+    let (all, bad) = fp.values().fold((0, 0), |a, v| (a.0 + v.0, a.1 + v.1));
+    println!("everyday set: {} rows ({all} labelled allow)", every.len());
+    println!("  false positives: {bad}/{all} = {:.2}%", pct(bad, all));
+    for (family, (n, d)) in &fp {
+        println!("    {family:<28} {d:>4}/{n:<5} {:>6.2}%", pct(*d, *n));
+    }
+    println!("  by rule: {fp_rules:?}");
+    let (dn, dd) = denied_ok
+        .values()
+        .fold((0, 0), |a, v| (a.0 + v.0, a.1 + v.1));
+    println!("  labelled deny, denied: {dd}/{dn} = {:.2}%", pct(dd, dn));
+    samples.sort();
+    println!(
+        "  decision over the everyday set x {ROUNDS}: median {:?}, p99 {:?}",
+        percentile(&samples, 0.5),
+        percentile(&samples, 0.99)
+    );
+
+    // Attacks: the share denied, per family.
+    let mut by: BTreeMap<String, (usize, usize)> = BTreeMap::new();
+    for row in attacks() {
+        let d = guard.evaluate(&Input::shell(row.command.as_str()), &ctx);
+        let e = by.entry(row.family.clone()).or_default();
+        e.0 += 1;
+        e.1 += usize::from(d.is_deny());
+        if list && d.is_allow() {
+            println!("MISS\t{}\t{}", row.family, row.command.replace('\n', "\\n"));
+        }
+    }
+    let (an, ad) = by.values().fold((0, 0), |a, v| (a.0 + v.0, a.1 + v.1));
+    println!("attack sets: {ad}/{an} blocked = {:.2}%", pct(ad, an));
+    for (family, (n, d)) in &by {
+        println!("    {family:<44} {d:>4}/{n:<5} {:>6.2}%", pct(*d, *n));
+    }
+}
+
+fn pct(part: usize, whole: usize) -> f64 {
+    if whole == 0 {
+        0.0
+    } else {
+        part as f64 * 100.0 / whole as f64
+    }
+}

@@ -1,0 +1,101 @@
+//! Issue 36: denials name the effect and the nearest allowed form; a container run that mounts
+//! the working tree depends on `[sandbox] containers` (`Context::containers`).
+
+use pawl_guard::{Input, Policy, RuleId, evaluate};
+
+use crate::support::{corpus_context, decide};
+
+#[track_caller]
+fn denied_naming(command: &str, rule: RuleId, parts: &[&str]) {
+    let d = decide(command);
+    assert!(d.is_deny(), "expected deny for {command:?}, got {d:?}");
+    assert_eq!(d.rule, Some(rule), "{command:?}: {d:?}");
+    for part in parts {
+        assert!(
+            d.reason.contains(part),
+            "{command:?}: reason {:?} lacks {part:?}",
+            d.reason
+        );
+    }
+}
+
+#[test]
+fn denials_name_the_effect_and_the_nearest_allowed_form() {
+    denied_naming(
+        "npm i -g typescript",
+        RuleId::Persist,
+        &["global install", "npm install -D"],
+    );
+    denied_naming(
+        "pip install --user black",
+        RuleId::Persist,
+        &["without `--user`"],
+    );
+    denied_naming("cargo install ripgrep", RuleId::Persist, &["cargo build"]);
+    denied_naming(
+        "go install golang.org/x/tools/gopls@latest",
+        RuleId::Persist,
+        &["go run"],
+    );
+    denied_naming(
+        "git config --global core.editor vim",
+        RuleId::Persist,
+        &["--local"],
+    );
+    denied_naming(
+        "systemctl enable --now app",
+        RuleId::Persist,
+        &["service", "systemctl status"],
+    );
+    denied_naming(
+        "kubectl apply -f deploy.yaml",
+        RuleId::Publish,
+        &["cannot be taken back", "--dry-run=client"],
+    );
+    denied_naming("terraform apply", RuleId::Publish, &["terraform plan"]);
+    denied_naming("make publish", RuleId::Publish, &["publishes", "-n"]);
+    denied_naming(
+        "git restore .",
+        RuleId::GitDestructive,
+        &["git restore <file>"],
+    );
+    denied_naming(
+        "fallocate -l 500G big.bin",
+        RuleId::Exhaustion,
+        &["bounded"],
+    );
+}
+
+#[test]
+fn a_container_mounting_the_working_tree_needs_the_sandbox_setting() {
+    let cmd = r#"docker run --rm -v "$PWD":/app -w /app node:20 npm test"#;
+    let mut ctx = corpus_context();
+    let d = evaluate(&Input::shell(cmd), &ctx, &Policy::default());
+    assert!(d.is_deny(), "{d:?}");
+    assert_eq!(d.rule, Some(RuleId::ContainerMount));
+    assert!(
+        d.reason.contains("[sandbox] containers = true"),
+        "{}",
+        d.reason
+    );
+    assert!(d.reason.contains(":ro"), "{}", d.reason);
+
+    ctx.containers = true;
+    let d = evaluate(&Input::shell(cmd), &ctx, &Policy::default());
+    assert!(d.is_allow(), "{d:?}");
+    // The setting is about the working tree, not the host, HOME or the Docker socket.
+    for host in [
+        "docker run -v /:/host alpine true",
+        "docker run -v /var/run/docker.sock:/var/run/docker.sock alpine true",
+        "docker run -v /home/dev:/h alpine true",
+        "docker run --privileged -v \"$PWD\":/app alpine true",
+        // The working tree with a command that could reach `.git` or `.pawl`.
+        "docker run -v $PWD:/w -w /w alpine rm -rf .git",
+        "docker run -v $(pwd):/app node sh -c 'rm -rf /app'",
+        "docker run --volume=/home/dev/repo:/w alpine",
+        "docker run -v .:/src python:3.12 python -c 'import shutil; shutil.rmtree(\"/src/.pawl\")'",
+    ] {
+        let d = evaluate(&Input::shell(host), &ctx, &Policy::default());
+        assert!(d.is_deny(), "{host}: {d:?}");
+    }
+}
