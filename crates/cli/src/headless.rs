@@ -400,16 +400,9 @@ pub fn drive_with_answers(
     } else {
         ctx.say(format!(
             "[pawl] {} · stop reason: {} · verdict {} · report: {rel}",
-            if end.reason == pawl_core::StopReason::Verified {
-                "done, verified by pawl"
-            } else {
-                "stopped"
-            },
+            report.verdict.outcome(end.reason),
             end.reason,
-            serde_json::to_value(report.verdict)
-                .ok()
-                .and_then(|v| v.as_str().map(str::to_string))
-                .unwrap_or_default()
+            report.verdict.name()
         ))?;
         if end.reason == pawl_core::StopReason::AwaitingUser
             && let Some(b) = store.awaited_blocker(&run.id)?

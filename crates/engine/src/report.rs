@@ -31,6 +31,39 @@ pub enum Verdict {
     Research,
 }
 
+impl Verdict {
+    /// The verdict as the report writes it (`SHIP`, `RESEARCH`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            Verdict::Ship => "SHIP",
+            Verdict::Review => "REVIEW",
+            Verdict::Unproven => "UNPROVEN",
+            Verdict::Monitor => "MONITOR",
+            Verdict::Research => "RESEARCH",
+        }
+    }
+
+    /// How a finished run is announced: "done, verified by pawl" only for a verified stop whose
+    /// verdict is SHIP. A verified stop with another verdict says the checks pass and why it is
+    /// not done; any other stop says it stopped.
+    pub fn outcome(self, reason: StopReason) -> String {
+        match (reason, self) {
+            (StopReason::Verified, Verdict::Ship) => "done, verified by pawl".to_owned(),
+            (StopReason::Verified, v) => format!(
+                "checks pass, but not done: verdict {} ({}; the report says why)",
+                v.name(),
+                match v {
+                    Verdict::Review => "the tests were changed",
+                    Verdict::Unproven => "nothing could have disproved it",
+                    Verdict::Monitor => "something is verified only by review",
+                    _ => "something is unverified or assumed",
+                }
+            ),
+            _ => "stopped".to_owned(),
+        }
+    }
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct CriterionLine {
     #[serde(flatten)]
@@ -860,4 +893,36 @@ pub fn markdown(r: &Report) -> String {
         None => o.push_str("No pre-run commit was recorded.\n"),
     }
     o
+}
+
+#[cfg(test)]
+mod outcome_tests {
+    use super::*;
+
+    #[test]
+    fn only_a_verified_ship_is_announced_as_done() {
+        let all = [
+            Verdict::Ship,
+            Verdict::Review,
+            Verdict::Unproven,
+            Verdict::Monitor,
+            Verdict::Research,
+        ];
+        for v in all {
+            let line = v.outcome(StopReason::Verified);
+            assert_eq!(
+                line.contains("done, verified by pawl"),
+                v == Verdict::Ship,
+                "{v:?}: {line}"
+            );
+            if v != Verdict::Ship {
+                assert!(line.contains(v.name()), "{line}");
+            }
+            let serialized = serde_json::to_value(v).unwrap();
+            assert_eq!(serialized, v.name(), "name() is the serialized verdict");
+            for reason in [StopReason::MaxIterations, StopReason::Tampered] {
+                assert_eq!(v.outcome(reason), "stopped");
+            }
+        }
+    }
 }

@@ -1024,7 +1024,11 @@ fn end(
         let _ = crate::knowledge::learn(&ctx, store, &run, reason == StopReason::Verified);
     }
     let what = if reason == StopReason::Verified {
-        "done, verified by pawl".to_string()
+        // "done" only for SHIP: the verdict is the report's (finish_run has just written it).
+        match pawl_engine::report::build(store, run_id, root) {
+            Ok(report) => report.verdict.outcome(reason),
+            Err(_) => "stopped: verified checks, verdict unknown (see the report)".to_string(),
+        }
     } else {
         format!(
             "stopped: {reason} (exit code {})",

@@ -26,6 +26,7 @@ mod parallel_flow;
 mod pipeline;
 mod pipeline_real;
 mod reach;
+mod readme;
 mod review;
 mod sandbox;
 mod sealed;
