@@ -492,7 +492,16 @@ mod tests {
         assert_eq!(
             names,
             [
-                "rust", "node", "python", "go", "dotnet", "maven", "gradle", "make", "just"
+                "rust",
+                "node",
+                "python",
+                "python-tests",
+                "go",
+                "dotnet",
+                "maven",
+                "gradle",
+                "make",
+                "just"
             ]
         );
         assert!(set.tools().contains("cargo-nextest"));
