@@ -7,11 +7,13 @@
 #   eval "$(.ci/install-agents.sh)"       # run as a program it prints `export ...` lines on stdout
 #
 # Cache directory: ${PAWL_AGENT_CACHE:-$HOME/.cache/pawl-agents}. An install whose package.json already
-# carries the pinned version is reused as is. Progress goes to stderr; only export lines go to stdout.
+# carries the pinned version (.ci/agent-versions) is reused as is. Progress goes to stderr; only
+# export lines go to stdout.
 
-PAWL_CLAUDE_VERSION="2.1.329"
-PAWL_CODEX_VERSION="0.169.0"
-PAWL_GEMINI_VERSION="0.61.0"
+# The pinned versions live in one file, .ci/agent-versions, which everything else reads too.
+_pawl_pins="$(dirname "${BASH_SOURCE[0]}")/agent-versions"
+# shellcheck source=agent-versions
+. "$_pawl_pins" || { printf 'install-agents: cannot read %s\n' "$_pawl_pins" >&2; return 1 2>/dev/null || exit 1; }
 
 _pawl_log() { printf 'install-agents: %s\n' "$*" >&2; }
 

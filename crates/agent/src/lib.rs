@@ -19,6 +19,7 @@ pub mod command;
 pub mod env;
 mod factory;
 pub mod gemini;
+pub mod pins;
 pub mod replay;
 pub mod transcript;
 

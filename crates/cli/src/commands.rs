@@ -80,7 +80,14 @@ pub fn dispatch_anywhere(cli: &Cli) -> Option<CliResult<ExitCode>> {
         Command::Serve(args) => Some(serve::run(args, cli.dir.as_deref(), cli.json)),
         Command::Dashboard(args) => Some(serve::dashboard(args, cli.json)),
         // A shared store's runs are listed from anywhere.
-        Command::Runs(args) if args.store.is_some() => Some(runs::run_store(args, cli.json)),
+        Command::Runs(args) if args.store.is_some() => Some(runs::run_store(
+            args,
+            args.store.as_deref().unwrap_or_default(),
+            cli.json,
+        )),
+        // Outside any clone, `PAWL_STORE_URL`'s store is the one there is to list.
+        Command::Runs(args) => runs::store_url_outside_clone(cli.dir.as_deref())
+            .map(|url| runs::run_env_store(args, &url, cli.json)),
         // Fleet plans and budgets need no repository.
         Command::Fleet(cmd) => Some(fleet::run(cmd, cli.json)),
         _ => None,

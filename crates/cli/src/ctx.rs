@@ -114,6 +114,15 @@ impl Ctx {
         Ok(store)
     }
 
+    /// The shared store's URL (`[store] url` / `PAWL_STORE_URL`), when runs are kept outside the
+    /// clone.
+    pub fn store_url(&self) -> Option<String> {
+        self.store_settings()
+            .ok()
+            .map(|s| s.url)
+            .filter(|u| !u.is_empty())
+    }
+
     /// Whether this clone's runs are kept in a store outside it (`[store] url`, a fleet's): what
     /// only the clone holds (a run's report and diff) is then published into the store when a
     /// run stops (`pawl_engine::publish`).

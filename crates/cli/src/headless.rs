@@ -410,10 +410,7 @@ pub fn drive_with_answers(
                 "stopped"
             },
             end.reason,
-            serde_json::to_value(report.verdict)
-                .ok()
-                .and_then(|v| v.as_str().map(str::to_string))
-                .unwrap_or_default()
+            report.verdict.as_str()
         ))?;
         if end.reason == pawl_core::StopReason::AwaitingUser
             && let Some(b) = store.awaited_blocker(&run.id)?

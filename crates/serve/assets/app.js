@@ -62,6 +62,22 @@ async function api(path, opts) {
   return { status: resp.status, body };
 }
 
+// A refused or failed API call, with the server's own message (never a TypeError on a body
+// that has no runs): thrown by `must`, shown by `main` in the page and the message line.
+class ApiFailure extends Error {}
+
+function must(resp) {
+  if (resp.status >= 200 && resp.status < 300) return resp.body;
+  const b = resp.body;
+  const text = b && typeof b === "object" && b.message ? b.message : (typeof b === "string" && b ? b : "the server answered " + resp.status);
+  throw new ApiFailure(text);
+}
+
+function showFailure(text) {
+  $("#main").replaceChildren(el("h1", {}, "The server refused this page"), el("p", { id: "api-error" }, text));
+  say(text, "error");
+}
+
 function showLogin() {
   const main = $("#main");
   main.replaceChildren(
@@ -93,7 +109,7 @@ function soon(fn) {
 // ---- the runs page ----
 
 async function runsPage() {
-  const { body } = await api("/runs?limit=200");
+  const body = must(await api("/runs?limit=200"));
   const main = $("#main");
   const rows = body.runs.map((r) => el("tr", { "data-run": r.id },
     el("td", {}, el("a", { href: "/run?id=" + encodeURIComponent(r.id) }, r.goal.slice(0, 80)),
@@ -225,7 +241,7 @@ async function loadRun(id) {
 
 async function loadRunNow(id) {
   const [run, its, report] = await Promise.all([api(`/runs/${id}`), api(`/runs/${id}/iterations`), api(`/runs/${id}/report`)]);
-  if (run.status !== 200) { $("#main").replaceChildren(el("h1", {}, run.body.message)); return false; }
+  try { must(run); must(its); } catch (e) { if (!(e instanceof ApiFailure)) throw e; showFailure(e.message); return false; }
   const events = $("#events") ? $("#events").textContent : "";
   renderRun(run.body, its.body.iterations || [], report.status === 200 ? report.body : null);
   $("#events").textContent = events;
@@ -271,7 +287,8 @@ async function main() {
       follow("/events/stream", () => soon(runsPage));
     }
   } catch (e) {
-    if (e.message !== "unauthorized") say(String(e), "error");
+    if (e instanceof ApiFailure) showFailure(e.message);
+    else if (e.message !== "unauthorized") say(String(e), "error");
   }
 }
 

@@ -15,8 +15,14 @@ use pawl_testkit::{MockServer, Scenario, ToolCall, Turn};
 
 use crate::common::{StepRun, run_step};
 
-const CLAUDE_VERSION: &str = "2.1.329";
-const CODEX_VERSION: &str = "0.169.0";
+/// The tested versions, from `.ci/agent-versions`.
+fn claude_version() -> &'static str {
+    pawl_agent::pins::tested("claude").expect("claude pinned in .ci/agent-versions")
+}
+
+fn codex_version() -> &'static str {
+    pawl_agent::pins::tested("codex").expect("codex pinned in .ci/agent-versions")
+}
 
 fn cache() -> Option<PathBuf> {
     match std::env::var_os("PAWL_AGENT_CACHE") {
@@ -38,7 +44,7 @@ fn find(var: &str, cached: Option<PathBuf>) -> Option<PathBuf> {
 
 fn claude_bin() -> Option<PathBuf> {
     let cached = cache().and_then(|c| {
-        let modules = c.join(format!("claude-code-{CLAUDE_VERSION}/node_modules"));
+        let modules = c.join(format!("claude-code-{}/node_modules", claude_version()));
         let wrapper = modules.join(".bin/claude");
         // Without its postinstall the wrapper is a stub; the platform package has the binary.
         if std::fs::metadata(&wrapper).is_ok_and(|m| m.len() >= 100_000) {
@@ -54,7 +60,8 @@ fn claude_bin() -> Option<PathBuf> {
 }
 
 fn codex_bin() -> Option<PathBuf> {
-    let cached = cache().map(|c| c.join(format!("codex-{CODEX_VERSION}/node_modules/.bin/codex")));
+    let cached =
+        cache().map(|c| c.join(format!("codex-{}/node_modules/.bin/codex", codex_version())));
     find("PAWL_CODEX_BIN", cached)
 }
 
@@ -297,7 +304,7 @@ fn real_claude_through_the_adapter() {
         "{one:#?}"
     );
     sandbox.record(
-        &format!("claude-{CLAUDE_VERSION}-write.jsonl"),
+        &format!("claude-{}-write.jsonl", claude_version()),
         &raw,
         &server,
     );
@@ -369,7 +376,11 @@ fn real_codex_through_the_adapter() {
     assert!(
         matches!(one.result(), Some(AgentEvent::Result { cost_estimated: true, cost_usd: Some(c), .. }) if *c > 0.0)
     );
-    sandbox.record(&format!("codex-{CODEX_VERSION}-write.jsonl"), &raw, &server);
+    sandbox.record(
+        &format!("codex-{}-write.jsonl", codex_version()),
+        &raw,
+        &server,
+    );
 
     let (two, _) = step(
         &mut adapter,
@@ -456,7 +467,7 @@ fn real_claude_giving_up_on_a_429_is_a_rate_limit() {
         "{run:#?}"
     );
     sandbox.record(
-        &format!("claude-{CLAUDE_VERSION}-429-gave-up.jsonl"),
+        &format!("claude-{}-429-gave-up.jsonl", claude_version()),
         &raw,
         &server,
     );
@@ -511,7 +522,7 @@ fn real_codex_giving_up_on_a_429_is_a_rate_limit() {
         "{run:#?}"
     );
     sandbox.record(
-        &format!("codex-{CODEX_VERSION}-429-gave-up.jsonl"),
+        &format!("codex-{}-429-gave-up.jsonl", codex_version()),
         &raw,
         &server,
     );

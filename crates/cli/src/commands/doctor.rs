@@ -24,13 +24,12 @@ use crate::error::{CliError, CliResult};
 #[derive(Debug, Args)]
 pub struct DoctorArgs {}
 
-/// The agent CLIs pawl drives: program, the version its real-client tests run (pinned in
-/// `.ci/install-agents.sh`; a test keeps the two equal), the npm package, and where its
-/// credentials can be (variables, then files under the home directory).
+/// The agent CLIs pawl drives: program, the npm package, and where its credentials can be
+/// (variables, then files under the home directory). The version its real-client tests run is
+/// read from `.ci/agent-versions` ([`Agent::tested`], through `pawl_agent::pins`).
 pub const TESTED_AGENTS: &[Agent] = &[
     Agent {
         program: "claude",
-        tested: "2.1.329",
         package: "@anthropic-ai/claude-code",
         env: &[
             "ANTHROPIC_API_KEY",
@@ -44,7 +43,6 @@ pub const TESTED_AGENTS: &[Agent] = &[
     },
     Agent {
         program: "codex",
-        tested: "0.169.0",
         package: "@openai/codex",
         env: &["OPENAI_API_KEY", "CODEX_API_KEY"],
         files: &[".codex/auth.json"],
@@ -52,7 +50,6 @@ pub const TESTED_AGENTS: &[Agent] = &[
     },
     Agent {
         program: "gemini",
-        tested: "0.61.0",
         package: "@google/gemini-cli",
         env: &[
             "GEMINI_API_KEY",
@@ -67,11 +64,17 @@ pub const TESTED_AGENTS: &[Agent] = &[
 /// One agent CLI pawl knows.
 pub struct Agent {
     pub program: &'static str,
-    pub tested: &'static str,
     pub package: &'static str,
     pub env: &'static [&'static str],
     pub files: &'static [&'static str],
     pub login: &'static str,
+}
+
+impl Agent {
+    /// The version pawl's real-client tests run, from `.ci/agent-versions`.
+    pub fn tested(&self) -> &'static str {
+        pawl_agent::pins::tested(self.program).unwrap_or("unknown")
+    }
 }
 
 /// How long `<cli> --version` may take.
@@ -272,7 +275,8 @@ pub fn run(dir: Option<&Path>, json: bool) -> CliResult<ExitCode> {
                         Status::Fail,
                         format!(
                             "install it: `npm install -g {}@{}`",
-                            agent.package, agent.tested
+                            agent.package,
+                            agent.tested()
                         ),
                     )
                 } else {
@@ -286,28 +290,37 @@ pub fn run(dir: Option<&Path>, json: bool) -> CliResult<ExitCode> {
                         agent.program
                     )
                 };
-                r.add("agents", agent.program, status, detail, fix).tested = Some(agent.tested);
+                r.add("agents", agent.program, status, detail, fix).tested = Some(agent.tested());
             }
             Some(found) => {
                 let v = version(&found);
+                let tested = agent.tested();
                 let (status, detail, fix) = match &v {
-                    Some(v) if v.contains(agent.tested) => (
-                        Status::Ok,
-                        format!("{v} ({}; {role})", found.display()),
-                        String::new(),
-                    ),
-                    Some(v) => (
-                        Status::Warn,
-                        format!(
-                            "{v} ({}; {role}); pawl is tested with {}",
-                            found.display(),
-                            agent.tested
+                    Some(v) => match pawl_agent::pins::compare(v, tested) {
+                        Some(std::cmp::Ordering::Equal) => (
+                            Status::Ok,
+                            format!("{v}, the tested version ({}; {role})", found.display()),
+                            String::new(),
                         ),
-                        format!(
-                            "`npm install -g {}@{}` for the tested version, or expect differences in its event stream",
-                            agent.package, agent.tested
-                        ),
-                    ),
+                        other => {
+                            let how = match other {
+                                Some(std::cmp::Ordering::Less) => "older than",
+                                Some(_) => "newer than",
+                                None => "not recognisably",
+                            };
+                            (
+                                Status::Warn,
+                                format!(
+                                    "{v} is {how} the version pawl is tested with, {tested} ({}; {role})",
+                                    found.display()
+                                ),
+                                format!(
+                                    "`npm install -g {}@{tested}` for the tested version, or expect differences in its event stream and hooks",
+                                    agent.package
+                                ),
+                            )
+                        }
+                    },
                     None => (
                         if configured {
                             Status::Fail
@@ -319,15 +332,12 @@ pub fn run(dir: Option<&Path>, json: bool) -> CliResult<ExitCode> {
                             agent.program,
                             found.display()
                         ),
-                        format!(
-                            "reinstall it: `npm install -g {}@{}`",
-                            agent.package, agent.tested
-                        ),
+                        format!("reinstall it: `npm install -g {}@{tested}`", agent.package),
                     ),
                 };
                 let c = r.add("agents", agent.program, status, detail, fix);
                 c.version = v;
-                c.tested = Some(agent.tested);
+                c.tested = Some(agent.tested());
                 // Credentials: only whether they are there, by name.
                 let vars: Vec<&str> = agent
                     .env
@@ -357,11 +367,27 @@ pub fn run(dir: Option<&Path>, json: bool) -> CliResult<ExitCode> {
                 } else {
                     let mut found: Vec<String> =
                         vars.iter().map(|v| format!("{v} is set")).collect();
-                    found.extend(files.into_iter().map(|f| format!("{f} exists")));
+                    found.extend(files.iter().map(|f| format!("{f} exists")));
                     r.add("agents", name, Status::Ok, found.join(", "), "");
+                }
+                if agent.program == "gemini" {
+                    gemini_account_check(&mut r, &vars, !files.is_empty(), configured);
                 }
             }
         }
+    }
+    // The Antigravity CLI, Gemini CLI's successor for individual Google accounts: said, not driven.
+    if let Some(agy) = crate::project::which("agy", &path) {
+        r.add(
+            "agents",
+            "agy",
+            Status::Ok,
+            format!(
+                "the Antigravity CLI is installed ({}); pawl does not drive it: no adapter, no hooks",
+                agy.display()
+            ),
+            "",
+        );
     }
     if let Some(config) = &config {
         let kind = config.agent.kind.to_string();
@@ -460,6 +486,40 @@ pub fn run(dir: Option<&Path>, json: bool) -> CliResult<ExitCode> {
     } else {
         ExitCode::Error
     })
+}
+
+/// What a Gemini CLI account can do. Google stopped serving Gemini CLI to individual Google
+/// sign-ins (free, Google AI Pro and Ultra) on 2026-06-18 and points them to the Antigravity CLI
+/// (`agy`); a Gemini API key, Vertex AI and organization (Code Assist Standard/Enterprise)
+/// accounts still work (docs/agents.md, "Gemini CLI and the Antigravity CLI", has the sources).
+fn gemini_account_check(r: &mut Report, vars: &[&str], oauth_file: bool, configured: bool) {
+    if !vars.is_empty() {
+        r.add(
+            "agents",
+            "gemini account",
+            Status::Ok,
+            format!(
+                "{}: an API key or Vertex AI, which Gemini CLI still serves",
+                vars.join(", ")
+            ),
+            "",
+        );
+    } else if oauth_file {
+        r.add(
+            "agents",
+            "gemini account",
+            if configured {
+                Status::Fail
+            } else {
+                Status::Warn
+            },
+            "only a Google sign-in (~/.gemini/oauth_creds.json): since 2026-06-18 Gemini CLI no \
+             longer serves individual accounts (free, Google AI Pro, Ultra; it answers \
+             IneligibleTierError), only organization (Code Assist Standard/Enterprise) accounts",
+            "set GEMINI_API_KEY (Google AI Studio) or use Vertex AI; pawl does not drive the \
+             Antigravity CLI (agy) that Google offers individual accounts instead",
+        );
+    }
 }
 
 /// Gates, dependencies and ignored outputs.

@@ -4,7 +4,9 @@
 //! next page `--after` the last run of this one (`next` in the JSON); the totals are always
 //! those of every run.
 //! `pawl runs --store <url>` lists every run of a shared store (a fleet's: every clone, every
-//! machine), anywhere, with totals per fleet and each fleet's budget.
+//! machine), anywhere, with totals per fleet and each fleet's budget. With `PAWL_STORE_URL` (or
+//! `[store] url`) set, `pawl runs` outside any clone, or in a clone that started none of the
+//! store's runs, lists the store's runs too and says so on stderr: never a silent empty list.
 //! The verdict is the report's ([`pawl_engine::report::verdict_of`]); a run still being worked
 //! on has none yet. The JSON shape is documented by `pawl schema runs`.
 
@@ -97,21 +99,59 @@ pub fn run(ctx: &mut Ctx, args: &RunsArgs) -> CliResult<ExitCode> {
     if args.limit == Some(0) {
         return Err(CliError::Usage("--limit must be at least 1".into()));
     }
+    let shared = ctx.store_url();
     let store = ctx.store()?;
     let repo = ctx.root.display().to_string();
     let mut history = history(&store, args, &|_| repo.clone())?;
+    if let Some(url) = shared.filter(|_| history.totals.runs == 0) {
+        // A shared store where this clone has started nothing (an observer's repository): the
+        // store's runs, said so, never a silent empty list.
+        drop(store);
+        say_note(&format!(
+            "this clone has started no run in the shared store {}; listing every run of it (as `pawl runs --store`)",
+            pawl_store::db::redact(&url)
+        ));
+        return run_store(args, &url, ctx.json);
+    }
     history.of = repo;
     ctx.emit(&history, || human(&history))?;
     Ok(ExitCode::Done)
 }
 
+/// The shared store's URL in `PAWL_STORE_URL` when pawl is started outside any git clone
+/// (`-C <dir>` or the working directory): `pawl runs` there lists that store's runs.
+pub fn store_url_outside_clone(dir: Option<&std::path::Path>) -> Option<String> {
+    let url = std::env::var("PAWL_STORE_URL")
+        .ok()
+        .filter(|u| !u.is_empty())?;
+    let start = match dir {
+        Some(d) => d.to_path_buf(),
+        None => std::env::current_dir().ok()?,
+    };
+    crate::ctx::find_repo_root(&start).is_none().then_some(url)
+}
+
+/// A line on stderr saying what is listed (it never goes into `--json`'s stdout).
+fn say_note(text: &str) {
+    use std::io::Write as _;
+    let _ = writeln!(std::io::stderr(), "pawl: {text}");
+}
+
+/// `pawl runs` outside a clone with `PAWL_STORE_URL` set: that store's runs, said so.
+pub fn run_env_store(args: &RunsArgs, url: &str, json: bool) -> CliResult<ExitCode> {
+    say_note(&format!(
+        "not in a git clone: listing every run of the shared store PAWL_STORE_URL names ({})",
+        pawl_store::db::redact(url)
+    ));
+    run_store(args, url, json)
+}
+
 /// `pawl runs --store <url>`: every run of the store, anywhere (no repository needed); a run's
 /// `repo` is the clone that started it (`host:path`).
-pub fn run_store(args: &RunsArgs, json: bool) -> CliResult<ExitCode> {
+pub fn run_store(args: &RunsArgs, url: &str, json: bool) -> CliResult<ExitCode> {
     if args.limit == Some(0) {
         return Err(CliError::Usage("--limit must be at least 1".into()));
     }
-    let url = args.store.as_deref().unwrap_or_default();
     if url.is_empty() {
         return Err(CliError::Usage(
             "--store needs a URL (postgres://…) or a path".into(),

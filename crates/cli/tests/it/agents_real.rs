@@ -36,7 +36,10 @@ const FIX_MUL: &str = "sed -i 's/a \\*\\* b/a * b/' calc.py";
 const FIX_BOTH: &str = "sed -i -e 's/a - b/a + b/' -e 's/a \\*\\* b/a * b/' calc.py";
 const GOAL: &str = "make the calculator in calc.py correct";
 
-const GEMINI_VERSION: &str = "0.61.0";
+/// The tested version, from `.ci/agent-versions`.
+fn gemini_version() -> &'static str {
+    pawl_agent::pins::tested("gemini").expect("gemini pinned in .ci/agent-versions")
+}
 
 /// The agent CLIs driven here (`hooks_real` drives Claude Code and Codex in session mode).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -58,7 +61,8 @@ pub(crate) fn find(cli: Cli) -> Option<PathBuf> {
                     None => PathBuf::from(std::env::var_os("HOME")?).join(".cache/pawl-agents"),
                 };
                 Some(cache.join(format!(
-                    "gemini-cli-{GEMINI_VERSION}/node_modules/.bin/gemini"
+                    "gemini-cli-{}/node_modules/.bin/gemini",
+                    gemini_version()
                 )))
             };
             let path = std::env::var_os("PAWL_GEMINI_BIN")

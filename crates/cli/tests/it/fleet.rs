@@ -182,27 +182,69 @@ fn a_fleet_of_runs_shares_one_store_through_kills_and_resumes() {
     assert_eq!(budget["held_usd"], 0.0);
 }
 
-/// The image installs the agent CLIs at the versions the real-client tests pin.
+/// The image installs the agent CLIs at the versions the real-client tests pin: it reads them
+/// from `.ci/agent-versions`, as `.ci/install-agents.sh` does, and writes none itself.
 #[test]
 fn the_containerfile_pins_the_agent_clis_the_tests_use() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let containerfile = std::fs::read_to_string(root.join("Containerfile")).unwrap();
-    let pins = std::fs::read_to_string(root.join(".ci/install-agents.sh")).unwrap();
-    for var in [
-        "PAWL_CLAUDE_VERSION",
-        "PAWL_CODEX_VERSION",
-        "PAWL_GEMINI_VERSION",
+    let script = std::fs::read_to_string(root.join(".ci/install-agents.sh")).unwrap();
+    assert!(
+        containerfile.contains("COPY .ci/agent-versions /tmp/agent-versions"),
+        "{containerfile}"
+    );
+    assert!(containerfile.contains(". /tmp/agent-versions"));
+    assert!(
+        script.contains("/agent-versions\""),
+        "the script sources the pins"
+    );
+    for (var, package) in [
+        ("PAWL_CLAUDE_VERSION", "@anthropic-ai/claude-code"),
+        ("PAWL_CODEX_VERSION", "@openai/codex"),
+        ("PAWL_GEMINI_VERSION", "@google/gemini-cli"),
     ] {
-        let find = |text: &str, prefix: &str| -> String {
-            text.lines()
-                .find_map(|l| l.strip_prefix(&format!("{prefix}{var}=")))
-                .unwrap_or_else(|| panic!("{var} not found"))
-                .trim_matches('"')
-                .to_string()
-        };
-        assert_eq!(find(&containerfile, "ARG "), find(&pins, ""), "{var}");
+        assert!(
+            containerfile.contains(&format!("\"{package}@${{{var}}}\"")),
+            "{var}"
+        );
+        let pinned = pawl_agent::pins::pinned(pawl_agent::pins::PINS_FILE, var).unwrap();
+        // No version written anywhere else: neither file names the pinned value itself.
+        assert!(
+            !containerfile.contains(pinned),
+            "{var} written in the Containerfile"
+        );
+        assert!(
+            !script.contains(pinned),
+            "{var} written in install-agents.sh"
+        );
+        assert!(
+            !script.contains(&format!("{var}=")),
+            "{var} set in install-agents.sh"
+        );
     }
     assert!(containerfile.contains("ENTRYPOINT [\"pawl-job\"]"));
+}
+
+/// The READMEs name the versions the tests run, as pinned.
+#[test]
+fn the_readmes_name_the_pinned_agent_cli_versions() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let agent_readme = std::fs::read_to_string(root.join("crates/agent/README.md")).unwrap();
+    let v = |p| pawl_agent::pins::tested(p).unwrap();
+    for (name, program) in [
+        ("Claude Code", "claude"),
+        ("Codex", "codex"),
+        ("Gemini CLI", "gemini"),
+    ] {
+        let claim = format!("**{name} {}, the real CLI**", v(program));
+        assert!(readme.contains(&claim), "README.md lacks {claim}");
+        let claim = format!("{name} {} against the mock", v(program));
+        assert!(
+            agent_readme.contains(&claim),
+            "crates/agent/README.md lacks {claim}"
+        );
+    }
 }
 
 /// The image's entrypoint, run here as it runs in a job: a fresh clone, `pawl run` against the
@@ -687,4 +729,84 @@ fn runs_of_a_store_are_listed_in_pages_with_totals_over_every_run() {
     let r = env.pawl(&["runs", "--store", url, "--after", "no-such-run"]);
     assert_eq!(r.code, 2, "{}", r.stderr);
     assert!(r.stderr.contains("no-such-run"), "{}", r.stderr);
+}
+
+/// `pawl runs` with `PAWL_STORE_URL` set, outside any clone and in a clone that started none of
+/// the store's runs: the store's runs are listed and the listing says so; never a silent 0.
+#[test]
+fn pawl_runs_outside_a_clone_lists_the_shared_store_and_says_so() {
+    let env = crate::TestEnv::new();
+    env.headless(&crate::headless::config(
+        "max_iterations = 2",
+        crate::headless::NO_BREAKERS,
+        "",
+    ));
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("fleet.db");
+    let store = store.to_str().unwrap();
+    let fix = env.scenario(
+        "fix",
+        "{\"step\": 1}\n{\"do\": \"write\", \"path\": \"done.txt\", \"content\": \"ok\\n\"}\n",
+    );
+    let with_store = [("PAWL_STORE_URL", store)];
+    let r = env.pawl_env(&["run", "make done.txt", "--scenario", &fix], &with_store);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    let id = env.pawl_env(&["runs", "--json"], &with_store).json()["runs"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+
+    // Outside any git clone.
+    let elsewhere = env.dir.path().join("not-a-clone");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    let r = env.pawl_env(
+        &["-C", elsewhere.to_str().unwrap(), "runs", "--json"],
+        &with_store,
+    );
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert_eq!(r.json()["runs"][0]["id"], id.as_str(), "{}", r.stdout);
+    assert!(r.stderr.contains("not in a git clone"), "{}", r.stderr);
+    assert!(
+        !elsewhere.join(".pawl").exists(),
+        "nothing written outside a clone"
+    );
+    let r = env.pawl_env(&["-C", elsewhere.to_str().unwrap(), "runs"], &with_store);
+    assert!(r.stdout.contains(&id), "{}", r.stdout);
+
+    // In another clone that started none of the store's runs.
+    let other = env.dir.path().join("observer");
+    let git = |args: &[&str]| {
+        let out = env
+            .command("git")
+            .args(args)
+            .current_dir(&other)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    std::fs::create_dir_all(&other).unwrap();
+    git(&["init", "-q", "-b", "main"]);
+    std::fs::write(other.join("x"), "x").unwrap();
+    git(&["add", "-A"]);
+    git(&["commit", "-q", "-m", "x"]);
+    let r = env.pawl_env(
+        &["-C", other.to_str().unwrap(), "runs", "--json"],
+        &with_store,
+    );
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert_eq!(r.json()["runs"][0]["id"], id.as_str(), "{}", r.stdout);
+    assert!(r.stderr.contains("started no run"), "{}", r.stderr);
+
+    // Without the variable, outside a clone: the error says why.
+    let r = env.pawl(&["-C", elsewhere.to_str().unwrap(), "runs"]);
+    assert_eq!(r.code, 1);
+    assert!(
+        r.stderr.contains("not inside a git repository"),
+        "{}",
+        r.stderr
+    );
 }

@@ -15,8 +15,14 @@ use pawl_testkit::{MockServer, Scenario, ToolCall, Turn};
 
 use crate::TestEnv;
 
-const CLAUDE_VERSION: &str = "2.1.329";
-const CODEX_VERSION: &str = "0.169.0";
+/// The tested versions, from `.ci/agent-versions`.
+fn claude_version() -> &'static str {
+    pawl_agent::pins::tested("claude").expect("claude pinned in .ci/agent-versions")
+}
+
+fn codex_version() -> &'static str {
+    pawl_agent::pins::tested("codex").expect("codex pinned in .ci/agent-versions")
+}
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) enum Cli {
@@ -37,7 +43,7 @@ pub(crate) fn find(cli: Cli) -> Option<PathBuf> {
         };
         Some(match cli {
             Cli::Claude => {
-                let modules = cache.join(format!("claude-code-{CLAUDE_VERSION}/node_modules"));
+                let modules = cache.join(format!("claude-code-{}/node_modules", claude_version()));
                 let wrapper = modules.join(".bin/claude");
                 // Without its postinstall the wrapper is a small stub; the platform package has the binary.
                 if std::fs::metadata(&wrapper).is_ok_and(|m| m.len() > 100_000) {
@@ -50,7 +56,7 @@ pub(crate) fn find(cli: Cli) -> Option<PathBuf> {
                         .find(|p| p.is_file())?
                 }
             }
-            Cli::Codex => cache.join(format!("codex-{CODEX_VERSION}/node_modules/.bin/codex")),
+            Cli::Codex => cache.join(format!("codex-{}/node_modules/.bin/codex", codex_version())),
         })
     };
     let path = std::env::var_os(var).map(PathBuf::from).or_else(cached);

@@ -16,7 +16,10 @@ use serde_json::json;
 use crate::TestEnv;
 use crate::headless::NO_BREAKERS;
 
-const CLAUDE_VERSION: &str = "2.1.329";
+/// The tested version, from `.ci/agent-versions`.
+fn claude_version() -> &'static str {
+    pawl_agent::pins::tested("claude").expect("claude pinned in .ci/agent-versions")
+}
 
 fn claude_bin() -> Option<PathBuf> {
     let cached = || {
@@ -24,7 +27,7 @@ fn claude_bin() -> Option<PathBuf> {
             Some(d) => PathBuf::from(d),
             None => PathBuf::from(std::env::var_os("HOME")?).join(".cache/pawl-agents"),
         };
-        let modules = cache.join(format!("claude-code-{CLAUDE_VERSION}/node_modules"));
+        let modules = cache.join(format!("claude-code-{}/node_modules", claude_version()));
         let wrapper = modules.join(".bin/claude");
         // Without its postinstall the wrapper is a small stub; the platform package has the binary.
         if std::fs::metadata(&wrapper).is_ok_and(|m| m.len() > 100_000) {

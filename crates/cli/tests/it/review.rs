@@ -611,20 +611,30 @@ fn fake_bin(env: &TestEnv, programs: &[(&str, &str)]) -> String {
     )
 }
 
-/// The pinned versions in `.ci/install-agents.sh`, by program.
+/// The pinned versions in `.ci/agent-versions` (the one file that pins them), by program.
 fn pinned_versions() -> Vec<(String, String)> {
-    let script = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.ci/install-agents.sh"),
+    let pins = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.ci/agent-versions"),
     )
     .unwrap();
-    script
+    let v: Vec<(String, String)> = pins
         .lines()
         .filter_map(|l| {
             let rest = l.strip_prefix("PAWL_")?;
             let (name, value) = rest.split_once("_VERSION=")?;
             Some((name.to_lowercase(), value.trim_matches('"').to_owned()))
         })
-        .collect()
+        .collect();
+    assert_eq!(v.len(), 3, "{pins}");
+    v
+}
+
+fn pinned(program: &str) -> String {
+    pinned_versions()
+        .into_iter()
+        .find(|(p, _)| p == program)
+        .map(|(_, v)| v)
+        .unwrap()
 }
 
 #[test]
@@ -636,12 +646,10 @@ fn doctor_checks_agents_credentials_tools_and_fails_only_on_what_breaks_runs() {
     toml.push_str("lint = \"no-such-linter-xyz --check\"\n");
     env.write("pawl.toml", &toml);
     env.write("package.json", "{\"name\": \"x\"}\n");
+    let claude_says = format!("{} (Claude Code)", pinned("claude"));
     let path = fake_bin(
         &env,
-        &[
-            ("claude", "2.1.329 (Claude Code)"),
-            ("codex", "codex-cli 0.1.0"),
-        ],
+        &[("claude", &claude_says), ("codex", "codex-cli 0.1.0")],
     );
     let check = |json: &Value, name: &str| -> Value {
         json["checks"]
@@ -666,7 +674,7 @@ fn doctor_checks_agents_credentials_tools_and_fails_only_on_what_breaks_runs() {
     }
     let claude = check(&json, "claude");
     assert_eq!(claude["status"], "ok", "{claude}");
-    assert_eq!(claude["version"], "2.1.329 (Claude Code)");
+    assert_eq!(claude["version"], claude_says.as_str());
     let codex = check(&json, "codex");
     assert_eq!(codex["status"], "warn", "an untested version: {codex}");
     assert!(
@@ -730,6 +738,118 @@ fn doctor_checks_agents_credentials_tools_and_fails_only_on_what_breaks_runs() {
     let r = env.pawl(&["-C", outside.to_str().unwrap(), "doctor", "--json"]);
     assert_eq!(r.code, 1);
     assert_eq!(check(&r.json(), "repository")["status"], "fail");
+}
+
+/// `pawl doctor` names the tested version and says whether an installed CLI is older or newer;
+/// it says what a Gemini CLI account can do, and that pawl does not drive the Antigravity CLI.
+#[test]
+fn doctor_flags_an_agent_cli_older_or_newer_than_tested_and_the_gemini_account() {
+    let env = TestEnv::new();
+    env.ok(&["init"]);
+    let bump = |v: &str, by: i64| -> String {
+        let mut parts: Vec<i64> = v.split('.').map(|p| p.parse().unwrap()).collect();
+        parts[2] += by;
+        if parts[2] < 0 {
+            parts[2] = 0;
+            parts[1] -= 1;
+        }
+        parts
+            .iter()
+            .map(i64::to_string)
+            .collect::<Vec<_>>()
+            .join(".")
+    };
+    let (claude, codex, gemini) = (pinned("claude"), pinned("codex"), pinned("gemini"));
+    let older = format!("{} (Claude Code)", bump(&claude, -1));
+    let newer = format!("codex-cli {}", bump(&codex, 1));
+    let path = fake_bin(
+        &env,
+        &[
+            ("claude", &older),
+            ("codex", &newer),
+            ("gemini", &gemini),
+            ("agy", "1.1.11"),
+        ],
+    );
+    let home = env.dir.path().join("home");
+    std::fs::create_dir_all(home.join(".gemini")).unwrap();
+    std::fs::write(home.join(".gemini/oauth_creds.json"), "{}").unwrap();
+    let home = home.to_str().unwrap();
+    let vars = [
+        ("PATH", path.as_str()),
+        ("HOME", home),
+        ("GEMINI_API_KEY", ""),
+        ("GOOGLE_API_KEY", ""),
+        ("GOOGLE_GENAI_USE_VERTEXAI", ""),
+    ];
+    let json = env.pawl_env(&["doctor", "--json"], &vars).json();
+    let check = |name: &str| -> Value {
+        json["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["name"] == name)
+            .cloned()
+            .unwrap_or_else(|| panic!("no check {name}: {json}"))
+    };
+    let c = check("claude");
+    assert_eq!(c["status"], "warn", "{c}");
+    assert_eq!(c["tested"], claude.as_str());
+    let detail = c["detail"].as_str().unwrap();
+    assert!(detail.contains("older than"), "{c}");
+    assert!(detail.contains(&claude), "names the tested version: {c}");
+    let c = check("codex");
+    assert_eq!(c["status"], "warn", "{c}");
+    assert!(c["detail"].as_str().unwrap().contains("newer than"), "{c}");
+    assert!(
+        c["fix"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("@openai/codex@{codex}")),
+        "{c}"
+    );
+    let c = check("gemini");
+    assert_eq!(c["status"], "ok", "{c}");
+    assert!(
+        c["detail"].as_str().unwrap().contains("the tested version"),
+        "{c}"
+    );
+    // Only a Google sign-in: Gemini CLI no longer serves individual accounts.
+    let c = check("gemini account");
+    assert_eq!(c["status"], "warn", "not the configured agent: {c}");
+    assert!(c["detail"].as_str().unwrap().contains("2026-06-18"), "{c}");
+    assert!(c["fix"].as_str().unwrap().contains("GEMINI_API_KEY"), "{c}");
+    let c = check("agy");
+    assert!(
+        c["detail"].as_str().unwrap().contains("does not drive it"),
+        "{c}"
+    );
+
+    // With an API key the account works; with Gemini configured and only the sign-in, it fails.
+    let mut with_key = vars;
+    with_key[2] = ("GEMINI_API_KEY", "k");
+    let json = env.pawl_env(&["doctor", "--json"], &with_key).json();
+    let account = json["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "gemini account")
+        .cloned()
+        .unwrap();
+    assert_eq!(account["status"], "ok", "{account}");
+    let mut configured = vars.to_vec();
+    configured.push(("PAWL_AGENT_KIND", "gemini"));
+    let r = env.pawl_env(&["doctor", "--json"], &configured);
+    let json = r.json();
+    let account = json["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "gemini account")
+        .cloned()
+        .unwrap();
+    assert_eq!(account["status"], "fail", "{account}");
+    assert_eq!(r.code, 1);
 }
 
 #[test]

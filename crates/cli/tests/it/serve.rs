@@ -551,6 +551,33 @@ fn the_dashboard_follows_a_replay_run_live_and_stops_it_in_a_real_browser() {
     let overflow = b.script("return document.documentElement.scrollWidth <= window.innerWidth + 1");
     assert_eq!(overflow, true, "the page fits a phone's width");
     b.screenshot("run-phone");
+
+    // The runs list on a phone: the verdict column is on screen, nothing scrolls sideways.
+    b.go(&format!("{}/", d.url()));
+    wait_for_page(&b, "the runs page on a phone", || {
+        b.count(&format!("#runs-table tr[data-run='{id}']")) == 1
+    });
+    let verdict_on_screen = b.script(&format!(
+        "const c = document.querySelector(\"#runs-table tr[data-run='{id}'] td:nth-child(3)\"); const r = c.getBoundingClientRect(); return r.width > 0 && r.right <= window.innerWidth + 1"
+    ));
+    assert_eq!(verdict_on_screen, true, "the verdict column at 390 px");
+    let fits = b.script("return document.documentElement.scrollWidth <= window.innerWidth + 1");
+    assert_eq!(fits, true, "the runs page fits a phone's width");
+    b.screenshot("runs-phone");
+
+    // An API error shows the server's own message (never a TypeError), at 390 and 1280 px.
+    let (code, body) = d.api("/api/v1/runs/no-such-run");
+    assert_eq!(code, 404, "{body}");
+    let message = body["message"].as_str().unwrap().to_owned();
+    for (w, h) in [(390, 844), (1280, 900)] {
+        b.resize(w, h);
+        b.go(&format!("{}/run?id=no-such-run", d.url()));
+        wait_for_page(&b, "the server's message", || b.count("#api-error") == 1);
+        let shown = b.text("#api-error");
+        assert_eq!(shown, message, "at {w} px");
+        assert!(!b.text("#main").contains("TypeError"), "at {w} px");
+        b.screenshot(&format!("api-error-{w}"));
+    }
 }
 
 /// `pawl serve --add postgres://…`: the daemon serves every run of a shared store (a fleet's,

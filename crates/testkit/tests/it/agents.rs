@@ -12,8 +12,25 @@ use std::time::{Duration, Instant};
 use pawl_testkit::MockServer;
 use serde_json::Value;
 
-pub const CLAUDE_VERSION: &str = "2.1.329";
-pub const CODEX_VERSION: &str = "0.169.0";
+/// The agent CLI versions the real-client tests run: `.ci/agent-versions`, the one file that pins
+/// them (this crate does not depend on pawl-agent, whose `pins` module reads the same file).
+const PINS: &str = include_str!("../../../../.ci/agent-versions");
+
+/// `var`'s value in [`PINS`].
+pub fn pinned(var: &str) -> &'static str {
+    PINS.lines()
+        .find_map(|l| l.trim().strip_prefix(var)?.strip_prefix('='))
+        .map(|v| v.trim().trim_matches('"'))
+        .unwrap_or_else(|| panic!("{var} not in .ci/agent-versions"))
+}
+
+pub fn claude_version() -> &'static str {
+    pinned("PAWL_CLAUDE_VERSION")
+}
+
+pub fn codex_version() -> &'static str {
+    pinned("PAWL_CODEX_VERSION")
+}
 
 /// Which agent CLI.
 #[derive(Debug, Clone, Copy)]
@@ -37,7 +54,7 @@ impl Agent {
         };
         match self {
             Agent::Claude => {
-                let modules = cache.join(format!("claude-code-{CLAUDE_VERSION}/node_modules"));
+                let modules = cache.join(format!("claude-code-{}/node_modules", claude_version()));
                 let wrapper = modules.join(".bin/claude");
                 // Without its postinstall the wrapper is a ~500-byte stub that exits 1; the real
                 // binary then sits in the platform package (what install-agents.sh falls back to).
@@ -52,7 +69,7 @@ impl Agent {
                     .find(|path| path.is_file())
             }
             Agent::Codex => {
-                Some(cache.join(format!("codex-{CODEX_VERSION}/node_modules/.bin/codex")))
+                Some(cache.join(format!("codex-{}/node_modules/.bin/codex", codex_version())))
             }
         }
     }

@@ -5,7 +5,7 @@ use std::time::Duration;
 use pawl_testkit::{Fault, MockServer, Scenario, ToolCall, Turn};
 use serde_json::Value;
 
-use crate::agents::{Agent, CLAUDE_VERSION, CliRun, Sandbox, find, maybe_record_fixture, run_cli};
+use crate::agents::{Agent, CliRun, Sandbox, claude_version, find, maybe_record_fixture, run_cli};
 
 /// A tool turn that creates `hello.txt`, then a closing text turn.
 fn hello_scenario(first_turn_faults: Vec<Fault>) -> Scenario {
@@ -76,7 +76,7 @@ fn claude_runs_a_scripted_bash_call_and_reports_mock_usage() {
         .events()
         .into_iter()
         .find(|e| e["type"] == "system" && e["subtype"] == "init");
-    assert_eq!(init.unwrap()["claude_code_version"], CLAUDE_VERSION);
+    assert_eq!(init.unwrap()["claude_code_version"], claude_version());
 
     let main = server.main_requests();
     assert_eq!(main.len(), 2, "{:#?}", server.requests());
@@ -95,7 +95,7 @@ fn claude_runs_a_scripted_bash_call_and_reports_mock_usage() {
     // With the quiet variables there is no preflight and no side traffic.
     assert_eq!(server.requests().len(), 2);
     maybe_record_fixture(
-        &format!("claude-{CLAUDE_VERSION}-basic.jsonl"),
+        &format!("claude-{}-basic.jsonl", claude_version()),
         &run,
         &sandbox,
         &server,
@@ -126,7 +126,7 @@ fn claude_retries_a_529_overloaded_then_succeeds() {
         "the retry is answered by the same turn"
     );
     maybe_record_fixture(
-        &format!("claude-{CLAUDE_VERSION}-retry-529.jsonl"),
+        &format!("claude-{}-retry-529.jsonl", claude_version()),
         &run,
         &sandbox,
         &server,
@@ -162,7 +162,7 @@ fn claude_waits_out_a_429_with_retry_after() {
         "retried after {waited} ms, before retry-after elapsed"
     );
     maybe_record_fixture(
-        &format!("claude-{CLAUDE_VERSION}-retry-429.jsonl"),
+        &format!("claude-{}-retry-429.jsonl", claude_version()),
         &run,
         &sandbox,
         &server,

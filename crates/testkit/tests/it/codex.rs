@@ -7,7 +7,7 @@ use pawl_testkit::{Fault, MockServer, Scenario, ToolCall, Turn};
 use serde_json::Value;
 
 use crate::agents::{
-    Agent, CODEX_VERSION, CliRun, CodexRetries, Sandbox, find, maybe_record_fixture, run_cli,
+    Agent, CliRun, CodexRetries, Sandbox, codex_version, find, maybe_record_fixture, run_cli,
 };
 
 fn hello_scenario(first_turn_faults: Vec<Fault>) -> Scenario {
@@ -105,7 +105,7 @@ fn codex_runs_a_scripted_shell_call_and_reports_mock_usage() {
     assert_eq!(main[1].tool_outputs.len(), 1);
     assert_eq!(server.requests().len(), 2, "no side requests");
     maybe_record_fixture(
-        &format!("codex-{CODEX_VERSION}-basic.jsonl"),
+        &format!("codex-{}-basic.jsonl", codex_version()),
         &run,
         &sandbox,
         &server,
@@ -157,7 +157,7 @@ fn codex_without_retries_fails_on_a_5xx() {
     assert!(!sandbox.repo().join("hello.txt").exists());
     assert_eq!(server.main_requests().len(), 1);
     maybe_record_fixture(
-        &format!("codex-{CODEX_VERSION}-turn-failed.jsonl"),
+        &format!("codex-{}-turn-failed.jsonl", codex_version()),
         &run,
         &sandbox,
         &server,
@@ -196,7 +196,7 @@ fn codex_waits_out_a_429_with_retry_after() {
         "retried after {waited} ms, before retry-after elapsed"
     );
     maybe_record_fixture(
-        &format!("codex-{CODEX_VERSION}-retry-429.jsonl"),
+        &format!("codex-{}-retry-429.jsonl", codex_version()),
         &run,
         &sandbox,
         &server,

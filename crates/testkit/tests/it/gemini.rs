@@ -14,7 +14,9 @@ use serde_json::Value;
 
 use crate::agents::{CliRun, Sandbox, maybe_record_fixture, run_cli};
 
-pub const GEMINI_VERSION: &str = "0.61.0";
+pub fn gemini_version() -> &'static str {
+    crate::agents::pinned("PAWL_GEMINI_VERSION")
+}
 
 /// `PAWL_GEMINI_BIN`, or the CLI `.ci/install-agents.sh` put in the cache; `None` after a loud
 /// skip line, a panic under `CI=true`.
@@ -25,7 +27,8 @@ fn find_gemini() -> Option<PathBuf> {
             None => PathBuf::from(std::env::var_os("HOME")?).join(".cache/pawl-agents"),
         };
         Some(cache.join(format!(
-            "gemini-cli-{GEMINI_VERSION}/node_modules/.bin/gemini"
+            "gemini-cli-{}/node_modules/.bin/gemini",
+            gemini_version()
         )))
     };
     let path = std::env::var_os("PAWL_GEMINI_BIN")
@@ -206,7 +209,7 @@ fn gemini_runs_a_scripted_shell_call_and_reports_mock_usage() {
     assert!(
         main[0]
             .header("user-agent")
-            .is_some_and(|ua| ua.contains(&format!("/{GEMINI_VERSION}/"))),
+            .is_some_and(|ua| ua.contains(&format!("/{}/", gemini_version()))),
         "{:?}",
         main[0].headers
     );
@@ -233,7 +236,7 @@ fn gemini_runs_a_scripted_shell_call_and_reports_mock_usage() {
         side[0].path
     );
     maybe_record_fixture(
-        &format!("gemini-{GEMINI_VERSION}-basic.jsonl"),
+        &format!("gemini-{}-basic.jsonl", gemini_version()),
         &run,
         &sandbox,
         &server,
@@ -294,7 +297,7 @@ fn gemini_file_tools_write_edit_and_read() {
         last.tool_outputs
     );
     maybe_record_fixture(
-        &format!("gemini-{GEMINI_VERSION}-write.jsonl"),
+        &format!("gemini-{}-write.jsonl", gemini_version()),
         &run,
         &sandbox,
         &server,
@@ -383,7 +386,7 @@ fn gemini_gives_up_on_a_quota_error_with_a_long_wait() {
     assert!(!sandbox.repo().join("hello.txt").exists());
     assert_eq!(server.main_requests().len(), 1);
     maybe_record_fixture(
-        &format!("gemini-{GEMINI_VERSION}-quota-gave-up.jsonl"),
+        &format!("gemini-{}-quota-gave-up.jsonl", gemini_version()),
         &run,
         &sandbox,
         &server,

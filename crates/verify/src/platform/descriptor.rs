@@ -16,6 +16,10 @@ pub fn builtin_texts() -> &'static [(&'static str, &'static str)] {
         ("rust.toml", include_str!("../../platforms/rust.toml")),
         ("node.toml", include_str!("../../platforms/node.toml")),
         ("python.toml", include_str!("../../platforms/python.toml")),
+        (
+            "python-tests.toml",
+            include_str!("../../platforms/python-tests.toml"),
+        ),
         ("go.toml", include_str!("../../platforms/go.toml")),
         ("dotnet.toml", include_str!("../../platforms/dotnet.toml")),
         ("maven.toml", include_str!("../../platforms/maven.toml")),
@@ -572,7 +576,16 @@ mod tests {
         assert_eq!(
             names,
             [
-                "rust", "node", "python", "go", "dotnet", "maven", "gradle", "make", "just"
+                "rust",
+                "node",
+                "python",
+                "python-tests",
+                "go",
+                "dotnet",
+                "maven",
+                "gradle",
+                "make",
+                "just"
             ]
         );
         assert!(set.tools().contains("cargo-nextest"));

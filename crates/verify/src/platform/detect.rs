@@ -21,6 +21,10 @@ pub struct Detection {
     pub reason: String,
     /// The chosen platform's resolved commands (empty when none matched).
     pub commands: Commands,
+    /// Where each of those commands came from: the file the project declares it in (the
+    /// variant's condition, `tox.ini contains "pytest"`), or the platform's convention.
+    #[serde(default)]
+    pub sources: BTreeMap<String, String>,
     pub conventions: Vec<String>,
     pub quality: Quality,
     /// Every platform that matched, best first.
@@ -41,6 +45,8 @@ pub struct PlatformMatch {
     /// The conditions of the variants that applied, in order.
     pub variants: Vec<String>,
     pub commands: Commands,
+    /// Per command: what set it (see [`Detection::sources`]).
+    pub sources: BTreeMap<String, String>,
     pub conventions: Vec<String>,
     pub quality: Quality,
 }
@@ -76,6 +82,7 @@ pub fn detect(facts: &ProjectFacts, descriptors: &Descriptors) -> Detection {
             selected: Some(best.name.clone()),
             reason,
             commands: best.commands.clone(),
+            sources: best.sources.clone(),
             conventions: best.conventions.clone(),
             quality: best.quality.clone(),
             matched,
@@ -85,6 +92,7 @@ pub fn detect(facts: &ProjectFacts, descriptors: &Descriptors) -> Detection {
             selected: None,
             reason,
             commands: Commands::default(),
+            sources: BTreeMap::new(),
             conventions: Vec::new(),
             quality: Quality::default(),
             matched,
@@ -115,10 +123,18 @@ fn match_one(d: &Descriptor, facts: &ProjectFacts) -> Option<PlatformMatch> {
     let mut commands = d.commands.clone();
     let mut conventions = d.conventions.clone();
     let mut variants = Vec::new();
+    let mut sources: BTreeMap<String, String> = d
+        .commands
+        .iter()
+        .map(|(name, _)| (name.to_owned(), format!("{} convention", d.name)))
+        .collect();
     for v in &d.variants {
         if holds(&v.when, facts) {
             vars.extend(v.vars.iter().map(|(k, val)| (k.clone(), val.clone())));
             commands.merge(&v.commands);
+            for (name, _) in v.commands.iter() {
+                sources.insert(name.to_owned(), v.when.to_string());
+            }
             conventions.extend(v.conventions.iter().cloned());
             variants.push(v.when.to_string());
         }
@@ -129,6 +145,7 @@ fn match_one(d: &Descriptor, facts: &ProjectFacts) -> Option<PlatformMatch> {
         markers: hits,
         variants,
         commands: commands.substitute(&vars),
+        sources,
         conventions,
         quality: d.quality.clone(),
     })

@@ -65,6 +65,9 @@ pub fn render_human(d: &Detection) -> String {
         let _ = writeln!(out, "commands:");
         for (gate, cmd) in d.commands.iter() {
             let _ = writeln!(out, "  {gate:<10} {cmd}");
+            if let Some(from) = d.sources.get(gate) {
+                let _ = writeln!(out, "  {:<10} from: {from}", "");
+            }
         }
     }
     if !d.conventions.is_empty() {

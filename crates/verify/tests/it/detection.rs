@@ -322,3 +322,103 @@ fn monorepo_sub_projects_are_listed() {
         render_human(&d)
     );
 }
+
+/// A src-layout package whose tox.ini runs pytest over unittest-style tests: the runner the
+/// project declares (tox.ini), not the unittest convention; and detection says where it came from.
+#[test]
+fn python_src_layout_with_tox_running_pytest_uses_pytest_from_tox_ini() {
+    let dir = project(&[
+        (
+            "setup.cfg",
+            "[metadata]\nname = pkg\n[options]\npackage_dir =\n    =src\n",
+        ),
+        ("src/pkg/__init__.py", ""),
+        (
+            "tests/test_x.py",
+            "import unittest\nclass T(unittest.TestCase):\n    def test_x(self): pass\n",
+        ),
+        (
+            "tox.ini",
+            "[tox]\nenvlist = py3\n[testenv]\ndeps = pytest\ncommands = pytest {posargs}\n",
+        ),
+    ]);
+    let d = detect_in(dir.path(), &[]);
+    assert_eq!(d.selected.as_deref(), Some("python"));
+    assert!(
+        d.commands.test.as_deref().unwrap().contains("-m pytest"),
+        "{d:?}"
+    );
+    assert_eq!(
+        d.sources.get("test").map(String::as_str),
+        Some("tox.ini contains \"pytest\""),
+        "{d:?}"
+    );
+    assert!(render_human(&d).contains("from: tox.ini contains \"pytest\""));
+    // Without the declaration, the convention, said so.
+    let plain = project(&[
+        ("setup.cfg", "[metadata]\nname = pkg\n"),
+        ("tests/test_x.py", ""),
+    ]);
+    let d = detect_in(plain.path(), &[]);
+    assert!(
+        d.commands.test.as_deref().unwrap().contains("unittest"),
+        "{d:?}"
+    );
+    assert_eq!(
+        d.sources.get("test").map(String::as_str),
+        Some("python convention")
+    );
+}
+
+/// `[tool.pytest.ini_options]` in pyproject.toml and `[tool:pytest]` in setup.cfg declare pytest.
+#[test]
+fn python_declared_pytest_sections_win_over_the_unittest_convention() {
+    for (file, text) in [
+        (
+            "pyproject.toml",
+            "[project]\nname = \"x\"\n[tool.pytest.ini_options]\naddopts = \"-q\"\n",
+        ),
+        (
+            "setup.cfg",
+            "[metadata]\nname = x\n[tool:pytest]\naddopts = -q\n",
+        ),
+    ] {
+        let dir = project(&[(file, text), ("tests/test_x.py", "")]);
+        let d = detect_in(dir.path(), &[]);
+        assert!(
+            d.commands.test.as_deref().unwrap().contains("-m pytest"),
+            "{file}: {d:?}"
+        );
+    }
+}
+
+/// A bare unittest project (test_*.py, no pyproject, no tox) gets a platform; a project that
+/// declares one (package.json here) is never taken for it.
+#[test]
+fn a_bare_unittest_project_gets_a_platform() {
+    let dir = project(&[
+        ("calc.py", "def add(a, b):\n    return a + b\n"),
+        (
+            "test_calc.py",
+            "import unittest\nimport calc\nclass T(unittest.TestCase):\n    def test_add(self):\n        self.assertEqual(calc.add(1, 2), 3)\n",
+        ),
+    ]);
+    let d = detect_in(dir.path(), &[]);
+    assert_eq!(d.selected.as_deref(), Some("python-tests"), "{}", d.reason);
+    assert_eq!(
+        d.commands.test.as_deref(),
+        Some("python3 -m unittest discover -v")
+    );
+    let node = project(&[
+        (
+            "package.json",
+            "{\"name\": \"x\", \"scripts\": {\"test\": \"jest\"}}",
+        ),
+        ("scripts/test_helper.py", ""),
+        ("test_tool.py", ""),
+    ]);
+    assert_eq!(
+        detect_in(node.path(), &[]).selected.as_deref(),
+        Some("node")
+    );
+}
