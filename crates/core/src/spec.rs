@@ -9,6 +9,7 @@
 
 use serde::{Deserialize, Serialize};
 
+pub mod facts;
 pub mod gate;
 
 /// The clarity score, 0–2 on each of five dimensions.
