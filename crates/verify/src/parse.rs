@@ -70,6 +70,7 @@
 //! know that directory and leaves absolute paths as the report wrote them.
 
 mod cargo_test;
+pub mod items;
 mod dotnet;
 mod go_test;
 mod jest;
