@@ -232,7 +232,7 @@ fn terms(goal: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut in_quote: Option<char> = None;
     let mut cur = String::new();
-    let mut flush = |cur: &mut String, out: &mut Vec<String>| {
+    let flush = |cur: &mut String, out: &mut Vec<String>| {
         let t = cur
             .trim_matches(|c: char| !(c.is_alphanumeric() || c == '_' || c == '#'))
             .to_string();
@@ -406,7 +406,7 @@ pub fn anchor(goal: &str, facts: &RunFacts) -> Anchoring {
         other_aim: other_aim.clone(),
         ..Anchoring::default()
     };
-    let mut push = |out: &mut Anchoring, kind: FactKind, text: String| {
+    let push = |out: &mut Anchoring, kind: FactKind, text: String| {
         if !out.anchors.iter().any(|a| a.kind == kind && a.text == text) {
             out.anchors.push(FactAnchor { kind, text });
         }

@@ -60,6 +60,40 @@ pub fn parse_items(stdout: &str, stderr: &str, root: &str) -> Option<Vec<Failure
     Some(out)
 }
 
+/// A failed check's items: its tool findings ([`parse_items`]) and its failing tests (tool
+/// `tests`, rule `failed`, the test's id as message). `None` when neither can be read.
+pub fn check_items(
+    stdout: &str,
+    stderr: &str,
+    root: &str,
+    tests: Option<&super::TestSummary>,
+) -> Option<Vec<FailureItem>> {
+    let mut out = parse_items(stdout, stderr, root);
+    if let Some(t) = tests.filter(|t| t.reported_failures() > 0) {
+        let mut ids: Vec<&str> = t
+            .tests
+            .iter()
+            .filter(|o| o.status == super::TestStatus::Failed)
+            .map(|o| o.id.as_str())
+            .collect();
+        if ids.is_empty() {
+            ids = t.failing.iter().map(String::as_str).collect();
+        }
+        // Counts say more failed than are named: the unnamed ones cannot be compared.
+        if ids.is_empty() {
+            return None;
+        }
+        out.get_or_insert_with(Vec::new)
+            .extend(ids.into_iter().map(test_item));
+    }
+    out
+}
+
+/// A failing test as an item.
+pub fn test_item(id: &str) -> FailureItem {
+    item("tests", "failed", "", id)
+}
+
 fn item(tool: &str, rule: &str, file: &str, message: &str) -> FailureItem {
     FailureItem {
         tool: tool.to_string(),
