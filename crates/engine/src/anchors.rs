@@ -48,12 +48,13 @@ pub fn facts_of(root: &Path, goal: &str, baseline: &Baseline) -> RunFacts {
     }
     RunFacts {
         failures,
-        found: lookup(root, goal),
+        found: lookup(root, goal, Some(&baseline.tree)),
     }
 }
 
-/// The goal's candidates the repository at `root` has (none when it cannot be read).
-pub fn lookup(root: &Path, goal: &str) -> std::collections::BTreeSet<String> {
+/// The goal's candidates the repository at `root` has — in `tree` (the baseline's: what the run
+/// started from, which the agent cannot change) when given. None when it cannot be read.
+pub fn lookup(root: &Path, goal: &str, tree: Option<&str>) -> std::collections::BTreeSet<String> {
     let cands = facts::candidates(goal);
     let of = |kind: Lookup| -> Vec<&str> {
         cands
@@ -65,9 +66,14 @@ pub fn lookup(root: &Path, goal: &str) -> std::collections::BTreeSet<String> {
     let Ok(repo) = pawl_git::Repo::open(root) else {
         return Default::default();
     };
-    let mut found = repo.paths_tracked(&of(Lookup::Path)).unwrap_or_default();
-    found.extend(repo.words_used(&of(Lookup::Word)).unwrap_or_default());
-    found.extend(repo.names_defined(&of(Lookup::Definition)).unwrap_or_default());
+    let mut found = repo
+        .paths_tracked(&of(Lookup::Path), tree)
+        .unwrap_or_default();
+    found.extend(repo.words_used(&of(Lookup::Word), tree).unwrap_or_default());
+    found.extend(
+        repo.names_defined(&of(Lookup::Definition), tree)
+            .unwrap_or_default(),
+    );
     found
 }
 

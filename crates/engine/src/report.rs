@@ -775,11 +775,7 @@ pub fn markdown(r: &Report) -> String {
             };
             o.push_str(&format!(
                 "| {} | {} | {} | {} | {} |\n",
-                c.criterion.id,
-                c.criterion.text,
-                c.criterion.verification.kind,
-                status,
-                ev
+                c.criterion.id, c.criterion.text, c.criterion.verification.kind, status, ev
             ));
         }
     }

@@ -10,8 +10,13 @@ use crate::repo::{Repo, nul_records};
 const DEFINITION_KEYWORDS: &str = "def|fn|function|func|class|struct|enum|trait|interface|type|const|let|var|mod|module|macro_rules!|sub|impl";
 
 impl Repo {
-    /// The `words` that occur as whole words in a tracked text file.
-    pub fn words_used(&self, words: &[&str]) -> Result<BTreeSet<String>, Error> {
+    /// The `words` that occur as whole words in a tracked text file — of `tree` (a tree or
+    /// commit id) when given, else of the working tree.
+    pub fn words_used(
+        &self,
+        words: &[&str],
+        tree: Option<&str>,
+    ) -> Result<BTreeSet<String>, Error> {
         let words: Vec<&str> = words.iter().copied().filter(|w| !w.is_empty()).collect();
         if words.is_empty() {
             return Ok(BTreeSet::new());
@@ -21,6 +26,7 @@ impl Repo {
         for w in &words {
             git.arg("-e").arg(w);
         }
+        git.args(tree);
         git.args(["--", ":/"]);
         let (_, out) = git.run_allowing(&[0, 1])?;
         let text = String::from_utf8_lossy(&out);
@@ -34,7 +40,11 @@ impl Repo {
 
     /// The `names` (identifier characters only; others are ignored) that a tracked file
     /// defines: `def parse`, `fn parse`, `function parse`, `class Parser`, …
-    pub fn names_defined(&self, names: &[&str]) -> Result<BTreeSet<String>, Error> {
+    pub fn names_defined(
+        &self,
+        names: &[&str],
+        tree: Option<&str>,
+    ) -> Result<BTreeSet<String>, Error> {
         let names: Vec<&str> = names
             .iter()
             .copied()
@@ -50,6 +60,7 @@ impl Repo {
         let mut git = self.git();
         git.args(["grep", "--no-textconv", "-I", "-h", "-o", "-E", "-e"])
             .arg(&pattern)
+            .args(tree)
             .args(["--", ":/"]);
         let (_, out) = git.run_allowing(&[0, 1])?;
         let text = String::from_utf8_lossy(&out);
@@ -66,12 +77,19 @@ impl Repo {
 
     /// The `paths` that name a tracked file or directory, whole or as a trailing part
     /// (`calc.py` names `src/calc.py`).
-    pub fn paths_tracked(&self, paths: &[&str]) -> Result<BTreeSet<String>, Error> {
+    pub fn paths_tracked(
+        &self,
+        paths: &[&str],
+        tree: Option<&str>,
+    ) -> Result<BTreeSet<String>, Error> {
         if paths.is_empty() {
             return Ok(BTreeSet::new());
         }
         let mut git = self.git();
-        git.args(["ls-files", "-z", "--full-name", "--", ":/"]);
+        match tree {
+            Some(t) => git.args(["ls-tree", "-r", "-z", "--name-only", "--full-tree", t]),
+            None => git.args(["ls-files", "-z", "--full-name", "--", ":/"]),
+        };
         let out = git.run()?;
         let mut found = BTreeSet::new();
         for rec in nul_records(&out) {

@@ -70,9 +70,9 @@
 //! know that directory and leaves absolute paths as the report wrote them.
 
 mod cargo_test;
-pub mod items;
 mod dotnet;
 mod go_test;
+pub mod items;
 mod jest;
 mod junit;
 mod libtest_json;

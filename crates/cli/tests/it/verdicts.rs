@@ -61,7 +61,8 @@ fn every_phrasing_of_an_honest_fix_ships_and_an_unanchored_goal_does_not() {
         assert_eq!(env.run_state().1.as_deref(), Some("verified"), "{ctx}");
         let report = env.ok(&["report", "--json"]).json();
         assert_eq!(report["verdict"], *want, "{ctx}\n{report}");
-        let assumed = env.strings("SELECT verify_kind FROM criteria WHERE verify_kind = 'assumption'");
+        let assumed =
+            env.strings("SELECT verify_kind FROM criteria WHERE verify_kind = 'assumption'");
         if *want == "SHIP" {
             assert_eq!(r.code, 0, "{ctx}");
             assert!(assumed.is_empty(), "{ctx}: {assumed:?}");
@@ -96,9 +97,7 @@ const OTHER_RS: &str = "pub fn double(x: i64) -> i64 {\n    return x * 2;\n}\n\n
 fn a_clippy_gate_failing_before_the_run_passes_when_no_worse_and_a_new_warning_blocks() {
     let (rustup, cargo_home) = toolchain();
     let cargo = |args: &str| {
-        format!(
-            "RUSTUP_HOME={rustup} CARGO_HOME={cargo_home} CARGO_TARGET_DIR=target cargo {args}"
-        )
+        format!("RUSTUP_HOME={rustup} CARGO_HOME={cargo_home} CARGO_TARGET_DIR=target cargo {args}")
     };
     for (name, new, want) in [
         ("honest", "text.parse().unwrap_or(0)", "SHIP"),
@@ -138,7 +137,14 @@ fn a_clippy_gate_failing_before_the_run_passes_when_no_worse_and_a_new_warning_b
             ),
         );
         let r = env.pawl_env(
-            &["run", "make the failing test pass", "--mode", "simple", "--scenario", &s],
+            &[
+                "run",
+                "make the failing test pass",
+                "--mode",
+                "simple",
+                "--scenario",
+                &s,
+            ],
             &[("PAWL_PIPELINE_SPEC_GATE", "true")],
         );
         let ctx = format!("{name}\nstdout:\n{}\nstderr:\n{}", r.stdout, r.stderr);

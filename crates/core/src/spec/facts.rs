@@ -341,9 +341,7 @@ pub fn candidates(goal: &str) -> Vec<Candidate> {
             continue;
         }
         let lower = t.to_lowercase();
-        let plain = t
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '_');
+        let plain = t.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
         if plain
             && t.len() >= 3
             && t.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
@@ -459,8 +457,7 @@ pub fn anchor(goal: &str, facts: &RunFacts) -> Anchoring {
     // A goal that asks for a fix and names no other aim is anchored on what fails: the failing
     // tests (or, aimed at warnings or with no failing test, the failing checks).
     if intent.is_some() && other_aim.is_none() && targets.is_empty() {
-        let tests: Vec<&BaselineFailure> =
-            facts.failures.iter().filter(|f| f.runs_tests).collect();
+        let tests: Vec<&BaselineFailure> = facts.failures.iter().filter(|f| f.runs_tests).collect();
         let chosen: Vec<&BaselineFailure> = if lint_aim {
             facts.failures.iter().filter(|f| !f.runs_tests).collect()
         } else if tests.is_empty() {

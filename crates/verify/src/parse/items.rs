@@ -350,7 +350,12 @@ fn pyright(text: &str) -> Option<Vec<FailureItem>> {
             .rfind(" (report")
             .filter(|_| msg.ends_with(')'))
             .map_or(msg, |i| &msg[..i]);
-        out.push(item("pyright", rule.as_deref().unwrap_or(level), file, first));
+        out.push(item(
+            "pyright",
+            rule.as_deref().unwrap_or(level),
+            file,
+            first,
+        ));
     }
     some_if_any(out)
 }
@@ -410,10 +415,7 @@ fn eslint_json(text: &str) -> Option<Vec<FailureItem>> {
             continue;
         };
         for m in msgs {
-            let rule = m
-                .get("ruleId")
-                .and_then(|r| r.as_str())
-                .unwrap_or("fatal");
+            let rule = m.get("ruleId").and_then(|r| r.as_str()).unwrap_or("fatal");
             let msg = m.get("message").and_then(|r| r.as_str()).unwrap_or("");
             out.push(item("eslint", rule, file, msg));
         }

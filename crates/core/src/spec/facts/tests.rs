@@ -75,7 +75,13 @@ const ROWS: &[(&str, &[&str], bool, bool, &[&str])] = &[
         &[TEST],
     ),
     // A path the repository has.
-    ("add a --verbose flag to calc.py", &["calc.py"], false, true, &[]),
+    (
+        "add a --verbose flag to calc.py",
+        &["calc.py"],
+        false,
+        true,
+        &[],
+    ),
 ];
 
 #[test]

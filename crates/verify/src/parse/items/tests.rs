@@ -3,10 +3,7 @@
 use super::*;
 
 fn fx(name: &str) -> String {
-    let path = format!(
-        "{}/tests/fixtures/{name}",
-        env!("CARGO_MANIFEST_DIR")
-    );
+    let path = format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"));
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 
@@ -149,8 +146,7 @@ fn json_formats_name_the_same_findings() {
             ("F401", "other.py"),
         ]
     );
-    let eslint =
-        parse_items(&fx("lint/eslint-json.stdout"), "", "/tmp/fx/js").unwrap_or_default();
+    let eslint = parse_items(&fx("lint/eslint-json.stdout"), "", "/tmp/fx/js").unwrap_or_default();
     assert_eq!(eslint.len(), 6, "{eslint:?}");
     assert!(
         eslint
