@@ -26,7 +26,13 @@ fn facts(found: &[&str], lint_failing: bool) -> RunFacts {
 const TEST: &str = "test:tests/test_calc.py::test_parse_negative";
 
 /// (goal, repository has, a lint check fails too, anchored, targets as `check:test`).
-type Row = (&'static str, &'static [&'static str], bool, bool, &'static [&'static str]);
+type Row = (
+    &'static str,
+    &'static [&'static str],
+    bool,
+    bool,
+    &'static [&'static str],
+);
 
 const ROWS: &[Row] = &[
     ("make the failing test pass", &[], false, true, &[TEST]),
