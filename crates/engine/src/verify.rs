@@ -594,16 +594,7 @@ fn against_baseline(
             continue;
         };
         let name = item.name.clone();
-        let targeted = |i: &pawl_core::against::FailureItem| {
-            if i.tool == "tests" {
-                anchoring.targets_test(&name, &i.message)
-            } else {
-                anchoring
-                    .targets
-                    .iter()
-                    .any(|t| t.check == name && t.test.is_none())
-            }
-        };
+        let targeted = |i: &pawl_core::against::FailureItem| anchoring.targets_item(&name, i);
         let j = pawl_core::against::judge(before.items.as_deref(), now.items.as_deref(), &targeted);
         if let pawl_core::against::Judgement::NoWorse { kept, .. } = &j {
             item.no_worse = Some(NoWorse {

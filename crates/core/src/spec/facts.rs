@@ -208,6 +208,21 @@ impl Anchoring {
             .any(|t| t.check == check && t.test.as_deref().is_none_or(|x| x == test))
     }
 
+    /// Whether the goal targets this failure item of `check` (a targeted item must be gone;
+    /// the others only must not get worse). A failing test (tool `tests`) is targeted when the
+    /// goal targets it — and, when the goal targets nothing and names no other aim ("make add()
+    /// add"), every failing test is: what fails is then what the run is for.
+    pub fn targets_item(&self, check: &str, item: &crate::against::FailureItem) -> bool {
+        if item.tool == "tests" {
+            (self.targets.is_empty() && self.other_aim.is_none())
+                || self.targets_test(check, &item.message)
+        } else {
+            self.targets
+                .iter()
+                .any(|t| t.check == check && t.test.is_none())
+        }
+    }
+
     /// `anchored on 1 failing test at the baseline (test: t::neg), symbol `parse``.
     pub fn describe(&self) -> String {
         let parts: Vec<String> = self

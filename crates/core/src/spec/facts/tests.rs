@@ -145,3 +145,32 @@ fn whole_words_only() {
     assert!(has_word("é parse", "parse"));
     assert!(!has_word("", "parse"));
 }
+
+#[test]
+fn which_failure_items_the_goal_targets() {
+    let test = crate::against::FailureItem {
+        tool: "tests".into(),
+        rule: "failed".into(),
+        file: String::new(),
+        message: "tests/test_calc.py::test_parse_negative".into(),
+    };
+    let lint = crate::against::FailureItem {
+        tool: "rust".into(),
+        rule: "clippy::needless_return".into(),
+        file: "src/other.rs".into(),
+        message: "unneeded `return` statement".into(),
+    };
+    // (goal, the test targeted, the lint item targeted)
+    for (goal, t, l) in [
+        ("make the failing test pass", true, false),
+        ("fix the clippy warnings", false, true),
+        // Targets nothing, names no other aim: the failing tests are still what it is for.
+        ("make add() add", true, false),
+        // Another aim: the failing test only must not get worse.
+        ("make it faster", false, false),
+    ] {
+        let a = anchor(goal, &facts(&[], true));
+        assert_eq!(a.targets_item("test", &test), t, "{goal}: {a:?}");
+        assert_eq!(a.targets_item("lint", &lint), l, "{goal}: {a:?}");
+    }
+}
