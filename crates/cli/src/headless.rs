@@ -507,6 +507,12 @@ fn spec_gate(ctx: &mut Ctx, store: &mut Store, run: &Run, interactive: bool) -> 
     if !pawl_core::spec::gate::below_threshold(&analysis) {
         return Ok(());
     }
+    // The run's facts (its baseline's failures, the repository's symbols and paths) anchor a
+    // goal its text alone does not (issue 35).
+    let anchoring = store
+        .last_event(&run.id, pawl_core::EventKind::Baseline)?
+        .and_then(|e| serde_json::from_value::<pawl_engine::baseline::Baseline>(e.data).ok())
+        .map(|b| pawl_engine::anchors::of_run(&ctx.root, &analysis.goal, &b));
     let attended = !ctx.json
         && (interactive || (std::io::stdin().is_terminal() && std::io::stdout().is_terminal()));
     // `--yes` for this run, `[pipeline] spec_gate = false` for every run. What the gate learns
@@ -515,6 +521,7 @@ fn spec_gate(ctx: &mut Ctx, store: &mut Store, run: &Run, interactive: bool) -> 
         analysis: &analysis,
         attended,
         proceed_as_stated: ctx.proceed_as_stated || !config.pipeline.spec_gate,
+        anchoring: anchoring.as_ref(),
     };
     let mut terminal = TerminalAnswers {
         timeout: config.pipeline.answer_timeout.0,

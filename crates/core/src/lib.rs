@@ -4,6 +4,7 @@
 //! the hooks gather inputs and hand them in; this crate decides. That keeps every rule unit-testable
 //! and shared by both drivers.
 
+pub mod against;
 pub mod config;
 pub mod coverage;
 pub mod envfail;

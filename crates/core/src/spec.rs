@@ -9,6 +9,7 @@
 
 use serde::{Deserialize, Serialize};
 
+pub mod facts;
 pub mod gate;
 
 /// The clarity score, 0–2 on each of five dimensions.
@@ -561,7 +562,11 @@ const EXTERNAL: &[(&str, &[&str], &str)] = &[
 pub fn analyze(goal: &str, facts: &ProjectFacts) -> Analysis {
     let (forced, text) = strip_force(goal);
     let lower = text.to_lowercase();
-    let words: Vec<&str> = text.split_whitespace().collect();
+    // Punctuation is not words (`—`, `!!`, `->`).
+    let words: Vec<&str> = text
+        .split_whitespace()
+        .filter(|w| w.chars().any(char::is_alphanumeric))
+        .collect();
     let word_count = words.len();
     let anchors = anchors(&text);
     let target_files: Vec<String> = anchors
@@ -599,20 +604,15 @@ pub fn analyze(goal: &str, facts: &ProjectFacts) -> Analysis {
             reason: format!("anchored: {}", kinds.join(", ")),
             anchors: anchors.clone(),
         }
-    } else if word_count > 20 {
-        Gate {
-            proceed: true,
-            forced,
-            reason: format!("{word_count} words: detailed enough"),
-            anchors: vec![],
-        }
     } else {
+        // Not a word count: a long goal that is clear scores its clarity (the spec gate acts
+        // only below it), and the run's facts can still anchor it (`facts`).
         Gate {
             proceed: false,
             forced,
-            reason: format!(
-                "no anchor (file, identifier, issue, error name, code block, numbered steps) and only {word_count} words: clarify first, or prefix the goal with `force:`"
-            ),
+            reason:
+                "no anchor in the goal's text (file, identifier, issue, error name, code block, numbered steps): clarify first, or prefix the goal with `force:`"
+                    .into(),
             anchors: vec![],
         }
     };

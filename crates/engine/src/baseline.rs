@@ -26,6 +26,13 @@ pub struct BaselineCheck {
     pub tests: Vec<TestOutcome>,
     /// Failing test names as the runner reported them.
     pub failing: Vec<String>,
+    /// The first failure as the check reported it (a failing check's only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_failure: Option<String>,
+    /// A failing check's failure items (findings, failing tests): what "no worse" is measured
+    /// against (`pawl_core::against`). `None` when it passed or its output could not be read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub items: Option<Vec<pawl_core::against::FailureItem>>,
 }
 
 /// The sealed checks on the pre-run tree.
@@ -218,6 +225,12 @@ pub fn take(ws: &Workspace, seal: &Seal) -> Result<Baseline, BaselineError> {
                 .filter(|_| shown)
                 .map(|t| t.failing.clone())
                 .unwrap_or_default(),
+            first_failure: r
+                .failure
+                .as_ref()
+                .filter(|_| shown && !r.passed)
+                .map(|f| f.message.clone()),
+            items: r.items.clone().filter(|_| shown),
         });
     }
     Ok(Baseline {

@@ -8,6 +8,7 @@
 //! (pawl-verify), terminal output (the CLI observes [`LoopEvent`]s and prints them), or the
 //! hook protocols (pawl-hooks and the CLI's `pawl hook`). See README.md for the life of a turn.
 
+pub mod anchors;
 pub mod attempt;
 pub mod baseline;
 pub mod control;

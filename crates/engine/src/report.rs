@@ -560,6 +560,9 @@ fn verdict(
     )
 }
 
+/// The most pre-existing items the Markdown report lists per check (the JSON has them all).
+const MAX_PRE_EXISTING: usize = 20;
+
 /// Writes `<dir>/<run>.md` and `.json`; returns the Markdown path.
 pub fn write(report: &Report, dir: &Path) -> Result<PathBuf, EngineError> {
     let md = dir.join(format!("{}.md", report.run_id));
@@ -722,12 +725,36 @@ pub fn markdown(r: &Report) -> String {
             o.push_str(&format!(
                 "| {} | {}{} | {} | {} | {} |\n",
                 c.name,
-                if c.passed { "pass" } else { "FAIL" },
+                match (c.passed, &c.no_worse) {
+                    (true, Some(_)) => "pass (no worse than at the baseline)",
+                    (true, None) => "pass",
+                    (false, _) => "FAIL",
+                },
                 if c.cached { " (cached)" } else { "" },
                 tests,
                 first,
                 c.log.as_deref().unwrap_or("")
             ));
+        }
+    }
+    let no_worse: Vec<(&str, &crate::verify::NoWorse)> = r
+        .checks
+        .iter()
+        .filter_map(|c| Some((c.name.as_str(), c.no_worse.as_ref()?)))
+        .collect();
+    if !no_worse.is_empty() {
+        o.push_str("\n## Pre-existing failures (failed at the baseline, not targeted by the goal, no worse)\n\n");
+        for (_, n) in &no_worse {
+            o.push_str(&format!("- {}\n", n.summary));
+            for i in n.kept.iter().take(MAX_PRE_EXISTING) {
+                o.push_str(&format!("  - {}\n", i.line()));
+            }
+            if n.kept.len() > MAX_PRE_EXISTING {
+                o.push_str(&format!(
+                    "  - … and {} more\n",
+                    n.kept.len() - MAX_PRE_EXISTING
+                ));
+            }
         }
     }
     o.push_str(&format!("\n**Coverage**: {}\n", r.coverage.line()));
@@ -737,15 +764,20 @@ pub fn markdown(r: &Report) -> String {
             let ev = c
                 .evidence
                 .as_ref()
-                .map(|e| format!("{} ({})", e.name, if e.passed { "pass" } else { "fail" }))
-                .unwrap_or_else(|| "-".into());
+                .map(|e| format!("{} ({})", e.name, if e.passed { "pass" } else { "fail" }));
+            // "verified" only with its evidence: an assumption is taken, not verified.
+            let assumed = matches!(c.criterion.verification.kind, VerifyKind::Assumption);
+            let (status, ev) = match (assumed, ev) {
+                (true, _) => (
+                    "assumed, not verified".to_string(),
+                    "none (an assumption proves nothing)".to_string(),
+                ),
+                (false, Some(ev)) => (c.criterion.status.to_string(), ev),
+                (false, None) => (c.criterion.status.to_string(), "-".to_string()),
+            };
             o.push_str(&format!(
                 "| {} | {} | {} | {} | {} |\n",
-                c.criterion.id,
-                c.criterion.text,
-                c.criterion.verification.kind,
-                c.criterion.status,
-                ev
+                c.criterion.id, c.criterion.text, c.criterion.verification.kind, status, ev
             ));
         }
     }

@@ -168,6 +168,8 @@ mod tests {
             exit_code: Some(i32::from(!passed)),
             tests: Vec::new(),
             failing: failing.iter().map(|s| s.to_string()).collect(),
+            first_failure: None,
+            items: None,
         }
     }
 
@@ -180,6 +182,7 @@ mod tests {
                 check("test", false, &["a", "b", "c", "d", "e", "f"]),
                 check("lint", false, &[]),
             ],
+            environment: None,
         };
         assert_eq!(
             failing_before(&b),

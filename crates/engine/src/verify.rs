@@ -132,11 +132,30 @@ pub struct Item {
     pub reused: bool,
     /// Why it did not run.
     pub skipped: Option<String>,
+    /// It failed, as it did at the run's baseline, and the goal does not target it: no worse
+    /// than before (`pawl_core::against`), said as "clippy: 3 pre-existing item(s) before, the
+    /// same 3 after" with the items kept.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub no_worse: Option<NoWorse>,
+}
+
+/// A baseline failure that is no worse.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NoWorse {
+    pub summary: String,
+    /// The pre-existing items still there.
+    pub kept: Vec<pawl_core::against::FailureItem>,
 }
 
 impl Item {
+    /// It ran and passed.
     pub fn passed(&self) -> bool {
         self.skipped.is_none() && self.evidence.as_ref().is_some_and(|e| e.data.passed)
+    }
+
+    /// It passed, or it is no worse than at the baseline (a failure the goal does not target).
+    pub fn accepted(&self) -> bool {
+        self.passed() || self.no_worse.is_some()
     }
 }
 
@@ -403,6 +422,7 @@ pub fn verify_checks(
             evidence: stored.next(),
             reused: true,
             skipped: None,
+            no_worse: None,
         });
     }
     for r in &runs {
@@ -423,10 +443,14 @@ pub fn verify_checks(
             },
             reused: false,
             skipped,
+            no_worse: None,
         });
     }
-    let items: Vec<Item> = items.into_iter().flatten().collect();
-    let verified = tree_after.is_none() && items.iter().all(Item::passed);
+    let mut items: Vec<Item> = items.into_iter().flatten().collect();
+    if let Some(run) = run {
+        against_baseline(ws, store, run, &runs, &mut items)?;
+    }
+    let verified = tree_after.is_none() && items.iter().all(Item::accepted);
 
     if let Some(run) = run {
         for item in &items {
@@ -470,6 +494,59 @@ pub fn verify_checks(
         failure,
         forged,
     })
+}
+
+/// Judged against the baseline: a check that failed at the run's baseline, that the goal does
+/// not target (`crate::anchors`), and whose failure items now are the same or fewer
+/// (`pawl_core::against::judge`) is no worse. Both runs must have ended by exiting (a timeout
+/// or a signal is not compared).
+fn against_baseline(
+    ws: &Workspace,
+    store: &Store,
+    run: &Run,
+    runs: &[CheckRun],
+    items: &mut [Item],
+) -> Result<(), StoreError> {
+    if items.iter().all(Item::passed) {
+        return Ok(());
+    }
+    let Some(baseline) = store
+        .last_event(&run.id, EventKind::Baseline)?
+        .and_then(|e| serde_json::from_value::<Baseline>(e.data).ok())
+    else {
+        return Ok(());
+    };
+    if baseline.checks.iter().all(|c| c.passed) {
+        return Ok(());
+    }
+    let anchoring = crate::anchors::of_run(&ws.root, &run.goal, &baseline);
+    for item in items
+        .iter_mut()
+        .filter(|i| !i.passed() && i.skipped.is_none())
+    {
+        let Some(before) = baseline
+            .check(&item.name)
+            .filter(|b| !b.passed && b.end == "exited")
+        else {
+            continue;
+        };
+        let Some(now) = runs
+            .iter()
+            .find(|r| r.check.name == item.name && r.end.kind() == "exited")
+        else {
+            continue;
+        };
+        let name = item.name.clone();
+        let targeted = |i: &pawl_core::against::FailureItem| anchoring.targets_item(&name, i);
+        let j = pawl_core::against::judge(before.items.as_deref(), now.items.as_deref(), &targeted);
+        if let pawl_core::against::Judgement::NoWorse { kept, .. } = &j {
+            item.no_worse = Some(NoWorse {
+                summary: j.describe(&name),
+                kept: kept.clone(),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// One failure for a failed verification: the first failing check, naming the others.
@@ -551,6 +628,10 @@ pub struct CheckSummary {
     /// evidence's tail by `pawl_verify::coverage`); `None` for every other check.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub coverage: Option<f64>,
+    /// It failed as at the baseline, not targeted by the goal, and no worse: passes, with the
+    /// pre-existing items listed (`passed` is true).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub no_worse: Option<NoWorse>,
 }
 
 impl CheckSummary {
@@ -768,7 +849,8 @@ impl Verifier for GateVerifier {
                 let e = item.evidence.as_ref().map(|e| &e.data);
                 CheckSummary {
                     name: item.name.clone(),
-                    passed: item.passed(),
+                    passed: item.accepted(),
+                    no_worse: item.no_worse.clone(),
                     end: match (e, &item.skipped) {
                         (_, Some(why)) => format!("skipped: {why}"),
                         (Some(d), None) => d.end.clone(),

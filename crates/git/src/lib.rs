@@ -32,6 +32,7 @@ mod checkout;
 mod config;
 mod diff;
 mod error;
+mod grep;
 mod history;
 mod ignore;
 mod index;

@@ -88,7 +88,7 @@ pub fn parse_diagnostics(command: &str, stdout: &str, stderr: &str) -> Option<Di
 
 /// A diagnostic header: `error[E0308]: msg`, `warning: msg`, or the short format's
 /// `src/lib.rs:2:9: error: msg`. Returns (is_error, location when the short format gives one).
-fn header(line: &str) -> Option<(bool, Option<&str>)> {
+pub(crate) fn header(line: &str) -> Option<(bool, Option<&str>)> {
     if let Some(level) = level_prefix(line) {
         return Some((level, None));
     }
@@ -119,7 +119,7 @@ fn level_prefix(line: &str) -> Option<bool> {
 }
 
 /// cargo's and rustc's own summaries, which repeat what the diagnostics said.
-fn is_summary(line: &str) -> bool {
+pub(crate) fn is_summary(line: &str) -> bool {
     let msg = line.split_once(": ").map_or("", |(_, m)| m);
     msg.starts_with("could not compile")
         || msg.starts_with("aborting due to")

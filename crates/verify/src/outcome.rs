@@ -116,6 +116,11 @@ pub struct CheckRun {
     /// rustc/clippy errors and warnings the output holds (see [`crate::diagnostics`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub diagnostics: Option<Diagnostics>,
+    /// A failed check's failure items (findings and failing tests, see
+    /// [`crate::parse::items`]), for judging it against the baseline; `None` when it passed or
+    /// its output could not be read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub items: Option<Vec<pawl_core::against::FailureItem>>,
     /// SHA-256 over the stdout and stderr digests, hex.
     pub output_digest: Option<String>,
     /// The last lines of output, each prefixed `out| ` or `err| ` (bounded), without terminal
@@ -145,6 +150,7 @@ impl CheckRun {
             tests: None,
             coverage: None,
             diagnostics: None,
+            items: None,
             output_digest: None,
             tail: String::new(),
             log_path: None,

@@ -72,6 +72,7 @@
 mod cargo_test;
 mod dotnet;
 mod go_test;
+pub mod items;
 mod jest;
 mod junit;
 mod libtest_json;

@@ -250,6 +250,16 @@ pub fn run_check(check: &Check, cfg: &RunnerConfig) -> CheckRun {
             &tail,
         ),
     };
+    let items = if passed {
+        None
+    } else {
+        crate::parse::items::check_items(
+            &stdout,
+            &stderr,
+            &cfg.root.to_string_lossy(),
+            tests.as_ref(),
+        )
+    };
     CheckRun {
         check: check.clone(),
         argv,
@@ -260,6 +270,7 @@ pub fn run_check(check: &Check, cfg: &RunnerConfig) -> CheckRun {
         tests,
         coverage,
         diagnostics,
+        items,
         output_digest: Some(output_digest(&outcome)),
         tail,
         log_path: Some(log_path),

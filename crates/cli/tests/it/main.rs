@@ -34,6 +34,7 @@ mod sealed;
 mod settings;
 mod start;
 mod state;
+mod verdicts;
 mod verify;
 
 mod serve;

@@ -7,6 +7,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::facts::Anchoring;
 use super::{Analysis, Clarity};
 
 /// One gap in the goal: the question to ask, and the assumption taken when nobody answers.
@@ -74,6 +75,26 @@ pub const MAX_GAPS: usize = 3;
 /// ("make the calculator's tests pass") is not.
 pub fn below_threshold(a: &Analysis) -> bool {
     !a.gate.proceed && a.shape == super::Shape::Intent
+}
+
+/// [`below_threshold`], and the run's facts do not anchor it either (`super::facts`: a failing
+/// test at the baseline and a goal that asks for a fix, a symbol or path the repository has,
+/// an issue reference). `None`: the facts are not known (no baseline).
+pub fn below_threshold_on_facts(a: &Analysis, facts: Option<&Anchoring>) -> bool {
+    below_threshold(a) && !facts.is_some_and(Anchoring::anchored)
+}
+
+/// [`decide`] with the run's facts: a goal they anchor proceeds, saying on what.
+pub fn decide_on_facts(
+    a: &Analysis,
+    facts: Option<&Anchoring>,
+    attended: bool,
+    yes: bool,
+) -> GateAction {
+    match facts.filter(|f| f.anchored()) {
+        Some(f) if below_threshold(a) => GateAction::Proceed { why: f.describe() },
+        _ => decide(a, attended, yes),
+    }
 }
 
 /// The gaps of a goal, questions and assumptions filled in.
@@ -151,6 +172,50 @@ mod tests {
             };
             assert_eq!(got, *want, "{goal} attended={attended} yes={yes}");
         }
+    }
+
+    /// Issue 35: the goal's wording decided the verdict. With a failing test at the baseline,
+    /// every phrasing of "fix it" proceeds, anchored on the facts; "make it better" does not.
+    #[test]
+    fn the_run_s_facts_anchor_short_goals() {
+        use crate::spec::facts::{BaselineFailure, RunFacts, anchor};
+        let facts = RunFacts {
+            failures: vec![BaselineFailure {
+                check: "test".into(),
+                test: Some("tests/test_calc.py::test_parse_negative".into()),
+                runs_tests: true,
+                text: "AssertionError: assert 12 == -12".into(),
+            }],
+            found: ["parse".to_string()].into(),
+        };
+        let rows: &[(&str, &str)] = &[
+            ("make the failing test pass", "proceed"),
+            ("make the failing tests pass", "proceed"),
+            ("parse drops the minus sign of negative numbers", "proceed"),
+            ("Fix issue #12: negative numbers lose their sign", "proceed"),
+            ("make it better", "assume"),
+            ("clean up", "assume"),
+            ("make it faster", "assume"),
+        ];
+        for (goal, want) in rows {
+            let an = anchor(goal, &facts);
+            let got = match decide_on_facts(&a(goal), Some(&an), false, false) {
+                GateAction::Proceed { .. } => "proceed",
+                GateAction::Ask { .. } => "ask",
+                GateAction::Assume { .. } => "assume",
+            };
+            assert_eq!(got, *want, "{goal}: {an:?}");
+            assert_eq!(
+                below_threshold_on_facts(&a(goal), Some(&an)),
+                *want != "proceed" && below_threshold(&a(goal)),
+                "{goal}"
+            );
+        }
+    }
+
+    #[test]
+    fn punctuation_is_not_words() {
+        assert_eq!(a("make it better — !! ->").word_count, 3);
     }
 
     #[test]

@@ -97,11 +97,13 @@ fn anchors_of_every_kind_are_found() {
 }
 
 #[test]
-fn an_anchor_or_more_than_20_words_lets_a_goal_proceed() {
+fn an_anchor_lets_a_goal_proceed_a_word_count_does_not() {
     assert!(a("fix parse_header").gate.proceed);
+    // Issue 35: the clarity threshold is not a word count. Twenty-odd vague words anchor on
+    // nothing in the text (the run's facts may still anchor them: `facts`).
     let long = "please look at how the settings page behaves when a user changes their name and then immediately reloads the page because it seems off";
     assert!(long.split_whitespace().count() > 20);
-    assert!(a(long).gate.proceed);
+    assert!(!a(long).gate.proceed);
     assert!(!a("improve the settings page behaviour").gate.proceed);
 }
 

@@ -31,6 +31,9 @@ pub struct GateInput<'a> {
     pub attended: bool,
     /// Proceed on the goal as stated (`--yes`, or `[pipeline] spec_gate = false`).
     pub proceed_as_stated: bool,
+    /// What the run's facts tie the goal to (its baseline's failures, names and paths of the
+    /// baseline tree: `crate::anchors::of_run`); `None` when there is no baseline.
+    pub anchoring: Option<&'a pawl_core::spec::facts::Anchoring>,
 }
 
 /// What the gate did (for the caller to say).
@@ -56,7 +59,12 @@ pub fn meet(
     if !gate::below_threshold(analysis) {
         return Ok(None);
     }
-    let action = gate::decide(analysis, input.attended, input.proceed_as_stated);
+    let action = gate::decide_on_facts(
+        analysis,
+        input.anchoring,
+        input.attended,
+        input.proceed_as_stated,
+    );
     let mut assumed: Vec<(Gap, String)> = Vec::new();
     let mut answered: Vec<(Gap, String)> = Vec::new();
     match &action {
@@ -187,6 +195,7 @@ mod tests {
             analysis: &analysis,
             attended: true,
             proceed_as_stated: false,
+            anchoring: None,
         };
         let gated = meet(&mut store, &run, &input, &mut answers, &mut |r| {
             asked.push(r.to_string())

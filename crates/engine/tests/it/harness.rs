@@ -96,6 +96,7 @@ impl Verifier for Scripted {
             hidden: false,
             tests: None,
             coverage: None,
+            no_worse: None,
         };
         Ok(VerifyReport {
             tree_hash: row.tree,

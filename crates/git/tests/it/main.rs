@@ -5,6 +5,7 @@
 
 mod checkout;
 mod diff;
+mod grep;
 mod history;
 mod indirection;
 mod refs;

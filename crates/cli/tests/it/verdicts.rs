@@ -1,0 +1,185 @@
+//! Verdicts that honest work gets (issue 35): a goal is anchored on the run's facts, not on its
+//! wording, and a check that failed before the run and that the goal does not target passes
+//! when it is no worse. Each test runs the real binary with the spec gate on, unattended, and an
+//! honest replayed fix, and asserts the exit code, the stop reason and the verdict.
+
+use serde_json::json;
+
+use crate::TestEnv;
+use crate::headless::{NO_BREAKERS, config_with};
+
+const CALC: &str = "def parse(fmt, text):\n    \"\"\"Reads an integer from text as fmt says.\"\"\"\n    return int(text.lstrip(\"-\"))\n";
+const TEST_CALC: &str = "import unittest\n\nfrom calc import parse\n\n\nclass ParseTest(unittest.TestCase):\n    def test_parse_positive(self):\n        self.assertEqual(parse(\"{:d}\", \"12\"), 12)\n\n    def test_parse_negative(self):\n        self.assertEqual(parse(\"{:d}\", \"-12\"), -12)\n";
+
+/// The honest fix, as a replayed step.
+fn fix(env: &TestEnv) -> String {
+    env.scenario(
+        "fix",
+        &format!(
+            "{}\n",
+            json!({"do": "edit", "path": "calc.py", "old": "int(text.lstrip(\"-\"))", "new": "int(text)"})
+        ),
+    )
+}
+
+fn python_project() -> TestEnv {
+    let env = TestEnv::new();
+    env.write("calc.py", CALC);
+    env.write("test_calc.py", TEST_CALC);
+    env.headless(&config_with(
+        "max_iterations = 3",
+        NO_BREAKERS,
+        "",
+        "[agent]\nkind = \"replay\"\n",
+        "python3 -m unittest discover -v",
+    ));
+    env
+}
+
+/// Regression (issue 35): the same honest fix, proven red → green with every test kept, ended
+/// RESEARCH ("C1 is unverified or only assumed") for "make the failing test pass" and for a
+/// one-sentence bug report, SHIP for "make the failing tests pass" — the verdict followed the
+/// wording. Every phrasing is anchored on the baseline's failing test now; "make it better"
+/// still is not, and never SHIPs.
+#[test]
+fn every_phrasing_of_an_honest_fix_ships_and_an_unanchored_goal_does_not() {
+    let rows: &[(&str, &str)] = &[
+        ("make the failing tests pass", "SHIP"),
+        ("make the failing test pass", "SHIP"),
+        ("parse drops the minus sign of negative numbers", "SHIP"),
+        ("Fix issue #12: negative numbers lose their sign", "SHIP"),
+        ("make it better", "RESEARCH"),
+    ];
+    for (goal, want) in rows {
+        let env = python_project();
+        let s = fix(&env);
+        let r = env.pawl_env(
+            &["run", goal, "--mode", "simple", "--scenario", &s],
+            &[("PAWL_PIPELINE_SPEC_GATE", "true")],
+        );
+        let ctx = format!("{goal}\nstdout:\n{}\nstderr:\n{}", r.stdout, r.stderr);
+        assert_eq!(env.run_state().1.as_deref(), Some("verified"), "{ctx}");
+        let report = env.ok(&["report", "--json"]).json();
+        assert_eq!(report["verdict"], *want, "{ctx}\n{report}");
+        let assumed =
+            env.strings("SELECT verify_kind FROM criteria WHERE verify_kind = 'assumption'");
+        if *want == "SHIP" {
+            assert_eq!(r.code, 0, "{ctx}");
+            assert!(assumed.is_empty(), "{ctx}: {assumed:?}");
+            // Below the clarity threshold by its text, the goal proceeds anchored on the facts.
+            if let Some(gate) = env.events_of("spec_gate").first() {
+                assert_eq!(gate["action"]["action"], "proceed", "{ctx}\n{gate}");
+                assert!(r.stdout.contains("spec gate: anchored on"), "{ctx}");
+            }
+        } else {
+            assert!(!assumed.is_empty(), "{ctx}");
+            // The report shows an assumption as assumed, never as verified with no evidence.
+            let md = std::fs::read_to_string(
+                env.root()
+                    .join(".pawl/reports")
+                    .join(format!("{}.md", report["run_id"].as_str().unwrap_or(""))),
+            )
+            .unwrap_or_default();
+            assert!(md.contains("| assumed, not verified |"), "{md}");
+        }
+    }
+}
+
+const LIB_RS: &str = "mod other;\n\npub fn parse(text: &str) -> i64 {\n    text.trim_start_matches('-').parse().unwrap_or(0)\n}\n\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn parses_negative() {\n        assert_eq!(super::parse(\"-12\"), -12);\n    }\n\n    #[test]\n    fn parses_positive() {\n        assert_eq!(super::parse(\"12\"), 12);\n    }\n}\n";
+const OTHER_RS: &str = "pub fn double(x: i64) -> i64 {\n    return x * 2;\n}\n\npub fn is_empty(v: &Vec<u8>) -> bool {\n    v.len() == 0\n}\n";
+
+/// Regression (issue 35): on a Rust crate whose clippy gate already failed before the run on
+/// warnings the goal never touches, the honest fix ended `same_failure` after three iterations,
+/// because every check had to pass. The clippy gate is now judged against the baseline: the
+/// same warnings after the fix are no worse, listed in the report, and the run SHIPs. A new
+/// warning blocks.
+#[test]
+fn a_clippy_gate_failing_before_the_run_passes_when_no_worse_and_a_new_warning_blocks() {
+    let (rustup, cargo_home) = toolchain();
+    let cargo = |args: &str| {
+        format!("RUSTUP_HOME={rustup} CARGO_HOME={cargo_home} CARGO_TARGET_DIR=target cargo {args}")
+    };
+    for (name, new, want) in [
+        ("honest", "text.parse().unwrap_or(0)", "SHIP"),
+        // The same fix, and a needless `return` of its own: a new warning.
+        (
+            "new-warning",
+            "return text.parse().unwrap_or(0);",
+            "RESEARCH",
+        ),
+    ] {
+        let env = TestEnv::new();
+        env.write(
+            "Cargo.toml",
+            "[package]\nname = \"demo\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n",
+        );
+        env.write(".gitignore", "target/\n");
+        env.write("src/lib.rs", LIB_RS);
+        env.write("src/other.rs", OTHER_RS);
+        let mut toml = config_with(
+            "max_iterations = 1",
+            NO_BREAKERS,
+            "",
+            "[agent]\nkind = \"replay\"\n",
+            &cargo("test -q"),
+        );
+        toml.push_str(&format!(
+            "lint = \"{}\"\n",
+            cargo("clippy -q -- -D warnings")
+        ));
+        env.headless(&toml);
+        let s = env.scenario(
+            "fix",
+            &format!(
+                "{}\n",
+                json!({"do": "edit", "path": "src/lib.rs",
+                       "old": "text.trim_start_matches('-').parse().unwrap_or(0)", "new": new})
+            ),
+        );
+        let r = env.pawl_env(
+            &[
+                "run",
+                "make the failing test pass",
+                "--mode",
+                "simple",
+                "--scenario",
+                &s,
+            ],
+            &[("PAWL_PIPELINE_SPEC_GATE", "true")],
+        );
+        let ctx = format!("{name}\nstdout:\n{}\nstderr:\n{}", r.stdout, r.stderr);
+        let report = env.ok(&["report", "--json"]).json();
+        assert_eq!(report["verdict"], want, "{ctx}\n{report}");
+        let lint = report["checks"]
+            .as_array()
+            .and_then(|c| c.iter().find(|c| c["name"] == "lint"))
+            .cloned()
+            .unwrap_or_default();
+        if want == "SHIP" {
+            assert_eq!(r.code, 0, "{ctx}");
+            assert_eq!(lint["passed"], true, "{lint}");
+            let summary = lint["no_worse"]["summary"].as_str().unwrap_or("");
+            assert!(
+                summary.contains("4 pre-existing item(s) before, the same 4 after"),
+                "{summary}\n{lint}"
+            );
+            let kept = lint["no_worse"]["kept"].to_string();
+            assert!(
+                kept.contains("src/other.rs") && kept.contains("unneeded `return` statement"),
+                "{kept}"
+            );
+        } else {
+            assert_ne!(r.code, 0, "{ctx}");
+            assert_eq!(lint["passed"], false, "{lint}");
+        }
+    }
+}
+
+/// The rustup and cargo homes of the machine running the tests (the checks get a HOME of
+/// their own, so the toolchain is named explicitly).
+fn toolchain() -> (String, String) {
+    let home = std::env::var("HOME").unwrap_or_default();
+    let rustup = std::env::var("RUSTUP_HOME").unwrap_or_else(|_| format!("{home}/.rustup"));
+    let cargo = std::env::var("CARGO_HOME").unwrap_or_else(|_| format!("{home}/.cargo"));
+    (rustup, cargo)
+}

@@ -1,0 +1,240 @@
+//! Judged against the baseline: a check that failed before the run and that the goal does not
+//! target passes when it is no worse — its failure items after the run are the same as before,
+//! or a subset. Items are matched by tool, rule, file, message and count, never by line number,
+//! so a fix that moves lines does not fail; a new item (or one more of the same) blocks.
+//!
+//! What this is not: reading the items out of a tool's output (pawl-verify's `parse::items`),
+//! deciding which failures the goal targets (`spec::facts`).
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+/// One thing a check reported as wrong: a lint warning, a type error, a failing test.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct FailureItem {
+    /// `clippy`, `rustc`, `eslint`, `ruff`, `mypy`, `pyright`, `tsc`, `tests`.
+    pub tool: String,
+    /// `clippy::needless_return`, `F401`, `no-unused-vars`, `TS2322`, `failed` (a test).
+    pub rule: String,
+    /// Relative path as the tool printed it (empty when it named none).
+    pub file: String,
+    /// The message, or the test's id.
+    pub message: String,
+}
+
+impl FailureItem {
+    /// `clippy clippy::needless_return src/lib.rs: unneeded `return` statement`.
+    pub fn line(&self) -> String {
+        let file = if self.file.is_empty() {
+            String::new()
+        } else {
+            format!(" {}", self.file)
+        };
+        format!("{} {}{file}: {}", self.tool, self.rule, self.message)
+    }
+}
+
+/// How a baseline-failing check compares with its baseline.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "judgement", rename_all = "snake_case")]
+pub enum Judgement {
+    /// The same items or fewer: passes as no worse. `kept` are the pre-existing items still
+    /// there, `gone` the ones fixed.
+    NoWorse {
+        before: usize,
+        kept: Vec<FailureItem>,
+        gone: usize,
+    },
+    /// Items the baseline did not have (or more of one), and targeted items still failing.
+    Worse {
+        new: Vec<FailureItem>,
+        targeted: Vec<FailureItem>,
+    },
+    /// The items could not be read on one side: it cannot be compared, so it fails.
+    Unknown,
+}
+
+impl Judgement {
+    pub fn passes(&self) -> bool {
+        matches!(self, Judgement::NoWorse { .. })
+    }
+
+    /// `clippy: 3 items before, the same 3 after` / `2 before, 1 after (1 fixed)`.
+    pub fn describe(&self, check: &str) -> String {
+        match self {
+            Judgement::NoWorse { before, kept, gone } => {
+                if *gone == 0 {
+                    format!(
+                        "{check}: {before} pre-existing item(s) before, the same {} after",
+                        kept.len()
+                    )
+                } else {
+                    format!(
+                        "{check}: {before} pre-existing item(s) before, {} after ({gone} fixed)",
+                        kept.len()
+                    )
+                }
+            }
+            Judgement::Worse { new, targeted } => {
+                let mut parts = Vec::new();
+                if !new.is_empty() {
+                    parts.push(format!(
+                        "{} new item(s): {}",
+                        new.len(),
+                        new.iter()
+                            .take(3)
+                            .map(FailureItem::line)
+                            .collect::<Vec<_>>()
+                            .join("; ")
+                    ));
+                }
+                if !targeted.is_empty() {
+                    parts.push(format!(
+                        "{} targeted item(s) still failing: {}",
+                        targeted.len(),
+                        targeted
+                            .iter()
+                            .take(3)
+                            .map(FailureItem::line)
+                            .collect::<Vec<_>>()
+                            .join("; ")
+                    ));
+                }
+                format!("{check}: worse than at the baseline — {}", parts.join("; "))
+            }
+            Judgement::Unknown => format!(
+                "{check}: failed at the baseline, and its output could not be read into items to compare"
+            ),
+        }
+    }
+}
+
+fn counts(items: &[FailureItem]) -> BTreeMap<&FailureItem, usize> {
+    let mut m = BTreeMap::new();
+    for i in items {
+        *m.entry(i).or_insert(0) += 1;
+    }
+    m
+}
+
+/// The rule: `after` must hold no item `before` did not, no more of any item than `before`
+/// did, and none that `targeted` says the goal targets. `None` on either side (output that no
+/// parser read) is [`Judgement::Unknown`].
+pub fn judge(
+    before: Option<&[FailureItem]>,
+    after: Option<&[FailureItem]>,
+    targeted: &dyn Fn(&FailureItem) -> bool,
+) -> Judgement {
+    let (Some(before), Some(after)) = (before, after) else {
+        return Judgement::Unknown;
+    };
+    // A failing check with no item read cannot be told apart from one whose output changed
+    // shape: it is not compared.
+    if after.is_empty() && before.is_empty() {
+        return Judgement::Unknown;
+    }
+    let b = counts(before);
+    let a = counts(after);
+    let mut new = Vec::new();
+    let mut targeted_left = Vec::new();
+    let mut kept = Vec::new();
+    for (item, n) in &a {
+        let was = b.get(item).copied().unwrap_or(0);
+        for _ in was..*n {
+            new.push((*item).clone());
+        }
+        if targeted(item) {
+            targeted_left.push((*item).clone());
+        } else {
+            for _ in 0..(*n).min(was) {
+                kept.push((*item).clone());
+            }
+        }
+    }
+    if !new.is_empty() || !targeted_left.is_empty() {
+        return Judgement::Worse {
+            new,
+            targeted: targeted_left,
+        };
+    }
+    Judgement::NoWorse {
+        before: before.len(),
+        gone: before.len().saturating_sub(kept.len()),
+        kept,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn item(code: &str) -> FailureItem {
+        // `rule@file#message`
+        let (rule, rest) = code.split_once('@').unwrap_or((code, ""));
+        let (file, message) = rest.split_once('#').unwrap_or((rest, ""));
+        FailureItem {
+            tool: "clippy".into(),
+            rule: rule.into(),
+            file: file.into(),
+            message: message.into(),
+        }
+    }
+
+    fn items(codes: &str) -> Vec<FailureItem> {
+        codes.split_whitespace().map(item).collect()
+    }
+
+    /// (before, after, targeted rule or "", passes, kept).
+    const ROWS: &[(&str, &str, &str, bool, usize)] = &[
+        // The same three after: no worse.
+        ("a@x#m b@x#m c@y#m", "a@x#m b@x#m c@y#m", "", true, 3),
+        // A subset: one fixed.
+        ("a@x#m b@x#m c@y#m", "a@x#m c@y#m", "", true, 2),
+        // In another order (lines moved: no line numbers in items).
+        ("a@x#m b@x#m", "b@x#m a@x#m", "", true, 2),
+        // A new item blocks.
+        ("a@x#m", "a@x#m d@x#m", "", false, 0),
+        // One more of the same blocks (count).
+        ("a@x#m", "a@x#m a@x#m", "", false, 0),
+        // Same rule, another file: new.
+        ("a@x#m", "a@z#m", "", false, 0),
+        // Same rule and file, another message: new.
+        ("a@x#m", "a@x#n", "", false, 0),
+        // A targeted item still there blocks.
+        ("a@x#m b@x#m", "a@x#m b@x#m", "b", false, 0),
+        // Targeted and fixed: passes, the rest kept.
+        ("a@x#m b@x#m", "a@x#m", "b", true, 1),
+    ];
+
+    #[test]
+    fn no_worse_than_the_baseline() {
+        for (before, after, targeted, passes, kept) in ROWS {
+            let b = items(before);
+            let a = items(after);
+            let j = judge(Some(&b), Some(&a), &|i: &FailureItem| i.rule == *targeted);
+            assert_eq!(j.passes(), *passes, "{before} -> {after}: {j:?}");
+            if let Judgement::NoWorse { kept: k, .. } = &j {
+                assert_eq!(k.len(), *kept, "{before} -> {after}: {j:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn unread_output_is_never_no_worse() {
+        let b = items("a@x#m");
+        assert_eq!(judge(None, Some(&b), &|_| false), Judgement::Unknown);
+        assert_eq!(judge(Some(&b), None, &|_| false), Judgement::Unknown);
+        assert_eq!(judge(Some(&[]), Some(&[]), &|_| false), Judgement::Unknown);
+    }
+
+    #[test]
+    fn the_report_line_says_before_and_after() {
+        let b = items("a@x#m b@x#m c@y#m");
+        let j = judge(Some(&b), Some(&b), &|_| false);
+        assert_eq!(
+            j.describe("clippy"),
+            "clippy: 3 pre-existing item(s) before, the same 3 after"
+        );
+    }
+}

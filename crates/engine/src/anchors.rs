@@ -1,0 +1,83 @@
+//! A run's goal tied to the run's facts (`pawl_core::spec::facts`): the baseline's failures,
+//! and what the repository has of the goal's terms (looked up through pawl-git). Used by the
+//! spec gate (is the goal anchored?) and by verification (which baseline failures does the goal
+//! target; the others pass when no worse).
+
+use std::path::Path;
+
+use pawl_core::spec::facts::{self, Anchoring, BaselineFailure, Lookup, RunFacts};
+
+use crate::baseline::Baseline;
+
+/// The facts of a run: its baseline's failures and the repository's answers for `goal`.
+pub fn facts_of(root: &Path, goal: &str, baseline: &Baseline) -> RunFacts {
+    let mut failures = Vec::new();
+    for c in baseline.checks.iter().filter(|c| !c.passed) {
+        let failing_tests: Vec<&str> = c
+            .tests
+            .iter()
+            .filter(|t| t.status == pawl_core::record::TestStatus::Failed)
+            .map(|t| t.id.as_str())
+            .chain(c.failing.iter().map(String::as_str))
+            .collect();
+        let mut text = c.first_failure.clone().unwrap_or_default();
+        for i in c.items.iter().flatten() {
+            text.push('\n');
+            text.push_str(&i.line());
+        }
+        if failing_tests.is_empty() {
+            failures.push(BaselineFailure {
+                check: c.name.clone(),
+                test: None,
+                runs_tests: false,
+                text,
+            });
+        } else {
+            let mut seen = std::collections::BTreeSet::new();
+            for id in failing_tests {
+                if seen.insert(id) {
+                    failures.push(BaselineFailure {
+                        check: c.name.clone(),
+                        test: Some(id.to_owned()),
+                        runs_tests: true,
+                        text: text.clone(),
+                    });
+                }
+            }
+        }
+    }
+    RunFacts {
+        failures,
+        found: lookup(root, goal, Some(&baseline.tree)),
+    }
+}
+
+/// The goal's candidates the repository at `root` has — in `tree` (the baseline's: what the run
+/// started from, which the agent cannot change) when given. None when it cannot be read.
+pub fn lookup(root: &Path, goal: &str, tree: Option<&str>) -> std::collections::BTreeSet<String> {
+    let cands = facts::candidates(goal);
+    let of = |kind: Lookup| -> Vec<&str> {
+        cands
+            .iter()
+            .filter(|c| c.lookup == kind)
+            .map(|c| c.term.as_str())
+            .collect()
+    };
+    let Ok(repo) = pawl_git::Repo::open(root) else {
+        return Default::default();
+    };
+    let mut found = repo
+        .paths_tracked(&of(Lookup::Path), tree)
+        .unwrap_or_default();
+    found.extend(repo.words_used(&of(Lookup::Word), tree).unwrap_or_default());
+    found.extend(
+        repo.names_defined(&of(Lookup::Definition), tree)
+            .unwrap_or_default(),
+    );
+    found
+}
+
+/// What `goal` ties to among the run's facts, and which baseline failures it targets.
+pub fn of_run(root: &Path, goal: &str, baseline: &Baseline) -> Anchoring {
+    facts::anchor(goal, &facts_of(root, goal, baseline))
+}

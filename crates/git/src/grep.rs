@@ -1,0 +1,111 @@
+//! Which words and paths a repository has: the lookups behind a goal's anchors
+//! (`pawl_core::spec::facts`). Tracked files only, binary files skipped, no text conversion.
+
+use std::collections::BTreeSet;
+
+use crate::error::Error;
+use crate::repo::{Repo, nul_records};
+
+/// The keywords a definition starts with, across the languages pawl checks.
+const DEFINITION_KEYWORDS: &str = "def|fn|function|func|class|struct|enum|trait|interface|type|const|let|var|mod|module|macro_rules!|sub|impl";
+
+impl Repo {
+    /// The `words` that occur as whole words in a tracked text file — of `tree` (a tree or
+    /// commit id) when given, else of the working tree.
+    pub fn words_used(
+        &self,
+        words: &[&str],
+        tree: Option<&str>,
+    ) -> Result<BTreeSet<String>, Error> {
+        let words: Vec<&str> = words.iter().copied().filter(|w| !w.is_empty()).collect();
+        if words.is_empty() {
+            return Ok(BTreeSet::new());
+        }
+        let mut git = self.git();
+        git.args(["grep", "--no-textconv", "-I", "-h", "-o", "-w", "-F"]);
+        for w in &words {
+            git.arg("-e").arg(w);
+        }
+        git.args(tree);
+        git.args(["--", ":/"]);
+        let (_, out) = git.run_allowing(&[0, 1])?;
+        let text = String::from_utf8_lossy(&out);
+        Ok(text
+            .lines()
+            .map(str::trim)
+            .filter(|l| words.contains(l))
+            .map(str::to_owned)
+            .collect())
+    }
+
+    /// The `names` (identifier characters only; others are ignored) that a tracked file
+    /// defines: `def parse`, `fn parse`, `function parse`, `class Parser`, …
+    pub fn names_defined(
+        &self,
+        names: &[&str],
+        tree: Option<&str>,
+    ) -> Result<BTreeSet<String>, Error> {
+        let names: Vec<&str> = names
+            .iter()
+            .copied()
+            .filter(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
+            .collect();
+        if names.is_empty() {
+            return Ok(BTreeSet::new());
+        }
+        let pattern = format!(
+            "({DEFINITION_KEYWORDS})[[:space:]]+({})([^[:alnum:]_]|$)",
+            names.join("|")
+        );
+        let mut git = self.git();
+        git.args(["grep", "--no-textconv", "-I", "-h", "-o", "-E", "-e"])
+            .arg(&pattern)
+            .args(tree)
+            .args(["--", ":/"]);
+        let (_, out) = git.run_allowing(&[0, 1])?;
+        let text = String::from_utf8_lossy(&out);
+        let mut found = BTreeSet::new();
+        for m in text.lines() {
+            for w in m.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')) {
+                if names.contains(&w) {
+                    found.insert(w.to_owned());
+                }
+            }
+        }
+        Ok(found)
+    }
+
+    /// The `paths` that name a tracked file or directory, whole or as a trailing part
+    /// (`calc.py` names `src/calc.py`).
+    pub fn paths_tracked(
+        &self,
+        paths: &[&str],
+        tree: Option<&str>,
+    ) -> Result<BTreeSet<String>, Error> {
+        if paths.is_empty() {
+            return Ok(BTreeSet::new());
+        }
+        let mut git = self.git();
+        match tree {
+            Some(t) => git.args(["ls-tree", "-r", "-z", "--name-only", "--full-tree", t]),
+            None => git.args(["ls-files", "-z", "--full-name", "--", ":/"]),
+        };
+        let out = git.run()?;
+        let mut found = BTreeSet::new();
+        for rec in nul_records(&out) {
+            let file = String::from_utf8_lossy(rec);
+            for orig in paths {
+                let p = orig.trim_start_matches("./").trim_end_matches('/');
+                if p.is_empty() {
+                    continue;
+                }
+                let whole = file == p || file.ends_with(&format!("/{p}"));
+                let dir = file.starts_with(&format!("{p}/")) || file.contains(&format!("/{p}/"));
+                if whole || dir {
+                    found.insert((*orig).to_owned());
+                }
+            }
+        }
+        Ok(found)
+    }
+}

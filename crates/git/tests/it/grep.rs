@@ -1,0 +1,84 @@
+//! The lookups behind a goal's anchors: words used, names defined, paths tracked.
+
+use crate::TestRepo;
+
+#[test]
+fn words_names_and_paths_of_the_repository() {
+    let t = TestRepo::new();
+    t.write(
+        "src/calc.py",
+        "# parse the number and return it\ndef parse(fmt, text):\n    return int(text)\n\nclass Parser:\n    pass\n",
+    );
+    t.write("tests/test_calc.py", "from calc import parse\ndef test_parse_negative():\n    assert parse('{:d}', '-12') == -12\n");
+    t.write("notes.txt", "frobnicate\n");
+    t.repo.commit_all("one").expect("commit");
+    // Untracked files are not the repository's.
+    t.write("untracked.py", "def ghost():\n    pass\n");
+
+    let used = t
+        .repo
+        .words_used(
+            &[
+                "test_parse_negative",
+                "parse_int",
+                "frobnicate",
+                "ghost",
+                "-e",
+            ],
+            None,
+        )
+        .expect("grep");
+    assert_eq!(
+        used.into_iter().collect::<Vec<_>>(),
+        ["frobnicate", "test_parse_negative"]
+    );
+
+    // `the` and `number` are in a comment, not defined; `parse` and `Parser` are.
+    let defined = t
+        .repo
+        .names_defined(&["parse", "Parser", "the", "number", "ghost", "a|b"], None)
+        .expect("grep");
+    assert_eq!(defined.into_iter().collect::<Vec<_>>(), ["Parser", "parse"]);
+
+    let paths = t
+        .repo
+        .paths_tracked(
+            &["calc.py", "src/calc.py", "tests", "missing.rs", "alc.py"],
+            None,
+        )
+        .expect("ls-files");
+    assert_eq!(
+        paths.into_iter().collect::<Vec<_>>(),
+        ["calc.py", "src/calc.py", "tests"]
+    );
+
+    // In a tree: what the repository had then, whatever the working tree has now.
+    let tree = t.repo.tree_hash().expect("tree").to_string();
+    t.write("src/calc.py", "def other():\n    pass\n");
+    std::fs::remove_file(t.path("notes.txt")).expect("rm");
+    t.repo.commit_all("two").expect("commit");
+    let at = |w: &[&str]| t.repo.names_defined(w, Some(&tree)).expect("grep");
+    assert_eq!(
+        at(&["parse", "other"]).into_iter().collect::<Vec<_>>(),
+        ["parse"]
+    );
+    let used = t
+        .repo
+        .words_used(&["frobnicate"], Some(&tree))
+        .expect("grep");
+    assert_eq!(used.into_iter().collect::<Vec<_>>(), ["frobnicate"]);
+    let paths = t
+        .repo
+        .paths_tracked(&["notes.txt", "calc.py"], Some(&tree))
+        .expect("ls-tree");
+    assert_eq!(
+        paths.into_iter().collect::<Vec<_>>(),
+        ["calc.py", "notes.txt"]
+    );
+    assert!(
+        t.repo
+            .names_defined(&["parse"], None)
+            .expect("grep")
+            .is_empty()
+    );
+}
