@@ -100,7 +100,7 @@ pub fn take(ws: &Workspace, seal: &Seal) -> Result<Baseline, BaselineError> {
             let id = pawl_git::TreeHash::new(tree.clone())
                 .ok_or_else(|| BaselineError::Room(format!("not a tree id: {tree}")))?;
             room.sync(&repo, &id)?;
-            cfg.root = room.root().to_owned();
+            cfg.in_room(&ws.root, room.root());
             Some(room)
         }
         None => None,
