@@ -234,7 +234,10 @@ pub fn drive_with_answers(
     }
     let checks_sandbox = crate::sandbox::check_report(&ctx.root, checks::network(ctx));
     if !ctx.json {
-        ctx.say(format!("[pawl] {}", checks_sandbox["line"].as_str().unwrap_or_default()))?;
+        ctx.say(format!(
+            "[pawl] {}",
+            checks_sandbox["line"].as_str().unwrap_or_default()
+        ))?;
     }
     crate::sandbox::record(store, &run.id, &launch, checks_sandbox)?;
     let mut options = adapter_options(ctx, &agent, &run.settings, force_nested);

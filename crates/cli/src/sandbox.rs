@@ -328,7 +328,8 @@ pub fn check_report(root: &Path, network: bool) -> serde_json::Value {
         (Some((_, enforced)), Some(c)) => {
             let gaps = enforced.check_gaps(&c.spec);
             let line = if gaps.is_empty() {
-                "checks: room at the repository's path, pawl's state hidden, private network".to_owned()
+                "checks: room at the repository's path, pawl's state hidden, private network"
+                    .to_owned()
             } else {
                 format!("checks: contained without {}", gaps.join(", "))
             };

@@ -200,8 +200,7 @@ pub fn run_check(check: &Check, cfg: &RunnerConfig) -> CheckRun {
                     false,
                 );
             }
-            let shown =
-                pawl_process::sandbox::check::report_place(sandbox, &dir, file);
+            let shown = pawl_process::sandbox::check::report_place(sandbox, &dir, file);
             Some((dir.join(file), shown))
         }
         _ => None,
@@ -257,6 +256,14 @@ pub fn run_check(check: &Check, cfg: &RunnerConfig) -> CheckRun {
         .log_file(&log_path)
         .env("PAWL_CHECK", &check.name)
         .envs(cfg.env.iter().map(|(k, v)| (k, v)));
+    // Where the check ran, as evidence: the room's own path when it was seen at the
+    // repository's.
+    let ran_in = containment
+        .as_ref()
+        .and_then(|c| c.spec.sandbox.as_ref())
+        .filter(|s| s.room_mounted())
+        .and_then(|s| s.room_tree.clone())
+        .unwrap_or_else(|| cfg.root.clone());
     if let Some(c) = containment {
         cmd.contain(c);
     }
@@ -304,7 +311,7 @@ pub fn run_check(check: &Check, cfg: &RunnerConfig) -> CheckRun {
     CheckRun {
         check: check.clone(),
         argv,
-        cwd: cfg.root.clone(),
+        cwd: ran_in,
         end,
         passed,
         duration: outcome.duration,

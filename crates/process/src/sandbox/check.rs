@@ -172,7 +172,11 @@ mod tests {
         assert_eq!(s.room_at.as_deref(), Some(Path::new("/w/repo")));
         assert!(s.private_tmp.contains(&PathBuf::from("/run/user/1000")));
         // Nothing of the tree nor HOME is writable until a check is placed.
-        assert!(!s.writable.iter().any(|w| w.starts_with("/w") || w.starts_with("/h")));
+        assert!(
+            !s.writable
+                .iter()
+                .any(|w| w.starts_with("/w") || w.starts_with("/h"))
+        );
     }
 
     #[test]
@@ -229,6 +233,9 @@ mod tests {
         s.private_tmp.clear();
         let got = report_place(&mut s, Path::new("/w/repo/.pawl/logs/t-1.d"), "r.xml");
         assert_eq!(got, PathBuf::from("/w/repo/.pawl/logs/t-1.d/r.xml"));
-        assert!(s.writable.contains(&PathBuf::from("/w/repo/.pawl/logs/t-1.d")));
+        assert!(
+            s.writable
+                .contains(&PathBuf::from("/w/repo/.pawl/logs/t-1.d"))
+        );
     }
 }

@@ -3,9 +3,9 @@
 
 use std::ffi::{CString, OsString};
 use std::io;
+use std::os::fd::AsRawFd;
 use std::os::fd::OwnedFd;
 use std::os::unix::ffi::OsStrExt;
-use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -250,7 +250,11 @@ fn init(
             return fail(mode, &mut report, "socket scoping is not available".into());
         }
         if mode == Mode::Strict && sandbox.deny_tcp && !report.tcp_denied {
-            return fail(mode, &mut report, "TCP access control is not available".into());
+            return fail(
+                mode,
+                &mut report,
+                "TCP access control is not available".into(),
+            );
         }
     }
     if mode == Mode::Probe {

@@ -272,7 +272,8 @@ pub(crate) fn interface_up(name: &str) -> io::Result<()> {
         *dst = b as libc::c_char;
     }
     // SAFETY: socket(2) with constant arguments; the fd is owned below.
-    let fd = check(unsafe { libc::socket(libc::AF_INET, libc::SOCK_DGRAM | libc::SOCK_CLOEXEC, 0) })?;
+    let fd =
+        check(unsafe { libc::socket(libc::AF_INET, libc::SOCK_DGRAM | libc::SOCK_CLOEXEC, 0) })?;
     // SAFETY: `fd` is a fresh descriptor nobody else owns.
     let fd = unsafe { <OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(fd) };
     // SAFETY: `req` is a valid ifreq that outlives both calls; SIOCGIFFLAGS/SIOCSIFFLAGS read

@@ -67,10 +67,7 @@ impl World {
     fn world(&self) -> CheckWorld {
         CheckWorld {
             repo: self.repo.clone(),
-            state: vec![
-                self.home.join(".local/state/pawl"),
-                self.repo.join(".pawl"),
-            ],
+            state: vec![self.home.join(".local/state/pawl"), self.repo.join(".pawl")],
             home: Some(self.home.clone()),
             ..CheckWorld::default()
         }
@@ -137,10 +134,7 @@ impl World {
         let mut spec = e.allowed(&wanted);
         // What is missing is said, and pawl's key cannot be hidden: the verdict is capped.
         let gaps = e.check_gaps(&spec);
-        assert!(
-            gaps.iter().any(|g| g.contains("state hidden")),
-            "{gaps:?}"
-        );
+        assert!(gaps.iter().any(|g| g.contains("state hidden")), "{gaps:?}");
         assert!(e.key_exposure(&spec).is_some());
         let cwd = spec
             .sandbox
@@ -199,7 +193,11 @@ fn a_check_cannot_rewrite_the_users_claude_settings() {
     let script = format!("echo '{{\"hooks\":{{}}}}' > {}", w.settings.display());
     let o = w.run(&w.before(), &script);
     assert_eq!(o.end, End::Exited(0));
-    assert!(std::fs::read_to_string(&w.settings).expect("read").contains("{}"));
+    assert!(
+        std::fs::read_to_string(&w.settings)
+            .expect("read")
+            .contains("{}")
+    );
     std::fs::write(&w.settings, "{\"hooks\":\"pawl\"}").expect("restore");
     for spec in [w.contained(), w.fallback()].into_iter().flatten() {
         let o = w.run(&spec, &script);
@@ -236,7 +234,10 @@ fn a_check_sees_the_room_at_the_repositorys_path_and_writes_only_there() {
     assert!(!w.repo.join(".pytest_cache").exists());
     assert!(!shared.exists(), "the check wrote the machine's /tmp");
     // A write into HOME is refused.
-    let o = w.run(&c, &format!("echo x > {}", w.home.join(".bashrc").display()));
+    let o = w.run(
+        &c,
+        &format!("echo x > {}", w.home.join(".bashrc").display()),
+    );
     assert_ne!(o.end, End::Exited(0));
     assert!(!w.home.join(".bashrc").exists());
 }
