@@ -95,6 +95,10 @@ pub struct SandboxSpec {
     /// Each gets a fresh, empty, writable tmpfs, gone with the child (private temp dirs).
     #[serde(default)]
     pub private_tmp: Vec<PathBuf>,
+    /// Each is seen copy-on-write: its contents readable, writes land in a private layer
+    /// discarded with the child (caches: `~/.cache`, `~/.npm`). Needs mounts.
+    #[serde(default)]
+    pub cow: Vec<PathBuf>,
     /// Host directories bound read-write at a path inside (created there, in a private temp
     /// dir): where a check writes the report pawl reads afterwards.
     #[serde(default)]
@@ -144,6 +148,7 @@ impl SandboxSpec {
         !(self.read_only.is_empty()
             && self.hidden.is_empty()
             && self.private_tmp.is_empty()
+            && self.cow.is_empty()
             && self.binds.is_empty()
             && !self.room_mounted())
     }
@@ -258,6 +263,11 @@ impl Enforced {
                 },
                 binds: if self.private_tmp {
                     s.binds.clone()
+                } else {
+                    Vec::new()
+                },
+                cow: if self.private_tmp {
+                    s.cow.clone()
                 } else {
                     Vec::new()
                 },

@@ -53,6 +53,10 @@ pub const HIDDEN_IN_HOME: &[&str] = &[
     ".tmux.conf",
 ];
 
+/// Caches under HOME a check reads warm and writes copy-on-write (its writes are discarded with
+/// it: no way to poison a later run or another project): Go's build cache, pip's, npm's.
+pub const COPY_ON_WRITE_IN_HOME: &[&str] = &[".cache", ".npm"];
+
 /// The shared temporary directories, each replaced by a fresh tmpfs in the check's namespace.
 pub const PRIVATE_TMP: &[&str] = &["/tmp", "/var/tmp", "/dev/shm"];
 
@@ -111,6 +115,11 @@ pub fn check_sandbox(world: &CheckWorld) -> SandboxSpec {
         room_at: Some(world.repo.clone()),
         room_tree: None,
         private_tmp,
+        cow: world
+            .home
+            .iter()
+            .flat_map(|h| COPY_ON_WRITE_IN_HOME.iter().map(move |p| h.join(p)))
+            .collect(),
         binds: Vec::new(),
     }
 }

@@ -398,6 +398,9 @@ fn apply_mounts(spec: &SandboxSpec, report: &mut Enforced) -> Result<(), String>
         }
     }
     report.private_tmp = true;
+    for dir in spec.cow.iter().filter(|p| p.is_dir()) {
+        copy_on_write(dir).map_err(|e| format!("{} copy-on-write: {e}", dir.display()))?;
+    }
     for (bind, source) in spec.binds.iter().zip(&sources) {
         std::fs::create_dir_all(&bind.target)
             .map_err(|e| format!("creating {}: {e}", bind.target.display()))?;
@@ -426,6 +429,39 @@ fn apply_mounts(spec: &SandboxSpec, report: &mut Enforced) -> Result<(), String>
     // Resolve it again, through the new mounts.
     let cwd = std::env::current_dir().map_err(|e| format!("the working directory: {e}"))?;
     std::env::set_current_dir(&cwd).map_err(|e| format!("entering {} again: {e}", cwd.display()))
+}
+
+/// Mounts an overlay over `dir` whose lower layer is `dir` itself and whose upper layer lives in
+/// a fresh tmpfs: reads see the contents, writes are the child's alone and go with it.
+fn copy_on_write(dir: &Path) -> io::Result<()> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let lower = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC)
+        .open(dir)?;
+    sys::mount(
+        Some(Path::new("tmpfs")),
+        dir,
+        Some("tmpfs"),
+        libc::MS_NOSUID | libc::MS_NODEV,
+        Some("mode=0755"),
+    )?;
+    let (upper, work) = (dir.join("upper"), dir.join("work"));
+    std::fs::create_dir(&upper)?;
+    std::fs::create_dir(&work)?;
+    let data = format!(
+        "lowerdir=/proc/self/fd/{},upperdir={},workdir={},userxattr",
+        lower.as_raw_fd(),
+        upper.display(),
+        work.display()
+    );
+    sys::mount(
+        Some(Path::new("overlay")),
+        dir,
+        Some("overlay"),
+        libc::MS_NOSUID | libc::MS_NODEV,
+        Some(data.as_str()),
+    )
 }
 
 fn apply_mount(op: &MountOp) -> io::Result<()> {
@@ -509,7 +545,8 @@ fn apply_landlock(spec: &SandboxSpec, report: &mut Enforced) -> Result<(), Strin
             AccessFs::from_read(abi) | AccessFs::IoctlDev,
         ))
         .map_err(err)?;
-    for path in spec.writable.iter().filter(|p| p.exists()) {
+    // A copy-on-write directory is writable: its writes land in the check's own layer.
+    for path in spec.writable.iter().chain(&spec.cow).filter(|p| p.exists()) {
         let Ok(fd) = PathFd::new(path) else {
             continue;
         };

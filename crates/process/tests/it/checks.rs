@@ -407,3 +407,36 @@ fn an_editable_install_loads_the_code_from_the_room() {
     let o = w.run(&c, &check);
     assert!(stdout(&o).starts_with("wrong"), "{}", stdout(&o));
 }
+
+/// Caches under HOME (`~/.cache`: Go's build cache, pip's) are read warm and written
+/// copy-on-write: a check that needs to write its cache works, and what it wrote is gone after
+/// it (no way to poison a later run). Before, a check wrote the user's cache for good.
+#[test]
+fn a_check_writes_the_caches_copy_on_write() {
+    let w = World::new();
+    let cache = w.home.join(".cache");
+    std::fs::create_dir_all(cache.join("go-build")).expect("mkdir");
+    std::fs::write(cache.join("go-build/warm"), "warm\n").expect("warm");
+    let script = format!(
+        "cat {c}/go-build/warm && echo poisoned > {c}/go-build/warm && mkdir -p {c}/pip && echo x > {c}/pip/new && cat {c}/go-build/warm",
+        c = cache.display()
+    );
+    let o = w.run(&w.before(), &script);
+    assert_eq!(o.end, End::Exited(0));
+    assert_eq!(
+        std::fs::read_to_string(cache.join("go-build/warm")).expect("read"),
+        "poisoned\n",
+        "the attack"
+    );
+    std::fs::write(cache.join("go-build/warm"), "warm\n").expect("warm");
+    std::fs::remove_dir_all(cache.join("pip")).expect("rm");
+    let Some(c) = w.contained() else { return };
+    let o = w.run(&c, &script);
+    assert_eq!(o.end, End::Exited(0), "{}", o.combined_tail_text());
+    assert_eq!(stdout(&o), "warm\npoisoned\n");
+    assert_eq!(
+        std::fs::read_to_string(cache.join("go-build/warm")).expect("read"),
+        "warm\n"
+    );
+    assert!(!cache.join("pip").exists());
+}
