@@ -135,7 +135,29 @@ impl SandboxSpec {
         if !self.writable.contains(&cwd) {
             self.writable.push(cwd.clone());
         }
+        self.unhide_way_to(&cwd);
         cwd
+    }
+
+    /// A check whose directory lies inside a hidden one (a story's worktree in pawl's user
+    /// state) must see it: the hidden directory is replaced by its entries off the way there,
+    /// level by level (the key, the other rooms and worktrees stay hidden).
+    fn unhide_way_to(&mut self, cwd: &Path) {
+        let mut extra: Vec<PathBuf> = Vec::new();
+        for h in self.hidden.iter().filter(|h| cwd.starts_with(h)) {
+            let Ok(rest) = cwd.strip_prefix(h) else {
+                continue;
+            };
+            let mut dir = h.clone();
+            for part in rest.components() {
+                let next = dir.join(part);
+                let entries = std::fs::read_dir(&dir).into_iter().flatten().flatten();
+                extra.extend(entries.map(|e| e.path()).filter(|p| *p != next));
+                dir = next;
+            }
+        }
+        self.hidden.retain(|h| !cwd.starts_with(h));
+        self.hidden.extend(extra);
     }
 
     /// True when the room is mounted over the repository's path.
