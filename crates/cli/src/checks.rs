@@ -26,10 +26,17 @@ const SHOWN_LINES: usize = 12;
 pub fn workspace(ctx: &Ctx) -> Workspace {
     let mut ws = Workspace::new(ctx.root.clone(), ctx.state_dir());
     ws.room = room_dir(&ctx.root);
-    ws.containment = crate::sandbox::check_containment(&ctx.root);
+    ws.containment = crate::sandbox::check_containment(&ctx.root, network(ctx));
     ws.vault = crate::hidden::vault();
     ws.coverage_min = crate::project::coverage_minimums(&ctx.root);
     ws
+}
+
+/// `[room] network`: the checks keep the machine's network (default: loopback only).
+pub fn network(ctx: &Ctx) -> bool {
+    ctx.config(&[])
+        .map(|eff| eff.config.room.network)
+        .unwrap_or(false)
 }
 
 /// The room of the repository at `root`: one per repository, named by its path.

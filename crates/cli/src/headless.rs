@@ -232,7 +232,14 @@ pub fn drive_with_answers(
     } else {
         ctx.say(format!("[pawl] {}", launch.plan.line()))?;
     }
-    crate::sandbox::record(store, &run.id, &launch)?;
+    let checks_sandbox = crate::sandbox::check_report(&ctx.root, checks::network(ctx));
+    if !ctx.json {
+        ctx.say(format!(
+            "[pawl] {}",
+            checks_sandbox["line"].as_str().unwrap_or_default()
+        ))?;
+    }
+    crate::sandbox::record(store, &run.id, &launch, checks_sandbox)?;
     let mut options = adapter_options(ctx, &agent, &run.settings, force_nested);
     options.in_pawl_sandbox = launch.enforced.landlock && launch.plan.sandbox;
     let mut adapter = pawl_agent::build_adapter(&agent, &options)?;

@@ -119,6 +119,10 @@ pub fn wanted(root: &Path, config: &SandboxConfig) -> SandboxSpec {
         writable: dedup(writable),
         landlock: true,
         scope_signals: true,
+        // Abstract sockets served outside (a session bus, an agent, a multiplexer) are out of
+        // reach as signals are; steps keep the network (the agent CLI talks to its model).
+        scope_sockets: true,
+        ..SandboxSpec::default()
     }
 }
 
@@ -266,22 +270,15 @@ pub fn check_created(store: &mut Store, run_id: &str, absent: &mut Vec<PathBuf>)
     }
 }
 
-/// How checks are launched on this machine: in their own pid namespace when the kernel allows
-/// it, else under a subreaper launcher; `None` when neither works (spawned directly). No
-/// sandbox: a check may write what the user may. Probed once per process.
-pub fn check_containment(root: &Path) -> Option<Containment> {
-    static PROBED: std::sync::OnceLock<Option<(PathBuf, Enforced)>> = std::sync::OnceLock::new();
-    let wanted = LaunchSpec {
-        namespaces: true,
-        sandbox: None,
-    };
-    let (launcher, enforced) = PROBED
-        .get_or_init(|| {
-            let exe = launcher()?;
-            let enforced = launch::probe(&exe, &wanted).ok()?;
-            Some((exe, enforced))
-        })
-        .as_ref()?;
+/// How checks are launched on this machine: every process a check starts under the check
+/// sandbox (pawl-process's `sandbox::check`: the room at the repository's path, pawl's state
+/// and the user's agent and shell configuration hidden, writes only in the room and private
+/// temp dirs, no signal or abstract socket out, loopback only unless `[room] network`), as
+/// far as the kernel allows; in their own pid namespace or under a subreaper at least; `None`
+/// when neither works (spawned directly). Probed once per process.
+pub fn check_containment(root: &Path, network: bool) -> Option<Containment> {
+    let (launcher, enforced) = check_probe(root, network)?;
+    let wanted = check_wanted(root, network);
     (enforced.namespaces || enforced.subreaper).then(|| Containment {
         launcher: launcher.clone(),
         spec: enforced.allowed(&wanted),
@@ -289,13 +286,72 @@ pub fn check_containment(root: &Path) -> Option<Containment> {
     })
 }
 
+fn check_wanted(root: &Path, network: bool) -> LaunchSpec {
+    let world = launch::check::CheckWorld {
+        repo: root.to_path_buf(),
+        state: crate::state::user_state_dir()
+            .into_iter()
+            .chain([root.join(STATE_DIR)])
+            .map(resolved)
+            .collect(),
+        home: env_dir("HOME"),
+        hidden: ["CODEX_HOME", "CLAUDE_CONFIG_DIR"]
+            .iter()
+            .filter_map(|v| env_dir(v))
+            .collect(),
+        runtime_dir: env_dir("XDG_RUNTIME_DIR"),
+        network,
+    };
+    LaunchSpec {
+        namespaces: true,
+        sandbox: Some(launch::check::check_sandbox(&world)),
+    }
+}
+
+fn check_probe(root: &Path, network: bool) -> Option<&'static (PathBuf, Enforced)> {
+    static PROBED: std::sync::OnceLock<Option<(PathBuf, Enforced)>> = std::sync::OnceLock::new();
+    PROBED
+        .get_or_init(|| {
+            let exe = launcher()?;
+            let enforced = launch::probe(&exe, &check_wanted(root, network)).ok()?;
+            Some((exe, enforced))
+        })
+        .as_ref()
+}
+
+/// What the checks of the repository at `root` get on this machine, for the run's record: the
+/// layers, what is missing, and whether pawl's key is readable by them (then a verdict is at
+/// most REVIEW: `key_exposed`, read by the verdict).
+pub fn check_report(root: &Path, network: bool) -> serde_json::Value {
+    match (check_probe(root, network), check_containment(root, network)) {
+        (Some((_, enforced)), Some(c)) => {
+            let gaps = enforced.check_gaps(&c.spec);
+            let line = if gaps.is_empty() {
+                "checks: room at the repository's path, pawl's state hidden, private network"
+                    .to_owned()
+            } else {
+                format!("checks: contained without {}", gaps.join(", "))
+            };
+            json!({"line": line, "missing": gaps, "key_exposed": enforced.key_exposure(&c.spec)})
+        }
+        _ => json!({"line": "checks: not contained (no launcher)", "missing": ["every layer"],
+                    "key_exposed": "pawl's state is readable by the checks: they are not contained"}),
+    }
+}
+
 /// Records how the run's steps are launched (the report shows the line).
-pub fn record(store: &mut Store, run_id: &str, l: &StepLaunch) -> CliResult {
+/// `checks` is [`check_report`]: what the run's checks get.
+pub fn record(
+    store: &mut Store,
+    run_id: &str,
+    l: &StepLaunch,
+    checks: serde_json::Value,
+) -> CliResult {
     store.append_event(
         Some(run_id),
         EventKind::Sandbox,
         json!({"line": l.plan.line(), "layers": l.plan.layers, "containment": l.plan.containment,
-               "missing": l.plan.missing, "enforced": l.enforced}),
+               "missing": l.plan.missing, "enforced": l.enforced, "checks": checks}),
     )?;
     Ok(())
 }

@@ -423,6 +423,17 @@ pub struct Config {
     pub notify: NotifyConfig,
     pub store: StoreConfig,
     pub parallel: ParallelConfig,
+    pub room: RoomConfig,
+}
+
+/// `[room]` — the clean room the checks run in (docs/verification.md, docs/sandbox.md).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct RoomConfig {
+    /// The checks keep the machine's network. Off (the default): each check has a network
+    /// namespace of its own with loopback only (its own test servers work; a database on the
+    /// host does not).
+    pub network: bool,
 }
 
 /// `[parallel]` — stories of a plan run at once, each in its own worktree (docs/parallel.md).
@@ -605,7 +616,7 @@ impl Default for SandboxConfig {
 /// `PAWL_RUN_ID` is what pawl tells an agent, never configuration.
 pub const SECTIONS: &[&str] = &[
     "agent", "limits", "breakers", "stall", "gates", "guard", "pipeline", "git", "sandbox",
-    "notify", "store", "parallel",
+    "notify", "store", "parallel", "room",
 ];
 
 /// Where an effective value came from.

@@ -67,7 +67,7 @@ pub fn decide(config: &SandboxConfig, caps: &Capabilities) -> Result<SandboxPlan
     if !caps.landlock {
         missing.push("Landlock".to_string());
     } else if !caps.signal_scope {
-        missing.push("Landlock signal scoping (ABI 6)".to_string());
+        missing.push("Landlock signal and abstract socket scoping (ABI 6)".to_string());
     }
     if !config.enabled {
         if config.required {
@@ -164,7 +164,7 @@ mod tests {
                 true,
                 caps(true, true, false),
                 Err(
-                    "[sandbox] required = true, but this machine cannot sandbox the agent: it lacks Landlock signal scoping (ABI 6)",
+                    "[sandbox] required = true, but this machine cannot sandbox the agent: it lacks Landlock signal and abstract socket scoping (ABI 6)",
                 ),
             ),
             (

@@ -137,15 +137,25 @@ pub fn take(ws: &Workspace, seal: &Seal) -> Result<Baseline, BaselineError> {
                 .ok_or_else(|| BaselineError::Room(format!("not a tree id: {tree}")))?;
             room.sync(&repo, &id)?;
             room.take_environment(&repo, &layout)?;
-            cfg.root = room.root().to_owned();
+            cfg.in_room(&ws.root, room.root());
+            // The path the checks see the room at: the repository's own under the check
+            // sandbox's mount, else the room's.
+            let view = cfg.root.clone();
             if let Some(state) = room.environment() {
-                in_room_env(&mut cfg, &state, room.root(), seal);
+                in_room_env(&mut cfg, &state, &view, seal);
                 let dirs: Vec<String> = state.dirs.keys().cloned().collect();
-                environment = Some(BaselineEnv {
-                    leaks: crate::room::env::leaks(room.root(), &dirs, repo.root())
+                // Seen at the repository's path, an absolute path into the repository resolves
+                // to the room: only a room seen at its own path can leak into the live tree.
+                let leaks = if view == ws.root {
+                    Vec::new()
+                } else {
+                    crate::room::env::leaks(room.root(), &dirs, repo.root())
                         .iter()
                         .map(ToString::to_string)
-                        .collect(),
+                        .collect()
+                };
+                environment = Some(BaselineEnv {
+                    leaks,
                     dirs,
                     bins: state.bins.clone(),
                 })

@@ -30,8 +30,9 @@
 //!
 //! Not here: when to use a room (the caller sets `Workspace::room`), and git itself (pawl-git).
 //! Known limits: symlinks are written as the tree records them, so one pointing outside the room
-//! (an absolute path into the repository) still leads there; submodules are empty directories;
-//! the checks' `.git` has no commit, refs or tags.
+//! (an absolute path into the repository) still leads there — into the room itself where the
+//! check sandbox mounts the room at the repository's path; submodules are empty directories;
+//! the checks' `.git` has no commit, refs, tags or objects (nothing in it leads back to the repository).
 
 pub mod env;
 

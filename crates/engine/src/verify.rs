@@ -370,10 +370,12 @@ pub fn verify_checks(
     let mut cfg = runner_config(ws, plan, now_ms());
     cfg.coverage_bar = bar.clone();
     if let Some(room) = &room {
-        cfg.root = room.root().to_owned();
-        // The project's environment the room took at the seal, first on the checks' PATH.
+        cfg.in_room(&ws.root, room.root());
+        // The project's environment the room took at the seal, first on the checks' PATH, named
+        // at the path the checks see the room at.
         if let (Some(seal), Some(state)) = (&plan.seal, room.environment()) {
-            crate::baseline::in_room_env(&mut cfg, &state, room.root(), seal);
+            let view = cfg.root.clone();
+            crate::baseline::in_room_env(&mut cfg, &state, &view, seal);
         }
     }
     let runs = crate::baseline::run_sealed(ws, plan.seal.as_ref(), &to_run, &cfg);
@@ -1149,7 +1151,7 @@ fn prove_on_base(ws: &Workspace, run: &Run, v: &Verification, base: &str) -> Vec
     };
     checks.extend(criteria);
     let mut cfg = crate::baseline::runner_for(ws, seal, now_ms());
-    cfg.root = room.root().to_owned();
+    cfg.in_room(&ws.root, room.root());
     run_checks(&checks, &cfg)
         .into_iter()
         .filter(|r| !r.passed && !matches!(r.end, CheckEnd::Skipped { .. }))
@@ -1251,7 +1253,7 @@ pub fn recheck(ws: &Workspace, store: &mut Store, run: &Run) -> Result<Recheck, 
         ));
     }
     let mut cfg = crate::baseline::runner_for(ws, seal, now_ms());
-    cfg.root = room.root().to_owned();
+    cfg.in_room(&ws.root, room.root());
     let mut checks = match crate::hidden::checks_of(seal, ws.vault.as_ref()) {
         Ok(c) => c,
         Err(e) => return Ok(Recheck::unverifiable(e.to_string(), tree)),

@@ -110,7 +110,7 @@ impl Repo {
             source,
         };
         remove_any(&checkout.git_dir).map_err(io_error)?;
-        write_git_dir(&checkout.git_dir, checkout.sha256, None).map_err(io_error)?;
+        write_git_dir(&checkout.git_dir, checkout.sha256).map_err(io_error)?;
         Ok(checkout)
     }
 
@@ -259,8 +259,11 @@ impl Checkout {
 
     /// Gives the work tree a `.git` of its own, for the checks: git commands run there see a
     /// repository whose index is this checkout's (so `git ls-files` and `git status` answer about
-    /// the checked-out tree) with no commit, and objects read from the repository. Replaced on
-    /// every call; pawl's own commands never read it.
+    /// the checked-out tree) with no commit and no object: nothing in it names the repository
+    /// (an `objects/info/alternates` into the live `.git` was a way back to the live tree and
+    /// its ignored files for the code under test). Commands that need a blob's contents (`git
+    /// show`, a `git diff` with output) find none. Replaced on every call; pawl's own commands
+    /// never read it.
     pub fn expose_to_checks(&self) -> Result<(), Error> {
         let dot_git = self.work_tree.join(".git");
         let io_error = |source| Error::Checkout {
@@ -268,7 +271,7 @@ impl Checkout {
             source,
         };
         remove_any(&dot_git).map_err(io_error)?;
-        write_git_dir(&dot_git, self.sha256, Some(&self.objects)).map_err(io_error)?;
+        write_git_dir(&dot_git, self.sha256).map_err(io_error)?;
         // A link costs nothing; git replaces an index by renaming a new file over it, so the
         // checks' git never writes into ours (and pawl checks its digest anyway).
         let shared = dot_git.join("index");
@@ -329,8 +332,8 @@ fn remove_any(path: &Path) -> io::Result<()> {
 }
 
 /// A minimal git directory: `HEAD` on an unborn branch, `refs/`, a config naming only the
-/// format, and `objects/` (borrowing `alternates` when given).
-pub(crate) fn write_git_dir(dir: &Path, sha256: bool, alternates: Option<&Path>) -> io::Result<()> {
+/// format, and an empty `objects/`.
+pub(crate) fn write_git_dir(dir: &Path, sha256: bool) -> io::Result<()> {
     fs::create_dir_all(dir.join("refs"))?;
     fs::create_dir_all(dir.join("objects").join("info"))?;
     fs::write(dir.join("HEAD"), "ref: refs/heads/pawl-room\n")?;
@@ -340,10 +343,5 @@ pub(crate) fn write_git_dir(dir: &Path, sha256: bool, alternates: Option<&Path>)
         "[core]\n\trepositoryformatversion = 0\n\tbare = false\n"
     };
     fs::write(dir.join("config"), config)?;
-    if let Some(objects) = alternates {
-        let mut line = objects.as_os_str().as_encoded_bytes().to_vec();
-        line.push(b'\n');
-        fs::write(dir.join("objects").join("info").join("alternates"), line)?;
-    }
     Ok(())
 }

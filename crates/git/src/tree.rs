@@ -173,7 +173,7 @@ impl TempIndex {
             source,
         };
         if !private.join("HEAD").exists() {
-            crate::checkout::write_git_dir(&private, sha256, None).map_err(io_error)?;
+            crate::checkout::write_git_dir(&private, sha256).map_err(io_error)?;
             match fs::read(repo.common_dir().join("info").join("exclude")) {
                 Ok(rules) => {
                     fs::create_dir_all(private.join("info")).map_err(io_error)?;

@@ -39,6 +39,7 @@ use serde::{Deserialize, Serialize};
 use crate::command::Command;
 use crate::error::Error;
 
+pub mod check;
 #[cfg(target_os = "linux")]
 mod launch;
 pub mod plan;
@@ -71,6 +72,108 @@ pub struct SandboxSpec {
     /// Landlock signal scoping: nothing inside may signal a process outside (pawl).
     #[serde(default)]
     pub scope_signals: bool,
+    /// Landlock abstract unix socket scoping (ABI 6): nothing inside may connect to an abstract
+    /// socket served outside (a session bus, an agent, a terminal multiplexer).
+    #[serde(default)]
+    pub scope_sockets: bool,
+    /// Landlock: no outbound TCP connection at all (ABI 4). The fallback of checks where no
+    /// private network namespace can be made; dropped by [`Enforced::allowed`] when one can.
+    #[serde(default)]
+    pub deny_tcp: bool,
+    /// A network namespace of its own with only loopback up (needs `namespaces`).
+    #[serde(default)]
+    pub private_network: bool,
+    /// The path the room is seen at (the repository's): [`SandboxSpec::room_tree`] is bound
+    /// over it before every other mount, so absolute paths into the repository (virtualenv
+    /// shebangs, editable installs, `node_modules` links, caches) resolve to the room. Kept by
+    /// [`Enforced::allowed`] only where mounts work.
+    #[serde(default)]
+    pub room_at: Option<PathBuf>,
+    /// The room's tree (set per verification, [`SandboxSpec::place_checks`]).
+    #[serde(default)]
+    pub room_tree: Option<PathBuf>,
+    /// Each gets a fresh, empty, writable tmpfs, gone with the child (private temp dirs).
+    #[serde(default)]
+    pub private_tmp: Vec<PathBuf>,
+    /// Each is seen copy-on-write: its contents readable, writes land in a private layer
+    /// discarded with the child (caches: `~/.cache`, `~/.npm`). Needs mounts.
+    #[serde(default)]
+    pub cow: Vec<PathBuf>,
+    /// Host directories bound read-write at a path inside (created there, in a private temp
+    /// dir): where a check writes the report pawl reads afterwards.
+    #[serde(default)]
+    pub binds: Vec<Bind>,
+}
+
+/// A host directory bound read-write at another path inside the sandbox.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Bind {
+    pub source: PathBuf,
+    pub target: PathBuf,
+}
+
+impl SandboxSpec {
+    /// Places a check's processes: with a room (`room_tree`), seen at the repository's path when
+    /// the room can be mounted there ([`SandboxSpec::room_at`]), else at its own path. Returns
+    /// the working directory the check gets, and makes it writable (the only writable place of
+    /// the tree besides the private temp dirs).
+    pub fn place_checks(&mut self, repo: &Path, room_tree: Option<&Path>) -> PathBuf {
+        let cwd = match room_tree {
+            Some(tree) if self.room_at.as_deref() == Some(repo) => {
+                self.room_tree = Some(tree.to_path_buf());
+                repo.to_path_buf()
+            }
+            Some(tree) => {
+                self.room_at = None;
+                tree.to_path_buf()
+            }
+            None => {
+                self.room_at = None;
+                repo.to_path_buf()
+            }
+        };
+        if !self.writable.contains(&cwd) {
+            self.writable.push(cwd.clone());
+        }
+        self.unhide_way_to(&cwd);
+        cwd
+    }
+
+    /// A check whose directory lies inside a hidden one (a story's worktree in pawl's user
+    /// state) must see it: the hidden directory is replaced by its entries off the way there,
+    /// level by level (the key, the other rooms and worktrees stay hidden).
+    fn unhide_way_to(&mut self, cwd: &Path) {
+        let mut extra: Vec<PathBuf> = Vec::new();
+        for h in self.hidden.iter().filter(|h| cwd.starts_with(h)) {
+            let Ok(rest) = cwd.strip_prefix(h) else {
+                continue;
+            };
+            let mut dir = h.clone();
+            for part in rest.components() {
+                let next = dir.join(part);
+                let entries = std::fs::read_dir(&dir).into_iter().flatten().flatten();
+                extra.extend(entries.map(|e| e.path()).filter(|p| *p != next));
+                dir = next;
+            }
+        }
+        self.hidden.retain(|h| !cwd.starts_with(h));
+        self.hidden.extend(extra);
+    }
+
+    /// True when the room is mounted over the repository's path.
+    pub fn room_mounted(&self) -> bool {
+        self.room_at.is_some() && self.room_tree.is_some()
+    }
+
+    /// Any mount asked for (they need mount namespaces).
+    fn has_mounts(&self) -> bool {
+        !(self.read_only.is_empty()
+            && self.hidden.is_empty()
+            && self.private_tmp.is_empty()
+            && self.cow.is_empty()
+            && self.binds.is_empty()
+            && !self.room_mounted())
+    }
 }
 
 /// How a contained child is launched.
@@ -112,6 +215,18 @@ pub struct Enforced {
     pub landlock_abi: u32,
     /// Signals to processes outside the sandbox are refused (Landlock ABI 6).
     pub signal_scope: bool,
+    /// Abstract unix sockets served outside cannot be reached (Landlock ABI 6).
+    #[serde(default)]
+    pub socket_scope: bool,
+    /// Outbound TCP connections are refused (Landlock ABI 4).
+    #[serde(default)]
+    pub tcp_denied: bool,
+    /// A network namespace of its own, loopback only.
+    #[serde(default)]
+    pub private_network: bool,
+    /// Fresh temp dirs (tmpfs) could be mounted.
+    #[serde(default)]
+    pub private_tmp: bool,
     /// Why a layer is missing.
     #[serde(default)]
     pub errors: Vec<String>,
@@ -156,8 +271,77 @@ impl Enforced {
                 writable: s.writable.clone(),
                 landlock: s.landlock && self.landlock,
                 scope_signals: s.scope_signals && self.signal_scope,
+                scope_sockets: s.scope_sockets && self.socket_scope,
+                private_network: s.private_network && self.private_network,
+                deny_tcp: s.deny_tcp
+                    && self.tcp_denied
+                    && !(s.private_network && self.private_network),
+                room_at: s.room_at.clone().filter(|_| self.mounts),
+                room_tree: s.room_tree.clone().filter(|_| self.mounts),
+                private_tmp: if self.private_tmp {
+                    s.private_tmp.clone()
+                } else {
+                    Vec::new()
+                },
+                binds: if self.private_tmp {
+                    s.binds.clone()
+                } else {
+                    Vec::new()
+                },
+                cow: if self.private_tmp {
+                    s.cow.clone()
+                } else {
+                    Vec::new()
+                },
             }),
         }
+    }
+
+    /// What a check launched with `spec` (as [`Enforced::allowed`] made it) lacks of the check
+    /// sandbox (docs/sandbox.md, "Checks"), each as a phrase for the report and the sandbox
+    /// line; empty when nothing is missing.
+    pub fn check_gaps(&self, spec: &LaunchSpec) -> Vec<&'static str> {
+        let mut gaps = Vec::new();
+        if !spec.namespaces {
+            gaps.push("pid namespace (leftovers end by the subreaper)");
+        }
+        let Some(s) = &spec.sandbox else {
+            gaps.push("the check sandbox (not asked for)");
+            return gaps;
+        };
+        if s.room_at.is_none() {
+            gaps.push("the room at the repository's path (checks run at the room's own path)");
+        }
+        if s.hidden.is_empty() {
+            gaps.push("pawl's state hidden (readable: the evidence key, logs, the rooms)");
+        }
+        if s.private_tmp.is_empty() {
+            gaps.push("private temp dirs (the shared /tmp is readable and writable)");
+        }
+        if !s.landlock {
+            gaps.push("Landlock (writes are not limited to the room)");
+        }
+        if !s.scope_signals {
+            gaps.push("signal scoping");
+        }
+        if !s.scope_sockets {
+            gaps.push("abstract unix socket scoping");
+        }
+        if !s.private_network && !s.deny_tcp {
+            gaps.push("network containment (no private network, outbound TCP allowed)");
+        }
+        gaps
+    }
+
+    /// The reason a check's verdict is capped at REVIEW on this machine: pawl's key cannot be
+    /// hidden from a check launched with `spec` (no mount namespace to hide pawl's state, and
+    /// Landlock cannot carve an unreadable hole out of a readable tree). `None` when it is
+    /// hidden. The verdict wiring reads it.
+    pub fn key_exposure(&self, spec: &LaunchSpec) -> Option<String> {
+        let hidden = spec.namespaces && spec.sandbox.as_ref().is_some_and(|s| !s.hidden.is_empty());
+        (!hidden).then(|| {
+            "pawl's state (the evidence key) is readable by the checks on this machine: no mount namespace".to_owned()
+        })
     }
 }
 
@@ -388,6 +572,7 @@ mod tests {
                 writable: vec!["/r".into()],
                 landlock: true,
                 scope_signals: true,
+                ..SandboxSpec::default()
             }),
         };
         let full = Enforced {

@@ -86,6 +86,22 @@ impl RunnerConfig {
     }
 }
 
+impl RunnerConfig {
+    /// Runs the checks in the room whose files are `tree`, for the repository at `repo`: seen
+    /// at the repository's own path when the containment can mount the room there (the check
+    /// sandbox, pawl-process's `sandbox::check`), else at the room's path.
+    pub fn in_room(&mut self, repo: &Path, tree: &Path) {
+        self.root = match self
+            .containment
+            .as_mut()
+            .and_then(|c| c.spec.sandbox.as_mut())
+        {
+            Some(sandbox) => sandbox.place_checks(repo, Some(tree)),
+            None => tree.to_path_buf(),
+        };
+    }
+}
+
 /// A file-name-safe form of a check name (`criterion:C1` → `criterion-C1`).
 pub fn safe_name(name: &str) -> String {
     let s: String = name
@@ -158,12 +174,46 @@ fn run_parallel(checks: &[&Check], cfg: &RunnerConfig) -> Vec<(String, CheckRun)
 pub fn run_check(check: &Check, cfg: &RunnerConfig) -> CheckRun {
     let name = safe_name(&check.name);
     let log_path = cfg.logs_dir.join(format!("{name}-{}.log", cfg.step));
-    let report_path = report::uses_report(&check.command).then(|| {
-        cfg.logs_dir
-            .join(report::report_file_name(&name, cfg.step, &check.command))
-    });
-    let command_text = match &report_path {
-        Some(p) => {
+    // A sandboxed check sees neither pawl's logs nor the tree outside its room: it is given a
+    // place for its report of its own (`sandbox::check::report_place`).
+    let mut containment = cfg.containment.clone();
+    if let Some(sandbox) = containment.as_mut().and_then(|c| c.spec.sandbox.as_mut())
+        && !sandbox.writable.contains(&cfg.root)
+    {
+        sandbox.place_checks(&cfg.root, None);
+    }
+    let report_file = report::uses_report(&check.command)
+        .then(|| report::report_file_name(&name, cfg.step, &check.command));
+    let sandboxed_report = match (
+        &report_file,
+        containment.as_mut().and_then(|c| c.spec.sandbox.as_mut()),
+    ) {
+        (Some(file), Some(sandbox)) => {
+            let dir = cfg.logs_dir.join(format!("{name}-{}.report", cfg.step));
+            if let Err(e) = fs::create_dir_all(&dir) {
+                let argv = vec![SHELL.to_owned(), "-c".to_owned(), check.command.clone()];
+                return failed_to_start(
+                    check,
+                    cfg,
+                    argv,
+                    format!("cannot create {}: {e}", dir.display()),
+                    false,
+                );
+            }
+            let shown = pawl_process::sandbox::check::report_place(sandbox, &dir, file);
+            Some((dir.join(file), shown))
+        }
+        _ => None,
+    };
+    let report_path = match &sandboxed_report {
+        Some((host, _)) => Some(host.clone()),
+        None => report_file.as_ref().map(|f| cfg.logs_dir.join(f)),
+    };
+    let command_text = match (&report_path, &sandboxed_report) {
+        (_, Some((_, shown))) => {
+            report::substitute_report(&check.command, &shown.to_string_lossy())
+        }
+        (Some(p), None) => {
             // dotnet resolves a relative LogFileName against each test project: give it the
             // absolute path; everyone else gets a path relative to the root (shorter, stable).
             let shown = if check.command.contains("dotnet") {
@@ -175,7 +225,7 @@ pub fn run_check(check: &Check, cfg: &RunnerConfig) -> CheckRun {
             };
             report::substitute_report(&check.command, &shown.to_string_lossy())
         }
-        None => check.command.clone(),
+        (None, None) => check.command.clone(),
     };
     let argv = vec![SHELL.to_owned(), "-c".to_owned(), command_text.clone()];
     if let Err(e) = fs::create_dir_all(&cfg.logs_dir) {
@@ -206,8 +256,16 @@ pub fn run_check(check: &Check, cfg: &RunnerConfig) -> CheckRun {
         .log_file(&log_path)
         .env("PAWL_CHECK", &check.name)
         .envs(cfg.env.iter().map(|(k, v)| (k, v)));
-    if let Some(c) = &cfg.containment {
-        cmd.contain(c.clone());
+    // Where the check ran, as evidence: the room's own path when it was seen at the
+    // repository's.
+    let ran_in = containment
+        .as_ref()
+        .and_then(|c| c.spec.sandbox.as_ref())
+        .filter(|s| s.room_mounted())
+        .and_then(|s| s.room_tree.clone())
+        .unwrap_or_else(|| cfg.root.clone());
+    if let Some(c) = containment {
+        cmd.contain(c);
     }
     let outcome = match cmd.run() {
         Ok(o) => o,
@@ -263,7 +321,7 @@ pub fn run_check(check: &Check, cfg: &RunnerConfig) -> CheckRun {
     CheckRun {
         check: check.clone(),
         argv,
-        cwd: cfg.root.clone(),
+        cwd: ran_in,
         end,
         passed,
         duration: outcome.duration,

@@ -543,22 +543,51 @@ fn forged_passing_evidence_is_never_reused_and_is_reported() {
 }
 
 /// Issue "first hour": "the working tree changed while the checks ran" did not say which files.
-/// Something outside the room (here a gate that writes into the repository by its absolute
-/// path, as a watcher or a leftover process would) moves the tree: the message names the path.
+/// Something outside the room (a watcher or a leftover process the agent left) moves the tree
+/// while a check runs: the message names the path. (A check itself cannot: the repository's
+/// path is the room inside its namespace.)
 #[test]
 fn a_tree_that_moves_during_the_checks_names_what_moved() {
     let env = TestEnv::new();
     env.ok(&["init"]);
+    // The check says it runs and waits; the process outside moves the tree, then lets it end.
+    env.gates(&[(
+        "touch",
+        "touch started; while [ ! -e go ]; do sleep 0.05; done; rm -f started go",
+    )]);
+    let rooms = env.home.join(".local/state/pawl/rooms");
     let target = env.root().join("moved.txt");
-    env.gates(&[("touch", &format!("date +%s%N > {}", target.display()))]);
+    let mover = |rooms: PathBuf, target: PathBuf| {
+        std::thread::spawn(move || {
+            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+            while std::time::Instant::now() < deadline {
+                let tree = std::fs::read_dir(&rooms)
+                    .into_iter()
+                    .flatten()
+                    .flatten()
+                    .map(|e| e.path().join("tree"))
+                    .find(|t| t.join("started").exists());
+                if let Some(tree) = tree {
+                    std::fs::write(&target, format!("{:?}\n", std::time::Instant::now())).unwrap();
+                    std::fs::write(tree.join("go"), "").unwrap();
+                    return;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+        })
+    };
+    let t = mover(rooms.clone(), target.clone());
     let r = env.pawl(&["verify"]);
+    t.join().unwrap();
     assert_ne!(r.code, 0, "{}", r.stdout);
     assert!(
         r.stdout.contains("changed while the checks ran") && r.stdout.contains("moved.txt"),
         "{}",
         r.stdout
     );
+    let t = mover(rooms, target);
     let r = env.pawl(&["verify", "--json"]);
+    t.join().unwrap();
     let j = r.json();
     assert!(
         j["moved"]
@@ -596,4 +625,60 @@ fn terminal_escapes_never_reach_evidence_text_or_json() {
         tail.contains("FAILED test_add: boom") && !tail.contains('\u{1b}'),
         "{tail:?}"
     );
+}
+
+/// Issue 31: the code under test is the agent's. A module the tests import reads pawl's
+/// evidence key and rewrites `~/.claude/settings.json` with the hooks gone. Checks ran with the
+/// user's full rights (the verification passed, the key was in its log, the settings were
+/// rewritten); under the check sandbox the key is hidden and HOME is not writable.
+#[test]
+fn a_tested_module_can_neither_read_pawls_key_nor_unguard_claude() {
+    let env = TestEnv::new();
+    env.ok(&["init"]);
+    let settings = env.home.join(".claude/settings.json");
+    std::fs::create_dir_all(env.home.join(".claude")).unwrap();
+    std::fs::write(&settings, "{\"hooks\":\"pawl\"}").unwrap();
+    env.write(
+        "spy.py",
+        "import os\ntry:\n    KEY = open(os.path.expanduser('~/.local/state/pawl/key'), 'rb').read().hex()\nexcept OSError as e:\n    KEY = 'denied'\nprint('KEY:' + KEY)\ntry:\n    open(os.path.expanduser('~/.claude/settings.json'), 'w').write('{}')\nexcept OSError:\n    pass\n",
+    );
+    env.write(
+        "test_spy.py",
+        "import unittest\nimport spy\n\n\nclass T(unittest.TestCase):\n    def test_ok(self):\n        self.assertTrue(True)\n",
+    );
+    env.gates(&[("test", "/usr/bin/python3 -m unittest -v")]);
+    // The first verification makes the key (evidence is signed with it).
+    let r = env.pawl(&["verify", "--json"]);
+    let key = std::fs::read(env.home.join(".local/state/pawl/key")).expect("the key exists");
+    let hex: String = key.iter().map(|b| format!("{b:02x}")).collect();
+    let r2 = env.pawl(&["verify", "--fresh", "--json"]);
+    assert_eq!(
+        std::fs::read_to_string(&settings).unwrap(),
+        "{\"hooks\":\"pawl\"}",
+        "a check rewrote the user's Claude settings"
+    );
+    let namespaces = std::process::Command::new("unshare")
+        .args(["-Urm", "true"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !namespaces {
+        #[allow(clippy::print_stderr)]
+        {
+            eprintln!(
+                "SKIPPED the key half: no mount namespaces here (the key is readable: docs/sandbox.md)"
+            );
+        }
+        return;
+    }
+    let logs = env.root().join(".pawl/logs");
+    for entry in std::fs::read_dir(&logs).unwrap().flatten() {
+        let text = std::fs::read_to_string(entry.path()).unwrap_or_default();
+        assert!(
+            !text.contains(&hex),
+            "{} holds pawl's key",
+            entry.path().display()
+        );
+    }
+    assert!(!r.stdout.contains(&hex) && !r2.stdout.contains(&hex));
+    assert_eq!(r2.json()["verified"], true, "{}", r2.stdout);
 }

@@ -174,14 +174,58 @@ fn the_checks_see_a_repository_of_the_checked_out_tree() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{out:?}");
     assert!(text.ends_with("\ta.txt\n"), "{text}");
-    // Contents are readable through the borrowed objects.
-    let blob = text.split_whitespace().nth(1).expect("oid");
-    let cat = std::process::Command::new("git")
-        .args(["cat-file", "blob", blob])
+    // `git status` answers about the checked-out tree from the index alone.
+    let status = std::process::Command::new("git")
+        .args(["status", "--porcelain"])
         .current_dir(room.path(""))
+        .env("GIT_CONFIG_NOSYSTEM", "1")
         .output()
         .expect("git");
-    assert_eq!(String::from_utf8_lossy(&cat.stdout), "a\n");
+    assert!(status.status.success(), "{status:?}");
+}
+
+/// Issue 31: code under test in the room followed `.git/objects/info/alternates` back to the
+/// live repository and read its ignored files. The checks' `.git` names nothing outside the
+/// room: no alternates, no path of the repository anywhere in it.
+#[test]
+fn the_checks_git_has_no_way_back_to_the_repository() {
+    let t = TestRepo::new();
+    t.write("a.txt", "a\n");
+    t.write(".env", "SECRET=1\n");
+    let tree = t.repo.tree_hash().expect("hash");
+    let room = Room::new();
+    let checkout = room.checkout(&t);
+    checkout.reset_to(&tree).expect("reset");
+    checkout.expose_to_checks().expect("expose");
+    // The attack, as a check would run it: read the alternates, walk up to the work tree.
+    let alternates = room.path(".git/objects/info/alternates");
+    let leaked = std::fs::read_to_string(&alternates).ok().and_then(|line| {
+        let objects = PathBuf::from(line.trim());
+        std::fs::read_to_string(objects.parent()?.parent()?.join(".env")).ok()
+    });
+    assert_eq!(leaked, None, "a check read the live repository's .env");
+    let root = t.root().to_string_lossy().into_owned();
+    for entry in walk(&room.path(".git")) {
+        let bytes = std::fs::read(&entry).unwrap_or_default();
+        assert!(
+            !String::from_utf8_lossy(&bytes).contains(&root),
+            "{} names the repository",
+            entry.display()
+        );
+    }
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
 }
 
 fn read(p: &Path) -> String {

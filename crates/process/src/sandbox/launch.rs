@@ -3,9 +3,10 @@
 
 use std::ffi::{CString, OsString};
 use std::io;
+use std::os::fd::AsRawFd;
 use std::os::fd::OwnedFd;
 use std::os::unix::ffi::OsStrExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::plan::{MountOp, mount_plan};
@@ -40,7 +41,8 @@ pub(super) fn run(spec: &LaunchSpec, probe: bool, argv: Vec<OsString>) -> i32 {
         Err(_) => return fail(mode, &mut report, "an argument holds a NUL byte".into()),
     };
     if spec.namespaces {
-        match enter_namespaces(&mut report) {
+        let network = spec.sandbox.as_ref().is_some_and(|s| s.private_network);
+        match enter_namespaces(&mut report, network) {
             Ok(()) => {}
             Err(e) if mode == Mode::Probe => report.errors.push(e),
             Err(e) => return fail(mode, &mut report, e),
@@ -60,12 +62,14 @@ pub(super) fn run(spec: &LaunchSpec, probe: bool, argv: Vec<OsString>) -> i32 {
     }
 }
 
-/// New user namespace when needed, then new mount and pid namespaces for the children.
-fn enter_namespaces(report: &mut Enforced) -> Result<(), String> {
-    let direct = sys::unshare(libc::CLONE_NEWNS | libc::CLONE_NEWPID);
+/// New user namespace when needed, then new mount and pid namespaces for the children (and a
+/// network namespace with loopback up, when `network`).
+fn enter_namespaces(report: &mut Enforced, network: bool) -> Result<(), String> {
+    let net = if network { libc::CLONE_NEWNET } else { 0 };
+    let direct = sys::unshare(libc::CLONE_NEWNS | libc::CLONE_NEWPID | net);
     if direct.is_ok() {
         report.namespaces = true;
-        return Ok(());
+        return loopback_up(report, network);
     }
     let (uid, gid) = sys::ids();
     sys::unshare(libc::CLONE_NEWUSER).map_err(|e| {
@@ -82,9 +86,20 @@ fn enter_namespaces(report: &mut Enforced) -> Result<(), String> {
     write("uid_map", format!("{uid} {uid} 1"))?;
     write("gid_map", format!("{gid} {gid} 1"))?;
     report.user_namespace = true;
-    sys::unshare(libc::CLONE_NEWNS | libc::CLONE_NEWPID)
+    sys::unshare(libc::CLONE_NEWNS | libc::CLONE_NEWPID | net)
         .map_err(|e| format!("namespaces: unshare(mount, pid) in a user namespace: {e}"))?;
     report.namespaces = true;
+    loopback_up(report, network)
+}
+
+/// In a new network namespace only `lo` exists, down: bring it up, so the checks' own test
+/// servers on 127.0.0.1 work.
+fn loopback_up(report: &mut Enforced, network: bool) -> Result<(), String> {
+    if !network {
+        return Ok(());
+    }
+    sys::interface_up("lo").map_err(|e| format!("network namespace: bringing lo up: {e}"))?;
+    report.private_network = true;
     Ok(())
 }
 
@@ -208,18 +223,16 @@ fn init(
 ) -> i32 {
     if let Some(sandbox) = &spec.sandbox {
         if in_namespace {
-            match apply_mounts(sandbox) {
+            match apply_mounts(sandbox, &mut report) {
                 Ok(()) => report.mounts = true,
                 Err(e) if mode == Mode::Probe => report.errors.push(e),
                 Err(e) => return fail(mode, &mut report, e),
             }
-        } else if mode == Mode::Strict
-            && !(sandbox.read_only.is_empty() && sandbox.hidden.is_empty())
-        {
+        } else if mode == Mode::Strict && sandbox.has_mounts() {
             return fail(
                 mode,
                 &mut report,
-                "read-only paths need mount namespaces".into(),
+                "read-only, hidden and private paths need mount namespaces".into(),
             );
         }
         if sandbox.landlock
@@ -232,6 +245,16 @@ fn init(
         }
         if mode == Mode::Strict && sandbox.scope_signals && !report.signal_scope {
             return fail(mode, &mut report, "signal scoping is not available".into());
+        }
+        if mode == Mode::Strict && sandbox.scope_sockets && !report.socket_scope {
+            return fail(mode, &mut report, "socket scoping is not available".into());
+        }
+        if mode == Mode::Strict && sandbox.deny_tcp && !report.tcp_denied {
+            return fail(
+                mode,
+                &mut report,
+                "TCP access control is not available".into(),
+            );
         }
     }
     if mode == Mode::Probe {
@@ -337,7 +360,67 @@ fn children() -> Vec<libc::pid_t> {
         .collect()
 }
 
-fn apply_mounts(spec: &SandboxSpec) -> Result<(), String> {
+fn apply_mounts(spec: &SandboxSpec, report: &mut Enforced) -> Result<(), String> {
+    // The bind sources are resolved now: the room may cover them (a report directory under the
+    // repository's `.pawl/logs`).
+    let sources = spec
+        .binds
+        .iter()
+        .map(|b| {
+            use std::os::unix::fs::OpenOptionsExt;
+            std::fs::OpenOptions::new()
+                .read(true)
+                .custom_flags(libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC)
+                .open(&b.source)
+                .map_err(|e| format!("opening {}: {e}", b.source.display()))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    // The room first, over the repository's path: every later mount (a hidden `.pawl/`) lands
+    // on the room's side.
+    if let (Some(at), Some(tree)) = (&spec.room_at, &spec.room_tree) {
+        sys::mount(Some(tree), at, None, libc::MS_BIND | libc::MS_REC, None).map_err(|e| {
+            format!(
+                "mounting the room {} over {}: {e}",
+                tree.display(),
+                at.display()
+            )
+        })?;
+    }
+    for dir in spec.private_tmp.iter().filter(|p| p.is_dir()) {
+        if let Err(e) = sys::mount(
+            Some(Path::new("tmpfs")),
+            dir,
+            Some("tmpfs"),
+            libc::MS_NOSUID | libc::MS_NODEV,
+            Some("mode=1777"),
+        ) {
+            return Err(format!("a private {}: {e}", dir.display()));
+        }
+    }
+    report.private_tmp = true;
+    for dir in spec.cow.iter().filter(|p| p.is_dir()) {
+        copy_on_write(dir).map_err(|e| format!("{} copy-on-write: {e}", dir.display()))?;
+    }
+    for (bind, source) in spec.binds.iter().zip(&sources) {
+        std::fs::create_dir_all(&bind.target)
+            .map_err(|e| format!("creating {}: {e}", bind.target.display()))?;
+        // Through the descriptor opened before the room covered the repository's path.
+        let source = PathBuf::from(format!("/proc/self/fd/{}", source.as_raw_fd()));
+        sys::mount(
+            Some(&source),
+            &bind.target,
+            None,
+            libc::MS_BIND | libc::MS_NOSUID | libc::MS_NODEV,
+            None,
+        )
+        .map_err(|e| {
+            format!(
+                "binding {} at {}: {e}",
+                bind.source.display(),
+                bind.target.display()
+            )
+        })?;
+    }
     for op in mount_plan(spec, |p| p.exists()) {
         apply_mount(&op).map_err(|e| format!("mount {op:?}: {e}"))?;
     }
@@ -346,6 +429,39 @@ fn apply_mounts(spec: &SandboxSpec) -> Result<(), String> {
     // Resolve it again, through the new mounts.
     let cwd = std::env::current_dir().map_err(|e| format!("the working directory: {e}"))?;
     std::env::set_current_dir(&cwd).map_err(|e| format!("entering {} again: {e}", cwd.display()))
+}
+
+/// Mounts an overlay over `dir` whose lower layer is `dir` itself and whose upper layer lives in
+/// a fresh tmpfs: reads see the contents, writes are the child's alone and go with it.
+fn copy_on_write(dir: &Path) -> io::Result<()> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let lower = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC)
+        .open(dir)?;
+    sys::mount(
+        Some(Path::new("tmpfs")),
+        dir,
+        Some("tmpfs"),
+        libc::MS_NOSUID | libc::MS_NODEV,
+        Some("mode=0755"),
+    )?;
+    let (upper, work) = (dir.join("upper"), dir.join("work"));
+    std::fs::create_dir(&upper)?;
+    std::fs::create_dir(&work)?;
+    let data = format!(
+        "lowerdir=/proc/self/fd/{},upperdir={},workdir={},userxattr",
+        lower.as_raw_fd(),
+        upper.display(),
+        work.display()
+    );
+    sys::mount(
+        Some(Path::new("overlay")),
+        dir,
+        Some("overlay"),
+        libc::MS_NOSUID | libc::MS_NODEV,
+        Some(data.as_str()),
+    )
 }
 
 fn apply_mount(op: &MountOp) -> io::Result<()> {
@@ -402,8 +518,8 @@ fn remount(p: &Path, read_only: bool) -> io::Result<()> {
 /// Landlock: every read, writes only below the writable roots, and (ABI 6) no signal out.
 fn apply_landlock(spec: &SandboxSpec, report: &mut Enforced) -> Result<(), String> {
     use landlock::{
-        ABI, Access, AccessFs, LandlockStatus, PathBeneath, PathFd, Ruleset, RulesetAttr,
-        RulesetCreatedAttr, RulesetStatus, Scope,
+        ABI, Access, AccessFs, AccessNet, LandlockStatus, PathBeneath, PathFd, Ruleset,
+        RulesetAttr, RulesetCreatedAttr, RulesetStatus, Scope,
     };
     // The newest ABI this code was written and tested against; best effort below it.
     let abi = ABI::V7;
@@ -414,6 +530,13 @@ fn apply_landlock(spec: &SandboxSpec, report: &mut Enforced) -> Result<(), Strin
     if spec.scope_signals {
         ruleset = ruleset.scope(Scope::Signal).map_err(err)?;
     }
+    if spec.scope_sockets {
+        ruleset = ruleset.scope(Scope::AbstractUnixSocket).map_err(err)?;
+    }
+    if spec.deny_tcp {
+        // Handled with no rule: every connect(2) to a TCP port is refused.
+        ruleset = ruleset.handle_access(AccessNet::ConnectTcp).map_err(err)?;
+    }
     let mut created = ruleset.create().map_err(err)?;
     let root = PathFd::new("/").map_err(|e| format!("landlock: opening /: {e}"))?;
     created = created
@@ -422,7 +545,8 @@ fn apply_landlock(spec: &SandboxSpec, report: &mut Enforced) -> Result<(), Strin
             AccessFs::from_read(abi) | AccessFs::IoctlDev,
         ))
         .map_err(err)?;
-    for path in spec.writable.iter().filter(|p| p.exists()) {
+    // A copy-on-write directory is writable: its writes land in the check's own layer.
+    for path in spec.writable.iter().chain(&spec.cow).filter(|p| p.exists()) {
         let Ok(fd) = PathFd::new(path) else {
             continue;
         };
@@ -443,6 +567,8 @@ fn apply_landlock(spec: &SandboxSpec, report: &mut Enforced) -> Result<(), Strin
     report.landlock_abi = effective;
     report.landlock = status.ruleset != RulesetStatus::NotEnforced;
     report.signal_scope = spec.scope_signals && report.landlock && effective >= 6;
+    report.socket_scope = spec.scope_sockets && report.landlock && effective >= 6;
+    report.tcp_denied = spec.deny_tcp && report.landlock && effective >= 4;
     if report.landlock {
         Ok(())
     } else {

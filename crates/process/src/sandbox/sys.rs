@@ -258,3 +258,31 @@ pub(crate) fn pid() -> libc::pid_t {
     // SAFETY: getpid(2) cannot fail.
     unsafe { libc::getpid() }
 }
+
+/// Sets the interface `name` up (`SIOCSIFFLAGS` with `IFF_UP`), in the caller's network
+/// namespace.
+pub(crate) fn interface_up(name: &str) -> io::Result<()> {
+    let bytes = name.as_bytes();
+    // SAFETY: an all-zero ifreq is valid (empty name, zero flags).
+    let mut req: libc::ifreq = unsafe { std::mem::zeroed() };
+    if bytes.len() >= req.ifr_name.len() {
+        return Err(io::Error::from(io::ErrorKind::InvalidInput));
+    }
+    for (dst, &b) in req.ifr_name.iter_mut().zip(bytes) {
+        *dst = b as libc::c_char;
+    }
+    // SAFETY: socket(2) with constant arguments; the fd is owned below.
+    let fd =
+        check(unsafe { libc::socket(libc::AF_INET, libc::SOCK_DGRAM | libc::SOCK_CLOEXEC, 0) })?;
+    // SAFETY: `fd` is a fresh descriptor nobody else owns.
+    let fd = unsafe { <OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(fd) };
+    // SAFETY: `req` is a valid ifreq that outlives both calls; SIOCGIFFLAGS/SIOCSIFFLAGS read
+    // and write its flags field only.
+    unsafe {
+        check(libc::ioctl(fd.as_raw_fd(), libc::SIOCGIFFLAGS, &mut req))?;
+        let flags = req.ifr_ifru.ifru_flags | libc::IFF_UP as libc::c_short;
+        req.ifr_ifru.ifru_flags = flags;
+        check(libc::ioctl(fd.as_raw_fd(), libc::SIOCSIFFLAGS, &req))?;
+    }
+    Ok(())
+}

@@ -67,6 +67,7 @@ fn sandbox_for(dir: &Path, read_only: &[&Path]) -> SandboxSpec {
         writable,
         landlock: true,
         scope_signals: true,
+        ..SandboxSpec::default()
     }
 }
 

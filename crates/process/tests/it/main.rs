@@ -6,6 +6,7 @@
 //! needs the child to be at a certain point, the child and the test hand over through marker
 //! files ([`wait_for_file_script`]) instead of sleeping and hoping.
 
+mod checks;
 mod contain;
 mod drain;
 mod io;

@@ -1,0 +1,106 @@
+//! What containing a check costs at its start (issue 31 point 7: at most 5 ms per check start):
+//! `/bin/true` spawned directly, in its own pid namespace (how checks ran before the check
+//! sandbox), under the full check sandbox (room mounted over the repository's path, pawl's
+//! state and the user's configuration hidden, private temp dirs and network, Landlock), and
+//! under the Landlock-only fallback. A benchmark, not a timed test:
+//! `cargo bench -p pawl-process --bench check_start`. Prints the median and the mean of each.
+
+#![allow(clippy::print_stdout, clippy::expect_used)]
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use pawl_process::sandbox::check::{CheckWorld, check_sandbox};
+use pawl_process::sandbox::{self, LaunchSpec};
+use pawl_process::{Command, Containment};
+
+const RUNS: usize = 60;
+
+fn main() {
+    let launcher = PathBuf::from(env!("CARGO_BIN_EXE_pawl-step"));
+    let dir = tempfile::Builder::new()
+        .prefix("check-start-")
+        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+        .expect("tempdir");
+    let root = std::fs::canonicalize(dir.path()).expect("canonical");
+    let (home, repo) = (root.join("home"), root.join("repo"));
+    let tree = home.join(".local/state/pawl/rooms/r/tree");
+    for d in [&repo, &tree] {
+        std::fs::create_dir_all(d).expect("mkdir");
+    }
+    let world = CheckWorld {
+        repo: repo.clone(),
+        state: vec![home.join(".local/state/pawl"), repo.join(".pawl")],
+        home: Some(home.clone()),
+        ..CheckWorld::default()
+    };
+    let full = LaunchSpec {
+        namespaces: true,
+        sandbox: Some(check_sandbox(&world)),
+    };
+    let fallback = LaunchSpec {
+        namespaces: false,
+        sandbox: Some(check_sandbox(&world)),
+    };
+    let placed = |wanted: &LaunchSpec| {
+        let e = sandbox::probe(&launcher, wanted).expect("probe");
+        let mut spec = e.allowed(wanted);
+        if let Some(s) = spec.sandbox.as_mut() {
+            s.place_checks(&repo, Some(&tree));
+        }
+        println!("  probe {}: {}", wanted.namespaces, e.summary());
+        spec
+    };
+    let rows: Vec<(&str, Option<LaunchSpec>)> = vec![
+        ("direct spawn", None),
+        (
+            "pid+mount namespaces, no sandbox (before)",
+            Some(LaunchSpec {
+                namespaces: true,
+                sandbox: None,
+            }),
+        ),
+        ("check sandbox, full", Some(placed(&full))),
+        (
+            "check sandbox, full, with [room] network",
+            Some(placed(&LaunchSpec {
+                namespaces: true,
+                sandbox: Some(check_sandbox(&CheckWorld {
+                    network: true,
+                    ..world.clone()
+                })),
+            })),
+        ),
+        ("check sandbox, Landlock fallback", Some(placed(&fallback))),
+    ];
+    for (name, spec) in rows {
+        let mut times: Vec<Duration> = (0..RUNS)
+            .map(|_| {
+                let mut cmd = Command::new("/bin/true");
+                cmd.current_dir(&repo);
+                if let Some(spec) = &spec {
+                    cmd.contain(Containment {
+                        launcher: launcher.clone(),
+                        spec: spec.clone(),
+                        record_dir: None,
+                    });
+                }
+                let start = Instant::now();
+                let o = cmd.run().expect("runs");
+                assert!(o.success(), "{name}: {o:?}");
+                start.elapsed()
+            })
+            .collect();
+        times.sort();
+        let mean = times.iter().sum::<Duration>() / u32::try_from(RUNS).unwrap_or(1);
+        println!(
+            "{name:<45} median {:>6.2} ms  mean {:>6.2} ms",
+            ms(times[RUNS / 2]),
+            ms(mean)
+        );
+    }
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}

@@ -1,0 +1,250 @@
+//! The check variant of the sandbox: what every process a check starts (gates, acceptance and
+//! hidden checks, the baseline, the locked run, probes) may see and touch. The code under test
+//! is the agent's, so a check is contained at least as strictly as an agent step, and more in
+//! what it may read and reach:
+//!
+//! - the room's tree is mounted over the repository's path (virtualenv shebangs, editable
+//!   installs, `node_modules` links and caches resolve to the sealed tree, never the live one);
+//! - pawl's state (the user state with the evidence key and the rooms, the repository's
+//!   `.pawl/` with the store and the logs) is hidden, not only read-only;
+//! - the user's agent and shell configuration in HOME ([`HIDDEN_IN_HOME`]) is hidden;
+//! - writes land only in the check's working directory (the room) and fresh private temp
+//!   dirs ([`PRIVATE_TMP`], the user's runtime dir);
+//! - no signal to, `ptrace` of, or abstract socket of anything outside;
+//! - a network namespace of its own with loopback only, unless the project asks for the network.
+//!
+//! This module only builds the [`SandboxSpec`] from the paths the caller names (which state
+//! directories are pawl's is the caller's knowledge); the launcher applies it, and
+//! [`super::Enforced::allowed`] keeps what the machine can do (the fallback without
+//! namespaces is Landlock only: writes, signals, sockets and outbound TCP;
+//! [`super::Enforced::check_gaps`] names what is missing).
+
+use std::path::{Path, PathBuf};
+
+use super::SandboxSpec;
+
+/// Paths under HOME a check never sees: the agent CLIs' settings and sessions (a check that
+/// rewrote `~/.claude/settings.json` would unguard the next session), shell start-up files,
+/// git's and ssh's configuration and credentials.
+pub const HIDDEN_IN_HOME: &[&str] = &[
+    ".claude",
+    ".claude.json",
+    ".codex",
+    ".gemini",
+    ".bashrc",
+    ".bash_profile",
+    ".bash_login",
+    ".bash_logout",
+    ".bash_history",
+    ".profile",
+    ".zshrc",
+    ".zshenv",
+    ".zprofile",
+    ".zlogin",
+    ".zsh_history",
+    ".config/fish",
+    ".gitconfig",
+    ".git-credentials",
+    ".config/git",
+    ".config/gh",
+    ".ssh",
+    ".gnupg",
+    ".netrc",
+    ".tmux.conf",
+];
+
+/// Caches under HOME a check reads warm and writes copy-on-write (its writes are discarded with
+/// it: no way to poison a later run or another project): Go's build cache, pip's, npm's.
+pub const COPY_ON_WRITE_IN_HOME: &[&str] = &[".cache", ".npm"];
+
+/// The shared temporary directories, each replaced by a fresh tmpfs in the check's namespace.
+pub const PRIVATE_TMP: &[&str] = &["/tmp", "/var/tmp", "/dev/shm"];
+
+/// Where a check's report directory is bound inside its namespace (in its private `/tmp`).
+pub const REPORT_DIR: &str = "/tmp/pawl-report";
+
+/// What the caller knows about a check's world.
+#[derive(Debug, Clone, Default)]
+pub struct CheckWorld {
+    /// The repository's path: the room is seen there.
+    pub repo: PathBuf,
+    /// pawl's state directories (the user's pawl state, the repository's `.pawl/`, a shared
+    /// store): hidden.
+    pub state: Vec<PathBuf>,
+    /// The user's home (its [`HIDDEN_IN_HOME`] entries are hidden).
+    pub home: Option<PathBuf>,
+    /// More paths to hide (`$CODEX_HOME`, `$CLAUDE_CONFIG_DIR`).
+    pub hidden: Vec<PathBuf>,
+    /// The user's runtime directory (`$XDG_RUNTIME_DIR`: session bus, agents' sockets): a
+    /// private tmpfs too.
+    pub runtime_dir: Option<PathBuf>,
+    /// `[room] network = true`: the checks keep the machine's network.
+    pub network: bool,
+}
+
+/// The sandbox every check process runs under (see the module docs). The check's working
+/// directory is added per verification ([`SandboxSpec::place_checks`]).
+pub fn check_sandbox(world: &CheckWorld) -> SandboxSpec {
+    let mut hidden: Vec<PathBuf> = world.state.clone();
+    if let Some(home) = &world.home {
+        hidden.extend(HIDDEN_IN_HOME.iter().map(|p| home.join(p)));
+    }
+    hidden.extend(world.hidden.iter().cloned());
+    // A hidden directory that holds the repository would hide the room with it (the room is
+    // mounted first): never hide an ancestor of the repository's path.
+    hidden.retain(|h| !world.repo.starts_with(h));
+    let mut dedup: Vec<PathBuf> = Vec::new();
+    for p in hidden {
+        if !dedup.contains(&p) {
+            dedup.push(p);
+        }
+    }
+    let mut private_tmp: Vec<PathBuf> = PRIVATE_TMP.iter().map(PathBuf::from).collect();
+    private_tmp.extend(world.runtime_dir.iter().cloned());
+    // A repository under /tmp (tests, scratch clones) stays visible: its temp dir is shared.
+    private_tmp.retain(|t| !world.repo.starts_with(t));
+    SandboxSpec {
+        read_only: Vec::new(),
+        hidden: dedup,
+        writable: super::system_writable(),
+        landlock: true,
+        scope_signals: true,
+        scope_sockets: true,
+        deny_tcp: !world.network,
+        private_network: !world.network,
+        room_at: Some(world.repo.clone()),
+        room_tree: None,
+        private_tmp,
+        cow: world
+            .home
+            .iter()
+            .flat_map(|h| COPY_ON_WRITE_IN_HOME.iter().map(move |p| h.join(p)))
+            .collect(),
+        binds: Vec::new(),
+    }
+}
+
+/// Where a check writes a report file named `file` that pawl reads afterwards from
+/// `host_dir`: inside the namespace, a bind of `host_dir` in the private `/tmp`; without one,
+/// `host_dir` itself, made writable (its own directory: no other log is writable). Returns the
+/// path the check is given.
+pub fn report_place(spec: &mut SandboxSpec, host_dir: &Path, file: &str) -> PathBuf {
+    let tmp = Path::new("/tmp");
+    if spec.private_tmp.iter().any(|p| p == tmp) {
+        spec.binds.push(super::Bind {
+            source: host_dir.to_path_buf(),
+            target: PathBuf::from(REPORT_DIR),
+        });
+        return Path::new(REPORT_DIR).join(file);
+    }
+    if !spec.writable.iter().any(|w| w == host_dir) {
+        spec.writable.push(host_dir.to_path_buf());
+    }
+    host_dir.join(file)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn world() -> CheckWorld {
+        CheckWorld {
+            repo: "/w/repo".into(),
+            state: vec!["/h/.local/state/pawl".into(), "/w/repo/.pawl".into()],
+            home: Some("/h".into()),
+            hidden: vec!["/h/.codex".into()],
+            runtime_dir: Some("/run/user/1000".into()),
+            network: false,
+        }
+    }
+
+    #[test]
+    fn a_check_hides_pawl_and_the_users_agents_and_has_no_network() {
+        let s = check_sandbox(&world());
+        for p in [
+            "/h/.local/state/pawl",
+            "/w/repo/.pawl",
+            "/h/.claude",
+            "/h/.gitconfig",
+            "/h/.ssh",
+            "/h/.bashrc",
+        ] {
+            assert!(s.hidden.contains(&PathBuf::from(p)), "{p} is not hidden");
+        }
+        assert_eq!(
+            s.hidden.iter().filter(|p| p.ends_with(".codex")).count(),
+            1,
+            "deduplicated"
+        );
+        assert!(s.private_network && s.deny_tcp);
+        assert!(s.landlock && s.scope_signals && s.scope_sockets);
+        assert_eq!(s.room_at.as_deref(), Some(Path::new("/w/repo")));
+        assert!(s.private_tmp.contains(&PathBuf::from("/run/user/1000")));
+        // Nothing of the tree nor HOME is writable until a check is placed.
+        assert!(
+            !s.writable
+                .iter()
+                .any(|w| w.starts_with("/w") || w.starts_with("/h"))
+        );
+    }
+
+    #[test]
+    fn the_network_is_kept_when_the_project_asks() {
+        let s = check_sandbox(&CheckWorld {
+            network: true,
+            ..world()
+        });
+        assert!(!s.private_network && !s.deny_tcp);
+    }
+
+    #[test]
+    fn an_ancestor_of_the_repository_is_never_hidden_nor_made_private() {
+        let s = check_sandbox(&CheckWorld {
+            repo: "/h/.local/state/pawl/worktrees/x".into(),
+            ..world()
+        });
+        assert!(!s.hidden.contains(&PathBuf::from("/h/.local/state/pawl")));
+        let s = check_sandbox(&CheckWorld {
+            repo: "/tmp/x/repo".into(),
+            ..world()
+        });
+        assert!(!s.private_tmp.contains(&PathBuf::from("/tmp")));
+        assert!(s.private_tmp.contains(&PathBuf::from("/var/tmp")));
+    }
+
+    /// Rows: the room (if any), whether the probe allowed the room mount → the working
+    /// directory and whether the room is mounted over the repository.
+    #[test]
+    fn placing_a_check() {
+        let rows: &[(Option<&str>, bool, &str, bool)] = &[
+            (Some("/s/rooms/r/tree"), true, "/w/repo", true),
+            (Some("/s/rooms/r/tree"), false, "/s/rooms/r/tree", false),
+            (None, true, "/w/repo", false),
+        ];
+        for &(tree, mounts, cwd, mounted) in rows {
+            let mut s = check_sandbox(&world());
+            if !mounts {
+                s.room_at = None;
+            }
+            let got = s.place_checks(Path::new("/w/repo"), tree.map(Path::new));
+            assert_eq!(got, PathBuf::from(cwd), "{tree:?} {mounts}");
+            assert_eq!(s.room_mounted(), mounted, "{tree:?} {mounts}");
+            assert!(s.writable.contains(&got));
+        }
+    }
+
+    #[test]
+    fn a_report_is_bound_into_the_private_tmp_or_its_own_dir_is_writable() {
+        let mut s = check_sandbox(&world());
+        let got = report_place(&mut s, Path::new("/w/repo/.pawl/logs/t-1.d"), "r.xml");
+        assert_eq!(got, PathBuf::from("/tmp/pawl-report/r.xml"));
+        assert_eq!(s.binds.len(), 1);
+        s.private_tmp.clear();
+        let got = report_place(&mut s, Path::new("/w/repo/.pawl/logs/t-1.d"), "r.xml");
+        assert_eq!(got, PathBuf::from("/w/repo/.pawl/logs/t-1.d/r.xml"));
+        assert!(
+            s.writable
+                .contains(&PathBuf::from("/w/repo/.pawl/logs/t-1.d"))
+        );
+    }
+}

@@ -1,0 +1,442 @@
+//! The check sandbox (pawl-process's `sandbox::check`), through the `pawl-step` launcher: the
+//! code under test is the agent's, so every attack a check could make on pawl, the user or the
+//! live tree is played here twice — it succeeds as checks ran before (their own pid namespace,
+//! no sandbox: `LaunchSpec { namespaces: true, sandbox: None }`, or the subreaper fallback),
+//! then fails under the check sandbox — and the honest things checks do still work.
+
+#![allow(clippy::expect_used)]
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use pawl_process::sandbox::check::{CheckWorld, REPORT_DIR, check_sandbox, report_place};
+use pawl_process::sandbox::{self, LaunchSpec};
+use pawl_process::{Command, Containment, End, Outcome};
+
+use crate::{PATIENCE, eventually, pid_alive};
+
+const PYTHON: &str = "/usr/bin/python3";
+
+fn launcher() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_pawl-step"))
+}
+
+/// A user's world: a HOME with pawl's key and Claude's settings, a live repository, and a room
+/// holding the sealed tree. Outside /tmp (a check's /tmp is its own).
+struct World {
+    _dir: tempfile::TempDir,
+    home: PathBuf,
+    repo: PathBuf,
+    tree: PathBuf,
+    key: PathBuf,
+    settings: PathBuf,
+}
+
+impl World {
+    fn new() -> World {
+        let dir = tempfile::Builder::new()
+            .prefix("checkns-")
+            .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+            .expect("tempdir");
+        let root = std::fs::canonicalize(dir.path()).expect("canonical");
+        let home = root.join("home");
+        let repo = root.join("repo");
+        let state = home.join(".local/state/pawl");
+        let tree = state.join("rooms/repo-1/tree");
+        for d in [&repo, &tree, &home.join(".claude")] {
+            std::fs::create_dir_all(d).expect("mkdir");
+        }
+        let key = state.join("key");
+        std::fs::write(&key, "SECRET-KEY").expect("key");
+        let settings = home.join(".claude/settings.json");
+        std::fs::write(&settings, "{\"hooks\":\"pawl\"}").expect("settings");
+        std::fs::write(repo.join("value.txt"), "live\n").expect("live");
+        std::fs::write(tree.join("value.txt"), "room\n").expect("room");
+        std::fs::create_dir_all(repo.join(".pawl/logs")).expect("logs");
+        std::fs::write(repo.join(".pawl/logs/baseline.log"), "expected: 42\n").expect("log");
+        World {
+            _dir: dir,
+            home,
+            repo,
+            tree,
+            key,
+            settings,
+        }
+    }
+
+    fn world(&self) -> CheckWorld {
+        CheckWorld {
+            repo: self.repo.clone(),
+            state: vec![self.home.join(".local/state/pawl"), self.repo.join(".pawl")],
+            home: Some(self.home.clone()),
+            ..CheckWorld::default()
+        }
+    }
+
+    /// How checks ran before the check sandbox: their own pid namespace, in the room's own path.
+    fn before(&self) -> (LaunchSpec, PathBuf) {
+        let spec = LaunchSpec {
+            namespaces: true,
+            sandbox: None,
+        };
+        (spec, self.tree.clone())
+    }
+
+    /// The check sandbox with every layer; `None` (a loud skip, a failure under CI) where the
+    /// kernel lacks one.
+    fn contained(&self) -> Option<(LaunchSpec, PathBuf)> {
+        let wanted = LaunchSpec {
+            namespaces: true,
+            sandbox: Some(check_sandbox(&self.world())),
+        };
+        let e = sandbox::probe(&launcher(), &wanted).expect("probe runs");
+        let complete = e.namespaces
+            && e.mounts
+            && e.landlock
+            && e.signal_scope
+            && e.socket_scope
+            && e.private_network
+            && e.private_tmp;
+        if !complete {
+            let msg = format!("the kernel cannot contain checks here: {e:?}");
+            assert!(std::env::var("CI").as_deref() != Ok("true"), "{msg}");
+            #[allow(clippy::print_stderr)]
+            {
+                eprintln!("SKIPPED: {msg}");
+            }
+            return None;
+        }
+        let mut spec = e.allowed(&wanted);
+        assert!(e.check_gaps(&spec).is_empty(), "{:?}", e.check_gaps(&spec));
+        assert_eq!(e.key_exposure(&spec), None);
+        let cwd = spec
+            .sandbox
+            .as_mut()
+            .map(|s| s.place_checks(&self.repo, Some(&self.tree)))
+            .expect("a sandbox");
+        Some((spec, cwd))
+    }
+
+    /// The fallback without namespaces: Landlock only; `None` (loud) without Landlock ABI 6.
+    fn fallback(&self) -> Option<(LaunchSpec, PathBuf)> {
+        let wanted = LaunchSpec {
+            namespaces: false,
+            sandbox: Some(check_sandbox(&self.world())),
+        };
+        let e = sandbox::probe(&launcher(), &wanted).expect("probe runs");
+        if !(e.landlock && e.signal_scope && e.socket_scope && e.tcp_denied) {
+            #[allow(clippy::print_stderr)]
+            {
+                eprintln!("SKIPPED: no Landlock fallback here: {e:?}");
+            }
+            return None;
+        }
+        let mut spec = e.allowed(&wanted);
+        // What is missing is said, and pawl's key cannot be hidden: the verdict is capped.
+        let gaps = e.check_gaps(&spec);
+        assert!(gaps.iter().any(|g| g.contains("state hidden")), "{gaps:?}");
+        assert!(e.key_exposure(&spec).is_some());
+        let cwd = spec
+            .sandbox
+            .as_mut()
+            .map(|s| s.place_checks(&self.repo, Some(&self.tree)))
+            .expect("a sandbox");
+        Some((spec, cwd))
+    }
+
+    fn run(&self, (spec, cwd): &(LaunchSpec, PathBuf), script: &str) -> Outcome {
+        let mut cmd = Command::new("/bin/sh");
+        cmd.args(["-c", script])
+            .current_dir(cwd)
+            .env("HOME", &self.home)
+            .timeout(PATIENCE)
+            .grace(Duration::from_millis(300))
+            .capture_stdout(true)
+            .contain(Containment {
+                launcher: launcher(),
+                spec: spec.clone(),
+                record_dir: None,
+            });
+        cmd.run().expect("runs")
+    }
+}
+
+fn stdout(o: &Outcome) -> String {
+    o.stdout
+        .full
+        .as_deref()
+        .map(|b| String::from_utf8_lossy(b).into_owned())
+        .unwrap_or_default()
+}
+
+#[test]
+fn a_check_cannot_read_pawls_key_nor_its_logs() {
+    let w = World::new();
+    let script = format!(
+        "cat {} {}",
+        w.key.display(),
+        w.repo.join(".pawl/logs/baseline.log").display()
+    );
+    let o = w.run(&w.before(), &script);
+    assert!(stdout(&o).contains("SECRET-KEY"), "the attack: {o:?}");
+    assert!(stdout(&o).contains("expected: 42"), "the attack: {o:?}");
+    let Some(c) = w.contained() else { return };
+    let o = w.run(&c, &script);
+    assert!(!stdout(&o).contains("SECRET-KEY"), "{}", stdout(&o));
+    assert!(!stdout(&o).contains("expected"), "{}", stdout(&o));
+    assert_ne!(o.end, End::Exited(0));
+}
+
+#[test]
+fn a_check_cannot_rewrite_the_users_claude_settings() {
+    let w = World::new();
+    let script = format!("echo '{{\"hooks\":{{}}}}' > {}", w.settings.display());
+    let o = w.run(&w.before(), &script);
+    assert_eq!(o.end, End::Exited(0));
+    assert!(
+        std::fs::read_to_string(&w.settings)
+            .expect("read")
+            .contains("{}")
+    );
+    std::fs::write(&w.settings, "{\"hooks\":\"pawl\"}").expect("restore");
+    for spec in [w.contained(), w.fallback()].into_iter().flatten() {
+        let o = w.run(&spec, &script);
+        assert_ne!(o.end, End::Exited(0), "{o:?}");
+        assert_eq!(
+            std::fs::read_to_string(&w.settings).expect("read"),
+            "{\"hooks\":\"pawl\"}"
+        );
+    }
+}
+
+#[test]
+fn a_check_sees_the_room_at_the_repositorys_path_and_writes_only_there() {
+    let w = World::new();
+    let shared = PathBuf::from(format!("/tmp/checkns-{}", std::process::id()));
+    let script = format!(
+        "cat {v} && mkdir -p .pytest_cache && echo x > .pytest_cache/v && echo t > {t}",
+        v = w.repo.join("value.txt").display(),
+        t = shared.display()
+    );
+    // Before: the absolute path leads to the live tree, /tmp is the machine's.
+    let o = w.run(&w.before(), &script);
+    assert!(stdout(&o).starts_with("live"), "the attack: {o:?}");
+    assert!(shared.exists());
+    std::fs::remove_file(&shared).expect("rm");
+    std::fs::remove_dir_all(w.tree.join(".pytest_cache")).expect("rm");
+    let Some(c) = w.contained() else { return };
+    let o = w.run(&c, &script);
+    assert_eq!(o.end, End::Exited(0), "{}", o.combined_tail_text());
+    let out = stdout(&o);
+    assert!(out.starts_with("room"), "{out}");
+    // The cache landed in the room, not the live tree; /tmp was the check's own.
+    assert!(w.tree.join(".pytest_cache/v").exists());
+    assert!(!w.repo.join(".pytest_cache").exists());
+    assert!(!shared.exists(), "the check wrote the machine's /tmp");
+    // A write into HOME is refused.
+    let o = w.run(
+        &c,
+        &format!("echo x > {}", w.home.join(".bashrc").display()),
+    );
+    assert_ne!(o.end, End::Exited(0));
+    assert!(!w.home.join(".bashrc").exists());
+}
+
+#[test]
+fn a_check_cannot_signal_pawl() {
+    let w = World::new();
+    let spawn = || {
+        std::process::Command::new("sleep")
+            .arg("600")
+            .spawn()
+            .expect("sleep")
+    };
+    let kill = |pid: u32| format!("kill -9 {pid}");
+    // Before, on a machine without namespaces (the subreaper): pawl is killed.
+    let mut pawl = spawn();
+    let before = (
+        LaunchSpec {
+            namespaces: false,
+            sandbox: None,
+        },
+        w.tree.clone(),
+    );
+    w.run(&before, &kill(pawl.id()));
+    let _ = pawl.wait();
+    for spec in [w.contained(), w.fallback()].into_iter().flatten() {
+        let mut pawl = spawn();
+        let o = w.run(&spec, &kill(pawl.id()));
+        assert_ne!(o.end, End::Exited(0), "{o:?}");
+        assert!(pid_alive(pawl.id()), "a check killed pawl");
+        let _ = pawl.kill();
+        let _ = pawl.wait();
+    }
+}
+
+/// A server outside the check on an abstract unix socket (a session bus, an agent's socket).
+#[test]
+fn a_check_cannot_reach_an_abstract_socket_outside() {
+    let w = World::new();
+    let name = format!("pawl-checkns-{}", std::process::id());
+    let ready = w.home.join("ready");
+    let server = format!(
+        "import socket\ns=socket.socket(socket.AF_UNIX)\ns.bind('\\0{name}')\ns.listen(8)\nopen('{r}','w').close()\nwhile True:\n  c,_=s.accept(); c.sendall(b'answered'); c.close()\n",
+        r = ready.display()
+    );
+    let mut srv = std::process::Command::new(PYTHON)
+        .args(["-c", &server])
+        .spawn()
+        .expect("server");
+    assert!(eventually(PATIENCE, || ready.exists()));
+    let client = format!(
+        "{PYTHON} -c \"import socket;s=socket.socket(socket.AF_UNIX);s.connect('\\0{name}');print(s.recv(64).decode())\""
+    );
+    let o = w.run(&w.before(), &client);
+    assert!(stdout(&o).contains("answered"), "the attack: {o:?}");
+    for spec in [w.contained(), w.fallback()].into_iter().flatten() {
+        let o = w.run(&spec, &client);
+        assert!(!stdout(&o).contains("answered"), "{o:?}");
+    }
+    let _ = srv.kill();
+    let _ = srv.wait();
+}
+
+#[test]
+fn a_check_has_no_network_but_its_own_loopback() {
+    let w = World::new();
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("listen");
+    let port = listener.local_addr().expect("addr").port();
+    std::thread::spawn(move || {
+        for s in listener.incoming().flatten() {
+            use std::io::Write;
+            let _ = (&s).write_all(b"outside");
+        }
+    });
+    let out = format!(
+        "{PYTHON} -c \"import socket;s=socket.create_connection(('127.0.0.1',{port}),5);print(s.recv(64).decode())\""
+    );
+    let o = w.run(&w.before(), &out);
+    assert!(stdout(&o).contains("outside"), "the attack: {o:?}");
+    for spec in [w.contained(), w.fallback()].into_iter().flatten() {
+        let o = w.run(&spec, &out);
+        assert!(!stdout(&o).contains("outside"), "{o:?}");
+    }
+    // An honest check's own test server on loopback works in its namespace.
+    let Some(c) = w.contained() else { return };
+    let own = format!(
+        "{PYTHON} -c \"
+import socket,threading
+s=socket.socket();s.bind(('127.0.0.1',0));s.listen(1)
+threading.Thread(target=lambda:(s.accept()[0].sendall(b'own server'))).start()
+c=socket.create_connection(s.getsockname(),5);print(c.recv(64).decode())\""
+    );
+    let o = w.run(&c, &own);
+    assert_eq!(o.end, End::Exited(0), "{}", o.combined_tail_text());
+    assert!(stdout(&o).contains("own server"));
+}
+
+#[test]
+fn a_check_writes_its_report_where_pawl_reads_it() {
+    let w = World::new();
+    let Some((mut spec, cwd)) = w.contained() else {
+        return;
+    };
+    let host = w.repo.join(".pawl/logs/t-1.report");
+    std::fs::create_dir_all(&host).expect("mkdir");
+    let inside = report_place(spec.sandbox.as_mut().expect("sandbox"), &host, "r.xml");
+    assert_eq!(inside, Path::new(REPORT_DIR).join("r.xml"));
+    let o = w.run(
+        &(spec, cwd),
+        &format!("echo '<testsuite/>' > {}", inside.display()),
+    );
+    assert_eq!(o.end, End::Exited(0), "{}", o.combined_tail_text());
+    assert!(host.join("r.xml").exists());
+}
+
+/// Issue 30's editable install: a virtualenv outside the repository with the project installed
+/// editable (`pip install -e .`: a `.pth` naming the repository's `src`). After the seal the
+/// live tree holds a wrong file and the room the right one: the result follows the room.
+#[test]
+fn an_editable_install_loads_the_code_from_the_room() {
+    let w = World::new();
+    let root = w.repo.parent().expect("parent").to_path_buf();
+    let venv = root.join("venv");
+    let pyproject = "[build-system]\nrequires = [\"setuptools>=64\"]\nbuild-backend = \"setuptools.build_meta\"\n[project]\nname = \"pkg\"\nversion = \"0.1\"\n";
+    for t in [&w.repo, &w.tree] {
+        std::fs::create_dir_all(t.join("src/pkg")).expect("mkdir");
+        std::fs::write(t.join("pyproject.toml"), pyproject).expect("pyproject");
+    }
+    std::fs::write(w.tree.join("src/pkg/__init__.py"), "VALUE = 'right'\n").expect("room");
+    std::fs::write(w.repo.join("src/pkg/__init__.py"), "VALUE = 'right'\n").expect("live");
+    let setup = format!(
+        "{PYTHON} -m venv {v} && {v}/bin/pip install -q wheel && {v}/bin/pip install -q --no-build-isolation -e {r}",
+        v = venv.display(),
+        r = w.repo.display()
+    );
+    let made = std::process::Command::new("sh")
+        .args(["-c", &setup])
+        .output()
+        .expect("sh");
+    if !made.status.success() {
+        let msg = format!(
+            "cannot make an editable install here: {}",
+            String::from_utf8_lossy(&made.stderr)
+        );
+        assert!(std::env::var("CI").as_deref() != Ok("true"), "{msg}");
+        #[allow(clippy::print_stderr)]
+        {
+            eprintln!("SKIPPED: {msg}");
+        }
+        return;
+    }
+    // After the seal: the agent leaves a wrong file in the live tree.
+    std::fs::write(w.repo.join("src/pkg/__init__.py"), "VALUE = 'wrong'\n").expect("live");
+    let check = format!(
+        "{}/bin/python -c 'import pkg; print(pkg.VALUE, pkg.__file__)'",
+        venv.display()
+    );
+    let o = w.run(&w.before(), &check);
+    assert!(stdout(&o).starts_with("wrong"), "the attack: {o:?}");
+    let Some(c) = w.contained() else { return };
+    let o = w.run(&c, &check);
+    assert_eq!(o.end, End::Exited(0), "{}", o.combined_tail_text());
+    assert!(stdout(&o).starts_with("right"), "{}", stdout(&o));
+    // And the reverse: the live tree right, the room wrong → the check fails as the room does.
+    std::fs::write(w.repo.join("src/pkg/__init__.py"), "VALUE = 'right'\n").expect("live");
+    std::fs::write(w.tree.join("src/pkg/__init__.py"), "VALUE = 'wrong'\n").expect("room");
+    let o = w.run(&c, &check);
+    assert!(stdout(&o).starts_with("wrong"), "{}", stdout(&o));
+}
+
+/// Caches under HOME (`~/.cache`: Go's build cache, pip's) are read warm and written
+/// copy-on-write: a check that needs to write its cache works, and what it wrote is gone after
+/// it (no way to poison a later run). Before, a check wrote the user's cache for good.
+#[test]
+fn a_check_writes_the_caches_copy_on_write() {
+    let w = World::new();
+    let cache = w.home.join(".cache");
+    std::fs::create_dir_all(cache.join("go-build")).expect("mkdir");
+    std::fs::write(cache.join("go-build/warm"), "warm\n").expect("warm");
+    let script = format!(
+        "cat {c}/go-build/warm && echo poisoned > {c}/go-build/warm && mkdir -p {c}/pip && echo x > {c}/pip/new && cat {c}/go-build/warm",
+        c = cache.display()
+    );
+    let o = w.run(&w.before(), &script);
+    assert_eq!(o.end, End::Exited(0));
+    assert_eq!(
+        std::fs::read_to_string(cache.join("go-build/warm")).expect("read"),
+        "poisoned\n",
+        "the attack"
+    );
+    std::fs::write(cache.join("go-build/warm"), "warm\n").expect("warm");
+    std::fs::remove_dir_all(cache.join("pip")).expect("rm");
+    let Some(c) = w.contained() else { return };
+    let o = w.run(&c, &script);
+    assert_eq!(o.end, End::Exited(0), "{}", o.combined_tail_text());
+    assert_eq!(stdout(&o), "warm\npoisoned\n");
+    assert_eq!(
+        std::fs::read_to_string(cache.join("go-build/warm")).expect("read"),
+        "warm\n"
+    );
+    assert!(!cache.join("pip").exists());
+}
