@@ -130,9 +130,20 @@ pub(crate) fn is_summary(line: &str) -> bool {
         || msg.starts_with("Some errors have detailed explanations")
 }
 
-fn read_human(text: &str, d: &mut Diagnostics) -> bool {
-    let lines: Vec<&str> = text.lines().collect();
-    let mut shaped = false;
+/// One diagnostic of rustc's human output: its header line, whether it is an error, the
+/// `path:line:col` of a short-form header, its lines (to the first blank line or the next
+/// header) and where it points (the short form's location or its `--> ` line).
+pub(crate) struct HumanBlock<'a> {
+    pub line: &'a str,
+    pub is_error: bool,
+    pub short_loc: Option<&'a str>,
+    pub block: &'a [&'a str],
+    pub location: Option<String>,
+}
+
+/// The diagnostics of rustc's human output, summaries (`aborting due to …`) left out.
+pub(crate) fn human_blocks<'a>(lines: &'a [&'a str]) -> Vec<HumanBlock<'a>> {
+    let mut out = Vec::new();
     let mut i = 0;
     while let Some(line) = lines.get(i) {
         i += 1;
@@ -158,6 +169,22 @@ fn read_human(text: &str, d: &mut Diagnostics) -> bool {
                 .find_map(|l| l.trim_start().strip_prefix("--> "))
                 .map(|l| l.trim().to_owned())
         });
+        out.push(HumanBlock {
+            line,
+            is_error,
+            short_loc,
+            block,
+            location,
+        });
+    }
+    out
+}
+
+fn read_human(text: &str, d: &mut Diagnostics) -> bool {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut shaped = false;
+    for b in human_blocks(&lines) {
+        let (is_error, block, location) = (b.is_error, b.block, b.location);
         shaped |= location.is_some();
         d.warnings_denied |= block.iter().any(|l| l.contains("implied by `-D warnings`"));
         if is_error {

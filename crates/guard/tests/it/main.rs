@@ -15,4 +15,5 @@ mod run_control;
 mod shell_bypasses;
 mod support;
 mod tricks;
+mod unescape;
 mod worktree;

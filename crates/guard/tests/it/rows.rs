@@ -13,29 +13,7 @@ use std::collections::BTreeMap;
 use pawl_guard::RuleId;
 
 use crate::support::decide;
-
-/// `\n` is a newline, `\t` a tab, `\\` one backslash; any other backslash is itself.
-fn unescape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c == '\\' {
-            match chars.peek() {
-                Some('n') => out.push('\n'),
-                Some('t') => out.push('\t'),
-                Some('\\') => out.push('\\'),
-                _ => {
-                    out.push(c);
-                    continue;
-                }
-            }
-            chars.next();
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
+use crate::unescape::unescape;
 
 fn tables() -> Vec<(String, String)> {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");

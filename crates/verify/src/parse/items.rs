@@ -20,7 +20,7 @@
 
 use pawl_core::against::FailureItem;
 
-use crate::diagnostics::{header, is_summary};
+use crate::diagnostics::{human_blocks, is_summary};
 use crate::text::strip_ansi;
 
 /// The items in a check's output; `root` is the check's directory (absolute paths under it are
@@ -180,33 +180,11 @@ fn rust_json(text: &str) -> Option<Vec<FailureItem>> {
 fn rust_human(text: &str) -> Option<Vec<FailureItem>> {
     let lines: Vec<&str> = text.lines().collect();
     let mut out = Vec::new();
-    let mut i = 0;
-    while let Some(line) = lines.get(i) {
-        i += 1;
-        let line = line.trim_end();
-        let Some((is_error, short_loc)) = header(line) else {
-            continue;
-        };
-        if is_summary(line) {
-            continue;
-        }
-        let start = i - 1;
-        while let Some(l) = lines.get(i) {
-            if l.trim().is_empty() || header(l.trim_end()).is_some() {
-                break;
-            }
-            i += 1;
-        }
-        let block = lines.get(start..i).unwrap_or_default();
-        let location = short_loc.map(str::to_owned).or_else(|| {
-            block
-                .iter()
-                .find_map(|l| l.trim_start().strip_prefix("--> "))
-                .map(|l| l.trim().to_owned())
-        });
+    for b in human_blocks(&lines) {
+        let (line, is_error, short_loc) = (b.line, b.is_error, b.short_loc);
         // Only a diagnostic with a location is rustc's shape (`error: could not compile` and
         // other tools' `error:` lines are not).
-        let Some(location) = location else {
+        let Some(location) = b.location else {
             continue;
         };
         let file = path_of_location(&location).unwrap_or(&location);
