@@ -34,9 +34,20 @@ pub fn workspace(ctx: &Ctx) -> Workspace {
 
 /// `[room] network`: the checks keep the machine's network (default: loopback only).
 pub fn network(ctx: &Ctx) -> bool {
-    ctx.config(&[])
-        .map(|eff| eff.config.room.network)
-        .unwrap_or(false)
+    // While a run can go on (active, awaiting the user, or stopped and resumable), its seal
+    // says: the agent can edit `pawl.toml` during the run, and must not give the checks back
+    // the network the run started without.
+    let sealed = ctx
+        .store()
+        .ok()
+        .and_then(|store| store.current_run().ok().flatten())
+        .filter(|run| !run.status.is_terminal())
+        .and_then(|run| run.settings.seal.map(|seal| seal.network));
+    sealed.unwrap_or_else(|| {
+        ctx.config(&[])
+            .map(|eff| eff.config.room.network)
+            .unwrap_or(false)
+    })
 }
 
 /// The room of the repository at `root`: one per repository, named by its path.

@@ -64,6 +64,10 @@ pub struct Seal {
     /// on which every test that passed at the baseline still passes.
     #[serde(default)]
     pub no_behaviour: bool,
+    /// `[room] network` when the run started: the checks keep the machine's network. Sealed,
+    /// because the agent can edit `pawl.toml` during the run.
+    #[serde(default)]
+    pub network: bool,
     /// The program each check command starts (its first word), as the sealed `PATH` resolved it
     /// when the run started: `name → "<path> <sha256>"`. A program that resolves elsewhere or
     /// changed later is a finding (a fake `python3` dropped into a `PATH` directory).

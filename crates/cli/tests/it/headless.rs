@@ -630,3 +630,57 @@ fn resume_reseal_takes_the_current_gates_and_says_so() {
     let report = env.ok(&["report"]).stdout;
     assert!(report.contains("Sealed (pawl resume --reseal)"), "{report}");
 }
+
+/// `[room] network` is sealed with the run: an agent that turns the checks' network on in
+/// `pawl.toml` during the run does not get it, in this process nor in the next (`pawl resume`
+/// builds the checks' sandbox again): the checks still see loopback only — one line in
+/// `/proc/net/dev` besides its two headers.
+#[test]
+fn an_agent_cannot_give_the_checks_the_network_by_editing_pawl_toml() {
+    let namespaces = std::process::Command::new("unshare")
+        .args(["-Urn", "true"])
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(
+        namespaces || std::env::var_os("CI").is_none(),
+        "CI runs where network namespaces exist"
+    );
+    if !namespaces {
+        return;
+    }
+    let env = TestEnv::new();
+    let gate = "test -f done.txt && test $(tail -n +3 /proc/net/dev | wc -l) -eq 1";
+    let cfg = config_with(
+        "max_iterations = 1",
+        NO_BREAKERS,
+        "",
+        "[agent]\nkind = \"replay\"\n",
+        gate,
+    );
+    env.headless(&cfg);
+    let opened = format!("{cfg}\n[room]\nnetwork = true\n");
+    let lines = [
+        serde_json::json!({"step": 1}),
+        serde_json::json!({"do": "write", "path": "pawl.toml", "content": opened}),
+        serde_json::json!({"step": 2}),
+        serde_json::json!({"do": "write", "path": "done.txt", "content": "ok"}),
+    ];
+    let script: Vec<String> = lines.iter().map(ToString::to_string).collect();
+    let s = env.scenario("s", &script.join("\n"));
+    let r = env.pawl(&["run", "make done.txt", "--scenario", &s, "--json"]);
+    assert_eq!(
+        env.run_state().1.as_deref(),
+        Some("max_iterations"),
+        "{}",
+        r.stdout
+    );
+    let r = env.pawl(&["resume", "--add-iterations", "1", "--json"]);
+    let ctx = format!("stdout:\n{}\nstderr:\n{}", r.stdout, r.stderr);
+    // The checks ran on loopback only, so they passed (the edited pawl.toml is a change outside
+    // the work, which the verdict may ask about: not what this test is about).
+    let reason = env.run_state().1;
+    assert!(
+        matches!(reason.as_deref(), Some("verified" | "tests_changed")),
+        "{reason:?}; {ctx}"
+    );
+}

@@ -37,6 +37,8 @@ pub struct SealInput<'a> {
     pub pass_env: &'a [String],
     /// Where hidden checks' commands are kept; `None` refuses a seal with hidden checks.
     pub vault: Option<&'a Vault>,
+    /// `[room] network`: the checks keep the machine's network.
+    pub network: bool,
 }
 
 /// The seal of a new run (see the module's documentation).
@@ -93,6 +95,7 @@ pub fn seal(input: SealInput<'_>) -> Result<Seal, StartError> {
         tools: Default::default(),
         git: None,
         goal_names: pawl_core::envfail::goal_names(input.goal),
+        network: input.network,
     };
     seal.tools = crate::baseline::tools_of(&seal, None);
     seal.git = seal
@@ -147,6 +150,7 @@ mod tests {
             env: vec![("PATH".into(), "/usr/bin:/bin".into())],
             pass_env: &[],
             vault: None,
+            network: false,
         }
     }
 

@@ -149,6 +149,7 @@ fn seal(checks: &[(&str, &str, CheckRole)], root: &std::path::Path) -> Seal {
         tools: Default::default(),
         git: None,
         goal_names: Vec::new(),
+        network: false,
     }
 }
 
@@ -289,6 +290,7 @@ fn a_tool_planted_in_the_repository_is_not_on_the_checks_path() {
         tools: Default::default(),
         git: None,
         goal_names: Vec::new(),
+        network: false,
     };
     let b = baseline::take(&f.ws(), &s).expect("baseline");
     // Not found on the sealed PATH, and no PYTHONPATH: exit 3 (a real failure, not a pass).
