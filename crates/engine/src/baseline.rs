@@ -305,6 +305,9 @@ impl EnvFactsOwned {
             .as_deref()
             .and_then(|p| read_end(p, MAX_ENV_LOG))
             .unwrap_or_else(|| r.tail.clone());
+        // pawl's own header (the command line, the cwd) is not the check's output: a command
+        // that mentions `ECONNREFUSED` or `not found` says nothing about the environment.
+        let log = without_log_header(&log);
         let repo_module = |name: &str| repo_module(&self.root, name);
         let facts = pawl_core::envfail::EnvFacts {
             goal_names: &self.goal_names,
@@ -359,6 +362,18 @@ fn repo_module(root: &std::path::Path, name: &str) -> pawl_core::envfail::RepoMo
         }
     }
     RepoModule::Foreign
+}
+
+/// `text` without the header pawl-process writes at the top of a check's log (`# pawl-process
+/// log`, `# argv: …`, `# cwd: …`): the lines starting `# ` right after that first line.
+fn without_log_header(text: &str) -> &str {
+    let Some(mut rest) = text.strip_prefix("# pawl-process log\n") else {
+        return text;
+    };
+    while rest.starts_with("# ") {
+        rest = rest.split_once('\n').map_or("", |(_, after)| after);
+    }
+    rest
 }
 
 fn read_end(path: &std::path::Path, max: u64) -> Option<String> {
@@ -445,4 +460,21 @@ fn last_line(tail: &str) -> String {
         .chars()
         .take(200)
         .collect()
+}
+
+#[cfg(test)]
+mod log_header_tests {
+    use super::without_log_header;
+
+    #[test]
+    fn the_header_of_a_check_s_log_is_not_its_output() {
+        let log = "# pawl-process log\n# argv: /bin/sh -c 'echo ECONNREFUSED 127.0.0.1:5432'\n# cwd: /r\nreal output\n# end: exited with code 1\n";
+        assert_eq!(
+            without_log_header(log),
+            "real output\n# end: exited with code 1\n"
+        );
+        // A log read from its middle (no header) is kept whole, `# ` lines of the output too.
+        assert_eq!(without_log_header("# pkg\nerr\n"), "# pkg\nerr\n");
+        assert_eq!(without_log_header("# pawl-process log\n# argv: x"), "");
+    }
 }

@@ -132,7 +132,8 @@ fn real_claude_runs_the_whole_qa_pipeline() {
     );
     let wall = started.elapsed();
     eprintln!("real Claude qa pipeline: {wall:?}");
-    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    // Verified, but a criterion rests on review: verdict MONITOR, exit 12 (never 0).
+    assert_eq!(r.code, 12, "{}\n{}", r.stdout, r.stderr);
     assert_eq!(env.run_state(), ("done".into(), Some("verified".into())));
     // interview, plan, architect, critic, red, green, refactor, review, qa.
     assert_eq!(env.iterations(), 9, "{}", r.stdout);
