@@ -317,7 +317,7 @@ impl EnvFactsOwned {
             node_project: self.node_project,
             python_project: self.python_project,
         };
-        pawl_core::envfail::environment_failure(&log, &facts).or_else(|| {
+        pawl_core::envfail::environment_failure(log, &facts).or_else(|| {
             // Exit 127 said nothing recognisable: the shell could not find the program.
             (r.end.exit_code() == Some(127))
                 .then(|| pawl_core::seal::program_of(&r.check.command))
