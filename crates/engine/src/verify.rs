@@ -75,6 +75,9 @@ pub struct Plan {
     /// The run's seal: the checks then run with its environment and timeout only, and their
     /// evidence is reused only for the same seal.
     pub seal: Option<Seal>,
+    /// Judge against this run's baseline (a check failing before the run passes when no
+    /// worse) without recording anything onto the run: `pawl merge` verifies on no run.
+    pub baseline_of: Option<Run>,
 }
 
 impl Plan {
@@ -87,6 +90,7 @@ impl Plan {
             story: None,
             record_failure: true,
             seal: None,
+            baseline_of: None,
         }
     }
 
@@ -449,7 +453,7 @@ pub fn verify_checks(
         });
     }
     let mut items: Vec<Item> = items.into_iter().flatten().collect();
-    if let Some(run) = run {
+    if let Some(run) = run.or(plan.baseline_of.as_ref()) {
         against_baseline(ws, store, run, &runs, &mut items)?;
     }
     let verified = tree_after.is_none() && items.iter().all(Item::accepted);

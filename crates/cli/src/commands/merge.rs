@@ -146,6 +146,9 @@ pub fn run(ctx: &mut Ctx, args: &MergeArgs) -> CliResult<ExitCode> {
     plan.seal = run.settings.seal.clone();
     plan.fresh = args.fresh;
     plan.record_failure = false;
+    // The run was judged against its baseline (a check failing before the run passes when no
+    // worse): the merge is judged the same way.
+    plan.baseline_of = Some(run.clone());
     let scratch = Scratch::create(&repo, &ctx.state_dir(), &run, &result)?;
     let mut ws = workspace(ctx);
     ws.root = scratch.path.clone();

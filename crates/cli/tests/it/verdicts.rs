@@ -168,6 +168,11 @@ fn a_clippy_gate_failing_before_the_run_passes_when_no_worse_and_a_new_warning_b
                 kept.contains("src/other.rs") && kept.contains("unneeded `return` statement"),
                 "{kept}"
             );
+            // `pawl merge` verifies again, judged against the same baseline: the pre-existing
+            // warnings do not refuse the merge of a SHIP run.
+            let run_id = report["run_id"].as_str().unwrap_or_default().to_owned();
+            let m = env.pawl(&["merge", "--run", &run_id]);
+            assert_eq!(m.code, 0, "{name}\n{}\n{}", m.stdout, m.stderr);
         } else {
             assert_ne!(r.code, 0, "{ctx}");
             assert_eq!(lint["passed"], false, "{lint}");
