@@ -4,7 +4,8 @@
 //! Checked: git; the repository and pawl's state; the agent CLIs (Claude Code, Codex, Gemini)
 //! and their versions against the ones pawl is tested with, and the configured `[agent]`;
 //! credentials (presence only: the names of variables and files, never a value); the gates'
-//! programs on PATH; dependencies installed (`node_modules`, a Python virtualenv); the
+//! programs where the checks will look (the project's `.venv/bin`, `node_modules/.bin`, then the
+//! sealed PATH; a `python -m MOD` gate's interpreter imports MOD); dependencies installed (`node_modules`, a Python virtualenv); the
 //! platform's build outputs git-ignored; pawl's hooks in the agents' settings (and that the pawl
 //! they run exists); the kernel sandbox (Landlock, user namespaces).
 //!
@@ -438,7 +439,7 @@ pub fn run(dir: Option<&Path>, json: bool) -> CliResult<ExitCode> {
         }
     }
     if let (Some(ctx), Some(config)) = (&ctx, &config) {
-        project_checks(&mut r, ctx, config, &path);
+        project_checks(&mut r, ctx, config);
     }
     if let Some(ctx) = &ctx {
         hook_checks(&mut r, &ctx.root);
@@ -523,12 +524,7 @@ fn gemini_account_check(r: &mut Report, vars: &[&str], oauth_file: bool, configu
 }
 
 /// Gates, dependencies and ignored outputs.
-fn project_checks(
-    r: &mut Report,
-    ctx: &Ctx,
-    config: &pawl_core::config::Config,
-    path: &std::ffi::OsStr,
-) {
+fn project_checks(r: &mut Report, ctx: &Ctx, config: &pawl_core::config::Config) {
     let gates = pawl_verify::gate::gates_from_config(&config.gates);
     if gates.is_empty() {
         r.add(
@@ -539,6 +535,7 @@ fn project_checks(
             "run `pawl init` (it detects them) or add them under [gates] in pawl.toml",
         );
     }
+    let checks_path = crate::project::checks_path(&ctx.root);
     for g in &gates {
         let name = format!("gate {}", g.name);
         match pawl_core::seal::program_of(&g.command) {
@@ -551,23 +548,32 @@ fn project_checks(
                     "",
                 );
             }
-            Some(p) => match crate::project::which(p, path) {
-                Some(found) => {
+            // Looked up where the checks will look: the project's environment in the room
+            // (`.venv/bin`, `node_modules/.bin`) first, then the sealed PATH — not the PATH pawl
+            // itself was started with (a `python -m MOD` gate: that interpreter imports MOD).
+            Some(p) => match crate::project::gate_unresolved(&ctx.root, &g.command, &checks_path) {
+                None => {
+                    let found = crate::project::which(p, &checks_path)
+                        .map(|f| f.display().to_string())
+                        .unwrap_or_else(|| "found".into());
                     r.add(
                         "project",
                         name,
                         Status::Ok,
-                        format!("`{p}` is {}", found.display()),
+                        format!("`{p}` is {found} (on the checks' PATH)"),
                         "",
                     );
                 }
-                None => {
+                Some(why) => {
                     r.add(
                         "project",
                         name,
                         Status::Fail,
-                        format!("`{p}` (from `{}`) is not on PATH", g.command),
-                        format!("install {p}, or change [gates] {} in pawl.toml", g.name),
+                        format!("`{}`: {why}", g.command),
+                        format!(
+                            "install {p} in the project's environment (`.venv`, `node_modules`) or on PATH, or change [gates] {} in pawl.toml",
+                            g.name
+                        ),
                     );
                 }
             },

@@ -742,6 +742,56 @@ fn doctor_checks_agents_credentials_tools_and_fails_only_on_what_breaks_runs() {
 
 /// `pawl doctor` names the tested version and says whether an installed CLI is older or newer;
 /// it says what a Gemini CLI account can do, and that pawl does not drive the Antigravity CLI.
+/// `pawl doctor` looks a gate's program up where the checks will: the project's own environment
+/// (`node_modules/.bin`) counts, and a `python3 -m MOD` gate fails when that interpreter cannot
+/// import MOD — the PATH pawl was started with is not what the checks see.
+#[test]
+fn doctor_checks_the_gates_in_the_environment_the_checks_will_have() {
+    let env = TestEnv::new();
+    env.headless(&config_with(
+        "",
+        NO_BREAKERS,
+        "",
+        "[agent]\nkind = \"replay\"\n",
+        "localtool --run",
+    ));
+    let mut toml = std::fs::read_to_string(env.root().join("pawl.toml")).unwrap();
+    toml.push_str("lint = \"python3 -m no_such_module_xyz\"\n");
+    env.write("pawl.toml", &toml);
+    env.write("node_modules/.bin/localtool", "#!/bin/sh\nexit 0\n");
+    let tool = env.root().join("node_modules/.bin/localtool");
+    std::fs::set_permissions(&tool, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let r = env.pawl(&["doctor", "--json"]);
+    let json = r.json();
+    let check = |name: &str| -> Value {
+        json["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["name"] == name)
+            .cloned()
+            .unwrap_or_else(|| panic!("no check {name}: {json}"))
+    };
+    let test = check("gate test");
+    assert_eq!(test["status"], "ok", "{test}");
+    assert!(
+        test["detail"]
+            .as_str()
+            .unwrap()
+            .contains("node_modules/.bin/localtool"),
+        "{test}"
+    );
+    let lint = check("gate lint");
+    assert_eq!(lint["status"], "fail", "{lint}");
+    assert!(
+        lint["detail"]
+            .as_str()
+            .unwrap()
+            .contains("no_such_module_xyz"),
+        "{lint}"
+    );
+}
+
 #[test]
 fn doctor_flags_an_agent_cli_older_or_newer_than_tested_and_the_gemini_account() {
     let env = TestEnv::new();
