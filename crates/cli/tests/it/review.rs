@@ -651,15 +651,7 @@ fn doctor_checks_agents_credentials_tools_and_fails_only_on_what_breaks_runs() {
         &env,
         &[("claude", &claude_says), ("codex", "codex-cli 0.1.0")],
     );
-    let check = |json: &Value, name: &str| -> Value {
-        json["checks"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|c| c["name"] == name)
-            .cloned()
-            .unwrap_or_else(|| panic!("no check {name}: {json}"))
-    };
+    let check = doctor_check;
 
     let r = env.pawl_env(&["doctor", "--json"], &[("PATH", &path)]);
     assert_eq!(r.code, 1, "a gate's program is missing: {}", r.stdout);
@@ -763,15 +755,7 @@ fn doctor_checks_the_gates_in_the_environment_the_checks_will_have() {
     std::fs::set_permissions(&tool, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     let r = env.pawl(&["doctor", "--json"]);
     let json = r.json();
-    let check = |name: &str| -> Value {
-        json["checks"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|c| c["name"] == name)
-            .cloned()
-            .unwrap_or_else(|| panic!("no check {name}: {json}"))
-    };
+    let check = |name: &str| doctor_check(&json, name);
     let test = check("gate test");
     assert_eq!(test["status"], "ok", "{test}");
     assert!(
@@ -833,15 +817,7 @@ fn doctor_flags_an_agent_cli_older_or_newer_than_tested_and_the_gemini_account()
         ("GOOGLE_GENAI_USE_VERTEXAI", ""),
     ];
     let json = env.pawl_env(&["doctor", "--json"], &vars).json();
-    let check = |name: &str| -> Value {
-        json["checks"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|c| c["name"] == name)
-            .cloned()
-            .unwrap_or_else(|| panic!("no check {name}: {json}"))
-    };
+    let check = |name: &str| doctor_check(&json, name);
     let c = check("claude");
     assert_eq!(c["status"], "warn", "{c}");
     assert_eq!(c["tested"], claude.as_str());
@@ -1281,4 +1257,15 @@ fn reports_carry_test_counts_and_transcripts_and_the_pr_body_nothing_local() {
     assert!(!body.contains(".pawl/"), "{body}");
     let root = env.root().display().to_string();
     assert!(!body.contains(&root) && !body.contains("/tmp/"), "{body}");
+}
+
+/// The check `name` of `pawl doctor --json`'s output.
+fn doctor_check(json: &Value, name: &str) -> Value {
+    json["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == name)
+        .cloned()
+        .unwrap_or_else(|| panic!("no check {name}: {json}"))
 }
