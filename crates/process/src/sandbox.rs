@@ -424,8 +424,11 @@ pub(crate) fn say_stdout(line: &str) -> i32 {
 /// (the same code as a launch, best effort, nothing executed) and reads its report.
 pub fn probe(launcher: &Path, spec: &LaunchSpec) -> Result<Enforced, Error> {
     let json = serde_json::to_string(spec).unwrap_or_else(|_| "{}".to_owned());
+    // From `/`: the probe learns what the kernel can enforce, not whether the caller's own
+    // directory (a directory under a /tmp the spec makes private, say) survives the mounts.
     let outcome = Command::new(launcher)
         .args([OsString::from(LAUNCHER_ARG), "--probe".into(), json.into()])
+        .current_dir("/")
         .env_clear()
         .capture_stdout(true)
         .timeout(Duration::from_secs(60))
