@@ -110,6 +110,7 @@ pub fn seal(ctx: &Ctx, config: &pawl_core::config::Config, req: &Start) -> CliRe
         pass_env: &req.pass_env,
         vault: vault.as_ref(),
         network: config.room.network,
+        runs: config.verify.runs,
     })
     .map_err(|e| match e {
         start::StartError::NoVault => crate::state::no_key("seal hidden checks"),

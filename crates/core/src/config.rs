@@ -424,6 +424,23 @@ pub struct Config {
     pub store: StoreConfig,
     pub parallel: ParallelConfig,
     pub room: RoomConfig,
+    pub verify: VerifyConfig,
+}
+
+/// `[verify]` — how a verification that could end SHIP is run (docs/verification.md).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct VerifyConfig {
+    /// How many times in all the tests that decide the proof run on the locked tree (the first
+    /// included); a result that differs between them is NONDETERMINISTIC, never SHIP. Code right
+    /// in a fraction p of runs slips through with chance p^runs. Sealed with the run.
+    pub runs: u32,
+}
+
+impl Default for VerifyConfig {
+    fn default() -> Self {
+        VerifyConfig { runs: 3 }
+    }
 }
 
 /// `[room]` — the clean room the checks run in (docs/verification.md, docs/sandbox.md).
@@ -616,7 +633,7 @@ impl Default for SandboxConfig {
 /// `PAWL_RUN_ID` is what pawl tells an agent, never configuration.
 pub const SECTIONS: &[&str] = &[
     "agent", "limits", "breakers", "stall", "gates", "guard", "pipeline", "git", "sandbox",
-    "notify", "store", "parallel", "room",
+    "notify", "store", "parallel", "room", "verify",
 ];
 
 /// Where an effective value came from.
