@@ -1,0 +1,720 @@
+//! Realistic layouts and the attacks on them: each test builds a baseline and a final tree and
+//! asserts the role of the paths that matter.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use super::*;
+
+/// A tree in memory: path → text.
+#[derive(Clone, Default)]
+struct Mem(BTreeMap<String, String>);
+
+impl Mem {
+    fn new(files: &[(&str, &str)]) -> Mem {
+        Mem(files
+            .iter()
+            .map(|(p, t)| ((*p).to_string(), (*t).to_string()))
+            .collect())
+    }
+
+    fn with(&self, files: &[(&str, &str)]) -> Mem {
+        let mut m = self.clone();
+        for (p, t) in files {
+            m.0.insert((*p).to_string(), (*t).to_string());
+        }
+        m
+    }
+}
+
+impl TreeFiles for Mem {
+    fn paths(&self) -> Vec<PathBuf> {
+        self.0.keys().map(PathBuf::from).collect()
+    }
+    fn read(&self, path: &Path) -> Option<String> {
+        self.0.get(path.to_str()?).cloned()
+    }
+}
+
+fn roles(base: &Mem, fin: &Mem) -> Roles {
+    Roles::read(base, fin, &RoleFacts::default())
+}
+
+#[track_caller]
+fn assert_roles(r: &Roles, want: &[(&str, Role)]) {
+    let mut wrong = Vec::new();
+    for (path, role) in want {
+        let got = r.role(Path::new(path));
+        if got != *role {
+            wrong.push(format!(
+                "{path}: want {role:?}, got {got:?} ({})",
+                r.why(Path::new(path))
+            ));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+use Role::{Declaration, Other, Product, Test};
+
+#[test]
+fn src_layout_python_package() {
+    let base = Mem::new(&[
+        (
+            "pyproject.toml",
+            "[build-system]\nrequires = [\"setuptools\"]\nbuild-backend = \"setuptools.build_meta\"\n\n\
+             [project]\nname = \"calc-tools\"\ndependencies = [\"attrs\"]\n\n\
+             [tool.setuptools.packages.find]\nwhere = [\"src\"]\n\n\
+             [tool.pytest.ini_options]\ntestpaths = [\"tests\"]\npython_files = [\"check_*.py\"]\n",
+        ),
+        ("src/calc/__init__.py", ""),
+        ("src/calc/ops.py", "def add(a, b): return a + b\n"),
+        ("src/calc/data/table.json", "{}"),
+        ("src/calc/__pycache__/ops.cpython-311.pyc", "x"),
+        ("tests/check_ops.py", "from calc.ops import add\n"),
+        ("tests/helpers.py", ""),
+        ("README.md", "# calc"),
+        ("docs/conf.py", ""),
+        (".github/workflows/ci.yml", ""),
+    ]);
+    let fin = base.with(&[("src/calc/fast.py", "")]);
+    let r = roles(&base, &fin);
+    assert_roles(
+        &r,
+        &[
+            ("src/calc/ops.py", Product),
+            ("src/calc/__init__.py", Product),
+            ("src/calc/fast.py", Product),
+            ("src/calc/data/table.json", Product),
+            ("src/calc/__pycache__/ops.cpython-311.pyc", Other),
+            ("tests/check_ops.py", Test),
+            ("tests/helpers.py", Test),
+            ("pyproject.toml", Declaration),
+            ("README.md", Other),
+            ("docs/conf.py", Other),
+            (".github/workflows/ci.yml", Other),
+        ],
+    );
+    assert!(
+        r.why(Path::new("src/calc/ops.py")).contains("src layout"),
+        "{}",
+        r.why(Path::new("src/calc/ops.py"))
+    );
+}
+
+#[test]
+fn configured_python_files_make_tests_where_the_runner_collects_them() {
+    let base = Mem::new(&[
+        ("pytest.ini", "[pytest]\npython_files = check_*.py\n"),
+        ("check_calc.py", "import calc\n"),
+        ("calc.py", ""),
+    ]);
+    let r = roles(&base, &base);
+    assert_roles(
+        &r,
+        &[
+            ("check_calc.py", Test),
+            ("calc.py", Product),
+            ("pytest.ini", Other),
+        ],
+    );
+    // The run's own pytest.ini cannot turn a product module into a test.
+    let fin = base.with(&[("pytest.ini", "[pytest]\npython_files = *.py\n")]);
+    assert_roles(&roles(&base, &fin), &[("calc.py", Product)]);
+}
+
+#[test]
+fn flat_python_module_with_no_manifest_is_what_the_tests_import() {
+    let base = Mem::new(&[
+        ("calc.py", "from parse import parse_int\nimport json\n"),
+        ("parse.py", ""),
+        ("report.py", "print('unrelated')\n"),
+        ("test_calc.py", "import unittest\nfrom calc import add\n"),
+        ("README.md", ""),
+        (".gitignore", ""),
+    ]);
+    // The fix moves code into a new module that calc imports.
+    let fin = base.with(&[
+        (
+            "calc.py",
+            "from parse import parse_int\nfrom arith import mul\n",
+        ),
+        ("arith.py", ""),
+        ("notes.py", ""),
+    ]);
+    let r = roles(&base, &fin);
+    assert_roles(
+        &r,
+        &[
+            ("calc.py", Product),
+            ("parse.py", Product),
+            ("arith.py", Product),
+            ("report.py", Other),
+            ("notes.py", Other),
+            ("test_calc.py", Test),
+            ("README.md", Other),
+            (".gitignore", Other),
+        ],
+    );
+    assert!(
+        r.why(Path::new("arith.py")).contains("calc.py"),
+        "{}",
+        r.why(Path::new("arith.py"))
+    );
+}
+
+#[test]
+fn a_changed_test_cannot_make_a_module_product() {
+    let base = Mem::new(&[("calc.py", ""), ("test_calc.py", "import calc\n")]);
+    let fin = base.with(&[
+        ("test_calc.py", "import calc\nimport patcher\n"),
+        ("patcher.py", ""),
+    ]);
+    assert_roles(
+        &roles(&base, &fin),
+        &[("calc.py", Product), ("patcher.py", Other)],
+    );
+}
+
+#[test]
+fn modules_named_like_the_standard_library_or_a_runner_are_never_product() {
+    let base = Mem::new(&[
+        ("calc.py", ""),
+        ("test_calc.py", "import json\nimport calc\nimport pytest\n"),
+    ]);
+    let fin = base.with(&[
+        ("json.py", "loads = lambda s: 42\n"),
+        ("pytest.py", ""),
+        ("calc.py", "import json\n"),
+        ("sitecustomize.py", ""),
+        ("usercustomize.py", ""),
+        ("conftest.py", ""),
+        ("evil.pth", "import os\n"),
+    ]);
+    let r = roles(&base, &fin);
+    assert_roles(
+        &r,
+        &[
+            ("calc.py", Product),
+            ("json.py", Other),
+            ("pytest.py", Other),
+            ("sitecustomize.py", Other),
+            ("usercustomize.py", Other),
+            ("conftest.py", Test),
+            ("evil.pth", Other),
+        ],
+    );
+    assert!(
+        r.why(Path::new("json.py")).contains("standard-library"),
+        "{}",
+        r.why(Path::new("json.py"))
+    );
+    // Installed distributions count too.
+    let facts = RoleFacts {
+        installed_modules: vec!["requests".into()],
+        ..RoleFacts::default()
+    };
+    let fin = base.with(&[("requests.py", ""), ("calc.py", "import requests\n")]);
+    let r = Roles::read(&base, &fin, &facts);
+    assert_eq!(r.role(Path::new("requests.py")), Other);
+}
+
+#[test]
+fn src_layout_module_named_like_the_stdlib_is_not_product() {
+    let base = Mem::new(&[
+        (
+            "pyproject.toml",
+            "[project]\nname = \"calc\"\n[build-system]\nbuild-backend = \"setuptools.build_meta\"\n",
+        ),
+        ("src/calc/__init__.py", ""),
+    ]);
+    let fin = base.with(&[("src/json.py", ""), ("src/typing/__init__.py", "")]);
+    assert_roles(
+        &roles(&base, &fin),
+        &[
+            ("src/calc/__init__.py", Product),
+            ("src/json.py", Other),
+            ("src/typing/__init__.py", Other),
+        ],
+    );
+}
+
+#[test]
+fn python_config_files_are_configuration() {
+    let base = Mem::new(&[
+        ("pyproject.toml", "[project]\nname = \"calc\"\n"),
+        ("calc/__init__.py", ""),
+        ("setup.cfg", "[tool:pytest]\naddopts = -k add\n"),
+        ("pytest.ini", "[pytest]\n"),
+        ("tox.ini", ""),
+        ("setup.py", "from setuptools import setup\nsetup()\n"),
+    ]);
+    assert_roles(
+        &roles(&base, &base),
+        &[
+            ("calc/__init__.py", Product),
+            ("setup.cfg", Declaration),
+            ("pytest.ini", Other),
+            ("tox.ini", Other),
+            ("setup.py", Other),
+        ],
+    );
+}
+
+#[test]
+fn hatch_and_poetry_list_their_packages() {
+    let hatch = Mem::new(&[
+        (
+            "pyproject.toml",
+            "[project]\nname = \"x\"\n[build-system]\nbuild-backend = \"hatchling.build\"\n\
+             [tool.hatch.build.targets.wheel]\npackages = [\"lib/engine\"]\n",
+        ),
+        ("lib/engine/__init__.py", ""),
+        ("lib/other/__init__.py", ""),
+    ]);
+    assert_roles(
+        &roles(&hatch, &hatch),
+        &[
+            ("lib/engine/__init__.py", Product),
+            ("lib/other/__init__.py", Other),
+        ],
+    );
+    let poetry = Mem::new(&[
+        (
+            "pyproject.toml",
+            "[tool.poetry]\nname = \"y\"\npackages = [{include = \"yy\", from = \"src\"}]\n\
+             [tool.poetry.dependencies]\nlocal = {path = \"../outside\"}\ninside = {path = \"vendor/inside\"}\n",
+        ),
+        ("src/yy/core.py", ""),
+        ("vendor/inside/mod.py", ""),
+    ]);
+    let r = roles(&poetry, &poetry);
+    assert_roles(
+        &r,
+        &[
+            ("src/yy/core.py", Product),
+            ("vendor/inside/mod.py", Product),
+        ],
+    );
+    let findings = r.findings();
+    assert!(
+        findings.iter().any(|f| f.contains("../outside")),
+        "{findings:?}"
+    );
+}
+
+#[test]
+fn a_crate_with_a_workspace() {
+    let base = Mem::new(&[
+        (
+            "Cargo.toml",
+            "[workspace]\nmembers = [\"crates/*\"]\n[workspace.dependencies]\nserde = \"1\"\n",
+        ),
+        ("Cargo.lock", ""),
+        (
+            "crates/core/Cargo.toml",
+            "[package]\nname = \"core\"\n[dependencies]\nutil = { path = \"../util\" }\nfar = { path = \"../../../far\" }\n",
+        ),
+        ("crates/core/src/lib.rs", "mod ops;\n"),
+        ("crates/core/src/ops.rs", ""),
+        ("crates/core/tests/it/main.rs", ""),
+        ("crates/core/benches/speed.rs", ""),
+        ("crates/core/build.rs", ""),
+        (
+            "crates/util/Cargo.toml",
+            "[package]\nname = \"util\"\n[[bin]]\nname = \"u\"\npath = \"bin/u.rs\"\n",
+        ),
+        ("crates/util/src/lib.rs", ""),
+        ("crates/util/bin/u.rs", ""),
+        (
+            ".cargo/config.toml",
+            "[target.x86_64-unknown-linux-gnu]\nrunner = \"x\"\n",
+        ),
+        ("rust-toolchain.toml", ""),
+        ("clippy.toml", ""),
+    ]);
+    let fin = base.with(&[("crates/core/src/new_mod.rs", "")]);
+    let r = roles(&base, &fin);
+    assert_roles(
+        &r,
+        &[
+            ("crates/core/src/lib.rs", Product),
+            ("crates/core/src/new_mod.rs", Product),
+            ("crates/core/build.rs", Product),
+            ("crates/util/src/lib.rs", Product),
+            ("crates/util/bin/u.rs", Product),
+            ("crates/core/tests/it/main.rs", Test),
+            ("crates/core/benches/speed.rs", Test),
+            ("Cargo.toml", Declaration),
+            ("crates/core/Cargo.toml", Declaration),
+            ("Cargo.lock", Declaration),
+            (".cargo/config.toml", Other),
+            ("rust-toolchain.toml", Other),
+            ("clippy.toml", Other),
+        ],
+    );
+    assert!(
+        r.findings().iter().any(|f| f.contains("far")),
+        "{:?}",
+        r.findings()
+    );
+}
+
+#[test]
+fn a_crate_depending_on_itself_for_its_tests_is_a_finding() {
+    let base = Mem::new(&[
+        ("Cargo.toml", "[package]\nname = \"calc\"\n"),
+        ("src/lib.rs", ""),
+    ]);
+    let fin = base.with(&[(
+        "Cargo.toml",
+        "[package]\nname = \"calc\"\n[features]\nchecked = []\n[dev-dependencies]\ncalc = { path = \".\", features = [\"checked\"] }\n",
+    )]);
+    let r = roles(&base, &fin);
+    assert!(
+        r.findings().iter().any(|f| f.contains("the crate itself")),
+        "{:?}",
+        r.findings()
+    );
+}
+
+#[test]
+fn an_npm_package_with_files() {
+    let base = Mem::new(&[
+        (
+            "package.json",
+            r#"{"name":"calc","main":"lib/index.js","bin":{"calc":"bin/calc.js"},"files":["lib","bin"],
+               "scripts":{"test":"jest"},"jest":{"setupFiles":["./support/setup.js"]},
+               "dependencies":{"near":"file:./packages/near","far":"file:../far"}}"#,
+        ),
+        ("lib/index.js", "module.exports = require('./ops')\n"),
+        ("lib/ops.js", ""),
+        ("lib/ops.test.js", ""),
+        ("bin/calc.js", ""),
+        ("support/setup.js", ""),
+        ("scripts/release.js", ""),
+        ("packages/near/index.js", ""),
+        ("jest.config.js", "module.exports = {}"),
+        (".npmrc", "node-options=--require ./evil.js\n"),
+        ("package-lock.json", "{}"),
+        ("__mocks__/fs.js", ""),
+    ]);
+    let fin = base.with(&[("lib/mul.js", ""), ("evil.js", "")]);
+    let r = roles(&base, &fin);
+    assert_roles(
+        &r,
+        &[
+            ("lib/index.js", Product),
+            ("lib/ops.js", Product),
+            ("lib/mul.js", Product),
+            ("bin/calc.js", Product),
+            ("packages/near/index.js", Product),
+            ("lib/ops.test.js", Test),
+            ("support/setup.js", Test),
+            ("__mocks__/fs.js", Test),
+            ("scripts/release.js", Other),
+            ("evil.js", Other),
+            ("jest.config.js", Other),
+            (".npmrc", Other),
+            ("package.json", Declaration),
+            ("package-lock.json", Declaration),
+        ],
+    );
+    assert!(
+        r.findings().iter().any(|f| f.contains("../far")),
+        "{:?}",
+        r.findings()
+    );
+}
+
+#[test]
+fn a_typescript_package_with_tsconfig_root_dir() {
+    let base = Mem::new(&[
+        (
+            "package.json",
+            r#"{"name":"ts-calc","main":"dist/index.js","types":"dist/index.d.ts","files":["dist"],"type":"module"}"#,
+        ),
+        (
+            "tsconfig.json",
+            "{\n  // build\n  \"compilerOptions\": { \"rootDir\": \"src\", \"outDir\": \"dist\", },\n  \"include\": [\"src\"]\n}\n",
+        ),
+        ("src/index.ts", "export * from './calc.js'\n"),
+        ("src/calc.ts", ""),
+        ("src/calc.test.ts", ""),
+        ("test/calc.spec.ts", ""),
+        (
+            "vitest.config.ts",
+            "export default { test: { include: ['test/**/*.spec.ts'] } }",
+        ),
+    ]);
+    let fin = base.with(&[("src/util/round.ts", "")]);
+    assert_roles(
+        &roles(&base, &fin),
+        &[
+            ("src/index.ts", Product),
+            ("src/calc.ts", Product),
+            ("src/util/round.ts", Product),
+            ("src/calc.test.ts", Test),
+            ("test/calc.spec.ts", Test),
+            ("tsconfig.json", Other),
+            ("vitest.config.ts", Other),
+        ],
+    );
+}
+
+#[test]
+fn jest_test_match_and_test_regex_from_the_baseline() {
+    let base = Mem::new(&[
+        (
+            "package.json",
+            r#"{"name":"x","jest":{"testMatch":["**/checks/**/*.js"]}}"#,
+        ),
+        ("checks/calc.js", "const c = require('../calc')\n"),
+        ("calc.js", ""),
+        (
+            "jest.config.js",
+            "module.exports = { testRegex: '/verify/.*\\\\.js$' }",
+        ),
+        ("verify/a.js", ""),
+    ]);
+    let r = roles(&base, &base);
+    assert_roles(
+        &r,
+        &[
+            ("checks/calc.js", Test),
+            ("calc.js", Product),
+            ("verify/a.js", Test),
+        ],
+    );
+}
+
+#[test]
+fn a_js_project_without_files_is_what_the_tests_import() {
+    let base = Mem::new(&[
+        (
+            "package.json",
+            r#"{"name":"calc","scripts":{"test":"node --test"}}"#,
+        ),
+        ("calc.js", "const { mul } = require('./lib/mul')\n"),
+        ("lib/mul.js", ""),
+        (
+            "test/calc.test.js",
+            "const calc = require('../calc.js')\nconst fs = require('fs')\n",
+        ),
+        ("tools/gen.js", ""),
+    ]);
+    let fin = base.with(&[
+        ("calc.js", "import { mul } from './lib/fast.js';\n"),
+        ("lib/fast.js", ""),
+    ]);
+    assert_roles(
+        &roles(&base, &fin),
+        &[
+            ("calc.js", Product),
+            ("lib/mul.js", Product),
+            ("lib/fast.js", Product),
+            ("test/calc.test.js", Test),
+            ("tools/gen.js", Other),
+        ],
+    );
+}
+
+#[test]
+fn a_go_module() {
+    let base = Mem::new(&[
+        (
+            "go.mod",
+            "module example.com/calc\n\ngo 1.22\n\nreplace example.com/x => ./third/x\nreplace example.com/y => ../y\n",
+        ),
+        ("go.sum", ""),
+        ("calc.go", ""),
+        ("calc_test.go", ""),
+        ("internal/ops/ops.go", ""),
+        ("internal/ops/testdata/golden.txt", ""),
+        ("third/x/x.go", ""),
+        ("vendor/example.com/z/z.go", ""),
+        ("docs/guide.md", ""),
+    ]);
+    let fin = base.with(&[
+        ("internal/ops/mul.go", ""),
+        ("internal/ops/mul_test.go", ""),
+    ]);
+    let r = roles(&base, &fin);
+    assert_roles(
+        &r,
+        &[
+            ("calc.go", Product),
+            ("internal/ops/ops.go", Product),
+            ("internal/ops/mul.go", Product),
+            ("third/x/x.go", Product),
+            ("calc_test.go", Test),
+            ("internal/ops/mul_test.go", Test),
+            ("internal/ops/testdata/golden.txt", Test),
+            ("vendor/example.com/z/z.go", Other),
+            ("go.mod", Declaration),
+            ("go.sum", Declaration),
+            ("docs/guide.md", Other),
+        ],
+    );
+    assert!(
+        r.findings().iter().any(|f| f.contains("../y")),
+        "{:?}",
+        r.findings()
+    );
+}
+
+#[test]
+fn a_shell_project_is_what_its_test_script_sources() {
+    let base = Mem::new(&[
+        ("test.sh", "#!/bin/sh\n. ./calc.sh\n"),
+        ("calc.sh", ". \"$(dirname \"$0\")/lib/util.sh\"\n"),
+        ("lib/util.sh", ""),
+        ("tests/README", ""),
+    ]);
+    let fin = base.with(&[("tests/zz_override.sh", "add() { echo 5; }\n")]);
+    assert_roles(
+        &roles(&base, &fin),
+        &[
+            ("test.sh", Test),
+            ("calc.sh", Product),
+            ("lib/util.sh", Product),
+            ("tests/zz_override.sh", Test),
+        ],
+    );
+}
+
+#[test]
+fn reported_test_files_are_tests_unless_the_packaging_ships_them() {
+    let base = Mem::new(&[
+        (
+            "pyproject.toml",
+            "[project]\nname = \"calc\"\n[build-system]\nbuild-backend = \"setuptools.build_meta\"\n",
+        ),
+        ("calc/__init__.py", "def f():\n    \"\"\">>> f()\"\"\"\n"),
+        ("verify_calc.py", ""),
+    ]);
+    let facts = RoleFacts {
+        reported_test_files: vec!["verify_calc.py".into(), "calc/__init__.py".into()],
+        ..RoleFacts::default()
+    };
+    let r = Roles::read(&base, &base, &facts);
+    assert_roles(
+        &r,
+        &[("verify_calc.py", Test), ("calc/__init__.py", Product)],
+    );
+}
+
+#[test]
+fn paths_outside_the_repository_are_never_product() {
+    let base = Mem::new(&[("calc.py", ""), ("test_calc.py", "import calc\n")]);
+    let r = roles(&base, &base);
+    assert_roles(&r, &[("../calc.py", Other), ("/etc/passwd", Other)]);
+    assert_eq!(r.role(Path::new("./calc.py")), Product);
+}
+
+// ----- merge_declarations
+
+fn merge(path: &str, base: &str, fin: &str) -> String {
+    match merge_declarations(Path::new(path), base, fin) {
+        Ok(Some(t)) => t,
+        other => panic!("{path}: {other:?}"),
+    }
+}
+
+#[test]
+fn package_json_merge_keeps_the_dependency_change_and_drops_the_test_script_change() {
+    let base = "{\n  \"name\": \"calc\",\n  \"scripts\": {\n    \"test\": \"jest\"\n  },\n  \"dependencies\": {\n    \"left-pad\": \"1.0.0\"\n  }\n}\n";
+    let fin = "{\n  \"name\": \"calc\",\n  \"scripts\": {\n    \"test\": \"jest --passWithNoTests || true\"\n  },\n  \"dependencies\": {\n    \"left-pad\": \"1.3.0\",\n    \"lodash\": \"4.17.21\"\n  },\n  \"jest\": {\"testPathIgnorePatterns\": [\"calc\"]}\n}\n";
+    let out = merge("package.json", base, fin);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap_or_default();
+    assert_eq!(v["scripts"]["test"], "jest");
+    assert_eq!(v["dependencies"]["left-pad"], "1.3.0");
+    assert_eq!(v["dependencies"]["lodash"], "4.17.21");
+    assert!(v.get("jest").is_none(), "{out}");
+    // Keys keep their order.
+    let order: Vec<&String> = v
+        .as_object()
+        .map(|m| m.keys().collect())
+        .unwrap_or_default();
+    assert_eq!(order, ["name", "scripts", "dependencies"]);
+    assert!(out.ends_with("}\n"));
+}
+
+#[test]
+fn pyproject_merge_takes_dependencies_not_pytest_settings_or_runner_plugins() {
+    let base = "# the project\n[project]\nname = \"calc\"\ndependencies = [\n  \"attrs\",  # pinned later\n]\n\n[tool.pytest.ini_options]\naddopts = \"-q\"\n";
+    let fin = "# the project\n[project]\nname = \"calc\"\ndependencies = [\"attrs\", \"numpy>=2\"]\n\n[project.entry-points.pytest11]\nfix = \"calc.plugin\"\n\n[project.scripts]\ncalc = \"calc.cli:main\"\n\n[tool.pytest.ini_options]\naddopts = \"-q -k 'not mul'\"\n";
+    let out = merge("pyproject.toml", base, fin);
+    let doc: toml::Table = out.parse().unwrap_or_default();
+    assert_eq!(
+        doc["project"]["dependencies"].as_array().map(Vec::len),
+        Some(2),
+        "{out}"
+    );
+    assert_eq!(
+        doc["project"]["scripts"]["calc"].as_str(),
+        Some("calc.cli:main"),
+        "{out}"
+    );
+    assert!(doc["project"].get("entry-points").is_none(), "{out}");
+    assert_eq!(
+        doc["tool"]["pytest"]["ini_options"]["addopts"].as_str(),
+        Some("-q"),
+        "{out}"
+    );
+    assert!(out.starts_with("# the project\n"), "{out}");
+}
+
+#[test]
+fn cargo_merge_takes_dependencies_and_targets_but_not_test_switches_or_profiles() {
+    let base = "[package]\nname = \"calc\" # the crate\nversion = \"0.1.0\"\n\n[dependencies]\nserde = \"1\"\n\n[lib]\nharness = true\n\n[profile.test]\nopt-level = 0\n";
+    let fin = "[package]\nname = \"calc\" # the crate\nversion = \"0.1.0\"\nautotests = false\n\n[dependencies]\nserde = \"1\"\nitoa = \"1\"\n\n[lib]\nharness = false\ncrate-type = [\"rlib\"]\n\n[[bin]]\nname = \"calc\"\npath = \"src/main.rs\"\ntest = false\n\n[profile.test]\nopt-level = 3\n";
+    let out = merge("Cargo.toml", base, fin);
+    let doc: toml::Table = out.parse().unwrap_or_default();
+    assert_eq!(doc["dependencies"]["itoa"].as_str(), Some("1"), "{out}");
+    assert_eq!(doc["lib"]["harness"].as_bool(), Some(true), "{out}");
+    assert!(doc["lib"].get("crate-type").is_some(), "{out}");
+    assert_eq!(doc["bin"][0]["path"].as_str(), Some("src/main.rs"), "{out}");
+    assert!(doc["bin"][0].get("test").is_none(), "{out}");
+    assert_eq!(
+        doc["profile"]["test"]["opt-level"].as_integer(),
+        Some(0),
+        "{out}"
+    );
+    assert!(doc["package"].get("autotests").is_none(), "{out}");
+    assert!(out.contains("name = \"calc\" # the crate"), "{out}");
+}
+
+#[test]
+fn go_mod_merge_keeps_the_baselines_godebug() {
+    let base = "module m\n\ngo 1.22\n";
+    let fin = "module m\n\ngo 1.22\n\ngodebug panicnil=1\n\nrequire example.com/x v1.0.0\n";
+    let out = merge("go.mod", base, fin);
+    assert!(out.contains("require example.com/x v1.0.0"), "{out}");
+    assert!(!out.contains("godebug"), "{out}");
+}
+
+#[test]
+fn setup_cfg_merge_takes_install_requires_not_the_pytest_section() {
+    let base = "[metadata]\nname = calc\n\n[options]\ninstall_requires =\n    attrs\n\n[tool:pytest]\naddopts = -q\n";
+    let fin = "[metadata]\nname = calc\n\n[options]\ninstall_requires =\n    attrs\n    numpy\n\n[tool:pytest]\naddopts = -q -k add\n";
+    let out = merge("setup.cfg", base, fin);
+    assert!(out.contains("    numpy"), "{out}");
+    assert!(out.contains("addopts = -q\n"), "{out}");
+    assert!(!out.contains("-k add"), "{out}");
+}
+
+#[test]
+fn lockfiles_are_wholly_declarations_and_unknown_files_are_not_manifests() {
+    assert_eq!(merge("Cargo.lock", "a", "b"), "b");
+    assert_eq!(
+        merge("web/package-lock.json", "{}", "{\"x\":1}"),
+        "{\"x\":1}"
+    );
+    assert_eq!(merge("requirements-dev.txt", "a", "b"), "b");
+    assert!(matches!(
+        merge_declarations(Path::new("jest.config.js"), "a", "b"),
+        Ok(None)
+    ));
+    assert!(merge_declarations(Path::new("package.json"), "{", "{}").is_err());
+}
