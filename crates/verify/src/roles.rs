@@ -107,8 +107,12 @@ pub struct Roles {
     test_patterns: Vec<TestPattern>,
     /// Files the baseline's runner configuration loads around the tests (setup files).
     runner_loaded: BTreeMap<String, String>,
+    /// Folders wholly of declarations (vendored dependencies), with why.
+    declaration_roots: Vec<(String, String)>,
     /// Files in which the runner reported a test at the baseline.
     reported: BTreeSet<String>,
+    /// Manifests with no declaration key in either tree (a pyproject.toml of tool settings).
+    plain_manifests: BTreeSet<String>,
     /// Import names that are never product source (standard library, runners, installed).
     never: Never,
     findings: Vec<String>,
@@ -322,6 +326,8 @@ pub(crate) struct Layout {
     /// (folder, regex, why, matched against `/` + the path as jest matches absolute paths)
     pub(crate) test_regexes: Vec<(String, String, String, bool)>,
     pub(crate) runner_loaded: BTreeMap<String, String>,
+    /// Folders wholly of declarations (vendored dependencies), with why.
+    pub(crate) declaration_roots: Vec<(String, String)>,
     /// Languages whose packaging lists what they ship (no import closure for them).
     pub(crate) listed: BTreeSet<Lang>,
 }
@@ -378,11 +384,25 @@ impl Roles {
             roots: Vec::new(),
             test_patterns: Vec::new(),
             runner_loaded: BTreeMap::new(),
+            declaration_roots: Vec::new(),
             reported,
+            plain_manifests: BTreeSet::new(),
             never,
             findings: Vec::new(),
             table_error: table::table().err().map(str::to_string),
         };
+        for path in trees
+            .named("pyproject.toml")
+            .chain(trees.named("setup.cfg"))
+        {
+            let name = path.rsplit('/').next().unwrap_or(path);
+            let texts = trees.read_both(path);
+            let declares: Vec<Option<bool>> =
+                texts.iter().map(|t| merge::declares(name, t)).collect();
+            if !declares.is_empty() && declares.iter().all(|d| *d == Some(false)) {
+                roles.plain_manifests.insert(path.clone());
+            }
+        }
         let mut layout = Layout::default();
         python::read(&trees, &roles.never, &mut layout);
         cargo::read(&trees, &mut layout);
@@ -397,6 +417,7 @@ impl Roles {
         }
         roles.product_files = layout.product_files;
         roles.roots = layout.roots;
+        roles.declaration_roots = layout.declaration_roots;
         roles.findings = layout.findings;
         if let Some(e) = &roles.table_error {
             roles.findings.push(format!(
@@ -454,6 +475,13 @@ impl Roles {
         if let Some(row) = table.row(path) {
             let mut role = row.role;
             let mut why = row.why.clone();
+            if role == Role::Declaration && self.plain_manifests.contains(path) {
+                return Some((
+                    Role::Other,
+                    "holds no dependency or packaging key in either tree, only tool settings"
+                        .into(),
+                ));
+            }
             // A manifest inside a tests folder is a fixture.
             if role == Role::Declaration
                 && let Some(t) = table.rows.iter().find(|r| {
@@ -487,6 +515,13 @@ impl Roles {
         };
         if let Some((role, why)) = self.by_name(&path) {
             return (role, name_why(role, &why));
+        }
+        if let Some((_, why)) = self
+            .declaration_roots
+            .iter()
+            .find(|(dir, _)| under(&path, dir).is_some())
+        {
+            return (Role::Declaration, format!("declaration: {why}"));
         }
         if let Some(why) = self.product_by_packaging(&path) {
             return (Role::Product, format!("product source: {why}"));

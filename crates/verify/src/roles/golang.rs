@@ -28,6 +28,13 @@ pub(crate) fn read(trees: &Trees<'_>, layout: &mut Layout) {
                 }
             }
         }
+        let vendor = join(&dir, "vendor").unwrap_or_default();
+        if trees.exists(&format!("{vendor}/modules.txt")) {
+            layout.declaration_roots.push((
+                vendor,
+                format!("vendored dependencies of the Go module `{module}` (`go mod vendor`): wholly a dependency declaration"),
+            ));
+        }
         layout.root(
             dir,
             Filter::Go,

@@ -181,7 +181,14 @@ pub fn merge_declarations(
                 .and_then(Path::file_name)
                 .and_then(|d| d.to_str())
                 == Some("requirements"));
-    if LOCKFILES.contains(&name)
+    // Vendored Go dependencies (the caller asks only for paths classified as declarations).
+    let vendored = path.components().any(|c| c.as_os_str() == "vendor")
+        && !matches!(
+            name,
+            "package.json" | "pyproject.toml" | "Cargo.toml" | "go.mod" | "setup.cfg" | "Pipfile"
+        );
+    if vendored
+        || LOCKFILES.contains(&name)
         || (name.starts_with("pylock.") && name.ends_with(".toml"))
         || is_requirements
     {
@@ -200,6 +207,30 @@ pub fn merge_declarations(
         _ => return Ok(None),
     };
     Ok(Some(merged))
+}
+
+/// Whether a manifest's text has any declaration key (`None`: not a manifest whose content
+/// decides; a pyproject.toml or setup.cfg of tool settings only is configuration).
+pub(crate) fn declares(name: &str, text: &str) -> Option<bool> {
+    match name {
+        "pyproject.toml" => {
+            let Ok(doc) = text.parse::<DocumentMut>() else {
+                return Some(false);
+            };
+            Some(PYPROJECT.iter().any(|pattern| {
+                let segs: Vec<&str> = pattern.split('.').collect();
+                let mut found = Vec::new();
+                expand(doc.as_item(), doc.as_item(), &segs, Vec::new(), &mut found);
+                !found.is_empty()
+            }))
+        }
+        "setup.cfg" => Some(parse_ini(text).sections.iter().any(|(s, _, entries)| {
+            entries
+                .iter()
+                .any(|(k, _)| !k.is_empty() && setup_cfg_key(s, k))
+        })),
+        _ => None,
+    }
 }
 
 fn parse_err(path: &str, which: &'static str, e: impl std::fmt::Display) -> RolesError {

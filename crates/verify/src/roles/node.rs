@@ -36,6 +36,15 @@ pub(crate) fn read(trees: &Trees<'_>, layout: &mut Layout) {
             if let Some(mocha) = pkg.get("mocha") {
                 mocha_config(&dir, path, mocha, layout);
             }
+            if let Some(Value::Object(scripts)) = pkg.get("scripts") {
+                for (name, cmd) in scripts {
+                    if let Some(cmd) = cmd.as_str()
+                        && (name.contains("test") || name == "check")
+                    {
+                        preloads(&dir, path, &format!("scripts.{name}"), cmd, layout);
+                    }
+                }
+            }
         }
     }
     for path in trees.all.iter().filter(|p| !ignored(p)) {
@@ -58,6 +67,16 @@ pub(crate) fn read(trees: &Trees<'_>, layout: &mut Layout) {
         } else if file.starts_with("vitest.config.") || file.starts_with("vite.config.") {
             if let Some(text) = trees.read_base(path) {
                 vitest_config(dir, path, &script_config(&text), layout);
+            }
+        } else if file == ".npmrc" {
+            if let Some(text) = trees.read_base(path) {
+                for line in text.lines() {
+                    if let Some((k, v)) = line.split_once('=')
+                        && k.trim() == "node-options"
+                    {
+                        preloads(dir, path, "node-options", v, layout);
+                    }
+                }
             }
         } else if file.starts_with(".mocharc")
             && let Some(text) = trees.read_base(path)
@@ -375,6 +394,37 @@ fn mocha_config(dir: &str, file: &str, cfg: &Value, layout: &mut Layout) {
     }
 }
 
+/// Modules a test command preloads (`--require x`, `-r x`, `--import x`, `--loader x`).
+fn preloads(dir: &str, file: &str, key: &str, cmd: &str, layout: &mut Layout) {
+    let words: Vec<&str> = cmd.split_whitespace().collect();
+    for (i, w) in words.iter().enumerate() {
+        let (flag, inline) = match w.split_once('=') {
+            Some((f, v)) => (f, Some(v)),
+            None => (*w, None),
+        };
+        if !matches!(
+            flag,
+            "--require"
+                | "-r"
+                | "--import"
+                | "--loader"
+                | "--experimental-loader"
+                | "--setup-files"
+        ) {
+            continue;
+        }
+        if let Some(target) = inline.or_else(|| words.get(i + 1).copied()) {
+            loaded(
+                dir,
+                file,
+                &format!("`{flag}` in {key}"),
+                target.trim_matches(['"', '\'']),
+                layout,
+            );
+        }
+    }
+}
+
 /// A file a runner configuration loads around the tests: a test support file.
 fn loaded(dir: &str, file: &str, key: &str, target: &str, layout: &mut Layout) {
     let t = target.replace("<rootDir>/", "");
@@ -385,7 +435,7 @@ fn loaded(dir: &str, file: &str, key: &str, target: &str, layout: &mut Layout) {
     for cand in super::imports::js_candidates(&p) {
         layout.runner_loaded.insert(
             cand,
-            format!("test: loaded around the tests by {key} of the baseline's {file}"),
+            format!("loaded around the tests by {key} of the baseline's {file}"),
         );
     }
 }

@@ -12,8 +12,8 @@ use toml::{Table, Value};
 
 use super::{Filter, Lang, Layout, Never, Trees, is_identifier, join, parent, python_module_name};
 
-/// Top-level names setuptools' flat-layout discovery leaves out (folders and modules).
-const FLAT_EXCLUDED: &[&str] = &[
+/// Top-level folders setuptools' flat-layout discovery leaves out (`FlatLayoutPackageFinder`).
+const FLAT_EXCLUDED_PACKAGES: &[&str] = &[
     "ci",
     "bin",
     "debian",
@@ -48,15 +48,31 @@ const FLAT_EXCLUDED: &[&str] = &[
     "exercise",
     "exercises",
     "htmlcov",
+];
+
+/// Top-level modules setuptools' flat-layout discovery leaves out (`FlatLayoutModuleFinder`).
+const FLAT_EXCLUDED_MODULES: &[&str] = &[
     "setup",
     "conftest",
+    "test",
+    "tests",
+    "example",
+    "examples",
+    "build",
     "toxfile",
     "noxfile",
     "pavement",
     "dodo",
+    "tasks",
+    "fabfile",
+    "SConstruct",
+    "sconstruct",
     "conanfile",
     "manage",
-    "docs_src",
+    "benchmark",
+    "benchmarks",
+    "exercise",
+    "exercises",
 ];
 
 /// What one manifest says about the packages it ships.
@@ -109,11 +125,55 @@ pub(crate) fn read(trees: &Trees<'_>, never: &Never, layout: &mut Layout) {
         }
         layout.listed.insert(Lang::Python);
         ship(trees, never, dir, &listing, layout);
+        let manifest = manifests
+            .iter()
+            .find(|(p, _)| parent(p) == dir)
+            .map_or_else(String::new, |(p, _)| p.clone());
         for dep in &listing.local_deps {
-            local_dep(trees, dir, dep, layout);
+            local_dep(trees, dir, &manifest, dep, layout);
+        }
+    }
+    for path in trees.all.iter().filter(|p| {
+        let name = p.rsplit('/').next().unwrap_or(p);
+        (name.starts_with("requirements") && name.ends_with(".txt"))
+            || (parent(p).ends_with("requirements") && name.ends_with(".txt"))
+    }) {
+        for text in trees.read_both(path) {
+            for dep in requirement_paths(&text) {
+                local_dep(trees, parent(path), path, &dep, layout);
+            }
         }
     }
     read_test_config(trees, layout);
+}
+
+/// Local paths a pip requirements file installs (`-e ./lib`, `./pkg`, `name @ file:///…`).
+fn requirement_paths(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let line = line.split(" #").next().unwrap_or("").trim();
+        let line = line
+            .strip_prefix("-e ")
+            .or_else(|| line.strip_prefix("--editable "))
+            .unwrap_or(line)
+            .trim();
+        if let Some((_, url)) = line.split_once(" @ ") {
+            if let Some(p) = url.trim().strip_prefix("file://") {
+                out.push(p.to_string());
+            }
+        } else if line.starts_with("./") || line.starts_with("../") || line.starts_with('/') {
+            out.push(
+                line.split(['[', ';'])
+                    .next()
+                    .unwrap_or(line)
+                    .trim()
+                    .to_string(),
+            );
+        } else if let Some(p) = line.strip_prefix("file:") {
+            out.push(p.to_string());
+        }
+    }
+    out
 }
 
 /// Manifests inside tests folders or dot folders are fixtures, not the project's.
@@ -230,7 +290,8 @@ fn discover_in(
         let Some((top, _)) = rel.split_once('/') else {
             if let Some(name) = python_module_name(rel)
                 && rel.ends_with(".py")
-                && !(flat && FLAT_EXCLUDED.contains(&name))
+                && !(flat
+                    && (FLAT_EXCLUDED_MODULES.contains(&name) || name.starts_with(['.', '_'])))
                 && never.python(name).is_none()
             {
                 layout.file(
@@ -245,7 +306,7 @@ fn discover_in(
         }
     }
     for top in tops {
-        if (flat && FLAT_EXCLUDED.contains(&top.as_str())) || top.starts_with(['.', '_']) {
+        if (flat && FLAT_EXCLUDED_PACKAGES.contains(&top.as_str())) || top.starts_with(['.', '_']) {
             continue;
         }
         if never.python(&top).is_some() || !is_identifier(&top) {
@@ -272,21 +333,31 @@ fn where_(dir: &str) -> String {
     }
 }
 
-fn local_dep(trees: &Trees<'_>, dir: &str, dep: &str, layout: &mut Layout) {
+fn local_dep(trees: &Trees<'_>, dir: &str, manifest: &str, dep: &str, layout: &mut Layout) {
     let rel = dep
         .trim_start_matches("file://")
         .trim_start_matches("file:");
     match join(dir, rel) {
         Some(path) if !rel.starts_with('/') => {
-            if trees.has_dir(&path) && !trees.all.iter().any(|p| {
-                parent(p) == path && matches!(p.rsplit('/').next(), Some("pyproject.toml" | "setup.py" | "setup.cfg"))
-            }) {
-                layout.root(path, Filter::Exts(&["py", "pyi"]), format!("a local path dependency of {}", where_(dir)));
+            if trees.has_dir(&path)
+                && !trees.all.iter().any(|p| {
+                    parent(p) == path
+                        && matches!(
+                            p.rsplit('/').next(),
+                            Some("pyproject.toml" | "setup.py" | "setup.cfg")
+                        )
+                })
+            {
+                layout.root(
+                    path,
+                    Filter::Exts(&["py", "pyi"]),
+                    format!("a local path dependency of {}", where_(dir)),
+                );
             }
         }
         _ => layout.finding(format!(
-            "{}: depends on `{dep}`, a local path outside the repository: the locked run cannot take it",
-            if dir.is_empty() { "pyproject.toml".into() } else { format!("{dir}/pyproject.toml") }
+            "{manifest}: depends on `{dep}`, a local path outside the repository: the locked run \
+             cannot take it"
         )),
     }
 }
@@ -654,6 +725,27 @@ fn from_setup_py(text: &str, l: &mut Listing) -> bool {
     true
 }
 
+/// The modules of `-p NAME` options in a pytest command line (`-p no:x` disables, skipped).
+fn p_options(addopts: &str) -> Vec<String> {
+    let words: Vec<&str> = addopts.split_whitespace().collect();
+    let mut out = Vec::new();
+    for (i, w) in words.iter().enumerate() {
+        let name = if *w == "-p" {
+            words.get(i + 1).copied()
+        } else {
+            w.strip_prefix("-p")
+                .map(|r| r.trim_start_matches('='))
+                .filter(|r| !r.is_empty() && !w.starts_with("--"))
+        };
+        if let Some(n) = name
+            && !n.starts_with("no:")
+        {
+            out.push(n.trim_matches(['"', '\'']).to_string());
+        }
+    }
+    out
+}
+
 /// The source text of a keyword argument `name=...` up to the matching close of its brackets.
 fn python_kwarg(text: &str, name: &str) -> Option<String> {
     let bytes = text.as_bytes();
@@ -713,7 +805,9 @@ fn literal_strings(src: &str) -> Vec<String> {
 
 /// pytest's configured test file patterns, from the baseline's configuration only.
 fn read_test_config(trees: &Trees<'_>, layout: &mut Layout) {
-    let mut configs: Vec<(String, Vec<String>, Vec<String>)> = Vec::new(); // (file, python_files, testpaths)
+    // (file, python_files, testpaths); plugins named by `-p` in addopts: (file, module)
+    let mut configs: Vec<(String, Vec<String>, Vec<String>)> = Vec::new();
+    let mut plugins: Vec<(String, String)> = Vec::new();
     for name in ["pytest.ini", ".pytest.ini", "tox.ini", "setup.cfg"] {
         for p in trees.named(name).filter(|p| trees.in_base(p)) {
             let Some(text) = trees.read_base(p) else {
@@ -734,6 +828,12 @@ fn read_test_config(trees: &Trees<'_>, layout: &mut Layout) {
                 .filter(|(s, k, _)| s == section && k == "testpaths")
                 .flat_map(|(_, _, v)| v.split_whitespace().map(str::to_string).collect::<Vec<_>>())
                 .collect();
+            for (_, _, v) in entries
+                .iter()
+                .filter(|(s, k, _)| s == section && k == "addopts")
+            {
+                plugins.extend(p_options(v).into_iter().map(|m| (p.clone(), m)));
+            }
             configs.push((p.clone(), files, paths));
         }
     }
@@ -761,6 +861,31 @@ fn read_test_config(trees: &Trees<'_>, layout: &mut Layout) {
                         split(t.get("python_files")),
                         split(t.get("testpaths")),
                     ));
+                }
+            }
+        }
+    }
+    // `pytest_plugins = [...]` of the baseline's conftest files.
+    for p in trees.named("conftest.py").filter(|p| trees.in_base(p)) {
+        let Some(text) = trees.read_base(p) else {
+            continue;
+        };
+        if let Some(v) = python_kwarg(&text, "pytest_plugins") {
+            plugins.extend(literal_strings(&v).into_iter().map(|m| (p.clone(), m)));
+        }
+    }
+    for (file, module) in plugins {
+        let rel = module.replace('.', "/");
+        let dir = parent(&file).to_string();
+        for base in [dir.as_str(), "", "src"] {
+            for cand in [format!("{rel}.py"), format!("{rel}/__init__.py")] {
+                if let Some(path) = join(base, &cand)
+                    && trees.exists(&path)
+                {
+                    layout.runner_loaded.insert(
+                        path,
+                        format!("a pytest plugin the baseline's {file} loads (`{module}`)"),
+                    );
                 }
             }
         }
