@@ -138,6 +138,12 @@ pub(crate) enum Filter {
     Exts(&'static [&'static str]),
     /// Go package folders: source files, not in `testdata`, `vendor`, `_*` or `.*` folders.
     Go,
+    /// A crate's folder as `cargo package` lists it: `include` (when set) narrows, `exclude`
+    /// takes out.
+    Package {
+        include: Option<globset::GlobSet>,
+        exclude: Option<globset::GlobSet>,
+    },
     /// Paths relative to the root matching a glob (npm `files`, tsconfig `include`).
     Glob(GlobMatcher, Option<&'static [&'static str]>),
 }
@@ -416,6 +422,8 @@ impl Roles {
             layout.product_files.entry(path).or_insert(why);
         }
         roles.product_files = layout.product_files;
+        // The most specific folder speaks first (a crate inside another crate's folder).
+        layout.roots.sort_by_key(|r| std::cmp::Reverse(r.dir.len()));
         roles.roots = layout.roots;
         roles.declaration_roots = layout.declaration_roots;
         roles.findings = layout.findings;
@@ -572,6 +580,10 @@ impl Roles {
                             || d.starts_with('_')
                             || d.starts_with('.')
                     })
+            }
+            Filter::Package { include, exclude } => {
+                include.as_ref().is_none_or(|i| i.is_match(rel))
+                    && !exclude.as_ref().is_some_and(|e| e.is_match(rel))
             }
             Filter::Glob(g, exts) => g.is_match(rel) && exts.is_none_or(|e| has_ext(rel, e)),
         }

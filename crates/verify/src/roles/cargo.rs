@@ -41,11 +41,27 @@ fn crate_layout(trees: &Trees<'_>, dir: &str, manifest: &str, doc: &Table, layou
         return;
     };
     let name = package.get("name").and_then(Value::as_str).unwrap_or("?");
+    // `cargo package --list`: every file of the crate's folder, narrowed by `include` or
+    // `exclude`; tests, benches and configuration are taken out by the name rules first.
+    let include = package_globs(package.get("include"));
+    let exclude = package_globs(package.get("exclude"));
+    let narrowed = if include.is_some() {
+        " (`package.include`)"
+    } else if exclude.is_some() {
+        " (less `package.exclude`)"
+    } else {
+        ""
+    };
     let src = join(dir, "src").unwrap_or_default();
     layout.root(
         src,
         Filter::Any,
         format!("`src/` of the crate `{name}` ({manifest})"),
+    );
+    layout.root(
+        dir.to_string(),
+        Filter::Package { include, exclude },
+        format!("shipped by the crate `{name}`: `cargo package --list`{narrowed} ({manifest})"),
     );
     match package.get("build") {
         Some(Value::String(b)) => {
@@ -116,6 +132,34 @@ fn crate_layout(trees: &Trees<'_>, dir: &str, manifest: &str, doc: &Table, layou
             format!("`{what} path` of the crate `{name}` ({manifest})"),
         );
     }
+}
+
+/// Cargo's `include`/`exclude` patterns (gitignore-like) as one glob set over paths relative to
+/// the crate: a pattern without `/` matches at any depth, a folder pattern its contents.
+fn package_globs(v: Option<&Value>) -> Option<globset::GlobSet> {
+    let patterns: Vec<&str> = v?.as_array()?.iter().filter_map(Value::as_str).collect();
+    if patterns.is_empty() {
+        return None;
+    }
+    let mut set = globset::GlobSetBuilder::new();
+    for p in patterns {
+        let anchored = p.starts_with('/') || p.trim_end_matches('/').contains('/');
+        let p = p.trim_start_matches('/').trim_end_matches('/');
+        let base = if anchored {
+            p.to_string()
+        } else {
+            format!("**/{p}")
+        };
+        for g in [base.clone(), format!("{base}/**")] {
+            if let Ok(glob) = globset::GlobBuilder::new(&g)
+                .literal_separator(true)
+                .build()
+            {
+                set.add(glob);
+            }
+        }
+    }
+    set.build().ok()
 }
 
 /// Path dependencies: inside the repository their crate is read by its own manifest; outside,

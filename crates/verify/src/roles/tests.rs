@@ -327,6 +327,15 @@ fn a_crate_with_a_workspace() {
         ("crates/util/src/lib.rs", ""),
         ("crates/util/bin/u.rs", ""),
         (
+            "crates/store/Cargo.toml",
+            "[package]\nname = \"store\"\nexclude = [\"*.sql\"]\n",
+        ),
+        ("crates/store/data/seed.sql", ""),
+        ("crates/store/migrations/0001_init.sql", ""),
+        ("crates/util/assets/logo.txt", ""),
+        ("docs/guide.md", ""),
+        ("scripts/release.sh", ""),
+        (
             ".cargo/config.toml",
             "[target.x86_64-unknown-linux-gnu]\nrunner = \"x\"\n",
         ),
@@ -343,6 +352,11 @@ fn a_crate_with_a_workspace() {
             ("crates/core/build.rs", Product),
             ("crates/util/src/lib.rs", Product),
             ("crates/util/bin/u.rs", Product),
+            ("crates/util/assets/logo.txt", Product),
+            ("docs/guide.md", Other),
+            ("scripts/release.sh", Other),
+            ("crates/store/migrations/0001_init.sql", Other),
+            ("crates/store/data/seed.sql", Other),
             ("crates/core/tests/it/main.rs", Test),
             ("crates/core/benches/speed.rs", Test),
             ("Cargo.toml", Declaration),
@@ -731,7 +745,12 @@ fn read_dir_tree(root: &Path) -> Mem {
         for e in entries.flatten() {
             let p = e.path();
             if p.is_dir() {
-                walk(root, &p, out);
+                if !matches!(
+                    e.file_name().to_str(),
+                    Some(".git" | "target" | "node_modules")
+                ) {
+                    walk(root, &p, out);
+                }
             } else if let (Ok(rel), Ok(text)) = (p.strip_prefix(root), std::fs::read_to_string(&p))
             {
                 out.insert(rel.to_string_lossy().into_owned(), text);
@@ -1057,4 +1076,29 @@ fn the_tables_make_no_path_product_by_name() {
     for p in ["lib.rs", "src/a.py", "index.js", "main.go"] {
         assert_eq!(r.role(Path::new(p)), Other, "{p}");
     }
+}
+
+/// Prints every path of a folder with its role and why: `ROLES_TREE=<dir> cargo test -p
+/// pawl-verify --lib roles_of_a_folder -- --ignored --nocapture` (the folder is both trees).
+#[test]
+#[ignore = "a tool: set ROLES_TREE to a folder"]
+fn roles_of_a_folder() {
+    use std::io::Write as _;
+    let Ok(dir) = std::env::var("ROLES_TREE") else {
+        return;
+    };
+    let tree = read_dir_tree(Path::new(&dir));
+    let r = roles(&tree, &tree);
+    let mut out = String::new();
+    let mut counts: BTreeMap<String, usize> = BTreeMap::new();
+    for p in tree.0.keys() {
+        let role = r.role(Path::new(p));
+        *counts.entry(format!("{role:?}")).or_default() += 1;
+        out.push_str(&format!("{role:?}\t{p}\t{}\n", r.why(Path::new(p))));
+    }
+    let _ = writeln!(
+        std::io::stderr(),
+        "{out}{counts:?}\nfindings: {:?}",
+        r.findings()
+    );
 }
