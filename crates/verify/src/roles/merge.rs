@@ -241,7 +241,8 @@ fn parse_err(path: &str, which: &'static str, e: impl std::fmt::Display) -> Role
     }
 }
 
-fn json(path: &str, base: &str, fin: &str, keys: &[&str]) -> Result<String, RolesError> {
+fn json(path: &str, base: &str, fin_text: &str, keys: &[&str]) -> Result<String, RolesError> {
+    let fin = fin_text;
     let mut out: serde_json::Value =
         serde_json::from_str(base).map_err(|e| parse_err(path, "baseline", e))?;
     let fin: serde_json::Value =
@@ -259,6 +260,13 @@ fn json(path: &str, base: &str, fin: &str, keys: &[&str]) -> Result<String, Role
             }
         }
     }
+    // The same edit made on the text itself keeps every untouched byte; the value merged above
+    // checks it.
+    if let Some(text) = splice_json(base, fin_text, keys)
+        && serde_json::from_str::<serde_json::Value>(&text).is_ok_and(|v| v == out)
+    {
+        return Ok(text);
+    }
     let indent = detect_indent(base);
     let mut buf = Vec::new();
     let fmt = serde_json::ser::PrettyFormatter::with_indent(indent.as_bytes());
@@ -269,6 +277,153 @@ fn json(path: &str, base: &str, fin: &str, keys: &[&str]) -> Result<String, Role
         text.push('\n');
     }
     Ok(text)
+}
+
+/// One member of a JSON object's text: key, and the byte spans of the member and its value.
+struct Member {
+    key: String,
+    start: usize,
+    value: (usize, usize),
+}
+
+/// The members of the top-level object of a JSON text, with the offset just after its `{` and
+/// that of its `}`; `None` when it is not an object this scanner reads.
+fn members(text: &str) -> Option<(usize, usize, Vec<Member>)> {
+    let b = text.as_bytes();
+    let ws = |mut i: usize| {
+        while i < b.len() && b[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        i
+    };
+    let string_end = |i: usize| -> Option<usize> {
+        // b[i] == '"'
+        let mut j = i + 1;
+        while j < b.len() {
+            match b[j] {
+                b'\\' => j += 2,
+                b'"' => return Some(j + 1),
+                _ => j += 1,
+            }
+        }
+        None
+    };
+    let mut i = ws(0);
+    if b.get(i) != Some(&b'{') {
+        return None;
+    }
+    let open = i + 1;
+    i = ws(open);
+    let mut out = Vec::new();
+    if b.get(i) == Some(&b'}') {
+        return Some((open, i, out));
+    }
+    loop {
+        if b.get(i) != Some(&b'"') {
+            return None;
+        }
+        let start = i;
+        let kend = string_end(i)?;
+        let key: String = serde_json::from_str(text.get(start..kend)?).ok()?;
+        i = ws(kend);
+        if b.get(i) != Some(&b':') {
+            return None;
+        }
+        let vstart = ws(i + 1);
+        let mut j = vstart;
+        let mut depth = 0i32;
+        while j < b.len() {
+            match b[j] {
+                b'"' => {
+                    j = string_end(j)?;
+                    continue;
+                }
+                b'{' | b'[' => depth += 1,
+                b'}' | b']' if depth > 0 => depth -= 1,
+                b',' | b'}' if depth == 0 => break,
+                _ => {}
+            }
+            j += 1;
+        }
+        let mut vend = j;
+        while vend > vstart && b[vend - 1].is_ascii_whitespace() {
+            vend -= 1;
+        }
+        out.push(Member {
+            key,
+            start,
+            value: (vstart, vend),
+        });
+        i = ws(j);
+        match b.get(i) {
+            Some(b',') => i = ws(i + 1),
+            Some(b'}') => return Some((open, i, out)),
+            _ => return None,
+        }
+    }
+}
+
+/// The run's changes to `keys` made on the baseline's text: changed values replaced, removed
+/// members cut with their comma, new members appended after the last one.
+fn splice_json(base: &str, fin: &str, keys: &[&str]) -> Option<String> {
+    let (open, close, have) = members(base)?;
+    let (_, _, want) = members(fin)?;
+    let indent = detect_indent(base);
+    // (start, end, replacement), applied from the end.
+    let mut edits: Vec<(usize, usize, String)> = Vec::new();
+    let mut appended = String::new();
+    for key in keys {
+        let h = have.iter().position(|m| m.key == *key);
+        let w = want.iter().find(|m| m.key == *key);
+        match (h, w) {
+            (Some(i), Some(w)) => {
+                let (vs, ve) = have[i].value;
+                let new = fin.get(w.value.0..w.value.1)?;
+                if base.get(vs..ve)? != new {
+                    edits.push((vs, ve, new.to_string()));
+                }
+            }
+            (Some(i), None) => {
+                let end = have[i].value.1;
+                let start = if i > 0 {
+                    have[i - 1].value.1
+                } else if let Some(next) = have.get(1) {
+                    edits.push((have[i].start, next.start, String::new()));
+                    continue;
+                } else {
+                    open
+                };
+                edits.push((start, end, String::new()));
+            }
+            (None, Some(w)) => {
+                let value = fin.get(w.value.0..w.value.1)?;
+                let key = serde_json::to_string(key).ok()?;
+                appended.push_str(&format!(",\n{indent}{key}: {value}"));
+            }
+            (None, None) => {}
+        }
+    }
+    if !appended.is_empty() {
+        match have.last() {
+            Some(last) => edits.push((last.value.1, last.value.1, appended)),
+            None => {
+                let body = appended.trim_start_matches(',').to_string();
+                edits.push((open, close, format!("{body}\n")));
+            }
+        }
+    }
+    // Overlapping edits (a removal next to an append) fall back to the value merge.
+    edits.sort_by_key(|e| std::cmp::Reverse((e.0, e.1)));
+    let mut text = base.to_string();
+    let mut floor = usize::MAX;
+    for (start, end, new) in edits {
+        if end > floor {
+            return None;
+        }
+        text.replace_range(start..end, &new);
+        floor = start;
+    }
+    Some(text)
 }
 
 fn detect_indent(text: &str) -> String {

@@ -106,7 +106,18 @@ fn package(
     pkg: &serde_json::Map<String, Value>,
     layout: &mut Layout,
 ) {
-    if let Some(Value::Array(files)) = pkg.get("files") {
+    let files = pkg.get("files").and_then(Value::as_array);
+    if files.is_none() {
+        // No `files`: `npm pack` ships every file of the package's folder; its JavaScript and
+        // TypeScript sources and JSON data are the product (configuration by name is taken out
+        // first by the tables, tests by the runners' patterns).
+        layout.root(
+            dir.to_string(),
+            Filter::Exts(JS_EXTS),
+            format!("shipped by `npm pack` of {manifest} (no `files`: every file of its folder)"),
+        );
+    }
+    if let Some(files) = files {
         layout.listed.insert(Lang::Js);
         for f in files.iter().filter_map(Value::as_str) {
             let f = f.trim().trim_start_matches("./").trim_end_matches('/');

@@ -503,12 +503,45 @@ fn jest_test_match_and_test_regex_from_the_baseline() {
 }
 
 #[test]
-fn a_js_project_without_files_is_what_the_tests_import() {
+fn a_js_package_without_files_ships_every_source_of_its_folder() {
     let base = Mem::new(&[
         (
             "package.json",
             r#"{"name":"calc","scripts":{"test":"node --test"}}"#,
         ),
+        ("calc.js", "const { mul } = require('./lib/mul')\n"),
+        ("lib/mul.js", ""),
+        ("test/calc.test.js", "const calc = require('../calc.js')\n"),
+        ("tools/gen.js", ""),
+        ("data/table.json", "{}"),
+        ("webpack.config.js", ""),
+        ("README.md", ""),
+    ]);
+    let fin = base.with(&[
+        ("lib/fast.js", ""),
+        ("babel.config.js", ""),
+        ("eslint.config.mjs", ""),
+    ]);
+    assert_roles(
+        &roles(&base, &fin),
+        &[
+            ("calc.js", Product),
+            ("lib/mul.js", Product),
+            ("lib/fast.js", Product),
+            ("tools/gen.js", Product),
+            ("data/table.json", Product),
+            ("test/calc.test.js", Test),
+            ("webpack.config.js", Other),
+            ("babel.config.js", Other),
+            ("eslint.config.mjs", Other),
+            ("README.md", Other),
+        ],
+    );
+}
+
+#[test]
+fn js_with_no_manifest_is_what_the_tests_import() {
+    let base = Mem::new(&[
         ("calc.js", "const { mul } = require('./lib/mul')\n"),
         ("lib/mul.js", ""),
         (
@@ -837,10 +870,14 @@ fn every_honest_core_corpus_case_has_its_changed_sources_counted_as_product() {
             honest_ok += usize::from(case_ok);
         }
     }
-    let _ = writeln!(
-        std::io::stderr(),
-        "{table}honest cases whose changed sources are all product: {honest_ok}/{honest}; changed source files: {sources_ok}/{sources} product"
-    );
+    // The table of every changed path of every core case: ROLES_CORPUS_TABLE=1.
+    if std::env::var_os("ROLES_CORPUS_TABLE").is_some() {
+        let _ = writeln!(
+            std::io::stderr(),
+            "{table}honest cases whose changed sources are all product: {honest_ok}/{honest}; \
+             changed source files: {sources_ok}/{sources} product"
+        );
+    }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
     assert!(
         honest >= 25 && sources >= 25,
@@ -1101,4 +1138,17 @@ fn roles_of_a_folder() {
         "{out}{counts:?}\nfindings: {:?}",
         r.findings()
     );
+}
+
+#[test]
+fn package_json_merge_keeps_every_untouched_byte() {
+    let base = "{\n\t\"name\": \"calc\",\n\t\"files\": [\"lib\", \"bin\"],\n\t\"scripts\": {\"test\": \"jest\"},\n\t\"dependencies\": {\"a\": \"1\"},\n\t\"jest\": {\"verbose\": true}\n}\n";
+    let fin = "{\n\t\"name\": \"calc\",\n\t\"files\": [\"lib\", \"bin\"],\n\t\"scripts\": {\"test\": \"jest || true\"},\n\t\"dependencies\": {\"a\": \"2\", \"b\": \"1\"},\n\t\"jest\": {\"verbose\": false},\n\t\"devDependencies\": {\"c\": \"3\"}\n}\n";
+    assert_eq!(
+        merge("package.json", base, fin),
+        "{\n\t\"name\": \"calc\",\n\t\"files\": [\"lib\", \"bin\"],\n\t\"scripts\": {\"test\": \"jest\"},\n\t\"dependencies\": {\"a\": \"2\", \"b\": \"1\"},\n\t\"jest\": {\"verbose\": true},\n\t\"devDependencies\": {\"c\": \"3\"}\n}\n"
+    );
+    // A removed dependency table goes with its comma.
+    let fin = "{\n\t\"name\": \"calc\",\n\t\"files\": [\"lib\", \"bin\"],\n\t\"scripts\": {\"test\": \"jest\"},\n\t\"jest\": {\"verbose\": true}\n}\n";
+    assert_eq!(merge("package.json", base, fin), fin);
 }
