@@ -111,6 +111,9 @@ pub struct Roles {
     declaration_roots: Vec<(String, String)>,
     /// Files in which the runner reported a test at the baseline.
     reported: BTreeSet<String>,
+    /// Modules the tests import that import a test framework themselves (no packaging ships
+    /// them): test support.
+    test_support: BTreeMap<String, String>,
     /// Manifests with no declaration key in either tree (a pyproject.toml of tool settings).
     plain_manifests: BTreeSet<String>,
     /// Import names that are never product source (standard library, runners, installed).
@@ -392,6 +395,7 @@ impl Roles {
             runner_loaded: BTreeMap::new(),
             declaration_roots: Vec::new(),
             reported,
+            test_support: BTreeMap::new(),
             plain_manifests: BTreeSet::new(),
             never,
             findings: Vec::new(),
@@ -418,9 +422,10 @@ impl Roles {
         // The import closure classifies with everything above already known: a module the
         // tests import that a name rule or runner pattern calls a test stays a test.
         let closure = imports::closure(&trees, &roles, &layout.listed);
-        for (path, why) in closure {
+        for (path, why) in closure.product {
             layout.product_files.entry(path).or_insert(why);
         }
+        roles.test_support = closure.support;
         roles.product_files = layout.product_files;
         // The most specific folder speaks first (a crate inside another crate's folder).
         layout.roots.sort_by_key(|r| std::cmp::Reverse(r.dir.len()));
@@ -530,6 +535,11 @@ impl Roles {
             .find(|(dir, _)| under(&path, dir).is_some())
         {
             return (Role::Declaration, format!("declaration: {why}"));
+        }
+        // Found by the tests' imports where no packaging lists the language's modules: more
+        // precise than a whole folder `npm pack` would ship.
+        if let Some(why) = self.test_support.get(&path) {
+            return (Role::Test, format!("test: {why}"));
         }
         if let Some(why) = self.product_by_packaging(&path) {
             return (Role::Product, format!("product source: {why}"));

@@ -55,13 +55,89 @@ fn lang(kind: Kind) -> Lang {
     }
 }
 
-/// Product files found by the walk, with why.
-pub(crate) fn closure(
-    trees: &Trees<'_>,
-    roles: &Roles,
-    listed: &BTreeSet<Lang>,
-) -> BTreeMap<String, String> {
-    let mut product = BTreeMap::new();
+/// Python modules only tests import: a module the tests reach that imports one of these is
+/// test support, not product.
+const PY_TEST_FRAMEWORKS: &[&str] = &[
+    "pytest",
+    "_pytest",
+    "unittest",
+    "hypothesis",
+    "nose",
+    "nose2",
+    "mock",
+    "doctest",
+];
+
+/// JavaScript packages only tests import (a specifier equal to one, or under it with `/`).
+const JS_TEST_FRAMEWORKS: &[&str] = &[
+    "node:test",
+    "vitest",
+    "@jest/globals",
+    "jest",
+    "mocha",
+    "chai",
+    "tap",
+    "ava",
+    "uvu",
+    "sinon",
+    "expect",
+    "@testing-library",
+    "supertest",
+    "nock",
+    "jasmine",
+    "@vitest",
+];
+
+/// What the walk found: product modules and test support modules, each with why.
+#[derive(Default)]
+pub(crate) struct Found {
+    pub(crate) product: BTreeMap<String, String>,
+    pub(crate) support: BTreeMap<String, String>,
+}
+
+/// The test framework a module imports, if it imports one (read at the baseline when it exists
+/// there: the run cannot make a helper product by dropping the import).
+fn test_framework(path: &str, kind: Kind, trees: &Trees<'_>) -> Option<String> {
+    let text = trees.read_base(path).or_else(|| trees.read(path))?;
+    match kind {
+        Kind::Python => python_lines(&text).iter().find_map(|line| {
+            line.split(';').find_map(|stmt| {
+                let modules: Vec<String> =
+                    if let Some(c) = PY_FROM.as_ref().and_then(|r| r.captures(stmt)) {
+                        if c[1].is_empty() {
+                            vec![c[2].to_string()]
+                        } else {
+                            Vec::new()
+                        }
+                    } else if let Some(c) = PY_IMPORT.as_ref().and_then(|r| r.captures(stmt)) {
+                        c[1].split(',')
+                            .filter_map(|p| p.split_whitespace().next().map(str::to_string))
+                            .collect()
+                    } else {
+                        Vec::new()
+                    };
+                modules
+                    .into_iter()
+                    .find(|m| PY_TEST_FRAMEWORKS.contains(&m.split('.').next().unwrap_or(m)))
+            })
+        }),
+        Kind::Js => JS_SPEC.as_ref().and_then(|re| {
+            re.captures_iter(&text).find_map(|c| {
+                let spec = (1..=4).find_map(|i| c.get(i))?.as_str();
+                JS_TEST_FRAMEWORKS
+                    .iter()
+                    .any(|f| spec == *f || spec.starts_with(&format!("{f}/")))
+                    .then(|| spec.to_string())
+            })
+        }),
+        Kind::Shell => None,
+    }
+}
+
+/// Product and test support files found by the walk, with why.
+pub(crate) fn closure(trees: &Trees<'_>, roles: &Roles, listed: &BTreeSet<Lang>) -> Found {
+    let mut found_files = Found::default();
+    let product = &mut found_files.product;
     let mut seen: BTreeSet<String> = BTreeSet::new();
     let mut queue: VecDeque<(String, Kind, bool)> = VecDeque::new();
     for path in trees.all.iter().filter(|p| trees.in_base(p)) {
@@ -101,9 +177,20 @@ pub(crate) fn closure(
             }
             seen.insert(target.clone());
             let by_name = roles.by_name(&target);
-            let target_is_test =
+            let mut target_is_test =
                 matches!(by_name, Some((Role::Test, _))) || roles.reported.contains(&target);
-            if by_name.is_none() && !roles.reported.contains(&target) {
+            let framework = if by_name.is_none() && !target_is_test {
+                kind_of(&target, trees, false).and_then(|k| test_framework(&target, k, trees))
+            } else {
+                None
+            };
+            if let Some(framework) = framework {
+                target_is_test = true;
+                found_files.support.insert(
+                    target.clone(),
+                    format!("support the tests import ({path}), and it imports `{framework}`"),
+                );
+            } else if by_name.is_none() && !roles.reported.contains(&target) {
                 let via = if is_test {
                     "the baseline's test"
                 } else {
@@ -124,7 +211,7 @@ pub(crate) fn closure(
             }
         }
     }
-    product
+    found_files
 }
 
 static PY_IMPORT: LazyLock<Option<Regex>> =

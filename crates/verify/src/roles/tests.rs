@@ -1152,3 +1152,44 @@ fn package_json_merge_keeps_every_untouched_byte() {
     let fin = "{\n\t\"name\": \"calc\",\n\t\"files\": [\"lib\", \"bin\"],\n\t\"scripts\": {\"test\": \"jest\"},\n\t\"jest\": {\"verbose\": true}\n}\n";
     assert_eq!(merge("package.json", base, fin), fin);
 }
+
+#[test]
+fn a_helper_the_tests_import_that_imports_the_test_framework_is_test_support() {
+    let base = Mem::new(&[
+        ("calc.py", ""),
+        (
+            "checks.py",
+            "import unittest\ndef check(t, a, b):\n    t.assertEqual(a, b)\n",
+        ),
+        ("test_calc.py", "import calc\nfrom checks import check\n"),
+        ("lib/calc.js", ""),
+        (
+            "helpers/expect.js",
+            "const { expect } = require('@jest/globals');\nmodule.exports = (a, b) => expect(a).toBe(b)\n",
+        ),
+        (
+            "lib/calc.test.js",
+            "const calc = require('./calc');\nconst same = require('../helpers/expect');\n",
+        ),
+    ]);
+    // The run weakens the helpers and drops their framework import: still test support.
+    let fin = base.with(&[
+        ("checks.py", "def check(t, a, b):\n    pass\n"),
+        ("helpers/expect.js", "module.exports = () => {}\n"),
+    ]);
+    let r = roles(&base, &fin);
+    assert_roles(
+        &r,
+        &[
+            ("calc.py", Product),
+            ("checks.py", Test),
+            ("lib/calc.js", Product),
+            ("helpers/expect.js", Test),
+        ],
+    );
+    assert!(
+        r.why(Path::new("checks.py")).contains("`unittest`"),
+        "{}",
+        r.why(Path::new("checks.py"))
+    );
+}
