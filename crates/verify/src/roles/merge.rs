@@ -10,7 +10,7 @@
 
 use std::path::Path;
 
-use toml_edit::{DocumentMut, Item, Table};
+use toml_edit::{DocumentMut, Item, Table, TableLike};
 
 use super::RolesError;
 use super::golang::directives;
@@ -23,6 +23,7 @@ const LOCKFILES: &[&str] = &[
     "yarn.lock",
     "pnpm-lock.yaml",
     "bun.lock",
+    "bun.lockb",
     "poetry.lock",
     "uv.lock",
     "pdm.lock",
@@ -193,6 +194,18 @@ pub fn merge_declarations(
         || is_requirements
     {
         return Ok(Some(fin.to_string()));
+    }
+    if !matches!(
+        name,
+        "package.json"
+            | "pyproject.toml"
+            | "Pipfile"
+            | "Cargo.toml"
+            | "go.mod"
+            | "go.work"
+            | "setup.cfg"
+    ) {
+        return Ok(None);
     }
     if base == fin {
         return Ok(Some(base.to_string()));
@@ -558,19 +571,19 @@ fn renumber(item: &mut Item, next: &mut isize) {
 
 /// Sets `path` to the final document's item, keeping the baseline's tables (and their place)
 /// where both have one.
-fn set(root: &mut Table, path: &[&str], value: &Item, next: &mut isize) {
+fn set(root: &mut dyn TableLike, path: &[&str], value: &Item, next: &mut isize) {
     let Some((last, parents)) = path.split_last() else {
         return;
     };
     let mut cur = root;
     for k in parents {
-        if !cur.contains_key(k) {
+        if cur.get(k).is_none() {
             let mut t = Table::new();
             t.set_implicit(true);
             cur.insert(k, Item::Table(t));
         }
-        let Some(t) = cur.get_mut(k).and_then(Item::as_table_mut) else {
-            // An inline table or a value on the way: replace the whole parent key.
+        // A plain value on the way (not a table): nothing to set inside it.
+        let Some(t) = cur.get_mut(k).and_then(Item::as_table_like_mut) else {
             return;
         };
         cur = t;
@@ -606,13 +619,13 @@ fn sync_table(have: &mut Table, want: &Table, next: &mut isize) {
     }
 }
 
-fn remove(root: &mut Table, path: &[&str]) {
+fn remove(root: &mut dyn TableLike, path: &[&str]) {
     let Some((last, parents)) = path.split_last() else {
         return;
     };
     let mut cur = root;
     for k in parents {
-        let Some(t) = cur.get_mut(k).and_then(Item::as_table_mut) else {
+        let Some(t) = cur.get_mut(k).and_then(Item::as_table_like_mut) else {
             return;
         };
         cur = t;

@@ -1193,3 +1193,34 @@ fn a_helper_the_tests_import_that_imports_the_test_framework_is_test_support() {
         r.why(Path::new("checks.py"))
     );
 }
+
+#[test]
+fn every_declaration_the_tables_name_is_a_manifest_merge_declarations_knows() {
+    let Ok(table) = table::table() else {
+        panic!("tables do not load")
+    };
+    let mut unknown = Vec::new();
+    for row in table.rows.iter().filter(|r| r.role == Declaration) {
+        for example in &row.examples {
+            if !matches!(merge_declarations(Path::new(example), "", ""), Ok(Some(_))) {
+                unknown.push(example.clone());
+            }
+        }
+    }
+    assert!(unknown.is_empty(), "{unknown:?}");
+}
+
+#[test]
+fn toml_merge_reaches_into_inline_tables() {
+    let base = "project = { name = \"calc\", dependencies = [\"attrs\"], readme = \"A.md\" }\n";
+    let fin =
+        "project = { name = \"calc\", dependencies = [\"attrs\", \"numpy\"], readme = \"B.md\" }\n";
+    let out = merge("pyproject.toml", base, fin);
+    let doc: toml::Table = out.parse().unwrap_or_default();
+    assert_eq!(
+        doc["project"]["dependencies"].as_array().map(Vec::len),
+        Some(2),
+        "{out}"
+    );
+    assert_eq!(doc["project"]["readme"].as_str(), Some("A.md"), "{out}");
+}
