@@ -78,12 +78,12 @@ const FLAT_EXCLUDED_MODULES: &[&str] = &[
 /// What one manifest says about the packages it ships.
 #[derive(Default)]
 struct Listing {
-    /// Package folders (relative to the project folder).
-    packages: Vec<String>,
-    /// Module files (relative to the project folder).
-    modules: Vec<String>,
-    /// Folders whose top-level packages and modules are discovered.
-    discover: Vec<String>,
+    /// Package folders (relative to the project folder), with the key that lists them.
+    packages: Vec<(String, &'static str)>,
+    /// Module files (relative to the project folder), with the key that lists them.
+    modules: Vec<(String, &'static str)>,
+    /// Folders whose top-level packages and modules are discovered, with the key.
+    discover: Vec<(String, &'static str)>,
     /// The manifest decides what ships (even when it names nothing that exists).
     explicit: bool,
     /// Project name (for name-based defaults).
@@ -124,11 +124,13 @@ pub(crate) fn read(trees: &Trees<'_>, never: &Never, layout: &mut Layout) {
             continue;
         }
         layout.listed.insert(Lang::Python);
-        ship(trees, never, dir, &listing, layout);
         let manifest = manifests
             .iter()
-            .find(|(p, _)| parent(p) == dir)
-            .map_or_else(String::new, |(p, _)| p.clone());
+            .filter(|(p, _)| parent(p) == dir)
+            .map(|(p, _)| p.as_str())
+            .collect::<Vec<_>>()
+            .join(" + ");
+        ship(trees, never, dir, &manifest, &listing, layout);
         for dep in &listing.local_deps {
             local_dep(trees, dir, &manifest, dep, layout);
         }
@@ -186,27 +188,31 @@ fn layout_ignored(path: &str) -> bool {
     })
 }
 
-fn ship(trees: &Trees<'_>, never: &Never, dir: &str, listing: &Listing, layout: &mut Layout) {
+/// Product roots and files of one project folder; `manifest` names its manifests in reasons.
+fn ship(
+    trees: &Trees<'_>,
+    never: &Never,
+    dir: &str,
+    manifest: &str,
+    listing: &Listing,
+    layout: &mut Layout,
+) {
     let mut found = false;
-    for pkg in &listing.packages {
+    for (pkg, how) in &listing.packages {
         let Some(path) = join(dir, pkg) else { continue };
         let name = pkg.rsplit('/').next().unwrap_or(pkg);
         if let Some(why) = never.python(name) {
             layout.finding(format!(
-                "{path}: listed as a package, not taken as product source: {why}"
+                "{path}: listed as a package by {manifest} {how}, not taken as product source: {why}"
             ));
             continue;
         }
         if trees.has_dir(&path) {
             found = true;
-            layout.root(
-                path,
-                Filter::Any,
-                format!("package listed by {}", where_(dir)),
-            );
+            layout.root(path, Filter::Any, format!("listed by {manifest} {how}"));
         }
     }
-    for module in &listing.modules {
+    for (module, how) in &listing.modules {
         let Some(path) = join(dir, module) else {
             continue;
         };
@@ -215,13 +221,13 @@ fn ship(trees: &Trees<'_>, never: &Never, dir: &str, listing: &Listing, layout: 
             && let Some(why) = never.python(name)
         {
             layout.finding(format!(
-                "{path}: listed as a module, not taken as product source: {why}"
+                "{path}: listed as a module by {manifest} {how}, not taken as product source: {why}"
             ));
             continue;
         }
         if trees.exists(&path) {
             found = true;
-            layout.file(path, format!("module listed by {}", where_(dir)));
+            layout.file(path, format!("listed by {manifest} {how}"));
         }
     }
     let mut discover = listing.discover.clone();
@@ -229,17 +235,14 @@ fn ship(trees: &Trees<'_>, never: &Never, dir: &str, listing: &Listing, layout: 
         // The package named after the project (hatch, poetry, flit, uv), else discovery.
         if let Some(name) = &listing.name {
             let n = name.to_lowercase().replace(['-', '.'], "_");
+            let why = format!("named after the project `{name}` of {manifest}");
             for cand in [format!("src/{n}"), n.clone()] {
                 if let Some(p) = join(dir, &cand)
                     && trees.has_dir(&p)
                     && never.python(&n).is_none()
                 {
                     found = true;
-                    layout.root(
-                        p,
-                        Filter::Any,
-                        format!("package named after the project in {}", where_(dir)),
-                    );
+                    layout.root(p, Filter::Any, why.clone());
                 }
             }
             for cand in [format!("src/{n}.py"), format!("{n}.py")] {
@@ -248,26 +251,22 @@ fn ship(trees: &Trees<'_>, never: &Never, dir: &str, listing: &Listing, layout: 
                     && never.python(&n).is_none()
                 {
                     found = true;
-                    layout.file(
-                        p,
-                        format!("module named after the project in {}", where_(dir)),
-                    );
+                    layout.file(p, why.clone());
                 }
             }
         }
         if !found && discover.is_empty() {
             let src = join(dir, "src").unwrap_or_default();
-            discover.push(if trees.has_dir(&src) {
-                "src".into()
-            } else {
-                String::new()
-            });
+            let at = if trees.has_dir(&src) { "src" } else { "" };
+            discover.push((at.to_string(), "(setuptools' automatic discovery)"));
         }
     }
-    for d in discover {
+    for (d, how) in discover {
         let Some(base) = join(dir, &d) else { continue };
         let flat = base == dir && d != "src";
-        discover_in(trees, never, &base, flat, dir, layout);
+        let layout_name = if flat { "flat layout" } else { "src layout" };
+        let why = format!("found by {manifest} {how} ({layout_name})");
+        discover_in(trees, never, &base, flat, &why, layout);
     }
 }
 
@@ -278,10 +277,9 @@ fn discover_in(
     never: &Never,
     base: &str,
     flat: bool,
-    dir: &str,
+    why: &str,
     layout: &mut Layout,
 ) {
-    let how = if flat { "flat layout" } else { "src layout" };
     let mut tops: Vec<String> = Vec::new();
     for p in &trees.all {
         let Some(rel) = super::under(p, base) else {
@@ -294,10 +292,7 @@ fn discover_in(
                     && (FLAT_EXCLUDED_MODULES.contains(&name) || name.starts_with(['.', '_'])))
                 && never.python(name).is_none()
             {
-                layout.file(
-                    p.clone(),
-                    format!("module found by {} discovery ({how})", where_(dir)),
-                );
+                layout.file(p.clone(), why);
             }
             continue;
         };
@@ -317,19 +312,7 @@ fn discover_in(
             // The flat layout ships regular packages; a folder of loose scripts is not one.
             continue;
         }
-        layout.root(
-            path,
-            Filter::Any,
-            format!("package found by {} discovery ({how})", where_(dir)),
-        );
-    }
-}
-
-fn where_(dir: &str) -> String {
-    if dir.is_empty() {
-        "the packaging".to_string()
-    } else {
-        format!("the packaging in {dir}/")
+        layout.root(path, Filter::Any, why);
     }
 }
 
@@ -351,7 +334,7 @@ fn local_dep(trees: &Trees<'_>, dir: &str, manifest: &str, dep: &str, layout: &m
                 layout.root(
                     path,
                     Filter::Exts(&["py", "pyi"]),
-                    format!("a local path dependency of {}", where_(dir)),
+                    format!("a local path dependency of {manifest}"),
                 );
             }
         }
@@ -418,28 +401,31 @@ fn from_pyproject(text: &str, l: &mut Listing) -> bool {
                         .and_then(|t| t.get(p))
                         .and_then(Value::as_str)
                         .map(str::to_string);
-                    l.packages.push(mapped.unwrap_or_else(|| {
+                    let path = mapped.unwrap_or_else(|| {
                         let rel = p.replace('.', "/");
                         match &root_dir {
                             Some(r) => format!("{r}/{rel}"),
                             None => rel,
                         }
-                    }));
+                    });
+                    l.packages.push((path, "`[tool.setuptools] packages`"));
                 }
             }
             Some(Value::Table(t)) => {
                 let find = t.get("find").and_then(Value::as_table);
                 let wheres = find.map(|f| strs(f.get("where"))).unwrap_or_default();
                 l.explicit = true;
+                let how = "`[tool.setuptools.packages.find]`";
                 if wheres.is_empty() {
-                    l.discover.push(root_dir.clone().unwrap_or_default());
+                    l.discover.push((root_dir.clone().unwrap_or_default(), how));
                 } else {
-                    l.discover.extend(wheres);
+                    l.discover.extend(wheres.into_iter().map(|w| (w, how)));
                 }
             }
             _ => {
                 if let Some(r) = &root_dir {
-                    l.discover.push(r.clone());
+                    l.discover
+                        .push((r.clone(), "`[tool.setuptools] package-dir`"));
                 }
             }
         }
@@ -449,29 +435,37 @@ fn from_pyproject(text: &str, l: &mut Listing) -> bool {
         }
         for m in mods {
             let f = format!("{}.py", m.replace('.', "/"));
-            l.modules.push(match &root_dir {
+            let path = match &root_dir {
                 Some(r) => format!("{r}/{f}"),
                 None => f,
-            });
+            };
+            l.modules.push((path, "`[tool.setuptools] py-modules`"));
         }
     }
     // hatch
     if let Some(w) =
         get(&doc, &["tool", "hatch", "build", "targets", "wheel"]).and_then(Value::as_table)
     {
-        for key in ["packages", "only-include"] {
+        for (key, how) in [
+            ("packages", "`[tool.hatch.build.targets.wheel] packages`"),
+            (
+                "only-include",
+                "`[tool.hatch.build.targets.wheel] only-include`",
+            ),
+        ] {
             for p in strs(w.get(key)) {
                 l.explicit = true;
                 if p.ends_with(".py") {
-                    l.modules.push(p);
+                    l.modules.push((p, how));
                 } else {
-                    l.packages.push(p);
+                    l.packages.push((p, how));
                 }
             }
         }
         if let Some(Value::Array(src)) = w.get("sources") {
             for s in src.iter().filter_map(Value::as_str) {
-                l.discover.push(s.to_string());
+                l.discover
+                    .push((s.to_string(), "`[tool.hatch.build.targets.wheel] sources`"));
             }
         }
     }
@@ -489,14 +483,12 @@ fn from_pyproject(text: &str, l: &mut Listing) -> bool {
                 } else {
                     format!("{from}/{inc}")
                 };
+                let how = "`[tool.poetry] packages`";
                 if path.ends_with(".py") {
-                    l.modules.push(path);
+                    l.modules.push((path, how));
                 } else {
-                    l.packages.push(
-                        path.trim_end_matches("/**/*.py")
-                            .trim_end_matches("/*")
-                            .to_string(),
-                    );
+                    let dir = path.trim_end_matches("/**/*.py").trim_end_matches("/*");
+                    l.packages.push((dir.to_string(), how));
                 }
             }
         }
@@ -519,7 +511,8 @@ fn from_pyproject(text: &str, l: &mut Listing) -> bool {
     }
     // pdm
     if let Some(d) = get(&doc, &["tool", "pdm", "build", "package-dir"]).and_then(Value::as_str) {
-        l.discover.push(d.to_string());
+        l.discover
+            .push((d.to_string(), "`[tool.pdm.build] package-dir`"));
     }
     // uv's build backend
     if let Some(b) = get(&doc, &["tool", "uv", "build-backend"]).and_then(Value::as_table) {
@@ -530,8 +523,9 @@ fn from_pyproject(text: &str, l: &mut Listing) -> bool {
         for name in strs(b.get("module-name")) {
             l.explicit = true;
             let rel = name.replace('.', "/");
-            l.packages.push(format!("{root}/{rel}"));
-            l.modules.push(format!("{root}/{rel}.py"));
+            let how = "`[tool.uv.build-backend] module-name`";
+            l.packages.push((format!("{root}/{rel}"), how));
+            l.modules.push((format!("{root}/{rel}.py"), how));
         }
     }
     if let Some(sources) = get(&doc, &["tool", "uv", "sources"]).and_then(Value::as_table) {
@@ -539,7 +533,8 @@ fn from_pyproject(text: &str, l: &mut Listing) -> bool {
     }
     // maturin: the Python part of a mixed project.
     if let Some(src) = get(&doc, &["tool", "maturin", "python-source"]).and_then(Value::as_str) {
-        l.discover.push(src.to_string());
+        l.discover
+            .push((src.to_string(), "`[tool.maturin] python-source`"));
     }
     // PEP 508 direct references to local files.
     let mut reqs = project
@@ -644,20 +639,22 @@ fn from_setup_cfg(text: &str, l: &mut Listing) -> bool {
             let wheres = get("options.packages.find", "where")
                 .map(ini_list)
                 .unwrap_or_default();
+            let how = "`[options] packages = find:`";
             if wheres.is_empty() {
-                l.discover.push(root_dir.clone().unwrap_or_default());
+                l.discover.push((root_dir.clone().unwrap_or_default(), how));
             } else {
-                l.discover.extend(wheres);
+                l.discover.extend(wheres.into_iter().map(|w| (w, how)));
             }
         }
         Some(v) => {
             l.explicit = true;
             for p in ini_list(v) {
                 let rel = p.replace('.', "/");
-                l.packages.push(match &root_dir {
+                let path = match &root_dir {
                     Some(r) => format!("{r}/{rel}"),
                     None => rel,
-                });
+                };
+                l.packages.push((path, "`[options] packages`"));
             }
         }
         None => {}
@@ -666,10 +663,11 @@ fn from_setup_cfg(text: &str, l: &mut Listing) -> bool {
         l.explicit = true;
         for m in ini_list(v) {
             let f = format!("{}.py", m.replace('.', "/"));
-            l.modules.push(match &root_dir {
+            let path = match &root_dir {
                 Some(r) => format!("{r}/{f}"),
                 None => f,
-            });
+            };
+            l.modules.push((path, "`[options] py_modules`"));
         }
     }
     true
@@ -694,28 +692,34 @@ fn from_setup_py(text: &str, l: &mut Listing) -> bool {
     if let Some(v) = python_kwarg(text, "packages") {
         l.explicit = true;
         if v.contains("find_packages") || v.contains("find_namespace_packages") {
-            let strings = literal_strings(&v);
-            let where_ = if v.contains("where")
-                || v.contains("find_packages(\"")
-                || v.contains("find_packages('")
-            {
-                strings.first().cloned()
-            } else {
-                None
-            };
-            l.discover
-                .push(where_.or(root_dir.clone()).unwrap_or_default());
+            // `find_packages("src")` or `find_packages(where="src")`.
+            let inner = v.split_once('(').map_or("", |(_, rest)| rest).trim_start();
+            let where_ = python_kwarg(inner, "where")
+                .and_then(|w| literal_strings(&w).into_iter().next())
+                .or_else(|| {
+                    inner
+                        .starts_with(['"', '\''])
+                        .then(|| literal_strings(inner).into_iter().next())
+                        .flatten()
+                });
+            l.discover.push((
+                where_.or(root_dir.clone()).unwrap_or_default(),
+                "`find_packages()` in setup.py",
+            ));
         } else {
             for p in literal_strings(&v) {
-                l.packages.push(prefix(p.replace('.', "/")));
+                l.packages
+                    .push((prefix(p.replace('.', "/")), "`packages=` of setup.py"));
             }
         }
     }
     if let Some(v) = python_kwarg(text, "py_modules") {
         l.explicit = true;
         for m in literal_strings(&v) {
-            l.modules
-                .push(prefix(format!("{}.py", m.replace('.', "/"))));
+            l.modules.push((
+                prefix(format!("{}.py", m.replace('.', "/"))),
+                "`py_modules=` of setup.py",
+            ));
         }
     }
     if let Some(n) = python_kwarg(text, "name").and_then(|v| literal_strings(&v).into_iter().next())
