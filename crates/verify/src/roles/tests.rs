@@ -1224,3 +1224,128 @@ fn toml_merge_reaches_into_inline_tables() {
     );
     assert_eq!(doc["project"]["readme"].as_str(), Some("A.md"), "{out}");
 }
+
+mod arbitrary {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    /// Paths made of the names the readers look at, odd characters and `..`.
+    fn path() -> impl Strategy<Value = String> {
+        let part = prop_oneof![
+            Just("src".to_string()),
+            Just("tests".to_string()),
+            Just("..".to_string()),
+            Just(".".to_string()),
+            Just("pyproject.toml".to_string()),
+            Just("package.json".to_string()),
+            Just("Cargo.toml".to_string()),
+            Just("go.mod".to_string()),
+            Just("setup.cfg".to_string()),
+            Just("setup.py".to_string()),
+            Just("tsconfig.json".to_string()),
+            Just("jest.config.js".to_string()),
+            Just("conftest.py".to_string()),
+            Just("test_a.py".to_string()),
+            Just("a.test.js".to_string()),
+            Just("requirements.txt".to_string()),
+            "[a-zé_.*{}\\[\\]-]{1,8}",
+        ];
+        proptest::collection::vec(part, 1..4).prop_map(|v| v.join("/"))
+    }
+
+    /// Texts shaped like the manifests and sources, and noise.
+    fn text() -> impl Strategy<Value = String> {
+        prop_oneof![
+            Just("[project]\nname = \"a-b\"\ndependencies = [\"x @ file:///../y\"]\n[tool.setuptools]\npackages = [\"..\", \"json\"]\npackage-dir = {\"\" = \"../src\"}\n".to_string()),
+            Just("{\"name\":\"x\",\"files\":[\"../*\", \"!x\", \"\"],\"main\":\"../../m\",\"exports\":{\".\":[\"./a\",{\"x\":null}]},\"jest\":{\"testRegex\":\"(\",\"testMatch\":[\"?(\",\"**/[\"]},\"dependencies\":{\"a\":\"file:/abs\"}}".to_string()),
+            Just("[package]\nname = \"c\"\ninclude = [\"[\"]\n[lib]\npath = \"../../x.rs\"\n[[bin]]\npath = \"/abs.rs\"\n[dependencies]\nz = { path = \"../../..\" }\n".to_string()),
+            Just("module m\nreplace a => ../../b\nreplace (\n c => /abs\n)\ngodebug (\n".to_string()),
+            Just("from . import (\nimport .x\nfrom ...... import y\nimport a.b.c as d, e\n\"\"\"\n".to_string()),
+            Just("require('./')\nimport x from '../../..'\nexport * from \"./\u{e9}\"\n. \"$(dirname \"$0\")/\nsource\n".to_string()),
+            Just("setup(packages=find_packages(where=, py_modules=[\"é\", name='".to_string()),
+            ".{0,200}",
+        ]
+    }
+
+    /// package.json objects over a few keys, declaration and not, with awkward strings.
+    fn object() -> impl Strategy<Value = serde_json::Value> {
+        let value = prop_oneof![
+            "[a-z\"\\\\{}\\[\\],:é]{0,6}".prop_map(serde_json::Value::String),
+            proptest::collection::btree_map("[a-z{},\"]{1,3}", "[a-z,}]{0,3}", 0..3).prop_map(
+                |m| {
+                    serde_json::Value::Object(
+                        m.into_iter()
+                            .map(|(k, v)| (k, serde_json::Value::String(v)))
+                            .collect(),
+                    )
+                }
+            ),
+        ];
+        let keys = proptest::sample::subsequence(
+            vec!["name", "scripts", "dependencies", "jest", "é\"x"],
+            0..=5,
+        );
+        (keys, proptest::collection::vec(value, 5)).prop_map(|(keys, values)| {
+            serde_json::Value::Object(
+                keys.into_iter()
+                    .zip(values)
+                    .map(|(k, v)| (k.to_string(), v))
+                    .collect(),
+            )
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+
+        #[test]
+        fn reading_any_tree_and_classifying_any_path_never_panics(
+            base in proptest::collection::vec((path(), text()), 0..8),
+            fin in proptest::collection::vec((path(), text()), 0..8),
+            probe in path(),
+        ) {
+            let base = Mem(base.into_iter().collect());
+            let fin = Mem(fin.into_iter().collect());
+            let facts = RoleFacts { reported_test_files: vec![PathBuf::from(&probe)], ..RoleFacts::default() };
+            let r = Roles::read(&base, &fin, &facts);
+            for p in base.0.keys().chain(fin.0.keys()).chain([&probe]) {
+                let _ = r.role(Path::new(p));
+                prop_assert!(!r.why(Path::new(p)).is_empty());
+            }
+            let _ = r.findings();
+        }
+
+        #[test]
+        fn package_json_merge_takes_exactly_the_declaration_keys(
+            base in object(),
+            fin in object(),
+            pretty_base in any::<bool>(),
+        ) {
+            let base_text = if pretty_base {
+                serde_json::to_string_pretty(&base).unwrap_or_default()
+            } else {
+                serde_json::to_string(&base).unwrap_or_default()
+            };
+            let fin_text = serde_json::to_string_pretty(&fin).unwrap_or_default();
+            let out = merge("package.json", &base_text, &fin_text);
+            let out: serde_json::Value = serde_json::from_str(&out).unwrap_or_default();
+            for key in ["name", "scripts", "dependencies", "jest", "é\"x"] {
+                let from = if matches!(key, "name" | "dependencies") { &fin } else { &base };
+                prop_assert_eq!(out.get(key), from.get(key), "{}", key);
+            }
+        }
+
+        #[test]
+        fn merging_any_manifest_texts_never_panics(
+            name in prop_oneof![
+                Just("package.json"), Just("pyproject.toml"), Just("Cargo.toml"),
+                Just("go.mod"), Just("setup.cfg"), Just("Pipfile"), Just("x.txt"),
+            ],
+            base in text(),
+            fin in text(),
+        ) {
+            let _ = merge_declarations(Path::new(name), &base, &fin);
+        }
+    }
+}
