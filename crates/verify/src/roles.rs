@@ -226,6 +226,26 @@ impl Never {
             None
         }
     }
+
+    /// Why a top-level name a project's own packaging ships is not product source, if it is
+    /// not: a standard-library name always; a test runner's name unless the project is that
+    /// runner (pytest's own `_pytest`); an installed distribution's name never counts here, as
+    /// the project's own packages are installed in its environment too.
+    pub(crate) fn packaged(&self, name: &str, project: Option<&str>) -> Option<String> {
+        let own_runner = project.is_some_and(|p| {
+            let p = p.to_lowercase().replace(['-', '.'], "_");
+            PYTHON_RUNNERS.contains(&p.as_str())
+        });
+        if PYTHON_STDLIB.contains(name) {
+            Some(format!("shadows the standard-library module `{name}`"))
+        } else if PYTHON_RUNNERS.contains(&name) && !own_runner {
+            Some(format!("shadows the test runner or tool `{name}`"))
+        } else if !is_identifier(name) {
+            Some(format!("`{name}` is not an importable name"))
+        } else {
+            None
+        }
+    }
 }
 
 /// Whether `name` is a Python identifier (ASCII, as package names are in practice).

@@ -238,7 +238,9 @@ fn tsconfig(trees: &Trees<'_>, dir: &str, file: &str, cfg: &Value, layout: &mut 
         .pointer("/compilerOptions/rootDir")
         .and_then(Value::as_str)
         .and_then(|r| join(dir, r))
-        && (!root.is_empty() || !dir.is_empty())
+        // Only a folder inside the config's own (`"rootDir": ".."` widens the output layout,
+        // it does not add sources).
+        && super::under(&root, dir).is_some_and(|rel| !rel.is_empty())
     {
         any = true;
         layout.root(

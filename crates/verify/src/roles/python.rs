@@ -88,6 +88,9 @@ struct Listing {
     explicit: bool,
     /// Project name (for name-based defaults).
     name: Option<String>,
+    /// The backend finds the package by the project's name (hatch, poetry, flit, uv, maturin);
+    /// setuptools and pdm discover it.
+    name_based: bool,
     /// Local path dependencies (as written).
     local_deps: Vec<String>,
 }
@@ -201,7 +204,7 @@ fn ship(
     for (pkg, how) in &listing.packages {
         let Some(path) = join(dir, pkg) else { continue };
         let name = pkg.rsplit('/').next().unwrap_or(pkg);
-        if let Some(why) = never.python(name) {
+        if let Some(why) = never.packaged(name, listing.name.as_deref()) {
             layout.finding(format!(
                 "{path}: listed as a package by {manifest} {how}, not taken as product source: {why}"
             ));
@@ -218,7 +221,7 @@ fn ship(
         };
         let file = path.rsplit('/').next().unwrap_or(&path);
         if let Some(name) = python_module_name(file)
-            && let Some(why) = never.python(name)
+            && let Some(why) = never.packaged(name, listing.name.as_deref())
         {
             layout.finding(format!(
                 "{path}: listed as a module by {manifest} {how}, not taken as product source: {why}"
@@ -233,13 +236,13 @@ fn ship(
     let mut discover = listing.discover.clone();
     if !found && !listing.explicit {
         // The package named after the project (hatch, poetry, flit, uv), else discovery.
-        if let Some(name) = &listing.name {
+        if let Some(name) = listing.name.as_ref().filter(|_| listing.name_based) {
             let n = name.to_lowercase().replace(['-', '.'], "_");
             let why = format!("named after the project `{name}` of {manifest}");
             for cand in [format!("src/{n}"), n.clone()] {
                 if let Some(p) = join(dir, &cand)
                     && trees.has_dir(&p)
-                    && never.python(&n).is_none()
+                    && never.packaged(&n, Some(name)).is_none()
                 {
                     found = true;
                     layout.root(p, Filter::Any, why.clone());
@@ -248,7 +251,7 @@ fn ship(
             for cand in [format!("src/{n}.py"), format!("{n}.py")] {
                 if let Some(p) = join(dir, &cand)
                     && trees.exists(&p)
-                    && never.python(&n).is_none()
+                    && never.packaged(&n, Some(name)).is_none()
                 {
                     found = true;
                     layout.file(p, why.clone());
@@ -266,7 +269,15 @@ fn ship(
         let flat = base == dir && d != "src";
         let layout_name = if flat { "flat layout" } else { "src layout" };
         let why = format!("found by {manifest} {how} ({layout_name})");
-        discover_in(trees, never, &base, flat, &why, layout);
+        discover_in(
+            trees,
+            never,
+            &base,
+            flat,
+            listing.name.as_deref(),
+            &why,
+            layout,
+        );
     }
 }
 
@@ -277,6 +288,7 @@ fn discover_in(
     never: &Never,
     base: &str,
     flat: bool,
+    project: Option<&str>,
     why: &str,
     layout: &mut Layout,
 ) {
@@ -290,7 +302,7 @@ fn discover_in(
                 && rel.ends_with(".py")
                 && !(flat
                     && (FLAT_EXCLUDED_MODULES.contains(&name) || name.starts_with(['.', '_'])))
-                && never.python(name).is_none()
+                && never.packaged(name, project).is_none()
             {
                 layout.file(p.clone(), why);
             }
@@ -301,10 +313,10 @@ fn discover_in(
         }
     }
     for top in tops {
-        if (flat && FLAT_EXCLUDED_PACKAGES.contains(&top.as_str())) || top.starts_with(['.', '_']) {
+        if flat && (FLAT_EXCLUDED_PACKAGES.contains(&top.as_str()) || top.starts_with(['.', '_'])) {
             continue;
         }
-        if never.python(&top).is_some() || !is_identifier(&top) {
+        if never.packaged(&top, project).is_some() || !is_identifier(&top) {
             continue;
         }
         let path = join(base, &top).unwrap_or_default();
@@ -379,6 +391,10 @@ fn from_pyproject(text: &str, l: &mut Listing) -> bool {
     if project.is_none() && poetry.is_none() && backend.is_empty() {
         return false;
     }
+    l.name_based |= poetry.is_some()
+        || ["hatchling", "poetry", "flit", "uv_build", "maturin"]
+            .iter()
+            .any(|b| backend.contains(b));
     if let Some(n) = project
         .and_then(|p| p.get("name"))
         .or_else(|| poetry.and_then(|p| p.get("name")))

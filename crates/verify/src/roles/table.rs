@@ -32,6 +32,8 @@ pub(crate) struct Row {
 #[derive(Debug)]
 pub(crate) struct Table {
     pub(crate) rows: Vec<Row>,
+    /// Every row's glob at once: one pass over a path finds all rows that match it.
+    set: globset::GlobSet,
 }
 
 #[derive(Deserialize)]
@@ -95,7 +97,17 @@ impl Table {
                 });
             }
         }
-        let table = Table { rows };
+        let mut set = globset::GlobSetBuilder::new();
+        for row in &rows {
+            set.add(
+                GlobBuilder::new(&row.glob)
+                    .literal_separator(true)
+                    .build()
+                    .map_err(|e| format!("glob {:?}: {e}", row.glob))?,
+            );
+        }
+        let set = set.build().map_err(|e| e.to_string())?;
+        let table = Table { rows, set };
         for (index, row) in table.rows.iter().enumerate() {
             for example in &row.examples {
                 match table.first(example) {
@@ -129,7 +141,7 @@ impl Table {
 
     /// The index of the first row matching a normalized relative path.
     pub(crate) fn first(&self, path: &str) -> Option<usize> {
-        self.rows.iter().position(|r| r.matcher.is_match(path))
+        self.set.matches(path).into_iter().min()
     }
 
     pub(crate) fn row(&self, path: &str) -> Option<&Row> {

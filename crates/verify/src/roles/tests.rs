@@ -1125,7 +1125,14 @@ fn roles_of_a_folder() {
         return;
     };
     let tree = read_dir_tree(Path::new(&dir));
+    let started = std::time::Instant::now();
     let r = roles(&tree, &tree);
+    let read_took = started.elapsed();
+    let started = std::time::Instant::now();
+    for p in tree.0.keys() {
+        let _ = r.role(Path::new(p));
+    }
+    let classify_took = started.elapsed();
     let mut out = String::new();
     let mut counts: BTreeMap<String, usize> = BTreeMap::new();
     for p in tree.0.keys() {
@@ -1135,8 +1142,9 @@ fn roles_of_a_folder() {
     }
     let _ = writeln!(
         std::io::stderr(),
-        "{out}{counts:?}\nfindings: {:?}",
-        r.findings()
+        "{out}{counts:?}\nfindings: {:?}\n{} files: read {read_took:?}, every role {classify_took:?}",
+        r.findings(),
+        tree.0.len()
     );
 }
 
@@ -1348,4 +1356,48 @@ mod arbitrary {
             let _ = merge_declarations(Path::new(name), &base, &fin);
         }
     }
+}
+
+#[test]
+fn a_project_that_is_a_runner_ships_its_own_runner_modules() {
+    let base = Mem::new(&[
+        (
+            "pyproject.toml",
+            "[project]\nname = \"pytest\"\n[build-system]\nbuild-backend = \"setuptools.build_meta\"\n",
+        ),
+        ("src/_pytest/python.py", ""),
+        ("src/pytest/__init__.py", ""),
+        ("src/py.py", ""),
+        ("testing/test_x.py", ""),
+    ]);
+    assert_roles(
+        &roles(&base, &base),
+        &[
+            ("src/_pytest/python.py", Product),
+            ("src/pytest/__init__.py", Product),
+            ("src/py.py", Product),
+        ],
+    );
+    // Any other project: a `pytest` package of its own shadows the runner.
+    let other = base.with(&[("pyproject.toml", "[project]\nname = \"calc\"\n")]);
+    assert_roles(
+        &roles(&other, &other),
+        &[
+            ("src/pytest/__init__.py", Other),
+            ("src/_pytest/python.py", Other),
+        ],
+    );
+    // The project's own package is installed in its environment: still product.
+    let calc = Mem::new(&[
+        ("pyproject.toml", "[project]\nname = \"calc\"\n"),
+        ("src/calc/__init__.py", ""),
+    ]);
+    let facts = RoleFacts {
+        installed_modules: vec!["calc".into()],
+        ..RoleFacts::default()
+    };
+    assert_eq!(
+        Roles::read(&calc, &calc, &facts).role(Path::new("src/calc/__init__.py")),
+        Product
+    );
 }
