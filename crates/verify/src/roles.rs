@@ -357,6 +357,8 @@ pub(crate) struct Layout {
     pub(crate) runner_loaded: BTreeMap<String, String>,
     /// Folders wholly of declarations (vendored dependencies), with why.
     pub(crate) declaration_roots: Vec<(String, String)>,
+    /// pytest `testpaths` folders of the baseline, with the file that names them.
+    pub(crate) testpaths: Vec<(String, String)>,
     /// Languages whose packaging lists what they ship (no import closure for them).
     pub(crate) listed: BTreeSet<Lang>,
 }
@@ -438,6 +440,30 @@ impl Roles {
         cargo::read(&trees, &mut layout);
         node::read(&trees, &mut layout);
         golang::read(&trees, &mut layout);
+        // A `testpaths` folder that holds no product source is the tests' own, support files
+        // and fixtures included (pytest's `testing/`); one that does (`src`, `.` for doctests)
+        // only names where `python_files` apply.
+        for (dir, file) in std::mem::take(&mut layout.testpaths) {
+            let overlaps = |other: &str| {
+                other.is_empty() || under(other, &dir).is_some() || under(&dir, other).is_some()
+            };
+            if dir.is_empty()
+                || layout.roots.iter().any(|r| overlaps(&r.dir))
+                || layout
+                    .product_files
+                    .keys()
+                    .any(|f| under(f, &dir).is_some())
+            {
+                continue;
+            }
+            layout.test_patterns.push((
+                dir.clone(),
+                "**".into(),
+                format!(
+                    "under `testpaths` of the baseline's {file}, a folder of no product source"
+                ),
+            ));
+        }
         roles.absorb_tests(&mut layout);
         // The import closure classifies with everything above already known: a module the
         // tests import that a name rule or runner pattern calls a test stays a test.

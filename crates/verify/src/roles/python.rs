@@ -917,6 +917,11 @@ fn read_test_config(trees: &Trees<'_>, layout: &mut Layout) {
         } else {
             paths.iter().filter_map(|t| join(&dir, t)).collect()
         };
+        if !paths.is_empty() {
+            for u in &unders {
+                layout.testpaths.push((u.clone(), file.clone()));
+            }
+        }
         for u in &unders {
             for pattern in &files {
                 layout.test_patterns.push((

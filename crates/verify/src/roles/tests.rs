@@ -1401,3 +1401,26 @@ fn a_project_that_is_a_runner_ships_its_own_runner_modules() {
         Product
     );
 }
+
+#[test]
+fn a_testpaths_folder_of_no_product_is_the_tests_own() {
+    let base = Mem::new(&[
+        (
+            "pyproject.toml",
+            "[project]\nname = \"calc\"\n[build-system]\nbuild-backend = \"setuptools.build_meta\"\n\
+             [tool.pytest.ini_options]\ntestpaths = [\"testing\", \"src\"]\n",
+        ),
+        ("src/calc/__init__.py", ""),
+        ("testing/test_calc.py", ""),
+        ("testing/plugins/fake_plugin.py", ""),
+        ("testing/example_scripts/data.txt", ""),
+    ]);
+    assert_roles(
+        &roles(&base, &base),
+        &[
+            ("src/calc/__init__.py", Product),
+            ("testing/plugins/fake_plugin.py", Test),
+            ("testing/example_scripts/data.txt", Test),
+        ],
+    );
+}
