@@ -8,23 +8,27 @@
 //! knows beyond them ([`RoleFacts`]):
 //!
 //! - names decide first: the tables `roles/*.toml` (one per platform, rows glob → role with
-//!   examples checked when they load: [`table`]) say what the platforms' conventions call tests,
-//!   manifests, lockfiles and configuration;
+//!   examples checked when they load: `table`) say what the platforms' conventions call tests,
+//!   manifests, lockfiles and configuration; no row makes a path product;
 //! - then the runners' own configured patterns, read from the **baseline** only (pytest
-//!   `python_files`, jest `testMatch`/`testRegex`, vitest `include`, mocha `spec`), and the files
-//!   the runner loads by configuration (jest `setupFiles`, mocha `require`): tests;
+//!   `python_files` and `testpaths`, jest `testMatch`/`testRegex`, vitest `include`, mocha
+//!   `spec`), and the files the baseline's configuration loads around the tests (jest
+//!   `setupFiles`/`moduleNameMapper`, pytest `-p`/`pytest_plugins`, `--require`): tests;
+//! - then vendored Go dependencies (declarations) and the test support the tests import (a module
+//!   that imports a test framework itself, `imports`);
 //! - then the packaging, read from both trees so new files of the run are classified with the
 //!   final tree's manifests: what the package ships as its own manifest lists it (Python:
-//!   [`python`], Rust: [`cargo`], Node: [`node`], Go: [`golang`]) is product source;
+//!   `python`, Rust: `cargo`, Node: `node`, Go: `golang`) is product source;
 //! - then the files in which the runner reported a test at the baseline: tests;
 //! - then, for a language whose packaging lists nothing, the modules the baseline's tests import,
-//!   transitively, and the new modules those import ([`imports`]);
+//!   transitively, and the new modules those import (`imports`);
 //! - everything else is configuration and the like: [`Role::Other`].
 //!
-//! A module whose import name is a standard-library module, a test runner or an installed
-//! distribution is never product source (it would shadow what the tests import). A dependency
-//! declared by a local path is product source inside the repository and a finding outside it.
-//! [`merge_declarations`] takes the run's changes to a manifest's declaration keys only ([`merge`]).
+//! A module whose import name is a standard-library module or a test runner is never product
+//! source (it would shadow what the tests import), nor, when found through the tests' imports,
+//! one an installed distribution names. A dependency declared by a local path is product source
+//! inside the repository and a finding outside it. [`merge_declarations`] takes the run's changes
+//! to a manifest's declaration keys only (`merge`).
 //!
 //! What it is not: the inline test items of product files (Rust `#[cfg(test)]`, doctests) are put
 //! back by `syntax::restore_inline_tests`; this module classifies whole files. It reads no disk
@@ -200,7 +204,6 @@ const PYTHON_RUNNERS: &[&str] = &[
     "setup",
     "noxfile",
     "tox",
-    "mock",
 ];
 
 static PYTHON_STDLIB: LazyLock<BTreeSet<&'static str>> = LazyLock::new(|| {
