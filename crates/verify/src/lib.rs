@@ -17,6 +17,8 @@
 //! - [`protect`]: the test-protection screen, pure functions that compare a run's tests, test
 //!   files and runner configuration with its baseline (deleted tests, skips, weakened
 //!   assertions, changed test configuration).
+//! - [`roles`]: what the locked run takes of a run's changes: every path as product source,
+//!   declaration, test or everything else, and a manifest's declaration keys merged.
 //!
 //! This crate prints nothing and reads no configuration or environment: the CLI passes the
 //! gates, the timeout and the environment in. Processes are built only through `pawl-process`
@@ -33,6 +35,7 @@ pub mod parse;
 pub mod platform;
 pub mod protect;
 pub mod report;
+pub mod roles;
 pub mod runner;
 pub mod text;
 
