@@ -449,10 +449,7 @@ pub fn build_at(store: &Store, run_id: &str, root: Option<&Path>) -> Result<Repo
             .as_ref()
             .map(|r| r.findings.clone())
             .unwrap_or_default(),
-        noted: last
-            .as_ref()
-            .map(|r| r.noted.clone())
-            .unwrap_or_default(),
+        noted: last.as_ref().map(|r| r.noted.clone()).unwrap_or_default(),
         locked: last.as_ref().and_then(|r| r.locked.clone()),
         changes_accepted,
         seals,
@@ -657,7 +654,10 @@ fn locked_markdown(l: &crate::verify::LockedRun) -> String {
         Locked::Differs => "The tests that decide gave different results on the same locked tree",
     });
     if l.runs > 0 {
-        o.push_str(&format!(" (run {} time(s); locked tree {})", l.runs, l.tree));
+        o.push_str(&format!(
+            " (run {} time(s); locked tree {})",
+            l.runs, l.tree
+        ));
     }
     o.push_str(".\n\n");
     for line in &l.lines {

@@ -100,6 +100,15 @@ pub enum RolesError {
     },
 }
 
+/// Extensions that are never "content" of a repository without a manifest: modules of the
+/// languages whose tests' imports decide (Python, JavaScript/TypeScript, shell), of those that
+/// build only from a manifest (Rust, Go), and
+/// documentation.
+const UNPACKAGED_NOT_CONTENT: &[&str] = &[
+    "py", "pyi", "js", "mjs", "cjs", "jsx", "ts", "tsx", "mts", "cts", "sh", "bash", "rs", "go",
+    "md", "rst", "adoc",
+];
+
 /// The per-tree layout: source roots, product files, configured test patterns, findings.
 #[derive(Debug)]
 pub struct Roles {
@@ -125,6 +134,10 @@ pub struct Roles {
     findings: Vec<String>,
     /// Why the tables did not load, when they did not (then every path is Other).
     table_error: Option<String>,
+    /// Neither tree has a manifest of any platform: nothing lists what the project is made of,
+    /// so its files that no rule calls a test or configuration are its content (a check may
+    /// read `answer.txt` as well as import `calc.py`).
+    unpackaged: bool,
 }
 
 /// A folder of product source.
@@ -425,6 +438,7 @@ impl Roles {
             never,
             findings: Vec::new(),
             table_error: table::table().err().map(str::to_string),
+            unpackaged: false,
         };
         for path in trees
             .named("pyproject.toml")
@@ -486,6 +500,11 @@ impl Roles {
                 "the role tables do not load ({e}): every path counts as configuration"
             ));
         }
+        roles.unpackaged = roles.table_error.is_none()
+            && !trees
+                .all
+                .iter()
+                .any(|p| matches!(roles.by_name(p), Some((Role::Declaration, _))));
         roles
     }
 
@@ -604,6 +623,23 @@ impl Roles {
         }
         if let Some(why) = self.shadowing(&path) {
             return (Role::Other, format!("not product source: {why}"));
+        }
+        // Modules of a language the import closure follows keep its rule (a module no test
+        // imports is not product), and documentation is not what a check runs.
+        let data = Path::new(&path)
+            .extension()
+            .and_then(|e| e.to_str())
+            .is_none_or(|e| !UNPACKAGED_NOT_CONTENT.contains(&e));
+        if self.unpackaged
+            && data
+            && !Path::new(&path)
+                .components()
+                .any(|c| c.as_os_str().to_string_lossy().starts_with('.'))
+        {
+            return (
+                Role::Product,
+                "product source: the repository has no manifest of any platform, so its data files that no rule calls a test or configuration are its content".into(),
+            );
         }
         (
             Role::Other,

@@ -191,7 +191,12 @@ pub fn check_user_fix(ctx: &mut Ctx) -> CliResult<ExitCode> {
 fn record_user_changes(ctx: &Ctx, store: &mut pawl_store::Store, run_id: &str) -> CliResult<()> {
     let Some(last) = store
         .last_event(run_id, pawl_core::EventKind::Verification)?
-        .and_then(|e| e.data.get("tree_hash").and_then(|t| t.as_str()).map(str::to_owned))
+        .and_then(|e| {
+            e.data
+                .get("tree_hash")
+                .and_then(|t| t.as_str())
+                .map(str::to_owned)
+        })
     else {
         return Ok(());
     };

@@ -99,7 +99,10 @@ impl TreeFiles for GitTree<'_> {
     }
 
     fn read(&self, path: &Path) -> Option<String> {
-        self.repo.blob_text(self.tree, path, MAX_READ).ok().flatten()
+        self.repo
+            .blob_text(self.tree, path, MAX_READ)
+            .ok()
+            .flatten()
     }
 }
 
@@ -177,7 +180,9 @@ fn split(
     let base_files = GitTree { repo, tree: base };
     let fin_files = GitTree { repo, tree: fin };
     let mut facts = facts;
+    // The files the checks run are where the tests are: what they import is the product.
     facts.reported_test_files = reported_test_files(baseline, &base_files.paths());
+    facts.reported_test_files.extend(check_files.iter().cloned());
     let roles = Roles::read(&base_files, &fin_files, &facts);
     let mut edits = Vec::new();
     let mut taken = Vec::new();

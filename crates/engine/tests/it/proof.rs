@@ -402,7 +402,10 @@ fn locked_a_new_test_file_that_patches_the_code_is_review() {
     let locked = last.locked.as_ref().expect("the locked run ran");
     assert_eq!(locked.result, pawl_core::proof::Locked::NeedsOtherChanges);
     assert!(
-        locked.left_out.iter().any(|l| l.path == "test_aaa_setup.py"),
+        locked
+            .left_out
+            .iter()
+            .any(|l| l.path == "test_aaa_setup.py"),
         "{locked:?}"
     );
     assert!(

@@ -1424,3 +1424,49 @@ fn a_testpaths_folder_of_no_product_is_the_tests_own() {
         ],
     );
 }
+
+/// A repository with no manifest of any platform: a check reads `greet.txt`; nothing lists the
+/// project's files, so its data files that no rule calls a test or configuration are its content
+/// — while modules keep the import rule (`answer.sh` no test sources is not product), docs are
+/// not content, and the attacks on the tests stay out.
+#[test]
+fn an_unpackaged_repository_s_files_are_its_content_and_the_attacks_stay_out() {
+    let base = Mem::new(&[
+        ("greet.txt", "hi\n"),
+        ("answer.sh", "answer() { echo 41; }\n"),
+        ("tests/base.sh", "true\n"),
+        ("docs/notes.md", "notes\n"),
+    ]);
+    let fin = base.with(&[
+        ("greet.txt", "hello\n"),
+        ("sitecustomize.py", "import os\n"),
+        ("evil.pth", "import os\n"),
+        (".env.local", "KEY=1\n"),
+        ("conftest.py", "\n"),
+        ("unittest.py", "\n"),
+        ("pytest.ini", "[pytest]\n"),
+    ]);
+    let r = roles(&base, &fin);
+    assert_roles(
+        &r,
+        &[
+            ("greet.txt", Product),
+            ("answer.sh", Other),
+            ("docs/notes.md", Other),
+            ("tests/base.sh", Test),
+            ("conftest.py", Test),
+            ("sitecustomize.py", Other),
+            ("evil.pth", Other),
+            (".env.local", Other),
+            ("unittest.py", Other),
+            ("pytest.ini", Other),
+        ],
+    );
+    // With a manifest, the packaging decides: a data file outside what it ships is not product.
+    let packaged = base.with(&[(
+        "package.json",
+        "{\"name\": \"g\", \"files\": [\"answer.sh\"]}\n",
+    )]);
+    let r = roles(&packaged, &packaged.with(&[("greet.txt", "hello\n")]));
+    assert_roles(&r, &[("greet.txt", Other)]);
+}
