@@ -360,6 +360,8 @@ pub(crate) struct Layout {
     pub(crate) runner_loaded: BTreeMap<String, String>,
     /// Folders wholly of declarations (vendored dependencies), with why.
     pub(crate) declaration_roots: Vec<(String, String)>,
+    /// Folders wholly of the tests' own (a Rust test-only module's folder), with why.
+    pub(crate) test_dirs: Vec<(String, String)>,
     /// pytest `testpaths` folders of the baseline, with the file that names them.
     pub(crate) testpaths: Vec<(String, String)>,
     /// Languages whose packaging lists what they ship (no import closure for them).
@@ -466,6 +468,9 @@ impl Roles {
                     "under `testpaths` of the baseline's {file}, a folder of no product source"
                 ),
             ));
+        }
+        for (dir, why) in std::mem::take(&mut layout.test_dirs) {
+            layout.test_patterns.push((dir, "**".into(), why));
         }
         roles.absorb_tests(&mut layout);
         // The import closure classifies with everything above already known: a module the

@@ -1424,3 +1424,42 @@ fn a_testpaths_folder_of_no_product_is_the_tests_own() {
         ],
     );
 }
+
+#[test]
+fn rust_test_only_modules_and_test_targets_are_tests() {
+    let base = Mem::new(&[
+        (
+            "Cargo.toml",
+            "[package]\nname = \"calc\"\n[[test]]\nname = \"it\"\npath = \"src/it_main.rs\"\n",
+        ),
+        (
+            "src/lib.rs",
+            "pub mod ops;\n#[cfg(test)]\nmod test_support;\n#[cfg(test)]\n#[path = \"checks/all.rs\"]\nmod checks;\n",
+        ),
+        ("src/ops.rs", "#[cfg(test)]\npub(crate) mod helpers;\n"),
+        ("src/ops/helpers.rs", ""),
+        ("src/test_support/mod.rs", "mod asserts;\n"),
+        ("src/test_support/asserts.rs", ""),
+        ("src/checks/all.rs", ""),
+        ("src/it_main.rs", ""),
+    ]);
+    assert_roles(
+        &roles(&base, &base),
+        &[
+            ("src/lib.rs", Product),
+            ("src/ops.rs", Product),
+            ("src/ops/helpers.rs", Test),
+            ("src/test_support/mod.rs", Test),
+            ("src/test_support/asserts.rs", Test),
+            ("src/checks/all.rs", Test),
+            ("src/it_main.rs", Test),
+        ],
+    );
+    // The run cannot turn a product module into a test-only one to take it out, nor the other
+    // way round: the baseline's declarations decide.
+    let fin = base.with(&[("src/lib.rs", "pub mod ops;\nmod test_support;\n")]);
+    assert_eq!(
+        roles(&base, &fin).role(Path::new("src/test_support/asserts.rs")),
+        Test
+    );
+}
