@@ -1463,3 +1463,47 @@ fn rust_test_only_modules_and_test_targets_are_tests() {
         Test
     );
 }
+
+#[test]
+fn an_added_manifest_gives_only_its_declarations_and_a_deleted_one_keeps_the_other_keys() {
+    // Added: a new package.json / pyproject.toml cannot bring runner settings with it.
+    let added = merge(
+        "web/package.json",
+        "",
+        "{\n  \"name\": \"web\",\n  \"scripts\": {\"test\": \"jest || true\"},\n  \"jest\": {\"testPathIgnorePatterns\": [\".\"]},\n  \"dependencies\": {\"a\": \"1\"}\n}\n",
+    );
+    let v: serde_json::Value = serde_json::from_str(&added).unwrap_or_default();
+    assert_eq!(v["name"], "web", "{added}");
+    assert_eq!(v["dependencies"]["a"], "1", "{added}");
+    assert!(
+        v.get("scripts").is_none() && v.get("jest").is_none(),
+        "{added}"
+    );
+    let added = merge(
+        "pyproject.toml",
+        "",
+        "[project]\nname = \"calc\"\ndependencies = [\"attrs\"]\n[tool.pytest.ini_options]\naddopts = \"-k 'not mul'\"\n",
+    );
+    assert!(
+        added.contains("attrs") && !added.contains("addopts"),
+        "{added}"
+    );
+    // Deleted: the baseline's runner settings stay.
+    let deleted = merge(
+        "pyproject.toml",
+        "[project]\nname = \"calc\"\n[tool.pytest.ini_options]\naddopts = \"-q\"\n",
+        "",
+    );
+    assert!(
+        deleted.contains("addopts = \"-q\"") && !deleted.contains("name"),
+        "{deleted}"
+    );
+    let deleted = merge(
+        "package.json",
+        "{\"name\":\"x\",\"jest\":{\"bail\":true}}",
+        "",
+    );
+    let v: serde_json::Value = serde_json::from_str(&deleted).unwrap_or_default();
+    assert_eq!(v, serde_json::json!({"jest": {"bail": true}}), "{deleted}");
+    assert_eq!(merge("go.mod", "module m\n", ""), "");
+}
