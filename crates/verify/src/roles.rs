@@ -477,6 +477,16 @@ impl Roles {
         // tests import that a name rule or runner pattern calls a test stays a test.
         let closure = imports::closure(&trees, &roles, &layout.listed);
         for (path, why) in closure.product {
+            // A top-level package the tests import is shipped whole (its data files too).
+            if let Some(pkg) = path.strip_suffix("/__init__.py")
+                && !trees.exists(&format!("{}/__init__.py", parent(pkg)))
+            {
+                layout.roots.push(Root {
+                    dir: pkg.to_string(),
+                    filter: Filter::Any,
+                    why: format!("the package `{pkg}` the baseline's tests import ({why})"),
+                });
+            }
             layout.product_files.entry(path).or_insert(why);
         }
         roles.test_support = closure.support;

@@ -1516,3 +1516,27 @@ fn an_added_manifest_gives_only_its_declarations_and_a_deleted_one_keeps_the_oth
     assert_eq!(v, serde_json::json!({"jest": {"bail": true}}), "{deleted}");
     assert_eq!(merge("go.mod", "module m\n", ""), "");
 }
+
+#[test]
+fn a_package_the_tests_import_with_no_manifest_is_product_whole() {
+    let base = Mem::new(&[
+        ("calc/__init__.py", "from .ops import add\n"),
+        ("calc/ops.py", ""),
+        ("calc/unused.py", ""),
+        ("calc/data/table.json", "{}"),
+        ("calc/tests/test_ops.py", ""),
+        ("test_calc.py", "import calc\n"),
+        ("tools/release.py", ""),
+    ]);
+    assert_roles(
+        &roles(&base, &base),
+        &[
+            ("calc/__init__.py", Product),
+            ("calc/ops.py", Product),
+            ("calc/unused.py", Product),
+            ("calc/data/table.json", Product),
+            ("calc/tests/test_ops.py", Test),
+            ("tools/release.py", Other),
+        ],
+    );
+}
