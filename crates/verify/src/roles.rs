@@ -266,6 +266,9 @@ pub(crate) struct Trees<'a> {
     fin_paths: BTreeSet<String>,
     /// Every path of either tree.
     pub(crate) all: BTreeSet<String>,
+    /// Texts read so far, by (final tree?, path): each file is read at most once per tree (a
+    /// caller's read may start a process).
+    cache: std::cell::RefCell<BTreeMap<(bool, String), Option<std::rc::Rc<str>>>>,
 }
 
 impl<'a> Trees<'a> {
@@ -282,15 +285,29 @@ impl<'a> Trees<'a> {
             base_paths,
             fin_paths,
             all,
+            cache: std::cell::RefCell::new(BTreeMap::new()),
         }
+    }
+
+    fn cached(&self, fin: bool, path: &str) -> Option<String> {
+        let key = (fin, path.to_string());
+        if let Some(hit) = self.cache.borrow().get(&key) {
+            return hit.as_deref().map(str::to_string);
+        }
+        let tree = if fin { self.fin } else { self.base };
+        let text = tree.read(Path::new(path));
+        self.cache
+            .borrow_mut()
+            .insert(key, text.as_deref().map(std::rc::Rc::from));
+        text
     }
 
     /// The final tree's text of a file, else the baseline's (layout and imports).
     pub(crate) fn read(&self, path: &str) -> Option<String> {
         if self.fin_paths.contains(path) {
-            self.fin.read(Path::new(path))
+            self.cached(true, path)
         } else if self.base_paths.contains(path) {
-            self.base.read(Path::new(path))
+            self.cached(false, path)
         } else {
             None
         }
@@ -299,7 +316,7 @@ impl<'a> Trees<'a> {
     /// The baseline's text of a file (runner configuration: locked to the baseline).
     pub(crate) fn read_base(&self, path: &str) -> Option<String> {
         if self.base_paths.contains(path) {
-            self.base.read(Path::new(path))
+            self.cached(false, path)
         } else {
             None
         }
@@ -312,7 +329,7 @@ impl<'a> Trees<'a> {
             out.push(t);
         }
         if self.fin_paths.contains(path)
-            && let Some(t) = self.fin.read(Path::new(path))
+            && let Some(t) = self.cached(true, path)
             && out.first() != Some(&t)
         {
             out.push(t);

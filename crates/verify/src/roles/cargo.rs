@@ -69,6 +69,13 @@ fn test_modules(trees: &Trees<'_>, layout: &mut Layout) {
         .iter()
         .filter(|p| p.ends_with(".rs") && trees.in_base(p) && !ignored(p))
         .filter(|p| p.split('/').any(|d| d == "src"))
+        // Only a file that can declare a module file that exists: a crate or `mod.rs` root
+        // (its modules sit beside it) or `x.rs` with a folder `x/` (each read is a blob read).
+        .filter(|p| {
+            let stem = p.trim_end_matches(".rs");
+            matches!(p.rsplit('/').next(), Some("lib.rs" | "main.rs" | "mod.rs"))
+                || trees.has_dir(stem)
+        })
         .cloned()
         .collect();
     for file in sources {

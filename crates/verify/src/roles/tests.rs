@@ -1124,6 +1124,62 @@ fn the_tables_make_no_path_product_by_name() {
     }
 }
 
+/// A tree that counts its reads.
+struct Counting<'a>(&'a Mem, std::cell::RefCell<BTreeMap<String, usize>>);
+
+impl TreeFiles for Counting<'_> {
+    fn paths(&self) -> Vec<PathBuf> {
+        self.0.paths()
+    }
+    fn read(&self, path: &Path) -> Option<String> {
+        *self
+            .1
+            .borrow_mut()
+            .entry(path.display().to_string())
+            .or_default() += 1;
+        self.0.read(path)
+    }
+}
+
+#[test]
+fn each_file_is_read_at_most_once_per_tree() {
+    let base = Mem::new(&[
+        (
+            "pyproject.toml",
+            "[tool.pytest.ini_options]\npython_files = [\"check_*.py\"]\n",
+        ),
+        ("setup.cfg", "[tool:pytest]\n"),
+        ("calc.py", "import helpers\n"),
+        ("helpers.py", ""),
+        ("check_calc.py", "import calc\nimport helpers\n"),
+        ("package.json", r#"{"name":"x"}"#),
+        ("a.test.js", "require('./a')"),
+        ("a.js", ""),
+        ("Cargo.toml", "[package]\nname = \"c\"\n"),
+        ("src/lib.rs", "#[cfg(test)]\nmod t;\n"),
+        ("src/t.rs", ""),
+    ]);
+    let fin = base.with(&[
+        ("calc.py", "import helpers\nimport extra\n"),
+        ("extra.py", ""),
+    ]);
+    let (b, f) = (
+        Counting(&base, Default::default()),
+        Counting(&fin, Default::default()),
+    );
+    let r = Roles::read(&b, &f, &RoleFacts::default());
+    assert_eq!(r.role(Path::new("extra.py")), Product);
+    for (tree, counts) in [("baseline", &b.1), ("final", &f.1)] {
+        let twice: Vec<_> = counts
+            .borrow()
+            .iter()
+            .filter(|(_, n)| **n > 1)
+            .map(|(p, n)| format!("{p}: {n}"))
+            .collect();
+        assert!(twice.is_empty(), "{tree}: {twice:?}");
+    }
+}
+
 /// Prints every path of a folder with its role and why: `ROLES_TREE=<dir> cargo test -p
 /// pawl-verify --lib roles_of_a_folder -- --ignored --nocapture` (the folder is both trees).
 #[test]
@@ -1135,7 +1191,9 @@ fn roles_of_a_folder() {
     };
     let tree = read_dir_tree(Path::new(&dir));
     let started = std::time::Instant::now();
-    let r = roles(&tree, &tree);
+    let counting = Counting(&tree, Default::default());
+    let r = Roles::read(&counting, &counting, &RoleFacts::default());
+    let reads: usize = counting.1.borrow().values().sum();
     let read_took = started.elapsed();
     let started = std::time::Instant::now();
     for p in tree.0.keys() {
@@ -1151,7 +1209,7 @@ fn roles_of_a_folder() {
     }
     let _ = writeln!(
         std::io::stderr(),
-        "{out}{counts:?}\nfindings: {:?}\n{} files: read {read_took:?}, every role {classify_took:?}",
+        "{out}{counts:?}\nfindings: {:?}\n{} files: read {read_took:?} ({reads} file reads), every role {classify_took:?}",
         r.findings(),
         tree.0.len()
     );
