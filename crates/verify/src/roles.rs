@@ -258,6 +258,9 @@ pub(crate) fn is_identifier(name: &str) -> bool {
         && chars.all(|c| c == '_' || c.is_ascii_alphanumeric())
 }
 
+/// Texts by (final tree?, path); `None`: absent, binary or too big.
+type ReadCache = BTreeMap<(bool, String), Option<std::rc::Rc<str>>>;
+
 /// Both trees as the layout readers see them.
 pub(crate) struct Trees<'a> {
     base: &'a dyn TreeFiles,
@@ -268,7 +271,7 @@ pub(crate) struct Trees<'a> {
     pub(crate) all: BTreeSet<String>,
     /// Texts read so far, by (final tree?, path): each file is read at most once per tree (a
     /// caller's read may start a process).
-    cache: std::cell::RefCell<BTreeMap<(bool, String), Option<std::rc::Rc<str>>>>,
+    cache: std::cell::RefCell<ReadCache>,
 }
 
 impl<'a> Trees<'a> {
