@@ -170,6 +170,9 @@ pub(crate) fn closure(trees: &Trees<'_>, roles: &Roles, listed: &BTreeSet<Lang>)
                 Kind::Js => js_imports(&path, text, trees),
                 Kind::Shell => shell_sources(&path, text, trees),
             });
+            if is_test {
+                found.extend(executed_scripts(&path, text, trees));
+            }
         }
         for target in found {
             if seen.contains(&target) {
@@ -480,6 +483,44 @@ pub(crate) fn js_candidates(p: &str) -> Vec<String> {
         });
     }
     out
+}
+
+/// Extensions of scripts a test may run as a program (`sh ./calc.sh`, `subprocess.run(["python",
+/// "cli.py"])`, `execFileSync("node", ["bin/cli.js"])`).
+const SCRIPT_EXTS: &[&str] = &["sh", "bash", "py", "js", "mjs", "cjs", "ts", "rb", "pl"];
+
+/// Scripts a test names as words or string literals, resolved beside the test or at the root:
+/// the programs it runs. Data files it names are not taken (an expected-output file is the
+/// tests' own).
+fn executed_scripts(path: &str, text: &str, trees: &Trees<'_>) -> Vec<String> {
+    let dir = parent(path);
+    let mut found = Vec::new();
+    for word in text.split(|c: char| {
+        c.is_whitespace()
+            || matches!(
+                c,
+                '"' | '\'' | '`' | '(' | ')' | '[' | ']' | ',' | ';' | '='
+            )
+    }) {
+        let w = word.trim_start_matches("./");
+        let w = match w.rfind("}/").or_else(|| w.rfind(")/")) {
+            Some(i) => &w[i + 2..],
+            None => w,
+        };
+        if w.is_empty() || w.starts_with('$') || !super::has_ext(w, SCRIPT_EXTS) || w.len() > 200 {
+            continue;
+        }
+        for base in [dir, ""] {
+            if let Some(p) = join(base, w)
+                && p != path
+                && trees.exists(&p)
+            {
+                found.push(p);
+                break;
+            }
+        }
+    }
+    found
 }
 
 fn shell_sources(path: &str, text: &str, trees: &Trees<'_>) -> Vec<String> {

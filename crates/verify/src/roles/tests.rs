@@ -1598,3 +1598,33 @@ fn a_package_the_tests_import_with_no_manifest_is_product_whole() {
         ],
     );
 }
+
+#[test]
+fn scripts_the_tests_run_as_programs_are_product() {
+    let base = Mem::new(&[
+        (
+            "test.sh",
+            "#!/bin/sh\nout=$(sh ./calc.sh add 2 3)\n[ \"$out\" = 5 ] || exit 1\ndiff out.txt expected.txt\n",
+        ),
+        ("calc.sh", ""),
+        ("expected.txt", "5"),
+        (
+            "test_cli.py",
+            "import subprocess, sys\nsubprocess.run([sys.executable, \"tools/cli.py\", \"2\"])\n",
+        ),
+        ("tools/cli.py", ""),
+        (
+            "test/cli.test.js",
+            "const { execFileSync } = require('node:child_process');\nexecFileSync('node', [`${__dirname}/../bin/run.js`]);\n",
+        ),
+        ("bin/run.js", ""),
+    ]);
+    assert_roles(
+        &roles(&base, &base),
+        &[
+            ("calc.sh", Product),
+            ("tools/cli.py", Product),
+            ("expected.txt", Other),
+        ],
+    );
+}
