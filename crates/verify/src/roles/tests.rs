@@ -1624,6 +1624,7 @@ fn scripts_the_tests_run_as_programs_are_product() {
         &[
             ("calc.sh", Product),
             ("tools/cli.py", Product),
+            ("bin/run.js", Product),
             ("expected.txt", Other),
         ],
     );
