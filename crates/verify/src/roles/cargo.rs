@@ -310,6 +310,13 @@ fn dependencies(dir: &str, manifest: &str, doc: &Table, layout: &mut Layout) {
                             "{manifest}: `{key}.{dep}` is the crate itself: features turned on \
                              only for its tests are not what its users build"
                         ));
+                    } else if p != dir && ignored(&format!("{p}/Cargo.toml")) {
+                        // A crate the readers above skip (under `vendor/`, say): its folder.
+                        layout.root(
+                            p,
+                            Filter::Any,
+                            format!("the path dependency `{dep}` of {manifest} (`{key}`)"),
+                        );
                     }
                 }
                 _ => layout.finding(format!(

@@ -1629,3 +1629,25 @@ fn scripts_the_tests_run_as_programs_are_product() {
         ],
     );
 }
+
+#[test]
+fn a_cargo_path_dependency_under_vendor_is_product() {
+    let base = Mem::new(&[
+        ("Cargo.toml", "[workspace]\nmembers = [\"app\"]\n"),
+        (
+            "app/Cargo.toml",
+            "[package]\nname = \"app\"\n[dependencies]\nfoo = { path = \"../vendor/foo\" }\n",
+        ),
+        ("app/src/main.rs", ""),
+        ("vendor/foo/Cargo.toml", "[package]\nname = \"foo\"\n"),
+        ("vendor/foo/src/lib.rs", ""),
+        ("vendor/bar/src/lib.rs", ""),
+    ]);
+    assert_roles(
+        &roles(&base, &base),
+        &[
+            ("vendor/foo/src/lib.rs", Product),
+            ("vendor/bar/src/lib.rs", Other),
+        ],
+    );
+}
