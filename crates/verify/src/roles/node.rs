@@ -504,14 +504,19 @@ pub(crate) fn strip_jsonc(text: &str) -> String {
     out
 }
 
+static CONFIG_KEY: std::sync::LazyLock<Option<regex::Regex>> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(
+        r#"(?m)["']?([A-Za-z_$][\w$]*)["']?\s*:\s*(\[[^\]]*\]|"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|`[^`]*`|/(?:[^/\\\n]|\\.)+/[a-z]*)"#,
+    )
+    .ok()
+});
+
 /// The string-valued and string-array-valued keys of a JavaScript configuration module, read
 /// without running it (`key: "x"`, `key: ["a", "b"]`, `key: /re/`), as a flat JSON object; the
 /// keys of a `test: {…}` block are also kept under `test`.
 pub(crate) fn script_config(text: &str) -> Value {
     let mut map = serde_json::Map::new();
-    let Ok(re) = regex::Regex::new(
-        r#"(?m)["']?([A-Za-z_$][\w$]*)["']?\s*:\s*(\[[^\]]*\]|"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|`[^`]*`|/(?:[^/\\\n]|\\.)+/[a-z]*)"#,
-    ) else {
+    let Some(re) = CONFIG_KEY.as_ref() else {
         return Value::Object(map);
     };
     for cap in re.captures_iter(text) {
