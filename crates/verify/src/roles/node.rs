@@ -279,12 +279,21 @@ fn tsconfig(trees: &Trees<'_>, dir: &str, file: &str, cfg: &Value, layout: &mut 
             }
         }
     }
-    // No include, no files: the compiler takes every source under the config's folder. At the
-    // repository root that is the whole tree: rely on the entry points and the tests' imports.
-    if !any && !dir.is_empty() && trees.has_dir(dir) {
+    // No include, no files: the compiler takes every source under the config's folder (its
+    // TypeScript, and its JavaScript with `allowJs`).
+    if !any && trees.has_dir(dir) {
+        let allow_js = cfg
+            .pointer("/compilerOptions/allowJs")
+            .and_then(Value::as_bool)
+            .unwrap_or(false);
+        let exts: &'static [&'static str] = if allow_js {
+            &["ts", "mts", "cts", "tsx", "js", "mjs", "cjs", "jsx"]
+        } else {
+            &["ts", "mts", "cts", "tsx"]
+        };
         layout.root(
             dir.to_string(),
-            Filter::Exts(&["ts", "mts", "cts", "tsx"]),
+            Filter::Exts(exts),
             format!("TypeScript sources of {file} (no `include`: all of its folder)"),
         );
     }

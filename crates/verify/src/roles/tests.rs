@@ -1651,3 +1651,30 @@ fn a_cargo_path_dependency_under_vendor_is_product() {
         ],
     );
 }
+
+#[test]
+fn a_root_tsconfig_without_include_builds_every_typescript_file() {
+    let base = Mem::new(&[
+        (
+            "package.json",
+            r#"{"name":"x","files":["dist"],"main":"dist/index.js"}"#,
+        ),
+        (
+            "tsconfig.json",
+            "{ \"compilerOptions\": { \"outDir\": \"dist\" } }",
+        ),
+        ("src/index.ts", ""),
+        ("lib/util.ts", ""),
+        ("scripts/gen.js", ""),
+        ("src/index.test.ts", ""),
+    ]);
+    assert_roles(
+        &roles(&base, &base),
+        &[
+            ("src/index.ts", Product),
+            ("lib/util.ts", Product),
+            ("scripts/gen.js", Other),
+            ("src/index.test.ts", Test),
+        ],
+    );
+}
