@@ -191,10 +191,12 @@ pub fn merge_declarations(
             name,
             "package.json" | "pyproject.toml" | "Cargo.toml" | "go.mod" | "setup.cfg" | "Pipfile"
         );
+    if is_requirements {
+        return Ok(Some(requirements(base, fin)));
+    }
     if vendored
         || LOCKFILES.contains(&name)
         || (name.starts_with("pylock.") && name.ends_with(".toml"))
-        || is_requirements
     {
         return Ok(Some(fin.to_string()));
     }
@@ -256,6 +258,44 @@ pub(crate) fn declares(name: &str, text: &str) -> Option<bool> {
         })),
         _ => None,
     }
+}
+
+/// pip's options that say where and how to install, not what: configuration, kept as at the
+/// baseline (a run must not point the room's install at another index).
+const PIP_OPTIONS: &[&str] = &[
+    "-i",
+    "--index-url",
+    "--extra-index-url",
+    "--no-index",
+    "-f",
+    "--find-links",
+    "--trusted-host",
+    "--pre",
+    "--prefer-binary",
+    "--no-binary",
+    "--only-binary",
+    "--require-hashes",
+    "--use-feature",
+    "--config-settings",
+    "--global-option",
+];
+
+/// A requirements file: the run's requirement lines, the baseline's pip options.
+fn requirements(base: &str, fin: &str) -> String {
+    let is_option = |line: &str| {
+        let word = line.trim_start().split([' ', '=']).next().unwrap_or("");
+        PIP_OPTIONS.contains(&word)
+    };
+    let mut out = String::new();
+    for line in base.lines().filter(|l| is_option(l)) {
+        out.push_str(line);
+        out.push('\n');
+    }
+    for line in fin.lines().filter(|l| !is_option(l)) {
+        out.push_str(line);
+        out.push('\n');
+    }
+    out
 }
 
 fn parse_err(path: &str, which: &'static str, e: impl std::fmt::Display) -> RolesError {

@@ -768,7 +768,7 @@ fn lockfiles_are_wholly_declarations_and_unknown_files_are_not_manifests() {
         merge("web/package-lock.json", "{}", "{\"x\":1}"),
         "{\"x\":1}"
     );
-    assert_eq!(merge("requirements-dev.txt", "a", "b"), "b");
+    assert_eq!(merge("requirements-dev.txt", "a\n", "b\n"), "b\n");
     assert!(matches!(
         merge_declarations(Path::new("jest.config.js"), "a", "b"),
         Ok(None)
@@ -1676,5 +1676,15 @@ fn a_root_tsconfig_without_include_builds_every_typescript_file() {
             ("scripts/gen.js", Other),
             ("src/index.test.ts", Test),
         ],
+    );
+}
+
+#[test]
+fn a_requirements_merge_takes_requirements_not_the_index() {
+    let base = "--index-url https://pypi.org/simple\nattrs==23.1\n";
+    let fin = "--index-url https://evil.example/simple\n--extra-index-url https://evil.example/x\nattrs==23.2\nnumpy\n";
+    assert_eq!(
+        merge("requirements.txt", base, fin),
+        "--index-url https://pypi.org/simple\nattrs==23.2\nnumpy\n"
     );
 }
