@@ -1688,3 +1688,10 @@ fn a_requirements_merge_takes_requirements_not_the_index() {
         "--index-url https://pypi.org/simple\nattrs==23.2\nnumpy\n"
     );
 }
+
+#[test]
+fn roles_can_cross_threads_and_awaits() {
+    fn send_sync<T: Send + Sync>() {}
+    send_sync::<Roles>();
+    send_sync::<RolesError>();
+}
