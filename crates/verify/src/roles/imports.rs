@@ -65,7 +65,6 @@ const PY_TEST_FRAMEWORKS: &[&str] = &[
     "nose",
     "nose2",
     "mock",
-    "doctest",
 ];
 
 /// JavaScript packages only tests import (a specifier equal to one, or under it with `/`).
@@ -100,7 +99,13 @@ pub(crate) struct Found {
 fn test_framework(path: &str, kind: Kind, trees: &Trees<'_>) -> Option<String> {
     let text = trees.read_base(path).or_else(|| trees.read(path))?;
     match kind {
+        // Top-level imports only: `if __name__ == "__main__": import unittest` in a module does
+        // not make it a test helper.
         Kind::Python => python_lines(&text).iter().find_map(|line| {
+            let body = line.strip_prefix(' ').unwrap_or(line);
+            if body.starts_with([' ', '\t']) {
+                return None;
+            }
             line.split(';').find_map(|stmt| {
                 let modules: Vec<String> =
                     if let Some(c) = PY_FROM.as_ref().and_then(|r| r.captures(stmt)) {

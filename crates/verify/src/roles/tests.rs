@@ -1231,7 +1231,10 @@ fn package_json_merge_keeps_every_untouched_byte() {
 #[test]
 fn a_helper_the_tests_import_that_imports_the_test_framework_is_test_support() {
     let base = Mem::new(&[
-        ("calc.py", ""),
+        (
+            "calc.py",
+            "def add(a, b):\n    return a + b\n\nif __name__ == \"__main__\":\n    import unittest\n    import doctest\n",
+        ),
         (
             "checks.py",
             "import unittest\ndef check(t, a, b):\n    t.assertEqual(a, b)\n",
