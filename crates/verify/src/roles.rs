@@ -105,6 +105,8 @@ pub enum RolesError {
 pub struct Roles {
     /// Product files named one by one (entry points, modules the tests import), with why.
     product_files: BTreeMap<String, String>,
+    /// Product files of a broad reading of the packaging (setuptools' discovery), with why.
+    broad_files: BTreeMap<String, String>,
     /// Folders whose files are product source (filtered), with why.
     roots: Vec<Root>,
     /// Test patterns the baseline's runner configuration adds, with why.
@@ -134,6 +136,10 @@ pub(crate) struct Root {
     pub(crate) dir: String,
     pub(crate) filter: Filter,
     pub(crate) why: String,
+    /// A broad reading of the packaging (setuptools' discovery, `npm pack` of a package without
+    /// `files`, a whole crate or TypeScript folder): a file the runner reported tests in is a
+    /// test before it is this.
+    pub(crate) broad: bool,
 }
 
 /// Which files under a [`Root`] are product source.
@@ -372,6 +378,8 @@ impl<'a> Trees<'a> {
 #[derive(Default)]
 pub(crate) struct Layout {
     pub(crate) product_files: BTreeMap<String, String>,
+    /// Product files from a broad reading of the packaging (setuptools' discovery).
+    pub(crate) broad_files: BTreeMap<String, String>,
     pub(crate) roots: Vec<Root>,
     pub(crate) findings: Vec<String>,
     pub(crate) test_patterns: Vec<(String, String, String)>,
@@ -406,7 +414,23 @@ impl Layout {
             dir,
             filter,
             why: why.into(),
+            broad: false,
         });
+    }
+
+    /// A root from a broad reading of the packaging (see [`Root::broad`]).
+    pub(crate) fn broad_root(&mut self, dir: String, filter: Filter, why: impl Into<String>) {
+        self.roots.push(Root {
+            dir,
+            filter,
+            why: why.into(),
+            broad: true,
+        });
+    }
+
+    /// A product file from a broad reading of the packaging.
+    pub(crate) fn broad_file(&mut self, path: String, why: impl Into<String>) {
+        self.broad_files.entry(path).or_insert_with(|| why.into());
     }
 
     pub(crate) fn finding(&mut self, line: String) {
@@ -437,6 +461,7 @@ impl Roles {
             .collect();
         let mut roles = Roles {
             product_files: BTreeMap::new(),
+            broad_files: BTreeMap::new(),
             roots: Vec::new(),
             test_patterns: Vec::new(),
             runner_loaded: BTreeMap::new(),
@@ -501,16 +526,17 @@ impl Roles {
             if let Some(pkg) = path.strip_suffix("/__init__.py")
                 && !trees.exists(&format!("{}/__init__.py", parent(pkg)))
             {
-                layout.roots.push(Root {
-                    dir: pkg.to_string(),
-                    filter: Filter::Any,
-                    why: format!("the package `{pkg}` the baseline's tests import ({why})"),
-                });
+                layout.root(
+                    pkg.to_string(),
+                    Filter::Any,
+                    format!("the package `{pkg}` the baseline's tests import ({why})"),
+                );
             }
             layout.product_files.entry(path).or_insert(why);
         }
         roles.test_support = closure.support;
         roles.product_files = layout.product_files;
+        roles.broad_files = layout.broad_files;
         // The most specific folder speaks first (a crate inside another crate's folder).
         layout.roots.sort_by_key(|r| std::cmp::Reverse(r.dir.len()));
         roles.roots = layout.roots;
@@ -625,7 +651,10 @@ impl Roles {
         if let Some(why) = self.test_support.get(&path) {
             return (Role::Test, format!("test: {why}"));
         }
-        if let Some(why) = self.product_by_packaging(&path) {
+        if let Some(why) = self.product_by_packaging(&path, false) {
+            return (Role::Product, format!("product source: {why}"));
+        }
+        if let Some(why) = self.product_files.get(&path) {
             return (Role::Product, format!("product source: {why}"));
         }
         if self.reported.contains(&path) {
@@ -634,7 +663,10 @@ impl Roles {
                 "test: the runner reported a test in this file at the baseline".into(),
             );
         }
-        if let Some(why) = self.product_files.get(&path) {
+        if let Some(why) = self
+            .product_by_packaging(&path, true)
+            .or_else(|| self.broad_files.get(&path).cloned())
+        {
             return (Role::Product, format!("product source: {why}"));
         }
         if let Some(why) = self.shadowing(&path) {
@@ -647,9 +679,9 @@ impl Roles {
         )
     }
 
-    /// Why a path is product source by its packaging (roots and listed entry files).
-    fn product_by_packaging(&self, path: &str) -> Option<String> {
-        for root in &self.roots {
+    /// Why a path is product source by its packaging's roots (the precise ones, or the broad).
+    fn product_by_packaging(&self, path: &str, broad: bool) -> Option<String> {
+        for root in self.roots.iter().filter(|r| r.broad == broad) {
             let Some(rel) = under(path, &root.dir) else {
                 continue;
             };

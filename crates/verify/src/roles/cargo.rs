@@ -162,7 +162,7 @@ fn crate_layout(trees: &Trees<'_>, dir: &str, manifest: &str, doc: &Table, layou
         Filter::Any,
         format!("`src/` of the crate `{name}` ({manifest})"),
     );
-    layout.root(
+    layout.broad_root(
         dir.to_string(),
         Filter::Package { include, exclude },
         format!("shipped by the crate `{name}`: `cargo package --list`{narrowed} ({manifest})"),

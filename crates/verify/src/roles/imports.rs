@@ -146,15 +146,18 @@ pub(crate) fn closure(trees: &Trees<'_>, roles: &Roles, listed: &BTreeSet<Lang>)
     let mut seen: BTreeSet<String> = BTreeSet::new();
     let mut queue: VecDeque<(String, Kind, bool)> = VecDeque::new();
     for path in trees.all.iter().filter(|p| trees.in_base(p)) {
-        let is_test =
-            roles.reported.contains(path) || matches!(roles.by_name(path), Some((Role::Test, _)));
-        if !is_test {
+        let named = matches!(roles.by_name(path), Some((Role::Test, _)));
+        if !named && !roles.reported.contains(path) {
             continue;
         }
         if let Some(kind) = kind_of(path, trees, true)
             && !listed.contains(&lang(kind))
         {
-            seen.insert(path.clone());
+            // A file only the runner's report calls a test (a module with doctests) may still
+            // be reached as an import, which decides what it is.
+            if named {
+                seen.insert(path.clone());
+            }
             queue.push_back((path.clone(), kind, true));
         }
     }
@@ -180,14 +183,13 @@ pub(crate) fn closure(trees: &Trees<'_>, roles: &Roles, listed: &BTreeSet<Lang>)
             }
         }
         for target in found {
-            if seen.contains(&target) {
+            if seen.contains(&target) || target == path {
                 continue;
             }
             seen.insert(target.clone());
             let by_name = roles.by_name(&target);
-            let mut target_is_test =
-                matches!(by_name, Some((Role::Test, _))) || roles.reported.contains(&target);
-            let framework = if by_name.is_none() && !target_is_test {
+            let mut target_is_test = matches!(by_name, Some((Role::Test, _)));
+            let framework = if by_name.is_none() {
                 kind_of(&target, trees, false).and_then(|k| test_framework(&target, k, trees))
             } else {
                 None
@@ -198,7 +200,9 @@ pub(crate) fn closure(trees: &Trees<'_>, roles: &Roles, listed: &BTreeSet<Lang>)
                     target.clone(),
                     format!("support the tests import ({path}), and it imports `{framework}`"),
                 );
-            } else if by_name.is_none() && !roles.reported.contains(&target) {
+            } else if by_name.is_none() {
+                // A module the tests import is product, even one in which the runner reported
+                // tests (doctests: its inline tests are put back item by item).
                 let via = if is_test {
                     "the baseline's test"
                 } else {

@@ -111,7 +111,7 @@ fn package(
         // No `files`: `npm pack` ships every file of the package's folder; its JavaScript and
         // TypeScript sources and JSON data are the product (configuration by name is taken out
         // first by the tables, tests by the runners' patterns).
-        layout.root(
+        layout.broad_root(
             dir.to_string(),
             Filter::Exts(JS_EXTS),
             format!("shipped by `npm pack` of {manifest} (no `files`: every file of its folder)"),
@@ -291,7 +291,7 @@ fn tsconfig(trees: &Trees<'_>, dir: &str, file: &str, cfg: &Value, layout: &mut 
         } else {
             &["ts", "mts", "cts", "tsx"]
         };
-        layout.root(
+        layout.broad_root(
             dir.to_string(),
             Filter::Exts(exts),
             format!("TypeScript sources of {file} (no `include`: all of its folder)"),

@@ -1698,3 +1698,60 @@ fn roles_can_cross_threads_and_awaits() {
     send_sync::<Roles>();
     send_sync::<RolesError>();
 }
+
+#[test]
+fn a_module_with_doctests_the_tests_import_stays_product() {
+    // pytest --doctest-modules reports `calc.py::calc.add`: calc.py holds tests, and is product.
+    let base = Mem::new(&[
+        (
+            "calc.py",
+            "def add(a, b):\n    \"\"\">>> add(1, 2)\n    3\"\"\"\n    return a + b\n",
+        ),
+        ("test_calc.py", "from calc import add\n"),
+        ("verify_calc.py", "from calc import add\n"),
+        (
+            "checks_more.py",
+            "import unittest\nclass T(unittest.TestCase):\n    pass\n",
+        ),
+    ]);
+    let facts = RoleFacts {
+        reported_test_files: vec![
+            "calc.py".into(),
+            "verify_calc.py".into(),
+            "checks_more.py".into(),
+        ],
+        ..RoleFacts::default()
+    };
+    let r = Roles::read(&base, &base, &facts);
+    assert_roles(
+        &r,
+        &[
+            ("calc.py", Product),
+            ("verify_calc.py", Test),
+            ("checks_more.py", Test),
+        ],
+    );
+}
+
+#[test]
+fn a_reported_test_file_is_a_test_before_a_broad_reading_of_the_packaging() {
+    // `npm pack` of a package without `files` ships checks/calc.js, but the runner ran tests in
+    // it: its changes must not be taken as product.
+    let base = Mem::new(&[
+        (
+            "package.json",
+            r#"{"name":"calc","scripts":{"test":"node --test checks/"}}"#,
+        ),
+        ("calc.js", ""),
+        (
+            "checks/calc.js",
+            "const assert = require('node:assert');\nconst calc = require('../calc');\n",
+        ),
+    ]);
+    let facts = RoleFacts {
+        reported_test_files: vec!["checks/calc.js".into()],
+        ..RoleFacts::default()
+    };
+    let r = Roles::read(&base, &base, &facts);
+    assert_roles(&r, &[("calc.js", Product), ("checks/calc.js", Test)]);
+}
