@@ -538,16 +538,17 @@ fn shell_sources(path: &str, text: &str, trees: &Trees<'_>) -> Vec<String> {
     for line in text.lines() {
         for stmt in line.split([';', '&', '|']) {
             let stmt = stmt.trim();
-            let target = if let Some(rest) = stmt
+            // bats `load x` reads `x.bash` (or `x`) beside the test file.
+            let (target, load) = if let Some(rest) = stmt
                 .strip_prefix(". ")
                 .or_else(|| stmt.strip_prefix("source "))
             {
-                rest.trim().to_string()
+                (rest.trim().to_string(), false)
             } else if let Some(rest) = stmt
                 .strip_prefix("load ")
                 .filter(|_| path.ends_with(".bats"))
             {
-                format!("{}.bash", rest.trim().trim_matches(['"', '\'']))
+                (rest.trim().to_string(), true)
             } else {
                 continue;
             };
@@ -563,13 +564,24 @@ fn shell_sources(path: &str, text: &str, trees: &Trees<'_>) -> Vec<String> {
                 },
                 None => (t, false),
             };
-            let bases: Vec<&str> = if beside { vec![dir] } else { vec!["", dir] };
-            for b in bases {
-                if let Some(p) = join(b, t)
-                    && trees.exists(&p)
-                {
-                    found.push(p);
-                    break;
+            let bases: Vec<&str> = if beside || load {
+                vec![dir]
+            } else {
+                vec!["", dir]
+            };
+            let names: Vec<String> = if load {
+                vec![format!("{t}.bash"), t.to_string()]
+            } else {
+                vec![t.to_string()]
+            };
+            'found: for b in bases {
+                for name in &names {
+                    if let Some(p) = join(b, name)
+                        && trees.exists(&p)
+                    {
+                        found.push(p);
+                        break 'found;
+                    }
                 }
             }
         }

@@ -1755,3 +1755,24 @@ fn a_reported_test_file_is_a_test_before_a_broad_reading_of_the_packaging() {
     let r = Roles::read(&base, &base, &facts);
     assert_roles(&r, &[("calc.js", Product), ("checks/calc.js", Test)]);
 }
+
+#[test]
+fn bats_load_reads_beside_the_test() {
+    let base = Mem::new(&[
+        ("test/calc.bats", "load helper\nload '../lib/calc.sh'\n"),
+        (
+            "test/helper.bash",
+            ". \"$BATS_TEST_DIRNAME/../lib/util.sh\"\n",
+        ),
+        ("lib/calc.sh", ""),
+        ("lib/util.sh", ""),
+    ]);
+    assert_roles(
+        &roles(&base, &base),
+        &[
+            ("test/helper.bash", Test),
+            ("lib/calc.sh", Product),
+            ("lib/util.sh", Product),
+        ],
+    );
+}
