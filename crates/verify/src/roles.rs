@@ -114,6 +114,8 @@ const UNPACKAGED_NOT_CONTENT: &[&str] = &[
 pub struct Roles {
     /// Product files named one by one (entry points, modules the tests import), with why.
     product_files: BTreeMap<String, String>,
+    /// Product files of a broad reading of the packaging (setuptools' discovery), with why.
+    broad_files: BTreeMap<String, String>,
     /// Folders whose files are product source (filtered), with why.
     roots: Vec<Root>,
     /// Test patterns the baseline's runner configuration adds, with why.
@@ -147,6 +149,10 @@ pub(crate) struct Root {
     pub(crate) dir: String,
     pub(crate) filter: Filter,
     pub(crate) why: String,
+    /// A broad reading of the packaging (setuptools' discovery, `npm pack` of a package without
+    /// `files`, a whole crate or TypeScript folder): a file the runner reported tests in is a
+    /// test before it is this.
+    pub(crate) broad: bool,
 }
 
 /// Which files under a [`Root`] are product source.
@@ -271,6 +277,9 @@ pub(crate) fn is_identifier(name: &str) -> bool {
         && chars.all(|c| c == '_' || c.is_ascii_alphanumeric())
 }
 
+/// Texts by (final tree?, path); `None`: absent, binary or too big.
+type ReadCache = BTreeMap<(bool, String), Option<std::rc::Rc<str>>>;
+
 /// Both trees as the layout readers see them.
 pub(crate) struct Trees<'a> {
     base: &'a dyn TreeFiles,
@@ -279,6 +288,9 @@ pub(crate) struct Trees<'a> {
     fin_paths: BTreeSet<String>,
     /// Every path of either tree.
     pub(crate) all: BTreeSet<String>,
+    /// Texts read so far, by (final tree?, path): each file is read at most once per tree (a
+    /// caller's read may start a process).
+    cache: std::cell::RefCell<ReadCache>,
 }
 
 impl<'a> Trees<'a> {
@@ -295,15 +307,29 @@ impl<'a> Trees<'a> {
             base_paths,
             fin_paths,
             all,
+            cache: std::cell::RefCell::new(BTreeMap::new()),
         }
+    }
+
+    fn cached(&self, fin: bool, path: &str) -> Option<String> {
+        let key = (fin, path.to_string());
+        if let Some(hit) = self.cache.borrow().get(&key) {
+            return hit.as_deref().map(str::to_string);
+        }
+        let tree = if fin { self.fin } else { self.base };
+        let text = tree.read(Path::new(path));
+        self.cache
+            .borrow_mut()
+            .insert(key, text.as_deref().map(std::rc::Rc::from));
+        text
     }
 
     /// The final tree's text of a file, else the baseline's (layout and imports).
     pub(crate) fn read(&self, path: &str) -> Option<String> {
         if self.fin_paths.contains(path) {
-            self.fin.read(Path::new(path))
+            self.cached(true, path)
         } else if self.base_paths.contains(path) {
-            self.base.read(Path::new(path))
+            self.cached(false, path)
         } else {
             None
         }
@@ -312,7 +338,7 @@ impl<'a> Trees<'a> {
     /// The baseline's text of a file (runner configuration: locked to the baseline).
     pub(crate) fn read_base(&self, path: &str) -> Option<String> {
         if self.base_paths.contains(path) {
-            self.base.read(Path::new(path))
+            self.cached(false, path)
         } else {
             None
         }
@@ -325,7 +351,7 @@ impl<'a> Trees<'a> {
             out.push(t);
         }
         if self.fin_paths.contains(path)
-            && let Some(t) = self.fin.read(Path::new(path))
+            && let Some(t) = self.cached(true, path)
             && out.first() != Some(&t)
         {
             out.push(t);
@@ -365,6 +391,8 @@ impl<'a> Trees<'a> {
 #[derive(Default)]
 pub(crate) struct Layout {
     pub(crate) product_files: BTreeMap<String, String>,
+    /// Product files from a broad reading of the packaging (setuptools' discovery).
+    pub(crate) broad_files: BTreeMap<String, String>,
     pub(crate) roots: Vec<Root>,
     pub(crate) findings: Vec<String>,
     pub(crate) test_patterns: Vec<(String, String, String)>,
@@ -373,6 +401,8 @@ pub(crate) struct Layout {
     pub(crate) runner_loaded: BTreeMap<String, String>,
     /// Folders wholly of declarations (vendored dependencies), with why.
     pub(crate) declaration_roots: Vec<(String, String)>,
+    /// Folders wholly of the tests' own (a Rust test-only module's folder), with why.
+    pub(crate) test_dirs: Vec<(String, String)>,
     /// pytest `testpaths` folders of the baseline, with the file that names them.
     pub(crate) testpaths: Vec<(String, String)>,
     /// Languages whose packaging lists what they ship (no import closure for them).
@@ -397,7 +427,23 @@ impl Layout {
             dir,
             filter,
             why: why.into(),
+            broad: false,
         });
+    }
+
+    /// A root from a broad reading of the packaging (see [`Root::broad`]).
+    pub(crate) fn broad_root(&mut self, dir: String, filter: Filter, why: impl Into<String>) {
+        self.roots.push(Root {
+            dir,
+            filter,
+            why: why.into(),
+            broad: true,
+        });
+    }
+
+    /// A product file from a broad reading of the packaging.
+    pub(crate) fn broad_file(&mut self, path: String, why: impl Into<String>) {
+        self.broad_files.entry(path).or_insert_with(|| why.into());
     }
 
     pub(crate) fn finding(&mut self, line: String) {
@@ -428,6 +474,7 @@ impl Roles {
             .collect();
         let mut roles = Roles {
             product_files: BTreeMap::new(),
+            broad_files: BTreeMap::new(),
             roots: Vec::new(),
             test_patterns: Vec::new(),
             runner_loaded: BTreeMap::new(),
@@ -481,15 +528,29 @@ impl Roles {
                 ),
             ));
         }
+        for (dir, why) in std::mem::take(&mut layout.test_dirs) {
+            layout.test_patterns.push((dir, "**".into(), why));
+        }
         roles.absorb_tests(&mut layout);
         // The import closure classifies with everything above already known: a module the
         // tests import that a name rule or runner pattern calls a test stays a test.
         let closure = imports::closure(&trees, &roles, &layout.listed);
         for (path, why) in closure.product {
+            // A top-level package the tests import is shipped whole (its data files too).
+            if let Some(pkg) = path.strip_suffix("/__init__.py")
+                && !trees.exists(&format!("{}/__init__.py", parent(pkg)))
+            {
+                layout.root(
+                    pkg.to_string(),
+                    Filter::Any,
+                    format!("the package `{pkg}` the baseline's tests import ({why})"),
+                );
+            }
             layout.product_files.entry(path).or_insert(why);
         }
         roles.test_support = closure.support;
         roles.product_files = layout.product_files;
+        roles.broad_files = layout.broad_files;
         // The most specific folder speaks first (a crate inside another crate's folder).
         layout.roots.sort_by_key(|r| std::cmp::Reverse(r.dir.len()));
         roles.roots = layout.roots;
@@ -609,7 +670,10 @@ impl Roles {
         if let Some(why) = self.test_support.get(&path) {
             return (Role::Test, format!("test: {why}"));
         }
-        if let Some(why) = self.product_by_packaging(&path) {
+        if let Some(why) = self.product_by_packaging(&path, false) {
+            return (Role::Product, format!("product source: {why}"));
+        }
+        if let Some(why) = self.product_files.get(&path) {
             return (Role::Product, format!("product source: {why}"));
         }
         if self.reported.contains(&path) {
@@ -618,7 +682,10 @@ impl Roles {
                 "test: the runner reported a test in this file at the baseline".into(),
             );
         }
-        if let Some(why) = self.product_files.get(&path) {
+        if let Some(why) = self
+            .product_by_packaging(&path, true)
+            .or_else(|| self.broad_files.get(&path).cloned())
+        {
             return (Role::Product, format!("product source: {why}"));
         }
         if let Some(why) = self.shadowing(&path) {
@@ -648,9 +715,9 @@ impl Roles {
         )
     }
 
-    /// Why a path is product source by its packaging (roots and listed entry files).
-    fn product_by_packaging(&self, path: &str) -> Option<String> {
-        for root in &self.roots {
+    /// Why a path is product source by its packaging's roots (the precise ones, or the broad).
+    fn product_by_packaging(&self, path: &str, broad: bool) -> Option<String> {
+        for root in self.roots.iter().filter(|r| r.broad == broad) {
             let Some(rel) = under(path, &root.dir) else {
                 continue;
             };

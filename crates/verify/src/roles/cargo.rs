@@ -4,6 +4,9 @@
 //! manifests. A path dependency outside the repository, or a dependency of a crate on itself
 //! (features turned on only for its tests), is a finding.
 
+use std::sync::LazyLock;
+
+use regex::Regex;
 use toml::{Table, Value};
 
 use super::{Filter, Layout, Trees, join, parent};
@@ -22,6 +25,107 @@ pub(crate) fn read(trees: &Trees<'_>, layout: &mut Layout) {
             };
             crate_layout(trees, &dir, &path, &doc, layout);
             dependencies(&dir, &path, &doc, layout);
+        }
+        // Test and bench targets are the tests' own wherever their path points (read at the
+        // baseline: how tests are built is configuration).
+        if let Some(doc) = trees.read_base(&path).and_then(|t| t.parse::<Table>().ok()) {
+            for key in ["test", "bench"] {
+                let Some(Value::Array(targets)) = doc.get(key) else {
+                    continue;
+                };
+                for t in targets.iter().filter_map(Value::as_table) {
+                    if let Some(p) = t
+                        .get("path")
+                        .and_then(Value::as_str)
+                        .and_then(|p| join(&dir, p))
+                    {
+                        layout.runner_loaded.insert(
+                            p,
+                            format!("the `[[{key}]]` target of the baseline's {path}"),
+                        );
+                    }
+                }
+            }
+        }
+    }
+    test_modules(trees, layout);
+}
+
+static CFG_TEST_MOD: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(
+        r#"#\[cfg\(test\)\]\s*(?:#\[path\s*=\s*"([^"]+)"\]\s*)?(?:pub(?:\([^)]*\))?\s+)?mod\s+([A-Za-z_][A-Za-z0-9_]*)\s*;"#,
+    )
+    .ok()
+});
+
+/// Out-of-line test modules (`#[cfg(test)] mod helpers;` in a crate's source, read at the
+/// baseline): their files are compiled only for the tests, so they are the tests' own.
+fn test_modules(trees: &Trees<'_>, layout: &mut Layout) {
+    let Some(re) = CFG_TEST_MOD.as_ref() else {
+        return;
+    };
+    let sources: Vec<String> = trees
+        .all
+        .iter()
+        .filter(|p| p.ends_with(".rs") && trees.in_base(p) && !ignored(p))
+        .filter(|p| p.split('/').any(|d| d == "src"))
+        // Only a file that can declare a module file that exists: a crate or `mod.rs` root
+        // (its modules sit beside it) or `x.rs` with a folder `x/` (each read is a blob read).
+        .filter(|p| {
+            let stem = p.trim_end_matches(".rs");
+            matches!(p.rsplit('/').next(), Some("lib.rs" | "main.rs" | "mod.rs"))
+                || trees.has_dir(stem)
+        })
+        .cloned()
+        .collect();
+    for file in sources {
+        let Some(text) = trees.read_base(&file) else {
+            continue;
+        };
+        if !text.contains("cfg(test)") {
+            continue;
+        }
+        let dir = parent(&file);
+        let stem = file
+            .rsplit('/')
+            .next()
+            .unwrap_or(&file)
+            .trim_end_matches(".rs");
+        // `mod x;` in `lib.rs`, `main.rs` or `mod.rs` is beside it; elsewhere in a folder named
+        // after the file.
+        let base = if matches!(stem, "lib" | "main" | "mod") {
+            dir.to_string()
+        } else {
+            join(dir, stem).unwrap_or_default()
+        };
+        for c in re.captures_iter(&text) {
+            let candidates: Vec<String> = match c.get(1) {
+                Some(p) => join(dir, p.as_str()).into_iter().collect(),
+                None => {
+                    let name = &c[2];
+                    [format!("{name}.rs"), format!("{name}/mod.rs")]
+                        .iter()
+                        .filter_map(|f| join(&base, f))
+                        .collect()
+                }
+            };
+            for cand in candidates {
+                layout.runner_loaded.insert(
+                    cand,
+                    format!(
+                        "a test-only module (`#[cfg(test)] mod {};` in the baseline's {file})",
+                        &c[2]
+                    ),
+                );
+            }
+            // Its own submodules too.
+            let name = &c[2];
+            if let Some(folder) = join(&base, name) {
+                layout.test_dirs.push((
+                    folder,
+                    format!("inside the test-only module `{name}` of the baseline's {file}"),
+                ));
+            }
         }
     }
 }
@@ -58,7 +162,7 @@ fn crate_layout(trees: &Trees<'_>, dir: &str, manifest: &str, doc: &Table, layou
         Filter::Any,
         format!("`src/` of the crate `{name}` ({manifest})"),
     );
-    layout.root(
+    layout.broad_root(
         dir.to_string(),
         Filter::Package { include, exclude },
         format!("shipped by the crate `{name}`: `cargo package --list`{narrowed} ({manifest})"),
@@ -206,6 +310,13 @@ fn dependencies(dir: &str, manifest: &str, doc: &Table, layout: &mut Layout) {
                             "{manifest}: `{key}.{dep}` is the crate itself: features turned on \
                              only for its tests are not what its users build"
                         ));
+                    } else if p != dir && ignored(&format!("{p}/Cargo.toml")) {
+                        // A crate the readers above skip (under `vendor/`, say): its folder.
+                        layout.root(
+                            p,
+                            Filter::Any,
+                            format!("the path dependency `{dep}` of {manifest} (`{key}`)"),
+                        );
                     }
                 }
                 _ => layout.finding(format!(

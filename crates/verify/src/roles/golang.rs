@@ -35,11 +35,54 @@ pub(crate) fn read(trees: &Trees<'_>, layout: &mut Layout) {
                 format!("vendored dependencies of the Go module `{module}` (`go mod vendor`): wholly a dependency declaration"),
             ));
         }
+        embeds(trees, &dir, &module, layout);
         layout.root(
             dir,
             Filter::Go,
             format!("a package of the Go module `{module}` ({path})"),
         );
+    }
+}
+
+/// Files a package embeds (`//go:embed templates/*.html`): shipped in the binary, product.
+fn embeds(trees: &Trees<'_>, dir: &str, module: &str, layout: &mut Layout) {
+    let sources: Vec<String> = trees
+        .all
+        .iter()
+        .filter(|p| p.ends_with(".go") && !p.ends_with("_test.go"))
+        .filter(|p| super::under(p, dir).is_some())
+        .cloned()
+        .collect();
+    for file in sources {
+        for text in trees.read_both(&file) {
+            if !text.contains("//go:embed") {
+                continue;
+            }
+            for line in text.lines() {
+                let Some(rest) = line.trim().strip_prefix("//go:embed") else {
+                    continue;
+                };
+                for pattern in rest.split_whitespace() {
+                    let pattern = pattern.trim_matches(['"', '`']).trim_start_matches("all:");
+                    if pattern.contains("..") || pattern.starts_with('/') {
+                        continue;
+                    }
+                    let glob = format!("{{{pattern},{pattern}/**}}");
+                    if let Ok(g) = globset::GlobBuilder::new(&glob)
+                        .literal_separator(true)
+                        .build()
+                    {
+                        layout.root(
+                            parent(&file).to_string(),
+                            Filter::Glob(g.compile_matcher(), None),
+                            format!(
+                                "embedded by `//go:embed {pattern}` in {file} (module `{module}`)"
+                            ),
+                        );
+                    }
+                }
+            }
+        }
     }
 }
 

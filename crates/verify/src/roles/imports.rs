@@ -65,7 +65,6 @@ const PY_TEST_FRAMEWORKS: &[&str] = &[
     "nose",
     "nose2",
     "mock",
-    "doctest",
 ];
 
 /// JavaScript packages only tests import (a specifier equal to one, or under it with `/`).
@@ -100,7 +99,13 @@ pub(crate) struct Found {
 fn test_framework(path: &str, kind: Kind, trees: &Trees<'_>) -> Option<String> {
     let text = trees.read_base(path).or_else(|| trees.read(path))?;
     match kind {
+        // Top-level imports only: `if __name__ == "__main__": import unittest` in a module does
+        // not make it a test helper.
         Kind::Python => python_lines(&text).iter().find_map(|line| {
+            let body = line.strip_prefix(' ').unwrap_or(line);
+            if body.starts_with([' ', '\t']) {
+                return None;
+            }
             line.split(';').find_map(|stmt| {
                 let modules: Vec<String> =
                     if let Some(c) = PY_FROM.as_ref().and_then(|r| r.captures(stmt)) {
@@ -141,15 +146,18 @@ pub(crate) fn closure(trees: &Trees<'_>, roles: &Roles, listed: &BTreeSet<Lang>)
     let mut seen: BTreeSet<String> = BTreeSet::new();
     let mut queue: VecDeque<(String, Kind, bool)> = VecDeque::new();
     for path in trees.all.iter().filter(|p| trees.in_base(p)) {
-        let is_test =
-            roles.reported.contains(path) || matches!(roles.by_name(path), Some((Role::Test, _)));
-        if !is_test {
+        let named = matches!(roles.by_name(path), Some((Role::Test, _)));
+        if !named && !roles.reported.contains(path) {
             continue;
         }
         if let Some(kind) = kind_of(path, trees, true)
             && !listed.contains(&lang(kind))
         {
-            seen.insert(path.clone());
+            // A file only the runner's report calls a test (a module with doctests) may still
+            // be reached as an import, which decides what it is.
+            if named {
+                seen.insert(path.clone());
+            }
             queue.push_back((path.clone(), kind, true));
         }
     }
@@ -170,16 +178,18 @@ pub(crate) fn closure(trees: &Trees<'_>, roles: &Roles, listed: &BTreeSet<Lang>)
                 Kind::Js => js_imports(&path, text, trees),
                 Kind::Shell => shell_sources(&path, text, trees),
             });
+            if is_test {
+                found.extend(executed_scripts(&path, text, trees));
+            }
         }
         for target in found {
-            if seen.contains(&target) {
+            if seen.contains(&target) || target == path {
                 continue;
             }
             seen.insert(target.clone());
             let by_name = roles.by_name(&target);
-            let mut target_is_test =
-                matches!(by_name, Some((Role::Test, _))) || roles.reported.contains(&target);
-            let framework = if by_name.is_none() && !target_is_test {
+            let mut target_is_test = matches!(by_name, Some((Role::Test, _)));
+            let framework = if by_name.is_none() {
                 kind_of(&target, trees, false).and_then(|k| test_framework(&target, k, trees))
             } else {
                 None
@@ -190,7 +200,9 @@ pub(crate) fn closure(trees: &Trees<'_>, roles: &Roles, listed: &BTreeSet<Lang>)
                     target.clone(),
                     format!("support the tests import ({path}), and it imports `{framework}`"),
                 );
-            } else if by_name.is_none() && !roles.reported.contains(&target) {
+            } else if by_name.is_none() {
+                // A module the tests import is product, even one in which the runner reported
+                // tests (doctests: its inline tests are put back item by item).
                 let via = if is_test {
                     "the baseline's test"
                 } else {
@@ -482,22 +494,61 @@ pub(crate) fn js_candidates(p: &str) -> Vec<String> {
     out
 }
 
+/// Extensions of scripts a test may run as a program (`sh ./calc.sh`, `subprocess.run(["python",
+/// "cli.py"])`, `execFileSync("node", ["bin/cli.js"])`).
+const SCRIPT_EXTS: &[&str] = &["sh", "bash", "py", "js", "mjs", "cjs", "ts", "rb", "pl"];
+
+/// Scripts a test names as words or string literals, resolved beside the test or at the root:
+/// the programs it runs. Data files it names are not taken (an expected-output file is the
+/// tests' own).
+fn executed_scripts(path: &str, text: &str, trees: &Trees<'_>) -> Vec<String> {
+    let dir = parent(path);
+    let mut found = Vec::new();
+    for word in text.split(|c: char| {
+        c.is_whitespace()
+            || matches!(
+                c,
+                '"' | '\'' | '`' | '(' | ')' | '[' | ']' | ',' | ';' | '='
+            )
+    }) {
+        let w = word.trim_start_matches("./");
+        let w = match w.rfind("}/").or_else(|| w.rfind(")/")) {
+            Some(i) => &w[i + 2..],
+            None => w,
+        };
+        if w.is_empty() || w.starts_with('$') || !super::has_ext(w, SCRIPT_EXTS) || w.len() > 200 {
+            continue;
+        }
+        for base in [dir, ""] {
+            if let Some(p) = join(base, w)
+                && p != path
+                && trees.exists(&p)
+            {
+                found.push(p);
+                break;
+            }
+        }
+    }
+    found
+}
+
 fn shell_sources(path: &str, text: &str, trees: &Trees<'_>) -> Vec<String> {
     let mut found = Vec::new();
     let dir = parent(path);
     for line in text.lines() {
         for stmt in line.split([';', '&', '|']) {
             let stmt = stmt.trim();
-            let target = if let Some(rest) = stmt
+            // bats `load x` reads `x.bash` (or `x`) beside the test file.
+            let (target, load) = if let Some(rest) = stmt
                 .strip_prefix(". ")
                 .or_else(|| stmt.strip_prefix("source "))
             {
-                rest.trim().to_string()
+                (rest.trim().to_string(), false)
             } else if let Some(rest) = stmt
                 .strip_prefix("load ")
                 .filter(|_| path.ends_with(".bats"))
             {
-                format!("{}.bash", rest.trim().trim_matches(['"', '\'']))
+                (rest.trim().to_string(), true)
             } else {
                 continue;
             };
@@ -513,13 +564,24 @@ fn shell_sources(path: &str, text: &str, trees: &Trees<'_>) -> Vec<String> {
                 },
                 None => (t, false),
             };
-            let bases: Vec<&str> = if beside { vec![dir] } else { vec!["", dir] };
-            for b in bases {
-                if let Some(p) = join(b, t)
-                    && trees.exists(&p)
-                {
-                    found.push(p);
-                    break;
+            let bases: Vec<&str> = if beside || load {
+                vec![dir]
+            } else {
+                vec!["", dir]
+            };
+            let names: Vec<String> = if load {
+                vec![format!("{t}.bash"), t.to_string()]
+            } else {
+                vec![t.to_string()]
+            };
+            'found: for b in bases {
+                for name in &names {
+                    if let Some(p) = join(b, name)
+                        && trees.exists(&p)
+                    {
+                        found.push(p);
+                        break 'found;
+                    }
                 }
             }
         }

@@ -166,7 +166,10 @@ const PIPFILE: &[&str] = &["packages", "dev-packages", "requires"];
 /// For a manifest or lockfile changed by the run: the baseline text with the run's changes to
 /// the dependency/structural declaration keys applied, every other key left as at the baseline
 /// (`None` when `path` is not a manifest this knows; a lockfile is wholly a declaration: the
-/// final text).
+/// final text). An empty side stands for a file absent there: for a manifest the run **added**
+/// pass `base = ""` (the result holds its declarations only, none of its tool settings), for one
+/// it **deleted** `fin = ""` (the result keeps the baseline's other keys); an empty result means
+/// the file has no place in the locked tree.
 pub fn merge_declarations(
     path: &Path,
     base: &str,
@@ -188,10 +191,12 @@ pub fn merge_declarations(
             name,
             "package.json" | "pyproject.toml" | "Cargo.toml" | "go.mod" | "setup.cfg" | "Pipfile"
         );
+    if is_requirements {
+        return Ok(Some(requirements(base, fin)));
+    }
     if vendored
         || LOCKFILES.contains(&name)
         || (name.starts_with("pylock.") && name.ends_with(".toml"))
-        || is_requirements
     {
         return Ok(Some(fin.to_string()));
     }
@@ -210,6 +215,15 @@ pub fn merge_declarations(
     if base == fin {
         return Ok(Some(base.to_string()));
     }
+    // An empty side is a file that does not exist there: a manifest the run added gives only
+    // its declarations, one it deleted keeps the baseline's other keys.
+    let (base, fin) = match name {
+        "package.json" => (
+            if base.trim().is_empty() { "{}" } else { base },
+            if fin.trim().is_empty() { "{}" } else { fin },
+        ),
+        _ => (base, fin),
+    };
     let merged = match name {
         "package.json" => json(&shown, base, fin, PACKAGE_JSON)?,
         "pyproject.toml" => toml(&shown, base, fin, PYPROJECT, |_, _| {})?,
@@ -244,6 +258,44 @@ pub(crate) fn declares(name: &str, text: &str) -> Option<bool> {
         })),
         _ => None,
     }
+}
+
+/// pip's options that say where and how to install, not what: configuration, kept as at the
+/// baseline (a run must not point the room's install at another index).
+const PIP_OPTIONS: &[&str] = &[
+    "-i",
+    "--index-url",
+    "--extra-index-url",
+    "--no-index",
+    "-f",
+    "--find-links",
+    "--trusted-host",
+    "--pre",
+    "--prefer-binary",
+    "--no-binary",
+    "--only-binary",
+    "--require-hashes",
+    "--use-feature",
+    "--config-settings",
+    "--global-option",
+];
+
+/// A requirements file: the run's requirement lines, the baseline's pip options.
+fn requirements(base: &str, fin: &str) -> String {
+    let is_option = |line: &str| {
+        let word = line.trim_start().split([' ', '=']).next().unwrap_or("");
+        PIP_OPTIONS.contains(&word)
+    };
+    let mut out = String::new();
+    for line in base.lines().filter(|l| is_option(l)) {
+        out.push_str(line);
+        out.push('\n');
+    }
+    for line in fin.lines().filter(|l| !is_option(l)) {
+        out.push_str(line);
+        out.push('\n');
+    }
+    out
 }
 
 fn parse_err(path: &str, which: &'static str, e: impl std::fmt::Display) -> RolesError {
@@ -680,6 +732,10 @@ fn cargo_targets(out: &mut DocumentMut, base: &DocumentMut) {
 /// go.mod: every directive is a declaration except `godebug` (runtime settings of the tests'
 /// processes), which stays as at the baseline.
 fn go_mod(base: &str, fin: &str) -> String {
+    if fin.trim().is_empty() {
+        // The run deleted the module file: nothing of it is left to keep.
+        return String::new();
+    }
     let is_godebug = |l: &str| l.trim_start().starts_with("godebug");
     let mut out = String::new();
     let mut in_block = false;

@@ -111,7 +111,7 @@ fn package(
         // No `files`: `npm pack` ships every file of the package's folder; its JavaScript and
         // TypeScript sources and JSON data are the product (configuration by name is taken out
         // first by the tables, tests by the runners' patterns).
-        layout.root(
+        layout.broad_root(
             dir.to_string(),
             Filter::Exts(JS_EXTS),
             format!("shipped by `npm pack` of {manifest} (no `files`: every file of its folder)"),
@@ -279,12 +279,21 @@ fn tsconfig(trees: &Trees<'_>, dir: &str, file: &str, cfg: &Value, layout: &mut 
             }
         }
     }
-    // No include, no files: the compiler takes every source under the config's folder. At the
-    // repository root that is the whole tree: rely on the entry points and the tests' imports.
-    if !any && !dir.is_empty() && trees.has_dir(dir) {
-        layout.root(
+    // No include, no files: the compiler takes every source under the config's folder (its
+    // TypeScript, and its JavaScript with `allowJs`).
+    if !any && trees.has_dir(dir) {
+        let allow_js = cfg
+            .pointer("/compilerOptions/allowJs")
+            .and_then(Value::as_bool)
+            .unwrap_or(false);
+        let exts: &'static [&'static str] = if allow_js {
+            &["ts", "mts", "cts", "tsx", "js", "mjs", "cjs", "jsx"]
+        } else {
+            &["ts", "mts", "cts", "tsx"]
+        };
+        layout.broad_root(
             dir.to_string(),
-            Filter::Exts(&["ts", "mts", "cts", "tsx"]),
+            Filter::Exts(exts),
             format!("TypeScript sources of {file} (no `include`: all of its folder)"),
         );
     }
@@ -504,14 +513,19 @@ pub(crate) fn strip_jsonc(text: &str) -> String {
     out
 }
 
+static CONFIG_KEY: std::sync::LazyLock<Option<regex::Regex>> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(
+        r#"(?m)["']?([A-Za-z_$][\w$]*)["']?\s*:\s*(\[[^\]]*\]|"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|`[^`]*`|/(?:[^/\\\n]|\\.)+/[a-z]*)"#,
+    )
+    .ok()
+});
+
 /// The string-valued and string-array-valued keys of a JavaScript configuration module, read
 /// without running it (`key: "x"`, `key: ["a", "b"]`, `key: /re/`), as a flat JSON object; the
 /// keys of a `test: {…}` block are also kept under `test`.
 pub(crate) fn script_config(text: &str) -> Value {
     let mut map = serde_json::Map::new();
-    let Ok(re) = regex::Regex::new(
-        r#"(?m)["']?([A-Za-z_$][\w$]*)["']?\s*:\s*(\[[^\]]*\]|"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|`[^`]*`|/(?:[^/\\\n]|\\.)+/[a-z]*)"#,
-    ) else {
+    let Some(re) = CONFIG_KEY.as_ref() else {
         return Value::Object(map);
     };
     for cap in re.captures_iter(text) {

@@ -304,7 +304,7 @@ fn discover_in(
                     && (FLAT_EXCLUDED_MODULES.contains(&name) || name.starts_with(['.', '_'])))
                 && never.packaged(name, project).is_none()
             {
-                layout.file(p.clone(), why);
+                layout.broad_file(p.clone(), why);
             }
             continue;
         };
@@ -324,6 +324,8 @@ fn discover_in(
             // The flat layout ships regular packages; a folder of loose scripts is not one.
             continue;
         }
+        // A discovered package is one for sure (doctests in it leave it product); a loose
+        // module at the top is a guess a runner's report overrides.
         layout.root(path, Filter::Any, why);
     }
 }

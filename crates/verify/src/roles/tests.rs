@@ -576,7 +576,13 @@ fn a_go_module() {
         ("go.sum", ""),
         ("calc.go", ""),
         ("calc_test.go", ""),
-        ("internal/ops/ops.go", ""),
+        (
+            "internal/ops/ops.go",
+            "package ops\n\nimport _ \"embed\"\n\n//go:embed table.txt tmpl\nvar table string\n",
+        ),
+        ("internal/ops/table.txt", ""),
+        ("internal/ops/tmpl/a.html", ""),
+        ("internal/ops/notes.txt", ""),
         ("internal/ops/testdata/golden.txt", ""),
         ("third/x/x.go", ""),
         ("vendor/example.com/z/z.go", ""),
@@ -594,6 +600,9 @@ fn a_go_module() {
             ("calc.go", Product),
             ("internal/ops/ops.go", Product),
             ("internal/ops/mul.go", Product),
+            ("internal/ops/table.txt", Product),
+            ("internal/ops/tmpl/a.html", Product),
+            ("internal/ops/notes.txt", Other),
             ("third/x/x.go", Product),
             ("calc_test.go", Test),
             ("internal/ops/mul_test.go", Test),
@@ -759,7 +768,7 @@ fn lockfiles_are_wholly_declarations_and_unknown_files_are_not_manifests() {
         merge("web/package-lock.json", "{}", "{\"x\":1}"),
         "{\"x\":1}"
     );
-    assert_eq!(merge("requirements-dev.txt", "a", "b"), "b");
+    assert_eq!(merge("requirements-dev.txt", "a\n", "b\n"), "b\n");
     assert!(matches!(
         merge_declarations(Path::new("jest.config.js"), "a", "b"),
         Ok(None)
@@ -1115,6 +1124,62 @@ fn the_tables_make_no_path_product_by_name() {
     }
 }
 
+/// A tree that counts its reads.
+struct Counting<'a>(&'a Mem, std::cell::RefCell<BTreeMap<String, usize>>);
+
+impl TreeFiles for Counting<'_> {
+    fn paths(&self) -> Vec<PathBuf> {
+        self.0.paths()
+    }
+    fn read(&self, path: &Path) -> Option<String> {
+        *self
+            .1
+            .borrow_mut()
+            .entry(path.display().to_string())
+            .or_default() += 1;
+        self.0.read(path)
+    }
+}
+
+#[test]
+fn each_file_is_read_at_most_once_per_tree() {
+    let base = Mem::new(&[
+        (
+            "pyproject.toml",
+            "[tool.pytest.ini_options]\npython_files = [\"check_*.py\"]\n",
+        ),
+        ("setup.cfg", "[tool:pytest]\n"),
+        ("calc.py", "import helpers\n"),
+        ("helpers.py", ""),
+        ("check_calc.py", "import calc\nimport helpers\n"),
+        ("package.json", r#"{"name":"x"}"#),
+        ("a.test.js", "require('./a')"),
+        ("a.js", ""),
+        ("Cargo.toml", "[package]\nname = \"c\"\n"),
+        ("src/lib.rs", "#[cfg(test)]\nmod t;\n"),
+        ("src/t.rs", ""),
+    ]);
+    let fin = base.with(&[
+        ("calc.py", "import helpers\nimport extra\n"),
+        ("extra.py", ""),
+    ]);
+    let (b, f) = (
+        Counting(&base, Default::default()),
+        Counting(&fin, Default::default()),
+    );
+    let r = Roles::read(&b, &f, &RoleFacts::default());
+    assert_eq!(r.role(Path::new("extra.py")), Product);
+    for (tree, counts) in [("baseline", &b.1), ("final", &f.1)] {
+        let twice: Vec<_> = counts
+            .borrow()
+            .iter()
+            .filter(|(_, n)| **n > 1)
+            .map(|(p, n)| format!("{p}: {n}"))
+            .collect();
+        assert!(twice.is_empty(), "{tree}: {twice:?}");
+    }
+}
+
 /// Prints every path of a folder with its role and why: `ROLES_TREE=<dir> cargo test -p
 /// pawl-verify --lib roles_of_a_folder -- --ignored --nocapture` (the folder is both trees).
 #[test]
@@ -1126,7 +1191,9 @@ fn roles_of_a_folder() {
     };
     let tree = read_dir_tree(Path::new(&dir));
     let started = std::time::Instant::now();
-    let r = roles(&tree, &tree);
+    let counting = Counting(&tree, Default::default());
+    let r = Roles::read(&counting, &counting, &RoleFacts::default());
+    let reads: usize = counting.1.borrow().values().sum();
     let read_took = started.elapsed();
     let started = std::time::Instant::now();
     for p in tree.0.keys() {
@@ -1142,7 +1209,7 @@ fn roles_of_a_folder() {
     }
     let _ = writeln!(
         std::io::stderr(),
-        "{out}{counts:?}\nfindings: {:?}\n{} files: read {read_took:?}, every role {classify_took:?}",
+        "{out}{counts:?}\nfindings: {:?}\n{} files: read {read_took:?} ({reads} file reads), every role {classify_took:?}",
         r.findings(),
         tree.0.len()
     );
@@ -1164,7 +1231,10 @@ fn package_json_merge_keeps_every_untouched_byte() {
 #[test]
 fn a_helper_the_tests_import_that_imports_the_test_framework_is_test_support() {
     let base = Mem::new(&[
-        ("calc.py", ""),
+        (
+            "calc.py",
+            "def add(a, b):\n    return a + b\n\nif __name__ == \"__main__\":\n    import unittest\n    import doctest\n",
+        ),
         (
             "checks.py",
             "import unittest\ndef check(t, a, b):\n    t.assertEqual(a, b)\n",
@@ -1469,4 +1539,285 @@ fn an_unpackaged_repository_s_files_are_its_content_and_the_attacks_stay_out() {
     )]);
     let r = roles(&packaged, &packaged.with(&[("greet.txt", "hello\n")]));
     assert_roles(&r, &[("greet.txt", Other)]);
+
+#[test]
+fn rust_test_only_modules_and_test_targets_are_tests() {
+    let base = Mem::new(&[
+        (
+            "Cargo.toml",
+            "[package]\nname = \"calc\"\n[[test]]\nname = \"it\"\npath = \"src/it_main.rs\"\n",
+        ),
+        (
+            "src/lib.rs",
+            "pub mod ops;\n#[cfg(test)]\nmod test_support;\n#[cfg(test)]\n#[path = \"checks/all.rs\"]\nmod checks;\n",
+        ),
+        ("src/ops.rs", "#[cfg(test)]\npub(crate) mod helpers;\n"),
+        ("src/ops/helpers.rs", ""),
+        ("src/test_support/mod.rs", "mod asserts;\n"),
+        ("src/test_support/asserts.rs", ""),
+        ("src/checks/all.rs", ""),
+        ("src/it_main.rs", ""),
+    ]);
+    assert_roles(
+        &roles(&base, &base),
+        &[
+            ("src/lib.rs", Product),
+            ("src/ops.rs", Product),
+            ("src/ops/helpers.rs", Test),
+            ("src/test_support/mod.rs", Test),
+            ("src/test_support/asserts.rs", Test),
+            ("src/checks/all.rs", Test),
+            ("src/it_main.rs", Test),
+        ],
+    );
+    // The run cannot turn a product module into a test-only one to take it out, nor the other
+    // way round: the baseline's declarations decide.
+    let fin = base.with(&[("src/lib.rs", "pub mod ops;\nmod test_support;\n")]);
+    assert_eq!(
+        roles(&base, &fin).role(Path::new("src/test_support/asserts.rs")),
+        Test
+    );
+}
+
+#[test]
+fn an_added_manifest_gives_only_its_declarations_and_a_deleted_one_keeps_the_other_keys() {
+    // Added: a new package.json / pyproject.toml cannot bring runner settings with it.
+    let added = merge(
+        "web/package.json",
+        "",
+        "{\n  \"name\": \"web\",\n  \"scripts\": {\"test\": \"jest || true\"},\n  \"jest\": {\"testPathIgnorePatterns\": [\".\"]},\n  \"dependencies\": {\"a\": \"1\"}\n}\n",
+    );
+    let v: serde_json::Value = serde_json::from_str(&added).unwrap_or_default();
+    assert_eq!(v["name"], "web", "{added}");
+    assert_eq!(v["dependencies"]["a"], "1", "{added}");
+    assert!(
+        v.get("scripts").is_none() && v.get("jest").is_none(),
+        "{added}"
+    );
+    let added = merge(
+        "pyproject.toml",
+        "",
+        "[project]\nname = \"calc\"\ndependencies = [\"attrs\"]\n[tool.pytest.ini_options]\naddopts = \"-k 'not mul'\"\n",
+    );
+    assert!(
+        added.contains("attrs") && !added.contains("addopts"),
+        "{added}"
+    );
+    // Deleted: the baseline's runner settings stay.
+    let deleted = merge(
+        "pyproject.toml",
+        "[project]\nname = \"calc\"\n[tool.pytest.ini_options]\naddopts = \"-q\"\n",
+        "",
+    );
+    assert!(
+        deleted.contains("addopts = \"-q\"") && !deleted.contains("name"),
+        "{deleted}"
+    );
+    let deleted = merge(
+        "package.json",
+        "{\"name\":\"x\",\"jest\":{\"bail\":true}}",
+        "",
+    );
+    let v: serde_json::Value = serde_json::from_str(&deleted).unwrap_or_default();
+    assert_eq!(v, serde_json::json!({"jest": {"bail": true}}), "{deleted}");
+    assert_eq!(merge("go.mod", "module m\n", ""), "");
+}
+
+#[test]
+fn a_package_the_tests_import_with_no_manifest_is_product_whole() {
+    let base = Mem::new(&[
+        ("calc/__init__.py", "from .ops import add\n"),
+        ("calc/ops.py", ""),
+        ("calc/unused.py", ""),
+        ("calc/data/table.json", "{}"),
+        ("calc/tests/test_ops.py", ""),
+        ("test_calc.py", "import calc\n"),
+        ("tools/release.py", ""),
+    ]);
+    assert_roles(
+        &roles(&base, &base),
+        &[
+            ("calc/__init__.py", Product),
+            ("calc/ops.py", Product),
+            ("calc/unused.py", Product),
+            ("calc/data/table.json", Product),
+            ("calc/tests/test_ops.py", Test),
+            ("tools/release.py", Other),
+        ],
+    );
+}
+
+#[test]
+fn scripts_the_tests_run_as_programs_are_product() {
+    let base = Mem::new(&[
+        (
+            "test.sh",
+            "#!/bin/sh\nout=$(sh ./calc.sh add 2 3)\n[ \"$out\" = 5 ] || exit 1\ndiff out.txt expected.txt\n",
+        ),
+        ("calc.sh", ""),
+        ("expected.txt", "5"),
+        (
+            "test_cli.py",
+            "import subprocess, sys\nsubprocess.run([sys.executable, \"tools/cli.py\", \"2\"])\n",
+        ),
+        ("tools/cli.py", ""),
+        (
+            "test/cli.test.js",
+            "const { execFileSync } = require('node:child_process');\nexecFileSync('node', [`${__dirname}/../bin/run.js`]);\n",
+        ),
+        ("bin/run.js", ""),
+    ]);
+    assert_roles(
+        &roles(&base, &base),
+        &[
+            ("calc.sh", Product),
+            ("tools/cli.py", Product),
+            ("bin/run.js", Product),
+            ("expected.txt", Other),
+        ],
+    );
+}
+
+#[test]
+fn a_cargo_path_dependency_under_vendor_is_product() {
+    let base = Mem::new(&[
+        ("Cargo.toml", "[workspace]\nmembers = [\"app\"]\n"),
+        (
+            "app/Cargo.toml",
+            "[package]\nname = \"app\"\n[dependencies]\nfoo = { path = \"../vendor/foo\" }\n",
+        ),
+        ("app/src/main.rs", ""),
+        ("vendor/foo/Cargo.toml", "[package]\nname = \"foo\"\n"),
+        ("vendor/foo/src/lib.rs", ""),
+        ("vendor/bar/src/lib.rs", ""),
+    ]);
+    assert_roles(
+        &roles(&base, &base),
+        &[
+            ("vendor/foo/src/lib.rs", Product),
+            ("vendor/bar/src/lib.rs", Other),
+        ],
+    );
+}
+
+#[test]
+fn a_root_tsconfig_without_include_builds_every_typescript_file() {
+    let base = Mem::new(&[
+        (
+            "package.json",
+            r#"{"name":"x","files":["dist"],"main":"dist/index.js"}"#,
+        ),
+        (
+            "tsconfig.json",
+            "{ \"compilerOptions\": { \"outDir\": \"dist\" } }",
+        ),
+        ("src/index.ts", ""),
+        ("lib/util.ts", ""),
+        ("scripts/gen.js", ""),
+        ("src/index.test.ts", ""),
+    ]);
+    assert_roles(
+        &roles(&base, &base),
+        &[
+            ("src/index.ts", Product),
+            ("lib/util.ts", Product),
+            ("scripts/gen.js", Other),
+            ("src/index.test.ts", Test),
+        ],
+    );
+}
+
+#[test]
+fn a_requirements_merge_takes_requirements_not_the_index() {
+    let base = "--index-url https://pypi.org/simple\nattrs==23.1\n";
+    let fin = "--index-url https://evil.example/simple\n--extra-index-url https://evil.example/x\nattrs==23.2\nnumpy\n";
+    assert_eq!(
+        merge("requirements.txt", base, fin),
+        "--index-url https://pypi.org/simple\nattrs==23.2\nnumpy\n"
+    );
+}
+
+#[test]
+fn roles_can_cross_threads_and_awaits() {
+    fn send_sync<T: Send + Sync>() {}
+    send_sync::<Roles>();
+    send_sync::<RolesError>();
+}
+
+#[test]
+fn a_module_with_doctests_the_tests_import_stays_product() {
+    // pytest --doctest-modules reports `calc.py::calc.add`: calc.py holds tests, and is product.
+    let base = Mem::new(&[
+        (
+            "calc.py",
+            "def add(a, b):\n    \"\"\">>> add(1, 2)\n    3\"\"\"\n    return a + b\n",
+        ),
+        ("test_calc.py", "from calc import add\n"),
+        ("verify_calc.py", "from calc import add\n"),
+        (
+            "checks_more.py",
+            "import unittest\nclass T(unittest.TestCase):\n    pass\n",
+        ),
+    ]);
+    let facts = RoleFacts {
+        reported_test_files: vec![
+            "calc.py".into(),
+            "verify_calc.py".into(),
+            "checks_more.py".into(),
+        ],
+        ..RoleFacts::default()
+    };
+    let r = Roles::read(&base, &base, &facts);
+    assert_roles(
+        &r,
+        &[
+            ("calc.py", Product),
+            ("verify_calc.py", Test),
+            ("checks_more.py", Test),
+        ],
+    );
+}
+
+#[test]
+fn a_reported_test_file_is_a_test_before_a_broad_reading_of_the_packaging() {
+    // `npm pack` of a package without `files` ships checks/calc.js, but the runner ran tests in
+    // it: its changes must not be taken as product.
+    let base = Mem::new(&[
+        (
+            "package.json",
+            r#"{"name":"calc","scripts":{"test":"node --test checks/"}}"#,
+        ),
+        ("calc.js", ""),
+        (
+            "checks/calc.js",
+            "const assert = require('node:assert');\nconst calc = require('../calc');\n",
+        ),
+    ]);
+    let facts = RoleFacts {
+        reported_test_files: vec!["checks/calc.js".into()],
+        ..RoleFacts::default()
+    };
+    let r = Roles::read(&base, &base, &facts);
+    assert_roles(&r, &[("calc.js", Product), ("checks/calc.js", Test)]);
+}
+
+#[test]
+fn bats_load_reads_beside_the_test() {
+    let base = Mem::new(&[
+        ("test/calc.bats", "load helper\nload '../lib/calc.sh'\n"),
+        (
+            "test/helper.bash",
+            ". \"$BATS_TEST_DIRNAME/../lib/util.sh\"\n",
+        ),
+        ("lib/calc.sh", ""),
+        ("lib/util.sh", ""),
+    ]);
+    assert_roles(
+        &roles(&base, &base),
+        &[
+            ("test/helper.bash", Test),
+            ("lib/calc.sh", Product),
+            ("lib/util.sh", Product),
+        ],
+    );
 }
