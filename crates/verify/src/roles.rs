@@ -83,6 +83,9 @@ pub struct RoleFacts {
     /// Top-level import names of the distributions installed in the room's environment (Python
     /// `site-packages`): a module of the tree with one of these names is never product source.
     pub installed_modules: Vec<String>,
+    /// Files the run's command criteria name (`grep -q hello greet.sh`): what the run's own
+    /// acceptance checks exercise. Product source when no rule calls them anything else.
+    pub criteria_files: Vec<PathBuf>,
 }
 
 /// A table, a manifest or a tree the classifier could not read.
@@ -126,6 +129,8 @@ pub struct Roles {
     declaration_roots: Vec<(String, String)>,
     /// Files in which the runner reported a test at the baseline.
     reported: BTreeSet<String>,
+    /// Files the run's command criteria name.
+    criteria_files: BTreeSet<String>,
     /// Modules the tests import that import a test framework themselves (no packaging ships
     /// them): test support.
     test_support: BTreeMap<String, String>,
@@ -140,6 +145,9 @@ pub struct Roles {
     /// so its files that no rule calls a test or configuration are its content (a check may
     /// read `answer.txt` as well as import `calc.py`).
     unpackaged: bool,
+    /// In such a repository, the data files a test names (`diff out.txt expected.txt`): the
+    /// tests' fixtures, never the project's content.
+    named_by_tests: BTreeSet<String>,
 }
 
 /// A folder of product source.
@@ -486,6 +494,12 @@ impl Roles {
             findings: Vec::new(),
             table_error: table::table().err().map(str::to_string),
             unpackaged: false,
+            named_by_tests: BTreeSet::new(),
+            criteria_files: facts
+                .criteria_files
+                .iter()
+                .filter_map(|p| normalize(p))
+                .collect(),
         };
         for path in trees
             .named("pyproject.toml")
@@ -561,11 +575,29 @@ impl Roles {
                 "the role tables do not load ({e}): every path counts as configuration"
             ));
         }
-        roles.unpackaged = roles.table_error.is_none()
+        let unpackaged = roles.table_error.is_none()
             && !trees
                 .all
                 .iter()
                 .any(|p| matches!(roles.by_name(p), Some((Role::Declaration, _))));
+        if unpackaged {
+            let tests: Vec<&String> = trees
+                .all
+                .iter()
+                .filter(|p| roles.classify(Path::new(p.as_str())).0 == Role::Test)
+                .collect();
+            let texts: Vec<String> = tests.iter().flat_map(|t| trees.read_both(t)).collect();
+            for p in &trees.all {
+                let name = p.rsplit('/').next().unwrap_or(p);
+                if texts
+                    .iter()
+                    .any(|t| t.contains(p.as_str()) || t.contains(name))
+                {
+                    roles.named_by_tests.insert(p.clone());
+                }
+            }
+        }
+        roles.unpackaged = unpackaged;
         roles
     }
 
@@ -691,6 +723,12 @@ impl Roles {
         if let Some(why) = self.shadowing(&path) {
             return (Role::Other, format!("not product source: {why}"));
         }
+        if self.criteria_files.contains(&path) {
+            return (
+                Role::Product,
+                "product source: a command criterion of the run checks it, and no rule calls it a test or configuration".into(),
+            );
+        }
         // Modules of a language the import closure follows keep its rule (a module no test
         // imports is not product), and documentation is not what a check runs.
         let data = Path::new(&path)
@@ -699,6 +737,7 @@ impl Roles {
             .is_none_or(|e| !UNPACKAGED_NOT_CONTENT.contains(&e));
         if self.unpackaged
             && data
+            && !self.named_by_tests.contains(&path)
             && !Path::new(&path)
                 .components()
                 .any(|c| c.as_os_str().to_string_lossy().starts_with('.'))

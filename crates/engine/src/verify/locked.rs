@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use pawl_core::proof::Locked;
 use pawl_core::record::{TestOutcome, TestStatus};
 use pawl_core::seal::{CheckRole, Seal};
-use pawl_git::{ChangeKind, Repo, TreeEdit, TreeHash};
+use pawl_git::{Repo, TreeEdit, TreeHash};
 use pawl_verify::gate::Check;
 use pawl_verify::roles::{self, Role, RoleFacts, Roles, TreeFiles};
 use pawl_verify::{CheckEnd, CheckRun};
@@ -128,20 +128,29 @@ fn reported_test_files(baseline: &Baseline, paths: &[PathBuf]) -> Vec<PathBuf> {
 /// The files the sealed checks' commands name (`sh test.sh`, `bash ci/check.sh`): part of the
 /// check, never the run's product, whatever they are called.
 fn check_files(seal: &Seal, repo: &Repo, base: &str) -> Vec<PathBuf> {
-    let words: Vec<String> = seal
-        .checks
-        .iter()
+    named_files(seal.checks.iter().map(|c| c.command.as_str()), repo, base)
+}
+
+/// The files of `tree` that the shell `commands` name as words.
+fn named_files<'a>(
+    commands: impl Iterator<Item = &'a str>,
+    repo: &Repo,
+    tree: &str,
+) -> Vec<PathBuf> {
+    let words: Vec<String> = commands
         .flat_map(|c| {
-            c.command
-                .split(|ch: char| {
-                    ch.is_whitespace() || matches!(ch, ';' | '&' | '|' | '(' | ')' | '\'' | '"')
-                })
-                .map(|w| w.trim_start_matches("./").to_owned())
-                .collect::<Vec<_>>()
+            c.split(|ch: char| {
+                ch.is_whitespace() || matches!(ch, ';' | '&' | '|' | '(' | ')' | '\'' | '"')
+            })
+            .map(|w| w.trim_start_matches("./").to_owned())
+            .collect::<Vec<_>>()
         })
         .filter(|w| !w.is_empty())
         .collect();
-    repo.tree_paths(base)
+    if words.is_empty() {
+        return Vec::new();
+    }
+    repo.tree_paths(tree)
         .unwrap_or_default()
         .into_iter()
         .filter(|p| words.iter().any(|w| Path::new(w) == p))
@@ -182,7 +191,9 @@ fn split(
     let mut facts = facts;
     // The files the checks run are where the tests are: what they import is the product.
     facts.reported_test_files = reported_test_files(baseline, &base_files.paths());
-    facts.reported_test_files.extend(check_files.iter().cloned());
+    facts
+        .reported_test_files
+        .extend(check_files.iter().cloned());
     let roles = Roles::read(&base_files, &fin_files, &facts);
     let mut edits = Vec::new();
     let mut taken = Vec::new();
@@ -209,15 +220,17 @@ fn split(
             Role::Declaration => {
                 let old = base_files.read(&path);
                 let new = fin_files.read(&path);
-                let merged = match (c.kind, &old, &new) {
-                    (ChangeKind::Modified, Some(old), Some(new)) => {
-                        roles::merge_declarations(&path, old, new)
-                            .map_err(|e| LockedError::Roles(format!("{shown}: {e}")))?
-                    }
-                    _ => None,
-                };
+                // An added manifest brings its declarations only, a deleted one keeps the
+                // baseline's other keys: the missing side is empty.
+                let merged = roles::merge_declarations(
+                    &path,
+                    old.as_deref().unwrap_or(""),
+                    new.as_deref().unwrap_or(""),
+                )
+                .map_err(|e| LockedError::Roles(format!("{shown}: {e}")))?;
+                let as_before = old.as_deref().unwrap_or("");
                 match merged {
-                    Some(text) if old.as_deref() == Some(text.as_str()) => {
+                    Some(text) if text == as_before => {
                         // Only keys outside the declarations changed: all of it is left out.
                         left_out.push(left(repo, base, fin, &path, "other", &roles));
                     }
@@ -233,7 +246,11 @@ fn split(
                                 &roles,
                             ));
                         }
-                        edits.push(TreeEdit::Write(path, text.into_bytes()));
+                        if text.is_empty() && new.is_none() {
+                            edits.push(TreeEdit::Take(path));
+                        } else {
+                            edits.push(TreeEdit::Write(path, text.into_bytes()));
+                        }
                     }
                     None => {
                         taken.push(format!("{shown} ({})", roles.why(&path)));
@@ -306,12 +323,21 @@ pub(crate) fn run(
 ) -> Result<LockedRun, LockedError> {
     let repo = Repo::open(&ws.root)?;
     let checks = check_files(seal, &repo, &baseline.tree);
+    let criteria: Vec<String> = items
+        .iter()
+        .filter(|i| i.name.starts_with(pawl_verify::gate::CRITERION_PREFIX))
+        .map(|i| i.command.clone())
+        .collect();
+    let facts = RoleFacts {
+        criteria_files: named_files(criteria.iter().map(String::as_str), &repo, final_tree),
+        ..RoleFacts::default()
+    };
     let s = split(
         &repo,
         &baseline.tree,
         final_tree,
         baseline,
-        RoleFacts::default(),
+        facts,
         user_paths,
         &checks,
     )?;

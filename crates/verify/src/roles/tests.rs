@@ -1539,6 +1539,7 @@ fn an_unpackaged_repository_s_files_are_its_content_and_the_attacks_stay_out() {
     )]);
     let r = roles(&packaged, &packaged.with(&[("greet.txt", "hello\n")]));
     assert_roles(&r, &[("greet.txt", Other)]);
+}
 
 #[test]
 fn rust_test_only_modules_and_test_targets_are_tests() {
@@ -1818,6 +1819,31 @@ fn bats_load_reads_beside_the_test() {
             ("test/helper.bash", Test),
             ("lib/calc.sh", Product),
             ("lib/util.sh", Product),
+        ],
+    );
+}
+
+/// A file a command criterion of the run names is what the run's own acceptance check
+/// exercises: product, unless a rule calls it a test or configuration.
+#[test]
+fn files_the_runs_criteria_name_are_product_unless_a_rule_says_otherwise() {
+    let base = Mem::new(&[("tests/base.sh", "true\n")]);
+    let fin = base.with(&[
+        ("greet.sh", "echo hello\n"),
+        ("conftest.py", "\n"),
+        ("pytest.ini", "[pytest]\n"),
+    ]);
+    let facts = RoleFacts {
+        criteria_files: vec!["greet.sh".into(), "conftest.py".into(), "pytest.ini".into()],
+        ..RoleFacts::default()
+    };
+    let r = Roles::read(&base, &fin, &facts);
+    assert_roles(
+        &r,
+        &[
+            ("greet.sh", Product),
+            ("conftest.py", Test),
+            ("pytest.ini", Other),
         ],
     );
 }
