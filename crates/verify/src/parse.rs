@@ -72,6 +72,7 @@
 mod cargo_test;
 mod dotnet;
 mod go_test;
+pub mod ids;
 pub mod items;
 mod jest;
 mod junit;
@@ -201,6 +202,61 @@ pub struct TestSummary {
     /// test-protection screen compare these).
     #[serde(default)]
     pub tests: Vec<TestOutcome>,
+    /// Whether [`Self::tests`] names every test the counts count: a run is judged test by test
+    /// only then; otherwise by its counts, and the report says so. Set by the parsers' common
+    /// exit ([`parse_as`]) and kept true by [`Self::relativize_ids`].
+    #[serde(default)]
+    pub ids: IdCoverage,
+}
+
+/// How much of a run its test ids cover (see [`TestSummary::ids`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum IdCoverage {
+    /// Every test the runner counted has an outcome by id (or the run counted none).
+    PerTest,
+    /// The output names `named` of the `counted` tests (pytest `-q`, unittest and cargo test
+    /// dots, jest over several files, go test without `-v`, ...): the others are judged by the
+    /// counts alone.
+    ByCounts { named: u64, counted: u64 },
+}
+
+impl Default for IdCoverage {
+    /// What nothing says: nothing named, nothing known.
+    fn default() -> Self {
+        IdCoverage::ByCounts {
+            named: 0,
+            counted: 0,
+        }
+    }
+}
+
+impl IdCoverage {
+    /// The coverage of `tests` against the `counted` tests. A list cut at [`MAX_TESTS`] names
+    /// no more than its length.
+    pub fn of(tests: &[TestOutcome], counted: u64) -> IdCoverage {
+        let named = u64::try_from(tests.len()).unwrap_or(u64::MAX);
+        if named >= counted {
+            IdCoverage::PerTest
+        } else {
+            IdCoverage::ByCounts { named, counted }
+        }
+    }
+
+    /// Whether the run's passes can only be judged by counting them.
+    pub fn by_counts(self) -> bool {
+        matches!(self, IdCoverage::ByCounts { .. })
+    }
+
+    /// A phrase for reports: `per test` or `by counts (1 of 5 tests named)`.
+    pub fn describe(self) -> String {
+        match self {
+            IdCoverage::PerTest => "per test".to_owned(),
+            IdCoverage::ByCounts { named, counted } => {
+                format!("by counts ({named} of {counted} tests named)")
+            }
+        }
+    }
 }
 
 impl TestSummary {
@@ -213,6 +269,7 @@ impl TestSummary {
             failing: Vec::new(),
             first_failure: None,
             tests: Vec::new(),
+            ids: IdCoverage::default(),
         }
     }
 
@@ -259,6 +316,7 @@ impl TestSummary {
             list.add(relative.unwrap_or(&t.id), t.status);
         }
         self.tests = list.into_vec();
+        self.ids = IdCoverage::of(&self.tests, self.total());
     }
 
     /// How many failing tests the runner reported: the `failed` count, or the number of
@@ -394,6 +452,7 @@ fn clean(mut s: TestSummary) -> TestSummary {
         }
         s.tests = list.into_vec();
     }
+    s.ids = IdCoverage::of(&s.tests, s.total());
     s
 }
 

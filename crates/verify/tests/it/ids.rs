@@ -51,7 +51,7 @@ fn a_pytest_q_baseline_names_every_test() {
     let logs = tempfile::tempdir().unwrap();
     write(tree.path(), &[("tests/test_calc.py", PYTEST_PASSING)]);
     let run = run_check(
-        &Check::gate("test", "python3 -m pytest -q -p no:cacheprovider"),
+        &Check::gate("test", "python3 -m pytest -q"),
         &config(tree.path(), logs.path()),
     );
     assert!(run.passed, "{}", run.tail);
