@@ -244,7 +244,9 @@ pub fn run_check(check: &Check, cfg: &RunnerConfig) -> CheckRun {
         (None, None) => None,
     };
     let command_text = match (&command_report, &shown_report) {
-        (Some(_), Some(shown)) => report::substitute_report(&check.command, &shown.to_string_lossy()),
+        (Some(_), Some(shown)) => {
+            report::substitute_report(&check.command, &shown.to_string_lossy())
+        }
         _ => check.command.clone(),
     };
     let id_hook = hook.map(|h| {

@@ -311,13 +311,19 @@ mod tests {
                 "pytest",
                 &set(
                     vec![],
-                    vec![("pyproject.toml", "[tool.pytest.ini_options]\naddopts = \"--junitxml=r.xml\"\n")]
+                    vec![(
+                        "pyproject.toml",
+                        "[tool.pytest.ini_options]\naddopts = \"--junitxml=r.xml\"\n"
+                    )]
                 )
             ),
             None
         );
         assert_eq!(
-            var_of("go test ./...", &set(vec![("GOFLAGS", "-mod=mod -v")], vec![])),
+            var_of(
+                "go test ./...",
+                &set(vec![("GOFLAGS", "-mod=mod -v")], vec![])
+            ),
             None
         );
         assert_eq!(
