@@ -219,6 +219,10 @@ pub enum IdCoverage {
     /// dots, jest over several files, go test without `-v`, ...): the others are judged by the
     /// counts alone.
     ByCounts { named: u64, counted: u64 },
+    /// The output names and counts only its failures (go test without `-v` or `-json`): the
+    /// passing tests are known only from the exit code. Set by the parser, kept by
+    /// [`IdCoverage::update`].
+    FailuresOnly { named: u64 },
 }
 
 impl Default for IdCoverage {
@@ -243,18 +247,32 @@ impl IdCoverage {
         }
     }
 
-    /// Whether the run's passes can only be judged by counting them.
-    pub fn by_counts(self) -> bool {
-        matches!(self, IdCoverage::ByCounts { .. })
+    /// The coverage after the ids changed: computed again, except that a parser's
+    /// [`IdCoverage::FailuresOnly`] stays (its counts are no better than its names).
+    pub fn update(self, tests: &[TestOutcome], counted: u64) -> IdCoverage {
+        match self {
+            IdCoverage::FailuresOnly { .. } => IdCoverage::FailuresOnly {
+                named: u64::try_from(tests.len()).unwrap_or(u64::MAX),
+            },
+            _ => IdCoverage::of(tests, counted),
+        }
     }
 
-    /// A phrase for reports: `per test` or `by counts (1 of 5 tests named)`.
+    /// Whether the run can be judged test by test.
+    pub fn per_test(self) -> bool {
+        self == IdCoverage::PerTest
+    }
+
+    /// A phrase for reports: `per test`, `by counts (1 of 5 tests named)`, ...
     pub fn describe(self) -> String {
         match self {
             IdCoverage::PerTest => "per test".to_owned(),
             IdCoverage::ByCounts { named, counted } => {
                 format!("by counts ({named} of {counted} tests named)")
             }
+            IdCoverage::FailuresOnly { named } => format!(
+                "by the exit code ({named} failures named; passing tests neither named nor counted)"
+            ),
         }
     }
 }
@@ -316,7 +334,7 @@ impl TestSummary {
             list.add(relative.unwrap_or(&t.id), t.status);
         }
         self.tests = list.into_vec();
-        self.ids = IdCoverage::of(&self.tests, self.total());
+        self.ids = self.ids.update(&self.tests, self.total());
     }
 
     /// How many failing tests the runner reported: the `failed` count, or the number of
@@ -452,7 +470,7 @@ fn clean(mut s: TestSummary) -> TestSummary {
         }
         s.tests = list.into_vec();
     }
-    s.ids = IdCoverage::of(&s.tests, s.total());
+    s.ids = s.ids.update(&s.tests, s.total());
     s
 }
 

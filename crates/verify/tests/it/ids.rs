@@ -376,3 +376,181 @@ fn nextest_names_skipped_tests_and_cargo_test_q_is_judged_by_counts() {
     let plain = run_check(&Check::gate("test", "cargo test"), &cfg);
     assert_eq!(plain.tests.as_ref().unwrap().ids, IdCoverage::PerTest);
 }
+
+/// Whether a run can be judged test by test, for the outputs of the runners that cannot run
+/// here (jest, vitest, mocha: the suite installs none of them from npm) and the console modes
+/// of the others, from their recorded real output (tests/fixtures/README.md).
+#[test]
+fn recorded_outputs_say_whether_they_name_every_test() {
+    use pawl_verify::parse::{Runner, parse_as};
+    let f = crate::fixture;
+    // (runner, stdout, stderr, report, judged per test)
+    let cases: Vec<(&str, Runner, String, String, Option<String>, bool)> = vec![
+        (
+            "jest --json report",
+            Runner::Jest,
+            String::new(),
+            String::new(),
+            Some(f("jest/more-report.json")),
+            true,
+        ),
+        (
+            "jest --verbose",
+            Runner::Jest,
+            String::new(),
+            f("jest/verbose.stderr"),
+            None,
+            true,
+        ),
+        (
+            "jest, several files",
+            Runner::Jest,
+            String::new(),
+            f("jest/multi.stderr"),
+            None,
+            false,
+        ),
+        (
+            "vitest json report",
+            Runner::Vitest,
+            String::new(),
+            String::new(),
+            Some(f("vitest/more-report.json")),
+            true,
+        ),
+        (
+            "vitest --reporter=verbose",
+            Runner::Vitest,
+            f("vitest/verbose.stdout"),
+            String::new(),
+            None,
+            true,
+        ),
+        (
+            "vitest default reporter",
+            Runner::Vitest,
+            f("vitest/human.stdout"),
+            f("vitest/human.stderr"),
+            None,
+            false,
+        ),
+        (
+            "mocha spec",
+            Runner::Mocha,
+            f("mocha/spec.stdout"),
+            String::new(),
+            None,
+            true,
+        ),
+        (
+            "mocha json",
+            Runner::Mocha,
+            f("mocha/report.json"),
+            String::new(),
+            None,
+            true,
+        ),
+        (
+            "node --test, TAP",
+            Runner::NodeTest,
+            f("tap/node-test.stdout"),
+            String::new(),
+            None,
+            true,
+        ),
+        (
+            "node --test, spec",
+            Runner::NodeTest,
+            f("node/spec.stdout"),
+            String::new(),
+            None,
+            true,
+        ),
+        (
+            "go test",
+            Runner::GoTest,
+            f("go/real-plain.stdout"),
+            f("go/real-plain.stderr"),
+            None,
+            false,
+        ),
+        (
+            "go test -v",
+            Runner::GoTest,
+            f("go/real-v.stdout"),
+            f("go/real-v.stderr"),
+            None,
+            true,
+        ),
+        (
+            "go test -json",
+            Runner::GoTest,
+            f("go/real-json.stdout"),
+            f("go/real-json.stderr"),
+            None,
+            true,
+        ),
+        (
+            "pytest",
+            Runner::Pytest,
+            f("pytest/plain.stdout"),
+            String::new(),
+            None,
+            false,
+        ),
+        (
+            "pytest -v",
+            Runner::Pytest,
+            f("pytest/verbose.stdout"),
+            String::new(),
+            None,
+            true,
+        ),
+        (
+            "pytest --junitxml",
+            Runner::Pytest,
+            String::new(),
+            String::new(),
+            Some(f("pytest/more-junit.xml")),
+            true,
+        ),
+        (
+            "unittest",
+            Runner::Unittest,
+            String::new(),
+            f("unittest/more-plain.stderr"),
+            None,
+            false,
+        ),
+        (
+            "unittest -v",
+            Runner::Unittest,
+            String::new(),
+            f("unittest/more-verbose.stderr"),
+            None,
+            true,
+        ),
+        (
+            "cargo test",
+            Runner::CargoTest,
+            f("cargo/test.stdout"),
+            f("cargo/test.stderr"),
+            None,
+            true,
+        ),
+    ];
+    let mut wrong = Vec::new();
+    for (what, runner, out, err, report, per_test) in cases {
+        let s = parse_as(runner, &out, &err, report.as_deref())
+            .unwrap_or_else(|| panic!("{what}: not parsed"));
+        if s.ids.per_test() != per_test {
+            wrong.push(format!(
+                "{what}: {:?} ({} ids, {} counted)",
+                s.ids,
+                s.tests.len(),
+                s.total()
+            ));
+        }
+    }
+    assert!(wrong.is_empty(), "{wrong:#?}");
+}
