@@ -26,13 +26,15 @@
 //! | runner | output | id | what gets an entry | what is missing |
 //! |---|---|---|---|---|
 //! | cargo test | libtest text | `tests::adds`; doc-test `src/lib.rs - sub` (its `(line N)` dropped) | every `test <name> ... ok / FAILED / ignored` | the binary: equal names in two test binaries (or doc-tests of one item) share one id |
+//! | cargo test | `-q` (libtest's terse format) | same | the `<name> --- FAILED` lines | passes, ignored (dots) |
 //! | cargo test, nextest | libtest JSON | the event's name: `tests::adds`, nextest `demo::demo$tests::adds` | ok, failed, timeout, ignored | |
 //! | nextest | human (stderr) | `demo tests::adds` (binary id, test name) | PASS, FAIL / TIMEOUT / SIGSEGV / ..., FLAKY (a pass), SKIP | skipped tests unless `--status-level skip`; retry attempts (`TRY 2 FAIL`) are not outcomes |
 //! | nextest | JUnit report | `demo.tests::adds` (`classname.name`) | passed, failed | skipped tests (not in nextest's report) |
 //! | pytest | `-v` (and xdist `[gw0] ... PASSED id`) | node id `tests/t.py::TestC::test_b[p 1]` | every outcome | deselected tests |
 //! | pytest | `-rA` short summary | node id | PASSED, FAILED, ERROR, XFAIL, XPASS | skips (the summary names `file:line`, not the test), deselected |
-//! | pytest | default (dots) | node id | the short summary's FAILED and ERROR lines | passes, skips, xfails |
-//! | pytest | JUnit (`--junitxml={report}`) | `tests.t.TestC.test_b[p 1]` (`classname.name`: the report has no node id) | every test; `<skipped type="pytest.xfail">` is XFailed | deselected tests |
+//! | pytest | default (dots), `-q` (its closing line unframed) | node id | the short summary's FAILED and ERROR lines | passes, skips, xfails |
+//! | pytest | JUnit (`--junitxml={report}`) | `tests.t.TestC.test_b[p 1]` (`classname.name`: the default xunit2 report has no node id) | every test; `<skipped type="pytest.xfail">` is XFailed | deselected tests |
+//! | pytest | JUnit of the xunit1 family (what pawl asks for through `PYTEST_ADDOPTS`, [`ids`]) | node id, rebuilt from `file` and `classname`; `classname.name` for a test inherited from another file | same | same |
 //! | unittest | `-v` | `module.Class.test_method` (from `test_method (module.Class.test_method)`, or `(module.Class)` before 3.11); a subtest `module.Class.test_method[i=3]`, `[msg]`, `[msg, i=3]` | ok, FAIL, ERROR, skipped, expected failure, unexpected success, documented tests (name and docstring on two lines); a failing subtest and its test (failed) | passing subtests (not printed) |
 //! | unittest | default (dots) | same | the `FAIL:`, `ERROR:`, `UNEXPECTED SUCCESS:` sections (subtests as above) | passes, skips, expected failures |
 //! | jest, vitest | JSON report (`--json`, `--reporter=json`) | `path/a.test.js > describe > test` (the report's absolute path; the runner makes it relative to the check's directory) | every test; a file that failed to run is its path, failed | |
@@ -42,7 +44,7 @@
 //! | vitest | default reporter | same | the `FAIL  file > describe > test` headers | passes, skips: its tree leaves out the describe names |
 //! | go test | `-json` | `pkg/TestName/subtest` | pass, fail (the parents of a failing subtest too), skip; a package that failed with no failing test (build error; before Go 1.24 a plain `FAIL pkg [build failed]` line in the stream) is `pkg`, failed | |
 //! | go test | plain `-v` | same (the package comes from the `ok` / `FAIL` line after its tests) | `--- PASS`, `--- FAIL`, `--- SKIP`; a package failure as above | |
-//! | go test | plain, no `-v` | same | `--- FAIL` lines; package failures | passes, skips |
+//! | go test | plain, no `-v` | same | `--- FAIL` lines; package failures | passes, skips: neither named nor counted ([`IdCoverage::FailuresOnly`]) |
 //! | dotnet test | VSTest console | `Ns.Class.Method` as printed | `Failed` and `Skipped` lines; `Passed` at normal verbosity | passes at the default (minimal) verbosity |
 //! | dotnet test | Microsoft.Testing.Platform console | same | `failed` lines; `passed`, `skipped` with `--output detailed` | passes by default |
 //! | dotnet test | TRX report | `testName` | every `UnitTestResult` (not run = skipped) | |
@@ -58,6 +60,11 @@
 //! parser count tests without subtests (node's `# fail` also counts a failing parent); unittest
 //! counts failing subtests in `failed` as its `failures=` does. Compiler and linter output
 //! (rustc, clippy) has no tests: see [`crate::diagnostics`].
+//!
+//! **How far the ids go.** Every summary says whether its ids cover every test it counts
+//! ([`TestSummary::ids`], [`IdCoverage`]): a run is judged test by test only then, otherwise by
+//! its counts. [`ids`] holds the runners' hooks through which pawl gets every id without
+//! changing the command (a variable the runner reads, and the report it writes).
 //!
 //! **Which source wins.** When a report file (`{report}`, see [`crate::report`]) parses, its
 //! summary is the result, counts and ids alike: JUnit, TRX and the jest/vitest JSON name every

@@ -5,7 +5,10 @@
 //! a grace period, SIGKILL), and the combined output logged to `<logs>/<name>-<step>.log`.
 //! `{report}` in a command becomes a fresh path under the logs directory (see
 //! [`crate::report`]); after the run the log (and the report, when written) is parsed into test
-//! counts, and a failure is classified ([`crate::classify`]).
+//! counts, and a failure is classified ([`crate::classify`]). A command recognised as a test
+//! runner that has a hook for per-test ids ([`crate::parse::ids`]) runs unchanged with one more
+//! variable (`PYTEST_ADDOPTS`, `GOFLAGS`, ...), whose report, in the same place a `{report}`
+//! would have, is parsed the same way.
 //!
 //! [`run_checks`] runs `build` first and alone, then the other checks in parallel on at most
 //! `jobs` threads; when the build fails the others are skipped, not run.

@@ -1,4 +1,5 @@
-//! pytest's console output: the closing line (`=== 1 failed, 2 passed, 1 skipped in 0.05s ===`)
+//! pytest's console output: the closing line (`=== 1 failed, 2 passed, 1 skipped in 0.05s ===`,
+//! unframed with `-q`)
 //! and the short test summary (`FAILED file.py::test - message`, shown by default for failures
 //! and errors, and for every outcome with `-rA`). JUnit XML (`--junitxml`) goes to the JUnit parser.
 
