@@ -205,31 +205,34 @@ pub fn run_check(check: &Check, cfg: &RunnerConfig) -> CheckRun {
         hook.filter(|h| h.writes_report())
             .map(|_| format!("{name}-{}.ids.xml", cfg.step))
     });
+    // A sandboxed check writes its report into a directory of its own outside the repository's
+    // path: the room is mounted there and pawl's `.pawl` is hidden, so a directory under the
+    // logs would not be the one pawl reads. The report is moved to the logs afterwards.
     let sandboxed_report = match (
         &report_file,
         containment.as_mut().and_then(|c| c.spec.sandbox.as_mut()),
     ) {
         (Some(file), Some(sandbox)) => {
-            let dir = cfg.logs_dir.join(format!("{name}-{}.report", cfg.step));
-            if let Err(e) = fs::create_dir_all(&dir) {
-                let argv = vec![SHELL.to_owned(), "-c".to_owned(), check.command.clone()];
-                return failed_to_start(
-                    check,
-                    cfg,
-                    argv,
-                    format!("cannot create {}: {e}", dir.display()),
-                    false,
-                );
-            }
-            let shown = pawl_process::sandbox::check::report_place(sandbox, &dir, file);
-            Some((dir.join(file), shown))
+            let dir = match tempfile::Builder::new().prefix("pawl-report-").tempdir() {
+                Ok(d) => d,
+                Err(e) => {
+                    let argv = vec![SHELL.to_owned(), "-c".to_owned(), check.command.clone()];
+                    return failed_to_start(
+                        check,
+                        cfg,
+                        argv,
+                        format!("cannot create a directory for the report: {e}"),
+                        false,
+                    );
+                }
+            };
+            let shown = pawl_process::sandbox::check::report_place(sandbox, dir.path(), file);
+            Some((dir, shown))
         }
         _ => None,
     };
-    let report_path = match &sandboxed_report {
-        Some((host, _)) => Some(host.clone()),
-        None => report_file.as_ref().map(|f| cfg.logs_dir.join(f)),
-    };
+    // Where pawl keeps the report, as evidence.
+    let report_path = report_file.as_ref().map(|f| cfg.logs_dir.join(f));
     // The path the check is given for its report.
     let shown_report = match (&report_path, &sandboxed_report) {
         (_, Some((_, shown))) => Some(shown.clone()),
@@ -304,6 +307,13 @@ pub fn run_check(check: &Check, cfg: &RunnerConfig) -> CheckRun {
     };
     let end = end_of(&outcome, cfg.timeout);
     let (stdout, stderr) = read_log(&log_path);
+    if let (Some((dir, _)), Some(file), Some(kept)) =
+        (&sandboxed_report, &report_file, &report_path)
+    {
+        // Copied, not renamed: the temporary directory may be on another file system.
+        let _ = fs::copy(dir.path().join(file), kept);
+    }
+    drop(sandboxed_report);
     let report_text = report_path.as_deref().and_then(read_tail);
     let mut tests = parse_any(&check.command, &stdout, &stderr, report_text.as_deref());
     if let Some(t) = &mut tests {
