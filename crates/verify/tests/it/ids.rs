@@ -17,6 +17,19 @@ fn config(tree: &Path, logs: &Path) -> RunnerConfig {
     cfg
 }
 
+/// These tests run the real runners: one that is missing fails the test with its name.
+fn require(program: &str, args: &[&str]) {
+    let ok = std::process::Command::new(program)
+        .args(args)
+        .output()
+        .is_ok_and(|o| o.status.success());
+    assert!(
+        ok,
+        "this test runs `{program} {}`, which failed or is not installed",
+        args.join(" ")
+    );
+}
+
 fn write(root: &Path, files: &[(&str, &str)]) {
     for (path, text) in files {
         let p = root.join(path);
@@ -47,6 +60,7 @@ const PYTEST_PASSING: &str = "import pytest\n\ndef test_ok():\n    assert 1 + 1 
 /// no test id at all, so every per-test protection was off for the most common Python gate.
 #[test]
 fn a_pytest_q_baseline_names_every_test() {
+    require("python3", &["-m", "pytest", "--version"]);
     let tree = tempfile::tempdir().unwrap();
     let logs = tempfile::tempdir().unwrap();
     write(tree.path(), &[("tests/test_calc.py", PYTEST_PASSING)]);
@@ -223,6 +237,7 @@ const GO_TEST: &str = "package m\n\nimport \"testing\"\n\nfunc TestOk(t *testing
 /// go's own build cache (the user's, warm) keeps these tests from compiling the standard
 /// library each time.
 fn go_config(tree: &Path, logs: &Path) -> RunnerConfig {
+    require("go", &["version"]);
     let mut cfg = config(tree, logs);
     cfg.env.push(("GOTOOLCHAIN".into(), "local".into()));
     cfg.env.push(("GOFLAGS".into(), "-mod=mod".into()));
@@ -284,6 +299,7 @@ fn go_vet_in_the_command_keeps_goflags_untouched() {
 /// after): no variable is needed.
 #[test]
 fn node_test_names_every_test_on_its_console() {
+    require("node", &["--version"]);
     let tree = tempfile::tempdir().unwrap();
     let logs = tempfile::tempdir().unwrap();
     write(
