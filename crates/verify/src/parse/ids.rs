@@ -66,7 +66,7 @@ pub const HOOKS: &[IdHook] = &[
         join: Join::List,
         options: &[],
         // `-p no:junitxml` too: `--junitxml` would then be an unknown option.
-        texts: &["junitxml", "junit-xml", "junit_xml"],
+        texts: &["--junitxml", "--junit-xml", "no:junitxml"],
         files: &[
             "pytest.ini",
             ".pytest.ini",
@@ -285,6 +285,7 @@ mod tests {
             "pytest --junitxml=out.xml",
             "pytest --junit-xml out.xml",
             "pytest -p no:junitxml",
+            "pytest -pno:junitxml",
             "pytest -rA --junitxml={report}",
             "go test -json ./...",
             "go test -v ./...",
@@ -332,6 +333,20 @@ mod tests {
                 &set(vec![("NEXTEST_STATUS_LEVEL", "fail")], vec![])
             ),
             None
+        );
+        // The family or a word in a comment is not a report of the user's.
+        assert_eq!(
+            var_of(
+                "pytest",
+                &set(
+                    vec![],
+                    vec![(
+                        "pytest.ini",
+                        "[pytest]\njunit_family = xunit2\n# no junitxml here\n"
+                    )]
+                )
+            ),
+            Some("PYTEST_ADDOPTS")
         );
         // An unrelated setting is kept, and pawl's follows it.
         let ctx = set(vec![("GOFLAGS", "-mod=mod")], vec![]);
