@@ -42,6 +42,6 @@ pub mod text;
 pub use diagnostics::{Diagnostics, parse_diagnostics};
 pub use gate::{Check, gates_from_config};
 pub use outcome::{CheckEnd, CheckFailure, CheckRun};
-pub use parse::{Runner, TestSummary, parse_any};
+pub use parse::{IdCoverage, Runner, TestSummary, parse_any};
 pub use platform::{Detection, ProjectFacts, detect, gates_toml};
 pub use runner::{RunnerConfig, run_check, run_checks};
