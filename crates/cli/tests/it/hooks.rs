@@ -252,6 +252,12 @@ fn arming_from_inside_a_session_binds_that_session() {
 fn the_same_denial_in_a_row_is_reported_to_the_user_once() {
     let env = project("", "");
     let run = arm(&env, &[]);
+    hook(
+        &env,
+        "claude",
+        "session-start",
+        session_start(&env, "c1", "startup"),
+    );
     let deny = |session: &str, command: &str| {
         let d = hook(&env, "claude", "pre-tool-use", bash(&env, session, command));
         assert_eq!(
@@ -263,10 +269,10 @@ fn the_same_denial_in_a_row_is_reported_to_the_user_once() {
     deny("c1", "git push origin HEAD");
     deny("c1", "git push origin HEAD");
     assert_eq!(event_count(&env, &run, "guard_denied"), 1);
+    // Another call in between: the same call after it is reported again.
     deny("c1", "rm -rf .git");
-    deny("c2", "rm -rf .git");
     deny("c1", "git push origin HEAD");
-    assert_eq!(event_count(&env, &run, "guard_denied"), 4);
+    assert_eq!(event_count(&env, &run, "guard_denied"), 3);
 }
 
 /// Issue 36 point 1: pawl keeps untracked files in a commit before every step, so removing an
@@ -276,6 +282,12 @@ fn the_same_denial_in_a_row_is_reported_to_the_user_once() {
 fn removing_an_untracked_directory_is_allowed_unless_it_holds_ignored_files() {
     let env = project("", "");
     let run = arm(&env, &[]);
+    hook(
+        &env,
+        "claude",
+        "session-start",
+        session_start(&env, "c1", "startup"),
+    );
     std::fs::create_dir_all(env.root().join("frontend/src")).unwrap();
     std::fs::write(env.root().join("frontend/src/app.js"), "x\n").unwrap();
     std::fs::create_dir_all(env.root().join("scratch")).unwrap();
@@ -1130,11 +1142,13 @@ fn editing_pawl_toml_during_a_run_does_not_loosen_its_guard() {
     );
     let answer = hook(&env, "claude", "pre-tool-use", push);
     assert!(denied(&answer), "{answer}");
+    // (Outside the repository: an untracked directory inside it is now removable anyway, the
+    // checkpoint keeping it.)
     let rm = hook(
         &env,
         "claude",
         "pre-tool-use",
-        bash(&env, "s1", "rm -rf src"),
+        bash(&env, "s1", "rm -rf /opt/projects"),
     );
     assert!(denied(&rm), "{rm}");
     // The file itself did change: `pawl guard check` (the user's tool, current configuration)
