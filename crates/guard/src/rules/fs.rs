@@ -53,7 +53,7 @@ fn glob_prefix(text: &str) -> &str {
 /// (`Dockerfile*`, `id_rsa*`) is not taken to mean them.
 const JUNK_EXTENSIONS: &[&str] = &[
     "orig", "rej", "bak", "old", "tmp", "temp", "swp", "swo", "log", "pyc", "pyo", "o", "obj",
-    "class", "out", "pid", "prof", "profraw", "gcda", "gcno", "dSYM",
+    "class", "out", "pid", "prof", "profraw", "gcda", "gcno", "dSYM", "so", "dylib", "dll", "pyd",
 ];
 
 /// Extensions of source and text files: a glob such as `src/*.rs` edits code, not a file
