@@ -167,6 +167,10 @@ pub struct GuardSnapshot {
     pub guard: pawl_core::config::GuardConfig,
     #[serde(default)]
     pub pawl_binaries: Vec<std::path::PathBuf>,
+    /// The run's guard context beyond `[guard]`, fixed when it started (false for runs stored
+    /// before: the cautious rules).
+    #[serde(default)]
+    pub context: crate::guard_host::SealedContext,
 }
 
 /// Writes the run's guard policy next to the store (see [`guard_snapshot_path`]).
@@ -177,6 +181,7 @@ pub fn write_guard_snapshot(ctx: &Ctx, run: &pawl_core::record::Run) -> CliResul
     let snapshot = GuardSnapshot {
         guard: guard.clone(),
         pawl_binaries: crate::hook_setup::installed_binaries(&ctx.root),
+        context: crate::guard_host::SealedContext::of(&run.settings),
     };
     let path = guard_snapshot_path(&ctx.state_dir(), &run.id);
     let write = || -> std::io::Result<()> {

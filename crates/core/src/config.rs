@@ -617,6 +617,10 @@ pub struct SandboxConfig {
     /// More paths the agent may write besides the working tree, the temporary directories and
     /// HOME (`~` is the user's home).
     pub writable: Vec<String>,
+    /// Local containers are part of what pawl can undo: the guard allows a container run that
+    /// mounts the working tree to run a test or build tool, and removing local containers and
+    /// images (docs/guard.md). Off: such a run is denied, naming this setting.
+    pub containers: bool,
 }
 
 impl Default for SandboxConfig {
@@ -625,6 +629,7 @@ impl Default for SandboxConfig {
             enabled: true,
             required: false,
             writable: Vec::new(),
+            containers: false,
         }
     }
 }
@@ -1202,6 +1207,8 @@ enabled = true
 # refuse to start when the kernel cannot sandbox (Landlock + user/mount/pid namespaces)
 required = false
 # writable = ["~/.cache"]
+# the guard lets the agent run local containers that mount the working tree (tests, builds)
+containers = false
 
 [run]
 # what no run may do: path globs ("src/legacy/**", "*.lock") or commands ("cmd:git push");

@@ -245,6 +245,77 @@ fn arming_from_inside_a_session_binds_that_session() {
     assert_eq!(a["decision"], "block", "{a}");
 }
 
+/// Issue 36 point 3: the same call denied twice in a row in one session reaches the user once
+/// (one `guard_denied` event); the agent is told each time. Another call, or the same call in
+/// another session, is reported again.
+#[test]
+fn the_same_denial_in_a_row_is_reported_to_the_user_once() {
+    let env = project("", "");
+    let run = arm(&env, &[]);
+    hook(
+        &env,
+        "claude",
+        "session-start",
+        session_start(&env, "c1", "startup"),
+    );
+    let deny = |session: &str, command: &str| {
+        let d = hook(&env, "claude", "pre-tool-use", bash(&env, session, command));
+        assert_eq!(
+            d["hookSpecificOutput"]["permissionDecision"], "deny",
+            "{command}: {d}"
+        );
+    };
+    deny("c1", "git push origin HEAD");
+    deny("c1", "git push origin HEAD");
+    deny("c1", "git push origin HEAD");
+    assert_eq!(event_count(&env, &run, "guard_denied"), 1);
+    // Another call in between: the same call after it is reported again.
+    deny("c1", "rm -rf .git");
+    deny("c1", "git push origin HEAD");
+    assert_eq!(event_count(&env, &run, "guard_denied"), 3);
+}
+
+/// Issue 36 point 1: pawl keeps untracked files in a commit before every step, so removing an
+/// untracked directory is allowed — unless it holds a file git ignores (a `.env`, a local
+/// database), which no checkpoint keeps. Asked of the real repository by the hook.
+#[test]
+fn removing_an_untracked_directory_is_allowed_unless_it_holds_ignored_files() {
+    let env = project("", "");
+    let run = arm(&env, &[]);
+    hook(
+        &env,
+        "claude",
+        "session-start",
+        session_start(&env, "c1", "startup"),
+    );
+    std::fs::create_dir_all(env.root().join("frontend/src")).unwrap();
+    std::fs::write(env.root().join("frontend/src/app.js"), "x\n").unwrap();
+    std::fs::create_dir_all(env.root().join("scratch")).unwrap();
+    std::fs::write(env.root().join("scratch/local.db"), "x\n").unwrap();
+    let gitignore = env.root().join(".gitignore");
+    let mut text = std::fs::read_to_string(&gitignore).unwrap_or_default();
+    text.push_str("\n*.db\n");
+    std::fs::write(&gitignore, text).unwrap();
+    let decide = |command: &str| {
+        let d = hook(&env, "claude", "pre-tool-use", bash(&env, "c1", command));
+        d["hookSpecificOutput"]["permissionDecision"]
+            .as_str()
+            .unwrap_or("allow")
+            .to_string()
+            + " "
+            + d["hookSpecificOutput"]["permissionDecisionReason"]
+                .as_str()
+                .unwrap_or("")
+    };
+    assert!(decide("rm -rf frontend").starts_with("allow"));
+    let db = decide("rm -rf scratch");
+    assert!(db.starts_with("deny pawl guard [recursive-delete]"), "{db}");
+    assert!(db.contains("git ignores"), "{db}");
+    // Tracked files stay denied (their directory is the repository's).
+    assert!(decide("rm -rf .").starts_with("deny"));
+    assert_eq!(event_count(&env, &run, "guard_denied"), 2);
+}
+
 #[test]
 fn the_guard_denies_in_each_protocol_and_allows_plain_commands() {
     let env = project("", "");
@@ -1071,11 +1142,13 @@ fn editing_pawl_toml_during_a_run_does_not_loosen_its_guard() {
     );
     let answer = hook(&env, "claude", "pre-tool-use", push);
     assert!(denied(&answer), "{answer}");
+    // (Outside the repository: an untracked directory inside it is now removable anyway, the
+    // checkpoint keeping it.)
     let rm = hook(
         &env,
         "claude",
         "pre-tool-use",
-        bash(&env, "s1", "rm -rf src"),
+        bash(&env, "s1", "rm -rf /opt/projects"),
     );
     assert!(denied(&rm), "{rm}");
     // The file itself did change: `pawl guard check` (the user's tool, current configuration)
