@@ -270,9 +270,7 @@ fn session_cookie(headers: &HeaderMap) -> Option<&str> {
 
 /// The `csrf` query parameter (64 hex digits need no decoding).
 fn csrf_query(query: Option<&str>) -> Option<&str> {
-    query?
-        .split('&')
-        .find_map(|kv| kv.strip_prefix("csrf="))
+    query?.split('&').find_map(|kv| kv.strip_prefix("csrf="))
 }
 
 /// The checks above, in front of every route.
@@ -325,9 +323,8 @@ pub async fn guard(State(state): State<AppState>, req: Request, next: Next) -> R
                 } else {
                     "a token is needed: `Authorization: Bearer <token>` (the token file `pawl serve` printed), or the dashboard's session (run `pawl dashboard`)"
                 };
-                let mut resp =
-                    ApiError::new(StatusCode::UNAUTHORIZED, "unauthorized", message)
-                        .into_response();
+                let mut resp = ApiError::new(StatusCode::UNAUTHORIZED, "unauthorized", message)
+                    .into_response();
                 resp.headers_mut().insert(
                     header::WWW_AUTHENTICATE,
                     header::HeaderValue::from_static("Bearer"),
@@ -473,7 +470,10 @@ mod tests {
             Err(Refusal::Csrf)
         );
         // The query carries the key for a stream's GET only.
-        assert_eq!(decide(&token, &session(true, true, None, Some(&key))), Ok(()));
+        assert_eq!(
+            decide(&token, &session(true, true, None, Some(&key))),
+            Ok(())
+        );
         for (safe, stream) in [(true, false), (false, true), (false, false)] {
             assert_eq!(
                 decide(&token, &session(safe, stream, None, Some(&key))),

@@ -296,4 +296,26 @@ pub fn dashboard_link(state_dir: &Path) -> Result<String, ServeError> {
         .ok_or_else(|| ServeError::Other(format!("unexpected answer: {body}")))
 }
 
+/// Writes a page that sends the browser on to `link` (`dashboard.html` in the state directory,
+/// created 0600): `pawl dashboard` opens the browser with this file's path, so the one-time
+/// link is on no process's command line (`/proc/*/cmdline` is readable by every user).
+pub fn write_redirect_page(state_dir: &Path, link: &str) -> Result<PathBuf, ServeError> {
+    let attr: String = link
+        .chars()
+        .map(|c| match c {
+            '&' => "&amp;".to_string(),
+            '"' => "&quot;".to_string(),
+            '<' => "&lt;".to_string(),
+            '>' => "&gt;".to_string(),
+            c => c.to_string(),
+        })
+        .collect();
+    let page = format!(
+        "<!doctype html>\n<meta charset=\"utf-8\">\n<meta name=\"referrer\" content=\"no-referrer\">\n<meta http-equiv=\"refresh\" content=\"0;url={attr}\">\n<title>pawl dashboard</title>\n<p>Opening the dashboard… <a href=\"{attr}\">open it</a> (the link works once).</p>\n"
+    );
+    let path = state_dir.join("dashboard.html");
+    write_private(&path, &page)?;
+    Ok(path)
+}
+
 mod client;

@@ -197,7 +197,12 @@ fn sessions_and_links_expire() {
     std::thread::sleep(std::time::Duration::from_millis(1700));
     let over = d.send("GET", "/api/v1/runs", &headers, None);
     assert_eq!(over.status, 401, "{}", over.body);
-    assert!(over.json()["message"].as_str().unwrap().contains("pawl dashboard"));
+    assert!(
+        over.json()["message"]
+            .as_str()
+            .unwrap()
+            .contains("pawl dashboard")
+    );
     assert_eq!(d.send("GET", &path, &[], None).status, 401, "an old link");
 }
 
@@ -297,12 +302,7 @@ fn a_stolen_dashboard_cookie_without_the_csrf_key_reads_nothing_and_changes_noth
     let read = d.send("GET", "/api/v1/runs", &[("Cookie", &cookie)], None);
     assert_eq!(read.status, 403, "read with a stolen cookie: {}", read.body);
     assert_eq!(read.json()["error"], "csrf_refused");
-    let stream = d.send(
-        "GET",
-        "/api/v1/events/stream",
-        &[("Cookie", &cookie)],
-        None,
-    );
+    let stream = d.send("GET", "/api/v1/events/stream", &[("Cookie", &cookie)], None);
     assert_eq!(stream.status, 403, "stream with a stolen cookie");
     let path = format!("/api/v1/runs/{}/cancel", run.id);
     let act = d.send(
