@@ -314,9 +314,10 @@ pub fn main_checkout_of(top: &Path) -> Option<PathBuf> {
 /// The checkout whose project settings `agent`'s CLI loads for a session started in `root`.
 /// Codex loads a linked worktree's project hooks from the main checkout's `.codex/hooks.json`,
 /// ignoring the worktree's own, and runs them with the worktree as their working directory
-/// (openai/codex #27133, #23996). Claude Code and Gemini CLI read the worktree's own files,
-/// which a new worktree has only when they are tracked on its branch (anthropics/claude-code
-/// #83953).
+/// (openai/codex #27133, #23996, PR #21969) — and, measured on Codex 0.171.0, only when the
+/// worktree has a `.codex/` folder of its own (its project layer). Claude Code and Gemini CLI
+/// read the worktree's own files, which a new worktree has only when they are tracked on its
+/// branch (anthropics/claude-code #83953).
 pub fn hooks_root(root: &Path, agent: Agent) -> PathBuf {
     match agent {
         Agent::Codex => main_checkout_of(root).unwrap_or_else(|| root.to_path_buf()),
@@ -325,13 +326,20 @@ pub fn hooks_root(root: &Path, agent: Agent) -> PathBuf {
 }
 
 /// Arming in a linked worktree: the session's CLI must load pawl's hooks there, or it would
-/// run unguarded and unverified without a word — refused, naming where they must go.
+/// run unguarded and unverified without a word — refused, naming where they must go. For
+/// Codex, with the hooks in the main checkout, the worktree is given the (empty, untracked:
+/// git does not see it) `.codex/` folder Codex needs to load them.
 fn refuse_unhooked_worktree(root: &Path, agent: Option<Agent>) -> CliResult {
     let (Some(main), Some(agent)) = (main_checkout_of(root), agent) else {
         return Ok(());
     };
     let at = hooks_root(root, agent);
     if hooks_installed(&at, agent) {
+        if agent == Agent::Codex {
+            let layer = root.join(".codex");
+            std::fs::create_dir_all(&layer)
+                .map_err(CliError::io(format!("cannot create {}", layer.display())))?;
+        }
         return Ok(());
     }
     let why = if at == main {

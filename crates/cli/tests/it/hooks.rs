@@ -1501,5 +1501,9 @@ fn arming_in_a_linked_worktree_needs_the_hooks_where_the_agent_cli_loads_them() 
         let r = env.ok(&args);
         assert!(r.stdout.contains("armed"), "{agent}: {}", r.stdout);
         assert!(wt.join(".pawl/session.json").exists());
+        if agent == "codex" {
+            // The worktree's own `.codex/` folder, without which Codex loads no project hooks.
+            assert!(wt.join(".codex").is_dir());
+        }
     }
 }
