@@ -247,13 +247,17 @@ plugins = false
 
 [projects."{}"]
 trust_level = "trusted"
-
-[projects."{}"]
-trust_level = "trusted"
-"#,
+{}"#,
                 server.base_url(),
                 root.display(),
-                dir.display()
+                if dir == root {
+                    String::new()
+                } else {
+                    format!(
+                        "\n[projects.\"{}\"]\ntrust_level = \"trusted\"\n",
+                        dir.display()
+                    )
+                }
             );
             std::fs::write(codex_home.join("config.toml"), config).unwrap();
             env.push(("CODEX_HOME".into(), codex_home.display().to_string()));
