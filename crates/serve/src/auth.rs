@@ -341,7 +341,8 @@ pub struct Code {
     code: Option<String>,
 }
 
-/// `GET /auth?code=…`: a one-time link exchanged for the token cookie.
+/// `GET /auth?code=…`: a one-time link exchanged for a session of the browser's own (its cookie, and
+/// its CSRF key in the redirect's fragment).
 pub async fn redeem(State(state): State<AppState>, Query(q): Query<Code>) -> Response {
     if !q.code.is_some_and(|c| state.links.redeem(&c)) {
         return (
