@@ -184,6 +184,13 @@ pub fn rearm(
     store: &mut Store,
     run: &pawl_core::record::Run,
 ) -> CliResult<ExitCode> {
+    let agent = match run.settings.agent.as_ref().map(|a| a.kind) {
+        Some(AgentKind::Claude) => Some(Agent::Claude),
+        Some(AgentKind::Codex) => Some(Agent::Codex),
+        Some(AgentKind::Gemini) => Some(Agent::Gemini),
+        _ => None,
+    };
+    refuse_unhooked_worktree(&ctx.root, agent)?;
     if run.status == RunStatus::Stopped {
         store.set_run_status(&run.id, RunStatus::Active, None)?;
     }
@@ -196,12 +203,6 @@ pub fn rearm(
         STALE_GUARD_MS,
         &owner::holder_alive,
     )?;
-    let agent = match run.settings.agent.as_ref().map(|a| a.kind) {
-        Some(AgentKind::Claude) => Some(Agent::Claude),
-        Some(AgentKind::Codex) => Some(Agent::Codex),
-        Some(AgentKind::Gemini) => Some(Agent::Gemini),
-        _ => None,
-    };
     let arming = store.arm_session(
         &run.id,
         &NewArming {

@@ -1507,3 +1507,44 @@ fn arming_in_a_linked_worktree_needs_the_hooks_where_the_agent_cli_loads_them() 
         }
     }
 }
+
+/// `pawl resume` of a session run in a linked worktree arms it again only where the agent's
+/// CLI will load pawl's hooks, as the first arming does.
+#[test]
+fn resuming_in_a_linked_worktree_needs_the_hooks_where_the_agent_cli_loads_them() {
+    let env = TestEnv::new();
+    env.write("calc.py", CALC_BUG);
+    env.write("test_calc.py", TEST_CALC);
+    env.write(
+        "pawl.toml",
+        "[agent]\nkind = \"codex\"\n\n[gates]\ntest = \"python3 -m unittest -q\"\n",
+    );
+    env.write(".gitignore", ".pawl/\n.codex/\n");
+    env.git(&["add", "-A"]);
+    env.git(&["commit", "-q", "-m", "project"]);
+    let wt = env.dir.path().join("side");
+    let wt_s = wt.display().to_string();
+    env.git(&["worktree", "add", "-q", "-b", "side", &wt_s]);
+    env.ok(&["init", "--agent", "codex"]);
+    let r = env.ok(&[
+        "-C",
+        &wt_s,
+        "run",
+        "--driver",
+        "session",
+        "make add() add",
+        "--json",
+    ]);
+    let run = r.json()["run_id"].as_str().unwrap().to_string();
+    env.ok(&["-C", &wt_s, "off"]);
+    assert!(!wt.join(".pawl/session.json").exists());
+    // The hooks leave the main checkout: a resumed session would run unguarded.
+    env.ok(&["init", "--remove", "--agent", "codex"]);
+    let r = env.pawl(&["-C", &wt_s, "resume", &run]);
+    assert_ne!(r.code, 0, "re-armed without hooks\n{}", r.stdout);
+    assert!(r.stderr.contains("linked worktree"), "{}", r.stderr);
+    assert!(!wt.join(".pawl/session.json").exists(), "re-armed");
+    env.ok(&["init", "--agent", "codex"]);
+    env.ok(&["-C", &wt_s, "resume", &run]);
+    assert!(wt.join(".pawl/session.json").exists());
+}
