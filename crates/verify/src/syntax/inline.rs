@@ -271,6 +271,7 @@ fn has_doc_test(doc: &str) -> bool {
         "edition2021",
         "edition2024",
     ];
+    let mut in_fence = false;
     for line in doc.lines() {
         let l = line
             .trim_start()
@@ -287,6 +288,11 @@ fn has_doc_test(doc: &str) -> bool {
         } else {
             continue;
         };
+        if in_fence {
+            in_fence = false;
+            continue;
+        }
+        in_fence = true;
         let tokens: Vec<&str> = fence
             .split([',', ' ', '\t'])
             .map(str::trim)
@@ -425,6 +431,21 @@ pub fn restore_inline_tests(
         if used[i] {
             continue;
         }
+        // a test that lost its marks (`#[test]`, `#[cfg(test)]`) is still there: replace it
+        if let Some(span) = unmarked(&fp, b) {
+            // edits inside the item are superseded by the item's baseline text
+            edits.retain(|e| !(span.start <= e.0 && e.1 <= span.end));
+            if edits.iter().any(|e| e.0 < span.end && span.start < e.1) {
+                return Err(RestoreError::Overlap { key: b.key.clone() });
+            }
+            let text = reindent(
+                &baseline_src[b.span.start..b.span.end],
+                indent_at(baseline_src, b.span.start),
+                indent_at(final_src, span.start),
+            );
+            edits.push((span.start, span.end, text, b.key.clone()));
+            continue;
+        }
         let (at, indent) =
             place(&fp, b).ok_or_else(|| RestoreError::NoPlace { key: b.key.clone() })?;
         let mut text = reindent(
@@ -485,6 +506,28 @@ fn reindent(text: &str, from: &str, to: &str) -> String {
             None => l.to_string(),
         })
         .collect()
+}
+
+/// The final source's item of the same path as a Rust test function or module the run took
+/// the test mark off (`fn adds` without `#[test]`), with its attributes.
+fn unmarked(fp: &Parsed<'_>, b: &InlineItem) -> Option<Span> {
+    let kind = match b.kind {
+        InlineKind::RustTestFn => "function_item",
+        InlineKind::RustTestModule => "mod_item",
+        _ => return None,
+    };
+    let path = b.key.split_once(' ')?.1.split('#').next()?;
+    let parts: Vec<&str> = path.split("::").collect();
+    let item = find_rust_item(fp, &parts, kind)?;
+    let attrs = rust_attrs(item);
+    let first = attrs.first().copied().unwrap_or(item);
+    let (s, e) = whole_lines(&fp.src, first.start_byte(), item.end_byte());
+    Some(Span {
+        start: s,
+        end: e,
+        line: first.start_position().row + 1,
+        end_line: item.end_position().row + 1,
+    })
 }
 
 /// Where a baseline item missing from the final source goes: `(byte offset, indentation)`.

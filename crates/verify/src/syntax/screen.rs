@@ -26,7 +26,7 @@ use tree_sitter::Node;
 use super::inline::inline_test_items;
 use super::literal::{Env, Literal, of_node};
 use super::probe::Probe;
-use super::walk::{Step, named_children, preorder};
+use super::walk::{Step, named_children, preorder, preorder_stack};
 use super::{Lang, Parsed, Span, parse};
 
 /// One finding of the screen.
@@ -188,6 +188,32 @@ fn collapse(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// How much of a node's text a row's pattern or an entry's signature reads: its first and last
+/// `EDGE_TEXT` bytes (patterns are anchored at either end; a node nested ten thousand deep is
+/// not copied at each level).
+const EDGE_TEXT: usize = 256;
+
+fn node_text(p: &Parsed<'_>, n: Node<'_>) -> String {
+    let t = p.text(n);
+    if t.len() <= 2 * EDGE_TEXT {
+        return collapse(t);
+    }
+    let mut head = EDGE_TEXT;
+    while !t.is_char_boundary(head) {
+        head -= 1;
+    }
+    let mut tail = t.len() - EDGE_TEXT;
+    while !t.is_char_boundary(tail) {
+        tail += 1;
+    }
+    format!(
+        "{} ...{} bytes... {}",
+        collapse(&t[..head]),
+        t.len(),
+        collapse(&t[tail..])
+    )
+}
+
 fn hunk_of(src: &str, span: &Span) -> String {
     let lines: Vec<&str> = src.lines().collect();
     let first = span.line.saturating_sub(1);
@@ -216,31 +242,32 @@ fn row_hits(rules: &Rules, lang: Lang, src: &str, skip: &[Span]) -> Vec<Hit> {
         .unwrap_or(&[]);
     let mut out = Vec::new();
     let mut seen: HashSet<(String, usize)> = HashSet::new();
-    preorder(p.root(), |n| {
+    preorder_stack(p.root(), |n, parents| {
         let span = Span::of(n);
         if skip.iter().any(|s| s.contains(&span)) {
             return Step::Skip;
         }
+        let mut text: Option<String> = None;
         for rule in table {
             if !rule.row.nodes.iter().any(|k| k == n.kind()) {
                 continue;
             }
             if !rule.row.parents.is_empty()
-                && !n
-                    .parent()
+                && !parents
+                    .last()
                     .map(|par| rule.row.parents.iter().any(|k| k == par.kind()))
                     .unwrap_or(false)
             {
                 continue;
             }
-            let text = match of_node(&p, n, &Env::new()) {
+            let text = text.get_or_insert_with(|| match of_node(&p, n, &Env::new()) {
                 Some(Literal::Str(s)) if is_string_kind(n.kind()) => s,
-                _ => collapse(p.text(n)),
-            };
-            if rule.re.is_match(&text) && seen.insert((rule.row.id.clone(), span.line)) {
+                _ => node_text(&p, n),
+            });
+            if rule.re.is_match(text) && seen.insert((rule.row.id.clone(), span.line)) {
                 out.push(Hit {
                     rule: rule.row.id.clone(),
-                    text,
+                    text: text.clone(),
                     span,
                 });
             }
@@ -490,12 +517,12 @@ fn answered(
 /// Every table entry of a source, outside inline test items.
 fn entries(p: &Parsed<'_>, skip: &[Span]) -> Vec<Entry> {
     let mut out = Vec::new();
-    preorder(p.root(), |n| {
+    preorder_stack(p.root(), |n, parents| {
         let span = Span::of(n);
         if skip.iter().any(|s| s.contains(&span)) {
             return Step::Skip;
         }
-        if let Some(e) = entry_of(p, n) {
+        if let Some(e) = entry_of(p, n, parents) {
             out.push(e);
         }
         Step::Into
@@ -523,9 +550,16 @@ fn function_kinds(lang: Lang) -> &'static [&'static str] {
     }
 }
 
+/// How far up an `if` looks for its function (deeper, its function is the file).
+const MAX_IF_DEPTH: usize = 256;
+
 /// The table an `if` belongs to: its function (or the file).
-fn if_table(p: &Parsed<'_>, n: Node<'_>) -> usize {
-    super::walk::ancestor(n, function_kinds(p.lang))
+fn if_table(p: &Parsed<'_>, parents: &[Node<'_>]) -> usize {
+    parents
+        .iter()
+        .rev()
+        .take(MAX_IF_DEPTH)
+        .find(|a| function_kinds(p.lang).contains(&a.kind()))
         .map(|f| f.start_byte())
         .unwrap_or(usize::MAX)
 }
@@ -545,12 +579,12 @@ fn entry(
         keys,
         values,
         span: Span::of(n),
-        signature: collapse(p.text(n)),
+        signature: node_text(p, n),
     })
 }
 
-fn entry_of(p: &Parsed<'_>, n: Node<'_>) -> Option<Entry> {
-    let parent_start = || n.parent().map(|x| x.start_byte()).unwrap_or(0);
+fn entry_of(p: &Parsed<'_>, n: Node<'_>, parents: &[Node<'_>]) -> Option<Entry> {
+    let parent_start = || parents.last().map(|x| x.start_byte()).unwrap_or(0);
     match (p.lang, n.kind()) {
         // conditions with their answers
         (Lang::Python, "if_statement" | "elif_clause")
@@ -559,7 +593,13 @@ fn entry_of(p: &Parsed<'_>, n: Node<'_>) -> Option<Entry> {
         | (Lang::Rust, "if_expression") => {
             let cond = n.child_by_field_name("condition")?;
             let body = n.child_by_field_name("consequence")?;
-            entry(if_table(p, n), compared(p, cond), answers(p, body), p, n)
+            entry(
+                if_table(p, parents),
+                compared(p, cond),
+                answers(p, body),
+                p,
+                n,
+            )
         }
         (Lang::Shell, "if_statement" | "elif_clause") => {
             let cond = n.child_by_field_name("condition")?;
@@ -573,7 +613,7 @@ fn entry_of(p: &Parsed<'_>, n: Node<'_>) -> Option<Entry> {
                     }
                 }
             }
-            entry(if_table(p, n), keys, answers_until_else(p, n), p, n)
+            entry(if_table(p, parents), keys, answers_until_else(p, n), p, n)
         }
         // map and object entries
         (Lang::Python, "pair") | (Lang::JavaScript | Lang::TypeScript | Lang::Tsx, "pair") => {
@@ -610,7 +650,7 @@ fn entry_of(p: &Parsed<'_>, n: Node<'_>) -> Option<Entry> {
         // [[k, v], ...] handed to a Map or HashMap, (k, v) tuples in an array
         (Lang::JavaScript | Lang::TypeScript | Lang::Tsx, "array")
         | (Lang::Rust, "tuple_expression") => {
-            let parent = n.parent()?;
+            let parent = *parents.last()?;
             if !matches!(parent.kind(), "array" | "array_expression") {
                 return None;
             }
@@ -619,12 +659,15 @@ fn entry_of(p: &Parsed<'_>, n: Node<'_>) -> Option<Entry> {
                 return None;
             }
             // only a map's constructor (new Map([...]), HashMap::from([...]))
-            let ctor = parent.parent().and_then(|a| a.parent())?;
-            let ctor_text = p.text(ctor);
-            if !(ctor_text.starts_with("new Map")
-                || ctor_text.contains("Map::from")
-                || ctor_text.contains("Map<"))
-            {
+            let ctor = *parents.get(parents.len().checked_sub(3)?)?;
+            let callee = ctor
+                .child_by_field_name("constructor")
+                .or_else(|| ctor.child_by_field_name("function"))
+                .map(|c| p.text(c))
+                .unwrap_or("");
+            let is_map = (ctor.kind() == "new_expression" && callee.ends_with("Map"))
+                || (ctor.kind() == "call_expression" && callee.ends_with("Map::from"));
+            if !is_map {
                 return None;
             }
             entry(
@@ -663,8 +706,10 @@ fn entry_of(p: &Parsed<'_>, n: Node<'_>) -> Option<Entry> {
         (Lang::Python, "case_clause") => {
             let mut keys = Vec::new();
             for c in named_children(n) {
-                if c.kind() == "case_pattern" {
-                    keys.extend(named_children(c).into_iter().filter_map(|x| lit(p, x)));
+                if c.kind() == "case_pattern"
+                    && let Some(k) = python_pattern(p, c, 0)
+                {
+                    keys.push(k);
                 }
             }
             let body = n.child_by_field_name("consequence")?;
@@ -681,6 +726,28 @@ fn entry_of(p: &Parsed<'_>, n: Node<'_>) -> Option<Entry> {
             entry(parent_start(), keys, answers(p, n), p, n)
         }
         _ => None,
+    }
+}
+
+fn python_pattern(p: &Parsed<'_>, pat: Node<'_>, depth: usize) -> Option<Literal> {
+    if depth > 32 {
+        return None;
+    }
+    match pat.kind() {
+        "case_pattern" => {
+            let inner = named_children(pat);
+            if inner.len() == 1 {
+                python_pattern(p, inner[0], depth + 1)
+            } else {
+                None
+            }
+        }
+        "tuple_pattern" | "list_pattern" => named_children(pat)
+            .into_iter()
+            .map(|c| python_pattern(p, c, depth + 1))
+            .collect::<Option<Vec<_>>>()
+            .map(Literal::List),
+        _ => lit(p, pat),
     }
 }
 
@@ -783,13 +850,29 @@ fn answers(p: &Parsed<'_>, body: Node<'_>) -> Vec<Literal> {
             }
             _ => {}
         }
-        if function_kinds(p.lang).contains(&n.kind()) && n != body {
+        // a nested function or conditional answers for itself (and walking it again for each
+        // enclosing `if` would be quadratic)
+        if n != body
+            && (function_kinds(p.lang).contains(&n.kind()) || NESTED_TABLES.contains(&n.kind()))
+        {
             return Step::Skip;
         }
         Step::Into
     });
     out
 }
+
+/// Conditionals whose answers belong to their own entries.
+const NESTED_TABLES: &[&str] = &[
+    "if_statement",
+    "if_expression",
+    "switch_statement",
+    "expression_switch_statement",
+    "type_switch_statement",
+    "match_expression",
+    "match_statement",
+    "case_statement",
+];
 
 /// A shell `if`'s answers: the commands of its `then` part (before `elif`/`else`).
 fn answers_until_else(p: &Parsed<'_>, n: Node<'_>) -> Vec<Literal> {
