@@ -19,6 +19,9 @@
 //!   assertions, changed test configuration).
 //! - [`roles`]: what the locked run takes of a run's changes: every path as product source,
 //!   declaration, test or everything else, and a manifest's declaration keys merged.
+//! - [`syntax`]: parsed code (tree-sitter grammars for Python, JS/TS, Go, Rust and shell): the
+//!   inline test items of a source file and their restoration by span, the literal calls a test
+//!   makes (probes), and the screen on the syntax of a change.
 //!
 //! This crate prints nothing and reads no configuration or environment: the CLI passes the
 //! gates, the timeout and the environment in. Processes are built only through `pawl-process`
@@ -37,6 +40,7 @@ pub mod protect;
 pub mod report;
 pub mod roles;
 pub mod runner;
+pub mod syntax;
 pub mod text;
 
 pub use diagnostics::{Diagnostics, parse_diagnostics};
