@@ -145,8 +145,8 @@ pub struct Roles {
     /// so its files that no rule calls a test or configuration are its content (a check may
     /// read `answer.txt` as well as import `calc.py`).
     unpackaged: bool,
-    /// In such a repository, the data files a test names (`diff out.txt expected.txt`): the
-    /// tests' fixtures, never the project's content.
+    /// In such a repository, the data files of the baseline a test names (`diff out.txt
+    /// expected.txt`): the tests' fixtures, never the project's content.
     named_by_tests: BTreeSet<String>,
 }
 
@@ -587,7 +587,9 @@ impl Roles {
                 .filter(|p| roles.classify(Path::new(p.as_str())).0 == Role::Test)
                 .collect();
             let texts: Vec<String> = tests.iter().flat_map(|t| trees.read_both(t)).collect();
-            for p in &trees.all {
+            // Only a file the baseline has: its content is what the tests expect. A file a test
+            // names that the baseline lacks (`test -f legacy.txt`) is what the run is to make.
+            for p in &trees.base_paths {
                 let name = p.rsplit('/').next().unwrap_or(p);
                 if texts
                     .iter()

@@ -18,6 +18,7 @@ use pawl_core::seal::{CheckRole, Seal};
 use pawl_git::{Repo, TreeEdit, TreeHash};
 use pawl_verify::gate::Check;
 use pawl_verify::roles::{self, Role, RoleFacts, Roles, TreeFiles};
+use pawl_verify::syntax;
 use pawl_verify::{CheckEnd, CheckRun};
 use serde::{Deserialize, Serialize};
 
@@ -198,6 +199,7 @@ fn split(
     let mut edits = Vec::new();
     let mut taken = Vec::new();
     let mut left_out = Vec::new();
+    let mut findings = roles.findings();
     for c in &changes {
         let path = c.path.clone();
         let shown = path.display().to_string();
@@ -215,7 +217,28 @@ fn split(
         match role {
             Role::Product => {
                 taken.push(format!("{shown} ({})", roles.why(&path)));
-                edits.push(TreeEdit::Take(path));
+                // Inline test items (Rust `#[cfg(test)]`, doctests, in-source vitest) are the
+                // baseline's, put back item by item by source span.
+                match with_inline_tests_locked(&path, &base_files, &fin_files) {
+                    Ok(Some(text)) => {
+                        left_out.push(left(
+                            repo,
+                            base,
+                            fin,
+                            &path,
+                            "test (its inline test items, put back as at the baseline)",
+                            &roles,
+                        ));
+                        edits.push(TreeEdit::Write(path, text.into_bytes()));
+                    }
+                    Ok(None) => edits.push(TreeEdit::Take(path)),
+                    Err(why) => {
+                        findings.push(format!(
+                            "the inline tests of `{shown}` could not be put back as at the baseline ({why}): the file is taken whole"
+                        ));
+                        edits.push(TreeEdit::Take(path));
+                    }
+                }
             }
             Role::Declaration => {
                 let old = base_files.read(&path);
@@ -263,12 +286,187 @@ fn split(
         }
     }
     let tree = repo.edited_tree(base, fin, &edits)?;
+    // The product changes read as parsed code: the tests or the runner inspected, the
+    // environment read, answers shaped to the deciding tests (docs/verification.md, "Parsed code").
+    let deciding = deciding_probes(baseline, &base_files);
+    for e in &edits {
+        let path = e.path();
+        if role_is_product(&roles, check_files, user_paths, path) {
+            findings.extend(screen_change(path, &base_files, &fin_files, &deciding));
+        }
+    }
     Ok(Split {
         tree,
         taken,
         left_out,
-        findings: roles.findings(),
+        findings,
     })
+}
+
+fn role_is_product(
+    roles: &Roles,
+    check_files: &[PathBuf],
+    user_paths: &[PathBuf],
+    path: &Path,
+) -> bool {
+    !check_files.iter().any(|p| p == path)
+        && !user_paths.iter().any(|p| p == path)
+        && roles.role(path) == Role::Product
+}
+
+/// The final text of a product file with its inline test items as at the baseline; `None` when
+/// that is the final text already (nothing inline, or nothing changed there).
+fn with_inline_tests_locked(
+    path: &Path,
+    base: &GitTree<'_>,
+    fin: &GitTree<'_>,
+) -> Result<Option<String>, String> {
+    let Some(lang) = syntax::Lang::of_path(path) else {
+        return Ok(None);
+    };
+    let (Some(old), Some(new)) = (base.read(path), fin.read(path)) else {
+        // A new file brings no baseline items; a deleted one has none left.
+        return match fin.read(path) {
+            Some(new)
+                if !syntax::inline_test_items(lang, &new)
+                    .map_err(|e| e.to_string())?
+                    .is_empty() =>
+            {
+                syntax::restore_inline_tests(lang, "", &new)
+                    .map(Some)
+                    .map_err(|e| e.to_string())
+            }
+            _ => Ok(None),
+        };
+    };
+    let inline = |src: &str| {
+        syntax::inline_test_items(lang, src)
+            .map(|items| !items.is_empty())
+            .unwrap_or(false)
+    };
+    if !inline(&old) && !inline(&new) {
+        return Ok(None);
+    }
+    let text = syntax::restore_inline_tests(lang, &old, &new).map_err(|e| e.to_string())?;
+    Ok((text != new).then_some(text))
+}
+
+/// The probes of the tests that decide: the calls with literal arguments and expected values in
+/// the baseline's test files that hold a test failing at the baseline (the seal's copy of the
+/// tests, never the run's).
+fn deciding_probes(baseline: &Baseline, base: &GitTree<'_>) -> Vec<syntax::Probe> {
+    let paths = base.paths();
+    let failing: Vec<&str> = baseline
+        .checks
+        .iter()
+        .flat_map(|c| {
+            c.tests
+                .iter()
+                .filter(|t| t.status == TestStatus::Failed)
+                .map(|t| t.id.as_str())
+                .chain(c.failing.iter().map(String::as_str))
+        })
+        .collect();
+    let mut files: Vec<PathBuf> = Vec::new();
+    for id in &failing {
+        for f in test_files_of(id, &paths) {
+            if !files.contains(&f) {
+                files.push(f);
+            }
+        }
+    }
+    let mut probes = Vec::new();
+    for f in files {
+        let (Some(lang), Some(text)) = (syntax::Lang::of_path(&f), base.read(&f)) else {
+            continue;
+        };
+        let Ok(found) = syntax::extract_probes(lang, &text) else {
+            continue;
+        };
+        let last = |s: &str| {
+            s.rsplit(['.', ':', '/', '>', ' '])
+                .find(|p| !p.is_empty())
+                .unwrap_or(s)
+                .to_owned()
+        };
+        let named: Vec<syntax::Probe> = found
+            .probes
+            .iter()
+            .filter(|p| {
+                let name = last(p.test.split('[').next().unwrap_or(&p.test));
+                failing
+                    .iter()
+                    .any(|id| last(id.split('[').next().unwrap_or(id)) == name)
+            })
+            .cloned()
+            .collect();
+        probes.extend(if named.is_empty() {
+            found.probes
+        } else {
+            named
+        });
+    }
+    probes
+}
+
+/// The files a test id names: `tests/t.py::T::test_a` → `tests/t.py`; `test_calc.Calc.test_add`
+/// (unittest) → `test_calc.py`; `pkg/calc.test.js > adds` → `pkg/calc.test.js`.
+fn test_files_of(id: &str, paths: &[PathBuf]) -> Vec<PathBuf> {
+    let end = ["::", " > ", " ", "#"]
+        .iter()
+        .filter_map(|sep| id.find(sep))
+        .min()
+        .unwrap_or(id.len());
+    let head = Path::new(&id[..end]);
+    if paths.iter().any(|p| p == head) {
+        return vec![head.to_path_buf()];
+    }
+    // A dotted module path: the longest prefix that names a file.
+    let parts: Vec<&str> = id[..end].split('.').collect();
+    for n in (1..parts.len()).rev() {
+        let stem = parts[..n].join("/");
+        for ext in ["py", "go", "rs", "js", "ts"] {
+            let candidate = PathBuf::from(format!("{stem}.{ext}"));
+            if paths.contains(&candidate) {
+                return vec![candidate];
+            }
+        }
+    }
+    Vec::new()
+}
+
+/// The syntax screen's findings on one product change, as the report shows them.
+fn screen_change(
+    path: &Path,
+    base: &GitTree<'_>,
+    fin: &GitTree<'_>,
+    deciding: &[syntax::Probe],
+) -> Vec<String> {
+    let Some(new) = fin.read(path) else {
+        return Vec::new();
+    };
+    let old = base.read(path);
+    let found = match syntax::Lang::of_path(path) {
+        Some(lang) => syntax::screen(lang, path, old.as_deref(), &new, deciding),
+        None => syntax::screen_data(path, old.as_deref(), &new, deciding),
+    };
+    found
+        .into_iter()
+        .map(|f| {
+            let from = f
+                .test
+                .as_ref()
+                .map(|t| format!(" (the literals of the test `{t}`)"))
+                .unwrap_or_default();
+            format!(
+                "`{}`: {} [{}]{from}\n{}",
+                f.path,
+                f.words,
+                f.rule,
+                f.hunk.trim_end()
+            )
+        })
+        .collect()
 }
 
 fn left(repo: &Repo, base: &str, fin: &str, path: &Path, role: &str, roles: &Roles) -> LeftOut {
@@ -400,6 +598,24 @@ pub(crate) fn run(
     };
     let first = run_on(&mut room, &s.tree, &checks)?;
     out.runs = 1;
+    // Where a runner names only some of its tests, what is not named is judged by its counts.
+    for r in &first {
+        match r.tests.as_ref().map(|t| t.ids) {
+            Some(pawl_verify::parse::IdCoverage::ByCounts { named, counted }) if counted > 0 => {
+                out.lines.push(format!(
+                    "`{}`: judged by counts ({named} of {counted} tests named by the runner)",
+                    r.check.name
+                ));
+            }
+            Some(pawl_verify::parse::IdCoverage::FailuresOnly { named }) => {
+                out.lines.push(format!(
+                    "`{}`: judged by counts (the runner names only its failures: {named})",
+                    r.check.name
+                ));
+            }
+            _ => {}
+        }
+    }
     let anchoring = crate::anchors::of_run(&ws.root, goal, baseline);
     let mut failing: Vec<(&CheckRun, Vec<String>)> = Vec::new();
     for r in &first {
@@ -552,6 +768,15 @@ fn judge_check(
         }
     }
     let now = outcomes(r);
+    if let Some(b) = before
+        && now.is_empty()
+        && !b.tests.is_empty()
+    {
+        why.push(format!(
+            "the runner named no test where the baseline named {}: the baseline's tests cannot be shown to pass one by one",
+            b.tests.len()
+        ));
+    }
     if let Some(b) = before
         && !now.is_empty()
     {

@@ -1507,8 +1507,17 @@ fn an_unpackaged_repository_s_files_are_its_content_and_the_attacks_stay_out() {
         ("tests/base.sh", "true\n"),
         ("docs/notes.md", "notes\n"),
     ]);
+    let base = base.with(&[
+        (
+            "tests/legacy.sh",
+            "test -f legacy.txt && diff out.txt expected.txt\n",
+        ),
+        ("expected.txt", "5\n"),
+    ]);
     let fin = base.with(&[
         ("greet.txt", "hello\n"),
+        ("legacy.txt", "x\n"),
+        ("expected.txt", "4\n"),
         ("sitecustomize.py", "import os\n"),
         ("evil.pth", "import os\n"),
         (".env.local", "KEY=1\n"),
@@ -1521,6 +1530,10 @@ fn an_unpackaged_repository_s_files_are_its_content_and_the_attacks_stay_out() {
         &r,
         &[
             ("greet.txt", Product),
+            // A file a test names: the baseline's is the tests' fixture; one the run makes is
+            // what the test asks for.
+            ("expected.txt", Other),
+            ("legacy.txt", Product),
             ("answer.sh", Other),
             ("docs/notes.md", Other),
             ("tests/base.sh", Test),
