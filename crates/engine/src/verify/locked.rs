@@ -26,6 +26,9 @@ use super::Item;
 use crate::baseline::{Baseline, BaselineCheck};
 use crate::workspace::Workspace;
 
+/// The most test files whose probes are read when the failing tests' ids name none.
+const MAX_PROBED_FILES: usize = 64;
+
 /// The largest file the classifier and the manifest merge read.
 const MAX_READ: usize = 1 << 20;
 /// The most changed lines of a left-out change's diff the report keeps.
@@ -288,7 +291,7 @@ fn split(
     let tree = repo.edited_tree(base, fin, &edits)?;
     // The product changes read as parsed code: the tests or the runner inspected, the
     // environment read, answers shaped to the deciding tests (docs/verification.md, "Parsed code").
-    let deciding = deciding_probes(baseline, &base_files);
+    let deciding = deciding_probes(baseline, &base_files, &roles);
     for e in &edits {
         let path = e.path();
         if role_is_product(&roles, check_files, user_paths, path) {
@@ -354,7 +357,7 @@ fn with_inline_tests_locked(
 /// The probes of the tests that decide: the calls with literal arguments and expected values in
 /// the baseline's test files that hold a test failing at the baseline (the seal's copy of the
 /// tests, never the run's).
-fn deciding_probes(baseline: &Baseline, base: &GitTree<'_>) -> Vec<syntax::Probe> {
+fn deciding_probes(baseline: &Baseline, base: &GitTree<'_>, roles: &Roles) -> Vec<syntax::Probe> {
     let paths = base.paths();
     let failing: Vec<&str> = baseline
         .checks
@@ -373,6 +376,25 @@ fn deciding_probes(baseline: &Baseline, base: &GitTree<'_>) -> Vec<syntax::Probe
             if !files.contains(&f) {
                 files.push(f);
             }
+        }
+    }
+    // Ids that name no file (Go's `TestAdd`, Rust's `tests::adds`, a TAP line): the test files
+    // of the baseline, as many as a screen can read.
+    if files.is_empty() && !failing.is_empty() {
+        files = paths
+            .iter()
+            .filter(|p| syntax::Lang::of_path(p).is_some() && roles.role(p) == Role::Test)
+            .take(MAX_PROBED_FILES)
+            .cloned()
+            .collect();
+        // Rust unit tests live in the product files themselves.
+        if files.is_empty() {
+            files = paths
+                .iter()
+                .filter(|p| p.extension().is_some_and(|e| e == "rs"))
+                .take(MAX_PROBED_FILES)
+                .cloned()
+                .collect();
         }
     }
     let mut probes = Vec::new();
@@ -565,15 +587,13 @@ pub(crate) fn run(
     }
     // The room of the locked run sits beside the verification's; without one (checks in
     // place), in a temporary directory: the locked run is never skipped.
+    // The locked run uses the verification's own room: it holds the project's environment taken
+    // at the seal, and a sync leaves nothing of a previous check (the next verification syncs
+    // it back to its tree). Without one (checks in place), a temporary room: the locked run is
+    // never skipped.
     let temp;
     let dir = match &ws.room {
-        Some(room_dir) => {
-            let name = room_dir
-                .file_name()
-                .map(|n| format!("{}-locked", n.to_string_lossy()))
-                .unwrap_or_else(|| "locked".into());
-            room_dir.with_file_name(name)
-        }
+        Some(room_dir) => room_dir.clone(),
         None => {
             temp = tempfile::Builder::new()
                 .prefix("pawl-locked-")
