@@ -73,6 +73,11 @@ pub struct EnvState {
     /// again: path → (stat key, sha256).
     #[serde(default)]
     pub hashes: BTreeMap<String, (String, String)>,
+    /// Build outputs seeded into the room (`target`) → the stat fingerprint of the room's copy
+    /// right after: a seed that no longer has it was written by something other than the seal
+    /// and is dropped ([`Room::sync`]).
+    #[serde(default)]
+    pub seeds: BTreeMap<String, String>,
 }
 
 /// How a directory came into the room this time.
@@ -179,6 +184,8 @@ impl Room {
             if ignored.iter().any(|i| i == dir) && !target.exists() {
                 let t = Instant::now();
                 let (files, bytes, reflinked) = self.copy_in(&root.join(dir), dir)?;
+                let (copy_fp, _, _) = fingerprint(&target).map_err(io_err(&target))?;
+                state.seeds.insert(dir.clone(), copy_fp);
                 items.push(TakeItem {
                     dir: dir.clone(),
                     taken: Taken::Copied,
@@ -206,11 +213,11 @@ impl Room {
         let mut hashes = std::mem::take(&mut state.hashes);
         state.manifest = manifest_of(&self.tree_dir, &env.packages, &mut hashes);
         state.hashes = hashes;
-        let path = self.env_path();
-        let temp = self.dir.join("env.json.tmp");
-        let text = serde_json::to_string(&state).unwrap_or_default();
-        fs::write(&temp, text).map_err(io_err(&temp))?;
-        fs::rename(&temp, &path).map_err(io_err(&path))?;
+        // A seed the room no longer has is no longer recorded.
+        state
+            .seeds
+            .retain(|d, _| is_real_dir(&self.tree_dir.join(d)));
+        self.write_environment(&state)?;
         Ok(EnvStats {
             items,
             duration: started.elapsed(),
@@ -282,18 +289,84 @@ impl Room {
 }
 
 impl Room {
-    /// Moves the taken directories out of the files' directory (before a rebuild wipes it);
-    /// returns them.
+    /// The directories of `tree/` that are the environment taken at the seal (and the build
+    /// seeds): what a sync keeps besides the tree's files.
+    pub(super) fn kept_dirs(&self) -> Vec<String> {
+        self.environment()
+            .map(|s| s.dirs.into_keys().chain(s.seeds.into_keys()).collect())
+            .unwrap_or_default()
+    }
+
+    /// Checks each taken directory against the fingerprint its copy had when it was taken: one
+    /// that changed (a check wrote into it where the overlay could not be mounted, or anyone
+    /// else did) is taken again from the repository when the repository's still has the
+    /// fingerprint the seal saw, and is an error otherwise (the seal's environment is gone);
+    /// a changed seed is dropped (the next builds start cold). Returns the directories
+    /// restored or dropped.
+    pub(super) fn check_environment(&mut self, repo_root: &Path) -> Result<Vec<String>, RoomError> {
+        let Some(mut state) = self.environment() else {
+            return Ok(Vec::new());
+        };
+        let mut restored = Vec::new();
+        let unchanged = |dir: &str, fp: &str| {
+            let p = self.tree_dir.join(dir);
+            is_real_dir(&p) && fingerprint(&p).is_ok_and(|(now, _, _)| now == fp)
+        };
+        let changed: Vec<(String, TakenDir)> = state
+            .dirs
+            .iter()
+            .filter(|(dir, taken)| !unchanged(dir, &taken.copy))
+            .map(|(d, t)| (d.clone(), t.clone()))
+            .collect();
+        for (dir, taken) in changed {
+            let source = repo_root.join(&dir);
+            let same = fingerprint(&source).is_ok_and(|(fp, _, _)| fp == taken.source);
+            if !same {
+                remove_any(&self.tree_dir.join(&dir))?;
+                state.dirs.remove(&dir);
+                self.write_environment(&state)?;
+                return Err(RoomError::EnvironmentLost { dir });
+            }
+            self.copy_in(&source, &dir)?;
+            let target = self.tree_dir.join(&dir);
+            let (copy_fp, _, _) = fingerprint(&target).map_err(io_err(&target))?;
+            if let Some(t) = state.dirs.get_mut(&dir) {
+                t.copy = copy_fp;
+            }
+            restored.push(dir);
+        }
+        let dropped: Vec<String> = state
+            .seeds
+            .iter()
+            .filter(|(dir, fp)| !unchanged(dir, fp))
+            .map(|(d, _)| d.clone())
+            .collect();
+        for dir in dropped {
+            remove_any(&self.tree_dir.join(&dir))?;
+            state.seeds.remove(&dir);
+            restored.push(dir);
+        }
+        if !restored.is_empty() {
+            self.write_environment(&state)?;
+        }
+        Ok(restored)
+    }
+
+    fn write_environment(&self, state: &EnvState) -> Result<(), RoomError> {
+        let path = self.env_path();
+        let temp = self.dir.join("env.json.tmp");
+        let text = serde_json::to_string(state).unwrap_or_default();
+        fs::write(&temp, text).map_err(io_err(&temp))?;
+        fs::rename(&temp, &path).map_err(io_err(&path))
+    }
+
+    /// Moves the taken directories (and seeds) out of the files' directory (before a rebuild
+    /// wipes it); returns them.
     pub(super) fn set_environment_aside(&self) -> Result<Vec<String>, RoomError> {
         let aside = self.dir.join("env-aside");
         remove_any(&aside)?;
         let mut kept = Vec::new();
-        for dir in self
-            .environment()
-            .map(|s| s.dirs)
-            .unwrap_or_default()
-            .keys()
-        {
+        for dir in &self.kept_dirs() {
             let from = self.tree_dir.join(dir);
             if !is_real_dir(&from) {
                 continue;
