@@ -27,8 +27,10 @@
 //! overlay and never write `tree/` at all (their writes land in `scratch/`); without it (no
 //! mount namespace) they write `tree/`, and the sync removes what they wrote — so nothing a
 //! test process wrote in one verification is seen by the next. Build outputs carry over only
-//! as the seal took them (the seed) and, within one verification, from the `build` check to
-//! the later ones. An unchanged file is not touched.
+//! as the seal took them (the seed) and from the `build` check (pawl's own build): to the later
+//! checks of its verification, and into the next one — what it wrote below the platforms'
+//! build directories (`target`) is moved into `tree/` at the next sync. A test process never
+//! writes there. An unchanged file is not touched.
 //!
 //! Never trusted: a room whose state is missing (a sync was interrupted) or unreadable, whose
 //! index is not the one the last sync wrote, or whose update fails for any reason is wiped —
@@ -240,13 +242,17 @@ impl Room {
         Ok(stats)
     }
 
-    /// Empties the checks' layers; returns what the launcher said when it could not mount
-    /// the overlay.
-    fn empty_scratch(&self) -> Result<Option<String>, RoomError> {
+    /// Empties the checks' layers, after keeping what pawl's own build wrote in its build
+    /// directories ([`Room::keep_build_outputs`]); returns what the launcher said when it could
+    /// not mount the overlay.
+    fn empty_scratch(&mut self) -> Result<Option<String>, RoomError> {
         let scratch = self.dir.join(pawl_process::sandbox::check::ROOM_SCRATCH);
         let failed = fs::read_to_string(scratch.join(pawl_process::sandbox::check::OVERLAY_FAILED))
             .ok()
             .map(|t| t.trim().to_owned());
+        if failed.is_none() {
+            self.keep_build_outputs(&scratch)?;
+        }
         remove_any(&scratch)?;
         Ok(failed)
     }

@@ -78,6 +78,10 @@ pub struct EnvState {
     /// and is dropped ([`Room::sync`]).
     #[serde(default)]
     pub seeds: BTreeMap<String, String>,
+    /// The build directories of the platforms (`target`): what the `build` check wrote below
+    /// them is kept for the next verification ([`Room::sync`]).
+    #[serde(default)]
+    pub seed_dirs: Vec<String>,
 }
 
 /// How a directory came into the room this time.
@@ -217,6 +221,7 @@ impl Room {
         state
             .seeds
             .retain(|d, _| is_real_dir(&self.tree_dir.join(d)));
+        state.seed_dirs = env.seed.clone();
         self.write_environment(&state)?;
         Ok(EnvStats {
             items,
@@ -350,6 +355,52 @@ impl Room {
             self.write_environment(&state)?;
         }
         Ok(restored)
+    }
+
+    /// Keeps what pawl's own build wrote: the build directories (`target`) in the `build`
+    /// check's layer of the last verification are moved into the room's tree (pawl-process's
+    /// `merge_kept_layer`), after a seed something else changed is dropped; the seeds'
+    /// fingerprints are recorded anew. Test processes never wrote there (their layers are
+    /// apart). Returns the files moved.
+    pub(super) fn keep_build_outputs(&mut self, scratch: &Path) -> Result<u64, RoomError> {
+        use pawl_process::sandbox::check::{KEPT_LAYERS, kept_layer, merge_kept_layer};
+        let Some(mut state) = self.environment() else {
+            return Ok(0);
+        };
+        if state.seed_dirs.is_empty() {
+            return Ok(0);
+        }
+        let mut moved = 0;
+        for name in KEPT_LAYERS {
+            let layer = kept_layer(scratch, name);
+            if !layer.join("upper").is_dir() {
+                continue;
+            }
+            for dir in &state.seed_dirs {
+                let target = self.tree_dir.join(dir);
+                let intact = match state.seeds.get(dir) {
+                    Some(fp) => fingerprint(&target).is_ok_and(|(now, _, _)| now == *fp),
+                    None => !target.exists(),
+                };
+                if !intact {
+                    remove_any(&target)?;
+                    state.seeds.remove(dir);
+                }
+            }
+            moved += merge_kept_layer(&layer, &self.tree_dir, &state.seed_dirs)
+                .map_err(io_err(&layer))?;
+            for dir in &state.seed_dirs {
+                let target = self.tree_dir.join(dir);
+                if is_real_dir(&target) {
+                    let (fp, _, _) = fingerprint(&target).map_err(io_err(&target))?;
+                    state.seeds.insert(dir.clone(), fp);
+                }
+            }
+        }
+        if moved > 0 {
+            self.write_environment(&state)?;
+        }
+        Ok(moved)
     }
 
     fn write_environment(&self, state: &EnvState) -> Result<(), RoomError> {

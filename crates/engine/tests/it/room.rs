@@ -65,6 +65,10 @@ pub const TESTS: &[Test] = &[
         "room_a_check_that_writes_into_the_sealed_environment_is_undone",
         room_a_check_that_writes_into_the_sealed_environment_is_undone,
     ),
+    (
+        "room_only_the_builds_outputs_are_kept_for_the_next_verification",
+        room_only_the_builds_outputs_are_kept_for_the_next_verification,
+    ),
 ];
 
 // ------------------------------------------------------------------------------ the fixture
@@ -654,4 +658,51 @@ fn room_a_check_that_writes_into_the_sealed_environment_is_undone() {
         Err(RoomError::EnvironmentLost { dir }) => assert_eq!(dir, ".venv"),
         other => panic!("{other:?}"),
     }
+}
+
+/// The layers the check sandbox leaves in the room's scratch (pawl-process's tests make them
+/// with real overlays): at the next sync the `build` check's build directory joins the room,
+/// a test's layer and everything else of the build's are discarded.
+fn room_only_the_builds_outputs_are_kept_for_the_next_verification() {
+    let fx = Fx::new();
+    fx.write("src/lib.rs", "pub fn f() {}\n");
+    fx.write("target/debug/seed.rlib", "seed\n");
+    let env = pawl_verify::platform::Environment {
+        seed: vec!["target".into()],
+        ..Default::default()
+    };
+    let mut room = fx.room();
+    let sync = |room: &mut Room| room.sync(&fx.repo, &fx.hash()).expect("sync");
+    sync(&mut room);
+    room.take_environment(&fx.repo, &env).expect("take");
+    let scratch = room.dir().join(pawl_process::sandbox::check::ROOM_SCRATCH);
+    write(
+        &scratch.join("kept-build/upper/target/debug/lib.rlib"),
+        "built\n",
+    );
+    write(&scratch.join("kept-build/upper/.pytest_cache/x"), "x\n");
+    write(
+        &scratch.join("check-test-1/upper/target/debug/answer"),
+        "pass\n",
+    );
+    let stats = sync(&mut room);
+    assert!(stats.env_restored.is_empty(), "{stats:?}");
+    assert!(!scratch.exists());
+    let t = room.root().to_owned();
+    assert!(t.join("target/debug/lib.rlib").exists());
+    assert!(t.join("target/debug/seed.rlib").exists());
+    assert!(!t.join("target/debug/answer").exists());
+    assert!(!t.join(".pytest_cache").exists());
+    // Kept: the next sync finds the build directory as it recorded it.
+    assert!(sync(&mut room).is_noop());
+    // A build directory something else wrote into is dropped before a build's are kept.
+    write(&t.join("target/debug/planted"), "x\n");
+    write(
+        &scratch.join("kept-build/upper/target/debug/next.rlib"),
+        "built\n",
+    );
+    sync(&mut room);
+    assert!(!t.join("target/debug/planted").exists());
+    assert!(!t.join("target/debug/lib.rlib").exists());
+    assert!(t.join("target/debug/next.rlib").exists());
 }

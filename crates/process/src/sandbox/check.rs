@@ -98,7 +98,7 @@ pub struct RoomLayers {
 /// process id). A kept check writes into the verification's kept layer; every other check
 /// sees the kept layers below its own, which is discarded with the scratch.
 pub fn room_layers(scratch: &Path, tree: &Path, check: Option<&str>, unique: &str) -> RoomLayers {
-    let kept = |name: &str| scratch.join(format!("kept-{name}"));
+    let kept = |name: &str| kept_layer(scratch, name);
     match check.filter(|c| KEPT_LAYERS.contains(c)) {
         Some(name) => RoomLayers {
             lower: vec![tree.to_path_buf()],
@@ -179,6 +179,82 @@ pub fn check_sandbox(world: &CheckWorld) -> SandboxSpec {
             .flat_map(|h| COPY_ON_WRITE_IN_HOME.iter().map(move |p| h.join(p)))
             .collect(),
         binds: Vec::new(),
+    }
+}
+
+/// The kept layer of the check named `name` in `scratch` (see [`room_layers`]).
+pub fn kept_layer(scratch: &Path, name: &str) -> PathBuf {
+    scratch.join(format!("kept-{name}"))
+}
+
+/// Moves what a kept check (the `build`) wrote below each of `dirs` (root-relative build
+/// directories, `target`) in its layer into the room's tree at `tree`, as the overlay showed
+/// it: files and links replace the tree's, a removed path (a whiteout) is removed, a directory
+/// made anew (opaque) replaces the tree's. The rest of the layer is left for the caller to
+/// discard. Returns the files moved. Outputs of pawl's own build, kept warm: a test's layer is
+/// never merged.
+pub fn merge_kept_layer(layer: &Path, tree: &Path, dirs: &[String]) -> std::io::Result<u64> {
+    let upper = layer.join("upper");
+    let mut moved = 0;
+    for dir in dirs {
+        let from = upper.join(dir);
+        if std::fs::symlink_metadata(&from).is_ok_and(|m| m.is_dir()) {
+            merge_dir(&from, &tree.join(dir), &mut moved)?;
+        }
+    }
+    Ok(moved)
+}
+
+fn merge_dir(from: &Path, to: &Path, moved: &mut u64) -> std::io::Result<()> {
+    use std::os::unix::fs::FileTypeExt;
+    let existing = std::fs::symlink_metadata(to).ok();
+    if existing.as_ref().is_some_and(|m| !m.is_dir()) || (existing.is_some() && is_opaque(from)) {
+        remove_path(to)?;
+    }
+    std::fs::create_dir_all(to)?;
+    for entry in std::fs::read_dir(from)? {
+        let entry = entry?;
+        let (src, dst) = (entry.path(), to.join(entry.file_name()));
+        let ft = entry.file_type()?;
+        if ft.is_char_device() && is_whiteout(&src) {
+            remove_path(&dst)?;
+        } else if ft.is_dir() {
+            merge_dir(&src, &dst, moved)?;
+        } else {
+            if std::fs::symlink_metadata(&dst).is_ok_and(|m| m.is_dir()) {
+                remove_path(&dst)?;
+            }
+            std::fs::rename(&src, &dst)?;
+            *moved += 1;
+        }
+    }
+    Ok(())
+}
+
+/// An overlay whiteout: a character device 0/0.
+fn is_whiteout(path: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::symlink_metadata(path).is_ok_and(|m| m.rdev() == 0)
+}
+
+/// A directory the overlay made anew over a removed one (`user.overlay.opaque`, the
+/// `userxattr` form the launcher mounts with).
+#[cfg(target_os = "linux")]
+fn is_opaque(dir: &Path) -> bool {
+    super::sys::xattr_is(dir, c"user.overlay.opaque", b"y")
+}
+
+#[cfg(not(target_os = "linux"))]
+fn is_opaque(_dir: &Path) -> bool {
+    false
+}
+
+fn remove_path(path: &Path) -> std::io::Result<()> {
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.is_dir() => std::fs::remove_dir_all(path),
+        Ok(_) => std::fs::remove_file(path),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(e),
     }
 }
 

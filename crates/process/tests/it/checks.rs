@@ -303,6 +303,49 @@ fn a_test_leaves_nothing_for_the_next_verification_and_a_build_reaches_the_tests
     assert!(!w.tree.join("dist").exists());
 }
 
+/// What the `build` check wrote below a build directory is merged into the room's tree as the
+/// overlay showed it (new, rewritten, removed, a directory made anew); a test's layer is not.
+#[test]
+fn the_builds_outputs_are_kept_as_the_overlay_showed_them() {
+    let w = World::new();
+    let scratch = w.tree.with_file_name(sandbox::check::ROOM_SCRATCH);
+    for (rel, text) in [
+        ("target/old", "old\n"),
+        ("target/gone", "gone\n"),
+        ("target/dir/stale", "stale\n"),
+    ] {
+        let p = w.tree.join(rel);
+        std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
+        std::fs::write(p, text).expect("write");
+    }
+    let Some(c) = w.contained() else { return };
+    let o = w.run_as(
+        &c,
+        "build",
+        "echo new > target/new && echo rebuilt > target/old && rm target/gone && \
+         rm -r target/dir && mkdir target/dir && echo fresh > target/dir/fresh && echo x > other",
+    );
+    assert_eq!(o.end, End::Exited(0), "{}", o.combined_tail_text());
+    let o = w.run_as(&c, "test", "echo test > target/test-wrote");
+    assert_eq!(o.end, End::Exited(0), "{}", o.combined_tail_text());
+    let layer = sandbox::check::kept_layer(&scratch, "build");
+    let moved =
+        sandbox::check::merge_kept_layer(&layer, &w.tree, &["target".to_owned()]).expect("merge");
+    assert_eq!(moved, 3);
+    let read = |rel: &str| std::fs::read_to_string(w.tree.join(rel)).ok();
+    assert_eq!(read("target/new").as_deref(), Some("new\n"));
+    assert_eq!(read("target/old").as_deref(), Some("rebuilt\n"));
+    assert_eq!(read("target/gone"), None);
+    assert_eq!(
+        read("target/dir/stale"),
+        None,
+        "an opaque directory replaces the old one"
+    );
+    assert_eq!(read("target/dir/fresh").as_deref(), Some("fresh\n"));
+    assert_eq!(read("target/test-wrote"), None);
+    assert_eq!(read("other"), None, "only the build directories are kept");
+}
+
 #[test]
 fn a_check_cannot_signal_pawl() {
     let w = World::new();
