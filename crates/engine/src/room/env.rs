@@ -82,6 +82,15 @@ pub struct EnvState {
     /// them is kept for the next verification ([`Room::sync`]).
     #[serde(default)]
     pub seed_dirs: Vec<String>,
+    /// The package-tree globs the manifest was taken over (the platforms' `packages`): the
+    /// repository's own directories are compared over the same ([`env_changes`]).
+    #[serde(default)]
+    pub package_patterns: Vec<String>,
+    /// The manifest of what the checks read outside the repository
+    /// (`pawl_core::envmanifest::OUTSIDE`), taken at the seal; `None` for a room sealed before
+    /// pawl took one.
+    #[serde(default)]
+    pub outside: Option<Manifest>,
 }
 
 /// How a directory came into the room this time.
@@ -222,6 +231,7 @@ impl Room {
             .seeds
             .retain(|d, _| is_real_dir(&self.tree_dir.join(d)));
         state.seed_dirs = env.seed.clone();
+        state.package_patterns = env.packages.clone();
         self.write_environment(&state)?;
         Ok(EnvStats {
             items,
@@ -401,6 +411,20 @@ impl Room {
             self.write_environment(&state)?;
         }
         Ok(moved)
+    }
+
+    /// Records the manifest of what the checks read outside the repository at `repo_root`,
+    /// as the sealed variables `sealed` locate it ([`outside_manifest`]). Call at the seal,
+    /// after [`Room::take_environment`].
+    pub fn seal_outside(
+        &mut self,
+        sealed: &BTreeMap<String, String>,
+        repo_root: &Path,
+    ) -> Result<(), RoomError> {
+        let mut state = self.environment().unwrap_or_default();
+        state.format = ENV_FORMAT;
+        state.outside = Some(outside_manifest(&outside_places(sealed, repo_root)));
+        self.write_environment(&state)
     }
 
     fn write_environment(&self, state: &EnvState) -> Result<(), RoomError> {
@@ -641,6 +665,9 @@ pub fn manifest_of(
         };
         for (rel, meta) in entries {
             let rel_s = rel.to_string_lossy().into_owned();
+            if pawl_core::envmanifest::is_cache(rel_s.split('/')) {
+                continue;
+            }
             let mut parts = rel_s.split('/');
             let first = parts.next().unwrap_or("");
             let name = match parts.next() {
@@ -704,6 +731,229 @@ fn file_digest(path: &Path) -> String {
         }
     }
     hex(&h.finalize())
+}
+
+/// One place outside the repository resolved from `pawl_core::envmanifest::OUTSIDE`: the
+/// manifest's tree name, the directory, and the one entry watched there (`None`: every entry
+/// is a package).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Place {
+    pub tree: String,
+    pub dir: PathBuf,
+    pub only: Option<String>,
+}
+
+/// The places of `pawl_core::envmanifest::OUTSIDE` on this machine, as the sealed variables
+/// `sealed` locate them, outside the repository at `repo_root` (what lies inside it is the
+/// room's). A watched file that does not exist is a place too: its creation is a change.
+pub fn outside_places(sealed: &BTreeMap<String, String>, repo_root: &Path) -> Vec<Place> {
+    use pawl_core::envmanifest::{Base, OUTSIDE, Shape, node_preloads};
+    let home = sealed
+        .get("HOME")
+        .map(PathBuf::from)
+        .filter(|h| h.is_absolute());
+    let shown = |p: &Path| match home.as_ref().and_then(|h| p.strip_prefix(h).ok()) {
+        Some(rest) if rest.as_os_str().is_empty() => "~".to_owned(),
+        Some(rest) => format!("~/{}", rest.display()),
+        None => p.display().to_string(),
+    };
+    let outside = |p: &Path| p.is_absolute() && !p.starts_with(repo_root);
+    let absolute = |v: &str| {
+        let p = Path::new(v);
+        if p.is_absolute() {
+            p.to_path_buf()
+        } else {
+            repo_root.join(p)
+        }
+    };
+    let mut out: Vec<Place> = Vec::new();
+    let mut push = |out: &mut Vec<Place>, path: PathBuf, shape: Shape| {
+        let place = match shape {
+            Shape::Packages => Place {
+                tree: shown(&path),
+                dir: path,
+                only: None,
+            },
+            Shape::Entry => {
+                let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
+                    return;
+                };
+                Place {
+                    tree: shown(dir),
+                    dir: dir.to_path_buf(),
+                    only: Some(name.to_string_lossy().into_owned()),
+                }
+            }
+        };
+        if outside(&place.dir) && !out.contains(&place) {
+            out.push(place);
+        }
+    };
+    for w in OUTSIDE {
+        let bases: Vec<PathBuf> = match w.base {
+            Base::Home => home.iter().cloned().collect(),
+            Base::Var(v) => sealed.get(v).map(PathBuf::from).into_iter().collect(),
+            Base::Ancestors => repo_root
+                .ancestors()
+                .skip(1)
+                .map(Path::to_path_buf)
+                .collect(),
+            Base::FileVar(v) => {
+                if let Some(value) = sealed.get(v).filter(|x| !x.is_empty()) {
+                    push(&mut out, absolute(value), Shape::Entry);
+                }
+                continue;
+            }
+            Base::PathVar(v) => {
+                for entry in sealed.get(v).map(String::as_str).unwrap_or("").split(':') {
+                    if !entry.is_empty() {
+                        push(&mut out, absolute(entry), Shape::Packages);
+                    }
+                }
+                continue;
+            }
+            Base::NodePreloads => {
+                let options = sealed.get("NODE_OPTIONS").map(String::as_str).unwrap_or("");
+                for module in node_preloads(options) {
+                    // A bare name resolves through node_modules: the room's.
+                    if module.starts_with(['/', '.']) {
+                        push(&mut out, absolute(&module), Shape::Entry);
+                    }
+                }
+                continue;
+            }
+        };
+        for base in bases.into_iter().filter(|b| outside(b)) {
+            if w.path.contains('*') {
+                for rel in expand(&base, &[w.path.to_owned()]) {
+                    push(&mut out, base.join(rel), w.shape);
+                }
+            } else {
+                push(&mut out, base.join(w.path), w.shape);
+            }
+        }
+    }
+    out
+}
+
+/// The manifest of `places`: each package's digest is over its entries' paths, types and stat
+/// data (mode, size, mtime, ctime — which no process can set —, inode) and link targets, not
+/// their contents: the same files on the same machine are compared, and a stat walk stays
+/// cheap over large trees.
+pub fn outside_manifest(places: &[Place]) -> Manifest {
+    let mut manifest = Manifest::default();
+    for place in places {
+        let names: Vec<String> = match &place.only {
+            Some(name) => vec![name.clone()],
+            None => match fs::read_dir(&place.dir) {
+                Ok(entries) => entries
+                    .flatten()
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .collect(),
+                Err(_) => continue,
+            },
+        };
+        for name in names {
+            let path = place.dir.join(&name);
+            let Ok(meta) = fs::symlink_metadata(&path) else {
+                continue;
+            };
+            if pawl_core::envmanifest::NOT_PACKAGES.contains(&name.as_str()) {
+                continue;
+            }
+            let mut h = Sha256::new();
+            let mut files = 0;
+            // A directory counts by its path alone: its own stat changes with any entry made
+            // in it, caches included.
+            let mut entry = |rel: &Path, m: &fs::Metadata| {
+                let parts = rel
+                    .components()
+                    .map(|c| c.as_os_str().to_str().unwrap_or(""));
+                if pawl_core::envmanifest::is_cache(parts) {
+                    return;
+                }
+                h.update(rel.as_os_str().as_encoded_bytes());
+                h.update([0]);
+                if m.file_type().is_symlink() {
+                    let link = fs::read_link(place.dir.join(&name).join(rel)).unwrap_or_default();
+                    h.update(b"l ");
+                    h.update(link.as_os_str().as_encoded_bytes());
+                } else if m.is_file() {
+                    files += 1;
+                    h.update(stat_key(m).as_bytes());
+                } else {
+                    h.update(b"d");
+                }
+                h.update([0]);
+            };
+            entry(Path::new(""), &meta);
+            if meta.is_dir() {
+                for (rel, m) in walk(&path).unwrap_or_default() {
+                    entry(&rel, &m);
+                }
+            }
+            manifest
+                .trees
+                .entry(place.tree.clone())
+                .or_default()
+                .insert(
+                    name,
+                    Package {
+                        digest: hex(&h.finalize()),
+                        files,
+                    },
+                );
+        }
+    }
+    manifest
+}
+
+/// Every package that changed since the seal in the environment the checks read: the
+/// repository's own environment directories (the room holds the seal's copy, so the checks do
+/// not see these — but a test that changes outcome on an unchanged source is explained by
+/// them), and the places outside the repository ([`outside_places`]), which the checks do see.
+/// Empty without a room or a recorded seal. `ws.room`'s record is read, not locked.
+pub fn env_change_list(
+    ws: &crate::workspace::Workspace,
+    seal: &pawl_core::seal::Seal,
+) -> Vec<pawl_core::envmanifest::PackageChange> {
+    use pawl_core::envmanifest::compare;
+    let Some(dir) = &ws.room else {
+        return Vec::new();
+    };
+    let Some(state) = fs::read_to_string(dir.join("env.json"))
+        .ok()
+        .and_then(|t| serde_json::from_str::<EnvState>(&t).ok())
+        .filter(|s| s.format == ENV_FORMAT)
+    else {
+        return Vec::new();
+    };
+    let mut changes = Vec::new();
+    if !state.package_patterns.is_empty() {
+        // Content digests, as the seal's: cached by stat beside the room.
+        let cache = dir.join("env-live.json");
+        let mut hashes: BTreeMap<String, (String, String)> = fs::read_to_string(&cache)
+            .ok()
+            .and_then(|t| serde_json::from_str(&t).ok())
+            .unwrap_or_default();
+        let live = manifest_of(&ws.root, &state.package_patterns, &mut hashes);
+        let temp = dir.join("env-live.json.tmp");
+        if fs::write(&temp, serde_json::to_string(&hashes).unwrap_or_default()).is_ok() {
+            let _ = fs::rename(&temp, &cache);
+        }
+        changes.extend(compare(&state.manifest, &live));
+    }
+    if let Some(sealed) = &state.outside {
+        let now = outside_manifest(&outside_places(&seal.env, &ws.root));
+        changes.extend(compare(sealed, &now));
+    }
+    changes
+}
+
+/// [`env_change_list`] as the lines a verdict shows: "the environment changed since the run
+/// started: .venv/lib/python3.11/site-packages/evil.pth added".
+pub fn env_changes(ws: &crate::workspace::Workspace, seal: &pawl_core::seal::Seal) -> Vec<String> {
+    pawl_core::envmanifest::change_lines(&env_change_list(ws, seal))
 }
 
 /// Every path in the room's copies of `dirs` (under `tree`) that leads into the live
@@ -908,6 +1158,46 @@ mod tests {
             ]
         );
         assert!(absolute_paths_under("/x/work/repo/a", root).is_empty());
+    }
+
+    #[test]
+    fn the_places_outside_follow_the_sealed_variables_and_skip_the_repository() {
+        let sealed = BTreeMap::from([
+            ("HOME".to_owned(), "/h".to_owned()),
+            ("VIRTUAL_ENV".to_owned(), "/w/repo/.venv".to_owned()),
+            ("PYTHONSTARTUP".to_owned(), "/h/.pythonrc".to_owned()),
+            (
+                "NODE_OPTIONS".to_owned(),
+                "-r ./inside.js --require=/opt/hook.js --import tsx".to_owned(),
+            ),
+            ("PYTHONPATH".to_owned(), "/w/repo/src:/opt/lib".to_owned()),
+        ]);
+        let places = outside_places(&sealed, Path::new("/w/repo"));
+        let shown: Vec<String> = places
+            .iter()
+            .map(|p| match &p.only {
+                Some(name) => format!("{}/{name}", p.tree.trim_end_matches('/')),
+                None => format!("{}/*", p.tree),
+            })
+            .collect();
+        for want in [
+            "~/.npmrc",
+            "~/.cargo/config.toml",
+            "~/.local/bin/*",
+            "~/.pythonrc",
+            "/opt/hook.js",
+            "/opt/lib/*",
+            "/w/.cargo/config.toml",
+            "/conftest.py",
+        ] {
+            assert!(
+                shown.iter().any(|s| s == want),
+                "{want} is not watched: {shown:?}"
+            );
+        }
+        // The repository's own (the room's), and bare module names, are not.
+        assert!(!shown.iter().any(|s| s.starts_with("/w/repo")), "{shown:?}");
+        assert!(!shown.iter().any(|s| s.ends_with("tsx")), "{shown:?}");
     }
 
     #[test]
