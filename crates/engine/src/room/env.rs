@@ -767,7 +767,7 @@ pub fn outside_places(sealed: &BTreeMap<String, String>, repo_root: &Path) -> Ve
         }
     };
     let mut out: Vec<Place> = Vec::new();
-    let mut push = |out: &mut Vec<Place>, path: PathBuf, shape: Shape| {
+    let push = |out: &mut Vec<Place>, path: PathBuf, shape: Shape| {
         let place = match shape {
             Shape::Packages => Place {
                 tree: shown(&path),

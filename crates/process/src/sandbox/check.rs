@@ -372,7 +372,7 @@ mod tests {
         let dir = tempfile::tempdir().expect("tmp");
         let (scratch, tree) = (dir.path().join("scratch"), dir.path().join("tree"));
         let build = room_layers(&scratch, &tree, Some("build"), "1");
-        assert_eq!(build.lower, [tree.clone()]);
+        assert_eq!(build.lower, std::slice::from_ref(&tree));
         assert_eq!(build.layer, scratch.join("kept-build"));
         // No build layer yet: the tree alone below; with one, it comes first.
         let test = room_layers(&scratch, &tree, Some("test"), "2");
