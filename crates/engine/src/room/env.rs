@@ -397,8 +397,18 @@ impl Room {
                     state.seeds.remove(dir);
                 }
             }
-            moved += merge_kept_layer(&layer, &self.tree_dir, &state.seed_dirs)
-                .map_err(io_err(&layer))?;
+            match merge_kept_layer(&layer, &self.tree_dir, &state.seed_dirs) {
+                Ok(n) => moved += n,
+                Err(_) => {
+                    // Half merged is no build directory at all: the next build starts cold.
+                    for dir in &state.seed_dirs {
+                        remove_any(&self.tree_dir.join(dir))?;
+                    }
+                    state.seeds.clear();
+                    self.write_environment(&state)?;
+                    return Ok(0);
+                }
+            }
             for dir in &state.seed_dirs {
                 let target = self.tree_dir.join(dir);
                 if is_real_dir(&target) {
@@ -1158,6 +1168,16 @@ mod tests {
             ]
         );
         assert!(absolute_paths_under("/x/work/repo/a", root).is_empty());
+    }
+
+    /// The launcher keeps the layer of the check pawl-verify runs first and alone: the names
+    /// must agree.
+    #[test]
+    fn the_kept_layer_is_pawl_verifys_build() {
+        assert_eq!(
+            pawl_process::sandbox::check::KEPT_LAYERS,
+            [pawl_verify::gate::BUILD]
+        );
     }
 
     #[test]
