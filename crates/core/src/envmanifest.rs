@@ -9,6 +9,13 @@
 //! change no manifest explains — a patched `site-packages/pytest`, a package installed without
 //! being declared — is a finding the verdict reads.
 //!
+//! The environment **outside** the repository that the checks read is in the manifest too
+//! ([`OUTSIDE`], as data): a virtualenv or conda prefix elsewhere, the user's site-packages,
+//! the toolchains' user-level configuration, the files the sealed variables name
+//! (`PYTHONSTARTUP`, `NODE_OPTIONS`' `--require`), and what a toolchain reads in the
+//! directories above the repository. A change there during the run is a finding
+//! ([`change_lines`]), never a silent part of the verdict.
+//!
 //! Pure: the engine walks the files (pawl-engine's `room::env`) and hands the manifests in.
 
 use std::collections::BTreeMap;
@@ -53,7 +60,9 @@ impl fmt::Display for PackageChange {
             Change::Removed => "removed",
             Change::Changed => "changed",
         };
-        write!(f, "{}/{} {what}", self.tree, self.package)
+        // The tree `/` (a file in the root directory) is not written `//name`.
+        let sep = if self.tree.ends_with('/') { "" } else { "/" };
+        write!(f, "{}{sep}{} {what}", self.tree, self.package)
     }
 }
 
@@ -83,6 +92,334 @@ pub fn compare(sealed: &Manifest, now: &Manifest) -> Vec<PackageChange> {
                 package: name.clone(),
                 change,
             });
+        }
+    }
+    out
+}
+
+/// Where a watched place outside the repository is found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Base {
+    /// Below the sealed `HOME`.
+    Home,
+    /// Below the directory a sealed variable names (`VIRTUAL_ENV`, `CONDA_PREFIX`,
+    /// `CARGO_HOME`, `PYTHONUSERBASE`), when it lies outside the repository.
+    Var(&'static str),
+    /// In every directory above the repository's root, up to `/`.
+    Ancestors,
+    /// The file a sealed variable names.
+    FileVar(&'static str),
+    /// Each directory of a `:`-separated sealed variable that lies outside the repository.
+    PathVar(&'static str),
+    /// The modules `NODE_OPTIONS` preloads (`--require`, `-r`, `--import`, `--loader`).
+    NodePreloads,
+}
+
+/// How a watched place is read into the manifest.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shape {
+    /// A package tree: each entry is a package (site-packages, a `bin` directory).
+    Packages,
+    /// One file or directory, a package of its own.
+    Entry,
+}
+
+/// One place outside the repository the checks read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Watched {
+    pub base: Base,
+    /// Relative to the base; `*` matches within one component. Empty for the variables that
+    /// name the place itself.
+    pub path: &'static str,
+    pub shape: Shape,
+    /// Why a check reads it.
+    pub why: &'static str,
+}
+
+const fn watched(base: Base, path: &'static str, shape: Shape, why: &'static str) -> Watched {
+    Watched {
+        base,
+        path,
+        shape,
+        why,
+    }
+}
+
+/// The places outside the repository whose change can change a check's result.
+pub const OUTSIDE: &[Watched] = &[
+    // Python: every interpreter reads its site-packages at start-up; `.pth` lines that start
+    // with `import` run in every process, `usercustomize`/`sitecustomize` too.
+    watched(
+        Base::Var("VIRTUAL_ENV"),
+        "lib/*/site-packages",
+        Shape::Packages,
+        "the virtualenv's packages and .pth files",
+    ),
+    watched(
+        Base::Var("VIRTUAL_ENV"),
+        "bin",
+        Shape::Packages,
+        "the virtualenv's programs",
+    ),
+    watched(
+        Base::Var("VIRTUAL_ENV"),
+        "pyvenv.cfg",
+        Shape::Entry,
+        "the virtualenv's interpreter",
+    ),
+    watched(
+        Base::Var("CONDA_PREFIX"),
+        "lib/*/site-packages",
+        Shape::Packages,
+        "the conda environment's packages",
+    ),
+    watched(
+        Base::Var("PYTHONUSERBASE"),
+        "lib/*/site-packages",
+        Shape::Packages,
+        "the user's site-packages",
+    ),
+    watched(
+        Base::Home,
+        ".local/lib/*/site-packages",
+        Shape::Packages,
+        "the user's site-packages (read by every python)",
+    ),
+    watched(
+        Base::Home,
+        ".local/bin",
+        Shape::Packages,
+        "programs the user installed",
+    ),
+    watched(
+        Base::Home,
+        ".config/pip",
+        Shape::Entry,
+        "pip's user configuration",
+    ),
+    watched(
+        Base::Home,
+        ".pip",
+        Shape::Entry,
+        "pip's old user configuration",
+    ),
+    watched(
+        Base::Home,
+        ".pydistutils.cfg",
+        Shape::Entry,
+        "distutils' user configuration",
+    ),
+    watched(
+        Base::FileVar("PYTHONSTARTUP"),
+        "",
+        Shape::Entry,
+        "run by interactive pythons",
+    ),
+    watched(
+        Base::PathVar("PYTHONPATH"),
+        "",
+        Shape::Packages,
+        "modules on python's path",
+    ),
+    // Node.
+    watched(
+        Base::Home,
+        ".npmrc",
+        Shape::Entry,
+        "npm's user configuration (node-options, registry)",
+    ),
+    watched(
+        Base::Home,
+        ".config/npm",
+        Shape::Entry,
+        "npm's configuration",
+    ),
+    watched(
+        Base::Home,
+        ".yarnrc",
+        Shape::Entry,
+        "yarn's user configuration",
+    ),
+    watched(
+        Base::Home,
+        ".yarnrc.yml",
+        Shape::Entry,
+        "yarn's user configuration",
+    ),
+    watched(
+        Base::Home,
+        ".node_modules",
+        Shape::Packages,
+        "node's global folders",
+    ),
+    watched(
+        Base::Home,
+        ".node_libraries",
+        Shape::Packages,
+        "node's global folders",
+    ),
+    watched(
+        Base::PathVar("NODE_PATH"),
+        "",
+        Shape::Packages,
+        "modules on node's path",
+    ),
+    watched(
+        Base::NodePreloads,
+        "",
+        Shape::Entry,
+        "modules NODE_OPTIONS loads into every node",
+    ),
+    // Rust and Go.
+    watched(
+        Base::Var("CARGO_HOME"),
+        "config.toml",
+        Shape::Entry,
+        "cargo's user configuration",
+    ),
+    watched(
+        Base::Var("CARGO_HOME"),
+        "config",
+        Shape::Entry,
+        "cargo's user configuration",
+    ),
+    watched(
+        Base::Home,
+        ".cargo/config.toml",
+        Shape::Entry,
+        "cargo's user configuration",
+    ),
+    watched(
+        Base::Home,
+        ".cargo/config",
+        Shape::Entry,
+        "cargo's user configuration",
+    ),
+    watched(
+        Base::Home,
+        ".config/go/env",
+        Shape::Entry,
+        "go's user configuration",
+    ),
+    // What toolchains read in every directory above the one they run in.
+    watched(
+        Base::Ancestors,
+        ".cargo/config.toml",
+        Shape::Entry,
+        "cargo reads it above the project",
+    ),
+    watched(
+        Base::Ancestors,
+        ".cargo/config",
+        Shape::Entry,
+        "cargo reads it above the project",
+    ),
+    watched(
+        Base::Ancestors,
+        "node_modules",
+        Shape::Entry,
+        "node resolves modules above the project",
+    ),
+    watched(
+        Base::Ancestors,
+        ".npmrc",
+        Shape::Entry,
+        "npm's configuration",
+    ),
+    watched(
+        Base::Ancestors,
+        "package.json",
+        Shape::Entry,
+        "workspaces and module types above the project",
+    ),
+    watched(
+        Base::Ancestors,
+        "conftest.py",
+        Shape::Entry,
+        "pytest loads conftest.py above the tests",
+    ),
+    watched(
+        Base::Ancestors,
+        "pytest.ini",
+        Shape::Entry,
+        "pytest looks for its configuration above the project",
+    ),
+    watched(
+        Base::Ancestors,
+        ".pytest.ini",
+        Shape::Entry,
+        "pytest looks for its configuration above the project",
+    ),
+    watched(
+        Base::Ancestors,
+        "pyproject.toml",
+        Shape::Entry,
+        "pytest looks for its configuration above the project",
+    ),
+    watched(
+        Base::Ancestors,
+        "tox.ini",
+        Shape::Entry,
+        "pytest looks for its configuration above the project",
+    ),
+    watched(
+        Base::Ancestors,
+        "setup.cfg",
+        Shape::Entry,
+        "pytest looks for its configuration above the project",
+    ),
+    watched(
+        Base::Ancestors,
+        "go.work",
+        Shape::Entry,
+        "go uses a workspace above the module",
+    ),
+    watched(
+        Base::Ancestors,
+        "tsconfig.json",
+        Shape::Entry,
+        "TypeScript configurations extend upwards",
+    ),
+];
+
+/// Caches tools write inside package trees on every honest run (python's bytecode, babel's and
+/// vite's caches in `node_modules`): never part of a package.
+pub const NOT_PACKAGES: &[&str] = &["__pycache__", ".cache", ".vite", ".vitest"];
+
+/// True when a path (relative, `/`-separated or a `Path`'s components) lies in a cache of
+/// [`NOT_PACKAGES`].
+pub fn is_cache<'a>(mut components: impl Iterator<Item = &'a str>) -> bool {
+    components.any(|c| NOT_PACKAGES.contains(&c))
+}
+
+/// The lines a report and a verdict show for `changes`: "the environment changed since the
+/// run started: .venv/lib/python3.11/site-packages/evil.pth added".
+pub fn change_lines(changes: &[PackageChange]) -> Vec<String> {
+    changes
+        .iter()
+        .map(|c| format!("the environment changed since the run started: {c}"))
+        .collect()
+}
+
+/// The modules `NODE_OPTIONS` preloads, as written (`--require X`, `-r X`, `--require=X`,
+/// `--import`, `--loader`, `--experimental-loader`).
+pub fn node_preloads(options: &str) -> Vec<String> {
+    const FLAGS: &[&str] = &[
+        "--require",
+        "-r",
+        "--import",
+        "--loader",
+        "--experimental-loader",
+    ];
+    let mut out = Vec::new();
+    let mut words = options.split_whitespace();
+    while let Some(w) = words.next() {
+        if FLAGS.contains(&w) {
+            out.extend(words.next().map(str::to_owned));
+        } else if let Some((flag, value)) = w.split_once('=')
+            && FLAGS.contains(&flag)
+        {
+            out.push(value.to_owned());
         }
     }
     out
@@ -183,6 +520,28 @@ mod tests {
         assert!(compare(&sealed, &sealed).is_empty());
         // A whole tree gone is every package removed.
         assert_eq!(compare(&sealed, &Manifest::default()).len(), 3);
+    }
+
+    #[test]
+    fn node_options_preloads_are_found_in_every_form() {
+        assert_eq!(
+            node_preloads(
+                "--max-old-space-size=4096 -r ./a.js --require=/x/b.js --import c --inspect"
+            ),
+            ["./a.js", "/x/b.js", "c"]
+        );
+        assert!(node_preloads("--enable-source-maps").is_empty());
+        let line = change_lines(&[PackageChange {
+            tree: SP.into(),
+            package: "evil.pth".into(),
+            change: Change::Added,
+        }]);
+        assert_eq!(
+            line,
+            [format!(
+                "the environment changed since the run started: {SP}/evil.pth added"
+            )]
+        );
     }
 
     #[test]

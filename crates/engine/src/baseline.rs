@@ -137,6 +137,7 @@ pub fn take(ws: &Workspace, seal: &Seal) -> Result<Baseline, BaselineError> {
                 .ok_or_else(|| BaselineError::Room(format!("not a tree id: {tree}")))?;
             room.sync(&repo, &id)?;
             room.take_environment(&repo, &layout)?;
+            room.seal_outside(&seal.env, repo.root())?;
             cfg.in_room(&ws.root, room.root());
             // The path the checks see the room at: the repository's own under the check
             // sandbox's mount, else the room's.

@@ -14,11 +14,23 @@
 //! | `git/` | the private git directory of pawl's commands (pawl-git [`Checkout`]), new each sync |
 //! | `tree/` | the files: the checks' root, with a `.git` of its own for the checks' git commands |
 //!
-//! A sync ([`Room::sync`]) leaves `tree/`'s tracked files byte-exact the tree's (modes and
-//! symlinks too), deletes files of the previous tree that the new one lacks, rewrites tracked
-//! files a check modified, removes every untracked file the tree's own `.gitignore` does not
-//! ignore, and keeps what it does ignore (`target/`, `node_modules/`, `.venv/`, …): build outputs
-//! stay warm between verifications. An unchanged file is not touched.
+//! | `env.json` | the environment taken at the seal ([`env`]) |
+//! | `scratch/` | the checks' overlay layers (pawl-process's `sandbox::check::ROOM_SCRATCH`), emptied at every sync |
+//!
+//! A sync ([`Room::sync`]) starts a verification from the seal's snapshot: it leaves `tree/`'s
+//! tracked files byte-exact the tree's (modes and symlinks too), deletes files of the previous
+//! tree that the new one lacks, rewrites tracked files a check modified, and removes every other
+//! file — untracked or ignored (`.pytest_cache`, `__pycache__`, files a test wrote) — except the
+//! environment taken at the seal (`.venv`, `node_modules`, the `target` seed: [`env`]), which
+//! it checks against the fingerprint it recorded and takes again if anything changed it. It
+//! empties the checks' layers: under the check sandbox the checks see the room through an
+//! overlay and never write `tree/` at all (their writes land in `scratch/`); without it (no
+//! mount namespace) they write `tree/`, and the sync removes what they wrote — so nothing a
+//! test process wrote in one verification is seen by the next. Build outputs carry over only
+//! as the seal took them (the seed) and from the `build` check (pawl's own build): to the later
+//! checks of its verification, and into the next one — what it wrote below the platforms'
+//! build directories (`target`) is moved into `tree/` at the next sync. A test process never
+//! writes there. An unchanged file is not touched.
 //!
 //! Never trusted: a room whose state is missing (a sync was interrupted) or unreadable, whose
 //! index is not the one the last sync wrote, or whose update fails for any reason is wiped —
@@ -76,6 +88,10 @@ pub enum RoomError {
         #[source]
         source: io::Error,
     },
+    #[error(
+        "the room's copy of `{dir}` changed since the seal and the repository's `{dir}` has changed too: the environment the run was sealed with is gone; start the run again"
+    )]
+    EnvironmentLost { dir: String },
     #[error("room: git: {0}")]
     Git(#[from] pawl_git::Error),
 }
@@ -115,13 +131,26 @@ pub struct SyncStats {
     pub removed: usize,
     /// Tracked files in the room now.
     pub files: usize,
+    /// Environment directories (and build seeds) found changed since they were taken, each
+    /// taken again from the repository (or, for a seed, dropped): what a check without the
+    /// overlay, or anyone else, wrote into them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub env_restored: Vec<String>,
+    /// The checks of the previous verification could not be given the overlay and wrote into
+    /// the room itself (the launcher's reason); the sync removed what they wrote.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub overlay_failed: Option<String>,
     pub duration: Duration,
 }
 
 impl SyncStats {
     /// True when the room already held the tree, untouched: nothing was written or removed.
     pub fn is_noop(&self) -> bool {
-        self.rebuilt.is_none() && self.changed == 0 && self.restored == 0 && self.removed == 0
+        self.rebuilt.is_none()
+            && self.changed == 0
+            && self.restored == 0
+            && self.removed == 0
+            && self.env_restored.is_empty()
     }
 }
 
@@ -179,15 +208,22 @@ impl Room {
         &self.dir
     }
 
-    /// Makes the room hold exactly `tree` (see the module docs). `tree` must be in `repo`'s
-    /// object database, as [`Repo::tree_hash`] leaves it.
+    /// Makes the room hold exactly `tree` and the environment taken at the seal, nothing
+    /// else, with the checks' layers empty: the seal's snapshot a verification starts from
+    /// (see the module docs). Call it before every run of checks that could decide a verdict
+    /// (a verification, each repeat, a collection pass): on the same tree it only empties what
+    /// the last checks wrote. `tree` must be in `repo`'s object database, as
+    /// [`Repo::tree_hash`] leaves it.
     pub fn sync(&mut self, repo: &Repo, tree: &TreeHash) -> Result<SyncStats, RoomError> {
         let started = Instant::now();
         // The room's own lock is held: an `index.lock` left now is a killed sync's (kill -9
         // during a checkout), never a live one; git would refuse every later sync.
         remove_any(&self.dir.join("index.lock"))?;
+        let overlay_failed = self.empty_scratch()?;
         let held = self.take_state();
-        let checkout = repo.checkout_into(&self.tree_dir, self.dir.join("git"), self.index())?;
+        let checkout = repo
+            .checkout_into(&self.tree_dir, self.dir.join("git"), self.index())?
+            .keeping_only(self.kept_dirs());
         let mut stats = match held {
             Ok(held) => match update(&checkout, &held, tree) {
                 Ok(stats) => stats,
@@ -197,11 +233,28 @@ impl Room {
             },
             Err(reason) => self.rebuild(&checkout, tree, reason)?,
         };
+        stats.env_restored = self.check_environment(repo.root())?;
+        stats.overlay_failed = overlay_failed;
         checkout.expose_to_checks()?;
         stats.files = checkout.entries()?;
         self.write_state(tree)?;
         stats.duration = started.elapsed();
         Ok(stats)
+    }
+
+    /// Empties the checks' layers, after keeping what pawl's own build wrote in its build
+    /// directories ([`Room::keep_build_outputs`]); returns what the launcher said when it could
+    /// not mount the overlay.
+    fn empty_scratch(&mut self) -> Result<Option<String>, RoomError> {
+        let scratch = self.dir.join(pawl_process::sandbox::check::ROOM_SCRATCH);
+        let failed = fs::read_to_string(scratch.join(pawl_process::sandbox::check::OVERLAY_FAILED))
+            .ok()
+            .map(|t| t.trim().to_owned());
+        if failed.is_none() {
+            self.keep_build_outputs(&scratch)?;
+        }
+        remove_any(&scratch)?;
+        Ok(failed)
     }
 
     fn index(&self) -> PathBuf {
@@ -263,6 +316,8 @@ impl Room {
             restored: 0,
             removed: 0,
             files: 0,
+            env_restored: Vec::new(),
+            overlay_failed: None,
             duration: Duration::ZERO,
         })
     }
@@ -286,9 +341,9 @@ impl Room {
 /// Brings a trusted room from `held` to `tree` in place.
 fn update(checkout: &Checkout, held: &TreeHash, tree: &TreeHash) -> Result<SyncStats, RoomError> {
     // Side by side: what a check changed in the tracked files, what the trees change, and the
-    // leftovers a check made (by the rules of the tree the room holds).
+    // leftovers a check made (ignored or not: all but the environment taken at the seal).
     let survey = checkout.survey_and_clean(held, tree)?;
-    let mut removed = survey.removed;
+    let removed = survey.removed;
     // Nothing modified: only the paths that differ between the trees are written (same tree:
     // nothing); should anything be in the way, the reset decides path by path.
     let updated = survey.modified.is_empty()
@@ -296,20 +351,14 @@ fn update(checkout: &Checkout, held: &TreeHash, tree: &TreeHash) -> Result<SyncS
     if !updated {
         checkout.reset_to(tree)?;
     }
-    // New ignore rules can make an ignored output a leftover.
-    if survey
-        .changed
-        .iter()
-        .any(|p| p.file_name().is_some_and(|n| n == ".gitignore"))
-    {
-        removed += checkout.clean()?;
-    }
     Ok(SyncStats {
         rebuilt: None,
         changed: survey.changed.len(),
         restored: survey.modified.len(),
         removed,
         files: 0,
+        env_restored: Vec::new(),
+        overlay_failed: None,
         duration: Duration::ZERO,
     })
 }

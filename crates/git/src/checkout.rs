@@ -84,6 +84,9 @@ pub struct Checkout {
     objects: PathBuf,
     sha256: bool,
     repo: Repo,
+    /// `Some`: a clean removes ignored files too, all but these root-relative directories
+    /// ([`Checkout::keeping_only`]).
+    keep: Option<Vec<String>>,
 }
 
 impl Repo {
@@ -104,6 +107,7 @@ impl Repo {
             objects,
             sha256,
             repo: self.clone(),
+            keep: None,
         };
         let io_error = |source| Error::Checkout {
             path: checkout.git_dir.clone(),
@@ -184,9 +188,18 @@ impl Checkout {
         Ok(paths(&self.modified_command().run()?))
     }
 
+    /// Makes every clean ([`Checkout::clean`], [`Checkout::survey_and_clean`]) remove ignored
+    /// files too, except the directories `keep` names (root-relative, e.g. `.venv`, `target`):
+    /// the work tree then holds the tree's files and those directories, nothing else.
+    pub fn keeping_only(mut self, keep: Vec<String>) -> Checkout {
+        self.keep = Some(keep);
+        self
+    }
+
     /// Removes every untracked file and directory that the `.gitignore` files in the work tree
-    /// do not ignore, nested repositories included; ignored files stay. Returns how many paths
-    /// git removed (a directory counts once). (`git clean -ffd`.)
+    /// do not ignore, nested repositories included; ignored files stay — unless
+    /// [`Checkout::keeping_only`] said which alone stay. Returns how many paths git removed (a
+    /// directory counts once). (`git clean -ffd`, `-x -e /<kept>/` with a keep list.)
     pub fn clean(&self) -> Result<usize, Error> {
         Ok(removed(&self.clean_command().run()?))
     }
@@ -237,6 +250,13 @@ impl Checkout {
     fn clean_command(&self) -> Git {
         let mut git = self.git();
         git.args(["clean", "-f", "-f", "-d"]);
+        if let Some(keep) = &self.keep {
+            // `-x` drops the ignore rules but keeps those given with `-e`.
+            git.arg("-x");
+            for dir in keep {
+                git.arg("-e").arg(format!("/{}/", dir.trim_matches('/')));
+            }
+        }
         git
     }
 

@@ -60,7 +60,17 @@ fn main() {
                 sandbox: None,
             }),
         ),
-        ("check sandbox, full", Some(placed(&full))),
+        (
+            "check sandbox, full, room bound (no overlay)",
+            Some(placed(&LaunchSpec {
+                namespaces: true,
+                sandbox: full.sandbox.clone().map(|s| sandbox::SandboxSpec {
+                    room_overlay: false,
+                    ..s
+                }),
+            })),
+        ),
+        ("check sandbox, full (room overlay)", Some(placed(&full))),
         (
             "check sandbox, full, with [room] network",
             Some(placed(&LaunchSpec {

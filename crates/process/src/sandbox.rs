@@ -92,6 +92,17 @@ pub struct SandboxSpec {
     /// The room's tree (set per verification, [`SandboxSpec::place_checks`]).
     #[serde(default)]
     pub room_tree: Option<PathBuf>,
+    /// See the room through an overlay ([`check::ROOM_SCRATCH`]): the room's tree is its lower
+    /// layer, never written; a check's writes land in a layer of its own, discarded at the
+    /// room's next sync (the `build` check's layer is seen by the later checks of the same
+    /// verification). Where the overlay cannot be mounted the room is bound as it is, and its
+    /// next sync removes what the checks wrote.
+    #[serde(default)]
+    pub room_overlay: bool,
+    /// The directory of the room's layers: `<room>/scratch` (set with [`SandboxSpec::room_tree`]
+    /// when [`SandboxSpec::room_overlay`]).
+    #[serde(default)]
+    pub room_scratch: Option<PathBuf>,
     /// Each gets a fresh, empty, writable tmpfs, gone with the child (private temp dirs).
     #[serde(default)]
     pub private_tmp: Vec<PathBuf>,
@@ -121,6 +132,10 @@ impl SandboxSpec {
         let cwd = match room_tree {
             Some(tree) if self.room_at.as_deref() == Some(repo) => {
                 self.room_tree = Some(tree.to_path_buf());
+                self.room_scratch = self
+                    .room_overlay
+                    .then(|| tree.parent().map(|room| room.join(check::ROOM_SCRATCH)))
+                    .flatten();
                 repo.to_path_buf()
             }
             Some(tree) => {
@@ -278,6 +293,8 @@ impl Enforced {
                     && !(s.private_network && self.private_network),
                 room_at: s.room_at.clone().filter(|_| self.mounts),
                 room_tree: s.room_tree.clone().filter(|_| self.mounts),
+                room_overlay: s.room_overlay && self.mounts,
+                room_scratch: s.room_scratch.clone().filter(|_| self.mounts),
                 private_tmp: if self.private_tmp {
                     s.private_tmp.clone()
                 } else {

@@ -551,25 +551,39 @@ fn a_tree_that_moves_during_the_checks_names_what_moved() {
     let env = TestEnv::new();
     env.ok(&["init"]);
     // The check says it runs and waits; the process outside moves the tree, then lets it end.
-    env.gates(&[(
-        "touch",
-        "touch started; while [ ! -e go ]; do sleep 0.05; done; rm -f started go",
-    )]);
+    // The check writes `started` in the room (in its own overlay layer under the check
+    // sandbox: `scratch/*/upper`, else the room's tree) and waits for `go` in HOME, which it
+    // can read.
+    let go = env.home.join("go-signal");
+    let gate = format!(
+        "touch started; while [ ! -e {} ]; do sleep 0.05; done; rm -f started",
+        go.display()
+    );
+    env.gates(&[("touch", gate.as_str())]);
     let rooms = env.home.join(".local/state/pawl/rooms");
     let target = env.root().join("moved.txt");
     let mover = |rooms: PathBuf, target: PathBuf| {
+        let go = go.clone();
+        let _ = std::fs::remove_file(&go);
         std::thread::spawn(move || {
             let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
             while std::time::Instant::now() < deadline {
-                let tree = std::fs::read_dir(&rooms)
+                let started = std::fs::read_dir(&rooms)
                     .into_iter()
                     .flatten()
                     .flatten()
-                    .map(|e| e.path().join("tree"))
-                    .find(|t| t.join("started").exists());
-                if let Some(tree) = tree {
+                    .flat_map(|room| {
+                        let layers = std::fs::read_dir(room.path().join("scratch"))
+                            .into_iter()
+                            .flatten()
+                            .flatten()
+                            .map(|l| l.path().join("upper"));
+                        layers.chain([room.path().join("tree")]).collect::<Vec<_>>()
+                    })
+                    .any(|dir| dir.join("started").exists());
+                if started {
                     std::fs::write(&target, format!("{:?}\n", std::time::Instant::now())).unwrap();
-                    std::fs::write(tree.join("go"), "").unwrap();
+                    std::fs::write(&go, "").unwrap();
                     return;
                 }
                 std::thread::sleep(std::time::Duration::from_millis(20));

@@ -73,6 +73,24 @@ pub struct EnvState {
     /// again: path → (stat key, sha256).
     #[serde(default)]
     pub hashes: BTreeMap<String, (String, String)>,
+    /// Build outputs seeded into the room (`target`) → the stat fingerprint of the room's copy
+    /// right after: a seed that no longer has it was written by something other than the seal
+    /// and is dropped ([`Room::sync`]).
+    #[serde(default)]
+    pub seeds: BTreeMap<String, String>,
+    /// The build directories of the platforms (`target`): what the `build` check wrote below
+    /// them is kept for the next verification ([`Room::sync`]).
+    #[serde(default)]
+    pub seed_dirs: Vec<String>,
+    /// The package-tree globs the manifest was taken over (the platforms' `packages`): the
+    /// repository's own directories are compared over the same ([`env_changes`]).
+    #[serde(default)]
+    pub package_patterns: Vec<String>,
+    /// The manifest of what the checks read outside the repository
+    /// (`pawl_core::envmanifest::OUTSIDE`), taken at the seal; `None` for a room sealed before
+    /// pawl took one.
+    #[serde(default)]
+    pub outside: Option<Manifest>,
 }
 
 /// How a directory came into the room this time.
@@ -179,6 +197,8 @@ impl Room {
             if ignored.iter().any(|i| i == dir) && !target.exists() {
                 let t = Instant::now();
                 let (files, bytes, reflinked) = self.copy_in(&root.join(dir), dir)?;
+                let (copy_fp, _, _) = fingerprint(&target).map_err(io_err(&target))?;
+                state.seeds.insert(dir.clone(), copy_fp);
                 items.push(TakeItem {
                     dir: dir.clone(),
                     taken: Taken::Copied,
@@ -206,11 +226,13 @@ impl Room {
         let mut hashes = std::mem::take(&mut state.hashes);
         state.manifest = manifest_of(&self.tree_dir, &env.packages, &mut hashes);
         state.hashes = hashes;
-        let path = self.env_path();
-        let temp = self.dir.join("env.json.tmp");
-        let text = serde_json::to_string(&state).unwrap_or_default();
-        fs::write(&temp, text).map_err(io_err(&temp))?;
-        fs::rename(&temp, &path).map_err(io_err(&path))?;
+        // A seed the room no longer has is no longer recorded.
+        state
+            .seeds
+            .retain(|d, _| is_real_dir(&self.tree_dir.join(d)));
+        state.seed_dirs = env.seed.clone();
+        state.package_patterns = env.packages.clone();
+        self.write_environment(&state)?;
         Ok(EnvStats {
             items,
             duration: started.elapsed(),
@@ -282,18 +304,154 @@ impl Room {
 }
 
 impl Room {
-    /// Moves the taken directories out of the files' directory (before a rebuild wipes it);
-    /// returns them.
+    /// The directories of `tree/` that are the environment taken at the seal (and the build
+    /// seeds): what a sync keeps besides the tree's files.
+    pub(super) fn kept_dirs(&self) -> Vec<String> {
+        self.environment()
+            .map(|s| s.dirs.into_keys().chain(s.seeds.into_keys()).collect())
+            .unwrap_or_default()
+    }
+
+    /// Checks each taken directory against the fingerprint its copy had when it was taken: one
+    /// that changed (a check wrote into it where the overlay could not be mounted, or anyone
+    /// else did) is taken again from the repository when the repository's still has the
+    /// fingerprint the seal saw, and is an error otherwise (the seal's environment is gone);
+    /// a changed seed is dropped (the next builds start cold). Returns the directories
+    /// restored or dropped.
+    pub(super) fn check_environment(&mut self, repo_root: &Path) -> Result<Vec<String>, RoomError> {
+        let Some(mut state) = self.environment() else {
+            return Ok(Vec::new());
+        };
+        let mut restored = Vec::new();
+        let unchanged = |dir: &str, fp: &str| {
+            let p = self.tree_dir.join(dir);
+            is_real_dir(&p) && fingerprint(&p).is_ok_and(|(now, _, _)| now == fp)
+        };
+        let changed: Vec<(String, TakenDir)> = state
+            .dirs
+            .iter()
+            .filter(|(dir, taken)| !unchanged(dir, &taken.copy))
+            .map(|(d, t)| (d.clone(), t.clone()))
+            .collect();
+        for (dir, taken) in changed {
+            let source = repo_root.join(&dir);
+            let same = fingerprint(&source).is_ok_and(|(fp, _, _)| fp == taken.source);
+            if !same {
+                remove_any(&self.tree_dir.join(&dir))?;
+                state.dirs.remove(&dir);
+                self.write_environment(&state)?;
+                return Err(RoomError::EnvironmentLost { dir });
+            }
+            self.copy_in(&source, &dir)?;
+            let target = self.tree_dir.join(&dir);
+            let (copy_fp, _, _) = fingerprint(&target).map_err(io_err(&target))?;
+            if let Some(t) = state.dirs.get_mut(&dir) {
+                t.copy = copy_fp;
+            }
+            restored.push(dir);
+        }
+        let dropped: Vec<String> = state
+            .seeds
+            .iter()
+            .filter(|(dir, fp)| !unchanged(dir, fp))
+            .map(|(d, _)| d.clone())
+            .collect();
+        for dir in dropped {
+            remove_any(&self.tree_dir.join(&dir))?;
+            state.seeds.remove(&dir);
+            restored.push(dir);
+        }
+        if !restored.is_empty() {
+            self.write_environment(&state)?;
+        }
+        Ok(restored)
+    }
+
+    /// Keeps what pawl's own build wrote: the build directories (`target`) in the `build`
+    /// check's layer of the last verification are moved into the room's tree (pawl-process's
+    /// `merge_kept_layer`), after a seed something else changed is dropped; the seeds'
+    /// fingerprints are recorded anew. Test processes never wrote there (their layers are
+    /// apart). Returns the files moved.
+    pub(super) fn keep_build_outputs(&mut self, scratch: &Path) -> Result<u64, RoomError> {
+        use pawl_process::sandbox::check::{KEPT_LAYERS, kept_layer, merge_kept_layer};
+        let Some(mut state) = self.environment() else {
+            return Ok(0);
+        };
+        if state.seed_dirs.is_empty() {
+            return Ok(0);
+        }
+        let mut moved = 0;
+        for name in KEPT_LAYERS {
+            let layer = kept_layer(scratch, name);
+            if !layer.join("upper").is_dir() {
+                continue;
+            }
+            for dir in &state.seed_dirs {
+                let target = self.tree_dir.join(dir);
+                let intact = match state.seeds.get(dir) {
+                    Some(fp) => fingerprint(&target).is_ok_and(|(now, _, _)| now == *fp),
+                    None => !target.exists(),
+                };
+                if !intact {
+                    remove_any(&target)?;
+                    state.seeds.remove(dir);
+                }
+            }
+            match merge_kept_layer(&layer, &self.tree_dir, &state.seed_dirs) {
+                Ok(n) => moved += n,
+                Err(_) => {
+                    // Half merged is no build directory at all: the next build starts cold.
+                    for dir in &state.seed_dirs {
+                        remove_any(&self.tree_dir.join(dir))?;
+                    }
+                    state.seeds.clear();
+                    self.write_environment(&state)?;
+                    return Ok(0);
+                }
+            }
+            for dir in &state.seed_dirs {
+                let target = self.tree_dir.join(dir);
+                if is_real_dir(&target) {
+                    let (fp, _, _) = fingerprint(&target).map_err(io_err(&target))?;
+                    state.seeds.insert(dir.clone(), fp);
+                }
+            }
+        }
+        if moved > 0 {
+            self.write_environment(&state)?;
+        }
+        Ok(moved)
+    }
+
+    /// Records the manifest of what the checks read outside the repository at `repo_root`,
+    /// as the sealed variables `sealed` locate it ([`outside_manifest`]). Call at the seal,
+    /// after [`Room::take_environment`].
+    pub fn seal_outside(
+        &mut self,
+        sealed: &BTreeMap<String, String>,
+        repo_root: &Path,
+    ) -> Result<(), RoomError> {
+        let mut state = self.environment().unwrap_or_default();
+        state.format = ENV_FORMAT;
+        state.outside = Some(outside_manifest(&outside_places(sealed, repo_root)));
+        self.write_environment(&state)
+    }
+
+    fn write_environment(&self, state: &EnvState) -> Result<(), RoomError> {
+        let path = self.env_path();
+        let temp = self.dir.join("env.json.tmp");
+        let text = serde_json::to_string(state).unwrap_or_default();
+        fs::write(&temp, text).map_err(io_err(&temp))?;
+        fs::rename(&temp, &path).map_err(io_err(&path))
+    }
+
+    /// Moves the taken directories (and seeds) out of the files' directory (before a rebuild
+    /// wipes it); returns them.
     pub(super) fn set_environment_aside(&self) -> Result<Vec<String>, RoomError> {
         let aside = self.dir.join("env-aside");
         remove_any(&aside)?;
         let mut kept = Vec::new();
-        for dir in self
-            .environment()
-            .map(|s| s.dirs)
-            .unwrap_or_default()
-            .keys()
-        {
+        for dir in &self.kept_dirs() {
             let from = self.tree_dir.join(dir);
             if !is_real_dir(&from) {
                 continue;
@@ -517,6 +675,9 @@ pub fn manifest_of(
         };
         for (rel, meta) in entries {
             let rel_s = rel.to_string_lossy().into_owned();
+            if pawl_core::envmanifest::is_cache(rel_s.split('/')) {
+                continue;
+            }
             let mut parts = rel_s.split('/');
             let first = parts.next().unwrap_or("");
             let name = match parts.next() {
@@ -580,6 +741,229 @@ fn file_digest(path: &Path) -> String {
         }
     }
     hex(&h.finalize())
+}
+
+/// One place outside the repository resolved from `pawl_core::envmanifest::OUTSIDE`: the
+/// manifest's tree name, the directory, and the one entry watched there (`None`: every entry
+/// is a package).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Place {
+    pub tree: String,
+    pub dir: PathBuf,
+    pub only: Option<String>,
+}
+
+/// The places of `pawl_core::envmanifest::OUTSIDE` on this machine, as the sealed variables
+/// `sealed` locate them, outside the repository at `repo_root` (what lies inside it is the
+/// room's). A watched file that does not exist is a place too: its creation is a change.
+pub fn outside_places(sealed: &BTreeMap<String, String>, repo_root: &Path) -> Vec<Place> {
+    use pawl_core::envmanifest::{Base, OUTSIDE, Shape, node_preloads};
+    let home = sealed
+        .get("HOME")
+        .map(PathBuf::from)
+        .filter(|h| h.is_absolute());
+    let shown = |p: &Path| match home.as_ref().and_then(|h| p.strip_prefix(h).ok()) {
+        Some(rest) if rest.as_os_str().is_empty() => "~".to_owned(),
+        Some(rest) => format!("~/{}", rest.display()),
+        None => p.display().to_string(),
+    };
+    let outside = |p: &Path| p.is_absolute() && !p.starts_with(repo_root);
+    let absolute = |v: &str| {
+        let p = Path::new(v);
+        if p.is_absolute() {
+            p.to_path_buf()
+        } else {
+            repo_root.join(p)
+        }
+    };
+    let mut out: Vec<Place> = Vec::new();
+    let push = |out: &mut Vec<Place>, path: PathBuf, shape: Shape| {
+        let place = match shape {
+            Shape::Packages => Place {
+                tree: shown(&path),
+                dir: path,
+                only: None,
+            },
+            Shape::Entry => {
+                let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
+                    return;
+                };
+                Place {
+                    tree: shown(dir),
+                    dir: dir.to_path_buf(),
+                    only: Some(name.to_string_lossy().into_owned()),
+                }
+            }
+        };
+        if outside(&place.dir) && !out.contains(&place) {
+            out.push(place);
+        }
+    };
+    for w in OUTSIDE {
+        let bases: Vec<PathBuf> = match w.base {
+            Base::Home => home.iter().cloned().collect(),
+            Base::Var(v) => sealed.get(v).map(PathBuf::from).into_iter().collect(),
+            Base::Ancestors => repo_root
+                .ancestors()
+                .skip(1)
+                .map(Path::to_path_buf)
+                .collect(),
+            Base::FileVar(v) => {
+                if let Some(value) = sealed.get(v).filter(|x| !x.is_empty()) {
+                    push(&mut out, absolute(value), Shape::Entry);
+                }
+                continue;
+            }
+            Base::PathVar(v) => {
+                for entry in sealed.get(v).map(String::as_str).unwrap_or("").split(':') {
+                    if !entry.is_empty() {
+                        push(&mut out, absolute(entry), Shape::Packages);
+                    }
+                }
+                continue;
+            }
+            Base::NodePreloads => {
+                let options = sealed.get("NODE_OPTIONS").map(String::as_str).unwrap_or("");
+                for module in node_preloads(options) {
+                    // A bare name resolves through node_modules: the room's.
+                    if module.starts_with(['/', '.']) {
+                        push(&mut out, absolute(&module), Shape::Entry);
+                    }
+                }
+                continue;
+            }
+        };
+        for base in bases.into_iter().filter(|b| outside(b)) {
+            if w.path.contains('*') {
+                for rel in expand(&base, &[w.path.to_owned()]) {
+                    push(&mut out, base.join(rel), w.shape);
+                }
+            } else {
+                push(&mut out, base.join(w.path), w.shape);
+            }
+        }
+    }
+    out
+}
+
+/// The manifest of `places`: each package's digest is over its entries' paths, types and stat
+/// data (mode, size, mtime, ctime — which no process can set —, inode) and link targets, not
+/// their contents: the same files on the same machine are compared, and a stat walk stays
+/// cheap over large trees.
+pub fn outside_manifest(places: &[Place]) -> Manifest {
+    let mut manifest = Manifest::default();
+    for place in places {
+        let names: Vec<String> = match &place.only {
+            Some(name) => vec![name.clone()],
+            None => match fs::read_dir(&place.dir) {
+                Ok(entries) => entries
+                    .flatten()
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .collect(),
+                Err(_) => continue,
+            },
+        };
+        for name in names {
+            let path = place.dir.join(&name);
+            let Ok(meta) = fs::symlink_metadata(&path) else {
+                continue;
+            };
+            if pawl_core::envmanifest::NOT_PACKAGES.contains(&name.as_str()) {
+                continue;
+            }
+            let mut h = Sha256::new();
+            let mut files = 0;
+            // A directory counts by its path alone: its own stat changes with any entry made
+            // in it, caches included.
+            let mut entry = |rel: &Path, m: &fs::Metadata| {
+                let parts = rel
+                    .components()
+                    .map(|c| c.as_os_str().to_str().unwrap_or(""));
+                if pawl_core::envmanifest::is_cache(parts) {
+                    return;
+                }
+                h.update(rel.as_os_str().as_encoded_bytes());
+                h.update([0]);
+                if m.file_type().is_symlink() {
+                    let link = fs::read_link(place.dir.join(&name).join(rel)).unwrap_or_default();
+                    h.update(b"l ");
+                    h.update(link.as_os_str().as_encoded_bytes());
+                } else if m.is_file() {
+                    files += 1;
+                    h.update(stat_key(m).as_bytes());
+                } else {
+                    h.update(b"d");
+                }
+                h.update([0]);
+            };
+            entry(Path::new(""), &meta);
+            if meta.is_dir() {
+                for (rel, m) in walk(&path).unwrap_or_default() {
+                    entry(&rel, &m);
+                }
+            }
+            manifest
+                .trees
+                .entry(place.tree.clone())
+                .or_default()
+                .insert(
+                    name,
+                    Package {
+                        digest: hex(&h.finalize()),
+                        files,
+                    },
+                );
+        }
+    }
+    manifest
+}
+
+/// Every package that changed since the seal in the environment the checks read: the
+/// repository's own environment directories (the room holds the seal's copy, so the checks do
+/// not see these — but a test that changes outcome on an unchanged source is explained by
+/// them), and the places outside the repository ([`outside_places`]), which the checks do see.
+/// Empty without a room or a recorded seal. `ws.room`'s record is read, not locked.
+pub fn env_change_list(
+    ws: &crate::workspace::Workspace,
+    seal: &pawl_core::seal::Seal,
+) -> Vec<pawl_core::envmanifest::PackageChange> {
+    use pawl_core::envmanifest::compare;
+    let Some(dir) = &ws.room else {
+        return Vec::new();
+    };
+    let Some(state) = fs::read_to_string(dir.join("env.json"))
+        .ok()
+        .and_then(|t| serde_json::from_str::<EnvState>(&t).ok())
+        .filter(|s| s.format == ENV_FORMAT)
+    else {
+        return Vec::new();
+    };
+    let mut changes = Vec::new();
+    if !state.package_patterns.is_empty() {
+        // Content digests, as the seal's: cached by stat beside the room.
+        let cache = dir.join("env-live.json");
+        let mut hashes: BTreeMap<String, (String, String)> = fs::read_to_string(&cache)
+            .ok()
+            .and_then(|t| serde_json::from_str(&t).ok())
+            .unwrap_or_default();
+        let live = manifest_of(&ws.root, &state.package_patterns, &mut hashes);
+        let temp = dir.join("env-live.json.tmp");
+        if fs::write(&temp, serde_json::to_string(&hashes).unwrap_or_default()).is_ok() {
+            let _ = fs::rename(&temp, &cache);
+        }
+        changes.extend(compare(&state.manifest, &live));
+    }
+    if let Some(sealed) = &state.outside {
+        let now = outside_manifest(&outside_places(&seal.env, &ws.root));
+        changes.extend(compare(sealed, &now));
+    }
+    changes
+}
+
+/// [`env_change_list`] as the lines a verdict shows: "the environment changed since the run
+/// started: .venv/lib/python3.11/site-packages/evil.pth added".
+pub fn env_changes(ws: &crate::workspace::Workspace, seal: &pawl_core::seal::Seal) -> Vec<String> {
+    pawl_core::envmanifest::change_lines(&env_change_list(ws, seal))
 }
 
 /// Every path in the room's copies of `dirs` (under `tree`) that leads into the live
@@ -784,6 +1168,56 @@ mod tests {
             ]
         );
         assert!(absolute_paths_under("/x/work/repo/a", root).is_empty());
+    }
+
+    /// The launcher keeps the layer of the check pawl-verify runs first and alone: the names
+    /// must agree.
+    #[test]
+    fn the_kept_layer_is_pawl_verifys_build() {
+        assert_eq!(
+            pawl_process::sandbox::check::KEPT_LAYERS,
+            [pawl_verify::gate::BUILD]
+        );
+    }
+
+    #[test]
+    fn the_places_outside_follow_the_sealed_variables_and_skip_the_repository() {
+        let sealed = BTreeMap::from([
+            ("HOME".to_owned(), "/h".to_owned()),
+            ("VIRTUAL_ENV".to_owned(), "/w/repo/.venv".to_owned()),
+            ("PYTHONSTARTUP".to_owned(), "/h/.pythonrc".to_owned()),
+            (
+                "NODE_OPTIONS".to_owned(),
+                "-r ./inside.js --require=/opt/hook.js --import tsx".to_owned(),
+            ),
+            ("PYTHONPATH".to_owned(), "/w/repo/src:/opt/lib".to_owned()),
+        ]);
+        let places = outside_places(&sealed, Path::new("/w/repo"));
+        let shown: Vec<String> = places
+            .iter()
+            .map(|p| match &p.only {
+                Some(name) => format!("{}/{name}", p.tree.trim_end_matches('/')),
+                None => format!("{}/*", p.tree),
+            })
+            .collect();
+        for want in [
+            "~/.npmrc",
+            "~/.cargo/config.toml",
+            "~/.local/bin/*",
+            "~/.pythonrc",
+            "/opt/hook.js",
+            "/opt/lib/*",
+            "/w/.cargo/config.toml",
+            "/conftest.py",
+        ] {
+            assert!(
+                shown.iter().any(|s| s == want),
+                "{want} is not watched: {shown:?}"
+            );
+        }
+        // The repository's own (the room's), and bare module names, are not.
+        assert!(!shown.iter().any(|s| s.starts_with("/w/repo")), "{shown:?}");
+        assert!(!shown.iter().any(|s| s.ends_with("tsx")), "{shown:?}");
     }
 
     #[test]

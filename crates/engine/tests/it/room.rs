@@ -21,8 +21,8 @@ pub const TESTS: &[Test] = &[
         room_sync_is_exact_through_every_kind_of_change,
     ),
     (
-        "room_ignored_outputs_stay_warm",
-        room_ignored_outputs_stay_warm,
+        "room_ignored_outputs_a_check_left_are_removed",
+        room_ignored_outputs_a_check_left_are_removed,
     ),
     (
         "room_untracked_leftovers_are_removed",
@@ -56,6 +56,18 @@ pub const TESTS: &[Test] = &[
     (
         "room_a_swap_in_the_working_directory_during_the_checks_changes_nothing",
         room_a_swap_in_the_working_directory_during_the_checks_changes_nothing,
+    ),
+    (
+        "room_a_cache_the_first_verification_wrote_does_not_pass_the_second",
+        room_a_cache_the_first_verification_wrote_does_not_pass_the_second,
+    ),
+    (
+        "room_a_check_that_writes_into_the_sealed_environment_is_undone",
+        room_a_check_that_writes_into_the_sealed_environment_is_undone,
+    ),
+    (
+        "room_only_the_builds_outputs_are_kept_for_the_next_verification",
+        room_only_the_builds_outputs_are_kept_for_the_next_verification,
     ),
 ];
 
@@ -239,29 +251,26 @@ fn room_sync_is_exact_through_every_kind_of_change() {
     assert!(!room.root().join("delete.txt").exists());
 }
 
-fn room_ignored_outputs_stay_warm() {
+/// Ignored outputs a check leaves (build outputs, bytecode) are not the seal's: the next sync
+/// removes them with the untracked ones (the environment taken at the seal stays:
+/// `room_a_check_that_writes_into_the_sealed_environment_is_undone`).
+fn room_ignored_outputs_a_check_left_are_removed() {
     let fx = Fx::new();
     fx.write("src/lib.rs", "pub fn f() {}\n");
     let mut room = fx.room();
     fx.sync(&mut room);
-    // What a check leaves: build outputs the tree's .gitignore ignores.
     write(&room.root().join("target/debug/out.bin"), "built\n");
     write(&room.root().join("sub/b.pyc"), "bytecode\n");
-    let inode = std::fs::metadata(room.root().join("target/debug/out.bin"))
-        .expect("meta")
-        .ino();
 
     fx.write("src/lib.rs", "pub fn f() -> u8 { 1 }\n");
     let stats = fx.sync(&mut room);
     assert_eq!(
         (stats.rebuilt.clone(), stats.removed),
-        (None, 0),
+        (None, 2),
         "{stats:?}"
     );
-    let out = room.root().join("target/debug/out.bin");
-    assert_eq!(std::fs::read_to_string(&out).expect("kept"), "built\n");
-    assert_eq!(std::fs::metadata(&out).expect("meta").ino(), inode);
-    assert!(room.root().join("sub/b.pyc").exists());
+    assert!(!room.root().join("target").exists());
+    assert!(!room.root().join("sub").exists());
 }
 
 fn room_untracked_leftovers_are_removed() {
@@ -277,14 +286,13 @@ fn room_untracked_leftovers_are_removed() {
         "ref: refs/heads/main\n",
     );
     write(&room.root().join("nested/file"), "n\n");
-    write(&room.root().join("a.pyc"), "ignored: stays\n");
+    write(&room.root().join("a.pyc"), "ignored: removed too\n");
 
     let stats = fx.sync(&mut room);
-    assert_eq!(stats.removed, 3, "{stats:?}");
-    for gone in ["junk.txt", "newdir", "nested"] {
+    assert_eq!(stats.removed, 4, "{stats:?}");
+    for gone in ["junk.txt", "newdir", "nested", "a.pyc"] {
         assert!(!room.root().join(gone).exists(), "{gone} is left");
     }
-    assert!(room.root().join("a.pyc").exists());
 
     // Leftovers in the way of files the next tree adds: an untracked one, and an ignored one
     // that the new .gitignore no longer ignores.
@@ -574,4 +582,127 @@ fn verify(fx: &Fx, room: Option<PathBuf>, command: &str) -> Verification {
     plan.fresh = true;
     plan.timeout = Duration::from_secs(60);
     verify_checks(&ws, &mut store, None, &plan).expect("verify")
+}
+
+/// The attack (issue 32 point 5): the check fails, but first leaves the answer in a cache that
+/// ignores itself (as pytest's `.pytest_cache/.gitignore` does), in an ignored build directory
+/// and in bytecode; the second verification of the same tree finds it and passes. Here without
+/// the check sandbox (the fallback where checks write the room itself: pawl-process's tests play
+/// the overlay); a sync must start every verification from the seal's snapshot.
+fn room_a_cache_the_first_verification_wrote_does_not_pass_the_second() {
+    let fx = Fx::new();
+    fx.write("data.txt", "bad\n");
+    let command = "if [ -e .pytest_cache/answer ] || [ -e target/answer ] || [ -e sub/b.pyc ]; then exit 0; fi; \
+         mkdir -p .pytest_cache target sub && printf '*\\n' > .pytest_cache/.gitignore && \
+         echo pass > .pytest_cache/answer && echo pass > target/answer && echo pass > sub/b.pyc; exit 1";
+    let first = verify(&fx, Some(fx.room_dir()), command);
+    assert!(!first.verified, "{first:?}");
+    let second = verify(&fx, Some(fx.room_dir()), command);
+    assert!(
+        !second.verified,
+        "what the first verification's check wrote passed the second"
+    );
+    // The next sync (on the same tree) empties the room of them again.
+    let mut room = fx.room();
+    let stats = room.sync(&fx.repo, &fx.hash()).expect("sync");
+    assert_eq!(stats.removed, 3, "{stats:?}");
+    for gone in [".pytest_cache", "target", "sub"] {
+        assert!(
+            !room.root().join(gone).exists(),
+            "{gone} is left in the room"
+        );
+    }
+}
+
+/// Without the overlay a check can write into the environment the room took at the seal (a
+/// `.pth` in the virtualenv's site-packages runs in every python); the next sync finds the copy
+/// changed and takes it again, and drops a build seed a check wrote into.
+fn room_a_check_that_writes_into_the_sealed_environment_is_undone() {
+    let fx = Fx::new();
+    fx.write(".gitignore", ".venv/\ntarget/\n.pawl/\n");
+    fx.write("src/lib.py", "x = 1\n");
+    let sp = ".venv/lib/python3/site-packages";
+    fx.write(&format!("{sp}/dep.py"), "y = 2\n");
+    fx.write("target/debug/seed.bin", "seed\n");
+    let env = pawl_verify::platform::Environment {
+        dirs: vec![".venv".into()],
+        seed: vec!["target".into()],
+        packages: vec![".venv/lib/*/site-packages".into()],
+        ..Default::default()
+    };
+    let mut room = fx.room();
+    let sync = |room: &mut Room| room.sync(&fx.repo, &fx.hash()).expect("sync");
+    sync(&mut room);
+    room.take_environment(&fx.repo, &env).expect("take");
+    let stats = sync(&mut room);
+    assert!(stats.is_noop(), "{stats:?}");
+    assert!(room.root().join("target/debug/seed.bin").exists());
+
+    // What a check writes.
+    write(&room.root().join(sp).join("evil.pth"), "import os\n");
+    write(&room.root().join("target/debug/answer"), "pass\n");
+    let stats = sync(&mut room);
+    assert_eq!(stats.env_restored, [".venv", "target"], "{stats:?}");
+    assert!(!room.root().join(sp).join("evil.pth").exists());
+    assert!(room.root().join(sp).join("dep.py").exists());
+    assert!(
+        !room.root().join("target").exists(),
+        "a seed a check wrote is dropped"
+    );
+    assert!(sync(&mut room).is_noop());
+
+    // Changed in the room and in the repository: the sealed environment is gone.
+    write(&room.root().join(sp).join("evil.pth"), "import os\n");
+    fx.write(&format!("{sp}/other.py"), "z = 3\n");
+    match room.sync(&fx.repo, &fx.hash()) {
+        Err(RoomError::EnvironmentLost { dir }) => assert_eq!(dir, ".venv"),
+        other => panic!("{other:?}"),
+    }
+}
+
+/// The layers the check sandbox leaves in the room's scratch (pawl-process's tests make them
+/// with real overlays): at the next sync the `build` check's build directory joins the room,
+/// a test's layer and everything else of the build's are discarded.
+fn room_only_the_builds_outputs_are_kept_for_the_next_verification() {
+    let fx = Fx::new();
+    fx.write("src/lib.rs", "pub fn f() {}\n");
+    fx.write("target/debug/seed.rlib", "seed\n");
+    let env = pawl_verify::platform::Environment {
+        seed: vec!["target".into()],
+        ..Default::default()
+    };
+    let mut room = fx.room();
+    let sync = |room: &mut Room| room.sync(&fx.repo, &fx.hash()).expect("sync");
+    sync(&mut room);
+    room.take_environment(&fx.repo, &env).expect("take");
+    let scratch = room.dir().join(pawl_process::sandbox::check::ROOM_SCRATCH);
+    write(
+        &scratch.join("kept-build/upper/target/debug/lib.rlib"),
+        "built\n",
+    );
+    write(&scratch.join("kept-build/upper/.pytest_cache/x"), "x\n");
+    write(
+        &scratch.join("check-test-1/upper/target/debug/answer"),
+        "pass\n",
+    );
+    let stats = sync(&mut room);
+    assert!(stats.env_restored.is_empty(), "{stats:?}");
+    assert!(!scratch.exists());
+    let t = room.root().to_owned();
+    assert!(t.join("target/debug/lib.rlib").exists());
+    assert!(t.join("target/debug/seed.rlib").exists());
+    assert!(!t.join("target/debug/answer").exists());
+    assert!(!t.join(".pytest_cache").exists());
+    // Kept: the next sync finds the build directory as it recorded it.
+    assert!(sync(&mut room).is_noop());
+    // A build directory something else wrote into is dropped before a build's are kept.
+    write(&t.join("target/debug/planted"), "x\n");
+    write(
+        &scratch.join("kept-build/upper/target/debug/next.rlib"),
+        "built\n",
+    );
+    sync(&mut room);
+    assert!(!t.join("target/debug/planted").exists());
+    assert!(!t.join("target/debug/lib.rlib").exists());
+    assert!(t.join("target/debug/next.rlib").exists());
 }

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use pawl_core::seal::{CheckRole, Seal, SealedCheck};
 use pawl_engine::baseline::{self, BaselineError};
-use pawl_engine::room::env::Taken;
+use pawl_engine::room::env::{Taken, env_changes};
 use pawl_engine::{Room, Workspace};
 use pawl_git::{Options, Repo};
 
@@ -33,6 +33,14 @@ pub const TESTS: &[crate::Test] = &[
     (
         "roomenv::a_missing_module_is_refused_unless_the_goal_creates_it",
         a_missing_module_is_refused_unless_the_goal_creates_it,
+    ),
+    (
+        "roomenv::a_pth_file_outside_the_repository_turns_a_test_green_and_is_named",
+        a_pth_file_outside_the_repository_turns_a_test_green_and_is_named,
+    ),
+    (
+        "roomenv::a_change_to_the_repositorys_environment_or_the_users_configuration_is_named",
+        a_change_to_the_repositorys_environment_or_the_users_configuration_is_named,
     ),
 ];
 
@@ -396,4 +404,100 @@ fn maybe_report(what: &str, fx: &Fx, repo: &Repo, room: &mut Room) {
             );
         }
     }
+}
+
+const CHANGED: &str = "the environment changed since the run started: ";
+
+/// The attack (issue 32 point 6, issue 30 point 2): the run changes no file of the repository;
+/// it drops a `.pth` file into the site-packages of the virtualenv the checks use, outside the
+/// repository, which patches the function under test in every python. The check goes red →
+/// green on an unchanged tree; the environment's manifest names the file.
+fn a_pth_file_outside_the_repository_turns_a_test_green_and_is_named() {
+    let fx = Fx::new("");
+    fx.write("mod.py", "def f():\n    return 1\n");
+    let venv = fx.tmp.path().join("venv");
+    let out = std::process::Command::new("python3")
+        .args(["-m", "venv", "--without-pip"])
+        .arg(&venv)
+        .output()
+        .expect("python3 -m venv");
+    assert!(out.status.success(), "{out:?}");
+    let home = fx.tmp.path().join("home");
+    std::fs::create_dir_all(&home).expect("home");
+    let check = "python -c 'import mod, sys; sys.exit(0 if mod.f() == 2 else 1)'";
+    let mut seal = fx.seal(&[("test", check)], "make f return 2");
+    let path = format!(
+        "{}:{}",
+        venv.join("bin").display(),
+        seal.env.get("PATH").cloned().unwrap_or_default()
+    );
+    seal.env.insert("PATH".into(), path);
+    seal.env
+        .insert("VIRTUAL_ENV".into(), venv.display().to_string());
+    seal.env.insert("HOME".into(), home.display().to_string());
+    let ws = fx.ws();
+    let base = baseline::take(&ws, &seal).expect("baseline");
+    assert!(!base.checks[0].passed, "{base:?}");
+    assert_eq!(env_changes(&ws, &seal), Vec::<String>::new());
+
+    let sp = std::fs::read_dir(venv.join("lib"))
+        .expect("lib")
+        .flatten()
+        .map(|e| e.path().join("site-packages"))
+        .find(|p| p.is_dir())
+        .expect("site-packages");
+    std::fs::write(
+        sp.join("evil.pth"),
+        "import builtins; builtins.__import__ = (lambda i: lambda n, *a, **k: (lambda m: \
+         (setattr(m, 'f', lambda: 2) if n == 'mod' else None, m)[1])(i(n, *a, **k)))(builtins.__import__)\n",
+    )
+    .expect("plant");
+    // The attack works: the same tree, the check now passes.
+    let mut store = pawl_store::Store::open(&fx.tmp.path().join("pawl.db")).expect("store");
+    let mut plan =
+        pawl_engine::verify::Plan::new(vec![pawl_verify::gate::Check::gate("test", check)]);
+    plan.fresh = true;
+    plan.seal = Some(seal.clone());
+    let v = pawl_engine::verify::verify_checks(&ws, &mut store, None, &plan).expect("verify");
+    assert_eq!(v.tree, base.tree, "no file of the repository changed");
+    assert!(
+        v.verified,
+        "the attack no longer turns the check green: {v:?}"
+    );
+    // And the environment's manifest says why.
+    assert_eq!(
+        env_changes(&ws, &seal),
+        [format!("{CHANGED}{}/evil.pth added", sp.display())]
+    );
+}
+
+/// The repository's own environment changed (the checks use the room's copy taken at the seal,
+/// but a change there is named), and so did the user's configuration; bytecode an honest run
+/// writes is no change.
+fn a_change_to_the_repositorys_environment_or_the_users_configuration_is_named() {
+    let fx = Fx::new(".venv/\n");
+    let sp = ".venv/lib/python3.11/site-packages";
+    fx.write(".venv/pyvenv.cfg", "home = /usr/bin\n");
+    fx.write(&format!("{sp}/dep.py"), "x = 1\n");
+    let home = fx.tmp.path().join("home");
+    std::fs::create_dir_all(&home).expect("home");
+    let mut seal = fx.seal(&[("test", "true")], "anything");
+    seal.env.insert("HOME".into(), home.display().to_string());
+    let ws = fx.ws();
+    baseline::take(&ws, &seal).expect("baseline");
+    assert_eq!(env_changes(&ws, &seal), Vec::<String>::new());
+    fx.write(&format!("{sp}/__pycache__/dep.cpython-311.pyc"), "bytecode");
+    assert_eq!(env_changes(&ws, &seal), Vec::<String>::new());
+
+    fx.write(&format!("{sp}/evil.pth"), "import os\n");
+    fx.write(&format!("{sp}/dep.py"), "x = 2\n");
+    std::fs::write(home.join(".npmrc"), "node-options=--require /x.js\n").expect("npmrc");
+    assert_eq!(
+        env_changes(&ws, &seal),
+        [
+            format!("{CHANGED}{sp}/dep.py changed"),
+            format!("{CHANGED}{sp}/evil.pth added"),
+            format!("{CHANGED}~/.npmrc added"),
+        ]
+    );
 }

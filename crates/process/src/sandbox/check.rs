@@ -8,8 +8,13 @@
 //! - pawl's state (the user state with the evidence key and the rooms, the repository's
 //!   `.pawl/` with the store and the logs) is hidden, not only read-only;
 //! - the user's agent and shell configuration in HOME ([`HIDDEN_IN_HOME`]) is hidden;
-//! - writes land only in the check's working directory (the room) and fresh private temp
-//!   dirs ([`PRIVATE_TMP`], the user's runtime dir);
+//! - the room is seen through an overlay: the room's tree (the tracked files and the
+//!   environment taken at the seal) is never written; a check's writes land in a layer of its
+//!   own ([`room_layers`]), gone at the room's next sync — nothing a test wrote in one
+//!   verification (`.pytest_cache`, bytecode, files) is seen by the next, and only the `build`
+//!   check's outputs reach the later checks of the same verification;
+//! - writes land only in the check's working directory (the room's overlay) and fresh private
+//!   temp dirs ([`PRIVATE_TMP`], the user's runtime dir);
 //! - no signal to, `ptrace` of, or abstract socket of anything outside;
 //! - a network namespace of its own with loopback only, unless the project asks for the network.
 //!
@@ -63,6 +68,57 @@ pub const PRIVATE_TMP: &[&str] = &["/tmp", "/var/tmp", "/dev/shm"];
 /// Where a check's report directory is bound inside its namespace (in its private `/tmp`).
 pub const REPORT_DIR: &str = "/tmp/pawl-report";
 
+/// The directory beside a room's `tree/` that holds the checks' overlay layers
+/// ([`SandboxSpec::room_overlay`]); the room empties it at every sync.
+pub const ROOM_SCRATCH: &str = "scratch";
+
+/// Written into the scratch when the overlay could not be mounted (the room was bound as it
+/// is): the room's owner reports it.
+pub const OVERLAY_FAILED: &str = "overlay-failed.txt";
+
+/// The checks whose layer the later checks of the same verification see (pawl-verify runs
+/// `build` first and alone): a build's outputs reach the tests, a test's writes reach nothing.
+pub const KEPT_LAYERS: &[&str] = &["build"];
+
+/// The variable that names the check a launched process belongs to (set by pawl-verify's
+/// runner on every check command).
+pub const CHECK_VAR: &str = "PAWL_CHECK";
+
+/// The overlay one check sees the room through.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RoomLayers {
+    /// Lower layers, topmost first: a kept layer of this verification, then the room's tree.
+    pub lower: Vec<PathBuf>,
+    /// The directory of this check's own layer (its `upper/` and `work/` are made inside).
+    pub layer: PathBuf,
+}
+
+/// The layers of the check named `check` (`None`: not a check pawl named), for the room whose
+/// tree is `tree` and scratch `scratch`; `unique` tells two layers of the same check apart (a
+/// process id). A kept check writes into the verification's kept layer; every other check
+/// sees the kept layers below its own, which is discarded with the scratch.
+pub fn room_layers(scratch: &Path, tree: &Path, check: Option<&str>, unique: &str) -> RoomLayers {
+    let kept = |name: &str| kept_layer(scratch, name);
+    match check.filter(|c| KEPT_LAYERS.contains(c)) {
+        Some(name) => RoomLayers {
+            lower: vec![tree.to_path_buf()],
+            layer: kept(name),
+        },
+        None => {
+            let mut lower: Vec<PathBuf> = KEPT_LAYERS
+                .iter()
+                .map(|n| kept(n).join("upper"))
+                .filter(|p| p.is_dir())
+                .collect();
+            lower.push(tree.to_path_buf());
+            RoomLayers {
+                lower,
+                layer: scratch.join(format!("check-{unique}")),
+            }
+        }
+    }
+}
+
 /// What the caller knows about a check's world.
 #[derive(Debug, Clone, Default)]
 pub struct CheckWorld {
@@ -114,6 +170,8 @@ pub fn check_sandbox(world: &CheckWorld) -> SandboxSpec {
         private_network: !world.network,
         room_at: Some(world.repo.clone()),
         room_tree: None,
+        room_overlay: true,
+        room_scratch: None,
         private_tmp,
         cow: world
             .home
@@ -121,6 +179,82 @@ pub fn check_sandbox(world: &CheckWorld) -> SandboxSpec {
             .flat_map(|h| COPY_ON_WRITE_IN_HOME.iter().map(move |p| h.join(p)))
             .collect(),
         binds: Vec::new(),
+    }
+}
+
+/// The kept layer of the check named `name` in `scratch` (see [`room_layers`]).
+pub fn kept_layer(scratch: &Path, name: &str) -> PathBuf {
+    scratch.join(format!("kept-{name}"))
+}
+
+/// Moves what a kept check (the `build`) wrote below each of `dirs` (root-relative build
+/// directories, `target`) in its layer into the room's tree at `tree`, as the overlay showed
+/// it: files and links replace the tree's, a removed path (a whiteout) is removed, a directory
+/// made anew (opaque) replaces the tree's. The rest of the layer is left for the caller to
+/// discard. Returns the files moved. Outputs of pawl's own build, kept warm: a test's layer is
+/// never merged.
+pub fn merge_kept_layer(layer: &Path, tree: &Path, dirs: &[String]) -> std::io::Result<u64> {
+    let upper = layer.join("upper");
+    let mut moved = 0;
+    for dir in dirs {
+        let from = upper.join(dir);
+        if std::fs::symlink_metadata(&from).is_ok_and(|m| m.is_dir()) {
+            merge_dir(&from, &tree.join(dir), &mut moved)?;
+        }
+    }
+    Ok(moved)
+}
+
+fn merge_dir(from: &Path, to: &Path, moved: &mut u64) -> std::io::Result<()> {
+    use std::os::unix::fs::FileTypeExt;
+    let existing = std::fs::symlink_metadata(to).ok();
+    if existing.as_ref().is_some_and(|m| !m.is_dir()) || (existing.is_some() && is_opaque(from)) {
+        remove_path(to)?;
+    }
+    std::fs::create_dir_all(to)?;
+    for entry in std::fs::read_dir(from)? {
+        let entry = entry?;
+        let (src, dst) = (entry.path(), to.join(entry.file_name()));
+        let ft = entry.file_type()?;
+        if ft.is_char_device() && is_whiteout(&src) {
+            remove_path(&dst)?;
+        } else if ft.is_dir() {
+            merge_dir(&src, &dst, moved)?;
+        } else {
+            if std::fs::symlink_metadata(&dst).is_ok_and(|m| m.is_dir()) {
+                remove_path(&dst)?;
+            }
+            std::fs::rename(&src, &dst)?;
+            *moved += 1;
+        }
+    }
+    Ok(())
+}
+
+/// An overlay whiteout: a character device 0/0.
+fn is_whiteout(path: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::symlink_metadata(path).is_ok_and(|m| m.rdev() == 0)
+}
+
+/// A directory the overlay made anew over a removed one (`user.overlay.opaque`, the
+/// `userxattr` form the launcher mounts with).
+#[cfg(target_os = "linux")]
+fn is_opaque(dir: &Path) -> bool {
+    super::sys::xattr_is(dir, c"user.overlay.opaque", b"y")
+}
+
+#[cfg(not(target_os = "linux"))]
+fn is_opaque(_dir: &Path) -> bool {
+    false
+}
+
+fn remove_path(path: &Path) -> std::io::Result<()> {
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.is_dir() => std::fs::remove_dir_all(path),
+        Ok(_) => std::fs::remove_file(path),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(e),
     }
 }
 
@@ -231,6 +365,31 @@ mod tests {
             assert_eq!(s.room_mounted(), mounted, "{tree:?} {mounts}");
             assert!(s.writable.contains(&got));
         }
+    }
+
+    #[test]
+    fn a_check_writes_its_own_layer_over_the_builds_and_the_tree() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let (scratch, tree) = (dir.path().join("scratch"), dir.path().join("tree"));
+        let build = room_layers(&scratch, &tree, Some("build"), "1");
+        assert_eq!(build.lower, std::slice::from_ref(&tree));
+        assert_eq!(build.layer, scratch.join("kept-build"));
+        // No build layer yet: the tree alone below; with one, it comes first.
+        let test = room_layers(&scratch, &tree, Some("test"), "2");
+        assert_eq!(
+            (test.lower, test.layer),
+            (vec![tree.clone()], scratch.join("check-2"))
+        );
+        std::fs::create_dir_all(scratch.join("kept-build/upper")).expect("mkdir");
+        let test = room_layers(&scratch, &tree, None, "3");
+        assert_eq!(test.lower, [scratch.join("kept-build/upper"), tree]);
+        // Placed in a room, the scratch is the room's.
+        let mut s = check_sandbox(&world());
+        s.place_checks(Path::new("/w/repo"), Some(Path::new("/s/rooms/r/tree")));
+        assert_eq!(
+            s.room_scratch.as_deref(),
+            Some(Path::new("/s/rooms/r/scratch"))
+        );
     }
 
     #[test]

@@ -286,3 +286,22 @@ pub(crate) fn interface_up(name: &str) -> io::Result<()> {
     }
     Ok(())
 }
+
+/// True when the extended attribute `name` of `path` (not followed if a symlink) is `value`.
+pub(crate) fn xattr_is(path: &Path, name: &CStr, value: &[u8]) -> bool {
+    let Ok(path) = cstring(path.as_os_str()) else {
+        return false;
+    };
+    let mut buf = [0u8; 64];
+    // SAFETY: both strings are NUL-terminated and `buf` outlives the call, which writes at
+    // most its length.
+    let n = unsafe {
+        libc::lgetxattr(
+            path.as_ptr(),
+            name.as_ptr(),
+            buf.as_mut_ptr().cast(),
+            buf.len(),
+        )
+    };
+    usize::try_from(n).is_ok_and(|n| buf.get(..n) == Some(value))
+}

@@ -144,11 +144,17 @@ impl World {
         Some((spec, cwd))
     }
 
-    fn run(&self, (spec, cwd): &(LaunchSpec, PathBuf), script: &str) -> Outcome {
+    fn run(&self, spec: &(LaunchSpec, PathBuf), script: &str) -> Outcome {
+        self.run_as(spec, "test", script)
+    }
+
+    /// Runs `script` as the check named `check` (pawl-verify's runner names every check).
+    fn run_as(&self, (spec, cwd): &(LaunchSpec, PathBuf), check: &str, script: &str) -> Outcome {
         let mut cmd = Command::new("/bin/sh");
         cmd.args(["-c", script])
             .current_dir(cwd)
             .env("HOME", &self.home)
+            .env(sandbox::check::CHECK_VAR, check)
             .timeout(PATIENCE)
             .grace(Duration::from_millis(300))
             .capture_stdout(true)
@@ -229,8 +235,9 @@ fn a_check_sees_the_room_at_the_repositorys_path_and_writes_only_there() {
     assert_eq!(o.end, End::Exited(0), "{}", o.combined_tail_text());
     let out = stdout(&o);
     assert!(out.starts_with("room"), "{out}");
-    // The cache landed in the room, not the live tree; /tmp was the check's own.
-    assert!(w.tree.join(".pytest_cache/v").exists());
+    // The cache landed in the check's own layer: neither in the room's tree nor in the live
+    // tree; /tmp was the check's own.
+    assert!(!w.tree.join(".pytest_cache").exists());
     assert!(!w.repo.join(".pytest_cache").exists());
     assert!(!shared.exists(), "the check wrote the machine's /tmp");
     // A write into HOME is refused.
@@ -240,6 +247,103 @@ fn a_check_sees_the_room_at_the_repositorys_path_and_writes_only_there() {
     );
     assert_ne!(o.end, End::Exited(0));
     assert!(!w.home.join(".bashrc").exists());
+}
+
+/// The attack (issue 32 point 5): a first verification's test writes a cache the second one
+/// reads to pass (`.pytest_cache`, a file written at test time), and rewrites a file of the
+/// room. As checks ran before, both stay; under the check sandbox the room is seen through an
+/// overlay whose layer is discarded at the next sync, while a `build` check's outputs still
+/// reach the tests of the same verification.
+#[test]
+fn a_test_leaves_nothing_for_the_next_verification_and_a_build_reaches_the_tests() {
+    let w = World::new();
+    let scratch = w.tree.with_file_name(sandbox::check::ROOM_SCRATCH);
+    let plant =
+        "mkdir -p .pytest_cache && echo pass > .pytest_cache/answer && echo cheat > value.txt";
+    let read = "cat .pytest_cache/answer && cat value.txt";
+    let o = w.run(&w.before(), plant);
+    assert_eq!(o.end, End::Exited(0), "{o:?}");
+    let o = w.run(&w.before(), read);
+    assert_eq!(o.end, End::Exited(0), "the attack: {o:?}");
+    assert!(stdout(&o).contains("cheat"), "the attack: {o:?}");
+    std::fs::remove_dir_all(w.tree.join(".pytest_cache")).expect("rm");
+    std::fs::write(w.tree.join("value.txt"), "room\n").expect("restore");
+
+    let Some(c) = w.contained() else { return };
+    let o = w.run(&c, plant);
+    assert_eq!(o.end, End::Exited(0), "{}", o.combined_tail_text());
+    // Nothing of it in the room's tree: a sync (which empties the scratch) starts over.
+    assert!(!w.tree.join(".pytest_cache").exists());
+    assert_eq!(
+        std::fs::read_to_string(w.tree.join("value.txt")).expect("read"),
+        "room\n"
+    );
+    assert!(
+        !scratch.join(sandbox::check::OVERLAY_FAILED).exists(),
+        "{:?}",
+        std::fs::read_to_string(scratch.join(sandbox::check::OVERLAY_FAILED))
+    );
+    std::fs::remove_dir_all(&scratch).expect("the room's next sync");
+    let o = w.run(&c, read);
+    assert_ne!(
+        o.end,
+        End::Exited(0),
+        "the cache reached the next verification: {o:?}"
+    );
+
+    // A build's outputs reach the later checks of its verification; a test's writes do not
+    // reach the others.
+    let o = w.run_as(&c, "build", "mkdir -p dist && echo built > dist/out");
+    assert_eq!(o.end, End::Exited(0), "{}", o.combined_tail_text());
+    let o = w.run_as(&c, "test", "cat dist/out && echo t > dist/test-wrote");
+    assert_eq!(o.end, End::Exited(0), "{}", o.combined_tail_text());
+    assert!(stdout(&o).contains("built"));
+    let o = w.run_as(&c, "lint", "cat dist/out && ! test -e dist/test-wrote");
+    assert_eq!(o.end, End::Exited(0), "{}", o.combined_tail_text());
+    assert!(!w.tree.join("dist").exists());
+}
+
+/// What the `build` check wrote below a build directory is merged into the room's tree as the
+/// overlay showed it (new, rewritten, removed, a directory made anew); a test's layer is not.
+#[test]
+fn the_builds_outputs_are_kept_as_the_overlay_showed_them() {
+    let w = World::new();
+    let scratch = w.tree.with_file_name(sandbox::check::ROOM_SCRATCH);
+    for (rel, text) in [
+        ("target/old", "old\n"),
+        ("target/gone", "gone\n"),
+        ("target/dir/stale", "stale\n"),
+    ] {
+        let p = w.tree.join(rel);
+        std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
+        std::fs::write(p, text).expect("write");
+    }
+    let Some(c) = w.contained() else { return };
+    let o = w.run_as(
+        &c,
+        "build",
+        "echo new > target/new && echo rebuilt > target/old && rm target/gone && \
+         rm -r target/dir && mkdir target/dir && echo fresh > target/dir/fresh && echo x > other",
+    );
+    assert_eq!(o.end, End::Exited(0), "{}", o.combined_tail_text());
+    let o = w.run_as(&c, "test", "echo test > target/test-wrote");
+    assert_eq!(o.end, End::Exited(0), "{}", o.combined_tail_text());
+    let layer = sandbox::check::kept_layer(&scratch, "build");
+    let moved =
+        sandbox::check::merge_kept_layer(&layer, &w.tree, &["target".to_owned()]).expect("merge");
+    assert_eq!(moved, 3);
+    let read = |rel: &str| std::fs::read_to_string(w.tree.join(rel)).ok();
+    assert_eq!(read("target/new").as_deref(), Some("new\n"));
+    assert_eq!(read("target/old").as_deref(), Some("rebuilt\n"));
+    assert_eq!(read("target/gone"), None);
+    assert_eq!(
+        read("target/dir/stale"),
+        None,
+        "an opaque directory replaces the old one"
+    );
+    assert_eq!(read("target/dir/fresh").as_deref(), Some("fresh\n"));
+    assert_eq!(read("target/test-wrote"), None);
+    assert_eq!(read("other"), None, "only the build directories are kept");
 }
 
 #[test]
