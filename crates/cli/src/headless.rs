@@ -140,22 +140,6 @@ fn adapter_options(
 
 /// Before a headless run is created: the agent can be built from `[agent]` and its program
 /// exists (named, with how to get it, when it does not). Nothing is written.
-/// The run's mode with the agent it will drive (`--agent` included): a command agent answers
-/// in plain text, so `auto` runs it simple and an explicit pipeline mode is a usage error, said
-/// before anything starts (`pawl_core::pipeline::resolve_mode_for_agent`).
-pub fn mode_for_agent(
-    arg: pawl_core::pipeline::ModeArg,
-    auto: &pawl_core::spec::ModeChoice,
-    settings: &pawl_core::record::RunSettings,
-) -> CliResult<pawl_core::spec::ModeChoice> {
-    let plain = settings
-        .agent
-        .as_ref()
-        .is_some_and(|a| a.kind == pawl_core::config::AgentKind::Command);
-    pawl_core::pipeline::resolve_mode_for_agent(arg, auto, plain)
-        .map_err(|e| crate::error::CliError::Usage(e.0))
-}
-
 pub fn preflight_agent(
     ctx: &Ctx,
     settings: &pawl_core::record::RunSettings,
@@ -347,8 +331,15 @@ pub fn drive_with_answers(
             let mut terminal = TerminalAnswers {
                 timeout: pcfg.answer_timeout.0,
             };
+            // The terminal's questions wait in the store too: any front end may answer them.
+            let mut kept = pawl_engine::start::questions::Kept {
+                store: if interactive { ctx.store().ok() } else { None },
+                run_id: run.id.clone(),
+                by: "terminal",
+                inner: &mut terminal,
+            };
             let answerer: &mut dyn pawl_engine::Answerer = if interactive {
-                &mut terminal
+                &mut kept
             } else {
                 &mut autonomous
             };
@@ -533,8 +524,15 @@ fn spec_gate(ctx: &mut Ctx, store: &mut Store, run: &Run, interactive: bool) -> 
     let mut terminal = TerminalAnswers {
         timeout: config.pipeline.answer_timeout.0,
     };
+    // Each question waits in the store while the terminal asks it: any front end may answer.
+    let mut kept = pawl_engine::start::questions::Kept {
+        store: if attended { ctx.store().ok() } else { None },
+        run_id: run.id.clone(),
+        by: "terminal",
+        inner: &mut terminal,
+    };
     let mut said = Ok(());
-    let gated = spec::meet(store, run, &input, &mut terminal, &mut |reason| {
+    let gated = spec::meet(store, run, &input, &mut kept, &mut |reason| {
         said = ctx.say(format!(
             "[pawl] the goal is below the clarity threshold ({reason}): a few questions first"
         ));
