@@ -1,11 +1,14 @@
 //! A run's clarifying questions, kept from the moment they are asked until they are answered
 //! (migration 0014): the front end that asks (a terminal) and any other (the dashboard) can
-//! answer; the first answer given wins.
+//! answer; the first answer given wins. Asking and answering are each one transaction with its
+//! event (`question_asked`, `question_answered`: what a dashboard follows).
 //!
 //! Not here: what is asked and what an answer does to the run (pawl-engine's spec gate and
 //! interview).
 
 use crate::db::{Row, params};
+use pawl_core::EventKind;
+use serde_json::json;
 
 use crate::{OptionalNotFound, Result, Store};
 
@@ -63,10 +66,16 @@ impl Store {
     ) -> Result<i64> {
         self.run(run_id)?;
         self.write(|tx| {
-            Ok(tx.insert(
+            let id = tx.insert(
                 "INSERT INTO questions (run_id, question, recommended, category, asked_at) VALUES (?1, ?2, ?3, ?4, ?5)",
                 params![run_id, question, recommended, category, tx.now],
-            )?)
+            )?;
+            tx.event(
+                Some(run_id),
+                EventKind::QuestionAsked,
+                json!({"id": id, "question": question, "recommended": recommended, "category": category}),
+            )?;
+            Ok(id)
         })
     }
 
@@ -82,14 +91,21 @@ impl Store {
         by: &str,
     ) -> Result<bool> {
         self.question(run_id, id)?;
-        let changed = self.write(|tx| {
-            Ok(tx.execute(
+        self.write(|tx| {
+            let changed = tx.execute(
                 "UPDATE questions SET answer = ?1, assumed = ?2, answered_by = ?3, answered_at = ?4
                  WHERE run_id = ?5 AND id = ?6 AND answer IS NULL",
                 params![answer, i64::from(assumed), by, tx.now, run_id, id],
-            )?)
-        })?;
-        Ok(changed > 0)
+            )?;
+            if changed > 0 {
+                tx.event(
+                    Some(run_id),
+                    EventKind::QuestionAnswered,
+                    json!({"id": id, "answer": answer, "assumed": assumed, "by": by}),
+                )?;
+            }
+            Ok(changed > 0)
+        })
     }
 
     /// Question `id` of the run.

@@ -116,7 +116,8 @@ pub enum Started {
     /// On its rails; its first step can run: drive it with `gates` (the configured ones).
     Headless {
         run: Run,
-        store: Store,
+        /// The store the run was created in, open.
+        store: Box<Store>,
         gates: Vec<Check>,
     },
     /// Armed for an agent session.
@@ -286,7 +287,11 @@ fn headless<H: Host>(req: &StartRequest, host: &mut H) -> Result<Started, H::Err
         return Err(err);
     }
     let run = store.run(&run.id).map_err(StartError::from)?;
-    Ok(Started::Headless { run, store, gates })
+    Ok(Started::Headless {
+        run,
+        store: Box::new(store),
+        gates,
+    })
 }
 
 fn session<H: Host>(req: &StartRequest, host: &mut H) -> Result<Started, H::Error> {

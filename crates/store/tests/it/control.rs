@@ -103,6 +103,19 @@ fn a_question_waits_until_answered_from_any_handle_and_the_first_answer_wins() {
     assert!(!q.assumed);
     assert_eq!(q.answered_by.as_deref(), Some("dashboard"));
     assert!(asking.pending_questions(&run.id).unwrap().is_empty());
+    // Asked once, answered once: each an event a dashboard follows.
+    for (kind, n) in [
+        (EventKind::QuestionAsked, 1),
+        (EventKind::QuestionAnswered, 1),
+    ] {
+        let seen = asking
+            .run_events_after(&run.id, 0, 1000)
+            .unwrap()
+            .into_iter()
+            .filter(|e| e.kind == kind.as_str())
+            .count();
+        assert_eq!(seen, n, "{kind:?}");
+    }
     // A question of another run is not this run's.
     assert!(
         asking
