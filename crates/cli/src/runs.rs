@@ -42,6 +42,9 @@ pub struct Start {
     pub mode: ModeArg,
     /// Ask the interview's questions on the terminal.
     pub interactive: bool,
+    /// Ask the clarifying questions through the store (`--await-answers`): any front end
+    /// answers them.
+    pub await_answers: bool,
     /// Acceptance checks (`--check "<cmd>"`): each must fail on the pre-run code and pass at the
     /// end.
     pub checks: Vec<String>,
@@ -116,7 +119,13 @@ pub fn start(ctx: &mut Ctx, req: &Start) -> CliResult<ExitCode> {
             &run,
             gates,
             req.force_nested,
-            req.interactive,
+            if req.await_answers {
+                headless::Answers::Store
+            } else if req.interactive {
+                headless::Answers::Terminal
+            } else {
+                headless::Answers::Unattended
+            },
         ),
         start::Started::Session(armed) => session_mode::say_armed(ctx, &armed),
     }
