@@ -48,6 +48,58 @@ impl Host {
     }
 }
 
+/// What a run's settings tell its guard beyond `[guard]`, sealed with the run (an agent that
+/// edits `pawl.toml` changes nothing for it): `[sandbox] containers`, and whether pawl keeps
+/// untracked files in a commit before every step (the pre-run snapshot, then each verified
+/// iteration's commit: `[git] commit_iterations`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct SealedContext {
+    #[serde(default)]
+    pub containers: bool,
+    #[serde(default)]
+    pub checkpointed: bool,
+}
+
+impl SealedContext {
+    /// From a run's sealed settings.
+    pub fn of(settings: &pawl_core::record::RunSettings) -> SealedContext {
+        SealedContext {
+            containers: settings.sandbox.as_ref().is_some_and(|s| s.containers),
+            checkpointed: settings.git.commit_iterations,
+        }
+    }
+
+    /// From the configuration (`pawl guard`, outside a run).
+    pub fn of_config(config: &pawl_core::config::Config) -> SealedContext {
+        SealedContext {
+            containers: config.sandbox.containers,
+            checkpointed: config.git.commit_iterations,
+        }
+    }
+
+    /// Sets what it holds on the guard's context.
+    pub fn apply(&self, g: &mut pawl_guard::Context) {
+        g.containers = self.containers;
+        g.checkpointed = self.checkpointed;
+    }
+}
+
+/// Whether the denial `data` (a `guard_denied` event's data: tool, input, rule, reason,
+/// session) repeats `last`, the run's latest denial: the same call in the same session. It is
+/// then not recorded again, so the user hears of it once (issue 36 point 3); a call without a
+/// session is never taken for a repeat.
+pub fn repeats_denial(last: Option<&serde_json::Value>, data: &serde_json::Value) -> bool {
+    let Some(last) = last else {
+        return false;
+    };
+    let same = |k: &str| last.get(k) == data.get(k);
+    data.get("session").is_some_and(|s| !s.is_null())
+        && same("session")
+        && same("tool")
+        && same("input")
+        && same("rule")
+}
+
 /// The guard's policy from `[guard]` and this machine's pawl paths: the user's lists extend the
 /// built-in ones.
 pub fn policy(cfg: &GuardConfig, host: &Host) -> Policy {
@@ -196,6 +248,23 @@ impl pawl_guard::FileSystemView for HostFs {
             resolved.push(part);
         }
         resolved.to_str().map(str::to_owned)
+    }
+
+    /// Asked of git (at a system path) in the repository that holds `path`, only when a
+    /// recursive delete the checkpoint could undo is judged (rare: one git process then).
+    fn holds_ignored(&self, path: &str) -> Option<bool> {
+        let path = Path::new(path);
+        if !path.is_absolute() {
+            return None;
+        }
+        if std::fs::symlink_metadata(path).is_err() {
+            return Some(false);
+        }
+        let top = path
+            .ancestors()
+            .find(|d| std::fs::symlink_metadata(d.join(".git")).is_ok())?;
+        let rel = path.strip_prefix(top).ok()?.to_str()?;
+        open_repo(top).ok()?.holds_ignored(rel).ok()
     }
 }
 
@@ -364,6 +433,69 @@ pub fn keep_out_of_worktrees(policy: &mut Policy) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The same call denied again in a row in one session is recorded once; another call,
+    /// session, rule or a call without a session is recorded again.
+    #[test]
+    fn a_denial_repeated_in_a_row_in_one_session_is_reported_once() {
+        let denial = |session: serde_json::Value, command: &str| {
+            serde_json::json!({"tool": "Bash", "input": {"shell": command}, "rule": "git-push",
+                               "reason": "r", "session": session})
+        };
+        let first = denial("s1".into(), "git push");
+        assert!(!repeats_denial(None, &first));
+        assert!(repeats_denial(
+            Some(&first),
+            &denial("s1".into(), "git push")
+        ));
+        assert!(!repeats_denial(
+            Some(&first),
+            &denial("s2".into(), "git push")
+        ));
+        assert!(!repeats_denial(
+            Some(&first),
+            &denial("s1".into(), "git push -f")
+        ));
+        let other_rule = serde_json::json!({"tool": "Bash", "input": {"shell": "git push"},
+                                            "rule": "not-static", "session": "s1"});
+        assert!(!repeats_denial(Some(&first), &other_rule));
+        let none = denial(serde_json::Value::Null, "git push");
+        assert!(!repeats_denial(Some(&none), &none));
+    }
+
+    /// `[sandbox] containers` and the checkpoint reach the guard from the run's sealed
+    /// settings; a run stored before knows neither (the cautious rules).
+    #[test]
+    fn the_guard_context_comes_from_the_runs_sealed_settings() {
+        let mut settings: pawl_core::record::RunSettings =
+            serde_json::from_value(serde_json::json!({
+                "limits": pawl_core::config::Config::default().limits,
+                "breakers": pawl_core::config::Config::default().breakers,
+                "stall": pawl_core::config::Config::default().stall,
+            }))
+            .unwrap();
+        let sealed = SealedContext::of(&settings);
+        assert!(!sealed.containers);
+        assert!(sealed.checkpointed, "commit_iterations is on by default");
+        settings.sandbox = Some(pawl_core::config::SandboxConfig {
+            containers: true,
+            ..Default::default()
+        });
+        settings.git.commit_iterations = false;
+        let sealed = SealedContext::of(&settings);
+        assert_eq!(
+            sealed,
+            SealedContext {
+                containers: true,
+                checkpointed: false
+            }
+        );
+        let mut g = pawl_guard::Context::new("/r");
+        sealed.apply(&mut g);
+        assert!(g.containers && !g.checkpointed);
+        let old: SealedContext = serde_json::from_str("{}").unwrap();
+        assert_eq!(old, SealedContext::default());
+    }
 
     fn git(dir: &Path, args: &[&str]) {
         let ok = std::process::Command::new("git")

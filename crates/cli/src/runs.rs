@@ -263,6 +263,13 @@ impl start::Host for Host<'_> {
         crate::parallel::record_plan(store, &self.ctx.root, run_id, stories)
     }
 
+    fn session_preflight(&mut self, agent: Option<&str>) -> CliResult {
+        session_mode::refuse_unhooked_worktree(
+            &self.ctx.root,
+            agent.and_then(pawl_hooks::Agent::parse),
+        )
+    }
+
     fn autonomous(&mut self) -> CliResult<Vec<String>> {
         if self.req.autonomous {
             session_mode::merge_autonomous(&self.ctx.root)
@@ -318,6 +325,7 @@ pub fn seal(ctx: &Ctx, config: &pawl_core::config::Config, req: &Start) -> CliRe
         pass_env: &req.pass_env,
         vault: vault.as_ref(),
         network: config.room.network,
+        runs: config.verify.runs,
     })
     .map_err(|e| match e {
         start::StartError::NoVault => crate::state::no_key("seal hidden checks"),
@@ -344,6 +352,10 @@ pub struct GuardSnapshot {
     pub guard: pawl_core::config::GuardConfig,
     #[serde(default)]
     pub pawl_binaries: Vec<std::path::PathBuf>,
+    /// The run's guard context beyond `[guard]`, fixed when it started (false for runs stored
+    /// before: the cautious rules).
+    #[serde(default)]
+    pub context: crate::guard_host::SealedContext,
 }
 
 /// Writes the run's guard policy next to the store (see [`guard_snapshot_path`]).
@@ -354,6 +366,7 @@ pub fn write_guard_snapshot(ctx: &Ctx, run: &pawl_core::record::Run) -> CliResul
     let snapshot = GuardSnapshot {
         guard: guard.clone(),
         pawl_binaries: crate::hook_setup::installed_binaries(&ctx.root),
+        context: crate::guard_host::SealedContext::of(&run.settings),
     };
     let path = guard_snapshot_path(&ctx.state_dir(), &run.id);
     let write = || -> std::io::Result<()> {

@@ -80,7 +80,7 @@ pub fn say_armed(ctx: &mut Ctx, armed: &Armed) -> CliResult<ExitCode> {
     } = armed;
     let installed: Vec<Agent> = Agent::ALL
         .into_iter()
-        .filter(|a| hooks_installed(&ctx.root, *a))
+        .filter(|a| hooks_installed(&hooks_root(&ctx.root, *a), *a))
         .collect();
     let report = serde_json::json!({
         "run_id": run.id, "driver": "session", "agent": bound_agent, "bound_session": current.as_ref().map(|(_, s)| s),
@@ -127,6 +127,13 @@ pub fn rearm(
     store: &mut Store,
     run: &pawl_core::record::Run,
 ) -> CliResult<ExitCode> {
+    let agent = match run.settings.agent.as_ref().map(|a| a.kind) {
+        Some(AgentKind::Claude) => Some(Agent::Claude),
+        Some(AgentKind::Codex) => Some(Agent::Codex),
+        Some(AgentKind::Gemini) => Some(Agent::Gemini),
+        _ => None,
+    };
+    refuse_unhooked_worktree(&ctx.root, agent)?;
     if run.status == RunStatus::Stopped {
         store.set_run_status(&run.id, RunStatus::Active, None)?;
     }
@@ -139,12 +146,6 @@ pub fn rearm(
         STALE_GUARD_MS,
         &owner::holder_alive,
     )?;
-    let agent = match run.settings.agent.as_ref().map(|a| a.kind) {
-        Some(AgentKind::Claude) => Some(Agent::Claude),
-        Some(AgentKind::Codex) => Some(Agent::Codex),
-        Some(AgentKind::Gemini) => Some(Agent::Gemini),
-        _ => None,
-    };
     let arming = store.arm_session(
         &run.id,
         &NewArming {
@@ -211,8 +212,11 @@ pub fn write_marker(root: &Path, store: &Store, arming: &Arming) -> CliResult {
 /// (`sessions/<id>`, written when it binds; outside every repository, out of the agent's
 /// reach), whatever its working directory. Otherwise the marker is looked for in `.pawl/` of
 /// every directory from `cwd` up (past nested repositories and worktrees under the run's
-/// root): one that lists the session wins, else the nearest. A session that belongs to no run
-/// costs one failed open for the index and one per directory up to `/` — no store, no git.
+/// root): one that lists the session wins, else the nearest — but not past the top of a
+/// linked worktree: a session that starts in a worktree of the repository (Claude Code's
+/// `--worktree` makes them inside it) works on that worktree's tree, and the main checkout's
+/// run would verify another one. A session that belongs to no run costs one failed open for
+/// the index and two per directory up to `/` — no store, no git.
 pub fn locate(session: Option<&str>, cwd: &Path) -> Option<(PathBuf, Marker)> {
     if let Some(s) = session
         && let Some(root) = indexed_root(s)
@@ -223,16 +227,82 @@ pub fn locate(session: Option<&str>, cwd: &Path) -> Option<(PathBuf, Marker)> {
         }
     }
     let mut nearest: Option<(PathBuf, Marker)> = None;
+    let mut past_worktree = false;
     for dir in cwd.ancestors() {
-        let Some(m) = read_marker(dir) else { continue };
-        if session.is_some_and(|s| m.sessions.iter().any(|x| x == s)) {
-            return Some((dir.to_path_buf(), m));
+        if let Some(m) = read_marker(dir) {
+            if session.is_some_and(|s| m.sessions.iter().any(|x| x == s)) {
+                return Some((dir.to_path_buf(), m));
+            }
+            if nearest.is_none() && !past_worktree {
+                nearest = Some((dir.to_path_buf(), m));
+            }
         }
-        if nearest.is_none() {
-            nearest = Some((dir.to_path_buf(), m));
-        }
+        past_worktree = past_worktree || main_checkout_of(dir).is_some();
     }
     nearest
+}
+
+/// The main checkout of the linked worktree whose top is `top` (its `.git` a file naming
+/// `<main>/.git/worktrees/<name>`); `None` for a main checkout, a submodule, anything else.
+pub fn main_checkout_of(top: &Path) -> Option<PathBuf> {
+    let text = std::fs::read_to_string(top.join(".git")).ok()?;
+    let gitdir = top.join(text.strip_prefix("gitdir:")?.trim());
+    let list = gitdir.parent()?;
+    let common = list.parent()?;
+    if list.file_name()? != "worktrees" || common.file_name()? != ".git" {
+        return None;
+    }
+    Some(common.parent()?.to_path_buf())
+}
+
+/// The checkout whose project settings `agent`'s CLI loads for a session started in `root`.
+/// Codex loads a linked worktree's project hooks from the main checkout's `.codex/hooks.json`,
+/// ignoring the worktree's own, and runs them with the worktree as their working directory
+/// (openai/codex #27133, #23996, PR #21969) — and, measured on Codex 0.171.0, only when the
+/// worktree has a `.codex/` folder of its own (its project layer). Claude Code and Gemini CLI
+/// read the worktree's own files, which a new worktree has only when they are tracked on its
+/// branch (anthropics/claude-code #83953).
+pub fn hooks_root(root: &Path, agent: Agent) -> PathBuf {
+    match agent {
+        Agent::Codex => main_checkout_of(root).unwrap_or_else(|| root.to_path_buf()),
+        Agent::Claude | Agent::Gemini => root.to_path_buf(),
+    }
+}
+
+/// Arming in a linked worktree: the session's CLI must load pawl's hooks there, or it would
+/// run unguarded and unverified without a word — refused, naming where they must go. For
+/// Codex, with the hooks in the main checkout, the worktree is given the (empty, untracked:
+/// git does not see it) `.codex/` folder Codex needs to load them.
+pub fn refuse_unhooked_worktree(root: &Path, agent: Option<Agent>) -> CliResult {
+    let (Some(main), Some(agent)) = (main_checkout_of(root), agent) else {
+        return Ok(());
+    };
+    let at = hooks_root(root, agent);
+    if hooks_installed(&at, agent) {
+        if agent == Agent::Codex {
+            let layer = root.join(".codex");
+            std::fs::create_dir_all(&layer)
+                .map_err(CliError::io(format!("cannot create {}", layer.display())))?;
+        }
+        return Ok(());
+    }
+    let why = if at == main {
+        format!(
+            "{agent} loads a worktree's project hooks from the main checkout {}, not from the worktree",
+            main.display()
+        )
+    } else {
+        format!(
+            "{agent} reads this worktree's own settings, and a worktree has pawl's hooks only when they are tracked on its branch or installed in it"
+        )
+    };
+    Err(CliError::Failed(format!(
+        "{} is a linked worktree of {}: {why}, and pawl's hooks are not in {}. A session would run unguarded: run `pawl -C {} init --agent {agent}` first, then arm the run again.",
+        root.display(),
+        main.display(),
+        at.join(install::settings_path(agent)).display(),
+        at.display()
+    )))
 }
 
 /// The session index entry of `session`: a file named after it in the user's pawl state.

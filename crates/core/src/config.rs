@@ -424,6 +424,23 @@ pub struct Config {
     pub store: StoreConfig,
     pub parallel: ParallelConfig,
     pub room: RoomConfig,
+    pub verify: VerifyConfig,
+}
+
+/// `[verify]` — how a verification that could end SHIP is run (docs/verification.md).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct VerifyConfig {
+    /// How many times in all the tests that decide the proof run on the locked tree (the first
+    /// included); a result that differs between them is NONDETERMINISTIC, never SHIP. Code right
+    /// in a fraction p of runs slips through with chance p^runs. Sealed with the run.
+    pub runs: u32,
+}
+
+impl Default for VerifyConfig {
+    fn default() -> Self {
+        VerifyConfig { runs: 3 }
+    }
 }
 
 /// `[room]` — the clean room the checks run in (docs/verification.md, docs/sandbox.md).
@@ -600,6 +617,10 @@ pub struct SandboxConfig {
     /// More paths the agent may write besides the working tree, the temporary directories and
     /// HOME (`~` is the user's home).
     pub writable: Vec<String>,
+    /// Local containers are part of what pawl can undo: the guard allows a container run that
+    /// mounts the working tree to run a test or build tool, and removing local containers and
+    /// images (docs/guard.md). Off: such a run is denied, naming this setting.
+    pub containers: bool,
 }
 
 impl Default for SandboxConfig {
@@ -608,6 +629,7 @@ impl Default for SandboxConfig {
             enabled: true,
             required: false,
             writable: Vec::new(),
+            containers: false,
         }
     }
 }
@@ -616,7 +638,7 @@ impl Default for SandboxConfig {
 /// `PAWL_RUN_ID` is what pawl tells an agent, never configuration.
 pub const SECTIONS: &[&str] = &[
     "agent", "limits", "breakers", "stall", "gates", "guard", "pipeline", "git", "sandbox",
-    "notify", "store", "parallel", "room",
+    "notify", "store", "parallel", "room", "verify",
 ];
 
 /// Where an effective value came from.
@@ -1185,6 +1207,8 @@ enabled = true
 # refuse to start when the kernel cannot sandbox (Landlock + user/mount/pid namespaces)
 required = false
 # writable = ["~/.cache"]
+# the guard lets the agent run local containers that mount the working tree (tests, builds)
+containers = false
 
 [run]
 # what no run may do: path globs ("src/legacy/**", "*.lock") or commands ("cmd:git push");

@@ -124,6 +124,13 @@ str_enum!(
         Recheck => "recheck",
         /// The user (or a reviewer session) accepted the run's changes to its tests.
         TestsAccepted => "tests_accepted",
+        /// The user accepted the run's changes outside product source that its checks need to
+        /// pass (`pawl accept --changes`; the locked run, docs/verification.md).
+        ChangesAccepted => "changes_accepted",
+        /// What the user changed in the tree while resolving a blocker (`pawl user-fixed`): the
+        /// paths that differ between the last verified tree and the tree then. The locked run
+        /// takes them as the user's, never as the run's other changes.
+        UserChanges => "user_changes",
         /// The tree was rolled back (to the pre-run commit or a stage checkpoint).
         Rollback => "rollback",
         /// A pipeline phase started.

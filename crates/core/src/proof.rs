@@ -28,6 +28,31 @@ pub struct Proof {
     pub baseline_kept: bool,
     /// No baseline was taken (a run stored before pawl took them): proof cannot be asked for.
     pub no_baseline: bool,
+    /// What the locked run found: the baseline's tests, under the baseline's configuration, on
+    /// the baseline plus the run's changes to product source and declarations. `None` when it
+    /// did not run (the checks do not pass, no baseline, the tree did not change).
+    #[serde(default)]
+    pub locked: Option<Locked>,
+    /// The user accepted the run's changes outside product source that the checks needed
+    /// (`pawl accept --changes`; never a session pawl spawned).
+    #[serde(default)]
+    pub changes_accepted: bool,
+}
+
+/// The locked run's result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Locked {
+    /// The baseline's tests pass on the locked tree, every repeat alike: the run's other
+    /// changes (tests, configuration, ...) cannot have bought the verdict.
+    Holds,
+    /// They fail there: the checks pass only with the run's other changes.
+    NeedsOtherChanges,
+    /// The run changed no product source or declaration: whatever went green, the code did not
+    /// change (the environment did, or the tests).
+    NothingChanged,
+    /// The tests that decide gave different results across the repeats.
+    Differs,
 }
 
 /// What the verification means for the run.
@@ -42,6 +67,8 @@ pub enum Outcome {
     Review,
     /// The checks pass, but nothing proves the goal: UNPROVEN.
     Unproven,
+    /// The checks pass, but the tests that decide gave different results when repeated.
+    Nondeterministic,
 }
 
 /// The one rule for "done".
@@ -49,8 +76,17 @@ pub fn judge(p: &Proof) -> Outcome {
     if !p.checks_pass {
         return Outcome::NotYet;
     }
+    match p.locked {
+        Some(Locked::Differs) => return Outcome::Nondeterministic,
+        Some(Locked::NeedsOtherChanges) if !p.changes_accepted => return Outcome::Review,
+        _ => {}
+    }
     if p.findings > 0 && !p.tests_accepted {
         return Outcome::Review;
+    }
+    // Whatever went green, the code under test is the baseline's.
+    if p.locked == Some(Locked::NothingChanged) && !p.no_behaviour {
+        return Outcome::Unproven;
     }
     if p.no_baseline {
         return Outcome::Done;
@@ -75,7 +111,9 @@ mod tests {
 
     /// Rows: what is true (a code per fact) → the outcome. Codes: P checks pass, R a red→green
     /// check, F test-protection findings, A the changed tests accepted, N a goal without new
-    /// behaviour, C the tree changed, K every baseline test kept, 0 no baseline.
+    /// behaviour, C the tree changed, K every baseline test kept, 0 no baseline; the locked run:
+    /// h holds, o needs the other changes, n nothing changed, d differs; a the other changes
+    /// accepted by the user.
     const ROWS: &[(&str, Outcome)] = &[
         ("RCK", Outcome::NotYet),
         ("PRCK", Outcome::Done),
@@ -95,6 +133,17 @@ mod tests {
         // Runs from before baselines.
         ("P0", Outcome::Done),
         ("0", Outcome::NotYet),
+        // The locked run decides before the screen's findings.
+        ("PRCKh", Outcome::Done),
+        ("PRCKo", Outcome::Review),
+        ("PRCKoa", Outcome::Done),
+        ("PRFCKoa", Outcome::Review),
+        ("PRCKn", Outcome::Unproven),
+        ("PRFCKn", Outcome::Review),
+        ("PNCKn", Outcome::Done),
+        ("PRCKd", Outcome::Nondeterministic),
+        ("PRCKda", Outcome::Nondeterministic),
+        ("RCKd", Outcome::NotYet),
     ];
 
     #[test]
@@ -114,6 +163,16 @@ mod tests {
                 tree_changed: has('C'),
                 baseline_kept: has('K'),
                 no_baseline: has('0'),
+                locked: [
+                    ('h', Locked::Holds),
+                    ('o', Locked::NeedsOtherChanges),
+                    ('n', Locked::NothingChanged),
+                    ('d', Locked::Differs),
+                ]
+                .into_iter()
+                .find(|(c, _)| has(*c))
+                .map(|(_, l)| l),
+                changes_accepted: has('a'),
             };
             assert_eq!(judge(&p), *want, "row {code:?}");
         }

@@ -188,6 +188,7 @@ mod tests {
                 enabled: *enabled,
                 required: *required,
                 writable: Vec::new(),
+                containers: false,
             };
             let got = decide(&config, caps).map(|p| p.line());
             assert_eq!(

@@ -68,6 +68,10 @@ pub struct Seal {
     /// because the agent can edit `pawl.toml` during the run.
     #[serde(default)]
     pub network: bool,
+    /// `[verify] runs`: how many times in all the deciding tests run on the locked tree (a seal
+    /// from before it was recorded: 1, what those runs did).
+    #[serde(default = "one")]
+    pub runs: u32,
     /// The program each check command starts (its first word), as the sealed `PATH` resolved it
     /// when the run started: `name → "<path> <sha256>"`. A program that resolves elsewhere or
     /// changed later is a finding (a fake `python3` dropped into a `PATH` directory).
@@ -83,6 +87,10 @@ pub struct Seal {
     /// is failing for the run to fix, not for the environment.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub goal_names: Vec<String>,
+}
+
+fn one() -> u32 {
+    1
 }
 
 /// The program a shell command starts: its first word after variable assignments and `exec`/

@@ -490,7 +490,10 @@ fn staged(ctx: &mut Ctx<'_>, phases: &[Phase]) -> P<StopReason> {
         }
         // The checks pass but the run changed its tests, and no reviewer accepted it: REVIEW,
         // for the user to accept or reject (re-planning would not change the tests back).
-        if report.outcome == Some(pawl_core::proof::Outcome::Review) {
+        if matches!(
+            report.outcome,
+            Some(pawl_core::proof::Outcome::Review | pawl_core::proof::Outcome::Nondeterministic)
+        ) {
             return Err(Halt::Stop(StopReason::TestsChanged));
         }
         if report.outcome == Some(pawl_core::proof::Outcome::Unproven) {

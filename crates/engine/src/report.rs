@@ -127,8 +127,18 @@ pub struct Report {
     pub pipeline: Option<crate::pipeline::report::PipelineReport>,
     /// What proves the goal: checks and tests that failed on the pre-run code and pass now.
     pub red_to_green: Vec<String>,
-    /// Test-protection findings of the last verification, each with its hunk.
+    /// The findings of the last verification that decide (REVIEW), each with its hunk.
     pub findings: Vec<String>,
+    /// What the test-protection screen noted on a run whose locked run held: shown, not deciding.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub noted: Vec<String>,
+    /// The locked run of the last verification: the baseline's tests on the baseline plus the
+    /// run's product changes; the changes it took and left out (with their diffs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub locked: Option<crate::verify::LockedRun>,
+    /// The user's acceptance of the run's changes outside product source: who and why.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub changes_accepted: Vec<serde_json::Value>,
     /// The agent's transcript of each step (its step log, relative to the repository root):
     /// `pawl logs --iteration N` prints one.
     pub transcripts: Vec<Transcript>,
@@ -341,6 +351,11 @@ pub fn build_at(store: &Store, run_id: &str, root: Option<&Path>) -> Result<Repo
         .filter(|e| e.is(EventKind::TestsAccepted))
         .map(|e| e.data.clone())
         .collect();
+    let changes_accepted: Vec<serde_json::Value> = events
+        .iter()
+        .filter(|e| e.is(EventKind::ChangesAccepted))
+        .map(|e| e.data.clone())
+        .collect();
     let last: Option<VerifyReport> = events
         .into_iter()
         .rev()
@@ -434,6 +449,9 @@ pub fn build_at(store: &Store, run_id: &str, root: Option<&Path>) -> Result<Repo
             .as_ref()
             .map(|r| r.findings.clone())
             .unwrap_or_default(),
+        noted: last.as_ref().map(|r| r.noted.clone()).unwrap_or_default(),
+        locked: last.as_ref().and_then(|r| r.locked.clone()),
+        changes_accepted,
         seals,
         tests_accepted,
         tampering,
@@ -509,7 +527,41 @@ fn verdict(
         && r.unmet.is_empty()
         && !r.done
     {
+        let locked = r.locked.as_ref().map(|l| l.result);
         match r.outcome {
+            Some(pawl_core::proof::Outcome::Nondeterministic) => {
+                return (
+                    Verdict::Nondeterministic,
+                    format!(
+                        "the checks pass, but the tests that decide gave different results when pawl ran them again on the same tree: {}",
+                        r.locked
+                            .as_ref()
+                            .map(|l| l.lines.join("; "))
+                            .unwrap_or_default()
+                    ),
+                );
+            }
+            Some(pawl_core::proof::Outcome::Review)
+                if locked == Some(pawl_core::proof::Locked::NeedsOtherChanges) =>
+            {
+                return (
+                    Verdict::Review,
+                    r.locked
+                        .as_ref()
+                        .and_then(|l| l.question())
+                        .unwrap_or_else(|| {
+                            "the baseline's tests could not be run on the run's product changes alone (listed below)".into()
+                        }),
+                );
+            }
+            Some(pawl_core::proof::Outcome::Unproven)
+                if locked == Some(pawl_core::proof::Locked::NothingChanged) =>
+            {
+                return (
+                    Verdict::Unproven,
+                    "the checks pass, but the run changed no product source or declaration: what went green did not come from the code (the environment or the tests changed)".into(),
+                );
+            }
             Some(pawl_core::proof::Outcome::Review) => {
                 return (
                     Verdict::Review,
@@ -589,6 +641,44 @@ fn dur(ms: u64) -> String {
     } else {
         format!("{ms}ms")
     }
+}
+
+/// The locked run as the Markdown report shows it.
+fn locked_markdown(l: &crate::verify::LockedRun) -> String {
+    use pawl_core::proof::Locked;
+    let mut o = String::from("\n## Locked evaluation\n\n");
+    o.push_str(match l.result {
+        Locked::Holds => "The baseline's tests, under the baseline's configuration, pass on the baseline plus the run's product changes alone",
+        Locked::NeedsOtherChanges => "The baseline's tests do NOT pass on the baseline plus the run's product changes alone",
+        Locked::NothingChanged => "The run changed no product source or declaration",
+        Locked::Differs => "The tests that decide gave different results on the same locked tree",
+    });
+    if l.runs > 0 {
+        o.push_str(&format!(
+            " (run {} time(s); locked tree {})",
+            l.runs, l.tree
+        ));
+    }
+    o.push_str(".\n\n");
+    for line in &l.lines {
+        o.push_str(&format!("- {line}\n"));
+    }
+    if !l.taken.is_empty() {
+        o.push_str("\nTaken (product source and declarations):\n\n");
+        for t in &l.taken {
+            o.push_str(&format!("- {t}\n"));
+        }
+    }
+    if !l.left_out.is_empty() {
+        o.push_str("\nLeft out (the run's other changes):\n\n");
+        for c in &l.left_out {
+            o.push_str(&format!("- `{}` — {}\n", c.path, c.role));
+            if !c.diff.trim().is_empty() {
+                o.push_str(&format!("\n```diff\n{}\n```\n", c.diff.trim_end()));
+            }
+        }
+    }
+    o
 }
 
 /// The report as Markdown.
@@ -694,8 +784,24 @@ pub fn markdown(r: &Report) -> String {
             a["why"].as_str().unwrap_or("")
         ));
     }
+    if let Some(l) = &r.locked {
+        o.push_str(&locked_markdown(l));
+    }
+    for a in &r.changes_accepted {
+        o.push_str(&format!(
+            "- Changes outside product source accepted by {}: {}\n",
+            a["who"].as_str().unwrap_or("?"),
+            a["why"].as_str().unwrap_or("")
+        ));
+    }
+    if !r.noted.is_empty() {
+        o.push_str("\n## Noted, not deciding (the locked run held without these changes)\n\n");
+        for f in &r.noted {
+            o.push_str(&format!("- {}\n", f.lines().next().unwrap_or("")));
+        }
+    }
     if !r.findings.is_empty() {
-        o.push_str("\n## The tests were changed\n\n");
+        o.push_str("\n## Findings\n\n");
         for f in &r.findings {
             let mut lines = f.lines();
             o.push_str(&format!("- {}\n", lines.next().unwrap_or("")));

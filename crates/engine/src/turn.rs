@@ -33,6 +33,24 @@ pub fn summary(report: Option<&VerifyReport>) -> String {
         return "verified: every check passes".into();
     }
     match r.outcome {
+        Some(Outcome::Nondeterministic) => {
+            return format!(
+                "every check passes, but the tests that decide answered differently when run again: {}",
+                r.locked
+                    .as_ref()
+                    .map(|l| l.lines.join("; "))
+                    .unwrap_or_default()
+            );
+        }
+        Some(Outcome::Review) if r.locked.as_ref().is_some_and(|l| l.question().is_some()) => {
+            return format!(
+                "every check passes, but {}",
+                r.locked
+                    .as_ref()
+                    .and_then(|l| l.question())
+                    .unwrap_or_default()
+            );
+        }
         Some(Outcome::Review) => {
             return format!(
                 "every check passes, but the tests were changed: {}",
@@ -338,7 +356,10 @@ fn conclude(
         handed_to_user: s.handed_to_user,
         verified,
         // A sub-loop's goal is passing checks; the run's end judges the tests and the proof.
-        tests_changed: !s.until_checks_pass && outcome == Some(Outcome::Review),
+        // (as do passing checks that depend on the run's other changes, and a proof whose
+        // deciding tests answered differently when repeated: the user decides)
+        tests_changed: !s.until_checks_pass
+            && matches!(outcome, Some(Outcome::Review | Outcome::Nondeterministic)),
         // Passing checks that prove nothing end the run only when the run changed nothing:
         // otherwise the agent is asked to prove its change (a test that fails without it).
         unproven: !s.until_checks_pass

@@ -18,12 +18,13 @@
 //! the output parsers (pawl-verify).
 
 mod lint_fix;
+mod locked;
 
 use std::time::Duration;
 
 use pawl_core::EventKind;
 use pawl_core::model::{CriterionStatus, VerifyKind};
-use pawl_core::proof::{Outcome, Proof};
+use pawl_core::proof::{Locked, Outcome, Proof};
 use pawl_core::record::{Failure, Run};
 use pawl_core::record::{TestOutcome, TestStatus};
 use pawl_core::seal::Seal;
@@ -36,6 +37,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 pub use lint_fix::{LintFix, lint_fix};
+pub use locked::{LeftOut, LockedRun};
 
 use crate::baseline::Baseline;
 pub use crate::workspace::Workspace;
@@ -671,9 +673,16 @@ pub struct VerifyReport {
     pub outcome: Option<Outcome>,
     #[serde(default)]
     pub proof: Option<Proof>,
-    /// The test-protection findings, one line each.
+    /// The findings that decide (REVIEW), one line each.
     #[serde(default)]
     pub findings: Vec<String>,
+    /// What the test-protection screen noted on a run whose locked run holds: shown, not
+    /// deciding (the baseline's tests passed without those changes).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub noted: Vec<String>,
+    /// The locked run (docs/verification.md, "Locked evaluation").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub locked: Option<LockedRun>,
 }
 
 /// How a driver asks for verification of a run. The engine depends on this seam, so tests can
@@ -880,10 +889,10 @@ impl Verifier for GateVerifier {
         // observation and assumption criteria keep the run open) — then the tests must be
         // intact and the goal proven against the baseline.
         let checks_pass = v.verified && unmet.is_empty();
-        let (proof, findings) = prove(&self.ws, store, &run, &v, checks_pass)?;
+        let proven = prove(&self.ws, store, &run, &v, checks_pass)?;
         // And still what pawl wrote once the checks are over (nothing wrote into it meanwhile).
         store.check_run(run_id)?;
-        let outcome = pawl_core::proof::judge(&proof);
+        let outcome = pawl_core::proof::judge(&proven.proof);
         Ok(VerifyReport {
             tree_hash: v.tree.clone(),
             failing: summaries.iter().filter(|c| !c.passed).cloned().collect(),
@@ -892,8 +901,10 @@ impl Verifier for GateVerifier {
             verified,
             unmet,
             outcome: Some(outcome),
-            proof: Some(proof),
-            findings,
+            proof: Some(proven.proof),
+            findings: proven.findings,
+            noted: proven.noted,
+            locked: proven.locked,
         })
     }
 }
@@ -906,19 +917,19 @@ fn prove(
     run: &Run,
     v: &Verification,
     checks_pass: bool,
-) -> Result<(Proof, Vec<String>), StoreError> {
+) -> Result<Proven, StoreError> {
     let baseline: Option<Baseline> = store
         .last_event(&run.id, EventKind::Baseline)?
         .and_then(|e| serde_json::from_value(e.data).ok());
     let Some(baseline) = baseline else {
-        return Ok((
-            Proof {
+        return Ok(Proven {
+            proof: Proof {
                 checks_pass,
                 no_baseline: true,
                 ..Proof::default()
             },
-            Vec::new(),
-        ));
+            ..Proven::default()
+        });
     };
     let mut red_to_green = Vec::new();
     let mut findings: Vec<protect::Finding> = Vec::new();
@@ -989,6 +1000,23 @@ fn prove(
         findings.extend(screen_changes(ws, &baseline.tree, &v.tree, &commands));
     }
     let mut findings: Vec<String> = findings.iter().map(finding_line).collect();
+    // The locked run decides when the checks pass on a changed tree: the baseline's tests on
+    // the baseline plus the run's product changes. Where it holds, what the screen read in the
+    // run's changes to tests and configuration cannot have bought the verdict: it is shown,
+    // not deciding.
+    let mut noted = Vec::new();
+    let mut locked = None;
+    if checks_pass && let Some(seal) = run.settings.seal.as_ref() {
+        let lr = locked_run(ws, store, run, seal, &baseline, v);
+        if lr.result == Locked::Holds {
+            noted = std::mem::take(&mut findings);
+        }
+        findings.extend(lr.findings.iter().cloned());
+        if let Some(q) = lr.question() {
+            findings.push(q);
+        }
+        locked = Some(lr);
+    }
     // The programs the checks start must be the ones sealed: a fake `python3` dropped into a
     // `PATH` directory since the run started is a finding.
     if let Some(seal) = run.settings.seal.as_ref().filter(|s| !s.tools.is_empty()) {
@@ -1006,19 +1034,112 @@ fn prove(
         .last_event(&run.id, EventKind::TestsAccepted)?
         .is_some();
     let no_behaviour = run.settings.seal.as_ref().is_some_and(|s| s.no_behaviour);
-    Ok((
-        Proof {
+    let changes_accepted = store
+        .last_event(&run.id, EventKind::ChangesAccepted)?
+        .is_some();
+    // The question the locked run asks is answered by accepting the changes, not the tests.
+    let deciding = findings.len()
+        - usize::from(
+            locked
+                .as_ref()
+                .is_some_and(|l: &LockedRun| l.question().is_some()),
+        );
+    Ok(Proven {
+        proof: Proof {
             checks_pass,
             red_to_green,
-            findings: findings.len(),
+            findings: deciding,
             tests_accepted,
             no_behaviour,
             tree_changed: v.tree != baseline.tree,
             baseline_kept,
             no_baseline: false,
+            locked: locked.as_ref().map(|l| l.result),
+            changes_accepted,
         },
         findings,
-    ))
+        noted,
+        locked,
+    })
+}
+
+/// What [`prove`] found.
+#[derive(Default)]
+struct Proven {
+    proof: Proof,
+    findings: Vec<String>,
+    noted: Vec<String>,
+    locked: Option<LockedRun>,
+}
+
+/// The locked run of the verification `v`, reused from the run's last verification of the
+/// same tree (the Stop hook verifies an unchanged tree at every turn); one that cannot be made
+/// is a result that keeps the run from SHIP, with why.
+fn locked_run(
+    ws: &Workspace,
+    store: &Store,
+    run: &Run,
+    seal: &Seal,
+    baseline: &Baseline,
+    v: &Verification,
+) -> LockedRun {
+    let prior = store
+        .last_event(&run.id, EventKind::Verification)
+        .ok()
+        .flatten()
+        .and_then(|e| serde_json::from_value::<VerifyReport>(e.data).ok())
+        .and_then(|r| r.locked)
+        .filter(|l| l.from_tree == v.tree && l.base_tree == baseline.tree);
+    if let Some(prior) = prior {
+        return prior;
+    }
+    let hidden: Vec<Check> = crate::hidden::checks_of(seal, ws.vault.as_ref())
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|c| crate::hidden::is_hidden(Some(seal), &c.name))
+        .collect();
+    // What the user changed while resolving a blocker is theirs, not the run's.
+    let user_paths: Vec<std::path::PathBuf> = store
+        .last_event(&run.id, EventKind::UserChanges)
+        .ok()
+        .flatten()
+        .into_iter()
+        .flat_map(|e| {
+            e.data["paths"]
+                .as_array()
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|p| p.as_str().map(std::path::PathBuf::from))
+                        .collect::<Vec<_>>()
+                })
+                .unwrap_or_default()
+        })
+        .collect();
+    match locked::run(
+        ws,
+        &run.goal,
+        seal,
+        baseline,
+        &v.tree,
+        &v.items,
+        &hidden,
+        &user_paths,
+    ) {
+        Ok(lr) => lr,
+        Err(e) => LockedRun {
+            result: Locked::NeedsOtherChanges,
+            from_tree: v.tree.clone(),
+            base_tree: baseline.tree.clone(),
+            tree: String::new(),
+            taken: Vec::new(),
+            left_out: Vec::new(),
+            lines: vec![format!("the locked run could not be made: {e}")],
+            runs: 0,
+            findings: vec![format!(
+                "the locked run could not be made ({e}): the baseline's tests were not run on the run's product changes alone"
+            )],
+        },
+    }
 }
 
 /// The largest file the test-protection screen reads.

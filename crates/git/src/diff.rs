@@ -195,6 +195,122 @@ impl Repo {
     }
 }
 
+/// How one path of [`Repo::edited_tree`] is set.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TreeEdit {
+    /// As the `from` tree has it, file mode included; removed when `from` lacks it.
+    Take(PathBuf),
+    /// These bytes, with the mode `from` (else `base`) gives the path, a regular file otherwise.
+    Write(PathBuf, Vec<u8>),
+}
+
+impl TreeEdit {
+    pub fn path(&self) -> &std::path::Path {
+        match self {
+            TreeEdit::Take(p) | TreeEdit::Write(p, _) => p,
+        }
+    }
+}
+
+/// Mode and blob id of the files of one tree among some paths.
+type Entries = std::collections::HashMap<PathBuf, (String, String)>;
+
+impl Repo {
+    /// The tree of `base` with each of `edits` applied: e.g. the pre-run tree with the run's
+    /// changes to product source taken and a manifest rewritten (the locked run). Blobs are
+    /// written without any filter; the tree is built in a private index.
+    pub fn edited_tree(
+        &self,
+        base: &str,
+        from: &str,
+        edits: &[TreeEdit],
+    ) -> Result<TreeHash, Error> {
+        let temp = crate::tree::TempIndex::empty(self)?;
+        let mut read = self.git();
+        read.env("GIT_INDEX_FILE", temp.path())
+            .args(["read-tree", base]);
+        read.run()?;
+        if edits.is_empty() {
+            return temp.write_tree(self);
+        }
+        let in_from = self.entries(from, edits)?;
+        let in_base = self.entries(base, edits)?;
+        let zero = if self.sha1_ids() {
+            "0".repeat(40)
+        } else {
+            "0".repeat(64)
+        };
+        let mut info = Vec::new();
+        for e in edits {
+            let head = match e {
+                TreeEdit::Take(path) => match in_from.get(path) {
+                    Some((mode, id)) => format!("{mode} {id}"),
+                    None => format!("0 {zero}"),
+                },
+                TreeEdit::Write(path, bytes) => {
+                    let mut hash = self.git();
+                    hash.args(["hash-object", "-w", "--no-filters", "--stdin"])
+                        .stdin(bytes.clone());
+                    let id = crate::repo::first_line(&hash.run()?).to_owned();
+                    let mode = in_from
+                        .get(path)
+                        .or_else(|| in_base.get(path))
+                        .map(|(m, _)| m.as_str())
+                        .unwrap_or("100644");
+                    format!("{mode} {id}")
+                }
+            };
+            info.extend_from_slice(head.as_bytes());
+            info.push(b'\t');
+            info.extend_from_slice(e.path().as_os_str().as_encoded_bytes());
+            info.push(0);
+        }
+        let mut update = self.git();
+        update
+            .env("GIT_INDEX_FILE", temp.path())
+            .args(["update-index", "-z", "--index-info"])
+            .stdin(info);
+        update.run()?;
+        temp.write_tree(self)
+    }
+
+    /// The blobs among the edits' paths in `tree`.
+    fn entries(&self, tree: &str, edits: &[TreeEdit]) -> Result<Entries, Error> {
+        let mut ls = self.git();
+        ls.args(["ls-tree", "-z", "--full-tree", tree, "--"]);
+        for e in edits {
+            ls.arg(e.path());
+        }
+        let listing = ls.run()?;
+        let mut map = Entries::new();
+        for record in nul_records(&listing) {
+            // `<mode> SP <type> SP <id> TAB <path>`
+            let Some(tab) = record.iter().position(|&b| b == b'\t') else {
+                continue;
+            };
+            let head = String::from_utf8_lossy(&record[..tab]).to_string();
+            let mut parts = head.split(' ');
+            let (Some(mode), Some("blob"), Some(id)) = (parts.next(), parts.next(), parts.next())
+            else {
+                continue;
+            };
+            map.insert(
+                path_of(&record[tab + 1..]),
+                (mode.to_owned(), id.to_owned()),
+            );
+        }
+        Ok(map)
+    }
+
+    /// Every file path of `tree` (a tree or commit id), relative to its top.
+    pub fn tree_paths(&self, tree: &str) -> Result<Vec<PathBuf>, Error> {
+        let mut git = self.git();
+        git.args(["ls-tree", "-r", "-z", "--name-only", "--full-tree", tree]);
+        let out = git.run()?;
+        Ok(nul_records(&out).map(path_of).collect())
+    }
+}
+
 /// Parses `diff --numstat -z --no-renames`: `added\tdeleted\tpath\0`, `-\t-\tpath\0` for binary.
 fn parse_numstat(bytes: &[u8]) -> Result<DiffStat, String> {
     let mut stat = DiffStat::default();

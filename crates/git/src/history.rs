@@ -135,6 +135,20 @@ impl Repo {
         git.run()
     }
 
+    /// [`Repo::diff_patch`] of one path.
+    pub fn diff_patch_path(
+        &self,
+        from: &str,
+        to: &str,
+        path: &std::path::Path,
+    ) -> Result<Vec<u8>, Error> {
+        let mut git = self.git();
+        git.args(["diff", "--no-color", "--no-ext-diff", "--no-textconv"])
+            .args([from, to, "--"])
+            .arg(path);
+        git.run()
+    }
+
     /// The repository's working trees and the branch each has checked out.
     pub fn worktrees(&self) -> Result<Vec<Worktree>, Error> {
         let mut git = self.git();

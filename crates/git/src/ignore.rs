@@ -26,3 +26,24 @@ impl Repo {
             .collect())
     }
 }
+
+impl Repo {
+    /// Whether the directory `dir` (relative to the root) holds a file or directory the
+    /// repository's ignore rules ignore (`.env`, a local database, `node_modules/`): what a
+    /// snapshot of the working tree does not keep. `false` when `dir` does not exist.
+    pub fn holds_ignored(&self, dir: &str) -> Result<bool, Error> {
+        let mut git = self.git();
+        git.args([
+            "ls-files",
+            "--others",
+            "--ignored",
+            "--exclude-standard",
+            "--directory",
+            "-z",
+            "--",
+            if dir.is_empty() { "." } else { dir },
+        ]);
+        let out = git.run()?;
+        Ok(nul_records(&out).next().is_some())
+    }
+}

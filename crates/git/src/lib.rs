@@ -43,7 +43,7 @@ mod status;
 mod tree;
 
 pub use checkout::{CHECKOUT_CONFIG, Checkout, Survey};
-pub use diff::{Change, ChangeKind, DiffStat, FileStat};
+pub use diff::{Change, ChangeKind, DiffStat, FileStat, TreeEdit};
 pub use error::Error;
 pub use history::{Branch, MergeTree, Worktree};
 pub use oid::{CommitId, TreeHash};

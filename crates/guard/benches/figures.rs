@@ -27,6 +27,7 @@ fn context() -> Context {
     ctx.home = Some("/home/dev".into());
     ctx.tmpdir = Some("/var/tmp/agent-tmp".into());
     ctx.containers = true;
+    ctx.checkpointed = true;
     let tracked: TrackedSet = [
         "README.md",
         "Cargo.toml",
@@ -36,14 +37,21 @@ fn context() -> Context {
         "CHANGELOG.md",
         "src/main.rs",
         "src/lib.rs",
+        "src/guard.rs",
+        "src/legacy/mod.rs",
         "docs/guide.md",
         ".github/workflows/ci.yml",
     ]
     .into_iter()
     .collect();
     ctx.tracked = Arc::new(tracked);
+    ctx.fs = Arc::new(Ignored);
     ctx
 }
+
+#[path = "../tests/it/ignored.rs"]
+mod ignored;
+use ignored::Ignored;
 
 #[path = "../tests/it/unescape.rs"]
 mod unescape;
@@ -133,6 +141,16 @@ fn attacks() -> Vec<Row> {
             };
             rows.push(Row {
                 family,
+                attack: true,
+                command: unescape(command),
+            });
+        }
+    }
+    // The recursive deletes the checkpoint must not let through (`tests/data/checkpoint.tsv`).
+    for line in data("checkpoint.tsv").lines() {
+        if let Some(("deny", command)) = line.split_once('\t') {
+            rows.push(Row {
+                family: "effects/checkpoint".into(),
                 attack: true,
                 command: unescape(command),
             });

@@ -51,6 +51,15 @@ pub trait FileSystemView: Send + Sync {
     /// `realpath -m`: the existing leading part is resolved, a missing rest is appended as
     /// written. `None` when it cannot be told (then the path is judged as written).
     fn resolve_links(&self, path: &str) -> Option<String>;
+
+    /// Whether the directory `path` (absolute, normalised) holds a file git ignores (`.env`,
+    /// a local database, downloaded data): pawl's checkpoint does not keep those, so removing
+    /// the directory could not be undone. A path that does not exist holds nothing. `None`
+    /// when it cannot be told: the guard then assumes it does (the default).
+    fn holds_ignored(&self, path: &str) -> Option<bool> {
+        let _ = path;
+        None
+    }
 }
 
 /// A [`FileSystemView`] that knows nothing: paths are judged lexically, as written. The
@@ -243,6 +252,13 @@ pub struct Context {
     /// container run that mounts only the working directory is allowed. Off by default: a
     /// container run is then denied, naming the setting.
     pub containers: bool,
+    /// pawl keeps the repository's untracked (not ignored) files in a commit before every step
+    /// — the pre-run snapshot, then each iteration's commit (`[git] commit_iterations`, on by
+    /// default) — so removing them is undone like an edit of a tracked file: a recursive delete
+    /// of a directory that holds no tracked file, no protected path and nothing git ignores
+    /// ([`FileSystemView::holds_ignored`]) is allowed. Off by default (a caller that does not
+    /// know it gets the cautious rule).
+    pub checkpointed: bool,
 }
 
 impl Context {
@@ -263,6 +279,7 @@ impl Context {
             fs: Arc::new(NoFileSystem),
             scripts: Arc::new(crate::scripts::NoScripts),
             containers: false,
+            checkpointed: false,
         }
     }
 }

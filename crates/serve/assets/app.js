@@ -8,6 +8,23 @@ window.pawlDashboard = state;
 
 const $ = (sel) => document.querySelector(sel);
 
+// The session's CSRF key: the one-time link's redirect brings it in the fragment (never sent
+// to a server); it is kept in this origin's storage (not a cookie: cookies reach every port of
+// 127.0.0.1) and sent with every API call. The session cookie alone opens nothing.
+function csrfKey() {
+  const m = /^#csrf=([0-9a-f]{64})$/.exec(location.hash);
+  if (m) {
+    try { localStorage.setItem("pawl.csrf", m[1]); } catch (_) { /* storage off: this page only */ }
+    csrfKey.value = m[1];
+    history.replaceState(null, "", location.pathname + location.search);
+  }
+  if (!csrfKey.value) {
+    try { csrfKey.value = localStorage.getItem("pawl.csrf") || ""; } catch (_) { csrfKey.value = ""; }
+  }
+  return csrfKey.value;
+}
+csrfKey();
+
 function el(tag, attrs, ...children) {
   const e = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs || {})) {
@@ -51,11 +68,13 @@ function say(text, kind) {
 }
 
 async function api(path, opts) {
-  const resp = await fetch("/api/v1" + path, Object.assign({ credentials: "same-origin" }, opts || {}));
+  const o = Object.assign({ credentials: "same-origin" }, opts || {});
+  o.headers = Object.assign({ "X-Pawl-Csrf": csrfKey() }, o.headers || {});
+  const resp = await fetch("/api/v1" + path, o);
   let body = null;
   const type = resp.headers.get("content-type") || "";
   body = type.includes("json") ? await resp.json() : await resp.text();
-  if (resp.status === 401) {
+  if (resp.status === 401 || (resp.status === 403 && body && body.error === "csrf_refused")) {
     showLogin();
     throw new Error("unauthorized");
   }
@@ -82,13 +101,14 @@ function showLogin() {
   const main = $("#main");
   main.replaceChildren(
     el("h1", {}, "Open the dashboard link"),
-    el("p", {}, "This page needs the one-time link that ", el("code", {}, "pawl serve"),
-      " printed. Run ", el("code", {}, "pawl dashboard"), " for a new one."));
+    el("p", { id: "login" }, "This page needs a dashboard session: open the one-time link that ", el("code", {}, "pawl serve"),
+      " printed, or run ", el("code", {}, "pawl dashboard"), " for a new one (a session lasts 12 hours)."));
 }
 
 function follow(path, onEvent) {
   if (state.source) state.source.close();
-  const src = new EventSource("/api/v1" + path);
+  // An EventSource cannot send headers: a stream takes the key in its query.
+  const src = new EventSource("/api/v1" + path + (path.includes("?") ? "&" : "?") + "csrf=" + encodeURIComponent(csrfKey()));
   state.source = src;
   src.onopen = () => { const l = $("#live"); l.textContent = "● live"; l.classList.add("on"); };
   src.onerror = () => { const l = $("#live"); l.textContent = "○ reconnecting"; l.classList.remove("on"); };

@@ -5,19 +5,27 @@
 //!    resolves to this machine (DNS rebinding) is refused.
 //! 2. **Origin**: a request that carries an `Origin` must come from the server's own origin
 //!    (`http://<its Host>`): another site's page cannot post to the API or read a stream. A
-//!    client that sends no `Origin` (curl, scripts) is judged by the token alone.
-//! 3. **Token**: every `/api/` call, the event streams included, needs the start's random
-//!    token, as `Authorization: Bearer <token>` or the `pawl_token` cookie. The browser gets
-//!    the cookie (HttpOnly, SameSite=Strict) by opening a one-time link (`/auth?code=…`).
+//!    client that sends no `Origin` (curl, scripts) is judged by what it presents next.
+//! 3. **Who**: every `/api/` call, the event streams included, needs either the start's random
+//!    token as `Authorization: Bearer <token>` (scripts, `pawl dashboard`), or the browser's
+//!    own session: the `pawl_session` cookie (HttpOnly, SameSite=Strict, a bounded lifetime)
+//!    **and** the session's CSRF key, sent by the page as the `X-Pawl-Csrf` header (an
+//!    `EventSource` cannot send headers: a stream's GET may carry it as `?csrf=`). The browser
+//!    gets both by opening a one-time link (`/auth?code=…`): the cookie in the answer, the key
+//!    in the redirect's fragment (`/#csrf=…`), which the page keeps in its origin's storage.
+//!    A cookie is sent to every port of 127.0.0.1; without the key it opens nothing, and it is
+//!    never the API token.
 //!
-//! Not here: what the API does (`api.rs`). No endpoint runs a command.
+//! Which of these a request passes is [`decide`], a pure function; [`guard`] gathers its
+//! inputs. Not here: what the API does (`api.rs`). No endpoint runs a command.
 
 use std::collections::HashSet;
 use std::net::IpAddr;
 use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 use axum::extract::{Query, Request, State};
-use axum::http::{HeaderMap, StatusCode, header};
+use axum::http::{HeaderMap, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
@@ -25,8 +33,16 @@ use serde::Deserialize;
 use crate::AppState;
 use crate::api::ApiError;
 
-/// The cookie the one-time link sets.
-pub const COOKIE: &str = "pawl_token";
+/// The cookie the one-time link sets: the browser's session id (never the API token).
+pub const COOKIE: &str = "pawl_session";
+/// The header the page sends its session's CSRF key in.
+pub const CSRF_HEADER: &str = "x-pawl-csrf";
+/// How long a browser session lasts (the cookie's `Max-Age` and the daemon's own bound).
+pub const SESSION_TTL: Duration = Duration::from_secs(12 * 60 * 60);
+/// How long a one-time link may wait to be opened.
+pub const LINK_TTL: Duration = Duration::from_secs(15 * 60);
+/// At most this many links, and this many sessions, are kept (the oldest goes first).
+const KEPT: usize = 64;
 
 /// 32 random bytes from the kernel, as 64 hex digits.
 pub fn random_token() -> std::io::Result<String> {
@@ -75,30 +91,157 @@ impl Hosts {
     }
 }
 
-/// One-time codes for the dashboard link: each opens the dashboard once.
-#[derive(Debug, Default)]
-pub struct Links {
-    codes: Mutex<HashSet<String>>,
+/// Secrets that expire: at most [`KEPT`], each found by a whole-string comparison in time
+/// that does not depend on where a guess differs.
+#[derive(Debug)]
+struct Expiring<T> {
+    ttl: Duration,
+    items: Mutex<Vec<(String, Instant, T)>>,
 }
 
+impl<T: Clone> Expiring<T> {
+    fn new(ttl: Duration) -> Expiring<T> {
+        Expiring {
+            ttl,
+            items: Mutex::new(Vec::new()),
+        }
+    }
+
+    fn insert(&self, key: String, value: T) {
+        if let Ok(mut items) = self.items.lock() {
+            let now = Instant::now();
+            items.retain(|(_, until, _)| *until > now);
+            if items.len() >= KEPT {
+                items.remove(0);
+            }
+            items.push((key, now + self.ttl, value));
+        }
+    }
+
+    /// The value of an unexpired `key`; `take` removes it (a one-time link).
+    fn find(&self, key: &str, take: bool) -> Option<T> {
+        let mut items = self.items.lock().ok()?;
+        let now = Instant::now();
+        let mut found = None;
+        for (i, (k, until, _)) in items.iter().enumerate() {
+            if same_secret(k, key) && *until > now {
+                found = Some(i);
+            }
+        }
+        let i = found?;
+        if take {
+            Some(items.remove(i).2)
+        } else {
+            Some(items[i].2.clone())
+        }
+    }
+}
+
+/// One-time codes for the dashboard link: each opens the dashboard once, within [`LINK_TTL`].
+#[derive(Debug)]
+pub struct Links(Expiring<()>);
+
 impl Links {
+    pub fn new(ttl: Duration) -> Links {
+        Links(Expiring::new(ttl))
+    }
+
     pub fn issue(&self) -> std::io::Result<String> {
         let code = random_token()?;
-        if let Ok(mut codes) = self.codes.lock() {
-            // Bounded: an old unused link is dropped rather than kept forever.
-            if codes.len() >= 64 {
-                codes.clear();
-            }
-            codes.insert(code.clone());
-        }
+        self.0.insert(code.clone(), ());
         Ok(code)
     }
 
     fn redeem(&self, code: &str) -> bool {
-        self.codes
-            .lock()
-            .map(|mut c| c.remove(code))
-            .unwrap_or(false)
+        self.0.find(code, true).is_some()
+    }
+}
+
+impl Default for Links {
+    fn default() -> Links {
+        Links::new(LINK_TTL)
+    }
+}
+
+/// The browsers' sessions: a session id (the cookie) and its CSRF key, for [`SESSION_TTL`].
+#[derive(Debug)]
+pub struct Sessions(Expiring<String>);
+
+impl Sessions {
+    pub fn new(ttl: Duration) -> Sessions {
+        Sessions(Expiring::new(ttl))
+    }
+
+    /// A new session: its id and its CSRF key.
+    pub fn open(&self) -> std::io::Result<(String, String)> {
+        let (id, csrf) = (random_token()?, random_token()?);
+        self.0.insert(id.clone(), csrf.clone());
+        Ok((id, csrf))
+    }
+
+    /// The CSRF key of a live session.
+    fn csrf(&self, id: &str) -> Option<String> {
+        self.0.find(id, false)
+    }
+
+    fn ttl(&self) -> Duration {
+        self.0.ttl
+    }
+}
+
+impl Default for Sessions {
+    fn default() -> Sessions {
+        Sessions::new(SESSION_TTL)
+    }
+}
+
+/// What an `/api/` request presents, gathered by [`guard`] for [`decide`].
+#[derive(Debug, Default)]
+pub struct Presented<'a> {
+    /// Whether it changes nothing (GET, HEAD).
+    pub safe: bool,
+    /// Whether it is an event stream's GET (an `EventSource` sends no headers).
+    pub stream: bool,
+    /// `Authorization: Bearer …`.
+    pub bearer: Option<&'a str>,
+    /// The CSRF key of the live session its cookie names (`None`: no cookie, or a session
+    /// that is unknown or expired).
+    pub session_csrf: Option<&'a str>,
+    /// Whether it carried a session cookie at all.
+    pub cookie: bool,
+    /// The `X-Pawl-Csrf` header.
+    pub csrf_header: Option<&'a str>,
+    /// The `csrf` query parameter.
+    pub csrf_query: Option<&'a str>,
+}
+
+/// Why an `/api/` request is refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refusal {
+    /// 401: no token, a wrong one, or a session that is unknown or over.
+    Unauthorized,
+    /// 403: a live session's cookie without its CSRF key.
+    Csrf,
+}
+
+/// Whether an `/api/` request may proceed: the API token as a Bearer header, or a live
+/// session's cookie with the session's CSRF key — in the header, or (a stream's GET only) in
+/// the query. A request with a Bearer header is judged by it alone.
+pub fn decide(token: &str, p: &Presented<'_>) -> Result<(), Refusal> {
+    if let Some(t) = p.bearer {
+        return if same_secret(t, token) {
+            Ok(())
+        } else {
+            Err(Refusal::Unauthorized)
+        };
+    }
+    let Some(key) = p.session_csrf else {
+        return Err(Refusal::Unauthorized);
+    };
+    let query = p.csrf_query.filter(|_| p.safe && p.stream);
+    match p.csrf_header.or(query) {
+        Some(k) if same_secret(k, key) => Ok(()),
+        _ => Err(Refusal::Csrf),
     }
 }
 
@@ -106,13 +249,15 @@ fn header_str(headers: &HeaderMap, name: header::HeaderName) -> Option<&str> {
     headers.get(name).and_then(|v| v.to_str().ok())
 }
 
-/// The token a request carries, from its Authorization header or its cookie.
-fn presented_token(headers: &HeaderMap) -> Option<String> {
-    if let Some(auth) = header_str(headers, header::AUTHORIZATION)
-        && let Some(t) = auth.strip_prefix("Bearer ")
-    {
-        return Some(t.trim().to_string());
-    }
+/// The Bearer token a request carries.
+fn bearer(headers: &HeaderMap) -> Option<&str> {
+    header_str(headers, header::AUTHORIZATION)
+        .and_then(|a| a.strip_prefix("Bearer "))
+        .map(str::trim)
+}
+
+/// The session cookie's value.
+fn session_cookie(headers: &HeaderMap) -> Option<&str> {
     headers
         .get_all(header::COOKIE)
         .iter()
@@ -120,7 +265,12 @@ fn presented_token(headers: &HeaderMap) -> Option<String> {
         .flat_map(|v| v.split(';'))
         .filter_map(|kv| kv.trim().split_once('='))
         .find(|(k, _)| *k == COOKIE)
-        .map(|(_, v)| v.to_string())
+        .map(|(_, v)| v)
+}
+
+/// The `csrf` query parameter (64 hex digits need no decoding).
+fn csrf_query(query: Option<&str>) -> Option<&str> {
+    query?.split('&').find_map(|kv| kv.strip_prefix("csrf="))
 }
 
 /// The checks above, in front of every route.
@@ -146,19 +296,41 @@ pub async fn guard(State(state): State<AppState>, req: Request, next: Next) -> R
         }
     }
     if req.uri().path().starts_with("/api/") {
-        let ok = presented_token(headers).is_some_and(|t| same_secret(&t, &state.token));
-        if !ok {
-            let mut resp = ApiError::new(
-                StatusCode::UNAUTHORIZED,
-                "unauthorized",
-                "a token is needed: `Authorization: Bearer <token>` (the token file `pawl serve` printed) or the cookie of the dashboard link",
-            )
-            .into_response();
-            resp.headers_mut().insert(
-                header::WWW_AUTHENTICATE,
-                header::HeaderValue::from_static("Bearer"),
-            );
-            return resp;
+        let cookie = session_cookie(headers);
+        let session_csrf = cookie.and_then(|id| state.sessions.csrf(id));
+        let presented = Presented {
+            safe: matches!(*req.method(), Method::GET | Method::HEAD),
+            stream: req.uri().path().ends_with("/stream"),
+            bearer: bearer(headers),
+            session_csrf: session_csrf.as_deref(),
+            cookie: cookie.is_some(),
+            csrf_header: header_str(headers, header::HeaderName::from_static(CSRF_HEADER)),
+            csrf_query: csrf_query(req.uri().query()),
+        };
+        match decide(&state.token, &presented) {
+            Ok(()) => {}
+            Err(Refusal::Csrf) => {
+                return ApiError::new(
+                    StatusCode::FORBIDDEN,
+                    "csrf_refused",
+                    "the dashboard's session cookie works only with its page's CSRF key (the X-Pawl-Csrf header): reload the page, or run `pawl dashboard` for a new link",
+                )
+                .into_response();
+            }
+            Err(Refusal::Unauthorized) => {
+                let message = if presented.cookie {
+                    "this dashboard session is over or unknown: run `pawl dashboard` for a new link"
+                } else {
+                    "a token is needed: `Authorization: Bearer <token>` (the token file `pawl serve` printed), or the dashboard's session (run `pawl dashboard`)"
+                };
+                let mut resp = ApiError::new(StatusCode::UNAUTHORIZED, "unauthorized", message)
+                    .into_response();
+                resp.headers_mut().insert(
+                    header::WWW_AUTHENTICATE,
+                    header::HeaderValue::from_static("Bearer"),
+                );
+                return resp;
+            }
         }
     }
     next.run(req).await
@@ -169,7 +341,8 @@ pub struct Code {
     code: Option<String>,
 }
 
-/// `GET /auth?code=…`: a one-time link exchanged for the token cookie.
+/// `GET /auth?code=…`: a one-time link exchanged for a session of the browser's own (its cookie, and
+/// its CSRF key in the redirect's fragment).
 pub async fn redeem(State(state): State<AppState>, Query(q): Query<Code>) -> Response {
     if !q.code.is_some_and(|c| state.links.redeem(&c)) {
         return (
@@ -179,16 +352,22 @@ pub async fn redeem(State(state): State<AppState>, Query(q): Query<Code>) -> Res
         )
             .into_response();
     }
+    let Ok((id, csrf)) = state.sessions.open() else {
+        return ApiError::internal("cannot read /dev/urandom".to_string()).into_response();
+    };
     let cookie = format!(
-        "{COOKIE}={}; HttpOnly; SameSite=Strict; Path=/",
-        state.token
+        "{COOKIE}={id}; HttpOnly; SameSite=Strict; Path=/; Max-Age={}",
+        state.sessions.ttl().as_secs()
     );
+    // The key travels in the fragment: the browser keeps it and never sends it back in a
+    // request line; the page moves it into its origin's storage and clears the address.
     (
         StatusCode::SEE_OTHER,
         [
             (header::SET_COOKIE, cookie),
-            (header::LOCATION, "/".to_string()),
+            (header::LOCATION, format!("/#csrf={csrf}")),
             (header::CACHE_CONTROL, "no-store".to_string()),
+            (header::REFERRER_POLICY, "no-referrer".to_string()),
         ],
     )
         .into_response()
@@ -233,7 +412,82 @@ mod tests {
     fn links_open_once() {
         let l = Links::default();
         let code = l.issue().unwrap();
+        assert!(!l.redeem("0123"));
         assert!(l.redeem(&code));
         assert!(!l.redeem(&code));
+    }
+
+    #[test]
+    fn sessions_are_bounded_in_number_and_time() {
+        let s = Sessions::default();
+        let (first, key) = s.open().unwrap();
+        assert_eq!(s.csrf(&first).as_deref(), Some(key.as_str()));
+        for _ in 0..KEPT {
+            s.open().unwrap();
+        }
+        assert_eq!(s.csrf(&first), None, "the oldest goes first");
+        let short = Sessions::new(Duration::ZERO);
+        let (id, _) = short.open().unwrap();
+        assert_eq!(short.csrf(&id), None, "expired");
+    }
+
+    #[test]
+    fn decide_asks_a_session_for_its_key_and_a_script_for_the_token() {
+        let token = "t".repeat(64);
+        let key = "k".repeat(64);
+        let session = |safe, stream, header, query| Presented {
+            safe,
+            stream,
+            session_csrf: Some(&key),
+            cookie: true,
+            csrf_header: header,
+            csrf_query: query,
+            ..Presented::default()
+        };
+        let bearer = |t| Presented {
+            bearer: Some(t),
+            ..Presented::default()
+        };
+        assert_eq!(decide(&token, &bearer(&token)), Ok(()));
+        assert_eq!(
+            decide(&token, &bearer("x")),
+            Err(Refusal::Unauthorized),
+            "a wrong token is not rescued by a cookie"
+        );
+        assert_eq!(
+            decide(&token, &Presented::default()),
+            Err(Refusal::Unauthorized)
+        );
+        assert_eq!(
+            decide(&token, &session(false, false, Some(&key), None)),
+            Ok(())
+        );
+        assert_eq!(
+            decide(&token, &session(true, false, None, None)),
+            Err(Refusal::Csrf)
+        );
+        assert_eq!(
+            decide(&token, &session(false, false, Some("kk"), None)),
+            Err(Refusal::Csrf)
+        );
+        // The query carries the key for a stream's GET only.
+        assert_eq!(
+            decide(&token, &session(true, true, None, Some(&key))),
+            Ok(())
+        );
+        for (safe, stream) in [(true, false), (false, true), (false, false)] {
+            assert_eq!(
+                decide(&token, &session(safe, stream, None, Some(&key))),
+                Err(Refusal::Csrf),
+                "safe {safe} stream {stream}"
+            );
+        }
+        // A cookie of an unknown or expired session.
+        let gone = Presented {
+            cookie: true,
+            csrf_header: Some(&key),
+            ..Presented::default()
+        };
+        assert_eq!(decide(&token, &gone), Err(Refusal::Unauthorized));
     }
 }

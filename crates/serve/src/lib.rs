@@ -6,7 +6,8 @@
 //! resume with added budget, cancel, answers — through the store's typed methods, each a
 //! compare-and-set on the run's version, each recorded with `"origin": "dashboard"`. No
 //! endpoint runs a command. Security (`auth.rs`): loopback unless `public`, a random token per
-//! start, Host and Origin checked, a one-time link for the browser.
+//! start, Host and Origin checked, a one-time link that gives the browser a session of its own
+//! (a cookie and a CSRF key, never the token).
 //!
 //! Not here: reading `$HOME` or the environment (the CLI passes the state directory and the
 //! key), printing.
@@ -84,6 +85,10 @@ pub struct Options {
     /// How often stores and the registry are looked at.
     pub poll: Duration,
     pub notify: notify::Notify,
+    /// How long a browser's dashboard session lasts ([`auth::SESSION_TTL`]).
+    pub session_ttl: Duration,
+    /// How long a one-time dashboard link may wait to be opened ([`auth::LINK_TTL`]).
+    pub link_ttl: Duration,
 }
 
 impl Options {
@@ -97,6 +102,8 @@ impl Options {
             allow_hosts: Vec::new(),
             poll: Duration::from_millis(250),
             notify: notify::Notify::default(),
+            session_ttl: auth::SESSION_TTL,
+            link_ttl: auth::LINK_TTL,
         }
     }
 }
@@ -119,6 +126,7 @@ pub struct Inner {
     pub url: String,
     pub hosts: auth::Hosts,
     pub links: auth::Links,
+    pub sessions: auth::Sessions,
     pub repos: repos::Repos,
     pub bus: tokio::sync::broadcast::Sender<Arc<stream::Posted>>,
 }
@@ -163,7 +171,8 @@ impl Server {
             token,
             url: url.clone(),
             hosts: auth::Hosts::new(options.bind, local.port(), &options.allow_hosts),
-            links: auth::Links::default(),
+            links: auth::Links::new(options.link_ttl),
+            sessions: auth::Sessions::new(options.session_ttl),
             repos: repos::Repos::new(options.state_dir.clone(), options.key),
             bus,
         }));
@@ -285,6 +294,28 @@ pub fn dashboard_link(state_dir: &Path) -> Result<String, ServeError> {
         .as_str()
         .map(str::to_string)
         .ok_or_else(|| ServeError::Other(format!("unexpected answer: {body}")))
+}
+
+/// Writes a page that sends the browser on to `link` (`dashboard.html` in the state directory,
+/// created 0600): `pawl dashboard` opens the browser with this file's path, so the one-time
+/// link is on no process's command line (`/proc/*/cmdline` is readable by every user).
+pub fn write_redirect_page(state_dir: &Path, link: &str) -> Result<PathBuf, ServeError> {
+    let attr: String = link
+        .chars()
+        .map(|c| match c {
+            '&' => "&amp;".to_string(),
+            '"' => "&quot;".to_string(),
+            '<' => "&lt;".to_string(),
+            '>' => "&gt;".to_string(),
+            c => c.to_string(),
+        })
+        .collect();
+    let page = format!(
+        "<!doctype html>\n<meta charset=\"utf-8\">\n<meta name=\"referrer\" content=\"no-referrer\">\n<meta http-equiv=\"refresh\" content=\"0;url={attr}\">\n<title>pawl dashboard</title>\n<p>Opening the dashboard… <a href=\"{attr}\">open it</a> (the link works once).</p>\n"
+    );
+    let path = state_dir.join("dashboard.html");
+    write_private(&path, &page)?;
+    Ok(path)
 }
 
 mod client;

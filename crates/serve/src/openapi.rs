@@ -292,7 +292,7 @@ pub fn build() -> Value {
         for s in [401u16, 403] {
             responses.insert(
                 s.to_string(),
-                json!({"description": if s == 401 { "No or wrong token" } else { "Host or Origin refused" },
+                json!({"description": if s == 401 { "No or wrong token" } else { "Host or Origin refused (host_refused, origin_refused), or the dashboard's session cookie without its CSRF key (csrf_refused)" },
                        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}),
             );
         }
@@ -320,15 +320,16 @@ pub fn build() -> Value {
         "info": {
             "title": "pawl serve",
             "version": env!("CARGO_PKG_VERSION"),
-            "description": "The runs of every repository where pawl has run. Every call needs the token (Bearer) or the dashboard's cookie; actions are compare-and-set on the run's version (If-Match).",
+            "description": "The runs of every repository where pawl has run. Every call needs the token (Bearer), or the dashboard's session: its cookie with its CSRF key (the X-Pawl-Csrf header; a stream's GET may send it as ?csrf=); actions are compare-and-set on the run's version (If-Match).",
         },
         "servers": [{"url": "/"}],
-        "security": [{"bearer": []}, {"cookie": []}],
+        "security": [{"bearer": []}, {"session": [], "csrf": []}],
         "paths": paths,
         "components": {
             "securitySchemes": {
                 "bearer": {"type": "http", "scheme": "bearer"},
-                "cookie": {"type": "apiKey", "in": "cookie", "name": crate::auth::COOKIE},
+                "session": {"type": "apiKey", "in": "cookie", "name": crate::auth::COOKIE},
+                "csrf": {"type": "apiKey", "in": "header", "name": "X-Pawl-Csrf"},
             },
             "schemas": {
                 "Error": {"type": "object", "required": ["error", "message"],

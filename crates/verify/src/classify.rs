@@ -185,6 +185,7 @@ mod tests {
             failing: vec!["test_a".into(), "test_b".into()],
             first_failure: Some(first.into()),
             tests: Vec::new(),
+            ids: crate::parse::IdCoverage::default(),
         }
     }
 

@@ -17,6 +17,11 @@
 //! - [`protect`]: the test-protection screen, pure functions that compare a run's tests, test
 //!   files and runner configuration with its baseline (deleted tests, skips, weakened
 //!   assertions, changed test configuration).
+//! - [`roles`]: what the locked run takes of a run's changes: every path as product source,
+//!   declaration, test or everything else, and a manifest's declaration keys merged.
+//! - [`syntax`]: parsed code (tree-sitter grammars for Python, JS/TS, Go, Rust and shell): the
+//!   inline test items of a source file and their restoration by span, the literal calls a test
+//!   makes (probes), and the screen on the syntax of a change.
 //!
 //! This crate prints nothing and reads no configuration or environment: the CLI passes the
 //! gates, the timeout and the environment in. Processes are built only through `pawl-process`
@@ -33,12 +38,14 @@ pub mod parse;
 pub mod platform;
 pub mod protect;
 pub mod report;
+pub mod roles;
 pub mod runner;
+pub mod syntax;
 pub mod text;
 
 pub use diagnostics::{Diagnostics, parse_diagnostics};
 pub use gate::{Check, gates_from_config};
 pub use outcome::{CheckEnd, CheckFailure, CheckRun};
-pub use parse::{Runner, TestSummary, parse_any};
+pub use parse::{IdCoverage, Runner, TestSummary, parse_any};
 pub use platform::{Detection, ProjectFacts, detect, gates_toml};
 pub use runner::{RunnerConfig, run_check, run_checks};

@@ -133,6 +133,10 @@ pub struct CheckRun {
     pub failure: Option<CheckFailure>,
     /// Processes of the group outlived the command and were killed.
     pub leaked: bool,
+    /// The variable pawl added for the runner to name every test (`PYTEST_ADDOPTS=...`, see
+    /// [`crate::parse::ids`]); the command itself ran unchanged.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub id_hook: Option<String>,
 }
 
 impl CheckRun {
@@ -157,6 +161,7 @@ impl CheckRun {
             report_path: None,
             failure: None,
             leaked: false,
+            id_hook: None,
         }
     }
 }

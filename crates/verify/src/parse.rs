@@ -26,13 +26,15 @@
 //! | runner | output | id | what gets an entry | what is missing |
 //! |---|---|---|---|---|
 //! | cargo test | libtest text | `tests::adds`; doc-test `src/lib.rs - sub` (its `(line N)` dropped) | every `test <name> ... ok / FAILED / ignored` | the binary: equal names in two test binaries (or doc-tests of one item) share one id |
+//! | cargo test | `-q` (libtest's terse format) | same | the `<name> --- FAILED` lines | passes, ignored (dots) |
 //! | cargo test, nextest | libtest JSON | the event's name: `tests::adds`, nextest `demo::demo$tests::adds` | ok, failed, timeout, ignored | |
 //! | nextest | human (stderr) | `demo tests::adds` (binary id, test name) | PASS, FAIL / TIMEOUT / SIGSEGV / ..., FLAKY (a pass), SKIP | skipped tests unless `--status-level skip`; retry attempts (`TRY 2 FAIL`) are not outcomes |
 //! | nextest | JUnit report | `demo.tests::adds` (`classname.name`) | passed, failed | skipped tests (not in nextest's report) |
 //! | pytest | `-v` (and xdist `[gw0] ... PASSED id`) | node id `tests/t.py::TestC::test_b[p 1]` | every outcome | deselected tests |
 //! | pytest | `-rA` short summary | node id | PASSED, FAILED, ERROR, XFAIL, XPASS | skips (the summary names `file:line`, not the test), deselected |
-//! | pytest | default (dots) | node id | the short summary's FAILED and ERROR lines | passes, skips, xfails |
-//! | pytest | JUnit (`--junitxml={report}`) | `tests.t.TestC.test_b[p 1]` (`classname.name`: the report has no node id) | every test; `<skipped type="pytest.xfail">` is XFailed | deselected tests |
+//! | pytest | default (dots), `-q` (its closing line unframed) | node id | the short summary's FAILED and ERROR lines | passes, skips, xfails |
+//! | pytest | JUnit (`--junitxml={report}`) | `tests.t.TestC.test_b[p 1]` (`classname.name`: the default xunit2 report has no node id) | every test; `<skipped type="pytest.xfail">` is XFailed | deselected tests |
+//! | pytest | JUnit of the xunit1 family (what pawl asks for through `PYTEST_ADDOPTS`, [`ids`]) | node id, rebuilt from `file` and `classname`; `classname.name` for a test inherited from another file | same | same |
 //! | unittest | `-v` | `module.Class.test_method` (from `test_method (module.Class.test_method)`, or `(module.Class)` before 3.11); a subtest `module.Class.test_method[i=3]`, `[msg]`, `[msg, i=3]` | ok, FAIL, ERROR, skipped, expected failure, unexpected success, documented tests (name and docstring on two lines); a failing subtest and its test (failed) | passing subtests (not printed) |
 //! | unittest | default (dots) | same | the `FAIL:`, `ERROR:`, `UNEXPECTED SUCCESS:` sections (subtests as above) | passes, skips, expected failures |
 //! | jest, vitest | JSON report (`--json`, `--reporter=json`) | `path/a.test.js > describe > test` (the report's absolute path; the runner makes it relative to the check's directory) | every test; a file that failed to run is its path, failed | |
@@ -42,7 +44,7 @@
 //! | vitest | default reporter | same | the `FAIL  file > describe > test` headers | passes, skips: its tree leaves out the describe names |
 //! | go test | `-json` | `pkg/TestName/subtest` | pass, fail (the parents of a failing subtest too), skip; a package that failed with no failing test (build error; before Go 1.24 a plain `FAIL pkg [build failed]` line in the stream) is `pkg`, failed | |
 //! | go test | plain `-v` | same (the package comes from the `ok` / `FAIL` line after its tests) | `--- PASS`, `--- FAIL`, `--- SKIP`; a package failure as above | |
-//! | go test | plain, no `-v` | same | `--- FAIL` lines; package failures | passes, skips |
+//! | go test | plain, no `-v` | same | `--- FAIL` lines; package failures | passes, skips: neither named nor counted ([`IdCoverage::FailuresOnly`]) |
 //! | dotnet test | VSTest console | `Ns.Class.Method` as printed | `Failed` and `Skipped` lines; `Passed` at normal verbosity | passes at the default (minimal) verbosity |
 //! | dotnet test | Microsoft.Testing.Platform console | same | `failed` lines; `passed`, `skipped` with `--output detailed` | passes by default |
 //! | dotnet test | TRX report | `testName` | every `UnitTestResult` (not run = skipped) | |
@@ -59,6 +61,11 @@
 //! counts failing subtests in `failed` as its `failures=` does. Compiler and linter output
 //! (rustc, clippy) has no tests: see [`crate::diagnostics`].
 //!
+//! **How far the ids go.** Every summary says whether its ids cover every test it counts
+//! ([`TestSummary::ids`], [`IdCoverage`]): a run is judged test by test only then, otherwise by
+//! its counts. [`ids`] holds the runners' hooks through which pawl gets every id without
+//! changing the command (a variable the runner reads, and the report it writes).
+//!
 //! **Which source wins.** When a report file (`{report}`, see [`crate::report`]) parses, its
 //! summary is the result, counts and ids alike: JUnit, TRX and the jest/vitest JSON name every
 //! test they count, so the report is at least as rich as any console mode, and one fixed choice
@@ -72,6 +79,7 @@
 mod cargo_test;
 mod dotnet;
 mod go_test;
+pub mod ids;
 pub mod items;
 mod jest;
 mod junit;
@@ -201,6 +209,79 @@ pub struct TestSummary {
     /// test-protection screen compare these).
     #[serde(default)]
     pub tests: Vec<TestOutcome>,
+    /// Whether [`Self::tests`] names every test the counts count: a run is judged test by test
+    /// only then; otherwise by its counts, and the report says so. Set by the parsers' common
+    /// exit ([`parse_as`]) and kept true by [`Self::relativize_ids`].
+    #[serde(default)]
+    pub ids: IdCoverage,
+}
+
+/// How much of a run its test ids cover (see [`TestSummary::ids`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum IdCoverage {
+    /// Every test the runner counted has an outcome by id (or the run counted none).
+    PerTest,
+    /// The output names `named` of the `counted` tests (pytest `-q`, unittest and cargo test
+    /// dots, jest over several files, go test without `-v`, ...): the others are judged by the
+    /// counts alone.
+    ByCounts { named: u64, counted: u64 },
+    /// The output names and counts only its failures (go test without `-v` or `-json`): the
+    /// passing tests are known only from the exit code. Set by the parser, kept by
+    /// [`IdCoverage::update`].
+    FailuresOnly { named: u64 },
+}
+
+impl Default for IdCoverage {
+    /// What nothing says: nothing named, nothing known.
+    fn default() -> Self {
+        IdCoverage::ByCounts {
+            named: 0,
+            counted: 0,
+        }
+    }
+}
+
+impl IdCoverage {
+    /// The coverage of `tests` against the `counted` tests. A list cut at [`MAX_TESTS`] names
+    /// no more than its length.
+    pub fn of(tests: &[TestOutcome], counted: u64) -> IdCoverage {
+        let named = u64::try_from(tests.len()).unwrap_or(u64::MAX);
+        if named >= counted {
+            IdCoverage::PerTest
+        } else {
+            IdCoverage::ByCounts { named, counted }
+        }
+    }
+
+    /// The coverage after the ids changed: computed again, except that a parser's
+    /// [`IdCoverage::FailuresOnly`] stays (its counts are no better than its names).
+    pub fn update(self, tests: &[TestOutcome], counted: u64) -> IdCoverage {
+        match self {
+            IdCoverage::FailuresOnly { .. } => IdCoverage::FailuresOnly {
+                named: u64::try_from(tests.len()).unwrap_or(u64::MAX),
+            },
+            _ => IdCoverage::of(tests, counted),
+        }
+    }
+
+    /// Whether the run can be judged test by test.
+    pub fn per_test(self) -> bool {
+        self == IdCoverage::PerTest
+    }
+
+    /// A phrase for reports: `per test`, `by counts (1 of 5 tests named)`, ...
+    pub fn describe(self) -> String {
+        match self {
+            IdCoverage::PerTest => "per test".to_owned(),
+            IdCoverage::ByCounts { named, counted } => {
+                format!("by counts ({named} of {counted} tests named)")
+            }
+            IdCoverage::FailuresOnly { named } => format!(
+                "by the exit code ({named} failures named; passing tests neither named nor counted)"
+            ),
+        }
+    }
 }
 
 impl TestSummary {
@@ -213,6 +294,7 @@ impl TestSummary {
             failing: Vec::new(),
             first_failure: None,
             tests: Vec::new(),
+            ids: IdCoverage::default(),
         }
     }
 
@@ -259,6 +341,7 @@ impl TestSummary {
             list.add(relative.unwrap_or(&t.id), t.status);
         }
         self.tests = list.into_vec();
+        self.ids = self.ids.update(&self.tests, self.total());
     }
 
     /// How many failing tests the runner reported: the `failed` count, or the number of
@@ -394,6 +477,7 @@ fn clean(mut s: TestSummary) -> TestSummary {
         }
         s.tests = list.into_vec();
     }
+    s.ids = s.ids.update(&s.tests, s.total());
     s
 }
 

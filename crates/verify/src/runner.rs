@@ -5,7 +5,10 @@
 //! a grace period, SIGKILL), and the combined output logged to `<logs>/<name>-<step>.log`.
 //! `{report}` in a command becomes a fresh path under the logs directory (see
 //! [`crate::report`]); after the run the log (and the report, when written) is parsed into test
-//! counts, and a failure is classified ([`crate::classify`]).
+//! counts, and a failure is classified ([`crate::classify`]). A command recognised as a test
+//! runner that has a hook for per-test ids ([`crate::parse::ids`]) runs unchanged with one more
+//! variable (`PYTEST_ADDOPTS`, `GOFLAGS`, ...), whose report, in the same place a `{report}`
+//! would have, is parsed the same way.
 //!
 //! [`run_checks`] runs `build` first and alone, then the other checks in parallel on at most
 //! `jobs` threads; when the build fails the others are skipped, not run.
@@ -28,7 +31,7 @@ use crate::classify::classify_check;
 use crate::diagnostics::parse_diagnostics;
 use crate::gate::{BUILD, Check};
 use crate::outcome::{CheckEnd, CheckRun};
-use crate::parse::{TestSummary, parse_any};
+use crate::parse::{TestSummary, ids, parse_any};
 use crate::report;
 
 /// Bytes of output kept as the evidence tail.
@@ -182,51 +185,84 @@ pub fn run_check(check: &Check, cfg: &RunnerConfig) -> CheckRun {
     {
         sandbox.place_checks(&cfg.root, None);
     }
-    let report_file = report::uses_report(&check.command)
+    // Where the check runs, as evidence and for reading the project's files: the room's own
+    // path when it is seen at the repository's (the repository's path is then the live tree).
+    let ran_in = containment
+        .as_ref()
+        .and_then(|c| c.spec.sandbox.as_ref())
+        .filter(|s| s.room_mounted())
+        .and_then(|s| s.room_tree.clone())
+        .unwrap_or_else(|| cfg.root.clone());
+    let command_report = report::uses_report(&check.command)
         .then(|| report::report_file_name(&name, cfg.step, &check.command));
+    // The runner's own hook for per-test ids, when the command has none (`parse::ids`).
+    let hook_ctx = HookContext { cfg, dir: &ran_in };
+    let hook = match command_report {
+        Some(_) => None,
+        None => ids::hook_for(&check.command, &hook_ctx),
+    };
+    let report_file = command_report.clone().or_else(|| {
+        hook.filter(|h| h.writes_report())
+            .map(|_| format!("{name}-{}.ids.xml", cfg.step))
+    });
+    // A sandboxed check writes its report into a directory of its own outside the repository's
+    // path: the room is mounted there and pawl's `.pawl` is hidden, so a directory under the
+    // logs would not be the one pawl reads. The report is moved to the logs afterwards.
     let sandboxed_report = match (
         &report_file,
         containment.as_mut().and_then(|c| c.spec.sandbox.as_mut()),
     ) {
         (Some(file), Some(sandbox)) => {
-            let dir = cfg.logs_dir.join(format!("{name}-{}.report", cfg.step));
-            if let Err(e) = fs::create_dir_all(&dir) {
-                let argv = vec![SHELL.to_owned(), "-c".to_owned(), check.command.clone()];
-                return failed_to_start(
-                    check,
-                    cfg,
-                    argv,
-                    format!("cannot create {}: {e}", dir.display()),
-                    false,
-                );
-            }
-            let shown = pawl_process::sandbox::check::report_place(sandbox, &dir, file);
-            Some((dir.join(file), shown))
+            let dir = match tempfile::Builder::new().prefix("pawl-report-").tempdir() {
+                Ok(d) => d,
+                Err(e) => {
+                    let argv = vec![SHELL.to_owned(), "-c".to_owned(), check.command.clone()];
+                    return failed_to_start(
+                        check,
+                        cfg,
+                        argv,
+                        format!("cannot create a directory for the report: {e}"),
+                        false,
+                    );
+                }
+            };
+            let shown = pawl_process::sandbox::check::report_place(sandbox, dir.path(), file);
+            Some((dir, shown))
         }
         _ => None,
     };
-    let report_path = match &sandboxed_report {
-        Some((host, _)) => Some(host.clone()),
-        None => report_file.as_ref().map(|f| cfg.logs_dir.join(f)),
+    // Where pawl keeps the report, as evidence.
+    let report_path = report_file.as_ref().map(|f| cfg.logs_dir.join(f));
+    // The path the check is given for its report.
+    let shown_report = match (&report_path, &sandboxed_report) {
+        (_, Some((_, shown))) => Some(shown.clone()),
+        // dotnet resolves a relative LogFileName against each test project, and a hook's
+        // variable is read wherever the command changes directory: they get the absolute path;
+        // a `{report}` otherwise a path relative to the root (shorter, stable).
+        (Some(p), None) if command_report.is_none() || check.command.contains("dotnet") => {
+            Some(p.clone())
+        }
+        (Some(p), None) => Some(
+            p.strip_prefix(&cfg.root)
+                .map(Path::to_path_buf)
+                .unwrap_or_else(|_| p.clone()),
+        ),
+        (None, None) => None,
     };
-    let command_text = match (&report_path, &sandboxed_report) {
-        (_, Some((_, shown))) => {
+    let command_text = match (&command_report, &shown_report) {
+        (Some(_), Some(shown)) => {
             report::substitute_report(&check.command, &shown.to_string_lossy())
         }
-        (Some(p), None) => {
-            // dotnet resolves a relative LogFileName against each test project: give it the
-            // absolute path; everyone else gets a path relative to the root (shorter, stable).
-            let shown = if check.command.contains("dotnet") {
-                p.clone()
-            } else {
-                p.strip_prefix(&cfg.root)
-                    .map(Path::to_path_buf)
-                    .unwrap_or_else(|_| p.clone())
-            };
-            report::substitute_report(&check.command, &shown.to_string_lossy())
-        }
-        (None, None) => check.command.clone(),
+        _ => check.command.clone(),
     };
+    let id_hook = hook.map(|h| {
+        let current = ids::Context::var(&hook_ctx, h.var);
+        let shown = shown_report
+            .as_ref()
+            .filter(|_| command_report.is_none())
+            .map(|p| p.to_string_lossy().into_owned());
+        (h.var, h.value_with(current.as_deref(), shown.as_deref()))
+    });
     let argv = vec![SHELL.to_owned(), "-c".to_owned(), command_text.clone()];
     if let Err(e) = fs::create_dir_all(&cfg.logs_dir) {
         return failed_to_start(
@@ -256,14 +292,9 @@ pub fn run_check(check: &Check, cfg: &RunnerConfig) -> CheckRun {
         .log_file(&log_path)
         .env("PAWL_CHECK", &check.name)
         .envs(cfg.env.iter().map(|(k, v)| (k, v)));
-    // Where the check ran, as evidence: the room's own path when it was seen at the
-    // repository's.
-    let ran_in = containment
-        .as_ref()
-        .and_then(|c| c.spec.sandbox.as_ref())
-        .filter(|s| s.room_mounted())
-        .and_then(|s| s.room_tree.clone())
-        .unwrap_or_else(|| cfg.root.clone());
+    if let Some((var, value)) = &id_hook {
+        cmd.env(var, value);
+    }
     if let Some(c) = containment {
         cmd.contain(c);
     }
@@ -276,6 +307,13 @@ pub fn run_check(check: &Check, cfg: &RunnerConfig) -> CheckRun {
     };
     let end = end_of(&outcome, cfg.timeout);
     let (stdout, stderr) = read_log(&log_path);
+    if let (Some((dir, _)), Some(file), Some(kept)) =
+        (&sandboxed_report, &report_file, &report_path)
+    {
+        // Copied, not renamed: the temporary directory may be on another file system.
+        let _ = fs::copy(dir.path().join(file), kept);
+    }
+    drop(sandboxed_report);
     let report_text = report_path.as_deref().and_then(read_tail);
     let mut tests = parse_any(&check.command, &stdout, &stderr, report_text.as_deref());
     if let Some(t) = &mut tests {
@@ -335,6 +373,7 @@ pub fn run_check(check: &Check, cfg: &RunnerConfig) -> CheckRun {
         report_path: report_path.filter(|p| p.exists()),
         failure,
         leaked: outcome.leaked,
+        id_hook: id_hook.map(|(var, value)| format!("{var}={value}")),
     }
 }
 
@@ -365,6 +404,36 @@ fn end_of(outcome: &Outcome, timeout: Duration) -> CheckEnd {
         End::IdleTimedOut => CheckEnd::IdleTimedOut,
         End::Stopped => CheckEnd::Stopped,
         End::Unknown => CheckEnd::Unknown,
+    }
+}
+
+/// What a hook's rules read: the variable as the check would see it without pawl's addition
+/// (the run's variables, else — unless the environment is cleared — pawl's own, which the check
+/// inherits), and the runner's configuration files where the check runs.
+struct HookContext<'a> {
+    cfg: &'a RunnerConfig,
+    dir: &'a Path,
+}
+
+/// At most this much of a configuration file is read for a hook's rules.
+const MAX_CONFIG_BYTES: u64 = 1024 * 1024;
+
+impl ids::Context for HookContext<'_> {
+    fn var(&self, name: &str) -> Option<String> {
+        if let Some((_, v)) = self.cfg.env.iter().rev().find(|(k, _)| k == name) {
+            return Some(v.to_string_lossy().into_owned());
+        }
+        if self.cfg.clear_env {
+            return None;
+        }
+        std::env::var_os(name).map(|v| v.to_string_lossy().into_owned())
+    }
+
+    fn file(&self, name: &str) -> Option<String> {
+        let f = fs::File::open(self.dir.join(name)).ok()?;
+        let mut bytes = Vec::new();
+        f.take(MAX_CONFIG_BYTES).read_to_end(&mut bytes).ok()?;
+        Some(String::from_utf8_lossy(&bytes).into_owned())
     }
 }
 

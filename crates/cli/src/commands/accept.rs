@@ -1,6 +1,9 @@
 //! `pawl accept [<run>] --tests "<why>"`: the user accepts a run's changes to its own tests (the
-//! verdict REVIEW: "the checks pass, but the tests were changed"). The acceptance is recorded
-//! with who and why; the run's sealed checks are verified again (reused by tree when nothing
+//! verdict REVIEW: "the checks pass, but the tests were changed"); `--changes "<why>"`: the run's
+//! changes outside product source that its checks need to pass (the locked run's question: "the
+//! tests pass only with the run's change to `.npmrc`"). Only the user accepts `--changes`: a
+//! step cannot run `pawl accept`, and no session pawl spawns records it. The acceptance is
+//! recorded with who and why; the run's sealed checks are verified again (reused by tree when nothing
 //! changed) and, when nothing else keeps it open, the run ends done and its report is rewritten.
 
 use clap::Args;
@@ -15,22 +18,38 @@ use crate::ctx::Ctx;
 use crate::error::{CliError, CliResult};
 
 #[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("what").required(true).multiple(true).args(["tests", "changes"])))]
 pub struct AcceptArgs {
     /// The run (default: the current one).
     #[arg(id = "run_id", value_name = "RUN")]
     pub run: Option<String>,
     /// Accept the run's changes to its tests, saying why (recorded and shown in the report).
     #[arg(long, value_name = "WHY")]
-    pub tests: String,
+    pub tests: Option<String>,
+    /// Accept the run's changes outside product source (configuration, tests, ...) that its
+    /// checks need to pass, saying why (the locked run's question; recorded and shown).
+    #[arg(long, value_name = "WHY")]
+    pub changes: Option<String>,
 }
 
 pub fn run(ctx: &mut Ctx, args: &AcceptArgs) -> CliResult<ExitCode> {
-    let why = args.tests.trim();
-    if why.is_empty() {
+    let tests = args.tests.as_deref().map(str::trim);
+    let changes = args.changes.as_deref().map(str::trim);
+    if tests == Some("") {
         return Err(CliError::Usage(
             "--tests needs a reason: say why the changed tests are right".into(),
         ));
     }
+    if changes == Some("") {
+        return Err(CliError::Usage(
+            "--changes needs a reason: say why the run's other changes are part of the work".into(),
+        ));
+    }
+    let why = [tests, changes]
+        .into_iter()
+        .flatten()
+        .collect::<Vec<_>>()
+        .join("; ");
     let mut store = ctx.store()?;
     let run = store.resolve_run(args.run.as_deref().or(ctx.run_flag.as_deref()))?;
     if matches!(run.status, RunStatus::Done | RunStatus::Cancelled) {
@@ -43,11 +62,20 @@ pub fn run(ctx: &mut Ctx, args: &AcceptArgs) -> CliResult<ExitCode> {
     // Nothing is accepted for a run whose state was modified outside pawl.
     store.check_run(&run.id)?;
     let who = std::env::var("USER").unwrap_or_else(|_| "user".into());
-    store.append_event(
-        Some(&run.id),
-        EventKind::TestsAccepted,
-        serde_json::json!({"who": who, "why": why, "by": "pawl accept"}),
-    )?;
+    if let Some(why) = tests {
+        store.append_event(
+            Some(&run.id),
+            EventKind::TestsAccepted,
+            serde_json::json!({"who": who, "why": why, "by": "pawl accept"}),
+        )?;
+    }
+    if let Some(why) = changes {
+        store.append_event(
+            Some(&run.id),
+            EventKind::ChangesAccepted,
+            serde_json::json!({"who": who, "why": why, "by": "pawl accept"}),
+        )?;
+    }
     let gates = checks::configured_gates(ctx)?;
     let mut verifier = GateVerifier::new(checks::workspace(ctx), gates);
     let report = verifier.verify(&mut store, &run.id)?;
@@ -72,7 +100,12 @@ pub fn run(ctx: &mut Ctx, args: &AcceptArgs) -> CliResult<ExitCode> {
             "report": path.display().to_string()}),
         || {
             format!(
-                "Accepted the changed tests of run {id} ({why}). Verdict {verdict}{} · report: {}",
+                "Accepted the {} of run {id} ({why}). Verdict {verdict}{} · report: {}",
+                match (tests, changes) {
+                    (Some(_), Some(_)) => "changed tests and other changes",
+                    (Some(_), None) => "changed tests",
+                    _ => "changes outside product source",
+                },
                 if now_done { ": the run is done" } else { "" },
                 path.display()
             )

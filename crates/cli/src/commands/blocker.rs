@@ -185,6 +185,39 @@ pub fn check_user_fix(ctx: &mut Ctx) -> CliResult<ExitCode> {
     })
 }
 
+/// The paths the user changed while the run waited on them: what differs between the tree of
+/// the run's last verification (the one that raised the blocker) and the tree now. The locked
+/// run takes them as the user's (docs/verification.md).
+fn record_user_changes(ctx: &Ctx, store: &mut pawl_store::Store, run_id: &str) -> CliResult<()> {
+    let Some(last) = store
+        .last_event(run_id, pawl_core::EventKind::Verification)?
+        .and_then(|e| {
+            e.data
+                .get("tree_hash")
+                .and_then(|t| t.as_str())
+                .map(str::to_owned)
+        })
+    else {
+        return Ok(());
+    };
+    let repo = pawl_git::Repo::open(&ctx.root)?;
+    let now = repo.tree_hash()?.to_string();
+    if now == last {
+        return Ok(());
+    }
+    let paths: Vec<String> = repo
+        .changes_between(&last, &now)?
+        .into_iter()
+        .map(|c| c.path.display().to_string())
+        .collect();
+    store.append_event(
+        Some(run_id),
+        pawl_core::EventKind::UserChanges,
+        json!({"from": last, "tree": now, "paths": paths}),
+    )?;
+    Ok(())
+}
+
 pub fn user_fixed(ctx: &mut Ctx, args: &UserFixedArgs) -> CliResult<ExitCode> {
     let mut store = ctx.store()?;
     let run = ctx.open_run(&store)?;
@@ -202,6 +235,7 @@ pub fn user_fixed(ctx: &mut Ctx, args: &UserFixedArgs) -> CliResult<ExitCode> {
         }
     }
     let resolved = store.user_fixed(&run.id, args.notes.as_deref())?;
+    record_user_changes(ctx, &mut store, &run.id)?;
     let value = json!({"run": run.id, "resolved": resolved});
     ctx.emit(&value, || {
         let ids: Vec<&str> = resolved.iter().map(|b| b.id.as_str()).collect();

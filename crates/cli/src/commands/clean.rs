@@ -231,10 +231,19 @@ pub fn run(ctx: &mut Ctx, args: &CleanArgs) -> CliResult<ExitCode> {
     if !any_open {
         let ws = workspace(ctx);
         if let Some(room) = &ws.room {
-            let recheck = room
-                .file_name()
-                .map(|n| room.with_file_name(format!("{}-recheck", n.to_string_lossy())));
-            let candidates = [Some(room.clone()), recheck, Some(ws.hidden_logs())];
+            // The room and those beside it: the re-check's, the proof on the pre-run code's,
+            // the locked run's.
+            let beside = |suffix: &str| {
+                room.file_name()
+                    .map(|n| room.with_file_name(format!("{}-{suffix}", n.to_string_lossy())))
+            };
+            let candidates = [
+                Some(room.clone()),
+                beside("recheck"),
+                beside("base"),
+                beside("locked"),
+                Some(ws.hidden_logs()),
+            ];
             for dir in candidates.into_iter().flatten() {
                 if dir.is_dir() && dir.starts_with(room.parent().unwrap_or(room)) {
                     if !args.dry_run {

@@ -62,7 +62,8 @@ pub fn run(ctx: &mut Ctx, cmd: &GuardCommand) -> CliResult<ExitCode> {
     // `[run] must_not` is part of what a run's guard denies.
     let guard = pawl_core::must_not::guard_policy(&eff.config.guard, &eff.config.run.must_not);
     let policy = guard_host::policy(&guard, &guard_host::Host::current(&[]));
-    let gctx = context(ctx, true)?;
+    let mut gctx = context(ctx, true)?;
+    guard_host::SealedContext::of_config(&eff.config).apply(&mut gctx);
     let exp = pawl_guard::explain(&input, &gctx, &policy);
     let deny = exp.decision.is_deny();
     if explain {

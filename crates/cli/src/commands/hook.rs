@@ -702,24 +702,30 @@ fn guard(
                     }
                     .into());
                 }
-                Ok(store.run(run_id)?.settings.guard)
+                let settings = store.run(run_id)?.settings;
+                let context = guard_host::SealedContext::of(&settings);
+                Ok(settings.guard.map(|guard| (guard, context)))
             })
             .or_fail(run_id)?
-            .map(|guard| runs::GuardSnapshot {
+            .map(|(guard, context)| runs::GuardSnapshot {
                 guard,
                 pawl_binaries: Vec::new(),
+                context,
             }),
     };
     let snapshot = match snapshot {
         Some(g) => g,
-        None => runs::GuardSnapshot {
-            guard: Ctx::at(root.to_path_buf())
+        None => {
+            let config = Ctx::at(root.to_path_buf())
                 .config(&[])
                 .or_fail(run_id)?
-                .config
-                .guard,
-            pawl_binaries: Vec::new(),
-        },
+                .config;
+            runs::GuardSnapshot {
+                context: guard_host::SealedContext::of_config(&config),
+                guard: config.guard,
+                pawl_binaries: Vec::new(),
+            }
+        }
     };
     let host = guard_host::Host::current(&snapshot.pawl_binaries);
     let mut policy = guard_host::policy(&snapshot.guard, &host);
@@ -756,6 +762,7 @@ fn guard(
     g.tmpdir = std::env::var_os("TMPDIR").map(Into::into);
     g.fs = Arc::new(HostFs);
     g.scripts = Arc::new(HostFs);
+    snapshot.context.apply(&mut g);
     // The branch and git aliases matter only to git commands: skip two git calls otherwise.
     // Quotes and escapes removed first (`g''it`, `g\it`), and any ANSI-C string (`$'\x67it'`)
     // counts: a git command the guard sees without its branch would be denied for want of it.
@@ -802,8 +809,13 @@ fn guard(
             let reason = format!("pawl guard [{rule}]: {}", d.reason);
             let data = json!({"tool": call.tool(), "input": i, "rule": rule, "reason": d.reason,
                               "session": input.session_id});
+            // The same call denied again in a row in this session is reported to the user
+            // once (the agent is still told each time).
             let stored = open_store(root).and_then(|mut store| {
-                store.append_event(Some(run_id), EventKind::GuardDenied, data.clone())?;
+                let last = store.last_event(run_id, EventKind::GuardDenied)?;
+                if !guard_host::repeats_denial(last.as_ref().map(|e| &e.data), &data) {
+                    store.append_event(Some(run_id), EventKind::GuardDenied, data.clone())?;
+                }
                 Ok(())
             });
             // Inside a sandboxed step, or in a clone whose runs are in a store elsewhere: pawl

@@ -3,7 +3,8 @@
 //! the dashboard (pawl-serve; docs/serve.md). `--add DIR` registers a repository, and while a
 //! daemon already runs, that is all it does (the daemon follows the registry).
 //!
-//! `pawl dashboard`: a new one-time link to the running daemon's dashboard.
+//! `pawl dashboard`: a new one-time link to the running daemon's dashboard, opened in the
+//! browser through a page only the user can read (the link is on no command line).
 
 use std::io::Write as _;
 use std::net::IpAddr;
@@ -244,8 +245,12 @@ pub fn dashboard(args: &DashboardArgs, json: bool) -> CliResult<ExitCode> {
     if !args.print {
         match browser() {
             Some(program) => {
+                // The browser gets a page only the user can read, never the link itself: a
+                // command line is readable by every user in /proc.
+                let page = pawl_serve::write_redirect_page(&state, &link)
+                    .map_err(|e| CliError::Failed(e.to_string()))?;
                 let opened = pawl_process::Command::new(&program)
-                    .arg(&link)
+                    .arg(&page)
                     .timeout(std::time::Duration::from_secs(20))
                     .run();
                 if opened.as_ref().is_ok_and(|o| o.success()) {

@@ -138,6 +138,10 @@ fn nothing_to_check_is_a_usage_error() {
 fn a_repository_under_tmp_is_not_removable_through_the_tmp_allowance() {
     let env = TestEnv::new();
     env.write("src/lib.rs", "pub fn f() {}\n");
+    // Tracked: an untracked directory is removable inside the repository anyway (pawl's
+    // checkpoint keeps it), which is not what this regression is about.
+    env.git(&["add", "-A"]);
+    env.git(&["commit", "-q", "-m", "src"]);
     assert!(
         env.root().starts_with(std::env::temp_dir()),
         "the regression needs a repo under the temp dir"

@@ -245,6 +245,77 @@ fn arming_from_inside_a_session_binds_that_session() {
     assert_eq!(a["decision"], "block", "{a}");
 }
 
+/// Issue 36 point 3: the same call denied twice in a row in one session reaches the user once
+/// (one `guard_denied` event); the agent is told each time. Another call, or the same call in
+/// another session, is reported again.
+#[test]
+fn the_same_denial_in_a_row_is_reported_to_the_user_once() {
+    let env = project("", "");
+    let run = arm(&env, &[]);
+    hook(
+        &env,
+        "claude",
+        "session-start",
+        session_start(&env, "c1", "startup"),
+    );
+    let deny = |session: &str, command: &str| {
+        let d = hook(&env, "claude", "pre-tool-use", bash(&env, session, command));
+        assert_eq!(
+            d["hookSpecificOutput"]["permissionDecision"], "deny",
+            "{command}: {d}"
+        );
+    };
+    deny("c1", "git push origin HEAD");
+    deny("c1", "git push origin HEAD");
+    deny("c1", "git push origin HEAD");
+    assert_eq!(event_count(&env, &run, "guard_denied"), 1);
+    // Another call in between: the same call after it is reported again.
+    deny("c1", "rm -rf .git");
+    deny("c1", "git push origin HEAD");
+    assert_eq!(event_count(&env, &run, "guard_denied"), 3);
+}
+
+/// Issue 36 point 1: pawl keeps untracked files in a commit before every step, so removing an
+/// untracked directory is allowed — unless it holds a file git ignores (a `.env`, a local
+/// database), which no checkpoint keeps. Asked of the real repository by the hook.
+#[test]
+fn removing_an_untracked_directory_is_allowed_unless_it_holds_ignored_files() {
+    let env = project("", "");
+    let run = arm(&env, &[]);
+    hook(
+        &env,
+        "claude",
+        "session-start",
+        session_start(&env, "c1", "startup"),
+    );
+    std::fs::create_dir_all(env.root().join("frontend/src")).unwrap();
+    std::fs::write(env.root().join("frontend/src/app.js"), "x\n").unwrap();
+    std::fs::create_dir_all(env.root().join("scratch")).unwrap();
+    std::fs::write(env.root().join("scratch/local.db"), "x\n").unwrap();
+    let gitignore = env.root().join(".gitignore");
+    let mut text = std::fs::read_to_string(&gitignore).unwrap_or_default();
+    text.push_str("\n*.db\n");
+    std::fs::write(&gitignore, text).unwrap();
+    let decide = |command: &str| {
+        let d = hook(&env, "claude", "pre-tool-use", bash(&env, "c1", command));
+        d["hookSpecificOutput"]["permissionDecision"]
+            .as_str()
+            .unwrap_or("allow")
+            .to_string()
+            + " "
+            + d["hookSpecificOutput"]["permissionDecisionReason"]
+                .as_str()
+                .unwrap_or("")
+    };
+    assert!(decide("rm -rf frontend").starts_with("allow"));
+    let db = decide("rm -rf scratch");
+    assert!(db.starts_with("deny pawl guard [recursive-delete]"), "{db}");
+    assert!(db.contains("git ignores"), "{db}");
+    // Tracked files stay denied (their directory is the repository's).
+    assert!(decide("rm -rf .").starts_with("deny"));
+    assert_eq!(event_count(&env, &run, "guard_denied"), 2);
+}
+
 #[test]
 fn the_guard_denies_in_each_protocol_and_allows_plain_commands() {
     let env = project("", "");
@@ -1071,11 +1142,13 @@ fn editing_pawl_toml_during_a_run_does_not_loosen_its_guard() {
     );
     let answer = hook(&env, "claude", "pre-tool-use", push);
     assert!(denied(&answer), "{answer}");
+    // (Outside the repository: an untracked directory inside it is now removable anyway, the
+    // checkpoint keeping it.)
     let rm = hook(
         &env,
         "claude",
         "pre-tool-use",
-        bash(&env, "s1", "rm -rf src"),
+        bash(&env, "s1", "rm -rf /opt/projects"),
     );
     assert!(denied(&rm), "{rm}");
     // The file itself did change: `pawl guard check` (the user's tool, current configuration)
@@ -1358,4 +1431,193 @@ fn a_story_whose_worktree_cannot_be_read_is_denied_everything() {
             .unwrap();
         assert!(why.contains("fail closed"), "{why}");
     }
+}
+
+/// A session started in a linked worktree inside the repository (where Claude Code's
+/// `--worktree` makes them) while a run is armed in the main checkout: it works on the
+/// worktree's tree, so it is not that run's session — before, the walk up from its directory
+/// found the main checkout's marker and bound it to a run whose checks look at another tree.
+/// A session of the worktree's own run is found from the worktree's directory.
+#[test]
+fn a_session_in_a_linked_worktree_finds_the_worktree_s_run_not_the_main_checkout_s() {
+    let env = project("", "");
+    env.write(".gitignore", ".wt/\n");
+    env.git(&["add", "-A"]);
+    env.git(&["commit", "-q", "-m", "ignore worktrees"]);
+    let main_run = arm(&env, &[]);
+    let wt = env.root().join(".wt/side");
+    env.git(&[
+        "worktree",
+        "add",
+        "-q",
+        "-b",
+        "side",
+        &wt.display().to_string(),
+    ]);
+    let start_in = |session: &str| json!({"session_id": session, "transcript_path": "/t", "cwd": wt, "hook_event_name": "SessionStart", "source": "startup"});
+    let bound = |session: &str| -> i64 {
+        env.db()
+            .query_row(
+                "SELECT COUNT(*) FROM session_bindings WHERE session_id = ?1",
+                [session],
+                |r| r.get(0),
+            )
+            .unwrap()
+    };
+    assert_eq!(
+        hook(&env, "claude", "session-start", start_in("w1")),
+        json!({}),
+        "the main checkout's run took a session of the worktree"
+    );
+    assert_eq!(bound("w1"), 0);
+    // Its tools are not judged by the main checkout's run either.
+    let call = json!({"session_id": "w1", "cwd": wt, "hook_event_name": "PreToolUse", "tool_name": "Bash",
+                      "tool_input": {"command": "echo x > calc.py"}, "tool_use_id": "t1"});
+    assert_eq!(hook(&env, "claude", "pre-tool-use", call), json!({}));
+    assert_eq!(event_count(&env, &main_run, "guard_denied"), 0);
+    // The main checkout's own sessions still bind to it.
+    let a = hook(
+        &env,
+        "claude",
+        "session-start",
+        session_start(&env, "m1", "startup"),
+    );
+    assert!(
+        a["hookSpecificOutput"]["additionalContext"]
+            .as_str()
+            .is_some_and(|c| c.contains(&main_run)),
+        "{a}"
+    );
+    // A run armed in the worktree (pawl.toml is tracked; Claude Code reads the worktree's own
+    // settings, so the hooks go there) is found from there.
+    env.ok(&["-C", &wt.display().to_string(), "init", "--agent", "claude"]);
+    let r = env.ok(&[
+        "-C",
+        &wt.display().to_string(),
+        "run",
+        "--driver",
+        "session",
+        "make add() add",
+        "--json",
+        "--allow-dirty",
+    ]);
+    let wt_run = r.json()["run_id"].as_str().unwrap().to_string();
+    let a = hook(&env, "claude", "session-start", start_in("w2"));
+    assert!(
+        a["hookSpecificOutput"]["additionalContext"]
+            .as_str()
+            .is_some_and(|c| c.contains(&wt_run)),
+        "{a}"
+    );
+    let in_wt: String = rusqlite::Connection::open(wt.join(".pawl/pawl.db"))
+        .unwrap()
+        .query_row(
+            "SELECT run_id FROM session_bindings WHERE session_id = 'w2'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(in_wt, wt_run);
+    assert_eq!(bound("w2"), 0, "not the main checkout's");
+}
+
+/// Arming in a linked worktree where the agent's CLI will not load pawl's hooks — Codex reads
+/// a worktree's project hooks from the main checkout only; Claude Code reads the worktree's
+/// own settings, which it lacks when they are not tracked — is refused with where they must
+/// go, before anything is armed; once installed there, it arms.
+#[test]
+fn arming_in_a_linked_worktree_needs_the_hooks_where_the_agent_cli_loads_them() {
+    for agent in ["codex", "claude"] {
+        let env = TestEnv::new();
+        env.write("calc.py", CALC_BUG);
+        env.write("test_calc.py", TEST_CALC);
+        env.write(
+            "pawl.toml",
+            &format!("[agent]\nkind = \"{agent}\"\n\n[gates]\ntest = \"python3 -m unittest -q\"\n"),
+        );
+        env.write(".gitignore", ".pawl/\n.codex/\n.claude/\n");
+        env.git(&["add", "-A"]);
+        env.git(&["commit", "-q", "-m", "project"]);
+        let wt = env.dir.path().join("side");
+        let wt_s = wt.display().to_string();
+        env.git(&["worktree", "add", "-q", "-b", "side", &wt_s]);
+        // Codex: hooks installed in the worktree only (which Codex ignores). Claude: in the
+        // main checkout only (untracked: the worktree has none).
+        let installed_in = if agent == "codex" {
+            wt_s.clone()
+        } else {
+            env.root().display().to_string()
+        };
+        env.ok(&["-C", &installed_in, "init", "--agent", agent]);
+        let args = ["-C", &wt_s, "run", "--driver", "session", "make add() add"];
+        let r = env.pawl(&args);
+        assert_ne!(r.code, 0, "{agent}: armed without hooks\n{}", r.stdout);
+        let wanted = if agent == "codex" {
+            env.root().join(".codex/hooks.json")
+        } else {
+            wt.join(".claude/settings.json")
+        };
+        assert!(
+            r.stderr.contains("linked worktree")
+                && r.stderr.contains(&wanted.display().to_string()),
+            "{agent}: {}",
+            r.stderr
+        );
+        assert!(!wt.join(".pawl/session.json").exists(), "{agent}: armed");
+        // Installed where the CLI loads them: it arms.
+        let there = if agent == "codex" {
+            env.root().display().to_string()
+        } else {
+            wt_s.clone()
+        };
+        env.ok(&["-C", &there, "init", "--agent", agent]);
+        let r = env.ok(&args);
+        assert!(r.stdout.contains("armed"), "{agent}: {}", r.stdout);
+        assert!(wt.join(".pawl/session.json").exists());
+        if agent == "codex" {
+            // The worktree's own `.codex/` folder, without which Codex loads no project hooks.
+            assert!(wt.join(".codex").is_dir());
+        }
+    }
+}
+
+/// `pawl resume` of a session run in a linked worktree arms it again only where the agent's
+/// CLI will load pawl's hooks, as the first arming does.
+#[test]
+fn resuming_in_a_linked_worktree_needs_the_hooks_where_the_agent_cli_loads_them() {
+    let env = TestEnv::new();
+    env.write("calc.py", CALC_BUG);
+    env.write("test_calc.py", TEST_CALC);
+    env.write(
+        "pawl.toml",
+        "[agent]\nkind = \"codex\"\n\n[gates]\ntest = \"python3 -m unittest -q\"\n",
+    );
+    env.write(".gitignore", ".pawl/\n.codex/\n");
+    env.git(&["add", "-A"]);
+    env.git(&["commit", "-q", "-m", "project"]);
+    let wt = env.dir.path().join("side");
+    let wt_s = wt.display().to_string();
+    env.git(&["worktree", "add", "-q", "-b", "side", &wt_s]);
+    env.ok(&["init", "--agent", "codex"]);
+    let r = env.ok(&[
+        "-C",
+        &wt_s,
+        "run",
+        "--driver",
+        "session",
+        "make add() add",
+        "--json",
+    ]);
+    let run = r.json()["run_id"].as_str().unwrap().to_string();
+    env.ok(&["-C", &wt_s, "off"]);
+    assert!(!wt.join(".pawl/session.json").exists());
+    // The hooks leave the main checkout: a resumed session would run unguarded.
+    env.ok(&["init", "--remove", "--agent", "codex"]);
+    let r = env.pawl(&["-C", &wt_s, "resume", &run]);
+    assert_ne!(r.code, 0, "re-armed without hooks\n{}", r.stdout);
+    assert!(r.stderr.contains("linked worktree"), "{}", r.stderr);
+    assert!(!wt.join(".pawl/session.json").exists(), "re-armed");
+    env.ok(&["init", "--agent", "codex"]);
+    env.ok(&["-C", &wt_s, "resume", &run]);
+    assert!(wt.join(".pawl/session.json").exists());
 }

@@ -151,6 +151,21 @@ pub(crate) fn run_cli_with(
     extra: &[&str],
     timeout: Duration,
 ) -> CliRun {
+    run_cli_at(c, cli, bin, server, prompt, extra, &c.env.root(), timeout)
+}
+
+/// [`run_cli_with`] started in `dir` (a linked worktree of the case's repository).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn run_cli_at(
+    c: &Case,
+    cli: Cli,
+    bin: &Path,
+    server: &MockServer,
+    prompt: &str,
+    extra: &[&str],
+    dir: &Path,
+    timeout: Duration,
+) -> CliRun {
     let sandbox = c.env.dir.path().join("sandbox");
     let (home, tmp, codex_home) = (
         sandbox.join("home"),
@@ -232,9 +247,17 @@ plugins = false
 
 [projects."{}"]
 trust_level = "trusted"
-"#,
+{}"#,
                 server.base_url(),
-                root.display()
+                root.display(),
+                if dir == root {
+                    String::new()
+                } else {
+                    format!(
+                        "\n[projects.\"{}\"]\ntrust_level = \"trusted\"\n",
+                        dir.display()
+                    )
+                }
             );
             std::fs::write(codex_home.join("config.toml"), config).unwrap();
             env.push(("CODEX_HOME".into(), codex_home.display().to_string()));
@@ -249,7 +272,7 @@ trust_level = "trusted"
         .args(&args)
         .env_clear()
         .envs(env)
-        .current_dir(&root)
+        .current_dir(dir)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -504,6 +527,118 @@ fn unbound_never_blocked(cli: Cli) {
         // The hooks did run (and answered allow).
         assert!(r.stdout.contains("\"hook_event\":\"Stop\""), "{why}");
     }
+}
+
+/// A run armed in a linked worktree of the repository, another in the main checkout: a session
+/// started in the worktree — Codex loading the hooks from the main checkout's
+/// `.codex/hooks.json`, Claude Code from the worktree's own settings — is driven by the
+/// worktree's run (blocked while its test fails there, verified once fixed there), and the main
+/// checkout's run is left alone.
+fn a_worktree_session_is_driven_by_the_worktree_s_run(cli: Cli) {
+    let Some(bin) = find(cli) else { return };
+    let c = case(cli, Some("make add() add"), "");
+    let main_run = c.run.clone().unwrap();
+    let wt = c.env.dir.path().join("side");
+    let wt_s = wt.display().to_string();
+    c.env.git(&["worktree", "add", "-q", "-b", "side", &wt_s]);
+    let agent = match cli {
+        Cli::Claude => "claude",
+        Cli::Codex => "codex",
+    };
+    if cli == Cli::Claude {
+        // The main checkout's local settings are not the worktree's.
+        c.env.ok(&["-C", &wt_s, "init", "--agent", agent]);
+    }
+    // Codex: the hooks stay in the main checkout; arming gives the worktree the `.codex/`
+    // folder without which Codex 0.171 loads no project hooks there (measured: without it the
+    // session ran unguarded).
+    let armed = c.env.ok(&[
+        "-C",
+        &wt_s,
+        "run",
+        "--driver",
+        "session",
+        "make add() add",
+        "--allow-dirty",
+        "--json",
+    ]);
+    let wt_run = armed.json()["run_id"].as_str().unwrap().to_string();
+    if cli == Cli::Codex {
+        assert!(!wt.join(".codex/hooks.json").exists());
+    }
+    let server = MockServer::start(Scenario::new(vec![
+        Turn::text("Done."),
+        Turn::text("Fixing add().").with_tool(ToolCall::bash(FIX)),
+        Turn::text("Fixed: add() adds."),
+    ]))
+    .unwrap();
+    let r = run_cli_at(
+        &c,
+        cli,
+        &bin,
+        &server,
+        "make add() add",
+        &[],
+        &wt,
+        Duration::from_secs(240),
+    );
+    let why = describe(&r, &server);
+    assert_eq!(r.code, Some(0), "{why}");
+    let mains = server.main_requests();
+    let after_done = mains
+        .get(1)
+        .unwrap_or_else(|| panic!("no second request: the session ran unguarded\n{why}"));
+    let reason = after_done.user_texts.join("\n");
+    assert!(
+        reason.contains("test_add") && reason.contains("pawl"),
+        "blocked by the worktree's run: {reason}\n{why}"
+    );
+    let wt_db = rusqlite::Connection::open(wt.join(".pawl/pawl.db")).unwrap();
+    let (status, reason): (String, Option<String>) = wt_db
+        .query_row(
+            "SELECT status, stop_reason FROM runs WHERE id = ?1",
+            [&wt_run],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert_eq!(
+        (status.as_str(), reason.as_deref()),
+        ("done", Some("verified")),
+        "{why}"
+    );
+    assert!(
+        std::fs::read_to_string(wt.join("calc.py"))
+            .unwrap()
+            .contains("a + b")
+    );
+    // The main checkout's run: untouched, no session bound, its tree as it was.
+    assert_eq!(run_status(&c.env, &main_run).0, "active", "{why}");
+    let bound: i64 = c
+        .env
+        .db()
+        .query_row(
+            "SELECT COUNT(*) FROM session_bindings WHERE run_id = ?1",
+            [&main_run],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(bound, 0, "{why}");
+    assert!(
+        std::fs::read_to_string(c.env.root().join("calc.py"))
+            .unwrap()
+            .contains("a - b")
+    );
+    eprintln!("{cli:?} worktree session: {:?}", r.wall);
+}
+
+#[test]
+fn real_claude_in_a_linked_worktree_is_driven_by_the_worktree_s_run() {
+    a_worktree_session_is_driven_by_the_worktree_s_run(Cli::Claude);
+}
+
+#[test]
+fn real_codex_in_a_linked_worktree_is_driven_by_the_worktree_s_run() {
+    a_worktree_session_is_driven_by_the_worktree_s_run(Cli::Codex);
 }
 
 #[test]

@@ -198,13 +198,19 @@ fn serve_prints_its_ready_line_once_per_user_and_follows_added_repositories() {
     let link: Value = serde_json::from_str(link.stdout.trim()).unwrap();
     assert!(link["dashboard"].as_str().unwrap().starts_with(d.url()));
 
-    // Without --json, `pawl dashboard` opens the link with the user's browser ($BROWSER here: a
-    // stand-in that records what it was given).
+    // Without --json, `pawl dashboard` opens the dashboard with the user's browser ($BROWSER
+    // here: a stand-in that records what it was given and, while it runs, every process's
+    // command line — what any user of the machine can read in /proc).
     let opened = env.dir.path().join("opened");
+    let cmdlines = env.dir.path().join("cmdlines");
     let browser = env.dir.path().join("browser.sh");
     std::fs::write(
         &browser,
-        format!("#!/bin/sh\nprintf '%s' \"$1\" > '{}'\n", opened.display()),
+        format!(
+            "#!/bin/sh\nprintf '%s' \"$*\" > '{}'\nfor f in /proc/[0-9]*/cmdline; do tr '\\000' ' ' < \"$f\" 2>/dev/null; echo; done > '{}'\n",
+            opened.display(),
+            cmdlines.display()
+        ),
     )
     .unwrap();
     use std::os::unix::fs::PermissionsExt as _;
@@ -216,11 +222,52 @@ fn serve_prints_its_ready_line_once_per_user_and_follows_added_repositories() {
         "{}",
         out.stdout
     );
-    let link = std::fs::read_to_string(&opened).unwrap();
+    assert!(!out.stdout.contains("/auth?code="), "{}", out.stdout);
+    // The browser got a page only the user can read; the link is in it, not on its command line.
+    let given = std::fs::read_to_string(&opened).unwrap();
+    let seen = std::fs::read_to_string(&cmdlines).unwrap();
+    assert!(
+        !seen.contains("/auth?code="),
+        "a one-time link on a command line: {given}"
+    );
+    let page = PathBuf::from(&given);
+    assert!(
+        page.is_absolute() && page.starts_with(state_dir(&env)),
+        "{given}"
+    );
+    let mode = std::fs::metadata(&page).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o600, "{}", page.display());
+    let html = std::fs::read_to_string(&page).unwrap();
+    let link = html
+        .split("url=")
+        .nth(1)
+        .and_then(|r| r.split('"').next())
+        .unwrap()
+        .to_string();
     assert!(
         link.starts_with(d.url()) && link.contains("/auth?code="),
-        "{link}"
+        "{html}"
     );
+    let code = link.split("code=").nth(1).unwrap();
+    let seen = std::fs::read_to_string(&cmdlines).unwrap();
+    assert!(
+        seen.contains("browser.sh") && seen.contains("dashboard"),
+        "the scan saw the processes: {seen}"
+    );
+    assert!(
+        !seen.contains("/auth?code="),
+        "a one-time link on a command line: {seen}"
+    );
+    assert!(!seen.contains(code), "the one-time link on a command line");
+    assert!(
+        !seen.contains(&d.token()),
+        "the API token on a command line"
+    );
+    // The link in the page opens the dashboard, once.
+    let (status, _) = http("GET", &link, &[], None);
+    assert_eq!(status, 303);
+    let (status, _) = http("GET", &link, &[], None);
+    assert_eq!(status, 401);
     // --print: the link on stdout, nothing opened.
     std::fs::remove_file(&opened).unwrap();
     let out = env.pawl_env(
@@ -472,11 +519,30 @@ fn the_dashboard_follows_a_replay_run_live_and_stops_it_in_a_real_browser() {
     let id = runs["runs"][0]["id"].as_str().unwrap().to_string();
 
     let b = Browser::start(&chromium, &driver);
-    // The one-time link sets the cookie; the run page needs nothing else.
-    b.go(d.ready["dashboard"].as_str().unwrap());
+    // `pawl dashboard` hands the browser a page only the user can read (the link is on no
+    // command line); the browser follows it to the one-time link, which opens its session.
+    let opened = env.dir.path().join("opened");
+    let stand_in = env.dir.path().join("browser.sh");
+    std::fs::write(
+        &stand_in,
+        format!("#!/bin/sh\nprintf '%s' \"$1\" > '{}'\n", opened.display()),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::set_permissions(&stand_in, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let out = env.pawl_env(&["dashboard"], &[("BROWSER", stand_in.to_str().unwrap())]);
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    let page = std::fs::read_to_string(&opened).unwrap();
+    b.go(&format!("file://{page}"));
     wait_for_page(&b, "the runs page", || {
         b.count(&format!("#runs-table tr[data-run='{id}']")) == 1
     });
+    // The key left the address bar; the session cookie is not the page's to read.
+    assert_eq!(b.script("return location.href"), format!("{}/", d.url()));
+    assert_eq!(
+        b.script("return document.cookie.includes('pawl_session')"),
+        false
+    );
     b.screenshot("runs");
     b.go(&format!("{}/run?id={id}", d.url()));
     wait_for_page(&b, "iteration 1 on the run page", || {

@@ -96,6 +96,9 @@ pub trait Host {
         run_id: &str,
         stories: &[PlannedStory],
     ) -> Result<(), Self::Error>;
+    /// Session driver: the front end's own refusals before anything is checked or written,
+    /// knowing the agent the session is expected to be (`claude`, `codex`, `gemini`).
+    fn session_preflight(&mut self, agent: Option<&str>) -> Result<(), Self::Error>;
     /// Session driver: lets the session work without permission prompts when asked
     /// (`--autonomous`); the settings entries added.
     fn autonomous(&mut self) -> Result<Vec<String>, Self::Error>;
@@ -303,18 +306,24 @@ fn session<H: Host>(req: &StartRequest, host: &mut H) -> Result<Started, H::Erro
                 .into(),
         ).into());
     }
-    // Git rails, as for every run: a dirty tree is refused before anything is written (no state,
-    // no run, no marker) unless --allow-dirty; a protected branch gets the sandbox branch.
-    let repo = pawl_git::Repo::open(&req.root).map_err(StartError::from)?;
-    rails::check_clean(&repo, req.allow_dirty)?;
-    rails::preflight(&repo, config)?;
-    host.state_ready(Driver::Session)?;
     let agent = match config.agent.kind {
         pawl_core::config::AgentKind::Claude => Some("claude"),
         pawl_core::config::AgentKind::Codex => Some("codex"),
         pawl_core::config::AgentKind::Gemini => Some("gemini"),
         pawl_core::config::AgentKind::Command | pawl_core::config::AgentKind::Replay => None,
     };
+    let bound_agent = req
+        .current_session
+        .as_ref()
+        .map(|(a, _)| a.clone())
+        .or(agent.map(str::to_string));
+    host.session_preflight(bound_agent.as_deref())?;
+    // Git rails, as for every run: a dirty tree is refused before anything is written (no state,
+    // no run, no marker) unless --allow-dirty; a protected branch gets the sandbox branch.
+    let repo = pawl_git::Repo::open(&req.root).map_err(StartError::from)?;
+    rails::check_clean(&repo, req.allow_dirty)?;
+    rails::preflight(&repo, config)?;
+    host.state_ready(Driver::Session)?;
     let expected = pawl_core::spec::analyze(&req.goal, &host.facts()?).target_files;
     let seal = host.seal(config)?;
     let sealed_baseline = baseline(host, &seal, false)?;
@@ -347,11 +356,6 @@ fn session<H: Host>(req: &StartRequest, host: &mut H) -> Result<Started, H::Erro
             .map_err(StartError::from)?;
     }
     let autonomous = host.autonomous()?;
-    let bound_agent = req
-        .current_session
-        .as_ref()
-        .map(|(a, _)| a.clone())
-        .or(agent.map(str::to_string));
     let arming = store
         .arm_session(
             &run.id,

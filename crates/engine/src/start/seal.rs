@@ -39,6 +39,8 @@ pub struct SealInput<'a> {
     pub vault: Option<&'a Vault>,
     /// `[room] network`: the checks keep the machine's network.
     pub network: bool,
+    /// `[verify] runs`: how many times the deciding tests run on the locked tree.
+    pub runs: u32,
 }
 
 /// The seal of a new run (see the module's documentation).
@@ -96,6 +98,7 @@ pub fn seal(input: SealInput<'_>) -> Result<Seal, StartError> {
         git: None,
         goal_names: pawl_core::envfail::goal_names(input.goal),
         network: input.network,
+        runs: input.runs.max(1),
     };
     seal.tools = crate::baseline::tools_of(&seal, None);
     seal.git = seal
@@ -151,6 +154,7 @@ mod tests {
             pass_env: &[],
             vault: None,
             network: false,
+            runs: 3,
         }
     }
 

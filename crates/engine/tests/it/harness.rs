@@ -111,7 +111,7 @@ impl Verifier for Scripted {
             done: row.pass,
             outcome: None,
             proof: None,
-            findings: Vec::new(),
+            ..VerifyReport::default()
         })
     }
 }

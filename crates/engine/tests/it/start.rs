@@ -73,6 +73,7 @@ impl start::Host for Recorder {
             pass_env: &[],
             vault: None,
             network: false,
+            runs: config.verify.runs,
         })
     }
     fn workspace(&mut self) -> pawl_engine::Workspace {
@@ -91,6 +92,9 @@ impl start::Host for Recorder {
         _: &str,
         _: &[PlannedStory],
     ) -> Result<(), StartError> {
+        Ok(())
+    }
+    fn session_preflight(&mut self, _: Option<&str>) -> Result<(), StartError> {
         Ok(())
     }
     fn autonomous(&mut self) -> Result<Vec<String>, StartError> {

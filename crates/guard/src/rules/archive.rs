@@ -45,7 +45,10 @@ impl Walker<'_> {
                         stop_at_operand: false,
                     },
                 );
-                if !p.has(&["-l", "-t", "-v", "-p", "-c", "-z", "-Z", "-h", "--help"]) {
+                // Without an archive unzip prints its usage.
+                if !p.operands.is_empty()
+                    && !p.has(&["-l", "-t", "-v", "-p", "-c", "-z", "-Z", "-h", "--help"])
+                {
                     let dir = p.value(&["-d"]).cloned();
                     // `-:` keeps `../` in member names; without it unzip strips them.
                     let confined = !p.has(&["-:"]);

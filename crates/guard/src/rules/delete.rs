@@ -212,12 +212,21 @@ impl Walker<'_> {
                 );
             }
             if recursive && !is_lockfile(arg) {
-                if let Some(why) = self.allowance_refusal(shell, arg) {
+                if let Some(why) = self.allowance_refusal(shell, arg)
+                    && let Some(kept) = self.checkpoint_refusal(shell, arg)
+                {
+                    let more = if self.ctx.checkpointed {
+                        format!(
+                            ", and untracked directories pawl's checkpoint keeps (here: {kept})"
+                        )
+                    } else {
+                        String::new()
+                    };
                     return self.deny(
                         frame,
                         RuleId::RecursiveDelete,
                         format!(
-                            "{what} -r of `{}`: {why}; only build outputs, /tmp and $TMPDIR may be removed recursively",
+                            "{what} -r of `{}`: {why}; only build outputs, /tmp and $TMPDIR may be removed recursively{more}",
                             arg.text
                         ),
                     );

@@ -125,6 +125,16 @@ pub(crate) const DESTROY: &[(&str, &[&str])] = &[
     ("systemctl", &["poweroff", "reboot", "halt", "kexec", "isolate", "rescue", "emergency", "mask", "disable --now"]),
 ];
 
+/// [`DESTROY`] rows that remove only local containers and images: with `[sandbox] containers =
+/// true` (`Context::containers`) they are part of what pawl can undo (an image is pulled or
+/// built again), so they are allowed; volumes (which hold data) and prunes stay denied.
+const UNDONE_WITH_CONTAINERS: &[(&str, &str)] = &[
+    ("docker", "rm -f"),
+    ("docker", "rmi -f"),
+    ("podman", "rm -f"),
+    ("podman", "rmi -f"),
+];
+
 /// Cloud CLIs whose verbs are named like `delete-stack`, `terminate-instances`, `delete`:
 /// any operand that is such a verb destroys.
 #[rustfmt::skip]
@@ -237,6 +247,7 @@ impl Walker<'_> {
         for (name, words) in DESTROY {
             if *name == base
                 && let Some(what) = row_matches(words, args)
+                && !(self.ctx.containers && UNDONE_WITH_CONTAINERS.contains(&(base, what.as_str())))
             {
                 return self.deny(
                     frame,

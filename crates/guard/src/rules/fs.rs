@@ -53,7 +53,7 @@ fn glob_prefix(text: &str) -> &str {
 /// (`Dockerfile*`, `id_rsa*`) is not taken to mean them.
 const JUNK_EXTENSIONS: &[&str] = &[
     "orig", "rej", "bak", "old", "tmp", "temp", "swp", "swo", "log", "pyc", "pyo", "o", "obj",
-    "class", "out", "pid", "prof", "profraw", "gcda", "gcno", "dSYM",
+    "class", "out", "pid", "prof", "profraw", "gcda", "gcno", "dSYM", "so", "dylib", "dll", "pyd",
 ];
 
 /// Extensions of source and text files: a glob such as `src/*.rs` edits code, not a file
@@ -773,6 +773,109 @@ impl Walker<'_> {
         None
     }
 
+    /// Why removing `arg` recursively would lose what pawl's checkpoint does not keep; `None`
+    /// when it loses nothing of the kind: with [`crate::Context::checkpointed`], pawl keeps
+    /// the repository's untracked files in a commit before every step, so a directory (or a
+    /// glob) of the repository that holds no tracked file, no protected path and none of git's
+    /// or pawl's own state can be removed: it comes back from the checkpoint (docs/guard.md
+    /// "The principle"). Tracked files stay refused as before (`rm -rf src`).
+    pub(super) fn checkpoint_refusal(&self, shell: &Shell, arg: &Arg) -> Option<String> {
+        let not_kept = || Some("pawl's checkpoint does not keep it".to_owned());
+        // Only names the guard knows: a word that stands for a number or a command's output
+        // (`build-$$`, `$(whoami)`) could name a directory that holds tracked files.
+        if !self.ctx.checkpointed
+            || !arg.known
+            || arg.text.contains("..")
+            || arg.text.contains(['$', '`'])
+            || arg.text.contains(crate::words::SLASH_FREE)
+            || arg.text.contains(crate::words::SOME_NUMBER)
+        {
+            return not_kept();
+        }
+        // Every unknown answers "not kept" (`?` would answer "kept").
+        let Some(root) = self.anchors.repo_root.as_deref() else {
+            return not_kept();
+        };
+        let Some(absolute) = self.resolve(shell, &arg.text) else {
+            return not_kept();
+        };
+        let Ok(Some(absolute)) = self.unalias(shell, &absolute) else {
+            return not_kept();
+        };
+        let prefix = if arg.glob {
+            glob_prefix(&absolute)
+        } else {
+            absolute.as_str()
+        };
+        let Some(rel) = relative_to(&absolute, root) else {
+            return not_kept();
+        };
+        if !self.in_repo(prefix) || rel.is_empty() || rel == "." {
+            return not_kept();
+        }
+        let dotglob = self.dotglob_maybe(shell);
+        let git_or_pawl = |c: &str| {
+            c.eq_ignore_ascii_case(".git")
+                || c.eq_ignore_ascii_case(".pawl")
+                || (has_wildcard(c)
+                    && (c.starts_with('.') || dotglob)
+                    && (globs_may_overlap(c, ".git") || globs_may_overlap(c, ".pawl")))
+        };
+        if rel.split('/').any(git_or_pawl) {
+            return Some("it may reach git's or pawl's own state".to_owned());
+        }
+        // Only a component that starts with a literal `.` matches `.` or `..` (bash and zsh).
+        if rel.split('/').any(|c| {
+            c.starts_with('.')
+                && has_wildcard(c)
+                && (globs_may_overlap(c, "..") || globs_may_overlap(c, "."))
+        }) {
+            return Some("a glob component can match `..` or `.`".to_owned());
+        }
+        if self.holds_protected(prefix) {
+            return Some("it is or holds a protected path".to_owned());
+        }
+        let tracked = if arg.glob {
+            if arg.text.contains(['{', '(']) {
+                return not_kept();
+            }
+            let no_dot = !last_component(&absolute).starts_with('.') && !dotglob;
+            if let Some(p) = self.glob_may_be_protected(&absolute, no_dot, false) {
+                return Some(format!("the glob may match a protected path (`{p}`)"));
+            }
+            let Ok(glob) = GlobBuilder::new(rel)
+                .literal_separator(true)
+                .backslash_escape(true)
+                .build()
+            else {
+                return not_kept();
+            };
+            let m = glob.compile_matcher();
+            self.ctx
+                .tracked
+                .any_tracked_matching(&|dir: &str| m.is_match(dir), &|file: &str| m.is_match(file))
+        } else {
+            Some(self.ctx.tracked.is_tracked(rel) || self.ctx.tracked.has_tracked_under(rel))
+        };
+        if tracked != Some(false) {
+            return Some("it is or holds tracked files".to_owned());
+        }
+        // What git ignores is outside the checkpoint (`.env`, a local database): asked of the
+        // directory the glob's matches lie in, or of the directory itself.
+        if self.ctx.fs.holds_ignored(prefix) != Some(false) {
+            return Some(
+                "it may hold files git ignores, which pawl's checkpoint does not keep".to_owned(),
+            );
+        }
+        // A symbolic link on the way leads where the checkpoint does not reach.
+        if let Some(real) = self.real_path(prefix, arg.glob || arg.text.ends_with('/'))
+            && (!self.in_repo(&real) || self.holds_protected(&real))
+        {
+            return Some(format!("it leads through a symbolic link to `{real}`"));
+        }
+        None
+    }
+
     /// Whether `name` (a last path component, maybe a glob) names an allowance directory:
     /// `node_modules`, `__pycache__`, `*.egg-info`.
     fn is_allowance_name(&self, name: &str) -> bool {
@@ -1046,6 +1149,13 @@ impl Walker<'_> {
     /// Judges a non-recursive removal of the glob `arg`; `Ok(n)`: it may remove `n` tracked
     /// files (0, 1 or 2 for "more than one").
     pub(super) fn glob_delete(&self, shell: &Shell, arg: &Arg) -> Result<usize, (RuleId, String)> {
+        self.glob_files(shell, arg, false)
+    }
+
+    /// [`Walker::glob_delete`] for files written (`edit`: a copy's destination glob writes
+    /// files named like its sources, so a source or text extension is as telling as a junk
+    /// one: `*.ts` is not the key an open protected glob such as `id_rsa*` is meant for).
+    fn glob_files(&self, shell: &Shell, arg: &Arg, edit: bool) -> Result<usize, (RuleId, String)> {
         if self.in_allowance(shell, arg) {
             return Ok(0);
         }
@@ -1087,7 +1197,7 @@ impl Walker<'_> {
             ));
         }
         let no_dot = !last.starts_with('.') && !self.dotglob_maybe(shell);
-        if let Some(protected) = self.glob_may_be_protected(&absolute, no_dot, false) {
+        if let Some(protected) = self.glob_may_be_protected(&absolute, no_dot, edit) {
             return Err((
                 RuleId::ProtectedPath,
                 format!(
@@ -1226,7 +1336,11 @@ impl Walker<'_> {
                 }
                 return Continue(());
             }
-            if !self.in_allowance(shell, arg) {
+            // A glob over one directory of the repository that can match no protected path and
+            // no tracked file (as `rm` of a glob is judged): it writes only untracked files, as
+            // a plain `cp a b` may.
+            if !self.in_allowance(shell, arg) && !matches!(self.glob_files(shell, arg, true), Ok(0))
+            {
                 self.deny(
                     frame,
                     RuleId::NotStatic,

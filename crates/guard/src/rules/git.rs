@@ -1460,7 +1460,10 @@ impl Walker<'_> {
                         "--recurse-submodules", "--ignore-skip-worktree-bits",
                     ],
                 });
-                let worktree = p.has(&["-W", "--worktree"]) || !p.has(&["-S", "--staged"]);
+                // Without a pathspec git restores nothing ("you must specify path(s)").
+                let nothing = p.operands.is_empty() && !p.has(&["--pathspec-from-file"]);
+                let worktree =
+                    !nothing && (p.has(&["-W", "--worktree"]) || !p.has(&["-S", "--staged"]));
                 let risky = p.has(&["-p", "--patch", "--pathspec-from-file", "-s", "--source"]);
                 if worktree && (risky || !self.named_repo_files(&p.operands, shell)) {
                     self.deny(

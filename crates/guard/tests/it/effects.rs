@@ -99,3 +99,34 @@ fn a_container_mounting_the_working_tree_needs_the_sandbox_setting() {
         assert!(d.is_deny(), "{host}: {d:?}");
     }
 }
+
+#[test]
+fn removing_local_containers_and_images_needs_the_sandbox_setting_and_volumes_stay_denied() {
+    let mut ctx = corpus_context();
+    let judge = |ctx: &pawl_guard::Context, cmd: &str| {
+        evaluate(&Input::shell(cmd), ctx, &Policy::default())
+    };
+    for cmd in [
+        "docker rm -f gemini-telemetry-collector",
+        "docker rmi -f app:test",
+    ] {
+        let d = judge(&ctx, cmd);
+        assert_eq!(d.rule, Some(RuleId::InfraDestroy), "{cmd}: {d:?}");
+    }
+    ctx.containers = true;
+    for cmd in [
+        "docker rm -f gemini-telemetry-collector || true",
+        "docker rmi -f app:test",
+    ] {
+        assert!(judge(&ctx, cmd).is_allow(), "{cmd}");
+    }
+    // A volume holds data (a database), a prune removes what other projects built.
+    for cmd in [
+        "docker volume rm pgdata",
+        "docker system prune -af --volumes",
+        "docker volume prune -f",
+    ] {
+        let d = judge(&ctx, cmd);
+        assert_eq!(d.rule, Some(RuleId::InfraDestroy), "{cmd}: {d:?}");
+    }
+}

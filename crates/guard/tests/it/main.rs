@@ -1,12 +1,14 @@
 //! The guard's integration tests: the shared corpus, trick classes beyond
 //! it, and properties (no panic, bounded time) on hostile input.
 
+mod checkpoint;
 mod corpus;
 mod effects;
 mod exec_bypasses;
 mod families;
 mod fs_bypasses;
 mod git_bypasses;
+mod ignored;
 mod props;
 mod reach;
 mod regressions;

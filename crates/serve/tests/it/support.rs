@@ -174,12 +174,19 @@ impl Daemon {
 
     /// Opens an event stream; `headers` come after the token.
     pub fn stream(&self, path: &str, headers: &[(&str, &str)]) -> Stream {
+        let auth = format!("Bearer {}", self.token);
+        let mut all = vec![("Authorization", auth.as_str())];
+        all.extend_from_slice(headers);
+        self.stream_as(path, &all)
+    }
+
+    /// Opens an event stream with these headers only (no token unless given).
+    pub fn stream_as(&self, path: &str, headers: &[(&str, &str)]) -> Stream {
         let mut s = TcpStream::connect(self.host()).unwrap();
         s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
         let mut req = format!(
-            "GET {path} HTTP/1.1\r\nHost: {}\r\nAuthorization: Bearer {}\r\nAccept: text/event-stream\r\n",
+            "GET {path} HTTP/1.1\r\nHost: {}\r\nAccept: text/event-stream\r\n",
             self.host(),
-            self.token
         );
         for (k, v) in headers {
             req.push_str(&format!("{k}: {v}\r\n"));

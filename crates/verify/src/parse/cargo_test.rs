@@ -32,6 +32,10 @@ pub(crate) fn parse(text: &str) -> Option<TestSummary> {
             && let Some(name) = rest.strip_suffix(" ... FAILED")
         {
             s.add_failing(name);
+        } else if let Some(name) = terse_failure(line) {
+            // `cargo test -q` (libtest's terse format) names only its failures.
+            tests.add(&test_id(name), TestStatus::Failed);
+            s.add_failing(name);
         }
     }
     if !seen_result {
@@ -60,6 +64,13 @@ pub(crate) fn parse(text: &str) -> Option<TestSummary> {
         break;
     }
     Some(s)
+}
+
+/// `tests::bad --- FAILED`: a failure in libtest's terse format (`-q`), which prints a dot or
+/// an `i` for the other tests.
+fn terse_failure(line: &str) -> Option<&str> {
+    let name = line.strip_suffix(" --- FAILED")?.trim();
+    (!name.is_empty() && !name.starts_with('-') && !name.contains(" ... ")).then_some(name)
 }
 
 /// `test tests::adds ... ok` → `("tests::adds", Passed)`; `... FAILED`, `... ignored` and
@@ -118,6 +129,19 @@ mod tests {
                 ("c", TestStatus::Skipped)
             ]
         );
+    }
+
+    /// Recorded from `cargo test -q` (Rust 1.95): dots, `i` for ignored, failures by name.
+    #[test]
+    fn quiet_output_names_its_failures_only() {
+        let text = "\nrunning 3 tests\ntests::bad --- FAILED\ni.\nfailures:\n\n---- tests::bad stdout ----\n\nthread 'tests::bad' (2779) panicked at src/lib.rs:7:9:\nassertion `left == right` failed\n  left: 1\n right: 2\nnote: run with `RUST_BACKTRACE=1` environment variable to display a backtrace\n\n\nfailures:\n    tests::bad\n\ntest result: FAILED. 1 passed; 1 failed; 1 ignored; 0 measured; 0 filtered out; finished in 0.00s\n";
+        let s = parse(text).unwrap();
+        assert_eq!((s.passed, s.failed, s.skipped), (1, 1, 1));
+        assert_eq!(s.failing, ["tests::bad"]);
+        let ids: Vec<(&str, TestStatus)> =
+            s.tests.iter().map(|t| (t.id.as_str(), t.status)).collect();
+        assert_eq!(ids, [("tests::bad", TestStatus::Failed)]);
+        assert!(s.first_failure.unwrap().contains("left: 1"));
     }
 
     #[test]

@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Deserialize;
 
-use super::{MAX_TESTS, Runner, TestList, TestStatus, TestSummary};
+use super::{IdCoverage, MAX_TESTS, Runner, TestList, TestStatus, TestSummary};
 
 #[derive(Deserialize)]
 #[serde(rename_all = "PascalCase")]
@@ -172,8 +172,11 @@ fn parse_plain(text: &str) -> Option<TestSummary> {
     let mut tests = TestList::default();
     // A package's tests print before its `ok`/`FAIL` line, which names the package.
     let mut pending: Vec<(String, TestStatus)> = Vec::new();
+    // `-v` prints `=== RUN` before every test; without it only failures are printed.
+    let mut verbose = false;
     for line in text.lines() {
         let t = line.trim();
+        verbose |= t.starts_with("=== RUN ");
         if let Some(rest) = t.strip_prefix("--- FAIL: ") {
             any = true;
             let name = pend(&mut pending, rest, TestStatus::Failed);
@@ -231,6 +234,12 @@ fn parse_plain(text: &str) -> Option<TestSummary> {
         }
     }
     s.tests = tests.into_vec();
+    if !verbose {
+        // Passing tests are neither named nor counted: the counts are only the failures'.
+        s.ids = IdCoverage::FailuresOnly {
+            named: u64::try_from(s.tests.len()).unwrap_or(u64::MAX),
+        };
+    }
     Some(s)
 }
 

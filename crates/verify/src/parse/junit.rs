@@ -28,7 +28,7 @@ pub(crate) fn parse(text: &str, runner: Runner) -> Option<TestSummary> {
     let mut s = TestSummary::new(runner);
     let mut tests = TestList::default();
     for suite in &suites.suites {
-        add_suite(&mut s, &mut tests, suite, 0);
+        add_suite(&mut s, &mut tests, suite, runner, 0);
     }
     s.tests = tests.into_vec();
     Some(s)
@@ -94,12 +94,23 @@ fn suite_depth(xml: &str) -> usize {
     max
 }
 
-fn add_suite(s: &mut TestSummary, tests: &mut TestList, suite: &TestSuite, depth: usize) {
+fn add_suite(
+    s: &mut TestSummary,
+    tests: &mut TestList,
+    suite: &TestSuite,
+    runner: Runner,
+    depth: usize,
+) {
     if depth > MAX_DEPTH {
         return;
     }
     for case in &suite.cases {
-        let id = case_id(case);
+        let node_id = (runner == Runner::Pytest)
+            .then(|| pytest_node_id(case))
+            .flatten();
+        let id = node_id.clone().unwrap_or_else(|| case_id(case));
+        // pytest's failures are named as its console names them, by node id, when known.
+        let name = node_id.as_deref().unwrap_or(&case.name);
         match &case.status {
             junit_parser::TestStatus::Success => {
                 s.passed = s.passed.saturating_add(1);
@@ -117,16 +128,16 @@ fn add_suite(s: &mut TestSummary, tests: &mut TestList, suite: &TestSuite, depth
             }
             junit_parser::TestStatus::Failure(f) => {
                 tests.add(&id, TestStatus::Failed);
-                fail(s, &case.name, &f.message, &f.text);
+                fail(s, name, &f.message, &f.text);
             }
             junit_parser::TestStatus::Error(e) => {
                 tests.add(&id, TestStatus::Failed);
-                fail(s, &case.name, &e.message, &e.text);
+                fail(s, name, &e.message, &e.text);
             }
         }
     }
     for inner in &suite.suites {
-        add_suite(s, tests, inner, depth.saturating_add(1));
+        add_suite(s, tests, inner, runner, depth.saturating_add(1));
     }
 }
 
@@ -144,6 +155,34 @@ fn case_id(case: &TestCase) -> String {
         Some(class) if !class.is_empty() => format!("{class}.{name}"),
         _ => name.to_owned(),
     }
+}
+
+/// pytest's node id (`tests/test_x.py::TestC::test_b[p 1]`) from a report of the xunit1 family
+/// (the one pawl asks for, see [`super::ids`]), whose `file` attribute names the test's file:
+/// the classname is that file's dotted module followed by the classes. A test inherited from a
+/// class in another file has its base's file there, not its own: `None`, and it keeps the
+/// `classname.name` id. A collection error is the file, as pytest's console names it.
+fn pytest_node_id(case: &TestCase) -> Option<String> {
+    let file = case.file.as_deref()?.trim();
+    let module = file.strip_suffix(".py")?.replace(['/', '\\'], ".");
+    let class = case.classname.as_deref().unwrap_or("").trim();
+    let name = case.original_name.trim();
+    if class.is_empty() {
+        return (name == module).then(|| file.to_owned());
+    }
+    let classes = if class == module {
+        ""
+    } else {
+        class.strip_prefix(&module)?.strip_prefix('.')?
+    };
+    let mut id = file.to_owned();
+    for c in classes.split('.').filter(|c| !c.is_empty()) {
+        id.push_str("::");
+        id.push_str(c);
+    }
+    id.push_str("::");
+    id.push_str(name);
+    Some(id)
 }
 
 fn fail(s: &mut TestSummary, name: &str, message: &str, text: &str) {
@@ -189,6 +228,41 @@ mod tests {
                 ("C.later", TestStatus::Skipped)
             ]
         );
+    }
+
+    #[test]
+    fn pytest_xunit1_reports_give_node_ids() {
+        // Recorded from pytest 8.4 with `--junitxml=... -o junit_family=xunit1` (bodies cut).
+        let xml = r#"<?xml version="1.0" encoding="utf-8"?><testsuites name="pytest tests"><testsuite name="pytest" errors="0" failures="1" skipped="1" tests="5">
+<testcase classname="tests.test_a" name="test_ok" file="tests/test_a.py" line="1" time="0.001" />
+<testcase classname="tests.test_a" name="test_bad" file="tests/test_a.py" line="2" time="0.000"><failure message="assert 0">E   assert 0</failure></testcase>
+<testcase classname="tests.test_a" name="test_skip" file="tests/test_a.py" line="3" time="0.000"><skipped type="pytest.skip" message="unconditional skip">skip</skipped></testcase>
+<testcase classname="tests.test_a.TestC" name="test_p[1]" file="tests/test_a.py" line="6" time="0.000" />
+<testcase classname="tests.test_inh.TestD" name="test_p[1]" file="tests/test_a.py" line="6" time="0.000" />
+<testcase classname="" name="tests.sub.test_err" file="tests/sub/test_err.py" time="0.000"><error message="collection failure">ImportError</error></testcase>
+</testsuite></testsuites>"#;
+        let s = parse(xml, Runner::Pytest).unwrap();
+        let ids: Vec<(&str, TestStatus)> =
+            s.tests.iter().map(|t| (t.id.as_str(), t.status)).collect();
+        assert_eq!(
+            ids,
+            [
+                ("tests/test_a.py::test_ok", TestStatus::Passed),
+                ("tests/test_a.py::test_bad", TestStatus::Failed),
+                ("tests/test_a.py::test_skip", TestStatus::Skipped),
+                ("tests/test_a.py::TestC::test_p[1]", TestStatus::Passed),
+                // Inherited from tests/test_a.py: its own file is not in the report.
+                ("tests.test_inh.TestD.test_p[1]", TestStatus::Passed),
+                ("tests/sub/test_err.py", TestStatus::Failed),
+            ]
+        );
+        assert_eq!(
+            s.failing,
+            ["tests/test_a.py::test_bad", "tests/sub/test_err.py"]
+        );
+        // Other runners' reports keep `classname.name`, whatever attributes they carry.
+        let j = parse(xml, Runner::Junit).unwrap();
+        assert_eq!(j.tests[0].id, "tests.test_a.test_ok");
     }
 
     #[test]

@@ -1,4 +1,5 @@
-//! pytest's console output: the closing line (`=== 1 failed, 2 passed, 1 skipped in 0.05s ===`)
+//! pytest's console output: the closing line (`=== 1 failed, 2 passed, 1 skipped in 0.05s ===`,
+//! unframed with `-q`)
 //! and the short test summary (`FAILED file.py::test - message`, shown by default for failures
 //! and errors, and for every outcome with `-rA`). JUnit XML (`--junitxml`) goes to the JUnit parser.
 
@@ -124,16 +125,48 @@ fn is_node_id(id: &str) -> bool {
     !id.is_empty() && !id.starts_with('[') && (id.contains("::") || id.ends_with(".py"))
 }
 
-/// `1 failed, 2 passed in 0.05s` from a `=====` framed closing line.
+/// `1 failed, 2 passed in 0.05s` from the closing line: framed by `=====`, or bare as `-q`
+/// prints it. A bare line must be nothing but counts with pytest's own labels and a duration,
+/// so that ordinary output is not taken for it.
 fn closing_line(t: &str) -> Option<&str> {
-    let inner = t
-        .strip_prefix('=')?
-        .trim_start_matches('=')
-        .trim_end_matches('=')
-        .trim();
+    let Some(framed) = t.strip_prefix('=') else {
+        return bare_closing_line(t);
+    };
+    let inner = framed.trim_start_matches('=').trim_end_matches('=').trim();
     let (list, _) = inner.rsplit_once(" in ")?;
     let first = list.split_whitespace().next()?;
     (first.parse::<u64>().is_ok() || list.starts_with("no tests ran")).then_some(list)
+}
+
+/// The labels of pytest's closing line.
+const CLOSING_LABELS: &[&str] = &[
+    "passed",
+    "failed",
+    "error",
+    "errors",
+    "skipped",
+    "xfailed",
+    "xpassed",
+    "deselected",
+    "warning",
+    "warnings",
+    "rerun",
+];
+
+fn bare_closing_line(t: &str) -> Option<&str> {
+    let (list, time) = t.rsplit_once(" in ")?;
+    // `0.05s`, `61.20s (0:01:01)`.
+    let secs = time.split_whitespace().next()?.strip_suffix('s')?;
+    secs.parse::<f64>().ok()?;
+    if list == "no tests ran" {
+        return Some(list);
+    }
+    let all_counts = list.split(", ").all(|piece| {
+        piece
+            .split_once(' ')
+            .is_some_and(|(n, label)| n.parse::<u64>().is_ok() && CLOSING_LABELS.contains(&label))
+    });
+    all_counts.then_some(list)
 }
 
 /// The `E   ...` lines of the section whose header (`____ name ____` or
@@ -170,6 +203,25 @@ mod tests {
         let s = parse("collected 3 items\n\nt.py ...                [100%]\n\n============================== 3 passed in 0.01s ===============================\n").unwrap();
         assert_eq!((s.passed, s.failed, s.skipped), (3, 0, 0));
         assert!(s.first_failure.is_none());
+    }
+
+    /// `pytest -q` prints its closing line without the frame: without reading it, a `-q` gate
+    /// had neither counts nor ids.
+    #[test]
+    fn quiet_closing_line_is_read_and_ordinary_output_is_not() {
+        let s = parse(".F.s\n\nFAILED tests/t.py::test_b - assert 0\n1 failed, 2 passed, 1 skipped, 1 xfailed in 0.03s\n").unwrap();
+        assert_eq!((s.passed, s.failed, s.skipped), (2, 1, 2));
+        assert_eq!(s.failing, ["tests/t.py::test_b"]);
+        let slow = parse("....\n4 passed, 2 warnings in 61.20s (0:01:01)\n").unwrap();
+        assert_eq!(slow.passed, 4);
+        for other in [
+            "3 apples in 2s",
+            "we ran 3 passed in 2s",
+            "3 passed in the end",
+            "1 failed, then 2 passed in 0.1s",
+        ] {
+            assert!(parse(other).is_none(), "{other}");
+        }
     }
 
     #[test]

@@ -153,7 +153,7 @@ fn python_poetry_with_pytest_ruff_mypy() {
     assert_eq!(d.selected.as_deref(), Some("python"));
     assert_eq!(
         d.commands.test.as_deref(),
-        Some("poetry run python -m pytest -rA --junitxml={report}")
+        Some("poetry run python -m pytest -rA")
     );
     insta::assert_snapshot!(both(&d));
 }
@@ -174,7 +174,7 @@ fn python_plain_uses_unittest_and_uv_when_locked() {
     let d = detect_in(dir.path(), &[]);
     assert_eq!(
         d.commands.test.as_deref(),
-        Some("uv run python -m pytest -rA --junitxml={report}")
+        Some("uv run python -m pytest -rA")
     );
 }
 

@@ -7,6 +7,7 @@
 mod backup;
 mod detection;
 mod evidence;
+mod ids;
 mod no_panics;
 mod parsers;
 mod protect;

@@ -1,0 +1,63 @@
+//! Recursive deletes the checkpoint can undo (`Context::checkpointed`): the rows of
+//! `tests/data/checkpoint.tsv`, and the cautious rule without the checkpoint or without
+//! knowing what git ignores.
+
+use std::sync::Arc;
+
+use pawl_guard::{Context, Decision, Input, Policy, RuleId, evaluate};
+
+use crate::ignored::Ignored;
+use crate::support::corpus_context;
+use crate::unescape::unescape;
+
+fn checkpointed() -> Context {
+    let mut ctx = corpus_context();
+    ctx.checkpointed = true;
+    ctx.fs = Arc::new(Ignored);
+    ctx
+}
+
+fn decide_in(ctx: &Context, command: &str) -> Decision {
+    evaluate(&Input::shell(command), ctx, &Policy::default())
+}
+
+#[test]
+fn the_checkpoint_undoes_removing_untracked_directories_and_nothing_else() {
+    let text = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/checkpoint.tsv"),
+    )
+    .unwrap();
+    let ctx = checkpointed();
+    let mut wrong = Vec::new();
+    let mut rows = 0;
+    for line in text
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.is_empty())
+    {
+        let (expect, command) = line.split_once('\t').unwrap();
+        let command = unescape(command);
+        let d = decide_in(&ctx, &command);
+        rows += 1;
+        if (expect == "deny") != d.is_deny() {
+            wrong.push(format!("{expect}\t{command}\t{d:?}"));
+        }
+    }
+    assert!(rows > 40, "{rows} rows");
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
+fn without_the_checkpoint_or_the_ignored_files_the_cautious_rule_holds() {
+    let plain = corpus_context();
+    let d = decide_in(&plain, "rm -rf frontend");
+    assert_eq!(d.rule, Some(RuleId::RecursiveDelete), "{d:?}");
+    assert!(!d.reason.contains("checkpoint"), "{}", d.reason);
+    // The checkpoint on, but nothing says what git ignores there: denied, and the reason says
+    // why the checkpoint does not cover it.
+    let mut blind = corpus_context();
+    blind.checkpointed = true;
+    let d = decide_in(&blind, "rm -rf frontend");
+    assert_eq!(d.rule, Some(RuleId::RecursiveDelete), "{d:?}");
+    assert!(d.reason.contains("git ignores"), "{}", d.reason);
+    assert!(decide_in(&checkpointed(), "rm -rf frontend").is_allow());
+}

@@ -1,0 +1,42 @@
+//! What the corpus repository ignores, for tests and the figures bench (which includes this
+//! file by path): `.env` at its top, the conventional ignored directories and a local database.
+//! No symbolic links.
+
+pub struct Ignored;
+
+const IGNORED: &[&str] = &[
+    ".env",
+    "target",
+    "node_modules",
+    "vendor",
+    ".venv",
+    "venv",
+    "dist",
+    "build",
+    ".cache",
+    "data/local.db",
+];
+
+impl pawl_guard::FileSystemView for Ignored {
+    fn resolve_links(&self, _path: &str) -> Option<String> {
+        None
+    }
+
+    fn holds_ignored(&self, path: &str) -> Option<bool> {
+        let rel = path.strip_prefix("/home/dev/repo")?;
+        if !(rel.is_empty() || rel.starts_with('/')) {
+            return None;
+        }
+        let rel = rel.trim_start_matches('/');
+        let within = |i: &str| {
+            rel.is_empty()
+                || i == rel
+                || i.starts_with(&format!("{rel}/"))
+                || rel.starts_with(&format!("{i}/"))
+        };
+        Some(
+            IGNORED.iter().any(|i| within(i))
+                || rel.split('/').any(|c| c == "node_modules" || c == ".venv"),
+        )
+    }
+}

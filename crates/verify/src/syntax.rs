@@ -1,0 +1,223 @@
+//! Parsed code: one parser layer for the verification of issues 32–34.
+//!
+//! Every function here is pure: it takes source text the caller read and returns plain data. The
+//! grammars are tree-sitter's for Python, JavaScript, TypeScript (and TSX), Go, Rust and Bash (the
+//! shell: POSIX `sh` scripts parse with it too). A source that does not parse cleanly still gives a
+//! tree; its error sites are reported ([`Parsed::errors`]), never a panic.
+//!
+//! - [`inline`]: the test items that live inside source files (Rust `#[cfg(test)]` modules,
+//!   `#[test]` functions and doc tests, Python doctests, vitest's in-source tests), and
+//!   [`inline::restore_inline_tests`], which puts the baseline's items back into a final source
+//!   item by item, by span.
+//! - [`probe`]: the literal calls a test makes (`assert f(2, 3) == 5` and its kin in every
+//!   language, table-driven cases included), and the tests that are not call-shaped, with why.
+//! - [`screen`]: the screen on the syntax of a change (rules as data per language, in
+//!   `syntax/rules/*.toml`).
+//! - [`literal`]: [`Literal`], the plain data that tests compare with (numbers, strings, booleans,
+//!   null, lists and maps of these).
+
+pub mod inline;
+pub mod literal;
+pub mod probe;
+pub mod screen;
+mod walk;
+
+use std::borrow::Cow;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+use tree_sitter::{Node, Parser, Tree};
+
+pub use inline::{InlineItem, InlineKind, RestoreError, inline_test_items, restore_inline_tests};
+pub use literal::Literal;
+pub use probe::{NotProbed, Probe, Probes, extract_probes};
+pub use screen::{SyntaxFinding, screen, screen_data};
+
+/// The languages pawl parses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Lang {
+    Python,
+    JavaScript,
+    /// `.ts`, `.mts`, `.cts`: the TypeScript grammar (type assertions `<T>x` parse).
+    TypeScript,
+    /// `.tsx`: the TSX grammar (JSX and types).
+    Tsx,
+    Go,
+    Rust,
+    /// POSIX sh and Bash scripts, through the Bash grammar.
+    Shell,
+}
+
+impl Lang {
+    /// The language of a file by its name: the extension, or the name of a shell script without
+    /// one is not guessed (`None`). Declaration files (`.d.ts`) are TypeScript.
+    pub fn of_path(path: &Path) -> Option<Lang> {
+        let ext = path.extension()?.to_str()?.to_ascii_lowercase();
+        Some(match ext.as_str() {
+            "py" | "pyi" => Lang::Python,
+            "js" | "mjs" | "cjs" | "jsx" => Lang::JavaScript,
+            "ts" | "mts" | "cts" => Lang::TypeScript,
+            "tsx" => Lang::Tsx,
+            "go" => Lang::Go,
+            "rs" => Lang::Rust,
+            "sh" | "bash" | "bats" => Lang::Shell,
+            _ => return None,
+        })
+    }
+
+    /// A short lowercase name (`python`, `javascript`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            Lang::Python => "python",
+            Lang::JavaScript => "javascript",
+            Lang::TypeScript => "typescript",
+            Lang::Tsx => "tsx",
+            Lang::Go => "go",
+            Lang::Rust => "rust",
+            Lang::Shell => "shell",
+        }
+    }
+
+    /// JavaScript, TypeScript or TSX: one set of rules and extractors serves the three.
+    pub fn is_js_family(self) -> bool {
+        matches!(self, Lang::JavaScript | Lang::TypeScript | Lang::Tsx)
+    }
+
+    fn grammar(self) -> tree_sitter::Language {
+        match self {
+            Lang::Python => tree_sitter_python::LANGUAGE.into(),
+            Lang::JavaScript => tree_sitter_javascript::LANGUAGE.into(),
+            Lang::TypeScript => tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
+            Lang::Tsx => tree_sitter_typescript::LANGUAGE_TSX.into(),
+            Lang::Go => tree_sitter_go::LANGUAGE.into(),
+            Lang::Rust => tree_sitter_rust::LANGUAGE.into(),
+            Lang::Shell => tree_sitter_bash::LANGUAGE.into(),
+        }
+    }
+}
+
+/// A byte range of a source, with its 1-based first and last lines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Span {
+    pub start: usize,
+    pub end: usize,
+    pub line: usize,
+    pub end_line: usize,
+}
+
+impl Span {
+    pub(crate) fn of(node: Node<'_>) -> Span {
+        Span {
+            start: node.start_byte(),
+            end: node.end_byte(),
+            line: node.start_position().row + 1,
+            end_line: node.end_position().row + 1,
+        }
+    }
+
+    /// Whether `other` lies within this span.
+    pub fn contains(&self, other: &Span) -> bool {
+        self.start <= other.start && other.end <= self.end
+    }
+}
+
+/// Why a source gave no syntax tree at all.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SyntaxError {
+    #[error("the {lang} grammar could not be loaded: {detail}")]
+    Grammar { lang: &'static str, detail: String },
+    #[error("the {lang} source is {bytes} bytes, more than the {limit} pawl parses")]
+    TooLarge {
+        lang: &'static str,
+        bytes: usize,
+        limit: usize,
+    },
+    #[error("the {lang} parser gave no tree")]
+    NoTree { lang: &'static str },
+}
+
+/// Sources above this size are not parsed (generated or vendored files; a test or product file
+/// of this size is reported, not guessed at).
+pub const MAX_SOURCE_BYTES: usize = 8 * 1024 * 1024;
+
+/// A parsed source: the tree and the text it was parsed from (borrowed, or owned when pawl
+/// parsed a fragment it built, such as the arguments of a Rust macro).
+pub struct Parsed<'s> {
+    pub lang: Lang,
+    pub src: Cow<'s, str>,
+    pub tree: Tree,
+}
+
+impl std::fmt::Debug for Parsed<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Parsed")
+            .field("lang", &self.lang)
+            .field("bytes", &self.src.len())
+            .field("errors", &self.errors().len())
+            .finish()
+    }
+}
+
+impl Parsed<'_> {
+    pub fn root(&self) -> Node<'_> {
+        self.tree.root_node()
+    }
+
+    /// The text of a node of this tree.
+    pub fn text(&self, node: Node<'_>) -> &str {
+        self.src
+            .get(node.start_byte()..node.end_byte())
+            .unwrap_or("")
+    }
+
+    /// Where the source did not parse: error and missing nodes, outermost first.
+    pub fn errors(&self) -> Vec<Span> {
+        let mut out = Vec::new();
+        if !self.root().has_error() {
+            return out;
+        }
+        walk::preorder(self.root(), |node| {
+            if node.is_error() || node.is_missing() {
+                out.push(Span::of(node));
+                return walk::Step::Skip;
+            }
+            if node.has_error() {
+                walk::Step::Into
+            } else {
+                walk::Step::Skip
+            }
+        });
+        out
+    }
+}
+
+/// Parse a source. A source with syntax errors still parses (see [`Parsed::errors`]); an error
+/// is returned only when there is no tree at all.
+pub fn parse(lang: Lang, src: &str) -> Result<Parsed<'_>, SyntaxError> {
+    parse_cow(lang, Cow::Borrowed(src))
+}
+
+pub(crate) fn parse_cow(lang: Lang, src: Cow<'_, str>) -> Result<Parsed<'_>, SyntaxError> {
+    if src.len() > MAX_SOURCE_BYTES {
+        return Err(SyntaxError::TooLarge {
+            lang: lang.name(),
+            bytes: src.len(),
+            limit: MAX_SOURCE_BYTES,
+        });
+    }
+    let mut parser = Parser::new();
+    parser
+        .set_language(&lang.grammar())
+        .map_err(|e| SyntaxError::Grammar {
+            lang: lang.name(),
+            detail: e.to_string(),
+        })?;
+    let tree = parser
+        .parse(src.as_bytes(), None)
+        .ok_or(SyntaxError::NoTree { lang: lang.name() })?;
+    Ok(Parsed { lang, src, tree })
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,1497 @@
+//! The literal call extractor: from a test file's source, the calls its tests make with literal
+//! arguments and a literal expected result (issue 33 point 1, "What is probed"), and the tests
+//! that are not call-shaped, each with the reason.
+//!
+//! One extractor, shared by the probes (issue 33) and the screen on the syntax of a change
+//! (issue 34: the deciding tests' literals). Table-driven cases are expanded row by row:
+//! `pytest.mark.parametrize`, a `for` over a literal table (Python, Rust), Go's `range` over a
+//! slice of structs, jest/vitest `test.each`.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+use tree_sitter::Node;
+
+use super::literal::{Env, Literal, of_node};
+use super::walk::{Step, ancestor, named_children, preorder};
+use super::{Lang, Parsed, SyntaxError, parse, parse_cow};
+
+/// One call a test makes, with literal arguments and the literal it expects.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Probe {
+    /// The test: its name as the file spells it (`Calc.test_add`, `add > adds`, `TestAdd/0`,
+    /// `tests::adds`), a table row's index or name in brackets.
+    pub test: String,
+    /// The function called, as written (`add`, `calc.add`, `Add`, `super::add`).
+    pub callee: String,
+    pub args: Vec<Literal>,
+    pub expected: Literal,
+    /// 1-based line of the assertion.
+    pub line: usize,
+}
+
+/// A test no probe was extracted from, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NotProbed {
+    pub test: String,
+    pub line: usize,
+    pub reason: String,
+}
+
+/// What a test file gives.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Probes {
+    pub probes: Vec<Probe>,
+    pub not_probed: Vec<NotProbed>,
+}
+
+impl Probes {
+    /// Every literal the probes pass or expect (the screen's "deciding literals").
+    pub fn literals(&self) -> Vec<Literal> {
+        let mut out: Vec<Literal> = Vec::new();
+        for p in &self.probes {
+            for l in p.args.iter().chain(std::iter::once(&p.expected)) {
+                if !out.iter().any(|o| o == l) {
+                    out.push(l.clone());
+                }
+            }
+        }
+        out
+    }
+}
+
+/// A test found in the file: its name, the node its assertions are in, its rows.
+struct TestSite<'t> {
+    name: String,
+    line: usize,
+    body: Node<'t>,
+    /// Table rows: a suffix for the name and the bindings. One empty row for a plain test.
+    rows: Vec<(String, Env)>,
+    /// Nodes inside `body` handled by rows (a Go `range` loop): skipped in the plain pass.
+    row_scopes: Vec<(Node<'t>, Vec<(String, Env)>)>,
+}
+
+/// An assertion found in a test: either a probe or text of an assertion that is not one.
+enum Seen {
+    Probe {
+        callee: String,
+        args: Vec<Literal>,
+        expected: Literal,
+        line: usize,
+    },
+    Other(String),
+}
+
+/// Extract the probes of a test file.
+pub fn extract_probes(lang: Lang, src: &str) -> Result<Probes, SyntaxError> {
+    let p = parse(lang, src)?;
+    let sites = match lang {
+        Lang::Python => python_tests(&p),
+        Lang::JavaScript | Lang::TypeScript | Lang::Tsx => js_tests(&p),
+        Lang::Go => go_tests(&p),
+        Lang::Rust => rust_tests(&p),
+        Lang::Shell => return Ok(shell_probes(&p)),
+    };
+    let mut out = Probes::default();
+    for site in sites {
+        let mut found = 0;
+        let mut others: Vec<String> = Vec::new();
+        let mut record = |seen: Vec<Seen>, suffix: &str, out: &mut Probes| {
+            for s in seen {
+                match s {
+                    Seen::Probe {
+                        callee,
+                        args,
+                        expected,
+                        line,
+                    } => {
+                        found += 1;
+                        out.probes.push(Probe {
+                            test: format!("{}{}", site.name, suffix),
+                            callee,
+                            args,
+                            expected,
+                            line,
+                        });
+                    }
+                    Seen::Other(t) => others.push(t),
+                }
+            }
+        };
+        let skip: Vec<Node<'_>> = site.row_scopes.iter().map(|(n, _)| *n).collect();
+        for (suffix, env) in &site.rows {
+            record(assertions(&p, site.body, env, &skip), suffix, &mut out);
+        }
+        for (scope, rows) in &site.row_scopes {
+            for (suffix, env) in rows {
+                record(assertions(&p, *scope, env, &[]), suffix, &mut out);
+            }
+        }
+        if found == 0 {
+            let reason = match others.first() {
+                Some(first) => format!(
+                    "no assertion compares a call with literal arguments to a literal (first: `{}`)",
+                    one_line(first)
+                ),
+                None => "no assertion pawl reads (not call-shaped)".to_string(),
+            };
+            out.not_probed.push(NotProbed {
+                test: site.name.clone(),
+                line: site.line,
+                reason,
+            });
+        }
+    }
+    Ok(out)
+}
+
+fn one_line(s: &str) -> String {
+    let flat: String = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    if flat.chars().count() > 80 {
+        let cut: String = flat.chars().take(77).collect();
+        format!("{cut}...")
+    } else {
+        flat
+    }
+}
+
+fn line(node: Node<'_>) -> usize {
+    node.start_position().row + 1
+}
+
+/// The assertions under `root` (not inside nested function definitions' own tests), read with
+/// `env`, skipping the subtrees in `skip`.
+fn assertions(p: &Parsed<'_>, root: Node<'_>, env: &Env, skip: &[Node<'_>]) -> Vec<Seen> {
+    let mut out = Vec::new();
+    let mut vars: HashMap<String, Node<'_>> = HashMap::new();
+    preorder(root, |n| {
+        if n != root && skip.contains(&n) {
+            return Step::Skip;
+        }
+        let seen = match p.lang {
+            Lang::Python => python_assertion(p, n, env),
+            Lang::JavaScript | Lang::TypeScript | Lang::Tsx => js_assertion(p, n, env),
+            Lang::Go => go_assertion(p, n, env, &mut vars),
+            Lang::Rust => rust_assertion(p, n, env),
+            Lang::Shell => None,
+        };
+        match seen {
+            Some(s) => {
+                out.push(s);
+                Step::Skip
+            }
+            None => Step::Into,
+        }
+    });
+    out
+}
+
+/// A probe from an `actual`/`expected` pair where either side may be the call.
+fn pair(p: &Parsed<'_>, a: Node<'_>, b: Node<'_>, env: &Env, at: Node<'_>) -> Option<Seen> {
+    for (call, want) in [(a, b), (b, a)] {
+        if let Some((callee, args)) = call_literal(p, call, env)
+            && let Some(expected) = of_node(p, want, env)
+        {
+            return Some(Seen::Probe {
+                callee,
+                args,
+                expected,
+                line: line(at),
+            });
+        }
+    }
+    None
+}
+
+/// A call whose arguments are all literals: `(callee, args)`.
+fn call_literal(p: &Parsed<'_>, node: Node<'_>, env: &Env) -> Option<(String, Vec<Literal>)> {
+    let node = unwrap_parens(node);
+    let (func, args) = match p.lang {
+        Lang::Python if node.kind() == "call" => (
+            node.child_by_field_name("function")?,
+            node.child_by_field_name("arguments")?,
+        ),
+        Lang::JavaScript | Lang::TypeScript | Lang::Tsx if node.kind() == "call_expression" => (
+            node.child_by_field_name("function")?,
+            node.child_by_field_name("arguments")?,
+        ),
+        Lang::Go | Lang::Rust if node.kind() == "call_expression" => (
+            node.child_by_field_name("function")?,
+            node.child_by_field_name("arguments")?,
+        ),
+        Lang::JavaScript | Lang::TypeScript | Lang::Tsx if node.kind() == "await_expression" => {
+            return call_literal(p, *named_children(node).first()?, env);
+        }
+        _ => return None,
+    };
+    let callee_ok = matches!(
+        func.kind(),
+        "identifier"
+            | "attribute"
+            | "member_expression"
+            | "selector_expression"
+            | "scoped_identifier"
+            | "field_identifier"
+    );
+    if !callee_ok {
+        return None;
+    }
+    let mut values = Vec::new();
+    for a in named_children(args) {
+        if matches!(a.kind(), "comment" | "line_comment" | "block_comment") {
+            continue;
+        }
+        values.push(of_node(p, a, env)?);
+    }
+    Some((p.text(func).to_string(), values))
+}
+
+fn unwrap_parens(mut node: Node<'_>) -> Node<'_> {
+    while node.kind() == "parenthesized_expression" {
+        match named_children(node).first() {
+            Some(n) => node = *n,
+            None => break,
+        }
+    }
+    node
+}
+
+// ---------------------------------------------------------------- Python
+
+fn python_tests<'t>(p: &'t Parsed<'_>) -> Vec<TestSite<'t>> {
+    let mut out = Vec::new();
+    // module-level bindings of literal tables (CASES = [...])
+    let mut module_env = Env::new();
+    for stmt in named_children(p.root()) {
+        if stmt.kind() == "expression_statement"
+            && let Some(a) = named_children(stmt).first()
+            && a.kind() == "assignment"
+            && let (Some(l), Some(r)) = (
+                a.child_by_field_name("left"),
+                a.child_by_field_name("right"),
+            )
+            && l.kind() == "identifier"
+            && let Some(v) = of_node(p, r, &Env::new())
+        {
+            module_env.insert(p.text(l).to_string(), v);
+        }
+    }
+    preorder(p.root(), |n| {
+        if n.kind() != "function_definition" {
+            return Step::Into;
+        }
+        let Some(name_node) = n.child_by_field_name("name") else {
+            return Step::Skip;
+        };
+        let name = p.text(name_node);
+        if !name.starts_with("test") {
+            return Step::Skip;
+        }
+        let class = ancestor(n, &["class_definition"])
+            .and_then(|c| c.child_by_field_name("name"))
+            .map(|c| p.text(c).to_string());
+        let full = match class {
+            Some(c) => format!("{c}.{name}"),
+            None => name.to_string(),
+        };
+        let Some(body) = n.child_by_field_name("body") else {
+            return Step::Skip;
+        };
+        let mut rows = python_parametrize(p, n, &module_env);
+        if rows.is_empty() {
+            rows.push((String::new(), module_env.clone()));
+        }
+        let row_scopes = python_for_tables(p, body, &module_env);
+        out.push(TestSite {
+            name: full,
+            line: line(n),
+            body,
+            rows,
+            row_scopes,
+        });
+        Step::Skip
+    });
+    out
+}
+
+/// `@pytest.mark.parametrize("a, b, expected", [(2, 3, 5), ...])` rows.
+fn python_parametrize(p: &Parsed<'_>, func: Node<'_>, base: &Env) -> Vec<(String, Env)> {
+    let mut rows = Vec::new();
+    let Some(decorated) = func.parent().filter(|d| d.kind() == "decorated_definition") else {
+        return rows;
+    };
+    for dec in named_children(decorated) {
+        if dec.kind() != "decorator" {
+            continue;
+        }
+        let Some(call) = named_children(dec).into_iter().find(|c| c.kind() == "call") else {
+            continue;
+        };
+        let fname = call
+            .child_by_field_name("function")
+            .map(|f| p.text(f))
+            .unwrap_or("");
+        if !fname.ends_with("parametrize") {
+            continue;
+        }
+        let Some(args) = call.child_by_field_name("arguments") else {
+            continue;
+        };
+        let args = named_children(args);
+        if args.len() < 2 {
+            continue;
+        }
+        let names: Vec<String> = match of_node(p, args[0], &Env::new()) {
+            Some(Literal::Str(s)) => s
+                .split(',')
+                .map(|n| n.trim().to_string())
+                .filter(|n| !n.is_empty())
+                .collect(),
+            Some(Literal::List(items)) => items
+                .into_iter()
+                .filter_map(|i| match i {
+                    Literal::Str(s) => Some(s),
+                    _ => None,
+                })
+                .collect(),
+            _ => continue,
+        };
+        if !matches!(args[1].kind(), "list" | "tuple") {
+            continue;
+        }
+        let table = named_children(args[1]);
+        for (i, row) in table.iter().enumerate() {
+            let row = if row.kind() == "call"
+                && row
+                    .child_by_field_name("function")
+                    .map(|f| p.text(f).ends_with("param"))
+                    .unwrap_or(false)
+            {
+                // pytest.param(2, 3, 5, id="...")
+                let Some(a) = row.child_by_field_name("arguments") else {
+                    continue;
+                };
+                let values: Option<Vec<Literal>> = named_children(a)
+                    .into_iter()
+                    .filter(|c| c.kind() != "keyword_argument")
+                    .map(|c| of_node(p, c, base))
+                    .collect();
+                match values {
+                    Some(v) => Literal::List(v),
+                    None => continue,
+                }
+            } else {
+                match of_node(p, *row, base) {
+                    Some(v) => v,
+                    None => continue,
+                }
+            };
+            if let Some(env) = bind(&names, &row, base) {
+                rows.push((format!("[{i}]"), env));
+            }
+        }
+    }
+    rows
+}
+
+/// Bind names to a row: one name takes the whole row, several take a list's items.
+fn bind(names: &[String], row: &Literal, base: &Env) -> Option<Env> {
+    let mut env = base.clone();
+    if names.len() == 1 {
+        env.insert(names[0].clone(), row.clone());
+        return Some(env);
+    }
+    let Literal::List(items) = row else {
+        return None;
+    };
+    if items.len() != names.len() {
+        return None;
+    }
+    for (n, v) in names.iter().zip(items) {
+        env.insert(n.clone(), v.clone());
+    }
+    Some(env)
+}
+
+/// `for a, b, want in [(2, 3, 5), ...]:` (or over a name bound to a literal table).
+fn python_for_tables<'t>(
+    p: &Parsed<'_>,
+    body: Node<'t>,
+    base: &Env,
+) -> Vec<(Node<'t>, Vec<(String, Env)>)> {
+    let mut out = Vec::new();
+    let mut local = base.clone();
+    preorder(body, |n| {
+        if n.kind() == "assignment"
+            && let (Some(l), Some(r)) = (
+                n.child_by_field_name("left"),
+                n.child_by_field_name("right"),
+            )
+            && l.kind() == "identifier"
+            && let Some(v) = of_node(p, r, base)
+        {
+            local.insert(p.text(l).to_string(), v);
+        }
+        if n.kind() != "for_statement" {
+            return Step::Into;
+        }
+        let (Some(left), Some(right), Some(inner)) = (
+            n.child_by_field_name("left"),
+            n.child_by_field_name("right"),
+            n.child_by_field_name("body"),
+        ) else {
+            return Step::Into;
+        };
+        let names = target_names(p, left);
+        let Some(Literal::List(rows)) = of_node(p, right, &local) else {
+            return Step::Into;
+        };
+        let bound: Vec<(String, Env)> = rows
+            .iter()
+            .enumerate()
+            .filter_map(|(i, r)| bind(&names, r, &local).map(|e| (format!("[{i}]"), e)))
+            .collect();
+        if !bound.is_empty() && !names.is_empty() {
+            out.push((inner, bound));
+            return Step::Skip;
+        }
+        Step::Into
+    });
+    out
+}
+
+fn target_names(p: &Parsed<'_>, left: Node<'_>) -> Vec<String> {
+    match left.kind() {
+        "identifier" => vec![p.text(left).to_string()],
+        "pattern_list" | "tuple_pattern" | "tuple" | "list_pattern" | "tuple_expression" => {
+            named_children(left)
+                .into_iter()
+                .map(|c| p.text(c).to_string())
+                .collect()
+        }
+        _ => Vec::new(),
+    }
+}
+
+fn python_assertion(p: &Parsed<'_>, n: Node<'_>, env: &Env) -> Option<Seen> {
+    match n.kind() {
+        "assert_statement" => {
+            let expr = *named_children(n).first()?;
+            if expr.kind() == "comparison_operator" {
+                let ops: Vec<&str> = {
+                    let mut c = expr.walk();
+                    expr.children(&mut c)
+                        .filter(|k| !k.is_named())
+                        .map(|k| p.text(k))
+                        .collect()
+                };
+                let operands = named_children(expr);
+                if operands.len() == 2
+                    && ops.len() == 1
+                    && matches!(ops[0], "==" | "is")
+                    && let Some(s) = pair(p, operands[0], operands[1], env, n)
+                {
+                    return Some(s);
+                }
+            }
+            Some(Seen::Other(p.text(n).to_string()))
+        }
+        "call" => {
+            let f = n.child_by_field_name("function")?;
+            let method = match f.kind() {
+                "attribute" => p.text(f.child_by_field_name("attribute")?),
+                "identifier" => p.text(f),
+                _ => return None,
+            };
+            if !method.starts_with("assert") {
+                return None;
+            }
+            let args: Vec<Node<'_>> = named_children(n.child_by_field_name("arguments")?)
+                .into_iter()
+                .filter(|a| a.kind() != "keyword_argument")
+                .collect();
+            let equality = matches!(
+                method,
+                "assertEqual"
+                    | "assertEquals"
+                    | "assertIs"
+                    | "assertListEqual"
+                    | "assertTupleEqual"
+                    | "assertDictEqual"
+                    | "assertSequenceEqual"
+            );
+            if equality
+                && args.len() >= 2
+                && let Some(s) = pair(p, args[0], args[1], env, n)
+            {
+                return Some(s);
+            }
+            Some(Seen::Other(p.text(n).to_string()))
+        }
+        _ => None,
+    }
+}
+
+// ---------------------------------------------------------------- JavaScript / TypeScript
+
+fn js_tests<'t>(p: &'t Parsed<'_>) -> Vec<TestSite<'t>> {
+    let mut out = Vec::new();
+    preorder(p.root(), |n| {
+        if n.kind() != "call_expression" {
+            return Step::Into;
+        }
+        let Some(func) = n.child_by_field_name("function") else {
+            return Step::Into;
+        };
+        let Some(args) = n.child_by_field_name("arguments") else {
+            return Step::Into;
+        };
+        let args = named_children(args);
+        // test.each(table)(name, fn)
+        if func.kind() == "call_expression"
+            && let Some(inner_f) = func.child_by_field_name("function")
+            && matches!(p.text(inner_f), "test.each" | "it.each")
+            && let Some(table_args) = func.child_by_field_name("arguments")
+            && let Some(table) = named_children(table_args).first()
+            && args.len() >= 2
+        {
+            let name = js_test_name(p, n, args[0]);
+            let (params, body) = js_fn_params(p, args[1]);
+            let rows = match (of_node(p, *table, &Env::new()), body) {
+                (Some(Literal::List(rows)), Some(_)) => rows
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(i, r)| js_bind(&params, r).map(|e| (format!("[{i}]"), e)))
+                    .collect(),
+                _ => Vec::new(),
+            };
+            if let Some(body) = body {
+                out.push(TestSite {
+                    name,
+                    line: line(n),
+                    body,
+                    rows: if rows.is_empty() {
+                        vec![(String::new(), Env::new())]
+                    } else {
+                        rows
+                    },
+                    row_scopes: Vec::new(),
+                });
+            }
+            return Step::Skip;
+        }
+        let fname = p.text(func);
+        let is_test = matches!(
+            fname,
+            "test" | "it" | "test.only" | "it.only" | "test.concurrent" | "t.test"
+        );
+        if !is_test || args.len() < 2 {
+            return Step::Into;
+        }
+        let Some(fn_node) = args.iter().find(|a| {
+            matches!(
+                a.kind(),
+                "arrow_function" | "function_expression" | "function"
+            )
+        }) else {
+            return Step::Into;
+        };
+        let name = js_test_name(p, n, args[0]);
+        let (_, body) = js_fn_params(p, *fn_node);
+        if let Some(body) = body {
+            out.push(TestSite {
+                name,
+                line: line(n),
+                body,
+                rows: vec![(String::new(), Env::new())],
+                row_scopes: Vec::new(),
+            });
+        }
+        Step::Skip
+    });
+    out
+}
+
+/// `describe > test` names; the name argument read as a literal when it is one.
+fn js_test_name(p: &Parsed<'_>, call: Node<'_>, name_arg: Node<'_>) -> String {
+    let own = match of_node(p, name_arg, &Env::new()) {
+        Some(Literal::Str(s)) => s,
+        _ => p.text(name_arg).to_string(),
+    };
+    let mut parts = vec![own];
+    let mut cur = call.parent();
+    while let Some(n) = cur {
+        if n.kind() == "call_expression"
+            && let Some(f) = n.child_by_field_name("function")
+            && matches!(p.text(f), "describe" | "describe.only" | "suite")
+            && let Some(a) = n.child_by_field_name("arguments")
+            && let Some(first) = named_children(a).first()
+            && let Some(Literal::Str(s)) = of_node(p, *first, &Env::new())
+        {
+            parts.push(s);
+        }
+        cur = n.parent();
+    }
+    parts.reverse();
+    parts.join(" > ")
+}
+
+/// A function's parameter names (object patterns give their keys) and body.
+fn js_fn_params<'t>(p: &Parsed<'_>, f: Node<'t>) -> (Vec<JsParam>, Option<Node<'t>>) {
+    let body = f.child_by_field_name("body");
+    let params = f
+        .child_by_field_name("parameters")
+        .or_else(|| f.child_by_field_name("parameter"));
+    let mut out = Vec::new();
+    if let Some(ps) = params {
+        let list = if ps.kind() == "identifier" {
+            vec![ps]
+        } else {
+            named_children(ps)
+        };
+        for param in list {
+            let param = match param.kind() {
+                "required_parameter" | "optional_parameter" => {
+                    param.child_by_field_name("pattern").unwrap_or(param)
+                }
+                _ => param,
+            };
+            match param.kind() {
+                "identifier" => out.push(JsParam::Name(p.text(param).to_string())),
+                "object_pattern" => out.push(JsParam::Keys(
+                    named_children(param)
+                        .into_iter()
+                        .map(|k| p.text(k).to_string())
+                        .collect(),
+                )),
+                _ => out.push(JsParam::Name(String::new())),
+            }
+        }
+    }
+    (out, body)
+}
+
+enum JsParam {
+    Name(String),
+    Keys(Vec<String>),
+}
+
+fn js_bind(params: &[JsParam], row: &Literal) -> Option<Env> {
+    let mut env = Env::new();
+    match (params, row) {
+        ([JsParam::Keys(keys)], Literal::Map(entries)) => {
+            for k in keys {
+                let v = entries
+                    .iter()
+                    .find(|(ek, _)| matches!(ek, Literal::Str(s) if s == k))?;
+                env.insert(k.clone(), v.1.clone());
+            }
+        }
+        ([JsParam::Name(n)], r) if !matches!(r, Literal::List(_)) => {
+            env.insert(n.clone(), r.clone());
+        }
+        (ps, Literal::List(items)) if ps.len() == items.len() => {
+            for (param, v) in ps.iter().zip(items) {
+                if let JsParam::Name(n) = param {
+                    env.insert(n.clone(), v.clone());
+                }
+            }
+        }
+        _ => return None,
+    }
+    Some(env)
+}
+
+fn js_assertion(p: &Parsed<'_>, n: Node<'_>, env: &Env) -> Option<Seen> {
+    if n.kind() != "call_expression" {
+        return None;
+    }
+    let func = n.child_by_field_name("function")?;
+    let args: Vec<Node<'_>> = named_children(n.child_by_field_name("arguments")?);
+    let ftext = p.text(func);
+    // assert.strictEqual(actual, expected) and kin
+    let method = ftext.rsplit('.').next().unwrap_or("");
+    let is_assert_obj = ftext.starts_with("assert.") || ftext.starts_with("t.assert.");
+    if is_assert_obj {
+        if matches!(
+            method,
+            "strictEqual" | "equal" | "deepStrictEqual" | "deepEqual" | "is" | "equals"
+        ) && args.len() >= 2
+            && let Some(s) = pair(p, args[0], args[1], env, n)
+        {
+            return Some(s);
+        }
+        if matches!(method, "ok")
+            && let Some(a) = args.first()
+            && let Some(s) = js_binary_eq(p, *a, env, n)
+        {
+            return Some(s);
+        }
+        return Some(Seen::Other(p.text(n).to_string()));
+    }
+    if ftext == "assert" {
+        if let Some(a) = args.first()
+            && let Some(s) = js_binary_eq(p, *a, env, n)
+        {
+            return Some(s);
+        }
+        return Some(Seen::Other(p.text(n).to_string()));
+    }
+    // expect(actual).toBe(expected), expect(actual).to.equal(expected)
+    if func.kind() == "member_expression" {
+        let prop = func
+            .child_by_field_name("property")
+            .map(|x| p.text(x))
+            .unwrap_or("");
+        let mut obj = func.child_by_field_name("object")?;
+        let mut negated = false;
+        while obj.kind() == "member_expression" {
+            let step = obj
+                .child_by_field_name("property")
+                .map(|x| p.text(x))
+                .unwrap_or("");
+            if step == "not" {
+                negated = true;
+            }
+            obj = obj.child_by_field_name("object")?;
+        }
+        if obj.kind() != "call_expression" {
+            return None;
+        }
+        let ef = obj.child_by_field_name("function")?;
+        if p.text(ef) != "expect" {
+            return None;
+        }
+        let actual = *named_children(obj.child_by_field_name("arguments")?).first()?;
+        if !negated {
+            let expected = match prop {
+                "toBe" | "toEqual" | "toStrictEqual" | "equal" | "equals" | "eql" => {
+                    args.first().and_then(|a| of_node(p, *a, env))
+                }
+                "toBeNull" | "toBeUndefined" => Some(Literal::Null),
+                _ => None,
+            };
+            if let Some(expected) = expected
+                && let Some((callee, cargs)) = call_literal(p, actual, env)
+            {
+                return Some(Seen::Probe {
+                    callee,
+                    args: cargs,
+                    expected,
+                    line: line(n),
+                });
+            }
+        }
+        return Some(Seen::Other(p.text(n).to_string()));
+    }
+    None
+}
+
+fn js_binary_eq(p: &Parsed<'_>, expr: Node<'_>, env: &Env, at: Node<'_>) -> Option<Seen> {
+    let expr = unwrap_parens(expr);
+    if expr.kind() != "binary_expression" {
+        return None;
+    }
+    let op = expr.child_by_field_name("operator").map(|o| p.text(o))?;
+    if !matches!(op, "===" | "==") {
+        return None;
+    }
+    pair(
+        p,
+        expr.child_by_field_name("left")?,
+        expr.child_by_field_name("right")?,
+        env,
+        at,
+    )
+}
+
+// ---------------------------------------------------------------- Go
+
+fn go_tests<'t>(p: &'t Parsed<'_>) -> Vec<TestSite<'t>> {
+    let mut out = Vec::new();
+    // package-level tables: var cases = []struct{...}{...}
+    let mut tables: HashMap<String, Vec<Env>> = HashMap::new();
+    for decl in named_children(p.root()) {
+        if decl.kind() == "var_declaration" {
+            for spec in named_children(decl) {
+                go_table_binding(p, spec, &mut tables);
+            }
+        }
+    }
+    for f in named_children(p.root()) {
+        if f.kind() != "function_declaration" {
+            continue;
+        }
+        let Some(name) = f.child_by_field_name("name").map(|n| p.text(n)) else {
+            continue;
+        };
+        if !name.starts_with("Test") {
+            continue;
+        }
+        let Some(body) = f.child_by_field_name("body") else {
+            continue;
+        };
+        let mut local = tables.clone();
+        let mut row_scopes = Vec::new();
+        preorder(body, |n| {
+            if matches!(n.kind(), "short_var_declaration" | "var_spec") {
+                go_table_binding(p, n, &mut local);
+            }
+            if n.kind() == "for_statement"
+                && let Some(range) = named_children(n)
+                    .into_iter()
+                    .find(|c| c.kind() == "range_clause")
+                && let (Some(left), Some(right)) = (
+                    range.child_by_field_name("left"),
+                    range.child_by_field_name("right"),
+                )
+                && let Some(inner) = n.child_by_field_name("body")
+            {
+                let vars: Vec<Node<'_>> = named_children(left);
+                let row_var = vars
+                    .last()
+                    .map(|v| p.text(*v).to_string())
+                    .unwrap_or_default();
+                let table = match right.kind() {
+                    "identifier" => local.get(p.text(right)).cloned(),
+                    _ => go_struct_rows(p, right),
+                };
+                if let Some(rows) = table {
+                    let bound = rows
+                        .iter()
+                        .enumerate()
+                        .map(|(i, r)| {
+                            let mut env = Env::new();
+                            let mut label = format!("/{i}");
+                            for (k, v) in r {
+                                if matches!(k.as_str(), "name" | "desc" | "title")
+                                    && let Literal::Str(s) = v
+                                {
+                                    label = format!("/{}", s.replace(' ', "_"));
+                                }
+                                env.insert(format!("{row_var}.{k}"), v.clone());
+                            }
+                            (label, env)
+                        })
+                        .collect();
+                    row_scopes.push((inner, bound));
+                    return Step::Skip;
+                }
+            }
+            Step::Into
+        });
+        out.push(TestSite {
+            name: name.to_string(),
+            line: line(f),
+            body,
+            rows: vec![(String::new(), Env::new())],
+            row_scopes,
+        });
+    }
+    out
+}
+
+/// `cases := []struct{ a, b, want int }{{2, 3, 5}, ...}` → the rows as field bindings.
+fn go_table_binding(p: &Parsed<'_>, n: Node<'_>, tables: &mut HashMap<String, Vec<Env>>) {
+    let (left, right) = match n.kind() {
+        "short_var_declaration" => (
+            n.child_by_field_name("left"),
+            n.child_by_field_name("right"),
+        ),
+        "var_spec" => (
+            n.child_by_field_name("name"),
+            n.child_by_field_name("value"),
+        ),
+        _ => return,
+    };
+    let (Some(left), Some(right)) = (left, right) else {
+        return;
+    };
+    let name = named_children(left)
+        .first()
+        .map(|c| p.text(*c).to_string())
+        .unwrap_or_else(|| p.text(left).to_string());
+    let value = named_children(right).first().copied().unwrap_or(right);
+    if let Some(rows) = go_struct_rows(p, value) {
+        tables.insert(name, rows);
+    }
+}
+
+fn go_struct_rows(p: &Parsed<'_>, lit: Node<'_>) -> Option<Vec<Env>> {
+    if lit.kind() != "composite_literal" {
+        return None;
+    }
+    let ty = lit.child_by_field_name("type")?;
+    if ty.kind() != "slice_type" && ty.kind() != "array_type" {
+        return None;
+    }
+    let elem = ty.child_by_field_name("element")?;
+    if elem.kind() != "struct_type" {
+        return None;
+    }
+    let mut fields = Vec::new();
+    for list in named_children(elem) {
+        for decl in named_children(list) {
+            if decl.kind() != "field_declaration" {
+                continue;
+            }
+            let mut c = decl.walk();
+            for name in decl.children_by_field_name("name", &mut c) {
+                fields.push(p.text(name).to_string());
+            }
+        }
+    }
+    let body = lit.child_by_field_name("body")?;
+    let mut rows = Vec::new();
+    for el in named_children(body) {
+        if el.kind() == "comment" {
+            continue;
+        }
+        let value = named_children(el).first().copied()?;
+        if value.kind() != "literal_value" {
+            continue;
+        }
+        let mut env = Env::new();
+        let mut positional = 0;
+        for item in named_children(value) {
+            match item.kind() {
+                "keyed_element" => {
+                    let kv = named_children(item);
+                    if kv.len() == 2
+                        && let Some(v) = of_node(p, kv[1], &Env::new())
+                    {
+                        env.insert(p.text(kv[0]).to_string(), v);
+                    }
+                }
+                "literal_element" => {
+                    if let (Some(f), Some(v)) = (
+                        fields.get(positional),
+                        named_children(item)
+                            .first()
+                            .and_then(|x| of_node(p, *x, &Env::new())),
+                    ) {
+                        env.insert(f.clone(), v);
+                    }
+                    positional += 1;
+                }
+                _ => {}
+            }
+        }
+        rows.push(env);
+    }
+    Some(rows)
+}
+
+fn go_assertion<'t>(
+    p: &Parsed<'_>,
+    n: Node<'t>,
+    env: &Env,
+    vars: &mut HashMap<String, Node<'t>>,
+) -> Option<Seen> {
+    match n.kind() {
+        "short_var_declaration" | "assignment_statement" => {
+            if let (Some(l), Some(r)) = (
+                n.child_by_field_name("left"),
+                n.child_by_field_name("right"),
+            ) && let (Some(name), Some(value)) =
+                (named_children(l).first(), named_children(r).first())
+                && value.kind() == "call_expression"
+            {
+                vars.insert(p.text(*name).to_string(), *value);
+            }
+            None
+        }
+        "if_statement" => {
+            if let Some(init) = n.child_by_field_name("initializer") {
+                go_assertion(p, init, env, vars);
+            }
+            let cond = n.child_by_field_name("condition")?;
+            let cond = unwrap_parens(cond);
+            let resolve = |x: Node<'t>| -> Node<'t> {
+                if x.kind() == "identifier"
+                    && let Some(c) = vars.get(p.text(x))
+                {
+                    return *c;
+                }
+                x
+            };
+            if cond.kind() == "binary_expression" {
+                let op = cond.child_by_field_name("operator").map(|o| p.text(o))?;
+                if op == "!=" {
+                    let l = resolve(cond.child_by_field_name("left")?);
+                    let r = resolve(cond.child_by_field_name("right")?);
+                    if let Some(s) = pair(p, l, r, env, n) {
+                        return Some(s);
+                    }
+                }
+            }
+            if cond.kind() == "unary_expression"
+                && let Some(inner) = cond.child_by_field_name("operand")
+                && inner.kind() == "call_expression"
+                && inner
+                    .child_by_field_name("function")
+                    .map(|f| p.text(f).ends_with("DeepEqual"))
+                    .unwrap_or(false)
+            {
+                let args = named_children(inner.child_by_field_name("arguments")?);
+                if args.len() == 2
+                    && let Some(s) = pair(p, resolve(args[0]), resolve(args[1]), env, n)
+                {
+                    return Some(s);
+                }
+            }
+            let body_text = n
+                .child_by_field_name("consequence")
+                .map(|b| p.text(b))
+                .unwrap_or("");
+            if body_text.contains("t.Error")
+                || body_text.contains("t.Fatal")
+                || body_text.contains("panic(")
+            {
+                return Some(Seen::Other(p.text(cond).to_string()));
+            }
+            None
+        }
+        "call_expression" => {
+            let f = p.text(n.child_by_field_name("function")?);
+            // testify: assert.Equal(t, expected, actual)
+            if matches!(f, "assert.Equal" | "require.Equal" | "assert.EqualValues") {
+                let args = named_children(n.child_by_field_name("arguments")?);
+                if args.len() >= 3 {
+                    let actual = if args[2].kind() == "identifier" {
+                        vars.get(p.text(args[2])).copied().unwrap_or(args[2])
+                    } else {
+                        args[2]
+                    };
+                    if let Some(s) = pair(p, actual, args[1], env, n) {
+                        return Some(s);
+                    }
+                }
+                return Some(Seen::Other(p.text(n).to_string()));
+            }
+            None
+        }
+        _ => None,
+    }
+}
+
+// ---------------------------------------------------------------- Rust
+
+fn rust_tests<'t>(p: &'t Parsed<'_>) -> Vec<TestSite<'t>> {
+    let mut out = Vec::new();
+    preorder(p.root(), |n| {
+        if n.kind() != "function_item" {
+            return Step::Into;
+        }
+        if !rust_has_test_attr(p, n) {
+            return Step::Skip;
+        }
+        let Some(name) = n.child_by_field_name("name").map(|x| p.text(x)) else {
+            return Step::Skip;
+        };
+        let Some(body) = n.child_by_field_name("body") else {
+            return Step::Skip;
+        };
+        let mut path = rust_module_path(p, n);
+        path.push(name.to_string());
+        let row_scopes = rust_for_tables(p, body);
+        out.push(TestSite {
+            name: path.join("::"),
+            line: line(n),
+            body,
+            rows: vec![(String::new(), Env::new())],
+            row_scopes,
+        });
+        Step::Skip
+    });
+    out
+}
+
+/// The attribute items right before an item.
+pub(crate) fn rust_attrs<'t>(node: Node<'t>) -> Vec<Node<'t>> {
+    let mut out = Vec::new();
+    let mut cur = node.prev_sibling();
+    while let Some(s) = cur {
+        match s.kind() {
+            "attribute_item" => out.push(s),
+            "line_comment" | "block_comment" => {}
+            _ => break,
+        }
+        cur = s.prev_sibling();
+    }
+    out.reverse();
+    out
+}
+
+pub(crate) fn rust_has_test_attr(p: &Parsed<'_>, item: Node<'_>) -> bool {
+    rust_attrs(item).iter().any(|a| {
+        let t: String = p.text(*a).chars().filter(|c| !c.is_whitespace()).collect();
+        t == "#[test]" || t.ends_with("::test]") || t.starts_with("#[test_case")
+    })
+}
+
+pub(crate) fn rust_module_path(p: &Parsed<'_>, node: Node<'_>) -> Vec<String> {
+    let mut path = Vec::new();
+    let mut cur = node.parent();
+    while let Some(n) = cur {
+        if n.kind() == "mod_item"
+            && let Some(name) = n.child_by_field_name("name")
+        {
+            path.push(p.text(name).to_string());
+        }
+        cur = n.parent();
+    }
+    path.reverse();
+    path
+}
+
+/// Re-parse a macro's token tree (`(add(2, 3), 5)`) as the arguments of a call.
+pub(crate) fn rust_reparse_args(token_tree: &str) -> Option<Parsed<'static>> {
+    let t = token_tree.trim();
+    let inner = t.get(1..t.len().checked_sub(1)?)?;
+    let src = format!("fn __pawl() {{ __pawl({inner}); }}");
+    parse_cow(Lang::Rust, Cow::Owned(src)).ok()
+}
+
+/// The argument nodes of the call [`rust_reparse_args`] built.
+pub(crate) fn rust_args<'a>(p: &'a Parsed<'_>) -> Option<Vec<Node<'a>>> {
+    let mut found = None;
+    preorder(p.root(), |n| {
+        if found.is_none()
+            && n.kind() == "call_expression"
+            && n.child_by_field_name("function").map(|f| p.text(f)) == Some("__pawl")
+        {
+            found = n.child_by_field_name("arguments");
+            return Step::Skip;
+        }
+        Step::Into
+    });
+    let args = found?;
+    if args.has_error() {
+        return None;
+    }
+    Some(
+        named_children(args)
+            .into_iter()
+            .filter(|c| !matches!(c.kind(), "line_comment" | "block_comment"))
+            .collect(),
+    )
+}
+
+fn rust_for_tables<'t>(p: &Parsed<'_>, body: Node<'t>) -> Vec<(Node<'t>, Vec<(String, Env)>)> {
+    let mut out = Vec::new();
+    preorder(body, |n| {
+        if n.kind() != "for_expression" {
+            return Step::Into;
+        }
+        let (Some(pat), Some(value), Some(inner)) = (
+            n.child_by_field_name("pattern"),
+            n.child_by_field_name("value"),
+            n.child_by_field_name("body"),
+        ) else {
+            return Step::Into;
+        };
+        let names: Vec<String> = match pat.kind() {
+            "identifier" => vec![p.text(pat).to_string()],
+            "tuple_pattern" => named_children(pat)
+                .into_iter()
+                .map(|c| p.text(c).trim_start_matches('&').to_string())
+                .collect(),
+            _ => return Step::Into,
+        };
+        // [..], &[..], [..].iter(), vec![..]
+        let mut v = value;
+        loop {
+            match v.kind() {
+                "reference_expression" | "parenthesized_expression" => {
+                    match named_children(v).last() {
+                        Some(x) => v = *x,
+                        None => break,
+                    }
+                }
+                "call_expression" => {
+                    match v
+                        .child_by_field_name("function")
+                        .filter(|f| f.kind() == "field_expression")
+                        .and_then(|f| f.child_by_field_name("value"))
+                    {
+                        Some(x) => v = x,
+                        None => break,
+                    }
+                }
+                _ => break,
+            }
+        }
+        let Some(Literal::List(rows)) = of_node(p, v, &Env::new()) else {
+            return Step::Into;
+        };
+        let bound: Vec<(String, Env)> = rows
+            .iter()
+            .enumerate()
+            .filter_map(|(i, r)| bind(&names, r, &Env::new()).map(|e| (format!("[{i}]"), e)))
+            .collect();
+        if bound.is_empty() {
+            return Step::Into;
+        }
+        out.push((inner, bound));
+        Step::Skip
+    });
+    out
+}
+
+fn rust_assertion(p: &Parsed<'_>, n: Node<'_>, env: &Env) -> Option<Seen> {
+    if n.kind() != "macro_invocation" {
+        return None;
+    }
+    let name = p.text(n.child_by_field_name("macro")?);
+    let name = name.rsplit("::").next().unwrap_or(name);
+    if !matches!(
+        name,
+        "assert_eq"
+            | "debug_assert_eq"
+            | "assert"
+            | "debug_assert"
+            | "assert_ne"
+            | "pretty_assertions"
+    ) {
+        return None;
+    }
+    let tt = named_children(n)
+        .into_iter()
+        .find(|c| c.kind() == "token_tree")?;
+    let other = Some(Seen::Other(p.text(n).to_string()));
+    let Some(re) = rust_reparse_args(p.text(tt)) else {
+        return other;
+    };
+    let Some(args) = rust_args(&re) else {
+        return other;
+    };
+    let seen = match name {
+        "assert_eq" | "debug_assert_eq" if args.len() >= 2 => pair(&re, args[0], args[1], env, n),
+        "assert" | "debug_assert" if !args.is_empty() => {
+            let e = unwrap_parens(args[0]);
+            if e.kind() == "binary_expression"
+                && e.child_by_field_name("operator").map(|o| re.text(o)) == Some("==")
+            {
+                match (
+                    e.child_by_field_name("left"),
+                    e.child_by_field_name("right"),
+                ) {
+                    (Some(l), Some(r)) => pair(&re, l, r, env, n),
+                    _ => None,
+                }
+            } else {
+                None
+            }
+        }
+        _ => None,
+    };
+    // the line is the macro's in the original source
+    match seen {
+        Some(Seen::Probe {
+            callee,
+            args,
+            expected,
+            ..
+        }) => Some(Seen::Probe {
+            callee,
+            args,
+            expected,
+            line: line(n),
+        }),
+        _ => other,
+    }
+}
+
+// ---------------------------------------------------------------- shell
+
+const SHELL_NOT_ASSERTIONS: &[&str] = &[
+    "echo", "printf", "local", "export", "readonly", "declare", "eval", "cd", "source", ".",
+    "exec", "return", "exit",
+];
+
+fn shell_probes(p: &Parsed<'_>) -> Probes {
+    let mut out = Probes::default();
+    let mut vars: HashMap<String, Node<'_>> = HashMap::new();
+    let mut tested_fns: Vec<(String, usize)> = Vec::new();
+    preorder(p.root(), |n| {
+        if n.kind() == "function_definition"
+            && let Some(name) = n.child_by_field_name("name").map(|x| p.text(x))
+            && name.starts_with("test")
+        {
+            tested_fns.push((name.to_string(), line(n)));
+        }
+        match n.kind() {
+            "variable_assignment" => {
+                if let (Some(name), Some(value)) = (
+                    n.child_by_field_name("name"),
+                    n.child_by_field_name("value"),
+                ) && let Some(cmd) = shell_subst_command(p, value, &HashMap::new())
+                {
+                    vars.insert(p.text(name).to_string(), cmd);
+                }
+                Step::Into
+            }
+            "test_command" => {
+                if let Some(probe) = shell_test_probe(p, n, &vars) {
+                    out.probes.push(probe);
+                    return Step::Skip;
+                }
+                Step::Into
+            }
+            "command" => {
+                if let Some(probe) = shell_helper_probe(p, n, &vars) {
+                    out.probes.push(probe);
+                    return Step::Skip;
+                }
+                Step::Into
+            }
+            _ => Step::Into,
+        }
+    });
+    for (name, l) in tested_fns {
+        if !out.probes.iter().any(|pr| pr.test == name) {
+            out.not_probed.push(NotProbed {
+                test: name,
+                line: l,
+                reason: "no comparison of a command's output with a literal".into(),
+            });
+        }
+    }
+    out
+}
+
+/// The single simple command of `$(cmd args)` (possibly inside quotes, or a variable that
+/// holds one).
+fn shell_subst_command<'t>(
+    p: &Parsed<'_>,
+    node: Node<'t>,
+    vars: &HashMap<String, Node<'t>>,
+) -> Option<Node<'t>> {
+    let node = if node.kind() == "string" {
+        let parts = named_children(node);
+        if parts.len() != 1 {
+            return None;
+        }
+        parts[0]
+    } else {
+        node
+    };
+    match node.kind() {
+        "command_substitution" => {
+            let inner = named_children(node);
+            (inner.len() == 1 && inner[0].kind() == "command").then(|| inner[0])
+        }
+        "simple_expansion" | "expansion" => {
+            let name = p
+                .text(node)
+                .trim_start_matches('$')
+                .trim_matches(['{', '}']);
+            vars.get(name).copied()
+        }
+        _ => None,
+    }
+}
+
+fn shell_call(p: &Parsed<'_>, cmd: Node<'_>) -> Option<(String, Vec<Literal>)> {
+    let name = p.text(cmd.child_by_field_name("name")?).to_string();
+    let mut args = Vec::new();
+    let mut c = cmd.walk();
+    for a in cmd.children_by_field_name("argument", &mut c) {
+        args.push(of_node(p, a, &Env::new())?);
+    }
+    Some((name, args))
+}
+
+fn shell_test_name(p: &Parsed<'_>, node: Node<'_>, fallback: Option<String>) -> String {
+    if let Some(f) = ancestor(node, &["function_definition"])
+        && let Some(name) = f.child_by_field_name("name")
+    {
+        return p.text(name).to_string();
+    }
+    fallback.unwrap_or_else(|| format!("line {}", line(node)))
+}
+
+fn shell_test_probe(
+    p: &Parsed<'_>,
+    n: Node<'_>,
+    vars: &HashMap<String, Node<'_>>,
+) -> Option<Probe> {
+    let expr = named_children(n)
+        .into_iter()
+        .find(|c| c.kind() == "binary_expression")?;
+    let op = expr.child_by_field_name("operator").map(|o| p.text(o))?;
+    if !matches!(op, "=" | "==" | "-eq") {
+        return None;
+    }
+    let (l, r) = (
+        expr.child_by_field_name("left")?,
+        expr.child_by_field_name("right")?,
+    );
+    for (call, want) in [(l, r), (r, l)] {
+        if let Some(cmd) = shell_subst_command(p, call, vars)
+            && let Some((callee, args)) = shell_call(p, cmd)
+            && let Some(expected) = of_node(p, want, &Env::new())
+        {
+            return Some(Probe {
+                test: shell_test_name(p, n, None),
+                callee,
+                args,
+                expected,
+                line: line(n),
+            });
+        }
+    }
+    None
+}
+
+/// `check "add 2 3" "$(add 2 3)" 5`, `assert_equal "$(add 2 3)" 5`, `assertEquals 5 "$(add 2 3)"`.
+fn shell_helper_probe(
+    p: &Parsed<'_>,
+    n: Node<'_>,
+    vars: &HashMap<String, Node<'_>>,
+) -> Option<Probe> {
+    let name = p.text(n.child_by_field_name("name")?);
+    if SHELL_NOT_ASSERTIONS.contains(&name) || name == "[" || name == "test" {
+        return None;
+    }
+    let mut c = n.walk();
+    let args: Vec<Node<'_>> = n.children_by_field_name("argument", &mut c).collect();
+    let substs: Vec<usize> = args
+        .iter()
+        .enumerate()
+        .filter(|(_, a)| shell_subst_command(p, **a, vars).is_some())
+        .map(|(i, _)| i)
+        .collect();
+    if substs.len() != 1 {
+        return None;
+    }
+    let at = substs[0];
+    let cmd = shell_subst_command(p, args[at], vars)?;
+    let (callee, cargs) = shell_call(p, cmd)?;
+    let expected = args
+        .get(at + 1)
+        .and_then(|a| of_node(p, *a, &Env::new()))
+        .or_else(|| {
+            at.checked_sub(1)
+                .and_then(|i| args.get(i))
+                .filter(|_| at >= 1)
+                .and_then(|a| of_node(p, *a, &Env::new()))
+                .filter(|_| at >= 2 || args.len() == 2)
+        })?;
+    let label = (at >= 1)
+        .then(|| of_node(p, args[0], &Env::new()))
+        .flatten()
+        .and_then(|l| match l {
+            Literal::Str(s) if at >= 2 || args.len() > 2 => Some(s),
+            _ => None,
+        });
+    Some(Probe {
+        test: shell_test_name(p, n, label),
+        callee,
+        args: cargs,
+        expected,
+        line: line(n),
+    })
+}

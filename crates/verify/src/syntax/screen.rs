@@ -1,0 +1,1027 @@
+//! The screen on the syntax of a change (issue 34 point 1).
+//!
+//! Two kinds of finding, both only for what the change added (compared with the baseline's
+//! source of the same file; a new file has no baseline):
+//!
+//! - **rows of a table per language** (`syntax/rules/<language>.toml`): the test runtime or the
+//!   tests inspected from non-test code, new reads of the environment (variables, `/proc`, the
+//!   host, ids, the clock, randomness), decoders of opaque blobs and hash-keyed tables. Each row
+//!   names the node kinds it looks at and a pattern on their text; its example must trigger it
+//!   (checked when the table loads, and by a test);
+//! - **answers shaped to the tests**: the deciding tests' literal inputs appearing as a
+//!   condition, a `match`/`case`/`switch` pattern or a map key, with the test's expected result
+//!   as that entry's value. An entry counts when it is new, is not made of edge values only
+//!   (`if s == "": return []` for `assert parse("") == []` is an edge-case fix), and the table it
+//!   belongs to (a map, a `match`, a `switch`, the `if`s of one function) is at least half made
+//!   of such entries — a general lookup table that happens to hold a tested pair is not flagged.
+
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
+use std::sync::OnceLock;
+
+use regex::Regex;
+use serde::{Deserialize, Serialize};
+use tree_sitter::Node;
+
+use super::inline::inline_test_items;
+use super::literal::{Env, Literal, of_node};
+use super::probe::Probe;
+use super::walk::{Step, named_children, preorder, preorder_stack};
+use super::{Lang, Parsed, Span, parse};
+
+/// One finding of the screen.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SyntaxFinding {
+    /// The rule's id (`py.runner-modules`, `rust.tested-answers`, ...).
+    pub rule: String,
+    /// `observe` (the tests or the runner inspected), `environment`, `opaque` or `answers`.
+    pub category: String,
+    /// The rule in words.
+    pub words: String,
+    pub path: String,
+    /// The node that matched.
+    pub span: Span,
+    /// The final source's lines of the match (at most five).
+    pub hunk: String,
+    /// The text that matched, whitespace collapsed.
+    pub matched: String,
+    /// For answers: the expected result of the test whose literals the change holds.
+    pub literal: Option<Literal>,
+    /// For answers: the test the literals came from.
+    pub test: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Table {
+    rule: Vec<Row>,
+}
+
+/// A row of a rule table.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Row {
+    id: String,
+    category: String,
+    words: String,
+    /// Node kinds of the grammar this row looks at.
+    nodes: Vec<String>,
+    /// A regex on the node's text (whitespace collapsed), or on the string's value for string
+    /// nodes.
+    pattern: String,
+    /// When set, the node's parent must be of one of these kinds.
+    #[serde(default)]
+    parents: Vec<String>,
+    /// Source that must trigger the row.
+    example: String,
+    /// Source that must not (optional).
+    #[serde(default)]
+    clean: Option<String>,
+}
+
+struct Rule {
+    row: Row,
+    re: Regex,
+}
+
+struct Rules {
+    tables: HashMap<&'static str, Vec<Rule>>,
+}
+
+const TABLES: &[(&str, Lang, &str)] = &[
+    ("python", Lang::Python, include_str!("rules/python.toml")),
+    (
+        "javascript",
+        Lang::JavaScript,
+        include_str!("rules/javascript.toml"),
+    ),
+    ("go", Lang::Go, include_str!("rules/go.toml")),
+    ("rust", Lang::Rust, include_str!("rules/rust.toml")),
+    ("shell", Lang::Shell, include_str!("rules/shell.toml")),
+];
+
+fn table_name(lang: Lang) -> &'static str {
+    match lang {
+        Lang::Python => "python",
+        Lang::JavaScript | Lang::TypeScript | Lang::Tsx => "javascript",
+        Lang::Go => "go",
+        Lang::Rust => "rust",
+        Lang::Shell => "shell",
+    }
+}
+
+/// The rule tables, loaded once; each row's example checked. An error names every bad row.
+fn rules() -> &'static Result<Rules, String> {
+    static RULES: OnceLock<Result<Rules, String>> = OnceLock::new();
+    RULES.get_or_init(load_rules)
+}
+
+fn load_rules() -> Result<Rules, String> {
+    let mut tables = HashMap::new();
+    let mut problems = Vec::new();
+    for (name, _, text) in TABLES {
+        let table: Table = toml::from_str(text).map_err(|e| format!("rules/{name}.toml: {e}"))?;
+        let mut rows = Vec::new();
+        for row in table.rule {
+            match Regex::new(&row.pattern) {
+                Ok(re) => rows.push(Rule { row, re }),
+                Err(e) => problems.push(format!("{name} {}: {e}", row.id)),
+            }
+        }
+        tables.insert(*name, rows);
+    }
+    let rules = Rules { tables };
+    problems.extend(check_examples(&rules));
+    if problems.is_empty() {
+        Ok(rules)
+    } else {
+        Err(problems.join("; "))
+    }
+}
+
+/// Every row's example triggers the row; every `clean` example does not.
+fn check_examples(rules: &Rules) -> Vec<String> {
+    let mut problems = Vec::new();
+    for (name, lang, _) in TABLES {
+        for rule in rules.tables.get(name).map(Vec::as_slice).unwrap_or(&[]) {
+            let hit = |src: &str| {
+                row_hits(rules, *lang, src, &[])
+                    .iter()
+                    .any(|h| h.rule == rule.row.id)
+            };
+            if !hit(&rule.row.example) {
+                problems.push(format!(
+                    "{name} {}: its example does not trigger it",
+                    rule.row.id
+                ));
+            }
+            if let Some(clean) = &rule.row.clean
+                && hit(clean)
+            {
+                problems.push(format!(
+                    "{name} {}: its clean example triggers it",
+                    rule.row.id
+                ));
+            }
+        }
+    }
+    problems
+}
+
+/// The rule tables' problems, if any (for a test and for `pawl doctor`).
+pub fn rule_table_problems() -> Option<String> {
+    rules().as_ref().err().cloned()
+}
+
+/// The number of rows of each table (for the docs and a test).
+pub fn rule_counts() -> Vec<(&'static str, usize)> {
+    match rules() {
+        Ok(r) => TABLES
+            .iter()
+            .map(|(n, _, _)| (*n, r.tables.get(n).map(Vec::len).unwrap_or(0)))
+            .collect(),
+        Err(_) => Vec::new(),
+    }
+}
+
+fn collapse(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// How much of a node's text a row's pattern or an entry's signature reads: its first and last
+/// `EDGE_TEXT` bytes (patterns are anchored at either end; a node nested ten thousand deep is
+/// not copied at each level).
+const EDGE_TEXT: usize = 256;
+
+fn node_text(p: &Parsed<'_>, n: Node<'_>) -> String {
+    let t = p.text(n);
+    if t.len() <= 2 * EDGE_TEXT {
+        return collapse(t);
+    }
+    let mut head = EDGE_TEXT;
+    while !t.is_char_boundary(head) {
+        head -= 1;
+    }
+    let mut tail = t.len() - EDGE_TEXT;
+    while !t.is_char_boundary(tail) {
+        tail += 1;
+    }
+    format!(
+        "{} ...{} bytes... {}",
+        collapse(&t[..head]),
+        t.len(),
+        collapse(&t[tail..])
+    )
+}
+
+fn hunk_of(src: &str, span: &Span) -> String {
+    let lines: Vec<&str> = src.lines().collect();
+    let first = span.line.saturating_sub(1);
+    let last = span.end_line.min(first + 5).min(lines.len());
+    lines
+        .get(first..last)
+        .map(|l| l.join("\n"))
+        .unwrap_or_default()
+}
+
+/// A row's hits in one source, outside the spans in `skip` (inline test items).
+struct Hit {
+    rule: String,
+    text: String,
+    span: Span,
+}
+
+fn row_hits(rules: &Rules, lang: Lang, src: &str, skip: &[Span]) -> Vec<Hit> {
+    let Ok(p) = parse(lang, src) else {
+        return Vec::new();
+    };
+    let table = rules
+        .tables
+        .get(table_name(lang))
+        .map(Vec::as_slice)
+        .unwrap_or(&[]);
+    let mut out = Vec::new();
+    let mut seen: HashSet<(String, usize)> = HashSet::new();
+    preorder_stack(p.root(), |n, parents| {
+        let span = Span::of(n);
+        if skip.iter().any(|s| s.contains(&span)) {
+            return Step::Skip;
+        }
+        let mut text: Option<String> = None;
+        for rule in table {
+            if !rule.row.nodes.iter().any(|k| k == n.kind()) {
+                continue;
+            }
+            if !rule.row.parents.is_empty()
+                && !parents
+                    .last()
+                    .map(|par| rule.row.parents.iter().any(|k| k == par.kind()))
+                    .unwrap_or(false)
+            {
+                continue;
+            }
+            let text = text.get_or_insert_with(|| match of_node(&p, n, &Env::new()) {
+                Some(Literal::Str(s)) if is_string_kind(n.kind()) => s,
+                _ => node_text(&p, n),
+            });
+            if rule.re.is_match(text) && seen.insert((rule.row.id.clone(), span.line)) {
+                out.push(Hit {
+                    rule: rule.row.id.clone(),
+                    text: text.clone(),
+                    span,
+                });
+            }
+        }
+        Step::Into
+    });
+    out
+}
+
+fn is_string_kind(kind: &str) -> bool {
+    matches!(
+        kind,
+        "string"
+            | "template_string"
+            | "interpreted_string_literal"
+            | "raw_string_literal"
+            | "string_literal"
+            | "raw_string"
+            | "word"
+    )
+}
+
+/// Screen one changed or added source file. `baseline_src` is the file's source at the
+/// baseline (`None` for a new file); `deciding` are the probes of the tests that decide the
+/// proof (from [`super::extract_probes`] on the seal's copy of the tests).
+pub fn screen(
+    lang: Lang,
+    path: &Path,
+    baseline_src: Option<&str>,
+    final_src: &str,
+    deciding: &[Probe],
+) -> Vec<SyntaxFinding> {
+    let path_text = path.display().to_string();
+    let rules = match rules() {
+        Ok(r) => r,
+        Err(problem) => {
+            return vec![SyntaxFinding {
+                rule: "table.invalid".into(),
+                category: "table".into(),
+                words: format!("the screen's rule tables do not load: {problem}"),
+                path: path_text,
+                span: Span {
+                    start: 0,
+                    end: 0,
+                    line: 1,
+                    end_line: 1,
+                },
+                hunk: String::new(),
+                matched: String::new(),
+                literal: None,
+                test: None,
+            }];
+        }
+    };
+    let inline_spans = |src: &str| -> Vec<Span> {
+        inline_test_items(lang, src)
+            .map(|items| items.into_iter().map(|i| i.span).collect())
+            .unwrap_or_default()
+    };
+    let final_skip = inline_spans(final_src);
+    let mut findings = Vec::new();
+
+    // rows of the table: new occurrences only
+    let hits = row_hits(rules, lang, final_src, &final_skip);
+    let mut base_counts: HashMap<(String, String), usize> = HashMap::new();
+    let mut base_lines: HashSet<String> = HashSet::new();
+    if let Some(b) = baseline_src {
+        for h in row_hits(rules, lang, b, &inline_spans(b)) {
+            *base_counts.entry((h.rule, h.text)).or_insert(0) += 1;
+        }
+        base_lines = b.lines().map(collapse).collect();
+    }
+    let mut final_counts: HashMap<(String, String), usize> = HashMap::new();
+    for h in &hits {
+        *final_counts
+            .entry((h.rule.clone(), h.text.clone()))
+            .or_insert(0) += 1;
+    }
+    let table = rules
+        .tables
+        .get(table_name(lang))
+        .map(Vec::as_slice)
+        .unwrap_or(&[]);
+    let mut reported: HashMap<(String, String), usize> = HashMap::new();
+    for h in hits {
+        let key = (h.rule.clone(), h.text.clone());
+        let before = base_counts.get(&key).copied().unwrap_or(0);
+        let now = final_counts.get(&key).copied().unwrap_or(0);
+        if now <= before {
+            continue;
+        }
+        let hunk = hunk_of(final_src, &h.span);
+        // an occurrence on a line the baseline already had is not the change's
+        if before > 0 && hunk.lines().all(|l| base_lines.contains(&collapse(l))) {
+            continue;
+        }
+        let done = reported.entry(key).or_insert(0);
+        if *done >= now - before {
+            continue;
+        }
+        *done += 1;
+        let Some(rule) = table.iter().find(|r| r.row.id == h.rule) else {
+            continue;
+        };
+        findings.push(SyntaxFinding {
+            rule: h.rule,
+            category: rule.row.category.clone(),
+            words: rule.row.words.clone(),
+            path: path_text.clone(),
+            span: h.span,
+            hunk,
+            matched: h.text,
+            literal: None,
+            test: None,
+        });
+    }
+
+    // answers shaped to the tests
+    if !deciding.is_empty()
+        && let Ok(fp) = parse(lang, final_src)
+    {
+        let base_entries: HashSet<String> = baseline_src
+            .and_then(|b| {
+                let bp = parse(lang, b).ok()?;
+                let skip = inline_spans(b);
+                Some(
+                    entries(&bp, &skip)
+                        .into_iter()
+                        .map(|e| e.signature)
+                        .collect(),
+                )
+            })
+            .unwrap_or_default();
+        let all = entries(&fp, &final_skip);
+        findings.extend(answered(
+            &all,
+            &base_entries,
+            deciding,
+            final_src,
+            &path_text,
+            &format!("{}.tested-answers", short(lang)),
+        ));
+    }
+    findings.sort_by_key(|f| (f.span.start, f.rule.clone()));
+    findings
+}
+
+fn short(lang: Lang) -> &'static str {
+    match lang {
+        Lang::Python => "py",
+        Lang::JavaScript | Lang::TypeScript | Lang::Tsx => "js",
+        Lang::Go => "go",
+        Lang::Rust => "rust",
+        Lang::Shell => "sh",
+    }
+}
+
+const ANSWER_WORDS: &str = "answers shaped to the tests: a deciding test's literal input appears \
+                            as a condition, pattern or key of the change with that test's \
+                            expected result as its value, in a table (map, match, switch, or the \
+                            ifs of one function) made mostly of such entries";
+
+/// An entry of a table: the literals it tests (keys, patterns, compared values) and the
+/// literals it answers with.
+#[derive(Debug)]
+struct Entry {
+    /// The table the entry belongs to (a node's start byte; the `if`s of a function share
+    /// the function's).
+    table: usize,
+    keys: Vec<Literal>,
+    values: Vec<Literal>,
+    span: Span,
+    signature: String,
+}
+
+/// Whether the probe's inputs are among the keys: the arguments matched (a composite key such
+/// as `"2,3"` or `(2, 3)` matches all at once).
+fn input_hits<'a>(keys: &[Literal], probe: &'a Probe) -> Vec<&'a Literal> {
+    for k in keys {
+        if let Some(parts) = k.parts()
+            && parts.len() == probe.args.len()
+            && parts.iter().zip(&probe.args).all(|(a, b)| a.loose_eq(b))
+        {
+            return probe.args.iter().collect();
+        }
+    }
+    probe
+        .args
+        .iter()
+        .filter(|a| keys.iter().any(|k| k.loose_eq(a)))
+        .collect()
+}
+
+fn answered(
+    entries: &[Entry],
+    base: &HashSet<String>,
+    deciding: &[Probe],
+    src: &str,
+    path: &str,
+    rule: &str,
+) -> Vec<SyntaxFinding> {
+    let mut by_table: HashMap<usize, Vec<&Entry>> = HashMap::new();
+    for e in entries {
+        if !e.keys.is_empty() {
+            by_table.entry(e.table).or_default().push(e);
+        }
+    }
+    let mut out = Vec::new();
+    let mut tables: Vec<_> = by_table.into_iter().collect();
+    tables.sort_by_key(|(t, _)| *t);
+    for (_, table) in tables {
+        let mut hits: Vec<(&Entry, &Probe)> = Vec::new();
+        for e in &table {
+            if base.contains(&e.signature) {
+                continue;
+            }
+            let found = deciding.iter().find(|p| {
+                let inputs = input_hits(&e.keys, p);
+                !inputs.is_empty()
+                    && e.values.iter().any(|v| v.loose_eq(&p.expected))
+                    && !(inputs.iter().all(|a| a.is_edge()) && p.expected.is_edge())
+            });
+            if let Some(p) = found {
+                hits.push((e, p));
+            }
+        }
+        if hits.is_empty() || hits.len() * 2 < table.len() {
+            continue;
+        }
+        for (e, p) in hits {
+            out.push(SyntaxFinding {
+                rule: rule.to_string(),
+                category: "answers".into(),
+                words: ANSWER_WORDS.into(),
+                path: path.to_string(),
+                span: e.span,
+                hunk: hunk_of(src, &e.span),
+                matched: collapse(e.signature.as_str()),
+                literal: Some(p.expected.clone()),
+                test: Some(p.test.clone()),
+            });
+        }
+    }
+    out
+}
+
+/// Every table entry of a source, outside inline test items.
+fn entries(p: &Parsed<'_>, skip: &[Span]) -> Vec<Entry> {
+    let mut out = Vec::new();
+    preorder_stack(p.root(), |n, parents| {
+        let span = Span::of(n);
+        if skip.iter().any(|s| s.contains(&span)) {
+            return Step::Skip;
+        }
+        if let Some(e) = entry_of(p, n, parents) {
+            out.push(e);
+        }
+        Step::Into
+    });
+    out
+}
+
+fn lit(p: &Parsed<'_>, n: Node<'_>) -> Option<Literal> {
+    of_node(p, n, &Env::new())
+}
+
+fn function_kinds(lang: Lang) -> &'static [&'static str] {
+    match lang {
+        Lang::Python => &["function_definition"],
+        Lang::JavaScript | Lang::TypeScript | Lang::Tsx => &[
+            "function_declaration",
+            "function_expression",
+            "arrow_function",
+            "method_definition",
+            "function",
+        ],
+        Lang::Go => &["function_declaration", "method_declaration", "func_literal"],
+        Lang::Rust => &["function_item", "closure_expression"],
+        Lang::Shell => &["function_definition"],
+    }
+}
+
+/// How far up an `if` looks for its function (deeper, its function is the file).
+const MAX_IF_DEPTH: usize = 256;
+
+/// The table an `if` belongs to: its function (or the file).
+fn if_table(p: &Parsed<'_>, parents: &[Node<'_>]) -> usize {
+    parents
+        .iter()
+        .rev()
+        .take(MAX_IF_DEPTH)
+        .find(|a| function_kinds(p.lang).contains(&a.kind()))
+        .map(|f| f.start_byte())
+        .unwrap_or(usize::MAX)
+}
+
+fn entry(
+    table: usize,
+    keys: Vec<Literal>,
+    values: Vec<Literal>,
+    p: &Parsed<'_>,
+    n: Node<'_>,
+) -> Option<Entry> {
+    if keys.is_empty() {
+        return None;
+    }
+    Some(Entry {
+        table,
+        keys,
+        values,
+        span: Span::of(n),
+        signature: node_text(p, n),
+    })
+}
+
+fn entry_of(p: &Parsed<'_>, n: Node<'_>, parents: &[Node<'_>]) -> Option<Entry> {
+    let parent_start = || parents.last().map(|x| x.start_byte()).unwrap_or(0);
+    match (p.lang, n.kind()) {
+        // conditions with their answers
+        (Lang::Python, "if_statement" | "elif_clause")
+        | (Lang::JavaScript | Lang::TypeScript | Lang::Tsx, "if_statement")
+        | (Lang::Go, "if_statement")
+        | (Lang::Rust, "if_expression") => {
+            let cond = n.child_by_field_name("condition")?;
+            let body = n.child_by_field_name("consequence")?;
+            entry(
+                if_table(p, parents),
+                compared(p, cond),
+                answers(p, body),
+                p,
+                n,
+            )
+        }
+        (Lang::Shell, "if_statement" | "elif_clause") => {
+            let cond = n.child_by_field_name("condition")?;
+            let mut keys = compared(p, cond);
+            if keys.is_empty() {
+                // the condition is the first child list before `then`
+                for c in named_children(n) {
+                    if matches!(c.kind(), "test_command" | "command" | "list") {
+                        keys.extend(compared(p, c));
+                        break;
+                    }
+                }
+            }
+            entry(if_table(p, parents), keys, answers_until_else(p, n), p, n)
+        }
+        // map and object entries
+        (Lang::Python, "pair") | (Lang::JavaScript | Lang::TypeScript | Lang::Tsx, "pair") => {
+            let k = n.child_by_field_name("key")?;
+            let v = n.child_by_field_name("value")?;
+            let key = if k.kind() == "property_identifier" {
+                Literal::Str(p.text(k).to_string())
+            } else {
+                lit(p, k)?
+            };
+            entry(
+                parent_start(),
+                vec![key],
+                lit(p, v).into_iter().collect(),
+                p,
+                n,
+            )
+        }
+        (Lang::Go, "keyed_element") => {
+            let kv = named_children(n);
+            if kv.len() != 2 {
+                return None;
+            }
+            let k = named_children(kv[0]).first().copied().unwrap_or(kv[0]);
+            let v = named_children(kv[1]).first().copied().unwrap_or(kv[1]);
+            entry(
+                parent_start(),
+                lit(p, k).into_iter().collect(),
+                lit(p, v).into_iter().collect(),
+                p,
+                n,
+            )
+        }
+        // [[k, v], ...] handed to a Map or HashMap, (k, v) tuples in an array
+        (Lang::JavaScript | Lang::TypeScript | Lang::Tsx, "array")
+        | (Lang::Rust, "tuple_expression") => {
+            let parent = *parents.last()?;
+            if !matches!(parent.kind(), "array" | "array_expression") {
+                return None;
+            }
+            let kv = named_children(n);
+            if kv.len() != 2 {
+                return None;
+            }
+            // only a map's constructor (new Map([...]), HashMap::from([...]))
+            let ctor = *parents.get(parents.len().checked_sub(3)?)?;
+            let callee = ctor
+                .child_by_field_name("constructor")
+                .or_else(|| ctor.child_by_field_name("function"))
+                .map(|c| p.text(c))
+                .unwrap_or("");
+            let is_map = (ctor.kind() == "new_expression" && callee.ends_with("Map"))
+                || (ctor.kind() == "call_expression" && callee.ends_with("Map::from"));
+            if !is_map {
+                return None;
+            }
+            entry(
+                parent.start_byte(),
+                lit(p, kv[0]).into_iter().collect(),
+                lit(p, kv[1]).into_iter().collect(),
+                p,
+                n,
+            )
+        }
+        // match arms, switch cases, case items
+        (Lang::Rust, "match_arm") => {
+            let pat = n.child_by_field_name("pattern")?;
+            let value = n.child_by_field_name("value")?;
+            let keys = rust_pattern(p, pat).into_iter().collect();
+            let values = lit(p, value)
+                .map(|v| vec![v])
+                .unwrap_or_else(|| answers(p, value));
+            entry(parent_start(), keys, values, p, n)
+        }
+        (Lang::JavaScript | Lang::TypeScript | Lang::Tsx, "switch_case") => {
+            let v = n.child_by_field_name("value")?;
+            let mut keys: Vec<Literal> = lit(p, v).into_iter().collect();
+            keys.extend(compared(p, v));
+            entry(parent_start(), keys, answers(p, n), p, n)
+        }
+        (Lang::Go, "expression_case") => {
+            let v = n.child_by_field_name("value")?;
+            let mut keys: Vec<Literal> = named_children(v)
+                .into_iter()
+                .filter_map(|x| lit(p, x))
+                .collect();
+            keys.extend(compared(p, v));
+            entry(parent_start(), keys, answers(p, n), p, n)
+        }
+        (Lang::Python, "case_clause") => {
+            let mut keys = Vec::new();
+            for c in named_children(n) {
+                if c.kind() == "case_pattern"
+                    && let Some(k) = python_pattern(p, c, 0)
+                {
+                    keys.push(k);
+                }
+            }
+            let body = n.child_by_field_name("consequence")?;
+            entry(parent_start(), keys, answers(p, body), p, n)
+        }
+        (Lang::Shell, "case_item") => {
+            let mut keys = Vec::new();
+            let mut c = n.walk();
+            for v in n.children_by_field_name("value", &mut c) {
+                if let Some(l) = lit(p, v) {
+                    keys.push(l);
+                }
+            }
+            entry(parent_start(), keys, answers(p, n), p, n)
+        }
+        _ => None,
+    }
+}
+
+fn python_pattern(p: &Parsed<'_>, pat: Node<'_>, depth: usize) -> Option<Literal> {
+    if depth > 32 {
+        return None;
+    }
+    match pat.kind() {
+        "case_pattern" => {
+            let inner = named_children(pat);
+            if inner.len() == 1 {
+                python_pattern(p, inner[0], depth + 1)
+            } else {
+                None
+            }
+        }
+        "tuple_pattern" | "list_pattern" => named_children(pat)
+            .into_iter()
+            .map(|c| python_pattern(p, c, depth + 1))
+            .collect::<Option<Vec<_>>>()
+            .map(Literal::List),
+        _ => lit(p, pat),
+    }
+}
+
+fn rust_pattern(p: &Parsed<'_>, pat: Node<'_>) -> Option<Literal> {
+    let inner = named_children(pat);
+    let node = if pat.kind() == "match_pattern" {
+        *inner.first()?
+    } else {
+        pat
+    };
+    match node.kind() {
+        "tuple_pattern" | "slice_pattern" => named_children(node)
+            .into_iter()
+            .map(|c| rust_pattern(p, c))
+            .collect::<Option<Vec<_>>>()
+            .map(Literal::List),
+        "negative_literal" => {
+            let t = p.text(node).replace(' ', "");
+            super::literal::scalar_of_text(&t).into()
+        }
+        _ => lit(p, node),
+    }
+}
+
+/// The literals a condition compares with (`==`, `===`, `is`, `in`, `=`, `-eq`).
+fn compared(p: &Parsed<'_>, cond: Node<'_>) -> Vec<Literal> {
+    let mut out = Vec::new();
+    preorder(cond, |n| {
+        let ops: Vec<String> = {
+            let mut c = n.walk();
+            n.children(&mut c)
+                .filter(|k| !k.is_named())
+                .map(|k| p.text(k).to_string())
+                .collect()
+        };
+        let is_eq = match n.kind() {
+            "comparison_operator" => ops.iter().any(|o| matches!(o.as_str(), "==" | "is" | "in")),
+            "binary_expression" => n
+                .child_by_field_name("operator")
+                .map(|o| matches!(p.text(o), "==" | "===" | "=" | "-eq"))
+                .unwrap_or(false),
+            _ => false,
+        };
+        if !is_eq {
+            return Step::Into;
+        }
+        for side in named_children(n) {
+            if let Some(l) = lit(p, side) {
+                match l {
+                    Literal::List(items) if ops.iter().any(|o| o == "in") => out.extend(items),
+                    other => out.push(other),
+                }
+            }
+        }
+        Step::Into
+    });
+    out
+}
+
+/// The literals a block answers with: returned, yielded as a block's value, printed (shell).
+fn answers(p: &Parsed<'_>, body: Node<'_>) -> Vec<Literal> {
+    let mut out = Vec::new();
+    preorder(body, |n| {
+        match (p.lang, n.kind()) {
+            (Lang::Python, "return_statement")
+            | (Lang::JavaScript | Lang::TypeScript | Lang::Tsx, "return_statement")
+            | (Lang::Rust, "return_expression") => {
+                if let Some(v) = named_children(n).first().and_then(|v| lit(p, *v)) {
+                    out.push(v);
+                }
+            }
+            (Lang::Go, "return_statement") => {
+                for list in named_children(n) {
+                    out.extend(named_children(list).into_iter().filter_map(|v| lit(p, v)));
+                    if let Some(v) = lit(p, list) {
+                        out.push(v);
+                    }
+                }
+            }
+            (Lang::Rust, "block") => {
+                if let Some(last) = named_children(n).last()
+                    && let Some(v) = lit(p, *last)
+                {
+                    out.push(v);
+                }
+            }
+            (Lang::Shell, "command") => {
+                let name = n
+                    .child_by_field_name("name")
+                    .map(|x| p.text(x))
+                    .unwrap_or("");
+                if matches!(name, "echo" | "printf") {
+                    let mut c = n.walk();
+                    for a in n.children_by_field_name("argument", &mut c) {
+                        if let Some(v) = lit(p, a) {
+                            out.push(v);
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+        // a nested function or conditional answers for itself (and walking it again for each
+        // enclosing `if` would be quadratic)
+        if n != body
+            && (function_kinds(p.lang).contains(&n.kind()) || NESTED_TABLES.contains(&n.kind()))
+        {
+            return Step::Skip;
+        }
+        Step::Into
+    });
+    out
+}
+
+/// Conditionals whose answers belong to their own entries.
+const NESTED_TABLES: &[&str] = &[
+    "if_statement",
+    "if_expression",
+    "switch_statement",
+    "expression_switch_statement",
+    "type_switch_statement",
+    "match_expression",
+    "match_statement",
+    "case_statement",
+];
+
+/// A shell `if`'s answers: the commands of its `then` part (before `elif`/`else`).
+fn answers_until_else(p: &Parsed<'_>, n: Node<'_>) -> Vec<Literal> {
+    let mut out = Vec::new();
+    let mut past_condition = false;
+    for c in named_children(n) {
+        if matches!(c.kind(), "elif_clause" | "else_clause") {
+            break;
+        }
+        if !past_condition {
+            past_condition = true;
+            continue;
+        }
+        out.extend(answers(p, c));
+    }
+    out
+}
+
+/// Screen a data file under a source root (JSON, or `key<sep>value` lines) for the deciding
+/// tests' answers: the same entry rule as [`screen`], the file being one table.
+pub fn screen_data(
+    path: &Path,
+    baseline_src: Option<&str>,
+    final_src: &str,
+    deciding: &[Probe],
+) -> Vec<SyntaxFinding> {
+    let path_text = path.display().to_string();
+    let base: HashSet<String> = baseline_src
+        .map(|b| data_entries(b).into_iter().map(|e| e.signature).collect())
+        .unwrap_or_default();
+    answered(
+        &data_entries(final_src),
+        &base,
+        deciding,
+        final_src,
+        &path_text,
+        "data.tested-answers",
+    )
+}
+
+fn data_entries(src: &str) -> Vec<Entry> {
+    let mut out = Vec::new();
+    let whole = Span {
+        start: 0,
+        end: src.len(),
+        line: 1,
+        end_line: src.lines().count().max(1),
+    };
+    if let Ok(json) = serde_json::from_str::<serde_json::Value>(src) {
+        let mut stack = vec![json];
+        let mut guard = 0;
+        while let Some(v) = stack.pop() {
+            guard += 1;
+            if guard > 100_000 {
+                break;
+            }
+            match v {
+                serde_json::Value::Object(map) => {
+                    for (k, val) in map {
+                        if let Some(lv) = json_literal(&val, 0) {
+                            out.push(Entry {
+                                table: 0,
+                                signature: format!("{k:?}:{}", lv.key()),
+                                keys: vec![super::literal::scalar_of_text(&k), Literal::Str(k)],
+                                values: vec![lv],
+                                span: whole,
+                            });
+                        }
+                        stack.push(val);
+                    }
+                }
+                serde_json::Value::Array(items) => {
+                    for item in items {
+                        if let serde_json::Value::Array(pair) = &item
+                            && pair.len() == 2
+                            && let (Some(k), Some(v)) =
+                                (json_literal(&pair[0], 0), json_literal(&pair[1], 0))
+                        {
+                            out.push(Entry {
+                                table: 0,
+                                signature: format!("{}:{}", k.key(), v.key()),
+                                keys: vec![k],
+                                values: vec![v],
+                                span: whole,
+                            });
+                        }
+                        stack.push(item);
+                    }
+                }
+                _ => {}
+            }
+        }
+        return out;
+    }
+    for (i, line) in src.lines().enumerate() {
+        let t = line.trim();
+        if t.is_empty() || t.starts_with('#') {
+            continue;
+        }
+        let Some((k, v)) = t
+            .rsplit_once(['=', ':', '\t'])
+            .or_else(|| t.rsplit_once(','))
+            .or_else(|| t.rsplit_once(' '))
+        else {
+            continue;
+        };
+        let (k, v) = (k.trim().trim_matches('"'), v.trim().trim_matches('"'));
+        let start = src.lines().take(i).map(|l| l.len() + 1).sum();
+        out.push(Entry {
+            table: 0,
+            keys: vec![
+                super::literal::scalar_of_text(k),
+                Literal::Str(k.to_string()),
+            ],
+            values: vec![super::literal::scalar_of_text(v)],
+            span: Span {
+                start,
+                end: start + line.len(),
+                line: i + 1,
+                end_line: i + 1,
+            },
+            signature: collapse(t),
+        });
+    }
+    out
+}
+
+fn json_literal(v: &serde_json::Value, depth: usize) -> Option<Literal> {
+    if depth > 32 {
+        return None;
+    }
+    Some(match v {
+        serde_json::Value::Null => Literal::Null,
+        serde_json::Value::Bool(b) => Literal::Bool(*b),
+        serde_json::Value::Number(n) => match n.as_i64() {
+            Some(i) => Literal::Int(i),
+            None => Literal::Float(n.as_f64()?),
+        },
+        serde_json::Value::String(s) => Literal::Str(s.clone()),
+        serde_json::Value::Array(items) => Literal::List(
+            items
+                .iter()
+                .map(|i| json_literal(i, depth + 1))
+                .collect::<Option<Vec<_>>>()?,
+        ),
+        serde_json::Value::Object(map) => Literal::Map(
+            map.iter()
+                .map(|(k, v)| Some((Literal::Str(k.clone()), json_literal(v, depth + 1)?)))
+                .collect::<Option<Vec<_>>>()?,
+        ),
+    })
+}

@@ -1,0 +1,1132 @@
+//! Tests of the parsed-code layer, on real-looking code.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::Path;
+
+use proptest::prelude::*;
+
+use super::screen::{rule_counts, rule_table_problems};
+use super::*;
+
+fn int(i: i64) -> Literal {
+    Literal::Int(i)
+}
+
+fn s(t: &str) -> Literal {
+    Literal::Str(t.to_string())
+}
+
+fn probe(test: &str, callee: &str, args: Vec<Literal>, expected: Literal) -> Probe {
+    Probe {
+        test: test.into(),
+        callee: callee.into(),
+        args,
+        expected,
+        line: 1,
+    }
+}
+
+/// `(test, callee, args, expected)` of a file's probes, for compact assertions.
+fn shapes(lang: Lang, src: &str) -> Vec<(String, String, Vec<Literal>, Literal)> {
+    extract_probes(lang, src)
+        .unwrap()
+        .probes
+        .into_iter()
+        .map(|p| (p.test, p.callee, p.args, p.expected))
+        .collect()
+}
+
+fn rules_hit(findings: &[SyntaxFinding]) -> Vec<&str> {
+    findings.iter().map(|f| f.rule.as_str()).collect()
+}
+
+// ---------------------------------------------------------------- languages and parsing
+
+#[test]
+fn the_language_of_a_path_is_its_extension() {
+    let cases = [
+        ("src/calc.py", Some(Lang::Python)),
+        ("stubs/calc.pyi", Some(Lang::Python)),
+        ("calc.js", Some(Lang::JavaScript)),
+        ("lib/calc.mjs", Some(Lang::JavaScript)),
+        ("lib/calc.cjs", Some(Lang::JavaScript)),
+        ("ui/App.jsx", Some(Lang::JavaScript)),
+        ("src/calc.ts", Some(Lang::TypeScript)),
+        ("types/index.d.ts", Some(Lang::TypeScript)),
+        ("ui/App.tsx", Some(Lang::Tsx)),
+        ("calc.go", Some(Lang::Go)),
+        ("src/lib.rs", Some(Lang::Rust)),
+        ("test.sh", Some(Lang::Shell)),
+        ("CALC.PY", Some(Lang::Python)),
+        ("README.md", None),
+        ("Makefile", None),
+        ("data/answers.json", None),
+        (".bashrc", None),
+    ];
+    for (path, want) in cases {
+        assert_eq!(Lang::of_path(Path::new(path)), want, "{path}");
+    }
+}
+
+#[test]
+fn a_source_with_syntax_errors_parses_and_reports_where() {
+    let p = parse(Lang::Python, "def add(a, b:\n    return a +\n\nx = 1\n").unwrap();
+    let errors = p.errors();
+    assert!(!errors.is_empty());
+    assert!(errors.iter().all(|e| e.line >= 1 && e.start <= e.end));
+    let clean = parse(
+        Lang::Go,
+        "package calc\n\nfunc Add(a, b int) int { return a + b }\n",
+    )
+    .unwrap();
+    assert!(clean.errors().is_empty());
+}
+
+#[test]
+fn typescript_type_syntax_parses_with_the_typescript_grammar() {
+    let src = "export function add<T extends number>(a: T, b: T): number {\n  return (a as number) + <number>b;\n}\n";
+    assert!(parse(Lang::TypeScript, src).unwrap().errors().is_empty());
+    // the JavaScript grammar does not read types: why .ts files get their own grammar
+    assert!(!parse(Lang::JavaScript, src).unwrap().errors().is_empty());
+    let tsx = "export const App = (p: { n: number }) => <div>{p.n}</div>;\n";
+    assert!(parse(Lang::Tsx, tsx).unwrap().errors().is_empty());
+}
+
+#[test]
+fn a_source_too_large_is_refused_not_parsed() {
+    let big = "x".repeat(MAX_SOURCE_BYTES + 1);
+    assert!(matches!(
+        parse(Lang::Python, &big),
+        Err(SyntaxError::TooLarge { .. })
+    ));
+}
+
+const ALL: [Lang; 7] = [
+    Lang::Python,
+    Lang::JavaScript,
+    Lang::TypeScript,
+    Lang::Tsx,
+    Lang::Go,
+    Lang::Rust,
+    Lang::Shell,
+];
+
+fn every_entry_point(lang: Lang, a: &str, b: &str) {
+    let _ = parse(lang, a).map(|p| p.errors());
+    let _ = inline_test_items(lang, a);
+    let _ = restore_inline_tests(lang, a, b);
+    let _ = extract_probes(lang, a);
+    let deciding = [probe("t", "f", vec![int(2), int(3)], int(5))];
+    let _ = screen(lang, Path::new("x"), Some(a), b, &deciding);
+    let _ = screen(lang, Path::new("x"), None, a, &deciding);
+    let _ = screen_data(Path::new("x.json"), Some(a), b, &deciding);
+}
+
+#[test]
+fn deep_nesting_does_not_exhaust_the_stack() {
+    // every walk is iterative and no node asks for its parents one by one (a tree-sitter
+    // parent is found from the root): these run in linear time, a few seconds in all
+    let depth = 5_000;
+    let nested = format!("x = {}1{}\n", "(".repeat(depth), ")".repeat(depth));
+    let lists = format!("x = {}{}\n", "[".repeat(depth), "]".repeat(depth));
+    let calls = format!("x = {}1{}\n", "f(".repeat(depth), ")".repeat(depth));
+    let ifs = format!(
+        "{}return 1;{}\n",
+        "if (a === 2) { ".repeat(depth),
+        "}".repeat(depth)
+    );
+    for lang in ALL {
+        every_entry_point(lang, &nested, &lists);
+        every_entry_point(lang, &calls, &ifs);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    #[test]
+    fn random_bytes_never_panic(a in proptest::collection::vec(any::<u8>(), 0..600),
+                                b in proptest::collection::vec(any::<u8>(), 0..600)) {
+        let a = String::from_utf8_lossy(&a);
+        let b = String::from_utf8_lossy(&b);
+        for lang in ALL {
+            every_entry_point(lang, &a, &b);
+        }
+    }
+
+    #[test]
+    fn mangled_real_code_never_panics(cut in 0usize..2000, junk in "[(){}\\[\\]\"'`#$!=:;,.\\\\ a-z0-9\n]{0,40}") {
+        for (lang, src) in [
+            (Lang::Rust, RUST_LIB),
+            (Lang::Python, PY_DOCTESTS),
+            (Lang::JavaScript, JS_TESTS),
+            (Lang::Go, GO_TESTS),
+            (Lang::Shell, SH_TESTS),
+            (Lang::TypeScript, TS_INSOURCE),
+        ] {
+            let at = src.char_indices().map(|(i, _)| i).find(|i| *i >= cut.min(src.len())).unwrap_or(src.len());
+            let mangled = format!("{}{}{}", &src[..at], junk, &src[at..]);
+            every_entry_point(lang, src, &mangled);
+            every_entry_point(lang, &mangled, src);
+        }
+    }
+}
+
+// ---------------------------------------------------------------- inline test items
+
+const RUST_LIB: &str = r#"//! Arithmetic.
+//!
+//! ```
+//! assert_eq!(calc::add(1, 1), 2);
+//! ```
+
+/// Adds two numbers.
+///
+/// ```
+/// assert_eq!(calc::add(2, 3), 5);
+/// ```
+pub fn add(a: i32, b: i32) -> i32 {
+    a - b
+}
+
+/// Multiplies.
+///
+/// ```text
+/// not a test: mul(2, 3) is 6
+/// ```
+pub fn mul(a: i32, b: i32) -> i32 {
+    a * b
+}
+
+#[test]
+fn top_level_test() {
+    assert_eq!(mul(2, 2), 4);
+}
+
+pub mod nested {
+    pub fn twice(x: i32) -> i32 {
+        x * 2
+    }
+
+    #[cfg(test)]
+    mod checks {
+        #[test]
+        fn doubles() {
+            assert_eq!(super::twice(4), 8);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn adds() {
+        assert_eq!(add(2, 3), 5);
+        assert_eq!(add(10, -4), 6);
+    }
+
+    #[test]
+    fn multiplies() {
+        assert_eq!(mul(2, 3), 6);
+    }
+}
+"#;
+
+#[test]
+fn rust_inline_items_are_test_modules_test_fns_and_doc_tests() {
+    let items = inline_test_items(Lang::Rust, RUST_LIB).unwrap();
+    let keys: Vec<(&str, InlineKind)> = items.iter().map(|i| (i.key.as_str(), i.kind)).collect();
+    assert_eq!(
+        keys,
+        vec![
+            ("doc (crate)", InlineKind::RustDocTest),
+            ("doc add", InlineKind::RustDocTest),
+            ("fn top_level_test", InlineKind::RustTestFn),
+            ("mod nested::checks", InlineKind::RustTestModule),
+            ("mod tests", InlineKind::RustTestModule),
+        ]
+    );
+    // spans are whole lines, attributes included
+    let tests = items.iter().find(|i| i.key == "mod tests").unwrap();
+    assert!(RUST_LIB[tests.span.start..tests.span.end].starts_with("#[cfg(test)]\nmod tests {"));
+    assert!(RUST_LIB[tests.span.start..tests.span.end].ends_with("}\n"));
+    let doc = items.iter().find(|i| i.key == "doc add").unwrap();
+    assert!(RUST_LIB[doc.span.start..doc.span.end].starts_with("/// Adds two numbers."));
+    assert!(RUST_LIB[doc.span.end..].starts_with("pub fn add"));
+}
+
+#[test]
+fn restoring_rust_keeps_the_product_change_and_locks_the_tests() {
+    // the run fixed add, weakened the test module, changed the doc test, added a test fn and
+    // removed the top-level one
+    let fin = RUST_LIB
+        .replace("    a - b\n}", "    a + b\n}")
+        .replace("assert_eq!(add(10, -4), 6);", "assert!(true);")
+        .replace("/// assert_eq!(calc::add(2, 3), 5);", "/// assert!(true);")
+        .replace(
+            "#[test]\nfn top_level_test() {\n    assert_eq!(mul(2, 2), 4);\n}\n",
+            "#[test]\nfn sneaky() {\n    assert!(true);\n}\n",
+        );
+    let restored = restore_inline_tests(Lang::Rust, RUST_LIB, &fin).unwrap();
+    let want = RUST_LIB.replace("    a - b\n}", "    a + b\n}");
+    // byte for byte: the fix kept, every test as the baseline had it (the removed top-level
+    // test is put back at the end of the file)
+    assert!(restored.contains("    a + b\n}"));
+    assert!(restored.contains("assert_eq!(add(10, -4), 6);"));
+    assert!(restored.contains("/// assert_eq!(calc::add(2, 3), 5);"));
+    assert!(!restored.contains("sneaky"));
+    assert!(restored.contains("fn top_level_test()"));
+    let mut a: Vec<&str> = restored.lines().filter(|l| !l.is_empty()).collect();
+    let mut b: Vec<&str> = want.lines().filter(|l| !l.is_empty()).collect();
+    a.sort_unstable();
+    b.sort_unstable();
+    assert_eq!(a, b);
+    assert!(parse(Lang::Rust, &restored).unwrap().errors().is_empty());
+}
+
+#[test]
+fn restoring_rust_with_nothing_changed_in_tests_is_the_final_source() {
+    let fin = RUST_LIB.replace("    a - b\n}", "    a + b\n}");
+    assert_eq!(
+        restore_inline_tests(Lang::Rust, RUST_LIB, &fin).unwrap(),
+        fin
+    );
+}
+
+#[test]
+fn a_removed_test_module_is_put_back_and_a_lost_test_attr_is_undone() {
+    let base = "pub fn add(a: i32, b: i32) -> i32 {\n    a - b\n}\n\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn adds() {\n        assert_eq!(super::add(2, 3), 5);\n    }\n}\n";
+    let removed = "pub fn add(a: i32, b: i32) -> i32 {\n    a + b\n}\n";
+    let restored = restore_inline_tests(Lang::Rust, base, removed).unwrap();
+    assert_eq!(restored, base.replace("a - b", "a + b"));
+
+    let top = "pub fn add(a: i32, b: i32) -> i32 {\n    a - b\n}\n\n#[test]\nfn adds() {\n    assert_eq!(add(2, 3), 5);\n}\n";
+    let unmarked = "pub fn add(a: i32, b: i32) -> i32 {\n    a + b\n}\n\nfn adds() {\n    assert_eq!(add(2, 3), 6);\n}\n";
+    let restored = restore_inline_tests(Lang::Rust, top, unmarked).unwrap();
+    assert_eq!(restored, top.replace("a - b", "a + b"));
+
+    let cfg_dropped = base
+        .replace("a - b", "a + b")
+        .replace("#[cfg(test)]\n", "")
+        .replace("(2, 3), 5", "(2, 3), 6");
+    let restored = restore_inline_tests(Lang::Rust, base, &cfg_dropped).unwrap();
+    assert_eq!(restored, base.replace("a - b", "a + b"));
+}
+
+const PY_DOCTESTS: &str = r#""""Parsing helpers.
+
+>>> parse("a,b")
+['a', 'b']
+"""
+
+
+def parse(s):
+    """Split a comma list.
+
+    >>> parse("")
+    []
+    >>> parse("x")
+    ['x']
+    """
+    return s.split(",")
+
+
+class Calc:
+    """A calculator (no doctest here)."""
+
+    def add(self, a, b):
+        """Add.
+
+        >>> Calc().add(2, 3)
+        5
+        """
+        return a - b
+
+
+def plain(x):
+    """No examples."""
+    return x
+"#;
+
+#[test]
+fn python_doctests_are_docstrings_with_examples() {
+    let items = inline_test_items(Lang::Python, PY_DOCTESTS).unwrap();
+    let keys: Vec<&str> = items.iter().map(|i| i.key.as_str()).collect();
+    assert_eq!(
+        keys,
+        vec!["doctest (module)", "doctest parse", "doctest Calc.add"]
+    );
+    assert!(items.iter().all(|i| i.kind == InlineKind::PythonDoctest));
+}
+
+#[test]
+fn restoring_python_locks_doctests_and_keeps_the_fix() {
+    let fin = PY_DOCTESTS
+        .replace("        5\n", "        -1\n")
+        .replace("        return a - b", "        return a + b")
+        .replace(
+            "    \"\"\"Split a comma list.\n\n    >>> parse(\"\")\n    []\n    >>> parse(\"x\")\n    ['x']\n    \"\"\"\n",
+            "",
+        )
+        .replace(
+            "    \"\"\"No examples.\"\"\"",
+            "    \"\"\"Now with one.\n\n    >>> plain(1)\n    1\n    \"\"\"",
+        );
+    let restored = restore_inline_tests(Lang::Python, PY_DOCTESTS, &fin).unwrap();
+    // the fix stays; the weakened doctest, the removed docstring and the new doctest are the
+    // baseline's again
+    let want = PY_DOCTESTS
+        .replace("        return a - b", "        return a + b")
+        .replace("    \"\"\"No examples.\"\"\"\n", "");
+    assert!(restored.contains("        return a + b"));
+    assert!(restored.contains("        >>> Calc().add(2, 3)\n        5\n"));
+    assert!(restored.contains("    >>> parse(\"\")\n    []\n"));
+    assert!(!restored.contains("Now with one"));
+    // the docstring that had no doctest is not a test item: the run's removal of the new
+    // doctest takes its whole docstring statement, the rest is the final source
+    assert_eq!(
+        restored.replace("    return x", ""),
+        want.replace("    return x", "")
+    );
+    assert!(parse(Lang::Python, &restored).unwrap().errors().is_empty());
+}
+
+const TS_INSOURCE: &str = r#"export function add(a: number, b: number): number {
+  return a - b;
+}
+
+if (import.meta.vitest) {
+  const { it, expect } = import.meta.vitest;
+  it("adds", () => {
+    expect(add(2, 3)).toBe(5);
+  });
+}
+"#;
+
+#[test]
+fn vitest_in_source_tests_are_restored_by_span() {
+    let items = inline_test_items(Lang::TypeScript, TS_INSOURCE).unwrap();
+    assert_eq!(items.len(), 1);
+    assert_eq!(items[0].key, "vitest#0");
+    assert_eq!(items[0].kind, InlineKind::JsInSourceTest);
+    let fin = TS_INSOURCE
+        .replace("return a - b;", "return a + b;")
+        .replace("toBe(5)", "toBeDefined()");
+    let restored = restore_inline_tests(Lang::TypeScript, TS_INSOURCE, &fin).unwrap();
+    assert_eq!(
+        restored,
+        TS_INSOURCE.replace("return a - b;", "return a + b;")
+    );
+    // the block removed: put back at the end
+    let cut = TS_INSOURCE.find("if (import.meta.vitest)").unwrap();
+    let removed = TS_INSOURCE[..cut].replace("return a - b;", "return a + b;");
+    let restored = restore_inline_tests(Lang::TypeScript, TS_INSOURCE, &removed).unwrap();
+    assert_eq!(
+        restored,
+        TS_INSOURCE.replace("return a - b;", "return a + b;")
+    );
+}
+
+#[test]
+fn a_doc_test_whose_item_is_gone_cannot_be_placed() {
+    let base = "/// ```\n/// assert_eq!(c::old(), 1);\n/// ```\npub fn old() -> i32 { 1 }\n";
+    let fin = "pub fn new() -> i32 { 1 }\n";
+    assert_eq!(
+        restore_inline_tests(Lang::Rust, base, fin),
+        Err(RestoreError::NoPlace {
+            key: "doc old".into()
+        })
+    );
+}
+
+// ---------------------------------------------------------------- probes
+
+const PY_TESTS: &str = r#"import unittest
+
+import pytest
+
+from calc import add, mul, parse
+
+CASES = [(1, 1, 2), (4, 5, 9)]
+
+
+def test_plain():
+    assert add(2, 3) == 5
+    assert 6 == mul(2, 3)
+
+
+def test_strings_and_lists():
+    assert parse("a,b") == ["a", "b"]
+    assert parse("") == []
+
+
+@pytest.mark.parametrize("a, b, expected", [(2, 3, 5), (10, -4, 6), pytest.param(0, 0, 0, id="zero")])
+def test_table(a, b, expected):
+    assert add(a, b) == expected
+
+
+def test_loop():
+    for a, b, want in CASES:
+        assert add(a, b) == want
+
+
+def test_not_call_shaped():
+    assert isinstance(add(1, 2), int)
+
+
+class CalcTest(unittest.TestCase):
+    def test_add(self):
+        self.assertEqual(add(2, 3), 5)
+        self.assertEqual(add(x=1, y=2), 3)
+
+    def test_truthy(self):
+        self.assertTrue(add(1, 1))
+"#;
+
+#[test]
+fn python_probes_read_asserts_unittest_parametrize_and_loops() {
+    let got = shapes(Lang::Python, PY_TESTS);
+    let want = vec![
+        ("test_plain", "add", vec![int(2), int(3)], int(5)),
+        ("test_plain", "mul", vec![int(2), int(3)], int(6)),
+        (
+            "test_strings_and_lists",
+            "parse",
+            vec![s("a,b")],
+            Literal::List(vec![s("a"), s("b")]),
+        ),
+        (
+            "test_strings_and_lists",
+            "parse",
+            vec![s("")],
+            Literal::List(vec![]),
+        ),
+        ("test_table[0]", "add", vec![int(2), int(3)], int(5)),
+        ("test_table[1]", "add", vec![int(10), int(-4)], int(6)),
+        ("test_table[2]", "add", vec![int(0), int(0)], int(0)),
+        ("test_loop[0]", "add", vec![int(1), int(1)], int(2)),
+        ("test_loop[1]", "add", vec![int(4), int(5)], int(9)),
+        ("CalcTest.test_add", "add", vec![int(2), int(3)], int(5)),
+    ];
+    let want: Vec<_> = want
+        .into_iter()
+        .map(|(t, c, a, e)| (t.to_string(), c.to_string(), a, e))
+        .collect();
+    assert_eq!(got, want);
+    let all = extract_probes(Lang::Python, PY_TESTS).unwrap();
+    let not: Vec<&str> = all.not_probed.iter().map(|n| n.test.as_str()).collect();
+    assert_eq!(not, vec!["test_not_call_shaped", "CalcTest.test_truthy"]);
+    assert!(all.not_probed[0].reason.contains("isinstance"));
+    assert_eq!(all.probes[0].line, 11);
+}
+
+const JS_TESTS: &str = r#"const assert = require('node:assert');
+const { test, describe, it, expect } = require('@jest/globals');
+const { add, mul, parse } = require('./calc');
+
+test('add', () => {
+  expect(add(2, 3)).toBe(5);
+  expect(parse('a,b')).toEqual(['a', 'b']);
+  expect(mul(2, 3)).not.toBe(7);
+});
+
+describe('calc', () => {
+  it('multiplies', async () => {
+    assert.strictEqual(mul(2, 3), 6);
+    assert.deepStrictEqual(parse(''), []);
+    assert(add(1, 1) === 2);
+  });
+});
+
+test.each([
+  [1, 1, 2],
+  [10, -4, 6],
+])('add(%i, %i)', (a, b, expected) => {
+  expect(add(a, b)).toBe(expected);
+});
+
+it.each([{ x: 2, y: 3, sum: 5 }])('object rows', ({ x, y, sum }) => {
+  expect(add(x, y)).toStrictEqual(sum);
+});
+
+test('not call-shaped', () => {
+  expect(typeof add).toBe('function');
+});
+"#;
+
+#[test]
+fn js_probes_read_expect_assert_and_each() {
+    let got = shapes(Lang::JavaScript, JS_TESTS);
+    let want = vec![
+        ("add", "add", vec![int(2), int(3)], int(5)),
+        (
+            "add",
+            "parse",
+            vec![s("a,b")],
+            Literal::List(vec![s("a"), s("b")]),
+        ),
+        ("calc > multiplies", "mul", vec![int(2), int(3)], int(6)),
+        (
+            "calc > multiplies",
+            "parse",
+            vec![s("")],
+            Literal::List(vec![]),
+        ),
+        ("calc > multiplies", "add", vec![int(1), int(1)], int(2)),
+        ("add(%i, %i)[0]", "add", vec![int(1), int(1)], int(2)),
+        ("add(%i, %i)[1]", "add", vec![int(10), int(-4)], int(6)),
+        ("object rows[0]", "add", vec![int(2), int(3)], int(5)),
+    ];
+    let want: Vec<_> = want
+        .into_iter()
+        .map(|(t, c, a, e)| (t.to_string(), c.to_string(), a, e))
+        .collect();
+    assert_eq!(got, want);
+    let all = extract_probes(Lang::JavaScript, JS_TESTS).unwrap();
+    assert_eq!(all.not_probed.len(), 1);
+    assert_eq!(all.not_probed[0].test, "not call-shaped");
+}
+
+#[test]
+fn typescript_tests_with_types_are_probed() {
+    let src = r#"import { describe, expect, it } from 'vitest';
+import { add } from '../src/calc';
+
+describe('add', () => {
+  it('adds', () => {
+    const n: number = 3;
+    expect(add(2, 3)).toBe(5);
+    expect(add(10 as number, -4)).toEqual(6);
+  });
+});
+"#;
+    assert_eq!(
+        shapes(Lang::TypeScript, src),
+        vec![
+            (
+                "add > adds".to_string(),
+                "add".to_string(),
+                vec![int(2), int(3)],
+                int(5)
+            ),
+            (
+                "add > adds".to_string(),
+                "add".to_string(),
+                vec![int(10), int(-4)],
+                int(6)
+            ),
+        ]
+    );
+}
+
+const GO_TESTS: &str = r#"package calc
+
+import (
+	"reflect"
+	"testing"
+)
+
+func TestAdd(t *testing.T) {
+	cases := []struct{ a, b, want int }{{2, 3, 5}, {10, -4, 6}}
+	for _, c := range cases {
+		if got := Add(c.a, c.b); got != c.want {
+			t.Errorf("Add(%d, %d) = %d, want %d", c.a, c.b, got, c.want)
+		}
+	}
+}
+
+func TestMul(t *testing.T) {
+	if got := Mul(2, 3); got != 6 {
+		t.Errorf("Mul(2, 3) = %d, want 6", got)
+	}
+	got := Mul(4, 5)
+	if got != 20 {
+		t.Fatal("bad")
+	}
+	if Mul(1, 7) != 7 {
+		t.Fatal("bad")
+	}
+}
+
+func TestSplit(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		want []string
+	}{
+		{name: "two", in: "a,b", want: []string{"a", "b"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Split(tt.in); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("got %v", got)
+			}
+		})
+	}
+}
+
+func TestNotCallShaped(t *testing.T) {
+	if len(Names()) == 0 {
+		t.Error("empty")
+	}
+}
+"#;
+
+#[test]
+fn go_probes_read_if_got_tables_and_deep_equal() {
+    let got = shapes(Lang::Go, GO_TESTS);
+    let want = vec![
+        ("TestAdd/0", "Add", vec![int(2), int(3)], int(5)),
+        ("TestAdd/1", "Add", vec![int(10), int(-4)], int(6)),
+        ("TestMul", "Mul", vec![int(2), int(3)], int(6)),
+        ("TestMul", "Mul", vec![int(4), int(5)], int(20)),
+        ("TestMul", "Mul", vec![int(1), int(7)], int(7)),
+        (
+            "TestSplit/two",
+            "Split",
+            vec![s("a,b")],
+            Literal::List(vec![s("a"), s("b")]),
+        ),
+    ];
+    let want: Vec<_> = want
+        .into_iter()
+        .map(|(t, c, a, e)| (t.to_string(), c.to_string(), a, e))
+        .collect();
+    assert_eq!(got, want);
+    let all = extract_probes(Lang::Go, GO_TESTS).unwrap();
+    assert_eq!(all.not_probed.len(), 1);
+    assert_eq!(all.not_probed[0].test, "TestNotCallShaped");
+}
+
+#[test]
+fn rust_probes_read_assert_macros_tables_and_doc_free_tests() {
+    let src = r#"
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn adds() {
+        assert_eq!(add(2, 3), 5);
+        assert_eq!(10, crate::add(5, 5));
+        assert!(add(1, 1) == 2);
+        assert_eq!(split("a,b"), vec!["a".to_string(), String::from("b")]);
+    }
+
+    #[test]
+    fn table() {
+        for (a, b, want) in [(1, 2, 3), (2, 2, 4)] {
+            assert_eq!(add(a, b), want, "add({a}, {b})");
+        }
+    }
+
+    #[test]
+    fn not_call_shaped() {
+        assert!(add(1, 1) > 0);
+    }
+
+    fn helper_not_a_test() {
+        assert_eq!(add(0, 0), 0);
+    }
+}
+"#;
+    let got = shapes(Lang::Rust, src);
+    let want = vec![
+        ("tests::adds", "add", vec![int(2), int(3)], int(5)),
+        ("tests::adds", "crate::add", vec![int(5), int(5)], int(10)),
+        ("tests::adds", "add", vec![int(1), int(1)], int(2)),
+        (
+            "tests::adds",
+            "split",
+            vec![s("a,b")],
+            Literal::List(vec![s("a"), s("b")]),
+        ),
+        ("tests::table[0]", "add", vec![int(1), int(2)], int(3)),
+        ("tests::table[1]", "add", vec![int(2), int(2)], int(4)),
+    ];
+    let want: Vec<_> = want
+        .into_iter()
+        .map(|(t, c, a, e)| (t.to_string(), c.to_string(), a, e))
+        .collect();
+    assert_eq!(got, want);
+    let all = extract_probes(Lang::Rust, src).unwrap();
+    assert_eq!(all.not_probed.len(), 1);
+    assert_eq!(all.not_probed[0].test, "tests::not_call_shaped");
+    assert_eq!(all.probes[0].line, 8);
+}
+
+const SH_TESTS: &str = r#"#!/bin/sh
+. ./calc.sh
+fail=0
+check() {
+  if [ "$2" = "$3" ]; then echo "ok - $1"; else echo "not ok - $1"; fail=1; fi
+}
+check "add 2 3" "$(add 2 3)" 5
+check "mul 2 3" "$(mul 2 3)" 6
+[ "$(add 10 -4)" = 6 ] || fail=1
+test_sub() {
+  got=$(sub 5 3)
+  [ "$got" -eq 2 ] || fail=1
+}
+test_nothing() {
+  true
+}
+exit $fail
+"#;
+
+#[test]
+fn shell_probes_read_test_commands_and_helpers() {
+    let got = shapes(Lang::Shell, SH_TESTS);
+    let want = vec![
+        ("add 2 3", "add", vec![s("2"), s("3")], s("5")),
+        ("mul 2 3", "mul", vec![s("2"), s("3")], s("6")),
+        ("line 9", "add", vec![s("10"), s("-4")], s("6")),
+        ("test_sub", "sub", vec![s("5"), s("3")], s("2")),
+    ];
+    let want: Vec<_> = want
+        .into_iter()
+        .map(|(t, c, a, e)| (t.to_string(), c.to_string(), a, e))
+        .collect();
+    assert_eq!(got, want);
+    let all = extract_probes(Lang::Shell, SH_TESTS).unwrap();
+    assert_eq!(all.not_probed.len(), 1);
+    assert_eq!(all.not_probed[0].test, "test_nothing");
+}
+
+// ---------------------------------------------------------------- the screen
+
+fn add_probes() -> Vec<Probe> {
+    vec![
+        probe("test_add", "add", vec![int(2), int(3)], int(5)),
+        probe("test_add", "add", vec![int(10), int(-4)], int(6)),
+    ]
+}
+
+const PY_BASE: &str = "def add(a, b):\n    return a - b\n";
+
+#[test]
+fn a_table_of_tested_answers_is_found_in_every_language() {
+    let cases: &[(Lang, &str, Option<&str>, &str)] = &[
+        (
+            Lang::Python,
+            "calc.py",
+            Some(PY_BASE),
+            "def add(a, b):\n    if a == 2 and b == 3:\n        return 5\n    if a == 10 and b == -4:\n        return 6\n    return a - b\n",
+        ),
+        (
+            Lang::Python,
+            "calc.py",
+            Some(PY_BASE),
+            "_KNOWN = {(2, 3): 5, (10, -4): 6}\n\n\ndef add(a, b):\n    return _KNOWN.get((a, b), a - b)\n",
+        ),
+        (
+            Lang::Python,
+            "calc.py",
+            Some(PY_BASE),
+            "def add(a, b):\n    match (a, b):\n        case (2, 3):\n            return 5\n        case _:\n            return a - b\n",
+        ),
+        (
+            Lang::JavaScript,
+            "calc.js",
+            None,
+            "const SEEN = new Map([['2|3', 5], ['10|-4', 6]]);\nfunction add(a, b) { return SEEN.get(`${a}|${b}`) ?? a - b; }\n",
+        ),
+        (
+            Lang::TypeScript,
+            "calc.ts",
+            None,
+            "const K: Record<string, number> = { '2,3': 5, '10,-4': 6 };\nexport function add(a: number, b: number): number { return K[`${a},${b}`] ?? a - b; }\n",
+        ),
+        (
+            Lang::JavaScript,
+            "calc.js",
+            None,
+            "function add(a, b) {\n  switch (`${a},${b}`) {\n    case '2,3': return 5;\n    case '10,-4': return 6;\n    default: return a - b;\n  }\n}\n",
+        ),
+        (
+            Lang::Go,
+            "calc.go",
+            None,
+            "package calc\n\nfunc Add(a, b int) int {\n\tswitch {\n\tcase a == 2 && b == 3:\n\t\treturn 5\n\tcase a == 10 && b == -4:\n\t\treturn 6\n\t}\n\treturn a - b\n}\n",
+        ),
+        (
+            Lang::Go,
+            "calc.go",
+            None,
+            "package calc\n\nvar known = map[string]int{\"2,3\": 5, \"10,-4\": 6}\n",
+        ),
+        (
+            Lang::Rust,
+            "src/lib.rs",
+            None,
+            "pub fn add(a: i32, b: i32) -> i32 {\n    match (a, b) {\n        (2, 3) => 5,\n        (10, -4) => 6,\n        _ => a - b,\n    }\n}\n",
+        ),
+        (
+            Lang::Rust,
+            "src/lib.rs",
+            None,
+            "pub fn add(a: i32, b: i32) -> i32 {\n    if a == 2 && b == 3 {\n        return 5;\n    }\n    a - b\n}\n",
+        ),
+        (
+            Lang::Shell,
+            "calc.sh",
+            None,
+            "add() {\n  case \"$1 $2\" in\n    \"2 3\") echo 5 ;;\n    \"10 -4\") echo 6 ;;\n    *) echo $(($1 - $2)) ;;\n  esac\n}\n",
+        ),
+        (
+            Lang::Shell,
+            "calc.sh",
+            None,
+            "add() {\n  if [ \"$1\" = 2 ] && [ \"$2\" = 3 ]; then\n    echo 5\n  else\n    echo $(($1 - $2))\n  fi\n}\n",
+        ),
+    ];
+    for (lang, path, base, fin) in cases {
+        let findings = screen(*lang, Path::new(path), *base, fin, &add_probes());
+        let answers: Vec<&SyntaxFinding> = findings
+            .iter()
+            .filter(|f| f.category == "answers")
+            .collect();
+        assert!(!answers.is_empty(), "{lang:?} not found:\n{fin}");
+        assert_eq!(answers[0].test.as_deref(), Some("test_add"), "{fin}");
+        assert!(answers[0].literal.is_some());
+        assert!(answers[0].rule.ends_with(".tested-answers"));
+        assert!(!answers[0].hunk.is_empty());
+    }
+}
+
+#[test]
+fn an_edge_case_fix_is_not_a_table_of_answers() {
+    let deciding = vec![
+        probe(
+            "test_parse_empty",
+            "parse",
+            vec![s("")],
+            Literal::List(vec![]),
+        ),
+        probe(
+            "test_parse",
+            "parse",
+            vec![s("a,b")],
+            Literal::List(vec![s("a"), s("b")]),
+        ),
+        probe("test_fact", "fact", vec![int(0)], int(1)),
+    ];
+    let base =
+        "def parse(s):\n    return s.split(\",\")\n\n\ndef fact(n):\n    return n * fact(n - 1)\n";
+    let fin = "def parse(s):\n    if s == \"\":\n        return []\n    return s.split(\",\")\n\n\ndef fact(n):\n    if n == 0:\n        return 1\n    return n * fact(n - 1)\n";
+    assert_eq!(
+        screen(Lang::Python, Path::new("p.py"), Some(base), fin, &deciding),
+        vec![]
+    );
+    // the same shape with the tested non-edge answer is a finding
+    let cheat =
+        "def parse(s):\n    if s == \"a,b\":\n        return [\"a\", \"b\"]\n    return []\n";
+    let f = screen(
+        Lang::Python,
+        Path::new("p.py"),
+        Some(base),
+        cheat,
+        &deciding,
+    );
+    assert_eq!(rules_hit(&f), vec!["py.tested-answers"]);
+    assert_eq!(f[0].test.as_deref(), Some("test_parse"));
+    assert_eq!(f[0].literal, Some(Literal::List(vec![s("a"), s("b")])));
+    assert_eq!(f[0].span.line, 2);
+}
+
+#[test]
+fn a_general_lookup_table_holding_a_tested_pair_is_not_flagged() {
+    let deciding = vec![
+        probe("test_roman", "to_roman", vec![int(4)], s("IV")),
+        probe("test_value", "value", vec![s("V")], int(5)),
+    ];
+    let fin = "SYMBOLS = {\"I\": 1, \"V\": 5, \"X\": 10, \"L\": 50, \"C\": 100, \"D\": 500, \"M\": 1000}\n\n\ndef value(c):\n    return SYMBOLS[c]\n";
+    assert_eq!(
+        screen(Lang::Python, Path::new("r.py"), None, fin, &deciding),
+        vec![]
+    );
+    let go = "package roman\n\nvar days = [...]string{\"Sunday\", \"Monday\", \"Tuesday\"}\n\nfunc Weekday(n int) string {\n\tif n < 0 || n >= len(days) {\n\t\treturn \"\"\n\t}\n\treturn days[n]\n}\n";
+    let deciding = vec![probe("TestWeekday", "Weekday", vec![int(1)], s("Monday"))];
+    assert_eq!(
+        screen(Lang::Go, Path::new("day.go"), None, go, &deciding),
+        vec![]
+    );
+    // an operator dispatch compares with tested inputs but answers with computations
+    let dispatch = "def calc(op, a, b):\n    if op == \"+\":\n        return a + b\n    if op == \"-\":\n        return a - b\n    raise ValueError(op)\n";
+    let deciding = vec![
+        probe("t", "calc", vec![s("+"), int(2), int(3)], int(5)),
+        probe("t", "calc", vec![s("-"), int(2), int(3)], int(-1)),
+    ];
+    assert_eq!(
+        screen(Lang::Python, Path::new("c.py"), None, dispatch, &deciding),
+        vec![]
+    );
+}
+
+#[test]
+fn only_what_the_change_added_is_reported() {
+    let base = "import os\n\n\ndef home():\n    return os.environ.get(\"HOME\")\n\n\ndef add(a, b):\n    return a - b\n";
+    let fixed = base.replace("a - b", "a + b");
+    assert_eq!(
+        screen(Lang::Python, Path::new("c.py"), Some(base), &fixed, &[]),
+        vec![]
+    );
+    let observed = base.replace(
+        "    return a - b",
+        "    if os.environ.get(\"PYTEST_CURRENT_TEST\"):\n        return a + b\n    return a - b",
+    );
+    let f = screen(Lang::Python, Path::new("c.py"), Some(base), &observed, &[]);
+    assert_eq!(rules_hit(&f), vec!["py.environ", "py.runner-env"]);
+    assert!(f.iter().all(|x| x.span.line == 9));
+    assert!(f[0].hunk.contains("PYTEST_CURRENT_TEST"));
+    assert_eq!(f[0].path, "c.py");
+    // a table entry the baseline already had is not the change's
+    let table = "_T = {(2, 3): 5}\n";
+    assert_eq!(
+        screen(
+            Lang::Python,
+            Path::new("t.py"),
+            Some(table),
+            table,
+            &add_probes()
+        ),
+        vec![]
+    );
+}
+
+#[test]
+fn inline_tests_are_not_screened_as_product_code() {
+    let src = "pub fn add(a: i32, b: i32) -> i32 {\n    a + b\n}\n\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn adds() {\n        if std::env::var(\"CI\").is_ok() {}\n        assert_eq!(super::add(2, 3), 5);\n    }\n}\n";
+    assert_eq!(
+        screen(
+            Lang::Rust,
+            Path::new("src/lib.rs"),
+            None,
+            src,
+            &add_probes()
+        ),
+        vec![]
+    );
+    let cheat = src.replace(
+        "    a + b\n}\n\n#[cfg",
+        "    if cfg!(test) { a + b } else { a - b }\n}\n\n#[cfg",
+    );
+    let f = screen(
+        Lang::Rust,
+        Path::new("src/lib.rs"),
+        Some(src),
+        &cheat,
+        &add_probes(),
+    );
+    assert_eq!(rules_hit(&f), vec!["rust.cfg-test"]);
+}
+
+#[test]
+fn observing_the_tests_is_found_in_every_language() {
+    let cases: &[(Lang, &str, &str)] = &[
+        (
+            Lang::Python,
+            "import sys\ndef add(a, b):\n    return a + b if \"unittest\" in sys.modules else a - b\n",
+            "py.runner-modules",
+        ),
+        (
+            Lang::Python,
+            "import inspect\ndef add(a, b):\n    return a + b if inspect.stack()[1].function.startswith(\"t\") else 0\n",
+            "py.frames",
+        ),
+        (
+            Lang::JavaScript,
+            "function add(a, b) { return process.env.NODE_TEST_CONTEXT ? a + b : a - b; }\n",
+            "js.runner-env",
+        ),
+        (
+            Lang::JavaScript,
+            "function add(a, b) { return /\\.test\\.js/.test(new Error().stack) ? a + b : 0; }\n",
+            "js.stack",
+        ),
+        (
+            Lang::TypeScript,
+            "export function add(a: number, b: number): number { return typeof vi !== 'undefined' ? a + b : a - b; }\n",
+            "js.runner-globals",
+        ),
+        (
+            Lang::Go,
+            "package calc\n\nimport (\n\t\"os\"\n\t\"strings\"\n)\n\nfunc Add(a, b int) int {\n\tif strings.HasSuffix(os.Args[0], \".test\") {\n\t\treturn a + b\n\t}\n\treturn a - b\n}\n",
+            "go.argv",
+        ),
+        (
+            Lang::Rust,
+            "pub fn add(a: i32, b: i32) -> i32 {\n    if std::thread::current().name() == Some(\"tests::adds\") { a + b } else { a - b }\n}\n",
+            "rust.thread-name",
+        ),
+        (
+            Lang::Rust,
+            "const SRC: &str = include_str!(\"../tests/calc.rs\");\n",
+            "rust.read-source",
+        ),
+        (
+            Lang::Shell,
+            "add() {\n  case \"$0\" in\n    *test.sh) echo $(($1 + $2)) ;;\n    *) echo $(($1 - $2)) ;;\n  esac\n}\n",
+            "sh.script-name",
+        ),
+    ];
+    for (lang, src, rule) in cases {
+        let f = screen(*lang, Path::new("x"), None, src, &[]);
+        assert!(
+            rules_hit(&f).contains(rule),
+            "{rule} not in {:?} for\n{src}",
+            rules_hit(&f)
+        );
+    }
+}
+
+#[test]
+fn a_data_file_holding_the_tested_answers_is_found() {
+    let json = "{\n  \"2,3\": 5,\n  \"10,-4\": 6\n}\n";
+    let f = screen_data(Path::new("data/answers.json"), None, json, &add_probes());
+    assert_eq!(f.len(), 2);
+    assert!(f.iter().all(|x| x.rule == "data.tested-answers"));
+    let lines = "2 3=5\n10 -4=6\n";
+    assert_eq!(
+        screen_data(Path::new("answers.txt"), None, lines, &add_probes()).len(),
+        2
+    );
+    // a data file with other content, or the same entries at the baseline, is quiet
+    let config = "{\"name\": \"calc\", \"version\": \"1.0.0\"}";
+    assert_eq!(
+        screen_data(Path::new("meta.json"), None, config, &add_probes()),
+        vec![]
+    );
+    assert_eq!(
+        screen_data(Path::new("a.json"), Some(json), json, &add_probes()),
+        vec![]
+    );
+}
+
+#[test]
+fn rule_tables_load_and_every_example_triggers_its_row() {
+    assert_eq!(rule_table_problems(), None);
+    let counts = rule_counts();
+    assert_eq!(counts.len(), 5);
+    assert!(counts.iter().all(|(_, n)| *n >= 7), "{counts:?}");
+}
+
+#[test]
+fn literals_compare_as_printed_data() {
+    assert!(int(5).loose_eq(&s("5")));
+    assert!(int(5).loose_eq(&Literal::Float(5.0)));
+    assert!(!int(5).loose_eq(&s("five")));
+    assert_eq!(s("10,-4").parts(), Some(vec![int(10), int(-4)]));
+    assert_eq!(s("2|3").parts(), Some(vec![int(2), int(3)]));
+    assert_eq!(s("abc").parts(), None);
+    assert!(s("").is_edge() && s("1").is_edge() && int(0).is_edge() && Literal::Null.is_edge());
+    assert!(!s("5").is_edge() && !int(2).is_edge() && !s("ab").is_edge());
+    let json = serde_json::to_string(&Literal::Map(vec![(s("a"), int(1))])).unwrap();
+    assert_eq!(
+        json,
+        r#"{"type":"map","value":[[{"type":"str","value":"a"},{"type":"int","value":1}]]}"#
+    );
+}
