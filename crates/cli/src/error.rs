@@ -81,6 +81,7 @@ impl From<pawl_engine::start::StartError> for CliError {
         match e {
             StartError::Git(e) => CliError::Git(e),
             StartError::Store(e) => CliError::Store(e),
+            StartError::Usage(m) => CliError::Usage(m),
             other => CliError::Failed(other.to_string()),
         }
     }

@@ -140,22 +140,6 @@ fn adapter_options(
 
 /// Before a headless run is created: the agent can be built from `[agent]` and its program
 /// exists (named, with how to get it, when it does not). Nothing is written.
-/// The run's mode with the agent it will drive (`--agent` included): a command agent answers
-/// in plain text, so `auto` runs it simple and an explicit pipeline mode is a usage error, said
-/// before anything starts (`pawl_core::pipeline::resolve_mode_for_agent`).
-pub fn mode_for_agent(
-    arg: pawl_core::pipeline::ModeArg,
-    auto: &pawl_core::spec::ModeChoice,
-    settings: &pawl_core::record::RunSettings,
-) -> CliResult<pawl_core::spec::ModeChoice> {
-    let plain = settings
-        .agent
-        .as_ref()
-        .is_some_and(|a| a.kind == pawl_core::config::AgentKind::Command);
-    pawl_core::pipeline::resolve_mode_for_agent(arg, auto, plain)
-        .map_err(|e| crate::error::CliError::Usage(e.0))
-}
-
 pub fn preflight_agent(
     ctx: &Ctx,
     settings: &pawl_core::record::RunSettings,
@@ -196,10 +180,22 @@ pub fn drive(
     gates: Vec<Check>,
     force_nested: bool,
 ) -> CliResult<ExitCode> {
-    drive_with_answers(ctx, store, run, gates, force_nested, false)
+    drive_with_answers(ctx, store, run, gates, force_nested, Answers::Unattended)
 }
 
-/// [`drive`], with the interview's questions asked on the terminal when `interactive`. A run
+/// Who answers a run's clarifying questions (the spec gate's, the interview's).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Answers {
+    /// Nobody asked for: the interview takes its recommendations; the spec gate asks on a
+    /// terminal when there is one.
+    Unattended,
+    /// The terminal (`--interactive`), each question kept in the store meanwhile.
+    Terminal,
+    /// Any front end, through the store (`--await-answers`): each question waits there.
+    Store,
+}
+
+/// [`drive`], with the questions answered as `answers` says. A run
 /// with a pipeline mode (work, qa, ralph; simple too) goes through the pipeline; a run without
 /// one (older runs) through the plain headless loop.
 pub fn drive_with_answers(
@@ -208,9 +204,9 @@ pub fn drive_with_answers(
     run: &Run,
     gates: Vec<Check>,
     force_nested: bool,
-    interactive: bool,
+    answers: Answers,
 ) -> CliResult<ExitCode> {
-    spec_gate(ctx, store, run, interactive)?;
+    spec_gate(ctx, store, run, answers)?;
     if let Some(ids) = crate::knowledge::offer(ctx, store, run)? {
         if ctx.json {
             ctx.json_line(&serde_json::json!({"kind": "lessons", "offered": ids}))?;
@@ -347,10 +343,25 @@ pub fn drive_with_answers(
             let mut terminal = TerminalAnswers {
                 timeout: pcfg.answer_timeout.0,
             };
-            let answerer: &mut dyn pawl_engine::Answerer = if interactive {
-                &mut terminal
-            } else {
-                &mut autonomous
+            // The terminal's questions wait in the store too: any front end may answer them.
+            let mut kept = pawl_engine::start::questions::Kept {
+                store: if answers == Answers::Terminal {
+                    ctx.store().ok()
+                } else {
+                    None
+                },
+                run_id: run.id.clone(),
+                by: "terminal",
+                inner: &mut terminal,
+            };
+            let mut waiting = match answers {
+                Answers::Store => Some(from_store(ctx, run, pcfg.answer_timeout.0)?),
+                _ => None,
+            };
+            let answerer: &mut dyn pawl_engine::Answerer = match (answers, waiting.as_mut()) {
+                (Answers::Terminal, _) => &mut kept,
+                (Answers::Store, Some(waiting)) => waiting,
+                _ => &mut autonomous,
             };
             pawl_engine::pipeline::run(
                 store,
@@ -501,7 +512,7 @@ fn story_worker(
 /// clarity threshold is asked about on a terminal (the interview's timeout: silence takes the
 /// assumption), or run unattended on best-judgment assumptions — assumption criteria (proof of
 /// nothing: the verdict is never SHIP on them) and a note the agent sees — said at the start.
-fn spec_gate(ctx: &mut Ctx, store: &mut Store, run: &Run, interactive: bool) -> CliResult {
+fn spec_gate(ctx: &mut Ctx, store: &mut Store, run: &Run, answers: Answers) -> CliResult {
     use pawl_core::spec::gate::GateAction;
     use pawl_engine::start::spec;
     use std::io::IsTerminal as _;
@@ -520,8 +531,10 @@ fn spec_gate(ctx: &mut Ctx, store: &mut Store, run: &Run, interactive: bool) -> 
         .last_event(&run.id, pawl_core::EventKind::Baseline)?
         .and_then(|e| serde_json::from_value::<pawl_engine::baseline::Baseline>(e.data).ok())
         .map(|b| pawl_engine::anchors::of_run(&ctx.root, &analysis.goal, &b));
-    let attended = !ctx.json
-        && (interactive || (std::io::stdin().is_terminal() && std::io::stdout().is_terminal()));
+    let attended = answers == Answers::Store
+        || (!ctx.json
+            && (answers == Answers::Terminal
+                || (std::io::stdin().is_terminal() && std::io::stdout().is_terminal())));
     // `--yes` for this run, `[pipeline] spec_gate = false` for every run. What the gate learns
     // is not a clarification: those are the qa interview's, which still runs.
     let input = spec::GateInput {
@@ -533,8 +546,27 @@ fn spec_gate(ctx: &mut Ctx, store: &mut Store, run: &Run, interactive: bool) -> 
     let mut terminal = TerminalAnswers {
         timeout: config.pipeline.answer_timeout.0,
     };
+    // Each question waits in the store while the terminal asks it: any front end may answer.
+    let mut kept = pawl_engine::start::questions::Kept {
+        store: if attended && answers != Answers::Store {
+            ctx.store().ok()
+        } else {
+            None
+        },
+        run_id: run.id.clone(),
+        by: "terminal",
+        inner: &mut terminal,
+    };
+    let mut waiting = match answers {
+        Answers::Store => Some(from_store(ctx, run, config.pipeline.answer_timeout.0)?),
+        _ => None,
+    };
+    let answerer: &mut dyn pawl_engine::Answerer = match waiting.as_mut() {
+        Some(waiting) => waiting,
+        None => &mut kept,
+    };
     let mut said = Ok(());
-    let gated = spec::meet(store, run, &input, &mut terminal, &mut |reason| {
+    let gated = spec::meet(store, run, &input, answerer, &mut |reason| {
         said = ctx.say(format!(
             "[pawl] the goal is below the clarity threshold ({reason}): a few questions first"
         ));
@@ -558,6 +590,21 @@ fn spec_gate(ctx: &mut Ctx, store: &mut Store, run: &Run, interactive: bool) -> 
         ctx.say(format!("[pawl] spec gate: {why}"))?;
     }
     Ok(())
+}
+
+/// The answerer of `--await-answers`: each question waits in the store for `timeout` for an
+/// answer from any front end (`Store::answer_question`), then the recommendation is taken.
+fn from_store(
+    ctx: &Ctx,
+    run: &Run,
+    timeout: std::time::Duration,
+) -> CliResult<pawl_engine::start::questions::FromStore> {
+    Ok(pawl_engine::start::questions::FromStore {
+        store: ctx.store()?,
+        run_id: run.id.clone(),
+        timeout,
+        poll: std::time::Duration::from_millis(200),
+    })
 }
 
 /// The terminal as an [`pawl_engine::Answerer`]: each question with its recommendation on

@@ -10,14 +10,10 @@
 use std::path::PathBuf;
 
 use pawl_core::ExitCode;
-use pawl_core::config::AgentKind;
 use pawl_core::model::Driver;
 use pawl_core::pipeline::ModeArg;
 use pawl_core::seal::Seal;
-use pawl_engine::baseline::Baseline;
 use pawl_engine::start;
-use pawl_store::NewRun;
-use pawl_verify::gate;
 
 use crate::checks;
 
@@ -46,6 +42,9 @@ pub struct Start {
     pub mode: ModeArg,
     /// Ask the interview's questions on the terminal.
     pub interactive: bool,
+    /// Ask the clarifying questions through the store (`--await-answers`): any front end
+    /// answers them.
+    pub await_answers: bool,
     /// Acceptance checks (`--check "<cmd>"`): each must fail on the pre-run code and pass at the
     /// end.
     pub checks: Vec<String>,
@@ -58,8 +57,9 @@ pub struct Start {
     pub plan: Option<PathBuf>,
 }
 
-/// Starts the run `req` asks for. The configuration is read first: a bad pawl.toml or flag must
-/// stop us before anything is written.
+/// Starts the run `req` asks for (`pawl_engine::start::start`, with this CLI as its
+/// [`start::Host`]), then drives a headless run or says what was started. The configuration is
+/// read first: a bad pawl.toml or flag must stop us before anything is written.
 pub fn start(ctx: &mut Ctx, req: &Start) -> CliResult<ExitCode> {
     let eff = ctx.config(&req.overrides)?;
     // A key first: a run whose state an agent could rewrite unseen is not started.
@@ -73,10 +73,225 @@ pub fn start(ctx: &mut Ctx, req: &Start) -> CliResult<ExitCode> {
             "--driver session keeps its state in the clone's own store: unset [store] url / PAWL_STORE_URL for it (a shared store drives headless runs, docs/fleet.md)".into(),
         ));
     }
-    match req.driver {
-        Driver::Manual => manual(ctx, &req.goal, &eff.config),
-        Driver::Headless => headless_run(ctx, req, &eff.config),
-        Driver::Session => session_mode::arm(ctx, req, &eff.config),
+    let request = start::StartRequest {
+        root: ctx.root.clone(),
+        goal: req.goal.clone(),
+        driver: req.driver,
+        workers_flag: workers_flag(req),
+        mode: req.mode,
+        scenario: req.scenario.as_deref().map(absolute),
+        allow_dirty: req.allow_dirty,
+        plan: req.plan.clone(),
+        current_session: session_mode::current_session(),
+        owner: Some(pawl_engine::Owner {
+            pid: std::process::id(),
+            host: crate::owner::hostname(),
+            is_alive: crate::owner::holder_alive,
+        }),
+        arming_ttl_ms: session_mode::arming_ttl_ms(),
+        config: eff.config,
+    };
+    let store_elsewhere = !request.config.store.url.is_empty();
+    let mut host = Host {
+        ctx,
+        req,
+        store_elsewhere,
+    };
+    match start::start(request, &mut host)? {
+        start::Started::Manual { run } => {
+            ctx.emit(&run, || {
+                format!(
+                    "Run {} started ({} driver): {}\n\
+                     Drive it with the state CLI: `pawl criterion add`, `pawl story add`, `pawl story start`,\n\
+                     `pawl tdd`, `pawl failure add`, `pawl status`, `pawl resume-context`.",
+                    run.id, run.driver, run.goal
+                )
+            })?;
+            Ok(ExitCode::Done)
+        }
+        start::Started::Headless {
+            run,
+            mut store,
+            gates,
+        } => headless::drive_with_answers(
+            ctx,
+            &mut store,
+            &run,
+            gates,
+            req.force_nested,
+            if req.await_answers {
+                headless::Answers::Store
+            } else if req.interactive {
+                headless::Answers::Terminal
+            } else {
+                headless::Answers::Unattended
+            },
+        ),
+        start::Started::Session(armed) => session_mode::say_armed(ctx, &armed),
+    }
+}
+
+/// `--workers N` as given on the command line (the last one wins).
+fn workers_flag(req: &Start) -> Option<u32> {
+    req.overrides
+        .iter()
+        .rev()
+        .find(|(key, _, flag)| *key == "parallel.workers" && *flag == "--workers")
+        .and_then(|(_, n, _)| n.parse::<u32>().ok())
+}
+
+/// This CLI as the front end that starts a run: its store, the user's pawl state, its agent's
+/// program, and the terminal that says what starting did.
+struct Host<'a> {
+    ctx: &'a mut Ctx,
+    req: &'a Start,
+    /// `[store] url`: runs are kept outside the clone.
+    store_elsewhere: bool,
+}
+
+impl start::Host for Host<'_> {
+    type Error = CliError;
+
+    fn notice(&mut self, notice: &start::Notice) -> CliResult {
+        let ctx = &mut *self.ctx;
+        match notice {
+            start::Notice::Mode {
+                mode,
+                reason,
+                auto,
+                planned,
+            } => {
+                if ctx.json {
+                    ctx.json_line(&serde_json::json!({"kind": "mode", "mode": mode,
+                        "reason": reason, "auto": auto}))
+                } else {
+                    ctx.say(format!(
+                        "[pawl] mode {}{}: {}",
+                        mode,
+                        if *auto && !planned { " (auto)" } else { "" },
+                        reason
+                    ))
+                }
+            }
+            start::Notice::BaselineStarting { checks } if !ctx.json => ctx.say(format!(
+                "[pawl] baseline: running the {checks} sealed check(s) on the pre-run tree"
+            )),
+            start::Notice::BaselineStarting { .. } => Ok(()),
+            start::Notice::Baseline {
+                baseline: b,
+                failing,
+            } => {
+                if ctx.json {
+                    ctx.json_line(&serde_json::json!({"kind": "baseline", "tree": b.tree,
+                        "checks": b.checks.iter().map(|c| serde_json::json!({"name": c.name, "passed": c.passed, "tests": c.tests.len()})).collect::<Vec<_>>()}))
+                } else if failing.is_empty() {
+                    ctx.say(
+                        "[pawl] baseline: every check already passes — \"done\" needs a test that fails without the change (SHIP needs red to green)",
+                    )
+                } else {
+                    ctx.say(format!(
+                        "[pawl] baseline: failing before the run: {}",
+                        failing.join("; ")
+                    ))
+                }
+            }
+            other => rails::render(ctx, other),
+        }
+    }
+
+    fn state_ready(&mut self, driver: Driver) -> CliResult {
+        let ctx = &mut *self.ctx;
+        match driver {
+            Driver::Headless => {
+                if self.store_elsewhere {
+                    // A shared store: a fleet job's fresh clone needs no `pawl init`.
+                    crate::state::make_state_dir(ctx, &mut Vec::new(), &mut Vec::new())?;
+                }
+                if !ctx.state_dir().is_dir() {
+                    return Err(CliError::Failed(format!(
+                        "no pawl state in {}: run `pawl init` first (and commit pawl.toml)",
+                        ctx.root.display()
+                    )));
+                }
+                Ok(())
+            }
+            Driver::Manual | Driver::Session => ensure_state(ctx, &mut Vec::new(), &mut Vec::new()),
+        }
+    }
+
+    fn facts(&mut self) -> CliResult<pawl_core::spec::ProjectFacts> {
+        project::spec_facts(self.ctx)
+    }
+
+    fn prepare_sandbox(&mut self, config: &pawl_core::config::SandboxConfig) -> CliResult {
+        crate::sandbox::prepare(&self.ctx.root, config).map(drop)
+    }
+
+    fn preflight_agent(&mut self, settings: &pawl_core::record::RunSettings) -> CliResult {
+        headless::preflight_agent(self.ctx, settings, self.req.force_nested)
+    }
+
+    fn read_plan(
+        &mut self,
+        path: &std::path::Path,
+    ) -> CliResult<Vec<pawl_core::parallel::PlannedStory>> {
+        crate::parallel::read_plan(&absolute(path))
+    }
+
+    fn seal(&mut self, config: &pawl_core::config::Config) -> CliResult<Seal> {
+        seal(self.ctx, config, self.req)
+    }
+
+    fn workspace(&mut self) -> pawl_engine::Workspace {
+        checks::workspace(self.ctx)
+    }
+
+    fn store(&mut self) -> CliResult<pawl_store::Store> {
+        self.ctx.store()
+    }
+
+    fn guard_snapshot(&mut self, run: &pawl_core::record::Run) -> CliResult {
+        write_guard_snapshot(self.ctx, run)
+    }
+
+    fn record_plan(
+        &mut self,
+        store: &mut pawl_store::Store,
+        run_id: &str,
+        stories: &[pawl_core::parallel::PlannedStory],
+    ) -> CliResult {
+        crate::parallel::record_plan(store, &self.ctx.root, run_id, stories)
+    }
+
+    fn session_preflight(&mut self, agent: Option<&str>) -> CliResult {
+        session_mode::refuse_unhooked_worktree(
+            &self.ctx.root,
+            agent.and_then(pawl_hooks::Agent::parse),
+        )
+    }
+
+    fn autonomous(&mut self) -> CliResult<Vec<String>> {
+        if self.req.autonomous {
+            session_mode::merge_autonomous(&self.ctx.root)
+        } else {
+            Ok(Vec::new())
+        }
+    }
+
+    fn write_marker(
+        &mut self,
+        store: &pawl_store::Store,
+        arming: &pawl_store::Arming,
+    ) -> CliResult {
+        session_mode::write_marker(&self.ctx.root, store, arming)
+    }
+
+    fn offer_lessons(
+        &mut self,
+        store: &mut pawl_store::Store,
+        run: &pawl_core::record::Run,
+    ) -> CliResult<Option<String>> {
+        crate::knowledge::offer(self.ctx, store, run)
     }
 }
 
@@ -116,36 +331,6 @@ pub fn seal(ctx: &Ctx, config: &pawl_core::config::Config, req: &Start) -> CliRe
         start::StartError::NoVault => crate::state::no_key("seal hidden checks"),
         e => e.into(),
     })
-}
-
-/// The preflight and the baseline (`pawl_engine::baseline::take`): the sealed checks on the
-/// tree as it is before the agent's first step. A check that cannot start refuses the run
-/// (nothing is written); what already fails is said at start, as what the run must turn green.
-pub fn baseline(ctx: &mut Ctx, seal: &Seal, announce: bool) -> CliResult<Baseline> {
-    if announce && !ctx.json {
-        ctx.say(format!(
-            "[pawl] baseline: running the {} sealed check(s) on the pre-run tree",
-            seal.checks.len()
-        ))?;
-    }
-    let b = pawl_engine::baseline::take(&checks::workspace(ctx), seal)
-        .map_err(|e| CliError::Failed(e.to_string()))?;
-    let failing = start::failing_before(&b);
-    if !announce {
-    } else if ctx.json {
-        ctx.json_line(&serde_json::json!({"kind": "baseline", "tree": b.tree,
-            "checks": b.checks.iter().map(|c| serde_json::json!({"name": c.name, "passed": c.passed, "tests": c.tests.len()})).collect::<Vec<_>>()}))?;
-    } else if failing.is_empty() {
-        ctx.say(
-            "[pawl] baseline: every check already passes — \"done\" needs a test that fails without the change (SHIP needs red to green)",
-        )?;
-    } else {
-        ctx.say(format!(
-            "[pawl] baseline: failing before the run: {}",
-            failing.join("; ")
-        ))?;
-    }
-    Ok(b)
 }
 
 /// Where a run's guard policy is kept beside the store (`.pawl/guard/<run>.json`), so that the
@@ -231,180 +416,6 @@ pub fn read_guard_snapshot(state_dir: &std::path::Path, run_id: &str) -> Option<
         .flatten()
 }
 
-fn manual(ctx: &mut Ctx, goal: &str, config: &pawl_core::config::Config) -> CliResult<ExitCode> {
-    ensure_state(ctx, &mut Vec::new(), &mut Vec::new())?;
-    let mut store = ctx.store()?;
-    let run = store.create_run(&NewRun {
-        goal: goal.to_string(),
-        driver: Driver::Manual,
-        mode: None,
-        settings: start::settings(config),
-        branch: None,
-        pre_run_commit: None,
-    })?;
-    write_guard_snapshot(ctx, &run)?;
-    ctx.emit(&run, || {
-        format!(
-            "Run {} started ({} driver): {}\n\
-             Drive it with the state CLI: `pawl criterion add`, `pawl story add`, `pawl story start`,\n\
-             `pawl tdd`, `pawl failure add`, `pawl status`, `pawl resume-context`.",
-            run.id, run.driver, run.goal
-        )
-    })?;
-    Ok(ExitCode::Done)
-}
-
-fn headless_run(
-    ctx: &mut Ctx,
-    req: &Start,
-    config: &pawl_core::config::Config,
-) -> CliResult<ExitCode> {
-    let goal = req.goal.as_str();
-    if !config.store.url.is_empty() {
-        // A shared store: a fleet job's fresh clone needs no `pawl init`.
-        crate::state::make_state_dir(ctx, &mut Vec::new(), &mut Vec::new())?;
-    }
-    if !ctx.state_dir().is_dir() {
-        return Err(CliError::Failed(format!(
-            "no pawl state in {}: run `pawl init` first (and commit pawl.toml)",
-            ctx.root.display()
-        )));
-    }
-    let gates = gate::gates_from_config(&config.gates);
-    if gates.is_empty() {
-        return Err(CliError::Failed(
-            "nothing to verify: configure [gates] in pawl.toml (`pawl init` detects them) — pawl decides \"done\" by running them"
-                .into(),
-        ));
-    }
-    // `[sandbox] required = true` on a machine that cannot sandbox: refused before anything is
-    // written.
-    crate::sandbox::prepare(&ctx.root, &config.sandbox)?;
-    let mut settings = start::settings(config);
-    if config.agent.kind == AgentKind::Replay {
-        let Some(path) = &req.scenario else {
-            return Err(CliError::Usage(
-                "--agent replay needs --scenario <file.jsonl>".into(),
-            ));
-        };
-        let abs = absolute(path);
-        if !abs.is_file() {
-            return Err(CliError::Failed(format!(
-                "replay scenario {} does not exist",
-                abs.display()
-            )));
-        }
-        settings.replay_scenario = Some(abs.display().to_string());
-    }
-    // Git rails: never start on top of uncommitted work unless told to (checked before anything
-    // is written), and never on a protected branch (after the run exists: `rails::start`).
-    let repo = rails::open(ctx)?;
-    start::rails::check_clean(&repo, req.allow_dirty)?;
-    start::rails::preflight(&repo, config)?;
-    crate::headless::preflight_agent(ctx, &settings, req.force_nested)?;
-    // A plan file is read and checked before anything is written.
-    let plan = match &req.plan {
-        Some(path) => Some(crate::parallel::read_plan(&absolute(path))?),
-        None => None,
-    };
-    // The mode: the flag, or for `auto` the spec analysis' choice, said out loud.
-    let facts = project::spec_facts(ctx)?;
-    let analysis = pawl_core::spec::analyze(goal, &facts);
-    // `--workers` with a mode that has no stories is refused before the agent's fitness for the
-    // mode is judged (the flag is the first thing to fix), and again once auto has chosen.
-    workers_have_stories(
-        req,
-        plan.is_some(),
-        pawl_core::pipeline::resolve_mode(req.mode, &analysis.mode).mode,
-    )?;
-    let mut choice = crate::headless::mode_for_agent(req.mode, &analysis.mode, &settings)?;
-    workers_have_stories(req, plan.is_some(), choice.mode)?;
-    // Fixed when the run starts: a plan's stories, and the planner's (work, qa: more than one
-    // worker runs them in worktrees), run with these workers to the end, resumes included.
-    if plan.is_some()
-        || matches!(
-            choice.mode,
-            pawl_core::spec::Mode::Work | pawl_core::spec::Mode::Qa
-        )
-    {
-        settings.workers = Some(config.parallel.workers.max(1));
-    }
-    if let Some(stories) = &plan {
-        choice = pawl_core::spec::ModeChoice {
-            mode: choice.mode,
-            reason: format!(
-                "the plan {} gives {} stories, run in worktrees by up to {} worker(s) and merged one at a time",
-                req.plan
-                    .as_deref()
-                    .map(|p| p.display().to_string())
-                    .unwrap_or_default(),
-                stories.len(),
-                config.parallel.workers.max(1)
-            ),
-        };
-    }
-    let mode_name = if plan.is_some() {
-        PARALLEL_MODE
-    } else {
-        choice.mode.as_str()
-    };
-    let auto = req.mode == ModeArg::Auto;
-    if ctx.json {
-        ctx.json_line(&serde_json::json!({"kind": "mode", "mode": mode_name,
-            "reason": choice.reason, "auto": auto}))?;
-    } else {
-        ctx.say(format!(
-            "[pawl] mode {}{}: {}",
-            mode_name,
-            if auto && plan.is_none() {
-                " (auto)"
-            } else {
-                ""
-            },
-            choice.reason
-        ))?;
-    }
-    let seal = seal(ctx, config, req)?;
-    let baseline = baseline(ctx, &seal, true)?;
-    settings.seal = Some(seal.clone());
-    let mut store = ctx.store()?;
-    let run = store.create_run(&NewRun {
-        goal: goal.to_string(),
-        driver: Driver::Headless,
-        mode: Some(mode_name.to_string()),
-        settings,
-        branch: None,
-        pre_run_commit: None,
-    })?;
-    // A run that cannot be put on its rails is not left active behind: it is cancelled, with
-    // the error, and the next `pawl run` may start.
-    let started = write_guard_snapshot(ctx, &run)
-        .and_then(|()| Ok(start::record_seal(&mut store, &run.id, &seal, &baseline)?))
-        .and_then(|()| {
-            rails::start(ctx, &repo, &mut store, &run, config, &analysis.target_files).map(|_| ())
-        })
-        .and_then(|()| match &plan {
-            Some(stories) => crate::parallel::record_plan(&mut store, &ctx.root, &run.id, stories),
-            None => Ok(()),
-        });
-    if let Err(err) = started {
-        let _ = store.cancel_run(&run.id);
-        return Err(err);
-    }
-    let run = store.run(&run.id)?;
-    headless::drive_with_answers(
-        ctx,
-        &mut store,
-        &run,
-        gates,
-        req.force_nested,
-        req.interactive,
-    )
-}
-
-/// The mode a run started from a plan file is stored with.
-pub const PARALLEL_MODE: &str = "parallel";
-
 /// A path given on the command line, made absolute.
 pub fn absolute(p: &std::path::Path) -> PathBuf {
     if p.is_absolute() {
@@ -412,39 +423,4 @@ pub fn absolute(p: &std::path::Path) -> PathBuf {
     } else {
         std::env::current_dir().unwrap_or_default().join(p)
     }
-}
-
-/// `--workers N` (N > 1) runs stories at once: refused (usage, before anything is written) for
-/// a run that has none to run — a simple or ralph run, by `--mode` or by the spec analysis'
-/// choice — rather than ignored. `[parallel] workers` in pawl.toml is a default for the runs
-/// that have stories, and stays quiet.
-fn workers_have_stories(req: &Start, planned: bool, mode: pawl_core::spec::Mode) -> CliResult<()> {
-    let asked = req
-        .overrides
-        .iter()
-        .rev()
-        .find(|(key, _, flag)| *key == "parallel.workers" && *flag == "--workers")
-        .and_then(|(_, n, _)| n.parse::<u32>().ok());
-    let Some(n) = asked.filter(|n| *n > 1) else {
-        return Ok(());
-    };
-    if planned
-        || matches!(
-            mode,
-            pawl_core::spec::Mode::Work | pawl_core::spec::Mode::Qa
-        )
-    {
-        return Ok(());
-    }
-    let by = if req.mode == ModeArg::Auto {
-        format!(
-            "the spec analysis chose the mode {} for this goal",
-            mode.as_str()
-        )
-    } else {
-        format!("--mode {}", mode.as_str())
-    };
-    Err(CliError::Usage(format!(
-        "--workers {n} runs stories at once, each in its worktree, but {by}, which has no stories to run side by side: give a plan (--plan FILE), or --mode work or --mode qa (their planner makes the stories), or leave out --workers"
-    )))
 }

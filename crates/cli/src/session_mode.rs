@@ -16,28 +16,25 @@ use std::path::{Path, PathBuf};
 
 use pawl_core::ExitCode;
 use pawl_core::StopReason;
-use pawl_core::config::{AgentKind, Config};
-use pawl_core::model::{Driver, RunStatus};
+use pawl_core::config::AgentKind;
+use pawl_core::model::RunStatus;
+use pawl_engine::start::Armed;
 use pawl_hooks::Agent;
 use pawl_hooks::install;
 use pawl_hooks::marker::{self, Marker};
-use pawl_store::{Arming, NewArming, NewRun, Store};
-use pawl_verify::gate;
+use pawl_store::{Arming, NewArming, Store};
 
 use crate::ctx::Ctx;
 use crate::error::{CliError, CliResult};
 use crate::owner;
-use crate::project;
-use crate::rails;
-use crate::runs;
-use crate::state::{ensure_state, read_optional, write_atomic};
+use crate::state::{read_optional, write_atomic};
 
-/// An armed run that no session takes within this long expires.
-pub const STALE_GUARD_MS: i64 = 30 * 60 * 1000;
+/// An armed run that no session takes within this long expires (the engine's).
+pub use pawl_engine::start::STALE_GUARD_MS;
 /// How long an armed run waits for a session: [`STALE_GUARD_MS`]. Hidden, for pawl's own tests:
 /// `PAWL_TEST_ARMING_TTL_MS` shortens it (an expiry is tested without writing the store, whose
 /// rows an edit would make read as forged). Not documented for users.
-fn arming_ttl_ms() -> i64 {
+pub fn arming_ttl_ms() -> i64 {
     std::env::var("PAWL_TEST_ARMING_TTL_MS")
         .ok()
         .and_then(|v| v.parse::<i64>().ok())
@@ -59,82 +56,28 @@ pub(crate) const SESSION_ENV: &[(&str, Agent)] = &[
     ("GEMINI_SESSION_ID", Agent::Gemini),
 ];
 
-/// Arms a new run for `req` (its driver is the session driver).
-pub fn arm(ctx: &mut Ctx, req: &runs::Start, config: &Config) -> CliResult<ExitCode> {
-    let goal = req.goal.as_str();
-    let gates = gate::gates_from_config(&config.gates);
-    if gates.is_empty() {
-        return Err(CliError::Failed(
-            "nothing to verify: configure [gates] in pawl.toml (`pawl init` detects them) — the Stop hook decides \"done\" by running them"
-                .into(),
-        ));
-    }
-    let agent = match config.agent.kind {
-        AgentKind::Claude => Some(Agent::Claude),
-        AgentKind::Codex => Some(Agent::Codex),
-        AgentKind::Gemini => Some(Agent::Gemini),
-        AgentKind::Command | AgentKind::Replay => None,
-    };
-    // From inside a session: that session is the one to drive.
-    let current = SESSION_ENV.iter().find_map(|(var, a)| {
+/// The agent session pawl runs inside now (from its environment), `(agent, session id)`: a run
+/// armed from inside a session is bound to it.
+pub fn current_session() -> Option<(String, String)> {
+    SESSION_ENV.iter().find_map(|(var, a)| {
         std::env::var(var)
             .ok()
             .filter(|v| !v.is_empty())
-            .map(|v| (*a, v))
-    });
-    let bound_agent = current.as_ref().map(|(a, _)| *a).or(agent);
-    refuse_unhooked_worktree(&ctx.root, bound_agent)?;
-    // Git rails, as for every run: a dirty tree is refused before anything is written (no state,
-    // no run, no marker) unless --allow-dirty; a protected branch gets the sandbox branch.
-    let repo = rails::open(ctx)?;
-    pawl_engine::start::rails::check_clean(&repo, req.allow_dirty)?;
-    pawl_engine::start::rails::preflight(&repo, config)?;
-    ensure_state(ctx, &mut Vec::new(), &mut Vec::new())?;
-    let expected = pawl_core::spec::analyze(goal, &project::spec_facts(ctx)?).target_files;
-    let seal = runs::seal(ctx, config, req)?;
-    let sealed_baseline = runs::baseline(ctx, &seal, false)?;
-    let mut settings = pawl_engine::start::settings(config);
-    settings.seal = Some(seal.clone());
-    let mut store = ctx.store()?;
-    let run = store.create_run(&NewRun {
-        goal: goal.to_string(),
-        driver: Driver::Session,
-        mode: None,
-        settings,
-        branch: None,
-        pre_run_commit: None,
-    })?;
-    runs::write_guard_snapshot(ctx, &run)?;
-    pawl_engine::start::record_seal(&mut store, &run.id, &seal, &sealed_baseline)?;
-    let start = rails::start(ctx, &repo, &mut store, &run, config, &expected)?;
-    let baseline = repo.tree_hash().ok().map(|t| t.to_string());
-    store.acquire_lease(
-        &run.id,
-        std::process::id(),
-        &owner::hostname(),
-        STALE_GUARD_MS,
-        &owner::holder_alive,
-    )?;
-    let autonomous = if req.autonomous {
-        merge_autonomous(&ctx.root)?
-    } else {
-        Vec::new()
-    };
-    let arming = store.arm_session(
-        &run.id,
-        &NewArming {
-            agent: bound_agent.map(|a| a.as_str().to_string()),
-            expires_at: store.now_ms() + arming_ttl_ms(),
-            baseline_tree: baseline,
-            autonomous: autonomous.clone(),
-        },
-    )?;
-    if let Some((a, session)) = &current {
-        store.bind_agent_session(&run.id, session, a.as_str(), "arming")?;
-    }
-    write_marker(&ctx.root, &store, &arming)?;
-    // The lessons of earlier runs here, as a note: the session's context carries it.
-    let lessons = crate::knowledge::offer(ctx, &mut store, &run)?;
+            .map(|v| (a.as_str().to_string(), v))
+    })
+}
+
+/// Says what arming a new run did (`pawl_engine::start::start` armed it).
+pub fn say_armed(ctx: &mut Ctx, armed: &Armed) -> CliResult<ExitCode> {
+    let Armed {
+        run,
+        arming,
+        rails: start,
+        agent: bound_agent,
+        bound_session: current,
+        autonomous,
+        lessons,
+    } = armed;
     let installed: Vec<Agent> = Agent::ALL
         .into_iter()
         .filter(|a| hooks_installed(&hooks_root(&ctx.root, *a), *a))
@@ -154,7 +97,7 @@ pub fn arm(ctx: &mut Ctx, req: &runs::Start, config: &Config) -> CliResult<ExitC
             )),
             None => out.push_str(&format!(
                 "The next {} session started in {} binds to it (within {} minutes, or the arming expires).\n",
-                bound_agent.map(|a| a.as_str()).unwrap_or("agent"),
+                bound_agent.as_deref().unwrap_or("agent"),
                 root.display(),
                 STALE_GUARD_MS / 60_000
             )),
@@ -165,7 +108,7 @@ pub fn arm(ctx: &mut Ctx, req: &runs::Start, config: &Config) -> CliResult<ExitC
                 autonomous.join(", ")
             ));
         }
-        match bound_agent {
+        match bound_agent.as_deref().and_then(Agent::parse) {
             Some(a) if !installed.contains(&a) => out.push_str(&format!(
                 "warning: pawl's hooks are not installed for {a}: run `pawl init --agent {a}` first.\n"
             )),
@@ -330,7 +273,7 @@ pub fn hooks_root(root: &Path, agent: Agent) -> PathBuf {
 /// run unguarded and unverified without a word — refused, naming where they must go. For
 /// Codex, with the hooks in the main checkout, the worktree is given the (empty, untracked:
 /// git does not see it) `.codex/` folder Codex needs to load them.
-fn refuse_unhooked_worktree(root: &Path, agent: Option<Agent>) -> CliResult {
+pub fn refuse_unhooked_worktree(root: &Path, agent: Option<Agent>) -> CliResult {
     let (Some(main), Some(agent)) = (main_checkout_of(root), agent) else {
         return Ok(());
     };
@@ -476,7 +419,7 @@ fn claude_settings(root: &Path) -> PathBuf {
     root.join(install::settings_path(Agent::Claude))
 }
 
-fn merge_autonomous(root: &Path) -> CliResult<Vec<String>> {
+pub fn merge_autonomous(root: &Path) -> CliResult<Vec<String>> {
     let path = claude_settings(root);
     let existing = read_optional(&path)?;
     let wanted: Vec<String> = AUTONOMOUS_ALLOW.iter().map(|s| s.to_string()).collect();

@@ -71,6 +71,10 @@ str_enum!(
         UserFixed => "user_fixed",
         /// A clarification question or answer.
         Clarification => "clarification",
+        /// A clarifying question waits in the store for an answer from any front end.
+        QuestionAsked => "question_asked",
+        /// A question kept in the store was answered (or its recommendation taken).
+        QuestionAnswered => "question_answered",
         /// A decision noted.
         Note => "note",
         /// A driver took the run's lease.

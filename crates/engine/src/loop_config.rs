@@ -101,6 +101,7 @@ pub enum LoopEvent {
 }
 
 /// Who is driving (for the lease).
+#[derive(Debug, Clone)]
 pub struct Owner {
     pub pid: u32,
     pub host: String,

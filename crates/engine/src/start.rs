@@ -13,9 +13,17 @@
 //! - [`spec`]: the spec gate before a new run's first step, its questions through an
 //!   [`crate::Answerer`], its answers and assumptions recorded on the run.
 //!
+//! - [`start`] ([`entry`]): the one entry over all of it, from a request to a run whose first
+//!   step can run, with the front end's part asked of its [`Host`]; [`mode`]: the mode with the
+//!   agent it drives; [`questions`]: clarifying questions kept in the store until answered, from
+//!   any front end.
+//!
 //! Not here: parsing flags, prompts and printing (the CLI), the drivers themselves
 //! ([`crate::driver`], [`crate::pipeline`], [`crate::parallel`], [`crate::session`]).
 
+pub mod entry;
+pub mod mode;
+pub mod questions;
 pub mod rails;
 pub mod seal;
 pub mod spec;
@@ -28,8 +36,13 @@ use pawl_store::Store;
 
 use crate::baseline::Baseline;
 
+pub use entry::{Armed, Host, StartRequest, Started, start};
 pub use rails::Rails;
 pub use seal::SealInput;
+
+/// An armed session run that no session takes within this long expires; the lease its start
+/// takes lasts as long.
+pub const STALE_GUARD_MS: i64 = 30 * 60 * 1000;
 
 /// Why a run cannot start (nothing about it is written when the refusal comes before the run
 /// exists: the preflight's refusals all do).
@@ -48,6 +61,14 @@ pub enum StartError {
     Git(#[from] pawl_git::Error),
     #[error(transparent)]
     Store(#[from] pawl_store::StoreError),
+    /// The request asks for something that cannot go together (a mode the agent cannot run,
+    /// workers without stories): the front end's usage error.
+    #[error("{0}")]
+    Usage(String),
+    /// The run cannot start here (nothing to verify, a scenario missing, a check that cannot
+    /// start on the baseline).
+    #[error("{0}")]
+    Failed(String),
 }
 
 /// What starting a run did that its user should be told, in order. The caller renders them
@@ -62,6 +83,21 @@ pub enum Notice {
     GuardOff,
     /// Rules of `[guard.rules]` switched off for this run (the guard otherwise on).
     GuardRulesOff { rules: Vec<String> },
+    /// The mode the run works in, and why (`auto`: the spec analysis chose it; `planned`: a
+    /// plan file's run).
+    Mode {
+        mode: String,
+        reason: String,
+        auto: bool,
+        planned: bool,
+    },
+    /// The baseline is about to run this many sealed checks.
+    BaselineStarting { checks: usize },
+    /// The baseline taken, with what fails before the run ([`failing_before`]).
+    Baseline {
+        baseline: Baseline,
+        failing: Vec<String>,
+    },
 }
 
 /// What a new run copies from the configuration and keeps for its whole life (its seal, replay

@@ -30,6 +30,7 @@ mod iterations;
 mod leases;
 pub mod mac;
 mod pipeline;
+mod questions;
 mod runs;
 mod session;
 mod stories;
@@ -46,6 +47,7 @@ pub use pipeline::{
     ConvergenceRecord, FailedDirection, NewVerdict, PhaseRecord, PlanRecord, ScoreRecord,
     StoryPlan, VerdictRecord,
 };
+pub use questions::StoredQuestion;
 pub use runs::NewRun;
 pub use session::{Arming, NewArming, SessionBinding};
 pub use stories::{NewStoryWork, Reclaim, StoryLease, StoryWork, StoryWorkChange};
@@ -65,6 +67,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0011_parallel.sql"),
     include_str!("../migrations/0012_artifacts.sql"),
     include_str!("../migrations/0013_story_leases.sql"),
+    include_str!("../migrations/0014_questions.sql"),
 ];
 
 /// The schema version at which rows start to carry authentication codes (`mac.rs`).

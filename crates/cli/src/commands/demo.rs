@@ -120,6 +120,7 @@ pub fn run(args: &DemoArgs, json: bool, mail_check: crate::ctx::MailCheck) -> Cl
         // The demo's script is for one execute phase with the gates.
         mode: pawl_core::pipeline::ModeArg::Simple,
         interactive: false,
+        await_answers: false,
         checks: Vec::new(),
         pass_env: Vec::new(),
         hidden_checks: Vec::new(),

@@ -110,6 +110,7 @@ pub fn run(ctx: &mut Ctx, args: &ResumeArgs) -> CliResult<ExitCode> {
                 autonomous: false,
                 mode: pawl_core::pipeline::ModeArg::Auto,
                 interactive: false,
+                await_answers: false,
                 checks: Vec::new(),
                 pass_env: before
                     .as_ref()

@@ -44,6 +44,11 @@ pub struct RunArgs {
     /// answer is taken after `[pipeline] answer_timeout` of silence).
     #[arg(long)]
     pub interactive: bool,
+    /// Ask the clarifying questions through pawl's store instead of a terminal: each waits there
+    /// (for `[pipeline] answer_timeout`) for an answer from any front end (the dashboard of
+    /// `pawl serve`), then its recommendation is taken, recorded as assumed.
+    #[arg(long, conflicts_with = "interactive")]
+    pub await_answers: bool,
     /// An acceptance check (repeatable): a command that must fail on the pre-run code and pass at
     /// the end — what proves the goal. Sealed with the gates.
     #[arg(long = "check", value_name = "CMD")]
@@ -118,6 +123,12 @@ impl RunArgs {
                 ));
             }
         }
+        if self.await_answers && self.driver != Driver::Headless {
+            return Err(CliError::Usage(format!(
+                "--await-answers is for a headless run's questions: it cannot go with --driver {}",
+                self.driver
+            )));
+        }
         pawl_core::pipeline::check_flags(&pawl_core::pipeline::RunFlags {
             mode: self.mode,
             driver: self.driver,
@@ -135,6 +146,7 @@ impl RunArgs {
             autonomous: self.autonomous,
             mode: self.mode,
             interactive: self.interactive,
+            await_answers: self.await_answers,
             checks: self.checks.clone(),
             pass_env: self.pass_env.clone(),
             hidden_checks: self.hidden_checks.clone(),

@@ -1285,3 +1285,82 @@ fn a_session_run_that_ends_verified_leaves_its_lesson() {
         "{ctx}"
     );
 }
+
+/// Issue 29: `pawl run --await-answers` (a run started without a terminal, as `pawl serve`'s
+/// dashboard starts one) asks the spec gate's questions through the store: the one answered
+/// there by another front end becomes a note the agent sees; the others wait out
+/// `answer_timeout` and are taken as assumptions, recorded as such.
+#[test]
+fn await_answers_takes_an_answer_given_in_the_store_and_assumes_the_rest() {
+    let env = TestEnv::new();
+    env.headless(&format!(
+        "{}\n[pipeline]\nanswer_timeout = \"2s\"\n",
+        crate::headless::config("", NO_BREAKERS, "")
+    ));
+    let s = env.scenario(
+        "s",
+        r#"{"do": "write", "path": "done.txt", "content": "ok"}"#,
+    );
+    let db = env.root().join(".pawl/pawl.db");
+    // The other front end: answers the first question it finds waiting, in the store.
+    let answering = std::thread::spawn(move || {
+        let until = std::time::Instant::now() + std::time::Duration::from_secs(300);
+        while std::time::Instant::now() < until {
+            if let Ok(conn) = rusqlite::Connection::open(&db) {
+                let _ = conn.busy_timeout(std::time::Duration::from_secs(10));
+                let waiting: Option<i64> = conn
+                    .query_row(
+                        "SELECT id FROM questions WHERE answer IS NULL ORDER BY id LIMIT 1",
+                        [],
+                        |r| r.get(0),
+                    )
+                    .ok();
+                if let Some(id) = waiting {
+                    return conn
+                        .execute(
+                            "UPDATE questions SET answer = 'the greeting in greet.txt', assumed = 0, answered_by = 'dashboard', answered_at = 0 WHERE id = ?1 AND answer IS NULL",
+                            [id],
+                        )
+                        .unwrap_or(0)
+                        == 1;
+                }
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        false
+    });
+    let r = gated(
+        &env,
+        &[
+            "run",
+            "make it better",
+            "--mode",
+            "simple",
+            "--await-answers",
+            "--scenario",
+            &s,
+        ],
+    );
+    assert!(answering.join().unwrap(), "a question waited in the store");
+    let by = env.strings("SELECT answered_by FROM questions ORDER BY id");
+    assert!(by.len() > 1, "{by:?}");
+    assert_eq!(by[0], "dashboard");
+    assert!(by[1..].iter().all(|b| b == "timeout"), "{by:?}");
+    assert_eq!(
+        env.count("SELECT COUNT(*) FROM questions WHERE assumed = 1"),
+        i64::try_from(by.len() - 1).unwrap()
+    );
+    // The answer is a note the agent's prompt carries; the silences are assumption criteria.
+    assert!(
+        env.prompt(1).contains("the greeting in greet.txt"),
+        "{}",
+        env.prompt(1)
+    );
+    let kinds = env.strings("SELECT verify_kind FROM criteria");
+    assert_eq!(kinds.len(), by.len() - 1, "{kinds:?}");
+    assert!(kinds.iter().all(|k| k == "assumption"), "{kinds:?}");
+    env.assert_end(&r, 13, "verified", 1);
+    // Not with a driver that has no questions to ask.
+    let r = env.pawl(&["run", "goal", "--driver", "session", "--await-answers"]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+}

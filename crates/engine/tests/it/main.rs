@@ -19,6 +19,7 @@ mod proof;
 mod room;
 mod roomenv;
 mod runs;
+mod start;
 mod tamper;
 
 use std::io::Write as _;
@@ -37,6 +38,7 @@ fn main() -> std::process::ExitCode {
         .chain(proof::TESTS)
         .chain(room::TESTS)
         .chain(roomenv::TESTS)
+        .chain(start::TESTS)
         .chain(tamper::TESTS)
         .filter(|(name, _)| filter.is_empty() || filter.iter().any(|f| name.contains(f.as_str())))
         .collect();

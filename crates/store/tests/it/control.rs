@@ -72,3 +72,54 @@ fn one_runs_events_page_by_id() {
     assert_eq!(all.len(), page.len() + rest.len());
     assert_eq!(store.last_event_seq().unwrap(), all.last().unwrap().seq);
 }
+
+#[test]
+fn a_question_waits_until_answered_from_any_handle_and_the_first_answer_wins() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut asking, _) = open(&dir);
+    let run = asking.create_run(&new_run("goal")).unwrap();
+    let id = asking
+        .ask_question(&run.id, "which file?", "greet.txt", Some("scope"))
+        .unwrap();
+    // Another front end (another handle on the same store) sees it waiting and answers it.
+    let (mut dashboard, _) = open(&dir);
+    let pending = dashboard.pending_questions(&run.id).unwrap();
+    assert_eq!(pending.len(), 1);
+    assert_eq!(pending[0].id, id);
+    assert_eq!(pending[0].recommended, "greet.txt");
+    assert!(
+        dashboard
+            .answer_question(&run.id, id, "hello.txt", false, "dashboard")
+            .unwrap()
+    );
+    // The asker's own answer (silence: the recommendation) comes later and changes nothing.
+    assert!(
+        !asking
+            .answer_question(&run.id, id, "greet.txt", true, "timeout")
+            .unwrap()
+    );
+    let q = asking.question(&run.id, id).unwrap();
+    assert_eq!(q.answer.as_deref(), Some("hello.txt"));
+    assert!(!q.assumed);
+    assert_eq!(q.answered_by.as_deref(), Some("dashboard"));
+    assert!(asking.pending_questions(&run.id).unwrap().is_empty());
+    // Asked once, answered once: each an event a dashboard follows.
+    for (kind, n) in [
+        (EventKind::QuestionAsked, 1),
+        (EventKind::QuestionAnswered, 1),
+    ] {
+        let seen = asking
+            .run_events_after(&run.id, 0, 1000)
+            .unwrap()
+            .into_iter()
+            .filter(|e| e.kind == kind.as_str())
+            .count();
+        assert_eq!(seen, n, "{kind:?}");
+    }
+    // A question of another run is not this run's.
+    assert!(
+        asking
+            .answer_question("R-none", id, "x", false, "t")
+            .is_err()
+    );
+}

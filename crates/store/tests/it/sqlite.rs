@@ -84,10 +84,10 @@ fn story_rows_from_before_schema_13_are_signed_by_the_keyed_migration() {
                 .unwrap();
             run.id
         };
-        // As schema 12 left it: no story leases, story rows without codes.
+        // As schema 12 left it: no questions (14), no story leases, story rows without codes.
         let db = rusqlite::Connection::open(&path).unwrap();
         db.execute_batch(
-            "DROP TABLE story_leases; UPDATE story_work SET mac = NULL; ALTER TABLE story_work DROP COLUMN mac;",
+            "DROP TABLE questions; DROP TABLE story_leases; UPDATE story_work SET mac = NULL; ALTER TABLE story_work DROP COLUMN mac;",
         )
         .unwrap();
         db.pragma_update(None, "user_version", 12).unwrap();
