@@ -121,7 +121,8 @@ enum Msg {
         story: String,
         /// The story's lease, released with the record of how the session ended.
         token: String,
-        result: Result<LoopEnd, String>,
+        /// Boxed: a loop's end carries its last verification report.
+        result: Box<Result<LoopEnd, String>>,
     },
 }
 
@@ -307,7 +308,7 @@ fn coordinate(
                         result,
                     } => {
                         running.retain(|s| s != &story);
-                        match worker_done(store, &run, &story, &token, result, observer)? {
+                        match worker_done(store, &run, &story, &token, *result, observer)? {
                             Some(Ending::Stop(reason)) if stopping.is_none() => {
                                 stopping = Some(reason);
                                 control.request_stop();
@@ -409,7 +410,7 @@ fn coordinate(
                         let _ = tx.send(Msg::Done {
                             story: id,
                             token: lease,
-                            result: result.map_err(|e| e.to_string()),
+                            result: Box::new(result.map_err(|e| e.to_string())),
                         });
                     });
                 }

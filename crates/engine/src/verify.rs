@@ -1007,9 +1007,40 @@ fn prove(
     let mut noted = Vec::new();
     let mut locked = None;
     if checks_pass && let Some(seal) = run.settings.seal.as_ref() {
-        let lr = locked_run(ws, store, run, seal, &baseline, v);
+        let mut lr = locked_run(ws, store, run, seal, &baseline, v);
         if lr.result == Locked::Holds {
             noted = std::mem::take(&mut findings);
+        }
+        // The environment the checks read, compared with the seal's (inside the repository's
+        // environment directories and outside it). On a tree whose code did not change it is
+        // what went green instead: said with the locked run. Otherwise a change that no
+        // dependency manifest the run changed explains is a finding.
+        let env = crate::room::env::env_change_list(ws, seal);
+        if !env.is_empty() {
+            let lines = pawl_core::envmanifest::change_lines(&env);
+            if lr.result == Locked::NothingChanged {
+                lr.lines.extend(lines);
+            } else {
+                let changed: Vec<String> = pawl_git::Repo::open(&ws.root)
+                    .and_then(|r| r.changes_between(&baseline.tree, &v.tree))
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(|c| c.path.display().to_string())
+                    .collect();
+                // The platforms' dependency manifests (`[environment] manifests`, data).
+                let layout = pawl_verify::platform::Descriptors::builtin()
+                    .map(|d| d.environment())
+                    .unwrap_or_default();
+                let is_manifest = |p: &str| layout.is_manifest(p);
+                match pawl_core::envmanifest::judge(env, &changed, &is_manifest) {
+                    pawl_core::envmanifest::EnvVerdict::Unexplained { .. } => {
+                        findings.extend(lines.into_iter().map(|l| {
+                            format!("{l} — no dependency manifest the run changed explains it")
+                        }));
+                    }
+                    _ => noted.extend(lines),
+                }
+            }
         }
         findings.extend(lr.findings.iter().cloned());
         if let Some(q) = lr.question() {
@@ -1117,13 +1148,15 @@ fn locked_run(
         .collect();
     match locked::run(
         ws,
-        &run.goal,
-        seal,
-        baseline,
-        &v.tree,
-        &v.items,
-        &hidden,
-        &user_paths,
+        locked::Input {
+            goal: &run.goal,
+            seal,
+            baseline,
+            final_tree: &v.tree,
+            items: &v.items,
+            hidden: &hidden,
+            user_paths: &user_paths,
+        },
     ) {
         Ok(lr) => lr,
         Err(e) => LockedRun {

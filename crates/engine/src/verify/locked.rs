@@ -529,18 +529,33 @@ fn sealed_checks(items: &[Item], seal: &Seal) -> Vec<Check> {
         .collect()
 }
 
+/// What the locked run is made from.
+pub(crate) struct Input<'a> {
+    pub goal: &'a str,
+    pub seal: &'a Seal,
+    pub baseline: &'a Baseline,
+    /// The run's tree, as the verification hashed it.
+    pub final_tree: &'a str,
+    /// The final verification's items (all accepted).
+    pub items: &'a [Item],
+    /// The hidden checks, with their commands from the vault.
+    pub hidden: &'a [Check],
+    /// What the user changed while resolving a blocker.
+    pub user_paths: &'a [PathBuf],
+}
+
 /// Runs the locked run. `items` are the final verification's (all accepted); `hidden` the
 /// hidden checks, with their commands from the vault.
-pub(crate) fn run(
-    ws: &Workspace,
-    goal: &str,
-    seal: &Seal,
-    baseline: &Baseline,
-    final_tree: &str,
-    items: &[Item],
-    hidden: &[Check],
-    user_paths: &[PathBuf],
-) -> Result<LockedRun, LockedError> {
+pub(crate) fn run(ws: &Workspace, input: Input<'_>) -> Result<LockedRun, LockedError> {
+    let Input {
+        goal,
+        seal,
+        baseline,
+        final_tree,
+        items,
+        hidden,
+        user_paths,
+    } = input;
     let repo = Repo::open(&ws.root)?;
     let checks = check_files(seal, &repo, &baseline.tree);
     let criteria: Vec<String> = items
@@ -603,11 +618,15 @@ pub(crate) fn run(
         }
     };
     let mut room = crate::room::Room::open(&repo, &dir)?;
-    let run_on = |room: &mut crate::room::Room,
-                  tree: &TreeHash,
-                  checks: &[Check]|
+    // Environment copies a check wrote into, put back by a sync: something wrote where only
+    // pawl may.
+    let mut restored: Vec<String> = Vec::new();
+    let mut run_on = |room: &mut crate::room::Room,
+                      tree: &TreeHash,
+                      checks: &[Check]|
      -> Result<Vec<CheckRun>, LockedError> {
-        room.sync(&repo, tree)?;
+        let stats = room.sync(&repo, tree)?;
+        restored.extend(stats.env_restored.iter().map(|d| d.to_string()));
         let mut cfg = crate::baseline::runner_for(ws, seal, super::now_ms());
         cfg.in_room(&ws.root, room.root());
         if let Some(state) = room.environment() {
@@ -692,6 +711,7 @@ pub(crate) fn run(
                 why.join("; ")
             ));
         }
+        out.findings.extend(restored_findings(&restored));
         return Ok(out);
     }
     // The repeats: the checks whose tests decide (failing at the baseline), by the same tree,
@@ -702,6 +722,7 @@ pub(crate) fn run(
         .map(|r| r.check.clone())
         .collect();
     if deciding.is_empty() {
+        out.findings.extend(restored_findings(&restored));
         return Ok(out);
     }
     for _ in 1..seal.runs.max(1) {
@@ -726,7 +747,16 @@ pub(crate) fn run(
             break;
         }
     }
+    out.findings.extend(restored_findings(&restored));
     Ok(out)
+}
+
+/// The findings of environment copies a sync had to put back.
+fn restored_findings(restored: &[String]) -> Vec<String> {
+    restored
+        .iter()
+        .map(|d| format!("something wrote into the room's copy of the project's environment `{d}` during the checks (pawl put it back)"))
+        .collect()
 }
 
 fn outcomes(r: &CheckRun) -> &[TestOutcome] {

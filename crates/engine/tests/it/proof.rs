@@ -439,7 +439,7 @@ fn locked_a_test_body_made_always_true_does_not_ship() {
 /// site-packages of the HOME the checks run with, which turns every `assertEqual` off. The
 /// failing test goes green on the baseline's own tree.
 fn locked_a_change_of_the_environment_alone_is_unproven() {
-    let home = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().expect("a temporary HOME");
     let out = std::process::Command::new("python3")
         .args(["-c", "import site; print(site.getusersitepackages())"])
         .env("HOME", home.path())
@@ -510,7 +510,7 @@ fn locked_an_honest_fix_plus_a_new_test_ships() {
 /// tree): the run's verification and the locked run's first pass see it right, a repeat does
 /// not.
 fn locked_code_right_only_in_some_runs_is_nondeterministic() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().expect("a temporary directory");
     let counter = dir.path().join("n");
     let code = format!(
         "import os\n\n_P = {p:?}\n_n = int(open(_P).read()) + 1 if os.path.exists(_P) else 1\nopen(_P, 'w').write(str(_n))\n\n\ndef add(a, b):\n    return a + b if _n != 3 else a - b\n\n\ndef mul(a, b):\n    return a * b\n",
