@@ -154,44 +154,17 @@ impl Repo {
         from: &str,
         paths: &[PathBuf],
     ) -> Result<TreeHash, Error> {
-        let temp = crate::tree::TempIndex::empty(self)?;
-        let mut read = self.git();
-        read.env("GIT_INDEX_FILE", temp.path())
-            .args(["read-tree", base]);
-        read.run()?;
-        if !paths.is_empty() {
-            let mut ls = self.git();
-            ls.args(["ls-tree", "-z", "--full-tree", from, "--"]);
-            for p in paths {
-                ls.arg(p);
-            }
-            let listing = ls.run()?;
-            for record in nul_records(&listing) {
-                // `<mode> SP <type> SP <id> TAB <path>`
-                let Some(tab) = record.iter().position(|&b| b == b'\t') else {
-                    continue;
-                };
-                let head = String::from_utf8_lossy(&record[..tab]).to_string();
-                let path = String::from_utf8_lossy(&record[tab + 1..]).to_string();
-                let mut parts = head.split(' ');
-                let (Some(mode), Some(kind), Some(id)) = (parts.next(), parts.next(), parts.next())
-                else {
-                    continue;
-                };
-                if kind != "blob" {
-                    continue;
-                }
-                let mut add = self.git();
-                add.env("GIT_INDEX_FILE", temp.path()).args([
-                    "update-index",
-                    "--add",
-                    "--cacheinfo",
-                    &format!("{mode},{id},{path}"),
-                ]);
-                add.run()?;
-            }
-        }
-        temp.write_tree(self)
+        let edits: Vec<TreeEdit> = paths.iter().cloned().map(TreeEdit::Take).collect();
+        let present = if edits.is_empty() {
+            Entries::new()
+        } else {
+            self.entries(from, &edits)?
+        };
+        let edits: Vec<TreeEdit> = edits
+            .into_iter()
+            .filter(|e| present.contains_key(e.path()))
+            .collect();
+        self.edited_tree(base, from, &edits)
     }
 }
 
