@@ -732,6 +732,33 @@ pub(crate) fn run(ws: &Workspace, input: Input<'_>) -> Result<LockedRun, LockedE
             let Some(was) = first.iter().find(|f| f.check.name == r.check.name) else {
                 continue;
             };
+            // A repeat that ran no test because of the machine (a cache it could not write, a
+            // refused connection: the failure's class says so) says nothing about the code's
+            // answers: said, not compared. Code that crashes before its tests is compared.
+            let ran_tests = r
+                .tests
+                .as_ref()
+                .is_some_and(|t| t.passed + t.failed > 0 || !t.tests.is_empty());
+            let not_the_code = r.failure.as_ref().is_some_and(|f| {
+                matches!(
+                    f.category,
+                    pawl_core::failure::FailureCategory::Infra
+                        | pawl_core::failure::FailureCategory::Environment
+                        | pawl_core::failure::FailureCategory::External
+                )
+            });
+            if !r.passed && !ran_tests && not_the_code {
+                out.lines.push(format!(
+                    "`{}`: run {} ran no test ({}): not compared",
+                    r.check.name,
+                    out.runs,
+                    r.failure
+                        .as_ref()
+                        .map(|f| f.message.clone())
+                        .unwrap_or_else(|| r.end.describe())
+                ));
+                continue;
+            }
             let diff = differences(was, r);
             if !diff.is_empty() {
                 out.result = Locked::Differs;
