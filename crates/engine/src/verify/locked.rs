@@ -74,6 +74,12 @@ impl LockedRun {
         if self.result != Locked::NeedsOtherChanges || self.tree.is_empty() {
             return None;
         }
+        if self.left_out.is_empty() {
+            return Some(format!(
+                "the checks passed on the run's tree but not in the locked run, which left nothing out: {}",
+                self.lines.join("; ")
+            ));
+        }
         let paths: Vec<String> = self
             .left_out
             .iter()
@@ -845,9 +851,12 @@ fn judge_check(
         }
     }
     let now = outcomes(r);
+    // A runner that named its passing tests at the baseline and names none now: the tests
+    // cannot be shown to pass one by one (one that names only failures, `unittest -q`, is
+    // judged by its counts).
     if let Some(b) = before
         && now.is_empty()
-        && !b.tests.is_empty()
+        && b.tests.iter().any(|t| t.status == TestStatus::Passed)
     {
         why.push(format!(
             "the runner named no test where the baseline named {}: the baseline's tests cannot be shown to pass one by one",
