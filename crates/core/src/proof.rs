@@ -53,6 +53,9 @@ pub enum Locked {
     NothingChanged,
     /// The tests that decide gave different results across the repeats.
     Differs,
+    /// It holds, but the goal asks for one of the run's other changes (`add a pytest.ini
+    /// that …`): no check verifies it, so only the user can say it is right.
+    Asked,
 }
 
 /// What the verification means for the run.
@@ -78,7 +81,9 @@ pub fn judge(p: &Proof) -> Outcome {
     }
     match p.locked {
         Some(Locked::Differs) => return Outcome::Nondeterministic,
-        Some(Locked::NeedsOtherChanges) if !p.changes_accepted => return Outcome::Review,
+        Some(Locked::NeedsOtherChanges | Locked::Asked) if !p.changes_accepted => {
+            return Outcome::Review;
+        }
         _ => {}
     }
     if p.findings > 0 && !p.tests_accepted {
@@ -112,7 +117,8 @@ mod tests {
     /// Rows: what is true (a code per fact) → the outcome. Codes: P checks pass, R a red→green
     /// check, F test-protection findings, A the changed tests accepted, N a goal without new
     /// behaviour, C the tree changed, K every baseline test kept, 0 no baseline; the locked run:
-    /// h holds, o needs the other changes, n nothing changed, d differs; a the other changes
+    /// h holds, o needs the other changes, n nothing changed, d differs, q holds but the goal asks
+    /// for an other change; a the other changes
     /// accepted by the user.
     const ROWS: &[(&str, Outcome)] = &[
         ("RCK", Outcome::NotYet),
@@ -144,6 +150,8 @@ mod tests {
         ("PRCKd", Outcome::Nondeterministic),
         ("PRCKda", Outcome::Nondeterministic),
         ("RCKd", Outcome::NotYet),
+        ("PRCKq", Outcome::Review),
+        ("PRCKqa", Outcome::Done),
     ];
 
     #[test]
@@ -168,6 +176,7 @@ mod tests {
                     ('o', Locked::NeedsOtherChanges),
                     ('n', Locked::NothingChanged),
                     ('d', Locked::Differs),
+                    ('q', Locked::Asked),
                 ]
                 .into_iter()
                 .find(|(c, _)| has(*c))

@@ -542,7 +542,13 @@ fn verdict(
                 );
             }
             Some(pawl_core::proof::Outcome::Review)
-                if locked == Some(pawl_core::proof::Locked::NeedsOtherChanges) =>
+                if matches!(
+                    locked,
+                    Some(
+                        pawl_core::proof::Locked::NeedsOtherChanges
+                            | pawl_core::proof::Locked::Asked
+                    )
+                ) =>
             {
                 return (
                     Verdict::Review,
@@ -652,6 +658,7 @@ fn locked_markdown(l: &crate::verify::LockedRun) -> String {
         Locked::NeedsOtherChanges => "The baseline's tests do NOT pass on the baseline plus the run's product changes alone",
         Locked::NothingChanged => "The run changed no product source or declaration",
         Locked::Differs => "The tests that decide gave different results on the same locked tree",
+        Locked::Asked => "The baseline's tests pass on the baseline plus the run's product changes alone, but the goal asks for a change they leave out",
     });
     if l.runs > 0 {
         o.push_str(&format!(

@@ -65,11 +65,26 @@ pub struct LeftOut {
     pub role: String,
     /// Its diff against the baseline, cut at [`MAX_DIFF_BYTES`].
     pub diff: String,
+    /// The goal names it (`add a pytest.ini …`): the user must say the change is right.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub asked: bool,
 }
 
 impl LockedRun {
     /// The question the report asks when the checks pass only with the run's other changes.
     pub fn question(&self) -> Option<String> {
+        if self.result == Locked::Asked {
+            let asked: Vec<String> = self
+                .left_out
+                .iter()
+                .filter(|l| l.asked)
+                .map(|l| format!("`{}`", l.path))
+                .collect();
+            return Some(format!(
+                "the goal asks for the run's change to {}, which no check verifies (the locked run leaves it out): is it right? (accept with `pawl accept --changes \"<why>\"`, or send the work back)",
+                asked.join(", ")
+            ));
+        }
         // A locked run that could not be made (no tree) asks nothing: its finding says why.
         if self.result != Locked::NeedsOtherChanges || self.tree.is_empty() {
             return None;
@@ -514,6 +529,7 @@ fn left(repo: &Repo, base: &str, fin: &str, path: &Path, role: &str, roles: &Rol
         path: path.display().to_string(),
         role: format!("{role}: {}", roles.why(path)),
         diff,
+        asked: false,
     }
 }
 
@@ -729,6 +745,7 @@ pub(crate) fn run(ws: &Workspace, input: Input<'_>) -> Result<LockedRun, LockedE
         .collect();
     if deciding.is_empty() {
         out.findings.extend(restored_findings(&restored));
+        ask_for_named(&mut out, goal);
         return Ok(out);
     }
     for _ in 1..seal.runs.max(1) {
@@ -781,7 +798,32 @@ pub(crate) fn run(ws: &Workspace, input: Input<'_>) -> Result<LockedRun, LockedE
         }
     }
     out.findings.extend(restored_findings(&restored));
+    ask_for_named(&mut out, goal);
     Ok(out)
+}
+
+/// A left-out change the goal names by its file (`add a pytest.ini`, `in Cargo.toml`) is one
+/// the goal asks for: the locked run cannot verify it, so the user must say it is right.
+fn ask_for_named(out: &mut LockedRun, goal: &str) {
+    if out.result != Locked::Holds {
+        return;
+    }
+    let goal = goal.to_lowercase();
+    let words: Vec<&str> = goal
+        .split(|c: char| c.is_whitespace() || matches!(c, ',' | ';' | '(' | ')' | '`' | '"' | '\''))
+        .map(|w| w.trim_end_matches(['.', ':']))
+        .filter(|w| !w.is_empty())
+        .collect();
+    for l in &mut out.left_out {
+        let path = l.path.to_lowercase();
+        let name = path.rsplit('/').next().unwrap_or(&path).to_owned();
+        if words.iter().any(|w| *w == path || *w == name) {
+            l.asked = true;
+        }
+    }
+    if out.left_out.iter().any(|l| l.asked) {
+        out.result = Locked::Asked;
+    }
 }
 
 /// The findings of environment copies a sync had to put back.
@@ -917,4 +959,62 @@ fn differences(a: &CheckRun, b: &CheckRun) -> Vec<String> {
     }
     d.truncate(8);
     d
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run_with(left: &[&str]) -> LockedRun {
+        LockedRun {
+            result: Locked::Holds,
+            from_tree: "f".into(),
+            base_tree: "b".into(),
+            tree: "l".into(),
+            taken: vec!["calc.py (product source)".into()],
+            left_out: left
+                .iter()
+                .map(|p| LeftOut {
+                    path: (*p).into(),
+                    role: "other".into(),
+                    diff: String::new(),
+                    asked: false,
+                })
+                .collect(),
+            lines: Vec::new(),
+            runs: 3,
+            findings: Vec::new(),
+        }
+    }
+
+    /// The goal names a left-out file: the user must say the change is right (REVIEW with the
+    /// question); a left-out file the goal does not name keeps the locked run holding.
+    #[test]
+    fn a_left_out_change_the_goal_names_is_asked_of_the_user() {
+        let mut r = run_with(&["pytest.ini", ".github/workflows/ci.yml"]);
+        ask_for_named(
+            &mut r,
+            "fix add() and add a pytest.ini that turns warnings into errors",
+        );
+        assert_eq!(r.result, Locked::Asked);
+        let q = r.question().expect("a question");
+        assert!(q.contains("`pytest.ini`") && !q.contains("ci.yml"), "{q}");
+
+        let mut r = run_with(&["Cargo.toml"]);
+        ask_for_named(
+            &mut r,
+            "turn on overflow checks for release builds in Cargo.toml.",
+        );
+        assert_eq!(r.result, Locked::Asked);
+
+        let mut r = run_with(&["pytest.ini", "conftest.py"]);
+        ask_for_named(&mut r, "make the failing tests pass");
+        assert_eq!(r.result, Locked::Holds);
+        assert_eq!(r.question(), None);
+        // Only a run that holds is asked: one that needs the change says so instead.
+        let mut r = run_with(&["pytest.ini"]);
+        r.result = Locked::NeedsOtherChanges;
+        ask_for_named(&mut r, "add a pytest.ini");
+        assert_eq!(r.result, Locked::NeedsOtherChanges);
+    }
 }
