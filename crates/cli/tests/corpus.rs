@@ -537,6 +537,8 @@ fn run_case(case: &Case) -> Result<Outcome, String> {
                 "accept",
                 "--tests",
                 "the goal asked for this change",
+                "--changes",
+                "the goal asked for this change",
                 "--json",
             ])
             .output()
