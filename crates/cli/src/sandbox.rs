@@ -301,6 +301,11 @@ fn check_wanted(root: &Path, network: bool) -> LaunchSpec {
             .collect(),
         runtime_dir: env_dir("XDG_RUNTIME_DIR"),
         network,
+        caches: launch::check::COPY_ON_WRITE_VARS
+            .iter()
+            .filter_map(|v| env_dir(v))
+            .filter(|d| d.is_dir())
+            .collect(),
     };
     LaunchSpec {
         namespaces: true,

@@ -62,6 +62,17 @@ pub const HIDDEN_IN_HOME: &[&str] = &[
 /// it: no way to poison a later run or another project): Go's build cache, pip's, npm's.
 pub const COPY_ON_WRITE_IN_HOME: &[&str] = &[".cache", ".npm"];
 
+/// Variables that name a tool's cache outside HOME (`GOCACHE=/srv/go-build`): the directory a
+/// check reads warm and writes copy-on-write, as [`COPY_ON_WRITE_IN_HOME`]. Without it a Go
+/// build cache outside HOME is read-only to the checks, and `go test` fails on it at random.
+pub const COPY_ON_WRITE_VARS: &[&str] = &[
+    "GOCACHE",
+    "XDG_CACHE_HOME",
+    "PIP_CACHE_DIR",
+    "npm_config_cache",
+    "YARN_CACHE_FOLDER",
+];
+
 /// The shared temporary directories, each replaced by a fresh tmpfs in the check's namespace.
 pub const PRIVATE_TMP: &[&str] = &["/tmp", "/var/tmp", "/dev/shm"];
 
@@ -136,6 +147,9 @@ pub struct CheckWorld {
     pub runtime_dir: Option<PathBuf>,
     /// `[room] network = true`: the checks keep the machine's network.
     pub network: bool,
+    /// Tool caches the environment puts outside HOME ([`COPY_ON_WRITE_VARS`]): read warm,
+    /// written copy-on-write like HOME's.
+    pub caches: Vec<PathBuf>,
 }
 
 /// The sandbox every check process runs under (see the module docs). The check's working
@@ -177,7 +191,13 @@ pub fn check_sandbox(world: &CheckWorld) -> SandboxSpec {
             .home
             .iter()
             .flat_map(|h| COPY_ON_WRITE_IN_HOME.iter().map(move |p| h.join(p)))
-            .collect(),
+            .chain(world.caches.iter().cloned())
+            .fold(Vec::new(), |mut all, p| {
+                if !all.contains(&p) {
+                    all.push(p);
+                }
+                all
+            }),
         binds: Vec::new(),
     }
 }
@@ -289,6 +309,7 @@ mod tests {
             hidden: vec!["/h/.codex".into()],
             runtime_dir: Some("/run/user/1000".into()),
             network: false,
+            caches: Vec::new(),
         }
     }
 
@@ -319,6 +340,27 @@ mod tests {
             !s.writable
                 .iter()
                 .any(|w| w.starts_with("/w") || w.starts_with("/h"))
+        );
+    }
+
+    /// A Go build cache outside HOME (`GOCACHE=/srv/go-build`) is written copy-on-write like
+    /// HOME's caches: read-only, `go test` failed on it at random in the locked run's repeats.
+    #[test]
+    fn a_tool_cache_outside_home_is_copy_on_write() {
+        let s = check_sandbox(&CheckWorld {
+            caches: vec![PathBuf::from("/srv/go-build"), PathBuf::from("/h/.cache")],
+            ..world()
+        });
+        assert!(
+            s.cow.contains(&PathBuf::from("/srv/go-build")),
+            "{:?}",
+            s.cow
+        );
+        assert_eq!(
+            s.cow.iter().filter(|p| p.ends_with(".cache")).count(),
+            1,
+            "deduplicated: {:?}",
+            s.cow
         );
     }
 
