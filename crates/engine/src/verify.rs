@@ -1219,12 +1219,9 @@ fn screen_changes(
     // or deleting it changes what is judged, whatever it is called.
     for c in &changes {
         let path = c.path.to_string_lossy();
-        let named = commands.iter().any(|cmd| {
-            cmd.split(|ch: char| {
-                ch.is_whitespace() || matches!(ch, ';' | '&' | '|' | '(' | ')' | '\'' | '"')
-            })
-            .any(|w| w.trim_start_matches("./") == path)
-        });
+        let named = commands
+            .iter()
+            .any(|cmd| locked::command_words(cmd).any(|w| w == path));
         let screened = findings.iter().any(|f| {
             matches!(f, protect::Finding::TestFileChanged { path: p, .. } | protect::Finding::AssertionsWeakened { path: p, .. } if *p == path)
         });

@@ -231,8 +231,7 @@ pub fn run(ctx: &mut Ctx, args: &CleanArgs) -> CliResult<ExitCode> {
     if !any_open {
         let ws = workspace(ctx);
         if let Some(room) = &ws.room {
-            // The room and those beside it: the re-check's, the proof on the pre-run code's,
-            // the locked run's.
+            // The room and those beside it: the re-check's, the proof on the pre-run code's.
             let beside = |suffix: &str| {
                 room.file_name()
                     .map(|n| room.with_file_name(format!("{}-{suffix}", n.to_string_lossy())))
@@ -241,7 +240,6 @@ pub fn run(ctx: &mut Ctx, args: &CleanArgs) -> CliResult<ExitCode> {
                 Some(room.clone()),
                 beside("recheck"),
                 beside("base"),
-                beside("locked"),
                 Some(ws.hidden_logs()),
             ];
             for dir in candidates.into_iter().flatten() {

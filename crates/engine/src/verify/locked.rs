@@ -132,19 +132,14 @@ impl TreeFiles for GitTree<'_> {
 }
 
 /// The files in which the runner reported a test at the baseline (`tests/test_x.py::test_a`,
-/// `src/calc.test.js > adds`): a test's id up to its first separator, when that names a file.
+/// `src/calc.test.js > adds`, unittest's `test_calc.Calc.test_add`): [`test_files_of`] each id.
 fn reported_test_files(baseline: &Baseline, paths: &[PathBuf]) -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = Vec::new();
     for t in baseline.checks.iter().flat_map(|c| c.tests.iter()) {
-        let end = ["::", " > ", " ", "#"]
-            .iter()
-            .filter_map(|sep| t.id.find(sep))
-            .min()
-            .unwrap_or(t.id.len());
-        let head = &t.id[..end];
-        let head = Path::new(head);
-        if paths.iter().any(|p| p == head) && !files.iter().any(|f| f == head) {
-            files.push(head.to_path_buf());
+        for f in test_files_of(&t.id, paths) {
+            if !files.contains(&f) {
+                files.push(f);
+            }
         }
     }
     files
@@ -162,16 +157,7 @@ fn named_files<'a>(
     repo: &Repo,
     tree: &str,
 ) -> Vec<PathBuf> {
-    let words: Vec<String> = commands
-        .flat_map(|c| {
-            c.split(|ch: char| {
-                ch.is_whitespace() || matches!(ch, ';' | '&' | '|' | '(' | ')' | '\'' | '"')
-            })
-            .map(|w| w.trim_start_matches("./").to_owned())
-            .collect::<Vec<_>>()
-        })
-        .filter(|w| !w.is_empty())
-        .collect();
+    let words: Vec<&str> = commands.flat_map(command_words).collect();
     if words.is_empty() {
         return Vec::new();
     }
@@ -180,6 +166,17 @@ fn named_files<'a>(
         .into_iter()
         .filter(|p| words.iter().any(|w| Path::new(w) == p))
         .collect()
+}
+
+/// The words of a shell command that could name a file (`sh ./ci/check.sh` → `sh`,
+/// `ci/check.sh`): split at blanks, operators and quotes, a leading `./` dropped.
+pub(super) fn command_words(command: &str) -> impl Iterator<Item = &str> {
+    command
+        .split(|ch: char| {
+            ch.is_whitespace() || matches!(ch, ';' | '&' | '|' | '(' | ')' | '\'' | '"')
+        })
+        .map(|w| w.trim_start_matches("./"))
+        .filter(|w| !w.is_empty())
 }
 
 /// Why the locked tree could not be made or run: the verification then cannot end SHIP.
