@@ -12,7 +12,7 @@ use serde::Serialize;
 use crate::error::{CliError, CliResult};
 
 /// The state directory inside a repository.
-pub const STATE_DIR: &str = ".pawl";
+pub use pawl_engine::STATE_DIR;
 pub const CONFIG_FILE: &str = "pawl.toml";
 
 pub struct Ctx {

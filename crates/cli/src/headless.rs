@@ -1,5 +1,6 @@
-//! What the CLI plugs into the engine: the gate verifier (pawl's own checks with the evidence
-//! cache), the agent adapter from `[agent]`, the Ctrl-C handling, and the progress printer.
+//! What the CLI plugs into the engine's drive (`pawl_engine::start::drive`): the terminal (its
+//! questions, Ctrl-C, the progress printer), the lessons book's file, the step's mailbox, and
+//! the closing lines of a run.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -8,52 +9,17 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use pawl_core::ExitCode;
 use pawl_core::record::Run;
-use pawl_core::spec::Mode;
-use pawl_engine::{Control, GateVerifier, LoopConfig, LoopEvent, Owner};
+use pawl_engine::start::drive::{self, DriveHost, DriveRequest, Said};
+use pawl_engine::{Control, LoopEvent, Owner};
 use pawl_store::Store;
 use pawl_verify::gate::Check;
 
 use crate::checks;
 use crate::ctx::Ctx;
-use crate::error::CliResult;
+use crate::error::{CliError, CliResult};
 use crate::owner;
 
-/// `<this pawl> hook <agent>`, quoted for the shell the agent runs hooks with.
-fn hook_command(agent: &str) -> Option<String> {
-    let exe = std::env::current_exe().ok()?;
-    let exe = exe.to_str()?;
-    let quoted = if exe
-        .chars()
-        .all(|c| c.is_ascii_alphanumeric() || "/._-+".contains(c))
-    {
-        exe.to_string()
-    } else {
-        format!("'{}'", exe.replace('\'', "'\\''"))
-    };
-    Some(format!("{quoted} hook {agent}"))
-}
-
-/// Codex reads a custom provider's key from the variable its `config.toml` names
-/// (`[model_providers.<id>] env_key`): pass those names through the agent's allow-list. The
-/// configs Codex reads: `$CODEX_HOME/config.toml` (default `~/.codex`) and the project's
-/// `.codex/config.toml`.
-fn codex_provider_keys(kind: pawl_core::config::AgentKind, root: &std::path::Path) -> Vec<String> {
-    if kind != pawl_core::config::AgentKind::Codex {
-        return Vec::new();
-    }
-    let home = std::env::var_os("CODEX_HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".codex")));
-    let mut keys: Vec<String> = home
-        .into_iter()
-        .chain([root.join(".codex")])
-        .filter_map(|dir| std::fs::read_to_string(dir.join("config.toml")).ok())
-        .flat_map(|text| pawl_agent::codex::provider_env_keys(&text))
-        .collect();
-    keys.sort();
-    keys.dedup();
-    keys
-}
+pub use pawl_engine::start::drive::Answers;
 
 /// Ctrl-C: the first asks the loop to stop after the current step, the second stops the
 /// agent's process group at once.
@@ -77,101 +43,6 @@ fn eprint_line(s: &str) {
     let _ = writeln!(std::io::stderr(), "{s}");
 }
 
-pub fn loop_config(ctx: &Ctx, run: &Run) -> LoopConfig {
-    LoopConfig {
-        root: ctx.root.clone(),
-        logs_dir: ctx.state_dir().join("logs"),
-        private_logs_dir: Some(checks::workspace(ctx).hidden_logs()),
-        model: run
-            .settings
-            .agent
-            .as_ref()
-            .map(|a| a.model.clone())
-            .filter(|m| !m.is_empty()),
-        agent_env: vec![
-            ("PAWL_RUN_ID".into(), run.id.clone()),
-            ("PAWL_DRIVER".into(), "headless".into()),
-        ],
-        owner: Owner {
-            pid: std::process::id(),
-            host: owner::hostname(),
-            is_alive: owner::holder_alive,
-        },
-        rate_limit_scale: rate_limit_scale(),
-        auto_commit: run.settings.git.auto_commit,
-        containment: None,
-        after_step: None,
-    }
-}
-
-/// Hidden, for pawl's own tests: scales provider rate-limit waits (backoff and retry-after) so
-/// the wait path runs in milliseconds. Not documented for users; 1.0 unless set to a valid number.
-fn rate_limit_scale() -> f64 {
-    std::env::var("PAWL_TEST_RATE_LIMIT_SCALE")
-        .ok()
-        .and_then(|v| v.parse::<f64>().ok())
-        .filter(|v| v.is_finite() && *v >= 0.0)
-        .unwrap_or(1.0)
-}
-
-/// What the adapter of a headless run needs besides `[agent]`.
-fn adapter_options(
-    ctx: &Ctx,
-    agent: &pawl_core::config::AgentConfig,
-    settings: &pawl_core::record::RunSettings,
-    force_nested: bool,
-) -> pawl_agent::AdapterOptions {
-    pawl_agent::AdapterOptions {
-        replay_scenario: settings.replay_scenario.as_ref().map(PathBuf::from),
-        replay_program: std::env::var_os("PAWL_REPLAY_PROGRAM").map(PathBuf::from),
-        parent_env: std::env::vars().collect(),
-        force_nested,
-        extra_passthrough: codex_provider_keys(agent.kind, &ctx.root),
-        // Claude Code gets pawl's hooks for this run only (`--settings`): its PreToolUse hook is
-        // the guard; the loop, not a Stop hook, decides when the work is done.
-        claude_settings: hook_command("claude")
-            .map(|cmd| pawl_agent::claude::settings_json(Some(&cmd)).to_string()),
-        // Codex gets pawl's PreToolUse hook the same way, as a `-c hooks...` override for this
-        // invocation only.
-        codex_hook_command: hook_command("codex"),
-        ..Default::default()
-    }
-}
-
-/// Before a headless run is created: the agent can be built from `[agent]` and its program
-/// exists (named, with how to get it, when it does not). Nothing is written.
-pub fn preflight_agent(
-    ctx: &Ctx,
-    settings: &pawl_core::record::RunSettings,
-    force_nested: bool,
-) -> CliResult {
-    let agent = settings.agent.clone().unwrap_or_default();
-    pawl_agent::build_adapter(
-        &agent,
-        &adapter_options(ctx, &agent, settings, force_nested),
-    )?;
-    if let Some(program) = pawl_agent::agent_program(&agent) {
-        let found = if program.contains('/') {
-            ctx.root.join(&program).is_file()
-        } else {
-            crate::project::on_path(&program)
-        };
-        if !found {
-            return Err(crate::error::CliError::Failed(format!(
-                "the agent program `{program}` ([agent] kind = \"{}\") was not found{}: {}",
-                agent.kind.as_str(),
-                if program.contains('/') {
-                    ""
-                } else {
-                    " on PATH"
-                },
-                pawl_agent::install_hint(agent.kind)
-            )));
-        }
-    }
-    Ok(())
-}
-
 /// Drives a run to its end, prints progress, writes the report; returns the exit code.
 pub fn drive(
     ctx: &mut Ctx,
@@ -183,21 +54,8 @@ pub fn drive(
     drive_with_answers(ctx, store, run, gates, force_nested, Answers::Unattended)
 }
 
-/// Who answers a run's clarifying questions (the spec gate's, the interview's).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Answers {
-    /// Nobody asked for: the interview takes its recommendations; the spec gate asks on a
-    /// terminal when there is one.
-    Unattended,
-    /// The terminal (`--interactive`), each question kept in the store meanwhile.
-    Terminal,
-    /// Any front end, through the store (`--await-answers`): each question waits there.
-    Store,
-}
-
-/// [`drive`], with the questions answered as `answers` says. A run
-/// with a pipeline mode (work, qa, ralph; simple too) goes through the pipeline; a run without
-/// one (older runs) through the plain headless loop.
+/// [`drive`], with the questions answered as `answers` says: the engine's drive
+/// (`pawl_engine::start::drive`) with this terminal as its front end, then the closing lines.
 pub fn drive_with_answers(
     ctx: &mut Ctx,
     store: &mut Store,
@@ -206,405 +64,225 @@ pub fn drive_with_answers(
     force_nested: bool,
     answers: Answers,
 ) -> CliResult<ExitCode> {
-    spec_gate(ctx, store, run, answers)?;
-    if let Some(ids) = crate::knowledge::offer(ctx, store, run)? {
-        if ctx.json {
-            ctx.json_line(&serde_json::json!({"kind": "lessons", "offered": ids}))?;
-        } else {
-            ctx.say(format!(
-                "[pawl] lessons from earlier runs in the prompts: {ids} (`pawl lessons`)"
-            ))?;
-        }
-    }
-    let agent = run.settings.agent.clone().unwrap_or_default();
-    let launch =
-        crate::sandbox::prepare(&ctx.root, &run.settings.sandbox.clone().unwrap_or_default())?;
-    if ctx.json {
-        ctx.json_line(
-            &serde_json::json!({"kind": "sandbox", "line": launch.plan.line(),
-            "layers": launch.plan.layers, "containment": launch.plan.containment,
-            "missing": launch.plan.missing}),
-        )?;
-    } else {
-        ctx.say(format!("[pawl] {}", launch.plan.line()))?;
-    }
-    let checks_sandbox = crate::sandbox::check_report(&ctx.root, checks::network(ctx));
-    if !ctx.json {
-        ctx.say(format!(
-            "[pawl] {}",
-            checks_sandbox["line"].as_str().unwrap_or_default()
-        ))?;
-    }
-    crate::sandbox::record(store, &run.id, &launch, checks_sandbox)?;
-    let mut options = adapter_options(ctx, &agent, &run.settings, force_nested);
-    options.in_pawl_sandbox = launch.enforced.landlock && launch.plan.sandbox;
-    let mut adapter = pawl_agent::build_adapter(&agent, &options)?;
-    let mut verifier = GateVerifier::new(checks::workspace(ctx), gates.clone());
-    let control = Control::new(ctx.state_dir().join("stop"));
-    install_interrupts(&control);
-    let mut cfg = loop_config(ctx, run);
-    cfg.containment = launch.containment;
-    let root = ctx.root.clone();
-    let absent = std::sync::Mutex::new(launch.absent);
-    let mail_check = ctx.mail_check;
-    cfg.after_step = Some(Box::new(move |store: &mut Store, run_id: &str| {
-        crate::sandbox::deliver(store, run_id, &root, mail_check);
-        if let Ok(mut absent) = absent.lock() {
-            crate::sandbox::check_created(store, run_id, &mut absent);
-        }
-    }));
-    let json = ctx.json;
-    let mut printer = Printer::new(json, ctx.verbose);
-    let mode = match run.mode.as_deref() {
-        Some("simple") => Some(Mode::Simple),
-        Some("work") => Some(Mode::Work),
-        Some("qa") => Some(Mode::Qa),
-        Some("ralph") => Some(Mode::Ralph),
-        _ => None,
-    };
-    // A plan file's run (mode `parallel`), or a work or qa run started with more than one
-    // worker: its stories run in worktrees (docs/parallel.md).
-    let planned = mode.is_none() && !store.story_works(&run.id)?.is_empty();
-    let staged_workers = match mode {
-        Some(Mode::Work | Mode::Qa) => run.settings.workers.unwrap_or(1).max(1) as usize,
-        _ => 1,
-    };
-    let workers = if planned {
-        match run.settings.workers {
-            Some(n) => n,
-            None => ctx.config(&[])?.config.parallel.workers,
-        }
-        .max(1) as usize
-    } else {
-        staged_workers
-    };
-    let worktrees_dir = if planned || staged_workers > 1 {
-        let dir = crate::parallel::run_worktrees(&ctx.root, &run.id)?;
-        if json {
-            ctx.json_line(&serde_json::json!({"kind": "parallel", "workers": workers,
-                "worktrees": dir}))?;
-        } else {
-            ctx.say(format!(
-                "[pawl] {workers} worker(s); stories' worktrees in {}",
-                dir.display()
-            ))?;
-        }
-        Some(dir)
-    } else {
-        None
-    };
+    use std::io::IsTerminal as _;
+    let config = ctx.config(&[])?.config;
+    let terminal = !ctx.json
+        && (answers == Answers::Terminal
+            || (std::io::stdin().is_terminal() && std::io::stdout().is_terminal()));
     let db = ctx.state_dir().join("pawl.db");
     let open_store = move || {
         crate::state::open_store(&db).map_err(|e| pawl_engine::EngineError::Parallel(e.to_string()))
     };
-    let ctx_ref: &Ctx = ctx;
-    let make = |w: &pawl_store::StoryWork| {
-        story_worker(ctx_ref, run, &gates, force_nested, w)
-            .map_err(|e| pawl_engine::EngineError::Parallel(e.to_string()))
-    };
-    let parallel = worktrees_dir.map(|worktrees_dir| pawl_engine::parallel::ParallelInput {
-        workers,
-        open_store: &open_store,
-        worker: &make,
-        merge_ws: checks::workspace(ctx_ref),
-        worktrees_dir,
-    });
-    let end = match (mode, parallel.as_ref()) {
-        (_, Some(input)) if planned => pawl_engine::parallel::drive(
-            store,
-            &run.id,
-            &mut verifier,
-            &cfg,
-            &control,
-            &mut |ev| printer.event(ev),
-            input,
-        ),
-        (None, _) => pawl_engine::drive(
-            store,
-            &run.id,
-            adapter.as_mut(),
-            &mut verifier,
-            &cfg,
-            &control,
-            &mut |ev| printer.event(ev),
-        ),
-        (Some(mode), _) => {
-            let mut pcfg = ctx.config(&[])?.config.pipeline;
-            let facts = crate::project::spec_facts(ctx)?;
-            let analysis = pawl_core::spec::analyze(&run.goal, &facts);
-            // Retry limits adapted to the task type from its past runs here.
-            let book = crate::knowledge::load(ctx)?;
-            pcfg.checkpoint_retries = pawl_core::lessons::checkpoint_retries(
-                pcfg.checkpoint_retries,
-                book.profiles
-                    .get(&crate::knowledge::task_type(ctx, &run.goal)),
-            );
-            let mut autonomous = pawl_engine::Autonomous;
-            let mut terminal = TerminalAnswers {
-                timeout: pcfg.answer_timeout.0,
-            };
-            // The terminal's questions wait in the store too: any front end may answer them.
-            let mut kept = pawl_engine::start::questions::Kept {
-                store: if answers == Answers::Terminal {
-                    ctx.store().ok()
-                } else {
-                    None
-                },
-                run_id: run.id.clone(),
-                by: "terminal",
-                inner: &mut terminal,
-            };
-            let mut waiting = match answers {
-                Answers::Store => Some(from_store(ctx, run, pcfg.answer_timeout.0)?),
-                _ => None,
-            };
-            let answerer: &mut dyn pawl_engine::Answerer = match (answers, waiting.as_mut()) {
-                (Answers::Terminal, _) => &mut kept,
-                (Answers::Store, Some(waiting)) => waiting,
-                _ => &mut autonomous,
-            };
-            pawl_engine::pipeline::run(
-                store,
-                &run.id,
-                adapter.as_mut(),
-                &mut verifier,
-                &cfg,
-                &control,
-                &mut |ev| printer.event(ev),
-                pawl_engine::PipelineInput {
-                    mode,
-                    analysis: &analysis,
-                    config: &pcfg,
-                    answerer,
-                    prompts_dir: Some(ctx.state_dir().join("prompts")),
-                    check_in: pawl_core::spec::gate::checks_in(
-                        &analysis,
-                        ctx.proceed_as_stated || !pcfg.spec_gate,
-                    ),
-                    parallel: parallel.as_ref(),
-                },
-            )
-        }
-    }?;
-    let report = pawl_engine::report::build(store, &run.id, &ctx.root)?;
-    let path = pawl_engine::report::write(&report, &ctx.state_dir().join("reports"))?;
-    // Right after the stop: a job's clone is gone when it ends (killed in between, the run is
-    // published by its resume or `pawl report` here).
-    ctx.publish(store, &report);
-    // A run waiting on the user is not over: it teaches when it ends.
-    if end.reason != pawl_core::StopReason::AwaitingUser {
-        let learnt = crate::knowledge::learn(
-            ctx,
-            store,
-            run,
-            end.reason == pawl_core::StopReason::Verified,
-        )?;
-        if !learnt.is_empty() && !json {
-            ctx.say(format!(
-                "[pawl] learnt {} (`pawl lessons`)",
-                learnt.join(", ")
-            ))?;
-        }
-    }
-    let code = pawl_core::run_exit_code(end.reason, report.verdict);
-    let rel = path
-        .strip_prefix(&ctx.root)
-        .unwrap_or(&path)
-        .display()
-        .to_string();
-    if json {
-        ctx.json_line(
-            &serde_json::json!({"kind": "report", "path": rel, "verdict": report.verdict,
-            "stop_reason": end.reason, "exit_code": code.code()}),
-        )?;
-    } else {
-        ctx.say(format!(
-            "[pawl] {} · stop reason: {} · verdict {} · report: {rel}",
-            if code == pawl_core::ExitCode::Done {
-                "done, verified by pawl"
-            } else if end.reason == pawl_core::StopReason::Verified {
-                "checks verified, not SHIP"
-            } else {
-                "stopped"
-            },
-            end.reason,
-            report.verdict.as_str()
-        ))?;
-        if end.reason == pawl_core::StopReason::AwaitingUser
-            && let Some(b) = store.awaited_blocker(&run.id)?
-        {
-            ctx.say(format!(
-                "[pawl] waiting for you on blocker {}: {}\n[pawl] what to do: {}\n[pawl] then: pawl user-fixed && pawl resume --run {}",
-                b.id,
-                b.text,
-                b.instructions.as_deref().unwrap_or("-"),
-                run.id
-            ))?;
-        } else if end.reason == pawl_core::StopReason::Tampered {
-            let what: Vec<String> = report
-                .tampering
-                .iter()
-                .take(5)
-                .map(ToString::to_string)
-                .collect();
-            ctx.say(format!(
-                "[pawl] the run's state was modified outside pawl: {}\n[pawl] the run is never resumed; the report says what was modified",
-                what.join("; ")
-            ))?;
-        } else if end.reason != pawl_core::StopReason::Verified {
-            ctx.say(format!("[pawl] resume with: pawl resume --run {}", run.id))?;
-        } else {
-            ctx.say(format!(
-                "[pawl] next: review with `pawl diff --run {id} --stat`, merge with `pawl merge --run {id}` (it verifies again first), tidy up with `pawl clean`",
-                id = run.id
-            ))?;
-        }
-    }
-    Ok(code)
-}
-
-/// What one worker of a planned run needs for the story `w` (docs/parallel.md): the loop's
-/// configuration with the story's worktree as the agent's working directory and `PAWL_STORY`
-/// in its environment, the step sandbox of that worktree (the repository's `.pawl/` read-only),
-/// an agent of its own, and a verifier of the sealed checks and the story's criteria run in the
-/// story's own clean room.
-fn story_worker(
-    ctx: &Ctx,
-    run: &Run,
-    gates: &[Check],
-    force_nested: bool,
-    w: &pawl_store::StoryWork,
-) -> CliResult<pawl_engine::parallel::Worker> {
-    let tree = PathBuf::from(&w.worktree);
-    let agent = run.settings.agent.clone().unwrap_or_default();
-    let launch = crate::sandbox::prepare_story(
-        &ctx.root,
-        &tree,
-        &run.settings.sandbox.clone().unwrap_or_default(),
-    )?;
-    let mut options = adapter_options(ctx, &agent, &run.settings, force_nested);
-    options.in_pawl_sandbox = launch.enforced.landlock && launch.plan.sandbox;
-    let adapter = pawl_agent::build_adapter(&agent, &options)?;
-    let mut cfg = loop_config(ctx, run);
-    cfg.root = tree.clone();
-    cfg.agent_env.push(("PAWL_STORY".into(), w.plan.id.clone()));
-    cfg.containment = launch.containment;
     let root = ctx.root.clone();
     let mail_check = ctx.mail_check;
-    cfg.after_step = Some(Box::new(move |store: &mut Store, run_id: &str| {
-        crate::sandbox::deliver(store, run_id, &root, mail_check);
-    }));
-    let mut ws = checks::workspace(ctx);
-    ws.root = tree.clone();
-    ws.room = pawl_engine::parallel::story_room(&tree);
-    let verifier =
-        GateVerifier::for_story(ws, gates.to_vec(), w.story_id.clone(), w.criteria.clone());
-    Ok(pawl_engine::parallel::Worker {
-        cfg,
-        adapter,
-        verifier: Box::new(verifier),
-    })
-}
-
-/// The interview on the terminal: each question with its recommendation; an empty line takes
-/// the recommendation, and so does silence for `timeout` (recorded as assumed).
-/// The spec gate, before a new run's first step (`pawl_core::spec::gate`): a goal below the
-/// clarity threshold is asked about on a terminal (the interview's timeout: silence takes the
-/// assumption), or run unattended on best-judgment assumptions — assumption criteria (proof of
-/// nothing: the verdict is never SHIP on them) and a note the agent sees — said at the start.
-fn spec_gate(ctx: &mut Ctx, store: &mut Store, run: &Run, answers: Answers) -> CliResult {
-    use pawl_core::spec::gate::GateAction;
-    use pawl_engine::start::spec;
-    use std::io::IsTerminal as _;
-    if !spec::pending(store, &run.id)? {
-        return Ok(());
-    }
-    let config = ctx.config(&[])?.config;
-    let facts = crate::project::spec_facts(ctx)?;
-    let analysis = pawl_core::spec::analyze(&run.goal, &facts);
-    if !pawl_core::spec::gate::below_threshold(&analysis) {
-        return Ok(());
-    }
-    // The run's facts (its baseline's failures, the repository's symbols and paths) anchor a
-    // goal its text alone does not (issue 35).
-    let anchoring = store
-        .last_event(&run.id, pawl_core::EventKind::Baseline)?
-        .and_then(|e| serde_json::from_value::<pawl_engine::baseline::Baseline>(e.data).ok())
-        .map(|b| pawl_engine::anchors::of_run(&ctx.root, &analysis.goal, &b));
-    let attended = answers == Answers::Store
-        || (!ctx.json
-            && (answers == Answers::Terminal
-                || (std::io::stdin().is_terminal() && std::io::stdout().is_terminal())));
-    // `--yes` for this run, `[pipeline] spec_gate = false` for every run. What the gate learns
-    // is not a clarification: those are the qa interview's, which still runs.
-    let input = spec::GateInput {
-        analysis: &analysis,
-        attended,
-        proceed_as_stated: ctx.proceed_as_stated || !config.pipeline.spec_gate,
-        anchoring: anchoring.as_ref(),
+    let mailbox = move || -> Option<pawl_engine::AfterStep> {
+        let root = root.clone();
+        Some(Box::new(move |store: &mut Store, run_id: &str| {
+            crate::sandbox::deliver(store, run_id, &root, mail_check);
+        }))
     };
-    let mut terminal = TerminalAnswers {
-        timeout: config.pipeline.answer_timeout.0,
-    };
-    // Each question waits in the store while the terminal asks it: any front end may answer.
-    let mut kept = pawl_engine::start::questions::Kept {
-        store: if attended && answers != Answers::Store {
-            ctx.store().ok()
-        } else {
-            None
+    let req = DriveRequest {
+        run,
+        gates,
+        root: ctx.root.clone(),
+        state_dir: ctx.state_dir(),
+        config,
+        answers,
+        terminal,
+        proceed_as_stated: ctx.proceed_as_stated,
+        force_nested,
+        owner: Owner {
+            pid: std::process::id(),
+            host: owner::hostname(),
+            is_alive: owner::holder_alive,
         },
-        run_id: run.id.clone(),
-        by: "terminal",
-        inner: &mut terminal,
+        open_store: &open_store,
+        mailbox: &mailbox,
     };
-    let mut waiting = match answers {
-        Answers::Store => Some(from_store(ctx, run, config.pipeline.answer_timeout.0)?),
-        _ => None,
-    };
-    let answerer: &mut dyn pawl_engine::Answerer = match waiting.as_mut() {
-        Some(waiting) => waiting,
-        None => &mut kept,
-    };
-    let mut said = Ok(());
-    let gated = spec::meet(store, run, &input, answerer, &mut |reason| {
-        said = ctx.say(format!(
-            "[pawl] the goal is below the clarity threshold ({reason}): a few questions first"
-        ));
-    })?;
-    said?;
-    let Some(gated) = gated else {
-        return Ok(());
-    };
-    let ids = &gated.assumed;
-    if ctx.json {
-        ctx.json_line(
-            &serde_json::json!({"kind": "spec_gate", "action": gated.action, "assumed": ids}),
-        )?;
-    } else if !ids.is_empty() {
-        ctx.say(format!(
-            "[pawl] the goal is below the clarity threshold ({}): proceeding on assumptions, recorded as assumption criteria (they prove nothing: the verdict cannot be SHIP on them):\n{}\n[pawl] to be asked instead, run on a terminal; to proceed on the goal as stated, pass --yes",
-            gated.reason,
-            ids.iter().map(|i| format!("[pawl]   {i}")).collect::<Vec<_>>().join("\n")
-        ))?;
-    } else if let GateAction::Proceed { why } = &gated.action {
-        ctx.say(format!("[pawl] spec gate: {why}"))?;
-    }
-    Ok(())
+    let printer = Printer::new(ctx.json, ctx.verbose);
+    let mut host = Terminal { ctx, printer };
+    let driven = drive::drive(req, store, &mut host)?;
+    let Terminal { ctx, .. } = host;
+    closing(ctx, store, run, &driven)?;
+    Ok(driven.code)
 }
 
-/// The answerer of `--await-answers`: each question waits in the store for `timeout` for an
-/// answer from any front end (`Store::answer_question`), then the recommendation is taken.
-fn from_store(
+/// The lines a run's stop ends with: the report, and what to do next.
+fn closing(ctx: &mut Ctx, store: &Store, run: &Run, driven: &drive::Driven) -> CliResult {
+    let (end, report, code) = (&driven.end, &driven.report, driven.code);
+    let rel = driven
+        .report_path
+        .strip_prefix(&ctx.root)
+        .unwrap_or(&driven.report_path)
+        .display()
+        .to_string();
+    if ctx.json {
+        return ctx.json_line(
+            &serde_json::json!({"kind": "report", "path": rel, "verdict": report.verdict,
+            "stop_reason": end.reason, "exit_code": code.code()}),
+        );
+    }
+    ctx.say(format!(
+        "[pawl] {} · stop reason: {} · verdict {} · report: {rel}",
+        if code == ExitCode::Done {
+            "done, verified by pawl"
+        } else if end.reason == pawl_core::StopReason::Verified {
+            "checks verified, not SHIP"
+        } else {
+            "stopped"
+        },
+        end.reason,
+        report.verdict.as_str()
+    ))?;
+    if end.reason == pawl_core::StopReason::AwaitingUser
+        && let Some(b) = store.awaited_blocker(&run.id)?
+    {
+        ctx.say(format!(
+            "[pawl] waiting for you on blocker {}: {}\n[pawl] what to do: {}\n[pawl] then: pawl user-fixed && pawl resume --run {}",
+            b.id,
+            b.text,
+            b.instructions.as_deref().unwrap_or("-"),
+            run.id
+        ))
+    } else if end.reason == pawl_core::StopReason::Tampered {
+        let what: Vec<String> = report
+            .tampering
+            .iter()
+            .take(5)
+            .map(ToString::to_string)
+            .collect();
+        ctx.say(format!(
+            "[pawl] the run's state was modified outside pawl: {}\n[pawl] the run is never resumed; the report says what was modified",
+            what.join("; ")
+        ))
+    } else if end.reason != pawl_core::StopReason::Verified {
+        ctx.say(format!("[pawl] resume with: pawl resume --run {}", run.id))
+    } else {
+        ctx.say(format!(
+            "[pawl] next: review with `pawl diff --run {id} --stat`, merge with `pawl merge --run {id}` (it verifies again first), tidy up with `pawl clean`",
+            id = run.id
+        ))
+    }
+}
+
+/// Before a headless run is created: the agent can be built from `[agent]` and its program
+/// exists (`pawl_engine::start::drive::preflight_agent`). Nothing is written.
+pub fn preflight_agent(
     ctx: &Ctx,
-    run: &Run,
-    timeout: std::time::Duration,
-) -> CliResult<pawl_engine::start::questions::FromStore> {
-    Ok(pawl_engine::start::questions::FromStore {
-        store: ctx.store()?,
-        run_id: run.id.clone(),
-        timeout,
-        poll: std::time::Duration::from_millis(200),
-    })
+    settings: &pawl_core::record::RunSettings,
+    force_nested: bool,
+) -> CliResult {
+    Ok(drive::preflight_agent(&ctx.root, settings, force_nested)?)
+}
+
+/// This terminal as the front end of a drive.
+struct Terminal<'a> {
+    ctx: &'a mut Ctx,
+    printer: Printer,
+}
+
+impl DriveHost for Terminal<'_> {
+    type Error = CliError;
+
+    fn say(&mut self, said: Said<'_>) -> CliResult {
+        let ctx = &mut *self.ctx;
+        match said {
+            Said::Asking { reason } => ctx.say(format!(
+                "[pawl] the goal is below the clarity threshold ({reason}): a few questions first"
+            )),
+            Said::SpecGate(gated) => {
+                let ids = &gated.assumed;
+                if ctx.json {
+                    ctx.json_line(&serde_json::json!({"kind": "spec_gate",
+                        "action": gated.action, "assumed": ids}))
+                } else if !ids.is_empty() {
+                    ctx.say(format!(
+                        "[pawl] the goal is below the clarity threshold ({}): proceeding on assumptions, recorded as assumption criteria (they prove nothing: the verdict cannot be SHIP on them):\n{}\n[pawl] to be asked instead, run on a terminal; to proceed on the goal as stated, pass --yes",
+                        gated.reason,
+                        ids.iter().map(|i| format!("[pawl]   {i}")).collect::<Vec<_>>().join("\n")
+                    ))
+                } else if let pawl_core::spec::gate::GateAction::Proceed { why } = &gated.action {
+                    ctx.say(format!("[pawl] spec gate: {why}"))
+                } else {
+                    Ok(())
+                }
+            }
+            Said::Lessons { ids } => {
+                if ctx.json {
+                    ctx.json_line(&serde_json::json!({"kind": "lessons", "offered": ids}))
+                } else {
+                    ctx.say(format!(
+                        "[pawl] lessons from earlier runs in the prompts: {ids} (`pawl lessons`)"
+                    ))
+                }
+            }
+            Said::Sandbox { plan, checks_line } => {
+                if ctx.json {
+                    ctx.json_line(&serde_json::json!({"kind": "sandbox", "line": plan.line(),
+                        "layers": plan.layers, "containment": plan.containment,
+                        "missing": plan.missing}))
+                } else {
+                    ctx.say(format!("[pawl] {}", plan.line()))?;
+                    ctx.say(format!("[pawl] {checks_line}"))
+                }
+            }
+            Said::Parallel { workers, worktrees } => {
+                if ctx.json {
+                    ctx.json_line(&serde_json::json!({"kind": "parallel", "workers": workers,
+                        "worktrees": worktrees}))
+                } else {
+                    ctx.say(format!(
+                        "[pawl] {workers} worker(s); stories' worktrees in {}",
+                        worktrees.display()
+                    ))
+                }
+            }
+            Said::Learnt { ids } if !ctx.json => {
+                ctx.say(format!("[pawl] learnt {} (`pawl lessons`)", ids.join(", ")))
+            }
+            Said::Learnt { .. } => Ok(()),
+        }
+    }
+
+    fn event(&mut self, ev: &LoopEvent) {
+        self.printer.event(ev);
+    }
+
+    fn workspace(&mut self) -> pawl_engine::Workspace {
+        checks::workspace(self.ctx)
+    }
+
+    fn facts(&mut self) -> CliResult<pawl_core::spec::ProjectFacts> {
+        crate::project::spec_facts(self.ctx)
+    }
+
+    fn store(&mut self) -> CliResult<Store> {
+        self.ctx.store()
+    }
+
+    fn terminal(&mut self, timeout: std::time::Duration) -> Box<dyn pawl_engine::Answerer> {
+        Box::new(TerminalAnswers { timeout })
+    }
+
+    fn interrupts(&mut self, control: &Control) {
+        install_interrupts(control);
+    }
+
+    fn book(&mut self) -> CliResult<pawl_core::lessons::Book> {
+        crate::knowledge::load(self.ctx)
+    }
+
+    fn save_book(&mut self, book: &pawl_core::lessons::Book) -> CliResult {
+        crate::knowledge::save(self.ctx, book)
+    }
+
+    fn worktrees_dir(&mut self, run_id: &str) -> CliResult<PathBuf> {
+        crate::parallel::run_worktrees(&self.ctx.root, run_id)
+    }
+
+    fn publish(&mut self, store: &mut Store, report: &pawl_engine::report::Report) {
+        self.ctx.publish(store, report);
+    }
 }
 
 /// The terminal as an [`pawl_engine::Answerer`]: each question with its recommendation on

@@ -3,7 +3,7 @@
 //! of `.pawl/`). A new run's prompts carry the relevant lessons (a note, so every prompt and
 //! resume context has them); a finished run adds what it taught.
 
-use pawl_core::lessons::{Book, RunFacts, StepFacts};
+use pawl_core::lessons::Book;
 use pawl_core::record::Run;
 use pawl_store::Store;
 
@@ -37,11 +37,7 @@ pub fn save(ctx: &Ctx, book: &Book) -> CliResult {
 /// The task type of a goal (`build`, `debug`, `refactor`), as the spec analysis sees it.
 pub fn task_type(ctx: &Ctx, goal: &str) -> String {
     let facts = crate::project::spec_facts(ctx).unwrap_or_default();
-    let a = pawl_core::spec::analyze(goal, &facts);
-    serde_json::to_value(a.workflow)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_owned))
-        .unwrap_or_else(|| "build".into())
+    pawl_engine::start::drive::task_type(&facts, goal)
 }
 
 /// Before a new run's first step: the relevant lessons, as one note every prompt carries
@@ -50,62 +46,17 @@ pub fn offer(ctx: &Ctx, store: &mut Store, run: &Run) -> CliResult<Option<String
     pawl_engine::start::offer_lessons(store, run, || Ok((load(ctx)?, task_type(ctx, &run.goal))))
 }
 
-/// After a run stopped: what it taught goes into the book. Returns the ids added.
+/// After a run stopped: what it taught goes into the book (`pawl_engine::start::drive::learn`).
+/// Returns the ids added.
 pub fn learn(ctx: &Ctx, store: &Store, run: &Run, verified: bool) -> CliResult<Vec<String>> {
-    let iterations = store.iterations(&run.id)?;
-    let steps: Vec<StepFacts> = iterations
-        .iter()
-        // Developer steps only: a planner's or a reviewer's session changes nothing.
-        .filter(|i| {
-            !i.prompt.starts_with("[pawl role:") || i.prompt.starts_with("[pawl role: developer]")
-        })
-        .map(|i| StepFacts {
-            signature: i.facts.as_ref().and_then(|f| f.failure_signature.clone()),
-            files: i.files.clone(),
-        })
-        .collect();
-    let mut facts = RunFacts {
-        run_id: run.id.clone(),
-        task_type: task_type(ctx, &run.goal),
-        verified,
-        iterations: u32::try_from(iterations.len()).unwrap_or(u32::MAX),
-        steps,
-        rejected: store
-            .failed_directions(&run.id)
-            .unwrap_or_default()
-            .into_iter()
-            .map(|d| d.direction)
-            .collect(),
-        decisions: store
-            .notes(&run.id)?
-            .into_iter()
-            .map(|n| n.text)
-            // The spec gate's answers are about this goal, not the repository.
-            .filter(|t| !t.starts_with("spec:"))
-            .collect(),
-        ..RunFacts::default()
-    };
-    for p in store.phases(&run.id).unwrap_or_default() {
-        if let Some(end) = p.ended_at {
-            let ms = u64::try_from(end.saturating_sub(p.started_at)).unwrap_or(0);
-            *facts.phase_ms.entry(p.phase.to_string()).or_default() += ms;
-        }
-    }
-    for s in store.scores(&run.id).unwrap_or_default() {
-        facts.thresholds.insert(s.kind.clone(), s.threshold);
-        if !s.passed {
-            *facts.checkpoint_misses.entry(s.kind).or_default() += 1;
-        }
-    }
     let mut book = load(ctx)?;
-    let ids = book.absorb(&facts, now_ms());
+    let ids = pawl_engine::start::drive::learn(
+        store,
+        run,
+        verified,
+        task_type(ctx, &run.goal),
+        &mut book,
+    )?;
     save(ctx, &book)?;
     Ok(ids)
-}
-
-fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
-        .unwrap_or(0)
 }

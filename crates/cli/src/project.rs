@@ -62,13 +62,7 @@ pub fn on_path(tool: &str) -> bool {
 /// The first absolute directory of `path` (a `PATH` value) where `program` is an executable
 /// file: the one lookup of a program the CLI makes (detection, preflight, hooks, doctor).
 pub fn which(program: &str, path: &std::ffi::OsStr) -> Option<std::path::PathBuf> {
-    use std::os::unix::fs::PermissionsExt as _;
-    std::env::split_paths(path)
-        .filter(|d| d.is_absolute())
-        .map(|d| d.join(program))
-        .find(|p| {
-            std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-        })
+    pawl_process::which(program, path)
 }
 
 /// Detects the project's platform at the repository root.

@@ -224,7 +224,9 @@ impl start::Host for Host<'_> {
     }
 
     fn prepare_sandbox(&mut self, config: &pawl_core::config::SandboxConfig) -> CliResult {
-        crate::sandbox::prepare(&self.ctx.root, config).map(drop)
+        pawl_engine::start::sandbox::prepare(&self.ctx.root, config)
+            .map(drop)
+            .map_err(CliError::from)
     }
 
     fn preflight_agent(&mut self, settings: &pawl_core::record::RunSettings) -> CliResult {

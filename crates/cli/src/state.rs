@@ -116,15 +116,7 @@ pub fn read_optional(path: &Path) -> CliResult<Option<String>> {
 
 /// pawl's state for this user: `$XDG_STATE_HOME/pawl`, else `~/.local/state/pawl`.
 pub fn user_state_dir() -> Option<std::path::PathBuf> {
-    let from = |var: &str| {
-        std::env::var_os(var)
-            .filter(|v| !v.is_empty())
-            .map(std::path::PathBuf::from)
-            .filter(|p| p.is_absolute())
-    };
-    from("XDG_STATE_HOME")
-        .map(|d| d.join("pawl"))
-        .or_else(|| from("HOME").map(|h| h.join(".local/state/pawl")))
+    pawl_engine::user_state_dir()
 }
 
 /// The key pawl authenticates its state with (evidence, the run and every row that decides,

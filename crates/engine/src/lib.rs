@@ -30,6 +30,25 @@ pub mod verify;
 pub mod workspace;
 
 pub use control::Control;
+
+/// The repository's pawl state directory (`.pawl/`, beside `pawl.toml`): the store, logs,
+/// reports, the step mailbox. Out of the agent's reach during a step.
+pub const STATE_DIR: &str = ".pawl";
+
+/// The user's pawl state on this machine (`$XDG_STATE_HOME/pawl`, else `~/.local/state/pawl`):
+/// the key, the rooms, the hidden checks. Outside every repository. `None` without either
+/// variable (or with a relative one).
+pub fn user_state_dir() -> Option<std::path::PathBuf> {
+    let from = |var: &str| {
+        std::env::var_os(var)
+            .filter(|v| !v.is_empty())
+            .map(std::path::PathBuf::from)
+            .filter(|p| p.is_absolute())
+    };
+    from("XDG_STATE_HOME")
+        .map(|d| d.join("pawl"))
+        .or_else(|| from("HOME").map(|h| h.join(".local/state/pawl")))
+}
 pub use driver::{AfterStep, LoopConfig, LoopEnd, LoopEvent, Owner, drive};
 pub use pipeline::{Answer, Answerer, Autonomous, PipelineInput};
 pub use room::{Room, RoomError, SyncStats};

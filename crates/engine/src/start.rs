@@ -21,10 +21,12 @@
 //! Not here: parsing flags, prompts and printing (the CLI), the drivers themselves
 //! ([`crate::driver`], [`crate::pipeline`], [`crate::parallel`], [`crate::session`]).
 
+pub mod drive;
 pub mod entry;
 pub mod mode;
 pub mod questions;
 pub mod rails;
+pub mod sandbox;
 pub mod seal;
 pub mod spec;
 

@@ -516,6 +516,19 @@ impl Command {
     }
 }
 
+/// The first absolute directory of `path` (a `PATH` value) where `program` is an executable
+/// file: the one lookup of a program by name outside a spawn (detection, preflight, hooks,
+/// doctor). Relative entries are skipped: they would resolve against whatever directory asks.
+pub fn which(program: &str, path: &OsStr) -> Option<PathBuf> {
+    use std::os::unix::fs::PermissionsExt as _;
+    std::env::split_paths(path)
+        .filter(|d| d.is_absolute())
+        .map(|d| d.join(program))
+        .find(|p| {
+            std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        })
+}
+
 fn stream_name(stream: Stream) -> &'static str {
     match stream {
         Stream::Stdout => "stdout",

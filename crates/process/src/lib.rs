@@ -78,7 +78,7 @@ mod supervise;
 mod sys;
 
 pub use capture::LineSink;
-pub use command::{Command, Stdin};
+pub use command::{Command, Stdin, which};
 pub use error::Error;
 pub use outcome::{Digest, End, Line, Outcome, Stream, StreamOutput};
 pub use running::{CancelHandle, Running};

@@ -1,0 +1,361 @@
+//! The sandboxes of a run on this machine (docs/sandbox.md): what a headless agent step may
+//! not touch and where it may write ([`wanted`]), what the kernel can enforce (pawl-process's
+//! probe, run through pawl's own binary, the launcher), the plan and its start line, the
+//! containment of the checks ([`check_containment`], [`check_report`]), and the leftovers of a
+//! killed pawl ([`end_leftovers`]).
+//!
+//! Not here: the launcher and the kernel calls (pawl-process's `sandbox`), the decision
+//! (`pawl_core::sandbox::decide`), the step's mailbox (the CLI, which carries its requests out
+//! as its own commands).
+
+use std::path::{Path, PathBuf};
+
+use pawl_core::EventKind;
+use pawl_core::config::SandboxConfig;
+use pawl_core::sandbox::{Capabilities, SandboxPlan};
+use pawl_process::sandbox::{self as launch, LaunchSpec, SandboxSpec};
+use pawl_process::{Containment, Enforced};
+use pawl_store::Store;
+use serde_json::json;
+
+use super::StartError;
+use crate::STATE_DIR;
+
+/// The step mailbox under `.pawl/`.
+pub const REQUESTS_DIR: &str = "requests";
+/// Where running launchers are recorded under `.pawl/`.
+pub const STEPS_DIR: &str = "steps";
+
+/// The resolved path of this pawl binary: the launcher, and a path the sandbox protects.
+pub fn launcher() -> Option<PathBuf> {
+    std::env::current_exe()
+        .ok()
+        .and_then(|p| std::fs::canonicalize(p).ok())
+}
+
+/// `p` resolved when it exists (symbolic links followed: the launcher binds what a program
+/// opening `p` reaches), as given otherwise.
+fn resolved(p: PathBuf) -> PathBuf {
+    std::fs::canonicalize(&p).unwrap_or(p)
+}
+
+fn env_dir(var: &str) -> Option<PathBuf> {
+    std::env::var_os(var)
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+}
+
+/// What a sandboxed step of the repository at `root` may not touch and where it may write.
+pub fn wanted(root: &Path, config: &SandboxConfig) -> SandboxSpec {
+    let home = env_dir("HOME");
+    let state = root.join(STATE_DIR);
+    let mut read_only: Vec<PathBuf> = vec![
+        state.clone(),
+        root.join(".git/config"),
+        root.join(".git/hooks"),
+        root.join(".git/info"),
+        root.join(".claude/settings.json"),
+        root.join(".claude/settings.local.json"),
+        root.join(".codex"),
+        root.join(".gemini/settings.json"),
+    ];
+    if let Some(home) = &home {
+        read_only.push(home.join(".claude/settings.json"));
+        read_only.push(home.join(".codex/config.toml"));
+        read_only.push(home.join(".codex/hooks.json"));
+        read_only.push(home.join(".gemini/settings.json"));
+    }
+    if let Some(dir) = env_dir("CODEX_HOME") {
+        read_only.push(dir.join("config.toml"));
+        read_only.push(dir.join("hooks.json"));
+    }
+    if let Some(dir) = env_dir("CLAUDE_CONFIG_DIR") {
+        read_only.push(dir.join("settings.json"));
+    }
+    if let Some(exe) = launcher() {
+        read_only.push(exe);
+    }
+    let hidden: Vec<PathBuf> = crate::user_state_dir().into_iter().collect();
+    let mut writable = vec![root.to_path_buf(), state.join(REQUESTS_DIR)];
+    writable.extend(launch::system_writable());
+    writable.extend(env_dir("TMPDIR"));
+    writable.extend(home.clone());
+    // The agents' own homes when they live elsewhere: sessions, logs, caches.
+    writable.extend(env_dir("CODEX_HOME"));
+    writable.extend(env_dir("CLAUDE_CONFIG_DIR"));
+    for extra in &config.writable {
+        let path = match (extra.strip_prefix("~/"), &home) {
+            (Some(rest), Some(home)) => home.join(rest),
+            _ => PathBuf::from(extra),
+        };
+        if path.is_absolute() {
+            writable.push(path);
+        } else {
+            writable.push(root.join(path));
+        }
+    }
+    let dedup = |v: Vec<PathBuf>| {
+        let mut out: Vec<PathBuf> = Vec::new();
+        for p in v.into_iter().map(resolved) {
+            if !out.contains(&p) {
+                out.push(p);
+            }
+        }
+        out
+    };
+    SandboxSpec {
+        read_only: dedup(read_only),
+        hidden: dedup(hidden),
+        writable: dedup(writable),
+        landlock: true,
+        scope_signals: true,
+        // Abstract sockets served outside (a session bus, an agent, a multiplexer) are out of
+        // reach as signals are; steps keep the network (the agent CLI talks to its model).
+        scope_sockets: true,
+        ..SandboxSpec::default()
+    }
+}
+
+/// The capabilities a probe showed, as the decision reads them.
+pub fn capabilities(e: &Enforced) -> Capabilities {
+    Capabilities {
+        namespaces: e.namespaces,
+        mounts: e.mounts,
+        landlock: e.landlock,
+        signal_scope: e.signal_scope,
+        subreaper: e.subreaper,
+    }
+}
+
+/// How the run's steps are launched: the plan (for the start line and the report) and the
+/// containment to give every step. Refuses (`[sandbox] required = true`) when the machine
+/// cannot sandbox.
+pub struct StepLaunch {
+    pub plan: SandboxPlan,
+    pub enforced: Enforced,
+    pub containment: Option<Containment>,
+    /// The protected paths that do not exist yet: nothing can be bound over them, so a step
+    /// that creates one is caught after it ([`check_created`]).
+    pub absent: Vec<PathBuf>,
+}
+
+/// Probes this machine for the repository at `root` and decides.
+pub fn prepare(root: &Path, config: &SandboxConfig) -> Result<StepLaunch, StartError> {
+    launch_for(root, config.enabled.then(|| wanted(root, config)), config)
+}
+
+/// [`prepare`] for the steps of a story worked on in the worktree `tree` of the repository at
+/// `main` (docs/parallel.md): the worktree is the tree the agent writes; the repository's
+/// `.pawl/` and git settings stay read-only (the mailbox writable), so pawl inside the step
+/// finds a read-only store and refuses run control there as in any step.
+pub fn prepare_story(
+    main: &Path,
+    tree: &Path,
+    config: &SandboxConfig,
+) -> Result<StepLaunch, StartError> {
+    let spec = config.enabled.then(|| {
+        let mut spec = wanted(tree, config);
+        let state = main.join(STATE_DIR);
+        for p in [
+            state.clone(),
+            main.join(".git/config"),
+            main.join(".git/hooks"),
+            main.join(".git/info"),
+        ] {
+            let p = resolved(p);
+            if !spec.read_only.contains(&p) {
+                spec.read_only.push(p);
+            }
+        }
+        spec.writable.push(resolved(state.join(REQUESTS_DIR)));
+        // The worktree's own git directory (its index and HEAD), so the agent's git works there.
+        if let Some(gitdir) = std::fs::read_to_string(tree.join(".git"))
+            .ok()
+            .and_then(|t| t.strip_prefix("gitdir:").map(|g| PathBuf::from(g.trim())))
+        {
+            spec.writable.push(resolved(gitdir));
+        }
+        spec
+    });
+    launch_for(main, spec, config)
+}
+
+/// The launch of steps whose pawl state is `root/.pawl`, with `sandbox` when it is wanted.
+fn launch_for(
+    root: &Path,
+    sandbox: Option<SandboxSpec>,
+    config: &SandboxConfig,
+) -> Result<StepLaunch, StartError> {
+    let state = root.join(STATE_DIR);
+    // The mailbox must exist before the step: the launcher opens it as a writable hole.
+    let requests = state.join(REQUESTS_DIR);
+    std::fs::create_dir_all(&requests)
+        .map_err(|e| StartError::Failed(format!("cannot create {}: {e}", requests.display())))?;
+    let wanted = LaunchSpec {
+        namespaces: true,
+        sandbox,
+    };
+    let (enforced, launcher) = match launcher() {
+        Some(exe) => match launch::probe(&exe, &wanted) {
+            Ok(e) => (e, Some(exe)),
+            Err(e) => (
+                Enforced {
+                    errors: vec![format!("the launcher did not run: {e}")],
+                    ..Enforced::default()
+                },
+                None,
+            ),
+        },
+        None => (
+            Enforced {
+                errors: vec!["this pawl cannot find its own binary".into()],
+                ..Enforced::default()
+            },
+            None,
+        ),
+    };
+    let plan = pawl_core::sandbox::decide(config, &capabilities(&enforced))
+        .map_err(StartError::Refused)?;
+    let containment = launcher
+        .filter(|_| enforced.namespaces || enforced.subreaper)
+        .map(|launcher| Containment {
+            launcher,
+            spec: enforced.allowed(&wanted),
+            record_dir: Some(state.join(STEPS_DIR)),
+        });
+    let absent = containment
+        .as_ref()
+        .and_then(|c| c.spec.sandbox.as_ref())
+        .map(|s| {
+            s.read_only
+                .iter()
+                .filter(|p| std::fs::symlink_metadata(p).is_err())
+                .cloned()
+                .collect()
+        })
+        .unwrap_or_default();
+    Ok(StepLaunch {
+        plan,
+        enforced,
+        containment,
+        absent,
+    })
+}
+
+/// After a step: a protected path that was absent and now exists was made by the step (a hook
+/// settings file the agent CLI would load next time, outside any sandbox in session mode). A
+/// file is removed (it did not exist before the step); a directory is left, and said. Each is
+/// recorded (`protected_created`); the paths found stay in `absent` no longer.
+pub fn check_created(store: &mut Store, run_id: &str, absent: &mut Vec<PathBuf>) {
+    let (created, still): (Vec<PathBuf>, Vec<PathBuf>) = std::mem::take(absent)
+        .into_iter()
+        .partition(|p| std::fs::symlink_metadata(p).is_ok());
+    *absent = still;
+    for path in created {
+        let is_dir = std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_dir());
+        let removed = !is_dir && std::fs::remove_file(&path).is_ok();
+        let _ = store.append_event(
+            Some(run_id),
+            EventKind::ProtectedCreated,
+            json!({"path": path.display().to_string(), "removed": removed}),
+        );
+    }
+}
+
+/// How checks are launched on this machine: every process a check starts under the check
+/// sandbox (pawl-process's `sandbox::check`: the room at the repository's path, pawl's state
+/// and the user's agent and shell configuration hidden, writes only in the room and private
+/// temp dirs, no signal or abstract socket out, loopback only unless `[room] network`), as
+/// far as the kernel allows; in their own pid namespace or under a subreaper at least; `None`
+/// when neither works (spawned directly). Probed once per process.
+pub fn check_containment(root: &Path, network: bool) -> Option<Containment> {
+    let (launcher, enforced) = check_probe(root, network)?;
+    let wanted = check_wanted(root, network);
+    (enforced.namespaces || enforced.subreaper).then(|| Containment {
+        launcher: launcher.clone(),
+        spec: enforced.allowed(&wanted),
+        record_dir: Some(root.join(STATE_DIR).join(STEPS_DIR)),
+    })
+}
+
+fn check_wanted(root: &Path, network: bool) -> LaunchSpec {
+    let world = launch::check::CheckWorld {
+        repo: root.to_path_buf(),
+        state: crate::user_state_dir()
+            .into_iter()
+            .chain([root.join(STATE_DIR)])
+            .map(resolved)
+            .collect(),
+        home: env_dir("HOME"),
+        hidden: ["CODEX_HOME", "CLAUDE_CONFIG_DIR"]
+            .iter()
+            .filter_map(|v| env_dir(v))
+            .collect(),
+        runtime_dir: env_dir("XDG_RUNTIME_DIR"),
+        network,
+        caches: launch::check::COPY_ON_WRITE_VARS
+            .iter()
+            .filter_map(|v| env_dir(v))
+            .filter(|d| d.is_dir())
+            .collect(),
+    };
+    LaunchSpec {
+        namespaces: true,
+        sandbox: Some(launch::check::check_sandbox(&world)),
+    }
+}
+
+fn check_probe(root: &Path, network: bool) -> Option<&'static (PathBuf, Enforced)> {
+    static PROBED: std::sync::OnceLock<Option<(PathBuf, Enforced)>> = std::sync::OnceLock::new();
+    PROBED
+        .get_or_init(|| {
+            let exe = launcher()?;
+            let enforced = launch::probe(&exe, &check_wanted(root, network)).ok()?;
+            Some((exe, enforced))
+        })
+        .as_ref()
+}
+
+/// What the checks of the repository at `root` get on this machine, for the run's record: the
+/// layers, what is missing, and whether pawl's key is readable by them (then a verdict is at
+/// most REVIEW: `key_exposed`, read by the verdict).
+pub fn check_report(root: &Path, network: bool) -> serde_json::Value {
+    match (check_probe(root, network), check_containment(root, network)) {
+        (Some((_, enforced)), Some(c)) => {
+            let gaps = enforced.check_gaps(&c.spec);
+            let line = if gaps.is_empty() {
+                "checks: room at the repository's path, pawl's state hidden, private network"
+                    .to_owned()
+            } else {
+                format!("checks: contained without {}", gaps.join(", "))
+            };
+            json!({"line": line, "missing": gaps, "key_exposed": enforced.key_exposure(&c.spec)})
+        }
+        _ => json!({"line": "checks: not contained (no launcher)", "missing": ["every layer"],
+                    "key_exposed": "pawl's state is readable by the checks: they are not contained"}),
+    }
+}
+
+/// Records how the run's steps are launched (the report shows the line).
+/// `checks` is [`check_report`]: what the run's checks get.
+pub fn record(
+    store: &mut Store,
+    run_id: &str,
+    l: &StepLaunch,
+    checks: serde_json::Value,
+) -> Result<(), StartError> {
+    store.append_event(
+        Some(run_id),
+        EventKind::Sandbox,
+        json!({"line": l.plan.line(), "layers": l.plan.layers, "containment": l.plan.containment,
+               "missing": l.plan.missing, "enforced": l.enforced, "checks": checks}),
+    )?;
+    Ok(())
+}
+
+/// Ends what a killed pawl left running in this repository (see pawl-process's
+/// `end_leftovers`). Nothing to do from inside a step.
+pub fn end_leftovers(root: &Path) {
+    let _ = launch::end_leftovers(&root.join(STATE_DIR).join(STEPS_DIR));
+}
