@@ -28,6 +28,15 @@ use std::panic::AssertUnwindSafe;
 type Test = (&'static str, fn());
 
 fn main() -> std::process::ExitCode {
+    // The step launcher (pawl-process's sandbox), as pawl's binary answers it: the engine's
+    // drive probes the sandbox with its own executable (`start::drive`'s tests).
+    if std::env::args_os()
+        .nth(1)
+        .is_some_and(|a| a == pawl_process::sandbox::LAUNCHER_ARG)
+    {
+        let code = pawl_process::sandbox::launcher_main(std::env::args_os().skip(2).collect());
+        return std::process::ExitCode::from(u8::try_from(code.clamp(0, 255)).unwrap_or(1));
+    }
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.first().map(String::as_str) == Some(pawl_agent::replay::SUBCOMMAND) {
         return harness::replay_step(&args[1..]);

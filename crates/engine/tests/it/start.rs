@@ -11,6 +11,7 @@ use pawl_core::pipeline::ModeArg;
 use pawl_core::record::{Run, RunSettings};
 use pawl_core::seal::Seal;
 use pawl_core::spec::ProjectFacts;
+use pawl_engine::start::drive::{self, Answers, DriveHost, DriveRequest, Said};
 use pawl_engine::start::{self, Notice, StartError, StartRequest, Started};
 use pawl_store::{Arming, Store};
 
@@ -24,6 +25,10 @@ pub const TESTS: &[Test] = &[
     (
         "start::a_refused_start_writes_nothing",
         a_refused_start_writes_nothing,
+    ),
+    (
+        "start::a_started_run_is_driven_to_its_end_by_the_engine_for_any_front_end",
+        a_started_run_is_driven_to_its_end_by_the_engine_for_any_front_end,
     ),
 ];
 
@@ -234,5 +239,148 @@ fn a_refused_start_writes_nothing() {
                 .expect("run")
                 .is_none(),
         "no run was created"
+    );
+}
+
+/// A front end that drives without a terminal: it keeps what it is told and the loop's events.
+#[derive(Default)]
+struct Driving {
+    root: PathBuf,
+    db: PathBuf,
+    said: Vec<String>,
+    events: usize,
+    books_saved: usize,
+}
+
+impl DriveHost for Driving {
+    type Error = FrontError;
+
+    fn say(&mut self, said: Said<'_>) -> Result<(), Self::Error> {
+        self.said.push(
+            match said {
+                Said::Asking { .. } => "asking",
+                Said::SpecGate(_) => "spec gate",
+                Said::Lessons { .. } => "lessons",
+                Said::Sandbox { .. } => "sandbox",
+                Said::Parallel { .. } => "parallel",
+                Said::Learnt { .. } => "learnt",
+            }
+            .to_owned(),
+        );
+        Ok(())
+    }
+    fn event(&mut self, _: &pawl_engine::LoopEvent) {
+        self.events += 1;
+    }
+    fn workspace(&mut self) -> pawl_engine::Workspace {
+        pawl_engine::Workspace::new(self.root.clone(), self.root.join(".pawl"))
+    }
+    fn facts(&mut self) -> Result<ProjectFacts, Self::Error> {
+        Ok(ProjectFacts {
+            has_tests: true,
+            plain_agent: false,
+        })
+    }
+    fn store(&mut self) -> Result<Store, Self::Error> {
+        Ok(Store::open(&self.db)?)
+    }
+    fn terminal(&mut self, _: std::time::Duration) -> Box<dyn pawl_engine::Answerer> {
+        Box::new(pawl_engine::Autonomous)
+    }
+    fn interrupts(&mut self, _: &pawl_engine::Control) {}
+    fn book(&mut self) -> Result<pawl_core::lessons::Book, Self::Error> {
+        Ok(Default::default())
+    }
+    fn save_book(&mut self, _: &pawl_core::lessons::Book) -> Result<(), Self::Error> {
+        self.books_saved += 1;
+        Ok(())
+    }
+    fn worktrees_dir(&mut self, _: &str) -> Result<PathBuf, Self::Error> {
+        Err(FrontError("no worktrees here".into()))
+    }
+    fn publish(&mut self, _: &mut Store, _: &pawl_engine::report::Report) {}
+}
+
+/// The driving front end's own error: what went wrong, said.
+#[derive(Debug)]
+struct FrontError(String);
+
+impl<E: std::fmt::Display> From<E> for FrontError {
+    fn from(e: E) -> Self {
+        FrontError(e.to_string())
+    }
+}
+
+fn a_started_run_is_driven_to_its_end_by_the_engine_for_any_front_end() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (mut host, mut req) = repository(dir.path());
+    // The replay agent (this test binary is its program) creates the file the gate wants.
+    let scenario = dir.path().join("scenario.jsonl");
+    std::fs::write(
+        &scenario,
+        "{\"scenario\": {\"name\": \"creates\", \"session_id\": \"s-1\"}}\n{\"step\": 1}\n{\"do\": \"write\", \"path\": \"done.txt\", \"content\": \"done\\n\"}\n{\"do\": \"claim_done\", \"text\": \"done\"}\n",
+    )
+    .expect("scenario");
+    req.config.agent.kind = pawl_core::config::AgentKind::Replay;
+    req.scenario = Some(scenario);
+    let config = req.config.clone();
+    let root = req.root.clone();
+    let Started::Headless {
+        run,
+        mut store,
+        gates,
+    } = start::start(req, &mut host).expect("started")
+    else {
+        panic!("a headless run");
+    };
+    let db = host.db.clone();
+    let open_store = move || Ok(Store::open(&db)?);
+    let mailbox = || None;
+    let mut front = Driving {
+        root: root.clone(),
+        db: host.db.clone(),
+        ..Driving::default()
+    };
+    let driven = drive::drive(
+        DriveRequest {
+            run: &run,
+            gates,
+            root: root.clone(),
+            state_dir: root.join(".pawl"),
+            config,
+            answers: Answers::Unattended,
+            terminal: false,
+            proceed_as_stated: true,
+            force_nested: true,
+            owner: pawl_engine::Owner {
+                pid: std::process::id(),
+                host: "test".into(),
+                is_alive: |_| true,
+            },
+            open_store: &open_store,
+            mailbox: &mailbox,
+        },
+        &mut store,
+        &mut front,
+    )
+    .expect("driven");
+    // The agent's step ran and the sealed gate passed on its tree; the stop, the report and the
+    // exit code are the engine's.
+    assert!(root.join("done.txt").is_file(), "the agent's step ran");
+    assert_eq!(driven.end.reason, pawl_core::StopReason::Verified);
+    assert!(driven.report_path.is_file(), "the report is written");
+    assert_eq!(
+        driven.code,
+        pawl_core::run_exit_code(driven.end.reason, driven.report.verdict)
+    );
+    assert!(front.events > 0, "the loop's events reach the front end");
+    assert_eq!(front.said.first().map(String::as_str), Some("sandbox"));
+    assert_eq!(front.books_saved, 1, "what the run taught is kept once");
+    // How the steps were launched is the run's record.
+    assert!(
+        store
+            .last_event(&run.id, pawl_core::EventKind::Sandbox)
+            .expect("event")
+            .is_some()
     );
 }
