@@ -303,7 +303,7 @@ impl DriveHost for Driving {
 
 /// The driving front end's own error: what went wrong, said.
 #[derive(Debug)]
-struct FrontError(String);
+struct FrontError(#[allow(dead_code, reason = "shown by `expect`'s Debug")] String);
 
 impl<E: std::fmt::Display> From<E> for FrontError {
     fn from(e: E) -> Self {
