@@ -26,28 +26,38 @@ const SHOWN_LINES: usize = 12;
 pub fn workspace(ctx: &Ctx) -> Workspace {
     let mut ws = Workspace::new(ctx.root.clone(), ctx.state_dir());
     ws.room = room_dir(&ctx.root);
-    ws.containment = crate::sandbox::check_containment(&ctx.root, network(ctx));
+    let (network, containers) = reach(ctx);
+    ws.containment = crate::sandbox::check_containment(&ctx.root, network, containers);
     ws.vault = crate::hidden::vault();
     ws.coverage_min = crate::project::coverage_minimums(&ctx.root);
     ws
 }
 
-/// `[room] network`: the checks keep the machine's network (default: loopback only).
-pub fn network(ctx: &Ctx) -> bool {
-    // While a run can go on (active, awaiting the user, or stopped and resumable), its seal
-    // says: the agent can edit `pawl.toml` during the run, and must not give the checks back
-    // the network the run started without.
-    let sealed = ctx
+/// What the checks may reach: `[room] network` (the machine's network; default loopback only)
+/// and `[sandbox] containers` (the container daemon's socket; default hidden). While a run can
+/// go on (active, awaiting the user, or stopped and resumable), as the run started with them:
+/// the agent can edit `pawl.toml` during the run, and must not give the checks back what the
+/// run started without.
+fn reach(ctx: &Ctx) -> (bool, bool) {
+    let run = ctx
         .store()
         .ok()
         .and_then(|store| store.current_run().ok().flatten())
-        .filter(|run| !run.status.is_terminal())
-        .and_then(|run| run.settings.seal.map(|seal| seal.network));
-    sealed.unwrap_or_else(|| {
-        ctx.config(&[])
-            .map(|eff| eff.config.room.network)
-            .unwrap_or(false)
-    })
+        .filter(|run| !run.status.is_terminal());
+    let sealed_network = run
+        .as_ref()
+        .and_then(|run| run.settings.seal.as_ref().map(|seal| seal.network));
+    let sealed_containers = run
+        .as_ref()
+        .and_then(|run| run.settings.sandbox.as_ref().map(|s| s.containers));
+    if let (Some(network), Some(containers)) = (sealed_network, sealed_containers) {
+        return (network, containers);
+    }
+    let config = ctx.config(&[]).map(|eff| eff.config).ok();
+    (
+        sealed_network.unwrap_or_else(|| config.as_ref().is_some_and(|c| c.room.network)),
+        sealed_containers.unwrap_or_else(|| config.as_ref().is_some_and(|c| c.sandbox.containers)),
+    )
 }
 
 /// The room of the repository at `root`: one per repository, named by its path.

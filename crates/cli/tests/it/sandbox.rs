@@ -507,3 +507,60 @@ fn pawl_hidden_refuses_an_agent_session() {
     let r = env.ok(&["hidden", "list", "--show"]);
     assert!(r.stdout.contains("edge\tsh edge.sh"), "{}", r.stdout);
 }
+
+/// Issue 31, toolchains and containers: a step tries to replace the `cargo` a rustup install
+/// keeps under HOME, to leave a `git` of its own in `~/.local/bin` (absent when the step
+/// starts; on the user's PATH, so pawl's next run would seal it), and to reach the container
+/// daemon's socket (root-equivalent). The toolchain stays as it was, the made directory is
+/// removed after the step (and recorded), and the socket cannot be reached; the honest part of
+/// the step (`done.txt`) still ships.
+#[test]
+fn a_step_cannot_replace_a_toolchain_leave_a_git_on_path_or_reach_the_container_daemon() {
+    let env = TestEnv::new();
+    let cargo_bin = env.home.join(".cargo/bin");
+    std::fs::create_dir_all(&cargo_bin).unwrap();
+    std::fs::write(cargo_bin.join("cargo"), "#!/bin/sh\necho real cargo\n").unwrap();
+    // A rootless container daemon's socket in the user's runtime directory, listening.
+    let runtime = env.home.join("run");
+    std::fs::create_dir_all(&runtime).unwrap();
+    let socket = runtime.join("docker.sock");
+    let listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let marks = env.home.join("marks");
+    let script = format!(
+        "echo 'echo evil' > {cargo}\n\
+         mkdir -p {local}; printf '#!/bin/sh\\necho evil git\\n' > {local}/git; chmod +x {local}/git\n\
+         python3 -c 'import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); print(\"reached\")' {socket} > {marks}/socket.txt 2>&1\n\
+         touch done.txt\n",
+        cargo = cargo_bin.join("cargo").display(),
+        local = env.home.join(".local/bin").display(),
+        socket = socket.display(),
+        marks = marks.display(),
+    );
+    setup(&env, &script, "");
+    let runtime_s = runtime.display().to_string();
+    let r = env.pawl_env(
+        &["run", "make done.txt"],
+        &[("XDG_RUNTIME_DIR", runtime_s.as_str())],
+    );
+    if !can_sandbox(&r) {
+        return;
+    }
+    env.assert_end(&r, 0, "verified", 1);
+    assert_eq!(
+        std::fs::read_to_string(cargo_bin.join("cargo")).unwrap(),
+        "#!/bin/sh\necho real cargo\n",
+        "the toolchain under HOME is read-only to the step"
+    );
+    assert!(
+        !env.home.join(".local/bin").exists(),
+        "the toolchain directory the step made is removed after it"
+    );
+    let reached = std::fs::read_to_string(marks.join("socket.txt")).unwrap_or_default();
+    assert!(!reached.contains("reached"), "{reached}");
+    let events = env.pawl(&["events", "--json"]).stdout;
+    assert!(
+        events.contains("protected_created") && events.contains(".local/bin"),
+        "the removal is recorded: {events}"
+    );
+}

@@ -160,7 +160,11 @@ pub fn drive<H: DriveHost>(
     }
     let agent = run.settings.agent.clone().unwrap_or_default();
     let launch = sandbox::prepare(&req.root, &run.settings.sandbox.clone().unwrap_or_default())?;
-    let checks_sandbox = sandbox::check_report(&req.root, checks_network(run, &req.config));
+    let checks_sandbox = sandbox::check_report(
+        &req.root,
+        checks_network(run, &req.config),
+        checks_containers(run, &req.config),
+    );
     host.say(Said::Sandbox {
         plan: &launch.plan,
         checks_line: checks_sandbox["line"].as_str().unwrap_or_default(),
@@ -405,6 +409,15 @@ fn checks_network(run: &Run, config: &Config) -> bool {
         .seal
         .as_ref()
         .map_or(config.room.network, |seal| seal.network)
+}
+
+/// `[sandbox] containers` as the run started with it: the checks reach the container daemon
+/// only then.
+fn checks_containers(run: &Run, config: &Config) -> bool {
+    run.settings
+        .sandbox
+        .as_ref()
+        .map_or(config.sandbox.containers, |s| s.containers)
 }
 
 /// The loop's configuration of a headless run of `req`, with the checks' private logs in the

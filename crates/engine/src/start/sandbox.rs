@@ -26,6 +26,75 @@ pub const REQUESTS_DIR: &str = "requests";
 /// Where running launchers are recorded under `.pawl/`.
 pub const STEPS_DIR: &str = "steps";
 
+/// The toolchain directories under HOME (as data): read-only to a step, so a step cannot put a
+/// `git`, `rustc`, `node` or `python` of its own where pawl's next run, its checks or the
+/// user's next shell would run it (issue 31). A directory absent when the step starts and made
+/// by it is removed after the step ([`check_created`]): everything in it is the step's.
+/// Installing into them is the user's act (the guard denies global installs in a step too).
+pub const TOOLCHAINS_IN_HOME: &[&str] = &[
+    ".cargo/bin",
+    ".rustup/toolchains",
+    ".rustup/settings.toml",
+    ".local/bin",
+    ".nvm/versions",
+    ".nvm/nvm.sh",
+    ".volta/bin",
+    ".volta/tools",
+    ".pyenv/versions",
+    ".pyenv/shims",
+    ".asdf/installs",
+    ".asdf/shims",
+    ".local/share/mise/installs",
+    ".local/share/mise/shims",
+    ".bun/bin",
+    ".deno/bin",
+    "go/bin",
+    ".sdkman/candidates",
+    ".ghcup/bin",
+    ".nix-profile",
+    ".linuxbrew",
+];
+
+/// The container daemons' sockets (root-equivalent: a container can mount anything of the
+/// host): hidden from steps and checks unless `[sandbox] containers = true` (issue 31). Paths
+/// in the user's runtime directory are relative to it.
+pub const CONTAINER_SOCKETS: &[&str] = &[
+    "/var/run/docker.sock",
+    "/run/docker.sock",
+    "/run/podman/podman.sock",
+    "/run/containerd/containerd.sock",
+    "/var/run/containerd/containerd.sock",
+    "/run/buildkit/buildkitd.sock",
+];
+
+/// [`CONTAINER_SOCKETS`] relative to the user's runtime directory (rootless daemons).
+const CONTAINER_SOCKETS_IN_RUNTIME: &[&str] = &[
+    "docker.sock",
+    "podman/podman.sock",
+    "containerd/containerd.sock",
+];
+
+/// The container sockets of this machine that exist now.
+pub fn container_sockets() -> Vec<PathBuf> {
+    let runtime = env_dir("XDG_RUNTIME_DIR");
+    CONTAINER_SOCKETS
+        .iter()
+        .map(PathBuf::from)
+        .chain(
+            runtime
+                .iter()
+                .flat_map(|r| CONTAINER_SOCKETS_IN_RUNTIME.iter().map(move |p| r.join(p))),
+        )
+        .filter(|p| std::fs::symlink_metadata(p).is_ok())
+        .map(resolved)
+        .fold(Vec::new(), |mut all, p| {
+            if !all.contains(&p) {
+                all.push(p);
+            }
+            all
+        })
+}
+
 /// The resolved path of this pawl binary: the launcher, and a path the sandbox protects.
 pub fn launcher() -> Option<PathBuf> {
     std::env::current_exe()
@@ -76,7 +145,13 @@ pub fn wanted(root: &Path, config: &SandboxConfig) -> SandboxSpec {
     if let Some(exe) = launcher() {
         read_only.push(exe);
     }
-    let hidden: Vec<PathBuf> = crate::user_state_dir().into_iter().collect();
+    if let Some(home) = &home {
+        read_only.extend(TOOLCHAINS_IN_HOME.iter().map(|p| home.join(p)));
+    }
+    let mut hidden: Vec<PathBuf> = crate::user_state_dir().into_iter().collect();
+    if !config.containers {
+        hidden.extend(container_sockets());
+    }
     let mut writable = vec![root.to_path_buf(), state.join(REQUESTS_DIR)];
     writable.extend(launch::system_writable());
     writable.extend(env_dir("TMPDIR"));
@@ -245,16 +320,27 @@ fn launch_for(
 
 /// After a step: a protected path that was absent and now exists was made by the step (a hook
 /// settings file the agent CLI would load next time, outside any sandbox in session mode). A
-/// file is removed (it did not exist before the step); a directory is left, and said. Each is
+/// file is removed (it did not exist before the step), and so is a toolchain directory
+/// ([`TOOLCHAINS_IN_HOME`]); another directory is left, and said. Each is
 /// recorded (`protected_created`); the paths found stay in `absent` no longer.
 pub fn check_created(store: &mut Store, run_id: &str, absent: &mut Vec<PathBuf>) {
     let (created, still): (Vec<PathBuf>, Vec<PathBuf>) = std::mem::take(absent)
         .into_iter()
         .partition(|p| std::fs::symlink_metadata(p).is_ok());
     *absent = still;
+    let home = env_dir("HOME");
+    let toolchain = |p: &Path| {
+        home.as_ref()
+            .is_some_and(|h| TOOLCHAINS_IN_HOME.iter().any(|t| resolved(h.join(t)) == p))
+    };
     for path in created {
         let is_dir = std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_dir());
-        let removed = !is_dir && std::fs::remove_file(&path).is_ok();
+        let removed = if is_dir {
+            // A toolchain directory the step made holds only what the step put there.
+            toolchain(&path) && std::fs::remove_dir_all(&path).is_ok()
+        } else {
+            std::fs::remove_file(&path).is_ok()
+        };
         let _ = store.append_event(
             Some(run_id),
             EventKind::ProtectedCreated,
@@ -269,9 +355,9 @@ pub fn check_created(store: &mut Store, run_id: &str, absent: &mut Vec<PathBuf>)
 /// temp dirs, no signal or abstract socket out, loopback only unless `[room] network`), as
 /// far as the kernel allows; in their own pid namespace or under a subreaper at least; `None`
 /// when neither works (spawned directly). Probed once per process.
-pub fn check_containment(root: &Path, network: bool) -> Option<Containment> {
-    let (launcher, enforced) = check_probe(root, network)?;
-    let wanted = check_wanted(root, network);
+pub fn check_containment(root: &Path, network: bool, containers: bool) -> Option<Containment> {
+    let (launcher, enforced) = check_probe(root, network, containers)?;
+    let wanted = check_wanted(root, network, containers);
     (enforced.namespaces || enforced.subreaper).then(|| Containment {
         launcher: launcher.clone(),
         spec: enforced.allowed(&wanted),
@@ -279,7 +365,7 @@ pub fn check_containment(root: &Path, network: bool) -> Option<Containment> {
     })
 }
 
-fn check_wanted(root: &Path, network: bool) -> LaunchSpec {
+fn check_wanted(root: &Path, network: bool, containers: bool) -> LaunchSpec {
     let world = launch::check::CheckWorld {
         repo: root.to_path_buf(),
         state: crate::user_state_dir()
@@ -291,6 +377,11 @@ fn check_wanted(root: &Path, network: bool) -> LaunchSpec {
         hidden: ["CODEX_HOME", "CLAUDE_CONFIG_DIR"]
             .iter()
             .filter_map(|v| env_dir(v))
+            .chain(if containers {
+                Vec::new()
+            } else {
+                container_sockets()
+            })
             .collect(),
         runtime_dir: env_dir("XDG_RUNTIME_DIR"),
         network,
@@ -306,12 +397,16 @@ fn check_wanted(root: &Path, network: bool) -> LaunchSpec {
     }
 }
 
-fn check_probe(root: &Path, network: bool) -> Option<&'static (PathBuf, Enforced)> {
+fn check_probe(
+    root: &Path,
+    network: bool,
+    containers: bool,
+) -> Option<&'static (PathBuf, Enforced)> {
     static PROBED: std::sync::OnceLock<Option<(PathBuf, Enforced)>> = std::sync::OnceLock::new();
     PROBED
         .get_or_init(|| {
             let exe = launcher()?;
-            let enforced = launch::probe(&exe, &check_wanted(root, network)).ok()?;
+            let enforced = launch::probe(&exe, &check_wanted(root, network, containers)).ok()?;
             Some((exe, enforced))
         })
         .as_ref()
@@ -320,8 +415,11 @@ fn check_probe(root: &Path, network: bool) -> Option<&'static (PathBuf, Enforced
 /// What the checks of the repository at `root` get on this machine, for the run's record: the
 /// layers, what is missing, and whether pawl's key is readable by them (then a verdict is at
 /// most REVIEW: `key_exposed`, read by the verdict).
-pub fn check_report(root: &Path, network: bool) -> serde_json::Value {
-    match (check_probe(root, network), check_containment(root, network)) {
+pub fn check_report(root: &Path, network: bool, containers: bool) -> serde_json::Value {
+    match (
+        check_probe(root, network, containers),
+        check_containment(root, network, containers),
+    ) {
         (Some((_, enforced)), Some(c)) => {
             let gaps = enforced.check_gaps(&c.spec);
             let line = if gaps.is_empty() {
