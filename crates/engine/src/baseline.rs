@@ -388,13 +388,16 @@ fn read_end(path: &std::path::Path, max: u64) -> Option<String> {
 }
 
 /// The programs the seal's check commands start, resolved on the sealed `PATH`, with the
-/// SHA-256 of each file: `name → "<path> <sha256>"` (`"<not found>"` when none is).
+/// SHA-256 of each file: `name → "<path> <sha256>"` (`"<not found>"` when none is). A program
+/// that is a version manager's proxy or shim ([`PROXIES`]: rustup's `cargo`, pyenv's `python`)
+/// names the toolchain it runs too, asked of the manager: `"<path> <sha256> runs <real path>
+/// <sha256>"`, so a toolchain replaced behind an unchanged proxy is seen (issue 31).
 /// Hidden checks' commands come from `vault` (one it does not hold names no program).
 pub fn tools_of(
     seal: &Seal,
     vault: Option<&crate::hidden::Vault>,
+    root: &std::path::Path,
 ) -> std::collections::BTreeMap<String, String> {
-    use sha2::{Digest, Sha256};
     let path = seal.env.get("PATH").cloned().unwrap_or_default();
     let mut out = std::collections::BTreeMap::new();
     let checks = crate::hidden::checks_of(seal, vault).unwrap_or_default();
@@ -412,17 +415,122 @@ pub fn tools_of(
             .find(|p| p.is_file());
         let value = match found {
             Some(p) => {
-                let real = std::fs::canonicalize(&p).unwrap_or(p);
-                let digest = std::fs::read(&real)
-                    .map(|b| format!("{:x}", Sha256::digest(&b)))
-                    .unwrap_or_else(|_| "unreadable".into());
-                format!("{} {digest}", real.display())
+                let real = std::fs::canonicalize(&p).unwrap_or_else(|_| p.clone());
+                let mut value = hashed(&real);
+                if let Some(toolchain) = behind_proxy(&p, &real, name, seal, root) {
+                    value = format!("{value} runs {}", hashed(&toolchain));
+                }
+                value
             }
             None => "<not found>".into(),
         };
         out.insert(name.to_string(), value);
     }
     out
+}
+
+/// `"<path> <sha256>"` of the file at `path` (`unreadable` for the digest when it cannot be read).
+fn hashed(path: &std::path::Path) -> String {
+    use sha2::{Digest, Sha256};
+    let digest = std::fs::read(path)
+        .map(|b| format!("{:x}", Sha256::digest(&b)))
+        .unwrap_or_else(|_| "unreadable".into());
+    format!("{} {digest}", path.display())
+}
+
+/// A version manager whose programs are proxies or shims: the file a check's program resolves
+/// to is the manager's, and the toolchain it runs is what the manager answers to `which`.
+pub struct Proxy {
+    pub manager: &'static str,
+    /// The program resolves (symbolic links followed) to a file of this name (rustup's proxies
+    /// are links to `rustup`).
+    pub resolves_to: Option<&'static str>,
+    /// The program lies in a directory whose path ends so (pyenv's shims are scripts).
+    pub in_dir: Option<&'static str>,
+    /// How the manager is asked, `{}` the program's name; the first word is looked up beside
+    /// the resolved program, then on the sealed `PATH`.
+    pub which: &'static [&'static str],
+}
+
+/// The version managers pawl looks behind (rules as data).
+pub const PROXIES: &[Proxy] = &[
+    Proxy {
+        manager: "rustup",
+        resolves_to: Some("rustup"),
+        in_dir: None,
+        which: &["rustup", "which", "{}"],
+    },
+    Proxy {
+        manager: "pyenv",
+        resolves_to: None,
+        in_dir: Some(".pyenv/shims"),
+        which: &["pyenv", "which", "{}"],
+    },
+    Proxy {
+        manager: "asdf",
+        resolves_to: None,
+        in_dir: Some(".asdf/shims"),
+        which: &["asdf", "which", "{}"],
+    },
+    Proxy {
+        manager: "mise",
+        resolves_to: None,
+        in_dir: Some("mise/shims"),
+        which: &["mise", "which", "{}"],
+    },
+    Proxy {
+        manager: "volta",
+        resolves_to: Some("volta-shim"),
+        in_dir: None,
+        which: &["volta", "which", "{}"],
+    },
+];
+
+/// The toolchain binary the proxy `found` (resolved: `real`) runs for `name`, asked of its
+/// manager with the sealed environment in the repository (a `rust-toolchain.toml` or
+/// `.python-version` there decides too). `None`: not a proxy, or the manager did not say.
+fn behind_proxy(
+    found: &std::path::Path,
+    real: &std::path::Path,
+    name: &str,
+    seal: &Seal,
+    root: &std::path::Path,
+) -> Option<std::path::PathBuf> {
+    let proxy = PROXIES.iter().find(|p| {
+        p.resolves_to
+            .is_some_and(|n| real.file_name().is_some_and(|f| f == n) && name != n)
+            || p.in_dir
+                .is_some_and(|d| found.parent().is_some_and(|dir| dir.ends_with(d)))
+    })?;
+    let (program, args) = proxy.which.split_first()?;
+    let beside = real.with_file_name(program);
+    let manager = if beside.is_file() {
+        beside
+    } else {
+        let path = seal.env.get("PATH")?;
+        pawl_process::which(program, std::ffi::OsStr::new(path))?
+    };
+    let out = std::process::Command::new(manager)
+        .args(args.iter().map(|a| a.replace("{}", name)))
+        .env_clear()
+        .envs(&seal.env)
+        .current_dir(if root.is_dir() {
+            root
+        } else {
+            std::path::Path::new("/")
+        })
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()?;
+    let line = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .next()?
+        .trim()
+        .to_owned();
+    let toolchain = std::path::PathBuf::from(line);
+    (out.status.success() && toolchain.is_absolute())
+        .then(|| std::fs::canonicalize(&toolchain).unwrap_or(toolchain))
 }
 
 /// Runs `checks`; hidden ones (by the seal) write their logs out of the repository, where the
@@ -477,5 +585,53 @@ mod log_header_tests {
         // A log read from its middle (no header) is kept whole, `# ` lines of the output too.
         assert_eq!(without_log_header("# pkg\nerr\n"), "# pkg\nerr\n");
         assert_eq!(without_log_header("# pawl-process log\n# argv: x"), "");
+    }
+}
+
+#[cfg(test)]
+mod tools_tests {
+    use pawl_core::seal::{CheckRole, Seal, SealedCheck};
+
+    /// A toolchain replaced behind rustup's unchanged proxy (a link to `rustup`) changes what
+    /// the seal records of the checks' program; a program that is no proxy names no toolchain.
+    #[test]
+    fn a_toolchain_replaced_behind_an_unchanged_proxy_is_seen() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let dir = tempfile::tempdir().expect("tempdir");
+        let bin = dir.path().join("bin");
+        let toolchain = dir.path().join("toolchains/stable/bin");
+        std::fs::create_dir_all(&bin).expect("bin");
+        std::fs::create_dir_all(&toolchain).expect("toolchain");
+        let rustup = bin.join("rustup");
+        std::fs::write(
+            &rustup,
+            format!(
+                "#!/bin/sh\n[ \"$1\" = which ] && echo {}/\"$2\"\n",
+                toolchain.display()
+            ),
+        )
+        .expect("rustup");
+        std::fs::set_permissions(&rustup, std::fs::Permissions::from_mode(0o755)).expect("mode");
+        std::os::unix::fs::symlink("rustup", bin.join("cargo")).expect("proxy");
+        std::fs::write(toolchain.join("cargo"), "real cargo 1").expect("cargo");
+        std::fs::write(bin.join("make"), "make").expect("make");
+        let mut seal = Seal::default();
+        seal.env.insert("PATH".into(), bin.display().to_string());
+        seal.checks = vec![
+            SealedCheck::new("test", "cargo test", CheckRole::Gate),
+            SealedCheck::new("build", "make", CheckRole::Gate),
+        ];
+        let before = super::tools_of(&seal, None, dir.path());
+        let cargo = &before["cargo"];
+        assert!(
+            cargo.contains(&format!(" runs {}", toolchain.join("cargo").display())),
+            "{cargo}"
+        );
+        assert!(!before["make"].contains(" runs "), "{}", before["make"]);
+        // The proxy stays as it was; the toolchain behind it is replaced.
+        std::fs::write(toolchain.join("cargo"), "evil cargo").expect("replace");
+        let after = super::tools_of(&seal, None, dir.path());
+        assert_ne!(after["cargo"], *cargo);
+        assert_eq!(after["make"], before["make"]);
     }
 }

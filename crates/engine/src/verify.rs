@@ -1051,7 +1051,7 @@ fn prove(
     // The programs the checks start must be the ones sealed: a fake `python3` dropped into a
     // `PATH` directory since the run started is a finding.
     if let Some(seal) = run.settings.seal.as_ref().filter(|s| !s.tools.is_empty()) {
-        let now = crate::baseline::tools_of(seal, ws.vault.as_ref());
+        let now = crate::baseline::tools_of(seal, ws.vault.as_ref(), &ws.root);
         for (name, was) in &seal.tools {
             let is = now.get(name).map(String::as_str).unwrap_or("<not found>");
             if is != was {

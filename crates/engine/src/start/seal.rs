@@ -100,7 +100,7 @@ pub fn seal(input: SealInput<'_>) -> Result<Seal, StartError> {
         network: input.network,
         runs: input.runs.max(1),
     };
-    seal.tools = crate::baseline::tools_of(&seal, None);
+    seal.tools = crate::baseline::tools_of(&seal, None, &root);
     seal.git = seal
         .env
         .get("PATH")
