@@ -96,14 +96,7 @@ pub fn record_plan(
 /// step mailbox, the sandbox's read-only store that refuses run control).
 pub fn main_root_of_worktree(dir: &Path) -> Option<PathBuf> {
     let top = dir.ancestors().find(|d| d.join(".git").exists())?;
-    let text = std::fs::read_to_string(top.join(".git")).ok()?;
-    let gitdir = PathBuf::from(text.strip_prefix("gitdir:")?.trim());
-    // <main>/.git/worktrees/<name>
-    let common = gitdir.parent()?.parent()?;
-    if gitdir.parent()?.file_name()? != "worktrees" || common.file_name()? != ".git" {
-        return None;
-    }
-    let main = common.parent()?.to_path_buf();
+    let main = crate::session_mode::main_checkout_of(top)?;
     main.join(crate::ctx::STATE_DIR)
         .join("pawl.db")
         .is_file()
