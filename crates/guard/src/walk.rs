@@ -125,6 +125,9 @@ pub(crate) struct Shell {
     /// runs (`VAR=value cmd`, `env VAR=value cmd`); `None`: not statically
     /// known. Git reads it (GIT_EDITOR, GIT_CONFIG_*, HOME, ...).
     pub env: Vec<(String, Option<String>)>,
+    /// A file was sourced (its assignments are not carried back): a variable the input does
+    /// not assign may have been set by it, so none is taken as inherited.
+    pub sourced: bool,
 }
 
 /// A file a descriptor is open on.
@@ -290,6 +293,9 @@ struct ScopeView<'s> {
     tmpdir_unset: bool,
     /// The pawl binary the hooks run, when known: what `$(which pawl)` prints.
     pawl_binary: Option<&'s str>,
+    /// The word is an argument (not a command name): an inherited value may be cut at its
+    /// directory ([`words::Scope::from_environment`]).
+    argument: bool,
 }
 
 /// Variables bash sets to a number (unless the input assigns or unsets them).
@@ -341,6 +347,16 @@ impl words::Scope for ScopeView<'_> {
             }
             _ => None,
         }
+    }
+
+    fn from_environment(&self, name: &str) -> bool {
+        self.argument
+            && !self.shell.vars_untrusted
+            && !self.shell.ifs_changed
+            && !self.shell.vars.contains_key(name)
+            && !self.shell.env.iter().any(|(n, _)| n == name)
+            && !matches!(name, "HOME" | "TMPDIR" | "PWD")
+            && !NUMERIC_VARS.contains(&name)
     }
 
     fn unset(&self, name: &str) -> bool {
@@ -1082,7 +1098,8 @@ impl<'a> Walker<'a> {
                 let mut safe = true;
                 let mut values = Vec::new();
                 for word in clause.values.iter().flatten() {
-                    for arg in self.expand(&word.value, shell, frame)? {
+                    // Not cut at a directory: the loop variable may name a program.
+                    for arg in self.expand_word(&word.value, shell, frame, false)? {
                         // A glob matches file names: they may hold anything.
                         safe &= arg
                             .exact()
@@ -1216,6 +1233,7 @@ impl<'a> Walker<'a> {
                 anchors: &self.anchors,
                 tmpdir_unset: self.tmpdir_unset,
                 pawl_binary: self.pawl_binary.as_deref(),
+                argument: false,
             },
             &mut effects,
         );
@@ -1241,6 +1259,17 @@ impl<'a> Walker<'a> {
         shell: &mut Shell,
         frame: &Frame,
     ) -> Judged<Vec<Arg>> {
+        self.expand_word(raw, shell, frame, true)
+    }
+
+    /// [`Self::expand`] of a word that is an argument (`true`) or a command name.
+    pub(crate) fn expand_word(
+        &mut self,
+        raw: &str,
+        shell: &mut Shell,
+        frame: &Frame,
+        argument: bool,
+    ) -> Judged<Vec<Arg>> {
         let expanded = words::expand(
             raw,
             &ScopeView {
@@ -1248,6 +1277,9 @@ impl<'a> Walker<'a> {
                 anchors: &self.anchors,
                 tmpdir_unset: self.tmpdir_unset,
                 pawl_binary: self.pawl_binary.as_deref(),
+                // Only in the command line itself: a nested script (`bash -c`, a function, a
+                // substitution) may have been given variables the line assigned.
+                argument: argument && frame.depth == 0 && !shell.sourced,
             },
         );
         for script in &expanded.substitutions {
@@ -1283,7 +1315,8 @@ impl<'a> Walker<'a> {
     ) -> Judged<Option<String>> {
         match &assignment.value {
             ast::AssignmentValue::Scalar(word) => {
-                let args = self.expand(&word.value, shell, frame)?;
+                // Not cut at a directory: the variable may name a program later.
+                let args = self.expand_word(&word.value, shell, frame, false)?;
                 // `d=$(mktemp [-d])`: a fresh path under $TMPDIR (or /tmp), an allowance.
                 if let Some(dir) = self.mktemp_dir(&word.value, shell) {
                     return Continue(Some(format!("{dir}/tmp.pawl-mktemp")));
@@ -1424,6 +1457,7 @@ impl<'a> Walker<'a> {
                 anchors: &self.anchors,
                 tmpdir_unset: self.tmpdir_unset,
                 pawl_binary: self.pawl_binary.as_deref(),
+                argument: false,
             },
             name,
         )
@@ -1493,7 +1527,7 @@ impl<'a> Walker<'a> {
             )?;
         }
         if let Some(word) = &simple.word_or_name {
-            argv.extend(self.expand(&word.value, shell, frame)?);
+            argv.extend(self.expand_word(&word.value, shell, frame, false)?);
         }
         for item in suffix {
             let (before, count) = (argv.len(), declarations.len());
