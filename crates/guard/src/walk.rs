@@ -298,6 +298,21 @@ struct ScopeView<'s> {
     argument: bool,
 }
 
+/// Search paths a command line commonly extends with their own inherited value
+/// (`PYTHONPATH="$PWD:$PYTHONPATH"`): see `Walker::extended_search_path`.
+const SELF_EXTENDED: &[&str] = &[
+    "PYTHONPATH",
+    "NODE_PATH",
+    "PERL5LIB",
+    "RUBYLIB",
+    "CLASSPATH",
+    "LD_LIBRARY_PATH",
+];
+
+/// What the inherited entries of a search path stand as: a directory that is no temporary
+/// directory and that no command line writes.
+const INHERITED_ENTRIES: &str = "/pawl-inherited-entries";
+
 /// Variables bash sets to a number (unless the input assigns or unsets them).
 #[rustfmt::skip]
 const NUMERIC_VARS: &[&str] = &[
@@ -1317,6 +1332,12 @@ impl<'a> Walker<'a> {
             ast::AssignmentValue::Scalar(word) => {
                 // Not cut at a directory: the variable may name a program later.
                 let args = self.expand_word(&word.value, shell, frame, false)?;
+                if args.iter().any(|a| !a.known)
+                    && let Some(value) =
+                        self.extended_search_path(assignment, &word.value, shell, frame)
+                {
+                    return Continue(Some(value));
+                }
                 // `d=$(mktemp [-d])`: a fresh path under $TMPDIR (or /tmp), an allowance.
                 if let Some(dir) = self.mktemp_dir(&word.value, shell) {
                     return Continue(Some(format!("{dir}/tmp.pawl-mktemp")));
@@ -1342,6 +1363,57 @@ impl<'a> Walker<'a> {
                 Continue(None)
             }
         }
+    }
+
+    /// `PYTHONPATH="src:$PYTHONPATH"` (`${PYTHONPATH:+:$PYTHONPATH}`, ...): a search path
+    /// extended with its own inherited value. The inherited entries are the user's, not the
+    /// agent's: they stand as [`INHERITED_ENTRIES`], and the entries the line adds are judged as
+    /// written. Only for the search paths of [`SELF_EXTENDED`], at the top of the command line,
+    /// when the line never assigned the variable before.
+    fn extended_search_path(
+        &mut self,
+        assignment: &ast::Assignment,
+        raw: &str,
+        shell: &mut Shell,
+        frame: &Frame,
+    ) -> Option<String> {
+        let ast::AssignmentName::VariableName(name) = &assignment.name else {
+            return None;
+        };
+        if !SELF_EXTENDED.contains(&name.as_str())
+            || frame.depth != 0
+            || shell.sourced
+            || shell.vars_untrusted
+            || shell.vars.contains_key(name)
+            || shell.env.iter().any(|(n, _)| n == name)
+        {
+            return None;
+        }
+        let marker = INHERITED_ENTRIES;
+        let forms = [
+            (format!("${{{name}:+:${{{name}}}}}"), format!(":{marker}")),
+            (format!("${{{name}:+${{{name}}}:}}"), format!("{marker}:")),
+            (format!("${{{name}:+:${name}}}"), format!(":{marker}")),
+            (format!("${{{name}:+${name}:}}"), format!("{marker}:")),
+            (format!("${{{name}}}"), marker.to_owned()),
+            (format!("${name}"), marker.to_owned()),
+        ];
+        let mut text = raw.to_owned();
+        for (form, by) in &forms {
+            text = text.replace(form.as_str(), by);
+        }
+        if text == raw || text.contains(['$', '`']) && text.contains(name.as_str()) {
+            return None;
+        }
+        let args = self
+            .expand_word(&text, shell, frame, false)
+            .continue_value()?;
+        args.iter().all(|a| a.known).then(|| {
+            args.iter()
+                .map(|a| a.text.as_str())
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
     }
 
     /// The directory `mktemp` would create in when `raw` is exactly `$(mktemp ...)` (quoted or
