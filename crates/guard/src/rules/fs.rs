@@ -253,6 +253,19 @@ fn find_rm_recursive(argv: &[Arg]) -> Option<bool> {
     (placeholders == 1).then_some(recursive)
 }
 
+/// The literal directory a glob's matches all lie under (`.venv/lib/` for
+/// `.venv/lib/python*/x`): the text up to the last `/` before the first glob character, when
+/// that is a named directory (not `/`) and no component of the pattern is `..`.
+fn glob_directory(pattern: &str) -> Option<String> {
+    if pattern.split('/').any(|c| c == "..") {
+        return None;
+    }
+    let first = pattern.find(['*', '?', '['])?;
+    let cut = pattern[..first].rfind('/')?;
+    let dir = &pattern[..=cut];
+    (dir != "/" && !dir.trim_start_matches("./").is_empty()).then(|| dir.to_owned())
+}
+
 /// Package managers' lock files: `rm -rf node_modules package-lock.json` removes one
 /// ordinary file with the tree.
 #[rustfmt::skip]
@@ -1959,6 +1972,25 @@ impl Walker<'_> {
         shell: &Shell,
         frame: &Frame,
     ) -> Judged {
+        // A glob links to what it matches, all of it under its literal directory: judged as a
+        // link to that directory (nothing protected, tracked or anchored in it), the most a
+        // match can reach (`ln -s .venv/lib/python*/site-packages/x x`).
+        if let Some(dir) = target
+            .known
+            .then_some(())
+            .and(target.glob.then_some(()))
+            .and_then(|()| glob_directory(&target.text))
+        {
+            return self.link_target(
+                what,
+                &Arg::lit(dir),
+                dest,
+                dest_is_dir,
+                symbolic,
+                shell,
+                frame,
+            );
+        }
         if !target.known || target.glob {
             return self.deny(
                 frame,
