@@ -294,7 +294,7 @@ struct ScopeView<'s> {
     /// The pawl binary the hooks run, when known: what `$(which pawl)` prints.
     pawl_binary: Option<&'s str>,
     /// The word is an argument (not a command name): an inherited value may be cut at its
-    /// directory ([`words::Scope::from_environment`]).
+    /// directory ([`words::Scope::inherited`]).
     argument: bool,
 }
 
@@ -364,7 +364,7 @@ impl words::Scope for ScopeView<'_> {
         }
     }
 
-    fn from_environment(&self, name: &str) -> bool {
+    fn inherited(&self, name: &str) -> bool {
         self.argument
             && !self.shell.vars_untrusted
             && !self.shell.ifs_changed

@@ -130,7 +130,7 @@ pub(crate) trait Scope {
     /// Such a value is a plausible name, not a crafted `../..`: inside double quotes after a
     /// literal directory (`"build/$OUT"`) it names something under that directory, and the
     /// word is judged as the directory itself, the most it can reach (see [`Acc::cut`]).
-    fn from_environment(&self, _name: &str) -> bool {
+    fn inherited(&self, _name: &str) -> bool {
         false
     }
 }
@@ -688,7 +688,7 @@ fn pieces_into(
                 match value {
                     Some(v) => acc.push_expanded(&v, quoted, scope.ifs_changed()),
                     None if !acc.cut
-                        && plain_or_trimmed(expr).is_some_and(|n| scope.from_environment(n))
+                        && plain_or_trimmed(expr).is_some_and(|n| scope.inherited(n))
                         && acc.cut_at_directory(quoted) => {}
                     None => acc.push_unknown(shown(raw, piece)),
                 }
