@@ -1382,6 +1382,18 @@ impl Walker<'_> {
                 return self.deny(frame, RuleId::NotStatic, format!("{what} to {why}"));
             }
         };
+        // A directory as the target (`"~/.ssh/$K"` is judged as `~/.ssh/`, `words.rs`): the
+        // name written or removed under it is not known, so nothing under it may be protected.
+        if arg.text.ends_with('/') && self.holds_protected(&absolute) {
+            return self.deny(
+                frame,
+                RuleId::ProtectedPath,
+                format!(
+                    "{what} `{}`: the directory holds protected paths, and the name under it is not statically known",
+                    arg.text
+                ),
+            );
+        }
         let real = self.real_path(&absolute, mode != WriteMode::Delete);
         for candidate in std::iter::once(absolute.clone()).chain(real) {
             if let Some((rule, why)) = self.judge_path(&candidate, mode) {
