@@ -503,8 +503,22 @@ impl Acc {
         fits
     }
 
+    /// In a cut field, what follows the inherited value must be more of a name (`/stdlib`,
+    /// `.txt`): anything else (a space, `;`, a quote, a glob, code) could be more words or
+    /// commands when the field is a script (`bash -c "echo d/$V; rm -rf ~"`), and the field is
+    /// then unknown.
+    fn after_cut(&mut self, s: &str) {
+        if !s
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "._+-/,=%@".contains(c))
+        {
+            self.cur.known = false;
+        }
+    }
+
     fn push_lit(&mut self, s: &str, quoted: bool) {
         if self.cut {
+            self.after_cut(s);
             return;
         }
         if !quoted && has_glob(s) {
@@ -516,6 +530,7 @@ impl Acc {
 
     fn push_unknown(&mut self, shown: &str) {
         if self.cut {
+            self.cur.known = false;
             return;
         }
         self.cur.known = false;
@@ -526,6 +541,7 @@ impl Acc {
     /// A known expansion result: split on whitespace when unquoted.
     fn push_expanded(&mut self, value: &str, quoted: bool, ifs_changed: bool) {
         if self.cut {
+            self.after_cut(value);
             return;
         }
         if !quoted && ifs_changed {
@@ -687,6 +703,9 @@ fn pieces_into(
                 };
                 match value {
                     Some(v) => acc.push_expanded(&v, quoted, scope.ifs_changed()),
+                    // Another inherited value after the cut is more of the same name.
+                    None if acc.cut
+                        && plain_or_trimmed(expr).is_some_and(|n| scope.inherited(n)) => {}
                     None if !acc.cut
                         && plain_or_trimmed(expr).is_some_and(|n| scope.inherited(n))
                         && acc.cut_at_directory(quoted) => {}
