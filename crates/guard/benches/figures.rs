@@ -6,7 +6,9 @@
 //! The everyday set is mined from public repositories, so it lives outside the crate, in the
 //! steering repository's `shared/reference/guard-everyday/everyday.tsv` (found next to the
 //! workspace, or at `$PAWL_GUARD_EVERYDAY`); its columns are
-//! `label<TAB>why<TAB>kind<TAB>source<TAB>command`. The attack sets are this crate's rows.
+//! `label<TAB>why<TAB>kind<TAB>source<TAB>command`. The attack sets are this crate's rows; the
+//! lines written apart from the rules (`tests/data/classes-apart.tsv`, the shared corpus) are
+//! also totalled apart.
 
 #![allow(clippy::print_stdout)]
 
@@ -134,7 +136,7 @@ fn attacks() -> Vec<Row> {
                 continue;
             }
             // The new families are reported one by one; the older rounds per file.
-            let family = if stem == "indirection" || stem == "effects" {
+            let family = if stem == "indirection" || stem == "effects" || stem == "apart" {
                 format!("{stem}/{class}")
             } else {
                 format!("rounds/{stem}")
@@ -272,9 +274,31 @@ fn main() {
     }
     let (an, ad) = by.values().fold((0, 0), |a, v| (a.0 + v.0, a.1 + v.1));
     println!("attack sets: {ad}/{an} blocked = {:.2}%", pct(ad, an));
+    // The lines written apart from the rules, reported apart: the shared corpus and
+    // `classes-apart.tsv` (issue 36, point 2).
+    let (wn, wd) = by
+        .iter()
+        .filter(|(f, _)| is_apart(f))
+        .fold((0, 0), |a, (_, v)| (a.0 + v.0, a.1 + v.1));
+    println!(
+        "  of them written apart from the rules: {wd}/{wn} blocked = {:.2}%",
+        pct(wd, wn)
+    );
+    let (on, od) = by
+        .iter()
+        .filter(|(f, _)| !is_apart(f))
+        .fold((0, 0), |a, (_, v)| (a.0 + v.0, a.1 + v.1));
+    println!(
+        "  the rest (written by the rules' authors): {od}/{on} blocked = {:.2}%",
+        pct(od, on)
+    );
     for (family, (n, d)) in &by {
         println!("    {family:<44} {d:>4}/{n:<5} {:>6.2}%", pct(*d, *n));
     }
+}
+
+fn is_apart(family: &str) -> bool {
+    family.starts_with("apart/") || family.starts_with("shared corpus")
 }
 
 fn pct(part: usize, whole: usize) -> f64 {

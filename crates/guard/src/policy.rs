@@ -249,6 +249,10 @@ pub fn default_protected_paths() -> Vec<String> {
         "**/.zprofile",
         "**/.zlogin",
         "**/.config/fish/**",
+        // Autostart entries and user services: what they name runs at every login.
+        "**/.config/autostart/**",
+        "**/.config/systemd/user/**",
+        "**/Library/LaunchAgents/**",
         // Files that name programs a later ordinary command runs (npm's script-shell, direnv's
         // .envrc, git hooks managed by husky), or hold registry credentials.
         "**/.npmrc",

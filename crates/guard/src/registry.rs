@@ -27,7 +27,7 @@ const RUN_FILE_OPERANDS: &[&str] = &[
     "node", "nodejs", "deno", "bun", "tsx", "ts-node", "perl", "ruby", "php", "lua", "luajit",
     "Rscript", "awk", "gawk", "mawk", "nawk", "osascript", "tclsh", "wish", "expect", "julia",
     "swift", "groovy", "pwsh", "powershell", "elixir", "escript", "guile", "racket", "sbcl",
-    "clisp", "ocaml", "runghc", "runhaskell", "crystal", "dart", "scala", "busybox", "sg", "su",
+    "clisp", "ocaml", "runghc", "runhaskell", "crystal", "dart", "scala", "busybox", "toybox", "sg", "su",
     "runuser", "script", "at", "batch",
 ];
 
@@ -88,6 +88,8 @@ pub(crate) const WRAPPERS: &[Wrapper] = &[
     bare("then"),
     bare("do"),
     bare("busybox"),
+    // toybox, busybox's sibling: `toybox rm -rf ~/.config` is rm.
+    bare("toybox"),
     bare("setsid"),
     Wrapper {
         no_command: &["-v", "-V"],

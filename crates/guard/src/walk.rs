@@ -125,6 +125,9 @@ pub(crate) struct Shell {
     /// runs (`VAR=value cmd`, `env VAR=value cmd`); `None`: not statically
     /// known. Git reads it (GIT_EDITOR, GIT_CONFIG_*, HOME, ...).
     pub env: Vec<(String, Option<String>)>,
+    /// A file was sourced (its assignments are not carried back): a variable the input does
+    /// not assign may have been set by it, so none is taken as inherited.
+    pub sourced: bool,
 }
 
 /// A file a descriptor is open on.
@@ -290,7 +293,25 @@ struct ScopeView<'s> {
     tmpdir_unset: bool,
     /// The pawl binary the hooks run, when known: what `$(which pawl)` prints.
     pawl_binary: Option<&'s str>,
+    /// The word is an argument (not a command name): an inherited value may be cut at its
+    /// directory ([`words::Scope::inherited`]).
+    argument: bool,
 }
+
+/// Search paths a command line commonly extends with their own inherited value
+/// (`PYTHONPATH="$PWD:$PYTHONPATH"`): see `Walker::extended_search_path`.
+const SELF_EXTENDED: &[&str] = &[
+    "PYTHONPATH",
+    "NODE_PATH",
+    "PERL5LIB",
+    "RUBYLIB",
+    "CLASSPATH",
+    "LD_LIBRARY_PATH",
+];
+
+/// What the inherited entries of a search path stand as: a directory that is no temporary
+/// directory and that no command line writes.
+const INHERITED_ENTRIES: &str = "/pawl-inherited-entries";
 
 /// Variables bash sets to a number (unless the input assigns or unsets them).
 #[rustfmt::skip]
@@ -341,6 +362,16 @@ impl words::Scope for ScopeView<'_> {
             }
             _ => None,
         }
+    }
+
+    fn inherited(&self, name: &str) -> bool {
+        self.argument
+            && !self.shell.vars_untrusted
+            && !self.shell.ifs_changed
+            && !self.shell.vars.contains_key(name)
+            && !self.shell.env.iter().any(|(n, _)| n == name)
+            && !matches!(name, "HOME" | "TMPDIR" | "PWD")
+            && !NUMERIC_VARS.contains(&name)
     }
 
     fn unset(&self, name: &str) -> bool {
@@ -1082,7 +1113,8 @@ impl<'a> Walker<'a> {
                 let mut safe = true;
                 let mut values = Vec::new();
                 for word in clause.values.iter().flatten() {
-                    for arg in self.expand(&word.value, shell, frame)? {
+                    // Not cut at a directory: the loop variable may name a program.
+                    for arg in self.expand_word(&word.value, shell, frame, false)? {
                         // A glob matches file names: they may hold anything.
                         safe &= arg
                             .exact()
@@ -1216,6 +1248,7 @@ impl<'a> Walker<'a> {
                 anchors: &self.anchors,
                 tmpdir_unset: self.tmpdir_unset,
                 pawl_binary: self.pawl_binary.as_deref(),
+                argument: false,
             },
             &mut effects,
         );
@@ -1241,6 +1274,17 @@ impl<'a> Walker<'a> {
         shell: &mut Shell,
         frame: &Frame,
     ) -> Judged<Vec<Arg>> {
+        self.expand_word(raw, shell, frame, true)
+    }
+
+    /// [`Self::expand`] of a word that is an argument (`true`) or a command name.
+    pub(crate) fn expand_word(
+        &mut self,
+        raw: &str,
+        shell: &mut Shell,
+        frame: &Frame,
+        argument: bool,
+    ) -> Judged<Vec<Arg>> {
         let expanded = words::expand(
             raw,
             &ScopeView {
@@ -1248,6 +1292,9 @@ impl<'a> Walker<'a> {
                 anchors: &self.anchors,
                 tmpdir_unset: self.tmpdir_unset,
                 pawl_binary: self.pawl_binary.as_deref(),
+                // Only in the command line itself: a nested script (`bash -c`, a function, a
+                // substitution) may have been given variables the line assigned.
+                argument: argument && frame.depth == 0 && !shell.sourced,
             },
         );
         for script in &expanded.substitutions {
@@ -1283,7 +1330,14 @@ impl<'a> Walker<'a> {
     ) -> Judged<Option<String>> {
         match &assignment.value {
             ast::AssignmentValue::Scalar(word) => {
-                let args = self.expand(&word.value, shell, frame)?;
+                // Not cut at a directory: the variable may name a program later.
+                let args = self.expand_word(&word.value, shell, frame, false)?;
+                if args.iter().any(|a| !a.known)
+                    && let Some(value) =
+                        self.extended_search_path(assignment, &word.value, shell, frame)
+                {
+                    return Continue(Some(value));
+                }
                 // `d=$(mktemp [-d])`: a fresh path under $TMPDIR (or /tmp), an allowance.
                 if let Some(dir) = self.mktemp_dir(&word.value, shell) {
                     return Continue(Some(format!("{dir}/tmp.pawl-mktemp")));
@@ -1309,6 +1363,57 @@ impl<'a> Walker<'a> {
                 Continue(None)
             }
         }
+    }
+
+    /// `PYTHONPATH="src:$PYTHONPATH"` (`${PYTHONPATH:+:$PYTHONPATH}`, ...): a search path
+    /// extended with its own inherited value. The inherited entries are the user's, not the
+    /// agent's: they stand as [`INHERITED_ENTRIES`], and the entries the line adds are judged as
+    /// written. Only for the search paths of [`SELF_EXTENDED`], at the top of the command line,
+    /// when the line never assigned the variable before.
+    fn extended_search_path(
+        &mut self,
+        assignment: &ast::Assignment,
+        raw: &str,
+        shell: &mut Shell,
+        frame: &Frame,
+    ) -> Option<String> {
+        let ast::AssignmentName::VariableName(name) = &assignment.name else {
+            return None;
+        };
+        if !SELF_EXTENDED.contains(&name.as_str())
+            || frame.depth != 0
+            || shell.sourced
+            || shell.vars_untrusted
+            || shell.vars.contains_key(name)
+            || shell.env.iter().any(|(n, _)| n == name)
+        {
+            return None;
+        }
+        let marker = INHERITED_ENTRIES;
+        let forms = [
+            (format!("${{{name}:+:${{{name}}}}}"), format!(":{marker}")),
+            (format!("${{{name}:+${{{name}}}:}}"), format!("{marker}:")),
+            (format!("${{{name}:+:${name}}}"), format!(":{marker}")),
+            (format!("${{{name}:+${name}:}}"), format!("{marker}:")),
+            (format!("${{{name}}}"), marker.to_owned()),
+            (format!("${name}"), marker.to_owned()),
+        ];
+        let mut text = raw.to_owned();
+        for (form, by) in &forms {
+            text = text.replace(form.as_str(), by);
+        }
+        if text == raw || text.contains(['$', '`']) && text.contains(name.as_str()) {
+            return None;
+        }
+        let args = self
+            .expand_word(&text, shell, frame, false)
+            .continue_value()?;
+        args.iter().all(|a| a.known).then(|| {
+            args.iter()
+                .map(|a| a.text.as_str())
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
     }
 
     /// The directory `mktemp` would create in when `raw` is exactly `$(mktemp ...)` (quoted or
@@ -1424,6 +1529,7 @@ impl<'a> Walker<'a> {
                 anchors: &self.anchors,
                 tmpdir_unset: self.tmpdir_unset,
                 pawl_binary: self.pawl_binary.as_deref(),
+                argument: false,
             },
             name,
         )
@@ -1493,7 +1599,7 @@ impl<'a> Walker<'a> {
             )?;
         }
         if let Some(word) = &simple.word_or_name {
-            argv.extend(self.expand(&word.value, shell, frame)?);
+            argv.extend(self.expand_word(&word.value, shell, frame, false)?);
         }
         for item in suffix {
             let (before, count) = (argv.len(), declarations.len());

@@ -124,6 +124,62 @@ pub(crate) trait Scope {
     fn substitution(&self, _script: &str) -> Option<String> {
         None
     }
+    /// Whether the variable's value comes from the environment the command inherits (the
+    /// user's or CI's, not the agent's: the input never assigns it, sources nothing, reads
+    /// nothing into variables) and the word being expanded is an argument, not a command name.
+    /// Such a value is a plausible name, not a crafted `../..`: inside double quotes after a
+    /// literal directory (`"build/$OUT"`) it names something under that directory, and the
+    /// word is judged as the directory itself, the most it can reach (see [`Acc::cut`]).
+    fn inherited(&self, _name: &str) -> bool {
+        false
+    }
+}
+
+/// Variables whose inherited value is no plausible name under a directory: the last argument
+/// of the previous command (`$_`, set by the input itself), the previous directory, the
+/// search paths, the field separator and the startup files.
+const NOT_NAMES: &[&str] = &[
+    "_",
+    "OLDPWD",
+    "CDPATH",
+    "PATH",
+    "IFS",
+    "BASH_ENV",
+    "ENV",
+    "PS4",
+    "PROMPT_COMMAND",
+];
+
+/// The variable a parameter expansion reads whole or with a prefix or suffix pattern removed
+/// (`$X`, `${X}`, `${X#v}`, `${X%/}`): a part of the inherited value, never text it adds.
+fn plain_or_trimmed(expr: &ParameterExpr) -> Option<&str> {
+    match expr {
+        ParameterExpr::Parameter {
+            parameter: Parameter::Named(name),
+            indirect: false,
+        }
+        | ParameterExpr::RemoveSmallestSuffixPattern {
+            parameter: Parameter::Named(name),
+            indirect: false,
+            ..
+        }
+        | ParameterExpr::RemoveLargestSuffixPattern {
+            parameter: Parameter::Named(name),
+            indirect: false,
+            ..
+        }
+        | ParameterExpr::RemoveSmallestPrefixPattern {
+            parameter: Parameter::Named(name),
+            indirect: false,
+            ..
+        }
+        | ParameterExpr::RemoveLargestPrefixPattern {
+            parameter: Parameter::Named(name),
+            indirect: false,
+            ..
+        } => (!NOT_NAMES.contains(&name.as_str())).then_some(name.as_str()),
+        _ => None,
+    }
 }
 
 /// Whether `text` (a variable's value) holds code that an evaluation of it
@@ -416,6 +472,9 @@ struct Acc {
     cur: Arg,
     /// The current field has received something (even an empty string).
     started: bool,
+    /// The current field was cut at a literal directory followed by an inherited value
+    /// (`"build/$OUT/x"` is `build/`): what follows is under that directory and not kept.
+    cut: bool,
 }
 
 impl Default for Arg {
@@ -425,7 +484,43 @@ impl Default for Arg {
 }
 
 impl Acc {
+    /// Cuts the current field at its literal directory when an inherited value follows it:
+    /// quoted (no splitting), the field so far known, free of globs, ending in `/`, and not a
+    /// URL, a remote path or an option's address (`https://h/`, `host:dir/`, `user@h/`), where
+    /// the value would be sent, not named.
+    fn cut_at_directory(&mut self, quoted: bool) -> bool {
+        let t = &self.cur.text;
+        let fits = quoted
+            && self.cur.known
+            && !self.cur.glob
+            && t.ends_with('/')
+            && !t.contains([':', '@'])
+            && !t.split('/').any(|c| c == "..");
+        if fits {
+            self.cut = true;
+            self.started = true;
+        }
+        fits
+    }
+
+    /// In a cut field, what follows the inherited value must be more of a name (`/stdlib`,
+    /// `.txt`): anything else (a space, `;`, a quote, a glob, code) could be more words or
+    /// commands when the field is a script (`bash -c "echo d/$V; rm -rf ~"`), and the field is
+    /// then unknown.
+    fn after_cut(&mut self, s: &str) {
+        if !s
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "._+-/,=%@".contains(c))
+        {
+            self.cur.known = false;
+        }
+    }
+
     fn push_lit(&mut self, s: &str, quoted: bool) {
+        if self.cut {
+            self.after_cut(s);
+            return;
+        }
         if !quoted && has_glob(s) {
             self.cur.glob = true;
         }
@@ -434,6 +529,10 @@ impl Acc {
     }
 
     fn push_unknown(&mut self, shown: &str) {
+        if self.cut {
+            self.cur.known = false;
+            return;
+        }
         self.cur.known = false;
         self.cur.text.push_str(shown);
         self.started = true;
@@ -441,6 +540,10 @@ impl Acc {
 
     /// A known expansion result: split on whitespace when unquoted.
     fn push_expanded(&mut self, value: &str, quoted: bool, ifs_changed: bool) {
+        if self.cut {
+            self.after_cut(value);
+            return;
+        }
         if !quoted && ifs_changed {
             // Split on an IFS the guard does not model.
             self.push_unknown(value);
@@ -478,6 +581,7 @@ impl Acc {
         }
         self.cur = Arg::default();
         self.started = false;
+        self.cut = false;
     }
 }
 
@@ -599,6 +703,12 @@ fn pieces_into(
                 };
                 match value {
                     Some(v) => acc.push_expanded(&v, quoted, scope.ifs_changed()),
+                    // Another inherited value after the cut is more of the same name.
+                    None if acc.cut
+                        && plain_or_trimmed(expr).is_some_and(|n| scope.inherited(n)) => {}
+                    None if !acc.cut
+                        && plain_or_trimmed(expr).is_some_and(|n| scope.inherited(n))
+                        && acc.cut_at_directory(quoted) => {}
                     None => acc.push_unknown(shown(raw, piece)),
                 }
             }

@@ -70,6 +70,10 @@ pub(crate) const PUBLISH: &[(&str, &[&str])] = &[
     ("railway", &["up", "deploy", "variables set"]),
     ("surge", &["*", "!--version", "!--help", "!list", "!whoami"]),
     ("gh-pages", &["*"]),
+    // Documentation sites: mike commits to the site branch (a ref outside the run's branch) and
+    // pushes it with `--push`; `mkdocs gh-deploy` pushes.
+    ("mike", &["deploy", "delete", "alias", "retitle", "set-default"]),
+    ("mkdocs", &["gh-deploy"]),
     ("render", &["deploy"]),
     ("gcloud", &["app deploy", "run deploy", "functions deploy", "builds submit", "deploy"]),
     ("az", &["webapp up", "webapp deploy", "functionapp deploy", "deployment create", "acr push"]),

@@ -253,6 +253,19 @@ fn find_rm_recursive(argv: &[Arg]) -> Option<bool> {
     (placeholders == 1).then_some(recursive)
 }
 
+/// The literal directory a glob's matches all lie under (`.venv/lib/` for
+/// `.venv/lib/python*/x`): the text up to the last `/` before the first glob character, when
+/// that is a named directory (not `/`) and no component of the pattern is `..`.
+fn glob_directory(pattern: &str) -> Option<String> {
+    if pattern.split('/').any(|c| c == "..") {
+        return None;
+    }
+    let first = pattern.find(['*', '?', '['])?;
+    let cut = pattern[..first].rfind('/')?;
+    let dir = &pattern[..=cut];
+    (dir != "/" && !dir.trim_start_matches("./").is_empty()).then(|| dir.to_owned())
+}
+
 /// Package managers' lock files: `rm -rf node_modules package-lock.json` removes one
 /// ordinary file with the tree.
 #[rustfmt::skip]
@@ -1369,6 +1382,18 @@ impl Walker<'_> {
                 return self.deny(frame, RuleId::NotStatic, format!("{what} to {why}"));
             }
         };
+        // A directory as the target (`"~/.ssh/$K"` is judged as `~/.ssh/`, `words.rs`): the
+        // name written or removed under it is not known, so nothing under it may be protected.
+        if arg.text.ends_with('/') && self.holds_protected(&absolute) {
+            return self.deny(
+                frame,
+                RuleId::ProtectedPath,
+                format!(
+                    "{what} `{}`: the directory holds protected paths, and the name under it is not statically known",
+                    arg.text
+                ),
+            );
+        }
         let real = self.real_path(&absolute, mode != WriteMode::Delete);
         for candidate in std::iter::once(absolute.clone()).chain(real) {
             if let Some((rule, why)) = self.judge_path(&candidate, mode) {
@@ -1959,6 +1984,25 @@ impl Walker<'_> {
         shell: &Shell,
         frame: &Frame,
     ) -> Judged {
+        // A glob links to what it matches, all of it under its literal directory: judged as a
+        // link to that directory (nothing protected, tracked or anchored in it), the most a
+        // match can reach (`ln -s .venv/lib/python*/site-packages/x x`).
+        if let Some(dir) = target
+            .known
+            .then_some(())
+            .and(target.glob.then_some(()))
+            .and_then(|()| glob_directory(&target.text))
+        {
+            return self.link_target(
+                what,
+                &Arg::lit(dir),
+                dest,
+                dest_is_dir,
+                symbolic,
+                shell,
+                frame,
+            );
+        }
         if !target.known || target.glob {
             return self.deny(
                 frame,

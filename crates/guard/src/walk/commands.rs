@@ -593,6 +593,7 @@ impl Walker<'_> {
                 }
             }
             "source" | "." => {
+                shell.sourced = true;
                 let args = match args.first() {
                     Some(first) if first.is("--") => &args[1..],
                     _ => &args[..],
@@ -638,7 +639,12 @@ impl Walker<'_> {
                 let p = rules::parse(
                     &args,
                     &Spec {
-                        short_values: "adDnNptuCcfvp",
+                        // mapfile's `-t` takes no value (read's is a timeout).
+                        short_values: if matches!(base, "mapfile" | "readarray") {
+                            "dnOsuCc"
+                        } else {
+                            "adDnNptuCcfvp"
+                        },
                         long_values: &[],
                         stop_at_operand: false,
                     },
