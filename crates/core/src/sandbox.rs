@@ -34,6 +34,10 @@ pub struct SandboxPlan {
     pub containment: String,
     /// The layers this machine lacks, for the start line and the report.
     pub missing: Vec<String>,
+    /// Protections the user relaxed for this run (`[sandbox] containers = true`: steps and
+    /// checks reach the container daemon), said on the start line and in the report.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub relaxed: Vec<String>,
 }
 
 impl SandboxPlan {
@@ -46,6 +50,9 @@ impl SandboxPlan {
                 self.missing.join(", "),
                 self.containment
             ));
+        }
+        if !self.relaxed.is_empty() {
+            line.push_str(&format!("; relaxed: {}", self.relaxed.join(", ")));
         }
         line
     }
@@ -78,6 +85,7 @@ pub fn decide(config: &SandboxConfig, caps: &Capabilities) -> Result<SandboxPlan
             layers: "off".into(),
             containment: containment.into(),
             missing: Vec::new(),
+            relaxed: relaxed(config),
         });
     }
     if config.required && !missing.is_empty() {
@@ -102,12 +110,35 @@ pub fn decide(config: &SandboxConfig, caps: &Capabilities) -> Result<SandboxPlan
         },
         containment: containment.into(),
         missing,
+        relaxed: relaxed(config),
     })
+}
+
+/// What `config` relaxes of the protections every run has.
+fn relaxed(config: &SandboxConfig) -> Vec<String> {
+    if config.containers {
+        vec!["steps and checks reach the container daemon ([sandbox] containers = true)".into()]
+    } else {
+        Vec::new()
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_relaxed_protection_is_said_on_the_line() {
+        let mut config = SandboxConfig::default();
+        let plan = decide(&config, &caps(true, true, true)).expect("plan");
+        assert_eq!(plan.line(), "sandbox: landlock+namespaces");
+        config.containers = true;
+        let plan = decide(&config, &caps(true, true, true)).expect("plan");
+        assert_eq!(
+            plan.line(),
+            "sandbox: landlock+namespaces; relaxed: steps and checks reach the container daemon ([sandbox] containers = true)"
+        );
+    }
 
     fn caps(namespaces: bool, landlock: bool, signal_scope: bool) -> Capabilities {
         Capabilities {
