@@ -485,6 +485,8 @@ fn install_tool(tool: &str) -> Result<(), String> {
 fn fetch(s: &Source) -> Result<PathBuf, String> {
     let dl = cache_root().join("dl").join(&s.registry);
     std::fs::create_dir_all(&dl).unwrap();
+    // Names compared as PyPI normalises them (older sdists keep `-` and capitals).
+    let norm = |n: &str| n.to_ascii_lowercase().replace('-', "_");
     let find = |prefix: &str| -> Option<PathBuf> {
         std::fs::read_dir(&dl)
             .ok()?
@@ -493,7 +495,7 @@ fn fetch(s: &Source) -> Result<PathBuf, String> {
             .find(|p| {
                 p.file_name()
                     .and_then(|n| n.to_str())
-                    .is_some_and(|n| n.starts_with(prefix))
+                    .is_some_and(|n| norm(n).starts_with(&norm(prefix)))
             })
     };
     let (prefix, mut cmd) = match s.registry.as_str() {
