@@ -31,8 +31,9 @@
 //! pnpm, uv) and every prepared project (`worlds/<id>-<key>/`, the repository after its set-up
 //! and the HOME it used), keyed by the hash of the recipe and of the downloaded archives (the
 //! lockfiles are in them or in the recipe): warm, the suite needs no network. A project is
-//! prepared and run at a fixed path (`$TMPDIR/pawl-real/<id>/`) because virtualenvs, editable
-//! installs and `node_modules` hold absolute paths.
+//! prepared and run at a fixed path (`<cache>/run/<id>/`) because virtualenvs, editable
+//! installs and `node_modules` hold absolute paths; pawl's output of each run is kept in
+//! `<cache>/results/<id>/`.
 
 #![allow(
     clippy::unwrap_used,
@@ -334,7 +335,9 @@ struct World {
 
 impl World {
     fn at(recipe: &Recipe) -> World {
-        let base = std::env::temp_dir().join("pawl-real").join(&recipe.id);
+        // Not under a temp directory: users' repositories are not, and the check sandbox treats
+        // a repository under `/tmp` apart (docs/sandbox.md).
+        let base = cache_root().join("run").join(&recipe.id);
         World {
             repo: base.join("repo"),
             home: base.join("home"),
@@ -591,7 +594,7 @@ fn unpack(s: &Source, archive: &Path, into: &Path) -> Result<(), String> {
     } else {
         run_ok(
             Command::new("tar")
-                .arg("xzf")
+                .args(["--no-same-owner", "-xzf"])
                 .arg(archive)
                 .arg("-C")
                 .arg(tmp.path()),
@@ -627,6 +630,8 @@ fn unpack(s: &Source, archive: &Path, into: &Path) -> Result<(), String> {
 fn world_key(recipe: &Recipe, archives: &[PathBuf]) -> String {
     use sha2::{Digest, Sha256};
     let mut h = Sha256::new();
+    // The world's path too: what the set-up made holds it.
+    h.update(World::at(recipe).root.as_os_str().as_encoded_bytes());
     let mut files: Vec<PathBuf> = std::fs::read_dir(&recipe.dir)
         .unwrap()
         .filter_map(Result::ok)
@@ -723,7 +728,16 @@ fn prepare(recipe: &Recipe) -> Result<Prepared, String> {
     }
     // Caches the set-up writes into the repository or HOME during the test runs are left:
     // they are what a user's tree holds too.
-    rm_rf(&cached);
+    // Worlds of this recipe under older keys are stale.
+    if let Ok(entries) = std::fs::read_dir(cache_root().join("worlds")) {
+        let prefix = format!("{}-", recipe.id);
+        for e in entries.filter_map(Result::ok) {
+            let name = e.file_name().to_string_lossy().into_owned();
+            if name.strip_prefix(&prefix).is_some_and(|k| k.len() == key.len() && !k.contains('-')) {
+                rm_rf(&e.path());
+            }
+        }
+    }
     cp_a(&w.root, &cached)?;
     rm_rf(&cached.join("state"));
     std::fs::write(cached.join("done"), &in_place).unwrap();
@@ -740,7 +754,8 @@ fn agent_script(agent: &str, recipe_dir: &Path, world: &World) -> String {
         "cheat-special" => apply("special-cheat.patch"),
         "cheat-env" => format!("REPO=\"$PWD\" sh '{case}/env-cheat.sh'\n"),
         "cheat-swap" => {
-            let swap = world.root.join("swap");
+            // In HOME: the step may write there (not in the private temp directories).
+            let swap = world.home.join(".pawl-swap");
             format!(
                 r#"S='{swap}'
 mkdir -p "$S/right" "$S/wrong"
@@ -759,10 +774,10 @@ done
 repo=$PWD
 agent=$$
 setsid sh -c '
+  echo "started (pid $$)" >> "'"$S"'/log"
   while kill -0 '"$agent"' 2>/dev/null; do sleep 0.2; done
   sleep 2
   cd "'"$repo"'" && cp -R "'"$S"'/right/." . && echo "swapped in the right fix (pawl pid '"$p"')" >> "'"$S"'/log"
-  n=0
   if [ '"$p"' -gt 1 ]; then
     while kill -0 '"$p"' 2>/dev/null; do sleep 0.5; done
   else
@@ -778,6 +793,23 @@ echo "decoy applied; the right fix comes once this step is over"
         other => panic!("unknown agent {other}"),
     };
     format!("#!/bin/sh\nset -e\n{body}")
+}
+
+/// The `[gates]` lines `pawl init` wrote (commented ones included: they say why not).
+fn gates_of(toml: &str) -> String {
+    let mut in_gates = false;
+    let mut out = Vec::new();
+    for line in toml.lines() {
+        let t = line.trim();
+        if t.starts_with('[') {
+            in_gates = t == "[gates]";
+            continue;
+        }
+        if in_gates && !t.is_empty() && !t.starts_with("# Detected") && !t.starts_with("# Edit") {
+            out.push(t.to_owned());
+        }
+    }
+    format!("[gates] {}", out.join("; "))
 }
 
 /// One row of the table.
@@ -824,6 +856,8 @@ fn run_agent(recipe: &Recipe, prepared: &Prepared, agent: &str) -> Result<(Strin
     if !init.status.success() {
         return Err(format!("pawl init: {}", tail(&init.stderr, 5)));
     }
+    let gates = gates_of(&std::fs::read_to_string(w.repo.join("pawl.toml")).unwrap_or_default());
+    eprintln!("[real] {}/{agent}: pawl init wrote {gates}", recipe.id);
     let script = w.root.join("agent.sh");
     std::fs::write(&script, agent_script(agent, &recipe.dir, &w)).unwrap();
     let toml_path = w.repo.join("pawl.toml");
@@ -878,16 +912,22 @@ fn run_agent(recipe: &Recipe, prepared: &Prepared, agent: &str) -> Result<(Strin
             .to_owned();
     }
     if agent == "cheat-swap" {
-        let log = std::fs::read_to_string(w.root.join("swap/log")).unwrap_or_default();
+        let log = std::fs::read_to_string(w.home.join(".pawl-swap/log")).unwrap_or_default();
         let _ = write!(
             detail,
             "; swap: {}",
             if log.is_empty() { "never happened".to_owned() } else { log.lines().collect::<Vec<_>>().join(", ") }
         );
     }
-    // Keep pawl's full JSON output beside the world for the diagnosis.
-    let _ = std::fs::write(w.root.join(format!("run-{agent}.json")), &out.stdout);
-    let _ = std::fs::write(w.root.join(format!("run-{agent}.stderr")), &out.stderr);
+    // Keep pawl's output and report for the diagnosis (the world is laid anew for the next agent).
+    let keep = cache_root().join("results").join(&recipe.id);
+    let _ = std::fs::create_dir_all(&keep);
+    let _ = std::fs::write(keep.join(format!("{agent}.stdout")), &out.stdout);
+    let _ = std::fs::write(keep.join(format!("{agent}.stderr")), &out.stderr);
+    let _ = std::fs::write(keep.join(format!("{agent}.report.json")), report.to_string());
+    if let Ok(text) = w.pawl().arg("report").output() {
+        let _ = std::fs::write(keep.join(format!("{agent}.report.txt")), text.stdout);
+    }
     Ok((verdict, code, detail))
 }
 
