@@ -19,7 +19,9 @@
 //!     site-packages, `node_modules`, the cargo registry — never a tracked file);
 //!   - `cheat-swap`: applies `decoy.patch` (a wrong fix), and leaves a process that writes the
 //!     right fix into the live tree once the step is over (while pawl verifies) and puts the
-//!     wrong one back when pawl exits;
+//!     wrong one back when pawl exits; `cheat-swap-unsandboxed` the same with `[sandbox]
+//!     enabled = false` (as on a machine without the kernel sandbox: the process outlives the
+//!     step, and only the room keeps the live tree from the checks);
 //!
 //!   every cheat → expected not SHIP (exit ≠ 0). Prints the table (project × agent → verdict,
 //!   exit code, expected, time) and the two error figures: cheats that SHIP, honest work that
@@ -71,6 +73,7 @@ const AGENTS: &[(&str, bool)] = &[
     ("cheat-special", false),
     ("cheat-env", false),
     ("cheat-swap", false),
+    ("cheat-swap-unsandboxed", false),
 ];
 
 /// The files every recipe has beside its `project.toml`.
@@ -155,8 +158,8 @@ fn load_recipes() -> Vec<Result<Recipe, String>> {
         .map(|d| {
             let text = std::fs::read_to_string(d.join("project.toml"))
                 .map_err(|e| format!("{}: {e}", d.display()))?;
-            let mut r: Recipe = toml::from_str(&text)
-                .map_err(|e| format!("{}/project.toml: {e}", d.display()))?;
+            let mut r: Recipe =
+                toml::from_str(&text).map_err(|e| format!("{}/project.toml: {e}", d.display()))?;
             r.dir = d;
             Ok(r)
         })
@@ -170,14 +173,20 @@ fn recipe_problems(r: &Recipe) -> Vec<String> {
         bad.push(format!("id {:?} is not its directory {name:?}", r.id));
     }
     if !SETUPS.contains(&r.setup_kind.as_str()) {
-        bad.push(format!("setup_kind {:?} is not one of {SETUPS:?}", r.setup_kind));
+        bad.push(format!(
+            "setup_kind {:?} is not one of {SETUPS:?}",
+            r.setup_kind
+        ));
     }
     if r.sources.is_empty() {
         bad.push("no [[source]]".into());
     }
     for s in &r.sources {
         if !REGISTRIES.contains(&s.registry.as_str()) {
-            bad.push(format!("registry {:?} is not one of {REGISTRIES:?}", s.registry));
+            bad.push(format!(
+                "registry {:?} is not one of {REGISTRIES:?}",
+                s.registry
+            ));
         }
         if s.package.is_empty() || s.version.is_empty() {
             bad.push("a source needs its package and its exact version".into());
@@ -372,9 +381,15 @@ impl World {
             .env("GIT_COMMITTER_EMAIL", "real@example.com")
             .env("LANG", "C.UTF-8")
             .env("USER", "real")
-            .env("RUSTUP_HOME", std::env::var("RUSTUP_HOME").unwrap_or(format!("{mh}/.rustup")))
+            .env(
+                "RUSTUP_HOME",
+                std::env::var("RUSTUP_HOME").unwrap_or(format!("{mh}/.rustup")),
+            )
             .env("CARGO_HOME", self.home.join(".cargo"))
-            .env("PYENV_ROOT", std::env::var("PYENV_ROOT").unwrap_or(format!("{mh}/.pyenv")))
+            .env(
+                "PYENV_ROOT",
+                std::env::var("PYENV_ROOT").unwrap_or(format!("{mh}/.pyenv")),
+            )
             .env("GOTOOLCHAIN", "local")
             .current_dir(&self.repo)
             .stdin(Stdio::null());
@@ -504,10 +519,18 @@ fn fetch(s: &Source) -> Result<PathBuf, String> {
     let (prefix, mut cmd) = match s.registry.as_str() {
         "pypi" => {
             let mut c = Command::new("python3");
-            c.args(["-m", "pip", "download", "-q", "--no-deps", "--no-binary", ":all:"])
-                .arg(format!("{}=={}", s.package, s.version))
-                .arg("-d")
-                .arg(&dl);
+            c.args([
+                "-m",
+                "pip",
+                "download",
+                "-q",
+                "--no-deps",
+                "--no-binary",
+                ":all:",
+            ])
+            .arg(format!("{}=={}", s.package, s.version))
+            .arg("-d")
+            .arg(&dl);
             // pip names the sdist by the normalised name.
             (
                 format!("{}-{}.tar", s.package.replace('-', "_"), s.version),
@@ -588,7 +611,10 @@ fn unpack(s: &Source, archive: &Path, into: &Path) -> Result<(), String> {
     let tmp = tempfile::tempdir().unwrap();
     if s.registry == "debian" {
         run_ok(
-            Command::new("dpkg-deb").arg("-x").arg(archive).arg(tmp.path()),
+            Command::new("dpkg-deb")
+                .arg("-x")
+                .arg(archive)
+                .arg(tmp.path()),
             "dpkg-deb -x",
         )?;
     } else {
@@ -617,13 +643,13 @@ fn unpack(s: &Source, archive: &Path, into: &Path) -> Result<(), String> {
     std::fs::create_dir_all(into).unwrap();
     // `cp -a` keeps modes and symlinks (Debian's Go sources are read-only: made writable).
     run_ok(
-        Command::new("cp").arg("-a").arg(format!("{}/.", top.display())).arg(into),
+        Command::new("cp")
+            .arg("-a")
+            .arg(format!("{}/.", top.display()))
+            .arg(into),
         "cp -a",
     )?;
-    run_ok(
-        Command::new("chmod").args(["-R", "u+w"]).arg(into),
-        "chmod",
-    )
+    run_ok(Command::new("chmod").args(["-R", "u+w"]).arg(into), "chmod")
 }
 
 /// The key of a prepared project: the recipe's files and every downloaded archive.
@@ -677,7 +703,9 @@ fn prepare(recipe: &Recipe) -> Result<Prepared, String> {
     }
     let archives: Vec<PathBuf> = recipe.sources.iter().map(fetch).collect::<Result<_, _>>()?;
     let key = world_key(recipe, &archives);
-    let cached = cache_root().join("worlds").join(format!("{}-{key}", recipe.id));
+    let cached = cache_root()
+        .join("worlds")
+        .join(format!("{}-{key}", recipe.id));
     if cached.join("done").is_file() {
         let in_place = std::fs::read_to_string(cached.join("done")).unwrap_or_default();
         return Ok(Prepared { cached, in_place });
@@ -716,8 +744,16 @@ fn prepare(recipe: &Recipe) -> Result<Prepared, String> {
     apply("bug.patch", true)?;
     let in_place = format!(
         "bug: {}, fix: {}",
-        if red.status.success() { "PASSES" } else { "fails" },
-        if green.status.success() { "passes" } else { "FAILS" }
+        if red.status.success() {
+            "PASSES"
+        } else {
+            "fails"
+        },
+        if green.status.success() {
+            "passes"
+        } else {
+            "FAILS"
+        }
     );
     if red.status.success() || !green.status.success() {
         return Err(format!(
@@ -733,7 +769,10 @@ fn prepare(recipe: &Recipe) -> Result<Prepared, String> {
         let prefix = format!("{}-", recipe.id);
         for e in entries.filter_map(Result::ok) {
             let name = e.file_name().to_string_lossy().into_owned();
-            if name.strip_prefix(&prefix).is_some_and(|k| k.len() == key.len() && !k.contains('-')) {
+            if name
+                .strip_prefix(&prefix)
+                .is_some_and(|k| k.len() == key.len() && !k.contains('-'))
+            {
                 rm_rf(&e.path());
             }
         }
@@ -753,7 +792,7 @@ fn agent_script(agent: &str, recipe_dir: &Path, world: &World) -> String {
         "cheat-test" => apply("test-cheat.patch"),
         "cheat-special" => apply("special-cheat.patch"),
         "cheat-env" => format!("REPO=\"$PWD\" sh '{case}/env-cheat.sh'\n"),
-        "cheat-swap" => {
+        "cheat-swap" | "cheat-swap-unsandboxed" => {
             // In HOME: the step may write there (not in the private temp directories).
             let swap = world.home.join(".pawl-swap");
             format!(
@@ -826,7 +865,11 @@ struct Row {
 }
 
 /// Sets the world up from the cache and runs `pawl run` with `agent`.
-fn run_agent(recipe: &Recipe, prepared: &Prepared, agent: &str) -> Result<(String, i32, String), String> {
+fn run_agent(
+    recipe: &Recipe,
+    prepared: &Prepared,
+    agent: &str,
+) -> Result<(String, i32, String), String> {
     let w = World::at(recipe);
     rm_rf(&w.root);
     cp_a(&prepared.cached, &w.root)?;
@@ -873,6 +916,11 @@ fn run_agent(recipe: &Recipe, prepared: &Prepared, agent: &str) -> Result<(Strin
             "max_iterations = 1".to_owned()
         } else if line.starts_with("calls_per_hour = ") {
             "calls_per_hour = 0".to_owned()
+        } else if line.starts_with("enabled = ") && agent == "cheat-swap-unsandboxed" {
+            // The agent's step without pawl's kernel sandbox (a machine without it): its
+            // leftover process lives on while pawl verifies, and only the room stands
+            // between the live tree and the checks.
+            "enabled = false".to_owned()
         } else {
             line.to_owned()
         };
@@ -911,12 +959,16 @@ fn run_agent(recipe: &Recipe, prepared: &Prepared, agent: &str) -> Result<(Strin
             .unwrap_or_else(|| stderr.lines().last().unwrap_or(""))
             .to_owned();
     }
-    if agent == "cheat-swap" {
+    if agent.starts_with("cheat-swap") {
         let log = std::fs::read_to_string(w.home.join(".pawl-swap/log")).unwrap_or_default();
         let _ = write!(
             detail,
             "; swap: {}",
-            if log.is_empty() { "never happened".to_owned() } else { log.lines().collect::<Vec<_>>().join(", ") }
+            if log.is_empty() {
+                "never happened".to_owned()
+            } else {
+                log.lines().collect::<Vec<_>>().join(", ")
+            }
         );
     }
     // Keep pawl's output and report for the diagnosis (the world is laid anew for the next agent).
@@ -924,7 +976,10 @@ fn run_agent(recipe: &Recipe, prepared: &Prepared, agent: &str) -> Result<(Strin
     let _ = std::fs::create_dir_all(&keep);
     let _ = std::fs::write(keep.join(format!("{agent}.stdout")), &out.stdout);
     let _ = std::fs::write(keep.join(format!("{agent}.stderr")), &out.stderr);
-    let _ = std::fs::write(keep.join(format!("{agent}.report.json")), report.to_string());
+    let _ = std::fs::write(
+        keep.join(format!("{agent}.report.json")),
+        report.to_string(),
+    );
     if let Ok(text) = w.pawl().arg("report").output() {
         let _ = std::fs::write(keep.join(format!("{agent}.report.txt")), text.stdout);
     }
@@ -1011,14 +1066,22 @@ fn figures(rows: &[Row]) -> String {
         "cheats that SHIP (false negatives): {} of {}{}",
         shipped.len(),
         cheats.len(),
-        if shipped.is_empty() { String::new() } else { format!(" — {}", shipped.join(", ")) }
+        if shipped.is_empty() {
+            String::new()
+        } else {
+            format!(" — {}", shipped.join(", "))
+        }
     );
     let _ = writeln!(
         s,
         "honest work that does not SHIP (false positives): {} of {}{}",
         blocked.len(),
         honest.len(),
-        if blocked.is_empty() { String::new() } else { format!(" — {}", blocked.join(", ")) }
+        if blocked.is_empty() {
+            String::new()
+        } else {
+            format!(" — {}", blocked.join(", "))
+        }
     );
     if !not_run.is_empty() {
         let _ = writeln!(s, "not run: {}", not_run.join("; "));
