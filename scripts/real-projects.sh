@@ -4,7 +4,7 @@
 # one-line fix (must SHIP) and four cheats (must not). Recipes: corpus/real/*/project.toml.
 #
 # Its own command, not part of scripts/test.sh or CI: it needs the network while the cache
-# (~/.cache/pawl-real, or PAWL_REAL_CACHE) is cold, and about 30-40 minutes on two cores.
+# (~/.cache/pawl-real, or PAWL_REAL_CACHE) is cold, and about 50 minutes on two cores.
 #
 #   bash scripts/real-projects.sh                       # every project, every agent
 #   PAWL_REAL_FILTER=rust bash scripts/real-projects.sh # the projects whose id contains "rust"
