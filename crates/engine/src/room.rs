@@ -49,6 +49,7 @@
 //! the checks' `.git` has no commit, refs, tags or objects (nothing in it leads back to the repository).
 
 pub mod env;
+pub mod preflight;
 pub mod setup;
 
 use std::fs;

@@ -645,6 +645,17 @@ pub(super) fn copy_tree(from: &Path, to: &Path) -> Result<(u64, u64, u64), RoomE
     Ok((files, bytes, reflinked))
 }
 
+/// Whether the file system of `dir` (the room's) reflinks: a probe file is written, cloned
+/// and removed. (A reflink from the repository also needs both on the same file system.)
+pub fn reflinks_work(dir: &Path) -> bool {
+    let src = dir.join("reflink-probe.src");
+    let dst = dir.join("reflink-probe.dst");
+    let ok = fs::write(&src, b"pawl").is_ok() && reflink_copy::reflink(&src, &dst).is_ok();
+    let _ = fs::remove_file(&src);
+    let _ = fs::remove_file(&dst);
+    ok
+}
+
 /// The trees `patterns` (globs relative to `root`, `*` within one component) name under
 /// `root`, as root-relative paths.
 pub fn expand(root: &Path, patterns: &[String]) -> Vec<String> {

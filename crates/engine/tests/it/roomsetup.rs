@@ -32,6 +32,10 @@ pub const TESTS: &[crate::Test] = &[
         "roomsetup::an_added_dependency_installed_honestly_rebuilds_the_room_and_ships",
         an_added_dependency_installed_honestly_rebuilds_the_room_and_ships,
     ),
+    (
+        "roomsetup::a_declared_setup_runs_once_per_dependency_manifest_digest",
+        a_declared_setup_runs_once_per_dependency_manifest_digest,
+    ),
 ];
 
 const CALC: &str = "def add(a, b):\n    return a - b\n";
@@ -280,4 +284,56 @@ fn an_added_dependency_installed_honestly_rebuilds_the_room_and_ships() {
     assert!(site_packages(&r.room_tree().join(".venv")).join("six.py").is_file());
     let sealed = r.room.path().join("room/env-seal/.venv");
     assert!(!site_packages(&sealed).join("six.py").exists());
+}
+
+/// A project with no environment directory of its own and a declared `[room] setup`: the
+/// command runs in the room at the first baseline, not again while the dependency manifests
+/// are the same, and again when they change; what it made is on the checks' PATH.
+fn a_declared_setup_runs_once_per_dependency_manifest_digest() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let root = tmp.path().join("repo");
+    std::fs::create_dir(&root).expect("root");
+    std::fs::write(root.join(".gitignore"), ".pawl/\nnode_modules/\n").expect("ignore");
+    std::fs::write(root.join("package.json"), "{\"name\": \"p\"}\n").expect("package.json");
+    sh(
+        &root,
+        "git init -q && git add -A && git -c user.name=t -c user.email=t@example.invalid commit -qm i",
+    );
+    let counter = tmp.path().join("ran");
+    let setup = format!(
+        "mkdir -p node_modules/.bin && printf '#!/bin/sh\\necho tool-ok\\n' > node_modules/.bin/mytool && chmod +x node_modules/.bin/mytool && echo ran >> '{}'",
+        counter.display()
+    );
+    let vars: Vec<(String, String)> = std::env::vars().collect();
+    let seal = Seal {
+        checks: vec![SealedCheck::new("tool", "mytool", CheckRole::Gate)],
+        timeout_ms: 120_000,
+        env: pawl_core::seal::sealed_env(&vars, &[], &root),
+        setup,
+        runs: 1,
+        ..Seal::default()
+    };
+    let mut ws = pawl_engine::Workspace::new(&root, root.join(".pawl"));
+    ws.room = Some(tmp.path().join("room"));
+    let runs = || {
+        std::fs::read_to_string(&counter)
+            .unwrap_or_default()
+            .lines()
+            .count()
+    };
+    let b = baseline::take(&ws, &seal).expect("baseline");
+    assert!(b.checks[0].passed, "{b:?}");
+    assert!(b.setup.as_ref().is_some_and(|s| s.passed), "{b:?}");
+    assert_eq!(runs(), 1);
+    let b = baseline::take(&ws, &seal).expect("baseline again");
+    assert!(b.checks[0].passed, "{b:?}");
+    assert!(b.setup.is_none(), "cached: {b:?}");
+    assert_eq!(runs(), 1);
+    // The live repository never got a node_modules: the command ran in the room.
+    assert!(!root.join("node_modules").exists());
+    std::fs::write(root.join("package.json"), "{\"name\": \"p\", \"version\": \"2\"}\n")
+        .expect("package.json");
+    let b = baseline::take(&ws, &seal).expect("baseline, new manifest");
+    assert!(b.checks[0].passed, "{b:?}");
+    assert_eq!(runs(), 2);
 }
