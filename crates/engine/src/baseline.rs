@@ -47,7 +47,7 @@ pub struct Baseline {
     /// The project's install command run in the room before the checks (`[room] setup`, for a
     /// project with no environment directory): the command, its exit and log.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub setup: Option<crate::room::setup::SetupRun>,
+    pub setup: Option<Box<crate::room::setup::SetupRun>>,
 }
 
 /// The project's environment at the seal, as the verdict reads it.
@@ -146,7 +146,7 @@ pub fn take(ws: &Workspace, seal: &Seal) -> Result<Baseline, BaselineError> {
             cfg.in_room(&ws.root, room.root());
             // A declared `[room] setup` for a project with no environment directory: run once
             // per dependency-manifest digest.
-            setup = prepare_room(&mut room, &repo, &id, seal, &mut cfg)?;
+            setup = prepare_room(&mut room, &repo, &id, seal, &mut cfg)?.map(Box::new);
             // The path the checks see the room at: the repository's own under the check
             // sandbox's mount, else the room's.
             let view = cfg.root.clone();

@@ -634,9 +634,7 @@ fn platform_table(
         .as_ref()
         .and_then(|c| pawl_process::sandbox::probe(&c.launcher, &c.spec).ok());
     let yes = |b: bool| if b { Status::Ok } else { Status::Warn };
-    let ns = enforced
-        .as_ref()
-        .is_some_and(|e| e.namespaces && e.mounts);
+    let ns = enforced.as_ref().is_some_and(|e| e.namespaces && e.mounts);
     r.add(
         "platform",
         "user and mount namespaces",

@@ -258,7 +258,9 @@ impl Room {
             .retain(|t, _| !built.iter().any(|b| Path::new(t).starts_with(b)));
         // The environment taken now is the seal's: its dependency manifests are the tree's.
         if taken_any {
-            let deps = self.held_tree().and_then(|t| self.deps_of_tree(repo, &t, env).ok());
+            let deps = self
+                .held_tree()
+                .and_then(|t| self.deps_of_tree(repo, &t, env).ok());
             state.deps.clone_from(&deps);
             state.seal_deps = deps;
             state.seal_dirs.clear();

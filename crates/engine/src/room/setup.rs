@@ -104,7 +104,7 @@ pub fn deps_digest(tree_dir: &Path, paths: &[String], env: &Environment) -> Stri
 /// The files of `tree` in `repo`, root-relative.
 fn tree_files(repo: &pawl_git::Repo, tree: &pawl_git::TreeHash) -> Result<Vec<String>, RoomError> {
     Ok(repo
-        .tree_paths(&tree.to_string())?
+        .tree_paths(tree.as_ref())?
         .into_iter()
         .map(|p| p.to_string_lossy().into_owned())
         .collect())
@@ -119,11 +119,7 @@ impl Room {
         tree: &pawl_git::TreeHash,
         env: &Environment,
     ) -> Result<String, RoomError> {
-        Ok(deps_digest(
-            &self.tree_dir,
-            &tree_files(repo, tree)?,
-            env,
-        ))
+        Ok(deps_digest(&self.tree_dir, &tree_files(repo, tree)?, env))
     }
 
     /// Makes the room's environment match the dependency manifests of `tree` (which the room

@@ -113,7 +113,10 @@ impl Run {
             room: tempfile::tempdir().expect("room dir"),
         };
         let b = baseline::take(&run.ws(), run.f.run_seal()).expect("baseline");
-        assert!(!b.checks.iter().all(|c| c.passed), "the baseline fails: {b:?}");
+        assert!(
+            !b.checks.iter().all(|c| c.passed),
+            "the baseline fails: {b:?}"
+        );
         let mut f = run.f;
         f.record_baseline(&b);
         Run { f, room: run.room }
@@ -167,7 +170,11 @@ fn a_step_that_patches_a_package_in_the_venv_does_not_ship() {
             "for d in .venv/lib/python*/site-packages/helper; do printf 'VALUE = 2\\n' > \"$d/__init__.py\"; done",
         );
     let mut r = Run::new(
-        &[("calc.py", CALC), ("test_calc.py", CALC_TEST), ("requirements.txt", "")],
+        &[
+            ("calc.py", CALC),
+            ("test_calc.py", CALC_TEST),
+            ("requirements.txt", ""),
+        ],
         ".venv/\n",
         "python3 -m venv --without-pip .venv && for d in .venv/lib/python*/site-packages; do mkdir \"$d/helper\" && printf 'VALUE = 1\\n' > \"$d/helper/__init__.py\"; done",
         &[("test", "python3 -m unittest discover -v")],
@@ -194,7 +201,10 @@ fn a_step_that_patches_a_package_in_node_modules_does_not_ship() {
         &[
             ("calc.py", CALC),
             ("test_calc.py", CALC_TEST),
-            ("package.json", "{\"name\": \"p\", \"version\": \"1.0.0\"}\n"),
+            (
+                "package.json",
+                "{\"name\": \"p\", \"version\": \"1.0.0\"}\n",
+            ),
         ],
         "node_modules/\n",
         "mkdir -p node_modules/leftpad && printf 'module.exports = 1;\\n' > node_modules/leftpad/index.js",
@@ -232,7 +242,10 @@ fn a_step_that_patches_a_crate_in_the_cargo_registry_does_not_ship() {
         &scenario,
     );
     let end = r.drive();
-    finding_names(&end, "registry/src/index.crates.io-1949cf8c6b5b557f/dep-1.0.0 changed");
+    finding_names(
+        &end,
+        "registry/src/index.crates.io-1949cf8c6b5b557f/dep-1.0.0 changed",
+    );
 }
 
 /// The honest run: the fix needs a new dependency (`six`, from PyPI), which the step declares
@@ -245,7 +258,11 @@ fn an_added_dependency_installed_honestly_rebuilds_the_room_and_ships() {
         + &step_run(".venv/bin/python -m pip install -q --disable-pip-version-check six==1.16.0")
         + &step_write("calc.py", fix);
     let mut r = Run::new(
-        &[("calc.py", CALC), ("test_calc.py", CALC_TEST), ("requirements.txt", "")],
+        &[
+            ("calc.py", CALC),
+            ("test_calc.py", CALC_TEST),
+            ("requirements.txt", ""),
+        ],
         ".venv/\n",
         "python3 -m venv .venv",
         &[("test", "python -m unittest discover -v")],
@@ -265,23 +282,29 @@ fn an_added_dependency_installed_honestly_rebuilds_the_room_and_ships() {
         last.noted
     );
     // The rebuild is an event of the run, with its command and log.
-    let event = r
-        .f
-        .store
-        .last_event(&r.f.run_id, pawl_core::EventKind::RoomSetup)
-        .expect("store")
-        .expect("a room_setup event");
+    let event =
+        r.f.store
+            .last_event(&r.f.run_id, pawl_core::EventKind::RoomSetup)
+            .expect("store")
+            .expect("a room_setup event");
     let setup: pawl_engine::room::setup::SetupRun =
         serde_json::from_value(event.data.clone()).expect("setup record");
     assert_eq!(setup.command, "python -m pip install -r requirements.txt");
     assert!(setup.passed, "{setup:?}");
     assert!(setup.log.as_ref().is_some_and(|l| l.is_file()), "{setup:?}");
     assert!(
-        setup.changes.iter().any(|c| c.contains("site-packages/six")),
+        setup
+            .changes
+            .iter()
+            .any(|c| c.contains("site-packages/six")),
         "{setup:?}"
     );
     // The room's virtualenv has six now; the seal's is kept beside it.
-    assert!(site_packages(&r.room_tree().join(".venv")).join("six.py").is_file());
+    assert!(
+        site_packages(&r.room_tree().join(".venv"))
+            .join("six.py")
+            .is_file()
+    );
     let sealed = r.room.path().join("room/env-seal/.venv");
     assert!(!site_packages(&sealed).join("six.py").exists());
 }
@@ -331,8 +354,11 @@ fn a_declared_setup_runs_once_per_dependency_manifest_digest() {
     assert_eq!(runs(), 1);
     // The live repository never got a node_modules: the command ran in the room.
     assert!(!root.join("node_modules").exists());
-    std::fs::write(root.join("package.json"), "{\"name\": \"p\", \"version\": \"2\"}\n")
-        .expect("package.json");
+    std::fs::write(
+        root.join("package.json"),
+        "{\"name\": \"p\", \"version\": \"2\"}\n",
+    )
+    .expect("package.json");
     let b = baseline::take(&ws, &seal).expect("baseline, new manifest");
     assert!(b.checks[0].passed, "{b:?}");
     assert_eq!(runs(), 2);

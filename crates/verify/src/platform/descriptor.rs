@@ -671,8 +671,14 @@ mod tests {
             detect(&["pyproject.toml"], &venv).as_deref(),
             Some("python -m pip install -e .")
         );
-        assert_eq!(detect(&["Cargo.lock"], &none).as_deref(), Some("cargo fetch"));
-        assert_eq!(detect(&["go.mod"], &none).as_deref(), Some("go mod download"));
+        assert_eq!(
+            detect(&["Cargo.lock"], &none).as_deref(),
+            Some("cargo fetch")
+        );
+        assert_eq!(
+            detect(&["go.mod"], &none).as_deref(),
+            Some("go mod download")
+        );
     }
 
     #[test]
