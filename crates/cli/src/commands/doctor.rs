@@ -550,33 +550,6 @@ fn room_preflight(
     let dir = pawl_engine::room::preflight::doctor_room(&room);
     match pawl_engine::room::preflight::preflight(&ws, &seal, &gates, &dir) {
         Ok(p) => {
-            for g in &p.gates {
-                let name = format!("gate {} in the room", g.gate);
-                match (&g.program, &g.found, &g.problem) {
-                    (None, _, _) => {}
-                    (Some(prog), Some(found), None) => {
-                        r.add(
-                            "checks",
-                            name,
-                            Status::Ok,
-                            format!("`{prog}` starts: {found}"),
-                            "",
-                        );
-                    }
-                    (Some(prog), _, problem) => {
-                        r.add(
-                            "checks",
-                            name,
-                            Status::Fail,
-                            format!(
-                                "`{prog}` does not start where the checks run: {}",
-                                problem.as_deref().unwrap_or("not found")
-                            ),
-                            "install it in the project's environment (`.venv`, `node_modules`, git-ignored: the room takes them) or on PATH, or set `[room] setup`",
-                        );
-                    }
-                }
-            }
             let env = if p.environment.is_empty() {
                 "none".to_owned()
             } else {
@@ -726,13 +699,43 @@ fn project_checks(
                     let found = crate::project::which(p, &checks_path)
                         .map(|f| f.display().to_string())
                         .unwrap_or_else(|| "found".into());
-                    r.add(
-                        "project",
-                        name,
-                        Status::Ok,
-                        format!("`{p}` is {found} (on the checks' PATH)"),
-                        "",
-                    );
+                    // The dry preflight in the room: what the checks' own shell starts there.
+                    let room = preflight.and_then(|pf| pf.gates.iter().find(|x| x.gate == g.name));
+                    match room {
+                        Some(x) if x.problem.is_some() => {
+                            r.add(
+                                "project",
+                                name,
+                                Status::Fail,
+                                format!(
+                                    "`{p}` is {found} here, but does not start in the room the checks run in: {}",
+                                    x.problem.as_deref().unwrap_or("")
+                                ),
+                                "install it in the project's environment (`.venv`, `node_modules`, git-ignored: the room takes only ignored environment directories) or on PATH, or set `[room] setup`",
+                            );
+                        }
+                        Some(x) => {
+                            r.add(
+                                "project",
+                                name,
+                                Status::Ok,
+                                format!(
+                                    "`{p}` is {found} (on the checks' PATH; in the room: {})",
+                                    x.found.as_deref().unwrap_or("starts")
+                                ),
+                                "",
+                            );
+                        }
+                        None => {
+                            r.add(
+                                "project",
+                                name,
+                                Status::Ok,
+                                format!("`{p}` is {found} (on the checks' PATH)"),
+                                "",
+                            );
+                        }
+                    }
                 }
                 Some(why) => {
                     r.add(
