@@ -33,6 +33,10 @@ pub const TESTS: &[crate::Test] = &[
         an_added_dependency_installed_honestly_rebuilds_the_room_and_ships,
     ),
     (
+        "roomsetup::an_added_npm_dependency_installed_honestly_rebuilds_node_modules_and_ships",
+        an_added_npm_dependency_installed_honestly_rebuilds_node_modules_and_ships,
+    ),
+    (
         "roomsetup::a_declared_setup_runs_once_per_dependency_manifest_digest",
         a_declared_setup_runs_once_per_dependency_manifest_digest,
     ),
@@ -362,4 +366,43 @@ fn a_declared_setup_runs_once_per_dependency_manifest_digest() {
     let b = baseline::take(&ws, &seal).expect("baseline, new manifest");
     assert!(b.checks[0].passed, "{b:?}");
     assert_eq!(runs(), 2);
+}
+
+/// The same with real npm: the fix needs `is-odd` (from the npm registry), which the step
+/// installs with `npm install` (package.json and package-lock.json change). The room's
+/// `node_modules` is the seal's (empty of it) until pawl runs the detected `npm ci` in the room.
+fn an_added_npm_dependency_installed_honestly_rebuilds_node_modules_and_ships() {
+    let pkg = "{\"name\": \"p\", \"version\": \"1.0.0\"}\n";
+    let calc = "module.exports = (n) => n % 2 === 0;\n";
+    let test = "const odd = require('./calc.js');\nprocess.exit(odd(3) === true && odd(4) === false ? 0 : 1);\n";
+    let fix = "const isOdd = require('is-odd');\nmodule.exports = (n) => isOdd(n);\n";
+    let scenario = step_run("npm install --no-audit --no-fund --silent is-odd@3.0.1")
+        + &step_write("calc.js", fix);
+    let mut r = Run::new(
+        &[("package.json", pkg), ("calc.js", calc), ("test.js", test)],
+        "node_modules/\n",
+        "npm install --no-audit --no-fund --silent && mkdir -p node_modules && git add -A && git -c user.name=t -c user.email=t@example.invalid commit -qm lock",
+        &[("test", "node test.js")],
+        &[],
+        "",
+        &scenario,
+    );
+    let end = r.drive();
+    let last = end.last.as_ref().expect("report");
+    assert_eq!(end.reason, StopReason::Verified, "{end:?}");
+    assert!(last.findings.is_empty(), "{:?}", last.findings);
+    let event =
+        r.f.store
+            .last_event(&r.f.run_id, pawl_core::EventKind::RoomSetup)
+            .expect("store")
+            .expect("a room_setup event");
+    let setup: pawl_engine::room::setup::SetupRun =
+        serde_json::from_value(event.data.clone()).expect("setup record");
+    assert_eq!(setup.command, "npm ci", "{setup:?}");
+    assert!(setup.passed, "{setup:?}");
+    assert!(
+        r.room_tree()
+            .join("node_modules/is-odd/package.json")
+            .is_file()
+    );
 }
