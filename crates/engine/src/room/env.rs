@@ -109,6 +109,10 @@ pub struct EnvState {
     /// The manifest of the room's environment after a rebuild (the seal's is `manifest`).
     #[serde(default)]
     pub room_manifest: Option<Manifest>,
+    /// The digest a setup last failed for: not run again for the same manifests (every
+    /// verification would pay for it), run again once they change.
+    #[serde(default)]
+    pub failed_deps: Option<String>,
 }
 
 /// How a directory came into the room this time.
@@ -265,6 +269,7 @@ impl Room {
             state.seal_deps = deps;
             state.seal_dirs.clear();
             state.room_manifest = None;
+            state.failed_deps = None;
             remove_any(&self.dir.join("env-seal"))?;
         } else {
             state.seal_deps = None;

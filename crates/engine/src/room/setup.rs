@@ -17,7 +17,8 @@
 //! - **the seal's environment is kept** (`env-seal/`, taken once, reflinked where the file
 //!   system can): a tree whose dependency manifests are the seal's again (the baseline source,
 //!   a run that reverted its dependency) gets it back, not a rebuild.
-//! - **cached**: nothing runs while the manifests are those the environment was built from; a
+//! - **cached**: nothing runs while the manifests are those the environment was built from (or
+//!   those a setup last failed for: its event says why; a changed manifest tries again); a
 //!   project with no environment directory and a declared `[room] setup` gets it run once per
 //!   dependency-manifest digest.
 //! - the manifest of the seal's package trees stays what the live tree is compared with
@@ -144,7 +145,9 @@ impl Room {
         };
         let files = tree_files(repo, tree)?;
         let digest = deps_digest(&self.tree_dir, &files, env);
-        if state.deps.as_deref() == Some(digest.as_str()) {
+        if state.deps.as_deref() == Some(digest.as_str())
+            || state.failed_deps.as_deref() == Some(digest.as_str())
+        {
             return Ok(None);
         }
         let why = match &state.deps {
@@ -268,7 +271,9 @@ impl Room {
             out.changes = changes_between(&before, state.room_manifest.as_ref().unwrap_or(&before));
         } else {
             // Nothing the failed command wrote is trusted: the environment directories are
-            // checked against their fingerprints at the next sync (restored or refused).
+            // checked against their fingerprints at the next sync (restored or refused). Not
+            // tried again for the same manifests.
+            state.failed_deps = Some(digest);
             self.write_environment(&state)?;
         }
         // Anything the command wrote outside the environment directories goes now.
@@ -303,6 +308,7 @@ impl Room {
         state.room_manifest = Some(manifest_of(&self.tree_dir, &env.packages, &mut hashes));
         state.hashes = hashes;
         state.deps = Some(digest);
+        state.failed_deps = None;
         self.write_environment(state)
     }
 

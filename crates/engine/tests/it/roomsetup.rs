@@ -366,6 +366,30 @@ fn a_declared_setup_runs_once_per_dependency_manifest_digest() {
     let b = baseline::take(&ws, &seal).expect("baseline, new manifest");
     assert!(b.checks[0].passed, "{b:?}");
     assert_eq!(runs(), 2);
+    // A setup that fails is recorded with its output, and not run again for the same
+    // manifests (each verification would pay for it).
+    let failing = Seal {
+        setup: format!(
+            "echo ran >> '{}'; echo no registry >&2; exit 3",
+            counter.display()
+        ),
+        ..seal.clone()
+    };
+    std::fs::write(
+        root.join("package.json"),
+        "{\"name\": \"p\", \"version\": \"3\"}\n",
+    )
+    .expect("package.json");
+    let b = baseline::take(&ws, &failing).expect("baseline, failing setup");
+    let setup = b.setup.as_ref().expect("the setup ran");
+    assert!(
+        !setup.passed && setup.tail.contains("no registry"),
+        "{setup:?}"
+    );
+    assert_eq!(runs(), 3);
+    let b = baseline::take(&ws, &failing).expect("baseline again");
+    assert!(b.setup.is_none(), "{b:?}");
+    assert_eq!(runs(), 3);
 }
 
 /// The same with real npm: the fix needs `is-odd` (from the npm registry), which the step
