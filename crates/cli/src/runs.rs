@@ -329,6 +329,11 @@ pub fn seal(ctx: &Ctx, config: &pawl_core::config::Config, req: &Start) -> CliRe
         network: config.room.network,
         runs: config.verify.runs,
     })
+    .map(|mut s| {
+        // `[room] setup` runs with the network: sealed, never read live.
+        s.setup = config.room.setup.trim().to_owned();
+        s
+    })
     .map_err(|e| match e {
         start::StartError::NoVault => crate::state::no_key("seal hidden checks"),
         e => e.into(),

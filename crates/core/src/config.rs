@@ -451,6 +451,12 @@ pub struct RoomConfig {
     /// namespace of its own with loopback only (its own test servers work; a database on the
     /// host does not).
     pub network: bool,
+    /// The project's install command (`uv sync --frozen`, `npm ci`): run in the room, with the
+    /// network, when the tree being verified has dependency manifests other than those the
+    /// room's environment was built from (the run added a dependency), and once per
+    /// dependency-manifest hash for a project with no environment directory. Empty: detected
+    /// from the platforms' `[environment] setup` rows. Sealed with the run.
+    pub setup: String,
 }
 
 /// `[parallel]` — stories of a plan run at once, each in its own worktree (docs/parallel.md).

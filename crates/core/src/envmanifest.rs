@@ -113,6 +113,12 @@ pub enum Base {
     PathVar(&'static str),
     /// The modules `NODE_OPTIONS` preloads (`--require`, `-r`, `--import`, `--loader`).
     NodePreloads,
+    /// Each virtualenv whose `bin` is a directory of the sealed `PATH` (a `pyvenv.cfg` beside
+    /// it), outside the repository: its interpreter is the checks' `python` even when no
+    /// `VIRTUAL_ENV` says so.
+    PathVenvs,
+    /// Below `$XDG_DATA_HOME`, else `~/.local/share`.
+    DataHome,
 }
 
 /// How a watched place is read into the manifest.
@@ -269,6 +275,63 @@ pub const OUTSIDE: &[Watched] = &[
         "",
         Shape::Entry,
         "modules NODE_OPTIONS loads into every node",
+    ),
+    watched(
+        Base::PathVenvs,
+        "lib/*/site-packages",
+        Shape::Packages,
+        "the packages of the virtualenv whose python is on the checks' PATH",
+    ),
+    // The package stores outside the repository the builds read: every dependency's unpacked
+    // sources (cargo, go) and pnpm's content-addressed store, which `node_modules` hard-links
+    // into. Each crate, module or store bucket is a package.
+    watched(
+        Base::Var("CARGO_HOME"),
+        "registry/src/*",
+        Shape::Packages,
+        "the sources of the crates cargo builds",
+    ),
+    watched(
+        Base::Home,
+        ".cargo/registry/src/*",
+        Shape::Packages,
+        "the sources of the crates cargo builds",
+    ),
+    watched(
+        Base::Var("CARGO_HOME"),
+        "git/checkouts",
+        Shape::Packages,
+        "the git dependencies cargo builds",
+    ),
+    watched(
+        Base::Home,
+        ".cargo/git/checkouts",
+        Shape::Packages,
+        "the git dependencies cargo builds",
+    ),
+    watched(
+        Base::Var("GOMODCACHE"),
+        "*/*",
+        Shape::Packages,
+        "the modules go builds",
+    ),
+    watched(
+        Base::Var("GOPATH"),
+        "pkg/mod/*/*",
+        Shape::Packages,
+        "the modules go builds",
+    ),
+    watched(
+        Base::Home,
+        "go/pkg/mod/*/*",
+        Shape::Packages,
+        "the modules go builds",
+    ),
+    watched(
+        Base::DataHome,
+        "pnpm/store/*/files",
+        Shape::Packages,
+        "pnpm's store (node_modules hard-links its files)",
     ),
     // Rust and Go.
     watched(

@@ -122,6 +122,9 @@ str_enum!(
         Baseline => "baseline",
         /// A finished run's sealed checks were run again on its final tree (`pawl verify --run`).
         Recheck => "recheck",
+        /// The room's environment was built with the project's install command (`[room]
+        /// setup`): the command, why, its exit and log, the packages it changed.
+        RoomSetup => "room_setup",
         /// The user (or a reviewer session) accepted the run's changes to its tests.
         TestsAccepted => "tests_accepted",
         /// The user accepted the run's changes outside product source that its checks need to

@@ -68,6 +68,10 @@ pub struct Seal {
     /// because the agent can edit `pawl.toml` during the run.
     #[serde(default)]
     pub network: bool,
+    /// `[room] setup` when the run started (empty: detected from the platforms' data when
+    /// needed). Sealed: the command runs with the network, so the agent cannot choose it.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub setup: String,
     /// `[verify] runs`: how many times in all the deciding tests run on the locked tree (a seal
     /// from before it was recorded: 1, what those runs did).
     #[serde(default = "one")]

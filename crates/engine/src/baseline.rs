@@ -44,6 +44,10 @@ pub struct Baseline {
     /// The project's environment the room took at the seal (`None`: none, or no room).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub environment: Option<BaselineEnv>,
+    /// The project's install command run in the room before the checks (`[room] setup`, for a
+    /// project with no environment directory): the command, its exit and log.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub setup: Option<Box<crate::room::setup::SetupRun>>,
 }
 
 /// The project's environment at the seal, as the verdict reads it.
@@ -128,6 +132,7 @@ pub fn take(ws: &Workspace, seal: &Seal) -> Result<Baseline, BaselineError> {
         .map(|d| d.environment())
         .unwrap_or_default();
     let mut environment = None;
+    let mut setup = None;
     // In the run's room when it has one (which also warms it for the first verification),
     // with the project's environment taken at the seal.
     let _room = match &ws.room {
@@ -139,6 +144,9 @@ pub fn take(ws: &Workspace, seal: &Seal) -> Result<Baseline, BaselineError> {
             room.take_environment(&repo, &layout)?;
             room.seal_outside(&seal.env, repo.root())?;
             cfg.in_room(&ws.root, room.root());
+            // A declared `[room] setup` for a project with no environment directory: run once
+            // per dependency-manifest digest.
+            setup = prepare_room(&mut room, &repo, &id, seal, &mut cfg)?.map(Box::new);
             // The path the checks see the room at: the repository's own under the check
             // sandbox's mount, else the room's.
             let view = cfg.root.clone();
@@ -248,7 +256,32 @@ pub fn take(ws: &Workspace, seal: &Seal) -> Result<Baseline, BaselineError> {
         tree,
         checks,
         environment,
+        setup,
     })
+}
+
+/// Brings the room's environment to the dependency manifests of `tree`
+/// ([`crate::room::Room::prepare_environment`], with the sealed `[room] setup`), then sets the
+/// checks' variables for it. A setup that failed is returned too (its log says why); the
+/// checks then run with the environment the room had.
+pub fn prepare_room(
+    room: &mut crate::room::Room,
+    repo: &pawl_git::Repo,
+    tree: &pawl_git::TreeHash,
+    seal: &Seal,
+    cfg: &mut RunnerConfig,
+) -> Result<Option<crate::room::setup::SetupRun>, crate::room::RoomError> {
+    let layout = pawl_verify::platform::Descriptors::builtin()
+        .map(|d| d.environment())
+        .unwrap_or_default();
+    let ran = room.prepare_environment(repo, tree, &layout, &seal.setup, cfg)?;
+    if ran.is_some()
+        && let Some(state) = room.environment()
+    {
+        let view = cfg.root.clone();
+        in_room_env(cfg, &state, &view, seal);
+    }
+    Ok(ran)
 }
 
 /// Sets the room's environment for the checks (see [`crate::room::env::check_vars`]). Without

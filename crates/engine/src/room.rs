@@ -15,6 +15,8 @@
 //! | `tree/` | the files: the checks' root, with a `.git` of its own for the checks' git commands |
 //!
 //! | `env.json` | the environment taken at the seal ([`env`]) |
+//! | `env-seal/` | the seal's environment, kept once `[room] setup` rebuilt it ([`setup`]) |
+//! | `downloads/` | the package managers' downloads during a setup ([`setup::DOWNLOADS`]) |
 //! | `scratch/` | the checks' overlay layers (pawl-process's `sandbox::check::ROOM_SCRATCH`), emptied at every sync |
 //!
 //! A sync ([`Room::sync`]) starts a verification from the seal's snapshot: it leaves `tree/`'s
@@ -47,6 +49,8 @@
 //! the checks' `.git` has no commit, refs, tags or objects (nothing in it leads back to the repository).
 
 pub mod env;
+pub mod preflight;
+pub mod setup;
 
 use std::fs;
 use std::io;
@@ -320,6 +324,13 @@ impl Room {
             overlay_failed: None,
             duration: Duration::ZERO,
         })
+    }
+
+    /// The tree the last sync left in the room, from its state (`None` during a sync).
+    pub(crate) fn held_tree(&self) -> Option<TreeHash> {
+        let text = fs::read_to_string(self.state_path()).ok()?;
+        let state: State = serde_json::from_str(&text).ok()?;
+        TreeHash::new(state.tree)
     }
 
     fn write_state(&self, tree: &TreeHash) -> Result<(), RoomError> {

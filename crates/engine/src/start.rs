@@ -221,6 +221,7 @@ mod tests {
                 check("lint", false, &[]),
             ],
             environment: None,
+            setup: None,
         };
         assert_eq!(
             failing_before(&b),

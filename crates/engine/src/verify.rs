@@ -373,15 +373,28 @@ pub fn verify_checks(
         }
         _ => None,
     };
+    let mut room = room;
     let mut cfg = runner_config(ws, plan, now_ms());
     cfg.coverage_bar = bar.clone();
-    if let Some(room) = &room {
+    if let Some(room) = room.as_mut() {
         cfg.in_room(&ws.root, room.root());
         // The project's environment the room took at the seal, first on the checks' PATH, named
         // at the path the checks see the room at.
         if let (Some(seal), Some(state)) = (&plan.seal, room.environment()) {
             let view = cfg.root.clone();
             crate::baseline::in_room_env(&mut cfg, &state, &view, seal);
+        }
+        // A tree whose dependency manifests are not those the environment was built from gets
+        // it rebuilt with the project's install command (`[room] setup`), recorded.
+        if let Some(seal) = &plan.seal {
+            let setup = crate::baseline::prepare_room(room, &repo, &tree_id, seal, &mut cfg)?;
+            if let (Some(setup), Some(run)) = (setup, run) {
+                store.append_event(
+                    Some(&run.id),
+                    EventKind::RoomSetup,
+                    serde_json::to_value(&setup).unwrap_or_default(),
+                )?;
+            }
         }
     }
     let runs = crate::baseline::run_sealed(ws, plan.seal.as_ref(), &to_run, &cfg);

@@ -34,6 +34,9 @@
 //! bin = ["node_modules/.bin"]   # first on the checks' PATH
 //! packages = ["node_modules"]   # installed-package trees (globs): the environment manifest
 //! manifests = ["package.json", "package-lock.json"]   # dependency manifests (globs)
+//! [[environment.setup]]         # the install command `[room] setup` defaults to: the first
+//! file = "package-lock.json"    # row whose file is in the tree (and, with `needs`, whose
+//! command = "npm ci"            # environment directory the room has)
 //!
 //! [quality.coverage_min]        # minimum line coverage (percent) per story size
 //! S = 0
@@ -53,7 +56,7 @@ mod render;
 
 pub use descriptor::{
     Commands, Condition, Contains, Descriptor, DescriptorError, Descriptors, Environment,
-    MatchMode, Quality, SizeThresholds, Variant, builtin_texts, parse_descriptor,
+    MatchMode, Quality, SetupRule, SizeThresholds, Variant, builtin_texts, parse_descriptor,
 };
 pub use detect::{Detection, MarkerHit, PlatformMatch, detect};
 pub use facts::{FactsError, MAX_SUBPROJECTS, ProjectFacts, SubProject, subprojects};

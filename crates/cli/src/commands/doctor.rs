@@ -438,13 +438,18 @@ pub fn run(dir: Option<&Path>, json: bool) -> CliResult<ExitCode> {
             );
         }
     }
+    let mut preflight = None;
     if let (Some(ctx), Some(config)) = (&ctx, &config) {
-        project_checks(&mut r, ctx, config);
+        preflight = room_preflight(&mut r, ctx, config);
+        project_checks(&mut r, ctx, config, preflight.as_ref());
     }
     if let Some(ctx) = &ctx {
         hook_checks(&mut r, &ctx.root);
     }
     sandbox_checks(&mut r);
+    if let Some(ctx) = &ctx {
+        platform_table(&mut r, ctx, preflight.as_ref());
+    }
 
     let count = |s: Status| r.checks.iter().filter(|c| c.status == s).count();
     let (ok, warn, fail) = (count(Status::Ok), count(Status::Warn), count(Status::Fail));
@@ -524,7 +529,145 @@ fn gemini_account_check(r: &mut Report, vars: &[&str], oauth_file: bool, configu
 }
 
 /// Gates, dependencies and ignored outputs.
-fn project_checks(r: &mut Report, ctx: &Ctx, config: &pawl_core::config::Config) {
+/// The dry preflight of the sealed baseline in a room of its own (pawl-engine's
+/// `room::preflight`): each gate's program looked up and started by the checks' shell, under
+/// the check sandbox, with the project's environment as a seal would take it now.
+fn room_preflight(
+    r: &mut Report,
+    ctx: &Ctx,
+    config: &pawl_core::config::Config,
+) -> Option<pawl_engine::room::preflight::Preflight> {
+    let ws = crate::checks::workspace(ctx);
+    let room = ws.room.clone()?;
+    let vars: Vec<(String, String)> = std::env::vars().collect();
+    let seal = pawl_core::seal::Seal {
+        env: pawl_core::seal::sealed_env(&vars, &[], &ctx.root),
+        network: config.room.network,
+        timeout_ms: 60_000,
+        ..pawl_core::seal::Seal::default()
+    };
+    let gates = pawl_verify::gate::gates_from_config(&config.gates);
+    let dir = pawl_engine::room::preflight::doctor_room(&room);
+    match pawl_engine::room::preflight::preflight(&ws, &seal, &gates, &dir) {
+        Ok(p) => {
+            let env = if p.environment.is_empty() {
+                "none".to_owned()
+            } else {
+                p.environment.join(", ")
+            };
+            r.add(
+                "checks",
+                "room",
+                Status::Ok,
+                format!(
+                    "prepared in {} ms (the project's environment taken: {env}; {})",
+                    p.prepare_ms,
+                    doctor_room_note(&dir)
+                ),
+                "",
+            );
+            let (places, packages, ms) = p.outside;
+            r.add(
+                "checks",
+                "environment outside the repository",
+                Status::Ok,
+                format!(
+                    "{places} places ({packages} packages: stores, user configuration) fingerprinted by stat in {ms} ms, at the seal and at each verification that could ship"
+                ),
+                "",
+            );
+            Some(p)
+        }
+        Err(e) => {
+            r.add(
+                "checks",
+                "room",
+                Status::Warn,
+                format!("the dry preflight in a room could not run: {e}"),
+                "",
+            );
+            None
+        }
+    }
+}
+
+fn doctor_room_note(dir: &Path) -> String {
+    format!("doctor's room: {}", dir.display())
+}
+
+/// What this machine gives the checks (docs/sandbox.md, point 0), with what pawl does.
+fn platform_table(
+    r: &mut Report,
+    ctx: &Ctx,
+    preflight: Option<&pawl_engine::room::preflight::Preflight>,
+) {
+    let ws = crate::checks::workspace(ctx);
+    let enforced = ws
+        .containment
+        .as_ref()
+        .and_then(|c| pawl_process::sandbox::probe(&c.launcher, &c.spec).ok());
+    let yes = |b: bool| if b { Status::Ok } else { Status::Warn };
+    let ns = enforced.as_ref().is_some_and(|e| e.namespaces && e.mounts);
+    r.add(
+        "platform",
+        "user and mount namespaces",
+        yes(ns),
+        if ns {
+            "yes: the checks see the room at the repository's own path, pawl's state hidden"
+        } else {
+            "no: the checks run at the room's own path (an absolute path into the repository leads to the live tree: named, the verdict at most REVIEW), Landlock only"
+        },
+        if ns {
+            ""
+        } else {
+            "allow unprivileged user namespaces (Ubuntu 24.04: an AppArmor profile for pawl, or `sysctl kernel.apparmor_restrict_unprivileged_userns=0`; containers: a seccomp profile that allows unshare)"
+        },
+    );
+    let overlay = preflight.and_then(|p| p.overlay);
+    r.add(
+        "platform",
+        "overlayfs in a user namespace",
+        yes(overlay == Some(true)),
+        match overlay {
+            Some(true) => "yes: the checks never write the room's tree (their writes go to a layer discarded at the next sync)",
+            Some(false) => "no: the room is bound as it is; the checks write it and the next sync removes what they wrote",
+            None => "not tried (the checks are not contained)",
+        },
+        "",
+    );
+    let abi = enforced.as_ref().map(|e| e.landlock_abi).unwrap_or(0);
+    r.add(
+        "platform",
+        "Landlock",
+        yes(abi > 0),
+        match abi {
+            0 => "no: writes outside the room are not refused to the checks".to_owned(),
+            1..=3 => format!("ABI {abi}: writes only in the room; no TCP or signal scoping"),
+            4 | 5 => format!("ABI {abi}: writes only in the room, outbound TCP refused; no signal scoping"),
+            _ => format!("ABI {abi}: writes only in the room, outbound TCP refused, signals and abstract sockets scoped"),
+        },
+        "",
+    );
+    let reflinks = preflight.is_some_and(|p| p.reflinks);
+    r.add(
+        "platform",
+        "reflinks",
+        Status::Ok,
+        if reflinks {
+            "yes: the project's environment is taken into the room without copying its blocks"
+        } else {
+            "no (ext4 and most others): the environment is copied once, then kept while its stat fingerprint is unchanged"
+        },
+        "",
+    );
+}
+
+fn project_checks(
+    r: &mut Report,
+    ctx: &Ctx,
+    config: &pawl_core::config::Config,
+    preflight: Option<&pawl_engine::room::preflight::Preflight>,
+) {
     let gates = pawl_verify::gate::gates_from_config(&config.gates);
     if gates.is_empty() {
         r.add(
@@ -556,13 +699,43 @@ fn project_checks(r: &mut Report, ctx: &Ctx, config: &pawl_core::config::Config)
                     let found = crate::project::which(p, &checks_path)
                         .map(|f| f.display().to_string())
                         .unwrap_or_else(|| "found".into());
-                    r.add(
-                        "project",
-                        name,
-                        Status::Ok,
-                        format!("`{p}` is {found} (on the checks' PATH)"),
-                        "",
-                    );
+                    // The dry preflight in the room: what the checks' own shell starts there.
+                    let room = preflight.and_then(|pf| pf.gates.iter().find(|x| x.gate == g.name));
+                    match room {
+                        Some(x) if x.problem.is_some() => {
+                            r.add(
+                                "project",
+                                name,
+                                Status::Fail,
+                                format!(
+                                    "`{p}` is {found} here, but does not start in the room the checks run in: {}",
+                                    x.problem.as_deref().unwrap_or("")
+                                ),
+                                "install it in the project's environment (`.venv`, `node_modules`, git-ignored: the room takes only ignored environment directories) or on PATH, or set `[room] setup`",
+                            );
+                        }
+                        Some(x) => {
+                            r.add(
+                                "project",
+                                name,
+                                Status::Ok,
+                                format!(
+                                    "`{p}` is {found} (on the checks' PATH; in the room: {})",
+                                    x.found.as_deref().unwrap_or("starts")
+                                ),
+                                "",
+                            );
+                        }
+                        None => {
+                            r.add(
+                                "project",
+                                name,
+                                Status::Ok,
+                                format!("`{p}` is {found} (on the checks' PATH)"),
+                                "",
+                            );
+                        }
+                    }
                 }
                 Some(why) => {
                     r.add(
@@ -617,27 +790,69 @@ fn project_checks(r: &mut Report, ctx: &Ctx, config: &pawl_core::config::Config)
         let venv = [".venv", "venv"]
             .iter()
             .find(|d| root.join(d).join("bin").is_dir());
-        match (venv, std::env::var_os("VIRTUAL_ENV")) {
-            (Some(d), _) => {
+        // What the checks will really start (the preflight in the room), not what pawl's own
+        // shell has: an activated virtualenv inside the repository is dropped from the
+        // checks' PATH, one that git does not ignore is not taken into the room.
+        let seen = preflight.map(|p| &p.python);
+        match (seen, venv) {
+            (Some(py), _) if py.room_venv.is_some() => {
                 r.add(
                     "project",
                     "python environment",
                     Status::Ok,
-                    format!("{d}/"),
+                    format!(
+                        "{}/ (the room's copy: the checks' python3 is {})",
+                        py.room_venv.as_deref().unwrap_or(""),
+                        py.python.as_deref().unwrap_or("")
+                    ),
                     "",
                 );
             }
-            (None, Some(v)) => {
+            (Some(py), _)
+                if py.python.as_deref().is_some_and(|p| {
+                    Path::new(p)
+                        .parent()
+                        .and_then(Path::parent)
+                        .is_some_and(|d| d.join("pyvenv.cfg").is_file())
+                }) =>
+            {
                 r.add(
                     "project",
                     "python environment",
                     Status::Ok,
-                    format!("VIRTUAL_ENV={}", PathBuf::from(v).display()),
+                    format!(
+                        "the virtualenv of {} (outside the repository; its packages are in the environment manifest)",
+                        py.python.as_deref().unwrap_or("")
+                    ),
+                    "",
+                );
+            }
+            (Some(py), Some(d)) => {
+                r.add(
+                    "project",
+                    "python environment",
+                    Status::Warn,
+                    format!(
+                        "{d}/ exists but the checks will not use it (their python3 is {}): is it git-ignored?",
+                        py.python.as_deref().unwrap_or("not found")
+                    ),
+                    format!("add `{d}/` to .gitignore: the room takes only ignored environment directories"),
+                );
+            }
+            (Some(py), None) => {
+                r.add("project", "python environment", Status::Warn, format!("no virtualenv the checks will use: they run {} with the machine's packages", py.python.as_deref().unwrap_or("no python3")), "`python3 -m venv .venv && .venv/bin/pip install -e .` (or your tool's equivalent)");
+            }
+            (None, Some(d)) => {
+                r.add(
+                    "project",
+                    "python environment",
+                    Status::Warn,
+                    format!("{d}/ (not checked in a room: the preflight did not run)"),
                     "",
                 );
             }
             (None, None) => {
-                r.add("project", "python environment", Status::Warn, "no .venv/ and no active virtualenv: the gates use the system Python and its packages", "`python3 -m venv .venv && .venv/bin/pip install -e .` (or your tool's equivalent), then run pawl with the venv active");
+                r.add("project", "python environment", Status::Warn, "no .venv/ (the preflight in a room did not run)", "`python3 -m venv .venv && .venv/bin/pip install -e .` (or your tool's equivalent)");
             }
         }
     }

@@ -736,7 +736,8 @@ fn doctor_checks_agents_credentials_tools_and_fails_only_on_what_breaks_runs() {
 /// it says what a Gemini CLI account can do, and that pawl does not drive the Antigravity CLI.
 /// `pawl doctor` looks a gate's program up where the checks will: the project's own environment
 /// (`node_modules/.bin`) counts, and a `python3 -m MOD` gate fails when that interpreter cannot
-/// import MOD — the PATH pawl was started with is not what the checks see.
+/// import MOD — the PATH pawl was started with is not what the checks see. The dry preflight
+/// starts each gate's program in a room: a `node_modules` git does not ignore is not taken.
 #[test]
 fn doctor_checks_the_gates_in_the_environment_the_checks_will_have() {
     let env = TestEnv::new();
@@ -753,6 +754,19 @@ fn doctor_checks_the_gates_in_the_environment_the_checks_will_have() {
     env.write("node_modules/.bin/localtool", "#!/bin/sh\nexit 0\n");
     let tool = env.root().join("node_modules/.bin/localtool");
     std::fs::set_permissions(&tool, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    // Not git-ignored, the room does not take it: the dry preflight in the room says so.
+    let r = env.pawl(&["doctor", "--json"]);
+    let test = doctor_check(&r.json(), "gate test");
+    assert_eq!(test["status"], "fail", "{test}");
+    assert!(
+        test["detail"]
+            .as_str()
+            .unwrap()
+            .contains("does not start in the room"),
+        "{test}"
+    );
+    let ignore = std::fs::read_to_string(env.root().join(".gitignore")).unwrap_or_default();
+    env.write(".gitignore", &format!("{ignore}node_modules/\n"));
     let r = env.pawl(&["doctor", "--json"]);
     let json = r.json();
     let check = |name: &str| doctor_check(&json, name);

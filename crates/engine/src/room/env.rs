@@ -22,8 +22,8 @@
 //!   on `PATH`, `VIRTUAL_ENV` names the room's virtualenv, and a virtualenv the seal's
 //!   environment had activated elsewhere is dropped from `PATH`.
 //!
-//! State: `env.json` in the room directory. Not here: rebuilding the environment with the
-//! project's install command when a dependency manifest changed (a follow-up).
+//! State: `env.json` in the room directory. Rebuilding the environment with the project's
+//! install command when a dependency manifest changed: [`super::setup`].
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;
@@ -91,6 +91,28 @@ pub struct EnvState {
     /// pawl took one.
     #[serde(default)]
     pub outside: Option<Manifest>,
+    /// The digest of the dependency manifests the room's environment matches
+    /// ([`super::setup::deps_digest`]); `None`: none was recorded (a room from before).
+    #[serde(default)]
+    pub deps: Option<String>,
+    /// The digest at the seal (the environment taken from the repository).
+    #[serde(default)]
+    pub seal_deps: Option<String>,
+    /// Environment directories the project's install command made (`[room] setup`), not taken
+    /// from the repository.
+    #[serde(default)]
+    pub built: Vec<String>,
+    /// The seal's directories as they were taken, kept in `env-seal/` once a rebuild replaced
+    /// them (put back for a tree with the seal's dependency manifests).
+    #[serde(default)]
+    pub seal_dirs: BTreeMap<String, TakenDir>,
+    /// The manifest of the room's environment after a rebuild (the seal's is `manifest`).
+    #[serde(default)]
+    pub room_manifest: Option<Manifest>,
+    /// The digest a setup last failed for: not run again for the same manifests (every
+    /// verification would pay for it), run again once they change.
+    #[serde(default)]
+    pub failed_deps: Option<String>,
 }
 
 /// How a directory came into the room this time.
@@ -181,9 +203,15 @@ impl Room {
         // Only what git ignores: anything else is in the tree, and the sync put it there.
         let ignored = repo.ignored(&present)?;
         let mut items = Vec::new();
+        let mut taken_any = false;
         for dir in &env.dirs {
             let item = if ignored.iter().any(|i| i == dir) {
+                taken_any = true;
+                state.built.retain(|b| b != dir);
                 self.take_dir(&root, dir, &mut state)?
+            } else if state.built.contains(dir) && is_real_dir(&self.tree_dir.join(dir)) {
+                // Made by the project's install command for a project without one of its own.
+                None
             } else if state.dirs.remove(dir).is_some() {
                 remove_any(&self.tree_dir.join(dir))?;
                 Some(TakeItem::removed(dir))
@@ -226,6 +254,26 @@ impl Room {
         let mut hashes = std::mem::take(&mut state.hashes);
         state.manifest = manifest_of(&self.tree_dir, &env.packages, &mut hashes);
         state.hashes = hashes;
+        // What the install command built is not the repository's: the live tree has none.
+        let built = state.built.clone();
+        state
+            .manifest
+            .trees
+            .retain(|t, _| !built.iter().any(|b| Path::new(t).starts_with(b)));
+        // The environment taken now is the seal's: its dependency manifests are the tree's.
+        if taken_any {
+            let deps = self
+                .held_tree()
+                .and_then(|t| self.deps_of_tree(repo, &t, env).ok());
+            state.deps.clone_from(&deps);
+            state.seal_deps = deps;
+            state.seal_dirs.clear();
+            state.room_manifest = None;
+            state.failed_deps = None;
+            remove_any(&self.dir.join("env-seal"))?;
+        } else {
+            state.seal_deps = None;
+        }
         // A seed the room no longer has is no longer recorded.
         state
             .seeds
@@ -437,7 +485,7 @@ impl Room {
         self.write_environment(&state)
     }
 
-    fn write_environment(&self, state: &EnvState) -> Result<(), RoomError> {
+    pub(super) fn write_environment(&self, state: &EnvState) -> Result<(), RoomError> {
         let path = self.env_path();
         let temp = self.dir.join("env.json.tmp");
         let text = serde_json::to_string(state).unwrap_or_default();
@@ -494,7 +542,7 @@ impl TakeItem {
     }
 }
 
-fn is_real_dir(p: &Path) -> bool {
+pub(super) fn is_real_dir(p: &Path) -> bool {
     fs::symlink_metadata(p).is_ok_and(|m| m.is_dir())
 }
 
@@ -524,7 +572,7 @@ fn walk(dir: &Path) -> io::Result<Vec<(PathBuf, fs::Metadata)>> {
 
 /// The stat fingerprint of a directory: every entry's path, type, size, mode, mtime, ctime and
 /// inode. Returns it with the number of files and their bytes.
-fn fingerprint(dir: &Path) -> io::Result<(String, u64, u64)> {
+pub(super) fn fingerprint(dir: &Path) -> io::Result<(String, u64, u64)> {
     let mut h = Sha256::new();
     let (mut files, mut bytes) = (0, 0);
     for (path, m) in walk(dir)? {
@@ -552,14 +600,14 @@ fn stat_key(m: &fs::Metadata) -> String {
     )
 }
 
-fn hex(bytes: &[u8]) -> String {
+pub(super) fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// Copies the tree at `from` to `to` (which must not exist): directories and their modes,
 /// symbolic links as they are, regular files reflinked or copied with their mode and mtime.
 /// Returns (files, bytes, files reflinked).
-fn copy_tree(from: &Path, to: &Path) -> Result<(u64, u64, u64), RoomError> {
+pub(super) fn copy_tree(from: &Path, to: &Path) -> Result<(u64, u64, u64), RoomError> {
     let (mut files, mut bytes, mut reflinked) = (0, 0, 0);
     fs::create_dir(to).map_err(io_err(to))?;
     let entries = walk(from).map_err(io_err(from))?;
@@ -602,6 +650,17 @@ fn copy_tree(from: &Path, to: &Path) -> Result<(u64, u64, u64), RoomError> {
             .map_err(io_err(&dst))?;
     }
     Ok((files, bytes, reflinked))
+}
+
+/// Whether the file system of `dir` (the room's) reflinks: a probe file is written, cloned
+/// and removed. (A reflink from the repository also needs both on the same file system.)
+pub fn reflinks_work(dir: &Path) -> bool {
+    let src = dir.join("reflink-probe.src");
+    let dst = dir.join("reflink-probe.dst");
+    let ok = fs::write(&src, b"pawl").is_ok() && reflink_copy::reflink(&src, &dst).is_ok();
+    let _ = fs::remove_file(&src);
+    let _ = fs::remove_file(&dst);
+    ok
 }
 
 /// The trees `patterns` (globs relative to `root`, `*` within one component) name under
@@ -822,6 +881,22 @@ pub fn outside_places(sealed: &BTreeMap<String, String>, repo_root: &Path) -> Ve
                 }
                 continue;
             }
+            Base::PathVenvs => sealed
+                .get("PATH")
+                .map(String::as_str)
+                .unwrap_or("")
+                .split(':')
+                .filter_map(|e| Path::new(e).parent())
+                .filter(|p| p.is_absolute() && p.join("pyvenv.cfg").is_file())
+                .map(Path::to_path_buf)
+                .collect(),
+            Base::DataHome => sealed
+                .get("XDG_DATA_HOME")
+                .map(PathBuf::from)
+                .filter(|p| p.is_absolute())
+                .or_else(|| home.as_ref().map(|h| h.join(".local/share")))
+                .into_iter()
+                .collect(),
             Base::NodePreloads => {
                 let options = sealed.get("NODE_OPTIONS").map(String::as_str).unwrap_or("");
                 for module in node_preloads(options) {

@@ -99,6 +99,7 @@ pub fn seal(input: SealInput<'_>) -> Result<Seal, StartError> {
         goal_names: pawl_core::envfail::goal_names(input.goal),
         network: input.network,
         runs: input.runs.max(1),
+        setup: String::new(),
     };
     seal.tools = crate::baseline::tools_of(&seal, None, &root);
     seal.git = seal

@@ -18,6 +18,7 @@ mod harness;
 mod proof;
 mod room;
 mod roomenv;
+mod roomsetup;
 mod runs;
 mod start;
 mod tamper;
@@ -47,6 +48,7 @@ fn main() -> std::process::ExitCode {
         .chain(proof::TESTS)
         .chain(room::TESTS)
         .chain(roomenv::TESTS)
+        .chain(roomsetup::TESTS)
         .chain(start::TESTS)
         .chain(tamper::TESTS)
         .filter(|(name, _)| filter.is_empty() || filter.iter().any(|f| name.contains(f.as_str())))

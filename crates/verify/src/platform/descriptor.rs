@@ -78,6 +78,24 @@ pub struct Environment {
     /// Dependency manifests: a change in one explains a change in the packages.
     #[serde(default)]
     pub manifests: Vec<String>,
+    /// The project's install command, detected (`[room] setup` unset): the first row whose
+    /// `file` is in the tree and whose `needs` (any of them) the room's environment has.
+    #[serde(default)]
+    pub setup: Vec<SetupRule>,
+}
+
+/// One way a platform installs a project's dependencies (`[[environment.setup]]`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SetupRule {
+    /// A root file (glob) that says the project installs this way (`pnpm-lock.yaml`).
+    pub file: String,
+    /// Environment directories of which one must exist before the command runs (a `pip` into a
+    /// virtualenv: without one it would install into the machine's python); empty: none.
+    #[serde(default)]
+    pub needs: Vec<String>,
+    /// The command, run at the project's root in the room.
+    pub command: String,
 }
 
 impl Environment {
@@ -97,6 +115,24 @@ impl Environment {
                 }
             }
         }
+        for rule in &other.setup {
+            if !self.setup.contains(rule) {
+                self.setup.push(rule.clone());
+            }
+        }
+    }
+
+    /// The install command detected for a project: the first [`SetupRule`] whose `file`
+    /// matches one of `files` (root-relative) and whose `needs` one of `has` holds.
+    pub fn detect_setup(&self, files: &[String], has: &dyn Fn(&str) -> bool) -> Option<&str> {
+        self.setup
+            .iter()
+            .find(|r| {
+                let m = compile_glob(&r.file).ok();
+                m.is_some_and(|m| files.iter().any(|f| m.is_match(f)))
+                    && (r.needs.is_empty() || r.needs.iter().any(|n| has(n)))
+            })
+            .map(|r| r.command.as_str())
     }
 
     /// Whether a root-relative path is one of the dependency manifests.
@@ -392,6 +428,15 @@ fn validate(d: &Descriptor) -> Result<(), (String, String)> {
             compile_glob(p).map_err(|e| (format!("environment.{label}[{i}]"), e))?;
         }
     }
+    for (i, r) in env.setup.iter().enumerate() {
+        compile_glob(&r.file).map_err(|e| (format!("environment.setup[{i}].file"), e))?;
+        if r.command.trim().is_empty() {
+            return Err((
+                format!("environment.setup[{i}].command"),
+                "an install command cannot be empty".into(),
+            ));
+        }
+    }
     if let Some(t) = &d.quality.coverage_min {
         for (size, v) in t.iter() {
             if !(0.0..=100.0).contains(&v) {
@@ -598,6 +643,42 @@ mod tests {
         assert!(env.is_manifest("requirements-dev.txt"));
         assert!(env.is_manifest("Cargo.lock"));
         assert!(!env.is_manifest("src/lib.rs"));
+        // The install command follows the lockfile; a pip needs a virtualenv to install into.
+        let files = |fs: &[&str]| fs.iter().map(|f| (*f).to_owned()).collect::<Vec<_>>();
+        let venv = |d: &str| d == ".venv";
+        let none = |_: &str| false;
+        let detect = |fs: &[&str], has: &dyn Fn(&str) -> bool| {
+            env.detect_setup(&files(fs), has).map(str::to_owned)
+        };
+        assert_eq!(
+            detect(&["package.json", "pnpm-lock.yaml"], &none).as_deref(),
+            Some("pnpm install --frozen-lockfile")
+        );
+        assert_eq!(
+            detect(&["package.json", "package-lock.json"], &none).as_deref(),
+            Some("npm ci")
+        );
+        assert_eq!(
+            detect(&["pyproject.toml", "uv.lock"], &none).as_deref(),
+            Some("uv sync --frozen")
+        );
+        assert_eq!(
+            detect(&["requirements.txt"], &venv).as_deref(),
+            Some("python -m pip install -r requirements.txt")
+        );
+        assert_eq!(detect(&["requirements.txt"], &none), None);
+        assert_eq!(
+            detect(&["pyproject.toml"], &venv).as_deref(),
+            Some("python -m pip install -e .")
+        );
+        assert_eq!(
+            detect(&["Cargo.lock"], &none).as_deref(),
+            Some("cargo fetch")
+        );
+        assert_eq!(
+            detect(&["go.mod"], &none).as_deref(),
+            Some("go mod download")
+        );
     }
 
     #[test]
