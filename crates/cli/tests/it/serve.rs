@@ -890,12 +890,13 @@ fn a_run_started_from_the_dashboard_outlives_the_daemon_and_is_resumed_from_the_
     // gate (the tests' own default switches it off): the run started from the dashboard gets
     // that environment, not the daemon's.
     let root = env.root().canonicalize().unwrap();
+    let d = Daemon::start(&env);
+    // (With a daemon running, `--add` only registers and records.)
     let added = env.pawl_env(
         &["serve", "--add", root.to_str().unwrap()],
         &[("PAWL_PIPELINE_SPEC_GATE", "true")],
     );
     assert_eq!(added.code, 0, "{}", added.stderr);
-    let d = Daemon::start(&env);
     let (cookie, csrf) = dashboard_session(&env, &d);
     let origin = d.url().to_string();
     let session = [
@@ -1002,12 +1003,12 @@ fn the_dashboard_starts_a_run_and_answers_its_question_in_a_real_browser() {
         crate::headless::config_with("", NO_BREAKERS, "", agent, "test -f done.txt")
     ));
     let root = env.root().canonicalize().unwrap();
+    let d = Daemon::start(&env);
     let added = env.pawl_env(
         &["serve", "--add", root.to_str().unwrap()],
         &[("PAWL_PIPELINE_SPEC_GATE", "true"), ("SOME_API_KEY", "s3cret")],
     );
     assert_eq!(added.code, 0, "{}", added.stderr);
-    let d = Daemon::start(&env);
     let b = Browser::start(&chromium, &driver);
     let link = env.ok(&["dashboard", "--json"]).json()["dashboard"]
         .as_str()
