@@ -258,9 +258,13 @@ fn reason(status: u16) -> &'static str {
         503 => "This daemon starts no runs",
         400 => "Bad request",
         404 => "No such run",
-        409 => "Stale version (the body has the run's current state), or a question answered already",
+        409 => {
+            "Stale version (the body has the run's current state), or a question answered already"
+        }
         415 => "The body is not JSON",
-        422 => "Refused by the run's rules (or, starting a run: a repository not in the served set, or without a recorded environment)",
+        422 => {
+            "Refused by the run's rules (or, starting a run: a repository not in the served set, or without a recorded environment)"
+        }
         428 => "If-Match is missing",
         _ => "Error",
     }

@@ -152,10 +152,7 @@ pub fn argv(body: &StartBody) -> Result<Vec<String>, ApiError> {
         }
     }
     if body.checks.len() > MAX_CHECKS {
-        return Err(bad(
-            "bad_request",
-            format!("checks: at most {MAX_CHECKS}"),
-        ));
+        return Err(bad("bad_request", format!("checks: at most {MAX_CHECKS}")));
     }
     for (i, c) in body.checks.iter().enumerate() {
         let c = c.trim();
@@ -299,10 +296,12 @@ pub async fn start_run(
     let log = dir.join(format!("{handle}.log"));
     let at_ms = jiff::Timestamp::now().as_millisecond();
     let mut cmd = pawl_process::Command::new(&program);
-    cmd.args(&args)
-        .current_dir(&repo.root)
-        .env_clear()
-        .envs(recorded.vars.iter().map(|(k, v)| (OsString::from(k), OsString::from(v))));
+    cmd.args(&args).current_dir(&repo.root).env_clear().envs(
+        recorded
+            .vars
+            .iter()
+            .map(|(k, v)| (OsString::from(k), OsString::from(v))),
+    );
     let mut child = cmd
         .spawn_detached(&log)
         .map_err(|e| ApiError::internal(format!("cannot start {}: {e}", program.display())))?;
@@ -313,10 +312,7 @@ pub async fn start_run(
     let _ = std::thread::Builder::new()
         .name(format!("pawl-start-{pid}"))
         .spawn(move || {
-            let code = child
-                .wait()
-                .map(|s| s.code().unwrap_or(-1))
-                .unwrap_or(-1);
+            let code = child.wait().map(|s| s.code().unwrap_or(-1)).unwrap_or(-1);
             if let Ok(mut e) = reaped.lock() {
                 *e = Some(code);
             }
@@ -336,7 +332,10 @@ pub async fn start_run(
     let shown: BTreeMap<&str, Value> = [
         ("start", json!(handle)),
         ("status", json!("starting")),
-        ("repo", json!({"id": repo.id, "name": repo.name(), "root": repo.root.display().to_string()})),
+        (
+            "repo",
+            json!({"id": repo.id, "name": repo.name(), "root": repo.root.display().to_string()}),
+        ),
         ("pid", json!(pid)),
         ("argv", json!(args)),
         ("next", json!(format!("/api/v1/starts/{handle}"))),
@@ -553,14 +552,20 @@ mod tests {
         let shared = Repo::new(PathBuf::from("postgres://u@h/db"));
         let repos = vec![repo.clone(), gone.clone(), shared.clone()];
         assert_eq!(served(&repos, &repo.id).unwrap(), repo);
-        assert_eq!(served(&repos, &dir.path().display().to_string()).unwrap(), repo);
+        assert_eq!(
+            served(&repos, &dir.path().display().to_string()).unwrap(),
+            repo
+        );
         for (want, says) in [
             ("/etc", "not in the served set"),
             (shared.id.as_str(), "shared store"),
             (gone.id.as_str(), "no longer a directory"),
         ] {
             let e = served(&repos, want).expect_err(want);
-            assert_eq!((e.status, e.code), (StatusCode::UNPROCESSABLE_ENTITY, "repo_not_served"));
+            assert_eq!(
+                (e.status, e.code),
+                (StatusCode::UNPROCESSABLE_ENTITY, "repo_not_served")
+            );
             assert!(e.message.contains(says), "{want}: {}", e.message);
         }
     }

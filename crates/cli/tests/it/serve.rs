@@ -847,7 +847,11 @@ fn dashboard_session(env: &TestEnv, d: &Daemon) -> (String, String) {
     let (host, path) = rest.split_at(rest.find('/').unwrap());
     assert_eq!(format!("http://{host}"), d.url());
     let mut s = TcpStream::connect(host).unwrap();
-    write!(s, "GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n").unwrap();
+    write!(
+        s,
+        "GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
     let mut head = String::new();
     s.read_to_string(&mut head).unwrap();
     let header = |name: &str| {
@@ -860,7 +864,11 @@ fn dashboard_session(env: &TestEnv, d: &Daemon) -> (String, String) {
             .unwrap_or_else(|| panic!("no {name} in {head}"))
     };
     let cookie = header("set-cookie").split(';').next().unwrap().to_string();
-    let csrf = header("location").split_once("#csrf=").unwrap().1.to_string();
+    let csrf = header("location")
+        .split_once("#csrf=")
+        .unwrap()
+        .1
+        .to_string();
     (cookie, csrf)
 }
 
@@ -906,10 +914,19 @@ fn a_run_started_from_the_dashboard_outlives_the_daemon_and_is_resumed_from_the_
     ];
     let body = json!({"repo": root, "goal": "make it better", "limits": {"max_iterations": 1},
         "checks": ["test -f done.txt"], "checks_confirmed": true});
-    let (status, started) = http("POST", &format!("{}/api/v1/runs", d.url()), &session, Some(&body));
+    let (status, started) = http(
+        "POST",
+        &format!("{}/api/v1/runs", d.url()),
+        &session,
+        Some(&body),
+    );
     assert_eq!(status, 202, "{started}");
     let driver = started["pid"].as_u64().unwrap();
-    let start = format!("{}/api/v1/starts/{}", d.url(), started["start"].as_str().unwrap());
+    let start = format!(
+        "{}/api/v1/starts/{}",
+        d.url(),
+        started["start"].as_str().unwrap()
+    );
     let mut id = String::new();
     wait_for("the run to exist", || {
         let (_, s) = http("GET", &start, &session, None);
@@ -947,7 +964,12 @@ fn a_run_started_from_the_dashboard_outlives_the_daemon_and_is_resumed_from_the_
         for q in run["questions"].as_array().into_iter().flatten() {
             if q["answer"].is_null() {
                 let url = format!("{}/questions/{}", run_url(&d), q["id"]);
-                let (s, a) = http("POST", &url, &session, Some(&json!({"answer": "the README, one more line"})));
+                let (s, a) = http(
+                    "POST",
+                    &url,
+                    &session,
+                    Some(&json!({"answer": "the README, one more line"})),
+                );
                 assert!(s == 200 || s == 409, "{a}");
                 answered += usize::from(s == 200);
             }
@@ -959,20 +981,33 @@ fn a_run_started_from_the_dashboard_outlives_the_daemon_and_is_resumed_from_the_
         env.count("SELECT COUNT(*) FROM questions WHERE answered_by = 'dashboard' AND assumed = 0"),
         i64::try_from(answered).unwrap()
     );
-    assert_eq!(env.count("SELECT COUNT(*) FROM questions WHERE answered_by <> 'dashboard'"), 0);
+    assert_eq!(
+        env.count("SELECT COUNT(*) FROM questions WHERE answered_by <> 'dashboard'"),
+        0
+    );
     // Driven once: by the driver the first daemon started, never taken over.
-    assert_eq!(env.count("SELECT COUNT(*) FROM events WHERE kind = 'lease_takeover'"), 0);
+    assert_eq!(
+        env.count("SELECT COUNT(*) FROM events WHERE kind = 'lease_takeover'"),
+        0
+    );
     let (_, run) = http("GET", &run_url(&d), &session, None);
     assert_eq!(run["stop_reason"], "max_iterations", "{run}");
     assert_eq!(run["exit_code"], 3, "{run}");
     let report = env.ok(&["report", &id, "--json"]).json();
-    assert_eq!((report["stop_reason"].as_str(), report["exit_code"].as_i64()), (Some("max_iterations"), Some(3)));
+    assert_eq!(
+        (report["stop_reason"].as_str(), report["exit_code"].as_i64()),
+        (Some("max_iterations"), Some(3))
+    );
 
     // The CLI resumes it as any run of its own, and it ships.
     let resumed = env.pawl(&["resume", &id, "--add-iterations", "1"]);
     assert_eq!(resumed.code, 0, "{}{}", resumed.stdout, resumed.stderr);
     let (_, run) = http("GET", &run_url(&d), &session, None);
-    assert_eq!((run["verdict"].as_str(), run["exit_code"].as_i64()), (Some("SHIP"), Some(0)), "{run}");
+    assert_eq!(
+        (run["verdict"].as_str(), run["exit_code"].as_i64()),
+        (Some("SHIP"), Some(0)),
+        "{run}"
+    );
     let report = env.ok(&["report", &id, "--json"]).json();
     assert_eq!(report["exit_code"], 0, "{report}");
     assert!(env.root().join("done.txt").exists());
@@ -1006,7 +1041,10 @@ fn the_dashboard_starts_a_run_and_answers_its_question_in_a_real_browser() {
     let d = Daemon::start(&env);
     let added = env.pawl_env(
         &["serve", "--add", root.to_str().unwrap()],
-        &[("PAWL_PIPELINE_SPEC_GATE", "true"), ("SOME_API_KEY", "s3cret")],
+        &[
+            ("PAWL_PIPELINE_SPEC_GATE", "true"),
+            ("SOME_API_KEY", "s3cret"),
+        ],
     );
     assert_eq!(added.code, 0, "{}", added.stderr);
     let b = Browser::start(&chromium, &driver);
@@ -1017,9 +1055,14 @@ fn the_dashboard_starts_a_run_and_answers_its_question_in_a_real_browser() {
     b.go(&link);
     wait_for_page(&b, "the start form", || b.count("#start > summary") == 1);
     b.click("#start > summary");
-    wait_for_page(&b, "the recorded environment", || b.count("#start-env") == 1);
+    wait_for_page(&b, "the recorded environment", || {
+        b.count("#start-env") == 1
+    });
     let shown = b.text("#start-env");
-    assert!(shown.contains("PAWL_PIPELINE_SPEC_GATE") && shown.contains("SOME_API_KEY"), "{shown}");
+    assert!(
+        shown.contains("PAWL_PIPELINE_SPEC_GATE") && shown.contains("SOME_API_KEY"),
+        "{shown}"
+    );
     assert!(!shown.contains("s3cret"), "a secret value shown: {shown}");
     b.script(
         "document.querySelector('#start-goal').value = 'make it better';\
@@ -1028,13 +1071,20 @@ fn the_dashboard_starts_a_run_and_answers_its_question_in_a_real_browser() {
     );
     b.click("#btn-start");
     // The checks are shown, exactly, before anything is sent.
-    wait_for_page(&b, "the checks to confirm", || b.count("#start-confirm-checks li") == 1);
+    wait_for_page(&b, "the checks to confirm", || {
+        b.count("#start-confirm-checks li") == 1
+    });
     assert_eq!(b.text("#start-confirm-checks li"), "test -f done.txt");
-    assert_eq!(env.count("SELECT COUNT(*) FROM runs"), 0, "started before confirming");
+    assert_eq!(
+        env.count("SELECT COUNT(*) FROM runs"),
+        0,
+        "started before confirming"
+    );
     b.screenshot("start-confirm");
     b.click("#btn-start-confirm");
     wait_for_page(&b, "the run page with its question", || {
-        b.script("return location.pathname") == "/run" && b.count("#questions .question[data-q]") >= 1
+        b.script("return location.pathname") == "/run"
+            && b.count("#questions .question[data-q]") >= 1
     });
     b.screenshot("start-question");
     // Each question the run asks is answered on its page, until it ends.
@@ -1043,9 +1093,14 @@ fn the_dashboard_starts_a_run_and_answers_its_question_in_a_real_browser() {
             b.click("#questions button[id^='btn-q-rec-']");
             std::thread::sleep(Duration::from_millis(300));
         }
-        b.script("const e = document.querySelector('#run-status'); return e ? e.dataset.status : ''") == "done"
+        b.script(
+            "const e = document.querySelector('#run-status'); return e ? e.dataset.status : ''",
+        ) == "done"
     });
-    assert_eq!(env.count("SELECT COUNT(*) FROM questions WHERE answered_by <> 'dashboard'"), 0);
+    assert_eq!(
+        env.count("SELECT COUNT(*) FROM questions WHERE answered_by <> 'dashboard'"),
+        0
+    );
     assert!(env.count("SELECT COUNT(*) FROM questions") >= 1);
     let id = env.strings("SELECT id FROM runs")[0].clone();
     let report = env.ok(&["report", &id, "--json"]).json();

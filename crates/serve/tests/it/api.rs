@@ -257,7 +257,9 @@ fn the_openapi_document_describes_every_route() {
             if path.ends_with("/stream") {
                 continue;
             }
-            let p = path.replace("{id}", "no-such-run").replace("{question}", "1");
+            let p = path
+                .replace("{id}", "no-such-run")
+                .replace("{question}", "1");
             let r = if method == "get" {
                 d.get(&p)
             } else {

@@ -69,65 +69,152 @@ fn starting_a_run_is_refused_to_the_token_a_missing_key_another_origin_and_a_str
     let bearer = format!("Bearer {}", d.token);
 
     // The API token, right as it is, starts nothing: the browser's session only.
-    let r = d.send("POST", "/api/v1/runs", &[("Authorization", &bearer), json], Some(&body));
-    assert_eq!((r.status, r.json()["error"].as_str()), (403, Some("session_required")), "{}", r.body);
+    let r = d.send(
+        "POST",
+        "/api/v1/runs",
+        &[("Authorization", &bearer), json],
+        Some(&body),
+    );
+    assert_eq!(
+        (r.status, r.json()["error"].as_str()),
+        (403, Some("session_required")),
+        "{}",
+        r.body
+    );
     // The token from another site's page.
     let r = d.send(
         "POST",
         "/api/v1/runs",
-        &[("Authorization", &bearer), ("Origin", "http://evil.example"), json],
+        &[
+            ("Authorization", &bearer),
+            ("Origin", "http://evil.example"),
+            json,
+        ],
         Some(&body),
     );
-    assert_eq!((r.status, r.json()["error"].as_str()), (403, Some("origin_refused")), "{}", r.body);
+    assert_eq!(
+        (r.status, r.json()["error"].as_str()),
+        (403, Some("origin_refused")),
+        "{}",
+        r.body
+    );
     // The session's cookie without its CSRF key (a form on another page, a stolen cookie).
-    let r = d.send("POST", "/api/v1/runs", &[("Cookie", &cookie), json], Some(&body));
-    assert_eq!((r.status, r.json()["error"].as_str()), (403, Some("csrf_refused")), "{}", r.body);
+    let r = d.send(
+        "POST",
+        "/api/v1/runs",
+        &[("Cookie", &cookie), json],
+        Some(&body),
+    );
+    assert_eq!(
+        (r.status, r.json()["error"].as_str()),
+        (403, Some("csrf_refused")),
+        "{}",
+        r.body
+    );
     let r = d.send(
         "POST",
         &format!("/api/v1/runs?csrf={csrf}"),
         &[("Cookie", &cookie), json],
         Some(&body),
     );
-    assert_eq!(r.status, 403, "the key in the query is for streams: {}", r.body);
+    assert_eq!(
+        r.status, 403,
+        "the key in the query is for streams: {}",
+        r.body
+    );
     // The whole session from another origin.
-    let session = [("Cookie", cookie.as_str()), ("X-Pawl-Csrf", csrf.as_str()), json];
+    let session = [
+        ("Cookie", cookie.as_str()),
+        ("X-Pawl-Csrf", csrf.as_str()),
+        json,
+    ];
     let mut cross = session.to_vec();
     cross.push(("Origin", "http://127.0.0.1:1"));
     let r = d.send("POST", "/api/v1/runs", &cross, Some(&body));
-    assert_eq!((r.status, r.json()["error"].as_str()), (403, Some("origin_refused")), "{}", r.body);
+    assert_eq!(
+        (r.status, r.json()["error"].as_str()),
+        (403, Some("origin_refused")),
+        "{}",
+        r.body
+    );
     // A repository outside the served set, by path or id.
     for stranger in ["/etc", "0123456789ab"] {
         let b = format!(r#"{{"repo": "{stranger}", "goal": "make done.txt"}}"#);
         let r = d.send("POST", "/api/v1/runs", &session, Some(&b));
         assert_eq!(r.status, 422, "{}", r.body);
         assert_eq!(r.json()["error"], "repo_not_served");
-        assert!(r.json()["message"].as_str().unwrap().contains("not in the served set"), "{}", r.body);
+        assert!(
+            r.json()["message"]
+                .as_str()
+                .unwrap()
+                .contains("not in the served set"),
+            "{}",
+            r.body
+        );
     }
     // Bodies of the wrong shape: 400, naming the field.
     for (bad, field) in [
         (r#"{"repo": 3, "goal": "g"}"#.to_string(), "repo"),
         (r#"{"repo": "r"}"#.to_string(), "goal"),
-        (format!(r#"{{"repo": "{}", "goal": "g", "shell": "rm -rf /"}}"#, repo_id(&d)), "shell"),
-        (format!(r#"{{"repo": "{}", "goal": "g", "limits": {{"max_iterations": -1}}}}"#, repo_id(&d)), "max_iterations"),
-        (format!(r#"{{"repo": "{}", "goal": "g", "mode": "fast"}}"#, repo_id(&d)), "mode"),
-        (format!(r#"{{"repo": "{}", "goal": "   "}}"#, repo_id(&d)), "goal"),
-        (format!(r#"{{"repo": "{}", "goal": "g", "checks": ["make test"]}}"#, repo_id(&d)), "checks_confirmed"),
+        (
+            format!(
+                r#"{{"repo": "{}", "goal": "g", "shell": "rm -rf /"}}"#,
+                repo_id(&d)
+            ),
+            "shell",
+        ),
+        (
+            format!(
+                r#"{{"repo": "{}", "goal": "g", "limits": {{"max_iterations": -1}}}}"#,
+                repo_id(&d)
+            ),
+            "max_iterations",
+        ),
+        (
+            format!(
+                r#"{{"repo": "{}", "goal": "g", "mode": "fast"}}"#,
+                repo_id(&d)
+            ),
+            "mode",
+        ),
+        (
+            format!(r#"{{"repo": "{}", "goal": "   "}}"#, repo_id(&d)),
+            "goal",
+        ),
+        (
+            format!(
+                r#"{{"repo": "{}", "goal": "g", "checks": ["make test"]}}"#,
+                repo_id(&d)
+            ),
+            "checks_confirmed",
+        ),
         ("{not json".to_string(), ""),
     ] {
         let r = d.send("POST", "/api/v1/runs", &session, Some(&bad));
         assert_eq!(r.status, 400, "{bad}: {}", r.body);
-        assert!(r.json()["message"].as_str().unwrap().contains(field), "{bad}: {}", r.body);
+        assert!(
+            r.json()["message"].as_str().unwrap().contains(field),
+            "{bad}: {}",
+            r.body
+        );
     }
     let r = d.send(
         "POST",
         "/api/v1/runs",
-        &[("Cookie", cookie.as_str()), ("X-Pawl-Csrf", csrf.as_str()), ("Content-Type", "text/plain")],
+        &[
+            ("Cookie", cookie.as_str()),
+            ("X-Pawl-Csrf", csrf.as_str()),
+            ("Content-Type", "text/plain"),
+        ],
         Some(&body),
     );
     assert_eq!(r.status, 415, "{}", r.body);
     // Nothing was started by any of them.
     std::thread::sleep(std::time::Duration::from_millis(300));
-    assert!(!marks.join("argv").exists(), "a refused request started pawl");
+    assert!(
+        !marks.join("argv").exists(),
+        "a refused request started pawl"
+    );
 
     // The page itself: started, detached, in the repository, with the environment the
     // repository joined with — never the daemon's own.
@@ -165,7 +252,10 @@ fn starting_a_run_is_refused_to_the_token_a_missing_key_another_origin_and_a_str
         !env.contains("CARGO_MANIFEST_DIR"),
         "the daemon's own environment reached the run: {env}"
     );
-    assert!(marks.join("session").exists(), "the driver leads a session of its own");
+    assert!(
+        marks.join("session").exists(),
+        "the driver leads a session of its own"
+    );
     let s = d.get(&format!("/api/v1/starts/{handle}")).json();
     assert_eq!(s["status"], "starting", "{s}");
     // It ends without making a run: failed, with its exit code and what it said.
@@ -181,10 +271,21 @@ fn starting_a_run_is_refused_to_the_token_a_missing_key_another_origin_and_a_str
 
     // The form shows the recorded environment: every name, the values of the harmless ones.
     let repos = d.get("/api/v1/repos").json();
-    let vars = repos["repos"][0]["environment"]["vars"].as_array().unwrap().clone();
-    let value = |name: &str| vars.iter().find(|v| v["name"] == name).map(|v| v["value"].clone());
+    let vars = repos["repos"][0]["environment"]["vars"]
+        .as_array()
+        .unwrap()
+        .clone();
+    let value = |name: &str| {
+        vars.iter()
+            .find(|v| v["name"] == name)
+            .map(|v| v["value"].clone())
+    };
     assert_eq!(value("PATH"), Some(serde_json::json!("/usr/bin:/bin")));
-    assert_eq!(value("SECRET_TOKEN"), Some(serde_json::Value::Null), "{repos}");
+    assert_eq!(
+        value("SECRET_TOKEN"),
+        Some(serde_json::Value::Null),
+        "{repos}"
+    );
     assert!(!repos.to_string().contains("s3cret"));
 }
 
@@ -210,17 +311,35 @@ fn a_start_is_followed_to_its_run_and_a_repository_without_an_environment_is_ref
     wait_for("the run", || {
         d.get(&format!("/api/v1/starts/{handle}")).json()["status"] == "started"
     });
-    assert_eq!(d.get(&format!("/api/v1/starts/{handle}")).json()["run"], run.id.as_str());
+    assert_eq!(
+        d.get(&format!("/api/v1/starts/{handle}")).json()["run"],
+        run.id.as_str()
+    );
     std::fs::write(marks.join("go"), "").unwrap();
 
     // A repository that joined before environments were recorded.
     let other = tempfile::tempdir().unwrap();
     drop(support::make_repo(other.path()));
     pawl_serve::registry::register(d.state.path(), other.path()).unwrap();
-    let b = format!(r#"{{"repo": "{}", "goal": "g"}}"#, other.path().canonicalize().unwrap().display());
+    let b = format!(
+        r#"{{"repo": "{}", "goal": "g"}}"#,
+        other.path().canonicalize().unwrap().display()
+    );
     let r = d.send("POST", "/api/v1/runs", &session, Some(&b));
-    assert_eq!((r.status, r.json()["error"].as_str()), (422, Some("no_environment")), "{}", r.body);
-    assert!(r.json()["message"].as_str().unwrap().contains("pawl serve --add"), "{}", r.body);
+    assert_eq!(
+        (r.status, r.json()["error"].as_str()),
+        (422, Some("no_environment")),
+        "{}",
+        r.body
+    );
+    assert!(
+        r.json()["message"]
+            .as_str()
+            .unwrap()
+            .contains("pawl serve --add"),
+        "{}",
+        r.body
+    );
 }
 
 #[test]
@@ -239,7 +358,11 @@ fn a_question_the_run_waits_on_is_answered_once_from_the_dashboard() {
     assert_eq!(r.status, 200, "{}", r.body);
     let kept = store.question(&run.id, q).unwrap();
     assert_eq!(
-        (kept.answer.as_deref(), kept.assumed, kept.answered_by.as_deref()),
+        (
+            kept.answer.as_deref(),
+            kept.assumed,
+            kept.answered_by.as_deref()
+        ),
         (Some("hello.txt"), false, Some("dashboard"))
     );
     assert!(store.pending_questions(&run.id).unwrap().is_empty());
@@ -247,7 +370,10 @@ fn a_question_the_run_waits_on_is_answered_once_from_the_dashboard() {
     let r = d.post(&path, None, Some(r#"{"answer": "other.txt"}"#));
     assert_eq!(r.status, 409, "{}", r.body);
     assert_eq!(r.json()["question"]["answer"], "hello.txt");
-    assert_eq!(store.question(&run.id, q).unwrap().answer.as_deref(), Some("hello.txt"));
+    assert_eq!(
+        store.question(&run.id, q).unwrap().answer.as_deref(),
+        Some("hello.txt")
+    );
     let origin = store
         .run_events_after(&run.id, 0, 1000)
         .unwrap()
@@ -256,8 +382,16 @@ fn a_question_the_run_waits_on_is_answered_once_from_the_dashboard() {
         .unwrap();
     assert_eq!(origin.data["origin"], "dashboard", "{:?}", origin.data);
     for (p, body, status) in [
-        (format!("/api/v1/runs/{}/questions/x", run.id), r#"{"answer": "a"}"#, 400),
-        (format!("/api/v1/runs/{}/questions/99", run.id), r#"{"answer": "a"}"#, 404),
+        (
+            format!("/api/v1/runs/{}/questions/x", run.id),
+            r#"{"answer": "a"}"#,
+            400,
+        ),
+        (
+            format!("/api/v1/runs/{}/questions/99", run.id),
+            r#"{"answer": "a"}"#,
+            404,
+        ),
         (path.clone(), r#"{"answer": "  "}"#, 400),
         (path.clone(), r#"{"reply": "a"}"#, 422),
     ] {
