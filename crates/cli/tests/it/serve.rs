@@ -1064,6 +1064,13 @@ fn the_dashboard_starts_a_run_and_answers_its_question_in_a_real_browser() {
         "{shown}"
     );
     assert!(!shown.contains("s3cret"), "a secret value shown: {shown}");
+    // On a phone the form, its environment open, fits the screen's width.
+    b.resize(390, 844);
+    b.click("#start-env > summary");
+    let fits = b.script("return document.documentElement.scrollWidth <= window.innerWidth + 1");
+    assert_eq!(fits, true, "the start form fits a phone's width");
+    b.screenshot("start-phone");
+    b.resize(1280, 1000);
     b.script(
         "document.querySelector('#start-goal').value = 'make it better';\
          document.querySelector('#start-checks').value = 'test -f done.txt';\
