@@ -12,7 +12,6 @@
 //!
 //! Not here: the checks in front of the route (`auth.rs`), answering questions (`api.rs`).
 
-use std::collections::{BTreeMap, HashMap};
 use std::ffi::OsString;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -329,19 +328,14 @@ pub async fn start_run(
             run: None,
         },
     );
-    let shown: BTreeMap<&str, Value> = [
-        ("start", json!(handle)),
-        ("status", json!("starting")),
-        (
-            "repo",
-            json!({"id": repo.id, "name": repo.name(), "root": repo.root.display().to_string()}),
-        ),
-        ("pid", json!(pid)),
-        ("argv", json!(args)),
-        ("next", json!(format!("/api/v1/starts/{handle}"))),
-    ]
-    .into_iter()
-    .collect();
+    let shown = json!({
+        "start": handle,
+        "status": "starting",
+        "repo": {"id": repo.id, "name": repo.name(), "root": repo.root.display().to_string()},
+        "pid": pid,
+        "argv": args,
+        "next": format!("/api/v1/starts/{handle}"),
+    });
     Ok((StatusCode::ACCEPTED, Json(shown)).into_response())
 }
 
@@ -421,28 +415,14 @@ fn tail(path: &std::path::Path, n: usize) -> Vec<String> {
 /// ones only.
 pub fn environment_json(state_dir: &std::path::Path, repo: &Repo) -> Value {
     match registry::recorded_environment(state_dir, &repo.id) {
-        Ok(Some(rec)) => {
-            let vars: HashMap<&str, Value> = rec
-                .vars
-                .iter()
-                .map(|(k, v)| {
-                    (
-                        k.as_str(),
-                        if registry::value_shown(k) {
-                            json!(v)
-                        } else {
-                            Value::Null
-                        },
-                    )
-                })
-                .collect();
-            let mut names: Vec<&&str> = vars.keys().collect();
-            names.sort();
-            json!({
-                "recorded_at": rec.recorded_at,
-                "vars": names.iter().map(|k| json!({"name": k, "value": vars[**k]})).collect::<Vec<_>>(),
-            })
-        }
+        // Sorted by name (a BTreeMap).
+        Ok(Some(rec)) => json!({
+            "recorded_at": rec.recorded_at,
+            "vars": rec.vars.iter().map(|(k, v)| json!({
+                "name": k,
+                "value": registry::value_shown(k).then_some(v),
+            })).collect::<Vec<_>>(),
+        }),
         _ => Value::Null,
     }
 }
