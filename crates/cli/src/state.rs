@@ -31,6 +31,9 @@ pub fn make_state_dir(
     // registry that cannot be written costs the dashboard this repository, never the command.
     if let Some(user) = user_state_dir() {
         let _ = pawl_serve::registry::register(&user, &ctx.root);
+        // The environment a run started from the dashboard gets: the one the repository
+        // joined with (kept; `pawl serve --add` records it again).
+        let _ = record_environment(&user, &ctx.root, false);
     }
     for sub in ["logs", "reports"] {
         let d = state.join(sub);
@@ -46,6 +49,21 @@ pub fn make_state_dir(
         write_atomic(&inner, STATE_IGNORE)?;
     }
     Ok(())
+}
+
+/// Records this process's environment as the one runs started from the dashboard in `repo`
+/// get (`pawl_serve::registry::record_environment`): when none is recorded yet, or always with
+/// `replace`.
+pub fn record_environment(user_state: &Path, repo: &Path, replace: bool) -> CliResult {
+    pawl_serve::registry::record_environment(
+        user_state,
+        repo,
+        std::env::vars_os(),
+        jiff::Timestamp::now().as_millisecond(),
+        replace,
+    )
+    .map(|_| ())
+    .map_err(|e| CliError::Failed(e.to_string()))
 }
 
 /// Creates `.pawl/` with its database and git-ignores it ([`make_state_dir`], `.pawl/` in

@@ -297,6 +297,42 @@ impl Command {
         self.spawn()?.wait()
     }
 
+    /// Starts the child **detached**: a session of its own (no group or terminal of pawl's),
+    /// stdin `/dev/null`, stdout and stderr appended to `log` (created 0600), no parent-death
+    /// signal, no supervisor and no time limits — it outlives the process that started it (the
+    /// daemon starting a run's driver). The caller reaps it with [`std::process::Child::wait`]
+    /// while it lives; the environment, working directory and program are this command's.
+    /// Not for a contained command.
+    pub fn spawn_detached(&self, log: &Path) -> Result<std::process::Child, Error> {
+        use std::os::unix::fs::OpenOptionsExt as _;
+        let program = self.program.to_string_lossy().into_owned();
+        let out = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .mode(0o600)
+            .open(log)
+            .map_err(|source| Error::Log {
+                path: log.to_path_buf(),
+                source,
+            })?;
+        let err = out.try_clone().map_err(|source| Error::Log {
+            path: log.to_path_buf(),
+            source,
+        })?;
+        let mut command = std::process::Command::new(&self.program);
+        command.args(&self.args);
+        if let Some(cwd) = &self.cwd {
+            command.current_dir(cwd);
+        }
+        self.env.apply(&mut command);
+        command
+            .stdin(Stdio::null())
+            .stdout(Stdio::from(out))
+            .stderr(Stdio::from(err));
+        sys::new_session(&mut command);
+        spawner::spawn(command).map_err(|e| classify(e, &program, self.cwd.as_deref()))
+    }
+
     /// Starts the child and its supervisor; returns at once.
     pub fn spawn(&self) -> Result<Running, Error> {
         let program = self.program.to_string_lossy().into_owned();

@@ -144,6 +144,22 @@ pub(crate) fn set_parent_death_signal(command: &mut std::process::Command, signa
     }
 }
 
+/// Makes the child the leader of a new session (and so of a new process group) before it execs:
+/// no terminal, no group of pawl's, nothing that ends it when the process that started it ends.
+pub(crate) fn new_session(command: &mut std::process::Command) {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: the closure runs in the forked child before exec; setsid(2) is async-signal-safe,
+    // allocates nothing and takes no locks.
+    unsafe {
+        command.pre_exec(|| {
+            if libc::setsid() == -1 {
+                return Err(io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+}
+
 /// Parent-death signals are a Linux feature; elsewhere the process group and kill-on-drop are
 /// the only protection.
 #[cfg(not(target_os = "linux"))]

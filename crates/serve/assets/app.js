@@ -1,5 +1,6 @@
 // pawl's dashboard: plain JavaScript, no build step, nothing fetched from elsewhere.
-// The runs page (/) and a run page (/run?id=…) that follow the daemon's event streams.
+// The runs page (/), with the form that starts a run, and a run page (/run?id=…, with its
+// clarifying questions to answer) that follow the daemon's event streams.
 // Every action is a compare-and-set: it sends the version of the state on screen as If-Match.
 "use strict";
 
@@ -130,7 +131,7 @@ function soon(fn) {
 
 async function runsPage() {
   const body = must(await api("/runs?limit=200"));
-  const main = $("#main");
+  const main = $("#runs-box");
   const rows = body.runs.map((r) => el("tr", { "data-run": r.id },
     el("td", {}, el("a", { href: "/run?id=" + encodeURIComponent(r.id) }, r.goal.slice(0, 80)),
       el("div", { class: "muted" }, r.repo.name + " · " + r.id)),
@@ -154,6 +155,104 @@ async function runsPage() {
       el("tbody", {}, rows))),
     el("h2", {}, "Per day"), el("div", { class: "scroll" }, totals(body.totals.by_day, "day")),
     el("h2", {}, "Per repository"), el("div", { class: "scroll" }, totals(body.totals.by_repo, "repo")));
+}
+
+
+// ---- starting a run ----
+// Rendered once (the runs list below it re-renders on every event; what is typed here stays).
+// The checks run commands as the user: they are shown for confirmation before they are sent.
+
+function startForm(repos) {
+  const startable = repos.filter((r) => r.can_start);
+  const env = (r) => {
+    if (!r) return el("p", { class: "muted" }, "—");
+    if (!r.environment) return el("p", { id: "start-env-missing", class: "badge fail" }, "No environment recorded for this repository: run `pawl serve --add " + r.root + "` from a shell with the environment its runs need.");
+    return el("details", { id: "start-env" },
+      el("summary", {}, "The run's environment: as recorded when the repository joined (" + when(r.environment.recorded_at) + "), " + r.environment.vars.length + " variables"),
+      el("table", {}, el("tbody", {}, r.environment.vars.map((v) => el("tr", {}, el("td", {}, v.name),
+        el("td", { class: "env-value" }, v.value === null ? el("span", { class: "muted" }, "(set; value not shown)") : v.value))))));
+  };
+  const envBox = el("div", { id: "start-env-box" });
+  const pick = () => fill(envBox, env(startable.find((r) => r.id === $("#start-repo").value)));
+  const num = (id, label, attrs) => el("label", { class: "field" }, label, el("input", Object.assign({ id, type: "number", min: "0" }, attrs || {})));
+  const form = el("div", { id: "start-form", class: "start" },
+    el("label", { class: "field" }, "Repository", el("select", { id: "start-repo", onchange: pick },
+      startable.map((r) => el("option", { value: r.id }, r.name + " — " + r.root)))),
+    envBox,
+    el("label", { class: "field" }, "Goal", el("textarea", { id: "start-goal", placeholder: "What the run must achieve" })),
+    el("div", { class: "row" },
+      el("label", { class: "field" }, "Mode", el("select", { id: "start-mode" }, ["auto", "simple", "work", "qa", "ralph"].map((m) => el("option", { value: m }, m)))),
+      num("start-max-iterations", "Max iterations", { step: "1", placeholder: "pawl.toml" }),
+      num("start-max-usd", "Max $", { step: "any", placeholder: "pawl.toml" }),
+      el("label", { class: "field" }, "Max time", el("input", { id: "start-max-time", placeholder: "e.g. 30m" }))),
+    el("label", { class: "field" }, "Acceptance checks, one command per line (optional: they must fail now and pass at the end)",
+      el("textarea", { id: "start-checks", placeholder: "e.g. pytest tests/test_parser.py" })),
+    el("div", { class: "actions" }, el("button", { id: "btn-start", class: "primary", onclick: reviewStart, disabled: !startable.length || undefined }, "Start")),
+    el("div", { id: "start-confirm", hidden: true }),
+    el("div", { id: "start-status" }));
+  const box = $("#start-box");
+  fill(box, el("details", { id: "start" },
+    el("summary", {}, "Start a run"),
+    startable.length ? form : el("p", { class: "muted" }, "No repository to start a run in: `pawl init` in one, or `pawl serve --add <dir>`.")));
+  if (startable.length) pick();
+}
+
+function startRequest() {
+  const body = { repo: $("#start-repo").value, goal: $("#start-goal").value, mode: $("#start-mode").value };
+  const limits = {};
+  const it = $("#start-max-iterations").value, usdv = $("#start-max-usd").value, t = $("#start-max-time").value.trim();
+  if (it !== "") limits.max_iterations = Number(it);
+  if (usdv !== "") limits.max_usd = Number(usdv);
+  if (t) limits.max_time = t;
+  if (Object.keys(limits).length) body.limits = limits;
+  body.checks = $("#start-checks").value.split("\n").map((c) => c.trim()).filter((c) => c);
+  return body;
+}
+
+// Checks are shown, exactly as they will run, and sent only once confirmed.
+function reviewStart() {
+  const body = startRequest();
+  const confirmBox = $("#start-confirm");
+  if (!body.checks.length) { confirmBox.hidden = true; sendStart(body); return; }
+  const repo = $("#start-repo").selectedOptions[0].textContent;
+  fill(confirmBox,
+    el("p", {}, el("b", {}, "These commands will run as you"), " in " + repo + " — before the run (they must fail) and at its end:"),
+    el("ol", { id: "start-confirm-checks" }, body.checks.map((c) => el("li", {}, el("code", {}, c)))),
+    el("div", { class: "actions" },
+      el("button", { id: "btn-start-confirm", class: "primary", onclick: () => { confirmBox.hidden = true; body.checks_confirmed = true; sendStart(body); } }, "Run these checks and start"),
+      el("button", { id: "btn-start-back", onclick: () => { confirmBox.hidden = true; } }, "Back")));
+  confirmBox.hidden = false;
+}
+
+async function sendStart(body) {
+  const status = $("#start-status");
+  $("#btn-start").disabled = true;
+  const resp = await api("/runs", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+  if (resp.status !== 202) {
+    $("#btn-start").disabled = false;
+    fill(status, el("p", { id: "start-error", class: "badge fail" }, (resp.body && resp.body.message) || ("Refused: " + resp.status)));
+    return;
+  }
+  const handle = resp.body.start;
+  fill(status, el("p", { id: "start-progress" }, "Starting: sealing the checks and taking the baseline…"));
+  for (;;) {
+    await new Promise((r) => setTimeout(r, 500));
+    const s = await api("/starts/" + encodeURIComponent(handle));
+    if (s.status !== 200) { fill(status, el("p", { id: "start-error", class: "badge fail" }, s.body.message || ("Refused: " + s.status))); break; }
+    if (s.body.status === "started") { location.href = "/run?id=" + encodeURIComponent(s.body.run); return; }
+    if (s.body.status === "failed") {
+      $("#btn-start").disabled = false;
+      fill(status, el("p", { id: "start-error", class: "badge fail" }, "The run did not start (exit " + s.body.exit_code + ")"), el("pre", {}, s.body.lines.join("\n")));
+      return;
+    }
+    fill(status, el("p", { id: "start-progress" }, "Starting: sealing the checks and taking the baseline…"), el("pre", {}, s.body.lines.slice(-5).join("\n")));
+  }
+}
+
+async function homePage() {
+  fill($("#main"), el("div", { id: "start-box" }), el("div", { id: "runs-box" }, el("p", { class: "muted" }, "Loading…")));
+  await runsPage();
+  startForm(must(await api("/repos")).repos);
 }
 
 // ---- the run page ----
@@ -224,6 +323,7 @@ function renderRun(run, its, report) {
       el("p", {}, run.awaiting.text), run.awaiting.instructions ? el("p", {}, el("b", {}, run.awaiting.instructions)) : null,
       el("textarea", { id: "answer", placeholder: "What you did, or your answer" }),
       el("div", { class: "actions" }, el("button", { id: "btn-answer", class: "primary", onclick: () => act("answer", { answer: $("#answer").value }) }, "Answer"))) : null,
+    questionsSection(run),
     section("Criteria and checks", el("div", { class: "scroll" }, el("table", { id: "criteria" },
       el("thead", {}, el("tr", {}, el("th", {}, "criterion"), el("th", {}, "status"), el("th", {}, "evidence"))),
       el("tbody", {}, criteria.map((c) => el("tr", {}, el("td", {}, c.id + " " + c.text), el("td", {}, badge(c.status)),
@@ -248,6 +348,32 @@ function renderRun(run, its, report) {
     section("Events", el("pre", { id: "events" }, "")));
 }
 
+// The run's clarifying questions: the pending ones answered here (the driver waits on them in
+// the store), the answered ones with who answered.
+function questionsSection(run) {
+  const qs = run.questions || [];
+  if (!qs.length) return null;
+  return el("div", { id: "questions" }, el("h2", {}, "Questions"),
+    qs.map((q) => q.answer === null || q.answer === undefined
+      ? el("div", { class: "question", "data-q": q.id },
+        el("p", {}, el("b", {}, q.question)), el("p", { class: "muted" }, "Recommended: " + q.recommended),
+        el("textarea", { id: "q-" + q.id, placeholder: q.recommended }),
+        el("div", { class: "actions" },
+          el("button", { class: "primary", id: "btn-q-" + q.id, onclick: () => answerQuestion(run.id, q.id, $("#q-" + q.id).value) }, "Answer"),
+          el("button", { id: "btn-q-rec-" + q.id, onclick: () => answerQuestion(run.id, q.id, q.recommended) }, "Take the recommendation")))
+      : el("div", { class: "question answered", "data-q": q.id },
+        el("p", {}, q.question), el("p", {}, "→ ", el("b", {}, q.answer), el("span", { class: "muted" }, " (" + (q.assumed ? "assumed" : "answered") + (q.answered_by ? " by " + q.answered_by : "") + ")")))));
+}
+
+async function answerQuestion(runId, qid, text) {
+  const resp = await api(`/runs/${encodeURIComponent(runId)}/questions/${qid}`, {
+    method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ answer: text }),
+  });
+  if (resp.status === 200) say("Answer sent: the run goes on with it.");
+  else say(resp.body.message || ("Refused: " + resp.status), resp.status === 409 ? "conflict" : "error");
+  await loadRun(runId);
+}
+
 async function loadExtras(id) {
   const [diff, md] = await Promise.all([api(`/runs/${id}/diff`), api(`/runs/${id}/report?format=markdown`)]);
   const d = $("#diff"); if (d) d.textContent = diff.status === 200 ? (diff.body.patch || "(no changes)") : diff.body.message;
@@ -263,7 +389,9 @@ async function loadRunNow(id) {
   const [run, its, report] = await Promise.all([api(`/runs/${id}`), api(`/runs/${id}/iterations`), api(`/runs/${id}/report`)]);
   try { must(run); must(its); } catch (e) { if (!(e instanceof ApiFailure)) throw e; showFailure(e.message); return false; }
   const events = $("#events") ? $("#events").textContent : "";
+  const typed = [...document.querySelectorAll("#main textarea[id]")].map((t) => [t.id, t.value]);
   renderRun(run.body, its.body.iterations || [], report.status === 200 ? report.body : null);
+  for (const [tid, v] of typed) { const t = document.getElementById(tid); if (t) t.value = v; }
   $("#events").textContent = events;
   loadExtras(id);
   return true;
@@ -303,7 +431,7 @@ async function main() {
   try {
     if (location.pathname === "/run" && params.get("id")) await runPage(params.get("id"));
     else {
-      await runsPage();
+      await homePage();
       follow("/events/stream", () => soon(runsPage));
     }
   } catch (e) {

@@ -1,9 +1,12 @@
 //! The JSON API under `/api/v1`: reads of every served run, and the four requests the daemon
 //! may write (stop, resume with added budget, cancel, answer), each a compare-and-set on the
 //! run's `version` (`If-Match`: 428 without one, 409 with the current state when stale),
-//! written through the store's typed methods with `"origin": "dashboard"` on its event.
+//! written through the store's typed methods with `"origin": "dashboard"` on its event; and
+//! the answer to a clarifying question the run's driver waits on in the store (the first
+//! answer wins: the store's own compare-and-set).
 //!
-//! Not here: the checks in front of every route (`auth.rs`), the streams (`stream.rs`).
+//! Not here: the checks in front of every route (`auth.rs`), the streams (`stream.rs`),
+//! starting a run (`start.rs`).
 
 use std::collections::BTreeMap;
 
@@ -266,6 +269,7 @@ fn run_detail(state: &AppState, repo: &Repo, store: &Store, run: &Run) -> ApiRes
         "version": version,
         "lease": lease,
         "awaiting": awaiting,
+        "questions": store.questions(&run.id)?,
         "tampered": tampering.map(|t| t.to_string()),
     }))
 }
@@ -302,6 +306,13 @@ pub async fn list_repos(State(state): State<AppState>) -> ApiResult {
                 m.insert(
                     "has_store".into(),
                     Value::Bool(r.store.is_some() || r.db().is_file()),
+                );
+                // What a run started here from the dashboard gets (a shared store's runs are
+                // started by fleet jobs).
+                m.insert("can_start".into(), Value::Bool(r.store.is_none()));
+                m.insert(
+                    "environment".into(),
+                    crate::start::environment_json(state.repos.state_dir(), r),
                 );
             }
             v
@@ -820,6 +831,44 @@ pub async fn answer(
     action(state, id, headers, move |_, store, run| {
         let cleared = store.user_fixed(&run.id, Some(body.answer.trim()))?;
         Ok(json!({"cleared": cleared.iter().map(|b| b.id.clone()).collect::<Vec<_>>()}))
+    })
+    .await
+}
+
+/// `POST /api/v1/runs/{id}/questions/{question}`: the answer to a clarifying question the
+/// run waits on (`pawl run --await-answers` reads it from the store). The first answer wins:
+/// a question answered already (by another tab, a terminal, or its timeout) is 409 with the
+/// answer it kept.
+pub async fn answer_question(
+    State(state): State<AppState>,
+    Path((id, question)): Path<(String, String)>,
+    J(body): J<AnswerBody>,
+) -> ApiResult {
+    let text = body.answer.trim().to_string();
+    if text.is_empty() {
+        return Err(ApiError::bad("answer: empty"));
+    }
+    let qid: i64 = question
+        .parse()
+        .map_err(|_| ApiError::bad(format!("question: `{question}` is not a question's id")))?;
+    blocking(move || {
+        let (_, mut store, run) = locate(&state, &id)?;
+        store.question(&run.id, qid)?;
+        refuse_ended(&run, "answer")?;
+        store.set_origin(Some("dashboard"));
+        let first = store.answer_question(&run.id, qid, &text, false, "dashboard");
+        store.set_origin(None);
+        let kept = store.question(&run.id, qid)?;
+        if !first? {
+            let mut e = ApiError::new(
+                StatusCode::CONFLICT,
+                "already_answered",
+                format!("question {qid} of run {} was answered already", run.id),
+            );
+            e.extra = Some(json!({"question": kept}));
+            return Err(e);
+        }
+        Ok(Json(json!({"run": run.id, "question": kept})).into_response())
     })
     .await
 }

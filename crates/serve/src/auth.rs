@@ -16,8 +16,16 @@
 //!    A cookie is sent to every port of 127.0.0.1; without the key it opens nothing, and it is
 //!    never the API token.
 //!
+//! 4. **Starting a run** (`POST /api/v1/runs`) takes the browser's session only: the cookie and
+//!    its CSRF key in the header, never the token. A run runs the checks it is given as the
+//!    user; the token is for scripts that watch and steer runs (with `--public` it crosses the
+//!    network in clear), while a session comes from a one-time link, is bound to its page's
+//!    origin, and the form shows the checks for confirmation before it sends them. (A holder
+//!    of the token can still ask for a link: the wall is against a stolen token doing it
+//!    silently from a script, not against the user.)
+//!
 //! Which of these a request passes is [`decide`], a pure function; [`guard`] gathers its
-//! inputs. Not here: what the API does (`api.rs`). No endpoint runs a command.
+//! inputs. Not here: what the API does (`api.rs`, `start.rs`).
 
 use std::collections::HashSet;
 use std::net::IpAddr;
@@ -213,6 +221,13 @@ pub struct Presented<'a> {
     pub csrf_header: Option<&'a str>,
     /// The `csrf` query parameter.
     pub csrf_query: Option<&'a str>,
+    /// Whether the route takes the browser's session only (starting a run).
+    pub session_only: bool,
+}
+
+/// Whether a route takes the browser's session only, never the token: starting a run.
+pub fn session_only(method: &Method, path: &str) -> bool {
+    *method == Method::POST && path.trim_end_matches('/') == "/api/v1/runs"
 }
 
 /// Why an `/api/` request is refused.
@@ -222,13 +237,20 @@ pub enum Refusal {
     Unauthorized,
     /// 403: a live session's cookie without its CSRF key.
     Csrf,
+    /// 403: the token on a route that takes the browser's session only.
+    SessionRequired,
 }
 
 /// Whether an `/api/` request may proceed: the API token as a Bearer header, or a live
 /// session's cookie with the session's CSRF key — in the header, or (a stream's GET only) in
-/// the query. A request with a Bearer header is judged by it alone.
+/// the query. A request with a Bearer header is judged by it alone — except on a
+/// session-only route, which never reads the token.
 pub fn decide(token: &str, p: &Presented<'_>) -> Result<(), Refusal> {
-    if let Some(t) = p.bearer {
+    if p.session_only {
+        if p.session_csrf.is_none() && p.bearer.is_some() {
+            return Err(Refusal::SessionRequired);
+        }
+    } else if let Some(t) = p.bearer {
         return if same_secret(t, token) {
             Ok(())
         } else {
@@ -306,9 +328,18 @@ pub async fn guard(State(state): State<AppState>, req: Request, next: Next) -> R
             cookie: cookie.is_some(),
             csrf_header: header_str(headers, header::HeaderName::from_static(CSRF_HEADER)),
             csrf_query: csrf_query(req.uri().query()),
+            session_only: session_only(req.method(), req.uri().path()),
         };
         match decide(&state.token, &presented) {
             Ok(()) => {}
+            Err(Refusal::SessionRequired) => {
+                return ApiError::new(
+                    StatusCode::FORBIDDEN,
+                    "session_required",
+                    "a run is started from the dashboard's own session (its cookie and the X-Pawl-Csrf header), never with the API token: open the dashboard (`pawl dashboard`), or run `pawl run` in the repository",
+                )
+                .into_response();
+            }
             Err(Refusal::Csrf) => {
                 return ApiError::new(
                     StatusCode::FORBIDDEN,
@@ -482,6 +513,40 @@ mod tests {
                 "safe {safe} stream {stream}"
             );
         }
+        // Starting a run: the session with its key only; the token, right or wrong, is refused.
+        let start = |bearer, header| Presented {
+            session_only: true,
+            bearer,
+            session_csrf: Some(&key),
+            cookie: true,
+            csrf_header: header,
+            ..Presented::default()
+        };
+        assert_eq!(decide(&token, &start(None, Some(&key))), Ok(()));
+        assert_eq!(
+            decide(&token, &start(Some(&token), Some(&key))),
+            Ok(()),
+            "the session decides; the token is not read"
+        );
+        assert_eq!(
+            decide(&token, &start(Some(&token), None)),
+            Err(Refusal::Csrf)
+        );
+        let token_only = Presented {
+            session_only: true,
+            bearer: Some(&token),
+            ..Presented::default()
+        };
+        assert_eq!(decide(&token, &token_only), Err(Refusal::SessionRequired));
+        let nothing = Presented {
+            session_only: true,
+            ..Presented::default()
+        };
+        assert_eq!(decide(&token, &nothing), Err(Refusal::Unauthorized));
+        assert!(session_only(&Method::POST, "/api/v1/runs"));
+        assert!(session_only(&Method::POST, "/api/v1/runs/"));
+        assert!(!session_only(&Method::GET, "/api/v1/runs"));
+        assert!(!session_only(&Method::POST, "/api/v1/runs/x/stop"));
         // A cookie of an unknown or expired session.
         let gone = Presented {
             cookie: true,

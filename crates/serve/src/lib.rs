@@ -4,8 +4,9 @@
 //!
 //! The daemon observes; runs stay their own processes. It writes only requests — stop,
 //! resume with added budget, cancel, answers — through the store's typed methods, each a
-//! compare-and-set on the run's version, each recorded with `"origin": "dashboard"`. No
-//! endpoint runs a command. Security (`auth.rs`): loopback unless `public`, a random token per
+//! compare-and-set on the run's version, each recorded with `"origin": "dashboard"` — and it
+//! starts a run (`start.rs`): a detached `pawl run` driver, in a served repository, with the
+//! environment that repository joined with, asked for only by the browser's own session. Security (`auth.rs`): loopback unless `public`, a random token per
 //! start, Host and Origin checked, a one-time link that gives the browser a session of its own
 //! (a cookie and a CSRF key, never the token).
 //!
@@ -30,6 +31,7 @@ pub mod notify;
 mod openapi;
 pub mod registry;
 pub mod repos;
+pub mod start;
 mod stream;
 pub use stream::WATCHER;
 
@@ -89,6 +91,9 @@ pub struct Options {
     pub session_ttl: Duration,
     /// How long a one-time dashboard link may wait to be opened ([`auth::LINK_TTL`]).
     pub link_ttl: Duration,
+    /// The `pawl` program a run started from the dashboard is driven by (`None`: the dashboard
+    /// starts no runs).
+    pub program: Option<PathBuf>,
 }
 
 impl Options {
@@ -104,6 +109,7 @@ impl Options {
             notify: notify::Notify::default(),
             session_ttl: auth::SESSION_TTL,
             link_ttl: auth::LINK_TTL,
+            program: None,
         }
     }
 }
@@ -128,6 +134,9 @@ pub struct Inner {
     pub links: auth::Links,
     pub sessions: auth::Sessions,
     pub repos: repos::Repos,
+    /// The runs started from the dashboard, followed until they exist.
+    pub starts: start::Starts,
+    pub program: Option<PathBuf>,
     pub bus: tokio::sync::broadcast::Sender<Arc<stream::Posted>>,
 }
 
@@ -174,6 +183,8 @@ impl Server {
             links: auth::Links::new(options.link_ttl),
             sessions: auth::Sessions::new(options.session_ttl),
             repos: repos::Repos::new(options.state_dir.clone(), options.key),
+            starts: start::Starts::default(),
+            program: options.program.clone(),
             bus,
         }));
         let code = state
@@ -239,7 +250,8 @@ pub fn router(state: AppState) -> Router {
         .route("/api/v1/openapi.json", get(openapi::document))
         .route("/api/v1/links", post(api::new_link))
         .route("/api/v1/repos", get(api::list_repos))
-        .route("/api/v1/runs", get(api::list_runs))
+        .route("/api/v1/runs", get(api::list_runs).post(start::start_run))
+        .route("/api/v1/starts/{id}", get(start::start_status))
         .route("/api/v1/runs/{id}", get(api::get_run))
         .route("/api/v1/runs/{id}/iterations", get(api::iterations))
         .route("/api/v1/runs/{id}/events", get(api::events))
@@ -252,6 +264,10 @@ pub fn router(state: AppState) -> Router {
         .route("/api/v1/runs/{id}/resume", post(api::resume))
         .route("/api/v1/runs/{id}/cancel", post(api::cancel))
         .route("/api/v1/runs/{id}/answer", post(api::answer))
+        .route(
+            "/api/v1/runs/{id}/questions/{question}",
+            post(api::answer_question),
+        )
         .route("/api/v1/events/stream", get(stream::all_stream))
         .fallback(api::not_found)
         .layer(axum::middleware::from_fn_with_state(
@@ -262,7 +278,7 @@ pub fn router(state: AppState) -> Router {
 }
 
 /// Writes a file only its owner can read (created 0600, then renamed over the old one).
-fn write_private(path: &Path, text: &str) -> Result<(), ServeError> {
+pub(crate) fn write_private(path: &Path, text: &str) -> Result<(), ServeError> {
     use std::io::Write as _;
     use std::os::unix::fs::OpenOptionsExt as _;
     let tmp = path.with_extension(format!("{}.tmp", std::process::id()));

@@ -63,6 +63,28 @@ const OPS: &[Op] = &[
         statuses: &[200, 400],
     },
     Op {
+        method: "post",
+        path: "/api/v1/runs",
+        id: "startRun",
+        summary: "Start a run in a served repository: a detached `pawl run --await-answers` driver with the environment the repository joined with. The browser's session only (its cookie and X-Pawl-Csrf), never the token; checks need checks_confirmed",
+        query: &[],
+        body: Some("Start"),
+        cas: false,
+        ok: "application/json",
+        statuses: &[202, 400, 415, 422, 503],
+    },
+    Op {
+        method: "get",
+        path: "/api/v1/starts/{id}",
+        id: "getStart",
+        summary: "A start's state: starting, started (with the run's id) or failed (exit code and last lines)",
+        query: &[],
+        body: None,
+        cas: false,
+        ok: "application/json",
+        statuses: &[200, 404],
+    },
+    Op {
         method: "get",
         path: "/api/v1/runs/{id}",
         id: "getRun",
@@ -195,6 +217,17 @@ const OPS: &[Op] = &[
         statuses: &[200, 400, 404, 409, 415, 422, 428],
     },
     Op {
+        method: "post",
+        path: "/api/v1/runs/{id}/questions/{question}",
+        id: "answerQuestion",
+        summary: "Answer a clarifying question the run waits on (the first answer wins)",
+        query: &[],
+        body: Some("Answer"),
+        cas: false,
+        ok: "application/json",
+        statuses: &[200, 400, 404, 409, 415, 422],
+    },
+    Op {
         method: "get",
         path: "/api/v1/events/stream",
         id: "streamAllEvents",
@@ -221,11 +254,17 @@ const OPS: &[Op] = &[
 fn reason(status: u16) -> &'static str {
     match status {
         200 => "OK",
+        202 => "Started: follow the start's handle",
+        503 => "This daemon starts no runs",
         400 => "Bad request",
         404 => "No such run",
-        409 => "Stale version: the body has the run's current state",
+        409 => {
+            "Stale version (the body has the run's current state), or a question answered already"
+        }
         415 => "The body is not JSON",
-        422 => "Refused by the run's rules",
+        422 => {
+            "Refused by the run's rules (or, starting a run: a repository not in the served set, or without a recorded environment)"
+        }
         428 => "If-Match is missing",
         _ => "Error",
     }
@@ -239,6 +278,11 @@ pub fn build() -> Value {
         if op.path.contains("{id}") {
             params.push(
                 json!({"name": "id", "in": "path", "required": true, "schema": {"type": "string"}}),
+            );
+        }
+        if op.path.contains("{question}") {
+            params.push(
+                json!({"name": "question", "in": "path", "required": true, "schema": {"type": "integer", "minimum": 1, "maximum": i64::MAX}}),
             );
         }
         for (name, ty) in op.query {
@@ -257,7 +301,7 @@ pub fn build() -> Value {
         }
         let mut responses = serde_json::Map::new();
         for s in op.statuses {
-            let content = if *s == 200 {
+            let content = if *s < 300 {
                 if op.ok == "text/event-stream" {
                     json!({"text/event-stream": {"schema": {"type": "string"}}})
                 } else if op.id == "getReport" {
@@ -277,7 +321,9 @@ pub fn build() -> Value {
                 // Links: where a run's id comes from, for clients and stateful API testers.
                 let links: serde_json::Map<String, Value> = OPS
                     .iter()
-                    .filter(|o| o.path.starts_with("/api/v1/runs/{id}"))
+                    .filter(|o| {
+                        o.path.starts_with("/api/v1/runs/{id}") && !o.path.contains("{question}")
+                    })
                     .map(|o| {
                         (
                             o.id.to_string(),
@@ -292,7 +338,7 @@ pub fn build() -> Value {
         for s in [401u16, 403] {
             responses.insert(
                 s.to_string(),
-                json!({"description": if s == 401 { "No or wrong token" } else { "Host or Origin refused (host_refused, origin_refused), or the dashboard's session cookie without its CSRF key (csrf_refused)" },
+                json!({"description": if s == 401 { "No or wrong token" } else { "Host or Origin refused (host_refused, origin_refused), the dashboard's session cookie without its CSRF key (csrf_refused), or the token on a route that takes the dashboard's session only (session_required)" },
                        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}),
             );
         }
@@ -302,6 +348,11 @@ pub fn build() -> Value {
             "parameters": params,
             "responses": responses,
         });
+        if op.id == "startRun"
+            && let Some(m) = operation.as_object_mut()
+        {
+            m.insert("security".into(), json!([{"session": [], "csrf": []}]));
+        }
         if let (Some(body), Some(m)) = (op.body, operation.as_object_mut()) {
             m.insert(
                 "requestBody".into(),
@@ -339,6 +390,20 @@ pub fn build() -> Value {
                     "add_iterations": {"type": "integer", "minimum": 0, "maximum": u32::MAX},
                     "add_tokens": {"type": "integer", "minimum": 0, "maximum": u64::MAX},
                     "add_time": {"type": "string", "pattern": "^[0-9]{1,9}(s|m|h)?$", "examples": ["10m"]},
+                }},
+                "Start": {"type": "object", "additionalProperties": false, "required": ["repo", "goal"], "properties": {
+                    "repo": {"type": "string", "description": "A served repository's id, name or path (GET /api/v1/repos)"},
+                    "goal": {"type": "string", "pattern": "\\S"},
+                    "mode": {"type": "string", "enum": ["auto", "simple", "work", "qa", "ralph"]},
+                    "limits": {"type": "object", "additionalProperties": false, "properties": {
+                        "max_iterations": {"type": "integer", "minimum": 0, "maximum": u32::MAX},
+                        "max_usd": {"type": "number", "minimum": 0},
+                        "max_tokens": {"type": "integer", "minimum": 0, "maximum": u64::MAX},
+                        "max_time": {"type": "string", "pattern": "^[0-9]{1,9}(s|m|h)?$", "examples": ["30m"]},
+                    }},
+                    "checks": {"type": "array", "maxItems": 32, "items": {"type": "string", "pattern": "\\S", "maxLength": 4096},
+                               "description": "Acceptance checks: commands run as the user, shown for confirmation"},
+                    "checks_confirmed": {"type": "boolean", "description": "true: the checks were shown to the user and confirmed (required with checks)"},
                 }},
                 "Answer": {"type": "object", "additionalProperties": false, "required": ["answer"],
                            "properties": {"answer": {"type": "string", "pattern": "\\S"}}},

@@ -123,6 +123,8 @@ fn plan(args: &ServeArgs, dir: Option<&std::path::Path>) -> CliResult<Plan> {
     options.notify.webhook = args.webhook.clone().filter(|w| !w.is_empty());
     options.notify.desktop =
         std::env::var_os("PATH").and_then(|p| crate::project::which("notify-send", &p));
+    // A run started from the dashboard is driven by this same pawl.
+    options.program = std::env::current_exe().ok();
     Ok(Plan { options, add })
 }
 
@@ -144,6 +146,10 @@ pub fn run(args: &ServeArgs, dir: Option<&std::path::Path>, json: bool) -> CliRe
             pawl_serve::registry::register(&plan.options.state_dir, repo)
         }
         .map_err(|e| CliError::Failed(e.to_string()))?;
+        // `--add` records (again) the environment the dashboard's runs there get: this shell's.
+        if !shared {
+            crate::state::record_environment(&plan.options.state_dir, repo, true)?;
+        }
         if !json {
             line(&format!(
                 "{} {}",

@@ -833,3 +833,286 @@ fn serve_shows_a_gone_clone_s_report_and_diff_from_a_sqlite_store_file() {
     assert_eq!(r.code, 2, "{}{}", r.stdout, r.stderr);
     assert!(r.stderr.contains("README.md"), "{}", r.stderr);
 }
+
+// ---- runs started from the dashboard ----
+
+/// Opens a dashboard session as a browser does (`pawl dashboard --json`, then the one-time
+/// link): the cookie (`name=value`) and the page's CSRF key.
+fn dashboard_session(env: &TestEnv, d: &Daemon) -> (String, String) {
+    let link = env.ok(&["dashboard", "--json"]).json()["dashboard"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let rest = link.strip_prefix("http://").unwrap();
+    let (host, path) = rest.split_at(rest.find('/').unwrap());
+    assert_eq!(format!("http://{host}"), d.url());
+    let mut s = TcpStream::connect(host).unwrap();
+    write!(
+        s,
+        "GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut head = String::new();
+    s.read_to_string(&mut head).unwrap();
+    let header = |name: &str| {
+        head.lines()
+            .find_map(|l| {
+                l.split_once(':')
+                    .filter(|(k, _)| k.eq_ignore_ascii_case(name))
+                    .map(|(_, v)| v.trim().to_string())
+            })
+            .unwrap_or_else(|| panic!("no {name} in {head}"))
+    };
+    let cookie = header("set-cookie").split(';').next().unwrap().to_string();
+    let csrf = header("location")
+        .split_once("#csrf=")
+        .unwrap()
+        .1
+        .to_string();
+    (cookie, csrf)
+}
+
+/// A `[agent] kind = "command"` agent that does nothing at its first step and writes
+/// `done.txt` at its second (the gate is `test -f done.txt`).
+fn two_step_agent() -> String {
+    let script = "if [ -e ../home/marks/second ]; then echo ok > done.txt; else touch ../home/marks/second; fi";
+    format!(
+        "[agent]\nkind = \"command\"\ncommand = [\"sh\", \"-c\", {}]\n",
+        json!(script)
+    )
+}
+
+/// Issue 29: a run started from the dashboard is a run like one `pawl run` starts: its driver
+/// is a detached `pawl run` that outlives the daemon (a restart finds it, resumable, never
+/// driven twice), its clarifying questions wait in the store and are answered from the
+/// dashboard (from the restarted daemon here), it stops on its limit with its exit code
+/// recorded, and `pawl resume` in the clone finishes it.
+#[test]
+fn a_run_started_from_the_dashboard_outlives_the_daemon_and_is_resumed_from_the_cli() {
+    let env = TestEnv::new();
+    env.headless(&format!(
+        "{}\n[pipeline]\nanswer_timeout = \"600s\"\n",
+        crate::headless::config_with("", NO_BREAKERS, "", &two_step_agent(), "test -f done.txt")
+    ));
+    // The repository joins the served set from a shell whose environment asks for the spec
+    // gate (the tests' own default switches it off): the run started from the dashboard gets
+    // that environment, not the daemon's.
+    let root = env.root().canonicalize().unwrap();
+    let d = Daemon::start(&env);
+    // (With a daemon running, `--add` only registers and records.)
+    let added = env.pawl_env(
+        &["serve", "--add", root.to_str().unwrap()],
+        &[("PAWL_PIPELINE_SPEC_GATE", "true")],
+    );
+    assert_eq!(added.code, 0, "{}", added.stderr);
+    let (cookie, csrf) = dashboard_session(&env, &d);
+    let origin = d.url().to_string();
+    let session = [
+        ("Cookie", cookie.as_str()),
+        ("X-Pawl-Csrf", csrf.as_str()),
+        ("Origin", origin.as_str()),
+    ];
+    let body = json!({"repo": root, "goal": "make it better", "limits": {"max_iterations": 1},
+        "checks": ["test -f done.txt"], "checks_confirmed": true});
+    let (status, started) = http(
+        "POST",
+        &format!("{}/api/v1/runs", d.url()),
+        &session,
+        Some(&body),
+    );
+    assert_eq!(status, 202, "{started}");
+    let driver = started["pid"].as_u64().unwrap();
+    let start = format!(
+        "{}/api/v1/starts/{}",
+        d.url(),
+        started["start"].as_str().unwrap()
+    );
+    let mut id = String::new();
+    wait_for("the run to exist", || {
+        let (_, s) = http("GET", &start, &session, None);
+        assert_ne!(s["status"], "failed", "{s}");
+        id = s["run"].as_str().unwrap_or_default().to_string();
+        !id.is_empty()
+    });
+    let run_url = |d: &Daemon| format!("{}/api/v1/runs/{id}", d.url());
+    wait_for("a question", || {
+        let (_, r) = d.api(&format!("/api/v1/runs/{id}"));
+        r["questions"].as_array().is_some_and(|q| !q.is_empty())
+    });
+
+    // The daemon goes; its driver does not.
+    drop(d);
+    assert!(
+        Path::new(&format!("/proc/{driver}")).exists(),
+        "the driver ended with the daemon"
+    );
+    let d = Daemon::start(&env);
+    let (cookie, csrf) = dashboard_session(&env, &d);
+    let origin = d.url().to_string();
+    let session = [
+        ("Cookie", cookie.as_str()),
+        ("X-Pawl-Csrf", csrf.as_str()),
+        ("Origin", origin.as_str()),
+    ];
+    let (status, run) = http("GET", &run_url(&d), &session, None);
+    assert_eq!(status, 200, "{run}");
+    assert_eq!(run["driver"], "headless");
+    // Every question it asks is answered from the (new) dashboard, until it stops.
+    let mut answered = 0;
+    wait_for("the run to stop", || {
+        let (_, run) = http("GET", &run_url(&d), &session, None);
+        for q in run["questions"].as_array().into_iter().flatten() {
+            if q["answer"].is_null() {
+                let url = format!("{}/questions/{}", run_url(&d), q["id"]);
+                let (s, a) = http(
+                    "POST",
+                    &url,
+                    &session,
+                    Some(&json!({"answer": "the README, one more line"})),
+                );
+                assert!(s == 200 || s == 409, "{a}");
+                answered += usize::from(s == 200);
+            }
+        }
+        run["stop_reason"].is_string()
+    });
+    assert!(answered > 0);
+    assert_eq!(
+        env.count("SELECT COUNT(*) FROM questions WHERE answered_by = 'dashboard' AND assumed = 0"),
+        i64::try_from(answered).unwrap()
+    );
+    assert_eq!(
+        env.count("SELECT COUNT(*) FROM questions WHERE answered_by <> 'dashboard'"),
+        0
+    );
+    // Driven once: by the driver the first daemon started, never taken over.
+    assert_eq!(
+        env.count("SELECT COUNT(*) FROM events WHERE kind = 'lease_takeover'"),
+        0
+    );
+    let (_, run) = http("GET", &run_url(&d), &session, None);
+    assert_eq!(run["stop_reason"], "max_iterations", "{run}");
+    assert_eq!(run["exit_code"], 3, "{run}");
+    let report = env.ok(&["report", &id, "--json"]).json();
+    assert_eq!(
+        (report["stop_reason"].as_str(), report["exit_code"].as_i64()),
+        (Some("max_iterations"), Some(3))
+    );
+
+    // The CLI resumes it as any run of its own, and it ships.
+    let resumed = env.pawl(&["resume", &id, "--add-iterations", "1"]);
+    assert_eq!(resumed.code, 0, "{}{}", resumed.stdout, resumed.stderr);
+    let (_, run) = http("GET", &run_url(&d), &session, None);
+    assert_eq!(
+        (run["verdict"].as_str(), run["exit_code"].as_i64()),
+        (Some("SHIP"), Some(0)),
+        "{run}"
+    );
+    let report = env.ok(&["report", &id, "--json"]).json();
+    assert_eq!(report["exit_code"], 0, "{report}");
+    assert!(env.root().join("done.txt").exists());
+}
+
+/// Issue 29: the dashboard's form starts a run in the real browser — the repository's
+/// recorded environment shown, the checks shown for confirmation before they are sent — and
+/// the run's clarifying question is answered on its page; the run then ends as a CLI run does.
+#[test]
+fn the_dashboard_starts_a_run_and_answers_its_question_in_a_real_browser() {
+    let (Some(chromium), Some(driver)) = (
+        find_program(&["chromium", "chromium-browser", "google-chrome"]),
+        find_program(&["chromedriver"]),
+    ) else {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "chromium and chromedriver are needed under CI"
+        );
+        eprintln!(
+            "skipped: no chromium/chromedriver on PATH (scripts/install-browser.sh installs them)"
+        );
+        return;
+    };
+    let env = TestEnv::new();
+    let agent = "[agent]\nkind = \"command\"\ncommand = [\"sh\", \"-c\", \"echo ok > done.txt\"]\n";
+    env.headless(&format!(
+        "{}\n[pipeline]\nanswer_timeout = \"600s\"\n",
+        crate::headless::config_with("", NO_BREAKERS, "", agent, "test -f done.txt")
+    ));
+    let root = env.root().canonicalize().unwrap();
+    let d = Daemon::start(&env);
+    let added = env.pawl_env(
+        &["serve", "--add", root.to_str().unwrap()],
+        &[
+            ("PAWL_PIPELINE_SPEC_GATE", "true"),
+            ("SOME_API_KEY", "s3cret"),
+        ],
+    );
+    assert_eq!(added.code, 0, "{}", added.stderr);
+    let b = Browser::start(&chromium, &driver);
+    let link = env.ok(&["dashboard", "--json"]).json()["dashboard"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    b.go(&link);
+    wait_for_page(&b, "the start form", || b.count("#start > summary") == 1);
+    b.click("#start > summary");
+    wait_for_page(&b, "the recorded environment", || {
+        b.count("#start-env") == 1
+    });
+    let shown = b.text("#start-env");
+    assert!(
+        shown.contains("PAWL_PIPELINE_SPEC_GATE") && shown.contains("SOME_API_KEY"),
+        "{shown}"
+    );
+    assert!(!shown.contains("s3cret"), "a secret value shown: {shown}");
+    // On a phone the form, its environment open, fits the screen's width.
+    b.resize(390, 844);
+    b.click("#start-env > summary");
+    let fits = b.script("return document.documentElement.scrollWidth <= window.innerWidth + 1");
+    assert_eq!(fits, true, "the start form fits a phone's width");
+    b.screenshot("start-phone");
+    b.resize(1280, 1000);
+    b.script(
+        "document.querySelector('#start-goal').value = 'make it better';\
+         document.querySelector('#start-checks').value = 'test -f done.txt';\
+         document.querySelector('#start-max-iterations').value = '3'; return true",
+    );
+    b.click("#btn-start");
+    // The checks are shown, exactly, before anything is sent.
+    wait_for_page(&b, "the checks to confirm", || {
+        b.count("#start-confirm-checks li") == 1
+    });
+    assert_eq!(b.text("#start-confirm-checks li"), "test -f done.txt");
+    assert_eq!(
+        env.count("SELECT COUNT(*) FROM runs"),
+        0,
+        "started before confirming"
+    );
+    b.screenshot("start-confirm");
+    b.click("#btn-start-confirm");
+    wait_for_page(&b, "the run page with its question", || {
+        b.script("return location.pathname") == "/run"
+            && b.count("#questions .question[data-q]") >= 1
+    });
+    b.screenshot("start-question");
+    // Each question the run asks is answered on its page, until it ends.
+    wait_for_page(&b, "the run to end", || {
+        if b.count("#questions button[id^='btn-q-rec-']") > 0 {
+            b.click("#questions button[id^='btn-q-rec-']");
+            std::thread::sleep(Duration::from_millis(300));
+        }
+        b.script(
+            "const e = document.querySelector('#run-status'); return e ? e.dataset.status : ''",
+        ) == "done"
+    });
+    assert_eq!(
+        env.count("SELECT COUNT(*) FROM questions WHERE answered_by <> 'dashboard'"),
+        0
+    );
+    assert!(env.count("SELECT COUNT(*) FROM questions") >= 1);
+    let id = env.strings("SELECT id FROM runs")[0].clone();
+    let report = env.ok(&["report", &id, "--json"]).json();
+    let (_, run) = d.api(&format!("/api/v1/runs/{id}"));
+    assert_eq!(run["exit_code"], report["exit_code"], "{run}");
+    assert_eq!(run["verdict"], report["verdict"], "{run}");
+    b.screenshot("start-done");
+}

@@ -6,4 +6,5 @@
 mod api;
 mod live;
 mod security;
+mod start;
 mod support;

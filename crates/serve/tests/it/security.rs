@@ -267,7 +267,7 @@ fn the_dashboard_is_embedded_with_a_strict_policy() {
 
 /// Opens the dashboard the way a browser does: the one-time link, its cookie (`name=value`)
 /// and the page's CSRF key (from the redirect's fragment; `None` when it carries none).
-fn browser_session(d: &support::Daemon) -> (String, Option<String>) {
+pub fn browser_session(d: &support::Daemon) -> (String, Option<String>) {
     let path = d
         .ready
         .dashboard
