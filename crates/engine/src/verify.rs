@@ -1182,6 +1182,7 @@ fn locked_run(
             )],
             new_tests: Vec::new(),
             ids: Vec::new(),
+            cost: None,
         },
     }
 }

@@ -70,6 +70,21 @@ pub struct LockedRun {
     /// How each check's tests were seen on the locked tree: by id, or only by counts or exit.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub ids: Vec<IdsMark>,
+    /// What the locked run cost, against the verification's own checks on the run's tree.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost: Option<Cost>,
+}
+
+/// The locked run's cost (docs/verification.md, "The cost of the locked run").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Cost {
+    /// The verification's sealed checks on the run's tree (what ran, in place or in the room).
+    pub gate_ms: u64,
+    /// The locked run's first pass: the same checks on the locked tree, its room's sync included.
+    pub first_ms: u64,
+    /// The whole locked run: the tree made, the first pass, the flaky re-run, the new tests, the
+    /// repeats.
+    pub total_ms: u64,
 }
 
 /// One of the run's new tests (a test id no baseline check named, or a new test file when the
@@ -715,6 +730,29 @@ pub(crate) struct Input<'a> {
 /// Runs the locked run. `items` are the final verification's (all accepted); `hidden` the
 /// hidden checks, with their commands from the vault.
 pub(crate) fn run(ws: &Workspace, input: Input<'_>) -> Result<LockedRun, LockedError> {
+    let started = std::time::Instant::now();
+    let gate_ms: u64 = input
+        .items
+        .iter()
+        .filter(|i| !i.reused)
+        .filter_map(|i| i.evidence.as_ref().map(|e| e.data.duration_ms))
+        .sum();
+    let mut out = run_locked(ws, input)?;
+    if out.runs > 0 {
+        out.cost = Some(Cost {
+            gate_ms,
+            first_ms: out.cost.map(|c| c.first_ms).unwrap_or(0),
+            total_ms: ms_since(started),
+        });
+    }
+    Ok(out)
+}
+
+fn ms_since(t: std::time::Instant) -> u64 {
+    u64::try_from(t.elapsed().as_millis()).unwrap_or(u64::MAX)
+}
+
+fn run_locked(ws: &Workspace, input: Input<'_>) -> Result<LockedRun, LockedError> {
     let Input {
         goal,
         seal,
@@ -756,6 +794,7 @@ pub(crate) fn run(ws: &Workspace, input: Input<'_>) -> Result<LockedRun, LockedE
         findings: s.findings,
         new_tests: Vec::new(),
         ids: Vec::new(),
+        cost: None,
     };
     if out.tree == baseline.tree {
         out.result = Locked::NothingChanged;
@@ -805,8 +844,14 @@ pub(crate) fn run(ws: &Workspace, input: Input<'_>) -> Result<LockedRun, LockedE
         }
         Ok(crate::baseline::run_sealed(ws, Some(seal), checks, &cfg))
     };
+    let first_started = std::time::Instant::now();
     let first = run_on(&mut room, &s.tree, &checks)?;
     out.runs = 1;
+    out.cost = Some(Cost {
+        gate_ms: 0,
+        first_ms: ms_since(first_started),
+        total_ms: 0,
+    });
     // How each check's tests were seen: by id, or only by counts or by the check's exit.
     out.ids = first.iter().map(IdsMark::of).collect();
     for m in out.ids.iter().filter(|m| m.how != "by_id") {
@@ -1442,6 +1487,7 @@ mod tests {
             findings: Vec::new(),
             new_tests: Vec::new(),
             ids: Vec::new(),
+            cost: None,
         }
     }
 

@@ -509,6 +509,16 @@ fn locked_an_honest_fix_with_refactored_tests_ships() {
     assert_eq!(locked.result, pawl_core::proof::Locked::Holds);
     assert_eq!(locked.runs, 3, "{locked:?}");
     assert!(locked.left_out.iter().any(|l| l.path == "test_calc.py"));
+    // The ids mark: unittest `-v` names every test; the cost is measured.
+    assert!(
+        locked
+            .ids
+            .iter()
+            .any(|m| m.check == "test" && m.how == "by_id" && m.named == 2),
+        "{locked:?}"
+    );
+    let cost = locked.cost.expect("the cost");
+    assert!(cost.total_ms >= cost.first_ms, "{cost:?}");
 }
 
 fn locked_an_honest_fix_plus_a_new_test_ships() {
