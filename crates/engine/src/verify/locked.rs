@@ -1118,10 +1118,15 @@ fn run_locked(ws: &Workspace, input: Input<'_>) -> Result<LockedRun, LockedError
                 ));
                 continue;
             }
-            let by_id = picked
+            // A repeat by id compares only the tests it picked (jest and vitest report the
+            // others as skipped by `-t`).
+            let picked_ids: &[String] = picked
                 .iter()
-                .any(|(c, ids)| c.name == r.check.name && !ids.is_empty());
-            let diff = differences(was, r);
+                .find(|(c, _)| c.name == r.check.name)
+                .map(|(_, ids)| ids.as_slice())
+                .unwrap_or(&[]);
+            let by_id = !picked_ids.is_empty();
+            let diff = differences(was, r, by_id.then_some(picked_ids));
             if !diff.is_empty() {
                 out.result = Locked::Differs;
                 out.lines.push(format!(
@@ -1441,8 +1446,9 @@ fn judge_check(
     why
 }
 
-/// How two runs of one check on the same tree differ: pass/fail, or a test's status.
-fn differences(a: &CheckRun, b: &CheckRun) -> Vec<String> {
+/// How two runs of one check on the same tree differ: pass/fail, or a test's status (of the
+/// tests `only` names, when given).
+fn differences(a: &CheckRun, b: &CheckRun, only: Option<&[String]>) -> Vec<String> {
     let mut d = Vec::new();
     if a.passed != b.passed {
         d.push(format!(
@@ -1452,6 +1458,9 @@ fn differences(a: &CheckRun, b: &CheckRun) -> Vec<String> {
         ));
     }
     for t in outcomes(a) {
+        if only.is_some_and(|ids| !ids.contains(&t.id)) {
+            continue;
+        }
         if let Some(o) = outcomes(b).iter().find(|o| o.id == t.id)
             && o.status != t.status
         {
