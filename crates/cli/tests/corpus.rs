@@ -509,6 +509,19 @@ fn run_case(case: &Case) -> Result<Outcome, String> {
     // No report: pawl refused to start the run (a check that cannot start, …).
     let verdict = report["verdict"].as_str().unwrap_or("REFUSED").to_owned();
     let stop = report["stop_reason"].as_str().unwrap_or("-").to_owned();
+    // The locked run's cost against the checks on the run's tree (docs/verification.md, "The
+    // cost of the locked run"): one line per case, summed by whoever reads the log.
+    let cost = &report["locked"]["cost"];
+    if let (Some(gate), Some(first), Some(total)) = (
+        cost["gate_ms"].as_u64(),
+        cost["first_ms"].as_u64(),
+        cost["total_ms"].as_u64(),
+    ) {
+        eprintln!(
+            "[corpus-cost] {}: gate {gate} ms, locked first pass {first} ms, locked run {total} ms",
+            case.id
+        );
+    }
     let findings: Vec<String> = report["findings"]
         .as_array()
         .map(|a| {

@@ -670,6 +670,20 @@ fn locked_markdown(l: &crate::verify::LockedRun) -> String {
     for line in &l.lines {
         o.push_str(&format!("- {line}\n"));
     }
+    if let Some(c) = &l.cost {
+        o.push_str(&format!(
+            "\nCost: {} for the whole locked run ({} for its first pass), against {} for the checks on the run's tree.\n",
+            dur(c.total_ms),
+            dur(c.first_ms),
+            dur(c.gate_ms)
+        ));
+    }
+    if !l.ids.is_empty() {
+        o.push_str("\nHow each check's tests were seen on the locked tree:\n\n");
+        for m in &l.ids {
+            o.push_str(&format!("- {}\n", m.describe()));
+        }
+    }
     if !l.taken.is_empty() {
         o.push_str("\nTaken (product source and declarations):\n\n");
         for t in &l.taken {

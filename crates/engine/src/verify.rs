@@ -994,9 +994,10 @@ fn prove(
             }
         }
     }
-    // Nothing went from red to green among the checks: the run's new tests (and command
-    // criteria planned during the run) are run against the pre-run code in a room of their own;
-    // what fails there and passes now proves the change.
+    // Nothing went from red to green among the checks: the command criteria planned during the
+    // run are run against the pre-run code in a room of their own; what fails there and passes
+    // now proves the change. (The run's new tests prove in the locked run, apart from the
+    // sealed tests, on the baseline source and on the locked tree.)
     if checks_pass && red_to_green.is_empty() && v.tree != baseline.tree {
         red_to_green.extend(prove_on_base(ws, run, v, &baseline.tree));
     }
@@ -1059,6 +1060,14 @@ fn prove(
         if let Some(q) = lr.question() {
             findings.push(q);
         }
+        // The run's new tests that fail on the baseline source and pass on the locked tree
+        // (each in a process of its own, apart from the sealed tests) prove the change.
+        red_to_green.extend(lr.new_tests.iter().filter(|t| t.proves()).map(|t| {
+            format!(
+                "{}: {} (a new test: fails on the baseline source, passes on the locked tree)",
+                t.check, t.id
+            )
+        }));
         locked = Some(lr);
     }
     // The programs the checks start must be the ones sealed: a fake `python3` dropped into a
@@ -1184,6 +1193,9 @@ fn locked_run(
             findings: vec![format!(
                 "the locked run could not be made ({e}): the baseline's tests were not run on the run's product changes alone"
             )],
+            new_tests: Vec::new(),
+            ids: Vec::new(),
+            cost: None,
         },
     }
 }
@@ -1266,36 +1278,25 @@ fn finding_line(f: &protect::Finding) -> String {
     }
 }
 
-/// Runs the checks that pass now on the pre-run tree with the run's new test files laid over it
-/// (in a second room), and names those that fail there.
+/// Runs the command criteria that pass now on the pre-run tree (in a second room), and names
+/// those that fail there.
 fn prove_on_base(ws: &Workspace, run: &Run, v: &Verification, base: &str) -> Vec<String> {
     let (Some(room_dir), Some(seal)) = (&ws.room, &run.settings.seal) else {
         return Vec::new();
     };
-    let Ok(repo) = pawl_git::Repo::open(&ws.root) else {
-        return Vec::new();
-    };
-    let Ok(changes) = repo.changes_between(base, &v.tree) else {
-        return Vec::new();
-    };
-    let new_tests: Vec<std::path::PathBuf> = changes
-        .iter()
-        .filter(|c| c.kind == pawl_git::ChangeKind::Added)
-        .filter(|c| {
-            protect::classify_path(&c.path.to_string_lossy()) == protect::PathClass::TestFile
-        })
-        .map(|c| c.path.clone())
-        .collect();
     let criteria: Vec<Check> = v
         .items
         .iter()
         .filter(|i| i.passed() && i.name.starts_with(gate::CRITERION_PREFIX))
         .map(|i| Check::gate(i.name.clone(), i.command.clone()))
         .collect();
-    if new_tests.is_empty() && criteria.is_empty() {
+    if criteria.is_empty() {
         return Vec::new();
     }
-    let Ok(overlay) = repo.overlay_tree(base, &v.tree, &new_tests) else {
+    let Ok(repo) = pawl_git::Repo::open(&ws.root) else {
+        return Vec::new();
+    };
+    let Some(base) = pawl_git::TreeHash::new(base.to_owned()) else {
         return Vec::new();
     };
     let name = room_dir
@@ -1305,39 +1306,15 @@ fn prove_on_base(ws: &Workspace, run: &Run, v: &Verification, base: &str) -> Vec
     let Ok(mut room) = crate::room::Room::open(&repo, &room_dir.with_file_name(name)) else {
         return Vec::new();
     };
-    if room.sync(&repo, &overlay).is_err() {
+    if room.sync(&repo, &base).is_err() {
         return Vec::new();
     }
-    let mut checks: Vec<Check> = if new_tests.is_empty() {
-        Vec::new()
-    } else {
-        v.items
-            .iter()
-            .filter(|i| i.passed() && !i.name.starts_with(gate::CRITERION_PREFIX))
-            .map(|i| Check::gate(i.name.clone(), i.command.clone()))
-            .collect()
-    };
-    checks.extend(criteria);
     let mut cfg = crate::baseline::runner_for(ws, seal, now_ms());
     cfg.in_room(&ws.root, room.root());
-    run_checks(&checks, &cfg)
+    run_checks(&criteria, &cfg)
         .into_iter()
         .filter(|r| !r.passed && !matches!(r.end, CheckEnd::Skipped { .. }))
-        .map(|r| {
-            if new_tests.is_empty() {
-                format!("{} (fails on the pre-run code)", r.check.name)
-            } else {
-                format!(
-                    "{} (fails on the pre-run code with the run's new tests: {})",
-                    r.check.name,
-                    new_tests
-                        .iter()
-                        .map(|p| p.display().to_string())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                )
-            }
-        })
+        .map(|r| format!("{} (fails on the pre-run code)", r.check.name))
         .collect()
 }
 

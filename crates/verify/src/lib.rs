@@ -40,6 +40,7 @@ pub mod protect;
 pub mod report;
 pub mod roles;
 pub mod runner;
+pub mod select;
 pub mod syntax;
 pub mod text;
 

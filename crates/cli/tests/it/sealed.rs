@@ -966,7 +966,9 @@ fn c16_a_new_feature_with_a_new_test_file_ships_proven_on_the_pre_run_code() {
     let proof = &p.last_verification()["proof"];
     let r2g = proof["red_to_green"].to_string();
     assert!(
-        r2g.contains("fails on the pre-run code with the run's new tests: test_sub.py"),
+        r2g.contains(
+            "test_sub.Sub.test_sub (a new test: fails on the baseline source, passes on the locked tree)"
+        ),
         "{proof}"
     );
 }

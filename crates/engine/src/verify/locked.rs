@@ -18,8 +18,8 @@ use pawl_core::seal::{CheckRole, Seal};
 use pawl_git::{Repo, TreeEdit, TreeHash};
 use pawl_verify::gate::Check;
 use pawl_verify::roles::{self, Role, RoleFacts, Roles, TreeFiles};
-use pawl_verify::syntax;
 use pawl_verify::{CheckEnd, CheckRun};
+use pawl_verify::{select, syntax};
 use serde::{Deserialize, Serialize};
 
 use super::Item;
@@ -28,6 +28,14 @@ use crate::workspace::Workspace;
 
 /// The most test files whose probes are read when the failing tests' ids name none.
 const MAX_PROBED_FILES: usize = 64;
+
+/// The most new test files run one by one (each twice: on the baseline source and on the
+/// locked tree); the others are not judged apart.
+const MAX_NEW_TEST_FILES: usize = 16;
+
+/// The most deciding tests a repeat selects by id (beyond, the ids are left out of the
+/// selection; a long command line is not worth it).
+const MAX_REPEAT_IDS: usize = 64;
 
 /// The largest file the classifier and the manifest merge read.
 const MAX_READ: usize = 1 << 20;
@@ -55,6 +63,139 @@ pub struct LockedRun {
     /// Findings of the classification (a local path dependency outside the repository, …).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub findings: Vec<String>,
+    /// The run's new tests, each judged in a process of its own on the baseline source and on
+    /// the locked tree.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub new_tests: Vec<NewTest>,
+    /// How each check's tests were seen on the locked tree: by id, or only by counts or exit.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ids: Vec<IdsMark>,
+    /// What the locked run cost, against the verification's own checks on the run's tree.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost: Option<Cost>,
+}
+
+/// The locked run's cost (docs/verification.md, "The cost of the locked run").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Cost {
+    /// The verification's sealed checks on the run's tree (what ran, in place or in the room).
+    pub gate_ms: u64,
+    /// The locked run's first pass: the same checks on the locked tree, its room's sync included.
+    pub first_ms: u64,
+    /// The whole locked run: the tree made, the first pass, the flaky re-run, the new tests, the
+    /// repeats.
+    pub total_ms: u64,
+}
+
+/// One of the run's new tests (a test id no baseline check named, or a new test file when the
+/// runner names no test), run with its support files and the baseline's configuration, apart
+/// from the sealed tests: on the baseline source it must fail, on the locked tree pass.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NewTest {
+    pub check: String,
+    /// The test's id, or its file when the runner names no test.
+    pub id: String,
+    /// Its status on the baseline source; `None`: not run there (it could not load: what it
+    /// tests does not exist yet).
+    pub on_base: Option<TestStatus>,
+    /// Its status on the locked tree; `None`: not run there.
+    pub on_locked: Option<TestStatus>,
+}
+
+impl NewTest {
+    /// It fails on the baseline source and passes on the locked tree: it proves the change.
+    pub fn proves(&self) -> bool {
+        self.on_locked == Some(TestStatus::Passed) && self.on_base != Some(TestStatus::Passed)
+    }
+
+    /// The line the report shows.
+    pub fn line(&self) -> String {
+        let status = |s: Option<TestStatus>| match s {
+            Some(TestStatus::Passed) => "passes",
+            Some(TestStatus::Failed) => "fails",
+            Some(_) => "is skipped",
+            None => "does not run",
+        };
+        if self.proves() {
+            format!(
+                "`{}`: the run's new test `{}` fails on the baseline source and passes on the locked tree: it proves the change",
+                self.check, self.id
+            )
+        } else if self.on_locked != Some(TestStatus::Passed) {
+            format!(
+                "`{}`: the run's new test `{}` {} on the locked tree (the run's product changes under the baseline's configuration): it passes only with the run's other changes",
+                self.check,
+                self.id,
+                status(self.on_locked).replace("passes", "fails")
+            )
+        } else {
+            format!(
+                "`{}`: the run's new test `{}` passes on the baseline source too: it proves nothing",
+                self.check, self.id
+            )
+        }
+    }
+}
+
+/// How the locked run saw one check's tests.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IdsMark {
+    pub check: String,
+    /// `by_id` (every test named), `by_counts` (some named, the rest counted),
+    /// `failures_only` (the runner names only its failures) or `by_exit` (no test seen: the
+    /// check's exit decides).
+    pub how: String,
+    /// Tests named by id.
+    pub named: u64,
+    /// Tests the runner counted.
+    pub counted: u64,
+}
+
+impl IdsMark {
+    fn of(r: &CheckRun) -> IdsMark {
+        use pawl_verify::parse::IdCoverage;
+        let (how, named, counted) = match &r.tests {
+            None => ("by_exit", 0, 0),
+            Some(t) => {
+                let counted = t.passed + t.failed + t.skipped;
+                let named = t.tests.len() as u64;
+                match t.ids {
+                    _ if counted == 0 && named == 0 => ("by_exit", 0, 0),
+                    IdCoverage::PerTest => ("by_id", named, counted.max(named)),
+                    IdCoverage::ByCounts { named, counted } => ("by_counts", named, counted),
+                    IdCoverage::FailuresOnly { named } => ("failures_only", named, counted),
+                }
+            }
+        };
+        IdsMark {
+            check: r.check.name.clone(),
+            how: how.into(),
+            named,
+            counted,
+        }
+    }
+
+    /// In words, for the report.
+    pub fn describe(&self) -> String {
+        match self.how.as_str() {
+            "by_id" => format!(
+                "`{}`: its tests seen by id ({} named)",
+                self.check, self.named
+            ),
+            "by_counts" => format!(
+                "`{}`: judged by counts ({} of {} tests named by the runner)",
+                self.check, self.named, self.counted
+            ),
+            "failures_only" => format!(
+                "`{}`: judged by counts (the runner names only its failures: {})",
+                self.check, self.named
+            ),
+            _ => format!(
+                "`{}`: no test seen: judged by the check's exit alone",
+                self.check
+            ),
+        }
+    }
 }
 
 /// A change of the run the locked tree leaves out.
@@ -196,6 +337,8 @@ struct Split {
     taken: Vec<String>,
     left_out: Vec<LeftOut>,
     findings: Vec<String>,
+    /// The run's added or changed tests and their support files (the new-tests run's).
+    tests: Vec<PathBuf>,
 }
 
 fn split(
@@ -220,6 +363,8 @@ fn split(
     let mut edits = Vec::new();
     let mut taken = Vec::new();
     let mut left_out = Vec::new();
+    let mut tests = Vec::new();
+    let mut added_other: Vec<PathBuf> = Vec::new();
     let mut findings = roles.findings();
     for c in &changes {
         let path = c.path.clone();
@@ -302,10 +447,28 @@ fn split(
                     }
                 }
             }
-            Role::Test => left_out.push(left(repo, base, fin, &path, "test", &roles)),
-            Role::Other => left_out.push(left(repo, base, fin, &path, "other", &roles)),
+            Role::Test => {
+                // A file the runner loads around every test (`conftest.py`) is configuration
+                // for the new-tests run: the baseline's is used there too.
+                let runner_loaded = path.file_name().is_some_and(|n| n == "conftest.py");
+                if c.kind != pawl_git::ChangeKind::Deleted
+                    && !check_files.contains(&path)
+                    && !runner_loaded
+                {
+                    tests.push(path.clone());
+                }
+                left_out.push(left(repo, base, fin, &path, "test", &roles));
+            }
+            Role::Other => {
+                if c.kind == pawl_git::ChangeKind::Added {
+                    added_other.push(path.clone());
+                }
+                left_out.push(left(repo, base, fin, &path, "other", &roles));
+            }
         }
     }
+    // The modules the run's tests import among its other new files are their support files.
+    tests.extend(imported_support(&tests, &added_other, &fin_files));
     let tree = repo.edited_tree(base, fin, &edits)?;
     // The product changes read as parsed code: the tests or the runner inspected, the
     // environment read, answers shaped to the deciding tests (docs/verification.md, "Parsed code").
@@ -321,6 +484,7 @@ fn split(
         taken,
         left_out,
         findings,
+        tests,
     })
 }
 
@@ -566,6 +730,29 @@ pub(crate) struct Input<'a> {
 /// Runs the locked run. `items` are the final verification's (all accepted); `hidden` the
 /// hidden checks, with their commands from the vault.
 pub(crate) fn run(ws: &Workspace, input: Input<'_>) -> Result<LockedRun, LockedError> {
+    let started = std::time::Instant::now();
+    let gate_ms: u64 = input
+        .items
+        .iter()
+        .filter(|i| !i.reused)
+        .filter_map(|i| i.evidence.as_ref().map(|e| e.data.duration_ms))
+        .sum();
+    let mut out = run_locked(ws, input)?;
+    if out.runs > 0 {
+        out.cost = Some(Cost {
+            gate_ms,
+            first_ms: out.cost.map(|c| c.first_ms).unwrap_or(0),
+            total_ms: ms_since(started),
+        });
+    }
+    Ok(out)
+}
+
+fn ms_since(t: std::time::Instant) -> u64 {
+    u64::try_from(t.elapsed().as_millis()).unwrap_or(u64::MAX)
+}
+
+fn run_locked(ws: &Workspace, input: Input<'_>) -> Result<LockedRun, LockedError> {
     let Input {
         goal,
         seal,
@@ -605,6 +792,9 @@ pub(crate) fn run(ws: &Workspace, input: Input<'_>) -> Result<LockedRun, LockedE
         lines: Vec::new(),
         runs: 0,
         findings: s.findings,
+        new_tests: Vec::new(),
+        ids: Vec::new(),
+        cost: None,
     };
     if out.tree == baseline.tree {
         out.result = Locked::NothingChanged;
@@ -654,25 +844,18 @@ pub(crate) fn run(ws: &Workspace, input: Input<'_>) -> Result<LockedRun, LockedE
         }
         Ok(crate::baseline::run_sealed(ws, Some(seal), checks, &cfg))
     };
+    let first_started = std::time::Instant::now();
     let first = run_on(&mut room, &s.tree, &checks)?;
     out.runs = 1;
-    // Where a runner names only some of its tests, what is not named is judged by its counts.
-    for r in &first {
-        match r.tests.as_ref().map(|t| t.ids) {
-            Some(pawl_verify::parse::IdCoverage::ByCounts { named, counted }) if counted > 0 => {
-                out.lines.push(format!(
-                    "`{}`: judged by counts ({named} of {counted} tests named by the runner)",
-                    r.check.name
-                ));
-            }
-            Some(pawl_verify::parse::IdCoverage::FailuresOnly { named }) => {
-                out.lines.push(format!(
-                    "`{}`: judged by counts (the runner names only its failures: {named})",
-                    r.check.name
-                ));
-            }
-            _ => {}
-        }
+    out.cost = Some(Cost {
+        gate_ms: 0,
+        first_ms: ms_since(first_started),
+        total_ms: 0,
+    });
+    // How each check's tests were seen: by id, or only by counts or by the check's exit.
+    out.ids = first.iter().map(IdsMark::of).collect();
+    for m in out.ids.iter().filter(|m| m.how != "by_id") {
+        out.lines.push(m.describe());
     }
     let anchoring = crate::anchors::of_run(&ws.root, goal, baseline);
     let mut failing: Vec<(&CheckRun, Vec<String>)> = Vec::new();
@@ -733,6 +916,91 @@ pub(crate) fn run(ws: &Workspace, input: Input<'_>) -> Result<LockedRun, LockedE
         out.findings.extend(restored_findings(&restored));
         return Ok(out);
     }
+    // The run's new tests, apart from the sealed ones: each test file in a process of its own,
+    // with its support files and the baseline's configuration, on the baseline source and on
+    // the locked tree.
+    if !s.tests.is_empty() {
+        let is_hidden = |c: &Check| hidden.iter().any(|h| h.name == c.name);
+        let test_checks: Vec<Check> = checks
+            .iter()
+            .filter(|c| !is_hidden(c))
+            .filter(|c| {
+                pawl_verify::parse::Runner::from_command(&c.command).is_some()
+                    || baseline.check(&c.name).is_some_and(|b| !b.tests.is_empty())
+            })
+            .cloned()
+            .collect();
+        let (holding, support): (Vec<PathBuf>, Vec<PathBuf>) =
+            s.tests.iter().cloned().partition(|p| holds_tests(p));
+        let locked_tree = out.tree.clone();
+        let trees = |files: &[PathBuf]| -> Result<(TreeHash, TreeHash), LockedError> {
+            let edits: Vec<TreeEdit> = support
+                .iter()
+                .chain(files.iter())
+                .cloned()
+                .map(TreeEdit::Take)
+                .collect();
+            Ok((
+                repo.edited_tree(&locked_tree, final_tree, &edits)?,
+                repo.edited_tree(&baseline.tree, final_tree, &edits)?,
+            ))
+        };
+        let mut whole: Vec<Check> = Vec::new();
+        for f in holding.iter().take(MAX_NEW_TEST_FILES) {
+            let file = [f.display().to_string()];
+            let mut narrowed = Vec::new();
+            for c in &test_checks {
+                match select::narrow(&c.command, select::Pick::Files(&file)) {
+                    Some(cmd) => narrowed.push(Check::gate(c.name.clone(), cmd)),
+                    None if !whole.iter().any(|w| w.name == c.name) => whole.push(c.clone()),
+                    None => {}
+                }
+            }
+            if narrowed.is_empty() {
+                continue;
+            }
+            let (on_locked, on_base) = trees(std::slice::from_ref(f))?;
+            let l = run_on(&mut room, &on_locked, &narrowed)?;
+            let b = run_on(&mut room, &on_base, &narrowed)?;
+            for r in &l {
+                // A narrowed run that ran nothing and named nothing: the narrowing is not
+                // trusted, the whole check judges.
+                if !r.passed && outcomes(r).is_empty() && counted(r) == 0 {
+                    if let Some(c) = test_checks.iter().find(|c| c.name == r.check.name)
+                        && !whole.iter().any(|w| w.name == c.name)
+                    {
+                        whole.push(c.clone());
+                    }
+                    continue;
+                }
+                let on_base = b.iter().find(|x| x.check.name == r.check.name);
+                out.new_tests
+                    .extend(judge_new(r, on_base, baseline, Some(&file[0])));
+            }
+        }
+        if !whole.is_empty() {
+            let (on_locked, on_base) = trees(&holding)?;
+            let l = run_on(&mut room, &on_locked, &whole)?;
+            let b = run_on(&mut room, &on_base, &whole)?;
+            for r in &l {
+                let on_base = b.iter().find(|x| x.check.name == r.check.name);
+                out.new_tests.extend(judge_new(r, on_base, baseline, None));
+            }
+        }
+        out.new_tests.dedup();
+        for t in &out.new_tests {
+            out.lines.push(t.line());
+        }
+        if out
+            .new_tests
+            .iter()
+            .any(|t| t.on_locked != Some(TestStatus::Passed))
+        {
+            out.result = Locked::NeedsOtherChanges;
+            out.findings.extend(restored_findings(&restored));
+            return Ok(out);
+        }
+    }
     // The repeats: the checks whose tests decide (failing at the baseline), by the same tree,
     // each from a freshly synced room.
     let deciding: Vec<Check> = first
@@ -745,8 +1013,79 @@ pub(crate) fn run(ws: &Workspace, input: Input<'_>) -> Result<LockedRun, LockedE
         ask_for_named(&mut out, goal);
         return Ok(out);
     }
+    // Where the runner selects tests, the repeats run only the deciding tests, by id: those that
+    // failed at the baseline and pass now. Otherwise (or when a narrowed run does not name
+    // them) the whole check is repeated.
+    let mut picked: Vec<(Check, Vec<String>)> = Vec::new();
+    for c in &deciding {
+        let ids: Vec<String> = baseline
+            .check(&c.name)
+            .map(|b| {
+                b.tests
+                    .iter()
+                    .filter(|t| t.status == TestStatus::Failed)
+                    .map(|t| t.id.clone())
+                    .collect()
+            })
+            .unwrap_or_default();
+        let now = first.iter().find(|f| f.check.name == c.name);
+        let ids: Vec<String> = ids
+            .into_iter()
+            .filter(|id| {
+                now.is_some_and(|r| {
+                    outcomes(r)
+                        .iter()
+                        .any(|o| o.id == *id && o.status == TestStatus::Passed)
+                })
+            })
+            .take(MAX_REPEAT_IDS)
+            .collect();
+        let narrowed = (!ids.is_empty() && !hidden.iter().any(|h| h.name == c.name))
+            .then(|| select::narrow(&c.command, select::Pick::Ids(&ids)))
+            .flatten();
+        match narrowed {
+            Some(cmd) => {
+                out.lines.push(format!(
+                    "`{}`: the repeats run its deciding tests by id: {}",
+                    c.name,
+                    ids.join(", ")
+                ));
+                picked.push((Check::gate(c.name.clone(), cmd), ids));
+            }
+            None => picked.push((c.clone(), Vec::new())),
+        }
+    }
     for _ in 1..seal.runs.max(1) {
-        let again = run_on(&mut room, &s.tree, &deciding)?;
+        let current: Vec<Check> = picked.iter().map(|(c, _)| c.clone()).collect();
+        let mut again = run_on(&mut room, &s.tree, &current)?;
+        // A narrowed repeat that does not name its tests is not trusted: from now on, the whole
+        // check.
+        let mut fallback: Vec<Check> = Vec::new();
+        for (c, ids) in picked.iter_mut() {
+            if ids.is_empty() {
+                continue;
+            }
+            let seen = again
+                .iter()
+                .find(|r| r.check.name == c.name)
+                .is_some_and(|r| select::named_all(outcomes(r), ids));
+            if !seen {
+                out.lines.push(format!(
+                    "`{}`: a repeat by id did not name its tests: the whole check is repeated",
+                    c.name
+                ));
+                if let Some(d) = deciding.iter().find(|d| d.name == c.name) {
+                    *c = d.clone();
+                    fallback.push(d.clone());
+                }
+                ids.clear();
+            }
+        }
+        if !fallback.is_empty() {
+            let whole = run_on(&mut room, &s.tree, &fallback)?;
+            again.retain(|r| !fallback.iter().any(|f| f.name == r.check.name));
+            again.extend(whole);
+        }
         out.runs += 1;
         for r in &again {
             let Some(was) = first.iter().find(|f| f.check.name == r.check.name) else {
@@ -779,13 +1118,26 @@ pub(crate) fn run(ws: &Workspace, input: Input<'_>) -> Result<LockedRun, LockedE
                 ));
                 continue;
             }
-            let diff = differences(was, r);
+            // A repeat by id compares only the tests it picked (jest and vitest report the
+            // others as skipped by `-t`).
+            let picked_ids: &[String] = picked
+                .iter()
+                .find(|(c, _)| c.name == r.check.name)
+                .map(|(_, ids)| ids.as_slice())
+                .unwrap_or(&[]);
+            let by_id = !picked_ids.is_empty();
+            let diff = differences(was, r, by_id.then_some(picked_ids));
             if !diff.is_empty() {
                 out.result = Locked::Differs;
                 out.lines.push(format!(
-                    "`{}` gave another result on the same locked tree in run {}: {}",
+                    "`{}` gave another result on the same locked tree in run {}{}: {}",
                     r.check.name,
                     out.runs,
+                    if by_id {
+                        " (its deciding tests, by id)"
+                    } else {
+                        ""
+                    },
                     diff.join("; ")
                 ));
             }
@@ -829,6 +1181,163 @@ fn restored_findings(restored: &[String]) -> Vec<String> {
         .iter()
         .map(|d| format!("something wrote into the room's copy of the project's environment `{d}` during the checks (pawl put it back)"))
         .collect()
+}
+
+/// The files of `candidates` that `tests` import, transitively (Python `import x` / `from .x
+/// import`, JavaScript relative `import`/`require`): the new tests' support modules.
+fn imported_support(tests: &[PathBuf], candidates: &[PathBuf], fin: &GitTree<'_>) -> Vec<PathBuf> {
+    let mut found: Vec<PathBuf> = Vec::new();
+    let mut queue: Vec<PathBuf> = tests.to_vec();
+    while let Some(file) = queue.pop() {
+        let Some(text) = fin.read(&file) else {
+            continue;
+        };
+        let dir = file.parent().unwrap_or(Path::new(""));
+        for target in import_targets(&file, &text) {
+            let hits: Vec<PathBuf> = candidates
+                .iter()
+                .filter(|c| target.iter().any(|t| *c == t || dir.join(t) == **c))
+                .filter(|c| !found.contains(c))
+                .cloned()
+                .collect();
+            for h in hits {
+                found.push(h.clone());
+                queue.push(h);
+            }
+        }
+        if found.len() > MAX_NEW_TEST_FILES {
+            break;
+        }
+    }
+    found
+}
+
+/// The paths one import of `text` could name, each as a list of candidates.
+fn import_targets(file: &Path, text: &str) -> Vec<Vec<PathBuf>> {
+    let ext = file.extension().and_then(|e| e.to_str()).unwrap_or("");
+    let mut out = Vec::new();
+    if ext == "py" {
+        for line in text.lines().map(str::trim) {
+            let names: Vec<&str> = if let Some(rest) = line.strip_prefix("from ") {
+                rest.split_whitespace().next().into_iter().collect()
+            } else if let Some(rest) = line.strip_prefix("import ") {
+                rest.split(',')
+                    .filter_map(|n| n.split_whitespace().next())
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            for name in names {
+                let module = name.trim_start_matches('.').replace('.', "/");
+                if module.is_empty() {
+                    continue;
+                }
+                out.push(vec![
+                    PathBuf::from(format!("{module}.py")),
+                    PathBuf::from(format!("{module}/__init__.py")),
+                ]);
+            }
+        }
+    } else if matches!(
+        ext,
+        "js" | "mjs" | "cjs" | "ts" | "tsx" | "jsx" | "mts" | "cts"
+    ) {
+        for quote in ['\'', '"'] {
+            for part in text.split(quote).skip(1).step_by(2) {
+                if !(part.starts_with("./") || part.starts_with("../")) {
+                    continue;
+                }
+                let spec = part.trim_start_matches("./");
+                let mut c = vec![PathBuf::from(spec)];
+                for e in ["js", "mjs", "cjs", "ts", "tsx", "jsx", "json"] {
+                    c.push(PathBuf::from(format!("{spec}.{e}")));
+                    c.push(PathBuf::from(format!("{spec}/index.{e}")));
+                }
+                out.push(c);
+            }
+        }
+    }
+    out
+}
+
+/// Whether a file of the run's tests holds tests (by the runners' default file names) rather than
+/// supporting them (a helper module, a fixture).
+fn holds_tests(path: &Path) -> bool {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().to_lowercase())
+        .unwrap_or_default();
+    ["test_", "test.", "test-"]
+        .iter()
+        .any(|p| name.starts_with(p))
+        || ["_test.", ".test.", ".spec.", "_spec.", "-test.", "-spec."]
+            .iter()
+            .any(|m| name.contains(m))
+}
+
+/// How many tests a run counted.
+fn counted(r: &CheckRun) -> u64 {
+    r.tests
+        .as_ref()
+        .map(|t| t.passed + t.failed + t.skipped)
+        .unwrap_or(0)
+}
+
+/// The run's new tests one check's run on the locked tree shows, with their status on the
+/// baseline source: the ids no baseline test had; for a runner that names no test, the file
+/// (`file`) or, with the whole check, its new tests as one when the check passed at the
+/// baseline (then a failure on the baseline source is theirs).
+fn judge_new(
+    on_locked: &CheckRun,
+    on_base: Option<&CheckRun>,
+    baseline: &Baseline,
+    file: Option<&str>,
+) -> Vec<NewTest> {
+    let before = baseline.check(&on_locked.check.name);
+    let known = |id: &str| before.is_some_and(|c| c.tests.iter().any(|t| t.id == id));
+    let check = on_locked.check.name.clone();
+    let now = outcomes(on_locked);
+    if !now.is_empty() {
+        return now
+            .iter()
+            .filter(|o| !known(&o.id))
+            .map(|o| NewTest {
+                check: check.clone(),
+                id: o.id.clone(),
+                on_base: on_base
+                    .and_then(|b| outcomes(b).iter().find(|x| x.id == o.id).map(|x| x.status)),
+                on_locked: Some(o.status),
+            })
+            .collect();
+    }
+    // No test named: the check's exit decides.
+    let status = |r: &CheckRun| {
+        Some(if r.passed && (counted(r) > 0 || file.is_none()) {
+            TestStatus::Passed
+        } else {
+            TestStatus::Failed
+        })
+    };
+    let id = match file {
+        Some(f) => {
+            if counted(on_locked) == 0 && on_locked.passed {
+                return Vec::new();
+            }
+            f.to_owned()
+        }
+        None => {
+            if !before.is_some_and(|b| b.passed) {
+                return Vec::new();
+            }
+            "its new tests (the runner names none)".to_owned()
+        }
+    };
+    vec![NewTest {
+        check,
+        id,
+        on_base: on_base.and_then(status),
+        on_locked: status(on_locked),
+    }]
 }
 
 fn outcomes(r: &CheckRun) -> &[TestOutcome] {
@@ -937,8 +1446,9 @@ fn judge_check(
     why
 }
 
-/// How two runs of one check on the same tree differ: pass/fail, or a test's status.
-fn differences(a: &CheckRun, b: &CheckRun) -> Vec<String> {
+/// How two runs of one check on the same tree differ: pass/fail, or a test's status (of the
+/// tests `only` names, when given).
+fn differences(a: &CheckRun, b: &CheckRun, only: Option<&[String]>) -> Vec<String> {
     let mut d = Vec::new();
     if a.passed != b.passed {
         d.push(format!(
@@ -948,6 +1458,9 @@ fn differences(a: &CheckRun, b: &CheckRun) -> Vec<String> {
         ));
     }
     for t in outcomes(a) {
+        if only.is_some_and(|ids| !ids.contains(&t.id)) {
+            continue;
+        }
         if let Some(o) = outcomes(b).iter().find(|o| o.id == t.id)
             && o.status != t.status
         {
@@ -981,6 +1494,47 @@ mod tests {
             lines: Vec::new(),
             runs: 3,
             findings: Vec::new(),
+            new_tests: Vec::new(),
+            ids: Vec::new(),
+            cost: None,
+        }
+    }
+
+    /// A new test's support modules are found by its imports; test files by their names.
+    #[test]
+    fn the_new_tests_support_files_are_what_they_import() {
+        let py = import_targets(
+            Path::new("tests/test_sub.py"),
+            "import os, helpers as h\nfrom .fixtures.data import X\n",
+        );
+        assert!(py.iter().any(|c| c.contains(&PathBuf::from("helpers.py"))));
+        assert!(
+            py.iter()
+                .any(|c| c.contains(&PathBuf::from("fixtures/data.py")))
+        );
+        let js = import_targets(
+            Path::new("src/sub.test.js"),
+            "import { pair } from './support/pair';\nconst x = require(\"lodash\");\n",
+        );
+        assert!(
+            js.iter()
+                .any(|c| c.contains(&PathBuf::from("support/pair.js")))
+        );
+        assert!(
+            !js.iter()
+                .flatten()
+                .any(|p| p.to_string_lossy().contains("lodash"))
+        );
+        for (path, holds) in [
+            ("tests/test_sub.py", true),
+            ("src/sub.test.ts", true),
+            ("calc_test.go", true),
+            ("tests/helpers.py", false),
+            ("helpers_for_tests.py", false),
+            ("testing_utils.py", false),
+            ("tests/fixtures/data.json", false),
+        ] {
+            assert_eq!(holds_tests(Path::new(path)), holds, "{path}");
         }
     }
 

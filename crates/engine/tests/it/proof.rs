@@ -80,6 +80,26 @@ pub const TESTS: &[Test] = &[
         "locked_code_right_only_in_some_runs_is_nondeterministic",
         locked_code_right_only_in_some_runs_is_nondeterministic,
     ),
+    (
+        "locked_a_new_test_that_passes_on_the_baseline_proves_nothing",
+        locked_a_new_test_that_passes_on_the_baseline_proves_nothing,
+    ),
+    (
+        "locked_a_new_test_passing_only_with_another_new_file_is_review",
+        locked_a_new_test_passing_only_with_another_new_file_is_review,
+    ),
+    (
+        "locked_a_new_function_with_its_new_test_ships",
+        locked_a_new_function_with_its_new_test_ships,
+    ),
+    (
+        "locked_a_new_test_in_a_sealed_test_file_ships",
+        locked_a_new_test_in_a_sealed_test_file_ships,
+    ),
+    (
+        "locked_a_flaky_deciding_test_is_found_by_its_id",
+        locked_a_flaky_deciding_test_is_found_by_its_id,
+    ),
 ];
 
 const CALC: &str = "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n";
@@ -491,6 +511,16 @@ fn locked_an_honest_fix_with_refactored_tests_ships() {
     assert_eq!(locked.result, pawl_core::proof::Locked::Holds);
     assert_eq!(locked.runs, 3, "{locked:?}");
     assert!(locked.left_out.iter().any(|l| l.path == "test_calc.py"));
+    // The ids mark: unittest `-v` names every test; the cost is measured.
+    assert!(
+        locked
+            .ids
+            .iter()
+            .any(|m| m.check == "test" && m.how == "by_id" && m.named == 2),
+        "{locked:?}"
+    );
+    let cost = locked.cost.expect("the cost");
+    assert!(cost.total_ms >= cost.first_ms, "{cost:?}");
 }
 
 fn locked_an_honest_fix_plus_a_new_test_ships() {
@@ -527,6 +557,167 @@ fn locked_code_right_only_in_some_runs_is_nondeterministic() {
     assert_eq!(locked.result, pawl_core::proof::Locked::Differs);
     assert!(
         locked.lines.iter().any(|l| l.contains("another result")),
+        "{locked:?}"
+    );
+}
+
+/// `calc.py` right at the baseline: every sealed test passes, the goal adds behaviour.
+const CALC_OK: &str = "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return a * b\n";
+
+/// A green Python project sealed with unittest (`-v`: every test named), verified in a room
+/// (as `pawl` verifies); the agent does `scenario`.
+fn python_green(scenario: &str) -> (Fixture, pawl_engine::LoopEnd) {
+    let mut f = Fixture::new(scenario, |_| {});
+    f.git(&[("calc.py", CALC_OK), ("test_calc.py", CALC_TEST)]);
+    let s = seal(
+        &[("test", "python3 -m unittest discover -v", CheckRole::Gate)],
+        f.root(),
+    );
+    f.seal(s);
+    let room = tempfile::tempdir().expect("room");
+    let mut ws = f.ws();
+    ws.room = Some(room.path().join("room"));
+    let b = baseline::take(&ws, f.run_seal()).expect("baseline");
+    f.record_baseline(&b);
+    let mut agent = f.replay();
+    let mut v = GateVerifier::new(ws, Vec::new());
+    let (end, _) = f.drive(&mut agent, &mut v);
+    drop(room);
+    (f, end)
+}
+
+/// A comment in the code (the product "changed") and a new test of what already works, which
+/// imports a new support module: laid over the pre-run code without its support file, the new
+/// test fails to import there, and that was counted as "fails on the pre-run code". With its
+/// support file it passes on the baseline source: it proves nothing.
+fn locked_a_new_test_that_passes_on_the_baseline_proves_nothing() {
+    let scenario = edit("calc.py", "def add(a, b):", "# adds\ndef add(a, b):")
+        + &write("helpers_for_tests.py", "PAIR = (2, 3)\n")
+        + &write(
+            "test_sub.py",
+            "import unittest\n\nfrom calc import add\nfrom helpers_for_tests import PAIR\n\n\nclass Sub(unittest.TestCase):\n    def test_sub(self):\n        self.assertEqual(add(*PAIR), 5)\n",
+        );
+    let (_f, end) = python_green(&scenario);
+    let last = end.last.expect("report");
+    assert!(last.failing.is_empty(), "{last:?}");
+    assert!(!last.done, "{last:?}");
+    assert_ne!(last.outcome, Some(Outcome::Done), "{last:?}");
+    let locked = last.locked.as_ref().expect("the locked run ran");
+    assert!(
+        locked
+            .lines
+            .iter()
+            .any(|l| l.contains("test_sub") && l.contains("passes on the baseline source")),
+        "{locked:?}"
+    );
+}
+
+/// A new function written wrong, its new test, and a second new test file that patches the
+/// function when it exists (unittest loads both into one process): the new test passes only
+/// with the other file, never on the locked tree alone.
+fn locked_a_new_test_passing_only_with_another_new_file_is_review() {
+    let scenario = edit(
+        "calc.py",
+        "def mul(a, b):",
+        "def sub(a, b):\n    return a + b\n\n\ndef mul(a, b):",
+    ) + &write(
+        "test_aaa_setup.py",
+        "import calc\n\nif hasattr(calc, 'sub'):\n    calc.sub = lambda a, b: a - b\n",
+    ) + &write(
+        "test_sub.py",
+        "import unittest\n\nfrom calc import sub\n\n\nclass Sub(unittest.TestCase):\n    def test_sub(self):\n        self.assertEqual(sub(5, 3), 2)\n",
+    );
+    let (_f, end) = python_green(&scenario);
+    let last = end.last.expect("report");
+    assert!(last.failing.is_empty(), "the cheat works: {last:?}");
+    assert!(!last.done, "{last:?}");
+    assert_eq!(last.outcome, Some(Outcome::Review), "{last:?}");
+    let locked = last.locked.as_ref().expect("the locked run ran");
+    assert_eq!(locked.result, pawl_core::proof::Locked::NeedsOtherChanges);
+    assert!(
+        locked
+            .lines
+            .iter()
+            .any(|l| l.contains("test_sub") && l.contains("fails on the locked tree")),
+        "{locked:?}"
+    );
+}
+
+const TEST_SUB: &str = "import unittest\n\nfrom calc import sub\n\n\nclass Sub(unittest.TestCase):\n    def test_sub(self):\n        self.assertEqual(sub(5, 3), 2)\n";
+
+fn locked_a_new_function_with_its_new_test_ships() {
+    let scenario = edit(
+        "calc.py",
+        "def mul(a, b):",
+        "def sub(a, b):\n    return a - b\n\n\ndef mul(a, b):",
+    ) + &write("test_sub.py", TEST_SUB);
+    let (_f, end) = python_green(&scenario);
+    assert_eq!(end.reason, StopReason::Verified, "{end:?}");
+    let last = end.last.expect("report");
+    assert!(last.done, "{last:?}");
+    let proof = last.proof.expect("proof");
+    assert!(
+        proof.red_to_green.iter().any(|r| r.contains("test_sub")),
+        "{proof:?}"
+    );
+    let locked = last.locked.as_ref().expect("the locked run ran");
+    assert!(
+        locked
+            .new_tests
+            .iter()
+            .any(|t| t.id.contains("test_sub") && t.proves()),
+        "{locked:?}"
+    );
+}
+
+/// The new test written into the sealed test file itself: taken for the new-tests run only.
+fn locked_a_new_test_in_a_sealed_test_file_ships() {
+    let scenario = edit(
+        "calc.py",
+        "def mul(a, b):",
+        "def sub(a, b):\n    return a - b\n\n\ndef mul(a, b):",
+    ) + &edit(
+        "test_calc.py",
+        "from calc import add, mul",
+        "from calc import add, mul, sub",
+    ) + &edit(
+        "test_calc.py",
+        "    def test_mul(self):",
+        "    def test_sub(self):\n        self.assertEqual(sub(5, 3), 2)\n\n    def test_mul(self):",
+    );
+    let (_f, end) = python_green(&scenario);
+    assert_eq!(end.reason, StopReason::Verified, "{end:?}");
+    let last = end.last.expect("report");
+    assert!(last.done, "{last:?}");
+    let locked = last.locked.as_ref().expect("the locked run ran");
+    assert!(
+        locked
+            .new_tests
+            .iter()
+            .any(|t| t.id.contains("test_sub") && t.proves()),
+        "{locked:?}"
+    );
+}
+
+/// `add` right on its first two imports and wrong on the fourth: the first runs and the
+/// repeats run only the deciding test, by its id (`-k`), so the repeats are what catch it.
+fn locked_a_flaky_deciding_test_is_found_by_its_id() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let counter = dir.path().join("n");
+    let code = format!(
+        "import os\n\n_P = {p:?}\n_n = int(open(_P).read()) + 1 if os.path.exists(_P) else 1\nopen(_P, 'w').write(str(_n))\n\n\ndef add(a, b):\n    return a + b if _n != 4 else a - b\n\n\ndef mul(a, b):\n    return a * b\n",
+        p = counter.display().to_string()
+    );
+    let (_f, end) = python(&write("calc.py", &code));
+    let last = end.last.expect("report");
+    assert_eq!(last.outcome, Some(Outcome::Nondeterministic), "{last:?}");
+    let locked = last.locked.as_ref().expect("the locked run ran");
+    assert_eq!(locked.result, pawl_core::proof::Locked::Differs);
+    assert!(
+        locked
+            .lines
+            .iter()
+            .any(|l| l.contains("by id") && l.contains("test_add")),
         "{locked:?}"
     );
 }
