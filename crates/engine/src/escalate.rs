@@ -106,12 +106,27 @@ pub(crate) fn back_off(
             break;
         }
         backoffs += 1;
-        report = verifier.verify_again(store, run_id)?;
+        let again = verifier.verify_again(store, run_id)?;
         store.append_event(
             Some(run_id),
             EventKind::Verification,
-            serde_json::to_value(&report).unwrap_or(json!(null)),
+            serde_json::to_value(&again).unwrap_or(json!(null)),
         )?;
+        // No agent step ran: a working tree that changed meanwhile was written by something
+        // outside pawl (a process the user or the agent left running outside the step). A tree
+        // no step wrote is never verified on its own: the re-check does not count, the failure
+        // goes back to the loop, and the agent's next step is verified with whatever the tree
+        // holds then (its diff shows the change).
+        if again.tree_hash != report.tree_hash {
+            store.append_event(
+                Some(run_id),
+                EventKind::Note,
+                json!({"why": "the working tree changed while no agent step ran: the re-check after the backoff does not count",
+                       "was": report.tree_hash, "is": again.tree_hash}),
+            )?;
+            break;
+        }
+        report = again;
     }
     Ok(report)
 }

@@ -83,11 +83,14 @@ pub fn classify_check(
             }
             (Some(t), _) => {
                 let first = t.first_failure.clone().unwrap_or_else(|| useful.clone());
-                let category = match classify(&first) {
+                // The runner says the test failed: a test class unless its first failure is
+                // plainly the environment's, the network's or a service's — read from its prose,
+                // not from the names in it (`tests/test_timeout.py`, `async_timeout`). A test's
+                // own timeout is the test's failure; pawl's timeout of the check is the end's.
+                let category = match classify(&prose(&first)) {
                     c @ (FailureCategory::Environment
                     | FailureCategory::Infra
-                    | FailureCategory::External
-                    | FailureCategory::Timeout) => c,
+                    | FailureCategory::External) => c,
                     _ => FailureCategory::Test,
                 };
                 (
@@ -107,6 +110,18 @@ pub fn classify_check(
         category,
         message: format!("{name}: {}", detail.trim()),
     })
+}
+
+/// `text` without the words that are names (paths, dotted or snake_case identifiers,
+/// `file::test` ids): what a message says, not what it names.
+fn prose(text: &str) -> String {
+    text.split_whitespace()
+        .filter(|w| {
+            let w = w.trim_matches(|c: char| !c.is_alphanumeric());
+            !(w.contains('_') || w.contains('/') || w.contains("::") || w.contains('.'))
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// The first failing names, `a, b, c, d, e, ...`; the failed test ids when the runner's output
@@ -212,6 +227,42 @@ mod tests {
             FailureCategory::Environment
         );
         assert_eq!(c(CheckEnd::Exited { code: 1 }), FailureCategory::Code);
+    }
+
+    /// A failing test is read by what its failure says, not by the names in it: the package
+    /// `async_timeout`'s `tests/test_timeout.py::test_shift` failing on an assertion is a test
+    /// failure (it was `timeout`, a transient class: pawl backed off and re-verified without a
+    /// step). Rows: first failure → class.
+    #[test]
+    fn a_failing_test_is_classed_by_its_prose_not_its_names() {
+        let end = CheckEnd::Exited { code: 1 };
+        let rows = [
+            (
+                "tests/test_timeout.py::test_shift FAILED\nE   assert 1.5 == 3.0\nasync_timeout/__init__.py:120: AssertionError",
+                FailureCategory::Test,
+            ),
+            (
+                "test_timeout_is_applied: AssertionError: 2 != 1",
+                FailureCategory::Test,
+            ),
+            (
+                "asyncio.TimeoutError raised in test_wait",
+                FailureCategory::Test,
+            ),
+            (
+                "requests.exceptions.ConnectionError: [Errno 111] Connection refused",
+                FailureCategory::Infra,
+            ),
+            (
+                "ModuleNotFoundError: No module named 'yaml'",
+                FailureCategory::Environment,
+            ),
+        ];
+        for (first, want) in rows {
+            let f =
+                classify_check("test", &end, false, Some(&summary(1, first)), None, "").unwrap();
+            assert_eq!(f.category, want, "{first}");
+        }
     }
 
     #[test]

@@ -46,6 +46,8 @@ pub struct Check {
     pub pass: bool,
     pub tree: String,
     pub failing_test: String,
+    /// The failure's class (a test failure unless said).
+    pub category: pawl_core::FailureCategory,
 }
 
 pub fn pass(tree: &str) -> Check {
@@ -53,6 +55,7 @@ pub fn pass(tree: &str) -> Check {
         pass: true,
         tree: tree.into(),
         failing_test: String::new(),
+        category: pawl_core::FailureCategory::Test,
     }
 }
 
@@ -61,6 +64,15 @@ pub fn fail(tree: &str, test: &str) -> Check {
         pass: false,
         tree: tree.into(),
         failing_test: test.into(),
+        category: pawl_core::FailureCategory::Test,
+    }
+}
+
+/// A failure of the infrastructure (transient: pawl backs off and verifies again).
+pub fn infra(tree: &str) -> Check {
+    Check {
+        category: pawl_core::FailureCategory::Infra,
+        ..fail(tree, "connection refused")
     }
 }
 
@@ -91,7 +103,7 @@ impl Verifier for Scripted {
             },
             first_failure: (!row.pass).then(|| format!("{} failed", row.failing_test)),
             log: None,
-            category: (!row.pass).then_some(pawl_core::FailureCategory::Test),
+            category: (!row.pass).then_some(row.category),
             cached: false,
             hidden: false,
             tests: None,

@@ -5,9 +5,13 @@ use pawl_core::model::RunStatus;
 use pawl_engine::LoopEvent;
 
 use crate::Test;
-use crate::harness::{Fixture, Scripted, fail, millis, pass};
+use crate::harness::{Fixture, Scripted, fail, infra, millis, pass};
 
 pub const TESTS: &[Test] = &[
+    (
+        "a_tree_that_changed_while_no_step_ran_is_not_verified_on_its_own",
+        a_tree_that_changed_while_no_step_ran_is_not_verified_on_its_own,
+    ),
     (
         "verified_after_the_third_iteration",
         verified_after_the_third_iteration,
@@ -63,6 +67,30 @@ const WORKING: &str = r#"{"scenario": {"name": "works", "session_id": "s-1"}}
 {"step": 4}
 {"do": "write", "path": "a.txt", "content": "4\n"}
 "#;
+
+/// A transient failure is verified again after a backoff with no agent step in between. If the
+/// working tree changed meanwhile (a process outside pawl wrote it), the passing re-check does
+/// not count: the run is not verified on a tree no step wrote.
+fn a_tree_that_changed_while_no_step_ran_is_not_verified_on_its_own() {
+    let mut f = Fixture::new(WORKING, |s| s.limits.max_iterations = 1);
+    let mut agent = f.replay();
+    let mut v = Scripted::new(vec![infra("t1"), pass("t-outside")]);
+    let (end, _) = f.drive(&mut agent, &mut v);
+    assert_eq!(v.calls, 2, "the backoff verified again once");
+    assert_ne!(end.reason, StopReason::Verified);
+    let note = f
+        .store
+        .last_event(&f.run_id, pawl_core::EventKind::Note)
+        .expect("event")
+        .expect("the change is recorded");
+    assert_eq!(note.data["is"], "t-outside", "{}", note.data);
+    // The same re-check on an unchanged tree counts.
+    let mut f = Fixture::new(WORKING, |s| s.limits.max_iterations = 1);
+    let mut agent = f.replay();
+    let mut v = Scripted::new(vec![infra("t1"), pass("t1")]);
+    let (end, _) = f.drive(&mut agent, &mut v);
+    assert_eq!(end.reason, StopReason::Verified);
+}
 
 fn verified_after_the_third_iteration() {
     let mut f = Fixture::new(WORKING, |_| {});
