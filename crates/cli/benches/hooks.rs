@@ -178,7 +178,10 @@ fn measure(
     let mut status = Vec::with_capacity(runs);
     let mut times: Vec<Vec<Duration>> = subjects.iter().map(|_| Vec::new()).collect();
     for i in 0..runs {
-        floor.push(floor_once(&subjects[0].root, &subjects[0].input(input, "0")));
+        floor.push(floor_once(
+            &subjects[0].root,
+            &subjects[0].input(input, "0"),
+        ));
         if with_status {
             status.push(git_status_once(&subjects[0].root));
         }

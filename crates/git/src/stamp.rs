@@ -41,13 +41,8 @@ use crate::tree::TempIndex;
 const MAGIC: &[u8] = b"pawl-tree-stamp 1\n";
 const SHA1_LEN: usize = 20;
 /// The variables that choose which ignore rules git reads.
-const RULE_VARS: &[&str] = &[
-    "HOME",
-    "XDG_CONFIG_HOME",
-    "GIT_CONFIG_GLOBAL",
-    "GIT_CONFIG_SYSTEM",
-    "GIT_CONFIG_NOSYSTEM",
-];
+/// (pawl's git reads no system config: `GIT_CONFIG_NOSYSTEM` is always set.)
+const RULE_VARS: &[&str] = &["HOME", "XDG_CONFIG_HOME", "GIT_CONFIG_GLOBAL"];
 
 /// The stat data compared: device, inode, mode, size, mtime (s, ns), ctime (s, ns).
 type Stat = [i64; 8];
@@ -69,6 +64,61 @@ fn stat_of(m: &fs::Metadata) -> Stat {
 
 fn lstat(path: &Path) -> Option<Stat> {
     fs::symlink_metadata(path).ok().map(|m| stat_of(&m))
+}
+
+/// Whether every record's stat data is still what it was. A file or directory is looked up in
+/// its parent directory, opened once for the files that follow in it (one path component per
+/// `lstat` instead of the whole path: the records come in the index's order, grouped by
+/// directory), never through a symbolic link.
+fn all_same(root: &Path, records: &[(u8, &[u8], Stat)]) -> bool {
+    use rustix::fs::{AtFlags, Mode, OFlags};
+    let mut open: Option<(&[u8], rustix::fd::OwnedFd)> = None;
+    for (kind, path, stat) in records {
+        let now = match kind {
+            b'x' => lstat(Path::new(OsStr::from_bytes(path))).unwrap_or(ABSENT),
+            b'd' if path.is_empty() => lstat(root).unwrap_or(ABSENT),
+            b'd' | b'f' => {
+                let (parent, name) = match path.iter().rposition(|&b| b == b'/') {
+                    Some(i) => (&path[..i], &path[i + 1..]),
+                    None => (&path[..0], &path[..]),
+                };
+                if open.as_ref().is_none_or(|(p, _)| *p != parent) {
+                    let dir = if parent.is_empty() {
+                        root.to_path_buf()
+                    } else {
+                        root.join(OsStr::from_bytes(parent))
+                    };
+                    let flags =
+                        OFlags::PATH | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+                    match rustix::fs::open(&dir, flags, Mode::empty()) {
+                        Ok(fd) => open = Some((parent, fd)),
+                        Err(_) => return false,
+                    }
+                }
+                let Some((_, fd)) = &open else {
+                    return false;
+                };
+                match rustix::fs::statat(fd, OsStr::from_bytes(name), AtFlags::SYMLINK_NOFOLLOW) {
+                    Ok(st) => [
+                        st.st_dev as i64,
+                        st.st_ino as i64,
+                        st.st_mode as i64,
+                        st.st_size as i64,
+                        st.st_mtime as i64,
+                        st.st_mtime_nsec as i64,
+                        st.st_ctime as i64,
+                        st.st_ctime_nsec as i64,
+                    ],
+                    Err(_) => ABSENT,
+                }
+            }
+            _ => return false,
+        };
+        if now != *stat {
+            return false;
+        }
+    }
+    true
 }
 
 /// Not older than the marker `(s, ns)`: a racily clean entry.
@@ -196,7 +246,10 @@ impl Repo {
     /// directory and ignore rule it covers is exactly as it was; `None` when anything differs
     /// or the stamp cannot be read (then compute the hash).
     pub fn tree_hash_unchanged(&self, stamp: &[u8]) -> Option<TreeHash> {
-        let mut r = Cursor { bytes: stamp, at: 0 };
+        let mut r = Cursor {
+            bytes: stamp,
+            at: 0,
+        };
         if r.take(MAGIC.len())? != MAGIC {
             return None;
         }
@@ -236,25 +289,16 @@ impl Repo {
             return None;
         }
         let root = self.root();
-        let same = |(kind, path, stat): &(u8, &[u8], Stat)| -> bool {
-            let p = match kind {
-                b'x' => PathBuf::from(OsStr::from_bytes(path)),
-                b'd' if path.is_empty() => root.to_path_buf(),
-                b'd' | b'f' => root.join(OsStr::from_bytes(path)),
-                _ => return false,
-            };
-            lstat(&p).unwrap_or(ABSENT) == *stat
-        };
         // Two halves at once on a large tree: the `lstat`s are most of the cost.
         let all_same = if records.len() > 4096 {
             let (a, b) = records.split_at(records.len() / 2);
             std::thread::scope(|s| {
-                let other = s.spawn(|| a.iter().all(same));
-                let mine = b.iter().all(same);
+                let other = s.spawn(|| all_same(root, a));
+                let mine = all_same(root, b);
                 other.join().unwrap_or(false) && mine
             })
         } else {
-            records.iter().all(same)
+            all_same(root, &records)
         };
         all_same.then_some(tree)
     }

@@ -56,7 +56,10 @@ fn every_change_to_what_is_hashed_invalidates_the_stamp() {
         ("same-size edit", |t| t.write("src/main.py", "print(2)\n")),
         ("edit with the old mtime put back", |t| {
             let p = t.path("src/util.py");
-            let before = std::fs::metadata(&p).expect("meta").modified().expect("mtime");
+            let before = std::fs::metadata(&p)
+                .expect("meta")
+                .modified()
+                .expect("mtime");
             t.write("src/util.py", "X = 2\n");
             std::fs::File::options()
                 .write(true)
@@ -77,7 +80,9 @@ fn every_change_to_what_is_hashed_invalidates_the_stamp() {
         ("new file in a directory of ignored files", |t| {
             t.write("build/new.py", "x\n")
         }),
-        ("new untracked directory", |t| t.write("newdir/deep/x.py", "x\n")),
+        ("new untracked directory", |t| {
+            t.write("newdir/deep/x.py", "x\n")
+        }),
         ("deleted file", |t| {
             std::fs::remove_file(t.path("src/util.py")).expect("rm")
         }),
@@ -119,7 +124,11 @@ fn a_racily_clean_tree_gets_no_stamp_and_a_forged_one_answers_nothing() {
         // A slow machine may have moved to the next tick already; then the stamp is sound.
         assert!(t.repo.tree_hash_unchanged(&stamp).is_some());
     }
-    assert_eq!(t.repo.tree_hash_unchanged(b"pawl-tree-stamp 1\nnot a stamp"), None);
+    assert_eq!(
+        t.repo
+            .tree_hash_unchanged(b"pawl-tree-stamp 1\nnot a stamp"),
+        None
+    );
     let (_, mut stamp) = stamped(&t);
     let last = stamp.len() - 1;
     stamp[last] ^= 1;
