@@ -607,10 +607,12 @@ pub fn env_print(root: &Path, run: &Run) -> String {
         stat(&mut h, &root.join(rel));
     }
     if let Some(seal) = &run.settings.seal {
+        // A watched entry by itself (its directory, `~`, moves with anything created there);
+        // a package tree by its directory.
         for place in crate::room::env::outside_places(&seal.env, root) {
-            stat(&mut h, &place.dir);
-            if let Some(only) = &place.only {
-                stat(&mut h, &place.dir.join(only));
+            match &place.only {
+                Some(only) => stat(&mut h, &place.dir.join(only)),
+                None => stat(&mut h, &place.dir),
             }
         }
     }
