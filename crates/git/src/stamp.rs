@@ -98,6 +98,8 @@ fn all_same(root: &Path, records: &[(u8, &[u8], Stat)]) -> bool {
                 let Some((_, fd)) = &open else {
                     return false;
                 };
+                // The fields' types differ between rustix's backends and targets.
+                #[allow(clippy::unnecessary_cast)]
                 match rustix::fs::statat(fd, OsStr::from_bytes(name), AtFlags::SYMLINK_NOFOLLOW) {
                     Ok(st) => [
                         st.st_dev as i64,
