@@ -9,6 +9,8 @@
 //!
 //! `cargo bench -p pawl-cli --bench loop` (harness = false: prints a small table).
 //! `PAWL_BENCH_ITERATIONS` sets the iterations of the long run (default 200).
+//! `PAWL_BENCH_BIN=/path/to/pawl` measures another binary (an older one, for a figure before a
+//! change: run the bench twice, once with it, in the same session).
 //! Peak memory comes from `/usr/bin/time -v` (maximum resident set size) when it exists.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
@@ -42,14 +44,17 @@ fn git(root: &Path, args: &[&str]) {
     );
 }
 
-const PAWL: &str = env!("CARGO_BIN_EXE_pawl");
+/// The binary measured: `PAWL_BENCH_BIN`, else the one this bench was built with.
+fn pawl_bin() -> String {
+    std::env::var("PAWL_BENCH_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_pawl").to_string())
+}
 
 /// A repository ready for `pawl run` with a do-nothing replay agent; returns the scenario path.
 fn project(root: &Path, iterations: u32) -> String {
     std::fs::create_dir_all(root).unwrap();
     git(root, &["init", "-q", "-b", "main"]);
     std::fs::write(root.join("README.md"), "# bench\n").unwrap();
-    let out = Command::new(PAWL)
+    let out = Command::new(pawl_bin())
         .arg("init")
         .current_dir(root)
         .output()
@@ -73,7 +78,7 @@ fn project(root: &Path, iterations: u32) -> String {
     // what gets measured.
     std::fs::write(root.join(".pawl/stop"), "").unwrap();
     let pawl = |args: &[&str]| {
-        Command::new(PAWL)
+        Command::new(pawl_bin())
             .args(args)
             .current_dir(root)
             .output()
@@ -103,10 +108,10 @@ fn run(root: &Path) -> Measured {
     let time = Path::new("/usr/bin/time");
     let mut cmd = if time.exists() {
         let mut c = Command::new(time);
-        c.arg("-v").arg(PAWL);
+        c.arg("-v").arg(pawl_bin());
         c
     } else {
-        Command::new(PAWL)
+        Command::new(pawl_bin())
     };
     cmd.args(["resume", "--json"]).current_dir(root);
     let started = Instant::now();
@@ -124,7 +129,7 @@ fn run(root: &Path) -> Measured {
         .lines()
         .find_map(|l| l.trim().strip_prefix("Maximum resident set size (kbytes):"))
         .and_then(|v| v.trim().parse().ok());
-    let report = Command::new(PAWL)
+    let report = Command::new(pawl_bin())
         .args(["report", "--json"])
         .current_dir(root)
         .output()
@@ -144,7 +149,7 @@ fn run(root: &Path) -> Measured {
 fn agent_alone(root: &Path, scenario: &str, samples: u32) -> Duration {
     let started = Instant::now();
     for _ in 0..samples {
-        let out = Command::new(PAWL)
+        let out = Command::new(pawl_bin())
             .args(["__replay", "--scenario", scenario, "--step", "1"])
             .current_dir(root)
             .output()

@@ -24,12 +24,20 @@ const SHOWN_LINES: usize = 12;
 /// Every check runs contained (each process it starts ends with it), as far as this machine
 /// allows (`crate::sandbox::check_containment`).
 pub fn workspace(ctx: &Ctx) -> Workspace {
-    let mut ws = Workspace::new(ctx.root.clone(), ctx.state_dir());
-    ws.room = room_dir(&ctx.root);
+    let mut ws = workspace_bare(ctx);
     let (network, containers) = reach(ctx);
     ws.containment = crate::sandbox::check_containment(&ctx.root, network, containers);
-    ws.vault = crate::hidden::vault();
     ws.coverage_min = crate::project::coverage_minimums(&ctx.root);
+    ws
+}
+
+/// [`workspace`] without what only running checks needs (the containment's sandbox probe, the
+/// coverage minimums read from the project): the root, pawl's state, the room's place and the
+/// vault. What the Stop hook's cached answer works with.
+pub fn workspace_bare(ctx: &Ctx) -> Workspace {
+    let mut ws = Workspace::new(ctx.root.clone(), ctx.state_dir());
+    ws.room = room_dir(&ctx.root);
+    ws.vault = crate::hidden::vault();
     ws
 }
 

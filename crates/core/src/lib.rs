@@ -22,6 +22,7 @@ pub mod pipeline;
 pub mod proof;
 pub mod record;
 pub mod resume;
+pub mod reuse;
 pub mod sandbox;
 pub mod seal;
 pub mod spec;

@@ -437,7 +437,7 @@ pub(crate) fn drive_leased(
             n,
             &iteration,
             report.as_ref(),
-            None,
+            &[],
             observer,
         )?;
         turn::commit_iteration(store, &cfg.root, run_id, &settings, n, report.as_ref())?;

@@ -57,11 +57,15 @@ pub enum StopAnswer {
 }
 
 /// One Stop: the turn of the in-session driver. `gates` are the checks pawl runs (with the run's
-/// command criteria). A verification that cannot run still counts the iteration (limits are real)
-/// and comes back as the error.
+/// command criteria). `ws` is the workspace as far as a cached answer needs it (the root, pawl's
+/// state, the vault); `full` makes the rest (the room, the checks' containment, the coverage
+/// minimums: a sandbox probe and a look at the project), asked only when checks must run. A
+/// verification that cannot run still counts the iteration (limits are real) and comes back as
+/// the error.
 pub fn stop_turn(
     store: &mut Store,
     ws: &Workspace,
+    full: &dyn Fn() -> Workspace,
     run: &Run,
     arming: &Arming,
     gates: Vec<Check>,
@@ -104,7 +108,7 @@ pub fn stop_turn(
     // The last verification comes from an indexed query, not from the run's whole event log
     // (which grows with every Stop).
     let previous = store.last_event(run_id, EventKind::Verification)?;
-    let (verified, fingerprint) = verify_for_stop(ws, store, run, gates, previous.as_ref());
+    let (verified, extra) = verify_for_stop(ws, full, store, run, gates, previous.as_ref());
     // This turn's tokens and (estimated) dollars, from the session's transcript (read after the
     // checks, which gives Claude Code time to write the turn's last message): charged with the
     // iteration, so that token and dollar limits hold in session mode too.
@@ -161,7 +165,7 @@ pub fn stop_turn(
             ..usage.charged()
         },
         Some(&report),
-        Some(("session_checks", json!(fingerprint))),
+        &extra,
         &mut |_| {},
     )?;
     turn::commit_iteration(store, &ws.root, run_id, settings, n, Some(&report))?;
@@ -387,54 +391,254 @@ fn files_changed(store: &Store, run_id: &str) -> Result<Vec<String>, StoreError>
 }
 
 /// Verification for a Stop: pawl's gates and command criteria on the current tree, each cached
-/// by tree hash ([`GateVerifier`]). When the tree and the checks are exactly those of the run's
-/// last verification and every check passed there, that result stands without re-reading the
-/// evidence: only the criteria are read again. Returns the fingerprint of the checks too.
+/// by tree hash ([`GateVerifier`]). When the tree, the checks and the seal are exactly those of
+/// the run's last verification, and each of its results may stand ([`pawl_core::reuse`]: every
+/// pass; a `test` or `code` failure when the environment's fingerprint is the same too), that
+/// result stands without running anything or building the full workspace: only the criteria are
+/// read again. Never when it could SHIP (every check passes and no criterion is left): then the
+/// full verification runs, with the environment manifest and the locked run.
+///
+/// The current tree's hash comes from the tree stamp (`.pawl/cache/tree-stamp`, see
+/// `pawl_git`'s stamp) when the last verification's signed event names its digest and nothing
+/// it covers moved; otherwise from git, stamping the tree for the next Stop. Returns what the
+/// verification event records besides the report: the checks' fingerprint, the stamp's digest,
+/// the environment's fingerprint.
 fn verify_for_stop(
     ws: &Workspace,
+    full: &dyn Fn() -> Workspace,
     store: &mut Store,
     run: &Run,
     gates: Vec<Check>,
     previous: Option<&pawl_core::record::Event>,
-) -> (Result<VerifyReport, VerifyError>, String) {
-    let mut verifier = GateVerifier::new(ws.clone(), gates);
-    let checks = verifier.checks(store, run).unwrap_or_default();
+) -> (
+    Result<VerifyReport, VerifyError>,
+    Vec<(&'static str, serde_json::Value)>,
+) {
+    let checks = GateVerifier::new(ws.clone(), gates.clone())
+        .checks(store, run)
+        .unwrap_or_default();
+    let fingerprint = checks_fingerprint(&checks, run.settings.seal.as_ref());
+    let prev = previous.and_then(last_verification);
+    let (tree, stamp) = current_tree(ws, prev.as_ref());
+    let mut extra: Vec<(&'static str, serde_json::Value)> =
+        vec![("session_checks", json!(fingerprint))];
+    if let Some(d) = &stamp {
+        extra.push(("tree_stamp", json!(d)));
+    }
+    if let (Some(tree), Some(prev)) = (&tree, prev)
+        && prev.fingerprint == fingerprint
+        && prev.report.tree_hash == *tree
+    {
+        // The environment's fingerprint only matters to a failure.
+        let env_now = (!prev.report.failing.is_empty()).then(|| env_print(&ws.root, run));
+        let same = pawl_core::reuse::Same {
+            tree: true,
+            seal: true,
+            environment: env_now.is_some() && env_now == prev.env_print,
+        };
+        let earlier: Vec<pawl_core::reuse::Earlier> = prev
+            .report
+            .checks
+            .iter()
+            .map(|c| pawl_core::reuse::Earlier {
+                passed: c.passed,
+                class: c.category,
+            })
+            .collect();
+        if pawl_core::reuse::reuse_all(&earlier, same)
+            && let Ok((verified, unmet)) = criteria_state(store, &run.id)
+            && !(prev.report.failing.is_empty() && unmet.is_empty())
+        {
+            let mut report = prev.report;
+            for c in report.checks.iter_mut().chain(report.failing.iter_mut()) {
+                c.cached = true;
+            }
+            report.done = false;
+            report.verified = verified;
+            report.unmet = unmet;
+            if let Some(e) = env_now {
+                extra.push(("env_print", json!(e)));
+            }
+            return (Ok(report), extra);
+        }
+    }
+    let ws = full();
+    // Taken before the checks: a failure is reused only in the environment it ran in.
+    let env = env_print(&ws.root, run);
+    let report = GateVerifier::new(ws, gates).verify(store, &run.id);
+    if let Ok(r) = &report {
+        if !r.failing.is_empty() {
+            extra.push(("env_print", json!(env)));
+        }
+        // The stamp vouches for the tree it was taken of, not one that moved since.
+        if tree.as_deref() != Some(r.tree_hash.as_str()) {
+            extra.retain(|(k, _)| *k != "tree_stamp");
+        }
+    }
+    (report, extra)
+}
+
+/// The fingerprint of the checks a Stop runs: names and commands, and the run's seal.
+fn checks_fingerprint(checks: &[Check], seal: Option<&pawl_core::seal::Seal>) -> String {
     let mut h = Sha256::new();
-    for c in &checks {
+    for c in checks {
         h.update(c.name.as_bytes());
         h.update([0]);
         h.update(c.command.as_bytes());
         h.update([b'\n']);
     }
-    let fingerprint = format!("{:x}", h.finalize());
-    let tree = pawl_git::Repo::open(&ws.root).and_then(|r| r.tree_hash());
-    if let Ok(tree) = tree
-        && let Some(prev) = previous.and_then(last_verification)
-        && prev.0 == fingerprint
-        && prev.1.tree_hash == tree.as_str()
-        && !prev.1.checks.is_empty()
-        && prev.1.checks.iter().all(|c| c.passed)
-        && let Ok((verified, unmet)) = criteria_state(store, &run.id)
-    {
-        let mut report = prev.1;
-        for c in &mut report.checks {
-            c.cached = true;
-        }
-        report.failing.clear();
-        report.done = unmet.is_empty();
-        report.verified = verified;
-        report.unmet = unmet;
-        return (Ok(report), fingerprint);
+    if let Some(seal) = seal {
+        h.update(serde_json::to_vec(seal).unwrap_or_default());
     }
-    (verifier.verify(store, &run.id), fingerprint)
+    format!("{:x}", h.finalize())
+}
+
+/// The current tree's hash, and the digest of the stamp that vouches for it (see
+/// [`verify_for_stop`]). `None` when git cannot say.
+fn current_tree(ws: &Workspace, prev: Option<&Previous>) -> (Option<String>, Option<String>) {
+    let Ok(repo) = pawl_git::Repo::open(&ws.root) else {
+        return (None, None);
+    };
+    let path = ws.state_dir.join("cache").join("tree-stamp");
+    if let Some(want) = prev.and_then(|p| p.tree_stamp.as_deref())
+        && let Ok(bytes) = std::fs::read(&path)
+        && format!("{:x}", Sha256::digest(&bytes)) == want
+        && let Some(tree) = repo.tree_hash_unchanged(&bytes)
+    {
+        return (Some(tree.to_string()), Some(want.to_string()));
+    }
+    match repo.tree_hash_stamped() {
+        Ok((tree, Some(stamp))) => {
+            let digest = format!("{:x}", Sha256::digest(&stamp));
+            let temp = path.with_extension("tmp");
+            let written = path
+                .parent()
+                .is_some_and(|d| std::fs::create_dir_all(d).is_ok())
+                && std::fs::write(&temp, &stamp).is_ok()
+                && std::fs::rename(&temp, &path).is_ok();
+            (Some(tree.to_string()), written.then_some(digest))
+        }
+        Ok((tree, None)) => (Some(tree.to_string()), None),
+        Err(_) => (None, None),
+    }
+}
+
+/// The environment manifest's cheap fingerprint: the dependency manifests and lockfiles at the
+/// root and one directory down (`[environment] manifests` of the platforms, data) by content,
+/// the environment directories and package trees (`.venv`, `node_modules`, site-packages) by
+/// their own stat data (a package installed or removed moves them), and the places outside the
+/// repository the checks read (`room::env::outside_places`) likewise. What it does not see (a
+/// file rewritten deep inside a package) the full manifest sees, in every verification that can
+/// SHIP.
+pub fn env_print(root: &Path, run: &Run) -> String {
+    use std::os::unix::fs::MetadataExt;
+    let layout = pawl_verify::platform::Descriptors::builtin()
+        .map(|d| d.environment())
+        .unwrap_or_default();
+    let globs: Vec<globset::GlobMatcher> = layout
+        .manifests
+        .iter()
+        .filter_map(|g| {
+            globset::GlobBuilder::new(g)
+                .literal_separator(true)
+                .build()
+                .ok()
+        })
+        .map(|g| g.compile_matcher())
+        .collect();
+    let mut h = Sha256::new();
+    let stat = |h: &mut Sha256, p: &Path| {
+        h.update(p.as_os_str().as_encoded_bytes());
+        h.update([0]);
+        if let Ok(m) = std::fs::symlink_metadata(p) {
+            for v in [
+                m.ino() as i64,
+                m.size() as i64,
+                m.mtime(),
+                m.mtime_nsec(),
+                m.ctime(),
+                m.ctime_nsec(),
+            ] {
+                h.update(v.to_le_bytes());
+            }
+        }
+    };
+    let names = |dir: &Path| -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(dir)
+            .map(|d| {
+                d.flatten()
+                    .filter_map(|e| e.file_name().to_str().map(str::to_owned))
+                    .collect()
+            })
+            .unwrap_or_default();
+        v.sort();
+        v
+    };
+    let skip =
+        |name: &str| name == ".git" || name == ".pawl" || layout.dirs.iter().any(|d| d == name);
+    let mut candidates: Vec<String> = Vec::new();
+    for name in names(root) {
+        if skip(&name) {
+            continue;
+        }
+        if root.join(&name).is_dir() {
+            candidates.extend(
+                names(&root.join(&name))
+                    .into_iter()
+                    .map(|n| format!("{name}/{n}")),
+            );
+        } else {
+            candidates.push(name);
+        }
+    }
+    for rel in candidates
+        .iter()
+        .filter(|c| globs.iter().any(|g| g.is_match(c.as_str())))
+    {
+        if let Ok(bytes) = std::fs::read(root.join(rel)) {
+            h.update(rel.as_bytes());
+            h.update([0]);
+            h.update(Sha256::digest(&bytes));
+        }
+    }
+    let mut trees = layout.dirs.clone();
+    trees.extend(crate::room::env::expand(root, &layout.packages));
+    for rel in trees {
+        stat(&mut h, &root.join(rel));
+    }
+    if let Some(seal) = &run.settings.seal {
+        // A watched entry by itself (its directory, `~`, moves with anything created there);
+        // a package tree by its directory.
+        for place in crate::room::env::outside_places(&seal.env, root) {
+            match &place.only {
+                Some(only) => stat(&mut h, &place.dir.join(only)),
+                None => stat(&mut h, &place.dir),
+            }
+        }
+    }
+    format!("{:x}", h.finalize())
+}
+
+/// What the Stop hook's last verification event holds.
+struct Previous {
+    fingerprint: String,
+    report: VerifyReport,
+    tree_stamp: Option<String>,
+    env_print: Option<String>,
 }
 
 /// A Stop hook's verification event, with the fingerprint of its checks.
-fn last_verification(e: &pawl_core::record::Event) -> Option<(String, VerifyReport)> {
-    let fp = e.data.get("session_checks").and_then(|v| v.as_str())?;
+fn last_verification(e: &pawl_core::record::Event) -> Option<Previous> {
+    let text = |k: &str| e.data.get(k).and_then(|v| v.as_str()).map(str::to_string);
+    let fingerprint = text("session_checks")?;
     serde_json::from_value(e.data.clone())
         .ok()
-        .map(|r| (fp.to_string(), r))
+        .map(|report| Previous {
+            fingerprint,
+            report,
+            tree_stamp: text("tree_stamp"),
+            env_print: text("env_print"),
+        })
 }
 
 fn first_chars(s: &str, n: usize) -> String {

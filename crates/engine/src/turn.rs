@@ -124,7 +124,7 @@ pub fn facts(root: &Path, did: &Did<'_>, report: Option<&VerifyReport>) -> Itera
 
 /// Records a concluded iteration — the iteration row (accounting, facts, summary), then its
 /// verification as an event — and tells the observer. `extra` is merged into the verification
-/// event (the Stop hook keeps the fingerprint of its checks there).
+/// event (the Stop hook keeps the fingerprints of its checks, tree stamp and environment there).
 #[allow(clippy::too_many_arguments)]
 pub fn record(
     store: &mut Store,
@@ -133,14 +133,16 @@ pub fn record(
     n: u32,
     end: &IterationEnd,
     report: Option<&VerifyReport>,
-    extra: Option<(&str, serde_json::Value)>,
+    extra: &[(&str, serde_json::Value)],
     observer: &mut dyn FnMut(&LoopEvent),
 ) -> Result<(), StoreError> {
     store.finish_iteration(run_id, n, end)?;
     if let Some(r) = report {
         let mut event = serde_json::to_value(r).unwrap_or(json!({}));
-        if let (Some((k, v)), Some(o)) = (extra, event.as_object_mut()) {
-            o.insert(k.to_string(), v);
+        if let Some(o) = event.as_object_mut() {
+            for (k, v) in extra {
+                o.insert((*k).to_string(), v.clone());
+            }
         }
         store.append_event(Some(run_id), EventKind::Verification, event)?;
     }
@@ -209,12 +211,41 @@ pub fn commit_iteration(
         "pawl: iteration {n} — {state}\n\nPawl-Run: {run_id}\nPawl-Iteration: {n}\nPawl-Verified-Tree: {}\n",
         report.tree_hash
     );
-    let committed = pawl_git::Repo::open(root).and_then(|repo| {
+    // Nothing to commit when HEAD (read in-process) is still the commit pawl last found or
+    // made for this very tree: no git process. `.pawl/cache/head-tree` is bookkeeping only (a
+    // wrong one can at most skip a commit of an unchanged tree; the evidence is bound to the
+    // tree hash, not to commits).
+    let cache = root.join(".pawl").join("cache").join("head-tree");
+    let repo = pawl_git::Repo::open(root);
+    let head = repo.as_ref().ok().and_then(|r| r.head_commit_read());
+    if let Some(head) = &head
+        && std::fs::read_to_string(&cache).ok().as_deref()
+            == Some(format!("{head} {}\n", report.tree_hash).as_str())
+    {
+        return Ok(());
+    }
+    let remember = |commit: Option<pawl_git::CommitId>, tree: &str| {
+        if let Some(c) = commit
+            && let Some(dir) = cache.parent()
+            && std::fs::create_dir_all(dir).is_ok()
+        {
+            let _ = std::fs::write(&cache, format!("{c} {tree}\n"));
+        }
+    };
+    let committed = repo.and_then(|repo| {
         let commit = repo.commit_all(&message)?;
         let tree = match &commit {
             Some(_) => Some(repo.tree_hash()?.to_string()),
             None => None,
         };
+        if commit.is_none() {
+            // The tree HEAD holds now: what nothing-to-commit was found for.
+            if let Ok(now) = repo.tree_hash() {
+                remember(repo.head_commit_read(), now.as_str());
+            }
+        } else if let Some(t) = &tree {
+            remember(commit.clone(), t);
+        }
         Ok((commit, tree))
     });
     let data = match committed {

@@ -6,7 +6,9 @@
 //! The rules:
 //! - evidence is bound to the tree hash computed before the checks ran; a passing result for the
 //!   same tree, check name and exact command is reused (and recorded as reused) unless `fresh`;
-//!   failures are always re-run, because they can come from the environment;
+//!   failures are always re-run here, because they can come from the environment (only the
+//!   Stop hook's answer on an unchanged tree stands on a `test` or `code` failure:
+//!   [`crate::session`], `pawl_core::reuse`);
 //! - with a room ([`Workspace::room`], see [`crate::room`]) the checks run on a pawl-owned copy
 //!   of exactly the hashed tree, outside the repository; in place, the tree hash is computed
 //!   again after the checks, and if it moved, the evidence records both hashes, is never reused,

@@ -39,6 +39,7 @@ mod index;
 mod oid;
 mod refs;
 mod repo;
+mod stamp;
 mod status;
 mod tree;
 

@@ -37,6 +37,33 @@ impl Repo {
         self.commit_id(&git.command_line(), &out).map(Some)
     }
 
+    /// The commit HEAD points to, read in-process: `HEAD` itself, then the loose ref or the
+    /// `packed-refs` line it names (a linked worktree's HEAD in its own git directory, refs in
+    /// the common one). `None` when not sure (a symbolic ref to a symbolic ref, a malformed
+    /// file, no commit yet): ask [`Repo::head_commit`] then.
+    pub fn head_commit_read(&self) -> Option<CommitId> {
+        let head = std::fs::read_to_string(self.git_dir().join("HEAD")).ok()?;
+        let head = head.trim_end_matches(['\n', '\r']);
+        let Some(name) = head.strip_prefix("ref: ") else {
+            return CommitId::new(head);
+        };
+        if !name.starts_with("refs/") || name.split('/').any(|p| p.is_empty() || p == "..") {
+            return None;
+        }
+        let common = self.common_dir();
+        match std::fs::read_to_string(common.join(name)) {
+            Ok(text) => CommitId::new(text.trim_end_matches(['\n', '\r'])),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                let packed = std::fs::read_to_string(common.join("packed-refs")).ok()?;
+                packed.lines().find_map(|line| {
+                    let (id, r) = line.split_once(' ')?;
+                    (r == name).then(|| CommitId::new(id)).flatten()
+                })
+            }
+            Err(_) => None,
+        }
+    }
+
     /// The checked-out branch (short name, also before its first commit); `None` when detached.
     pub fn current_branch(&self) -> Result<Option<String>, Error> {
         let mut git = self.git();

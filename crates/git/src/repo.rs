@@ -215,6 +215,11 @@ impl Repo {
         self.common_dir().join("info").join("exclude")
     }
 
+    /// How git is run for this repository.
+    pub(crate) fn options(&self) -> &Options {
+        &self.options
+    }
+
     /// Where the real index lives.
     pub fn index_path(&self) -> &Path {
         &self.index_path

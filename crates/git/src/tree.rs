@@ -165,7 +165,10 @@ impl TempIndex {
 
     /// The private git directory of [`TempIndex::add_all`], written once, and the repository's
     /// object directory.
-    fn private_dir(&self, repo: &Repo) -> Result<(std::path::PathBuf, std::path::PathBuf), Error> {
+    pub(crate) fn private_dir(
+        &self,
+        repo: &Repo,
+    ) -> Result<(std::path::PathBuf, std::path::PathBuf), Error> {
         let (objects, sha256) = repo.object_store()?;
         let private = self.dir.path().join("git");
         let io_error = |source| Error::TempIndex {

@@ -938,9 +938,13 @@ fn stop(
         transcript: transcript(agent, input),
         last_message,
     };
+    // What a cached answer needs of the workspace is cheap; the rest (a sandbox probe, the
+    // project's coverage minimums, the room's network setting) only when checks must run.
+    let bare = checks::workspace_bare(&ctx);
     let answer = session_turn::stop_turn(
         &mut store,
-        &checks::workspace(&ctx),
+        &bare,
+        &|| checks::workspace(&ctx),
         &run,
         &arming,
         gates,

@@ -1621,3 +1621,202 @@ fn resuming_in_a_linked_worktree_needs_the_hooks_where_the_agent_cli_loads_them(
     env.ok(&["-C", &wt_s, "resume", &run]);
     assert!(wt.join(".pawl/session.json").exists());
 }
+
+/// How many times the `test` gate of `run` actually ran (evidence rows not reused from
+/// another): the check's own record of each run. (The checks run contained in the room, where
+/// nothing they write outside it survives: their evidence is what counts them.)
+fn gate_runs(env: &TestEnv, run: &str) -> i64 {
+    env.db()
+        .query_row(
+            "SELECT COUNT(*) FROM evidence WHERE run_id = ?1 AND gate = 'test' AND reused_from IS NULL",
+            [run],
+            |r| r.get(0),
+        )
+        .unwrap()
+}
+
+fn last_verification(env: &TestEnv, run: &str) -> Value {
+    let data: String = env
+        .db()
+        .query_row(
+            "SELECT data_json FROM events WHERE run_id = ?1 AND kind = 'verification' ORDER BY seq DESC LIMIT 1",
+            [run],
+            |r| r.get(0),
+        )
+        .unwrap();
+    serde_json::from_str(&data).unwrap()
+}
+
+/// Files older than the index, as in a repository an agent works in (no racily clean entry).
+fn settle(env: &TestEnv, files: &[&str]) {
+    let past = std::time::SystemTime::now() - std::time::Duration::from_secs(10);
+    for f in files {
+        std::fs::File::options()
+            .write(true)
+            .open(env.root().join(f))
+            .unwrap()
+            .set_modified(past)
+            .unwrap();
+    }
+}
+
+/// A `test`-class failure on the same tree, seal and environment is the same failure: the
+/// Stop shows it again (its first failure) without running the check. A tampered tree (a
+/// same-size edit with its mtime put back) or a changed environment runs it again.
+#[test]
+fn a_failing_test_check_on_an_unchanged_tree_is_not_run_again_at_each_stop() {
+    let env = project("", "no_progress = 0\nsame_failure = 0");
+    env.write(".gitignore", ".pawl/\n.venv/\n");
+    settle(
+        &env,
+        &["calc.py", "test_calc.py", "pawl.toml", ".gitignore"],
+    );
+    env.git(&["add", "-A"]);
+    env.git(&["commit", "-q", "-m", "ignore the environment"]);
+    let run = arm(&env, &[]);
+    hook(
+        &env,
+        "claude",
+        "session-start",
+        session_start(&env, "s1", "startup"),
+    );
+    let b = hook(&env, "claude", "stop", stop(&env, "s1", false, "Done 1."));
+    assert_eq!(b["decision"], "block", "{b}");
+    assert_eq!(gate_runs(&env, &run), 1);
+    let first = last_verification(&env, &run);
+    assert_eq!(first["checks"][0]["category"], "test", "{first}");
+    assert!(
+        first["tree_stamp"].is_string(),
+        "a settled tree is stamped: {first}"
+    );
+
+    for n in 2..4 {
+        let b = hook(
+            &env,
+            "claude",
+            "stop",
+            stop(&env, "s1", true, &format!("Done {n}.")),
+        );
+        assert_eq!(b["decision"], "block", "{b}");
+        let reason = b["reason"].as_str().unwrap();
+        assert!(
+            reason.contains("test_add"),
+            "the failure is shown again: {reason}"
+        );
+        let v = last_verification(&env, &run);
+        assert_eq!(
+            gate_runs(&env, &run),
+            1,
+            "stop {n} ran the failing check again: tree {} / {}, stamp {} / {}, environment {} / {}",
+            first["tree_hash"],
+            v["tree_hash"],
+            first["tree_stamp"],
+            v["tree_stamp"],
+            first["env_print"],
+            v["env_print"]
+        );
+        assert_eq!(v["checks"][0]["cached"], true, "{v}");
+        assert_eq!(
+            v["checks"][0]["first_failure"],
+            first["checks"][0]["first_failure"]
+        );
+    }
+
+    // The environment changed (a virtualenv appeared): the failure may be gone, run again.
+    std::fs::create_dir_all(env.root().join(".venv/lib")).unwrap();
+    let b = hook(&env, "claude", "stop", stop(&env, "s1", true, "Done env."));
+    assert_eq!(b["decision"], "block", "{b}");
+    assert_eq!(
+        gate_runs(&env, &run),
+        2,
+        "a changed environment runs the check again"
+    );
+
+    // A same-size edit with the old mtime put back: the tree is not the stamped one.
+    std::thread::sleep(std::time::Duration::from_millis(50));
+    let b = hook(
+        &env,
+        "claude",
+        "stop",
+        stop(&env, "s1", true, "Done settled."),
+    );
+    assert_eq!(b["decision"], "block", "{b}");
+    assert_eq!(gate_runs(&env, &run), 2);
+    let test_file = env.root().join("test_calc.py");
+    let mtime = std::fs::metadata(&test_file).unwrap().modified().unwrap();
+    env.write("test_calc.py", &TEST_CALC.replace("(2, 3), 5", "(2, 3), 6"));
+    std::fs::File::options()
+        .write(true)
+        .open(&test_file)
+        .unwrap()
+        .set_modified(mtime)
+        .unwrap();
+    let b = hook(
+        &env,
+        "claude",
+        "stop",
+        stop(&env, "s1", true, "Done tampered."),
+    );
+    assert_eq!(b["decision"], "block", "{b}");
+    assert_eq!(
+        gate_runs(&env, &run),
+        3,
+        "a tampered tree runs the check again"
+    );
+    let v = last_verification(&env, &run);
+    assert_ne!(v["tree_hash"], first["tree_hash"], "{v}");
+}
+
+/// A failure the machine may have caused (infra, timeout) is never reused: the Stop hands it to
+/// the user, and once the user resumes the run, the next Stop on the very same tree runs the
+/// check again.
+#[test]
+fn a_failing_infra_or_timeout_check_is_run_again_on_the_same_tree() {
+    for (output, class) in [
+        ("upstream: connection reset by peer", "infra"),
+        ("error: operation timed out after 30s", "timeout"),
+    ] {
+        let env = TestEnv::new();
+        env.ok(&["init"]);
+        env.write(
+            "pawl.toml",
+            &format!(
+                "[agent]\nkind = \"claude\"\n\n[breakers]\nno_progress = 0\nsame_failure = 0\n\n[gates]\ntest = \"echo '{output}' >&2; exit 1\"\n"
+            ),
+        );
+        settle(&env, &["pawl.toml", "README.md"]);
+        env.git(&["add", "-A"]);
+        env.git(&["commit", "-q", "-m", "project"]);
+        let run = arm(&env, &[]);
+        let mut trees = Vec::new();
+        for n in 1..3 {
+            if n > 1 {
+                // The user says the service is back (the check is run again by pawl anyway).
+                env.ok(&["user-fixed", "--force", "--notes", "the service is back"]);
+                env.pawl(&["resume", "--json"]);
+                assert_eq!(status(&env, &run).0, "active");
+            }
+            let session = format!("s{n}");
+            hook(
+                &env,
+                "claude",
+                "session-start",
+                session_start(&env, &session, "startup"),
+            );
+            let before = gate_runs(&env, &run);
+            let b = hook(&env, "claude", "stop", stop(&env, &session, false, "Done."));
+            assert!(b.is_object(), "{b}");
+            let v = last_verification(&env, &run);
+            assert_eq!(v["checks"][0]["category"], class, "{v}");
+            assert_eq!(v["checks"][0]["cached"], false, "{v}");
+            assert_eq!(
+                gate_runs(&env, &run),
+                before + 1,
+                "{class}: stop {n} did not run the check: {b} {:?}",
+                status(&env, &run)
+            );
+            trees.push(v["tree_hash"].clone());
+        }
+        assert_eq!(trees[0], trees[1], "{class}: the same tree both times");
+    }
+}

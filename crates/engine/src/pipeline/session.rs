@@ -143,7 +143,7 @@ pub(crate) fn run(
         n,
         &end,
         report.as_ref(),
-        None,
+        &[],
         &mut *ctx.observer,
     )?;
     turn::commit_iteration(

@@ -9,6 +9,7 @@ mod grep;
 mod history;
 mod indirection;
 mod refs;
+mod stamp;
 mod status;
 mod tree;
 
@@ -55,6 +56,11 @@ impl TestRepo {
 
     pub fn root(&self) -> &Path {
         self.work.path()
+    }
+
+    /// The isolated HOME (also `XDG_CONFIG_HOME`).
+    pub fn repo_home(&self) -> &Path {
+        self.home.path()
     }
 
     pub fn path(&self, rel: &str) -> PathBuf {

@@ -1,0 +1,441 @@
+//! A stamp of the working tree: what every file and directory the tree hash was taken from
+//! looked like (their stat data), so that the next hash of an unchanged tree is answered
+//! without a git process ([`Repo::tree_hash_unchanged`]). The Stop hook asks for the hash of
+//! the same tree at every turn; this is what makes that answer cost a few thousand `lstat`s
+//! instead of a `git add --all`.
+//!
+//! What a stamp covers, and why that is every way the hash can change:
+//! - every path of the hashed tree (tracked and untracked, not ignored), by `lstat`: device,
+//!   inode, mode, size, mtime and ctime to the nanosecond. A write, a `chmod`, a replacement
+//!   or a `touch` back to the old mtime all move the ctime, which no program can set;
+//! - every directory git descends into (all but `.git` and what the ignore rules exclude as a
+//!   whole, which git lists with `ls-files --others --ignored --directory`): a file created,
+//!   removed or renamed in one moves the directory's own mtime, so a new untracked file is seen;
+//! - the ignore rules outside the tree (`info/exclude`, the user's global config and excludes
+//!   file) and the variables that choose them; the rules inside it are files of the tree;
+//! - the set of tracked paths in the real index (a path tracked or untracked while its file is
+//!   ignored changes the tree), read in-process when the index file itself changed.
+//!
+//! Racily clean entries, as git's own: the stamp is refused when any entry's mtime or ctime is
+//! not older than a marker file written before `git add` read the tree (a write in the same
+//! clock tick as the stat could leave the stat data unchanged). Anything this module is not
+//! sure of (another object format, hidden index bits, a path that is not UTF-8) gives no
+//! stamp, and the hash is computed by git as before.
+//!
+//! What this is not: a trust anchor. Whoever can write the stamp can make it claim any tree;
+//! the caller keeps it where the agent cannot write and checks its digest against a signed
+//! record before use.
+
+use std::collections::BTreeSet;
+use std::ffi::OsStr;
+use std::fs;
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+
+use crate::error::Error;
+use crate::oid::TreeHash;
+use crate::repo::{Repo, nul_records};
+use crate::tree::TempIndex;
+
+const MAGIC: &[u8] = b"pawl-tree-stamp 1\n";
+const SHA1_LEN: usize = 20;
+/// The variables that choose which ignore rules git reads.
+/// (pawl's git reads no system config: `GIT_CONFIG_NOSYSTEM` is always set.)
+const RULE_VARS: &[&str] = &["HOME", "XDG_CONFIG_HOME", "GIT_CONFIG_GLOBAL"];
+
+/// The stat data compared: device, inode, mode, size, mtime (s, ns), ctime (s, ns).
+type Stat = [i64; 8];
+/// An absent file (an ignore file that does not exist).
+const ABSENT: Stat = [-1; 8];
+
+fn stat_of(m: &fs::Metadata) -> Stat {
+    [
+        m.dev() as i64,
+        m.ino() as i64,
+        i64::from(m.mode()),
+        m.size() as i64,
+        m.mtime(),
+        m.mtime_nsec(),
+        m.ctime(),
+        m.ctime_nsec(),
+    ]
+}
+
+fn lstat(path: &Path) -> Option<Stat> {
+    fs::symlink_metadata(path).ok().map(|m| stat_of(&m))
+}
+
+/// Whether every record's stat data is still what it was. A file or directory is looked up in
+/// its parent directory, opened once for the files that follow in it (one path component per
+/// `lstat` instead of the whole path: the records come in the index's order, grouped by
+/// directory), never through a symbolic link.
+fn all_same(root: &Path, records: &[(u8, &[u8], Stat)]) -> bool {
+    use rustix::fs::{AtFlags, Mode, OFlags};
+    let mut open: Option<(&[u8], rustix::fd::OwnedFd)> = None;
+    for (kind, path, stat) in records {
+        let now = match kind {
+            b'x' => lstat(Path::new(OsStr::from_bytes(path))).unwrap_or(ABSENT),
+            b'd' if path.is_empty() => lstat(root).unwrap_or(ABSENT),
+            b'd' | b'f' => {
+                let (parent, name) = match path.iter().rposition(|&b| b == b'/') {
+                    Some(i) => (&path[..i], &path[i + 1..]),
+                    None => (&path[..0], &path[..]),
+                };
+                if open.as_ref().is_none_or(|(p, _)| *p != parent) {
+                    let dir = if parent.is_empty() {
+                        root.to_path_buf()
+                    } else {
+                        root.join(OsStr::from_bytes(parent))
+                    };
+                    let flags =
+                        OFlags::PATH | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+                    match rustix::fs::open(&dir, flags, Mode::empty()) {
+                        Ok(fd) => open = Some((parent, fd)),
+                        Err(_) => return false,
+                    }
+                }
+                let Some((_, fd)) = &open else {
+                    return false;
+                };
+                // The fields' types differ between rustix's backends and targets.
+                #[allow(clippy::unnecessary_cast)]
+                match rustix::fs::statat(fd, OsStr::from_bytes(name), AtFlags::SYMLINK_NOFOLLOW) {
+                    Ok(st) => [
+                        st.st_dev as i64,
+                        st.st_ino as i64,
+                        st.st_mode as i64,
+                        st.st_size as i64,
+                        st.st_mtime as i64,
+                        st.st_mtime_nsec as i64,
+                        st.st_ctime as i64,
+                        st.st_ctime_nsec as i64,
+                    ],
+                    Err(_) => ABSENT,
+                }
+            }
+            _ => return false,
+        };
+        if now != *stat {
+            return false;
+        }
+    }
+    true
+}
+
+/// Not older than the marker `(s, ns)`: a racily clean entry.
+fn racy(s: &Stat, marker: (i64, i64)) -> bool {
+    (s[4], s[5]) >= marker || (s[6], s[7]) >= marker
+}
+
+impl Repo {
+    /// [`Repo::tree_hash`], and the stamp of the tree it hashed when one can be made (see the
+    /// module's notes): bytes for [`Repo::tree_hash_unchanged`]. Costs one more git process
+    /// (the ignored directories) and a walk of the tree's directories.
+    pub fn tree_hash_stamped(&self) -> Result<(TreeHash, Option<Vec<u8>>), Error> {
+        let real = fs::read(self.index_path()).unwrap_or_default();
+        let plain_index =
+            real.is_empty() || crate::index::has_hidden_entries(&real, SHA1_LEN) == Some(false);
+        if !self.sha1_ids() || !plain_index {
+            return Ok((self.tree_hash()?, None));
+        }
+        let temp = TempIndex::new(self)?;
+        // Written before git reads anything: an entry changed after it is at least as new.
+        let marker = temp.path().with_file_name("marker");
+        let marker = fs::write(&marker, b"")
+            .ok()
+            .and_then(|()| fs::symlink_metadata(&marker).ok())
+            .map(|m| (m.mtime(), m.mtime_nsec()));
+        temp.add_all(self)?;
+        let bytes = fs::read(temp.path()).unwrap_or_default();
+        let tree = match crate::index::cached_root_tree(&bytes, SHA1_LEN) {
+            Some(tree) => tree,
+            None => temp.write_tree(self)?,
+        };
+        let stamp = match (marker, crate::index::paths(&bytes, SHA1_LEN)) {
+            (Some(marker), Some(paths)) => self.stamp(&temp, &tree, &paths, &real, marker),
+            _ => None,
+        };
+        Ok((tree, stamp))
+    }
+
+    fn stamp(
+        &self,
+        temp: &TempIndex,
+        tree: &TreeHash,
+        paths: &[String],
+        real_index: &[u8],
+        marker: (i64, i64),
+    ) -> Option<Vec<u8>> {
+        let tracked = if real_index.is_empty() {
+            Vec::new()
+        } else {
+            crate::index::paths(real_index, SHA1_LEN)?
+        };
+        let ignored = temp.ignored_dirs(self).ok()?;
+        let mut records: Vec<(u8, Vec<u8>, Stat)> = Vec::with_capacity(paths.len() + 256);
+        // Directories git descends into.
+        let mut stack: Vec<String> = vec![String::new()];
+        while let Some(rel) = stack.pop() {
+            let dir = if rel.is_empty() {
+                self.root().to_path_buf()
+            } else {
+                self.root().join(&rel)
+            };
+            let s = lstat(&dir)?;
+            if racy(&s, marker) {
+                return None;
+            }
+            records.push((b'd', rel.clone().into_bytes(), s));
+            for entry in fs::read_dir(&dir).ok()? {
+                let entry = entry.ok()?;
+                if !entry.file_type().ok()?.is_dir() {
+                    continue;
+                }
+                let name = entry.file_name();
+                let name = name.to_str()?;
+                if name == ".git" {
+                    continue;
+                }
+                let sub = if rel.is_empty() {
+                    name.to_owned()
+                } else {
+                    format!("{rel}/{name}")
+                };
+                if !ignored.contains(&sub) {
+                    stack.push(sub);
+                }
+            }
+        }
+        for p in paths {
+            let m = fs::symlink_metadata(self.root().join(p)).ok()?;
+            // A directory among the tree's paths is a gitlink (a submodule, an embedded
+            // repository): its commit is in the tree, and no stat of ours sees it move.
+            if m.is_dir() {
+                return None;
+            }
+            let s = stat_of(&m);
+            if racy(&s, marker) {
+                return None;
+            }
+            records.push((b'f', p.clone().into_bytes(), s));
+        }
+        for p in self.rule_files(temp.excludes_file(self)) {
+            let s = lstat(&p).unwrap_or(ABSENT);
+            if s != ABSENT && racy(&s, marker) {
+                return None;
+            }
+            records.push((b'x', p.as_os_str().as_bytes().to_vec(), s));
+        }
+        let index_stat = lstat(self.index_path()).unwrap_or(ABSENT);
+        let mut out = Vec::with_capacity(records.len() * 80 + tracked.len() * 40);
+        out.extend_from_slice(MAGIC);
+        out.extend_from_slice(tree.as_str().as_bytes());
+        out.push(b'\n');
+        put_bytes(&mut out, self.rule_vars().as_bytes());
+        put_stat(&mut out, &index_stat);
+        put_bytes(&mut out, tracked.join("\0").as_bytes());
+        out.extend_from_slice(&(records.len() as u64).to_le_bytes());
+        for (kind, path, stat) in &records {
+            out.push(*kind);
+            put_bytes(&mut out, path);
+            put_stat(&mut out, stat);
+        }
+        Some(out)
+    }
+
+    /// The tree hash `stamp` (from [`Repo::tree_hash_stamped`]) recorded, when every file,
+    /// directory and ignore rule it covers is exactly as it was; `None` when anything differs
+    /// or the stamp cannot be read (then compute the hash).
+    pub fn tree_hash_unchanged(&self, stamp: &[u8]) -> Option<TreeHash> {
+        let mut r = Cursor {
+            bytes: stamp,
+            at: 0,
+        };
+        if r.take(MAGIC.len())? != MAGIC {
+            return None;
+        }
+        let tree = TreeHash::new(std::str::from_utf8(r.take(40)?).ok()?)?;
+        if r.take(1)? != b"\n" || !self.sha1_ids() {
+            return None;
+        }
+        if r.bytes_field()? != self.rule_vars().as_bytes() {
+            return None;
+        }
+        let index_stat = r.stat()?;
+        let tracked = r.bytes_field()?;
+        if lstat(self.index_path()).unwrap_or(ABSENT) != index_stat {
+            // Rewritten (a `git status` refreshes it): the same tracked paths, and still no
+            // hidden entry?
+            let real = fs::read(self.index_path()).unwrap_or_default();
+            if !real.is_empty() {
+                if crate::index::has_hidden_entries(&real, SHA1_LEN) != Some(false) {
+                    return None;
+                }
+                if crate::index::paths(&real, SHA1_LEN)?.join("\0").as_bytes() != tracked {
+                    return None;
+                }
+            } else if !tracked.is_empty() {
+                return None;
+            }
+        }
+        let count = usize::try_from(u64::from_le_bytes(r.take(8)?.try_into().ok()?)).ok()?;
+        let mut records = Vec::with_capacity(count.min(1 << 22));
+        for _ in 0..count {
+            let kind = r.take(1)?[0];
+            let path = r.bytes_field()?;
+            let stat = r.stat()?;
+            records.push((kind, path, stat));
+        }
+        if r.at != stamp.len() {
+            return None;
+        }
+        let root = self.root();
+        // Two halves at once on a large tree: the `lstat`s are most of the cost.
+        let all_same = if records.len() > 4096 {
+            let (a, b) = records.split_at(records.len() / 2);
+            std::thread::scope(|s| {
+                let other = s.spawn(|| all_same(root, a));
+                let mine = all_same(root, b);
+                other.join().unwrap_or(false) && mine
+            })
+        } else {
+            all_same(root, &records)
+        };
+        all_same.then_some(tree)
+    }
+
+    /// The variables that choose the ignore rules, as git will see them.
+    fn rule_vars(&self) -> String {
+        let mut out = String::new();
+        for name in RULE_VARS {
+            let value = self.var(name);
+            out.push_str(name);
+            out.push('=');
+            if let Some(v) = value {
+                out.push_str(&v.to_string_lossy());
+            }
+            out.push('\0');
+        }
+        out
+    }
+
+    fn var(&self, name: &str) -> Option<std::ffi::OsString> {
+        self.options()
+            .env
+            .iter()
+            .find(|(k, _)| k == OsStr::new(name))
+            .map(|(_, v)| v.clone())
+            .or_else(|| std::env::var_os(name))
+            .filter(|v| !v.is_empty())
+    }
+
+    /// The files outside the tree whose content decides what is ignored: the repository's
+    /// `info/exclude`, the user's global config (which can name an excludes file) and the
+    /// default global excludes file, and `excludes` (the one the config names, asked of git at
+    /// stamp time: its name can change only through a config file, which is stamped).
+    fn rule_files(&self, excludes: Option<PathBuf>) -> Vec<PathBuf> {
+        let mut files = vec![self.exclude_path()];
+        let home = self.var("HOME").map(PathBuf::from);
+        let xdg = self
+            .var("XDG_CONFIG_HOME")
+            .map(PathBuf::from)
+            .or_else(|| home.as_ref().map(|h| h.join(".config")));
+        if let Some(global) = self.var("GIT_CONFIG_GLOBAL") {
+            files.push(PathBuf::from(global));
+        } else if let Some(home) = &home {
+            files.push(home.join(".gitconfig"));
+        }
+        if let Some(x) = &xdg {
+            files.push(x.join("git").join("config"));
+            files.push(x.join("git").join("ignore"));
+        }
+        files.extend(excludes);
+        files
+    }
+}
+
+impl TempIndex {
+    /// The directories git ignores as a whole (and so never descends into), relative to the
+    /// root without their trailing `/`: through the same private git directory as
+    /// [`TempIndex::add_all`]. `ls-files --directory` also lists a directory whose files are
+    /// each ignored (`build/` of `*.o` files) — with those files after it: such a directory is
+    /// descended into by git, and kept.
+    pub(crate) fn ignored_dirs(&self, repo: &Repo) -> Result<BTreeSet<String>, Error> {
+        let (private, objects) = self.private_dir(repo)?;
+        let mut git = repo.private_git(&private, &objects);
+        git.env("GIT_INDEX_FILE", self.path()).args([
+            "ls-files",
+            "-z",
+            "--others",
+            "--ignored",
+            "--exclude-standard",
+            "--directory",
+            "--",
+            ":/",
+        ]);
+        let out = git.run()?;
+        let listed: BTreeSet<&[u8]> = nul_records(&out).collect();
+        Ok(listed
+            .iter()
+            .filter(|r| r.ends_with(b"/"))
+            .filter(|r| {
+                listed
+                    .range::<&[u8], _>((std::ops::Bound::Excluded(**r), std::ops::Bound::Unbounded))
+                    .next()
+                    .is_none_or(|next| !next.starts_with(r))
+            })
+            .filter_map(|r| r.strip_suffix(b"/"))
+            .map(|r| String::from_utf8_lossy(r).into_owned())
+            .collect())
+    }
+
+    /// `core.excludesFile` as this private git directory's git reads it (the user's global
+    /// config: the repository's own config is not read there), when set.
+    fn excludes_file(&self, repo: &Repo) -> Option<PathBuf> {
+        let (private, objects) = self.private_dir(repo).ok()?;
+        let mut git = repo.private_git(&private, &objects);
+        git.args(["config", "--path", "--get", "core.excludesFile"]);
+        let (code, out) = git.run_allowing(&[0, 1]).ok()?;
+        let line = crate::repo::first_line(&out);
+        (code == 0 && !line.is_empty()).then(|| PathBuf::from(line))
+    }
+}
+
+fn put_bytes(out: &mut Vec<u8>, bytes: &[u8]) {
+    out.extend_from_slice(&(bytes.len() as u64).to_le_bytes());
+    out.extend_from_slice(bytes);
+}
+
+fn put_stat(out: &mut Vec<u8>, s: &Stat) {
+    for v in s {
+        out.extend_from_slice(&v.to_le_bytes());
+    }
+}
+
+struct Cursor<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Cursor<'a> {
+    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
+        let end = self.at.checked_add(n)?;
+        let out = self.bytes.get(self.at..end)?;
+        self.at = end;
+        Some(out)
+    }
+
+    fn bytes_field(&mut self) -> Option<&'a [u8]> {
+        let n = usize::try_from(u64::from_le_bytes(self.take(8)?.try_into().ok()?)).ok()?;
+        self.take(n)
+    }
+
+    fn stat(&mut self) -> Option<Stat> {
+        let mut s = [0i64; 8];
+        for v in &mut s {
+            *v = i64::from_le_bytes(self.take(8)?.try_into().ok()?);
+        }
+        Some(s)
+    }
+}

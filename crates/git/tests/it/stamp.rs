@@ -1,0 +1,150 @@
+//! The tree stamp answers the hash of an unchanged tree without git, and never the hash of a
+//! changed one: every way of changing what `git add --all` would hash invalidates it.
+
+use std::time::Duration;
+
+use crate::TestRepo;
+
+/// A committed repository with an ignored dependency directory, a directory of ignored files
+/// only, and an ignored file that is tracked anyway.
+fn repo() -> TestRepo {
+    let t = TestRepo::new();
+    t.write(".gitignore", "node_modules/\n*.o\nforced.log\n");
+    t.write("src/main.py", "print(1)\n");
+    t.write("src/util.py", "X = 1\n");
+    t.write("node_modules/pkg/index.js", "module.exports = 1;\n");
+    t.write("build/a.o", "obj\n");
+    t.write("forced.log", "kept\n");
+    t.git(&["add", "-A"]);
+    t.git(&["add", "-f", "forced.log"]);
+    t.git(&["commit", "-q", "-m", "init"]);
+    t
+}
+
+/// A stamp taken once every file is older than the clock tick it is taken in (racily clean
+/// entries give none, as in git).
+fn stamped(t: &TestRepo) -> (String, Vec<u8>) {
+    std::thread::sleep(Duration::from_millis(60));
+    let (tree, stamp) = t.repo.tree_hash_stamped().expect("hash");
+    assert_eq!(tree, t.repo.tree_hash().expect("hash"));
+    (tree.to_string(), stamp.expect("a stamp for a settled tree"))
+}
+
+#[test]
+fn an_unchanged_tree_is_answered_from_the_stamp_even_after_git_status_rewrote_the_index() {
+    let t = repo();
+    let (tree, stamp) = stamped(&t);
+    assert_eq!(
+        t.repo.tree_hash_unchanged(&stamp).map(|h| h.to_string()),
+        Some(tree.clone())
+    );
+    std::thread::sleep(Duration::from_millis(1100));
+    t.git(&["status", "--porcelain"]);
+    assert_eq!(
+        t.repo.tree_hash_unchanged(&stamp).map(|h| h.to_string()),
+        Some(tree)
+    );
+    // An ignored directory's contents are not the tree's.
+    t.write("node_modules/pkg/other.js", "2\n");
+    assert!(t.repo.tree_hash_unchanged(&stamp).is_some());
+}
+
+#[test]
+fn every_change_to_what_is_hashed_invalidates_the_stamp() {
+    type Change = fn(&TestRepo);
+    let changes: &[(&str, Change)] = &[
+        ("same-size edit", |t| t.write("src/main.py", "print(2)\n")),
+        ("edit with the old mtime put back", |t| {
+            let p = t.path("src/util.py");
+            let before = std::fs::metadata(&p)
+                .expect("meta")
+                .modified()
+                .expect("mtime");
+            t.write("src/util.py", "X = 2\n");
+            std::fs::File::options()
+                .write(true)
+                .open(&p)
+                .expect("open")
+                .set_modified(before)
+                .expect("touch");
+        }),
+        ("chmod +x", |t| {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(
+                t.path("src/main.py"),
+                std::fs::Permissions::from_mode(0o755),
+            )
+            .expect("chmod");
+        }),
+        ("new untracked file", |t| t.write("src/conftest.py", "x\n")),
+        ("new file in a directory of ignored files", |t| {
+            t.write("build/new.py", "x\n")
+        }),
+        ("new untracked directory", |t| {
+            t.write("newdir/deep/x.py", "x\n")
+        }),
+        ("deleted file", |t| {
+            std::fs::remove_file(t.path("src/util.py")).expect("rm")
+        }),
+        ("an ignored tracked file untracked", |t| {
+            t.git(&["rm", "-q", "--cached", "forced.log"]);
+        }),
+        ("an ignored file forced in", |t| {
+            t.write("build/b.o", "obj\n");
+            std::thread::sleep(Duration::from_millis(30));
+            t.git(&["add", "-f", "build/b.o"]);
+        }),
+        ("info/exclude changed", |t| {
+            std::fs::write(t.path(".git/info/exclude"), "src/util.py\n").expect("exclude");
+        }),
+        ("the global excludes file appears", |t| {
+            std::fs::create_dir_all(t.repo_home().join("git")).expect("mkdir");
+            std::fs::write(t.repo_home().join("git").join("ignore"), "*.py\n").expect("ignore");
+        }),
+    ];
+    for (what, change) in changes {
+        let t = repo();
+        let (_, stamp) = stamped(&t);
+        change(&t);
+        assert_eq!(
+            t.repo.tree_hash_unchanged(&stamp),
+            None,
+            "{what}: the stamp still answered"
+        );
+    }
+}
+
+#[test]
+fn a_racily_clean_tree_gets_no_stamp_and_a_forged_one_answers_nothing() {
+    let t = repo();
+    t.write("src/main.py", "print(3)\n");
+    // Written in the same clock tick as the hash: its stat data cannot vouch for its content.
+    let (_, stamp) = t.repo.tree_hash_stamped().expect("hash");
+    if let Some(stamp) = stamp {
+        // A slow machine may have moved to the next tick already; then the stamp is sound.
+        assert!(t.repo.tree_hash_unchanged(&stamp).is_some());
+    }
+    assert_eq!(
+        t.repo
+            .tree_hash_unchanged(b"pawl-tree-stamp 1\nnot a stamp"),
+        None
+    );
+    let (_, mut stamp) = stamped(&t);
+    let last = stamp.len() - 1;
+    stamp[last] ^= 1;
+    assert_eq!(t.repo.tree_hash_unchanged(&stamp), None);
+}
+
+#[test]
+fn head_is_read_in_process() {
+    let t = repo();
+    let by_git = t.repo.head_commit().expect("head").expect("a commit");
+    assert_eq!(t.repo.head_commit_read(), Some(by_git.clone()));
+    t.git(&["pack-refs", "--all"]);
+    assert_eq!(t.repo.head_commit_read(), Some(by_git));
+    t.git(&["checkout", "-q", "--detach"]);
+    assert_eq!(
+        t.repo.head_commit_read(),
+        t.repo.head_commit().expect("head")
+    );
+}
