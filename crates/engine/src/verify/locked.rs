@@ -196,6 +196,8 @@ struct Split {
     taken: Vec<String>,
     left_out: Vec<LeftOut>,
     findings: Vec<String>,
+    /// The deciding tests' literal calls (the probes run them out of process).
+    deciding: Vec<syntax::Probe>,
 }
 
 fn split(
@@ -321,6 +323,7 @@ fn split(
         taken,
         left_out,
         findings,
+        deciding,
     })
 }
 
@@ -396,9 +399,11 @@ fn deciding_probes(baseline: &Baseline, base: &GitTree<'_>, roles: &Roles) -> Ve
             }
         }
     }
-    // Ids that name no file (Go's `TestAdd`, Rust's `tests::adds`, a TAP line): the test files
-    // of the baseline, as many as a screen can read.
-    if files.is_empty() && !failing.is_empty() {
+    // Ids that name no file (Go's `TestAdd`, Rust's `tests::adds`, a TAP line), or a failing
+    // check whose runner names no test (`sh test.sh`): the test files of the baseline, as many
+    // as a screen can read.
+    let failing_check = baseline.checks.iter().any(|c| !c.passed);
+    if files.is_empty() && (!failing.is_empty() || failing_check) {
         files = paths
             .iter()
             .filter(|p| syntax::Lang::of_path(p).is_some() && roles.role(p) == Role::Test)
@@ -793,6 +798,14 @@ pub(crate) fn run(ws: &Workspace, input: Input<'_>) -> Result<LockedRun, LockedE
         if out.result == Locked::Differs {
             break;
         }
+    }
+    // The deciding calls, outside the test runner (issue 33, `probes.rs`).
+    if out.result == Locked::Holds
+        && let Some(base) = TreeHash::new(baseline.tree.clone())
+    {
+        let p = super::probes::run(ws, seal, &repo, &mut room, &base, &s.tree, &s.deciding);
+        out.findings.extend(p.findings);
+        out.lines.extend(p.lines);
     }
     out.findings.extend(restored_findings(&restored));
     ask_for_named(&mut out, goal);
