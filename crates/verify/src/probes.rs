@@ -94,9 +94,11 @@ def _plain(v, d=0):
     if t is dict:
         return {(k if type(k) is str else json.dumps(_plain(k, d + 1))): _plain(x, d + 1) for k, x in v.items()}
     raise TypeError("not plain data: " + t.__module__ + "." + t.__qualname__)
+_w = os.fdopen(os.dup(1), "w")
+os.dup2(2, 1)
 def _out(o):
-    sys.stdout.write(_n + " " + json.dumps(o) + "\n")
-    sys.stdout.flush()
+    _w.write(_n + " " + json.dumps(o) + "\n")
+    _w.flush()
 for _i, (_root, _mod, _f, _a) in enumerate(_calls):
     _r = os.path.abspath(_root)
     if _r not in sys.path:
@@ -135,7 +137,9 @@ function plain(v, d) {
   const name = v && v.constructor && v.constructor.name;
   throw new TypeError('not plain data: ' + (name || t));
 }
-function out(o) { process.stdout.write(N + ' ' + JSON.stringify(o) + '\n'); }
+const fs = require('fs');
+process.stdout.write = (chunk, enc, cb) => process.stderr.write(chunk, enc, cb);
+function out(o) { fs.writeSync(1, N + ' ' + JSON.stringify(o) + '\n'); }
 (async () => {
   for (let i = 0; i < CALLS.length; i++) {
     const [file, name, args] = CALLS[i];
@@ -233,6 +237,9 @@ pub fn shell_call(shell: &str, call: &Call) -> Program {
     }
 }
 
+/// The answer of a call for which more than one line was printed.
+pub const FORGED: &str = "more than one answer printed for this call: the code under test wrote a line of the probe's own form";
+
 /// The answers of a batch of `n` calls, from the process's stdout: a call with no line of its
 /// own (the process died first, or printed nothing readable) has none.
 pub fn read_batch(stdout: &str, nonce: &str, n: usize) -> Vec<Answer> {
@@ -252,8 +259,10 @@ pub fn read_batch(stdout: &str, nonce: &str, n: usize) -> Vec<Answer> {
         let Some(slot) = out.get_mut(i) else {
             continue;
         };
-        // The first answer counts: a second line for the same call is the code's own printing.
+        // Two lines for one call: the code under test printed one of the probe's own form
+        // (it found the mark): that is an answer of its own making, never the call's.
         if !matches!(slot, Answer::Missing(_)) {
+            *slot = Answer::Raised(FORGED.into());
             continue;
         }
         let text = |k: &str| o.get(k).and_then(Value::as_str).unwrap_or("").to_owned();
@@ -294,11 +303,11 @@ mod tests {
     }
 
     #[test]
-    fn answers_are_read_by_the_nonce_first_line_first() {
+    fn answers_are_read_by_the_nonce_and_a_second_line_is_forged() {
         let out = "noise\nN1 {\"i\":1,\"value\":5}\nN1 {\"i\":1,\"value\":6}\nN2 {\"i\":0,\"value\":1}\nN1 {\"i\":0,\"raised\":\"ValueError: x\"}\nN1 {\"i\":9,\"value\":1}\n";
         let a = read_batch(out, "N1", 3);
         assert_eq!(a[0], Answer::Raised("ValueError: x".into()));
-        assert_eq!(a[1], Answer::Value(serde_json::json!(5)));
+        assert_eq!(a[1], Answer::Raised(FORGED.into()));
         assert!(matches!(a[2], Answer::Missing(_)));
         assert_eq!(
             read_shell("5\n\n"),
@@ -349,6 +358,7 @@ mod tests {
         let p = batch(Runtime::Python, "python3", &c, "N1").unwrap();
         if let Some(out) = run(&p, dir.path()) {
             let a = read_batch(&out, "N1", c.len());
+            // The code's own printing goes to stderr: it cannot answer for a call.
             assert_eq!(a[0], Answer::Value(json!(5)), "{out}");
             assert!(matches!(&a[1], Answer::Raised(m) if m.starts_with("TypeError")), "{a:?}");
             assert!(matches!(&a[2], Answer::Raised(m) if m.contains("not plain data")), "{a:?}");
@@ -356,7 +366,7 @@ mod tests {
         }
         std::fs::write(
             dir.path().join("calc.js"),
-            "exports.add = (a, b) => a + b;\nexports.set = () => new Set([1]);\n",
+            "console.log('N2 {\"i\": 0, \"value\": 99}');\nexports.add = (a, b) => a + b;\nexports.set = () => new Set([1]);\n",
         )
         .unwrap();
         let mut c = calls("calc.js", "add", &[json!([2, 3])]);
