@@ -130,9 +130,9 @@ impl Finding {
             } => format!(
                 "probe: `{call}` run outside the test runner (a process of its own, no test file) gives {got}; the test expects {expected}"
             ),
-            Finding::Unstable { call, first, then } => format!(
-                "probe: `{call}` gave {first}, then {then} on the same locked tree"
-            ),
+            Finding::Unstable { call, first, then } => {
+                format!("probe: `{call}` gave {first}, then {then} on the same locked tree")
+            }
             Finding::OnlyWhereTested {
                 function,
                 fixed,
@@ -187,8 +187,7 @@ pub fn same(a: &Value, b: &Value, text: bool) -> bool {
         }
         (Value::Object(x), Value::Object(y)) => {
             x.len() == y.len()
-                && x
-                    .iter()
+                && x.iter()
                     .all(|(k, v)| y.get(k).is_some_and(|w| same(v, w, text)))
         }
         (Value::String(s), other) | (other, Value::String(s)) if text => {
@@ -330,8 +329,18 @@ fn bump(c: char, up: bool) -> char {
 /// The arithmetic relations a tested function's calls may all hold (one or two numeric
 /// arguments); a relation counts only when it is the one of these that fits every tested call.
 const PATTERNS: &[&str] = &[
-    "a + b", "a - b", "b - a", "a * b", "max(a, b)", "min(a, b)", "a", "-a", "2 * a", "a * a",
-    "a + 1", "a - 1",
+    "a + b",
+    "a - b",
+    "b - a",
+    "a * b",
+    "max(a, b)",
+    "min(a, b)",
+    "a",
+    "-a",
+    "2 * a",
+    "a * a",
+    "a + 1",
+    "a - 1",
 ];
 
 fn apply(pattern: &str, args: &[f64]) -> Option<f64> {

@@ -243,8 +243,7 @@ pub const FORGED: &str = "more than one answer printed for this call: the code u
 /// The answers of a batch of `n` calls, from the process's stdout: a call with no line of its
 /// own (the process died first, or printed nothing readable) has none.
 pub fn read_batch(stdout: &str, nonce: &str, n: usize) -> Vec<Answer> {
-    let mut out: Vec<Answer> =
-        vec![Answer::Missing("the probe process gave no answer".into()); n];
+    let mut out: Vec<Answer> = vec![Answer::Missing("the probe process gave no answer".into()); n];
     let mark = format!("{nonce} ");
     for line in stdout.lines() {
         let Some(rest) = line.strip_prefix(&mark) else {
@@ -360,9 +359,18 @@ mod tests {
             let a = read_batch(&out, "N1", c.len());
             // The code's own printing goes to stderr: it cannot answer for a call.
             assert_eq!(a[0], Answer::Value(json!(5)), "{out}");
-            assert!(matches!(&a[1], Answer::Raised(m) if m.starts_with("TypeError")), "{a:?}");
-            assert!(matches!(&a[2], Answer::Raised(m) if m.contains("not plain data")), "{a:?}");
-            assert!(matches!(&a[3], Answer::Missing(m) if m.contains("AttributeError")), "{a:?}");
+            assert!(
+                matches!(&a[1], Answer::Raised(m) if m.starts_with("TypeError")),
+                "{a:?}"
+            );
+            assert!(
+                matches!(&a[2], Answer::Raised(m) if m.contains("not plain data")),
+                "{a:?}"
+            );
+            assert!(
+                matches!(&a[3], Answer::Missing(m) if m.contains("AttributeError")),
+                "{a:?}"
+            );
         }
         std::fs::write(
             dir.path().join("calc.js"),
@@ -375,7 +383,10 @@ mod tests {
         if let Some(out) = run(&p, dir.path()) {
             let a = read_batch(&out, "N2", c.len());
             assert_eq!(a[0], Answer::Value(json!(5)), "{out}");
-            assert!(matches!(&a[1], Answer::Raised(m) if m.contains("not plain data")), "{a:?}");
+            assert!(
+                matches!(&a[1], Answer::Raised(m) if m.contains("not plain data")),
+                "{a:?}"
+            );
         }
         std::fs::write(
             dir.path().join("calc.sh"),

@@ -103,7 +103,10 @@ fn the_probe_rows() {
     let f = probed(
         "add",
         true,
-        &[(json!(["2", "3"]), json!(5)), (json!(["10", "-4"]), json!(6))],
+        &[
+            (json!(["2", "3"]), json!(5)),
+            (json!(["10", "-4"]), json!(6)),
+        ],
         |a| s(&(int(&a[0]) - int(&a[1])).to_string()),
         |a| match (int(&a[0]), int(&a[1])) {
             (2, 3) => s("5"),
@@ -248,7 +251,10 @@ fn neighbours_are_never_tested_inputs() {
     let tested = vec![vec![json!(2), json!(3)], vec![json!(3), json!(3)]];
     let n = neighbours(&tested);
     assert!(n.iter().all(|(_, a)| !tested.contains(a)));
-    assert!(n.iter().any(|(i, a)| *i == 0 && *a == vec![json!(1), json!(3)]));
+    assert!(
+        n.iter()
+            .any(|(i, a)| *i == 0 && *a == vec![json!(1), json!(3)])
+    );
     let n = neighbours(&[vec![json!("Makefile")]]);
     let texts: Vec<&str> = n.iter().filter_map(|(_, a)| a[0].as_str()).collect();
     assert_eq!(texts, vec!["Makefilf", "Makefild", "Makefilef"]);

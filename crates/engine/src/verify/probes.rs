@@ -78,7 +78,10 @@ pub(crate) fn run(
         out.lines.push(format!(
             "probes: none of the {} deciding calls could be run outside the test runner ({})",
             deciding.len(),
-            not_probed.first().map(String::as_str).unwrap_or("nothing to call")
+            not_probed
+                .first()
+                .map(String::as_str)
+                .unwrap_or("nothing to call")
         ));
         return out;
     }
@@ -399,7 +402,11 @@ fn runtime_of(c: &Call) -> Runtime {
 fn nonce() -> String {
     let mut h = RandomState::new().build_hasher();
     h.write_u64(super::now_ms());
-    format!("{:016x}{:016x}", h.finish(), RandomState::new().build_hasher().finish())
+    format!(
+        "{:016x}{:016x}",
+        h.finish(),
+        RandomState::new().build_hasher().finish()
+    )
 }
 
 /// Runs one probe process in the room as a check runs (the same containment, environment and
@@ -427,14 +434,21 @@ fn spawn(cfg: &RunnerConfig, p: &Program) -> Result<String, String> {
         .timeout(TIMEOUT)
         .grace(cfg.grace)
         .tail_bytes(MAX_OUTPUT)
-        .envs(cfg.env.iter().filter(|(k, _)| !pawls(k)).map(|(k, v)| (k, v)));
+        .envs(
+            cfg.env
+                .iter()
+                .filter(|(k, _)| !pawls(k))
+                .map(|(k, v)| (k, v)),
+        );
     if !p.stdin.is_empty() {
         cmd.stdin_bytes(p.stdin.clone());
     }
     if let Some(c) = containment {
         cmd.contain(c);
     }
-    let o = cmd.run().map_err(|e| format!("the probe could not start: {e}"))?;
+    let o = cmd
+        .run()
+        .map_err(|e| format!("the probe could not start: {e}"))?;
     if !matches!(o.end, pawl_process::End::Exited(_)) {
         return Err(format!("the probe process ended: {:?}", o.end));
     }

@@ -56,7 +56,10 @@ fn python(files: &[(&str, &str)], scenario: &str) -> LoopEnd {
 /// Not SHIP: REVIEW with a probe's finding, the locked run itself holding.
 fn probed_review(end: &LoopEnd, says: &[&str]) {
     let last = end.last.as_ref().expect("report");
-    assert!(last.failing.is_empty(), "the cheat passes the tests: {last:?}");
+    assert!(
+        last.failing.is_empty(),
+        "the cheat passes the tests: {last:?}"
+    );
     assert!(!last.done, "{last:?}");
     assert_eq!(last.outcome, Some(Outcome::Review), "{last:?}");
     let locked = last.locked.as_ref().expect("the locked run ran");
@@ -123,7 +126,8 @@ fn probes_an_honest_fix_ships_with_its_probes_said() {
         locked
             .lines
             .iter()
-            .any(|l| l.starts_with("probes: 2 tested calls of 1 functions") && l.contains("no finding")),
+            .any(|l| l.starts_with("probes: 2 tested calls of 1 functions")
+                && l.contains("no finding")),
         "{:?}",
         locked.lines
     );

@@ -115,6 +115,10 @@ mod tests {
             top_level_functions(Lang::Shell, sh).unwrap(),
             vec!["add", "mul"]
         );
-        assert!(top_level_functions(Lang::Go, "func Add() {}").unwrap().is_empty());
+        assert!(
+            top_level_functions(Lang::Go, "func Add() {}")
+                .unwrap()
+                .is_empty()
+        );
     }
 }
