@@ -203,7 +203,7 @@ fn the_probe_rows() {
                 (9, "IX"),
                 (4, "IV"),
             ]);
-            table.sort_by(|a, b| b.0.cmp(&a.0));
+            table.sort_by_key(|e| std::cmp::Reverse(e.0));
         }
         let (mut n, mut out) = (n, String::new());
         for (value, sym) in table {

@@ -268,10 +268,7 @@ fn targets(
         };
         let args: Vec<Value> = p.args.iter().map(syntax::Literal::to_json).collect();
         let expected = p.expected.to_json();
-        let t = match out
-            .iter_mut()
-            .position(|t| t.file == *file && t.name == name)
-        {
+        let t = match out.iter().position(|t| t.file == *file && t.name == name) {
             Some(i) => &mut out[i],
             None => {
                 out.push(Target {
