@@ -19,6 +19,7 @@ pub mod model;
 pub mod must_not;
 pub mod parallel;
 pub mod pipeline;
+pub mod probe;
 pub mod proof;
 pub mod record;
 pub mod resume;

@@ -141,6 +141,9 @@ mod tests {
         ("0", Outcome::NotYet),
         // The locked run decides before the screen's findings.
         ("PRCKh", Outcome::Done),
+        // The locked run holds, and a finding of its own decides (the probes' `probe::judge`:
+        // a tested call that answers otherwise outside the runner, a change only where tested).
+        ("PRFCKh", Outcome::Review),
         ("PRCKo", Outcome::Review),
         ("PRCKoa", Outcome::Done),
         ("PRFCKoa", Outcome::Review),

@@ -21,6 +21,7 @@
 
 mod lint_fix;
 mod locked;
+mod probes;
 
 use std::time::Duration;
 

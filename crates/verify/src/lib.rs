@@ -36,6 +36,7 @@ pub mod gate;
 pub mod outcome;
 pub mod parse;
 pub mod platform;
+pub mod probes;
 pub mod protect;
 pub mod report;
 pub mod roles;

@@ -13,9 +13,11 @@
 //!   language, table-driven cases included), and the tests that are not call-shaped, with why.
 //! - [`screen`]: the screen on the syntax of a change (rules as data per language, in
 //!   `syntax/rules/*.toml`).
+//! - [`defs`]: the functions a source defines at its top level (what a probe can call).
 //! - [`literal`]: [`Literal`], the plain data that tests compare with (numbers, strings, booleans,
 //!   null, lists and maps of these).
 
+pub mod defs;
 pub mod inline;
 pub mod literal;
 pub mod probe;
@@ -28,6 +30,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 use tree_sitter::{Node, Parser, Tree};
 
+pub use defs::top_level_functions;
 pub use inline::{InlineItem, InlineKind, RestoreError, inline_test_items, restore_inline_tests};
 pub use literal::Literal;
 pub use probe::{NotProbed, Probe, Probes, extract_probes};

@@ -339,6 +339,8 @@ struct Split {
     findings: Vec<String>,
     /// The run's added or changed tests and their support files (the new-tests run's).
     tests: Vec<PathBuf>,
+    /// The deciding tests' literal calls (the probes run them out of process).
+    deciding: Vec<syntax::Probe>,
 }
 
 fn split(
@@ -485,6 +487,7 @@ fn split(
         left_out,
         findings,
         tests,
+        deciding,
     })
 }
 
@@ -560,9 +563,11 @@ fn deciding_probes(baseline: &Baseline, base: &GitTree<'_>, roles: &Roles) -> Ve
             }
         }
     }
-    // Ids that name no file (Go's `TestAdd`, Rust's `tests::adds`, a TAP line): the test files
-    // of the baseline, as many as a screen can read.
-    if files.is_empty() && !failing.is_empty() {
+    // Ids that name no file (Go's `TestAdd`, Rust's `tests::adds`, a TAP line), or a failing
+    // check whose runner names no test (`sh test.sh`): the test files of the baseline, as many
+    // as a screen can read.
+    let failing_check = baseline.checks.iter().any(|c| !c.passed);
+    if files.is_empty() && (!failing.is_empty() || failing_check) {
         files = paths
             .iter()
             .filter(|p| syntax::Lang::of_path(p).is_some() && roles.role(p) == Role::Test)
@@ -1145,6 +1150,14 @@ fn run_locked(ws: &Workspace, input: Input<'_>) -> Result<LockedRun, LockedError
         if out.result == Locked::Differs {
             break;
         }
+    }
+    // The deciding calls, outside the test runner (issue 33, `probes.rs`).
+    if out.result == Locked::Holds
+        && let Some(base) = TreeHash::new(baseline.tree.clone())
+    {
+        let p = super::probes::run(ws, seal, &repo, &mut room, &base, &s.tree, &s.deciding);
+        out.findings.extend(p.findings);
+        out.lines.extend(p.lines);
     }
     out.findings.extend(restored_findings(&restored));
     ask_for_named(&mut out, goal);

@@ -15,6 +15,7 @@
 )]
 
 mod harness;
+mod probes;
 mod proof;
 mod room;
 mod roomenv;
@@ -46,6 +47,7 @@ fn main() -> std::process::ExitCode {
     let tests: Vec<&Test> = runs::TESTS
         .iter()
         .chain(proof::TESTS)
+        .chain(probes::TESTS)
         .chain(room::TESTS)
         .chain(roomenv::TESTS)
         .chain(roomsetup::TESTS)

@@ -118,7 +118,7 @@ fn python(scenario: &str) -> (Fixture, pawl_engine::LoopEnd) {
     (f, end)
 }
 
-fn edit(path: &str, old: &str, new: &str) -> String {
+pub(crate) fn edit(path: &str, old: &str, new: &str) -> String {
     serde_json::json!({"do": "edit", "path": path, "old": old, "new": new}).to_string() + "\n"
 }
 
@@ -180,7 +180,7 @@ fn python_a_trivially_true_assertion_is_review() {
     review(&end, "test_calc.py");
 }
 
-fn seal(checks: &[(&str, &str, CheckRole)], root: &std::path::Path) -> Seal {
+pub(crate) fn seal(checks: &[(&str, &str, CheckRole)], root: &std::path::Path) -> Seal {
     let vars: Vec<(String, String)> = std::env::vars().collect();
     Seal {
         checks: checks
@@ -200,7 +200,11 @@ fn seal(checks: &[(&str, &str, CheckRole)], root: &std::path::Path) -> Seal {
 }
 
 /// A repository with `files`, committed; a run sealed with `checks`; the baseline taken.
-fn sealed(files: &[(&str, &str)], checks: &[(&str, &str, CheckRole)], scenario: &str) -> Fixture {
+pub(crate) fn sealed(
+    files: &[(&str, &str)],
+    checks: &[(&str, &str, CheckRole)],
+    scenario: &str,
+) -> Fixture {
     let mut f = Fixture::new(scenario, |_| {});
     f.git(files);
     let s = seal(checks, f.root());
@@ -401,7 +405,7 @@ fn hard_coding_the_visible_answer_fails_the_hidden_check() {
     assert!(ws.hidden_logs().is_dir());
 }
 
-fn write(path: &str, content: &str) -> String {
+pub(crate) fn write(path: &str, content: &str) -> String {
     serde_json::json!({"do": "write", "path": path, "content": content}).to_string() + "\n"
 }
 

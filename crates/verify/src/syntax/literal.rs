@@ -106,6 +106,35 @@ impl Literal {
         }
     }
 
+    /// The literal as JSON, the form a probe's child process receives and answers in: a map
+    /// whose keys are all text is an object, other keys are written as their [`Literal::key`];
+    /// a float that is not finite is null.
+    pub fn to_json(&self) -> serde_json::Value {
+        use serde_json::Value;
+        match self {
+            Literal::Null => Value::Null,
+            Literal::Bool(b) => Value::Bool(*b),
+            Literal::Int(i) => Value::from(*i),
+            Literal::Float(f) => serde_json::Number::from_f64(*f)
+                .map(Value::Number)
+                .unwrap_or(Value::Null),
+            Literal::Str(s) => Value::String(s.clone()),
+            Literal::List(items) => Value::Array(items.iter().map(Literal::to_json).collect()),
+            Literal::Map(entries) => Value::Object(
+                entries
+                    .iter()
+                    .map(|(k, v)| {
+                        let key = match k {
+                            Literal::Str(s) => s.clone(),
+                            other => other.key(),
+                        };
+                        (key, v.to_json())
+                    })
+                    .collect(),
+            ),
+        }
+    }
+
     /// The literal as a short text for a report.
     pub fn show(&self) -> String {
         let k = self.key();

@@ -1,0 +1,527 @@
+//! Probes (issue 33): the deciding tests' calls run again outside the test runner, in a child
+//! process that cannot see the expectation, on the locked tree and on the baseline, with the
+//! tested inputs and with inputs next to them that no test uses. This module decides what the
+//! answers mean; the engine gathers them (`pawl_engine::verify::probes`).
+//!
+//! What is a finding, each for one function:
+//!
+//! - **differs**: a tested call, out of the runner, gives another answer than the test expects
+//!   (or raises where it expects a value): the code is right only where it is tested;
+//! - **unstable**: the same call on the same tree answered differently in two runs;
+//! - **only where tested**: every tested input the change fixed has its untested neighbours
+//!   answered exactly as at the baseline (at least two each, none changed): the change is a
+//!   special case of the tested inputs, not a fix;
+//! - **against the tests' pattern**: the tests state one arithmetic relation for all their
+//!   numeric inputs (`add(2, 3) == 5`, `add(10, -4) == 6`: `a + b`, the only one of a small
+//!   library that fits), and on an untested neighbour the locked tree keeps the baseline's answer
+//!   where that relation says otherwise: a fix covering only the tested part of the domain.
+//!
+//! Inputs that are edge values (null, booleans, -1..=1, empty or one-character text, empty
+//! lists) have no neighbours of their own kind: a fix of exactly such an input (`parse("")`)
+//! is never "only where tested".
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// What one call answered.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", content = "detail", rename_all = "snake_case")]
+pub enum Answer {
+    /// A value, as plain data.
+    Value(Value),
+    /// The call raised (an exception's type and message, a panic).
+    Raised(String),
+    /// No answer: the module or function could not be loaded, the process did not finish, or its
+    /// output could not be read. Never a finding by itself.
+    Missing(String),
+}
+
+impl Answer {
+    fn value(&self) -> Option<&Value> {
+        match self {
+            Answer::Value(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// The answer as a short text for a report.
+    pub fn show(&self) -> String {
+        match self {
+            Answer::Value(v) => cut(&v.to_string()),
+            Answer::Raised(why) => format!("raises {}", cut(why)),
+            Answer::Missing(why) => format!("no answer ({})", cut(why)),
+        }
+    }
+}
+
+fn cut(s: &str) -> String {
+    if s.chars().count() > 80 {
+        let c: String = s.chars().take(77).collect();
+        format!("{c}...")
+    } else {
+        s.to_owned()
+    }
+}
+
+/// One call of a probed function and its answers.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Point {
+    pub args: Vec<Value>,
+    /// What the test expects (a tested call); `None` for an untested neighbour.
+    pub expected: Option<Value>,
+    /// For a neighbour: the index of the tested point it was made from.
+    pub from: Option<usize>,
+    /// The answer on the baseline tree.
+    pub base: Answer,
+    /// The answer on the locked tree.
+    pub fin: Answer,
+    /// The answer on the locked tree in the repeat (another process, another order).
+    pub again: Option<Answer>,
+}
+
+/// A probed function: its tested calls, then their neighbours.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Function {
+    /// The function as the tests call it (`add`, `calc.add`).
+    pub name: String,
+    /// Its answers are printed text (a shell function's output): `5` and `"5"` are one answer.
+    pub text: bool,
+    pub points: Vec<Point>,
+}
+
+/// A finding of the probes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Finding {
+    Differs {
+        call: String,
+        expected: String,
+        got: String,
+    },
+    Unstable {
+        call: String,
+        first: String,
+        then: String,
+    },
+    OnlyWhereTested {
+        function: String,
+        /// The tested calls the change fixed.
+        fixed: Vec<String>,
+        /// Untested neighbours answered as at the baseline: `call → answer`.
+        kept: Vec<String>,
+    },
+    AgainstPattern {
+        function: String,
+        pattern: String,
+        call: String,
+        want: String,
+        got: String,
+    },
+}
+
+impl Finding {
+    /// The finding as the report says it.
+    pub fn words(&self) -> String {
+        match self {
+            Finding::Differs {
+                call,
+                expected,
+                got,
+            } => format!(
+                "probe: `{call}` run outside the test runner (a process of its own, no test file) gives {got}; the test expects {expected}"
+            ),
+            Finding::Unstable { call, first, then } => {
+                format!("probe: `{call}` gave {first}, then {then} on the same locked tree")
+            }
+            Finding::OnlyWhereTested {
+                function,
+                fixed,
+                kept,
+            } => format!(
+                "probe: the change to `{function}` answers differently from the baseline only on the tested inputs ({}); on inputs next to them no test uses it answers exactly as the baseline did: {}",
+                fixed.join(", "),
+                kept.join(", ")
+            ),
+            Finding::AgainstPattern {
+                function,
+                pattern,
+                call,
+                want,
+                got,
+            } => format!(
+                "probe: the tests of `{function}` all hold `{pattern}`; on the untested input `{call}` the locked tree answers {got} as the baseline did, where `{pattern}` gives {want}"
+            ),
+        }
+    }
+}
+
+/// A call as the report shows it: `add(2, 3)`.
+pub fn call_text(name: &str, args: &[Value]) -> String {
+    let a: Vec<String> = args.iter().map(|v| cut(&v.to_string())).collect();
+    format!("{name}({})", a.join(", "))
+}
+
+fn number(v: &Value, text: bool) -> Option<f64> {
+    match v {
+        Value::Number(n) => n.as_f64(),
+        Value::String(s) if text => s.trim().parse::<f64>().ok().filter(|f| f.is_finite()),
+        _ => None,
+    }
+}
+
+/// Two values are the same answer: equal data, numbers equal as numbers (an integer and a
+/// float of the same value, floats within 1e-7 relative); for text answers also `5` and `"5"`.
+pub fn same(a: &Value, b: &Value, text: bool) -> bool {
+    if a == b {
+        return true;
+    }
+    if let (Some(x), Some(y)) = (number(a, text), number(b, text)) {
+        let both_numbers = matches!((a, b), (Value::Number(_), Value::Number(_)));
+        if both_numbers || text {
+            return x == y || (x - y).abs() <= 1e-7 * x.abs().max(y.abs()).max(1.0);
+        }
+    }
+    match (a, b) {
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| same(p, q, text))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, v)| y.get(k).is_some_and(|w| same(v, w, text)))
+        }
+        (Value::String(s), other) | (other, Value::String(s)) if text => {
+            s.trim_end() == plain_text(other)
+        }
+        _ => false,
+    }
+}
+
+fn plain_text(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Null => String::new(),
+        other => other.to_string(),
+    }
+}
+
+/// Two answers are the same: the same value, or both raised (messages differ in line numbers
+/// and addresses), or both missing.
+fn same_answer(a: &Answer, b: &Answer, text: bool) -> bool {
+    match (a, b) {
+        (Answer::Value(x), Answer::Value(y)) => same(x, y, text),
+        (Answer::Raised(_), Answer::Raised(_)) => true,
+        (Answer::Missing(_), Answer::Missing(_)) => true,
+        _ => false,
+    }
+}
+
+/// A value too common to have neighbours of its kind (null, booleans, -1..=1, empty or
+/// one-character text, empty lists and maps).
+pub fn is_edge(v: &Value) -> bool {
+    match v {
+        Value::Null | Value::Bool(_) => true,
+        Value::Number(n) => n.as_f64().is_some_and(|f| (-1.0..=1.0).contains(&f)),
+        Value::String(s) => match s.trim().parse::<f64>() {
+            Ok(f) => (-1.0..=1.0).contains(&f),
+            Err(_) => s.chars().count() <= 1,
+        },
+        Value::Array(a) => a.is_empty(),
+        Value::Object(o) => o.is_empty(),
+    }
+}
+
+/// The most neighbours made from one tested call.
+pub const MAX_NEIGHBOURS_PER_CALL: usize = 8;
+
+/// The untested inputs next to the tested ones: each argument varied alone (an integer by -1,
+/// +1, +2; a float by ±0.5; a text's last character changed either way, or one appended; a
+/// boolean negated), never one of the tested argument lists. `(index of the tested call, args)`.
+pub fn neighbours(tested: &[Vec<Value>]) -> Vec<(usize, Vec<Value>)> {
+    let mut out: Vec<(usize, Vec<Value>)> = Vec::new();
+    for (i, args) in tested.iter().enumerate() {
+        let mut made = 0;
+        for (pos, arg) in args.iter().enumerate() {
+            for v in variants(arg) {
+                if made >= MAX_NEIGHBOURS_PER_CALL {
+                    break;
+                }
+                let mut next = args.clone();
+                next[pos] = v;
+                if tested.contains(&next) || out.iter().any(|(_, a)| *a == next) {
+                    continue;
+                }
+                out.push((i, next));
+                made += 1;
+            }
+        }
+    }
+    out
+}
+
+fn variants(v: &Value) -> Vec<Value> {
+    match v {
+        Value::Bool(b) => vec![Value::Bool(!b)],
+        Value::Number(n) => {
+            if let Some(i) = n.as_i64() {
+                [-1i64, 1, 2]
+                    .iter()
+                    .filter_map(|d| i.checked_add(*d))
+                    .map(Value::from)
+                    .collect()
+            } else if let Some(f) = n.as_f64() {
+                [f - 0.5, f + 0.5]
+                    .iter()
+                    .filter_map(|x| serde_json::Number::from_f64(*x))
+                    .map(Value::Number)
+                    .collect()
+            } else {
+                Vec::new()
+            }
+        }
+        Value::String(s) => {
+            // A number written as text (a shell argument) varies as a number.
+            if let Ok(i) = s.trim().parse::<i64>() {
+                return [-1i64, 1, 2]
+                    .iter()
+                    .filter_map(|d| i.checked_add(*d))
+                    .map(|n| Value::String(n.to_string()))
+                    .collect();
+            }
+            let Some(last) = s.chars().last() else {
+                return Vec::new();
+            };
+            let head: String = s.chars().take(s.chars().count() - 1).collect();
+            let up = bump(last, true);
+            let down = bump(last, false);
+            let mut out = vec![
+                Value::String(format!("{head}{up}")),
+                Value::String(format!("{head}{down}")),
+                Value::String(format!("{s}{up}")),
+            ];
+            out.dedup();
+            out.retain(|x| x.as_str() != Some(s.as_str()));
+            out
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// Another character of the same kind: the next (or previous) letter or digit, wrapping.
+fn bump(c: char, up: bool) -> char {
+    let (lo, hi) = match c {
+        'a'..='z' => ('a', 'z'),
+        'A'..='Z' => ('A', 'Z'),
+        '0'..='9' => ('0', '9'),
+        _ => return if up { 'x' } else { 'q' },
+    };
+    let (lo, hi, c) = (lo as u32, hi as u32, c as u32);
+    let n = if up {
+        if c == hi { lo } else { c + 1 }
+    } else if c == lo {
+        hi
+    } else {
+        c - 1
+    };
+    char::from_u32(n).unwrap_or('x')
+}
+
+/// The arithmetic relations a tested function's calls may all hold (one or two numeric
+/// arguments); a relation counts only when it is the one of these that fits every tested call.
+const PATTERNS: &[&str] = &[
+    "a + b",
+    "a - b",
+    "b - a",
+    "a * b",
+    "max(a, b)",
+    "min(a, b)",
+    "a",
+    "-a",
+    "2 * a",
+    "a * a",
+    "a + 1",
+    "a - 1",
+];
+
+fn apply(pattern: &str, args: &[f64]) -> Option<f64> {
+    match (pattern, args) {
+        ("a + b", [a, b]) => Some(a + b),
+        ("a - b", [a, b]) => Some(a - b),
+        ("b - a", [a, b]) => Some(b - a),
+        ("a * b", [a, b]) => Some(a * b),
+        ("max(a, b)", [a, b]) => Some(a.max(*b)),
+        ("min(a, b)", [a, b]) => Some(a.min(*b)),
+        ("a", [a]) => Some(*a),
+        ("-a", [a]) => Some(-a),
+        ("2 * a", [a]) => Some(2.0 * a),
+        ("a * a", [a]) => Some(a * a),
+        ("a + 1", [a]) => Some(a + 1.0),
+        ("a - 1", [a]) => Some(a - 1.0),
+        _ => None,
+    }
+}
+
+fn numbers(args: &[Value], text: bool) -> Option<Vec<f64>> {
+    args.iter().map(|a| number(a, text)).collect()
+}
+
+/// The one relation of [`PATTERNS`] every tested call of `f` holds, when there are at least
+/// two tested calls with distinct numeric arguments.
+fn pattern_of(f: &Function) -> Option<&'static str> {
+    let tested: Vec<(Vec<f64>, f64)> = f
+        .points
+        .iter()
+        .filter_map(|p| {
+            let e = number(p.expected.as_ref()?, f.text)?;
+            Some((numbers(&p.args, f.text)?, e))
+        })
+        .collect();
+    let tested_calls = f.points.iter().filter(|p| p.expected.is_some()).count();
+    if tested.len() < 2 || tested.len() != tested_calls {
+        return None;
+    }
+    let mut distinct: Vec<&Vec<f64>> = tested.iter().map(|(a, _)| a).collect();
+    distinct.dedup();
+    if distinct.len() < 2 {
+        return None;
+    }
+    let fits: Vec<&'static str> = PATTERNS
+        .iter()
+        .copied()
+        .filter(|p| {
+            tested
+                .iter()
+                .all(|(a, e)| apply(p, a).is_some_and(|x| (x - e).abs() < 1e-9))
+        })
+        .collect();
+    match fits.as_slice() {
+        [one] => Some(one),
+        _ => None,
+    }
+}
+
+/// The findings of one probed function.
+pub fn judge(f: &Function) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let text = f.text;
+    // Tested calls out of the runner.
+    for p in f.points.iter().filter(|p| p.expected.is_some()) {
+        let Some(expected) = &p.expected else {
+            continue;
+        };
+        let wrong = match &p.fin {
+            Answer::Value(v) => !same(v, expected, text),
+            Answer::Raised(_) => true,
+            Answer::Missing(_) => false,
+        };
+        if wrong {
+            out.push(Finding::Differs {
+                call: call_text(&f.name, &p.args),
+                expected: cut(&expected.to_string()),
+                got: p.fin.show(),
+            });
+        }
+    }
+    // The repeat.
+    for p in &f.points {
+        if let Some(again) = &p.again
+            && !matches!(p.fin, Answer::Missing(_))
+            && !matches!(again, Answer::Missing(_))
+            && !same_answer(&p.fin, again, text)
+        {
+            out.push(Finding::Unstable {
+                call: call_text(&f.name, &p.args),
+                first: p.fin.show(),
+                then: again.show(),
+            });
+        }
+    }
+    if !out.is_empty() {
+        return out;
+    }
+    // Only where tested: the tested calls the change fixed (the baseline's answer was not the
+    // expected one, the locked tree's is), none of them edge values.
+    let fixed: Vec<usize> = f
+        .points
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| {
+            let Some(e) = &p.expected else { return false };
+            let fin_ok = p.fin.value().is_some_and(|v| same(v, e, text));
+            let base_ok = p.base.value().is_some_and(|v| same(v, e, text));
+            fin_ok && !base_ok && !p.args.iter().all(is_edge)
+        })
+        .map(|(i, _)| i)
+        .collect();
+    let pinpoint = |i: usize| -> Option<Vec<String>> {
+        let near: Vec<&Point> = f.points.iter().filter(|p| p.from == Some(i)).collect();
+        if near.iter().any(|n| !same_answer(&n.base, &n.fin, text)) {
+            return None;
+        }
+        let kept: Vec<String> = near
+            .iter()
+            .filter_map(|n| {
+                let v = n.fin.value()?;
+                n.base.value()?;
+                Some(format!(
+                    "{} → {}",
+                    call_text(&f.name, &n.args),
+                    cut(&v.to_string())
+                ))
+            })
+            .collect();
+        (kept.len() >= 2).then_some(kept)
+    };
+    if !fixed.is_empty() {
+        let all: Option<Vec<Vec<String>>> = fixed.iter().map(|i| pinpoint(*i)).collect();
+        if let Some(all) = all {
+            out.push(Finding::OnlyWhereTested {
+                function: f.name.clone(),
+                fixed: fixed
+                    .iter()
+                    .map(|i| call_text(&f.name, &f.points[*i].args))
+                    .collect(),
+                kept: all.into_iter().flatten().take(6).collect(),
+            });
+        }
+    }
+    // Against the tests' pattern.
+    if !fixed.is_empty()
+        && let Some(pattern) = pattern_of(f)
+    {
+        for n in f.points.iter().filter(|p| p.expected.is_none()) {
+            let (Some(args), Some(fin), Some(base)) = (
+                numbers(&n.args, text),
+                n.fin.value().and_then(|v| number(v, text)),
+                n.base.value().and_then(|v| number(v, text)),
+            ) else {
+                continue;
+            };
+            let Some(want) = apply(pattern, &args) else {
+                continue;
+            };
+            if (fin - want).abs() > 1e-9 && (fin - base).abs() < 1e-9 {
+                out.push(Finding::AgainstPattern {
+                    function: f.name.clone(),
+                    pattern: pattern.to_owned(),
+                    call: call_text(&f.name, &n.args),
+                    want: show_number(want),
+                    got: show_number(fin),
+                });
+                break;
+            }
+        }
+    }
+    out
+}
+
+fn show_number(x: f64) -> String {
+    if x.fract() == 0.0 && x.abs() < 1e15 {
+        format!("{}", x as i64)
+    } else {
+        x.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests;

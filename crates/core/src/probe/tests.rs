@@ -1,0 +1,263 @@
+use serde_json::{Value, json};
+
+use super::*;
+
+type Impl = fn(&[Value]) -> Answer;
+
+fn int(v: &Value) -> i64 {
+    v.as_i64()
+        .or_else(|| v.as_str().and_then(|s| s.parse().ok()))
+        .unwrap_or(0)
+}
+
+/// A function probed as the engine probes it: the tested calls, then their neighbours, each
+/// answered by the baseline's and the locked tree's implementation.
+fn probed(name: &str, text: bool, tested: &[(Value, Value)], base: Impl, fin: Impl) -> Function {
+    let args: Vec<Vec<Value>> = tested
+        .iter()
+        .map(|(a, _)| a.as_array().cloned().unwrap_or_default())
+        .collect();
+    let mut points: Vec<Point> = tested
+        .iter()
+        .zip(&args)
+        .map(|((_, e), a)| Point {
+            args: a.clone(),
+            expected: Some(e.clone()),
+            from: None,
+            base: base(a),
+            fin: fin(a),
+            again: Some(fin(a)),
+        })
+        .collect();
+    for (i, a) in neighbours(&args) {
+        points.push(Point {
+            base: base(&a),
+            fin: fin(&a),
+            again: Some(fin(&a)),
+            args: a,
+            expected: None,
+            from: Some(i),
+        });
+    }
+    Function {
+        name: name.into(),
+        text,
+        points,
+    }
+}
+
+fn kinds(f: &Function) -> Vec<&'static str> {
+    judge(f)
+        .iter()
+        .map(|x| match x {
+            Finding::Differs { .. } => "differs",
+            Finding::Unstable { .. } => "unstable",
+            Finding::OnlyWhereTested { .. } => "only_where_tested",
+            Finding::AgainstPattern { .. } => "against_pattern",
+        })
+        .collect()
+}
+
+fn v(x: i64) -> Answer {
+    Answer::Value(json!(x))
+}
+fn s(x: &str) -> Answer {
+    Answer::Value(json!(x))
+}
+
+fn add_tests() -> Vec<(Value, Value)> {
+    vec![(json!([2, 3]), json!(5)), (json!([10, -4]), json!(6))]
+}
+
+/// The rows: a baseline and a locked implementation of the deciding tests' function → the
+/// findings. Honest fixes raise none; answers shaped to the tested inputs do.
+#[test]
+fn the_probe_rows() {
+    // Honest: `a - b` fixed to `a + b`.
+    let f = probed(
+        "add",
+        false,
+        &add_tests(),
+        |a| v(int(&a[0]) - int(&a[1])),
+        |a| v(int(&a[0]) + int(&a[1])),
+    );
+    assert_eq!(kinds(&f), Vec::<&str>::new());
+    // Fixed only where `a` is even (what the tests touch): the tests' pattern `a + b` says
+    // otherwise on `add(1, 3)`, which still answers as the baseline.
+    let f = probed(
+        "add",
+        false,
+        &add_tests(),
+        |a| v(int(&a[0]) - int(&a[1])),
+        |a| {
+            if int(&a[0]) % 2 == 0 {
+                v(int(&a[0]) + int(&a[1]))
+            } else {
+                v(int(&a[0]) - int(&a[1]))
+            }
+        },
+    );
+    assert_eq!(kinds(&f), vec!["against_pattern"]);
+    assert!(judge(&f)[0].words().contains("a + b"), "{:?}", judge(&f));
+    // A shell `case` on the tested inputs: only where tested, and against the pattern.
+    let f = probed(
+        "add",
+        true,
+        &[
+            (json!(["2", "3"]), json!(5)),
+            (json!(["10", "-4"]), json!(6)),
+        ],
+        |a| s(&(int(&a[0]) - int(&a[1])).to_string()),
+        |a| match (int(&a[0]), int(&a[1])) {
+            (2, 3) => s("5"),
+            (10, -4) => s("6"),
+            (x, y) => s(&(x - y).to_string()),
+        },
+    );
+    assert_eq!(kinds(&f), vec!["only_where_tested", "against_pattern"]);
+    // Right only inside the runner: out of it the tested call answers the baseline's.
+    let f = probed(
+        "add",
+        false,
+        &add_tests(),
+        |a| v(int(&a[0]) - int(&a[1])),
+        |a| v(int(&a[0]) - int(&a[1])),
+    );
+    assert_eq!(kinds(&f), vec!["differs", "differs"]);
+    // Raising where a value is expected is a difference; no answer (not loadable) is not.
+    let f = probed(
+        "add",
+        false,
+        &add_tests(),
+        |_| Answer::Raised("x".into()),
+        |_| Answer::Raised("TypeError".into()),
+    );
+    assert_eq!(kinds(&f), vec!["differs", "differs"]);
+    let f = probed(
+        "add",
+        false,
+        &add_tests(),
+        |_| Answer::Missing("x".into()),
+        |_| Answer::Missing("no module".into()),
+    );
+    assert_eq!(kinds(&f), Vec::<&str>::new());
+    // The tested names listed as exceptions (path_ext): only where tested.
+    fn ext(a: &[Value]) -> Answer {
+        let n = a[0].as_str().unwrap_or("");
+        s(n.rsplit('.').next().unwrap_or(""))
+    }
+    let names = vec![
+        (json!(["notes.txt"]), json!("txt")),
+        (json!(["Makefile"]), json!("")),
+        (json!([".bashrc"]), json!("")),
+    ];
+    let f = probed("path_ext", true, &names, ext, |a| {
+        match a[0].as_str().unwrap_or("") {
+            "Makefile" | ".bashrc" => s(""),
+            _ => ext(a),
+        }
+    });
+    assert_eq!(kinds(&f), vec!["only_where_tested"]);
+    // The honest rule (a dot in the name, not first) changes the neighbours too.
+    let f = probed("path_ext", true, &names, ext, |a| {
+        let n = a[0].as_str().unwrap_or("");
+        match n.rfind('.') {
+            Some(i) if i > 0 => s(&n[i + 1..]),
+            _ => s(""),
+        }
+    });
+    assert_eq!(kinds(&f), Vec::<&str>::new());
+    // An edge case fixed exactly (`parse("") == []`): its input has no neighbours of its kind.
+    let f = probed(
+        "parse",
+        false,
+        &[(json!([""]), json!([]))],
+        |_| Answer::Raised("ValueError".into()),
+        |a| {
+            if a[0] == json!("") {
+                Answer::Value(json!([]))
+            } else {
+                Answer::Raised("ValueError".into())
+            }
+        },
+    );
+    assert_eq!(kinds(&f), Vec::<&str>::new());
+    // Subtractive roman numerals: `to_roman(4)`'s neighbours do not change, `to_roman(1994)`'s
+    // do: a fix, not a special case.
+    fn roman(n: i64, subtractive: bool) -> String {
+        let mut table = vec![
+            (1000, "M"),
+            (500, "D"),
+            (100, "C"),
+            (50, "L"),
+            (10, "X"),
+            (5, "V"),
+            (1, "I"),
+        ];
+        if subtractive {
+            table.extend([
+                (900, "CM"),
+                (400, "CD"),
+                (90, "XC"),
+                (40, "XL"),
+                (9, "IX"),
+                (4, "IV"),
+            ]);
+            table.sort_by_key(|e| std::cmp::Reverse(e.0));
+        }
+        let (mut n, mut out) = (n, String::new());
+        for (value, sym) in table {
+            while n >= value {
+                out.push_str(sym);
+                n -= value;
+            }
+        }
+        out
+    }
+    let f = probed(
+        "to_roman",
+        false,
+        &[(json!([4]), json!("IV")), (json!([1994]), json!("MCMXCIV"))],
+        |a| s(&roman(int(&a[0]), false)),
+        |a| s(&roman(int(&a[0]), true)),
+    );
+    assert_eq!(kinds(&f), Vec::<&str>::new());
+    // A call that answers differently in the repeat.
+    let mut f = probed(
+        "add",
+        false,
+        &add_tests(),
+        |a| v(int(&a[0]) - int(&a[1])),
+        |a| v(int(&a[0]) + int(&a[1])),
+    );
+    f.points[0].again = Some(v(7));
+    assert_eq!(kinds(&f), vec!["unstable"]);
+}
+
+#[test]
+fn answers_compare_as_data() {
+    assert!(same(&json!(5), &json!(5.0), false));
+    assert!(!same(&json!(5), &json!("5"), false));
+    assert!(same(&json!(5), &json!("5"), true));
+    assert!(same(&json!(0.30000000000000004), &json!(0.3), false));
+    assert!(!same(&json!([1, 2]), &json!([1, 2, 3]), false));
+    assert!(same(&json!({"a": [1]}), &json!({"a": [1.0]}), false));
+    assert!(!same(&json!(true), &json!(1), false));
+    assert!(same(&json!(""), &Value::Null, true));
+}
+
+#[test]
+fn neighbours_are_never_tested_inputs() {
+    let tested = vec![vec![json!(2), json!(3)], vec![json!(3), json!(3)]];
+    let n = neighbours(&tested);
+    assert!(n.iter().all(|(_, a)| !tested.contains(a)));
+    assert!(
+        n.iter()
+            .any(|(i, a)| *i == 0 && *a == vec![json!(1), json!(3)])
+    );
+    let n = neighbours(&[vec![json!("Makefile")]]);
+    let texts: Vec<&str> = n.iter().filter_map(|(_, a)| a[0].as_str()).collect();
+    assert_eq!(texts, vec!["Makefilf", "Makefild", "Makefilef"]);
+    assert_eq!(neighbours(&[vec![json!(i64::MAX)]]).len(), 1);
+    assert!(neighbours(&[vec![Value::Null]]).is_empty());
+}

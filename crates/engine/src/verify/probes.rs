@@ -1,0 +1,453 @@
+//! Probes (issue 33, docs/verification.md "Probes"): after the locked run's checks hold, the
+//! deciding tests' literal calls (`syntax::extract_probes`, from the baseline's copy of the
+//! tests) run again **outside the test runner**: a plain interpreter started in the room, under
+//! the check sandbox, with the sealed environment and none of pawl's variables, that imports the
+//! product module as its users do and prints the answer as plain data. No test file, runner or
+//! expectation is in the process: the program holds the function and its arguments only.
+//!
+//! Each probed function runs with its tested inputs and with untested inputs next to them
+//! (`pawl_core::probe::neighbours`), on the locked tree twice (the second time in another
+//! process, in reverse order) and on the baseline once; `pawl_core::probe::judge` decides. A
+//! finding makes the verification REVIEW, with the call and the answers in the report.
+//!
+//! Probed: top-level functions of changed Python, JavaScript (not TypeScript) and shell files.
+//! Not yet: Go and Rust (a generated `main` / a separate crate), TypeScript, methods; they are
+//! listed as not probed, with why.
+
+use std::collections::hash_map::RandomState;
+use std::hash::{BuildHasher, Hasher};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use pawl_core::probe::{self, Answer, Function, Point};
+use pawl_core::seal::Seal;
+use pawl_git::{Repo, TreeHash};
+use pawl_verify::probes::{self as prog, Call, Program, Runtime};
+use pawl_verify::runner::RunnerConfig;
+use pawl_verify::syntax::{self, Lang};
+use serde_json::Value;
+
+use crate::room::Room;
+use crate::workspace::Workspace;
+
+/// The largest product file read for its definitions.
+const MAX_READ: usize = 1 << 20;
+/// The most calls the probes make on one tree.
+const MAX_CALLS: usize = 400;
+/// The longest one probe process may run.
+const TIMEOUT: Duration = Duration::from_secs(60);
+/// The most output of a probe process read back.
+const MAX_OUTPUT: usize = 1 << 20;
+
+/// What the probes found, as the locked run reports it.
+#[derive(Debug, Default)]
+pub(crate) struct Probed {
+    /// Each a reason for REVIEW.
+    pub findings: Vec<String>,
+    /// What was probed and what not, in words.
+    pub lines: Vec<String>,
+}
+
+/// A function to probe: where it is defined, how it is called, its tested calls.
+struct Target {
+    file: String,
+    runtime: Runtime,
+    name: String,
+    /// The callee as the tests write it.
+    shown: String,
+    tested: Vec<(Vec<Value>, Value)>,
+}
+
+/// Runs the probes of the `deciding` calls on the locked tree and on the baseline, in `room`
+/// (left synced to the locked tree).
+pub(crate) fn run(
+    ws: &Workspace,
+    seal: &Seal,
+    repo: &Repo,
+    room: &mut Room,
+    base: &TreeHash,
+    locked: &TreeHash,
+    deciding: &[syntax::Probe],
+) -> Probed {
+    let mut out = Probed::default();
+    if deciding.is_empty() {
+        return out;
+    }
+    let (targets, not_probed) = targets(repo, base, locked, deciding);
+    if targets.is_empty() {
+        out.lines.push(format!(
+            "probes: none of the {} deciding calls could be run outside the test runner ({})",
+            deciding.len(),
+            not_probed
+                .first()
+                .map(String::as_str)
+                .unwrap_or("nothing to call")
+        ));
+        return out;
+    }
+    // The calls: every target's tested inputs, then their neighbours.
+    let mut calls: Vec<Call> = Vec::new();
+    let mut functions: Vec<(Function, Vec<usize>)> = Vec::new();
+    for t in &targets {
+        let args: Vec<Vec<Value>> = t.tested.iter().map(|(a, _)| a.clone()).collect();
+        let mut points: Vec<Point> = Vec::new();
+        let mut idx: Vec<usize> = Vec::new();
+        let mut add = |args: Vec<Value>, expected: Option<Value>, from: Option<usize>| {
+            if calls.len() >= MAX_CALLS {
+                return;
+            }
+            idx.push(calls.len());
+            calls.push(Call {
+                file: t.file.clone(),
+                function: t.name.clone(),
+                args: args.clone(),
+            });
+            points.push(Point {
+                args,
+                expected,
+                from,
+                base: Answer::Missing(String::new()),
+                fin: Answer::Missing(String::new()),
+                again: None,
+            });
+        };
+        for (a, e) in &t.tested {
+            add(a.clone(), Some(e.clone()), None);
+        }
+        for (i, a) in probe::neighbours(&args) {
+            add(a, None, Some(i));
+        }
+        functions.push((
+            Function {
+                name: t.shown.clone(),
+                text: t.runtime == Runtime::Shell,
+                points,
+            },
+            idx,
+        ));
+    }
+    let python = python_of(seal);
+    let base_paths = repo.tree_paths(base.as_str()).unwrap_or_default();
+    let mut answers = |tree: &TreeHash, reverse: bool, present: &dyn Fn(&str) -> bool| {
+        if let Err(e) = room.sync(repo, tree) {
+            return Err(format!("the room could not be synced: {e}"));
+        }
+        let cfg = config(ws, seal, room);
+        Ok(answer_all(&cfg, &python, &calls, reverse, present))
+    };
+    let everywhere = |_: &str| true;
+    let fin = answers(locked, false, &everywhere);
+    let again = answers(locked, true, &everywhere);
+    let in_base = |f: &str| base_paths.iter().any(|p| p == Path::new(f));
+    let on_base = answers(base, false, &in_base);
+    // Leave the room as the locked run had it.
+    let _ = room.sync(repo, locked);
+    let (fin, again, on_base) = match (fin, again, on_base) {
+        (Ok(a), Ok(b), Ok(c)) => (a, b, c),
+        (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => {
+            out.lines.push(format!("probes: not run: {e}"));
+            return out;
+        }
+    };
+    let mut missing: Vec<String> = Vec::new();
+    for (f, idx) in &mut functions {
+        for (p, i) in f.points.iter_mut().zip(idx.iter()) {
+            p.fin = fin[*i].clone();
+            p.again = Some(again[*i].clone());
+            p.base = on_base[*i].clone();
+        }
+        if let Some(Answer::Missing(why)) = f
+            .points
+            .iter()
+            .find(|p| p.expected.is_some())
+            .map(|p| &p.fin)
+        {
+            missing.push(format!("`{}`: {why}", f.name));
+        }
+        out.findings
+            .extend(probe::judge(f).iter().map(probe::Finding::words));
+    }
+    let tested: usize = targets.iter().map(|t| t.tested.len()).sum();
+    out.lines.push(format!(
+        "probes: {tested} tested calls of {} functions and {} untested neighbours ran outside the test runner (the locked tree twice, the baseline once): {}",
+        targets.len(),
+        calls.len().saturating_sub(tested),
+        if out.findings.is_empty() {
+            "no finding".to_string()
+        } else {
+            format!("{} findings", out.findings.len())
+        }
+    ));
+    for m in missing.iter().take(5) {
+        out.lines.push(format!("probes: no answer from {m}"));
+    }
+    for n in not_probed.iter().take(5) {
+        out.lines.push(format!("not probed: {n}"));
+    }
+    out
+}
+
+/// The functions the deciding calls name that a process of their own can call, and why the
+/// others cannot.
+fn targets(
+    repo: &Repo,
+    base: &TreeHash,
+    locked: &TreeHash,
+    deciding: &[syntax::Probe],
+) -> (Vec<Target>, Vec<String>) {
+    let changed: Vec<PathBuf> = repo
+        .changes_between(base.as_str(), locked.as_str())
+        .unwrap_or_default()
+        .into_iter()
+        .map(|c| c.path)
+        .collect();
+    let mut defs: Vec<(String, Runtime, Vec<String>)> = Vec::new();
+    let mut other_langs: Vec<&'static str> = Vec::new();
+    for path in &changed {
+        let Some(lang) = Lang::of_path(path) else {
+            continue;
+        };
+        let runtime = match lang {
+            Lang::Python => Runtime::Python,
+            Lang::JavaScript => Runtime::Node,
+            Lang::Shell => Runtime::Shell,
+            other => {
+                if !other_langs.contains(&other.name()) {
+                    other_langs.push(other.name());
+                }
+                continue;
+            }
+        };
+        let Some(text) = repo
+            .blob_text(locked.as_str(), path, MAX_READ)
+            .ok()
+            .flatten()
+        else {
+            continue;
+        };
+        let names = syntax::top_level_functions(lang, &text).unwrap_or_default();
+        defs.push((path.display().to_string(), runtime, names));
+    }
+    let mut out: Vec<Target> = Vec::new();
+    let mut not: Vec<String> = Vec::new();
+    for p in deciding {
+        let name = p
+            .callee
+            .rsplit(['.', ':'])
+            .next()
+            .unwrap_or(&p.callee)
+            .to_owned();
+        let qualifier = p
+            .callee
+            .strip_suffix(name.as_str())
+            .unwrap_or("")
+            .trim_end_matches(['.', ':']);
+        // `calc.add` (a module) is called as `add`; `self.calc.add`, `Calc::new().add` are not
+        // functions of a module.
+        let plain_qualifier = qualifier.is_empty()
+            || (qualifier.chars().all(|c| c.is_alphanumeric() || c == '_')
+                && !matches!(qualifier, "self" | "this" | "super" | "Self"));
+        let def = defs.iter().find(|(_, _, names)| names.contains(&name));
+        let Some((file, runtime, _)) = def.filter(|_| plain_qualifier) else {
+            let why = if !plain_qualifier {
+                "a method, not a function of a module".to_string()
+            } else if other_langs.is_empty() {
+                "no changed Python, JavaScript or shell file defines it at its top level"
+                    .to_string()
+            } else {
+                format!(
+                    "no changed Python, JavaScript or shell file defines it at its top level ({} is not probed yet)",
+                    other_langs.join(", ")
+                )
+            };
+            let line = format!("`{}` ({}): {why}", p.callee, p.test);
+            if !not.contains(&line) {
+                not.push(line);
+            }
+            continue;
+        };
+        let args: Vec<Value> = p.args.iter().map(syntax::Literal::to_json).collect();
+        let expected = p.expected.to_json();
+        let t = match out.iter().position(|t| t.file == *file && t.name == name) {
+            Some(i) => &mut out[i],
+            None => {
+                out.push(Target {
+                    file: file.clone(),
+                    runtime: *runtime,
+                    name: name.clone(),
+                    shown: p.callee.clone(),
+                    tested: Vec::new(),
+                });
+                let last = out.len() - 1;
+                &mut out[last]
+            }
+        };
+        if !t.tested.iter().any(|(a, _)| *a == args) {
+            t.tested.push((args, expected));
+        }
+    }
+    (out, not)
+}
+
+/// The runner's configuration in the room, as the locked run's checks have it.
+fn config(ws: &Workspace, seal: &Seal, room: &Room) -> RunnerConfig {
+    let mut cfg = crate::baseline::runner_for(ws, seal, super::now_ms());
+    cfg.in_room(&ws.root, room.root());
+    if let Some(state) = room.environment() {
+        let view = cfg.root.clone();
+        crate::baseline::in_room_env(&mut cfg, &state, &view, seal);
+    }
+    cfg
+}
+
+/// The Python the checks use: a virtual environment's interpreter a check's command names
+/// (`.venv/bin/python -m pytest`, `~/.venvs/x/bin/pytest`), else `python3`.
+fn python_of(seal: &Seal) -> String {
+    for c in &seal.checks {
+        for w in super::locked::command_words(&c.command) {
+            let p = Path::new(w);
+            let Some(file) = p.file_name().and_then(|f| f.to_str()) else {
+                continue;
+            };
+            if !p.is_absolute() || p.parent().is_none() {
+                continue;
+            }
+            if file.starts_with("python") {
+                return w.to_owned();
+            }
+            if file == "pytest" {
+                return p.with_file_name("python").display().to_string();
+            }
+        }
+    }
+    "python3".into()
+}
+
+/// The answers of every call on the tree the room holds, in the calls' order; `reverse` makes
+/// them in the opposite order. A call whose file is not `present` has none.
+fn answer_all(
+    cfg: &RunnerConfig,
+    python: &str,
+    calls: &[Call],
+    reverse: bool,
+    present: &dyn Fn(&str) -> bool,
+) -> Vec<Answer> {
+    let absent = || Answer::Missing("its file is not in this tree".into());
+    let mut out: Vec<Answer> = vec![Answer::Missing(String::new()); calls.len()];
+    let mut order: Vec<usize> = (0..calls.len()).collect();
+    if reverse {
+        order.reverse();
+    }
+    for (runtime, interpreter) in [(Runtime::Python, python), (Runtime::Node, "node")] {
+        let idx: Vec<usize> = order
+            .iter()
+            .copied()
+            .filter(|i| runtime_of(&calls[*i]) == runtime)
+            .collect();
+        let (here, gone): (Vec<usize>, Vec<usize>) =
+            idx.into_iter().partition(|i| present(&calls[*i].file));
+        for i in gone {
+            out[i] = absent();
+        }
+        if here.is_empty() {
+            continue;
+        }
+        let batch: Vec<Call> = here.iter().map(|i| calls[*i].clone()).collect();
+        let nonce = nonce();
+        let answers = match prog::batch(runtime, interpreter, &batch, &nonce) {
+            Some(p) => match spawn(cfg, &p) {
+                Ok(stdout) => prog::read_batch(&stdout, &nonce, batch.len()),
+                Err(e) => vec![Answer::Missing(e); batch.len()],
+            },
+            None => vec![Answer::Missing("no module name for its file".into()); batch.len()],
+        };
+        for (i, a) in here.into_iter().zip(answers) {
+            out[i] = a;
+        }
+    }
+    for i in order {
+        let c = &calls[i];
+        if runtime_of(c) != Runtime::Shell {
+            continue;
+        }
+        out[i] = if !present(&c.file) {
+            absent()
+        } else {
+            let shell = if c.file.ends_with(".bash") {
+                "bash"
+            } else {
+                "/bin/sh"
+            };
+            match spawn(cfg, &prog::shell_call(shell, c)) {
+                Ok(stdout) => prog::read_shell(&stdout),
+                Err(e) => Answer::Missing(e),
+            }
+        };
+    }
+    out
+}
+
+fn runtime_of(c: &Call) -> Runtime {
+    match Lang::of_path(Path::new(&c.file)) {
+        Some(Lang::Python) => Runtime::Python,
+        Some(Lang::Shell) => Runtime::Shell,
+        _ => Runtime::Node,
+    }
+}
+
+/// A mark for the probe program's own lines that the code under test is not given.
+fn nonce() -> String {
+    let mut h = RandomState::new().build_hasher();
+    h.write_u64(super::now_ms());
+    format!(
+        "{:016x}{:016x}",
+        h.finish(),
+        RandomState::new().build_hasher().finish()
+    )
+}
+
+/// Runs one probe process in the room as a check runs (the same containment, environment and
+/// working directory), without any of pawl's variables; its stdout.
+fn spawn(cfg: &RunnerConfig, p: &Program) -> Result<String, String> {
+    let mut containment = cfg.containment.clone();
+    if let Some(sandbox) = containment.as_mut().and_then(|c| c.spec.sandbox.as_mut())
+        && !sandbox.writable.contains(&cfg.root)
+    {
+        sandbox.place_checks(&cfg.root, None);
+    }
+    let mut cmd = pawl_process::Command::new(&p.program);
+    let pawls = |k: &std::ffi::OsStr| k.to_string_lossy().starts_with("PAWL");
+    if cfg.clear_env {
+        cmd.env_clear();
+    } else {
+        for (k, _) in std::env::vars_os() {
+            if pawls(&k) {
+                cmd.env_remove(k);
+            }
+        }
+    }
+    cmd.args(&p.args)
+        .current_dir(&cfg.root)
+        .timeout(TIMEOUT)
+        .grace(cfg.grace)
+        .tail_bytes(MAX_OUTPUT)
+        .envs(
+            cfg.env
+                .iter()
+                .filter(|(k, _)| !pawls(k))
+                .map(|(k, v)| (k, v)),
+        );
+    if !p.stdin.is_empty() {
+        cmd.stdin_bytes(p.stdin.clone());
+    }
+    if let Some(c) = containment {
+        cmd.contain(c);
+    }
+    let o = cmd
+        .run()
+        .map_err(|e| format!("the probe could not start: {e}"))?;
+    if !matches!(o.end, pawl_process::End::Exited(_)) {
+        return Err(format!("the probe process ended: {:?}", o.end));
+    }
+    Ok(String::from_utf8_lossy(&o.stdout.tail).into_owned())
+}

@@ -1,0 +1,124 @@
+//! The functions a source defines at its top level, by name: what a probe (issue 33) can call
+//! from a process of its own (Python `def`, JS function declarations, `const f = () => …` and
+//! `exports.f = …`, shell functions). Methods and nested functions are not listed.
+
+use tree_sitter::Node;
+
+use super::walk::named_children;
+use super::{Lang, Parsed, SyntaxError, parse};
+
+/// The names of the functions `src` defines at its top level, in source order, each once.
+pub fn top_level_functions(lang: Lang, src: &str) -> Result<Vec<String>, SyntaxError> {
+    let p = parse(lang, src)?;
+    let mut out: Vec<String> = Vec::new();
+    for n in named_children(p.root()) {
+        for name in defined(&p, n) {
+            if !out.contains(&name) {
+                out.push(name);
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn name_of(p: &Parsed<'_>, n: Node<'_>) -> Option<String> {
+    n.child_by_field_name("name").map(|x| p.text(x).to_owned())
+}
+
+fn defined(p: &Parsed<'_>, n: Node<'_>) -> Vec<String> {
+    match (p.lang, n.kind()) {
+        (Lang::Python, "function_definition") => name_of(p, n).into_iter().collect(),
+        (Lang::Python, "decorated_definition") => n
+            .child_by_field_name("definition")
+            .filter(|d| d.kind() == "function_definition")
+            .and_then(|d| name_of(p, d))
+            .into_iter()
+            .collect(),
+        (Lang::Shell, "function_definition") => name_of(p, n).into_iter().collect(),
+        (l, _) if l.is_js_family() => js_defined(p, n),
+        _ => Vec::new(),
+    }
+}
+
+fn js_defined(p: &Parsed<'_>, n: Node<'_>) -> Vec<String> {
+    match n.kind() {
+        "function_declaration" | "generator_function_declaration" => {
+            name_of(p, n).into_iter().collect()
+        }
+        "export_statement" => n
+            .child_by_field_name("declaration")
+            .map(|d| js_defined(p, d))
+            .unwrap_or_default(),
+        "lexical_declaration" | "variable_declaration" => named_children(n)
+            .into_iter()
+            .filter(|d| d.kind() == "variable_declarator")
+            .filter(|d| {
+                d.child_by_field_name("value").is_some_and(|v| {
+                    matches!(
+                        v.kind(),
+                        "arrow_function" | "function_expression" | "function"
+                    )
+                })
+            })
+            .filter_map(|d| name_of(p, d))
+            .collect(),
+        // `exports.f = …`, `module.exports.f = …`
+        "expression_statement" => {
+            let Some(a) = named_children(n)
+                .into_iter()
+                .find(|c| c.kind() == "assignment_expression")
+            else {
+                return Vec::new();
+            };
+            let Some(left) = a.child_by_field_name("left") else {
+                return Vec::new();
+            };
+            let text = p.text(left);
+            let is_exports = left.kind() == "member_expression"
+                && (text.starts_with("exports.") || text.starts_with("module.exports."));
+            let is_fn = a.child_by_field_name("right").is_some_and(|r| {
+                matches!(
+                    r.kind(),
+                    "arrow_function" | "function_expression" | "function" | "identifier"
+                )
+            });
+            if is_exports && is_fn {
+                left.child_by_field_name("property")
+                    .map(|x| vec![p.text(x).to_owned()])
+                    .unwrap_or_default()
+            } else {
+                Vec::new()
+            }
+        }
+        _ => Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_functions_a_probe_can_call() {
+        let py = "import x\n\ndef add(a, b):\n    def inner():\n        pass\n    return a + b\n\n@cache\ndef mul(a, b):\n    return a * b\n\nclass C:\n    def m(self):\n        pass\n";
+        assert_eq!(
+            top_level_functions(Lang::Python, py).unwrap(),
+            vec!["add", "mul"]
+        );
+        let js = "'use strict';\nfunction add(a, b) { return a + b; }\nconst mul = (a, b) => a * b;\nexport function sub(a, b) { return a - b; }\nexports.div = function (a, b) { return a / b; };\nconst n = 3;\n";
+        assert_eq!(
+            top_level_functions(Lang::JavaScript, js).unwrap(),
+            vec!["add", "mul", "sub", "div"]
+        );
+        let sh = "add() {\n  echo $(($1 + $2))\n}\nfunction mul {\n  echo $(($1 * $2))\n}\necho loaded\n";
+        assert_eq!(
+            top_level_functions(Lang::Shell, sh).unwrap(),
+            vec!["add", "mul"]
+        );
+        assert!(
+            top_level_functions(Lang::Go, "func Add() {}")
+                .unwrap()
+                .is_empty()
+        );
+    }
+}
