@@ -326,6 +326,7 @@ pub fn seal(ctx: &Ctx, config: &pawl_core::config::Config, req: &Start) -> CliRe
         vault: vault.as_ref(),
         network: config.room.network,
         runs: config.verify.runs,
+        scope: config.verify.scope_limits(),
     })
     .map_err(|e| match e {
         start::StartError::NoVault => crate::state::no_key("seal hidden checks"),

@@ -23,6 +23,7 @@ pub mod proof;
 pub mod record;
 pub mod resume;
 pub mod sandbox;
+pub mod scope;
 pub mod seal;
 pub mod spec;
 pub mod tdd;

@@ -13,9 +13,12 @@
 //!   language, table-driven cases included), and the tests that are not call-shaped, with why.
 //! - [`screen`]: the screen on the syntax of a change (rules as data per language, in
 //!   `syntax/rules/*.toml`).
+//! - [`exports`]: the symbols a source exports (its public interface), and what changed between
+//!   two versions.
 //! - [`literal`]: [`Literal`], the plain data that tests compare with (numbers, strings, booleans,
 //!   null, lists and maps of these).
 
+pub mod exports;
 pub mod inline;
 pub mod literal;
 pub mod probe;

@@ -41,6 +41,8 @@ pub struct SealInput<'a> {
     pub network: bool,
     /// `[verify] runs`: how many times the deciding tests run on the locked tree.
     pub runs: u32,
+    /// `[verify] scope_max_files`/`scope_max_lines`.
+    pub scope: pawl_core::scope::Limits,
 }
 
 /// The seal of a new run (see the module's documentation).
@@ -99,6 +101,7 @@ pub fn seal(input: SealInput<'_>) -> Result<Seal, StartError> {
         goal_names: pawl_core::envfail::goal_names(input.goal),
         network: input.network,
         runs: input.runs.max(1),
+        scope: input.scope,
     };
     seal.tools = crate::baseline::tools_of(&seal, None);
     seal.git = seal
@@ -155,6 +158,7 @@ mod tests {
             vault: None,
             network: false,
             runs: 3,
+            scope: Default::default(),
         }
     }
 

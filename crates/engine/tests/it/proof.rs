@@ -175,6 +175,7 @@ fn seal(checks: &[(&str, &str, CheckRole)], root: &std::path::Path) -> Seal {
         goal_names: Vec::new(),
         network: false,
         runs: 3,
+        scope: Default::default(),
     }
 }
 
@@ -322,6 +323,7 @@ fn a_tool_planted_in_the_repository_is_not_on_the_checks_path() {
         goal_names: Vec::new(),
         network: false,
         runs: 3,
+        scope: Default::default(),
     };
     let b = baseline::take(&f.ws(), &s).expect("baseline");
     // Not found on the sealed PATH, and no PYTHONPATH: exit 3 (a real failure, not a pass).
