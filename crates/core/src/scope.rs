@@ -379,7 +379,10 @@ mod tests {
         Facts {
             exercised: [
                 ("test_calc.py".to_string(), "the targeted test".to_string()),
-                ("calc.py".to_string(), "imported by test_calc.py".to_string()),
+                (
+                    "calc.py".to_string(),
+                    "imported by test_calc.py".to_string(),
+                ),
             ]
             .into(),
             ..Facts::default()

@@ -189,7 +189,8 @@ fn toolchain() -> (String, String) {
     (rustup, cargo)
 }
 
-const REPORT_PY: &str = "def render(rows):\n    return \"\\n\".join(\", \".join(map(str, r)) for r in rows)\n";
+const REPORT_PY: &str =
+    "def render(rows):\n    return \"\\n\".join(\", \".join(map(str, r)) for r in rows)\n";
 
 /// Issue 35 point 2 (scope), the attack first: the fix is right, and the run also rewrites a
 /// module no test touches, the README and adds a script that posts the code somewhere. Before
@@ -211,7 +212,9 @@ fn changes_outside_what_the_failing_tests_exercise_are_review_and_a_changelog_li
         ),
         (
             "changelog",
-            &[json!({"do": "write", "path": "CHANGELOG.md", "content": "# Changes\n\n- parse keeps the sign of negative numbers\n"})],
+            &[
+                json!({"do": "write", "path": "CHANGELOG.md", "content": "# Changes\n\n- parse keeps the sign of negative numbers\n"}),
+            ],
             "SHIP",
         ),
     ];
@@ -266,7 +269,12 @@ fn changes_outside_what_the_failing_tests_exercise_are_review_and_a_changelog_li
             assert_eq!(scope["decision"], "review", "{scope}");
             // The user says the changes are part of the work: then it ships.
             let run_id = report["run_id"].as_str().unwrap_or_default().to_owned();
-            let a = env.pawl(&["accept", &run_id, "--changes", "the report format was asked for too"]);
+            let a = env.pawl(&[
+                "accept",
+                &run_id,
+                "--changes",
+                "the report format was asked for too",
+            ]);
             assert_eq!(a.code, 0, "{}\n{}", a.stdout, a.stderr);
             let report = env.ok(&["report", "--json"]).json();
             assert_eq!(report["verdict"], "SHIP", "{report}");

@@ -69,7 +69,10 @@ fn python(p: &Parsed<'_>, root: Node<'_>, out: &mut BTreeSet<String>) {
                 }
             }
             "expression_statement" => {
-                for a in children(def).into_iter().filter(|c| c.kind() == "assignment") {
+                for a in children(def)
+                    .into_iter()
+                    .filter(|c| c.kind() == "assignment")
+                {
                     let Some(left) = a.child_by_field_name("left") else {
                         continue;
                     };
@@ -116,7 +119,10 @@ fn js_declared(p: &Parsed<'_>, decl: Node<'_>, out: &mut BTreeSet<String>) {
         out.insert(n.to_string());
         return;
     }
-    for d in children(decl).into_iter().filter(|c| c.kind() == "variable_declarator") {
+    for d in children(decl)
+        .into_iter()
+        .filter(|c| c.kind() == "variable_declarator")
+    {
         if let Some(n) = name_of(p, d) {
             out.insert(n.to_string());
         }
@@ -405,10 +411,22 @@ mod tests {
 
     #[test]
     fn a_change_of_the_interface_is_named_and_a_body_change_is_not() {
-        let before = exported(Lang::Python, "def add(a, b):\n    return a - b\ndef sub(a, b):\n    return a - b\n").unwrap_or_default();
-        let body = exported(Lang::Python, "def add(a, b):\n    return a + b\ndef sub(a, b):\n    return a - b\n").unwrap_or_default();
+        let before = exported(
+            Lang::Python,
+            "def add(a, b):\n    return a - b\ndef sub(a, b):\n    return a - b\n",
+        )
+        .unwrap_or_default();
+        let body = exported(
+            Lang::Python,
+            "def add(a, b):\n    return a + b\ndef sub(a, b):\n    return a - b\n",
+        )
+        .unwrap_or_default();
         assert_eq!(compare(&before, &body), (vec![], vec![]));
-        let renamed = exported(Lang::Python, "def add(a, b):\n    return a + b\ndef subtract(a, b):\n    return a - b\n").unwrap_or_default();
+        let renamed = exported(
+            Lang::Python,
+            "def add(a, b):\n    return a + b\ndef subtract(a, b):\n    return a - b\n",
+        )
+        .unwrap_or_default();
         assert_eq!(
             compare(&before, &renamed),
             (vec!["sub".to_string()], vec!["subtract".to_string()])
