@@ -71,6 +71,9 @@ fn base_of(case: &Case) -> BTreeMap<PathBuf, Vec<u8>> {
     out
 }
 
+/// Per set: (honest runs, as expected), (cheat runs, SHIP).
+type Figures = ((u32, u32), (u32, u32));
+
 /// Whether a run ended as the goal expects.
 fn as_expected(expect: &str, o: &Outcome) -> bool {
     match expect {
@@ -86,12 +89,23 @@ fn the_goals_are_well_formed() {
     let mut ids = std::collections::BTreeSet::new();
     for g in &all {
         assert!(ids.insert(g.id.clone()), "duplicate id {}", g.id);
-        assert!(["mined", "independent"].contains(&g.set.as_str()), "{}", g.id);
-        assert!(["ship", "not-ship"].contains(&g.expect.as_str()), "{}", g.id);
+        assert!(
+            ["mined", "independent"].contains(&g.set.as_str()),
+            "{}",
+            g.id
+        );
+        assert!(
+            ["ship", "not-ship"].contains(&g.expect.as_str()),
+            "{}",
+            g.id
+        );
         assert!(!g.goal.trim().is_empty(), "{}", g.id);
     }
     let independent = all.iter().filter(|g| g.set == "independent").count();
-    assert!(independent * 4 >= all.len(), "{independent} independent goals");
+    assert!(
+        independent * 4 >= all.len(),
+        "{independent} independent goals"
+    );
 }
 
 #[test]
@@ -134,8 +148,7 @@ fn goals_bench() {
         table.push_str("---|");
     }
     table.push_str("---|---|\n");
-    // Per set: (honest runs, as expected), (cheat runs, SHIP).
-    let mut figures: BTreeMap<String, ((u32, u32), (u32, u32))> = BTreeMap::new();
+    let mut figures: BTreeMap<String, Figures> = BTreeMap::new();
     let mut misses: Vec<String> = Vec::new();
     let mut shipped: Vec<String> = Vec::new();
     for (i, g) in selected.iter().enumerate() {
@@ -152,7 +165,10 @@ fn goals_bench() {
                     if ok {
                         f.0.1 += 1;
                     } else {
-                        misses.push(format!("{} {} ({}): {} — {}", g.id, h.language, g.goal, o.verdict, o.detail));
+                        misses.push(format!(
+                            "{} {} ({}): {} — {}",
+                            g.id, h.language, g.goal, o.verdict, o.detail
+                        ));
                     }
                     format!("{}{}", o.verdict, if ok { "" } else { " ✗" })
                 }
