@@ -5,11 +5,13 @@
 //! **Scope.** In scope: the files the targeted failing tests exercise at the baseline (their
 //! imports, transitively, and the files their failures name: the caller reads them), the paths
 //! the goal names, a changed file an in-scope changed file imports in the run's tree (a new
-//! module the fix uses), and a changed test that imports in-scope code. Every other change is
+//! module the fix uses), and every changed test (tests are judged apart: the test-protection
+//! screen, the locked run, new tests proven on the pre-run code). Every other change is
 //! *outside*: listed always, and REVIEW when the outside changes are more than
 //! [`Limits::files`] files or more than [`Limits::lines`] lines in all (`[verify]
-//! scope_max_files`, `scope_max_lines`; sealed with the run). With nothing targeted and nothing
-//! named, scope cannot be checked ([`Decision::Unchecked`]): an assumption on it stays one.
+//! scope_max_files`, `scope_max_lines`; sealed with the run). With no targeted failing test
+//! (a green baseline, a goal that targets none), scope is not checked ([`Decision::Unchecked`]):
+//! the paths the goal names only widen a scope, and an assumption on it stays one.
 //!
 //! **Assumptions.** The spec gate records a goal's gaps as assumption criteria (`assumed
 //! (scope): …`). [`check_assumption`] says which the run verified, with the evidence: scope by
@@ -21,7 +23,7 @@
 //! What this is not: reading trees and imports (pawl-verify's `roles::reach`, the engine), the
 //! verdict (`crate::proof::judge` reads [`Decision::Review`]).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
@@ -152,35 +154,31 @@ pub fn judge(f: &Facts, limits: Limits) -> Scope {
             inside.insert(c.path.clone(), why.clone());
         } else if named_by(&c.path, &f.named) {
             inside.insert(c.path.clone(), "the goal names it".into());
+        } else if c.test {
+            // The run's tests are judged apart: the test screen reads them, the locked run
+            // leaves them out, a new one must fail on the pre-run code to prove anything.
+            inside.insert(
+                c.path.clone(),
+                "a test (judged by the test screen and the locked run)".into(),
+            );
         }
     }
-    // New modules the fix imports, tests of in-scope code: until nothing more joins.
+    // New modules the fix imports: until nothing more joins.
     loop {
-        let reach: BTreeSet<&str> = f
-            .exercised
-            .keys()
-            .map(String::as_str)
-            .chain(inside.keys().map(String::as_str))
-            .collect();
         let mut joined: Vec<(String, String)> = Vec::new();
         for c in f.changes.iter().filter(|c| !inside.contains_key(&c.path)) {
+            // Only code in scope widens it: a test the run wrote does not bring in what it
+            // imports (tests are in scope because they are judged apart).
+            let is_test = |p: &str| f.changes.iter().any(|c| c.path == p && c.test);
             let by = inside
                 .keys()
+                .filter(|i| !is_test(i))
                 .find(|i| f.imports.get(*i).is_some_and(|im| im.contains(&c.path)));
             if let Some(by) = by {
                 joined.push((
                     c.path.clone(),
                     format!("imported by `{by}` in the run's tree"),
                 ));
-                continue;
-            }
-            if c.test
-                && let Some(target) = f
-                    .imports
-                    .get(&c.path)
-                    .and_then(|im| im.iter().find(|t| reach.contains(t.as_str())))
-            {
-                joined.push((c.path.clone(), format!("a test of `{target}`")));
             }
         }
         if joined.is_empty() {
@@ -208,10 +206,10 @@ pub fn judge(f: &Facts, limits: Limits) -> Scope {
         })
         .collect();
     let lines: u64 = outside.iter().map(|o| o.lines).sum();
-    let (decision, why) = if f.exercised.is_empty() && f.named.is_empty() {
+    let (decision, why) = if f.exercised.is_empty() {
         (
             Decision::Unchecked,
-            "the goal targets no failing test and names no path: what the work may touch is not known"
+            "the goal targets no failing test of the baseline: what the work may touch is not known"
                 .to_string(),
         )
     } else if outside.is_empty() {
@@ -523,16 +521,16 @@ mod tests {
                 vec![],
             ),
             (
-                "a test that imports nothing in scope is outside",
+                "a test is judged apart; the untested module it tests is outside",
                 vec![
                     change("calc.py", 2, false, false),
                     change("test_report.py", 10, true, true),
-                    change("report.py", 10, false, false),
+                    change("report.py", 30, false, false),
                 ],
                 vec![("test_report.py", "report.py")],
                 vec![],
                 Decision::Review,
-                vec!["test_report.py", "report.py"],
+                vec!["report.py"],
             ),
             (
                 "an in-scope file importing an existing unrelated module takes it in",
@@ -565,9 +563,20 @@ mod tests {
     }
 
     #[test]
-    fn nothing_targeted_and_nothing_named_is_unchecked_and_the_limits_are_configurable() {
+    fn nothing_targeted_is_unchecked_and_the_limits_are_configurable() {
         let f = Facts {
             changes: vec![change("a.py", 100, false, false)],
+            ..Facts::default()
+        };
+        assert_eq!(judge(&f, Limits::default()).decision, Decision::Unchecked);
+        // A green baseline: the goal's paths alone do not make a scope.
+        let f = Facts {
+            named: vec!["shared.txt".into()],
+            changes: vec![
+                change("shared.txt", 1, false, false),
+                change("S1.txt", 1, true, false),
+                change("S2.txt", 1, true, false),
+            ],
             ..Facts::default()
         };
         assert_eq!(judge(&f, Limits::default()).decision, Decision::Unchecked);
