@@ -328,6 +328,7 @@ pub fn seal(ctx: &Ctx, config: &pawl_core::config::Config, req: &Start) -> CliRe
         vault: vault.as_ref(),
         network: config.room.network,
         runs: config.verify.runs,
+        scope: config.verify.scope_limits(),
     })
     .map(|mut s| {
         // `[room] setup` runs with the network: sealed, never read live.

@@ -942,3 +942,7 @@ fn corpus_full() {
     let bad = rows.iter().filter(|r| r.ok == Some(false)).count();
     assert_eq!(bad, 0, "{bad} cases without their expected verdict");
 }
+
+/// The goals bench (issue 35 point 5): its own file, run as its own command.
+#[path = "corpus/goals.rs"]
+mod goals;

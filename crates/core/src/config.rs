@@ -435,11 +435,32 @@ pub struct VerifyConfig {
     /// included); a result that differs between them is NONDETERMINISTIC, never SHIP. Code right
     /// in a fraction p of runs slips through with chance p^runs. Sealed with the run.
     pub runs: u32,
+    /// Changed files outside what the targeted failing tests exercise (and the goal names) that
+    /// are listed without asking; more is REVIEW (`pawl_core::scope`). Sealed with the run.
+    pub scope_max_files: usize,
+    /// Changed lines (added and removed) outside scope that are listed without asking; more is
+    /// REVIEW. Sealed with the run.
+    pub scope_max_lines: u64,
 }
 
 impl Default for VerifyConfig {
     fn default() -> Self {
-        VerifyConfig { runs: 3 }
+        let scope = crate::scope::Limits::default();
+        VerifyConfig {
+            runs: 3,
+            scope_max_files: scope.files,
+            scope_max_lines: scope.lines,
+        }
+    }
+}
+
+impl VerifyConfig {
+    /// The scope limits these keys set.
+    pub fn scope_limits(&self) -> crate::scope::Limits {
+        crate::scope::Limits {
+            files: self.scope_max_files,
+            lines: self.scope_max_lines,
+        }
     }
 }
 

@@ -25,6 +25,7 @@ pub mod record;
 pub mod resume;
 pub mod reuse;
 pub mod sandbox;
+pub mod scope;
 pub mod seal;
 pub mod spec;
 pub mod tdd;

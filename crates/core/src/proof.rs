@@ -37,6 +37,11 @@ pub struct Proof {
     /// (`pawl accept --changes`; never a session pawl spawned).
     #[serde(default)]
     pub changes_accepted: bool,
+    /// The run changed more outside what the goal's failing tests exercise than the sealed
+    /// limits allow (`crate::scope`, [`crate::scope::Decision::Review`]): REVIEW until the user
+    /// accepts the changes (`pawl accept --changes`).
+    #[serde(default)]
+    pub scope_review: bool,
 }
 
 /// The locked run's result.
@@ -89,6 +94,9 @@ pub fn judge(p: &Proof) -> Outcome {
     if p.findings > 0 && !p.tests_accepted {
         return Outcome::Review;
     }
+    if p.scope_review && !p.changes_accepted {
+        return Outcome::Review;
+    }
     // Whatever went green, the code under test is the baseline's.
     if p.locked == Some(Locked::NothingChanged) && !p.no_behaviour {
         return Outcome::Unproven;
@@ -119,7 +127,7 @@ mod tests {
     /// behaviour, C the tree changed, K every baseline test kept, 0 no baseline; the locked run:
     /// h holds, o needs the other changes, n nothing changed, d differs, q holds but the goal asks
     /// for an other change; a the other changes
-    /// accepted by the user.
+    /// accepted by the user; s changes outside scope over the limits.
     const ROWS: &[(&str, Outcome)] = &[
         ("RCK", Outcome::NotYet),
         ("PRCK", Outcome::Done),
@@ -155,6 +163,13 @@ mod tests {
         ("RCKd", Outcome::NotYet),
         ("PRCKq", Outcome::Review),
         ("PRCKqa", Outcome::Done),
+        // Changes outside what the failing tests exercise, over the limits.
+        ("PRCKhs", Outcome::Review),
+        ("PRCKhsa", Outcome::Done),
+        ("PRFACKhsa", Outcome::Done),
+        ("PRCKhsA", Outcome::Review),
+        ("PRCKds", Outcome::Nondeterministic),
+        ("RCKhs", Outcome::NotYet),
     ];
 
     #[test]
@@ -185,6 +200,7 @@ mod tests {
                 .find(|(c, _)| has(*c))
                 .map(|(_, l)| l),
                 changes_accepted: has('a'),
+                scope_review: has('s'),
             };
             assert_eq!(judge(&p), *want, "row {code:?}");
         }

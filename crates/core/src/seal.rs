@@ -76,6 +76,11 @@ pub struct Seal {
     /// from before it was recorded: 1, what those runs did).
     #[serde(default = "one")]
     pub runs: u32,
+    /// `[verify] scope_max_files` and `scope_max_lines`: how much change outside what the
+    /// targeted failing tests exercise is listed without asking (`crate::scope`). Sealed: the
+    /// agent edits `pawl.toml`.
+    #[serde(default)]
+    pub scope: crate::scope::Limits,
     /// The program each check command starts (its first word), as the sealed `PATH` resolved it
     /// when the run started: `name → "<path> <sha256>"`. A program that resolves elsewhere or
     /// changed later is a finding (a fake `python3` dropped into a `PATH` directory).

@@ -25,6 +25,9 @@ pub struct CriterionLine {
     pub criterion: Criterion,
     /// The check that decided it, with its tree hash.
     pub evidence: Option<CheckSummary>,
+    /// An assumption the last verification checked: the evidence (`pawl_core::scope`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checked: Option<String>,
 }
 
 /// Where the agent's transcript of one step is.
@@ -139,6 +142,13 @@ pub struct Report {
     /// The user's acceptance of the run's changes outside product source: who and why.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub changes_accepted: Vec<serde_json::Value>,
+    /// The run's changes against what the goal's failing tests exercise: in scope with why,
+    /// outside with their lines, the decision (`pawl_core::scope`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scope: Option<pawl_core::scope::Scope>,
+    /// How the exported symbols of the changed product files changed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interface: Option<pawl_core::scope::Interface>,
     /// The agent's transcript of each step (its step log, relative to the repository root):
     /// `pawl logs --iteration N` prints one.
     pub transcripts: Vec<Transcript>,
@@ -369,9 +379,16 @@ pub fn build_at(store: &Store, run_id: &str, root: Option<&Path>) -> Result<Repo
                 .iter()
                 .find(|k| k.name == format!("criterion:{}", c.id))
                 .cloned();
+            let checked = last.as_ref().and_then(|r| {
+                r.assumptions
+                    .iter()
+                    .find(|a| a.id == c.id)
+                    .map(|a| a.evidence.clone())
+            });
             CriterionLine {
                 criterion: c,
                 evidence,
+                checked,
             }
         })
         .collect();
@@ -451,6 +468,8 @@ pub fn build_at(store: &Store, run_id: &str, root: Option<&Path>) -> Result<Repo
             .unwrap_or_default(),
         noted: last.as_ref().map(|r| r.noted.clone()).unwrap_or_default(),
         locked: last.as_ref().and_then(|r| r.locked.clone()),
+        scope: last.as_ref().and_then(|r| r.scope.clone()),
+        interface: last.as_ref().and_then(|r| r.interface.clone()),
         changes_accepted,
         seals,
         tests_accepted,
@@ -509,6 +528,7 @@ pub fn verdict_for(store: &Store, run: &Run) -> Result<(Verdict, String), Engine
         .map(|criterion| CriterionLine {
             criterion,
             evidence: None,
+            checked: None,
         })
         .collect();
     let last: Option<VerifyReport> = store
@@ -560,6 +580,12 @@ fn verdict(
                         }),
                 );
             }
+            Some(pawl_core::proof::Outcome::Review)
+                if r.proof.as_ref().is_some_and(|p| p.findings == 0)
+                    && let Some(q) = r.scope.as_ref().and_then(|s| s.question()) =>
+            {
+                return (Verdict::Review, q);
+            }
             Some(pawl_core::proof::Outcome::Unproven)
                 if locked == Some(pawl_core::proof::Locked::NothingChanged) =>
             {
@@ -592,9 +618,13 @@ fn verdict(
             "the run did not reach verified checks".into(),
         );
     }
+    // An assumption counts once the run's facts checked it (`pawl_core::scope`); one that
+    // cannot be checked keeps the run from SHIP.
+    let checked = |id: &str| last.is_some_and(|r| r.assumptions.iter().any(|a| a.id == id));
     if let Some(c) = criteria.iter().find(|c| {
         c.criterion.status != CriterionStatus::Verified
-            || matches!(c.criterion.verification.kind, VerifyKind::Assumption)
+            || (matches!(c.criterion.verification.kind, VerifyKind::Assumption)
+                && !checked(&c.criterion.id))
     }) {
         return (
             Verdict::Research,
@@ -697,6 +727,46 @@ fn locked_markdown(l: &crate::verify::LockedRun) -> String {
             if !c.diff.trim().is_empty() {
                 o.push_str(&format!("\n```diff\n{}\n```\n", c.diff.trim_end()));
             }
+        }
+    }
+    o
+}
+
+/// Scope and the public interface as the Markdown report shows them.
+fn scope_markdown(s: &pawl_core::scope::Scope, i: Option<&pawl_core::scope::Interface>) -> String {
+    use pawl_core::scope::Decision;
+    let mut o = String::from("\n## Scope\n\n");
+    o.push_str(match s.decision {
+        Decision::Unchecked => "Not checked",
+        Decision::Within => "Every change is within what the goal's failing tests exercise",
+        Decision::Listed => "Changes outside what the goal's failing tests exercise, within the limits (listed)",
+        Decision::Review => "Changes outside what the goal's failing tests exercise, over the limits: a person decides",
+    });
+    o.push_str(&format!(": {}.\n\n", s.why));
+    for c in &s.inside {
+        o.push_str(&format!("- in scope: `{}` — {}\n", c.path, c.why));
+    }
+    for c in &s.outside {
+        o.push_str(&format!(
+            "- **outside**: `{}` ({} line(s))\n",
+            c.path, c.lines
+        ));
+    }
+    if let Some(i) = i {
+        o.push_str("\nPublic interface (exported symbols of the changed product files): ");
+        if i.changes.is_empty() {
+            o.push_str("unchanged.\n");
+        } else {
+            o.push_str("changed.\n\n");
+            for c in &i.changes {
+                o.push_str(&format!("- {}\n", c.line()));
+            }
+        }
+        if !i.unread.is_empty() {
+            o.push_str(&format!(
+                "\nNot read by a parser: {}\n",
+                i.unread.join(", ")
+            ));
         }
     }
     o
@@ -808,6 +878,9 @@ pub fn markdown(r: &Report) -> String {
     if let Some(l) = &r.locked {
         o.push_str(&locked_markdown(l));
     }
+    if let Some(s) = &r.scope {
+        o.push_str(&scope_markdown(s, r.interface.as_ref()));
+    }
     for a in &r.changes_accepted {
         o.push_str(&format!(
             "- Changes outside product source accepted by {}: {}\n",
@@ -895,6 +968,10 @@ pub fn markdown(r: &Report) -> String {
             // "verified" only with its evidence: an assumption is taken, not verified.
             let assumed = matches!(c.criterion.verification.kind, VerifyKind::Assumption);
             let (status, ev) = match (assumed, ev) {
+                (true, _) if c.checked.is_some() => (
+                    "assumed, then verified by pawl".to_string(),
+                    c.checked.clone().unwrap_or_default(),
+                ),
                 (true, _) => (
                     "assumed, not verified".to_string(),
                     "none (an assumption proves nothing)".to_string(),

@@ -22,6 +22,7 @@
 mod lint_fix;
 mod locked;
 mod probes;
+mod scope;
 
 use std::time::Duration;
 
@@ -699,6 +700,24 @@ pub struct VerifyReport {
     /// The locked run (docs/verification.md, "Locked evaluation").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub locked: Option<LockedRun>,
+    /// The run's changes against what the goal's failing tests exercise (`pawl_core::scope`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scope: Option<pawl_core::scope::Scope>,
+    /// How the exported symbols of the run's changed product files changed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interface: Option<pawl_core::scope::Interface>,
+    /// The spec gate's assumptions this verification checked, each with its evidence: they
+    /// count as verified (`pawl_core::scope::check_assumption`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub assumptions: Vec<CheckedAssumption>,
+}
+
+/// An assumption criterion the run's facts verify.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CheckedAssumption {
+    /// The criterion's id.
+    pub id: String,
+    pub evidence: String,
 }
 
 /// How a driver asks for verification of a run. The engine depends on this seam, so tests can
@@ -909,6 +928,7 @@ impl Verifier for GateVerifier {
         // And still what pawl wrote once the checks are over (nothing wrote into it meanwhile).
         store.check_run(run_id)?;
         let outcome = pawl_core::proof::judge(&proven.proof);
+        let assumptions = checked_assumptions(store, run_id, &proven)?;
         Ok(VerifyReport {
             tree_hash: v.tree.clone(),
             failing: summaries.iter().filter(|c| !c.passed).cloned().collect(),
@@ -921,8 +941,39 @@ impl Verifier for GateVerifier {
             findings: proven.findings,
             noted: proven.noted,
             locked: proven.locked,
+            scope: proven.scope,
+            interface: proven.interface,
+            assumptions,
         })
     }
+}
+
+/// The run's assumption criteria that this verification's facts check, with the evidence.
+fn checked_assumptions(
+    store: &Store,
+    run_id: &str,
+    proven: &Proven,
+) -> Result<Vec<CheckedAssumption>, StoreError> {
+    let locked_holds = proven
+        .locked
+        .as_ref()
+        .is_some_and(|l| matches!(l.result, Locked::Holds | Locked::Asked));
+    let checks = pawl_core::scope::Checks {
+        scope: proven.scope.as_ref(),
+        baseline_kept: locked_holds && proven.proof.baseline_kept,
+        interface: proven.interface.as_ref(),
+        red_to_green: &proven.proof.red_to_green,
+    };
+    Ok(store
+        .criteria(run_id)?
+        .into_iter()
+        .filter(|c| c.verification.kind == pawl_core::model::VerifyKind::Assumption)
+        .filter_map(|c| {
+            let dim = pawl_core::scope::assumption_dimension(&c.text)?;
+            let evidence = pawl_core::scope::check_assumption(dim, &checks)?;
+            Some(CheckedAssumption { id: c.id, evidence })
+        })
+        .collect())
 }
 
 /// What a verification proves against the run's baseline: which checks and tests went from red
@@ -1023,6 +1074,8 @@ fn prove(
     // not deciding.
     let mut noted = Vec::new();
     let mut locked = None;
+    let mut scoped: Option<pawl_core::scope::Scope> = None;
+    let mut interface = None;
     if checks_pass && let Some(seal) = run.settings.seal.as_ref() {
         let mut lr = locked_run(ws, store, run, seal, &baseline, v);
         if matches!(lr.result, Locked::Holds | Locked::Asked) {
@@ -1072,6 +1125,14 @@ fn prove(
             )
         }));
         locked = Some(lr);
+        // Scope: the changes against what the targeted failing tests exercise.
+        if let Some((s, i)) = scope::of_run(&ws.root, &run.goal, &baseline, &v.tree, seal.scope) {
+            if let Some(q) = s.question() {
+                findings.push(q);
+            }
+            scoped = Some(s);
+            interface = Some(i);
+        }
     }
     // The programs the checks start must be the ones sealed: a fake `python3` dropped into a
     // `PATH` directory since the run started is a finding.
@@ -1093,13 +1154,18 @@ fn prove(
     let changes_accepted = store
         .last_event(&run.id, EventKind::ChangesAccepted)?
         .is_some();
-    // The question the locked run asks is answered by accepting the changes, not the tests.
+    // The questions the locked run and scope ask are answered by accepting the changes, not
+    // the tests.
+    let scope_review = scoped
+        .as_ref()
+        .is_some_and(|s| s.decision == pawl_core::scope::Decision::Review);
     let deciding = findings.len()
         - usize::from(
             locked
                 .as_ref()
                 .is_some_and(|l: &LockedRun| l.question().is_some()),
-        );
+        )
+        - usize::from(scope_review);
     Ok(Proven {
         proof: Proof {
             checks_pass,
@@ -1112,10 +1178,13 @@ fn prove(
             no_baseline: false,
             locked: locked.as_ref().map(|l| l.result),
             changes_accepted,
+            scope_review,
         },
         findings,
         noted,
         locked,
+        scope: scoped,
+        interface,
     })
 }
 
@@ -1126,6 +1195,8 @@ struct Proven {
     findings: Vec<String>,
     noted: Vec<String>,
     locked: Option<LockedRun>,
+    scope: Option<pawl_core::scope::Scope>,
+    interface: Option<pawl_core::scope::Interface>,
 }
 
 /// The locked run of the verification `v`, reused from the run's last verification of the

@@ -40,6 +40,7 @@ mod imports;
 mod merge;
 mod node;
 mod python;
+mod reach;
 mod table;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -50,6 +51,7 @@ use globset::{GlobBuilder, GlobMatcher};
 use serde::Serialize;
 
 pub use merge::merge_declarations;
+pub use reach::{exercised, imports_in_final};
 
 /// The role of a path in the locked run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]

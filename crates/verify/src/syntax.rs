@@ -14,10 +14,13 @@
 //! - [`screen`]: the screen on the syntax of a change (rules as data per language, in
 //!   `syntax/rules/*.toml`).
 //! - [`defs`]: the functions a source defines at its top level (what a probe can call).
+//! - [`exports`]: the symbols a source exports (its public interface), and what changed between
+//!   two versions.
 //! - [`literal`]: [`Literal`], the plain data that tests compare with (numbers, strings, booleans,
 //!   null, lists and maps of these).
 
 pub mod defs;
+pub mod exports;
 pub mod inline;
 pub mod literal;
 pub mod probe;

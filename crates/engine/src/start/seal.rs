@@ -41,6 +41,8 @@ pub struct SealInput<'a> {
     pub network: bool,
     /// `[verify] runs`: how many times the deciding tests run on the locked tree.
     pub runs: u32,
+    /// `[verify] scope_max_files`/`scope_max_lines`.
+    pub scope: pawl_core::scope::Limits,
 }
 
 /// The seal of a new run (see the module's documentation).
@@ -100,6 +102,7 @@ pub fn seal(input: SealInput<'_>) -> Result<Seal, StartError> {
         network: input.network,
         runs: input.runs.max(1),
         setup: String::new(),
+        scope: input.scope,
     };
     seal.tools = crate::baseline::tools_of(&seal, None, &root);
     seal.git = seal
@@ -156,6 +159,7 @@ mod tests {
             vault: None,
             network: false,
             runs: 3,
+            scope: Default::default(),
         }
     }
 

@@ -79,6 +79,7 @@ impl start::Host for Recorder {
             vault: None,
             network: false,
             runs: config.verify.runs,
+            scope: config.verify.scope_limits(),
         })
     }
     fn workspace(&mut self) -> pawl_engine::Workspace {

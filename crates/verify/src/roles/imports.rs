@@ -608,6 +608,29 @@ fn first_word(s: &str) -> String {
     out
 }
 
+/// The files `path` imports, sources or (a test) runs, read from `text` and resolved to files of
+/// either tree; empty for a language this walk does not read. For `roles::reach`.
+pub(super) fn imports_of(
+    path: &str,
+    text: &str,
+    trees: &Trees<'_>,
+    roles: &Roles,
+    is_test: bool,
+) -> Vec<String> {
+    let Some(kind) = kind_of(path, trees, is_test) else {
+        return Vec::new();
+    };
+    let mut found = match kind {
+        Kind::Python => python_imports(path, text, trees, roles),
+        Kind::Js => js_imports(path, text, trees),
+        Kind::Shell => shell_sources(path, text, trees),
+    };
+    if is_test {
+        found.extend(executed_scripts(path, text, trees));
+    }
+    found
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,0 +1,293 @@
+//! Scope and public interface of a run's changes (issue 35 point 2; the rule is
+//! `pawl_core::scope::judge`): which failing tests of the baseline the goal targets
+//! (`crate::anchors`), the files those tests exercise at the baseline (`pawl_verify::roles::
+//! exercised`: their imports, transitively; and the files their failures name), the paths the
+//! goal names, what each changed file imports in the run's tree — then every change is in scope
+//! or listed outside. The public interface: the exported symbols (`pawl_verify::syntax::exports`)
+//! of every changed product file, before and after.
+//!
+//! Not here: the verdict (`pawl_core::proof::judge` reads `Proof::scope_review`), the report.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use pawl_core::record::TestStatus;
+use pawl_core::scope::{self, ChangedFile, Facts, Interface, InterfaceChange, Scope};
+use pawl_git::{ChangeKind, Repo};
+use pawl_verify::roles::{self, Role, RoleFacts, Roles, TreeFiles};
+use pawl_verify::syntax;
+
+use crate::baseline::Baseline;
+
+/// The largest file read for scope and the interface.
+const MAX_READ: usize = 1 << 20;
+/// The most files searched for the definition of a test whose id names no file.
+const MAX_SEARCHED: usize = 2_000;
+
+/// A git tree as the classifier reads it.
+struct GitTree<'a> {
+    repo: &'a Repo,
+    tree: &'a str,
+}
+
+impl TreeFiles for GitTree<'_> {
+    fn paths(&self) -> Vec<PathBuf> {
+        self.repo.tree_paths(self.tree).unwrap_or_default()
+    }
+
+    fn read(&self, path: &Path) -> Option<String> {
+        self.repo
+            .blob_text(self.tree, path, MAX_READ)
+            .ok()
+            .flatten()
+    }
+}
+
+/// The scope of the run's changes from `base` to `fin` and their public interface; `None` when
+/// the trees cannot be read.
+pub(super) fn of_run(
+    root: &Path,
+    goal: &str,
+    baseline: &Baseline,
+    fin: &str,
+    limits: scope::Limits,
+) -> Option<(Scope, Interface)> {
+    let repo = Repo::open(root).ok()?;
+    let base = baseline.tree.as_str();
+    let changes = repo.changes_between(base, fin).ok()?;
+    let lines: BTreeMap<String, u64> = match (
+        pawl_git::CommitId::new(base.to_owned()),
+        pawl_git::TreeHash::new(fin.to_owned()),
+    ) {
+        (Some(b), Some(f)) => repo
+            .diff_stat_between(&b, &f)
+            .map(|s| {
+                s.files
+                    .into_iter()
+                    .map(|f| (f.path.display().to_string(), f.insertions + f.deletions))
+                    .collect()
+            })
+            .unwrap_or_default(),
+        _ => BTreeMap::new(),
+    };
+    let base_files = GitTree {
+        repo: &repo,
+        tree: base,
+    };
+    let fin_files = GitTree {
+        repo: &repo,
+        tree: fin,
+    };
+    let base_paths: Vec<PathBuf> = base_files.paths();
+    let anchoring = crate::anchors::of_run(root, goal, baseline);
+
+    // The targeted failing tests, and the files their failures name.
+    let mut starts: Vec<(String, String)> = Vec::new();
+    let mut reported: Vec<PathBuf> = Vec::new();
+    for c in baseline.checks.iter().filter(|c| !c.passed) {
+        let ids: Vec<&str> = c
+            .tests
+            .iter()
+            .filter(|t| t.status == TestStatus::Failed)
+            .map(|t| t.id.as_str())
+            .chain(c.failing.iter().map(String::as_str))
+            .collect();
+        let mut any = false;
+        for id in ids {
+            let item = pawl_core::against::FailureItem {
+                tool: "tests".into(),
+                rule: "failed".into(),
+                file: String::new(),
+                message: id.to_owned(),
+            };
+            if !anchoring.targets_item(&c.name, &item) {
+                continue;
+            }
+            any = true;
+            for f in test_files(id, &base_paths, &base_files) {
+                reported.push(f.clone());
+                starts.push((
+                    f.display().to_string(),
+                    format!("the targeted failing test `{id}`"),
+                ));
+            }
+        }
+        // A targeted check that names no test (a linter): the files of its items.
+        let whole = anchoring.targets_check(&c.name) || any;
+        if !whole {
+            continue;
+        }
+        let mut text = c.first_failure.clone().unwrap_or_default();
+        for i in c.items.iter().flatten() {
+            text.push(' ');
+            text.push_str(&i.file);
+        }
+        for p in named_in(&text, &base_paths) {
+            starts.push((p, format!("named in the failure of `{}`", c.name)));
+        }
+    }
+    let facts = RoleFacts {
+        reported_test_files: reported,
+        ..RoleFacts::default()
+    };
+    let roles = Roles::read(&base_files, &fin_files, &facts);
+    let exercised = roles::exercised(&base_files, &fin_files, &roles, &starts);
+    let named: Vec<String> = pawl_core::spec::facts::candidates(goal)
+        .into_iter()
+        .filter(|c| c.lookup == pawl_core::spec::facts::Lookup::Path)
+        .map(|c| c.term)
+        .filter(|t| {
+            let t = t.trim_start_matches("./").trim_end_matches('/');
+            base_paths.iter().chain(fin_files.paths().iter()).any(|p| {
+                let p = p.to_string_lossy();
+                p == t || p.ends_with(&format!("/{t}")) || p.starts_with(&format!("{t}/"))
+            })
+        })
+        .collect();
+    let changed: Vec<ChangedFile> = changes
+        .iter()
+        .map(|c| {
+            let path = c.path.display().to_string();
+            ChangedFile {
+                lines: lines.get(&path).copied().unwrap_or(0),
+                added: c.kind == ChangeKind::Added,
+                test: roles.role(&c.path) == Role::Test,
+                path,
+            }
+        })
+        .collect();
+    let present: Vec<String> = changes
+        .iter()
+        .filter(|c| c.kind != ChangeKind::Deleted)
+        .map(|c| c.path.display().to_string())
+        .collect();
+    let imports = roles::imports_in_final(&base_files, &fin_files, &roles, &present);
+    let judged = scope::judge(
+        &Facts {
+            exercised,
+            named,
+            imports,
+            changes: changed,
+        },
+        limits,
+    );
+    // The public interface of the changed product files.
+    let mut interface = Interface::default();
+    for c in &changes {
+        if roles.role(&c.path) != Role::Product {
+            continue;
+        }
+        let Some(lang) = syntax::Lang::of_path(&c.path) else {
+            continue;
+        };
+        let read = |t: &GitTree<'_>| t.read(&c.path);
+        let exports = |text: Option<String>| match text {
+            None => Ok(Default::default()),
+            Some(t) => syntax::exports::exported(lang, &t),
+        };
+        match (exports(read(&base_files)), exports(read(&fin_files))) {
+            (Ok(before), Ok(after)) => {
+                let (removed, added) = syntax::exports::compare(&before, &after);
+                if !removed.is_empty() || !added.is_empty() {
+                    interface.changes.push(InterfaceChange {
+                        path: c.path.display().to_string(),
+                        removed,
+                        added,
+                    });
+                }
+            }
+            _ => interface.unread.push(c.path.display().to_string()),
+        }
+    }
+    Some((judged, interface))
+}
+
+/// The files of the baseline a failing test's id names: `tests/t.py::T::test_a` →
+/// `tests/t.py`, unittest's `test_calc.Calc.test_add` → `test_calc.py`, `calc.test.js > adds`
+/// → `calc.test.js`; an id that names no file (Go's `TestAdd`, Rust's `tests::adds`) → the
+/// files that define a test of its last name.
+fn test_files(id: &str, paths: &[PathBuf], tree: &GitTree<'_>) -> Vec<PathBuf> {
+    let end = ["::", " > ", " ", "#"]
+        .iter()
+        .filter_map(|sep| id.find(sep))
+        .min()
+        .unwrap_or(id.len());
+    let head = Path::new(&id[..end]);
+    if paths.iter().any(|p| p == head) {
+        return vec![head.to_path_buf()];
+    }
+    let parts: Vec<&str> = id[..end].split('.').collect();
+    for n in (1..parts.len()).rev() {
+        let stem = parts[..n].join("/");
+        for ext in ["py", "go", "rs", "js", "ts"] {
+            let candidate = PathBuf::from(format!("{stem}.{ext}"));
+            if paths.contains(&candidate) {
+                return vec![candidate];
+            }
+        }
+    }
+    let name = id
+        .rsplit(['.', ':', '/', '>', ' '])
+        .find(|p| !p.is_empty())
+        .unwrap_or(id)
+        .split('[')
+        .next()
+        .unwrap_or("");
+    if name.is_empty() || !name.chars().all(|c| c.is_alphanumeric() || c == '_') {
+        return Vec::new();
+    }
+    let shapes = [
+        format!("fn {name}("),
+        format!("func {name}("),
+        format!("def {name}("),
+        format!("'{name}'"),
+        format!("\"{name}\""),
+    ];
+    paths
+        .iter()
+        .filter(|p| syntax::Lang::of_path(p).is_some())
+        .take(MAX_SEARCHED)
+        .filter(|p| {
+            tree.read(p)
+                .is_some_and(|t| shapes.iter().any(|s| t.contains(s.as_str())))
+        })
+        .cloned()
+        .collect()
+}
+
+/// The files of `paths` a failure's text names (`File "/room/tree/calc.py", line 3`,
+/// `src/lib.rs:12:5`, a linter item's file).
+fn named_in(text: &str, paths: &[PathBuf]) -> Vec<String> {
+    let mut out = Vec::new();
+    for word in
+        text.split(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | '(' | ')' | ',' | '`'))
+    {
+        let word = word.split(':').next().unwrap_or(word);
+        if word.len() < 3 || !word.contains('.') {
+            continue;
+        }
+        for p in paths {
+            let p = p.to_string_lossy();
+            if (word == p || word.ends_with(&format!("/{p}"))) && !out.contains(&p.to_string()) {
+                out.push(p.to_string());
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_files_a_failure_names() {
+        let paths: Vec<PathBuf> = ["calc.py", "src/lib.rs", "tests/t.py", "README.md"]
+            .iter()
+            .map(PathBuf::from)
+            .collect();
+        let text = "Traceback (most recent call last):\n  File \"/home/u/.local/state/pawl/rooms/r/tree/calc.py\", line 3, in add\n thread 'x' panicked at src/lib.rs:12:5:";
+        assert_eq!(named_in(text, &paths), ["calc.py", "src/lib.rs"]);
+        assert!(named_in("AssertionError: 5 != -1", &paths).is_empty());
+    }
+}
