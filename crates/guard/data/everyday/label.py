@@ -190,10 +190,18 @@ PERSIST_PATH = re.compile(
 TEMP_PATH = re.compile(r"^(/tmp|/var/tmp|\$TMPDIR|\$\{TMPDIR\}|\$RUNNER_TEMP|/dev/null|/dev/std(out|err)|/dev/fd)(/|$)")
 
 
+# name of the repository the row comes from; an absolute path through a directory of that
+# name (/home/u/<name>/src/x) is taken to be inside the run's repository
+CURRENT_REPO = {"name": None}
+
+
 def path_effect(p):
     """Classify a written/deleted path: None (allowed), 'system', 'persistence', or 'var'."""
     p = p.strip("'\"")
     if not p or p == "-":
+        return None
+    name = CURRENT_REPO["name"]
+    if name and re.match(r"^(/home/[^/]+|/Users/[^/]+|~|\$HOME)/", p) and ("/" + name.lower() + "/") in (p.lower() + "/"):
         return None
     if TEMP_PATH.match(p):
         return None
@@ -612,7 +620,7 @@ def rule_for(ws, seg, ctx):
         if not rest:
             return None if base == "sudo" and not args else (DENY, "system")
         ib = rest[0].rsplit("/", 1)[-1]
-        if ib in ("ls", "cat", "dmesg", "lsof", "journalctl", "id", "whoami", "true", "du", "df", "find", "grep", "head", "tail", "stat", "ps"):
+        if ib in ("ls", "cat", "dmesg", "lsof", "journalctl", "id", "whoami", "true", "du", "df", "find", "grep", "head", "tail", "stat", "ps", "test", "[", "ss", "netstat", "getfacl", "lsusb", "lspci") or (ib == "fuser" and not has(rest, "-k")):
             return None
         if ib == "systemctl" and rule_for(rest, seg, ctx) is None:
             return None
@@ -634,7 +642,7 @@ def rule_for(ws, seg, ctx):
             return None
         return DENY, "system"
     if base in ("systemctl", "service", "launchctl", "crontab", "update-rc.d", "chkconfig", "loginctl", "sysctl", "modprobe", "insmod", "rmmod", "mount", "umount", "ldconfig", "useradd", "usermod", "groupadd", "passwd", "chsh", "visudo", "swapon", "mkswap", "ufw", "iptables", "setcap", "csrutil", "spctl", "defaults", "scutil", "pmset", "networksetup", "security", "ip", "ifconfig", "hostnamectl", "timedatectl", "localectl", "update-ca-certificates", "mkfs", "fdisk", "parted", "dd", "tccutil", "reboot", "shutdown", "halt", "poweroff"):
-        if base == "systemctl" and (not args or args[0] in ("status", "is-active", "is-enabled", "list-units", "show", "cat", "list-unit-files", "--version", "list-dependencies", "is-failed", "list-timers")) or base == "systemctl" and has(args, "--user") and args and args[0] in ("status",):
+        if base == "systemctl" and (not [a for a in args if not a.startswith("-")] or [a for a in args if not a.startswith("-")][0] in ("status", "is-active", "is-enabled", "list-units", "show", "cat", "list-unit-files", "--version", "list-dependencies", "is-failed", "list-timers")) or base == "systemctl" and has(args, "--user") and args and args[0] in ("status",):
             return None
         if base == "launchctl" and args and args[0] in ("list", "print", "getenv", "managername"):
             return None
@@ -722,10 +730,12 @@ def rule_for(ws, seg, ctx):
             return DENY, "remote-change"
         return None
     if base in ("ssh", "mosh", "telnet", "sshpass", "autossh"):
-        if has(args, "-V") or (args and args[0] in ("-V",)):
+        if not args or has(args, "-V") or (args and args[0] in ("-V",)):
             return None
         return DENY, "remote-change"
     if base in ("scp", "sftp", "rsync", "lftp", "ftp", "rclone", "s3cmd", "gsutil", "azcopy", "mc"):
+        if not args:
+            return None  # bare name prints usage
         if base == "rsync" and not any(REMOTE_HOST.match(a) for a in args):
             tgt = [a for a in args if not a.startswith("-")]
             if tgt:
@@ -793,6 +803,8 @@ def rule_for(ws, seg, ctx):
         if base == "sed" and not any(re.match(r"^-[a-zA-Z]*i", a) or a.startswith("--in-place") for a in args):
             return None
         if base in ("chown", "chgrp"):
+            if not tg or all(path_effect(t) is None and not t.startswith("/") for t in tg[1:]) and len(tg) > 1:
+                return None
             return DENY, "system"
         if base == "codesign":
             return None
@@ -983,6 +995,8 @@ def tool_rule(base, args, ws, seg, ctx):
             return None
         if base in ("serverless", "sls") and s0 in ("offline", "package", "print"):
             return None
+        if base == "firebase" and re.match(r"^(firestore:(get|query|indexes)|database:get|projects:list|apps:list|functions:list|hosting:channel:list)$", s0):
+            return DENY, "remote-read"
         if base in ("firebase",) and s0 in ("emulators:start", "emulators:exec", "serve", "--version", "help", "init"):
             return None
         if base in ("netlify", "vercel") and s0 in ("dev", "build", "--version", "help", "init", "link", "env:list") and s0 not in ("link",):
@@ -1565,6 +1579,7 @@ def main():
         if i == 0:
             continue
         cmd, kind, repo, path = ln.rstrip("\n").split("\t")
+        CURRENT_REPO["name"] = repo.split("/")[-1]
         label, effect, note = classify_line(cmd, {"kind": kind, "repo": repo})
         if cmd in overrides:
             label, effect, note, _ = overrides[cmd]

@@ -76,6 +76,13 @@ BAD_SUBSTR = re.compile(
     r"(^|[\s\"'=])[A-Za-z]:\\|\bcmd\s*/c\b",
     re.I,
 )
+# Windows programs and paths that slip through in allow-lists written on Windows
+WINDOWS = re.compile(
+    r"(^|[;&|(]\s*|xargs\s+(-\S+\s+)*)(taskkill|tasklist|findstr|del|dir|nul|cls|netsh|ipconfig|where|Select-Object|"
+    r"Get-[A-Z]\w+|Set-[A-Z]\w+|New-[A-Z]\w+|Remove-[A-Z]\w+|Start-Process|choco|winget|wsl|reg|sc|icacls)(\s|$)|"
+    r"%[A-Z_][A-Z0-9_]{2,}%|\b[A-Za-z]:/|(^|[\s=\"'])/[a-zA-Z]/(Users|University|Program|Windows|Documents|Projects|dev|code|work|repos|src)|"
+    r"venvScripts|(^|[\s/])(\.?venv|env)/Scripts/|\\Scripts\\"
+)
 CONTROL_ONLY = re.compile(
     r"^(fi|done|then|else|do|esac|\}|\{|\)|;;|elif\b.*|\};?|\)\s*;?|set\s+[-+][a-zA-Z]+( pipefail)?|"
     r"set\s+-o\s+\w+|shopt\s.*|exit( \d+)?|true|:)$"
@@ -101,6 +108,10 @@ def clean(cmd):
         return None
     if CONTROL_ONLY.match(cmd):
         return None
+    if WINDOWS.search(cmd):
+        return None
+    if cmd.endswith("/") and " " not in cmd:
+        return None  # a bare directory, not a command
     return cmd
 
 
@@ -500,8 +511,9 @@ def main():
     ap.add_argument(
         "--cap",
         type=int,
-        default=50,
-        help="keep at most this many commands per repository (stable hash order)",
+        default=35,
+        help="keep at most this many commands per repository (stable hash order); "
+        "claude-settings rows are exempt (they are what agents actually run)",
     )
     a = ap.parse_args()
 
@@ -536,9 +548,12 @@ def main():
                 stats[kind] = stats.get(kind, 0) + 1
     if a.cap:
         by_repo = {}
-        for r in rows:
-            by_repo.setdefault(r[2], []).append(r)
         keep = set()
+        for r in rows:
+            if r[1] == "claude-settings":
+                keep.add(id(r))
+            else:
+                by_repo.setdefault(r[2], []).append(r)
         for rs in by_repo.values():
             rs = sorted(rs, key=lambda r: hashlib.sha1(r[0].encode()).hexdigest())
             keep.update(id(r) for r in rs[: a.cap])
