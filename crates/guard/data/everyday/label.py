@@ -434,6 +434,19 @@ def node_pm_rule(prog, args):
         return DENY, "persistence"
     if prog == "pnpm" and sub == "env" and len(args) > 1 and args[1] in ("use", "add", "remove"):
         return DENY, "persistence"
+    for i, w in enumerate(args):
+        if w == "--publish" and i + 1 < len(args) and args[i + 1] in ("always", "onTag", "onTagOrDraft"):
+            return DENY, "publish"
+    if sub in ("exec", "dlx", "x") or (prog == "yarn" and sub == "dlx"):
+        rest = args[1:]
+        while rest and rest[0].startswith("-"):
+            rest = rest[2:] if rest[0] in ("-p", "--package", "-c", "--call") and not rest[0].startswith("--package=") else rest[1:]
+        if rest:
+            r = rule_for(rest, " ".join(rest), {})
+            if r is None:
+                r = generic_verb_rule(rest)
+            return r
+        return None
     if sub in ("run", "run-script") or (prog in ("yarn", "pnpm", "bun") and sub not in KNOWN_PM_SUBS):
         name = args[1] if sub in ("run", "run-script") and len(args) > 1 else sub
         r = task_name_rule(name)
@@ -463,8 +476,10 @@ def task_name_rule(name):
     return None
 
 
-def make_rule(args):
+def make_rule(args, assigns=()):
     targets = [a for a in args if not a.startswith("-") and "=" not in a]
+    if any(re.match(r"^(DESTDIR|PREFIX|prefix|INSTALL_DIR|BINDIR|INSTALL_PREFIX)=", a) and path_effect(a.split("=", 1)[1]) is None and not a.split("=", 1)[1].startswith("/") for a in assigns):
+        return None
     # skip option values for -C/-f/-j
     for t in targets:
         if t == "install":
@@ -665,6 +680,8 @@ def rule_for(ws, seg, ctx):
             if not of or all(path_effect(o) is None and not o.startswith("/dev/") or o.startswith("/dev/null") for o in of):
                 return None
         if base == "ip" or base == "ifconfig":
+            return DENY, "system"
+        if base in ("systemctl", "service") and not any(a in ("enable", "disable", "mask", "unmask", "link", "preset", "set-default", "edit", "add-wants", "revert") for a in args):
             return DENY, "system"
         if base in ("crontab", "launchctl", "systemctl", "service", "update-rc.d", "chkconfig", "loginctl", "defaults"):
             return DENY, "persistence"
@@ -891,7 +908,8 @@ def tool_rule(base, args, ws, seg, ctx):
             j = 0
             while j < len(inner) and inner[j].startswith("-"):
                 j += 2 if inner[j] in ("--with", "--python", "-p", "--package", "--extra", "--group", "--env-file", "--directory", "--project", "--with-requirements", "--index", "--index-url") else 1
-            return rule_for(inner[j:], seg, ctx)
+            r = rule_for(inner[j:], seg, ctx)
+            return r if r is not None else generic_verb_rule(inner[j:])
         return None
     if base in ("pipx",):
         if s0 in ("install", "uninstall", "upgrade", "inject", "ensurepath", "reinstall", "upgrade-all", "uninstall-all", "install-all"):
@@ -1175,6 +1193,8 @@ def tool_rule(base, args, ws, seg, ctx):
                 return ALLOW, "-", "var"
             if "install" in args[1:]:
                 return DENY, "persistence"
+        if args and re.search(r"release[-_]pr\.py$", args[0]):
+            return DENY, "remote-change", "name"
         if args and re.match(r"^(release|publish|deploy|upload)([-_][\w-]*)?\.py$", args[0].rsplit("/", 1)[-1]) and not re.search(r"notes|check|changelog", args[0]):
             return DENY, "publish", "name"
         return None
@@ -1403,7 +1423,7 @@ def tool_rule(base, args, ws, seg, ctx):
             return None
         if base == "just" and has(args, "--dry-run", "-n", "--list", "-l", "--summary", "--show", "-s", "--evaluate", "--dump", "--choose"):
             return None
-        return make_rule(clean_t)
+        return make_rule(clean_t, [a for a in args if "=" in a and not a.startswith("-")])
     if base in ("bash", "sh", "zsh", "node", "tsx", "ts-node", "ruby", "perl"):
         if base in ("bash", "sh", "zsh") and args and args[0] == "-c" and len(args) > 1:
             return classify_line(args[1], ctx)
@@ -1414,7 +1434,10 @@ def tool_rule(base, args, ws, seg, ctx):
     if base in ("npx", "bunx", "pnpx"):
         inner = [a for a in args if a not in ("-y", "--yes", "--no-install", "-p", "--package") and not a.startswith("--package=")]
         if inner:
-            return rule_for(inner, seg, ctx)
+            r = rule_for(inner, seg, ctx)
+            if r is None:
+                r = generic_verb_rule(inner)
+            return r
         return None
     if base in ("git-lfs",):
         return git_rule(["git", "lfs", *args])
@@ -1515,6 +1538,9 @@ def classify_line(cmd, ctx=None):
             verdicts.append((DENY, "persistence", "-"))
     if re.search(r"bash\s+<\(\s*curl|sh\s+<\(\s*curl|bash\s+-c\s+\"\$\(curl", cmd):
         verdicts.append((DENY, "persistence", "-"))
+    # a credential embedded in a URL to a remote host is sent there
+    if re.search(r"[a-z+]+://[^/\s@]*\$\{?[A-Za-z_]*(TOKEN|KEY|PASS|SECRET|AUTH)[A-Za-z_]*\}?[^/\s@]*@(?!localhost|127\.)", cmd) or re.search(r"[a-z+]+://\$\{?[A-Za-z_]+\}?@(?!localhost|127\.)", cmd):
+        verdicts.append((DENY, "secrets", "-"))
     for seg in segs:
         ws = words(seg)
         ws2 = strip_prefix(ws)
@@ -1544,7 +1570,7 @@ def classify_line(cmd, ctx=None):
             note = "var"
     denies = [v for v in verdicts if v[0] == DENY]
     if denies:
-        order = ["pawl-off", "secrets", "publish", "remote-change", "history", "persistence", "system", "container", "remote-read"]
+        order = ["pawl-off", "publish", "secrets", "remote-change", "history", "persistence", "system", "container", "remote-read"]
         denies.sort(key=lambda v: order.index(v[1]) if v[1] in order else 99)
         d = denies[0]
         return DENY, d[1], d[2] if d[2] != "-" else note

@@ -110,6 +110,8 @@ def clean(cmd):
         return None
     if WINDOWS.search(cmd):
         return None
+    if re.match(r"^(\"[^\"$]*\"\s*)+$", cmd) or re.match(r"^('[^']*'\s*)+$", cmd):
+        return None  # a run of quoted words: a fragment of a multi-line array
     if cmd.endswith("/") and " " not in cmd:
         return None  # a bare directory, not a command
     return cmd
@@ -364,6 +366,8 @@ def from_justfile(text):
 
 
 def tox_subst(cmd):
+    # factor-conditional lines `py38,py39: cmd` run cmd only in those environments
+    cmd = re.sub(r"^[\w.,!-]+:\s+", "", cmd)
     cmd = re.sub(r"\{posargs:([^{}]*)\}", r"\1", cmd)
     cmd = re.sub(r"\[\]", "", cmd)  # old-style posargs
     cmd = cmd.replace("{posargs}", "")
