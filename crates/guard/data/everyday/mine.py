@@ -221,35 +221,107 @@ def workflow_runs_yaml(text):
     return runs
 
 
-def workflow_runs_fallback(text):
-    """Small reader of `run:` blocks for when PyYAML is missing."""
-    runs = []
-    lines = text.splitlines()
-    i = 0
-    while i < len(lines):
-        m = re.match(r"^(\s*)(?:-\s+)?run:\s*(.*)$", lines[i])
+def _block_scalar(lines, i, indent, style):
+    """Read a YAML block scalar (| or >) whose key sits at `indent`, starting at line i."""
+    body = []
+    while i < len(lines) and (
+        not lines[i].strip() or len(lines[i]) - len(lines[i].lstrip()) > indent
+    ):
+        body.append(lines[i])
         i += 1
-        if not m:
+    nonblank = [b for b in body if b.strip()]
+    strip = min((len(b) - len(b.lstrip()) for b in nonblank), default=0)
+    if style == ">":
+        return " ".join(b.strip() for b in nonblank), i
+    return "\n".join(b[strip:] for b in body), i
+
+
+def _scalar(val):
+    val = val.strip()
+    if len(val) >= 2 and val[0] in "'\"" and val[-1] == val[0]:
+        val = val[1:-1]
+    return val
+
+
+def workflow_runs_fallback(text):
+    """Small reader of workflow `run:` steps for when PyYAML is missing.
+
+    It follows the shape GitHub workflows have: `jobs:` -> job (`runs-on:`,
+    `defaults: run: shell:`) -> `steps:` -> list items with `run:`, `shell:`, `if:`.
+    Jobs on Windows runners, steps guarded by a Windows `if:` and steps in non-POSIX
+    shells are skipped, as in the PyYAML path."""
+    lines = [ln.rstrip("\n") for ln in text.splitlines()]
+    runs = []
+    top_shell = None
+    m = re.search(r"(?m)^defaults:\s*\n\s+run:\s*\n(?:\s+\w+:.*\n)*?\s+shell:\s*(\S+)", text)
+    if m:
+        top_shell = m.group(1)
+    # locate jobs (keys indented one level under `jobs:`)
+    i = 0
+    n = len(lines)
+    while i < n and not re.match(r"^jobs:\s*$", lines[i]):
+        i += 1
+    i += 1
+    job_indent = None
+    jobs = []  # (start, end)
+    start = None
+    while i < n:
+        ln = lines[i]
+        if ln.strip() and not ln.startswith(" ") and not ln.startswith("#"):
+            break
+        mm = re.match(r"^(\s+)[\w.-]+:\s*$", ln)
+        if mm and (job_indent is None or len(mm.group(1)) == job_indent):
+            job_indent = len(mm.group(1))
+            if start is not None:
+                jobs.append((start, i))
+            start = i
+        i += 1
+    if start is not None:
+        jobs.append((start, i))
+    for js, je in jobs:
+        jl = lines[js:je]
+        jtext = "\n".join(jl)
+        ro = re.search(r"(?m)^\s+runs-on:\s*(.*)$", jtext)
+        if ro and "windows" in ro.group(1).lower():
             continue
-        indent = len(m.group(1))
-        val = m.group(2).strip()
-        if val and val[0] in "|>":
-            body = []
-            while i < len(lines) and (
-                not lines[i].strip() or len(lines[i]) - len(lines[i].lstrip()) > indent
+        jshell = top_shell
+        md = re.search(r"(?m)^\s+defaults:\s*\n\s+run:\s*\n(?:\s+\w[\w-]*:.*\n)*?\s+shell:\s*(\S+)", jtext + "\n")
+        if md:
+            jshell = md.group(1)
+        # steps: list items; a step runs from `- ` to the next `- ` at the same indent
+        k = 0
+        while k < len(jl):
+            ms = re.match(r"^(\s*)-\s+(.*)$", jl[k])
+            if not ms:
+                k += 1
+                continue
+            ind = len(ms.group(1))
+            step = [" " * (ind + 2) + ms.group(2)]
+            k += 1
+            while k < len(jl) and (
+                not jl[k].strip() or len(jl[k]) - len(jl[k].lstrip()) > ind
             ):
-                body.append(lines[i])
-                i += 1
-            nonblank = [b for b in body if b.strip()]
-            strip = min((len(b) - len(b.lstrip()) for b in nonblank), default=0)
-            block = "\n".join(b[strip:] for b in body)
-            if val[0] == ">":
-                block = " ".join(b.strip() for b in nonblank)
-            runs.append(block)
-        elif val:
-            if val[0] in "'\"" and val[-1] == val[0]:
-                val = val[1:-1]
-            runs.append(val)
+                step.append(jl[k])
+                k += 1
+            key_ind = ind + 2
+            fields = {}
+            s = 0
+            while s < len(step):
+                mk = re.match(r"^(\s*)([\w-]+):\s*(.*)$", step[s])
+                if mk and len(mk.group(1)) == key_ind:
+                    key, val = mk.group(2), mk.group(3)
+                    if val[:1] in ("|", ">"):
+                        fields[key], s = _block_scalar(step, s + 1, key_ind, val[0])
+                        continue
+                    fields[key] = _scalar(val)
+                s += 1
+            if "run" not in fields:
+                continue
+            if windows_only(fields.get("if")):
+                continue
+            if not posix_shell(fields.get("shell") or jshell):
+                continue
+            runs.append(fields["run"])
     return runs
 
 
