@@ -648,8 +648,7 @@ def rule_for(ws, seg, ctx):
             if paths and all(TEMP_PATH.match(p.strip("'\"")) for p in paths):
                 return None
         if ib in ("kubectl", "kind", "podman", "docker", "nerdctl", "ctr", "crictl"):
-            r = rule_for(rest, seg, ctx)
-            return r if r is not None else (DENY, "system")
+            return rule_for(rest, seg, ctx)
         return DENY, "system"
     if base in PKG_SYS:
         sub = next((a for a in args if not a.startswith("-") or PKG_SYS_RO.match(a)), "")
