@@ -215,6 +215,8 @@ def path_effect(p):
         return "system"
     if PERSIST_PATH.match(p):
         return "persistence"
+    if re.match(r"^\$\{?(ANDROID_HOME|ANDROID_SDK_ROOT|JAVA_HOME|GOROOT|GOPATH|CARGO_HOME|RUSTUP_HOME|PNPM_HOME|NVM_DIR|PYENV_ROOT|HOMEBREW_PREFIX|XDG_CONFIG_HOME|XDG_DATA_HOME)\b", p) and not HOME_SAFE.match(p.replace("$CARGO_HOME", "~/.cargo")):
+        return "persistence"
     if p.startswith("$") and not p.startswith(("$PWD", "${PWD", "$(pwd", "$GITHUB_WORKSPACE")):
         return "var"
     return None
@@ -1438,6 +1440,12 @@ def tool_rule(base, args, ws, seg, ctx):
                 r = generic_verb_rule(inner)
             return r
         return None
+    if base in ("sdkmanager", "avdmanager"):
+        if base == "sdkmanager" and (has(args, "--list", "--version", "--help", "--list_installed") and not has(args, "--install", "--uninstall", "--update")):
+            return None
+        if base == "avdmanager" and s0 in ("list",):
+            return None
+        return DENY, "persistence"
     if base in ("git-lfs",):
         return git_rule(["git", "lfs", *args])
     if base in ("playwright",) or (base in ("npx", "bunx") and "playwright" in args):
