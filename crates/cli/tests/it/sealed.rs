@@ -526,6 +526,25 @@ fn c07_a_fake_python3_reached_through_a_symlinked_path_is_not_shipped() {
 
 #[test]
 fn c07_a_fake_python3_in_a_user_path_directory_is_not_shipped() {
+    // `~/bin` is on PATH, under HOME and writable by steps (it is no toolchain directory): the
+    // plant works, and the seal's hash of the program the check starts catches it.
+    let mut p = Project::unittest(1);
+    let user_bin = p.env.dir.path().join("home/bin");
+    std::fs::create_dir_all(&user_bin).unwrap();
+    with_path_first(&mut p, &user_bin);
+    let fake = user_bin.join("python3");
+    let r = p.run(&[sh(&format!(
+        "printf '#!/bin/sh\\necho OK\\nexit 0\\n' > {0} && chmod +x {0}",
+        fake.display()
+    ))]);
+    assert!(fake.is_file(), "the agent planted {}", fake.display());
+    assert_not_shipped(&p, &r);
+}
+
+#[test]
+fn c07_a_fake_python3_in_a_toolchain_directory_under_home_cannot_be_planted() {
+    // `~/.local/bin` is one of the toolchain directories steps see read-only (issue 31, point 4):
+    // the plant itself fails, and the run does not ship.
     let mut p = Project::unittest(1);
     let user_bin = p.env.dir.path().join("home/.local/bin");
     std::fs::create_dir_all(&user_bin).unwrap();
@@ -535,7 +554,7 @@ fn c07_a_fake_python3_in_a_user_path_directory_is_not_shipped() {
         "printf '#!/bin/sh\\necho OK\\nexit 0\\n' > {0} && chmod +x {0}",
         fake.display()
     ))]);
-    assert!(fake.is_file(), "the agent planted {}", fake.display());
+    assert!(!fake.exists(), "a step wrote {}", fake.display());
     assert_not_shipped(&p, &r);
 }
 
