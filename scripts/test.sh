@@ -14,6 +14,9 @@ if ! python3 -m pytest --version >/dev/null 2>&1; then
     python3 -m pip install --quiet --user --disable-pip-version-check --no-warn-script-location 'pytest>=8,<9'
 fi
 
+# Go (>= 1.22, Debian's backports) for the tests that run the real `go test` (installed once).
+bash scripts/install-go.sh
+
 # Debian's chromium and chromedriver for the dashboard's real-browser test (installed once).
 bash scripts/install-browser.sh
 
