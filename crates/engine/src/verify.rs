@@ -1147,6 +1147,13 @@ fn prove(
             }
         }
     }
+    // Where the checks could read pawl's key, a passing verification cannot be trusted as
+    // pawl's own: the agent's code may have forged evidence with it (docs/sandbox.md, "Checks").
+    if checks_pass && let Some(why) = &ws.key_exposed {
+        findings.push(format!(
+            "{why}: the agent's code run by the checks could have read pawl's key and forged evidence, so the verdict is at most REVIEW"
+        ));
+    }
     let tests_accepted = store
         .last_event(&run.id, EventKind::TestsAccepted)?
         .is_some();
