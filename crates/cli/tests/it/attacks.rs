@@ -551,22 +551,27 @@ impl Played {
     /// The failure of the row `a` in `phase` on `leg`, if any.
     fn judge(&self, a: &Attack, phase: Phase, leg: Leg) -> Option<String> {
         let home = &self.env.home;
-        let exposed_by_design = leg == Leg::Fallback;
+        // Without namespaces the reading rows succeed by design; then the run must not ship.
+        let allowed = leg == Leg::Fallback && self.capped();
+        let leak = |at: &[String], what: String| {
+            if at.is_empty() || allowed {
+                None
+            } else {
+                Some(what)
+            }
+        };
         let fail = match a.outcome {
             Outcome::KeyNowhere => {
                 let at = self.everywhere(&self.key_hex, &[]);
-                (!at.is_empty() && !(exposed_by_design && self.capped()))
-                    .then(|| format!("the key is in {at:?}"))
+                leak(&at, format!("the key is in {at:?}"))
             }
             Outcome::GitCanaryNowhere => {
                 let at = self.everywhere(&self.git_canary, &[self.env.root().join(".git")]);
-                (!at.is_empty() && !(exposed_by_design && self.capped()))
-                    .then(|| format!("the live .git's canary is in {at:?}"))
+                leak(&at, format!("the live .git's canary is in {at:?}"))
             }
             Outcome::LogCanaryNowhere => {
-                let at = self.everywhere(&self.log_canary, &[self.log_seed.clone()]);
-                (!at.is_empty() && !(exposed_by_design && self.capped()))
-                    .then(|| format!("pawl's log canary is in {at:?}"))
+                let at = self.everywhere(&self.log_canary, std::slice::from_ref(&self.log_seed));
+                leak(&at, format!("pawl's log canary is in {at:?}"))
             }
             Outcome::SettingsUnchanged => {
                 (std::fs::read_to_string(home.join(".claude/settings.json"))
