@@ -38,6 +38,10 @@ enum Phase {
     /// The project's install command (`[room] setup = "sh setup.sh"`, the script in the tree)
     /// runs it when the baseline's room is prepared.
     Setup,
+    /// The same run as [`Phase::Setup`]: the agent's step rewrites `setup.sh` and adds a
+    /// dependency manifest (`requirements.txt`), so the set-up runs the agent's script again
+    /// before the verification's checks.
+    SetupAgain,
 }
 
 impl Phase {
@@ -47,6 +51,7 @@ impl Phase {
             Phase::Verification => "verification",
             Phase::Locked => "locked",
             Phase::Setup => "setup",
+            Phase::SetupAgain => "setup-again",
         }
     }
 }
@@ -334,7 +339,7 @@ fn play(phase: Phase, leg: Leg) -> Option<Played> {
     env.write("test_calc.py", TEST_CALC);
     env.write("lint.sh", LINT);
     env.write("honest.py", &honest(leg));
-    let setup = if phase == Phase::Setup {
+    let setup = if matches!(phase, Phase::Setup | Phase::SetupAgain) {
         // The set-up runs the attacks and rewrites the room's lint for the checks after it.
         env.write(
             "setup.sh",
@@ -391,8 +396,15 @@ fn play(phase: Phase, leg: Leg) -> Option<Played> {
         .map(|s| s.to_string())
         .collect::<Vec<_>>()
         .join("\n"),
-        Phase::Setup => json!({"do": "write", "path": "calc.py", "content": CALC_FIX_UNLINTED})
-            .to_string(),
+        Phase::Setup | Phase::SetupAgain => [
+            json!({"do": "write", "path": "calc.py", "content": CALC_FIX_UNLINTED}),
+            json!({"do": "write", "path": "setup.sh", "content": "ATTACK_PHASE=setup-again python3 attack_setup.py\nprintf 'exit 0\\n' > lint.sh\n"}),
+            json!({"do": "write", "path": "requirements.txt", "content": "\n"}),
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect::<Vec<_>>()
+        .join("\n"),
     };
     let s = env.scenario("attack", &format!("{scenario}\n"));
     let mut args_env: Vec<(&str, &str)> = leg_env.to_vec();
@@ -750,7 +762,7 @@ fn attacks_in_a_verification_and_the_locked_run_are_contained() {
 
 #[test]
 fn attacks_in_the_rooms_setup_are_contained() {
-    matrix(&[Phase::Setup], Leg::Full);
+    matrix(&[Phase::Setup, Phase::SetupAgain], Leg::Full);
 }
 
 #[test]
@@ -765,5 +777,5 @@ fn attacks_in_a_verification_and_the_locked_run_without_namespaces_are_contained
 
 #[test]
 fn attacks_in_the_rooms_setup_without_namespaces_are_contained_or_capped() {
-    matrix(&[Phase::Setup], Leg::Fallback);
+    matrix(&[Phase::Setup, Phase::SetupAgain], Leg::Fallback);
 }
