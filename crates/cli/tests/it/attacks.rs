@@ -696,6 +696,18 @@ fn matrix(phases: &[Phase], leg: Leg) {
     let Some(played) = play(phases[0], leg) else {
         return;
     };
+    // `PAWL_ATTACKS_SHOW=1` prints what every attack got (run with `--nocapture`).
+    if std::env::var_os("PAWL_ATTACKS_SHOW").is_some() {
+        for a in ATTACKS {
+            #[allow(clippy::print_stderr)]
+            for line in played.said(a.name) {
+                eprintln!(
+                    "{leg:?} {}",
+                    line.rsplit_once(".log: ").map_or(line.as_str(), |(_, l)| l)
+                );
+            }
+        }
+    }
     let mut failures = Vec::new();
     for &phase in phases {
         for a in ATTACKS {
