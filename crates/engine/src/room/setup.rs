@@ -27,7 +27,7 @@
 //!
 //! Known limit: `cargo fetch` and `go mod download` write the user's own stores (Landlock lets
 //! exactly those commands, written plainly, write `CARGO_HOME/registry` and `GOMODCACHE`: never
-//! a project's own set-up script, [`fetcher`]); cargo and go check what they fetch
+//! a project's own set-up script: `fetcher`); cargo and go check what they fetch
 //! against the lockfile, and the stores are in the outside manifest, so an addition is seen.
 
 use std::ffi::OsString;
