@@ -594,6 +594,14 @@ fn verdict(
                     "the checks pass, but the run changed no product source or declaration: what went green did not come from the code (the environment or the tests changed)".into(),
                 );
             }
+            Some(pawl_core::proof::Outcome::Review)
+                if crate::verify::only_key_exposed(&r.findings) =>
+            {
+                return (
+                    Verdict::Review,
+                    format!("the checks pass, but {}", r.findings.join("; ")),
+                );
+            }
             Some(pawl_core::proof::Outcome::Review) => {
                 return (
                     Verdict::Review,

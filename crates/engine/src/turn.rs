@@ -51,6 +51,9 @@ pub fn summary(report: Option<&VerifyReport>) -> String {
                     .unwrap_or_default()
             );
         }
+        Some(Outcome::Review) if crate::verify::only_key_exposed(&r.findings) => {
+            return format!("every check passes, but {}", r.findings.join("; "));
+        }
         Some(Outcome::Review) => {
             return format!(
                 "every check passes, but the tests were changed: {}",

@@ -1147,6 +1147,13 @@ fn prove(
             }
         }
     }
+    // Where the checks could read pawl's key, a passing verification cannot be trusted as
+    // pawl's own: the agent's code may have forged evidence with it (docs/sandbox.md, "Checks").
+    if checks_pass && let Some(why) = &ws.key_exposed {
+        findings.push(format!(
+            "{why}: the agent's code run by the checks {KEY_EXPOSED}, so the verdict is at most REVIEW"
+        ));
+    }
     let tests_accepted = store
         .last_event(&run.id, EventKind::TestsAccepted)?
         .is_some();
@@ -1197,6 +1204,16 @@ struct Proven {
     locked: Option<LockedRun>,
     scope: Option<pawl_core::scope::Scope>,
     interface: Option<pawl_core::scope::Interface>,
+}
+
+/// What the finding of a verification whose checks could read pawl's key says (the verdict
+/// is at most REVIEW: [`Workspace::key_exposed`]).
+pub const KEY_EXPOSED: &str = "could have read pawl's key and forged evidence";
+
+/// Whether `findings` are only the one of pawl's key readable by the checks: the verdict line
+/// says that, not that the tests were changed.
+pub fn only_key_exposed(findings: &[String]) -> bool {
+    !findings.is_empty() && findings.iter().all(|f| f.contains(KEY_EXPOSED))
 }
 
 /// The locked run of the verification `v`, reused from the run's last verification of the

@@ -22,6 +22,11 @@ pub struct Workspace {
     /// The coverage minimums per story size of the project's platform; a check whose output
     /// reports a coverage figure below the current story's minimum fails.
     pub coverage_min: Option<pawl_core::coverage::Minimums>,
+    /// Why pawl's evidence key is readable by the checks on this machine (no mount namespace
+    /// to hide pawl's state: pawl-process's `Enforced::key_exposure`); then a verification
+    /// whose checks pass carries it as a finding, and the verdict is at most REVIEW. `None`:
+    /// hidden (or not judged, as in the engine's own tests).
+    pub key_exposed: Option<String>,
 }
 
 impl Workspace {
@@ -33,6 +38,7 @@ impl Workspace {
             containment: None,
             vault: None,
             coverage_min: None,
+            key_exposed: None,
         }
     }
 

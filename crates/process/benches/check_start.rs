@@ -3,7 +3,9 @@
 //! sandbox), under the full check sandbox (room mounted over the repository's path, pawl's
 //! state and the user's configuration hidden, private temp dirs and network, Landlock), and
 //! under the Landlock-only fallback. A benchmark, not a timed test:
-//! `cargo bench -p pawl-process --bench check_start`. Prints the median and the mean of each.
+//! `cargo bench -p pawl-process --bench check_start`. Prints the median and the mean of each
+//! (the rows interleaved, so the same load weighs on each) and the figure: what the full check
+//! sandbox adds per check start, in ms and as a ratio.
 
 #![allow(clippy::print_stdout, clippy::expect_used)]
 
@@ -83,32 +85,52 @@ fn main() {
         ),
         ("check sandbox, Landlock fallback", Some(placed(&fallback))),
     ];
-    for (name, spec) in rows {
-        let mut times: Vec<Duration> = (0..RUNS)
-            .map(|_| {
-                let mut cmd = Command::new("/bin/true");
-                cmd.current_dir(&repo);
-                if let Some(spec) = &spec {
-                    cmd.contain(Containment {
-                        launcher: launcher.clone(),
-                        spec: spec.clone(),
-                        record_dir: None,
-                    });
-                }
-                let start = Instant::now();
-                let o = cmd.run().expect("runs");
-                assert!(o.success(), "{name}: {o:?}");
-                start.elapsed()
-            })
-            .collect();
-        times.sort();
-        let mean = times.iter().sum::<Duration>() / u32::try_from(RUNS).unwrap_or(1);
+    // Interleaved: one start of each row per round, so a machine whose load drifts during
+    // the run charges every row alike (the rows are compared within the same run).
+    let mut times: Vec<Vec<Duration>> = vec![Vec::with_capacity(RUNS); rows.len()];
+    for _ in 0..RUNS {
+        for (i, (name, spec)) in rows.iter().enumerate() {
+            let mut cmd = Command::new("/bin/true");
+            cmd.current_dir(&repo);
+            if let Some(spec) = spec {
+                cmd.contain(Containment {
+                    launcher: launcher.clone(),
+                    spec: spec.clone(),
+                    record_dir: None,
+                });
+            }
+            let start = Instant::now();
+            let o = cmd.run().expect("runs");
+            assert!(o.success(), "{name}: {o:?}");
+            times[i].push(start.elapsed());
+        }
+    }
+    let mut medians = Vec::new();
+    for ((name, _), t) in rows.iter().zip(times.iter_mut()) {
+        t.sort();
+        let mean = t.iter().sum::<Duration>() / u32::try_from(RUNS).unwrap_or(1);
+        let median = ms(t[RUNS / 2]);
+        medians.push(median);
         println!(
-            "{name:<45} median {:>6.2} ms  mean {:>6.2} ms",
-            ms(times[RUNS / 2]),
+            "{name:<45} median {median:>6.2} ms  mean {:>6.2} ms",
             ms(mean)
         );
     }
+    // The figure of issue 31 point 7: what the check sandbox (full, room overlay) adds to a
+    // check start over how checks were started before it, and over a bare spawn.
+    let (direct, before, contained) = (medians[0], medians[1], medians[3]);
+    println!(
+        "containing a check: +{:.2} ms per check start over its own pid namespace ({:.2}x), +{:.2} ms over a bare spawn ({:.2}x); budget 5 ms: {}",
+        contained - before,
+        contained / before,
+        contained - direct,
+        contained / direct,
+        if contained - before <= 5.0 {
+            "within"
+        } else {
+            "OVER"
+        }
+    );
 }
 
 fn ms(d: Duration) -> f64 {

@@ -5,6 +5,7 @@
 
 mod agents_real;
 mod analyze;
+mod attacks;
 mod circles;
 mod config;
 mod crash;
@@ -53,7 +54,14 @@ pub struct TestEnv {
 impl TestEnv {
     /// A fresh `git init`ed repository with one commit.
     pub fn new() -> TestEnv {
-        let dir = tempfile::tempdir().unwrap();
+        TestEnv::new_in(&std::env::temp_dir())
+    }
+
+    /// [`TestEnv::new`] in a directory under `parent` (a test whose sandbox must not see its
+    /// HOME and repository inside the machine's `/tmp`, which checks may write without
+    /// namespaces).
+    pub fn new_in(parent: &Path) -> TestEnv {
+        let dir = tempfile::tempdir_in(parent).unwrap();
         let home = dir.path().join("home");
         std::fs::create_dir_all(&home).unwrap();
         let repo = dir.path().join("repo");

@@ -26,7 +26,8 @@
 //!   finding, rebuilt or not.
 //!
 //! Known limit: `cargo fetch` and `go mod download` write the user's own stores (Landlock lets
-//! the setup write `CARGO_HOME/registry` and `GOMODCACHE`); cargo and go check what they fetch
+//! exactly those commands, written plainly, write `CARGO_HOME/registry` and `GOMODCACHE`: never
+//! a project's own set-up script: `fetcher`); cargo and go check what they fetch
 //! against the lockfile, and the stores are in the outside manifest, so an addition is seen.
 
 use std::ffi::OsString;
@@ -324,6 +325,7 @@ impl Room {
         let mut cfg = cfg.clone();
         let mut vars: Vec<(OsString, OsString)> = Vec::new();
         let mut seen_at = downloads.clone();
+        let namespaces = cfg.containment.as_ref().is_some_and(|c| c.spec.namespaces);
         if let Some(sandbox) = cfg
             .containment
             .as_mut()
@@ -333,15 +335,26 @@ impl Room {
             sandbox.deny_tcp = false;
             sandbox.room_overlay = false;
             sandbox.room_scratch = None;
-            // The layer is in pawl's state, which a check never sees: bound into its private
-            // temp dir.
-            let target = PathBuf::from("/tmp/pawl-downloads");
-            sandbox.binds.push(pawl_process::sandbox::Bind {
-                source: downloads.clone(),
-                target: target.clone(),
-            });
-            seen_at = target;
-            // cargo and go fetch into the user's stores (module docs).
+            if namespaces {
+                // The layer is in pawl's state, which a check never sees: bound into its
+                // private temp dir.
+                let target = PathBuf::from("/tmp/pawl-downloads");
+                sandbox.binds.push(pawl_process::sandbox::Bind {
+                    source: downloads.clone(),
+                    target: target.clone(),
+                });
+                seen_at = target;
+            } else if !sandbox.writable.contains(&downloads) {
+                // Without namespaces nothing can be bound (the launcher refused the whole
+                // command, so `[room] setup` never ran there): the layer is written where it
+                // is, which Landlock allows.
+                sandbox.writable.push(downloads.clone());
+            }
+            // cargo and go fetch into the user's stores (module docs): writable to exactly
+            // those commands (the package manager alone writes there, it runs no project
+            // code), never to a project's own script, which could poison them for every
+            // later run and project (issue 31; seen succeeding before: `sh setup.sh` wrote
+            // `~/.cargo/registry`).
             let env_of = |k: &str| {
                 cfg.env
                     .iter()
@@ -349,19 +362,20 @@ impl Room {
                     .map(|(_, v)| PathBuf::from(v))
             };
             let home = env_of("HOME");
-            let stores = [
-                env_of("CARGO_HOME")
-                    .or_else(|| home.as_ref().map(|h| h.join(".cargo")))
-                    .map(|c| c.join("registry")),
-                env_of("CARGO_HOME")
-                    .or_else(|| home.as_ref().map(|h| h.join(".cargo")))
-                    .map(|c| c.join("git")),
-                env_of("GOMODCACHE").or_else(|| {
+            let cargo_home =
+                env_of("CARGO_HOME").or_else(|| home.as_ref().map(|h| h.join(".cargo")));
+            let stores: Vec<Option<PathBuf>> = match fetcher(command) {
+                Some(Fetcher::Cargo) => vec![
+                    cargo_home.as_ref().map(|c| c.join("registry")),
+                    cargo_home.as_ref().map(|c| c.join("git")),
+                ],
+                Some(Fetcher::Go) => vec![env_of("GOMODCACHE").or_else(|| {
                     env_of("GOPATH")
                         .or_else(|| home.as_ref().map(|h| h.join("go")))
                         .map(|g| g.join("pkg").join("mod"))
-                }),
-            ];
+                })],
+                None => Vec::new(),
+            };
             for s in stores.into_iter().flatten().filter(|s| s.is_dir()) {
                 if !sandbox.writable.contains(&s) {
                     sandbox.writable.push(s);
@@ -381,6 +395,34 @@ impl Room {
     }
 }
 
+/// The package managers that write the user's own stores from a set-up command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Fetcher {
+    Cargo,
+    Go,
+}
+
+/// Which store `command` may write: only a plain `cargo fetch` or `go mod download` (flags
+/// allowed, nothing a shell would run besides: no `;`, `&`, `|`, `$`, backquote, redirection
+/// or subshell).
+fn fetcher(command: &str) -> Option<Fetcher> {
+    if command.chars().any(|c| {
+        matches!(
+            c,
+            ';' | '&' | '|' | '$' | '`' | '<' | '>' | '(' | ')' | '\n'
+        )
+    }) {
+        return None;
+    }
+    let words: Vec<&str> = command.split_whitespace().collect();
+    let flags = |rest: &[&str]| rest.iter().all(|w| w.starts_with('-'));
+    match words.as_slice() {
+        ["cargo", "fetch", rest @ ..] if flags(rest) => Some(Fetcher::Cargo),
+        ["go", "mod", "download", rest @ ..] if flags(rest) => Some(Fetcher::Go),
+        _ => None,
+    }
+}
+
 fn changes_between(
     before: &pawl_core::envmanifest::Manifest,
     after: &pawl_core::envmanifest::Manifest,
@@ -393,4 +435,27 @@ fn changes_between(
 
 fn ms(d: Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Fetcher, fetcher};
+
+    #[test]
+    fn only_a_plain_fetch_writes_the_users_stores() {
+        assert_eq!(fetcher("cargo fetch"), Some(Fetcher::Cargo));
+        assert_eq!(fetcher("cargo fetch --locked"), Some(Fetcher::Cargo));
+        assert_eq!(fetcher("go mod download -x"), Some(Fetcher::Go));
+        for other in [
+            "sh setup.sh",
+            "cargo fetch; sh evil.sh",
+            "cargo fetch && sh evil.sh",
+            "cargo fetch $(sh evil.sh)",
+            "cargo fetch --manifest-path x/Cargo.toml > out",
+            "cargo build",
+            "npm ci",
+        ] {
+            assert_eq!(fetcher(other), None, "{other}");
+        }
+    }
 }
