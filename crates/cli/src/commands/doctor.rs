@@ -623,6 +623,24 @@ fn platform_table(
             "allow unprivileged user namespaces (Ubuntu 24.04: an AppArmor profile for pawl, or `sysctl kernel.apparmor_restrict_unprivileged_userns=0`; containers: a seccomp profile that allows unshare)"
         },
     );
+    // Said up front (issue 31, point 1): where the checks can read pawl's key, no verification
+    // of this machine can SHIP.
+    r.add(
+        "platform",
+        "pawl's key hidden from the checks",
+        yes(ws.key_exposed.is_none()),
+        match &ws.key_exposed {
+            None => "yes: the code under test cannot read pawl's state or forge its evidence".to_owned(),
+            Some(why) => format!(
+                "no: {why}; a verification whose checks pass is at most REVIEW on this machine"
+            ),
+        },
+        if ws.key_exposed.is_none() {
+            ""
+        } else {
+            "allow unprivileged user namespaces (see above), or run pawl in a container that allows unshare"
+        },
+    );
     let overlay = preflight.and_then(|p| p.overlay);
     r.add(
         "platform",

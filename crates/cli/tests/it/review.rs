@@ -1283,3 +1283,33 @@ fn doctor_check(json: &Value, name: &str) -> Value {
         .cloned()
         .unwrap_or_else(|| panic!("no check {name}: {json}"))
 }
+
+/// `pawl doctor` says up front whether the checks can read pawl's key (issue 31, point 1):
+/// where they can (no namespaces, here forced with `PAWL_CHECKS_WITHOUT_NAMESPACES=1`), a
+/// verification whose checks pass is at most REVIEW on this machine, and doctor says so.
+#[test]
+fn doctor_says_whether_the_checks_can_read_pawls_key() {
+    let env = TestEnv::new();
+    env.headless(&config_with(
+        "",
+        NO_BREAKERS,
+        "",
+        "[agent]\nkind = \"replay\"\n",
+        "true",
+    ));
+    let r = env.pawl(&["doctor", "--json"]);
+    let json = r.json();
+    let namespaces = doctor_check(&json, "user and mount namespaces");
+    let key = doctor_check(&json, "pawl's key hidden from the checks");
+    assert_eq!(key["status"], namespaces["status"], "{key} {namespaces}");
+
+    let r = env.pawl_env(
+        &["doctor", "--json"],
+        &[("PAWL_CHECKS_WITHOUT_NAMESPACES", "1")],
+    );
+    let key = doctor_check(&r.json(), "pawl's key hidden from the checks");
+    assert_eq!(key["status"], "warn", "{key}");
+    let detail = key["detail"].as_str().unwrap();
+    assert!(detail.contains("at most REVIEW"), "{key}");
+    assert!(!key["fix"].as_str().unwrap().is_empty(), "{key}");
+}
