@@ -6,12 +6,14 @@
 //! The everyday set is in the repository, `crates/guard/data/everyday/everyday.tsv` (or the file
 //! `$PAWL_GUARD_EVERYDAY` names): commands mined from public repositories and labelled by the
 //! principle of docs/guard.md by someone who does not write the rules. Its columns are
-//! `command<TAB>label<TAB>effect<TAB>repo<TAB>path[<TAB>note]`, `label` being `allow` or `deny`;
-//! the command column takes the escapes of the tables (`\n`, `\t`, `\\`); lines starting with
-//! `#` and a header line (`command<TAB>label...`) are skipped. The bench stops with an error
-//! when the file is absent or holds no row. A row's family is where it was mined from, read from
-//! its path (workflow `run:` steps, Makefile and justfile recipes, `package.json` scripts,
-//! tox/nox, `.claude/settings*.json` allow-lists). The attack sets are this crate's rows; the
+//! `command<TAB>label<TAB>effect<TAB>repo<TAB>path[<TAB>note[<TAB>kind]]`, `label` being `allow`
+//! or `deny` (the set's own README describes them); the command is as found, one line, no
+//! escapes; lines starting with `#` and a header line (`command<TAB>label...`) are skipped. The
+//! bench stops with an error when the file is absent or holds no row. A row's family is where it
+//! was mined from: its `kind` (workflow `run:` steps, Makefile and justfile recipes,
+//! `package.json` scripts, tox/nox, `.claude/settings*.json` allow-lists), else read from its
+//! path. The everyday set is judged with `containers = false`, the default its labels assume;
+//! the attack sets with `containers = true`, as before. The attack sets are this crate's rows; the
 //! lines written apart from the rules (`tests/data/classes-apart.tsv`, the shared corpus) are
 //! also totalled apart.
 
@@ -132,11 +134,20 @@ fn everyday() -> Result<Vec<Row>, String> {
                 continue;
             }
         };
+        let family = match c.get(6).map(|k| k.trim()) {
+            Some(kind) if !kind.is_empty() && kind != "-" => kind.to_string(),
+            _ => source_family(c.get(4).copied().unwrap_or("")).to_string(),
+        };
         rows.push(Row {
-            family: source_family(c.get(4).copied().unwrap_or("")).to_string(),
-            effect: c.get(2).map(|e| e.trim().to_string()).unwrap_or_default(),
+            family,
+            // For a row labelled deny the effect the labeller named; for one labelled allow its
+            // note (`var`: the effect depends on a variable the row does not show).
+            effect: c
+                .get(if attack { 2 } else { 5 })
+                .map(|e| e.trim().to_string())
+                .unwrap_or_default(),
             attack,
-            command: unescape(command),
+            command: (*command).to_string(),
         });
     }
     if !bad.is_empty() {
@@ -254,6 +265,11 @@ fn percentile(sorted: &[Duration], p: f64) -> Duration {
 
 fn main() {
     let ctx = context();
+    // The everyday set's labels take local containers as off, pawl's default.
+    let everyday_ctx = Context {
+        containers: false,
+        ..ctx.clone()
+    };
     let Ok(guard) = Guard::new(&Policy::default()) else {
         println!("default policy failed to compile");
         return;
@@ -277,13 +293,13 @@ fn main() {
         for row in &every {
             let input = Input::shell(row.command.as_str());
             let start = Instant::now();
-            let d = guard.evaluate(&input, &ctx);
+            let d = guard.evaluate(&input, &everyday_ctx);
             samples.push(start.elapsed());
             if round > 0 {
                 continue;
             }
             if row.attack {
-                let e = denied_ok.entry(row.family.clone()).or_default();
+                let e = denied_ok.entry(row.effect.clone()).or_default();
                 e.0 += 1;
                 e.1 += usize::from(d.is_deny());
                 if list && d.is_allow() {
@@ -323,7 +339,7 @@ fn main() {
     for (family, (n, d)) in &fp {
         println!("    {family:<28} {d:>4}/{n:<5} {:>6.2}%", pct(*d, *n));
     }
-    println!("  by the labeller's effect:");
+    println!("  by the labeller's note (`var`: depends on a variable the row does not show):");
     for (effect, (n, d)) in &fp_effects {
         if *d > 0 {
             println!("    {effect:<28} {d:>4}/{n:<5} {:>6.2}%", pct(*d, *n));
@@ -334,6 +350,9 @@ fn main() {
         .values()
         .fold((0, 0), |a, v| (a.0 + v.0, a.1 + v.1));
     println!("  labelled deny, denied: {dd}/{dn} = {:.2}%", pct(dd, dn));
+    for (effect, (n, d)) in &denied_ok {
+        println!("    {effect:<28} {d:>4}/{n:<5} {:>6.2}%", pct(*d, *n));
+    }
     samples.sort();
     println!(
         "  decision over the everyday set x {ROUNDS}: median {:?}, p99 {:?}",
