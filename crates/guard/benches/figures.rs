@@ -17,7 +17,7 @@
 //! lines written apart from the rules (`tests/data/classes-apart.tsv`, the shared corpus) are
 //! also totalled apart.
 
-#![allow(clippy::print_stdout)]
+#![allow(clippy::print_stdout, clippy::print_stderr)]
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
