@@ -89,11 +89,14 @@ fn glob_prefix(text: &str) -> &str {
 }
 
 /// Extensions of leftovers that a glob such as `*.orig` removes: patch and merge leftovers,
-/// backups, editor swap files, logs and bytecode. A protected glob open at its end
+/// backups, editor swap files, logs, bytecode and other build outputs. A protected glob open at its end
 /// (`Dockerfile*`, `id_rsa*`) is not taken to mean them.
 const JUNK_EXTENSIONS: &[&str] = &[
     "orig", "rej", "bak", "old", "tmp", "temp", "swp", "swo", "log", "pyc", "pyo", "o", "obj",
     "class", "out", "pid", "prof", "profraw", "gcda", "gcno", "dSYM", "so", "dylib", "dll", "pyd",
+    // Static libraries and precompiled headers; TeX and Texinfo byproducts.
+    "a", "gch", "pch", "dvi", "aux", "toc", "idx", "ind", "ilg", "lof", "lot", "bbl", "blg", "fls",
+    "ky", "pg",
 ];
 
 /// Extensions of source and text files: a glob such as `src/*.rs` edits code, not a file
