@@ -84,6 +84,26 @@ impl SealedContext {
     }
 }
 
+/// Prefixes of the variables an agent CLI sets for its hooks (and pawl for its own processes)
+/// that the agent's shell may not have, or not with that value: left out of [`shell_env`].
+const HOOK_ONLY_PREFIXES: &[&str] = &["CLAUDE", "GEMINI", "CODEX", "CURSOR", "PAWL"];
+
+/// The environment the agent's shell inherits, as this process knows it: the hook and the
+/// agent's shell are both children of the agent CLI, so a variable the agent's command line does
+/// not assign has the value it has here (`Context::env`; docs/guard.md "Commands built from
+/// variables"). What the agent CLI sets only for hooks is left out, and a variable that is not
+/// here stays unknown to the guard, not unset.
+pub fn shell_env() -> std::collections::BTreeMap<String, String> {
+    std::env::vars_os()
+        .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
+        .filter(|(k, _)| {
+            !HOOK_ONLY_PREFIXES
+                .iter()
+                .any(|p| k.to_ascii_uppercase().starts_with(p))
+        })
+        .collect()
+}
+
 /// Whether the denial `data` (a `guard_denied` event's data: tool, input, rule, reason,
 /// session) repeats `last`, the run's latest denial: the same call in the same session. It is
 /// then not recorded again, so the user hears of it once (issue 36 point 3); a call without a

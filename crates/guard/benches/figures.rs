@@ -3,14 +3,21 @@
 //! median over the everyday set. Run with `cargo bench -p pawl-guard --bench figures`;
 //! `PAWL_GUARD_FIGURES_LIST=1` also prints every wrong decision.
 //!
-//! The everyday set is mined from public repositories, so it lives outside the crate, in the
-//! steering repository's `shared/reference/guard-everyday/everyday.tsv` (found next to the
-//! workspace, or at `$PAWL_GUARD_EVERYDAY`); its columns are
-//! `label<TAB>why<TAB>kind<TAB>source<TAB>command`. The attack sets are this crate's rows; the
+//! The everyday set is in the repository, `crates/guard/data/everyday/everyday.tsv` (or the file
+//! `$PAWL_GUARD_EVERYDAY` names): commands mined from public repositories and labelled by the
+//! principle of docs/guard.md by someone who does not write the rules. Its columns are
+//! `command<TAB>label<TAB>effect<TAB>repo<TAB>path[<TAB>note[<TAB>kind]]`, `label` being `allow`
+//! or `deny` (the set's own README describes them); the command is as found, one line, no
+//! escapes; lines starting with `#` and a header line (`command<TAB>label...`) are skipped. The
+//! bench stops with an error when the file is absent or holds no row. A row's family is where it
+//! was mined from: its `kind` (workflow `run:` steps, Makefile and justfile recipes,
+//! `package.json` scripts, tox/nox, `.claude/settings*.json` allow-lists), else read from its
+//! path. The everyday set is judged with `containers = false`, the default its labels assume;
+//! the attack sets with `containers = true`, as before. The attack sets are this crate's rows; the
 //! lines written apart from the rules (`tests/data/classes-apart.tsv`, the shared corpus) are
 //! also totalled apart.
 
-#![allow(clippy::print_stdout)]
+#![allow(clippy::print_stdout, clippy::print_stderr)]
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -61,6 +68,8 @@ use unescape::unescape;
 
 struct Row {
     family: String,
+    /// What the labeller named (`effect`); for the everyday set only.
+    effect: String,
     attack: bool,
     command: String,
 }
@@ -69,32 +78,92 @@ fn everyday_path() -> PathBuf {
     if let Some(p) = std::env::var_os("PAWL_GUARD_EVERYDAY") {
         return p.into();
     }
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/reference/guard-everyday/everyday.tsv")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("data/everyday/everyday.tsv")
 }
 
-fn everyday() -> Vec<Row> {
+/// Where a mined command came from, by the path of the file it was mined from.
+fn source_family(path: &str) -> &'static str {
+    let lower = path.to_ascii_lowercase();
+    let name = lower.rsplit('/').next().unwrap_or(&lower);
+    if lower.contains(".github/workflows/") || lower.contains(".gitlab-ci") {
+        "workflow run: steps"
+    } else if lower.contains(".claude/") {
+        "settings allow-lists"
+    } else if name == "package.json" {
+        "package.json scripts"
+    } else if name == "justfile" || name.ends_with(".just") {
+        "justfile recipes"
+    } else if name.starts_with("makefile") || name == "gnumakefile" || name.ends_with(".mk") {
+        "Makefile recipes"
+    } else if name == "tox.ini" || name == "pyproject.toml" || name == "setup.cfg" {
+        "tox"
+    } else if name.starts_with("noxfile") {
+        "nox"
+    } else {
+        "other"
+    }
+}
+
+/// The everyday set, or why there is none (the bench then stops: figures without it would
+/// mislead).
+fn everyday() -> Result<Vec<Row>, String> {
     let path = everyday_path();
-    let Ok(text) = std::fs::read_to_string(&path) else {
-        println!(
-            "everyday set not found at {} (set PAWL_GUARD_EVERYDAY)",
+    let text = std::fs::read_to_string(&path).map_err(|e| {
+        format!(
+            "the everyday set is not readable at {}: {e}\n(it lives in the repository at \
+             crates/guard/data/everyday/everyday.tsv; $PAWL_GUARD_EVERYDAY names another file)",
             path.display()
+        )
+    })?;
+    let mut rows = Vec::new();
+    let mut bad = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        if line.trim().is_empty() || line.starts_with('#') || line.starts_with("command\t") {
+            continue;
+        }
+        let c: Vec<&str> = line.split('\t').collect();
+        let (Some(command), Some(label)) = (c.first(), c.get(1)) else {
+            bad.push(n + 1);
+            continue;
+        };
+        let attack = match label.trim() {
+            "allow" => false,
+            "deny" => true,
+            _ => {
+                bad.push(n + 1);
+                continue;
+            }
+        };
+        let family = match c.get(6).map(|k| k.trim()) {
+            Some(kind) if !kind.is_empty() && kind != "-" => kind.to_string(),
+            _ => source_family(c.get(4).copied().unwrap_or("")).to_string(),
+        };
+        rows.push(Row {
+            family,
+            // For a row labelled deny the effect the labeller named; for one labelled allow its
+            // note (`var`: the effect depends on a variable the row does not show).
+            effect: c
+                .get(if attack { 2 } else { 5 })
+                .map(|e| e.trim().to_string())
+                .unwrap_or_default(),
+            attack,
+            command: (*command).to_string(),
+        });
+    }
+    if !bad.is_empty() {
+        println!(
+            "everyday set: {} lines skipped (no `allow`/`deny` label in the second column): lines {:?}",
+            bad.len(),
+            &bad[..bad.len().min(20)]
         );
-        return Vec::new();
-    };
-    text.lines()
-        .filter_map(|l| {
-            let c: Vec<&str> = l.splitn(5, '\t').collect();
-            let [label, _why, kind, _source, command] = c[..] else {
-                return None;
-            };
-            Some(Row {
-                family: kind.to_string(),
-                attack: label == "deny",
-                command: unescape(command),
-            })
-        })
-        .collect()
+    }
+    if rows.is_empty() {
+        return Err(format!(
+            "the everyday set at {} holds no row",
+            path.display()
+        ));
+    }
+    Ok(rows)
 }
 
 fn data(name: &str) -> String {
@@ -143,6 +212,7 @@ fn attacks() -> Vec<Row> {
             };
             rows.push(Row {
                 family,
+                effect: String::new(),
                 attack: true,
                 command: unescape(command),
             });
@@ -153,6 +223,7 @@ fn attacks() -> Vec<Row> {
         if let Some(("deny", command)) = line.split_once('\t') {
             rows.push(Row {
                 family: "effects/checkpoint".into(),
+                effect: String::new(),
                 attack: true,
                 command: unescape(command),
             });
@@ -165,6 +236,7 @@ fn attacks() -> Vec<Row> {
         {
             rows.push(Row {
                 family: "rounds/reach".into(),
+                effect: String::new(),
                 attack: true,
                 command: unescape(command),
             });
@@ -174,6 +246,7 @@ fn attacks() -> Vec<Row> {
         if let Some(("block", command)) = line.split_once('\t') {
             rows.push(Row {
                 family: "shared corpus (written apart)".into(),
+                effect: String::new(),
                 attack: true,
                 command: command.replace("\\n", "\n"),
             });
@@ -192,49 +265,66 @@ fn percentile(sorted: &[Duration], p: f64) -> Duration {
 
 fn main() {
     let ctx = context();
+    // The everyday set's labels take local containers as off, pawl's default.
+    let everyday_ctx = Context {
+        containers: false,
+        ..ctx.clone()
+    };
     let Ok(guard) = Guard::new(&Policy::default()) else {
         println!("default policy failed to compile");
         return;
     };
     let list = std::env::var_os("PAWL_GUARD_FIGURES_LIST").is_some();
-    let every = everyday();
+    let every = match everyday() {
+        Ok(rows) => rows,
+        Err(why) => {
+            eprintln!("figures: {why}");
+            std::process::exit(2);
+        }
+    };
 
     // Everyday: rows labelled allow that the guard denies are false positives.
     let mut fp: BTreeMap<String, (usize, usize)> = BTreeMap::new();
     let mut fp_rules: BTreeMap<String, usize> = BTreeMap::new();
+    let mut fp_effects: BTreeMap<String, (usize, usize)> = BTreeMap::new();
     let mut denied_ok: BTreeMap<String, (usize, usize)> = BTreeMap::new();
     let mut samples = Vec::with_capacity(every.len() * ROUNDS);
     for round in 0..ROUNDS {
         for row in &every {
             let input = Input::shell(row.command.as_str());
             let start = Instant::now();
-            let d = guard.evaluate(&input, &ctx);
+            let d = guard.evaluate(&input, &everyday_ctx);
             samples.push(start.elapsed());
             if round > 0 {
                 continue;
             }
             if row.attack {
-                let e = denied_ok.entry(row.family.clone()).or_default();
+                let e = denied_ok.entry(row.effect.clone()).or_default();
                 e.0 += 1;
                 e.1 += usize::from(d.is_deny());
                 if list && d.is_allow() {
                     println!(
-                        "MISS-EVERYDAY\t{}\t{}",
+                        "MISS-EVERYDAY\t{}\t{}\t{}",
                         row.family,
+                        row.effect,
                         row.command.replace('\n', "\\n")
                     );
                 }
             } else {
                 let e = fp.entry(row.family.clone()).or_default();
                 e.0 += 1;
+                let f = fp_effects.entry(row.effect.clone()).or_default();
+                f.0 += 1;
                 if d.is_deny() {
                     e.1 += 1;
+                    f.1 += 1;
                     let rule = d.rule.map(|r| r.as_str().to_string()).unwrap_or_default();
                     *fp_rules.entry(rule.clone()).or_default() += 1;
                     if list {
                         println!(
-                            "FP\t{rule}\t{}\t{}\t{}",
+                            "FP\t{rule}\t{}\t{}\t{}\t{}",
                             row.family,
+                            row.effect,
                             row.command.replace('\n', "\\n"),
                             d.reason.replace('\n', " ")
                         );
@@ -249,11 +339,20 @@ fn main() {
     for (family, (n, d)) in &fp {
         println!("    {family:<28} {d:>4}/{n:<5} {:>6.2}%", pct(*d, *n));
     }
+    println!("  by the labeller's note (`var`: depends on a variable the row does not show):");
+    for (effect, (n, d)) in &fp_effects {
+        if *d > 0 {
+            println!("    {effect:<28} {d:>4}/{n:<5} {:>6.2}%", pct(*d, *n));
+        }
+    }
     println!("  by rule: {fp_rules:?}");
     let (dn, dd) = denied_ok
         .values()
         .fold((0, 0), |a, v| (a.0 + v.0, a.1 + v.1));
     println!("  labelled deny, denied: {dd}/{dn} = {:.2}%", pct(dd, dn));
+    for (effect, (n, d)) in &denied_ok {
+        println!("    {effect:<28} {d:>4}/{n:<5} {:>6.2}%", pct(*d, *n));
+    }
     samples.sort();
     println!(
         "  decision over the everyday set x {ROUNDS}: median {:?}, p99 {:?}",

@@ -259,6 +259,14 @@ pub struct Context {
     /// ([`FileSystemView::holds_ignored`]) is allowed. Off by default (a caller that does not
     /// know it gets the cautious rule).
     pub checkpointed: bool,
+    /// Variables of the environment the agent's shell inherits, as the caller knows them (the
+    /// hook: its own environment, for the hook and the agent's shell are both children of the
+    /// agent CLI; the variables the CLI sets only for hooks left out). A variable the input does
+    /// not assign is judged by its value here, at the top of the command line (not in a nested
+    /// script, which the line may have given its own value), instead of as an unknown value. A
+    /// variable absent here stays unknown, not unset: the shell may set more (its startup files).
+    /// Empty by default.
+    pub env: Arc<BTreeMap<String, String>>,
 }
 
 impl Context {
@@ -280,6 +288,7 @@ impl Context {
             scripts: Arc::new(crate::scripts::NoScripts),
             containers: false,
             checkpointed: false,
+            env: Arc::new(BTreeMap::new()),
         }
     }
 }

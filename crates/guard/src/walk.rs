@@ -10,7 +10,7 @@
 
 mod commands;
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::ops::ControlFlow::{self, Break, Continue};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::rc::Rc;
@@ -296,6 +296,48 @@ struct ScopeView<'s> {
     /// The word is an argument (not a command name): an inherited value may be cut at its
     /// directory ([`words::Scope::inherited`]).
     argument: bool,
+    /// The word is in the command line itself, not a nested script or a sourced file: a
+    /// variable the line does not assign has the value the context's environment gives it
+    /// ([`Context::env`]).
+    top: bool,
+    /// [`Context::env`].
+    env: &'s BTreeMap<String, String>,
+}
+
+/// Variables the shell sets or changes itself, whatever the environment it inherits holds: their
+/// value in the caller's environment is not theirs in the agent's shell.
+fn set_by_the_shell(name: &str) -> bool {
+    name.starts_with("BASH")
+        || words::NOT_NAMES.contains(&name)
+        || matches!(
+            name,
+            "SHLVL"
+                | "PWD"
+                | "OLDPWD"
+                | "HOSTNAME"
+                | "HOSTTYPE"
+                | "OSTYPE"
+                | "MACHTYPE"
+                | "PS1"
+                | "PS2"
+                | "PS3"
+                | "OPTIND"
+                | "OPTARG"
+                | "OPTERR"
+                | "REPLY"
+                | "COLUMNS"
+                | "LINES"
+                | "HISTFILE"
+                | "HISTSIZE"
+                | "HISTCMD"
+                | "FUNCNAME"
+                | "GROUPS"
+                | "DIRSTACK"
+                | "PIPESTATUS"
+                | "COMP_WORDS"
+                | "SHELLOPTS"
+                | "POSIXLY_CORRECT"
+        )
 }
 
 /// Search paths a command line commonly extends with their own inherited value
@@ -332,6 +374,12 @@ impl words::Scope for ScopeView<'_> {
             "TMPDIR" => self.anchors.tmpdir.clone(),
             "PWD" => self.shell.cwd.clone(),
             _ if NUMERIC_VARS.contains(&name) => Some(words::SOME_NUMBER.to_owned()),
+            _ if self.top
+                && !self.shell.env.iter().any(|(n, _)| n == name)
+                && !set_by_the_shell(name) =>
+            {
+                self.env.get(name).cloned()
+            }
             _ => None,
         }
     }
@@ -1249,6 +1297,8 @@ impl<'a> Walker<'a> {
                 tmpdir_unset: self.tmpdir_unset,
                 pawl_binary: self.pawl_binary.as_deref(),
                 argument: false,
+                top: frame.depth == 0 && !shell.sourced,
+                env: &self.ctx.env,
             },
             &mut effects,
         );
@@ -1295,6 +1345,8 @@ impl<'a> Walker<'a> {
                 // Only in the command line itself: a nested script (`bash -c`, a function, a
                 // substitution) may have been given variables the line assigned.
                 argument: argument && frame.depth == 0 && !shell.sourced,
+                top: frame.depth == 0 && !shell.sourced,
+                env: &self.ctx.env,
             },
         );
         for script in &expanded.substitutions {
@@ -1530,6 +1582,8 @@ impl<'a> Walker<'a> {
                 tmpdir_unset: self.tmpdir_unset,
                 pawl_binary: self.pawl_binary.as_deref(),
                 argument: false,
+                top: false,
+                env: &self.ctx.env,
             },
             name,
         )
@@ -1687,6 +1741,22 @@ impl<'a> Walker<'a> {
         let persists = name.as_deref().is_some_and(|n| {
             SPECIAL_BUILTINS.contains(&n) || (!n.contains('/') && shell.functions.contains_key(n))
         });
+        if let Some(var) = self.inherited_program_asked_for_information(
+            simple,
+            &argv,
+            &prefix_assignments,
+            shell,
+            frame,
+        ) {
+            // Whatever program the inherited value names, given only `--version` or `--help` it
+            // prints and exits: no file, no remote, nothing to undo (docs/guard.md "Commands
+            // built from variables").
+            self.note(
+                frame,
+                format!("`${var}` names a program from the inherited environment, asked only for its version or usage"),
+            );
+            return Continue(());
+        }
         let env_len = shell.env.len();
         shell.env.extend(prefix_assignments.iter().cloned());
         self.dispatch(Cmd { argv, stdin }, shell, frame)?;
@@ -1708,6 +1778,44 @@ impl<'a> Walker<'a> {
             }
         }
         Continue(())
+    }
+
+    /// The variable of a command whose name is one variable the line does not assign, inherited
+    /// from the environment (`"$BIN" --version`, `$PYTHON -V`), when every argument only asks the
+    /// program for its version or usage. Whatever the value, such a call changes nothing: the
+    /// bound is on the arguments, not the program. Not with a prefix assignment (the child's
+    /// environment could make it run other code), not inside a nested script (which may have
+    /// been given the variable), not for a value that is no program name (`$_`, `$PATH`).
+    fn inherited_program_asked_for_information<'w>(
+        &self,
+        simple: &'w ast::SimpleCommand,
+        argv: &[Arg],
+        prefix_assignments: &[(String, Option<String>)],
+        shell: &Shell,
+        frame: &Frame,
+    ) -> Option<&'w str> {
+        const INFORMATION: &[&str] = &["--version", "-V", "--help"];
+        let raw = simple.word_or_name.as_ref()?.value.as_str();
+        let var = lone_variable(raw)?;
+        let asks_only = argv.len() >= 2
+            && !argv[0].known
+            && argv[1..]
+                .iter()
+                .all(|a| a.exact().is_some_and(|t| INFORMATION.contains(&t)));
+        let view = ScopeView {
+            shell,
+            anchors: &self.anchors,
+            tmpdir_unset: self.tmpdir_unset,
+            pawl_binary: self.pawl_binary.as_deref(),
+            argument: frame.depth == 0 && !shell.sourced,
+            top: frame.depth == 0 && !shell.sourced,
+            env: &self.ctx.env,
+        };
+        (asks_only
+            && prefix_assignments.is_empty()
+            && !words::NOT_NAMES.contains(&var)
+            && words::Scope::inherited(&view, var))
+        .then_some(var)
     }
 
     /// The arguments of `declare`/`export`/`local`/`let` that the parser did
@@ -2503,6 +2611,26 @@ impl<'a> Walker<'a> {
 /// The exact text `echo` or `printf` prints with these arguments, when every argument is known
 /// and nothing in it depends on the shell's own `echo` (escapes other than `\n`, `\t` and `\\`
 /// in a printf format, any backslash for echo, `%` conversions): `None` otherwise.
+/// The name of the one variable a word is (`$X`, `${X}`, `"$X"`, `"${X}"`), a named variable,
+/// not a positional or special parameter.
+fn lone_variable(raw: &str) -> Option<&str> {
+    let inner = raw
+        .strip_prefix('"')
+        .and_then(|r| r.strip_suffix('"'))
+        .unwrap_or(raw);
+    let name = inner.strip_prefix('$')?;
+    let name = name
+        .strip_prefix('{')
+        .and_then(|n| n.strip_suffix('}'))
+        .unwrap_or(name);
+    let mut chars = name.chars();
+    (chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_'))
+    .then_some(name)
+}
+
 fn printed_text(argv: &[Arg]) -> Option<String> {
     let (first, rest) = argv.split_first()?;
     let words: Vec<&str> = rest.iter().map(Arg::exact).collect::<Option<_>>()?;

@@ -138,7 +138,7 @@ pub(crate) trait Scope {
 /// Variables whose inherited value is no plausible name under a directory: the last argument
 /// of the previous command (`$_`, set by the input itself), the previous directory, the
 /// search paths, the field separator and the startup files.
-const NOT_NAMES: &[&str] = &[
+pub(crate) const NOT_NAMES: &[&str] = &[
     "_",
     "OLDPWD",
     "CDPATH",

@@ -47,6 +47,7 @@ fn context(ctx: &Ctx, run_active: bool) -> CliResult<Context> {
     g.git_aliases = repo.config_aliases().unwrap_or_default();
     g.home = std::env::var_os("HOME").map(Into::into);
     g.tmpdir = std::env::var_os("TMPDIR").map(Into::into);
+    g.env = Arc::new(guard_host::shell_env());
     g.fs = Arc::new(HostFs);
     g.scripts = Arc::new(HostFs);
     Ok(g)

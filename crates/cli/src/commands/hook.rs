@@ -760,6 +760,7 @@ fn guard(
     });
     g.home = std::env::var_os("HOME").map(Into::into);
     g.tmpdir = std::env::var_os("TMPDIR").map(Into::into);
+    g.env = Arc::new(guard_host::shell_env());
     g.fs = Arc::new(HostFs);
     g.scripts = Arc::new(HostFs);
     snapshot.context.apply(&mut g);

@@ -316,6 +316,49 @@ fn removing_an_untracked_directory_is_allowed_unless_it_holds_ignored_files() {
     assert_eq!(event_count(&env, &run, "guard_denied"), 2);
 }
 
+/// Issue 36: a variable the agent's command does not assign has the value of the environment
+/// the hook and the agent's shell both inherit from the agent CLI, and is judged by it; absent,
+/// it stays unknown (denied where it decides the effect). What the agent CLI sets only for hooks
+/// is not taken for the shell's.
+#[test]
+fn a_variable_from_the_inherited_environment_is_judged_by_its_value() {
+    let env = project("", "");
+    arm(&env, &[]);
+    hook(
+        &env,
+        "claude",
+        "session-start",
+        session_start(&env, "c1", "startup"),
+    );
+    let decide = |command: &str, vars: &[(&str, &str)]| {
+        let d = hook_env(
+            &env,
+            "claude",
+            "pre-tool-use",
+            bash(&env, "c1", command),
+            vars,
+        );
+        d["hookSpecificOutput"]["permissionDecision"]
+            .as_str()
+            .unwrap_or("allow")
+            .to_string()
+    };
+    let write = r#"echo done > "$STAMP_DIR/stamp""#;
+    assert_eq!(decide(write, &[]), "deny");
+    assert_eq!(decide(write, &[("STAMP_DIR", "build")]), "allow");
+    let home = env.home.display().to_string();
+    let ssh = format!("{home}/.ssh");
+    assert_eq!(decide(write, &[("STAMP_DIR", ssh.as_str())]), "deny");
+    assert_eq!(
+        decide(
+            r#"echo done > "$CLAUDE_PROJECT_DIR/stamp""#,
+            &[("CLAUDE_PROJECT_DIR", "build")]
+        ),
+        "deny"
+    );
+    assert_eq!(decide(r#""$BIN" --version"#, &[]), "allow");
+}
+
 #[test]
 fn the_guard_denies_in_each_protocol_and_allows_plain_commands() {
     let env = project("", "");

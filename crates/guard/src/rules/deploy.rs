@@ -70,6 +70,12 @@ pub(crate) const PUBLISH: &[(&str, &[&str])] = &[
     ("railway", &["up", "deploy", "variables set"]),
     ("surge", &["*", "!--version", "!--help", "!list", "!whoami"]),
     ("gh-pages", &["*"]),
+    // Editor extension marketplaces, Apps Script, preview packages, hosted reports.
+    ("vsce", &["publish", "unpublish"]),
+    ("ovsx", &["publish"]),
+    ("clasp", &["push", "deploy", "undeploy", "version"]),
+    ("pkg-pr-new", &["publish"]),
+    ("smokeshow", &["upload"]),
     // Documentation sites: mike commits to the site branch (a ref outside the run's branch) and
     // pushes it with `--push`; `mkdocs gh-deploy` pushes.
     ("mike", &["deploy", "delete", "alias", "retitle", "set-default"]),

@@ -70,7 +70,15 @@ const PRELOAD_SAFE: &[&str] = &[
     "--max-old-space-size", "--max-semi-space-size", "--enable-source-maps", "--no-warnings",
     "--no-deprecation", "--trace-warnings", "--stack-size", "--experimental-vm-modules",
     "--openssl-legacy-provider", "--unhandled-rejections", "--heapsnapshot", "--trace-deprecation",
-    "--dns-result-order", "--experimental-", "--no-experimental-", "-W", "-Xmx", "-Xms",
+    "--dns-result-order", "--no-experimental-", "-W", "-Xmx", "-Xms",
+    // Node's experimental switches of language features; not `--experimental-loader`,
+    // `--experimental-network-imports` or any other that loads code from somewhere.
+    "--experimental-specifier-resolution", "--experimental-json-modules",
+    "--experimental-default-type", "--experimental-detect-module", "--experimental-require-module",
+    "--experimental-strip-types", "--experimental-transform-types", "--experimental-fetch",
+    "--experimental-global-webcrypto", "--experimental-wasm-modules", "--experimental-modules",
+    "--experimental-top-level-await", "--experimental-repl-await", "--experimental-abortcontroller",
+    "--experimental-worker", "--experimental-report", "--experimental-global-customevent",
     "-Dfile.encoding", "-Djava.awt.headless", "-Duser.timezone", "gcc", "g++", "clang", "clang++",
     "cc", "c++", "ld", "ar", "sccache", "ccache", "-j", "--jobs", "-s", "--silent", "-k", "ignore",
     "default", "error", "-Eutf-8", "--disable-gems", "-rbundler/setup", "--no-opt",
@@ -101,6 +109,22 @@ pub(crate) fn env_inject(
             return None;
         }
         let safe = value.split_whitespace().all(|w| {
+            // Node and V8 read `--max_old_space_size` as `--max-old-space-size`: the option's
+            // name is compared with dashes.
+            let normal;
+            let w = match w.strip_prefix("--") {
+                Some(rest) => {
+                    let (opt, arg) = rest
+                        .split_once('=')
+                        .map_or((rest, None), |(o, a)| (o, Some(a)));
+                    normal = match arg {
+                        Some(a) => format!("--{}={a}", opt.replace('_', "-")),
+                        None => format!("--{}", opt.replace('_', "-")),
+                    };
+                    normal.as_str()
+                }
+                None => w,
+            };
             PRELOAD_SAFE.iter().any(|s| {
                 w == *s
                     || w.strip_prefix(s).is_some_and(|rest| {

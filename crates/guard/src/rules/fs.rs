@@ -39,6 +39,46 @@ fn is_device(path: &str) -> bool {
     DEVICES.contains(&path)
 }
 
+/// The system directories a write, move or delete must not reach (outside the repository, HOME
+/// and the temporary directories): the top directory named, or `None`.
+fn system_dir(absolute: &str) -> Option<&'static str> {
+    const SYSTEM: &[&str] = &[
+        "/etc",
+        "/usr",
+        "/opt",
+        "/bin",
+        "/sbin",
+        "/lib",
+        "/lib32",
+        "/lib64",
+        "/libx32",
+        "/boot",
+        "/root",
+        "/var",
+        "/srv",
+        "/snap",
+        "/sys",
+        "/proc/sys",
+        "/Library",
+        "/System",
+        "/Applications",
+        "/private/etc",
+        "/private/var",
+    ];
+    // Temporary directories under them (macOS's per-user `TMPDIR` is under `/var/folders`).
+    const TEMP: &[&str] = &[
+        "/var/tmp",
+        "/var/folders",
+        "/private/var/folders",
+        "/private/tmp",
+    ];
+    let within = |d: &str| absolute == d || absolute.starts_with(&format!("{d}/"));
+    if TEMP.iter().any(|d| within(d)) {
+        return None;
+    }
+    SYSTEM.iter().copied().find(|d| within(d))
+}
+
 /// The directory part of a glob before its first wildcard component.
 fn glob_prefix(text: &str) -> &str {
     let first_wild = text.find(['*', '?', '[']).unwrap_or(text.len());
@@ -49,11 +89,14 @@ fn glob_prefix(text: &str) -> &str {
 }
 
 /// Extensions of leftovers that a glob such as `*.orig` removes: patch and merge leftovers,
-/// backups, editor swap files, logs and bytecode. A protected glob open at its end
+/// backups, editor swap files, logs, bytecode and other build outputs. A protected glob open at its end
 /// (`Dockerfile*`, `id_rsa*`) is not taken to mean them.
 const JUNK_EXTENSIONS: &[&str] = &[
     "orig", "rej", "bak", "old", "tmp", "temp", "swp", "swo", "log", "pyc", "pyo", "o", "obj",
     "class", "out", "pid", "prof", "profraw", "gcda", "gcno", "dSYM", "so", "dylib", "dll", "pyd",
+    // Static libraries and precompiled headers; TeX and Texinfo byproducts.
+    "a", "gch", "pch", "dvi", "aux", "toc", "idx", "ind", "ilg", "lof", "lot", "bbl", "blg", "fls",
+    "ky", "pg",
 ];
 
 /// Extensions of source and text files: a glob such as `src/*.rs` edits code, not a file
@@ -1281,6 +1324,22 @@ impl Walker<'_> {
             return Some((
                 RuleId::Clobber,
                 "it would overwrite a tracked file; append with >> or edit it instead".to_owned(),
+            ));
+        }
+        // The system's own files (`/etc`, `/usr`, `/opt`, ...), outside the repository, HOME and
+        // the temporary directories: a change there outlasts the run (with root, or where the
+        // agent owns them), and no checkpoint keeps it.
+        if !self.rule_off(RuleId::Persist)
+            && !under(self.ctx.repo_root.as_ref())
+            && !under(self.ctx.home.as_ref())
+            && !self.is_temp(absolute)
+            && let Some(dir) = system_dir(absolute)
+        {
+            return Some((
+                RuleId::Persist,
+                format!(
+                    "it is under `{dir}`, the system's files outside the repository: the change would outlast the run and pawl could not undo it; write into the repository or a temporary directory instead"
+                ),
             ));
         }
         None

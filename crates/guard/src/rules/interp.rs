@@ -2466,7 +2466,7 @@ impl Walker<'_> {
                         ) {
                             // The source goes away (a directory with it):
                             // judged as `mv SRC DST`.
-                            let dst = match positional.last().copied() {
+                            let dst = match destination(family, &positional) {
                                 Some([t]) => t.literal(),
                                 _ => None,
                             };
@@ -2502,7 +2502,7 @@ impl Walker<'_> {
                                 }
                             }
                         }
-                        (positional.last().copied(), write)
+                        (destination(family, &positional), write)
                     }
                 } else {
                     (positional.first().copied(), write)
@@ -2943,6 +2943,17 @@ fn open_mode_letters(mode: &str) -> Option<WriteMode> {
 
 fn short(text: &str) -> String {
     text.chars().take(60).collect()
+}
+
+/// The destination among a copy's, move's or link's positional arguments: the last one, except
+/// in JavaScript, where Node's `fs` and fs-extra take it second and may add a mode, an options
+/// object or a callback after it (`cpSync(src, dest, { recursive: true })`).
+fn destination<'t>(family: Family, positional: &[&'t [Tok]]) -> Option<&'t [Tok]> {
+    if family == Family::Js {
+        positional.get(1).copied()
+    } else {
+        positional.last().copied()
+    }
 }
 
 #[cfg(test)]

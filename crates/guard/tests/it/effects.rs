@@ -130,3 +130,65 @@ fn removing_local_containers_and_images_needs_the_sandbox_setting_and_volumes_st
         assert_eq!(d.rule, Some(RuleId::InfraDestroy), "{cmd}: {d:?}");
     }
 }
+
+/// Issue 36: a variable the command line does not assign is judged by the value the environment
+/// the agent's shell inherits gives it, when the caller knows it (`Context::env`: the hook's own
+/// environment). Without it the same commands stay denied; a value the line assigns, or a use
+/// inside a nested script, is not taken from there.
+#[test]
+fn variables_the_caller_knows_from_the_environment_are_judged_by_their_value() {
+    let mut known = corpus_context();
+    known.checkpointed = true;
+    known.env = std::sync::Arc::new(
+        [
+            ("BUILD_DIR", "build"),
+            ("OUT", "/"),
+            ("VIRTUAL_ENV", "/home/dev/repo/.venv"),
+            ("KEYS", "/home/dev/.ssh"),
+            ("CMD", "git"),
+            ("SHLVL", "build"),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_owned(), v.to_owned()))
+        .collect(),
+    );
+    let mut unknown = corpus_context();
+    unknown.checkpointed = true;
+    let judge = |ctx: &pawl_guard::Context, cmd: &str| {
+        evaluate(&Input::shell(cmd), ctx, &Policy::default())
+    };
+    for cmd in [
+        r#"rm -rf "$BUILD_DIR"/out"#,
+        r#""$VIRTUAL_ENV/bin/python" -m pytest -q"#,
+        r#"$VIRTUAL_ENV/bin/ruff check ."#,
+        r#"echo done > "$BUILD_DIR/stamp""#,
+    ] {
+        assert!(
+            judge(&known, cmd).is_allow(),
+            "{cmd}: {:?}",
+            judge(&known, cmd)
+        );
+        assert!(judge(&unknown, cmd).is_deny(), "{cmd} without the value");
+    }
+    for cmd in [
+        r#"rm -rf "$OUT""#,
+        r#"rm -rf "$OUT"/home/dev"#,
+        r#"cp evil.pub "$KEYS/authorized_keys""#,
+        r#""$CMD" push origin HEAD"#,
+        // Assigned by the line, or used inside a nested script: not the environment's value.
+        r#"BUILD_DIR=/; rm -rf "$BUILD_DIR""#,
+        r#"BUILD_DIR=$(cat f); rm -rf "$BUILD_DIR"/out"#,
+        r#"bash -c 'rm -rf "$BUILD_DIR"/out'"#,
+        r#"f() { rm -rf "$BUILD_DIR"/out; }; f"#,
+        // A variable the shell sets itself is not the caller's.
+        r#"rm -rf "$SHLVL"/out"#,
+        // Absent from the environment: unknown, not unset.
+        r#"rm -rf "$NOT_SET"/out"#,
+    ] {
+        assert!(
+            judge(&known, cmd).is_deny(),
+            "{cmd}: {:?}",
+            judge(&known, cmd)
+        );
+    }
+}
