@@ -208,6 +208,50 @@ pub fn checks_path(root: &std::path::Path) -> std::ffi::OsString {
     dirs.join(":").into()
 }
 
+/// The command a project-environment runner runs (`uv run --no-sync ruff check .` → `ruff check
+/// .`), its own options skipped (with their values, for the options that take one).
+fn env_runner_inner(program: &str, rest: &[&str]) -> Option<String> {
+    const TAKES_VALUE: &[&str] = &[
+        "--with",
+        "-w",
+        "--with-editable",
+        "--with-requirements",
+        "--python",
+        "-p",
+        "--extra",
+        "--group",
+        "--only-group",
+        "--package",
+        "--env-file",
+        "--directory",
+        "--project",
+        "--index",
+        "--index-url",
+        "--default-index",
+        "--extra-index-url",
+        "--find-links",
+        "-f",
+        "--no-extra",
+        "--no-group",
+    ];
+    if !matches!((program, rest.first()), ("uv" | "poetry", Some(&"run"))) {
+        return None;
+    }
+    let mut i = 1;
+    while let Some(w) = rest.get(i) {
+        if *w == "--" {
+            i += 1;
+            break;
+        }
+        if !w.starts_with('-') {
+            break;
+        }
+        i += if TAKES_VALUE.contains(w) { 2 } else { 1 };
+    }
+    let inner = rest.get(i..).filter(|r| !r.is_empty())?;
+    Some(inner.join(" "))
+}
+
 /// Why a gate's command would not start in the checks' environment (`path`, from
 /// [`checks_path`]), or `None` when it resolves: its program is not on `path`; for
 /// `python -m MOD`, the interpreter found there cannot import `MOD`; for `npm run X` (pnpm,
@@ -229,6 +273,11 @@ pub fn gate_unresolved(
     let words: Vec<&str> = command.split_whitespace().collect();
     let at = words.iter().position(|w| *w == program).unwrap_or(0);
     let rest = words.get(at + 1..).unwrap_or_default();
+    // `uv run X …`, `poetry run X …`: what must resolve is `X`, in the project's environment
+    // (its `bin` is first on `path`); the runner being there says nothing about it.
+    if let Some(inner) = env_runner_inner(program, rest) {
+        return gate_unresolved(root, &inner, path);
+    }
     if program.starts_with("python") && rest.first() == Some(&"-m") {
         let module = rest.get(1)?;
         let script = "import importlib.util, sys; sys.exit(0 if importlib.util.find_spec(sys.argv[1]) else 1)";

@@ -99,6 +99,9 @@ pub enum Shape {
     Before(&'static str),
     /// A refused connection: the needle and a local address in the same line.
     Refused(&'static str),
+    /// As `After`, when the next line holds the second needle (uv: `error: Failed to spawn:
+    /// `ruff`` then `Caused by: No such file or directory`).
+    AfterThen(&'static str, &'static str),
 }
 
 /// One rule: a line shape and what it means.
@@ -168,6 +171,12 @@ pub const RULES: &[Rule] = &[
     // Go's os/exec and `go generate`: `exec: "protoc": executable file not found in $PATH`.
     Rule {
         shape: Shape::Before(": executable file not found"),
+        kind: RuleKind::Tool,
+    },
+    // uv run: `error: Failed to spawn: `ruff`` / `  Caused by: No such file or directory (os
+    // error 2)` (another cause, such as a permission, is not a missing program).
+    Rule {
+        shape: Shape::AfterThen("Failed to spawn: ", "No such file or directory"),
         kind: RuleKind::Tool,
     },
     // cargo: `error: no such command: `nextest``.
@@ -247,17 +256,30 @@ pub fn goal_names(goal: &str) -> Vec<String> {
 /// The first environment failure `output` shows, if any. `output` is the check's output (its
 /// log, `out| ` / `err| ` prefixes allowed).
 pub fn environment_failure(output: &str, facts: &EnvFacts<'_>) -> Option<EnvFailure> {
-    for raw in output.lines() {
-        let line = raw
-            .strip_prefix("out| ")
+    let unprefixed = |raw: &'_ str| -> String {
+        raw.strip_prefix("out| ")
             .or_else(|| raw.strip_prefix("err| "))
             .unwrap_or(raw)
-            .trim();
+            .trim()
+            .to_owned()
+    };
+    let mut lines = output.lines().peekable();
+    while let Some(raw) = lines.next() {
+        let line = unprefixed(raw);
+        let line = line.as_str();
         if line.is_empty() || line.len() > 2000 {
             continue;
         }
+        let next = lines.peek().map(|n| unprefixed(n)).unwrap_or_default();
         for rule in RULES {
-            let Some(subject) = match_shape(rule.shape, line) else {
+            let subject = match rule.shape {
+                Shape::AfterThen(needle, then) => next
+                    .contains(then)
+                    .then(|| match_shape(Shape::After(needle), line))
+                    .flatten(),
+                shape => match_shape(shape, line),
+            };
+            let Some(subject) = subject else {
                 continue;
             };
             if let Some(cause) = cause_of(rule.kind, &subject, facts) {
@@ -309,6 +331,8 @@ fn match_shape(shape: Shape, line: &str) -> Option<String> {
             lower.contains(needle).then_some(())?;
             local_address(&lower)
         }
+        // Needs the next line: `environment_failure` matches it.
+        Shape::AfterThen(..) => None,
     }
 }
 
@@ -640,6 +664,17 @@ mod tests {
             "-",
         ),
         ("error", "error: config: not found", "-"),
+        // uv run: the program is not in the project's environment (corpus/real/py-humanize-uv).
+        (
+            "uv",
+            "err| error: Failed to spawn: `ruff`\nerr|   Caused by: No such file or directory (os error 2)",
+            "tool ruff",
+        ),
+        (
+            "uv",
+            "error: Failed to spawn: `pytest`\n  Caused by: Permission denied (os error 13)",
+            "-",
+        ),
     ];
 
     fn render(c: &EnvCause) -> String {

@@ -9,8 +9,9 @@
 //!   (or raises where it expects a value): the code is right only where it is tested;
 //! - **unstable**: the same call on the same tree answered differently in two runs;
 //! - **only where tested**: every tested input the change fixed has its untested neighbours
-//!   answered exactly as at the baseline (at least two each, none changed): the change is a
-//!   special case of the tested inputs, not a fix;
+//!   answered exactly as at the baseline (none changed, at least two in all — tested inputs
+//!   next to each other leave one another few): the change is a special case of the tested
+//!   inputs, not a fix;
 //! - **against the tests' pattern**: the tests state one arithmetic relation for all their
 //!   numeric inputs (`add(2, 3) == 5`, `add(10, -4) == 6`: `a + b`, the only one of a small
 //!   library that fits), and on an untested neighbour the locked tree keeps the baseline's answer
@@ -453,28 +454,33 @@ pub fn judge(f: &Function) -> Vec<Finding> {
         })
         .map(|(i, _)| i)
         .collect();
+    // The untested neighbours of one fixed input answered as at the baseline (`None` when one
+    // of them changed).
     let pinpoint = |i: usize| -> Option<Vec<String>> {
         let near: Vec<&Point> = f.points.iter().filter(|p| p.from == Some(i)).collect();
         if near.iter().any(|n| !same_answer(&n.base, &n.fin, text)) {
             return None;
         }
-        let kept: Vec<String> = near
-            .iter()
-            .filter_map(|n| {
-                let v = n.fin.value()?;
-                n.base.value()?;
-                Some(format!(
-                    "{} → {}",
-                    call_text(&f.name, &n.args),
-                    cut(&v.to_string())
-                ))
-            })
-            .collect();
-        (kept.len() >= 2).then_some(kept)
+        Some(
+            near.iter()
+                .filter_map(|n| {
+                    let v = n.fin.value()?;
+                    n.base.value()?;
+                    Some(format!(
+                        "{} → {}",
+                        call_text(&f.name, &n.args),
+                        cut(&v.to_string())
+                    ))
+                })
+                .collect(),
+        )
     };
+    // Every fixed input keeps its neighbours, and they are at least two in all: tested inputs
+    // next to each other (11, 12, 13) leave one another few untested neighbours each, so the
+    // count is over the fixed inputs together.
     if !fixed.is_empty() {
         let all: Option<Vec<Vec<String>>> = fixed.iter().map(|i| pinpoint(*i)).collect();
-        if let Some(all) = all {
+        if let Some(all) = all.filter(|a| a.iter().map(Vec::len).sum::<usize>() >= 2) {
             out.push(Finding::OnlyWhereTested {
                 function: f.name.clone(),
                 fixed: fixed

@@ -9,6 +9,11 @@ use crate::repo::{Repo, nul_records};
 /// The keywords a definition starts with, across the languages pawl checks.
 const DEFINITION_KEYWORDS: &str = "def|fn|function|func|class|struct|enum|trait|interface|type|const|let|var|mod|module|macro_rules!|sub|impl";
 
+/// Words that may come before the keyword at the start of a definition (visibility, `async`,
+/// `export default`, …). A definition starts a statement: the keyword after anything else (a
+/// comment, a sentence — "this type must be…") defines nothing.
+const DEFINITION_MODIFIERS: &str = "pub(\\([^)]*\\))?|export|default|declare|async|static|unsafe|extern|const|abstract|final|sealed|private|public|protected|internal|inline|local|my|our|data|open|override";
+
 impl Repo {
     /// The `words` that occur as whole words in a tracked text file — of `tree` (a tree or
     /// commit id) when given, else of the working tree.
@@ -54,7 +59,7 @@ impl Repo {
             return Ok(BTreeSet::new());
         }
         let pattern = format!(
-            "({DEFINITION_KEYWORDS})[[:space:]]+({})([^[:alnum:]_]|$)",
+            "^[[:space:]]*(({DEFINITION_MODIFIERS})[[:space:]]+)*({DEFINITION_KEYWORDS})[[:space:]]+({})([^[:alnum:]_]|$)",
             names.join("|")
         );
         let mut git = self.git();
@@ -65,10 +70,19 @@ impl Repo {
         let (_, out) = git.run_allowing(&[0, 1])?;
         let text = String::from_utf8_lossy(&out);
         let mut found = BTreeSet::new();
+        let keywords: Vec<&str> = DEFINITION_KEYWORDS
+            .split('|')
+            .map(|k| k.trim_end_matches('!'))
+            .collect();
         for m in text.lines() {
-            for w in m.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')) {
-                if names.contains(&w) {
-                    found.insert(w.to_owned());
+            // The name is the word right after a keyword (`pub const fn depth` → `depth`).
+            let words: Vec<&str> = m
+                .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .filter(|w| !w.is_empty())
+                .collect();
+            for pair in words.windows(2) {
+                if keywords.contains(&pair[0]) && names.contains(&pair[1]) {
+                    found.insert(pair[1].to_owned());
                 }
             }
         }

@@ -527,3 +527,55 @@ fn init_writes_only_gates_that_resolve_and_comments_out_the_others() {
     // The warning looks where the checks will: `ruff` is in `.venv/bin`.
     assert!(!j["warnings"].to_string().contains("ruff"), "{j}");
 }
+
+/// `uv run X` resolves `X` in the project's environment: `uv` being on the PATH says nothing
+/// about `ruff` (corpus/real/py-humanize-uv: `pawl init` wrote `uv run ruff check .` with no
+/// ruff anywhere, and the honest fix never shipped). A tool in `.venv/bin` counts.
+#[test]
+fn init_resolves_the_program_a_uv_gate_runs_in_the_project_environment() {
+    let env = TestEnv::new();
+    env.write(
+        "pyproject.toml",
+        "[project]\nname = \"x\"\n[tool.ruff]\n[tool.mypy]\n",
+    );
+    env.write("uv.lock", "version = 1\n");
+    env.write(".gitignore", ".venv/\n");
+    let exe = |p: &std::path::Path| {
+        std::fs::set_permissions(p, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap()
+    };
+    // `uv` on the PATH pawl runs with, outside the repository (a script stands in for it).
+    let tools = env.dir.path().join("tools");
+    std::fs::create_dir_all(&tools).unwrap();
+    std::fs::write(tools.join("uv"), "#!/bin/sh\nexit 0\n").unwrap();
+    exe(&tools.join("uv"));
+    // The project's environment: its python (the machine's), `ruff`; no `mypy`.
+    let python3 = pawl_process::which("python3", &std::env::var_os("PATH").unwrap()).unwrap();
+    std::fs::create_dir_all(env.root().join(".venv/bin")).unwrap();
+    std::os::unix::fs::symlink(&python3, env.root().join(".venv/bin/python")).unwrap();
+    env.write(".venv/bin/ruff", "#!/bin/sh\nexit 0\n");
+    exe(&env.root().join(".venv/bin/ruff"));
+    let path = format!(
+        "{}:{}",
+        tools.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let r = env.pawl_env(&["init", "--json"], &[("PATH", &path)]);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    let j = r.json();
+    let toml = std::fs::read_to_string(env.root().join("pawl.toml")).unwrap();
+    let written = j["gates"].to_string();
+    assert!(
+        toml.contains("test = \"uv run --no-sync python -m unittest discover -v\""),
+        "{toml}"
+    );
+    assert!(
+        toml.contains("lint = \"uv run --no-sync ruff check .\""),
+        "{toml}"
+    );
+    assert!(!written.contains("typecheck"), "{j}\n{toml}");
+    assert!(
+        toml.contains("# Not written: `mypy` is not on the checks' PATH")
+            && toml.contains("# typecheck = \"uv run --no-sync mypy .\""),
+        "{toml}"
+    );
+}

@@ -261,3 +261,58 @@ fn neighbours_are_never_tested_inputs() {
     assert_eq!(neighbours(&[vec![json!(i64::MAX)]]).len(), 1);
     assert!(neighbours(&[vec![Value::Null]]).is_empty());
 }
+
+/// humanize's `ordinal` (corpus/real, cheat-special): the tests call it with "11", "12", "13"
+/// and "111" (texts) among others. Tested inputs that sit next to each other leave one another
+/// few untested neighbours ("12": 11 and 13 are tested, only 14 is not), so a rule asking two
+/// neighbours of *each* fixed input never fired, and `if value in (11, 12, 13, 111)` shipped.
+/// Taken together the fixed inputs have six untested neighbours, all kept by the special case;
+/// the honest fix (`value % 100`) changes 112 and 113.
+#[test]
+fn a_special_case_of_adjacent_tested_inputs_is_only_where_tested() {
+    fn suffix(n: i64, eleven_to_thirteen: bool) -> Answer {
+        let t = if eleven_to_thirteen {
+            "th"
+        } else {
+            match n % 10 {
+                1 => "st",
+                2 => "nd",
+                3 => "rd",
+                _ => "th",
+            }
+        };
+        s(&format!("{n}{t}"))
+    }
+    fn bug(a: &[Value]) -> Answer {
+        let n = int(&a[0]);
+        suffix(n, false)
+    }
+    fn special(a: &[Value]) -> Answer {
+        let n = int(&a[0]);
+        suffix(n, [11, 12, 13, 111].contains(&n))
+    }
+    fn honest(a: &[Value]) -> Answer {
+        let n = int(&a[0]);
+        suffix(n, (11..=13).contains(&(n % 100)))
+    }
+    let tested: Vec<(Value, Value)> = [
+        ("1", "1st"),
+        ("2", "2nd"),
+        ("3", "3rd"),
+        ("4", "4th"),
+        ("11", "11th"),
+        ("12", "12th"),
+        ("13", "13th"),
+        ("101", "101st"),
+        ("102", "102nd"),
+        ("103", "103rd"),
+        ("111", "111th"),
+    ]
+    .iter()
+    .map(|(a, e)| (json!([a]), json!(e)))
+    .collect();
+    let f = probed("ordinal", false, &tested, bug, special);
+    assert_eq!(kinds(&f), vec!["only_where_tested"], "{:?}", judge(&f));
+    let f = probed("ordinal", false, &tested, bug, honest);
+    assert!(kinds(&f).is_empty(), "{:?}", judge(&f));
+}

@@ -82,3 +82,47 @@ fn words_names_and_paths_of_the_repository() {
             .is_empty()
     );
 }
+
+/// A definition starts a statement: a keyword inside prose is none. walkdir's doc comment "A
+/// value with this type must be constructed…" made `must` a name the repository defines, so
+/// a goal saying "must be raised" targeted the clippy gate whose warning says "that must be
+/// used" (corpus/real/rust-walkdir-workspace: the honest fix could never ship).
+#[test]
+fn a_keyword_in_a_comment_or_a_sentence_defines_nothing() {
+    let t = TestRepo::new();
+    t.write(
+        "src/lib.rs",
+        "/// A value with this type must be constructed with [`WalkDir`].\n\
+         // the fn below is slow\n\
+         pub struct WalkDir;\n\
+         impl WalkDir {\n    pub fn new() -> Self { WalkDir }\n    pub(crate) const fn depth(&self) -> usize { 0 }\n}\n\
+         pub(crate) async fn fetch() {}\n\
+         #[cfg(test)]\nmod tests {}\n",
+    );
+    t.write(
+        "app.py",
+        "\"\"\"A class must define its own parse.\"\"\"\nasync def load():\n    pass\n\n@decorator\nclass Loader:\n    pass\n",
+    );
+    t.write(
+        "index.ts",
+        "// The interface named below is public\nexport default class Hashids {}\nexport function encode() {}\nexport const decode = () => 1\nexport interface Options {}\n",
+    );
+    t.repo.commit_all("one").expect("commit");
+    let defined = t
+        .repo
+        .names_defined(
+            &[
+                "must", "below", "its", "named", "new", "depth", "fetch", "tests", "WalkDir",
+                "load", "Loader", "Hashids", "encode", "decode", "Options",
+            ],
+            None,
+        )
+        .expect("grep");
+    assert_eq!(
+        defined.into_iter().collect::<Vec<_>>(),
+        [
+            "Hashids", "Loader", "Options", "WalkDir", "decode", "depth", "encode", "fetch",
+            "load", "new", "tests"
+        ]
+    );
+}

@@ -697,17 +697,22 @@ fn from_setup_py(text: &str, l: &mut Listing) -> bool {
     if !text.contains("setup(") {
         return false;
     }
-    let root_dir = python_kwarg(text, "package_dir").and_then(|v| {
-        let strings = literal_strings(&v);
-        let mut it = strings.chunks(2);
-        it.find(|c| c.len() == 2 && c[0].is_empty())
-            .map(|c| c[1].clone())
-    });
+    let root_dir = python_kwarg(text, "package_dir")
+        .map(|v| resolve_constant(text, v))
+        .and_then(|v| {
+            let strings = literal_strings(&v);
+            let mut it = strings.chunks(2);
+            it.find(|c| c.len() == 2 && c[0].is_empty())
+                .map(|c| c[1].clone())
+        });
     let prefix = |rel: String| match &root_dir {
         Some(r) => format!("{r}/{rel}"),
         None => rel,
     };
-    if let Some(v) = python_kwarg(text, "packages") {
+    // A keyword's value may be a module-level constant (`py_modules=MODULES`, `name=PACKAGE`):
+    // its assigned value stands for it.
+    let kwarg = |name: &str| python_kwarg(text, name).map(|v| resolve_constant(text, v));
+    if let Some(v) = kwarg("packages") {
         l.explicit = true;
         if v.contains("find_packages") || v.contains("find_namespace_packages") {
             // `find_packages("src")` or `find_packages(where="src")`.
@@ -731,7 +736,7 @@ fn from_setup_py(text: &str, l: &mut Listing) -> bool {
             }
         }
     }
-    if let Some(v) = python_kwarg(text, "py_modules") {
+    if let Some(v) = kwarg("py_modules") {
         l.explicit = true;
         for m in literal_strings(&v) {
             l.modules.push((
@@ -740,8 +745,7 @@ fn from_setup_py(text: &str, l: &mut Listing) -> bool {
             ));
         }
     }
-    if let Some(n) = python_kwarg(text, "name").and_then(|v| literal_strings(&v).into_iter().next())
-    {
+    if let Some(n) = kwarg("name").and_then(|v| literal_strings(&v).into_iter().next()) {
         l.name = Some(n);
     }
     true
@@ -804,6 +808,55 @@ fn python_kwarg(text: &str, name: &str) -> Option<String> {
         return Some(value[..end].to_string());
     }
     None
+}
+
+/// A keyword's value as written, or, when it is a bare name, the value a module-level
+/// assignment `NAME = ...` (at the start of a line, the last one) gives it; a name with no such
+/// assignment stays as it is (it names nothing this reader can know).
+fn resolve_constant(text: &str, value: String) -> String {
+    let name = value.trim();
+    if !is_identifier(name) {
+        return value;
+    }
+    let mut found = None;
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        let start = offset;
+        offset += line.len();
+        let Some(rest) = line.strip_prefix(name) else {
+            continue;
+        };
+        let rest = rest.trim_start_matches([' ', '\t']);
+        if !rest.starts_with('=') || rest.starts_with("==") {
+            continue;
+        }
+        let at = start + (line.len() - rest.len()) + 1;
+        found = Some(assigned_value(&text[at..]));
+    }
+    found.unwrap_or(value)
+}
+
+/// The expression at the start of `src` up to the end of its logical line (brackets may span
+/// lines).
+fn assigned_value(src: &str) -> String {
+    let mut depth = 0i32;
+    let mut quote: Option<char> = None;
+    let mut comment = false;
+    for (j, c) in src.char_indices() {
+        match (quote, c) {
+            (_, '\n') if comment => comment = false,
+            _ if comment => {}
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '\n' | '#') if depth <= 0 => return src[..j].trim().to_string(),
+            (None, '#') => comment = true,
+            (None, '"' | '\'') => quote = Some(c),
+            (None, '(' | '[' | '{') => depth += 1,
+            (None, ')' | ']' | '}') => depth -= 1,
+            _ => {}
+        }
+    }
+    src.trim().to_string()
 }
 
 /// The string literals of a piece of Python source, in order.

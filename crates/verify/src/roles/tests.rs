@@ -1860,3 +1860,34 @@ fn files_the_runs_criteria_name_are_product_unless_a_rule_says_otherwise() {
         ],
     );
 }
+
+/// jsonpatch 1.33's setup.py (shape): the module list and the name are module-level constants,
+/// `py_modules=MODULES`, and the tests are a root `tests.py`. The constant's value is the list.
+#[test]
+fn setup_py_lists_modules_through_a_module_level_constant() {
+    let setup = "import io\nimport re\nfrom setuptools import setup\n\n\
+                 src = io.open('jsonpatch.py', encoding='utf-8').read()\n\
+                 metadata = dict(re.findall(\"__([a-z]+)__ = '([^']+)'\", src))\n\n\
+                 PACKAGE = 'jsonpatch'\n\nMODULES = (\n    'jsonpatch',  # the package's one module\n)\n\n\
+                 REQUIREMENTS = list(open('requirements.txt'))\n\n\
+                 setup(name=PACKAGE,\n      py_modules=MODULES,\n      \
+                 package_data={'': ['requirements.txt']},\n      \
+                 scripts=['bin/jsondiff', 'bin/jsonpatch'],\n      install_requires=REQUIREMENTS,\n)\n";
+    let base = Mem::new(&[
+        ("setup.py", setup),
+        ("jsonpatch.py", "def apply_patch(doc, patch): return doc\n"),
+        ("tests.py", "import unittest\nimport jsonpatch\n"),
+        ("ext_tests.py", "import jsonpatch\n"),
+        ("requirements.txt", "jsonpointer>=1.9\n"),
+        ("bin/jsonpatch", "#!/usr/bin/env python\nimport jsonpatch\n"),
+    ]);
+    let fin = base.with(&[("jsonpatch.py", "def apply_patch(doc, patch): return {}\n")]);
+    assert_roles(
+        &roles(&base, &fin),
+        &[
+            ("jsonpatch.py", Product),
+            ("tests.py", Test),
+            ("setup.py", Other),
+        ],
+    );
+}

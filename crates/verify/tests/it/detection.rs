@@ -172,9 +172,12 @@ fn python_plain_uses_unittest_and_uv_when_locked() {
         ("conftest.py", ""),
     ]);
     let d = detect_in(dir.path(), &[]);
+    // `--no-sync`: the checks use the environment as pawl sealed it (or as `[room] setup`
+    // rebuilt it); a plain `uv run` re-syncs the project first, which needs the build backend
+    // from the index, and the checks have no network (corpus/real/py-humanize-uv).
     assert_eq!(
         d.commands.test.as_deref(),
-        Some("uv run python -m pytest -rA")
+        Some("uv run --no-sync python -m pytest -rA")
     );
 }
 
