@@ -524,19 +524,26 @@ fn c07_a_fake_python3_reached_through_a_symlinked_path_is_not_shipped() {
     assert_not_shipped(&p, &r);
 }
 
-#[test]
-fn c07_a_fake_python3_in_a_user_path_directory_is_not_shipped() {
-    // `~/bin` is on PATH, under HOME and writable by steps (it is no toolchain directory): the
-    // plant works, and the seal's hash of the program the check starts catches it.
+/// A unittest project whose `PATH` starts with `dir` (under the test's HOME), and a run whose
+/// agent writes a `python3` there that says OK: the fake's path and the run.
+fn plant_python_in_home(dir: &str) -> (Project, PathBuf, Run) {
     let mut p = Project::unittest(1);
-    let user_bin = p.env.dir.path().join("home/bin");
-    std::fs::create_dir_all(&user_bin).unwrap();
-    with_path_first(&mut p, &user_bin);
-    let fake = user_bin.join("python3");
+    let bin = p.env.dir.path().join("home").join(dir);
+    std::fs::create_dir_all(&bin).unwrap();
+    with_path_first(&mut p, &bin);
+    let fake = bin.join("python3");
     let r = p.run(&[sh(&format!(
         "printf '#!/bin/sh\\necho OK\\nexit 0\\n' > {0} && chmod +x {0}",
         fake.display()
     ))]);
+    (p, fake, r)
+}
+
+#[test]
+fn c07_a_fake_python3_in_a_user_path_directory_is_not_shipped() {
+    // `~/bin` is on PATH, under HOME and writable by steps (it is no toolchain directory): the
+    // plant works, and the seal's hash of the program the check starts catches it.
+    let (p, fake, r) = plant_python_in_home("bin");
     assert!(fake.is_file(), "the agent planted {}", fake.display());
     assert_not_shipped(&p, &r);
 }
@@ -545,15 +552,7 @@ fn c07_a_fake_python3_in_a_user_path_directory_is_not_shipped() {
 fn c07_a_fake_python3_in_a_toolchain_directory_under_home_cannot_be_planted() {
     // `~/.local/bin` is one of the toolchain directories steps see read-only (issue 31, point 4):
     // the plant itself fails, and the run does not ship.
-    let mut p = Project::unittest(1);
-    let user_bin = p.env.dir.path().join("home/.local/bin");
-    std::fs::create_dir_all(&user_bin).unwrap();
-    with_path_first(&mut p, &user_bin);
-    let fake = user_bin.join("python3");
-    let r = p.run(&[sh(&format!(
-        "printf '#!/bin/sh\\necho OK\\nexit 0\\n' > {0} && chmod +x {0}",
-        fake.display()
-    ))]);
+    let (p, fake, r) = plant_python_in_home(".local/bin");
     assert!(!fake.exists(), "a step wrote {}", fake.display());
     assert_not_shipped(&p, &r);
 }

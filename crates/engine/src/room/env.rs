@@ -166,6 +166,29 @@ impl std::fmt::Display for Leak {
 }
 
 impl Room {
+    /// Where the environment taken into the room has its `bin` directories and virtualenv
+    /// (into `state`), and the manifest of its package trees as the room holds them.
+    pub(super) fn located(&self, state: &mut EnvState, env: &Environment) -> Manifest {
+        state.bins = env
+            .bin
+            .iter()
+            .filter(|b| {
+                state.dirs.keys().any(|d| Path::new(b).starts_with(d))
+                    && self.tree_dir.join(b).is_dir()
+            })
+            .cloned()
+            .collect();
+        state.venv = state
+            .dirs
+            .keys()
+            .find(|d| self.tree_dir.join(d).join("pyvenv.cfg").is_file())
+            .cloned();
+        let mut hashes = std::mem::take(&mut state.hashes);
+        let manifest = manifest_of(&self.tree_dir, &env.packages, &mut hashes);
+        state.hashes = hashes;
+        manifest
+    }
+
     fn env_path(&self) -> PathBuf {
         self.dir.join("env.json")
     }
@@ -237,23 +260,7 @@ impl Room {
                 });
             }
         }
-        state.bins = env
-            .bin
-            .iter()
-            .filter(|b| {
-                state.dirs.keys().any(|d| Path::new(b).starts_with(d))
-                    && self.tree_dir.join(b).is_dir()
-            })
-            .cloned()
-            .collect();
-        state.venv = state
-            .dirs
-            .keys()
-            .find(|d| self.tree_dir.join(d).join("pyvenv.cfg").is_file())
-            .cloned();
-        let mut hashes = std::mem::take(&mut state.hashes);
-        state.manifest = manifest_of(&self.tree_dir, &env.packages, &mut hashes);
-        state.hashes = hashes;
+        state.manifest = self.located(&mut state, env);
         // What the install command built is not the repository's: the live tree has none.
         let built = state.built.clone();
         state

@@ -41,7 +41,7 @@ use pawl_verify::platform::Environment;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use super::env::{EnvState, TakenDir, copy_tree, fingerprint, hex, is_real_dir, manifest_of};
+use super::env::{EnvState, TakenDir, copy_tree, fingerprint, hex, is_real_dir};
 use super::{Room, RoomError, io_err, remove_any};
 
 /// The download layer beside the room's tree: the package managers' caches during a setup.
@@ -291,23 +291,7 @@ impl Room {
         env: &Environment,
         digest: String,
     ) -> Result<(), RoomError> {
-        state.bins = env
-            .bin
-            .iter()
-            .filter(|b| {
-                state.dirs.keys().any(|d| Path::new(b).starts_with(d))
-                    && self.tree_dir.join(b).is_dir()
-            })
-            .cloned()
-            .collect();
-        state.venv = state
-            .dirs
-            .keys()
-            .find(|d| self.tree_dir.join(d).join("pyvenv.cfg").is_file())
-            .cloned();
-        let mut hashes = std::mem::take(&mut state.hashes);
-        state.room_manifest = Some(manifest_of(&self.tree_dir, &env.packages, &mut hashes));
-        state.hashes = hashes;
+        state.room_manifest = Some(self.located(state, env));
         state.deps = Some(digest);
         state.failed_deps = None;
         self.write_environment(state)

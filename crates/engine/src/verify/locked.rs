@@ -620,7 +620,7 @@ fn deciding_probes(baseline: &Baseline, base: &GitTree<'_>, roles: &Roles) -> Ve
 
 /// The files a test id names: `tests/t.py::T::test_a` → `tests/t.py`; `test_calc.Calc.test_add`
 /// (unittest) → `test_calc.py`; `pkg/calc.test.js > adds` → `pkg/calc.test.js`.
-fn test_files_of(id: &str, paths: &[PathBuf]) -> Vec<PathBuf> {
+pub(super) fn test_files_of(id: &str, paths: &[PathBuf]) -> Vec<PathBuf> {
     let end = ["::", " > ", " ", "#"]
         .iter()
         .filter_map(|sep| id.find(sep))

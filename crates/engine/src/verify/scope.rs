@@ -207,24 +207,9 @@ pub(super) fn of_run(
 /// → `calc.test.js`; an id that names no file (Go's `TestAdd`, Rust's `tests::adds`) → the
 /// files that define a test of its last name.
 fn test_files(id: &str, paths: &[PathBuf], tree: &GitTree<'_>) -> Vec<PathBuf> {
-    let end = ["::", " > ", " ", "#"]
-        .iter()
-        .filter_map(|sep| id.find(sep))
-        .min()
-        .unwrap_or(id.len());
-    let head = Path::new(&id[..end]);
-    if paths.iter().any(|p| p == head) {
-        return vec![head.to_path_buf()];
-    }
-    let parts: Vec<&str> = id[..end].split('.').collect();
-    for n in (1..parts.len()).rev() {
-        let stem = parts[..n].join("/");
-        for ext in ["py", "go", "rs", "js", "ts"] {
-            let candidate = PathBuf::from(format!("{stem}.{ext}"));
-            if paths.contains(&candidate) {
-                return vec![candidate];
-            }
-        }
+    let named = super::locked::test_files_of(id, paths);
+    if !named.is_empty() {
+        return named;
     }
     let name = id
         .rsplit(['.', ':', '/', '>', ' '])
