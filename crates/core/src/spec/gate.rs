@@ -8,7 +8,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::facts::Anchoring;
-use super::{Analysis, Clarity};
+use super::{Analysis, Anchor, AnchorKind, Clarity};
 
 /// One gap in the goal: the question to ask, and the assumption taken when nobody answers.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -77,24 +77,60 @@ pub fn below_threshold(a: &Analysis) -> bool {
     !a.gate.proceed && a.shape == super::Shape::Intent
 }
 
-/// [`below_threshold`], and the run's facts do not anchor it either (`super::facts`: a failing
-/// test at the baseline and a goal that asks for a fix, a symbol or path the repository has,
-/// an issue reference). `None`: the facts are not known (no baseline).
-pub fn below_threshold_on_facts(a: &Analysis, facts: Option<&Anchoring>) -> bool {
-    below_threshold(a) && !facts.is_some_and(Anchoring::anchored)
+/// The goal's text anchors that the run's facts hold: an issue reference, a code block or
+/// numbered steps as written; a path, an identifier or an error name only when the repository
+/// or a baseline failure has it (`Update regression-testing.md` names no file of the run).
+pub fn text_anchors_held(a: &Analysis, facts: &Anchoring) -> Vec<Anchor> {
+    a.gate
+        .anchors
+        .iter()
+        .filter(|x| match x.kind {
+            AnchorKind::IssueRef | AnchorKind::CodeBlock | AnchorKind::NumberedSteps => true,
+            AnchorKind::FilePath | AnchorKind::Identifier | AnchorKind::ErrorName => {
+                facts.anchors.iter().any(|f| f.text == x.text)
+            }
+        })
+        .cloned()
+        .collect()
 }
 
-/// [`decide`] with the run's facts: a goal they anchor proceeds, saying on what.
+/// Below the clarity threshold on the run's facts (`super::facts`). Without facts (no
+/// baseline): [`below_threshold`]. With them: not forced, not anchored on the facts (a failing
+/// test at the baseline and a goal that asks for a fix, a symbol or path the repository has,
+/// an issue reference), no text anchor the facts hold, and the clarity scored on those anchors
+/// only says "clarify first".
+pub fn below_threshold_on_facts(a: &Analysis, facts: Option<&Anchoring>) -> bool {
+    let Some(f) = facts else {
+        return below_threshold(a);
+    };
+    if a.gate.forced || f.anchored() {
+        return false;
+    }
+    let held = text_anchors_held(a, f);
+    held.is_empty() && super::shape_of(&super::clarity_with(a, &held)) == super::Shape::Intent
+}
+
+/// [`decide`] with the run's facts: a goal they anchor proceeds, saying on what; a goal whose
+/// text anchors they do not hold is judged without them.
 pub fn decide_on_facts(
     a: &Analysis,
     facts: Option<&Anchoring>,
     attended: bool,
     yes: bool,
 ) -> GateAction {
-    match facts.filter(|f| f.anchored()) {
-        Some(f) if below_threshold(a) => GateAction::Proceed { why: f.describe() },
-        _ => decide(a, attended, yes),
+    let Some(f) = facts else {
+        return decide(a, attended, yes);
+    };
+    if !below_threshold_on_facts(a, Some(f)) {
+        return GateAction::Proceed {
+            why: if f.anchored() {
+                f.describe()
+            } else {
+                a.gate.reason.clone()
+            },
+        };
     }
+    act_below(a, attended, yes)
 }
 
 /// The gaps of a goal, questions and assumptions filled in.
@@ -117,6 +153,11 @@ pub fn decide(a: &Analysis, attended: bool, yes: bool) -> GateAction {
             why: a.gate.reason.clone(),
         };
     }
+    act_below(a, attended, yes)
+}
+
+/// What the gate does with a goal below the threshold.
+fn act_below(a: &Analysis, attended: bool, yes: bool) -> GateAction {
     if yes {
         return GateAction::Proceed {
             why: "--yes: proceeding on the goal as stated".into(),
