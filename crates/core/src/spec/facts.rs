@@ -668,8 +668,7 @@ pub fn anchor(goal: &str, facts: &RunFacts) -> Anchoring {
         let id = f.test.as_deref().unwrap_or(&f.check);
         let idw = id_words(id);
         let check = f.check.to_lowercase();
-        let check_named =
-            !GENERIC_CHECK_NAMES.contains(&check.as_str()) && words.iter().any(|w| *w == check);
+        let check_named = !GENERIC_CHECK_NAMES.contains(&check.as_str()) && words.contains(&check);
         let named: Option<String> = cands
             .iter()
             .find(|c| {
