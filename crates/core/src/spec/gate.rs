@@ -130,7 +130,7 @@ pub fn decide_on_facts(
             },
         };
     }
-    act_below(a, attended, yes)
+    act_below(a, attended, yes, true)
 }
 
 /// The gaps of a goal, questions and assumptions filled in.
@@ -153,17 +153,32 @@ pub fn decide(a: &Analysis, attended: bool, yes: bool) -> GateAction {
             why: a.gate.reason.clone(),
         };
     }
-    act_below(a, attended, yes)
+    act_below(a, attended, yes, false)
 }
 
-/// What the gate does with a goal below the threshold.
-fn act_below(a: &Analysis, attended: bool, yes: bool) -> GateAction {
+/// What the gate does with a goal below the threshold. `unanchored`: the run's facts tie the
+/// goal to nothing, so what it is for is an assumption pawl cannot check — the outcome gap is
+/// always among the gaps (the scope and constraints ones are checked at the end, and a run
+/// resting on them alone could SHIP: "proceeds on assumptions and cannot SHIP").
+fn act_below(a: &Analysis, attended: bool, yes: bool, unanchored: bool) -> GateAction {
     if yes {
         return GateAction::Proceed {
             why: "--yes: proceeding on the goal as stated".into(),
         };
     }
     let mut gaps = gaps(a);
+    if unanchored && !gaps.iter().any(|g| g.dimension == ROWS[0].0) {
+        let (d, _, q, s) = ROWS[0];
+        gaps.insert(
+            0,
+            Gap {
+                dimension: d.to_string(),
+                question: q.to_string(),
+                assumption: s.replace("{goal}", &a.goal),
+            },
+        );
+        gaps.truncate(MAX_GAPS);
+    }
     if gaps.is_empty() {
         // Below the gate with every dimension scored: still say what is taken as given.
         gaps = ROWS
@@ -251,6 +266,38 @@ mod tests {
                 *want != "proceed" && below_threshold(&a(goal)),
                 "{goal}"
             );
+        }
+    }
+
+    /// A goal the facts tie to nothing always leaves its outcome assumed: the scope and
+    /// constraints assumptions are checked at the end, and "Update regression-testing.md" (no
+    /// such file, a failing test it does not ask about) must not SHIP on them alone.
+    #[test]
+    fn an_unanchored_goal_leaves_its_outcome_assumed() {
+        use crate::spec::facts::{BaselineFailure, RunFacts, anchor};
+        let facts = RunFacts {
+            failures: vec![BaselineFailure {
+                check: "test".into(),
+                test: Some("test_calc.Calc.test_add".into()),
+                runs_tests: true,
+                text: "AssertionError: -1 != 5".into(),
+            }],
+            found: Default::default(),
+        };
+        for goal in [
+            "Update regression-testing.md",
+            "Test case regressions missing",
+        ] {
+            let an = anchor(goal, &facts);
+            match decide_on_facts(&a(goal), Some(&an), false, false) {
+                GateAction::Assume { gaps } => {
+                    assert!(
+                        gaps.iter().any(|g| g.dimension == "outcome"),
+                        "{goal}: {gaps:?}"
+                    )
+                }
+                other => panic!("{goal}: {other:?}"),
+            }
         }
     }
 
