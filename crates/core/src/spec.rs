@@ -578,12 +578,8 @@ pub fn analyze(goal: &str, facts: &ProjectFacts) -> Analysis {
     let actions = actions(&lower);
     let architecture_decision = contains_any(&lower, ARCHITECTURE_TERMS).is_some();
 
-    let clarity = clarity(&lower, &words, &anchors, &actions, checklist_items);
-    let shape = match clarity.total {
-        8.. => Shape::Tool,
-        5..=7 => Shape::Colleague,
-        _ => Shape::Intent,
-    };
+    let clarity = clarity(&lower, &anchors, &actions, checklist_items);
+    let shape = shape_of(&clarity);
 
     let gate = if forced {
         Gate {
@@ -984,6 +980,26 @@ fn numbered(l: &str) -> bool {
     digits > 0 && l[digits..].starts_with(['.', ')']) && l[digits..].get(1..2) == Some(" ")
 }
 
+/// The shape a clarity score gives.
+pub fn shape_of(c: &Clarity) -> Shape {
+    match c.total {
+        8.. => Shape::Tool,
+        5..=7 => Shape::Colleague,
+        _ => Shape::Intent,
+    }
+}
+
+/// The clarity of an analysed goal scored again with only `anchors` (those the run's facts
+/// hold: a path the repository does not have scopes nothing).
+pub fn clarity_with(a: &Analysis, anchors: &[Anchor]) -> Clarity {
+    clarity(
+        &a.goal.to_lowercase(),
+        anchors,
+        &a.actions,
+        a.checklist_items,
+    )
+}
+
 /// Finds anchors: file paths, identifiers, issue/PR refs, error names, code blocks, numbered steps.
 pub fn anchors(text: &str) -> Vec<Anchor> {
     let mut out: Vec<Anchor> = Vec::new();
@@ -1096,18 +1112,7 @@ fn is_identifier(w: &str) -> bool {
     snake || camel || pascal || path
 }
 
-fn clarity(
-    lower: &str,
-    words: &[&str],
-    anchors: &[Anchor],
-    actions: &[String],
-    checklist: usize,
-) -> Clarity {
-    let outcome = match (actions.is_empty(), words.len()) {
-        (true, _) => 0,
-        (false, n) if n >= 5 || !anchors.is_empty() => 2,
-        _ => 1,
-    };
+fn clarity(lower: &str, anchors: &[Anchor], actions: &[String], checklist: usize) -> Clarity {
     let scope = if anchors
         .iter()
         .any(|a| matches!(a.kind, AnchorKind::FilePath | AnchorKind::Identifier))
@@ -1148,6 +1153,15 @@ fn clarity(
         0 => u8::from(contains_any(lower, &["works", "working", "better", "faster"]).is_some()),
         1 => 1,
         _ => 2,
+    };
+    // Not a word count: an action with what it acts on or how it is checked (an anchor, a
+    // scope or a success term) is a clear outcome; an action alone, half of one.
+    let outcome = if actions.is_empty() {
+        0
+    } else if !anchors.is_empty() || scope > 0 || success_hits > 0 {
+        2
+    } else {
+        1
     };
     let done = if contains_any(lower, DONE_TERMS).is_some() || checklist >= 2 {
         2

@@ -44,7 +44,7 @@ impl Repo {
     }
 
     /// The `names` (identifier characters only; others are ignored) that a tracked file
-    /// defines: `def parse`, `fn parse`, `function parse`, `class Parser`, …
+    /// defines: `def parse`, `fn parse`, `function parse`, `class Parser`, `parse() {`, …
     pub fn names_defined(
         &self,
         names: &[&str],
@@ -62,9 +62,16 @@ impl Repo {
             "^[[:space:]]*(({DEFINITION_MODIFIERS})[[:space:]]+)*({DEFINITION_KEYWORDS})[[:space:]]+({})([^[:alnum:]_]|$)",
             names.join("|")
         );
+        // A shell function: `name() {`.
+        let shell = format!(
+            "(^|[^[:alnum:]_])({})[[:space:]]*\\(\\)[[:space:]]*\\{{",
+            names.join("|")
+        );
         let mut git = self.git();
         git.args(["grep", "--no-textconv", "-I", "-h", "-o", "-E", "-e"])
             .arg(&pattern)
+            .arg("-e")
+            .arg(&shell)
             .args(tree)
             .args(["--", ":/"]);
         let (_, out) = git.run_allowing(&[0, 1])?;

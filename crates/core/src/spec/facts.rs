@@ -48,7 +48,79 @@ pub const FIX_INTENTS: &[&str] = &[
     "passing",
     "resolve",
     "resolves",
+    "bugged",
+    "bugfix",
+    // Phrases: matched as consecutive words of the goal, hyphens and punctuation as spaces.
+    "off by one",
+    "does not work",
+    "doesn't work",
+    "not working",
 ];
+
+/// Phrases that name the test tooling rather than a defect of the code ("regression test",
+/// "regression detection"): taken out of the goal before its fix intent is looked for, so
+/// "What is regression test?" or "Regression detection" does not ask for a fix, while "Fixes to
+/// regression tests" still does (its intent is "fixes").
+pub const TOOLING_TERMS: &[&str] = &[
+    "regression test",
+    "regression tests",
+    "regression testing",
+    "regression detection",
+    "test case",
+    "test cases",
+];
+
+/// Words that ask for a failure rather than against one, when they come within
+/// [`ASKS_FOR_FAILURE_SPAN`] words before `fail` with no [`NEGATIONS`] there ("let the tests
+/// fail on any mismatch"; not "add should not fail on negatives").
+pub const ASKS_FOR_FAILURE: &[&str] = &["let", "should", "must", "make"];
+pub const ASKS_FOR_FAILURE_SPAN: usize = 3;
+pub const NEGATIONS: &[&str] = &[
+    "not",
+    "never",
+    "no",
+    "don't",
+    "doesn't",
+    "shouldn't",
+    "mustn't",
+];
+
+/// Words a question starts with: a goal asking a question ("What is regression test?") asks
+/// for an answer, not for the failing tests to pass.
+pub const QUESTION_WORDS: &[&str] = &["what", "why", "how", "who", "which", "where"];
+
+/// Words after a plain word at the start of a clause that make it a verb ("add a flag",
+/// "update the docs", "make it faster"), not a name to look up.
+pub const DETERMINERS: &[&str] = &[
+    "a",
+    "an",
+    "the",
+    "some",
+    "more",
+    "new",
+    "another",
+    "additional",
+    "support",
+    "it",
+    "them",
+    "this",
+    "that",
+    "these",
+    "those",
+    "all",
+    "every",
+    "each",
+    "any",
+    "my",
+    "our",
+    "your",
+    "its",
+    "their",
+];
+
+/// Check names too common to name a check ("test" is a word of "Test case regressions
+/// missing", not a reference to the check called `test`).
+pub const GENERIC_CHECK_NAMES: &[&str] = &["test", "tests", "check", "checks", "build"];
 
 /// Words that name an aim other than making what fails pass.
 pub const OTHER_AIMS: &[&str] = &[
@@ -76,6 +148,17 @@ pub const OTHER_AIMS: &[&str] = &[
     "nicer",
     "prettier",
     "improve",
+    // An explanation or a description asked for, not a change of the code.
+    "understanding",
+    "understand",
+    "explain",
+    "explanation",
+    "elaborate",
+    "description",
+    "describe",
+    // The test tooling and its reports.
+    "ci",
+    "reported as",
 ];
 
 /// Words that aim a fix at the linters' and type checkers' findings rather than at tests.
@@ -97,18 +180,19 @@ pub const LINT_WORDS: &[&str] = &[
     "pylint",
 ];
 
-/// Common words never looked up as symbols (they occur in every repository's comments).
+/// Common words never looked up as symbols (they occur in every repository's comments) —
+/// unless written as code (`value()`, `` `test` ``).
 const STOP_WORDS: &[&str] = &[
     "the", "and", "for", "with", "that", "this", "from", "into", "when", "then", "than", "make",
     "makes", "made", "does", "doesn", "not", "but", "all", "any", "are", "was", "were", "has",
     "have", "had", "its", "it's", "should", "would", "could", "can", "cannot", "will", "test",
     "tests", "code", "issue", "error", "errors", "returns", "return", "value", "values", "instead",
-    "again", "also", "only", "some", "one", "two", "work", "works", "working", "get", "gets",
-    "set", "use", "uses", "used", "new", "add", "adds", "please", "there", "their", "what",
-    "which", "where", "why", "how", "out", "off", "via", "per", "now", "give", "gives", "given",
-    "like", "just", "still", "every", "each", "case", "cases", "number", "numbers", "string",
-    "strings", "file", "files", "function", "method", "class", "module", "input", "output",
-    "result", "results", "true", "false", "null", "none",
+    "again", "also", "only", "some", "one", "two", "work", "works", "working", "gets", "use",
+    "uses", "used", "new", "adds", "please", "there", "their", "what", "which", "where", "why",
+    "how", "out", "off", "via", "per", "now", "give", "gives", "given", "like", "just", "still",
+    "every", "each", "case", "cases", "number", "numbers", "string", "strings", "file", "files",
+    "function", "method", "class", "module", "input", "output", "result", "results", "true",
+    "false", "null", "none",
 ];
 
 /// How the caller should look a candidate up in the repository.
@@ -241,18 +325,44 @@ impl Anchoring {
     }
 }
 
-/// A goal's words with the punctuation around them removed; calls (`parse("{:d}", "-12")`)
-/// give their callee; quoted text inside a call is not a word.
+/// A term of the goal: a word with the punctuation around it removed, and how it was written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Term {
+    text: String,
+    /// Written as code: a call (`add(2, 3)`, `add()`) or in backticks.
+    code: bool,
+    /// The first term of the goal or of a clause (after `.`, `:`, `;`, `!`, `?`).
+    clause_start: bool,
+}
+
+/// A goal's terms; calls (`parse("{:d}", "-12")`) give their callee; quoted text inside a call
+/// is not a term.
 fn terms(goal: &str) -> Vec<String> {
-    let mut out = Vec::new();
+    terms_of(goal).into_iter().map(|t| t.text).collect()
+}
+
+fn terms_of(goal: &str) -> Vec<Term> {
+    let mut out: Vec<Term> = Vec::new();
     let mut in_quote: Option<char> = None;
+    let mut in_backticks = false;
     let mut cur = String::new();
-    let flush = |cur: &mut String, out: &mut Vec<String>| {
+    let mut clause_start = true;
+    // Ends the current word; `call`: an opening parenthesis follows it directly.
+    let flush = |cur: &mut String, out: &mut Vec<Term>, code: bool, clause_start: &mut bool| {
+        let ends_clause = cur.ends_with(['.', ':', ';', '!', '?']);
         let t = cur
             .trim_matches(|c: char| !(c.is_alphanumeric() || c == '_' || c == '#'))
             .to_string();
         if !t.is_empty() {
-            out.push(t);
+            out.push(Term {
+                text: t,
+                code,
+                clause_start: *clause_start,
+            });
+            *clause_start = false;
+        }
+        if ends_clause {
+            *clause_start = true;
         }
         cur.clear();
     };
@@ -265,18 +375,112 @@ fn terms(goal: &str) -> Vec<String> {
         }
         match c {
             '"' => {
-                flush(&mut cur, &mut out);
+                flush(&mut cur, &mut out, in_backticks, &mut clause_start);
                 in_quote = Some(c);
             }
-            '(' | ')' | ',' | ';' | '`' | '[' | ']' | '{' | '}' | '=' | '<' | '>' | '!' | '?' => {
-                flush(&mut cur, &mut out)
+            '(' => {
+                let call = cur
+                    .chars()
+                    .last()
+                    .is_some_and(|c| c.is_alphanumeric() || c == '_');
+                flush(&mut cur, &mut out, call || in_backticks, &mut clause_start);
             }
-            c if c.is_whitespace() => flush(&mut cur, &mut out),
+            '`' => {
+                flush(&mut cur, &mut out, in_backticks, &mut clause_start);
+                in_backticks = !in_backticks;
+            }
+            ')' | ',' | '[' | ']' | '{' | '}' | '=' | '<' | '>' => {
+                flush(&mut cur, &mut out, in_backticks, &mut clause_start)
+            }
+            '!' | '?' | ';' => {
+                cur.push(c);
+                flush(&mut cur, &mut out, in_backticks, &mut clause_start);
+            }
+            c if c.is_whitespace() => flush(&mut cur, &mut out, in_backticks, &mut clause_start),
             c => cur.push(c),
         }
     }
-    flush(&mut cur, &mut out);
+    flush(&mut cur, &mut out, in_backticks, &mut clause_start);
     out
+}
+
+/// The goal in lowercase words, hyphens and punctuation as spaces (`Off-By-One` → `off by one`),
+/// for matching the tables' words and phrases.
+fn phrase_words(goal: &str) -> Vec<String> {
+    goal.split(|c: char| !(c.is_alphanumeric() || c == '\''))
+        .map(|w| w.trim_matches('\'').to_lowercase())
+        .filter(|w| !w.is_empty())
+        .collect()
+}
+
+/// Where `phrase` (words separated by spaces) occurs in `words`.
+fn phrase_at(words: &[String], phrase: &str) -> Vec<usize> {
+    let p: Vec<&str> = phrase.split(' ').collect();
+    if p.is_empty() || words.len() < p.len() {
+        return Vec::new();
+    }
+    (0..=words.len() - p.len())
+        .filter(|&i| p.iter().enumerate().all(|(j, w)| words[i + j] == *w))
+        .collect()
+}
+
+/// The first entry of `table` the goal's words hold, words and phrases alike.
+fn find_in(words: &[String], table: &[&str]) -> Option<String> {
+    let mut best: Option<(usize, &str)> = None;
+    for t in table {
+        if let Some(&i) = phrase_at(words, t).first()
+            && best.is_none_or(|(b, _)| i < b)
+        {
+            best = Some((i, t));
+        }
+    }
+    best.map(|(_, t)| t.to_string())
+}
+
+/// The fix intent of a goal ([`FIX_INTENTS`]), once the test tooling's terms
+/// ([`TOOLING_TERMS`]) are taken out and a `fail` asked for ([`ASKS_FOR_FAILURE`]) is not one.
+pub fn fix_intent(goal: &str) -> Option<String> {
+    let mut words = phrase_words(goal);
+    let mut tooling: Vec<&str> = TOOLING_TERMS.to_vec();
+    // Longest first, so "regression tests" goes whole rather than leaving "s".
+    tooling.sort_by_key(|t| std::cmp::Reverse(t.len()));
+    for t in tooling {
+        let n = t.split(' ').count();
+        while let Some(&i) = phrase_at(&words, t).first() {
+            words.drain(i..i + n);
+        }
+    }
+    let asked_for = |i: usize| {
+        let before = &words[i.saturating_sub(ASKS_FOR_FAILURE_SPAN)..i];
+        words[i] == "fail"
+            && before
+                .iter()
+                .any(|w| ASKS_FOR_FAILURE.contains(&w.as_str()))
+            && !before.iter().any(|w| NEGATIONS.contains(&w.as_str()))
+    };
+    let mut best: Option<(usize, &str)> = None;
+    for t in FIX_INTENTS {
+        if let Some(i) = phrase_at(&words, t).into_iter().find(|&i| !asked_for(i))
+            && best.is_none_or(|(b, _)| i < b)
+        {
+            best = Some((i, t));
+        }
+    }
+    best.map(|(_, t)| t.to_string())
+}
+
+/// The other aim a goal names ([`OTHER_AIMS`]), or a question ([`QUESTION_WORDS`] first, or a
+/// question mark at the end with no fix intent).
+pub fn other_aim(goal: &str) -> Option<String> {
+    let words = phrase_words(goal);
+    if let Some(a) = find_in(&words, OTHER_AIMS) {
+        return Some(a);
+    }
+    let first = words.first().map(String::as_str).unwrap_or("");
+    if QUESTION_WORDS.contains(&first) {
+        return Some(format!("a question ({first} …)"));
+    }
+    None
 }
 
 fn lower_words(goal: &str) -> Vec<String> {
@@ -320,11 +524,15 @@ fn is_issue_ref(t: &str) -> bool {
 }
 
 /// The goal's terms worth asking the repository about, and how. Code-shaped terms and paths
-/// always; plain words when they are not common English ([`STOP_WORDS`], the fix and aim
-/// tables) and at least three letters.
+/// always; calls and backticked names (`add(2, 3)`, `` `add` ``) as definitions, whatever the
+/// word; plain words when they are not common English ([`STOP_WORDS`], the fix and aim tables),
+/// at least three letters, and not a verb at the start of a clause ("add a flag": the word
+/// after it is one of [`DETERMINERS`]).
 pub fn candidates(goal: &str) -> Vec<Candidate> {
     let mut out: BTreeSet<Candidate> = BTreeSet::new();
-    for t in terms(goal) {
+    let all = terms_of(goal);
+    for (i, term) in all.iter().enumerate() {
+        let t = term.text.clone();
         if is_issue_ref(&t) || t.starts_with('#') {
             continue;
         }
@@ -356,10 +564,22 @@ pub fn candidates(goal: &str) -> Vec<Candidate> {
             continue;
         }
         let lower = t.to_lowercase();
-        let plain = t.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        let plain = t.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            && t.chars().next().is_some_and(|c| c.is_ascii_alphabetic());
+        if plain && term.code {
+            out.insert(Candidate {
+                term: t,
+                lookup: Lookup::Definition,
+            });
+            continue;
+        }
+        let verb = term.clause_start
+            && all
+                .get(i + 1)
+                .is_some_and(|n| DETERMINERS.contains(&n.text.to_lowercase().as_str()));
         if plain
             && t.len() >= 3
-            && t.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+            && !verb
             && !STOP_WORDS.contains(&lower.as_str())
             && !FIX_INTENTS.contains(&lower.as_str())
             && !OTHER_AIMS.contains(&lower.as_str())
@@ -405,14 +625,8 @@ fn id_words(id: &str) -> Vec<String> {
 /// Ties a goal to the run's facts and says which baseline failures it targets.
 pub fn anchor(goal: &str, facts: &RunFacts) -> Anchoring {
     let words = lower_words(goal);
-    let intent = words
-        .iter()
-        .find(|w| FIX_INTENTS.contains(&w.as_str()))
-        .cloned();
-    let other_aim = words
-        .iter()
-        .find(|w| OTHER_AIMS.contains(&w.as_str()))
-        .cloned();
+    let intent = fix_intent(goal);
+    let other_aim = other_aim(goal);
     let lint_aim = words.iter().any(|w| LINT_WORDS.contains(&w.as_str()));
     let mut out = Anchoring {
         intent: intent.clone(),
@@ -453,12 +667,18 @@ pub fn anchor(goal: &str, facts: &RunFacts) -> Anchoring {
     for f in &facts.failures {
         let id = f.test.as_deref().unwrap_or(&f.check);
         let idw = id_words(id);
-        let check_named = words.iter().any(|w| *w == f.check.to_lowercase());
+        let check = f.check.to_lowercase();
+        let check_named = !GENERIC_CHECK_NAMES.contains(&check.as_str()) && words.contains(&check);
         let named: Option<String> = cands
             .iter()
             .find(|c| {
-                idw.contains(&c.term.to_lowercase())
-                    || c.term == id
+                // A plain word names a test id's word as written ("the test for add"; the
+                // verb "Add" at a sentence's start does not); code and paths in any case.
+                (if c.lookup == Lookup::Definition {
+                    idw.contains(&c.term)
+                } else {
+                    idw.contains(&c.term.to_lowercase())
+                }) || c.term == id
                     || ((c.lookup != Lookup::Definition || facts.found.contains(&c.term))
                         && has_word(&f.text, &c.term))
             })

@@ -8,7 +8,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::facts::Anchoring;
-use super::{Analysis, Clarity};
+use super::{Analysis, Anchor, AnchorKind, Clarity};
 
 /// One gap in the goal: the question to ask, and the assumption taken when nobody answers.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -77,24 +77,60 @@ pub fn below_threshold(a: &Analysis) -> bool {
     !a.gate.proceed && a.shape == super::Shape::Intent
 }
 
-/// [`below_threshold`], and the run's facts do not anchor it either (`super::facts`: a failing
-/// test at the baseline and a goal that asks for a fix, a symbol or path the repository has,
-/// an issue reference). `None`: the facts are not known (no baseline).
-pub fn below_threshold_on_facts(a: &Analysis, facts: Option<&Anchoring>) -> bool {
-    below_threshold(a) && !facts.is_some_and(Anchoring::anchored)
+/// The goal's text anchors that the run's facts hold: an issue reference, a code block or
+/// numbered steps as written; a path, an identifier or an error name only when the repository
+/// or a baseline failure has it (`Update regression-testing.md` names no file of the run).
+pub fn text_anchors_held(a: &Analysis, facts: &Anchoring) -> Vec<Anchor> {
+    a.gate
+        .anchors
+        .iter()
+        .filter(|x| match x.kind {
+            AnchorKind::IssueRef | AnchorKind::CodeBlock | AnchorKind::NumberedSteps => true,
+            AnchorKind::FilePath | AnchorKind::Identifier | AnchorKind::ErrorName => {
+                facts.anchors.iter().any(|f| f.text == x.text)
+            }
+        })
+        .cloned()
+        .collect()
 }
 
-/// [`decide`] with the run's facts: a goal they anchor proceeds, saying on what.
+/// Below the clarity threshold on the run's facts (`super::facts`). Without facts (no
+/// baseline): [`below_threshold`]. With them: not forced, not anchored on the facts (a failing
+/// test at the baseline and a goal that asks for a fix, a symbol or path the repository has,
+/// an issue reference), no text anchor the facts hold, and the clarity scored on those anchors
+/// only says "clarify first".
+pub fn below_threshold_on_facts(a: &Analysis, facts: Option<&Anchoring>) -> bool {
+    let Some(f) = facts else {
+        return below_threshold(a);
+    };
+    if a.gate.forced || f.anchored() {
+        return false;
+    }
+    let held = text_anchors_held(a, f);
+    held.is_empty() && super::shape_of(&super::clarity_with(a, &held)) == super::Shape::Intent
+}
+
+/// [`decide`] with the run's facts: a goal they anchor proceeds, saying on what; a goal whose
+/// text anchors they do not hold is judged without them.
 pub fn decide_on_facts(
     a: &Analysis,
     facts: Option<&Anchoring>,
     attended: bool,
     yes: bool,
 ) -> GateAction {
-    match facts.filter(|f| f.anchored()) {
-        Some(f) if below_threshold(a) => GateAction::Proceed { why: f.describe() },
-        _ => decide(a, attended, yes),
+    let Some(f) = facts else {
+        return decide(a, attended, yes);
+    };
+    if !below_threshold_on_facts(a, Some(f)) {
+        return GateAction::Proceed {
+            why: if f.anchored() {
+                f.describe()
+            } else {
+                a.gate.reason.clone()
+            },
+        };
     }
+    act_below(a, attended, yes, true)
 }
 
 /// The gaps of a goal, questions and assumptions filled in.
@@ -117,12 +153,32 @@ pub fn decide(a: &Analysis, attended: bool, yes: bool) -> GateAction {
             why: a.gate.reason.clone(),
         };
     }
+    act_below(a, attended, yes, false)
+}
+
+/// What the gate does with a goal below the threshold. `unanchored`: the run's facts tie the
+/// goal to nothing, so what it is for is an assumption pawl cannot check — the outcome gap is
+/// always among the gaps (the scope and constraints ones are checked at the end, and a run
+/// resting on them alone could SHIP: "proceeds on assumptions and cannot SHIP").
+fn act_below(a: &Analysis, attended: bool, yes: bool, unanchored: bool) -> GateAction {
     if yes {
         return GateAction::Proceed {
             why: "--yes: proceeding on the goal as stated".into(),
         };
     }
     let mut gaps = gaps(a);
+    if unanchored && !gaps.iter().any(|g| g.dimension == ROWS[0].0) {
+        let (d, _, q, s) = ROWS[0];
+        gaps.insert(
+            0,
+            Gap {
+                dimension: d.to_string(),
+                question: q.to_string(),
+                assumption: s.replace("{goal}", &a.goal),
+            },
+        );
+        gaps.truncate(MAX_GAPS);
+    }
     if gaps.is_empty() {
         // Below the gate with every dimension scored: still say what is taken as given.
         gaps = ROWS
@@ -210,6 +266,38 @@ mod tests {
                 *want != "proceed" && below_threshold(&a(goal)),
                 "{goal}"
             );
+        }
+    }
+
+    /// A goal the facts tie to nothing always leaves its outcome assumed: the scope and
+    /// constraints assumptions are checked at the end, and "Update regression-testing.md" (no
+    /// such file, a failing test it does not ask about) must not SHIP on them alone.
+    #[test]
+    fn an_unanchored_goal_leaves_its_outcome_assumed() {
+        use crate::spec::facts::{BaselineFailure, RunFacts, anchor};
+        let facts = RunFacts {
+            failures: vec![BaselineFailure {
+                check: "test".into(),
+                test: Some("test_calc.Calc.test_add".into()),
+                runs_tests: true,
+                text: "AssertionError: -1 != 5".into(),
+            }],
+            found: Default::default(),
+        };
+        for goal in [
+            "Update regression-testing.md",
+            "Test case regressions missing",
+        ] {
+            let an = anchor(goal, &facts);
+            match decide_on_facts(&a(goal), Some(&an), false, false) {
+                GateAction::Assume { gaps } => {
+                    assert!(
+                        gaps.iter().any(|g| g.dimension == "outcome"),
+                        "{goal}: {gaps:?}"
+                    )
+                }
+                other => panic!("{goal}: {other:?}"),
+            }
         }
     }
 

@@ -341,15 +341,15 @@ fn meet_spec_gate<H: DriveHost>(
     }
     let facts = host.facts()?;
     let analysis = pawl_core::spec::analyze(&run.goal, &facts);
-    if !pawl_core::spec::gate::below_threshold(&analysis) {
-        return Ok(());
-    }
     // The run's facts (its baseline's failures, the repository's symbols and paths) anchor a
-    // goal its text alone does not (issue 35).
+    // goal its text alone does not, and hold or not the text's own anchors (issue 35).
     let anchoring = store
         .last_event(&run.id, pawl_core::EventKind::Baseline)?
         .and_then(|e| serde_json::from_value::<crate::baseline::Baseline>(e.data).ok())
         .map(|b| crate::anchors::of_run(&req.root, &analysis.goal, &b));
+    if !pawl_core::spec::gate::below_threshold_on_facts(&analysis, anchoring.as_ref()) {
+        return Ok(());
+    }
     let attended = req.answers == Answers::Store || req.terminal;
     // `--yes` for this run, `[pipeline] spec_gate = false` for every run. What the gate learns
     // is not a clarification: those are the qa interview's, which still runs.

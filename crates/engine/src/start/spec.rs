@@ -56,7 +56,7 @@ pub fn meet(
     asking: &mut dyn FnMut(&str),
 ) -> Result<Option<Gated>, StartError> {
     let analysis = input.analysis;
-    if !gate::below_threshold(analysis) {
+    if !gate::below_threshold_on_facts(analysis, input.anchoring) {
         return Ok(None);
     }
     let action = gate::decide_on_facts(

@@ -11,6 +11,10 @@ fn words_names_and_paths_of_the_repository() {
     );
     t.write("tests/test_calc.py", "from calc import parse\ndef test_parse_negative():\n    assert parse('{:d}', '-12') == -12\n");
     t.write("notes.txt", "frobnicate\n");
+    t.write(
+        "calc.sh",
+        "add() {\n  echo $(($1 + $2))\n}\n# mul() is not here\nx=$(sub 1 2)\n",
+    );
     t.repo.commit_all("one").expect("commit");
     // Untracked files are not the repository's.
     t.write("untracked.py", "def ghost():\n    pass\n");
@@ -36,9 +40,18 @@ fn words_names_and_paths_of_the_repository() {
     // `the` and `number` are in a comment, not defined; `parse` and `Parser` are.
     let defined = t
         .repo
-        .names_defined(&["parse", "Parser", "the", "number", "ghost", "a|b"], None)
+        .names_defined(
+            &[
+                "parse", "Parser", "the", "number", "ghost", "a|b", "add", "mul", "sub",
+            ],
+            None,
+        )
         .expect("grep");
-    assert_eq!(defined.into_iter().collect::<Vec<_>>(), ["Parser", "parse"]);
+    // A shell function (`add() {`) is defined; a mention (`mul()`) or a call (`sub 1 2`) is not.
+    assert_eq!(
+        defined.into_iter().collect::<Vec<_>>(),
+        ["Parser", "add", "parse"]
+    );
 
     let paths = t
         .repo
