@@ -1174,6 +1174,10 @@ fn a_moved_test_file_beside_the_fix_ships_with_the_finding_noted() {
 
 const COLLEAGUE_GOAL: &str = "make greet.txt say hello to the world and add a test";
 
+/// The file the colleague goal names, as the repository holds it before the run: a path the
+/// goal names anchors it only when the repository has it (issue 35, "anchors from facts").
+const GREET_BEFORE: &str = "goodbye\n";
+
 /// A goal of the `colleague` shape (clarity 5–7) checks in at the plan gate unless told to
 /// proceed: unattended the recommendation (go on) is taken and recorded as assumed; with `--yes`
 /// nothing is asked.
@@ -1181,6 +1185,7 @@ const COLLEAGUE_GOAL: &str = "make greet.txt say hello to the world and add a te
 fn a_colleague_goal_checks_in_at_the_plan_gate_unless_told_to_proceed() {
     for (extra, want) in [(None, vec!["yes/assumed"]), (Some("--yes"), vec![])] {
         let env = TestEnv::new();
+        env.write("greet.txt", GREET_BEFORE);
         env.pipeline("phases = [\"plan\", \"execute\"]\ntdd = false", NO_BREAKERS);
         let mut s = Script::new();
         s.answer(
@@ -1212,6 +1217,7 @@ fn a_colleague_goal_checks_in_at_the_plan_gate_unless_told_to_proceed() {
 #[test]
 fn a_colleague_goal_checks_in_on_the_terminal_and_a_change_goes_back_to_the_planner() {
     let env = TestEnv::new();
+    env.write("greet.txt", GREET_BEFORE);
     env.pipeline(
         "phases = [\"plan\", \"execute\"]\ntdd = false\nanswer_timeout = \"60s\"",
         NO_BREAKERS,
