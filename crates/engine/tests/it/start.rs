@@ -375,7 +375,13 @@ fn a_started_run_is_driven_to_its_end_by_the_engine_for_any_front_end() {
         pawl_core::run_exit_code(driven.end.reason, driven.report.verdict)
     );
     assert!(front.events > 0, "the loop's events reach the front end");
-    assert_eq!(front.said.first().map(String::as_str), Some("sandbox"));
+    // What the start says reaches the front end: the sandbox's line always (the spec gate's
+    // too when the goal is below the clarity threshold and proceeds as stated).
+    assert!(
+        front.said.iter().any(|s| s == "sandbox"),
+        "{:?}",
+        front.said
+    );
     assert_eq!(front.books_saved, 1, "what the run taught is kept once");
     // How the steps were launched is the run's record.
     assert!(
