@@ -92,6 +92,17 @@ impl Repo {
                     found.insert(pair[1].to_owned());
                 }
             }
+            // A shell function's match (`add() {`): the name is the word right before `()`.
+            if let Some(open) = m.find("()") {
+                let before = m[..open].trim_end();
+                let name = before
+                    .rsplit(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                    .next()
+                    .unwrap_or("");
+                if names.contains(&name) {
+                    found.insert(name.to_owned());
+                }
+            }
         }
         Ok(found)
     }
