@@ -253,10 +253,10 @@ impl LockedRun {
     }
 }
 
-/// A git tree as the classifier reads it.
-struct GitTree<'a> {
-    repo: &'a Repo,
-    tree: &'a str,
+/// A git tree as the classifier reads it (the locked run's and scope's).
+pub(super) struct GitTree<'a> {
+    pub(super) repo: &'a Repo,
+    pub(super) tree: &'a str,
 }
 
 impl TreeFiles for GitTree<'_> {

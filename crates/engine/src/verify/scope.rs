@@ -17,31 +17,11 @@ use pawl_git::{ChangeKind, Repo};
 use pawl_verify::roles::{self, Role, RoleFacts, Roles, TreeFiles};
 use pawl_verify::syntax;
 
+use super::locked::GitTree;
 use crate::baseline::Baseline;
 
-/// The largest file read for scope and the interface.
-const MAX_READ: usize = 1 << 20;
 /// The most files searched for the definition of a test whose id names no file.
 const MAX_SEARCHED: usize = 2_000;
-
-/// A git tree as the classifier reads it.
-struct GitTree<'a> {
-    repo: &'a Repo,
-    tree: &'a str,
-}
-
-impl TreeFiles for GitTree<'_> {
-    fn paths(&self) -> Vec<PathBuf> {
-        self.repo.tree_paths(self.tree).unwrap_or_default()
-    }
-
-    fn read(&self, path: &Path) -> Option<String> {
-        self.repo
-            .blob_text(self.tree, path, MAX_READ)
-            .ok()
-            .flatten()
-    }
-}
 
 /// The scope of the run's changes from `base` to `fin` and their public interface; `None` when
 /// the trees cannot be read.
