@@ -148,38 +148,3 @@ fn head_is_read_in_process() {
         t.repo.head_commit().expect("head")
     );
 }
-
-/// A process that keeps stamps (the headless driver) answers an unchanged tree from memory —
-/// the repository opened here with a git that does not exist still gets its hash — and asks
-/// git again as soon as anything hashed changed. (The flag is the process's: the other tests of
-/// this binary may then hash through kept stamps too, which must not change any answer.)
-#[test]
-fn a_process_that_keeps_stamps_answers_only_an_unchanged_tree_from_memory() {
-    pawl_git::remember_tree_stamps();
-    let t = repo();
-    std::thread::sleep(Duration::from_millis(60));
-    let first = t.repo.tree_hash().expect("hash");
-    assert_eq!(first, t.repo.tree_hash_stamped().expect("hash").0);
-    let no_git = pawl_git::Repo::open_with(
-        t.root(),
-        pawl_git::Options {
-            program: "/nonexistent/git".into(),
-            ..t.options()
-        },
-    )
-    .expect("opened without git");
-    assert_eq!(no_git.tree_hash().expect("from memory"), first);
-    // A new untracked file: git is asked again (and the one that does not exist fails).
-    t.write("src/new.py", "Y = 2\n");
-    assert!(no_git.tree_hash().is_err());
-    let second = t.repo.tree_hash().expect("hash");
-    assert_ne!(second, first);
-    assert_eq!(second, t.repo.tree_hash_stamped().expect("hash").0);
-    // An ignored directory's contents are not the tree's: still answered from memory once
-    // settled.
-    std::thread::sleep(Duration::from_millis(60));
-    let third = t.repo.tree_hash().expect("hash");
-    assert_eq!(third, second);
-    t.write("node_modules/pkg/other.js", "2\n");
-    assert_eq!(no_git.tree_hash().expect("from memory"), third);
-}
