@@ -3,6 +3,8 @@
 //! A test binary of its own: keeping stamps is the whole process's setting, and the `it` tests
 //! count the git processes a hash runs.
 
+#![allow(clippy::expect_used)]
+
 use std::ffi::OsString;
 use std::path::Path;
 use std::time::Duration;
