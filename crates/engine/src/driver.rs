@@ -90,6 +90,9 @@ pub(crate) fn drive_with(
     observer: &mut dyn FnMut(&LoopEvent),
     body: &mut LeasedBody<'_>,
 ) -> Result<LoopEnd, EngineError> {
+    // The loop hashes the same tree several times per step: an unchanged one is answered from
+    // the stamp of its last hash, kept in this process.
+    pawl_git::remember_tree_stamps();
     let result = store
         .acquire_lease(
             run_id,

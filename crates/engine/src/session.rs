@@ -42,6 +42,87 @@ pub struct StopInput<'a> {
     pub last_message: Option<&'a str>,
     /// The workflow's limits of a long session: past them the agent is asked to wrap up.
     pub long_session: pawl_core::long_session::Limits,
+    /// The tree stamp's check, started at the beginning of the Stop ([`TreeCheck::start`]).
+    pub tree_check: Option<&'a TreeCheck>,
+}
+
+/// The tree stamp's check (see [`verify_for_stop`]): the stamp read, its digest taken and every
+/// file and directory it covers compared with what it recorded, on threads of its own, started
+/// first thing in a Stop so that it runs while the store is opened and checked for tampering.
+/// Its answer counts only as [`current_tree`] would have counted it: when the digest it took is
+/// the one the last verification's signed event names (the bytes it compared are the bytes it
+/// hashed), for the workspace it was started for. No git process: a repository that git must
+/// open gives no answer (and nothing the stamp could answer for), and the Stop asks as before.
+pub struct TreeCheck {
+    root: std::path::PathBuf,
+    stamp: std::path::PathBuf,
+    answer: std::sync::mpsc::Receiver<Option<Checked>>,
+}
+
+/// What a [`TreeCheck`] found: the stamp's digest, and the tree hash it recorded when nothing it
+/// covers moved.
+struct Checked {
+    digest: String,
+    tree: Option<String>,
+}
+
+impl std::fmt::Debug for TreeCheck {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TreeCheck")
+            .field("root", &self.root)
+            .field("stamp", &self.stamp)
+            .finish_non_exhaustive()
+    }
+}
+
+impl TreeCheck {
+    /// Starts checking the stamp of the tree at `root` kept in `state_dir` (pawl's state).
+    pub fn start(root: &Path, state_dir: &Path) -> TreeCheck {
+        let stamp = stamp_path(state_dir);
+        let (tx, answer) = std::sync::mpsc::channel();
+        let (r, p) = (root.to_path_buf(), stamp.clone());
+        // When no thread can be made, nothing answers (the sender is gone): the Stop asks as
+        // it did without.
+        let _ = std::thread::Builder::new()
+            .name("tree-stamp".into())
+            .spawn(move || {
+                let _ = tx.send(check_stamp(&r, &p));
+            });
+        TreeCheck {
+            root: root.to_path_buf(),
+            stamp,
+            answer,
+        }
+    }
+
+    /// The answer, waiting for it; `None` when it was started for another workspace or could
+    /// not check.
+    fn take(&self, ws: &Workspace) -> Option<Checked> {
+        if self.root != ws.root || self.stamp != stamp_path(&ws.state_dir) {
+            return None;
+        }
+        self.answer.recv().ok().flatten()
+    }
+}
+
+fn stamp_path(state_dir: &Path) -> std::path::PathBuf {
+    state_dir.join("cache").join("tree-stamp")
+}
+
+/// The stamp's digest and, when nothing it covers moved, its tree hash; the digest taken while
+/// the files are compared.
+fn check_stamp(root: &Path, stamp: &Path) -> Option<Checked> {
+    let bytes = std::fs::read(stamp).ok()?;
+    let repo = pawl_git::Repo::open_in_process(root)?;
+    let (digest, tree) = std::thread::scope(|s| {
+        let digest = s.spawn(|| format!("{:x}", Sha256::digest(&bytes)));
+        let tree = repo.tree_hash_unchanged(&bytes);
+        (digest.join(), tree)
+    });
+    Some(Checked {
+        digest: digest.ok()?,
+        tree: tree.map(|t| t.to_string()),
+    })
 }
 
 /// What the hook answers.
@@ -108,7 +189,15 @@ pub fn stop_turn(
     // The last verification comes from an indexed query, not from the run's whole event log
     // (which grows with every Stop).
     let previous = store.last_event(run_id, EventKind::Verification)?;
-    let (verified, extra) = verify_for_stop(ws, full, store, run, gates, previous.as_ref());
+    let (verified, extra) = verify_for_stop(
+        ws,
+        full,
+        store,
+        run,
+        gates,
+        previous.as_ref(),
+        input.tree_check,
+    );
     // This turn's tokens and (estimated) dollars, from the session's transcript (read after the
     // checks, which gives Claude Code time to write the turn's last message): charged with the
     // iteration, so that token and dollar limits hold in session mode too.
@@ -410,6 +499,7 @@ fn verify_for_stop(
     run: &Run,
     gates: Vec<Check>,
     previous: Option<&pawl_core::record::Event>,
+    early: Option<&TreeCheck>,
 ) -> (
     Result<VerifyReport, VerifyError>,
     Vec<(&'static str, serde_json::Value)>,
@@ -419,7 +509,7 @@ fn verify_for_stop(
         .unwrap_or_default();
     let fingerprint = checks_fingerprint(&checks, run.settings.seal.as_ref());
     let prev = previous.and_then(last_verification);
-    let (tree, stamp) = current_tree(ws, prev.as_ref());
+    let (tree, stamp) = current_tree(ws, prev.as_ref(), early);
     let mut extra: Vec<(&'static str, serde_json::Value)> =
         vec![("session_checks", json!(fingerprint))];
     if let Some(d) = &stamp {
@@ -494,13 +584,27 @@ fn checks_fingerprint(checks: &[Check], seal: Option<&pawl_core::seal::Seal>) ->
 }
 
 /// The current tree's hash, and the digest of the stamp that vouches for it (see
-/// [`verify_for_stop`]). `None` when git cannot say.
-fn current_tree(ws: &Workspace, prev: Option<&Previous>) -> (Option<String>, Option<String>) {
+/// [`verify_for_stop`]). `None` when git cannot say. `early`: the stamp's check started at the
+/// beginning of the Stop, when there is one.
+fn current_tree(
+    ws: &Workspace,
+    prev: Option<&Previous>,
+    early: Option<&TreeCheck>,
+) -> (Option<String>, Option<String>) {
+    let path = stamp_path(&ws.state_dir);
+    let want = prev.and_then(|p| p.tree_stamp.as_deref());
+    let early = early.and_then(|c| c.take(ws));
+    if let (Some(want), Some(Checked { digest, tree })) = (want, &early)
+        && digest == want
+        && let Some(tree) = tree
+    {
+        return (Some(tree.clone()), Some(want.to_string()));
+    }
     let Ok(repo) = pawl_git::Repo::open(&ws.root) else {
         return (None, None);
     };
-    let path = ws.state_dir.join("cache").join("tree-stamp");
-    if let Some(want) = prev.and_then(|p| p.tree_stamp.as_deref())
+    if let Some(want) = want
+        && early.is_none()
         && let Ok(bytes) = std::fs::read(&path)
         && format!("{:x}", Sha256::digest(&bytes)) == want
         && let Some(tree) = repo.tree_hash_unchanged(&bytes)

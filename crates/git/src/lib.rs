@@ -51,3 +51,4 @@ pub use oid::{CommitId, TreeHash};
 pub use refs::{BACKUP_REF_PREFIX, Rollback};
 pub use repo::{HARDENED_CONFIG, Options, Repo, index_paths, resolve_program, set_default_program};
 pub use status::StatusEntry;
+pub use tree::remember_tree_stamps;

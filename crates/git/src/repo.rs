@@ -190,6 +190,13 @@ impl Repo {
         })
     }
 
+    /// [`Repo::open`] when that needs no git process (a plain `.git` directory of the user's,
+    /// with the default [`Options`]), else `None`. What [`Repo::tree_hash_unchanged`] can answer
+    /// for at all: a repository opened through git has no known object format.
+    pub fn open_in_process(path: impl AsRef<Path>) -> Option<Self> {
+        open_plain(path.as_ref(), &Options::default())
+    }
+
     /// Creates a repository at `path` (`git init`) and opens it.
     pub fn init(path: impl AsRef<Path>, options: Options) -> Result<Self, Error> {
         let path = path.as_ref();

@@ -137,7 +137,7 @@ impl Repo {
         let plain_index =
             real.is_empty() || crate::index::has_hidden_entries(&real, SHA1_LEN) == Some(false);
         if !self.sha1_ids() || !plain_index {
-            return Ok((self.tree_hash()?, None));
+            return Ok((self.tree_hash_by_git()?, None));
         }
         let temp = TempIndex::new(self)?;
         // Written before git reads anything: an entry changed after it is at least as new.

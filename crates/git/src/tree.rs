@@ -15,9 +15,12 @@
 //! as before. Which files changed is always decided by git (`git add -A` with its stat and racy
 //! checks), never by pawl.
 
+use std::collections::HashMap;
 use std::fs::{self, File};
 use std::io;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, OnceLock};
 
 use crate::error::Error;
 use crate::oid::TreeHash;
@@ -30,7 +33,35 @@ impl Repo {
     /// The hash of exactly the bytes a check would see: tracked and untracked files that are not
     /// ignored, with their current content and executable bit. Works before the first commit.
     /// Two calls on an unchanged working tree return the same hash.
+    ///
+    /// In a process that keeps tree stamps ([`remember_tree_stamps`]: a driver that hashes the
+    /// same tree at every step), an unchanged tree is answered from the stamp of its last hash,
+    /// kept in this process's memory (where the agent cannot write), with no git process.
     pub fn tree_hash(&self) -> Result<TreeHash, Error> {
+        if !REMEMBER.load(Ordering::Relaxed) {
+            return self.tree_hash_by_git();
+        }
+        let key = (
+            self.root().to_path_buf(),
+            self.git_dir().to_path_buf(),
+            self.index_path().to_path_buf(),
+        );
+        let kept = stamps().get(&key).cloned();
+        if let Some(stamp) = kept
+            && let Some(tree) = self.tree_hash_unchanged(&stamp)
+        {
+            return Ok(tree);
+        }
+        let (tree, stamp) = self.tree_hash_stamped()?;
+        match stamp {
+            Some(stamp) => stamps().insert(key, std::sync::Arc::new(stamp)),
+            None => stamps().remove(&key),
+        };
+        Ok(tree)
+    }
+
+    /// [`Repo::tree_hash`] computed by git.
+    pub(crate) fn tree_hash_by_git(&self) -> Result<TreeHash, Error> {
         let temp = TempIndex::new(self)?;
         temp.add_all(self)?;
         if self.sha1_ids()
@@ -41,6 +72,29 @@ impl Repo {
         }
         temp.write_tree(self)
     }
+}
+
+/// Whether [`Repo::tree_hash`] keeps stamps (see [`remember_tree_stamps`]).
+static REMEMBER: AtomicBool = AtomicBool::new(false);
+
+/// A working tree (root, git dir, index) and the stamp of its last hash.
+type Kept = HashMap<(PathBuf, PathBuf, PathBuf), std::sync::Arc<Vec<u8>>>;
+
+fn stamps() -> std::sync::MutexGuard<'static, Kept> {
+    static STAMPS: OnceLock<Mutex<Kept>> = OnceLock::new();
+    STAMPS
+        .get_or_init(Mutex::default)
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// From now on, [`Repo::tree_hash`] in this process keeps the stamp of each tree it hashes (see
+/// `stamp.rs`) in memory, and answers a tree none of whose files, directories and ignore rules
+/// moved from it: the headless driver's loop, which hashes an unchanged tree several times per
+/// step. The first hash of a tree costs two git processes more (the stamp's); a hook, which
+/// hashes once and exits, does not turn this on.
+pub fn remember_tree_stamps() {
+    REMEMBER.store(true, Ordering::Relaxed);
 }
 
 /// A private index in a temporary directory inside the git dir (same file system as the real

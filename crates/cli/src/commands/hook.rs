@@ -908,6 +908,9 @@ fn stop(
     input: &HookInput,
     last_message: Option<&str>,
 ) -> HookResult<Answer> {
+    // The tree stamp's `lstat`s are most of a cached answer's cost: they start now, while the
+    // store is opened and checked for tampering (their answer counts only as it did before).
+    let tree_check = session_turn::TreeCheck::start(root, &root.join(crate::ctx::STATE_DIR));
     let mut store = open_store(root).or_fail(run_id)?;
     let run = match bound_run(&mut store, root, run_id).or_fail(run_id)? {
         Bound::Active(run) => run,
@@ -938,6 +941,7 @@ fn stop(
         session_id: input.session_id.as_deref(),
         transcript: transcript(agent, input),
         last_message,
+        tree_check: Some(&tree_check),
     };
     // What a cached answer needs of the workspace is cheap; the rest (a sandbox probe, the
     // project's coverage minimums, the room's network setting) only when checks must run.
