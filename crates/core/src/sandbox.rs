@@ -58,6 +58,10 @@ impl SandboxPlan {
     }
 }
 
+/// What a machine without mount and pid namespaces lacks, for the start line and the report:
+/// the sockets that are hidden only by a mount stay reachable (issue 31 point 2).
+pub const NO_NAMESPACES: &str = "mount and pid namespaces (the container daemon, the user's tmux and screen servers and session bus stay reachable)";
+
 /// Decides the plan, or the refusal of `required = true` (with what is missing).
 pub fn decide(config: &SandboxConfig, caps: &Capabilities) -> Result<SandboxPlan, String> {
     let containment = if caps.namespaces {
@@ -69,7 +73,8 @@ pub fn decide(config: &SandboxConfig, caps: &Capabilities) -> Result<SandboxPlan
     };
     let mut missing = Vec::new();
     if !caps.namespaces || !caps.mounts {
-        missing.push("mount and pid namespaces".to_string());
+        // Without a mount namespace nothing can be hidden from a step: say what stays in reach.
+        missing.push(NO_NAMESPACES.to_string());
     }
     if !caps.landlock {
         missing.push("Landlock".to_string());
@@ -171,7 +176,7 @@ mod tests {
                 false,
                 caps(false, false, false),
                 Ok(
-                    "sandbox: none (this machine lacks: mount and pid namespaces, Landlock; every process of a step ends with it: subreaper)",
+                    "sandbox: none (this machine lacks: mount and pid namespaces (the container daemon, the user's tmux and screen servers and session bus stay reachable), Landlock; every process of a step ends with it: subreaper)",
                 ),
             ),
             (
@@ -187,7 +192,7 @@ mod tests {
                 true,
                 caps(false, false, false),
                 Err(
-                    "[sandbox] required = true, but this machine cannot sandbox the agent: it lacks mount and pid namespaces, Landlock",
+                    "[sandbox] required = true, but this machine cannot sandbox the agent: it lacks mount and pid namespaces (the container daemon, the user's tmux and screen servers and session bus stay reachable), Landlock",
                 ),
             ),
             (
@@ -203,7 +208,7 @@ mod tests {
                 true,
                 caps(false, true, true),
                 Err(
-                    "[sandbox] required = true, but this machine cannot sandbox the agent: it lacks mount and pid namespaces",
+                    "[sandbox] required = true, but this machine cannot sandbox the agent: it lacks mount and pid namespaces (the container daemon, the user's tmux and screen servers and session bus stay reachable)",
                 ),
             ),
             (false, false, caps(false, false, false), Ok("sandbox: off")),

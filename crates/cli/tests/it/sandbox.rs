@@ -564,3 +564,82 @@ fn a_step_cannot_replace_a_toolchain_leave_a_git_on_path_or_reach_the_container_
         "the removal is recorded: {events}"
     );
 }
+
+/// Issue 31 point 2: the user's session servers run what a client asks outside any sandbox —
+/// tmux (`run-shell`), the session bus and the user's service manager (`systemd-run --user`),
+/// screen. A step reaches none of them: their sockets are hidden from steps (the tmux server
+/// here is real, started as the user's own would be, with `TMUX_TMPDIR` pointing into the test's
+/// home; the bus is a listening socket at `$XDG_RUNTIME_DIR/bus`).
+#[test]
+fn a_step_cannot_have_the_users_tmux_server_or_session_bus_run_a_command() {
+    let env = TestEnv::new();
+    // The user's server at tmux's default place (`/tmp/tmux-<uid>/`), under a name of its own.
+    let name = format!("pawltest-{}", std::process::id());
+    let tmux = |args: &[&str]| {
+        std::process::Command::new("tmux")
+            .args(["-L", name.as_str()])
+            .args(args)
+            .env_remove("TMUX_TMPDIR")
+            .env_remove("TMUX")
+            .output()
+    };
+    let Ok(started) = tmux(&["new-session", "-d", "-s", "user", "sleep 600"]) else {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "CI has tmux (scripts/test.sh installs it)"
+        );
+        return;
+    };
+    assert!(started.status.success(), "{started:?}");
+    struct Server<'a>(&'a dyn Fn(&[&str]) -> std::io::Result<std::process::Output>);
+    impl Drop for Server<'_> {
+        fn drop(&mut self) {
+            let _ = (self.0)(&["kill-server"]);
+        }
+    }
+    let _server = Server(&tmux);
+    let runtime = env.home.join("run");
+    std::fs::create_dir_all(&runtime).unwrap();
+    let bus = runtime.join("bus");
+    let listener = std::os::unix::net::UnixListener::bind(&bus).unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let marks = env.home.join("marks");
+    std::fs::create_dir_all(&marks).unwrap();
+    let escaped = marks.join("escaped-by-tmux");
+    let script = format!(
+        "tmux -L {name} run-shell 'touch {escaped}' > {marks}/tmux.txt 2>&1\n\
+         python3 -c 'import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); print(\"reached\")' {bus} > {marks}/bus.txt 2>&1\n\
+         touch done.txt\n",
+        escaped = escaped.display(),
+        name = name,
+        marks = marks.display(),
+        bus = bus.display(),
+    );
+    setup(&env, &script, "");
+    let runtime_s = runtime.display().to_string();
+    let r = env.pawl_env(
+        &["run", "make done.txt"],
+        &[("XDG_RUNTIME_DIR", runtime_s.as_str())],
+    );
+    if !can_sandbox(&r) {
+        return;
+    }
+    env.assert_end(&r, 0, "verified", 1);
+    let said = std::fs::read_to_string(marks.join("tmux.txt")).unwrap_or_default();
+    assert!(
+        !escaped.exists(),
+        "the step had the user's tmux server run a command outside the sandbox ({said})"
+    );
+    assert!(
+        tmux(&["has-session", "-t", "user"])
+            .unwrap()
+            .status
+            .success(),
+        "the user's tmux server is still there (the step only could not reach it)"
+    );
+    let reached = std::fs::read_to_string(marks.join("bus.txt")).unwrap_or_default();
+    assert!(
+        !reached.contains("reached"),
+        "the session bus: {reached} (tmux: {said})"
+    );
+}

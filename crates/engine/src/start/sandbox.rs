@@ -77,14 +77,83 @@ const CONTAINER_SOCKETS_IN_RUNTIME: &[&str] = &[
 /// The container sockets of this machine that exist now.
 pub fn container_sockets() -> Vec<PathBuf> {
     let runtime = env_dir("XDG_RUNTIME_DIR");
-    CONTAINER_SOCKETS
-        .iter()
-        .map(PathBuf::from)
-        .chain(
+    existing(
+        CONTAINER_SOCKETS.iter().map(PathBuf::from).chain(
             runtime
                 .iter()
                 .flat_map(|r| CONTAINER_SOCKETS_IN_RUNTIME.iter().map(move |p| r.join(p))),
-        )
+        ),
+    )
+}
+
+/// The user's session servers: each runs what any client asks, outside every sandbox — a tmux
+/// server (`run-shell`, `new-window`), a screen session, the session bus and the user's service
+/// manager (`systemd-run --user`). Hidden from steps and checks (issue 31): a step that reached
+/// one would run a command with the user's full rights. Where they live, as data: `(variable,
+/// default, entries)` — the directory is `$variable` when set, `default` otherwise; `entries`
+/// are the names in it to hide (`*` at the end: every name with that start; empty: the
+/// directory itself).
+pub const SESSION_SERVERS: &[(&str, &str, &[&str])] = &[
+    // tmux: `${TMUX_TMPDIR:-/tmp}/tmux-<uid>/<socket>`.
+    ("TMUX_TMPDIR", "/tmp", &["tmux-*"]),
+    // screen: `$SCREENDIR`, or the system's `/run/screen/S-<user>/`.
+    ("SCREENDIR", "/run/screen", &[]),
+    ("", "/var/run/screen", &[]),
+    // The session bus and the user's service manager, in the user's runtime directory.
+    ("XDG_RUNTIME_DIR", "", &["bus", "systemd", "dbus-1"]),
+];
+
+/// The session servers' sockets of this machine that exist now ([`SESSION_SERVERS`], and the
+/// session bus's path when `DBUS_SESSION_BUS_ADDRESS` names one elsewhere).
+pub fn session_servers() -> Vec<PathBuf> {
+    let mut found: Vec<PathBuf> = Vec::new();
+    for (var, default, entries) in SESSION_SERVERS {
+        let dir = (!var.is_empty())
+            .then(|| env_dir(var))
+            .flatten()
+            .or_else(|| (!default.is_empty()).then(|| PathBuf::from(default)));
+        let Some(dir) = dir else { continue };
+        if entries.is_empty() {
+            found.push(dir);
+            continue;
+        }
+        for entry in *entries {
+            match entry.strip_suffix('*') {
+                Some(start) => found.extend(
+                    std::fs::read_dir(&dir)
+                        .into_iter()
+                        .flatten()
+                        .flatten()
+                        .filter(|e| e.file_name().to_string_lossy().starts_with(start))
+                        .map(|e| e.path()),
+                ),
+                None => found.push(dir.join(entry)),
+            }
+        }
+    }
+    found.extend(bus_paths(
+        &std::env::var("DBUS_SESSION_BUS_ADDRESS").unwrap_or_default(),
+    ));
+    existing(found)
+}
+
+/// The socket paths of a D-Bus address (`unix:path=/run/user/1000/bus;unix:abstract=...`):
+/// abstract sockets are scoped by Landlock, paths must be hidden.
+fn bus_paths(address: &str) -> Vec<PathBuf> {
+    address
+        .split(';')
+        .filter_map(|a| a.strip_prefix("unix:"))
+        .flat_map(|keys| keys.split(','))
+        .filter_map(|kv| kv.strip_prefix("path="))
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+        .collect()
+}
+
+/// The paths of `paths` that exist, resolved, each once.
+fn existing(paths: impl IntoIterator<Item = PathBuf>) -> Vec<PathBuf> {
+    paths
+        .into_iter()
         .filter(|p| std::fs::symlink_metadata(p).is_ok())
         .map(resolved)
         .fold(Vec::new(), |mut all, p| {
@@ -149,6 +218,7 @@ pub fn wanted(root: &Path, config: &SandboxConfig) -> SandboxSpec {
         read_only.extend(TOOLCHAINS_IN_HOME.iter().map(|p| home.join(p)));
     }
     let mut hidden: Vec<PathBuf> = crate::user_state_dir().into_iter().collect();
+    hidden.extend(session_servers());
     if !config.containers {
         hidden.extend(container_sockets());
     }
@@ -388,6 +458,7 @@ fn check_wanted(root: &Path, network: bool, containers: bool) -> LaunchSpec {
             } else {
                 container_sockets()
             })
+            .chain(session_servers())
             .collect(),
         runtime_dir: env_dir("XDG_RUNTIME_DIR"),
         network,
@@ -462,4 +533,41 @@ pub fn record(
 /// `end_leftovers`). Nothing to do from inside a step.
 pub fn end_leftovers(root: &Path) {
     let _ = launch::end_leftovers(&root.join(STATE_DIR).join(STEPS_DIR));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_session_bus_address_gives_its_socket_paths_and_leaves_abstract_ones_to_landlock() {
+        let rows: &[(&str, &[&str])] = &[
+            ("unix:path=/run/user/1000/bus", &["/run/user/1000/bus"]),
+            (
+                "unix:abstract=/tmp/dbus-x,guid=1;unix:path=/tmp/b,guid=2",
+                &["/tmp/b"],
+            ),
+            ("unix:guid=3,path=/var/b", &["/var/b"]),
+            ("tcp:host=localhost,port=1", &[]),
+            ("unix:path=relative/bus", &[]),
+            ("", &[]),
+        ];
+        for (address, want) in rows {
+            let want: Vec<PathBuf> = want.iter().map(PathBuf::from).collect();
+            assert_eq!(bus_paths(address), want, "{address}");
+        }
+    }
+
+    #[test]
+    fn every_session_server_row_names_a_place() {
+        for (var, default, entries) in SESSION_SERVERS {
+            assert!(
+                !var.is_empty() || default.starts_with('/'),
+                "a row without a variable needs an absolute default: {var:?} {default:?}"
+            );
+            for e in *entries {
+                assert!(!e.contains('/') && !e.is_empty(), "one name per entry: {e}");
+            }
+        }
+    }
 }

@@ -163,16 +163,19 @@ pub fn check_sandbox(world: &CheckWorld) -> SandboxSpec {
     // A hidden directory that holds the repository would hide the room with it (the room is
     // mounted first): never hide an ancestor of the repository's path.
     hidden.retain(|h| !world.repo.starts_with(h));
+    let mut private_tmp: Vec<PathBuf> = PRIVATE_TMP.iter().map(PathBuf::from).collect();
+    private_tmp.extend(world.runtime_dir.iter().cloned());
+    // A repository under /tmp (tests, scratch clones) stays visible: its temp dir is shared.
+    private_tmp.retain(|t| !world.repo.starts_with(t));
+    // What lies in a private temp dir is out of sight already (a tmux server's socket under
+    // /tmp, the session bus in the runtime dir): it is not there to hide.
+    hidden.retain(|h| !private_tmp.iter().any(|t| h.starts_with(t)));
     let mut dedup: Vec<PathBuf> = Vec::new();
     for p in hidden {
         if !dedup.contains(&p) {
             dedup.push(p);
         }
     }
-    let mut private_tmp: Vec<PathBuf> = PRIVATE_TMP.iter().map(PathBuf::from).collect();
-    private_tmp.extend(world.runtime_dir.iter().cloned());
-    // A repository under /tmp (tests, scratch clones) stays visible: its temp dir is shared.
-    private_tmp.retain(|t| !world.repo.starts_with(t));
     SandboxSpec {
         read_only: Vec::new(),
         hidden: dedup,
