@@ -17,6 +17,16 @@ fi
 # Go (>= 1.22, Debian's backports) for the tests that run the real `go test` (installed once).
 bash scripts/install-go.sh
 
+# tmux (Debian's) for the test that has a step try to drive the user's tmux server.
+if ! command -v tmux >/dev/null; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tmux >&2 ||
+            { apt-get update -qq >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tmux >&2; }
+    else
+        echo "test.sh: tmux is missing (the session-server attack test needs it under CI=true)" >&2
+    fi
+fi
+
 # Debian's chromium and chromedriver for the dashboard's real-browser test (installed once).
 bash scripts/install-browser.sh
 
