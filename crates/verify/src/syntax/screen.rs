@@ -9,7 +9,8 @@
 //!   names the node kinds it looks at and a pattern on their text; its example must trigger it
 //!   (checked when the table loads, and by a test);
 //! - **answers shaped to the tests**: the deciding tests' literal inputs appearing as a
-//!   condition, a `match`/`case`/`switch` pattern or a map key, with the test's expected result
+//!   condition, a `match`/`case`/`switch` pattern, a map key or the first part of a row of a
+//!   sequence of pairs, with the test's expected result
 //!   as that entry's value. An entry counts when it is new, is not made of edge values only
 //!   (`if s == "": return []` for `assert parse("") == []` is an edge-case fix), and the table it
 //!   belongs to (a map, a `match`, a `switch`, the `if`s of one function) is at least half made
@@ -678,33 +679,48 @@ fn entry_of(p: &Parsed<'_>, n: Node<'_>, parents: &[Node<'_>]) -> Option<Entry> 
                 n,
             )
         }
-        // [[k, v], ...] handed to a Map or HashMap, (k, v) tuples in an array
+        // rows of a sequence of pairs: `[[k, v], ...]` (a Map's constructor or an array the code
+        // searches), `[((a, b), v), ...]`, `&[(k, v), ...]`, Go's `[]struct{...}{{k, v}, ...}`:
+        // the sequence is the table, each pair an entry (the first part its key)
         (Lang::JavaScript | Lang::TypeScript | Lang::Tsx, "array")
-        | (Lang::Rust, "tuple_expression") => {
+        | (Lang::Rust, "tuple_expression" | "array_expression")
+        | (Lang::Python, "tuple" | "list") => {
             let parent = *parents.last()?;
-            if !matches!(parent.kind(), "array" | "array_expression") {
+            if !matches!(
+                parent.kind(),
+                "array" | "array_expression" | "list" | "tuple"
+            ) {
                 return None;
             }
             let kv = named_children(n);
             if kv.len() != 2 {
                 return None;
             }
-            // only a map's constructor (new Map([...]), HashMap::from([...]))
-            let ctor = *parents.get(parents.len().checked_sub(3)?)?;
-            let callee = ctor
-                .child_by_field_name("constructor")
-                .or_else(|| ctor.child_by_field_name("function"))
-                .map(|c| p.text(c))
-                .unwrap_or("");
-            let is_map = (ctor.kind() == "new_expression" && callee.ends_with("Map"))
-                || (ctor.kind() == "call_expression" && callee.ends_with("Map::from"));
-            if !is_map {
-                return None;
-            }
             entry(
                 parent.start_byte(),
                 lit(p, kv[0]).into_iter().collect(),
                 lit(p, kv[1]).into_iter().collect(),
+                p,
+                n,
+            )
+        }
+        (Lang::Go, "literal_value") => {
+            // a row `{k, v}` of a composite literal of rows (unkeyed: `{in: k}` is a struct's
+            // own field list)
+            let parent = *parents.last()?;
+            let outer = *parents.get(parents.len().checked_sub(2)?)?;
+            if parent.kind() != "literal_element" || outer.kind() != "literal_value" {
+                return None;
+            }
+            let kv = named_children(n);
+            if kv.len() != 2 || kv.iter().any(|e| e.kind() != "literal_element") {
+                return None;
+            }
+            let part = |e: Node<'_>| lit(p, named_children(e).first().copied().unwrap_or(e));
+            entry(
+                outer.start_byte(),
+                part(kv[0]).into_iter().collect(),
+                part(kv[1]).into_iter().collect(),
                 p,
                 n,
             )
