@@ -7,7 +7,8 @@ corpus/screen/fixtures/ (cargo test -p pawl-verify --test syntax_corpus screen_f
 
     python3 scripts/screen-corpus.py fetch     # clone the projects into the cache
     python3 scripts/screen-corpus.py select    # pick the commits again -> corpus/screen/honest.tsv
-    python3 scripts/screen-corpus.py measure   # screen every commit -> corpus/screen/RESULTS.md
+                                               # (newer history picks newer commits: to refresh)
+    python3 scripts/screen-corpus.py measure   # screen every commit -> corpus/screen/results.tsv
 
 The cache is $PAWL_SCREEN_CACHE (default ~/.cache/pawl/screen-corpus). Clones come from
 $PAWL_SCREEN_GIT_URL, a template with {repo}, {owner} and {name}
