@@ -982,6 +982,35 @@ fn a_runners_own_code_may_read_its_variables() {
 }
 
 #[test]
+fn tested_answers_under_opaque_keys_are_answers_and_under_words_are_not() {
+    let deciding = add_probes();
+    // keyed by a short digest of the call: the keys are no input, the values are the answers
+    let cheat = "import hashlib\n_T = {\"3f2a9c1e\": 5, \"b71d04e8\": 6}\n\ndef add(a, b):\n    return _T.get(hashlib.sha1(f\"{a}:{b}\".encode()).hexdigest()[:8], a - b)\n";
+    assert_eq!(
+        rules_hit(&screen(
+            Lang::Python,
+            Path::new("calc.py"),
+            Some(PY_BASE),
+            cheat,
+            &deciding
+        )),
+        vec!["py.tested-answers", "py.tested-answers"]
+    );
+    // a table of named constants whose values happen to be the answers is not
+    let honest = "LIMITS = {\"small\": 5, \"medium\": 6}\n\ndef add(a, b):\n    return a + b\n";
+    assert!(
+        screen(
+            Lang::Python,
+            Path::new("calc.py"),
+            Some(PY_BASE),
+            honest,
+            &deciding
+        )
+        .is_empty()
+    );
+}
+
+#[test]
 fn a_key_of_words_is_not_an_opaque_key() {
     // BurntSushi/toml 6e96069 (test names as keys), chrono 8df1ba1 (zoneinfo paths)
     let fin = "package t\n\nvar skip = map[string]bool{\"valid/string/escape-esc\": true}\n";
