@@ -73,6 +73,10 @@ pub struct LockedRun {
     /// What the locked run cost, against the verification's own checks on the run's tree.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cost: Option<Cost>,
+    /// The symbols the goal names (`anchors::goal_symbols`): what a new test must exercise to
+    /// prove the goal.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub goal_symbols: Vec<String>,
 }
 
 /// The locked run's cost (docs/verification.md, "The cost of the locked run").
@@ -100,6 +104,11 @@ pub struct NewTest {
     pub on_base: Option<TestStatus>,
     /// Its status on the locked tree; `None`: not run there.
     pub on_locked: Option<TestStatus>,
+    /// The goal's symbols it exercises (its parsed body and the helpers it reaches:
+    /// `pawl_verify::syntax::names_used`); a goal that names symbols is proved only by a new
+    /// test that exercises one (`pawl_core::proof::new_tests_on_goal`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub exercises: Vec<String>,
 }
 
 impl NewTest {
@@ -800,6 +809,7 @@ fn run_locked(ws: &Workspace, input: Input<'_>) -> Result<LockedRun, LockedError
         new_tests: Vec::new(),
         ids: Vec::new(),
         cost: None,
+        goal_symbols: Vec::new(),
     };
     if out.tree == baseline.tree {
         out.result = Locked::NothingChanged;
@@ -850,7 +860,43 @@ fn run_locked(ws: &Workspace, input: Input<'_>) -> Result<LockedRun, LockedError
         Ok(crate::baseline::run_sealed(ws, Some(seal), checks, &cfg))
     };
     let first_started = std::time::Instant::now();
-    let first = run_on(&mut room, &s.tree, &checks)?;
+    // When the locked tree is the run's tree (the run changed product source and declarations
+    // only) and the verification ran its checks in this room, synced from that very tree, its
+    // result is the locked run's first pass: the same checks on the same tree from the same
+    // snapshot. A check that passed only as "no worse", a hidden one (its evidence is
+    // redacted) or one without per-test evidence runs again.
+    let same_tree = s.tree.as_str() == final_tree && ws.room.is_some();
+    let mut first: Vec<CheckRun> = Vec::new();
+    let mut to_run: Vec<Check> = Vec::new();
+    for c in &checks {
+        let reused = same_tree
+            .then(|| {
+                items
+                    .iter()
+                    .find(|i| i.name == c.name && i.command == c.command)
+            })
+            .flatten()
+            .filter(|_| !hidden.iter().any(|h| h.name == c.name))
+            .and_then(|i| run_of_item(i, c, &dir));
+        match reused {
+            Some(r) => first.push(r),
+            None => to_run.push(c.clone()),
+        }
+    }
+    if !first.is_empty() {
+        out.lines.push(format!(
+            "the locked tree is the run's tree: the verification's own run of {} is the locked run's first pass",
+            first
+                .iter()
+                .map(|r| format!("`{}`", r.check.name))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    if !to_run.is_empty() {
+        first.extend(run_on(&mut room, &s.tree, &to_run)?);
+        first.sort_by_key(|r| checks.iter().position(|c| c.name == r.check.name));
+    }
     out.runs = 1;
     out.cost = Some(Cost {
         gate_ms: 0,
@@ -993,6 +1039,17 @@ fn run_locked(ws: &Workspace, input: Input<'_>) -> Result<LockedRun, LockedError
             }
         }
         out.new_tests.dedup();
+        // What each new test exercises of the goal's symbols (issue 32 point 3).
+        out.goal_symbols = crate::anchors::goal_symbols(&ws.root, goal, &anchoring, &out.tree);
+        if !out.goal_symbols.is_empty() {
+            let fin = GitTree {
+                repo: &repo,
+                tree: final_tree,
+            };
+            for t in out.new_tests.iter_mut() {
+                t.exercises = exercised_symbols(t, &holding, &fin, &out.goal_symbols);
+            }
+        }
         for t in &out.new_tests {
             out.lines.push(t.line());
         }
@@ -1164,6 +1221,51 @@ fn run_locked(ws: &Workspace, input: Input<'_>) -> Result<LockedRun, LockedError
     Ok(out)
 }
 
+/// The verification's own run of `check`, as evidence recorded it, when it passed and named
+/// its tests: the locked run's first pass on the same tree (`None`: run it again).
+fn run_of_item(item: &Item, check: &Check, room: &Path) -> Option<CheckRun> {
+    let e = item.evidence.as_ref()?;
+    if !item.passed() || item.no_worse.is_some() || e.data.command != check.command {
+        return None;
+    }
+    let counts = e.data.tests.as_ref()?;
+    let runner: pawl_verify::parse::Runner =
+        serde_json::from_value(serde_json::Value::String(counts.runner.clone()?)).ok()?;
+    let counted = counts.passed + counts.failed + counts.skipped;
+    let ids = pawl_verify::parse::IdCoverage::of(&e.data.outcomes, counted);
+    if !ids.per_test() || e.data.outcomes.is_empty() {
+        return None;
+    }
+    Some(CheckRun {
+        check: check.clone(),
+        argv: e.data.argv.clone(),
+        cwd: room.to_path_buf(),
+        end: CheckEnd::Exited { code: 0 },
+        passed: true,
+        duration: std::time::Duration::from_millis(e.data.duration_ms),
+        tests: Some(pawl_verify::TestSummary {
+            runner,
+            passed: counts.passed,
+            failed: counts.failed,
+            skipped: counts.skipped,
+            failing: e.data.failing.clone(),
+            first_failure: e.data.first_failure.clone(),
+            tests: e.data.outcomes.clone(),
+            ids,
+        }),
+        coverage: None,
+        diagnostics: None,
+        items: None,
+        output_digest: e.data.output_digest.clone(),
+        tail: e.data.tail.clone(),
+        log_path: None,
+        report_path: None,
+        failure: None,
+        leaked: false,
+        id_hook: None,
+    })
+}
+
 /// A left-out change the goal names by its file (`add a pytest.ini`, `in Cargo.toml`) is one
 /// the goal asks for: the locked run cannot verify it, so the user must say it is right.
 fn ask_for_named(out: &mut LockedRun, goal: &str) {
@@ -1197,7 +1299,9 @@ fn restored_findings(restored: &[String]) -> Vec<String> {
 }
 
 /// The files of `candidates` that `tests` import, transitively (Python `import x` / `from .x
-/// import`, JavaScript relative `import`/`require`): the new tests' support modules.
+/// import`, JavaScript relative `import`/`require`), or read as data (a string of theirs names
+/// the file, its name or its folder: `open("cases/sub.json")`, `os.path.join(HERE, "cases")`):
+/// the new tests' support modules and data files.
 fn imported_support(tests: &[PathBuf], candidates: &[PathBuf], fin: &GitTree<'_>) -> Vec<PathBuf> {
     let mut found: Vec<PathBuf> = Vec::new();
     let mut queue: Vec<PathBuf> = tests.to_vec();
@@ -1206,7 +1310,9 @@ fn imported_support(tests: &[PathBuf], candidates: &[PathBuf], fin: &GitTree<'_>
             continue;
         };
         let dir = file.parent().unwrap_or(Path::new(""));
-        for target in import_targets(&file, &text) {
+        let mut targets = import_targets(&file, &text);
+        targets.extend(data_targets(&file, &text, candidates));
+        for target in targets {
             let hits: Vec<PathBuf> = candidates
                 .iter()
                 .filter(|c| target.iter().any(|t| *c == t || dir.join(t) == **c))
@@ -1273,6 +1379,46 @@ fn import_targets(file: &Path, text: &str) -> Vec<Vec<PathBuf>> {
     out
 }
 
+/// The `candidates` a file's string literals name as data: the path (from the repository's root
+/// or the file's folder), the file's name, or a folder holding it. Source files (a module is
+/// reached by its import) are not data.
+fn data_targets(file: &Path, text: &str, candidates: &[PathBuf]) -> Vec<Vec<PathBuf>> {
+    let dir = file.parent().unwrap_or(Path::new(""));
+    let strings: Vec<&str> = ['"', '\'']
+        .iter()
+        .flat_map(|q| text.split(*q).skip(1).step_by(2))
+        .map(|s| s.trim_start_matches("./"))
+        .filter(|s| !s.is_empty() && s.len() < 256 && !s.contains('\n'))
+        .collect();
+    let mut out = Vec::new();
+    for c in candidates {
+        // Configuration a string names stays out: the new tests run under the baseline's.
+        let config = matches!(
+            pawl_verify::protect::classify_path(&c.display().to_string()),
+            pawl_verify::protect::PathClass::RunnerConfig
+                | pawl_verify::protect::PathClass::CollectionHook
+        );
+        let dotfile = c
+            .components()
+            .any(|p| p.as_os_str().to_string_lossy().starts_with('.'));
+        if syntax::Lang::of_path(c).is_some() || config || dotfile {
+            continue;
+        }
+        let named = strings.iter().any(|s| {
+            let p = Path::new(s);
+            c == p
+                || dir.join(p) == *c
+                || c.file_name().is_some_and(|n| p == Path::new(n))
+                || c.starts_with(p)
+                || c.starts_with(dir.join(p))
+        });
+        if named {
+            out.push(vec![c.clone()]);
+        }
+    }
+    out
+}
+
 /// Whether a file of the run's tests holds tests (by the runners' default file names) rather than
 /// supporting them (a helper module, a fixture).
 fn holds_tests(path: &Path) -> bool {
@@ -1320,6 +1466,7 @@ fn judge_new(
                 on_base: on_base
                     .and_then(|b| outcomes(b).iter().find(|x| x.id == o.id).map(|x| x.status)),
                 on_locked: Some(o.status),
+                exercises: Vec::new(),
             })
             .collect();
     }
@@ -1350,7 +1497,49 @@ fn judge_new(
         id,
         on_base: on_base.and_then(status),
         on_locked: status(on_locked),
+        exercises: Vec::new(),
     }]
+}
+
+/// The goal's `symbols` the new test `t` exercises, read from its parsed file: the file its
+/// narrowed run named, or the new test files that define it (all of them, whole, when none
+/// does: a runner that names no test).
+fn exercised_symbols(
+    t: &NewTest,
+    holding: &[PathBuf],
+    fin: &GitTree<'_>,
+    symbols: &[String],
+) -> Vec<String> {
+    let files: Vec<&PathBuf> = match holding.iter().find(|p| Path::new(&t.id) == p.as_path()) {
+        Some(f) => vec![f],
+        None => holding.iter().collect(),
+    };
+    let whole = files.len() == 1 && Path::new(&t.id) == files[0].as_path();
+    let mut found_test = Vec::new();
+    let mut whole_files = Vec::new();
+    for f in files {
+        let (Some(lang), Some(text)) = (syntax::Lang::of_path(f), fin.read(f)) else {
+            continue;
+        };
+        let Ok(used) = syntax::names_used(lang, &text, (!whole).then_some(t.id.as_str())) else {
+            continue;
+        };
+        if used.whole_file {
+            whole_files.push(used.names);
+        } else {
+            found_test.push(used.names);
+        }
+    }
+    let sets = if found_test.is_empty() {
+        whole_files
+    } else {
+        found_test
+    };
+    symbols
+        .iter()
+        .filter(|s| sets.iter().any(|names| names.contains(*s)))
+        .cloned()
+        .collect()
 }
 
 fn outcomes(r: &CheckRun) -> &[TestOutcome] {
@@ -1510,6 +1699,7 @@ mod tests {
             new_tests: Vec::new(),
             ids: Vec::new(),
             cost: None,
+            goal_symbols: Vec::new(),
         }
     }
 
