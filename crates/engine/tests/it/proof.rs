@@ -112,6 +112,10 @@ pub const TESTS: &[Test] = &[
         "locked_a_new_test_reading_its_new_data_file_ships",
         locked_a_new_test_reading_its_new_data_file_ships,
     ),
+    (
+        "locked_code_that_skips_the_tests_under_a_quiet_unittest_gate_does_not_ship",
+        locked_code_that_skips_the_tests_under_a_quiet_unittest_gate_does_not_ship,
+    ),
 ];
 
 const CALC: &str = "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n";
@@ -865,3 +869,44 @@ fn locked_a_new_test_reading_its_new_data_file_ships() {
 }
 
 const PYPROJECT: &str = "[project]\nname = \"calc\"\nversion = \"0.1.0\"\n\n[tool.setuptools]\npy-modules = [\"calc\"]\n";
+
+/// Issue 32 point 2 (the collection pass). The gate is unittest without `-v`: it prints dots,
+/// naming only its failures, so the baseline named only the failing `test_add`. The agent's
+/// product change skips every test that imports it (`unittest.SkipTest` at import): the quiet
+/// run says `OK (skipped=1)`, the check passes, and nothing named could go missing. Before: the
+/// locked run held. With the baseline's tests listed by the collection pass, a locked run that
+/// names none of them cannot show they pass.
+fn locked_code_that_skips_the_tests_under_a_quiet_unittest_gate_does_not_ship() {
+    let scenario = write(
+        "calc.py",
+        "import unittest\n\nraise unittest.SkipTest('later')\n\n\ndef add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n",
+    );
+    let mut f = Fixture::new(&scenario, |_| {});
+    f.git(&[("calc.py", CALC), ("test_calc.py", CALC_TEST)]);
+    let s = seal(
+        &[("test", "python3 -m unittest discover", CheckRole::Gate)],
+        f.root(),
+    );
+    f.seal(s);
+    let room = tempfile::tempdir().expect("room");
+    let mut ws = f.ws();
+    ws.room = Some(room.path().join("room"));
+    let b = baseline::take(&ws, f.run_seal()).expect("baseline");
+    assert!(!b.checks[0].passed, "the baseline fails: {b:?}");
+    assert_eq!(b.checks[0].tests.len(), 2, "both tests named: {b:?}");
+    f.record_baseline(&b);
+    let mut agent = f.replay();
+    let mut v = GateVerifier::new(ws, Vec::new());
+    let (end, _) = f.drive(&mut agent, &mut v);
+    drop(room);
+    let last = end.last.expect("report");
+    assert!(last.failing.is_empty(), "the cheat works: {last:?}");
+    assert!(!last.done, "{last:?}");
+    assert_ne!(last.outcome, Some(Outcome::Done), "{last:?}");
+    let locked = last.locked.as_ref().expect("the locked run ran");
+    assert_eq!(
+        locked.result,
+        pawl_core::proof::Locked::NeedsOtherChanges,
+        "{locked:?}"
+    );
+}

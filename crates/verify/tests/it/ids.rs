@@ -200,7 +200,7 @@ fn pytest_keeps_the_options_the_seal_already_gives_it() {
 }
 
 #[test]
-fn unittest_names_every_test_with_v_and_is_judged_by_counts_without() {
+fn unittest_without_v_gets_its_ids_from_a_collection_pass() {
     let tree = tempfile::tempdir().unwrap();
     let logs = tempfile::tempdir().unwrap();
     write(
@@ -357,7 +357,7 @@ fn node_test_names_every_test_on_its_console() {
 /// Rust: nextest names its skipped tests through NEXTEST_STATUS_LEVEL; `cargo test -q` prints
 /// dots (libtest reads no variable for its format), so it is judged by counts.
 #[test]
-fn nextest_names_skipped_tests_and_cargo_test_q_is_judged_by_counts() {
+fn nextest_names_skipped_tests_and_cargo_test_q_gets_its_ids_from_a_collection_pass() {
     let tree = tempfile::tempdir().unwrap();
     let logs = tempfile::tempdir().unwrap();
     let target = tempfile::tempdir().unwrap();
