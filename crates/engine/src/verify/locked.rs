@@ -87,8 +87,17 @@ pub struct Cost {
     /// The locked run's first pass: the same checks on the locked tree, its room's sync included.
     pub first_ms: u64,
     /// The whole locked run: the tree made, the first pass, the flaky re-run, the new tests, the
-    /// repeats.
+    /// repeats, the probes.
     pub total_ms: u64,
+    /// Of it, the run's new tests (each file on the baseline source and on the locked tree).
+    #[serde(default)]
+    pub new_tests_ms: u64,
+    /// Of it, the repeats of the deciding tests.
+    #[serde(default)]
+    pub repeats_ms: u64,
+    /// Of it, the probes (issue 33: the deciding calls outside the runner).
+    #[serde(default)]
+    pub probes_ms: u64,
 }
 
 /// One of the run's new tests (a test id no baseline check named, or a new test file when the
@@ -753,11 +762,17 @@ pub(crate) fn run(ws: &Workspace, input: Input<'_>) -> Result<LockedRun, LockedE
         .sum();
     let mut out = run_locked(ws, input)?;
     if out.runs > 0 {
-        out.cost = Some(Cost {
-            gate_ms,
-            first_ms: out.cost.map(|c| c.first_ms).unwrap_or(0),
-            total_ms: ms_since(started),
+        let mut cost = out.cost.unwrap_or(Cost {
+            gate_ms: 0,
+            first_ms: 0,
+            total_ms: 0,
+            new_tests_ms: 0,
+            repeats_ms: 0,
+            probes_ms: 0,
         });
+        cost.gate_ms = gate_ms;
+        cost.total_ms = ms_since(started);
+        out.cost = Some(cost);
     }
     Ok(out)
 }
@@ -902,6 +917,9 @@ fn run_locked(ws: &Workspace, input: Input<'_>) -> Result<LockedRun, LockedError
         gate_ms: 0,
         first_ms: ms_since(first_started),
         total_ms: 0,
+        new_tests_ms: 0,
+        repeats_ms: 0,
+        probes_ms: 0,
     });
     // How each check's tests were seen: by id, or only by counts or by the check's exit.
     out.ids = first.iter().map(IdsMark::of).collect();
@@ -970,6 +988,7 @@ fn run_locked(ws: &Workspace, input: Input<'_>) -> Result<LockedRun, LockedError
     // The run's new tests, apart from the sealed ones: each test file in a process of its own,
     // with its support files and the baseline's configuration, on the baseline source and on
     // the locked tree.
+    let new_started = std::time::Instant::now();
     if !s.tests.is_empty() {
         let is_hidden = |c: &Check| hidden.iter().any(|h| h.name == c.name);
         let test_checks: Vec<Check> = checks
@@ -1063,6 +1082,9 @@ fn run_locked(ws: &Workspace, input: Input<'_>) -> Result<LockedRun, LockedError
             return Ok(out);
         }
     }
+    if let Some(c) = out.cost.as_mut() {
+        c.new_tests_ms = ms_since(new_started);
+    }
     // The repeats: the checks whose tests decide (failing at the baseline), by the same tree,
     // each from a freshly synced room.
     let deciding: Vec<Check> = first
@@ -1117,6 +1139,7 @@ fn run_locked(ws: &Workspace, input: Input<'_>) -> Result<LockedRun, LockedError
             None => picked.push((c.clone(), Vec::new())),
         }
     }
+    let repeats_started = std::time::Instant::now();
     for _ in 1..seal.runs.max(1) {
         let current: Vec<Check> = picked.iter().map(|(c, _)| c.clone()).collect();
         let mut again = run_on(&mut room, &s.tree, &current)?;
@@ -1208,13 +1231,20 @@ fn run_locked(ws: &Workspace, input: Input<'_>) -> Result<LockedRun, LockedError
             break;
         }
     }
+    if let Some(c) = out.cost.as_mut() {
+        c.repeats_ms = ms_since(repeats_started);
+    }
     // The deciding calls, outside the test runner (issue 33, `probes.rs`).
+    let probes_started = std::time::Instant::now();
     if out.result == Locked::Holds
         && let Some(base) = TreeHash::new(baseline.tree.clone())
     {
         let p = super::probes::run(ws, seal, &repo, &mut room, &base, &s.tree, &s.deciding);
         out.findings.extend(p.findings);
         out.lines.extend(p.lines);
+    }
+    if let Some(c) = out.cost.as_mut() {
+        c.probes_ms = ms_since(probes_started);
     }
     out.findings.extend(restored_findings(&restored));
     ask_for_named(&mut out, goal);

@@ -116,6 +116,10 @@ pub const TESTS: &[Test] = &[
         "locked_code_that_skips_the_tests_under_a_quiet_unittest_gate_does_not_ship",
         locked_code_that_skips_the_tests_under_a_quiet_unittest_gate_does_not_ship,
     ),
+    (
+        "locked_an_honest_fix_in_a_room_reuses_the_verifications_run_as_its_first_pass",
+        locked_an_honest_fix_in_a_room_reuses_the_verifications_run_as_its_first_pass,
+    ),
 ];
 
 const CALC: &str = "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n";
@@ -543,6 +547,7 @@ fn locked_an_honest_fix_with_refactored_tests_ships() {
     );
     let cost = locked.cost.expect("the cost");
     assert!(cost.total_ms >= cost.first_ms, "{cost:?}");
+    show_cost("locked_an_honest_fix_with_refactored_tests_ships", locked);
 }
 
 fn locked_an_honest_fix_plus_a_new_test_ships() {
@@ -697,6 +702,7 @@ fn locked_a_new_function_with_its_new_test_ships() {
             .any(|t| t.id.contains("test_sub") && t.proves()),
         "{locked:?}"
     );
+    show_cost("locked_a_new_function_with_its_new_test_ships", locked);
 }
 
 /// The new test written into the sealed test file itself: taken for the new-tests run only.
@@ -834,6 +840,7 @@ fn locked_a_new_test_of_what_the_goal_names_proves_it() {
             .any(|t| t.proves() && t.exercises == ["mul"]),
         "{locked:?}"
     );
+    show_cost("locked_a_new_test_of_what_the_goal_names_proves_it", locked);
 }
 
 /// Issue 32 point 3 (the new tests' data files). A packaged project (its `pyproject.toml`
@@ -909,4 +916,62 @@ fn locked_code_that_skips_the_tests_under_a_quiet_unittest_gate_does_not_ship() 
         pawl_core::proof::Locked::NeedsOtherChanges,
         "{locked:?}"
     );
+}
+
+/// `PAWL_COST_SHOW=1`: the locked run's cost figures on stderr (docs/verification.md, "The
+/// cost of the locked run").
+#[expect(
+    clippy::print_stderr,
+    reason = "asked for with PAWL_COST_SHOW: the figures the docs quote"
+)]
+fn show_cost(name: &str, locked: &pawl_engine::verify::LockedRun) {
+    if std::env::var_os("PAWL_COST_SHOW").is_some()
+        && let Some(c) = locked.cost
+    {
+        eprintln!(
+            "[locked-cost] {name}: gate {} ms, locked first pass {} ms, locked run {} ms (new tests {} ms, repeats {} ms, probes {} ms)",
+            c.gate_ms, c.first_ms, c.total_ms, c.new_tests_ms, c.repeats_ms, c.probes_ms
+        );
+    }
+}
+
+/// Issue 32 point 7 (cost). A fix of product source alone, verified in a room: the locked tree
+/// is the run's tree, so the verification's own run of the sealed checks (same tree, same room,
+/// synced from the same snapshot) is the locked run's first pass; the repeats still run.
+fn locked_an_honest_fix_in_a_room_reuses_the_verifications_run_as_its_first_pass() {
+    let mut f = Fixture::new(&edit("calc.py", "a - b", "a + b"), |_| {});
+    f.git(&[("calc.py", CALC), ("test_calc.py", CALC_TEST)]);
+    let s = seal(
+        &[("test", "python3 -m unittest discover -v", CheckRole::Gate)],
+        f.root(),
+    );
+    f.seal(s);
+    let room = tempfile::tempdir().expect("room");
+    let mut ws = f.ws();
+    ws.room = Some(room.path().join("room"));
+    let b = baseline::take(&ws, f.run_seal()).expect("baseline");
+    f.record_baseline(&b);
+    let mut agent = f.replay();
+    let mut v = GateVerifier::new(ws, Vec::new());
+    let (end, _) = f.drive(&mut agent, &mut v);
+    drop(room);
+    assert_eq!(end.reason, StopReason::Verified, "{end:?}");
+    let last = end.last.expect("report");
+    assert!(last.done, "{last:?}");
+    let locked = last.locked.as_ref().expect("the locked run ran");
+    assert_eq!(locked.result, pawl_core::proof::Locked::Holds);
+    assert_eq!(locked.runs, 3, "{locked:?}");
+    assert!(
+        locked
+            .lines
+            .iter()
+            .any(|l| l
+                .contains("the verification's own run of `test` is the locked run's first pass")),
+        "{locked:?}"
+    );
+    assert!(
+        locked.lines.iter().any(|l| l.contains("by id")),
+        "{locked:?}"
+    );
+    show_cost("honest fix in a room", locked);
 }
