@@ -162,6 +162,48 @@ pub fn stop_reason(p: &Proof) -> Option<StopReason> {
     }
 }
 
+/// One of the run's new tests that proves the change (it fails on the baseline source and
+/// passes on the locked tree), with the symbols of the goal it exercises.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProvingTest<'a> {
+    pub id: &'a str,
+    pub exercises: &'a [String],
+}
+
+/// Which of the run's proving new tests count as proof of a goal that names `symbols` (issue 32
+/// point 3): every one when the goal names none; otherwise only those that exercise one of them.
+/// When some prove but none counts, and nothing else proves the goal (`other_proof`), the
+/// finding that keeps the run at REVIEW (accepting the tests answers it), and every proving test
+/// is kept as the proof the user accepts.
+pub fn new_tests_on_goal(
+    symbols: &[String],
+    proving: &[ProvingTest<'_>],
+    other_proof: bool,
+) -> (Vec<usize>, Option<String>) {
+    if symbols.is_empty() {
+        return ((0..proving.len()).collect(), None);
+    }
+    let counted: Vec<usize> = proving
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| !t.exercises.is_empty())
+        .map(|(i, _)| i)
+        .collect();
+    if !counted.is_empty() || proving.is_empty() || other_proof {
+        return (counted, None);
+    }
+    let names: Vec<String> = symbols.iter().take(5).map(|s| format!("`{s}`")).collect();
+    let ids: Vec<&str> = proving.iter().take(5).map(|t| t.id).collect();
+    (
+        (0..proving.len()).collect(),
+        Some(format!(
+            "proved only by tests that do not exercise {}: {} (a new test counts as proof when it calls what the goal names; accept with `pawl accept --tests \"<why>\"`, or send the work back)",
+            names.join(" or "),
+            ids.join(", ")
+        )),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -292,5 +334,33 @@ mod tests {
                 tests_findings: usize::from(has('F') && !has('f')),
             }
         }
+    }
+
+    /// A new test proves the goal only when it exercises what the goal names.
+    #[test]
+    fn a_new_test_that_does_not_exercise_the_goals_symbols_is_not_proof() {
+        let mul = vec!["mul".to_owned()];
+        let none: Vec<String> = Vec::new();
+        let on = [ProvingTest {
+            id: "t.test_mul",
+            exercises: &mul,
+        }];
+        let off = [ProvingTest {
+            id: "t.test_other",
+            exercises: &none,
+        }];
+        assert_eq!(new_tests_on_goal(&none, &off, false), (vec![0], None));
+        assert_eq!(new_tests_on_goal(&mul, &on, false), (vec![0], None));
+        let (counted, finding) = new_tests_on_goal(&mul, &off, false);
+        assert_eq!(counted, vec![0]);
+        let finding = finding.expect("a finding");
+        assert!(
+            finding.contains("do not exercise `mul`") && finding.contains("t.test_other"),
+            "{finding}"
+        );
+        // The sealed tests prove it: the new test is simply not counted.
+        assert_eq!(new_tests_on_goal(&mul, &off, true), (Vec::new(), None));
+        let both = [off[0].clone(), on[0].clone()];
+        assert_eq!(new_tests_on_goal(&mul, &both, false), (vec![1], None));
     }
 }

@@ -81,3 +81,46 @@ pub fn lookup(root: &Path, goal: &str, tree: Option<&str>) -> std::collections::
 pub fn of_run(root: &Path, goal: &str, baseline: &Baseline) -> Anchoring {
     facts::anchor(goal, &facts_of(root, goal, baseline))
 }
+
+/// The symbols the goal names (issue 32 point 3: what a new test must exercise to prove the
+/// goal): its anchors of kind symbol, and its code-shaped terms and plain words that `tree`
+/// (the locked tree: a function the run added) defines or uses; each as its last identifier
+/// (`calc::sub`, `Calc.sub()` → `sub`).
+pub fn goal_symbols(root: &Path, goal: &str, anchoring: &Anchoring, tree: &str) -> Vec<String> {
+    let cands = facts::candidates(goal);
+    let of = |kind: Lookup| -> Vec<&str> {
+        cands
+            .iter()
+            .filter(|c| c.lookup == kind)
+            .map(|c| c.term.as_str())
+            .collect()
+    };
+    let mut terms: std::collections::BTreeSet<String> = anchoring
+        .anchors
+        .iter()
+        .filter(|a| a.kind == facts::FactKind::Symbol)
+        .map(|a| a.text.clone())
+        .collect();
+    if let Ok(repo) = pawl_git::Repo::open(root) {
+        terms.extend(
+            repo.words_used(&of(Lookup::Word), Some(tree))
+                .unwrap_or_default(),
+        );
+        terms.extend(
+            repo.names_defined(&of(Lookup::Definition), Some(tree))
+                .unwrap_or_default(),
+        );
+    }
+    let mut out: Vec<String> = Vec::new();
+    for t in terms {
+        let t = t.trim_end_matches(|c: char| !(c.is_alphanumeric() || c == '_'));
+        let last = t
+            .rsplit(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .find(|p| !p.is_empty())
+            .unwrap_or(t);
+        if !last.is_empty() && !out.iter().any(|o| o == last) {
+            out.push(last.to_owned());
+        }
+    }
+    out
+}

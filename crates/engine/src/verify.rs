@@ -41,7 +41,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 pub use lint_fix::{LintFix, lint_fix};
-pub use locked::{LeftOut, LockedRun};
+pub use locked::{LeftOut, LockedRun, NewTest};
 
 use crate::baseline::Baseline;
 pub use crate::workspace::Workspace;
@@ -1121,13 +1121,28 @@ fn prove(
             findings.push(q);
         }
         // The run's new tests that fail on the baseline source and pass on the locked tree
-        // (each in a process of its own, apart from the sealed tests) prove the change.
-        red_to_green.extend(lr.new_tests.iter().filter(|t| t.proves()).map(|t| {
+        // (each in a process of its own, apart from the sealed tests) prove the change — when
+        // they exercise what the goal names (issue 32 point 3).
+        let proving: Vec<&locked::NewTest> = lr.new_tests.iter().filter(|t| t.proves()).collect();
+        let facts: Vec<pawl_core::proof::ProvingTest<'_>> = proving
+            .iter()
+            .map(|t| pawl_core::proof::ProvingTest {
+                id: &t.id,
+                exercises: &t.exercises,
+            })
+            .collect();
+        let (counted, off_goal) =
+            pawl_core::proof::new_tests_on_goal(&lr.goal_symbols, &facts, !red_to_green.is_empty());
+        red_to_green.extend(counted.iter().map(|&i| {
+            let t = proving[i];
             format!(
                 "{}: {} (a new test: fails on the baseline source, passes on the locked tree)",
                 t.check, t.id
             )
         }));
+        // About the run's tests (accepting the tests answers it).
+        tests_findings += usize::from(off_goal.is_some());
+        findings.extend(off_goal);
         locked = Some(lr);
         // Scope: the changes against what the targeted failing tests exercise.
         if let Some((s, i)) = scope::of_run(&ws.root, &run.goal, &baseline, &v.tree, seal.scope) {
@@ -1294,6 +1309,7 @@ fn locked_run(
             new_tests: Vec::new(),
             ids: Vec::new(),
             cost: None,
+            goal_symbols: Vec::new(),
         },
     }
 }

@@ -30,6 +30,7 @@
 
 pub mod backup;
 pub mod classify;
+pub mod collect;
 pub mod coverage;
 pub mod diagnostics;
 pub mod gate;

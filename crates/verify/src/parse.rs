@@ -194,6 +194,9 @@ impl Runner {
 
 pub use pawl_core::record::{TestOutcome, TestStatus};
 
+/// A libtest name as its stable id (a doc-test's `(line N)` dropped).
+pub(crate) use cargo_test::test_id as libtest_id;
+
 /// What a test run amounted to.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TestSummary {

@@ -185,6 +185,8 @@ pub fn run_check(check: &Check, cfg: &RunnerConfig) -> CheckRun {
     {
         sandbox.place_checks(&cfg.root, None);
     }
+    // The collection pass runs as the check does (`collect`).
+    let collect_containment = containment.clone();
     // Where the check runs, as evidence and for reading the project's files: the room's own
     // path when it is seen at the repository's (the repository's path is then the live tree).
     let ran_in = containment
@@ -319,6 +321,13 @@ pub fn run_check(check: &Check, cfg: &RunnerConfig) -> CheckRun {
     if let Some(t) = &mut tests {
         relativize(t, &cfg.root);
     }
+    // A quiet runner names only its failures: its tests are listed by a collection pass.
+    let mut collected = None;
+    if let Some(t) = &mut tests
+        && !t.ids.per_test()
+    {
+        collected = collect_ids(check, cfg, collect_containment, t);
+    }
     // A runner that reports failing tests has failed, whatever its exit code (`|| true`, a
     // wrapper script that loses the code): classify_check then says so.
     let passed = outcome.success() && tests.as_ref().is_none_or(|t| t.reported_failures() == 0);
@@ -373,8 +382,73 @@ pub fn run_check(check: &Check, cfg: &RunnerConfig) -> CheckRun {
         report_path: report_path.filter(|p| p.exists()),
         failure,
         leaked: outcome.leaked,
-        id_hook: id_hook.map(|(var, value)| format!("{var}={value}")),
+        id_hook: id_hook
+            .map(|(var, value)| format!("{var}={value}"))
+            .or(collected),
     }
+}
+
+/// The collection pass (`crate::collect`): the check's runner asked to list its tests, run as
+/// the check was (same directory, environment and containment), merged into `tests` when the
+/// counts agree. Returns what ran, for the evidence.
+fn collect_ids(
+    check: &Check,
+    cfg: &RunnerConfig,
+    containment: Option<pawl_process::Containment>,
+    tests: &mut TestSummary,
+) -> Option<String> {
+    let listings = crate::collect::listings(&check.command);
+    if listings.is_empty() {
+        return None;
+    }
+    let name = safe_name(&check.name);
+    let mut listed: Vec<(String, crate::parse::TestStatus)> = Vec::new();
+    let mut ran = Vec::new();
+    for (i, (command, kind)) in listings.iter().enumerate() {
+        // libtest's ignored tests are listed apart, only when the run ignored some.
+        if *kind == crate::collect::Listing::LibtestIgnored && tests.skipped == 0 {
+            continue;
+        }
+        let log = cfg
+            .logs_dir
+            .join(format!("{name}-{}.collect{i}.log", cfg.step));
+        let mut cmd = Command::new(SHELL);
+        if cfg.clear_env {
+            cmd.env_clear();
+        }
+        cmd.arg("-c")
+            .arg(command)
+            .current_dir(&cfg.root)
+            .timeout(cfg.timeout)
+            .grace(cfg.grace)
+            .tail_bytes(TAIL_BYTES)
+            .log_file(&log)
+            .env("PAWL_CHECK", &check.name)
+            .envs(cfg.env.iter().map(|(k, v)| (k, v)));
+        if let Some(c) = containment.clone() {
+            cmd.contain(c);
+        }
+        let outcome = cmd.run().ok()?;
+        if !outcome.success() {
+            return None;
+        }
+        let (stdout, _) = read_log(&log);
+        let found = crate::collect::parse_listing(*kind, &stdout);
+        match kind {
+            crate::collect::Listing::LibtestIgnored => {
+                for (id, status) in found {
+                    if let Some(l) = listed.iter_mut().find(|(i, _)| *i == id) {
+                        l.1 = status;
+                    }
+                }
+            }
+            _ => listed.extend(found),
+        }
+        ran.push(command.clone());
+    }
+    let n = listed.len();
+    crate::collect::merge(tests, &listed)
+        .then(|| format!("a collection pass listed {n} tests ({} listing)", ran.len()))
 }
 
 fn failed_to_start(

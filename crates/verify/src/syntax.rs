@@ -16,6 +16,8 @@
 //! - [`defs`]: the functions a source defines at its top level (what a probe can call).
 //! - [`exports`]: the symbols a source exports (its public interface), and what changed between
 //!   two versions.
+//! - [`uses`]: the names one test uses (its unit and the same-file helpers it reaches): does a
+//!   new test exercise what the goal names?
 //! - [`literal`]: [`Literal`], the plain data that tests compare with (numbers, strings, booleans,
 //!   null, lists and maps of these).
 
@@ -25,6 +27,7 @@ pub mod inline;
 pub mod literal;
 pub mod probe;
 pub mod screen;
+pub mod uses;
 mod walk;
 
 use std::borrow::Cow;
@@ -38,6 +41,7 @@ pub use inline::{InlineItem, InlineKind, RestoreError, inline_test_items, restor
 pub use literal::Literal;
 pub use probe::{NotProbed, Probe, Probes, extract_probes};
 pub use screen::{SyntaxFinding, screen, screen_data};
+pub use uses::{Used, names_used};
 
 /// The languages pawl parses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

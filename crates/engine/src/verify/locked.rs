@@ -73,6 +73,10 @@ pub struct LockedRun {
     /// What the locked run cost, against the verification's own checks on the run's tree.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cost: Option<Cost>,
+    /// The symbols the goal names (`anchors::goal_symbols`): what a new test must exercise to
+    /// prove the goal.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub goal_symbols: Vec<String>,
 }
 
 /// The locked run's cost (docs/verification.md, "The cost of the locked run").
@@ -83,8 +87,17 @@ pub struct Cost {
     /// The locked run's first pass: the same checks on the locked tree, its room's sync included.
     pub first_ms: u64,
     /// The whole locked run: the tree made, the first pass, the flaky re-run, the new tests, the
-    /// repeats.
+    /// repeats, the probes.
     pub total_ms: u64,
+    /// Of it, the run's new tests (each file on the baseline source and on the locked tree).
+    #[serde(default)]
+    pub new_tests_ms: u64,
+    /// Of it, the repeats of the deciding tests.
+    #[serde(default)]
+    pub repeats_ms: u64,
+    /// Of it, the probes (issue 33: the deciding calls outside the runner).
+    #[serde(default)]
+    pub probes_ms: u64,
 }
 
 /// One of the run's new tests (a test id no baseline check named, or a new test file when the
@@ -100,6 +113,11 @@ pub struct NewTest {
     pub on_base: Option<TestStatus>,
     /// Its status on the locked tree; `None`: not run there.
     pub on_locked: Option<TestStatus>,
+    /// The goal's symbols it exercises (its parsed body and the helpers it reaches:
+    /// `pawl_verify::syntax::names_used`); a goal that names symbols is proved only by a new
+    /// test that exercises one (`pawl_core::proof::new_tests_on_goal`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub exercises: Vec<String>,
 }
 
 impl NewTest {
@@ -744,11 +762,17 @@ pub(crate) fn run(ws: &Workspace, input: Input<'_>) -> Result<LockedRun, LockedE
         .sum();
     let mut out = run_locked(ws, input)?;
     if out.runs > 0 {
-        out.cost = Some(Cost {
-            gate_ms,
-            first_ms: out.cost.map(|c| c.first_ms).unwrap_or(0),
-            total_ms: ms_since(started),
+        let mut cost = out.cost.unwrap_or(Cost {
+            gate_ms: 0,
+            first_ms: 0,
+            total_ms: 0,
+            new_tests_ms: 0,
+            repeats_ms: 0,
+            probes_ms: 0,
         });
+        cost.gate_ms = gate_ms;
+        cost.total_ms = ms_since(started);
+        out.cost = Some(cost);
     }
     Ok(out)
 }
@@ -800,6 +824,7 @@ fn run_locked(ws: &Workspace, input: Input<'_>) -> Result<LockedRun, LockedError
         new_tests: Vec::new(),
         ids: Vec::new(),
         cost: None,
+        goal_symbols: Vec::new(),
     };
     if out.tree == baseline.tree {
         out.result = Locked::NothingChanged;
@@ -850,12 +875,51 @@ fn run_locked(ws: &Workspace, input: Input<'_>) -> Result<LockedRun, LockedError
         Ok(crate::baseline::run_sealed(ws, Some(seal), checks, &cfg))
     };
     let first_started = std::time::Instant::now();
-    let first = run_on(&mut room, &s.tree, &checks)?;
+    // When the locked tree is the run's tree (the run changed product source and declarations
+    // only) and the verification ran its checks in this room, synced from that very tree, its
+    // result is the locked run's first pass: the same checks on the same tree from the same
+    // snapshot. A check that passed only as "no worse", a hidden one (its evidence is
+    // redacted) or one without per-test evidence runs again.
+    let same_tree = s.tree.as_str() == final_tree && ws.room.is_some();
+    let mut first: Vec<CheckRun> = Vec::new();
+    let mut to_run: Vec<Check> = Vec::new();
+    for c in &checks {
+        let reused = same_tree
+            .then(|| {
+                items
+                    .iter()
+                    .find(|i| i.name == c.name && i.command == c.command)
+            })
+            .flatten()
+            .filter(|_| !hidden.iter().any(|h| h.name == c.name))
+            .and_then(|i| run_of_item(i, c, &dir));
+        match reused {
+            Some(r) => first.push(r),
+            None => to_run.push(c.clone()),
+        }
+    }
+    if !first.is_empty() {
+        out.lines.push(format!(
+            "the locked tree is the run's tree: the verification's own run of {} is the locked run's first pass",
+            first
+                .iter()
+                .map(|r| format!("`{}`", r.check.name))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    if !to_run.is_empty() {
+        first.extend(run_on(&mut room, &s.tree, &to_run)?);
+        first.sort_by_key(|r| checks.iter().position(|c| c.name == r.check.name));
+    }
     out.runs = 1;
     out.cost = Some(Cost {
         gate_ms: 0,
         first_ms: ms_since(first_started),
         total_ms: 0,
+        new_tests_ms: 0,
+        repeats_ms: 0,
+        probes_ms: 0,
     });
     // How each check's tests were seen: by id, or only by counts or by the check's exit.
     out.ids = first.iter().map(IdsMark::of).collect();
@@ -924,6 +988,7 @@ fn run_locked(ws: &Workspace, input: Input<'_>) -> Result<LockedRun, LockedError
     // The run's new tests, apart from the sealed ones: each test file in a process of its own,
     // with its support files and the baseline's configuration, on the baseline source and on
     // the locked tree.
+    let new_started = std::time::Instant::now();
     if !s.tests.is_empty() {
         let is_hidden = |c: &Check| hidden.iter().any(|h| h.name == c.name);
         let test_checks: Vec<Check> = checks
@@ -993,6 +1058,17 @@ fn run_locked(ws: &Workspace, input: Input<'_>) -> Result<LockedRun, LockedError
             }
         }
         out.new_tests.dedup();
+        // What each new test exercises of the goal's symbols (issue 32 point 3).
+        out.goal_symbols = crate::anchors::goal_symbols(&ws.root, goal, &anchoring, &out.tree);
+        if !out.goal_symbols.is_empty() {
+            let fin = GitTree {
+                repo: &repo,
+                tree: final_tree,
+            };
+            for t in out.new_tests.iter_mut() {
+                t.exercises = exercised_symbols(t, &holding, &fin, &out.goal_symbols);
+            }
+        }
         for t in &out.new_tests {
             out.lines.push(t.line());
         }
@@ -1005,6 +1081,9 @@ fn run_locked(ws: &Workspace, input: Input<'_>) -> Result<LockedRun, LockedError
             out.findings.extend(restored_findings(&restored));
             return Ok(out);
         }
+    }
+    if let Some(c) = out.cost.as_mut() {
+        c.new_tests_ms = ms_since(new_started);
     }
     // The repeats: the checks whose tests decide (failing at the baseline), by the same tree,
     // each from a freshly synced room.
@@ -1060,6 +1139,7 @@ fn run_locked(ws: &Workspace, input: Input<'_>) -> Result<LockedRun, LockedError
             None => picked.push((c.clone(), Vec::new())),
         }
     }
+    let repeats_started = std::time::Instant::now();
     for _ in 1..seal.runs.max(1) {
         let current: Vec<Check> = picked.iter().map(|(c, _)| c.clone()).collect();
         let mut again = run_on(&mut room, &s.tree, &current)?;
@@ -1151,7 +1231,11 @@ fn run_locked(ws: &Workspace, input: Input<'_>) -> Result<LockedRun, LockedError
             break;
         }
     }
+    if let Some(c) = out.cost.as_mut() {
+        c.repeats_ms = ms_since(repeats_started);
+    }
     // The deciding calls, outside the test runner (issue 33, `probes.rs`).
+    let probes_started = std::time::Instant::now();
     if out.result == Locked::Holds
         && let Some(base) = TreeHash::new(baseline.tree.clone())
     {
@@ -1159,9 +1243,57 @@ fn run_locked(ws: &Workspace, input: Input<'_>) -> Result<LockedRun, LockedError
         out.findings.extend(p.findings);
         out.lines.extend(p.lines);
     }
+    if let Some(c) = out.cost.as_mut() {
+        c.probes_ms = ms_since(probes_started);
+    }
     out.findings.extend(restored_findings(&restored));
     ask_for_named(&mut out, goal);
     Ok(out)
+}
+
+/// The verification's own run of `check`, as evidence recorded it, when it passed and named
+/// its tests: the locked run's first pass on the same tree (`None`: run it again).
+fn run_of_item(item: &Item, check: &Check, room: &Path) -> Option<CheckRun> {
+    let e = item.evidence.as_ref()?;
+    if !item.passed() || item.no_worse.is_some() || e.data.command != check.command {
+        return None;
+    }
+    let counts = e.data.tests.as_ref()?;
+    let runner: pawl_verify::parse::Runner =
+        serde_json::from_value(serde_json::Value::String(counts.runner.clone()?)).ok()?;
+    let counted = counts.passed + counts.failed + counts.skipped;
+    let ids = pawl_verify::parse::IdCoverage::of(&e.data.outcomes, counted);
+    if !ids.per_test() || e.data.outcomes.is_empty() {
+        return None;
+    }
+    Some(CheckRun {
+        check: check.clone(),
+        argv: e.data.argv.clone(),
+        cwd: room.to_path_buf(),
+        end: CheckEnd::Exited { code: 0 },
+        passed: true,
+        duration: std::time::Duration::from_millis(e.data.duration_ms),
+        tests: Some(pawl_verify::TestSummary {
+            runner,
+            passed: counts.passed,
+            failed: counts.failed,
+            skipped: counts.skipped,
+            failing: e.data.failing.clone(),
+            first_failure: e.data.first_failure.clone(),
+            tests: e.data.outcomes.clone(),
+            ids,
+        }),
+        coverage: None,
+        diagnostics: None,
+        items: None,
+        output_digest: e.data.output_digest.clone(),
+        tail: e.data.tail.clone(),
+        log_path: None,
+        report_path: None,
+        failure: None,
+        leaked: false,
+        id_hook: None,
+    })
 }
 
 /// A left-out change the goal names by its file (`add a pytest.ini`, `in Cargo.toml`) is one
@@ -1197,7 +1329,9 @@ fn restored_findings(restored: &[String]) -> Vec<String> {
 }
 
 /// The files of `candidates` that `tests` import, transitively (Python `import x` / `from .x
-/// import`, JavaScript relative `import`/`require`): the new tests' support modules.
+/// import`, JavaScript relative `import`/`require`), or read as data (a string of theirs names
+/// the file, its name or its folder: `open("cases/sub.json")`, `os.path.join(HERE, "cases")`):
+/// the new tests' support modules and data files.
 fn imported_support(tests: &[PathBuf], candidates: &[PathBuf], fin: &GitTree<'_>) -> Vec<PathBuf> {
     let mut found: Vec<PathBuf> = Vec::new();
     let mut queue: Vec<PathBuf> = tests.to_vec();
@@ -1206,7 +1340,9 @@ fn imported_support(tests: &[PathBuf], candidates: &[PathBuf], fin: &GitTree<'_>
             continue;
         };
         let dir = file.parent().unwrap_or(Path::new(""));
-        for target in import_targets(&file, &text) {
+        let mut targets = import_targets(&file, &text);
+        targets.extend(data_targets(&file, &text, candidates));
+        for target in targets {
             let hits: Vec<PathBuf> = candidates
                 .iter()
                 .filter(|c| target.iter().any(|t| *c == t || dir.join(t) == **c))
@@ -1273,6 +1409,46 @@ fn import_targets(file: &Path, text: &str) -> Vec<Vec<PathBuf>> {
     out
 }
 
+/// The `candidates` a file's string literals name as data: the path (from the repository's root
+/// or the file's folder), the file's name, or a folder holding it. Source files (a module is
+/// reached by its import) are not data.
+fn data_targets(file: &Path, text: &str, candidates: &[PathBuf]) -> Vec<Vec<PathBuf>> {
+    let dir = file.parent().unwrap_or(Path::new(""));
+    let strings: Vec<&str> = ['"', '\'']
+        .iter()
+        .flat_map(|q| text.split(*q).skip(1).step_by(2))
+        .map(|s| s.trim_start_matches("./"))
+        .filter(|s| !s.is_empty() && s.len() < 256 && !s.contains('\n'))
+        .collect();
+    let mut out = Vec::new();
+    for c in candidates {
+        // Configuration a string names stays out: the new tests run under the baseline's.
+        let config = matches!(
+            pawl_verify::protect::classify_path(&c.display().to_string()),
+            pawl_verify::protect::PathClass::RunnerConfig
+                | pawl_verify::protect::PathClass::CollectionHook
+        );
+        let dotfile = c
+            .components()
+            .any(|p| p.as_os_str().to_string_lossy().starts_with('.'));
+        if syntax::Lang::of_path(c).is_some() || config || dotfile {
+            continue;
+        }
+        let named = strings.iter().any(|s| {
+            let p = Path::new(s);
+            c == p
+                || dir.join(p) == *c
+                || c.file_name().is_some_and(|n| p == Path::new(n))
+                || c.starts_with(p)
+                || c.starts_with(dir.join(p))
+        });
+        if named {
+            out.push(vec![c.clone()]);
+        }
+    }
+    out
+}
+
 /// Whether a file of the run's tests holds tests (by the runners' default file names) rather than
 /// supporting them (a helper module, a fixture).
 fn holds_tests(path: &Path) -> bool {
@@ -1320,6 +1496,7 @@ fn judge_new(
                 on_base: on_base
                     .and_then(|b| outcomes(b).iter().find(|x| x.id == o.id).map(|x| x.status)),
                 on_locked: Some(o.status),
+                exercises: Vec::new(),
             })
             .collect();
     }
@@ -1350,7 +1527,49 @@ fn judge_new(
         id,
         on_base: on_base.and_then(status),
         on_locked: status(on_locked),
+        exercises: Vec::new(),
     }]
+}
+
+/// The goal's `symbols` the new test `t` exercises, read from its parsed file: the file its
+/// narrowed run named, or the new test files that define it (all of them, whole, when none
+/// does: a runner that names no test).
+fn exercised_symbols(
+    t: &NewTest,
+    holding: &[PathBuf],
+    fin: &GitTree<'_>,
+    symbols: &[String],
+) -> Vec<String> {
+    let files: Vec<&PathBuf> = match holding.iter().find(|p| Path::new(&t.id) == p.as_path()) {
+        Some(f) => vec![f],
+        None => holding.iter().collect(),
+    };
+    let whole = files.len() == 1 && Path::new(&t.id) == files[0].as_path();
+    let mut found_test = Vec::new();
+    let mut whole_files = Vec::new();
+    for f in files {
+        let (Some(lang), Some(text)) = (syntax::Lang::of_path(f), fin.read(f)) else {
+            continue;
+        };
+        let Ok(used) = syntax::names_used(lang, &text, (!whole).then_some(t.id.as_str())) else {
+            continue;
+        };
+        if used.whole_file {
+            whole_files.push(used.names);
+        } else {
+            found_test.push(used.names);
+        }
+    }
+    let sets = if found_test.is_empty() {
+        whole_files
+    } else {
+        found_test
+    };
+    symbols
+        .iter()
+        .filter(|s| sets.iter().any(|names| names.contains(*s)))
+        .cloned()
+        .collect()
 }
 
 fn outcomes(r: &CheckRun) -> &[TestOutcome] {
@@ -1510,6 +1729,7 @@ mod tests {
             new_tests: Vec::new(),
             ids: Vec::new(),
             cost: None,
+            goal_symbols: Vec::new(),
         }
     }
 

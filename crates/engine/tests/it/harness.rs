@@ -179,11 +179,25 @@ impl Fixture {
         Fixture::with_key(scenario, edit, None)
     }
 
+    /// [`Fixture::new`] for a run whose goal is `goal`.
+    pub fn with_goal(scenario: &str, goal: &str) -> Fixture {
+        Fixture::make(scenario, |_| {}, None, goal)
+    }
+
     /// [`Fixture::new`] with a store that signs its rows under `key` (as the CLI's does).
     pub fn with_key(
         scenario: &str,
         edit: impl FnOnce(&mut RunSettings),
         key: Option<[u8; 32]>,
+    ) -> Fixture {
+        Fixture::make(scenario, edit, key, "make the test pass")
+    }
+
+    fn make(
+        scenario: &str,
+        edit: impl FnOnce(&mut RunSettings),
+        key: Option<[u8; 32]>,
+        goal: &str,
     ) -> Fixture {
         let dir = tempfile::tempdir().expect("tempdir");
         let root = dir.path().join("repo");
@@ -200,7 +214,7 @@ impl Fixture {
         edit(&mut settings);
         let run = store
             .create_run(&NewRun {
-                goal: "make the test pass".into(),
+                goal: goal.into(),
                 driver: Driver::Headless,
                 mode: None,
                 settings,

@@ -13,9 +13,10 @@
 //! Runners with no row, and why (docs/verification.md, "How each runner's tests get ids"):
 //! `node --test` (its TAP and spec reporters, the defaults, already name every test), mocha
 //! (its default spec reporter does), unittest (no variable or option file changes its
-//! verbosity: without `-v` it is judged by counts), cargo test (libtest reads no variable for
-//! its format: `-q` prints dots, judged by counts), jest and vitest (no variable sets a
-//! reporter; their JSON report needs the command's own `--json`/`--reporter=json`).
+//! verbosity: without `-v` its tests are listed by a collection pass, [`crate::collect`]),
+//! cargo test (libtest reads no variable for its format: `-q` prints dots; its tests are listed
+//! by `-- --list`, [`crate::collect`]), jest and vitest (no variable sets a reporter; their JSON
+//! report needs the command's own `--json`/`--reporter=json`; judged by counts without it).
 
 use super::Runner;
 

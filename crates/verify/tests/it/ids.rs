@@ -200,7 +200,7 @@ fn pytest_keeps_the_options_the_seal_already_gives_it() {
 }
 
 #[test]
-fn unittest_names_every_test_with_v_and_is_judged_by_counts_without() {
+fn unittest_without_v_gets_its_ids_from_a_collection_pass() {
     let tree = tempfile::tempdir().unwrap();
     let logs = tempfile::tempdir().unwrap();
     write(
@@ -217,17 +217,43 @@ fn unittest_names_every_test_with_v_and_is_judged_by_counts_without() {
     );
     assert_eq!(verbose.tests.as_ref().unwrap().ids, IdCoverage::PerTest);
     assert_eq!(ids(&verbose).len(), 2);
+    // Without `-v` unittest prints dots: before the collection pass its passing tests had no
+    // id (judged by counts: 1 of 2 named). Its loader, given the command's own arguments,
+    // lists every test without running one.
     let dots = run_check(&Check::gate("test", "python3 -m unittest discover"), &cfg);
     assert!(
-        dots.id_hook.is_none(),
-        "unittest reads no variable for its verbosity"
+        dots.id_hook
+            .as_deref()
+            .is_some_and(|h| h.contains("collection pass")),
+        "{:?}",
+        dots.id_hook
     );
-    assert_eq!(
-        dots.tests.as_ref().unwrap().ids,
-        IdCoverage::ByCounts {
-            named: 1,
-            counted: 2
-        }
+    assert_eq!(dots.tests.as_ref().unwrap().ids, IdCoverage::PerTest);
+    assert_eq!(ids(&dots), ids(&verbose));
+    // A test skipped by a decorator is listed as skipped; one skipped at run time makes the
+    // counts disagree with the listing: then the run stays judged by its counts.
+    write(
+        tree.path(),
+        &[(
+            "test_more.py",
+            "import unittest\n\nclass M(unittest.TestCase):\n    @unittest.skip('later')\n    def test_later(self):\n        pass\n",
+        )],
+    );
+    let dots = run_check(&Check::gate("test", "python3 -m unittest discover"), &cfg);
+    assert_eq!(dots.tests.as_ref().unwrap().ids, IdCoverage::PerTest);
+    assert!(ids(&dots).contains(&("test_more.M.test_later".to_owned(), TestStatus::Skipped)));
+    write(
+        tree.path(),
+        &[(
+            "test_more.py",
+            "import unittest\n\nclass M(unittest.TestCase):\n    def test_later(self):\n        self.skipTest('at run time')\n",
+        )],
+    );
+    let dots = run_check(&Check::gate("test", "python3 -m unittest discover"), &cfg);
+    assert!(
+        !dots.tests.as_ref().unwrap().ids.per_test(),
+        "{:?}",
+        dots.tests
     );
 }
 
@@ -331,7 +357,7 @@ fn node_test_names_every_test_on_its_console() {
 /// Rust: nextest names its skipped tests through NEXTEST_STATUS_LEVEL; `cargo test -q` prints
 /// dots (libtest reads no variable for its format), so it is judged by counts.
 #[test]
-fn nextest_names_skipped_tests_and_cargo_test_q_is_judged_by_counts() {
+fn nextest_names_skipped_tests_and_cargo_test_q_gets_its_ids_from_a_collection_pass() {
     let tree = tempfile::tempdir().unwrap();
     let logs = tempfile::tempdir().unwrap();
     let target = tempfile::tempdir().unwrap();
@@ -376,18 +402,28 @@ fn nextest_names_skipped_tests_and_cargo_test_q_is_judged_by_counts() {
     } else {
         eprintln!("cargo-nextest is not installed: its part of this test did not run");
     }
+    // `cargo test -q` prints dots: before the collection pass its passing and ignored tests
+    // had no id (judged by counts: 1 of 3 named). libtest's `--list` (and `--list --ignored`)
+    // names them without running them.
     let quiet = run_check(&Check::gate("test", "cargo test -q"), &cfg);
-    assert!(quiet.id_hook.is_none());
+    assert!(
+        quiet
+            .id_hook
+            .as_deref()
+            .is_some_and(|h| h.contains("collection pass")),
+        "{:?}",
+        quiet.id_hook
+    );
     let tests = quiet.tests.as_ref().expect("libtest's counts");
     assert_eq!((tests.passed, tests.failed, tests.skipped), (1, 1, 1));
+    assert_eq!(tests.ids, IdCoverage::PerTest, "{}", quiet.tail);
     assert_eq!(
-        tests.ids,
-        IdCoverage::ByCounts {
-            named: 1,
-            counted: 3
-        },
-        "{}",
-        quiet.tail
+        ids(&quiet),
+        owned(&[
+            ("tests::ok", TestStatus::Passed),
+            ("tests::bad", TestStatus::Failed),
+            ("tests::later", TestStatus::Skipped),
+        ])
     );
     let plain = run_check(&Check::gate("test", "cargo test"), &cfg);
     assert_eq!(plain.tests.as_ref().unwrap().ids, IdCoverage::PerTest);

@@ -1,0 +1,234 @@
+//! The collection pass: the sealed command's runner asked to **list** its tests without running
+//! them, for a quiet command whose output names only its failures (`cargo test -q`, unittest
+//! without `-v`). The listed ids, with the failures the run named and its counts, give every
+//! test an outcome by id (issue 32 point 2: the ids are collected even when the user's command
+//! is quiet). The sealed command itself runs unchanged; the listing is a second, cheap process
+//! (libtest's `--list` runs no test; unittest's loader imports the test modules and runs none).
+//!
+//! | runner | listing | what it says |
+//! |---|---|---|
+//! | cargo test | the command with `-- --list`, then `-- --list --ignored` when the run ignored some | every test and doc-test (`name: test`), then the ignored ones |
+//! | unittest | the command's interpreter with `-c <lister>` in place of `-m unittest`, its arguments unchanged (`unittest.main`'s `testRunner`, documented) | every test id the command would run, statically skipped (`@skip`) and expected failures marked |
+//!
+//! The merge ([`merge`]) is trusted only when the counts agree: every listed test the run did
+//! not name is a pass (or the skip the listing marked), and those must add up to the run's
+//! own counts; otherwise the run stays judged by its counts. Not here: jest and vitest (jest has
+//! no listing of test names without running; vitest's `list` is not read yet), nextest, pytest
+//! and go (their hooks in [`crate::parse::ids`] name every test already).
+
+use crate::parse::{IdCoverage, Runner, TestOutcome, TestStatus, TestSummary};
+
+/// What a listing's output is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Listing {
+    /// libtest's `--list`: every test.
+    Libtest,
+    /// libtest's `--list --ignored`: the ignored tests.
+    LibtestIgnored,
+    /// pawl's unittest lister: `pawl-collect <test|skip|xfail> <id>` lines.
+    Unittest,
+}
+
+/// Characters that make a command more than words: then nothing is derived.
+const NOT_WORDS: &[char] = &[
+    ';', '|', '&', '<', '>', '$', '`', '(', ')', '{', '}', '\'', '"', '\\', '\n', '*', '?', '[',
+];
+
+/// The unittest lister: `unittest.main` parses the command's own arguments (discovery, modules,
+/// `-k`) and hands the suite to this runner, which prints each test's id and runs none.
+const UNITTEST_LISTER: &str = "import unittest\n\
+def walk(s):\n    for t in s:\n        if isinstance(t, unittest.TestSuite):\n            yield from walk(t)\n        else:\n            yield t\n\
+class Lister:\n    def __init__(self, *a, **k):\n        pass\n    def run(self, suite):\n        for t in walk(suite):\n            m = getattr(t, getattr(t, \"_testMethodName\", \"\"), None)\n            skip = getattr(type(t), \"__unittest_skip__\", False) or getattr(m, \"__unittest_skip__\", False)\n            xfail = getattr(m, \"__unittest_expecting_failure__\", False)\n            print(\"pawl-collect\", \"skip\" if skip else \"xfail\" if xfail else \"test\", t.id())\n        return unittest.TestResult()\n\
+unittest.main(module=None, testRunner=Lister, exit=False)\n";
+
+/// The listing commands for `command`, in order; empty when its runner has none here or the
+/// command is more than words.
+pub fn listings(command: &str) -> Vec<(String, Listing)> {
+    if command.contains(NOT_WORDS) {
+        return Vec::new();
+    }
+    let words: Vec<&str> = command.split_whitespace().collect();
+    match Runner::from_command(command) {
+        Some(Runner::CargoTest) => {
+            let at = words.windows(2).position(|w| w == ["cargo", "test"]);
+            if at.is_none() || words.iter().filter(|w| **w == "cargo").count() != 1 {
+                return Vec::new();
+            }
+            let mut base: Vec<String> = words.iter().map(|w| (*w).to_owned()).collect();
+            if !words.contains(&"--") {
+                base.push("--".into());
+            }
+            base.push("--list".into());
+            let all = base.join(" ");
+            let ignored = format!("{all} --ignored");
+            vec![(all, Listing::Libtest), (ignored, Listing::LibtestIgnored)]
+        }
+        Some(Runner::Unittest) => {
+            let Some(m) = words
+                .windows(2)
+                .position(|w| w == ["-m", "unittest"])
+                .filter(|&m| m > 0)
+            else {
+                return Vec::new();
+            };
+            let mut out: Vec<String> = words[..m].iter().map(|w| (*w).to_owned()).collect();
+            out.push("-c".into());
+            out.push(crate::select::quote(UNITTEST_LISTER));
+            out.extend(words[m + 2..].iter().map(|w| (*w).to_owned()));
+            vec![(out.join(" "), Listing::Unittest)]
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// The ids a listing names, each with what it says of the test: `Passed` (it runs),
+/// `Skipped` (ignored or statically skipped) or `XFailed` (an expected failure).
+pub fn parse_listing(kind: Listing, stdout: &str) -> Vec<(String, TestStatus)> {
+    let mut out: Vec<(String, TestStatus)> = Vec::new();
+    for line in stdout.lines() {
+        let found = match kind {
+            Listing::Libtest | Listing::LibtestIgnored => line
+                .trim_end()
+                .strip_suffix(": test")
+                .filter(|n| !n.is_empty())
+                .map(|n| {
+                    let status = if kind == Listing::Libtest {
+                        TestStatus::Passed
+                    } else {
+                        TestStatus::Skipped
+                    };
+                    (crate::parse::libtest_id(n), status)
+                }),
+            Listing::Unittest => line.strip_prefix("pawl-collect ").and_then(|rest| {
+                let (what, id) = rest.split_once(' ')?;
+                let status = match what {
+                    "test" => TestStatus::Passed,
+                    "skip" => TestStatus::Skipped,
+                    "xfail" => TestStatus::XFailed,
+                    _ => return None,
+                };
+                Some((id.trim().to_owned(), status))
+            }),
+        };
+        if let Some((id, status)) = found
+            && !out.iter().any(|(i, _)| *i == id)
+        {
+            out.push((id, status));
+        }
+    }
+    out
+}
+
+/// `listed` laid under what the run named: every listed test the run did not name gets the
+/// status the listing says (a pass, or its mark). Applied, and the summary's ids made
+/// per-test, only when the result agrees with the run's counts (passes and skips alike, and
+/// every failure the run named listed); returns whether it was.
+pub fn merge(summary: &mut TestSummary, listed: &[(String, TestStatus)]) -> bool {
+    if summary.ids.per_test() || listed.is_empty() {
+        return false;
+    }
+    let mut tests: Vec<TestOutcome> = summary.tests.clone();
+    for (id, status) in listed {
+        if !tests.iter().any(|t| t.id == *id) {
+            tests.push(TestOutcome {
+                id: id.clone(),
+                status: *status,
+            });
+        }
+    }
+    let count = |f: &dyn Fn(TestStatus) -> bool| -> u64 {
+        tests.iter().filter(|t| f(t.status)).count() as u64
+    };
+    let passed = count(&|s| s == TestStatus::Passed);
+    let skipped = count(&|s| matches!(s, TestStatus::Skipped | TestStatus::XFailed));
+    let named_listed = summary
+        .tests
+        .iter()
+        .all(|t| listed.iter().any(|(id, _)| *id == t.id));
+    if passed != summary.passed || skipped != summary.skipped || !named_listed {
+        return false;
+    }
+    summary.tests = tests;
+    summary.ids = IdCoverage::PerTest;
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quiet_commands_get_their_listings_and_others_none() {
+        let l = listings("cargo test -q");
+        assert_eq!(
+            l[0],
+            ("cargo test -q -- --list".to_owned(), Listing::Libtest)
+        );
+        assert_eq!(l[1].0, "cargo test -q -- --list --ignored");
+        assert_eq!(
+            listings("cargo test -q -- --test-threads=1")[0].0,
+            "cargo test -q -- --test-threads=1 --list"
+        );
+        let u = listings("python3 -m unittest discover -s tests");
+        assert!(u[0].0.starts_with("python3 -c 'import unittest"), "{u:?}");
+        assert!(u[0].0.ends_with("' discover -s tests"), "{u:?}");
+        for command in [
+            "cargo test -q && cargo test --doc",
+            "python3 -m unittest 2>&1 | tee log",
+            "pytest -q",
+            "npx jest",
+            "sh test.sh",
+        ] {
+            assert!(listings(command).is_empty(), "{command}");
+        }
+    }
+
+    #[test]
+    fn a_listing_and_the_runs_failures_name_every_test_when_the_counts_agree() {
+        let listed = parse_listing(
+            Listing::Libtest,
+            "tests::adds: test\ntests::subs: test\ntests::slow: test\nsrc/lib.rs - add (line 3): test\nbenches::b: benchmark\n\n4 tests, 1 benchmark\n",
+        );
+        assert_eq!(listed.len(), 4);
+        assert_eq!(listed[3].0, "src/lib.rs - add");
+        let ignored = parse_listing(Listing::LibtestIgnored, "tests::slow: test\n");
+        let mut all: Vec<(String, TestStatus)> = listed
+            .iter()
+            .map(|(id, s)| {
+                let ig = ignored.iter().any(|(i, _)| i == id);
+                (id.clone(), if ig { TestStatus::Skipped } else { *s })
+            })
+            .collect();
+        let mut s = TestSummary::new(Runner::CargoTest);
+        (s.passed, s.failed, s.skipped) = (2, 1, 1);
+        s.tests = vec![TestOutcome {
+            id: "tests::subs".into(),
+            status: TestStatus::Failed,
+        }];
+        s.ids = IdCoverage::of(&s.tests, 4);
+        assert!(merge(&mut s, &all));
+        assert!(s.ids.per_test());
+        let status = |id: &str| s.tests.iter().find(|t| t.id == id).map(|t| t.status);
+        assert_eq!(status("tests::adds"), Some(TestStatus::Passed));
+        assert_eq!(status("tests::subs"), Some(TestStatus::Failed));
+        assert_eq!(status("tests::slow"), Some(TestStatus::Skipped));
+        // Counts that disagree (a test skipped at run time): not merged.
+        all.retain(|(id, _)| id != "tests::slow");
+        let mut s2 = TestSummary::new(Runner::CargoTest);
+        (s2.passed, s2.skipped) = (3, 1);
+        s2.ids = IdCoverage::of(&[], 4);
+        assert!(!merge(&mut s2, &all));
+        assert!(!s2.ids.per_test());
+        let u = parse_listing(
+            Listing::Unittest,
+            "pawl-collect test test_calc.Calc.test_add\npawl-collect skip test_calc.Calc.test_later\nnoise\n",
+        );
+        assert_eq!(
+            u,
+            vec![
+                ("test_calc.Calc.test_add".to_owned(), TestStatus::Passed),
+                ("test_calc.Calc.test_later".to_owned(), TestStatus::Skipped)
+            ]
+        );
+    }
+}
