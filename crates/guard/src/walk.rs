@@ -1794,14 +1794,25 @@ impl<'a> Walker<'a> {
         shell: &Shell,
         frame: &Frame,
     ) -> Option<&'w str> {
-        const INFORMATION: &[&str] = &["--version", "-V", "--help"];
         let raw = simple.word_or_name.as_ref()?.value.as_str();
-        let var = lone_variable(raw)?;
-        let asks_only = argv.len() >= 2
-            && !argv[0].known
-            && argv[1..]
-                .iter()
-                .all(|a| a.exact().is_some_and(|t| INFORMATION.contains(&t)));
+        let asks_only = argv.len() >= 2 && !argv[0].known && only_information(&argv[1..]);
+        (asks_only && prefix_assignments.is_empty())
+            .then(|| self.inherited_program_word(raw, shell, frame))
+            .flatten()
+    }
+
+    /// The variable of a word that names a program through one variable the line does not
+    /// assign, inherited from the environment: the variable alone (`$PYTHON`, `"${BIN}"`) or,
+    /// in double quotes, followed by a literal path (`"$PY_DIR/bin/python"`: some program
+    /// under the inherited directory). Not inside a nested script (which may have been given
+    /// the variable), not for a value that is no program name (`$_`, `$PATH`).
+    pub(crate) fn inherited_program_word<'w>(
+        &self,
+        raw: &'w str,
+        shell: &Shell,
+        frame: &Frame,
+    ) -> Option<&'w str> {
+        let var = lone_variable(raw).or_else(|| variable_then_path(raw))?;
         let view = ScopeView {
             shell,
             anchors: &self.anchors,
@@ -1811,11 +1822,7 @@ impl<'a> Walker<'a> {
             top: frame.depth == 0 && !shell.sourced,
             env: &self.ctx.env,
         };
-        (asks_only
-            && prefix_assignments.is_empty()
-            && !words::NOT_NAMES.contains(&var)
-            && words::Scope::inherited(&view, var))
-        .then_some(var)
+        (!words::NOT_NAMES.contains(&var) && words::Scope::inherited(&view, var)).then_some(var)
     }
 
     /// The arguments of `declare`/`export`/`local`/`let` that the parser did
@@ -2613,6 +2620,44 @@ impl<'a> Walker<'a> {
 /// in a printf format, any backslash for echo, `%` conversions): `None` otherwise.
 /// The name of the one variable a word is (`$X`, `${X}`, `"$X"`, `"${X}"`), a named variable,
 /// not a positional or special parameter.
+/// Arguments that only ask a program for its version or usage (`--version`, `-V`,
+/// `--help`): a program given only these prints and exits, whatever it is. Not `-h` ("halt"
+/// or "host" for some programs) nor a subcommand such as `version` (a file name for others).
+pub(crate) fn only_information(args: &[Arg]) -> bool {
+    const INFORMATION: &[&str] = &["--version", "-V", "--help"];
+    !args.is_empty()
+        && args
+            .iter()
+            .all(|a| a.exact().is_some_and(|t| INFORMATION.contains(&t)))
+}
+
+/// `"$VAR/lit/path"` or `"${VAR}/lit/path"`: the variable, when the rest is a literal path
+/// (letters, digits, `._-/`, no `..`) inside the same double quotes.
+fn variable_then_path(raw: &str) -> Option<&str> {
+    let inner = raw.strip_prefix('"')?.strip_suffix('"')?;
+    let rest = inner.strip_prefix('$')?;
+    let (name, path) = match rest.strip_prefix('{') {
+        Some(braced) => braced.split_once('}')?,
+        None => rest.split_at(
+            rest.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .unwrap_or(rest.len()),
+        ),
+    };
+    let literal = path.starts_with('/')
+        && path.len() > 1
+        && !path.split('/').any(|c| c == "..")
+        && path
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-' | '/'));
+    let mut chars = name.chars();
+    (literal
+        && chars
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_'))
+    .then_some(name)
+}
+
 fn lone_variable(raw: &str) -> Option<&str> {
     let inner = raw
         .strip_prefix('"')
