@@ -1825,6 +1825,66 @@ impl<'a> Walker<'a> {
         (!words::NOT_NAMES.contains(&var) && words::Scope::inherited(&view, var)).then_some(var)
     }
 
+    /// `text` (an argument's value as written) with every variable in it (`$NAME`,
+    /// `${NAME}`) replaced by a plain word, when each is inherited from the environment at the
+    /// top of the line (docs/guard.md "Commands built from variables": its value is the user's
+    /// plausible name or version, not text the agent crafted) and nothing else in it is
+    /// expanded; `None` otherwise. A language read inside the argument (a sed script) is then
+    /// judged with the value standing as [`INHERITED_PLACEHOLDER`], which no language reads as
+    /// a command: `s/x/$VERSION/` is judged as a substitution, `$X` alone or `e $X` as what
+    /// they are (an unknown command, a command that runs the value).
+    pub(crate) fn with_inherited_placeholders(
+        &self,
+        text: &str,
+        shell: &Shell,
+        frame: &Frame,
+    ) -> Option<String> {
+        if text.contains('`') {
+            return None;
+        }
+        let view = ScopeView {
+            shell,
+            anchors: &self.anchors,
+            tmpdir_unset: self.tmpdir_unset,
+            pawl_binary: self.pawl_binary.as_deref(),
+            argument: frame.depth == 0 && !shell.sourced,
+            top: frame.depth == 0 && !shell.sourced,
+            env: &self.ctx.env,
+        };
+        let mut out = String::with_capacity(text.len());
+        let mut rest = text;
+        let mut replaced = false;
+        while let Some(at) = rest.find('$') {
+            out.push_str(&rest[..at]);
+            let after = &rest[at + 1..];
+            let (name, len) = match after.strip_prefix('{') {
+                Some(braced) => {
+                    let (name, _) = braced.split_once('}')?;
+                    (name, name.len() + 2)
+                }
+                None => {
+                    let end = after
+                        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                        .unwrap_or(after.len());
+                    (&after[..end], end)
+                }
+            };
+            let mut chars = name.chars();
+            let plain = chars
+                .next()
+                .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+                && chars.all(|c| c.is_ascii_alphanumeric() || c == '_');
+            if !plain || words::NOT_NAMES.contains(&name) || !words::Scope::inherited(&view, name) {
+                return None;
+            }
+            out.push_str(INHERITED_PLACEHOLDER);
+            replaced = true;
+            rest = &after[len..];
+        }
+        out.push_str(rest);
+        replaced.then_some(out)
+    }
+
     /// The arguments of `declare`/`export`/`local`/`let` that the parser did
     /// not see as assignments (`declare "a=rm"`), and attribute options
     /// (`-n` namerefs, `-l`/`-u` case conversion, `-i` integers).
@@ -2620,6 +2680,12 @@ impl<'a> Walker<'a> {
 /// in a printf format, any backslash for echo, `%` conversions): `None` otherwise.
 /// The name of the one variable a word is (`$X`, `${X}`, `"$X"`, `"${X}"`), a named variable,
 /// not a positional or special parameter.
+/// What an inherited variable stands for in a language read inside an argument
+/// ([`Walker::with_inherited_placeholders`]): a word no language takes as a command (fullwidth
+/// letters), so a script is judged by where the value sits. A judge that finds it in a
+/// command or file name it runs or writes refuses that.
+pub(crate) const INHERITED_PLACEHOLDER: &str = "\u{ff36}\u{ff21}\u{ff32}";
+
 /// Arguments that only ask a program for its version or usage (`--version`, `-V`,
 /// `--help`): a program given only these prints and exits, whatever it is. Not `-h` ("halt"
 /// or "host" for some programs) nor a subcommand such as `version` (a file name for others).
