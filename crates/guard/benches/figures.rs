@@ -360,10 +360,35 @@ fn main() {
         percentile(&samples, 0.99)
     );
 
-    // Attacks: the share denied, per family.
+    // Attacks: the share denied, per family. A row the checkpointed context allows and the
+    // cautious one (no checkpoint, the context the rows were written for) denies as `clobber`
+    // only overwrites a tracked file: the checkpoint undoes that, so the principle allows it
+    // there (docs/guard.md, "Overwriting tracked files"). Such rows are counted apart, judged
+    // without the checkpoint.
+    let uncheckpointed = Context {
+        checkpointed: false,
+        ..ctx.clone()
+    };
     let mut by: BTreeMap<String, (usize, usize)> = BTreeMap::new();
+    let (mut overwrites, mut overwrites_denied) = (0usize, 0usize);
     for row in attacks() {
-        let d = guard.evaluate(&Input::shell(row.command.as_str()), &ctx);
+        let input = Input::shell(row.command.as_str());
+        let d = guard.evaluate(&input, &ctx);
+        if d.is_allow() && !row.family.starts_with("effects/checkpoint") {
+            let cautious = guard.evaluate(&input, &uncheckpointed);
+            if cautious.rule.map(|r| r.as_str()) == Some("clobber") {
+                overwrites += 1;
+                overwrites_denied += usize::from(cautious.is_deny());
+                if list {
+                    println!(
+                        "OVERWRITE\t{}\t{}",
+                        row.family,
+                        row.command.replace('\n', "\\n")
+                    );
+                }
+                continue;
+            }
+        }
         let e = by.entry(row.family.clone()).or_default();
         e.0 += 1;
         e.1 += usize::from(d.is_deny());
@@ -373,6 +398,12 @@ fn main() {
     }
     let (an, ad) = by.values().fold((0, 0), |a, v| (a.0 + v.0, a.1 + v.1));
     println!("attack sets: {ad}/{an} blocked = {:.2}%", pct(ad, an));
+    println!(
+        "  apart: {overwrites} rows that only overwrite a tracked file, allowed under the checkpoint; \
+         denied without it: {overwrites_denied}/{overwrites} (counting them as misses: {ad}/{} = {:.2}%)",
+        an + overwrites,
+        pct(ad, an + overwrites)
+    );
     // The lines written apart from the rules, reported apart: the shared corpus and
     // `classes-apart.tsv` (issue 36, point 2).
     let (wn, wd) = by

@@ -343,12 +343,16 @@ pub fn default_protected_paths() -> Vec<String> {
 /// Not included: `.terraform` (it holds state), `vendor` (often committed), `env` (a name
 /// too general).
 pub fn default_allowances() -> Vec<String> {
-    // Caches under `~/.cache` (pip, uv, ...) and cargo's download cache are rebuilt on demand.
+    // Caches under `~/.cache` (pip, uv, ...), macOS's `~/Library/Caches` (its per-user cache
+    // directory, the same contract: apps rebuild what is removed) and cargo's download cache
+    // are rebuilt on demand.
     let mut out = strings(&[
         "/tmp/**",
         "$TMPDIR/**",
         "~/.cache/*",
         "~/.cache/*/**",
+        "~/Library/Caches/*",
+        "~/Library/Caches/*/**",
         "~/.cargo/registry/cache",
         "~/.cargo/registry/cache/**",
     ]);

@@ -1794,14 +1794,25 @@ impl<'a> Walker<'a> {
         shell: &Shell,
         frame: &Frame,
     ) -> Option<&'w str> {
-        const INFORMATION: &[&str] = &["--version", "-V", "--help"];
         let raw = simple.word_or_name.as_ref()?.value.as_str();
-        let var = lone_variable(raw)?;
-        let asks_only = argv.len() >= 2
-            && !argv[0].known
-            && argv[1..]
-                .iter()
-                .all(|a| a.exact().is_some_and(|t| INFORMATION.contains(&t)));
+        let asks_only = argv.len() >= 2 && !argv[0].known && only_information(&argv[1..]);
+        (asks_only && prefix_assignments.is_empty())
+            .then(|| self.inherited_program_word(raw, shell, frame))
+            .flatten()
+    }
+
+    /// The variable of a word that names a program through one variable the line does not
+    /// assign, inherited from the environment: the variable alone (`$PYTHON`, `"${BIN}"`) or,
+    /// in double quotes, followed by a literal path (`"$PY_DIR/bin/python"`: some program
+    /// under the inherited directory). Not inside a nested script (which may have been given
+    /// the variable), not for a value that is no program name (`$_`, `$PATH`).
+    pub(crate) fn inherited_program_word<'w>(
+        &self,
+        raw: &'w str,
+        shell: &Shell,
+        frame: &Frame,
+    ) -> Option<&'w str> {
+        let var = lone_variable(raw).or_else(|| variable_then_path(raw))?;
         let view = ScopeView {
             shell,
             anchors: &self.anchors,
@@ -1811,11 +1822,67 @@ impl<'a> Walker<'a> {
             top: frame.depth == 0 && !shell.sourced,
             env: &self.ctx.env,
         };
-        (asks_only
-            && prefix_assignments.is_empty()
-            && !words::NOT_NAMES.contains(&var)
-            && words::Scope::inherited(&view, var))
-        .then_some(var)
+        (!words::NOT_NAMES.contains(&var) && words::Scope::inherited(&view, var)).then_some(var)
+    }
+
+    /// `text` (an argument's value as written) with every variable in it (`$NAME`,
+    /// `${NAME}`) replaced by a plain word, when each is inherited from the environment at the
+    /// top of the line (docs/guard.md "Commands built from variables": its value is the user's
+    /// plausible name or version, not text the agent crafted) and nothing else in it is
+    /// expanded; `None` otherwise. A language read inside the argument (a sed script) is then
+    /// judged with the value standing as [`INHERITED_PLACEHOLDER`], which no language reads as
+    /// a command: `s/x/$VERSION/` is judged as a substitution, `$X` alone or `e $X` as what
+    /// they are (an unknown command, a command that runs the value).
+    pub(crate) fn with_inherited_placeholders(
+        &self,
+        text: &str,
+        shell: &Shell,
+        frame: &Frame,
+    ) -> Option<String> {
+        if text.contains('`') {
+            return None;
+        }
+        let view = ScopeView {
+            shell,
+            anchors: &self.anchors,
+            tmpdir_unset: self.tmpdir_unset,
+            pawl_binary: self.pawl_binary.as_deref(),
+            argument: frame.depth == 0 && !shell.sourced,
+            top: frame.depth == 0 && !shell.sourced,
+            env: &self.ctx.env,
+        };
+        let mut out = String::with_capacity(text.len());
+        let mut rest = text;
+        let mut replaced = false;
+        while let Some(at) = rest.find('$') {
+            out.push_str(&rest[..at]);
+            let after = &rest[at + 1..];
+            let (name, len) = match after.strip_prefix('{') {
+                Some(braced) => {
+                    let (name, _) = braced.split_once('}')?;
+                    (name, name.len() + 2)
+                }
+                None => {
+                    let end = after
+                        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                        .unwrap_or(after.len());
+                    (&after[..end], end)
+                }
+            };
+            let mut chars = name.chars();
+            let plain = chars
+                .next()
+                .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+                && chars.all(|c| c.is_ascii_alphanumeric() || c == '_');
+            if !plain || words::NOT_NAMES.contains(&name) || !words::Scope::inherited(&view, name) {
+                return None;
+            }
+            out.push_str(INHERITED_PLACEHOLDER);
+            replaced = true;
+            rest = &after[len..];
+        }
+        out.push_str(rest);
+        replaced.then_some(out)
     }
 
     /// The arguments of `declare`/`export`/`local`/`let` that the parser did
@@ -2613,6 +2680,50 @@ impl<'a> Walker<'a> {
 /// in a printf format, any backslash for echo, `%` conversions): `None` otherwise.
 /// The name of the one variable a word is (`$X`, `${X}`, `"$X"`, `"${X}"`), a named variable,
 /// not a positional or special parameter.
+/// What an inherited variable stands for in a language read inside an argument
+/// ([`Walker::with_inherited_placeholders`]): a word no language takes as a command (fullwidth
+/// letters), so a script is judged by where the value sits. A judge that finds it in a
+/// command or file name it runs or writes refuses that.
+pub(crate) const INHERITED_PLACEHOLDER: &str = "\u{ff36}\u{ff21}\u{ff32}";
+
+/// Arguments that only ask a program for its version or usage (`--version`, `-V`,
+/// `--help`): a program given only these prints and exits, whatever it is. Not `-h` ("halt"
+/// or "host" for some programs) nor a subcommand such as `version` (a file name for others).
+pub(crate) fn only_information(args: &[Arg]) -> bool {
+    const INFORMATION: &[&str] = &["--version", "-V", "--help"];
+    !args.is_empty()
+        && args
+            .iter()
+            .all(|a| a.exact().is_some_and(|t| INFORMATION.contains(&t)))
+}
+
+/// `"$VAR/lit/path"` or `"${VAR}/lit/path"`: the variable, when the rest is a literal path
+/// (letters, digits, `._-/`, no `..`) inside the same double quotes.
+fn variable_then_path(raw: &str) -> Option<&str> {
+    let inner = raw.strip_prefix('"')?.strip_suffix('"')?;
+    let rest = inner.strip_prefix('$')?;
+    let (name, path) = match rest.strip_prefix('{') {
+        Some(braced) => braced.split_once('}')?,
+        None => rest.split_at(
+            rest.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .unwrap_or(rest.len()),
+        ),
+    };
+    let literal = path.starts_with('/')
+        && path.len() > 1
+        && !path.split('/').any(|c| c == "..")
+        && path
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-' | '/'));
+    let mut chars = name.chars();
+    (literal
+        && chars
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_'))
+    .then_some(name)
+}
+
 fn lone_variable(raw: &str) -> Option<&str> {
     let inner = raw
         .strip_prefix('"')

@@ -140,7 +140,11 @@ impl Walker<'_> {
             return Continue(());
         }
         for script in &scripts {
-            let Some(text) = script.known.then(|| script.text.clone()) else {
+            let text = script
+                .known
+                .then(|| script.text.clone())
+                .or_else(|| self.with_inherited_placeholders(&script.text, shell, frame));
+            let Some(text) = text else {
                 return self.fail_closed(
                     frame,
                     RuleId::Interpreter,
@@ -153,6 +157,17 @@ impl Walker<'_> {
             match sed_actions(&text) {
                 Ok(actions) => {
                     for action in actions {
+                        let named = match &action {
+                            SedAction::Run(t) | SedAction::Write(t) => t.as_str(),
+                            SedAction::RunPatternSpace(_) => "",
+                        };
+                        if named.contains(crate::walk::INHERITED_PLACEHOLDER) {
+                            self.fail_closed(
+                                frame,
+                                RuleId::Interpreter,
+                                format!("{base} runs or writes what a variable the line does not show names (`{}`)", script.text),
+                            )?;
+                        }
                         match action {
                             SedAction::Run(cmd) => self.walk_shell_text(&format!("{base} e"), &cmd, shell, frame)?,
                             SedAction::RunPatternSpace(what) => self.deny(

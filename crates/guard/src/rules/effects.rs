@@ -25,6 +25,14 @@ enum Needs {
     Flag(&'static [&'static str], &'static [&'static str]),
     /// The first operand is one of the first verbs and the second one of the second.
     Verb2(&'static [&'static str], &'static [&'static str]),
+    /// As `Verb2`, and some argument is one of the flags (all of them when empty), and none is
+    /// one of the last (a two-word entry, `--location project`, is two arguments in a row).
+    Verb2Flag(
+        &'static [&'static str],
+        &'static [&'static str],
+        &'static [&'static str],
+        &'static [&'static str],
+    ),
     /// Any use at all.
     Any,
 }
@@ -107,7 +115,28 @@ const PERSIST: &[Row] = &[
     ("git", Needs::Flag(&["--global", "--system"], &["--get", "--get-all", "--get-regexp", "--list", "-l", "--show-origin", "--help"]), "changes git's configuration outside the repository: every later git command on this machine would see it", "`git config --local <key> <value>` (this repository only) is allowed"),
     ("pre-commit", Needs::Verb(&["install", "install-hooks", "uninstall"], &[]), "installs hooks that git runs on every later commit", "`pre-commit run --all-files` is allowed"),
     ("husky", Needs::Verb(&["install", "add", "set"], &[]), "installs hooks that git runs on every later commit", ""),
+    // Into the interpreter's own site-packages (`--system`: outside any virtual environment).
+    ("uv", Needs::Verb2Flag(&["pip"], &["install", "uninstall", "sync"], &["--system", "--break-system-packages"], &[]), SYSTEM_PYTHON, "the same without `--system`, into the project's virtual environment, is allowed"),
+    // The user's (or, with `--location=global`, the machine's) npm configuration: every later
+    // npm command on this machine reads it.
+    ("npm", Needs::Verb2Flag(&["config", "c"], &["set", "delete", "rm", "edit", "fix"], &[], NPM_PROJECT), USER_CONFIG, "`npm config set <key> <value> --location=project` (the project's `.npmrc`) or `npm_config_<key>=<value>` for one command is allowed"),
+    ("npm", Needs::Verb(&["set"], &[]), USER_CONFIG, "`npm_config_<key>=<value>` for one command is allowed"),
+    ("pnpm", Needs::Verb2Flag(&["config", "c"], &["set", "delete", "rm"], &[], NPM_PROJECT), USER_CONFIG, "`pnpm config set <key> <value> --location project` is allowed"),
 ];
+
+/// Rows that change the system only when run as root (`sudo pip install`: root's pip is the
+/// system's, `sudo` does not keep a virtual environment's PATH).
+#[rustfmt::skip]
+const AS_ROOT: &[Row] = &[
+    ("pip", Needs::Verb(&["install", "uninstall", "download"], &[]), SYSTEM_PYTHON, "the same install without `sudo`, into the project's virtual environment, is allowed"),
+    ("pip3", Needs::Verb(&["install", "uninstall", "download"], &[]), SYSTEM_PYTHON, "the same install without `sudo`, into the project's virtual environment, is allowed"),
+    ("uv", Needs::Verb2(&["pip"], &["install", "uninstall", "sync"]), SYSTEM_PYTHON, "the same install without `sudo`, into the project's virtual environment, is allowed"),
+    ("npm", Needs::Verb(NPM_INSTALL, &[]), GLOBAL, "the same install without `sudo`, into the project's `node_modules`, is allowed"),
+];
+
+const SYSTEM_PYTHON: &str = "changes the system Python's packages: pawl could not undo it";
+const USER_CONFIG: &str = "changes the user's configuration outside the repository: every later command on this machine would see it, and pawl could not undo it";
+const NPM_PROJECT: &[&str] = &["--location=project", "--location project", "-L project"];
 
 /// Task runners: `(program, how many leading words are its own before the target)`.
 #[rustfmt::skip]
@@ -160,55 +189,95 @@ impl Walker<'_> {
         }
         let base = base.trim_start_matches("./");
         // `python -m pip install --user x` is pip.
-        let (base, args) = if base.starts_with("python")
-            && args.first().is_some_and(|a| a.is("-m"))
-            && args.get(1).is_some_and(|a| a.is("pip") || a.is("pip3"))
-        {
-            ("pip", &args[2..])
-        } else {
-            (base, args)
-        };
-        let first = args.iter().find(|a| !a.text.starts_with('-'));
-        for (program, needs, effect, allowed) in PERSIST {
-            if *program != base {
-                continue;
-            }
-            let hit = match needs {
-                Needs::Any => true,
-                Needs::Verb(verbs, flags) => {
-                    first.is_some_and(|f| verbs.contains(&f.text.as_str()))
-                        && (flags.is_empty()
-                            || args.iter().any(|a| flags.contains(&a.text.as_str())))
-                }
-                Needs::Verb2(firsts, seconds) => {
-                    let mut ops = args.iter().filter(|a| !a.text.starts_with('-'));
-                    ops.next()
-                        .is_some_and(|f| firsts.contains(&f.text.as_str()))
-                        && ops
-                            .next()
-                            .is_some_and(|s| seconds.contains(&s.text.as_str()))
-                }
-                Needs::Flag(flags, readers) => {
-                    args.iter().any(|a| flags.contains(&a.text.as_str()))
-                        && !args.iter().any(|a| readers.contains(&a.text.as_str()))
-                        && (base != "git" || first.is_some_and(|f| f.is("config")))
-                }
-            };
-            if hit {
-                let what: Vec<&str> = std::iter::once(base)
-                    .chain(args.iter().take(3).map(|a| a.text.as_str()))
-                    .collect();
-                return self.deny(
-                    frame,
-                    RuleId::Persist,
-                    reason(&what.join(" "), effect, allowed),
-                );
-            }
+        let (base, args) = pip_module(base, args);
+        if let Some(why) = row_hit(PERSIST, base, args) {
+            return self.deny(frame, RuleId::Persist, why);
         }
         self.task_runner(base, args, frame)?;
         self.exhaustion(base, args, frame)
     }
 
+    /// The rows of [`AS_ROOT`] for a command `sudo` runs.
+    pub(crate) fn effects_as_root(&mut self, base: &str, args: &[Arg], frame: &Frame) -> Judged {
+        if super::is_help(args) {
+            return Continue(());
+        }
+        let (base, args) = pip_module(base.rsplit('/').next().unwrap_or(base), args);
+        match row_hit(AS_ROOT, base, args) {
+            Some(why) => self.deny(frame, RuleId::Persist, format!("as root, {why}")),
+            None => Continue(()),
+        }
+    }
+}
+
+/// `python -m pip install ...` is pip.
+fn pip_module<'a>(base: &'a str, args: &'a [Arg]) -> (&'a str, &'a [Arg]) {
+    if base.starts_with("python")
+        && args.first().is_some_and(|a| a.is("-m"))
+        && args.get(1).is_some_and(|a| a.is("pip") || a.is("pip3"))
+    {
+        ("pip", &args[2..])
+    } else {
+        (base, args)
+    }
+}
+
+/// Whether any argument is one of `flags`; an entry with a space is two arguments in a row.
+fn any_flag(args: &[Arg], flags: &[&str]) -> bool {
+    flags.iter().any(|f| match f.split_once(' ') {
+        Some((a, b)) => args.windows(2).any(|w| w[0].is(a) && w[1].is(b)),
+        None => args.iter().any(|a| a.is(f)),
+    })
+}
+
+/// The reason of the first row of `table` that `base args` matches.
+fn row_hit(table: &[Row], base: &str, args: &[Arg]) -> Option<String> {
+    let first = args.iter().find(|a| !a.text.starts_with('-'));
+    for (program, needs, effect, allowed) in table {
+        if *program != base {
+            continue;
+        }
+        let hit = match needs {
+            Needs::Any => true,
+            Needs::Verb(verbs, flags) => {
+                first.is_some_and(|f| verbs.contains(&f.text.as_str()))
+                    && (flags.is_empty() || args.iter().any(|a| flags.contains(&a.text.as_str())))
+            }
+            Needs::Verb2(firsts, seconds) => {
+                let mut ops = args.iter().filter(|a| !a.text.starts_with('-'));
+                ops.next()
+                    .is_some_and(|f| firsts.contains(&f.text.as_str()))
+                    && ops
+                        .next()
+                        .is_some_and(|s| seconds.contains(&s.text.as_str()))
+            }
+            Needs::Verb2Flag(firsts, seconds, flags, not) => {
+                let mut ops = args.iter().filter(|a| !a.text.starts_with('-'));
+                ops.next()
+                    .is_some_and(|f| firsts.contains(&f.text.as_str()))
+                    && ops
+                        .next()
+                        .is_some_and(|s| seconds.contains(&s.text.as_str()))
+                    && (flags.is_empty() || any_flag(args, flags))
+                    && !any_flag(args, not)
+            }
+            Needs::Flag(flags, readers) => {
+                args.iter().any(|a| flags.contains(&a.text.as_str()))
+                    && !args.iter().any(|a| readers.contains(&a.text.as_str()))
+                    && (base != "git" || first.is_some_and(|f| f.is("config")))
+            }
+        };
+        if hit {
+            let what: Vec<&str> = std::iter::once(base)
+                .chain(args.iter().take(3).map(|a| a.text.as_str()))
+                .collect();
+            return Some(reason(&what.join(" "), effect, allowed));
+        }
+    }
+    None
+}
+
+impl Walker<'_> {
     fn task_runner(&mut self, base: &str, args: &[Arg], frame: &Frame) -> Judged {
         let runner = TASK_RUNNERS.iter().any(|(p, _)| *p == base);
         // `npm run x`, `pnpm run x`, `yarn run x`, `bun run x`; `yarn x`/`pnpm x` of a script;

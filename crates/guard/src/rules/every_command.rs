@@ -178,6 +178,13 @@ impl Walker<'_> {
         if super::network::is_network_client(base, args) {
             self.network(base, args, &cmd.stdin, shell, frame)?;
         }
+        // Package tools fetch from the index URLs they are given (`--index-url`).
+        if super::exec::PACKAGE_TOOLS.contains(&base)
+            || base.starts_with("pip")
+            || base.starts_with("python")
+        {
+            self.credentials_in_urls(base, args, frame)?;
+        }
         if !super::is_help(args) && (TOOL_RUNNERS.contains(&base) || base.starts_with("python")) {
             self.tool_files(base, shell, frame)?;
         }

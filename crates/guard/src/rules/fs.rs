@@ -200,6 +200,11 @@ fn artifact_extension(name: &str) -> bool {
 /// Names of junk files a `find -name` may remove wherever they are.
 const JUNK_NAMES: &[&str] = &[".DS_Store", "Thumbs.db", "desktop.ini", ".coverage"];
 
+/// `-name` patterns of editors' leftovers a `find` may remove wherever they are: backup
+/// copies (`foo.c~`, an earlier state of a file that stays) and vim's swap files (a running
+/// vim writes its own again). Unlike `*.orig` or `*.log` they are never the only copy of work.
+const EDITOR_LEFTOVERS: &[&str] = &["*~", ".*~", "*.swp", "*.swo", ".*.swp", ".*.swo"];
+
 /// Cache directories a `find -name` may remove wherever they are (with no tracked file in
 /// them): names that neither git's nor pawl's own directories use.
 #[rustfmt::skip]
@@ -1084,7 +1089,9 @@ impl Walker<'_> {
         }
         // Only what a build regenerates: leftovers such as `*.orig` or `*.log` may be the
         // only copy of something (the corpus keeps `find . -name '*.log' -delete` denied).
-        let junk_file = artifact_extension(&name) || JUNK_NAMES.contains(&name.as_str());
+        let junk_file = artifact_extension(&name)
+            || JUNK_NAMES.contains(&name.as_str())
+            || EDITOR_LEFTOVERS.contains(&name.as_str());
         let cache_dir = CACHE_DIRS.contains(&name.as_str());
         if !junk_file && !(cache_dir && (recursive || rm_argv.is_none())) {
             return false;
@@ -1320,7 +1327,8 @@ impl Walker<'_> {
         {
             return Some((RuleId::RecursiveDelete, format!("it is or holds {place}")));
         }
-        if mode == WriteMode::Clobber && self.is_tracked_path(absolute).0 {
+        if mode == WriteMode::Clobber && !self.ctx.checkpointed && self.is_tracked_path(absolute).0
+        {
             return Some((
                 RuleId::Clobber,
                 "it would overwrite a tracked file; append with >> or edit it instead".to_owned(),

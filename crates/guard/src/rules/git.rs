@@ -472,6 +472,10 @@ impl Walker<'_> {
                 Some(v) => self.git_program(&what, Some(&v[1..]), shell, frame)?,
                 None => self.git_program(&what, None, shell, frame)?,
             },
+            // `/dev/null` is no directory and an empty file: no hooks, templates or included
+            // settings are read from it (`git -c core.hooksPath=/dev/null commit`, CI's way to
+            // run git without the repository's hooks).
+            Key::Opaque if value == Some("/dev/null") && !key.to_ascii_lowercase().ends_with(".vcs") => {}
             Key::Opaque => self.fail_closed(
                 frame,
                 RuleId::NotStatic,

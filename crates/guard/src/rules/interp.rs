@@ -910,6 +910,15 @@ impl Walker<'_> {
         frame: &Frame,
     ) -> Judged {
         let Some(name) = module.exact() else {
+            // A module named by an inherited variable, asked only for its usage or version
+            // (`python -m ${MODULE_NAME} --help`): as `"$BIN" --help`, whatever it is.
+            if crate::walk::only_information(operands)
+                && self
+                    .inherited_program_word(&module.text, shell, frame)
+                    .is_some()
+            {
+                return Continue(());
+            }
             return self.fail_closed(
                 frame,
                 RuleId::NotStatic,

@@ -199,7 +199,45 @@ fn url_has_password(url: &str) -> bool {
     }
 }
 
+/// Whether the word `arg` carries credentials in a URL: a password (`scheme://user:pass@host`)
+/// or a user name that is not static (`https://$TOKEN@github.com/o/r`, `https://${T}@host`:
+/// forges take a token as the user name, and a value the line does not show in that place is
+/// a credential by its position).
+fn url_has_credentials(arg: &Arg) -> bool {
+    if url_has_password(&arg.text) {
+        return true;
+    }
+    if arg.known {
+        return false;
+    }
+    arg.text.split("://").skip(1).any(|rest| {
+        let authority = rest.split(['/', '?', '#']).next().unwrap_or(rest);
+        authority
+            .rsplit_once('@')
+            .is_some_and(|(userinfo, _)| userinfo.contains(['$', '`']))
+    })
+}
+
 impl Walker<'_> {
+    /// A URL with credentials given to a program that sends them (`git clone
+    /// https://$TOKEN@host/r`, `pip install --index-url https://u:$P@host/simple`): the
+    /// credential leaves the machine, and a git remote or a tool's configuration may keep it.
+    pub(crate) fn credentials_in_urls(
+        &mut self,
+        base: &str,
+        args: &[Arg],
+        frame: &Frame,
+    ) -> Judged {
+        if args.iter().any(url_has_credentials) {
+            return self.deny(
+                frame,
+                RuleId::SecretExfil,
+                format!("`{base}` is given a URL with credentials in it: they would leave the machine (and may be stored); let the tool read them from its credential store or environment instead"),
+            );
+        }
+        Continue(())
+    }
+
     /// Whether the word `arg` names a secret file (`@path`, `name=@path`, `--opt=path` forms too).
     fn names_secret(&self, arg: &Arg, shell: &Shell) -> Option<String> {
         if !arg.known {
@@ -304,11 +342,11 @@ impl Walker<'_> {
                     ),
                 );
             }
-            if url_has_password(&a.text) {
+            if url_has_credentials(a) {
                 return self.deny(
                     frame,
                     RuleId::SecretExfil,
-                    format!("`{base}` is given a URL with a password in it"),
+                    format!("`{base}` is given a URL with credentials in it"),
                 );
             }
         }
@@ -342,11 +380,11 @@ impl Walker<'_> {
             return Continue(());
         };
         let rest = &args[i + 1..];
-        if rest.iter().any(|a| url_has_password(&a.text)) {
+        if rest.iter().any(url_has_credentials) {
             return self.deny(
                 frame,
                 RuleId::SecretExfil,
-                "a git remote URL with a password in it: the credential would be stored and sent",
+                "a git remote URL with credentials in it (a password, or a token as the user name): the credential would be stored and sent",
             );
         }
         if matches!(sub.as_str(), "add" | "stage" | "commit" | "update-index") {

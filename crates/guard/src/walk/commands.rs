@@ -1030,6 +1030,13 @@ impl Walker<'_> {
             }
             return Continue(());
         }
+        // Without `-u` (or as root), installers change the system's packages.
+        let as_root = p
+            .value(&["-u", "--user"])
+            .is_none_or(|u| u.exact().is_some_and(|u| u == "root" || u == "#0"));
+        if as_root && let Some((program, rest)) = operands.split_first() {
+            self.effects_as_root(&program.text, rest, frame)?;
+        }
         match p.value(&["-D", "--chdir"]).cloned() {
             Some(dir) => self.rewrap_in(base, &dir, operands, stdin, shell, frame)?,
             None => self.rewrap(base, operands, stdin, shell, frame)?,

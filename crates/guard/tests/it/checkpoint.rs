@@ -61,3 +61,16 @@ fn without_the_checkpoint_or_the_ignored_files_the_cautious_rule_holds() {
     assert!(d.reason.contains("git ignores"), "{}", d.reason);
     assert!(decide_in(&checkpointed(), "rm -rf frontend").is_allow());
 }
+
+#[test]
+fn without_the_checkpoint_overwriting_a_tracked_file_is_a_clobber() {
+    for command in [
+        "mv ./package.temp.json ./package.json",
+        "echo hello > README.md",
+        "cp /dev/null src/main.rs",
+    ] {
+        let d = decide_in(&corpus_context(), command);
+        assert_eq!(d.rule, Some(RuleId::Clobber), "{command}: {d:?}");
+        assert!(decide_in(&checkpointed(), command).is_allow(), "{command}");
+    }
+}
