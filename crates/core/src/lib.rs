@@ -9,6 +9,7 @@ pub mod config;
 pub mod coverage;
 pub mod envfail;
 pub mod envmanifest;
+pub mod evidence;
 pub mod event;
 pub mod exit;
 pub mod failure;

@@ -43,41 +43,6 @@ struct Project {
     pass_env: Vec<String>,
 }
 
-/// Variables the toolchain shims need once HOME points at the temp home (rustup, pyenv); all of
-/// them are in the seal's pass list.
-fn toolchain_env() -> Vec<(String, String)> {
-    let home = std::env::var("HOME").unwrap_or_else(|_| "/root".into());
-    let get = |k: &str, default: String| (k.to_owned(), std::env::var(k).unwrap_or(default));
-    vec![
-        get("RUSTUP_HOME", format!("{home}/.rustup")),
-        get("CARGO_HOME", format!("{home}/.cargo")),
-        get("PYENV_ROOT", format!("{home}/.pyenv")),
-    ]
-}
-
-/// pytest may be installed for the user (`~/.local`): with HOME pointing at the temp home, its
-/// user base must be given to Python explicitly, and passed through the seal (`--pass-env`).
-fn pytest_user_base(env: &TestEnv) -> (String, String) {
-    let out = std::process::Command::new("python3")
-        .args(["-m", "site", "--user-base"])
-        .output()
-        .expect("python3");
-    let base = String::from_utf8_lossy(&out.stdout).trim().to_owned();
-    let mut check = env.command("python3");
-    check.args(["-m", "pytest", "--version"]);
-    check.env("PYTHONUSERBASE", &base);
-    for (k, v) in toolchain_env() {
-        check.env(k, v);
-    }
-    let out = check.output().expect("python3");
-    assert!(
-        out.status.success(),
-        "these tests need pytest for python3 (python3 -m pip install pytest): {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    ("PYTHONUSERBASE".into(), base)
-}
-
 impl Project {
     /// A repository with `files` and the single gate `test = gate`, committed; the replay agent
     /// gets `max_iterations` iterations, every breaker off.
@@ -95,7 +60,7 @@ impl Project {
         ));
         Project {
             env,
-            vars: toolchain_env(),
+            vars: crate::toolchain_env(),
             pass_env: Vec::new(),
         }
     }
@@ -116,7 +81,7 @@ impl Project {
             PYTEST,
             max_iterations,
         );
-        let base = pytest_user_base(&p.env);
+        let base = crate::python_user_base(&p.env, "pytest");
         p.pass_env.push(base.0.clone());
         p.vars.push(base);
         p
