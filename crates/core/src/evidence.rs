@@ -59,7 +59,13 @@ mod tests {
         use VerifyKind::{Assumption, Command, Observation, Review};
         // (kind, status, evidence, shown status, counts)
         let rows: &[(VerifyKind, CriterionStatus, Option<&str>, &str, bool)] = &[
-            (Command, Verified, Some("criterion:C1 (pass)"), "verified", true),
+            (
+                Command,
+                Verified,
+                Some("criterion:C1 (pass)"),
+                "verified",
+                true,
+            ),
             // Marked verified, nothing to show for it: never "verified".
             (
                 Command,
@@ -99,7 +105,13 @@ mod tests {
                 "assumed, then verified by pawl",
                 true,
             ),
-            (Command, Failed, Some("criterion:C1 (fail)"), "failed", false),
+            (
+                Command,
+                Failed,
+                Some("criterion:C1 (fail)"),
+                "failed",
+                false,
+            ),
             (Command, Unverified, None, "unverified", false),
         ];
         for (kind, status, ev, want, counts) in rows {

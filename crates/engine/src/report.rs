@@ -102,11 +102,7 @@ fn criterion_lines(
                     Some(format!("review verdict {verdict}{by}"))
                 }),
             };
-            let shown = pawl_core::evidence::shown(
-                c.verification.kind,
-                c.status,
-                text.as_deref(),
-            );
+            let shown = pawl_core::evidence::shown(c.verification.kind, c.status, text.as_deref());
             CriterionLine {
                 criterion: c,
                 evidence,
@@ -693,8 +689,7 @@ fn verdict(
     // can show what verified it. One that cannot keeps the run from SHIP.
     if let Some(c) = criteria.iter().find(|c| {
         c.criterion.status != CriterionStatus::Verified
-            || (matches!(c.criterion.verification.kind, VerifyKind::Assumption)
-                && !c.shown.counts)
+            || (matches!(c.criterion.verification.kind, VerifyKind::Assumption) && !c.shown.counts)
     }) {
         return (
             Verdict::Research,

@@ -301,7 +301,9 @@ fn a_ruff_gate_failing_before_the_run_passes_when_no_worse_and_a_new_item_blocks
         // The same fix, and an unused import of its own: a new F401.
         (
             "new-item",
-            Some(json!({"do": "edit", "path": "calc.py", "old": "import os\n", "new": "import json\nimport os\n"})),
+            Some(
+                json!({"do": "edit", "path": "calc.py", "old": "import os\n", "new": "import json\nimport os\n"}),
+            ),
             "RESEARCH",
         ),
     ] {
@@ -370,7 +372,11 @@ fn a_ruff_gate_failing_before_the_run_passes_when_no_worse_and_a_new_item_blocks
                 })
                 .unwrap_or_default();
             assert_eq!(kept.len(), 3, "{kept:?}");
-            for want in ["\"F401\" \"calc.py\"", "\"F841\" \"calc.py\"", "\"F401\" \"other.py\""] {
+            for want in [
+                "\"F401\" \"calc.py\"",
+                "\"F841\" \"calc.py\"",
+                "\"F401\" \"other.py\"",
+            ] {
                 assert!(kept.iter().any(|k| k.starts_with(want)), "{want}: {kept:?}");
             }
             // The Markdown report lists them under the pre-existing failures.
