@@ -159,15 +159,20 @@ impl std::fmt::Display for Verdict {
 /// The exit code of a run that stopped for `reason` with `verdict`.
 ///
 /// A stop that ended with the checks verified (`verified`, and the stops that wait on a verdict:
-/// `tests_changed`, `unproven`) exits with its verdict's code, so 0 is SHIP and nothing else: a
+/// `tests_changed`, `review`, `nondeterministic`, `unproven`) exits with its verdict's code, so 0 is SHIP and nothing else: a
 /// script running `pawl run … && git push` pushes only SHIP. Every other stop keeps its own code
 /// (a limit is 3 whatever the report concludes), and is never 0.
 pub fn run_exit_code(reason: StopReason, verdict: Verdict) -> ExitCode {
     match reason {
-        StopReason::Verified | StopReason::TestsChanged | StopReason::Unproven => {
+        StopReason::Verified
+        | StopReason::TestsChanged
+        | StopReason::Review
+        | StopReason::Nondeterministic
+        | StopReason::Unproven => {
             match (reason, verdict) {
                 // A stop that waits on a verdict is never SHIP, whatever was computed.
-                (StopReason::TestsChanged, Verdict::Ship) => ExitCode::Review,
+                (StopReason::TestsChanged | StopReason::Review, Verdict::Ship) => ExitCode::Review,
+                (StopReason::Nondeterministic, Verdict::Ship) => ExitCode::Nondeterministic,
                 (StopReason::Unproven, Verdict::Ship) => ExitCode::Unproven,
                 _ => verdict.exit_code(),
             }
@@ -221,6 +226,14 @@ pub enum StopReason {
     /// Every check passes, but nothing proves the goal: no check went from failing on the
     /// pre-run code to passing (verdict UNPROVEN).
     Unproven,
+    /// The checks pass and the tests are intact, but what the checks cannot judge is left for
+    /// a person (verdict REVIEW): the goal asks for a change no check verifies, the run changed
+    /// more outside the goal's scope than the limits allow, or pawl's key was readable by the
+    /// checks. `pawl accept` answers it.
+    Review,
+    /// The checks pass, but the tests that decide gave different results when repeated on the
+    /// same locked tree (verdict NONDETERMINISTIC).
+    Nondeterministic,
     /// A row of the run's state failed its authentication check: something other than pawl
     /// (an agent with the database file) changed, added or removed it. Nothing the run recorded
     /// can be trusted any more; it is never resumed (the work stays on its branch).
@@ -232,7 +245,7 @@ pub enum StopReason {
 }
 
 impl StopReason {
-    pub const ALL: [StopReason; 27] = [
+    pub const ALL: [StopReason; 29] = [
         StopReason::Verified,
         StopReason::MaxIterations,
         StopReason::MaxTime,
@@ -258,6 +271,8 @@ impl StopReason {
         StopReason::NotConverging,
         StopReason::TestsChanged,
         StopReason::Unproven,
+        StopReason::Review,
+        StopReason::Nondeterministic,
         StopReason::Tampered,
         StopReason::MustNotViolated,
     ];
@@ -275,8 +290,9 @@ impl StopReason {
             AwaitingUser => ExitCode::Blocked,
             // The checks pass; the verdict says why it is not SHIP (`run_exit_code` uses the
             // verdict; without one, these are their verdicts).
-            TestsChanged => ExitCode::Review,
+            TestsChanged | Review => ExitCode::Review,
             Unproven => ExitCode::Unproven,
+            Nondeterministic => ExitCode::Nondeterministic,
             Cancelled | Stopped => ExitCode::Cancelled,
             Interrupted => ExitCode::Interrupted,
             // Not a limit, a breaker or a request: the run could not go on because its own
@@ -314,6 +330,8 @@ impl StopReason {
             NotConverging => "not_converging",
             TestsChanged => "tests_changed",
             Unproven => "unproven",
+            Review => "review",
+            Nondeterministic => "nondeterministic",
             Tampered => "tampered",
             MustNotViolated => "must_not_violated",
         }

@@ -9,6 +9,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::exit::StopReason;
+
 /// What one verification established, for [`judge`].
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Proof {
@@ -42,6 +44,16 @@ pub struct Proof {
     /// accepts the changes (`pawl accept --changes`).
     #[serde(default)]
     pub scope_review: bool,
+    /// pawl's key was readable by the checks (no mount namespace to hide pawl's state): the
+    /// agent's code they ran could have forged evidence, so the verdict is at most REVIEW until
+    /// the user accepts the run's changes or tests.
+    #[serde(default)]
+    pub key_exposed: bool,
+    /// Of [`Proof::findings`], those about the tests and their configuration (removed,
+    /// skipped, weakened, configuration edited); the others are what the locked run, the
+    /// probes, the environment and the sealed tools found.
+    #[serde(default)]
+    pub tests_findings: usize,
 }
 
 /// The locked run's result.
@@ -81,6 +93,17 @@ pub enum Outcome {
 
 /// The one rule for "done".
 pub fn judge(p: &Proof) -> Outcome {
+    match judged(p) {
+        // Where the checks could read pawl's key, SHIP is at most REVIEW: the user decides.
+        Outcome::Done if p.key_exposed && !(p.changes_accepted || p.tests_accepted) => {
+            Outcome::Review
+        }
+        outcome => outcome,
+    }
+}
+
+/// [`judge`] before the cap of an exposed key.
+fn judged(p: &Proof) -> Outcome {
     if !p.checks_pass {
         return Outcome::NotYet;
     }
@@ -118,6 +141,27 @@ pub fn judge(p: &Proof) -> Outcome {
     }
 }
 
+/// The typed stop reason of a verification that ends with its checks passing but for a
+/// person to decide (rule 5: every stop says why): `tests_changed` when the tests or their
+/// configuration changed (a finding, or the checks pass only with the run's other changes),
+/// `nondeterministic` when the deciding tests answered differently when repeated, `review`
+/// when what the checks cannot judge is left (the goal asks for a change no check verifies,
+/// changes outside the goal's scope over the limits, pawl's key readable by the checks).
+/// `None` for every other outcome.
+pub fn stop_reason(p: &Proof) -> Option<StopReason> {
+    match judge(p) {
+        Outcome::Nondeterministic => Some(StopReason::Nondeterministic),
+        Outcome::Review
+            if (p.tests_findings > 0 && !p.tests_accepted)
+                || (p.locked == Some(Locked::NeedsOtherChanges) && !p.changes_accepted) =>
+        {
+            Some(StopReason::TestsChanged)
+        }
+        Outcome::Review => Some(StopReason::Review),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -127,7 +171,8 @@ mod tests {
     /// behaviour, C the tree changed, K every baseline test kept, 0 no baseline; the locked run:
     /// h holds, o needs the other changes, n nothing changed, d differs, q holds but the goal asks
     /// for an other change; a the other changes
-    /// accepted by the user; s changes outside scope over the limits.
+    /// accepted by the user; s changes outside scope over the limits; x pawl's key readable by
+    /// the checks; f the finding is not about the tests (a probe's, the environment's).
     const ROWS: &[(&str, Outcome)] = &[
         ("RCK", Outcome::NotYet),
         ("PRCK", Outcome::Done),
@@ -170,13 +215,55 @@ mod tests {
         ("PRCKhsA", Outcome::Review),
         ("PRCKds", Outcome::Nondeterministic),
         ("RCKhs", Outcome::NotYet),
+        // pawl's key readable by the checks: at most REVIEW, until the user accepts.
+        ("PRCKhx", Outcome::Review),
+        ("PRCKhxa", Outcome::Done),
+        ("PRCKhxA", Outcome::Done),
+        ("PCKhx", Outcome::Unproven),
+        ("PRCKdx", Outcome::Nondeterministic),
+        ("RCKhx", Outcome::NotYet),
+    ];
+
+    /// Codes as in [`ROWS`] → the typed stop reason of the verification.
+    const STOPS: &[(&str, Option<StopReason>)] = &[
+        ("PRCKh", None),
+        ("PCK", None),
+        ("RCK", None),
+        ("PRFCK", Some(StopReason::TestsChanged)),
+        ("PRCKo", Some(StopReason::TestsChanged)),
+        ("PRFCKh", Some(StopReason::TestsChanged)),
+        ("PRCKd", Some(StopReason::Nondeterministic)),
+        ("PRCKq", Some(StopReason::Review)),
+        ("PRCKhs", Some(StopReason::Review)),
+        ("PRCKhx", Some(StopReason::Review)),
+        // Tests changed and out of scope: the tests are named first.
+        ("PRFCKhs", Some(StopReason::TestsChanged)),
+        // Accepted tests, a scope question left.
+        ("PRFACKhs", Some(StopReason::Review)),
+        ("PRCKhsa", None),
+        // A finding that is not about the tests (a probe's, the environment's): review.
+        ("PRFfCKo", Some(StopReason::TestsChanged)),
+        ("PRFfCK", Some(StopReason::Review)),
     ];
 
     #[test]
     fn the_rule_for_done() {
         for (code, want) in ROWS {
+            assert_eq!(judge(&proof_of(code)), *want, "row {code:?}");
+        }
+    }
+
+    #[test]
+    fn a_stop_for_a_person_says_which_question_is_left() {
+        for (code, want) in STOPS {
+            assert_eq!(stop_reason(&proof_of(code)), *want, "row {code:?}");
+        }
+    }
+
+    fn proof_of(code: &str) -> Proof {
+        {
             let has = |c: char| code.contains(c);
-            let p = Proof {
+            Proof {
                 checks_pass: has('P'),
                 red_to_green: if has('R') {
                     vec!["test".into()]
@@ -201,8 +288,9 @@ mod tests {
                 .map(|(_, l)| l),
                 changes_accepted: has('a'),
                 scope_review: has('s'),
-            };
-            assert_eq!(judge(&p), *want, "row {code:?}");
+                key_exposed: has('x'),
+                tests_findings: usize::from(has('F') && !has('f')),
+            }
         }
     }
 }

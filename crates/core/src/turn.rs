@@ -22,8 +22,10 @@ pub struct Concluded {
     /// pawl's verification says the work is done (for a sub-loop: its own goal, e.g. every
     /// check passes).
     pub verified: bool,
-    /// The checks pass, but the tests themselves were changed and nobody accepted it (REVIEW).
-    pub tests_changed: bool,
+    /// The checks pass, but a person must decide (REVIEW or NONDETERMINISTIC), with the typed
+    /// reason (`pawl_core::proof::stop_reason`): the tests changed, a question the checks
+    /// cannot answer, deciding tests that answered differently when repeated.
+    pub for_review: Option<StopReason>,
     /// The checks pass on a tree the run did not change, and nothing proves the goal (UNPROVEN).
     pub unproven: bool,
     /// The agent went silent more often than stall recovery allows (and no stop was asked for).
@@ -94,8 +96,8 @@ pub fn next(f: &TurnFacts) -> Next {
         if c.verified {
             return Next::Stop(StopReason::Verified);
         }
-        if c.tests_changed {
-            return Next::Stop(StopReason::TestsChanged);
+        if let Some(reason) = c.for_review {
+            return Next::Stop(reason);
         }
         if c.unproven {
             return Next::Stop(StopReason::Unproven);
@@ -149,7 +151,7 @@ mod tests {
     const NONE: Concluded = Concluded {
         hard_stop: false,
         verified: false,
-        tests_changed: false,
+        for_review: None,
         unproven: false,
         must_not_violated: false,
         stall_exhausted: false,
@@ -242,7 +244,7 @@ mod tests {
         let concluded = (!code.starts_with('-')).then_some(Concluded {
             hard_stop: has('H'),
             verified: has('V'),
-            tests_changed: has('T'),
+            for_review: has('T').then_some(TestsChanged),
             unproven: has('P'),
             must_not_violated: has('M'),
             stall_exhausted: has('S'),

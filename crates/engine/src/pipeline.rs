@@ -490,11 +490,12 @@ fn staged(ctx: &mut Ctx<'_>, phases: &[Phase]) -> P<StopReason> {
         }
         // The checks pass but the run changed its tests, and no reviewer accepted it: REVIEW,
         // for the user to accept or reject (re-planning would not change the tests back).
-        if matches!(
-            report.outcome,
-            Some(pawl_core::proof::Outcome::Review | pawl_core::proof::Outcome::Nondeterministic)
-        ) {
-            return Err(Halt::Stop(StopReason::TestsChanged));
+        if let Some(reason) = report
+            .proof
+            .as_ref()
+            .and_then(pawl_core::proof::stop_reason)
+        {
+            return Err(Halt::Stop(reason));
         }
         if report.outcome == Some(pawl_core::proof::Outcome::Unproven) {
             ctx.replan_reason = Some(

@@ -660,6 +660,19 @@ fn verdict(
                     format!("the checks pass, but {}", r.findings.join("; ")),
                 );
             }
+            // What the locked run, the probes, the environment or the sealed tools found (the
+            // typed stop reason `review`): not a change of the tests.
+            Some(pawl_core::proof::Outcome::Review)
+                if r.proof.as_ref().is_some_and(|p| p.tests_findings == 0) =>
+            {
+                return (
+                    Verdict::Review,
+                    format!(
+                        "the checks pass, but the run's changes need a person's judgement ({} finding(s), listed below): accept with `pawl accept <run> --tests \"<why>\"` or send the work back",
+                        r.findings.len()
+                    ),
+                );
+            }
             Some(pawl_core::proof::Outcome::Review) => {
                 return (
                     Verdict::Review,

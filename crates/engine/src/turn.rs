@@ -54,6 +54,9 @@ pub fn summary(report: Option<&VerifyReport>) -> String {
         Some(Outcome::Review) if crate::verify::only_key_exposed(&r.findings) => {
             return format!("every check passes, but {}", r.findings.join("; "));
         }
+        Some(Outcome::Review) if r.proof.as_ref().is_some_and(|p| p.tests_findings == 0) => {
+            return format!("every check passes, but {}", r.findings.join("; "));
+        }
         Some(Outcome::Review) => {
             return format!(
                 "every check passes, but the tests were changed: {}",
@@ -392,8 +395,15 @@ fn conclude(
         // A sub-loop's goal is passing checks; the run's end judges the tests and the proof.
         // (as do passing checks that depend on the run's other changes, and a proof whose
         // deciding tests answered differently when repeated: the user decides)
-        tests_changed: !s.until_checks_pass
-            && matches!(outcome, Some(Outcome::Review | Outcome::Nondeterministic)),
+        for_review: if !s.until_checks_pass
+            && matches!(outcome, Some(Outcome::Review | Outcome::Nondeterministic))
+        {
+            s.report
+                .and_then(|r| r.proof.as_ref())
+                .and_then(pawl_core::proof::stop_reason)
+        } else {
+            None
+        },
         // Passing checks that prove nothing end the run only when the run changed nothing:
         // otherwise the agent is asked to prove its change (a test that fails without it).
         unproven: !s.until_checks_pass

@@ -1068,6 +1068,9 @@ fn prove(
         findings.extend(screen_changes(ws, &baseline.tree, &v.tree, &commands));
     }
     let mut findings: Vec<String> = findings.iter().map(finding_line).collect();
+    // Of the deciding findings, those about the tests and their configuration (the typed stop
+    // reason `tests_changed` rather than `review`).
+    let mut tests_findings = findings.len();
     // The locked run decides when the checks pass on a changed tree: the baseline's tests on
     // the baseline plus the run's product changes. Where it holds, what the screen read in the
     // run's changes to tests and configuration cannot have bought the verdict: it is shown,
@@ -1080,6 +1083,7 @@ fn prove(
         let mut lr = locked_run(ws, store, run, seal, &baseline, v);
         if matches!(lr.result, Locked::Holds | Locked::Asked) {
             noted = std::mem::take(&mut findings);
+            tests_findings = 0;
         }
         // The environment the checks read, compared with the seal's (inside the repository's
         // environment directories and outside it). On a tree whose code did not change it is
@@ -1172,7 +1176,8 @@ fn prove(
                 .as_ref()
                 .is_some_and(|l: &LockedRun| l.question().is_some()),
         )
-        - usize::from(scope_review);
+        - usize::from(scope_review)
+        - usize::from(checks_pass && ws.key_exposed.is_some());
     Ok(Proven {
         proof: Proof {
             checks_pass,
@@ -1186,6 +1191,8 @@ fn prove(
             locked: locked.as_ref().map(|l| l.result),
             changes_accepted,
             scope_review,
+            key_exposed: checks_pass && ws.key_exposed.is_some(),
+            tests_findings,
         },
         findings,
         noted,

@@ -69,6 +69,7 @@ fn files(root: &Path) -> BTreeMap<String, Vec<u8>> {
 
 /// Test files by the platforms' conventions (the seal's classification is the lead's: this is
 /// the harness's stand-in).
+/// `scripts/screen-corpus.py` selects commits by the same rules.
 fn is_test_file(rel: &str) -> bool {
     let name = rel.rsplit('/').next().unwrap_or(rel);
     name.starts_with("test_")
@@ -76,13 +77,14 @@ fn is_test_file(rel: &str) -> bool {
         || name.ends_with("_test.py")
         || name.ends_with("_test.go")
         || name.ends_with("_test.sh")
+        || name.ends_with("_spec.sh")
+        || name.ends_with(".bats")
         || name.contains(".test.")
         || name.contains(".spec.")
         || name == "conftest.py"
-        || rel.starts_with("test/")
-        || rel.starts_with("tests/")
-        || rel.contains("/test/")
-        || rel.contains("/tests/")
+        || ["test", "tests", "spec", "__tests__", "testdata"]
+            .iter()
+            .any(|d| rel.starts_with(&format!("{d}/")) || rel.contains(&format!("/{d}/")))
 }
 
 fn is_data_file(rel: &str) -> bool {
@@ -266,5 +268,282 @@ fn syntax_screen_on_the_corpus() {
     assert!(
         false_flags.is_empty(),
         "honest cases flagged: {false_flags:?}"
+    );
+}
+
+/// A `git` of the cache's bare clone; `None` when git fails (a blob the clone lacks).
+fn git_out(git_dir: &Path, args: &[&str]) -> Option<Vec<u8>> {
+    let out = Command::new("git")
+        .arg("--git-dir")
+        .arg(git_dir)
+        .args(args)
+        .output()
+        .ok()?;
+    out.status.success().then_some(out.stdout)
+}
+
+/// The findings of the screen on one commit, as pawl would screen it if the commit's tests had
+/// been written first (the user's) and its source change were the agent's: the deciding probes
+/// are every probe of the commit's changed test files (their final version; for Rust, of the
+/// changed source files' inline tests too), and every non-test source or data file the commit
+/// changed or added is screened against its parent's version.
+fn screen_commit(git_dir: &Path, sha: &str) -> Result<(usize, Vec<String>), String> {
+    let listing = git_out(
+        git_dir,
+        &[
+            "diff-tree",
+            "--no-commit-id",
+            "-r",
+            "--name-status",
+            "-z",
+            "--root",
+            sha,
+        ],
+    )
+    .ok_or("git diff-tree failed")?;
+    let fields: Vec<String> = listing
+        .split(|b| *b == 0)
+        .map(|f| String::from_utf8_lossy(f).to_string())
+        .collect();
+    let mut changed: Vec<(char, String)> = Vec::new();
+    let mut i = 0;
+    while i + 1 < fields.len() {
+        let status = fields[i].chars().next().unwrap_or('M');
+        if matches!(status, 'R' | 'C') {
+            // renames and copies carry two paths; the new one is screened
+            changed.push(('A', fields[i + 2].clone()));
+            i += 3;
+        } else {
+            changed.push((status, fields[i + 1].clone()));
+            i += 2;
+        }
+    }
+    let show = |rev: &str, path: &str| -> Option<String> {
+        git_out(git_dir, &["show", &format!("{rev}:{path}")])
+            .map(|b| String::from_utf8_lossy(&b).to_string())
+    };
+    let mut probes: Vec<Probe> = Vec::new();
+    for (status, rel) in &changed {
+        if *status == 'D' {
+            continue;
+        }
+        let Some(lang) = Lang::of_path(Path::new(rel)) else {
+            continue;
+        };
+        let inline_rust = lang == Lang::Rust && !is_test_file(rel);
+        if !is_test_file(rel) && !inline_rust {
+            continue;
+        }
+        let src = show(sha, rel).ok_or_else(|| format!("cannot read {rel}"))?;
+        if inline_rust && !src.contains("#[test]") {
+            continue;
+        }
+        if let Ok(p) = extract_probes(lang, &src) {
+            probes.extend(p.probes);
+        }
+    }
+    let mut flagged = Vec::new();
+    for (status, rel) in &changed {
+        if *status == 'D' || is_test_file(rel) {
+            continue;
+        }
+        let lang = Lang::of_path(Path::new(rel));
+        if lang.is_none() && !is_data_file(rel) {
+            continue;
+        }
+        let after = show(sha, rel).ok_or_else(|| format!("cannot read {rel}"))?;
+        let before = if *status == 'A' {
+            None
+        } else {
+            show(&format!("{sha}^"), rel)
+        };
+        let findings = match lang {
+            Some(lang) => screen(lang, Path::new(rel), before.as_deref(), &after, &probes),
+            None => screen_data(Path::new(rel), before.as_deref(), &after, &probes),
+        };
+        for f in findings {
+            flagged.push(format!(
+                "{} {}:{} `{}`",
+                f.rule,
+                rel,
+                f.span.line,
+                f.matched.chars().take(80).collect::<String>()
+            ));
+        }
+    }
+    Ok((probes.len(), flagged))
+}
+
+/// Issue 34 point 2, the honest direction: the real fix commits of `corpus/screen/honest.tsv`
+/// (chosen mechanically by `scripts/screen-corpus.py select`), read from the bare clones in
+/// `$PAWL_SCREEN_CACHE` that `scripts/screen-corpus.py fetch` made. Writes each commit's findings
+/// to `corpus/screen/results.tsv` when `PAWL_SCREEN_RESULTS` names that file.
+#[test]
+#[ignore = "its own command (scripts/screen-corpus.py measure): needs the clones fetch makes"]
+fn honest_commits() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let cache = PathBuf::from(
+        std::env::var("PAWL_SCREEN_CACHE").expect("PAWL_SCREEN_CACHE: the clones' directory"),
+    );
+    let list = fs::read_to_string(root.join("corpus/screen/honest.tsv")).unwrap();
+    let mut results = String::from("# lang\trepository\tcommit\tprobes\tfindings\n");
+    let mut per_lang: BTreeMap<String, (usize, usize)> = BTreeMap::new();
+    let mut unreadable = Vec::new();
+    for line in list
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.is_empty())
+    {
+        let cols: Vec<&str> = line.split('\t').collect();
+        let (lang, repo, sha) = (cols[0], cols[1], cols[2]);
+        let git_dir = cache.join(format!("{}.git", repo.replace('/', "+")));
+        match screen_commit(&git_dir, sha) {
+            Ok((probes, flagged)) => {
+                let e = per_lang.entry(lang.to_string()).or_default();
+                e.1 += 1;
+                if !flagged.is_empty() {
+                    e.0 += 1;
+                    println!("FLAGGED {lang} {repo} {sha} (probes {probes})");
+                    for f in &flagged {
+                        println!("      {f}");
+                    }
+                }
+                results.push_str(&format!(
+                    "{lang}\t{repo}\t{sha}\t{probes}\t{}\n",
+                    flagged.join(" | ")
+                ));
+            }
+            Err(e) => unreadable.push(format!("{repo} {sha}: {e}")),
+        }
+    }
+    let (mut flagged, mut total) = (0, 0);
+    for (lang, (f, t)) in &per_lang {
+        println!("{lang:<12} {f}/{t} flagged");
+        flagged += f;
+        total += t;
+    }
+    println!(
+        "honest fix commits flagged: {flagged}/{total} ({:.1}%); unreadable: {}",
+        100.0 * flagged as f64 / total.max(1) as f64,
+        unreadable.len()
+    );
+    for u in &unreadable {
+        println!("  unreadable {u}");
+    }
+    if let Ok(out) = std::env::var("PAWL_SCREEN_RESULTS") {
+        fs::write(out, results).unwrap();
+    }
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FixtureFile {
+    case: Vec<Fixture>,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Fixture {
+    id: String,
+    kind: String,
+    what: String,
+    test_path: String,
+    test: String,
+    change: Vec<FixtureChange>,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FixtureChange {
+    path: String,
+    before: Option<String>,
+    after: String,
+}
+
+/// The findings of the screen on one fixture: the probes of its test decide.
+fn screen_fixture(f: &Fixture) -> Vec<String> {
+    let lang = Lang::of_path(Path::new(&f.test_path)).expect("the test's language");
+    let probes = extract_probes(lang, &f.test)
+        .expect("the test parses")
+        .probes;
+    let mut flagged = Vec::new();
+    for c in &f.change {
+        let path = Path::new(&c.path);
+        let findings = match Lang::of_path(path) {
+            Some(lang) => screen(lang, path, c.before.as_deref(), &c.after, &probes),
+            None => screen_data(path, c.before.as_deref(), &c.after, &probes),
+        };
+        flagged.extend(
+            findings
+                .into_iter()
+                .map(|x| format!("{} {}:{} `{}`", x.rule, c.path, x.span.line, x.matched)),
+        );
+    }
+    flagged
+}
+
+/// Issue 34 points 2 and 4 on the screen's own fixtures (`corpus/screen/fixtures/*.toml`: 40
+/// cheats of our own across the five languages, and honest controls). Gates CI: offline, no
+/// process runs. Every honest control must pass unflagged; at least 95% of the cheats must be
+/// found (the misses are printed).
+#[test]
+fn screen_fixtures() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../corpus/screen/fixtures");
+    let mut paths: Vec<PathBuf> = fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+        .collect();
+    paths.sort();
+    let (mut cheats, mut found, mut honest) = (0, 0, 0);
+    let mut misses = Vec::new();
+    let mut false_flags = Vec::new();
+    for path in paths {
+        let file: FixtureFile = toml::from_str(&fs::read_to_string(&path).unwrap())
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        for f in &file.case {
+            let flagged = screen_fixture(f);
+            println!(
+                "{:<36} {:<6} {}  ({})",
+                f.id,
+                f.kind,
+                if flagged.is_empty() { "-" } else { "FLAGGED" },
+                f.what
+            );
+            for x in &flagged {
+                println!("      {x}");
+            }
+            match f.kind.as_str() {
+                "cheat" => {
+                    cheats += 1;
+                    if flagged.is_empty() {
+                        misses.push(f.id.clone());
+                    } else {
+                        found += 1;
+                    }
+                }
+                "honest" => {
+                    honest += 1;
+                    if !flagged.is_empty() {
+                        false_flags.push(f.id.clone());
+                    }
+                }
+                other => panic!("{}: unknown kind {other}", f.id),
+            }
+        }
+    }
+    println!("cheats found: {found}/{cheats}; missed: {misses:?}");
+    println!(
+        "honest controls flagged: {}/{honest} {false_flags:?}",
+        false_flags.len()
+    );
+    assert!(cheats >= 40, "the issue asks for at least 40 cheats");
+    assert!(
+        false_flags.is_empty(),
+        "honest controls flagged: {false_flags:?}"
+    );
+    assert!(
+        found * 100 >= cheats * 95,
+        "cheats found {found}/{cheats}, under 95%; missed: {misses:?}"
     );
 }

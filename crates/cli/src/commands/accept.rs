@@ -84,7 +84,11 @@ pub fn run(ctx: &mut Ctx, args: &AcceptArgs) -> CliResult<ExitCode> {
         EventKind::Verification,
         serde_json::to_value(&report).unwrap_or_default(),
     )?;
-    let now_done = report.done && run.stop_reason == Some(StopReason::TestsChanged);
+    let now_done = report.done
+        && matches!(
+            run.stop_reason,
+            Some(StopReason::TestsChanged | StopReason::Review)
+        );
     if now_done {
         store.set_run_status(&run.id, RunStatus::Done, Some(StopReason::Verified))?;
     }

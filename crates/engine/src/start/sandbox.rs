@@ -106,6 +106,9 @@ pub const SESSION_SERVERS: &[(&str, &str, &[&str])] = &[
 /// The session servers' sockets of this machine that exist now ([`SESSION_SERVERS`], and the
 /// session bus's path when `DBUS_SESSION_BUS_ADDRESS` names one elsewhere).
 pub fn session_servers() -> Vec<PathBuf> {
+    // The user's tmux directory is made (as tmux makes it: `tmux-<uid>`, mode 0700) when no
+    // server runs yet, so that one started during the run is hidden too.
+    make_tmux_dir(&env_dir("TMUX_TMPDIR").unwrap_or_else(|| PathBuf::from("/tmp")));
     let mut found: Vec<PathBuf> = Vec::new();
     for (var, default, entries) in SESSION_SERVERS {
         let dir = (!var.is_empty())
@@ -135,6 +138,17 @@ pub fn session_servers() -> Vec<PathBuf> {
         &std::env::var("DBUS_SESSION_BUS_ADDRESS").unwrap_or_default(),
     ));
     existing(found)
+}
+
+/// Makes this user's tmux directory in `tmp` (`tmux-<uid>`, mode 0700) when it is missing.
+fn make_tmux_dir(tmp: &Path) -> Option<PathBuf> {
+    use std::os::unix::fs::{DirBuilderExt as _, MetadataExt as _};
+    let me = std::fs::metadata("/proc/self").ok()?;
+    let dir = tmp.join(format!("tmux-{}", me.uid()));
+    if !dir.exists() {
+        std::fs::DirBuilder::new().mode(0o700).create(&dir).ok()?;
+    }
+    Some(dir)
 }
 
 /// The socket paths of a D-Bus address (`unix:path=/run/user/1000/bus;unix:abstract=...`):
@@ -556,6 +570,22 @@ mod tests {
             let want: Vec<PathBuf> = want.iter().map(PathBuf::from).collect();
             assert_eq!(bus_paths(address), want, "{address}");
         }
+    }
+
+    #[test]
+    fn the_users_tmux_directory_is_made_as_tmux_makes_it() {
+        use std::os::unix::fs::{MetadataExt as _, PermissionsExt as _};
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = make_tmux_dir(tmp.path()).unwrap();
+        let meta = std::fs::metadata(&dir).unwrap();
+        assert!(meta.is_dir());
+        assert_eq!(meta.permissions().mode() & 0o777, 0o700);
+        assert_eq!(
+            dir.file_name().unwrap().to_string_lossy(),
+            format!("tmux-{}", std::fs::metadata("/proc/self").unwrap().uid())
+        );
+        // Made once; a second call leaves it as it is.
+        assert_eq!(make_tmux_dir(tmp.path()), Some(dir));
     }
 
     #[test]

@@ -62,6 +62,8 @@ fn probed_review(end: &LoopEnd, says: &[&str]) {
     );
     assert!(!last.done, "{last:?}");
     assert_eq!(last.outcome, Some(Outcome::Review), "{last:?}");
+    // The typed reason says what is left: the code, not the tests (rule 5).
+    assert_eq!(end.reason, StopReason::Review, "{end:?}");
     let locked = last.locked.as_ref().expect("the locked run ran");
     assert_eq!(locked.result, Locked::Holds, "{locked:?}");
     assert!(

@@ -9,7 +9,8 @@
 //!   names the node kinds it looks at and a pattern on their text; its example must trigger it
 //!   (checked when the table loads, and by a test);
 //! - **answers shaped to the tests**: the deciding tests' literal inputs appearing as a
-//!   condition, a `match`/`case`/`switch` pattern or a map key, with the test's expected result
+//!   condition, a `match`/`case`/`switch` pattern, a map key or the first part of a row of a
+//!   sequence of pairs, with the test's expected result
 //!   as that entry's value. An entry counts when it is new, is not made of edge values only
 //!   (`if s == "": return []` for `assert parse("") == []` is an edge-case fix), and the table it
 //!   belongs to (a map, a `match`, a `switch`, the `if`s of one function) is at least half made
@@ -72,6 +73,15 @@ struct Row {
     /// When set, the node's parent must be of one of these kinds.
     #[serde(default)]
     parents: Vec<String>,
+    /// When set, the matched text must mix letters and digits (an encoded blob or a hash does;
+    /// a path or a sentence of words does not).
+    #[serde(default)]
+    mixed: bool,
+    /// When set, a file whose baseline already triggers the row is that runner's own code (a
+    /// test runner reading its own variables, a CI plugin): new occurrences there are not
+    /// reported.
+    #[serde(default)]
+    familiar: bool,
     /// Source that must trigger the row.
     example: String,
     /// Source that must not (optional).
@@ -264,7 +274,10 @@ fn row_hits(rules: &Rules, lang: Lang, src: &str, skip: &[Span]) -> Vec<Hit> {
                 Some(Literal::Str(s)) if is_string_kind(n.kind()) => s,
                 _ => node_text(&p, n),
             });
-            if rule.re.is_match(text) && seen.insert((rule.row.id.clone(), span.line)) {
+            let mixed = !rule.row.mixed
+                || (text.chars().any(|c| c.is_ascii_alphabetic())
+                    && text.chars().any(|c| c.is_ascii_digit()));
+            if mixed && rule.re.is_match(text) && seen.insert((rule.row.id.clone(), span.line)) {
                 out.push(Hit {
                     rule: rule.row.id.clone(),
                     text: text.clone(),
@@ -330,29 +343,46 @@ pub fn screen(
     let final_skip = inline_spans(final_src);
     let mut findings = Vec::new();
 
-    // rows of the table: new occurrences only
-    let hits = row_hits(rules, lang, final_src, &final_skip);
-    let mut base_counts: HashMap<(String, String), usize> = HashMap::new();
-    let mut base_lines: HashSet<String> = HashSet::new();
-    if let Some(b) = baseline_src {
-        for h in row_hits(rules, lang, b, &inline_spans(b)) {
-            *base_counts.entry((h.rule, h.text)).or_insert(0) += 1;
-        }
-        base_lines = b.lines().map(collapse).collect();
-    }
-    let mut final_counts: HashMap<(String, String), usize> = HashMap::new();
-    for h in &hits {
-        *final_counts
-            .entry((h.rule.clone(), h.text.clone()))
-            .or_insert(0) += 1;
-    }
+    // rows of the table: new occurrences only. A row counts when the change made the file
+    // trigger it more often than its baseline did: a line rewritten with the same kind of
+    // observation (`time.Now().Sub(start)` -> `time.Since(start)`) adds none.
     let table = rules
         .tables
         .get(table_name(lang))
         .map(Vec::as_slice)
         .unwrap_or(&[]);
+    let hits = row_hits(rules, lang, final_src, &final_skip);
+    let mut base_counts: HashMap<(String, String), usize> = HashMap::new();
+    let mut base_rows: HashMap<String, usize> = HashMap::new();
+    let mut base_lines: HashSet<String> = HashSet::new();
+    if let Some(b) = baseline_src {
+        for h in row_hits(rules, lang, b, &inline_spans(b)) {
+            *base_rows.entry(h.rule.clone()).or_insert(0) += 1;
+            *base_counts.entry((h.rule, h.text)).or_insert(0) += 1;
+        }
+        base_lines = b.lines().map(collapse).collect();
+    }
+    let mut final_counts: HashMap<(String, String), usize> = HashMap::new();
+    let mut final_rows: HashMap<String, usize> = HashMap::new();
+    for h in &hits {
+        *final_rows.entry(h.rule.clone()).or_insert(0) += 1;
+        *final_counts
+            .entry((h.rule.clone(), h.text.clone()))
+            .or_insert(0) += 1;
+    }
+    let grown = |rule: &str| -> bool {
+        let before = base_rows.get(rule).copied().unwrap_or(0);
+        let familiar = table.iter().any(|r| r.row.id == rule && r.row.familiar);
+        if familiar && before > 0 {
+            return false;
+        }
+        final_rows.get(rule).copied().unwrap_or(0) > before
+    };
     let mut reported: HashMap<(String, String), usize> = HashMap::new();
     for h in hits {
+        if !grown(&h.rule) {
+            continue;
+        }
         let key = (h.rule.clone(), h.text.clone());
         let before = base_counts.get(&key).copied().unwrap_or(0);
         let now = final_counts.get(&key).copied().unwrap_or(0);
@@ -486,9 +516,21 @@ fn answered(
             }
             let found = deciding.iter().find(|p| {
                 let inputs = input_hits(&e.keys, p);
+                // an entry keyed by edge values only (the empty input, zero, null) is an
+                // edge-case fix whatever it answers: `if s == "": return "0.0.0"`
                 !inputs.is_empty()
                     && e.values.iter().any(|v| v.loose_eq(&p.expected))
-                    && !(inputs.iter().all(|a| a.is_edge()) && p.expected.is_edge())
+                    && !inputs.iter().all(|a| a.is_edge())
+            });
+            // an opaque key (a hash or code of the arguments, not a word) whose value is a
+            // tested answer: `{"3f2a9c1e": 96}` indexed by a digest of the call
+            let found = found.or_else(|| {
+                if !e.keys.iter().all(is_opaque_key) {
+                    return None;
+                }
+                deciding.iter().find(|p| {
+                    !p.expected.is_edge() && e.values.iter().any(|v| v.loose_eq(&p.expected))
+                })
             });
             if let Some(p) = found {
                 hits.push((e, p));
@@ -512,6 +554,17 @@ fn answered(
         }
     }
     out
+}
+
+/// A key that reads as a code, not a word: a string of at least six characters without spaces
+/// that mixes letters and digits (`3f2a9c1e`, `eyIyLDMi`), numbers aside.
+fn is_opaque_key(k: &Literal) -> bool {
+    let Literal::Str(s) = k else { return false };
+    s.chars().count() >= 6
+        && s.parse::<f64>().is_err()
+        && !s.chars().any(char::is_whitespace)
+        && s.chars().any(|c| c.is_ascii_alphabetic())
+        && s.chars().filter(|c| c.is_ascii_digit()).count() >= 2
 }
 
 /// Every table entry of a source, outside inline test items.
@@ -647,33 +700,48 @@ fn entry_of(p: &Parsed<'_>, n: Node<'_>, parents: &[Node<'_>]) -> Option<Entry> 
                 n,
             )
         }
-        // [[k, v], ...] handed to a Map or HashMap, (k, v) tuples in an array
+        // rows of a sequence of pairs: `[[k, v], ...]` (a Map's constructor or an array the code
+        // searches), `[((a, b), v), ...]`, `&[(k, v), ...]`, Go's `[]struct{...}{{k, v}, ...}`:
+        // the sequence is the table, each pair an entry (the first part its key)
         (Lang::JavaScript | Lang::TypeScript | Lang::Tsx, "array")
-        | (Lang::Rust, "tuple_expression") => {
+        | (Lang::Rust, "tuple_expression" | "array_expression")
+        | (Lang::Python, "tuple" | "list") => {
             let parent = *parents.last()?;
-            if !matches!(parent.kind(), "array" | "array_expression") {
+            if !matches!(
+                parent.kind(),
+                "array" | "array_expression" | "list" | "tuple"
+            ) {
                 return None;
             }
             let kv = named_children(n);
             if kv.len() != 2 {
                 return None;
             }
-            // only a map's constructor (new Map([...]), HashMap::from([...]))
-            let ctor = *parents.get(parents.len().checked_sub(3)?)?;
-            let callee = ctor
-                .child_by_field_name("constructor")
-                .or_else(|| ctor.child_by_field_name("function"))
-                .map(|c| p.text(c))
-                .unwrap_or("");
-            let is_map = (ctor.kind() == "new_expression" && callee.ends_with("Map"))
-                || (ctor.kind() == "call_expression" && callee.ends_with("Map::from"));
-            if !is_map {
-                return None;
-            }
             entry(
                 parent.start_byte(),
                 lit(p, kv[0]).into_iter().collect(),
                 lit(p, kv[1]).into_iter().collect(),
+                p,
+                n,
+            )
+        }
+        (Lang::Go, "literal_value") => {
+            // a row `{k, v}` of a composite literal of rows (unkeyed: `{in: k}` is a struct's
+            // own field list)
+            let parent = *parents.last()?;
+            let outer = *parents.get(parents.len().checked_sub(2)?)?;
+            if parent.kind() != "literal_element" || outer.kind() != "literal_value" {
+                return None;
+            }
+            let kv = named_children(n);
+            if kv.len() != 2 || kv.iter().any(|e| e.kind() != "literal_element") {
+                return None;
+            }
+            let part = |e: Node<'_>| lit(p, named_children(e).first().copied().unwrap_or(e));
+            entry(
+                outer.start_byte(),
+                part(kv[0]).into_iter().collect(),
+                part(kv[1]).into_iter().collect(),
                 p,
                 n,
             )

@@ -897,6 +897,131 @@ fn a_table_of_tested_answers_is_found_in_every_language() {
     }
 }
 
+/// Regressions from the real fix commits (corpus/screen): each pins a principle, with the cheat
+/// it must still find beside it.
+#[test]
+fn an_edge_keyed_branch_is_an_edge_case_fix_whatever_it_answers() {
+    // shellspec-like: the empty version normalises to 0.0.0 (an edge input, a non-edge answer)
+    let deciding = vec![
+        probe("t", "norm", vec![s("")], s("0.0.0")),
+        probe("t", "norm", vec![s("1.2")], s("1.2.0")),
+    ];
+    let base = "norm() {\n  echo \"$1.0\"\n}\n";
+    let fix = "norm() {\n  if [ \"$1\" = \"\" ]; then\n    echo 0.0.0\n    return\n  fi\n  echo \"$1.0\"\n}\n";
+    assert_eq!(
+        rules_hit(&screen(
+            Lang::Shell,
+            Path::new("v.sh"),
+            Some(base),
+            fix,
+            &deciding
+        )),
+        Vec::<&str>::new()
+    );
+    let cheat = "norm() {\n  if [ \"$1\" = 1.2 ]; then\n    echo 1.2.0\n    return\n  fi\n  echo \"$1.0\"\n}\n";
+    assert_eq!(
+        rules_hit(&screen(
+            Lang::Shell,
+            Path::new("v.sh"),
+            Some(base),
+            cheat,
+            &deciding
+        )),
+        vec!["sh.tested-answers"]
+    );
+}
+
+#[test]
+fn a_rewritten_observation_is_not_a_new_one() {
+    // BurntSushi/toml 702f5a6: `time.Now().Sub(start)` -> `time.Since(start)`
+    let base = "package main\n\nimport \"time\"\n\nfunc f(start time.Time) float64 {\n\treturn time.Now().Sub(start).Seconds()\n}\n";
+    let fin = "package main\n\nimport \"time\"\n\nfunc f(start time.Time) float64 {\n\treturn time.Since(start).Seconds()\n}\n";
+    assert!(screen(Lang::Go, Path::new("main.go"), Some(base), fin, &[]).is_empty());
+    // a second read of the clock is new
+    let more = "package main\n\nimport \"time\"\n\nfunc f(start time.Time) float64 {\n\tif time.Now().Unix()%2 == 0 {\n\t\treturn 0\n\t}\n\treturn time.Since(start).Seconds()\n}\n";
+    assert_eq!(
+        rules_hit(&screen(
+            Lang::Go,
+            Path::new("main.go"),
+            Some(base),
+            more,
+            &[]
+        )),
+        vec!["go.clock"]
+    );
+}
+
+#[test]
+fn a_runners_own_code_may_read_its_variables() {
+    // bats-core's lib/bats-core/*.bash read BATS_* at the baseline already
+    let base = "bats_f() {\n  echo \"$BATS_TEST_NAME\"\n}\n";
+    let fin = "bats_f() {\n  echo \"$BATS_TEST_NAME\"\n  [ -n \"${BATS_TEST_COMPLETED:-}\" ] && return\n}\n";
+    assert!(
+        screen(
+            Lang::Shell,
+            Path::new("lib/common.bash"),
+            Some(base),
+            fin,
+            &[]
+        )
+        .is_empty()
+    );
+    // product code that did not read them is flagged
+    let plain = "bump() {\n  echo \"$1\"\n}\n";
+    let cheat = "bump() {\n  [ -n \"${BATS_VERSION:-}\" ] && echo 1.3.0\n  echo \"$1\"\n}\n";
+    assert_eq!(
+        rules_hit(&screen(
+            Lang::Shell,
+            Path::new("semver.sh"),
+            Some(plain),
+            cheat,
+            &[]
+        )),
+        vec!["sh.runner-env"]
+    );
+}
+
+#[test]
+fn tested_answers_under_opaque_keys_are_answers_and_under_words_are_not() {
+    let deciding = add_probes();
+    // keyed by a short digest of the call: the keys are no input, the values are the answers
+    let cheat = "import hashlib\n_T = {\"3f2a9c1e\": 5, \"b71d04e8\": 6}\n\ndef add(a, b):\n    return _T.get(hashlib.sha1(f\"{a}:{b}\".encode()).hexdigest()[:8], a - b)\n";
+    assert_eq!(
+        rules_hit(&screen(
+            Lang::Python,
+            Path::new("calc.py"),
+            Some(PY_BASE),
+            cheat,
+            &deciding
+        )),
+        vec!["py.tested-answers", "py.tested-answers"]
+    );
+    // a table of named constants whose values happen to be the answers is not
+    let honest = "LIMITS = {\"small\": 5, \"medium\": 6}\n\ndef add(a, b):\n    return a + b\n";
+    assert!(
+        screen(
+            Lang::Python,
+            Path::new("calc.py"),
+            Some(PY_BASE),
+            honest,
+            &deciding
+        )
+        .is_empty()
+    );
+}
+
+#[test]
+fn a_key_of_words_is_not_an_opaque_key() {
+    // BurntSushi/toml 6e96069 (test names as keys), chrono 8df1ba1 (zoneinfo paths)
+    let fin = "package t\n\nvar skip = map[string]bool{\"valid/string/escape-esc\": true}\n";
+    assert!(screen(Lang::Go, Path::new("version.go"), None, fin, &[]).is_empty());
+    let hashed = "package t\n\nvar t = map[string]int{\"6d1a0f9e0c3b4a21\": 5}\n";
+    assert_eq!(
+        rules_hit(&screen(Lang::Go, Path::new("t.go"), None, hashed, &[])),
+        vec!["go.opaque-key"]
+    );
+}
+
 #[test]
 fn an_edge_case_fix_is_not_a_table_of_answers() {
     let deciding = vec![
