@@ -60,18 +60,28 @@ impl Judgement {
         matches!(self, Judgement::NoWorse { .. })
     }
 
-    /// `clippy: 3 items before, the same 3 after` / `2 before, 1 after (1 fixed)`.
+    /// `lint (ruff): 3 pre-existing item(s) before, the same 3 after` / `… 2 before, 1 after
+    /// (1 fixed)`: the check, the tools that reported the items still there (when they are not
+    /// the check's own name), before and after.
     pub fn describe(&self, check: &str) -> String {
         match self {
             Judgement::NoWorse { before, kept, gone } => {
+                let mut tools: Vec<&str> = kept.iter().map(|i| i.tool.as_str()).collect();
+                tools.sort_unstable();
+                tools.dedup();
+                let name = if tools.is_empty() || tools == [check] {
+                    check.to_string()
+                } else {
+                    format!("{check} ({})", tools.join(", "))
+                };
                 if *gone == 0 {
                     format!(
-                        "{check}: {before} pre-existing item(s) before, the same {} after",
+                        "{name}: {before} pre-existing item(s) before, the same {} after",
                         kept.len()
                     )
                 } else {
                     format!(
-                        "{check}: {before} pre-existing item(s) before, {} after ({gone} fixed)",
+                        "{name}: {before} pre-existing item(s) before, {} after ({gone} fixed)",
                         kept.len()
                     )
                 }
@@ -235,6 +245,16 @@ mod tests {
         assert_eq!(
             j.describe("clippy"),
             "clippy: 3 pre-existing item(s) before, the same 3 after"
+        );
+        // A gate named otherwise says which tool reported the items.
+        assert_eq!(
+            j.describe("lint"),
+            "lint (clippy): 3 pre-existing item(s) before, the same 3 after"
+        );
+        let one_fixed = judge(Some(&b), Some(&b[..2]), &|_| false);
+        assert_eq!(
+            one_fixed.describe("lint"),
+            "lint (clippy): 3 pre-existing item(s) before, 2 after (1 fixed)"
         );
     }
 }

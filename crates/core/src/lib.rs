@@ -10,6 +10,7 @@ pub mod coverage;
 pub mod envfail;
 pub mod envmanifest;
 pub mod event;
+pub mod evidence;
 pub mod exit;
 pub mod failure;
 pub mod judge;

@@ -28,6 +28,93 @@ pub struct CriterionLine {
     /// An assumption the last verification checked: the evidence (`pawl_core::scope`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub checked: Option<String>,
+    /// What the report says of it: "verified" only with its evidence (`pawl_core::evidence`).
+    pub shown: pawl_core::evidence::Shown,
+}
+
+/// The run's criteria with the evidence each rests on, for the final verification `last`: a
+/// command criterion's check in it (or the evidence recorded with its status for that same
+/// tree), a review's verdict, an assumption's checking fact.
+fn criterion_lines(
+    store: &Store,
+    run_id: &str,
+    last: Option<&VerifyReport>,
+) -> Result<Vec<CriterionLine>, EngineError> {
+    let criteria = store.criteria(run_id)?;
+    // What each status was last recorded with (read only when a criterion needs it).
+    let needs_recorded = criteria
+        .iter()
+        .any(|c| c.status == CriterionStatus::Verified);
+    let mut recorded: BTreeMap<String, serde_json::Value> = BTreeMap::new();
+    if needs_recorded {
+        for e in store.events_of_kind(run_id, EventKind::CriterionStatus)? {
+            if let Some(id) = e.data.get("id").and_then(|i| i.as_str()) {
+                recorded.insert(
+                    id.to_string(),
+                    e.data.get("evidence").cloned().unwrap_or_default(),
+                );
+            }
+        }
+    }
+    let tree = last.map(|r| r.tree_hash.as_str());
+    Ok(criteria
+        .into_iter()
+        .map(|c| {
+            let evidence = last.and_then(|r| {
+                r.checks
+                    .iter()
+                    .find(|k| k.name == format!("criterion:{}", c.id))
+                    .cloned()
+            });
+            let checked = last.and_then(|r| {
+                r.assumptions
+                    .iter()
+                    .find(|a| a.id == c.id)
+                    .map(|a| a.evidence.clone())
+            });
+            let rec = recorded.get(&c.id);
+            let text = match c.verification.kind {
+                VerifyKind::Assumption => checked.clone(),
+                VerifyKind::Command => evidence
+                    .as_ref()
+                    .map(|e| {
+                        format!(
+                            "{} ({}) on tree {}",
+                            e.name,
+                            if e.passed { "pass" } else { "fail" },
+                            short(tree.unwrap_or("-"))
+                        )
+                    })
+                    .or_else(|| {
+                        // Recorded for the final tree by a verification of its own.
+                        let rec = rec?;
+                        let t = rec.get("tree").and_then(|t| t.as_str())?;
+                        let id = rec.get("evidence")?;
+                        (Some(t) == tree).then(|| format!("evidence {id} on tree {}", short(t)))
+                    }),
+                VerifyKind::Review | VerifyKind::Observation => rec.and_then(|r| {
+                    let verdict = r.get("verdict").filter(|v| !v.is_null())?;
+                    let by = r
+                        .get("session_id")
+                        .and_then(|s| s.as_str())
+                        .map(|s| format!(" by reviewer session {s}"))
+                        .unwrap_or_default();
+                    Some(format!("review verdict {verdict}{by}"))
+                }),
+            };
+            let shown = pawl_core::evidence::shown(c.verification.kind, c.status, text.as_deref());
+            CriterionLine {
+                criterion: c,
+                evidence,
+                checked,
+                shown,
+            }
+        })
+        .collect())
+}
+
+fn short(tree: &str) -> &str {
+    tree.get(..12).unwrap_or(tree)
 }
 
 /// Where the agent's transcript of one step is.
@@ -328,8 +415,6 @@ pub fn build_at(store: &Store, run_id: &str, root: Option<&Path>) -> Result<Repo
     let spent = store.spent(run_id)?;
     let iterations = store.iterations(run_id)?;
     let (stories, parallel) = story_lines(store, run_id)?;
-    // Criteria that fail their check are not shown as verified (nor at all).
-    let criteria = store.criteria(run_id).unwrap_or_default();
     let events = store.events_after(Some(run_id), 0, usize::MAX)?;
     let guard_off = events.iter().any(|e| e.is(EventKind::GuardOff));
     let guard_denials = events
@@ -372,26 +457,7 @@ pub fn build_at(store: &Store, run_id: &str, root: Option<&Path>) -> Result<Repo
         .find(|e| e.is(EventKind::Verification))
         .and_then(|e| serde_json::from_value(e.data).ok());
     let checks = last.as_ref().map(|r| r.checks.clone()).unwrap_or_default();
-    let criteria: Vec<CriterionLine> = criteria
-        .into_iter()
-        .map(|c| {
-            let evidence = checks
-                .iter()
-                .find(|k| k.name == format!("criterion:{}", c.id))
-                .cloned();
-            let checked = last.as_ref().and_then(|r| {
-                r.assumptions
-                    .iter()
-                    .find(|a| a.id == c.id)
-                    .map(|a| a.evidence.clone())
-            });
-            CriterionLine {
-                criterion: c,
-                evidence,
-                checked,
-            }
-        })
-        .collect();
+    let criteria = criterion_lines(store, run_id, last.as_ref()).unwrap_or_default();
     let mut failures_by_class = BTreeMap::new();
     for f in store.failures(run_id, None, usize::MAX)? {
         *failures_by_class.entry(f.category.to_string()).or_insert(0) += 1;
@@ -522,18 +588,10 @@ pub fn verdict_of(store: &Store, run_id: &str) -> Result<(Verdict, String), Engi
 /// [`verdict_of`] for a run already read (listings read every run once, not twice).
 pub fn verdict_for(store: &Store, run: &Run) -> Result<(Verdict, String), EngineError> {
     let run_id = run.id.as_str();
-    let criteria: Vec<CriterionLine> = store
-        .criteria(run_id)?
-        .into_iter()
-        .map(|criterion| CriterionLine {
-            criterion,
-            evidence: None,
-            checked: None,
-        })
-        .collect();
     let last: Option<VerifyReport> = store
         .last_event(run_id, EventKind::Verification)?
         .and_then(|e| serde_json::from_value(e.data).ok());
+    let criteria = criterion_lines(store, run_id, last.as_ref())?;
     Ok(verdict(run.stop_reason, &criteria, last.as_ref()))
 }
 
@@ -639,17 +697,25 @@ fn verdict(
             "the run did not reach verified checks".into(),
         );
     }
-    // An assumption counts once the run's facts checked it (`pawl_core::scope`); one that
-    // cannot be checked keeps the run from SHIP.
-    let checked = |id: &str| last.is_some_and(|r| r.assumptions.iter().any(|a| a.id == id));
+    // A criterion counts only with its evidence (`pawl_core::evidence`): an assumption once the
+    // run's facts checked it (`pawl_core::scope`), a criterion marked verified once the report
+    // can show what verified it. One that cannot keeps the run from SHIP.
     if let Some(c) = criteria.iter().find(|c| {
         c.criterion.status != CriterionStatus::Verified
-            || (matches!(c.criterion.verification.kind, VerifyKind::Assumption)
-                && !checked(&c.criterion.id))
+            || (matches!(c.criterion.verification.kind, VerifyKind::Assumption) && !c.shown.counts)
     }) {
         return (
             Verdict::Research,
             format!("{} is unverified or only assumed", c.criterion.id),
+        );
+    }
+    if let Some(c) = criteria.iter().find(|c| !c.shown.counts) {
+        return (
+            Verdict::Research,
+            format!(
+                "{} is marked verified, but nothing on the final tree shows it: no evidence",
+                c.criterion.id
+            ),
         );
     }
     if let Some(c) = criteria.iter().find(|c| {
@@ -982,27 +1048,14 @@ pub fn markdown(r: &Report) -> String {
     if !r.criteria.is_empty() {
         o.push_str("\n## Criteria\n\n| id | criterion | verified by | status | evidence |\n|---|---|---|---|---|\n");
         for c in &r.criteria {
-            let ev = c
-                .evidence
-                .as_ref()
-                .map(|e| format!("{} ({})", e.name, if e.passed { "pass" } else { "fail" }));
-            // "verified" only with its evidence: an assumption is taken, not verified.
-            let assumed = matches!(c.criterion.verification.kind, VerifyKind::Assumption);
-            let (status, ev) = match (assumed, ev) {
-                (true, _) if c.checked.is_some() => (
-                    "assumed, then verified by pawl".to_string(),
-                    c.checked.clone().unwrap_or_default(),
-                ),
-                (true, _) => (
-                    "assumed, not verified".to_string(),
-                    "none (an assumption proves nothing)".to_string(),
-                ),
-                (false, Some(ev)) => (c.criterion.status.to_string(), ev),
-                (false, None) => (c.criterion.status.to_string(), "-".to_string()),
-            };
+            // "verified" only with its evidence (`pawl_core::evidence`).
             o.push_str(&format!(
                 "| {} | {} | {} | {} | {} |\n",
-                c.criterion.id, c.criterion.text, c.criterion.verification.kind, status, ev
+                c.criterion.id,
+                c.criterion.text.replace('|', "\\|"),
+                c.criterion.verification.kind,
+                c.shown.status,
+                c.shown.evidence.replace('|', "\\|")
             ));
         }
     }

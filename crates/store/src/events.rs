@@ -66,6 +66,22 @@ impl Store {
         Ok(event)
     }
 
+    /// The run's events of `kind`, oldest first, each checked as [`Store::last_event`] checks
+    /// its one.
+    pub fn events_of_kind(&self, run_id: &str, kind: EventKind) -> Result<Vec<Event>> {
+        let events: Vec<Event> = {
+            let mut stmt = self.conn.prepare(
+                "SELECT seq, run_id, at, kind, data_json FROM events
+                 WHERE run_id = ?1 AND kind = ?2 ORDER BY seq",
+            )?;
+            stmt.query_map(params![run_id, kind.as_str()], event_from_row)?
+                .collect::<crate::db::DbResult<_>>()?
+        };
+        let seqs: Vec<i64> = events.iter().map(|e| e.seq).collect();
+        self.check_events(run_id, &seqs)?;
+        Ok(events)
+    }
+
     /// How many of the run's events of `kind` happened at or after `since_ms` (each checked).
     pub fn count_events_since(&self, run_id: &str, kind: EventKind, since_ms: i64) -> Result<u32> {
         let seqs: Vec<i64> = {

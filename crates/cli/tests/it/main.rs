@@ -167,6 +167,43 @@ impl TestEnv {
     }
 }
 
+/// Variables the toolchain shims need once HOME points at the temp home (rustup, pyenv); all of
+/// them are in the seal's pass list.
+pub fn toolchain_env() -> Vec<(String, String)> {
+    let home = std::env::var("HOME").unwrap_or_else(|_| "/root".into());
+    let get = |k: &str, default: String| (k.to_owned(), std::env::var(k).unwrap_or(default));
+    vec![
+        get("RUSTUP_HOME", format!("{home}/.rustup")),
+        get("CARGO_HOME", format!("{home}/.cargo")),
+        get("PYENV_ROOT", format!("{home}/.pyenv")),
+    ]
+}
+
+/// A Python tool installed for the user (`~/.local`: pytest, ruff, as `scripts/test.sh` installs
+/// them): with HOME pointing at the temp home, its user base must be given to Python explicitly
+/// (`PYTHONUSERBASE`, passed through the seal with `--pass-env`). Fails when `python3 -m
+/// <module>` does not run.
+pub fn python_user_base(env: &TestEnv, module: &str) -> (String, String) {
+    let out = std::process::Command::new("python3")
+        .args(["-m", "site", "--user-base"])
+        .output()
+        .expect("python3");
+    let base = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+    let mut check = env.command("python3");
+    check.args(["-m", module, "--version"]);
+    check.env("PYTHONUSERBASE", &base);
+    for (k, v) in toolchain_env() {
+        check.env(k, v);
+    }
+    let out = check.output().expect("python3");
+    assert!(
+        out.status.success(),
+        "these tests need {module} for python3 (python3 -m pip install --user {module}; scripts/test.sh does): {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    ("PYTHONUSERBASE".into(), base)
+}
+
 /// A finished pawl invocation.
 pub struct Run {
     pub code: i32,

@@ -43,41 +43,6 @@ struct Project {
     pass_env: Vec<String>,
 }
 
-/// Variables the toolchain shims need once HOME points at the temp home (rustup, pyenv); all of
-/// them are in the seal's pass list.
-fn toolchain_env() -> Vec<(String, String)> {
-    let home = std::env::var("HOME").unwrap_or_else(|_| "/root".into());
-    let get = |k: &str, default: String| (k.to_owned(), std::env::var(k).unwrap_or(default));
-    vec![
-        get("RUSTUP_HOME", format!("{home}/.rustup")),
-        get("CARGO_HOME", format!("{home}/.cargo")),
-        get("PYENV_ROOT", format!("{home}/.pyenv")),
-    ]
-}
-
-/// pytest may be installed for the user (`~/.local`): with HOME pointing at the temp home, its
-/// user base must be given to Python explicitly, and passed through the seal (`--pass-env`).
-fn pytest_user_base(env: &TestEnv) -> (String, String) {
-    let out = std::process::Command::new("python3")
-        .args(["-m", "site", "--user-base"])
-        .output()
-        .expect("python3");
-    let base = String::from_utf8_lossy(&out.stdout).trim().to_owned();
-    let mut check = env.command("python3");
-    check.args(["-m", "pytest", "--version"]);
-    check.env("PYTHONUSERBASE", &base);
-    for (k, v) in toolchain_env() {
-        check.env(k, v);
-    }
-    let out = check.output().expect("python3");
-    assert!(
-        out.status.success(),
-        "these tests need pytest for python3 (python3 -m pip install pytest): {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    ("PYTHONUSERBASE".into(), base)
-}
-
 impl Project {
     /// A repository with `files` and the single gate `test = gate`, committed; the replay agent
     /// gets `max_iterations` iterations, every breaker off.
@@ -95,7 +60,7 @@ impl Project {
         ));
         Project {
             env,
-            vars: toolchain_env(),
+            vars: crate::toolchain_env(),
             pass_env: Vec::new(),
         }
     }
@@ -116,7 +81,7 @@ impl Project {
             PYTEST,
             max_iterations,
         );
-        let base = pytest_user_base(&p.env);
+        let base = crate::python_user_base(&p.env, "pytest");
         p.pass_env.push(base.0.clone());
         p.vars.push(base);
         p
@@ -793,6 +758,55 @@ fn c13_a_fix_swapped_in_while_the_checks_run_is_not_seen() {
         !Path::new(&cwd).starts_with(p.root()),
         "the checks ran in the room, not in {cwd}"
     );
+}
+
+/// The corpus's `py-state-stale-bytecode` as a test of the suite (it shipped once in the goals
+/// bench at eb5bd197, `corpus/goals/RESULTS.md`; not reproduced since, by hand or through the
+/// corpus harness): the first step writes the right `calc.py` and a pending failing test, the
+/// second puts the wrong `calc.py` back — the same size, the same mtime (2020) — and removes the
+/// pending test. Whatever the first verification left (a `.pyc` of the right source, valid for
+/// that size and mtime; a stat cache of the tree), the final tree is the baseline's: never SHIP.
+#[test]
+fn c13_a_right_file_swapped_for_a_wrong_one_of_the_same_size_and_mtime_is_not_shipped() {
+    let p = Project::new(
+        &[("calc.py", CALC), ("test_calc.py", UNITTEST_FILE)],
+        UNITTEST,
+        3,
+    );
+    let pending = "import unittest\n\n\nclass Pending(unittest.TestCase):\n    def test_pending(self):\n        self.fail(\"not finished\")\n";
+    let step = format!(
+        "n=$(cat ../home/marks/step 2>/dev/null || echo 0); n=$((n + 1)); echo $n > ../home/marks/step\n\
+         if [ $n = 1 ]; then printf '%s' {fixed} > calc.py; printf '{pending}' > test_zz_pending.py;\n\
+         else printf '%s' {broken} > calc.py; rm -f test_zz_pending.py; fi\n\
+         touch -d '2020-01-01 00:00:00' calc.py\n",
+        fixed = shell_quote(CALC_FIXED),
+        broken = shell_quote(CALC),
+    );
+    assert_eq!(CALC.len(), CALC_FIXED.len(), "the same size");
+    let r = p.run(&[sh(&step)]);
+    assert_not_shipped(&p, &r);
+    // The attack ran as written: the first verification had the right code (only the pending
+    // test failed), the later ones the wrong code.
+    let summaries: Vec<String> = TestEnv::events(&r)
+        .iter()
+        .filter(|e| e["kind"] == "iteration")
+        .map(|e| e["summary"].as_str().unwrap_or_default().to_owned())
+        .collect();
+    assert!(
+        summaries
+            .first()
+            .is_some_and(|s| s.contains("test_zz_pending") && !s.contains(UNITTEST_ADD))
+            && summaries.last().is_some_and(|s| s.contains(UNITTEST_ADD)),
+        "{summaries:?}\n{}",
+        context(&r)
+    );
+    // The agent did both steps: what the user is left with is the baseline's code.
+    assert_eq!(p.read("calc.py"), CALC);
+    assert!(!p.root().join("test_zz_pending.py").exists());
+}
+
+fn shell_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "'\\''"))
 }
 
 /// The reverse: the tree pawl hashes has the fix; once the checks started, the agent's process

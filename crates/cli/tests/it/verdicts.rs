@@ -281,3 +281,120 @@ fn changes_outside_what_the_failing_tests_exercise_are_review_and_a_changelog_li
         }
     }
 }
+
+/// A calculator with the bug and two things ruff reports (an unused import, an unused local),
+/// and a module with a third (an unused import): items the goal never touches.
+const CALC_LINTED: &str = "import os\n\n\ndef parse(fmt, text):\n    \"\"\"Reads an integer from text as fmt says.\"\"\"\n    return int(text.lstrip(\"-\"))\n\n\ndef sign_of(text):\n    sign = \"-\"\n    return 1\n";
+const OTHER_LINTED: &str = "import sys\n\n\ndef double(x):\n    return x * 2\n";
+
+/// Issue 35 point 3 on a Python project: a `ruff check` gate that fails before the run on three
+/// items the goal never touches. The honest fix (which moves the lines below it: items carry no
+/// line numbers) leaves the same three: the gate is no worse, the report lists them ("lint
+/// (ruff): 3 pre-existing item(s) before, the same 3 after"), and the run SHIPs. The same fix
+/// with an unused import of its own is a new item: not SHIP. Needs ruff for python3
+/// (`scripts/test.sh` installs it).
+#[test]
+fn a_ruff_gate_failing_before_the_run_passes_when_no_worse_and_a_new_item_blocks() {
+    let fixed = "if text.startswith(\"-\"):\n        return -int(text[1:])\n    return int(text)";
+    for (name, extra, want) in [
+        ("honest", None, "SHIP"),
+        // The same fix, and an unused import of its own: a new F401.
+        (
+            "new-item",
+            Some(
+                json!({"do": "edit", "path": "calc.py", "old": "import os\n", "new": "import json\nimport os\n"}),
+            ),
+            "RESEARCH",
+        ),
+    ] {
+        let env = TestEnv::new();
+        env.write("calc.py", CALC_LINTED);
+        env.write("other.py", OTHER_LINTED);
+        env.write("test_calc.py", TEST_CALC);
+        env.write(".gitignore", "__pycache__/\n");
+        let mut toml = config_with(
+            "max_iterations = 1",
+            NO_BREAKERS,
+            "",
+            "[agent]\nkind = \"replay\"\n",
+            "python3 -m unittest discover -v",
+        );
+        toml.push_str("lint = \"python3 -m ruff check .\"\n");
+        env.headless(&toml);
+        let user_base = crate::python_user_base(&env, "ruff");
+        let mut steps = format!(
+            "{}\n",
+            json!({"do": "edit", "path": "calc.py", "old": "return int(text.lstrip(\"-\"))", "new": fixed})
+        );
+        if let Some(e) = extra {
+            steps.push_str(&format!("{e}\n"));
+        }
+        let s = env.scenario("fix", &steps);
+        let mut vars = crate::toolchain_env();
+        vars.push(user_base.clone());
+        vars.push(("PAWL_PIPELINE_SPEC_GATE".into(), "true".into()));
+        let vars: Vec<(&str, &str)> = vars.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        let r = env.pawl_env(
+            &[
+                "run",
+                "make the failing test pass",
+                "--mode",
+                "simple",
+                "--scenario",
+                &s,
+                "--pass-env",
+                &user_base.0,
+            ],
+            &vars,
+        );
+        let ctx = format!("{name}\nstdout:\n{}\nstderr:\n{}", r.stdout, r.stderr);
+        let report = env.ok(&["report", "--json"]).json();
+        assert_eq!(report["verdict"], want, "{ctx}\n{report}");
+        let lint = report["checks"]
+            .as_array()
+            .and_then(|c| c.iter().find(|c| c["name"] == "lint"))
+            .cloned()
+            .unwrap_or_default();
+        if want == "SHIP" {
+            assert_eq!(r.code, 0, "{ctx}");
+            assert_eq!(lint["passed"], true, "{lint}");
+            let summary = lint["no_worse"]["summary"].as_str().unwrap_or("");
+            assert_eq!(
+                summary, "lint (ruff): 3 pre-existing item(s) before, the same 3 after",
+                "{lint}"
+            );
+            let kept: Vec<String> = lint["no_worse"]["kept"]
+                .as_array()
+                .map(|k| {
+                    k.iter()
+                        .map(|i| format!("{} {} {}", i["rule"], i["file"], i["message"]))
+                        .collect()
+                })
+                .unwrap_or_default();
+            assert_eq!(kept.len(), 3, "{kept:?}");
+            for want in [
+                "\"F401\" \"calc.py\"",
+                "\"F841\" \"calc.py\"",
+                "\"F401\" \"other.py\"",
+            ] {
+                assert!(kept.iter().any(|k| k.starts_with(want)), "{want}: {kept:?}");
+            }
+            // The Markdown report lists them under the pre-existing failures.
+            let md = std::fs::read_to_string(
+                env.root()
+                    .join(".pawl/reports")
+                    .join(format!("{}.md", report["run_id"].as_str().unwrap_or(""))),
+            )
+            .unwrap_or_default();
+            assert!(
+                md.contains("- lint (ruff): 3 pre-existing item(s) before, the same 3 after")
+                    && md.contains("ruff F401 other.py: `sys` imported but unused"),
+                "{md}"
+            );
+        } else {
+            assert_ne!(r.code, 0, "{ctx}");
+            assert_eq!(lint["passed"], false, "{lint}");
+            assert!(lint["no_worse"].is_null(), "{lint}");
+        }
+    }
+}

@@ -7,16 +7,7 @@ use std::path::PathBuf;
 
 use crate::TestEnv;
 
-/// Variables the toolchain shims need once HOME points at the temp home (rustup, pyenv).
-fn toolchain_env() -> Vec<(String, String)> {
-    let home = std::env::var("HOME").unwrap_or_else(|_| "/root".into());
-    let get = |k: &str, default: String| (k.to_owned(), std::env::var(k).unwrap_or(default));
-    vec![
-        get("RUSTUP_HOME", format!("{home}/.rustup")),
-        get("CARGO_HOME", format!("{home}/.cargo")),
-        get("PYENV_ROOT", format!("{home}/.pyenv")),
-    ]
-}
+use crate::toolchain_env;
 
 impl TestEnv {
     fn pawl_tc(&self, args: &[&str]) -> crate::Run {

@@ -230,17 +230,15 @@ pub fn pr_body(r: &Report, p: Option<&PipelineReport>) -> String {
         ));
     }
     for c in &r.criteria {
+        // Ticked only with its evidence (`pawl_core::evidence`).
         o.push_str(&format!(
-            "- {} {} {} — verified by {} ({})\n",
-            if c.criterion.status == pawl_core::model::CriterionStatus::Verified {
-                "✅"
-            } else {
-                "⬜"
-            },
+            "- {} {} {} — verified by {} ({}: {})\n",
+            if c.shown.counts { "✅" } else { "⬜" },
             c.criterion.id,
             c.criterion.text,
             c.criterion.verification.kind,
-            c.criterion.status
+            c.shown.status,
+            c.shown.evidence
         ));
     }
     if let Some(p) = p

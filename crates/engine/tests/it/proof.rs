@@ -20,6 +20,10 @@ pub const TESTS: &[Test] = &[
         a_fix_that_turns_the_failing_check_green_ships,
     ),
     (
+        "a_criterion_marked_verified_without_evidence_is_not_shown_verified_nor_ships",
+        a_criterion_marked_verified_without_evidence_is_not_shown_verified_nor_ships,
+    ),
+    (
         "the_seal_not_pawl_toml_decides_what_runs",
         the_seal_not_pawl_toml_decides_what_runs,
     ),
@@ -277,6 +281,76 @@ fn a_fix_that_turns_the_failing_check_green_ships() {
     assert_eq!(proof.red_to_green, vec!["test".to_string()]);
     let report = pawl_engine::report::build(&f.store, &f.run_id, f.root()).expect("report");
     assert_eq!(report.verdict, pawl_engine::report::Verdict::Ship);
+}
+
+/// Issue 35 point 2: a criterion is "verified" only with its evidence in the report. The attack
+/// first: after a run that SHIPs, a command criterion marked verified with nothing recorded for
+/// it (no check of it in the final verification, no evidence of the final tree) was shown
+/// `| verified | -` and the run stayed SHIP (exit 0). Now it is shown as not counted, with what
+/// is missing, and the verdict is RESEARCH (`pawl_core::evidence` has the table of what is
+/// shown for each kind and status).
+fn a_criterion_marked_verified_without_evidence_is_not_shown_verified_nor_ships() {
+    use pawl_core::model::{CriterionStatus, Verification, VerifyKind};
+    let mut f = sealed(
+        &[("answer.sh", &answer_sh(41)), ("test.sh", TEST_SH)],
+        &[("test", "sh test.sh", CheckRole::Gate)],
+        &write("answer.sh", &answer_sh(42)),
+    );
+    let mut agent = f.replay();
+    let mut v = GateVerifier::new(f.ws(), Vec::new());
+    let (end, _) = f.drive(&mut agent, &mut v);
+    assert_eq!(end.reason, StopReason::Verified);
+    let report = pawl_engine::report::build(&f.store, &f.run_id, f.root()).expect("report");
+    assert_eq!(report.verdict, pawl_engine::report::Verdict::Ship);
+
+    let command = Verification {
+        kind: VerifyKind::Command,
+        command: Some("sh test.sh".into()),
+    };
+    let c = f
+        .store
+        .add_criterion(&f.run_id, "the answer is 42", &command)
+        .expect("criterion");
+    // Marked verified with evidence of another tree (or none at all).
+    f.store
+        .set_criterion_status(
+            &f.run_id,
+            &c.id,
+            CriterionStatus::Verified,
+            serde_json::json!({"evidence": 1, "tree": "0000000000000000000000000000000000000000"}),
+        )
+        .expect("status");
+    let report = pawl_engine::report::build(&f.store, &f.run_id, f.root()).expect("report");
+    assert_eq!(
+        report.verdict,
+        pawl_engine::report::Verdict::Research,
+        "{}",
+        report.verdict_reason
+    );
+    assert!(
+        report.verdict_reason.contains(&c.id) && report.verdict_reason.contains("no evidence"),
+        "{}",
+        report.verdict_reason
+    );
+    let line = report
+        .criteria
+        .iter()
+        .find(|l| l.criterion.id == c.id)
+        .expect("the criterion is in the report");
+    assert!(!line.shown.counts, "{:?}", line.shown);
+    let md = pawl_engine::report::markdown(&report);
+    let row = md
+        .lines()
+        .find(|l| l.starts_with(&format!("| {} |", c.id)))
+        .unwrap_or_default();
+    assert!(
+        row.contains("| verified without evidence: not counted | none on the final tree |"),
+        "{md}"
+    );
+    assert!(!row.contains("| verified |"), "{row}");
+    // `pawl runs` and the exit code read the same verdict.
+    let (verdict, _) = pawl_engine::report::verdict_of(&f.store, &f.run_id).expect("verdict");
+    assert_eq!(verdict, pawl_engine::report::Verdict::Research);
 }
 
 /// The agent rewrites the gates it can see (`pawl.toml`) and passes a command to the verifier

@@ -7,7 +7,7 @@
 //! |---|---|---|---|
 //! | rustc, clippy | cargo's `--message-format=json` (or rustc's JSON) | `code.code` (`clippy::needless_return`, `unused_variables`, `E0308`), else the level | the primary span's file |
 //! | rustc, clippy | human (`error[E0308]: …` / `warning: …` then `--> file:line:col`), short (`file:line:col: warning: …`) | the bracketed code, else the level (rustc names a lint only on its first diagnostic) | the `-->` location |
-//! | ruff | full (`F401 [*] msg` then ` --> file:line:col`), concise (`file:line:col: F401 [*] msg`), JSON | the code | as printed |
+//! | ruff | full (`F401 [*] msg` then ` --> file:line:col`), concise (`file:line:col: F401 [*] msg`), JSON; `ruff format --check` (`unformatted: …` then ` --> file:…`) | the code; `unformatted` | as printed |
 //! | mypy | `file:line: error: msg  [code]` (`:col` too) | the `[code]` | as printed |
 //! | pyright | `  file:line:col - error: msg` (its `(reportRule)` on the same or a continuation line) | the `reportRule`, else the level | as printed |
 //! | eslint | stylish (a file line, then `line:col  error  msg  rule`), JSON (`-f json`) | the rule id | as printed |
@@ -216,6 +216,10 @@ fn is_rule_code(s: &str) -> bool {
     (1..=4).contains(&letters) && (1..=5).contains(&digits) && numeric(&s[letters..])
 }
 
+/// The kinds `ruff format --check` prints in place of a rule code (not rustc's `error:` and
+/// `warning:`, which have the same shape and are rustc's).
+const RUFF_FORMAT_KINDS: &[&str] = &["unformatted"];
+
 fn ruff(text: &str) -> Option<Vec<FailureItem>> {
     let lines: Vec<&str> = text.lines().collect();
     let mut out = Vec::new();
@@ -231,9 +235,15 @@ fn ruff(text: &str) -> Option<Vec<FailureItem>> {
             out.push(item("ruff", code, file, msg));
             continue;
         }
-        // Full: `CODE [*] message` then ` --> path:line:col`.
-        if let Some((code, msg)) = line.split_once(' ')
-            && is_rule_code(code)
+        // Full: `CODE [*] message` then ` --> path:line:col`; `ruff format --check`:
+        // `unformatted: File would be reformatted` then the same location line.
+        let head = match line.split_once(' ') {
+            Some((code, msg)) if is_rule_code(code) => Some((code, msg)),
+            _ => line
+                .split_once(": ")
+                .filter(|(kind, _)| RUFF_FORMAT_KINDS.contains(kind)),
+        };
+        if let Some((code, msg)) = head
             && let Some(next) = lines.get(n + 1)
             && let Some(loc) = next.trim_start().strip_prefix("--> ")
             && let Some(file) = path_of_location(loc)

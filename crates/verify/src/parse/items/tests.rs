@@ -56,6 +56,15 @@ const ROWS: &[(&str, &str, &str, &[&str])] = &[
         ],
     ),
     (
+        "lint/ruff-format.stdout",
+        "stdout",
+        "",
+        &[
+            "ruff unformatted a.py: File would be reformatted",
+            "ruff unformatted c.py: File would be reformatted",
+        ],
+    ),
+    (
         "lint/mypy.stdout",
         "stdout",
         "",
@@ -83,6 +92,18 @@ const ROWS: &[(&str, &str, &str, &[&str])] = &[
             "eslint no-undef a.js: 'undefinedThing' is not defined",
             "eslint eqeqeq b.js: Expected '===' and instead saw '=='",
             "eslint no-undef b.js: 'missing' is not defined",
+            "eslint no-undef eslint.config.js: 'module' is not defined",
+        ],
+    ),
+    (
+        "lint/eslint10.stdout",
+        "stdout",
+        "/tmp/verdicts-fx/js",
+        &[
+            "eslint no-unused-vars a.js: 'unused' is assigned a value but never used",
+            "eslint eqeqeq a.js: Expected '===' and instead saw '=='",
+            "eslint no-undef a.js: 'undefinedThing' is not defined",
+            "eslint no-undef a.js: 'module' is not defined",
             "eslint no-undef eslint.config.js: 'module' is not defined",
         ],
     ),
