@@ -1905,3 +1905,66 @@ fn a_spec_failure_on_one_worker_sends_the_plan_back_the_same_way() {
     // No story ran in a worktree.
     assert!(env.story_rows().is_empty(), "{:?}", env.story_rows());
 }
+
+/// Issue 30 point 1, every room at the repository's own path: a story's checks ran in its
+/// room at the room's own path (`…/.room-S1/tree`), so a virtualenv's shebangs, an editable
+/// install or any absolute path into the repository led them to the live tree, not the story's.
+/// Now they see the story's room at the main repository's path, as the run's own checks do:
+/// the check runs there and finds there the file only the story's tree has.
+#[test]
+fn a_story_s_checks_see_its_room_at_the_repository_s_own_path() {
+    let env = TestEnv::new();
+    let root = std::fs::canonicalize(env.root()).unwrap();
+    let root = root.display().to_string();
+    let at_root = |file: &str| format!("test \"$(pwd)\" = '{root}' && test -f '{root}/{file}'");
+    let plan_path = env.planned(
+        &config(2, "", &format!("test \"$(pwd)\" = '{root}'")),
+        WRITE_OWN_FILE,
+        &plan(&[
+            ("S1", &["S1.txt"], &[], &[&at_root("S1.txt")]),
+            ("S2", &["S2.txt"], &[], &[&at_root("S2.txt")]),
+        ]),
+    );
+    let r = env.pawl(&[
+        "run",
+        "--plan",
+        &plan_path,
+        "--check",
+        "test -f S1.txt && test -f S2.txt",
+        "write the two files",
+    ]);
+    if !r.stdout.contains("landlock+namespaces") {
+        let msg = format!(
+            "this machine cannot mount the room over the repository:\n{}",
+            r.stdout
+        );
+        assert!(std::env::var("CI").as_deref() != Ok("true"), "{msg}");
+        #[allow(clippy::print_stderr)]
+        {
+            eprintln!("SKIPPED: {msg}");
+        }
+        return;
+    }
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    let rows = env.story_rows();
+    assert_eq!(rows.len(), 2);
+    for (story, state, attempts, merge) in &rows {
+        assert_eq!(
+            (state.as_str(), *attempts, merge.as_str()),
+            ("merged", 1, "merged"),
+            "{story}"
+        );
+    }
+    let report = env.report_json(&env.only_run());
+    for s in report["stories"].as_array().unwrap() {
+        let checks = s["evidence"]["checks"].as_array().unwrap();
+        assert!(
+            checks.iter().any(|c| c["name"]
+                .as_str()
+                .is_some_and(|n| n.starts_with("criterion")))
+                && checks.iter().all(|c| c["passed"] == true),
+            "{s}"
+        );
+    }
+    assert_eq!(report["verdict"], "SHIP", "{report}");
+}
