@@ -143,7 +143,7 @@ pub fn take(ws: &Workspace, seal: &Seal) -> Result<Baseline, BaselineError> {
             room.sync(&repo, &id)?;
             room.take_environment(&repo, &layout)?;
             room.seal_outside(&seal.env, repo.root())?;
-            cfg.in_room(&ws.root, room.root());
+            cfg.in_room(ws.checks_path(), room.root());
             // A declared `[room] setup` for a project with no environment directory: run once
             // per dependency-manifest digest.
             setup = prepare_room(&mut room, &repo, &id, seal, &mut cfg)?.map(Box::new);

@@ -1237,6 +1237,7 @@ fn verify_merged(
     plan.record_failure = false;
     plan.story = Some(w.story_id.clone());
     let mut ws = input.merge_ws.clone();
+    ws.seen_at = Some(ws.root.clone());
     ws.root = scratch.to_path_buf();
     Ok(verify::verify_checks(&ws, store, Some(run), &plan)?)
 }

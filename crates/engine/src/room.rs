@@ -172,6 +172,9 @@ struct State {
 pub struct Room {
     dir: PathBuf,
     tree_dir: PathBuf,
+    /// The repository whose environment directories the room's were taken from, when it is
+    /// not the one whose trees it holds ([`Room::environment_from`]).
+    env_root: Option<PathBuf>,
     _lock: Lock,
 }
 
@@ -198,8 +201,17 @@ impl Room {
         Ok(Room {
             tree_dir: dir.join("tree"),
             dir,
+            env_root: None,
             _lock: lock,
         })
+    }
+
+    /// Takes the environment from, and checks its copies against, the repository at `root`
+    /// rather than the checkout whose trees the room holds: a story's worktree and the merge
+    /// queue's scratch checkout have no ignored directories; the main repository's are the
+    /// project's.
+    pub fn environment_from(&mut self, root: Option<&Path>) {
+        self.env_root = root.map(Path::to_path_buf);
     }
 
     /// Where the checks run: the tree's files.
@@ -237,7 +249,11 @@ impl Room {
             },
             Err(reason) => self.rebuild(&checkout, tree, reason)?,
         };
-        stats.env_restored = self.check_environment(repo.root())?;
+        let env_root = self
+            .env_root
+            .clone()
+            .unwrap_or_else(|| repo.root().to_owned());
+        stats.env_restored = self.check_environment(&env_root)?;
         stats.overlay_failed = overlay_failed;
         checkout.expose_to_checks()?;
         stats.files = checkout.entries()?;

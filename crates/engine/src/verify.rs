@@ -372,7 +372,18 @@ pub fn verify_checks(
     let room = match &ws.room {
         Some(dir) if !to_run.is_empty() => {
             let mut room = crate::room::Room::open(&repo, dir)?;
+            room.environment_from(ws.seen_at.as_deref());
             room.sync(&repo, &tree_id)?;
+            // A story's room takes the project's environment from the main repository the
+            // first time (its worktree has none), as the run's room took it at the seal.
+            if let Some(main) = ws.seen_at.as_deref()
+                && room.environment().is_none()
+            {
+                let layout = pawl_verify::platform::Descriptors::builtin()
+                    .map(|d| d.environment())
+                    .unwrap_or_default();
+                room.take_environment(&Repo::open(main)?, &layout)?;
+            }
             Some(room)
         }
         _ => None,
@@ -381,7 +392,7 @@ pub fn verify_checks(
     let mut cfg = runner_config(ws, plan, now_ms());
     cfg.coverage_bar = bar.clone();
     if let Some(room) = room.as_mut() {
-        cfg.in_room(&ws.root, room.root());
+        cfg.in_room(ws.checks_path(), room.root());
         // The project's environment the room took at the seal, first on the checks' PATH, named
         // at the path the checks see the room at.
         if let (Some(seal), Some(state)) = (&plan.seal, room.environment()) {
@@ -1424,7 +1435,7 @@ fn prove_on_base(ws: &Workspace, run: &Run, v: &Verification, base: &str) -> Vec
         return Vec::new();
     }
     let mut cfg = crate::baseline::runner_for(ws, seal, now_ms());
-    cfg.in_room(&ws.root, room.root());
+    cfg.in_room(ws.checks_path(), room.root());
     run_checks(&criteria, &cfg)
         .into_iter()
         .filter(|r| !r.passed && !matches!(r.end, CheckEnd::Skipped { .. }))
@@ -1512,7 +1523,7 @@ pub fn recheck(ws: &Workspace, store: &mut Store, run: &Run) -> Result<Recheck, 
         ));
     }
     let mut cfg = crate::baseline::runner_for(ws, seal, now_ms());
-    cfg.in_room(&ws.root, room.root());
+    cfg.in_room(ws.checks_path(), room.root());
     let mut checks = match crate::hidden::checks_of(seal, ws.vault.as_ref()) {
         Ok(c) => c,
         Err(e) => return Ok(Recheck::unverifiable(e.to_string(), tree)),

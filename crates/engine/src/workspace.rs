@@ -27,6 +27,11 @@ pub struct Workspace {
     /// whose checks pass carries it as a finding, and the verdict is at most REVIEW. `None`:
     /// hidden (or not judged, as in the engine's own tests).
     pub key_exposed: Option<String>,
+    /// The main repository's path when `root` is another checkout of it (a story's worktree,
+    /// the merge queue's scratch checkout): the checks see the room there, as the run's own do,
+    /// and the room's environment is the main repository's (every room at the repository's
+    /// own path, issue 30 point 1). `None`: `root` is the repository.
+    pub seen_at: Option<PathBuf>,
 }
 
 impl Workspace {
@@ -39,7 +44,14 @@ impl Workspace {
             vault: None,
             coverage_min: None,
             key_exposed: None,
+            seen_at: None,
         }
+    }
+
+    /// The path the checks see the room at: the repository's own, whichever checkout of it
+    /// is verified ([`Workspace::seen_at`]).
+    pub fn checks_path(&self) -> &Path {
+        self.seen_at.as_deref().unwrap_or(&self.root)
     }
 
     /// Where the logs of hidden checks go: beside the room, out of the repository.

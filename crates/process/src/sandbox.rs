@@ -380,10 +380,16 @@ pub(crate) fn launcher_args(
 }
 
 /// The launcher's entry point: `args` are the arguments after [`LAUNCHER_ARG`]
-/// (`[--probe] <spec-json> [-- <program> <args...>]`). Returns the exit code when it returns at
-/// all (a launch ends by exiting or dying as the agent did).
+/// (`[--probe] <spec-json> [-- <program> <args...>]`, or `--own-tmp <program> <args...>`: a
+/// check's test process run with a temporary directory of its own, [`check::cargo_runner_vars`]).
+/// Returns the exit code when it returns at all (a launch ends by exiting or dying as the agent
+/// did).
 pub fn launcher_main(args: Vec<OsString>) -> i32 {
     let mut args = args.into_iter().peekable();
+    if args.peek().is_some_and(|a| a == check::OWN_TMP_ARG) {
+        args.next();
+        return check::run_with_own_tmp(args.collect());
+    }
     let probe = args.peek().is_some_and(|a| a == "--probe");
     if probe {
         args.next();

@@ -105,6 +105,29 @@ impl RunnerConfig {
     }
 }
 
+/// The cargo runner variables a contained check gets (pawl-process's
+/// `sandbox::check::cargo_runner_vars`: each test process with a temporary directory of its
+/// own), except where the check's environment already names a runner or the project's
+/// `.cargo/config.toml` (or `.cargo/config`) at `project` sets one: the project's runner is
+/// kept, and its tests share the check's `/tmp` as before.
+pub fn own_tmp_runner(
+    env: &[(OsString, OsString)],
+    launcher: &Path,
+    project: &Path,
+) -> Vec<(String, String)> {
+    let configured = ["config.toml", "config"].iter().any(|f| {
+        fs::read_to_string(project.join(".cargo").join(f))
+            .is_ok_and(|t| t.lines().any(|l| l.trim_start().starts_with("runner")))
+    });
+    let named = env
+        .iter()
+        .any(|(k, _)| k.to_string_lossy().ends_with("_RUNNER"));
+    if configured || named {
+        return Vec::new();
+    }
+    pawl_process::sandbox::check::cargo_runner_vars(launcher)
+}
+
 /// A file-name-safe form of a check name (`criterion:C1` → `criterion-C1`).
 pub fn safe_name(name: &str) -> String {
     let s: String = name
@@ -298,6 +321,8 @@ pub fn run_check(check: &Check, cfg: &RunnerConfig) -> CheckRun {
         cmd.env(var, value);
     }
     if let Some(c) = containment {
+        // Every test process of a cargo check gets a temporary directory of its own.
+        cmd.envs(own_tmp_runner(&cfg.env, &c.launcher, &ran_in));
         cmd.contain(c);
     }
     let outcome = match cmd.run() {
@@ -571,6 +596,35 @@ pub fn parse_log(command: &str, log: &Path, report: Option<&Path>) -> Option<Tes
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_contained_check_runs_cargo_tests_with_a_tmp_of_their_own_unless_the_project_has_a_runner()
+    {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let launcher = Path::new("/opt/pawl/bin/pawl");
+        let vars = super::own_tmp_runner(&[], launcher, dir.path());
+        let linux = vars
+            .iter()
+            .find(|(k, _)| k == "CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_RUNNER")
+            .expect("the x86_64 linux runner");
+        assert_eq!(linux.1, "/opt/pawl/bin/pawl __pawl-step --own-tmp");
+        // A runner the sealed environment names is the project's.
+        let sealed = [(
+            OsString::from("CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_RUNNER"),
+            OsString::from("qemu-x86_64"),
+        )];
+        assert!(super::own_tmp_runner(&sealed, launcher, dir.path()).is_empty());
+        // So is one its cargo configuration sets.
+        std::fs::create_dir_all(dir.path().join(".cargo")).expect("mkdir");
+        std::fs::write(
+            dir.path().join(".cargo/config.toml"),
+            "[target.x86_64-unknown-linux-gnu]\nrunner = \"valgrind\"\n",
+        )
+        .expect("config");
+        assert!(super::own_tmp_runner(&[], launcher, dir.path()).is_empty());
+        // A launcher whose path cargo would split is not used.
+        assert!(super::own_tmp_runner(&[], Path::new("/my pawl/pawl"), Path::new("/x")).is_empty());
+    }
+
     use super::*;
 
     #[test]

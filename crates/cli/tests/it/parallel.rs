@@ -368,9 +368,14 @@ fi
 
 /// A gate that holds the checks run in directories matching `pattern` (a `case` pattern) once
 /// the tree has a story's file, until the test lets it go: `<marks>/held` says it is holding.
-fn holding_gate(marks: &std::path::Path, pattern: &str) -> String {
+/// A gate that holds (until `<marks>/go`) the first check that sees `files` of the stories'
+/// files. Every room is seen at the repository's path (issue 30 point 1), so a check cannot
+/// tell its room by its path: one file is first seen by a story's own verification (a story
+/// is merged only after its checks pass), both files only by the merge queue's verification of
+/// the second story.
+fn holding_gate(marks: &std::path::Path, files: usize) -> String {
     format!(
-        "case \"$PWD\" in {pattern}) if ls S*.txt >/dev/null 2>&1 && [ ! -e {m}/go ]; then touch {m}/held; while [ ! -e {m}/go ]; do sleep 0.05; done; fi;; esac\nexit 0\n",
+        "if [ \"$(ls S*.txt 2>/dev/null | wc -l)\" -eq {files} ] && [ ! -e {m}/go ]; then touch {m}/held; while [ ! -e {m}/go ]; do sleep 0.05; done; fi\nexit 0\n",
         m = marks.display()
     )
 }
@@ -460,15 +465,15 @@ fn kill_9_then_resume(gate: &str, agent: &str, state_at_kill: &[&str]) {
 
 #[test]
 fn kill_9_mid_merge_then_resume_merges_every_story_exactly_once() {
-    // The merge queue's checks run in the repository's clean room (`…/rooms/…`).
-    let gate = holding_gate(std::path::Path::new("{marks}"), "*/rooms/*");
+    // The merge queue's checks of the second story (the merged tree has both files).
+    let gate = holding_gate(std::path::Path::new("{marks}"), 2);
     kill_9_then_resume(&gate, WRITE_OWN_FILE, &["merging"]);
 }
 
 #[test]
 fn kill_9_mid_verification_then_resume_merges_every_story_exactly_once() {
-    // A story's own checks run in its room beside its worktree (`…/.room-<story>`).
-    let gate = holding_gate(std::path::Path::new("{marks}"), "*/.room-*");
+    // A story's own checks (the first to see one story's file).
+    let gate = holding_gate(std::path::Path::new("{marks}"), 1);
     kill_9_then_resume(&gate, WRITE_OWN_FILE, &["working"]);
 }
 
@@ -1904,4 +1909,67 @@ fn a_spec_failure_on_one_worker_sends_the_plan_back_the_same_way() {
     let env = spec_failure_run("1");
     // No story ran in a worktree.
     assert!(env.story_rows().is_empty(), "{:?}", env.story_rows());
+}
+
+/// Issue 30 point 1, every room at the repository's own path: a story's checks ran in its
+/// room at the room's own path (`…/.room-S1/tree`), so a virtualenv's shebangs, an editable
+/// install or any absolute path into the repository led them to the live tree, not the story's.
+/// Now they see the story's room at the main repository's path, as the run's own checks do:
+/// the check runs there and finds there the file only the story's tree has.
+#[test]
+fn a_story_s_checks_see_its_room_at_the_repository_s_own_path() {
+    let env = TestEnv::new();
+    let root = std::fs::canonicalize(env.root()).unwrap();
+    let root = root.display().to_string();
+    let at_root = |file: &str| format!("test \"$(pwd)\" = '{root}' && test -f '{root}/{file}'");
+    let plan_path = env.planned(
+        &config(2, "", &format!("test \"$(pwd)\" = '{root}'")),
+        WRITE_OWN_FILE,
+        &plan(&[
+            ("S1", &["S1.txt"], &[], &[&at_root("S1.txt")]),
+            ("S2", &["S2.txt"], &[], &[&at_root("S2.txt")]),
+        ]),
+    );
+    let r = env.pawl(&[
+        "run",
+        "--plan",
+        &plan_path,
+        "--check",
+        "test -f S1.txt && test -f S2.txt",
+        "write the two files",
+    ]);
+    if !r.stdout.contains("landlock+namespaces") {
+        let msg = format!(
+            "this machine cannot mount the room over the repository:\n{}",
+            r.stdout
+        );
+        assert!(std::env::var("CI").as_deref() != Ok("true"), "{msg}");
+        #[allow(clippy::print_stderr)]
+        {
+            eprintln!("SKIPPED: {msg}");
+        }
+        return;
+    }
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    let rows = env.story_rows();
+    assert_eq!(rows.len(), 2);
+    for (story, state, attempts, merge) in &rows {
+        assert_eq!(
+            (state.as_str(), *attempts, merge.as_str()),
+            ("merged", 1, "merged"),
+            "{story}"
+        );
+    }
+    let report = env.report_json(&env.only_run());
+    for s in report["stories"].as_array().unwrap() {
+        let checks = s["evidence"]["checks"].as_array().unwrap();
+        assert!(
+            checks.iter().any(|c| c["name"]
+                .as_str()
+                .is_some_and(|n| n.starts_with("criterion")))
+                && checks.iter().all(|c| c["passed"] == true),
+            "{s}"
+        );
+    }
+    assert_eq!(report["verdict"], "SHIP", "{report}");
 }

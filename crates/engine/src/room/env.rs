@@ -1028,7 +1028,8 @@ pub fn env_change_list(
             .ok()
             .and_then(|t| serde_json::from_str(&t).ok())
             .unwrap_or_default();
-        let live = manifest_of(&ws.root, &state.package_patterns, &mut hashes);
+        // The main repository's directories: a story's worktree has none of its own.
+        let live = manifest_of(ws.checks_path(), &state.package_patterns, &mut hashes);
         let temp = dir.join("env-live.json.tmp");
         if fs::write(&temp, serde_json::to_string(&hashes).unwrap_or_default()).is_ok() {
             let _ = fs::rename(&temp, &cache);
@@ -1036,7 +1037,7 @@ pub fn env_change_list(
         changes.extend(compare(&state.manifest, &live));
     }
     if let Some(sealed) = &state.outside {
-        let now = outside_manifest(&outside_places(&seal.env, &ws.root));
+        let now = outside_manifest(&outside_places(&seal.env, ws.checks_path()));
         changes.extend(compare(sealed, &now));
     }
     changes

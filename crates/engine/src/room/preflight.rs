@@ -77,7 +77,7 @@ pub fn preflight(
     room.take_environment(&repo, &layout)?;
     let mut cfg = crate::baseline::runner_for(ws, seal, 0);
     cfg.logs_dir = room.dir().join("preflight-logs");
-    cfg.in_room(&ws.root, room.root());
+    cfg.in_room(ws.checks_path(), room.root());
     let view = cfg.root.clone();
     let state = room.environment();
     if let Some(state) = &state {

@@ -484,6 +484,7 @@ fn story_worker(
     cfg.containment = launch.containment;
     cfg.after_step = (req.mailbox)();
     let mut ws = ws.clone();
+    ws.seen_at = Some(ws.root.clone());
     ws.root = tree.clone();
     ws.room = crate::parallel::story_room(&tree);
     let verifier = GateVerifier::for_story(

@@ -857,6 +857,7 @@ fn run_locked(ws: &Workspace, input: Input<'_>) -> Result<LockedRun, LockedError
         }
     };
     let mut room = crate::room::Room::open(&repo, &dir)?;
+    room.environment_from(ws.seen_at.as_deref());
     // Environment copies a check wrote into, put back by a sync: something wrote where only
     // pawl may.
     let mut restored: Vec<String> = Vec::new();
@@ -867,7 +868,7 @@ fn run_locked(ws: &Workspace, input: Input<'_>) -> Result<LockedRun, LockedError
         let stats = room.sync(&repo, tree)?;
         restored.extend(stats.env_restored.iter().map(|d| d.to_string()));
         let mut cfg = crate::baseline::runner_for(ws, seal, super::now_ms());
-        cfg.in_room(&ws.root, room.root());
+        cfg.in_room(ws.checks_path(), room.root());
         if let Some(state) = room.environment() {
             let view = cfg.root.clone();
             crate::baseline::in_room_env(&mut cfg, &state, &view, seal);

@@ -292,7 +292,7 @@ fn targets(
 /// The runner's configuration in the room, as the locked run's checks have it.
 fn config(ws: &Workspace, seal: &Seal, room: &Room) -> RunnerConfig {
     let mut cfg = crate::baseline::runner_for(ws, seal, super::now_ms());
-    cfg.in_room(&ws.root, room.root());
+    cfg.in_room(ws.checks_path(), room.root());
     if let Some(state) = room.environment() {
         let view = cfg.root.clone();
         crate::baseline::in_room_env(&mut cfg, &state, &view, seal);

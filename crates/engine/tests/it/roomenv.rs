@@ -42,6 +42,10 @@ pub const TESTS: &[crate::Test] = &[
         "roomenv::a_change_to_the_repositorys_environment_or_the_users_configuration_is_named",
         a_change_to_the_repositorys_environment_or_the_users_configuration_is_named,
     ),
+    (
+        "roomenv::a_story_s_room_takes_the_environment_from_the_main_repository",
+        a_story_s_room_takes_the_environment_from_the_main_repository,
+    ),
 ];
 
 struct Fx {
@@ -500,4 +504,44 @@ fn a_change_to_the_repositorys_environment_or_the_users_configuration_is_named()
             format!("{CHANGED}~/.npmrc added"),
         ]
     );
+}
+
+/// Issue 30 point 1 for parallel stories: a story is verified in its own room, synced from its
+/// worktree, which has no ignored directories — so the room had no environment, and a check
+/// that runs the project's `node_modules/.bin` tool could not start. The story's room now takes
+/// the environment from the main repository (`Workspace::seen_at`), as the run's room took it
+/// at the seal, and nothing is named changed in it.
+fn a_story_s_room_takes_the_environment_from_the_main_repository() {
+    let fx = Fx::new("node_modules/\n");
+    fx.write("package.json", "{\"name\": \"x\"}\n");
+    fx.write("node_modules/mytool/cli.sh", "#!/bin/sh\nexit 0\n");
+    fx.sh("chmod +x node_modules/mytool/cli.sh && mkdir -p node_modules/.bin && ln -s ../mytool/cli.sh node_modules/.bin/mytool");
+    fx.sh("git add -A && git -c user.name=t -c user.email=t@example.invalid commit -qm start");
+    let worktree = fx.tmp.path().join("story-S1");
+    fx.sh(&format!(
+        "git worktree add -q -b story-S1 '{}'",
+        worktree.display()
+    ));
+    assert!(!worktree.join("node_modules").exists());
+    let seal = fx.seal(&[("test", "mytool")], "");
+    let verify = |seen_at: Option<&Path>, room: &str| {
+        let mut ws = Workspace::new(&worktree, fx.root().join(".pawl"));
+        ws.room = Some(fx.tmp.path().join(room));
+        ws.seen_at = seen_at.map(Path::to_path_buf);
+        let mut store =
+            pawl_store::Store::open(&fx.tmp.path().join(format!("{room}.db"))).expect("store");
+        let mut plan =
+            pawl_engine::verify::Plan::new(vec![pawl_verify::gate::Check::gate("test", "mytool")]);
+        plan.fresh = true;
+        plan.seal = Some(seal.clone());
+        let v = pawl_engine::verify::verify_checks(&ws, &mut store, None, &plan).expect("verify");
+        (v, env_changes(&ws, &seal))
+    };
+    // As a story's room was: synced from the worktree alone, no environment.
+    let (v, _) = verify(None, "room-before");
+    assert!(!v.verified, "the story's room had the tool: {v:?}");
+    // Taken from the main repository.
+    let (v, changes) = verify(Some(fx.root()), "room-S1");
+    assert!(v.verified, "{v:?}");
+    assert_eq!(changes, Vec::<String>::new());
 }

@@ -95,6 +95,81 @@ pub const KEPT_LAYERS: &[&str] = &["build"];
 /// runner on every check command).
 pub const CHECK_VAR: &str = "PAWL_CHECK";
 
+/// The argument after [`super::LAUNCHER_ARG`] that makes the launcher a test runner: it runs
+/// the rest of its arguments with a temporary directory of their own ([`run_with_own_tmp`]).
+pub const OWN_TMP_ARG: &str = "--own-tmp";
+
+/// The targets whose cargo runner (`CARGO_TARGET_<TRIPLE>_RUNNER`) a check gets
+/// ([`cargo_runner_vars`]): the hosts pawl runs on. A variable for a target the project does
+/// not build for is never read.
+pub const CARGO_RUNNER_TARGETS: &[&str] = &[
+    "x86_64-unknown-linux-gnu",
+    "x86_64-unknown-linux-musl",
+    "aarch64-unknown-linux-gnu",
+    "aarch64-unknown-linux-musl",
+    "x86_64-apple-darwin",
+    "aarch64-apple-darwin",
+];
+
+/// The variables that make cargo (`cargo test`, and `cargo nextest`, which reads the same
+/// runner) start every test binary through `launcher` [`OWN_TMP_ARG`]: each test process gets a
+/// temporary directory of its own. A check's `/tmp` is private to the check, but every process
+/// of the check shares it, and nextest runs each test in a process of its own, side by side:
+/// tests that number their temporary directories per process (walkdir's `/tmp/rust-walkdir/0`)
+/// took the same one and removed it under each other. Empty when the launcher's path has
+/// whitespace (cargo splits the variable on it).
+pub fn cargo_runner_vars(launcher: &Path) -> Vec<(String, String)> {
+    let path = launcher.to_string_lossy();
+    if path.chars().any(char::is_whitespace) {
+        return Vec::new();
+    }
+    let value = format!("{path} {} {OWN_TMP_ARG}", super::LAUNCHER_ARG);
+    CARGO_RUNNER_TARGETS
+        .iter()
+        .map(|t| {
+            let name = t.to_ascii_uppercase().replace('-', "_");
+            (format!("CARGO_TARGET_{name}_RUNNER"), value.clone())
+        })
+        .collect()
+}
+
+/// Runs `argv` with `TMPDIR` a new directory of its own under the current temporary directory,
+/// removed once it ends; returns its exit code (128 + the signal that ended it).
+pub fn run_with_own_tmp(argv: Vec<std::ffi::OsString>) -> i32 {
+    use std::os::unix::process::ExitStatusExt;
+    let Some((program, args)) = argv.split_first() else {
+        return super::LAUNCH_FAILED;
+    };
+    let base = std::env::temp_dir();
+    let mut dir = None;
+    for n in 0..1000u32 {
+        let candidate = base.join(format!("pawl-test-{}-{n}", std::process::id()));
+        match std::fs::create_dir(&candidate) {
+            Ok(()) => {
+                dir = Some(candidate);
+                break;
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(_) => break,
+        }
+    }
+    let Some(dir) = dir else {
+        return super::LAUNCH_FAILED;
+    };
+    let status = std::process::Command::new(program)
+        .args(args)
+        .env("TMPDIR", &dir)
+        .status();
+    let _ = std::fs::remove_dir_all(&dir);
+    match status {
+        Ok(s) => s
+            .code()
+            .or_else(|| s.signal().map(|sig| 128 + sig))
+            .unwrap_or(1),
+        Err(_) => super::LAUNCH_FAILED,
+    }
+}
+
 /// The overlay one check sees the room through.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RoomLayers {

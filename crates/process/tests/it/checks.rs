@@ -548,3 +548,56 @@ fn a_check_writes_the_caches_copy_on_write() {
     );
     assert!(!cache.join("pip").exists());
 }
+
+/// The toolchain's own `bin` (rustc's sysroot), so cargo runs without rustup's proxy (whose
+/// state is under the real HOME, not the world's).
+fn toolchain_bin() -> PathBuf {
+    let out = std::process::Command::new("rustc")
+        .args(["--print", "sysroot"])
+        .output()
+        .expect("rustc --print sysroot");
+    PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()).join("bin")
+}
+
+/// walkdir's flake (corpus/real/RESULTS.md): its tests name their temporary directories by a
+/// counter per process (`/tmp/rust-walkdir/0`), and nextest runs every test in a process of its
+/// own, side by side, so two tests took the same directory and one removed it under the other.
+/// A check's `/tmp` is its own, but shared by every process of the check. Played with real
+/// cargo and two test binaries (cargo runs each in a process of its own): each takes
+/// `$TMPDIR/rust-walkdir-0` exclusively. Without pawl's cargo runner the second finds it taken
+/// (the flake, made certain); with it every test process has a temporary directory of its own.
+#[test]
+fn every_test_process_of_a_cargo_check_has_a_temporary_directory_of_its_own() {
+    let w = World::new();
+    let krate = "[package]\nname = \"tmpclash\"\nversion = \"0.1.0\"\nedition = \"2021\"\n";
+    std::fs::write(w.tree.join("Cargo.toml"), krate).expect("Cargo.toml");
+    std::fs::create_dir_all(w.tree.join("src")).expect("src");
+    std::fs::write(w.tree.join("src/lib.rs"), "").expect("lib.rs");
+    std::fs::create_dir_all(w.tree.join("tests")).expect("tests");
+    let test = "#[test]\nfn owns_its_tmp() {\n    let dir = std::env::temp_dir().join(\"rust-walkdir-0\");\n    std::fs::create_dir(&dir).expect(\"another test process has this temporary directory\");\n}\n";
+    for t in ["a", "b"] {
+        std::fs::write(w.tree.join(format!("tests/{t}.rs")), test).expect("test");
+    }
+    let Some(c) = w.contained() else { return };
+    let script = format!(
+        "unset CARGO_TARGET_DIR; PATH={}:/usr/bin:/bin CARGO_HOME=\"$PWD/.cargo-home\" cargo test -q --offline 2>&1",
+        toolchain_bin().display()
+    );
+    // The flake, as checks ran before: the second test binary finds the directory taken.
+    let o = w.run(&c, &script);
+    assert_ne!(o.end, End::Exited(0), "the attack: {}", stdout(&o));
+    assert!(
+        stdout(&o).contains("another test process has this temporary directory"),
+        "{}",
+        stdout(&o)
+    );
+    // With the runner pawl gives a check (pawl-verify sets it on every contained check).
+    let runner: String = pawl_process::sandbox::check::cargo_runner_vars(&launcher())
+        .into_iter()
+        .map(|(k, v)| format!("export {k}='{v}'; "))
+        .collect();
+    assert!(!runner.is_empty(), "no runner for this machine's triple");
+    let o = w.run(&c, &format!("{runner}{script}"));
+    assert_eq!(o.end, End::Exited(0), "{}", stdout(&o));
+    assert!(stdout(&o).contains("test result: ok"), "{}", stdout(&o));
+}
