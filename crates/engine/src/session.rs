@@ -16,7 +16,7 @@ use pawl_core::StopReason;
 use pawl_core::judge::IterationFacts;
 use pawl_core::record::{IterationEnd, Run};
 use pawl_core::turn::Next;
-use pawl_store::{Arming, Store, StoreError};
+use pawl_store::{Arming, Store};
 use pawl_verify::gate::Check;
 use serde_json::json;
 use sha2::{Digest, Sha256};
@@ -259,10 +259,13 @@ pub fn stop_turn(
     )?;
     turn::commit_iteration(store, &ws.root, run_id, settings, n, Some(&report))?;
     usage.commit(store, input);
-    // The breakers judge every iteration of the run since the session was armed.
+    // The breakers judge every iteration of the run since the session was armed. The run's
+    // iterations are read once: the files they edited are the prompt's too (nothing below
+    // changes an iteration).
+    let iterations = store.iterations(run_id)?;
+    let files_changed = files_changed(&iterations);
     let window = Window {
-        history: store
-            .iterations(run_id)?
+        history: iterations
             .into_iter()
             .filter_map(|i| i.facts)
             .collect::<Vec<IterationFacts>>(),
@@ -336,7 +339,6 @@ pub fn stop_turn(
     }
     // Not done, nothing tripped: the stop is blocked and the reason is the next step.
     let story = turn::current_or_next_story(store, run_id)?;
-    let files_changed = files_changed(store, run_id)?;
     let mut text = turn::next_prompt(
         store,
         run_id,
@@ -470,13 +472,10 @@ pub fn baseline_transcript(store: &mut Store, session: &str, format: Format, pat
 
 /// The files the session edited so far (recorded by PostToolUse), without asking git: a Stop
 /// must stay fast.
-fn files_changed(store: &Store, run_id: &str) -> Result<Vec<String>, StoreError> {
-    let files: std::collections::BTreeSet<String> = store
-        .iterations(run_id)?
-        .into_iter()
-        .flat_map(|i| i.files)
-        .collect();
-    Ok(files.into_iter().collect())
+fn files_changed(iterations: &[pawl_core::record::Iteration]) -> Vec<String> {
+    let files: std::collections::BTreeSet<&String> =
+        iterations.iter().flat_map(|i| &i.files).collect();
+    files.into_iter().cloned().collect()
 }
 
 /// Verification for a Stop: pawl's gates and command criteria on the current tree, each cached

@@ -442,7 +442,9 @@ impl Db {
     pub fn execute(&self, sql: &str, params: impl Params) -> DbResult<usize> {
         let values = params.values();
         match &self.inner {
-            Inner::Lite(c) => Ok(c.execute(sql, rusqlite::params_from_iter(values))?),
+            Inner::Lite(c) => Ok(c
+                .prepare_cached(sql)?
+                .execute(rusqlite::params_from_iter(values))?),
             Inner::Pg(pg) => {
                 let stmt = self.pg_statement(sql)?;
                 let args = pg_args(&values);

@@ -78,6 +78,8 @@ const SIGNED_STORIES_SCHEMA: usize = 13;
 
 /// How long a writer waits for another process's lock before giving up.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
+/// Prepared statements kept per connection (see `Store::configure_sqlite`).
+const STATEMENT_CACHE: usize = 256;
 
 /// Errors from the store.
 #[derive(Debug, thiserror::Error)]
@@ -276,6 +278,10 @@ impl Store {
 
     fn configure_sqlite(conn: &rusqlite::Connection) -> rusqlite::Result<()> {
         conn.busy_timeout(BUSY_TIMEOUT)?;
+        // Every statement is prepared once per connection (`Db::rows` asks the cache): a Stop
+        // runs more distinct statements than rusqlite's default 16, and preparing one again
+        // costs a parse of its SQL against the schema.
+        conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
         // WAL: readers never block the writer. NORMAL sync: a committed transaction is in the
         // WAL before the call returns, so it survives any crash of pawl (kill -9 included, which
         // the fault-injection test checks); only an OS crash or power loss can roll back the
