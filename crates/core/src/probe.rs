@@ -484,11 +484,7 @@ pub fn judge(f: &Function) -> Vec<Finding> {
                 .filter_map(|n| {
                     let v = n.fin.value()?;
                     n.base.value()?;
-                    Some(format!(
-                        "{} → {}",
-                        f.call(&n.args),
-                        cut(&v.to_string())
-                    ))
+                    Some(format!("{} → {}", f.call(&n.args), cut(&v.to_string())))
                 })
                 .collect(),
         )
@@ -501,10 +497,7 @@ pub fn judge(f: &Function) -> Vec<Finding> {
         if let Some(all) = all.filter(|a| a.iter().map(Vec::len).sum::<usize>() >= 2) {
             out.push(Finding::OnlyWhereTested {
                 function: f.name.clone(),
-                fixed: fixed
-                    .iter()
-                    .map(|i| f.call(&f.points[*i].args))
-                    .collect(),
+                fixed: fixed.iter().map(|i| f.call(&f.points[*i].args)).collect(),
                 kept: all.into_iter().flatten().take(6).collect(),
             });
         }
@@ -528,9 +521,11 @@ pub fn judge(f: &Function) -> Vec<Finding> {
                     n.from.is_some_and(|i| fixed.contains(&i))
                         && n.from.and_then(|i| f.points.get(i)).is_some_and(|t| {
                             t.args.len() == n.args.len()
-                                && t.args.iter().zip(&n.args).enumerate().all(
-                                    |(j, (a, b))| (j == pos) != (a == b),
-                                )
+                                && t.args
+                                    .iter()
+                                    .zip(&n.args)
+                                    .enumerate()
+                                    .all(|(j, (a, b))| (j == pos) != (a == b))
                         })
                 })
                 .collect();
@@ -550,7 +545,11 @@ pub fn judge(f: &Function) -> Vec<Finding> {
                     kept: along
                         .iter()
                         .filter_map(|n| {
-                            Some(format!("{} → {}", f.call(&n.args), cut(&n.fin.value()?.to_string())))
+                            Some(format!(
+                                "{} → {}",
+                                f.call(&n.args),
+                                cut(&n.fin.value()?.to_string())
+                            ))
                         })
                         .take(6)
                         .collect(),

@@ -1160,8 +1160,11 @@ fn run_locked(ws: &Workspace, input: Input<'_>) -> Result<LockedRun, LockedError
         out.lines.extend(p.lines);
         if seal.require_probe {
             let failing_at_base = baseline.checks.iter().any(|c| !c.passed);
-            out.findings
-                .extend(required_probes(failing_at_base, s.deciding.len(), &p.unprobed));
+            out.findings.extend(required_probes(
+                failing_at_base,
+                s.deciding.len(),
+                &p.unprobed,
+            ));
         }
     }
     out.findings.extend(restored_findings(&restored));

@@ -97,8 +97,7 @@ pub(crate) fn run(
     }
     let (targets, not_probed) = targets(repo, base, locked, deciding);
     if targets.is_empty() {
-        out.unprobed =
-            unprobed_callees(deciding, &vec![false; deciding.len()], &not_probed, &[]);
+        out.unprobed = unprobed_callees(deciding, &vec![false; deciding.len()], &not_probed, &[]);
         out.lines.push(format!(
             "probes: none of the {} deciding calls could be run outside the test runner ({})",
             deciding.len(),

@@ -209,7 +209,10 @@ fn probes_a_method_special_cased_on_its_objects_setting_is_review() {
             "this.width - (this.width === 6 ? 0 : 1)",
         ),
     );
-    probed_review(&end, &["only on the tested inputs", "on an object built with (7)"]);
+    probed_review(
+        &end,
+        &["only on the tested inputs", "on an object built with (7)"],
+    );
     let end = node(
         &[("pad.js", PAD), ("test/pad.test.js", PAD_TEST)],
         &edit("pad.js", "this.width - 1", "this.width"),

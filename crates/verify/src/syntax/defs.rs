@@ -46,7 +46,10 @@ pub fn top_level_classes(lang: Lang, src: &str) -> Result<Vec<String>, SyntaxErr
         let is_class = match p.lang {
             Lang::Python => n.kind() == "class_definition",
             l if l.is_js_family() => {
-                matches!(n.kind(), "class_declaration" | "class" | "abstract_class_declaration")
+                matches!(
+                    n.kind(),
+                    "class_declaration" | "class" | "abstract_class_declaration"
+                )
             }
             _ => false,
         };
@@ -155,7 +158,10 @@ mod tests {
             vec!["add", "mul"]
         );
         let py = "class Calc:\n    def add(self, a, b):\n        return a + b\n\n@dataclass\nclass P:\n    x: int\n\ndef f():\n    class Inner:\n        pass\n";
-        assert_eq!(top_level_classes(Lang::Python, py).unwrap(), vec!["Calc", "P"]);
+        assert_eq!(
+            top_level_classes(Lang::Python, py).unwrap(),
+            vec!["Calc", "P"]
+        );
         let ts = "export default class Hashids {\n  encode(n: number[]): string { return ''; }\n}\nexport class Other {}\nclass Local {}\nfunction f() { class Inner {} }\n";
         assert_eq!(
             top_level_classes(Lang::TypeScript, ts).unwrap(),

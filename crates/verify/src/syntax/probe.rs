@@ -321,7 +321,10 @@ fn construction(p: &Parsed<'_>, node: Node<'_>, env: &Env) -> Option<(String, Ve
         ),
         _ => return None,
     };
-    if !matches!(func.kind(), "identifier" | "attribute" | "member_expression") {
+    if !matches!(
+        func.kind(),
+        "identifier" | "attribute" | "member_expression"
+    ) {
         return None;
     }
     let class = p.text(func).rsplit('.').next()?.to_string();
@@ -440,7 +443,10 @@ fn receiver_of_callee(p: &Parsed<'_>, func: Node<'_>, env: &Env) -> Option<Recv>
             local: None,
         });
     }
-    if !matches!(object.kind(), "identifier" | "attribute" | "member_expression") {
+    if !matches!(
+        object.kind(),
+        "identifier" | "attribute" | "member_expression"
+    ) {
         return None;
     }
     let name = p.text(object);
@@ -448,7 +454,11 @@ fn receiver_of_callee(p: &Parsed<'_>, func: Node<'_>, env: &Env) -> Option<Recv>
         return None;
     };
     match parts.as_slice() {
-        [Literal::Str(class), Literal::List(args), Literal::Bool(local)] => Some(Recv {
+        [
+            Literal::Str(class),
+            Literal::List(args),
+            Literal::Bool(local),
+        ] => Some(Recv {
             class: class.clone(),
             args: args.clone(),
             before: Vec::new(),
@@ -1200,8 +1210,10 @@ fn js_assertion(p: &Parsed<'_>, n: Node<'_>, env: &Env) -> Option<Seen> {
                 });
             }
             // `expect(id).toEqual(hashids.encode(numbers))`: the call on the other side.
-            if matches!(prop, "toBe" | "toEqual" | "toStrictEqual" | "equal" | "equals" | "eql")
-                && let Some(call) = args.first()
+            if matches!(
+                prop,
+                "toBe" | "toEqual" | "toStrictEqual" | "equal" | "equals" | "eql"
+            ) && let Some(call) = args.first()
                 && let Some(s) = pair(p, *call, actual, env, n)
             {
                 return Some(s);

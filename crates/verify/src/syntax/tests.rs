@@ -1135,7 +1135,14 @@ fn literals_compare_as_printed_data() {
 // ---------------------------------------------------------------- methods (issue 33)
 
 /// `(callee, class, constructor args, before, args, expected)` of a file's method probes.
-type MethodShape = (String, String, Vec<Literal>, Vec<String>, Vec<Literal>, Literal);
+type MethodShape = (
+    String,
+    String,
+    Vec<Literal>,
+    Vec<String>,
+    Vec<Literal>,
+    Literal,
+);
 
 fn methods(lang: Lang, src: &str) -> Vec<MethodShape> {
     extract_probes(lang, src)
@@ -1194,12 +1201,47 @@ class TestCalc(unittest.TestCase):
     assert_eq!(
         m,
         vec![
-            ("self.calc.add".into(), "Calc".into(), vec![int(10)], vec![], vec![int(2)], int(12)),
-            ("c.add".into(), "Calc".into(), vec![int(1)], vec![], vec![int(2)], int(3)),
+            (
+                "self.calc.add".into(),
+                "Calc".into(),
+                vec![int(10)],
+                vec![],
+                vec![int(2)],
+                int(12)
+            ),
+            (
+                "c.add".into(),
+                "Calc".into(),
+                vec![int(1)],
+                vec![],
+                vec![int(2)],
+                int(3)
+            ),
             // the second call on the same object replays the first
-            ("c.add".into(), "Calc".into(), vec![int(1)], vec!["add".into()], vec![int(3)], int(6)),
-            ("Calc(0).add".into(), "Calc".into(), vec![int(0)], vec![], vec![int(4)], int(4)),
-            ("PAD.pad".into(), "Pad".into(), vec![int(5)], vec![], vec![s("ab")], s("ab   ")),
+            (
+                "c.add".into(),
+                "Calc".into(),
+                vec![int(1)],
+                vec!["add".into()],
+                vec![int(3)],
+                int(6)
+            ),
+            (
+                "Calc(0).add".into(),
+                "Calc".into(),
+                vec![int(0)],
+                vec![],
+                vec![int(4)],
+                int(4)
+            ),
+            (
+                "PAD.pad".into(),
+                "Pad".into(),
+                vec![int(5)],
+                vec![],
+                vec![s("ab")],
+                s("ab   ")
+            ),
         ]
     );
     let all = extract_probes(Lang::Python, src).unwrap();
@@ -1207,7 +1249,8 @@ class TestCalc(unittest.TestCase):
     assert!(
         all.not_probed
             .iter()
-            .any(|n| n.test == "TestCalc.test_state_otherwise" && n.reason.contains("used otherwise")),
+            .any(|n| n.test == "TestCalc.test_state_otherwise"
+                && n.reason.contains("used otherwise")),
         "{:?}",
         all.not_probed
     );
@@ -1261,12 +1304,42 @@ test('local object with state', () => {
     assert_eq!(
         m,
         vec![
-            h("hashids.encode", vec![Literal::List(vec![int(0)])], s("nej1m3")),
-            h("hashids.encode", vec![Literal::List(vec![int(1), int(2)])], s("dw1nqd")),
-            h("hashids.decode", vec![s("nej1m3")], Literal::List(vec![int(0)])),
-            h("hashids.decode", vec![s("dw1nqd")], Literal::List(vec![int(1), int(2)])),
-            ("c.add".into(), "Counter".into(), vec![int(1)], vec![], vec![int(2)], int(3)),
-            ("c.add".into(), "Counter".into(), vec![int(1)], vec!["add".into()], vec![int(3)], int(6)),
+            h(
+                "hashids.encode",
+                vec![Literal::List(vec![int(0)])],
+                s("nej1m3")
+            ),
+            h(
+                "hashids.encode",
+                vec![Literal::List(vec![int(1), int(2)])],
+                s("dw1nqd")
+            ),
+            h(
+                "hashids.decode",
+                vec![s("nej1m3")],
+                Literal::List(vec![int(0)])
+            ),
+            h(
+                "hashids.decode",
+                vec![s("dw1nqd")],
+                Literal::List(vec![int(1), int(2)])
+            ),
+            (
+                "c.add".into(),
+                "Counter".into(),
+                vec![int(1)],
+                vec![],
+                vec![int(2)],
+                int(3)
+            ),
+            (
+                "c.add".into(),
+                "Counter".into(),
+                vec![int(1)],
+                vec!["add".into()],
+                vec![int(3)],
+                int(6)
+            ),
         ]
     );
 }
