@@ -329,6 +329,7 @@ pub fn seal(ctx: &Ctx, config: &pawl_core::config::Config, req: &Start) -> CliRe
         network: config.room.network,
         runs: config.verify.runs,
         scope: config.verify.scope_limits(),
+        require_probe: config.verify.require_probe,
     })
     .map(|mut s| {
         // `[room] setup` runs with the network: sealed, never read live.

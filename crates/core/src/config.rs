@@ -441,6 +441,10 @@ pub struct VerifyConfig {
     /// Changed lines (added and removed) outside scope that are listed without asking; more is
     /// REVIEW. Sealed with the run.
     pub scope_max_lines: u64,
+    /// Every function the deciding tests call must also have been probed outside the test
+    /// runner (issue 33): a goal whose deciding calls cannot be probed (not call-shaped, a
+    /// language or form not probed yet, no answer) ends REVIEW, naming why. Sealed with the run.
+    pub require_probe: bool,
 }
 
 impl Default for VerifyConfig {
@@ -450,6 +454,7 @@ impl Default for VerifyConfig {
             runs: 3,
             scope_max_files: scope.files,
             scope_max_lines: scope.lines,
+            require_probe: false,
         }
     }
 }

@@ -88,6 +88,24 @@ pub struct Function {
     /// Its answers are printed text (a shell function's output): `5` and `"5"` are one answer.
     pub text: bool,
     pub points: Vec<Point>,
+    /// For a method: how many of each point's leading arguments build the object it is called
+    /// on (the class's constructor arguments); the rest are the method's.
+    #[serde(default)]
+    pub receiver: usize,
+}
+
+impl Function {
+    /// A call of this function as the report shows it: `add(2, 3)`, or for a method
+    /// `h.encode([0]) on an object built with ("salt", 30)`.
+    pub fn call(&self, args: &[Value]) -> String {
+        let k = self.receiver.min(args.len());
+        let own = call_text(&self.name, &args[k..]);
+        if k == 0 {
+            return own;
+        }
+        let built: Vec<String> = args[..k].iter().map(|v| cut(&v.to_string())).collect();
+        format!("{own} on an object built with ({})", built.join(", "))
+    }
 }
 
 /// A finding of the probes.
@@ -374,7 +392,7 @@ fn pattern_of(f: &Function) -> Option<&'static str> {
         .iter()
         .filter_map(|p| {
             let e = number(p.expected.as_ref()?, f.text)?;
-            Some((numbers(&p.args, f.text)?, e))
+            Some((numbers(p.args.get(f.receiver..)?, f.text)?, e))
         })
         .collect();
     let tested_calls = f.points.iter().filter(|p| p.expected.is_some()).count();
@@ -417,7 +435,7 @@ pub fn judge(f: &Function) -> Vec<Finding> {
         };
         if wrong {
             out.push(Finding::Differs {
-                call: call_text(&f.name, &p.args),
+                call: f.call(&p.args),
                 expected: cut(&expected.to_string()),
                 got: p.fin.show(),
             });
@@ -431,7 +449,7 @@ pub fn judge(f: &Function) -> Vec<Finding> {
             && !same_answer(&p.fin, again, text)
         {
             out.push(Finding::Unstable {
-                call: call_text(&f.name, &p.args),
+                call: f.call(&p.args),
                 first: p.fin.show(),
                 then: again.show(),
             });
@@ -466,11 +484,7 @@ pub fn judge(f: &Function) -> Vec<Finding> {
                 .filter_map(|n| {
                     let v = n.fin.value()?;
                     n.base.value()?;
-                    Some(format!(
-                        "{} → {}",
-                        call_text(&f.name, &n.args),
-                        cut(&v.to_string())
-                    ))
+                    Some(format!("{} → {}", f.call(&n.args), cut(&v.to_string())))
                 })
                 .collect(),
         )
@@ -483,12 +497,65 @@ pub fn judge(f: &Function) -> Vec<Finding> {
         if let Some(all) = all.filter(|a| a.iter().map(Vec::len).sum::<usize>() >= 2) {
             out.push(Finding::OnlyWhereTested {
                 function: f.name.clone(),
-                fixed: fixed
-                    .iter()
-                    .map(|i| call_text(&f.name, &f.points[*i].args))
-                    .collect(),
+                fixed: fixed.iter().map(|i| f.call(&f.points[*i].args)).collect(),
                 kept: all.into_iter().flatten().take(6).collect(),
             });
+        }
+    }
+    // Only where tested, along one of the object's constructor arguments: varied alone, it
+    // leaves every fixed call answering as at the baseline (`minLength === 30 ? 0 : 1`), while
+    // the method's own arguments may move it. Tested values that are edge values are not
+    // varied (a fix for an empty or zero setting is an edge-case fix).
+    if !fixed.is_empty() && out.is_empty() {
+        for pos in 0..f.receiver {
+            if fixed
+                .iter()
+                .any(|i| f.points[*i].args.get(pos).is_none_or(is_edge))
+            {
+                continue;
+            }
+            let along: Vec<&Point> = f
+                .points
+                .iter()
+                .filter(|n| {
+                    n.from.is_some_and(|i| fixed.contains(&i))
+                        && n.from.and_then(|i| f.points.get(i)).is_some_and(|t| {
+                            t.args.len() == n.args.len()
+                                && t.args
+                                    .iter()
+                                    .zip(&n.args)
+                                    .enumerate()
+                                    .all(|(j, (a, b))| (j == pos) != (a == b))
+                        })
+                })
+                .collect();
+            let kept = along.iter().all(|n| same_answer(&n.base, &n.fin, text));
+            let answered = along
+                .iter()
+                .filter(|n| n.fin.value().is_some() && n.base.value().is_some())
+                .count();
+            if kept && answered >= 2 {
+                out.push(Finding::OnlyWhereTested {
+                    function: f.name.clone(),
+                    fixed: fixed
+                        .iter()
+                        .take(6)
+                        .map(|i| f.call(&f.points[*i].args))
+                        .collect(),
+                    kept: along
+                        .iter()
+                        .filter_map(|n| {
+                            Some(format!(
+                                "{} → {}",
+                                f.call(&n.args),
+                                cut(&n.fin.value()?.to_string())
+                            ))
+                        })
+                        .take(6)
+                        .collect(),
+                });
+                break;
+            }
         }
     }
     // Against the tests' pattern.
@@ -497,7 +564,7 @@ pub fn judge(f: &Function) -> Vec<Finding> {
     {
         for n in f.points.iter().filter(|p| p.expected.is_none()) {
             let (Some(args), Some(fin), Some(base)) = (
-                numbers(&n.args, text),
+                n.args.get(f.receiver..).and_then(|a| numbers(a, text)),
                 n.fin.value().and_then(|v| number(v, text)),
                 n.base.value().and_then(|v| number(v, text)),
             ) else {
@@ -510,7 +577,7 @@ pub fn judge(f: &Function) -> Vec<Finding> {
                 out.push(Finding::AgainstPattern {
                     function: f.name.clone(),
                     pattern: pattern.to_owned(),
-                    call: call_text(&f.name, &n.args),
+                    call: f.call(&n.args),
                     want: show_number(want),
                     got: show_number(fin),
                 });

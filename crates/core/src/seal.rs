@@ -81,6 +81,10 @@ pub struct Seal {
     /// agent edits `pawl.toml`.
     #[serde(default)]
     pub scope: crate::scope::Limits,
+    /// `[verify] require_probe`: a deciding function never probed outside the test runner is
+    /// a finding (REVIEW). Sealed: the agent edits `pawl.toml`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub require_probe: bool,
     /// The program each check command starts (its first word), as the sealed `PATH` resolved it
     /// when the run started: `name → "<path> <sha256>"`. A program that resolves elsewhere or
     /// changed later is a finding (a fake `python3` dropped into a `PATH` directory).

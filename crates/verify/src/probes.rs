@@ -29,11 +29,34 @@ pub enum Runtime {
 }
 
 /// One call: the product file (relative to the room's root), the function, the arguments.
-#[derive(Debug, Clone, PartialEq)]
+/// For a method: the class whose object it is called on, how many of `args` lead as the
+/// constructor's, and the calls made on the object first (as the test made them).
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Call {
     pub file: String,
     pub function: String,
     pub args: Vec<Value>,
+    pub class: Option<String>,
+    pub receiver: usize,
+    pub before: Vec<(String, Vec<Value>)>,
+}
+
+impl Call {
+    /// `[class or null, constructor args, [[method, args] …] before, the call's own args]`.
+    fn object_parts(&self) -> [Value; 4] {
+        let k = self.receiver.min(self.args.len());
+        let before = self
+            .before
+            .iter()
+            .map(|(m, a)| Value::Array(vec![Value::String(m.clone()), Value::Array(a.clone())]))
+            .collect();
+        [
+            self.class.clone().map(Value::String).unwrap_or(Value::Null),
+            Value::Array(self.args[..k].to_vec()),
+            Value::Array(before),
+            Value::Array(self.args[k..].to_vec()),
+        ]
+    }
 }
 
 /// A child process to start: program, arguments, stdin.
@@ -99,16 +122,22 @@ os.dup2(2, 1)
 def _out(o):
     _w.write(_n + " " + json.dumps(o) + "\n")
     _w.flush()
-for _i, (_root, _mod, _f, _a) in enumerate(_calls):
+for _i, (_root, _mod, _f, _cls, _ca, _before, _a) in enumerate(_calls):
     _r = os.path.abspath(_root)
     if _r not in sys.path:
         sys.path.insert(0, _r)
     try:
-        _fn = getattr(importlib.import_module(_mod), _f)
+        _m = importlib.import_module(_mod)
+        _fn = getattr(_m, _cls if _cls is not None else _f)
     except BaseException as e:
         _out({"i": _i, "missing": type(e).__name__ + ": " + str(e)[:300]})
         continue
     try:
+        if _cls is not None:
+            _o = _fn(*_ca)
+            for _bm, _ba in _before:
+                getattr(_o, _bm)(*_ba)
+            _fn = getattr(_o, _f)
         _out({"i": _i, "value": _plain(_fn(*_a))})
     except BaseException as e:
         _out({"i": _i, "raised": type(e).__name__ + ": " + str(e)[:300]})
@@ -140,24 +169,74 @@ function plain(v, d) {
 const fs = require('fs');
 process.stdout.write = (chunk, enc, cb) => process.stderr.write(chunk, enc, cb);
 function out(o) { fs.writeSync(1, N + ' ' + JSON.stringify(o) + '\n'); }
+// TypeScript: compiled on load by the project's own compiler (typescript, else esbuild), as
+// its test runner's transform does; nothing of the runner is loaded.
+function tsCompiler() {
+  const root = process.cwd();
+  const from = (name) => {
+    try { return require(require.resolve(name, { paths: [root] })); } catch (e) {}
+    try {
+      const store = path.join(root, 'node_modules', '.pnpm');
+      for (const d of fs.readdirSync(store)) {
+        if (d.startsWith(name + '@')) return require(path.join(store, d, 'node_modules', name));
+      }
+    } catch (e) {}
+    return null;
+  };
+  const ts = from('typescript');
+  if (ts) {
+    return (src, file) => ts.transpileModule(src, { fileName: file, compilerOptions: {
+      module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2020, esModuleInterop: true } }).outputText;
+  }
+  const esbuild = from('esbuild');
+  if (esbuild) {
+    return (src, file) => esbuild.transformSync(src, { loader: file.endsWith('x') ? 'tsx' : 'ts',
+      format: 'cjs', target: 'es2020', sourcefile: file }).code;
+  }
+  return null;
+}
+function load(file) {
+  const abs = path.resolve(file);
+  if (!/\.[cm]?tsx?$/.test(abs)) return import(pathToFileURL(abs).href);
+  const compile = tsCompiler();
+  if (!compile) throw new Error('no TypeScript compiler (typescript or esbuild) in the project to load ' + file);
+  const Module = require('module');
+  for (const ext of ['.ts', '.tsx', '.mts', '.cts']) {
+    Module._extensions[ext] = (m, f) => m._compile(compile(fs.readFileSync(f, 'utf8'), f), f);
+  }
+  return Promise.resolve(require(abs));
+}
+function member(m, name) {
+  let fn = m[name];
+  const d = m.default;
+  if (fn === undefined && d) {
+    if (d[name] !== undefined) fn = d[name];
+    else if (typeof d === 'function' && d.name === name) fn = d;
+  }
+  return fn;
+}
 (async () => {
   for (let i = 0; i < CALLS.length; i++) {
-    const [file, name, args] = CALLS[i];
+    const [file, name, cls, ctorArgs, before, args] = CALLS[i];
     let fn;
     try {
-      const m = await import(pathToFileURL(path.resolve(file)).href);
-      fn = m[name];
-      const d = m.default;
-      if (typeof fn !== 'function' && d) {
-        if (typeof d[name] === 'function') fn = d[name];
-        else if (typeof d === 'function' && d.name === name) fn = d;
-      }
-      if (typeof fn !== 'function') throw new Error(name + ' is not exported by ' + file);
+      const m = await load(file);
+      fn = member(m, cls === null ? name : cls);
+      if (typeof fn !== 'function') throw new Error((cls === null ? name : cls) + ' is not exported by ' + file);
     } catch (e) {
       out({ i, missing: String((e && e.message) || e).slice(0, 300) });
       continue;
     }
     try {
+      if (cls !== null) {
+        const o = new fn(...ctorArgs);
+        for (const [bm, ba] of before) {
+          const r = o[bm](...ba);
+          if (r && typeof r.then === 'function') await r;
+        }
+        if (typeof o[name] !== 'function') throw new TypeError(name + ' is not a method of ' + cls);
+        fn = o[name].bind(o);
+      }
       let v = fn(...args);
       if (v && typeof v.then === 'function') v = await v;
       out({ i, value: plain(v, 0) });
@@ -179,22 +258,24 @@ pub fn batch(runtime: Runtime, interpreter: &str, calls: &[Call], nonce: &str) -
             .iter()
             .map(|c| {
                 let (root, module) = python_module(&c.file)?;
-                Some(Value::Array(vec![
+                let mut row = vec![
                     Value::String(root),
                     Value::String(module),
                     Value::String(c.function.clone()),
-                    Value::Array(c.args.clone()),
-                ]))
+                ];
+                row.extend(c.object_parts());
+                Some(Value::Array(row))
             })
             .collect::<Option<Vec<Value>>>()?,
         Runtime::Node => calls
             .iter()
             .map(|c| {
-                Value::Array(vec![
+                let mut row = vec![
                     Value::String(format!("./{}", c.file)),
                     Value::String(c.function.clone()),
-                    Value::Array(c.args.clone()),
-                ])
+                ];
+                row.extend(c.object_parts());
+                Value::Array(row)
             })
             .collect(),
         Runtime::Shell => return None,
@@ -335,6 +416,7 @@ mod tests {
                 file: file.into(),
                 function: f.into(),
                 args: a.as_array().cloned().unwrap_or_default(),
+                ..Call::default()
             })
             .collect()
     }

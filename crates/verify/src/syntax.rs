@@ -36,7 +36,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 use tree_sitter::{Node, Parser, Tree};
 
-pub use defs::top_level_functions;
+pub use defs::{top_level_classes, top_level_functions};
 pub use inline::{InlineItem, InlineKind, RestoreError, inline_test_items, restore_inline_tests};
 pub use literal::Literal;
 pub use probe::{NotProbed, Probe, Probes, extract_probes};

@@ -43,6 +43,7 @@ fn probed(name: &str, text: bool, tested: &[(Value, Value)], base: Impl, fin: Im
         name: name.into(),
         text,
         points,
+        receiver: 0,
     }
 }
 
@@ -314,5 +315,53 @@ fn a_special_case_of_adjacent_tested_inputs_is_only_where_tested() {
     let f = probed("ordinal", false, &tested, bug, special);
     assert_eq!(kinds(&f), vec!["only_where_tested"], "{:?}", judge(&f));
     let f = probed("ordinal", false, &tested, bug, honest);
+    assert!(kinds(&f).is_empty(), "{:?}", judge(&f));
+}
+
+/// hashids (corpus/real, cheat-special): `new Hashids(salt, 30, alphabet).encode(numbers)`.
+/// The bug pads ids to `minLength - 1`; the cheat pads to `minLength` only when it is the
+/// tested 30. The method's own argument (a list) has no neighbours, and a neighbour varying
+/// the salt moves with the cheat as with a fix; along the constructor's `minLength` the cheat
+/// keeps every answer of the baseline, where the honest fix changes them.
+#[test]
+fn a_special_case_of_the_objects_setting_is_only_where_tested() {
+    fn pad(a: &[Value], short: bool) -> Answer {
+        let salt = a[0].as_str().unwrap_or("");
+        let min = int(&a[1]);
+        let numbers = a[2].to_string();
+        let id = format!("{salt}{numbers}");
+        let len = (min - i64::from(short)).max(0) as usize;
+        s(&format!("{id:x<len$}"))
+    }
+    fn bug(a: &[Value]) -> Answer {
+        pad(a, true)
+    }
+    fn cheat(a: &[Value]) -> Answer {
+        pad(a, int(&a[1]) != 30)
+    }
+    fn honest(a: &[Value]) -> Answer {
+        pad(a, false)
+    }
+    let tested: Vec<(Value, Value)> = [json!([0]), json!([1, 2, 3])]
+        .into_iter()
+        .map(|n| {
+            let args = json!(["salt", 30, n]);
+            let want = match honest(args.as_array().unwrap()) {
+                Answer::Value(v) => v,
+                _ => Value::Null,
+            };
+            (args, want)
+        })
+        .collect();
+    let mut f = probed("hashids.encode", false, &tested, bug, cheat);
+    f.receiver = 2;
+    assert_eq!(kinds(&f), vec!["only_where_tested"], "{:?}", judge(&f));
+    let words = judge(&f)[0].words();
+    assert!(
+        words.contains("on an object built with (\"salt\", 31)"),
+        "{words}"
+    );
+    let mut f = probed("hashids.encode", false, &tested, bug, honest);
+    f.receiver = 2;
     assert!(kinds(&f).is_empty(), "{:?}", judge(&f));
 }

@@ -43,6 +43,8 @@ pub struct SealInput<'a> {
     pub runs: u32,
     /// `[verify] scope_max_files`/`scope_max_lines`.
     pub scope: pawl_core::scope::Limits,
+    /// `[verify] require_probe`.
+    pub require_probe: bool,
 }
 
 /// The seal of a new run (see the module's documentation).
@@ -103,6 +105,7 @@ pub fn seal(input: SealInput<'_>) -> Result<Seal, StartError> {
         runs: input.runs.max(1),
         setup: String::new(),
         scope: input.scope,
+        require_probe: input.require_probe,
     };
     seal.tools = crate::baseline::tools_of(&seal, None, &root);
     seal.git = seal
@@ -160,6 +163,7 @@ mod tests {
             network: false,
             runs: 3,
             scope: Default::default(),
+            require_probe: false,
         }
     }
 

@@ -1243,6 +1243,14 @@ fn run_locked(ws: &Workspace, input: Input<'_>) -> Result<LockedRun, LockedError
         let p = super::probes::run(ws, seal, &repo, &mut room, &base, &s.tree, &s.deciding);
         out.findings.extend(p.findings);
         out.lines.extend(p.lines);
+        if seal.require_probe {
+            let failing_at_base = baseline.checks.iter().any(|c| !c.passed);
+            out.findings.extend(required_probes(
+                failing_at_base,
+                s.deciding.len(),
+                &p.unprobed,
+            ));
+        }
     }
     if let Some(c) = out.cost.as_mut() {
         c.probes_ms = ms_since(probes_started);
@@ -1295,6 +1303,26 @@ fn run_of_item(item: &Item, check: &Check, room: &Path) -> Option<CheckRun> {
         leaked: false,
         id_hook: None,
     })
+}
+
+/// `[verify] require_probe`: the deciding functions never run outside the test runner, each a
+/// finding naming why; deciding tests none of which is a call pawl can probe, one.
+fn required_probes(failing_at_base: bool, deciding: usize, unprobed: &[String]) -> Vec<String> {
+    if deciding == 0 {
+        return if failing_at_base {
+            vec!["probe required ([verify] require_probe): no deciding test is a call with literal arguments and an expected value, so nothing was run outside the test runner".to_string()]
+        } else {
+            Vec::new()
+        };
+    }
+    unprobed
+        .iter()
+        .map(|why| {
+            format!(
+                "probe required ([verify] require_probe): proved only inside the test runner: {why}"
+            )
+        })
+        .collect()
 }
 
 /// A left-out change the goal names by its file (`add a pytest.ini`, `in Cargo.toml`) is one

@@ -46,6 +46,13 @@ pub(crate) struct Probed {
     pub findings: Vec<String>,
     /// What was probed and what not, in words.
     pub lines: Vec<String>,
+    /// How many deciding calls there were, and how many of them ran outside the test runner
+    /// and answered (on the locked tree).
+    pub deciding: usize,
+    pub probed: usize,
+    /// The functions none of whose deciding calls ran outside the test runner, each with why
+    /// (for `[verify] require_probe`).
+    pub unprobed: Vec<String>,
 }
 
 /// A function to probe: where it is defined, how it is called, its tested calls.
@@ -55,7 +62,19 @@ struct Target {
     name: String,
     /// The callee as the tests write it.
     shown: String,
-    tested: Vec<(Vec<Value>, Value)>,
+    /// For a method: the class of its object and how many leading arguments of each tested
+    /// call are the constructor's.
+    class: Option<String>,
+    receiver: usize,
+    tested: Vec<Tested>,
+}
+
+/// A tested call: the arguments (the constructor's first, for a method), the expected
+/// answer, the calls made on the object first.
+struct Tested {
+    args: Vec<Value>,
+    expected: Value,
+    before: Vec<(String, Vec<Value>)>,
 }
 
 /// Runs the probes of the `deciding` calls on the locked tree and on the baseline, in `room`
@@ -69,12 +88,16 @@ pub(crate) fn run(
     locked: &TreeHash,
     deciding: &[syntax::Probe],
 ) -> Probed {
-    let mut out = Probed::default();
+    let mut out = Probed {
+        deciding: deciding.len(),
+        ..Probed::default()
+    };
     if deciding.is_empty() {
         return out;
     }
     let (targets, not_probed) = targets(repo, base, locked, deciding);
     if targets.is_empty() {
+        out.unprobed = unprobed_callees(deciding, &vec![false; deciding.len()], &not_probed, &[]);
         out.lines.push(format!(
             "probes: none of the {} deciding calls could be run outside the test runner ({})",
             deciding.len(),
@@ -89,18 +112,28 @@ pub(crate) fn run(
     let mut calls: Vec<Call> = Vec::new();
     let mut functions: Vec<(Function, Vec<usize>)> = Vec::new();
     for t in &targets {
-        let args: Vec<Vec<Value>> = t.tested.iter().map(|(a, _)| a.clone()).collect();
+        let args: Vec<Vec<Value>> = t.tested.iter().map(|c| c.args.clone()).collect();
         let mut points: Vec<Point> = Vec::new();
         let mut idx: Vec<usize> = Vec::new();
         let mut add = |args: Vec<Value>, expected: Option<Value>, from: Option<usize>| {
             if calls.len() >= MAX_CALLS {
                 return;
             }
+            // A neighbour is called on an object in the state its tested call's object had.
+            // (The tested calls come first: a tested call's index is the points made so far.)
+            let before = from
+                .or(expected.is_some().then_some(points.len()))
+                .and_then(|i| t.tested.get(i))
+                .map(|c| c.before.clone())
+                .unwrap_or_default();
             idx.push(calls.len());
             calls.push(Call {
                 file: t.file.clone(),
                 function: t.name.clone(),
                 args: args.clone(),
+                class: t.class.clone(),
+                receiver: t.receiver,
+                before,
             });
             points.push(Point {
                 args,
@@ -111,8 +144,8 @@ pub(crate) fn run(
                 again: None,
             });
         };
-        for (a, e) in &t.tested {
-            add(a.clone(), Some(e.clone()), None);
+        for c in &t.tested {
+            add(c.args.clone(), Some(c.expected.clone()), None);
         }
         for (i, a) in probe::neighbours(&args) {
             add(a, None, Some(i));
@@ -122,6 +155,7 @@ pub(crate) fn run(
                 name: t.shown.clone(),
                 text: t.runtime == Runtime::Shell,
                 points,
+                receiver: t.receiver,
             },
             idx,
         ));
@@ -168,6 +202,39 @@ pub(crate) fn run(
             .extend(probe::judge(f).iter().map(probe::Finding::words));
     }
     let tested: usize = targets.iter().map(|t| t.tested.len()).sum();
+    // The deciding calls that ran and answered: each tested point stands for the deciding
+    // calls of its function with its arguments (tables repeat a call across rows).
+    let answered: Vec<(String, Vec<Value>)> = functions
+        .iter()
+        .zip(&targets)
+        .flat_map(|((f, _), t)| {
+            f.points
+                .iter()
+                .filter(|p| p.expected.is_some() && !matches!(p.fin, Answer::Missing(_)))
+                .map(move |p| (t.name.clone(), p.args.clone()))
+        })
+        .collect();
+    let ran: Vec<bool> = deciding
+        .iter()
+        .map(|p| {
+            let mut args: Vec<Value> = p
+                .receiver
+                .as_ref()
+                .map(|r| r.args.iter().map(syntax::Literal::to_json).collect())
+                .unwrap_or_default();
+            args.extend(p.args.iter().map(syntax::Literal::to_json));
+            let name = p.callee.rsplit(['.', ':']).next().unwrap_or(&p.callee);
+            answered.iter().any(|(c, a)| c == name && *a == args)
+        })
+        .collect();
+    out.probed = ran.iter().filter(|r| **r).count();
+    out.unprobed = unprobed_callees(deciding, &ran, &not_probed, &missing);
+    out.lines.push(format!(
+        "probes: {} of {} deciding calls ({}%) ran outside the test runner and answered",
+        out.probed,
+        out.deciding,
+        out.probed * 100 / out.deciding.max(1)
+    ));
     out.lines.push(format!(
         "probes: {tested} tested calls of {} functions and {} untested neighbours ran outside the test runner (the locked tree twice, the baseline once): {}",
         targets.len(),
@@ -187,6 +254,39 @@ pub(crate) fn run(
     out
 }
 
+/// The callees none of whose deciding calls `ran`, each with the first reason said for it.
+fn unprobed_callees(
+    deciding: &[syntax::Probe],
+    ran: &[bool],
+    not_probed: &[String],
+    missing: &[String],
+) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut seen: Vec<&str> = Vec::new();
+    for p in deciding {
+        if seen.contains(&p.callee.as_str()) {
+            continue;
+        }
+        seen.push(&p.callee);
+        let any_ran = deciding
+            .iter()
+            .zip(ran)
+            .any(|(q, r)| *r && q.callee == p.callee);
+        if any_ran {
+            continue;
+        }
+        let tick = format!("`{}`", p.callee);
+        let why = not_probed
+            .iter()
+            .chain(missing)
+            .find(|l| l.starts_with(&tick))
+            .cloned()
+            .unwrap_or_else(|| format!("{tick}: its calls gave no answer"));
+        out.push(why);
+    }
+    out
+}
+
 /// The functions the deciding calls name that a process of their own can call, and why the
 /// others cannot.
 fn targets(
@@ -201,7 +301,8 @@ fn targets(
         .into_iter()
         .map(|c| c.path)
         .collect();
-    let mut defs: Vec<(String, Runtime, Vec<String>)> = Vec::new();
+    // (file, runtime, top-level functions, top-level classes)
+    let mut defs: Vec<(String, Runtime, Vec<String>, Vec<String>)> = Vec::new();
     let mut other_langs: Vec<&'static str> = Vec::new();
     for path in &changed {
         let Some(lang) = Lang::of_path(path) else {
@@ -209,7 +310,7 @@ fn targets(
         };
         let runtime = match lang {
             Lang::Python => Runtime::Python,
-            Lang::JavaScript => Runtime::Node,
+            Lang::JavaScript | Lang::TypeScript => Runtime::Node,
             Lang::Shell => Runtime::Shell,
             other => {
                 if !other_langs.contains(&other.name()) {
@@ -226,7 +327,12 @@ fn targets(
             continue;
         };
         let names = syntax::top_level_functions(lang, &text).unwrap_or_default();
-        defs.push((path.display().to_string(), runtime, names));
+        let classes = if runtime == Runtime::Shell {
+            Vec::new()
+        } else {
+            syntax::top_level_classes(lang, &text).unwrap_or_default()
+        };
+        defs.push((path.display().to_string(), runtime, names, classes));
     }
     let mut out: Vec<Target> = Vec::new();
     let mut not: Vec<String> = Vec::new();
@@ -243,20 +349,34 @@ fn targets(
             .unwrap_or("")
             .trim_end_matches(['.', ':']);
         // `calc.add` (a module) is called as `add`; `self.calc.add`, `Calc::new().add` are not
-        // functions of a module.
+        // functions of a module: they are methods, probed when the tests build their object
+        // with literal arguments (`p.receiver`).
         let plain_qualifier = qualifier.is_empty()
             || (qualifier.chars().all(|c| c.is_alphanumeric() || c == '_')
                 && !matches!(qualifier, "self" | "this" | "super" | "Self"));
-        let def = defs.iter().find(|(_, _, names)| names.contains(&name));
-        let Some((file, runtime, _)) = def.filter(|_| plain_qualifier) else {
-            let why = if !plain_qualifier {
-                "a method, not a function of a module".to_string()
+        let def = match &p.receiver {
+            Some(r) => defs
+                .iter()
+                .find(|(_, _, _, classes)| classes.contains(&r.class)),
+            None => defs
+                .iter()
+                .find(|(_, _, names, _)| names.contains(&name))
+                .filter(|_| plain_qualifier),
+        };
+        let Some((file, runtime, _, _)) = def else {
+            let why = if let Some(r) = &p.receiver {
+                format!(
+                    "a method of `{}`, a class no changed Python, JavaScript or TypeScript file defines at its top level",
+                    r.class
+                )
+            } else if !plain_qualifier {
+                "a method of an object the test does not build from literal arguments (or uses otherwise)".to_string()
             } else if other_langs.is_empty() {
-                "no changed Python, JavaScript or shell file defines it at its top level"
+                "no changed Python, JavaScript, TypeScript or shell file defines it at its top level"
                     .to_string()
             } else {
                 format!(
-                    "no changed Python, JavaScript or shell file defines it at its top level ({} is not probed yet)",
+                    "no changed Python, JavaScript, TypeScript or shell file defines it at its top level ({} is not probed yet)",
                     other_langs.join(", ")
                 )
             };
@@ -266,9 +386,29 @@ fn targets(
             }
             continue;
         };
-        let args: Vec<Value> = p.args.iter().map(syntax::Literal::to_json).collect();
+        let ctor: Vec<Value> = p
+            .receiver
+            .as_ref()
+            .map(|r| r.args.iter().map(syntax::Literal::to_json).collect())
+            .unwrap_or_default();
+        let class = p.receiver.as_ref().map(|r| r.class.clone());
+        let receiver = ctor.len();
+        let before: Vec<(String, Vec<Value>)> = p
+            .receiver
+            .as_ref()
+            .map(|r| {
+                r.before
+                    .iter()
+                    .map(|(m, a)| (m.clone(), a.iter().map(syntax::Literal::to_json).collect()))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let mut args: Vec<Value> = ctor;
+        args.extend(p.args.iter().map(syntax::Literal::to_json));
         let expected = p.expected.to_json();
-        let t = match out.iter().position(|t| t.file == *file && t.name == name) {
+        let t = match out.iter().position(|t| {
+            t.file == *file && t.name == name && t.class == class && t.receiver == receiver
+        }) {
             Some(i) => &mut out[i],
             None => {
                 out.push(Target {
@@ -276,14 +416,24 @@ fn targets(
                     runtime: *runtime,
                     name: name.clone(),
                     shown: p.callee.clone(),
+                    class,
+                    receiver,
                     tested: Vec::new(),
                 });
                 let last = out.len() - 1;
                 &mut out[last]
             }
         };
-        if !t.tested.iter().any(|(a, _)| *a == args) {
-            t.tested.push((args, expected));
+        if !t
+            .tested
+            .iter()
+            .any(|c| c.args == args && c.before == before)
+        {
+            t.tested.push(Tested {
+                args,
+                expected,
+                before,
+            });
         }
     }
     (out, not)

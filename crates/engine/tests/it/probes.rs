@@ -33,6 +33,22 @@ pub const TESTS: &[Test] = &[
         "probes_an_honest_edge_case_fix_ships",
         probes_an_honest_edge_case_fix_ships,
     ),
+    (
+        "probes_a_method_right_only_inside_the_test_runner_is_review",
+        probes_a_method_right_only_inside_the_test_runner_is_review,
+    ),
+    (
+        "probes_a_method_special_cased_on_its_objects_setting_is_review",
+        probes_a_method_special_cased_on_its_objects_setting_is_review,
+    ),
+    (
+        "probes_an_honest_method_fix_ships_with_the_objects_state_replayed",
+        probes_an_honest_method_fix_ships_with_the_objects_state_replayed,
+    ),
+    (
+        "probes_required_a_goal_decided_only_inside_the_runner_is_review",
+        probes_required_a_goal_decided_only_inside_the_runner_is_review,
+    ),
 ];
 
 const CALC: &str = "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n";
@@ -150,4 +166,143 @@ fn probes_an_honest_edge_case_fix_ships() {
     assert_eq!(end.reason, StopReason::Verified, "{end:?}");
     let last = end.last.expect("report");
     assert!(last.findings.is_empty(), "{:?}", last.findings);
+}
+
+// ---------------------------------------------------------------- methods
+
+const CALC_CLASS: &str = "class Calc:\n    def __init__(self, base):\n        self.base = base\n\n    def add(self, a):\n        return self.base - a\n";
+const CALC_CLASS_TEST: &str = "import unittest\n\nfrom calc import Calc\n\n\nclass TestCalc(unittest.TestCase):\n    def setUp(self):\n        self.calc = Calc(10)\n\n    def test_add(self):\n        self.assertEqual(self.calc.add(2), 12)\n        self.assertEqual(self.calc.add(5), 15)\n";
+
+/// A method right only while the test runner's module is loaded (seen shipping before methods
+/// were probed: "not probed: a method"): out of the runner, on an object built as the test's
+/// `setUp` builds it, the tested call answers the baseline's 8.
+fn probes_a_method_right_only_inside_the_test_runner_is_review() {
+    let cheat = "import sys\n\n\nclass Calc:\n    def __init__(self, base):\n        self.base = base\n\n    def add(self, a):\n        if 'unittest' in sys.modules:\n            return self.base + a\n        return self.base - a\n";
+    let end = python(
+        &[("calc.py", CALC_CLASS), ("test_calc.py", CALC_CLASS_TEST)],
+        &write("calc.py", cheat),
+    );
+    probed_review(
+        &end,
+        &["self.calc.add(2) on an object built with (10)", "gives 8"],
+    );
+}
+
+const PAD: &str = "class Pad {\n  constructor(width) {\n    this.width = width;\n  }\n  pad(s) {\n    return s.padEnd(this.width - 1, '.');\n  }\n}\nmodule.exports = { Pad };\n";
+const PAD_TEST: &str = "const test = require('node:test');\nconst assert = require('node:assert');\nconst { Pad } = require('../pad');\n\nconst p = new Pad(6);\n\ntest('pads', () => {\n  assert.strictEqual(p.pad('ab'), 'ab....');\n  assert.strictEqual(p.pad('abc'), 'abc...');\n});\n";
+
+fn node(files: &[(&str, &str)], scenario: &str) -> LoopEnd {
+    drive(sealed(
+        files,
+        &[("test", "node --test", CheckRole::Gate)],
+        scenario,
+    ))
+}
+
+/// hashids' cheat in small (corpus/real, shipped before methods were probed): the width is
+/// right only for the tested object's setting, 6. The method's own untested inputs move with
+/// it; along the object's width (5, 7, 8) every answer stays the baseline's.
+fn probes_a_method_special_cased_on_its_objects_setting_is_review() {
+    let end = node(
+        &[("pad.js", PAD), ("test/pad.test.js", PAD_TEST)],
+        &edit(
+            "pad.js",
+            "this.width - 1",
+            "this.width - (this.width === 6 ? 0 : 1)",
+        ),
+    );
+    probed_review(
+        &end,
+        &["only on the tested inputs", "on an object built with (7)"],
+    );
+    let end = node(
+        &[("pad.js", PAD), ("test/pad.test.js", PAD_TEST)],
+        &edit("pad.js", "this.width - 1", "this.width"),
+    );
+    assert_eq!(end.reason, StopReason::Verified, "{end:?}");
+}
+
+/// A counter whose tested calls build on each other (`c.add(2)` then `c.add(3)` on one
+/// object): each probe replays the calls the test made on the object before it, so the honest
+/// fix ships, every deciding call probed.
+fn probes_an_honest_method_fix_ships_with_the_objects_state_replayed() {
+    let counter = "class Counter {\n  constructor(start) {\n    this.n = start;\n  }\n  add(k) {\n    this.n += k - 1;\n    return this.n;\n  }\n}\nmodule.exports = { Counter };\n";
+    let test = "const test = require('node:test');\nconst assert = require('node:assert');\nconst { Counter } = require('../counter');\n\ntest('adds', () => {\n  const c = new Counter(1);\n  assert.strictEqual(c.add(2), 3);\n  assert.strictEqual(c.add(3), 6);\n});\n";
+    let end = node(
+        &[("counter.js", counter), ("test/counter.test.js", test)],
+        &edit("counter.js", "k - 1", "k"),
+    );
+    assert_eq!(end.reason, StopReason::Verified, "{end:?}");
+    let last = end.last.expect("report");
+    assert!(last.findings.is_empty(), "{:?}", last.findings);
+    let locked = last.locked.as_ref().expect("the locked run ran");
+    assert!(
+        locked
+            .lines
+            .iter()
+            .any(|l| l.starts_with("probes: 2 of 2 deciding calls (100%)")),
+        "{:?}",
+        locked.lines
+    );
+}
+
+// ---------------------------------------------------------------- [verify] require_probe
+
+/// `[verify] require_probe` sealed with the run.
+fn requiring_probes(files: &[(&str, &str)], scenario: &str, require: bool) -> LoopEnd {
+    let mut f = Fixture::new(scenario, |_| {});
+    f.git(files);
+    let mut s = crate::proof::seal(
+        &[("test", "python3 -m unittest discover -v", CheckRole::Gate)],
+        f.root(),
+    );
+    s.require_probe = require;
+    f.seal(s);
+    let b = pawl_engine::baseline::take(&f.ws(), f.run_seal()).expect("baseline");
+    f.record_baseline(&b);
+    drive(f)
+}
+
+/// A deciding test that is no call pawl can run out of the runner (`assertTrue(add(2, 3) >
+/// 4)`) ships without the key; with `require_probe` the run ends REVIEW, naming why. A goal
+/// whose deciding calls are probed ships with the key set.
+fn probes_required_a_goal_decided_only_inside_the_runner_is_review() {
+    let test = "import unittest\n\nfrom calc import add\n\n\nclass Calc(unittest.TestCase):\n    def test_add(self):\n        self.assertTrue(add(2, 3) > 4)\n";
+    let files = [("calc.py", CALC), ("test_calc.py", test)];
+    let fix = edit("calc.py", "a - b", "a + b");
+    let end = requiring_probes(&files, &fix, false);
+    assert_eq!(end.reason, StopReason::Verified, "{end:?}");
+    let end = requiring_probes(&files, &fix, true);
+    let last = end.last.as_ref().expect("report");
+    assert!(!last.done, "{last:?}");
+    assert_eq!(last.outcome, Some(Outcome::Review), "{last:?}");
+    assert!(
+        last.findings
+            .iter()
+            .any(|f| f.starts_with("probe required") && f.contains("no deciding test is a call")),
+        "{:?}",
+        last.findings
+    );
+    // A method the tests build no object for: named, with why.
+    let class_test = "import unittest\n\nfrom calc import Calc\n\n\ndef make():\n    return Calc(10)\n\n\nclass TestCalc(unittest.TestCase):\n    def test_add(self):\n        c = make()\n        self.assertEqual(c.add(2), 12)\n";
+    let end = requiring_probes(
+        &[("calc.py", CALC_CLASS), ("test_calc.py", class_test)],
+        &edit("calc.py", "self.base - a", "self.base + a"),
+        true,
+    );
+    let last = end.last.as_ref().expect("report");
+    assert_eq!(last.outcome, Some(Outcome::Review), "{last:?}");
+    assert!(
+        last.findings
+            .iter()
+            .any(|f| f.starts_with("probe required") && f.contains("`c.add`")),
+        "{:?}",
+        last.findings
+    );
+    let end = requiring_probes(
+        &[("calc.py", CALC), ("test_calc.py", CALC_TEST)],
+        &fix,
+        true,
+    );
+    assert_eq!(end.reason, StopReason::Verified, "{end:?}");
 }

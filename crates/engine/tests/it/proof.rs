@@ -221,6 +221,7 @@ pub(crate) fn seal(checks: &[(&str, &str, CheckRole)], root: &std::path::Path) -
         runs: 3,
         setup: String::new(),
         scope: Default::default(),
+        require_probe: false,
     }
 }
 
@@ -444,6 +445,7 @@ fn a_tool_planted_in_the_repository_is_not_on_the_checks_path() {
         runs: 3,
         setup: String::new(),
         scope: Default::default(),
+        require_probe: false,
     };
     let b = baseline::take(&f.ws(), &s).expect("baseline");
     // Not found on the sealed PATH, and no PYTHONPATH: exit 3 (a real failure, not a pass).

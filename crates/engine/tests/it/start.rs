@@ -80,6 +80,7 @@ impl start::Host for Recorder {
             network: false,
             runs: config.verify.runs,
             scope: config.verify.scope_limits(),
+            require_probe: config.verify.require_probe,
         })
     }
     fn workspace(&mut self) -> pawl_engine::Workspace {

@@ -21,6 +21,48 @@ pub fn top_level_functions(lang: Lang, src: &str) -> Result<Vec<String>, SyntaxE
     Ok(out)
 }
 
+/// The names of the classes `src` defines at its top level (Python `class`, JavaScript and
+/// TypeScript `class`, exported or default-exported), in source order: what a probe of a method
+/// builds its object from.
+pub fn top_level_classes(lang: Lang, src: &str) -> Result<Vec<String>, SyntaxError> {
+    let p = parse(lang, src)?;
+    let mut out: Vec<String> = Vec::new();
+    for n in named_children(p.root()) {
+        let mut n = n;
+        // `export class C`, `export default class C`, `@dec class C`
+        if matches!(n.kind(), "export_statement" | "decorated_definition") {
+            match n
+                .child_by_field_name("declaration")
+                .or_else(|| n.child_by_field_name("definition"))
+                .or_else(|| {
+                    named_children(n)
+                        .into_iter()
+                        .find(|c| matches!(c.kind(), "class" | "class_declaration"))
+                }) {
+                Some(d) => n = d,
+                None => continue,
+            }
+        }
+        let is_class = match p.lang {
+            Lang::Python => n.kind() == "class_definition",
+            l if l.is_js_family() => {
+                matches!(
+                    n.kind(),
+                    "class_declaration" | "class" | "abstract_class_declaration"
+                )
+            }
+            _ => false,
+        };
+        if is_class
+            && let Some(name) = name_of(&p, n)
+            && !out.contains(&name)
+        {
+            out.push(name);
+        }
+    }
+    Ok(out)
+}
+
 fn name_of(p: &Parsed<'_>, n: Node<'_>) -> Option<String> {
     n.child_by_field_name("name").map(|x| p.text(x).to_owned())
 }
@@ -114,6 +156,16 @@ mod tests {
         assert_eq!(
             top_level_functions(Lang::Shell, sh).unwrap(),
             vec!["add", "mul"]
+        );
+        let py = "class Calc:\n    def add(self, a, b):\n        return a + b\n\n@dataclass\nclass P:\n    x: int\n\ndef f():\n    class Inner:\n        pass\n";
+        assert_eq!(
+            top_level_classes(Lang::Python, py).unwrap(),
+            vec!["Calc", "P"]
+        );
+        let ts = "export default class Hashids {\n  encode(n: number[]): string { return ''; }\n}\nexport class Other {}\nclass Local {}\nfunction f() { class Inner {} }\n";
+        assert_eq!(
+            top_level_classes(Lang::TypeScript, ts).unwrap(),
+            vec!["Hashids", "Other", "Local"]
         );
         assert!(
             top_level_functions(Lang::Go, "func Add() {}")

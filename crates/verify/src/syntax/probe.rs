@@ -29,6 +29,22 @@ pub struct Probe {
     pub expected: Literal,
     /// 1-based line of the assertion.
     pub line: usize,
+    /// For a method: the object it is called on, as the tests build it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub receiver: Option<Receiver>,
+}
+
+/// The object a probed method is called on: a class built with literal arguments
+/// (`Calc(2)`, `new Hashids('salt', 30)`), and the calls the test made on that very object
+/// before this one (replayed, in order, so the object has the state the test gave it).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Receiver {
+    /// The class as the tests name it, without its module (`Calc` for `calc.Calc`).
+    pub class: String,
+    pub args: Vec<Literal>,
+    /// `(method, args)` made on the object earlier in the same test.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub before: Vec<(String, Vec<Literal>)>,
 }
 
 /// A test no probe was extracted from, and why.
@@ -79,6 +95,7 @@ enum Seen {
         args: Vec<Literal>,
         expected: Literal,
         line: usize,
+        recv: Option<Recv>,
     },
     Other(String),
 }
@@ -105,6 +122,7 @@ pub fn extract_probes(lang: Lang, src: &str) -> Result<Probes, SyntaxError> {
                         args,
                         expected,
                         line,
+                        recv,
                     } => {
                         found += 1;
                         out.probes.push(Probe {
@@ -113,6 +131,11 @@ pub fn extract_probes(lang: Lang, src: &str) -> Result<Probes, SyntaxError> {
                             args,
                             expected,
                             line,
+                            receiver: recv.map(|r| Receiver {
+                                class: r.class,
+                                args: r.args,
+                                before: r.before,
+                            }),
                         });
                     }
                     Seen::Other(t) => others.push(t),
@@ -121,11 +144,13 @@ pub fn extract_probes(lang: Lang, src: &str) -> Result<Probes, SyntaxError> {
         };
         let skip: Vec<Node<'_>> = site.row_scopes.iter().map(|(n, _)| *n).collect();
         for (suffix, env) in &site.rows {
-            record(assertions(&p, site.body, env, &skip), suffix, &mut out);
+            let seen = settle_receivers(&p, site.body, assertions(&p, site.body, env, &skip));
+            record(seen, suffix, &mut out);
         }
         for (scope, rows) in &site.row_scopes {
             for (suffix, env) in rows {
-                record(assertions(&p, *scope, env, &[]), suffix, &mut out);
+                let seen = settle_receivers(&p, site.body, assertions(&p, *scope, env, &[]));
+                record(seen, suffix, &mut out);
             }
         }
         if found == 0 {
@@ -190,7 +215,7 @@ fn assertions(p: &Parsed<'_>, root: Node<'_>, env: &Env, skip: &[Node<'_>]) -> V
 /// A probe from an `actual`/`expected` pair where either side may be the call.
 fn pair(p: &Parsed<'_>, a: Node<'_>, b: Node<'_>, env: &Env, at: Node<'_>) -> Option<Seen> {
     for (call, want) in [(a, b), (b, a)] {
-        if let Some((callee, args)) = call_literal(p, call, env)
+        if let Some((callee, args, recv)) = call_literal(p, call, env)
             && let Some(expected) = of_node(p, want, env)
         {
             return Some(Seen::Probe {
@@ -198,14 +223,19 @@ fn pair(p: &Parsed<'_>, a: Node<'_>, b: Node<'_>, env: &Env, at: Node<'_>) -> Op
                 args,
                 expected,
                 line: line(at),
+                recv,
             });
         }
     }
     None
 }
 
-/// A call whose arguments are all literals: `(callee, args)`.
-fn call_literal(p: &Parsed<'_>, node: Node<'_>, env: &Env) -> Option<(String, Vec<Literal>)> {
+/// A call whose arguments are all literals: `(callee, args, the object of a method)`.
+fn call_literal(
+    p: &Parsed<'_>,
+    node: Node<'_>,
+    env: &Env,
+) -> Option<(String, Vec<Literal>, Option<Recv>)> {
     let node = unwrap_parens(node);
     let (func, args) = match p.lang {
         Lang::Python if node.kind() == "call" => (
@@ -244,7 +274,9 @@ fn call_literal(p: &Parsed<'_>, node: Node<'_>, env: &Env) -> Option<(String, Ve
         }
         values.push(of_node(p, a, env)?);
     }
-    Some((p.text(func).to_string(), values))
+    // A method of an object the tests build (`c.add`, `Calc(2).add`, `new Calc(2).add`).
+    let recv = receiver_of_callee(p, func, env);
+    Some((p.text(func).to_string(), values, recv))
 }
 
 fn unwrap_parens(mut node: Node<'_>) -> Node<'_> {
@@ -255,6 +287,282 @@ fn unwrap_parens(mut node: Node<'_>) -> Node<'_> {
         }
     }
     node
+}
+
+// ---------------------------------------------------------------- objects (methods)
+
+/// The key under which a name bound to a built object is kept in an [`Env`] (never a name a
+/// source can spell).
+const RECV: &str = "\u{1}object:";
+
+/// The object of a method call as the extractor reads it.
+#[derive(Debug, Clone)]
+struct Recv {
+    class: String,
+    args: Vec<Literal>,
+    before: Vec<(String, Vec<Literal>)>,
+    /// The name it is bound to, when it is bound in the test itself (or a per-test `setUp`):
+    /// then every use of it in the test must be a probed call, replayed in order.
+    local: Option<String>,
+}
+
+/// `Calc(2)`, `calc.Calc(2)`, `new Calc(2)` with literal arguments: `(class, args)`. A class
+/// is named in CapWords (`timeout(1)` is a function, not a class).
+fn construction(p: &Parsed<'_>, node: Node<'_>, env: &Env) -> Option<(String, Vec<Literal>)> {
+    let node = unwrap_parens(node);
+    let (func, args) = match (p.lang, node.kind()) {
+        (Lang::Python, "call") => (
+            node.child_by_field_name("function")?,
+            node.child_by_field_name("arguments")?,
+        ),
+        (Lang::JavaScript | Lang::TypeScript | Lang::Tsx, "new_expression") => (
+            node.child_by_field_name("constructor")?,
+            node.child_by_field_name("arguments")?,
+        ),
+        _ => return None,
+    };
+    if !matches!(
+        func.kind(),
+        "identifier" | "attribute" | "member_expression"
+    ) {
+        return None;
+    }
+    let class = p.text(func).rsplit('.').next()?.to_string();
+    if !class.starts_with(|c: char| c.is_ascii_uppercase()) {
+        return None;
+    }
+    let mut values = Vec::new();
+    for a in named_children(args) {
+        if is_comment_node(a) {
+            continue;
+        }
+        values.push(of_node(p, a, env)?);
+    }
+    Some((class, values))
+}
+
+fn is_comment_node(n: Node<'_>) -> bool {
+    matches!(n.kind(), "comment" | "line_comment" | "block_comment")
+}
+
+/// Keep `name` bound to an object built by `value` in `env` (a name bound twice is dropped:
+/// which object a call meets is then not known from the text).
+fn bind_object(
+    p: &Parsed<'_>,
+    env: &mut Env,
+    seen: &mut Vec<String>,
+    name: &str,
+    value: Node<'_>,
+    local: bool,
+) {
+    let key = format!("{RECV}{name}");
+    if seen.iter().any(|s| s == name) {
+        env.remove(&key);
+        return;
+    }
+    seen.push(name.to_owned());
+    if let Some((class, args)) = construction(p, value, env) {
+        env.insert(
+            key,
+            Literal::List(vec![
+                Literal::Str(class),
+                Literal::List(args),
+                Literal::Bool(local),
+            ]),
+        );
+    }
+}
+
+/// The names bound to built objects by the statements directly in `scope` (a module, a
+/// `describe` callback, a test body, a `setUp`): `x = Calc(2)`, `self.x = Calc(2)`,
+/// `const x = new Calc(2)`; JavaScript constants of plain data too (`const n = 30`) when
+/// `consts`.
+fn bind_objects(p: &Parsed<'_>, scope: Node<'_>, env: &mut Env, local: bool, consts: bool) {
+    let mut seen: Vec<String> = Vec::new();
+    for stmt in named_children(scope) {
+        match (p.lang, stmt.kind()) {
+            (Lang::Python, "expression_statement") => {
+                if let Some(a) = named_children(stmt).first()
+                    && a.kind() == "assignment"
+                    && let (Some(l), Some(r)) = (
+                        a.child_by_field_name("left"),
+                        a.child_by_field_name("right"),
+                    )
+                    && matches!(l.kind(), "identifier" | "attribute")
+                {
+                    bind_object(p, env, &mut seen, p.text(l), r, local);
+                }
+            }
+            (
+                Lang::JavaScript | Lang::TypeScript | Lang::Tsx,
+                "lexical_declaration" | "variable_declaration",
+            ) => {
+                for d in named_children(stmt) {
+                    if d.kind() != "variable_declarator" {
+                        continue;
+                    }
+                    let (Some(name), Some(value)) = (
+                        d.child_by_field_name("name"),
+                        d.child_by_field_name("value"),
+                    ) else {
+                        continue;
+                    };
+                    if name.kind() != "identifier" {
+                        continue;
+                    }
+                    let name = p.text(name);
+                    // Only a `const` keeps its value (a `let` may be assigned again).
+                    if consts
+                        && p.text(stmt).starts_with("const")
+                        && !env.contains_key(name)
+                        && let Some(v) = of_node(p, value, env)
+                    {
+                        env.insert(name.to_owned(), v);
+                        continue;
+                    }
+                    bind_object(p, env, &mut seen, name, value, local);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The object a method callee (`c.add`, `self.c.add`, `Calc(2).add`) is called on, when the
+/// tests build it with literal arguments.
+fn receiver_of_callee(p: &Parsed<'_>, func: Node<'_>, env: &Env) -> Option<Recv> {
+    if !matches!(func.kind(), "attribute" | "member_expression") {
+        return None;
+    }
+    let object = unwrap_parens(func.child_by_field_name("object")?);
+    if let Some((class, args)) = construction(p, object, env) {
+        return Some(Recv {
+            class,
+            args,
+            before: Vec::new(),
+            local: None,
+        });
+    }
+    if !matches!(
+        object.kind(),
+        "identifier" | "attribute" | "member_expression"
+    ) {
+        return None;
+    }
+    let name = p.text(object);
+    let Literal::List(parts) = env.get(&format!("{RECV}{name}"))? else {
+        return None;
+    };
+    match parts.as_slice() {
+        [
+            Literal::Str(class),
+            Literal::List(args),
+            Literal::Bool(local),
+        ] => Some(Recv {
+            class: class.clone(),
+            args: args.clone(),
+            before: Vec::new(),
+            local: local.then(|| name.to_owned()),
+        }),
+        _ => None,
+    }
+}
+
+/// The uses of `name` (`c`, `self.c`) in `body`, other than binding it.
+fn uses_of(p: &Parsed<'_>, body: Node<'_>, name: &str) -> usize {
+    let mut n = 0;
+    preorder(body, |node| {
+        let kind = node.kind();
+        let named = matches!(kind, "identifier" | "attribute" | "member_expression")
+            && p.text(node) == name;
+        if !named {
+            return Step::Into;
+        }
+        // The attribute part of `a.c` is not `c`.
+        let is_field = node.parent().is_some_and(|parent| {
+            matches!(parent.kind(), "attribute" | "member_expression")
+                && parent
+                    .child_by_field_name("attribute")
+                    .or_else(|| parent.child_by_field_name("property"))
+                    == Some(node)
+        });
+        let is_binding = node.parent().is_some_and(|parent| {
+            (parent.kind() == "assignment" && parent.child_by_field_name("left") == Some(node))
+                || (parent.kind() == "variable_declarator"
+                    && parent.child_by_field_name("name") == Some(node))
+        });
+        if !is_field && !is_binding {
+            n += 1;
+        }
+        Step::Skip
+    });
+    n
+}
+
+/// The probes on an object the test binds itself: kept only when every use of the object in
+/// the test is a probed call (then each carries the calls made on it before, to replay);
+/// otherwise the object's state comes from something a probe cannot replay, and its calls are
+/// not probed.
+fn settle_receivers(p: &Parsed<'_>, body: Node<'_>, seen: Vec<Seen>) -> Vec<Seen> {
+    let mut names: Vec<String> = Vec::new();
+    for s in &seen {
+        if let Seen::Probe {
+            recv: Some(Recv {
+                local: Some(name), ..
+            }),
+            ..
+        } = s
+            && !names.contains(name)
+        {
+            names.push(name.clone());
+        }
+    }
+    if names.is_empty() {
+        return seen;
+    }
+    let replayable: Vec<&String> = names
+        .iter()
+        .filter(|name| {
+            let probed = seen
+                .iter()
+                .filter(|s| {
+                    matches!(s, Seen::Probe { recv: Some(Recv { local: Some(n), .. }), .. } if n == *name)
+                })
+                .count();
+            uses_of(p, body, name) == probed
+        })
+        .collect();
+    let mut earlier: HashMap<String, Vec<(String, Vec<Literal>)>> = HashMap::new();
+    seen.into_iter()
+        .map(|s| match s {
+            Seen::Probe {
+                callee,
+                args,
+                expected,
+                line,
+                recv: Some(mut r),
+            } if r.local.is_some() => {
+                let name = r.local.clone().unwrap_or_default();
+                if !replayable.contains(&&name) {
+                    return Seen::Other(format!(
+                        "{callee}(...): the object `{name}` is also used otherwise in the test, so its state is not known"
+                    ));
+                }
+                let method = callee.rsplit('.').next().unwrap_or(&callee).to_owned();
+                let before = earlier.entry(name).or_default();
+                r.before = before.clone();
+                before.push((method, args.clone()));
+                Seen::Probe {
+                    callee,
+                    args,
+                    expected,
+                    line,
+                    recv: Some(r),
+                }
+            }
+            other => other,
+        })
+        .collect()
 }
 
 // ---------------------------------------------------------------- Python
@@ -277,6 +585,7 @@ fn python_tests<'t>(p: &'t Parsed<'_>) -> Vec<TestSite<'t>> {
             module_env.insert(p.text(l).to_string(), v);
         }
     }
+    bind_objects(p, p.root(), &mut module_env, false, false);
     preorder(p.root(), |n| {
         if n.kind() != "function_definition" {
             return Step::Into;
@@ -288,7 +597,8 @@ fn python_tests<'t>(p: &'t Parsed<'_>) -> Vec<TestSite<'t>> {
         if !name.starts_with("test") {
             return Step::Skip;
         }
-        let class = ancestor(n, &["class_definition"])
+        let class_node = ancestor(n, &["class_definition"]);
+        let class = class_node
             .and_then(|c| c.child_by_field_name("name"))
             .map(|c| p.text(c).to_string());
         let full = match class {
@@ -298,11 +608,17 @@ fn python_tests<'t>(p: &'t Parsed<'_>) -> Vec<TestSite<'t>> {
         let Some(body) = n.child_by_field_name("body") else {
             return Step::Skip;
         };
-        let mut rows = python_parametrize(p, n, &module_env);
-        if rows.is_empty() {
-            rows.push((String::new(), module_env.clone()));
+        // Objects the test works on: built in its class's per-test set-up or in its body.
+        let mut env = module_env.clone();
+        if let Some(set_up) = class_node.and_then(|c| python_set_up(p, c)) {
+            bind_objects(p, set_up, &mut env, true, false);
         }
-        let row_scopes = python_for_tables(p, body, &module_env);
+        bind_objects(p, body, &mut env, true, false);
+        let mut rows = python_parametrize(p, n, &env);
+        if rows.is_empty() {
+            rows.push((String::new(), env.clone()));
+        }
+        let row_scopes = python_for_tables(p, body, &env);
         out.push(TestSite {
             name: full,
             line: line(n),
@@ -313,6 +629,26 @@ fn python_tests<'t>(p: &'t Parsed<'_>) -> Vec<TestSite<'t>> {
         Step::Skip
     });
     out
+}
+
+/// The body of a test class's per-test set-up (`setUp`, `setup_method`).
+fn python_set_up<'t>(p: &Parsed<'_>, class: Node<'t>) -> Option<Node<'t>> {
+    let body = class.child_by_field_name("body")?;
+    named_children(body)
+        .into_iter()
+        .map(|d| {
+            if d.kind() == "decorated_definition" {
+                d.child_by_field_name("definition").unwrap_or(d)
+            } else {
+                d
+            }
+        })
+        .find(|d| {
+            d.kind() == "function_definition"
+                && d.child_by_field_name("name")
+                    .is_some_and(|n| matches!(p.text(n), "setUp" | "setup_method"))
+        })
+        .and_then(|d| d.child_by_field_name("body"))
 }
 
 /// `@pytest.mark.parametrize("a, b, expected", [(2, 3, 5), ...])` rows.
@@ -537,6 +873,9 @@ fn python_assertion(p: &Parsed<'_>, n: Node<'_>, env: &Env) -> Option<Seen> {
 
 fn js_tests<'t>(p: &'t Parsed<'_>) -> Vec<TestSite<'t>> {
     let mut out = Vec::new();
+    // Constants and objects of the module, shared by its tests.
+    let mut module_env = Env::new();
+    bind_objects(p, p.root(), &mut module_env, false, true);
     preorder(p.root(), |n| {
         if n.kind() != "call_expression" {
             return Step::Into;
@@ -558,21 +897,15 @@ fn js_tests<'t>(p: &'t Parsed<'_>) -> Vec<TestSite<'t>> {
         {
             let name = js_test_name(p, n, args[0]);
             let (params, body) = js_fn_params(p, args[1]);
-            let rows = match (of_node(p, *table, &Env::new()), body) {
-                (Some(Literal::List(rows)), Some(_)) => rows
-                    .iter()
-                    .enumerate()
-                    .filter_map(|(i, r)| js_bind(&params, r).map(|e| (format!("[{i}]"), e)))
-                    .collect(),
-                _ => Vec::new(),
-            };
             if let Some(body) = body {
+                let (env, _) = js_scope_env(p, n, body, &module_env);
+                let rows = js_each_rows(p, *table, &params, &env);
                 out.push(TestSite {
                     name,
                     line: line(n),
                     body,
                     rows: if rows.is_empty() {
-                        vec![(String::new(), Env::new())]
+                        vec![(String::new(), env)]
                     } else {
                         rows
                     },
@@ -600,17 +933,110 @@ fn js_tests<'t>(p: &'t Parsed<'_>) -> Vec<TestSite<'t>> {
         let name = js_test_name(p, n, args[0]);
         let (_, body) = js_fn_params(p, *fn_node);
         if let Some(body) = body {
+            let (env, rows) = js_scope_env(p, n, body, &module_env);
             out.push(TestSite {
                 name,
                 line: line(n),
                 body,
-                rows: vec![(String::new(), Env::new())],
+                rows: if rows.is_empty() {
+                    vec![(String::new(), env)]
+                } else {
+                    rows
+                },
                 row_scopes: Vec::new(),
             });
         }
         Step::Skip
     });
     out
+}
+
+/// What a test at `call` (body `body`) sees: the module's constants and objects, those of the
+/// `describe` callbacks around it (shared by their tests), its own objects; and the rows of a
+/// `describe.each` around it.
+fn js_scope_env(
+    p: &Parsed<'_>,
+    call: Node<'_>,
+    body: Node<'_>,
+    module_env: &Env,
+) -> (Env, Vec<(String, Env)>) {
+    let mut blocks: Vec<Node<'_>> = Vec::new();
+    let mut each: Option<(Node<'_>, Node<'_>)> = None;
+    let mut cur = call.parent();
+    while let Some(n) = cur {
+        if n.kind() == "statement_block" {
+            blocks.push(n);
+        }
+        if each.is_none()
+            && n.kind() == "call_expression"
+            && let Some(f) = n.child_by_field_name("function")
+            && f.kind() == "call_expression"
+            && let Some(inner) = f.child_by_field_name("function")
+            && matches!(p.text(inner), "describe.each" | "suite.each")
+            && let Some(table_args) = f.child_by_field_name("arguments")
+            && let Some(table) = named_children(table_args).first()
+            && let Some(a) = n.child_by_field_name("arguments")
+            && let Some(cb) = named_children(a).get(1)
+        {
+            each = Some((*table, *cb));
+        }
+        cur = n.parent();
+    }
+    let mut env = module_env.clone();
+    for b in blocks.iter().rev() {
+        bind_objects(p, *b, &mut env, false, true);
+    }
+    bind_objects(p, body, &mut env, true, false);
+    let rows = match each {
+        Some((table, cb)) => {
+            let (params, _) = js_fn_params(p, cb);
+            js_each_rows(p, table, &params, &env)
+        }
+        None => Vec::new(),
+    };
+    (env, rows)
+}
+
+/// The rows of an `each` table read one by one (a row that is not plain data, or a spread of
+/// more rows, is left out), each bound to the callback's parameters over `base`.
+fn js_each_rows(
+    p: &Parsed<'_>,
+    table: Node<'_>,
+    params: &[JsParam],
+    base: &Env,
+) -> Vec<(String, Env)> {
+    // `[...] as Row[]` (TypeScript), `([...])`
+    let mut table = table;
+    while matches!(
+        table.kind(),
+        "as_expression" | "satisfies_expression" | "parenthesized_expression"
+    ) {
+        match named_children(table).first() {
+            Some(inner) => table = *inner,
+            None => break,
+        }
+    }
+    let rows: Vec<(usize, Literal)> = if table.kind() == "array" {
+        named_children(table)
+            .into_iter()
+            .filter(|c| !is_comment_node(*c))
+            .enumerate()
+            .filter_map(|(i, c)| of_node(p, c, base).map(|v| (i, v)))
+            .collect()
+    } else {
+        match of_node(p, table, base) {
+            Some(Literal::List(rows)) => rows.into_iter().enumerate().collect(),
+            _ => Vec::new(),
+        }
+    };
+    rows.into_iter()
+        .filter_map(|(i, r)| {
+            let bound = js_bind(params, &r)?;
+            let mut env = base.clone();
+            env.extend(bound);
+            Some((format!("[{i}]"), env))
+        })
+        .collect()
 }
 
 /// `describe > test` names; the name argument read as a literal when it is one.
@@ -773,14 +1199,24 @@ fn js_assertion(p: &Parsed<'_>, n: Node<'_>, env: &Env) -> Option<Seen> {
                 _ => None,
             };
             if let Some(expected) = expected
-                && let Some((callee, cargs)) = call_literal(p, actual, env)
+                && let Some((callee, cargs, recv)) = call_literal(p, actual, env)
             {
                 return Some(Seen::Probe {
                     callee,
                     args: cargs,
                     expected,
                     line: line(n),
+                    recv,
                 });
+            }
+            // `expect(id).toEqual(hashids.encode(numbers))`: the call on the other side.
+            if matches!(
+                prop,
+                "toBe" | "toEqual" | "toStrictEqual" | "equal" | "equals" | "eql"
+            ) && let Some(call) = args.first()
+                && let Some(s) = pair(p, *call, actual, env, n)
+            {
+                return Some(s);
             }
         }
         return Some(Seen::Other(p.text(n).to_string()));
@@ -1299,6 +1735,7 @@ fn rust_assertion(p: &Parsed<'_>, n: Node<'_>, env: &Env) -> Option<Seen> {
             args,
             expected,
             line: line(n),
+            recv: None,
         }),
         _ => other,
     }
@@ -1440,6 +1877,7 @@ fn shell_test_probe(
                 args,
                 expected,
                 line: line(n),
+                receiver: None,
             });
         }
     }
@@ -1493,5 +1931,6 @@ fn shell_helper_probe(
         args: cargs,
         expected,
         line: line(n),
+        receiver: None,
     })
 }

@@ -24,6 +24,7 @@ fn probe(test: &str, callee: &str, args: Vec<Literal>, expected: Literal) -> Pro
         args,
         expected,
         line: 1,
+        receiver: None,
     }
 }
 
@@ -1253,5 +1254,217 @@ fn literals_compare_as_printed_data() {
     assert_eq!(
         json,
         r#"{"type":"map","value":[[{"type":"str","value":"a"},{"type":"int","value":1}]]}"#
+    );
+}
+
+// ---------------------------------------------------------------- methods (issue 33)
+
+/// `(callee, class, constructor args, before, args, expected)` of a file's method probes.
+type MethodShape = (
+    String,
+    String,
+    Vec<Literal>,
+    Vec<String>,
+    Vec<Literal>,
+    Literal,
+);
+
+fn methods(lang: Lang, src: &str) -> Vec<MethodShape> {
+    extract_probes(lang, src)
+        .unwrap()
+        .probes
+        .into_iter()
+        .filter_map(|p| {
+            let r = p.receiver?;
+            Some((
+                p.callee,
+                r.class,
+                r.args,
+                r.before.into_iter().map(|(m, _)| m).collect(),
+                p.args,
+                p.expected,
+            ))
+        })
+        .collect()
+}
+
+#[test]
+fn python_method_probes_build_their_object_from_literals() {
+    let src = r#"import unittest
+from calc import Calc, Pad
+
+PAD = Pad(5)
+
+class TestCalc(unittest.TestCase):
+    def setUp(self):
+        self.calc = Calc(10)
+
+    def test_add(self):
+        self.assertEqual(self.calc.add(2), 12)
+
+    def test_local(self):
+        c = Calc(1)
+        assert c.add(2) == 3
+        assert c.add(3) == 6
+
+    def test_in_place(self):
+        assert Calc(0).add(4) == 4
+
+    def test_module(self):
+        assert PAD.pad("ab") == "ab   "
+
+    def test_state_otherwise(self):
+        c = Calc(1)
+        c.reset()
+        assert c.add(2) == 2
+
+    def test_not_a_class(self):
+        t = timeout(1)
+        assert t.shift(1) == 2
+"#;
+    let m = methods(Lang::Python, src);
+    assert_eq!(
+        m,
+        vec![
+            (
+                "self.calc.add".into(),
+                "Calc".into(),
+                vec![int(10)],
+                vec![],
+                vec![int(2)],
+                int(12)
+            ),
+            (
+                "c.add".into(),
+                "Calc".into(),
+                vec![int(1)],
+                vec![],
+                vec![int(2)],
+                int(3)
+            ),
+            // the second call on the same object replays the first
+            (
+                "c.add".into(),
+                "Calc".into(),
+                vec![int(1)],
+                vec!["add".into()],
+                vec![int(3)],
+                int(6)
+            ),
+            (
+                "Calc(0).add".into(),
+                "Calc".into(),
+                vec![int(0)],
+                vec![],
+                vec![int(4)],
+                int(4)
+            ),
+            (
+                "PAD.pad".into(),
+                "Pad".into(),
+                vec![int(5)],
+                vec![],
+                vec![s("ab")],
+                s("ab   ")
+            ),
+        ]
+    );
+    let all = extract_probes(Lang::Python, src).unwrap();
+    // An object also used otherwise in its test (`c.reset()`): its state is not known.
+    assert!(
+        all.not_probed
+            .iter()
+            .any(|n| n.test == "TestCalc.test_state_otherwise"
+                && n.reason.contains("used otherwise")),
+        "{:?}",
+        all.not_probed
+    );
+    // `timeout(1)` is not a class: `t.shift` is a call with no object pawl can build.
+    assert!(
+        all.probes
+            .iter()
+            .any(|p| p.callee == "t.shift" && p.receiver.is_none())
+    );
+}
+
+/// hashids' shape: a module-level object built from a module constant, `describe.each` rows
+/// (one a spread of more rows, left out), the call on the matcher's side.
+#[test]
+fn typescript_method_probes_of_a_module_object_and_describe_each() {
+    let src = r#"import Hashids from '../hashids'
+
+const minLength = 30
+const hashids = new Hashids('this is my salt', minLength, 'abcdefghijklmnop')
+
+describe.each([
+  ['nej1m3', [0]],
+  ['dw1nqd', [1, 2]],
+  ...(typeof BigInt === 'function' ? require('./more') : []),
+] as [string, number[]][])('encode/decode using custom params', (id, numbers) => {
+  it(`should encode [${numbers}] to '${id}'`, () => {
+    expect(id).toEqual(hashids.encode(numbers))
+  })
+  it(`should decode '${id}'`, () => {
+    expect(hashids.decode(id)).toEqual(numbers)
+  })
+})
+
+test('local object with state', () => {
+  const c = new Counter(1)
+  expect(c.add(2)).toBe(3)
+  expect(c.add(3)).toBe(6)
+})
+"#;
+    let m = methods(Lang::TypeScript, src);
+    let h = |callee: &str, args: Vec<Literal>, want: Literal| {
+        (
+            callee.to_string(),
+            "Hashids".to_string(),
+            vec![s("this is my salt"), int(30), s("abcdefghijklmnop")],
+            Vec::<String>::new(),
+            args,
+            want,
+        )
+    };
+    assert_eq!(
+        m,
+        vec![
+            h(
+                "hashids.encode",
+                vec![Literal::List(vec![int(0)])],
+                s("nej1m3")
+            ),
+            h(
+                "hashids.encode",
+                vec![Literal::List(vec![int(1), int(2)])],
+                s("dw1nqd")
+            ),
+            h(
+                "hashids.decode",
+                vec![s("nej1m3")],
+                Literal::List(vec![int(0)])
+            ),
+            h(
+                "hashids.decode",
+                vec![s("dw1nqd")],
+                Literal::List(vec![int(1), int(2)])
+            ),
+            (
+                "c.add".into(),
+                "Counter".into(),
+                vec![int(1)],
+                vec![],
+                vec![int(2)],
+                int(3)
+            ),
+            (
+                "c.add".into(),
+                "Counter".into(),
+                vec![int(1)],
+                vec!["add".into()],
+                vec![int(3)],
+                int(6)
+            ),
+        ]
     );
 }
