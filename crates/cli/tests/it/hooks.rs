@@ -1319,14 +1319,11 @@ fn a_bound_session_in_a_linked_worktree_is_judged_in_that_worktree() {
     };
     let mut wrong = Vec::new();
     for (command, rule) in [
-        ("echo x > calc.py", "clobber"),
-        ("cp /dev/null test_calc.py", "clobber"),
         (
             "printf '[guard]\\nallow_unsafe = true\\n' > pawl.toml",
             "protected-path",
         ),
         ("git checkout test_calc.py", "git-destructive"),
-        ("python3 -c 'open(\"test_calc.py\", \"w\")'", "clobber"),
         (&format!("echo x >> {main}/calc.py"), "protected-path"),
     ] {
         let got = in_wt(command);
@@ -1334,7 +1331,12 @@ fn a_bound_session_in_a_linked_worktree_is_judged_in_that_worktree() {
             wrong.push(format!("{command}: expected deny [{rule}], got {got}"));
         }
     }
+    // Overwriting a tracked file is as undoable as `sed -i`: pawl checkpoints before every
+    // step (issue 36's principle, docs/guard.md).
     for command in [
+        "echo x > calc.py",
+        "cp /dev/null test_calc.py",
+        "python3 -c 'open(\"test_calc.py\", \"w\")'",
         "sed -i 's/a - b/a + b/' calc.py",
         "echo more >> notes.txt",
         "rm -rf target",
@@ -1347,7 +1349,7 @@ fn a_bound_session_in_a_linked_worktree_is_judged_in_that_worktree() {
         }
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
-    assert_eq!(event_count(&env, &run, "guard_denied"), 6);
+    assert_eq!(event_count(&env, &run, "guard_denied"), 3);
 }
 
 /// A session bound to a run, working in the run's repository, writing into a story's worktree

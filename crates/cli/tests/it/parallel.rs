@@ -1371,10 +1371,8 @@ echo "$PAWL_STORY" > "$PAWL_STORY.txt"
     };
     let mut wrong = Vec::new();
     for (name, rule) in [
-        ("clobber", "clobber"),
         ("config", "protected-path"),
         ("checkout", "git-destructive"),
-        ("null", "clobber"),
         ("away", "*"),
         ("main", "protected-path"),
         ("mainnew", "protected-path"),
@@ -1386,7 +1384,9 @@ echo "$PAWL_STORY" > "$PAWL_STORY.txt"
             wrong.push(format!("{name}: expected deny [{rule}], got {text}"));
         }
     }
-    for name in ["own", "debris", "commit", "sed"] {
+    // Overwriting a tracked file is as undoable as `sed -i`: pawl checkpoints before every
+    // step (issue 36's principle, docs/guard.md).
+    for name in ["own", "debris", "commit", "sed", "clobber", "null"] {
         let (decision, text) = answer(name);
         if decision != "allow" {
             wrong.push(format!("{name}: expected allow, got {text}"));
@@ -1402,7 +1402,7 @@ echo "$PAWL_STORY" > "$PAWL_STORY.txt"
             |r| r.get(0),
         )
         .unwrap();
-    assert_eq!(denied, 9);
+    assert_eq!(denied, 7);
 }
 
 /// The lines of `<marks>/starts-<story>`: one per agent step that began on the story.
