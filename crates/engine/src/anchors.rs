@@ -56,13 +56,7 @@ pub fn facts_of(root: &Path, goal: &str, baseline: &Baseline) -> RunFacts {
 /// started from, which the agent cannot change) when given. None when it cannot be read.
 pub fn lookup(root: &Path, goal: &str, tree: Option<&str>) -> std::collections::BTreeSet<String> {
     let cands = facts::candidates(goal);
-    let of = |kind: Lookup| -> Vec<&str> {
-        cands
-            .iter()
-            .filter(|c| c.lookup == kind)
-            .map(|c| c.term.as_str())
-            .collect()
-    };
+    let of = |kind: Lookup| terms_of(&cands, kind);
     let Ok(repo) = pawl_git::Repo::open(root) else {
         return Default::default();
     };
@@ -77,6 +71,15 @@ pub fn lookup(root: &Path, goal: &str, tree: Option<&str>) -> std::collections::
     found
 }
 
+/// The terms of `cands` looked up as `kind`.
+fn terms_of(cands: &[facts::Candidate], kind: Lookup) -> Vec<&str> {
+    cands
+        .iter()
+        .filter(|c| c.lookup == kind)
+        .map(|c| c.term.as_str())
+        .collect()
+}
+
 /// What `goal` ties to among the run's facts, and which baseline failures it targets.
 pub fn of_run(root: &Path, goal: &str, baseline: &Baseline) -> Anchoring {
     facts::anchor(goal, &facts_of(root, goal, baseline))
@@ -88,13 +91,7 @@ pub fn of_run(root: &Path, goal: &str, baseline: &Baseline) -> Anchoring {
 /// (`calc::sub`, `Calc.sub()` → `sub`).
 pub fn goal_symbols(root: &Path, goal: &str, anchoring: &Anchoring, tree: &str) -> Vec<String> {
     let cands = facts::candidates(goal);
-    let of = |kind: Lookup| -> Vec<&str> {
-        cands
-            .iter()
-            .filter(|c| c.lookup == kind)
-            .map(|c| c.term.as_str())
-            .collect()
-    };
+    let of = |kind: Lookup| terms_of(&cands, kind);
     let mut terms: std::collections::BTreeSet<String> = anchoring
         .anchors
         .iter()

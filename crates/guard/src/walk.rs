@@ -580,6 +580,20 @@ fn maybe_reassigned(text: &str, name: &str) -> bool {
 }
 
 impl<'a> Walker<'a> {
+    /// How the words of `shell` are seen from here: `argument` (the word is an argument, not
+    /// a command name) and `top` (in the command line itself) as [`ScopeView`] says.
+    fn scope<'s>(&'s self, shell: &'s Shell, argument: bool, top: bool) -> ScopeView<'s> {
+        ScopeView {
+            shell,
+            anchors: &self.anchors,
+            tmpdir_unset: self.tmpdir_unset,
+            pawl_binary: self.pawl_binary.as_deref(),
+            argument,
+            top,
+            env: &self.ctx.env,
+        }
+    }
+
     pub(crate) fn new(ctx: &'a Context, policy: &'a CompiledPolicy, input: &str) -> Self {
         let home = ctx.home.as_deref().map(path_string);
         let tmpdir = ctx.tmpdir.as_deref().map(path_string);
@@ -1291,15 +1305,7 @@ impl<'a> Walker<'a> {
         let mut effects = words::Expanded::default();
         words::arithmetic_effects(
             text,
-            &ScopeView {
-                shell,
-                anchors: &self.anchors,
-                tmpdir_unset: self.tmpdir_unset,
-                pawl_binary: self.pawl_binary.as_deref(),
-                argument: false,
-                top: frame.depth == 0 && !shell.sourced,
-                env: &self.ctx.env,
-            },
+            &self.scope(shell, false, frame.depth == 0 && !shell.sourced),
             &mut effects,
         );
         if let Some(reason) = effects.opaque {
@@ -1337,17 +1343,13 @@ impl<'a> Walker<'a> {
     ) -> Judged<Vec<Arg>> {
         let expanded = words::expand(
             raw,
-            &ScopeView {
+            &self.scope(
                 shell,
-                anchors: &self.anchors,
-                tmpdir_unset: self.tmpdir_unset,
-                pawl_binary: self.pawl_binary.as_deref(),
                 // Only in the command line itself: a nested script (`bash -c`, a function, a
                 // substitution) may have been given variables the line assigned.
-                argument: argument && frame.depth == 0 && !shell.sourced,
-                top: frame.depth == 0 && !shell.sourced,
-                env: &self.ctx.env,
-            },
+                argument && frame.depth == 0 && !shell.sourced,
+                frame.depth == 0 && !shell.sourced,
+            ),
         );
         for script in &expanded.substitutions {
             // A command substitution runs in a subshell.
@@ -1575,18 +1577,7 @@ impl<'a> Walker<'a> {
 
     /// The value `name` has now, when statically known.
     fn current_value(&self, shell: &Shell, name: &str) -> Option<String> {
-        words::Scope::var(
-            &ScopeView {
-                shell,
-                anchors: &self.anchors,
-                tmpdir_unset: self.tmpdir_unset,
-                pawl_binary: self.pawl_binary.as_deref(),
-                argument: false,
-                top: false,
-                env: &self.ctx.env,
-            },
-            name,
-        )
+        words::Scope::var(&self.scope(shell, false, false), name)
     }
 
     fn assignment_name(assignment: &ast::Assignment) -> String {
@@ -1813,15 +1804,11 @@ impl<'a> Walker<'a> {
         frame: &Frame,
     ) -> Option<&'w str> {
         let var = lone_variable(raw).or_else(|| variable_then_path(raw))?;
-        let view = ScopeView {
+        let view = self.scope(
             shell,
-            anchors: &self.anchors,
-            tmpdir_unset: self.tmpdir_unset,
-            pawl_binary: self.pawl_binary.as_deref(),
-            argument: frame.depth == 0 && !shell.sourced,
-            top: frame.depth == 0 && !shell.sourced,
-            env: &self.ctx.env,
-        };
+            frame.depth == 0 && !shell.sourced,
+            frame.depth == 0 && !shell.sourced,
+        );
         (!words::NOT_NAMES.contains(&var) && words::Scope::inherited(&view, var)).then_some(var)
     }
 
@@ -1842,15 +1829,11 @@ impl<'a> Walker<'a> {
         if text.contains('`') {
             return None;
         }
-        let view = ScopeView {
+        let view = self.scope(
             shell,
-            anchors: &self.anchors,
-            tmpdir_unset: self.tmpdir_unset,
-            pawl_binary: self.pawl_binary.as_deref(),
-            argument: frame.depth == 0 && !shell.sourced,
-            top: frame.depth == 0 && !shell.sourced,
-            env: &self.ctx.env,
-        };
+            frame.depth == 0 && !shell.sourced,
+            frame.depth == 0 && !shell.sourced,
+        );
         let mut out = String::with_capacity(text.len());
         let mut rest = text;
         let mut replaced = false;
