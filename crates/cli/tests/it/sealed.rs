@@ -45,7 +45,7 @@ struct Project {
 
 /// Variables the toolchain shims need once HOME points at the temp home (rustup, pyenv); all of
 /// them are in the seal's pass list.
-fn toolchain_env() -> Vec<(String, String)> {
+pub(crate) fn toolchain_env() -> Vec<(String, String)> {
     let home = std::env::var("HOME").unwrap_or_else(|_| "/root".into());
     let get = |k: &str, default: String| (k.to_owned(), std::env::var(k).unwrap_or(default));
     vec![
@@ -57,7 +57,7 @@ fn toolchain_env() -> Vec<(String, String)> {
 
 /// pytest may be installed for the user (`~/.local`): with HOME pointing at the temp home, its
 /// user base must be given to Python explicitly, and passed through the seal (`--pass-env`).
-fn pytest_user_base(env: &TestEnv) -> (String, String) {
+pub(crate) fn pytest_user_base(env: &TestEnv) -> (String, String) {
     let out = std::process::Command::new("python3")
         .args(["-m", "site", "--user-base"])
         .output()
