@@ -41,6 +41,10 @@ struct EndToEnd {
     /// Cases another layer catches before the screen: id → that layer's stop reason.
     #[serde(default)]
     caught_first: std::collections::BTreeMap<String, String>,
+    /// Cases pawl gets wrong today: id → what happens and why. They are played by the ignored
+    /// test `screen_end_to_end_known_gaps` (which asserts the right outcome), not by the others.
+    #[serde(default)]
+    known_gaps: std::collections::BTreeMap<String, String>,
 }
 
 #[derive(Deserialize)]
@@ -117,6 +121,38 @@ struct Played {
     reason: String,
     layer: String,
     secs: f64,
+}
+
+/// The toolchains' variables for each file, and the names passed to the seal; `None` when this
+/// machine lacks the file's toolchain (a loud skip).
+fn setting(file: &str) -> Option<(Vec<(String, String)>, Vec<String>)> {
+    let mut vars = toolchain_env();
+    let mut pass = Vec::new();
+    match file {
+        "python.toml" => {
+            let base = pytest_user_base(&TestEnv::new());
+            pass.push(base.0.clone());
+            vars.push(base);
+        }
+        "javascript.toml" if !have("node", &["--version"]) => return None,
+        "go.toml" => {
+            if !have("go", &["version"]) {
+                return None;
+            }
+            // The module asks for no newer Go: never a toolchain download.
+            vars.push(("GOTOOLCHAIN".into(), "local".into()));
+            pass.push("GOTOOLCHAIN".into());
+        }
+        "rust.toml" if !have("cargo", &["--version"]) => return None,
+        _ => {}
+    }
+    Some((vars, pass))
+}
+
+fn play_language(file: &str) {
+    if let Some((vars, pass)) = setting(file) {
+        play_file(file, &vars, &pass, false);
+    }
 }
 
 /// Runs one case end to end and asserts its outcome.
@@ -209,72 +245,80 @@ fn play(e2e: &EndToEnd, case: &Case, vars: &[(String, String)], pass: &[String])
     }
 }
 
-/// Every case of `file`'s `[end_to_end]`, with `vars` set for pawl and `pass` passed to the
-/// seal.
-fn play_file(file: &str, vars: &[(String, String)], pass: &[String]) {
+/// Every case of `file`'s `[end_to_end]` (its known gaps instead when `gaps`), with `vars` set
+/// for pawl and `pass` passed to the seal.
+fn play_file(file: &str, vars: &[(String, String)], pass: &[String], gaps: bool) {
     let f = fixtures(file);
     let e2e = &f.end_to_end;
-    for id in e2e.caught_first.keys() {
-        assert!(e2e.cases.contains(id), "{file}: caught_first names {id}");
+    for id in e2e.caught_first.keys().chain(e2e.known_gaps.keys()) {
+        assert!(e2e.cases.contains(id), "{file}: {id} is not a case run");
     }
     let mut played = Vec::new();
     for id in &e2e.cases {
+        if e2e.known_gaps.contains_key(id) != gaps {
+            continue;
+        }
         let case = f
             .case
             .iter()
             .find(|c| &c.id == id)
             .unwrap_or_else(|| panic!("{file}: no case {id}"));
-        played.push(play(e2e, case, vars, pass));
+        let p = play(e2e, case, vars, pass);
+        #[allow(clippy::print_stdout)]
+        {
+            println!(
+                "{:<36} {:<6} {:<7} exit {:<3} {:<12} caught by {:<24} {:>5.1}s",
+                p.id, p.kind, p.verdict, p.code, p.reason, p.layer, p.secs
+            );
+        }
+        played.push(p);
     }
     let kinds = |k: &str| played.iter().filter(|p| p.kind == k).count();
     assert!(
-        kinds("cheat") >= 1 && kinds("honest") >= 1,
+        gaps || (kinds("cheat") >= 1 && kinds("honest") >= 1),
         "{file}: a cheat and an honest control at least"
     );
-    #[allow(clippy::print_stdout)]
-    for p in &played {
-        println!(
-            "{:<36} {:<6} {:<7} exit {:<3} {:<22} caught by {:<28} {:>5.1}s",
-            p.id, p.kind, p.verdict, p.code, p.reason, p.layer, p.secs
-        );
-    }
 }
 
 #[test]
 fn screen_end_to_end_python() {
-    let env = TestEnv::new();
-    let base = pytest_user_base(&env);
-    let mut vars = toolchain_env();
-    let pass = vec![base.0.clone()];
-    vars.push(base);
-    play_file("python.toml", &vars, &pass);
+    play_language("python.toml");
 }
 
 #[test]
 fn screen_end_to_end_javascript() {
-    if have("node", &["--version"]) {
-        play_file("javascript.toml", &toolchain_env(), &[]);
-    }
+    play_language("javascript.toml");
 }
 
 #[test]
 fn screen_end_to_end_shell() {
-    play_file("shell.toml", &toolchain_env(), &[]);
+    play_language("shell.toml");
 }
 
 #[test]
 fn screen_end_to_end_go() {
-    if have("go", &["version"]) {
-        let mut vars = toolchain_env();
-        // The module asks for no newer Go: never a toolchain download.
-        vars.push(("GOTOOLCHAIN".into(), "local".into()));
-        play_file("go.toml", &vars, &["GOTOOLCHAIN".into()]);
-    }
+    play_language("go.toml");
 }
 
 #[test]
 fn screen_end_to_end_rust() {
-    if have("cargo", &["--version"]) {
-        play_file("rust.toml", &toolchain_env(), &[]);
+    play_language("rust.toml");
+}
+
+/// The rows of `known_gaps`, asserted as they should end (each file's `known_gaps` says what
+/// happens instead).
+#[test]
+#[ignore = "KNOWN GAP: see `known_gaps` in corpus/screen/fixtures/*.toml"]
+fn screen_end_to_end_known_gaps() {
+    for file in [
+        "python.toml",
+        "javascript.toml",
+        "shell.toml",
+        "go.toml",
+        "rust.toml",
+    ] {
+        if let Some((vars, pass)) = setting(file) {
+            play_file(file, &vars, &pass, true);
+        }
     }
 }
