@@ -123,9 +123,12 @@ struct Played {
     secs: f64,
 }
 
+/// The variables pawl gets for a file's projects, and the names of those passed to the seal.
+type Setting = (Vec<(String, String)>, Vec<String>);
+
 /// The toolchains' variables for each file, and the names passed to the seal; `None` when this
 /// machine lacks the file's toolchain (a loud skip).
-fn setting(file: &str) -> Option<(Vec<(String, String)>, Vec<String>)> {
+fn setting(file: &str) -> Option<Setting> {
     let mut vars = toolchain_env();
     let mut pass = Vec::new();
     match file {
@@ -208,12 +211,13 @@ fn play(e2e: &EndToEnd, case: &Case, vars: &[(String, String)], pass: &[String])
             .iter()
             .any(|c| f.starts_with(&format!("`{}`: ", c.path)))
     });
-    let layer = if screened {
-        "screen".to_owned()
-    } else if verdict == "SHIP" {
-        "-".to_owned()
-    } else {
-        format!("stop reason {reason}")
+    let probed = findings.iter().any(|f| f.starts_with("probe: "));
+    let layer = match (screened, probed) {
+        (true, true) => "screen, probes".to_owned(),
+        (true, false) => "screen".to_owned(),
+        (false, true) => "probes".to_owned(),
+        (false, false) if verdict == "SHIP" => "-".to_owned(),
+        (false, false) => format!("stop reason {reason}"),
     };
     match case.kind.as_str() {
         "honest" => {
