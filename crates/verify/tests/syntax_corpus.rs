@@ -438,6 +438,9 @@ fn honest_commits() {
 #[serde(deny_unknown_fields)]
 struct FixtureFile {
     case: Vec<Fixture>,
+    /// How some cases run end to end (`crates/cli/tests/it/screen.rs`); not read here.
+    #[serde(rename = "end_to_end")]
+    _end_to_end: Option<toml::Table>,
 }
 
 #[derive(serde::Deserialize)]

@@ -31,6 +31,7 @@ mod reach;
 mod readme;
 mod review;
 mod sandbox;
+mod screen;
 mod sealed;
 mod settings;
 mod start;
