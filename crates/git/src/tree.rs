@@ -3,9 +3,11 @@
 //!
 //! It is computed in a temporary index (`GIT_INDEX_FILE`) so the user's index, and whatever they
 //! staged, is never touched. The temporary index starts as a copy of the real one: its cached
-//! stat data lets `git add -A` skip re-reading every unchanged tracked file, which is what makes
-//! the hash cheap on large repositories. The copy keeps the original's modification time because
-//! git's "racily clean" check compares entries against the index file's mtime.
+//! stat data would let `git add -A` skip re-reading unchanged tracked files — but git compares
+//! only the seconds of mtime and ctime, which an agent can defeat (a same-size rewrite with its
+//! mtime set back, in the same second). The copy is dated one second after the epoch, so git
+//! finds every entry racily clean and compares contents ([`copy_racy`]); pawl's own stamp
+//! (nanosecond ctimes) spares the whole hash when nothing changed.
 //!
 //! After `git add -A`, the temporary index often still carries a valid cache tree for its root
 //! (the `TREE` extension): git invalidates the cache-tree node of every path an index change
@@ -116,7 +118,7 @@ impl TempIndex {
             .tempdir_in(repo.git_dir())
             .map_err(temp_error)?;
         let index = TempIndex { dir };
-        copy_preserving_mtime(repo.index_path(), &index.path()).map_err(temp_error)?;
+        copy_racy(repo.index_path(), &index.path()).map_err(temp_error)?;
         index.unhide(repo)?;
         Ok(index)
     }
@@ -259,6 +261,26 @@ impl TempIndex {
             detail: format!("not a tree id: {hex:?}"),
         })
     }
+}
+
+/// A copy of the index whose every entry git finds "racily clean", so `git add` compares each
+/// file's content, not its stat data. Git compares the seconds of mtime and ctime only: a file
+/// rewritten with the same size, its mtime set back (`touch -d`), in the same second as the
+/// entry was recorded, passes the stat check with the old blob (attack c13: the right code
+/// hashed while the wrong one is on disk). An entry is racily clean when it is not older than
+/// the index file: dated one second after the epoch (0 means "no timestamp" to git), the copy
+/// makes every entry so. What this costs is one read of every tracked file when pawl's own
+/// stamp (nanosecond ctimes, `stamp.rs`) says the tree changed.
+pub(crate) fn copy_racy(from: &Path, to: &Path) -> io::Result<()> {
+    match fs::copy(from, to) {
+        Ok(_) => {}
+        Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(()),
+        Err(err) => return Err(err),
+    }
+    File::options()
+        .write(true)
+        .open(to)?
+        .set_modified(std::time::UNIX_EPOCH + std::time::Duration::from_secs(1))
 }
 
 pub(crate) fn copy_preserving_mtime(from: &Path, to: &Path) -> io::Result<()> {
