@@ -637,9 +637,22 @@ fn a_step_cannot_have_the_users_tmux_server_or_session_bus_run_a_command() {
             .success(),
         "the user's tmux server is still there (the step only could not reach it)"
     );
+    // Both attempts ran and were refused (not skipped: a missing tool would prove nothing).
+    assert!(
+        // The hidden directory is an empty one bound over the user's: tmux finds no server
+        // there, or refuses the directory itself.
+        [
+            "no server running",
+            "error connecting",
+            "unsafe permissions"
+        ]
+        .iter()
+        .any(|m| said.contains(m)),
+        "tmux in the step: {said}"
+    );
     let reached = std::fs::read_to_string(marks.join("bus.txt")).unwrap_or_default();
     assert!(
-        !reached.contains("reached"),
+        !reached.contains("reached") && reached.contains("Error"),
         "the session bus: {reached} (tmux: {said})"
     );
 }

@@ -222,6 +222,17 @@ fn pip_module<'a>(base: &'a str, args: &'a [Arg]) -> (&'a str, &'a [Arg]) {
     }
 }
 
+/// The first two operands (words not starting with `-`) are one of `firsts`, then one of
+/// `seconds` (`npm config set`, `uv pip install`).
+fn two_verbs(args: &[Arg], firsts: &[&str], seconds: &[&str]) -> bool {
+    let mut ops = args.iter().filter(|a| !a.text.starts_with('-'));
+    ops.next()
+        .is_some_and(|f| firsts.contains(&f.text.as_str()))
+        && ops
+            .next()
+            .is_some_and(|s| seconds.contains(&s.text.as_str()))
+}
+
 /// Whether any argument is one of `flags`; an entry with a space is two arguments in a row.
 fn any_flag(args: &[Arg], flags: &[&str]) -> bool {
     flags.iter().any(|f| match f.split_once(' ') {
@@ -243,21 +254,9 @@ fn row_hit(table: &[Row], base: &str, args: &[Arg]) -> Option<String> {
                 first.is_some_and(|f| verbs.contains(&f.text.as_str()))
                     && (flags.is_empty() || args.iter().any(|a| flags.contains(&a.text.as_str())))
             }
-            Needs::Verb2(firsts, seconds) => {
-                let mut ops = args.iter().filter(|a| !a.text.starts_with('-'));
-                ops.next()
-                    .is_some_and(|f| firsts.contains(&f.text.as_str()))
-                    && ops
-                        .next()
-                        .is_some_and(|s| seconds.contains(&s.text.as_str()))
-            }
+            Needs::Verb2(firsts, seconds) => two_verbs(args, firsts, seconds),
             Needs::Verb2Flag(firsts, seconds, flags, not) => {
-                let mut ops = args.iter().filter(|a| !a.text.starts_with('-'));
-                ops.next()
-                    .is_some_and(|f| firsts.contains(&f.text.as_str()))
-                    && ops
-                        .next()
-                        .is_some_and(|s| seconds.contains(&s.text.as_str()))
+                two_verbs(args, firsts, seconds)
                     && (flags.is_empty() || any_flag(args, flags))
                     && !any_flag(args, not)
             }
