@@ -569,7 +569,9 @@ fn toolchain_bin() -> PathBuf {
 #[test]
 fn every_test_process_of_a_cargo_check_has_a_temporary_directory_of_its_own() {
     let w = World::new();
-    let krate = "[package]\nname = \"tmpclash\"\nversion = \"0.1.0\"\nedition = \"2021\"\n";
+    // Its own workspace: the world may lie under pawl's own (CARGO_TARGET_TMPDIR in the checkout).
+    let krate =
+        "[package]\nname = \"tmpclash\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n";
     std::fs::write(w.tree.join("Cargo.toml"), krate).expect("Cargo.toml");
     std::fs::create_dir_all(w.tree.join("src")).expect("src");
     std::fs::write(w.tree.join("src/lib.rs"), "").expect("lib.rs");
