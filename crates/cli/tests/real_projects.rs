@@ -995,6 +995,27 @@ cp -R "$S/wrong/." . && echo "put the wrong one back" >> "$S/log""#;
             let _ = write!(detail, "; {}", f.join(" | "));
         }
     }
+    // Anyone can re-check a SHIP (`pawl verify --run <id>`): the run's sealed checks again on
+    // its final tree, in a room of its own, which must have the project's environment too.
+    if verdict == "SHIP"
+        && let Some(id) = report["run_id"].as_str()
+    {
+        let re = w
+            .pawl()
+            .args(["verify", "--run", id, "--json"])
+            .output()
+            .unwrap();
+        let json: serde_json::Value =
+            serde_json::from_slice(&re.stdout).unwrap_or(serde_json::Value::Null);
+        let _ = write!(
+            detail,
+            "; recheck: {}",
+            json["verdict"].as_str().map_or_else(
+                || format!("exit {:?}: {}", re.status.code(), tail(&re.stderr, 2)),
+                |v| format!("{v} ({})", json["why"].as_str().unwrap_or("")),
+            )
+        );
+    }
     if verdict == "REFUSED" {
         let stderr = String::from_utf8_lossy(&out.stderr);
         detail = stderr
@@ -1125,6 +1146,23 @@ fn figures(rows: &[Row]) -> String {
             String::new()
         } else {
             format!(" — {}", blocked.join(", "))
+        }
+    );
+    let ships: Vec<&&Row> = run.iter().filter(|r| r.verdict == "SHIP").collect();
+    let unconfirmed: Vec<String> = ships
+        .iter()
+        .filter(|r| !r.detail.contains("recheck: confirmed"))
+        .map(|r| format!("{}/{}", r.project, r.agent))
+        .collect();
+    let _ = writeln!(
+        s,
+        "SHIPs that `pawl verify --run` confirms: {} of {}{}",
+        ships.len() - unconfirmed.len(),
+        ships.len(),
+        if unconfirmed.is_empty() {
+            String::new()
+        } else {
+            format!(" — not: {}", unconfirmed.join(", "))
         }
     );
     if !not_run.is_empty() {

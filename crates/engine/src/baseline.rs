@@ -284,6 +284,71 @@ pub fn prepare_room(
     Ok(ran)
 }
 
+/// Why a room apart ([`room_apart`]) could not be made ready.
+#[derive(Debug, thiserror::Error)]
+pub enum ApartError {
+    #[error("git: {0}")]
+    Git(#[from] pawl_git::Error),
+    #[error("the clean room: {0}")]
+    Room(#[from] crate::room::RoomError),
+    #[error("no clean room is available (no user state directory)")]
+    NoRoom,
+    #[error(
+        "the project's environment changed since the seal ({0}): a room taking it now would not hold the seal's"
+    )]
+    EnvironmentChanged(String),
+}
+
+/// A room of its own beside the run's (`<room>-<suffix>`: the pre-run proof's `base`, the
+/// re-check's `recheck`) holding `tree`, with the project's environment as the run's room has
+/// it: the main repository's environment directories taken as the seal took them (a story's
+/// room takes them the same way), brought to `tree`'s dependency manifests with the sealed
+/// `[room] setup`, first on the checks' `PATH`. Refused when the repository's environment is no
+/// longer the one the seal took: the checks would run with packages the run's never had.
+/// Returns the room (held) and the checks' configuration in it.
+pub fn room_apart(
+    ws: &Workspace,
+    suffix: &str,
+    tree: &pawl_git::TreeHash,
+    seal: &Seal,
+) -> Result<(crate::room::Room, RunnerConfig), ApartError> {
+    let changed = crate::room::env::repo_env_change_list(ws);
+    if !changed.is_empty() {
+        let lines = pawl_core::envmanifest::change_lines(&changed);
+        return Err(ApartError::EnvironmentChanged(lines.join("; ")));
+    }
+    let room_dir = ws.room.clone().ok_or(ApartError::NoRoom)?;
+    let name = room_dir
+        .file_name()
+        .map(|n| format!("{}-{suffix}", n.to_string_lossy()))
+        .unwrap_or_else(|| suffix.to_owned());
+    let repo = pawl_git::Repo::open(&ws.root)?;
+    let mut room = crate::room::Room::open(&repo, &room_dir.with_file_name(name))?;
+    room.environment_from(ws.seen_at.as_deref());
+    room.sync(&repo, tree)?;
+    let main = match ws.seen_at.as_deref() {
+        Some(main) => pawl_git::Repo::open(main)?,
+        None => repo.clone(),
+    };
+    let layout = pawl_verify::platform::Descriptors::builtin()
+        .map(|d| d.environment())
+        .unwrap_or_default();
+    room.take_environment(&main, &layout)?;
+    let mut cfg = runner_for(
+        ws,
+        seal,
+        u64::try_from(jiff::Timestamp::now().as_millisecond()).unwrap_or(0),
+    );
+    cfg.in_room(ws.checks_path(), room.root());
+    // What the setup logged is the run's business; a failed one leaves the environment taken.
+    let _ = prepare_room(&mut room, &repo, tree, seal, &mut cfg)?;
+    if let Some(state) = room.environment() {
+        let view = cfg.root.clone();
+        in_room_env(&mut cfg, &state, &view, seal);
+    }
+    Ok((room, cfg))
+}
+
 /// Sets the room's environment for the checks (see [`crate::room::env::check_vars`]). Without
 /// the check namespace the checks see the room at its own path, so the bin directories are
 /// named there.

@@ -1406,7 +1406,7 @@ fn finding_line(f: &protect::Finding) -> String {
 /// Runs the command criteria that pass now on the pre-run tree (in a second room), and names
 /// those that fail there.
 fn prove_on_base(ws: &Workspace, run: &Run, v: &Verification, base: &str) -> Vec<String> {
-    let (Some(room_dir), Some(seal)) = (&ws.room, &run.settings.seal) else {
+    let (Some(_), Some(seal)) = (&ws.room, &run.settings.seal) else {
         return Vec::new();
     };
     let criteria: Vec<Check> = v
@@ -1418,24 +1418,14 @@ fn prove_on_base(ws: &Workspace, run: &Run, v: &Verification, base: &str) -> Vec
     if criteria.is_empty() {
         return Vec::new();
     }
-    let Ok(repo) = pawl_git::Repo::open(&ws.root) else {
-        return Vec::new();
-    };
     let Some(base) = pawl_git::TreeHash::new(base.to_owned()) else {
         return Vec::new();
     };
-    let name = room_dir
-        .file_name()
-        .map(|n| format!("{}-base", n.to_string_lossy()))
-        .unwrap_or_else(|| "base".into());
-    let Ok(mut room) = crate::room::Room::open(&repo, &room_dir.with_file_name(name)) else {
+    // With the project's environment, as the run's room: without it a criterion would fail on
+    // the pre-run code for want of its tools, and "prove" a change that proves nothing.
+    let Ok((_room, cfg)) = crate::baseline::room_apart(ws, "base", &base, seal) else {
         return Vec::new();
     };
-    if room.sync(&repo, &base).is_err() {
-        return Vec::new();
-    }
-    let mut cfg = crate::baseline::runner_for(ws, seal, now_ms());
-    cfg.in_room(ws.checks_path(), room.root());
     run_checks(&criteria, &cfg)
         .into_iter()
         .filter(|r| !r.passed && !matches!(r.end, CheckEnd::Skipped { .. }))
@@ -1496,34 +1486,31 @@ pub fn recheck(ws: &Workspace, store: &mut Store, run: &Run) -> Result<Recheck, 
         ));
     };
     let tree = Some(last.tree_hash.clone());
-    let Some(room_dir) = &ws.room else {
+    if ws.room.is_none() {
         return Ok(Recheck::unverifiable(
             "no clean room is available (no user state directory)",
             tree,
         ));
-    };
-    let repo = Repo::open(&ws.root)?;
+    }
     let Some(id) = pawl_git::TreeHash::new(last.tree_hash.clone()) else {
         return Ok(Recheck::unverifiable(
             "the recorded tree id is malformed",
             tree,
         ));
     };
-    let name = room_dir
-        .file_name()
-        .map(|n| format!("{}-recheck", n.to_string_lossy()))
-        .unwrap_or_else(|| "recheck".into());
-    let mut room = crate::room::Room::open(&repo, &room_dir.with_file_name(name))?;
-    if let Err(e) = room.sync(&repo, &id) {
-        return Ok(Recheck::unverifiable(
-            format!(
-                "the run's final tree cannot be checked out ({e}): it is no longer in the repository"
-            ),
-            tree,
-        ));
-    }
-    let mut cfg = crate::baseline::runner_for(ws, seal, now_ms());
-    cfg.in_room(ws.checks_path(), room.root());
+    // With the project's environment, as the run's room had it.
+    let (_room, cfg) = match crate::baseline::room_apart(ws, "recheck", &id, seal) {
+        Ok(r) => r,
+        Err(crate::baseline::ApartError::Room(e @ crate::room::RoomError::Git(_))) => {
+            return Ok(Recheck::unverifiable(
+                format!(
+                    "the run's final tree cannot be checked out ({e}): it is no longer in the repository"
+                ),
+                tree,
+            ));
+        }
+        Err(e) => return Ok(Recheck::unverifiable(e.to_string(), tree)),
+    };
     let mut checks = match crate::hidden::checks_of(seal, ws.vault.as_ref()) {
         Ok(c) => c,
         Err(e) => return Ok(Recheck::unverifiable(e.to_string(), tree)),

@@ -600,6 +600,102 @@ fn verify_run_rechecks_a_finished_run_on_its_final_tree() {
     );
 }
 
+/// The re-check's room has the project's environment, as the run's room has it (issue 30): a
+/// gate whose program lives in the git-ignored `node_modules/.bin` passes in the run's room, and
+/// `pawl verify --run` confirms it. Before, the `-recheck` room took no environment: the same
+/// sealed gate could not start there (exit 127) and an honest SHIP was called `false_done`.
+#[test]
+fn verify_run_rechecks_with_the_project_s_environment() {
+    let env = TestEnv::new();
+    env.write(".gitignore", "node_modules/\n");
+    env.write(
+        "node_modules/donecheck/cli.sh",
+        "#!/bin/sh\ntest -f done.txt\n",
+    );
+    let bin = env.root().join("node_modules/.bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    std::fs::set_permissions(
+        env.root().join("node_modules/donecheck/cli.sh"),
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink("../donecheck/cli.sh", bin.join("donecheck")).unwrap();
+    env.headless(&config_with(
+        "",
+        NO_BREAKERS,
+        "",
+        "[agent]\nkind = \"replay\"\n",
+        "donecheck",
+    ));
+    let s = env.scenario(
+        "s",
+        r#"{"do": "write", "path": "done.txt", "content": "ok"}"#,
+    );
+    let r = env.pawl(&["run", "make done.txt", "--scenario", &s, "--json"]);
+    env.assert_end(&r, 0, "verified", 1);
+    let id: String = env
+        .db()
+        .query_row("SELECT id FROM runs", [], |r| r.get(0))
+        .unwrap();
+    let r = env.pawl(&["verify", "--run", &id, "--json"]);
+    assert_eq!(
+        r.json()["verdict"],
+        "confirmed",
+        "{}\n{}",
+        r.stdout,
+        r.stderr
+    );
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+}
+
+/// The pre-run proof's room has the project's environment too (issue 30): a criterion the
+/// agent adds whose tool lives in `node_modules/.bin` and passes on any tree proves nothing.
+/// Before, the `-base` room took no environment: the criterion could not start there, counted
+/// as "fails on the pre-run code", and a change that proves nothing shipped.
+#[test]
+fn a_criterion_is_proved_on_the_pre_run_code_with_the_project_s_environment() {
+    let env = TestEnv::new();
+    env.write(".gitignore", "node_modules/\n");
+    env.write(
+        "node_modules/envtool/cli.sh",
+        "#!/bin/sh\ntest -f README.md\n",
+    );
+    env.write("README.md", "hi\n");
+    let bin = env.root().join("node_modules/.bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    std::fs::set_permissions(
+        env.root().join("node_modules/envtool/cli.sh"),
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink("../envtool/cli.sh", bin.join("envtool")).unwrap();
+    env.headless(&config_with(
+        "max_iterations = 1",
+        NO_BREAKERS,
+        "",
+        "[agent]\nkind = \"replay\"\n",
+        "envtool",
+    ));
+    let s = env.scenario(
+        "s",
+        &format!(
+            r#"{{"do": "write", "path": "notes.txt", "content": "nothing"}}
+{{"do": "run", "command": "{} criterion add 'the tool passes' --verify command:envtool"}}
+"#,
+            pawl_bin()
+        ),
+    );
+    let r = env.pawl(&["run", "make the tool pass", "--scenario", &s, "--json"]);
+    assert_ne!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    let report = env.pawl(&["report"]);
+    assert!(
+        !report.stdout.contains("Verdict: SHIP")
+            && !report.stdout.contains("fails on the pre-run code"),
+        "{}",
+        report.stdout
+    );
+}
+
 /// Only the user changes a started run's checks: `pawl resume --reseal` takes the gates
 /// `pawl.toml` has now, records it as an event, and the run verifies with them from then on
 /// (a plain `pawl resume` keeps the seal: `sealed::c14_*`).

@@ -1020,27 +1020,52 @@ pub fn env_change_list(
     else {
         return Vec::new();
     };
-    let mut changes = Vec::new();
-    if !state.package_patterns.is_empty() {
-        // Content digests, as the seal's: cached by stat beside the room.
-        let cache = dir.join("env-live.json");
-        let mut hashes: BTreeMap<String, (String, String)> = fs::read_to_string(&cache)
-            .ok()
-            .and_then(|t| serde_json::from_str(&t).ok())
-            .unwrap_or_default();
-        // The main repository's directories: a story's worktree has none of its own.
-        let live = manifest_of(ws.checks_path(), &state.package_patterns, &mut hashes);
-        let temp = dir.join("env-live.json.tmp");
-        if fs::write(&temp, serde_json::to_string(&hashes).unwrap_or_default()).is_ok() {
-            let _ = fs::rename(&temp, &cache);
-        }
-        changes.extend(compare(&state.manifest, &live));
-    }
+    let mut changes = repo_changes(ws, dir, &state);
     if let Some(sealed) = &state.outside {
         let now = outside_manifest(&outside_places(&seal.env, ws.checks_path()));
         changes.extend(compare(sealed, &now));
     }
     changes
+}
+
+/// The packages of the repository's own environment directories that changed since the seal
+/// (the first part of [`env_change_list`]): what a room taking the environment from the
+/// repository now would hold that the seal's did not. Empty without a room or a recorded seal.
+pub fn repo_env_change_list(
+    ws: &crate::workspace::Workspace,
+) -> Vec<pawl_core::envmanifest::PackageChange> {
+    let Some(dir) = &ws.room else {
+        return Vec::new();
+    };
+    fs::read_to_string(dir.join("env.json"))
+        .ok()
+        .and_then(|t| serde_json::from_str::<EnvState>(&t).ok())
+        .filter(|s| s.format == ENV_FORMAT)
+        .map(|state| repo_changes(ws, dir, &state))
+        .unwrap_or_default()
+}
+
+fn repo_changes(
+    ws: &crate::workspace::Workspace,
+    dir: &Path,
+    state: &EnvState,
+) -> Vec<pawl_core::envmanifest::PackageChange> {
+    if state.package_patterns.is_empty() {
+        return Vec::new();
+    }
+    // Content digests, as the seal's: cached by stat beside the room.
+    let cache = dir.join("env-live.json");
+    let mut hashes: BTreeMap<String, (String, String)> = fs::read_to_string(&cache)
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or_default();
+    // The main repository's directories: a story's worktree has none of its own.
+    let live = manifest_of(ws.checks_path(), &state.package_patterns, &mut hashes);
+    let temp = dir.join("env-live.json.tmp");
+    if fs::write(&temp, serde_json::to_string(&hashes).unwrap_or_default()).is_ok() {
+        let _ = fs::rename(&temp, &cache);
+    }
+    pawl_core::envmanifest::compare(&state.manifest, &live)
 }
 
 /// [`env_change_list`] as the lines a verdict shows: "the environment changed since the run
