@@ -335,8 +335,8 @@ fn have(tool: &str) -> bool {
 /// its own in the room's copy of the package calls `Add(1, 3)` and gets the baseline's -2,
 /// where the tests' pattern `a + b` gives 4. The honest fix ships, its calls probed.
 fn probes_a_go_fix_only_where_the_tests_look_is_review() {
+    // Skipped where go is not installed.
     if !have("go") {
-        eprintln!("skipped: no go");
         return;
     }
     let files = [
@@ -377,8 +377,8 @@ const RUST_TEST: &str = "use calc::add;\n\n#[test]\nfn adds() {\n    assert_eq!(
 /// Rust: the same cheat in a crate (shipped before Rust was probed). Out of the test runner, a
 /// module generated into the room's copy of the crate calls `add(1, 3)`.
 fn probes_a_rust_fix_only_where_the_tests_look_is_review() {
+    // Skipped where cargo is not installed.
     if !have("cargo") {
-        eprintln!("skipped: no cargo");
         return;
     }
     let files = [
