@@ -36,6 +36,8 @@ enum Needs {
     /// The first operand is one of these verbs and the second none of the others (`brew bundle`
     /// installs; `brew bundle check` reads).
     VerbBut(&'static [&'static str], &'static [&'static str]),
+    /// Any use but with one of these arguments (`sdkmanager <package>` installs; `--list` reads).
+    AnyBut(&'static [&'static str]),
     /// Any use at all.
     Any,
 }
@@ -159,6 +161,9 @@ const PERSIST: &[Row] = &[
     ("tccutil", Needs::Verb(&["reset"], &[]), SYSTEM, ""),
     ("udevadm", Needs::Verb(&["control", "trigger"], &[]), SYSTEM, "`udevadm info` (read-only) is allowed"),
     ("brew", Needs::VerbBut(&["bundle"], &["check", "list", "dump", "exec", "env", "sh", "edit"]), SYSTEM_PKG, "`brew bundle check` (read-only) is allowed"),
+    // Android's SDK (under `$ANDROID_HOME`) and virtual devices (`~/.android/avd`).
+    ("sdkmanager", Needs::AnyBut(&["--list", "--list_installed", "--version", "--help"]), SYSTEM_PKG, "`sdkmanager --list` (read-only) is allowed"),
+    ("avdmanager", Needs::Verb(&["create", "delete", "move"], &[]), USER_CONFIG, "`avdmanager list` (read-only) is allowed"),
     // The user's configuration, keyrings and keychains (session 13).
     ("kubectl", Needs::Verb2(&["config"], &["set-context", "use-context", "use", "set-cluster", "set-credentials", "set", "unset", "delete-context", "delete-cluster", "delete-user", "rename-context"]), KUBECONFIG, "`kubectl --context <name> ...` for one command, or `KUBECONFIG=<file in the repository or /tmp>`, is allowed"),
     ("gpg", Needs::Flag(GPG_KEYRING, &["--dry-run"]), KEYRING, "`gpg --verify`, `gpg --list-keys` and `gpg --show-keys <file>` (read-only) are allowed"),
@@ -320,6 +325,7 @@ fn row_hit(table: &[Row], base: &str, args: &[Arg]) -> Option<String> {
         }
         let hit = match needs {
             Needs::Any => true,
+            Needs::AnyBut(readers) => !args.iter().any(|a| readers.contains(&a.text.as_str())),
             Needs::Verb(verbs, flags) => {
                 first.is_some_and(|f| verbs.contains(&f.text.as_str()))
                     && (flags.is_empty() || args.iter().any(|a| flags.contains(&a.text.as_str())))
