@@ -1748,7 +1748,6 @@ impl<'a> Walker<'a> {
             );
             return Continue(());
         }
-        let mut argv = argv;
         if let Some((var, program)) = self.inherited_program_named(simple, &argv, shell, frame) {
             // The inherited value can only be this program (docs/guard.md "Commands built
             // from variables"): its arguments are judged as the program's.
