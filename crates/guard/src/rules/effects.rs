@@ -126,6 +126,7 @@ const PERSIST: &[Row] = &[
     ("pacman", Needs::Flag(&["-S", "-Syu", "-Sy", "-R", "-Rs", "-Rns", "-U"], &[]), SYSTEM_PKG, ""),
     ("zypper", Needs::Verb(&["install", "in", "remove", "rm", "update", "up", "dup"], &[]), SYSTEM_PKG, ""),
     ("snap", Needs::Verb(&["install", "remove", "refresh"], &[]), SYSTEM_PKG, ""),
+    ("mport", Needs::Verb(&["install", "delete", "upgrade", "update", "autoremove"], &[]), SYSTEM_PKG, ""),
     ("port", Needs::Verb(&["install", "uninstall", "upgrade", "selfupdate"], &[]), SYSTEM_PKG, ""),
     ("choco", Needs::Verb(&["install", "uninstall", "upgrade"], &[]), SYSTEM_PKG, ""),
     ("winget", Needs::Verb(&["install", "uninstall", "upgrade"], &[]), SYSTEM_PKG, ""),
