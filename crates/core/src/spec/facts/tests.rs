@@ -82,6 +82,10 @@ const ROWS: &[Row] = &[
         true,
         &[TEST],
     ),
+    // A name inside a clause names the failing test's words in any case ("Calc" of
+    // `test_calc.py`); the same word opening the goal could be a verb, and is not read so.
+    ("implement Calc rounding", &[], false, true, &[TEST]),
+    ("Calc rounding", &[], false, false, &[]),
     // A path the repository has.
     (
         "add a --verbose flag to calc.py",
