@@ -55,6 +55,14 @@ pub const FIX_INTENTS: &[&str] = &[
     "does not work",
     "doesn't work",
     "not working",
+    // A result reported as not what it should be ("the sum is off", "totals look off").
+    "is off",
+    "are off",
+    "looks off",
+    "look off",
+    "seems off",
+    "seem off",
+    "is not right",
 ];
 
 /// Phrases that name the test tooling rather than a defect of the code ("regression test",

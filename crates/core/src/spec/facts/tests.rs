@@ -198,6 +198,16 @@ const RULE_ROWS: &[RuleRow] = &[
     // A fix intent as a phrase, hyphens as spaces.
     ("Off-By-One", &[], true, &[TEST], Some("off by one"), None),
     ("off by one .", &[], true, &[TEST], Some("off by one"), None),
+    // A result reported as off is a defect report.
+    ("the sum is off", &[], true, &[TEST], Some("is off"), None),
+    (
+        "totals look off after rounding",
+        &[],
+        true,
+        &[TEST],
+        Some("look off"),
+        None,
+    ),
     (
         "parse doesn't work",
         &[],
