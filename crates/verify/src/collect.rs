@@ -86,6 +86,19 @@ fn program_at(words: &[&str], name: &str) -> Option<usize> {
 /// The listing commands for `command`, in order; empty when its runner has none here or the
 /// command is more than words.
 pub fn listings(command: &str) -> Vec<(String, Listing)> {
+    // The runner's own simple command, read with the shell parser: `cd sub && cargo test -q`
+    // lists with `cd sub && cargo test -q -- --list`; `| tee log` after it is left out.
+    let Some(part) = crate::shell::runner_part(command) else {
+        return Vec::new();
+    };
+    listings_of(&part.command)
+        .into_iter()
+        .map(|(c, kind)| (part.with_before(&c), kind))
+        .collect()
+}
+
+/// [`listings`] of the runner's simple command.
+fn listings_of(command: &str) -> Vec<(String, Listing)> {
     if command.contains(NOT_WORDS) {
         return Vec::new();
     }
@@ -267,9 +280,17 @@ mod tests {
         let u = listings("python3 -m unittest discover -s tests");
         assert!(u[0].0.starts_with("python3 -c 'import unittest"), "{u:?}");
         assert!(u[0].0.ends_with("' discover -s tests"), "{u:?}");
+        assert_eq!(
+            listings("cd sub && python3 -m unittest 2>&1 | tee log")[0].0,
+            format!("cd sub && {}", u[0].0.replace(" discover -s tests", ""))
+        );
+        assert_eq!(
+            listings("cd crate; cargo test -q")[0].0,
+            "cd crate && cargo test -q -- --list"
+        );
         for command in [
             "cargo test -q && cargo test --doc",
-            "python3 -m unittest 2>&1 | tee log",
+            "python3 -m unittest || true",
             "pytest -q",
             "npx jest --json",
             "npx jest -t adds",

@@ -99,6 +99,13 @@ pub fn quote(word: &str) -> String {
 
 /// The sealed `command` narrowed to `pick`, or `None` when it cannot be.
 pub fn narrow(command: &str, pick: Pick<'_>) -> Option<String> {
+    // The runner's own simple command, read with the shell parser (`cd sub && pytest -q` is
+    // narrowed as `cd sub && pytest -q <ids>`; `| tee log` after it is left out).
+    let part = crate::shell::runner_part(command)?;
+    narrow_words(&part.command, pick).map(|c| part.with_before(&c))
+}
+
+fn narrow_words(command: &str, pick: Pick<'_>) -> Option<String> {
     let picked = match pick {
         Pick::Files(f) | Pick::Ids(f) => f,
     };
@@ -374,7 +381,17 @@ mod tests {
                 Pick::Ids(&ids(&["src/a.test.ts > adds"])),
                 Some("npx vitest run --reporter=dot src/a.test.ts -t '^(adds)$'"),
             ),
-            ("pytest && echo ok", Pick::Ids(&ids(&["t.py::a"])), None),
+            (
+                "pytest && echo ok",
+                Pick::Ids(&ids(&["t.py::a"])),
+                Some("pytest t.py::a"),
+            ),
+            (
+                "cd sub && pytest -q | tee log",
+                Pick::Ids(&ids(&["t.py::a"])),
+                Some("cd sub && pytest -q t.py::a"),
+            ),
+            ("pytest || echo ok", Pick::Ids(&ids(&["t.py::a"])), None),
             ("pytest -k 'not slow'", Pick::Ids(&ids(&["t.py::a"])), None),
             ("node --test", Pick::Ids(&ids(&["t"])), None),
             ("pytest", Pick::Ids(&[]), None),
