@@ -480,6 +480,9 @@ fn kept_in_tmp(
         .collect()
 }
 
+/// An overlay's layers, opened (kept open until the mount), and the mount data naming them.
+type OverlayLayers = (Vec<std::fs::File>, String);
+
 /// The room, opened before any mount covers its paths (its tree and scratch lie in pawl's
 /// state, under HOME, which may lie under /tmp).
 struct Room {
@@ -487,10 +490,7 @@ struct Room {
     tree: std::fs::File,
     /// With [`SandboxSpec::room_overlay`]: the scratch (where a failed overlay is noted) and
     /// the overlay's layers, opened and with the mount data, or why they could not be.
-    overlay: Option<(
-        Option<std::fs::File>,
-        io::Result<(Vec<std::fs::File>, String)>,
-    )>,
+    overlay: Option<(Option<std::fs::File>, io::Result<OverlayLayers>)>,
 }
 
 impl Room {
@@ -566,7 +566,7 @@ impl Room {
 /// `volatile`: the layer is scratch, so the overlay never syncs the room's file system (a
 /// sync on unmount of a busy disk cost a check start 10 ms and more); a layer is never mounted
 /// again after a crash (each mount makes its own).
-fn room_layers(tree: &Path, scratch: &Path) -> io::Result<(Vec<std::fs::File>, String)> {
+fn room_layers(tree: &Path, scratch: &Path) -> io::Result<OverlayLayers> {
     let check = std::env::var(super::check::CHECK_VAR).ok();
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)

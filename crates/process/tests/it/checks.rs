@@ -601,6 +601,20 @@ fn a_world_under_tmp_gets_a_private_tmp_all_the_same() {
         std::fs::remove_file(p).expect("rm");
     }
     std::fs::write(cache.join("warm"), "warm\n").expect("warm");
+    // Without namespaces the machine's temp dirs are the check's, a HOME there with them: the
+    // record says so.
+    let wanted = LaunchSpec {
+        namespaces: false,
+        sandbox: Some(check_sandbox(&w.world())),
+    };
+    let e = sandbox::probe(&launcher(), &wanted).expect("probe runs");
+    let gaps = e.check_gaps(&e.allowed(&wanted));
+    assert!(
+        gaps.iter()
+            .any(|g| g.contains("shared with every check and the agent")
+                && g.contains("HOME under /tmp")),
+        "{gaps:?}"
+    );
     let Some(c) = w.contained() else { return };
     let o = w.run(&c, &plant);
     assert_eq!(stdout(&o), "room\n", "{}", o.combined_tail_text());
