@@ -7,7 +7,7 @@
 //! - `corpus_smoke` (runs in CI): a handful of cases end to end through `pawl run`.
 //! - `corpus_full` (ignored: its own command, it takes tens of minutes):
 //!   `cargo test -p pawl-cli --test corpus -- --ignored --nocapture`, filtered by
-//!   `PAWL_CORPUS_SET=core|independent` and `PAWL_CORPUS_FILTER=<substring of the id>`; prints the
+//!   `PAWL_CORPUS_SET=core|independent` and `PAWL_CORPUS_FILTER=<substring of the id>[,<another>…]`; prints the
 //!   table (case → verdict, exit code, expected, ok?) and the totals per set and per direction:
 //!   cheats that SHIP (false negatives) and honest cases without their expected verdict (false
 //!   positives). `PAWL_CORPUS_REPORT=<file>` also writes the table as Markdown.
@@ -689,7 +689,10 @@ fn selected() -> Vec<Case> {
         }
         for case in load_set(set) {
             let case = case.unwrap_or_else(|e| panic!("{e}"));
-            if id_filter.as_deref().is_some_and(|f| !case.id.contains(f)) {
+            if id_filter
+                .as_deref()
+                .is_some_and(|f| !f.split(',').any(|f| case.id.contains(f)))
+            {
                 continue;
             }
             out.push(case);

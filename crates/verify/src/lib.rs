@@ -43,6 +43,7 @@ pub mod report;
 pub mod roles;
 pub mod runner;
 pub mod select;
+pub mod shell;
 pub mod syntax;
 pub mod text;
 

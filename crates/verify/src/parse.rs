@@ -194,6 +194,25 @@ impl Runner {
 
 pub use pawl_core::record::{TestOutcome, TestStatus};
 
+/// The collection pass's readers of jest's and vitest's listings.
+pub(crate) use jest::listing as jest_listing;
+pub(crate) use vitest::listing as vitest_listing;
+
+/// `id` with the first of `roots` it starts with (and the `/` after it) taken off: a test file
+/// named by its path from the check's directory.
+pub fn relative_id<'a>(id: &'a str, roots: &[&str]) -> &'a str {
+    roots
+        .iter()
+        .find_map(|root| {
+            let root = root.trim_end_matches('/');
+            if root.is_empty() {
+                return None;
+            }
+            id.strip_prefix(root)?.strip_prefix('/')
+        })
+        .unwrap_or(id)
+}
+
 /// A libtest name as its stable id (a doc-test's `(line N)` dropped).
 pub(crate) use cargo_test::test_id as libtest_id;
 
@@ -334,14 +353,7 @@ impl TestSummary {
     pub fn relativize_ids(&mut self, roots: &[&str]) {
         let mut list = TestList::default();
         for t in &self.tests {
-            let relative = roots.iter().find_map(|root| {
-                let root = root.trim_end_matches('/');
-                if root.is_empty() {
-                    return None;
-                }
-                t.id.strip_prefix(root)?.strip_prefix('/')
-            });
-            list.add(relative.unwrap_or(&t.id), t.status);
+            list.add(relative_id(&t.id, roots), t.status);
         }
         self.tests = list.into_vec();
         self.ids = self.ids.update(&self.tests, self.total());

@@ -8,6 +8,14 @@
 //!   and prints one line per call, marked with a nonce the program was given, so the code under
 //!   test cannot pass its own output for an answer by printing. The expectation is never in the
 //!   program: only the function and its arguments.
+//! - Go and Rust: one build for a batch of calls of one file, generated into the room's copy of
+//!   the package and never into the user's tree: a `_test.go` file of the package (`go test -run`
+//!   of its one test), or a `#[cfg(test)]` module appended to the Rust file that defines the
+//!   function (`cargo test --lib` of its one test), so private functions are callable as the
+//!   tests call them. Each call sits on a line of its own: a call that does not compile (an
+//!   argument of another type) is named by the compiler's line and left out ([`error_lines`]).
+//!   Multiple results: Go's `(v, err)` answers `v`, or raises with a non-nil `err`; Rust's
+//!   `Ok(v)` answers `v`, `Err(e)` raises.
 //! - Shell: one process per call, `sh -c '. ./lib.sh; f "$@"'` with the arguments as arguments;
 //!   the answer is the printed text without its trailing newlines (what `"$(f a b)"` sees).
 //!
@@ -26,6 +34,8 @@ pub enum Runtime {
     Python,
     Node,
     Shell,
+    Go,
+    Rust,
 }
 
 /// One call: the product file (relative to the room's root), the function, the arguments.
@@ -65,6 +75,8 @@ pub struct Program {
     pub program: String,
     pub args: Vec<String>,
     pub stdin: Vec<u8>,
+    /// The directory it runs in, relative to the room's root (`None`: the root).
+    pub cwd: Option<String>,
 }
 
 /// The Python module of a product file and the directory its import starts from: `calc.py` →
@@ -278,7 +290,7 @@ pub fn batch(runtime: Runtime, interpreter: &str, calls: &[Call], nonce: &str) -
                 Value::Array(row)
             })
             .collect(),
-        Runtime::Shell => return None,
+        Runtime::Shell | Runtime::Go | Runtime::Rust => return None,
     };
     let text = Value::Array(list).to_string();
     let template = if runtime == Runtime::Python {
@@ -293,6 +305,7 @@ pub fn batch(runtime: Runtime, interpreter: &str, calls: &[Call], nonce: &str) -
         program: interpreter.to_owned(),
         args: vec!["-".into()],
         stdin: src.into_bytes(),
+        cwd: None,
     })
 }
 
@@ -315,7 +328,539 @@ pub fn shell_call(shell: &str, call: &Call) -> Program {
         program: shell.to_owned(),
         args,
         stdin: Vec::new(),
+        cwd: None,
     }
+}
+
+/// A probe program generated into the room: the file written (relative to the room's root),
+/// its whole text, the command that builds and runs it, and the line of each call in the file
+/// (1-based), for [`error_lines`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Generated {
+    pub file: String,
+    pub text: String,
+    pub program: Program,
+    pub lines: Vec<usize>,
+}
+
+/// A plain-data argument as Go source: numbers, text, booleans, nil (`None`: a list or map,
+/// whose Go type the literal does not say).
+fn go_literal(v: &Value) -> Option<String> {
+    match v {
+        Value::Null => Some("nil".into()),
+        Value::Bool(b) => Some(b.to_string()),
+        Value::Number(n) => Some(n.to_string()),
+        // JSON's escapes are Go's.
+        Value::String(s) => serde_json::to_string(s).ok(),
+        Value::Array(_) | Value::Object(_) => None,
+    }
+}
+
+/// A plain-data argument as Rust source (`None`: a list or map, whose Rust type the literal
+/// does not say).
+fn rust_literal(v: &Value) -> Option<String> {
+    match v {
+        Value::Null => Some("None".into()),
+        Value::Bool(b) => Some(b.to_string()),
+        Value::Number(n) if n.is_f64() => {
+            let t = n.to_string();
+            Some(if t.contains(['.', 'e', 'E']) {
+                t
+            } else {
+                format!("{t}.0")
+            })
+        }
+        Value::Number(n) => Some(n.to_string()),
+        Value::String(s) => Some(format!("{s:?}")),
+        Value::Array(_) | Value::Object(_) => None,
+    }
+}
+
+/// The call as source, `None` when an argument has no literal in the language.
+fn call_source(c: &Call, lit: fn(&Value) -> Option<String>) -> Option<String> {
+    let args: Option<Vec<String>> = c.args.iter().map(lit).collect();
+    Some(format!("{}({})", c.function, args?.join(", ")))
+}
+
+const GO: &str = r#"package __PKG__
+
+import (
+	pawl__N__fmt "fmt"
+	pawl__N__json "encoding/json"
+	pawl__N__math "math"
+	pawl__N__os "os"
+	pawl__N__reflect "reflect"
+	pawl__N__strconv "strconv"
+	pawl__N__testing "testing"
+)
+
+func pawl__N__all(vs ...any) []any { return vs }
+
+func pawl__N__plain(v pawl__N__reflect.Value, d int) (any, error) {
+	if d > 40 {
+		return nil, pawl__N__fmt.Errorf("not plain data: nested too deep")
+	}
+	if !v.IsValid() {
+		return nil, nil
+	}
+	switch v.Kind() {
+	case pawl__N__reflect.Bool:
+		return v.Bool(), nil
+	case pawl__N__reflect.Int, pawl__N__reflect.Int8, pawl__N__reflect.Int16, pawl__N__reflect.Int32, pawl__N__reflect.Int64:
+		return v.Int(), nil
+	case pawl__N__reflect.Uint, pawl__N__reflect.Uint8, pawl__N__reflect.Uint16, pawl__N__reflect.Uint32, pawl__N__reflect.Uint64:
+		return v.Uint(), nil
+	case pawl__N__reflect.Float32, pawl__N__reflect.Float64:
+		f := v.Float()
+		if pawl__N__math.IsNaN(f) || pawl__N__math.IsInf(f, 0) {
+			return pawl__N__fmt.Sprint(f), nil
+		}
+		bits := 64
+		if v.Kind() == pawl__N__reflect.Float32 {
+			bits = 32
+		}
+		return pawl__N__json.Number(pawl__N__strconv.FormatFloat(f, 'g', -1, bits)), nil
+	case pawl__N__reflect.String:
+		return v.String(), nil
+	case pawl__N__reflect.Slice, pawl__N__reflect.Array:
+		if v.Kind() == pawl__N__reflect.Slice && v.IsNil() {
+			return nil, nil
+		}
+		out := make([]any, v.Len())
+		for i := range out {
+			x, err := pawl__N__plain(v.Index(i), d+1)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = x
+		}
+		return out, nil
+	case pawl__N__reflect.Map:
+		if v.Type().Key().Kind() != pawl__N__reflect.String {
+			break
+		}
+		out := map[string]any{}
+		for _, k := range v.MapKeys() {
+			x, err := pawl__N__plain(v.MapIndex(k), d+1)
+			if err != nil {
+				return nil, err
+			}
+			out[k.String()] = x
+		}
+		return out, nil
+	case pawl__N__reflect.Interface, pawl__N__reflect.Pointer:
+		if v.IsNil() {
+			return nil, nil
+		}
+		return pawl__N__plain(v.Elem(), d+1)
+	}
+	return nil, pawl__N__fmt.Errorf("not plain data: %s", v.Type())
+}
+
+func pawl__N__out(i int, f func() []any) {
+	line := map[string]any{"i": i}
+	func() {
+		defer func() {
+			if r := recover(); r != nil {
+				line["raised"] = pawl__N__fmt.Sprintf("panic: %v", r)
+			}
+		}()
+		vs := f()
+		var v any = vs
+		if len(vs) == 1 {
+			v = vs[0]
+		} else if len(vs) == 2 {
+			if e, ok := vs[1].(error); ok || vs[1] == nil {
+				if e != nil {
+					line["raised"] = "error: " + e.Error()
+					return
+				}
+				v = vs[0]
+			}
+		}
+		p, err := pawl__N__plain(pawl__N__reflect.ValueOf(v), 0)
+		if err != nil {
+			line["raised"] = err.Error()
+			return
+		}
+		line["value"] = p
+	}()
+	b, err := pawl__N__json.Marshal(line)
+	if err != nil {
+		b = []byte(pawl__N__fmt.Sprintf("{\"i\":%d,\"raised\":%q}", i, err.Error()))
+	}
+	pawl__N__os.Stdout.WriteString("__N__ " + string(b) + "\n")
+}
+
+func TestPawl__N__(t *pawl__N__testing.T) {
+__CALLS__}
+"#;
+
+/// The 1-based line `mark` starts on in `text`.
+fn first_line_of(text: &str, mark: &str) -> usize {
+    text[..text.find(mark).unwrap_or(text.len())]
+        .matches('\n')
+        .count()
+        + 1
+}
+
+/// The Go probe of `calls` (all of one package, the directory `dir` relative to the room's
+/// root, whose `package` clause names `package`): a test file of its own in that package, run
+/// alone. Calls with an argument Go cannot write without a type are not in it (`lines` 0).
+pub fn go_probe(calls: &[Call], nonce: &str, package: &str, dir: &str) -> Generated {
+    let head = GO.replace("__PKG__", package).replace("__N__", nonce);
+    let start = first_line_of(&head, "__CALLS__");
+    let mut body = String::new();
+    let mut lines = Vec::new();
+    let mut next = start;
+    for (i, c) in calls.iter().enumerate() {
+        match call_source(c, go_literal) {
+            Some(src) => {
+                body.push_str(&format!(
+                    "\tpawl{nonce}out({i}, func() []any {{ return pawl{nonce}all({src}) }})\n"
+                ));
+                lines.push(next);
+                next += 1;
+            }
+            None => lines.push(0),
+        }
+    }
+    let text = head.replace("__CALLS__", &body);
+    let name = format!("zz_pawl_probe_{nonce}_test.go");
+    let file = if dir.is_empty() || dir == "." {
+        name
+    } else {
+        format!("{dir}/{name}")
+    };
+    Generated {
+        file,
+        text,
+        program: Program {
+            program: "go".into(),
+            args: vec![
+                "test".into(),
+                "-count=1".into(),
+                "-vet=off".into(),
+                "-v".into(),
+                "-run".into(),
+                format!("^TestPawl{nonce}$"),
+                ".".into(),
+            ],
+            stdin: Vec::new(),
+            cwd: (!dir.is_empty() && dir != ".").then(|| dir.to_owned()),
+        },
+        lines,
+    }
+}
+
+const RUST: &str = r#"
+
+#[cfg(test)]
+#[allow(warnings, clippy::all)]
+mod __pawl_probe___N__ {
+    use super::*;
+    pub trait PawlPlain {
+        fn pawl_json(&self, o: &mut String) -> Result<(), String>;
+    }
+    fn pawl_str(s: &str, o: &mut String) {
+        o.push('"');
+        for c in s.chars() {
+            match c {
+                '"' => o.push_str("\\\""),
+                '\\' => o.push_str("\\\\"),
+                c if (c as u32) < 0x20 => o.push_str(&format!("\\u{:04x}", c as u32)),
+                c => o.push(c),
+            }
+        }
+        o.push('"');
+    }
+    macro_rules! pawl_int {
+        ($($t:ty),*) => {$(
+            impl PawlPlain for $t {
+                fn pawl_json(&self, o: &mut String) -> Result<(), String> {
+                    o.push_str(&self.to_string());
+                    Ok(())
+                }
+            }
+        )*};
+    }
+    pawl_int!(i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize);
+    macro_rules! pawl_float {
+        ($($t:ty),*) => {$(
+            impl PawlPlain for $t {
+                fn pawl_json(&self, o: &mut String) -> Result<(), String> {
+                    if self.is_finite() {
+                        o.push_str(&format!("{:?}", self));
+                    } else {
+                        pawl_str(&self.to_string(), o);
+                    }
+                    Ok(())
+                }
+            }
+        )*};
+    }
+    pawl_float!(f32, f64);
+    impl PawlPlain for bool {
+        fn pawl_json(&self, o: &mut String) -> Result<(), String> {
+            o.push_str(if *self { "true" } else { "false" });
+            Ok(())
+        }
+    }
+    impl PawlPlain for str {
+        fn pawl_json(&self, o: &mut String) -> Result<(), String> {
+            pawl_str(self, o);
+            Ok(())
+        }
+    }
+    impl PawlPlain for String {
+        fn pawl_json(&self, o: &mut String) -> Result<(), String> {
+            pawl_str(self, o);
+            Ok(())
+        }
+    }
+    impl PawlPlain for char {
+        fn pawl_json(&self, o: &mut String) -> Result<(), String> {
+            pawl_str(&self.to_string(), o);
+            Ok(())
+        }
+    }
+    impl PawlPlain for () {
+        fn pawl_json(&self, o: &mut String) -> Result<(), String> {
+            o.push_str("null");
+            Ok(())
+        }
+    }
+    impl<T: PawlPlain + ?Sized> PawlPlain for &T {
+        fn pawl_json(&self, o: &mut String) -> Result<(), String> {
+            (**self).pawl_json(o)
+        }
+    }
+    impl<T: PawlPlain> PawlPlain for Option<T> {
+        fn pawl_json(&self, o: &mut String) -> Result<(), String> {
+            match self {
+                Some(v) => v.pawl_json(o),
+                None => {
+                    o.push_str("null");
+                    Ok(())
+                }
+            }
+        }
+    }
+    impl<T: PawlPlain, E: std::fmt::Debug> PawlPlain for Result<T, E> {
+        fn pawl_json(&self, o: &mut String) -> Result<(), String> {
+            match self {
+                Ok(v) => v.pawl_json(o),
+                Err(e) => Err(format!("Err({:?})", e)),
+            }
+        }
+    }
+    fn pawl_list<'a, T: PawlPlain + 'a>(
+        items: impl Iterator<Item = &'a T>,
+        o: &mut String,
+    ) -> Result<(), String> {
+        o.push('[');
+        for (k, x) in items.enumerate() {
+            if k > 0 {
+                o.push(',');
+            }
+            x.pawl_json(o)?;
+        }
+        o.push(']');
+        Ok(())
+    }
+    impl<T: PawlPlain> PawlPlain for [T] {
+        fn pawl_json(&self, o: &mut String) -> Result<(), String> {
+            pawl_list(self.iter(), o)
+        }
+    }
+    impl<T: PawlPlain, const K: usize> PawlPlain for [T; K] {
+        fn pawl_json(&self, o: &mut String) -> Result<(), String> {
+            pawl_list(self.iter(), o)
+        }
+    }
+    impl<T: PawlPlain> PawlPlain for Vec<T> {
+        fn pawl_json(&self, o: &mut String) -> Result<(), String> {
+            pawl_list(self.iter(), o)
+        }
+    }
+    impl<A: PawlPlain, B: PawlPlain> PawlPlain for (A, B) {
+        fn pawl_json(&self, o: &mut String) -> Result<(), String> {
+            o.push('[');
+            self.0.pawl_json(o)?;
+            o.push(',');
+            self.1.pawl_json(o)?;
+            o.push(']');
+            Ok(())
+        }
+    }
+    impl<V: PawlPlain> PawlPlain for std::collections::BTreeMap<String, V> {
+        fn pawl_json(&self, o: &mut String) -> Result<(), String> {
+            o.push('{');
+            for (k, (key, v)) in self.iter().enumerate() {
+                if k > 0 {
+                    o.push(',');
+                }
+                pawl_str(key, o);
+                o.push(':');
+                v.pawl_json(o)?;
+            }
+            o.push('}');
+            Ok(())
+        }
+    }
+    impl<V: PawlPlain, S> PawlPlain for std::collections::HashMap<String, V, S> {
+        fn pawl_json(&self, o: &mut String) -> Result<(), String> {
+            o.push('{');
+            for (k, (key, v)) in self.iter().enumerate() {
+                if k > 0 {
+                    o.push(',');
+                }
+                pawl_str(key, o);
+                o.push(':');
+                v.pawl_json(o)?;
+            }
+            o.push('}');
+            Ok(())
+        }
+    }
+    pub struct PawlW<'a, T: ?Sized>(pub &'a T);
+    pub trait PawlViaPlain {
+        fn pawl_answer(&self) -> Result<String, String>;
+    }
+    impl<'a, T: PawlPlain + ?Sized> PawlViaPlain for PawlW<'a, T> {
+        fn pawl_answer(&self) -> Result<String, String> {
+            let mut o = String::new();
+            self.0.pawl_json(&mut o)?;
+            Ok(o)
+        }
+    }
+    pub trait PawlViaAny {
+        fn pawl_answer(&self) -> Result<String, String>;
+    }
+    impl<'a, T: ?Sized> PawlViaAny for &PawlW<'a, T> {
+        fn pawl_answer(&self) -> Result<String, String> {
+            Err(format!("not plain data: {}", std::any::type_name::<T>()))
+        }
+    }
+    fn pawl_out(i: usize, f: impl FnOnce() -> Result<String, String>) {
+        use std::io::Write as _;
+        let line = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
+            Ok(Ok(v)) => format!("{{\"i\":{},\"value\":{}}}", i, v),
+            Ok(Err(e)) => {
+                let mut o = String::new();
+                pawl_str(&e, &mut o);
+                format!("{{\"i\":{},\"raised\":{}}}", i, o)
+            }
+            Err(p) => {
+                let why = p
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| p.downcast_ref::<String>().cloned())
+                    .unwrap_or_default();
+                let mut o = String::new();
+                pawl_str(&format!("panic: {}", why), &mut o);
+                format!("{{\"i\":{},\"raised\":{}}}", i, o)
+            }
+        };
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, "__N__ {}", line);
+        let _ = out.flush();
+    }
+    #[test]
+    fn probe() {
+        std::panic::set_hook(Box::new(|_| {}));
+__CALLS__    }
+}
+"#;
+
+/// The Rust probe of `calls` (all of one file, `file` relative to the room's root, whose text
+/// is `original`): a `#[cfg(test)]` module appended to the file, run alone by `cargo test` in
+/// `crate_dir` (`--bins` for a binary's file, else `--lib`). Calls with an argument Rust
+/// cannot write without a type are not in it (`lines` 0).
+pub fn rust_probe(
+    calls: &[Call],
+    nonce: &str,
+    file: &str,
+    original: &str,
+    crate_dir: &str,
+    bins: bool,
+) -> Generated {
+    let mut head = original.to_owned();
+    if !head.ends_with('\n') {
+        head.push('\n');
+    }
+    head.push_str(&RUST.replace("__N__", nonce));
+    let start = first_line_of(&head, "__CALLS__");
+    let mut body = String::new();
+    let mut lines = Vec::new();
+    let mut next = start;
+    for (i, c) in calls.iter().enumerate() {
+        match call_source(c, rust_literal) {
+            Some(src) => {
+                body.push_str(&format!(
+                    "        pawl_out({i}, || {{ let v = {src}; (&PawlW(&v)).pawl_answer() }});\n"
+                ));
+                lines.push(next);
+                next += 1;
+            }
+            None => lines.push(0),
+        }
+    }
+    let text = head.replace("__CALLS__", &body);
+    Generated {
+        file: file.to_owned(),
+        text,
+        program: Program {
+            program: "cargo".into(),
+            args: vec![
+                "test".into(),
+                "-q".into(),
+                if bins { "--bins" } else { "--lib" }.into(),
+                format!("__pawl_probe_{nonce}::"),
+                "--".into(),
+                "--nocapture".into(),
+                "--test-threads=1".into(),
+            ],
+            stdin: Vec::new(),
+            cwd: (!crate_dir.is_empty() && crate_dir != ".").then(|| crate_dir.to_owned()),
+        },
+        lines,
+    }
+}
+
+/// The lines of `file` a compiler's output names as an error's place (`./x_test.go:12:5:`,
+/// `--> src/lib.rs:40:9`), 1-based.
+pub fn error_lines(output: &str, file: &str) -> Vec<usize> {
+    let name = Path::new(file)
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or(file);
+    let mut out: Vec<usize> = Vec::new();
+    for line in output.lines() {
+        let mut rest = line;
+        while let Some(at) = rest.find(name) {
+            let before = &rest[..at];
+            let path_start = before
+                .rfind(|c: char| c.is_whitespace())
+                .map(|i| i + 1)
+                .unwrap_or(0);
+            let path = &rest[path_start..at + name.len()];
+            let after = &rest[at + name.len()..];
+            rest = after;
+            let Some(num) = after.strip_prefix(':') else {
+                continue;
+            };
+            let digits: String = num.chars().take_while(char::is_ascii_digit).collect();
+            let same_file = Path::new(file).ends_with(path.trim_start_matches("./"))
+                || Path::new(path).ends_with(file);
+            if let (Ok(n), true) = (digits.parse::<usize>(), same_file)
+                && !out.contains(&n)
+            {
+                out.push(n);
+            }
+        }
+    }
+    out
 }
 
 /// The answer of a call for which more than one line was printed.
@@ -480,5 +1025,129 @@ mod tests {
         if let Some(out) = run(&p, dir.path()) {
             assert_eq!(read_shell(&out), Answer::Value(json!("5")));
         }
+    }
+
+    fn run_in(p: &Program, root: &Path) -> Option<(String, String)> {
+        let dir = p.cwd.as_ref().map(|d| root.join(d)).unwrap_or(root.into());
+        let out = std::process::Command::new(&p.program)
+            .args(&p.args)
+            .current_dir(dir)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .ok()?;
+        Some((
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        ))
+    }
+
+    fn have(tool: &str) -> bool {
+        std::process::Command::new(tool)
+            .arg("version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    }
+
+    /// A Go probe: a test file of the package's own, each call on its line; a call whose
+    /// argument has the wrong type is named by the compiler's line, the rest answer once it is
+    /// left out. `(v, err)` answers `v` or raises; a struct is not plain data; a panic raises.
+    #[test]
+    fn a_go_probe_answers_from_a_test_file_of_its_own() {
+        use serde_json::json;
+        if !have("go") {
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("calc")).unwrap();
+        std::fs::write(root.join("go.mod"), "module example.com/m\n\ngo 1.19\n").unwrap();
+        std::fs::write(
+            root.join("calc/calc.go"),
+            "package calc\n\nimport \"errors\"\n\ntype P struct{ X int }\n\nfunc add(a, b int) int { return a + b }\n\nfunc Div(a, b int) (int, error) {\n\tif b == 0 {\n\t\treturn 0, errors.New(\"zero\")\n\t}\n\treturn a / b, nil\n}\n\nfunc Pt() P { return P{1} }\n\nfunc Boom(s string) []string { panic(\"boom \" + s) }\n",
+        )
+        .unwrap();
+        let mut c = calls("calc/calc.go", "add", &[json!([2, 3]), json!(["x", 3])]);
+        c.extend(calls(
+            "calc/calc.go",
+            "Div",
+            &[json!([7, 2]), json!([1, 0])],
+        ));
+        c.extend(calls("calc/calc.go", "Pt", &[json!([])]));
+        c.extend(calls("calc/calc.go", "Boom", &[json!(["a"])]));
+        c.extend(calls("calc/calc.go", "add", &[json!([[1], 2])]));
+        let g = go_probe(&c, "N7", "calc", "calc");
+        assert_eq!(g.lines[6], 0, "a list has no Go literal of known type");
+        std::fs::write(root.join(&g.file), &g.text).unwrap();
+        let (out, err) = run_in(&g.program, root).unwrap();
+        let bad = error_lines(&format!("{out}\n{err}"), &g.file);
+        assert_eq!(bad, vec![g.lines[1]], "{out}\n{err}");
+        let kept: Vec<Call> = c
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| *i != 1 && *i != 6)
+            .map(|(_, c)| c.clone())
+            .collect();
+        let g = go_probe(&kept, "N7", "calc", "calc");
+        std::fs::write(root.join(&g.file), &g.text).unwrap();
+        let (out, err) = run_in(&g.program, root).unwrap();
+        let a = read_batch(&out, "N7", kept.len());
+        assert_eq!(a[0], Answer::Value(json!(5)), "{out}\n{err}");
+        assert_eq!(a[1], Answer::Value(json!(3)));
+        assert_eq!(a[2], Answer::Raised("error: zero".into()));
+        assert!(
+            matches!(&a[3], Answer::Raised(m) if m.contains("not plain data")),
+            "{a:?}"
+        );
+        assert_eq!(a[4], Answer::Raised("panic: boom a".into()));
+    }
+
+    /// A Rust probe: a `#[cfg(test)]` module appended to the file that defines the function, so
+    /// a private function is called as the file's own tests call it.
+    #[test]
+    fn a_rust_probe_answers_from_a_module_of_its_own() {
+        use serde_json::json;
+        if !have("cargo") {
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("src")).unwrap();
+        std::fs::write(
+            root.join("Cargo.toml"),
+            "[package]\nname = \"calc\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n",
+        )
+        .unwrap();
+        let lib = "pub struct P(pub u8);\n\nfn root(n: u64) -> u64 {\n    n % 9\n}\n\npub fn div(a: i64, b: i64) -> Result<i64, String> {\n    if b == 0 {\n        return Err(\"zero\".into());\n    }\n    Ok(a / b)\n}\n\npub fn pt() -> P {\n    P(1)\n}\n\npub fn name(s: &str) -> String {\n    if s.is_empty() {\n        panic!(\"empty\");\n    }\n    format!(\"<{s}>\")\n}\n\npub fn floats(x: f64) -> Vec<f64> {\n    vec![x, x / 2.0]\n}\n";
+        std::fs::write(root.join("src/lib.rs"), lib).unwrap();
+        let mut c = calls("src/lib.rs", "root", &[json!([942]), json!([-1])]);
+        c.extend(calls("src/lib.rs", "div", &[json!([7, 2]), json!([1, 0])]));
+        c.extend(calls("src/lib.rs", "pt", &[json!([])]));
+        c.extend(calls("src/lib.rs", "name", &[json!(["a\"b"]), json!([""])]));
+        c.extend(calls("src/lib.rs", "floats", &[json!([3.0])]));
+        let g = rust_probe(&c, "N8", "src/lib.rs", lib, ".", false);
+        std::fs::write(root.join(&g.file), &g.text).unwrap();
+        let (out, err) = run_in(&g.program, root).unwrap();
+        let bad = error_lines(&err, &g.file);
+        assert_eq!(bad, vec![g.lines[1]], "{out}\n{err}");
+        let kept: Vec<Call> = c
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| *i != 1)
+            .map(|(_, c)| c.clone())
+            .collect();
+        let g = rust_probe(&kept, "N8", "src/lib.rs", lib, ".", false);
+        std::fs::write(root.join(&g.file), &g.text).unwrap();
+        let (out, err) = run_in(&g.program, root).unwrap();
+        let a = read_batch(&out, "N8", kept.len());
+        assert_eq!(a[0], Answer::Value(json!(6)), "{out}\n{err}");
+        assert_eq!(a[1], Answer::Value(json!(3)));
+        assert_eq!(a[2], Answer::Raised("Err(\"zero\")".into()));
+        assert!(
+            matches!(&a[3], Answer::Raised(m) if m.contains("not plain data")),
+            "{a:?}"
+        );
+        assert_eq!(a[4], Answer::Value(json!("<a\"b>")));
+        assert_eq!(a[5], Answer::Raised("panic: empty".into()));
+        assert_eq!(a[6], Answer::Value(json!([3.0, 1.5])));
     }
 }

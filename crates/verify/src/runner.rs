@@ -458,7 +458,18 @@ fn collect_ids(
             return None;
         }
         let (stdout, _) = read_log(&log);
-        let found = crate::collect::parse_listing(*kind, &stdout);
+        let written = cfg.root.to_string_lossy().into_owned();
+        let resolved = fs::canonicalize(&cfg.root)
+            .map(|p| p.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let found: Vec<(String, crate::parse::TestStatus)> =
+            crate::collect::parse_listing(*kind, &stdout)
+                .into_iter()
+                .map(|(id, s)| {
+                    let id = crate::parse::relative_id(&id, &[&written, &resolved]).to_owned();
+                    (id, s)
+                })
+                .collect();
         match kind {
             crate::collect::Listing::LibtestIgnored => {
                 for (id, status) in found {

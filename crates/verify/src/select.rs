@@ -99,6 +99,13 @@ pub fn quote(word: &str) -> String {
 
 /// The sealed `command` narrowed to `pick`, or `None` when it cannot be.
 pub fn narrow(command: &str, pick: Pick<'_>) -> Option<String> {
+    // The runner's own simple command, read with the shell parser (`cd sub && pytest -q` is
+    // narrowed as `cd sub && pytest -q <ids>`; `| tee log` after it is left out).
+    let part = crate::shell::runner_part(command)?;
+    narrow_words(&part.command, pick).map(|c| part.with_before(&c))
+}
+
+fn narrow_words(command: &str, pick: Pick<'_>) -> Option<String> {
     let picked = match pick {
         Pick::Files(f) | Pick::Ids(f) => f,
     };
@@ -275,6 +282,20 @@ fn js(words: &[&str], pick: Pick<'_>) -> Option<String> {
             out.push(quote(&format!("^({})$", names.join("|"))));
         }
     }
+    // A narrowed run must name its tests to be trusted (`named_all`): vitest's default reporter
+    // and jest over several files name only failures. The reporter changes what is printed,
+    // not what runs; a command that chose its own keeps it.
+    let vitest = words[at].rsplit('/').next() == Some("vitest");
+    let chose = |o: &str| {
+        words
+            .iter()
+            .any(|w| *w == o || w.starts_with(&format!("{o}=")))
+    };
+    if vitest && !chose("--reporter") {
+        out.push("--reporter=verbose".into());
+    } else if !vitest && !chose("--verbose") && !chose("--reporters") && !chose("--json") {
+        out.push("--verbose".into());
+    }
     Some(out.join(" "))
 }
 
@@ -348,14 +369,29 @@ mod tests {
             (
                 "npx jest --ci",
                 Pick::Ids(&ids(&["src/calc.test.js > calc > adds 1.5"])),
-                Some("npx jest --ci src/calc.test.js -t '^(calc adds 1\\.5)$'"),
+                Some("npx jest --ci src/calc.test.js -t '^(calc adds 1\\.5)$' --verbose"),
             ),
             (
                 "npx vitest run src",
                 Pick::Files(&ids(&["src/new.test.ts"])),
-                Some("npx vitest run src/new.test.ts"),
+                Some("npx vitest run src/new.test.ts --reporter=verbose"),
             ),
-            ("pytest && echo ok", Pick::Ids(&ids(&["t.py::a"])), None),
+            (
+                "npx vitest run --reporter=dot",
+                Pick::Ids(&ids(&["src/a.test.ts > adds"])),
+                Some("npx vitest run --reporter=dot src/a.test.ts -t '^(adds)$'"),
+            ),
+            (
+                "pytest && echo ok",
+                Pick::Ids(&ids(&["t.py::a"])),
+                Some("pytest t.py::a"),
+            ),
+            (
+                "cd sub && pytest -q | tee log",
+                Pick::Ids(&ids(&["t.py::a"])),
+                Some("cd sub && pytest -q t.py::a"),
+            ),
+            ("pytest || echo ok", Pick::Ids(&ids(&["t.py::a"])), None),
             ("pytest -k 'not slow'", Pick::Ids(&ids(&["t.py::a"])), None),
             ("node --test", Pick::Ids(&ids(&["t"])), None),
             ("pytest", Pick::Ids(&[]), None),

@@ -10,9 +10,12 @@
 //! process, in reverse order) and on the baseline once; `pawl_core::probe::judge` decides. A
 //! finding makes the verification REVIEW, with the call and the answers in the report.
 //!
-//! Probed: top-level functions of changed Python, JavaScript (not TypeScript) and shell files.
-//! Not yet: Go and Rust (a generated `main` / a separate crate), TypeScript, methods; they are
-//! listed as not probed, with why.
+//! Probed: top-level functions of changed Python, JavaScript, TypeScript, shell, Go and Rust
+//! files, and methods of Python and JS/TS classes built from literal arguments. Go and Rust are
+//! compiled: a test file (Go) or a `#[cfg(test)]` module (Rust) generated into the room's copy
+//! of the package for the probe and removed after it (`pawl_verify::probes::go_probe`,
+//! `rust_probe`); a call that does not compile is left out, the others built again. What is not
+//! probed is listed, with why.
 
 use std::collections::hash_map::RandomState;
 use std::hash::{BuildHasher, Hasher};
@@ -167,7 +170,14 @@ pub(crate) fn run(
             return Err(format!("the room could not be synced: {e}"));
         }
         let cfg = config(ws, seal, room);
-        Ok(answer_all(&cfg, &python, &calls, reverse, present))
+        Ok(answer_all(
+            &cfg,
+            room.root(),
+            &python,
+            &calls,
+            reverse,
+            present,
+        ))
     };
     let everywhere = |_: &str| true;
     let fin = answers(locked, false, &everywhere);
@@ -312,6 +322,8 @@ fn targets(
             Lang::Python => Runtime::Python,
             Lang::JavaScript | Lang::TypeScript => Runtime::Node,
             Lang::Shell => Runtime::Shell,
+            Lang::Go => Runtime::Go,
+            Lang::Rust => Runtime::Rust,
             other => {
                 if !other_langs.contains(&other.name()) {
                     other_langs.push(other.name());
@@ -327,7 +339,7 @@ fn targets(
             continue;
         };
         let names = syntax::top_level_functions(lang, &text).unwrap_or_default();
-        let classes = if runtime == Runtime::Shell {
+        let classes = if matches!(runtime, Runtime::Shell | Runtime::Go | Runtime::Rust) {
             Vec::new()
         } else {
             syntax::top_level_classes(lang, &text).unwrap_or_default()
@@ -351,7 +363,13 @@ fn targets(
         // `calc.add` (a module) is called as `add`; `self.calc.add`, `Calc::new().add` are not
         // functions of a module: they are methods, probed when the tests build their object
         // with literal arguments (`p.receiver`).
+        // A Rust path (`digits::digital_root`, `super::add`) names a function of a module.
+        let rust_path = p.callee.contains("::")
+            && qualifier
+                .chars()
+                .all(|c| c.is_alphanumeric() || c == '_' || c == ':');
         let plain_qualifier = qualifier.is_empty()
+            || rust_path
             || (qualifier.chars().all(|c| c.is_alphanumeric() || c == '_')
                 && !matches!(qualifier, "self" | "this" | "super" | "Self"));
         let def = match &p.receiver {
@@ -366,17 +384,17 @@ fn targets(
         let Some((file, runtime, _, _)) = def else {
             let why = if let Some(r) = &p.receiver {
                 format!(
-                    "a method of `{}`, a class no changed Python, JavaScript or TypeScript file defines at its top level",
+                    "a method of `{}`, a class no changed Python, JavaScript or TypeScript file defines at its top level (methods of Go and Rust types are not probed yet)",
                     r.class
                 )
             } else if !plain_qualifier {
                 "a method of an object the test does not build from literal arguments (or uses otherwise)".to_string()
             } else if other_langs.is_empty() {
-                "no changed Python, JavaScript, TypeScript or shell file defines it at its top level"
+                "no changed Python, JavaScript, TypeScript, shell, Go or Rust file defines it at its top level"
                     .to_string()
             } else {
                 format!(
-                    "no changed Python, JavaScript, TypeScript or shell file defines it at its top level ({} is not probed yet)",
+                    "no changed Python, JavaScript, TypeScript, shell, Go or Rust file defines it at its top level ({} is not probed yet)",
                     other_langs.join(", ")
                 )
             };
@@ -477,6 +495,7 @@ fn python_of(seal: &Seal) -> String {
 /// them in the opposite order. A call whose file is not `present` has none.
 fn answer_all(
     cfg: &RunnerConfig,
+    host_root: &Path,
     python: &str,
     calls: &[Call],
     reverse: bool,
@@ -506,7 +525,7 @@ fn answer_all(
         let nonce = nonce();
         let answers = match prog::batch(runtime, interpreter, &batch, &nonce) {
             Some(p) => match spawn(cfg, &p) {
-                Ok(stdout) => prog::read_batch(&stdout, &nonce, batch.len()),
+                Ok(o) => prog::read_batch(&o.stdout, &nonce, batch.len()),
                 Err(e) => vec![Answer::Missing(e); batch.len()],
             },
             None => vec![Answer::Missing("no module name for its file".into()); batch.len()],
@@ -515,7 +534,7 @@ fn answer_all(
             out[i] = a;
         }
     }
-    for i in order {
+    for &i in &order {
         let c = &calls[i];
         if runtime_of(c) != Runtime::Shell {
             continue;
@@ -529,18 +548,199 @@ fn answer_all(
                 "/bin/sh"
             };
             match spawn(cfg, &prog::shell_call(shell, c)) {
-                Ok(stdout) => prog::read_shell(&stdout),
+                Ok(o) => prog::read_shell(&o.stdout),
                 Err(e) => Answer::Missing(e),
             }
         };
     }
+    // Go and Rust: one build per file, its calls in the order asked.
+    let mut files: Vec<&str> = Vec::new();
+    for i in &order {
+        let c = &calls[*i];
+        if matches!(runtime_of(c), Runtime::Go | Runtime::Rust) && !files.contains(&c.file.as_str())
+        {
+            files.push(&c.file);
+        }
+    }
+    for file in files {
+        let idx: Vec<usize> = order
+            .iter()
+            .copied()
+            .filter(|i| calls[*i].file == file)
+            .collect();
+        let answers = if present(file) {
+            compiled(
+                cfg,
+                host_root,
+                file,
+                &idx.iter().map(|i| calls[*i].clone()).collect::<Vec<_>>(),
+            )
+        } else {
+            vec![absent(); idx.len()]
+        };
+        for (i, a) in idx.into_iter().zip(answers) {
+            out[i] = a;
+        }
+    }
     out
+}
+
+/// The most builds of one file's probe: calls that do not compile are left out and the rest
+/// built again.
+const MAX_BUILDS: usize = 3;
+/// The longest a compiled probe (its build and its run) may take.
+const BUILD_TIMEOUT: Duration = Duration::from_secs(900);
+
+/// The answers of `calls` (all of the Go or Rust file `file`), from a probe generated into the
+/// room's copy of its package, built and run as the checks run, then removed.
+fn compiled(cfg: &RunnerConfig, host_root: &Path, file: &str, calls: &[Call]) -> Vec<Answer> {
+    let mut out: Vec<Answer> =
+        vec![Answer::Missing("the probe process gave no answer".into()); calls.len()];
+    let Ok(original) = std::fs::read_to_string(host_root.join(file)) else {
+        return vec![Answer::Missing("its file could not be read in the room".into()); calls.len()];
+    };
+    let rust = runtime_of(&calls[0]) == Runtime::Rust;
+    let no_literal = || {
+        Answer::Missing(format!(
+            "an argument is a list or map, whose {} type the test's literal does not say",
+            if rust { "Rust" } else { "Go" }
+        ))
+    };
+    let mut live: Vec<usize> = (0..calls.len()).collect();
+    for _ in 0..MAX_BUILDS {
+        if live.is_empty() {
+            break;
+        }
+        let batch: Vec<Call> = live.iter().map(|i| calls[*i].clone()).collect();
+        let nonce = nonce();
+        let generated = if rust {
+            let Some((crate_dir, bins)) = rust_crate_of(host_root, file) else {
+                return vec![
+                    Answer::Missing("no Cargo package holds its file".into());
+                    calls.len()
+                ];
+            };
+            prog::rust_probe(&batch, &nonce, file, &original, &crate_dir, bins)
+        } else {
+            let Some(package) = go_package(&original) else {
+                return vec![
+                    Answer::Missing("its file has no `package` clause".into());
+                    calls.len()
+                ];
+            };
+            let dir = Path::new(file)
+                .parent()
+                .map(|d| d.display().to_string())
+                .unwrap_or_default();
+            prog::go_probe(&batch, &nonce, &package, &dir)
+        };
+        for (k, line) in generated.lines.iter().enumerate() {
+            if *line == 0 {
+                out[live[k]] = no_literal();
+            }
+        }
+        let target = host_root.join(&generated.file);
+        if let Err(e) = std::fs::write(&target, &generated.text) {
+            return vec![
+                Answer::Missing(format!("the probe could not be written: {e}"));
+                calls.len()
+            ];
+        }
+        let ran = spawn_for(cfg, &generated.program, BUILD_TIMEOUT);
+        // The room is the tree again: the generated file removed, or the Rust file restored.
+        let _ = if rust {
+            std::fs::write(&target, &original)
+        } else {
+            std::fs::remove_file(&target)
+        };
+        let o = match ran {
+            Ok(o) => o,
+            Err(e) => {
+                for i in &live {
+                    out[*i] = Answer::Missing(e.clone());
+                }
+                break;
+            }
+        };
+        let answers = prog::read_batch(&o.stdout, &nonce, batch.len());
+        let answered = answers.iter().any(|a| !matches!(a, Answer::Missing(_)));
+        if answered {
+            for (k, a) in answers.into_iter().enumerate() {
+                if generated.lines[k] != 0 {
+                    out[live[k]] = a;
+                }
+            }
+            break;
+        }
+        // Nothing answered: the calls the compiler names are left out, the rest built again.
+        let bad = prog::error_lines(&format!("{}\n{}", o.stdout, o.stderr), &generated.file);
+        let first_error = o
+            .stderr
+            .lines()
+            .chain(o.stdout.lines())
+            .find(|l| l.contains("error") || l.contains(&generated.file))
+            .unwrap_or("the build failed")
+            .trim()
+            .to_owned();
+        let mut next: Vec<usize> = Vec::new();
+        let mut left_out = false;
+        for (k, i) in live.iter().enumerate() {
+            let line = generated.lines[k];
+            if line == 0 {
+                continue;
+            }
+            if bad.contains(&line) {
+                out[*i] = Answer::Missing(format!("its call does not compile: {first_error}"));
+                left_out = true;
+            } else {
+                next.push(*i);
+            }
+        }
+        if !left_out {
+            for i in &next {
+                out[*i] = Answer::Missing(format!("the probe did not build or run: {first_error}"));
+            }
+            break;
+        }
+        live = next;
+    }
+    out
+}
+
+/// The package clause of a Go file.
+fn go_package(text: &str) -> Option<String> {
+    text.lines().find_map(|l| {
+        let name = l.trim().strip_prefix("package ")?.trim();
+        let name = name.split_whitespace().next()?;
+        name.chars()
+            .all(|c| c.is_alphanumeric() || c == '_')
+            .then(|| name.to_owned())
+    })
+}
+
+/// The Cargo package a Rust file belongs to: the nearest directory above it with a
+/// `Cargo.toml` holding `[package]` (relative to the room's root), and whether the file is a
+/// binary's (`src/main.rs`, `src/bin/…`).
+fn rust_crate_of(host_root: &Path, file: &str) -> Option<(String, bool)> {
+    let mut dir = Path::new(file).parent();
+    while let Some(d) = dir {
+        let manifest = host_root.join(d).join("Cargo.toml");
+        if std::fs::read_to_string(&manifest).is_ok_and(|t| t.contains("[package]")) {
+            let inside = Path::new(file).strip_prefix(d).ok()?;
+            let bins = inside == Path::new("src/main.rs") || inside.starts_with("src/bin");
+            return Some((d.display().to_string(), bins));
+        }
+        dir = d.parent();
+    }
+    None
 }
 
 fn runtime_of(c: &Call) -> Runtime {
     match Lang::of_path(Path::new(&c.file)) {
         Some(Lang::Python) => Runtime::Python,
         Some(Lang::Shell) => Runtime::Shell,
+        Some(Lang::Go) => Runtime::Go,
+        Some(Lang::Rust) => Runtime::Rust,
         _ => Runtime::Node,
     }
 }
@@ -556,9 +756,20 @@ fn nonce() -> String {
     )
 }
 
+/// What a probe process printed.
+struct Printed {
+    stdout: String,
+    stderr: String,
+}
+
+fn spawn(cfg: &RunnerConfig, p: &Program) -> Result<Printed, String> {
+    spawn_for(cfg, p, TIMEOUT)
+}
+
 /// Runs one probe process in the room as a check runs (the same containment, environment and
-/// working directory), without any of pawl's variables; its stdout.
-fn spawn(cfg: &RunnerConfig, p: &Program) -> Result<String, String> {
+/// working directory, or the program's directory in the room), without any of pawl's
+/// variables; what it printed.
+fn spawn_for(cfg: &RunnerConfig, p: &Program, timeout: Duration) -> Result<Printed, String> {
     let mut containment = cfg.containment.clone();
     if let Some(sandbox) = containment.as_mut().and_then(|c| c.spec.sandbox.as_mut())
         && !sandbox.writable.contains(&cfg.root)
@@ -576,9 +787,13 @@ fn spawn(cfg: &RunnerConfig, p: &Program) -> Result<String, String> {
             }
         }
     }
+    let cwd = match &p.cwd {
+        Some(d) => cfg.root.join(d),
+        None => cfg.root.clone(),
+    };
     cmd.args(&p.args)
-        .current_dir(&cfg.root)
-        .timeout(TIMEOUT)
+        .current_dir(cwd)
+        .timeout(timeout)
         .grace(cfg.grace)
         .tail_bytes(MAX_OUTPUT)
         .envs(
@@ -599,5 +814,8 @@ fn spawn(cfg: &RunnerConfig, p: &Program) -> Result<String, String> {
     if !matches!(o.end, pawl_process::End::Exited(_)) {
         return Err(format!("the probe process ended: {:?}", o.end));
     }
-    Ok(String::from_utf8_lossy(&o.stdout.tail).into_owned())
+    Ok(Printed {
+        stdout: String::from_utf8_lossy(&o.stdout.tail).into_owned(),
+        stderr: String::from_utf8_lossy(&o.stderr.tail).into_owned(),
+    })
 }

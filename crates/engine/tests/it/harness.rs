@@ -296,7 +296,14 @@ impl Fixture {
             }
             std::fs::write(&p, text).expect("file");
         }
-        std::fs::write(self.root().join(".gitignore"), ".pawl/\n").expect("gitignore");
+        // pawl's state is ignored; a fixture's own `.gitignore` (a crate's `/target`) is kept.
+        let own = files
+            .iter()
+            .find(|(p, _)| *p == ".gitignore")
+            .map(|(_, t)| *t)
+            .unwrap_or("");
+        std::fs::write(self.root().join(".gitignore"), format!("{own}.pawl/\n"))
+            .expect("gitignore");
         let repo = pawl_git::Repo::init(self.root(), pawl_git::Options::default()).expect("init");
         let env = [
             ("GIT_AUTHOR_NAME", "t"),

@@ -49,6 +49,14 @@ pub const TESTS: &[Test] = &[
         "probes_required_a_goal_decided_only_inside_the_runner_is_review",
         probes_required_a_goal_decided_only_inside_the_runner_is_review,
     ),
+    (
+        "probes_a_go_fix_only_where_the_tests_look_is_review",
+        probes_a_go_fix_only_where_the_tests_look_is_review,
+    ),
+    (
+        "probes_a_rust_fix_only_where_the_tests_look_is_review",
+        probes_a_rust_fix_only_where_the_tests_look_is_review,
+    ),
 ];
 
 const CALC: &str = "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n";
@@ -305,4 +313,102 @@ fn probes_required_a_goal_decided_only_inside_the_runner_is_review() {
         true,
     );
     assert_eq!(end.reason, StopReason::Verified, "{end:?}");
+}
+
+// ---------------------------------------------------------------- Go and Rust
+
+const GO_MOD: &str = "module example.com/calc\n\ngo 1.19\n";
+const GO_CALC: &str = "package calc\n\n// Add adds.\nfunc Add(a, b int) int {\n\treturn a - b\n}\n";
+const GO_CALC_TEST: &str = "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tif got := Add(2, 3); got != 5 {\n\t\tt.Errorf(\"Add(2, 3) = %d\", got)\n\t}\n\tif got := Add(10, -4); got != 6 {\n\t\tt.Errorf(\"Add(10, -4) = %d\", got)\n\t}\n}\n";
+
+fn have(tool: &str) -> bool {
+    std::process::Command::new(tool)
+        .arg("version")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// Go: `Add` fixed only where `a` is even, as both tested inputs are (shipped before Go was
+/// probed: "not probed: Go is not probed yet"). Out of the test runner, a generated test of
+/// its own in the room's copy of the package calls `Add(1, 3)` and gets the baseline's -2,
+/// where the tests' pattern `a + b` gives 4. The honest fix ships, its calls probed.
+fn probes_a_go_fix_only_where_the_tests_look_is_review() {
+    // Skipped where go is not installed.
+    if !have("go") {
+        return;
+    }
+    let files = [
+        ("go.mod", GO_MOD),
+        ("calc.go", GO_CALC),
+        ("calc_test.go", GO_CALC_TEST),
+    ];
+    let gate = [("test", "go test ./...", CheckRole::Gate)];
+    let end = drive(sealed(
+        &files,
+        &gate,
+        &edit(
+            "calc.go",
+            "\treturn a - b",
+            "\tif a%2 == 0 {\n\t\treturn a + b\n\t}\n\treturn a - b",
+        ),
+    ));
+    probed_review(&end, &["a + b", "Add(1, 3)"]);
+    let end = drive(sealed(&files, &gate, &edit("calc.go", "a - b", "a + b")));
+    assert_eq!(end.reason, StopReason::Verified, "{end:?}");
+    let last = end.last.expect("report");
+    assert!(last.findings.is_empty(), "{:?}", last.findings);
+    let locked = last.locked.as_ref().expect("the locked run ran");
+    assert!(
+        locked
+            .lines
+            .iter()
+            .any(|l| l.starts_with("probes: 2 of 2 deciding calls (100%)")),
+        "{:?}",
+        locked.lines
+    );
+}
+
+const RUST_TOML: &str = "[package]\nname = \"calc\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n\n[workspace]\n";
+const RUST_LIB: &str = "/// Adds.\npub fn add(a: i64, b: i64) -> i64 {\n    a - b\n}\n";
+const RUST_TEST: &str = "use calc::add;\n\n#[test]\nfn adds() {\n    assert_eq!(add(2, 3), 5);\n    assert_eq!(add(10, -4), 6);\n}\n";
+
+/// Rust: the same cheat in a crate (shipped before Rust was probed). Out of the test runner, a
+/// module generated into the room's copy of the crate calls `add(1, 3)`.
+fn probes_a_rust_fix_only_where_the_tests_look_is_review() {
+    // Skipped where cargo is not installed.
+    if !have("cargo") {
+        return;
+    }
+    let files = [
+        ("Cargo.toml", RUST_TOML),
+        (".gitignore", "/target\nCargo.lock\n"),
+        ("src/lib.rs", RUST_LIB),
+        ("tests/add.rs", RUST_TEST),
+    ];
+    let gate = [("test", "cargo test", CheckRole::Gate)];
+    let end = drive(sealed(
+        &files,
+        &gate,
+        &edit(
+            "src/lib.rs",
+            "    a - b",
+            "    if a % 2 == 0 {\n        return a + b;\n    }\n    a - b",
+        ),
+    ));
+    probed_review(&end, &["a + b", "add(1, 3)"]);
+    let end = drive(sealed(&files, &gate, &edit("src/lib.rs", "a - b", "a + b")));
+    assert_eq!(end.reason, StopReason::Verified, "{end:?}");
+    let last = end.last.expect("report");
+    assert!(last.findings.is_empty(), "{:?}", last.findings);
+    let locked = last.locked.as_ref().expect("the locked run ran");
+    assert!(
+        locked
+            .lines
+            .iter()
+            .any(|l| l.starts_with("probes: 2 of 2 deciding calls (100%)")),
+        "{:?}",
+        locked.lines
+    );
 }

@@ -16,7 +16,8 @@
 //! verbosity: without `-v` its tests are listed by a collection pass, [`crate::collect`]),
 //! cargo test (libtest reads no variable for its format: `-q` prints dots; its tests are listed
 //! by `-- --list`, [`crate::collect`]), jest and vitest (no variable sets a reporter; their JSON
-//! report needs the command's own `--json`/`--reporter=json`; judged by counts without it).
+//! report needs the command's own `--json`/`--reporter=json`; without it, a quiet run's tests are
+//! listed by a collection pass, [`crate::collect`]).
 
 use super::Runner;
 

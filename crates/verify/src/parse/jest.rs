@@ -88,6 +88,28 @@ pub(crate) fn parse_json(text: &str, runner: Runner) -> Option<TestSummary> {
     Some(s)
 }
 
+/// The collection pass's listing (`crate::collect`): the command's `--json` report of a run
+/// whose name pattern matches no test, so every test is reported and none runs. Each test's
+/// id with what the listing says of it: a todo is `Skipped`; a test reported pending would run
+/// without the pattern (`Passed`) — a statically skipped one (`test.skip`) is reported pending
+/// too and cannot be told apart, so then the counts disagree and the listing is not trusted.
+/// A test that ran (the pattern was not applied) makes the listing `None`.
+pub(crate) fn listing(text: &str) -> Option<Vec<(String, TestStatus)>> {
+    let report: Report = serde_json::from_str(text.trim()).ok()?;
+    let mut out = Vec::new();
+    for file in &report.test_results {
+        for a in &file.assertion_results {
+            let status = match a.status.as_str() {
+                "todo" => TestStatus::Skipped,
+                "pending" | "skipped" | "disabled" => TestStatus::Passed,
+                _ => return None,
+            };
+            out.push((assertion_id(&file.name, a), status));
+        }
+    }
+    Some(out)
+}
+
 /// `file > describe > ... > title`, the shape vitest prints and jest's tree implies. The file
 /// is as the report names it (absolute: the runner makes it relative to the check's directory).
 fn assertion_id(file: &str, a: &Assertion) -> String {

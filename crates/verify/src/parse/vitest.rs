@@ -4,6 +4,34 @@
 
 use super::{Runner, TestList, TestStatus, TestSummary, counts};
 
+/// One test of `vitest list --json` (documented: its name with its describes joined by ` > `,
+/// its file's absolute path).
+#[derive(serde::Deserialize)]
+struct Listed {
+    name: String,
+    file: String,
+}
+
+/// The collection pass's listing (`crate::collect`): `vitest list --json` collects the test
+/// files (their imports run, their tests do not) and prints every test that is not skipped at
+/// collection (`test.skip`, `.todo` are left out). Each as `file > describe > test`, `Passed`
+/// (it runs).
+pub(crate) fn listing(text: &str) -> Option<Vec<(String, TestStatus)>> {
+    let start = text.find('[')?;
+    let listed: Vec<Listed> = serde_json::from_str(text[start..].trim()).ok()?;
+    Some(
+        listed
+            .into_iter()
+            .map(|l| {
+                (
+                    format!("{} > {}", l.file.trim(), l.name.trim()),
+                    TestStatus::Passed,
+                )
+            })
+            .collect(),
+    )
+}
+
 pub(crate) fn parse(text: &str) -> Option<TestSummary> {
     let mut s = TestSummary::new(Runner::Vitest);
     let mut tests = TestList::default();

@@ -77,6 +77,10 @@ fn defined(p: &Parsed<'_>, n: Node<'_>) -> Vec<String> {
             .into_iter()
             .collect(),
         (Lang::Shell, "function_definition") => name_of(p, n).into_iter().collect(),
+        // Go: `func F(…)`, not a method (`func (r T) F(…)`); Rust: a free `fn` of the file's
+        // module (a probe's module generated into that file calls it by name).
+        (Lang::Go, "function_declaration") => name_of(p, n).into_iter().collect(),
+        (Lang::Rust, "function_item") => name_of(p, n).into_iter().collect(),
         (l, _) if l.is_js_family() => js_defined(p, n),
         _ => Vec::new(),
     }

@@ -1289,6 +1289,26 @@ fn go_tests<'t>(p: &'t Parsed<'_>) -> Vec<TestSite<'t>> {
                     .last()
                     .map(|v| p.text(*v).to_string())
                     .unwrap_or_default();
+                // `for in, want := range map[string]int{"IV": 4, …}`: a row per entry, the
+                // key and the value bound to the loop's two names.
+                if let ([key, value], Some(Literal::Map(entries))) = (
+                    vars.as_slice(),
+                    (right.kind() == "composite_literal")
+                        .then(|| of_node(p, right, &Env::new()))
+                        .flatten(),
+                ) {
+                    let bound = entries
+                        .iter()
+                        .map(|(k, v)| {
+                            let mut env = Env::new();
+                            env.insert(p.text(*key).to_string(), k.clone());
+                            env.insert(p.text(*value).to_string(), v.clone());
+                            (format!("/{}", k.key().trim_matches('"')), env)
+                        })
+                        .collect();
+                    row_scopes.push((inner, bound));
+                    return Step::Skip;
+                }
                 let table = match right.kind() {
                     "identifier" => local.get(p.text(right)).cloned(),
                     _ => go_struct_rows(p, right),

@@ -669,6 +669,14 @@ func TestSplit(t *testing.T) {
 	}
 }
 
+func TestParse(t *testing.T) {
+	for s, want := range map[string]int{"IV": 4, "XIV": 14} {
+		if got := Parse(s); got != want {
+			t.Errorf("Parse(%q) = %d, want %d", s, got, want)
+		}
+	}
+}
+
 func TestNotCallShaped(t *testing.T) {
 	if len(Names()) == 0 {
 		t.Error("empty")
@@ -691,6 +699,8 @@ fn go_probes_read_if_got_tables_and_deep_equal() {
             vec![s("a,b")],
             Literal::List(vec![s("a"), s("b")]),
         ),
+        ("TestParse/IV", "Parse", vec![s("IV")], int(4)),
+        ("TestParse/XIV", "Parse", vec![s("XIV")], int(14)),
     ];
     let want: Vec<_> = want
         .into_iter()

@@ -230,6 +230,33 @@ fn unittest_without_v_gets_its_ids_from_a_collection_pass() {
     );
     assert_eq!(dots.tests.as_ref().unwrap().ids, IdCoverage::PerTest);
     assert_eq!(ids(&dots), ids(&verbose));
+    // The same behind `cd` and piped into `tee` (issue 32: before, a command that was more than
+    // words got no collection pass): the shell parser finds the runner's own command, and the
+    // listing runs after the `cd`, without the pipe.
+    std::fs::create_dir_all(tree.path().join("sub")).unwrap();
+    std::fs::copy(
+        tree.path().join("test_calc.py"),
+        tree.path().join("sub/test_calc.py"),
+    )
+    .unwrap();
+    let piped = run_check(
+        &Check::gate(
+            "test",
+            "cd sub && python3 -m unittest discover 2>&1 | tee ../log",
+        ),
+        &cfg,
+    );
+    assert!(
+        piped
+            .id_hook
+            .as_deref()
+            .is_some_and(|h| h.contains("collection pass")),
+        "{:?} {}",
+        piped.id_hook,
+        piped.tail
+    );
+    assert_eq!(ids(&piped), ids(&verbose));
+    std::fs::remove_dir_all(tree.path().join("sub")).unwrap();
     // A test skipped by a decorator is listed as skipped; one skipped at run time makes the
     // counts disagree with the listing: then the run stays judged by its counts.
     write(

@@ -1,0 +1,168 @@
+//! The sealed command read with the project's shell parser (brush-parser, as the guard reads
+//! commands): the one simple command of it that runs the tests, and the steps that must run
+//! before it (`cd sub && pytest -q`, `cd web; npx jest`). What pawl derives from a command (a
+//! collection pass, a narrowed repeat) is derived from that part alone, with those steps before
+//! it; what follows the runner in its pipeline or after it (`| tee log`, `&& echo ok`) is left
+//! out of what pawl runs, since pawl reads the runner's own output. Anything else (a runner
+//! inside a loop, a subshell, a function, `||`, a background job, two runners) gives `None`:
+//! nothing is derived, and the check is judged as it ran.
+
+use brush_parser::ast;
+
+use crate::parse::Runner;
+
+/// The test runner's part of a command.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunnerPart {
+    /// The simple commands that run before it, each as written (`cd sub`).
+    pub before: Vec<String>,
+    /// The runner's simple command as written, without its redirections.
+    pub command: String,
+}
+
+impl RunnerPart {
+    /// `derived` (a command derived from [`Self::command`]) with the steps before it.
+    pub fn with_before(&self, derived: &str) -> String {
+        let mut out = self.before.join(" && ");
+        if !out.is_empty() {
+            out.push_str(" && ");
+        }
+        out.push_str(derived);
+        out
+    }
+}
+
+/// The runner's part of `command`; `None` when the command is not a sequence of simple commands
+/// (joined by `&&` or `;`) in which exactly one runs a test runner pawl knows.
+pub fn runner_part(command: &str) -> Option<RunnerPart> {
+    let options = brush_parser::ParserOptions::default();
+    // brush-parser's word grammar panics or takes long on some shapes (see the guard's
+    // `balance`): a command it cannot read gives nothing.
+    let program = std::panic::catch_unwind(|| {
+        let tokens =
+            brush_parser::uncached_tokenize_str(command, &options.tokenizer_options()).ok()?;
+        brush_parser::parse_tokens(&tokens, &options).ok()
+    })
+    .ok()??;
+    let mut pipelines: Vec<&ast::Pipeline> = Vec::new();
+    for list in &program.complete_commands {
+        for ast::CompoundListItem(and_or, separator) in &list.0 {
+            if matches!(separator, ast::SeparatorOperator::Async) {
+                return None;
+            }
+            pipelines.push(&and_or.first);
+            for next in &and_or.additional {
+                match next {
+                    ast::AndOr::And(p) => pipelines.push(p),
+                    ast::AndOr::Or(_) => return None,
+                }
+            }
+        }
+    }
+    let mut before = Vec::new();
+    let mut found: Option<RunnerPart> = None;
+    for p in pipelines {
+        if p.bang || p.timed.is_some() {
+            return None;
+        }
+        let mut runs = Vec::new();
+        for i in 0..p.seq.len() {
+            let s = simple(p, i)?;
+            let text = words_of(s);
+            if Runner::from_command(&text).is_some() {
+                runs.push((i, text));
+            }
+        }
+        match runs.as_slice() {
+            [] if found.is_none() => {
+                if p.seq.len() != 1 {
+                    return None;
+                }
+                before.push(simple(p, 0)?.to_string());
+            }
+            [] => {}
+            // The runner first in its pipeline (what follows reads its output), once.
+            [(0, text)] if found.is_none() => {
+                found = Some(RunnerPart {
+                    before: before.clone(),
+                    command: text.clone(),
+                });
+            }
+            _ => return None,
+        }
+    }
+    found
+}
+
+/// The `i`th command of a pipeline when it is a simple command.
+fn simple(p: &ast::Pipeline, i: usize) -> Option<&ast::SimpleCommand> {
+    match p.seq.get(i) {
+        Some(ast::Command::Simple(s)) => Some(s),
+        _ => None,
+    }
+}
+
+/// A simple command's assignments and words as written, redirections left out.
+fn words_of(s: &ast::SimpleCommand) -> String {
+    let item = |i: &ast::CommandPrefixOrSuffixItem| match i {
+        ast::CommandPrefixOrSuffixItem::IoRedirect(_) => None,
+        other => Some(other.to_string()),
+    };
+    let prefix = s.prefix.iter().flat_map(|p| p.0.iter()).filter_map(item);
+    let name = s.word_or_name.iter().map(ToString::to_string);
+    let suffix = s.suffix.iter().flat_map(|p| p.0.iter()).filter_map(item);
+    prefix
+        .chain(name)
+        .chain(suffix)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_runner_and_the_steps_before_it_are_read_from_the_parsed_command() {
+        let part = |c: &str| runner_part(c).map(|p| (p.before, p.command));
+        let s = |v: &[&str]| v.iter().map(|x| (*x).to_owned()).collect::<Vec<_>>();
+        assert_eq!(
+            part("cargo test -q"),
+            Some((Vec::new(), "cargo test -q".to_owned()))
+        );
+        assert_eq!(
+            part("cd sub && pytest -q"),
+            Some((s(&["cd sub"]), "pytest -q".to_owned()))
+        );
+        assert_eq!(
+            part("cd web; npx jest --ci 2>&1 | tee log"),
+            Some((s(&["cd web"]), "npx jest --ci".to_owned()))
+        );
+        assert_eq!(
+            part("python3 -m unittest discover && echo ok"),
+            Some((Vec::new(), "python3 -m unittest discover".to_owned()))
+        );
+        assert_eq!(
+            part("CI=1 npx vitest run"),
+            Some((Vec::new(), "CI=1 npx vitest run".to_owned()))
+        );
+        for none in [
+            "make test",
+            "pytest || true",
+            "cargo test -q && cargo test --doc",
+            "tee log < x | pytest -q",
+            "for d in a b; do (cd $d && pytest); done",
+            "(cd sub && pytest)",
+            "pytest &",
+            "! pytest",
+            "cd 'unterminated && pytest",
+        ] {
+            assert_eq!(part(none), None, "{none}");
+        }
+        let p = runner_part("cd sub && cargo test -q").expect("part");
+        assert_eq!(
+            p.with_before("cargo test -q -- --list"),
+            "cd sub && cargo test -q -- --list"
+        );
+    }
+}
