@@ -254,7 +254,12 @@ mod tests {
         for (before, after, targeted, passes, kept) in ROWS {
             let b = items(before);
             let a = items(after);
-            let j = judge(Some(&b), Some(&a), &|i: &FailureItem| i.rule == *targeted, &|_| false);
+            let j = judge(
+                Some(&b),
+                Some(&a),
+                &|i: &FailureItem| i.rule == *targeted,
+                &|_| false,
+            );
             assert_eq!(j.passes(), *passes, "{before} -> {after}: {j:?}");
             if let Judgement::NoWorse { kept: k, .. } = &j {
                 assert_eq!(k.len(), *kept, "{before} -> {after}: {j:?}");
@@ -280,25 +285,54 @@ mod tests {
             matches!(&j, Judgement::Worse { touched, new, .. } if touched == &[fmt("calc.py")] && new.is_empty()),
             "{j:?}"
         );
-        assert!(j.describe("fmt").contains("black unformatted calc.py"), "{}", j.describe("fmt"));
+        assert!(
+            j.describe("fmt").contains("black unformatted calc.py"),
+            "{}",
+            j.describe("fmt")
+        );
         // calc.py formatted by the run: old.py, untouched, is pre-existing.
         let j = judge(Some(&before), Some(&before[..1]), &|_| false, &changed);
-        assert_eq!(j.describe("fmt"), "fmt (black): 2 pre-existing item(s) before, 1 after (1 fixed)");
+        assert_eq!(
+            j.describe("fmt"),
+            "fmt (black): 2 pre-existing item(s) before, 1 after (1 fixed)"
+        );
         // A file formatted before and left unformatted: new.
-        let j = judge(Some(&before[..1]), Some(&[fmt("old.py"), fmt("new.py")]), &|_| false, &changed);
-        assert!(matches!(&j, Judgement::Worse { new, .. } if new == &[fmt("new.py")]), "{j:?}");
+        let j = judge(
+            Some(&before[..1]),
+            Some(&[fmt("old.py"), fmt("new.py")]),
+            &|_| false,
+            &changed,
+        );
+        assert!(
+            matches!(&j, Judgement::Worse { new, .. } if new == &[fmt("new.py")]),
+            "{j:?}"
+        );
         // Any other item in a changed file is compared as usual.
         let lint = item("a@calc.py#m");
-        let j = judge(Some(std::slice::from_ref(&lint)), Some(std::slice::from_ref(&lint)), &|_| false, &changed);
+        let j = judge(
+            Some(std::slice::from_ref(&lint)),
+            Some(std::slice::from_ref(&lint)),
+            &|_| false,
+            &changed,
+        );
         assert!(j.passes(), "{j:?}");
     }
 
     #[test]
     fn unread_output_is_never_no_worse() {
         let b = items("a@x#m");
-        assert_eq!(judge(None, Some(&b), &|_| false, &|_| false), Judgement::Unknown);
-        assert_eq!(judge(Some(&b), None, &|_| false, &|_| false), Judgement::Unknown);
-        assert_eq!(judge(Some(&[]), Some(&[]), &|_| false, &|_| false), Judgement::Unknown);
+        assert_eq!(
+            judge(None, Some(&b), &|_| false, &|_| false),
+            Judgement::Unknown
+        );
+        assert_eq!(
+            judge(Some(&b), None, &|_| false, &|_| false),
+            Judgement::Unknown
+        );
+        assert_eq!(
+            judge(Some(&[]), Some(&[]), &|_| false, &|_| false),
+            Judgement::Unknown
+        );
     }
 
     #[test]

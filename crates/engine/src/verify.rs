@@ -617,9 +617,15 @@ impl<'a> ChangedSinceBaseline<'a> {
             Repo::open(self.root)
                 .and_then(|r| r.changes_between(self.base, self.tree))
                 .ok()
-                .map(|c| c.into_iter().map(|c| c.path.display().to_string()).collect())
+                .map(|c| {
+                    c.into_iter()
+                        .map(|c| c.path.display().to_string())
+                        .collect()
+                })
         });
-        files.as_ref().is_none_or(|f| f.contains(file.trim_start_matches("./")))
+        files
+            .as_ref()
+            .is_none_or(|f| f.contains(file.trim_start_matches("./")))
     }
 }
 

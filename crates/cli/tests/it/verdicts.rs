@@ -289,7 +289,8 @@ const OTHER_LINTED: &str = "import sys\n\n\ndef double(x):\n    return x * 2\n";
 
 /// The honest Python fix: it adds two lines above the pre-existing items (items carry no line
 /// numbers, so moving lines keeps them equal).
-const PY_FIX: &str = "if text.startswith(\"-\"):\n        return -int(text[1:])\n    return int(text)";
+const PY_FIX: &str =
+    "if text.startswith(\"-\"):\n        return -int(text[1:])\n    return int(text)";
 
 /// One lint or type-check gate judged against the baseline, end to end with the real tool.
 struct LintGate<'a> {
@@ -388,12 +389,20 @@ impl GateRun {
     /// the same N after`.
     fn assert_ships_no_worse(&self, what: &str, gate: &str, tool: &str, kept: &[&str]) {
         let (ctx, check) = (&self.ctx, &self.check);
-        assert_eq!(self.report["verdict"], "SHIP", "{what}\n{ctx}\n{}", self.report);
+        assert_eq!(
+            self.report["verdict"], "SHIP",
+            "{what}\n{ctx}\n{}",
+            self.report
+        );
         assert_eq!(self.run.code, 0, "{what}\n{ctx}");
         assert_eq!(check["passed"], true, "{what}\n{check}");
         let n = kept.len();
         let line = format!("{gate} ({tool}): {n} pre-existing item(s) before, the same {n} after");
-        assert_eq!(check["no_worse"]["summary"].as_str().unwrap_or(""), line, "{what}\n{check}");
+        assert_eq!(
+            check["no_worse"]["summary"].as_str().unwrap_or(""),
+            line,
+            "{what}\n{check}"
+        );
         let mut got: Vec<String> = check["no_worse"]["kept"]
             .as_array()
             .map(|k| {
@@ -412,13 +421,21 @@ impl GateRun {
         let mut want: Vec<String> = kept.iter().map(|k| k.to_string()).collect();
         want.sort();
         assert_eq!(got, want, "{what}\n{check}");
-        assert!(self.md.contains(&format!("- {line}")), "{what}\n{}", self.md);
+        assert!(
+            self.md.contains(&format!("- {line}")),
+            "{what}\n{}",
+            self.md
+        );
     }
 
     /// Not SHIP, a non-zero exit, and the gate failed (not passed as no worse).
     fn assert_blocked(&self, what: &str) {
         let (ctx, check) = (&self.ctx, &self.check);
-        assert_ne!(self.report["verdict"], "SHIP", "{what}\n{ctx}\n{}", self.report);
+        assert_ne!(
+            self.report["verdict"], "SHIP",
+            "{what}\n{ctx}\n{}",
+            self.report
+        );
         assert_ne!(self.run.code, 0, "{what}\n{ctx}");
         assert_eq!(check["passed"], false, "{what}\n{check}");
         assert!(check["no_worse"].is_null(), "{what}\n{check}");
@@ -429,12 +446,29 @@ impl GateRun {
 /// fix plus a new item is blocked. Returns the SHIP run's Markdown report.
 fn lint_gate_ships_no_worse_and_blocks_a_new_item(gate: &LintGate<'_>) -> String {
     let fix: Vec<&serde_json::Value> = gate.fix.iter().collect();
-    let honest = run_with_gate(gate.files, gate.test, ("lint", &gate.lint), &fix, &gate.pass);
-    honest.assert_ships_no_worse(&format!("{} honest", gate.tool), "lint", gate.tool, gate.kept);
+    let honest = run_with_gate(
+        gate.files,
+        gate.test,
+        ("lint", &gate.lint),
+        &fix,
+        &gate.pass,
+    );
+    honest.assert_ships_no_worse(
+        &format!("{} honest", gate.tool),
+        "lint",
+        gate.tool,
+        gate.kept,
+    );
     let mut worse = fix.clone();
     worse.push(&gate.new_item);
-    run_with_gate(gate.files, gate.test, ("lint", &gate.lint), &worse, &gate.pass)
-        .assert_blocked(&format!("{} new item", gate.tool));
+    run_with_gate(
+        gate.files,
+        gate.test,
+        ("lint", &gate.lint),
+        &worse,
+        &gate.pass,
+    )
+    .assert_blocked(&format!("{} new item", gate.tool));
     honest.md
 }
 
@@ -485,14 +519,19 @@ fn a_ruff_gate_failing_before_the_run_passes_when_no_worse_and_a_new_item_blocks
         ],
         test: "python3 -m unittest discover -v",
         lint: "python3 -m ruff check .".into(),
-        fix: vec![json!({"do": "edit", "path": "calc.py", "old": "return int(text.lstrip(\"-\"))", "new": PY_FIX})],
+        fix: vec![
+            json!({"do": "edit", "path": "calc.py", "old": "return int(text.lstrip(\"-\"))", "new": PY_FIX}),
+        ],
         // An unused import of its own: a new F401.
         new_item: json!({"do": "edit", "path": "calc.py", "old": "import os\n", "new": "import json\nimport os\n"}),
         kept: &["F401 calc.py", "F841 calc.py", "F401 other.py"],
         pass: vec![crate::python_user_base(&probe, "ruff")],
     });
     // The Markdown report lists them under the pre-existing failures.
-    assert!(md.contains("ruff F401 other.py: `sys` imported but unused"), "{md}");
+    assert!(
+        md.contains("ruff F401 other.py: `sys` imported but unused"),
+        "{md}"
+    );
 }
 
 /// The calculator with three type errors the goal never touches, for mypy and pyright: two
@@ -500,7 +539,12 @@ fn a_ruff_gate_failing_before_the_run_passes_when_no_worse_and_a_new_item_blocks
 const CALC_TYPED: &str = "def parse(fmt, text):\n    \"\"\"Reads an integer from text as fmt says.\"\"\"\n    return int(text.lstrip(\"-\"))\n\n\ndef sign_of(text: str) -> str:\n    return 1\n\n\ndef width() -> int:\n    return \"wide\"\n";
 const OTHER_TYPED: &str = "size: int = \"large\"\n";
 
-fn typed_python_gate<'a>(tool: &'a str, lint: &str, kept: &'a [&'a str], pass: Vec<(String, String)>) -> LintGate<'a> {
+fn typed_python_gate<'a>(
+    tool: &'a str,
+    lint: &str,
+    kept: &'a [&'a str],
+    pass: Vec<(String, String)>,
+) -> LintGate<'a> {
     LintGate {
         tool,
         files: &[
@@ -511,7 +555,9 @@ fn typed_python_gate<'a>(tool: &'a str, lint: &str, kept: &'a [&'a str], pass: V
         ],
         test: "python3 -m unittest discover -v",
         lint: lint.into(),
-        fix: vec![json!({"do": "edit", "path": "calc.py", "old": "return int(text.lstrip(\"-\"))", "new": PY_FIX})],
+        fix: vec![
+            json!({"do": "edit", "path": "calc.py", "old": "return int(text.lstrip(\"-\"))", "new": PY_FIX}),
+        ],
         // A wrong assignment of its own in calc.py.
         new_item: json!({"do": "edit", "path": "calc.py", "old": "def width", "new": "ratio: float = \"half\"\n\n\ndef width"}),
         kept,
@@ -528,7 +574,11 @@ fn a_mypy_gate_failing_before_the_run_passes_when_no_worse_and_a_new_item_blocks
     lint_gate_ships_no_worse_and_blocks_a_new_item(&typed_python_gate(
         "mypy",
         "python3 -m mypy --cache-dir=/dev/null .",
-        &["return-value calc.py", "return-value calc.py", "assignment other.py"],
+        &[
+            "return-value calc.py",
+            "return-value calc.py",
+            "assignment other.py",
+        ],
         vec![crate::python_user_base(&probe, "mypy")],
     ));
 }
@@ -560,7 +610,12 @@ const TSCONFIG: &str = "{\"compilerOptions\": {\"allowJs\": true, \"checkJs\": t
 /// The honest JavaScript fix: two more lines above the pre-existing items.
 const JS_FIX: &str = "const negative = text.startsWith(\"-\");\n  const n = Number(negative ? text.slice(1) : text);\n  return negative ? -n : n;";
 
-fn js_gate<'a>(tool: &'a str, lint: String, new_item: serde_json::Value, kept: &'a [&'a str]) -> LintGate<'a> {
+fn js_gate<'a>(
+    tool: &'a str,
+    lint: String,
+    new_item: serde_json::Value,
+    kept: &'a [&'a str],
+) -> LintGate<'a> {
     LintGate {
         tool,
         files: &[
@@ -573,7 +628,9 @@ fn js_gate<'a>(tool: &'a str, lint: String, new_item: serde_json::Value, kept: &
         ],
         test: "node --test",
         lint,
-        fix: vec![json!({"do": "edit", "path": "calc.js", "old": "return Number(text.replace(\"-\", \"\"));", "new": JS_FIX})],
+        fix: vec![
+            json!({"do": "edit", "path": "calc.js", "old": "return Number(text.replace(\"-\", \"\"));", "new": JS_FIX}),
+        ],
         new_item,
         kept,
         pass: Vec::new(),
@@ -590,7 +647,11 @@ fn an_eslint_gate_failing_before_the_run_passes_when_no_worse_and_a_new_item_blo
         "eslint",
         format!("{} .", node_tool("eslint")),
         json!({"do": "edit", "path": "calc.js", "old": "const negative", "new": "const spare = 0;\n  const negative"}),
-        &["no-unused-vars calc.js", "eqeqeq calc.js", "no-undef other.js"],
+        &[
+            "no-unused-vars calc.js",
+            "eqeqeq calc.js",
+            "no-undef other.js",
+        ],
     ));
 }
 
