@@ -8,15 +8,21 @@ cd "$(dirname "$0")/.."
 eval "$(bash .ci/install-agents.sh)"
 export PAWL_CLAUDE_BIN PAWL_CODEX_BIN PAWL_GEMINI_BIN
 
-# pytest and ruff for the user (`~/.local`, as a user installs them): the sealed-checks tests run
-# real pytest projects (crates/cli/tests/it/sealed.rs), the verdicts tests a real `ruff check` gate
-# judged against the baseline (crates/cli/tests/it/verdicts.rs). Installed once from PyPI, then found.
-if ! python3 -m pytest --version >/dev/null 2>&1; then
-    python3 -m pip install --quiet --user --disable-pip-version-check --no-warn-script-location 'pytest>=8,<9'
-fi
-if ! python3 -m ruff --version >/dev/null 2>&1; then
-    python3 -m pip install --quiet --user --disable-pip-version-check --no-warn-script-location 'ruff>=0.17,<1'
-fi
+# pytest, ruff, mypy and black for the user (`~/.local`, as a user installs them): the sealed-checks
+# tests run real pytest projects (crates/cli/tests/it/sealed.rs), the verdicts tests real `ruff
+# check`, `mypy` and `black --check` gates judged against the baseline
+# (crates/cli/tests/it/verdicts.rs). Installed once from PyPI, then found.
+for pin in 'pytest>=8,<9' 'ruff>=0.17,<1' 'mypy>=2.4,<3' 'black>=26,<27'; do
+    module="${pin%%[<>=]*}"
+    if ! python3 -m "$module" --version >/dev/null 2>&1; then
+        python3 -m pip install --quiet --user --disable-pip-version-check --no-warn-script-location "$pin"
+    fi
+done
+
+# eslint, pyright, tsc and prettier (npm, pinned, cached under ~/.cache/pawl-lint-tools) for the
+# verdicts tests' JavaScript and type-checker gates.
+eval "$(bash scripts/install-lint-tools.sh)"
+export PAWL_LINT_BIN
 
 # Go (>= 1.22, Debian's backports) for the tests that run the real `go test` (installed once).
 bash scripts/install-go.sh

@@ -10,6 +10,13 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+/// The rule of an item that stands for a whole file: a formatter's "this file would be
+/// reformatted" (`ruff format --check`, `black --check`, `prettier --check`, `cargo fmt
+/// --check`). Such an item says nothing about which lines are at fault, so in a file the run
+/// changed it cannot be shown to be the same as before: it counts as new there. In a file the
+/// run did not touch it is pre-existing like any other item.
+pub const WHOLE_FILE: &str = "unformatted";
+
 /// One thing a check reported as wrong: a lint warning, a type error, a failing test.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct FailureItem {
@@ -46,10 +53,13 @@ pub enum Judgement {
         kept: Vec<FailureItem>,
         gone: usize,
     },
-    /// Items the baseline did not have (or more of one), and targeted items still failing.
+    /// Items the baseline did not have (or more of one), targeted items still failing, and
+    /// whole-file items ([`WHOLE_FILE`]) in files the run changed.
     Worse {
         new: Vec<FailureItem>,
         targeted: Vec<FailureItem>,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        touched: Vec<FailureItem>,
     },
     /// The items could not be read on one side: it cannot be compared, so it fails.
     Unknown,
@@ -86,8 +96,24 @@ impl Judgement {
                     )
                 }
             }
-            Judgement::Worse { new, targeted } => {
+            Judgement::Worse {
+                new,
+                targeted,
+                touched,
+            } => {
                 let mut parts = Vec::new();
+                if !touched.is_empty() {
+                    parts.push(format!(
+                        "{} file(s) the run changed are reported as a whole: {}",
+                        touched.len(),
+                        touched
+                            .iter()
+                            .take(3)
+                            .map(FailureItem::line)
+                            .collect::<Vec<_>>()
+                            .join("; ")
+                    ));
+                }
                 if !new.is_empty() {
                     parts.push(format!(
                         "{} new item(s): {}",
@@ -129,12 +155,14 @@ fn counts(items: &[FailureItem]) -> BTreeMap<&FailureItem, usize> {
 }
 
 /// The rule: `after` must hold no item `before` did not, no more of any item than `before`
-/// did, and none that `targeted` says the goal targets. `None` on either side (output that no
-/// parser read) is [`Judgement::Unknown`].
+/// did, none that `targeted` says the goal targets, and no whole-file item ([`WHOLE_FILE`]) in
+/// a file `changed` says the run changed. `None` on either side (output that no parser read)
+/// is [`Judgement::Unknown`].
 pub fn judge(
     before: Option<&[FailureItem]>,
     after: Option<&[FailureItem]>,
     targeted: &dyn Fn(&FailureItem) -> bool,
+    changed: &dyn Fn(&str) -> bool,
 ) -> Judgement {
     let (Some(before), Some(after)) = (before, after) else {
         return Judgement::Unknown;
@@ -149,12 +177,15 @@ pub fn judge(
     let mut new = Vec::new();
     let mut targeted_left = Vec::new();
     let mut kept = Vec::new();
+    let mut touched = Vec::new();
     for (item, n) in &a {
         let was = b.get(item).copied().unwrap_or(0);
         for _ in was..*n {
             new.push((*item).clone());
         }
-        if targeted(item) {
+        if item.rule == WHOLE_FILE && was > 0 && changed(&item.file) {
+            touched.push((*item).clone());
+        } else if targeted(item) {
             targeted_left.push((*item).clone());
         } else {
             for _ in 0..(*n).min(was) {
@@ -162,10 +193,11 @@ pub fn judge(
             }
         }
     }
-    if !new.is_empty() || !targeted_left.is_empty() {
+    if !new.is_empty() || !targeted_left.is_empty() || !touched.is_empty() {
         return Judgement::Worse {
             new,
             targeted: targeted_left,
+            touched,
         };
     }
     Judgement::NoWorse {
@@ -222,7 +254,12 @@ mod tests {
         for (before, after, targeted, passes, kept) in ROWS {
             let b = items(before);
             let a = items(after);
-            let j = judge(Some(&b), Some(&a), &|i: &FailureItem| i.rule == *targeted);
+            let j = judge(
+                Some(&b),
+                Some(&a),
+                &|i: &FailureItem| i.rule == *targeted,
+                &|_| false,
+            );
             assert_eq!(j.passes(), *passes, "{before} -> {after}: {j:?}");
             if let Judgement::NoWorse { kept: k, .. } = &j {
                 assert_eq!(k.len(), *kept, "{before} -> {after}: {j:?}");
@@ -230,18 +267,78 @@ mod tests {
         }
     }
 
+    /// A formatter's item stands for a whole file: kept where the run did not touch the file,
+    /// blocking where it did (the file may hide new unformatted code under the same item).
+    #[test]
+    fn a_whole_file_item_in_a_changed_file_is_not_no_worse() {
+        let fmt = |file: &str| FailureItem {
+            tool: "black".into(),
+            rule: WHOLE_FILE.into(),
+            file: file.into(),
+            message: "would reformat".into(),
+        };
+        let before = vec![fmt("old.py"), fmt("calc.py")];
+        let changed = |f: &str| f == "calc.py" || f == "new.py";
+        // The run changed calc.py (unformatted before and after): blocks.
+        let j = judge(Some(&before), Some(&before), &|_| false, &changed);
+        assert!(
+            matches!(&j, Judgement::Worse { touched, new, .. } if touched == &[fmt("calc.py")] && new.is_empty()),
+            "{j:?}"
+        );
+        assert!(
+            j.describe("fmt").contains("black unformatted calc.py"),
+            "{}",
+            j.describe("fmt")
+        );
+        // calc.py formatted by the run: old.py, untouched, is pre-existing.
+        let j = judge(Some(&before), Some(&before[..1]), &|_| false, &changed);
+        assert_eq!(
+            j.describe("fmt"),
+            "fmt (black): 2 pre-existing item(s) before, 1 after (1 fixed)"
+        );
+        // A file formatted before and left unformatted: new.
+        let j = judge(
+            Some(&before[..1]),
+            Some(&[fmt("old.py"), fmt("new.py")]),
+            &|_| false,
+            &changed,
+        );
+        assert!(
+            matches!(&j, Judgement::Worse { new, .. } if new == &[fmt("new.py")]),
+            "{j:?}"
+        );
+        // Any other item in a changed file is compared as usual.
+        let lint = item("a@calc.py#m");
+        let j = judge(
+            Some(std::slice::from_ref(&lint)),
+            Some(std::slice::from_ref(&lint)),
+            &|_| false,
+            &changed,
+        );
+        assert!(j.passes(), "{j:?}");
+    }
+
     #[test]
     fn unread_output_is_never_no_worse() {
         let b = items("a@x#m");
-        assert_eq!(judge(None, Some(&b), &|_| false), Judgement::Unknown);
-        assert_eq!(judge(Some(&b), None, &|_| false), Judgement::Unknown);
-        assert_eq!(judge(Some(&[]), Some(&[]), &|_| false), Judgement::Unknown);
+        assert_eq!(
+            judge(None, Some(&b), &|_| false, &|_| false),
+            Judgement::Unknown
+        );
+        assert_eq!(
+            judge(Some(&b), None, &|_| false, &|_| false),
+            Judgement::Unknown
+        );
+        assert_eq!(
+            judge(Some(&[]), Some(&[]), &|_| false, &|_| false),
+            Judgement::Unknown
+        );
     }
 
     #[test]
     fn the_report_line_says_before_and_after() {
         let b = items("a@x#m b@x#m c@y#m");
-        let j = judge(Some(&b), Some(&b), &|_| false);
+        let j = judge(Some(&b), Some(&b), &|_| false, &|_| false);
         assert_eq!(
             j.describe("clippy"),
             "clippy: 3 pre-existing item(s) before, the same 3 after"
@@ -251,7 +348,7 @@ mod tests {
             j.describe("lint"),
             "lint (clippy): 3 pre-existing item(s) before, the same 3 after"
         );
-        let one_fixed = judge(Some(&b), Some(&b[..2]), &|_| false);
+        let one_fixed = judge(Some(&b), Some(&b[..2]), &|_| false, &|_| false);
         assert_eq!(
             one_fixed.describe("lint"),
             "lint (clippy): 3 pre-existing item(s) before, 2 after (1 fixed)"

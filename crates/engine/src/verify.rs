@@ -484,7 +484,7 @@ pub fn verify_checks(
     }
     let mut items: Vec<Item> = items.into_iter().flatten().collect();
     if let Some(run) = run.or(plan.baseline_of.as_ref()) {
-        against_baseline(ws, store, run, &runs, &mut items)?;
+        against_baseline(ws, store, run, &runs, &tree, &mut items)?;
     }
     let verified = tree_after.is_none() && items.iter().all(Item::accepted);
 
@@ -541,6 +541,7 @@ fn against_baseline(
     store: &Store,
     run: &Run,
     runs: &[CheckRun],
+    tree: &str,
     items: &mut [Item],
 ) -> Result<(), StoreError> {
     if items.iter().all(Item::passed) {
@@ -556,6 +557,7 @@ fn against_baseline(
         return Ok(());
     }
     let anchoring = crate::anchors::of_run(&ws.root, &run.goal, &baseline);
+    let changed = ChangedSinceBaseline::new(&ws.root, &baseline.tree, tree);
     for item in items
         .iter_mut()
         .filter(|i| !i.passed() && i.skipped.is_none())
@@ -574,7 +576,12 @@ fn against_baseline(
         };
         let name = item.name.clone();
         let targeted = |i: &pawl_core::against::FailureItem| anchoring.targets_item(&name, i);
-        let j = pawl_core::against::judge(before.items.as_deref(), now.items.as_deref(), &targeted);
+        let j = pawl_core::against::judge(
+            before.items.as_deref(),
+            now.items.as_deref(),
+            &targeted,
+            &|f| changed.contains(f),
+        );
         if let pawl_core::against::Judgement::NoWorse { kept, .. } = &j {
             item.no_worse = Some(NoWorse {
                 summary: j.describe(&name),
@@ -583,6 +590,43 @@ fn against_baseline(
         }
     }
     Ok(())
+}
+
+/// The files a tree changed since the baseline's, read from git once and only when asked (a
+/// whole-file item, `pawl_core::against::WHOLE_FILE`, is judged by them). A diff git cannot
+/// give counts every file as changed: such an item then never passes as no worse.
+pub(crate) struct ChangedSinceBaseline<'a> {
+    root: &'a std::path::Path,
+    base: &'a str,
+    tree: &'a str,
+    files: std::cell::OnceCell<Option<std::collections::BTreeSet<String>>>,
+}
+
+impl<'a> ChangedSinceBaseline<'a> {
+    pub(crate) fn new(root: &'a std::path::Path, base: &'a str, tree: &'a str) -> Self {
+        ChangedSinceBaseline {
+            root,
+            base,
+            tree,
+            files: std::cell::OnceCell::new(),
+        }
+    }
+
+    pub(crate) fn contains(&self, file: &str) -> bool {
+        let files = self.files.get_or_init(|| {
+            Repo::open(self.root)
+                .and_then(|r| r.changes_between(self.base, self.tree))
+                .ok()
+                .map(|c| {
+                    c.into_iter()
+                        .map(|c| c.path.display().to_string())
+                        .collect()
+                })
+        });
+        files
+            .as_ref()
+            .is_none_or(|f| f.contains(file.trim_start_matches("./")))
+    }
 }
 
 /// One failure for a failed verification: the first failing check, naming the others.

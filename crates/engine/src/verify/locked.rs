@@ -928,10 +928,11 @@ fn run_locked(ws: &Workspace, input: Input<'_>) -> Result<LockedRun, LockedError
         out.lines.push(m.describe());
     }
     let anchoring = crate::anchors::of_run(&ws.root, goal, baseline);
+    let changed = super::ChangedSinceBaseline::new(&ws.root, &baseline.tree, final_tree);
     let mut failing: Vec<(&CheckRun, Vec<String>)> = Vec::new();
     for r in &first {
         let before = baseline.check(&r.check.name);
-        let mut why = judge_check(r, before, items, &anchoring);
+        let mut why = judge_check(r, before, items, &anchoring, &changed);
         if why.is_empty() {
             continue;
         }
@@ -1627,6 +1628,7 @@ fn judge_check(
     before: Option<&BaselineCheck>,
     items: &[Item],
     anchoring: &pawl_core::spec::facts::Anchoring,
+    changed: &super::ChangedSinceBaseline<'_>,
 ) -> Vec<String> {
     let mut why = Vec::new();
     if matches!(r.end, CheckEnd::Skipped { .. }) {
@@ -1643,7 +1645,12 @@ fn judge_check(
                 let targeted =
                     |i: &pawl_core::against::FailureItem| anchoring.targets_item(&name, i);
                 matches!(
-                    pawl_core::against::judge(b.items.as_deref(), r.items.as_deref(), &targeted),
+                    pawl_core::against::judge(
+                        b.items.as_deref(),
+                        r.items.as_deref(),
+                        &targeted,
+                        &|f| changed.contains(f)
+                    ),
                     pawl_core::against::Judgement::NoWorse { .. }
                 )
             });

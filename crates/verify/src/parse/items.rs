@@ -12,6 +12,12 @@
 //! | pyright | `  file:line:col - error: msg` (its `(reportRule)` on the same or a continuation line) | the `reportRule`, else the level | as printed |
 //! | eslint | stylish (a file line, then `line:col  error  msg  rule`), JSON (`-f json`) | the rule id | as printed |
 //! | tsc | `file(line,col): error TS2322: msg`, `--pretty` (`file:line:col - error TS2322: msg`) | `TS2322` | as printed |
+//! | black | `black --check`: `would reformat file` | `unformatted` | as printed |
+//! | prettier | `prettier --check`: `[warn] file` | `unformatted` | as printed |
+//! | rustfmt | `cargo fmt --check`: `Diff in file:line:` (or `… at line N:`), one item per file | `unformatted` | as printed |
+//!
+//! A formatter's item (rule [`pawl_core::against::WHOLE_FILE`]) stands for a whole file: the
+//! judge counts it as new in a file the run changed.
 //!
 //! Paths under the check's directory are made relative to it (eslint and pyright print absolute
 //! paths). Notes and summaries are not items. The input is untrusted: every parser is total
@@ -40,6 +46,7 @@ pub fn parse_items(stdout: &str, stderr: &str, root: &str) -> Option<Vec<Failure
             eslint_stylish(&text),
             eslint_json(&text),
             tsc(&text),
+            formatters(&text),
         ];
         for items in found.into_iter().flatten() {
             recognised = true;
@@ -442,6 +449,50 @@ fn tsc(text: &str) -> Option<Vec<FailureItem>> {
             continue;
         }
         out.push(item("tsc", &format!("TS{num}"), file, msg));
+    }
+    some_if_any(out)
+}
+
+// ---------------------------------------------------------------------------- formatters
+
+/// A formatter's report line: (tool, the text before the path, the message the item carries).
+/// `ruff format --check` is read with ruff's own shape (`ruff`).
+const FORMATTER_LINES: &[(&str, &str, &str)] = &[
+    ("black", "would reformat ", "would reformat"),
+    ("prettier", "[warn] ", "code style issues"),
+    ("rustfmt", "Diff in ", "differs from rustfmt's output"),
+];
+
+/// `black --check`, `prettier --check`, `cargo fmt --check`: one item per file that would be
+/// reformatted (rustfmt prints a `Diff in` per hunk: the file is the item, once).
+fn formatters(text: &str) -> Option<Vec<FailureItem>> {
+    let mut out: Vec<FailureItem> = Vec::new();
+    for line in text.lines() {
+        let line = line.trim_end();
+        for (tool, prefix, message) in FORMATTER_LINES {
+            let Some(rest) = line.strip_prefix(prefix) else {
+                continue;
+            };
+            let file = match *tool {
+                // `Diff in src/lib.rs:12:` (rustfmt ≥ 1.5), `Diff in src/lib.rs at line 12:`.
+                "rustfmt" => {
+                    let rest = rest.strip_suffix(':').unwrap_or(rest);
+                    match rest.rsplit_once(" at line ") {
+                        Some((f, n)) if numeric(n) => Some(f),
+                        _ => path_of_location(rest),
+                    }
+                }
+                _ => Some(rest),
+            };
+            // A path alone: prettier's `[warn] Code style issues found …` summary is not one.
+            let Some(file) = file.filter(|f| !f.is_empty() && !f.contains(' ')) else {
+                continue;
+            };
+            let it = item(tool, pawl_core::against::WHOLE_FILE, file, message);
+            if !out.contains(&it) {
+                out.push(it);
+            }
+        }
     }
     some_if_any(out)
 }

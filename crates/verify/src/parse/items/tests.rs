@@ -119,6 +119,33 @@ const ROWS: &[(&str, &str, &str, &[&str])] = &[
         ],
     ),
     (
+        "lint/black.stderr",
+        "stderr",
+        "/tmp/fmtfx/py",
+        &[
+            "black unformatted a.py: would reformat",
+            "black unformatted c.py: would reformat",
+        ],
+    ),
+    (
+        "lint/prettier.stderr",
+        "stderr",
+        "",
+        &[
+            "prettier unformatted a.js: code style issues",
+            "prettier unformatted src/c.ts: code style issues",
+        ],
+    ),
+    (
+        "lint/cargo-fmt.stdout",
+        "stdout",
+        "/tmp/fmtfx/rs",
+        &[
+            "rustfmt unformatted src/lib.rs: differs from rustfmt's output",
+            "rustfmt unformatted src/other.rs: differs from rustfmt's output",
+        ],
+    ),
+    (
         "lint/tsc-pretty.stdout",
         "stdout",
         "",
@@ -204,6 +231,10 @@ fn no_format_no_items() {
         "all good\n",
         "error: something broke\n",
         "FAILED tests/test_x.py::test_y\n",
+        // prettier's summary and a clean `prettier --check`: no file named.
+        "Checking formatting...\n[warn] Code style issues found in 2 files. Run Prettier with --write to fix.\n",
+        "Checking formatting...\nAll matched files use Prettier code style!\n",
+        "All done! ✨ 🍰 ✨\n3 files would be left unchanged.\n",
     ] {
         assert_eq!(parse_items(text, "", ""), None, "{text:?}");
     }
