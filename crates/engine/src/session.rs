@@ -60,10 +60,10 @@ pub struct TreeCheck {
 }
 
 /// What a [`TreeCheck`] found: the stamp's digest, and the tree hash it recorded when nothing it
-/// covers moved.
+/// covers moved (with the stamp taken again when only the real index's stat data moved).
 struct Checked {
     digest: String,
-    tree: Option<String>,
+    tree: Option<(String, Option<Vec<u8>>)>,
 }
 
 impl std::fmt::Debug for TreeCheck {
@@ -116,12 +116,12 @@ fn check_stamp(root: &Path, stamp: &Path) -> Option<Checked> {
     let repo = pawl_git::Repo::open_in_process(root)?;
     let (digest, tree) = std::thread::scope(|s| {
         let digest = s.spawn(|| format!("{:x}", Sha256::digest(&bytes)));
-        let tree = repo.tree_hash_unchanged(&bytes);
+        let tree = repo.tree_hash_unchanged_refreshed(&bytes);
         (digest.join(), tree)
     });
     Some(Checked {
         digest: digest.ok()?,
-        tree: tree.map(|t| t.to_string()),
+        tree: tree.map(|(t, fresh)| (t.to_string(), fresh)),
     })
 }
 
@@ -593,11 +593,11 @@ fn current_tree(
     let path = stamp_path(&ws.state_dir);
     let want = prev.and_then(|p| p.tree_stamp.as_deref());
     let early = early.and_then(|c| c.take(ws));
-    if let (Some(want), Some(Checked { digest, tree })) = (want, &early)
+    if let (Some(want), Some(Checked { digest, tree })) = (want, early.as_ref())
         && digest == want
-        && let Some(tree) = tree
+        && let Some((tree, fresh)) = tree
     {
-        return (Some(tree.clone()), Some(want.to_string()));
+        return (Some(tree.clone()), Some(keep_stamp(&path, want, fresh.as_deref())));
     }
     let Ok(repo) = pawl_git::Repo::open(&ws.root) else {
         return (None, None);
@@ -606,24 +606,39 @@ fn current_tree(
         && early.is_none()
         && let Ok(bytes) = std::fs::read(&path)
         && format!("{:x}", Sha256::digest(&bytes)) == want
-        && let Some(tree) = repo.tree_hash_unchanged(&bytes)
+        && let Some((tree, fresh)) = repo.tree_hash_unchanged_refreshed(&bytes)
     {
-        return (Some(tree.to_string()), Some(want.to_string()));
+        return (
+            Some(tree.to_string()),
+            Some(keep_stamp(&path, want, fresh.as_deref())),
+        );
     }
     match repo.tree_hash_stamped() {
-        Ok((tree, Some(stamp))) => {
-            let digest = format!("{:x}", Sha256::digest(&stamp));
-            let temp = path.with_extension("tmp");
-            let written = path
-                .parent()
-                .is_some_and(|d| std::fs::create_dir_all(d).is_ok())
-                && std::fs::write(&temp, &stamp).is_ok()
-                && std::fs::rename(&temp, &path).is_ok();
-            (Some(tree.to_string()), written.then_some(digest))
-        }
+        Ok((tree, Some(stamp))) => (Some(tree.to_string()), write_stamp(&path, &stamp)),
         Ok((tree, None)) => (Some(tree.to_string()), None),
         Err(_) => (None, None),
     }
+}
+
+/// The digest of the stamp that vouches for an unchanged tree: `want` (the stamp checked), or
+/// that of `fresh` (the same stamp with the index's new stat data) once written in its place,
+/// so that the next Stop need not read the index again.
+fn keep_stamp(path: &Path, want: &str, fresh: Option<&[u8]>) -> String {
+    fresh
+        .and_then(|stamp| write_stamp(path, stamp))
+        .unwrap_or_else(|| want.to_string())
+}
+
+/// Writes `stamp` at `path` (whole, through a rename) and returns its digest; `None` when it
+/// could not be written.
+fn write_stamp(path: &Path, stamp: &[u8]) -> Option<String> {
+    let temp = path.with_extension("tmp");
+    let written = path
+        .parent()
+        .is_some_and(|d| std::fs::create_dir_all(d).is_ok())
+        && std::fs::write(&temp, stamp).is_ok()
+        && std::fs::rename(&temp, path).is_ok();
+    written.then(|| format!("{:x}", Sha256::digest(stamp)))
 }
 
 /// The environment manifest's cheap fingerprint: the dependency manifests and lockfiles at the

@@ -123,6 +123,17 @@ fn all_same(root: &Path, records: &[(u8, &[u8], Stat)]) -> bool {
     true
 }
 
+/// Whether a file whose stat data is `s` was last changed more than a second before `now`
+/// (taken before it was read): a change after the read gets a later time, so its stat data
+/// cannot stay as recorded. A file with no time (absent) is settled.
+fn settled(s: &Stat, now: std::time::SystemTime) -> bool {
+    let Ok(now) = now.duration_since(std::time::UNIX_EPOCH) else {
+        return false;
+    };
+    let limit = (i64::try_from(now.as_secs()).unwrap_or(i64::MAX) - 1, i64::from(now.subsec_nanos()));
+    *s == ABSENT || ((s[4], s[5]) < limit && (s[6], s[7]) < limit)
+}
+
 /// Not older than the marker `(s, ns)`: a racily clean entry.
 fn racy(s: &Stat, marker: (i64, i64)) -> bool {
     (s[4], s[5]) >= marker || (s[6], s[7]) >= marker
@@ -248,6 +259,19 @@ impl Repo {
     /// directory and ignore rule it covers is exactly as it was; `None` when anything differs
     /// or the stamp cannot be read (then compute the hash).
     pub fn tree_hash_unchanged(&self, stamp: &[u8]) -> Option<TreeHash> {
+        self.tree_hash_unchanged_refreshed(stamp).map(|(tree, _)| tree)
+    }
+
+    /// [`Repo::tree_hash_unchanged`], and a fresh stamp of the same tree when the real index
+    /// was rewritten with nothing in it that matters moved (a `git status` refreshes the index's
+    /// stat data after the stamp was taken): the stamp with the index's new stat data, so that
+    /// the next check need not read the index again. Given only when the index file was not
+    /// rewritten while it was read and is older than a second (a rewrite after this read, in
+    /// the same clock tick, would otherwise leave its stat data as recorded).
+    pub fn tree_hash_unchanged_refreshed(
+        &self,
+        stamp: &[u8],
+    ) -> Option<(TreeHash, Option<Vec<u8>>)> {
         let mut r = Cursor {
             bytes: stamp,
             at: 0,
@@ -262,11 +286,15 @@ impl Repo {
         if r.bytes_field()? != self.rule_vars().as_bytes() {
             return None;
         }
+        let index_at = r.at;
         let index_stat = r.stat()?;
         let tracked = r.bytes_field()?;
-        if lstat(self.index_path()).unwrap_or(ABSENT) != index_stat {
+        let mut refreshed = None;
+        let now = lstat(self.index_path()).unwrap_or(ABSENT);
+        if now != index_stat {
             // Rewritten (a `git status` refreshes it): the same tracked paths, and still no
             // hidden entry?
+            let started = std::time::SystemTime::now();
             let real = fs::read(self.index_path()).unwrap_or_default();
             if !real.is_empty() {
                 if crate::index::has_hidden_entries(&real, SHA1_LEN) != Some(false) {
@@ -277,6 +305,14 @@ impl Repo {
                 }
             } else if !tracked.is_empty() {
                 return None;
+            }
+            let after = lstat(self.index_path()).unwrap_or(ABSENT);
+            if after == now && settled(&now, started) {
+                let mut fresh = stamp.to_vec();
+                let mut at = Vec::with_capacity(64);
+                put_stat(&mut at, &now);
+                fresh.get_mut(index_at..index_at + 64)?.copy_from_slice(&at);
+                refreshed = Some(fresh);
             }
         }
         let count = usize::try_from(u64::from_le_bytes(r.take(8)?.try_into().ok()?)).ok()?;
@@ -302,7 +338,7 @@ impl Repo {
         } else {
             all_same(root, &records)
         };
-        all_same.then_some(tree)
+        all_same.then_some((tree, refreshed))
     }
 
     /// The variables that choose the ignore rules, as git will see them.

@@ -50,6 +50,42 @@ fn an_unchanged_tree_is_answered_from_the_stamp_even_after_git_status_rewrote_th
 }
 
 #[test]
+fn a_stamp_is_taken_again_when_only_the_index_was_rewritten_a_while_ago() {
+    let t = repo();
+    let (tree, stamp) = stamped(&t);
+    // Nothing moved: nothing to take again.
+    let (same, fresh) = t.repo.tree_hash_unchanged_refreshed(&stamp).expect("unchanged");
+    assert_eq!(same.to_string(), tree);
+    assert_eq!(fresh, None);
+    // The index rewritten just now (same tracked paths): the tree is answered, but the index's
+    // new stat data is not vouched for yet (a rewrite in the same clock tick would not move it).
+    t.git(&["read-tree", "HEAD"]);
+    let (same, fresh) = t.repo.tree_hash_unchanged_refreshed(&stamp).expect("unchanged");
+    assert_eq!(same.to_string(), tree);
+    assert_eq!(fresh, None);
+    // Rewritten more than a second ago: the stamp with the index's new stat data.
+    std::thread::sleep(Duration::from_millis(1100));
+    let (same, fresh) = t.repo.tree_hash_unchanged_refreshed(&stamp).expect("unchanged");
+    assert_eq!(same.to_string(), tree);
+    let fresh = fresh.expect("taken again");
+    assert_ne!(fresh, stamp);
+    assert_eq!(fresh.len(), stamp.len());
+    assert_eq!(
+        t.repo.tree_hash_unchanged_refreshed(&fresh),
+        Some((same, None)),
+        "the fresh stamp answers without reading the index"
+    );
+    // And it still sees what the old one saw: a tracked path untracked, a file edited.
+    t.git(&["rm", "-q", "--cached", "forced.log"]);
+    assert_eq!(t.repo.tree_hash_unchanged(&fresh), None);
+    t.git(&["add", "-f", "forced.log"]);
+    std::thread::sleep(Duration::from_millis(1100));
+    assert!(t.repo.tree_hash_unchanged(&fresh).is_some());
+    t.write("src/main.py", "print(2)\n");
+    assert_eq!(t.repo.tree_hash_unchanged(&fresh), None);
+}
+
+#[test]
 fn every_change_to_what_is_hashed_invalidates_the_stamp() {
     type Change = fn(&TestRepo);
     let changes: &[(&str, Change)] = &[
