@@ -64,6 +64,8 @@ pub struct TreeCheck {
 struct Checked {
     digest: String,
     tree: Option<(String, Option<Vec<u8>>)>,
+    /// The stamp read: where the next hash starts when the tree changed.
+    stamp: Vec<u8>,
 }
 
 impl std::fmt::Debug for TreeCheck {
@@ -122,6 +124,7 @@ fn check_stamp(root: &Path, stamp: &Path) -> Option<Checked> {
     Some(Checked {
         digest: digest.ok()?,
         tree: tree.map(|(t, fresh)| (t.to_string(), fresh)),
+        stamp: bytes,
     })
 }
 
@@ -593,7 +596,7 @@ fn current_tree(
     let path = stamp_path(&ws.state_dir);
     let want = prev.and_then(|p| p.tree_stamp.as_deref());
     let early = early.and_then(|c| c.take(ws));
-    if let (Some(want), Some(Checked { digest, tree })) = (want, early.as_ref())
+    if let (Some(want), Some(Checked { digest, tree, .. })) = (want, early.as_ref())
         && digest == want
         && let Some((tree, fresh)) = tree
     {
@@ -602,22 +605,48 @@ fn current_tree(
     let Ok(repo) = pawl_git::Repo::open(&ws.root) else {
         return (None, None);
     };
-    if let Some(want) = want
-        && early.is_none()
-        && let Ok(bytes) = std::fs::read(&path)
-        && format!("{:x}", Sha256::digest(&bytes)) == want
-        && let Some((tree, fresh)) = repo.tree_hash_unchanged_refreshed(&bytes)
+    let checked = early.is_some();
+    // The stamp the last verification names (what it vouches for is its digest's).
+    let last = match early {
+        Some(c) => Some((c.digest, c.stamp)),
+        None => std::fs::read(&path)
+            .ok()
+            .map(|b| (format!("{:x}", Sha256::digest(&b)), b)),
+    }
+    .filter(|(digest, _)| Some(digest.as_str()) == want)
+    .map(|(_, stamp)| stamp);
+    if let (Some(want), Some(stamp)) = (want, &last)
+        && !checked
+        && let Some((tree, fresh)) = repo.tree_hash_unchanged_refreshed(stamp)
     {
         return (
             Some(tree.to_string()),
             Some(keep_stamp(&path, want, fresh.as_deref())),
         );
     }
-    match repo.tree_hash_stamped() {
-        Ok((tree, Some(stamp))) => (Some(tree.to_string()), write_stamp(&path, &stamp)),
+    // The tree changed: git starts from pawl's own index of the last tree (the stamp vouches
+    // for it), and reads only what moved.
+    let last = last.and_then(|stamp| {
+        let index = std::fs::read(index_path(&ws.state_dir)).ok()?;
+        Some(pawl_git::TreeStamp { stamp, index })
+    });
+    match repo.tree_hash_since(last.as_ref()) {
+        Ok((tree, Some(kept))) => (Some(tree.to_string()), write_kept(&ws.state_dir, &kept)),
         Ok((tree, None)) => (Some(tree.to_string()), None),
         Err(_) => (None, None),
     }
+}
+
+/// pawl's own index of the tree last stamped (see [`current_tree`]).
+fn index_path(state_dir: &Path) -> std::path::PathBuf {
+    state_dir.join("cache").join("tree-index")
+}
+
+/// Writes what a stamped hash left (pawl's index of the tree, then the stamp that vouches for
+/// it) and returns the stamp's digest; `None` when it could not be written.
+fn write_kept(state_dir: &Path, kept: &pawl_git::TreeStamp) -> Option<String> {
+    write_file(&index_path(state_dir), &kept.index)?;
+    write_stamp(&stamp_path(state_dir), &kept.stamp)
 }
 
 /// The digest of the stamp that vouches for an unchanged tree: `want` (the stamp checked), or
@@ -632,13 +661,19 @@ fn keep_stamp(path: &Path, want: &str, fresh: Option<&[u8]>) -> String {
 /// Writes `stamp` at `path` (whole, through a rename) and returns its digest; `None` when it
 /// could not be written.
 fn write_stamp(path: &Path, stamp: &[u8]) -> Option<String> {
+    write_file(path, stamp)?;
+    Some(format!("{:x}", Sha256::digest(stamp)))
+}
+
+/// Writes `bytes` at `path` whole (through a rename); `None` when it could not.
+fn write_file(path: &Path, bytes: &[u8]) -> Option<()> {
     let temp = path.with_extension("tmp");
     let written = path
         .parent()
         .is_some_and(|d| std::fs::create_dir_all(d).is_ok())
-        && std::fs::write(&temp, stamp).is_ok()
+        && std::fs::write(&temp, bytes).is_ok()
         && std::fs::rename(&temp, path).is_ok();
-    written.then(|| format!("{:x}", Sha256::digest(stamp)))
+    written.then_some(())
 }
 
 /// The environment manifest's cheap fingerprint: the dependency manifests and lockfiles at the

@@ -49,12 +49,12 @@ impl Repo {
             self.index_path().to_path_buf(),
         );
         let kept = stamps().get(&key).cloned();
-        if let Some(stamp) = kept
-            && let Some(tree) = self.tree_hash_unchanged(&stamp)
+        if let Some(kept) = &kept
+            && let Some(tree) = self.tree_hash_unchanged(&kept.stamp)
         {
             return Ok(tree);
         }
-        let (tree, stamp) = self.tree_hash_stamped()?;
+        let (tree, stamp) = self.tree_hash_since(kept.as_deref())?;
         match stamp {
             Some(stamp) => stamps().insert(key, std::sync::Arc::new(stamp)),
             None => stamps().remove(&key),
@@ -80,7 +80,7 @@ impl Repo {
 static REMEMBER: AtomicBool = AtomicBool::new(false);
 
 /// A working tree (root, git dir, index) and the stamp of its last hash.
-type Kept = HashMap<(PathBuf, PathBuf, PathBuf), std::sync::Arc<Vec<u8>>>;
+type Kept = HashMap<(PathBuf, PathBuf, PathBuf), std::sync::Arc<crate::TreeStamp>>;
 
 fn stamps() -> std::sync::MutexGuard<'static, Kept> {
     static STAMPS: OnceLock<Mutex<Kept>> = OnceLock::new();
