@@ -600,7 +600,10 @@ fn current_tree(
         && digest == want
         && let Some((tree, fresh)) = tree
     {
-        return (Some(tree.clone()), Some(keep_stamp(&path, want, fresh.as_deref())));
+        return (
+            Some(tree.clone()),
+            Some(keep_stamp(&path, want, fresh.as_deref())),
+        );
     }
     let Ok(repo) = pawl_git::Repo::open(&ws.root) else {
         return (None, None);

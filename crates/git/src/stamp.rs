@@ -133,7 +133,10 @@ fn settled(s: &Stat, now: std::time::SystemTime) -> bool {
     let Ok(now) = now.duration_since(std::time::UNIX_EPOCH) else {
         return false;
     };
-    let limit = (i64::try_from(now.as_secs()).unwrap_or(i64::MAX) - 1, i64::from(now.subsec_nanos()));
+    let limit = (
+        i64::try_from(now.as_secs()).unwrap_or(i64::MAX) - 1,
+        i64::from(now.subsec_nanos()),
+    );
     *s == ABSENT || ((s[4], s[5]) < limit && (s[6], s[7]) < limit)
 }
 
@@ -391,7 +394,8 @@ impl Repo {
     /// directory and ignore rule it covers is exactly as it was; `None` when anything differs
     /// or the stamp cannot be read (then compute the hash).
     pub fn tree_hash_unchanged(&self, stamp: &[u8]) -> Option<TreeHash> {
-        self.tree_hash_unchanged_refreshed(stamp).map(|(tree, _)| tree)
+        self.tree_hash_unchanged_refreshed(stamp)
+            .map(|(tree, _)| tree)
     }
 
     /// [`Repo::tree_hash_unchanged`], and a fresh stamp of the same tree when the real index

@@ -54,18 +54,27 @@ fn a_stamp_is_taken_again_when_only_the_index_was_rewritten_a_while_ago() {
     let t = repo();
     let (tree, stamp) = stamped(&t);
     // Nothing moved: nothing to take again.
-    let (same, fresh) = t.repo.tree_hash_unchanged_refreshed(&stamp).expect("unchanged");
+    let (same, fresh) = t
+        .repo
+        .tree_hash_unchanged_refreshed(&stamp)
+        .expect("unchanged");
     assert_eq!(same.to_string(), tree);
     assert_eq!(fresh, None);
     // The index rewritten just now (same tracked paths): the tree is answered, but the index's
     // new stat data is not vouched for yet (a rewrite in the same clock tick would not move it).
     t.git(&["read-tree", "HEAD"]);
-    let (same, fresh) = t.repo.tree_hash_unchanged_refreshed(&stamp).expect("unchanged");
+    let (same, fresh) = t
+        .repo
+        .tree_hash_unchanged_refreshed(&stamp)
+        .expect("unchanged");
     assert_eq!(same.to_string(), tree);
     assert_eq!(fresh, None);
     // Rewritten more than a second ago: the stamp with the index's new stat data.
     std::thread::sleep(Duration::from_millis(1100));
-    let (same, fresh) = t.repo.tree_hash_unchanged_refreshed(&stamp).expect("unchanged");
+    let (same, fresh) = t
+        .repo
+        .tree_hash_unchanged_refreshed(&stamp)
+        .expect("unchanged");
     assert_eq!(same.to_string(), tree);
     let fresh = fresh.expect("taken again");
     assert_ne!(fresh, stamp);
@@ -254,7 +263,11 @@ fn a_hash_that_starts_from_the_last_stamped_tree_is_the_hash_from_scratch() {
         assert_eq!(tree, scratch, "{what}");
         std::thread::sleep(Duration::from_millis(60));
         if let Some(next) = next {
-            assert_eq!(t.repo.tree_hash_unchanged(&next.stamp), Some(tree), "{what}");
+            assert_eq!(
+                t.repo.tree_hash_unchanged(&next.stamp),
+                Some(tree),
+                "{what}"
+            );
         }
     }
 }
@@ -268,32 +281,17 @@ fn a_same_size_swap_with_its_mtime_put_back_in_the_same_second_is_hashed() {
     let mut same_second = 0;
     for _ in 0..6 {
         let t = repo();
-        // Start just after a second begins: the swap lands in the same second when it can.
-        let now = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .expect("clock");
-        std::thread::sleep(Duration::from_nanos(
-            1_000_000_000 - u64::from(now.subsec_nanos()) + 1_000_000,
-        ));
+        just_after_a_second_begins();
         let p = t.path("src/main.py");
         t.write("src/main.py", "print(7)\n");
-        let old = std::time::UNIX_EPOCH + Duration::from_secs(1_577_836_800);
-        let touch = |p: &std::path::Path| {
-            std::fs::File::options()
-                .write(true)
-                .open(p)
-                .expect("open")
-                .set_modified(old)
-                .expect("touch");
-        };
-        touch(&p);
+        put_back_mtime(&p);
         std::thread::sleep(Duration::from_millis(20));
         let Ok((right, Some(last))) = t.repo.tree_hash_since(None) else {
             continue;
         };
         let before = std::fs::metadata(&p).expect("meta");
         t.write("src/main.py", "print(8)\n");
-        touch(&p);
+        put_back_mtime(&p);
         let after = std::fs::metadata(&p).expect("meta");
         use std::os::unix::fs::MetadataExt;
         if before.ctime() == after.ctime() {
@@ -308,22 +306,55 @@ fn a_same_size_swap_with_its_mtime_put_back_in_the_same_second_is_hashed() {
 }
 
 /// pawl's index of the last tree is used only as its stamp recorded it: another index (one
-/// that claims the right file's blob while the wrong one is on disk) is not where git starts.
+/// that claims the right file's blob, with stat data git would trust, while the wrong one is on
+/// disk: written with the old mtime put back, in the same second) is not where git starts.
 #[test]
 fn an_index_the_stamp_does_not_vouch_for_is_not_used() {
-    let t = repo();
-    t.write("src/main.py", "print(7)\n");
-    let right = kept(&t);
-    t.write("src/main.py", "print(8)\n");
-    let wrong = kept(&t);
-    // The stamp of the wrong tree with the index of the right one.
-    let forged = pawl_git::TreeStamp {
-        stamp: wrong.stamp.clone(),
-        index: right.index.clone(),
-    };
-    let (tree, _) = t.repo.tree_hash_since(Some(&forged)).expect("hash");
-    let (scratch, _) = t.repo.tree_hash_stamped().expect("hash");
-    assert_eq!(tree, scratch);
+    for _ in 0..4 {
+        let t = repo();
+        just_after_a_second_begins();
+        t.write("src/main.py", "print(7)\n");
+        put_back_mtime(&t.path("src/main.py"));
+        std::thread::sleep(Duration::from_millis(20));
+        let Ok((_, Some(right))) = t.repo.tree_hash_since(None) else {
+            continue;
+        };
+        t.write("src/main.py", "print(8)\n");
+        put_back_mtime(&t.path("src/main.py"));
+        std::thread::sleep(Duration::from_millis(20));
+        let Ok((_, Some(wrong))) = t.repo.tree_hash_since(None) else {
+            continue;
+        };
+        // The stamp of the wrong tree with the index of the right one.
+        let forged = pawl_git::TreeStamp {
+            stamp: wrong.stamp.clone(),
+            index: right.index.clone(),
+        };
+        let (tree, _) = t.repo.tree_hash_since(Some(&forged)).expect("hash");
+        let (scratch, _) = t.repo.tree_hash_stamped().expect("hash");
+        assert_eq!(tree, scratch);
+    }
+}
+
+/// Sleeps until just after the next second begins: what follows lands in the same second when
+/// it can.
+fn just_after_a_second_begins() {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("clock");
+    std::thread::sleep(Duration::from_nanos(
+        1_000_000_000 - u64::from(now.subsec_nanos()) + 1_000_000,
+    ));
+}
+
+/// Sets `p`'s mtime to 2020-01-01 (what `touch -d` does).
+fn put_back_mtime(p: &std::path::Path) {
+    std::fs::File::options()
+        .write(true)
+        .open(p)
+        .expect("open")
+        .set_modified(std::time::UNIX_EPOCH + Duration::from_secs(1_577_836_800))
+        .expect("touch");
 }
 
 /// An untracked file is in pawl's index of the last tree; ignored since, it is not hashed (git
@@ -333,7 +364,10 @@ fn an_untracked_file_hashed_last_time_and_ignored_since_is_not_hashed() {
     let t = repo();
     t.write("src/conftest.py", "x\n");
     let last = kept(&t);
-    t.write(".gitignore", "node_modules/\n*.o\nforced.log\nconftest.py\n");
+    t.write(
+        ".gitignore",
+        "node_modules/\n*.o\nforced.log\nconftest.py\n",
+    );
     let (tree, _) = t.repo.tree_hash_since(Some(&last)).expect("hash");
     let (scratch, _) = t.repo.tree_hash_stamped().expect("hash");
     assert_eq!(tree, scratch);
