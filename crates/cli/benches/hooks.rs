@@ -12,7 +12,9 @@
 //! - Stop with cached evidence (every gate's evidence reused for the tree; a review criterion
 //!   keeps the run open, so each Stop records an iteration and blocks), once the index is
 //!   settled (`git status` rewrote it a second after the last change, the usual state of a
-//!   repository an agent works in).
+//!   repository an agent works in);
+//! - Stop after a one-file edit (the tree's hash taken, the gate run, the iteration committed):
+//!   no bound, what a changed tree costs next to `git status -uno`.
 //!
 //! Every line spawns `/bin/true` alternately with its own samples, through the same pipes with
 //! the same stdin, and its ratio is against that median: both see the same load. The Stop line
@@ -165,6 +167,7 @@ fn measure(
     expect: &str,
     target_ms: f64,
     with_status: bool,
+    before_each: &dyn Fn(&Path, &str),
 ) -> Vec<f64> {
     for s in subjects {
         let (_, first) = hook(&s.bin, &s.root, event, &s.input(input, "warm"));
@@ -186,6 +189,7 @@ fn measure(
             status.push(git_status_once(&subjects[0].root));
         }
         for (s, t) in subjects.iter().zip(times.iter_mut()) {
+            before_each(&s.root, &i.to_string());
             let (d, out) = hook(&s.bin, &s.root, event, &s.input(input, &i.to_string()));
             assert!(
                 out.contains(expect),
@@ -339,6 +343,7 @@ fn main() {
         "{}",
         3.0,
         false,
+        &|_, _| {},
     );
 
     // The realistic repositories, one per binary.
@@ -374,6 +379,7 @@ fn main() {
         "{}",
         3.0,
         false,
+        &|_, _| {},
     );
     measure(
         "bound session: PreToolUse on a plain command",
@@ -384,6 +390,7 @@ fn main() {
         "{}",
         3.0,
         false,
+        &|_, _| {},
     );
     let git_line = r#"{"session_id":"bound","cwd":"{root}","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"git status --short && git diff --stat && echo done >> src/m01/f001.py && cat src/m02/f002.py > /tmp/pawl-bench-out"}}"#;
     measure(
@@ -395,6 +402,7 @@ fn main() {
         "{}",
         3.0,
         false,
+        &|_, _| {},
     );
     measure(
         "bound session: Stop with cached evidence",
@@ -405,6 +413,26 @@ fn main() {
         "\"decision\":\"block\"",
         10.0,
         true,
+        &|_, _| {},
+    );
+    // A Stop after an edit: the tree changed, so its hash is taken (the checks run too: the
+    // gate is `true`). Not a bound of the issue; what a changed tree costs next to `git status`.
+    measure(
+        "bound session: Stop after a one-file edit",
+        (runs / 8).max(5),
+        &subjects,
+        "stop",
+        STOP,
+        "\"decision\":\"block\"",
+        f64::INFINITY,
+        true,
+        &|root, n| {
+            std::fs::write(
+                root.join("src/m07/f007.py"),
+                format!("def f_7_7():\n    return {n}\n"),
+            )
+            .unwrap();
+        },
     );
     println!("load average {}", load_average());
 }

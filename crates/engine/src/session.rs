@@ -60,10 +60,12 @@ pub struct TreeCheck {
 }
 
 /// What a [`TreeCheck`] found: the stamp's digest, and the tree hash it recorded when nothing it
-/// covers moved.
+/// covers moved (with the stamp taken again when only the real index's stat data moved).
 struct Checked {
     digest: String,
-    tree: Option<String>,
+    tree: Option<(String, Option<Vec<u8>>)>,
+    /// The stamp read: where the next hash starts when the tree changed.
+    stamp: Vec<u8>,
 }
 
 impl std::fmt::Debug for TreeCheck {
@@ -116,12 +118,13 @@ fn check_stamp(root: &Path, stamp: &Path) -> Option<Checked> {
     let repo = pawl_git::Repo::open_in_process(root)?;
     let (digest, tree) = std::thread::scope(|s| {
         let digest = s.spawn(|| format!("{:x}", Sha256::digest(&bytes)));
-        let tree = repo.tree_hash_unchanged(&bytes);
+        let tree = repo.tree_hash_unchanged_refreshed(&bytes);
         (digest.join(), tree)
     });
     Some(Checked {
         digest: digest.ok()?,
-        tree: tree.map(|t| t.to_string()),
+        tree: tree.map(|(t, fresh)| (t.to_string(), fresh)),
+        stamp: bytes,
     })
 }
 
@@ -593,37 +596,87 @@ fn current_tree(
     let path = stamp_path(&ws.state_dir);
     let want = prev.and_then(|p| p.tree_stamp.as_deref());
     let early = early.and_then(|c| c.take(ws));
-    if let (Some(want), Some(Checked { digest, tree })) = (want, &early)
+    if let (Some(want), Some(Checked { digest, tree, .. })) = (want, early.as_ref())
         && digest == want
-        && let Some(tree) = tree
+        && let Some((tree, fresh)) = tree
     {
-        return (Some(tree.clone()), Some(want.to_string()));
+        return (
+            Some(tree.clone()),
+            Some(keep_stamp(&path, want, fresh.as_deref())),
+        );
     }
     let Ok(repo) = pawl_git::Repo::open(&ws.root) else {
         return (None, None);
     };
-    if let Some(want) = want
-        && early.is_none()
-        && let Ok(bytes) = std::fs::read(&path)
-        && format!("{:x}", Sha256::digest(&bytes)) == want
-        && let Some(tree) = repo.tree_hash_unchanged(&bytes)
-    {
-        return (Some(tree.to_string()), Some(want.to_string()));
+    let checked = early.is_some();
+    // The stamp the last verification names (what it vouches for is its digest's).
+    let last = match early {
+        Some(c) => Some((c.digest, c.stamp)),
+        None => std::fs::read(&path)
+            .ok()
+            .map(|b| (format!("{:x}", Sha256::digest(&b)), b)),
     }
-    match repo.tree_hash_stamped() {
-        Ok((tree, Some(stamp))) => {
-            let digest = format!("{:x}", Sha256::digest(&stamp));
-            let temp = path.with_extension("tmp");
-            let written = path
-                .parent()
-                .is_some_and(|d| std::fs::create_dir_all(d).is_ok())
-                && std::fs::write(&temp, &stamp).is_ok()
-                && std::fs::rename(&temp, &path).is_ok();
-            (Some(tree.to_string()), written.then_some(digest))
-        }
+    .filter(|(digest, _)| Some(digest.as_str()) == want)
+    .map(|(_, stamp)| stamp);
+    if let (Some(want), Some(stamp)) = (want, &last)
+        && !checked
+        && let Some((tree, fresh)) = repo.tree_hash_unchanged_refreshed(stamp)
+    {
+        return (
+            Some(tree.to_string()),
+            Some(keep_stamp(&path, want, fresh.as_deref())),
+        );
+    }
+    // The tree changed: git starts from pawl's own index of the last tree (the stamp vouches
+    // for it), and reads only what moved.
+    let last = last.and_then(|stamp| {
+        let index = std::fs::read(index_path(&ws.state_dir)).ok()?;
+        Some(pawl_git::TreeStamp { stamp, index })
+    });
+    match repo.tree_hash_since(last.as_ref()) {
+        Ok((tree, Some(kept))) => (Some(tree.to_string()), write_kept(&ws.state_dir, &kept)),
         Ok((tree, None)) => (Some(tree.to_string()), None),
         Err(_) => (None, None),
     }
+}
+
+/// pawl's own index of the tree last stamped (see [`current_tree`]).
+fn index_path(state_dir: &Path) -> std::path::PathBuf {
+    state_dir.join("cache").join("tree-index")
+}
+
+/// Writes what a stamped hash left (pawl's index of the tree, then the stamp that vouches for
+/// it) and returns the stamp's digest; `None` when it could not be written.
+fn write_kept(state_dir: &Path, kept: &pawl_git::TreeStamp) -> Option<String> {
+    write_file(&index_path(state_dir), &kept.index)?;
+    write_stamp(&stamp_path(state_dir), &kept.stamp)
+}
+
+/// The digest of the stamp that vouches for an unchanged tree: `want` (the stamp checked), or
+/// that of `fresh` (the same stamp with the index's new stat data) once written in its place,
+/// so that the next Stop need not read the index again.
+fn keep_stamp(path: &Path, want: &str, fresh: Option<&[u8]>) -> String {
+    fresh
+        .and_then(|stamp| write_stamp(path, stamp))
+        .unwrap_or_else(|| want.to_string())
+}
+
+/// Writes `stamp` at `path` (whole, through a rename) and returns its digest; `None` when it
+/// could not be written.
+fn write_stamp(path: &Path, stamp: &[u8]) -> Option<String> {
+    write_file(path, stamp)?;
+    Some(format!("{:x}", Sha256::digest(stamp)))
+}
+
+/// Writes `bytes` at `path` whole (through a rename); `None` when it could not.
+fn write_file(path: &Path, bytes: &[u8]) -> Option<()> {
+    let temp = path.with_extension("tmp");
+    let written = path
+        .parent()
+        .is_some_and(|d| std::fs::create_dir_all(d).is_ok())
+        && std::fs::write(&temp, bytes).is_ok()
+        && std::fs::rename(&temp, path).is_ok();
+    written.then_some(())
 }
 
 /// The environment manifest's cheap fingerprint: the dependency manifests and lockfiles at the

@@ -50,5 +50,6 @@ pub use history::{Branch, MergeTree, Worktree};
 pub use oid::{CommitId, TreeHash};
 pub use refs::{BACKUP_REF_PREFIX, Rollback};
 pub use repo::{HARDENED_CONFIG, Options, Repo, index_paths, resolve_program, set_default_program};
+pub use stamp::TreeStamp;
 pub use status::StatusEntry;
 pub use tree::remember_tree_stamps;

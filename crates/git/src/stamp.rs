@@ -26,7 +26,7 @@
 //! the caller keeps it where the agent cannot write and checks its digest against a signed
 //! record before use.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::ffi::OsStr;
 use std::fs;
 use std::os::unix::ffi::OsStrExt;
@@ -37,8 +37,11 @@ use crate::error::Error;
 use crate::oid::TreeHash;
 use crate::repo::{Repo, nul_records};
 use crate::tree::TempIndex;
+use sha2::{Digest, Sha256};
 
-const MAGIC: &[u8] = b"pawl-tree-stamp 1\n";
+const MAGIC: &[u8] = b"pawl-tree-stamp 2\n";
+/// Bytes of the SHA-256 of pawl's own index a stamp records.
+const INDEX_DIGEST_LEN: usize = 32;
 const SHA1_LEN: usize = 20;
 /// The variables that choose which ignore rules git reads.
 /// (pawl's git reads no system config: `GIT_CONFIG_NOSYSTEM` is always set.)
@@ -123,6 +126,20 @@ fn all_same(root: &Path, records: &[(u8, &[u8], Stat)]) -> bool {
     true
 }
 
+/// Whether a file whose stat data is `s` was last changed more than a second before `now`
+/// (taken before it was read): a change after the read gets a later time, so its stat data
+/// cannot stay as recorded. A file with no time (absent) is settled.
+fn settled(s: &Stat, now: std::time::SystemTime) -> bool {
+    let Ok(now) = now.duration_since(std::time::UNIX_EPOCH) else {
+        return false;
+    };
+    let limit = (
+        i64::try_from(now.as_secs()).unwrap_or(i64::MAX) - 1,
+        i64::from(now.subsec_nanos()),
+    );
+    *s == ABSENT || ((s[4], s[5]) < limit && (s[6], s[7]) < limit)
+}
+
 /// Not older than the marker `(s, ns)`: a racily clean entry.
 fn racy(s: &Stat, marker: (i64, i64)) -> bool {
     (s[4], s[5]) >= marker || (s[6], s[7]) >= marker
@@ -133,30 +150,157 @@ impl Repo {
     /// module's notes): bytes for [`Repo::tree_hash_unchanged`]. Costs one more git process
     /// (the ignored directories) and a walk of the tree's directories.
     pub fn tree_hash_stamped(&self) -> Result<(TreeHash, Option<Vec<u8>>), Error> {
+        let (tree, kept) = self.tree_hash_since(None)?;
+        Ok((tree, kept.map(|k| k.stamp)))
+    }
+
+    /// [`Repo::tree_hash_stamped`], after `last` (what the last stamped hash of this working
+    /// tree left, kept by the caller as a stamp is: where the agent cannot write, or with its
+    /// digest signed). Without `last`, git starts from a copy of the real index in which it
+    /// reads every file ([`crate::tree::copy_racy`]: git's own stat check compares whole
+    /// seconds). With it, git starts from pawl's own index of the last tree (its SHA-256 is in
+    /// the stamp) without the entries whose file moved since, to the nanosecond, by the stamp's
+    /// stat data, nor those the real index does not track: git reads only what changed. A
+    /// `last` that does not fit, or anything git refuses there, and the hash is taken the
+    /// first way.
+    pub fn tree_hash_since(
+        &self,
+        last: Option<&TreeStamp>,
+    ) -> Result<(TreeHash, Option<TreeStamp>), Error> {
         let real = fs::read(self.index_path()).unwrap_or_default();
         let plain_index =
             real.is_empty() || crate::index::has_hidden_entries(&real, SHA1_LEN) == Some(false);
         if !self.sha1_ids() || !plain_index {
             return Ok((self.tree_hash_by_git()?, None));
         }
-        let temp = TempIndex::new(self)?;
+        if let Some(start) = last.and_then(|last| self.start_from(last, &real))
+            && let Ok(done) = self.stamped_from(Some(&start), &real)
+        {
+            return Ok(done);
+        }
+        self.stamped_from(None, &real)
+    }
+
+    /// The hash and the stamp, git starting from `start` or (without) the real index's copy.
+    fn stamped_from(
+        &self,
+        start: Option<&Start>,
+        real: &[u8],
+    ) -> Result<(TreeHash, Option<TreeStamp>), Error> {
+        let temp = match start {
+            Some(_) => TempIndex::empty(self)?,
+            None => TempIndex::new(self)?,
+        };
         // Written before git reads anything: an entry changed after it is at least as new.
         let marker = temp.path().with_file_name("marker");
         let marker = fs::write(&marker, b"")
             .ok()
             .and_then(|()| fs::symlink_metadata(&marker).ok())
             .map(|m| (m.mtime(), m.mtime_nsec()));
+        if let Some(start) = start {
+            fs::write(temp.path(), &start.index).map_err(|source| Error::TempIndex {
+                dir: temp.path(),
+                source,
+            })?;
+            temp.update(self, &["--force-remove"], &start.dropped)?;
+            temp.update(self, &["--add", "--remove"], &start.again)?;
+        }
         temp.add_all(self)?;
-        let bytes = fs::read(temp.path()).unwrap_or_default();
+        let mut bytes = fs::read(temp.path()).unwrap_or_default();
         let tree = match crate::index::cached_root_tree(&bytes, SHA1_LEN) {
             Some(tree) => tree,
-            None => temp.write_tree(self)?,
+            None => {
+                let tree = temp.write_tree(self)?;
+                // `write-tree` records the cache tree in the index: a hash that starts from it
+                // recomputes only the directories that changed.
+                bytes = fs::read(temp.path()).unwrap_or_default();
+                tree
+            }
         };
         let stamp = match (marker, crate::index::paths(&bytes, SHA1_LEN)) {
-            (Some(marker), Some(paths)) => self.stamp(&temp, &tree, &paths, &real, marker),
+            (Some(marker), Some(paths)) => self.stamp(&temp, &tree, &paths, real, &bytes, marker),
             _ => None,
         };
-        Ok((tree, stamp))
+        Ok((
+            tree,
+            stamp.map(|stamp| TreeStamp {
+                stamp,
+                index: bytes,
+            }),
+        ))
+    }
+
+    /// Where git starts after `last` (see [`Repo::tree_hash_since`]): pawl's own index of the
+    /// last tree when the stamp vouches for it (its digest, the same ignore-rule variables, no
+    /// hidden entry), with the paths to drop from it (their file moved since the stamp, to the
+    /// nanosecond, or the real index does not track them: git adds them again if they are
+    /// there and not ignored) and the tracked paths git must read (dropped ones, and those it
+    /// does not hold).
+    fn start_from(&self, last: &TreeStamp, real: &[u8]) -> Option<Start> {
+        let mut r = Cursor {
+            bytes: &last.stamp,
+            at: 0,
+        };
+        if r.take(MAGIC.len())? != MAGIC || r.take(41)?.last() != Some(&b'\n') {
+            return None;
+        }
+        if r.take(INDEX_DIGEST_LEN)? != Sha256::digest(&last.index).as_slice() {
+            return None;
+        }
+        if r.bytes_field()? != self.rule_vars().as_bytes() {
+            return None;
+        }
+        r.stat()?;
+        r.bytes_field()?;
+        let count = usize::try_from(u64::from_le_bytes(r.take(8)?.try_into().ok()?)).ok()?;
+        let mut was: HashMap<&[u8], Stat> = HashMap::with_capacity(count.min(1 << 22));
+        for _ in 0..count {
+            let kind = r.take(1)?[0];
+            let path = r.bytes_field()?;
+            let stat = r.stat()?;
+            if kind == b'f' {
+                was.insert(path, stat);
+            }
+        }
+        if r.at != last.stamp.len()
+            || crate::index::has_hidden_entries(&last.index, SHA1_LEN) != Some(false)
+        {
+            return None;
+        }
+        let kept = crate::index::paths(&last.index, SHA1_LEN)?;
+        let tracked = if real.is_empty() {
+            Vec::new()
+        } else {
+            crate::index::paths(real, SHA1_LEN)?
+        };
+        let tracked_set: HashSet<&str> = tracked.iter().map(String::as_str).collect();
+        let kept_set: HashSet<&str> = kept.iter().map(String::as_str).collect();
+        let mut start = Start {
+            index: last.index.clone(),
+            dropped: Vec::new(),
+            again: Vec::new(),
+        };
+        let push = |list: &mut Vec<u8>, p: &str| {
+            list.extend_from_slice(p.as_bytes());
+            list.push(0);
+        };
+        for p in &kept {
+            let is_tracked = tracked_set.contains(p.as_str());
+            let same = was
+                .get(p.as_bytes())
+                .is_some_and(|s| lstat(&self.root().join(p)).as_ref() == Some(s));
+            if same && is_tracked {
+                continue;
+            }
+            push(&mut start.dropped, p);
+            if is_tracked {
+                push(&mut start.again, p);
+            }
+        }
+        for p in tracked.iter().filter(|p| !kept_set.contains(p.as_str())) {
+            push(&mut start.again, p);
+        }
+        Some(start)
     }
 
     fn stamp(
@@ -165,6 +309,7 @@ impl Repo {
         tree: &TreeHash,
         paths: &[String],
         real_index: &[u8],
+        index: &[u8],
         marker: (i64, i64),
     ) -> Option<Vec<u8>> {
         let tracked = if real_index.is_empty() {
@@ -232,6 +377,7 @@ impl Repo {
         out.extend_from_slice(MAGIC);
         out.extend_from_slice(tree.as_str().as_bytes());
         out.push(b'\n');
+        out.extend_from_slice(&Sha256::digest(index));
         put_bytes(&mut out, self.rule_vars().as_bytes());
         put_stat(&mut out, &index_stat);
         put_bytes(&mut out, tracked.join("\0").as_bytes());
@@ -248,6 +394,20 @@ impl Repo {
     /// directory and ignore rule it covers is exactly as it was; `None` when anything differs
     /// or the stamp cannot be read (then compute the hash).
     pub fn tree_hash_unchanged(&self, stamp: &[u8]) -> Option<TreeHash> {
+        self.tree_hash_unchanged_refreshed(stamp)
+            .map(|(tree, _)| tree)
+    }
+
+    /// [`Repo::tree_hash_unchanged`], and a fresh stamp of the same tree when the real index
+    /// was rewritten with nothing in it that matters moved (a `git status` refreshes the index's
+    /// stat data after the stamp was taken): the stamp with the index's new stat data, so that
+    /// the next check need not read the index again. Given only when the index file was not
+    /// rewritten while it was read and is older than a second (a rewrite after this read, in
+    /// the same clock tick, would otherwise leave its stat data as recorded).
+    pub fn tree_hash_unchanged_refreshed(
+        &self,
+        stamp: &[u8],
+    ) -> Option<(TreeHash, Option<Vec<u8>>)> {
         let mut r = Cursor {
             bytes: stamp,
             at: 0,
@@ -259,14 +419,19 @@ impl Repo {
         if r.take(1)? != b"\n" || !self.sha1_ids() {
             return None;
         }
+        r.take(INDEX_DIGEST_LEN)?;
         if r.bytes_field()? != self.rule_vars().as_bytes() {
             return None;
         }
+        let index_at = r.at;
         let index_stat = r.stat()?;
         let tracked = r.bytes_field()?;
-        if lstat(self.index_path()).unwrap_or(ABSENT) != index_stat {
+        let mut refreshed = None;
+        let now = lstat(self.index_path()).unwrap_or(ABSENT);
+        if now != index_stat {
             // Rewritten (a `git status` refreshes it): the same tracked paths, and still no
             // hidden entry?
+            let started = std::time::SystemTime::now();
             let real = fs::read(self.index_path()).unwrap_or_default();
             if !real.is_empty() {
                 if crate::index::has_hidden_entries(&real, SHA1_LEN) != Some(false) {
@@ -277,6 +442,14 @@ impl Repo {
                 }
             } else if !tracked.is_empty() {
                 return None;
+            }
+            let after = lstat(self.index_path()).unwrap_or(ABSENT);
+            if after == now && settled(&now, started) {
+                let mut fresh = stamp.to_vec();
+                let mut at = Vec::with_capacity(64);
+                put_stat(&mut at, &now);
+                fresh.get_mut(index_at..index_at + 64)?.copy_from_slice(&at);
+                refreshed = Some(fresh);
             }
         }
         let count = usize::try_from(u64::from_le_bytes(r.take(8)?.try_into().ok()?)).ok()?;
@@ -302,7 +475,7 @@ impl Repo {
         } else {
             all_same(root, &records)
         };
-        all_same.then_some(tree)
+        all_same.then_some((tree, refreshed))
     }
 
     /// The variables that choose the ignore rules, as git will see them.
@@ -355,7 +528,43 @@ impl Repo {
     }
 }
 
+/// What a stamped tree hash leaves for the next hash of the same working tree
+/// ([`Repo::tree_hash_since`]): the stamp (see the module's notes), and pawl's own index of the
+/// tree it hashed, whose SHA-256 the stamp records. Keep both where the agent cannot write, or
+/// sign the stamp's digest: the stamp vouches for the index.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TreeStamp {
+    pub stamp: Vec<u8>,
+    pub index: Vec<u8>,
+}
+
+/// Where git starts a hash after a stamped one: pawl's own index of the last tree, the paths to
+/// drop from it and the tracked paths git must read (each NUL-terminated).
+struct Start {
+    index: Vec<u8>,
+    dropped: Vec<u8>,
+    again: Vec<u8>,
+}
+
 impl TempIndex {
+    /// `git update-index <options> -z --stdin` with `paths` (NUL-terminated) on this index,
+    /// through the same private git directory as [`TempIndex::add_all`]; nothing without paths.
+    fn update(&self, repo: &Repo, options: &[&str], paths: &[u8]) -> Result<(), Error> {
+        if paths.is_empty() {
+            return Ok(());
+        }
+        let (private, objects) = self.private_dir(repo)?;
+        let mut git = repo.private_git(&private, &objects);
+        git.env("GIT_INDEX_FILE", self.path())
+            .env("GIT_ATTR_SOURCE", repo.empty_tree())
+            .arg("update-index")
+            .args(options)
+            .args(["-z", "--stdin"])
+            .stdin(paths.to_vec());
+        git.run()?;
+        Ok(())
+    }
+
     /// The directories git ignores as a whole (and so never descends into), relative to the
     /// root without their trailing `/`: through the same private git directory as
     /// [`TempIndex::add_all`]. `ls-files --directory` also lists a directory whose files are

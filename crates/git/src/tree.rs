@@ -7,7 +7,9 @@
 //! only the seconds of mtime and ctime, which an agent can defeat (a same-size rewrite with its
 //! mtime set back, in the same second). The copy is dated one second after the epoch, so git
 //! finds every entry racily clean and compares contents ([`copy_racy`]); pawl's own stamp
-//! (nanosecond ctimes) spares the whole hash when nothing changed.
+//! (nanosecond ctimes) spares the whole hash when nothing changed, and when something did, git
+//! starts from pawl's own index of the last stamped tree instead, without the entries whose
+//! file moved ([`Repo::tree_hash_since`]): it reads only what changed.
 //!
 //! After `git add -A`, the temporary index often still carries a valid cache tree for its root
 //! (the `TREE` extension): git invalidates the cache-tree node of every path an index change
@@ -49,12 +51,12 @@ impl Repo {
             self.index_path().to_path_buf(),
         );
         let kept = stamps().get(&key).cloned();
-        if let Some(stamp) = kept
-            && let Some(tree) = self.tree_hash_unchanged(&stamp)
+        if let Some(kept) = &kept
+            && let Some(tree) = self.tree_hash_unchanged(&kept.stamp)
         {
             return Ok(tree);
         }
-        let (tree, stamp) = self.tree_hash_stamped()?;
+        let (tree, stamp) = self.tree_hash_since(kept.as_deref())?;
         match stamp {
             Some(stamp) => stamps().insert(key, std::sync::Arc::new(stamp)),
             None => stamps().remove(&key),
@@ -80,7 +82,7 @@ impl Repo {
 static REMEMBER: AtomicBool = AtomicBool::new(false);
 
 /// A working tree (root, git dir, index) and the stamp of its last hash.
-type Kept = HashMap<(PathBuf, PathBuf, PathBuf), std::sync::Arc<Vec<u8>>>;
+type Kept = HashMap<(PathBuf, PathBuf, PathBuf), std::sync::Arc<crate::TreeStamp>>;
 
 fn stamps() -> std::sync::MutexGuard<'static, Kept> {
     static STAMPS: OnceLock<Mutex<Kept>> = OnceLock::new();
@@ -269,8 +271,8 @@ impl TempIndex {
 /// entry was recorded, passes the stat check with the old blob (attack c13: the right code
 /// hashed while the wrong one is on disk). An entry is racily clean when it is not older than
 /// the index file: dated one second after the epoch (0 means "no timestamp" to git), the copy
-/// makes every entry so. What this costs is one read of every tracked file when pawl's own
-/// stamp (nanosecond ctimes, `stamp.rs`) says the tree changed.
+/// makes every entry so. What this costs is one read of every tracked file, when there is no
+/// stamped hash of the tree to start from ([`Repo::tree_hash_since`]).
 pub(crate) fn copy_racy(from: &Path, to: &Path) -> io::Result<()> {
     match fs::copy(from, to) {
         Ok(_) => {}

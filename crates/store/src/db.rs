@@ -480,6 +480,15 @@ impl Db {
         }
     }
 
+    /// Every row's values, owned (no copy of each value as [`Row::get`] makes).
+    pub(crate) fn query_values(&self, sql: &str, params: impl Params) -> DbResult<Vec<Vec<Value>>> {
+        Ok(self
+            .rows(sql, params.values())?
+            .into_iter()
+            .map(|r| r.values)
+            .collect())
+    }
+
     pub fn prepare(&self, sql: &str) -> DbResult<Stmt<'_>> {
         Ok(Stmt {
             db: self,

@@ -536,20 +536,29 @@ fn select(
         t.name
     );
     let n = t.cols.len();
-    let mut stmt = conn.prepare(&sql)?;
-    let rows = stmt
-        .query_map(args, |r| {
-            let mut values = Vec::with_capacity(n);
-            for i in 0..n {
-                values.push(r.get::<_, Value>(i + 1)?);
+    // The values are moved out of the rows read (a table's rows are all read at every Stop).
+    let rows = conn
+        .query_values(&sql, args)?
+        .into_iter()
+        .map(|mut values| {
+            if values.len() != n + 3 {
+                return Err(crate::db::DbError::Conversion(format!(
+                    "{} columns where {} were asked",
+                    values.len(),
+                    n + 3
+                )));
             }
+            let signed = values.pop().unwrap_or(Value::Null);
+            let mac = values.pop().unwrap_or(Value::Null);
+            let rowid = values.remove(0);
+            use crate::db::FromValue as _;
             Ok(Read {
-                rowid: r.get(0)?,
+                rowid: i64::from_value(rowid)?,
                 values,
-                mac: r.get(n + 1)?,
-                signed: r.get(n + 2)?,
+                mac: Option::<String>::from_value(mac)?,
+                signed: Option::<String>::from_value(signed)?,
             })
-        })?
+        })
         .collect::<crate::db::DbResult<Vec<Read>>>()?;
     Ok(rows)
 }

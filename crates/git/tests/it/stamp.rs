@@ -50,6 +50,51 @@ fn an_unchanged_tree_is_answered_from_the_stamp_even_after_git_status_rewrote_th
 }
 
 #[test]
+fn a_stamp_is_taken_again_when_only_the_index_was_rewritten_a_while_ago() {
+    let t = repo();
+    let (tree, stamp) = stamped(&t);
+    // Nothing moved: nothing to take again.
+    let (same, fresh) = t
+        .repo
+        .tree_hash_unchanged_refreshed(&stamp)
+        .expect("unchanged");
+    assert_eq!(same.to_string(), tree);
+    assert_eq!(fresh, None);
+    // The index rewritten just now (same tracked paths): the tree is answered, but the index's
+    // new stat data is not vouched for yet (a rewrite in the same clock tick would not move it).
+    t.git(&["read-tree", "HEAD"]);
+    let (same, fresh) = t
+        .repo
+        .tree_hash_unchanged_refreshed(&stamp)
+        .expect("unchanged");
+    assert_eq!(same.to_string(), tree);
+    assert_eq!(fresh, None);
+    // Rewritten more than a second ago: the stamp with the index's new stat data.
+    std::thread::sleep(Duration::from_millis(1100));
+    let (same, fresh) = t
+        .repo
+        .tree_hash_unchanged_refreshed(&stamp)
+        .expect("unchanged");
+    assert_eq!(same.to_string(), tree);
+    let fresh = fresh.expect("taken again");
+    assert_ne!(fresh, stamp);
+    assert_eq!(fresh.len(), stamp.len());
+    assert_eq!(
+        t.repo.tree_hash_unchanged_refreshed(&fresh),
+        Some((same, None)),
+        "the fresh stamp answers without reading the index"
+    );
+    // And it still sees what the old one saw: a tracked path untracked, a file edited.
+    t.git(&["rm", "-q", "--cached", "forced.log"]);
+    assert_eq!(t.repo.tree_hash_unchanged(&fresh), None);
+    t.git(&["add", "-f", "forced.log"]);
+    std::thread::sleep(Duration::from_millis(1100));
+    assert!(t.repo.tree_hash_unchanged(&fresh).is_some());
+    t.write("src/main.py", "print(2)\n");
+    assert_eq!(t.repo.tree_hash_unchanged(&fresh), None);
+}
+
+#[test]
 fn every_change_to_what_is_hashed_invalidates_the_stamp() {
     type Change = fn(&TestRepo);
     let changes: &[(&str, Change)] = &[
@@ -146,5 +191,257 @@ fn head_is_read_in_process() {
     assert_eq!(
         t.repo.head_commit_read(),
         t.repo.head_commit().expect("head")
+    );
+}
+
+/// What a stamped hash leaves, taken once every file is older than the clock tick it is taken
+/// in.
+fn kept(t: &TestRepo) -> pawl_git::TreeStamp {
+    std::thread::sleep(Duration::from_millis(60));
+    let (_, kept) = t.repo.tree_hash_since(None).expect("hash");
+    kept.expect("a stamp for a settled tree")
+}
+
+/// The hash after a stamped one starts from pawl's own index of the last tree: after every kind
+/// of change it is the hash taken from scratch, and what it leaves answers the same tree.
+#[test]
+fn a_hash_that_starts_from_the_last_stamped_tree_is_the_hash_from_scratch() {
+    type Change = fn(&TestRepo);
+    let changes: &[(&str, Change)] = &[
+        ("nothing", |_| {}),
+        ("same-size edit", |t| t.write("src/main.py", "print(2)\n")),
+        ("edit with the old mtime put back", |t| {
+            let p = t.path("src/util.py");
+            let before = std::fs::metadata(&p)
+                .expect("meta")
+                .modified()
+                .expect("mtime");
+            t.write("src/util.py", "X = 2\n");
+            std::fs::File::options()
+                .write(true)
+                .open(&p)
+                .expect("open")
+                .set_modified(before)
+                .expect("touch");
+        }),
+        ("chmod +x", |t| {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(
+                t.path("src/main.py"),
+                std::fs::Permissions::from_mode(0o755),
+            )
+            .expect("chmod");
+        }),
+        ("new untracked file", |t| t.write("src/conftest.py", "x\n")),
+        ("new untracked directory", |t| {
+            t.write("newdir/deep/x.py", "x\n")
+        }),
+        ("deleted file", |t| {
+            std::fs::remove_file(t.path("src/util.py")).expect("rm")
+        }),
+        ("an ignored tracked file untracked", |t| {
+            t.git(&["rm", "-q", "--cached", "forced.log"]);
+        }),
+        ("an ignored file forced in", |t| {
+            t.write("build/b.o", "obj\n");
+            t.git(&["add", "-f", "build/b.o"]);
+        }),
+        ("info/exclude changed", |t| {
+            std::fs::write(t.path(".git/info/exclude"), "src/util.py\n").expect("exclude");
+        }),
+        ("a file replaced by a directory", |t| {
+            std::fs::remove_file(t.path("src/util.py")).expect("rm");
+            t.write("src/util.py/inner.py", "y\n");
+        }),
+    ];
+    for (what, change) in changes {
+        let t = repo();
+        let last = kept(&t);
+        change(&t);
+        let (tree, next) = t.repo.tree_hash_since(Some(&last)).expect("hash");
+        let (scratch, _) = t.repo.tree_hash_stamped().expect("hash");
+        assert_eq!(tree, scratch, "{what}");
+        std::thread::sleep(Duration::from_millis(60));
+        if let Some(next) = next {
+            assert_eq!(
+                t.repo.tree_hash_unchanged(&next.stamp),
+                Some(tree),
+                "{what}"
+            );
+        }
+    }
+}
+
+/// Attack c13 on the hash that starts from pawl's own index: the right file hashed, then the
+/// wrong one of the same size written with the old mtime put back, in the same second (git's
+/// stat check compares whole seconds and would keep the right file's blob). The stamp's
+/// nanosecond ctime drops the entry, and git reads the file.
+#[test]
+fn a_same_size_swap_with_its_mtime_put_back_in_the_same_second_is_hashed() {
+    let mut same_second = 0;
+    for _ in 0..6 {
+        let t = repo();
+        just_after_a_second_begins();
+        let p = t.path("src/main.py");
+        t.write("src/main.py", "print(7)\n");
+        put_back_mtime(&p);
+        std::thread::sleep(Duration::from_millis(20));
+        let Ok((right, Some(last))) = t.repo.tree_hash_since(None) else {
+            continue;
+        };
+        let before = std::fs::metadata(&p).expect("meta");
+        t.write("src/main.py", "print(8)\n");
+        put_back_mtime(&p);
+        let after = std::fs::metadata(&p).expect("meta");
+        use std::os::unix::fs::MetadataExt;
+        if before.ctime() == after.ctime() {
+            same_second += 1;
+        }
+        let (tree, _) = t.repo.tree_hash_since(Some(&last)).expect("hash");
+        assert_ne!(tree, right, "the right file's blob was kept");
+        assert_eq!(tree, t.repo.tree_hash_stamped().expect("hash").0);
+    }
+    // Not asserted (a loaded machine may cross a second): how often the attack ran as written.
+    eprintln!("same second in {same_second} of 6");
+}
+
+/// pawl's index of the last tree is used only as its stamp recorded it: another index (one
+/// that claims the right file's blob, with stat data git would trust, while the wrong one is on
+/// disk: written with the old mtime put back, in the same second) is not where git starts.
+#[test]
+fn an_index_the_stamp_does_not_vouch_for_is_not_used() {
+    for _ in 0..4 {
+        let t = repo();
+        just_after_a_second_begins();
+        t.write("src/main.py", "print(7)\n");
+        put_back_mtime(&t.path("src/main.py"));
+        std::thread::sleep(Duration::from_millis(20));
+        let Ok((_, Some(right))) = t.repo.tree_hash_since(None) else {
+            continue;
+        };
+        t.write("src/main.py", "print(8)\n");
+        put_back_mtime(&t.path("src/main.py"));
+        std::thread::sleep(Duration::from_millis(20));
+        let Ok((_, Some(wrong))) = t.repo.tree_hash_since(None) else {
+            continue;
+        };
+        // The stamp of the wrong tree with the index of the right one.
+        let forged = pawl_git::TreeStamp {
+            stamp: wrong.stamp.clone(),
+            index: right.index.clone(),
+        };
+        let (tree, _) = t.repo.tree_hash_since(Some(&forged)).expect("hash");
+        let (scratch, _) = t.repo.tree_hash_stamped().expect("hash");
+        assert_eq!(tree, scratch);
+    }
+}
+
+/// Sleeps until just after the next second begins: what follows lands in the same second when
+/// it can.
+fn just_after_a_second_begins() {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("clock");
+    std::thread::sleep(Duration::from_nanos(
+        1_000_000_000 - u64::from(now.subsec_nanos()) + 1_000_000,
+    ));
+}
+
+/// Sets `p`'s mtime to 2020-01-01 (what `touch -d` does).
+fn put_back_mtime(p: &std::path::Path) {
+    std::fs::File::options()
+        .write(true)
+        .open(p)
+        .expect("open")
+        .set_modified(std::time::UNIX_EPOCH + Duration::from_secs(1_577_836_800))
+        .expect("touch");
+}
+
+/// An untracked file is in pawl's index of the last tree; ignored since, it is not hashed (git
+/// would keep an entry it holds).
+#[test]
+fn an_untracked_file_hashed_last_time_and_ignored_since_is_not_hashed() {
+    let t = repo();
+    t.write("src/conftest.py", "x\n");
+    let last = kept(&t);
+    t.write(
+        ".gitignore",
+        "node_modules/\n*.o\nforced.log\nconftest.py\n",
+    );
+    let (tree, _) = t.repo.tree_hash_since(Some(&last)).expect("hash");
+    let (scratch, _) = t.repo.tree_hash_stamped().expect("hash");
+    assert_eq!(tree, scratch);
+}
+
+/// A measurement, not a test (`cargo test -p pawl-git --test it -- --ignored --nocapture
+/// hash_costs`): on the hooks bench's tree (10,000 tracked files in 100 directories), the hash
+/// of a tree changed in one file from the real index (every file read: the c13 dating) and from
+/// pawl's own index of the last stamped tree, and the stamp's check after `git status` rewrote
+/// the index, with the stamp as it was and taken again. Prints medians; asserts only outcomes.
+#[test]
+#[ignore = "a measurement: prints timings"]
+fn hash_costs() {
+    let t = TestRepo::new();
+    for d in 0..100 {
+        for f in 0..100 {
+            t.write(
+                &format!("src/m{d:02}/f{f:03}.py"),
+                &format!("def f_{d}_{f}():\n    return {}\n", d * 100 + f),
+            );
+        }
+    }
+    t.git(&["add", "-A"]);
+    t.git(&["commit", "-q", "-m", "init"]);
+    std::thread::sleep(Duration::from_millis(1100));
+    t.git(&["status", "--porcelain"]);
+    let median = |mut v: Vec<Duration>| {
+        v.sort();
+        v[v.len() / 2].as_secs_f64() * 1000.0
+    };
+    let (mut scratch, mut since) = (Vec::new(), Vec::new());
+    let mut last = kept(&t);
+    for i in 0..7 {
+        t.write(
+            "src/m07/f007.py",
+            &format!("def f_7_7():\n    return {i}\n"),
+        );
+        std::thread::sleep(Duration::from_millis(60));
+        let started = std::time::Instant::now();
+        let (a, _) = t.repo.tree_hash_since(None).expect("hash");
+        scratch.push(started.elapsed());
+        let started = std::time::Instant::now();
+        let (b, next) = t.repo.tree_hash_since(Some(&last)).expect("hash");
+        since.push(started.elapsed());
+        assert_eq!(a, b);
+        last = next.expect("stamped");
+    }
+    println!(
+        "changed tree: from the real index {:.1} ms, from pawl's index {:.1} ms (median of 7)",
+        median(scratch),
+        median(since)
+    );
+    std::thread::sleep(Duration::from_millis(1100));
+    // The index rewritten (the same tracked paths), as a `git status` does.
+    t.git(&["read-tree", "HEAD"]);
+    t.git(&["status", "--porcelain"]);
+    std::thread::sleep(Duration::from_millis(1100));
+    let (_, fresh) = t
+        .repo
+        .tree_hash_unchanged_refreshed(&last.stamp)
+        .expect("unchanged");
+    let fresh = fresh.expect("the index moved: taken again");
+    let (mut old, mut new) = (Vec::new(), Vec::new());
+    for _ in 0..21 {
+        let started = std::time::Instant::now();
+        assert!(t.repo.tree_hash_unchanged(&last.stamp).is_some());
+        old.push(started.elapsed());
+        let started = std::time::Instant::now();
+        assert!(t.repo.tree_hash_unchanged(&fresh).is_some());
+        new.push(started.elapsed());
+    }
+    println!(
+        "unchanged tree after the index was rewritten: stamp as it was {:.2} ms, taken again {:.2} ms (median of 21)",
+        median(old),
+        median(new)
     );
 }
