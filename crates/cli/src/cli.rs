@@ -47,6 +47,7 @@ use crate::commands::serve::{DashboardArgs, ServeArgs};
 use crate::commands::status::StatusArgs;
 use crate::commands::story::StoryCommand;
 use crate::commands::tdd::TddArgs;
+use crate::commands::reviewer::ReviewerArgs;
 use crate::commands::verify::VerifyArgs;
 
 #[derive(Debug, Parser)]
@@ -184,6 +185,9 @@ pub enum Command {
     Off,
     /// Run the gates (and the run's command criteria) on the working tree; exit 0 only when all pass.
     Verify(VerifyArgs),
+    /// Ask the independent reviewer a run would start (`[agent]`, read-only) about one diff:
+    /// its typed verdict, to measure it (`scripts/screen-corpus.py review`).
+    Reviewer(ReviewerArgs),
     /// Show which platform this project is, why, and its gate commands.
     Detect,
     #[command(hide = true, subcommand)]

@@ -60,6 +60,7 @@ pub(crate) mod status;
 mod stop;
 pub(crate) mod story;
 pub(crate) mod tdd;
+pub(crate) mod reviewer;
 pub(crate) mod verify;
 
 /// The commands that run before (and without) a repository lookup; `None` for every other.
@@ -143,6 +144,7 @@ pub fn dispatch(ctx: &mut Ctx, command: Command) -> CliResult<ExitCode> {
         Command::Off => off::run(ctx),
         Command::Verify(args) => verify::run(ctx, &args),
         Command::Detect => detect::run(ctx),
+        Command::Reviewer(args) => reviewer::run(ctx, &args),
         Command::Debug(cmd) => debug::run(ctx, cmd),
     }
 }
@@ -201,6 +203,8 @@ pub fn inside(command: &Command) -> Inside {
         | Command::Clean(_)
         | Command::Hidden(_)
         | Command::Verify(_)
+        // It starts an agent session of the user's.
+        | Command::Reviewer(_)
         | Command::Serve(_)
         | Command::Dashboard(_) => Inside::Refuse,
     }

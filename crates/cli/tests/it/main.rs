@@ -27,6 +27,7 @@ mod parallel;
 mod parallel_flow;
 mod pipeline;
 mod pipeline_real;
+mod reviewer_real;
 mod reach;
 mod readme;
 mod review;
