@@ -533,6 +533,7 @@ pub fn build_at(store: &Store, run_id: &str, root: Option<&Path>) -> Result<Repo
             ),
         )
     };
+    let reviewer = crate::verify::reviewer_decision(&run);
     Ok(Report {
         run_id: run.id.clone(),
         goal: run.goal.clone(),
@@ -586,13 +587,10 @@ pub fn build_at(store: &Store, run_id: &str, root: Option<&Path>) -> Result<Repo
         seals,
         tests_accepted,
         tampering,
-        reviewer: {
-            let d = crate::verify::reviewer_decision(&run);
-            ReviewerSummary {
-                on: d.on,
-                why: d.why,
-                session: last.as_ref().and_then(|r| r.reviewer.clone()),
-            }
+        reviewer: ReviewerSummary {
+            on: reviewer.on,
+            why: reviewer.why,
+            session: last.as_ref().and_then(|r| r.reviewer.clone()),
         },
         transcripts: root.map(|r| transcripts(r, run_id)).unwrap_or_default(),
         pipeline: crate::pipeline::report::build(store, run_id)
