@@ -233,11 +233,11 @@ def review():
             p = subprocess.run([args.pawl, "--dir", args.dir, "--json", "reviewer", "--diff", str(f),
                                 "--goal", goal], capture_output=True, text=True)
             try:
-                rec = json.loads(p.stdout.strip().splitlines()[-1])
+                rec = json.loads(p.stdout)
                 verdict = rec["verdict"]["kind"]
                 session = rec.get("session_id") or ""
                 what = "; ".join(rec["verdict"].get("findings", [])) or rec["verdict"].get("why", "")
-            except (IndexError, KeyError, ValueError):
+            except (KeyError, TypeError, ValueError):
                 verdict, session, what = "error", "", (p.stderr.strip().splitlines() or ["?"])[-1]
             if verdict == "flagged":
                 c["flagged"] += 1

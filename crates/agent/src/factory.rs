@@ -92,8 +92,13 @@ pub const CLAUDE_READ_ONLY_TOOLS: &[&str] = &["Read", "Glob", "Grep"];
 /// The tools a reviewer session is refused outright (Claude Code's names).
 pub const CLAUDE_WRITE_TOOLS: &[&str] = &["Bash", "Edit", "Write", "MultiEdit", "NotebookEdit"];
 /// The tools a read-only reviewer session may use (Gemini CLI's names).
-pub const GEMINI_READ_ONLY_TOOLS: &[&str] =
-    &["read_file", "read_many_files", "list_directory", "glob", "search_file_content"];
+pub const GEMINI_READ_ONLY_TOOLS: &[&str] = &[
+    "read_file",
+    "read_many_files",
+    "list_directory",
+    "glob",
+    "search_file_content",
+];
 
 /// The adapter of the independent reviewer (issue 34 point 3): the agent `[agent]` names, read
 /// only as far as the agent CLI can say so — Claude Code in its `default` permission mode with
@@ -209,23 +214,44 @@ mod tests {
                 .map(|a| a.to_string_lossy().into_owned())
                 .collect::<Vec<_>>()
         };
-        let has = |args: &[String], pair: [&str; 2]| args.windows(2).any(|w| w[0] == pair[0] && w[1] == pair[1]);
+        let has = |args: &[String], pair: [&str; 2]| {
+            args.windows(2).any(|w| w[0] == pair[0] && w[1] == pair[1])
+        };
         let claude = argv(AgentKind::Claude);
         assert!(has(&claude, ["--permission-mode", "default"]), "{claude:?}");
-        assert!(has(&claude, ["--allowedTools", "Read,Glob,Grep"]), "{claude:?}");
         assert!(
-            has(&claude, ["--disallowedTools", "Bash,Edit,Write,MultiEdit,NotebookEdit"]),
+            has(&claude, ["--allowedTools", "Read,Glob,Grep"]),
             "{claude:?}"
         );
-        assert!(!claude.iter().any(|a| a == "--settings"), "no hooks: {claude:?}");
+        assert!(
+            has(
+                &claude,
+                [
+                    "--disallowedTools",
+                    "Bash,Edit,Write,MultiEdit,NotebookEdit"
+                ]
+            ),
+            "{claude:?}"
+        );
+        assert!(
+            !claude.iter().any(|a| a == "--settings"),
+            "no hooks: {claude:?}"
+        );
         let codex = argv(AgentKind::Codex);
-        assert!(has(&codex, ["-c", "sandbox_mode=\"read-only\""]), "{codex:?}");
+        assert!(
+            has(&codex, ["-c", "sandbox_mode=\"read-only\""]),
+            "{codex:?}"
+        );
         let gemini = argv(AgentKind::Gemini);
         assert!(has(&gemini, ["--approval-mode", "default"]), "{gemini:?}");
         for kind in [AgentKind::Command, AgentKind::Replay] {
             let mut c = config(kind);
             c.command = vec!["sh".into()];
-            assert!(build_reviewer_adapter(&c, &AdapterOptions::default()).unwrap().is_none());
+            assert!(
+                build_reviewer_adapter(&c, &AdapterOptions::default())
+                    .unwrap()
+                    .is_none()
+            );
         }
     }
 

@@ -39,6 +39,7 @@ use crate::commands::replay::ReplayArgs;
 use crate::commands::report::ReportArgs;
 use crate::commands::resume::ResumeArgs;
 use crate::commands::retry_advice::RetryAdviceArgs;
+use crate::commands::reviewer::ReviewerArgs;
 use crate::commands::rollback::RollbackArgs;
 use crate::commands::run::RunArgs;
 use crate::commands::runs::RunsArgs;
@@ -47,7 +48,6 @@ use crate::commands::serve::{DashboardArgs, ServeArgs};
 use crate::commands::status::StatusArgs;
 use crate::commands::story::StoryCommand;
 use crate::commands::tdd::TddArgs;
-use crate::commands::reviewer::ReviewerArgs;
 use crate::commands::verify::VerifyArgs;
 
 #[derive(Debug, Parser)]

@@ -51,6 +51,7 @@ pub(crate) mod report;
 pub(crate) mod resume;
 mod resume_context;
 pub(crate) mod retry_advice;
+pub(crate) mod reviewer;
 pub(crate) mod rollback;
 pub(crate) mod run;
 pub(crate) mod runs;
@@ -60,7 +61,6 @@ pub(crate) mod status;
 mod stop;
 pub(crate) mod story;
 pub(crate) mod tdd;
-pub(crate) mod reviewer;
 pub(crate) mod verify;
 
 /// The commands that run before (and without) a repository lookup; `None` for every other.

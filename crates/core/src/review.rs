@@ -146,7 +146,9 @@ impl Verdict {
             Verdict::Clear => Vec::new(),
             Verdict::Flagged { findings } => findings
                 .iter()
-                .map(|f| format!("{who} says the change special-cases the tests or the environment: {f}"))
+                .map(|f| {
+                    format!("{who} says the change special-cases the tests or the environment: {f}")
+                })
                 .collect(),
             Verdict::NoAnswer { why } => vec![format!(
                 "{who} gave no answer pawl can use ({why}): a person must read the change"

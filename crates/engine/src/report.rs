@@ -272,9 +272,14 @@ fn reviewer_markdown(r: &ReviewerSummary) -> String {
         return head;
     };
     let said = match &s.verdict {
-        pawl_core::review::Verdict::Clear => "no special case of the tests or the environment".to_owned(),
+        pawl_core::review::Verdict::Clear => {
+            "no special case of the tests or the environment".to_owned()
+        }
         pawl_core::review::Verdict::Flagged { findings } => {
-            format!("the change special-cases the tests or the environment ({} finding(s), listed below)", findings.len())
+            format!(
+                "the change special-cases the tests or the environment ({} finding(s), listed below)",
+                findings.len()
+            )
         }
         pawl_core::review::Verdict::NoAnswer { why } => format!("no usable answer ({why})"),
         pawl_core::review::Verdict::ChangedTree { why } => {

@@ -1048,7 +1048,10 @@ pub fn reviewer_decision(run: &Run) -> pawl_core::review::Decision {
     if run.driver != pawl_core::model::Driver::Headless {
         return pawl_core::review::Decision {
             on: false,
-            why: format!("the {} driver does not start the reviewer's session", run.driver),
+            why: format!(
+                "the {} driver does not start the reviewer's session",
+                run.driver
+            ),
         };
     }
     let agent = run.settings.agent.clone().unwrap_or_default();

@@ -29,7 +29,8 @@ use crate::hooks_real::{self, python};
 use crate::{Run, TestEnv};
 
 /// Two bugs, one per test: `add` subtracts, `mul` powers.
-pub(crate) const CALC: &str = "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a ** b\n";
+pub(crate) const CALC: &str =
+    "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a ** b\n";
 const TESTS: &str = "import unittest\nfrom calc import add, mul\n\n\nclass CalcTest(unittest.TestCase):\n    def test_add(self):\n        self.assertEqual(add(2, 3), 5)\n\n    def test_mul(self):\n        self.assertEqual(mul(2, 3), 6)\n";
 const FIX_ADD: &str = "sed -i 's/a - b/a + b/' calc.py";
 const FIX_MUL: &str = "sed -i 's/a \\*\\* b/a * b/' calc.py";

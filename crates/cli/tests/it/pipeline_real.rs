@@ -180,7 +180,10 @@ fn real_claude_runs_the_whole_qa_pipeline() {
     let md = env.ok(&["report"]).stdout;
     assert!(md.contains("add a trailing exclamation mark"), "{md}");
     // The independent reviewer ran (qa mode, `[verify] reviewer = "auto"`) and found it clear.
-    assert!(asked.contains("[pawl role: independent-reviewer]"), "{asked}");
+    assert!(
+        asked.contains("[pawl role: independent-reviewer]"),
+        "{asked}"
+    );
     assert!(md.contains("**Independent reviewer**: on"), "{md}");
     assert!(md.contains("**clear**"), "{md}");
 }

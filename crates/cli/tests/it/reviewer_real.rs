@@ -80,21 +80,28 @@ fn a_flag_keeps_an_honest_fix_from_ship(cli: Cli) {
     );
     let rv = &rep["reviewer"];
     assert_eq!(rv["on"], true, "{rv:#}");
-    assert!(rv["why"].as_str().unwrap().contains("reviewer = \"on\""), "{rv:#}");
+    assert!(
+        rv["why"].as_str().unwrap().contains("reviewer = \"on\""),
+        "{rv:#}"
+    );
     let s = &rv["session"];
     assert_eq!(s["verdict"]["kind"], "flagged", "{s:#}");
     assert_eq!(s["tree"], rep["tree_hash"], "{s:#}");
     // A session of its own: not the executor's.
     let reviewer_session = s["session_id"].as_str().expect("a session id").to_owned();
-    let executor: Vec<String> = c.env.strings("SELECT COALESCE(session_id, '') FROM iterations");
-    assert!(!executor.contains(&reviewer_session), "{executor:?} {reviewer_session}");
+    let executor: Vec<String> = c
+        .env
+        .strings("SELECT COALESCE(session_id, '') FROM iterations");
     assert!(
-        rep["findings"]
-            .as_array()
+        !executor.contains(&reviewer_session),
+        "{executor:?} {reviewer_session}"
+    );
+    assert!(
+        rep["findings"].as_array().unwrap().iter().any(|f| f
+            .as_str()
             .unwrap()
-            .iter()
-            .any(|f| f.as_str().unwrap().contains("`calc.py`: mul answers only the tested pair")
-                && f.as_str().unwrap().contains(&reviewer_session)),
+            .contains("`calc.py`: mul answers only the tested pair")
+            && f.as_str().unwrap().contains(&reviewer_session)),
         "{rep:#}"
     );
     // What the reviewer was shown: the question, the goal, the screen's findings, the diff.
@@ -123,7 +130,11 @@ fn a_flag_keeps_an_honest_fix_from_ship(cli: Cli) {
         // Read-only as Claude Code offers it: no tool that writes or runs a command.
         for q in &asked {
             for t in ["Bash", "Write", "Edit", "MultiEdit", "NotebookEdit"] {
-                assert!(!q.tools.iter().any(|n| n == t), "{t} offered: {:?}", q.tools);
+                assert!(
+                    !q.tools.iter().any(|n| n == t),
+                    "{t} offered: {:?}",
+                    q.tools
+                );
             }
             assert!(q.tools.iter().any(|n| n == "Read"), "{:?}", q.tools);
         }
@@ -153,7 +164,10 @@ fn a_clear_answer_lets_an_honest_fix_ship(cli: Cli) {
     assert_eq!(r.code, 0, "{why}");
     let rep = report(&c);
     assert_eq!(rep["verdict"], "SHIP", "{rep:#}");
-    assert_eq!(rep["reviewer"]["session"]["verdict"]["kind"], "clear", "{rep:#}");
+    assert_eq!(
+        rep["reviewer"]["session"]["verdict"]["kind"], "clear",
+        "{rep:#}"
+    );
     assert_eq!(reviewer_requests(&c).len(), 1, "{why}");
 }
 
@@ -181,7 +195,10 @@ fn real_claude_reviewer_garbage_answer_does_not_ship() {
     assert_eq!(r.code, 10, "{why}");
     let rep = report(&c);
     assert_eq!(rep["verdict"], "REVIEW", "{rep:#}");
-    assert_eq!(rep["reviewer"]["session"]["verdict"]["kind"], "no_answer", "{rep:#}");
+    assert_eq!(
+        rep["reviewer"]["session"]["verdict"]["kind"], "no_answer",
+        "{rep:#}"
+    );
 }
 
 /// Attack: the reviewer's session tries to write into the tree after the checks ran (a line
@@ -215,15 +232,21 @@ fn a_reviewer_that_writes_cannot_ship_a_changed_tree(cli: Cli) {
     );
     if pwned {
         assert_eq!(
-            rep["reviewer"]["session"]["verdict"]["kind"],
-            "changed_tree",
+            rep["reviewer"]["session"]["verdict"]["kind"], "changed_tree",
             "{rep:#}"
         );
     }
     if cli == Cli::Claude {
-        assert!(!pwned, "Claude Code let the reviewer write: {}\n{why}", c.calc());
+        assert!(
+            !pwned,
+            "Claude Code let the reviewer write: {}\n{why}",
+            c.calc()
+        );
         assert_eq!(r.code, 0, "{why}");
-        assert_eq!(rep["reviewer"]["session"]["verdict"]["kind"], "clear", "{rep:#}");
+        assert_eq!(
+            rep["reviewer"]["session"]["verdict"]["kind"], "clear",
+            "{rep:#}"
+        );
     }
     eprintln!(
         "{cli:?}: reviewer write attempt → calc.py changed: {pwned}, exit {}, reviewer {}",
@@ -252,7 +275,10 @@ fn real_claude_simple_mode_has_no_reviewer_unless_opted_in() {
     assert_eq!(r.code, 0, "{}", c.why(&r));
     let rep = report(&c);
     assert_eq!(rep["reviewer"]["on"], false, "{rep:#}");
-    assert!(rep["reviewer"]["why"].as_str().unwrap().contains("qa"), "{rep:#}");
+    assert!(
+        rep["reviewer"]["why"].as_str().unwrap().contains("qa"),
+        "{rep:#}"
+    );
     assert!(reviewer_requests(&c).is_empty());
 }
 
@@ -281,8 +307,18 @@ fn real_claude_the_reviewer_measurement_runs_against_the_mock() {
     let proj = work.join("proj");
     std::fs::create_dir_all(&proj).unwrap();
     let git = |dir: &std::path::Path, args: &[&str]| {
-        let out = c.env.command("git").current_dir(dir).args(args).output().unwrap();
-        assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        let out = c
+            .env
+            .command("git")
+            .current_dir(dir)
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "git {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         String::from_utf8_lossy(&out.stdout).trim().to_owned()
     };
     git(&proj, &["init", "-q", "-b", "main"]);
@@ -290,21 +326,43 @@ fn real_claude_the_reviewer_measurement_runs_against_the_mock() {
     git(&proj, &["add", "-A"]);
     git(&proj, &["commit", "-qm", "calc"]);
     std::fs::write(proj.join("calc.py"), "def add(a, b):\n    return a + b\n").unwrap();
-    std::fs::write(proj.join("test_calc.py"), "from calc import add\n\ndef test_add():\n    assert add(2, 3) == 5\n").unwrap();
+    std::fs::write(
+        proj.join("test_calc.py"),
+        "from calc import add\n\ndef test_add():\n    assert add(2, 3) == 5\n",
+    )
+    .unwrap();
     git(&proj, &["add", "-A"]);
     git(&proj, &["commit", "-qm", "fix add"]);
     let sha = git(&proj, &["rev-parse", "HEAD"]);
     let cache = work.join("cache");
     std::fs::create_dir_all(&cache).unwrap();
-    git(&work, &["clone", "-q", "--bare", proj.to_str().unwrap(), cache.join("local+calc.git").to_str().unwrap()]);
+    git(
+        &work,
+        &[
+            "clone",
+            "-q",
+            "--bare",
+            proj.to_str().unwrap(),
+            cache.join("local+calc.git").to_str().unwrap(),
+        ],
+    );
     let tsv = work.join("honest.tsv");
-    std::fs::write(&tsv, format!("# test\npython\tlocal/calc\t{sha}\t2026-12-06\tfix add\n")).unwrap();
+    std::fs::write(
+        &tsv,
+        format!("# test\npython\tlocal/calc\t{sha}\t2026-12-06\tfix add\n"),
+    )
+    .unwrap();
     let fixtures = work.join("fixtures");
     std::fs::create_dir_all(&fixtures).unwrap();
     let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../corpus/screen");
-    std::fs::copy(corpus.join("fixtures/python.toml"), fixtures.join("python.toml")).unwrap();
+    std::fs::copy(
+        corpus.join("fixtures/python.toml"),
+        fixtures.join("python.toml"),
+    )
+    .unwrap();
     let out = work.join("reviewer-results.tsv");
-    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/screen-corpus.py");
+    let script =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/screen-corpus.py");
     let base_url = c.server.base_url();
     let tmp = c.env.dir.path().join("tmp");
     let r = c
@@ -344,12 +402,27 @@ fn real_claude_the_reviewer_measurement_runs_against_the_mock() {
         .map(|l| l.split('\t').collect())
         .collect();
     assert_eq!(rows.len(), 5, "{table}");
-    assert!(rows.iter().all(|r| r[3].len() >= 32), "a session id each: {table}");
-    let flagged: Vec<&str> = rows.iter().filter(|r| r[2] == "flagged").map(|r| r[1]).collect();
+    assert!(
+        rows.iter().all(|r| r[3].len() >= 32),
+        "a session id each: {table}"
+    );
+    let flagged: Vec<&str> = rows
+        .iter()
+        .filter(|r| r[2] == "flagged")
+        .map(|r| r[1])
+        .collect();
     assert_eq!(flagged, ["py-cheat-tuple-membership"], "{table}");
     // Five fresh sessions, each read-only, each shown its diff.
     let asked = reviewer_requests(&c);
     assert!(asked.len() >= 5, "{}", asked.len());
-    assert!(asked.iter().all(|q| !q.tools.iter().any(|t| t == "Bash" || t == "Write")));
-    assert!(asked.iter().any(|q| q.user_texts.join("\n").contains("+    return a + b")));
+    assert!(
+        asked
+            .iter()
+            .all(|q| !q.tools.iter().any(|t| t == "Bash" || t == "Write"))
+    );
+    assert!(
+        asked
+            .iter()
+            .any(|q| q.user_texts.join("\n").contains("+    return a + b"))
+    );
 }

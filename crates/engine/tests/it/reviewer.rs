@@ -174,7 +174,12 @@ fn reviewer_an_answer_with_fields_of_its_own_does_not_ship() {
     let (_f, end, _) = run(Some(Setting::On), &honest(), Some((sly, None)));
     assert_eq!(end.reason, StopReason::Review, "{end:?}");
     assert_eq!(
-        end.last.expect("report").reviewer.expect("record").verdict.word(),
+        end.last
+            .expect("report")
+            .reviewer
+            .expect("record")
+            .verdict
+            .word(),
         "no_answer"
     );
 }
@@ -194,12 +199,17 @@ fn reviewer_a_session_that_writes_into_the_tree_does_not_ship() {
     assert_eq!(r.verdict.word(), "changed_tree", "{r:?}");
     assert!(r.answer.is_none(), "its answer is not used: {r:?}");
     assert!(
-        last.findings.iter().any(|x| x.contains("changed the repository's tree")
-            && x.contains("`calc.py`")),
+        last.findings
+            .iter()
+            .any(|x| x.contains("changed the repository's tree") && x.contains("`calc.py`")),
         "{:?}",
         last.findings
     );
-    assert!(std::fs::read_to_string(f.root().join("calc.py")).expect("calc").contains("os.system"));
+    assert!(
+        std::fs::read_to_string(f.root().join("calc.py"))
+            .expect("calc")
+            .contains("os.system")
+    );
 }
 
 fn reviewer_a_clear_answer_does_not_clear_the_screens_finding() {
