@@ -31,6 +31,37 @@ const RUN_FILE_OPERANDS: &[&str] = &[
     "runuser", "script", "at", "batch",
 ];
 
+/// Environment variables that name one program by convention (make's implicit variables,
+/// autoconf, CI scripts): inherited from the user's or CI's environment, `$CC` is a C
+/// compiler, `$PYTHON` a Python, `$NPM` an npm. A command name that is one of them (or
+/// `<NAME>_BIN`, `_CMD`, `_EXE`), alone or with the program as its default (`${NPM:-npm}`), is
+/// judged as that program with its arguments (docs/guard.md "Commands built from variables").
+#[rustfmt::skip]
+pub(crate) const PROGRAM_VARIABLES: &[(&str, &str)] = &[
+    ("CC", "cc"), ("CXX", "c++"), ("CPP", "cpp"), ("LD", "ld"), ("AR", "ar"), ("AS", "as"),
+    ("NM", "nm"), ("RANLIB", "ranlib"), ("STRIP", "strip"), ("OBJCOPY", "objcopy"),
+    ("RUSTC", "rustc"), ("RUSTDOC", "rustdoc"), ("CARGO", "cargo"), ("GO", "go"),
+    ("PYTHON", "python"), ("PYTHON3", "python3"), ("PY", "python"), ("PIP", "pip"),
+    ("NODE", "node"), ("NPM", "npm"), ("NPX", "npx"), ("YARN", "yarn"), ("PNPM", "pnpm"),
+    ("BUN", "bun"), ("DENO", "deno"), ("RUBY", "ruby"), ("BUNDLE", "bundle"), ("PERL", "perl"),
+    ("PHP", "php"), ("COMPOSER", "composer"), ("JAVA", "java"), ("JAVAC", "javac"),
+    ("MVN", "mvn"), ("GRADLE", "gradle"), ("MAKE", "make"), ("CMAKE", "cmake"),
+    ("NINJA", "ninja"), ("DOCKER", "docker"), ("KUBECTL", "kubectl"), ("HELM", "helm"),
+    ("GIT", "git"),
+];
+
+/// The program an inherited variable of this name stands for ([`PROGRAM_VARIABLES`]).
+pub(crate) fn program_variable(name: &str) -> Option<&'static str> {
+    let stem = ["_BIN", "_CMD", "_EXE"]
+        .iter()
+        .find_map(|s| name.strip_suffix(s))
+        .unwrap_or(name);
+    PROGRAM_VARIABLES
+        .iter()
+        .find(|(v, _)| *v == stem)
+        .map(|(_, p)| *p)
+}
+
 /// A wrapper: it runs the command after its options and a fixed number of leading operands.
 pub(crate) struct Wrapper {
     pub name: &'static str,

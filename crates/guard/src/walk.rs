@@ -1748,6 +1748,17 @@ impl<'a> Walker<'a> {
             );
             return Continue(());
         }
+        if let Some((var, program)) = self.inherited_program_named(simple, &argv, shell, frame) {
+            // The inherited value can only be this program (docs/guard.md "Commands built
+            // from variables"): its arguments are judged as the program's.
+            self.note(
+                frame,
+                format!(
+                    "`${var}` names a program from the inherited environment: judged as `{program}`"
+                ),
+            );
+            argv[0] = Arg::lit(program);
+        }
         let env_len = shell.env.len();
         shell.env.extend(prefix_assignments.iter().cloned());
         self.dispatch(Cmd { argv, stdin }, shell, frame)?;
@@ -1790,6 +1801,48 @@ impl<'a> Walker<'a> {
         (asks_only && prefix_assignments.is_empty())
             .then(|| self.inherited_program_word(raw, shell, frame))
             .flatten()
+    }
+
+    /// The variable and the program of a command name whose inherited value can only be that
+    /// program: a variable named for it by convention (`$PYTHON`, `"$CC"`, `${NPM:-npm}` with the
+    /// program or a version of it as the default: [`registry::program_variable`]), or an
+    /// inherited directory and a literal path in the same double quotes
+    /// (`"$SDK/cmdline-tools/latest/bin/avdmanager"`: the program the path names, under a
+    /// directory nothing in the line wrote, [`INHERITED_ENTRIES`]). The same bounds as
+    /// [`Self::inherited_program_word`]: at the top of the line, not for a name the line
+    /// assigns, reads or sources.
+    fn inherited_program_named(
+        &self,
+        simple: &ast::SimpleCommand,
+        argv: &[Arg],
+        shell: &Shell,
+        frame: &Frame,
+    ) -> Option<(String, String)> {
+        if argv.first().is_none_or(|a| a.known) {
+            return None;
+        }
+        let raw = simple.word_or_name.as_ref()?.value.as_str();
+        let (var, program) = if let Some(var) = variable_then_path(raw) {
+            let path = raw
+                .trim_matches('"')
+                .trim_start_matches('$')
+                .trim_start_matches('{')
+                .strip_prefix(var)?
+                .trim_start_matches('}');
+            (var, format!("{INHERITED_ENTRIES}{path}"))
+        } else {
+            let (var, default) = variable_with_default(raw)?;
+            let program = registry::program_variable(var)?;
+            let same = default.is_none_or(|d| {
+                d.strip_prefix(program)
+                    .is_some_and(|v| v.chars().all(|c| c.is_ascii_digit() || c == '.'))
+            });
+            (var, same.then(|| program.to_owned())?)
+        };
+        let top = frame.depth == 0 && !shell.sourced;
+        let view = self.scope(shell, top, top);
+        (!words::NOT_NAMES.contains(&var) && words::Scope::inherited(&view, var))
+            .then(|| (var.to_owned(), program))
     }
 
     /// The variable of a word that names a program through one variable the line does not
@@ -2705,6 +2758,25 @@ fn variable_then_path(raw: &str) -> Option<&str> {
             .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_'))
     .then_some(name)
+}
+
+/// `$NAME`, `${NAME}`, `${NAME:-default}` or `${NAME-default}` (quoted or not): the name and
+/// the default, when the default is a plain program name (letters, digits, `._+-`).
+fn variable_with_default(raw: &str) -> Option<(&str, Option<&str>)> {
+    if let Some(name) = lone_variable(raw) {
+        return Some((name, None));
+    }
+    let inner = raw
+        .strip_prefix('"')
+        .and_then(|r| r.strip_suffix('"'))
+        .unwrap_or(raw);
+    let body = inner.strip_prefix("${")?.strip_suffix('}')?;
+    let (name, default) = body.split_once(":-").or_else(|| body.split_once('-'))?;
+    let plain = !default.is_empty()
+        && default
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '+' | '-'));
+    (plain && lone_variable(&format!("${name}")).is_some()).then_some((name, Some(default)))
 }
 
 fn lone_variable(raw: &str) -> Option<&str> {

@@ -55,6 +55,14 @@ pub const FIX_INTENTS: &[&str] = &[
     "does not work",
     "doesn't work",
     "not working",
+    // A result reported as not what it should be ("the sum is off", "totals look off").
+    "is off",
+    "are off",
+    "looks off",
+    "look off",
+    "seems off",
+    "seem off",
+    "is not right",
 ];
 
 /// Phrases that name the test tooling rather than a defect of the code ("regression test",
@@ -663,6 +671,13 @@ pub fn anchor(goal: &str, facts: &RunFacts) -> Anchoring {
         };
         push(&mut out, kind, c.term.clone());
     }
+    // A capitalised word inside a clause is a name ("implement Morse encoding" names
+    // `test_morse`), not a verb at a sentence's start ("Add …").
+    let names: BTreeSet<String> = terms_of(goal)
+        .into_iter()
+        .filter(|t| !t.clause_start && t.text.chars().next().is_some_and(char::is_uppercase))
+        .map(|t| t.text)
+        .collect();
     // Terms a baseline failure names: its test id's words, or its output.
     for f in &facts.failures {
         let id = f.test.as_deref().unwrap_or(&f.check);
@@ -673,8 +688,9 @@ pub fn anchor(goal: &str, facts: &RunFacts) -> Anchoring {
             .iter()
             .find(|c| {
                 // A plain word names a test id's word as written ("the test for add"; the
-                // verb "Add" at a sentence's start does not); code and paths in any case.
-                (if c.lookup == Lookup::Definition {
+                // verb "Add" at a sentence's start does not), a name inside a clause in any
+                // case; code and paths in any case.
+                (if c.lookup == Lookup::Definition && !names.contains(&c.term) {
                     idw.contains(&c.term)
                 } else {
                     idw.contains(&c.term.to_lowercase())

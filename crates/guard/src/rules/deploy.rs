@@ -40,7 +40,7 @@ pub(crate) const PUBLISH: &[(&str, &[&str])] = &[
     ("pod", &["trunk push"]),
     ("mix", &["hex.publish"]),
     ("rebar3", &["hex publish"]),
-    ("docker", &["push", "image push", "manifest push", "login", "buildx build --push", "build --push", "buildx bake --push"]),
+    ("docker", &["push", "image push", "manifest push", "login", "buildx build --push", "build --push", "buildx bake --push", "buildx imagetools create"]),
     ("podman", &["push", "image push", "manifest push", "login", "build --push"]),
     ("nerdctl", &["push", "image push", "login"]),
     ("buildah", &["push", "manifest push", "login"]),
@@ -65,8 +65,9 @@ pub(crate) const PUBLISH: &[(&str, &[&str])] = &[
     ("terraform", &["apply", "import", "taint", "untaint", "force-unlock", "state push", "state mv", "workspace new"]),
     ("tofu", &["apply", "import", "taint", "untaint", "force-unlock", "state push", "state mv"]),
     ("terragrunt", &["apply", "run-all", "import"]),
-    ("kubectl", &["apply", "create", "patch", "replace", "scale", "rollout restart", "rollout undo", "set", "edit", "label", "annotate", "cordon", "taint", "run", "expose", "autoscale"]),
-    ("oc", &["apply", "create", "patch", "replace", "scale", "rollout", "set", "edit", "new-app", "start-build"]),
+    // `exec`, `cp`, `attach`: a command or files in a cluster's pod, beyond the repository.
+    ("kubectl", &["apply", "create", "patch", "replace", "scale", "rollout restart", "rollout undo", "set", "edit", "label", "annotate", "cordon", "taint", "run", "expose", "autoscale", "exec", "cp", "attach"]),
+    ("oc", &["apply", "create", "patch", "replace", "scale", "rollout", "set", "edit", "new-app", "start-build", "exec", "rsh", "cp", "attach"]),
     ("railway", &["up", "deploy", "variables set"]),
     ("surge", &["*", "!--version", "!--help", "!list", "!whoami"]),
     ("gh-pages", &["*"]),
@@ -117,7 +118,10 @@ pub(crate) const DESTROY: &[(&str, &[&str])] = &[
     ("dropdb", &["*"]),
     ("dropuser", &["*"]),
     ("mysqladmin", &["drop"]),
-    ("redis-cli", &["flushall", "flushdb"]),
+    // Redis reads its commands in any case (`ANY_CASE`): the deletes and wipes.
+    ("redis-cli", REDIS_DELETES),
+    ("valkey-cli", REDIS_DELETES),
+    ("keydb-cli", REDIS_DELETES),
     ("docker", &["system prune", "volume rm", "volume prune", "rm -f", "rmi -f"]),
     ("podman", &["system prune", "system reset", "volume rm", "volume prune"]),
     ("firebase", &["firestore:delete", "database:remove", "hosting:disable"]),
@@ -134,6 +138,17 @@ pub(crate) const DESTROY: &[(&str, &[&str])] = &[
     ("vagrant", &["destroy"]),
     ("systemctl", &["poweroff", "reboot", "halt", "kexec", "isolate", "rescue", "emergency", "mask", "disable --now"]),
 ];
+
+/// Redis commands that delete or wipe data (a local server's data is beyond the repository: no
+/// checkpoint keeps it).
+#[rustfmt::skip]
+const REDIS_DELETES: &[&str] = &[
+    "flushall", "flushdb", "del", "unlink", "getdel", "hdel", "srem", "zrem", "lrem", "ltrim",
+    "xdel", "xtrim", "zremrangebyscore", "zremrangebyrank", "zremrangebylex", "swapdb", "shutdown",
+];
+
+/// Programs that read their subcommand words in any case (`redis-cli DEL k` is `del`).
+const ANY_CASE: &[&str] = &["redis-cli", "valkey-cli", "keydb-cli"];
 
 /// [`DESTROY`] rows that remove only local containers and images: with `[sandbox] containers =
 /// true` (`Context::containers`) they are part of what pawl can undo (an image is pulled or
@@ -250,6 +265,19 @@ impl Walker<'_> {
         if super::is_help(args) {
             return Continue(());
         }
+        let lowered: Vec<Arg>;
+        let args = if ANY_CASE.contains(&base) {
+            lowered = args
+                .iter()
+                .map(|a| Arg {
+                    text: a.text.to_ascii_lowercase(),
+                    ..a.clone()
+                })
+                .collect();
+            &lowered[..]
+        } else {
+            args
+        };
         // `yarn workspace app npm publish`: the workspace command is yarn's own.
         if base == "yarn" && args.first().is_some_and(|a| a.text == "workspace") {
             self.deploy(base, args.get(2..).unwrap_or_default(), frame)?;

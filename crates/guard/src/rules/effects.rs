@@ -33,6 +33,11 @@ enum Needs {
         &'static [&'static str],
         &'static [&'static str],
     ),
+    /// The first operand is one of these verbs and the second none of the others (`brew bundle`
+    /// installs; `brew bundle check` reads).
+    VerbBut(&'static [&'static str], &'static [&'static str]),
+    /// Any use but with one of these arguments (`sdkmanager <package>` installs; `--list` reads).
+    AnyBut(&'static [&'static str]),
     /// Any use at all.
     Any,
 }
@@ -59,6 +64,32 @@ const NPM_INSTALL: &[&str] = &[
 const GLOBAL: &str = "installs outside the repository (a global install): pawl could not undo it";
 const SERVICE: &str = "starts, stops or installs a service outside the repository: it outlives the run and pawl could not undo it";
 const SYSTEM_PKG: &str = "changes the system's packages: pawl could not undo it";
+const SYSTEM: &str =
+    "changes the system's configuration outside the repository: pawl could not undo it";
+const KUBECONFIG: &str = "changes the user's cluster configuration (`~/.kube/config`): every later kubectl on this machine would use it, and pawl could not undo it";
+const KEYRING: &str = "changes the user's GnuPG keyring (`~/.gnupg`): every later gpg on this machine would trust or miss those keys, and pawl could not undo it";
+const KEYCHAIN: &str = "changes or unlocks the user's keychains outside the repository: pawl could not undo it, and an unlocked keychain hands its secrets to later commands";
+/// gpg's options that change the keyring (`--import`, key generation, deletion, signing).
+#[rustfmt::skip]
+const GPG_KEYRING: &[&str] = &[
+    "--import", "--recv-keys", "--recv-key", "--receive-keys", "--fetch-keys", "--refresh-keys",
+    "--import-ownertrust", "--update-trustdb", "--delete-key", "--delete-keys",
+    "--delete-secret-keys", "--delete-secret-and-public-key", "--gen-key", "--generate-key",
+    "--full-gen-key", "--full-generate-key", "--quick-gen-key", "--quick-generate-key",
+    "--quick-add-key", "--quick-add-uid", "--quick-revoke-uid", "--quick-set-expire",
+    "--sign-key", "--lsign-key", "--quick-sign-key", "--quick-lsign-key", "--edit-key",
+    "--passwd", "--change-passphrase",
+];
+/// macOS `security` verbs that change or unlock keychains.
+#[rustfmt::skip]
+const KEYCHAIN_VERBS: &[&str] = &[
+    "unlock-keychain", "create-keychain", "delete-keychain", "set-keychain-settings",
+    "set-keychain-password", "import", "add-generic-password", "add-internet-password",
+    "add-certificates", "add-trusted-cert", "remove-trusted-cert", "delete-generic-password",
+    "delete-internet-password", "delete-certificate", "delete-identity",
+    "set-key-partition-list", "set-generic-password-partition-list",
+    "set-internet-password-partition-list", "authorizationdb", "trust-settings-import",
+];
 
 #[rustfmt::skip]
 const PERSIST: &[Row] = &[
@@ -95,6 +126,7 @@ const PERSIST: &[Row] = &[
     ("pacman", Needs::Flag(&["-S", "-Syu", "-Sy", "-R", "-Rs", "-Rns", "-U"], &[]), SYSTEM_PKG, ""),
     ("zypper", Needs::Verb(&["install", "in", "remove", "rm", "update", "up", "dup"], &[]), SYSTEM_PKG, ""),
     ("snap", Needs::Verb(&["install", "remove", "refresh"], &[]), SYSTEM_PKG, ""),
+    ("mport", Needs::Verb(&["install", "delete", "upgrade", "update", "autoremove"], &[]), SYSTEM_PKG, ""),
     ("port", Needs::Verb(&["install", "uninstall", "upgrade", "selfupdate"], &[]), SYSTEM_PKG, ""),
     ("choco", Needs::Verb(&["install", "uninstall", "upgrade"], &[]), SYSTEM_PKG, ""),
     ("winget", Needs::Verb(&["install", "uninstall", "upgrade"], &[]), SYSTEM_PKG, ""),
@@ -122,6 +154,23 @@ const PERSIST: &[Row] = &[
     ("npm", Needs::Verb2Flag(&["config", "c"], &["set", "delete", "rm", "edit", "fix"], &[], NPM_PROJECT), USER_CONFIG, "`npm config set <key> <value> --location=project` (the project's `.npmrc`) or `npm_config_<key>=<value>` for one command is allowed"),
     ("npm", Needs::Verb(&["set"], &[]), USER_CONFIG, "`npm_config_<key>=<value>` for one command is allowed"),
     ("pnpm", Needs::Verb2Flag(&["config", "c"], &["set", "delete", "rm"], &[], NPM_PROJECT), USER_CONFIG, "`pnpm config set <key> <value> --location project` is allowed"),
+    // Tools that change the system without a file the guard sees written (session 13).
+    ("update-alternatives", Needs::Flag(&["--install", "--remove", "--remove-all", "--set", "--config", "--auto", "--all", "--set-selections"], &[]), SYSTEM, "`update-alternatives --display <name>` (read-only) is allowed"),
+    ("playwright", Needs::Verb(&["install"], &["--with-deps"]), SYSTEM_PKG, "`playwright install <browser>` (into the user's cache) is allowed"),
+    ("playwright", Needs::Verb(&["install-deps"], &[]), SYSTEM_PKG, "`playwright install <browser>` (into the user's cache) is allowed"),
+    ("xcode-select", Needs::Flag(&["-s", "--switch", "-r", "--reset", "--install"], &[]), SYSTEM, "`xcode-select -p` (read-only) or `DEVELOPER_DIR=<path>` for one command is allowed"),
+    ("tccutil", Needs::Verb(&["reset"], &[]), SYSTEM, ""),
+    ("udevadm", Needs::Verb(&["control", "trigger"], &[]), SYSTEM, "`udevadm info` (read-only) is allowed"),
+    ("brew", Needs::VerbBut(&["bundle"], &["check", "list", "dump", "exec", "env", "sh", "edit"]), SYSTEM_PKG, "`brew bundle check` (read-only) is allowed"),
+    // Android's SDK (under `$ANDROID_HOME`) and virtual devices (`~/.android/avd`).
+    ("sdkmanager", Needs::AnyBut(&["--list", "--list_installed", "--version", "--help"]), SYSTEM_PKG, "`sdkmanager --list` (read-only) is allowed"),
+    ("avdmanager", Needs::Verb(&["create", "delete", "move"], &[]), USER_CONFIG, "`avdmanager list` (read-only) is allowed"),
+    // The user's configuration, keyrings and keychains (session 13).
+    ("kubectl", Needs::Verb2(&["config"], &["set-context", "use-context", "use", "set-cluster", "set-credentials", "set", "unset", "delete-context", "delete-cluster", "delete-user", "rename-context"]), KUBECONFIG, "`kubectl --context <name> ...` for one command, or `KUBECONFIG=<file in the repository or /tmp>`, is allowed"),
+    ("gpg", Needs::Flag(GPG_KEYRING, &["--dry-run"]), KEYRING, "`gpg --verify`, `gpg --list-keys` and `gpg --show-keys <file>` (read-only) are allowed"),
+    ("gpg2", Needs::Flag(GPG_KEYRING, &["--dry-run"]), KEYRING, "`gpg --verify`, `gpg --list-keys` and `gpg --show-keys <file>` (read-only) are allowed"),
+    ("security", Needs::Verb(KEYCHAIN_VERBS, &[]), KEYCHAIN, "`security find-identity`, `security list-keychains` (read-only) are allowed"),
+    ("security", Needs::Verb(&["default-keychain", "list-keychains", "login-keychain"], &["-s"]), KEYCHAIN, "`security list-keychains` (read-only) is allowed"),
 ];
 
 /// Rows that change the system only when run as root (`sudo pip install`: root's pip is the
@@ -225,12 +274,39 @@ fn pip_module<'a>(base: &'a str, args: &'a [Arg]) -> (&'a str, &'a [Arg]) {
 /// The first two operands (words not starting with `-`) are one of `firsts`, then one of
 /// `seconds` (`npm config set`, `uv pip install`).
 fn two_verbs(args: &[Arg], firsts: &[&str], seconds: &[&str]) -> bool {
-    let mut ops = args.iter().filter(|a| !a.text.starts_with('-'));
+    let mut ops = operands(args);
     ops.next()
         .is_some_and(|f| firsts.contains(&f.text.as_str()))
         && ops
             .next()
             .is_some_and(|s| seconds.contains(&s.text.as_str()))
+}
+
+/// Long options of the rows' programs that take their value as the next word.
+const LONG_VALUES: &[&str] = &[
+    "--context",
+    "--kubeconfig",
+    "--namespace",
+    "--cluster",
+    "--homedir",
+    "--keyring",
+];
+
+/// The operands of `args`: the words not starting with `-`, less the value of a long option
+/// that takes one (`kubectl --context dev config set-cluster`: `dev` is the option's).
+fn operands(args: &[Arg]) -> impl Iterator<Item = &Arg> {
+    let mut skip = false;
+    args.iter().filter(move |a| {
+        let t = a.text.as_str();
+        if std::mem::take(&mut skip) {
+            return false;
+        }
+        if t.starts_with('-') {
+            skip = LONG_VALUES.contains(&t);
+            return false;
+        }
+        true
+    })
 }
 
 /// Whether any argument is one of `flags`; an entry with a space is two arguments in a row.
@@ -243,18 +319,26 @@ fn any_flag(args: &[Arg], flags: &[&str]) -> bool {
 
 /// The reason of the first row of `table` that `base args` matches.
 fn row_hit(table: &[Row], base: &str, args: &[Arg]) -> Option<String> {
-    let first = args.iter().find(|a| !a.text.starts_with('-'));
+    let first = operands(args).next();
     for (program, needs, effect, allowed) in table {
         if *program != base {
             continue;
         }
         let hit = match needs {
             Needs::Any => true,
+            Needs::AnyBut(readers) => !args.iter().any(|a| readers.contains(&a.text.as_str())),
             Needs::Verb(verbs, flags) => {
                 first.is_some_and(|f| verbs.contains(&f.text.as_str()))
                     && (flags.is_empty() || args.iter().any(|a| flags.contains(&a.text.as_str())))
             }
             Needs::Verb2(firsts, seconds) => two_verbs(args, firsts, seconds),
+            Needs::VerbBut(verbs, readers) => {
+                let mut ops = operands(args);
+                ops.next().is_some_and(|f| verbs.contains(&f.text.as_str()))
+                    && !ops
+                        .next()
+                        .is_some_and(|s| readers.contains(&s.text.as_str()))
+            }
             Needs::Verb2Flag(firsts, seconds, flags, not) => {
                 two_verbs(args, firsts, seconds)
                     && (flags.is_empty() || any_flag(args, flags))

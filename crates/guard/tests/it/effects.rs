@@ -157,9 +157,13 @@ fn variables_the_caller_knows_from_the_environment_are_judged_by_their_value() {
     let judge = |ctx: &pawl_guard::Context, cmd: &str| {
         evaluate(&Input::shell(cmd), ctx, &Policy::default())
     };
+    // The program a literal path names under an inherited directory is judged as that program
+    // with or without the value (session 13, `var-program-name` rows).
+    let venv_python = r#""$VIRTUAL_ENV/bin/python" -m pytest -q"#;
+    assert!(judge(&known, venv_python).is_allow());
+    assert!(judge(&unknown, venv_python).is_allow());
     for cmd in [
         r#"rm -rf "$BUILD_DIR"/out"#,
-        r#""$VIRTUAL_ENV/bin/python" -m pytest -q"#,
         r#"$VIRTUAL_ENV/bin/ruff check ."#,
         r#"echo done > "$BUILD_DIR/stamp""#,
     ] {

@@ -82,6 +82,10 @@ const ROWS: &[Row] = &[
         true,
         &[TEST],
     ),
+    // A name inside a clause names the failing test's words in any case ("Calc" of
+    // `test_calc.py`); the same word opening the goal could be a verb, and is not read so.
+    ("implement Calc rounding", &[], false, true, &[TEST]),
+    ("Calc rounding", &[], false, false, &[]),
     // A path the repository has.
     (
         "add a --verbose flag to calc.py",
@@ -194,6 +198,16 @@ const RULE_ROWS: &[RuleRow] = &[
     // A fix intent as a phrase, hyphens as spaces.
     ("Off-By-One", &[], true, &[TEST], Some("off by one"), None),
     ("off by one .", &[], true, &[TEST], Some("off by one"), None),
+    // A result reported as off is a defect report.
+    ("the sum is off", &[], true, &[TEST], Some("is off"), None),
+    (
+        "totals look off after rounding",
+        &[],
+        true,
+        &[TEST],
+        Some("look off"),
+        None,
+    ),
     (
         "parse doesn't work",
         &[],
