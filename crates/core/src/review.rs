@@ -17,20 +17,16 @@ use crate::spec::Mode;
 
 str_enum!(
     /// `[verify] reviewer`: whether a run has the independent reviewer.
+    #[derive(Default)]
     Setting, "reviewer setting" {
         /// In the modes that review (qa), where a real agent is configured.
+        #[default]
         Auto => "auto",
         /// In every mode, where a real agent is configured (opt-in for simple and work).
         On => "on" | "true",
         Off => "off" | "false",
     }
 );
-
-impl Default for Setting {
-    fn default() -> Self {
-        Setting::Auto
-    }
-}
 
 /// Whether a run has the independent reviewer, and why (the report shows the line).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
