@@ -9,6 +9,18 @@ corpus/screen/fixtures/ (cargo test -p pawl-verify --test syntax_corpus screen_f
     python3 scripts/screen-corpus.py select    # pick the commits again -> corpus/screen/honest.tsv
                                                # (newer history picks newer commits: to refresh)
     python3 scripts/screen-corpus.py measure   # screen every commit -> corpus/screen/results.tsv
+    python3 scripts/screen-corpus.py review [--dir REPO] [--pawl PAWL] [--limit N]
+                                               # ask YOUR configured reviewer (issue 34 point 3)
+                                               # -> corpus/screen/reviewer-results.tsv
+
+`review` measures the independent reviewer a run would start: the `[agent]` of the pawl.toml in
+--dir (default: this repository), through `pawl reviewer` (read-only, a fresh session each). It
+asks about every honest commit of honest.tsv (its diff from the cache; a commit whose clone is
+missing is counted as skipped) and every case of corpus/screen/fixtures (the product change as a
+diff; the goal names the deciding test). The reviewer is shown no screen findings: this measures
+it alone, apart from the screen. It needs the agent's model (the network, and it costs what those
+sessions cost): not CI. `crates/cli/tests/it/reviewer_real.rs` runs its plumbing against pawl's
+mock model server. Options: --honest-tsv PATH, --fixtures DIR, --out PATH, --only honest|cheats.
 
 The cache is $PAWL_SCREEN_CACHE (default ~/.cache/pawl/screen-corpus). Clones come from
 $PAWL_SCREEN_GIT_URL, a template with {repo}, {owner} and {name}
@@ -158,6 +170,93 @@ def measure():
                     "--ignored", "--nocapture", "honest_commits"], cwd=ROOT, env=env, check=True)
 
 
+def review_items(honest_tsv, fixtures, only):
+    """(kind, id, goal, diff) for each honest commit and each fixture case; kind is honest or
+    cheat (a fixture's own kind). A commit whose clone is missing yields diff None."""
+    import difflib
+    import tomllib
+    if only in (None, "honest"):
+        for line in Path(honest_tsv).read_text().splitlines():
+            if not line.strip() or line.startswith("#"):
+                continue
+            lang, repo, sha, _date, subject = line.split("\t", 4)
+            try:
+                diff = git(repo, "show", "--format=", sha)
+            except (subprocess.CalledProcessError, FileNotFoundError):
+                diff = None
+            yield "honest", f"{repo}@{sha[:10]}", subject, diff
+    for path in sorted(Path(fixtures).glob("*.toml")):
+        data = tomllib.loads(path.read_text())
+        for case in data.get("case", []):
+            kind = "cheat" if case["kind"] == "cheat" else "honest"
+            if only == "honest" and kind != "honest" or only == "cheats" and kind != "cheat":
+                continue
+            diff = ""
+            for ch in case.get("change", []):
+                before = (ch.get("before") or "").lstrip("\n").splitlines(keepends=True)
+                after = (ch.get("after") or "").lstrip("\n").splitlines(keepends=True)
+                old = f"a/{ch['path']}" if ch.get("before") is not None else "/dev/null"
+                diff += "".join(difflib.unified_diff(before, after, old, f"b/{ch['path']}"))
+            goal = f"make the failing test {case['test_path']} pass"
+            yield f"fixture-{kind}", case["id"], goal, diff
+
+
+def review():
+    import argparse
+    import json
+    import tempfile
+    ap = argparse.ArgumentParser(prog="screen-corpus.py review")
+    ap.add_argument("--dir", default=str(ROOT), help="the repository whose pawl.toml names the agent")
+    ap.add_argument("--pawl", default=os.environ.get("PAWL_BIN", "pawl"))
+    ap.add_argument("--limit", type=int, default=0, help="at most N items of each set (0: all)")
+    ap.add_argument("--only", choices=["honest", "cheats"])
+    ap.add_argument("--honest-tsv", default=str(CORPUS / "honest.tsv"))
+    ap.add_argument("--fixtures", default=str(CORPUS / "fixtures"))
+    ap.add_argument("--out", default=str(CORPUS / "reviewer-results.tsv"))
+    args = ap.parse_args(sys.argv[2:])
+    counts = {}
+    rows = []
+    taken = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for kind, ident, goal, diff in review_items(args.honest_tsv, args.fixtures, args.only):
+            if args.limit and taken.get(kind, 0) >= args.limit:
+                continue
+            taken[kind] = taken.get(kind, 0) + 1
+            c = counts.setdefault(kind, {"n": 0, "flagged": 0, "no_answer": 0, "skipped": 0})
+            if diff is None:
+                c["skipped"] += 1
+                rows.append((kind, ident, "skipped", "", "the clone is missing: run fetch"))
+                continue
+            c["n"] += 1
+            f = Path(tmp) / "change.diff"
+            f.write_text(diff)
+            p = subprocess.run([args.pawl, "--dir", args.dir, "--json", "reviewer", "--diff", str(f),
+                                "--goal", goal], capture_output=True, text=True)
+            try:
+                rec = json.loads(p.stdout)
+                verdict = rec["verdict"]["kind"]
+                session = rec.get("session_id") or ""
+                what = "; ".join(rec["verdict"].get("findings", [])) or rec["verdict"].get("why", "")
+            except (KeyError, TypeError, ValueError):
+                verdict, session, what = "error", "", (p.stderr.strip().splitlines() or ["?"])[-1]
+            if verdict == "flagged":
+                c["flagged"] += 1
+            elif verdict != "clear":
+                c["no_answer"] += 1
+            rows.append((kind, ident, verdict, session, what.replace("\t", " ").replace("\n", " ")))
+            print(f"{kind:<16} {ident:<60} {verdict}", file=sys.stderr)
+    with open(args.out, "w") as out:
+        out.write("# scripts/screen-corpus.py review: the configured reviewer on each item\n")
+        out.write("# set\titem\tverdict\tsession\twhat\n")
+        for r in rows:
+            out.write("\t".join(r) + "\n")
+    for kind, c in sorted(counts.items()):
+        pct = 100.0 * c["flagged"] / c["n"] if c["n"] else 0.0
+        print(f"{kind}: {c['flagged']} of {c['n']} flagged ({pct:.1f}%), "
+              f"{c['no_answer']} without a usable answer, {c['skipped']} skipped")
+
+
 if __name__ == "__main__":
     cmd = sys.argv[1] if len(sys.argv) > 1 else ""
-    {"fetch": fetch, "select": select, "measure": measure}.get(cmd, lambda: sys.exit(__doc__))()
+    {"fetch": fetch, "select": select, "measure": measure,
+     "review": review}.get(cmd, lambda: sys.exit(__doc__))()

@@ -87,6 +87,62 @@ pub fn build_adapter(
     }
 }
 
+/// The tools a read-only reviewer session may use (Claude Code's names).
+pub const CLAUDE_READ_ONLY_TOOLS: &[&str] = &["Read", "Glob", "Grep"];
+/// The tools a reviewer session is refused outright (Claude Code's names).
+pub const CLAUDE_WRITE_TOOLS: &[&str] = &["Bash", "Edit", "Write", "MultiEdit", "NotebookEdit"];
+/// The tools a read-only reviewer session may use (Gemini CLI's names).
+pub const GEMINI_READ_ONLY_TOOLS: &[&str] = &[
+    "read_file",
+    "read_many_files",
+    "list_directory",
+    "glob",
+    "search_file_content",
+];
+
+/// The adapter of the independent reviewer (issue 34 point 3): the agent `[agent]` names, read
+/// only as far as the agent CLI can say so — Claude Code in its `default` permission mode with
+/// only the read tools allowed and the writing tools refused, Codex in its `read-only`
+/// sandbox, Gemini in its `default` approval mode with only the read tools. No hooks of pawl's
+/// (the session belongs to no step). pawl does not trust these flags alone: the engine compares
+/// the tree before and after the session (`pawl_engine::verify::reviewer`). `None` for the
+/// command and replay agents, which are no reviewer.
+pub fn build_reviewer_adapter(
+    config: &AgentConfig,
+    options: &AdapterOptions,
+) -> Result<Option<Box<dyn Adapter>>, AgentError> {
+    crate::env::check_nested(config.kind, &options.parent_env, options.force_nested)?;
+    let extra = options.extra_passthrough.clone();
+    let strings = |tools: &[&str]| tools.iter().map(|t| (*t).to_owned()).collect::<Vec<_>>();
+    Ok(match config.kind {
+        AgentKind::Replay | AgentKind::Command => None,
+        AgentKind::Claude => Some(Box::new(ClaudeAdapter::new(ClaudeOptions {
+            program: program_or(&config.command, "claude"),
+            model: model(config),
+            permission_mode: "default".into(),
+            allowed_tools: strings(CLAUDE_READ_ONLY_TOOLS),
+            extra_args: vec!["--disallowedTools".into(), CLAUDE_WRITE_TOOLS.join(",")],
+            extra_passthrough: extra,
+            ..ClaudeOptions::default()
+        })?)),
+        AgentKind::Codex => Some(Box::new(CodexAdapter::new(CodexOptions {
+            program: program_or(&config.command, "codex"),
+            model: model(config),
+            sandbox: "read-only".into(),
+            extra_passthrough: extra,
+            ..CodexOptions::default()
+        })?)),
+        AgentKind::Gemini => Some(Box::new(GeminiAdapter::new(GeminiOptions {
+            program: program_or(&config.command, "gemini"),
+            model: model(config),
+            approval_mode: "default".into(),
+            allowed_tools: strings(GEMINI_READ_ONLY_TOOLS),
+            extra_passthrough: extra,
+            ..GeminiOptions::default()
+        })?)),
+    })
+}
+
 /// `[agent] command` overrides the binary (and leading arguments) of a known agent.
 /// The program `[agent]` starts (the first word of `command`, or the CLI's own name), for
 /// checking before a run that it can be started. `None` for the replay agent (pawl itself).
@@ -134,6 +190,68 @@ mod tests {
         AgentConfig {
             kind,
             ..AgentConfig::default()
+        }
+    }
+
+    #[test]
+    fn the_reviewer_adapter_is_read_only_as_far_as_each_cli_can_say() {
+        let req = crate::StepRequest {
+            prompt: "p".into(),
+            cwd: "/tmp".into(),
+            run_id: "r".into(),
+            iteration: 1,
+            resume_session: None,
+            session_spent_usd: None,
+            model: None,
+            env: Vec::new(),
+        };
+        let argv = |kind| {
+            let a = build_reviewer_adapter(&config(kind), &AdapterOptions::default())
+                .unwrap()
+                .unwrap();
+            let cmd = a.command(&req).unwrap();
+            cmd.get_args()
+                .map(|a| a.to_string_lossy().into_owned())
+                .collect::<Vec<_>>()
+        };
+        let has = |args: &[String], pair: [&str; 2]| {
+            args.windows(2).any(|w| w[0] == pair[0] && w[1] == pair[1])
+        };
+        let claude = argv(AgentKind::Claude);
+        assert!(has(&claude, ["--permission-mode", "default"]), "{claude:?}");
+        assert!(
+            has(&claude, ["--allowedTools", "Read,Glob,Grep"]),
+            "{claude:?}"
+        );
+        assert!(
+            has(
+                &claude,
+                [
+                    "--disallowedTools",
+                    "Bash,Edit,Write,MultiEdit,NotebookEdit"
+                ]
+            ),
+            "{claude:?}"
+        );
+        assert!(
+            !claude.iter().any(|a| a == "--settings"),
+            "no hooks: {claude:?}"
+        );
+        let codex = argv(AgentKind::Codex);
+        assert!(
+            has(&codex, ["-c", "sandbox_mode=\"read-only\""]),
+            "{codex:?}"
+        );
+        let gemini = argv(AgentKind::Gemini);
+        assert!(has(&gemini, ["--approval-mode", "default"]), "{gemini:?}");
+        for kind in [AgentKind::Command, AgentKind::Replay] {
+            let mut c = config(kind);
+            c.command = vec!["sh".into()];
+            assert!(
+                build_reviewer_adapter(&c, &AdapterOptions::default())
+                    .unwrap()
+                    .is_none()
+            );
         }
     }
 

@@ -23,7 +23,9 @@ pub mod pins;
 pub mod replay;
 pub mod transcript;
 
-pub use factory::{AdapterOptions, agent_program, build_adapter, install_hint};
+pub use factory::{
+    AdapterOptions, agent_program, build_adapter, build_reviewer_adapter, install_hint,
+};
 
 /// The row of a price table whose model prefix is the longest one `model` starts with (price
 /// tables list prefixes: `gpt-5` and `gpt-5-mini`, `claude-opus` and `claude-opus-4-1`).

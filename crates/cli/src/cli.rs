@@ -39,6 +39,7 @@ use crate::commands::replay::ReplayArgs;
 use crate::commands::report::ReportArgs;
 use crate::commands::resume::ResumeArgs;
 use crate::commands::retry_advice::RetryAdviceArgs;
+use crate::commands::reviewer::ReviewerArgs;
 use crate::commands::rollback::RollbackArgs;
 use crate::commands::run::RunArgs;
 use crate::commands::runs::RunsArgs;
@@ -184,6 +185,9 @@ pub enum Command {
     Off,
     /// Run the gates (and the run's command criteria) on the working tree; exit 0 only when all pass.
     Verify(VerifyArgs),
+    /// Ask the independent reviewer a run would start (`[agent]`, read-only) about one diff:
+    /// its typed verdict, to measure it (`scripts/screen-corpus.py review`).
+    Reviewer(ReviewerArgs),
     /// Show which platform this project is, why, and its gate commands.
     Detect,
     #[command(hide = true, subcommand)]

@@ -51,6 +51,7 @@ pub(crate) mod report;
 pub(crate) mod resume;
 mod resume_context;
 pub(crate) mod retry_advice;
+pub(crate) mod reviewer;
 pub(crate) mod rollback;
 pub(crate) mod run;
 pub(crate) mod runs;
@@ -143,6 +144,7 @@ pub fn dispatch(ctx: &mut Ctx, command: Command) -> CliResult<ExitCode> {
         Command::Off => off::run(ctx),
         Command::Verify(args) => verify::run(ctx, &args),
         Command::Detect => detect::run(ctx),
+        Command::Reviewer(args) => reviewer::run(ctx, &args),
         Command::Debug(cmd) => debug::run(ctx, cmd),
     }
 }
@@ -201,6 +203,8 @@ pub fn inside(command: &Command) -> Inside {
         | Command::Clean(_)
         | Command::Hidden(_)
         | Command::Verify(_)
+        // It starts an agent session of the user's.
+        | Command::Reviewer(_)
         | Command::Serve(_)
         | Command::Dashboard(_) => Inside::Refuse,
     }

@@ -334,6 +334,8 @@ pub fn seal(ctx: &Ctx, config: &pawl_core::config::Config, req: &Start) -> CliRe
     .map(|mut s| {
         // `[room] setup` runs with the network: sealed, never read live.
         s.setup = config.room.setup.trim().to_owned();
+        // The independent reviewer: the agent edits `pawl.toml`, so it is sealed too.
+        s.reviewer = Some(config.verify.reviewer);
         s
     })
     .map_err(|e| match e {

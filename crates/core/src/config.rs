@@ -445,6 +445,9 @@ pub struct VerifyConfig {
     /// runner (issue 33): a goal whose deciding calls cannot be probed (not call-shaped, a
     /// language or form not probed yet, no answer) ends REVIEW, naming why. Sealed with the run.
     pub require_probe: bool,
+    /// The independent reviewer (`crate::review`): `auto` (in qa mode), `on` (every mode) or
+    /// `off`; never with a command agent. Sealed with the run.
+    pub reviewer: crate::review::Setting,
 }
 
 impl Default for VerifyConfig {
@@ -455,6 +458,7 @@ impl Default for VerifyConfig {
             scope_max_files: scope.files,
             scope_max_lines: scope.lines,
             require_probe: false,
+            reviewer: crate::review::Setting::Auto,
         }
     }
 }

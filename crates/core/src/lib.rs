@@ -25,6 +25,7 @@ pub mod proof;
 pub mod record;
 pub mod resume;
 pub mod reuse;
+pub mod review;
 pub mod sandbox;
 pub mod scope;
 pub mod seal;

@@ -54,6 +54,15 @@ pub struct Proof {
     /// probes, the environment and the sealed tools found.
     #[serde(default)]
     pub tests_findings: usize,
+    /// Findings of the independent reviewer (`crate::review`), apart from [`Proof::findings`]:
+    /// only the user's `pawl accept --changes` answers them (never a session pawl spawned, so
+    /// no other session's acceptance of the tests removes them).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub reviewer_findings: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// The locked run's result.
@@ -98,11 +107,14 @@ pub fn judge(p: &Proof) -> Outcome {
         Outcome::Done if p.key_exposed && !(p.changes_accepted || p.tests_accepted) => {
             Outcome::Review
         }
+        // The independent reviewer's findings only ever move SHIP to REVIEW (never another
+        // outcome, never toward SHIP); only the user's acceptance of the changes answers them.
+        Outcome::Done if p.reviewer_findings > 0 && !p.changes_accepted => Outcome::Review,
         outcome => outcome,
     }
 }
 
-/// [`judge`] before the cap of an exposed key.
+/// [`judge`] before the caps of an exposed key and the independent reviewer.
 fn judged(p: &Proof) -> Outcome {
     if !p.checks_pass {
         return Outcome::NotYet;
@@ -214,7 +226,8 @@ mod tests {
     /// h holds, o needs the other changes, n nothing changed, d differs, q holds but the goal asks
     /// for an other change; a the other changes
     /// accepted by the user; s changes outside scope over the limits; x pawl's key readable by
-    /// the checks; f the finding is not about the tests (a probe's, the environment's).
+    /// the checks; f the finding is not about the tests (a probe's, the environment's); v a
+    /// finding of the independent reviewer.
     const ROWS: &[(&str, Outcome)] = &[
         ("RCK", Outcome::NotYet),
         ("PRCK", Outcome::Done),
@@ -264,6 +277,17 @@ mod tests {
         ("PCKhx", Outcome::Unproven),
         ("PRCKdx", Outcome::Nondeterministic),
         ("RCKhx", Outcome::NotYet),
+        // The independent reviewer: SHIP becomes REVIEW; accepting the tests (which a session
+        // pawl spawned may do) does not answer it, the user's acceptance of the changes does;
+        // no other outcome moves.
+        ("PRCKhv", Outcome::Review),
+        ("PRCKhvA", Outcome::Review),
+        ("PRCKhva", Outcome::Done),
+        ("PCKhv", Outcome::Unproven),
+        ("PRCKnv", Outcome::Unproven),
+        ("PRCKdv", Outcome::Nondeterministic),
+        ("RCKhv", Outcome::NotYet),
+        ("PRFCKhv", Outcome::Review),
     ];
 
     /// Codes as in [`ROWS`] → the typed stop reason of the verification.
@@ -286,6 +310,8 @@ mod tests {
         // A finding that is not about the tests (a probe's, the environment's): review.
         ("PRFfCKo", Some(StopReason::TestsChanged)),
         ("PRFfCK", Some(StopReason::Review)),
+        ("PRCKhv", Some(StopReason::Review)),
+        ("PRFCKv", Some(StopReason::TestsChanged)),
     ];
 
     #[test]
@@ -332,6 +358,7 @@ mod tests {
                 scope_review: has('s'),
                 key_exposed: has('x'),
                 tests_findings: usize::from(has('F') && !has('f')),
+                reviewer_findings: usize::from(has('v')),
             }
         }
     }

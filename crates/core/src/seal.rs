@@ -85,6 +85,10 @@ pub struct Seal {
     /// a finding (REVIEW). Sealed: the agent edits `pawl.toml`.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub require_probe: bool,
+    /// `[verify] reviewer` when the run started (`crate::review::decide` reads it with the
+    /// run's agent and mode). `None` in seals from before it was recorded: no reviewer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reviewer: Option<crate::review::Setting>,
     /// The program each check command starts (its first word), as the sealed `PATH` resolved it
     /// when the run started: `name → "<path> <sha256>"`. A program that resolves elsewhere or
     /// changed later is a finding (a fake `python3` dropped into a `PATH` directory).

@@ -247,6 +247,57 @@ pub struct Report {
     /// nothing the run recorded is trusted (the verdict is RESEARCH).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub tampering: Vec<pawl_store::Finding>,
+    /// The independent reviewer (issue 34 point 3): whether the run has one, from what was
+    /// sealed, and its session on the last verified tree.
+    pub reviewer: ReviewerSummary,
+}
+
+/// The independent reviewer as the report shows it.
+#[derive(Debug, Clone, Serialize)]
+pub struct ReviewerSummary {
+    pub on: bool,
+    pub why: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub session: Option<crate::verify::reviewer::ReviewRecord>,
+}
+
+/// The reviewer's lines of the Markdown report.
+fn reviewer_markdown(r: &ReviewerSummary) -> String {
+    let head = format!(
+        "\n**Independent reviewer**: {} — {}\n",
+        if r.on { "on" } else { "off" },
+        r.why
+    );
+    let Some(s) = &r.session else {
+        return head;
+    };
+    let said = match &s.verdict {
+        pawl_core::review::Verdict::Clear => {
+            "no special case of the tests or the environment".to_owned()
+        }
+        pawl_core::review::Verdict::Flagged { findings } => {
+            format!(
+                "the change special-cases the tests or the environment ({} finding(s), listed below)",
+                findings.len()
+            )
+        }
+        pawl_core::review::Verdict::NoAnswer { why } => format!("no usable answer ({why})"),
+        pawl_core::review::Verdict::ChangedTree { why } => {
+            format!("its session changed the tree ({why}): answer not used")
+        }
+    };
+    format!(
+        "{head}- {} session {} on tree {}: **{}** — {said}{}\n",
+        if s.agent.is_empty() { "no" } else { &s.agent },
+        s.session_id.as_deref().unwrap_or("(none)"),
+        s.tree,
+        s.verdict.word(),
+        if s.refused > 0 {
+            format!("; {} tool use(s) refused by its read-only agent", s.refused)
+        } else {
+            String::new()
+        }
+    )
 }
 
 /// One story of the report; for a plan run in parallel, with its worktree and what the merge
@@ -487,6 +538,7 @@ pub fn build_at(store: &Store, run_id: &str, root: Option<&Path>) -> Result<Repo
             ),
         )
     };
+    let reviewer = crate::verify::reviewer_decision(&run);
     Ok(Report {
         run_id: run.id.clone(),
         goal: run.goal.clone(),
@@ -540,6 +592,11 @@ pub fn build_at(store: &Store, run_id: &str, root: Option<&Path>) -> Result<Repo
         seals,
         tests_accepted,
         tampering,
+        reviewer: ReviewerSummary {
+            on: reviewer.on,
+            why: reviewer.why,
+            session: last.as_ref().and_then(|r| r.reviewer.clone()),
+        },
         transcripts: root.map(|r| transcripts(r, run_id)).unwrap_or_default(),
         pipeline: crate::pipeline::report::build(store, run_id)
             .ok()
@@ -650,6 +707,31 @@ fn verdict(
                 return (
                     Verdict::Unproven,
                     "the checks pass, but the run changed no product source or declaration: what went green did not come from the code (the environment or the tests changed)".into(),
+                );
+            }
+            // The independent reviewer alone keeps the run from SHIP.
+            Some(pawl_core::proof::Outcome::Review)
+                if r.proof.as_ref().is_some_and(|p| {
+                    p.reviewer_findings > 0
+                        && pawl_core::proof::judge(&pawl_core::proof::Proof {
+                            reviewer_findings: 0,
+                            ..p.clone()
+                        }) == pawl_core::proof::Outcome::Done
+                }) =>
+            {
+                return (
+                    Verdict::Review,
+                    format!(
+                        "the checks pass, but the independent reviewer {} ({} finding(s), listed below): accept with `pawl accept <run> --changes \"<why>\"` or send the work back",
+                        match r.reviewer.as_ref().map(|s| &s.verdict) {
+                            Some(pawl_core::review::Verdict::Flagged { .. }) =>
+                                "says the change special-cases the tests or the environment",
+                            Some(pawl_core::review::Verdict::ChangedTree { .. }) =>
+                                "changed the tree during its session",
+                            _ => "gave no answer pawl can use",
+                        },
+                        r.findings.len()
+                    ),
                 );
             }
             Some(pawl_core::proof::Outcome::Review)
@@ -965,6 +1047,7 @@ pub fn markdown(r: &Report) -> String {
     if let Some(l) = &r.locked {
         o.push_str(&locked_markdown(l));
     }
+    o.push_str(&reviewer_markdown(&r.reviewer));
     if let Some(s) = &r.scope {
         o.push_str(&scope_markdown(s, r.interface.as_ref()));
     }

@@ -22,6 +22,7 @@
 mod lint_fix;
 mod locked;
 mod probes;
+pub mod reviewer;
 mod scope;
 
 use std::time::Duration;
@@ -765,6 +766,10 @@ pub struct VerifyReport {
     /// count as verified (`pawl_core::scope::check_assumption`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub assumptions: Vec<CheckedAssumption>,
+    /// The independent reviewer's session on this tree (`reviewer`; issue 34 point 3), when the
+    /// run has one and the checks pass on a changed tree.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reviewer: Option<reviewer::ReviewRecord>,
 }
 
 /// An assumption criterion the run's facts verify.
@@ -827,6 +832,9 @@ pub struct GateVerifier {
     /// A story's verifier (the parallel driver's workers): its failures are recorded on this
     /// story, and of the run's command criteria only these ids run.
     story: Option<(String, Vec<String>)>,
+    /// The independent reviewer, for a run that has one (`pawl_core::review::decide`); the
+    /// driver that can start agent sessions sets it.
+    reviewer: Option<Box<dyn reviewer::Reviewer>>,
 }
 
 impl GateVerifier {
@@ -836,7 +844,73 @@ impl GateVerifier {
             gates,
             record: true,
             story: None,
+            reviewer: None,
         }
+    }
+
+    /// This verifier with the run's independent reviewer.
+    pub fn with_reviewer(mut self, reviewer: Box<dyn reviewer::Reviewer>) -> GateVerifier {
+        self.reviewer = Some(reviewer);
+        self
+    }
+
+    /// The independent reviewer's record for this verification, when the run has one, the
+    /// checks pass on a changed tree and the verdict would be SHIP or REVIEW: reused from the
+    /// run's last verification of the same tree, else one session.
+    fn independent_review(
+        &mut self,
+        store: &Store,
+        run: &Run,
+        tree: &str,
+        proven: &Proven,
+    ) -> Result<Option<reviewer::ReviewRecord>, StoreError> {
+        let decision = reviewer_decision(run);
+        let outcome = pawl_core::proof::judge(&proven.proof);
+        if !decision.on
+            || self.story.is_some()
+            || !proven.proof.tree_changed
+            || !matches!(outcome, Outcome::Done | Outcome::Review)
+        {
+            return Ok(None);
+        }
+        let prior = store
+            .last_event(&run.id, EventKind::Verification)?
+            .and_then(|e| serde_json::from_value::<VerifyReport>(e.data).ok())
+            .and_then(|r| r.reviewer)
+            .filter(|r| r.tree == tree);
+        if prior.is_some() {
+            return Ok(prior);
+        }
+        let baseline: Option<Baseline> = store
+            .last_event(&run.id, EventKind::Baseline)?
+            .and_then(|e| serde_json::from_value(e.data).ok());
+        let Some(baseline) = baseline else {
+            return Ok(None);
+        };
+        let Some(asker) = self.reviewer.as_mut() else {
+            return Ok(Some(reviewer::ReviewRecord::unasked(
+                decision.why,
+                tree,
+                "this front end cannot start the reviewer's session",
+            )));
+        };
+        let shown: Vec<String> = proven
+            .findings
+            .iter()
+            .chain(proven.noted.iter())
+            .cloned()
+            .collect();
+        Ok(Some(reviewer::review(
+            asker.as_mut(),
+            &reviewer::Input {
+                root: &self.ws.root,
+                goal: &run.goal,
+                base: &baseline.tree,
+                tree,
+                findings: &shown,
+                why: &decision.why,
+            },
+        )))
     }
 
     /// The verifier of one story of a plan run in parallel, in its worktree (`ws.root`): the
@@ -979,7 +1053,14 @@ impl Verifier for GateVerifier {
         // observation and assumption criteria keep the run open) — then the tests must be
         // intact and the goal proven against the baseline.
         let checks_pass = v.verified && unmet.is_empty();
-        let proven = prove(&self.ws, store, &run, &v, checks_pass)?;
+        let mut proven = prove(&self.ws, store, &run, &v, checks_pass)?;
+        // The independent reviewer can only add findings (`pawl_core::review`).
+        let reviewed = self.independent_review(store, &run, &v.tree, &proven)?;
+        if let Some(r) = &reviewed {
+            let added = r.findings();
+            proven.proof.reviewer_findings = added.len();
+            proven.findings.extend(added);
+        }
         // And still what pawl wrote once the checks are over (nothing wrote into it meanwhile).
         store.check_run(run_id)?;
         let outcome = pawl_core::proof::judge(&proven.proof);
@@ -999,8 +1080,30 @@ impl Verifier for GateVerifier {
             scope: proven.scope,
             interface: proven.interface,
             assumptions,
+            reviewer: reviewed,
         })
     }
+}
+
+/// Whether `run` has the independent reviewer: its sealed `[verify] reviewer`, its agent and
+/// mode (`pawl_core::review::decide`); a run another driver than the headless one drives has
+/// none (no session of pawl's own is started from the agent's hooks).
+pub fn reviewer_decision(run: &Run) -> pawl_core::review::Decision {
+    if run.driver != pawl_core::model::Driver::Headless {
+        return pawl_core::review::Decision {
+            on: false,
+            why: format!(
+                "the {} driver does not start the reviewer's session",
+                run.driver
+            ),
+        };
+    }
+    let agent = run.settings.agent.clone().unwrap_or_default();
+    pawl_core::review::decide(
+        run.settings.seal.as_ref().and_then(|s| s.reviewer),
+        agent.kind,
+        crate::start::drive::mode_of(run),
+    )
 }
 
 /// The run's assumption criteria that this verification's facts check, with the evidence.
@@ -1263,6 +1366,7 @@ fn prove(
             scope_review,
             key_exposed: checks_pass && ws.key_exposed.is_some(),
             tests_findings,
+            reviewer_findings: 0,
         },
         findings,
         noted,

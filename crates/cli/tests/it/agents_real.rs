@@ -29,11 +29,12 @@ use crate::hooks_real::{self, python};
 use crate::{Run, TestEnv};
 
 /// Two bugs, one per test: `add` subtracts, `mul` powers.
-const CALC: &str = "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a ** b\n";
+pub(crate) const CALC: &str =
+    "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a ** b\n";
 const TESTS: &str = "import unittest\nfrom calc import add, mul\n\n\nclass CalcTest(unittest.TestCase):\n    def test_add(self):\n        self.assertEqual(add(2, 3), 5)\n\n    def test_mul(self):\n        self.assertEqual(mul(2, 3), 6)\n";
 const FIX_ADD: &str = "sed -i 's/a - b/a + b/' calc.py";
 const FIX_MUL: &str = "sed -i 's/a \\*\\* b/a * b/' calc.py";
-const FIX_BOTH: &str = "sed -i -e 's/a - b/a + b/' -e 's/a \\*\\* b/a * b/' calc.py";
+pub(crate) const FIX_BOTH: &str = "sed -i -e 's/a - b/a + b/' -e 's/a \\*\\* b/a * b/' calc.py";
 const GOAL: &str = "make the calculator in calc.py correct";
 
 /// The tested version, from `.ci/agent-versions`.
@@ -96,27 +97,27 @@ pub(crate) const GEMINI_SETTINGS: &str = r#"{
 
 /// A repository with the buggy calculator, `pawl init` and a committed pawl.toml for `cli`,
 /// and the mock serving `scenario`.
-struct Case {
+pub(crate) struct Case {
     cli: Cli,
-    env: TestEnv,
-    server: MockServer,
+    pub(crate) env: TestEnv,
+    pub(crate) server: MockServer,
     tmp: PathBuf,
     codex_home: PathBuf,
 }
 
 /// Codex provider retries: HTTP 5xx (`request_max_retries`) and stream/429 (`stream_max_retries`).
 #[derive(Clone, Copy)]
-struct Retries {
+pub(crate) struct Retries {
     request: u32,
     stream: u32,
 }
 
-const RETRIES: Retries = Retries {
+pub(crate) const RETRIES: Retries = Retries {
     request: 3,
     stream: 3,
 };
 
-fn case(cli: Cli, scenario: Scenario, retries: Retries) -> Option<Case> {
+pub(crate) fn case(cli: Cli, scenario: Scenario, retries: Retries) -> Option<Case> {
     let bin = find(cli)?;
     let server = MockServer::start(scenario).unwrap();
     let env = TestEnv::new();
@@ -185,7 +186,7 @@ plugins = false
 impl Case {
     /// `pawl run GOAL --agent <cli> --mode simple --json`, with the mock's address in pawl's
     /// environment; `extra` adds variables.
-    fn run(&self, extra: &[(&str, &str)]) -> Run {
+    pub(crate) fn run(&self, extra: &[(&str, &str)]) -> Run {
         let base_url = self.server.base_url();
         let tmp = self.tmp.display().to_string();
         let codex_home = self.codex_home.display().to_string();
@@ -220,7 +221,7 @@ impl Case {
     }
 
     /// Everything needed to understand a failure: pawl's output and what the mock saw.
-    fn why(&self, r: &Run) -> String {
+    pub(crate) fn why(&self, r: &Run) -> String {
         let requests: Vec<String> = self
             .server
             .requests()
@@ -248,7 +249,7 @@ impl Case {
         )
     }
 
-    fn calc(&self) -> String {
+    pub(crate) fn calc(&self) -> String {
         std::fs::read_to_string(self.env.root().join("calc.py")).unwrap()
     }
 

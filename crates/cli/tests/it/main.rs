@@ -30,6 +30,7 @@ mod pipeline_real;
 mod reach;
 mod readme;
 mod review;
+mod reviewer_real;
 mod sandbox;
 mod screen;
 mod sealed;

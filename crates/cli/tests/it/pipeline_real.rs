@@ -94,6 +94,9 @@ fn scenario() -> Scenario {
             .when_last_user_contains("[pawl role: reviewer]"),
         Turn::text(fenced(json!({"passed": true, "exercised": ["sh test.sh"], "failures": []})))
             .when_last_user_contains("[pawl role: qa]"),
+        // The independent reviewer (qa mode with a real agent: on by default).
+        Turn::text(fenced(json!({"special_cases": false, "findings": []})))
+            .when_last_user_contains("[pawl role: independent-reviewer]"),
     ])
 }
 
@@ -176,4 +179,11 @@ fn real_claude_runs_the_whole_qa_pipeline() {
     }
     let md = env.ok(&["report"]).stdout;
     assert!(md.contains("add a trailing exclamation mark"), "{md}");
+    // The independent reviewer ran (qa mode, `[verify] reviewer = "auto"`) and found it clear.
+    assert!(
+        asked.contains("[pawl role: independent-reviewer]"),
+        "{asked}"
+    );
+    assert!(md.contains("**Independent reviewer**: on"), "{md}");
+    assert!(md.contains("**clear**"), "{md}");
 }

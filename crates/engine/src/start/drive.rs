@@ -173,6 +173,9 @@ pub fn drive<H: DriveHost>(
     let mut adapter = build_adapter(&req.root, &agent, &run.settings, req.force_nested, &launch)?;
     let ws = host.workspace();
     let mut verifier = GateVerifier::new(ws.clone(), req.gates.clone());
+    if let Some(reviewer) = independent_reviewer(&req, &agent) {
+        verifier = verifier.with_reviewer(reviewer);
+    }
     let control = Control::new(req.state_dir.join("stop"));
     host.interrupts(&control);
     let mut cfg = loop_config(&req, &ws);
@@ -511,6 +514,43 @@ fn build_adapter(
     let mut options = adapter_options(root, agent, settings, force_nested);
     options.in_pawl_sandbox = launch.enforced.landlock && launch.plan.sandbox;
     pawl_agent::build_adapter(agent, &options)
+}
+
+/// The run's independent reviewer (issue 34 point 3), when it has one: the configured agent,
+/// read-only, without pawl's hooks (its session is no step of the run). One that cannot be
+/// built is no reviewer: the verification then says so as a finding (fail closed).
+fn independent_reviewer(
+    req: &DriveRequest<'_>,
+    agent: &AgentConfig,
+) -> Option<Box<dyn crate::verify::reviewer::Reviewer>> {
+    let run = req.run;
+    if !crate::verify::reviewer_decision(run).on {
+        return None;
+    }
+    let adapter = reviewer_adapter(&req.root, agent, req.force_nested).ok()??;
+    Some(Box::new(crate::verify::reviewer::AgentReviewer::new(
+        adapter,
+        &run.settings.stall,
+        req.state_dir.join("logs").join(&run.id),
+        &run.id,
+    )))
+}
+
+/// The independent reviewer's adapter for `agent` (`pawl_agent::build_reviewer_adapter`): read
+/// only, none of pawl's hooks, the variables a custom Codex provider names passed on. `None` for
+/// an agent that is no reviewer (command, replay).
+pub fn reviewer_adapter(
+    root: &Path,
+    agent: &AgentConfig,
+    force_nested: bool,
+) -> Result<Option<Box<dyn pawl_agent::Adapter>>, pawl_agent::AgentError> {
+    let options = pawl_agent::AdapterOptions {
+        parent_env: std::env::vars().collect(),
+        force_nested,
+        extra_passthrough: codex_provider_keys(agent.kind, root),
+        ..Default::default()
+    };
+    pawl_agent::build_reviewer_adapter(agent, &options)
 }
 
 /// Before a headless run is created: the agent can be built from `[agent]` and its program

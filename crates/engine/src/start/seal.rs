@@ -106,6 +106,7 @@ pub fn seal(input: SealInput<'_>) -> Result<Seal, StartError> {
         setup: String::new(),
         scope: input.scope,
         require_probe: input.require_probe,
+        reviewer: None,
     };
     seal.tools = crate::baseline::tools_of(&seal, None, &root);
     seal.git = seal

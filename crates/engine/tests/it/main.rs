@@ -17,6 +17,7 @@
 mod harness;
 mod probes;
 mod proof;
+mod reviewer;
 mod room;
 mod roomenv;
 mod roomsetup;
@@ -47,6 +48,7 @@ fn main() -> std::process::ExitCode {
     let tests: Vec<&Test> = runs::TESTS
         .iter()
         .chain(proof::TESTS)
+        .chain(reviewer::TESTS)
         .chain(probes::TESTS)
         .chain(room::TESTS)
         .chain(roomenv::TESTS)

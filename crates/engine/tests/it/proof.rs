@@ -238,6 +238,7 @@ pub(crate) fn seal(checks: &[(&str, &str, CheckRole)], root: &std::path::Path) -
         setup: String::new(),
         scope: Default::default(),
         require_probe: false,
+        reviewer: None,
     }
 }
 
@@ -462,6 +463,7 @@ fn a_tool_planted_in_the_repository_is_not_on_the_checks_path() {
         setup: String::new(),
         scope: Default::default(),
         require_probe: false,
+        reviewer: None,
     };
     let b = baseline::take(&f.ws(), &s).expect("baseline");
     // Not found on the sealed PATH, and no PYTHONPATH: exit 3 (a real failure, not a pass).
