@@ -142,7 +142,18 @@ pub fn record(
     extra: &[(&str, serde_json::Value)],
     observer: &mut dyn FnMut(&LoopEvent),
 ) -> Result<(), StoreError> {
-    store.finish_iteration(run_id, n, end)?;
+    // The independent reviewer's session (asked during this iteration's verification) is an
+    // agent call of the run: its cost counts against the run's budget like the step's.
+    let reviewer_usd = report
+        .and_then(|r| r.reviewer.as_ref())
+        .map_or(0.0, |r| r.charge_usd());
+    if reviewer_usd > 0.0 {
+        let mut charged = end.clone();
+        charged.cost_usd += reviewer_usd;
+        store.finish_iteration(run_id, n, &charged)?;
+    } else {
+        store.finish_iteration(run_id, n, end)?;
+    }
     if let Some(r) = report {
         let mut event = serde_json::to_value(r).unwrap_or(json!({}));
         if let Some(o) = event.as_object_mut() {

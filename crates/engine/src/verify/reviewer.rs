@@ -149,9 +149,24 @@ pub struct ReviewRecord {
     pub refused: u32,
     #[serde(default)]
     pub cost_usd: f64,
+    /// The session ran for this verification (not a record reused from the last verification
+    /// of the same tree): its cost is charged to the iteration (`turn::record`). Never stored,
+    /// so a record read back is never charged twice.
+    #[serde(skip)]
+    pub asked_now: bool,
 }
 
 impl ReviewRecord {
+    /// What this record costs the iteration it was made in: its session's cost when it ran
+    /// now, nothing when reused.
+    pub fn charge_usd(&self) -> f64 {
+        if self.asked_now {
+            self.cost_usd.max(0.0)
+        } else {
+            0.0
+        }
+    }
+
     /// The findings it adds to the verification.
     pub fn findings(&self) -> Vec<String> {
         self.verdict.findings(self.session_id.as_deref())
@@ -170,6 +185,7 @@ impl ReviewRecord {
             answer: None,
             refused: 0,
             cost_usd: 0.0,
+            asked_now: false,
         }
     }
 }
@@ -274,5 +290,6 @@ pub fn review_diff(
         verdict,
         refused: said.refused,
         cost_usd: said.cost_usd,
+        asked_now: true,
     }
 }

@@ -44,6 +44,10 @@ pub const TESTS: &[Test] = &[
         reviewer_a_clear_answer_does_not_clear_the_screens_finding,
     ),
     (
+        "reviewer_a_sessions_cost_counts_against_the_runs_budget",
+        reviewer_a_sessions_cost_counts_against_the_runs_budget,
+    ),
+    (
         "reviewer_none_sealed_none_asked",
         reviewer_none_sealed_none_asked,
     ),
@@ -55,6 +59,9 @@ pub const TESTS: &[Test] = &[
 
 const CALC: &str = "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n";
 const CALC_TEST: &str = "import unittest\n\nfrom calc import add, mul\n\n\nclass Calc(unittest.TestCase):\n    def test_add(self):\n        self.assertEqual(add(2, 3), 5)\n\n    def test_mul(self):\n        self.assertEqual(mul(2, 3), 6)\n";
+
+/// What each scripted reviewer session costs (as an agent CLI reports it).
+const SESSION_USD: f64 = 0.25;
 
 /// A reviewer that answers `text` and, with `write`, first writes that file into its cwd.
 struct Scripted {
@@ -76,6 +83,7 @@ impl Reviewer for Scripted {
         Said {
             session_id: Some(format!("s-{}", self.prompts.lock().expect("lock").len())),
             text: self.text.clone(),
+            cost_usd: SESSION_USD,
             ..Said::default()
         }
     }
@@ -139,6 +147,20 @@ fn reviewer_a_clear_answer_lets_an_honest_fix_ship_and_is_recorded() {
     assert!(asked[0].contains("make the test pass"));
     assert!(asked[0].contains("+    return a + b"), "{}", asked[0]);
     assert!(asked[0].contains("## What pawl's screen found\n(none)"));
+}
+
+/// Limits are real: the reviewer's session is an agent call of the run, so what it cost is
+/// counted in what the run spent (the replayed steps cost nothing), once per session.
+fn reviewer_a_sessions_cost_counts_against_the_runs_budget() {
+    let (f, end, asked) = run(Some(Setting::On), &honest(), Some((clear(), None)));
+    assert_eq!(end.reason, StopReason::Verified, "{end:?}");
+    assert_eq!(asked.len(), 1, "{asked:?}");
+    let spent = f.store.spent(&f.run_id).expect("spent");
+    assert!(
+        (spent.usd - SESSION_USD).abs() < 1e-9,
+        "the run spent ${} (one reviewer session costs ${SESSION_USD})",
+        spent.usd
+    );
 }
 
 fn reviewer_a_flag_makes_an_honest_fix_review() {
