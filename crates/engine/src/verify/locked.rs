@@ -77,6 +77,10 @@ pub struct LockedRun {
     /// prove the goal.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub goal_symbols: Vec<String>,
+    /// What the independent tester's hidden tests found on the locked tree (`crate::tester`):
+    /// counts and behaviours only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hidden: Option<crate::tester::HiddenRun>,
 }
 
 /// The locked run's cost (docs/verification.md, "The cost of the locked run").
@@ -748,6 +752,8 @@ pub(crate) struct Input<'a> {
     pub hidden: &'a [Check],
     /// What the user changed while resolving a blocker.
     pub user_paths: &'a [PathBuf],
+    /// The independent tester's hidden tests, when the run has some.
+    pub tester: Option<crate::tester::Hidden<'a>>,
 }
 
 /// Runs the locked run. `items` are the final verification's (all accepted); `hidden` the
@@ -790,6 +796,7 @@ fn run_locked(ws: &Workspace, input: Input<'_>) -> Result<LockedRun, LockedError
         items,
         hidden,
         user_paths,
+        tester,
     } = input;
     let repo = Repo::open(&ws.root)?;
     let checks = check_files(seal, &repo, &baseline.tree);
@@ -825,6 +832,7 @@ fn run_locked(ws: &Workspace, input: Input<'_>) -> Result<LockedRun, LockedError
         ids: Vec::new(),
         cost: None,
         goal_symbols: Vec::new(),
+        hidden: None,
     };
     if out.tree == baseline.tree {
         out.result = Locked::NothingChanged;
@@ -1250,6 +1258,12 @@ fn run_locked(ws: &Workspace, input: Input<'_>) -> Result<LockedRun, LockedError
                 failing_at_base,
                 s.deciding.len(),
                 &p.unprobed,
+            ));
+        }
+        // The independent tester's hidden tests, the same way (`crate::tester`).
+        if let Some(h) = tester.as_ref() {
+            out.hidden = Some(crate::tester::run(
+                ws, seal, &repo, &mut room, &base, &s.tree, h,
             ));
         }
     }
@@ -1766,6 +1780,7 @@ mod tests {
             ids: Vec::new(),
             cost: None,
             goal_symbols: Vec::new(),
+            hidden: None,
         }
     }
 
