@@ -318,7 +318,7 @@ fn run_command(
         .envs(
             cfg.env
                 .iter()
-                .filter(|(k, _)| !k.starts_with("PAWL"))
+                .filter(|(k, _)| !k.to_string_lossy().starts_with("PAWL"))
                 .map(|(k, v)| (k, v)),
         )
         .env(OUT_VAR, out)
