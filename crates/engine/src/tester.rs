@@ -81,17 +81,21 @@ pub struct HiddenRun {
     /// Hidden tests not run, with why (no inputs).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub not_run: Vec<String>,
+    /// How long their runs took (ms).
+    #[serde(default)]
+    pub ms: u64,
 }
 
 impl HiddenRun {
     /// One line for the report.
     pub fn line(&self) -> String {
         format!(
-            "hidden tests ({}): {} file(s), {} call(s), {} ran outside the test runner and answered; {}{}",
+            "hidden tests ({}): {} file(s), {} call(s), {} ran outside the test runner and answered in {} ms; {}{}",
             self.from,
             self.files,
             self.calls,
             self.probed,
+            self.ms,
             if self.failing.is_empty() {
                 "none fails".to_string()
             } else {
@@ -460,6 +464,7 @@ pub(crate) fn run(
     locked: &TreeHash,
     hidden: &Hidden<'_>,
 ) -> HiddenRun {
+    let started = std::time::Instant::now();
     let files = test_files(&out_dir(hidden.vault, hidden.run_id));
     let mut out = HiddenRun {
         from: hidden.from.clone(),
@@ -523,6 +528,7 @@ pub(crate) fn run(
             ));
         }
     }
+    out.ms = started.elapsed().as_millis() as u64;
     let path = details_path(hidden.vault, hidden.run_id, locked.as_str());
     if details.is_empty() {
         let _ = std::fs::remove_file(&path);

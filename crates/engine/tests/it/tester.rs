@@ -252,6 +252,7 @@ fn tester_honest_controls_ship_with_the_tester() {
             if tester.is_some() {
                 let h = hidden(&end);
                 assert!(h.failing.is_empty() && h.probed >= 2, "{h:?}");
+                show_cost(&h);
             }
         }
     }
@@ -308,6 +309,17 @@ fn tester_its_copy_is_read_only_and_its_tests_stay_private() {
         .expect("tester event");
     assert_eq!(e.data["files"], 2, "{}", e.data);
     assert!(e.data["who"].as_str().unwrap().starts_with("command `"));
+}
+
+/// `PAWL_COST_SHOW=1`: the hidden run's line on stderr (the figure docs/verification.md quotes).
+#[expect(
+    clippy::print_stderr,
+    reason = "asked for with PAWL_COST_SHOW: the figures the docs quote"
+)]
+fn show_cost(h: &pawl_engine::tester::HiddenRun) {
+    if std::env::var_os("PAWL_COST_SHOW").is_some() {
+        eprintln!("[tester-cost] {}", h.line());
+    }
 }
 
 fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
