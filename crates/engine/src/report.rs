@@ -253,7 +253,7 @@ pub struct Report {
     /// The independent tester (issue 33 point 2): who wrote the hidden tests, how many, what
     /// it cost. `None`: the run has no tester.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub tester: Option<crate::tester::TesterRecord>,
+    pub tester: Option<crate::verify::hidden_tests::TesterRecord>,
     /// What the verdict rests on: the locked tests, the probes, the hidden tests (how many,
     /// from which session), the reviewers — one line each.
     pub rests_on: Vec<String>,
@@ -263,7 +263,7 @@ pub struct Report {
 fn rests_on(
     last: Option<&VerifyReport>,
     reviewer: &ReviewerSummary,
-    tester: Option<&crate::tester::TesterRecord>,
+    tester: Option<&crate::verify::hidden_tests::TesterRecord>,
 ) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let Some(r) = last else {
@@ -603,7 +603,7 @@ pub fn build_at(store: &Store, run_id: &str, root: Option<&Path>) -> Result<Repo
         why: reviewer.why,
         session: last.as_ref().and_then(|r| r.reviewer.clone()),
     };
-    let tester: Option<crate::tester::TesterRecord> = store
+    let tester: Option<crate::verify::hidden_tests::TesterRecord> = store
         .last_event(run_id, EventKind::Tester)?
         .and_then(|e| serde_json::from_value(e.data).ok());
     let rests_on = rests_on(last.as_ref(), &reviewer, tester.as_ref());

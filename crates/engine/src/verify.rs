@@ -21,6 +21,7 @@
 
 mod lint_fix;
 mod locked;
+pub mod hidden_tests;
 pub(crate) mod probes;
 pub mod reviewer;
 mod scope;
@@ -1134,7 +1135,7 @@ fn hidden_act(
         }
         pawl_core::tester::Act::Review => {
             let names: Vec<String> = failing.iter().map(|f| format!("`{f}`")).collect();
-            let details = crate::tester::details(ws, run_id, &tree);
+            let details = hidden_tests::details(ws, run_id, &tree);
             proven.findings.push(format!(
                 "an independent check of {} {} (hidden tests from {from}){}",
                 names.join(", "),
@@ -1528,7 +1529,7 @@ fn locked_run(
             items: &v.items,
             hidden: &hidden,
             user_paths: &user_paths,
-            tester: crate::tester::hidden_of(store, &run.id, ws),
+            tester: hidden_tests::hidden_of(store, &run.id, ws),
         },
     ) {
         Ok(lr) => lr,

@@ -80,7 +80,7 @@ pub struct LockedRun {
     /// What the independent tester's hidden tests found on the locked tree (`crate::tester`):
     /// counts and behaviours only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub hidden: Option<crate::tester::HiddenRun>,
+    pub hidden: Option<super::hidden_tests::HiddenRun>,
 }
 
 /// The locked run's cost (docs/verification.md, "The cost of the locked run").
@@ -753,7 +753,7 @@ pub(crate) struct Input<'a> {
     /// What the user changed while resolving a blocker.
     pub user_paths: &'a [PathBuf],
     /// The independent tester's hidden tests, when the run has some.
-    pub tester: Option<crate::tester::Hidden<'a>>,
+    pub tester: Option<super::hidden_tests::Hidden<'a>>,
 }
 
 /// Runs the locked run. `items` are the final verification's (all accepted); `hidden` the
@@ -1262,7 +1262,7 @@ fn run_locked(ws: &Workspace, input: Input<'_>) -> Result<LockedRun, LockedError
         }
         // The independent tester's hidden tests, the same way (`crate::tester`).
         if let Some(h) = tester.as_ref() {
-            out.hidden = Some(crate::tester::run(
+            out.hidden = Some(super::hidden_tests::run(
                 ws, seal, &repo, &mut room, &base, &s.tree, h,
             ));
         }
