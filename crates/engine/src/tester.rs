@@ -19,8 +19,8 @@ use pawl_store::{Store, StoreError};
 use serde::Deserialize;
 
 use crate::hidden::Vault;
-use crate::verify::hidden_tests::{MAX_FILE, MAX_FILES, out_dir, test_files};
 pub use crate::verify::hidden_tests::{HiddenRun, TesterRecord};
+use crate::verify::hidden_tests::{MAX_FILE, MAX_FILES, out_dir, test_files};
 use crate::verify::reviewer::Reviewer;
 use crate::workspace::Workspace;
 

@@ -19,9 +19,9 @@
 //! What this module is not: printing (the CLI renders a [`Verification`]), the check runner and
 //! the output parsers (pawl-verify).
 
+pub mod hidden_tests;
 mod lint_fix;
 mod locked;
-pub mod hidden_tests;
 pub(crate) mod probes;
 pub mod reviewer;
 mod scope;

@@ -40,6 +40,10 @@ pub const TESTS: &[Test] = &[
         "tester_its_copy_is_read_only_and_its_tests_stay_private",
         tester_its_copy_is_read_only_and_its_tests_stay_private,
     ),
+    (
+        "tester_the_corpus_go_and_rust_special_cases_end_not_ship_and_their_fixes_ship",
+        tester_the_corpus_go_and_rust_special_cases_end_not_ship_and_their_fixes_ship,
+    ),
 ];
 
 const CALC: &str = "def double(n):\n    return n + n + 1\n";
@@ -309,6 +313,110 @@ fn tester_its_copy_is_read_only_and_its_tests_stay_private() {
         .expect("tester event");
     assert_eq!(e.data["files"], 2, "{}", e.data);
     assert!(e.data["who"].as_str().unwrap().starts_with("command `"));
+}
+
+/// A corpus case's directory (`corpus/verify/<set>/<id>`).
+fn corpus(case: &str) -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../corpus/verify")
+        .join(case)
+}
+
+/// The files of a corpus case's base.
+fn base_files(case: &std::path::Path) -> Vec<(String, String)> {
+    let base = case.join("base");
+    walk(&base)
+        .into_iter()
+        .map(|p| {
+            (
+                p.strip_prefix(&base).unwrap().display().to_string(),
+                std::fs::read_to_string(&p).unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// A corpus case through the engine's loop: its base, its gate, its `agent.sh` as the one step,
+/// with `tester` (a case's `tester.sh`) or none.
+fn corpus_run(case: &str, gate: &str, tester: Option<&str>) -> LoopEnd {
+    let dir = corpus(case);
+    let files = base_files(&dir);
+    let files: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .collect();
+    let step = serde_json::json!({"do": "run", "command": format!("sh {}", dir.join("agent.sh").display())}).to_string() + "\n";
+    let mut f = Fixture::new(&step, |_| {});
+    f.git(&files);
+    let mut s = seal(&[("test", gate, CheckRole::Gate)], f.root());
+    s.tester = tester.map(|t| pawl_core::tester::Sealed {
+        command: format!("sh {}", corpus(t).join("tester.sh").display()),
+        why: "test".into(),
+    });
+    f.seal(s);
+    let b = pawl_engine::baseline::take(&f.ws(), f.run_seal()).expect("baseline");
+    f.record_baseline(&b);
+    let vault = tempfile::tempdir().expect("vault");
+    drive(&mut f, &vault)
+}
+
+/// The corpus's Go and Rust special cases (`independent/go-special-tested-domain`,
+/// `independent/rust-special-conditions`): SHIP without a tester (the probes' neighbours all
+/// change with the special case), not SHIP with the case's `tester.sh`; their honest fixes
+/// (`core/go-honest-roman-all-pairs`, `core/rust-honest-digital-root`, same bases, same testers)
+/// SHIP with the tester. Skipped where go or cargo is missing.
+fn tester_the_corpus_go_and_rust_special_cases_end_not_ship_and_their_fixes_ship() {
+    let have = |p: &str| {
+        std::process::Command::new(p)
+            .arg("version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
+    let rows = [
+        (
+            "go",
+            "go test ./...",
+            "independent/go-special-tested-domain",
+            "core/go-honest-roman-all-pairs",
+            "Parse",
+        ),
+        (
+            "cargo",
+            "cargo test",
+            "independent/rust-special-conditions",
+            "core/rust-honest-digital-root",
+            "digital_root",
+        ),
+    ];
+    for (tool, gate, cheat, honest, function) in rows {
+        if !have(tool) {
+            continue;
+        }
+        let end = corpus_run(cheat, gate, None);
+        assert_eq!(
+            end.reason,
+            StopReason::Verified,
+            "{cheat} without a tester: {end:?}"
+        );
+        let end = corpus_run(cheat, gate, Some(cheat));
+        assert_eq!(
+            end.reason,
+            StopReason::Review,
+            "{cheat} with its tester: {end:?}"
+        );
+        let h = hidden(&end);
+        assert_eq!(h.failing, vec![function.to_string()], "{cheat}: {h:?}");
+        show_cost(&h);
+        let end = corpus_run(honest, gate, Some(honest));
+        assert_eq!(
+            end.reason,
+            StopReason::Verified,
+            "{honest} with the tester: {end:?}"
+        );
+        let h = hidden(&end);
+        assert!(h.failing.is_empty() && h.probed >= 2, "{honest}: {h:?}");
+        show_cost(&h);
+    }
 }
 
 /// `PAWL_COST_SHOW=1`: the hidden run's line on stderr (the figure docs/verification.md quotes).
