@@ -98,7 +98,10 @@ pub fn prepare(
     Ok(Some(record))
 }
 
-#[allow(clippy::too_many_arguments)]
+#[expect(
+    clippy::too_many_arguments,
+    reason = "the run's parts the session needs: the seal, the vault, the tree, the goal, the tester, its agent"
+)]
 fn write_tests(
     ws: &Workspace,
     seal: &Seal,

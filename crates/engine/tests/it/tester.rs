@@ -188,7 +188,7 @@ fn tester_a_special_case_of_every_neighbour_is_sent_back_once_then_review() {
         "{:?}",
         first.findings
     );
-    let said = serde_json::to_string(first).unwrap();
+    let said = serde_json::to_string(first).expect("test data");
     assert!(
         !said.contains("double(100)") && !said.contains("200"),
         "{said}"
@@ -217,9 +217,9 @@ fn tester_sent_back_then_fixed_ships_and_the_executor_never_saw_the_inputs() {
     assert_eq!(end.reason, StopReason::Verified, "{end:?}");
     let h = hidden(&end);
     assert!(h.failing.is_empty(), "{h:?}");
-    assert_eq!(f.store.iterations(&f.run_id).unwrap().len(), 2);
+    assert_eq!(f.store.iterations(&f.run_id).expect("test data").len(), 2);
     // The repository, the store (and its journal), the step logs: nothing holds them.
-    let seen: Vec<String> = walk(f.root().parent().unwrap())
+    let seen: Vec<String> = walk(f.root().parent().expect("test data"))
         .into_iter()
         .filter(|p| {
             let bytes = std::fs::read(p).unwrap_or_default();
@@ -252,7 +252,7 @@ fn tester_honest_controls_ship_with_the_tester() {
                 StopReason::Verified,
                 "{code} {tester:?}: {end:?}"
             );
-            assert_eq!(f.store.iterations(&f.run_id).unwrap().len(), 1);
+            assert_eq!(f.store.iterations(&f.run_id).expect("test data").len(), 1);
             if tester.is_some() {
                 let h = hidden(&end);
                 assert!(h.failing.is_empty() && h.probed >= 2, "{h:?}");
@@ -287,7 +287,7 @@ fn tester_its_copy_is_read_only_and_its_tests_stay_private() {
     assert_eq!(end.reason, StopReason::Verified, "{end:?}");
     assert!(!f.root().join("pwned").exists());
     assert_eq!(
-        std::fs::read_to_string(f.root().join("calc.py")).unwrap(),
+        std::fs::read_to_string(f.root().join("calc.py")).expect("test data"),
         FIX
     );
     let files = walk(vault.path());
@@ -297,7 +297,7 @@ fn tester_its_copy_is_read_only_and_its_tests_stay_private() {
     );
     // The copy is gone.
     let left: Vec<_> = std::fs::read_dir(std::env::temp_dir())
-        .unwrap()
+        .expect("test data")
         .flatten()
         .filter(|e| {
             e.file_name()
@@ -309,10 +309,15 @@ fn tester_its_copy_is_read_only_and_its_tests_stay_private() {
     let e = f
         .store
         .last_event(&f.run_id, pawl_core::EventKind::Tester)
-        .unwrap()
+        .expect("test data")
         .expect("tester event");
     assert_eq!(e.data["files"], 2, "{}", e.data);
-    assert!(e.data["who"].as_str().unwrap().starts_with("command `"));
+    assert!(
+        e.data["who"]
+            .as_str()
+            .expect("test data")
+            .starts_with("command `")
+    );
 }
 
 /// A corpus case's directory (`corpus/verify/<set>/<id>`).
@@ -329,8 +334,11 @@ fn base_files(case: &std::path::Path) -> Vec<(String, String)> {
         .into_iter()
         .map(|p| {
             (
-                p.strip_prefix(&base).unwrap().display().to_string(),
-                std::fs::read_to_string(&p).unwrap(),
+                p.strip_prefix(&base)
+                    .expect("test data")
+                    .display()
+                    .to_string(),
+                std::fs::read_to_string(&p).expect("test data"),
             )
         })
         .collect()
