@@ -220,7 +220,7 @@ pub(crate) fn run(
     let mut by_callee: Vec<(String, Vec<syntax::Probe>)> = Vec::new();
     for c in calls {
         let name = short(&c.callee).to_owned();
-        if !defined.iter().any(|d| *d == name) {
+        if !defined.contains(&name) {
             if !out.inconclusive.contains(&format!("`{name}`")) {
                 out.inconclusive.push(format!("`{name}`"));
             }
