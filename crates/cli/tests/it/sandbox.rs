@@ -657,8 +657,8 @@ fn a_step_cannot_have_the_users_tmux_server_or_session_bus_run_a_command() {
     );
 }
 
-/// Issue 36, the guard's `not-static` write targets (docs/guard.md, "A write to a target that
-/// starts with an unknown variable"): does the sandbox of a step make such a write harmless,
+/// Issue 36, the guard's `not-static` write targets (docs/guard.md, "A write target or a
+/// command name led by a variable nothing shows"): does the sandbox of a step make such a write harmless,
 /// so that the guard could let it through? Half of it: unset, the variable makes the path
 /// absolute (`> "$ARCHIVE/doc/rg.1"` is `/doc/rg.1`) and Landlock refuses it; set, the same line
 /// writes wherever the value points, and HOME is writable to a step — a shell rc file and an
