@@ -2965,31 +2965,6 @@ fn destination<'t>(family: Family, positional: &[&'t [Tok]]) -> Option<&'t [Tok]
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn commands_of_calls() {
-        let toks = tokens("['git','log','-1'], env=os.environ", Family::Python);
-        assert_eq!(
-            command_of(Family::Python, Spawn::First, &toks)
-                .unwrap()
-                .text,
-            "'git' 'log' '-1'"
-        );
-        let toks = tokens("\"git\", [\"git\", \"push\"]", Family::Python);
-        assert_eq!(
-            command_of(Family::Python, Spawn::ProgramArgv0, &toks)
-                .unwrap()
-                .text,
-            "'git' 'push'"
-        );
-        let toks = tokens("cmd, shell=True", Family::Python);
-        assert!(command_of(Family::Python, Spawn::First, &toks).is_err());
-    }
-}
-
 /// Whether the JS computed access opening at `toks[at]` (`[`) is `typeof name[...]` whose
 /// value is only typed (`if (typeof mod[name] !== 'function')`): followed by a call, a
 /// member, another access, optional chaining or a tagged template it may be the dispatch that
@@ -3015,4 +2990,29 @@ fn typeof_read(toks: &[Tok], at: usize) -> bool {
         }
     }
     false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn commands_of_calls() {
+        let toks = tokens("['git','log','-1'], env=os.environ", Family::Python);
+        assert_eq!(
+            command_of(Family::Python, Spawn::First, &toks)
+                .unwrap()
+                .text,
+            "'git' 'log' '-1'"
+        );
+        let toks = tokens("\"git\", [\"git\", \"push\"]", Family::Python);
+        assert_eq!(
+            command_of(Family::Python, Spawn::ProgramArgv0, &toks)
+                .unwrap()
+                .text,
+            "'git' 'push'"
+        );
+        let toks = tokens("cmd, shell=True", Family::Python);
+        assert!(command_of(Family::Python, Spawn::First, &toks).is_err());
+    }
 }
