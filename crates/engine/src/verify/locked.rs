@@ -1168,6 +1168,9 @@ fn run_locked(ws: &Workspace, input: Input<'_>) -> Result<LockedRun, LockedError
         .map(|r| r.check.clone())
         .collect();
     if deciding.is_empty() {
+        if let Some(c) = out.cost.as_mut() {
+            c.syncs_ms = u64::try_from(syncs.as_millis()).unwrap_or(u64::MAX);
+        }
         out.findings.extend(restored_findings(&restored));
         out.lines.extend(cache_lines(&cache_writes));
         ask_for_named(&mut out, goal);

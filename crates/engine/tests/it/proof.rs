@@ -156,6 +156,10 @@ pub const TESTS: &[Test] = &[
         "locked_an_honest_fix_in_a_contained_room_runs_its_repeats_at_once",
         locked_an_honest_fix_in_a_contained_room_runs_its_repeats_at_once,
     ),
+    (
+        "locked_cost_on_a_suite_of_200_tests",
+        locked_cost_on_a_suite_of_200_tests,
+    ),
 ];
 
 const CALC: &str = "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n";
@@ -1473,4 +1477,72 @@ fn locked_an_honest_fix_under_an_npm_test_gate_ships_judged_by_id() {
     show_cost("jest via npm test", locked);
     assert!(last.findings.is_empty(), "{last:?}");
     assert_eq!(end.reason, StopReason::Verified, "{end:?}");
+}
+
+/// Issue 32 point 7, the cost on a suite whose run is more than process start-ups: 200 passing
+/// tests of 10 ms each beside the failing `test_add` (about 2 s of tests), `unittest -v`. The
+/// verification's run is the locked run's first pass, and the repeats run only `test_add`, by
+/// id — at once under the check sandbox where it has the overlay, one after the other
+/// otherwise (both ways in one run). `PAWL_COST_SHOW=1` prints the figures docs/verification.md
+/// quotes.
+fn locked_cost_on_a_suite_of_200_tests() {
+    for contained in [false, true] {
+        suite_of_200(contained);
+    }
+}
+
+fn suite_of_200(contained: bool) {
+    let mut suite =
+        String::from("import time\nimport unittest\n\n\nclass Many(unittest.TestCase):\n");
+    for i in 0..200 {
+        suite.push_str(&format!(
+            "    def test_{i:03}(self):\n        time.sleep(0.01)\n\n"
+        ));
+    }
+    let mut f = Fixture::new(&edit("calc.py", "a - b", "a + b"), |_| {});
+    f.git(&[
+        ("calc.py", CALC),
+        ("test_calc.py", CALC_TEST),
+        ("test_many.py", &suite),
+    ]);
+    let s = seal(
+        &[("test", "python3 -m unittest discover -v", CheckRole::Gate)],
+        f.root(),
+    );
+    f.seal(s);
+    let room = tempfile::tempdir().expect("room");
+    let mut ws = f.ws();
+    ws.room = Some(room.path().join("room"));
+    if contained {
+        ws.containment = pawl_engine::start::sandbox::check_containment(f.root(), false, false);
+    }
+    let b = baseline::take(&ws, f.run_seal()).expect("baseline");
+    f.record_baseline(&b);
+    let mut agent = f.replay();
+    let mut v = GateVerifier::new(ws, Vec::new());
+    let (end, _) = f.drive(&mut agent, &mut v);
+    drop(room);
+    let last = end.last.as_ref().expect("report");
+    let locked = last.locked.as_ref().expect("the locked run ran");
+    assert_eq!(locked.result, pawl_core::proof::Locked::Holds, "{locked:?}");
+    assert_eq!(locked.runs, 3, "{locked:?}");
+    assert!(
+        locked
+            .lines
+            .iter()
+            .any(|l| l.contains("the repeats run its deciding tests by id")),
+        "{locked:?}"
+    );
+    let at_once = locked.lines.iter().any(|l| l.contains("ran at once"));
+    assert!(!at_once || contained, "{locked:?}");
+    show_cost(
+        if at_once {
+            "200-test suite, contained room (repeats at once)"
+        } else if contained {
+            "200-test suite, contained room without the overlay (repeats one after the other)"
+        } else {
+            "200-test suite, room (repeats one after the other)"
+        },
+        locked,
+    );
 }
