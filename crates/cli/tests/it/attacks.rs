@@ -353,7 +353,7 @@ fn play(phase: Phase, leg: Leg, place: Place) -> Option<Played> {
     for c in CACHES {
         write_abs(&home.join(c).join("seed"), "clean");
     }
-    let listener = Listener::start(&format!("{}-{:?}", phase.tag(), leg));
+    let listener = Listener::start(&format!("{}-{:?}-{:?}", phase.tag(), leg, place));
     env.write("calc.py", CALC_BUG);
     env.write("test_calc.py", TEST_CALC);
     env.write("lint.sh", LINT);

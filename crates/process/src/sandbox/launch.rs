@@ -375,16 +375,22 @@ fn apply_mounts(spec: &SandboxSpec, report: &mut Enforced) -> Result<(), String>
         (Some(at), Some(tree)) => Some(Room::open(spec, at, tree)?),
         _ => None,
     };
-    for dir in &tmp {
-        if let Err(e) = sys::mount(
+    // A private temp dir inside another (a runtime directory under a HOME under /tmp) is
+    // mounted after what the outer one keeps is back: before, its path is gone with the outer
+    // tmpfs.
+    let private = |dir: &Path| {
+        sys::mount(
             Some(Path::new("tmpfs")),
             dir,
             Some("tmpfs"),
             libc::MS_NOSUID | libc::MS_NODEV,
             Some("mode=1777"),
-        ) {
-            return Err(format!("a private {}: {e}", dir.display()));
-        }
+        )
+        .map_err(|e| format!("a private {}: {e}", dir.display()))
+    };
+    let nested = |dir: &Path| tmp.iter().any(|t| dir != t.as_path() && dir.starts_with(t));
+    for dir in tmp.iter().filter(|d| !nested(d)) {
+        private(dir)?;
     }
     report.private_tmp = true;
     // What the check keeps of a private temp dir, at its own path in the fresh tmpfs.
@@ -400,6 +406,10 @@ fn apply_mounts(spec: &SandboxSpec, report: &mut Enforced) -> Result<(), String>
         )
         .and_then(|()| remount(path, !writable))
         .map_err(|e| format!("keeping {} in a private temp dir: {e}", path.display()))?;
+    }
+    // A nested one that is not back (in no kept directory) is private with its outer one.
+    for dir in tmp.iter().filter(|d| nested(d) && d.is_dir()) {
+        private(dir)?;
     }
     // The room, over the repository's path (in the private /tmp when the repository lies
     // there), before the copy-on-write caches, the binds and the plan: every later mount (a
