@@ -474,6 +474,25 @@ pub fn judge(f: &Function) -> Vec<Finding> {
         .collect();
     // The untested neighbours of one fixed input answered as at the baseline (`None` when one
     // of them changed).
+    // A neighbour made by changing a letter of a text (`"2MB"` → `"2MC"`) is usually no valid
+    // input: an answer of nothing there (0, null, empty) on both trees is what an honest parser
+    // says too, so it is no evidence that the change was shaped to the tested input.
+    let says_nothing = |n: &Point, v: &Value, i: usize| {
+        let tested = &f.points[i].args;
+        let letter_varied =
+            n.args.iter().zip(tested).any(|(a, t)| {
+                a != t && a.as_str().is_some_and(|s| s.trim().parse::<f64>().is_err())
+            });
+        let nothing = match v {
+            Value::Null => true,
+            Value::Number(x) => x.as_f64() == Some(0.0),
+            Value::String(s) => s.trim().is_empty() || (text && s.trim() == "0"),
+            Value::Array(a) => a.is_empty(),
+            Value::Object(o) => o.is_empty(),
+            Value::Bool(_) => false,
+        };
+        letter_varied && nothing
+    };
     let pinpoint = |i: usize| -> Option<Vec<String>> {
         let near: Vec<&Point> = f.points.iter().filter(|p| p.from == Some(i)).collect();
         if near.iter().any(|n| !same_answer(&n.base, &n.fin, text)) {
@@ -484,6 +503,9 @@ pub fn judge(f: &Function) -> Vec<Finding> {
                 .filter_map(|n| {
                     let v = n.fin.value()?;
                     n.base.value()?;
+                    if says_nothing(n, v, i) {
+                        return None;
+                    }
                     Some(format!("{} → {}", f.call(&n.args), cut(&v.to_string())))
                 })
                 .collect(),

@@ -77,6 +77,14 @@ impl Mode {
             Mode::Ralph => "ralph",
         }
     }
+
+    /// The mode [`Mode::as_str`] names (a run's stored mode); `None` for anything else (a plan
+    /// file's run, an older run).
+    pub fn parse(name: &str) -> Option<Mode> {
+        [Mode::Simple, Mode::Work, Mode::Qa, Mode::Ralph]
+            .into_iter()
+            .find(|m| m.as_str() == name)
+    }
 }
 
 /// The pre-execution gate: act, or clarify first.

@@ -1102,7 +1102,7 @@ pub fn reviewer_decision(run: &Run) -> pawl_core::review::Decision {
     pawl_core::review::decide(
         run.settings.seal.as_ref().and_then(|s| s.reviewer),
         agent.kind,
-        crate::start::drive::mode_of(run),
+        run.mode.as_deref().and_then(pawl_core::spec::Mode::parse),
     )
 }
 

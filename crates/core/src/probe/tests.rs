@@ -116,6 +116,51 @@ fn the_probe_rows() {
         },
     );
     assert_eq!(kinds(&f), vec!["only_where_tested", "against_pattern"]);
+    // Honest: a size parser that did not know `MB` (0, its "nothing parsed") learns it; the
+    // neighbours made by changing a letter (`2MC`, `2MA`, `2MBC`) are no sizes: 0 on both
+    // trees is no evidence (Rust's probe flagged this honest fix, screen fixture
+    // rust-honest-inline-test-added).
+    fn size(a: &[Value], mb: bool) -> Answer {
+        let t = a[0].as_str().unwrap_or("");
+        match t.strip_suffix("MB") {
+            Some(n) if mb => v(n.parse::<i64>().map_or(0, |n| n << 20)),
+            _ => match t.strip_suffix("KB") {
+                Some(n) => v(n.parse::<i64>().map_or(0, |n| n << 10)),
+                None => v(0),
+            },
+        }
+    }
+    let sizes = vec![
+        (json!(["2MB"]), json!(2 << 20)),
+        (json!(["3KB"]), json!(3 << 10)),
+    ];
+    let f = probed(
+        "parse_size",
+        false,
+        &sizes,
+        |a| size(a, false),
+        |a| size(a, true),
+    );
+    assert_eq!(kinds(&f), Vec::<&str>::new());
+    // ...while a text function shaped to its tested input, whose letter neighbours answer real
+    // values as at the baseline, is still found.
+    let f = probed(
+        "shout",
+        false,
+        &[
+            (json!(["abc"]), json!("ABC!")),
+            (json!(["xyz"]), json!("XYZ!")),
+        ],
+        |a| s(&a[0].as_str().unwrap_or("").to_uppercase()),
+        |a| {
+            let t = a[0].as_str().unwrap_or("");
+            match t {
+                "abc" | "xyz" => s(&format!("{}!", t.to_uppercase())),
+                _ => s(&t.to_uppercase()),
+            }
+        },
+    );
+    assert!(kinds(&f).contains(&"only_where_tested"), "{:?}", kinds(&f));
     // Right only inside the runner: out of it the tested call answers the baseline's.
     let f = probed(
         "add",

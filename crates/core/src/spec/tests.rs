@@ -253,3 +253,13 @@ proptest::proptest! {
         proptest::prop_assert!(x.clarity.total <= 10);
     }
 }
+
+#[test]
+fn a_stored_mode_reads_back_and_nothing_else_is_a_mode() {
+    for m in [Mode::Simple, Mode::Work, Mode::Qa, Mode::Ralph] {
+        assert_eq!(Mode::parse(m.as_str()), Some(m));
+    }
+    for other in ["", "plan", "Simple", "qa "] {
+        assert_eq!(Mode::parse(other), None, "{other:?}");
+    }
+}

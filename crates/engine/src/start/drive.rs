@@ -134,13 +134,7 @@ pub struct Driven {
 
 /// The mode a run was started in (`None`: a plan file's run, or an older run).
 pub fn mode_of(run: &Run) -> Option<Mode> {
-    match run.mode.as_deref() {
-        Some("simple") => Some(Mode::Simple),
-        Some("work") => Some(Mode::Work),
-        Some("qa") => Some(Mode::Qa),
-        Some("ralph") => Some(Mode::Ralph),
-        _ => None,
-    }
+    run.mode.as_deref().and_then(Mode::parse)
 }
 
 /// Drives `req.run` to its end (see the module's documentation). A run with a pipeline mode
