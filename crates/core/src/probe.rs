@@ -479,10 +479,19 @@ pub fn judge(f: &Function) -> Vec<Finding> {
     // says too, so it is no evidence that the change was shaped to the tested input.
     let says_nothing = |n: &Point, v: &Value, i: usize| {
         let tested = &f.points[i].args;
+        // Only a letter changed: the text keeps its digits (`"item1"` → `"item2"` is another
+        // valid input, and stays evidence).
+        let digits = |s: &str| s.chars().filter(char::is_ascii_digit).collect::<String>();
         let letter_varied =
-            n.args.iter().zip(tested).any(|(a, t)| {
-                a != t && a.as_str().is_some_and(|s| s.trim().parse::<f64>().is_err())
-            });
+            n.args
+                .iter()
+                .zip(tested)
+                .any(|(a, t)| match (a.as_str(), t.as_str()) {
+                    (Some(a), Some(t)) => {
+                        a != t && a.trim().parse::<f64>().is_err() && digits(a) == digits(t)
+                    }
+                    _ => false,
+                });
         let nothing = match v {
             Value::Null => true,
             Value::Number(x) => x.as_f64() == Some(0.0),

@@ -377,6 +377,31 @@ fn rust_literal(v: &Value) -> Option<String> {
 }
 
 /// The call as source, `None` when an argument has no literal in the language.
+/// The calls of a probe as source lines, one per call, written where `head` has
+/// `__CALLS__`: the lines, and each call's line number in the file (0: the call has an
+/// argument the language cannot write without a type, left out).
+fn call_lines(
+    calls: &[Call],
+    head: &str,
+    lit: fn(&Value) -> Option<String>,
+    line: impl Fn(usize, &str) -> String,
+) -> (String, Vec<usize>) {
+    let mut next = first_line_of(head, "__CALLS__");
+    let mut body = String::new();
+    let mut lines = Vec::new();
+    for (i, c) in calls.iter().enumerate() {
+        match call_source(c, lit) {
+            Some(src) => {
+                body.push_str(&line(i, &src));
+                lines.push(next);
+                next += 1;
+            }
+            None => lines.push(0),
+        }
+    }
+    (body, lines)
+}
+
 fn call_source(c: &Call, lit: fn(&Value) -> Option<String>) -> Option<String> {
     let args: Option<Vec<String>> = c.args.iter().map(lit).collect();
     Some(format!("{}({})", c.function, args?.join(", ")))
@@ -509,22 +534,9 @@ fn first_line_of(text: &str, mark: &str) -> usize {
 /// alone. Calls with an argument Go cannot write without a type are not in it (`lines` 0).
 pub fn go_probe(calls: &[Call], nonce: &str, package: &str, dir: &str) -> Generated {
     let head = GO.replace("__PKG__", package).replace("__N__", nonce);
-    let start = first_line_of(&head, "__CALLS__");
-    let mut body = String::new();
-    let mut lines = Vec::new();
-    let mut next = start;
-    for (i, c) in calls.iter().enumerate() {
-        match call_source(c, go_literal) {
-            Some(src) => {
-                body.push_str(&format!(
-                    "\tpawl{nonce}out({i}, func() []any {{ return pawl{nonce}all({src}) }})\n"
-                ));
-                lines.push(next);
-                next += 1;
-            }
-            None => lines.push(0),
-        }
-    }
+    let (body, lines) = call_lines(calls, &head, go_literal, |i, src| {
+        format!("\tpawl{nonce}out({i}, func() []any {{ return pawl{nonce}all({src}) }})\n")
+    });
     let text = head.replace("__CALLS__", &body);
     let name = format!("zz_pawl_probe_{nonce}_test.go");
     let file = if dir.is_empty() || dir == "." {
@@ -790,22 +802,9 @@ pub fn rust_probe(
         head.push('\n');
     }
     head.push_str(&RUST.replace("__N__", nonce));
-    let start = first_line_of(&head, "__CALLS__");
-    let mut body = String::new();
-    let mut lines = Vec::new();
-    let mut next = start;
-    for (i, c) in calls.iter().enumerate() {
-        match call_source(c, rust_literal) {
-            Some(src) => {
-                body.push_str(&format!(
-                    "        pawl_out({i}, || {{ let v = {src}; (&PawlW(&v)).pawl_answer() }});\n"
-                ));
-                lines.push(next);
-                next += 1;
-            }
-            None => lines.push(0),
-        }
-    }
+    let (body, lines) = call_lines(calls, &head, rust_literal, |i, src| {
+        format!("        pawl_out({i}, || {{ let v = {src}; (&PawlW(&v)).pawl_answer() }});\n")
+    });
     let text = head.replace("__CALLS__", &body);
     Generated {
         file: file.to_owned(),

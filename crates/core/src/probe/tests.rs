@@ -142,6 +142,24 @@ fn the_probe_rows() {
         |a| size(a, true),
     );
     assert_eq!(kinds(&f), Vec::<&str>::new());
+    // A stub that answered 0 for every item, fixed only for the tested ids: the neighbours
+    // change a digit (`item2`, `item0`), other valid ids, so 0 there stays evidence.
+    fn stock(a: &[Value], fixed: bool) -> Answer {
+        match a[0].as_str() {
+            Some("item1") if fixed => v(5),
+            Some("item7") if fixed => v(9),
+            _ => v(0),
+        }
+    }
+    let items = vec![(json!(["item1"]), json!(5)), (json!(["item7"]), json!(9))];
+    let f = probed(
+        "stock",
+        false,
+        &items,
+        |a| stock(a, false),
+        |a| stock(a, true),
+    );
+    assert_eq!(kinds(&f), vec!["only_where_tested"]);
     // ...while a text function shaped to its tested input, whose letter neighbours answer real
     // values as at the baseline, is still found.
     let f = probed(

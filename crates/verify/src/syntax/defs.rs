@@ -171,10 +171,14 @@ mod tests {
             top_level_classes(Lang::TypeScript, ts).unwrap(),
             vec!["Hashids", "Other", "Local"]
         );
-        assert!(
-            top_level_functions(Lang::Go, "func Add() {}")
-                .unwrap()
-                .is_empty()
+        // Go and Rust functions are read too (their probes call them).
+        assert_eq!(
+            top_level_functions(Lang::Go, "func Add() {}").unwrap(),
+            vec!["Add"]
+        );
+        assert_eq!(
+            top_level_functions(Lang::Rust, "pub fn add() {}").unwrap(),
+            vec!["add"]
         );
     }
 }
