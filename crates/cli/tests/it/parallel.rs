@@ -1727,14 +1727,25 @@ fn spec_failure_run(workers: &str) -> TestEnv {
     // It leaves a mark when it fails.
     let marks = env.dir.path().join("home/marks");
     std::fs::create_dir_all(&marks).unwrap();
+    // The check tells the test through a service on the host (nothing it writes outside its
+    // room outlives it); the service leaves the mark where S1's session looks.
+    let failed = marks.join("spec-failed");
+    let service = crate::service::Service::start(move |_, _| {
+        std::fs::write(&failed, "").unwrap();
+        "ok".into()
+    });
     env.write(
         "tests/spec.sh",
         &format!(
-            "if grep -qs informal S2.txt; then touch {}/spec-failed; echo 'spec conflict: the greeting must be formal and informal'; exit 1; fi\n",
-            marks.display()
+            "if grep -qs informal S2.txt; then {} >/dev/null; echo 'spec conflict: the greeting must be formal and informal'; exit 1; fi\n",
+            service.ask("spec-failed")
         ),
     );
-    env.pipeline("tdd = false", crate::headless::NO_BREAKERS);
+    env.pipeline_with(
+        "tdd = false",
+        crate::headless::NO_BREAKERS,
+        crate::service::ROOM_NETWORK,
+    );
     // Steps 2 and 3 are S1's and S2's sessions, in either order on two workers (`PAWL_STORY`
     // names the story); on one worker S1 runs first in the run's tree. In a worktree S1's
     // session waits (up to a minute) until S2's check has failed: it is still running then.
