@@ -44,8 +44,14 @@ impl Service {
     /// A shell command (no double quotes in it) that sends `word` to the service and prints the
     /// reply: bash's `/dev/tcp`.
     pub fn ask(&self, word: &str) -> String {
+        format!("{} {word}", self.asker())
+    }
+
+    /// A shell command that sends its first argument to the service and prints the reply:
+    /// `{asker} held` (no double quotes in it).
+    pub fn asker(&self) -> String {
         format!(
-            "bash -c 'exec 3<>/dev/tcp/127.0.0.1/{}; echo {word} >&3; read -r r <&3; echo $r'",
+            "bash -c 'exec 3<>/dev/tcp/127.0.0.1/{}; echo $1 >&3; read -r r <&3; echo $r' ask",
             self.port
         )
     }

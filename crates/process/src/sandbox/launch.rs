@@ -369,6 +369,14 @@ fn apply_mounts(spec: &SandboxSpec, report: &mut Enforced) -> Result<(), String>
         .iter()
         .map(|b| open_path(&b.source).map_err(|e| format!("opening {}: {e}", b.source.display())))
         .collect::<Result<Vec<_>, _>>()?;
+    // A copy-on-write cache that does not exist yet (a fresh HOME with no `~/.cache`) is made,
+    // empty, while its parent is still the machine's: else the tool that would create it
+    // (`go test` making `~/.cache/go-build`) finds a read-only HOME and fails.
+    for dir in spec.cow.iter().filter(|p| !p.exists()) {
+        if dir.parent().is_some_and(Path::is_dir) {
+            let _ = std::fs::create_dir(dir);
+        }
+    }
     let tmp: Vec<&PathBuf> = spec.private_tmp.iter().filter(|p| p.is_dir()).collect();
     let kept = kept_in_tmp(spec, &tmp)?;
     let room = match (&spec.room_at, &spec.room_tree) {
