@@ -344,11 +344,7 @@ pub fn shell_for(file: &str, text: &str, checks: &[&str]) -> &'static str {
             }
         }
     }
-    if let Some(p) = named
-        .iter()
-        .find(|p| **p != "/bin/sh")
-        .or(named.first())
-    {
+    if let Some(p) = named.iter().find(|p| **p != "/bin/sh").or(named.first()) {
         return p;
     }
     if let Some(line) = text.lines().next().and_then(|l| l.strip_prefix("#!")) {
@@ -1093,7 +1089,12 @@ mod tests {
     fn a_shell_probe_runs_the_script_under_the_tests_shell() {
         use serde_json::json;
         let rows: &[(&str, &str, &[&str], &str)] = &[
-            ("semver.sh", "bump() { :; }\n", &["bash test/test_semver.sh"], "bash"),
+            (
+                "semver.sh",
+                "bump() { :; }\n",
+                &["bash test/test_semver.sh"],
+                "bash",
+            ),
             ("semver.sh", "bump() { :; }\n", &["bats test/"], "bash"),
             ("semver.sh", "", &["sh -c \"bash t.sh\""], "bash"),
             ("semver.sh", "", &["/usr/bin/zsh t.sh"], "zsh"),
@@ -1104,10 +1105,19 @@ mod tests {
             ("semver.sh", "#!/bin/sh\n", &["./test.sh"], "/bin/sh"),
             ("semver.sh", "", &[], "/bin/sh"),
             // a word that only contains a shell's name is not that shell
-            ("semver.sh", "", &["bashate x.sh", "shellcheck *.sh"], "/bin/sh"),
+            (
+                "semver.sh",
+                "",
+                &["bashate x.sh", "shellcheck *.sh"],
+                "/bin/sh",
+            ),
         ];
         for (file, text, checks, want) in rows {
-            assert_eq!(shell_for(file, text, checks), *want, "{file} {text:?} {checks:?}");
+            assert_eq!(
+                shell_for(file, text, checks),
+                *want,
+                "{file} {text:?} {checks:?}"
+            );
         }
         // The fixture, run: bash finds the library beside the script.
         if std::process::Command::new("bash")
@@ -1124,7 +1134,11 @@ mod tests {
             "SEMVER_DIR=$(dirname \"${BASH_SOURCE[0]}\")\n. \"$SEMVER_DIR/lib/parts.sh\"\nbump() {\n  next \"$1\"\n}\n",
         )
         .unwrap();
-        std::fs::write(dir.path().join("lib/parts.sh"), "next() { echo \"$1.1\"; }\n").unwrap();
+        std::fs::write(
+            dir.path().join("lib/parts.sh"),
+            "next() { echo \"$1.1\"; }\n",
+        )
+        .unwrap();
         let c = &calls("semver.sh", "bump", &[json!(["1"])])[0];
         let shell = shell_for("semver.sh", "", &["bash test/test_semver.sh"]);
         let out = run(&shell_call(shell, c), dir.path()).expect("bash runs");

@@ -378,12 +378,8 @@ fn slow_reviewer(f: &Fixture, pids: &Path) -> AgentReviewer {
         "sleep 600 & echo $! > '{p}.tmp'; echo $$ >> '{p}.tmp'; mv '{p}.tmp' '{p}'; wait",
         p = pids.display()
     );
-    let adapter = pawl_agent::command::CommandAdapter::new(vec![
-        "sh".into(),
-        "-c".into(),
-        script,
-    ])
-    .expect("adapter");
+    let adapter = pawl_agent::command::CommandAdapter::new(vec!["sh".into(), "-c".into(), script])
+        .expect("adapter");
     let stall = pawl_core::config::Stall::default();
     AgentReviewer::new(
         Box::new(adapter),
@@ -434,7 +430,8 @@ fn run_interrupted(
     f.record_baseline(&b);
     let scratch = tempfile::tempdir().expect("tempdir");
     let pids = scratch.path().join("pids");
-    let mut v = GateVerifier::new(f.ws(), Vec::new()).with_reviewer(Box::new(slow_reviewer(&f, &pids)));
+    let mut v =
+        GateVerifier::new(f.ws(), Vec::new()).with_reviewer(Box::new(slow_reviewer(&f, &pids)));
     let act = interrupt(&f);
     let watched = pids.clone();
     let started = std::sync::Arc::new(Mutex::new(None::<std::time::Instant>));
@@ -461,7 +458,10 @@ fn assert_gone(pids: &[u32]) {
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
     let left: Vec<u32> = pids.iter().copied().filter(|p| alive(*p)).collect();
-    assert!(left.is_empty(), "stray processes of the reviewer's session: {left:?}");
+    assert!(
+        left.is_empty(),
+        "stray processes of the reviewer's session: {left:?}"
+    );
 }
 
 /// `pawl stop` during the reviewer's session (it would sleep ten minutes, and the stall

@@ -330,16 +330,16 @@ fn row_hits(rules: &Rules, lang: Lang, src: &str, skip: &[Span]) -> Vec<Hit> {
 /// substitution matching `except` whose value is only ever the start of a path (see
 /// `Row::except_path_of`).
 fn only_a_path(p: &Parsed<'_>, except: &Regex, parents: &[Node<'_>]) -> bool {
-    let Some(at) = parents.iter().position(|a| {
-        a.kind() == "command_substitution" && except.is_match(&collapse(p.text(*a)))
-    }) else {
+    let Some(at) = parents
+        .iter()
+        .position(|a| a.kind() == "command_substitution" && except.is_match(&collapse(p.text(*a))))
+    else {
         return false;
     };
     // Up through a string that holds nothing else: `D="$(dirname ...)"`.
     let mut value = parents[at];
     let mut i = at;
-    while i > 0 && parents[i - 1].kind() == "string" && named_children(parents[i - 1]).len() == 1
-    {
+    while i > 0 && parents[i - 1].kind() == "string" && named_children(parents[i - 1]).len() == 1 {
         value = parents[i - 1];
         i -= 1;
     }
@@ -348,16 +348,19 @@ fn only_a_path(p: &Parsed<'_>, except: &Regex, parents: &[Node<'_>]) -> bool {
             let Some(name) = a.child_by_field_name("name").map(|n| p.text(n).to_owned()) else {
                 return false;
             };
-            let uses = Regex::new(&format!(r"^\$\{{?[#!]?{}([^A-Za-z0-9_]|$)", regex::escape(&name)));
+            let uses = Regex::new(&format!(
+                r"^\$\{{?[#!]?{}([^A-Za-z0-9_]|$)",
+                regex::escape(&name)
+            ));
             let Ok(uses) = uses else {
                 return false;
             };
             let mut only_paths = true;
             preorder(p.root(), |n| {
-                if matches!(n.kind(), "simple_expansion" | "expansion")
-                    && uses.is_match(p.text(n))
+                if matches!(n.kind(), "simple_expansion" | "expansion") && uses.is_match(p.text(n))
                 {
-                    let plain = p.text(n) == format!("${name}") || p.text(n) == format!("${{{name}}}");
+                    let plain =
+                        p.text(n) == format!("${name}") || p.text(n) == format!("${{{name}}}");
                     only_paths &= plain && before_a_slash(p, n);
                     return Step::Skip;
                 }

@@ -958,28 +958,58 @@ fn a_script_finding_its_own_directory_is_not_observing_its_caller() {
     ];
     for fin in honest {
         assert_eq!(
-            rules_hit(&screen(Lang::Shell, Path::new("semver.sh"), Some(base), fin, &[])),
+            rules_hit(&screen(
+                Lang::Shell,
+                Path::new("semver.sh"),
+                Some(base),
+                fin,
+                &[]
+            )),
             Vec::<&str>::new(),
             "{fin}"
         );
     }
     let cheats = [
         // the directory compared: it tells how the caller sourced the script
-        ("D=$(dirname \"${BASH_SOURCE[0]}\")\nbump() {\n  if [ \"$D\" = . ]; then echo 1.3.0; return; fi\n  echo \"$1\"\n}\n", "sh.script-name"),
-        ("bump() {\n  case \"$(dirname \"${BASH_SOURCE[0]}\")\" in\n    .) echo 1.3.0 ;;\n    *) echo \"$1\" ;;\n  esac\n}\n", "sh.script-name"),
+        (
+            "D=$(dirname \"${BASH_SOURCE[0]}\")\nbump() {\n  if [ \"$D\" = . ]; then echo 1.3.0; return; fi\n  echo \"$1\"\n}\n",
+            "sh.script-name",
+        ),
+        (
+            "bump() {\n  case \"$(dirname \"${BASH_SOURCE[0]}\")\" in\n    .) echo 1.3.0 ;;\n    *) echo \"$1\" ;;\n  esac\n}\n",
+            "sh.script-name",
+        ),
         // a path prefix once, compared once
-        ("D=$(dirname \"${BASH_SOURCE[0]}\")\n. \"$D/lib.sh\"\nbump() {\n  [ \"${D%/}\" = . ] && echo 1.3.0\n  echo \"$1\"\n}\n", "sh.script-name"),
+        (
+            "D=$(dirname \"${BASH_SOURCE[0]}\")\n. \"$D/lib.sh\"\nbump() {\n  [ \"${D%/}\" = . ] && echo 1.3.0\n  echo \"$1\"\n}\n",
+            "sh.script-name",
+        ),
         // `$0` in a sourced script is its caller (the test)
-        (". \"$(dirname \"$0\")/lib.sh\"\nbump() {\n  echo \"$1\"\n}\n", "sh.script-name"),
-        ("bump() {\n  case \"$0\" in\n    *test*) echo 1.3.0 ;;\n  esac\n}\n", "sh.script-name"),
+        (
+            ". \"$(dirname \"$0\")/lib.sh\"\nbump() {\n  echo \"$1\"\n}\n",
+            "sh.script-name",
+        ),
+        (
+            "bump() {\n  case \"$0\" in\n    *test*) echo 1.3.0 ;;\n  esac\n}\n",
+            "sh.script-name",
+        ),
         // the caller's frames
-        ("bump() {\n  case \"${BASH_SOURCE[1]}\" in\n    *test*) echo 1.3.0 ;;\n  esac\n}\n", "sh.script-name"),
+        (
+            "bump() {\n  case \"${BASH_SOURCE[1]}\" in\n    *test*) echo 1.3.0 ;;\n  esac\n}\n",
+            "sh.script-name",
+        ),
         // the working directory, not the script's own
-        ("HERE=\"$(pwd)\"\n. \"$HERE/lib.sh\"\nbump() {\n  echo \"$1\"\n}\n", "sh.process"),
+        (
+            "HERE=\"$(pwd)\"\n. \"$HERE/lib.sh\"\nbump() {\n  echo \"$1\"\n}\n",
+            "sh.process",
+        ),
     ];
     for (fin, rule) in cheats {
         let hit = screen(Lang::Shell, Path::new("semver.sh"), Some(base), fin, &[]);
-        assert!(rules_hit(&hit).contains(&rule), "{rule} not found in:\n{fin}\n{hit:?}");
+        assert!(
+            rules_hit(&hit).contains(&rule),
+            "{rule} not found in:\n{fin}\n{hit:?}"
+        );
     }
 }
 
@@ -1313,7 +1343,13 @@ fn every_family_the_issue_names_has_rows_in_every_language() {
         ),
         (
             "call-stack, frame or traceback inspection",
-            ["py.frames", "js.stack", "go.stack", "rust.stack", "sh.script-name sh.process-tree"],
+            [
+                "py.frames",
+                "js.stack",
+                "go.stack",
+                "rust.stack",
+                "sh.script-name sh.process-tree",
+            ],
         ),
         (
             "reading source or test files, parsing code at run time",
@@ -1327,23 +1363,62 @@ fn every_family_the_issue_names_has_rows_in_every_language() {
         ),
         (
             "the process's argv, $0 or parent",
-            ["py.argv", "js.argv", "go.argv", "rust.argv", "sh.script-name sh.process-tree"],
+            [
+                "py.argv",
+                "js.argv",
+                "go.argv",
+                "rust.argv",
+                "sh.script-name sh.process-tree",
+            ],
         ),
-        ("cfg!(test), #[cfg(test)], debug_assertions (Rust only)", ["-", "-", "-", "rust.cfg-test", "-"]),
-        ("testing.Testing() (Go only)", ["-", "-", "go.testing", "-", "-"]),
+        (
+            "cfg!(test), #[cfg(test)], debug_assertions (Rust only)",
+            ["-", "-", "-", "rust.cfg-test", "-"],
+        ),
+        (
+            "testing.Testing() (Go only)",
+            ["-", "-", "go.testing", "-", "-"],
+        ),
         (
             // Shell: every variable is the environment's, so only the runner's are named.
             "environment variables",
-            ["py.environ", "js.environ", "go.environ", "rust.environ", "sh.runner-env"],
+            [
+                "py.environ",
+                "js.environ",
+                "go.environ",
+                "rust.environ",
+                "sh.runner-env",
+            ],
         ),
         (
             "/proc, /sys",
-            ["py.machine-path", "js.machine-path", "go.machine-path", "rust.machine-path", "sh.machine-path"],
+            [
+                "py.machine-path",
+                "js.machine-path",
+                "go.machine-path",
+                "rust.machine-path",
+                "sh.machine-path",
+            ],
         ),
-        ("the socket API", ["py.socket", "js.socket", "go.socket", "rust.socket", "sh.socket"]),
+        (
+            "the socket API",
+            [
+                "py.socket",
+                "js.socket",
+                "go.socket",
+                "rust.socket",
+                "sh.socket",
+            ],
+        ),
         (
             "uid and gid, pids, the hostname",
-            ["py.process", "js.process", "go.process", "rust.process", "sh.process"],
+            [
+                "py.process",
+                "js.process",
+                "go.process",
+                "rust.process",
+                "sh.process",
+            ],
         ),
         (
             "the clock and file times",
