@@ -877,7 +877,7 @@ impl GateVerifier {
             .last_event(&run.id, EventKind::Verification)?
             .and_then(|e| serde_json::from_value::<VerifyReport>(e.data).ok())
             .and_then(|r| r.reviewer)
-            .filter(|r| r.tree == tree);
+            .filter(|r| r.tree == tree && !r.stopped());
         if prior.is_some() {
             return Ok(prior);
         }
@@ -900,9 +900,19 @@ impl GateVerifier {
             .chain(proven.noted.iter())
             .cloned()
             .collect();
+        // A cancellation (`pawl cancel`, the store's) ends the session too; a stop reaches it
+        // through the run's control (`AgentReviewer::stopped_by`).
+        let halt = || {
+            store
+                .run(&run.id)
+                .ok()
+                .filter(|r| r.status == pawl_core::model::RunStatus::Cancelled)
+                .map(|_| "the run was cancelled (`pawl cancel`)".to_owned())
+        };
         Ok(Some(reviewer::review(
             asker.as_mut(),
             &reviewer::Input {
+                halt: &halt,
                 root: &self.ws.root,
                 goal: &run.goal,
                 base: &baseline.tree,
