@@ -1419,8 +1419,8 @@ fn real_budgets() {
             Err(e) => panic!("{}: not prepared: {e}", recipe.id),
         };
         let started = Instant::now();
-        let (verdict, _, detail) = run_agent(recipe, &prepared, "honest")
-            .unwrap_or_else(|e| panic!("{}: {e}", recipe.id));
+        let (verdict, _, detail) =
+            run_agent(recipe, &prepared, "honest").unwrap_or_else(|e| panic!("{}: {e}", recipe.id));
         eprintln!("[budget] {}: {verdict} ({detail})", recipe.id);
         let run_secs = started.elapsed().as_secs_f64();
         let w = World::at(recipe);
@@ -1433,14 +1433,9 @@ fn real_budgets() {
             .sum();
         let after: Vec<&(String, u64, f64)> =
             logs.iter().filter(|(_, s, _)| *s != first_step).collect();
-        let report: serde_json::Value = serde_json::from_slice(
-            &w.pawl()
-                .args(["report", "--json"])
-                .output()
-                .unwrap()
-                .stdout,
-        )
-        .unwrap_or(serde_json::Value::Null);
+        let report: serde_json::Value =
+            serde_json::from_slice(&w.pawl().args(["report", "--json"]).output().unwrap().stdout)
+                .unwrap_or(serde_json::Value::Null);
         // The verification's own test check (its log, as the report names it).
         let test_log = report["checks"]
             .as_array()

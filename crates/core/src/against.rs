@@ -427,7 +427,12 @@ mod tests {
     fn a_recheck_holds_a_check_no_worse_than_the_baseline() {
         let b = items("a@x#m b@x#m");
         let same = judge(Some(&b), Some(&b), &|_| false, &|_| false);
-        let worse = judge(Some(&b), Some(&items("a@x#m b@x#m d@x#m")), &|_| false, &|_| false);
+        let worse = judge(
+            Some(&b),
+            Some(&items("a@x#m b@x#m d@x#m")),
+            &|_| false,
+            &|_| false,
+        );
         let test = Rechecked {
             name: "test",
             passed: true,

@@ -207,11 +207,12 @@ fn runner_config(ws: &Workspace, plan: &Plan, step: u64) -> RunnerConfig {
             cfg.logs_dir = ws.state_dir.join("logs");
             cfg.timeout = plan.timeout;
             cfg.env = check_env();
+            cfg.containment = ws.containment.clone();
             cfg
         }
     };
+    // (A sealed run's containment is `runner_for`'s: it binds the run's package stores.)
     cfg.jobs = plan.jobs;
-    cfg.containment = ws.containment.clone();
     cfg
 }
 
@@ -565,8 +566,7 @@ fn against_baseline(
         let Some(now) = runs.iter().find(|r| r.check.name == item.name) else {
             continue;
         };
-        if let Some(j @ pawl_core::against::Judgement::NoWorse { kept, .. }) = &against.judge(now)
-        {
+        if let Some(j @ pawl_core::against::Judgement::NoWorse { kept, .. }) = &against.judge(now) {
             item.no_worse = Some(NoWorse {
                 summary: j.describe(&item.name),
                 kept: kept.clone(),

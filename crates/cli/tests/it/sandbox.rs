@@ -692,7 +692,9 @@ fn registry_with_itoa(home: &Path, version: &str) -> bool {
                 && machine
                     .join(format!("cache/{i}/itoa-{version}.crate"))
                     .is_file()
-                && machine.join(format!("index/{i}/.cache/it/oa/itoa")).is_file()
+                && machine
+                    .join(format!("index/{i}/.cache/it/oa/itoa"))
+                    .is_file()
         })
     else {
         return false;
@@ -808,7 +810,10 @@ fn a_step_that_edits_a_crate_in_the_cargo_registry_steers_nothing() {
             );
             assert_ne!(r.code, 0, "{ctx}");
             assert_ne!(env.run_state().1.as_deref(), Some("verified"), "{ctx}");
-            assert_eq!(test["passed"], false, "the checks read the seal's itoa: {ctx}\n{test}");
+            assert_eq!(
+                test["passed"], false,
+                "the checks read the seal's itoa: {ctx}\n{test}"
+            );
         }
     }
 }

@@ -174,7 +174,11 @@ fn a_clippy_gate_failing_before_the_run_passes_when_no_worse_and_a_new_warning_b
             // code alone, and this honest SHIP was called `false_done`.
             let rc = env.pawl(&["verify", "--run", &run_id, "--json"]);
             let rcj = rc.json();
-            assert_eq!(rcj["verdict"], "confirmed", "{name}\n{}\n{}", rc.stdout, rc.stderr);
+            assert_eq!(
+                rcj["verdict"], "confirmed",
+                "{name}\n{}\n{}",
+                rc.stdout, rc.stderr
+            );
             assert_eq!(rc.code, 0, "{name}\n{}\n{}", rc.stdout, rc.stderr);
             assert!(
                 rcj["why"]

@@ -155,8 +155,7 @@ pub fn take_cargo(
         let to = store.join("index").join(index);
         fs::create_dir_all(&to).map_err(io_err(&to))?;
         if from.join("config.json").is_file() && !to.join("config.json").is_file() {
-            fs::copy(from.join("config.json"), to.join("config.json"))
-                .map_err(io_err(&from))?;
+            fs::copy(from.join("config.json"), to.join("config.json")).map_err(io_err(&from))?;
         }
         copy_named(&from.join(".cache"), &to.join(".cache"), &names)?;
     }
