@@ -1424,7 +1424,11 @@ fn real_budgets() {
         eprintln!("[budget] {}: {verdict} ({detail})", recipe.id);
         let run_secs = started.elapsed().as_secs_f64();
         let w = World::at(recipe);
-        let logs = check_durations(&w.repo.join(".pawl/logs"));
+        // Step 0 is `pawl init`'s dry preflight, not the run's.
+        let logs: Vec<(String, u64, f64)> = check_durations(&w.repo.join(".pawl/logs"))
+            .into_iter()
+            .filter(|(_, step, _)| *step != 0)
+            .collect();
         let first_step = logs.first().map_or(0, |(_, s, _)| *s);
         let baseline: f64 = logs
             .iter()
