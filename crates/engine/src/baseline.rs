@@ -33,6 +33,10 @@ pub struct BaselineCheck {
     /// against (`pawl_core::against`). `None` when it passed or its output could not be read.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub items: Option<Vec<pawl_core::against::FailureItem>>,
+    /// The runner's counts (`None`: none parsed, or a hidden check): what a locked run judged
+    /// by counts is compared with (`pawl_core::proof::counts_differ`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counts: Option<pawl_core::proof::TestCounts>,
 }
 
 /// The sealed checks on the pre-run tree.
@@ -274,6 +278,15 @@ pub fn take(ws: &Workspace, seal: &Seal) -> Result<Baseline, BaselineError> {
                 .filter(|_| shown && !r.passed)
                 .map(|f| f.message.clone()),
             items: r.items.clone().filter(|_| shown),
+            counts: r
+                .tests
+                .as_ref()
+                .filter(|_| shown)
+                .map(|t| pawl_core::proof::TestCounts {
+                    passed: t.passed,
+                    failed: t.failed,
+                    skipped: t.skipped,
+                }),
         });
     }
     Ok(Baseline {
