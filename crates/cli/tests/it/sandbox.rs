@@ -657,6 +657,48 @@ fn a_step_cannot_have_the_users_tmux_server_or_session_bus_run_a_command() {
     );
 }
 
+/// Issue 36, the guard's `not-static` write targets (docs/guard.md, "A write target or a
+/// command name led by a variable nothing shows"): does the sandbox of a step make such a write harmless,
+/// so that the guard could let it through? Half of it: unset, the variable makes the path
+/// absolute (`> "$ARCHIVE/doc/rg.1"` is `/doc/rg.1`) and Landlock refuses it; set, the same line
+/// writes wherever the value points, and HOME is writable to a step — a shell rc file and an
+/// autostart entry there run at the user's next login, out of every checkpoint. The guard keeps
+/// denying those targets; this test holds the sandbox's half of the reasoning.
+#[test]
+fn a_write_through_an_unknown_variable_reaches_home_under_the_sandbox_but_not_the_root() {
+    let env = TestEnv::new();
+    let outside = std::path::Path::new("/pawl-i36-unset-target");
+    let script = format!(
+        "unset ARCHIVE\n\
+         mkdir -p \"$ARCHIVE/{top}\" 2>/dev/null; echo x > \"$ARCHIVE/{top}/rg.1\" 2>/dev/null\n\
+         ARCHIVE=\"$HOME\" sh -c 'echo persisted >> \"$ARCHIVE/.bashrc\"'\n\
+         ARCHIVE=\"$HOME/.config/autostart\" sh -c 'mkdir -p \"$ARCHIVE\" && echo persisted > \"$ARCHIVE/x.desktop\"'\n\
+         touch done.txt\n",
+        top = outside.file_name().unwrap().to_string_lossy(),
+    );
+    setup(&env, &script, "");
+    let r = env.pawl(&["run", "make done.txt"]);
+    let wrote_root = outside.join("rg.1").exists();
+    let _ = std::fs::remove_dir_all(outside);
+    if !can_sandbox(&r) {
+        return;
+    }
+    env.assert_end(&r, 0, "verified", 1);
+    assert!(
+        !wrote_root,
+        "unset, the target is under / and Landlock refuses it"
+    );
+    let rc = std::fs::read_to_string(env.home.join(".bashrc")).unwrap_or_default();
+    assert!(
+        rc.contains("persisted"),
+        "set to HOME, the step writes the user's shell rc: the sandbox does not contain it"
+    );
+    assert!(
+        env.home.join(".config/autostart/x.desktop").is_file(),
+        "an autostart entry under HOME is written too"
+    );
+}
+
 /// The crate the registry attack uses: its version and checksum as pawl's own lockfile has
 /// them (so the machine that builds pawl has it unpacked in its registry).
 fn locked_itoa() -> Option<(String, String)> {
