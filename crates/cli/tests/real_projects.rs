@@ -1275,3 +1275,262 @@ fn real_projects() {
     let bad = rows.iter().filter(|r| r.ok != Some(true)).count();
     assert_eq!(bad, 0, "{bad} rows not as expected (or not run)");
 }
+
+/// The projects the budget bench measures by default: one per ecosystem.
+const BUDGET_PROJECTS: &[(&str, &str)] = &[
+    ("Python", "py-humanize-inrepo-venv"),
+    ("Node", "node-hashids-npm-jest"),
+    ("Rust", "rust-walkdir-workspace"),
+    ("Go", "go-humanize-module"),
+];
+
+/// Each check log's duration (`# end: … after 2.710s`), by (check, step): the step is the
+/// number after the check's name in `<check>-<step>.log`.
+fn check_durations(logs: &Path) -> Vec<(String, u64, f64)> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(logs).into_iter().flatten().flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let Some(stem) = name.strip_suffix(".log") else {
+            continue;
+        };
+        let Some((check, step)) = stem.rsplit_once('-') else {
+            continue;
+        };
+        let Ok(step) = step.parse::<u64>() else {
+            continue;
+        };
+        let text = std::fs::read_to_string(e.path()).unwrap_or_default();
+        let secs = text
+            .lines()
+            .rev()
+            .find_map(|l| l.strip_prefix("# end: "))
+            .and_then(|l| l.rsplit_once(" after "))
+            .and_then(|(_, s)| s.trim_end_matches('s').parse::<f64>().ok());
+        if let Some(secs) = secs {
+            out.push((check.to_owned(), step, secs));
+        }
+    }
+    out.sort_by_key(|(_, step, _)| *step);
+    out
+}
+
+/// Runs `line` in the world's repository `n` times; the wall time of each, in seconds.
+fn timed_in_place(w: &World, line: &str, n: usize) -> Vec<f64> {
+    (0..n)
+        .map(|_| {
+            let t = Instant::now();
+            let _ = w.sh(line, false);
+            t.elapsed().as_secs_f64()
+        })
+        .collect()
+}
+
+/// One ecosystem's figures.
+struct Budget {
+    ecosystem: String,
+    project: String,
+    verdict: String,
+    place_first: f64,
+    place_warm: f64,
+    room_test: f64,
+    baseline: f64,
+    gate_ms: f64,
+    locked_ms: f64,
+    repeats_ms: f64,
+    probes_ms: f64,
+    check_runs: usize,
+    trees: usize,
+    run_secs: f64,
+    env_dirs: String,
+    env_mb: f64,
+    env_cold: f64,
+    env_warm: f64,
+    reflinks: bool,
+}
+
+/// Takes the world's environment into a fresh room beside it, twice: (dirs, MB, cold s, warm
+/// s, reflinks).
+fn room_preparation(w: &World) -> Result<(String, f64, f64, f64, bool), String> {
+    let repo = pawl_git::Repo::open(&w.repo).map_err(|e| e.to_string())?;
+    let tree = repo.tree_hash().map_err(|e| e.to_string())?;
+    let dir = cache_root().join("budget-room");
+    rm_rf(&dir);
+    let layout = pawl_verify::platform::Descriptors::builtin()
+        .map(|d| d.environment())
+        .unwrap_or_default();
+    let mut room = pawl_engine::room::Room::open(&repo, &dir).map_err(|e| e.to_string())?;
+    room.sync(&repo, &tree).map_err(|e| e.to_string())?;
+    let cold = room
+        .take_environment(&repo, &layout)
+        .map_err(|e| e.to_string())?;
+    let t = Instant::now();
+    room.take_environment(&repo, &layout)
+        .map_err(|e| e.to_string())?;
+    let warm = t.elapsed().as_secs_f64();
+    let dirs: Vec<String> = cold.items.iter().map(|i| i.dir.clone()).collect();
+    let bytes: u64 = cold.items.iter().map(|i| i.bytes).sum();
+    let reflinks = pawl_engine::room::env::reflinks_work(&dir);
+    rm_rf(&dir);
+    #[allow(clippy::cast_precision_loss)]
+    let mb = bytes as f64 / 1_048_576.0;
+    Ok((
+        dirs.join(", "),
+        mb,
+        cold.duration.as_secs_f64(),
+        warm,
+        reflinks,
+    ))
+}
+
+/// The budgets per ecosystem (issue 30 point 5), a benchmark: not a timed test, and not part
+/// of CI (its own command: `bash scripts/real-budgets.sh`, or `cargo test -p pawl-cli --test
+/// real_projects -- --ignored --nocapture real_budgets`; network only while the cache of
+/// `real_projects` is cold). For one real project per ecosystem ([`BUDGET_PROJECTS`];
+/// `PAWL_REAL_FILTER` picks others) it runs the honest agent through `pawl run` and then the
+/// project's own test command in place on the same fixed tree, and prints per ecosystem: the
+/// in-place run (first, then warm), the test check in pawl's room on the fixed tree and its
+/// ratio to the warm in-place run (the budget: 1.3×), the whole verification (the sealed
+/// checks on the run's tree plus the locked run: repeats and probes) against the in-place run,
+/// the check runs after the step and the distinct trees verified, the cold baseline (the
+/// checks on the pre-run tree in a new room, its environment taken cold), and the room's
+/// preparation (its environment taken into a new room, cold and warm, with or without
+/// reflinks). Asserts nothing about the figures: it fails only when a project cannot be run.
+#[test]
+#[ignore = "benchmark on real projects, its own command: bash scripts/real-budgets.sh"]
+fn real_budgets() {
+    let filter = std::env::var("PAWL_REAL_FILTER").ok();
+    let recipes: Vec<Recipe> = load_recipes()
+        .into_iter()
+        .map(|r| r.unwrap_or_else(|e| panic!("{e}")))
+        .filter(|r| match &filter {
+            Some(f) => r.id.contains(f.as_str()),
+            None => BUDGET_PROJECTS.iter().any(|(_, id)| *id == r.id),
+        })
+        .collect();
+    assert!(!recipes.is_empty(), "no project selected");
+    let mut rows = Vec::new();
+    for recipe in &recipes {
+        let ecosystem = BUDGET_PROJECTS
+            .iter()
+            .find(|(_, id)| *id == recipe.id)
+            .map_or_else(|| recipe.setup_kind.clone(), |(e, _)| (*e).to_owned());
+        let prepared = match prepare(recipe) {
+            Ok(p) => p,
+            Err(e) => panic!("{}: not prepared: {e}", recipe.id),
+        };
+        let started = Instant::now();
+        let (verdict, _, detail) =
+            run_agent(recipe, &prepared, "honest").unwrap_or_else(|e| panic!("{}: {e}", recipe.id));
+        eprintln!("[budget] {}: {verdict} ({detail})", recipe.id);
+        let run_secs = started.elapsed().as_secs_f64();
+        let w = World::at(recipe);
+        // Step 0 is `pawl init`'s dry preflight, not the run's.
+        let logs: Vec<(String, u64, f64)> = check_durations(&w.repo.join(".pawl/logs"))
+            .into_iter()
+            .filter(|(_, step, _)| *step != 0)
+            .collect();
+        let first_step = logs.first().map_or(0, |(_, s, _)| *s);
+        let baseline: f64 = logs
+            .iter()
+            .filter(|(_, s, _)| *s == first_step)
+            .map(|(_, _, d)| d)
+            .sum();
+        let after: Vec<&(String, u64, f64)> =
+            logs.iter().filter(|(_, s, _)| *s != first_step).collect();
+        let report: serde_json::Value =
+            serde_json::from_slice(&w.pawl().args(["report", "--json"]).output().unwrap().stdout)
+                .unwrap_or(serde_json::Value::Null);
+        // The verification's own test check (its log, as the report names it).
+        let test_log = report["checks"]
+            .as_array()
+            .and_then(|c| c.iter().find(|c| c["name"] == "test"))
+            .and_then(|c| c["log"].as_str())
+            .and_then(|l| Path::new(l).file_stem())
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let room_test = logs
+            .iter()
+            .find(|(c, step, _)| format!("{c}-{step}") == test_log)
+            .map_or(0.0, |(_, _, d)| *d);
+        let locked = &report["locked"];
+        let cost = |k: &str| locked["cost"][k].as_f64().unwrap_or(0.0);
+        let trees = {
+            let mut t = vec![locked["tree"].as_str().unwrap_or("")];
+            if cost("new_tests_ms") > 0.0 {
+                t.push(locked["base_tree"].as_str().unwrap_or(""));
+            }
+            t.sort_unstable();
+            t.dedup();
+            t.len()
+        };
+        // The project's own test command in place on the same fixed tree (the agent's fix is
+        // in the live tree): the first run builds what the fix changed, the next are warm.
+        let place = timed_in_place(&w, &recipe.test, 3);
+        let place_warm = place[1..].iter().copied().fold(f64::INFINITY, f64::min);
+        let (env_dirs, env_mb, env_cold, env_warm, reflinks) =
+            room_preparation(&w).unwrap_or_else(|e| (format!("error: {e}"), 0.0, 0.0, 0.0, false));
+        let row = Budget {
+            ecosystem,
+            project: recipe.id.clone(),
+            verdict,
+            place_first: place[0],
+            place_warm,
+            room_test,
+            baseline,
+            gate_ms: cost("gate_ms"),
+            locked_ms: cost("total_ms"),
+            repeats_ms: cost("repeats_ms"),
+            probes_ms: cost("probes_ms"),
+            check_runs: after.len(),
+            trees,
+            run_secs,
+            env_dirs,
+            env_mb,
+            env_cold,
+            env_warm,
+            reflinks,
+        };
+        eprintln!("[budget] {}: done", row.project);
+        rows.push(row);
+    }
+    let mut s = String::from(
+        "| ecosystem | project | verdict | in place (first / warm) | test check in the room | ratio | whole verification (gate + locked: repeats, probes) | ratio | check runs after the step / trees | cold baseline | `pawl run` | room environment (cold / warm) |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+    );
+    for r in &rows {
+        let whole = (r.gate_ms + r.locked_ms) / 1000.0;
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {:.1} s / {:.1} s | {:.1} s | {:.2}× | {:.1} s ({:.1} + {:.1}: {:.1}, {:.1}) | {:.2}× | {} / {} | {:.1} s | {:.0} s | {} {:.0} MB: {:.2} s / {:.2} s ({}) |",
+            r.ecosystem,
+            r.project,
+            r.verdict,
+            r.place_first,
+            r.place_warm,
+            r.room_test,
+            r.room_test / r.place_warm,
+            whole,
+            r.gate_ms / 1000.0,
+            r.locked_ms / 1000.0,
+            r.repeats_ms / 1000.0,
+            r.probes_ms / 1000.0,
+            whole / r.place_warm,
+            r.check_runs,
+            r.trees,
+            r.baseline,
+            r.run_secs,
+            if r.env_dirs.is_empty() {
+                "—"
+            } else {
+                r.env_dirs.as_str()
+            },
+            r.env_mb,
+            r.env_cold,
+            r.env_warm,
+            if r.reflinks { "reflinks" } else { "copied" },
+        );
+    }
+    println!("\n{s}");
+    if let Ok(path) = std::env::var("PAWL_REAL_REPORT") {
+        std::fs::write(path, &s).unwrap();
+    }
+}

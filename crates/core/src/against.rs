@@ -207,6 +207,73 @@ pub fn judge(
     }
 }
 
+/// How re-checking a finished run ends (`pawl verify --run <id>`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RecheckVerdict {
+    /// The run ended done, and its sealed checks hold again on its final tree: each passes, or
+    /// is no worse than at the baseline, as the verification judged it.
+    Confirmed,
+    /// The run ended done, but a sealed check fails on its final tree and is not no worse.
+    FalseDone,
+    /// The re-check could not be made, or there is no "done" to confirm.
+    Unverifiable,
+}
+
+/// One sealed check as a re-check saw it.
+#[derive(Debug, Clone)]
+pub struct Rechecked<'a> {
+    pub name: &'a str,
+    pub passed: bool,
+    /// A failed check that failed at the baseline too (both by exiting): its judgement against
+    /// the baseline ([`judge`]). `None`: it passed at the baseline, or did not end by exiting.
+    pub against: Option<&'a Judgement>,
+}
+
+/// The re-check's rule is the verification's: a sealed check holds when it passes, or when it
+/// failed at the baseline and is no worse now (the same items or fewer). A done run whose
+/// checks all hold is confirmed; one with a check that does not is a false "done". The reason
+/// names the checks kept as no worse, or those that fail now (with what is worse).
+pub fn recheck(
+    done: bool,
+    status: &str,
+    tree: &str,
+    checks: &[Rechecked<'_>],
+) -> (RecheckVerdict, String) {
+    if !done {
+        return (
+            RecheckVerdict::Unverifiable,
+            format!("the run did not end done (status {status}): there is no \"done\" to confirm"),
+        );
+    }
+    let mut kept = Vec::new();
+    let mut failing = Vec::new();
+    for c in checks.iter().filter(|c| !c.passed) {
+        match c.against {
+            Some(j) if j.passes() => kept.push(j.describe(c.name)),
+            Some(j) => failing.push(j.describe(c.name)),
+            None => failing.push(c.name.to_owned()),
+        }
+    }
+    if !failing.is_empty() {
+        return (
+            RecheckVerdict::FalseDone,
+            format!(
+                "the run ended done, but on its final tree these fail now: {}",
+                failing.join(", ")
+            ),
+        );
+    }
+    let mut why = format!("every sealed check passes again on tree {tree}");
+    if !kept.is_empty() {
+        why = format!(
+            "every sealed check holds again on tree {tree} (passes, or is no worse than at the baseline: {})",
+            kept.join("; ")
+        );
+    }
+    (RecheckVerdict::Confirmed, why)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -353,5 +420,45 @@ mod tests {
             one_fixed.describe("lint"),
             "lint (clippy): 3 pre-existing item(s) before, 2 after (1 fixed)"
         );
+    }
+    /// The re-check judges as the verification: pre-existing items kept confirm, a new one
+    /// does not, nor does a check that passed at the baseline and fails now.
+    #[test]
+    fn a_recheck_holds_a_check_no_worse_than_the_baseline() {
+        let b = items("a@x#m b@x#m");
+        let same = judge(Some(&b), Some(&b), &|_| false, &|_| false);
+        let worse = judge(
+            Some(&b),
+            Some(&items("a@x#m b@x#m d@x#m")),
+            &|_| false,
+            &|_| false,
+        );
+        let test = Rechecked {
+            name: "test",
+            passed: true,
+            against: None,
+        };
+        let lint = |against| Rechecked {
+            name: "lint",
+            passed: false,
+            against,
+        };
+        let (v, why) = recheck(true, "done", "t1", &[test.clone(), lint(Some(&same))]);
+        assert_eq!(v, RecheckVerdict::Confirmed, "{why}");
+        assert!(
+            why.contains("lint (clippy): 2 pre-existing item(s) before, the same 2 after"),
+            "{why}"
+        );
+        let (v, why) = recheck(true, "done", "t1", &[test.clone(), lint(Some(&worse))]);
+        assert_eq!(v, RecheckVerdict::FalseDone, "{why}");
+        assert!(why.contains("1 new item(s): clippy d x: m"), "{why}");
+        let (v, why) = recheck(true, "done", "t1", &[test.clone(), lint(None)]);
+        assert_eq!(v, RecheckVerdict::FalseDone, "{why}");
+        assert!(why.ends_with("fail now: lint"), "{why}");
+        let (v, why) = recheck(true, "done", "t1", std::slice::from_ref(&test));
+        assert_eq!(v, RecheckVerdict::Confirmed);
+        assert_eq!(why, "every sealed check passes again on tree t1");
+        let (v, _) = recheck(false, "failed", "t1", &[test, lint(Some(&same))]);
+        assert_eq!(v, RecheckVerdict::Unverifiable);
     }
 }

@@ -202,6 +202,90 @@ pub struct ProvingTest<'a> {
     pub exercises: &'a [String],
 }
 
+/// A check's test counts, as its runner reported them (issue 32 point 2: what a run whose
+/// runner names no test is judged by).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TestCounts {
+    pub passed: u64,
+    pub failed: u64,
+    pub skipped: u64,
+}
+
+impl TestCounts {
+    pub fn total(&self) -> u64 {
+        self.passed + self.failed + self.skipped
+    }
+}
+
+/// The locked tree runs the baseline's tests with only the run's product changes: judged by
+/// counts (the runner names no test, so no test can be shown missing or skipped by its id),
+/// it must count as many tests as the baseline (or more) and skip exactly as many. Fewer or
+/// more skipped, or fewer counted, is what code that skips or hides a test at import looks
+/// like: the words naming both counts (none: it holds).
+pub fn counts_differ(before: TestCounts, now: TestCounts) -> Vec<String> {
+    let mut why = Vec::new();
+    if now.skipped != before.skipped {
+        why.push(format!(
+            "judged by counts: {} skipped where the baseline skipped {}",
+            now.skipped, before.skipped
+        ));
+    }
+    if now.total() < before.total() {
+        why.push(format!(
+            "judged by counts: {} tests counted where the baseline counted {}",
+            now.total(),
+            before.total()
+        ));
+    }
+    why
+}
+
+#[cfg(test)]
+mod counts_tests {
+    use super::*;
+
+    #[test]
+    fn counts_block_a_change_of_skips_or_fewer_tests() {
+        let c = |passed, failed, skipped| TestCounts {
+            passed,
+            failed,
+            skipped,
+        };
+        for (before, now, words) in [
+            (c(1, 1, 0), c(2, 0, 0), vec![]),
+            // More counted (a parametrised case the product generates) is no finding.
+            (c(1, 1, 0), c(3, 0, 0), vec![]),
+            (c(1, 1, 1), c(2, 0, 1), vec![]),
+            (
+                c(1, 1, 0),
+                c(0, 0, 1),
+                vec![
+                    "judged by counts: 1 skipped where the baseline skipped 0",
+                    "judged by counts: 1 tests counted where the baseline counted 2",
+                ],
+            ),
+            (
+                c(1, 1, 0),
+                c(1, 0, 1),
+                vec!["judged by counts: 1 skipped where the baseline skipped 0"],
+            ),
+            // Fewer skipped: a skip the product code removed is as much a change.
+            (
+                c(1, 1, 1),
+                c(3, 0, 0),
+                vec!["judged by counts: 0 skipped where the baseline skipped 1"],
+            ),
+            (
+                c(1, 1, 0),
+                c(1, 0, 0),
+                vec!["judged by counts: 1 tests counted where the baseline counted 2"],
+            ),
+        ] {
+            assert_eq!(counts_differ(before, now), words, "{before:?} → {now:?}");
+        }
+    }
+}
+
 /// Which of the run's proving new tests count as proof of a goal that names `symbols` (issue 32
 /// point 3): every one when the goal names none; otherwise only those that exercise one of them.
 /// When some prove but none counts, and nothing else proves the goal (`other_proof`), the

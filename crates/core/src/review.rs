@@ -98,6 +98,10 @@ pub enum Verdict {
     NoAnswer { why: String },
     /// The session changed the repository's tree: its answer is not read.
     ChangedTree { why: String },
+    /// The run was stopped or cancelled while the reviewer worked (or before it started): its
+    /// session was ended, and the verification did not finish — the run ends with the stop's
+    /// reason, and its next verification of this tree asks again.
+    Stopped { why: String },
 }
 
 impl Verdict {
@@ -152,6 +156,9 @@ impl Verdict {
             Verdict::ChangedTree { why } => vec![format!(
                 "{who} changed the repository's tree ({why}): its answer is not used, and the tree is not the one verified"
             )],
+            Verdict::Stopped { why } => vec![format!(
+                "{who} did not answer: {why}; the verification did not finish"
+            )],
         }
     }
 
@@ -162,6 +169,7 @@ impl Verdict {
             Verdict::Flagged { .. } => "flagged",
             Verdict::NoAnswer { .. } => "no_answer",
             Verdict::ChangedTree { .. } => "changed_tree",
+            Verdict::Stopped { .. } => "stopped",
         }
     }
 }
@@ -203,6 +211,16 @@ pub fn prompt(goal: &str, findings: &[String], diff: &str) -> String {
     )
 }
 
+/// The prompt of the one more session asked when an answer could not be used (`why`): the same
+/// question, told what was wrong with the last answer.
+pub fn prompt_again(prompt: &str, why: &str) -> String {
+    format!(
+        "{prompt}\n## Your last answer could not be used\nA reviewer session was asked this before and its \
+         answer could not be read: {why}. Answer the question above again, ending with ONE fenced ```json \
+         block holding only the JSON object of the schema.\n"
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -240,6 +258,11 @@ mod tests {
         let v = Verdict::of(Ok(clear), Some("calc.py changed".into()));
         assert_eq!(v.word(), "changed_tree");
         assert_eq!(v.findings(None).len(), 1);
+        let v = Verdict::Stopped {
+            why: "the run was stopped".into(),
+        };
+        assert_eq!(v.word(), "stopped");
+        assert!(v.findings(None)[0].contains("did not finish"));
         let v = Verdict::of(Err("no json block".into()), None);
         assert_eq!(v.word(), "no_answer");
         assert!(v.findings(Some("s2"))[0].contains("session s2"));
@@ -278,5 +301,9 @@ mod tests {
         let p = prompt("fix add", &["a finding\nwith a hunk".into()], "+x");
         assert!(p.starts_with("[pawl role: independent-reviewer]"));
         assert!(p.contains("- a finding\n  with a hunk"));
+        // Asked again: the same question, and what was wrong with the last answer.
+        let again = prompt_again(&p, "no fenced JSON block");
+        assert!(again.starts_with(&p));
+        assert!(again.contains("could not be read: no fenced JSON block"));
     }
 }

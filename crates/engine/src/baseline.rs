@@ -33,6 +33,10 @@ pub struct BaselineCheck {
     /// against (`pawl_core::against`). `None` when it passed or its output could not be read.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub items: Option<Vec<pawl_core::against::FailureItem>>,
+    /// The runner's counts (`None`: none parsed, or a hidden check): what a locked run judged
+    /// by counts is compared with (`pawl_core::proof::counts_differ`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counts: Option<pawl_core::proof::TestCounts>,
 }
 
 /// The sealed checks on the pre-run tree.
@@ -119,6 +123,10 @@ pub fn runner_for(ws: &Workspace, seal: &Seal, step: u64) -> RunnerConfig {
     }
     cfg.env.extend(crate::workspace::check_env());
     cfg.containment = ws.containment.clone();
+    // The run's copy of the package stores, read-only and offline (`room::stores`).
+    if let Some(room) = &ws.room {
+        crate::room::stores::bind_for_checks(&mut cfg, room, &seal.env);
+    }
     cfg
 }
 
@@ -141,8 +149,28 @@ pub fn take(ws: &Workspace, seal: &Seal) -> Result<Baseline, BaselineError> {
             let id = pawl_git::TreeHash::new(tree.clone())
                 .ok_or_else(|| BaselineError::Room(format!("not a tree id: {tree}")))?;
             room.sync(&repo, &id)?;
+            // The seal's copy of the cargo registry entries the tree locks, which every check
+            // of the run reads instead of the user's registry (`room::stores`).
+            if let (Ok(lock), Some(registry)) = (
+                std::fs::read_to_string(room.root().join("Cargo.lock")),
+                crate::room::stores::cargo_registry(&seal.env),
+            ) {
+                let store = crate::room::stores::cargo_store(dir);
+                // A copy that fails is no copy, nor is one that cannot hold every locked
+                // crate: the checks read the user's registry as before.
+                if !matches!(
+                    crate::room::stores::take_cargo(&lock, &registry, &store),
+                    Ok(Some(_))
+                ) {
+                    let _ = std::fs::remove_dir_all(&store);
+                }
+            } else {
+                let _ = std::fs::remove_dir_all(crate::room::stores::cargo_store(dir));
+            }
             room.take_environment(&repo, &layout)?;
             room.seal_outside(&seal.env, repo.root())?;
+            // Made again: the store it bound may have changed just now.
+            cfg = runner_for(ws, seal, step);
             cfg.in_room(ws.checks_path(), room.root());
             // A declared `[room] setup` for a project with no environment directory: run once
             // per dependency-manifest digest.
@@ -250,6 +278,15 @@ pub fn take(ws: &Workspace, seal: &Seal) -> Result<Baseline, BaselineError> {
                 .filter(|_| shown && !r.passed)
                 .map(|f| f.message.clone()),
             items: r.items.clone().filter(|_| shown),
+            counts: r
+                .tests
+                .as_ref()
+                .filter(|_| shown)
+                .map(|t| pawl_core::proof::TestCounts {
+                    passed: t.passed,
+                    failed: t.failed,
+                    skipped: t.skipped,
+                }),
         });
     }
     Ok(Baseline {

@@ -344,9 +344,23 @@ fn reviewer_markdown(r: &ReviewerSummary) -> String {
         pawl_core::review::Verdict::ChangedTree { why } => {
             format!("its session changed the tree ({why}): answer not used")
         }
+        pawl_core::review::Verdict::Stopped { why } => {
+            format!("ended before it answered ({why}): asked again when the run resumes")
+        }
     };
+    let again: String = s
+        .malformed
+        .iter()
+        .map(|m| {
+            format!(
+                "; asked again after session {} gave an answer that could not be used ({})",
+                m.session_id.as_deref().unwrap_or("(none)"),
+                m.why
+            )
+        })
+        .collect();
     format!(
-        "{head}- {} session {} on tree {}: **{}** — {said}{}\n",
+        "{head}- {} session {} on tree {}: **{}** — {said}{again}{}\n",
         if s.agent.is_empty() { "no" } else { &s.agent },
         s.session_id.as_deref().unwrap_or("(none)"),
         s.tree,
@@ -809,6 +823,8 @@ fn verdict(
                                 "says the change special-cases the tests or the environment",
                             Some(pawl_core::review::Verdict::ChangedTree { .. }) =>
                                 "changed the tree during its session",
+                            Some(pawl_core::review::Verdict::Stopped { .. }) =>
+                                "was ended by the run's stop before it answered",
                             _ => "gave no answer pawl can use",
                         },
                         r.findings.len()

@@ -17,6 +17,7 @@
 //! | `env.json` | the environment taken at the seal ([`env`]) |
 //! | `env-seal/` | the seal's environment, kept once `[room] setup` rebuilt it ([`setup`]) |
 //! | `downloads/` | the package managers' downloads during a setup ([`setup::DOWNLOADS`]) |
+//! | `stores/` | the run's copy of the package stores outside the repository its checks read (cargo's registry: [`stores`]) |
 //! | `scratch/` | the checks' overlay layers (pawl-process's `sandbox::check::ROOM_SCRATCH`), emptied at every sync |
 //!
 //! A sync ([`Room::sync`]) starts a verification from the seal's snapshot: it leaves `tree/`'s
@@ -51,6 +52,7 @@
 pub mod env;
 pub mod preflight;
 pub mod setup;
+pub mod stores;
 
 use std::fs;
 use std::io;

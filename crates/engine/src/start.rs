@@ -208,6 +208,7 @@ mod tests {
             failing: failing.iter().map(|s| s.to_string()).collect(),
             first_failure: None,
             items: None,
+            counts: None,
         }
     }
 

@@ -406,8 +406,14 @@ fn conclude(
         // A sub-loop's goal is passing checks; the run's end judges the tests and the proof.
         // (as do passing checks that depend on the run's other changes, and a proof whose
         // deciding tests answered differently when repeated: the user decides)
+        // A verification the run's stop or cancel cut short (its reviewer ended unasked or
+        // killed) did not finish: it ends nothing, and the stop or cancel does.
         for_review: if !s.until_checks_pass
             && matches!(outcome, Some(Outcome::Review | Outcome::Nondeterministic))
+            && !s
+                .report
+                .and_then(|r| r.reviewer.as_ref())
+                .is_some_and(|r| r.stopped())
         {
             s.report
                 .and_then(|r| r.proof.as_ref())

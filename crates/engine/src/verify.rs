@@ -208,11 +208,12 @@ fn runner_config(ws: &Workspace, plan: &Plan, step: u64) -> RunnerConfig {
             cfg.logs_dir = ws.state_dir.join("logs");
             cfg.timeout = plan.timeout;
             cfg.env = check_env();
+            cfg.containment = ws.containment.clone();
             cfg
         }
     };
+    // (A sealed run's containment is `runner_for`'s: it binds the run's package stores.)
     cfg.jobs = plan.jobs;
-    cfg.containment = ws.containment.clone();
     cfg
 }
 
@@ -558,40 +559,60 @@ fn against_baseline(
     if baseline.checks.iter().all(|c| c.passed) {
         return Ok(());
     }
-    let anchoring = crate::anchors::of_run(&ws.root, &run.goal, &baseline);
-    let changed = ChangedSinceBaseline::new(&ws.root, &baseline.tree, tree);
+    let against = AgainstBaseline::new(ws, run, &baseline, tree);
     for item in items
         .iter_mut()
         .filter(|i| !i.passed() && i.skipped.is_none())
     {
-        let Some(before) = baseline
-            .check(&item.name)
-            .filter(|b| !b.passed && b.end == "exited")
-        else {
+        let Some(now) = runs.iter().find(|r| r.check.name == item.name) else {
             continue;
         };
-        let Some(now) = runs
-            .iter()
-            .find(|r| r.check.name == item.name && r.end.kind() == "exited")
-        else {
-            continue;
-        };
-        let name = item.name.clone();
-        let targeted = |i: &pawl_core::against::FailureItem| anchoring.targets_item(&name, i);
-        let j = pawl_core::against::judge(
-            before.items.as_deref(),
-            now.items.as_deref(),
-            &targeted,
-            &|f| changed.contains(f),
-        );
-        if let pawl_core::against::Judgement::NoWorse { kept, .. } = &j {
+        if let Some(j @ pawl_core::against::Judgement::NoWorse { kept, .. }) = &against.judge(now) {
             item.no_worse = Some(NoWorse {
-                summary: j.describe(&name),
+                summary: j.describe(&item.name),
                 kept: kept.clone(),
             });
         }
     }
     Ok(())
+}
+
+/// The no-worse rule of one run (the verification's, the re-check's): its baseline, what its
+/// goal targets, and the files its tree changed since the baseline.
+pub(crate) struct AgainstBaseline<'a> {
+    baseline: &'a Baseline,
+    anchoring: pawl_core::spec::facts::Anchoring,
+    changed: ChangedSinceBaseline<'a>,
+}
+
+impl<'a> AgainstBaseline<'a> {
+    pub(crate) fn new(ws: &'a Workspace, run: &Run, baseline: &'a Baseline, tree: &'a str) -> Self {
+        AgainstBaseline {
+            baseline,
+            anchoring: crate::anchors::of_run(&ws.root, &run.goal, baseline),
+            changed: ChangedSinceBaseline::new(&ws.root, &baseline.tree, tree),
+        }
+    }
+
+    /// A check that fails now, judged against the baseline: `None` when it passed at the
+    /// baseline, or either run did not end by exiting (not compared).
+    pub(crate) fn judge(&self, now: &CheckRun) -> Option<pawl_core::against::Judgement> {
+        if now.passed || now.end.kind() != "exited" {
+            return None;
+        }
+        let before = self
+            .baseline
+            .check(&now.check.name)
+            .filter(|b| !b.passed && b.end == "exited")?;
+        let name = now.check.name.clone();
+        let targeted = |i: &pawl_core::against::FailureItem| self.anchoring.targets_item(&name, i);
+        Some(pawl_core::against::judge(
+            before.items.as_deref(),
+            now.items.as_deref(),
+            &targeted,
+            &|f| self.changed.contains(f),
+        ))
+    }
 }
 
 /// The files a tree changed since the baseline's, read from git once and only when asked (a
@@ -883,7 +904,7 @@ impl GateVerifier {
             .last_event(&run.id, EventKind::Verification)?
             .and_then(|e| serde_json::from_value::<VerifyReport>(e.data).ok())
             .and_then(|r| r.reviewer)
-            .filter(|r| r.tree == tree);
+            .filter(|r| r.tree == tree && !r.stopped());
         if prior.is_some() {
             return Ok(prior);
         }
@@ -906,9 +927,19 @@ impl GateVerifier {
             .chain(proven.noted.iter())
             .cloned()
             .collect();
+        // A cancellation (`pawl cancel`, the store's) ends the session too; a stop reaches it
+        // through the run's control (`AgentReviewer::stopped_by`).
+        let halt = || {
+            store
+                .run(&run.id)
+                .ok()
+                .filter(|r| r.status == pawl_core::model::RunStatus::Cancelled)
+                .map(|_| "the run was cancelled (`pawl cancel`)".to_owned())
+        };
         Ok(Some(reviewer::review(
             asker.as_mut(),
             &reviewer::Input {
+                halt: &halt,
                 root: &self.ws.root,
                 goal: &run.goal,
                 base: &baseline.tree,
@@ -1662,17 +1693,7 @@ fn prove_on_base(ws: &Workspace, run: &Run, v: &Verification, base: &str) -> Vec
         .collect()
 }
 
-/// What re-checking a finished run found.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum RecheckVerdict {
-    /// The run ended done, and its sealed checks pass again on its final tree.
-    Confirmed,
-    /// The run ended done, but a sealed check fails on its final tree.
-    FalseDone,
-    /// The re-check could not be made (see `why`).
-    Unverifiable,
-}
+pub use pawl_core::against::RecheckVerdict;
 
 /// `pawl verify --run <id>` on a finished run.
 #[derive(Debug, Clone, Serialize)]
@@ -1750,32 +1771,33 @@ pub fn recheck(ws: &Workspace, store: &mut Store, run: &Run) -> Result<Recheck, 
         .iter()
         .map(|r| (r.check.name.clone(), r.passed, r.end.describe()))
         .collect();
-    let failing: Vec<&str> = results
-        .iter()
-        .filter(|(_, ok, _)| !ok)
-        .map(|(n, _, _)| n.as_str())
-        .collect();
-    let done = run.status == pawl_core::model::RunStatus::Done;
-    let (verdict, why) = match (done, failing.is_empty()) {
-        (true, true) => (
-            RecheckVerdict::Confirmed,
-            format!("every sealed check passes again on tree {}", last.tree_hash),
-        ),
-        (true, false) => (
-            RecheckVerdict::FalseDone,
-            format!(
-                "the run ended done, but on its final tree these fail now: {}",
-                failing.join(", ")
-            ),
-        ),
-        (false, _) => (
-            RecheckVerdict::Unverifiable,
-            format!(
-                "the run did not end done (status {}): there is no \"done\" to confirm",
-                run.status
-            ),
-        ),
+    // Judged as the verification judged it: a check that failed at the baseline passes when it
+    // is no worse (`pawl_core::against`), not by its exit code alone.
+    let baseline = store
+        .last_event(&run.id, EventKind::Baseline)?
+        .and_then(|e| serde_json::from_value::<Baseline>(e.data).ok());
+    let judgements: Vec<Option<pawl_core::against::Judgement>> = match &baseline {
+        Some(b) if runs.iter().any(|r| !r.passed) => {
+            let against = AgainstBaseline::new(ws, run, b, &last.tree_hash);
+            runs.iter().map(|r| against.judge(r)).collect()
+        }
+        _ => vec![None; runs.len()],
     };
+    let rechecked: Vec<pawl_core::against::Rechecked<'_>> = runs
+        .iter()
+        .zip(&judgements)
+        .map(|(r, j)| pawl_core::against::Rechecked {
+            name: &r.check.name,
+            passed: r.passed,
+            against: j.as_ref(),
+        })
+        .collect();
+    let (verdict, why) = pawl_core::against::recheck(
+        run.status == pawl_core::model::RunStatus::Done,
+        &run.status.to_string(),
+        &last.tree_hash,
+        &rechecked,
+    );
     store.append_event(
         Some(&run.id),
         EventKind::Recheck,

@@ -106,6 +106,13 @@ pub struct SandboxSpec {
     /// Each gets a fresh, empty, writable tmpfs, gone with the child (private temp dirs).
     #[serde(default)]
     pub private_tmp: Vec<PathBuf>,
+    /// Directories under a private temp dir still seen at their path in it, read-only: a
+    /// HOME or tool cache under `/tmp` (scratch clones, CI jobs, tests), bound from the
+    /// machine's into the fresh tmpfs. The check's working directory is kept there too
+    /// (writable), and the room is mounted there at [`SandboxSpec::room_at`]; nothing else of
+    /// the machine's temp dir is.
+    #[serde(default)]
+    pub shown_in_tmp: Vec<PathBuf>,
     /// Each is seen copy-on-write: its contents readable, writes land in a private layer
     /// discarded with the child (caches: `~/.cache`, `~/.npm`). Needs mounts.
     #[serde(default)]
@@ -185,6 +192,7 @@ impl SandboxSpec {
         !(self.read_only.is_empty()
             && self.hidden.is_empty()
             && self.private_tmp.is_empty()
+            && self.shown_in_tmp.is_empty()
             && self.cow.is_empty()
             && self.binds.is_empty()
             && !self.room_mounted())
@@ -300,6 +308,11 @@ impl Enforced {
                 } else {
                     Vec::new()
                 },
+                shown_in_tmp: if self.private_tmp {
+                    s.shown_in_tmp.clone()
+                } else {
+                    Vec::new()
+                },
                 binds: if self.private_tmp {
                     s.binds.clone()
                 } else {
@@ -333,7 +346,9 @@ impl Enforced {
             gaps.push("pawl's state hidden (readable: the evidence key, logs, the rooms)");
         }
         if s.private_tmp.is_empty() {
-            gaps.push("private temp dirs (the shared /tmp is readable and writable)");
+            gaps.push(
+                "private temp dirs (the machine's /tmp, /var/tmp and /dev/shm are shared with every check and the agent, readable and writable, and so is what lies there: a repository or HOME under /tmp)",
+            );
         }
         if !s.landlock {
             gaps.push("Landlock (writes are not limited to the room)");

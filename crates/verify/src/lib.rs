@@ -42,6 +42,7 @@ pub mod protect;
 pub mod report;
 pub mod roles;
 pub mod runner;
+pub mod script;
 pub mod select;
 pub mod shell;
 pub mod syntax;

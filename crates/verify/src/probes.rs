@@ -16,8 +16,9 @@
 //!   argument of another type) is named by the compiler's line and left out ([`error_lines`]).
 //!   Multiple results: Go's `(v, err)` answers `v`, or raises with a non-nil `err`; Rust's
 //!   `Ok(v)` answers `v`, `Err(e)` raises.
-//! - Shell: one process per call, `sh -c '. ./lib.sh; f "$@"'` with the arguments as arguments;
-//!   the answer is the printed text without its trailing newlines (what `"$(f a b)"` sees).
+//! - Shell: one process per call, `sh -c '. ./lib.sh; f "$@"'` with the arguments as arguments,
+//!   by the shell the tests run the script under ([`shell_for`]); the answer is the printed text
+//!   without its trailing newlines (what `"$(f a b)"` sees).
 //!
 //! An answer must be plain data (numbers, strings, booleans, null, lists and maps of these);
 //! anything else (an object with its own equality, a subclass) answers as raising
@@ -307,6 +308,61 @@ pub fn batch(runtime: Runtime, interpreter: &str, calls: &[Call], nonce: &str) -
         stdin: src.into_bytes(),
         cwd: None,
     })
+}
+
+/// The shells a shell probe may source a script with, by the name a check's command, a `#!`
+/// line or the file's extension gives: (name, program). `bats` runs its tests, and what they
+/// load, under bash.
+const SHELLS: &[(&str, &str)] = &[
+    ("bash", "bash"),
+    ("bats", "bash"),
+    ("zsh", "zsh"),
+    ("ksh", "ksh"),
+    ("mksh", "mksh"),
+    ("dash", "dash"),
+    ("sh", "/bin/sh"),
+];
+
+fn shell_named(word: &str) -> Option<&'static str> {
+    let name = word.rsplit('/').next().unwrap_or(word);
+    SHELLS.iter().find(|(n, _)| *n == name).map(|(_, p)| *p)
+}
+
+/// The shell a probe sources the script `file` (its text `text`) with: the one its tests run it
+/// under, so that the script reads as it does under test (`${BASH_SOURCE[0]}`, `[[ ]]` and
+/// arrays are errors to a POSIX `sh` such as dash). In order: the shell a check's command runs
+/// (`bash test/test_semver.sh`, `bats test/`; a shell other than `sh` first, as `sh -c "bash
+/// t.sh"` runs bash), the file's own `#!` line, a `.bash` extension, else `/bin/sh`.
+pub fn shell_for(file: &str, text: &str, checks: &[&str]) -> &'static str {
+    let mut named: Vec<&'static str> = Vec::new();
+    for c in checks {
+        for w in c.split(|ch: char| {
+            ch.is_whitespace() || matches!(ch, ';' | '&' | '|' | '(' | ')' | '\'' | '"')
+        }) {
+            if let Some(p) = shell_named(w) {
+                named.push(p);
+            }
+        }
+    }
+    if let Some(p) = named.iter().find(|p| **p != "/bin/sh").or(named.first()) {
+        return p;
+    }
+    if let Some(line) = text.lines().next().and_then(|l| l.strip_prefix("#!")) {
+        let mut parts = line.split_whitespace();
+        let first = parts.next().unwrap_or("");
+        let program = if first.rsplit('/').next() == Some("env") {
+            parts.find(|w| !w.starts_with('-')).unwrap_or("")
+        } else {
+            first
+        };
+        if let Some(p) = shell_named(program) {
+            return p;
+        }
+    }
+    if file.ends_with(".bash") {
+        return "bash";
+    }
+    "/bin/sh"
 }
 
 /// A shell call: the file sourced, the function called with the arguments as words.
@@ -1024,6 +1080,69 @@ mod tests {
         if let Some(out) = run(&p, dir.path()) {
             assert_eq!(read_shell(&out), Answer::Value(json!("5")));
         }
+    }
+
+    /// The probe sources a script with the shell its tests run it under (the fixture
+    /// `sh-honest-new-lib`: under dash, `${BASH_SOURCE[0]}` is a bad substitution and the
+    /// script answered nothing where its tests, run by bash, pass).
+    #[test]
+    fn a_shell_probe_runs_the_script_under_the_tests_shell() {
+        use serde_json::json;
+        let rows: &[(&str, &str, &[&str], &str)] = &[
+            (
+                "semver.sh",
+                "bump() { :; }\n",
+                &["bash test/test_semver.sh"],
+                "bash",
+            ),
+            ("semver.sh", "bump() { :; }\n", &["bats test/"], "bash"),
+            ("semver.sh", "", &["sh -c \"bash t.sh\""], "bash"),
+            ("semver.sh", "", &["/usr/bin/zsh t.sh"], "zsh"),
+            ("semver.sh", "#!/bin/bash\n", &["sh t.sh"], "/bin/sh"),
+            ("semver.sh", "#!/usr/bin/env bash\n", &["make test"], "bash"),
+            ("semver.sh", "#!/usr/bin/env -S ksh\n", &[], "ksh"),
+            ("semver.bash", "", &["make test"], "bash"),
+            ("semver.sh", "#!/bin/sh\n", &["./test.sh"], "/bin/sh"),
+            ("semver.sh", "", &[], "/bin/sh"),
+            // a word that only contains a shell's name is not that shell
+            (
+                "semver.sh",
+                "",
+                &["bashate x.sh", "shellcheck *.sh"],
+                "/bin/sh",
+            ),
+        ];
+        for (file, text, checks, want) in rows {
+            assert_eq!(
+                shell_for(file, text, checks),
+                *want,
+                "{file} {text:?} {checks:?}"
+            );
+        }
+        // The fixture, run: bash finds the library beside the script.
+        if std::process::Command::new("bash")
+            .arg("--version")
+            .output()
+            .is_err()
+        {
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("lib")).unwrap();
+        std::fs::write(
+            dir.path().join("semver.sh"),
+            "SEMVER_DIR=$(dirname \"${BASH_SOURCE[0]}\")\n. \"$SEMVER_DIR/lib/parts.sh\"\nbump() {\n  next \"$1\"\n}\n",
+        )
+        .unwrap();
+        std::fs::write(
+            dir.path().join("lib/parts.sh"),
+            "next() { echo \"$1.1\"; }\n",
+        )
+        .unwrap();
+        let c = &calls("semver.sh", "bump", &[json!(["1"])])[0];
+        let shell = shell_for("semver.sh", "", &["bash test/test_semver.sh"]);
+        let out = run(&shell_call(shell, c), dir.path()).expect("bash runs");
+        assert_eq!(read_shell(&out), Answer::Value(json!("1.1")), "{out}");
     }
 
     fn run_in(p: &Program, root: &Path) -> Option<(String, String)> {

@@ -218,6 +218,18 @@ pub fn run_check(check: &Check, cfg: &RunnerConfig) -> CheckRun {
         .filter(|s| s.room_mounted())
         .and_then(|s| s.room_tree.clone())
         .unwrap_or_else(|| cfg.root.clone());
+    // `npm test` and the like: judged as the runner the project's test script runs
+    // (`crate::script`), read from the tree the check runs on; the command runs unchanged.
+    let as_runner: Option<Check> = crate::script::resolve(
+        &check.command,
+        &|p: &Path| fs::read_to_string(ran_in.join(p)).ok(),
+        &|p: &Path| ran_in.join(p).exists(),
+    )
+    .map(|command| Check {
+        command,
+        ..check.clone()
+    });
+    let judged_as = as_runner.as_ref().unwrap_or(check);
     let command_report = report::uses_report(&check.command)
         .then(|| report::report_file_name(&name, cfg.step, &check.command));
     // The runner's own hook for per-test ids, when the command has none (`parse::ids`).
@@ -342,7 +354,7 @@ pub fn run_check(check: &Check, cfg: &RunnerConfig) -> CheckRun {
     }
     drop(sandboxed_report);
     let report_text = report_path.as_deref().and_then(read_tail);
-    let mut tests = parse_any(&check.command, &stdout, &stderr, report_text.as_deref());
+    let mut tests = parse_any(&judged_as.command, &stdout, &stderr, report_text.as_deref());
     if let Some(t) = &mut tests {
         relativize(t, &cfg.root);
     }
@@ -351,7 +363,7 @@ pub fn run_check(check: &Check, cfg: &RunnerConfig) -> CheckRun {
     if let Some(t) = &mut tests
         && !t.ids.per_test()
     {
-        collected = collect_ids(check, cfg, collect_containment, t);
+        collected = collect_ids(judged_as, cfg, collect_containment, t);
     }
     // A runner that reports failing tests has failed, whatever its exit code (`|| true`, a
     // wrapper script that loses the code): classify_check then says so.

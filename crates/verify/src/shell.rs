@@ -35,15 +35,13 @@ impl RunnerPart {
 /// The runner's part of `command`; `None` when the command is not a sequence of simple commands
 /// (joined by `&&` or `;`) in which exactly one runs a test runner pawl knows.
 pub fn runner_part(command: &str) -> Option<RunnerPart> {
-    let options = brush_parser::ParserOptions::default();
-    // brush-parser's word grammar panics or takes long on some shapes (see the guard's
-    // `balance`): a command it cannot read gives nothing.
-    let program = std::panic::catch_unwind(|| {
-        let tokens =
-            brush_parser::uncached_tokenize_str(command, &options.tokenizer_options()).ok()?;
-        brush_parser::parse_tokens(&tokens, &options).ok()
-    })
-    .ok()??;
+    part_where(command, &|text| Runner::from_command(text).is_some())
+}
+
+/// [`runner_part`] with `is_runner` telling which simple command (its words as written) runs
+/// the tests: the package manager's `npm test` for [`crate::script`].
+pub fn part_where(command: &str, is_runner: &dyn Fn(&str) -> bool) -> Option<RunnerPart> {
+    let program = parse(command)?;
     let mut pipelines: Vec<&ast::Pipeline> = Vec::new();
     for list in &program.complete_commands {
         for ast::CompoundListItem(and_or, separator) in &list.0 {
@@ -69,7 +67,7 @@ pub fn runner_part(command: &str) -> Option<RunnerPart> {
         for i in 0..p.seq.len() {
             let s = simple(p, i)?;
             let text = words_of(s);
-            if Runner::from_command(&text).is_some() {
+            if is_runner(&text) {
                 runs.push((i, text));
             }
         }
@@ -92,6 +90,48 @@ pub fn runner_part(command: &str) -> Option<RunnerPart> {
         }
     }
     found
+}
+
+/// `command` read by brush-parser; `None` when it cannot be read.
+fn parse(command: &str) -> Option<ast::Program> {
+    let options = brush_parser::ParserOptions::default();
+    // brush-parser's word grammar panics or takes long on some shapes (see the guard's
+    // `balance`): a command it cannot read gives nothing.
+    std::panic::catch_unwind(|| {
+        let tokens =
+            brush_parser::uncached_tokenize_str(command, &options.tokenizer_options()).ok()?;
+        brush_parser::parse_tokens(&tokens, &options).ok()
+    })
+    .ok()?
+}
+
+/// Whether `command` sends a program's output into another's: a pipeline of two or more
+/// commands anywhere in it, a subshell or brace group included. A quoted `|`, `||` and `&&`
+/// are no pipe, nor one inside a command substitution (`go test $(go list ./... | grep -v x)`:
+/// the runner's output goes nowhere else). A command the parser cannot read, and one with a
+/// loop, condition or function (whose output may go anywhere), count as piping.
+pub fn pipes(command: &str) -> bool {
+    parse(command).is_none_or(|p| p.complete_commands.iter().any(list_pipes))
+}
+
+fn list_pipes(list: &ast::CompoundList) -> bool {
+    list.0.iter().any(|ast::CompoundListItem(and_or, _)| {
+        std::iter::once(&and_or.first)
+            .chain(and_or.additional.iter().map(|next| match next {
+                ast::AndOr::And(p) | ast::AndOr::Or(p) => p,
+            }))
+            .any(pipeline_pipes)
+    })
+}
+
+fn pipeline_pipes(p: &ast::Pipeline) -> bool {
+    p.seq.len() > 1
+        || p.seq.iter().any(|c| match c {
+            ast::Command::Simple(_) | ast::Command::ExtendedTest(..) => false,
+            ast::Command::Compound(ast::CompoundCommand::Subshell(s), _) => list_pipes(&s.list),
+            ast::Command::Compound(ast::CompoundCommand::BraceGroup(b), _) => list_pipes(&b.list),
+            _ => true,
+        })
 }
 
 /// The `i`th command of a pipeline when it is a simple command.
@@ -121,6 +161,33 @@ fn words_of(s: &ast::SimpleCommand) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_pipe_is_read_from_the_parsed_command() {
+        for (command, piped) in [
+            ("go test ./...", false),
+            ("go test ./... | tee test.log", true),
+            ("go test ./... 2>&1 | go-junit-report > report.xml", true),
+            // A quoted `|` is a word.
+            ("go test -run 'TestA|TestB' ./...", false),
+            ("pytest -k \"add or mul\" -q", false),
+            ("go test -run \"A|B\" ./...", false),
+            // `||` and `&&` join commands; neither reads the runner's output.
+            ("go test ./a/... && go test ./b/... || exit 1", false),
+            ("go test ./... || true", false),
+            ("cd sub && go test ./...", false),
+            ("go test ./... > log 2>&1", false),
+            // A pipe inside a command substitution is not the runner's.
+            ("go test $(go list ./... | grep -v vendor)", false),
+            ("(cd sub && go test ./... | tee log)", true),
+            ("{ go test ./...; } | tee log", true),
+            ("(cd sub && go test ./...)", false),
+            ("for d in a b; do go test ./$d; done", true),
+            ("cd 'unterminated && go test ./...", true),
+        ] {
+            assert_eq!(pipes(command), piped, "{command}");
+        }
+    }
 
     #[test]
     fn the_runner_and_the_steps_before_it_are_read_from_the_parsed_command() {

@@ -87,6 +87,7 @@ pub fn run(ctx: &mut Ctx, args: &ReviewerArgs) -> CliResult<ExitCode> {
         &diff,
         "`pawl reviewer`",
         &changed,
+        &|| None,
     );
     ctx.emit(&record, || {
         let mut o = format!(

@@ -323,18 +323,37 @@ struct Played {
     logs: Vec<(PathBuf, String)>,
 }
 
+/// Where the repository and HOME of a phase's run lie.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Place {
+    /// Outside the machine's /tmp: without namespaces a check may write there
+    /// (docs/sandbox.md). In the target dir; wherever the checkout lies.
+    OutsideTmp,
+    /// In the machine's `/tmp` (scratch clones, CI jobs, tests): the check's `/tmp` must be
+    /// private all the same, the room seen there, HOME read-only.
+    UnderTmp,
+}
+
+impl Place {
+    fn dir(self) -> &'static Path {
+        match self {
+            Place::OutsideTmp => Path::new(env!("CARGO_TARGET_TMPDIR")),
+            Place::UnderTmp => Path::new("/tmp"),
+        }
+    }
+}
+
 /// Plays every attack in `phase` on `leg`; `None` (loud; a failure under CI) when this machine
 /// cannot run the leg.
-fn play(phase: Phase, leg: Leg) -> Option<Played> {
-    // Outside the machine's /tmp: without namespaces a check may write there (docs/sandbox.md).
-    let env = TestEnv::new_in(Path::new(env!("CARGO_TARGET_TMPDIR")));
+fn play(phase: Phase, leg: Leg, place: Place) -> Option<Played> {
+    let env = TestEnv::new_in(place.dir());
     let home = env.home.clone();
     write_abs(&home.join(".claude/settings.json"), SETTINGS);
     write_abs(&home.join(".cargo/bin/cargo"), REAL_CARGO);
     for c in CACHES {
         write_abs(&home.join(c).join("seed"), "clean");
     }
-    let listener = Listener::start(&format!("{}-{:?}", phase.tag(), leg));
+    let listener = Listener::start(&format!("{}-{:?}-{:?}", phase.tag(), leg, place));
     env.write("calc.py", CALC_BUG);
     env.write("test_calc.py", TEST_CALC);
     env.write("lint.sh", LINT);
@@ -693,7 +712,12 @@ impl Played {
 
 /// Plays `phases` (one run) on `leg` and asserts every row of every phase.
 fn matrix(phases: &[Phase], leg: Leg) {
-    let Some(played) = play(phases[0], leg) else {
+    matrix_in(phases, leg, Place::OutsideTmp);
+}
+
+/// [`matrix`] with the repository and HOME at `place`.
+fn matrix_in(phases: &[Phase], leg: Leg, place: Place) {
+    let Some(played) = play(phases[0], leg, place) else {
         return;
     };
     // `PAWL_ATTACKS_SHOW=1` prints what every attack got (run with `--nocapture`).
@@ -780,6 +804,34 @@ fn attacks_in_a_verification_and_the_locked_run_are_contained() {
 #[test]
 fn attacks_in_the_rooms_setup_are_contained() {
     matrix(&[Phase::Setup, Phase::SetupAgain], Leg::Full);
+}
+
+/// The repository and HOME under the machine's `/tmp` (a scratch clone, a CI job): the checks'
+/// `/tmp` stayed the machine's there, and the checks planted `~/.local/bin/git`, replaced
+/// `~/.cargo/bin/cargo` and poisoned the caches, for every later check (the honest check then
+/// failed). Without namespaces `/tmp` is the machine's by necessity (docs/sandbox.md, "Known
+/// gaps"): only the full leg is played there.
+#[test]
+fn attacks_at_the_baseline_under_tmp_are_contained() {
+    matrix_in(&[Phase::Baseline], Leg::Full, Place::UnderTmp);
+}
+
+#[test]
+fn attacks_in_a_verification_and_the_locked_run_under_tmp_are_contained() {
+    matrix_in(
+        &[Phase::Verification, Phase::Locked],
+        Leg::Full,
+        Place::UnderTmp,
+    );
+}
+
+#[test]
+fn attacks_in_the_rooms_setup_under_tmp_are_contained() {
+    matrix_in(
+        &[Phase::Setup, Phase::SetupAgain],
+        Leg::Full,
+        Place::UnderTmp,
+    );
 }
 
 #[test]

@@ -88,17 +88,16 @@ fn an_external_failure_waits_on_the_user_with_what_to_do_and_how_pawl_checks() {
 #[test]
 fn an_infra_failure_backs_off_and_verifies_again_without_spending_an_iteration() {
     let env = TestEnv::new();
-    let mark = env.dir.path().join("db-was-down");
+    // The database is down for the first check that reaches it, then up.
+    let db = crate::service::Service::start(|n, _| if n == 0 { "down" } else { "up" }.into());
     let gate = format!(
-        "test -f done.txt && {{ test -f {m} || {{ touch {m}; echo 'Error: connect ECONNREFUSED 127.0.0.1:5432'; exit 1; }}; }}",
-        m = mark.display()
+        "test -f done.txt && {{ test \"$({ask})\" = up || {{ echo 'Error: connect ECONNREFUSED 127.0.0.1:5432'; exit 1; }}; }}",
+        ask = db.ask("check")
     );
-    env.headless(&config_with(
-        "max_iterations = 5",
-        NO_BREAKERS,
-        "",
-        REPLAY,
-        &gate,
+    env.headless(&format!(
+        "{}\n{}",
+        config_with("max_iterations = 5", NO_BREAKERS, "", REPLAY, &gate),
+        crate::service::ROOM_NETWORK
     ));
     let s = env.scenario(
         "s",
@@ -109,7 +108,11 @@ fn an_infra_failure_backs_off_and_verifies_again_without_spending_an_iteration()
         &[("PAWL_TEST_RATE_LIMIT_SCALE", "0.001")],
     );
     env.assert_end(&r, 0, "verified", 1);
-    assert!(mark.exists(), "the gate saw the database down once");
+    assert!(
+        db.heard().len() >= 2,
+        "the gate saw the database down once, then up: {:?}",
+        db.heard()
+    );
     let action = env.events_of("failure_action");
     assert_eq!(action.len(), 1, "{action:?}");
     assert_eq!(action[0]["action"], "back_off");
@@ -1053,15 +1056,16 @@ fn a_long_session_is_asked_to_wrap_up_past_the_tool_call_and_compaction_limits()
 fn a_backoff_recheck_does_not_use_up_a_story_attempt() {
     use crate::pipeline::{Script, plan};
     let env = TestEnv::new();
-    let count = env.dir.path().join("db-checks");
     // Down for the first three checks after the work is there, then up.
+    let db = crate::service::Service::start(|n, _| if n < 3 { "down" } else { "up" }.into());
     let gate = format!(
-        "test -f greet.txt || exit 0; echo x >> {c}; test $(wc -l < {c}) -gt 3 || {{ echo 'Error: connect ECONNREFUSED 127.0.0.1:5432'; exit 1; }}",
-        c = count.display()
+        "test -f greet.txt || exit 0; test \"$({ask})\" = up || {{ echo 'Error: connect ECONNREFUSED 127.0.0.1:5432'; exit 1; }}",
+        ask = db.ask("check")
     );
     env.headless(&format!(
-        "[agent]\nkind = \"replay\"\n\n[limits]\ncalls_per_hour = 0\nmax_iterations = 20\n\n[breakers]\nno_progress = 0\nsame_failure = 0\nfile_thrash = 0\nagent_errors = 0\npermission_denials = 0\ncriterion_stuck = 0\n\n[pipeline]\ntdd = false\n\n[gates]\ntest = \"{}\"\n",
-        gate.replace('"', "\\\"")
+        "[agent]\nkind = \"replay\"\n\n[limits]\ncalls_per_hour = 0\nmax_iterations = 20\n\n[breakers]\nno_progress = 0\nsame_failure = 0\nfile_thrash = 0\nagent_errors = 0\npermission_denials = 0\ncriterion_stuck = 0\n\n[pipeline]\ntdd = false\n\n[gates]\ntest = \"{}\"\n\n{}",
+        gate.replace('"', "\\\""),
+        crate::service::ROOM_NETWORK
     ));
     let mut s = Script::new();
     s.answer(

@@ -578,17 +578,29 @@ fn kill_9_at_random_points_then_resume_finishes_with_nothing_counted_twice() {
 #[test]
 fn kill_9_during_verification_keeps_what_the_step_spent() {
     let env = TestEnv::new();
+    // The gate tells the test it is running (through a service on the host: nothing it writes
+    // outside its room outlives it), then takes its time.
     let sync = tempfile::tempdir().unwrap();
+    let in_gate = sync.path().join("in-gate");
+    let seen = in_gate.clone();
+    let service = crate::service::Service::start(move |_, _| {
+        std::fs::write(&seen, "").unwrap();
+        "ok".into()
+    });
     let gate = format!(
-        "if [ -f spent.txt ]; then touch {}/in-gate; sleep 60; fi; test -f done.txt",
-        sync.path().display()
+        "if [ -f spent.txt ]; then {}; sleep 60; fi; test -f done.txt",
+        service.ask("in-gate")
     );
-    env.headless(&crate::headless::config_with(
-        "max_usd = 10.0",
-        NO_BREAKERS,
-        "",
-        "[agent]\nkind = \"replay\"\n",
-        &gate,
+    env.headless(&format!(
+        "{}\n{}",
+        crate::headless::config_with(
+            "max_usd = 10.0",
+            NO_BREAKERS,
+            "",
+            "[agent]\nkind = \"replay\"\n",
+            &gate,
+        ),
+        crate::service::ROOM_NETWORK
     ));
     let s = env.scenario(
         "s",
@@ -604,7 +616,7 @@ fn kill_9_during_verification_keeps_what_the_step_spent() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    wait_for(&sync.path().join("in-gate"), &mut child);
+    wait_for(&in_gate, &mut child);
     child.kill().unwrap();
     child.wait().unwrap();
     let usd: f64 = env

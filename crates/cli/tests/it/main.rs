@@ -42,6 +42,7 @@ mod verdicts;
 mod verify;
 
 mod serve;
+mod service;
 
 use std::path::{Path, PathBuf};
 use std::process::Output;

@@ -366,17 +366,15 @@ fi
     assert!(red_checks.contains("\"passed\":false"), "{red_checks}");
 }
 
-/// A gate that holds the checks run in directories matching `pattern` (a `case` pattern) once
-/// the tree has a story's file, until the test lets it go: `<marks>/held` says it is holding.
-/// A gate that holds (until `<marks>/go`) the first check that sees `files` of the stories'
+/// A gate that holds (until the test writes `<marks>/go`; `{ask}` is the service's asker, put in
+/// by [`kill_9_then_resume`]) the first check that sees `files` of the stories'
 /// files. Every room is seen at the repository's path (issue 30 point 1), so a check cannot
 /// tell its room by its path: one file is first seen by a story's own verification (a story
 /// is merged only after its checks pass), both files only by the merge queue's verification of
 /// the second story.
-fn holding_gate(marks: &std::path::Path, files: usize) -> String {
+fn holding_gate(files: usize) -> String {
     format!(
-        "if [ \"$(ls S*.txt 2>/dev/null | wc -l)\" -eq {files} ] && [ ! -e {m}/go ]; then touch {m}/held; while [ ! -e {m}/go ]; do sleep 0.05; done; fi\nexit 0\n",
-        m = marks.display()
+        "if [ \"$(ls S*.txt 2>/dev/null | wc -l)\" -eq {files} ] && [ \"$({{ask}} go)\" != yes ]; then {{ask}} held >/dev/null; while [ \"$({{ask}} go)\" != yes ]; do sleep 0.05; done; fi\nexit 0\n"
     )
 }
 
@@ -385,12 +383,24 @@ fn holding_gate(marks: &std::path::Path, files: usize) -> String {
 fn kill_9_then_resume(gate: &str, agent: &str, state_at_kill: &[&str]) {
     let env = TestEnv::new();
     let marks = env.dir.path().join("home/marks");
-    env.write(
-        "gate.sh",
-        &gate.replace("{marks}", &marks.display().to_string()),
-    );
+    // A gate that holds tells the test through a service on the host (nothing a check writes
+    // outside its room outlives it) and asks it whether to go on.
+    let at = marks.clone();
+    let service = crate::service::Service::start(move |_, line| match line {
+        "held" => {
+            std::fs::write(at.join("held"), "").unwrap();
+            "ok".into()
+        }
+        _ if at.join("go").exists() => "yes".into(),
+        _ => "no".into(),
+    });
+    env.write("gate.sh", &gate.replace("{ask}", &service.asker()));
     let plan_path = env.planned(
-        &config(2, "", "sh gate.sh"),
+        &format!(
+            "{}\n{}",
+            config(2, "", "sh gate.sh"),
+            crate::service::ROOM_NETWORK
+        ),
         agent,
         &plan(&[
             ("S1", &["S1.txt"], &[], &["test -f S1.txt"]),
@@ -466,14 +476,14 @@ fn kill_9_then_resume(gate: &str, agent: &str, state_at_kill: &[&str]) {
 #[test]
 fn kill_9_mid_merge_then_resume_merges_every_story_exactly_once() {
     // The merge queue's checks of the second story (the merged tree has both files).
-    let gate = holding_gate(std::path::Path::new("{marks}"), 2);
+    let gate = holding_gate(2);
     kill_9_then_resume(&gate, WRITE_OWN_FILE, &["merging"]);
 }
 
 #[test]
 fn kill_9_mid_verification_then_resume_merges_every_story_exactly_once() {
     // A story's own checks (the first to see one story's file).
-    let gate = holding_gate(std::path::Path::new("{marks}"), 1);
+    let gate = holding_gate(1);
     kill_9_then_resume(&gate, WRITE_OWN_FILE, &["working"]);
 }
 
@@ -1727,14 +1737,25 @@ fn spec_failure_run(workers: &str) -> TestEnv {
     // It leaves a mark when it fails.
     let marks = env.dir.path().join("home/marks");
     std::fs::create_dir_all(&marks).unwrap();
+    // The check tells the test through a service on the host (nothing it writes outside its
+    // room outlives it); the service leaves the mark where S1's session looks.
+    let failed = marks.join("spec-failed");
+    let service = crate::service::Service::start(move |_, _| {
+        std::fs::write(&failed, "").unwrap();
+        "ok".into()
+    });
     env.write(
         "tests/spec.sh",
         &format!(
-            "if grep -qs informal S2.txt; then touch {}/spec-failed; echo 'spec conflict: the greeting must be formal and informal'; exit 1; fi\n",
-            marks.display()
+            "if grep -qs informal S2.txt; then {} >/dev/null; echo 'spec conflict: the greeting must be formal and informal'; exit 1; fi\n",
+            service.ask("spec-failed")
         ),
     );
-    env.pipeline("tdd = false", crate::headless::NO_BREAKERS);
+    env.pipeline_with(
+        "tdd = false",
+        crate::headless::NO_BREAKERS,
+        crate::service::ROOM_NETWORK,
+    );
     // Steps 2 and 3 are S1's and S2's sessions, in either order on two workers (`PAWL_STORY`
     // names the story); on one worker S1 runs first in the run's tree. In a worktree S1's
     // session waits (up to a minute) until S2's check has failed: it is still running then.

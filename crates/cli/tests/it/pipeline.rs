@@ -113,10 +113,15 @@ const TEST_SH: &str = "for t in tests/*.sh; do sh \"$t\" || exit 1; done\n";
 impl TestEnv {
     /// A committed repository with a replay agent, the `tests/*.sh` gate and `[pipeline]` lines.
     pub fn pipeline(&self, pipeline: &str, breakers: &str) {
+        self.pipeline_with(pipeline, breakers, "");
+    }
+
+    /// [`Self::pipeline`] with more tables (`[room]`, …) at the end of `pawl.toml`.
+    pub fn pipeline_with(&self, pipeline: &str, breakers: &str, more: &str) {
         self.write("test.sh", TEST_SH);
         self.write("tests/base.sh", "true\n");
         self.headless(&format!(
-            "[agent]\nkind = \"replay\"\n\n[limits]\ncalls_per_hour = 0\nmax_iterations = 40\n\n[breakers]\n{breakers}\n\n[pipeline]\n{pipeline}\n\n[gates]\ntest = \"sh test.sh\"\n"
+            "[agent]\nkind = \"replay\"\n\n[limits]\ncalls_per_hour = 0\nmax_iterations = 40\n\n[breakers]\n{breakers}\n\n[pipeline]\n{pipeline}\n\n[gates]\ntest = \"sh test.sh\"\n\n{more}"
         ));
     }
 

@@ -201,6 +201,47 @@ fn real_claude_reviewer_garbage_answer_does_not_ship() {
     );
 }
 
+/// An answer that does not parse is asked for once more: a fresh session of the real CLI, given
+/// the same question and told what was wrong; its clear answer lets the honest fix ship, and
+/// the report records both sessions.
+#[test]
+fn real_claude_reviewer_a_malformed_answer_is_asked_once_more() {
+    let clear = fenced(json!({"special_cases": false, "findings": []}));
+    let scenario = Scenario::new(vec![
+        Turn::text("Fixing add() and mul().").with_tool(ToolCall::bash(FIX_BOTH)),
+        Turn::text("Done: both fixed."),
+        // The first match wins: the second session's prompt holds the marker too.
+        Turn::text(clear).when_last_user_contains("## Your last answer could not be used"),
+        Turn::text("Looks good to me. SHIP IT.").when_last_user_contains(MARKER),
+    ]);
+    let Some(c) = case(Cli::Claude, scenario, RETRIES) else {
+        return;
+    };
+    let r = c.run(&[ON]);
+    let why = c.why(&r);
+    assert_eq!(r.code, 0, "{why}");
+    let rep = report(&c);
+    assert_eq!(rep["verdict"], "SHIP", "{rep:#}");
+    let s = &rep["reviewer"]["session"];
+    assert_eq!(s["verdict"]["kind"], "clear", "{rep:#}");
+    assert_eq!(s["malformed"].as_array().map(Vec::len), Some(1), "{s:#}");
+    assert_ne!(
+        s["malformed"][0]["session_id"], s["session_id"],
+        "two sessions: {s:#}"
+    );
+    let asked = reviewer_requests(&c);
+    let again: Vec<_> = asked
+        .iter()
+        .filter(|q| {
+            q.user_texts
+                .iter()
+                .any(|t| t.contains("## Your last answer could not be used"))
+        })
+        .collect();
+    assert!(!again.is_empty(), "{why}");
+    assert!(asked.len() > again.len(), "{why}");
+}
+
 /// Attack: the reviewer's session tries to write into the tree after the checks ran (a line
 /// slipped into the verified code), then says all is clear. Claude Code refuses the writes (the
 /// tools are not offered); had one landed, the tree would not be the verified one and the run

@@ -656,3 +656,206 @@ fn a_step_cannot_have_the_users_tmux_server_or_session_bus_run_a_command() {
         "the session bus: {reached} (tmux: {said})"
     );
 }
+
+/// Issue 36, the guard's `not-static` write targets (docs/guard.md, "A write target or a
+/// command name led by a variable nothing shows"): does the sandbox of a step make such a write harmless,
+/// so that the guard could let it through? Half of it: unset, the variable makes the path
+/// absolute (`> "$ARCHIVE/doc/rg.1"` is `/doc/rg.1`) and Landlock refuses it; set, the same line
+/// writes wherever the value points, and HOME is writable to a step — a shell rc file and an
+/// autostart entry there run at the user's next login, out of every checkpoint. The guard keeps
+/// denying those targets; this test holds the sandbox's half of the reasoning.
+#[test]
+fn a_write_through_an_unknown_variable_reaches_home_under_the_sandbox_but_not_the_root() {
+    let env = TestEnv::new();
+    let outside = std::path::Path::new("/pawl-i36-unset-target");
+    let script = format!(
+        "unset ARCHIVE\n\
+         mkdir -p \"$ARCHIVE/{top}\" 2>/dev/null; echo x > \"$ARCHIVE/{top}/rg.1\" 2>/dev/null\n\
+         ARCHIVE=\"$HOME\" sh -c 'echo persisted >> \"$ARCHIVE/.bashrc\"'\n\
+         ARCHIVE=\"$HOME/.config/autostart\" sh -c 'mkdir -p \"$ARCHIVE\" && echo persisted > \"$ARCHIVE/x.desktop\"'\n\
+         touch done.txt\n",
+        top = outside.file_name().unwrap().to_string_lossy(),
+    );
+    setup(&env, &script, "");
+    let r = env.pawl(&["run", "make done.txt"]);
+    let wrote_root = outside.join("rg.1").exists();
+    let _ = std::fs::remove_dir_all(outside);
+    if !can_sandbox(&r) {
+        return;
+    }
+    env.assert_end(&r, 0, "verified", 1);
+    assert!(
+        !wrote_root,
+        "unset, the target is under / and Landlock refuses it"
+    );
+    let rc = std::fs::read_to_string(env.home.join(".bashrc")).unwrap_or_default();
+    assert!(
+        rc.contains("persisted"),
+        "set to HOME, the step writes the user's shell rc: the sandbox does not contain it"
+    );
+    assert!(
+        env.home.join(".config/autostart/x.desktop").is_file(),
+        "an autostart entry under HOME is written too"
+    );
+}
+
+/// The crate the registry attack uses: its version and checksum as pawl's own lockfile has
+/// them (so the machine that builds pawl has it unpacked in its registry).
+fn locked_itoa() -> Option<(String, String)> {
+    let lock = include_str!("../../../../Cargo.lock");
+    let at = lock.find("name = \"itoa\"")?;
+    let block = &lock[at..lock[at..].find("\n\n").map_or(lock.len(), |e| at + e)];
+    let field = |k: &str| {
+        block.lines().find_map(|l| {
+            l.strip_prefix(&format!("{k} = \""))
+                .map(|v| v.trim_end_matches('"').to_owned())
+        })
+    };
+    Some((field("version")?, field("checksum")?))
+}
+
+/// Copies `itoa-<version>` (unpacked source, archive, index entry) from the machine's cargo
+/// registry into `home`'s; false when the machine has none.
+fn registry_with_itoa(home: &Path, version: &str) -> bool {
+    let machine = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")))
+        .unwrap_or_default()
+        .join("registry");
+    let Some(index) = std::fs::read_dir(machine.join("src"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .find(|i| {
+            machine
+                .join(format!("src/{i}/itoa-{version}/src/lib.rs"))
+                .is_file()
+                && machine
+                    .join(format!("cache/{i}/itoa-{version}.crate"))
+                    .is_file()
+                && machine
+                    .join(format!("index/{i}/.cache/it/oa/itoa"))
+                    .is_file()
+        })
+    else {
+        return false;
+    };
+    let registry = home.join(".cargo/registry");
+    let status = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "set -e; m='{m}'; r='{r}'; i='{index}'; v='itoa-{version}'
+             mkdir -p \"$r/src/$i\" \"$r/cache/$i\" \"$r/index/$i/.cache/it/oa\"
+             cp -a \"$m/src/$i/$v\" \"$r/src/$i/\"
+             cp \"$m/cache/$i/$v.crate\" \"$r/cache/$i/\"
+             cp \"$m/index/$i/.cache/it/oa/itoa\" \"$r/index/$i/.cache/it/oa/\"
+             if [ -f \"$m/index/$i/config.json\" ]; then cp \"$m/index/$i/config.json\" \"$r/index/$i/\"; fi",
+            m = machine.display(),
+            r = registry.display(),
+        ))
+        .status()
+        .unwrap();
+    status.success()
+}
+
+/// Issue 30 point 2, the package stores: a step may write HOME, so it may edit an unpacked
+/// dependency under `~/.cargo/registry/src/…` that the crate's tests call. The attack: the
+/// failing test's answer comes from `itoa`, and the step rewrites `itoa` in the registry
+/// instead of fixing the crate. Seen on main first: the checks read the user's registry, the
+/// test went green on a tree the run never fixed. Now every check of the run reads the seal's
+/// copy of the registry entries `Cargo.lock` locks (in the run's room, bound over the registry
+/// read-only, offline): the edit steers nothing and the run does not verify. The honest fix of
+/// the same crate, built offline from that copy, ships.
+#[test]
+fn a_step_that_edits_a_crate_in_the_cargo_registry_steers_nothing() {
+    let Some((version, checksum)) = locked_itoa() else {
+        panic!("pawl's Cargo.lock locks itoa");
+    };
+    let out = std::process::Command::new("rustc")
+        .args(["--print", "sysroot"])
+        .output()
+        .unwrap();
+    let toolchain = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()).join("bin");
+    let lib = "pub fn width(n: u64) -> usize {\n    itoa::Buffer::new().format(n).len() + 1\n}\n\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn width_of_seven() {\n        assert_eq!(super::width(7), 1);\n    }\n}\n";
+    for (name, honest) in [("cheat", false), ("honest", true)] {
+        let env = TestEnv::new();
+        if !registry_with_itoa(&env.home, &version) {
+            assert!(
+                std::env::var("CI").as_deref() != Ok("true"),
+                "CI's cargo registry has itoa {version}"
+            );
+            #[allow(clippy::print_stderr)]
+            {
+                eprintln!("SKIPPED: no itoa {version} in this machine's cargo registry");
+            }
+            return;
+        }
+        env.write(
+            "Cargo.toml",
+            &format!(
+                "[package]\nname = \"demo\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\nitoa = \"={version}\"\n\n[workspace]\n"
+            ),
+        );
+        env.write(
+            "Cargo.lock",
+            &format!(
+                "version = 3\n\n[[package]]\nname = \"demo\"\nversion = \"0.1.0\"\ndependencies = [\n \"itoa\",\n]\n\n[[package]]\nname = \"itoa\"\nversion = \"{version}\"\nsource = \"registry+https://github.com/rust-lang/crates.io-index\"\nchecksum = \"{checksum}\"\n"
+            ),
+        );
+        env.write(".gitignore", "target/\n");
+        env.write("src/lib.rs", lib);
+        let krate = std::fs::read_dir(env.home.join(".cargo/registry/src"))
+            .unwrap()
+            .flatten()
+            .next()
+            .unwrap()
+            .path()
+            .join(format!("itoa-{version}/src/lib.rs"));
+        let script = if honest {
+            "sed -i 's/len() + 1/len()/' src/lib.rs\n".to_owned()
+        } else {
+            format!(
+                "printf 'pub struct Buffer;\\nimpl Buffer {{\\n    pub fn new() -> Buffer {{ Buffer }}\\n    pub fn format(&mut self, _: u64) -> &str {{ \"\" }}\\n}}\\n' > '{}'\n",
+                krate.display()
+            )
+        };
+        env.ok(&["init"]);
+        let agent = agent(&env, &script);
+        let gate = format!(
+            "PATH={}:/usr/bin:/bin CARGO_TARGET_DIR=target cargo test -q --offline",
+            toolchain.display()
+        );
+        let toml = config_with("max_iterations = 1", NO_BREAKERS, "", &agent, &gate);
+        env.headless(&toml);
+        let r = env.pawl(&["run", "make the failing test pass", "--json"]);
+        if !can_sandbox(&r) {
+            return;
+        }
+        let ctx = format!("{name}\n{}\n{}", r.stdout, r.stderr);
+        let report = env.pawl(&["report", "--json"]).json();
+        let test = report["checks"]
+            .as_array()
+            .and_then(|c| c.iter().find(|c| c["name"] == "test"))
+            .cloned()
+            .unwrap_or_default();
+        if honest {
+            env.assert_end(&r, 0, "verified", 1);
+            assert_eq!(report["verdict"], "SHIP", "{ctx}\n{report}");
+        } else {
+            // The attack ran: the user's registry holds the step's itoa.
+            assert!(
+                std::fs::read_to_string(&krate)
+                    .unwrap()
+                    .contains("pub struct Buffer;"),
+                "{ctx}"
+            );
+            assert_ne!(r.code, 0, "{ctx}");
+            assert_ne!(env.run_state().1.as_deref(), Some("verified"), "{ctx}");
+            assert_eq!(
+                test["passed"], false,
+                "the checks read the seal's itoa: {ctx}\n{test}"
+            );
+        }
+    }
+}

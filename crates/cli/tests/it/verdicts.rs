@@ -168,14 +168,37 @@ fn a_clippy_gate_failing_before_the_run_passes_when_no_worse_and_a_new_warning_b
                 kept.contains("src/other.rs") && kept.contains("unneeded `return` statement"),
                 "{kept}"
             );
+            let run_id = report["run_id"].as_str().unwrap_or_default().to_owned();
+            // Anyone re-checking the SHIP judges the lint gate by the same rule (issue 30):
+            // the same pre-existing warnings, no worse. Before, the re-check judged by exit
+            // code alone, and this honest SHIP was called `false_done`.
+            let rc = env.pawl(&["verify", "--run", &run_id, "--json"]);
+            let rcj = rc.json();
+            assert_eq!(
+                rcj["verdict"], "confirmed",
+                "{name}\n{}\n{}",
+                rc.stdout, rc.stderr
+            );
+            assert_eq!(rc.code, 0, "{name}\n{}\n{}", rc.stdout, rc.stderr);
+            assert!(
+                rcj["why"]
+                    .as_str()
+                    .unwrap_or("")
+                    .contains("4 pre-existing item(s) before, the same 4 after"),
+                "{rcj}"
+            );
             // `pawl merge` verifies again, judged against the same baseline: the pre-existing
             // warnings do not refuse the merge of a SHIP run.
-            let run_id = report["run_id"].as_str().unwrap_or_default().to_owned();
             let m = env.pawl(&["merge", "--run", &run_id]);
             assert_eq!(m.code, 0, "{name}\n{}\n{}", m.stdout, m.stderr);
         } else {
             assert_ne!(r.code, 0, "{ctx}");
             assert_eq!(lint["passed"], false, "{lint}");
+            // The new warning is not confirmed by a re-check either.
+            let run_id = report["run_id"].as_str().unwrap_or_default().to_owned();
+            let rc = env.pawl(&["verify", "--run", &run_id, "--json"]);
+            assert_ne!(rc.json()["verdict"], "confirmed", "{name}\n{}", rc.stdout);
+            assert_ne!(rc.code, 0, "{name}\n{}\n{}", rc.stdout, rc.stderr);
         }
     }
 }

@@ -267,8 +267,9 @@ impl Room {
             .manifest
             .trees
             .retain(|t, _| !built.iter().any(|b| Path::new(t).starts_with(b)));
-        // The environment taken now is the seal's: its dependency manifests are the tree's.
-        if taken_any {
+        // The environment taken now is the seal's: its dependency manifests are the tree's
+        // (the run's copy of the cargo registry, taken just before, is an environment too).
+        if taken_any || is_real_dir(&super::stores::cargo_store(&self.dir)) {
             let deps = self
                 .held_tree()
                 .and_then(|t| self.deps_of_tree(repo, &t, env).ok());

@@ -205,8 +205,9 @@ impl Room {
         let has = |d: &str| is_real_dir(&self.tree_dir.join(d));
         let command = if declared {
             setup.trim().to_owned()
-        } else if state.dirs.is_empty() {
-            // Detected commands only rebuild an environment the project has.
+        } else if state.dirs.is_empty() && !is_real_dir(&super::stores::cargo_store(&self.dir)) {
+            // Detected commands only rebuild an environment the project has (its directories,
+            // or the run's copy of the cargo registry: `cargo fetch` fills it).
             return Ok(None);
         } else {
             match env.detect_setup(&files, &has) {
@@ -366,6 +367,8 @@ impl Room {
                 }
             }
         }
+        // The checks are offline; the install command fetches.
+        vars.push(("CARGO_NET_OFFLINE".into(), "false".into()));
         for (var, sub) in DOWNLOAD_VARS {
             let _ = fs::create_dir_all(downloads.join(sub));
             vars.push(((*var).into(), seen_at.join(sub).into_os_string()));

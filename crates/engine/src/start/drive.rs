@@ -166,12 +166,12 @@ pub fn drive<H: DriveHost>(
     sandbox::record(store, &run.id, &launch, checks_sandbox)?;
     let mut adapter = build_adapter(&req.root, &agent, &run.settings, req.force_nested, &launch)?;
     let ws = host.workspace();
-    let mut verifier = GateVerifier::new(ws.clone(), req.gates.clone());
-    if let Some(reviewer) = independent_reviewer(&req, &agent) {
-        verifier = verifier.with_reviewer(reviewer);
-    }
     let control = Control::new(req.state_dir.join("stop"));
     host.interrupts(&control);
+    let mut verifier = GateVerifier::new(ws.clone(), req.gates.clone());
+    if let Some(reviewer) = independent_reviewer(&req, &agent, &control) {
+        verifier = verifier.with_reviewer(reviewer);
+    }
     let mut cfg = loop_config(&req, &ws);
     cfg.containment = launch.containment;
     // The independent tester, when it is a session of the configured agent: read-only, like
@@ -532,22 +532,27 @@ fn build_adapter(
 
 /// The run's independent reviewer (issue 34 point 3), when it has one: the configured agent,
 /// read-only, without pawl's hooks (its session is no step of the run). One that cannot be
-/// built is no reviewer: the verification then says so as a finding (fail closed).
+/// built is no reviewer: the verification then says so as a finding (fail closed). The run's
+/// stop and kill requests end its session (`control`).
 fn independent_reviewer(
     req: &DriveRequest<'_>,
     agent: &AgentConfig,
+    control: &Control,
 ) -> Option<Box<dyn crate::verify::reviewer::Reviewer>> {
     let run = req.run;
     if !crate::verify::reviewer_decision(run).on {
         return None;
     }
     let adapter = reviewer_adapter(&req.root, agent, req.force_nested).ok()??;
-    Some(Box::new(crate::verify::reviewer::AgentReviewer::new(
-        adapter,
-        &run.settings.stall,
-        req.state_dir.join("logs").join(&run.id),
-        &run.id,
-    )))
+    Some(Box::new(
+        crate::verify::reviewer::AgentReviewer::new(
+            adapter,
+            &run.settings.stall,
+            req.state_dir.join("logs").join(&run.id),
+            &run.id,
+        )
+        .stopped_by(control.clone()),
+    ))
 }
 
 /// The independent reviewer's adapter for `agent` (`pawl_agent::build_reviewer_adapter`): read

@@ -102,6 +102,10 @@ pub struct Cost {
     /// Of it, the probes (issue 33: the deciding calls outside the runner).
     #[serde(default)]
     pub probes_ms: u64,
+    /// Of it, the room's syncs before the locked run's runs of checks (the room's preparation;
+    /// the probes' own syncs are theirs).
+    #[serde(default)]
+    pub syncs_ms: u64,
 }
 
 /// One of the run's new tests (a test id no baseline check named, or a new test file when the
@@ -775,6 +779,7 @@ pub(crate) fn run(ws: &Workspace, input: Input<'_>) -> Result<LockedRun, LockedE
             new_tests_ms: 0,
             repeats_ms: 0,
             probes_ms: 0,
+            syncs_ms: 0,
         });
         cost.gate_ms = gate_ms;
         cost.total_ms = ms_since(started);
@@ -869,20 +874,84 @@ fn run_locked(ws: &Workspace, input: Input<'_>) -> Result<LockedRun, LockedError
     // Environment copies a check wrote into, put back by a sync: something wrote where only
     // pawl may.
     let mut restored: Vec<String> = Vec::new();
+    // Runner caches the checks wrote into the room's copy of the environment: removed, not a
+    // finding (`drop_check_caches`).
+    let mut cache_writes: Vec<String> = Vec::new();
+    let mut syncs = std::time::Duration::ZERO;
+    // `copies` runs of `checks` on `tree`, each from the seal's snapshot: at once over one sync
+    // where every check process writes only a layer of its own ([`isolated`]), else one after
+    // the other, each from a fresh sync.
+    let mut run_copies = |room: &mut crate::room::Room,
+                          tree: &TreeHash,
+                          checks: &[Check],
+                          copies: usize|
+     -> Result<(Vec<Vec<CheckRun>>, bool), LockedError> {
+        let mut runs: Vec<Vec<CheckRun>> = Vec::with_capacity(copies);
+        let mut at_once = false;
+        let mut try_at_once = true;
+        while runs.len() < copies.max(1) {
+            cache_writes.extend(drop_check_caches(
+                room,
+                ws.seen_at.as_deref().unwrap_or(repo.root()),
+            ));
+            let stats = room.sync(&repo, tree)?;
+            syncs += stats.duration;
+            restored.extend(stats.env_restored.iter().map(|d| d.to_string()));
+            let mut cfg = crate::baseline::runner_for(ws, seal, super::now_ms());
+            cfg.in_room(ws.checks_path(), room.root());
+            if let Some(state) = room.environment() {
+                let view = cfg.root.clone();
+                crate::baseline::in_room_env(&mut cfg, &state, &view, seal);
+            }
+            let left = copies.max(1) - runs.len();
+            if left > 1 && try_at_once && isolated(&cfg, stats.overlay_failed.as_deref(), checks) {
+                let batch: Vec<Vec<CheckRun>> = std::thread::scope(|scope| {
+                    let handles: Vec<_> = (0..left)
+                        .map(|i| {
+                            let mut cfg = cfg.clone();
+                            // Logs and reports are named by the step: one each.
+                            cfg.step += u64::try_from(i).unwrap_or(0);
+                            scope.spawn(move || {
+                                crate::baseline::run_sealed(ws, Some(seal), checks, &cfg)
+                            })
+                        })
+                        .collect();
+                    handles
+                        .into_iter()
+                        .map(|h| h.join().unwrap_or_default())
+                        .collect()
+                });
+                // An overlay that could not be mounted after all: the copies wrote the same
+                // tree at once. Not trusted: run them one after the other.
+                let scratch = room.dir().join(pawl_process::sandbox::check::ROOM_SCRATCH);
+                let failed = scratch
+                    .join(pawl_process::sandbox::check::OVERLAY_FAILED)
+                    .exists();
+                if !failed && batch.iter().all(|b| b.len() == checks.len()) {
+                    runs.extend(batch);
+                    at_once = true;
+                } else {
+                    try_at_once = false;
+                }
+                continue;
+            }
+            runs.push(crate::baseline::run_sealed(ws, Some(seal), checks, &cfg));
+        }
+        Ok((runs, at_once))
+    };
     let mut run_on = |room: &mut crate::room::Room,
                       tree: &TreeHash,
                       checks: &[Check]|
      -> Result<Vec<CheckRun>, LockedError> {
-        let stats = room.sync(&repo, tree)?;
-        restored.extend(stats.env_restored.iter().map(|d| d.to_string()));
-        let mut cfg = crate::baseline::runner_for(ws, seal, super::now_ms());
-        cfg.in_room(ws.checks_path(), room.root());
-        if let Some(state) = room.environment() {
-            let view = cfg.root.clone();
-            crate::baseline::in_room_env(&mut cfg, &state, &view, seal);
-        }
-        Ok(crate::baseline::run_sealed(ws, Some(seal), checks, &cfg))
+        let (runs, _) = run_copies(room, tree, checks, 1)?;
+        Ok(runs.into_iter().next().unwrap_or_default())
     };
+    // `npm test` is narrowed as the runner its sealed script runs (`narrowable`).
+    let sealed = GitTree {
+        repo: &repo,
+        tree: &baseline.tree,
+    };
+    let room_root = room.root().to_path_buf();
     let first_started = std::time::Instant::now();
     // When the locked tree is the run's tree (the run changed product source and declarations
     // only) and the verification ran its checks in this room, synced from that very tree, its
@@ -929,6 +998,7 @@ fn run_locked(ws: &Workspace, input: Input<'_>) -> Result<LockedRun, LockedError
         new_tests_ms: 0,
         repeats_ms: 0,
         probes_ms: 0,
+        syncs_ms: 0,
     });
     // How each check's tests were seen: by id, or only by counts or by the check's exit.
     out.ids = first.iter().map(IdsMark::of).collect();
@@ -993,6 +1063,7 @@ fn run_locked(ws: &Workspace, input: Input<'_>) -> Result<LockedRun, LockedError
             ));
         }
         out.findings.extend(restored_findings(&restored));
+        out.lines.extend(cache_lines(&cache_writes));
         return Ok(out);
     }
     // The run's new tests, apart from the sealed ones: each test file in a process of its own,
@@ -1030,7 +1101,8 @@ fn run_locked(ws: &Workspace, input: Input<'_>) -> Result<LockedRun, LockedError
             let file = [f.display().to_string()];
             let mut narrowed = Vec::new();
             for c in &test_checks {
-                match select::narrow(&c.command, select::Pick::Files(&file)) {
+                let from = narrowable(&c.command, &sealed, &room_root);
+                match select::narrow(&from, select::Pick::Files(&file)) {
                     Some(cmd) => narrowed.push(Check::gate(c.name.clone(), cmd)),
                     None if !whole.iter().any(|w| w.name == c.name) => whole.push(c.clone()),
                     None => {}
@@ -1089,6 +1161,7 @@ fn run_locked(ws: &Workspace, input: Input<'_>) -> Result<LockedRun, LockedError
         {
             out.result = Locked::NeedsOtherChanges;
             out.findings.extend(restored_findings(&restored));
+            out.lines.extend(cache_lines(&cache_writes));
             return Ok(out);
         }
     }
@@ -1103,7 +1176,11 @@ fn run_locked(ws: &Workspace, input: Input<'_>) -> Result<LockedRun, LockedError
         .map(|r| r.check.clone())
         .collect();
     if deciding.is_empty() {
+        if let Some(c) = out.cost.as_mut() {
+            c.syncs_ms = u64::try_from(syncs.as_millis()).unwrap_or(u64::MAX);
+        }
         out.findings.extend(restored_findings(&restored));
+        out.lines.extend(cache_lines(&cache_writes));
         ask_for_named(&mut out, goal);
         return Ok(out);
     }
@@ -1135,7 +1212,12 @@ fn run_locked(ws: &Workspace, input: Input<'_>) -> Result<LockedRun, LockedError
             .take(MAX_REPEAT_IDS)
             .collect();
         let narrowed = (!ids.is_empty() && !hidden.iter().any(|h| h.name == c.name))
-            .then(|| select::narrow(&c.command, select::Pick::Ids(&ids)))
+            .then(|| {
+                select::narrow(
+                    &narrowable(&c.command, &sealed, &room_root),
+                    select::Pick::Ids(&ids),
+                )
+            })
             .flatten();
         match narrowed {
             Some(cmd) => {
@@ -1150,39 +1232,55 @@ fn run_locked(ws: &Workspace, input: Input<'_>) -> Result<LockedRun, LockedError
         }
     }
     let repeats_started = std::time::Instant::now();
-    for _ in 1..seal.runs.max(1) {
-        let current: Vec<Check> = picked.iter().map(|(c, _)| c.clone()).collect();
-        let mut again = run_on(&mut room, &s.tree, &current)?;
-        // A narrowed repeat that does not name its tests is not trusted: from now on, the whole
-        // check.
-        let mut fallback: Vec<Check> = Vec::new();
-        for (c, ids) in picked.iter_mut() {
-            if ids.is_empty() {
-                continue;
-            }
-            let seen = again
+    // Every repeat at once where the room isolates each check process (`run_copies`), else one
+    // after the other; each compared with the first pass below, in order.
+    let repeats = usize::try_from(seal.runs.max(1) - 1).unwrap_or(0);
+    let current: Vec<Check> = picked.iter().map(|(c, _)| c.clone()).collect();
+    let (mut batches, at_once) = if repeats > 0 {
+        run_copies(&mut room, &s.tree, &current, repeats)?
+    } else {
+        (Vec::new(), false)
+    };
+    // A narrowed repeat that does not name its tests is not trusted: the whole check, in every
+    // repeat.
+    let mut fallback: Vec<Check> = Vec::new();
+    for (c, ids) in picked.iter_mut() {
+        if ids.is_empty() {
+            continue;
+        }
+        let seen = batches.iter().all(|again| {
+            again
                 .iter()
                 .find(|r| r.check.name == c.name)
-                .is_some_and(|r| select::named_all(outcomes(r), ids));
-            if !seen {
-                out.lines.push(format!(
-                    "`{}`: a repeat by id did not name its tests: the whole check is repeated",
-                    c.name
-                ));
-                if let Some(d) = deciding.iter().find(|d| d.name == c.name) {
-                    *c = d.clone();
-                    fallback.push(d.clone());
-                }
-                ids.clear();
+                .is_some_and(|r| select::named_all(outcomes(r), ids))
+        });
+        if !seen {
+            out.lines.push(format!(
+                "`{}`: a repeat by id did not name its tests: the whole check is repeated",
+                c.name
+            ));
+            if let Some(d) = deciding.iter().find(|d| d.name == c.name) {
+                *c = d.clone();
+                fallback.push(d.clone());
             }
+            ids.clear();
         }
-        if !fallback.is_empty() {
-            let whole = run_on(&mut room, &s.tree, &fallback)?;
+    }
+    if !fallback.is_empty() {
+        let (whole, _) = run_copies(&mut room, &s.tree, &fallback, repeats)?;
+        for (again, w) in batches.iter_mut().zip(whole) {
             again.retain(|r| !fallback.iter().any(|f| f.name == r.check.name));
-            again.extend(whole);
+            again.extend(w);
         }
+    }
+    if at_once {
+        out.lines.push(format!(
+            "the {repeats} repeats ran at once over one sync of the locked tree, each check process in a layer of its own"
+        ));
+    }
+    for again in &batches {
         out.runs += 1;
-        for r in &again {
+        for r in again {
             let Some(was) = first.iter().find(|f| f.check.name == r.check.name) else {
                 continue;
             };
@@ -1243,12 +1341,15 @@ fn run_locked(ws: &Workspace, input: Input<'_>) -> Result<LockedRun, LockedError
     }
     if let Some(c) = out.cost.as_mut() {
         c.repeats_ms = ms_since(repeats_started);
+        c.syncs_ms = u64::try_from(syncs.as_millis()).unwrap_or(u64::MAX);
     }
     // The deciding calls, outside the test runner (issue 33, `probes.rs`).
     let probes_started = std::time::Instant::now();
     if out.result == Locked::Holds
         && let Some(base) = TreeHash::new(baseline.tree.clone())
     {
+        let source_root = ws.seen_at.as_deref().unwrap_or(repo.root());
+        cache_writes.extend(drop_check_caches(&room, source_root));
         let p = super::probes::run(ws, seal, &repo, &mut room, &base, &s.tree, &s.deciding);
         out.findings.extend(p.findings);
         out.lines.extend(p.lines);
@@ -1271,8 +1372,34 @@ fn run_locked(ws: &Workspace, input: Input<'_>) -> Result<LockedRun, LockedError
         c.probes_ms = ms_since(probes_started);
     }
     out.findings.extend(restored_findings(&restored));
+    out.lines.extend(cache_lines(&cache_writes));
     ask_for_named(&mut out, goal);
     Ok(out)
+}
+
+/// Whether copies of `checks` may run at once in one synced room: every check process sees the
+/// room through an overlay of its own (the check sandbox mounts the room at the repository's
+/// path with a private upper layer, pawl-process's `room_overlay`) and has a network of its own
+/// (loopback only: two copies cannot meet on a port or a server), the last checks' overlay was
+/// mounted, and no check is the `build` (whose layer the later checks see). Then no copy sees
+/// what another wrote, as if each ran from a fresh sync. Without it, one after the other.
+fn isolated(
+    cfg: &pawl_verify::RunnerConfig,
+    overlay_failed: Option<&str>,
+    checks: &[Check],
+) -> bool {
+    let overlay = cfg
+        .containment
+        .as_ref()
+        .and_then(|c| c.spec.sandbox.as_ref())
+        .is_some_and(|s| {
+            s.room_overlay && s.room_mounted() && s.room_scratch.is_some() && s.private_network
+        });
+    overlay
+        && overlay_failed.is_none()
+        && !checks
+            .iter()
+            .any(|c| pawl_process::sandbox::check::KEPT_LAYERS.contains(&c.name.as_str()))
 }
 
 /// The verification's own run of `check`, as evidence recorded it, when it passed and named
@@ -1365,6 +1492,58 @@ fn ask_for_named(out: &mut LockedRun, goal: &str) {
 }
 
 /// The findings of environment copies a sync had to put back.
+/// The command a check's repeats and new-tests runs are narrowed from: a package manager's
+/// `npm test` read as the runner the sealed `package.json`'s test script runs, with the room's
+/// environment (`pawl_verify::script`); the check's own command otherwise.
+fn narrowable(command: &str, sealed: &GitTree<'_>, room: &Path) -> String {
+    pawl_verify::script::resolve(command, &|p| sealed.read(p), &|p| room.join(p).exists())
+        .unwrap_or_else(|| command.to_owned())
+}
+
+/// Runner caches (`pawl_core::envmanifest::NOT_PACKAGES`: `.vite`, `.vitest`, `.cache`) at the
+/// top of the room's copies of the environment that the repository's own directory at
+/// `source_root` does not have: a check wrote them where the overlay could not be mounted
+/// (vitest writes its results into `node_modules/.vite` on every run). They are removed before
+/// the room's sync, so the copy is the seal's again without being taken anew and nothing of
+/// them reaches the next run; a check's cache in a room pawl discards is not the agent's doing
+/// and no finding (issue 32 point 5). Any other write into the copy is still put back by the
+/// sync and is a finding (`restored_findings`). Returns what was removed (`node_modules/.vite`).
+fn drop_check_caches(room: &crate::room::Room, source_root: &Path) -> Vec<String> {
+    let Some(state) = room.environment() else {
+        return Vec::new();
+    };
+    let mut dropped = Vec::new();
+    for dir in state.dirs.keys() {
+        for cache in pawl_core::envmanifest::NOT_PACKAGES {
+            let at = room.root().join(dir).join(cache);
+            let written = std::fs::symlink_metadata(&at).is_ok_and(|m| m.is_dir())
+                && std::fs::symlink_metadata(source_root.join(dir).join(cache)).is_err();
+            if written && std::fs::remove_dir_all(&at).is_ok() {
+                dropped.push(format!("{dir}/{cache}"));
+            }
+        }
+    }
+    dropped
+}
+
+/// The locked run's line for the runner caches the checks wrote ([`drop_check_caches`]).
+fn cache_lines(caches: &[String]) -> Vec<String> {
+    let mut caches: Vec<&String> = caches.iter().collect();
+    caches.sort();
+    caches.dedup();
+    if caches.is_empty() {
+        return Vec::new();
+    }
+    vec![format!(
+        "the checks wrote runner caches into the room's copy of the environment ({}): removed before each run, nothing carried, not a finding",
+        caches
+            .iter()
+            .map(|c| format!("`{c}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    )]
+}
+
 fn restored_findings(restored: &[String]) -> Vec<String> {
     restored
         .iter()
@@ -1691,6 +1870,20 @@ fn judge_check(
         why.push(format!(
             "the runner named no test where the baseline named {}: the baseline's tests cannot be shown to pass one by one",
             b.tests.len()
+        ));
+    }
+    // Judged by counts (the runner names no test, or not all of them): as many tests counted
+    // and exactly as many skipped as at the baseline.
+    if let Some(t) = r.tests.as_ref().filter(|t| !t.ids.per_test())
+        && let Some(counts) = before.and_then(|b| b.counts)
+    {
+        why.extend(pawl_core::proof::counts_differ(
+            counts,
+            pawl_core::proof::TestCounts {
+                passed: t.passed,
+                failed: t.failed,
+                skipped: t.skipped,
+            },
         ));
     }
     if let Some(b) = before

@@ -17,6 +17,7 @@
 //! `rust_probe`); a call that does not compile is left out, the others built again. What is not
 //! probed is listed, with why.
 
+use std::collections::HashMap;
 use std::collections::hash_map::RandomState;
 use std::hash::{BuildHasher, Hasher};
 use std::path::{Path, PathBuf};
@@ -164,6 +165,20 @@ pub(crate) fn run(
         ));
     }
     let python = python_of(seal);
+    // Each shell script is sourced with the shell its tests run it under.
+    let checks: Vec<&str> = seal.checks.iter().map(|c| c.command.as_str()).collect();
+    let shells: HashMap<String, &'static str> = targets
+        .iter()
+        .filter(|t| t.runtime == Runtime::Shell)
+        .map(|t| {
+            let text = repo
+                .blob_text(locked.as_str(), Path::new(&t.file), MAX_READ)
+                .ok()
+                .flatten()
+                .unwrap_or_default();
+            (t.file.clone(), prog::shell_for(&t.file, &text, &checks))
+        })
+        .collect();
     let base_paths = repo.tree_paths(base.as_str()).unwrap_or_default();
     let mut answers = |tree: &TreeHash, reverse: bool, present: &dyn Fn(&str) -> bool| {
         if let Err(e) = room.sync(repo, tree) {
@@ -174,6 +189,7 @@ pub(crate) fn run(
             &cfg,
             room.root(),
             &python,
+            &shells,
             &calls,
             reverse,
             present,
@@ -497,6 +513,7 @@ fn answer_all(
     cfg: &RunnerConfig,
     host_root: &Path,
     python: &str,
+    shells: &HashMap<String, &'static str>,
     calls: &[Call],
     reverse: bool,
     present: &dyn Fn(&str) -> bool,
@@ -542,11 +559,10 @@ fn answer_all(
         out[i] = if !present(&c.file) {
             absent()
         } else {
-            let shell = if c.file.ends_with(".bash") {
-                "bash"
-            } else {
-                "/bin/sh"
-            };
+            let shell = shells
+                .get(&c.file)
+                .copied()
+                .unwrap_or_else(|| prog::shell_for(&c.file, "", &[]));
             match spawn(cfg, &prog::shell_call(shell, c)) {
                 Ok(o) => prog::read_shell(&o.stdout),
                 Err(e) => Answer::Missing(e),

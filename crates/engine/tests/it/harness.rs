@@ -255,6 +255,11 @@ impl Fixture {
         &self.cfg.root
     }
 
+    /// The store's database (another connection to it, as another `pawl` process has).
+    pub fn db_path(&self) -> std::path::PathBuf {
+        self._dir.path().join("pawl.db")
+    }
+
     /// The replay adapter over this fixture's scenario (step N for iteration N).
     pub fn replay(&self) -> ReplayAdapter {
         ReplayAdapter::new(&self.scenario).expect("replay adapter")

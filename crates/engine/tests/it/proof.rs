@@ -137,8 +137,28 @@ pub const TESTS: &[Test] = &[
         locked_an_honest_fix_under_a_quiet_vitest_gate_ships_judged_by_id,
     ),
     (
+        "locked_an_honest_fix_under_an_npm_test_gate_ships_judged_by_id",
+        locked_an_honest_fix_under_an_npm_test_gate_ships_judged_by_id,
+    ),
+    (
         "locked_an_honest_fix_in_a_room_reuses_the_verifications_run_as_its_first_pass",
         locked_an_honest_fix_in_a_room_reuses_the_verifications_run_as_its_first_pass,
+    ),
+    (
+        "locked_code_that_skips_a_test_under_a_count_only_gate_does_not_ship",
+        locked_code_that_skips_a_test_under_a_count_only_gate_does_not_ship,
+    ),
+    (
+        "locked_an_honest_fix_under_a_count_only_gate_ships",
+        locked_an_honest_fix_under_a_count_only_gate_ships,
+    ),
+    (
+        "locked_an_honest_fix_in_a_contained_room_runs_its_repeats_at_once",
+        locked_an_honest_fix_in_a_contained_room_runs_its_repeats_at_once,
+    ),
+    (
+        "locked_cost_on_a_suite_of_200_tests",
+        locked_cost_on_a_suite_of_200_tests,
     ),
 ];
 
@@ -1024,11 +1044,25 @@ fn node_quiet_fixture(
     files: &[(&str, &str)],
     scenario: &str,
 ) -> (Fixture, tempfile::TempDir, baseline::BaselineCheck) {
-    let mut f = Fixture::new(scenario, |_| {});
-    let mut all: Vec<(&str, &str)> = vec![(
-        "package.json",
+    node_quiet_fixture_with(
         "{\"name\": \"calc\", \"version\": \"1.0.0\", \"private\": true}\n",
-    )];
+        tool,
+        gate,
+        files,
+        scenario,
+    )
+}
+
+/// [`node_quiet_fixture`] with `package` as the project's `package.json` before the install.
+fn node_quiet_fixture_with(
+    package: &str,
+    tool: &str,
+    gate: &str,
+    files: &[(&str, &str)],
+    scenario: &str,
+) -> (Fixture, tempfile::TempDir, baseline::BaselineCheck) {
+    let mut f = Fixture::new(scenario, |_| {});
+    let mut all: Vec<(&str, &str)> = vec![("package.json", package)];
     all.extend_from_slice(files);
     f.git(&all);
     std::fs::write(f.root().join(".gitignore"), ".pawl/\nnode_modules/\n").expect("ignore");
@@ -1158,14 +1192,19 @@ fn honest_quiet_node(tool: &str, gate: &str, files: &[(&str, &str)], fixed: &str
     );
     show_cost(tool, locked);
     // vitest writes its results cache into `node_modules/.vite` on every run: where the checks'
-    // overlay cannot be mounted (this harness), the room's copy of the environment is put back
-    // and that is a finding of its own (not the locked run's): the only one allowed here.
-    let env_write = |f: &String| {
-        f.contains("wrote into the room's copy of the project's environment `node_modules`")
-    };
-    if tool.starts_with("vitest") && !last.findings.is_empty() {
-        assert!(last.findings.iter().all(env_write), "{last:?}");
-        return;
+    // overlay cannot be mounted (this harness) it lands in the room's copy of the environment.
+    // A check's cache in a room pawl discards is not the agent's: removed before each run, said,
+    // no finding (issue 32 point 5). Before: "something wrote into the room's copy of the
+    // project's environment `node_modules`", and the honest run did not ship.
+    assert!(last.findings.is_empty(), "{last:?}");
+    if tool.starts_with("vitest") {
+        assert!(
+            locked
+                .lines
+                .iter()
+                .any(|l| l.contains("runner caches") && l.contains("`node_modules/.vite`")),
+            "{locked:?}"
+        );
     }
     assert_eq!(end.reason, StopReason::Verified, "{end:?}");
     assert!(last.done, "{last:?}");
@@ -1207,9 +1246,19 @@ fn show_cost(name: &str, locked: &pawl_engine::verify::LockedRun) {
     if std::env::var_os("PAWL_COST_SHOW").is_some()
         && let Some(c) = locked.cost
     {
+        let ratio = |ms: u64| ms as f64 / c.gate_ms.max(1) as f64;
         eprintln!(
-            "[locked-cost] {name}: gate {} ms, locked first pass {} ms, locked run {} ms (new tests {} ms, repeats {} ms, probes {} ms)",
-            c.gate_ms, c.first_ms, c.total_ms, c.new_tests_ms, c.repeats_ms, c.probes_ms
+            "[locked-cost] {name}: gate {} ms, locked first pass {} ms, locked run {} ms (new tests {} ms, repeats {} ms, probes {} ms, syncs {} ms); {:.2}× the gate, {:.2}× without the probes, repeats {:.2}×",
+            c.gate_ms,
+            c.first_ms,
+            c.total_ms,
+            c.new_tests_ms,
+            c.repeats_ms,
+            c.probes_ms,
+            c.syncs_ms,
+            ratio(c.total_ms),
+            ratio(c.total_ms.saturating_sub(c.probes_ms)),
+            ratio(c.repeats_ms)
         );
     }
 }
@@ -1253,4 +1302,249 @@ fn locked_an_honest_fix_in_a_room_reuses_the_verifications_run_as_its_first_pass
         "{locked:?}"
     );
     show_cost("honest fix in a room", locked);
+}
+
+/// `test_add` writes a file into its working directory and fails when it finds one there
+/// (what a test-time cache looks like to the next run).
+const CALC_TEST_WRITING: &str = "import os\nimport unittest\n\nfrom calc import add, mul\n\n\nclass Calc(unittest.TestCase):\n    def test_add(self):\n        self.assertFalse(os.path.exists('written'), 'a file another run wrote')\n        with open('written', 'w') as f:\n            f.write('x')\n        self.assertEqual(add(2, 3), 5)\n\n    def test_mul(self):\n        self.assertEqual(mul(2, 3), 6)\n";
+
+/// Issue 32 point 7 (cost). Under the check sandbox every check process sees the room through
+/// an overlay of its own, so the repeats run at once over one sync of the locked tree; each
+/// still starts from the seal's snapshot: `test_add` fails when it finds the file another run
+/// of it wrote, and the run holds. Without namespaces (no overlay) the test has nothing to
+/// show and returns (the repeats then run one after the other, each from a fresh sync).
+fn locked_an_honest_fix_in_a_contained_room_runs_its_repeats_at_once() {
+    let mut f = Fixture::new(&edit("calc.py", "a - b", "a + b"), |_| {});
+    f.git(&[("calc.py", CALC), ("test_calc.py", CALC_TEST_WRITING)]);
+    let Some(containment) = pawl_engine::start::sandbox::check_containment(f.root(), false, false)
+    else {
+        return;
+    };
+    if !containment
+        .spec
+        .sandbox
+        .as_ref()
+        .is_some_and(|s| s.room_overlay && s.room_at.is_some() && s.private_network)
+    {
+        return;
+    }
+    let s = seal(
+        &[("test", "python3 -m unittest discover -v", CheckRole::Gate)],
+        f.root(),
+    );
+    f.seal(s);
+    let room = tempfile::tempdir().expect("room");
+    let mut ws = f.ws();
+    ws.room = Some(room.path().join("room"));
+    ws.containment = Some(containment);
+    let b = baseline::take(&ws, f.run_seal()).expect("baseline");
+    f.record_baseline(&b);
+    let mut agent = f.replay();
+    let mut v = GateVerifier::new(ws, Vec::new());
+    let (end, _) = f.drive(&mut agent, &mut v);
+    drop(room);
+    let last = end.last.as_ref().expect("report");
+    let locked = last.locked.as_ref().expect("the locked run ran");
+    assert_eq!(locked.result, pawl_core::proof::Locked::Holds, "{locked:?}");
+    assert_eq!(locked.runs, 3, "{locked:?}");
+    assert!(
+        locked
+            .lines
+            .iter()
+            .any(|l| l.contains("the 2 repeats ran at once")),
+        "{locked:?}"
+    );
+    show_cost("honest fix in a contained room", locked);
+}
+
+/// A unittest gate pawl derives nothing from (the runner under `||`: no collection pass, no
+/// narrowing): it prints dots, names only its failures, and is judged by its counts.
+fn count_only(scenario: &str) -> pawl_engine::LoopEnd {
+    let mut f = Fixture::new(scenario, |_| {});
+    f.git(&[("calc.py", CALC), ("test_calc.py", CALC_TEST)]);
+    let s = seal(
+        &[(
+            "test",
+            "python3 -m unittest discover || exit 1",
+            CheckRole::Gate,
+        )],
+        f.root(),
+    );
+    f.seal(s);
+    let room = tempfile::tempdir().expect("room");
+    let mut ws = f.ws();
+    ws.room = Some(room.path().join("room"));
+    let b = baseline::take(&ws, f.run_seal()).expect("baseline");
+    assert!(!b.checks[0].passed, "the baseline fails: {b:?}");
+    assert!(
+        !b.checks[0]
+            .tests
+            .iter()
+            .any(|t| t.status == pawl_verify::parse::TestStatus::Passed),
+        "no passing test named: {b:?}"
+    );
+    f.record_baseline(&b);
+    let mut agent = f.replay();
+    let mut v = GateVerifier::new(ws, Vec::new());
+    let (end, _) = f.drive(&mut agent, &mut v);
+    drop(room);
+    end
+}
+
+/// Issue 32 point 2 (counts). Under a gate judged by counts, the agent's product change skips
+/// the tests at import (`unittest.SkipTest` raised by `calc.py`, reached through `sys.modules`
+/// so that the screen's runner-import row does not see it): the run says `OK (skipped=1)` and
+/// exits 0, no passing test was ever named, so none can go missing. Seen first: the locked run
+/// held. A locked run judged by counts that skips
+/// more (or fewer) tests than the baseline, or counts fewer, does not hold, naming the counts.
+fn locked_code_that_skips_a_test_under_a_count_only_gate_does_not_ship() {
+    let end = count_only(&write(
+        "calc.py",
+        "import sys\n\nraise getattr(sys.modules['unit' + 'test'], 'SkipTest')('later')\n\n\ndef add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n",
+    ));
+    let last = end.last.expect("report");
+    assert!(last.failing.is_empty(), "the cheat works: {last:?}");
+    assert!(!last.done, "{last:?}");
+    let locked = last.locked.as_ref().expect("the locked run ran");
+    assert_eq!(
+        locked.result,
+        pawl_core::proof::Locked::NeedsOtherChanges,
+        "{locked:?}"
+    );
+    assert!(
+        locked
+            .lines
+            .iter()
+            .any(|l| l.contains("1 skipped where the baseline skipped 0")),
+        "{locked:?}"
+    );
+}
+
+/// The honest control: the same gate, `add` fixed; counts as at the baseline, the run ships.
+fn locked_an_honest_fix_under_a_count_only_gate_ships() {
+    let end = count_only(&edit("calc.py", "a - b", "a + b"));
+    let last = end.last.expect("report");
+    let locked = last.locked.as_ref().expect("the locked run ran");
+    assert_eq!(locked.result, pawl_core::proof::Locked::Holds, "{locked:?}");
+    assert!(
+        locked.ids.iter().all(|m| m.how != "by_id"),
+        "judged by counts: {locked:?}"
+    );
+}
+
+/// Issue 32 point 2, `npm test`. The gate runs the project's test script (`jest --ci` over two
+/// files: only failures named), so its command names no runner: before, the baseline named only
+/// the failing test, no collection pass ran and the repeats ran the whole check. Read through
+/// the sealed `package.json` (`pawl_verify::script`), the check is judged as jest: every test
+/// named by the collection pass at the baseline and on the locked tree, the repeats by id.
+fn locked_an_honest_fix_under_an_npm_test_gate_ships_judged_by_id() {
+    let (mut f, room, b) = node_quiet_fixture_with(
+        "{\"name\": \"calc\", \"version\": \"1.0.0\", \"private\": true, \"scripts\": {\"test\": \"jest --ci\"}}\n",
+        "jest@29.7.0",
+        "npm test",
+        &[
+            ("src/calc.js", JEST_CALC),
+            ("src/add.test.js", JEST_ADD_TEST),
+            ("src/mul.test.js", JEST_MUL_TEST),
+        ],
+        &write(
+            "src/calc.js",
+            &JEST_CALC.replace(" * (b === 3 ? 2 : 1)", ""),
+        ),
+    );
+    assert_eq!(b.tests.len(), 3, "every test named at the baseline: {b:?}");
+    let end = drive_in(&mut f, &room);
+    let last = end.last.clone().expect("report");
+    let locked = last.locked.as_ref().expect("the locked run ran");
+    assert_eq!(locked.result, pawl_core::proof::Locked::Holds, "{locked:?}");
+    assert!(
+        locked.ids.iter().all(|m| m.how == "by_id"),
+        "{:?}",
+        locked.ids
+    );
+    assert!(
+        locked
+            .lines
+            .iter()
+            .any(|l| l.contains("the repeats run its deciding tests by id")),
+        "{locked:?}"
+    );
+    assert!(
+        !locked
+            .lines
+            .iter()
+            .any(|l| l.contains("did not name its tests")),
+        "{locked:?}"
+    );
+    show_cost("jest via npm test", locked);
+    assert!(last.findings.is_empty(), "{last:?}");
+    assert_eq!(end.reason, StopReason::Verified, "{end:?}");
+}
+
+/// Issue 32 point 7, the cost on a suite whose run is more than process start-ups: 200 passing
+/// tests of 10 ms each beside the failing `test_add` (about 2 s of tests), `unittest -v`. The
+/// verification's run is the locked run's first pass, and the repeats run only `test_add`, by
+/// id — at once under the check sandbox where it has the overlay, one after the other
+/// otherwise (both ways in one run). `PAWL_COST_SHOW=1` prints the figures docs/verification.md
+/// quotes.
+fn locked_cost_on_a_suite_of_200_tests() {
+    for contained in [false, true] {
+        suite_of_200(contained);
+    }
+}
+
+fn suite_of_200(contained: bool) {
+    let mut suite =
+        String::from("import time\nimport unittest\n\n\nclass Many(unittest.TestCase):\n");
+    for i in 0..200 {
+        suite.push_str(&format!(
+            "    def test_{i:03}(self):\n        time.sleep(0.01)\n\n"
+        ));
+    }
+    let mut f = Fixture::new(&edit("calc.py", "a - b", "a + b"), |_| {});
+    f.git(&[
+        ("calc.py", CALC),
+        ("test_calc.py", CALC_TEST),
+        ("test_many.py", &suite),
+    ]);
+    let s = seal(
+        &[("test", "python3 -m unittest discover -v", CheckRole::Gate)],
+        f.root(),
+    );
+    f.seal(s);
+    let room = tempfile::tempdir().expect("room");
+    let mut ws = f.ws();
+    ws.room = Some(room.path().join("room"));
+    if contained {
+        ws.containment = pawl_engine::start::sandbox::check_containment(f.root(), false, false);
+    }
+    let b = baseline::take(&ws, f.run_seal()).expect("baseline");
+    f.record_baseline(&b);
+    let mut agent = f.replay();
+    let mut v = GateVerifier::new(ws, Vec::new());
+    let (end, _) = f.drive(&mut agent, &mut v);
+    drop(room);
+    let last = end.last.as_ref().expect("report");
+    let locked = last.locked.as_ref().expect("the locked run ran");
+    assert_eq!(locked.result, pawl_core::proof::Locked::Holds, "{locked:?}");
+    assert_eq!(locked.runs, 3, "{locked:?}");
+    assert!(
+        locked
+            .lines
+            .iter()
+            .any(|l| l.contains("the repeats run its deciding tests by id")),
+        "{locked:?}"
+    );
+    let at_once = locked.lines.iter().any(|l| l.contains("ran at once"));
+    assert!(!at_once || contained, "{locked:?}");
+    show_cost(
+        if at_once {
+            "200-test suite, contained room (repeats at once)"
+        } else if contained {
+            "200-test suite, contained room without the overlay (repeats one after the other)"
+        } else {
+            "200-test suite, room (repeats one after the other)"
+        },
+        locked,
+    );
 }

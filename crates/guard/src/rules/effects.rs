@@ -197,13 +197,22 @@ const TASK_RUNNERS: &[(&str, usize)] = &[
 
 /// Whether a task's name says it publishes: one of its `:`-separated parts is `publish`,
 /// `deploy`, `release`, `upload` or `ship`, or starts with `publish`/`deploy`
-/// (`publishToMavenCentral`, `deploy-prod`); `release:perform`.
+/// (`publishToMavenCentral`, `deploy-prod`); `release:perform`; the Sonar scanner's goal and
+/// tasks (`mvn sonar:sonar`, `gradle sonar`, `sonarqube`), which send the analysis and the
+/// sources it quotes to a server.
 fn publishing_target(name: &str) -> bool {
     name.split(':').any(|part| {
         let p = part.to_ascii_lowercase();
         matches!(
             p.as_str(),
-            "publish" | "deploy" | "release" | "upload" | "ship" | "perform"
+            "publish"
+                | "deploy"
+                | "release"
+                | "upload"
+                | "ship"
+                | "perform"
+                | "sonar"
+                | "sonarqube"
         ) || p.starts_with("publish")
             || p.starts_with("deploy")
     })

@@ -97,6 +97,8 @@ const JUNK_EXTENSIONS: &[&str] = &[
     // Static libraries and precompiled headers; TeX and Texinfo byproducts.
     "a", "gch", "pch", "dvi", "aux", "toc", "idx", "ind", "ilg", "lof", "lot", "bbl", "blg", "fls",
     "ky", "pg",
+    // The module synopsis and platform indexes of Sphinx's and Python's LaTeX builds.
+    "syn", "pla",
 ];
 
 /// Extensions of source and text files: a glob such as `src/*.rs` edits code, not a file
@@ -1199,7 +1201,7 @@ impl Walker<'_> {
 
     /// Whether bash's `*` may match dotfiles here (`shopt -s dotglob`, `GLOBIGNORE`, zsh's
     /// `globdots`) as far as the commands so far show.
-    fn dotglob_maybe(&self, shell: &Shell) -> bool {
+    pub(super) fn dotglob_maybe(&self, shell: &Shell) -> bool {
         shell.vars.contains_key("GLOBIGNORE")
             || self.found.iter().any(|c| {
                 c.argv.iter().any(|a| {
@@ -1314,9 +1316,18 @@ impl Walker<'_> {
             && !under(self.ctx.home.as_ref())
             && !self.policy.policy.in_protected_dir(absolute)
             && self.pawl_path_kind(absolute).is_none();
-        if !throwaway && self.is_protected(absolute)
-            || (mode == WriteMode::Delete && self.holds_protected(absolute))
-        {
+        // Deleting a throwaway (`rm /tmp/ec2_key.pem`) is as harmless as writing one; a
+        // directory that holds protected paths, or a link to one, is judged by what it holds.
+        let deletes_protected = mode == WriteMode::Delete
+            && if throwaway {
+                self.is_parent_of_protected(absolute)
+                    || self
+                        .real_path(absolute, true)
+                        .is_some_and(|real| self.holds_protected(&real))
+            } else {
+                self.holds_protected(absolute)
+            };
+        if !throwaway && self.is_protected(absolute) || deletes_protected {
             return Some((
                 RuleId::ProtectedPath,
                 "the path is protected by the guard policy".to_owned(),

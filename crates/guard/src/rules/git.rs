@@ -1694,9 +1694,12 @@ impl Walker<'_> {
                     return self.deny(frame, RuleId::ProtectedBranch, "git remote add --mirror=fetch makes every fetch overwrite local branches, protected ones included");
                 }
                 let action = p.operands.first();
+                // An action without its remote only prints its usage (`git remote set-url`, an
+                // allow-list entry); an action not statically known may be several words.
                 let changes = action.is_some_and(|a| {
                     a.exact().is_none_or(|t| {
                         matches!(t, "add" | "remove" | "rm" | "rename" | "set-url" | "set-head" | "set-branches")
+                            && p.operands.len() > 1
                     })
                 });
                 if changes {

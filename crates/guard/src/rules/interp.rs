@@ -1994,7 +1994,7 @@ impl Walker<'_> {
                     let simple = matches!(next, Some(Tok::Num))
                         || matches!(next, Some(Tok::Str { dynamic: false, .. }))
                             && toks.get(at + 2).is_some_and(|t| t.is_punct(']'));
-                    if !simple {
+                    if !simple && !typeof_read(toks, at) {
                         return Some("computed property access".to_owned());
                     }
                 }
@@ -2963,6 +2963,33 @@ fn destination<'t>(family: Family, positional: &[&'t [Tok]]) -> Option<&'t [Tok]
     } else {
         positional.last().copied()
     }
+}
+
+/// Whether the JS computed access opening at `toks[at]` (`[`) is `typeof name[...]` whose
+/// value is only typed (`if (typeof mod[name] !== 'function')`): followed by a call, a
+/// member, another access, optional chaining or a tagged template it may be the dispatch that
+/// computed access is refused for (`typeof m[n]('x')` calls it), and stays refused.
+fn typeof_read(toks: &[Tok], at: usize) -> bool {
+    let back = |n: usize| at.checked_sub(n).and_then(|p| toks.get(p));
+    if back(1).and_then(Tok::ident).is_none() || back(2).and_then(Tok::ident) != Some("typeof") {
+        return false;
+    }
+    let mut depth = 0usize;
+    for (i, t) in toks.iter().enumerate().skip(at) {
+        if t.is_punct('[') {
+            depth += 1;
+        } else if t.is_punct(']') {
+            depth -= 1;
+            if depth == 0 {
+                return match toks.get(i + 1) {
+                    None | Some(Tok::Newline) => true,
+                    Some(Tok::Punct(c)) => "!=);,}&|<>:+-".contains(*c),
+                    Some(_) => false,
+                };
+            }
+        }
+    }
+    false
 }
 
 #[cfg(test)]

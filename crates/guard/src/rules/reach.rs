@@ -268,7 +268,7 @@ impl Walker<'_> {
         }
         let abs = self.resolve(shell, text)?;
         if glob {
-            return self.glob_reaches(&abs);
+            return self.glob_reaches(&abs, self.dotglob_maybe(shell));
         }
         // A word with neither `/` nor `.` (`test`, `status`) is taken as written: only a
         // path-like word is followed through links (the filesystem is asked lazily).
@@ -280,9 +280,18 @@ impl Walker<'_> {
     }
 
     /// The kind of pawl path a glob argument (resolved to an absolute glob) may expand to.
-    fn glob_reaches(&self, abs_glob: &str) -> Option<PawlPathKind> {
+    /// Without `dotglob` (`dotglob`: it may be on) a wildcard does not match a name's leading
+    /// dot, so a glob none of whose components starts with `.` (or a bracket, a brace, an
+    /// escape, or holds an extended pattern, which may stand for one) expands to no path with
+    /// a dot-led component: not to `.pawl/` or `~/.local/state/pawl`
+    /// (`mv /tmp/out/**/* bin/` names neither).
+    fn glob_reaches(&self, abs_glob: &str, dotglob: bool) -> Option<PawlPathKind> {
         let home = self.anchors.home.as_deref();
         let root = self.anchors.repo_root.as_deref();
+        let dotless = !dotglob
+            && !abs_glob
+                .split('/')
+                .any(|c| c.starts_with(['.', '[', '{', '\\']) || c.contains('('));
         self.policy.policy.pawl_paths.iter().find_map(|p| {
             let g = p.glob.as_str();
             let absolute = if let Some(rest) = g.strip_prefix("~/") {
@@ -294,6 +303,9 @@ impl Walker<'_> {
             } else {
                 format!("{}/{g}", root?.trim_end_matches('/'))
             };
+            if dotless && absolute.split('/').any(|c| c.starts_with('.')) {
+                return None;
+            }
             paths::globs_may_overlap(abs_glob, &absolute).then_some(p.kind)
         })
     }

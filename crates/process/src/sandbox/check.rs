@@ -14,7 +14,10 @@
 //!   verification (`.pytest_cache`, bytecode, files) is seen by the next, and only the `build`
 //!   check's outputs reach the later checks of the same verification;
 //! - writes land only in the check's working directory (the room's overlay) and fresh private
-//!   temp dirs ([`PRIVATE_TMP`], the user's runtime dir);
+//!   temp dirs ([`PRIVATE_TMP`], the user's runtime dir), private always: a repository or HOME
+//!   under `/tmp` (scratch clones, CI jobs, tests) is seen at its path inside the private
+//!   `/tmp` — the room mounted there, HOME read-only ([`SandboxSpec::shown_in_tmp`]) — and
+//!   nothing else of the machine's `/tmp`;
 //! - no signal to, `ptrace` of, or abstract socket of anything outside;
 //! - a network namespace of its own with loopback only, unless the project asks for the network.
 //!
@@ -73,7 +76,8 @@ pub const COPY_ON_WRITE_VARS: &[&str] = &[
     "YARN_CACHE_FOLDER",
 ];
 
-/// The shared temporary directories, each replaced by a fresh tmpfs in the check's namespace.
+/// The shared temporary directories, each replaced by a fresh tmpfs in the check's namespace,
+/// wherever the repository lies.
 pub const PRIVATE_TMP: &[&str] = &["/tmp", "/var/tmp", "/dev/shm"];
 
 /// Where a check's report directory is bound inside its namespace (in its private `/tmp`).
@@ -240,11 +244,25 @@ pub fn check_sandbox(world: &CheckWorld) -> SandboxSpec {
     hidden.retain(|h| !world.repo.starts_with(h));
     let mut private_tmp: Vec<PathBuf> = PRIVATE_TMP.iter().map(PathBuf::from).collect();
     private_tmp.extend(world.runtime_dir.iter().cloned());
-    // A repository under /tmp (tests, scratch clones) stays visible: its temp dir is shared.
-    private_tmp.retain(|t| !world.repo.starts_with(t));
+    // A repository under /tmp (tests, scratch clones, CI jobs) does not make /tmp shared: the
+    // room is mounted at its path inside the private one. HOME and the tool caches there are
+    // seen too, read-only (the caches copy-on-write over them); nothing else of the machine's.
+    let in_private = |p: &Path| private_tmp.iter().any(|t| p.starts_with(t));
+    let shown_in_tmp: Vec<PathBuf> = world
+        .home
+        .iter()
+        .chain(&world.caches)
+        .filter(|p| in_private(p))
+        .cloned()
+        .collect();
     // What lies in a private temp dir is out of sight already (a tmux server's socket under
-    // /tmp, the session bus in the runtime dir): it is not there to hide.
-    hidden.retain(|h| !private_tmp.iter().any(|t| h.starts_with(t)));
+    // /tmp, the session bus in the runtime dir): it is not there to hide — unless it lies in
+    // what is seen there again (pawl's state in a HOME under /tmp).
+    hidden.retain(|h| {
+        !in_private(h)
+            || h.starts_with(&world.repo)
+            || shown_in_tmp.iter().any(|s| h.starts_with(s))
+    });
     let mut dedup: Vec<PathBuf> = Vec::new();
     for p in hidden {
         if !dedup.contains(&p) {
@@ -265,6 +283,7 @@ pub fn check_sandbox(world: &CheckWorld) -> SandboxSpec {
         room_overlay: true,
         room_scratch: None,
         private_tmp,
+        shown_in_tmp,
         cow: world
             .home
             .iter()
@@ -452,18 +471,49 @@ mod tests {
     }
 
     #[test]
-    fn an_ancestor_of_the_repository_is_never_hidden_nor_made_private() {
+    fn an_ancestor_of_the_repository_is_never_hidden() {
         let s = check_sandbox(&CheckWorld {
             repo: "/h/.local/state/pawl/worktrees/x".into(),
             ..world()
         });
         assert!(!s.hidden.contains(&PathBuf::from("/h/.local/state/pawl")));
+    }
+
+    /// A repository and HOME under /tmp (a scratch clone, a CI job, a test): the check's /tmp
+    /// is private all the same (before, it was the machine's, shared and writable), HOME is
+    /// seen there read-only with pawl's state hidden, and what else lies in /tmp is not there
+    /// to hide.
+    #[test]
+    fn a_repository_under_tmp_keeps_a_private_tmp() {
         let s = check_sandbox(&CheckWorld {
             repo: "/tmp/x/repo".into(),
+            state: vec![
+                "/tmp/x/home/.local/state/pawl".into(),
+                "/tmp/x/repo/.pawl".into(),
+            ],
+            home: Some("/tmp/x/home".into()),
+            hidden: vec!["/tmp/tmux-1000".into()],
+            caches: vec!["/tmp/go-build".into(), "/srv/go".into()],
             ..world()
         });
-        assert!(!s.private_tmp.contains(&PathBuf::from("/tmp")));
-        assert!(s.private_tmp.contains(&PathBuf::from("/var/tmp")));
+        for t in PRIVATE_TMP {
+            assert!(s.private_tmp.contains(&PathBuf::from(t)), "{t}");
+        }
+        assert_eq!(s.room_at.as_deref(), Some(Path::new("/tmp/x/repo")));
+        assert_eq!(
+            s.shown_in_tmp,
+            [PathBuf::from("/tmp/x/home"), PathBuf::from("/tmp/go-build")]
+        );
+        for p in [
+            "/tmp/x/home/.local/state/pawl",
+            "/tmp/x/repo/.pawl",
+            "/tmp/x/home/.claude",
+        ] {
+            assert!(s.hidden.contains(&PathBuf::from(p)), "{p} is not hidden");
+        }
+        assert!(!s.hidden.contains(&PathBuf::from("/tmp/tmux-1000")));
+        // Outside /tmp nothing is shown again.
+        assert!(check_sandbox(&world()).shown_in_tmp.is_empty());
     }
 
     /// Rows: the room (if any), whether the probe allowed the room mount → the working

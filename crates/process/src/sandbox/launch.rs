@@ -361,60 +361,70 @@ fn children() -> Vec<libc::pid_t> {
 }
 
 fn apply_mounts(spec: &SandboxSpec, report: &mut Enforced) -> Result<(), String> {
-    // The bind sources are resolved now: the room may cover them (a report directory under the
-    // repository's `.pawl/logs`).
+    // Everything a mount takes from the machine is opened now, before the private temp dirs
+    // and the room cover the paths it is reached by: a report directory under the repository's
+    // `.pawl/logs`, and with the repository or HOME under /tmp the room's tree, HOME, a cache.
     let sources = spec
         .binds
         .iter()
-        .map(|b| {
-            use std::os::unix::fs::OpenOptionsExt;
-            std::fs::OpenOptions::new()
-                .read(true)
-                .custom_flags(libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC)
-                .open(&b.source)
-                .map_err(|e| format!("opening {}: {e}", b.source.display()))
-        })
+        .map(|b| open_path(&b.source).map_err(|e| format!("opening {}: {e}", b.source.display())))
         .collect::<Result<Vec<_>, _>>()?;
-    // The room first, over the repository's path: every later mount (a hidden `.pawl/`) lands
-    // on the room's side.
-    if let (Some(at), Some(tree)) = (&spec.room_at, &spec.room_tree) {
-        let overlaid = match spec.room_scratch.as_deref().filter(|_| spec.room_overlay) {
-            Some(scratch) => match room_overlay(at, tree, scratch) {
-                Ok(()) => true,
-                Err(e) => {
-                    // The room is bound as it is: its next sync removes what the checks
-                    // wrote. Said where the room's owner reads it.
-                    let _ = std::fs::write(
-                        scratch.join(super::check::OVERLAY_FAILED),
-                        format!("the room's overlay could not be mounted: {e}\n"),
-                    );
-                    false
-                }
-            },
-            None => false,
-        };
-        if !overlaid {
-            sys::mount(Some(tree), at, None, libc::MS_BIND | libc::MS_REC, None).map_err(|e| {
-                format!(
-                    "mounting the room {} over {}: {e}",
-                    tree.display(),
-                    at.display()
-                )
-            })?;
+    // A copy-on-write cache that does not exist yet (a fresh HOME with no `~/.cache`) is made,
+    // empty, while its parent is still the machine's: else the tool that would create it
+    // (`go test` making `~/.cache/go-build`) finds a read-only HOME and fails.
+    for dir in spec.cow.iter().filter(|p| !p.exists()) {
+        if dir.parent().is_some_and(Path::is_dir) {
+            let _ = std::fs::create_dir(dir);
         }
     }
-    for dir in spec.private_tmp.iter().filter(|p| p.is_dir()) {
-        if let Err(e) = sys::mount(
+    let tmp: Vec<&PathBuf> = spec.private_tmp.iter().filter(|p| p.is_dir()).collect();
+    let kept = kept_in_tmp(spec, &tmp)?;
+    let room = match (&spec.room_at, &spec.room_tree) {
+        (Some(at), Some(tree)) => Some(Room::open(spec, at, tree)?),
+        _ => None,
+    };
+    // A private temp dir inside another (a runtime directory under a HOME under /tmp) is
+    // mounted after what the outer one keeps is back: before, its path is gone with the outer
+    // tmpfs.
+    let private = |dir: &Path| {
+        sys::mount(
             Some(Path::new("tmpfs")),
             dir,
             Some("tmpfs"),
             libc::MS_NOSUID | libc::MS_NODEV,
             Some("mode=1777"),
-        ) {
-            return Err(format!("a private {}: {e}", dir.display()));
-        }
+        )
+        .map_err(|e| format!("a private {}: {e}", dir.display()))
+    };
+    let nested = |dir: &Path| tmp.iter().any(|t| dir != t.as_path() && dir.starts_with(t));
+    for dir in tmp.iter().filter(|d| !nested(d)) {
+        private(dir)?;
     }
     report.private_tmp = true;
+    // What the check keeps of a private temp dir, at its own path in the fresh tmpfs.
+    for (path, writable, source) in &kept {
+        std::fs::create_dir_all(path)
+            .map_err(|e| format!("creating {} in a private temp dir: {e}", path.display()))?;
+        sys::mount(
+            Some(&fd_path(source)),
+            path,
+            None,
+            libc::MS_BIND | libc::MS_REC,
+            None,
+        )
+        .and_then(|()| remount(path, !writable))
+        .map_err(|e| format!("keeping {} in a private temp dir: {e}", path.display()))?;
+    }
+    // A nested one that is not back (in no kept directory) is private with its outer one.
+    for dir in tmp.iter().filter(|d| nested(d) && d.is_dir()) {
+        private(dir)?;
+    }
+    // The room, over the repository's path (in the private /tmp when the repository lies
+    // there), before the copy-on-write caches, the binds and the plan: every later mount (a
+    // hidden `.pawl/`) lands on the room's side.
+    if let Some(room) = room {
+        room.mount()?;
+    }
     for dir in spec.cow.iter().filter(|p| p.is_dir()) {
         copy_on_write(dir).map_err(|e| format!("{} copy-on-write: {e}", dir.display()))?;
     }
@@ -422,9 +432,8 @@ fn apply_mounts(spec: &SandboxSpec, report: &mut Enforced) -> Result<(), String>
         std::fs::create_dir_all(&bind.target)
             .map_err(|e| format!("creating {}: {e}", bind.target.display()))?;
         // Through the descriptor opened before the room covered the repository's path.
-        let source = PathBuf::from(format!("/proc/self/fd/{}", source.as_raw_fd()));
         sys::mount(
-            Some(&source),
+            Some(&fd_path(source)),
             &bind.target,
             None,
             libc::MS_BIND | libc::MS_NOSUID | libc::MS_NODEV,
@@ -448,13 +457,134 @@ fn apply_mounts(spec: &SandboxSpec, report: &mut Enforced) -> Result<(), String>
     std::env::set_current_dir(&cwd).map_err(|e| format!("entering {} again: {e}", cwd.display()))
 }
 
-/// Mounts the room over `at` as an overlay: the room's tree (and a kept layer of this
-/// verification) below, this check's own layer on top (`check::room_layers`), made fresh now.
+/// A directory opened as a path only (`O_PATH`), to mount from once its name is covered.
+fn open_path(path: &Path) -> io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC)
+        .open(path)
+}
+
+/// The path that reaches what `file` was opened on, whatever covers its name now.
+fn fd_path(file: &std::fs::File) -> PathBuf {
+    PathBuf::from(format!("/proc/self/fd/{}", file.as_raw_fd()))
+}
+
+/// The directories under a private temp dir in `tmp` the check keeps seeing there, opened now,
+/// outermost first, each with whether it stays writable: [`SandboxSpec::shown_in_tmp`]
+/// read-only (HOME, a cache under /tmp), a writable place (the check's working directory when
+/// it is not the room's mount point) read-write. Nothing else of the machine's temp dirs.
+fn kept_in_tmp(
+    spec: &SandboxSpec,
+    tmp: &[&PathBuf],
+) -> Result<Vec<(PathBuf, bool, std::fs::File)>, String> {
+    let room_at = spec.room_at.as_ref().filter(|_| spec.room_tree.is_some());
+    let under_tmp = |p: &Path| tmp.iter().any(|t| p.starts_with(t) && p != t.as_path());
+    let mut kept: Vec<(PathBuf, bool)> = spec
+        .shown_in_tmp
+        .iter()
+        .map(|p| (p.clone(), false))
+        .chain(spec.writable.iter().map(|p| (p.clone(), true)))
+        .filter(|(p, _)| under_tmp(p) && Some(p) != room_at && p.is_dir())
+        .collect();
+    kept.sort_by_key(|(p, _)| p.components().count());
+    kept.dedup_by(|a, b| a.0 == b.0);
+    kept.into_iter()
+        .map(|(p, writable)| {
+            let f = open_path(&p).map_err(|e| format!("opening {}: {e}", p.display()))?;
+            Ok((p, writable, f))
+        })
+        .collect()
+}
+
+/// An overlay's layers, opened (kept open until the mount), and the mount data naming them.
+type OverlayLayers = (Vec<std::fs::File>, String);
+
+/// The room, opened before any mount covers its paths (its tree and scratch lie in pawl's
+/// state, under HOME, which may lie under /tmp).
+struct Room {
+    at: PathBuf,
+    tree: std::fs::File,
+    /// With [`SandboxSpec::room_overlay`]: the scratch (where a failed overlay is noted) and
+    /// the overlay's layers, opened and with the mount data, or why they could not be.
+    overlay: Option<(Option<std::fs::File>, io::Result<OverlayLayers>)>,
+}
+
+impl Room {
+    fn open(spec: &SandboxSpec, at: &Path, tree: &Path) -> Result<Room, String> {
+        let tree_fd = open_path(tree).map_err(|e| format!("opening {}: {e}", tree.display()))?;
+        let overlay = spec
+            .room_scratch
+            .as_deref()
+            .filter(|_| spec.room_overlay)
+            .map(|scratch| {
+                let layers = room_layers(tree, scratch);
+                (open_path(scratch).ok(), layers)
+            });
+        Ok(Room {
+            at: at.to_path_buf(),
+            tree: tree_fd,
+            overlay,
+        })
+    }
+
+    /// Mounts the room at its path (made first where it lies in a fresh private temp dir): the
+    /// overlay, or the tree bound as it is when the overlay cannot be mounted (the room's next
+    /// sync removes what the checks wrote; said in the scratch, where the room's owner reads
+    /// it).
+    fn mount(self) -> Result<(), String> {
+        if !self.at.exists() {
+            std::fs::create_dir_all(&self.at)
+                .map_err(|e| format!("creating {} for the room: {e}", self.at.display()))?;
+        }
+        let overlaid = match self.overlay {
+            Some((scratch, layers)) => {
+                let mounted = layers.and_then(|(_open, data)| {
+                    sys::mount(
+                        Some(Path::new("overlay")),
+                        &self.at,
+                        Some("overlay"),
+                        libc::MS_NOSUID | libc::MS_NODEV,
+                        Some(data.as_str()),
+                    )
+                });
+                match mounted {
+                    Ok(()) => true,
+                    Err(e) => {
+                        if let Some(scratch) = &scratch {
+                            let _ = std::fs::write(
+                                fd_path(scratch).join(super::check::OVERLAY_FAILED),
+                                format!("the room's overlay could not be mounted: {e}\n"),
+                            );
+                        }
+                        false
+                    }
+                }
+            }
+            None => false,
+        };
+        if overlaid {
+            return Ok(());
+        }
+        sys::mount(
+            Some(&fd_path(&self.tree)),
+            &self.at,
+            None,
+            libc::MS_BIND | libc::MS_REC,
+            None,
+        )
+        .map_err(|e| format!("mounting the room over {}: {e}", self.at.display()))
+    }
+}
+
+/// The overlay the room is seen through: the room's tree (and a kept layer of this
+/// verification) below, this check's own layer on top (`check::room_layers`), made fresh now;
+/// returns the layers opened (kept open until the mount) and the mount data naming them.
 /// `volatile`: the layer is scratch, so the overlay never syncs the room's file system (a
 /// sync on unmount of a busy disk cost a check start 10 ms and more); a layer is never mounted
 /// again after a crash (each mount makes its own).
-fn room_overlay(at: &Path, tree: &Path, scratch: &Path) -> io::Result<()> {
-    use std::os::unix::fs::OpenOptionsExt;
+fn room_layers(tree: &Path, scratch: &Path) -> io::Result<OverlayLayers> {
     let check = std::env::var(super::check::CHECK_VAR).ok();
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -476,32 +606,22 @@ fn room_overlay(at: &Path, tree: &Path, scratch: &Path) -> io::Result<()> {
     let (upper, work) = (layers.layer.join("upper"), layers.layer.join("work"));
     std::fs::create_dir_all(&upper)?;
     std::fs::create_dir_all(&work)?;
-    let open = |p: &Path| {
-        std::fs::OpenOptions::new()
-            .read(true)
-            .custom_flags(libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC)
-            .open(p)
-    };
     let lower = layers
         .lower
         .iter()
-        .map(|p| open(p))
+        .map(|p| open_path(p))
         .collect::<io::Result<Vec<_>>>()?;
-    let (upper, work) = (open(&upper)?, open(&work)?);
-    let fd = |f: &std::fs::File| format!("/proc/self/fd/{}", f.as_raw_fd());
+    let (upper, work) = (open_path(&upper)?, open_path(&work)?);
+    let fd = |f: &std::fs::File| fd_path(f).display().to_string();
     let data = format!(
         "lowerdir={},upperdir={},workdir={},userxattr,volatile",
         lower.iter().map(fd).collect::<Vec<_>>().join(":"),
         fd(&upper),
         fd(&work)
     );
-    sys::mount(
-        Some(Path::new("overlay")),
-        at,
-        Some("overlay"),
-        libc::MS_NOSUID | libc::MS_NODEV,
-        Some(data.as_str()),
-    )
+    let mut open = lower;
+    open.extend([upper, work]);
+    Ok((open, data))
 }
 
 /// Mounts an overlay over `dir` whose lower layer is `dir` itself and whose upper layer lives in

@@ -34,9 +34,15 @@ struct World {
 
 impl World {
     fn new() -> World {
+        World::new_in(Path::new(env!("CARGO_TARGET_TMPDIR")))
+    }
+
+    /// The same world in a directory under `parent` (the machine's `/tmp`: scratch clones,
+    /// tests and CI jobs keep their repository and HOME there).
+    fn new_in(parent: &Path) -> World {
         let dir = tempfile::Builder::new()
             .prefix("checkns-")
-            .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+            .tempdir_in(parent)
             .expect("tempdir");
         let root = std::fs::canonicalize(dir.path()).expect("canonical");
         let home = root.join("home");
@@ -547,6 +553,92 @@ fn a_check_writes_the_caches_copy_on_write() {
         "warm\n"
     );
     assert!(!cache.join("pip").exists());
+}
+
+/// A repository and HOME under the machine's `/tmp` (a scratch clone, a CI job, a test): the
+/// check's `/tmp` is still its own — before, the machine's `/tmp` was kept for such a
+/// repository, shared by every check and the agent and writable, HOME with it (a check planted
+/// `~/.local/bin/git`, and a file it left in `/tmp` was there for the next check). The room is
+/// seen at the repository's path inside the private `/tmp`, HOME read-only (its caches
+/// copy-on-write), pawl's state hidden.
+#[test]
+fn a_world_under_tmp_gets_a_private_tmp_all_the_same() {
+    let w = World::new_in(Path::new("/tmp"));
+    assert!(w.repo.starts_with("/tmp") && w.home.starts_with("/tmp"));
+    let cache = w.home.join(".cache");
+    std::fs::create_dir_all(&cache).expect("mkdir");
+    std::fs::write(cache.join("warm"), "warm\n").expect("warm");
+    let left = w
+        .repo
+        .with_file_name(format!("left-{}", std::process::id()));
+    let shared = PathBuf::from(format!("/tmp/checkns-left-{}", std::process::id()));
+    let git = w.home.join(".local/bin/git");
+    let plant = format!(
+        "echo left > {left} ; echo left > {shared} ; mkdir -p {bin} && echo evil > {git} ; \
+         echo poisoned > {cache}/warm ; cat value.txt",
+        left = left.display(),
+        shared = shared.display(),
+        bin = git.parent().expect("bin").display(),
+        git = git.display(),
+        cache = cache.display(),
+    );
+    let look = format!(
+        "cat {left} {shared} ; cat {key} ; cat {cache}/warm ; cat {repo}/value.txt",
+        left = left.display(),
+        shared = shared.display(),
+        key = w.key.display(),
+        cache = cache.display(),
+        repo = w.repo.display(),
+    );
+    // Before (as a repository under /tmp got it): the check's writes stay, for the next one.
+    let o = w.run(&w.before(), &plant);
+    assert_eq!(o.end, End::Exited(0), "{o:?}");
+    assert!(
+        left.exists() && shared.exists() && git.exists(),
+        "the attack"
+    );
+    for p in [&left, &shared, &git] {
+        std::fs::remove_file(p).expect("rm");
+    }
+    std::fs::write(cache.join("warm"), "warm\n").expect("warm");
+    // Without namespaces the machine's temp dirs are the check's, a HOME there with them: the
+    // record says so.
+    let wanted = LaunchSpec {
+        namespaces: false,
+        sandbox: Some(check_sandbox(&w.world())),
+    };
+    let e = sandbox::probe(&launcher(), &wanted).expect("probe runs");
+    let gaps = e.check_gaps(&e.allowed(&wanted));
+    assert!(
+        gaps.iter()
+            .any(|g| g.contains("shared with every check and the agent")
+                && g.contains("HOME under /tmp")),
+        "{gaps:?}"
+    );
+    let Some(c) = w.contained() else { return };
+    let o = w.run(&c, &plant);
+    assert_eq!(stdout(&o), "room\n", "{}", o.combined_tail_text());
+    assert!(
+        !left.exists(),
+        "the check wrote beside the repository in the machine's /tmp"
+    );
+    assert!(!shared.exists(), "the check wrote the machine's /tmp");
+    assert!(!git.exists(), "the check planted ~/.local/bin/git");
+    assert_eq!(
+        std::fs::read_to_string(cache.join("warm")).expect("read"),
+        "warm\n"
+    );
+    // The next check sees nothing the first left; HOME's cache is warm, the key hidden, the
+    // room at the repository's path.
+    let o = w.run(&c, &look);
+    assert_eq!(stdout(&o), "warm\nroom\n", "{}", o.combined_tail_text());
+    // And what a check writes in its private /tmp works (temp files, sockets of its own).
+    let o = w.run(
+        &c,
+        "d=$(mktemp -d) && echo t > $d/f && cat $d/f && touch /tmp/x /var/tmp/y",
+    );
+    assert_eq!(o.end, End::Exited(0), "{}", o.combined_tail_text());
+    assert_eq!(stdout(&o), "t\n");
 }
 
 /// The toolchain's own `bin` (rustc's sysroot), so cargo runs without rustup's proxy (whose

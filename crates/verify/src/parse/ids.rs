@@ -149,7 +149,7 @@ pub fn hook_for(command: &str, ctx: &dyn Context) -> Option<&'static IdHook> {
             return None;
         }
     }
-    if hook.console && pipes(command) {
+    if hook.console && crate::shell::pipes(command) {
         return None;
     }
     let current = ctx.var(hook.var);
@@ -217,11 +217,6 @@ fn words(command: &str) -> Vec<String> {
 /// `word` runs `program`: its name, or a path ending in it.
 fn program_is(word: &str, program: &str) -> bool {
     word == program || word.rsplit('/').next() == Some(program)
-}
-
-/// The command sends a program's output into another's (`|`, not `||`).
-fn pipes(command: &str) -> bool {
-    command.replace("||", "").contains('|')
 }
 
 #[cfg(test)]
@@ -374,11 +369,15 @@ mod tests {
         ] {
             assert_eq!(var_of(command, &none), None, "{command}");
         }
-        // `||` is no pipe; the same subcommand twice is fine for go.
-        assert_eq!(
-            var_of("go test ./a/... && go test ./b/... || exit 1", &none),
-            Some("GOFLAGS")
-        );
+        // `||` is no pipe; the same subcommand twice is fine for go; a quoted `|` is a word
+        // (read with the shell parser, `shell::pipes`).
+        for command in [
+            "go test ./a/... && go test ./b/... || exit 1",
+            "go test -run 'TestA|TestB' ./...",
+            "go test -run \"A|B\" ./... && echo ok",
+        ] {
+            assert_eq!(var_of(command, &none), Some("GOFLAGS"), "{command}");
+        }
     }
 
     #[test]

@@ -82,6 +82,14 @@ struct Row {
     /// reported.
     #[serde(default)]
     familiar: bool,
+    /// When set, a regex on the text of a command substitution: a match inside one (the
+    /// outermost that matches) is no hit when the substitution's value is only ever the start
+    /// of a path — written before a `/` (`. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"`), or
+    /// assigned to a variable every expansion of which is (`D=$(dirname ...)`, `. "$D/lib.sh"`).
+    /// A script finding its own directory learns nothing of who runs it; the same text
+    /// compared, printed or branched on is a hit.
+    #[serde(default)]
+    except_path_of: Option<String>,
     /// Source that must trigger the row.
     example: String,
     /// Source that must not (optional).
@@ -92,6 +100,7 @@ struct Row {
 struct Rule {
     row: Row,
     re: Regex,
+    except: Option<Regex>,
 }
 
 struct Rules {
@@ -133,8 +142,16 @@ fn load_rules() -> Result<Rules, String> {
         let table: Table = toml::from_str(text).map_err(|e| format!("rules/{name}.toml: {e}"))?;
         let mut rows = Vec::new();
         for row in table.rule {
+            let except = match row.except_path_of.as_deref().map(Regex::new) {
+                None => None,
+                Some(Ok(re)) => Some(re),
+                Some(Err(e)) => {
+                    problems.push(format!("{name} {} except_path_of: {e}", row.id));
+                    continue;
+                }
+            };
             match Regex::new(&row.pattern) {
-                Ok(re) => rows.push(Rule { row, re }),
+                Ok(re) => rows.push(Rule { row, re, except }),
                 Err(e) => problems.push(format!("{name} {}: {e}", row.id)),
             }
         }
@@ -181,6 +198,18 @@ fn check_examples(rules: &Rules) -> Vec<String> {
 /// The rule tables' problems, if any (for a test and for `pawl doctor`).
 pub fn rule_table_problems() -> Option<String> {
     rules().as_ref().err().cloned()
+}
+
+/// The ids of every row of every table (for a test).
+pub fn rule_ids() -> Vec<String> {
+    match rules() {
+        Ok(r) => TABLES
+            .iter()
+            .flat_map(|(n, _, _)| r.tables.get(n).map(Vec::as_slice).unwrap_or(&[]))
+            .map(|rule| rule.row.id.clone())
+            .collect(),
+        Err(_) => Vec::new(),
+    }
 }
 
 /// The number of rows of each table (for the docs and a test).
@@ -277,7 +306,14 @@ fn row_hits(rules: &Rules, lang: Lang, src: &str, skip: &[Span]) -> Vec<Hit> {
             let mixed = !rule.row.mixed
                 || (text.chars().any(|c| c.is_ascii_alphabetic())
                     && text.chars().any(|c| c.is_ascii_digit()));
-            if mixed && rule.re.is_match(text) && seen.insert((rule.row.id.clone(), span.line)) {
+            if mixed
+                && rule.re.is_match(text)
+                && !rule
+                    .except
+                    .as_ref()
+                    .is_some_and(|ex| only_a_path(&p, ex, parents))
+                && seen.insert((rule.row.id.clone(), span.line))
+            {
                 out.push(Hit {
                     rule: rule.row.id.clone(),
                     text: text.clone(),
@@ -288,6 +324,72 @@ fn row_hits(rules: &Rules, lang: Lang, src: &str, skip: &[Span]) -> Vec<Hit> {
         Step::Into
     });
     out
+}
+
+/// Whether a node whose ancestors are `parents` (outermost first) sits in a command
+/// substitution matching `except` whose value is only ever the start of a path (see
+/// `Row::except_path_of`).
+fn only_a_path(p: &Parsed<'_>, except: &Regex, parents: &[Node<'_>]) -> bool {
+    let Some(at) = parents
+        .iter()
+        .position(|a| a.kind() == "command_substitution" && except.is_match(&collapse(p.text(*a))))
+    else {
+        return false;
+    };
+    // Up through a string that holds nothing else: `D="$(dirname ...)"`.
+    let mut value = parents[at];
+    let mut i = at;
+    while i > 0 && parents[i - 1].kind() == "string" && named_children(parents[i - 1]).len() == 1 {
+        value = parents[i - 1];
+        i -= 1;
+    }
+    match i.checked_sub(1).map(|j| parents[j]) {
+        Some(a) if a.kind() == "variable_assignment" => {
+            let Some(name) = a.child_by_field_name("name").map(|n| p.text(n).to_owned()) else {
+                return false;
+            };
+            let uses = Regex::new(&format!(
+                r"^\$\{{?[#!]?{}([^A-Za-z0-9_]|$)",
+                regex::escape(&name)
+            ));
+            let Ok(uses) = uses else {
+                return false;
+            };
+            let mut only_paths = true;
+            preorder(p.root(), |n| {
+                if matches!(n.kind(), "simple_expansion" | "expansion") && uses.is_match(p.text(n))
+                {
+                    let plain =
+                        p.text(n) == format!("${name}") || p.text(n) == format!("${{{name}}}");
+                    only_paths &= plain && before_a_slash(p, n);
+                    return Step::Skip;
+                }
+                Step::Into
+            });
+            only_paths
+        }
+        _ => before_a_slash(p, value),
+    }
+}
+
+/// Whether what follows `n` in its word is a `/` (through the closing quote of a string that
+/// ends with it: `"$D"/lib.sh`).
+fn before_a_slash(p: &Parsed<'_>, n: Node<'_>) -> bool {
+    let mut cur = n;
+    for _ in 0..8 {
+        match cur.next_sibling() {
+            Some(s) if !s.is_named() && p.text(s) == "\"" => match cur.parent() {
+                Some(q) if q.kind() == "string" => cur = q,
+                _ => return false,
+            },
+            Some(s) => return p.text(s).starts_with('/'),
+            None => match cur.parent() {
+                Some(q) if matches!(q.kind(), "string" | "concatenation") => cur = q,
+                _ => return false,
+            },
+        }
+    }
+    false
 }
 
 fn is_string_kind(kind: &str) -> bool {
