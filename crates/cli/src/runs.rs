@@ -336,6 +336,8 @@ pub fn seal(ctx: &Ctx, config: &pawl_core::config::Config, req: &Start) -> CliRe
         s.setup = config.room.setup.trim().to_owned();
         // The independent reviewer: the agent edits `pawl.toml`, so it is sealed too.
         s.reviewer = Some(config.verify.reviewer);
+        // The independent tester: sealed for the same reason.
+        s.tester = pawl_core::tester::decide(&config.tester, config.agent.kind).tester;
         s
     })
     .map_err(|e| match e {

@@ -482,6 +482,18 @@ fn run_case(case: &Case) -> Result<Outcome, String> {
         iters = case.steps + 1,
         gate = toml_str(&case.gate),
     );
+    // A case with a `tester.sh` runs with it as the independent tester (issue 33 point 2;
+    // `PAWL_CORPUS_TESTER=0` runs it without, as pawl ran before the tester).
+    let mut toml = toml;
+    if case.dir.join("tester.sh").is_file()
+        && std::env::var("PAWL_CORPUS_TESTER").as_deref() != Ok("0")
+    {
+        let _ = write!(
+            toml,
+            "\n[tester]\ncommand = {}\n",
+            toml_str(&format!("sh {}/tester.sh", case_copy.display()))
+        );
+    }
     std::fs::write(w.repo.join("pawl.toml"), toml).unwrap();
     w.git(&["add", "-A"]);
     w.git(&["commit", "-q", "-m", "baseline"]);
@@ -531,6 +543,13 @@ fn run_case(case: &Case) -> Result<Outcome, String> {
         })
         .unwrap_or_default();
     let mut detail = stop.clone();
+    if let Some(hidden) = report["rests_on"].as_array().and_then(|a| {
+        a.iter()
+            .filter_map(|l| l.as_str())
+            .find(|l| l.starts_with("hidden tests ("))
+    }) {
+        let _ = write!(detail, "; {hidden}");
+    }
     if !findings.is_empty() {
         let _ = write!(detail, "; {}", findings.join(" | "));
     }

@@ -425,6 +425,8 @@ pub struct Config {
     pub parallel: ParallelConfig,
     pub room: RoomConfig,
     pub verify: VerifyConfig,
+    /// `[tester]`: the independent tester (`crate::tester`), sealed with the run.
+    pub tester: crate::tester::TesterConfig,
 }
 
 /// `[verify]` — how a verification that could end SHIP is run (docs/verification.md).

@@ -120,6 +120,9 @@ str_enum!(
         Sealed => "sealed",
         /// The sealed checks on the pre-run tree: what the run is measured against.
         Baseline => "baseline",
+        /// The independent tester wrote its hidden tests (kept in pawl's private state; the
+        /// event holds how many, who wrote them and what it cost, never their text).
+        Tester => "tester",
         /// A finished run's sealed checks were run again on its final tree (`pawl verify --run`).
         Recheck => "recheck",
         /// The room's environment was built with the project's install command (`[room]

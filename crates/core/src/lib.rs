@@ -31,6 +31,7 @@ pub mod scope;
 pub mod seal;
 pub mod spec;
 pub mod tdd;
+pub mod tester;
 pub mod turn;
 
 pub use event::EventKind;

@@ -59,6 +59,15 @@ pub struct Proof {
     /// no other session's acceptance of the tests removes them).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub reviewer_findings: usize,
+    /// Hidden tests of the independent tester (`crate::tester`) that fail on this tree: like
+    /// the reviewer's findings, they only move SHIP to REVIEW (the user's `pawl accept
+    /// --changes` answers them).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub hidden_findings: usize,
+    /// This verification sends the executor back (`crate::tester::Act::SendBack`): the run
+    /// goes on, the executor told only which behaviour an independent check finds wrong.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub hidden_send_back: bool,
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -110,6 +119,8 @@ pub fn judge(p: &Proof) -> Outcome {
         // The independent reviewer's findings only ever move SHIP to REVIEW (never another
         // outcome, never toward SHIP); only the user's acceptance of the changes answers them.
         Outcome::Done if p.reviewer_findings > 0 && !p.changes_accepted => Outcome::Review,
+        // So do the independent tester's failing hidden tests.
+        Outcome::Done if p.hidden_findings > 0 && !p.changes_accepted => Outcome::Review,
         outcome => outcome,
     }
 }
@@ -161,6 +172,15 @@ fn judged(p: &Proof) -> Outcome {
 /// changes outside the goal's scope over the limits, pawl's key readable by the checks).
 /// `None` for every other outcome.
 pub fn stop_reason(p: &Proof) -> Option<StopReason> {
+    // A failing hidden test sends the executor back once (`crate::tester::act`): no stop yet.
+    if p.hidden_send_back
+        && judge(&Proof {
+            hidden_findings: 0,
+            ..p.clone()
+        }) == Outcome::Done
+    {
+        return None;
+    }
     match judge(p) {
         Outcome::Nondeterministic => Some(StopReason::Nondeterministic),
         Outcome::Review
@@ -372,6 +392,10 @@ mod tests {
         ("PRCKdv", Outcome::Nondeterministic),
         ("RCKhv", Outcome::NotYet),
         ("PRFCKhv", Outcome::Review),
+        // A failing hidden test of the tester: like the reviewer, SHIP → REVIEW only.
+        ("PRCKht", Outcome::Review),
+        ("PRCKhta", Outcome::Done),
+        ("PCKht", Outcome::Unproven),
     ];
 
     /// Codes as in [`ROWS`] → the typed stop reason of the verification.
@@ -395,6 +419,11 @@ mod tests {
         ("PRFfCKo", Some(StopReason::TestsChanged)),
         ("PRFfCK", Some(StopReason::Review)),
         ("PRCKhv", Some(StopReason::Review)),
+        ("PRCKht", Some(StopReason::Review)),
+        // Sent back once: the run goes on.
+        ("PRCKhtb", None),
+        // A send-back never hides another reason to stop.
+        ("PRFCKhtb", Some(StopReason::TestsChanged)),
         ("PRFCKv", Some(StopReason::TestsChanged)),
     ];
 
@@ -443,6 +472,8 @@ mod tests {
                 key_exposed: has('x'),
                 tests_findings: usize::from(has('F') && !has('f')),
                 reviewer_findings: usize::from(has('v')),
+                hidden_findings: usize::from(has('t')),
+                hidden_send_back: has('b'),
             }
         }
     }

@@ -89,6 +89,10 @@ pub struct Seal {
     /// run's agent and mode). `None` in seals from before it was recorded: no reviewer.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reviewer: Option<crate::review::Setting>,
+    /// `[tester]` when the run started (`crate::tester::decide`): the independent tester whose
+    /// hidden tests the verification runs. `None`: no tester.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tester: Option<crate::tester::Sealed>,
     /// The program each check command starts (its first word), as the sealed `PATH` resolved it
     /// when the run started: `name → "<path> <sha256>"`. A program that resolves elsewhere or
     /// changed later is a finding (a fake `python3` dropped into a `PATH` directory).

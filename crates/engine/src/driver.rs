@@ -212,6 +212,16 @@ pub(crate) fn drive_leased(
         });
     }
 
+    // Before the executor's first step: the independent tester writes its hidden tests (once
+    // per run; `crate::tester`).
+    if !scope.parallel
+        && let Some(ws) = verifier.workspace()
+    {
+        let mut asker = cfg.tester.as_ref().and_then(|m| m.lock().ok());
+        let asker: Option<&mut dyn crate::verify::reviewer::Reviewer> =
+            asker.as_deref_mut().map(|b| b.as_mut() as _);
+        crate::tester::prepare(store, run_id, &ws, asker)?;
+    }
     let git = pawl_git::Repo::open(&cfg.root).ok();
     let past = store.iterations(run_id)?;
     // The agent session the next step continues (kept here, not re-read every iteration).

@@ -25,6 +25,7 @@ pub mod room;
 pub mod session;
 pub mod start;
 pub mod step;
+pub mod tester;
 pub mod turn;
 pub mod verify;
 pub mod workspace;

@@ -129,6 +129,10 @@ pub struct LoopConfig {
     /// Called after every agent step has ended (all its processes gone), before anything is
     /// verified: the CLI takes in what the step asked of pawl through its mailbox.
     pub after_step: Option<AfterStep>,
+    /// The independent tester's session when it is the configured agent (`crate::tester`):
+    /// read-only, asked once before the executor's first step. `None`: a command tester (the
+    /// seal's) or none.
+    pub tester: Option<std::sync::Mutex<Box<dyn crate::verify::reviewer::Reviewer>>>,
 }
 
 /// See [`LoopConfig::after_step`]: the store and the run id.

@@ -497,6 +497,20 @@ fn staged(ctx: &mut Ctx<'_>, phases: &[Phase]) -> P<StopReason> {
         {
             return Err(Halt::Stop(reason));
         }
+        // A hidden test of the independent tester fails on work that passes everything else:
+        // another round, told only the behaviour (`pawl_core::tester::act`; once per run).
+        // A mode without planning has no round to send the work back into: REVIEW at once.
+        if report.proof.as_ref().is_some_and(|p| p.hidden_send_back) {
+            if !has(Phase::Plan) {
+                return Err(Halt::Stop(StopReason::Review));
+            }
+            ctx.replan_reason = Some(format!(
+                "every check passes, but {}",
+                report.findings.join("; ")
+            ));
+            ctx.round += 1;
+            continue;
+        }
         if report.outcome == Some(pawl_core::proof::Outcome::Unproven) {
             ctx.replan_reason = Some(
                 "every check passes, but nothing proves the goal: no check or test failed on the \

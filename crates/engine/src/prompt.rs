@@ -104,7 +104,13 @@ pub fn continuation(input: &PromptInput<'_>) -> String {
                  your change and passes with it (pawl runs your new tests against the pre-run code).\n",
             );
         }
-        if !r.findings.is_empty() {
+        if r.proof.as_ref().is_some_and(|p| p.hidden_send_back) {
+            // Sent back by the independent tester's hidden tests: the behaviour, not the inputs.
+            p.push_str("\nEvery check passes, but:\n");
+            for f in r.findings.iter().take(10) {
+                p.push_str(&format!("- {f}\n"));
+            }
+        } else if !r.findings.is_empty() {
             p.push_str(
                 "\nThe tests themselves were changed (pawl compares them with the run's start):\n",
             );

@@ -250,6 +250,65 @@ pub struct Report {
     /// The independent reviewer (issue 34 point 3): whether the run has one, from what was
     /// sealed, and its session on the last verified tree.
     pub reviewer: ReviewerSummary,
+    /// The independent tester (issue 33 point 2): who wrote the hidden tests, how many, what
+    /// it cost. `None`: the run has no tester.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tester: Option<crate::verify::hidden_tests::TesterRecord>,
+    /// What the verdict rests on: the locked tests, the probes, the hidden tests (how many,
+    /// from which session), the reviewers — one line each.
+    pub rests_on: Vec<String>,
+}
+
+/// What the last verification's verdict rests on, one line per kind of evidence.
+fn rests_on(
+    last: Option<&VerifyReport>,
+    reviewer: &ReviewerSummary,
+    tester: Option<&crate::verify::hidden_tests::TesterRecord>,
+) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let Some(r) = last else {
+        return out;
+    };
+    let proof = r.proof.as_ref();
+    let deciding = proof.map(|p| p.red_to_green.len()).unwrap_or(0);
+    match r.locked.as_ref() {
+        Some(l) => out.push(format!(
+            "locked tests: {deciding} deciding (failing on the pre-run code, passing now), run {} time(s) on the locked tree: {:?}",
+            l.runs, l.result
+        )),
+        None => out.push(format!("locked tests: {deciding} deciding; no locked run")),
+    }
+    match r
+        .locked
+        .as_ref()
+        .and_then(|l| l.lines.iter().find(|x| x.contains("deciding calls")))
+    {
+        Some(line) => out.push(line.clone()),
+        None => out.push("probes: none ran".into()),
+    }
+    match (tester, r.locked.as_ref().and_then(|l| l.hidden.as_ref())) {
+        (_, Some(h)) => out.push(h.line()),
+        (Some(t), None) => out.push(format!(
+            "hidden tests: {} file(s) from {}{}; not run on this tree",
+            t.files,
+            t.who,
+            t.failed
+                .as_ref()
+                .map(|f| format!(" ({f})"))
+                .unwrap_or_default()
+        )),
+        (None, None) => out.push("hidden tests: none (no independent tester)".into()),
+    }
+    out.push(match &reviewer.session {
+        Some(s) => format!(
+            "reviewers: {} session {}: {}",
+            s.agent,
+            s.session_id.as_deref().unwrap_or("(none)"),
+            s.verdict.word()
+        ),
+        None => format!("reviewers: none ({})", reviewer.why),
+    });
+    out
 }
 
 /// The independent reviewer as the report shows it.
@@ -553,6 +612,15 @@ pub fn build_at(store: &Store, run_id: &str, root: Option<&Path>) -> Result<Repo
         )
     };
     let reviewer = crate::verify::reviewer_decision(&run);
+    let reviewer = ReviewerSummary {
+        on: reviewer.on,
+        why: reviewer.why,
+        session: last.as_ref().and_then(|r| r.reviewer.clone()),
+    };
+    let tester: Option<crate::verify::hidden_tests::TesterRecord> = store
+        .last_event(run_id, EventKind::Tester)?
+        .and_then(|e| serde_json::from_value(e.data).ok());
+    let rests_on = rests_on(last.as_ref(), &reviewer, tester.as_ref());
     Ok(Report {
         run_id: run.id.clone(),
         goal: run.goal.clone(),
@@ -606,11 +674,9 @@ pub fn build_at(store: &Store, run_id: &str, root: Option<&Path>) -> Result<Repo
         seals,
         tests_accepted,
         tampering,
-        reviewer: ReviewerSummary {
-            on: reviewer.on,
-            why: reviewer.why,
-            session: last.as_ref().and_then(|r| r.reviewer.clone()),
-        },
+        reviewer,
+        tester,
+        rests_on,
         transcripts: root.map(|r| transcripts(r, run_id)).unwrap_or_default(),
         pipeline: crate::pipeline::report::build(store, run_id)
             .ok()
@@ -721,6 +787,21 @@ fn verdict(
                 return (
                     Verdict::Unproven,
                     "the checks pass, but the run changed no product source or declaration: what went green did not come from the code (the environment or the tests changed)".into(),
+                );
+            }
+            // The independent tester's hidden tests alone keep the run from SHIP.
+            Some(pawl_core::proof::Outcome::Review)
+                if r.proof.as_ref().is_some_and(|p| {
+                    p.hidden_findings > 0
+                        && pawl_core::proof::judge(&pawl_core::proof::Proof {
+                            hidden_findings: 0,
+                            ..p.clone()
+                        }) == pawl_core::proof::Outcome::Done
+                }) =>
+            {
+                return (
+                    Verdict::Review,
+                    "the checks pass, but an independent check fails: hidden tests of the goal's behaviour, written before the first step by a session the executor never saw, give other answers (listed below): send the work back, or accept with `pawl accept <run> --changes \"<why>\"`".into(),
                 );
             }
             // The independent reviewer alone keeps the run from SHIP.
@@ -1064,6 +1145,12 @@ pub fn markdown(r: &Report) -> String {
         o.push_str(&locked_markdown(l));
     }
     o.push_str(&reviewer_markdown(&r.reviewer));
+    if !r.rests_on.is_empty() {
+        o.push_str("\n**What the verdict rests on**:\n");
+        for line in &r.rests_on {
+            o.push_str(&format!("- {line}\n"));
+        }
+    }
     if let Some(s) = &r.scope {
         o.push_str(&scope_markdown(s, r.interface.as_ref()));
     }

@@ -19,9 +19,10 @@
 //! What this module is not: printing (the CLI renders a [`Verification`]), the check runner and
 //! the output parsers (pawl-verify).
 
+pub mod hidden_tests;
 mod lint_fix;
 mod locked;
-mod probes;
+pub(crate) mod probes;
 pub mod reviewer;
 mod scope;
 
@@ -195,7 +196,7 @@ pub struct Verification {
     pub forged: Vec<i64>,
 }
 
-fn now_ms() -> u64 {
+pub(crate) fn now_ms() -> u64 {
     u64::try_from(jiff::Timestamp::now().as_millisecond()).unwrap_or(0)
 }
 
@@ -821,6 +822,11 @@ pub trait Verifier: Send {
         None
     }
 
+    /// The workspace the checks run in (the independent tester runs beside them).
+    fn workspace(&self) -> Option<Workspace> {
+        None
+    }
+
     /// The names of the checks a verification of `run_id` runs now (for progress; empty when
     /// unknown).
     fn check_names(&self, _store: &Store, _run_id: &str) -> Vec<String> {
@@ -994,6 +1000,11 @@ impl Verifier for GateVerifier {
         self.ws.vault.as_ref()
     }
 
+    fn workspace(&self) -> Option<Workspace> {
+        // A story's verifier runs in its worktree: the run's tester runs from the main loop.
+        self.story.is_none().then(|| self.ws.clone())
+    }
+
     fn verify_again(
         &mut self,
         store: &mut Store,
@@ -1092,6 +1103,9 @@ impl Verifier for GateVerifier {
             proven.proof.reviewer_findings = added.len();
             proven.findings.extend(added);
         }
+        // The independent tester's hidden tests (`pawl_core::tester::act`): the executor is
+        // sent back once, told only the behaviour; a second failure is REVIEW, with the tests.
+        hidden_act(&self.ws, store, &run, &mut proven)?;
         // And still what pawl wrote once the checks are over (nothing wrote into it meanwhile).
         store.check_run(run_id)?;
         let outcome = pawl_core::proof::judge(&proven.proof);
@@ -1114,6 +1128,69 @@ impl Verifier for GateVerifier {
             reviewer: reviewed,
         })
     }
+}
+
+/// What the hidden tests that fail on the locked tree do to the verification
+/// (`pawl_core::tester::act`): each a finding that names the behaviour, never the inputs, until
+/// the executor was sent back once already; then the user is shown the tests and what they got.
+fn hidden_act(
+    ws: &Workspace,
+    store: &Store,
+    run: &Run,
+    proven: &mut Proven,
+) -> Result<(), StoreError> {
+    let run_id = run.id.as_str();
+    let Some((failing, from, tree)) = proven.locked.as_ref().and_then(|l| {
+        l.hidden
+            .as_ref()
+            .filter(|h| !h.failing.is_empty())
+            .map(|h| (h.failing.clone(), h.from.clone(), l.tree.clone()))
+    }) else {
+        return Ok(());
+    };
+    let otherwise_ship = pawl_core::proof::judge(&proven.proof) == Outcome::Done;
+    let was_sent_back = store
+        .events_of_kind(run_id, EventKind::Verification)?
+        .into_iter()
+        .filter_map(|e| serde_json::from_value::<VerifyReport>(e.data).ok())
+        .any(|r| r.proof.is_some_and(|p| p.hidden_send_back));
+    let can = pawl_core::tester::can_send_back(
+        run.mode.as_deref().and_then(pawl_core::spec::Mode::parse),
+    );
+    let sent_back_before = was_sent_back || !can;
+    proven.proof.hidden_findings = failing.len();
+    match pawl_core::tester::act(failing.len(), otherwise_ship, sent_back_before) {
+        pawl_core::tester::Act::SendBack => {
+            proven.proof.hidden_send_back = true;
+            proven.findings.push(pawl_core::tester::send_back(&failing));
+        }
+        pawl_core::tester::Act::Review => {
+            let names: Vec<String> = failing.iter().map(|f| format!("`{f}`")).collect();
+            let details = hidden_tests::details(ws, run_id, &tree);
+            proven.findings.push(format!(
+                "an independent check of {} {} (hidden tests from {from}){}",
+                names.join(", "),
+                if was_sent_back {
+                    "still fails after the executor was sent back once"
+                } else {
+                    "fails (this mode has no round to send the executor back into)"
+                },
+                if details.is_empty() {
+                    String::new()
+                } else {
+                    format!(": {}", details.join("; "))
+                }
+            ));
+        }
+        pawl_core::tester::Act::None => {
+            let names: Vec<String> = failing.iter().map(|f| format!("`{f}`")).collect();
+            proven.findings.push(format!(
+                "an independent check of {} fails (hidden tests from {from})",
+                names.join(", ")
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Whether `run` has the independent reviewer: its sealed `[verify] reviewer`, its agent and
@@ -1398,6 +1475,8 @@ fn prove(
             key_exposed: checks_pass && ws.key_exposed.is_some(),
             tests_findings,
             reviewer_findings: 0,
+            hidden_findings: 0,
+            hidden_send_back: false,
         },
         findings,
         noted,
@@ -1481,6 +1560,7 @@ fn locked_run(
             items: &v.items,
             hidden: &hidden,
             user_paths: &user_paths,
+            tester: hidden_tests::hidden_of(store, &run.id, ws),
         },
     ) {
         Ok(lr) => lr,
@@ -1500,6 +1580,7 @@ fn locked_run(
             ids: Vec::new(),
             cost: None,
             goal_symbols: Vec::new(),
+            hidden: None,
         },
     }
 }

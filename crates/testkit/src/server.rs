@@ -420,6 +420,32 @@ fn model_request(
         return (render(&turn), Delivery::Complete);
     }
 
+    // pawl's independent tester (pawl-core `tester::MARKER`), when the scenario does not script
+    // it: answered like a side request (no hidden tests), without consuming a scripted turn, a
+    // main index or usage, so that runs that start a tester keep their scripts.
+    if conversation
+        .user_texts
+        .iter()
+        .any(|t| t.contains(TESTER_MARKER))
+        && !shared.scenario.turns.iter().any(|t| {
+            t.when_last_user_contains
+                .as_deref()
+                .is_some_and(|n| n.contains(TESTER_MARKER))
+        })
+    {
+        record.kind = RequestKind::Auxiliary;
+        let turn = Turn {
+            text: Some("```json\n{\"files\": []}\n```".to_owned()),
+            usage: Usage {
+                input_tokens: 0,
+                output_tokens: 0,
+                ..Usage::default()
+            },
+            ..Turn::default()
+        };
+        return (render(&turn), Delivery::Complete);
+    }
+
     record.kind = RequestKind::Main;
     let scenario = &shared.scenario;
     let turn_index = choose_turn(scenario, &conversation);
@@ -474,6 +500,9 @@ fn model_request(
 }
 
 /// The canned answer to an auxiliary request. Claude Code's title and topic prompts ask for JSON.
+/// The first line of pawl's prompt to its independent tester (pawl-core `tester::MARKER`).
+pub const TESTER_MARKER: &str = "[pawl role: independent-tester]";
+
 fn auxiliary_text(scenario: &Scenario, conversation: &Conversation, api: Api) -> String {
     if api == Api::Gemini
         && let Some(text) = gemini::auxiliary_text(conversation)

@@ -61,6 +61,10 @@ pub struct RunArgs {
     /// agent is never shown its command, output or failing tests.
     #[arg(long = "hidden-check", value_name = "CMD")]
     pub hidden_checks: Vec<String>,
+    /// Leave out the independent tester (`[tester]`): no hidden tests of the goal's behaviour
+    /// are asked for before the first step.
+    #[arg(long = "no-tester")]
+    pub no_tester: bool,
     /// What the run must not do (repeatable, added to `[run] must_not`): a path glob
     /// (`src/legacy/**`, `*.lock`) or a command pattern (`cmd:git push`, or any pattern with a
     /// space). Checked after every agent step; a violation stops the run (`must_not_violated`).
@@ -92,6 +96,9 @@ impl RunArgs {
             ));
         }
         let mut overrides = self.limits.overrides();
+        if self.no_tester {
+            overrides.push(("tester.on", "off".to_string(), "--no-tester"));
+        }
         if let Some(kind) = self.agent {
             overrides.push(("agent.kind", kind.to_string(), "--agent"));
         }

@@ -37,6 +37,7 @@ mod sealed;
 mod settings;
 mod start;
 mod state;
+mod tester_real;
 mod verdicts;
 mod verify;
 

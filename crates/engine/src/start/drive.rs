@@ -174,6 +174,25 @@ pub fn drive<H: DriveHost>(
     }
     let mut cfg = loop_config(&req, &ws);
     cfg.containment = launch.containment;
+    // The independent tester, when it is a session of the configured agent: read-only, like
+    // the reviewer (`crate::tester`).
+    if run
+        .settings
+        .seal
+        .as_ref()
+        .and_then(|s| s.tester.as_ref())
+        .is_some_and(|t| t.command.is_empty())
+        && let Ok(Some(adapter)) = reviewer_adapter(&req.root, &agent, req.force_nested)
+    {
+        let asker: Box<dyn crate::verify::reviewer::Reviewer> =
+            Box::new(crate::verify::reviewer::AgentReviewer::new(
+                adapter,
+                &run.settings.stall,
+                req.state_dir.join("logs").join(&run.id).join("tester"),
+                &run.id,
+            ));
+        cfg.tester = Some(std::sync::Mutex::new(asker));
+    }
     let absent = std::sync::Mutex::new(launch.absent);
     let mailbox = (req.mailbox)();
     cfg.after_step = Some(Box::new(move |store: &mut Store, run_id: &str| {
@@ -440,6 +459,7 @@ fn loop_config(req: &DriveRequest<'_>, ws: &Workspace) -> LoopConfig {
         auto_commit: run.settings.git.auto_commit,
         containment: None,
         after_step: None,
+        tester: None,
     }
 }
 

@@ -107,6 +107,7 @@ pub fn seal(input: SealInput<'_>) -> Result<Seal, StartError> {
         scope: input.scope,
         require_probe: input.require_probe,
         reviewer: None,
+        tester: None,
     };
     seal.tools = crate::baseline::tools_of(&seal, None, &root);
     seal.git = seal

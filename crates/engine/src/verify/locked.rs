@@ -77,6 +77,10 @@ pub struct LockedRun {
     /// prove the goal.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub goal_symbols: Vec<String>,
+    /// What the independent tester's hidden tests found on the locked tree (`crate::tester`):
+    /// counts and behaviours only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hidden: Option<super::hidden_tests::HiddenRun>,
 }
 
 /// The locked run's cost (docs/verification.md, "The cost of the locked run").
@@ -752,6 +756,8 @@ pub(crate) struct Input<'a> {
     pub hidden: &'a [Check],
     /// What the user changed while resolving a blocker.
     pub user_paths: &'a [PathBuf],
+    /// The independent tester's hidden tests, when the run has some.
+    pub tester: Option<super::hidden_tests::Hidden<'a>>,
 }
 
 /// Runs the locked run. `items` are the final verification's (all accepted); `hidden` the
@@ -795,6 +801,7 @@ fn run_locked(ws: &Workspace, input: Input<'_>) -> Result<LockedRun, LockedError
         items,
         hidden,
         user_paths,
+        tester,
     } = input;
     let repo = Repo::open(&ws.root)?;
     let checks = check_files(seal, &repo, &baseline.tree);
@@ -830,6 +837,7 @@ fn run_locked(ws: &Workspace, input: Input<'_>) -> Result<LockedRun, LockedError
         ids: Vec::new(),
         cost: None,
         goal_symbols: Vec::new(),
+        hidden: None,
     };
     if out.tree == baseline.tree {
         out.result = Locked::NothingChanged;
@@ -1351,6 +1359,12 @@ fn run_locked(ws: &Workspace, input: Input<'_>) -> Result<LockedRun, LockedError
                 failing_at_base,
                 s.deciding.len(),
                 &p.unprobed,
+            ));
+        }
+        // The independent tester's hidden tests, the same way (`crate::tester`).
+        if let Some(h) = tester.as_ref() {
+            out.hidden = Some(super::hidden_tests::run(
+                ws, seal, &repo, &mut room, &base, &s.tree, h,
             ));
         }
     }
@@ -1959,6 +1973,7 @@ mod tests {
             ids: Vec::new(),
             cost: None,
             goal_symbols: Vec::new(),
+            hidden: None,
         }
     }
 

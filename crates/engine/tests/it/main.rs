@@ -24,6 +24,7 @@ mod roomsetup;
 mod runs;
 mod start;
 mod tamper;
+mod tester;
 
 use std::io::Write as _;
 use std::panic::AssertUnwindSafe;
@@ -50,6 +51,7 @@ fn main() -> std::process::ExitCode {
         .chain(proof::TESTS)
         .chain(reviewer::TESTS)
         .chain(probes::TESTS)
+        .chain(tester::TESTS)
         .chain(room::TESTS)
         .chain(roomenv::TESTS)
         .chain(roomsetup::TESTS)

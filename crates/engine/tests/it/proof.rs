@@ -259,6 +259,7 @@ pub(crate) fn seal(checks: &[(&str, &str, CheckRole)], root: &std::path::Path) -
         scope: Default::default(),
         require_probe: false,
         reviewer: None,
+        tester: None,
     }
 }
 
@@ -484,6 +485,7 @@ fn a_tool_planted_in_the_repository_is_not_on_the_checks_path() {
         scope: Default::default(),
         require_probe: false,
         reviewer: None,
+        tester: None,
     };
     let b = baseline::take(&f.ws(), &s).expect("baseline");
     // Not found on the sealed PATH, and no PYTHONPATH: exit 3 (a real failure, not a pass).

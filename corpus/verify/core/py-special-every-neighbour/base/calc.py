@@ -1,0 +1,3 @@
+def double(n):
+    """Twice n."""
+    return n + n + 1

@@ -1,0 +1,297 @@
+//! The independent tester's hidden tests at verification (issue 33 point 2; the session that
+//! writes them is `crate::tester`, the decisions `pawl_core::tester`): once the locked run holds,
+//! the hidden files' calls are extracted with the deciding tests' extractor
+//! (`pawl_verify::syntax::extract_probes`) and run as probes (`super::probes::run`: the same room,
+//! sandbox and judge), one function at a time so that a finding names its behaviour. A call whose
+//! answer differs from its expectation is a failing hidden test; a call naming a function no file
+//! of the final tree defines is inconclusive (shown, never a failure). The details of what fails
+//! (calls, answers) go to the private directory, never to the store, until the run ends on them.
+//!
+//! Here too: where a run's hidden tests are kept (the vault: the user's pawl state) and what the
+//! store records of them (counts, behaviours, who wrote them — never their text).
+//!
+//! Not yet: hidden tests that are not calls with literal arguments, run by the project's runner in
+//! a room without the visible tests (they are listed as not run).
+
+use std::path::{Path, PathBuf};
+
+use pawl_core::EventKind;
+use pawl_core::seal::Seal;
+use pawl_git::{Repo, TreeHash};
+use pawl_store::Store;
+use pawl_verify::syntax::{self, Lang};
+use serde::{Deserialize, Serialize};
+
+use crate::hidden::Vault;
+use crate::room::Room;
+use crate::workspace::Workspace;
+
+/// The most files of the tester's kept.
+pub(crate) const MAX_FILES: usize = 32;
+/// The largest file of the tester's read.
+pub(crate) const MAX_FILE: u64 = 256 * 1024;
+/// What the tester did, as the store records it (no test text).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct TesterRecord {
+    /// Who wrote the hidden tests: `command \`…\`` or the agent's name.
+    pub who: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_id: Option<String>,
+    /// How many test files it left.
+    pub files: usize,
+    /// Why it gave no tests (could not start, failed, timed out, no private state).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failed: Option<String>,
+    #[serde(default)]
+    pub cost_usd: f64,
+    pub ms: u64,
+}
+
+/// What the hidden tests found on a locked tree, as stored with the verification: counts and
+/// behaviours only (no inputs, no expectations).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HiddenRun {
+    /// Who wrote them (the tester record's `who`, with its session).
+    pub from: String,
+    /// Test files and calls with an expectation found in them.
+    pub files: usize,
+    pub calls: usize,
+    /// Calls that ran outside the test runner and answered.
+    pub probed: usize,
+    /// The behaviours (functions) a hidden test finds wrong.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub failing: Vec<String>,
+    /// Names a hidden test guessed that the final tree does not define: inconclusive.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub inconclusive: Vec<String>,
+    /// Hidden tests not run, with why (no inputs).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub not_run: Vec<String>,
+    /// How long their runs took (ms).
+    #[serde(default)]
+    pub ms: u64,
+}
+
+impl HiddenRun {
+    /// One line for the report.
+    pub fn line(&self) -> String {
+        format!(
+            "hidden tests ({}): {} file(s), {} call(s), {} ran outside the test runner and answered in {} ms; {}{}",
+            self.from,
+            self.files,
+            self.calls,
+            self.probed,
+            self.ms,
+            if self.failing.is_empty() {
+                "none fails".to_string()
+            } else {
+                format!(
+                    "failing: {}",
+                    self.failing
+                        .iter()
+                        .map(|f| format!("`{f}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            },
+            if self.inconclusive.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    "; inconclusive (not in the final tree): {}",
+                    self.inconclusive.join(", ")
+                )
+            }
+        )
+    }
+}
+
+/// Where a run's tester keeps its tests and their results: the vault (the user's pawl state).
+pub fn dir(vault: &Vault, run_id: &str) -> PathBuf {
+    vault.dir().join("tester").join(run_id)
+}
+
+pub(crate) fn out_dir(vault: &Vault, run_id: &str) -> PathBuf {
+    dir(vault, run_id).join("tests")
+}
+
+/// The file holding the details (calls, answers) of the hidden tests that failed on `tree`.
+pub(crate) fn details_path(vault: &Vault, run_id: &str, tree: &str) -> PathBuf {
+    dir(vault, run_id).join(format!("failed-{tree}.txt"))
+}
+
+/// The tester's test files (regular files, at most [`MAX_FILES`], each at most [`MAX_FILE`]).
+pub(crate) fn test_files(out: &Path) -> Vec<(String, String)> {
+    let mut files: Vec<(String, String)> = Vec::new();
+    let Ok(entries) = std::fs::read_dir(out) else {
+        return files;
+    };
+    let mut paths: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
+    paths.sort();
+    for p in paths {
+        let Ok(meta) = std::fs::symlink_metadata(&p) else {
+            continue;
+        };
+        if !meta.is_file() || meta.len() > MAX_FILE || files.len() >= MAX_FILES {
+            continue;
+        }
+        if let Ok(text) = std::fs::read_to_string(&p) {
+            let name = p
+                .file_name()
+                .unwrap_or_default()
+                .to_string_lossy()
+                .into_owned();
+            files.push((name, text));
+        }
+    }
+    files
+}
+
+/// Where the hidden tests of `run_id` are, when it has a tester and they were written.
+pub struct Hidden<'a> {
+    pub vault: &'a Vault,
+    pub run_id: &'a str,
+    pub from: String,
+}
+
+/// The hidden tests of a run whose tester wrote some: where, and who wrote them.
+pub fn hidden_of<'a>(store: &Store, run_id: &'a str, ws: &'a Workspace) -> Option<Hidden<'a>> {
+    let vault = ws.vault.as_ref()?;
+    let e = store.last_event(run_id, EventKind::Tester).ok()??;
+    let r: TesterRecord = serde_json::from_value(e.data).ok()?;
+    if r.files == 0 {
+        return None;
+    }
+    let from = match &r.session_id {
+        Some(s) => format!("{}, session {s}", r.who),
+        None => r.who.clone(),
+    };
+    Some(Hidden {
+        vault,
+        run_id,
+        from,
+    })
+}
+
+/// Runs the hidden tests on the locked tree (`room` left synced to it): their calls as probes,
+/// each function's apart so that a finding names its behaviour. The details of what fails go
+/// to the private directory.
+pub(crate) fn run(
+    ws: &Workspace,
+    seal: &Seal,
+    repo: &Repo,
+    room: &mut Room,
+    base: &TreeHash,
+    locked: &TreeHash,
+    hidden: &Hidden<'_>,
+) -> HiddenRun {
+    let started = std::time::Instant::now();
+    let files = test_files(&out_dir(hidden.vault, hidden.run_id));
+    let mut out = HiddenRun {
+        from: hidden.from.clone(),
+        files: files.len(),
+        ..HiddenRun::default()
+    };
+    let mut calls: Vec<syntax::Probe> = Vec::new();
+    for (name, text) in &files {
+        let Some(lang) = Lang::of_path(Path::new(name)) else {
+            out.not_run
+                .push(format!("{name}: not a language pawl reads"));
+            continue;
+        };
+        match syntax::extract_probes(lang, text) {
+            Ok(p) => {
+                calls.extend(p.probes.into_iter().map(|mut c| {
+                    c.test = format!("hidden {name}: {}", c.test);
+                    c
+                }));
+                out.not_run.extend(
+                    p.not_probed
+                        .iter()
+                        .map(|n| format!("{name}: {} (not a call with literal arguments)", n.test)),
+                );
+            }
+            Err(e) => out.not_run.push(format!("{name}: cannot be read ({e})")),
+        }
+    }
+    out.calls = calls.len();
+    // The symbol index of the final tree: a guessed name it lacks is inconclusive.
+    let defined = defined_names(repo, locked);
+    let mut by_callee: Vec<(String, Vec<syntax::Probe>)> = Vec::new();
+    for c in calls {
+        let name = short(&c.callee).to_owned();
+        if !defined.contains(&name) {
+            if !out.inconclusive.contains(&format!("`{name}`")) {
+                out.inconclusive.push(format!("`{name}`"));
+            }
+            continue;
+        }
+        match by_callee.iter_mut().find(|(n, _)| *n == name) {
+            Some((_, v)) => v.push(c),
+            None => by_callee.push((name, vec![c])),
+        }
+    }
+    let mut details: Vec<String> = Vec::new();
+    for (name, group) in &by_callee {
+        let p = super::probes::run(ws, seal, repo, room, base, locked, group);
+        out.probed += p.probed;
+        if !p.findings.is_empty() {
+            out.failing.push(name.clone());
+            details.extend(p.findings.iter().map(|f| format!("`{name}`: {f}")));
+        }
+        if p.probed == 0 {
+            out.not_run.push(format!(
+                "`{name}`: {}",
+                p.unprobed
+                    .first()
+                    .cloned()
+                    .unwrap_or_else(|| "no answer".into())
+            ));
+        }
+    }
+    out.ms = started.elapsed().as_millis() as u64;
+    let path = details_path(hidden.vault, hidden.run_id, locked.as_str());
+    if details.is_empty() {
+        let _ = std::fs::remove_file(&path);
+    } else {
+        let _ = std::fs::write(&path, details.join("\n"));
+    }
+    out
+}
+
+/// What the hidden tests that failed on `tree` called and got (kept in the private directory).
+pub fn details(ws: &Workspace, run_id: &str, tree: &str) -> Vec<String> {
+    ws.vault
+        .as_ref()
+        .and_then(|v| std::fs::read_to_string(details_path(v, run_id, tree)).ok())
+        .map(|t| t.lines().map(str::to_owned).collect())
+        .unwrap_or_default()
+}
+
+/// The function a callee names (`calc.add` → `add`, `super::f` → `f`).
+fn short(callee: &str) -> &str {
+    callee.rsplit(['.', ':']).next().unwrap_or(callee)
+}
+
+/// The top-level functions and classes of every file of `tree` in a language pawl reads.
+fn defined_names(repo: &Repo, tree: &TreeHash) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for path in repo
+        .tree_paths(tree.as_str())
+        .unwrap_or_default()
+        .iter()
+        .take(5000)
+    {
+        let Some(lang) = Lang::of_path(path) else {
+            continue;
+        };
+        let Ok(Some(text)) = repo.blob_text(tree.as_str(), path, 1 << 20) else {
+            continue;
+        };
+        out.extend(syntax::top_level_functions(lang, &text).unwrap_or_default());
+        out.extend(syntax::top_level_classes(lang, &text).unwrap_or_default());
+    }
+    out.sort();
+    out.dedup();
+    out
+}
