@@ -8,9 +8,6 @@ fn defaults_are_complete_and_documented_values() {
     assert_eq!(eff.config.limits.calls_per_hour, 100);
     assert_eq!(eff.config.breakers.permission_denials, 2);
     assert_eq!(eff.config.stall.idle_timeout, Dur::secs(300));
-    // Issue 33: a deciding function proved only inside the test runner is REVIEW unless the
-    // user says otherwise.
-    assert!(eff.config.verify.require_probe);
     assert_eq!(eff.sources.get("limits.max_usd"), Some(&Source::Default));
     assert!(eff.warnings.is_empty());
 }
