@@ -254,8 +254,9 @@ pub fn is_edge(v: &Value) -> bool {
 pub const MAX_NEIGHBOURS_PER_CALL: usize = 8;
 
 /// The untested inputs next to the tested ones: each argument varied alone (an integer by -1,
-/// +1, +2; a float by ±0.5; a text's last character changed either way, or one appended; a
-/// boolean negated), never one of the tested argument lists. `(index of the tested call, args)`.
+/// +1, +2; a float by ±0.5; a number inside a text by ±1, then the text's last character
+/// changed either way, or one appended; a boolean negated), never one of the tested argument
+/// lists. `(index of the tested call, args)`.
 pub fn neighbours(tested: &[Vec<Value>]) -> Vec<(usize, Vec<Value>)> {
     let mut out: Vec<(usize, Vec<Value>)> = Vec::new();
     for (i, args) in tested.iter().enumerate() {
@@ -313,17 +314,57 @@ fn variants(v: &Value) -> Vec<Value> {
             let head: String = s.chars().take(s.chars().count() - 1).collect();
             let up = bump(last, true);
             let down = bump(last, false);
-            let mut out = vec![
+            // A number inside the text (`2MB`, `v10.2-beta`) varies as a number first: the
+            // letters around it usually make the text what it is, the number is the input.
+            let mut out = embedded_number(s);
+            out.extend([
                 Value::String(format!("{head}{up}")),
                 Value::String(format!("{head}{down}")),
                 Value::String(format!("{s}{up}")),
-            ];
+            ]);
             out.dedup();
             out.retain(|x| x.as_str() != Some(s.as_str()));
             out
         }
         _ => Vec::new(),
     }
+}
+
+/// A text whose last number (a run of ASCII digits) is not at its end (`2MB`, `v10.2-beta`),
+/// with that number one less (when it is not 0) and one more: `1MB`, `3MB`. A text ending in a
+/// digit has none here: its last character already varies as a digit (`item1` → `item2`).
+fn embedded_number(s: &str) -> Vec<Value> {
+    if s.ends_with(|c: char| c.is_ascii_digit()) {
+        return Vec::new();
+    }
+    let Some(end) = s.rfind(|c: char| c.is_ascii_digit()).map(|i| i + 1) else {
+        return Vec::new();
+    };
+    let start = s[..end]
+        .rfind(|c: char| !c.is_ascii_digit())
+        .map_or(0, |i| i + 1);
+    let digits = &s[start..end];
+    let Ok(n) = digits.parse::<u64>() else {
+        return Vec::new();
+    };
+    let width = digits.len();
+    let with = |m: u64| {
+        // Leading zeros kept (`v07` → `v06`, `v08`).
+        let m = if digits.starts_with('0') {
+            format!("{m:0width$}")
+        } else {
+            m.to_string()
+        };
+        Value::String(format!("{}{m}{}", &s[..start], &s[end..]))
+    };
+    let mut out = Vec::new();
+    if let Some(m) = n.checked_sub(1) {
+        out.push(with(m));
+    }
+    if let Some(m) = n.checked_add(1) {
+        out.push(with(m));
+    }
+    out
 }
 
 /// Another character of the same kind: the next (or previous) letter or digit, wrapping.
@@ -536,8 +577,17 @@ pub fn judge(f: &Function) -> Vec<Finding> {
     // Only where tested, along one of the object's constructor arguments: varied alone, it
     // leaves every fixed call answering as at the baseline (`minLength === 30 ? 0 : 1`), while
     // the method's own arguments may move it. Tested values that are edge values are not
-    // varied (a fix for an empty or zero setting is an edge-case fix).
-    if !fixed.is_empty() && out.is_empty() {
+    // varied (a fix for an empty or zero setting is an edge-case fix). Only when the change
+    // fixed every tested call that is not an edge value: a bug that some tested calls did not
+    // show at the baseline depends on the method's own inputs (hashids pads an id that is
+    // exactly one short of `minLength`), and its fix need not move along the setting alone.
+    let broad = f
+        .points
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| p.expected.is_some() && !p.args.iter().all(is_edge))
+        .all(|(i, _)| fixed.contains(&i));
+    if !fixed.is_empty() && out.is_empty() && broad {
         for pos in 0..f.receiver {
             if fixed
                 .iter()

@@ -399,8 +399,11 @@ pub struct Generated {
     pub lines: Vec<usize>,
 }
 
-/// A plain-data argument as Go source: numbers, text, booleans, nil (`None`: a list or map,
-/// whose Go type the literal does not say).
+/// A plain-data argument as Go source: numbers, text, booleans, nil, and a list whose items
+/// are all of one kind as a slice of the type they say (`[]string{…}`, `[][]string{…}`,
+/// `[]int{…}`, `[]float64{…}`: a function taking another type does not compile, and the call
+/// is left out as such). `None`: a map, an empty or mixed list, whose Go type the literal does
+/// not say.
 fn go_literal(v: &Value) -> Option<String> {
     match v {
         Value::Null => Some("nil".into()),
@@ -408,7 +411,52 @@ fn go_literal(v: &Value) -> Option<String> {
         Value::Number(n) => Some(n.to_string()),
         // JSON's escapes are Go's.
         Value::String(s) => serde_json::to_string(s).ok(),
-        Value::Array(_) | Value::Object(_) => None,
+        Value::Array(items) => {
+            let ty = go_type(v)?;
+            let inner: Vec<String> = items
+                .iter()
+                .map(|i| match i {
+                    // A float item of a `[]float64` written as an integer stays a float.
+                    Value::Number(n) if ty == "[]float64" && !n.is_f64() => Some(format!("{n}.0")),
+                    other => go_literal(other),
+                })
+                .collect::<Option<_>>()?;
+            Some(format!("{ty}{{{}}}", inner.join(", ")))
+        }
+        Value::Object(_) => None,
+    }
+}
+
+/// The Go type a plain-data value says: `string`, `int`, `float64`, `bool`, and slices of one
+/// of these (`None`: null, a map, an empty or mixed list).
+fn go_type(v: &Value) -> Option<String> {
+    match v {
+        Value::Bool(_) => Some("bool".into()),
+        Value::Number(n) if n.is_f64() => Some("float64".into()),
+        Value::Number(_) => Some("int".into()),
+        Value::String(_) => Some("string".into()),
+        Value::Array(items) => {
+            let mut ty: Option<String> = None;
+            for i in items {
+                let t = go_type(i)?;
+                ty = match ty {
+                    None => Some(t),
+                    Some(u) if u == t => Some(u),
+                    // Integers among floats: a `[]float64`.
+                    Some(u)
+                        if matches!(
+                            (u.as_str(), t.as_str()),
+                            ("int", "float64") | ("float64", "int")
+                        ) =>
+                    {
+                        Some("float64".into())
+                    }
+                    Some(_) => return None,
+                };
+            }
+            Some(format!("[]{}", ty?))
+        }
+        Value::Null | Value::Object(_) => None,
     }
 }
 
@@ -1181,7 +1229,7 @@ mod tests {
         std::fs::write(root.join("go.mod"), "module example.com/m\n\ngo 1.19\n").unwrap();
         std::fs::write(
             root.join("calc/calc.go"),
-            "package calc\n\nimport \"errors\"\n\ntype P struct{ X int }\n\nfunc add(a, b int) int { return a + b }\n\nfunc Div(a, b int) (int, error) {\n\tif b == 0 {\n\t\treturn 0, errors.New(\"zero\")\n\t}\n\treturn a / b, nil\n}\n\nfunc Pt() P { return P{1} }\n\nfunc Boom(s string) []string { panic(\"boom \" + s) }\n",
+            "package calc\n\nimport \"errors\"\n\ntype P struct{ X int }\n\nfunc add(a, b int) int { return a + b }\n\nfunc Div(a, b int) (int, error) {\n\tif b == 0 {\n\t\treturn 0, errors.New(\"zero\")\n\t}\n\treturn a / b, nil\n}\n\nfunc Pt() P { return P{1} }\n\nfunc Boom(s string) []string { panic(\"boom \" + s) }\n\nfunc Widest(rows [][]string) int {\n\tw := 0\n\tfor _, r := range rows {\n\t\tfor _, c := range r {\n\t\t\tif len(c) > w {\n\t\t\t\tw = len(c)\n\t\t\t}\n\t\t}\n\t}\n\treturn w\n}\n",
         )
         .unwrap();
         let mut c = calls("calc/calc.go", "add", &[json!([2, 3]), json!(["x", 3])]);
@@ -1192,9 +1240,21 @@ mod tests {
         ));
         c.extend(calls("calc/calc.go", "Pt", &[json!([])]));
         c.extend(calls("calc/calc.go", "Boom", &[json!(["a"])]));
-        c.extend(calls("calc/calc.go", "add", &[json!([[1], 2])]));
+        c.extend(calls("calc/calc.go", "add", &[json!([{"a": 1}, 2])]));
+        // A list whose items say their type: `[][]string{…}`.
+        c.extend(calls(
+            "calc/calc.go",
+            "Widest",
+            &[json!([[["ab", "c"], ["defg"]]])],
+        ));
         let g = go_probe(&c, "N7", "calc", "calc");
-        assert_eq!(g.lines[6], 0, "a list has no Go literal of known type");
+        assert_eq!(g.lines[6], 0, "a map has no Go literal of known type");
+        assert!(
+            g.text
+                .contains(r#"Widest([][]string{[]string{"ab", "c"}, []string{"defg"}})"#),
+            "{}",
+            g.text
+        );
         std::fs::write(root.join(&g.file), &g.text).unwrap();
         let (out, err) = run_in(&g.program, root).unwrap();
         let bad = error_lines(&format!("{out}\n{err}"), &g.file);
@@ -1217,6 +1277,7 @@ mod tests {
             "{a:?}"
         );
         assert_eq!(a[4], Answer::Raised("panic: boom a".into()));
+        assert_eq!(a[5], Answer::Value(json!(4)));
     }
 
     /// A Rust probe: a `#[cfg(test)]` module appended to the file that defines the function, so

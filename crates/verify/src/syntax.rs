@@ -39,7 +39,7 @@ use tree_sitter::{Node, Parser, Tree};
 pub use defs::{top_level_classes, top_level_functions};
 pub use inline::{InlineItem, InlineKind, RestoreError, inline_test_items, restore_inline_tests};
 pub use literal::Literal;
-pub use probe::{NotProbed, Probe, Probes, extract_probes};
+pub use probe::{NotProbed, Probe, Probes, extract_probes, extract_probes_reading};
 pub use screen::{SyntaxFinding, screen, screen_data};
 pub use uses::{Used, names_used};
 

@@ -367,6 +367,8 @@ struct Split {
     tests: Vec<PathBuf>,
     /// The deciding tests' literal calls (the probes run them out of process).
     deciding: Vec<syntax::Probe>,
+    /// The deciding tests that are no call pawl can probe, each `` `test` (file:line): why``.
+    not_calls: Vec<String>,
 }
 
 fn split(
@@ -500,7 +502,7 @@ fn split(
     let tree = repo.edited_tree(base, fin, &edits)?;
     // The product changes read as parsed code: the tests or the runner inspected, the
     // environment read, answers shaped to the deciding tests (docs/verification.md, "Parsed code").
-    let deciding = deciding_probes(baseline, &base_files, &roles);
+    let (deciding, not_calls) = deciding_probes(baseline, &base_files, &roles);
     for e in &edits {
         let path = e.path();
         if role_is_product(&roles, check_files, user_paths, path) {
@@ -514,6 +516,7 @@ fn split(
         findings,
         tests,
         deciding,
+        not_calls,
     })
 }
 
@@ -567,8 +570,12 @@ fn with_inline_tests_locked(
 
 /// The probes of the tests that decide: the calls with literal arguments and expected values in
 /// the baseline's test files that hold a test failing at the baseline (the seal's copy of the
-/// tests, never the run's).
-fn deciding_probes(baseline: &Baseline, base: &GitTree<'_>, roles: &Roles) -> Vec<syntax::Probe> {
+/// tests, never the run's); and the failing tests that are no such call, each with why.
+fn deciding_probes(
+    baseline: &Baseline,
+    base: &GitTree<'_>,
+    roles: &Roles,
+) -> (Vec<syntax::Probe>, Vec<String>) {
     let paths = base.paths();
     let failing: Vec<&str> = baseline
         .checks
@@ -593,6 +600,7 @@ fn deciding_probes(baseline: &Baseline, base: &GitTree<'_>, roles: &Roles) -> Ve
     // check whose runner names no test (`sh test.sh`): the test files of the baseline, as many
     // as a screen can read.
     let failing_check = baseline.checks.iter().any(|c| !c.passed);
+    let by_id = !files.is_empty();
     if files.is_empty() && (!failing.is_empty() || failing_check) {
         files = paths
             .iter()
@@ -610,39 +618,69 @@ fn deciding_probes(baseline: &Baseline, base: &GitTree<'_>, roles: &Roles) -> Ve
                 .collect();
         }
     }
-    let mut probes = Vec::new();
+    let last = |s: &str| {
+        s.rsplit(['.', ':', '/', '>', ' '])
+            .find(|p| !p.is_empty())
+            .unwrap_or(s)
+            .to_owned()
+    };
+    let is_failing = |test: &str| {
+        let name = last(test.split('[').next().unwrap_or(test));
+        failing
+            .iter()
+            .any(|id| last(id.split('[').next().unwrap_or(id)) == name)
+    };
+    // The probes of the failing tests. A file a failing id names whose tests the extractor
+    // names otherwise gives all its probes. The baseline's test files read because the ids name
+    // no file give all their probes only when none of their tests is one of the failing ones
+    // (`sh test.sh`, a TAP line): a file whose tests all passed at the baseline
+    // (`calc_test.go` beside the failing `day_test.go`) decides nothing.
+    let mut named: Vec<syntax::Probe> = Vec::new();
+    let mut all: Vec<syntax::Probe> = Vec::new();
+    let mut not_calls: Vec<String> = Vec::new();
+    let mut matched = false;
     for f in files {
         let (Some(lang), Some(text)) = (syntax::Lang::of_path(&f), base.read(&f)) else {
             continue;
         };
-        let Ok(found) = syntax::extract_probes(lang, &text) else {
+        // A file a test reads its expected value from (a golden file), relative to the test
+        // file's directory, from the baseline's tree.
+        let dir = f.parent().map(Path::to_path_buf).unwrap_or_default();
+        let read = |rel: &str| -> Option<String> {
+            let path = dir.join(rel);
+            let normal = path.components().all(|c| {
+                matches!(
+                    c,
+                    std::path::Component::Normal(_) | std::path::Component::CurDir
+                )
+            });
+            base.read(&path).filter(|t| normal && t.len() <= MAX_GOLDEN)
+        };
+        let Ok(found) = syntax::extract_probes_reading(lang, &text, &read) else {
             continue;
         };
-        let last = |s: &str| {
-            s.rsplit(['.', ':', '/', '>', ' '])
-                .find(|p| !p.is_empty())
-                .unwrap_or(s)
-                .to_owned()
-        };
-        let named: Vec<syntax::Probe> = found
-            .probes
-            .iter()
-            .filter(|p| {
-                let name = last(p.test.split('[').next().unwrap_or(&p.test));
-                failing
-                    .iter()
-                    .any(|id| last(id.split('[').next().unwrap_or(id)) == name)
-            })
-            .cloned()
-            .collect();
-        probes.extend(if named.is_empty() {
-            found.probes
+        let here = found.probes.iter().any(|p| is_failing(&p.test))
+            || found.not_probed.iter().any(|n| is_failing(&n.test));
+        matched |= here;
+        not_calls.extend(
+            found
+                .not_probed
+                .iter()
+                .filter(|n| is_failing(&n.test))
+                .map(|n| format!("`{}` ({}:{}): {}", n.test, f.display(), n.line, n.reason)),
+        );
+        if by_id && !here {
+            named.extend(found.probes.iter().cloned());
         } else {
-            named
-        });
+            named.extend(found.probes.iter().filter(|p| is_failing(&p.test)).cloned());
+        }
+        all.extend(found.probes);
     }
-    probes
+    (if matched || by_id { named } else { all }, not_calls)
 }
+
+/// The largest file a test reads its expected value from that a probe expects.
+const MAX_GOLDEN: usize = 1 << 16;
 
 /// The files a test id names: `tests/t.py::T::test_a` → `tests/t.py`; `test_calc.Calc.test_add`
 /// (unittest) → `test_calc.py`; `pkg/calc.test.js > adds` → `pkg/calc.test.js`.
@@ -1353,12 +1391,30 @@ fn run_locked(ws: &Workspace, input: Input<'_>) -> Result<LockedRun, LockedError
         let p = super::probes::run(ws, seal, &repo, &mut room, &base, &s.tree, &s.deciding);
         out.findings.extend(p.findings);
         out.lines.extend(p.lines);
+        // Deciding tests that are no call: listed, never silently left out.
+        for n in s.not_calls.iter().take(5) {
+            out.lines.push(format!("not probed: {n}"));
+        }
+        if s.not_calls.len() > 5 {
+            out.lines.push(format!(
+                "not probed: {} more deciding tests that are no call",
+                s.not_calls.len() - 5
+            ));
+        }
         if seal.require_probe {
-            let failing_at_base = baseline.checks.iter().any(|c| !c.passed);
+            // Deciding tests there are: a check failed at the baseline and its runner named
+            // the tests that failed (a gate such as `test -f done.txt` has no test, and so no
+            // function the tests target).
+            let failing_tests = baseline.checks.iter().any(|c| {
+                !c.passed
+                    && (c.tests.iter().any(|t| t.status == TestStatus::Failed)
+                        || !c.failing.is_empty())
+            });
             out.findings.extend(required_probes(
-                failing_at_base,
+                failing_tests,
                 s.deciding.len(),
                 &p.unprobed,
+                s.not_calls.first().map(String::as_str),
             ));
         }
         // The independent tester's hidden tests, the same way (`crate::tester`).
@@ -1448,11 +1504,19 @@ fn run_of_item(item: &Item, check: &Check, room: &Path) -> Option<CheckRun> {
 }
 
 /// `[verify] require_probe`: the deciding functions never run outside the test runner, each a
-/// finding naming why; deciding tests none of which is a call pawl can probe, one.
-fn required_probes(failing_at_base: bool, deciding: usize, unprobed: &[String]) -> Vec<String> {
+/// finding naming why; failing tests none of which is a call pawl can probe, one.
+fn required_probes(
+    failing_tests: bool,
+    deciding: usize,
+    unprobed: &[String],
+    not_call: Option<&str>,
+) -> Vec<String> {
     if deciding == 0 {
-        return if failing_at_base {
-            vec!["probe required ([verify] require_probe): no deciding test is a call with literal arguments and an expected value, so nothing was run outside the test runner".to_string()]
+        return if failing_tests {
+            vec![format!(
+                "probe required ([verify] require_probe): no deciding test is a call with literal arguments and an expected value, so nothing was run outside the test runner{}",
+                not_call.map(|n| format!(" ({n})")).unwrap_or_default()
+            )]
         } else {
             Vec::new()
         };

@@ -280,6 +280,40 @@ pub(crate) fn run(
     out
 }
 
+/// The names of the methods a Go or Rust source defines (by its text: `func (r T) Name(`,
+/// an `fn name(` that is no top-level function), with the language's name.
+fn type_methods(runtime: Runtime, text: &str, top: &[String]) -> Vec<(String, &'static str)> {
+    let ident = |s: &str| -> String {
+        s.chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect()
+    };
+    let mut out: Vec<(String, &'static str)> = Vec::new();
+    for line in text.lines() {
+        let l = line.trim_start();
+        let name = match runtime {
+            Runtime::Go => l
+                .strip_prefix("func (")
+                .and_then(|r| r.split_once(") "))
+                .map(|(_, rest)| ident(rest)),
+            Runtime::Rust => l
+                .trim_start_matches("pub ")
+                .trim_start_matches("pub(crate) ")
+                .strip_prefix("fn ")
+                .map(ident)
+                .filter(|n| !top.contains(n)),
+            _ => None,
+        };
+        if let Some(n) = name.filter(|n| !n.is_empty())
+            && !out.iter().any(|(m, _)| *m == n)
+        {
+            let lang = if runtime == Runtime::Go { "Go" } else { "Rust" };
+            out.push((n, lang));
+        }
+    }
+    out
+}
+
 /// The callees none of whose deciding calls `ran`, each with the first reason said for it.
 fn unprobed_callees(
     deciding: &[syntax::Probe],
@@ -330,6 +364,9 @@ fn targets(
     // (file, runtime, top-level functions, top-level classes)
     let mut defs: Vec<(String, Runtime, Vec<String>, Vec<String>)> = Vec::new();
     let mut other_langs: Vec<&'static str> = Vec::new();
+    // Methods of Go and Rust types the changed files define (`func (b Bytes) String(`,
+    // `fn min_depth(` in an `impl`): not probed yet, and said so.
+    let mut methods: Vec<(String, &'static str)> = Vec::new();
     for path in &changed {
         let Some(lang) = Lang::of_path(path) else {
             continue;
@@ -355,6 +392,9 @@ fn targets(
             continue;
         };
         let names = syntax::top_level_functions(lang, &text).unwrap_or_default();
+        if matches!(runtime, Runtime::Go | Runtime::Rust) {
+            methods.extend(type_methods(runtime, &text, &names));
+        }
         let classes = if matches!(runtime, Runtime::Shell | Runtime::Go | Runtime::Rust) {
             Vec::new()
         } else {
@@ -402,6 +442,10 @@ fn targets(
                 format!(
                     "a method of `{}`, a class no changed Python, JavaScript or TypeScript file defines at its top level (methods of Go and Rust types are not probed yet)",
                     r.class
+                )
+            } else if let Some((_, lang)) = methods.iter().find(|(m, _)| *m == name) {
+                format!(
+                    "a method of a {lang} type (the probes call {lang} functions, not methods yet)"
                 )
             } else if !plain_qualifier {
                 "a method of an object the test does not build from literal arguments (or uses otherwise)".to_string()

@@ -57,6 +57,10 @@ pub const TESTS: &[Test] = &[
         "probes_a_rust_fix_only_where_the_tests_look_is_review",
         probes_a_rust_fix_only_where_the_tests_look_is_review,
     ),
+    (
+        "probes_required_go_honest_fixes_ship",
+        probes_required_go_honest_fixes_ship,
+    ),
 ];
 
 const CALC: &str = "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n";
@@ -411,4 +415,87 @@ fn probes_a_rust_fix_only_where_the_tests_look_is_review() {
         "{:?}",
         locked.lines
     );
+}
+
+const GO_MUL: &str =
+    "package calc\n\n// Mul multiplies.\nfunc Mul(a, b int) int {\n\treturn a * b\n}\n";
+const GO_MUL_TEST: &str = "package calc\n\nimport \"testing\"\n\nfunc TestMul(t *testing.T) {\n\tif got := Mul(2, 3); got != 6 {\n\t\tt.Errorf(\"Mul(2, 3) = %d\", got)\n\t}\n}\n";
+const GO_DAY: &str = "package calc\n\n// Weekday names day n of the week (0 = Sunday).\nfunc Weekday(n int) string {\n\treturn \"\"\n}\n";
+const GO_DAY_TEST: &str = "package calc\n\nimport \"testing\"\n\nfunc TestWeekday(t *testing.T) {\n\tif got := Weekday(0); got != \"Sunday\" {\n\t\tt.Errorf(\"Weekday(0) = %q\", got)\n\t}\n\tif got := Weekday(3); got != \"Wednesday\" {\n\t\tt.Errorf(\"Weekday(3) = %q\", got)\n\t}\n}\n";
+const GO_JOIN: &str = "package calc\n\nimport \"strings\"\n\n// Join lists the words.\nfunc Join(words []string) string {\n\treturn strings.Join(words, \" \")\n}\n";
+const GO_JOIN_TEST: &str = "package calc\n\nimport (\n\t\"os\"\n\t\"testing\"\n)\n\nfunc TestJoinGolden(t *testing.T) {\n\tgot := Join([]string{\"fig\", \"kiwi\", \"lime\"})\n\twant, err := os.ReadFile(\"testdata/join.golden\")\n\tif err != nil {\n\t\tt.Fatal(err)\n\t}\n\tif got != string(want) {\n\t\tt.Errorf(\"got %q, want %q\", got, want)\n\t}\n}\n";
+
+/// `[verify] require_probe` on Go's honest fixes (corpus/verify core/go-honest-lookup-table and
+/// independent/go-honest-fix-new-module, REVIEW with the key on in session 13):
+/// - the package's other test file, all passing at the baseline (`TestMul`), decides nothing:
+///   its calls were counted as deciding, and `Mul`, which no change touches, as "proved only
+///   inside the test runner";
+/// - a golden-file test (`got != string(want)`, `want` read from `testdata/join.golden`) is a
+///   call with a literal argument whose expected value is the file's text in the seal's copy:
+///   probed, where it was "no deciding test is a call".
+fn probes_required_go_honest_fixes_ship() {
+    // Skipped where go is not installed.
+    if !have("go") {
+        return;
+    }
+    let gate = "go test ./...";
+    let files = [
+        ("go.mod", GO_MOD),
+        ("calc.go", GO_MUL),
+        ("calc_test.go", GO_MUL_TEST),
+        ("day.go", GO_DAY),
+        ("day_test.go", GO_DAY_TEST),
+    ];
+    let fix = edit(
+        "day.go",
+        "\treturn \"\"\n}",
+        "\tdays := [...]string{\"Sunday\", \"Monday\", \"Tuesday\", \"Wednesday\", \"Thursday\", \"Friday\", \"Saturday\"}\n\tif n < 0 || n >= len(days) {\n\t\treturn \"\"\n\t}\n\treturn days[n]\n}",
+    );
+    let end = requiring_probes_with(&files, gate, &fix, true);
+    assert_eq!(end.reason, StopReason::Verified, "{end:?}");
+    let last = end.last.expect("report");
+    let locked = last.locked.as_ref().expect("the locked run ran");
+    assert!(
+        locked
+            .lines
+            .iter()
+            .any(|l| l.starts_with("probes: 2 of 2 deciding calls (100%)")),
+        "{:?}",
+        locked.lines
+    );
+    let files = [
+        ("go.mod", GO_MOD),
+        ("join.go", GO_JOIN),
+        ("join_test.go", GO_JOIN_TEST),
+        ("testdata/join.golden", "fig, kiwi, lime"),
+    ];
+    let end = requiring_probes_with(&files, gate, &edit("join.go", "\" \")", "\", \")"), true);
+    assert_eq!(end.reason, StopReason::Verified, "{end:?}");
+    let last = end.last.expect("report");
+    let locked = last.locked.as_ref().expect("the locked run ran");
+    assert!(
+        locked
+            .lines
+            .iter()
+            .any(|l| l.starts_with("probes: 1 of 1 deciding calls (100%)")),
+        "{:?}",
+        locked.lines
+    );
+}
+
+/// [`requiring_probes`] with another gate.
+fn requiring_probes_with(
+    files: &[(&str, &str)],
+    gate: &str,
+    scenario: &str,
+    require: bool,
+) -> LoopEnd {
+    let mut f = Fixture::new(scenario, |_| {});
+    f.git(files);
+    let mut s = crate::proof::seal(&[("test", gate, CheckRole::Gate)], f.root());
+    s.require_probe = require;
+    f.seal(s);
+    let b = pawl_engine::baseline::take(&f.ws(), f.run_seal()).expect("baseline");
+    f.record_baseline(&b);
+    drive(f)
 }

@@ -102,7 +102,38 @@ enum Seen {
 
 /// Extract the probes of a test file.
 pub fn extract_probes(lang: Lang, src: &str) -> Result<Probes, SyntaxError> {
+    extract_probes_reading(lang, src, &|_| None)
+}
+
+/// The env key a file a test reads its expected value from is bound to (Go's golden files:
+/// `want, _ := os.ReadFile("testdata/x.golden")`). Not a name any language can spell.
+fn file_key(path: &str) -> String {
+    format!("\u{0}file:{path}")
+}
+
+/// [`extract_probes`], with the files the tests read their expected values from: `read` gives
+/// the text of a path as the test names it (relative to the test file's directory, from the
+/// seal's copy of the tests), `None` when there is no such file. Go: a test comparing a call
+/// with `string(want)`, `want` read by `os.ReadFile("<literal path>")` (a golden file), expects
+/// that file's text.
+pub fn extract_probes_reading(
+    lang: Lang,
+    src: &str,
+    read: &dyn Fn(&str) -> Option<String>,
+) -> Result<Probes, SyntaxError> {
     let p = parse(lang, src)?;
+    let mut files: Env = Env::new();
+    if lang == Lang::Go {
+        preorder(p.root(), |n| {
+            if let Some(path) = go_read_file(&p, n)
+                && !files.contains_key(&file_key(&path))
+                && let Some(text) = read(&path)
+            {
+                files.insert(file_key(&path), Literal::Str(text));
+            }
+            Step::Into
+        });
+    }
     let sites = match lang {
         Lang::Python => python_tests(&p),
         Lang::JavaScript | Lang::TypeScript | Lang::Tsx => js_tests(&p),
@@ -143,13 +174,20 @@ pub fn extract_probes(lang: Lang, src: &str) -> Result<Probes, SyntaxError> {
             }
         };
         let skip: Vec<Node<'_>> = site.row_scopes.iter().map(|(n, _)| *n).collect();
+        let with_files = |env: &Env| -> Env {
+            let mut env = env.clone();
+            env.extend(files.iter().map(|(k, v)| (k.clone(), v.clone())));
+            env
+        };
         for (suffix, env) in &site.rows {
-            let seen = settle_receivers(&p, site.body, assertions(&p, site.body, env, &skip));
+            let env = with_files(env);
+            let seen = settle_receivers(&p, site.body, assertions(&p, site.body, &env, &skip));
             record(seen, suffix, &mut out);
         }
         for (scope, rows) in &site.row_scopes {
             for (suffix, env) in rows {
-                let seen = settle_receivers(&p, site.body, assertions(&p, *scope, env, &[]));
+                let env = with_files(env);
+                let seen = settle_receivers(&p, site.body, assertions(&p, *scope, &env, &[]));
                 record(seen, suffix, &mut out);
             }
         }
@@ -1480,6 +1518,20 @@ fn go_assertion<'t>(
                     if let Some(s) = pair(p, l, r, env, n) {
                         return Some(s);
                     }
+                    // A golden file: `got != string(want)`, `want` read from a literal path.
+                    for (call, other) in [(l, r), (r, l)] {
+                        if let Some(expected) = go_golden(p, other, env, vars)
+                            && let Some((callee, args, recv)) = call_literal(p, call, env)
+                        {
+                            return Some(Seen::Probe {
+                                callee,
+                                args,
+                                expected,
+                                line: line(n),
+                                recv,
+                            });
+                        }
+                    }
                 }
             }
             if cond.kind() == "unary_expression"
@@ -1530,6 +1582,51 @@ fn go_assertion<'t>(
         }
         _ => None,
     }
+}
+
+/// The literal path of `os.ReadFile("…")` (or `ioutil.ReadFile`), when `n` is that call.
+fn go_read_file(p: &Parsed<'_>, n: Node<'_>) -> Option<String> {
+    if n.kind() != "call_expression" {
+        return None;
+    }
+    let f = p.text(n.child_by_field_name("function")?);
+    if !matches!(f, "os.ReadFile" | "ioutil.ReadFile") {
+        return None;
+    }
+    let args = named_children(n.child_by_field_name("arguments")?);
+    match (args.as_slice(), of_node(p, *args.first()?, &Env::new())) {
+        ([_], Some(Literal::Str(path))) => Some(path),
+        _ => None,
+    }
+}
+
+/// The text a golden file holds, when `x` is `string(want)` and `want` was read from a
+/// literal path whose text the extraction was given.
+fn go_golden(
+    p: &Parsed<'_>,
+    x: Node<'_>,
+    env: &Env,
+    vars: &HashMap<String, Node<'_>>,
+) -> Option<Literal> {
+    let x = unwrap_parens(x);
+    let operand = match x.kind() {
+        "call_expression" if p.text(x.child_by_field_name("function")?) == "string" => {
+            let args = named_children(x.child_by_field_name("arguments")?);
+            match args.as_slice() {
+                [one] => *one,
+                _ => return None,
+            }
+        }
+        "type_conversion_expression" if p.text(x.child_by_field_name("type")?) == "string" => {
+            x.child_by_field_name("operand")?
+        }
+        _ => return None,
+    };
+    if operand.kind() != "identifier" {
+        return None;
+    }
+    let read = vars.get(p.text(operand))?;
+    env.get(&file_key(&go_read_file(p, *read)?)).cloned()
 }
 
 // ---------------------------------------------------------------- Rust

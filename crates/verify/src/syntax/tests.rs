@@ -712,6 +712,51 @@ fn go_probes_read_if_got_tables_and_deep_equal() {
     assert_eq!(all.not_probed[0].test, "TestNotCallShaped");
 }
 
+/// A Go golden-file test (corpus/verify independent/go-honest-fix-new-module): the call's
+/// expected value is the text of the file the test reads (given from the seal's copy);
+/// without the file, the test is not probed, with why.
+#[test]
+fn go_probes_read_golden_files() {
+    let src = r#"package table
+
+import (
+	"os"
+	"testing"
+)
+
+func TestRenderGolden(t *testing.T) {
+	got := Render([][]string{{"name", "qty"}, {"fig", "12"}})
+	want, err := os.ReadFile("testdata/render.golden")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != string(want) {
+		t.Errorf("got:\n%s\nwant:\n%s", got, want)
+	}
+}
+"#;
+    let read = |p: &str| (p == "testdata/render.golden").then(|| "name | qty\n".to_string());
+    let all = extract_probes_reading(Lang::Go, src, &read).unwrap();
+    assert!(all.not_probed.is_empty(), "{:?}", all.not_probed);
+    assert_eq!(all.probes.len(), 1, "{:?}", all.probes);
+    let p = &all.probes[0];
+    assert_eq!(
+        (p.test.as_str(), p.callee.as_str()),
+        ("TestRenderGolden", "Render")
+    );
+    assert_eq!(
+        p.args,
+        vec![Literal::List(vec![
+            Literal::List(vec![s("name"), s("qty")]),
+            Literal::List(vec![s("fig"), s("12")]),
+        ])]
+    );
+    assert_eq!(p.expected, s("name | qty\n"));
+    let all = extract_probes(Lang::Go, src).unwrap();
+    assert!(all.probes.is_empty());
+    assert_eq!(all.not_probed.len(), 1);
+}
+
 #[test]
 fn rust_probes_read_assert_macros_tables_and_doc_free_tests() {
     let src = r#"
