@@ -1370,8 +1370,9 @@ fn prove(
                 // The platforms' dependency manifests (`[environment] manifests`, data).
                 let layout = pawl_verify::platform::Descriptors::builtin()
                     .map(|d| d.environment())
-                    .unwrap_or_default();
-                let is_manifest = |p: &str| layout.is_manifest(p);
+                    .unwrap_or_default()
+                    .manifest_set();
+                let is_manifest = |p: &str| layout.is_match(p);
                 match pawl_core::envmanifest::judge(env, &changed, &is_manifest) {
                     pawl_core::envmanifest::EnvVerdict::Unexplained { .. } => {
                         findings.extend(lines.into_iter().map(|l| {

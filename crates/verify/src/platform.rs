@@ -56,7 +56,8 @@ mod render;
 
 pub use descriptor::{
     Commands, Condition, Contains, Descriptor, DescriptorError, Descriptors, Environment,
-    MatchMode, Quality, SetupRule, SizeThresholds, Variant, builtin_texts, parse_descriptor,
+    ManifestSet, MatchMode, Quality, SetupRule, SizeThresholds, Variant, builtin_texts,
+    parse_descriptor,
 };
 pub use detect::{Detection, MarkerHit, PlatformMatch, detect};
 pub use facts::{FactsError, MAX_SUBPROJECTS, ProjectFacts, SubProject, subprojects};

@@ -92,7 +92,8 @@ pub struct SetupRun {
 /// (the tree's, root-relative) that `env` names a manifest, by path and content.
 pub fn deps_digest(tree_dir: &Path, paths: &[String], env: &Environment) -> String {
     let mut h = Sha256::new();
-    let mut names: Vec<&String> = paths.iter().filter(|p| env.is_manifest(p)).collect();
+    let manifests = env.manifest_set();
+    let mut names: Vec<&String> = paths.iter().filter(|p| manifests.is_match(p)).collect();
     names.sort();
     for p in names {
         h.update(p.as_bytes());
@@ -154,7 +155,9 @@ impl Room {
         let why = match &state.deps {
             None => "no environment was built for this project's dependency manifests yet".into(),
             Some(_) => {
-                let changed: Vec<&String> = files.iter().filter(|p| env.is_manifest(p)).collect();
+                let manifests = env.manifest_set();
+                let changed: Vec<&String> =
+                    files.iter().filter(|p| manifests.is_match(p)).collect();
                 format!(
                     "the dependency manifests differ from those the room's environment was built from ({})",
                     changed

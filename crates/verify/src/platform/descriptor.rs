@@ -7,7 +7,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
-use globset::{Glob, GlobBuilder, GlobMatcher};
+use globset::{Glob, GlobBuilder, GlobMatcher, GlobSet, GlobSetBuilder};
 use serde::{Deserialize, Serialize};
 
 /// The descriptors shipped in the binary, as `(origin, text)` pairs.
@@ -135,12 +135,34 @@ impl Environment {
             .map(|r| r.command.as_str())
     }
 
-    /// Whether a root-relative path is one of the dependency manifests.
+    /// Whether a root-relative path is one of the dependency manifests (compiles the globs: to
+    /// test many paths, take [`Environment::manifest_set`] once).
     pub fn is_manifest(&self, path: &str) -> bool {
-        self.manifests
-            .iter()
-            .filter_map(|g| compile_glob(g).ok())
-            .any(|m| m.is_match(path))
+        self.manifest_set().is_match(path)
+    }
+
+    /// The dependency manifests' globs, compiled once for many paths (a glob compiled per path
+    /// was three quarters of a Stop's CPU after an edit, on a 10,000-file tree).
+    pub fn manifest_set(&self) -> ManifestSet {
+        let mut set = GlobSetBuilder::new();
+        for g in &self.manifests {
+            // Validated when the descriptor was read; an invalid one matches nothing, as before.
+            if let Ok(glob) = glob_of(g) {
+                set.add(glob);
+            }
+        }
+        ManifestSet(set.build().unwrap_or_else(|_| GlobSet::empty()))
+    }
+}
+
+/// The dependency manifests' globs of an [`Environment`], compiled ([`Environment::manifest_set`]).
+#[derive(Debug, Clone)]
+pub struct ManifestSet(GlobSet);
+
+impl ManifestSet {
+    /// Whether a root-relative path is one of the dependency manifests.
+    pub fn is_match(&self, path: &str) -> bool {
+        self.0.is_match(path)
     }
 }
 
@@ -523,10 +545,14 @@ pub(crate) fn substitute_vars(s: &str, vars: &BTreeMap<String, String>) -> Strin
 
 /// Markers and conditions match paths relative to the project root; `*` does not cross `/`.
 pub(crate) fn compile_glob(pattern: &str) -> Result<GlobMatcher, String> {
+    glob_of(pattern).map(|g: Glob| g.compile_matcher())
+}
+
+/// A marker's or condition's glob, parsed with the rules of [`compile_glob`].
+fn glob_of(pattern: &str) -> Result<Glob, String> {
     GlobBuilder::new(pattern)
         .literal_separator(true)
         .build()
-        .map(|g: Glob| g.compile_matcher())
         .map_err(|e| format!("invalid glob {pattern:?}: {e}"))
 }
 
@@ -643,6 +669,24 @@ mod tests {
         assert!(env.is_manifest("requirements-dev.txt"));
         assert!(env.is_manifest("Cargo.lock"));
         assert!(!env.is_manifest("src/lib.rs"));
+        // The compiled set answers as each glob compiled alone (`*` does not cross `/`).
+        let set_of = env.manifest_set();
+        for p in [
+            "Cargo.lock",
+            "package.json",
+            "web/package.json",
+            "a/b/package.json",
+            "requirements-dev.txt",
+            "src/requirements.txt.bak",
+            "src/lib.rs",
+            "node_modules/x/package.json",
+        ] {
+            let alone = env
+                .manifests
+                .iter()
+                .any(|g| compile_glob(g).is_ok_and(|m| m.is_match(p)));
+            assert_eq!(set_of.is_match(p), alone, "{p}");
+        }
         // The install command follows the lockfile; a pip needs a virtualenv to install into.
         let files = |fs: &[&str]| fs.iter().map(|f| (*f).to_owned()).collect::<Vec<_>>();
         let venv = |d: &str| d == ".venv";
