@@ -408,16 +408,7 @@ fn model_request(
     if conversation.auxiliary {
         record.kind = RequestKind::Auxiliary;
         let text = auxiliary_text(&shared.scenario, &conversation, api);
-        let turn = Turn {
-            text: Some(text),
-            usage: Usage {
-                input_tokens: 0,
-                output_tokens: 0,
-                ..Usage::default()
-            },
-            ..Turn::default()
-        };
-        return (render(&turn), Delivery::Complete);
+        return (render(&side_turn(text)), Delivery::Complete);
     }
 
     // pawl's independent tester (pawl-core `tester::MARKER`), when the scenario does not script
@@ -434,15 +425,7 @@ fn model_request(
         })
     {
         record.kind = RequestKind::Auxiliary;
-        let turn = Turn {
-            text: Some("```json\n{\"files\": []}\n```".to_owned()),
-            usage: Usage {
-                input_tokens: 0,
-                output_tokens: 0,
-                ..Usage::default()
-            },
-            ..Turn::default()
-        };
+        let turn = side_turn("```json\n{\"files\": []}\n```".to_owned());
         return (render(&turn), Delivery::Complete);
     }
 
@@ -502,6 +485,19 @@ fn model_request(
 /// The canned answer to an auxiliary request. Claude Code's title and topic prompts ask for JSON.
 /// The first line of pawl's prompt to its independent tester (pawl-core `tester::MARKER`).
 pub const TESTER_MARKER: &str = "[pawl role: independent-tester]";
+
+/// A side request's answer: `text`, no usage (it spends nothing of a scripted run).
+fn side_turn(text: String) -> Turn {
+    Turn {
+        text: Some(text),
+        usage: Usage {
+            input_tokens: 0,
+            output_tokens: 0,
+            ..Usage::default()
+        },
+        ..Turn::default()
+    }
+}
 
 fn auxiliary_text(scenario: &Scenario, conversation: &Conversation, api: Api) -> String {
     if api == Api::Gemini
