@@ -268,10 +268,12 @@ fn ask_agent(
     let Some(agent) = agent else {
         return Err("this front end cannot start the tester's session".into());
     };
-    let said = agent.ask(copy, &prompt(goal));
+    // The run's stop and interrupt reach the session through the agent's own control
+    // (`AgentReviewer::stopped_by`); nothing else halts it.
+    let said = agent.ask(copy, &prompt(goal), &|| None);
     record.session_id = said.session_id.clone();
     record.cost_usd = said.cost_usd;
-    if let Some(why) = said.failed {
+    if let Some(why) = said.stopped.or(said.failed) {
         return Err(why);
     }
     let files: Files = crate::pipeline::structured::parse::<Files>(&said.text)

@@ -184,13 +184,16 @@ pub fn drive<H: DriveHost>(
         .is_some_and(|t| t.command.is_empty())
         && let Ok(Some(adapter)) = reviewer_adapter(&req.root, &agent, req.force_nested)
     {
-        let asker: Box<dyn crate::verify::reviewer::Reviewer> =
-            Box::new(crate::verify::reviewer::AgentReviewer::new(
+        let asker: Box<dyn crate::verify::reviewer::Reviewer> = Box::new(
+            crate::verify::reviewer::AgentReviewer::new(
                 adapter,
                 &run.settings.stall,
                 req.state_dir.join("logs").join(&run.id).join("tester"),
                 &run.id,
-            ));
+            )
+            // A stop or an interrupt ends the tester's session as it ends a reviewer's.
+            .stopped_by(control.clone()),
+        );
         cfg.tester = Some(std::sync::Mutex::new(asker));
     }
     let absent = std::sync::Mutex::new(launch.absent);
