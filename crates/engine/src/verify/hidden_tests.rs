@@ -220,9 +220,15 @@ pub(crate) fn run(
     let mut by_callee: Vec<(String, Vec<syntax::Probe>)> = Vec::new();
     for c in calls {
         let name = short(&c.callee).to_owned();
-        if !defined.contains(&name) {
-            if !out.inconclusive.contains(&format!("`{name}`")) {
-                out.inconclusive.push(format!("`{name}`"));
+        // A method is looked up by its class (the index lists top-level names only): a
+        // special case in a method must not pass as "a name the tester guessed".
+        let guessed = c
+            .receiver
+            .as_ref()
+            .map_or(name.as_str(), |r| r.class.as_str());
+        if !defined.iter().any(|d| d == guessed) {
+            if !out.inconclusive.contains(&format!("`{guessed}`")) {
+                out.inconclusive.push(format!("`{guessed}`"));
             }
             continue;
         }

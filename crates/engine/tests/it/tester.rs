@@ -37,6 +37,10 @@ pub const TESTS: &[Test] = &[
         tester_a_guessed_name_the_tree_lacks_is_inconclusive,
     ),
     (
+        "tester_a_special_case_in_a_method_is_run_not_inconclusive",
+        tester_a_special_case_in_a_method_is_run_not_inconclusive,
+    ),
+    (
         "tester_its_copy_is_read_only_and_its_tests_stay_private",
         tester_its_copy_is_read_only_and_its_tests_stay_private,
     ),
@@ -273,6 +277,32 @@ fn tester_a_guessed_name_the_tree_lacks_is_inconclusive() {
     let h = hidden(&end);
     assert_eq!(h.inconclusive, vec!["`triple`".to_string()], "{h:?}");
     assert!(h.failing.is_empty(), "{h:?}");
+}
+
+/// A hidden test of a method (`Doubler().twice(7)`): the index lists top-level names only, so
+/// the method is known by its class. Before, the method's name was looked up, found missing,
+/// and the hidden test set aside as "inconclusive": a special case in a method passed the
+/// tester.
+fn tester_a_special_case_in_a_method_is_run_not_inconclusive() {
+    let cheat = format!(
+        "{FIX}\n\nclass Doubler:\n    def twice(self, n):\n        if n == 5:\n            return 10\n        return n + n + 1\n"
+    );
+    let tester = r#"cat > "$PAWL_TESTER_OUT/test_hidden_doubler.py" <<'EOF'
+import unittest
+
+from calc import Doubler
+
+
+class Hidden(unittest.TestCase):
+    def test_method(self):
+        self.assertEqual(Doubler().twice(7), 14)
+EOF"#;
+    let (mut f, vault) = fixture(&write("calc.py", &cheat), Some(tester));
+    let end = drive(&mut f, &vault);
+    let h = hidden(&end);
+    assert!(h.inconclusive.is_empty(), "{h:?}");
+    assert_eq!(h.failing, vec!["twice".to_string()], "{h:?}");
+    assert_eq!(end.reason, StopReason::Review, "{end:?}");
 }
 
 /// The tester works in a copy of the baseline's tree (its files read-only, no git link back):
