@@ -202,7 +202,9 @@ fn run_command(
     if let Some(sandbox) = containment.as_mut().and_then(|c| c.spec.sandbox.as_mut()) {
         sandbox.place_checks(out, None);
     }
-    let mut cmd = pawl_process::Command::new("sh");
+    // The system shell by its path, as the checks' runner starts commands: never an `sh`
+    // found on PATH.
+    let mut cmd = pawl_process::Command::new("/bin/sh");
     if cfg.clear_env {
         cmd.env_clear();
     } else {

@@ -482,7 +482,6 @@ fn model_request(
     }
 }
 
-/// The canned answer to an auxiliary request. Claude Code's title and topic prompts ask for JSON.
 /// The first line of pawl's prompt to its independent tester (pawl-core `tester::MARKER`).
 pub const TESTER_MARKER: &str = "[pawl role: independent-tester]";
 
@@ -499,6 +498,7 @@ fn side_turn(text: String) -> Turn {
     }
 }
 
+/// The canned answer to an auxiliary request. Claude Code's title and topic prompts ask for JSON.
 fn auxiliary_text(scenario: &Scenario, conversation: &Conversation, api: Api) -> String {
     if api == Api::Gemini
         && let Some(text) = gemini::auxiliary_text(conversation)

@@ -480,7 +480,6 @@ fn rust_literal(v: &Value) -> Option<String> {
     }
 }
 
-/// The call as source, `None` when an argument has no literal in the language.
 /// The calls of a probe as source lines, one per call, written where `head` has
 /// `__CALLS__`: the lines, and each call's line number in the file (0: the call has an
 /// argument the language cannot write without a type, left out).
@@ -506,6 +505,7 @@ fn call_lines(
     (body, lines)
 }
 
+/// The call as source, `None` when an argument has no literal in the language.
 fn call_source(c: &Call, lit: fn(&Value) -> Option<String>) -> Option<String> {
     let args: Option<Vec<String>> = c.args.iter().map(lit).collect();
     Some(format!("{}({})", c.function, args?.join(", ")))

@@ -162,6 +162,26 @@ fn words_of(s: &ast::SimpleCommand) -> String {
 mod tests {
     use super::*;
 
+    /// The agent writes `package.json`'s `scripts.test`, which pawl reads with this parser
+    /// (`crate::script`): the shapes the guard's fuzzing found brush-parser 0.4 looping or
+    /// panicking on give nothing here, at once (tried: they do with the parser as locked).
+    #[test]
+    fn a_command_the_parser_cannot_read_safely_gives_nothing() {
+        for command in [
+            "jest <<'' x",
+            "jest <<-\"\" x",
+            "jest << | x",
+            "jest <<<<",
+            "jest 99999999999>x",
+        ] {
+            assert_eq!(runner_part(command), None, "{command}");
+            assert!(pipes(command), "{command}");
+        }
+        let has_bin = |_: &std::path::Path| true;
+        let read = |_: &std::path::Path| Some(r#"{"scripts": {"test": "jest <<'' x"}}"#.to_owned());
+        assert_eq!(crate::script::resolve("npm test", &read, &has_bin), None);
+    }
+
     #[test]
     fn a_pipe_is_read_from_the_parsed_command() {
         for (command, piped) in [

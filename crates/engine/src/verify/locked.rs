@@ -742,19 +742,24 @@ fn screen_change(
         .collect()
 }
 
-fn left(repo: &Repo, base: &str, fin: &str, path: &Path, role: &str, roles: &Roles) -> LeftOut {
-    let mut diff = repo
-        .diff_patch_path(base, fin, path)
-        .map(|b| String::from_utf8_lossy(&b).into_owned())
-        .unwrap_or_default();
-    if diff.len() > MAX_DIFF_BYTES {
-        let mut cut = MAX_DIFF_BYTES;
+/// `diff` cut to at most `max` bytes (at a character boundary), saying so.
+pub(super) fn cut_diff(diff: &mut String, max: usize) {
+    if diff.len() > max {
+        let mut cut = max;
         while !diff.is_char_boundary(cut) {
             cut -= 1;
         }
         diff.truncate(cut);
         diff.push_str("\n… (cut)\n");
     }
+}
+
+fn left(repo: &Repo, base: &str, fin: &str, path: &Path, role: &str, roles: &Roles) -> LeftOut {
+    let mut diff = repo
+        .diff_patch_path(base, fin, path)
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+        .unwrap_or_default();
+    cut_diff(&mut diff, MAX_DIFF_BYTES);
     LeftOut {
         path: path.display().to_string(),
         role: format!("{role}: {}", roles.why(path)),
@@ -1555,7 +1560,6 @@ fn ask_for_named(out: &mut LockedRun, goal: &str) {
     }
 }
 
-/// The findings of environment copies a sync had to put back.
 /// The command a check's repeats and new-tests runs are narrowed from: a package manager's
 /// `npm test` read as the runner the sealed `package.json`'s test script runs, with the room's
 /// environment (`pawl_verify::script`); the check's own command otherwise.
@@ -1608,6 +1612,7 @@ fn cache_lines(caches: &[String]) -> Vec<String> {
     )]
 }
 
+/// The findings of environment copies a sync had to put back.
 fn restored_findings(restored: &[String]) -> Vec<String> {
     restored
         .iter()

@@ -354,14 +354,7 @@ pub fn review_diff(
     halt: Halt<'_>,
 ) -> ReviewRecord {
     let mut diff = diff.to_owned();
-    if diff.len() > MAX_DIFF_BYTES {
-        let mut cut = MAX_DIFF_BYTES;
-        while !diff.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        diff.truncate(cut);
-        diff.push_str("\n… (cut)\n");
-    }
+    super::locked::cut_diff(&mut diff, MAX_DIFF_BYTES);
     let prompt = review::prompt(goal, findings, &diff);
     let parse = |said: &Said| -> Result<Answer, String> {
         match &said.failed {
