@@ -327,7 +327,9 @@ struct Played {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Place {
     /// Outside the machine's /tmp: without namespaces a check may write there
-    /// (docs/sandbox.md). In the target dir; wherever the checkout lies.
+    /// (docs/sandbox.md). In the target dir, or, when the checkout itself lies under `/tmp`
+    /// (a scratch clone), in `~/.pawl-test-worlds` (not under `~/.cache`, which checks see
+    /// copy-on-write).
     OutsideTmp,
     /// In the machine's `/tmp` (scratch clones, CI jobs, tests): the check's `/tmp` must be
     /// private all the same, the room seen there, HOME read-only.
@@ -335,10 +337,19 @@ enum Place {
 }
 
 impl Place {
-    fn dir(self) -> &'static Path {
+    fn dir(self) -> PathBuf {
         match self {
-            Place::OutsideTmp => Path::new(env!("CARGO_TARGET_TMPDIR")),
-            Place::UnderTmp => Path::new("/tmp"),
+            Place::OutsideTmp => {
+                let target = Path::new(env!("CARGO_TARGET_TMPDIR"));
+                if !target.starts_with("/tmp") {
+                    return target.to_path_buf();
+                }
+                let home = std::env::var_os("HOME").map_or_else(|| "/root".into(), PathBuf::from);
+                let dir = home.join(".pawl-test-worlds");
+                std::fs::create_dir_all(&dir).unwrap();
+                dir
+            }
+            Place::UnderTmp => PathBuf::from("/tmp"),
         }
     }
 }
@@ -346,7 +357,7 @@ impl Place {
 /// Plays every attack in `phase` on `leg`; `None` (loud; a failure under CI) when this machine
 /// cannot run the leg.
 fn play(phase: Phase, leg: Leg, place: Place) -> Option<Played> {
-    let env = TestEnv::new_in(place.dir());
+    let env = TestEnv::new_in(&place.dir());
     let home = env.home.clone();
     write_abs(&home.join(".claude/settings.json"), SETTINGS);
     write_abs(&home.join(".cargo/bin/cargo"), REAL_CARGO);
