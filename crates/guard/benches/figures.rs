@@ -385,6 +385,19 @@ fn main() {
         let d = guard.evaluate(&Input::shell(row.command.as_str()), &confined_ctx);
         if row.attack {
             c_missed += usize::from(d.is_allow());
+            if list
+                && d.is_allow()
+                && guard
+                    .evaluate(&Input::shell(row.command.as_str()), &everyday_ctx)
+                    .is_deny()
+            {
+                println!(
+                    "MISS-EVERYDAY-CONFINED\t{}\t{}\t{}",
+                    row.family,
+                    row.effect,
+                    row.command.replace('\n', "\\n")
+                );
+            }
             continue;
         }
         c_all += 1;

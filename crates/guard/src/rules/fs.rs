@@ -44,7 +44,9 @@ fn variable_reference(text: &str) -> Option<(&str, &str)> {
     let body = text.strip_prefix('$')?;
     let ident_end = |s: &str| {
         s.char_indices()
-            .find(|(i, c)| !(c.is_ascii_alphanumeric() || *c == '_') || (*i == 0 && c.is_ascii_digit()))
+            .find(|(i, c)| {
+                !(c.is_ascii_alphanumeric() || *c == '_') || (*i == 0 && c.is_ascii_digit())
+            })
             .map_or(s.len(), |(i, _)| i)
     };
     if let Some(braced) = body.strip_prefix('{') {
@@ -1528,7 +1530,9 @@ impl Walker<'_> {
         let absolute = match self.target_path(shell, arg) {
             Ok(p) => p,
             Err(why) => {
-                let top = frame.depth == 0 && !shell.sourced;
+                // Only what the write creates or overwrites: a source moved away or a file
+                // deleted there (`mv "$X/a" /tmp/`) loses what may be no checkpoint's.
+                let top = frame.depth == 0 && !shell.sourced && mode != WriteMode::Delete;
                 let Some(lead) = inherited_lead(shell, &arg.text).filter(|_| top) else {
                     return self.deny(
                         frame,
@@ -2414,6 +2418,18 @@ impl Walker<'_> {
         };
         let real = self.real_path(&absolute, true);
         for place in std::iter::once(absolute.clone()).chain(real) {
+            // The system's directories (`tar -xzf x.tgz -C /usr/local/bin`): what a write there
+            // would be refused for.
+            if !self.in_repo(&place)
+                && let Some((rule @ RuleId::Persist, why)) =
+                    self.judge_path(&place, WriteMode::Clobber)
+            {
+                return self.deny(
+                    frame,
+                    rule,
+                    format!("{what} extracts into `{place}`: {why}"),
+                );
+            }
             let bad = self.holds_anchor(&place).is_some()
                 || self.holds_protected(&place)
                 || (self.in_repo(&place) && !self.removable(&place));

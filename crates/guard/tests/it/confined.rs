@@ -77,14 +77,30 @@ fn the_reasons_name_where_the_value_leads_and_the_allowed_form() {
     // can point at a shell rc file) and the nearest allowed form (assign it in the command).
     let d = decide_in(&checkpointed(), "echo done > \"$ARCHIVE/doc/rg.1\"");
     assert!(d.is_deny(), "{d:?}");
-    assert!(d.reason.contains("`$ARCHIVE` is not set by this command"), "{}", d.reason);
+    assert!(
+        d.reason.contains("`$ARCHIVE` is not set by this command"),
+        "{}",
+        d.reason
+    );
     assert!(d.reason.contains("ARCHIVE=dist"), "{}", d.reason);
     assert!(
-        decide_in(&checkpointed(), "ARCHIVE=dist; echo done > \"$ARCHIVE/doc/rg.1\"").is_allow()
+        decide_in(
+            &checkpointed(),
+            "ARCHIVE=dist; echo done > \"$ARCHIVE/doc/rg.1\""
+        )
+        .is_allow()
     );
     // Inside: the protected place the value can lead to.
     let d = decide_in(&confined(), "echo x >> \"$X/.bashrc\"");
     assert_eq!(d.rule, Some(RuleId::ProtectedPath), "{d:?}");
-    assert!(d.reason.contains("/home/dev/.bashrc") || d.reason.contains(".bashrc"), "{}", d.reason);
-    assert!(d.reason.contains("`$X` is not set by this command"), "{}", d.reason);
+    assert!(
+        d.reason.contains("/home/dev/.bashrc") || d.reason.contains(".bashrc"),
+        "{}",
+        d.reason
+    );
+    assert!(
+        d.reason.contains("`$X` is not set by this command"),
+        "{}",
+        d.reason
+    );
 }
