@@ -1532,7 +1532,15 @@ impl Walker<'_> {
             Err(why) => {
                 // Only what the write creates or overwrites: a source moved away or a file
                 // deleted there (`mv "$X/a" /tmp/`) loses what may be no checkpoint's.
-                let top = frame.depth == 0 && !shell.sourced && mode != WriteMode::Delete;
+                // Nor a line that runs something as root: root may lift what confines a step.
+                let as_root = self.found.iter().any(|c| {
+                    c.argv.first().is_some_and(|a| {
+                        let base = a.rsplit('/').next().unwrap_or(a);
+                        matches!(base, "sudo" | "doas" | "su" | "run0" | "pkexec" | "sudo-rs")
+                    })
+                });
+                let top =
+                    frame.depth == 0 && !shell.sourced && mode != WriteMode::Delete && !as_root;
                 let Some(lead) = inherited_lead(shell, &arg.text).filter(|_| top) else {
                     return self.deny(
                         frame,

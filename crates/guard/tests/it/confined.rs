@@ -31,11 +31,13 @@ fn rows() -> Vec<(String, String)> {
     let text = std::fs::read_to_string(
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/confined.tsv"),
     )
-    .unwrap();
+    .unwrap_or_else(|e| panic!("tests/data/confined.tsv: {e}"));
     text.lines()
         .filter(|l| !l.starts_with('#') && !l.is_empty())
         .map(|l| {
-            let (expect, command) = l.split_once('\t').unwrap();
+            let (expect, command) = l
+                .split_once('\t')
+                .unwrap_or_else(|| panic!("confined.tsv: malformed row {l:?}"));
             (expect.to_owned(), unescape(command))
         })
         .collect()
