@@ -1598,10 +1598,10 @@ impl Walker<'_> {
     /// (`lead`), inside a confined step ([`crate::Context::confined`]): the value can only
     /// lead into the working tree (checkpointed), HOME or a temporary directory, so the write
     /// is judged at each place it can reach there with the literal rest of the name — a new
-    /// directory of the current one (the value a plausible name), the current directory itself
-    /// (an empty value, `.`), and with a rest that starts with `/` the repository's root, HOME
-    /// and `/tmp` (an absolute value). `"$X/.env"`, `"$X/.bashrc"`, `"$X/.claude/settings.json"`
-    /// and `"$X.key"` stay refused: some place they reach is protected.
+    /// directory of the current one (the value a plausible name), and the current directory,
+    /// the repository's root, HOME, `$TMPDIR` and `/tmp` themselves (an empty value, `.`, an
+    /// absolute value). `"$X/.env"`, `"$X/.bashrc"`, `"$X/.claude/settings.json"` and
+    /// `"$X.key"` stay refused: some place they reach is protected.
     fn check_confined_write(
         &mut self,
         arg: &Arg,
