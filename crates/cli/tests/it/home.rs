@@ -143,7 +143,9 @@ fn without_the_sandbox_every_change_in_homes_persistence_places_is_found_and_put
         assert_eq!(r["restored"], true, "{r}");
     }
     for rel in MADE {
-        assert_eq!(row(&rows, &format!("~/{rel}"))["change"], "created");
+        let r = row(&rows, &format!("~/{rel}"));
+        assert_eq!(r["change"], "created", "{r}");
+        assert_eq!(r["restored"], true, "{r}");
     }
     assert_eq!(rows.len(), EXISTING.len() + MADE.len(), "{rows:?}");
     // The verdict says why, naming the file.

@@ -97,8 +97,7 @@ impl HomeWatch {
         }
         let mut restored: BTreeMap<&str, bool> = BTreeMap::new();
         for (rel, change) in &all {
-            let ok = self.safe(rel) && put_back(&self.home.join(rel), *change, before.get(rel));
-            restored.insert(rel, ok);
+            restored.insert(rel, self.restore(rel, *change, before.get(rel)));
         }
         let mut findings = Vec::new();
         for (rel, change) in home::named(&all) {
@@ -121,6 +120,14 @@ impl HomeWatch {
             findings.push(finding);
         }
         findings
+    }
+
+    /// Puts `rel` back as `was` after `change`, where that is safe; whether it is as it was.
+    fn restore(&self, rel: &str, change: Change, was: Option<&Entry>) -> bool {
+        let path = self.home.join(rel);
+        // What the step made inside a directory it made went with that directory.
+        let gone = change == Change::Created && std::fs::symlink_metadata(&path).is_err();
+        gone || (self.safe(rel) && put_back(&path, change, was))
     }
 
     /// Whether every directory from HOME down to `rel`'s parent is a directory, not a link: pawl
@@ -294,8 +301,7 @@ mod tests {
             before: None,
         };
         for (rel, change) in &all {
-            assert!(w.safe(rel), "{rel}");
-            assert!(put_back(&home.join(rel), *change, before.get(rel)), "{rel}");
+            assert!(w.restore(rel, *change, before.get(rel)), "{rel}");
         }
         assert!(
             home::changes(&before, &take(&home), |_| true).is_empty(),
