@@ -20,7 +20,8 @@ const KEPT_BYTES: u64 = 1 << 20;
 /// At most this many entries of one place are read (a place larger than that is read that far).
 const ENTRIES_PER_PLACE: usize = 10_000;
 
-/// HOME's persistence places as one run's steps see them.
+/// HOME's persistence places as one run's steps see them (one watch per run, shared by its
+/// workers: [`Shared`]).
 pub struct HomeWatch {
     home: PathBuf,
     /// The paths the steps' sandbox binds read-only where they exist (resolved).
@@ -28,6 +29,10 @@ pub struct HomeWatch {
     /// Where what a step left is kept for the user: `.pawl/logs/<run>/home/`.
     logs: PathBuf,
     before: Option<(Manifest, Vec<&'static str>)>,
+    /// The steps running now (a parallel run's workers share one watch): the manifest is taken
+    /// when the first starts and kept until the last has ended, so a step never takes another
+    /// step's change for the user's state (and puts it back).
+    active: usize,
 }
 
 impl HomeWatch {
@@ -43,12 +48,18 @@ impl HomeWatch {
             bound,
             logs,
             before: None,
+            active: 0,
         })
     }
 
     /// Before a step: the manifest, and the places the step cannot change (bound read-only:
-    /// they exist now and the sandbox binds them).
+    /// they exist now and the sandbox binds them) — unless another step runs now, whose
+    /// manifest holds.
     pub fn before_step(&mut self) {
+        self.active += 1;
+        if self.before.is_some() {
+            return;
+        }
         let contained = PERSISTENCE_IN_HOME
             .iter()
             .map(|(p, _)| *p)
@@ -66,7 +77,12 @@ impl HomeWatch {
     /// After a step: what it changed in the places it could change, put back, kept and
     /// recorded. Returns the findings.
     pub fn after_step(&mut self, store: &mut Store, run_id: &str) -> Vec<String> {
-        let Some((before, contained)) = self.before.take() else {
+        self.active = self.active.saturating_sub(1);
+        let Some((before, contained)) = (if self.active == 0 {
+            self.before.take()
+        } else {
+            self.before.clone()
+        }) else {
             return Vec::new();
         };
         let after = take(&self.home);
@@ -145,6 +161,14 @@ impl HomeWatch {
         }
         true
     }
+}
+
+/// One run's watch, shared by the loop and a parallel run's workers.
+pub type Shared = std::sync::Arc<std::sync::Mutex<Option<HomeWatch>>>;
+
+/// The watch of a run whose steps' sandbox binds `bound` read-only ([`HomeWatch::new`]).
+pub fn shared(bound: Vec<PathBuf>, logs: PathBuf) -> Shared {
+    std::sync::Arc::new(std::sync::Mutex::new(HomeWatch::new(bound, logs)))
 }
 
 /// The manifest of HOME's persistence places now.
@@ -299,6 +323,7 @@ mod tests {
             bound: Vec::new(),
             logs: dir.path().join("logs"),
             before: None,
+            active: 0,
         };
         for (rel, change) in &all {
             assert!(w.restore(rel, *change, before.get(rel)), "{rel}");
@@ -312,5 +337,52 @@ mod tests {
         std::fs::rename(home.join(".config"), dir.path().join("config-moved")).unwrap();
         std::os::unix::fs::symlink(&elsewhere, home.join(".config")).unwrap();
         assert!(!w.safe(".config/git/ignore"));
+    }
+
+    /// Two steps at once (a parallel run's workers): the manifest is the one taken when the
+    /// first started, so the second step's end never puts back what the first changed as if
+    /// it were the user's.
+    #[test]
+    fn steps_running_together_share_the_manifest_of_the_first_start() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let home = dir.path().join("home");
+        std::fs::create_dir_all(&home).expect("home");
+        std::fs::write(home.join(".bashrc"), "ok\n").expect("rc");
+        let mut store = Store::open(&dir.path().join("pawl.db")).expect("store");
+        let run = store
+            .create_run(&pawl_store::NewRun {
+                goal: "g".into(),
+                driver: pawl_core::model::Driver::Headless,
+                mode: None,
+                settings: Default::default(),
+                branch: None,
+                pre_run_commit: None,
+            })
+            .expect("run");
+        let mut w = HomeWatch {
+            home: home.clone(),
+            bound: Vec::new(),
+            logs: dir.path().join("logs"),
+            before: None,
+            active: 0,
+        };
+        w.before_step();
+        // The first step writes the rc file before the second starts.
+        std::fs::write(home.join(".bashrc"), "ok\nevil\n").expect("rc");
+        w.before_step();
+        let found = w.after_step(&mut store, &run.id);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(found[0].contains("`~/.bashrc`") && found[0].contains("restored"));
+        assert_eq!(
+            std::fs::read_to_string(home.join(".bashrc")).expect("rc"),
+            "ok\n"
+        );
+        assert!(w.after_step(&mut store, &run.id).is_empty());
+        assert_eq!(
+            std::fs::read_to_string(home.join(".bashrc")).expect("rc"),
+            "ok\n",
+            "the second end leaves the user's file as it was"
+        );
+        assert!(w.before.is_none());
     }
 }
