@@ -115,6 +115,8 @@ pub const PERSISTENCE_IN_HOME: &[(&str, Why)] = &[
     (".gradle/gradle.properties", Why::Packages),
     (".m2/settings.xml", Why::Packages),
     (".docker/config.json", Why::Packages),
+    // `go env -w` (GOFLAGS, GOPROXY); Go's telemetry beside it in `~/.config/go` is state.
+    (".config/go/env", Why::Packages),
     (".local/bin", Why::Path),
     (".cargo/bin", Why::Path),
     ("go/bin", Why::Path),
