@@ -195,3 +195,29 @@ touch done.txt
         assert!(home_changed(&env).is_empty(), "{extra}");
     }
 }
+
+/// The user edits a place in their own terminal while a step runs: the place existed, so it
+/// was bound read-only for the step and only someone outside could have changed it — the edit
+/// is the user's: nothing is found, nothing is put back, the run ships. (Without namespaces
+/// nothing is bound and it would be put back, the edit kept aside: docs/sandbox.md, "HOME".)
+#[test]
+fn the_users_own_edit_of_a_place_during_a_step_is_kept_and_the_run_ships() {
+    let env = TestEnv::new();
+    user_home(&env);
+    setup(
+        &env,
+        &format!("{}\ntouch done.txt\n", crate::headless::WAIT_FOR_GO_SH),
+        "",
+    );
+    let rc = env.home.join(".bashrc");
+    let edited = "alias ll='ls -l'\nexport EDITOR=vim\n";
+    let r = env.pawl_during_step(&["run", "make done.txt"], || {
+        std::fs::write(&rc, edited).unwrap();
+    });
+    if !can_sandbox(&r) {
+        return;
+    }
+    env.assert_end(&r, 0, "verified", 1);
+    assert_eq!(std::fs::read_to_string(&rc).unwrap(), edited);
+    assert!(home_changed(&env).is_empty());
+}
