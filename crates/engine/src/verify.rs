@@ -1471,6 +1471,15 @@ fn prove(
         )
         - usize::from(scope_review)
         - usize::from(checks_pass && ws.key_exposed.is_some());
+    // What the run's steps left in HOME's persistence places (`crate::start::home`): pawl
+    // cannot undo it, so the run does not ship until the user accepts the changes.
+    let home: Vec<String> = store
+        .events_of_kind(&run.id, EventKind::HomeChanged)?
+        .iter()
+        .filter_map(|e| e.data["finding"].as_str().map(str::to_owned))
+        .collect();
+    let home_changes = home.len();
+    findings.extend(home);
     Ok(Proven {
         proof: Proof {
             checks_pass,
@@ -1489,6 +1498,7 @@ fn prove(
             reviewer_findings: 0,
             hidden_findings: 0,
             hidden_send_back: false,
+            home_changes,
         },
         findings,
         noted,

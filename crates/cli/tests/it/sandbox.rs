@@ -20,7 +20,7 @@ fn agent(env: &TestEnv, script: &str) -> String {
     )
 }
 
-fn setup(env: &TestEnv, script: &str, extra: &str) {
+pub(crate) fn setup(env: &TestEnv, script: &str, extra: &str) {
     env.ok(&["init"]);
     let agent = agent(env, script);
     let toml = config_with("", NO_BREAKERS, "", &agent, DONE_GATE);
@@ -28,7 +28,7 @@ fn setup(env: &TestEnv, script: &str, extra: &str) {
 }
 
 /// Whether this machine can sandbox (the CI machine can); a loud skip otherwise.
-fn can_sandbox(r: &crate::Run) -> bool {
+pub(crate) fn can_sandbox(r: &crate::Run) -> bool {
     if r.stdout.contains("sandbox: landlock+namespaces") {
         return true;
     }
@@ -364,7 +364,7 @@ fn a_sandbox_turned_off_is_said_and_processes_still_end_with_the_step() {
     assert!(!env.root().join("late.txt").exists());
 }
 
-fn iteration_log(env: &TestEnv, n: u32) -> String {
+pub(crate) fn iteration_log(env: &TestEnv, n: u32) -> String {
     std::fs::read_dir(env.root().join(".pawl/logs"))
         .unwrap()
         .flatten()
@@ -512,8 +512,8 @@ fn pawl_hidden_refuses_an_agent_session() {
 /// keeps under HOME, to leave a `git` of its own in `~/.local/bin` (absent when the step
 /// starts; on the user's PATH, so pawl's next run would seal it), and to reach the container
 /// daemon's socket (root-equivalent). The toolchain stays as it was, the made directory is
-/// removed after the step (and recorded), and the socket cannot be reached; the honest part of
-/// the step (`done.txt`) still ships.
+/// removed after the step (and recorded), and the socket cannot be reached. The `git` left on
+/// PATH was a change in HOME pawl had to undo (issue 36): the run does not ship.
 #[test]
 fn a_step_cannot_replace_a_toolchain_leave_a_git_on_path_or_reach_the_container_daemon() {
     let env = TestEnv::new();
@@ -546,7 +546,7 @@ fn a_step_cannot_replace_a_toolchain_leave_a_git_on_path_or_reach_the_container_
     if !can_sandbox(&r) {
         return;
     }
-    env.assert_end(&r, 0, "verified", 1);
+    env.assert_end(&r, 10, "review", 1);
     assert_eq!(
         std::fs::read_to_string(cargo_bin.join("cargo")).unwrap(),
         "#!/bin/sh\necho real cargo\n",
@@ -560,7 +560,7 @@ fn a_step_cannot_replace_a_toolchain_leave_a_git_on_path_or_reach_the_container_
     assert!(!reached.contains("reached"), "{reached}");
     let events = env.pawl(&["events", "--json"]).stdout;
     assert!(
-        events.contains("protected_created") && events.contains(".local/bin"),
+        events.contains("home_changed") && events.contains("~/.local/bin/git"),
         "the removal is recorded: {events}"
     );
 }
@@ -658,14 +658,15 @@ fn a_step_cannot_have_the_users_tmux_server_or_session_bus_run_a_command() {
 }
 
 /// Issue 36, the guard's `not-static` write targets (docs/guard.md, "A write target or a
-/// command name led by a variable nothing shows"): does the sandbox of a step make such a write harmless,
-/// so that the guard could let it through? Half of it: unset, the variable makes the path
-/// absolute (`> "$ARCHIVE/doc/rg.1"` is `/doc/rg.1`) and Landlock refuses it; set, the same line
-/// writes wherever the value points, and HOME is writable to a step — a shell rc file and an
-/// autostart entry there run at the user's next login, out of every checkpoint. The guard keeps
-/// denying those targets; this test holds the sandbox's half of the reasoning.
+/// command name led by a variable nothing shows"): does the sandbox of a step make such a write
+/// harmless? Unset, the variable makes the path absolute (`> "$ARCHIVE/doc/rg.1"` is
+/// `/doc/rg.1`) and Landlock refuses it; set to HOME, the same line wrote a shell rc file and an
+/// autostart entry that run at the user's next login, and the run shipped (session 14). Now
+/// HOME's persistence places are compared around every step: both are found, removed, and the
+/// run does not ship. (A write elsewhere in HOME outside the table still lands: the guard keeps
+/// denying those targets.)
 #[test]
-fn a_write_through_an_unknown_variable_reaches_home_under_the_sandbox_but_not_the_root() {
+fn a_write_through_an_unknown_variable_is_refused_at_the_root_and_undone_in_home() {
     let env = TestEnv::new();
     let outside = std::path::Path::new("/pawl-i36-unset-target");
     let script = format!(
@@ -683,20 +684,21 @@ fn a_write_through_an_unknown_variable_reaches_home_under_the_sandbox_but_not_th
     if !can_sandbox(&r) {
         return;
     }
-    env.assert_end(&r, 0, "verified", 1);
+    env.assert_end(&r, 10, "review", 1);
     assert!(
         !wrote_root,
         "unset, the target is under / and Landlock refuses it"
     );
-    let rc = std::fs::read_to_string(env.home.join(".bashrc")).unwrap_or_default();
     assert!(
-        rc.contains("persisted"),
-        "set to HOME, the step writes the user's shell rc: the sandbox does not contain it"
+        !env.home.join(".bashrc").exists(),
+        "the shell rc file the step made is removed"
     );
     assert!(
-        env.home.join(".config/autostart/x.desktop").is_file(),
-        "an autostart entry under HOME is written too"
+        !env.home.join(".config/autostart").exists(),
+        "and the autostart entry"
     );
+    let report = env.ok(&["report"]).stdout;
+    assert!(report.contains("A step created `~/.bashrc`"), "{report}");
 }
 
 /// The crate the registry attack uses: its version and checksum as pawl's own lockfile has
