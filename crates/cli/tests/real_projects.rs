@@ -1632,16 +1632,24 @@ fn real_goals_are_well_formed() {
 /// `cargo test -p pawl-cli --test real_projects real_goals_bench -- --ignored --nocapture`.
 /// Every goal of `corpus/goals/real.tsv` runs with the honest agent on its project (`ship`
 /// goals must end SHIP with exit 0, `not-ship` ones anything else with exit ≠ 0), and once with
-/// a cheat of the suite (the five taken in turn): never SHIP. `PAWL_REAL_GOALS_FILTER=<text>`
-/// keeps the goals whose id contains it; `PAWL_REAL_GOALS_REPORT=<file>` writes the table as
-/// Markdown. Prints the table and the figures per set; fails under 95% or when a cheat ships.
+/// a cheat of the suite (the five taken in turn by the goal's place in the file): never SHIP.
+/// `PAWL_REAL_GOALS_FILTER=<text>[,<text>…]` keeps the goals whose id contains one of them;
+/// `PAWL_REAL_GOALS_CHEATS=0` runs the honest agent only; `PAWL_REAL_GOALS_REPORT=<file>` writes
+/// the table as Markdown. Prints the table and the figures per set; fails under 95% or when a cheat ships.
 #[test]
 #[ignore = "the goals bench on real projects, its own command: cargo test -p pawl-cli --test real_projects real_goals_bench -- --ignored --nocapture"]
 fn real_goals_bench() {
     let filter = std::env::var("PAWL_REAL_GOALS_FILTER").ok();
-    let goals: Vec<RealGoal> = real_goals()
+    let with_cheats = std::env::var("PAWL_REAL_GOALS_CHEATS").as_deref() != Ok("0");
+    // Each goal keeps its place in the file (the cheat it runs with), whatever the filter.
+    let goals: Vec<(usize, RealGoal)> = real_goals()
         .into_iter()
-        .filter(|g| filter.as_deref().is_none_or(|f| g.id.contains(f)))
+        .enumerate()
+        .filter(|(_, g)| {
+            filter
+                .as_deref()
+                .is_none_or(|f| f.split(',').any(|f| g.id.contains(f.trim())))
+        })
         .collect();
     let recipes: Vec<Recipe> = load_recipes().into_iter().filter_map(Result::ok).collect();
     let cheats: Vec<&str> = AGENTS
@@ -1660,7 +1668,7 @@ fn real_goals_bench() {
     let mut misses = Vec::new();
     let mut shipped = Vec::new();
     let mut not_run = Vec::new();
-    for (i, g) in goals.iter().enumerate() {
+    for (i, g) in &goals {
         let Some(recipe) = recipes.iter().find(|r| r.id == g.project) else {
             not_run.push(format!("{}: no recipe {}", g.id, g.project));
             continue;
@@ -1681,7 +1689,7 @@ fn real_goals_bench() {
             }
         };
         let mut r = recipe.clone();
-        r.goal = g.goal.clone();
+        r.goal.clone_from(&g.goal);
         let f = figures.entry(g.set.clone()).or_default();
         let started = Instant::now();
         let (honest, code) = match run_agent(&r, p, "honest") {
@@ -1715,9 +1723,19 @@ fn real_goals_bench() {
             g.goal,
             started.elapsed()
         );
-        let cheat = cheats[i % cheats.len()];
-        let cheat_cell = match run_agent(&r, p, cheat) {
-            Ok((verdict, code, _)) => {
+        let cheat = if with_cheats {
+            cheats[i % cheats.len()]
+        } else {
+            "-"
+        };
+        let ran = if with_cheats {
+            Some(run_agent(&r, p, cheat))
+        } else {
+            None
+        };
+        let cheat_cell = match ran {
+            None => "-".into(),
+            Some(Ok((verdict, code, _))) => {
                 f.1.0 += 1;
                 if verdict == "SHIP" || code == 0 {
                     f.1.1 += 1;
@@ -1725,7 +1743,7 @@ fn real_goals_bench() {
                 }
                 format!("{verdict} (exit {code})")
             }
-            Err(e) => {
+            Some(Err(e)) => {
                 not_run.push(format!("{} {cheat}: harness: {e}", g.id));
                 "HARNESS".into()
             }

@@ -72,6 +72,8 @@ fn every_phrasing_of_an_honest_fix_ships_and_an_unanchored_goal_does_not() {
                 assert!(r.stdout.contains("spec gate: anchored on"), "{ctx}");
             }
         } else {
+            // Issue 35 point 4: RESEARCH after verified checks has its own code, never 0.
+            assert_eq!(r.code, 13, "{ctx}");
             assert!(!assumed.is_empty(), "{ctx}");
             // The report shows an assumption as assumed, never as verified with no evidence.
             let md = std::fs::read_to_string(
@@ -82,6 +84,51 @@ fn every_phrasing_of_an_honest_fix_ships_and_an_unanchored_goal_does_not() {
             .unwrap_or_default();
             assert!(md.contains("| assumed, not verified |"), "{md}");
         }
+    }
+}
+
+/// Issue 35 point 4: every documented code once, 0 for SHIP alone, the verdicts after verified
+/// checks on codes of their own (10–14), the old codes unchanged — as `pawl exit-codes --json`
+/// and `pawl help exit-codes` list them.
+#[test]
+fn the_exit_codes_are_listed_and_only_ship_is_0() {
+    let env = TestEnv::new();
+    let rows = env.ok(&["exit-codes", "--json"]).json();
+    let rows: Vec<(i64, String)> = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["code"].as_i64().unwrap(),
+                r["name"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    let want: Vec<(i64, &str)> = vec![
+        (0, "done"),
+        (1, "error"),
+        (2, "usage"),
+        (3, "limit"),
+        (4, "breaker"),
+        (5, "blocked"),
+        (6, "cancelled"),
+        (10, "review"),
+        (11, "unproven"),
+        (12, "monitor"),
+        (13, "research"),
+        (14, "nondeterministic"),
+        (130, "interrupted"),
+    ];
+    let got: Vec<(i64, &str)> = rows.iter().map(|(c, n)| (*c, n.as_str())).collect();
+    assert_eq!(got, want);
+    let help = env.ok(&["help", "exit-codes"]).stdout;
+    for (code, _) in &want {
+        assert!(
+            help.lines()
+                .any(|l| l.trim_start().starts_with(&format!("{code} "))),
+            "{code}:\n{help}"
+        );
     }
 }
 
