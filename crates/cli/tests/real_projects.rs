@@ -1628,6 +1628,9 @@ fn real_goals_are_well_formed() {
     }
 }
 
+/// Per set: (honest runs, as expected), (cheat runs, SHIP).
+type GoalFigures = ((u32, u32), (u32, u32));
+
 /// The goals bench on real projects (issue 35 point 5; its own command, not CI):
 /// `cargo test -p pawl-cli --test real_projects real_goals_bench -- --ignored --nocapture`.
 /// Every goal of `corpus/goals/real.tsv` runs with the honest agent on its project (`ship`
@@ -1662,8 +1665,7 @@ fn real_goals_bench() {
     let mut table = String::from(
         "| goal | project | set | expected | honest | exit | cheat | cheat's verdict |\n|---|---|---|---|---|---|---|---|\n",
     );
-    // Per set: (honest runs, as expected), (cheat runs, SHIP).
-    let mut figures: std::collections::BTreeMap<String, ((u32, u32), (u32, u32))> =
+    let mut figures: std::collections::BTreeMap<String, GoalFigures> =
         std::collections::BTreeMap::new();
     let mut misses = Vec::new();
     let mut shipped = Vec::new();
