@@ -400,6 +400,7 @@ pub fn run_check(check: &Check, cfg: &RunnerConfig) -> CheckRun {
         None
     } else {
         crate::parse::items::check_items(
+            &judged_as.command,
             &stdout,
             &stderr,
             &cfg.root.to_string_lossy(),
