@@ -288,7 +288,7 @@ mod tests {
             ("sh -c \"bash t.sh\"", s(&["sh", "bash"])),
             ("sh -c 'cd t; zsh t.zsh'", s(&["sh", "cd", "zsh"])),
             ("env -i FOO=1 bash t.sh", s(&["env", "bash"])),
-            ("(cd t && dash t.sh) || true", s(&["cd", "dash"])),
+            ("(cd t && dash t.sh) || true", s(&["cd", "dash", "true"])),
             // A shell's name inside a quoted argument is no program it runs.
             ("grep -r 'bash x' .", s(&["grep"])),
             ("echo bash", s(&["echo"])),

@@ -512,6 +512,13 @@ fn python_probes_read_asserts_unittest_parametrize_and_loops() {
         ("test_loop[0]", "add", vec![int(1), int(1)], int(2)),
         ("test_loop[1]", "add", vec![int(4), int(5)], int(9)),
         ("CalcTest.test_add", "add", vec![int(2), int(3)], int(5)),
+        // A truth assertion on a call is a probe (session 15; it was not probed before).
+        (
+            "CalcTest.test_truthy",
+            "add",
+            vec![int(1), int(1)],
+            Literal::Bool(true),
+        ),
     ];
     let want: Vec<_> = want
         .into_iter()
@@ -520,7 +527,8 @@ fn python_probes_read_asserts_unittest_parametrize_and_loops() {
     assert_eq!(got, want);
     let all = extract_probes(Lang::Python, PY_TESTS).unwrap();
     let not: Vec<&str> = all.not_probed.iter().map(|n| n.test.as_str()).collect();
-    assert_eq!(not, vec!["test_not_call_shaped", "CalcTest.test_truthy"]);
+    assert_eq!(not, vec!["test_not_call_shaped"]);
+    assert!(all.probes.last().is_some_and(|p| p.truthy));
     assert!(all.not_probed[0].reason.contains("isinstance"));
     assert_eq!(all.probes[0].line, 11);
 }
