@@ -107,7 +107,7 @@ pub fn truth_meets(v: &Value, want: bool) -> bool {
         Value::Bool(b) => *b == want,
         Value::Null => !want,
         Value::Number(n) => (n.as_f64() != Some(0.0)) == want,
-        Value::String(s) => !s.is_empty() == want,
+        Value::String(s) => s.is_empty() != want,
         Value::Array(a) => want || a.is_empty(),
         Value::Object(o) => want || o.is_empty(),
     }
