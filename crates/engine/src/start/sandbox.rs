@@ -481,6 +481,7 @@ fn check_wanted(root: &Path, network: bool, containers: bool) -> LaunchSpec {
             .filter_map(|v| env_dir(v))
             .filter(|d| d.is_dir())
             .collect(),
+        launcher: launcher(),
     };
     LaunchSpec {
         namespaces: std::env::var(CHECKS_WITHOUT_NAMESPACES).as_deref() != Ok("1"),
