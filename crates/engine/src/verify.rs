@@ -803,6 +803,11 @@ pub struct VerifyReport {
     /// run has one and the checks pass on a changed tree.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reviewer: Option<reviewer::ReviewRecord>,
+    /// What the executor is told when the independent tester's hidden tests send it back (one
+    /// of `findings`, `pawl_core::tester::send_back`): the behaviour, never the inputs. The
+    /// continuation prompt shows it under a heading of its own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sent_back: Option<String>,
 }
 
 /// An assumption criterion the run's facts verify.
@@ -1137,6 +1142,7 @@ impl Verifier for GateVerifier {
             interface: proven.interface,
             assumptions,
             reviewer: reviewed,
+            sent_back: proven.sent_back,
         })
     }
 }
@@ -1173,7 +1179,9 @@ fn hidden_act(
     match pawl_core::tester::act(failing.len(), otherwise_ship, sent_back_before) {
         pawl_core::tester::Act::SendBack => {
             proven.proof.hidden_send_back = true;
-            proven.findings.push(pawl_core::tester::send_back(&failing));
+            let told = pawl_core::tester::send_back(&failing);
+            proven.findings.push(told.clone());
+            proven.sent_back = Some(told);
         }
         pawl_core::tester::Act::Review => {
             let names: Vec<String> = failing.iter().map(|f| format!("`{f}`")).collect();
@@ -1193,13 +1201,10 @@ fn hidden_act(
                 }
             ));
         }
-        pawl_core::tester::Act::None => {
-            let names: Vec<String> = failing.iter().map(|f| format!("`{f}`")).collect();
-            proven.findings.push(format!(
-                "an independent check of {} fails (hidden tests from {from})",
-                names.join(", ")
-            ));
-        }
+        // Work that does not pass everything else: no finding. A finding here reached the
+        // executor's next prompt (under the heading of changed tests), a hint beyond the one
+        // send-back; the report shows the failing hidden tests (`HiddenRun::line`).
+        pawl_core::tester::Act::None => {}
     }
     Ok(())
 }
@@ -1505,6 +1510,7 @@ fn prove(
         locked,
         scope: scoped,
         interface,
+        sent_back: None,
     })
 }
 
@@ -1517,6 +1523,8 @@ struct Proven {
     locked: Option<LockedRun>,
     scope: Option<pawl_core::scope::Scope>,
     interface: Option<pawl_core::scope::Interface>,
+    /// The send-back of the independent tester's hidden tests ([`VerifyReport::sent_back`]).
+    sent_back: Option<String>,
 }
 
 /// What the finding of a verification whose checks could read pawl's key says (the verdict

@@ -155,11 +155,7 @@ impl Runner {
     pub fn from_command(command: &str) -> Option<Runner> {
         let words: Vec<&str> = command.split_whitespace().collect();
         let has_pair = |a: &str, b: &str| words.windows(2).any(|w| w == [a, b]);
-        let has = |w: &str| {
-            words
-                .iter()
-                .any(|x| *x == w || x.rsplit('/').next() == Some(w))
-        };
+        let has = |w: &str| words.iter().any(|x| crate::shell::program_is(x, w));
         if has_pair("cargo", "nextest") {
             Some(Runner::Nextest)
         } else if has_pair("cargo", "test") {

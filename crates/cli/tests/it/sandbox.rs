@@ -861,3 +861,76 @@ fn a_step_that_edits_a_crate_in_the_cargo_registry_steers_nothing() {
         }
     }
 }
+
+/// The independent tester's hidden tests are never where the executor can read them (issue 33
+/// point 2; the attack session 14 did not write). A command tester writes a test file holding a
+/// canary and a hidden input; at each step the command agent searches everything it can read —
+/// the repository with `.pawl/` and its store, HOME and the user state dir under it, the files
+/// of `/tmp` written in the last hour, its environment — for either. The patterns are built at
+/// run time (`C=CANARY`), so neither script holds them. It finds nothing at its step (the
+/// tester has run, its file is in the vault); the hidden test did run: the special case fails
+/// it, and the run (simple mode: a command agent) ends REVIEW showing the user the call.
+#[test]
+fn the_agent_cannot_find_the_testers_hidden_tests_anywhere_it_can_read() {
+    let env = TestEnv::new();
+    env.ok(&["init"]);
+    let script = "C=CANARY; N=4321\n\
+                  for where in .. \"$HOME\" \"${XDG_STATE_HOME:-$HOME/.local/state}\"; do\n\
+                  grep -ra -l -e \"TESTER-$C-7731\" -e \"double($N)\" \"$where\" 2>/dev/null | grep -v '/found.txt$' >> found.txt\n\
+                  done\n\
+                  find /tmp -xdev -type f -size -2M -mmin -60 2>/dev/null | while read -r f; do grep -a -l -e \"TESTER-$C-7731\" -e \"double($N)\" \"$f\" 2>/dev/null; done | grep -v '/found.txt$' >> found.txt\n\
+                  env | grep -e \"TESTER-$C\" -e \"double($N)\" >> found.txt\n\
+                  echo \"step done\" >> ../home/marks/steps\n\
+                  printf 'def double(n):\\n    if 3 <= n <= 8:\\n        return n * 2\\n    return n + n + 1\\n' > calc.py\n\
+                  true\n";
+    let agent = agent(&env, script);
+    let tools = env.dir.path().join("tools");
+    std::fs::create_dir_all(&tools).unwrap();
+    let tester = tools.join("tester.sh");
+    std::fs::write(
+        &tester,
+        "C=CANARY; N=4321\ncat > \"$PAWL_TESTER_OUT/test_hidden_double.py\" <<EOF\nimport unittest\n\nfrom calc import double\n\n\nclass Hidden(unittest.TestCase):\n    # TESTER-$C-7731\n    def test_far(self):\n        self.assertEqual(double($N), 8642)\nEOF\n",
+    )
+    .unwrap();
+    let toml = config_with(
+        "max_iterations = 2",
+        NO_BREAKERS,
+        "",
+        &agent,
+        "python3 -m unittest discover -v",
+    );
+    env.headless(&format!(
+        "{toml}\n[tester]\non = \"on\"\ncommand = \"sh {}\"\n",
+        tester.display()
+    ));
+    env.write("calc.py", "def double(n):\n    return n + n + 1\n");
+    env.write(
+        "test_calc.py",
+        "import unittest\n\nfrom calc import double\n\n\nclass Calc(unittest.TestCase):\n    def test_double(self):\n        self.assertEqual(double(5), 10)\n",
+    );
+    env.git(&["add", "-A"]);
+    env.git(&["commit", "-qm", "calc"]);
+    let r = env.pawl(&["run", "make double(n) return twice n", "--yes"]);
+    if !can_sandbox(&r) {
+        return;
+    }
+    let steps = std::fs::read_to_string(env.home.join("marks/steps")).unwrap_or_default();
+    assert_eq!(steps.lines().count(), 1, "{}\n{}", r.stdout, r.stderr);
+    let found = std::fs::read_to_string(env.root().join("found.txt")).unwrap_or_default();
+    assert!(found.trim().is_empty(), "the agent found: {found}");
+    // The hidden test ran: REVIEW, the test's call shown to the user.
+    let report = env.ok(&["report", "--json"]).json();
+    assert_eq!(report["stop_reason"], "review", "{report}");
+    let text = report.to_string();
+    assert!(
+        text.contains("an independent check of `double`"),
+        "{report}"
+    );
+    // The hidden test file is in the user state dir, the vault, and nowhere in the repository.
+    let canary = format!("TESTER-{}-7731", "CANARY");
+    assert!(
+        !files_containing(&user_state(&env), canary.as_bytes()).is_empty(),
+        "the tester's file is not in the user state dir"
+    );
+    assert!(files_containing(&env.root(), canary.as_bytes()).is_empty());
+}

@@ -182,18 +182,13 @@ pub fn drive<H: DriveHost>(
         .as_ref()
         .and_then(|s| s.tester.as_ref())
         .is_some_and(|t| t.command.is_empty())
-        && let Ok(Some(adapter)) = reviewer_adapter(&req.root, &agent, req.force_nested)
+        && let Some(asker) = read_only_session(
+            &req,
+            &agent,
+            &control,
+            req.state_dir.join("logs").join(&run.id).join("tester"),
+        )
     {
-        let asker: Box<dyn crate::verify::reviewer::Reviewer> = Box::new(
-            crate::verify::reviewer::AgentReviewer::new(
-                adapter,
-                &run.settings.stall,
-                req.state_dir.join("logs").join(&run.id).join("tester"),
-                &run.id,
-            )
-            // A stop or an interrupt ends the tester's session as it ends a reviewer's.
-            .stopped_by(control.clone()),
-        );
         cfg.tester = Some(std::sync::Mutex::new(asker));
     }
     let absent = std::sync::Mutex::new(launch.absent);
@@ -583,13 +578,30 @@ fn independent_reviewer(
     if !crate::verify::reviewer_decision(run).on {
         return None;
     }
+    read_only_session(
+        req,
+        agent,
+        control,
+        req.state_dir.join("logs").join(&run.id),
+    )
+}
+
+/// A read-only session of the run's agent through the reviewer's adapter, logging into `logs`:
+/// the independent reviewer's and the tester's. A stop or an interrupt of the run ends it.
+/// `None` for an agent that is no reviewer (command, replay) or one that cannot be built.
+fn read_only_session(
+    req: &DriveRequest<'_>,
+    agent: &AgentConfig,
+    control: &Control,
+    logs: PathBuf,
+) -> Option<Box<dyn crate::verify::reviewer::Reviewer>> {
     let adapter = reviewer_adapter(&req.root, agent, req.force_nested).ok()??;
     Some(Box::new(
         crate::verify::reviewer::AgentReviewer::new(
             adapter,
-            &run.settings.stall,
-            req.state_dir.join("logs").join(&run.id),
-            &run.id,
+            &req.run.settings.stall,
+            logs,
+            &req.run.id,
         )
         .stopped_by(control.clone()),
     ))

@@ -1415,7 +1415,7 @@ fn run_locked(ws: &Workspace, input: Input<'_>) -> Result<LockedRun, LockedError
                     && (c.tests.iter().any(|t| t.status == TestStatus::Failed)
                         || !c.failing.is_empty())
             });
-            out.findings.extend(required_probes(
+            out.findings.extend(pawl_core::probe::required(
                 failing_tests,
                 s.deciding.len(),
                 &p.unprobed,
@@ -1506,34 +1506,6 @@ fn run_of_item(item: &Item, check: &Check, room: &Path) -> Option<CheckRun> {
         leaked: false,
         id_hook: None,
     })
-}
-
-/// `[verify] require_probe`: the deciding functions never run outside the test runner, each a
-/// finding naming why; failing tests none of which is a call pawl can probe, one.
-fn required_probes(
-    failing_tests: bool,
-    deciding: usize,
-    unprobed: &[String],
-    not_call: Option<&str>,
-) -> Vec<String> {
-    if deciding == 0 {
-        return if failing_tests {
-            vec![format!(
-                "probe required ([verify] require_probe): no deciding test is a call with literal arguments and an expected value, so nothing was run outside the test runner{}",
-                not_call.map(|n| format!(" ({n})")).unwrap_or_default()
-            )]
-        } else {
-            Vec::new()
-        };
-    }
-    unprobed
-        .iter()
-        .map(|why| {
-            format!(
-                "probe required ([verify] require_probe): proved only inside the test runner: {why}"
-            )
-        })
-        .collect()
 }
 
 /// A left-out change the goal names by its file (`add a pytest.ini`, `in Cargo.toml`) is one
