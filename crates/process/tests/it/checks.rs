@@ -21,6 +21,20 @@ fn launcher() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_pawl-step"))
 }
 
+/// A directory outside the machine's /tmp (a check's /tmp is its own; without namespaces it is
+/// the machine's): the target dir's, or `~/.pawl-test-worlds` when the checkout itself lies
+/// under /tmp (a `mktemp -d` clone), as `cli` `it::attacks` places its worlds.
+fn outside_tmp() -> PathBuf {
+    let target = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    if !target.starts_with("/tmp") {
+        return target.to_path_buf();
+    }
+    let home = std::env::var_os("HOME").map_or_else(|| "/root".into(), PathBuf::from);
+    let dir = home.join(".pawl-test-worlds");
+    std::fs::create_dir_all(&dir).expect("a directory outside /tmp");
+    dir
+}
+
 /// A user's world: a HOME with pawl's key and Claude's settings, a live repository, and a room
 /// holding the sealed tree. Outside /tmp (a check's /tmp is its own).
 struct World {
@@ -34,7 +48,7 @@ struct World {
 
 impl World {
     fn new() -> World {
-        World::new_in(Path::new(env!("CARGO_TARGET_TMPDIR")))
+        World::new_in(&outside_tmp())
     }
 
     /// The same world in a directory under `parent` (the machine's `/tmp`: scratch clones,
@@ -75,6 +89,8 @@ impl World {
             repo: self.repo.clone(),
             state: vec![self.home.join(".local/state/pawl"), self.repo.join(".pawl")],
             home: Some(self.home.clone()),
+            // As the engine names pawl's binary (the checks' cargo runner).
+            launcher: Some(launcher()),
             ..CheckWorld::default()
         }
     }
