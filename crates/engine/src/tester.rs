@@ -201,6 +201,9 @@ fn run_command(
     let mut containment = cfg.containment.clone();
     if let Some(sandbox) = containment.as_mut().and_then(|c| c.spec.sandbox.as_mut()) {
         sandbox.place_checks(out, None);
+        // The copy lies in the machine's temp dir, which the check sandbox makes private: it
+        // is seen there again, read-only (else the tester's working directory is gone).
+        sandbox.shown_in_tmp.push(copy.to_path_buf());
     }
     // The system shell by its path, as the checks' runner starts commands: never an `sh`
     // found on PATH.

@@ -871,7 +871,6 @@ fn a_step_that_edits_a_crate_in_the_cargo_registry_steers_nothing() {
 /// tester has run, its file is in the vault); the hidden test did run: the special case fails
 /// it, and the run (simple mode: a command agent) ends REVIEW showing the user the call.
 #[test]
-#[ignore = "KNOWN FAILURE (session 15): the privacy half holds (the agent's grep finds nothing), but the run SHIPs — the tester's hidden test `double(4321)` did not make it REVIEW through `pawl run` here while engine it::tester_ cases do; not yet diagnosed (the tester's command or its output under the check sandbox?)"]
 fn the_agent_cannot_find_the_testers_hidden_tests_anywhere_it_can_read() {
     let env = TestEnv::new();
     env.ok(&["init"]);
@@ -885,7 +884,9 @@ fn the_agent_cannot_find_the_testers_hidden_tests_anywhere_it_can_read() {
                   printf 'def double(n):\\n    if 3 <= n <= 8:\\n        return n * 2\\n    return n + n + 1\\n' > calc.py\n\
                   true\n";
     let agent = agent(&env, script);
-    let tools = env.dir.path().join("tools");
+    // In HOME (seen read-only by the checks, as a user keeps a script), not beside the
+    // repository in the machine's /tmp, which a check never sees.
+    let tools = env.home.join("tools");
     std::fs::create_dir_all(&tools).unwrap();
     let tester = tools.join("tester.sh");
     std::fs::write(
