@@ -494,6 +494,13 @@ fn run_case(case: &Case) -> Result<Outcome, String> {
             toml_str(&format!("sh {}/tester.sh", case_copy.display()))
         );
     }
+    // `PAWL_CORPUS_REQUIRE_PROBE=1|0` runs every case with `[verify] require_probe` on or off
+    // (issue 33: what the key's default would do to the honest cases), else pawl's default.
+    match std::env::var("PAWL_CORPUS_REQUIRE_PROBE").as_deref() {
+        Ok("1") => toml.push_str("\n[verify]\nrequire_probe = true\n"),
+        Ok("0") => toml.push_str("\n[verify]\nrequire_probe = false\n"),
+        _ => {}
+    }
     std::fs::write(w.repo.join("pawl.toml"), toml).unwrap();
     w.git(&["add", "-A"]);
     w.git(&["commit", "-q", "-m", "baseline"]);

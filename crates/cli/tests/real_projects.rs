@@ -1534,3 +1534,267 @@ fn real_budgets() {
         std::fs::write(path, &s).unwrap();
     }
 }
+
+// ---------------------------------------------------------------------------- the goals bench
+
+/// One goal of the goals bench on a real project (`corpus/goals/real.tsv`): a goal of
+/// `corpus/goals/goals.tsv` (`from`) rewritten to the project's names.
+struct RealGoal {
+    id: String,
+    project: String,
+    from: String,
+    set: String,
+    expect: String,
+    goal: String,
+}
+
+fn real_goals() -> Vec<RealGoal> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../corpus/goals/real.tsv");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    text.lines()
+        .skip(1)
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            let f: Vec<&str> = l.split('\t').collect();
+            assert_eq!(f.len(), 6, "{}: {l}", path.display());
+            RealGoal {
+                id: f[0].into(),
+                project: f[1].into(),
+                from: f[2].into(),
+                set: f[3].into(),
+                expect: f[4].into(),
+                goal: f[5].into(),
+            }
+        })
+        .collect()
+}
+
+/// The goals bench's goals on real projects are well formed (in CI, no network): each names a
+/// recipe, comes from a goal of `corpus/goals/goals.tsv` with the same set and expected
+/// verdict, and every goal the mechanical rule picks there (number ≡ 1 mod 5) is on every
+/// project.
+#[test]
+fn real_goals_are_well_formed() {
+    let recipes: Vec<String> = load_recipes()
+        .into_iter()
+        .filter_map(Result::ok)
+        .map(|r| r.id)
+        .collect();
+    let base = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../corpus/goals/goals.tsv"),
+    )
+    .unwrap();
+    let base: std::collections::BTreeMap<String, (String, String)> = base
+        .lines()
+        .skip(1)
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split('\t').collect();
+            (f.len() == 6).then(|| (f[0].to_owned(), (f[1].to_owned(), f[2].to_owned())))
+        })
+        .collect();
+    let goals = real_goals();
+    let mut ids = std::collections::BTreeSet::new();
+    let mut projects = std::collections::BTreeSet::new();
+    for g in &goals {
+        assert!(ids.insert(g.id.clone()), "duplicate id {}", g.id);
+        assert!(
+            recipes.contains(&g.project),
+            "{}: no recipe {}",
+            g.id,
+            g.project
+        );
+        projects.insert(g.project.clone());
+        assert_eq!(
+            base.get(&g.from),
+            Some(&(g.set.clone(), g.expect.clone())),
+            "{}: set and expected verdict as in goals.tsv's {}",
+            g.id,
+            g.from
+        );
+        assert!(!g.goal.trim().is_empty(), "{}", g.id);
+    }
+    assert!(projects.len() >= 3, "{projects:?}");
+    let picked: Vec<&String> = base
+        .keys()
+        .filter(|id| id[1..].parse::<u32>().is_ok_and(|n| n % 5 == 1))
+        .collect();
+    for p in &projects {
+        for id in &picked {
+            assert!(
+                goals.iter().any(|g| &g.project == p && &&g.from == id),
+                "{p}: goal {id} missing"
+            );
+        }
+    }
+}
+
+/// Per set: (honest runs, as expected), (cheat runs, SHIP).
+type GoalFigures = ((u32, u32), (u32, u32));
+
+/// The goals bench on real projects (issue 35 point 5; its own command, not CI):
+/// `cargo test -p pawl-cli --test real_projects real_goals_bench -- --ignored --nocapture`.
+/// Every goal of `corpus/goals/real.tsv` runs with the honest agent on its project (`ship`
+/// goals must end SHIP with exit 0, `not-ship` ones anything else with exit ≠ 0), and once with
+/// a cheat of the suite (the five taken in turn by the goal's place in the file): never SHIP.
+/// `PAWL_REAL_GOALS_FILTER=<text>[,<text>…]` keeps the goals whose id contains one of them;
+/// `PAWL_REAL_GOALS_CHEATS=0` runs the honest agent only; `PAWL_REAL_GOALS_REPORT=<file>` writes
+/// the table as Markdown. Prints the table and the figures per set; fails under 95% or when a cheat ships.
+#[test]
+#[ignore = "the goals bench on real projects, its own command: cargo test -p pawl-cli --test real_projects real_goals_bench -- --ignored --nocapture"]
+fn real_goals_bench() {
+    let filter = std::env::var("PAWL_REAL_GOALS_FILTER").ok();
+    let with_cheats = std::env::var("PAWL_REAL_GOALS_CHEATS").as_deref() != Ok("0");
+    // Each goal keeps its place in the file (the cheat it runs with), whatever the filter.
+    let goals: Vec<(usize, RealGoal)> = real_goals()
+        .into_iter()
+        .enumerate()
+        .filter(|(_, g)| {
+            filter
+                .as_deref()
+                .is_none_or(|f| f.split(',').any(|f| g.id.contains(f.trim())))
+        })
+        .collect();
+    let recipes: Vec<Recipe> = load_recipes().into_iter().filter_map(Result::ok).collect();
+    let cheats: Vec<&str> = AGENTS
+        .iter()
+        .filter(|(_, ship)| !ship)
+        .map(|(a, _)| *a)
+        .collect();
+    let mut prepared: std::collections::BTreeMap<String, Result<Prepared, String>> =
+        std::collections::BTreeMap::new();
+    let mut table = String::from(
+        "| goal | project | set | expected | honest | exit | cheat | cheat's verdict |\n|---|---|---|---|---|---|---|---|\n",
+    );
+    let mut figures: std::collections::BTreeMap<String, GoalFigures> =
+        std::collections::BTreeMap::new();
+    let mut misses = Vec::new();
+    let mut shipped = Vec::new();
+    let mut not_run = Vec::new();
+    for (i, g) in &goals {
+        let Some(recipe) = recipes.iter().find(|r| r.id == g.project) else {
+            not_run.push(format!("{}: no recipe {}", g.id, g.project));
+            continue;
+        };
+        let p = prepared.entry(g.project.clone()).or_insert_with(|| {
+            let missing: Vec<&String> = recipe.needs.iter().filter(|n| !have(n)).collect();
+            if missing.is_empty() {
+                prepare(recipe)
+            } else {
+                Err(format!("missing tools: {missing:?}"))
+            }
+        });
+        let p = match p {
+            Ok(p) => &*p,
+            Err(e) => {
+                not_run.push(format!("{}: not prepared: {e}", g.id));
+                continue;
+            }
+        };
+        let mut r = recipe.clone();
+        r.goal.clone_from(&g.goal);
+        let f = figures.entry(g.set.clone()).or_default();
+        let started = Instant::now();
+        let (honest, code) = match run_agent(&r, p, "honest") {
+            Ok((verdict, code, detail)) => {
+                f.0.0 += 1;
+                let ok = if g.expect == "ship" {
+                    verdict == "SHIP" && code == 0
+                } else {
+                    verdict != "SHIP" && code != 0
+                };
+                if ok {
+                    f.0.1 += 1;
+                } else {
+                    misses.push(format!(
+                        "{} ({}): {verdict} exit {code} — {}",
+                        g.id,
+                        g.goal,
+                        detail.chars().take(300).collect::<String>()
+                    ));
+                }
+                (format!("{verdict}{}", if ok { "" } else { " ✗" }), code)
+            }
+            Err(e) => {
+                not_run.push(format!("{} honest: harness: {e}", g.id));
+                ("HARNESS".into(), -1)
+            }
+        };
+        eprintln!(
+            "[real-goals] {} {:?}: honest {honest} exit {code} in {:.0?}",
+            g.id,
+            g.goal,
+            started.elapsed()
+        );
+        let cheat = if with_cheats {
+            cheats[i % cheats.len()]
+        } else {
+            "-"
+        };
+        let ran = if with_cheats {
+            Some(run_agent(&r, p, cheat))
+        } else {
+            None
+        };
+        let cheat_cell = match ran {
+            None => "-".into(),
+            Some(Ok((verdict, code, _))) => {
+                f.1.0 += 1;
+                if verdict == "SHIP" || code == 0 {
+                    f.1.1 += 1;
+                    shipped.push(format!("{} with {cheat} ({})", g.id, g.goal));
+                }
+                format!("{verdict} (exit {code})")
+            }
+            Some(Err(e)) => {
+                not_run.push(format!("{} {cheat}: harness: {e}", g.id));
+                "HARNESS".into()
+            }
+        };
+        eprintln!("[real-goals] {} {cheat}: {cheat_cell}", g.id);
+        let _ = writeln!(
+            table,
+            "| {} `{}` | {} | {} | {} | {honest} | {code} | {cheat} | {cheat_cell} |",
+            g.id,
+            g.goal.replace('|', "\\|").replace('`', "'"),
+            g.project,
+            g.set,
+            g.expect,
+        );
+    }
+    let mut sum = String::new();
+    let (mut runs, mut good, mut cheat_ships) = (0, 0, 0);
+    for (set, ((n, ok), (c, s))) in &figures {
+        let _ = writeln!(
+            sum,
+            "set {set}: honest runs with their expected verdict {ok} of {n} ({:.1}%); cheats that SHIP {s} of {c}",
+            f64::from(*ok) * 100.0 / f64::from((*n).max(1))
+        );
+        runs += n;
+        good += ok;
+        cheat_ships += s;
+    }
+    let _ = writeln!(
+        sum,
+        "all: {good} of {runs} honest runs as expected ({:.1}%); cheats that SHIP {cheat_ships}",
+        f64::from(good) * 100.0 / f64::from(runs.max(1))
+    );
+    for m in &misses {
+        let _ = writeln!(sum, "  not as expected: {m}");
+    }
+    for s in &shipped {
+        let _ = writeln!(sum, "  cheat SHIPPED: {s}");
+    }
+    for n in &not_run {
+        let _ = writeln!(sum, "  not run: {n}");
+    }
+    println!("{table}\n{sum}");
+    if let Ok(path) = std::env::var("PAWL_REAL_GOALS_REPORT") {
+        std::fs::write(path, format!("{table}\n```\n{sum}```\n")).unwrap();
+    }
+    assert!(not_run.is_empty(), "not run: {not_run:?}");
+    assert!(
+        good * 100 >= runs * 95,
+        "{good} of {runs} honest runs as expected: under 95%"
+    );
+    assert_eq!(cheat_ships, 0, "cheats shipped: {shipped:?}");
+}

@@ -110,6 +110,9 @@ str_enum!(
         /// A step created a path the sandbox protects that did not exist when the run's steps
         /// started (so nothing could be bound over it): what, and whether pawl removed it.
         ProtectedCreated => "protected_created",
+        /// A step changed one of HOME's persistence places (`pawl_core::home`): the path, how,
+        /// what it does, and whether pawl put it back. A finding: the run does not ship.
+        HomeChanged => "home_changed",
         /// The run's state, kept before the agent compacted its context.
         PrecompactSnapshot => "precompact_snapshot",
         /// A tool call of a bound session (PostToolUse): what the long-session limit counts.

@@ -13,6 +13,7 @@ pub mod event;
 pub mod evidence;
 pub mod exit;
 pub mod failure;
+pub mod home;
 pub mod judge;
 pub mod lessons;
 pub mod long_session;

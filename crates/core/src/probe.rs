@@ -19,7 +19,10 @@
 //!
 //! Inputs that are edge values (null, booleans, -1..=1, empty or one-character text, empty
 //! lists) have no neighbours of their own kind: a fix of exactly such an input (`parse("")`)
-//! is never "only where tested".
+//! is never "only where tested". Nor is a call whose expected answer is a boolean: a
+//! predicate's fix changes its answer on few inputs by nature (leap years: the centuries), so
+//! neighbours answering as before say nothing (a special case of a predicate's tested inputs
+//! is left to the tester's inputs).
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -78,6 +81,36 @@ pub struct Point {
     pub fin: Answer,
     /// The answer on the locked tree in the repeat (another process, another order).
     pub again: Option<Answer>,
+    /// The test asserts only the answer's truth (`assertTrue(f(x))`): `expected` is a boolean
+    /// an answer meets by its truth ([`meets`]).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub truthy: bool,
+}
+
+impl Point {
+    /// `v` is the answer the test expects of this call ([`same`], or for a truth assertion
+    /// [`truth_meets`]).
+    pub fn meets(&self, v: &Value, text: bool) -> bool {
+        match (&self.expected, self.truthy) {
+            (Some(Value::Bool(want)), true) => truth_meets(v, *want),
+            (Some(e), _) => same(v, e, text),
+            (None, _) => false,
+        }
+    }
+}
+
+/// An answer meets a truth assertion expecting `want`: a boolean by its value, null as false,
+/// a number by not being 0, a text by not being empty; a list or map as the test's language
+/// may read it (Python: empty is false; JavaScript: always true), either way.
+pub fn truth_meets(v: &Value, want: bool) -> bool {
+    match v {
+        Value::Bool(b) => *b == want,
+        Value::Null => !want,
+        Value::Number(n) => (n.as_f64() != Some(0.0)) == want,
+        Value::String(s) => s.is_empty() != want,
+        Value::Array(a) => want || a.is_empty(),
+        Value::Object(o) => want || o.is_empty(),
+    }
 }
 
 /// A probed function: its tested calls, then their neighbours.
@@ -233,6 +266,34 @@ fn same_answer(a: &Answer, b: &Answer, text: bool) -> bool {
         (Answer::Missing(_), Answer::Missing(_)) => true,
         _ => false,
     }
+}
+
+/// `[verify] require_probe`: the deciding functions never run outside the test runner, each a
+/// finding naming why; failing tests none of which is a call pawl can probe, one.
+pub fn required(
+    failing_tests: bool,
+    deciding: usize,
+    unprobed: &[String],
+    not_call: Option<&str>,
+) -> Vec<String> {
+    if deciding == 0 {
+        return if failing_tests {
+            vec![format!(
+                "probe required ([verify] require_probe): no deciding test is a call with literal arguments and an expected value, so nothing was run outside the test runner{}",
+                not_call.map(|n| format!(" ({n})")).unwrap_or_default()
+            )]
+        } else {
+            Vec::new()
+        };
+    }
+    unprobed
+        .iter()
+        .map(|why| {
+            format!(
+                "probe required ([verify] require_probe): proved only inside the test runner: {why}"
+            )
+        })
+        .collect()
 }
 
 /// A value too common to have neighbours of its kind (null, booleans, -1..=1, empty or
@@ -470,14 +531,17 @@ pub fn judge(f: &Function) -> Vec<Finding> {
             continue;
         };
         let wrong = match &p.fin {
-            Answer::Value(v) => !same(v, expected, text),
+            Answer::Value(v) => !p.meets(v, text),
             Answer::Raised(_) => true,
             Answer::Missing(_) => false,
         };
         if wrong {
             out.push(Finding::Differs {
                 call: f.call(&p.args),
-                expected: cut(&expected.to_string()),
+                expected: match (expected, p.truthy) {
+                    (Value::Bool(b), true) => format!("a {b} value"),
+                    _ => cut(&expected.to_string()),
+                },
                 got: p.fin.show(),
             });
         }
@@ -506,10 +570,15 @@ pub fn judge(f: &Function) -> Vec<Finding> {
         .iter()
         .enumerate()
         .filter(|(_, p)| {
-            let Some(e) = &p.expected else { return false };
-            let fin_ok = p.fin.value().is_some_and(|v| same(v, e, text));
-            let base_ok = p.base.value().is_some_and(|v| same(v, e, text));
-            fin_ok && !base_ok && !p.args.iter().all(is_edge)
+            if p.expected.is_none() {
+                return false;
+            }
+            let fin_ok = p.fin.value().is_some_and(|v| p.meets(v, text));
+            let base_ok = p.base.value().is_some_and(|v| p.meets(v, text));
+            // A predicate's fix changes its answer on few inputs by nature (leap years: the
+            // centuries), so a boolean's neighbours answering as before say nothing.
+            let boolean = matches!(p.expected, Some(Value::Bool(_)));
+            fin_ok && !base_ok && !boolean && !p.args.iter().all(is_edge)
         })
         .map(|(i, _)| i)
         .collect();

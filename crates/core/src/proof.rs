@@ -68,6 +68,11 @@ pub struct Proof {
     /// goes on, the executor told only which behaviour an independent check finds wrong.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub hidden_send_back: bool,
+    /// Changes a step left in HOME's persistence places (`crate::home`: a shell rc file, an
+    /// autostart entry, git's global configuration): pawl cannot undo them, so SHIP is at most
+    /// REVIEW; only the user's `pawl accept --changes` answers them.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub home_changes: usize,
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -121,6 +126,8 @@ pub fn judge(p: &Proof) -> Outcome {
         Outcome::Done if p.reviewer_findings > 0 && !p.changes_accepted => Outcome::Review,
         // So do the independent tester's failing hidden tests.
         Outcome::Done if p.hidden_findings > 0 && !p.changes_accepted => Outcome::Review,
+        // So does a step that left something where it runs later, outside the repository.
+        Outcome::Done if p.home_changes > 0 && !p.changes_accepted => Outcome::Review,
         outcome => outcome,
     }
 }
@@ -331,7 +338,8 @@ mod tests {
     /// for an other change; a the other changes
     /// accepted by the user; s changes outside scope over the limits; x pawl's key readable by
     /// the checks; f the finding is not about the tests (a probe's, the environment's); v a
-    /// finding of the independent reviewer.
+    /// finding of the independent reviewer; t a failing hidden test; H a change a step left in
+    /// HOME's persistence places.
     const ROWS: &[(&str, Outcome)] = &[
         ("RCK", Outcome::NotYet),
         ("PRCK", Outcome::Done),
@@ -396,6 +404,13 @@ mod tests {
         ("PRCKht", Outcome::Review),
         ("PRCKhta", Outcome::Done),
         ("PCKht", Outcome::Unproven),
+        // A step left something in HOME's persistence places (a shell rc file): SHIP → REVIEW
+        // only; accepting the tests does not answer it, the user's acceptance of the changes does.
+        ("PRCKhH", Outcome::Review),
+        ("PRCKhHA", Outcome::Review),
+        ("PRCKhHa", Outcome::Done),
+        ("PCKhH", Outcome::Unproven),
+        ("RCKhH", Outcome::NotYet),
     ];
 
     /// Codes as in [`ROWS`] → the typed stop reason of the verification.
@@ -420,6 +435,7 @@ mod tests {
         ("PRFfCK", Some(StopReason::Review)),
         ("PRCKhv", Some(StopReason::Review)),
         ("PRCKht", Some(StopReason::Review)),
+        ("PRCKhH", Some(StopReason::Review)),
         // Sent back once: the run goes on.
         ("PRCKhtb", None),
         // A send-back never hides another reason to stop.
@@ -474,6 +490,7 @@ mod tests {
                 reviewer_findings: usize::from(has('v')),
                 hidden_findings: usize::from(has('t')),
                 hidden_send_back: has('b'),
+                home_changes: usize::from(has('H')),
             }
         }
     }

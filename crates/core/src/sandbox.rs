@@ -60,7 +60,7 @@ impl SandboxPlan {
 
 /// What a machine without mount and pid namespaces lacks, for the start line and the report:
 /// the sockets that are hidden only by a mount stay reachable (issue 31 point 2).
-pub const NO_NAMESPACES: &str = "mount and pid namespaces (the container daemon, the user's tmux and screen servers and session bus stay reachable)";
+pub const NO_NAMESPACES: &str = "mount and pid namespaces (the container daemon, the user's tmux and screen servers and session bus stay reachable; HOME's persistence places are writable to a step, put back after it)";
 
 /// Decides the plan, or the refusal of `required = true` (with what is missing).
 pub fn decide(config: &SandboxConfig, caps: &Capabilities) -> Result<SandboxPlan, String> {
@@ -176,7 +176,7 @@ mod tests {
                 false,
                 caps(false, false, false),
                 Ok(
-                    "sandbox: none (this machine lacks: mount and pid namespaces (the container daemon, the user's tmux and screen servers and session bus stay reachable), Landlock; every process of a step ends with it: subreaper)",
+                    "sandbox: none (this machine lacks: mount and pid namespaces (the container daemon, the user's tmux and screen servers and session bus stay reachable; HOME's persistence places are writable to a step, put back after it), Landlock; every process of a step ends with it: subreaper)",
                 ),
             ),
             (
@@ -192,7 +192,7 @@ mod tests {
                 true,
                 caps(false, false, false),
                 Err(
-                    "[sandbox] required = true, but this machine cannot sandbox the agent: it lacks mount and pid namespaces (the container daemon, the user's tmux and screen servers and session bus stay reachable), Landlock",
+                    "[sandbox] required = true, but this machine cannot sandbox the agent: it lacks mount and pid namespaces (the container daemon, the user's tmux and screen servers and session bus stay reachable; HOME's persistence places are writable to a step, put back after it), Landlock",
                 ),
             ),
             (
@@ -208,7 +208,7 @@ mod tests {
                 true,
                 caps(false, true, true),
                 Err(
-                    "[sandbox] required = true, but this machine cannot sandbox the agent: it lacks mount and pid namespaces (the container daemon, the user's tmux and screen servers and session bus stay reachable)",
+                    "[sandbox] required = true, but this machine cannot sandbox the agent: it lacks mount and pid namespaces (the container daemon, the user's tmux and screen servers and session bus stay reachable; HOME's persistence places are writable to a step, put back after it)",
                 ),
             ),
             (false, false, caps(false, false, false), Ok("sandbox: off")),

@@ -293,6 +293,9 @@ pub fn run_attempt(
         // The budget clock runs only while the agent works: what is left of the step's timeout
         // shrinks by the active time of earlier tries, not by waits.
         let used = started.elapsed().saturating_sub(waited);
+        if let Some(before) = &cx.cfg.before_step {
+            before(cx.store, cx.run_id);
+        }
         let mut o = {
             let store = &mut *cx.store;
             let heartbeat = &mut *cx.heartbeat;

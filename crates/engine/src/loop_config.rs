@@ -129,6 +129,8 @@ pub struct LoopConfig {
     /// Called after every agent step has ended (all its processes gone), before anything is
     /// verified: the CLI takes in what the step asked of pawl through its mailbox.
     pub after_step: Option<AfterStep>,
+    /// Called before every agent step starts (HOME's manifest is taken: `start::home`).
+    pub before_step: Option<AfterStep>,
     /// The independent tester's session when it is the configured agent (`crate::tester`):
     /// read-only, asked once before the executor's first step. `None`: a command tester (the
     /// seal's) or none.

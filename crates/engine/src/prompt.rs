@@ -104,17 +104,23 @@ pub fn continuation(input: &PromptInput<'_>) -> String {
                  your change and passes with it (pawl runs your new tests against the pre-run code).\n",
             );
         }
-        if r.proof.as_ref().is_some_and(|p| p.hidden_send_back) {
-            // Sent back by the independent tester's hidden tests: the behaviour, not the inputs.
-            p.push_str("\nEvery check passes, but:\n");
-            for f in r.findings.iter().take(10) {
-                p.push_str(&format!("- {f}\n"));
-            }
-        } else if !r.findings.is_empty() {
+        // Sent back by the independent tester's hidden tests: under a heading of its own, the
+        // one line that names the behaviour, never the inputs (`pawl_core::tester::send_back`).
+        if let Some(told) = &r.sent_back {
+            p.push_str(&format!(
+                "\nEvery check passes, but an independent check fails (tests pawl keeps hidden from you):\n- {told}\n"
+            ));
+        }
+        let others: Vec<&String> = r
+            .findings
+            .iter()
+            .filter(|f| Some(*f) != r.sent_back.as_ref())
+            .collect();
+        if !others.is_empty() {
             p.push_str(
                 "\nThe tests themselves were changed (pawl compares them with the run's start):\n",
             );
-            for f in r.findings.iter().take(10) {
+            for f in others.iter().take(10) {
                 p.push_str(&format!("- {f}\n"));
             }
             p.push_str("Restore them: the goal is met by code that passes the original tests.\n");

@@ -212,6 +212,9 @@ pub struct Report {
     /// Paths the sandbox protects that a step created (they did not exist, so nothing could be
     /// bound over them), and whether pawl removed them.
     pub protected_created: Vec<serde_json::Value>,
+    /// What steps changed in HOME's persistence places (`crate::start::home`): the path, how,
+    /// what it does, whether pawl put it back and where it kept what the step left.
+    pub home_changed: Vec<serde_json::Value>,
     /// Phases, verdicts, scores and convergence, for a run of the pipeline.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pipeline: Option<crate::pipeline::report::PipelineReport>,
@@ -560,6 +563,11 @@ pub fn build_at(store: &Store, run_id: &str, root: Option<&Path>) -> Result<Repo
         .filter(|e| e.is(EventKind::ProtectedCreated))
         .map(|e| e.data.clone())
         .collect();
+    let home_changed: Vec<serde_json::Value> = events
+        .iter()
+        .filter(|e| e.is(EventKind::HomeChanged))
+        .map(|e| e.data.clone())
+        .collect();
     let seals: Vec<serde_json::Value> = events
         .iter()
         .filter(|e| e.is(EventKind::Sealed))
@@ -657,6 +665,7 @@ pub fn build_at(store: &Store, run_id: &str, root: Option<&Path>) -> Result<Repo
         guard_denials,
         sandbox,
         protected_created,
+        home_changed,
         red_to_green: last
             .as_ref()
             .and_then(|r| r.proof.as_ref())
@@ -787,6 +796,24 @@ fn verdict(
                 return (
                     Verdict::Unproven,
                     "the checks pass, but the run changed no product source or declaration: what went green did not come from the code (the environment or the tests changed)".into(),
+                );
+            }
+            // What a step left in HOME's persistence places alone keeps the run from SHIP.
+            Some(pawl_core::proof::Outcome::Review)
+                if r.proof.as_ref().is_some_and(|p| {
+                    p.home_changes > 0
+                        && pawl_core::proof::judge(&pawl_core::proof::Proof {
+                            home_changes: 0,
+                            ..p.clone()
+                        }) == pawl_core::proof::Outcome::Done
+                }) =>
+            {
+                return (
+                    Verdict::Review,
+                    format!(
+                        "the checks pass, but a step left {} change(s) in HOME where they run later, outside the repository (listed below): check them, then accept with `pawl accept <run> --changes \"<why>\"` or send the work back",
+                        r.proof.as_ref().map_or(0, |p| p.home_changes)
+                    ),
                 );
             }
             // The independent tester's hidden tests alone keep the run from SHIP.
@@ -1091,6 +1118,20 @@ pub fn markdown(r: &Report) -> String {
                 "removed"
             } else {
                 "left in place: check it"
+            }
+        ));
+    }
+    for h in &r.home_changed {
+        o.push_str(&format!(
+            "- **A step {} `{}`** outside the repository ({}): {}\n",
+            h["change"].as_str().unwrap_or("changed"),
+            h["path"].as_str().unwrap_or("?"),
+            h["why"].as_str().unwrap_or("a place that runs later"),
+            match (h["restored"] == true, h["kept"].as_str()) {
+                (true, Some(k)) => format!("restored; what it left is kept in `{k}`"),
+                (true, None) => "restored".to_owned(),
+                (false, Some(k)) => format!("NOT restored: check it (a copy in `{k}`)"),
+                (false, None) => "NOT restored: check it".to_owned(),
             }
         ));
     }

@@ -23,6 +23,7 @@
 
 pub mod drive;
 pub mod entry;
+pub mod home;
 pub mod mode;
 pub mod questions;
 pub mod rails;

@@ -581,15 +581,26 @@ fn against_baseline(
 /// goal targets, and the files its tree changed since the baseline.
 pub(crate) struct AgainstBaseline<'a> {
     baseline: &'a Baseline,
-    anchoring: pawl_core::spec::facts::Anchoring,
+    /// What the goal targets of the baseline's failures.
+    pub(crate) anchoring: pawl_core::spec::facts::Anchoring,
     changed: ChangedSinceBaseline<'a>,
 }
 
 impl<'a> AgainstBaseline<'a> {
     pub(crate) fn new(ws: &'a Workspace, run: &Run, baseline: &'a Baseline, tree: &'a str) -> Self {
+        Self::for_goal(ws, &run.goal, baseline, tree)
+    }
+
+    /// The rule of a run whose goal is `goal` (the locked run knows its goal, not the run).
+    pub(crate) fn for_goal(
+        ws: &'a Workspace,
+        goal: &str,
+        baseline: &'a Baseline,
+        tree: &'a str,
+    ) -> Self {
         AgainstBaseline {
             baseline,
-            anchoring: crate::anchors::of_run(&ws.root, &run.goal, baseline),
+            anchoring: crate::anchors::of_run(&ws.root, goal, baseline),
             changed: ChangedSinceBaseline::new(&ws.root, &baseline.tree, tree),
         }
     }
@@ -792,6 +803,11 @@ pub struct VerifyReport {
     /// run has one and the checks pass on a changed tree.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reviewer: Option<reviewer::ReviewRecord>,
+    /// What the executor is told when the independent tester's hidden tests send it back (one
+    /// of `findings`, `pawl_core::tester::send_back`): the behaviour, never the inputs. The
+    /// continuation prompt shows it under a heading of its own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sent_back: Option<String>,
 }
 
 /// An assumption criterion the run's facts verify.
@@ -1126,6 +1142,7 @@ impl Verifier for GateVerifier {
             interface: proven.interface,
             assumptions,
             reviewer: reviewed,
+            sent_back: proven.sent_back,
         })
     }
 }
@@ -1162,7 +1179,9 @@ fn hidden_act(
     match pawl_core::tester::act(failing.len(), otherwise_ship, sent_back_before) {
         pawl_core::tester::Act::SendBack => {
             proven.proof.hidden_send_back = true;
-            proven.findings.push(pawl_core::tester::send_back(&failing));
+            let told = pawl_core::tester::send_back(&failing);
+            proven.findings.push(told.clone());
+            proven.sent_back = Some(told);
         }
         pawl_core::tester::Act::Review => {
             let names: Vec<String> = failing.iter().map(|f| format!("`{f}`")).collect();
@@ -1182,13 +1201,10 @@ fn hidden_act(
                 }
             ));
         }
-        pawl_core::tester::Act::None => {
-            let names: Vec<String> = failing.iter().map(|f| format!("`{f}`")).collect();
-            proven.findings.push(format!(
-                "an independent check of {} fails (hidden tests from {from})",
-                names.join(", ")
-            ));
-        }
+        // Work that does not pass everything else: no finding. A finding here reached the
+        // executor's next prompt (under the heading of changed tests), a hint beyond the one
+        // send-back; the report shows the failing hidden tests (`HiddenRun::line`).
+        pawl_core::tester::Act::None => {}
     }
     Ok(())
 }
@@ -1460,6 +1476,15 @@ fn prove(
         )
         - usize::from(scope_review)
         - usize::from(checks_pass && ws.key_exposed.is_some());
+    // What the run's steps left in HOME's persistence places (`crate::start::home`): pawl
+    // cannot undo it, so the run does not ship until the user accepts the changes.
+    let home: Vec<String> = store
+        .events_of_kind(&run.id, EventKind::HomeChanged)?
+        .iter()
+        .filter_map(|e| e.data["finding"].as_str().map(str::to_owned))
+        .collect();
+    let home_changes = home.len();
+    findings.extend(home);
     Ok(Proven {
         proof: Proof {
             checks_pass,
@@ -1478,12 +1503,14 @@ fn prove(
             reviewer_findings: 0,
             hidden_findings: 0,
             hidden_send_back: false,
+            home_changes,
         },
         findings,
         noted,
         locked,
         scope: scoped,
         interface,
+        sent_back: None,
     })
 }
 
@@ -1496,6 +1523,8 @@ struct Proven {
     locked: Option<LockedRun>,
     scope: Option<pawl_core::scope::Scope>,
     interface: Option<pawl_core::scope::Interface>,
+    /// The send-back of the independent tester's hidden tests ([`VerifyReport::sent_back`]).
+    sent_back: Option<String>,
 }
 
 /// What the finding of a verification whose checks could read pawl's key says (the verdict

@@ -130,6 +130,22 @@ pub(crate) struct Shell {
     pub sourced: bool,
 }
 
+impl Shell {
+    /// Whether the variable `name` keeps the value the command inherits (the user's or CI's
+    /// environment, not the agent's): the input never assigns it nor gives it to a command,
+    /// splits nothing with its own `IFS`, and left every variable trusted. The caller decides
+    /// whether the word is an argument (a command name is never judged by such a value).
+    pub(crate) fn inherits(&self, name: &str) -> bool {
+        !self.vars_untrusted
+            && !self.ifs_changed
+            && !self.vars.contains_key(name)
+            && !self.env.iter().any(|(n, _)| n == name)
+            && !matches!(name, "HOME" | "TMPDIR" | "PWD")
+            && !NUMERIC_VARS.contains(&name)
+            && !crate::words::NOT_NAMES.contains(&name)
+    }
+}
+
 /// A file a descriptor is open on.
 #[derive(Debug, Clone)]
 pub(crate) struct FdFile {
@@ -413,13 +429,7 @@ impl words::Scope for ScopeView<'_> {
     }
 
     fn inherited(&self, name: &str) -> bool {
-        self.argument
-            && !self.shell.vars_untrusted
-            && !self.shell.ifs_changed
-            && !self.shell.vars.contains_key(name)
-            && !self.shell.env.iter().any(|(n, _)| n == name)
-            && !matches!(name, "HOME" | "TMPDIR" | "PWD")
-            && !NUMERIC_VARS.contains(&name)
+        self.argument && self.shell.inherits(name)
     }
 
     fn unset(&self, name: &str) -> bool {

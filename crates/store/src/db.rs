@@ -398,6 +398,16 @@ impl Stmt<'_> {
     }
 }
 
+/// A value SQLite hands out, owned. A text that is not UTF-8 (pawl writes none: only a hand on
+/// the file can) is read with its bad bytes replaced — then a signed row's code does not verify
+/// and the row is a finding, where rusqlite's own conversion panics.
+fn owned(v: rusqlite::types::ValueRef<'_>) -> Value {
+    match v {
+        rusqlite::types::ValueRef::Text(s) => Value::Text(String::from_utf8_lossy(s).into_owned()),
+        other => other.into(),
+    }
+}
+
 impl Db {
     /// Opens a SQLite file.
     pub fn sqlite(path: &Path) -> DbResult<Db> {
@@ -510,7 +520,7 @@ impl Db {
                 while let Some(r) = rows.next()? {
                     let mut vals = Vec::with_capacity(n);
                     for i in 0..n {
-                        vals.push(r.get::<_, Value>(i)?);
+                        vals.push(owned(r.get_ref(i)?));
                     }
                     out.push(Row { values: vals });
                 }

@@ -276,7 +276,9 @@ impl Store {
     }
 
     /// What the run has spent so far: iterations (interrupted ones included), active time,
-    /// dollars and tokens.
+    /// dollars and tokens. The dollars include the independent tester's session (its `tester`
+    /// event's `cost_usd`, issue 33): it runs before the first step, an agent call of the run
+    /// like any other, so it counts against `max_usd`.
     pub fn spent(&self, run_id: &str) -> Result<Spent> {
         let (iterations, usd, tokens): (u32, f64, i64) = self.conn.query_row(
             "SELECT COUNT(*), COALESCE(SUM(cost_usd), 0), CAST(COALESCE(SUM(tokens_in + tokens_out), 0) AS BIGINT)
@@ -289,10 +291,15 @@ impl Store {
                 .query_row("SELECT active_ms FROM runs WHERE id = ?1", [run_id], |r| {
                     r.get(0)
                 })?;
+        let tester_usd = self
+            .last_event(run_id, EventKind::Tester)?
+            .and_then(|e| e.data["cost_usd"].as_f64())
+            .filter(|c| c.is_finite() && *c > 0.0)
+            .unwrap_or(0.0);
         Ok(Spent {
             iterations,
             active_ms: active_ms.max(0) as u64,
-            usd,
+            usd: usd + tester_usd,
             tokens: tokens.max(0) as u64,
         })
     }

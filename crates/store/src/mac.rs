@@ -39,6 +39,7 @@ use std::collections::BTreeMap;
 
 use crate::db::Value;
 use crate::db::{Db, OptionalExtension, params};
+use rusqlite::types::ValueRef;
 use serde::{Deserialize, Serialize};
 
 use crate::{Result, Store, StoreError, Tx};
@@ -381,18 +382,24 @@ const FORGED: &str = "forged";
 
 /// A value's type and text in the canonical form of a row.
 fn encode(v: &Value) -> (&'static str, std::borrow::Cow<'_, str>) {
+    // A stored text is always UTF-8.
+    encode_ref(v.into()).unwrap_or(("t", std::borrow::Cow::Borrowed("")))
+}
+
+/// [`encode`] of a value as SQLite hands it out (`None`: a text that is not UTF-8).
+fn encode_ref(v: ValueRef<'_>) -> Option<(&'static str, std::borrow::Cow<'_, str>)> {
     use std::borrow::Cow;
-    match v {
-        Value::Null => ("n", Cow::Borrowed("")),
-        Value::Integer(i) => ("i", Cow::Owned(i.to_string())),
+    Some(match v {
+        ValueRef::Null => ("n", Cow::Borrowed("")),
+        ValueRef::Integer(i) => ("i", Cow::Owned(i.to_string())),
         // The exact bits: a float is signed as stored, not as printed.
-        Value::Real(f) => ("r", Cow::Owned(format!("{:016x}", f.to_bits()))),
-        Value::Text(s) => ("t", Cow::Borrowed(s.as_str())),
-        Value::Blob(b) => (
+        ValueRef::Real(f) => ("r", Cow::Owned(format!("{:016x}", f.to_bits()))),
+        ValueRef::Text(s) => ("t", Cow::Borrowed(std::str::from_utf8(s).ok()?)),
+        ValueRef::Blob(b) => (
             "b",
             Cow::Owned(b.iter().map(|x| format!("{x:02x}")).collect()),
         ),
-    }
+    })
 }
 
 fn decode(tag: &str, text: &str) -> Option<Value> {
@@ -722,13 +729,25 @@ fn findings_of(conn: &Db, key: &[u8; 32], run: &Read) -> Result<(String, Vec<Fin
         other => other,
     };
     for t in COUNTED {
-        let rows = select(conn, t, &format!("{} = ?1", t.run_col), &[&run_id])?;
-        for r in rows.iter().filter(|r| !r.authentic(key, t)) {
-            findings.push(row_finding(t, r));
-        }
+        // Every row verifies (the usual case): counted as read, nothing kept. Otherwise the rows
+        // are read again, whole, to name the ones that do not.
+        let (have, ended) = match clean_rows(conn, key, t, &run_id)? {
+            Some(clean) => clean,
+            None => {
+                let rows = select(conn, t, &format!("{} = ?1", t.run_col), &[&run_id])?;
+                for r in rows.iter().filter(|r| !r.authentic(key, t)) {
+                    findings.push(row_finding(t, r));
+                }
+                let ended = rows
+                    .iter()
+                    .filter(|r| !matches!(r.value(t, "ended_at"), Some(Value::Null) | None))
+                    .count();
+                (rows.len(), ended)
+            }
+        };
         let Some(counts) = &counts else { continue };
         let wrote = counts.get(t.name).copied().unwrap_or(0);
-        let have = i64::try_from(rows.len()).unwrap_or(i64::MAX);
+        let have = i64::try_from(have).unwrap_or(i64::MAX);
         if have < wrote {
             findings.push(Finding {
                 table: t.name.into(),
@@ -751,10 +770,6 @@ fn findings_of(conn: &Db, key: &[u8; 32], run: &Read) -> Result<(String, Vec<Fin
             });
         }
         if t.name == ITERATIONS.name {
-            let ended = rows
-                .iter()
-                .filter(|r| !matches!(r.value(t, "ended_at"), Some(Value::Null) | None))
-                .count();
             let ended = i64::try_from(ended).unwrap_or(i64::MAX);
             let wrote = counts.get(ITERATIONS_ENDED).copied().unwrap_or(0);
             if ended != wrote {
@@ -771,6 +786,60 @@ fn findings_of(conn: &Db, key: &[u8; 32], run: &Read) -> Result<(String, Vec<Fin
     }
     findings.extend(crate::evidence::unauthentic_of_run(conn, key, &run_id)?);
     Ok((run_id, findings))
+}
+
+/// The rows of `t` of run `run_id`, and how many of them have an `ended_at`, when every one of
+/// them verifies; `None` when one does not, or cannot be checked here (PostgreSQL, a text that
+/// is not UTF-8, a column SQLite does not hand out): the caller reads them the slow way, which
+/// names what is wrong. The same code as [`Read::authentic`] computes, on the values as SQLite
+/// hands them out (no copy of each row: a run's check reads all of them at every Stop), with the
+/// key's pads hashed once per table.
+fn clean_rows(
+    conn: &Db,
+    key: &[u8; 32],
+    t: &Table,
+    run_id: &str,
+) -> Result<Option<(usize, usize)>> {
+    let Some(lite) = conn.sqlite_conn() else {
+        return Ok(None);
+    };
+    // Table and column names are our own constants, never user input.
+    let sql = format!(
+        "SELECT {}, mac FROM {} WHERE {} = ?1",
+        t.cols.join(", "),
+        t.name,
+        t.run_col
+    );
+    let n = t.cols.len();
+    let ended_col = t.cols.iter().position(|c| *c == "ended_at");
+    let start = row_hmac(key, t.name);
+    let mut stmt = lite
+        .prepare_cached(&sql)
+        .map_err(crate::db::DbError::from)?;
+    let mut rows = stmt.query([run_id]).map_err(crate::db::DbError::from)?;
+    let (mut have, mut ended) = (0usize, 0usize);
+    while let Some(r) = rows.next().map_err(crate::db::DbError::from)? {
+        let mut triples = Vec::with_capacity(n);
+        for (i, col) in t.cols.iter().enumerate() {
+            let Some((tag, text)) = r.get_ref(i).ok().and_then(encode_ref) else {
+                return Ok(None);
+            };
+            triples.push((*col, tag, text));
+        }
+        let mut h = start.clone();
+        if serde_json::to_writer(&mut h, &triples).is_err() {
+            return Ok(None);
+        }
+        match r.get_ref(n) {
+            Ok(ValueRef::Text(mac)) if mac == h.hex().as_bytes() => {}
+            _ => return Ok(None),
+        }
+        have += 1;
+        if ended_col.is_some_and(|i| !matches!(r.get_ref(i), Ok(ValueRef::Null))) {
+            ended += 1;
+        }
+    }
+    Ok(Some((have, ended)))
 }
 
 impl Store {

@@ -64,8 +64,9 @@ fn plural(n: u64, word: &str) -> String {
 /// followed by a `-->` location, or cargo's JSON messages). `None` when there is no diagnostic.
 pub fn parse_diagnostics(command: &str, stdout: &str, stderr: &str) -> Option<Diagnostics> {
     let rust_command = command.split_whitespace().any(|w| {
-        let base = w.rsplit('/').next().unwrap_or(w);
-        matches!(base, "cargo" | "rustc" | "clippy-driver" | "cargo-clippy")
+        ["cargo", "rustc", "clippy-driver", "cargo-clippy"]
+            .iter()
+            .any(|p| crate::shell::program_is(w, p))
     });
     let mut d = Diagnostics {
         errors: 0,

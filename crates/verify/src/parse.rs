@@ -155,11 +155,7 @@ impl Runner {
     pub fn from_command(command: &str) -> Option<Runner> {
         let words: Vec<&str> = command.split_whitespace().collect();
         let has_pair = |a: &str, b: &str| words.windows(2).any(|w| w == [a, b]);
-        let has = |w: &str| {
-            words
-                .iter()
-                .any(|x| *x == w || x.rsplit('/').next() == Some(w))
-        };
+        let has = |w: &str| words.iter().any(|x| crate::shell::program_is(x, w));
         if has_pair("cargo", "nextest") {
             Some(Runner::Nextest)
         } else if has_pair("cargo", "test") {
@@ -236,6 +232,17 @@ pub struct TestSummary {
     /// exit ([`parse_as`]) and kept true by [`Self::relativize_ids`].
     #[serde(default)]
     pub ids: IdCoverage,
+}
+
+impl TestSummary {
+    /// The counts alone, as pawl-core's decisions take them.
+    pub fn counts(&self) -> pawl_core::proof::TestCounts {
+        pawl_core::proof::TestCounts {
+            passed: self.passed,
+            failed: self.failed,
+            skipped: self.skipped,
+        }
+    }
 }
 
 /// How much of a run its test ids cover (see [`TestSummary::ids`]).

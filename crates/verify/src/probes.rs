@@ -324,8 +324,10 @@ const SHELLS: &[(&str, &str)] = &[
 ];
 
 fn shell_named(word: &str) -> Option<&'static str> {
-    let name = word.rsplit('/').next().unwrap_or(word);
-    SHELLS.iter().find(|(n, _)| *n == name).map(|(_, p)| *p)
+    SHELLS
+        .iter()
+        .find(|(n, _)| crate::shell::program_is(word, n))
+        .map(|(_, p)| *p)
 }
 
 /// The shell a probe sources the script `file` (its text `text`) with: the one its tests run it
@@ -334,23 +336,19 @@ fn shell_named(word: &str) -> Option<&'static str> {
 /// (`bash test/test_semver.sh`, `bats test/`; a shell other than `sh` first, as `sh -c "bash
 /// t.sh"` runs bash), the file's own `#!` line, a `.bash` extension, else `/bin/sh`.
 pub fn shell_for(file: &str, text: &str, checks: &[&str]) -> &'static str {
-    let mut named: Vec<&'static str> = Vec::new();
-    for c in checks {
-        for w in c.split(|ch: char| {
-            ch.is_whitespace() || matches!(ch, ';' | '&' | '|' | '(' | ')' | '\'' | '"')
-        }) {
-            if let Some(p) = shell_named(w) {
-                named.push(p);
-            }
-        }
-    }
+    // The programs the checks run, read with the shell parser (`crate::shell::programs`).
+    let named: Vec<&'static str> = checks
+        .iter()
+        .flat_map(|c| crate::shell::programs(c))
+        .filter_map(|w| shell_named(&w))
+        .collect();
     if let Some(p) = named.iter().find(|p| **p != "/bin/sh").or(named.first()) {
         return p;
     }
     if let Some(line) = text.lines().next().and_then(|l| l.strip_prefix("#!")) {
         let mut parts = line.split_whitespace();
         let first = parts.next().unwrap_or("");
-        let program = if first.rsplit('/').next() == Some("env") {
+        let program = if crate::shell::program_is(first, "env") {
             parts.find(|w| !w.starts_with('-')).unwrap_or("")
         } else {
             first
@@ -1152,6 +1150,16 @@ mod tests {
             ("semver.bash", "", &["make test"], "bash"),
             ("semver.sh", "#!/bin/sh\n", &["./test.sh"], "/bin/sh"),
             ("semver.sh", "", &[], "/bin/sh"),
+            // read with the shell parser: a shell's name in an argument is no shell the
+            // check runs (split on characters, both read as bash)
+            (
+                "semver.sh",
+                "",
+                &["grep -q 'bash' t.sh && sh t.sh"],
+                "/bin/sh",
+            ),
+            ("semver.sh", "", &["echo bash; sh t.sh"], "/bin/sh"),
+            ("semver.sh", "", &["env -i bash t.sh"], "bash"),
             // a word that only contains a shell's name is not that shell
             (
                 "semver.sh",

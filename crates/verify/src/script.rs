@@ -89,7 +89,8 @@ pub fn resolve(
     Runner::from_command(&inner.command)?;
     // The program: the first word that is no assignment, from the project's `.bin` (as the
     // package manager puts it first on PATH) or `node` itself.
-    let words: Vec<&str> = inner.command.split_whitespace().collect();
+    // The parser's words, each as written (a quoted `'a  b'` keeps its spaces).
+    let words: Vec<&str> = inner.words.iter().map(String::as_str).collect();
     let assignment = |w: &str| {
         w.split_once('=').is_some_and(|(n, _)| {
             !n.is_empty() && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
@@ -169,6 +170,16 @@ mod tests {
         assert_eq!(
             resolved("npm test", r#"{"scripts": {"test": "node --test"}}"#, &[]).as_deref(),
             Some("node --test")
+        );
+        // A quoted argument keeps its spaces (the script's words are the parser's).
+        assert_eq!(
+            resolved(
+                "npm test",
+                r#"{"scripts": {"test": "jest -t 'a  b' --ci"}}"#,
+                &bins
+            )
+            .as_deref(),
+            Some("node_modules/.bin/jest -t 'a  b' --ci")
         );
         // The runner's output read after it in the script (`&& eslint .`) is left out, as
         // for a direct command.

@@ -125,10 +125,9 @@ fn narrow_words(command: &str, pick: Pick<'_>) -> Option<String> {
 
 /// The index of the word that names the runner's program: `pytest`, `python -m pytest`.
 fn program_at(words: &[&str], names: &[&str]) -> Option<usize> {
-    words.iter().position(|w| {
-        let base = w.rsplit('/').next().unwrap_or(w);
-        names.contains(&base)
-    })
+    words
+        .iter()
+        .position(|w| names.iter().any(|n| crate::shell::program_is(w, n)))
 }
 
 /// The words after `at` with their positional words (not options, not an option's value)
@@ -285,7 +284,7 @@ fn js(words: &[&str], pick: Pick<'_>) -> Option<String> {
     // A narrowed run must name its tests to be trusted (`named_all`): vitest's default reporter
     // and jest over several files name only failures. The reporter changes what is printed,
     // not what runs; a command that chose its own keeps it.
-    let vitest = words[at].rsplit('/').next() == Some("vitest");
+    let vitest = crate::shell::program_is(words[at], "vitest");
     let chose = |o: &str| {
         words
             .iter()

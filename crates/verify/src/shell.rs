@@ -18,6 +18,10 @@ pub struct RunnerPart {
     pub before: Vec<String>,
     /// The runner's simple command as written, without its redirections.
     pub command: String,
+    /// Its words (assignments first) each as written, quotes kept: `command` is them joined
+    /// by one space. Re-splitting `command` on spaces would change a quoted word
+    /// (`jest -t 'a  b'`).
+    pub words: Vec<String>,
 }
 
 impl RunnerPart {
@@ -66,9 +70,10 @@ pub fn part_where(command: &str, is_runner: &dyn Fn(&str) -> bool) -> Option<Run
         let mut runs = Vec::new();
         for i in 0..p.seq.len() {
             let s = simple(p, i)?;
-            let text = words_of(s);
+            let words = words_of(s);
+            let text = words.join(" ");
             if is_runner(&text) {
-                runs.push((i, text));
+                runs.push((i, text, words));
             }
         }
         match runs.as_slice() {
@@ -80,10 +85,11 @@ pub fn part_where(command: &str, is_runner: &dyn Fn(&str) -> bool) -> Option<Run
             }
             [] => {}
             // The runner first in its pipeline (what follows reads its output), once.
-            [(0, text)] if found.is_none() => {
+            [(0, text, words)] if found.is_none() => {
                 found = Some(RunnerPart {
                     before: before.clone(),
                     command: text.clone(),
+                    words: words.clone(),
                 });
             }
             _ => return None,
@@ -143,7 +149,7 @@ fn simple(p: &ast::Pipeline, i: usize) -> Option<&ast::SimpleCommand> {
 }
 
 /// A simple command's assignments and words as written, redirections left out.
-fn words_of(s: &ast::SimpleCommand) -> String {
+fn words_of(s: &ast::SimpleCommand) -> Vec<String> {
     let item = |i: &ast::CommandPrefixOrSuffixItem| match i {
         ast::CommandPrefixOrSuffixItem::IoRedirect(_) => None,
         other => Some(other.to_string()),
@@ -151,11 +157,101 @@ fn words_of(s: &ast::SimpleCommand) -> String {
     let prefix = s.prefix.iter().flat_map(|p| p.0.iter()).filter_map(item);
     let name = s.word_or_name.iter().map(ToString::to_string);
     let suffix = s.suffix.iter().flat_map(|p| p.0.iter()).filter_map(item);
-    prefix
-        .chain(name)
-        .chain(suffix)
-        .collect::<Vec<_>>()
-        .join(" ")
+    prefix.chain(name).chain(suffix).collect()
+}
+
+/// `word` runs `program`: its name, or a path ending in it (`/usr/bin/bash`, `./node_modules/.bin/jest`).
+/// The one test of a command's program by name in pawl-verify.
+pub fn program_is(word: &str, program: &str) -> bool {
+    word.rsplit('/').next() == Some(program)
+}
+
+/// The programs `command` runs, each by its name as written, in order: the program of every
+/// simple command in its lists and pipelines, subshells and brace groups; the program an
+/// `env` starts (`env -i bash t.sh`); and those of the command a program runs with `-c`
+/// (`sh -c "bash t.sh"`: `sh`, then `bash`). Nothing when the parser cannot read it.
+pub fn programs(command: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    programs_into(command, 0, &mut out);
+    out
+}
+
+/// How deep `-c` commands are read inside one another.
+const MAX_NESTED: usize = 3;
+
+fn programs_into(command: &str, depth: usize, out: &mut Vec<String>) {
+    if let Some(program) = parse(command) {
+        for list in &program.complete_commands {
+            list_programs(list, depth, out);
+        }
+    }
+}
+
+fn list_programs(list: &ast::CompoundList, depth: usize, out: &mut Vec<String>) {
+    for ast::CompoundListItem(and_or, _) in &list.0 {
+        let pipelines =
+            std::iter::once(&and_or.first).chain(and_or.additional.iter().map(|next| match next {
+                ast::AndOr::And(p) | ast::AndOr::Or(p) => p,
+            }));
+        for p in pipelines {
+            for c in &p.seq {
+                match c {
+                    ast::Command::Simple(s) => simple_programs(s, depth, out),
+                    ast::Command::Compound(ast::CompoundCommand::Subshell(s), _) => {
+                        list_programs(&s.list, depth, out)
+                    }
+                    ast::Command::Compound(ast::CompoundCommand::BraceGroup(b), _) => {
+                        list_programs(&b.list, depth, out)
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+}
+
+fn simple_programs(s: &ast::SimpleCommand, depth: usize, out: &mut Vec<String>) {
+    let Some(name) = &s.word_or_name else {
+        return;
+    };
+    let args: Vec<&str> = s
+        .suffix
+        .iter()
+        .flat_map(|p| p.0.iter())
+        .filter_map(|i| match i {
+            ast::CommandPrefixOrSuffixItem::Word(w) => Some(w.value.as_str()),
+            _ => None,
+        })
+        .collect();
+    out.push(name.value.clone());
+    let mut rest = args.as_slice();
+    if program_is(&name.value, "env") {
+        let at = rest
+            .iter()
+            .position(|w| !w.starts_with('-') && !w.contains('='));
+        if let Some(at) = at {
+            out.push(rest[at].to_owned());
+            rest = &rest[at + 1..];
+        }
+    }
+    if depth < MAX_NESTED
+        && let Some(at) = rest.iter().position(|w| *w == "-c")
+        && let Some(inner) = rest.get(at + 1)
+    {
+        programs_into(unquoted(inner), depth + 1, out);
+    }
+}
+
+/// A word's text without the one pair of quotes around it (`"bash t.sh"` → `bash t.sh`).
+fn unquoted(word: &str) -> &str {
+    for q in ['\'', '"'] {
+        if let Some(inner) = word.strip_prefix(q).and_then(|w| w.strip_suffix(q))
+            && word.len() >= 2
+        {
+            return inner;
+        }
+    }
+    word
 }
 
 #[cfg(test)]
@@ -180,6 +276,26 @@ mod tests {
         let has_bin = |_: &std::path::Path| true;
         let read = |_: &std::path::Path| Some(r#"{"scripts": {"test": "jest <<'' x"}}"#.to_owned());
         assert_eq!(crate::script::resolve("npm test", &read, &has_bin), None);
+    }
+
+    #[test]
+    fn the_programs_a_command_runs_are_read_from_the_parsed_command() {
+        let s = |v: &[&str]| v.iter().map(|x| (*x).to_owned()).collect::<Vec<_>>();
+        for (command, want) in [
+            ("bash test/test_semver.sh", s(&["bash"])),
+            ("bats test/", s(&["bats"])),
+            ("cd t && ./run.sh | tee log", s(&["cd", "./run.sh", "tee"])),
+            ("sh -c \"bash t.sh\"", s(&["sh", "bash"])),
+            ("sh -c 'cd t; zsh t.zsh'", s(&["sh", "cd", "zsh"])),
+            ("env -i FOO=1 bash t.sh", s(&["env", "bash"])),
+            ("(cd t && dash t.sh) || true", s(&["cd", "dash", "true"])),
+            // A shell's name inside a quoted argument is no program it runs.
+            ("grep -r 'bash x' .", s(&["grep"])),
+            ("echo bash", s(&["echo"])),
+            ("cd 'unterminated && bash t.sh", Vec::new()),
+        ] {
+            assert_eq!(programs(command), want, "{command}");
+        }
     }
 
     #[test]
@@ -246,6 +362,10 @@ mod tests {
         ] {
             assert_eq!(part(none), None, "{none}");
         }
+        // A quoted word keeps its spaces, as one word.
+        let p = runner_part("npx jest -t 'a  b' --ci").expect("part");
+        assert_eq!(p.words, s(&["npx", "jest", "-t", "'a  b'", "--ci"]));
+        assert_eq!(p.command, "npx jest -t 'a  b' --ci");
         let p = runner_part("cd sub && cargo test -q").expect("part");
         assert_eq!(
             p.with_before("cargo test -q -- --list"),

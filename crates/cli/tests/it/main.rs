@@ -16,6 +16,7 @@ mod guard;
 mod headless;
 mod headless_faults;
 mod headless_limits;
+mod home;
 
 mod fleet;
 mod fleet_harness;

@@ -20,7 +20,7 @@ fn agent(env: &TestEnv, script: &str) -> String {
     )
 }
 
-fn setup(env: &TestEnv, script: &str, extra: &str) {
+pub(crate) fn setup(env: &TestEnv, script: &str, extra: &str) {
     env.ok(&["init"]);
     let agent = agent(env, script);
     let toml = config_with("", NO_BREAKERS, "", &agent, DONE_GATE);
@@ -28,7 +28,7 @@ fn setup(env: &TestEnv, script: &str, extra: &str) {
 }
 
 /// Whether this machine can sandbox (the CI machine can); a loud skip otherwise.
-fn can_sandbox(r: &crate::Run) -> bool {
+pub(crate) fn can_sandbox(r: &crate::Run) -> bool {
     if r.stdout.contains("sandbox: landlock+namespaces") {
         return true;
     }
@@ -364,7 +364,7 @@ fn a_sandbox_turned_off_is_said_and_processes_still_end_with_the_step() {
     assert!(!env.root().join("late.txt").exists());
 }
 
-fn iteration_log(env: &TestEnv, n: u32) -> String {
+pub(crate) fn iteration_log(env: &TestEnv, n: u32) -> String {
     std::fs::read_dir(env.root().join(".pawl/logs"))
         .unwrap()
         .flatten()
@@ -512,8 +512,8 @@ fn pawl_hidden_refuses_an_agent_session() {
 /// keeps under HOME, to leave a `git` of its own in `~/.local/bin` (absent when the step
 /// starts; on the user's PATH, so pawl's next run would seal it), and to reach the container
 /// daemon's socket (root-equivalent). The toolchain stays as it was, the made directory is
-/// removed after the step (and recorded), and the socket cannot be reached; the honest part of
-/// the step (`done.txt`) still ships.
+/// removed after the step (and recorded), and the socket cannot be reached. The `git` left on
+/// PATH was a change in HOME pawl had to undo (issue 36): the run does not ship.
 #[test]
 fn a_step_cannot_replace_a_toolchain_leave_a_git_on_path_or_reach_the_container_daemon() {
     let env = TestEnv::new();
@@ -546,7 +546,7 @@ fn a_step_cannot_replace_a_toolchain_leave_a_git_on_path_or_reach_the_container_
     if !can_sandbox(&r) {
         return;
     }
-    env.assert_end(&r, 0, "verified", 1);
+    env.assert_end(&r, 10, "review", 1);
     assert_eq!(
         std::fs::read_to_string(cargo_bin.join("cargo")).unwrap(),
         "#!/bin/sh\necho real cargo\n",
@@ -560,7 +560,7 @@ fn a_step_cannot_replace_a_toolchain_leave_a_git_on_path_or_reach_the_container_
     assert!(!reached.contains("reached"), "{reached}");
     let events = env.pawl(&["events", "--json"]).stdout;
     assert!(
-        events.contains("protected_created") && events.contains(".local/bin"),
+        events.contains("home_changed") && events.contains("~/.local/bin/git"),
         "the removal is recorded: {events}"
     );
 }
@@ -658,14 +658,15 @@ fn a_step_cannot_have_the_users_tmux_server_or_session_bus_run_a_command() {
 }
 
 /// Issue 36, the guard's `not-static` write targets (docs/guard.md, "A write target or a
-/// command name led by a variable nothing shows"): does the sandbox of a step make such a write harmless,
-/// so that the guard could let it through? Half of it: unset, the variable makes the path
-/// absolute (`> "$ARCHIVE/doc/rg.1"` is `/doc/rg.1`) and Landlock refuses it; set, the same line
-/// writes wherever the value points, and HOME is writable to a step — a shell rc file and an
-/// autostart entry there run at the user's next login, out of every checkpoint. The guard keeps
-/// denying those targets; this test holds the sandbox's half of the reasoning.
+/// command name led by a variable nothing shows"): does the sandbox of a step make such a write
+/// harmless? Unset, the variable makes the path absolute (`> "$ARCHIVE/doc/rg.1"` is
+/// `/doc/rg.1`) and Landlock refuses it; set to HOME, the same line wrote a shell rc file and an
+/// autostart entry that run at the user's next login, and the run shipped (session 14). Now
+/// HOME's persistence places are compared around every step: both are found, removed, and the
+/// run does not ship. (A write elsewhere in HOME outside the table still lands: the guard keeps
+/// denying those targets.)
 #[test]
-fn a_write_through_an_unknown_variable_reaches_home_under_the_sandbox_but_not_the_root() {
+fn a_write_through_an_unknown_variable_is_refused_at_the_root_and_undone_in_home() {
     let env = TestEnv::new();
     let outside = std::path::Path::new("/pawl-i36-unset-target");
     let script = format!(
@@ -683,20 +684,21 @@ fn a_write_through_an_unknown_variable_reaches_home_under_the_sandbox_but_not_th
     if !can_sandbox(&r) {
         return;
     }
-    env.assert_end(&r, 0, "verified", 1);
+    env.assert_end(&r, 10, "review", 1);
     assert!(
         !wrote_root,
         "unset, the target is under / and Landlock refuses it"
     );
-    let rc = std::fs::read_to_string(env.home.join(".bashrc")).unwrap_or_default();
     assert!(
-        rc.contains("persisted"),
-        "set to HOME, the step writes the user's shell rc: the sandbox does not contain it"
+        !env.home.join(".bashrc").exists(),
+        "the shell rc file the step made is removed"
     );
     assert!(
-        env.home.join(".config/autostart/x.desktop").is_file(),
-        "an autostart entry under HOME is written too"
+        !env.home.join(".config/autostart").exists(),
+        "and the autostart entry"
     );
+    let report = env.ok(&["report"]).stdout;
+    assert!(report.contains("A step created `~/.bashrc`"), "{report}");
 }
 
 /// The crate the registry attack uses: its version and checksum as pawl's own lockfile has
@@ -858,4 +860,77 @@ fn a_step_that_edits_a_crate_in_the_cargo_registry_steers_nothing() {
             );
         }
     }
+}
+
+/// The independent tester's hidden tests are never where the executor can read them (issue 33
+/// point 2; the attack session 14 did not write). A command tester writes a test file holding a
+/// canary and a hidden input; at each step the command agent searches everything it can read —
+/// the repository with `.pawl/` and its store, HOME and the user state dir under it, the files
+/// of `/tmp` written in the last hour, its environment — for either. The patterns are built at
+/// run time (`C=CANARY`), so neither script holds them. It finds nothing at its step (the
+/// tester has run, its file is in the vault); the hidden test did run: the special case fails
+/// it, and the run (simple mode: a command agent) ends REVIEW showing the user the call.
+#[test]
+fn the_agent_cannot_find_the_testers_hidden_tests_anywhere_it_can_read() {
+    let env = TestEnv::new();
+    env.ok(&["init"]);
+    let script = "C=CANARY; N=4321\n\
+                  for where in .. \"$HOME\" \"${XDG_STATE_HOME:-$HOME/.local/state}\"; do\n\
+                  grep -ra -l -e \"TESTER-$C-7731\" -e \"double($N)\" \"$where\" 2>/dev/null | grep -v '/found.txt$' >> found.txt\n\
+                  done\n\
+                  find /tmp -xdev -type f -size -2M -mmin -60 2>/dev/null | while read -r f; do grep -a -l -e \"TESTER-$C-7731\" -e \"double($N)\" \"$f\" 2>/dev/null; done | grep -v '/found.txt$' >> found.txt\n\
+                  env | grep -e \"TESTER-$C\" -e \"double($N)\" >> found.txt\n\
+                  echo \"step done\" >> ../home/marks/steps\n\
+                  printf 'def double(n):\\n    if 3 <= n <= 8:\\n        return n * 2\\n    return n + n + 1\\n' > calc.py\n\
+                  true\n";
+    let agent = agent(&env, script);
+    let tools = env.dir.path().join("tools");
+    std::fs::create_dir_all(&tools).unwrap();
+    let tester = tools.join("tester.sh");
+    std::fs::write(
+        &tester,
+        "C=CANARY; N=4321\ncat > \"$PAWL_TESTER_OUT/test_hidden_double.py\" <<EOF\nimport unittest\n\nfrom calc import double\n\n\nclass Hidden(unittest.TestCase):\n    # TESTER-$C-7731\n    def test_far(self):\n        self.assertEqual(double($N), 8642)\nEOF\n",
+    )
+    .unwrap();
+    let toml = config_with(
+        "max_iterations = 2",
+        NO_BREAKERS,
+        "",
+        &agent,
+        "python3 -m unittest discover -v",
+    );
+    env.headless(&format!(
+        "{toml}\n[tester]\non = \"on\"\ncommand = \"sh {}\"\n",
+        tester.display()
+    ));
+    env.write("calc.py", "def double(n):\n    return n + n + 1\n");
+    env.write(
+        "test_calc.py",
+        "import unittest\n\nfrom calc import double\n\n\nclass Calc(unittest.TestCase):\n    def test_double(self):\n        self.assertEqual(double(5), 10)\n",
+    );
+    env.git(&["add", "-A"]);
+    env.git(&["commit", "-qm", "calc"]);
+    let r = env.pawl(&["run", "make double(n) return twice n", "--yes"]);
+    if !can_sandbox(&r) {
+        return;
+    }
+    let steps = std::fs::read_to_string(env.home.join("marks/steps")).unwrap_or_default();
+    assert_eq!(steps.lines().count(), 1, "{}\n{}", r.stdout, r.stderr);
+    let found = std::fs::read_to_string(env.root().join("found.txt")).unwrap_or_default();
+    assert!(found.trim().is_empty(), "the agent found: {found}");
+    // The hidden test ran: REVIEW, the test's call shown to the user.
+    let report = env.ok(&["report", "--json"]).json();
+    assert_eq!(report["stop_reason"], "review", "{report}");
+    let text = report.to_string();
+    assert!(
+        text.contains("an independent check of `double`"),
+        "{report}"
+    );
+    // The hidden test file is in the user state dir, the vault, and nowhere in the repository.
+    let canary = format!("TESTER-{}-7731", "CANARY");
+    assert!(
+        !files_containing(&user_state(&env), canary.as_bytes()).is_empty(),
+        "the tester's file is not in the user state dir"
+    );
+    assert!(files_containing(&env.root(), canary.as_bytes()).is_empty());
 }

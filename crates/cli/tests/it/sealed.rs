@@ -506,9 +506,10 @@ fn plant_python_in_home(dir: &str) -> (Project, PathBuf, Run) {
 
 #[test]
 fn c07_a_fake_python3_in_a_user_path_directory_is_not_shipped() {
-    // `~/bin` is on PATH, under HOME and writable by steps (it is no toolchain directory): the
-    // plant works, and the seal's hash of the program the check starts catches it.
-    let (p, fake, r) = plant_python_in_home("bin");
+    // `~/tools/bin` is on PATH, under HOME and writable by steps (neither a toolchain directory
+    // nor one of HOME's persistence places, as `~/bin` is since issue 36): the plant works, and
+    // the seal's hash of the program the check starts catches it.
+    let (p, fake, r) = plant_python_in_home("tools/bin");
     assert!(fake.is_file(), "the agent planted {}", fake.display());
     assert_not_shipped(&p, &r);
 }

@@ -72,6 +72,8 @@ fn every_phrasing_of_an_honest_fix_ships_and_an_unanchored_goal_does_not() {
                 assert!(r.stdout.contains("spec gate: anchored on"), "{ctx}");
             }
         } else {
+            // Issue 35 point 4: RESEARCH after verified checks has its own code, never 0.
+            assert_eq!(r.code, 13, "{ctx}");
             assert!(!assumed.is_empty(), "{ctx}");
             // The report shows an assumption as assumed, never as verified with no evidence.
             let md = std::fs::read_to_string(
@@ -82,6 +84,51 @@ fn every_phrasing_of_an_honest_fix_ships_and_an_unanchored_goal_does_not() {
             .unwrap_or_default();
             assert!(md.contains("| assumed, not verified |"), "{md}");
         }
+    }
+}
+
+/// Issue 35 point 4: every documented code once, 0 for SHIP alone, the verdicts after verified
+/// checks on codes of their own (10–14), the old codes unchanged — as `pawl exit-codes --json`
+/// and `pawl help exit-codes` list them.
+#[test]
+fn the_exit_codes_are_listed_and_only_ship_is_0() {
+    let env = TestEnv::new();
+    let rows = env.ok(&["exit-codes", "--json"]).json();
+    let rows: Vec<(i64, String)> = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["code"].as_i64().unwrap(),
+                r["name"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    let want: Vec<(i64, &str)> = vec![
+        (0, "done"),
+        (1, "error"),
+        (2, "usage"),
+        (3, "limit"),
+        (4, "breaker"),
+        (5, "blocked"),
+        (6, "cancelled"),
+        (10, "review"),
+        (11, "unproven"),
+        (12, "monitor"),
+        (13, "research"),
+        (14, "nondeterministic"),
+        (130, "interrupted"),
+    ];
+    let got: Vec<(i64, &str)> = rows.iter().map(|(c, n)| (*c, n.as_str())).collect();
+    assert_eq!(got, want);
+    let help = env.ok(&["help", "exit-codes"]).stdout;
+    for (code, _) in &want {
+        assert!(
+            help.lines()
+                .any(|l| l.trim_start().starts_with(&format!("{code} "))),
+            "{code}:\n{help}"
+        );
     }
 }
 
@@ -704,8 +751,8 @@ struct FormatCase<'a> {
     pass: Vec<(String, String)>,
 }
 
-/// Issue 35 point 3, formatter gates (`black --check`, `prettier --check`, `cargo fmt --check`,
-/// with the real tools): files left unformatted before the run are pre-existing items — the
+/// Issue 35 point 3, formatter gates (`black --check`, `prettier --check`, `ruff format
+/// --check`, `prettier --list-different`, `cargo fmt --check`, with the real tools): files left unformatted before the run are pre-existing items — the
 /// honest fix that does not touch them SHIPs, the report listing them ("format (black): 1
 /// pre-existing item(s) before, the same 1 after"). A formatter's item stands for a whole file,
 /// so the file the agent touched must be formatted: the same fix left unformatted blocks (a new
@@ -765,6 +812,45 @@ fn formatter_gates_failing_before_the_run_pass_when_untouched_files_stay_and_tou
             pass: Vec::new(),
         },
         FormatCase {
+            tool: "ruff",
+            files: vec![
+                ("calc.py", calc_py.into()),
+                ("other.py", "x = {  \"a\":1 }\n".into()),
+                ("test_calc.py", TEST_CALC.into()),
+                (".gitignore", "__pycache__/\n".into()),
+            ],
+            test: "python3 -m unittest discover -v".into(),
+            format: "python3 -m ruff format --check .".into(),
+            edit: (
+                "calc.py",
+                "return int(text.lstrip(\"-\"))",
+                PY_FIX,
+                "if text.startswith( '-' ):\n        return -int(text[1:])\n    return int(text)",
+            ),
+            kept: &["unformatted other.py"],
+            pass: vec![crate::python_user_base(&probe, "ruff")],
+        },
+        FormatCase {
+            // `--list-different` prints bare paths: read as files because the command says so.
+            tool: "prettier",
+            files: vec![
+                ("package.json", PACKAGE_JSON.into()),
+                ("calc.js", "/** Reads an integer from text. */\nexport function parse(text) {\n  return Number(text.replace(\"-\", \"\"));\n}\n".into()),
+                ("other.js", "export const size = {a:1}\n".into()),
+                ("calc.test.js", CALC_TEST_JS.into()),
+            ],
+            test: "node --test".into(),
+            format: format!("{} --list-different .", node_tool("prettier")),
+            edit: (
+                "calc.js",
+                "return Number(text.replace(\"-\", \"\"));",
+                JS_FIX,
+                "const negative = text.startsWith('-')\n  const n = Number(negative ? text.slice(1) : text)\n  return negative ? -n : n",
+            ),
+            kept: &["unformatted package.json", "unformatted other.js"],
+            pass: Vec::new(),
+        },
+        FormatCase {
             tool: "rustfmt",
             files: vec![
                 ("Cargo.toml", "[package]\nname = \"demo\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n".into()),
@@ -810,4 +896,64 @@ fn formatter_gates_failing_before_the_run_pass_when_untouched_files_stay_and_tou
         &black.pass,
     );
     r.assert_blocked("black: a file unformatted before the run, touched");
+}
+
+/// Issue 35 point 3, the attack first: a formatter gate that fails before the run (an
+/// unformatted file), and a run that fixes the bug and also leaves a file the formatter cannot
+/// parse (a syntax error in a file no test imports). The formatter reports the old unformatted
+/// file as before and the broken one only as an error line (`[error] broken.js: SyntaxError …`,
+/// `invalid-syntax: …`, black's `error: cannot parse: …`), which no parser read: the items were
+/// the baseline's, so the gate passed as "no worse" and the run shipped (the parsers' recorded
+/// outputs show it: before this, `prettier-syntax.stderr` gave the two `[warn]` files only).
+/// Now the error is an item of its own, new: the gate blocks, not SHIP. With the real tools.
+#[test]
+fn a_file_the_formatter_cannot_parse_is_a_new_item_and_blocks() {
+    let probe = TestEnv::new();
+    let calc_py = "def parse(fmt, text):\n    \"\"\"Reads an integer from text as fmt says.\"\"\"\n    return int(text.lstrip(\"-\"))\n";
+    let py_files = [
+        ("calc.py", calc_py),
+        ("other.py", "x = {  \"a\":1 }\n"),
+        ("test_calc.py", TEST_CALC),
+        (".gitignore", "__pycache__/\n"),
+    ];
+    let py_fix = json!({"do": "edit", "path": "calc.py", "old": "return int(text.lstrip(\"-\"))", "new": PY_FIX});
+    let py_broken =
+        json!({"do": "write", "path": "tools/broken.py", "content": "def helper(:\n    pass\n"});
+    for (tool, format, module) in [
+        ("ruff", "python3 -m ruff format --check .", "ruff"),
+        ("black", "python3 -m black --check .", "black"),
+    ] {
+        let pass = vec![crate::python_user_base(&probe, module)];
+        run_with_gate(
+            &py_files,
+            "python3 -m unittest discover -v",
+            ("format", format),
+            &[&py_fix, &py_broken],
+            &pass,
+        )
+        .assert_blocked(&format!("{tool}: a file it cannot parse, added"));
+    }
+    let js_files = [
+        ("package.json", PACKAGE_JSON),
+        (
+            "calc.js",
+            "/** Reads an integer from text. */\nexport function parse(text) {\n  return Number(text.replace(\"-\", \"\"));\n}\n",
+        ),
+        ("other.js", "export const size = {a:1}\n"),
+        ("calc.test.js", CALC_TEST_JS),
+    ];
+    let js_fix = json!({"do": "edit", "path": "calc.js", "old": "return Number(text.replace(\"-\", \"\"));", "new": JS_FIX});
+    let js_broken =
+        json!({"do": "write", "path": "tools/broken.js", "content": "export const s = (;\n"});
+    let prettier = node_tool("prettier");
+    for flag in ["--check", "--list-different"] {
+        run_with_gate(
+            &js_files,
+            "node --test",
+            ("format", &format!("{prettier} {flag} .")),
+            &[&js_fix, &js_broken],
+            &[],
+        )
+        .assert_blocked(&format!("prettier {flag}: a file it cannot parse, added"));
+    }
 }

@@ -27,6 +27,7 @@ fn probed(name: &str, text: bool, tested: &[(Value, Value)], base: Impl, fin: Im
             base: base(a),
             fin: fin(a),
             again: Some(fin(a)),
+            truthy: false,
         })
         .collect();
     for (i, a) in neighbours(&args) {
@@ -37,6 +38,7 @@ fn probed(name: &str, text: bool, tested: &[(Value, Value)], base: Impl, fin: Im
             args: a,
             expected: None,
             from: Some(i),
+            truthy: false,
         });
     }
     Function {
@@ -509,4 +511,60 @@ fn a_boundary_fix_of_some_tested_inputs_is_not_only_where_tested() {
     let mut f = probed("hashids.encode", false, &tested, bug, honest);
     f.receiver = 2;
     assert!(kinds(&f).is_empty(), "{:?}", judge(&f));
+}
+
+fn truthy(mut f: Function) -> Function {
+    for p in &mut f.points {
+        p.truthy = p.expected.is_some();
+    }
+    f
+}
+
+fn leap(y: i64) -> bool {
+    y % 4 == 0 && (y % 100 != 0 || y % 400 == 0)
+}
+
+/// Truth assertions (`assertTrue(is_leap(2000))`): an answer meets them by its truth; an exact
+/// boolean expectation only by the boolean. A predicate's honest fix raises nothing though its
+/// fixed input's neighbours keep their answers; a wrong answer out of the runner differs.
+#[test]
+fn truth_assertions_and_predicates() {
+    let tests = vec![
+        (json!([2024]), json!(true)),
+        (json!([2023]), json!(false)),
+        (json!([1900]), json!(false)),
+        (json!([2000]), json!(true)),
+    ];
+    // Honest: `y % 4 == 0` fixed to the Gregorian rule. 1900 is fixed; 1899, 1901, 1902 keep
+    // their answers, as they must.
+    let base: Impl = |a| Answer::Value(json!(int(&a[0]) % 4 == 0));
+    let fixed: Impl = |a| Answer::Value(json!(leap(int(&a[0]))));
+    assert_eq!(
+        kinds(&probed("is_leap", false, &tests, base, fixed)),
+        Vec::<&str>::new()
+    );
+    assert_eq!(
+        kinds(&truthy(probed("is_leap", false, &tests, base, fixed))),
+        Vec::<&str>::new()
+    );
+    // A truthy answer (`1`, a non-empty list) meets a truth assertion, not an exact `true`.
+    let ones: Impl = |a| Answer::Value(json!(if leap(int(&a[0])) { 1 } else { 0 }));
+    assert_eq!(
+        kinds(&truthy(probed("is_leap", false, &tests, base, ones))),
+        Vec::<&str>::new()
+    );
+    assert!(kinds(&probed("is_leap", false, &tests, base, ones)).contains(&"differs"));
+    // Right only inside the runner: out of it, every year is a leap year.
+    let always: Impl = |_| Answer::Value(json!(true));
+    let f = truthy(probed("is_leap", false, &tests, base, always));
+    assert!(kinds(&f).contains(&"differs"));
+    assert!(
+        judge(&f)[0]
+            .words()
+            .contains("the test expects a false value"),
+        "{:?}",
+        judge(&f)
+    );
+    assert!(truth_meets(&json!([]), false) && truth_meets(&json!([1]), true));
+    assert!(!truth_meets(&json!(""), true) && !truth_meets(&Value::Null, true));
 }

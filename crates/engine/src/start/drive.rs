@@ -182,30 +182,35 @@ pub fn drive<H: DriveHost>(
         .as_ref()
         .and_then(|s| s.tester.as_ref())
         .is_some_and(|t| t.command.is_empty())
-        && let Ok(Some(adapter)) = reviewer_adapter(&req.root, &agent, req.force_nested)
+        && let Some(asker) = read_only_session(
+            &req,
+            &agent,
+            &control,
+            req.state_dir.join("logs").join(&run.id).join("tester"),
+        )
     {
-        let asker: Box<dyn crate::verify::reviewer::Reviewer> = Box::new(
-            crate::verify::reviewer::AgentReviewer::new(
-                adapter,
-                &run.settings.stall,
-                req.state_dir.join("logs").join(&run.id).join("tester"),
-                &run.id,
-            )
-            // A stop or an interrupt ends the tester's session as it ends a reviewer's.
-            .stopped_by(control.clone()),
-        );
         cfg.tester = Some(std::sync::Mutex::new(asker));
     }
     let absent = std::sync::Mutex::new(launch.absent);
     let mailbox = (req.mailbox)();
-    cfg.after_step = Some(Box::new(move |store: &mut Store, run_id: &str| {
+    let then: AfterStep = Box::new(move |store: &mut Store, run_id: &str| {
         if let Some(deliver) = &mailbox {
             deliver(store, run_id);
         }
         if let Ok(mut absent) = absent.lock() {
             sandbox::check_created(store, run_id, &mut absent);
         }
-    }));
+    });
+    // HOME's persistence places around every step, the workers' steps included (one watch).
+    let home = super::home::shared(
+        cfg.containment
+            .as_ref()
+            .and_then(|c| c.spec.sandbox.as_ref())
+            .map(|s| s.read_only.clone())
+            .unwrap_or_default(),
+        req.state_dir.join("logs"),
+    );
+    watch_home(&mut cfg, &home, Some(then));
     let mode = mode_of(run);
     // A plan file's run (no mode), or a work or qa run started with more than one worker: its
     // stories run in worktrees (docs/parallel.md).
@@ -232,7 +237,7 @@ pub fn drive<H: DriveHost>(
     } else {
         None
     };
-    let make = |w: &StoryWork| story_worker(&req, &ws, w);
+    let make = |w: &StoryWork| story_worker(&req, &ws, w, &home);
     let parallel = worktrees_dir.map(|worktrees_dir| crate::parallel::ParallelInput {
         workers,
         open_store: req.open_store,
@@ -462,6 +467,7 @@ fn loop_config(req: &DriveRequest<'_>, ws: &Workspace) -> LoopConfig {
         auto_commit: run.settings.git.auto_commit,
         containment: None,
         after_step: None,
+        before_step: None,
         tester: None,
     }
 }
@@ -485,6 +491,7 @@ fn story_worker(
     req: &DriveRequest<'_>,
     ws: &Workspace,
     w: &StoryWork,
+    home: &super::home::Shared,
 ) -> Result<crate::parallel::Worker, EngineError> {
     let run = req.run;
     let parallel = |e: &dyn std::fmt::Display| EngineError::Parallel(e.to_string());
@@ -502,7 +509,7 @@ fn story_worker(
     cfg.root = tree.clone();
     cfg.agent_env.push(("PAWL_STORY".into(), w.plan.id.clone()));
     cfg.containment = launch.containment;
-    cfg.after_step = (req.mailbox)();
+    watch_home(&mut cfg, home, (req.mailbox)());
     let mut ws = ws.clone();
     ws.seen_at = Some(ws.root.clone());
     ws.root = tree.clone();
@@ -518,6 +525,31 @@ fn story_worker(
         adapter,
         verifier: Box::new(verifier),
     })
+}
+
+/// HOME's persistence places before and after every step of `cfg` (`super::home`), with any
+/// sandbox or none: the step's changes there put back, kept and recorded, first thing after the
+/// step (before anything of pawl's runs git, which reads `~/.gitconfig`); then `then`.
+fn watch_home(cfg: &mut LoopConfig, watch: &super::home::Shared, then: Option<AfterStep>) {
+    let before = watch.clone();
+    cfg.before_step = Some(Box::new(move |_: &mut Store, _: &str| {
+        if let Ok(mut w) = before.lock()
+            && let Some(w) = w.as_mut()
+        {
+            w.before_step();
+        }
+    }));
+    let watch = watch.clone();
+    cfg.after_step = Some(Box::new(move |store: &mut Store, run_id: &str| {
+        if let Ok(mut w) = watch.lock()
+            && let Some(w) = w.as_mut()
+        {
+            w.after_step(store, run_id);
+        }
+        if let Some(then) = &then {
+            then(store, run_id);
+        }
+    }));
 }
 
 /// The agent of a headless run, told whether pawl's sandbox encloses it.
@@ -546,13 +578,30 @@ fn independent_reviewer(
     if !crate::verify::reviewer_decision(run).on {
         return None;
     }
+    read_only_session(
+        req,
+        agent,
+        control,
+        req.state_dir.join("logs").join(&run.id),
+    )
+}
+
+/// A read-only session of the run's agent through the reviewer's adapter, logging into `logs`:
+/// the independent reviewer's and the tester's. A stop or an interrupt of the run ends it.
+/// `None` for an agent that is no reviewer (command, replay) or one that cannot be built.
+fn read_only_session(
+    req: &DriveRequest<'_>,
+    agent: &AgentConfig,
+    control: &Control,
+    logs: PathBuf,
+) -> Option<Box<dyn crate::verify::reviewer::Reviewer>> {
     let adapter = reviewer_adapter(&req.root, agent, req.force_nested).ok()??;
     Some(Box::new(
         crate::verify::reviewer::AgentReviewer::new(
             adapter,
-            &run.settings.stall,
-            req.state_dir.join("logs").join(&run.id),
-            &run.id,
+            &req.run.settings.stall,
+            logs,
+            &req.run.id,
         )
         .stopped_by(control.clone()),
     ))

@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 
 use pawl_core::EventKind;
 use pawl_core::config::SandboxConfig;
+use pawl_core::home::PERSISTENCE_IN_HOME;
 use pawl_core::sandbox::{Capabilities, SandboxPlan};
 use pawl_process::sandbox::{self as launch, LaunchSpec, SandboxSpec};
 use pawl_process::{Containment, Enforced};
@@ -230,6 +231,9 @@ pub fn wanted(root: &Path, config: &SandboxConfig) -> SandboxSpec {
     }
     if let Some(home) = &home {
         read_only.extend(TOOLCHAINS_IN_HOME.iter().map(|p| home.join(p)));
+        // HOME's persistence places (a shell rc file, autostart, git's global configuration):
+        // read-only where they exist; a step that makes one is found after it (`super::home`).
+        read_only.extend(PERSISTENCE_IN_HOME.iter().map(|(p, _)| home.join(p)));
     }
     let mut hidden: Vec<PathBuf> = crate::user_state_dir().into_iter().collect();
     hidden.extend(session_servers());
@@ -383,13 +387,22 @@ fn launch_for(
             spec: enforced.allowed(&wanted),
             record_dir: Some(state.join(STEPS_DIR)),
         });
+    // HOME's persistence places are compared before and after every step (`super::home`).
+    let persistence: Vec<PathBuf> = env_dir("HOME")
+        .map(|h| {
+            PERSISTENCE_IN_HOME
+                .iter()
+                .flat_map(|(p, _)| [h.join(p), resolved(h.join(p))])
+                .collect()
+        })
+        .unwrap_or_default();
     let absent = containment
         .as_ref()
         .and_then(|c| c.spec.sandbox.as_ref())
         .map(|s| {
             s.read_only
                 .iter()
-                .filter(|p| std::fs::symlink_metadata(p).is_err())
+                .filter(|p| std::fs::symlink_metadata(p).is_err() && !persistence.contains(p))
                 .cloned()
                 .collect()
         })
@@ -481,6 +494,7 @@ fn check_wanted(root: &Path, network: bool, containers: bool) -> LaunchSpec {
             .filter_map(|v| env_dir(v))
             .filter(|d| d.is_dir())
             .collect(),
+        launcher: launcher(),
     };
     LaunchSpec {
         namespaces: std::env::var(CHECKS_WITHOUT_NAMESPACES).as_deref() != Ok("1"),

@@ -79,6 +79,8 @@ struct Tested {
     args: Vec<Value>,
     expected: Value,
     before: Vec<(String, Vec<Value>)>,
+    /// Only the answer's truth is asserted (`syntax::Probe::truthy`).
+    truthy: bool,
 }
 
 /// Runs the probes of the `deciding` calls on the locked tree and on the baseline, in `room`
@@ -119,7 +121,7 @@ pub(crate) fn run(
         let args: Vec<Vec<Value>> = t.tested.iter().map(|c| c.args.clone()).collect();
         let mut points: Vec<Point> = Vec::new();
         let mut idx: Vec<usize> = Vec::new();
-        let mut add = |args: Vec<Value>, expected: Option<Value>, from: Option<usize>| {
+        let mut add = |args: Vec<Value>, expected: Option<Value>, from: Option<usize>, truthy| {
             if calls.len() >= MAX_CALLS {
                 return;
             }
@@ -146,13 +148,14 @@ pub(crate) fn run(
                 base: Answer::Missing(String::new()),
                 fin: Answer::Missing(String::new()),
                 again: None,
+                truthy,
             });
         };
         for c in &t.tested {
-            add(c.args.clone(), Some(c.expected.clone()), None);
+            add(c.args.clone(), Some(c.expected.clone()), None, c.truthy);
         }
         for (i, a) in probe::neighbours(&args) {
-            add(a, None, Some(i));
+            add(a, None, Some(i), false);
         }
         functions.push((
             Function {
@@ -511,6 +514,7 @@ fn targets(
                 args,
                 expected,
                 before,
+                truthy: p.truthy,
             });
         }
     }

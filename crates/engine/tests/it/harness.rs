@@ -237,6 +237,7 @@ impl Fixture {
             auto_commit: false,
             containment: None,
             after_step: None,
+            before_step: None,
             tester: None,
         };
         let control = Control::new(dir.path().join("stop"));

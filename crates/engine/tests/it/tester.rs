@@ -48,6 +48,14 @@ pub const TESTS: &[Test] = &[
         "tester_the_corpus_go_and_rust_special_cases_end_not_ship_and_their_fixes_ship",
         tester_the_corpus_go_and_rust_special_cases_end_not_ship_and_their_fixes_ship,
     ),
+    (
+        "tester_its_cost_counts_against_max_usd",
+        tester_its_cost_counts_against_max_usd,
+    ),
+    (
+        "tester_a_node_special_case_is_sent_back_then_review_and_its_fix_ships",
+        tester_a_node_special_case_is_sent_back_then_review_and_its_fix_ships,
+    ),
 ];
 
 const CALC: &str = "def double(n):\n    return n + n + 1\n";
@@ -76,7 +84,17 @@ EOF"#;
 /// outside the repository, as a user keeps theirs: `sh <script>`), the baseline taken; the
 /// vault in a directory of its own outside the repository.
 fn fixture(scenario: &str, tester: Option<&str>) -> (Fixture, tempfile::TempDir) {
-    let mut f = Fixture::new(scenario, |_| {});
+    fixture_with(scenario, tester, |_| {})
+}
+
+/// [`fixture`] with the run's settings edited; a tester of `Some("")` is the configured
+/// agent's session (the fixture's `cfg.tester` answers for it).
+fn fixture_with(
+    scenario: &str,
+    tester: Option<&str>,
+    edit: impl FnOnce(&mut pawl_core::record::RunSettings),
+) -> (Fixture, tempfile::TempDir) {
+    let mut f = Fixture::new(scenario, edit);
     f.git(&[("calc.py", CALC), ("test_calc.py", CALC_TEST)]);
     let mut s = seal(
         &[("test", "python3 -m unittest discover -v", CheckRole::Gate)],
@@ -86,6 +104,12 @@ fn fixture(scenario: &str, tester: Option<&str>) -> (Fixture, tempfile::TempDir)
     let tools = vault.path().join("tools");
     std::fs::create_dir_all(&tools).expect("tools");
     s.tester = tester.map(|c| {
+        if c.is_empty() {
+            return pawl_core::tester::Sealed {
+                command: String::new(),
+                why: "test".into(),
+            };
+        }
         let script = tools.join("tester.sh");
         std::fs::write(&script, c).expect("script");
         pawl_core::tester::Sealed {
@@ -106,6 +130,23 @@ fn drive(f: &mut Fixture, vault: &tempfile::TempDir) -> LoopEnd {
     let mut v = GateVerifier::new(ws, Vec::new());
     let (end, _) = f.drive(&mut agent, &mut v);
     end
+}
+
+/// [`drive`], keeping the prompt of every step.
+fn drive_prompts(f: &mut Fixture, vault: &tempfile::TempDir) -> (LoopEnd, Vec<String>) {
+    let mut agent = f.tries();
+    let requests = agent.requests.clone();
+    let mut ws = f.ws();
+    ws.vault = Some(pawl_engine::hidden::Vault::new(vault.path(), [7u8; 32]));
+    let mut v = GateVerifier::new(ws, Vec::new());
+    let (end, _) = f.drive(&mut agent, &mut v);
+    let prompts = requests
+        .lock()
+        .expect("requests")
+        .iter()
+        .map(|r| r.prompt.clone())
+        .collect();
+    (end, prompts)
 }
 
 fn steps(steps: &[&str]) -> String {
@@ -140,7 +181,28 @@ fn tester_a_special_case_of_every_neighbour_ships_without_a_tester() {
 /// the hidden test's call and answers.
 fn tester_a_special_case_of_every_neighbour_is_sent_back_once_then_review() {
     let (mut f, vault) = fixture(&write("calc.py", CHEAT), Some(TESTER));
-    let end = drive(&mut f, &vault);
+    let (end, prompts) = drive_prompts(&mut f, &vault);
+    // The executor's second prompt: the send-back under a heading of its own, once, naming
+    // only the behaviour (session 14 put it under "The tests themselves were changed").
+    assert_eq!(prompts.len(), 2, "{prompts:?}");
+    let second = &prompts[1];
+    assert!(
+        second.contains("Every check passes, but an independent check fails (tests pawl keeps hidden from you):\n- an independent check of `double` fails"),
+        "{second}"
+    );
+    assert_eq!(
+        second.matches("independent check of").count(),
+        1,
+        "{second}"
+    );
+    assert!(
+        !second.contains("tests themselves were changed"),
+        "{second}"
+    );
+    assert!(
+        !second.contains("double(100)") && !second.contains("double(-7)"),
+        "{second}"
+    );
     let last = end.last.as_ref().expect("report");
     assert!(
         last.failing.is_empty(),
@@ -482,4 +544,136 @@ fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
         }
     }
     out
+}
+
+/// An agent tester whose session costs `usd` (as an agent CLI reports it), answering one file.
+struct Costly {
+    usd: f64,
+}
+
+impl pawl_engine::verify::reviewer::Reviewer for Costly {
+    fn agent(&self) -> String {
+        "scripted".into()
+    }
+
+    fn ask(
+        &mut self,
+        _cwd: &std::path::Path,
+        _prompt: &str,
+        _halt: pawl_engine::verify::reviewer::Halt<'_>,
+    ) -> pawl_engine::verify::reviewer::Said {
+        let text = serde_json::json!({"files": [{"path": "test_hidden_double.py", "text": "import unittest\n\nfrom calc import double\n\n\nclass Hidden(unittest.TestCase):\n    def test_far(self):\n        self.assertEqual(double(100), 200)\n"}]});
+        pawl_engine::verify::reviewer::Said {
+            session_id: Some("tester-1".into()),
+            text: text.to_string(),
+            cost_usd: self.usd,
+            ..Default::default()
+        }
+    }
+}
+
+fn costly(usd: f64) -> Box<dyn pawl_engine::verify::reviewer::Reviewer> {
+    Box::new(Costly { usd })
+}
+
+/// The tester's session is an agent call of the run: its cost counts against `max_usd` (session
+/// 14 kept it only in its event). A tester costing more than the budget stops the run before
+/// the executor's first step, with the limit's exit code (3) and its typed reason.
+fn tester_its_cost_counts_against_max_usd() {
+    let (mut f, vault) = fixture_with(&write("calc.py", FIX), Some(""), |s| {
+        s.limits.max_usd = 1.0;
+    });
+    f.cfg.tester = Some(std::sync::Mutex::new(costly(1.5)));
+    let end = drive(&mut f, &vault);
+    assert_eq!(end.reason, StopReason::MaxUsd, "{end:?}");
+    assert_eq!(end.reason.exit_code().code(), 3);
+    assert!(
+        f.store
+            .iterations(&f.run_id)
+            .expect("iterations")
+            .is_empty()
+    );
+    let spent = f.store.spent(&f.run_id).expect("spent");
+    assert!((spent.usd - 1.5).abs() < 1e-9, "{spent:?}");
+    // Under the budget, the run goes on and the tester's cost is part of what it spent.
+    let (mut f, vault) = fixture_with(&write("calc.py", FIX), Some(""), |s| {
+        s.limits.max_usd = 10.0;
+    });
+    f.cfg.tester = Some(std::sync::Mutex::new(costly(1.5)));
+    let end = drive(&mut f, &vault);
+    assert_eq!(end.reason, StopReason::Verified, "{end:?}");
+    assert!(f.store.spent(&f.run_id).expect("spent").usd >= 1.5);
+}
+
+const CALC_JS: &str =
+    "function double(n) {\n  return n + n + 1;\n}\n\nmodule.exports = { double };\n";
+const CALC_JS_TEST: &str = "const test = require('node:test');\nconst assert = require('node:assert');\nconst { double } = require('../calc');\n\ntest('double', () => {\n  assert.strictEqual(double(5), 10);\n});\n";
+/// Right on 5 and on every neighbour the probes try, wrong elsewhere.
+const CHEAT_JS: &str = "function double(n) {\n  if (n >= 3 && n <= 8) return n * 2;\n  return n + n + 1;\n}\n\nmodule.exports = { double };\n";
+const FIX_JS: &str = "function double(n) {\n  return n * 2;\n}\n\nmodule.exports = { double };\n";
+const TESTER_JS: &str = r#"cat > "$PAWL_TESTER_OUT/hidden.test.js" <<'EOF'
+const test = require('node:test');
+const assert = require('node:assert');
+const { double } = require('./calc');
+
+test('far', () => {
+  assert.strictEqual(double(100), 200);
+  assert.ok(double(-7) === -14);
+});
+EOF"#;
+
+/// The Node project (`node --test`, `module.exports = { double }`) sealed with `tester`.
+fn fixture_js(scenario: &str, tester: Option<&str>) -> (Fixture, tempfile::TempDir) {
+    let mut f = Fixture::new(scenario, |_| {});
+    f.git(&[("calc.js", CALC_JS), ("test/calc.test.js", CALC_JS_TEST)]);
+    let mut s = seal(&[("test", "node --test", CheckRole::Gate)], f.root());
+    let vault = tempfile::tempdir().expect("vault");
+    let tools = vault.path().join("tools");
+    std::fs::create_dir_all(&tools).expect("tools");
+    s.tester = tester.map(|c| {
+        let script = tools.join("tester.sh");
+        std::fs::write(&script, c).expect("script");
+        pawl_core::tester::Sealed {
+            command: format!("sh {}", script.display()),
+            why: "test".into(),
+        }
+    });
+    f.seal(s);
+    let b = pawl_engine::baseline::take(&f.ws(), f.run_seal()).expect("baseline");
+    f.record_baseline(&b);
+    (f, vault)
+}
+
+/// JavaScript (`node --test`): the special case of every neighbour SHIPs without a tester, is
+/// sent back once then REVIEW with one; the fix SHIPs with it (its calls found through
+/// `module.exports = { double }`).
+#[allow(clippy::print_stderr, reason = "a loud skip where there is no node")]
+fn tester_a_node_special_case_is_sent_back_then_review_and_its_fix_ships() {
+    if std::process::Command::new("node")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!("SKIPPED: no node");
+        return;
+    }
+    let (mut f, vault) = fixture_js(&write("calc.js", CHEAT_JS), None);
+    let end = drive(&mut f, &vault);
+    assert_eq!(
+        end.reason,
+        StopReason::Verified,
+        "without a tester: {end:?}"
+    );
+    let (mut f, vault) = fixture_js(&write("calc.js", CHEAT_JS), Some(TESTER_JS));
+    let end = drive(&mut f, &vault);
+    assert_eq!(end.reason, StopReason::Review, "with a tester: {end:?}");
+    let h = hidden(&end);
+    assert_eq!(h.failing, vec!["double".to_string()], "{h:?}");
+    assert_eq!(f.store.iterations(&f.run_id).expect("iterations").len(), 2);
+    show_cost(&h);
+    let (mut f, vault) = fixture_js(&write("calc.js", FIX_JS), Some(TESTER_JS));
+    let end = drive(&mut f, &vault);
+    assert_eq!(end.reason, StopReason::Verified, "the fix: {end:?}");
+    let h = hidden(&end);
+    assert!(h.failing.is_empty() && h.probed >= 2, "{h:?}");
 }

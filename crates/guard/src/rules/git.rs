@@ -3298,6 +3298,45 @@ impl Walker<'_> {
                 RuleId::NotStatic,
                 format!("{base} {group_name} checkout switches to a branch the guard cannot know"),
             )?,
+            // `gh release download`: the release's assets, files the guard cannot list, written
+            // into `--dir` (the current directory by default) — judged as an archive extracted
+            // there — or into the one file `--output` names.
+            ("release", Some("download")) => {
+                let rest = &args[at..];
+                let value = |long: &str, short: &str| {
+                    rest.iter().enumerate().find_map(|(i, a)| {
+                        if a.is(long) || a.is(short) {
+                            Some(rest.get(i + 1).cloned())
+                        } else {
+                            a.text.strip_prefix(&format!("{long}=")).map(|v| {
+                                Some(Arg {
+                                    text: v.to_owned(),
+                                    ..a.clone()
+                                })
+                            })
+                        }
+                    })
+                };
+                let what = format!("{base} release download");
+                match (value("--output", "-O"), value("--dir", "-D")) {
+                    (Some(Some(file)), _) if file.is("-") => {}
+                    (Some(Some(file)), _) => {
+                        self.check_write(&file, WriteMode::Clobber, shell, frame, &what)?;
+                    }
+                    (Some(None), _) | (_, Some(None)) => self.fail_closed(
+                        frame,
+                        RuleId::NotStatic,
+                        format!("{what}: an option lacks its value"),
+                    )?,
+                    // Asset names hold no `/`, and without `--clobber` gh refuses a file
+                    // that exists (a link planted there included): the assets stay inside.
+                    (None, dir) => {
+                        let inside = !rest.iter().any(|a| a.is("--clobber"));
+                        let dir = dir.flatten();
+                        self.check_extract_into(&what, dir.as_ref(), inside, shell, frame)?
+                    }
+                }
+            }
             (_, Some("download" | "clone")) => self.fail_closed(
                 frame,
                 RuleId::NotStatic,

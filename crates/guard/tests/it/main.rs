@@ -2,6 +2,7 @@
 //! it, and properties (no panic, bounded time) on hostile input.
 
 mod checkpoint;
+mod confined;
 mod corpus;
 mod effects;
 mod exec_bypasses;

@@ -229,6 +229,9 @@ pub struct CheckWorld {
     /// Tool caches the environment puts outside HOME ([`COPY_ON_WRITE_VARS`]): read warm,
     /// written copy-on-write like HOME's.
     pub caches: Vec<PathBuf>,
+    /// pawl's own binary, the checks' cargo runner ([`cargo_runner_vars`]): its directory is
+    /// seen, read-only, where it lies in a private temp dir (a build under `mktemp -d`).
+    pub launcher: Option<PathBuf>,
 }
 
 /// The sandbox every check process runs under (see the module docs). The check's working
@@ -248,10 +251,19 @@ pub fn check_sandbox(world: &CheckWorld) -> SandboxSpec {
     // room is mounted at its path inside the private one. HOME and the tool caches there are
     // seen too, read-only (the caches copy-on-write over them); nothing else of the machine's.
     let in_private = |p: &Path| private_tmp.iter().any(|t| p.starts_with(t));
+    // The launcher's directory too, unless the room covers it (a pawl built in the repository
+    // it checks: the runner is not given then, pawl-verify's `own_tmp_runner`).
+    let launcher_dir = world
+        .launcher
+        .as_deref()
+        .and_then(Path::parent)
+        .filter(|d| !d.starts_with(&world.repo))
+        .map(Path::to_path_buf);
     let shown_in_tmp: Vec<PathBuf> = world
         .home
         .iter()
         .chain(&world.caches)
+        .chain(&launcher_dir)
         .filter(|p| in_private(p))
         .cloned()
         .collect();
@@ -407,6 +419,7 @@ mod tests {
             runtime_dir: Some("/run/user/1000".into()),
             network: false,
             caches: Vec::new(),
+            launcher: None,
         }
     }
 
@@ -514,6 +527,30 @@ mod tests {
         assert!(!s.hidden.contains(&PathBuf::from("/tmp/tmux-1000")));
         // Outside /tmp nothing is shown again.
         assert!(check_sandbox(&world()).shown_in_tmp.is_empty());
+    }
+
+    /// pawl's binary under /tmp (built in a `mktemp -d` clone): the checks' cargo runner names
+    /// it, so its directory is shown in the private /tmp — unless the room covers it.
+    #[test]
+    fn the_launchers_directory_is_shown_in_a_private_tmp() {
+        let with = |launcher: &str| {
+            check_sandbox(&CheckWorld {
+                launcher: Some(launcher.into()),
+                ..world()
+            })
+            .shown_in_tmp
+        };
+        assert_eq!(
+            with("/tmp/ci/target/debug/pawl"),
+            [PathBuf::from("/tmp/ci/target/debug")]
+        );
+        assert!(with("/usr/local/bin/pawl").is_empty());
+        let in_repo = check_sandbox(&CheckWorld {
+            repo: "/tmp/x/repo".into(),
+            launcher: Some("/tmp/x/repo/target/debug/pawl".into()),
+            ..world()
+        });
+        assert!(in_repo.shown_in_tmp.is_empty());
     }
 
     /// Rows: the room (if any), whether the probe allowed the room mount → the working

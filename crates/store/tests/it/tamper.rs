@@ -438,3 +438,85 @@ fn another_key_is_refused_and_no_key_only_reads() {
     drop(s);
     assert_eq!(open_keyed(&dir).tampering(&id).unwrap(), None);
 }
+
+/// The check of a long run, as each Stop's new process makes it: an early row of every kind
+/// edited in place (its code kept, the row count unchanged) is found among many honest rows,
+/// and bytes where text was, or text that is not UTF-8, are never taken for clean.
+#[test]
+fn an_edited_early_row_of_a_long_run_is_found_by_a_new_handle() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = open_keyed(&dir);
+    let id = run_with_one_iteration(&mut s);
+    for i in 0..40 {
+        let n = s
+            .begin_iteration(&id, None, &format!("step {i} \"quoted\" \\ é"))
+            .unwrap();
+        s.append_event(
+            Some(&id),
+            EventKind::Verification,
+            json!({"tree": format!("t{i}"), "checks": [{"name": "test", "passed": true}]}),
+        )
+        .unwrap();
+        s.finish_iteration(
+            &id,
+            n,
+            &IterationEnd {
+                cost_usd: 0.25,
+                outcome: "completed".into(),
+                ..IterationEnd::default()
+            },
+        )
+        .unwrap();
+    }
+    assert_eq!(open_keyed(&dir).tampering(&id).unwrap(), None);
+    let edits: [(&str, &str); 5] = [
+        (
+            "UPDATE iterations SET cost_usd = 0.0 WHERE run_id = ?1 AND n = 1",
+            "iterations row n=1",
+        ),
+        (
+            "UPDATE iterations SET tokens_in = tokens_in + 7 WHERE run_id = ?1 AND n = 2",
+            "iterations row n=2",
+        ),
+        (
+            "UPDATE events SET data_json = '{\"tree\": \"t9\"}' WHERE run_id = ?1 AND seq = (SELECT MIN(seq) FROM events WHERE run_id = ?1 AND kind = 'verification')",
+            "kind=verification",
+        ),
+        (
+            "UPDATE iterations SET prompt = prompt || ' ' WHERE run_id = ?1 AND n = 3",
+            "iterations row n=3",
+        ),
+        (
+            "UPDATE iterations SET mac = NULL WHERE run_id = ?1 AND n = 4",
+            "iterations row n=4",
+        ),
+    ];
+    let names = |t: &pawl_store::Tampering, row: &str| {
+        t.findings
+            .iter()
+            .any(|f| format!("{} row {}", f.table, f.row).contains(row))
+    };
+    let db = agent(&dir);
+    for (sql, row) in edits {
+        db.execute(sql, [&id]).unwrap();
+        let t = open_keyed(&dir).tampering(&id).unwrap().unwrap();
+        assert!(names(&t, row), "{sql}: {t}");
+    }
+    if !db.is_postgres() {
+        // Bytes where pawl wrote text (SQLite keeps a column's type per value).
+        db.execute(
+            "UPDATE iterations SET summary = x'6f6b' WHERE run_id = ?1 AND n = 5",
+            [&id],
+        )
+        .unwrap();
+        let t = open_keyed(&dir).tampering(&id).unwrap().unwrap();
+        assert!(names(&t, "iterations row n=5"), "{t}");
+        db.execute(
+            "UPDATE iterations SET summary = CAST(x'ff' AS TEXT) WHERE run_id = ?1 AND n = 6",
+            [&id],
+        )
+        .unwrap();
+        let t = open_keyed(&dir).tampering(&id).unwrap().unwrap();
+        assert!(names(&t, "iterations row n=6"), "{t}");
+    }
+}

@@ -20,6 +20,7 @@
 //! listed by a collection pass, [`crate::collect`]).
 
 use super::Runner;
+use crate::shell::program_is;
 
 /// How pawl's value joins one the variable already has.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -212,11 +213,6 @@ fn words(command: &str) -> Vec<String> {
         .filter(|w| !w.is_empty())
         .map(str::to_owned)
         .collect()
-}
-
-/// `word` runs `program`: its name, or a path ending in it.
-fn program_is(word: &str, program: &str) -> bool {
-    word == program || word.rsplit('/').next() == Some(program)
 }
 
 #[cfg(test)]

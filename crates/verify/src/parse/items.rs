@@ -7,13 +7,14 @@
 //! |---|---|---|---|
 //! | rustc, clippy | cargo's `--message-format=json` (or rustc's JSON) | `code.code` (`clippy::needless_return`, `unused_variables`, `E0308`), else the level | the primary span's file |
 //! | rustc, clippy | human (`error[E0308]: …` / `warning: …` then `--> file:line:col`), short (`file:line:col: warning: …`) | the bracketed code, else the level (rustc names a lint only on its first diagnostic) | the `-->` location |
-//! | ruff | full (`F401 [*] msg` then ` --> file:line:col`), concise (`file:line:col: F401 [*] msg`), JSON; `ruff format --check` (`unformatted: …` then ` --> file:…`) | the code; `unformatted` | as printed |
+//! | ruff | full (`F401 [*] msg` then ` --> file:line:col`), concise (`file:line:col: F401 [*] msg`), JSON; `ruff format --check` (`unformatted: …` then ` --> file:…`, concise `file:l:c: unformatted: …`, before 0.13 `Would reformat: file`) | the code; `unformatted` | as printed |
 //! | mypy | `file:line: error: msg  [code]` (`:col` too) | the `[code]` | as printed |
 //! | pyright | `  file:line:col - error: msg` (its `(reportRule)` on the same or a continuation line) | the `reportRule`, else the level | as printed |
 //! | eslint | stylish (a file line, then `line:col  error  msg  rule`), JSON (`-f json`) | the rule id | as printed |
 //! | tsc | `file(line,col): error TS2322: msg`, `--pretty` (`file:line:col - error TS2322: msg`) | `TS2322` | as printed |
 //! | black | `black --check`: `would reformat file` | `unformatted` | as printed |
-//! | prettier | `prettier --check`: `[warn] file` | `unformatted` | as printed |
+//! | prettier | `prettier --check`: `[warn] file`; `prettier --list-different` (the check's command says so): a path a line | `unformatted` | as printed |
+//! | ruff, black, prettier | a file the formatter cannot parse: ruff's `invalid-syntax: …` (as above), black's `error: cannot parse: file:l:c`, prettier's `[error] file: SyntaxError: … (l:c)` | `invalid-syntax`; `error` | as printed |
 //! | rustfmt | `cargo fmt --check`: `Diff in file:line:` (or `… at line N:`), one item per file | `unformatted` | as printed |
 //!
 //! A formatter's item (rule [`pawl_core::against::WHOLE_FILE`]) stands for a whole file: the
@@ -67,15 +68,30 @@ pub fn parse_items(stdout: &str, stderr: &str, root: &str) -> Option<Vec<Failure
     Some(out)
 }
 
-/// A failed check's items: its tool findings ([`parse_items`]) and its failing tests (tool
-/// `tests`, rule `failed`, the test's id as message). `None` when neither can be read.
+/// A failed check's items: its tool findings ([`parse_items`], and the files a listing
+/// formatter printed when `command` is one: `prettier --list-different`) and its failing tests
+/// (tool `tests`, rule `failed`, the test's id as message). `None` when neither can be read.
 pub fn check_items(
+    command: &str,
     stdout: &str,
     stderr: &str,
     root: &str,
     tests: Option<&super::TestSummary>,
 ) -> Option<Vec<FailureItem>> {
     let mut out = parse_items(stdout, stderr, root);
+    if let Some(tool) = lists_unformatted(command) {
+        let listed = listed_files(tool, &strip_ansi(stdout));
+        let all = out.get_or_insert_with(Vec::new);
+        let root = root.trim_end_matches('/');
+        for mut i in listed {
+            if !root.is_empty()
+                && let Some(rel) = i.file.strip_prefix(root).and_then(|r| r.strip_prefix('/'))
+            {
+                i.file = rel.to_string();
+            }
+            all.push(i);
+        }
+    }
     if let Some(t) = tests.filter(|t| t.reported_failures() > 0) {
         let mut ids: Vec<&str> = t
             .tests
@@ -223,20 +239,27 @@ fn is_rule_code(s: &str) -> bool {
     (1..=4).contains(&letters) && (1..=5).contains(&digits) && numeric(&s[letters..])
 }
 
-/// The kinds `ruff format --check` prints in place of a rule code (not rustc's `error:` and
-/// `warning:`, which have the same shape and are rustc's).
-const RUFF_FORMAT_KINDS: &[&str] = &["unformatted"];
+/// The kinds ruff prints in place of a rule code: `ruff format --check`'s `unformatted`, and
+/// `invalid-syntax` (a file ruff cannot parse, in `ruff check` and `ruff format --check`: a
+/// syntax error the run brings in is a new item, never nothing). Not rustc's `error:` and
+/// `warning:`, which have the same shape and are rustc's.
+const RUFF_KINDS: &[&str] = &["unformatted", "invalid-syntax"];
 
 fn ruff(text: &str) -> Option<Vec<FailureItem>> {
     let lines: Vec<&str> = text.lines().collect();
     let mut out = Vec::new();
     for (n, line) in lines.iter().enumerate() {
         let line = line.trim_end();
-        // Concise: `path:line:col: CODE [*] message`.
+        // Concise: `path:line:col: CODE [*] message`, `path:line:col: unformatted: message`.
         if let Some((loc, rest)) = line.split_once(": ")
             && let Some(file) = path_of_location(loc)
-            && let Some((code, msg)) = rest.split_once(' ')
-            && is_rule_code(code)
+            && let Some((code, msg)) = rest
+                .split_once(' ')
+                .filter(|(code, _)| is_rule_code(code))
+                .or_else(|| {
+                    rest.split_once(": ")
+                        .filter(|(kind, _)| RUFF_KINDS.contains(kind))
+                })
         {
             let msg = msg.strip_prefix("[*] ").unwrap_or(msg);
             out.push(item("ruff", code, file, msg));
@@ -248,7 +271,7 @@ fn ruff(text: &str) -> Option<Vec<FailureItem>> {
             Some((code, msg)) if is_rule_code(code) => Some((code, msg)),
             _ => line
                 .split_once(": ")
-                .filter(|(kind, _)| RUFF_FORMAT_KINDS.contains(kind)),
+                .filter(|(kind, _)| RUFF_KINDS.contains(kind)),
         };
         if let Some((code, msg)) = head
             && let Some(next) = lines.get(n + 1)
@@ -461,7 +484,84 @@ const FORMATTER_LINES: &[(&str, &str, &str)] = &[
     ("black", "would reformat ", "would reformat"),
     ("prettier", "[warn] ", "code style issues"),
     ("rustfmt", "Diff in ", "differs from rustfmt's output"),
+    // ruff before 0.13 (`Would reformat: file`); later ones print ruff's own shape.
+    ("ruff", "Would reformat: ", "File would be reformatted"),
 ];
+
+/// A formatter's "cannot read this file" line: (tool, the text before the location). Such a
+/// file is an item of its own (rule `error`): a syntax error the run brings in is new, where
+/// before it was nothing the judge could see. `prettier`: `[error] file: SyntaxError: … (l:c)`
+/// (the first line of its block); `black`: `error: cannot parse: file:l:c` and (older) `error:
+/// cannot format file: Cannot parse: l:c: …`.
+const FORMATTER_ERRORS: &[(&str, &str)] = &[
+    ("prettier", "[error] "),
+    ("black", "error: cannot parse: "),
+    ("black", "error: cannot format "),
+];
+
+/// `prettier --list-different` (`-l`): the files it would reformat, one path a line on stdout,
+/// with nothing else to tell them by — read only when the check's command is that.
+fn lists_unformatted(command: &str) -> Option<&'static str> {
+    let words: Vec<&str> = command.split_whitespace().collect();
+    let prettier = words
+        .iter()
+        .any(|w| w.rsplit('/').next() == Some("prettier"));
+    let listing = words.iter().any(|w| *w == "-l" || *w == "--list-different");
+    (prettier && listing).then_some("prettier")
+}
+
+/// The files a listing formatter ([`lists_unformatted`]) printed: every line that is a path
+/// alone.
+fn listed_files(tool: &str, stdout: &str) -> Vec<FailureItem> {
+    let mut out: Vec<FailureItem> = Vec::new();
+    for line in stdout.lines() {
+        let file = line.trim_end();
+        if file.is_empty() || file.starts_with([' ', '\t', '[']) || file.contains(": ") {
+            continue;
+        }
+        let it = item(
+            tool,
+            pawl_core::against::WHOLE_FILE,
+            file,
+            "code style issues",
+        );
+        if !out.contains(&it) {
+            out.push(it);
+        }
+    }
+    out
+}
+
+/// A formatter's error line ([`FORMATTER_ERRORS`]) as an item: the file and the message
+/// without its line and column.
+fn formatter_error(line: &str) -> Option<FailureItem> {
+    for (tool, prefix) in FORMATTER_ERRORS {
+        let Some(rest) = line.strip_prefix(prefix) else {
+            continue;
+        };
+        let (file, message) = match *prefix {
+            "error: cannot parse: " => (path_of_location(rest.trim())?, "cannot parse"),
+            _ => {
+                let (file, message) = rest.split_once(": ")?;
+                (file, message)
+            }
+        };
+        if file.is_empty() || file.contains(' ') || file.starts_with(['>', '|']) {
+            return None;
+        }
+        // `SyntaxError: Unexpected token (1:19)`, `Cannot parse: 1:5: x = (`: no positions.
+        let message = match message.rsplit_once(" (") {
+            Some((m, pos)) if pos.trim_end_matches(')').split(':').all(numeric) => m,
+            _ => message,
+        };
+        let message = match message.split_once(": ") {
+            Some((m, _)) if m == "Cannot parse" => m,
+            _ => message,
+        };
+        return Some(item(tool, "error", file, message));
+    }
+    None
+}
 
 /// `black --check`, `prettier --check`, `cargo fmt --check`: one item per file that would be
 /// reformatted (rustfmt prints a `Diff in` per hunk: the file is the item, once).
@@ -469,6 +569,12 @@ fn formatters(text: &str) -> Option<Vec<FailureItem>> {
     let mut out: Vec<FailureItem> = Vec::new();
     for line in text.lines() {
         let line = line.trim_end();
+        if let Some(it) = formatter_error(line) {
+            if !out.contains(&it) {
+                out.push(it);
+            }
+            continue;
+        }
         for (tool, prefix, message) in FORMATTER_LINES {
             let Some(rest) = line.strip_prefix(prefix) else {
                 continue;

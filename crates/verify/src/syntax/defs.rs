@@ -120,9 +120,16 @@ fn js_defined(p: &Parsed<'_>, n: Node<'_>) -> Vec<String> {
                 return Vec::new();
             };
             let text = p.text(left);
+            let right = a.child_by_field_name("right");
+            // `module.exports = function add(…) {…}`, `module.exports = { add, mul: … }`
+            if text == "module.exports"
+                && let Some(r) = right
+            {
+                return js_module_exports(p, r);
+            }
             let is_exports = left.kind() == "member_expression"
                 && (text.starts_with("exports.") || text.starts_with("module.exports."));
-            let is_fn = a.child_by_field_name("right").is_some_and(|r| {
+            let is_fn = right.is_some_and(|r| {
                 matches!(
                     r.kind(),
                     "arrow_function" | "function_expression" | "function" | "identifier"
@@ -136,6 +143,36 @@ fn js_defined(p: &Parsed<'_>, n: Node<'_>) -> Vec<String> {
                 Vec::new()
             }
         }
+        _ => Vec::new(),
+    }
+}
+
+/// The functions a CommonJS module's whole `module.exports` gives by name: a named function
+/// (`function add(…)`, called by its name by the probe), or an object's members that are
+/// functions or names (`{ add, mul: mul, sub: (a, b) => a - b }`).
+fn js_module_exports(p: &Parsed<'_>, value: Node<'_>) -> Vec<String> {
+    let is_fn = |v: Node<'_>| {
+        matches!(
+            v.kind(),
+            "arrow_function" | "function_expression" | "function" | "identifier"
+        )
+    };
+    match value.kind() {
+        "function_expression" | "function" | "generator_function" => {
+            name_of(p, value).into_iter().collect()
+        }
+        "object" => named_children(value)
+            .into_iter()
+            .filter_map(|m| match m.kind() {
+                "shorthand_property_identifier" => Some(p.text(m).to_owned()),
+                "pair" if m.child_by_field_name("value").is_some_and(is_fn) => m
+                    .child_by_field_name("key")
+                    .filter(|k| k.kind() == "property_identifier")
+                    .map(|k| p.text(k).to_owned()),
+                "method_definition" => name_of(p, m),
+                _ => None,
+            })
+            .collect(),
         _ => Vec::new(),
     }
 }
@@ -155,6 +192,22 @@ mod tests {
         assert_eq!(
             top_level_functions(Lang::JavaScript, js).unwrap(),
             vec!["add", "mul", "sub", "div"]
+        );
+        // CommonJS: the whole `module.exports` a named function, or an object of them.
+        let js = "module.exports = function add(a, b) {\n  return a + b;\n};\n";
+        assert_eq!(
+            top_level_functions(Lang::JavaScript, js).unwrap(),
+            vec!["add"]
+        );
+        let js = "const add = require('./lib/add');\nfunction mul(a, b) { return a * b; }\nmodule.exports = { add, mul, sub: (a, b) => a - b, div(a, b) { return a / b; }, n: 3 };\n";
+        assert_eq!(
+            top_level_functions(Lang::JavaScript, js).unwrap(),
+            vec!["mul", "add", "sub", "div"]
+        );
+        assert!(
+            top_level_functions(Lang::JavaScript, "module.exports = function (a) {};\n")
+                .unwrap()
+                .is_empty()
         );
         let sh = "add() {\n  echo $(($1 + $2))\n}\nfunction mul {\n  echo $(($1 * $2))\n}\necho loaded\n";
         assert_eq!(

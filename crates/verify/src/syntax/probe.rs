@@ -32,6 +32,11 @@ pub struct Probe {
     /// For a method: the object it is called on, as the tests build it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub receiver: Option<Receiver>,
+    /// The test asserts only the answer's truth (`assertTrue(f(x))`, `assert.ok(f(x))`,
+    /// `expect(f(x)).toBeTruthy()`): `expected` is `true` or `false`, and an answer of another
+    /// type meets it by its truth in the language of the test.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub truthy: bool,
 }
 
 /// The object a probed method is called on: a class built with literal arguments
@@ -96,6 +101,8 @@ enum Seen {
         expected: Literal,
         line: usize,
         recv: Option<Recv>,
+        /// Only the answer's truth is asserted ([`Probe::truthy`]).
+        truthy: bool,
     },
     Other(String),
 }
@@ -154,6 +161,7 @@ pub fn extract_probes_reading(
                         expected,
                         line,
                         recv,
+                        truthy,
                     } => {
                         found += 1;
                         out.probes.push(Probe {
@@ -167,6 +175,7 @@ pub fn extract_probes_reading(
                                 args: r.args,
                                 before: r.before,
                             }),
+                            truthy,
                         });
                     }
                     Seen::Other(t) => others.push(t),
@@ -262,6 +271,7 @@ fn pair(p: &Parsed<'_>, a: Node<'_>, b: Node<'_>, env: &Env, at: Node<'_>) -> Op
                 expected,
                 line: line(at),
                 recv,
+                truthy: false,
             });
         }
     }
@@ -325,6 +335,59 @@ fn unwrap_parens(mut node: Node<'_>) -> Node<'_> {
         }
     }
     node
+}
+
+/// `node` without its negations (`not x`, `!x`, parentheses): the inner node and whether an
+/// odd number of them was taken off.
+fn without_not<'t>(p: &Parsed<'_>, node: Node<'t>) -> (Node<'t>, bool) {
+    let mut node = unwrap_parens(node);
+    let mut negated = false;
+    loop {
+        let inner = match node.kind() {
+            "not_operator" => node.child_by_field_name("argument"),
+            "unary_expression"
+                if node
+                    .child(0)
+                    .is_some_and(|o| !o.is_named() && p.text(o) == "!") =>
+            {
+                node.child_by_field_name("argument")
+                    .or_else(|| node.child_by_field_name("operand"))
+                    .or_else(|| named_children(node).first().copied())
+            }
+            _ => None,
+        };
+        match inner {
+            Some(i) => {
+                node = unwrap_parens(i);
+                negated = !negated;
+            }
+            None => return (node, negated),
+        }
+    }
+}
+
+/// A truth assertion on a call (`assertTrue(f(x))`, `assert.ok(!f(x))`, Rust's
+/// `assert!(f(x))`): the call with literal arguments, expected to answer `want` (negations
+/// inside `assertion` taken into account). `truthy`: the test holds for any answer of that
+/// truth (Python, JavaScript); else only for the boolean itself (Go, Rust: typed).
+fn truth(
+    p: &Parsed<'_>,
+    assertion: Node<'_>,
+    want: bool,
+    truthy: bool,
+    env: &Env,
+    at: Node<'_>,
+) -> Option<Seen> {
+    let (call, negated) = without_not(p, assertion);
+    let (callee, args, recv) = call_literal(p, call, env)?;
+    Some(Seen::Probe {
+        callee,
+        args,
+        expected: Literal::Bool(want != negated),
+        line: line(at),
+        recv,
+        truthy,
+    })
 }
 
 // ---------------------------------------------------------------- objects (methods)
@@ -579,6 +642,7 @@ fn settle_receivers(p: &Parsed<'_>, body: Node<'_>, seen: Vec<Seen>) -> Vec<Seen
                 expected,
                 line,
                 recv: Some(mut r),
+                truthy,
             } if r.local.is_some() => {
                 let name = r.local.clone().unwrap_or_default();
                 if !replayable.contains(&&name) {
@@ -596,6 +660,7 @@ fn settle_receivers(p: &Parsed<'_>, body: Node<'_>, seen: Vec<Seen>) -> Vec<Seen
                     expected,
                     line,
                     recv: Some(r),
+                    truthy,
                 }
             }
             other => other,
@@ -869,6 +934,10 @@ fn python_assertion(p: &Parsed<'_>, n: Node<'_>, env: &Env) -> Option<Seen> {
                     return Some(s);
                 }
             }
+            // `assert is_leap(2000)`, `assert not is_leap(1900)`
+            if let Some(s) = truth(p, expr, true, true, env, n) {
+                return Some(s);
+            }
             Some(Seen::Other(p.text(n).to_string()))
         }
         "call" => {
@@ -898,6 +967,12 @@ fn python_assertion(p: &Parsed<'_>, n: Node<'_>, env: &Env) -> Option<Seen> {
             if equality
                 && args.len() >= 2
                 && let Some(s) = pair(p, args[0], args[1], env, n)
+            {
+                return Some(s);
+            }
+            // `self.assertTrue(is_leap(2000))`, `self.assertFalse(is_leap(1900))`
+            if let ("assertTrue" | "assertFalse", Some(a)) = (method, args.first())
+                && let Some(s) = truth(p, *a, method == "assertTrue", true, env, n)
             {
                 return Some(s);
             }
@@ -1188,15 +1263,18 @@ fn js_assertion(p: &Parsed<'_>, n: Node<'_>, env: &Env) -> Option<Seen> {
         }
         if matches!(method, "ok")
             && let Some(a) = args.first()
-            && let Some(s) = js_binary_eq(p, *a, env, n)
+            && let Some(s) =
+                js_binary_eq(p, *a, env, n).or_else(|| truth(p, *a, true, true, env, n))
         {
             return Some(s);
         }
         return Some(Seen::Other(p.text(n).to_string()));
     }
     if ftext == "assert" {
+        // `assert(a === b)`, `assert(isLeap(2000))`
         if let Some(a) = args.first()
-            && let Some(s) = js_binary_eq(p, *a, env, n)
+            && let Some(s) =
+                js_binary_eq(p, *a, env, n).or_else(|| truth(p, *a, true, true, env, n))
         {
             return Some(s);
         }
@@ -1228,6 +1306,12 @@ fn js_assertion(p: &Parsed<'_>, n: Node<'_>, env: &Env) -> Option<Seen> {
             return None;
         }
         let actual = *named_children(obj.child_by_field_name("arguments")?).first()?;
+        // `expect(isLeap(2000)).toBeTruthy()`, `expect(isLeap(1900)).not.toBeTruthy()`
+        if let "toBeTruthy" | "toBeFalsy" | "ok" = prop
+            && let Some(s) = truth(p, actual, (prop != "toBeFalsy") != negated, true, env, n)
+        {
+            return Some(s);
+        }
         if !negated {
             let expected = match prop {
                 "toBe" | "toEqual" | "toStrictEqual" | "equal" | "equals" | "eql" => {
@@ -1245,6 +1329,7 @@ fn js_assertion(p: &Parsed<'_>, n: Node<'_>, env: &Env) -> Option<Seen> {
                     expected,
                     line: line(n),
                     recv,
+                    truthy: false,
                 });
             }
             // `expect(id).toEqual(hashids.encode(numbers))`: the call on the other side.
@@ -1529,6 +1614,7 @@ fn go_assertion<'t>(
                                 expected,
                                 line: line(n),
                                 recv,
+                                truthy: false,
                             });
                         }
                     }
@@ -1557,6 +1643,11 @@ fn go_assertion<'t>(
                 || body_text.contains("t.Fatal")
                 || body_text.contains("panic(")
             {
+                // `if !IsLeap(2000) { t.Error(…) }`: the test fails when the call's `bool` is
+                // not the other one
+                if let Some(s) = truth(p, cond, false, false, env, n) {
+                    return Some(s);
+                }
                 return Some(Seen::Other(p.text(cond).to_string()));
             }
             None
@@ -1835,7 +1926,8 @@ fn rust_assertion(p: &Parsed<'_>, n: Node<'_>, env: &Env) -> Option<Seen> {
                     _ => None,
                 }
             } else {
-                None
+                // `assert!(is_leap(2000))`, `assert!(!is_leap(1900))`: a `bool`, exactly
+                truth(&re, e, true, false, env, n)
             }
         }
         _ => None,
@@ -1846,6 +1938,7 @@ fn rust_assertion(p: &Parsed<'_>, n: Node<'_>, env: &Env) -> Option<Seen> {
             callee,
             args,
             expected,
+            truthy,
             ..
         }) => Some(Seen::Probe {
             callee,
@@ -1853,6 +1946,7 @@ fn rust_assertion(p: &Parsed<'_>, n: Node<'_>, env: &Env) -> Option<Seen> {
             expected,
             line: line(n),
             recv: None,
+            truthy,
         }),
         _ => other,
     }
@@ -1995,6 +2089,7 @@ fn shell_test_probe(
                 expected,
                 line: line(n),
                 receiver: None,
+                truthy: false,
             });
         }
     }
@@ -2049,5 +2144,6 @@ fn shell_helper_probe(
         expected,
         line: line(n),
         receiver: None,
+        truthy: false,
     })
 }

@@ -25,6 +25,7 @@ fn probe(test: &str, callee: &str, args: Vec<Literal>, expected: Literal) -> Pro
         expected,
         line: 1,
         receiver: None,
+        truthy: false,
     }
 }
 
@@ -511,6 +512,13 @@ fn python_probes_read_asserts_unittest_parametrize_and_loops() {
         ("test_loop[0]", "add", vec![int(1), int(1)], int(2)),
         ("test_loop[1]", "add", vec![int(4), int(5)], int(9)),
         ("CalcTest.test_add", "add", vec![int(2), int(3)], int(5)),
+        // A truth assertion on a call is a probe (session 15; it was not probed before).
+        (
+            "CalcTest.test_truthy",
+            "add",
+            vec![int(1), int(1)],
+            Literal::Bool(true),
+        ),
     ];
     let want: Vec<_> = want
         .into_iter()
@@ -519,7 +527,8 @@ fn python_probes_read_asserts_unittest_parametrize_and_loops() {
     assert_eq!(got, want);
     let all = extract_probes(Lang::Python, PY_TESTS).unwrap();
     let not: Vec<&str> = all.not_probed.iter().map(|n| n.test.as_str()).collect();
-    assert_eq!(not, vec!["test_not_call_shaped", "CalcTest.test_truthy"]);
+    assert_eq!(not, vec!["test_not_call_shaped"]);
+    assert!(all.probes.last().is_some_and(|p| p.truthy));
     assert!(all.not_probed[0].reason.contains("isinstance"));
     assert_eq!(all.probes[0].line, 11);
 }
@@ -1827,4 +1836,64 @@ fn the_tested_inputs_singled_out_are_answers_shaped_to_the_tests() {
         )
         .is_empty()
     );
+}
+
+/// Truth assertions on a call (issue 33: `self.assertTrue(is_leap(2000))` was no probe, so an
+/// honest fix tested only so was "proved only inside the test runner"): the call with `true`
+/// or `false` expected; Python and JavaScript assert the answer's truth, Go and Rust a `bool`.
+#[test]
+fn truth_assertions_on_a_call_are_probes() {
+    let truths = |lang: Lang, src: &str| -> Vec<(String, Vec<Literal>, Literal, bool)> {
+        extract_probes(lang, src)
+            .unwrap()
+            .probes
+            .into_iter()
+            .map(|p| (p.callee, p.args, p.expected, p.truthy))
+            .collect()
+    };
+    let b = Literal::Bool;
+    let py = "import unittest\nfrom leap import is_leap\n\nclass LeapTest(unittest.TestCase):\n    def test_plain(self):\n        self.assertTrue(is_leap(2024))\n        self.assertFalse(is_leap(2023))\n        self.assertTrue(not is_leap(1900))\n\ndef test_pytest():\n    assert is_leap(2000)\n    assert not is_leap(2100)\n    assert (not (is_leap(1700)))\n";
+    assert_eq!(
+        truths(Lang::Python, py),
+        vec![
+            ("is_leap".into(), vec![int(2024)], b(true), true),
+            ("is_leap".into(), vec![int(2023)], b(false), true),
+            ("is_leap".into(), vec![int(1900)], b(false), true),
+            ("is_leap".into(), vec![int(2000)], b(true), true),
+            ("is_leap".into(), vec![int(2100)], b(false), true),
+            ("is_leap".into(), vec![int(1700)], b(false), true),
+        ]
+    );
+    let js = "const test = require('node:test');\nconst assert = require('node:assert');\ntest('leap', () => {\n  assert.ok(isLeap(2024));\n  assert.ok(!isLeap(2023));\n  assert(isLeap(2000));\n  expect(isLeap(1900)).toBeFalsy();\n  expect(isLeap(1600)).toBeTruthy();\n  expect(isLeap(1800)).not.toBeTruthy();\n  expect(isLeap(2400)).toBe(true);\n});\n";
+    assert_eq!(
+        truths(Lang::JavaScript, js),
+        vec![
+            ("isLeap".into(), vec![int(2024)], b(true), true),
+            ("isLeap".into(), vec![int(2023)], b(false), true),
+            ("isLeap".into(), vec![int(2000)], b(true), true),
+            ("isLeap".into(), vec![int(1900)], b(false), true),
+            ("isLeap".into(), vec![int(1600)], b(true), true),
+            ("isLeap".into(), vec![int(1800)], b(false), true),
+            ("isLeap".into(), vec![int(2400)], b(true), false),
+        ]
+    );
+    let rs = "#[test]\nfn leap() {\n    assert!(is_leap(2000));\n    assert!(!is_leap(1900));\n}\n";
+    assert_eq!(
+        truths(Lang::Rust, rs),
+        vec![
+            ("is_leap".into(), vec![int(2000)], b(true), false),
+            ("is_leap".into(), vec![int(1900)], b(false), false),
+        ]
+    );
+    let go = "package leap\n\nimport \"testing\"\n\nfunc TestLeap(t *testing.T) {\n\tif !IsLeap(2000) {\n\t\tt.Error(\"2000\")\n\t}\n\tif IsLeap(1900) {\n\t\tt.Fatal(\"1900\")\n\t}\n}\n";
+    assert_eq!(
+        truths(Lang::Go, go),
+        vec![
+            ("IsLeap".into(), vec![int(2000)], b(true), false),
+            ("IsLeap".into(), vec![int(1900)], b(false), false),
+        ]
+    );
+    // A truth assertion on what is no call with literal arguments stays no probe.
+    let py = "def test_x():\n    assert ready\n    assert is_leap(year)\n";
+    assert!(truths(Lang::Python, py).is_empty());
 }

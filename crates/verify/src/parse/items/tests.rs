@@ -137,6 +137,53 @@ const ROWS: &[(&str, &str, &str, &[&str])] = &[
         ],
     ),
     (
+        "lint/ruff-format-concise.stdout",
+        "stdout",
+        "",
+        &[
+            "ruff invalid-syntax bad.py: Expected a parameter or the end of the parameter list",
+            "ruff unformatted other.py: File would be reformatted",
+        ],
+    ),
+    (
+        "lint/ruff-format-syntax.stdout",
+        "stdout",
+        "",
+        &[
+            "ruff invalid-syntax bad.py: Expected a parameter or the end of the parameter list",
+            "ruff unformatted other.py: File would be reformatted",
+        ],
+    ),
+    (
+        "lint/ruff-syntax.stdout",
+        "stdout",
+        "",
+        &[
+            "ruff F401 a.py: `os` imported but unused",
+            "ruff invalid-syntax bad.py: Expected a parameter or the end of the parameter list",
+            "ruff invalid-syntax bad.py: Expected `)`, found newline",
+        ],
+    ),
+    (
+        "lint/black-syntax.stderr",
+        "stderr",
+        "/tmp/fmtfx2/py",
+        &[
+            "black error bad.py: cannot parse",
+            "black unformatted other.py: would reformat",
+        ],
+    ),
+    (
+        "lint/prettier-syntax.stderr",
+        "stderr",
+        "",
+        &[
+            "prettier error bad.js: SyntaxError: Unexpected token",
+            "prettier unformatted c.js: code style issues",
+            "prettier unformatted other.js: code style issues",
+        ],
+    ),
+    (
         "lint/cargo-fmt.stdout",
         "stdout",
         "/tmp/fmtfx/rs",
@@ -174,6 +221,47 @@ fn real_tool_output_into_items() {
             .collect();
         assert_eq!(got, *want, "{name}");
     }
+}
+
+/// `prettier --list-different` prints bare paths: read as files only when the check's command
+/// is that (a bare path in any other output is not an item), its syntax errors on stderr too.
+#[test]
+fn a_listing_formatter_is_read_by_its_command() {
+    let (out, err) = (
+        fx("lint/prettier-list.stdout"),
+        fx("lint/prettier-list.stderr"),
+    );
+    let lines = |items: Option<Vec<FailureItem>>| -> Vec<String> {
+        items
+            .unwrap_or_default()
+            .iter()
+            .map(|i| format!("{} {} {}: {}", i.tool, i.rule, i.file, i.message))
+            .collect()
+    };
+    for command in [
+        "npx prettier --list-different .",
+        "node_modules/.bin/prettier -l src",
+    ] {
+        assert_eq!(
+            lines(check_items(command, &out, &err, "", None)),
+            [
+                "prettier error bad.js: SyntaxError: Unexpected token",
+                "prettier unformatted c.js: code style issues",
+                "prettier unformatted other.js: code style issues",
+            ],
+            "{command}"
+        );
+    }
+    assert_eq!(
+        lines(check_items("prettier --check .", &out, &err, "", None)),
+        ["prettier error bad.js: SyntaxError: Unexpected token"]
+    );
+    assert_eq!(check_items("./list-files.sh", &out, "", "", None), None);
+    // Absolute paths under the check's directory are made relative.
+    assert_eq!(
+        lines(check_items("prettier -l /r", "/r/a.js\n", "", "/r", None)),
+        ["prettier unformatted a.js: code style issues"]
+    );
 }
 
 #[test]
