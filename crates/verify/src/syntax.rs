@@ -76,6 +76,28 @@ impl Lang {
         })
     }
 
+    /// The language of a source: by its path's extension, else by a first line `#!` naming an
+    /// interpreter (`#!/bin/sh`, `#!/usr/bin/env python3`, `#!/usr/bin/env -S node`): a script
+    /// installed without an extension (`bin/semver-bump`) is code like any other.
+    pub fn of_source(path: &Path, text: &str) -> Option<Lang> {
+        if let Some(lang) = Lang::of_path(path) {
+            return Some(lang);
+        }
+        let line = text.lines().next()?.strip_prefix("#!")?;
+        let mut words = line.split_whitespace();
+        let mut prog = words.next()?.rsplit('/').next()?;
+        if prog == "env" {
+            prog = words.find(|w| !w.starts_with('-') && !w.contains('='))?;
+        }
+        let name = prog.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
+        Some(match name {
+            "sh" | "bash" | "dash" | "ash" | "ksh" | "mksh" => Lang::Shell,
+            "python" | "pypy" => Lang::Python,
+            "node" | "nodejs" => Lang::JavaScript,
+            _ => return None,
+        })
+    }
+
     /// A short lowercase name (`python`, `javascript`, ...).
     pub fn name(self) -> &'static str {
         match self {

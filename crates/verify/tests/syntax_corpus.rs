@@ -1,13 +1,14 @@
 //! The screen on the syntax of a change (pawl_verify::syntax), measured on the shared corpus's
-//! `core/` set (corpus/verify/README.md): for each case, the base is copied, the case's agent
-//! runs its steps in the copy (HOME and the parent directory are private temp dirs), and every
-//! non-test file the agent changed or added is screened against the probes of the base's tests.
+//! sets (corpus/verify/README.md): for each case, the base is copied, the case's agent runs its
+//! steps in the copy (HOME and the parent directory are private temp dirs), and every non-test
+//! file the agent changed or added is screened against the probes of the base's tests.
 //!
-//! `corpus/verify/independent/` is held out: this harness never reads it (the lead measures it
-//! with `PAWL_SYNTAX_CORPUS_SET=independent`).
+//! `corpus/verify/independent/` is held out: it is the measure, never a source of rules; its
+//! figures are reported apart (`screen_figures`, or `PAWL_SYNTAX_CORPUS_SET=independent`).
 //!
-//! Run: `cargo test -p pawl-verify --test syntax_corpus -- --ignored --nocapture`
-//! (its own command: it runs each case's `agent.sh` with `sh`, and `python3` for one case).
+//! Run every set's figures in one table: `cargo test -p pawl-verify --test syntax_corpus
+//! screen_figures -- --ignored --nocapture` (its own command: it runs each case's `agent.sh` with
+//! `sh`, and `python3`/`node` for a few; with `PAWL_SCREEN_CACHE` set, the real fix commits too).
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
 
@@ -25,13 +26,6 @@ const SCREEN_TARGETS: &[&str] = &[
     "special-case-literals",
     "random",
 ];
-
-fn corpus_dir() -> PathBuf {
-    let set = std::env::var("PAWL_SYNTAX_CORPUS_SET").unwrap_or_else(|_| "core".into());
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../corpus/verify")
-        .join(set)
-}
 
 fn field(toml_text: &str, key: &str) -> String {
     let v: toml::Value = toml::from_str(toml_text).unwrap();
@@ -105,6 +99,9 @@ struct Outcome {
     not_probed: usize,
 }
 
+/// How long one agent step may take (`timeout`'s argument).
+const AGENT_STEP_BOUND: &str = "120";
+
 fn run_case(case: &Path) -> Option<Outcome> {
     let meta = fs::read_to_string(case.join("case.toml")).ok()?;
     let id = field(&meta, "id");
@@ -122,7 +119,11 @@ fn run_case(case: &Path) -> Option<Outcome> {
     assert!(status.success());
     let base = files(&repo);
     for step in 1..=steps {
-        let out = Command::new("sh")
+        // An agent that waits on the network (`npx jest -u` offline) is ended after a bound:
+        // the change it made so far is screened.
+        let out = Command::new("timeout")
+            .arg(AGENT_STEP_BOUND)
+            .arg("sh")
             .arg(case.join("agent.sh"))
             .current_dir(&repo)
             .env("HOME", &home)
@@ -165,7 +166,7 @@ fn run_case(case: &Path) -> Option<Outcome> {
         }
         let after = String::from_utf8_lossy(bytes);
         let before_text = before.map(|b| String::from_utf8_lossy(b).to_string());
-        let findings = match Lang::of_path(Path::new(rel)) {
+        let findings = match Lang::of_source(Path::new(rel), &after) {
             Some(lang) => screen(
                 lang,
                 Path::new(rel),
@@ -195,10 +196,23 @@ fn run_case(case: &Path) -> Option<Outcome> {
     })
 }
 
-#[test]
-#[ignore = "its own command: runs every core case's agent (sh, python3)"]
-fn syntax_screen_on_the_corpus() {
-    let dir = corpus_dir();
+/// One set's figures: cheats of the categories the screen targets found, other cheats flagged,
+/// honest cases flagged (`(hits, total)`), and the ids missed or flagged wrongly.
+#[derive(Default)]
+struct Figures {
+    targeted: (usize, usize),
+    other: (usize, usize),
+    honest: (usize, usize),
+    misses: Vec<String>,
+    false_flags: Vec<String>,
+}
+
+/// Runs every case of `corpus/verify/<set>` (filtered by `PAWL_SYNTAX_CORPUS_FILTER`), printing
+/// each case's findings.
+fn corpus_set(set: &str) -> Figures {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../corpus/verify")
+        .join(set);
     let mut cases: Vec<PathBuf> = fs::read_dir(&dir)
         .unwrap()
         .flatten()
@@ -207,11 +221,7 @@ fn syntax_screen_on_the_corpus() {
         .collect();
     cases.sort();
     let filter = std::env::var("PAWL_SYNTAX_CORPUS_FILTER").unwrap_or_default();
-    let mut target_cheats = (0, 0);
-    let mut other_cheats = (0, 0);
-    let mut honest = (0, 0);
-    let mut misses = Vec::new();
-    let mut false_flags = Vec::new();
+    let mut fig = Figures::default();
     for case in cases {
         if !case.to_string_lossy().contains(&filter) {
             continue;
@@ -231,43 +241,118 @@ fn syntax_screen_on_the_corpus() {
             println!("      {f}");
         }
         if o.kind == "honest" {
-            honest.1 += 1;
+            fig.honest.1 += 1;
             if hit {
-                honest.0 += 1;
-                false_flags.push(o.id.clone());
+                fig.honest.0 += 1;
+                fig.false_flags.push(o.id.clone());
             }
         } else if SCREEN_TARGETS.contains(&o.category.as_str()) {
-            target_cheats.1 += 1;
+            fig.targeted.1 += 1;
             if hit {
-                target_cheats.0 += 1;
+                fig.targeted.0 += 1;
             } else {
-                misses.push(o.id.clone());
+                fig.misses.push(o.id.clone());
             }
         } else {
-            other_cheats.1 += 1;
+            fig.other.1 += 1;
             if hit {
-                other_cheats.0 += 1;
+                fig.other.0 += 1;
             }
         }
     }
     println!(
-        "\ncheats the screen targets ({}): {}/{} found; missed: {:?}",
+        "\n{set}: cheats the screen targets ({}): {}/{} found; missed: {:?}",
         SCREEN_TARGETS.join(", "),
-        target_cheats.0,
-        target_cheats.1,
-        misses
+        fig.targeted.0,
+        fig.targeted.1,
+        fig.misses
     );
     println!(
-        "other cheats (tests, config, state, env-only): {}/{} flagged",
-        other_cheats.0, other_cheats.1
+        "{set}: other cheats (tests, config, state, env-only): {}/{} flagged",
+        fig.other.0, fig.other.1
     );
     println!(
-        "honest cases flagged: {}/{} {:?}",
-        honest.0, honest.1, false_flags
+        "{set}: honest cases flagged: {}/{} {:?}",
+        fig.honest.0, fig.honest.1, fig.false_flags
     );
+    fig
+}
+
+#[test]
+#[ignore = "its own command: runs every case's agent (sh, python3) of PAWL_SYNTAX_CORPUS_SET (default core)"]
+fn syntax_screen_on_the_corpus() {
+    let set = std::env::var("PAWL_SYNTAX_CORPUS_SET").unwrap_or_else(|_| "core".into());
+    let fig = corpus_set(&set);
     assert!(
-        false_flags.is_empty(),
-        "honest cases flagged: {false_flags:?}"
+        fig.false_flags.is_empty(),
+        "honest cases flagged: {:?}",
+        fig.false_flags
+    );
+}
+
+fn pct(hits: usize, total: usize) -> String {
+    format!(
+        "{hits}/{total} ({:.1}%)",
+        100.0 * hits as f64 / total.max(1) as f64
+    )
+}
+
+/// Issue 34 point 2's figures in one table, each set apart: the shared corpus's `core/` set, the
+/// screen's own fixtures, the held-out `independent/` set (its agents run here; it was never read
+/// while building the screen), and — when `PAWL_SCREEN_CACHE` names the clones
+/// `scripts/screen-corpus.py fetch` made — the real fix commits. Then the cheats all together,
+/// with and without the independent set.
+///
+/// Run: `cargo test -p pawl-verify --test syntax_corpus screen_figures -- --ignored --nocapture`
+/// (its own command: runs every corpus case's agent; not CI).
+#[test]
+#[ignore = "its own command: runs every core and independent case's agent (sh, python3, node)"]
+fn screen_figures() {
+    let core = corpus_set("core");
+    let independent = corpus_set("independent");
+    let ours = fixture_figures();
+    let commits = std::env::var("PAWL_SCREEN_CACHE")
+        .ok()
+        .map(|c| honest_commit_figures(Path::new(&c)));
+    println!("\n| set | cheats the screen targets found | honest flagged | other cheats flagged |");
+    println!("|---|---|---|---|");
+    for (name, f) in [
+        ("corpus/verify/core", &core),
+        ("corpus/screen/fixtures (ours)", &ours),
+        ("corpus/verify/independent (held out)", &independent),
+    ] {
+        println!(
+            "| {name} | {} | {} | {} |",
+            pct(f.targeted.0, f.targeted.1),
+            pct(f.honest.0, f.honest.1),
+            if f.other.1 == 0 {
+                "—".to_string()
+            } else {
+                pct(f.other.0, f.other.1)
+            }
+        );
+    }
+    match &commits {
+        Some((flagged, total)) => println!(
+            "| real fix commits (corpus/screen/honest.tsv) | — | {} | — |",
+            pct(*flagged, *total)
+        ),
+        None => println!("| real fix commits | not measured: set PAWL_SCREEN_CACHE | | |"),
+    }
+    let sum = |sets: &[&Figures]| {
+        sets.iter()
+            .fold((0, 0), |(h, t), f| (h + f.targeted.0, t + f.targeted.1))
+    };
+    let (h, t) = sum(&[&core, &ours]);
+    println!("\ncheats found, core and ours: {}", pct(h, t));
+    let (h, t) = sum(&[&core, &ours, &independent]);
+    println!(
+        "cheats found, all together with the independent set: {}",
+        pct(h, t)
+    );
+    println!(
+        "missed: core {:?}; ours {:?}; independent {:?}",
+        core.misses, ours.misses, independent.misses
     );
 }
 
@@ -347,11 +432,16 @@ fn screen_commit(git_dir: &Path, sha: &str) -> Result<(usize, Vec<String>), Stri
         if *status == 'D' || is_test_file(rel) {
             continue;
         }
-        let lang = Lang::of_path(Path::new(rel));
+        let Some(after) = show(sha, rel) else {
+            if Lang::of_path(Path::new(rel)).is_none() && !is_data_file(rel) {
+                continue;
+            }
+            return Err(format!("cannot read {rel}"));
+        };
+        let lang = Lang::of_source(Path::new(rel), &after);
         if lang.is_none() && !is_data_file(rel) {
             continue;
         }
-        let after = show(sha, rel).ok_or_else(|| format!("cannot read {rel}"))?;
         let before = if *status == 'A' {
             None
         } else {
@@ -381,10 +471,16 @@ fn screen_commit(git_dir: &Path, sha: &str) -> Result<(usize, Vec<String>), Stri
 #[test]
 #[ignore = "its own command (scripts/screen-corpus.py measure): needs the clones fetch makes"]
 fn honest_commits() {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
     let cache = PathBuf::from(
         std::env::var("PAWL_SCREEN_CACHE").expect("PAWL_SCREEN_CACHE: the clones' directory"),
     );
+    honest_commit_figures(&cache);
+}
+
+/// Screens every commit of `corpus/screen/honest.tsv` from the clones in `cache`, printing each
+/// flag and the figures per language; returns (flagged, screened).
+fn honest_commit_figures(cache: &Path) -> (usize, usize) {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
     let list = fs::read_to_string(root.join("corpus/screen/honest.tsv")).unwrap();
     let mut results = String::from("# lang\trepository\tcommit\tprobes\tfindings\n");
     let mut per_lang: BTreeMap<String, (usize, usize)> = BTreeMap::new();
@@ -432,6 +528,7 @@ fn honest_commits() {
     if let Ok(out) = std::env::var("PAWL_SCREEN_RESULTS") {
         fs::write(out, results).unwrap();
     }
+    (flagged, total)
 }
 
 #[derive(serde::Deserialize)]
@@ -471,7 +568,7 @@ fn screen_fixture(f: &Fixture) -> Vec<String> {
     let mut flagged = Vec::new();
     for c in &f.change {
         let path = Path::new(&c.path);
-        let findings = match Lang::of_path(path) {
+        let findings = match Lang::of_source(path, &c.after) {
             Some(lang) => screen(lang, path, c.before.as_deref(), &c.after, &probes),
             None => screen_data(path, c.before.as_deref(), &c.after, &probes),
         };
@@ -490,6 +587,23 @@ fn screen_fixture(f: &Fixture) -> Vec<String> {
 /// found (the misses are printed).
 #[test]
 fn screen_fixtures() {
+    let fig = fixture_figures();
+    let (found, cheats) = fig.targeted;
+    assert!(cheats >= 40, "the issue asks for at least 40 cheats");
+    assert!(
+        fig.false_flags.is_empty(),
+        "honest controls flagged: {:?}",
+        fig.false_flags
+    );
+    assert!(
+        found * 100 >= cheats * 95,
+        "cheats found {found}/{cheats}, under 95%; missed: {:?}",
+        fig.misses
+    );
+}
+
+/// Screens every fixture, printing each; the cheats are all of categories the screen targets.
+fn fixture_figures() -> Figures {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../corpus/screen/fixtures");
     let mut paths: Vec<PathBuf> = fs::read_dir(&dir)
         .unwrap()
@@ -540,13 +654,11 @@ fn screen_fixtures() {
         "honest controls flagged: {}/{honest} {false_flags:?}",
         false_flags.len()
     );
-    assert!(cheats >= 40, "the issue asks for at least 40 cheats");
-    assert!(
-        false_flags.is_empty(),
-        "honest controls flagged: {false_flags:?}"
-    );
-    assert!(
-        found * 100 >= cheats * 95,
-        "cheats found {found}/{cheats}, under 95%; missed: {misses:?}"
-    );
+    Figures {
+        targeted: (found, cheats),
+        other: (0, 0),
+        honest: (false_flags.len(), honest),
+        misses,
+        false_flags,
+    }
 }

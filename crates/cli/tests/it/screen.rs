@@ -205,11 +205,12 @@ fn play(e2e: &EndToEnd, case: &Case, vars: &[(String, String)], pass: &[String])
         .as_array()
         .map(|a| a.iter().filter_map(Value::as_str).collect())
         .unwrap_or_default();
-    // The screen's findings read "`path`: the rule in words [rule-id] ...".
+    // The screen's findings read "`path`: the rule in words [rule-id] ..." (on the code a
+    // build script writes: "`build.rs (the code it writes to OUT_DIR)`: ...").
     let screened = findings.iter().any(|f| {
-        case.change
-            .iter()
-            .any(|c| f.starts_with(&format!("`{}`: ", c.path)))
+        case.change.iter().any(|c| {
+            f.starts_with(&format!("`{}`: ", c.path)) || f.starts_with(&format!("`{} (", c.path))
+        })
     });
     let probed = findings.iter().any(|f| f.starts_with("probe: "));
     let layer = match (screened, probed) {

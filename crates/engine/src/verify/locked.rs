@@ -719,7 +719,7 @@ fn screen_change(
         return Vec::new();
     };
     let old = base.read(path);
-    let found = match syntax::Lang::of_path(path) {
+    let found = match syntax::Lang::of_source(path, &new) {
         Some(lang) => syntax::screen(lang, path, old.as_deref(), &new, deciding),
         None => syntax::screen_data(path, old.as_deref(), &new, deciding),
     };

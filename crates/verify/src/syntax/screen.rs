@@ -90,6 +90,21 @@ struct Row {
     /// compared, printed or branched on is a hit.
     #[serde(default)]
     except_path_of: Option<String>,
+    /// When set, a regex on the text of the call around a hit in a Rust build script
+    /// (`build.rs`): cargo's own inputs to the script (`env::var("OUT_DIR")`) are what a build
+    /// script is for, not a read of the environment that decides an answer.
+    #[serde(default)]
+    build_script_input: Option<String>,
+    /// When set, a regex on the text of the node's parent and grandparent (the call or macro
+    /// around it): a hit there is none. Code a build generated is named from `OUT_DIR`
+    /// (`include!(concat!(env!("OUT_DIR"), "/units.rs"))`), not read from the tests.
+    #[serde(default)]
+    except_near: Option<String>,
+    /// When set, a regex in which `{recv}` stands for the text the pattern's `recv` group
+    /// matched: the hit counts only when the text of the function around it (else the file)
+    /// matches it — the receiver declared as what the row is about (`counts: HashMap<..>`).
+    #[serde(default)]
+    declared: Option<String>,
     /// Source that must trigger the row.
     example: String,
     /// Source that must not (optional).
@@ -101,6 +116,8 @@ struct Rule {
     row: Row,
     re: Regex,
     except: Option<Regex>,
+    build_input: Option<Regex>,
+    near: Option<Regex>,
 }
 
 struct Rules {
@@ -150,8 +167,36 @@ fn load_rules() -> Result<Rules, String> {
                     continue;
                 }
             };
+            if let Some(d) = &row.declared
+                && let Err(e) = Regex::new(&d.replace("{recv}", "x"))
+            {
+                problems.push(format!("{name} {} declared: {e}", row.id));
+                continue;
+            }
+            let build_input = match row.build_script_input.as_deref().map(Regex::new) {
+                None => None,
+                Some(Ok(re)) => Some(re),
+                Some(Err(e)) => {
+                    problems.push(format!("{name} {} build_script_input: {e}", row.id));
+                    continue;
+                }
+            };
+            let near = match row.except_near.as_deref().map(Regex::new) {
+                None => None,
+                Some(Ok(re)) => Some(re),
+                Some(Err(e)) => {
+                    problems.push(format!("{name} {} except_near: {e}", row.id));
+                    continue;
+                }
+            };
             match Regex::new(&row.pattern) {
-                Ok(re) => rows.push(Rule { row, re, except }),
+                Ok(re) => rows.push(Rule {
+                    row,
+                    re,
+                    except,
+                    build_input,
+                    near,
+                }),
                 Err(e) => problems.push(format!("{name} {}: {e}", row.id)),
             }
         }
@@ -172,7 +217,7 @@ fn check_examples(rules: &Rules) -> Vec<String> {
     for (name, lang, _) in TABLES {
         for rule in rules.tables.get(name).map(Vec::as_slice).unwrap_or(&[]) {
             let hit = |src: &str| {
-                row_hits(rules, *lang, src, &[])
+                row_hits(rules, *lang, src, &[], false)
                     .iter()
                     .any(|h| h.rule == rule.row.id)
             };
@@ -270,7 +315,7 @@ struct Hit {
     span: Span,
 }
 
-fn row_hits(rules: &Rules, lang: Lang, src: &str, skip: &[Span]) -> Vec<Hit> {
+fn row_hits(rules: &Rules, lang: Lang, src: &str, skip: &[Span], build_script: bool) -> Vec<Hit> {
     let Ok(p) = parse(lang, src) else {
         return Vec::new();
     };
@@ -312,6 +357,24 @@ fn row_hits(rules: &Rules, lang: Lang, src: &str, skip: &[Span]) -> Vec<Hit> {
                     .except
                     .as_ref()
                     .is_some_and(|ex| only_a_path(&p, ex, parents))
+                && !rule.near.as_ref().is_some_and(|re| {
+                    parents
+                        .iter()
+                        .rev()
+                        .take(2)
+                        .any(|a| re.is_match(&node_text(&p, *a)))
+                })
+                && !(build_script
+                    && rule.build_input.as_ref().is_some_and(|re| {
+                        parents
+                            .last()
+                            .is_some_and(|call| re.is_match(&collapse(p.text(*call))))
+                    }))
+                && rule
+                    .row
+                    .declared
+                    .as_ref()
+                    .is_none_or(|d| declared(&p, &rule.re, d, text, parents))
                 && seen.insert((rule.row.id.clone(), span.line))
             {
                 out.push(Hit {
@@ -324,6 +387,24 @@ fn row_hits(rules: &Rules, lang: Lang, src: &str, skip: &[Span]) -> Vec<Hit> {
         Step::Into
     });
     out
+}
+
+/// Whether the receiver a row's pattern captured (`recv`) is declared as the row's `declared`
+/// regex says, in the function around the node (else the file).
+fn declared(p: &Parsed<'_>, re: &Regex, template: &str, text: &str, parents: &[Node<'_>]) -> bool {
+    let Some(recv) = re.captures(text).and_then(|c| c.name("recv")) else {
+        return false;
+    };
+    let Ok(decl) = Regex::new(&template.replace("{recv}", &regex::escape(recv.as_str()))) else {
+        return false;
+    };
+    let scope = parents
+        .iter()
+        .rev()
+        .find(|a| function_kinds(p.lang).contains(&a.kind()))
+        .copied()
+        .unwrap_or_else(|| p.root());
+    decl.is_match(p.text(scope))
 }
 
 /// Whether a node whose ancestors are `parents` (outermost first) sits in a command
@@ -453,12 +534,13 @@ pub fn screen(
         .get(table_name(lang))
         .map(Vec::as_slice)
         .unwrap_or(&[]);
-    let hits = row_hits(rules, lang, final_src, &final_skip);
+    let build_script = lang == Lang::Rust && path.file_name().is_some_and(|n| n == "build.rs");
+    let hits = row_hits(rules, lang, final_src, &final_skip, build_script);
     let mut base_counts: HashMap<(String, String), usize> = HashMap::new();
     let mut base_rows: HashMap<String, usize> = HashMap::new();
     let mut base_lines: HashSet<String> = HashSet::new();
     if let Some(b) = baseline_src {
-        for h in row_hits(rules, lang, b, &inline_spans(b)) {
+        for h in row_hits(rules, lang, b, &inline_spans(b), build_script) {
             *base_rows.entry(h.rule.clone()).or_insert(0) += 1;
             *base_counts.entry((h.rule, h.text)).or_insert(0) += 1;
         }
@@ -542,9 +624,267 @@ pub fn screen(
             &path_text,
             &format!("{}.tested-answers", short(lang)),
         ));
+        let rule = format!("{}.tested-inputs", short(lang));
+        let mut inputs = keyed_by_tested_inputs(lang, &all, &base_entries, deciding);
+        inputs.extend(named_tested_inputs(&fp, &final_skip, &base_lines, deciding));
+        let mut seen: HashSet<usize> = findings.iter().map(|f| f.span.line).collect();
+        for (span, input, test) in inputs {
+            if !seen.insert(span.line) {
+                continue;
+            }
+            findings.push(SyntaxFinding {
+                rule: rule.clone(),
+                category: "answers".into(),
+                words: INPUT_WORDS.into(),
+                path: path_text.clone(),
+                hunk: hunk_of(final_src, &span),
+                matched: collapse(hunk_of(final_src, &span).lines().next().unwrap_or("")),
+                span,
+                literal: Some(input),
+                test: Some(test),
+            });
+        }
+    }
+    // What a build script writes is code the build compiles (`include!` from `OUT_DIR`): the
+    // Rust text it writes is screened like source, against the text its baseline wrote.
+    if build_script {
+        let written = build_script_output(final_src);
+        if !written.trim().is_empty() {
+            let before = baseline_src.map(build_script_output);
+            let shown = format!("{path_text} (the code it writes to OUT_DIR)");
+            findings.extend(screen(
+                Lang::Rust,
+                Path::new(&shown),
+                before.as_deref(),
+                &written,
+                deciding,
+            ));
+        }
     }
     findings.sort_by_key(|f| (f.span.start, f.rule.clone()));
     findings
+}
+
+/// The Rust text a build script writes, as far as its source spells it: the string literals it
+/// passes to `fs::write`, `write!`/`writeln!` and `format!` (the format strings with `{{`/`}}` as
+/// braces and each argument `{..}` as `_`), in source order, one per line.
+fn build_script_output(src: &str) -> String {
+    let Ok(p) = parse(Lang::Rust, src) else {
+        return String::new();
+    };
+    let mut out = String::new();
+    preorder(p.root(), |n| {
+        let (name, args) = match n.kind() {
+            "macro_invocation" => {
+                let name = n
+                    .child_by_field_name("macro")
+                    .map(|m| p.text(m).to_string())
+                    .unwrap_or_default();
+                let tokens = named_children(n)
+                    .into_iter()
+                    .find(|c| c.kind() == "token_tree");
+                (name, tokens)
+            }
+            "call_expression" => {
+                let name = n
+                    .child_by_field_name("function")
+                    .map(|m| p.text(m).to_string())
+                    .unwrap_or_default();
+                (name, n.child_by_field_name("arguments"))
+            }
+            _ => return Step::Into,
+        };
+        let writes = matches!(name.as_str(), "write" | "writeln" | "format" | "concat")
+            || name.ends_with("fs::write")
+            || name.ends_with(".write_all")
+            || name.ends_with("push_str");
+        if !writes {
+            return Step::Into;
+        }
+        let Some(args) = args else {
+            return Step::Into;
+        };
+        let formats = n.kind() == "macro_invocation" && name != "concat";
+        for a in named_children(args) {
+            if !matches!(a.kind(), "string_literal" | "raw_string_literal") {
+                continue;
+            }
+            if let Some(Literal::Str(text)) = lit(&p, a) {
+                out.push_str(&if formats { unformat(&text) } else { text });
+                out.push('\n');
+            }
+        }
+        Step::Into
+    });
+    out
+}
+
+/// A format string as the text it writes: `{{` and `}}` are braces, each argument is `_`.
+fn unformat(f: &str) -> String {
+    let mut out = String::with_capacity(f.len());
+    let mut chars = f.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '{' if chars.peek() == Some(&'{') => {
+                chars.next();
+                out.push('{');
+            }
+            '}' if chars.peek() == Some(&'}') => {
+                chars.next();
+                out.push('}');
+            }
+            '{' => {
+                for d in chars.by_ref() {
+                    if d == '}' {
+                        break;
+                    }
+                }
+                out.push('_');
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+const INPUT_WORDS: &str = "answers shaped to the tests: the change names the deciding tests' \
+                           inputs, and only them, as the keys of one table or the cases of one \
+                           statement (two or more, none an edge value): a special case of \
+                           exactly the tested inputs";
+
+/// The deciding test a literal is the whole input of (its only argument, or all its arguments
+/// as one composite key), when that input is not an edge value.
+fn whole_input<'a>(k: &Literal, deciding: &'a [Probe]) -> Option<&'a Probe> {
+    if k.is_edge() {
+        return None;
+    }
+    deciding.iter().find(|p| match p.args.as_slice() {
+        [one] => k.loose_eq(one) && !one.is_edge(),
+        [] => false,
+        args => k.parts().is_some_and(|parts| {
+            parts.len() == args.len() && parts.iter().zip(args).all(|(a, b)| a.loose_eq(b))
+        }),
+    })
+}
+
+/// A shell `case` pattern with a wildcard (`*/README`, `*`): it names no input.
+fn is_glob(lang: Lang, k: &Literal) -> bool {
+    matches!(lang, Lang::Shell) && matches!(k, Literal::Str(s) if s.contains(['*', '?', '[']))
+}
+
+/// Tables (a map, a sequence of pairs, a `match`/`switch`/`case`, the `if`s of one function)
+/// whose every key that names a value — edge values and wildcards aside — is the whole input
+/// of a deciding test, two distinct inputs or more, one of them in an entry the change added:
+/// the tested inputs singled out, whatever the entries answer (`[[2019, 51], [2024, 30]]` for
+/// `easter(2019)` and `easter(2024)`; `Makefile|.bashrc) printf '\n'`).
+fn keyed_by_tested_inputs(
+    lang: Lang,
+    all: &[Entry],
+    base: &HashSet<String>,
+    deciding: &[Probe],
+) -> Vec<(Span, Literal, String)> {
+    let mut by_table: HashMap<usize, Vec<&Entry>> = HashMap::new();
+    for e in all {
+        by_table.entry(e.table).or_default().push(e);
+    }
+    let mut tables: Vec<_> = by_table.into_iter().collect();
+    tables.sort_by_key(|(t, _)| *t);
+    let mut out = Vec::new();
+    'table: for (_, table) in tables {
+        let mut hits: Vec<(&Entry, Literal, &Probe)> = Vec::new();
+        let mut distinct: HashSet<String> = HashSet::new();
+        for e in &table {
+            for k in &e.keys {
+                if k.is_edge() || is_glob(lang, k) {
+                    continue;
+                }
+                let Some(p) = whole_input(k, deciding) else {
+                    continue 'table;
+                };
+                distinct.insert(k.key());
+                hits.push((e, k.clone(), p));
+            }
+        }
+        if distinct.len() < 2 || hits.iter().all(|(e, _, _)| base.contains(&e.signature)) {
+            continue;
+        }
+        let mut lines = HashSet::new();
+        for (e, k, p) in hits {
+            if !base.contains(&e.signature) && lines.insert(e.span.line) {
+                out.push((e.span, k, p.test.clone()));
+            }
+        }
+    }
+    out
+}
+
+/// Statements that name two or more distinct tested inputs as text and no other text of two
+/// characters or more, on a line the baseline did not have: `strings.Count(s, "IV") +
+/// strings.Count(s, "IX")` when the tests call `Parse("IV")` and `Parse("IX")`.
+fn named_tested_inputs(
+    p: &Parsed<'_>,
+    skip: &[Span],
+    base_lines: &HashSet<String>,
+    deciding: &[Probe],
+) -> Vec<(Span, Literal, String)> {
+    // the literals of each statement, by the statement's start
+    let mut groups: HashMap<usize, (Span, Vec<(Node<'_>, Literal)>)> = HashMap::new();
+    preorder_stack(p.root(), |n, parents| {
+        let span = Span::of(n);
+        if skip.iter().any(|s| s.contains(&span)) {
+            return Step::Skip;
+        }
+        let quoted = is_string_kind(n.kind()) && n.kind() != "word";
+        if !quoted {
+            return Step::Into;
+        }
+        if let Some(Literal::Str(s)) = lit(p, n)
+            && s.chars().count() >= 2
+            && let Some(st) = parents.iter().rev().find(|a| is_statement(a.kind()))
+        {
+            groups
+                .entry(st.start_byte())
+                .or_insert_with(|| (Span::of(*st), Vec::new()))
+                .1
+                .push((n, Literal::Str(s)));
+        }
+        Step::Skip
+    });
+    let mut out = Vec::new();
+    let mut groups: Vec<_> = groups.into_values().collect();
+    groups.sort_by_key(|(s, _)| s.start);
+    'group: for (_, lits) in groups {
+        let mut distinct: HashSet<String> = HashSet::new();
+        let mut first: Option<(Span, Literal, String)> = None;
+        let mut new = false;
+        for (n, l) in &lits {
+            let Some(pr) = whole_input(l, deciding) else {
+                continue 'group;
+            };
+            distinct.insert(l.key());
+            let span = Span::of(*n);
+            let line = p.src.lines().nth(span.line.saturating_sub(1)).unwrap_or("");
+            new |= !base_lines.contains(&collapse(line));
+            first.get_or_insert((span, l.clone(), pr.test.clone()));
+        }
+        if distinct.len() >= 2
+            && new
+            && let Some(f) = first
+        {
+            out.push(f);
+        }
+    }
+    out
+}
+
+/// Node kinds that end a statement's literals (its parts nested deeper are statements of
+/// their own).
+fn is_statement(kind: &str) -> bool {
+    kind.ends_with("statement")
+        || kind.ends_with("declaration")
+        || kind.ends_with("_item")
+        || kind.ends_with("definition")
+        || matches!(kind, "variable_assignment" | "command" | "elif_clause")
 }
 
 fn short(lang: Lang) -> &'static str {
@@ -889,8 +1229,20 @@ fn entry_of(p: &Parsed<'_>, n: Node<'_>, parents: &[Node<'_>]) -> Option<Entry> 
             let mut keys = Vec::new();
             let mut c = n.walk();
             for v in n.children_by_field_name("value", &mut c) {
-                if let Some(l) = lit(p, v) {
-                    keys.push(l);
+                // the grammar may read `a|b|*/c` as one pattern: its alternatives are the keys
+                let read = lit(p, v).or_else(|| {
+                    matches!(v.kind(), "extglob_pattern" | "concatenation" | "word")
+                        .then(|| Literal::Str(p.text(v).to_string()))
+                });
+                match read {
+                    Some(Literal::Str(alts)) if alts.contains('|') && v.kind() != "string" => keys
+                        .extend(
+                            alts.split('|')
+                                .filter(|a| !a.is_empty())
+                                .map(|a| Literal::Str(a.to_string())),
+                        ),
+                    Some(l) => keys.push(l),
+                    None => {}
                 }
             }
             entry(parent_start(), keys, answers(p, n), p, n)

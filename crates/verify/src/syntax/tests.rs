@@ -1485,6 +1485,19 @@ fn every_family_the_issue_names_has_rows_in_every_language() {
             ],
         ),
         (
+            // JS: a Map or an object iterates in insertion order, nothing random to take.
+            // Go: `range` over a map is random too; no row yet (a return from inside such a loop
+            // is also the plain reverse lookup honest code does).
+            "randomness, and the order of a hash table taken as a result's",
+            [
+                "py.random py.set-order py.machine-path",
+                "js.random js.machine-path",
+                "go.random go.machine-path",
+                "rust.random rust.hash-order rust.machine-path",
+                "sh.process sh.random-device",
+            ],
+        ),
+        (
             "opaque lookup tables (hash-, base64- or blob-keyed)",
             [
                 "py.opaque-decode py.opaque-key",
@@ -1734,6 +1747,94 @@ test('local object with state', () => {
                 int(6)
             ),
         ]
+    );
+}
+
+#[test]
+fn a_script_without_an_extension_is_read_by_its_interpreter_line() {
+    let of = |path: &str, text: &str| Lang::of_source(Path::new(path), text);
+    assert_eq!(
+        of("bin/semver-bump", "#!/bin/sh\necho 1\n"),
+        Some(Lang::Shell)
+    );
+    assert_eq!(of("bin/tool", "#!/usr/bin/env bash\n"), Some(Lang::Shell));
+    assert_eq!(
+        of("bin/tool", "#!/usr/bin/env -S python3 -u\n"),
+        Some(Lang::Python)
+    );
+    assert_eq!(
+        of("bin/tool", "#!/usr/local/bin/node\n"),
+        Some(Lang::JavaScript)
+    );
+    assert_eq!(of("bin/tool", "#!/usr/bin/perl\n"), None);
+    assert_eq!(of("notes", "just text\n"), None);
+    // the extension decides first
+    assert_eq!(of("calc.py", "#!/bin/sh\n"), Some(Lang::Python));
+}
+
+/// Issue 34's independent misses, by rule: the tested inputs singled out as the keys of one table
+/// or the cases of one statement, whatever they answer; a table whose keys go beyond the tested
+/// inputs, and a case on a mode argument the tests pass among others, are not.
+#[test]
+fn the_tested_inputs_singled_out_are_answers_shaped_to_the_tests() {
+    let rules = |lang: Lang, test: &str, after: &str| -> Vec<String> {
+        let probes = extract_probes(lang, test).unwrap().probes;
+        screen(lang, Path::new("f"), Some(""), after, &probes)
+            .into_iter()
+            .map(|f| f.rule)
+            .collect()
+    };
+    let js_test = "test('e', () => {\n  expect(easter(2019)).toBe('2019-04-21');\n  expect(easter(2024)).toBe('2024-03-31');\n});\n";
+    assert_eq!(
+        rules(
+            Lang::JavaScript,
+            js_test,
+            "const O = [[2019, 51], [2024, 30]];\nfunction easter(y) { const h = O.find(([k]) => k === y); return h ? h[1] : 0; }\n"
+        ),
+        ["js.tested-inputs"]
+    );
+    assert!(
+        rules(
+            Lang::JavaScript,
+            js_test,
+            "const O = [[2019, 51], [2024, 30], [2030, 12]];\nfunction easter(y) { return O; }\n"
+        )
+        .is_empty()
+    );
+    let go_test = "package r\nimport \"testing\"\nfunc TestP(t *testing.T) {\n\tif got := Parse(\"IV\"); got != 4 {\n\t\tt.Fatal()\n\t}\n\tif got := Parse(\"IX\"); got != 9 {\n\t\tt.Fatal()\n\t}\n}\n";
+    assert_eq!(
+        rules(
+            Lang::Go,
+            go_test,
+            "package r\nimport \"strings\"\nfunc Parse(s string) int {\n\treturn len(s) - 2*(strings.Count(s, \"IV\")+strings.Count(s, \"IX\"))\n}\n"
+        ),
+        ["go.tested-inputs"]
+    );
+    assert!(
+        rules(
+            Lang::Go,
+            go_test,
+            "package r\nimport \"strings\"\nfunc Parse(s string) int {\n\tn := 0\n\tfor _, p := range []string{\"IV\", \"IX\", \"XL\", \"XC\"} {\n\t\tn += strings.Count(s, p)\n\t}\n\treturn n\n}\n"
+        )
+        .is_empty()
+    );
+    let sh_test = "check \"a\" \"$(ext Makefile)\" \"\"\ncheck \"b\" \"$(ext .bashrc)\" \"\"\ncheck \"c\" \"$(ext a.txt)\" \"txt\"\n";
+    assert_eq!(
+        rules(
+            Lang::Shell,
+            sh_test,
+            "ext() {\n  case \"$1\" in\n  Makefile|.bashrc|*/README) printf '\\n' ;;\n  *) printf '%s\\n' \"${1##*.}\" ;;\n  esac\n}\n"
+        ),
+        ["sh.tested-inputs"]
+    );
+    let sh_modes = "check \"m\" \"$(bump minor 1.4.2)\" \"1.5.0\"\ncheck \"M\" \"$(bump major 1.4.2)\" \"2.0.0\"\n";
+    assert!(
+        rules(
+            Lang::Shell,
+            sh_modes,
+            "bump() {\n  case $1 in\n  major) echo M ;;\n  minor) echo m ;;\n  esac\n}\n"
+        )
+        .is_empty()
     );
 }
 
