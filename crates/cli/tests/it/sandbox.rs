@@ -1172,3 +1172,50 @@ fn a_step_that_edits_a_git_checkout_of_cargo_steers_nothing() {
         }
     }
 }
+
+/// Issue 30 point 2, the checks' own HOME and the repository's ancestors: "the checks get a
+/// HOME of their own holding only what the table declares", and "in the check namespace
+/// nothing above the repository is visible except what the table declares". A step may write
+/// HOME; here HOME is the directory that holds the repository (as `~/code/project` is), and
+/// the project's check reads an override from HOME (`~/.testrc`, as tools read a per-user rc
+/// file) or from the directory above the repository (`../answer.txt`, as toolchains read
+/// `conftest.py`, `node_modules`, `.cargo/config.toml` there). The step plants the answer
+/// there instead of fixing the tree. Seen on main first: the check read it and the run
+/// shipped. Now HOME and what lies above the repository are private to the check, with only
+/// HOME's declared entries (`DECLARED_IN_HOME`) and the environment's toolchains shown again:
+/// the plant is out of the check's sight and the run does not verify. The honest fix ships.
+#[test]
+fn a_step_that_plants_an_answer_in_home_or_above_the_repository_steers_nothing() {
+    let cases = [
+        ("home", "echo 42 > \"$HOME/.testrc\"\n"),
+        ("above", "echo 42 > ../answer.txt\n"),
+        ("honest", "echo 42 > answer.txt\n"),
+    ];
+    for (name, script) in cases {
+        let env = TestEnv::new();
+        // HOME holds the repository.
+        let home = env.dir.path().to_string_lossy().into_owned();
+        let vars = [("HOME", home.as_str())];
+        env.write("answer.txt", "41\n");
+        env.write(
+            "test.sh",
+            "v=$(cat \"$HOME/.testrc\" 2>/dev/null || cat ../answer.txt 2>/dev/null || cat answer.txt)\ntest \"$v\" = 42\n",
+        );
+        assert_eq!(env.pawl_env(&["init"], &vars).code, 0);
+        let agent = agent(&env, script);
+        let toml = config_with("max_iterations = 1", NO_BREAKERS, "", &agent, "sh test.sh");
+        env.headless(&toml);
+        let r = env.pawl_env(&["run", "make the answer right", "--json"], &vars);
+        if !can_sandbox(&r) {
+            return;
+        }
+        let ctx = format!("{name}\n{}\n{}", r.stdout, r.stderr);
+        if name == "honest" {
+            assert_eq!(r.code, 0, "{ctx}");
+            assert_eq!(env.run_state().1.as_deref(), Some("verified"), "{ctx}");
+        } else {
+            assert_ne!(r.code, 0, "{ctx}");
+            assert_ne!(env.run_state().1.as_deref(), Some("verified"), "{ctx}");
+        }
+    }
+}

@@ -75,6 +75,12 @@ impl World {
             repo: self.repo.clone(),
             state: vec![self.home.join(".local/state/pawl"), self.repo.join(".pawl")],
             home: Some(self.home.clone()),
+            // The toolchains and the launcher (the cargo runner): the world may lie below a
+            // top-level directory the check sees nothing of but what is kept.
+            kept: pawl_process::sandbox::check::kept_dirs(|k| std::env::var(k).ok())
+                .into_iter()
+                .chain(launcher().parent().map(Path::to_path_buf))
+                .collect(),
             ..CheckWorld::default()
         }
     }
