@@ -488,12 +488,20 @@ pub fn gate_programs(command: &str) -> Vec<String> {
         .collect();
     let program = |w: &str| {
         let w = w.trim_start_matches("./");
-        (!w.is_empty() && !w.starts_with('/') && !w.starts_with('-') && !w.contains(['$', '`', '\'', '"']))
-            .then(|| w.to_owned())
+        (!w.is_empty()
+            && !w.starts_with('/')
+            && !w.starts_with('-')
+            && !w.contains(['$', '`', '\'', '"']))
+        .then(|| w.to_owned())
     };
-    let mut out: Vec<String> = words.first().and_then(|w| program(w)).into_iter().collect();
+    let mut out: Vec<String> = words
+        .first()
+        .copied()
+        .and_then(program)
+        .into_iter()
+        .collect();
     if let Some(runner) = RUNNERS.iter().find(|r| words.starts_with(r)) {
-        out.extend(words.get(runner.len()).and_then(|w| program(w)));
+        out.extend(words.get(runner.len()).copied().and_then(program));
     }
     out
 }
@@ -515,7 +523,10 @@ pub fn moved_programs(
                 continue;
             }
             let say = |r: Option<&String>| {
-                r.map_or_else(|| "nothing in the environment (the machine's)".to_owned(), Clone::clone)
+                r.map_or_else(
+                    || "nothing in the environment (the machine's)".to_owned(),
+                    Clone::clone,
+                )
             };
             out.push(format!(
                 "the check `{gate}` runs `{program}`, which resolves differently since the room's environment was rebuilt: {} (at the seal: {})",
@@ -625,7 +636,9 @@ mod tests {
     #[test]
     fn a_program_that_resolves_differently_after_a_rebuild_is_named() {
         let map = |v: &[(&str, &str)]| -> BTreeMap<String, String> {
-            v.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect()
+            v.iter()
+                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+                .collect()
         };
         let seal = map(&[("jest", "node_modules/.bin/jest -> jest/bin/jest.js #aa")]);
         let same = moved_programs(&[("test", "jest")], &seal, &seal);
@@ -635,7 +648,11 @@ mod tests {
         assert_eq!(moved.len(), 1, "{moved:?}");
         assert!(moved[0].contains("`test` runs `jest`") && moved[0].contains("evil/x.js"));
         // A program that appears in the environment (shadowing the machine's) is named too.
-        let shadow = moved_programs(&[("lint", "ruff check")], &seal, &map(&[("ruff", ".venv/bin/ruff #cc")]));
+        let shadow = moved_programs(
+            &[("lint", "ruff check")],
+            &seal,
+            &map(&[("ruff", ".venv/bin/ruff #cc")]),
+        );
         assert_eq!(shadow.len(), 1, "{shadow:?}");
     }
 

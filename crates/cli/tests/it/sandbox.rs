@@ -861,7 +861,13 @@ fn a_step_that_edits_a_crate_in_the_cargo_registry_steers_nothing() {
 }
 
 /// Runs `program args` for the Go attacks' set-up (outside pawl): `None` when it cannot start.
-fn go_tool(env: &TestEnv, dir: &Path, program: &str, args: &[&str], vars: &[(&str, String)]) -> Option<bool> {
+fn go_tool(
+    env: &TestEnv,
+    dir: &Path,
+    program: &str,
+    args: &[&str],
+    vars: &[(&str, String)],
+) -> Option<bool> {
     let mut cmd = env.command(program);
     cmd.current_dir(dir).args(args);
     for (k, v) in vars {
@@ -890,7 +896,11 @@ fn go_module_in_cache(env: &TestEnv, demo: &str) -> Option<PathBuf> {
     let src = env.dir.path().join("gomod-src");
     let module = src.join("example.com/width@v1.0.0");
     std::fs::create_dir_all(&module).unwrap();
-    std::fs::write(module.join("go.mod"), "module example.com/width\n\ngo 1.21\n").unwrap();
+    std::fs::write(
+        module.join("go.mod"),
+        "module example.com/width\n\ngo 1.21\n",
+    )
+    .unwrap();
     std::fs::write(
         module.join("width.go"),
         "package width\n\nfunc Of(s string) int { return len(s) }\n",
@@ -905,8 +915,15 @@ fn go_module_in_cache(env: &TestEnv, demo: &str) -> Option<PathBuf> {
     )
     .unwrap();
     std::fs::write(at.join("list"), "v1.0.0\n").unwrap();
-    let zip = at.join("v1.0.0.zip");
-    if go_tool(env, &src, "zip", &["-qrD", &zip.to_string_lossy(), "example.com"], &[]) != Some(true) {
+    let zip = at.join("v1.0.0.zip").to_string_lossy().into_owned();
+    if go_tool(
+        env,
+        &src,
+        "zip",
+        &["-qrD", zip.as_str(), "example.com"],
+        &[],
+    ) != Some(true)
+    {
         return None;
     }
     env.write(
@@ -925,11 +942,20 @@ fn go_module_in_cache(env: &TestEnv, demo: &str) -> Option<PathBuf> {
         ("GOSUMDB", "off".to_owned()),
     ];
     let root = env.root().to_path_buf();
-    match go_tool(env, &root, "go", &["mod", "download", "example.com/width"], &vars) {
+    match go_tool(
+        env,
+        &root,
+        "go",
+        &["mod", "download", "example.com/width"],
+        &vars,
+    ) {
         None => return None,
         Some(ok) => assert!(ok, "go mod download from the directory proxy"),
     }
-    assert_eq!(go_tool(env, &root, "go", &["mod", "tidy"], &vars), Some(true));
+    assert_eq!(
+        go_tool(env, &root, "go", &["mod", "tidy"], &vars),
+        Some(true)
+    );
     let file = env
         .home
         .join("go/pkg/mod/example.com/width@v1.0.0/width.go");
@@ -1014,7 +1040,10 @@ fn a_step_that_edits_a_module_in_the_go_module_cache_steers_nothing() {
 fn a_gate_program_that_resolves_differently_after_a_rebuild_is_a_finding() {
     for (name, honest) in [("cheat", false), ("honest", true)] {
         let env = TestEnv::new();
-        env.write("package.json", "{\"name\": \"p\", \"version\": \"1.0.0\"}\n");
+        env.write(
+            "package.json",
+            "{\"name\": \"p\", \"version\": \"1.0.0\"}\n",
+        );
         env.write("answer.txt", "41\n");
         env.write("test.sh", "test \"$(cat answer.txt)\" = 42\n");
         env.write("setup.sh", "mkdir -p node_modules/.bin\n");
@@ -1022,10 +1051,11 @@ fn a_gate_program_that_resolves_differently_after_a_rebuild_is_a_finding() {
         let bin = env.root().join("node_modules/.bin");
         std::fs::create_dir_all(&bin).unwrap();
         std::fs::write(bin.join("checker"), "#!/bin/sh\nexec sh test.sh\n").unwrap();
-        std::process::Command::new("chmod")
-            .args(["+x", &bin.join("checker").to_string_lossy()])
-            .status()
-            .unwrap();
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(bin.join("checker"), std::fs::Permissions::from_mode(0o755))
+                .unwrap();
+        }
         let manifest = "printf '{\"name\": \"p\", \"version\": \"1.0.1\"}\\n' > package.json\n";
         let script = if honest {
             format!("{manifest}echo 42 > answer.txt\n")
@@ -1124,8 +1154,18 @@ fn a_step_that_edits_a_git_checkout_of_cargo_steers_nothing() {
             String::from_utf8_lossy(&fetched.stderr)
         );
         let checkouts = env.home.join(".cargo/git/checkouts");
-        let ident = std::fs::read_dir(&checkouts).unwrap().flatten().next().unwrap().path();
-        let rev = std::fs::read_dir(&ident).unwrap().flatten().next().unwrap().path();
+        let ident = std::fs::read_dir(&checkouts)
+            .unwrap()
+            .flatten()
+            .next()
+            .unwrap()
+            .path();
+        let rev = std::fs::read_dir(&ident)
+            .unwrap()
+            .flatten()
+            .next()
+            .unwrap()
+            .path();
         let source = rev.join("src/lib.rs");
         assert!(source.is_file(), "{}", source.display());
         let script = if honest {
@@ -1160,7 +1200,9 @@ fn a_step_that_edits_a_git_checkout_of_cargo_steers_nothing() {
             assert_eq!(report["verdict"], "SHIP", "{ctx}\n{report}");
         } else {
             assert!(
-                std::fs::read_to_string(&source).unwrap().contains("len() - 1"),
+                std::fs::read_to_string(&source)
+                    .unwrap()
+                    .contains("len() - 1"),
                 "{ctx}"
             );
             assert_ne!(r.code, 0, "{ctx}");

@@ -627,7 +627,10 @@ mod tests {
         assert_eq!(cargo_home(&var), Some(PathBuf::from("/h/.cargo")));
         assert_eq!(go_modcache(&var), Some(PathBuf::from("/g/pkg/mod")));
         let home_only = |k: &str| (k == "HOME").then(|| "/h".to_owned());
-        assert_eq!(go_modcache(&home_only), Some(PathBuf::from("/h/go/pkg/mod")));
+        assert_eq!(
+            go_modcache(&home_only),
+            Some(PathBuf::from("/h/go/pkg/mod"))
+        );
     }
 
     #[test]

@@ -382,13 +382,9 @@ pub fn check_sandbox(world: &CheckWorld) -> SandboxSpec {
     {
         private_tmp.push(top);
     }
-    if let Some(home) = world
-        .home
-        .as_ref()
-        .filter(|h| {
-            h.parent().is_some() && !SYSTEM_TOPS.iter().any(|s| Path::new(s) == h.as_path())
-        })
-        && !covered(&private_tmp, home)
+    if let Some(home) = world.home.as_ref().filter(|h| {
+        h.parent().is_some() && !SYSTEM_TOPS.iter().any(|s| Path::new(s) == h.as_path())
+    }) && !covered(&private_tmp, home)
     {
         private_tmp.push(home.clone());
     }
@@ -403,7 +399,10 @@ pub fn check_sandbox(world: &CheckWorld) -> SandboxSpec {
         .iter()
         .flat_map(|h| DECLARED_IN_HOME.iter().map(move |d| h.join(d)));
     let mut shown_in_tmp: Vec<PathBuf> = Vec::new();
-    for p in declared.chain(world.caches.iter().cloned()).chain(world.kept.iter().cloned()) {
+    for p in declared
+        .chain(world.caches.iter().cloned())
+        .chain(world.kept.iter().cloned())
+    {
         let holds_home = world.home.as_ref().is_some_and(|h| h.starts_with(&p));
         if in_private(&p)
             && !holds_home
@@ -566,7 +565,11 @@ mod tests {
             runtime_dir: Some("/run/user/1000".into()),
             network: false,
             caches: Vec::new(),
-            kept: vec!["/h/.rustup/toolchains/stable".into(), "/w/tools".into(), "/h".into()],
+            kept: vec![
+                "/h/.rustup/toolchains/stable".into(),
+                "/w/tools".into(),
+                "/h".into(),
+            ],
         }
     }
 
@@ -578,10 +581,24 @@ mod tests {
     fn home_and_what_lies_above_the_repository_are_private_but_for_what_is_kept() {
         let s = check_sandbox(&world());
         for p in ["/w", "/h", "/tmp"] {
-            assert!(s.private_tmp.contains(&PathBuf::from(p)), "{p}: {:?}", s.private_tmp);
+            assert!(
+                s.private_tmp.contains(&PathBuf::from(p)),
+                "{p}: {:?}",
+                s.private_tmp
+            );
         }
-        for p in ["/h/.cargo", "/h/.npmrc", "/h/.cache", "/w/tools", "/h/.rustup/toolchains/stable"] {
-            assert!(s.shown_in_tmp.contains(&PathBuf::from(p)), "{p}: {:?}", s.shown_in_tmp);
+        for p in [
+            "/h/.cargo",
+            "/h/.npmrc",
+            "/h/.cache",
+            "/w/tools",
+            "/h/.rustup/toolchains/stable",
+        ] {
+            assert!(
+                s.shown_in_tmp.contains(&PathBuf::from(p)),
+                "{p}: {:?}",
+                s.shown_in_tmp
+            );
         }
         assert!(!s.shown_in_tmp.contains(&PathBuf::from("/h")));
         // A repository below the system's directories keeps what lies above it.
@@ -590,9 +607,15 @@ mod tests {
             home: None,
             ..world()
         });
-        assert!(!s.private_tmp.iter().any(|p| p.starts_with("/opt")), "{:?}", s.private_tmp);
+        assert!(
+            !s.private_tmp.iter().any(|p| p.starts_with("/opt")),
+            "{:?}",
+            s.private_tmp
+        );
         assert_eq!(
-            kept_dirs(|k| (k == "PATH").then(|| "/h/.cargo/bin:rel:/usr/bin:/h/.cargo/bin".to_owned())),
+            kept_dirs(
+                |k| (k == "PATH").then(|| "/h/.cargo/bin:rel:/usr/bin:/h/.cargo/bin".to_owned())
+            ),
             [PathBuf::from("/h/.cargo"), PathBuf::from("/usr")]
         );
     }
@@ -696,7 +719,10 @@ mod tests {
         }
         assert_eq!(s.room_at.as_deref(), Some(Path::new("/tmp/x/repo")));
         // HOME's declared entries, not HOME.
-        assert!(s.shown_in_tmp.contains(&PathBuf::from("/tmp/x/home/.cargo")));
+        assert!(
+            s.shown_in_tmp
+                .contains(&PathBuf::from("/tmp/x/home/.cargo"))
+        );
         assert!(s.shown_in_tmp.contains(&PathBuf::from("/tmp/go-build")));
         assert!(!s.shown_in_tmp.contains(&PathBuf::from("/tmp/x/home")));
         for p in [
