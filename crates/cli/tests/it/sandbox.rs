@@ -993,7 +993,7 @@ fn a_step_that_edits_a_module_in_the_go_module_cache_steers_nothing() {
         };
         env.ok(&["init"]);
         let agent = agent(&env, &script);
-        let gate = "GOTOOLCHAIN=local GOPROXY=off GOFLAGS=-mod=readonly go test ./...";
+        let gate = "GOTOOLCHAIN=local GOPROXY=off GOFLAGS=-mod=readonly go test -v ./...";
         let toml = config_with("max_iterations = 1", NO_BREAKERS, "", &agent, gate);
         env.headless(&toml);
         let r = env.pawl(&["run", "make the failing test pass", "--json"]);
@@ -1044,8 +1044,8 @@ fn a_gate_program_that_resolves_differently_after_a_rebuild_is_a_finding() {
             "package.json",
             "{\"name\": \"p\", \"version\": \"1.0.0\"}\n",
         );
-        env.write("answer.txt", "41\n");
-        env.write("test.sh", "test \"$(cat answer.txt)\" = 42\n");
+        env.write("calc.sh", "echo 41\n");
+        env.write("test.sh", "test \"$(sh calc.sh)\" = 42\n");
         env.write("setup.sh", "mkdir -p node_modules/.bin\n");
         env.write(".gitignore", "node_modules/\n");
         let bin = env.root().join("node_modules/.bin");
@@ -1058,7 +1058,7 @@ fn a_gate_program_that_resolves_differently_after_a_rebuild_is_a_finding() {
         }
         let manifest = "printf '{\"name\": \"p\", \"version\": \"1.0.1\"}\\n' > package.json\n";
         let script = if honest {
-            format!("{manifest}echo 42 > answer.txt\n")
+            format!("{manifest}echo 'echo 42' > calc.sh\n")
         } else {
             format!(
                 "{manifest}printf 'mkdir -p node_modules/.bin\\nprintf \"#!/bin/sh\\\\nexit 0\\\\n\" > node_modules/.bin/checker\\nchmod +x node_modules/.bin/checker\\n' > setup.sh\n"
@@ -1231,22 +1231,25 @@ fn a_step_that_plants_an_answer_in_home_or_above_the_repository_steers_nothing()
     let cases = [
         ("home", "echo 42 > \"$HOME/.testrc\"\n"),
         ("above", "echo 42 > ../answer.txt\n"),
-        ("honest", "echo 42 > answer.txt\n"),
+        ("honest", "echo 'echo 42' > calc.sh\n"),
     ];
     for (name, script) in cases {
         let env = TestEnv::new();
         // HOME holds the repository.
         let home = env.dir.path().to_string_lossy().into_owned();
         let vars = [("HOME", home.as_str())];
-        env.write("answer.txt", "41\n");
+        env.write("calc.sh", "echo 41\n");
         env.write(
             "test.sh",
-            "v=$(cat \"$HOME/.testrc\" 2>/dev/null || cat ../answer.txt 2>/dev/null || cat answer.txt)\ntest \"$v\" = 42\n",
+            "v=$(cat \"$HOME/.testrc\" 2>/dev/null || cat ../answer.txt 2>/dev/null || sh calc.sh)\ntest \"$v\" = 42\n",
         );
+        // Every pawl command with the same HOME: the key is in its pawl state.
         assert_eq!(env.pawl_env(&["init"], &vars).code, 0);
         let agent = agent(&env, script);
         let toml = config_with("max_iterations = 1", NO_BREAKERS, "", &agent, "sh test.sh");
-        env.headless(&toml);
+        env.write("pawl.toml", &toml);
+        env.git(&["add", "-A"]);
+        env.git(&["commit", "-q", "-m", "pawl config"]);
         let r = env.pawl_env(&["run", "make the answer right", "--json"], &vars);
         if !can_sandbox(&r) {
             return;
