@@ -1259,8 +1259,17 @@ fn a_step_that_plants_an_answer_in_home_or_above_the_repository_steers_nothing()
             assert_eq!(r.code, 0, "{ctx}");
             assert_eq!(env.run_state().1.as_deref(), Some("verified"), "{ctx}");
         } else {
+            // A plant changes no tracked file (nothing proves the goal either way): what
+            // matters is what the check saw.
+            let report = env.pawl_env(&["report", "--json"], &vars).json();
+            let test = report["checks"]
+                .as_array()
+                .and_then(|c| c.iter().find(|c| c["name"] == "test"))
+                .cloned()
+                .unwrap_or_default();
             assert_ne!(r.code, 0, "{ctx}");
             assert_ne!(env.run_state().1.as_deref(), Some("verified"), "{ctx}");
+            assert_eq!(test["passed"], false, "the check saw the plant: {ctx}\n{test}");
         }
     }
 }
