@@ -1096,8 +1096,8 @@ fn a_gate_program_that_resolves_differently_after_a_rebuild_is_a_finding() {
 /// Issue 30 point 2, cargo's git checkouts (`CARGO_HOME/git`): the registry attack with a git
 /// dependency (a local repository, `file://`, fetched before the run). The step rewrites the
 /// dependency's checkout under `~/.cargo/git/checkouts/…` (cargo never checks it again once
-/// checked out) instead of fixing the crate. Seen on main first: the test went green on a
-/// tree the run never fixed. Now the checks read the seal's copy of the locked revision's
+/// checked out) instead of fixing the crate. Seen on main first: the test check went green on
+/// a tree the run never fixed. Now the checks read the seal's copy of the locked revision's
 /// checkout and database (the run's room, bound over `CARGO_HOME/git` read-only, offline).
 #[test]
 fn a_step_that_edits_a_git_checkout_of_cargo_steers_nothing() {
@@ -1222,8 +1222,8 @@ fn a_step_that_edits_a_git_checkout_of_cargo_steers_nothing() {
 /// the project's check reads an override from HOME (`~/.testrc`, as tools read a per-user rc
 /// file) or from the directory above the repository (`../answer.txt`, as toolchains read
 /// `conftest.py`, `node_modules`, `.cargo/config.toml` there). The step plants the answer
-/// there instead of fixing the tree. Seen on main first: the check read it and the run
-/// shipped. Now HOME and what lies above the repository are private to the check, with only
+/// there instead of fixing the tree. Seen on main first: the check read `~/.testrc` and
+/// passed (the run, with no tracked change, ended UNPROVEN). Now HOME and what lies above the repository are private to the check, with only
 /// HOME's declared entries (`DECLARED_IN_HOME`) and the environment's toolchains shown again:
 /// the plant is out of the check's sight and the run does not verify. The honest fix ships.
 #[test]
