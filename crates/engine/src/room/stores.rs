@@ -236,12 +236,12 @@ pub fn cargo_registry(env: &std::collections::BTreeMap<String, String>) -> Optio
     cargo_home(&var_of(env)).map(|h| h.join("registry"))
 }
 
-/// The run's stores and where each is seen by the checks: (the copy in `room_dir`, the user's
-/// store it stands for, the variable that makes its tool offline).
-fn bound_stores(
-    room_dir: &Path,
-    env: &std::collections::BTreeMap<String, String>,
-) -> Vec<(PathBuf, PathBuf, Option<(&'static str, &'static str)>)> {
+/// A store bound for the checks: the copy in the room, the user's store it stands for, the
+/// variable (and value) that makes its tool offline.
+type Bound = (PathBuf, PathBuf, Option<(&'static str, &'static str)>);
+
+/// The run's stores and where each is seen by the checks.
+fn bound_stores(room_dir: &Path, env: &std::collections::BTreeMap<String, String>) -> Vec<Bound> {
     let var = var_of(env);
     let home = cargo_home(&var);
     [
