@@ -269,11 +269,7 @@ pub fn take(ws: &Workspace, seal: &Seal) -> Result<Baseline, BaselineError> {
                 .tests
                 .as_ref()
                 .filter(|_| shown)
-                .map(|t| pawl_core::proof::TestCounts {
-                    passed: t.passed,
-                    failed: t.failed,
-                    skipped: t.skipped,
-                }),
+                .map(pawl_verify::parse::TestSummary::counts),
         });
     }
     Ok(Baseline {

@@ -581,15 +581,26 @@ fn against_baseline(
 /// goal targets, and the files its tree changed since the baseline.
 pub(crate) struct AgainstBaseline<'a> {
     baseline: &'a Baseline,
-    anchoring: pawl_core::spec::facts::Anchoring,
+    /// What the goal targets of the baseline's failures.
+    pub(crate) anchoring: pawl_core::spec::facts::Anchoring,
     changed: ChangedSinceBaseline<'a>,
 }
 
 impl<'a> AgainstBaseline<'a> {
     pub(crate) fn new(ws: &'a Workspace, run: &Run, baseline: &'a Baseline, tree: &'a str) -> Self {
+        Self::for_goal(ws, &run.goal, baseline, tree)
+    }
+
+    /// The rule of a run whose goal is `goal` (the locked run knows its goal, not the run).
+    pub(crate) fn for_goal(
+        ws: &'a Workspace,
+        goal: &str,
+        baseline: &'a Baseline,
+        tree: &'a str,
+    ) -> Self {
         AgainstBaseline {
             baseline,
-            anchoring: crate::anchors::of_run(&ws.root, &run.goal, baseline),
+            anchoring: crate::anchors::of_run(&ws.root, goal, baseline),
             changed: ChangedSinceBaseline::new(&ws.root, &baseline.tree, tree),
         }
     }

@@ -238,6 +238,17 @@ pub struct TestSummary {
     pub ids: IdCoverage,
 }
 
+impl TestSummary {
+    /// The counts alone, as pawl-core's decisions take them.
+    pub fn counts(&self) -> pawl_core::proof::TestCounts {
+        pawl_core::proof::TestCounts {
+            passed: self.passed,
+            failed: self.failed,
+            skipped: self.skipped,
+        }
+    }
+}
+
 /// How much of a run its test ids cover (see [`TestSummary::ids`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]

@@ -1269,7 +1269,10 @@ fn a_step_that_plants_an_answer_in_home_or_above_the_repository_steers_nothing()
                 .unwrap_or_default();
             assert_ne!(r.code, 0, "{ctx}");
             assert_ne!(env.run_state().1.as_deref(), Some("verified"), "{ctx}");
-            assert_eq!(test["passed"], false, "the check saw the plant: {ctx}\n{test}");
+            assert_eq!(
+                test["passed"], false,
+                "the check saw the plant: {ctx}\n{test}"
+            );
         }
     }
 }

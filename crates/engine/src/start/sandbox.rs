@@ -481,12 +481,9 @@ fn check_wanted(root: &Path, network: bool, containers: bool) -> LaunchSpec {
             .filter_map(|v| env_dir(v))
             .filter(|d| d.is_dir())
             .collect(),
-        // The toolchains the environment names, and pawl's own program (the cargo runner a
-        // check's tests start through).
-        kept: launch::check::kept_dirs(|k| std::env::var(k).ok())
-            .into_iter()
-            .chain(launcher().and_then(|l| l.parent().map(Path::to_path_buf)))
-            .collect(),
+        // The toolchains the environment names.
+        kept: launch::check::kept_dirs(|k| std::env::var(k).ok()),
+        launcher: launcher(),
     };
     LaunchSpec {
         namespaces: std::env::var(CHECKS_WITHOUT_NAMESPACES).as_deref() != Ok("1"),

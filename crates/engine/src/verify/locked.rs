@@ -1048,12 +1048,11 @@ fn run_locked(ws: &Workspace, input: Input<'_>) -> Result<LockedRun, LockedError
     for m in out.ids.iter().filter(|m| m.how != "by_id") {
         out.lines.push(m.describe());
     }
-    let anchoring = crate::anchors::of_run(&ws.root, goal, baseline);
-    let changed = super::ChangedSinceBaseline::new(&ws.root, &baseline.tree, final_tree);
+    let against = super::AgainstBaseline::for_goal(ws, goal, baseline, final_tree);
     let mut failing: Vec<(&CheckRun, Vec<String>)> = Vec::new();
     for r in &first {
         let before = baseline.check(&r.check.name);
-        let mut why = judge_check(r, before, items, &anchoring, &changed);
+        let mut why = judge_check(r, before, items, &against);
         if why.is_empty() {
             continue;
         }
@@ -1184,7 +1183,8 @@ fn run_locked(ws: &Workspace, input: Input<'_>) -> Result<LockedRun, LockedError
         }
         out.new_tests.dedup();
         // What each new test exercises of the goal's symbols (issue 32 point 3).
-        out.goal_symbols = crate::anchors::goal_symbols(&ws.root, goal, &anchoring, &out.tree);
+        out.goal_symbols =
+            crate::anchors::goal_symbols(&ws.root, goal, &against.anchoring, &out.tree);
         if !out.goal_symbols.is_empty() {
             let fin = GitTree {
                 repo: &repo,
@@ -1889,8 +1889,7 @@ fn judge_check(
     r: &CheckRun,
     before: Option<&BaselineCheck>,
     items: &[Item],
-    anchoring: &pawl_core::spec::facts::Anchoring,
-    changed: &super::ChangedSinceBaseline<'_>,
+    against: &super::AgainstBaseline<'_>,
 ) -> Vec<String> {
     let mut why = Vec::new();
     if matches!(r.end, CheckEnd::Skipped { .. }) {
@@ -1901,21 +1900,13 @@ fn judge_check(
         let no_worse_on_run = items
             .iter()
             .any(|i| i.name == r.check.name && !i.passed() && i.accepted());
+        // The same rule as the run's tree was judged by (a locked run that did not end by
+        // exiting is not compared: it fails).
         let no_worse_here = no_worse_on_run
-            && before.is_some_and(|b| {
-                let name = r.check.name.clone();
-                let targeted =
-                    |i: &pawl_core::against::FailureItem| anchoring.targets_item(&name, i);
-                matches!(
-                    pawl_core::against::judge(
-                        b.items.as_deref(),
-                        r.items.as_deref(),
-                        &targeted,
-                        &|f| changed.contains(f)
-                    ),
-                    pawl_core::against::Judgement::NoWorse { .. }
-                )
-            });
+            && matches!(
+                against.judge(r),
+                Some(pawl_core::against::Judgement::NoWorse { .. })
+            );
         if !no_worse_here {
             let tests = failing_tests(r);
             why.push(if tests.is_empty() {
@@ -1946,14 +1937,7 @@ fn judge_check(
     if let Some(t) = r.tests.as_ref().filter(|t| !t.ids.per_test())
         && let Some(counts) = before.and_then(|b| b.counts)
     {
-        why.extend(pawl_core::proof::counts_differ(
-            counts,
-            pawl_core::proof::TestCounts {
-                passed: t.passed,
-                failed: t.failed,
-                skipped: t.skipped,
-            },
-        ));
+        why.extend(pawl_core::proof::counts_differ(counts, t.counts()));
     }
     if let Some(b) = before
         && !now.is_empty()

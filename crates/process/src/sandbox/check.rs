@@ -350,8 +350,11 @@ pub struct CheckWorld {
     /// written copy-on-write like HOME's.
     pub caches: Vec<PathBuf>,
     /// Directories kept in sight where everything else is out of it (above the repository, in
-    /// HOME): the toolchains the environment names ([`kept_dirs`]), pawl's own program.
+    /// HOME): the toolchains the environment names ([`kept_dirs`]).
     pub kept: Vec<PathBuf>,
+    /// pawl's own binary, the checks' cargo runner ([`cargo_runner_vars`]): its directory is
+    /// seen, read-only, where it lies in a private directory (a build under `mktemp -d`).
+    pub launcher: Option<PathBuf>,
 }
 
 /// The sandbox every check process runs under (see the module docs). The check's working
@@ -394,6 +397,14 @@ pub fn check_sandbox(world: &CheckWorld) -> SandboxSpec {
     // the kept directories; nothing else of the machine's. Never a directory that holds HOME
     // or the repository (it would show them whole).
     let in_private = |p: &Path| private_tmp.iter().any(|t| p.starts_with(t));
+    // The launcher's directory too, unless the room covers it (a pawl built in the repository
+    // it checks: the runner is not given then, pawl-verify's `own_tmp_runner`).
+    let launcher_dir = world
+        .launcher
+        .as_deref()
+        .and_then(Path::parent)
+        .filter(|d| !d.starts_with(&world.repo))
+        .map(Path::to_path_buf);
     let declared = world
         .home
         .iter()
@@ -402,6 +413,7 @@ pub fn check_sandbox(world: &CheckWorld) -> SandboxSpec {
     for p in declared
         .chain(world.caches.iter().cloned())
         .chain(world.kept.iter().cloned())
+        .chain(launcher_dir)
     {
         let holds_home = world.home.as_ref().is_some_and(|h| h.starts_with(&p));
         if in_private(&p)
@@ -570,6 +582,7 @@ mod tests {
                 "/w/tools".into(),
                 "/h".into(),
             ],
+            launcher: None,
         }
     }
 
@@ -733,6 +746,30 @@ mod tests {
             assert!(unseen(&s, p), "{p} is seen");
         }
         assert!(!s.hidden.contains(&PathBuf::from("/tmp/tmux-1000")));
+    }
+
+    /// pawl's binary under /tmp (built in a `mktemp -d` clone): the checks' cargo runner names
+    /// it, so its directory is shown in the private /tmp — unless the room covers it.
+    #[test]
+    fn the_launchers_directory_is_shown_in_a_private_tmp() {
+        let with = |launcher: &str| {
+            check_sandbox(&CheckWorld {
+                launcher: Some(launcher.into()),
+                ..world()
+            })
+            .shown_in_tmp
+        };
+        assert_eq!(
+            with("/tmp/ci/target/debug/pawl"),
+            [PathBuf::from("/tmp/ci/target/debug")]
+        );
+        assert!(with("/usr/local/bin/pawl").is_empty());
+        let in_repo = check_sandbox(&CheckWorld {
+            repo: "/tmp/x/repo".into(),
+            launcher: Some("/tmp/x/repo/target/debug/pawl".into()),
+            ..world()
+        });
+        assert!(in_repo.shown_in_tmp.is_empty());
     }
 
     /// Rows: the room (if any), whether the probe allowed the room mount → the working

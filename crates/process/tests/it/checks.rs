@@ -97,9 +97,14 @@ impl World {
     /// The check sandbox with every layer; `None` (a loud skip, a failure under CI) where the
     /// kernel lacks one.
     fn contained(&self) -> Option<(LaunchSpec, PathBuf)> {
+        self.contained_in(&self.world())
+    }
+
+    /// [`World::contained`] with the sandbox of `world` (this world's, changed).
+    fn contained_in(&self, world: &CheckWorld) -> Option<(LaunchSpec, PathBuf)> {
         let wanted = LaunchSpec {
             namespaces: true,
-            sandbox: Some(check_sandbox(&self.world())),
+            sandbox: Some(check_sandbox(world)),
         };
         let e = sandbox::probe(&launcher(), &wanted).expect("probe runs");
         let complete = e.namespaces
@@ -700,4 +705,49 @@ fn every_test_process_of_a_cargo_check_has_a_temporary_directory_of_its_own() {
     let o = w.run(&c, &format!("{runner}{script}"));
     assert_eq!(o.end, End::Exited(0), "{}", stdout(&o));
     assert!(stdout(&o).contains("test result: ok"), "{}", stdout(&o));
+}
+
+/// pawl's own binary under /tmp (a fresh clone built by `mktemp -d`, an unpacked release): the
+/// cargo runner a contained check gets names it, and the check's /tmp is private. The
+/// launcher's directory is shown there read-only, or every cargo test binary fails to start
+/// ("failed to exec … No such file or directory": six cargo checks failed in a /tmp clone's CI).
+#[test]
+fn the_cargo_runner_starts_when_pawl_itself_lies_under_tmp() {
+    let w = World::new();
+    let dir = tempfile::Builder::new()
+        .prefix("pawl-bin-")
+        .tempdir_in(std::env::temp_dir())
+        .expect("tempdir");
+    let exe = std::fs::canonicalize(dir.path())
+        .expect("canonical")
+        .join("pawl");
+    std::fs::copy(launcher(), &exe).expect("copy the launcher");
+    // What cargo runs for every test binary: the runner's words, then the binary.
+    let (_, runner) = pawl_process::sandbox::check::cargo_runner_vars(&exe)
+        .into_iter()
+        .next()
+        .expect("a runner");
+    let script = format!("{runner} /bin/echo started");
+    // Before: the world knows nothing of the launcher; its directory is gone with /tmp.
+    let Some(c) = w.contained() else { return };
+    let o = w.run(&c, &script);
+    assert_ne!(o.end, End::Exited(0), "the attack: {}", stdout(&o));
+    // The launcher named: its directory is seen, read-only.
+    let world = CheckWorld {
+        launcher: Some(exe.clone()),
+        ..w.world()
+    };
+    let Some(c) = w.contained_in(&world) else {
+        return;
+    };
+    let o = w.run(&c, &script);
+    assert_eq!(o.end, End::Exited(0), "{o:?}");
+    assert_eq!(stdout(&o).trim(), "started");
+    let o = w.run(&c, &format!("echo x > {}.new", exe.display()));
+    assert_ne!(
+        o.end,
+        End::Exited(0),
+        "the launcher's directory is writable: {o:?}"
+    );
+    assert!(!exe.with_extension("new").exists());
 }
