@@ -374,10 +374,15 @@ pub fn go_locked(sum: &str) -> Vec<GoModule> {
         std::collections::BTreeMap::new();
     for line in sum.lines() {
         let mut words = line.split_whitespace();
-        let (Some(path), Some(version), Some(_hash)) = (words.next(), words.next(), words.next())
+        let (Some(path), Some(version), Some(hash), None) =
+            (words.next(), words.next(), words.next(), words.next())
         else {
             continue;
         };
+        // `h1:<base64>`: a line that is not a hash line is not a module.
+        if !hash.starts_with('h') || !hash.contains(':') {
+            continue;
+        }
         let (version, source) = match version.strip_suffix("/go.mod") {
             Some(v) => (v, false),
             None => (version, true),
