@@ -464,6 +464,80 @@ pub fn change_lines(changes: &[PackageChange]) -> Vec<String> {
         .collect()
 }
 
+/// Commands that start a program found in the project's environment by the word after them
+/// (`npx jest`, `uv run pytest`), as data: that word is a gate's program too.
+pub const RUNNERS: &[&[&str]] = &[
+    &["npx"],
+    &["bunx"],
+    &["pnpm", "exec"],
+    &["pnpm"],
+    &["yarn"],
+    &["uv", "run"],
+    &["poetry", "run"],
+    &["pipenv", "run"],
+    &["hatch", "run"],
+];
+
+/// The programs `command` starts that the environment's `bin` directories may hold: its first
+/// word after variable assignments (a name, or a relative path written without `./`), and the
+/// word after a [`RUNNERS`] prefix.
+pub fn gate_programs(command: &str) -> Vec<String> {
+    let words: Vec<&str> = command
+        .split_whitespace()
+        .skip_while(|w| w.contains('=') || matches!(*w, "exec" | "env" | "command" | "nice"))
+        .collect();
+    let program = |w: &str| {
+        let w = w.trim_start_matches("./");
+        (!w.is_empty()
+            && !w.starts_with('/')
+            && !w.starts_with('-')
+            && !w.contains(['$', '`', '\'', '"']))
+        .then(|| w.to_owned())
+    };
+    let mut out: Vec<String> = words
+        .first()
+        .copied()
+        .and_then(program)
+        .into_iter()
+        .collect();
+    if let Some(runner) = RUNNERS.iter().find(|r| words.starts_with(r)) {
+        out.extend(words.get(runner.len()).copied().and_then(program));
+    }
+    out
+}
+
+/// The gates (name, command) whose program resolves differently in the room's environment after
+/// a rebuild (`now`) than at the seal (`seal`): each maps a program (a name as `PATH` finds it
+/// in the environment's `bin` directories, or a root-relative path) to what it resolves to.
+/// A program neither holds is the machine's, not the environment's: not compared here.
+pub fn moved_programs(
+    gates: &[(&str, &str)],
+    seal: &BTreeMap<String, String>,
+    now: &BTreeMap<String, String>,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    for (gate, command) in gates {
+        for program in gate_programs(command) {
+            let (was, is) = (seal.get(&program), now.get(&program));
+            if was == is {
+                continue;
+            }
+            let say = |r: Option<&String>| {
+                r.map_or_else(
+                    || "nothing in the environment (the machine's)".to_owned(),
+                    Clone::clone,
+                )
+            };
+            out.push(format!(
+                "the check `{gate}` runs `{program}`, which resolves differently since the room's environment was rebuilt: {} (at the seal: {})",
+                say(is),
+                say(was)
+            ));
+        }
+    }
+    out
+}
+
 /// The modules `NODE_OPTIONS` preloads, as written (`--require X`, `-r X`, `--require=X`,
 /// `--import`, `--loader`, `--experimental-loader`).
 pub fn node_preloads(options: &str) -> Vec<String> {
@@ -546,6 +620,42 @@ pub fn judge(
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_gates_programs_are_its_first_word_and_a_runners_next() {
+        assert_eq!(gate_programs("CI=1 jest --ci"), ["jest"]);
+        assert_eq!(gate_programs("npx jest"), ["npx", "jest"]);
+        assert_eq!(gate_programs("uv run pytest -q"), ["uv", "pytest"]);
+        assert_eq!(
+            gate_programs("./node_modules/.bin/jest"),
+            ["node_modules/.bin/jest"]
+        );
+        assert!(gate_programs("/usr/bin/make test").is_empty());
+    }
+
+    #[test]
+    fn a_program_that_resolves_differently_after_a_rebuild_is_named() {
+        let map = |v: &[(&str, &str)]| -> BTreeMap<String, String> {
+            v.iter()
+                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+                .collect()
+        };
+        let seal = map(&[("jest", "node_modules/.bin/jest -> jest/bin/jest.js #aa")]);
+        let same = moved_programs(&[("test", "jest")], &seal, &seal);
+        assert!(same.is_empty());
+        let now = map(&[("jest", "node_modules/.bin/jest -> evil/x.js #bb")]);
+        let moved = moved_programs(&[("test", "jest"), ("lint", "ruff check")], &seal, &now);
+        assert_eq!(moved.len(), 1, "{moved:?}");
+        assert!(moved[0].contains("`test` runs `jest`") && moved[0].contains("evil/x.js"));
+        // A program that appears in the environment (shadowing the machine's) is named too.
+        let shadow = moved_programs(
+            &[("lint", "ruff check")],
+            &seal,
+            &map(&[("ruff", ".venv/bin/ruff #cc")]),
+        );
+        assert_eq!(shadow.len(), 1, "{shadow:?}");
+    }
+
     use super::*;
 
     fn manifest(rows: &[(&str, &str, &str)]) -> Manifest {

@@ -149,24 +149,11 @@ pub fn take(ws: &Workspace, seal: &Seal) -> Result<Baseline, BaselineError> {
             let id = pawl_git::TreeHash::new(tree.clone())
                 .ok_or_else(|| BaselineError::Room(format!("not a tree id: {tree}")))?;
             room.sync(&repo, &id)?;
-            // The seal's copy of the cargo registry entries the tree locks, which every check
-            // of the run reads instead of the user's registry (`room::stores`).
-            if let (Ok(lock), Some(registry)) = (
-                std::fs::read_to_string(room.root().join("Cargo.lock")),
-                crate::room::stores::cargo_registry(&seal.env),
-            ) {
-                let store = crate::room::stores::cargo_store(dir);
-                // A copy that fails is no copy, nor is one that cannot hold every locked
-                // crate: the checks read the user's registry as before.
-                if !matches!(
-                    crate::room::stores::take_cargo(&lock, &registry, &store),
-                    Ok(Some(_))
-                ) {
-                    let _ = std::fs::remove_dir_all(&store);
-                }
-            } else {
-                let _ = std::fs::remove_dir_all(crate::room::stores::cargo_store(dir));
-            }
+            // The seal's copies of the package stores the tree locks (cargo's registry and git
+            // checkouts, Go's module cache), which every check of the run reads instead of the
+            // user's (`room::stores`). A copy that fails is no copy: those checks read the
+            // user's store as before.
+            crate::room::stores::take_all(room.root(), dir, &seal.env);
             room.take_environment(&repo, &layout)?;
             room.seal_outside(&seal.env, repo.root())?;
             // Made again: the store it bound may have changed just now.

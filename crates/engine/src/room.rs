@@ -17,7 +17,7 @@
 //! | `env.json` | the environment taken at the seal ([`env`]) |
 //! | `env-seal/` | the seal's environment, kept once `[room] setup` rebuilt it ([`setup`]) |
 //! | `downloads/` | the package managers' downloads during a setup ([`setup::DOWNLOADS`]) |
-//! | `stores/` | the run's copy of the package stores outside the repository its checks read (cargo's registry: [`stores`]) |
+//! | `stores/` | the run's copies of the package stores outside the repository its checks read (cargo's registry and git checkouts, Go's module cache: [`stores`]) |
 //! | `scratch/` | the checks' overlay layers (pawl-process's `sandbox::check::ROOM_SCRATCH`), emptied at every sync |
 //!
 //! A sync ([`Room::sync`]) starts a verification from the seal's snapshot: it leaves `tree/`'s

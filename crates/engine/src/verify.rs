@@ -1399,6 +1399,9 @@ fn prove(
                 }
             }
         }
+        // After a rebuild of the room's environment, a gate's program that resolves
+        // differently from the seal (a `node_modules/.bin/jest` the rebuild replaced).
+        findings.extend(crate::room::env::moved_programs(ws, seal));
         findings.extend(lr.findings.iter().cloned());
         if let Some(q) = lr.question() {
             findings.push(q);

@@ -936,3 +936,420 @@ fn the_agent_cannot_find_the_testers_hidden_tests_anywhere_it_can_read() {
     );
     assert!(files_containing(&env.root(), canary.as_bytes()).is_empty());
 }
+
+/// Runs `program args` for the Go attacks' set-up (outside pawl): `None` when it cannot start.
+fn go_tool(
+    env: &TestEnv,
+    dir: &Path,
+    program: &str,
+    args: &[&str],
+    vars: &[(&str, String)],
+) -> Option<bool> {
+    let mut cmd = env.command(program);
+    cmd.current_dir(dir).args(args);
+    for (k, v) in vars {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().ok()?;
+    if !out.status.success() {
+        #[allow(clippy::print_stderr)]
+        {
+            eprintln!(
+                "{program} {args:?}: {}{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+    }
+    Some(out.status.success())
+}
+
+/// A Go module `example.com/width` v1.0.0 served from a module proxy in a directory (made
+/// here, no network), downloaded into `env`'s module cache (`HOME/go/pkg/mod`) and required by
+/// the repository's `go.mod`, whose `go.sum` locks it. Returns the module's source file in the
+/// cache; `None` when this machine has no `go` or `zip`.
+fn go_module_in_cache(env: &TestEnv, demo: &str) -> Option<PathBuf> {
+    let proxy = env.dir.path().join("goproxy");
+    let src = env.dir.path().join("gomod-src");
+    let module = src.join("example.com/width@v1.0.0");
+    std::fs::create_dir_all(&module).unwrap();
+    std::fs::write(
+        module.join("go.mod"),
+        "module example.com/width\n\ngo 1.21\n",
+    )
+    .unwrap();
+    std::fs::write(
+        module.join("width.go"),
+        "package width\n\nfunc Of(s string) int { return len(s) }\n",
+    )
+    .unwrap();
+    let at = proxy.join("example.com/width/@v");
+    std::fs::create_dir_all(&at).unwrap();
+    std::fs::copy(module.join("go.mod"), at.join("v1.0.0.mod")).unwrap();
+    std::fs::write(
+        at.join("v1.0.0.info"),
+        "{\"Version\":\"v1.0.0\",\"Time\":\"2024-01-01T00:00:00Z\"}\n",
+    )
+    .unwrap();
+    std::fs::write(at.join("list"), "v1.0.0\n").unwrap();
+    let zip = at.join("v1.0.0.zip").to_string_lossy().into_owned();
+    if go_tool(
+        env,
+        &src,
+        "zip",
+        &["-qrD", zip.as_str(), "example.com"],
+        &[],
+    ) != Some(true)
+    {
+        return None;
+    }
+    env.write(
+        "go.mod",
+        "module demo\n\ngo 1.21\n\nrequire example.com/width v1.0.0\n",
+    );
+    env.write("demo.go", demo);
+    env.write(
+        "demo_test.go",
+        "package demo\n\nimport \"testing\"\n\nfunc TestW(t *testing.T) {\n\tif W(\"abc\") != 3 {\n\t\tt.Fatal(W(\"abc\"))\n\t}\n}\n",
+    );
+    let vars = [
+        ("GOTOOLCHAIN", "local".to_owned()),
+        ("GOFLAGS", "-mod=mod".to_owned()),
+        ("GOPROXY", format!("file://{}", proxy.display())),
+        ("GOSUMDB", "off".to_owned()),
+    ];
+    let root = env.root().to_path_buf();
+    match go_tool(
+        env,
+        &root,
+        "go",
+        &["mod", "download", "example.com/width"],
+        &vars,
+    ) {
+        None => return None,
+        Some(ok) => assert!(ok, "go mod download from the directory proxy"),
+    }
+    assert_eq!(
+        go_tool(env, &root, "go", &["mod", "tidy"], &vars),
+        Some(true)
+    );
+    let file = env
+        .home
+        .join("go/pkg/mod/example.com/width@v1.0.0/width.go");
+    assert!(file.is_file(), "the module is in the cache");
+    Some(file)
+}
+
+/// Issue 30 point 2, Go's module cache: the same attack as the cargo registry's. The failing
+/// test's answer comes from the module `example.com/width`, and the step rewrites it in the
+/// user's `GOMODCACHE` (the extracted module, which Go never checks again after the download)
+/// instead of fixing the package. Seen on main first: the checks read the user's module cache,
+/// the test went green on a tree the run never fixed. Now every check reads the seal's copy of
+/// the modules `go.sum` locks (in the run's room, bound over the module cache read-only): the
+/// edit steers nothing. The honest fix, built offline from that copy, ships.
+#[test]
+fn a_step_that_edits_a_module_in_the_go_module_cache_steers_nothing() {
+    let demo = "package demo\n\nimport \"example.com/width\"\n\nfunc W(s string) int { return width.Of(s) + 1 }\n";
+    for (name, honest) in [("cheat", false), ("honest", true)] {
+        let env = TestEnv::new();
+        let Some(module) = go_module_in_cache(&env, demo) else {
+            #[allow(clippy::print_stderr)]
+            {
+                eprintln!("SKIPPED: this machine has no `go` or no `zip`");
+            }
+            return;
+        };
+        let script = if honest {
+            "sed -i 's/ + 1//' demo.go\n".to_owned()
+        } else {
+            format!(
+                "chmod -R u+w '{dir}'\nprintf 'package width\\n\\nfunc Of(s string) int {{ return len(s) - 1 }}\\n' > '{file}'\n",
+                dir = module.parent().unwrap().display(),
+                file = module.display()
+            )
+        };
+        env.ok(&["init"]);
+        let agent = agent(&env, &script);
+        let gate = "GOTOOLCHAIN=local GOPROXY=off GOFLAGS=-mod=readonly go test -v ./...";
+        let toml = config_with("max_iterations = 1", NO_BREAKERS, "", &agent, gate);
+        env.headless(&toml);
+        let r = env.pawl(&["run", "make the failing test pass", "--json"]);
+        if !can_sandbox(&r) {
+            return;
+        }
+        let ctx = format!("{name}\n{}\n{}", r.stdout, r.stderr);
+        let report = env.pawl(&["report", "--json"]).json();
+        let test = report["checks"]
+            .as_array()
+            .and_then(|c| c.iter().find(|c| c["name"] == "test"))
+            .cloned()
+            .unwrap_or_default();
+        if honest {
+            env.assert_end(&r, 0, "verified", 1);
+            assert_eq!(report["verdict"], "SHIP", "{ctx}\n{report}");
+        } else {
+            // The attack ran: the user's module cache holds the step's module.
+            assert!(
+                std::fs::read_to_string(&module)
+                    .unwrap()
+                    .contains("len(s) - 1"),
+                "{ctx}"
+            );
+            assert_ne!(r.code, 0, "{ctx}");
+            assert_ne!(env.run_state().1.as_deref(), Some("verified"), "{ctx}");
+            assert_eq!(
+                test["passed"], false,
+                "the checks read the seal's module: {ctx}\n{test}"
+            );
+        }
+    }
+}
+
+/// Issue 30 point 2, the environment's `bin` directories: after a rebuild of the room's
+/// environment (`[room] setup`, run because the run changed a dependency manifest), a gate's
+/// program that resolves differently from the seal is a finding. The gate is `checker`, found
+/// in the project's `node_modules/.bin`; the step changes `package.json` (so the room's
+/// environment is rebuilt) and the set-up script, whose rebuild writes a `checker` that passes
+/// whatever the code does. Seen on main first: the rebuilt `checker` ran and the run shipped
+/// a tree it never fixed. The honest run (the fix and the same `package.json` change, the
+/// set-up unchanged: the same `checker`) ships.
+#[test]
+fn a_gate_program_that_resolves_differently_after_a_rebuild_is_a_finding() {
+    for (name, honest) in [("cheat", false), ("honest", true)] {
+        let env = TestEnv::new();
+        env.write(
+            "package.json",
+            "{\"name\": \"p\", \"version\": \"1.0.0\"}\n",
+        );
+        env.write("calc.sh", "echo 41\n");
+        env.write("test.sh", "test \"$(sh calc.sh)\" = 42\n");
+        env.write("setup.sh", "mkdir -p node_modules/.bin\n");
+        env.write(".gitignore", "node_modules/\n");
+        let bin = env.root().join("node_modules/.bin");
+        std::fs::create_dir_all(&bin).unwrap();
+        std::fs::write(bin.join("checker"), "#!/bin/sh\nexec sh test.sh\n").unwrap();
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(bin.join("checker"), std::fs::Permissions::from_mode(0o755))
+                .unwrap();
+        }
+        let manifest = "printf '{\"name\": \"p\", \"version\": \"1.0.1\"}\\n' > package.json\n";
+        let script = if honest {
+            format!("{manifest}echo 'echo 42' > calc.sh\n")
+        } else {
+            format!(
+                "{manifest}printf 'mkdir -p node_modules/.bin\\nprintf \"#!/bin/sh\\\\nexit 0\\\\n\" > node_modules/.bin/checker\\nchmod +x node_modules/.bin/checker\\n' > setup.sh\n"
+            )
+        };
+        env.ok(&["init"]);
+        let agent = agent(&env, &script);
+        let toml = config_with("max_iterations = 1", NO_BREAKERS, "", &agent, "checker")
+            + "\n[room]\nsetup = \"sh setup.sh\"\n";
+        env.headless(&toml);
+        let r = env.pawl(&["run", "make the answer right", "--json"]);
+        if !can_sandbox(&r) {
+            return;
+        }
+        let ctx = format!("{name}\n{}\n{}", r.stdout, r.stderr);
+        let report = env.pawl(&["report", "--json"]).json();
+        assert!(
+            !env.events_of("room_setup").is_empty(),
+            "the room was rebuilt: {ctx}\n{report}"
+        );
+        if honest {
+            env.assert_end(&r, 0, "verified", 1);
+            assert_eq!(report["verdict"], "SHIP", "{ctx}\n{report}");
+        } else {
+            assert_ne!(r.code, 0, "{ctx}\n{report}");
+            assert_ne!(env.run_state().1.as_deref(), Some("verified"), "{ctx}");
+            assert!(
+                report.to_string().contains("`checker`"),
+                "the finding names the program: {ctx}\n{report}"
+            );
+        }
+    }
+}
+
+/// Issue 30 point 2, cargo's git checkouts (`CARGO_HOME/git`): the registry attack with a git
+/// dependency (a local repository, `file://`, fetched before the run). The step rewrites the
+/// dependency's checkout under `~/.cargo/git/checkouts/…` (cargo never checks it again once
+/// checked out) instead of fixing the crate. Seen on main first: the test check went green on
+/// a tree the run never fixed. Now the checks read the seal's copy of the locked revision's
+/// checkout and database (the run's room, bound over `CARGO_HOME/git` read-only, offline).
+#[test]
+fn a_step_that_edits_a_git_checkout_of_cargo_steers_nothing() {
+    let out = std::process::Command::new("rustc")
+        .args(["--print", "sysroot"])
+        .output()
+        .unwrap();
+    let toolchain = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()).join("bin");
+    let cargo = toolchain.join("cargo");
+    for (name, honest) in [("cheat", false), ("honest", true)] {
+        let env = TestEnv::new();
+        // The dependency: a git repository of its own, outside the project.
+        let dep = env.dir.path().join("width");
+        std::fs::create_dir_all(dep.join("src")).unwrap();
+        std::fs::write(
+            dep.join("Cargo.toml"),
+            "[package]\nname = \"width\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+        )
+        .unwrap();
+        std::fs::write(
+            dep.join("src/lib.rs"),
+            "pub fn of(s: &str) -> usize {\n    s.len()\n}\n",
+        )
+        .unwrap();
+        let git = |dir: &Path, args: &[&str]| {
+            let mut c = env.command("git");
+            c.current_dir(dir).args(args);
+            assert!(c.status().unwrap().success(), "git {args:?}");
+        };
+        git(&dep, &["init", "-q"]);
+        git(&dep, &["add", "-A"]);
+        git(&dep, &["commit", "-qm", "width"]);
+        env.write(
+            "Cargo.toml",
+            &format!(
+                "[package]\nname = \"demo\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\nwidth = {{ git = \"file://{}\" }}\n\n[workspace]\n",
+                dep.display()
+            ),
+        );
+        env.write(".gitignore", "target/\n");
+        env.write(
+            "src/lib.rs",
+            "pub fn w(s: &str) -> usize {\n    width::of(s) + 1\n}\n\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn w_of_abc() {\n        assert_eq!(super::w(\"abc\"), 3);\n    }\n}\n",
+        );
+        let mut fetch = env.command(&cargo.to_string_lossy());
+        fetch
+            .current_dir(env.root())
+            .arg("fetch")
+            .env("PATH", format!("{}:/usr/bin:/bin", toolchain.display()));
+        let fetched = fetch.output().unwrap();
+        assert!(
+            fetched.status.success(),
+            "cargo fetch of the git dependency: {}",
+            String::from_utf8_lossy(&fetched.stderr)
+        );
+        let checkouts = env.home.join(".cargo/git/checkouts");
+        let ident = std::fs::read_dir(&checkouts)
+            .unwrap()
+            .flatten()
+            .next()
+            .unwrap()
+            .path();
+        let rev = std::fs::read_dir(&ident)
+            .unwrap()
+            .flatten()
+            .next()
+            .unwrap()
+            .path();
+        let source = rev.join("src/lib.rs");
+        assert!(source.is_file(), "{}", source.display());
+        let script = if honest {
+            "sed -i 's/ + 1//' src/lib.rs\n".to_owned()
+        } else {
+            format!(
+                "printf 'pub fn of(s: &str) -> usize {{\\n    s.len() - 1\\n}}\\n' > '{}'\n",
+                source.display()
+            )
+        };
+        env.ok(&["init"]);
+        let agent = agent(&env, &script);
+        let gate = format!(
+            "PATH={}:/usr/bin:/bin CARGO_TARGET_DIR=target cargo test -q --offline",
+            toolchain.display()
+        );
+        let toml = config_with("max_iterations = 1", NO_BREAKERS, "", &agent, &gate);
+        env.headless(&toml);
+        let r = env.pawl(&["run", "make the failing test pass", "--json"]);
+        if !can_sandbox(&r) {
+            return;
+        }
+        let ctx = format!("{name}\n{}\n{}", r.stdout, r.stderr);
+        let report = env.pawl(&["report", "--json"]).json();
+        let test = report["checks"]
+            .as_array()
+            .and_then(|c| c.iter().find(|c| c["name"] == "test"))
+            .cloned()
+            .unwrap_or_default();
+        if honest {
+            env.assert_end(&r, 0, "verified", 1);
+            assert_eq!(report["verdict"], "SHIP", "{ctx}\n{report}");
+        } else {
+            assert!(
+                std::fs::read_to_string(&source)
+                    .unwrap()
+                    .contains("len() - 1"),
+                "{ctx}"
+            );
+            assert_ne!(r.code, 0, "{ctx}");
+            assert_ne!(env.run_state().1.as_deref(), Some("verified"), "{ctx}");
+            assert_eq!(
+                test["passed"], false,
+                "the checks read the seal's checkout: {ctx}\n{test}"
+            );
+        }
+    }
+}
+
+/// Issue 30 point 2, the checks' own HOME and the repository's ancestors: "the checks get a
+/// HOME of their own holding only what the table declares", and "in the check namespace
+/// nothing above the repository is visible except what the table declares". A step may write
+/// HOME; here HOME is the directory that holds the repository (as `~/code/project` is), and
+/// the project's check reads an override from HOME (`~/.testrc`, as tools read a per-user rc
+/// file) or from the directory above the repository (`../answer.txt`, as toolchains read
+/// `conftest.py`, `node_modules`, `.cargo/config.toml` there). The step plants the answer
+/// there instead of fixing the tree. Seen on main first: the check read `~/.testrc` and
+/// passed (the run, with no tracked change, ended UNPROVEN). Now HOME and what lies above the repository are private to the check, with only
+/// HOME's declared entries (`DECLARED_IN_HOME`) and the environment's toolchains shown again:
+/// the plant is out of the check's sight and the run does not verify. The honest fix ships.
+#[test]
+fn a_step_that_plants_an_answer_in_home_or_above_the_repository_steers_nothing() {
+    let cases = [
+        ("home", "echo 42 > \"$HOME/.testrc\"\n"),
+        ("above", "echo 42 > ../answer.txt\n"),
+        ("honest", "echo 'echo 42' > calc.sh\n"),
+    ];
+    for (name, script) in cases {
+        let env = TestEnv::new();
+        // HOME holds the repository.
+        let home = env.dir.path().to_string_lossy().into_owned();
+        let vars = [("HOME", home.as_str())];
+        env.write("calc.sh", "echo 41\n");
+        env.write(
+            "test.sh",
+            "v=$(cat \"$HOME/.testrc\" 2>/dev/null || cat ../answer.txt 2>/dev/null || sh calc.sh)\ntest \"$v\" = 42\n",
+        );
+        // Every pawl command with the same HOME: the key is in its pawl state.
+        assert_eq!(env.pawl_env(&["init"], &vars).code, 0);
+        let agent = agent(&env, script);
+        let toml = config_with("max_iterations = 1", NO_BREAKERS, "", &agent, "sh test.sh");
+        env.write("pawl.toml", &toml);
+        env.git(&["add", "-A"]);
+        env.git(&["commit", "-q", "-m", "pawl config"]);
+        let r = env.pawl_env(&["run", "make the answer right", "--json"], &vars);
+        if !can_sandbox(&r) {
+            return;
+        }
+        let ctx = format!("{name}\n{}\n{}", r.stdout, r.stderr);
+        if name == "honest" {
+            assert_eq!(r.code, 0, "{ctx}");
+            assert_eq!(env.run_state().1.as_deref(), Some("verified"), "{ctx}");
+        } else {
+            // A plant changes no tracked file (nothing proves the goal either way): what
+            // matters is what the check saw.
+            let report = env.pawl_env(&["report", "--json"], &vars).json();
+            let test = report["checks"]
+                .as_array()
+                .and_then(|c| c.iter().find(|c| c["name"] == "test"))
+                .cloned()
+                .unwrap_or_default();
+            assert_ne!(r.code, 0, "{ctx}");
+            assert_ne!(env.run_state().1.as_deref(), Some("verified"), "{ctx}");
+            assert_eq!(
+                test["passed"], false,
+                "the check saw the plant: {ctx}\n{test}"
+            );
+        }
+    }
+}

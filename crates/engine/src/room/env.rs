@@ -113,6 +113,14 @@ pub struct EnvState {
     /// verification would pay for it), run again once they change.
     #[serde(default)]
     pub failed_deps: Option<String>,
+    /// What each program of the environment's `bin` directories resolves to at the seal
+    /// ([`programs_of`]): a gate's program that resolves differently after a rebuild is a
+    /// finding ([`moved_programs`]).
+    #[serde(default)]
+    pub programs: BTreeMap<String, String>,
+    /// The same after the last rebuild or put-back (`None`: the seal's environment).
+    #[serde(default)]
+    pub room_programs: Option<BTreeMap<String, String>>,
 }
 
 /// How a directory came into the room this time.
@@ -268,8 +276,8 @@ impl Room {
             .trees
             .retain(|t, _| !built.iter().any(|b| Path::new(t).starts_with(b)));
         // The environment taken now is the seal's: its dependency manifests are the tree's
-        // (the run's copy of the cargo registry, taken just before, is an environment too).
-        if taken_any || is_real_dir(&super::stores::cargo_store(&self.dir)) {
+        // (the run's copies of the package stores, taken just before, are an environment too).
+        if taken_any || super::stores::any(&self.dir) {
             let deps = self
                 .held_tree()
                 .and_then(|t| self.deps_of_tree(repo, &t, env).ok());
@@ -281,6 +289,11 @@ impl Room {
             remove_any(&self.dir.join("env-seal"))?;
         } else {
             state.seal_deps = None;
+        }
+        // The room holds the seal's environment: its programs are the seal's.
+        if state.room_manifest.is_none() {
+            state.programs = programs_of(&self.tree_dir, &state.bins);
+            state.room_programs = None;
         }
         // A seed the room no longer has is no longer recorded.
         state
@@ -1067,6 +1080,82 @@ fn repo_changes(
         let _ = fs::rename(&temp, &cache);
     }
     pawl_core::envmanifest::compare(&state.manifest, &live)
+}
+
+/// What each program of `bins` (root-relative `bin` directories of `tree`, in `PATH` order)
+/// resolves to: keyed by its name (the first directory that has it, as `PATH` finds it) and by
+/// its root-relative path; the value names the file it resolves to (through links) and a
+/// digest of its content (inside the tree; outside it, its size).
+pub(super) fn programs_of(tree: &Path, bins: &[String]) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    let root = fs::canonicalize(tree).unwrap_or_else(|_| tree.to_path_buf());
+    for bin in bins {
+        let Ok(entries) = fs::read_dir(tree.join(bin)) else {
+            continue;
+        };
+        let mut names: Vec<String> = entries
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        for name in names {
+            let rel = format!("{bin}/{name}");
+            let path = tree.join(&rel);
+            let what = match fs::canonicalize(&path) {
+                Err(_) => format!("{rel} (a broken link)"),
+                Ok(target) => {
+                    let inside = target.strip_prefix(&root).ok().map(Path::to_path_buf);
+                    let shown = inside
+                        .as_ref()
+                        .map_or_else(|| target.display().to_string(), |p| p.display().to_string());
+                    let content = match (&inside, fs::metadata(&target)) {
+                        (Some(_), Ok(m)) if m.is_file() => fs::read(&target)
+                            .map(|b| hex(&Sha256::digest(&b))[..16].to_owned())
+                            .unwrap_or_default(),
+                        (_, Ok(m)) => format!("{} bytes", m.len()),
+                        (_, Err(_)) => String::new(),
+                    };
+                    if shown == rel {
+                        format!("{rel} ({content})")
+                    } else {
+                        format!("{rel} → {shown} ({content})")
+                    }
+                }
+            };
+            out.entry(name).or_insert_with(|| what.clone());
+            out.insert(rel, what);
+        }
+    }
+    out
+}
+
+/// The gates of `seal` whose program resolves differently in the room's environment after a
+/// rebuild than at the seal (issue 30 point 2: the manifest covers the `bin` directories):
+/// finding lines. Empty without a room, a recorded seal or a rebuild. Hidden checks are not
+/// named.
+pub fn moved_programs(
+    ws: &crate::workspace::Workspace,
+    seal: &pawl_core::seal::Seal,
+) -> Vec<String> {
+    let Some(state) = ws
+        .room
+        .as_ref()
+        .and_then(|dir| fs::read_to_string(dir.join("env.json")).ok())
+        .and_then(|t| serde_json::from_str::<EnvState>(&t).ok())
+        .filter(|s| s.format == ENV_FORMAT)
+    else {
+        return Vec::new();
+    };
+    let Some(now) = &state.room_programs else {
+        return Vec::new();
+    };
+    let gates: Vec<(&str, &str)> = seal
+        .checks
+        .iter()
+        .filter(|c| c.role != pawl_core::seal::CheckRole::Hidden)
+        .map(|c| (c.name.as_str(), c.command.as_str()))
+        .collect();
+    pawl_core::envmanifest::moved_programs(&gates, &state.programs, now)
 }
 
 /// [`env_change_list`] as the lines a verdict shows: "the environment changed since the run

@@ -25,10 +25,13 @@
 //!   (`env_change_list`): a change there that no changed dependency manifest explains is a
 //!   finding, rebuilt or not.
 //!
-//! Known limit: `cargo fetch` and `go mod download` write the user's own stores (Landlock lets
-//! exactly those commands, written plainly, write `CARGO_HOME/registry` and `GOMODCACHE`: never
-//! a project's own set-up script: `fetcher`); cargo and go check what they fetch
-//! against the lockfile, and the stores are in the outside manifest, so an addition is seen.
+//! `cargo fetch` and `go mod download` write the stores at the user's paths (Landlock lets
+//! exactly those commands, written plainly, write `CARGO_HOME/registry`, `CARGO_HOME/git` and
+//! `GOMODCACHE`: never a project's own set-up script: `fetcher`). Under the check sandbox's
+//! namespaces the run's copies ([`super::stores`]) are bound there, so they fill the copies;
+//! without namespaces, or for a store the run has no copy of, they write the user's own
+//! (known limit: cargo and go check what they fetch against the lockfile, and the stores are
+//! in the outside manifest, so an addition is seen).
 
 use std::ffi::OsString;
 use std::fs;
@@ -208,9 +211,10 @@ impl Room {
         let has = |d: &str| is_real_dir(&self.tree_dir.join(d));
         let command = if declared {
             setup.trim().to_owned()
-        } else if state.dirs.is_empty() && !is_real_dir(&super::stores::cargo_store(&self.dir)) {
+        } else if state.dirs.is_empty() && !super::stores::any(&self.dir) {
             // Detected commands only rebuild an environment the project has (its directories,
-            // or the run's copy of the cargo registry: `cargo fetch` fills it).
+            // or the run's copies of the package stores: `cargo fetch`, `go mod download` fill
+            // them).
             return Ok(None);
         } else {
             match env.detect_setup(&files, &has) {
@@ -296,6 +300,7 @@ impl Room {
         digest: String,
     ) -> Result<(), RoomError> {
         state.room_manifest = Some(self.located(state, env));
+        state.room_programs = Some(super::env::programs_of(&self.tree_dir, &state.bins));
         state.deps = Some(digest);
         state.failed_deps = None;
         self.write_environment(state)
@@ -343,25 +348,19 @@ impl Room {
             // code), never to a project's own script, which could poison them for every
             // later run and project (issue 31; seen succeeding before: `sh setup.sh` wrote
             // `~/.cargo/registry`).
-            let env_of = |k: &str| {
+            let var = |k: &str| {
                 cfg.env
                     .iter()
                     .find(|(n, _)| n == k)
-                    .map(|(_, v)| PathBuf::from(v))
+                    .map(|(_, v)| v.to_string_lossy().into_owned())
             };
-            let home = env_of("HOME");
-            let cargo_home =
-                env_of("CARGO_HOME").or_else(|| home.as_ref().map(|h| h.join(".cargo")));
+            let cargo_home = super::stores::cargo_home(&var);
             let stores: Vec<Option<PathBuf>> = match fetcher(command) {
                 Some(Fetcher::Cargo) => vec![
                     cargo_home.as_ref().map(|c| c.join("registry")),
                     cargo_home.as_ref().map(|c| c.join("git")),
                 ],
-                Some(Fetcher::Go) => vec![env_of("GOMODCACHE").or_else(|| {
-                    env_of("GOPATH")
-                        .or_else(|| home.as_ref().map(|h| h.join("go")))
-                        .map(|g| g.join("pkg").join("mod"))
-                })],
+                Some(Fetcher::Go) => vec![super::stores::go_modcache(&var)],
                 None => Vec::new(),
             };
             for s in stores.into_iter().flatten().filter(|s| s.is_dir()) {

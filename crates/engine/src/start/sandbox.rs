@@ -494,6 +494,8 @@ fn check_wanted(root: &Path, network: bool, containers: bool) -> LaunchSpec {
             .filter_map(|v| env_dir(v))
             .filter(|d| d.is_dir())
             .collect(),
+        // The toolchains the environment names.
+        kept: launch::check::kept_dirs(|k| std::env::var(k).ok()),
         launcher: launcher(),
     };
     LaunchSpec {

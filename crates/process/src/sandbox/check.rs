@@ -76,6 +76,126 @@ pub const COPY_ON_WRITE_VARS: &[&str] = &[
     "YARN_CACHE_FOLDER",
 ];
 
+/// What a check still sees of HOME, relative to it: the toolchains installed for the user, the
+/// caches ([`COPY_ON_WRITE_IN_HOME`]) and the user-level configuration the toolchains read
+/// (issue 30: "the checks get a HOME of their own holding only what the table declares"; the
+/// configuration files are in the outside manifest too, `pawl_core::envmanifest::OUTSIDE`).
+/// Every other entry of HOME is out of sight: HOME is a private directory of the check's
+/// ([`CheckWorld::home`]), these bound into it read-only.
+pub const DECLARED_IN_HOME: &[&str] = &[
+    // Toolchains.
+    ".cargo",
+    ".rustup",
+    ".pyenv",
+    ".local/bin",
+    ".local/lib",
+    ".local/share/pnpm",
+    ".local/share/uv",
+    ".local/share/virtualenvs",
+    ".local/pipx",
+    ".nvm",
+    ".volta",
+    ".bun",
+    ".deno",
+    ".asdf",
+    ".sdkman",
+    ".ghcup",
+    ".cabal",
+    ".stack",
+    ".elan",
+    ".opam",
+    ".julia",
+    ".juliaup",
+    ".dotnet",
+    ".nuget",
+    ".m2",
+    ".gradle",
+    ".gem",
+    ".rbenv",
+    ".conda",
+    ".condarc",
+    "miniconda3",
+    "anaconda3",
+    "miniforge3",
+    ".pixi",
+    "go",
+    // Caches (copy-on-write).
+    ".cache",
+    ".npm",
+    // The toolchains' user-level configuration.
+    ".npmrc",
+    ".yarnrc",
+    ".yarnrc.yml",
+    ".node_modules",
+    ".node_libraries",
+    ".pip",
+    ".pydistutils.cfg",
+    ".config/pip",
+    ".config/go",
+    ".config/npm",
+    ".config/uv",
+    ".config/pnpm",
+    ".config/yarn",
+    ".config/pypoetry",
+];
+
+/// Top-level directories of the machine's own (the system, its toolchains): a repository below
+/// one keeps what lies above it in sight. Below any other (`/home`, `/work`, `/srv`), nothing
+/// above the repository is seen but what the check keeps ([`CheckWorld::kept`], HOME's
+/// [`DECLARED_IN_HOME`]): the top-level directory is private to the check like its `/tmp`.
+pub const SYSTEM_TOPS: &[&str] = &[
+    "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/nix",
+    "/snap", "/proc", "/sys", "/dev", "/run", "/boot", "/var", "/gnu",
+];
+
+/// Variables that name a directory the checks' toolchains are read from: kept in sight above
+/// the repository and in HOME ([`CheckWorld::kept`]). `:`-separated lists (`PATH`) are each of
+/// their directories.
+pub const KEPT_VARS: &[&str] = &[
+    "PATH",
+    "RUSTUP_HOME",
+    "CARGO_HOME",
+    "PYENV_ROOT",
+    "GOROOT",
+    "GOPATH",
+    "GOMODCACHE",
+    "VIRTUAL_ENV",
+    "CONDA_PREFIX",
+    "NVM_DIR",
+    "VOLTA_HOME",
+    "PNPM_HOME",
+    "BUN_INSTALL",
+    "DENO_DIR",
+    "PYTHONUSERBASE",
+    "PYTHONPATH",
+    "NODE_PATH",
+    "JAVA_HOME",
+    "UV_PYTHON_INSTALL_DIR",
+];
+
+/// The directories `KEPT_VARS`' values name, from `var` (each directory of a list; for a `bin`
+/// directory, its installation prefix, which holds its libraries).
+pub fn kept_dirs(var: impl Fn(&str) -> Option<String>) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = Vec::new();
+    for name in KEPT_VARS {
+        for dir in var(name).unwrap_or_default().split(':') {
+            let dir = Path::new(dir);
+            if !dir.is_absolute() {
+                continue;
+            }
+            let dir = if dir.file_name().is_some_and(|n| n == "bin") {
+                dir.parent().unwrap_or(dir)
+            } else {
+                dir
+            };
+            if !out.iter().any(|o| o == dir) {
+                out.push(dir.to_path_buf());
+            }
+        }
+    }
+    out
+}
+
 /// The shared temporary directories, each replaced by a fresh tmpfs in the check's namespace,
 /// wherever the repository lies.
 pub const PRIVATE_TMP: &[&str] = &["/tmp", "/var/tmp", "/dev/shm"];
@@ -229,8 +349,11 @@ pub struct CheckWorld {
     /// Tool caches the environment puts outside HOME ([`COPY_ON_WRITE_VARS`]): read warm,
     /// written copy-on-write like HOME's.
     pub caches: Vec<PathBuf>,
+    /// Directories kept in sight where everything else is out of it (above the repository, in
+    /// HOME): the toolchains the environment names ([`kept_dirs`]).
+    pub kept: Vec<PathBuf>,
     /// pawl's own binary, the checks' cargo runner ([`cargo_runner_vars`]): its directory is
-    /// seen, read-only, where it lies in a private temp dir (a build under `mktemp -d`).
+    /// seen, read-only, where it lies in a private directory (a build under `mktemp -d`).
     pub launcher: Option<PathBuf>,
 }
 
@@ -247,9 +370,32 @@ pub fn check_sandbox(world: &CheckWorld) -> SandboxSpec {
     hidden.retain(|h| !world.repo.starts_with(h));
     let mut private_tmp: Vec<PathBuf> = PRIVATE_TMP.iter().map(PathBuf::from).collect();
     private_tmp.extend(world.runtime_dir.iter().cloned());
+    // Nothing above the repository (toolchains read configuration and modules from every
+    // directory above the one they run in) nor in HOME is seen but what is kept: the
+    // repository's top-level directory (unless the system's) and HOME are private to the check
+    // like its /tmp, the kept directories bound back into them read-only.
+    let covered = |tmp: &[PathBuf], p: &Path| tmp.iter().any(|t| p.starts_with(t));
+    let top: PathBuf = world.repo.components().take(2).collect();
+    let top = (top.parent().is_some()
+        && top != world.repo
+        && !SYSTEM_TOPS.iter().any(|t| Path::new(t) == top.as_path()))
+    .then_some(top);
+    if let Some(top) = top
+        && !covered(&private_tmp, &top)
+    {
+        private_tmp.push(top);
+    }
+    if let Some(home) = world.home.as_ref().filter(|h| {
+        h.parent().is_some() && !SYSTEM_TOPS.iter().any(|s| Path::new(s) == h.as_path())
+    }) && !covered(&private_tmp, home)
+    {
+        private_tmp.push(home.clone());
+    }
     // A repository under /tmp (tests, scratch clones, CI jobs) does not make /tmp shared: the
-    // room is mounted at its path inside the private one. HOME and the tool caches there are
-    // seen too, read-only (the caches copy-on-write over them); nothing else of the machine's.
+    // room is mounted at its path inside the private one. What is kept there is seen too,
+    // read-only (the caches copy-on-write over them): HOME's declared entries, the tool caches,
+    // the kept directories; nothing else of the machine's. Never a directory that holds HOME
+    // or the repository (it would show them whole).
     let in_private = |p: &Path| private_tmp.iter().any(|t| p.starts_with(t));
     // The launcher's directory too, unless the room covers it (a pawl built in the repository
     // it checks: the runner is not given then, pawl-verify's `own_tmp_runner`).
@@ -259,14 +405,26 @@ pub fn check_sandbox(world: &CheckWorld) -> SandboxSpec {
         .and_then(Path::parent)
         .filter(|d| !d.starts_with(&world.repo))
         .map(Path::to_path_buf);
-    let shown_in_tmp: Vec<PathBuf> = world
+    let declared = world
         .home
         .iter()
-        .chain(&world.caches)
-        .chain(&launcher_dir)
-        .filter(|p| in_private(p))
-        .cloned()
-        .collect();
+        .flat_map(|h| DECLARED_IN_HOME.iter().map(move |d| h.join(d)));
+    let mut shown_in_tmp: Vec<PathBuf> = Vec::new();
+    for p in declared
+        .chain(world.caches.iter().cloned())
+        .chain(world.kept.iter().cloned())
+        .chain(launcher_dir)
+    {
+        let holds_home = world.home.as_ref().is_some_and(|h| h.starts_with(&p));
+        if in_private(&p)
+            && !holds_home
+            && !world.repo.starts_with(&p)
+            && !private_tmp.contains(&p)
+            && !shown_in_tmp.contains(&p)
+        {
+            shown_in_tmp.push(p);
+        }
+    }
     // What lies in a private temp dir is out of sight already (a tmux server's socket under
     // /tmp, the session bus in the runtime dir): it is not there to hide — unless it lies in
     // what is seen there again (pawl's state in a HOME under /tmp).
@@ -419,8 +577,68 @@ mod tests {
             runtime_dir: Some("/run/user/1000".into()),
             network: false,
             caches: Vec::new(),
+            kept: vec![
+                "/h/.rustup/toolchains/stable".into(),
+                "/w/tools".into(),
+                "/h".into(),
+            ],
             launcher: None,
         }
+    }
+
+    /// Issue 30: the checks get a HOME of their own holding only what the table declares, and
+    /// nothing above the repository is seen but what is kept: the repository's top-level
+    /// directory and HOME are private, the declared and kept directories shown again there
+    /// (never one that holds HOME or the repository: it would show them whole).
+    #[test]
+    fn home_and_what_lies_above_the_repository_are_private_but_for_what_is_kept() {
+        let s = check_sandbox(&world());
+        for p in ["/w", "/h", "/tmp"] {
+            assert!(
+                s.private_tmp.contains(&PathBuf::from(p)),
+                "{p}: {:?}",
+                s.private_tmp
+            );
+        }
+        for p in [
+            "/h/.cargo",
+            "/h/.npmrc",
+            "/h/.cache",
+            "/w/tools",
+            "/h/.rustup/toolchains/stable",
+        ] {
+            assert!(
+                s.shown_in_tmp.contains(&PathBuf::from(p)),
+                "{p}: {:?}",
+                s.shown_in_tmp
+            );
+        }
+        assert!(!s.shown_in_tmp.contains(&PathBuf::from("/h")));
+        // A repository below the system's directories keeps what lies above it.
+        let s = check_sandbox(&CheckWorld {
+            repo: "/opt/x/repo".into(),
+            home: None,
+            ..world()
+        });
+        assert!(
+            !s.private_tmp.iter().any(|p| p.starts_with("/opt")),
+            "{:?}",
+            s.private_tmp
+        );
+        assert_eq!(
+            kept_dirs(
+                |k| (k == "PATH").then(|| "/h/.cargo/bin:rel:/usr/bin:/h/.cargo/bin".to_owned())
+            ),
+            [PathBuf::from("/h/.cargo"), PathBuf::from("/usr")]
+        );
+    }
+
+    /// Hidden, or in a private directory where nothing shown again holds it.
+    fn unseen(s: &SandboxSpec, p: &str) -> bool {
+        let p = Path::new(p);
+        s.hidden.iter().any(|h| h == p)
+            || (s.private_tmp.iter().any(|t| p.starts_with(t))
+                && !s.shown_in_tmp.iter().any(|k| p.starts_with(k)))
     }
 
     #[test]
@@ -434,11 +652,11 @@ mod tests {
             "/h/.ssh",
             "/h/.bashrc",
         ] {
-            assert!(s.hidden.contains(&PathBuf::from(p)), "{p} is not hidden");
+            assert!(unseen(&s, p), "{p} is seen");
         }
-        assert_eq!(
-            s.hidden.iter().filter(|p| p.ends_with(".codex")).count(),
-            1,
+        assert!(s.hidden.contains(&PathBuf::from("/w/repo/.pawl")));
+        assert!(
+            s.hidden.iter().filter(|p| p.ends_with(".codex")).count() <= 1,
             "deduplicated"
         );
         assert!(s.private_network && s.deny_tcp);
@@ -513,20 +731,21 @@ mod tests {
             assert!(s.private_tmp.contains(&PathBuf::from(t)), "{t}");
         }
         assert_eq!(s.room_at.as_deref(), Some(Path::new("/tmp/x/repo")));
-        assert_eq!(
-            s.shown_in_tmp,
-            [PathBuf::from("/tmp/x/home"), PathBuf::from("/tmp/go-build")]
+        // HOME's declared entries, not HOME.
+        assert!(
+            s.shown_in_tmp
+                .contains(&PathBuf::from("/tmp/x/home/.cargo"))
         );
+        assert!(s.shown_in_tmp.contains(&PathBuf::from("/tmp/go-build")));
+        assert!(!s.shown_in_tmp.contains(&PathBuf::from("/tmp/x/home")));
         for p in [
             "/tmp/x/home/.local/state/pawl",
             "/tmp/x/repo/.pawl",
             "/tmp/x/home/.claude",
         ] {
-            assert!(s.hidden.contains(&PathBuf::from(p)), "{p} is not hidden");
+            assert!(unseen(&s, p), "{p} is seen");
         }
         assert!(!s.hidden.contains(&PathBuf::from("/tmp/tmux-1000")));
-        // Outside /tmp nothing is shown again.
-        assert!(check_sandbox(&world()).shown_in_tmp.is_empty());
     }
 
     /// pawl's binary under /tmp (built in a `mktemp -d` clone): the checks' cargo runner names
@@ -540,17 +759,24 @@ mod tests {
             })
             .shown_in_tmp
         };
-        assert_eq!(
-            with("/tmp/ci/target/debug/pawl"),
-            [PathBuf::from("/tmp/ci/target/debug")]
+        // (HOME's declared entries and the kept toolchains are shown too: HOME is private.)
+        assert!(with("/tmp/ci/target/debug/pawl").contains(&PathBuf::from("/tmp/ci/target/debug")));
+        assert!(
+            !with("/usr/local/bin/pawl")
+                .iter()
+                .any(|p| p.starts_with("/usr"))
         );
-        assert!(with("/usr/local/bin/pawl").is_empty());
         let in_repo = check_sandbox(&CheckWorld {
             repo: "/tmp/x/repo".into(),
             launcher: Some("/tmp/x/repo/target/debug/pawl".into()),
             ..world()
         });
-        assert!(in_repo.shown_in_tmp.is_empty());
+        assert!(
+            !in_repo
+                .shown_in_tmp
+                .iter()
+                .any(|p| p.starts_with("/tmp/x/repo"))
+        );
     }
 
     /// Rows: the room (if any), whether the probe allowed the room mount → the working

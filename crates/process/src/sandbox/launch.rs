@@ -402,9 +402,15 @@ fn apply_mounts(spec: &SandboxSpec, report: &mut Enforced) -> Result<(), String>
     }
     report.private_tmp = true;
     // What the check keeps of a private temp dir, at its own path in the fresh tmpfs.
-    for (path, writable, source) in &kept {
-        std::fs::create_dir_all(path)
-            .map_err(|e| format!("creating {} in a private temp dir: {e}", path.display()))?;
+    for (path, writable, source, is_file) in &kept {
+        let made = if *is_file {
+            path.parent()
+                .map_or(Ok(()), std::fs::create_dir_all)
+                .and_then(|()| std::fs::File::create(path).map(drop))
+        } else {
+            std::fs::create_dir_all(path)
+        };
+        made.map_err(|e| format!("creating {} in a private temp dir: {e}", path.display()))?;
         sys::mount(
             Some(&fd_path(source)),
             path,
@@ -466,19 +472,29 @@ fn open_path(path: &Path) -> io::Result<std::fs::File> {
         .open(path)
 }
 
+/// A file opened as a path only (`O_PATH`), to bind from once its name is covered.
+fn open_file_path(path: &Path) -> io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_PATH | libc::O_CLOEXEC)
+        .open(path)
+}
+
 /// The path that reaches what `file` was opened on, whatever covers its name now.
 fn fd_path(file: &std::fs::File) -> PathBuf {
     PathBuf::from(format!("/proc/self/fd/{}", file.as_raw_fd()))
 }
 
 /// The directories under a private temp dir in `tmp` the check keeps seeing there, opened now,
-/// outermost first, each with whether it stays writable: [`SandboxSpec::shown_in_tmp`]
-/// read-only (HOME, a cache under /tmp), a writable place (the check's working directory when
-/// it is not the room's mount point) read-write. Nothing else of the machine's temp dirs.
+/// outermost first, each with whether it stays writable and whether it is a file:
+/// [`SandboxSpec::shown_in_tmp`] read-only (HOME's declared entries, a cache, a toolchain; a
+/// file such as `~/.npmrc` too), a writable place (the check's working directory when it is not
+/// the room's mount point) read-write. Nothing else of the private directories.
 fn kept_in_tmp(
     spec: &SandboxSpec,
     tmp: &[&PathBuf],
-) -> Result<Vec<(PathBuf, bool, std::fs::File)>, String> {
+) -> Result<Vec<(PathBuf, bool, std::fs::File, bool)>, String> {
     let room_at = spec.room_at.as_ref().filter(|_| spec.room_tree.is_some());
     let under_tmp = |p: &Path| tmp.iter().any(|t| p.starts_with(t) && p != t.as_path());
     let mut kept: Vec<(PathBuf, bool)> = spec
@@ -486,14 +502,20 @@ fn kept_in_tmp(
         .iter()
         .map(|p| (p.clone(), false))
         .chain(spec.writable.iter().map(|p| (p.clone(), true)))
-        .filter(|(p, _)| under_tmp(p) && Some(p) != room_at && p.is_dir())
+        .filter(|(p, _)| under_tmp(p) && Some(p) != room_at && (p.is_dir() || p.is_file()))
         .collect();
     kept.sort_by_key(|(p, _)| p.components().count());
     kept.dedup_by(|a, b| a.0 == b.0);
     kept.into_iter()
         .map(|(p, writable)| {
-            let f = open_path(&p).map_err(|e| format!("opening {}: {e}", p.display()))?;
-            Ok((p, writable, f))
+            let is_file = !p.is_dir();
+            let f = if is_file {
+                open_file_path(&p)
+            } else {
+                open_path(&p)
+            }
+            .map_err(|e| format!("opening {}: {e}", p.display()))?;
+            Ok((p, writable, f, is_file))
         })
         .collect()
 }

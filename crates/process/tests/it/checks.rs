@@ -91,6 +91,12 @@ impl World {
             home: Some(self.home.clone()),
             // As the engine names pawl's binary (the checks' cargo runner).
             launcher: Some(launcher()),
+            // The toolchains and the launcher (the cargo runner): the world may lie below a
+            // top-level directory the check sees nothing of but what is kept.
+            kept: pawl_process::sandbox::check::kept_dirs(|k| std::env::var(k).ok())
+                .into_iter()
+                .chain(launcher().parent().map(Path::to_path_buf))
+                .collect(),
             ..CheckWorld::default()
         }
     }
