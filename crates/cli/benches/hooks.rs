@@ -29,7 +29,9 @@
 //! comparable (the targets are for a quiet one).
 //!
 //! `cargo bench -p pawl-cli --bench hooks` (harness = false: prints a small table).
-//! `PAWL_BENCH_RUNS` sets the samples per figure (default 200; Stop uses a quarter).
+//! `PAWL_BENCH_RUNS` sets the samples per figure (default 200); the cached Stop takes
+//! `PAWL_BENCH_STOP_RUNS` (default a quarter of them), the Stop after an edit
+//! `PAWL_BENCH_EDIT_RUNS` (default an eighth; 0 leaves that line out).
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
 
@@ -406,7 +408,7 @@ fn main() {
     );
     measure(
         "bound session: Stop with cached evidence",
-        (runs / 4).max(10),
+        env_num("PAWL_BENCH_STOP_RUNS", (runs / 4).max(10)).max(1),
         &subjects,
         "stop",
         STOP,
@@ -417,9 +419,14 @@ fn main() {
     );
     // A Stop after an edit: the tree changed, so its hash is taken (the checks run too: the
     // gate is `true`). Not a bound of the issue; what a changed tree costs next to `git status`.
+    let edits = env_num("PAWL_BENCH_EDIT_RUNS", (runs / 8).max(5));
+    if edits == 0 {
+        println!("load average {}", load_average());
+        return;
+    }
     measure(
         "bound session: Stop after a one-file edit",
-        (runs / 8).max(5),
+        edits,
         &subjects,
         "stop",
         STOP,

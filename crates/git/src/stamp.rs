@@ -69,21 +69,100 @@ fn lstat(path: &Path) -> Option<Stat> {
     fs::symlink_metadata(path).ok().map(|m| stat_of(&m))
 }
 
-/// Whether every record's stat data is still what it was. A file or directory is looked up in
-/// its parent directory, opened once for the files that follow in it (one path component per
-/// `lstat` instead of the whole path: the records come in the index's order, grouped by
-/// directory), never through a symbolic link.
-fn all_same(root: &Path, records: &[(u8, &[u8], Stat)]) -> bool {
+/// Records one thread compares ([`records_same`]): as git's index preload splits its `lstat`s
+/// (a few hundred entries a thread), so that on a large tree the comparisons spread over every
+/// core there is, and a core left free by the rest of a Stop takes a share as soon as it is.
+const RECORDS_PER_THREAD: usize = 1000;
+/// At most this many threads compare records.
+const MAX_THREADS: usize = 16;
+
+/// One stamp record: kind (`d` directory, `f` file, `x` ignore file outside the tree), path,
+/// stat data.
+fn record<'a>(r: &mut Cursor<'a>) -> Option<(u8, &'a [u8], Stat)> {
+    let kind = r.take(1)?[0];
+    let path = r.bytes_field()?;
+    let stat = r.stat()?;
+    Some((kind, path, stat))
+}
+
+/// Whether every one of the stamp's `count` records from `bytes[at..]` still has its stat data
+/// (see [`all_same`]), the records compared on up to [`MAX_THREADS`] threads, each its own run
+/// of the records; all stop as soon as one finds a record that moved. `None` when the records
+/// cannot be read or do not end where the stamp does.
+fn records_same(root: &Path, bytes: &[u8], at: usize, count: usize) -> Option<bool> {
+    // Where each thread's run starts: one pass over the records' lengths, nothing copied.
+    let threads = count.div_ceil(RECORDS_PER_THREAD).clamp(1, MAX_THREADS);
+    let per = count.div_ceil(threads).max(1);
+    let mut runs: Vec<(usize, usize)> = Vec::with_capacity(threads);
+    let mut r = Cursor { bytes, at };
+    for i in 0..count {
+        if i % per == 0 {
+            runs.push((r.at, per.min(count - i)));
+        }
+        record(&mut r)?;
+    }
+    if r.at != bytes.len() {
+        return None;
+    }
+    let moved = std::sync::atomic::AtomicBool::new(false);
+    let compare = |&(at, n): &(usize, usize)| {
+        let same = all_same(root, Cursor { bytes, at }, n, &moved);
+        if !same {
+            moved.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+        same
+    };
+    let Some((mine, others)) = runs.split_first() else {
+        return Some(true);
+    };
+    Some(std::thread::scope(|s| {
+        let others: Vec<_> = others
+            .iter()
+            .map(|run| {
+                std::thread::Builder::new()
+                    .spawn_scoped(s, || compare(run))
+                    // No thread: this one compares that run too.
+                    .map_err(|_| run)
+            })
+            .collect();
+        let mut same = compare(mine);
+        for other in others {
+            same &= match other {
+                Ok(handle) => handle.join().unwrap_or(false),
+                Err(run) => compare(run),
+            };
+        }
+        same
+    }))
+}
+
+/// Whether each of the `n` records read from `r` still has the stat data it recorded (false
+/// also when one cannot be read, or once `moved` says another thread found one that moved). A
+/// file or directory is looked up in its parent directory, opened once for the files that
+/// follow in it (one path component per `lstat` instead of the whole path: the records come in
+/// the index's order, grouped by directory), never through a symbolic link.
+fn all_same(
+    root: &Path,
+    mut r: Cursor<'_>,
+    n: usize,
+    moved: &std::sync::atomic::AtomicBool,
+) -> bool {
     use rustix::fs::{AtFlags, Mode, OFlags};
     let mut open: Option<(&[u8], rustix::fd::OwnedFd)> = None;
-    for (kind, path, stat) in records {
+    for _ in 0..n {
+        if moved.load(std::sync::atomic::Ordering::Relaxed) {
+            return false;
+        }
+        let Some((kind, path, stat)) = record(&mut r) else {
+            return false;
+        };
         let now = match kind {
             b'x' => lstat(Path::new(OsStr::from_bytes(path))).unwrap_or(ABSENT),
             b'd' if path.is_empty() => lstat(root).unwrap_or(ABSENT),
             b'd' | b'f' => {
                 let (parent, name) = match path.iter().rposition(|&b| b == b'/') {
                     Some(i) => (&path[..i], &path[i + 1..]),
-                    None => (&path[..0], &path[..]),
+                    None => (&path[..0], path),
                 };
                 if open.as_ref().is_none_or(|(p, _)| *p != parent) {
                     let dir = if parent.is_empty() {
@@ -119,7 +198,7 @@ fn all_same(root: &Path, records: &[(u8, &[u8], Stat)]) -> bool {
             }
             _ => return false,
         };
-        if now != *stat {
+        if now != stat {
             return false;
         }
     }
@@ -453,28 +532,8 @@ impl Repo {
             }
         }
         let count = usize::try_from(u64::from_le_bytes(r.take(8)?.try_into().ok()?)).ok()?;
-        let mut records = Vec::with_capacity(count.min(1 << 22));
-        for _ in 0..count {
-            let kind = r.take(1)?[0];
-            let path = r.bytes_field()?;
-            let stat = r.stat()?;
-            records.push((kind, path, stat));
-        }
-        if r.at != stamp.len() {
-            return None;
-        }
-        let root = self.root();
-        // Two halves at once on a large tree: the `lstat`s are most of the cost.
-        let all_same = if records.len() > 4096 {
-            let (a, b) = records.split_at(records.len() / 2);
-            std::thread::scope(|s| {
-                let other = s.spawn(|| all_same(root, a));
-                let mine = all_same(root, b);
-                other.join().unwrap_or(false) && mine
-            })
-        } else {
-            all_same(root, &records)
-        };
+        // The `lstat`s are most of the cost: on several threads for a large tree.
+        let all_same = records_same(self.root(), stamp, r.at, count)?;
         all_same.then_some((tree, refreshed))
     }
 

@@ -159,6 +159,49 @@ fn every_change_to_what_is_hashed_invalidates_the_stamp() {
     }
 }
 
+/// On a tree large enough that the stamp's records are compared on several threads (each its
+/// own run of the records), a change anywhere is seen: in the first run, at the edges between
+/// runs, in the last; and an unchanged large tree is still answered.
+#[test]
+fn a_change_anywhere_in_a_large_tree_is_seen_by_the_threads_that_compare_it() {
+    let t = TestRepo::new();
+    let (dirs, files) = (40, 100);
+    for d in 0..dirs {
+        for f in 0..files {
+            t.write(&format!("src/d{d:02}/f{f:03}.py"), &format!("X = {f}\n"));
+        }
+    }
+    t.git(&["add", "-A"]);
+    t.git(&["commit", "-q", "-m", "init"]);
+    let (tree, stamp) = stamped(&t);
+    assert_eq!(
+        t.repo.tree_hash_unchanged(&stamp).map(|h| h.to_string()),
+        Some(tree)
+    );
+    // The files in index order (runs of about a thousand records, directories first): the
+    // first and last, and one every 400 (each run holds several).
+    let all = dirs * files;
+    let mut positions: Vec<usize> = (0..all).step_by(400).collect();
+    positions.extend([1, all - 1]);
+    for k in positions {
+        let rel = format!("src/d{:02}/f{:03}.py", k / files, k % files);
+        let (_, stamp) = stamped(&t);
+        t.write(&rel, "Y = 0\n");
+        assert_eq!(
+            t.repo.tree_hash_unchanged(&stamp),
+            None,
+            "{rel}: the stamp still answered"
+        );
+    }
+    let (_, stamp) = stamped(&t);
+    std::fs::remove_file(t.path("src/d39/f099.py")).expect("rm");
+    assert_eq!(
+        t.repo.tree_hash_unchanged(&stamp),
+        None,
+        "the last file deleted"
+    );
+}
+
 #[test]
 fn a_racily_clean_tree_gets_no_stamp_and_a_forged_one_answers_nothing() {
     let t = repo();
