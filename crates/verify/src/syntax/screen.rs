@@ -56,6 +56,40 @@ pub struct SyntaxFinding {
 #[serde(deny_unknown_fields)]
 struct Table {
     rule: Vec<Row>,
+    /// Where the language's code makes more code of itself at run time (see [`Generates`]).
+    #[serde(default)]
+    generates: Vec<Generates>,
+}
+
+/// A call through which a source carries code of its own language as text: `exec(SRC)`,
+/// `new Function("s", body)`, a module written and then imported. The string literals it is
+/// given (or a name bound to one in the file) are screened as code of the file's language,
+/// against what the baseline's source gave the same calls.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Generates {
+    id: String,
+    /// What the call does with the text, in words (shown beside the file's path).
+    words: String,
+    /// Node kinds of the call.
+    nodes: Vec<String>,
+    /// A regex on the called function's text (whitespace collapsed).
+    callee: String,
+    /// When set, a regex on the whole source: the call's text is code only when the source
+    /// matches (a file write names a module of the language somewhere: `"known.js"`).
+    #[serde(default)]
+    names: Option<String>,
+    /// Source whose calls give code that triggers a row of the table or holds an entry.
+    example: String,
+    /// Source whose calls give no code with a row's hit or an entry (optional).
+    #[serde(default)]
+    clean: Option<String>,
+}
+
+struct Sink {
+    row: Generates,
+    callee: Regex,
+    names: Option<Regex>,
 }
 
 /// A row of a rule table.
@@ -105,6 +139,11 @@ struct Row {
     /// matches it — the receiver declared as what the row is about (`counts: HashMap<..>`).
     #[serde(default)]
     declared: Option<String>,
+    /// When set, a regex with the same `{group}` placeholders as `declared`: the hit does not
+    /// count when the text of the function around it matches (`sort.Strings({out})` after a
+    /// map's keys were collected into `out`).
+    #[serde(default)]
+    unless: Option<String>,
     /// Source that must trigger the row.
     example: String,
     /// Source that must not (optional).
@@ -122,6 +161,7 @@ struct Rule {
 
 struct Rules {
     tables: HashMap<&'static str, Vec<Rule>>,
+    sinks: HashMap<&'static str, Vec<Sink>>,
 }
 
 const TABLES: &[(&str, Lang, &str)] = &[
@@ -154,9 +194,30 @@ fn rules() -> &'static Result<Rules, String> {
 
 fn load_rules() -> Result<Rules, String> {
     let mut tables = HashMap::new();
+    let mut sinks = HashMap::new();
     let mut problems = Vec::new();
     for (name, _, text) in TABLES {
         let table: Table = toml::from_str(text).map_err(|e| format!("rules/{name}.toml: {e}"))?;
+        let mut calls = Vec::new();
+        for g in table.generates {
+            let names = match g.names.as_deref().map(Regex::new) {
+                None => None,
+                Some(Ok(re)) => Some(re),
+                Some(Err(e)) => {
+                    problems.push(format!("{name} {} names: {e}", g.id));
+                    continue;
+                }
+            };
+            match Regex::new(&g.callee) {
+                Ok(callee) => calls.push(Sink {
+                    row: g,
+                    callee,
+                    names,
+                }),
+                Err(e) => problems.push(format!("{name} {} callee: {e}", g.id)),
+            }
+        }
+        sinks.insert(*name, calls);
         let mut rows = Vec::new();
         for row in table.rule {
             let except = match row.except_path_of.as_deref().map(Regex::new) {
@@ -167,10 +228,12 @@ fn load_rules() -> Result<Rules, String> {
                     continue;
                 }
             };
-            if let Some(d) = &row.declared
-                && let Err(e) = Regex::new(&d.replace("{recv}", "x"))
+            if let Some((field, e)) = [("declared", &row.declared), ("unless", &row.unless)]
+                .into_iter()
+                .filter_map(|(f, t)| Some((f, t.as_deref()?)))
+                .find_map(|(f, t)| Regex::new(&placeholders_as(t, "x")).err().map(|e| (f, e)))
             {
-                problems.push(format!("{name} {} declared: {e}", row.id));
+                problems.push(format!("{name} {} {field}: {e}", row.id));
                 continue;
             }
             let build_input = match row.build_script_input.as_deref().map(Regex::new) {
@@ -202,7 +265,7 @@ fn load_rules() -> Result<Rules, String> {
         }
         tables.insert(*name, rows);
     }
-    let rules = Rules { tables };
+    let rules = Rules { tables, sinks };
     problems.extend(check_examples(&rules));
     if problems.is_empty() {
         Ok(rules)
@@ -236,9 +299,41 @@ fn check_examples(rules: &Rules) -> Vec<String> {
                 ));
             }
         }
+        for sink in rules.sinks.get(name).map(Vec::as_slice).unwrap_or(&[]) {
+            // Code with something for the screen in it: a row's hit or a table's entry.
+            let screened = |src: &str| {
+                let code = generated_by(rules, *lang, src, Some(&sink.row.id));
+                !code.trim().is_empty()
+                    && (!row_hits(rules, *lang, &code, &[], false).is_empty()
+                        || parse(*lang, &code).is_ok_and(|p| !entries(&p, &[]).is_empty()))
+            };
+            if !screened(&sink.row.example) {
+                problems.push(format!(
+                    "{name} {}: its example gives no code with a row's hit or an entry",
+                    sink.row.id
+                ));
+            }
+            if let Some(clean) = &sink.row.clean
+                && screened(clean)
+            {
+                problems.push(format!(
+                    "{name} {}: its clean example gives code with a row's hit or an entry",
+                    sink.row.id
+                ));
+            }
+        }
     }
     problems
 }
+
+/// Every `{name}` placeholder of a `declared`/`unless` template (a lowercase word in braces)
+/// replaced by `with`.
+fn placeholders_as(template: &str, with: &str) -> String {
+    PLACEHOLDER.replace_all(template, with).into_owned()
+}
+
+static PLACEHOLDER: std::sync::LazyLock<Regex> =
+    std::sync::LazyLock::new(|| Regex::new(r"\{([a-z][a-z_]*)\}").expect("a valid regex"));
 
 /// The rule tables' problems, if any (for a test and for `pawl doctor`).
 pub fn rule_table_problems() -> Option<String> {
@@ -374,7 +469,12 @@ fn row_hits(rules: &Rules, lang: Lang, src: &str, skip: &[Span], build_script: b
                     .row
                     .declared
                     .as_ref()
-                    .is_none_or(|d| declared(&p, &rule.re, d, text, parents))
+                    .is_none_or(|d| around(&p, &rule.re, d, text, parents))
+                && !rule
+                    .row
+                    .unless
+                    .as_ref()
+                    .is_some_and(|u| around(&p, &rule.re, u, text, parents))
                 && seen.insert((rule.row.id.clone(), span.line))
             {
                 out.push(Hit {
@@ -389,13 +489,21 @@ fn row_hits(rules: &Rules, lang: Lang, src: &str, skip: &[Span], build_script: b
     out
 }
 
-/// Whether the receiver a row's pattern captured (`recv`) is declared as the row's `declared`
-/// regex says, in the function around the node (else the file).
-fn declared(p: &Parsed<'_>, re: &Regex, template: &str, text: &str, parents: &[Node<'_>]) -> bool {
-    let Some(recv) = re.captures(text).and_then(|c| c.name("recv")) else {
+/// Whether the text of the function around the node (else the file) matches a row's
+/// `declared` or `unless` template, each `{group}` in it the text the row's pattern captured in
+/// that group (a group that took no part matches nothing): the receiver declared as the row
+/// says (`counts: HashMap<..>`), a loop's variable returned, its result sorted.
+fn around(p: &Parsed<'_>, re: &Regex, template: &str, text: &str, parents: &[Node<'_>]) -> bool {
+    let Some(caps) = re.captures(text) else {
         return false;
     };
-    let Ok(decl) = Regex::new(&template.replace("{recv}", &regex::escape(recv.as_str()))) else {
+    let filled = PLACEHOLDER.replace_all(template, |c: &regex::Captures<'_>| {
+        caps.name(&c[1]).map_or_else(
+            || r"[^\s\S]".to_string(),
+            |m| regex::escape(m.as_str()),
+        )
+    });
+    let Ok(decl) = Regex::new(&filled) else {
         return false;
     };
     let scope = parents
@@ -661,8 +769,140 @@ pub fn screen(
             ));
         }
     }
+    // Code the source carries as text and runs or writes as a module (`exec(SRC)`, `new
+    // Function("s", body)`): screened as code of its language, against what the baseline gave.
+    let table_sinks = rules
+        .sinks
+        .get(table_name(lang))
+        .map(Vec::as_slice)
+        .unwrap_or(&[]);
+    for sink in table_sinks {
+        let code = generated_by(rules, lang, final_src, Some(&sink.row.id));
+        if code.trim().is_empty() {
+            continue;
+        }
+        let before = baseline_src.map(|b| generated_by(rules, lang, b, Some(&sink.row.id)));
+        let shown = format!("{path_text} ({}) [{}]", sink.row.words, sink.row.id);
+        findings.extend(screen(
+            lang,
+            Path::new(&shown),
+            before.as_deref(),
+            &code,
+            deciding,
+        ));
+    }
     findings.sort_by_key(|f| (f.span.start, f.rule.clone()));
     findings
+}
+
+/// The code a source carries as text through the calls of its table's `[[generates]]` rows
+/// (only the row `only` when given): each string literal such a call is given — or the string a
+/// name it is given is bound to in the file — dedented, one after the other.
+fn generated_by(rules: &Rules, lang: Lang, src: &str, only: Option<&str>) -> String {
+    let sinks: Vec<&Sink> = rules
+        .sinks
+        .get(table_name(lang))
+        .map(Vec::as_slice)
+        .unwrap_or(&[])
+        .iter()
+        .filter(|s| only.is_none_or(|id| s.row.id == id))
+        .filter(|s| s.names.as_ref().is_none_or(|re| re.is_match(src)))
+        .collect();
+    if sinks.is_empty() {
+        return String::new();
+    }
+    let Ok(p) = parse(lang, src) else {
+        return String::new();
+    };
+    let mut out = String::new();
+    preorder(p.root(), |n| {
+        let Some(callee) = n
+            .child_by_field_name("function")
+            .or_else(|| n.child_by_field_name("constructor"))
+        else {
+            return Step::Into;
+        };
+        // A callee is a name or a short path (`exec`, `vm.runInThisContext`), never a whole
+        // function expression: not copied at each level of a deep nesting.
+        if callee.byte_range().len() > 200 {
+            return Step::Into;
+        }
+        let callee = collapse(p.text(callee));
+        if !sinks
+            .iter()
+            .any(|s| s.row.nodes.iter().any(|k| k == n.kind()) && s.callee.is_match(&callee))
+        {
+            return Step::Into;
+        }
+        let Some(args) = n.child_by_field_name("arguments") else {
+            return Step::Into;
+        };
+        for a in named_children(args) {
+            if let Some(text) = string_value(&p, a) {
+                out.push_str(&dedent(&text));
+                out.push('\n');
+            }
+        }
+        Step::Into
+    });
+    out
+}
+
+/// A string literal's value, or that of the string literal a name is bound to in the file (its
+/// first assignment or declaration whose value is one).
+fn string_value(p: &Parsed<'_>, n: Node<'_>) -> Option<String> {
+    if n.kind() == "identifier" {
+        let name = p.text(n);
+        let mut found = None;
+        preorder(p.root(), |a| {
+            if found.is_some() {
+                return Step::Skip;
+            }
+            let (left, right) = match a.kind() {
+                "assignment" | "assignment_expression" => (
+                    a.child_by_field_name("left"),
+                    a.child_by_field_name("right"),
+                ),
+                "variable_declarator" => (
+                    a.child_by_field_name("name"),
+                    a.child_by_field_name("value"),
+                ),
+                _ => return Step::Into,
+            };
+            if let (Some(l), Some(r)) = (left, right)
+                && l.kind() == "identifier"
+                && p.text(l) == name
+                && is_string_kind(r.kind())
+                && let Some(Literal::Str(v)) = lit(p, r)
+            {
+                found = Some(v);
+            }
+            Step::Into
+        });
+        return found;
+    }
+    if !(is_string_kind(n.kind()) || n.kind() == "concatenated_string") {
+        return None;
+    }
+    match lit(p, n) {
+        Some(Literal::Str(v)) => Some(v),
+        _ => None,
+    }
+}
+
+/// Text with the indentation its non-blank lines share removed (code held in an indented
+/// string).
+fn dedent(text: &str) -> String {
+    let indent = text
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| l.len() - l.trim_start().len())
+        .min()
+        .unwrap_or(0);
+    text.lines()
+        .map(|l| l.get(indent..).unwrap_or_else(|| l.trim_start()))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// The Rust text a build script writes, as far as its source spells it: the string literals it
