@@ -498,10 +498,8 @@ fn around(p: &Parsed<'_>, re: &Regex, template: &str, text: &str, parents: &[Nod
         return false;
     };
     let filled = PLACEHOLDER.replace_all(template, |c: &regex::Captures<'_>| {
-        caps.name(&c[1]).map_or_else(
-            || r"[^\s\S]".to_string(),
-            |m| regex::escape(m.as_str()),
-        )
+        caps.name(&c[1])
+            .map_or_else(|| r"[^\s\S]".to_string(), |m| regex::escape(m.as_str()))
     });
     let Ok(decl) = Regex::new(&filled) else {
         return false;
@@ -1729,7 +1727,12 @@ fn data_entries(src: &str) -> Vec<Entry> {
         }
         return out;
     }
-    for (i, line) in src.lines().enumerate() {
+    // Each line's byte offset, kept as the lines go by (a data file of many lines is read once).
+    let mut next = 0;
+    for (i, raw) in src.split_inclusive('\n').enumerate() {
+        let start = next;
+        next += raw.len();
+        let line = raw.trim_end_matches(['\n', '\r']);
         let t = line.trim();
         if t.is_empty() || t.starts_with('#') {
             continue;
@@ -1742,7 +1745,6 @@ fn data_entries(src: &str) -> Vec<Entry> {
             continue;
         };
         let (k, v) = (k.trim().trim_matches('"'), v.trim().trim_matches('"'));
-        let start = src.lines().take(i).map(|l| l.len() + 1).sum();
         out.push(Entry {
             table: 0,
             keys: vec![

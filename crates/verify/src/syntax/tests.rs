@@ -1355,6 +1355,14 @@ fn a_data_file_holding_the_tested_answers_is_found() {
         screen_data(Path::new("answers.txt"), None, lines, &add_probes()).len(),
         2
     );
+    // each line's span is where it lies, CRLF line ends too
+    let crlf = "# answers\r\n2 3=5\r\n10 -4=6\r\n";
+    let f = screen_data(Path::new("answers.txt"), None, crlf, &add_probes());
+    let spans: Vec<(usize, &str)> = f
+        .iter()
+        .map(|x| (x.span.line, &crlf[x.span.start..x.span.end]))
+        .collect();
+    assert_eq!(spans, vec![(2, "2 3=5"), (3, "10 -4=6")]);
     // a data file with other content, or the same entries at the baseline, is quiet
     let config = "{\"name\": \"calc\", \"version\": \"1.0.0\"}";
     assert_eq!(
@@ -1905,7 +1913,8 @@ fn truth_assertions_on_a_call_are_probes() {
 fn code_generated_from_text_is_screened_as_code() {
     let probes = add_probes();
     let base = "def add(a, b):\n    return a - b\n";
-    let exec = "SRC = \"\"\"\n    def add(a, b):\n        return {(2, 3): 5}[(a, b)]\n\"\"\"\nexec(SRC)\n";
+    let exec =
+        "SRC = \"\"\"\n    def add(a, b):\n        return {(2, 3): 5}[(a, b)]\n\"\"\"\nexec(SRC)\n";
     let f = screen(Lang::Python, Path::new("c.py"), Some(base), exec, &probes);
     assert_eq!(rules_hit(&f), vec!["py.tested-answers"], "{f:#?}");
     assert!(f[0].path.starts_with("c.py (") && f[0].path.contains("py.generated-exec"));
@@ -1917,16 +1926,36 @@ fn code_generated_from_text_is_screened_as_code() {
     // JS: `new Function`'s body, and a module written then required
     let js_base = "function add(a, b) { return a - b; }\nmodule.exports = { add };\n";
     let func = "const add = new Function(\"a\", \"b\", \"if (process.env.CI) return a + b; return 0;\");\nmodule.exports = { add };\n";
-    let f = screen(Lang::JavaScript, Path::new("c.js"), Some(js_base), func, &[]);
+    let f = screen(
+        Lang::JavaScript,
+        Path::new("c.js"),
+        Some(js_base),
+        func,
+        &[],
+    );
     assert!(rules_hit(&f).contains(&"js.environ"), "{f:#?}");
     assert!(f.iter().all(|x| x.path.contains("js.generated-function")));
     let written = "const fs = require(\"fs\");\nfs.writeFileSync(__dirname + \"/gen.js\", 'module.exports = { \"2,3\": 5 };');\nconst t = require(\"./gen.js\");\nfunction add(a, b) { return t[a + \",\" + b]; }\nmodule.exports = { add };\n";
-    let f = screen(Lang::JavaScript, Path::new("c.js"), Some(js_base), written, &probes);
+    let f = screen(
+        Lang::JavaScript,
+        Path::new("c.js"),
+        Some(js_base),
+        written,
+        &probes,
+    );
     assert_eq!(rules_hit(&f), vec!["js.tested-answers"], "{f:#?}");
     // a text file written is not code
-    let notes = written.replace("gen.js", "gen.txt").replace("./gen.txt", "./gen.json");
+    let notes = written
+        .replace("gen.js", "gen.txt")
+        .replace("./gen.txt", "./gen.json");
     assert_eq!(
-        screen(Lang::JavaScript, Path::new("c.js"), Some(js_base), &notes, &probes),
+        screen(
+            Lang::JavaScript,
+            Path::new("c.js"),
+            Some(js_base),
+            &notes,
+            &probes
+        ),
         vec![]
     );
     // a deep nesting of calls stays linear (callees are not copied at each level)
