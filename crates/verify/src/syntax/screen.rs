@@ -79,6 +79,13 @@ struct Generates {
     /// matches (a file write names a module of the language somewhere: `"known.js"`).
     #[serde(default)]
     names: Option<String>,
+    /// When set, a regex on the file's path: only such files' calls give code (`build.rs`).
+    #[serde(default)]
+    path: Option<String>,
+    /// When set, a regex on the callee: its strings are format strings (`write!`, `format!`),
+    /// read as the text they write — `{{`/`}}` as braces, each argument `{..}` as `_`.
+    #[serde(default)]
+    formats: Option<String>,
     /// Source whose calls give code that triggers a row of the table or holds an entry.
     example: String,
     /// Source whose calls give no code with a row's hit or an entry (optional).
@@ -90,6 +97,8 @@ struct Sink {
     row: Generates,
     callee: Regex,
     names: Option<Regex>,
+    path: Option<Regex>,
+    formats: Option<Regex>,
 }
 
 /// A row of a rule table.
@@ -200,21 +209,24 @@ fn load_rules() -> Result<Rules, String> {
         let table: Table = toml::from_str(text).map_err(|e| format!("rules/{name}.toml: {e}"))?;
         let mut calls = Vec::new();
         for g in table.generates {
-            let names = match g.names.as_deref().map(Regex::new) {
-                None => None,
-                Some(Ok(re)) => Some(re),
-                Some(Err(e)) => {
-                    problems.push(format!("{name} {} names: {e}", g.id));
-                    continue;
-                }
+            let optional = |field: &str, re: &Option<String>| match re.as_deref().map(Regex::new) {
+                None => Ok(None),
+                Some(Ok(re)) => Ok(Some(re)),
+                Some(Err(e)) => Err(format!("{name} {} {field}: {e}", g.id)),
             };
-            match Regex::new(&g.callee) {
-                Ok(callee) => calls.push(Sink {
-                    row: g,
-                    callee,
-                    names,
-                }),
-                Err(e) => problems.push(format!("{name} {} callee: {e}", g.id)),
+            let compiled = (|| {
+                Ok::<_, String>(Sink {
+                    callee: Regex::new(&g.callee)
+                        .map_err(|e| format!("{name} {} callee: {e}", g.id))?,
+                    names: optional("names", &g.names)?,
+                    path: optional("path", &g.path)?,
+                    formats: optional("formats", &g.formats)?,
+                    row: g.clone(),
+                })
+            })();
+            match compiled {
+                Ok(sink) => calls.push(sink),
+                Err(e) => problems.push(e),
             }
         }
         sinks.insert(*name, calls);
@@ -301,8 +313,9 @@ fn check_examples(rules: &Rules) -> Vec<String> {
         }
         for sink in rules.sinks.get(name).map(Vec::as_slice).unwrap_or(&[]) {
             // Code with something for the screen in it: a row's hit or a table's entry.
+            let at = example_path(sink);
             let screened = |src: &str| {
-                let code = generated_by(rules, *lang, src, Some(&sink.row.id));
+                let code = generated_by(rules, *lang, &at, src, Some(&sink.row.id));
                 !code.trim().is_empty()
                     && (!row_hits(rules, *lang, &code, &[], false).is_empty()
                         || parse(*lang, &code).is_ok_and(|p| !entries(&p, &[]).is_empty()))
@@ -324,6 +337,16 @@ fn check_examples(rules: &Rules) -> Vec<String> {
         }
     }
     problems
+}
+
+/// A path a `[[generates]]` row's examples are read at: one its `path` accepts (`build.rs`).
+fn example_path(sink: &Sink) -> std::path::PathBuf {
+    let candidates = ["example.src", "build.rs"];
+    let found = candidates
+        .iter()
+        .find(|c| sink.path.as_ref().is_none_or(|re| re.is_match(c)))
+        .unwrap_or(&candidates[0]);
+    std::path::PathBuf::from(found)
 }
 
 /// Every `{name}` placeholder of a `declared`/`unless` template (a lowercase word in braces)
@@ -751,35 +774,20 @@ pub fn screen(
             });
         }
     }
-    // What a build script writes is code the build compiles (`include!` from `OUT_DIR`): the
-    // Rust text it writes is screened like source, against the text its baseline wrote.
-    if build_script {
-        let written = build_script_output(final_src);
-        if !written.trim().is_empty() {
-            let before = baseline_src.map(build_script_output);
-            let shown = format!("{path_text} (the code it writes to OUT_DIR)");
-            findings.extend(screen(
-                Lang::Rust,
-                Path::new(&shown),
-                before.as_deref(),
-                &written,
-                deciding,
-            ));
-        }
-    }
     // Code the source carries as text and runs or writes as a module (`exec(SRC)`, `new
-    // Function("s", body)`): screened as code of its language, against what the baseline gave.
+    // Function("s", body)`, the Rust a build script writes to `OUT_DIR` for the library to
+    // `include!`): screened as code of its language, against what the baseline gave.
     let table_sinks = rules
         .sinks
         .get(table_name(lang))
         .map(Vec::as_slice)
         .unwrap_or(&[]);
     for sink in table_sinks {
-        let code = generated_by(rules, lang, final_src, Some(&sink.row.id));
+        let code = generated_by(rules, lang, path, final_src, Some(&sink.row.id));
         if code.trim().is_empty() {
             continue;
         }
-        let before = baseline_src.map(|b| generated_by(rules, lang, b, Some(&sink.row.id)));
+        let before = baseline_src.map(|b| generated_by(rules, lang, path, b, Some(&sink.row.id)));
         let shown = format!("{path_text} ({}) [{}]", sink.row.words, sink.row.id);
         findings.extend(screen(
             lang,
@@ -794,9 +802,11 @@ pub fn screen(
 }
 
 /// The code a source carries as text through the calls of its table's `[[generates]]` rows
-/// (only the row `only` when given): each string literal such a call is given — or the string a
-/// name it is given is bound to in the file — dedented, one after the other.
-fn generated_by(rules: &Rules, lang: Lang, src: &str, only: Option<&str>) -> String {
+/// (only the row `only` when given): each string literal such a call or macro is given — or the
+/// string a name it is given is bound to in the file — dedented (a format string read as the
+/// text it writes), one after the other.
+fn generated_by(rules: &Rules, lang: Lang, path: &Path, src: &str, only: Option<&str>) -> String {
+    let path_text = path.display().to_string();
     let sinks: Vec<&Sink> = rules
         .sinks
         .get(table_name(lang))
@@ -805,6 +815,7 @@ fn generated_by(rules: &Rules, lang: Lang, src: &str, only: Option<&str>) -> Str
         .iter()
         .filter(|s| only.is_none_or(|id| s.row.id == id))
         .filter(|s| s.names.as_ref().is_none_or(|re| re.is_match(src)))
+        .filter(|s| s.path.as_ref().is_none_or(|re| re.is_match(&path_text)))
         .collect();
     if sinks.is_empty() {
         return String::new();
@@ -817,6 +828,7 @@ fn generated_by(rules: &Rules, lang: Lang, src: &str, only: Option<&str>) -> Str
         let Some(callee) = n
             .child_by_field_name("function")
             .or_else(|| n.child_by_field_name("constructor"))
+            .or_else(|| n.child_by_field_name("macro"))
         else {
             return Step::Into;
         };
@@ -826,17 +838,24 @@ fn generated_by(rules: &Rules, lang: Lang, src: &str, only: Option<&str>) -> Str
             return Step::Into;
         }
         let callee = collapse(p.text(callee));
-        if !sinks
+        let Some(sink) = sinks
             .iter()
-            .any(|s| s.row.nodes.iter().any(|k| k == n.kind()) && s.callee.is_match(&callee))
-        {
-            return Step::Into;
-        }
-        let Some(args) = n.child_by_field_name("arguments") else {
+            .find(|s| s.row.nodes.iter().any(|k| k == n.kind()) && s.callee.is_match(&callee))
+        else {
             return Step::Into;
         };
+        // A call's arguments, or a macro's token tree.
+        let Some(args) = n.child_by_field_name("arguments").or_else(|| {
+            named_children(n)
+                .into_iter()
+                .find(|c| c.kind() == "token_tree")
+        }) else {
+            return Step::Into;
+        };
+        let formats = sink.formats.as_ref().is_some_and(|re| re.is_match(&callee));
         for a in named_children(args) {
             if let Some(text) = string_value(&p, a) {
+                let text = if formats { unformat(&text) } else { text };
                 out.push_str(&dedent(&text));
                 out.push('\n');
             }
@@ -861,8 +880,12 @@ fn string_value(p: &Parsed<'_>, n: Node<'_>) -> Option<String> {
                     a.child_by_field_name("left"),
                     a.child_by_field_name("right"),
                 ),
-                "variable_declarator" => (
+                "variable_declarator" | "const_item" | "static_item" => (
                     a.child_by_field_name("name"),
+                    a.child_by_field_name("value"),
+                ),
+                "let_declaration" => (
+                    a.child_by_field_name("pattern"),
                     a.child_by_field_name("value"),
                 ),
                 _ => return Step::Into,
@@ -901,60 +924,6 @@ fn dedent(text: &str) -> String {
         .map(|l| l.get(indent..).unwrap_or_else(|| l.trim_start()))
         .collect::<Vec<_>>()
         .join("\n")
-}
-
-/// The Rust text a build script writes, as far as its source spells it: the string literals it
-/// passes to `fs::write`, `write!`/`writeln!` and `format!` (the format strings with `{{`/`}}` as
-/// braces and each argument `{..}` as `_`), in source order, one per line.
-fn build_script_output(src: &str) -> String {
-    let Ok(p) = parse(Lang::Rust, src) else {
-        return String::new();
-    };
-    let mut out = String::new();
-    preorder(p.root(), |n| {
-        let (name, args) = match n.kind() {
-            "macro_invocation" => {
-                let name = n
-                    .child_by_field_name("macro")
-                    .map(|m| p.text(m).to_string())
-                    .unwrap_or_default();
-                let tokens = named_children(n)
-                    .into_iter()
-                    .find(|c| c.kind() == "token_tree");
-                (name, tokens)
-            }
-            "call_expression" => {
-                let name = n
-                    .child_by_field_name("function")
-                    .map(|m| p.text(m).to_string())
-                    .unwrap_or_default();
-                (name, n.child_by_field_name("arguments"))
-            }
-            _ => return Step::Into,
-        };
-        let writes = matches!(name.as_str(), "write" | "writeln" | "format" | "concat")
-            || name.ends_with("fs::write")
-            || name.ends_with(".write_all")
-            || name.ends_with("push_str");
-        if !writes {
-            return Step::Into;
-        }
-        let Some(args) = args else {
-            return Step::Into;
-        };
-        let formats = n.kind() == "macro_invocation" && name != "concat";
-        for a in named_children(args) {
-            if !matches!(a.kind(), "string_literal" | "raw_string_literal") {
-                continue;
-            }
-            if let Some(Literal::Str(text)) = lit(&p, a) {
-                out.push_str(&if formats { unformat(&text) } else { text });
-                out.push('\n');
-            }
-        }
-        Step::Into
-    });
-    out
 }
 
 /// A format string as the text it writes: `{{` and `}}` are braces, each argument is `_`.
