@@ -352,11 +352,14 @@ fn example_path(sink: &Sink) -> std::path::PathBuf {
 /// Every `{name}` placeholder of a `declared`/`unless` template (a lowercase word in braces)
 /// replaced by `with`.
 fn placeholders_as(template: &str, with: &str) -> String {
-    PLACEHOLDER.replace_all(template, with).into_owned()
+    match PLACEHOLDER.as_ref() {
+        Some(re) => re.replace_all(template, with).into_owned(),
+        None => template.to_owned(),
+    }
 }
 
-static PLACEHOLDER: std::sync::LazyLock<Regex> =
-    std::sync::LazyLock::new(|| Regex::new(r"\{([a-z][a-z_]*)\}").expect("a valid regex"));
+static PLACEHOLDER: std::sync::LazyLock<Option<Regex>> =
+    std::sync::LazyLock::new(|| Regex::new(r"\{([a-z][a-z_]*)\}").ok());
 
 /// The rule tables' problems, if any (for a test and for `pawl doctor`).
 pub fn rule_table_problems() -> Option<String> {
@@ -520,7 +523,10 @@ fn around(p: &Parsed<'_>, re: &Regex, template: &str, text: &str, parents: &[Nod
     let Some(caps) = re.captures(text) else {
         return false;
     };
-    let filled = PLACEHOLDER.replace_all(template, |c: &regex::Captures<'_>| {
+    let Some(placeholder) = PLACEHOLDER.as_ref() else {
+        return false;
+    };
+    let filled = placeholder.replace_all(template, |c: &regex::Captures<'_>| {
         caps.name(&c[1])
             .map_or_else(|| r"[^\s\S]".to_string(), |m| regex::escape(m.as_str()))
     });
