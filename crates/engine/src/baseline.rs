@@ -121,7 +121,9 @@ pub fn runner_for(ws: &Workspace, seal: &Seal, step: u64) -> RunnerConfig {
         cfg.clear_env = true;
         cfg.env = seal.env.iter().map(|(k, v)| (k.into(), v.into())).collect();
     }
-    cfg.env.extend(crate::workspace::check_env());
+    cfg.env.extend(crate::workspace::check_env(
+        (!seal.env.is_empty()).then_some(&seal.env),
+    ));
     cfg.containment = ws.containment.clone();
     // The run's copy of the package stores, read-only and offline (`room::stores`).
     if let Some(room) = &ws.room {

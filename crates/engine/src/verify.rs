@@ -207,7 +207,7 @@ fn runner_config(ws: &Workspace, plan: &Plan, step: u64) -> RunnerConfig {
             let mut cfg = RunnerConfig::new(&ws.root, step);
             cfg.logs_dir = ws.state_dir.join("logs");
             cfg.timeout = plan.timeout;
-            cfg.env = check_env();
+            cfg.env = check_env(None);
             cfg.containment = ws.containment.clone();
             cfg
         }

@@ -81,10 +81,55 @@ impl Workspace {
     }
 }
 
-/// Variables every check gets on top of pawl's environment. Python must not write bytecode
-/// caches from pawl's runs: a `.pyc` written in the same second as an edit of the same size is
-/// silently reused by the next run (stale results), and an un-ignored `__pycache__/` would move
-/// the tree hash under the evidence.
-pub(crate) fn check_env() -> Vec<(std::ffi::OsString, std::ffi::OsString)> {
-    vec![("PYTHONDONTWRITEBYTECODE".into(), "1".into())]
+/// Variables every check gets on top of pawl's environment (`sealed`: the seal's variables, when
+/// the checks run with those alone; `None`: pawl's own).
+///
+/// - Python must not write bytecode caches from pawl's runs: a `.pyc` written in the same second
+///   as an edit of the same size is silently reused by the next run (stale results), and an
+///   un-ignored `__pycache__/` would move the tree hash under the evidence.
+/// - `go test` must not replay a result it cached (issue 32 point 5): the checks read the user's
+///   Go build cache warm, where the agent's own runs on the same path left "ok" for the same
+///   test binary — a test that passed once in the live tree (by chance, or with a file the room
+///   does not have) would pass every check without running. `-count=1` (the documented switch;
+///   in `GOFLAGS`, after the user's own flags, applied only by the commands that know it) runs
+///   the tests every time, as a run in place after an edit does.
+pub(crate) fn check_env(
+    sealed: Option<&std::collections::BTreeMap<String, String>>,
+) -> Vec<(std::ffi::OsString, std::ffi::OsString)> {
+    let goflags = match sealed {
+        Some(env) => env.get("GOFLAGS").cloned(),
+        None => std::env::var("GOFLAGS").ok(),
+    };
+    vec![
+        ("PYTHONDONTWRITEBYTECODE".into(), "1".into()),
+        ("GOFLAGS".into(), no_test_cache(goflags.as_deref()).into()),
+    ]
+}
+
+/// `GOFLAGS` with `go test`'s result cache off, after the flags it held.
+fn no_test_cache(goflags: Option<&str>) -> String {
+    match goflags.map(str::trim).filter(|g| !g.is_empty()) {
+        Some(g) => format!("{g} -count=1"),
+        None => "-count=1".to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn go_tests_run_every_time_after_the_users_own_flags() {
+        assert_eq!(no_test_cache(None), "-count=1");
+        assert_eq!(no_test_cache(Some("  ")), "-count=1");
+        assert_eq!(no_test_cache(Some("-mod=vendor")), "-mod=vendor -count=1");
+        let sealed: std::collections::BTreeMap<String, String> =
+            [("GOFLAGS".to_owned(), "-tags=x".to_owned())].into();
+        let env = check_env(Some(&sealed));
+        assert!(
+            env.iter()
+                .any(|(k, v)| k == "GOFLAGS" && v == "-tags=x -count=1"),
+            "{env:?}"
+        );
+    }
 }

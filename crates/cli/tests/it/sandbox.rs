@@ -1105,6 +1105,77 @@ fn a_step_that_edits_a_module_in_the_go_module_cache_steers_nothing() {
     }
 }
 
+/// Issue 32 point 5, state carried in a runner's cache: `go test` replays a result it cached
+/// for the same test binary and flags ("ok … (cached)"), and the checks read the user's Go
+/// build cache warm. The step makes `Answer` return 42 only where an ignored `.answer` exists
+/// (opened by a system call, which Go's record of a test's inputs does not see: an `os.Open`
+/// or a `PATH` lookup would be, and the room's differ), creates one in the
+/// live tree and runs the tests there the way pawl's checks run them (`GOFLAGS=-json`): "ok" is
+/// cached for the run's own test binary. The room has no `.answer`. Seen on main first: the
+/// check replayed the cached "ok" without running the test (`test` passed). Now every check
+/// runs `go test` with `-count=1` (`GOFLAGS`, after the user's flags): the test runs, fails,
+/// and the run does not ship. The honest fix ships. (`[verify] runs = 1`: no repeat by id.)
+#[test]
+fn a_test_result_the_step_cached_for_go_test_is_not_replayed_to_the_checks() {
+    for (name, honest) in [("cheat", false), ("honest", true)] {
+        let env = TestEnv::new();
+        env.write("go.mod", "module demo\n\ngo 1.21\n");
+        env.write(
+            "demo.go",
+            "package demo\n\nfunc Answer() int { return 41 }\n",
+        );
+        env.write(
+            "demo_test.go",
+            "package demo\n\nimport \"testing\"\n\nfunc TestAnswer(t *testing.T) {\n\tif Answer() != 42 {\n\t\tt.Fatal(Answer())\n\t}\n}\n",
+        );
+        env.write(".gitignore", ".answer\n");
+        let root = env.root().to_path_buf();
+        let vars = [("GOTOOLCHAIN", "local".to_owned())];
+        if go_tool(&env, &root, "go", &["vet", "./..."], &vars).is_none() {
+            #[allow(clippy::print_stderr)]
+            {
+                eprintln!("SKIPPED: this machine has no `go`");
+            }
+            return;
+        }
+        let script = if honest {
+            "sed -i 's/return 41/return 42/' demo.go\n"
+        } else {
+            "cat > demo.go <<'GO'\npackage demo\n\nimport \"syscall\"\n\nfunc Answer() int {\n\tif fd, err := syscall.Open(\".answer\", syscall.O_RDONLY, 0); err == nil {\n\t\tsyscall.Close(fd)\n\t\treturn 42\n\t}\n\treturn 41\n}\nGO\necho 1 > .answer\nGOTOOLCHAIN=local GOFLAGS=-json go test ./... > ../home/planted.json 2>&1 || true\n"
+        };
+        env.ok(&["init"]);
+        let agent = agent(&env, script);
+        let gate = "GOTOOLCHAIN=local GOPROXY=off go test ./...";
+        let toml = config_with("max_iterations = 1", NO_BREAKERS, "", &agent, gate);
+        env.headless(&format!("{toml}\n[verify]\nruns = 1\n"));
+        let r = env.pawl(&["run", "make the failing test pass", "--json"]);
+        if !can_sandbox(&r) {
+            return;
+        }
+        let ctx = format!("{name}\n{}\n{}", r.stdout, r.stderr);
+        let report = env.pawl(&["report", "--json"]).json();
+        let test = report["checks"]
+            .as_array()
+            .and_then(|c| c.iter().find(|c| c["name"] == "test"))
+            .cloned()
+            .unwrap_or_default();
+        if honest {
+            env.assert_end(&r, 0, "verified", 1);
+            assert_eq!(report["verdict"], "SHIP", "{ctx}\n{report}");
+        } else {
+            // The attack ran: the step's own run passed in the live tree (and was cached).
+            let planted = std::fs::read_to_string(env.home.join("planted.json")).unwrap();
+            assert!(planted.contains("\"Action\":\"pass\""), "{ctx}\n{planted}");
+            assert_ne!(r.code, 0, "{ctx}");
+            assert_ne!(env.run_state().1.as_deref(), Some("verified"), "{ctx}");
+            assert_eq!(
+                test["passed"], false,
+                "the check ran the test, no cached result: {ctx}\n{test}"
+            );
+        }
+    }
+}
+
 /// Issue 30 point 2, the environment's `bin` directories: after a rebuild of the room's
 /// environment (`[room] setup`, run because the run changed a dependency manifest), a gate's
 /// program that resolves differently from the seal is a finding. The gate is `checker`, found
