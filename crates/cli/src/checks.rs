@@ -27,6 +27,8 @@ pub fn workspace(ctx: &Ctx) -> Workspace {
     let mut ws = workspace_bare(ctx);
     let (network, containers) = reach(ctx);
     ws.containment = crate::sandbox::check_containment(&ctx.root, network, containers);
+    ws.tester_containment =
+        pawl_engine::start::sandbox::tester_containment(&ctx.root, network, containers);
     ws.key_exposed =
         pawl_engine::start::sandbox::check_report(&ctx.root, network, containers)["key_exposed"]
             .as_str()

@@ -197,6 +197,14 @@ fn run_command(
     goal: &str,
     out: &Path,
 ) -> Result<(), String> {
+    // Launched as the checks are, but seeing HOME read-only (it runs before the first step).
+    let ws = &Workspace {
+        containment: ws
+            .tester_containment
+            .clone()
+            .or_else(|| ws.containment.clone()),
+        ..ws.clone()
+    };
     let cfg = crate::baseline::runner_for(ws, seal, crate::verify::now_ms());
     let mut containment = cfg.containment.clone();
     if let Some(sandbox) = containment.as_mut().and_then(|c| c.spec.sandbox.as_mut()) {

@@ -17,6 +17,10 @@ pub struct Workspace {
     /// How the checks are launched: contained, so every process a check starts ends with it
     /// (pawl-process's `sandbox`). `None`: spawned directly.
     pub containment: Option<pawl_process::Containment>,
+    /// How the independent tester's command is launched: the checks' containment with HOME
+    /// seen read-only (`start::sandbox::tester_containment`: it runs before the first step).
+    /// `None`: as the checks ([`Workspace::containment`]).
+    pub tester_containment: Option<pawl_process::Containment>,
     /// Where hidden checks' commands are kept (the user's pawl state): [`crate::hidden`].
     pub vault: Option<crate::hidden::Vault>,
     /// The coverage minimums per story size of the project's platform; a check whose output
@@ -41,6 +45,7 @@ impl Workspace {
             state_dir: state_dir.into(),
             room: None,
             containment: None,
+            tester_containment: None,
             vault: None,
             coverage_min: None,
             key_exposed: None,

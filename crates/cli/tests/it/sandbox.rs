@@ -822,43 +822,19 @@ fn a_step_that_edits_a_crate_in_the_cargo_registry_steers_nothing() {
                 krate.display()
             )
         };
-        env.ok(&["init"]);
-        let agent = agent(&env, &script);
-        let gate = format!(
-            "PATH={}:/usr/bin:/bin CARGO_TARGET_DIR=target cargo test -q --offline",
-            toolchain.display()
+        assert_store_edit_steers_nothing(
+            &env,
+            name,
+            honest,
+            &script,
+            &format!(
+                "PATH={}:/usr/bin:/bin CARGO_TARGET_DIR=target cargo test -q --offline",
+                toolchain.display()
+            ),
+            &krate,
+            "pub struct Buffer;",
+            "itoa",
         );
-        let toml = config_with("max_iterations = 1", NO_BREAKERS, "", &agent, &gate);
-        env.headless(&toml);
-        let r = env.pawl(&["run", "make the failing test pass", "--json"]);
-        if !can_sandbox(&r) {
-            return;
-        }
-        let ctx = format!("{name}\n{}\n{}", r.stdout, r.stderr);
-        let report = env.pawl(&["report", "--json"]).json();
-        let test = report["checks"]
-            .as_array()
-            .and_then(|c| c.iter().find(|c| c["name"] == "test"))
-            .cloned()
-            .unwrap_or_default();
-        if honest {
-            env.assert_end(&r, 0, "verified", 1);
-            assert_eq!(report["verdict"], "SHIP", "{ctx}\n{report}");
-        } else {
-            // The attack ran: the user's registry holds the step's itoa.
-            assert!(
-                std::fs::read_to_string(&krate)
-                    .unwrap()
-                    .contains("pub struct Buffer;"),
-                "{ctx}"
-            );
-            assert_ne!(r.code, 0, "{ctx}");
-            assert_ne!(env.run_state().1.as_deref(), Some("verified"), "{ctx}");
-            assert_eq!(
-                test["passed"], false,
-                "the checks read the seal's itoa: {ctx}\n{test}"
-            );
-        }
     }
 }
 
@@ -1043,6 +1019,54 @@ fn a_tester_that_fails_is_no_pass() {
     }
 }
 
+/// One run of a store attack or of its honest control (one step of `script`, the gate
+/// `gate`): the honest run ships; the cheat's edit landed in the user's store (`edited` holds
+/// `mark`), yet the checks read the seal's copy of `what`: the test check fails and the run
+/// does not verify.
+#[allow(clippy::too_many_arguments)]
+fn assert_store_edit_steers_nothing(
+    env: &TestEnv,
+    name: &str,
+    honest: bool,
+    script: &str,
+    gate: &str,
+    edited: &Path,
+    mark: &str,
+    what: &str,
+) {
+    env.ok(&["init"]);
+    let agent = agent(env, script);
+    let toml = config_with("max_iterations = 1", NO_BREAKERS, "", &agent, gate);
+    env.headless(&toml);
+    let r = env.pawl(&["run", "make the failing test pass", "--json"]);
+    if !can_sandbox(&r) {
+        return;
+    }
+    let ctx = format!("{name}\n{}\n{}", r.stdout, r.stderr);
+    let report = env.pawl(&["report", "--json"]).json();
+    let test = report["checks"]
+        .as_array()
+        .and_then(|c| c.iter().find(|c| c["name"] == "test"))
+        .cloned()
+        .unwrap_or_default();
+    if honest {
+        env.assert_end(&r, 0, "verified", 1);
+        assert_eq!(report["verdict"], "SHIP", "{ctx}\n{report}");
+    } else {
+        // The attack ran: the user's store holds the step's edit.
+        assert!(
+            std::fs::read_to_string(edited).unwrap().contains(mark),
+            "{ctx}"
+        );
+        assert_ne!(r.code, 0, "{ctx}");
+        assert_ne!(env.run_state().1.as_deref(), Some("verified"), "{ctx}");
+        assert_eq!(
+            test["passed"], false,
+            "the checks read the seal's {what}: {ctx}\n{test}"
+        );
+    }
+}
+
 /// Runs `program args` for the Go attacks' set-up (outside pawl): `None` when it cannot start.
 fn go_tool(
     env: &TestEnv,
@@ -1174,40 +1198,16 @@ fn a_step_that_edits_a_module_in_the_go_module_cache_steers_nothing() {
                 file = module.display()
             )
         };
-        env.ok(&["init"]);
-        let agent = agent(&env, &script);
-        let gate = "GOTOOLCHAIN=local GOPROXY=off GOFLAGS=-mod=readonly go test -v ./...";
-        let toml = config_with("max_iterations = 1", NO_BREAKERS, "", &agent, gate);
-        env.headless(&toml);
-        let r = env.pawl(&["run", "make the failing test pass", "--json"]);
-        if !can_sandbox(&r) {
-            return;
-        }
-        let ctx = format!("{name}\n{}\n{}", r.stdout, r.stderr);
-        let report = env.pawl(&["report", "--json"]).json();
-        let test = report["checks"]
-            .as_array()
-            .and_then(|c| c.iter().find(|c| c["name"] == "test"))
-            .cloned()
-            .unwrap_or_default();
-        if honest {
-            env.assert_end(&r, 0, "verified", 1);
-            assert_eq!(report["verdict"], "SHIP", "{ctx}\n{report}");
-        } else {
-            // The attack ran: the user's module cache holds the step's module.
-            assert!(
-                std::fs::read_to_string(&module)
-                    .unwrap()
-                    .contains("len(s) - 1"),
-                "{ctx}"
-            );
-            assert_ne!(r.code, 0, "{ctx}");
-            assert_ne!(env.run_state().1.as_deref(), Some("verified"), "{ctx}");
-            assert_eq!(
-                test["passed"], false,
-                "the checks read the seal's module: {ctx}\n{test}"
-            );
-        }
+        assert_store_edit_steers_nothing(
+            &env,
+            name,
+            honest,
+            &script,
+            "GOTOOLCHAIN=local GOPROXY=off GOFLAGS=-mod=readonly go test -v ./...",
+            &module,
+            "len(s) - 1",
+            "module",
+        );
     }
 }
 
@@ -1359,42 +1359,19 @@ fn a_step_that_edits_a_git_checkout_of_cargo_steers_nothing() {
                 source.display()
             )
         };
-        env.ok(&["init"]);
-        let agent = agent(&env, &script);
-        let gate = format!(
-            "PATH={}:/usr/bin:/bin CARGO_TARGET_DIR=target cargo test -q --offline",
-            toolchain.display()
+        assert_store_edit_steers_nothing(
+            &env,
+            name,
+            honest,
+            &script,
+            &format!(
+                "PATH={}:/usr/bin:/bin CARGO_TARGET_DIR=target cargo test -q --offline",
+                toolchain.display()
+            ),
+            &source,
+            "len() - 1",
+            "checkout",
         );
-        let toml = config_with("max_iterations = 1", NO_BREAKERS, "", &agent, &gate);
-        env.headless(&toml);
-        let r = env.pawl(&["run", "make the failing test pass", "--json"]);
-        if !can_sandbox(&r) {
-            return;
-        }
-        let ctx = format!("{name}\n{}\n{}", r.stdout, r.stderr);
-        let report = env.pawl(&["report", "--json"]).json();
-        let test = report["checks"]
-            .as_array()
-            .and_then(|c| c.iter().find(|c| c["name"] == "test"))
-            .cloned()
-            .unwrap_or_default();
-        if honest {
-            env.assert_end(&r, 0, "verified", 1);
-            assert_eq!(report["verdict"], "SHIP", "{ctx}\n{report}");
-        } else {
-            assert!(
-                std::fs::read_to_string(&source)
-                    .unwrap()
-                    .contains("len() - 1"),
-                "{ctx}"
-            );
-            assert_ne!(r.code, 0, "{ctx}");
-            assert_ne!(env.run_state().1.as_deref(), Some("verified"), "{ctx}");
-            assert_eq!(
-                test["passed"], false,
-                "the checks read the seal's checkout: {ctx}\n{test}"
-            );
-        }
     }
 }
 

@@ -453,8 +453,25 @@ pub fn check_created(store: &mut Store, run_id: &str, absent: &mut Vec<PathBuf>)
 /// far as the kernel allows; in their own pid namespace or under a subreaper at least; `None`
 /// when neither works (spawned directly). Probed once per process.
 pub fn check_containment(root: &Path, network: bool, containers: bool) -> Option<Containment> {
+    containment_seeing_home(root, network, containers, false)
+}
+
+/// [`check_containment`] for the independent tester's command, which runs before the run's
+/// first step: HOME is seen whole, read-only (a user's tester script there runs), pawl's state
+/// and HOME's hidden entries still hidden. Nothing a step wrote can be in HOME yet, so there is
+/// no answer there to plant; the checks themselves never get this.
+pub fn tester_containment(root: &Path, network: bool, containers: bool) -> Option<Containment> {
+    containment_seeing_home(root, network, containers, true)
+}
+
+fn containment_seeing_home(
+    root: &Path,
+    network: bool,
+    containers: bool,
+    home_seen: bool,
+) -> Option<Containment> {
     let (launcher, enforced) = check_probe(root, network, containers)?;
-    let wanted = check_wanted(root, network, containers);
+    let wanted = check_wanted(root, network, containers, home_seen);
     (enforced.namespaces || enforced.subreaper).then(|| Containment {
         launcher: launcher.clone(),
         spec: enforced.allowed(&wanted),
@@ -468,7 +485,7 @@ pub fn check_containment(root: &Path, network: bool, containers: bool) -> Option
 /// checks: the verdict is at most REVIEW).
 pub const CHECKS_WITHOUT_NAMESPACES: &str = "PAWL_CHECKS_WITHOUT_NAMESPACES";
 
-fn check_wanted(root: &Path, network: bool, containers: bool) -> LaunchSpec {
+fn check_wanted(root: &Path, network: bool, containers: bool, home_seen: bool) -> LaunchSpec {
     let world = launch::check::CheckWorld {
         repo: root.to_path_buf(),
         state: crate::user_state_dir()
@@ -497,6 +514,7 @@ fn check_wanted(root: &Path, network: bool, containers: bool) -> LaunchSpec {
         // The toolchains the environment names.
         kept: launch::check::kept_dirs(|k| std::env::var(k).ok()),
         launcher: launcher(),
+        home_seen,
     };
     LaunchSpec {
         namespaces: std::env::var(CHECKS_WITHOUT_NAMESPACES).as_deref() != Ok("1"),
@@ -513,7 +531,8 @@ fn check_probe(
     PROBED
         .get_or_init(|| {
             let exe = launcher()?;
-            let enforced = launch::probe(&exe, &check_wanted(root, network, containers)).ok()?;
+            let enforced =
+                launch::probe(&exe, &check_wanted(root, network, containers, false)).ok()?;
             Some((exe, enforced))
         })
         .as_ref()

@@ -369,6 +369,9 @@ struct Split {
     deciding: Vec<syntax::Probe>,
     /// The deciding tests that are no call pawl can probe, each `` `test` (file:line): why``.
     not_calls: Vec<String>,
+    /// The product build scripts (`build.rs`) the run added or changed: what the build wrote to
+    /// `OUT_DIR` is read after the first pass.
+    build_scripts: Vec<PathBuf>,
 }
 
 fn split(
@@ -503,10 +506,14 @@ fn split(
     // The product changes read as parsed code: the tests or the runner inspected, the
     // environment read, answers shaped to the deciding tests (docs/verification.md, "Parsed code").
     let (deciding, not_calls) = deciding_probes(baseline, &base_files, &roles);
+    let mut build_scripts = Vec::new();
     for e in &edits {
         let path = e.path();
         if role_is_product(&roles, check_files, user_paths, path) {
             findings.extend(screen_change(path, &base_files, &fin_files, &deciding));
+            if path.file_name().is_some_and(|n| n == "build.rs") {
+                build_scripts.push(path.to_path_buf());
+            }
         }
     }
     Ok(Split {
@@ -517,6 +524,7 @@ fn split(
         tests,
         deciding,
         not_calls,
+        build_scripts,
     })
 }
 
@@ -706,6 +714,101 @@ pub(super) fn test_files_of(id: &str, paths: &[PathBuf]) -> Vec<PathBuf> {
         }
     }
     Vec::new()
+}
+
+/// The Rust a build wrote to `OUT_DIR` (`…/build/<crate>-<hash>/out/**.rs`) in the room after a
+/// pass of the checks: in a check's overlay layer (`scratch/*/upper`, the kept build's too) or,
+/// without an overlay, in the room's tree. There is no baseline's build output to compare with,
+/// so only answers shaped to the deciding tests count (a table of their answers the build
+/// computed), not the rows: generated code is full of what a row looks for.
+fn screen_build_output(
+    room: &crate::room::Room,
+    script: &Path,
+    deciding: &[syntax::Probe],
+) -> Vec<String> {
+    if deciding.is_empty() {
+        return Vec::new();
+    }
+    let scratch = room.dir().join(pawl_process::sandbox::check::ROOM_SCRATCH);
+    let mut tops: Vec<PathBuf> = std::fs::read_dir(&scratch)
+        .map(|d| d.flatten().map(|e| e.path().join("upper")).collect())
+        .unwrap_or_default();
+    tops.push(room.root().to_path_buf());
+    // `…/build/<crate>-<hash>/out/…`
+    let in_out_dir = |p: &Path| {
+        let parts: Vec<_> = p.components().map(|c| c.as_os_str()).collect();
+        parts.windows(3).any(|w| w[0] == "build" && w[2] == "out")
+    };
+    let mut files = Vec::new();
+    let mut visited = 0usize;
+    for top in tops {
+        // `target/<profile>/build/<crate>-<hash>/out/…`, a few levels down at most; a bounded
+        // walk (a tree with `node_modules` is not read whole).
+        let mut stack = vec![(top, 0usize)];
+        while let Some((dir, depth)) = stack.pop() {
+            visited += 1;
+            if visited > 20_000 {
+                break;
+            }
+            let Ok(entries) = std::fs::read_dir(&dir) else {
+                continue;
+            };
+            for e in entries.flatten() {
+                let path = e.path();
+                let Ok(kind) = e.file_type() else { continue };
+                if kind.is_dir() && depth < 8 && files.len() < 200 {
+                    stack.push((path, depth + 1));
+                } else if kind.is_file()
+                    && path.extension().is_some_and(|x| x == "rs")
+                    && in_out_dir(&path)
+                {
+                    files.push(path);
+                }
+            }
+        }
+    }
+    files.sort();
+    files.dedup();
+    let mut found = Vec::new();
+    for f in files {
+        let Ok(meta) = std::fs::metadata(&f) else {
+            continue;
+        };
+        if meta.len() > 1 << 20 {
+            continue;
+        }
+        let Ok(text) = std::fs::read_to_string(&f) else {
+            continue;
+        };
+        let name = f
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let shown = format!(
+            "{} (the code the build wrote to OUT_DIR: {name})",
+            script.display()
+        );
+        for x in syntax::screen(syntax::Lang::Rust, Path::new(&shown), None, &text, deciding)
+            .into_iter()
+            .filter(|x| x.category == "answers")
+        {
+            let from = x
+                .test
+                .as_ref()
+                .map(|t| format!(" (the literals of the test `{t}`)"))
+                .unwrap_or_default();
+            found.push(format!(
+                "`{}`: {} [{}]{from}\n{}",
+                x.path,
+                x.words,
+                x.rule,
+                x.hunk.trim_end()
+            ));
+        }
+    }
+    found.sort();
+    found.dedup();
+    found
 }
 
 /// The syntax screen's findings on one product change, as the report shows them.
@@ -1032,6 +1135,12 @@ fn run_locked(ws: &Workspace, input: Input<'_>) -> Result<LockedRun, LockedError
     if !to_run.is_empty() {
         first.extend(run_on(&mut room, &s.tree, &to_run)?);
         first.sort_by_key(|r| checks.iter().position(|c| c.name == r.check.name));
+    }
+    // What the build really wrote to `OUT_DIR` for a build script the run added or changed,
+    // read before the room's next sync drops the checks' layers.
+    if let Some(script) = s.build_scripts.first() {
+        out.findings
+            .extend(screen_build_output(&room, script, &s.deciding));
     }
     out.runs = 1;
     out.cost = Some(Cost {

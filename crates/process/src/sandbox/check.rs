@@ -355,6 +355,10 @@ pub struct CheckWorld {
     /// pawl's own binary, the checks' cargo runner ([`cargo_runner_vars`]): its directory is
     /// seen, read-only, where it lies in a private directory (a build under `mktemp -d`).
     pub launcher: Option<PathBuf>,
+    /// HOME seen whole, read-only (its [`HIDDEN_IN_HOME`] entries and pawl's state still
+    /// hidden) instead of only its declared entries: for a command the user configured that
+    /// runs before the run's first step (the tester), when nothing a step wrote can be there.
+    pub home_seen: bool,
 }
 
 /// The sandbox every check process runs under (see the module docs). The check's working
@@ -386,7 +390,9 @@ pub fn check_sandbox(world: &CheckWorld) -> SandboxSpec {
         private_tmp.push(top);
     }
     if let Some(home) = world.home.as_ref().filter(|h| {
-        h.parent().is_some() && !SYSTEM_TOPS.iter().any(|s| Path::new(s) == h.as_path())
+        !world.home_seen
+            && h.parent().is_some()
+            && !SYSTEM_TOPS.iter().any(|s| Path::new(s) == h.as_path())
     }) && !covered(&private_tmp, home)
     {
         private_tmp.push(home.clone());
@@ -408,8 +414,19 @@ pub fn check_sandbox(world: &CheckWorld) -> SandboxSpec {
     let declared = world
         .home
         .iter()
+        .filter(|_| !world.home_seen)
         .flat_map(|h| DECLARED_IN_HOME.iter().map(move |d| h.join(d)));
     let mut shown_in_tmp: Vec<PathBuf> = Vec::new();
+    // HOME seen whole where it lies in a private directory (under the repository's top-level
+    // directory or /tmp): shown again there, its hidden entries hidden over it (a HOME that
+    // holds the repository too: the room is mounted over the repository's path after).
+    if let Some(home) = world
+        .home
+        .as_ref()
+        .filter(|h| world.home_seen && in_private(h) && !private_tmp.contains(h))
+    {
+        shown_in_tmp.push(home.clone());
+    }
     for p in declared
         .chain(world.caches.iter().cloned())
         .chain(world.kept.iter().cloned())
@@ -583,7 +600,42 @@ mod tests {
                 "/h".into(),
             ],
             launcher: None,
+            home_seen: false,
         }
+    }
+
+    /// A command that runs before the first step (the tester) sees HOME whole, read-only —
+    /// a user's script there runs — while pawl's state and the hidden entries stay hidden;
+    /// HOME under a private directory (the repository's top-level one) is shown there again.
+    #[test]
+    fn home_seen_shows_home_whole_and_hides_what_checks_never_see() {
+        let seen = check_sandbox(&CheckWorld {
+            home_seen: true,
+            ..world()
+        });
+        assert!(!seen.private_tmp.contains(&PathBuf::from("/h")));
+        assert!(seen.hidden.contains(&PathBuf::from("/h/.local/state/pawl")));
+        assert!(seen.hidden.contains(&PathBuf::from("/h/.codex")));
+        assert!(seen.hidden.iter().any(|h| h.starts_with("/h/.ssh")));
+        assert!(!seen.writable.iter().any(|w| w.starts_with("/h")));
+        // Checks do not: HOME is private, only its declared entries shown.
+        let checks = check_sandbox(&world());
+        assert!(checks.private_tmp.contains(&PathBuf::from("/h")));
+        // HOME below the repository's top-level directory: shown in it, hidden entries over it.
+        let under = check_sandbox(&CheckWorld {
+            repo: "/home/u/code/repo".into(),
+            home: Some("/home/u".into()),
+            state: vec!["/home/u/.local/state/pawl".into()],
+            home_seen: true,
+            ..world()
+        });
+        assert!(under.private_tmp.contains(&PathBuf::from("/home")));
+        assert!(under.shown_in_tmp.contains(&PathBuf::from("/home/u")));
+        assert!(
+            under
+                .hidden
+                .contains(&PathBuf::from("/home/u/.local/state/pawl"))
+        );
     }
 
     /// Issue 30: the checks get a HOME of their own holding only what the table declares, and

@@ -56,6 +56,49 @@ pub struct SyntaxFinding {
 #[serde(deny_unknown_fields)]
 struct Table {
     rule: Vec<Row>,
+    /// Where the language's code makes more code of itself at run time (see [`Generates`]).
+    #[serde(default)]
+    generates: Vec<Generates>,
+}
+
+/// A call through which a source carries code of its own language as text: `exec(SRC)`,
+/// `new Function("s", body)`, a module written and then imported. The string literals it is
+/// given (or a name bound to one in the file) are screened as code of the file's language,
+/// against what the baseline's source gave the same calls.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Generates {
+    id: String,
+    /// What the call does with the text, in words (shown beside the file's path).
+    words: String,
+    /// Node kinds of the call.
+    nodes: Vec<String>,
+    /// A regex on the called function's text (whitespace collapsed).
+    callee: String,
+    /// When set, a regex on the whole source: the call's text is code only when the source
+    /// matches (a file write names a module of the language somewhere: `"known.js"`).
+    #[serde(default)]
+    names: Option<String>,
+    /// When set, a regex on the file's path: only such files' calls give code (`build.rs`).
+    #[serde(default)]
+    path: Option<String>,
+    /// When set, a regex on the callee: its strings are format strings (`write!`, `format!`),
+    /// read as the text they write — `{{`/`}}` as braces, each argument `{..}` as `_`.
+    #[serde(default)]
+    formats: Option<String>,
+    /// Source whose calls give code that triggers a row of the table or holds an entry.
+    example: String,
+    /// Source whose calls give no code with a row's hit or an entry (optional).
+    #[serde(default)]
+    clean: Option<String>,
+}
+
+struct Sink {
+    row: Generates,
+    callee: Regex,
+    names: Option<Regex>,
+    path: Option<Regex>,
+    formats: Option<Regex>,
 }
 
 /// A row of a rule table.
@@ -105,6 +148,11 @@ struct Row {
     /// matches it — the receiver declared as what the row is about (`counts: HashMap<..>`).
     #[serde(default)]
     declared: Option<String>,
+    /// When set, a regex with the same `{group}` placeholders as `declared`: the hit does not
+    /// count when the text of the function around it matches (`sort.Strings({out})` after a
+    /// map's keys were collected into `out`).
+    #[serde(default)]
+    unless: Option<String>,
     /// Source that must trigger the row.
     example: String,
     /// Source that must not (optional).
@@ -122,6 +170,7 @@ struct Rule {
 
 struct Rules {
     tables: HashMap<&'static str, Vec<Rule>>,
+    sinks: HashMap<&'static str, Vec<Sink>>,
 }
 
 const TABLES: &[(&str, Lang, &str)] = &[
@@ -154,9 +203,33 @@ fn rules() -> &'static Result<Rules, String> {
 
 fn load_rules() -> Result<Rules, String> {
     let mut tables = HashMap::new();
+    let mut sinks = HashMap::new();
     let mut problems = Vec::new();
     for (name, _, text) in TABLES {
         let table: Table = toml::from_str(text).map_err(|e| format!("rules/{name}.toml: {e}"))?;
+        let mut calls = Vec::new();
+        for g in table.generates {
+            let optional = |field: &str, re: &Option<String>| match re.as_deref().map(Regex::new) {
+                None => Ok(None),
+                Some(Ok(re)) => Ok(Some(re)),
+                Some(Err(e)) => Err(format!("{name} {} {field}: {e}", g.id)),
+            };
+            let compiled = (|| {
+                Ok::<_, String>(Sink {
+                    callee: Regex::new(&g.callee)
+                        .map_err(|e| format!("{name} {} callee: {e}", g.id))?,
+                    names: optional("names", &g.names)?,
+                    path: optional("path", &g.path)?,
+                    formats: optional("formats", &g.formats)?,
+                    row: g.clone(),
+                })
+            })();
+            match compiled {
+                Ok(sink) => calls.push(sink),
+                Err(e) => problems.push(e),
+            }
+        }
+        sinks.insert(*name, calls);
         let mut rows = Vec::new();
         for row in table.rule {
             let except = match row.except_path_of.as_deref().map(Regex::new) {
@@ -167,10 +240,12 @@ fn load_rules() -> Result<Rules, String> {
                     continue;
                 }
             };
-            if let Some(d) = &row.declared
-                && let Err(e) = Regex::new(&d.replace("{recv}", "x"))
+            if let Some((field, e)) = [("declared", &row.declared), ("unless", &row.unless)]
+                .into_iter()
+                .filter_map(|(f, t)| Some((f, t.as_deref()?)))
+                .find_map(|(f, t)| Regex::new(&placeholders_as(t, "x")).err().map(|e| (f, e)))
             {
-                problems.push(format!("{name} {} declared: {e}", row.id));
+                problems.push(format!("{name} {} {field}: {e}", row.id));
                 continue;
             }
             let build_input = match row.build_script_input.as_deref().map(Regex::new) {
@@ -202,7 +277,7 @@ fn load_rules() -> Result<Rules, String> {
         }
         tables.insert(*name, rows);
     }
-    let rules = Rules { tables };
+    let rules = Rules { tables, sinks };
     problems.extend(check_examples(&rules));
     if problems.is_empty() {
         Ok(rules)
@@ -236,9 +311,55 @@ fn check_examples(rules: &Rules) -> Vec<String> {
                 ));
             }
         }
+        for sink in rules.sinks.get(name).map(Vec::as_slice).unwrap_or(&[]) {
+            // Code with something for the screen in it: a row's hit or a table's entry.
+            let at = example_path(sink);
+            let screened = |src: &str| {
+                let code = generated_by(rules, *lang, &at, src, Some(&sink.row.id));
+                !code.trim().is_empty()
+                    && (!row_hits(rules, *lang, &code, &[], false).is_empty()
+                        || parse(*lang, &code).is_ok_and(|p| !entries(&p, &[]).is_empty()))
+            };
+            if !screened(&sink.row.example) {
+                problems.push(format!(
+                    "{name} {}: its example gives no code with a row's hit or an entry",
+                    sink.row.id
+                ));
+            }
+            if let Some(clean) = &sink.row.clean
+                && screened(clean)
+            {
+                problems.push(format!(
+                    "{name} {}: its clean example gives code with a row's hit or an entry",
+                    sink.row.id
+                ));
+            }
+        }
     }
     problems
 }
+
+/// A path a `[[generates]]` row's examples are read at: one its `path` accepts (`build.rs`).
+fn example_path(sink: &Sink) -> std::path::PathBuf {
+    let candidates = ["example.src", "build.rs"];
+    let found = candidates
+        .iter()
+        .find(|c| sink.path.as_ref().is_none_or(|re| re.is_match(c)))
+        .unwrap_or(&candidates[0]);
+    std::path::PathBuf::from(found)
+}
+
+/// Every `{name}` placeholder of a `declared`/`unless` template (a lowercase word in braces)
+/// replaced by `with`.
+fn placeholders_as(template: &str, with: &str) -> String {
+    match PLACEHOLDER.as_ref() {
+        Some(re) => re.replace_all(template, with).into_owned(),
+        None => template.to_owned(),
+    }
+}
+
+static PLACEHOLDER: std::sync::LazyLock<Option<Regex>> =
+    std::sync::LazyLock::new(|| Regex::new(r"\{([a-z][a-z_]*)\}").ok());
 
 /// The rule tables' problems, if any (for a test and for `pawl doctor`).
 pub fn rule_table_problems() -> Option<String> {
@@ -374,7 +495,12 @@ fn row_hits(rules: &Rules, lang: Lang, src: &str, skip: &[Span], build_script: b
                     .row
                     .declared
                     .as_ref()
-                    .is_none_or(|d| declared(&p, &rule.re, d, text, parents))
+                    .is_none_or(|d| around(&p, &rule.re, d, text, parents))
+                && !rule
+                    .row
+                    .unless
+                    .as_ref()
+                    .is_some_and(|u| around(&p, &rule.re, u, text, parents))
                 && seen.insert((rule.row.id.clone(), span.line))
             {
                 out.push(Hit {
@@ -389,13 +515,22 @@ fn row_hits(rules: &Rules, lang: Lang, src: &str, skip: &[Span], build_script: b
     out
 }
 
-/// Whether the receiver a row's pattern captured (`recv`) is declared as the row's `declared`
-/// regex says, in the function around the node (else the file).
-fn declared(p: &Parsed<'_>, re: &Regex, template: &str, text: &str, parents: &[Node<'_>]) -> bool {
-    let Some(recv) = re.captures(text).and_then(|c| c.name("recv")) else {
+/// Whether the text of the function around the node (else the file) matches a row's
+/// `declared` or `unless` template, each `{group}` in it the text the row's pattern captured in
+/// that group (a group that took no part matches nothing): the receiver declared as the row
+/// says (`counts: HashMap<..>`), a loop's variable returned, its result sorted.
+fn around(p: &Parsed<'_>, re: &Regex, template: &str, text: &str, parents: &[Node<'_>]) -> bool {
+    let Some(caps) = re.captures(text) else {
         return false;
     };
-    let Ok(decl) = Regex::new(&template.replace("{recv}", &regex::escape(recv.as_str()))) else {
+    let Some(placeholder) = PLACEHOLDER.as_ref() else {
+        return false;
+    };
+    let filled = placeholder.replace_all(template, |c: &regex::Captures<'_>| {
+        caps.name(&c[1])
+            .map_or_else(|| r"[^\s\S]".to_string(), |m| regex::escape(m.as_str()))
+    });
+    let Ok(decl) = Regex::new(&filled) else {
         return false;
     };
     let scope = parents
@@ -645,78 +780,156 @@ pub fn screen(
             });
         }
     }
-    // What a build script writes is code the build compiles (`include!` from `OUT_DIR`): the
-    // Rust text it writes is screened like source, against the text its baseline wrote.
-    if build_script {
-        let written = build_script_output(final_src);
-        if !written.trim().is_empty() {
-            let before = baseline_src.map(build_script_output);
-            let shown = format!("{path_text} (the code it writes to OUT_DIR)");
-            findings.extend(screen(
-                Lang::Rust,
-                Path::new(&shown),
-                before.as_deref(),
-                &written,
-                deciding,
-            ));
+    // Code the source carries as text and runs or writes as a module (`exec(SRC)`, `new
+    // Function("s", body)`, the Rust a build script writes to `OUT_DIR` for the library to
+    // `include!`): screened as code of its language, against what the baseline gave.
+    let table_sinks = rules
+        .sinks
+        .get(table_name(lang))
+        .map(Vec::as_slice)
+        .unwrap_or(&[]);
+    for sink in table_sinks {
+        let code = generated_by(rules, lang, path, final_src, Some(&sink.row.id));
+        if code.trim().is_empty() {
+            continue;
         }
+        let before = baseline_src.map(|b| generated_by(rules, lang, path, b, Some(&sink.row.id)));
+        let shown = format!("{path_text} ({}) [{}]", sink.row.words, sink.row.id);
+        findings.extend(screen(
+            lang,
+            Path::new(&shown),
+            before.as_deref(),
+            &code,
+            deciding,
+        ));
     }
     findings.sort_by_key(|f| (f.span.start, f.rule.clone()));
     findings
 }
 
-/// The Rust text a build script writes, as far as its source spells it: the string literals it
-/// passes to `fs::write`, `write!`/`writeln!` and `format!` (the format strings with `{{`/`}}` as
-/// braces and each argument `{..}` as `_`), in source order, one per line.
-fn build_script_output(src: &str) -> String {
-    let Ok(p) = parse(Lang::Rust, src) else {
+/// The code a source carries as text through the calls of its table's `[[generates]]` rows
+/// (only the row `only` when given): each string literal such a call or macro is given — or the
+/// string a name it is given is bound to in the file — dedented (a format string read as the
+/// text it writes), one after the other.
+fn generated_by(rules: &Rules, lang: Lang, path: &Path, src: &str, only: Option<&str>) -> String {
+    let path_text = path.display().to_string();
+    let sinks: Vec<&Sink> = rules
+        .sinks
+        .get(table_name(lang))
+        .map(Vec::as_slice)
+        .unwrap_or(&[])
+        .iter()
+        .filter(|s| only.is_none_or(|id| s.row.id == id))
+        .filter(|s| s.names.as_ref().is_none_or(|re| re.is_match(src)))
+        .filter(|s| s.path.as_ref().is_none_or(|re| re.is_match(&path_text)))
+        .collect();
+    if sinks.is_empty() {
+        return String::new();
+    }
+    let Ok(p) = parse(lang, src) else {
         return String::new();
     };
     let mut out = String::new();
     preorder(p.root(), |n| {
-        let (name, args) = match n.kind() {
-            "macro_invocation" => {
-                let name = n
-                    .child_by_field_name("macro")
-                    .map(|m| p.text(m).to_string())
-                    .unwrap_or_default();
-                let tokens = named_children(n)
-                    .into_iter()
-                    .find(|c| c.kind() == "token_tree");
-                (name, tokens)
-            }
-            "call_expression" => {
-                let name = n
-                    .child_by_field_name("function")
-                    .map(|m| p.text(m).to_string())
-                    .unwrap_or_default();
-                (name, n.child_by_field_name("arguments"))
-            }
-            _ => return Step::Into,
+        let Some(callee) = n
+            .child_by_field_name("function")
+            .or_else(|| n.child_by_field_name("constructor"))
+            .or_else(|| n.child_by_field_name("macro"))
+        else {
+            return Step::Into;
         };
-        let writes = matches!(name.as_str(), "write" | "writeln" | "format" | "concat")
-            || name.ends_with("fs::write")
-            || name.ends_with(".write_all")
-            || name.ends_with("push_str");
-        if !writes {
+        // A callee is a name or a short path (`exec`, `vm.runInThisContext`), never a whole
+        // function expression: not copied at each level of a deep nesting.
+        if callee.byte_range().len() > 200 {
             return Step::Into;
         }
-        let Some(args) = args else {
+        let callee = collapse(p.text(callee));
+        let Some(sink) = sinks
+            .iter()
+            .find(|s| s.row.nodes.iter().any(|k| k == n.kind()) && s.callee.is_match(&callee))
+        else {
             return Step::Into;
         };
-        let formats = n.kind() == "macro_invocation" && name != "concat";
+        // A call's arguments, or a macro's token tree.
+        let Some(args) = n.child_by_field_name("arguments").or_else(|| {
+            named_children(n)
+                .into_iter()
+                .find(|c| c.kind() == "token_tree")
+        }) else {
+            return Step::Into;
+        };
+        let formats = sink.formats.as_ref().is_some_and(|re| re.is_match(&callee));
         for a in named_children(args) {
-            if !matches!(a.kind(), "string_literal" | "raw_string_literal") {
-                continue;
-            }
-            if let Some(Literal::Str(text)) = lit(&p, a) {
-                out.push_str(&if formats { unformat(&text) } else { text });
+            if let Some(text) = string_value(&p, a) {
+                let text = if formats { unformat(&text) } else { text };
+                out.push_str(&dedent(&text));
                 out.push('\n');
             }
         }
         Step::Into
     });
     out
+}
+
+/// A string literal's value, or that of the string literal a name is bound to in the file (its
+/// first assignment or declaration whose value is one).
+fn string_value(p: &Parsed<'_>, n: Node<'_>) -> Option<String> {
+    if n.kind() == "identifier" {
+        let name = p.text(n);
+        let mut found = None;
+        preorder(p.root(), |a| {
+            if found.is_some() {
+                return Step::Skip;
+            }
+            let (left, right) = match a.kind() {
+                "assignment" | "assignment_expression" => (
+                    a.child_by_field_name("left"),
+                    a.child_by_field_name("right"),
+                ),
+                "variable_declarator" | "const_item" | "static_item" => (
+                    a.child_by_field_name("name"),
+                    a.child_by_field_name("value"),
+                ),
+                "let_declaration" => (
+                    a.child_by_field_name("pattern"),
+                    a.child_by_field_name("value"),
+                ),
+                _ => return Step::Into,
+            };
+            if let (Some(l), Some(r)) = (left, right)
+                && l.kind() == "identifier"
+                && p.text(l) == name
+                && is_string_kind(r.kind())
+                && let Some(Literal::Str(v)) = lit(p, r)
+            {
+                found = Some(v);
+            }
+            Step::Into
+        });
+        return found;
+    }
+    if !(is_string_kind(n.kind()) || n.kind() == "concatenated_string") {
+        return None;
+    }
+    match lit(p, n) {
+        Some(Literal::Str(v)) => Some(v),
+        _ => None,
+    }
+}
+
+/// Text with the indentation its non-blank lines share removed (code held in an indented
+/// string).
+fn dedent(text: &str) -> String {
+    let indent = text
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| l.len() - l.trim_start().len())
+        .min()
+        .unwrap_or(0);
+    text.lines()
+        .map(|l| l.get(indent..).unwrap_or_else(|| l.trim_start()))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// A format string as the text it writes: `{{` and `}}` are braces, each argument is `_`.
@@ -1489,7 +1702,12 @@ fn data_entries(src: &str) -> Vec<Entry> {
         }
         return out;
     }
-    for (i, line) in src.lines().enumerate() {
+    // Each line's byte offset, kept as the lines go by (a data file of many lines is read once).
+    let mut next = 0;
+    for (i, raw) in src.split_inclusive('\n').enumerate() {
+        let start = next;
+        next += raw.len();
+        let line = raw.trim_end_matches(['\n', '\r']);
         let t = line.trim();
         if t.is_empty() || t.starts_with('#') {
             continue;
@@ -1502,7 +1720,6 @@ fn data_entries(src: &str) -> Vec<Entry> {
             continue;
         };
         let (k, v) = (k.trim().trim_matches('"'), v.trim().trim_matches('"'));
-        let start = src.lines().take(i).map(|l| l.len() + 1).sum();
         out.push(Entry {
             table: 0,
             keys: vec![

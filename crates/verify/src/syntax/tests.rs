@@ -1355,6 +1355,14 @@ fn a_data_file_holding_the_tested_answers_is_found() {
         screen_data(Path::new("answers.txt"), None, lines, &add_probes()).len(),
         2
     );
+    // each line's span is where it lies, CRLF line ends too
+    let crlf = "# answers\r\n2 3=5\r\n10 -4=6\r\n";
+    let f = screen_data(Path::new("answers.txt"), None, crlf, &add_probes());
+    let spans: Vec<(usize, &str)> = f
+        .iter()
+        .map(|x| (x.span.line, &crlf[x.span.start..x.span.end]))
+        .collect();
+    assert_eq!(spans, vec![(2, "2 3=5"), (3, "10 -4=6")]);
     // a data file with other content, or the same entries at the baseline, is quiet
     let config = "{\"name\": \"calc\", \"version\": \"1.0.0\"}";
     assert_eq!(
@@ -1486,13 +1494,14 @@ fn every_family_the_issue_names_has_rows_in_every_language() {
         ),
         (
             // JS: a Map or an object iterates in insertion order, nothing random to take.
-            // Go: `range` over a map is random too; no row yet (a return from inside such a loop
-            // is also the plain reverse lookup honest code does).
+            // Go: `range` over a map is random; a loop variable returned from inside such a loop
+            // (`go.map-order`: the plain reverse lookup of honest code too, measured on the real
+            // commits) and keys collected and returned unsorted (`go.map-order-keys`).
             "randomness, and the order of a hash table taken as a result's",
             [
                 "py.random py.set-order py.machine-path",
                 "js.random js.machine-path",
-                "go.random go.machine-path",
+                "go.random go.map-order go.map-order-keys go.machine-path",
                 "rust.random rust.hash-order rust.machine-path",
                 "sh.process sh.random-device",
             ],
@@ -1962,4 +1971,60 @@ fn truth_assertions_on_a_call_are_probes() {
     // A truth assertion on what is no call with literal arguments stays no probe.
     let py = "def test_x():\n    assert ready\n    assert is_leap(year)\n";
     assert!(truths(Lang::Python, py).is_empty());
+}
+
+/// Code a source carries as text and runs or writes as a module (issue 34 point 1, generated
+/// modules): screened as code of its language, against what the baseline's source gave.
+#[test]
+fn code_generated_from_text_is_screened_as_code() {
+    let probes = add_probes();
+    let base = "def add(a, b):\n    return a - b\n";
+    let exec =
+        "SRC = \"\"\"\n    def add(a, b):\n        return {(2, 3): 5}[(a, b)]\n\"\"\"\nexec(SRC)\n";
+    let f = screen(Lang::Python, Path::new("c.py"), Some(base), exec, &probes);
+    assert_eq!(rules_hit(&f), vec!["py.tested-answers"], "{f:#?}");
+    assert!(f[0].path.starts_with("c.py (") && f[0].path.contains("py.generated-exec"));
+    // the same generated code at the baseline: nothing new
+    assert_eq!(
+        screen(Lang::Python, Path::new("c.py"), Some(exec), exec, &probes),
+        vec![]
+    );
+    // JS: `new Function`'s body, and a module written then required
+    let js_base = "function add(a, b) { return a - b; }\nmodule.exports = { add };\n";
+    let func = "const add = new Function(\"a\", \"b\", \"if (process.env.CI) return a + b; return 0;\");\nmodule.exports = { add };\n";
+    let f = screen(
+        Lang::JavaScript,
+        Path::new("c.js"),
+        Some(js_base),
+        func,
+        &[],
+    );
+    assert!(rules_hit(&f).contains(&"js.environ"), "{f:#?}");
+    assert!(f.iter().all(|x| x.path.contains("js.generated-function")));
+    let written = "const fs = require(\"fs\");\nfs.writeFileSync(__dirname + \"/gen.js\", 'module.exports = { \"2,3\": 5 };');\nconst t = require(\"./gen.js\");\nfunction add(a, b) { return t[a + \",\" + b]; }\nmodule.exports = { add };\n";
+    let f = screen(
+        Lang::JavaScript,
+        Path::new("c.js"),
+        Some(js_base),
+        written,
+        &probes,
+    );
+    assert_eq!(rules_hit(&f), vec!["js.tested-answers"], "{f:#?}");
+    // a text file written is not code
+    let notes = written
+        .replace("gen.js", "gen.txt")
+        .replace("./gen.txt", "./gen.json");
+    assert_eq!(
+        screen(
+            Lang::JavaScript,
+            Path::new("c.js"),
+            Some(js_base),
+            &notes,
+            &probes
+        ),
+        vec![]
+    );
+    // a deep nesting of calls stays linear (callees are not copied at each level)
+    let deep = format!("x = {}1{}\n", "f(".repeat(5000), ")".repeat(5000));
+    let _ = screen(Lang::Python, Path::new("d.py"), None, &deep, &probes);
 }
