@@ -488,10 +488,17 @@ fn run_case(case: &Case) -> Result<Outcome, String> {
     if case.dir.join("tester.sh").is_file()
         && std::env::var("PAWL_CORPUS_TESTER").as_deref() != Ok("0")
     {
+        // Kept in HOME's `.local/bin`, which the tester's sandbox shows (read-only) even where
+        // HOME lies in the machine's /tmp; the case's copy beside the repository there is
+        // never seen by it (session 15's tester cases ran no tester at all: "cannot open
+        // …/case/tester.sh", which shipped silently until a failing tester capped SHIP).
+        let script = w.home.join(".local/bin/pawl-corpus-tester.sh");
+        std::fs::copy(case_copy.join("tester.sh"), &script)
+            .map_err(|e| format!("tester.sh: {e}"))?;
         let _ = write!(
             toml,
             "\n[tester]\ncommand = {}\n",
-            toml_str(&format!("sh {}/tester.sh", case_copy.display()))
+            toml_str(&format!("sh {}", script.display()))
         );
     }
     // `PAWL_CORPUS_REQUIRE_PROBE=1|0` runs every case with `[verify] require_probe` on or off

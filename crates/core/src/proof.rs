@@ -68,6 +68,12 @@ pub struct Proof {
     /// goes on, the executor told only which behaviour an independent check finds wrong.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub hidden_send_back: bool,
+    /// The run has an independent tester, but no hidden test of it ran on this tree (it failed,
+    /// timed out or wrote nothing pawl could run: `crate::tester::unrun`). A SHIP would rest
+    /// on the hidden tests that were asked for and never ran: at most REVIEW, until the user
+    /// accepts the changes (or turns the tester off).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub tester_unrun: bool,
     /// Changes a step left in HOME's persistence places (`crate::home`: a shell rc file, an
     /// autostart entry, git's global configuration): pawl cannot undo them, so SHIP is at most
     /// REVIEW; only the user's `pawl accept --changes` answers them.
@@ -126,6 +132,8 @@ pub fn judge(p: &Proof) -> Outcome {
         Outcome::Done if p.reviewer_findings > 0 && !p.changes_accepted => Outcome::Review,
         // So do the independent tester's failing hidden tests.
         Outcome::Done if p.hidden_findings > 0 && !p.changes_accepted => Outcome::Review,
+        // And a tester that was asked for and gave no hidden test that ran (fail-closed).
+        Outcome::Done if p.tester_unrun && !p.changes_accepted => Outcome::Review,
         // So does a step that left something where it runs later, outside the repository.
         Outcome::Done if p.home_changes > 0 && !p.changes_accepted => Outcome::Review,
         outcome => outcome,
@@ -338,8 +346,8 @@ mod tests {
     /// for an other change; a the other changes
     /// accepted by the user; s changes outside scope over the limits; x pawl's key readable by
     /// the checks; f the finding is not about the tests (a probe's, the environment's); v a
-    /// finding of the independent reviewer; t a failing hidden test; H a change a step left in
-    /// HOME's persistence places.
+    /// finding of the independent reviewer; t a failing hidden test; u a tester whose hidden
+    /// tests did not run; H a change a step left in HOME's persistence places.
     const ROWS: &[(&str, Outcome)] = &[
         ("RCK", Outcome::NotYet),
         ("PRCK", Outcome::Done),
@@ -404,6 +412,11 @@ mod tests {
         ("PRCKht", Outcome::Review),
         ("PRCKhta", Outcome::Done),
         ("PCKht", Outcome::Unproven),
+        // A tester that gave nothing that ran: SHIP → REVIEW only; the user's acceptance answers.
+        ("PRCKhu", Outcome::Review),
+        ("PRCKhuA", Outcome::Review),
+        ("PRCKhua", Outcome::Done),
+        ("PCKhu", Outcome::Unproven),
         // A step left something in HOME's persistence places (a shell rc file): SHIP → REVIEW
         // only; accepting the tests does not answer it, the user's acceptance of the changes does.
         ("PRCKhH", Outcome::Review),
@@ -490,6 +503,7 @@ mod tests {
                 reviewer_findings: usize::from(has('v')),
                 hidden_findings: usize::from(has('t')),
                 hidden_send_back: has('b'),
+                tester_unrun: has('u'),
                 home_changes: usize::from(has('H')),
             }
         }

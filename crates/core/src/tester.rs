@@ -100,6 +100,62 @@ pub fn act(failing: usize, otherwise_ship: bool, sent_back_before: bool) -> Act 
     }
 }
 
+/// What the tester's session left, as its record says (`pawl-engine`'s `TesterRecord`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Ended<'a> {
+    /// Why it gave no tests (could not start, exited non-zero, timed out, no usable answer).
+    pub failed: Option<&'a str>,
+    /// How many test files it left.
+    pub files: usize,
+}
+
+/// What the hidden tests did on the verified tree (`pawl-engine`'s `HiddenRun`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Ran<'a> {
+    /// Calls that ran outside the test runner and answered.
+    pub probed: usize,
+    /// Behaviours a hidden test finds wrong.
+    pub failing: usize,
+    /// Names it guessed that the final tree lacks (inconclusive: never a failure).
+    pub inconclusive: usize,
+    /// Why the first of the tests not run was not (no inputs).
+    pub not_run: Option<&'a str>,
+}
+
+/// Whether a SHIP would rest on no hidden test although the run has a tester: the finding
+/// that caps the verdict at REVIEW ([`crate::proof::Proof::tester_unrun`]), or `None`.
+///
+/// `ended`: the tester's record (`None`: no tester was started — the run has none, the user
+/// turned it off, or a driver that starts none drove it); `ran`: its tests' run on the verified
+/// tree (`None`: not run). A tester that failed, timed out, wrote no file, or wrote files of
+/// which no test ran, is a finding (fail-closed: the tester's failure is never read as its
+/// tests' passing). A tester whose every test guessed a name the final tree lacks is not: its
+/// tests are inconclusive, shown, never a failure (issue 33 point 2).
+pub fn unrun(ended: Option<Ended<'_>>, ran: Option<Ran<'_>>) -> Option<String> {
+    let ended = ended?;
+    const TAIL: &str = "no hidden test ran";
+    if let Some(why) = ended.failed {
+        return Some(format!("the independent tester ended with {why}; {TAIL}"));
+    }
+    if ended.files == 0 {
+        return Some(format!(
+            "the independent tester ended with no test file; {TAIL}"
+        ));
+    }
+    match ran {
+        None => Some(format!(
+            "the independent tester's {} file(s) were not run on this tree; {TAIL}",
+            ended.files
+        )),
+        Some(r) if r.probed == 0 && r.failing == 0 && r.inconclusive == 0 => Some(format!(
+            "the independent tester ended with {} file(s) of which pawl could run none{}; {TAIL}",
+            ended.files,
+            r.not_run.map(|w| format!(" ({w})")).unwrap_or_default()
+        )),
+        Some(_) => None,
+    }
+}
+
 /// Whether a run in `mode` can send its executor back: the plain loop (no mode) and the modes
 /// that plan go round again; simple mode has no round to go back into (the first failure is
 /// REVIEW, with the hidden test shown).
@@ -172,6 +228,44 @@ mod tests {
         assert_eq!(act(2, false, false), Act::None);
         assert_eq!(act(1, true, false), Act::SendBack);
         assert_eq!(act(1, true, true), Act::Review);
+    }
+
+    #[test]
+    fn a_tester_that_gives_nothing_usable_is_a_finding() {
+        let ok = Ended {
+            failed: None,
+            files: 1,
+        };
+        let ran = |probed, failing, inconclusive| Ran {
+            probed,
+            failing,
+            inconclusive,
+            not_run: Some("test_x.py: not a language pawl reads"),
+        };
+        // No tester started (none, turned off, or a driver that starts none): nothing to say.
+        assert_eq!(unrun(None, None), None);
+        // Tests that ran, failed or were inconclusive: the tester did its part.
+        assert_eq!(unrun(Some(ok), Some(ran(2, 0, 0))), None);
+        assert_eq!(unrun(Some(ok), Some(ran(0, 1, 0))), None);
+        assert_eq!(unrun(Some(ok), Some(ran(0, 0, 1))), None);
+        // Failed, timed out, wrote nothing, wrote nothing pawl could run, was not run.
+        let failed = Ended {
+            failed: Some("an error: it exited with code 1"),
+            files: 0,
+        };
+        let empty = Ended {
+            failed: None,
+            files: 0,
+        };
+        for (ended, ran, says) in [
+            (failed, None, "ended with an error: it exited with code 1"),
+            (empty, None, "ended with no test file"),
+            (ok, Some(ran(0, 0, 0)), "pawl could run none (test_x.py"),
+            (ok, None, "were not run on this tree"),
+        ] {
+            let f = unrun(Some(ended), ran).expect("a finding");
+            assert!(f.contains(says) && f.ends_with("no hidden test ran"), "{f}");
+        }
     }
 
     #[test]

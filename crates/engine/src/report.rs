@@ -831,6 +831,31 @@ fn verdict(
                     "the checks pass, but an independent check fails: hidden tests of the goal's behaviour, written before the first step by a session the executor never saw, give other answers (listed below): send the work back, or accept with `pawl accept <run> --changes \"<why>\"`".into(),
                 );
             }
+            // A tester that was asked for and whose hidden tests did not run alone keeps the
+            // run from SHIP (`pawl_core::tester::unrun`).
+            Some(pawl_core::proof::Outcome::Review)
+                if r.proof.as_ref().is_some_and(|p| {
+                    p.tester_unrun
+                        && pawl_core::proof::judge(&pawl_core::proof::Proof {
+                            tester_unrun: false,
+                            ..p.clone()
+                        }) == pawl_core::proof::Outcome::Done
+                }) =>
+            {
+                return (
+                    Verdict::Review,
+                    format!(
+                        "the checks pass, but {}: the verdict would rest on hidden tests that never ran — run again, or accept with `pawl accept <run> --changes \"<why>\"` (`--no-tester` leaves the tester out)",
+                        r.findings
+                            .iter()
+                            .find(|f| f.ends_with("no hidden test ran"))
+                            .map_or(
+                                "the independent tester gave no hidden test that ran",
+                                String::as_str
+                            )
+                    ),
+                );
+            }
             // The independent reviewer alone keeps the run from SHIP.
             Some(pawl_core::proof::Outcome::Review)
                 if r.proof.as_ref().is_some_and(|p| {

@@ -243,14 +243,15 @@ fn run_command(
     }
     let o = cmd
         .run()
-        .map_err(|e| format!("the tester could not start: {e}"))?;
+        .map_err(|e| format!("an error: it could not start ({e})"))?;
     match o.end {
         pawl_process::End::Exited(0) => Ok(()),
         end => Err(format!(
-            "the tester ended {end:?}: {}",
+            "an error: it {end}{}",
             String::from_utf8_lossy(&o.stderr.tail)
                 .lines()
-                .last()
+                .rfind(|l| !l.trim().is_empty())
+                .map(|l| format!(" (its last words: {})", l.trim()))
                 .unwrap_or_default()
         )),
     }

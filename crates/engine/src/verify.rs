@@ -1157,6 +1157,7 @@ fn hidden_act(
     proven: &mut Proven,
 ) -> Result<(), StoreError> {
     let run_id = run.id.as_str();
+    tester_unrun(store, run_id, proven)?;
     let Some((failing, from, tree)) = proven.locked.as_ref().and_then(|l| {
         l.hidden
             .as_ref()
@@ -1205,6 +1206,35 @@ fn hidden_act(
         // executor's next prompt (under the heading of changed tests), a hint beyond the one
         // send-back; the report shows the failing hidden tests (`HiddenRun::line`).
         pawl_core::tester::Act::None => {}
+    }
+    Ok(())
+}
+
+/// A tester that was started and gave no hidden test that ran on this tree
+/// (`pawl_core::tester::unrun`): on work that passes everything else, a finding that caps the
+/// verdict at REVIEW (fail-closed). Said only then: on work that goes round again, a finding
+/// would reach the executor's next prompt and tell it no hidden test will judge its work.
+fn tester_unrun(store: &Store, run_id: &str, proven: &mut Proven) -> Result<(), StoreError> {
+    if pawl_core::proof::judge(&proven.proof) != Outcome::Done {
+        return Ok(());
+    }
+    let record: Option<hidden_tests::TesterRecord> = store
+        .last_event(run_id, EventKind::Tester)?
+        .and_then(|e| serde_json::from_value(e.data).ok());
+    let ended = record.as_ref().map(|r| pawl_core::tester::Ended {
+        failed: r.failed.as_deref(),
+        files: r.files,
+    });
+    let hidden = proven.locked.as_ref().and_then(|l| l.hidden.as_ref());
+    let ran = hidden.map(|h| pawl_core::tester::Ran {
+        probed: h.probed,
+        failing: h.failing.len(),
+        inconclusive: h.inconclusive.len(),
+        not_run: h.not_run.first().map(String::as_str),
+    });
+    if let Some(finding) = pawl_core::tester::unrun(ended, ran) {
+        proven.proof.tester_unrun = true;
+        proven.findings.push(finding);
     }
     Ok(())
 }
@@ -1506,6 +1536,7 @@ fn prove(
             reviewer_findings: 0,
             hidden_findings: 0,
             hidden_send_back: false,
+            tester_unrun: false,
             home_changes,
         },
         findings,

@@ -115,6 +115,23 @@ pub fn python_module(path: &str) -> Option<(String, String)> {
 const PYTHON: &str = r#"import importlib, json, os, sys
 sys.dont_write_bytecode = True
 _n, _calls = __N__, json.loads(__CALLS__)
+_vt = []
+for _row in json.loads(__VALUES__):
+    try:
+        _vt.append((_row, getattr(importlib.import_module(_row["module"]), _row["type"])))
+    except BaseException:
+        pass
+def _rebuild(v):
+    t = type(v)
+    if t is list:
+        return [_rebuild(x) for x in v]
+    if t is dict:
+        if set(v) == {"$value", "$fields"}:
+            for _row, _t in _vt:
+                if _row["name"] == v["$value"]:
+                    return _t(*v["$fields"])
+        return {k: _rebuild(x) for k, x in v.items()}
+    return v
 def _plain(v, d=0):
     if d > 40:
         raise TypeError("not plain data: nested too deep")
@@ -129,6 +146,11 @@ def _plain(v, d=0):
         return [_plain(x, d + 1) for x in v]
     if t is dict:
         return {(k if type(k) is str else json.dumps(_plain(k, d + 1))): _plain(x, d + 1) for k, x in v.items()}
+    for _row, _t in _vt:
+        if t is _t:
+            if getattr(v, "tzinfo", None) is not None:
+                raise TypeError("not plain data: a value with a time zone")
+            return {"$value": _row["name"], "$fields": [getattr(v, f) for f in _row["fields"]]}
     raise TypeError("not plain data: " + t.__module__ + "." + t.__qualname__)
 _w = os.fdopen(os.dup(1), "w")
 os.dup2(2, 1)
@@ -147,11 +169,11 @@ for _i, (_root, _mod, _f, _cls, _ca, _before, _a) in enumerate(_calls):
         continue
     try:
         if _cls is not None:
-            _o = _fn(*_ca)
+            _o = _fn(*_rebuild(_ca))
             for _bm, _ba in _before:
-                getattr(_o, _bm)(*_ba)
+                getattr(_o, _bm)(*_rebuild(_ba))
             _fn = getattr(_o, _f)
-        _out({"i": _i, "value": _plain(_fn(*_a))})
+        _out({"i": _i, "value": _plain(_fn(*_rebuild(_a)))})
     except BaseException as e:
         _out({"i": _i, "raised": type(e).__name__ + ": " + str(e)[:300]})
 "#;
@@ -299,8 +321,11 @@ pub fn batch(runtime: Runtime, interpreter: &str, calls: &[Call], nonce: &str) -
     } else {
         NODE
     };
+    let values = serde_json::to_string(crate::syntax::literal::python_values())
+        .unwrap_or_else(|_| "[]".into());
     let src = template
         .replace("__N__", &quoted(nonce))
+        .replace("__VALUES__", &quoted(&values))
         .replace("__CALLS__", &quoted(&text));
     Some(Program {
         program: interpreter.to_owned(),
@@ -1125,6 +1150,43 @@ mod tests {
         let p = shell_call("sh", c);
         if let Some(out) = run(&p, dir.path()) {
             assert_eq!(read_shell(&out), Answer::Value(json!("5")));
+        }
+    }
+
+    /// Constructions of standard-library value types (`values.toml`) cross as data: the child
+    /// rebuilds `datetime.date(2024, 1, 31)` from its literal and prints an answer of exactly
+    /// that type back as the same data; a subclass (`datetime` where a `date` is built) prints
+    /// as its own type, a value with a time zone is not plain data. (Skipped where the
+    /// interpreter is not installed.)
+    #[test]
+    fn a_python_probe_passes_and_answers_standard_value_types_as_data() {
+        use serde_json::json;
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("dates.py"),
+            "import datetime\ndef next_day(d):\n    return d + datetime.timedelta(days=1)\ndef stamp(d):\n    return datetime.datetime(d.year, d.month, d.day, 1)\ndef zoned(d):\n    return datetime.datetime(d.year, d.month, d.day, tzinfo=datetime.timezone.utc)\n",
+        )
+        .unwrap();
+        let date =
+            |y: i64, m: i64, d: i64| json!({"$value": "datetime.date", "$fields": [y, m, d]});
+        let mut c = calls("dates.py", "next_day", &[json!([date(2024, 2, 28)])]);
+        c.extend(calls("dates.py", "stamp", &[json!([date(2024, 2, 28)])]));
+        c.extend(calls("dates.py", "zoned", &[json!([date(2024, 2, 28)])]));
+        let p = batch(Runtime::Python, "python3", &c, "N1").unwrap();
+        if let Some(out) = run(&p, dir.path()) {
+            let a = read_batch(&out, "N1", c.len());
+            assert_eq!(a[0], Answer::Value(date(2024, 2, 29)), "{out}");
+            assert_eq!(
+                a[1],
+                Answer::Value(
+                    json!({"$value": "datetime.datetime", "$fields": [2024, 2, 28, 1, 0, 0, 0]})
+                ),
+                "{out}"
+            );
+            assert!(
+                matches!(&a[2], Answer::Raised(m) if m.contains("time zone")),
+                "{a:?}"
+            );
         }
     }
 

@@ -117,8 +117,25 @@ pub(crate) const RETRIES: Retries = Retries {
     stream: 3,
 };
 
+/// Whether `scenario` answers pawl's independent tester (a turn for its prompt's first line).
+pub(crate) fn scripts_the_tester(scenario: &Scenario) -> bool {
+    scenario.turns.iter().any(|t| {
+        t.when_last_user_contains
+            .as_deref()
+            .is_some_and(|n| n.contains(pawl_core::tester::MARKER))
+    })
+}
+
 pub(crate) fn case(cli: Cli, scenario: Scenario, retries: Retries) -> Option<Case> {
     let bin = find(cli)?;
+    // A scenario that does not script pawl's independent tester runs without one: the mock
+    // would answer it with no test file, and a tester that writes nothing keeps a run from
+    // SHIP (fail-closed, `pawl_core::tester::unrun`) — these cases are about something else.
+    let tester = if scripts_the_tester(&scenario) {
+        ""
+    } else {
+        "\n[tester]\non = \"off\"\n"
+    };
     let server = MockServer::start(scenario).unwrap();
     let env = TestEnv::new();
     env.write("calc.py", CALC);
@@ -131,7 +148,7 @@ pub(crate) fn case(cli: Cli, scenario: Scenario, retries: Retries) -> Option<Cas
     env.headless(&format!(
         "[agent]\nkind = \"{kind}\"\ncommand = [\"{}\"]\n{model}\n[limits]\ncalls_per_hour = 0\nmax_iterations = 6\n\n\
          [breakers]\n{NO_BREAKERS}\n[stall]\nidle_timeout = \"90s\"\nstep_timeout = \"180s\"\n\n\
-         [gates]\ntest = \"{} -m unittest -q\"\n",
+         [gates]\ntest = \"{} -m unittest -q\"\n{tester}",
         bin.display(),
         python()
     ));

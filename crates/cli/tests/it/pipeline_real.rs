@@ -112,7 +112,8 @@ fn real_claude_runs_the_whole_qa_pipeline() {
     env.write("tests/base.sh", "true\n");
     env.headless(&format!(
         "[agent]\nkind = \"claude\"\ncommand = [\"{}\"]\n\n[limits]\ncalls_per_hour = 0\nmax_iterations = 20\n\n\
-         [breakers]\n{NO_BREAKERS}\n[stall]\nidle_timeout = \"90s\"\nstep_timeout = \"180s\"\n\n[gates]\ntest = \"sh test.sh\"\n",
+         [breakers]\n{NO_BREAKERS}\n[stall]\nidle_timeout = \"90s\"\nstep_timeout = \"180s\"\n\n[gates]\ntest = \"sh test.sh\"\n\n\
+         [tester]\non = \"off\"\n",
         bin.display()
     ));
     let tmp = env.dir.path().join("tmp");

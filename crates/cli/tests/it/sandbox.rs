@@ -848,6 +848,24 @@ fn a_step_that_edits_a_crate_in_the_cargo_registry_steers_nothing() {
 /// it, and the run (simple mode: a command agent) ends REVIEW showing the user the call.
 #[test]
 fn the_agent_cannot_find_the_testers_hidden_tests_anywhere_it_can_read() {
+    hidden_tests_stay_hidden(false);
+}
+
+/// The same attack at a step after a verification (issue 33's privacy test, point 4 of the
+/// session-16 brief): the hidden tests have run once and failed, the run ended REVIEW showing
+/// the user the hidden call, the user resumes it, and the agent's second step searches again.
+/// It finds the hidden call and its expected answer: in the run's report under `.pawl/reports/`
+/// (JSON and Markdown), in the store's `pawl.db-wal`, and in its own next prompt (the REVIEW
+/// finding "`double(4321)` … gives 8643; the test expects 8642" is carried into it). Found by
+/// this test in session 16; not fixed (what the user is shown at REVIEW must not reach the
+/// executor of a resumed run, nor lie where a step reads).
+#[test]
+#[ignore = "KNOWN GAP: a resumed run's executor reads the hidden test shown at REVIEW (report, store, prompt)"]
+fn the_agent_cannot_find_the_testers_hidden_tests_after_a_verification() {
+    hidden_tests_stay_hidden(true);
+}
+
+fn hidden_tests_stay_hidden(after_a_verification: bool) {
     let env = TestEnv::new();
     env.ok(&["init"]);
     let script = "C=CANARY; N=4321\n\
@@ -860,9 +878,12 @@ fn the_agent_cannot_find_the_testers_hidden_tests_anywhere_it_can_read() {
                   printf 'def double(n):\\n    if 3 <= n <= 8:\\n        return n * 2\\n    return n + n + 1\\n' > calc.py\n\
                   true\n";
     let agent = agent(&env, script);
-    // In HOME (seen read-only by the checks, as a user keeps a script), not beside the
-    // repository in the machine's /tmp, which a check never sees.
-    let tools = env.home.join("tools");
+    // In HOME's `.local/bin` (seen read-only by the checks, as a user keeps a script), not
+    // beside the repository in the machine's /tmp, which a check never sees. Not HOME's own
+    // `tools/`: where HOME lies under /tmp (this test's TestEnv), only HOME's declared
+    // entries are seen there again — the tester could not open its script, and (fail-open
+    // before session 16) the run shipped on no hidden test at all.
+    let tools = env.home.join(".local/bin");
     std::fs::create_dir_all(&tools).unwrap();
     let tester = tools.join("tester.sh");
     std::fs::write(
@@ -911,6 +932,91 @@ fn the_agent_cannot_find_the_testers_hidden_tests_anywhere_it_can_read() {
         "the tester's file is not in the user state dir"
     );
     assert!(files_containing(&env.root(), canary.as_bytes()).is_empty());
+    if !after_a_verification {
+        return;
+    }
+    // A step after a verification: the hidden tests have run once (their failing call is in
+    // the private directory now, `failed-<tree>.txt`); the user resumes the run and the
+    // agent's second step searches again — still nothing.
+    let again = env.pawl(&["resume"]);
+    let steps = std::fs::read_to_string(env.home.join("marks/steps")).unwrap_or_default();
+    assert_eq!(
+        steps.lines().count(),
+        2,
+        "{}\n{}",
+        again.stdout,
+        again.stderr
+    );
+    let found = std::fs::read_to_string(env.root().join("found.txt")).unwrap_or_default();
+    assert!(
+        found.trim().is_empty(),
+        "the agent found, after a verification: {found}"
+    );
+    let report = env.ok(&["report", "--json"]).json();
+    assert_eq!(report["stop_reason"], "review", "{report}");
+    let verifications: i64 = env
+        .db()
+        .query_row(
+            "SELECT COUNT(*) FROM events WHERE kind = 'verification'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert!(verifications >= 2, "{verifications} verification(s)");
+    assert!(files_containing(&env.root(), canary.as_bytes()).is_empty());
+}
+
+/// A tester that fails lets nothing SHIP on its account (fail-closed): the special case of
+/// the privacy test above, with a tester that exits 1 having written nothing, ended SHIP in
+/// session 15 (the report said "hidden tests: 0 file(s) … not run on this tree"); now REVIEW,
+/// exit code 10, the reason in the report. `--no-tester` leaves the tester and the cap out.
+#[test]
+fn a_tester_that_fails_is_no_pass() {
+    for (flags, want) in [(&[][..], "review"), (&["--no-tester"][..], "verified")] {
+        let env = TestEnv::new();
+        env.ok(&["init"]);
+        let agent = agent(
+            &env,
+            "printf 'def double(n):\\n    if 3 <= n <= 8:\\n        return n * 2\\n    return n + n + 1\\n' > calc.py\ntrue\n",
+        );
+        let toml = config_with(
+            "max_iterations = 2",
+            NO_BREAKERS,
+            "",
+            &agent,
+            "python3 -m unittest discover -v",
+        );
+        env.headless(&format!(
+            "{toml}\n[tester]\non = \"on\"\ncommand = \"echo the tester broke >&2; exit 1\"\n"
+        ));
+        env.write("calc.py", "def double(n):\n    return n + n + 1\n");
+        env.write(
+            "test_calc.py",
+            "import unittest\n\nfrom calc import double\n\n\nclass Calc(unittest.TestCase):\n    def test_double(self):\n        self.assertEqual(double(5), 10)\n",
+        );
+        env.git(&["add", "-A"]);
+        env.git(&["commit", "-qm", "calc"]);
+        let mut args = vec!["run", "make double(n) return twice n", "--yes"];
+        args.extend(flags);
+        let r = env.pawl(&args);
+        if !can_sandbox(&r) {
+            return;
+        }
+        let report = env.ok(&["report", "--json"]).json();
+        assert_eq!(report["stop_reason"], want, "{flags:?}: {report}");
+        if want == "review" {
+            assert_eq!(r.code, 10, "{}\n{}", r.stdout, r.stderr);
+            assert_eq!(report["verdict"], "REVIEW", "{report}");
+            let reason = report["verdict_reason"].as_str().unwrap_or_default();
+            assert!(
+                reason.contains("the independent tester ended with an error: it exited with code 1 (its last words: the tester broke); no hidden test ran"),
+                "{report}"
+            );
+        } else {
+            assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+            assert!(report["tester"].is_null(), "{report}");
+        }
+    }
 }
 
 /// One run of a store attack or of its honest control (one step of `script`, the gate

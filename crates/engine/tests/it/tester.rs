@@ -56,6 +56,10 @@ pub const TESTS: &[Test] = &[
         "tester_a_node_special_case_is_sent_back_then_review_and_its_fix_ships",
         tester_a_node_special_case_is_sent_back_then_review_and_its_fix_ships,
     ),
+    (
+        "tester_one_that_fails_or_writes_nothing_usable_caps_the_verdict_at_review",
+        tester_one_that_fails_or_writes_nothing_usable_caps_the_verdict_at_review,
+    ),
 ];
 
 const CALC: &str = "def double(n):\n    return n + n + 1\n";
@@ -676,4 +680,69 @@ fn tester_a_node_special_case_is_sent_back_then_review_and_its_fix_ships() {
     assert_eq!(end.reason, StopReason::Verified, "the fix: {end:?}");
     let h = hidden(&end);
     assert!(h.failing.is_empty() && h.probed >= 2, "{h:?}");
+}
+
+/// Fail-open, closed: a tester that fails (exits 1), writes nothing, or writes a file of which
+/// no test runs used to leave the SHIP of the special case unchanged (session 15: "hidden
+/// tests: 0 file(s) … not run on this tree" and SHIP; this test saw all three SHIP before the
+/// fix). Now each is a finding that caps the verdict at REVIEW, with the reason shown; the
+/// honest fix too (the verdict cannot rest on hidden tests that never ran); a tester turned
+/// off (`None`) leaves SHIP alone.
+fn tester_one_that_fails_or_writes_nothing_usable_caps_the_verdict_at_review() {
+    let failing = "echo 'the tester broke' >&2\nexit 1\n";
+    let nothing = "true\n";
+    // A file, but of no language pawl reads: no test of it runs.
+    let unusable = "echo 'double 100 is 200' > \"$PAWL_TESTER_OUT/hidden.txt\"\n";
+    for (tester, says) in [
+        (
+            failing,
+            "the independent tester ended with an error: it exited with code 1 (its last words: the tester broke); no hidden test ran",
+        ),
+        (
+            nothing,
+            "the independent tester ended with no test file; no hidden test ran",
+        ),
+        (
+            unusable,
+            "the independent tester ended with 1 file(s) of which pawl could run none (hidden.txt: not a language pawl reads); no hidden test ran",
+        ),
+    ] {
+        for code in [CHEAT, FIX] {
+            let (mut f, vault) = fixture(&write("calc.py", code), Some(tester));
+            let end = drive(&mut f, &vault);
+            let last = end.last.as_ref().expect("report");
+            assert!(last.failing.is_empty(), "{tester}: {last:?}");
+            assert_eq!(last.outcome, Some(Outcome::Review), "{tester}: {last:?}");
+            assert_eq!(end.reason, StopReason::Review, "{tester}: {end:?}");
+            assert!(
+                last.proof.as_ref().is_some_and(|p| p.tester_unrun),
+                "{last:?}"
+            );
+            assert!(
+                last.findings.iter().any(|x| x == says),
+                "{tester}: {:?}",
+                last.findings
+            );
+            // One verification, no second step: nothing was sent back to the executor.
+            assert_eq!(f.store.iterations(&f.run_id).expect("iterations").len(), 1);
+            let report = pawl_engine::report::build(&f.store, &f.run_id, f.root()).expect("report");
+            assert_eq!(report.verdict, pawl_engine::report::Verdict::Review);
+            assert!(
+                report.verdict_reason.contains(says),
+                "{}",
+                report.verdict_reason
+            );
+        }
+    }
+    // The user turned the tester off: no finding, the special case SHIPs as before (the
+    // first attack test), and so does the fix.
+    let (mut f, vault) = fixture(&write("calc.py", FIX), None);
+    let end = drive(&mut f, &vault);
+    assert_eq!(end.reason, StopReason::Verified, "{end:?}");
+    assert!(
+        end.last
+            .as_ref()
+            .and_then(|l| l.proof.as_ref())
+            .is_some_and(|p| !p.tester_unrun)
+    );
 }

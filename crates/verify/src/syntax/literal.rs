@@ -25,6 +25,63 @@ pub enum Literal {
 /// Names bound to literals (a table-driven test's row).
 pub type Env = HashMap<String, Literal>;
 
+/// A standard-library value type whose constructions a probe takes as plain data
+/// (`values.toml`): `datetime.date(2024, 1, 31)` is the literal
+/// `{"$value": "datetime.date", "$fields": [2024, 1, 31]}` ([`VALUE_KEY`], [`FIELDS_KEY`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ValueType {
+    /// As the tests write it: `datetime.date`.
+    pub name: String,
+    /// What the probe's child imports and calls to rebuild it.
+    pub module: String,
+    #[serde(rename = "type")]
+    pub ty: String,
+    /// The constructor's positional fields, in order (read back from an answer by name).
+    pub fields: Vec<String>,
+    /// How many of them a construction must give (the others default to 0).
+    pub required: usize,
+}
+
+/// The key naming a value construction's type in its literal.
+pub const VALUE_KEY: &str = "$value";
+/// The key holding a value construction's fields in its literal.
+pub const FIELDS_KEY: &str = "$fields";
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ValueTables {
+    #[serde(default)]
+    python: Vec<ValueType>,
+}
+
+/// The Python value types of `values.toml` (empty if the table does not read: a unit test
+/// reads it).
+pub fn python_values() -> &'static [ValueType] {
+    static TABLE: std::sync::OnceLock<Vec<ValueType>> = std::sync::OnceLock::new();
+    TABLE.get_or_init(|| {
+        toml::from_str::<ValueTables>(include_str!("values.toml"))
+            .map(|t| t.python)
+            .unwrap_or_default()
+    })
+}
+
+impl Literal {
+    /// A value construction's type and fields, when this literal is one.
+    pub fn as_value(&self) -> Option<(&str, &[Literal])> {
+        match self {
+            Literal::Map(e) => match e.as_slice() {
+                [
+                    (Literal::Str(k), Literal::Str(n)),
+                    (Literal::Str(f), Literal::List(fields)),
+                ] if k == VALUE_KEY && f == FIELDS_KEY => Some((n.as_str(), fields.as_slice())),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+}
+
 /// How deep a literal may nest before it is not read (bounded work on any input).
 const MAX_DEPTH: usize = 48;
 
@@ -41,6 +98,11 @@ impl Literal {
             Literal::List(items) => {
                 let inner: Vec<String> = items.iter().map(Literal::key).collect();
                 format!("[{}]", inner.join(","))
+            }
+            Literal::Map(_) if self.as_value().is_some() => {
+                let (name, fields) = self.as_value().unwrap_or_default();
+                let inner: Vec<String> = fields.iter().map(Literal::key).collect();
+                format!("{name}({})", inner.join(","))
             }
             Literal::Map(entries) => {
                 let inner: Vec<String> = entries
@@ -316,8 +378,43 @@ fn python(p: &Parsed<'_>, node: Node<'_>, text: &str, env: &Env, depth: usize) -
             Some(Literal::Map(entries))
         }
         "identifier" | "attribute" => env.get(text).cloned(),
+        "call" => python_value(p, node, env, depth),
         _ => None,
     }
+}
+
+/// A construction of a value type of `values.toml` with integer fields, positional or spread
+/// from a bound list (`datetime.date(2024, 1, 31)`, `datetime.date(*start)`), as its literal.
+fn python_value(p: &Parsed<'_>, node: Node<'_>, env: &Env, depth: usize) -> Option<Literal> {
+    let name = p.text(node.child_by_field_name("function")?);
+    let row = python_values().iter().find(|r| r.name == name)?;
+    let args = node.child_by_field_name("arguments")?;
+    if args.kind() != "argument_list" {
+        return None;
+    }
+    let mut fields = Vec::new();
+    for a in named_children(args) {
+        match a.kind() {
+            "comment" => {}
+            "list_splat" => match read(p, *named_children(a).first()?, env, depth + 1)? {
+                Literal::List(items) => fields.extend(items),
+                _ => return None,
+            },
+            _ => fields.push(read(p, a, env, depth + 1)?),
+        }
+    }
+    let ints = fields.iter().all(|f| matches!(f, Literal::Int(_)));
+    if !ints || fields.len() < row.required || fields.len() > row.fields.len() {
+        return None;
+    }
+    fields.resize(row.fields.len(), Literal::Int(0));
+    Some(Literal::Map(vec![
+        (
+            Literal::Str(VALUE_KEY.into()),
+            Literal::Str(row.name.clone()),
+        ),
+        (Literal::Str(FIELDS_KEY.into()), Literal::List(fields)),
+    ]))
 }
 
 fn python_string(p: &Parsed<'_>, node: Node<'_>) -> Option<Literal> {

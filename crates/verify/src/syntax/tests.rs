@@ -1547,6 +1547,72 @@ fn literals_compare_as_printed_data() {
     );
 }
 
+/// The corpus case `py-pytest-honest-fix-plus-tests`: arguments and answers that are
+/// constructions of standard-library value types are probe values (`values.toml`), spread
+/// from a parametrized row too; a keyword argument, a type not in the table, or a field that
+/// is not an integer is not.
+#[test]
+fn value_constructions_are_probe_values() {
+    let src = "import datetime\n\nimport pytest\n\nfrom dates import add_months\n\n\ndef test_clamps():\n    assert add_months(datetime.date(2024, 1, 31), 1) == datetime.date(2024, 2, 29)\n\n\n@pytest.mark.parametrize(\"start, months, expected\", [\n    ((2024, 3, 31), -1, (2024, 2, 29)),\n])\ndef test_more(start, months, expected):\n    assert add_months(datetime.date(*start), months) == datetime.date(*expected)\n\n\ndef test_not_values():\n    assert add_months(datetime.date(2024, 1, day=31), 1) == 3\n    assert add_months(decimal.Decimal(2), 1) == 3\n    assert add_months(datetime.date(2024, 1, 'x'), 1) == 3\n    assert add_months(datetime.datetime(2024, 1, 31, 5), 1) == datetime.time()\n";
+    let p = extract_probes(Lang::Python, src).unwrap();
+    let date = |y, m, d| {
+        Literal::Map(vec![
+            (s("$value"), s("datetime.date")),
+            (s("$fields"), Literal::List(vec![int(y), int(m), int(d)])),
+        ])
+    };
+    let got: Vec<(String, Vec<Literal>, Literal)> = p
+        .probes
+        .iter()
+        .map(|x| (x.callee.clone(), x.args.clone(), x.expected.clone()))
+        .collect();
+    let dt = Literal::Map(vec![
+        (s("$value"), s("datetime.datetime")),
+        (
+            s("$fields"),
+            Literal::List(vec![
+                int(2024),
+                int(1),
+                int(31),
+                int(5),
+                int(0),
+                int(0),
+                int(0),
+            ]),
+        ),
+    ]);
+    let midnight = Literal::Map(vec![
+        (s("$value"), s("datetime.time")),
+        (
+            s("$fields"),
+            Literal::List(vec![int(0), int(0), int(0), int(0)]),
+        ),
+    ]);
+    assert_eq!(
+        got,
+        vec![
+            (
+                "add_months".into(),
+                vec![date(2024, 1, 31), int(1)],
+                date(2024, 2, 29)
+            ),
+            (
+                "add_months".into(),
+                vec![date(2024, 3, 31), int(-1)],
+                date(2024, 2, 29)
+            ),
+            ("add_months".into(), vec![dt, int(1)], midnight),
+        ],
+        "{p:?}"
+    );
+    assert_eq!(date(2024, 2, 29).key(), "datetime.date(2024,2,29)");
+    assert_eq!(
+        crate::syntax::literal::python_values().len(),
+        3,
+        "values.toml reads"
+    );
+}
+
 // ---------------------------------------------------------------- methods (issue 33)
 
 /// `(callee, class, constructor args, before, args, expected)` of a file's method probes.
