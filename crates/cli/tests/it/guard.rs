@@ -235,7 +235,10 @@ fn scripts_that_exist_are_read_and_judged() {
     let check = |cmd: &str| env.pawl(&["guard", "check", "--json", "--", cmd]).json();
     assert_eq!(check("bash scripts/test.sh")["decision"], "allow");
     // A file printed whole into a shell is that script (issue 36): read and judged.
-    assert_eq!(check("cat scripts/test.sh | sh -s -- -v")["decision"], "allow");
+    assert_eq!(
+        check("cat scripts/test.sh | sh -s -- -v")["decision"],
+        "allow"
+    );
     assert_eq!(check("npm test")["decision"], "allow");
     let d = check("npm run clean");
     assert_eq!(d["decision"], "deny", "{d}");
