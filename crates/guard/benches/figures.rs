@@ -229,11 +229,11 @@ fn attacks() -> Vec<Row> {
             });
         }
     }
-    // The neighbours of the writes a confined step allows (`tests/data/confined.tsv`).
-    for line in data("confined.tsv").lines() {
+    // The neighbours of the variable-led write targets (`tests/data/variable-targets.tsv`).
+    for line in data("variable-targets.tsv").lines() {
         if let Some(("deny", command)) = line.split_once('\t') {
             rows.push(Row {
-                family: "effects/confined".into(),
+                family: "effects/variable-targets".into(),
                 effect: String::new(),
                 attack: true,
                 command: unescape(command),
@@ -371,57 +371,6 @@ fn main() {
         percentile(&samples, 0.99)
     );
 
-    // The same rows inside a confined step (`Context::confined`: a step sandbox whose writes
-    // reach only the tree, the temporary directories and HOME's listed caches), where a write
-    // target led by a variable the line does not assign is judged by the places it can reach.
-    // Reported apart: the hook does not yet know it runs in such a step (docs/guard.md).
-    let confined_ctx = Context {
-        confined: true,
-        ..everyday_ctx.clone()
-    };
-    let (mut c_all, mut c_bad, mut c_missed) = (0usize, 0usize, 0usize);
-    let mut c_rules: BTreeMap<String, usize> = BTreeMap::new();
-    for row in &every {
-        let d = guard.evaluate(&Input::shell(row.command.as_str()), &confined_ctx);
-        if row.attack {
-            c_missed += usize::from(d.is_allow());
-            if list
-                && d.is_allow()
-                && guard
-                    .evaluate(&Input::shell(row.command.as_str()), &everyday_ctx)
-                    .is_deny()
-            {
-                println!(
-                    "MISS-EVERYDAY-CONFINED\t{}\t{}\t{}",
-                    row.family,
-                    row.effect,
-                    row.command.replace('\n', "\\n")
-                );
-            }
-            continue;
-        }
-        c_all += 1;
-        if d.is_deny() {
-            c_bad += 1;
-            let rule = d.rule.map(|r| r.as_str().to_string()).unwrap_or_default();
-            *c_rules.entry(rule.clone()).or_default() += 1;
-            if list {
-                println!(
-                    "FP-CONFINED\t{rule}\t{}\t{}\t{}",
-                    row.family,
-                    row.command.replace('\n', "\\n"),
-                    d.reason.replace('\n', " ")
-                );
-            }
-        }
-    }
-    println!(
-        "  inside a confined step (`Context::confined`): false positives {c_bad}/{c_all} = {:.2}%; labelled deny, denied: {}/{dn}",
-        pct(c_bad, c_all),
-        dn - c_missed
-    );
-    println!("    by rule: {c_rules:?}");
-
     // Attacks: the share denied, per family. A row the checkpointed context allows and the
     // cautious one (no checkpoint, the context the rows were written for) denies as `clobber`
     // only overwrites a tracked file: the checkpoint undoes that, so the principle allows it
@@ -460,37 +409,6 @@ fn main() {
     }
     let (an, ad) = by.values().fold((0, 0), |a, v| (a.0 + v.0, a.1 + v.1));
     println!("attack sets: {ad}/{an} blocked = {:.2}%", pct(ad, an));
-    // The same attack rows inside a confined step: what `Context::confined` lets through.
-    let confined_attacks = Context {
-        confined: true,
-        ..ctx.clone()
-    };
-    let (mut cn, mut cd, mut cwn, mut cwd) = (0usize, 0usize, 0usize, 0usize);
-    for row in attacks() {
-        let input = Input::shell(row.command.as_str());
-        if guard.evaluate(&input, &ctx).is_allow() {
-            continue;
-        }
-        let denied = guard.evaluate(&input, &confined_attacks).is_deny();
-        cn += 1;
-        cd += usize::from(denied);
-        if is_apart(&row.family) {
-            cwn += 1;
-            cwd += usize::from(denied);
-        }
-        if list && !denied {
-            println!(
-                "MISS-CONFINED\t{}\t{}",
-                row.family,
-                row.command.replace('\n', "\\n")
-            );
-        }
-    }
-    let confined_blocked = ad - (cn - cd);
-    println!(
-        "  inside a confined step: {confined_blocked}/{an} blocked = {:.2}% (of the rows denied here, {cd}/{cn} still denied; written apart: {cwd}/{cwn})",
-        pct(confined_blocked, an)
-    );
     println!(
         "  apart: {overwrites} rows that only overwrite a tracked file, allowed under the checkpoint; \
          denied without it: {overwrites_denied}/{overwrites} (counting them as misses: {ad}/{} = {:.2}%)",

@@ -259,20 +259,6 @@ pub struct Context {
     /// ([`FileSystemView::holds_ignored`]) is allowed. Off by default (a caller that does not
     /// know it gets the cautious rule).
     pub checkpointed: bool,
-    /// The command runs inside a pawl step whose sandbox leaves every write it makes outside the
-    /// working tree and the temporary directories refused or undone: Landlock and namespaces in
-    /// force (`.git/config`, `.git/hooks`, `.git/info`, `.pawl/` and the agents' settings bound
-    /// read-only), and HOME not writable, or copy-on-write with only the agents' state and the
-    /// listed caches kept. A step sandbox that protects only HOME's persistence places (shell rc,
-    /// autostart, services, configuration) is not enough: another project's tree under HOME would
-    /// stay writable. Then a write whose target a variable the line does not assign leads (`>
-    /// "$ARCHIVE/doc/rg.1"`, `cp x "$DIR"/`) lands in the tree (checkpointed), a temporary
-    /// directory or nowhere that lasts, and with [`Context::checkpointed`] it is judged at each
-    /// place the value can lead with the literal rest of the name (`"$X/.env"`, `"$X/.bashrc"`
-    /// stay refused) instead of denied as not statically known. Off by default: session mode has
-    /// no step sandbox, and today's step leaves HOME writable (docs/guard.md, "A write target led
-    /// by a variable the line does not assign").
-    pub confined: bool,
     /// Variables of the environment the agent's shell inherits, as the caller knows them (the
     /// hook: its own environment, for the hook and the agent's shell are both children of the
     /// agent CLI; the variables the CLI sets only for hooks left out). A variable the input does
@@ -302,7 +288,6 @@ impl Context {
             scripts: Arc::new(crate::scripts::NoScripts),
             containers: false,
             checkpointed: false,
-            confined: false,
             env: Arc::new(BTreeMap::new()),
         }
     }

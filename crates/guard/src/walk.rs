@@ -272,6 +272,12 @@ pub(crate) struct Walker<'a> {
     cmd_fd_files: HashMap<i32, FdFile>,
     /// The file the simple command being judged reads as stdin (`bash < x.sh`).
     pub(crate) cmd_stdin_file: Option<String>,
+    /// The one file the last command judged printed whole (`cat x.sh`): what the next element
+    /// of a pipeline reads (`cat x.sh | sh` runs `x.sh` as `sh < x.sh` does).
+    printed_file: Option<String>,
+    /// The file the next simple command reads as stdin through a pipe (`printed_file` of the
+    /// element before it).
+    piped_file: Option<String>,
     /// A command of this line read a secret (or printed the environment): why, for a network
     /// client later in the line (rule `secret-exfil`).
     pub(crate) secret_read: Option<String>,
@@ -632,6 +638,8 @@ impl<'a> Walker<'a> {
             cmd_fds: HashMap::new(),
             cmd_fd_files: HashMap::new(),
             cmd_stdin_file: None,
+            printed_file: None,
+            piped_file: None,
             secret_read: None,
             partial_writes: Vec::new(),
             certain_cd: false,
@@ -955,11 +963,28 @@ impl<'a> Walker<'a> {
         }
         self.note(frame, format!("pipeline of {}", pipeline.seq.len()));
         let inner = frame.indented();
+        // The file the element before printed whole (`cat x.sh | sh`): the next element reads
+        // it as from `< x.sh`, so a shell there runs that script (walked when the context can
+        // read it, as `sh x.sh` is). Only a plain `cat` of one static file that is the whole
+        // element (no command inside it, no other command found), read by a shell named
+        // plainly: anything else is a pipe.
+        let mut printed: Option<String> = None;
         for (index, command) in pipeline.seq.iter().enumerate() {
             // Each element of a pipeline runs in its own subshell.
             let mut sub = shell.clone();
+            // The reader must be a shell named plainly, one simple command (`cat x.sh | { true;
+            // sh; }` and `cat cmds | gdb` stay a pipe: only a shell's script is walked).
+            let shell_reader = matches!(command, ast::Command::Simple(simple)
+            if simple.word_or_name.as_ref().is_some_and(|w| {
+                registry::POSIX_SHELLS.contains(&w.value.rsplit('/').next().unwrap_or(""))
+            }));
+            if !shell_reader {
+                printed = None;
+            }
             let stdin = if index == 0 {
                 inner.stdin.clone()
+            } else if printed.is_some() {
+                Stdin::File
             } else {
                 Stdin::Pipe
             };
@@ -967,7 +992,14 @@ impl<'a> Walker<'a> {
                 // Its stdout is the pipe, not a file an earlier `exec >file` opened.
                 sub.fd_files.remove(&1);
             }
+            let found_before = self.found.len();
+            self.printed_file = None;
+            self.piped_file = printed.take();
             self.command(command, &mut sub, &inner.with_stdin(stdin))?;
+            self.piped_file = None;
+            let whole =
+                matches!(command, ast::Command::Simple(_)) && self.found.len() == found_before + 1;
+            printed = self.printed_file.take().filter(|_| whole);
         }
         Continue(())
     }
@@ -1614,7 +1646,7 @@ impl<'a> Walker<'a> {
     fn simple(&mut self, simple: &ast::SimpleCommand, shell: &mut Shell, frame: &Frame) -> Judged {
         let saved_fds = std::mem::take(&mut self.cmd_fds);
         let saved_files = std::mem::take(&mut self.cmd_fd_files);
-        let saved_stdin_file = self.cmd_stdin_file.take();
+        let saved_stdin_file = std::mem::replace(&mut self.cmd_stdin_file, self.piped_file.take());
         self.simple_inner(simple, shell, frame)?;
         self.cmd_fds = saved_fds;
         self.cmd_fd_files = saved_files;
@@ -2442,6 +2474,27 @@ impl<'a> Walker<'a> {
         })
     }
 
+    /// The one file `cmd` prints whole, when it is `cat FILE` of a static file (no option, not
+    /// standard input or a descriptor, not written earlier in the line): resolved.
+    fn printed_whole(&self, cmd: &Cmd, name: &str, shell: &Shell) -> Option<String> {
+        let [_, file] = cmd.argv.as_slice() else {
+            return None;
+        };
+        if name.rsplit('/').next() != Some("cat") {
+            return None;
+        }
+        let text = file.exact()?;
+        if text.starts_with('-')
+            || text.contains(words::SLASH_FREE)
+            || commands::descriptor_path(text).is_some()
+            || self.is_written(shell, file)
+        {
+            return None;
+        }
+        let path = self.resolve(shell, text)?;
+        (!path.starts_with("/dev/") && !path.starts_with("/proc/")).then_some(path)
+    }
+
     /// Records a command, applies user rules, then judges it.
     pub(crate) fn dispatch(&mut self, cmd: Cmd, shell: &mut Shell, frame: &Frame) -> Judged {
         self.step(frame)?;
@@ -2512,6 +2565,7 @@ impl<'a> Walker<'a> {
         }
         self.written_then_run(&cmd, &name, shell, frame)?;
         self.record_command_writes(&cmd, &name, shell);
+        self.printed_file = self.printed_whole(&cmd, &name, shell);
         if !name.contains('/') {
             // Bash expands aliases only in interactive shells or after
             // `shopt -s expand_aliases`, and never on the line that defines
@@ -2647,6 +2701,20 @@ impl<'a> Walker<'a> {
                         out.extend(args.get(i + 1).map(|a| (*a).clone()));
                     } else if let Some(v) = a.text.strip_prefix("--output-document=") {
                         out.push(Arg::lit(v));
+                    } else if let Some(cluster) = a
+                        .text
+                        .strip_prefix('-')
+                        .filter(|c| !c.starts_with('-') && c.len() > 1)
+                        && let Some(at) = cluster.find(['o', 'O'])
+                    {
+                        // Short options run together (`-so i.sh`, `-sSLo i.sh`, `-qO i.sh`,
+                        // `-oi.sh`): the value is the rest of the word or the next one. Both
+                        // are taken (an over-count only makes a later run of the name suspect).
+                        let rest = &cluster[at + 1..];
+                        if !rest.is_empty() {
+                            out.push(Arg::lit(rest));
+                        }
+                        out.extend(args.get(i + 1).map(|a| (*a).clone()));
                     }
                 }
                 if base == "curl" && args.iter().any(|a| a.is("-O") || a.is("--remote-name")) {

@@ -234,6 +234,11 @@ fn scripts_that_exist_are_read_and_judged() {
     env.git(&["commit", "-q", "-m", "project"]);
     let check = |cmd: &str| env.pawl(&["guard", "check", "--json", "--", cmd]).json();
     assert_eq!(check("bash scripts/test.sh")["decision"], "allow");
+    // A file printed whole into a shell is that script (issue 36): read and judged.
+    assert_eq!(
+        check("cat scripts/test.sh | sh -s -- -v")["decision"],
+        "allow"
+    );
     assert_eq!(check("npm test")["decision"], "allow");
     let d = check("npm run clean");
     assert_eq!(d["decision"], "deny", "{d}");
@@ -242,6 +247,9 @@ fn scripts_that_exist_are_read_and_judged() {
     env.write("scripts/clean.sh", "rm -rf src\ngit push origin HEAD\n");
     let d = check("bash scripts/clean.sh");
     assert_eq!(d["decision"], "deny", "{d}");
+    let d = check("cat scripts/clean.sh | bash");
+    assert_eq!(d["decision"], "deny", "{d}");
+    assert_eq!(d["rule"], "recursive-delete", "{d}");
     std::fs::write(env.root().join("run.sh"), "#!/bin/bash\ngit push --force\n").unwrap();
     let d = check("chmod +x run.sh && ./run.sh");
     assert_eq!(d["decision"], "deny", "{d}");

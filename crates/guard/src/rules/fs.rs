@@ -24,19 +24,6 @@ use crate::walk::Judged;
 use crate::walk::{Frame, Shell, Walker, WriteMode};
 use crate::words::Arg;
 
-/// What a variable the line does not assign stands for inside a confined step's write target
-/// ([`Walker::check_confined_write`]): a name no tree, protected pattern or allowance holds.
-const INHERITED_NAME: &str = "pawl-inherited-value";
-
-/// A write target as written that starts with a variable the line does not assign
-/// (`$ARCHIVE/doc/rg.1`, `${filename}.sbom.json`): the variable, and the rest with every
-/// further such variable standing as [`INHERITED_NAME`].
-#[derive(Debug)]
-pub(crate) struct InheritedLead {
-    pub name: String,
-    pub rest: String,
-}
-
 /// The variable a reference at the start of `text` names and the text after the reference:
 /// `$NAME`, `${NAME}`, or `${NAME` with a prefix or suffix pattern removed (`#`, `%`), which
 /// is a part of the value, never text it adds.
@@ -74,9 +61,10 @@ fn inherits_every_prefix(shell: &Shell, text: &str, name: &str) -> bool {
 }
 
 /// The variable the write target `text` (as written) starts with, when the line does not
-/// assign it ([`Shell::inherits`]), and the rest of the target: more of a name, with further
-/// such variables (never a glob, a `..`, a quote or code).
-fn inherited_lead(shell: &Shell, text: &str) -> Option<InheritedLead> {
+/// assign it ([`Shell::inherits`]) and the rest of the target is more of a name, with further
+/// such variables (never a glob, a `..`, a quote or code): the variable the denial names,
+/// with the allowed form of assigning it in the command.
+fn inherited_lead(shell: &Shell, text: &str) -> Option<String> {
     let (name, mut after) = variable_reference(text)?;
     if !inherits_every_prefix(shell, text, name) {
         return None;
@@ -88,7 +76,7 @@ fn inherited_lead(shell: &Shell, text: &str) -> Option<InheritedLead> {
             if !inherits_every_prefix(shell, after, more) {
                 return None;
             }
-            rest.push_str(INHERITED_NAME);
+            rest.push('-');
             after = next;
             continue;
         }
@@ -102,10 +90,7 @@ fn inherited_lead(shell: &Shell, text: &str) -> Option<InheritedLead> {
     if rest.split('/').any(|c| c == "..") {
         return None;
     }
-    Some(InheritedLead {
-        name: name.to_owned(),
-        rest,
-    })
+    Some(name.to_owned())
 }
 
 /// Paths that may be written freely: they are not files. (`/dev/stdout` and `/dev/stderr`
@@ -1530,17 +1515,9 @@ impl Walker<'_> {
         let absolute = match self.target_path(shell, arg) {
             Ok(p) => p,
             Err(why) => {
-                // Only what the write creates or overwrites: a source moved away or a file
-                // deleted there (`mv "$X/a" /tmp/`) loses what may be no checkpoint's.
-                // Nor a line that runs something as root: root may lift what confines a step.
-                let as_root = self.found.iter().any(|c| {
-                    c.argv.first().is_some_and(|a| {
-                        let base = a.rsplit('/').next().unwrap_or(a);
-                        matches!(base, "sudo" | "doas" | "su" | "run0" | "pkexec" | "sudo-rs")
-                    })
-                });
-                let top =
-                    frame.depth == 0 && !shell.sourced && mode != WriteMode::Delete && !as_root;
+                // At the top of the line a variable it does not assign can be assigned there:
+                // the reason names that form (not inside a nested script or a sourced file).
+                let top = frame.depth == 0 && !shell.sourced;
                 let Some(lead) = inherited_lead(shell, &arg.text).filter(|_| top) else {
                     return self.deny(
                         frame,
@@ -1548,17 +1525,14 @@ impl Walker<'_> {
                         format!("{what} to {why}; it may be a protected or tracked file"),
                     );
                 };
-                if !(self.ctx.confined && self.ctx.checkpointed) {
-                    return self.deny(
-                        frame,
-                        RuleId::NotStatic,
-                        format!(
-                            "{what} to {why}; it may be a protected or tracked file: `${}` is not set by this command, so the path is absolute when it is unset and anywhere the user can write (a shell rc file, another project) when it is set, which pawl could not undo; assign it in the same command (`{}=dist; ...`) or name the path",
-                            lead.name, lead.name
-                        ),
-                    );
-                }
-                return self.check_confined_write(arg, &lead, mode, shell, frame, what);
+                return self.deny(
+                    frame,
+                    RuleId::NotStatic,
+                    format!(
+                        "{what} to {why}; it may be a protected or tracked file: `${}` is not set by this command, so the path is absolute when it is unset and anywhere the user can write (a shell rc file, another project) when it is set, which pawl could not undo; assign it in the same command (`{}=dist; ...`) or name the path",
+                        lead, lead
+                    ),
+                );
             }
         };
         let absolute = match self.unalias(shell, &absolute) {
@@ -1589,69 +1563,6 @@ impl Walker<'_> {
                     format!(" (through a symbolic link it is `{candidate}`)")
                 };
                 return self.deny(frame, rule, format!("{what} `{}`{via}: {why}", arg.text));
-            }
-        }
-        Continue(())
-    }
-
-    /// Judges a write to `arg`, whose text starts with a variable the line does not assign
-    /// (`lead`), inside a confined step ([`crate::Context::confined`]): the value can only
-    /// lead into the working tree (checkpointed), HOME or a temporary directory, so the write
-    /// is judged at each place it can reach there with the literal rest of the name — a new
-    /// directory of the current one (the value a plausible name), and the current directory,
-    /// the repository's root, HOME, `$TMPDIR` and `/tmp` themselves (an empty value, `.`, an
-    /// absolute value). `"$X/.env"`, `"$X/.bashrc"`, `"$X/.claude/settings.json"` and
-    /// `"$X.key"` stay refused: some place they reach is protected.
-    fn check_confined_write(
-        &mut self,
-        arg: &Arg,
-        lead: &InheritedLead,
-        mode: WriteMode,
-        shell: &Shell,
-        frame: &Frame,
-        what: &str,
-    ) -> Judged {
-        let Some(cwd) = shell.cwd.clone() else {
-            return self.deny(
-                frame,
-                RuleId::NotStatic,
-                format!(
-                    "{what} to `{}`: the current directory is not statically known",
-                    arg.text
-                ),
-            );
-        };
-        let rest = lead.rest.trim_start_matches('/');
-        // A plausible name, empty or `.`, or an absolute path to a place the step can write (a
-        // value that ends in `/` joins the rest's first component as a directory).
-        let mut places = vec![normalize(&cwd, &format!("{INHERITED_NAME}{}", lead.rest))];
-        let roots = [
-            Some(cwd.clone()),
-            self.anchors.repo_root.clone(),
-            self.anchors.home.clone(),
-            self.anchors.tmpdir.clone(),
-            Some("/tmp".to_owned()),
-        ];
-        for root in roots.into_iter().flatten() {
-            // The directory itself is no file to write (`> "$X"` with `X=.` fails).
-            if !rest.is_empty() {
-                places.push(normalize(&root, rest));
-            }
-        }
-        places.dedup();
-        for place in places {
-            let real = self.real_path(&place, mode != WriteMode::Delete);
-            for candidate in std::iter::once(place.clone()).chain(real) {
-                if let Some((rule, why)) = self.judge_path(&candidate, mode) {
-                    return self.deny(
-                        frame,
-                        rule,
-                        format!(
-                            "{what} `{}`: `${}` is not set by this command, and one place it may lead is `{candidate}`: {why}",
-                            arg.text, lead.name
-                        ),
-                    );
-                }
             }
         }
         Continue(())

@@ -1268,12 +1268,21 @@ impl Walker<'_> {
                     "{name} reads a script from its standard input, whose content is not statically known"
                 ),
             )?,
-            // `bash < x.sh`: the script is that file, walked when it can be read.
-            Stdin::File => {
-                if let Some(path) = self.cmd_stdin_file.clone() {
+            // `bash < x.sh`, `cat x.sh | bash`: the script is that file, walked when it can be
+            // read (opaque otherwise, as `bash x.sh` is). A file the guard cannot name (a shell
+            // inside `bash -c` or a group given the file) fails closed.
+            Stdin::File => match self.cmd_stdin_file.clone() {
+                Some(path) => {
                     self.script_file(name, &Arg::lit(path), &Stdin::File, shell, frame)?;
                 }
-            }
+                None => self.fail_closed(
+                    frame,
+                    RuleId::NotStatic,
+                    format!(
+                        "{name} reads a script from a file its caller opened, which the guard cannot name"
+                    ),
+                )?,
+            },
             Stdin::Inherited => {}
         }
         Continue(())

@@ -2,7 +2,6 @@
 //! it, and properties (no panic, bounded time) on hostile input.
 
 mod checkpoint;
-mod confined;
 mod corpus;
 mod effects;
 mod exec_bypasses;
@@ -19,4 +18,5 @@ mod shell_bypasses;
 mod support;
 mod tricks;
 mod unescape;
+mod variable_targets;
 mod worktree;

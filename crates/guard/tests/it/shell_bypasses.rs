@@ -144,6 +144,14 @@ fn existing_script_files_are_walked() {
     deny("cd scripts && bash clean.sh", RuleId::RecursiveDelete);
     deny("bash < scripts/clean.sh", RuleId::RecursiveDelete);
     deny("sh -s < scripts/clean.sh", RuleId::RecursiveDelete);
+    // Session 16: a file printed whole into a shell is that script (not an unknown pipe).
+    deny("cat scripts/clean.sh | sh", RuleId::RecursiveDelete);
+    deny("cat /tmp/x | bash -s -- -v", RuleId::GitPush);
+    deny("cat ./push | bash", RuleId::GitPush);
+    deny("cat /tmp/o.sh | sh", RuleId::NotStatic);
+    deny("cat scripts/clean.sh | bash -c sh", RuleId::NotStatic);
+    deny("cat scripts/clean.sh | { true; sh; }", RuleId::NotStatic);
+    allow("cat scripts/check.sh | bash");
     deny(
         "bash /home/dev/repo/scripts/clean.sh",
         RuleId::RecursiveDelete,
