@@ -31,6 +31,7 @@ pub fn facts_of(root: &Path, goal: &str, baseline: &Baseline) -> RunFacts {
                 test: None,
                 runs_tests: false,
                 text,
+                exercises: None,
             });
         } else {
             let mut seen = std::collections::BTreeSet::new();
@@ -41,6 +42,7 @@ pub fn facts_of(root: &Path, goal: &str, baseline: &Baseline) -> RunFacts {
                         test: Some(id.to_owned()),
                         runs_tests: true,
                         text: text.clone(),
+                        exercises: None,
                     });
                 }
             }

@@ -234,6 +234,13 @@ pub struct BaselineFailure {
     pub runs_tests: bool,
     /// What its output said about it (first failure, messages): searched for the goal's terms.
     pub text: String,
+    /// The goal's terms the repository has ([`RunFacts::found`]) that this failing test
+    /// exercises at the baseline — names it uses, names of the modules its imports reach
+    /// (transitively, within the repository), files it reaches — read by the caller from parsed
+    /// code; `None` when that could not be read (its file not found, no import resolved), and
+    /// then the failure's text decides as for any term.
+    #[serde(default)]
+    pub exercises: Option<BTreeSet<String>>,
 }
 
 /// The facts a goal can tie to.
