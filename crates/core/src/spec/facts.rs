@@ -685,7 +685,8 @@ pub fn anchor(goal: &str, facts: &RunFacts) -> Anchoring {
         .filter(|t| !t.clause_start && t.text.chars().next().is_some_and(char::is_uppercase))
         .map(|t| t.text)
         .collect();
-    // Terms a baseline failure names: its test id's words, or its output.
+    // Terms a baseline failure names: its test id's words, what its test exercises (when that
+    // was read), or its output.
     for f in &facts.failures {
         let id = f.test.as_deref().unwrap_or(&f.check);
         let idw = id_words(id);
@@ -702,8 +703,16 @@ pub fn anchor(goal: &str, facts: &RunFacts) -> Anchoring {
                 } else {
                     idw.contains(&c.term.to_lowercase())
                 }) || c.term == id
-                    || ((c.lookup != Lookup::Definition || facts.found.contains(&c.term))
-                        && has_word(&f.text, &c.term))
+                    || match &f.exercises {
+                        // A term of the repository: a reference to this failure when its test
+                        // exercises it — not when the output names it (the output is the
+                        // whole check's, naming other tests' code too).
+                        Some(ex) if facts.found.contains(&c.term) => ex.contains(&c.term),
+                        _ => {
+                            (c.lookup != Lookup::Definition || facts.found.contains(&c.term))
+                                && has_word(&f.text, &c.term)
+                        }
+                    }
             })
             .map(|c| c.term.clone())
             .or_else(|| check_named.then(|| f.check.clone()));
