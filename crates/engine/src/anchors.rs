@@ -31,6 +31,7 @@ pub fn facts_of(root: &Path, goal: &str, baseline: &Baseline) -> RunFacts {
                 test: None,
                 runs_tests: false,
                 text,
+                exercises: None,
             });
         } else {
             let mut seen = std::collections::BTreeSet::new();
@@ -41,15 +42,18 @@ pub fn facts_of(root: &Path, goal: &str, baseline: &Baseline) -> RunFacts {
                         test: Some(id.to_owned()),
                         runs_tests: true,
                         text: text.clone(),
+                        exercises: None,
                     });
                 }
             }
         }
     }
-    RunFacts {
-        failures,
-        found: lookup(root, goal, Some(&baseline.tree)),
-    }
+    let found = lookup(root, goal, Some(&baseline.tree));
+    // Which of the goal's terms each failing test exercises, read from parsed code (issue 35
+    // point 3): the failures the goal targets follow what the tests run, not the check's
+    // output, which is one text for all of its tests.
+    crate::verify::read_exercises(root, goal, &baseline.tree, &found, &mut failures);
+    RunFacts { failures, found }
 }
 
 /// The goal's candidates the repository at `root` has — in `tree` (the baseline's: what the run
@@ -110,14 +114,17 @@ pub fn goal_symbols(root: &Path, goal: &str, anchoring: &Anchoring, tree: &str) 
     }
     let mut out: Vec<String> = Vec::new();
     for t in terms {
-        let t = t.trim_end_matches(|c: char| !(c.is_alphanumeric() || c == '_'));
-        let last = t
-            .rsplit(|c: char| !(c.is_alphanumeric() || c == '_'))
-            .find(|p| !p.is_empty())
-            .unwrap_or(t);
+        let last = last_identifier(&t);
         if !last.is_empty() && !out.iter().any(|o| o == last) {
             out.push(last.to_owned());
         }
     }
     out
+}
+
+/// A term's last identifier (`calc::sub`, `Calc.sub()` → `sub`): the name code uses it by.
+pub(crate) fn last_identifier(term: &str) -> &str {
+    term.rsplit(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .find(|p| !p.is_empty())
+        .unwrap_or("")
 }

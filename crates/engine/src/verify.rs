@@ -26,6 +26,8 @@ pub(crate) mod probes;
 pub mod reviewer;
 mod scope;
 
+pub(crate) use scope::read_exercises;
+
 use std::time::Duration;
 
 use pawl_core::EventKind;

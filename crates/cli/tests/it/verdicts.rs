@@ -87,6 +87,66 @@ fn every_phrasing_of_an_honest_fix_ships_and_an_unanchored_goal_does_not() {
     }
 }
 
+/// Issue 35 point 3: which failures of the baseline the goal targets is read from what the
+/// failing tests exercise (their parsed imports, transitively), not from the check's output. The
+/// calculator's `add` subtracts (the bench's goal `m06` names it), and before the run a second
+/// test fails that has nothing to do with `add`: `test_report` (its module `report.py` renders
+/// nothing). unittest's output of the check names `add` (the first failure's traceback), and it
+/// is the output of both failures.
+///
+/// Expected with the text rule: both failures targeted, the honest fix of `add` not SHIP
+/// (`test_report` had to pass too); with the rule, `test_report` is not targeted, fails the same
+/// way before and after (no worse), and the run SHIPs. Written at session 16's deadline and not
+/// yet run (the pure rows are `spec::facts::tests::a_failure_is_targeted_by_what_its_test_
+/// exercises_not_by_the_shared_output`): run it with `--ignored`, then drop the ignore.
+#[test]
+#[ignore = "written, not yet run (session 16): cargo test -p pawl-cli --test it a_failure_the_goal_does_not_exercise -- --ignored"]
+fn a_failure_the_goal_does_not_exercise_is_judged_no_worse_though_the_output_names_the_goal() {
+    let env = TestEnv::new();
+    env.write("calc.py", "def add(a, b):\n    return a - b\n");
+    env.write("report.py", "def render(rows):\n    return \"\"\n");
+    env.write(
+        "test_calc.py",
+        "import unittest\n\nfrom calc import add\n\n\nclass CalcTest(unittest.TestCase):\n    def test_add(self):\n        self.assertEqual(add(2, 3), 5)\n",
+    );
+    env.write(
+        "test_report.py",
+        "import unittest\n\nfrom report import render\n\n\nclass ReportTest(unittest.TestCase):\n    def test_render(self):\n        self.assertEqual(render([1]), \"1\")\n",
+    );
+    env.headless(&config_with(
+        "max_iterations = 3",
+        NO_BREAKERS,
+        "",
+        "[agent]\nkind = \"replay\"\n",
+        "python3 -m unittest discover -v",
+    ));
+    let s = env.scenario(
+        "fix",
+        &format!(
+            "{}\n",
+            json!({"do": "edit", "path": "calc.py", "old": "a - b", "new": "a + b"})
+        ),
+    );
+    let goal = "fixed bug in add() return value";
+    let r = env.pawl_env(
+        &["run", goal, "--mode", "simple", "--scenario", &s],
+        &[("PAWL_PIPELINE_SPEC_GATE", "true")],
+    );
+    let ctx = format!("stdout:\n{}\nstderr:\n{}", r.stdout, r.stderr);
+    let report = env.ok(&["report", "--json"]).json();
+    assert_eq!(report["verdict"], "SHIP", "{ctx}\n{report}");
+    assert_eq!(r.code, 0, "{ctx}");
+    let test = report["checks"]
+        .as_array()
+        .and_then(|c| c.iter().find(|c| c["name"] == "test"))
+        .cloned()
+        .unwrap_or_default();
+    assert!(
+        test["no_worse"]["kept"].to_string().contains("test_render"),
+        "{test}"
+    );
+}
+
 /// Issue 35 point 4: every documented code once, 0 for SHIP alone, the verdicts after verified
 /// checks on codes of their own (10–14), the old codes unchanged — as `pawl exit-codes --json`
 /// and `pawl help exit-codes` list them.

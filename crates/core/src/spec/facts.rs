@@ -234,6 +234,13 @@ pub struct BaselineFailure {
     pub runs_tests: bool,
     /// What its output said about it (first failure, messages): searched for the goal's terms.
     pub text: String,
+    /// The goal's terms the repository has ([`RunFacts::found`]) that this failing test
+    /// exercises at the baseline — names it uses, names of the modules its imports reach
+    /// (transitively, within the repository), files it reaches — read by the caller from parsed
+    /// code; `None` when that could not be read (its file not found, no import resolved), and
+    /// then the failure's text decides as for any term.
+    #[serde(default)]
+    pub exercises: Option<BTreeSet<String>>,
 }
 
 /// The facts a goal can tie to.
@@ -678,7 +685,8 @@ pub fn anchor(goal: &str, facts: &RunFacts) -> Anchoring {
         .filter(|t| !t.clause_start && t.text.chars().next().is_some_and(char::is_uppercase))
         .map(|t| t.text)
         .collect();
-    // Terms a baseline failure names: its test id's words, or its output.
+    // Terms a baseline failure names: its test id's words, what its test exercises (when that
+    // was read), or its output.
     for f in &facts.failures {
         let id = f.test.as_deref().unwrap_or(&f.check);
         let idw = id_words(id);
@@ -695,8 +703,16 @@ pub fn anchor(goal: &str, facts: &RunFacts) -> Anchoring {
                 } else {
                     idw.contains(&c.term.to_lowercase())
                 }) || c.term == id
-                    || ((c.lookup != Lookup::Definition || facts.found.contains(&c.term))
-                        && has_word(&f.text, &c.term))
+                    || match &f.exercises {
+                        // A term of the repository: a reference to this failure when its test
+                        // exercises it — not when the output names it (the output is the
+                        // whole check's, naming other tests' code too).
+                        Some(ex) if facts.found.contains(&c.term) => ex.contains(&c.term),
+                        _ => {
+                            (c.lookup != Lookup::Definition || facts.found.contains(&c.term))
+                                && has_word(&f.text, &c.term)
+                        }
+                    }
             })
             .map(|c| c.term.clone())
             .or_else(|| check_named.then(|| f.check.clone()));

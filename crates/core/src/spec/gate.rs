@@ -241,6 +241,7 @@ mod tests {
                 test: Some("tests/test_calc.py::test_parse_negative".into()),
                 runs_tests: true,
                 text: "AssertionError: assert 12 == -12".into(),
+                exercises: None,
             }],
             found: ["parse".to_string()].into(),
         };
@@ -281,6 +282,7 @@ mod tests {
                 test: Some("test_calc.Calc.test_add".into()),
                 runs_tests: true,
                 text: "AssertionError: -1 != 5".into(),
+                exercises: None,
             }],
             found: Default::default(),
         };

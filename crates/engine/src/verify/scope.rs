@@ -6,6 +6,9 @@
 //! or listed outside. The public interface: the exported symbols (`pawl_verify::syntax::exports`)
 //! of every changed product file, before and after.
 //!
+//! Also here: what each failing test of the baseline exercises among the goal's terms
+//! ([`read_exercises`], for `crate::anchors`: which failures a goal targets).
+//!
 //! Not here: the verdict (`pawl_core::proof::judge` reads `Proof::scope_review`), the report.
 
 use std::collections::BTreeMap;
@@ -239,6 +242,119 @@ fn named_in(text: &str, paths: &[PathBuf]) -> Vec<String> {
         }
     }
     out
+}
+
+/// At most this many failing tests of a baseline are read for what they exercise (the others
+/// keep `None`: their output decides).
+const MAX_TESTS_READ: usize = 64;
+
+/// At most this many files one failing test reaches are parsed for the names they hold.
+const MAX_FILES_READ: usize = 400;
+
+/// What each failing test of `failures` exercises at the baseline `tree` among the goal's terms
+/// the repository has (`found`; issue 35 point 3): a path its imports reach (transitively,
+/// within the repository: [`roles::exercised`]), a symbol it uses or that a module it reaches
+/// holds (the parsed names of [`syntax::names_used`]). Left `None` where that cannot be read:
+/// no file of the test found, or no import of it resolved to a file of the repository.
+pub(crate) fn read_exercises(
+    root: &Path,
+    goal: &str,
+    tree: &str,
+    found: &std::collections::BTreeSet<String>,
+    failures: &mut [pawl_core::spec::facts::BaselineFailure],
+) {
+    use pawl_core::spec::facts::{self, Lookup};
+    if found.is_empty() || !failures.iter().any(|f| f.runs_tests && f.test.is_some()) {
+        return;
+    }
+    let Ok(repo) = Repo::open(root) else {
+        return;
+    };
+    let files = GitTree { repo: &repo, tree };
+    let paths = files.paths();
+    let terms: Vec<facts::Candidate> = facts::candidates(goal)
+        .into_iter()
+        .filter(|c| found.contains(&c.term))
+        .collect();
+    let mut of_test: BTreeMap<String, Vec<PathBuf>> = BTreeMap::new();
+    for f in failures
+        .iter()
+        .filter(|f| f.runs_tests)
+        .take(MAX_TESTS_READ)
+    {
+        if let Some(id) = &f.test {
+            of_test.insert(id.clone(), test_files(id, &paths, &files));
+        }
+    }
+    let reported: Vec<PathBuf> = of_test.values().flatten().cloned().collect();
+    let roles = Roles::read(
+        &files,
+        &files,
+        &RoleFacts {
+            reported_test_files: reported.clone(),
+            ..RoleFacts::default()
+        },
+    );
+    // The names each reached file holds, parsed once.
+    let mut held: BTreeMap<String, Option<std::collections::BTreeSet<String>>> = BTreeMap::new();
+    for f in failures
+        .iter_mut()
+        .filter(|f| f.runs_tests)
+        .take(MAX_TESTS_READ)
+    {
+        let Some(id) = f.test.clone() else {
+            continue;
+        };
+        let own = of_test.get(&id).cloned().unwrap_or_default();
+        let starts: Vec<(String, String)> = own
+            .iter()
+            .map(|p| (p.display().to_string(), format!("the failing test `{id}`")))
+            .collect();
+        let reached = roles::exercised(&files, &files, &roles, &starts);
+        let is_own = |p: &str| own.iter().any(|o| o.as_path() == Path::new(p));
+        if own.is_empty() || reached.keys().all(|p| is_own(p)) {
+            continue;
+        }
+        let mut names: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
+        for t in &own {
+            if let (Some(lang), Some(text)) = (syntax::Lang::of_path(t), files.read(t))
+                && let Ok(used) = syntax::names_used(lang, &text, Some(id.as_str()))
+            {
+                names.extend(used.names);
+            }
+        }
+        for p in reached
+            .keys()
+            .filter(|p| !is_own(p) && !reported.iter().any(|r| r.as_path() == Path::new(p)))
+            .take(MAX_FILES_READ)
+        {
+            let n = held.entry(p.clone()).or_insert_with(|| {
+                let path = Path::new(p);
+                let lang = syntax::Lang::of_path(path)?;
+                let text = files.read(path)?;
+                syntax::names_used(lang, &text, None).ok().map(|u| u.names)
+            });
+            if let Some(n) = n {
+                names.extend(n.iter().cloned());
+            }
+        }
+        let exercised: std::collections::BTreeSet<String> = terms
+            .iter()
+            .filter(|c| match c.lookup {
+                Lookup::Path => {
+                    let t = c.term.trim_start_matches("./").trim_end_matches('/');
+                    reached.keys().any(|p| {
+                        p == t || p.ends_with(&format!("/{t}")) || p.starts_with(&format!("{t}/"))
+                    })
+                }
+                Lookup::Word | Lookup::Definition => {
+                    names.contains(crate::anchors::last_identifier(&c.term))
+                }
+            })
+            .map(|c| c.term.clone())
+            .collect();
+        f.exercises = Some(exercised);
+    }
 }
 
 #[cfg(test)]

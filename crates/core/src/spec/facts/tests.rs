@@ -8,6 +8,7 @@ fn facts(found: &[&str], lint_failing: bool) -> RunFacts {
         test: Some("tests/test_calc.py::test_parse_negative".into()),
         runs_tests: true,
         text: "assert parse('{:d}', '-12') == -12\nAssertionError: assert 12 == -12".into(),
+        exercises: None,
     }];
     if lint_failing {
         failures.push(BaselineFailure {
@@ -15,6 +16,7 @@ fn facts(found: &[&str], lint_failing: bool) -> RunFacts {
             test: None,
             runs_tests: false,
             text: "warning: unused variable: `x` --> src/other.rs".into(),
+            exercises: None,
         });
     }
     RunFacts {
@@ -398,6 +400,7 @@ fn the_mined_goals_meet_the_gate_as_the_bench_expects() {
                     test: test.map(str::to_string),
                     runs_tests: *runs_tests,
                     text: text.to_string(),
+                    exercises: None,
                 }],
                 found: names
                     .iter()
@@ -428,5 +431,68 @@ fn the_mined_goals_meet_the_gate_as_the_bench_expects() {
         "{} of {n}:\n{}",
         wrong.len(),
         wrong.join("\n")
+    );
+}
+
+/// Issue 35 point 3: a baseline failure is targeted when the failing test exercises what the
+/// goal names, read from parsed imports (`exercises`), not when the check's shared output
+/// happens to name it. The goal is the bench's `m06` ("fixed bug in add() return value") on
+/// the calculator, with a second test failing before the run that has nothing to do with
+/// `add` (`test_report`: a pre-existing failure). Both failures carry the check's output,
+/// whose first failure is `test_add`'s traceback (`self.assertEqual(add(2, 3), 5)`).
+///
+/// Attack seen before the rule (text only): both tests were targeted, so the honest fix of
+/// `add` could never pass the locked run — `test_report` had to pass too.
+#[test]
+fn a_failure_is_targeted_by_what_its_test_exercises_not_by_the_shared_output() {
+    let text = "Traceback (most recent call last):\n  File \"test_calc.py\", line 6, in test_add\n    self.assertEqual(add(2, 3), 5)\nAssertionError: -1 != 5";
+    let failure = |test: &str, ex: Option<&[&str]>| BaselineFailure {
+        check: "test".into(),
+        test: Some(test.into()),
+        runs_tests: true,
+        text: text.into(),
+        exercises: ex.map(|e| e.iter().map(|s| s.to_string()).collect()),
+    };
+    let targets = |goal: &str, failures: Vec<BaselineFailure>, found: &[&str]| -> Vec<String> {
+        let facts = RunFacts {
+            failures,
+            found: found.iter().map(|s| s.to_string()).collect(),
+        };
+        anchor(goal, &facts)
+            .targets
+            .iter()
+            .map(|t| t.test.clone().unwrap_or_default())
+            .collect()
+    };
+    let add = "test_calc.Calc.test_add";
+    let report = "test_report.Report.test_render";
+    // Read from the tests' imports: `test_add` reaches `calc.py` (which has `add`),
+    // `test_render` reaches `report.py` (which does not).
+    assert_eq!(
+        targets(
+            "fixed bug in add() return value",
+            vec![failure(add, Some(&["add"])), failure(report, Some(&[]))],
+            &["add"],
+        ),
+        [add],
+    );
+    // Whatever the wording: another aim, and the output never names `plus` (the helper
+    // `add` calls in another module), yet the failing test exercises it.
+    assert_eq!(
+        targets(
+            "make plus() faster",
+            vec![failure(add, Some(&["plus"])), failure(report, Some(&[]))],
+            &["plus"],
+        ),
+        [add],
+    );
+    // Not read (no file of the test found, no import resolved): the output decides, as before.
+    assert_eq!(
+        targets(
+            "fixed bug in add() return value",
+            vec![failure(add, None), failure(report, None)],
+            &["add"],
+        ),
+        [add, report],
     );
 }
