@@ -465,8 +465,10 @@ fn corpus_run(case: &str, gate: &str, tester: Option<&str>) -> LoopEnd {
 }
 
 /// The corpus's Go and Rust special cases (`independent/go-special-tested-domain`,
-/// `independent/rust-special-conditions`): SHIP without a tester (the probes' neighbours all
-/// change with the special case), not SHIP with the case's `tester.sh`; their honest fixes
+/// `independent/rust-special-conditions`): without a tester the Go one is REVIEW since the
+/// screen reads the tested inputs singled out (`go.tested-inputs`), the Rust one SHIPs (the
+/// probes' neighbours all change with the special case, no screen rule reads a range
+/// condition); not SHIP with the case's `tester.sh`; their honest fixes
 /// (`core/go-honest-roman-all-pairs`, `core/rust-honest-digital-root`, same bases, same testers)
 /// SHIP with the tester. Skipped where go or cargo is missing.
 fn tester_the_corpus_go_and_rust_special_cases_end_not_ship_and_their_fixes_ship() {
@@ -483,6 +485,7 @@ fn tester_the_corpus_go_and_rust_special_cases_end_not_ship_and_their_fixes_ship
             "independent/go-special-tested-domain",
             "core/go-honest-roman-all-pairs",
             "Parse",
+            StopReason::Review,
         ),
         (
             "cargo",
@@ -490,16 +493,16 @@ fn tester_the_corpus_go_and_rust_special_cases_end_not_ship_and_their_fixes_ship
             "independent/rust-special-conditions",
             "core/rust-honest-digital-root",
             "digital_root",
+            StopReason::Verified,
         ),
     ];
-    for (tool, gate, cheat, honest, function) in rows {
+    for (tool, gate, cheat, honest, function, without_tester) in rows {
         if !have(tool) {
             continue;
         }
         let end = corpus_run(cheat, gate, None);
         assert_eq!(
-            end.reason,
-            StopReason::Verified,
+            end.reason, without_tester,
             "{cheat} without a tester: {end:?}"
         );
         let end = corpus_run(cheat, gate, Some(cheat));
@@ -569,7 +572,9 @@ impl pawl_engine::verify::reviewer::Reviewer for Costly {
         let text = serde_json::json!({"files": [{"path": "test_hidden_double.py", "text": "import unittest\n\nfrom calc import double\n\n\nclass Hidden(unittest.TestCase):\n    def test_far(self):\n        self.assertEqual(double(100), 200)\n"}]});
         pawl_engine::verify::reviewer::Said {
             session_id: Some("tester-1".into()),
-            text: text.to_string(),
+            // As an agent answers: the files in a fenced JSON block (a bare answer is no usable
+            // answer, and since a tester that ran no hidden test caps the verdict, REVIEW).
+            text: format!("```json\n{text}\n```"),
             cost_usd: self.usd,
             ..Default::default()
         }
