@@ -92,6 +92,10 @@ pub const DECLARED_IN_HOME: &[&str] = &[
     ".local/share/pnpm",
     ".local/share/uv",
     ".local/share/virtualenvs",
+    // Virtualenvs kept beside the projects (virtualenvwrapper's default `WORKON_HOME`, the
+    // common `~/.venvs/<project>`): a gate names their `bin/python` by path.
+    ".virtualenvs",
+    ".venvs",
     ".local/pipx",
     ".nvm",
     ".volta",
@@ -160,6 +164,7 @@ pub const KEPT_VARS: &[&str] = &[
     "GOPATH",
     "GOMODCACHE",
     "VIRTUAL_ENV",
+    "WORKON_HOME",
     "CONDA_PREFIX",
     "NVM_DIR",
     "VOLTA_HOME",
