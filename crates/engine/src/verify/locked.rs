@@ -2059,7 +2059,15 @@ fn judge_check(
 /// tests `only` names, when given).
 fn differences(a: &CheckRun, b: &CheckRun, only: Option<&[String]>) -> Vec<String> {
     let mut d = Vec::new();
-    if a.passed != b.passed {
+    // A repeat by id runs only its deciding tests: when the first run failed for a test it did
+    // not pick (a failure the baseline had too, judged no worse), the check as a whole passes
+    // in the repeat, and that is no other answer — only the picked tests' results compare.
+    let failed_elsewhere = only.is_some_and(|ids| {
+        outcomes(a)
+            .iter()
+            .any(|t| t.status == TestStatus::Failed && !ids.contains(&t.id))
+    });
+    if a.passed != b.passed && !failed_elsewhere {
         d.push(format!(
             "{} then {}",
             if a.passed { "passed" } else { "failed" },
@@ -2083,6 +2091,80 @@ fn differences(a: &CheckRun, b: &CheckRun, only: Option<&[String]>) -> Vec<Strin
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A check that ran `tests` (id, failed?) and passed or not.
+    fn ran(passed: bool, tests: &[(&str, bool)]) -> CheckRun {
+        let check = Check::gate("test", "python3 -m unittest");
+        let outcomes: Vec<TestOutcome> = tests
+            .iter()
+            .map(|(id, failed)| TestOutcome {
+                id: (*id).into(),
+                status: if *failed {
+                    TestStatus::Failed
+                } else {
+                    TestStatus::Passed
+                },
+            })
+            .collect();
+        let mut r = CheckRun::skipped(&check, PathBuf::from("/r"), "test");
+        r.passed = passed;
+        r.tests = Some(pawl_verify::TestSummary {
+            runner: pawl_verify::parse::Runner::Unittest,
+            passed: tests.iter().filter(|t| !t.1).count() as u64,
+            failed: tests.iter().filter(|t| t.1).count() as u64,
+            skipped: 0,
+            failing: Vec::new(),
+            first_failure: None,
+            ids: pawl_verify::parse::IdCoverage::of(&outcomes, tests.len() as u64),
+            tests: outcomes,
+        });
+        r
+    }
+
+    /// Rows: the first run, the repeat, the ids the repeat picked → whether they differ. A
+    /// repeat by id of `add` passes where the first run failed only on `report`, a failure
+    /// the baseline had (no worse): no other answer. Found by the goals' end-to-end test: the
+    /// honest fix ended NONDETERMINISTIC.
+    #[test]
+    fn a_repeat_by_id_compares_the_tests_it_picked() {
+        let add = ["add".to_owned()];
+        let first_fails_elsewhere = ran(false, &[("add", false), ("report", true)]);
+        let rows: &[(&CheckRun, CheckRun, Option<&[String]>, bool)] = &[
+            (
+                &first_fails_elsewhere,
+                ran(true, &[("add", false)]),
+                Some(&add),
+                false,
+            ),
+            (
+                &first_fails_elsewhere,
+                ran(false, &[("add", true)]),
+                Some(&add),
+                true,
+            ),
+            (
+                &first_fails_elsewhere,
+                ran(true, &[("add", false), ("report", false)]),
+                None,
+                true,
+            ),
+            (
+                &ran(true, &[("add", false)]),
+                ran(false, &[("add", false)]),
+                Some(&add),
+                true,
+            ),
+            (
+                &ran(true, &[("add", false)]),
+                ran(true, &[("add", false)]),
+                Some(&add),
+                false,
+            ),
+        ];
+        for (i, (a, b, only, differ)) in rows.iter().enumerate() {
+            assert_eq!(!differences(a, b, *only).is_empty(), *differ, "row {i}");
+        }
+    }
 
     fn run_with(left: &[&str]) -> LockedRun {
         LockedRun {
