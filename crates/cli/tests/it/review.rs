@@ -1236,17 +1236,12 @@ fn reports_carry_test_counts_and_transcripts_and_the_pr_body_nothing_local() {
         "test_calc.py",
         "import unittest\n\n\nclass T(unittest.TestCase):\n    def test_done(self):\n        import os\n        self.assertTrue(os.path.exists('done.txt'))\n\n    def test_one(self):\n        self.assertEqual(1, 1)\n",
     );
-    // `test_done` checks a file, no call: with `[verify] require_probe` (on by default) it
-    // would be REVIEW ("no deciding test is a call"); this test is about the reports.
-    env.headless(&format!(
-        "{}\n[verify]\nrequire_probe = false\n",
-        config_with(
-            "max_iterations = 2",
-            NO_BREAKERS,
-            "",
-            "[agent]\nkind = \"replay\"\n",
-            "python3 -m unittest -v",
-        )
+    env.headless(&config_with(
+        "max_iterations = 2",
+        NO_BREAKERS,
+        "",
+        "[agent]\nkind = \"replay\"\n",
+        "python3 -m unittest -v",
     ));
     let (code, id) = env.replay_run("fix", WRITE_DONE);
     assert_eq!(code, 0);
