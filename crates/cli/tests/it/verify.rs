@@ -548,9 +548,11 @@ fn a_tree_that_moves_during_the_checks_names_what_moved() {
     env.ok(&["init"]);
     // The check says it runs and waits; the process outside moves the tree, then lets it end.
     // The check writes `started` in the room (in its own overlay layer under the check
-    // sandbox: `scratch/*/upper`, else the room's tree) and waits for `go` in HOME, which it
-    // can read.
-    let go = env.home.join("go-signal");
+    // sandbox: `scratch/*/upper`, else the room's tree) and waits for `go` in a directory of
+    // HOME the checks see (their HOME is their own: only its declared entries, such as
+    // `~/.local/bin`, are shown, read-only and live).
+    let go = env.home.join(".local/bin/go-signal");
+    std::fs::create_dir_all(go.parent().unwrap()).unwrap();
     let gate = format!(
         "touch started; while [ ! -e {} ]; do sleep 0.05; done; rm -f started",
         go.display()
