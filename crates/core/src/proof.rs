@@ -120,6 +120,14 @@ pub enum Outcome {
     Nondeterministic,
 }
 
+/// Whether one part of the proof alone keeps it from done: `clear` resets that part, and the
+/// proof changes and is done without it (a report names that part as the reason).
+pub fn alone_keeps_from_done(p: &Proof, clear: impl FnOnce(&mut Proof)) -> bool {
+    let mut without = p.clone();
+    clear(&mut without);
+    without != *p && judge(&without) == Outcome::Done
+}
+
 /// The one rule for "done".
 pub fn judge(p: &Proof) -> Outcome {
     match judged(p) {
@@ -467,6 +475,43 @@ mod tests {
     fn a_stop_for_a_person_says_which_question_is_left() {
         for (code, want) in STOPS {
             assert_eq!(stop_reason(&proof_of(code)), *want, "row {code:?}");
+        }
+    }
+
+    /// Rows: the proof's code, the part cleared (H HOME's changes, t the hidden tests' findings,
+    /// u the tester unrun, v the reviewer's findings) → whether that part alone keeps it from
+    /// done. Not when the part is absent, nor when something else keeps it from done too.
+    #[test]
+    fn one_part_alone_keeps_the_proof_from_done() {
+        let clear = |part: char| -> Box<dyn Fn(&mut Proof)> {
+            match part {
+                'H' => Box::new(|q: &mut Proof| q.home_changes = 0),
+                't' => Box::new(|q: &mut Proof| q.hidden_findings = 0),
+                'u' => Box::new(|q: &mut Proof| q.tester_unrun = false),
+                _ => Box::new(|q: &mut Proof| q.reviewer_findings = 0),
+            }
+        };
+        let rows: &[(&str, char, bool)] = &[
+            ("PRCKhH", 'H', true),
+            ("PRCKht", 't', true),
+            ("PRCKhu", 'u', true),
+            ("PRCKhv", 'v', true),
+            // Absent: clearing it changes nothing.
+            ("PRCKh", 'H', false),
+            ("PRCKhv", 'u', false),
+            // Two parts: neither alone.
+            ("PRCKhHv", 'H', false),
+            ("PRCKhtu", 'u', false),
+            // Not green at all.
+            ("RCKhH", 'H', false),
+        ];
+        for &(code, part, want) in rows {
+            let p = proof_of(code);
+            assert_eq!(
+                alone_keeps_from_done(&p, |q| clear(part)(q)),
+                want,
+                "row {code:?} {part}"
+            );
         }
     }
 

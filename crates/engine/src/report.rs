@@ -801,11 +801,7 @@ fn verdict(
             // What a step left in HOME's persistence places alone keeps the run from SHIP.
             Some(pawl_core::proof::Outcome::Review)
                 if r.proof.as_ref().is_some_and(|p| {
-                    p.home_changes > 0
-                        && pawl_core::proof::judge(&pawl_core::proof::Proof {
-                            home_changes: 0,
-                            ..p.clone()
-                        }) == pawl_core::proof::Outcome::Done
+                    pawl_core::proof::alone_keeps_from_done(p, |q| q.home_changes = 0)
                 }) =>
             {
                 return (
@@ -819,11 +815,7 @@ fn verdict(
             // The independent tester's hidden tests alone keep the run from SHIP.
             Some(pawl_core::proof::Outcome::Review)
                 if r.proof.as_ref().is_some_and(|p| {
-                    p.hidden_findings > 0
-                        && pawl_core::proof::judge(&pawl_core::proof::Proof {
-                            hidden_findings: 0,
-                            ..p.clone()
-                        }) == pawl_core::proof::Outcome::Done
+                    pawl_core::proof::alone_keeps_from_done(p, |q| q.hidden_findings = 0)
                 }) =>
             {
                 return (
@@ -835,11 +827,7 @@ fn verdict(
             // run from SHIP (`pawl_core::tester::unrun`).
             Some(pawl_core::proof::Outcome::Review)
                 if r.proof.as_ref().is_some_and(|p| {
-                    p.tester_unrun
-                        && pawl_core::proof::judge(&pawl_core::proof::Proof {
-                            tester_unrun: false,
-                            ..p.clone()
-                        }) == pawl_core::proof::Outcome::Done
+                    pawl_core::proof::alone_keeps_from_done(p, |q| q.tester_unrun = false)
                 }) =>
             {
                 return (
@@ -859,11 +847,7 @@ fn verdict(
             // The independent reviewer alone keeps the run from SHIP.
             Some(pawl_core::proof::Outcome::Review)
                 if r.proof.as_ref().is_some_and(|p| {
-                    p.reviewer_findings > 0
-                        && pawl_core::proof::judge(&pawl_core::proof::Proof {
-                            reviewer_findings: 0,
-                            ..p.clone()
-                        }) == pawl_core::proof::Outcome::Done
+                    pawl_core::proof::alone_keeps_from_done(p, |q| q.reviewer_findings = 0)
                 }) =>
             {
                 return (
