@@ -116,11 +116,26 @@ fn closing(ctx: &mut Ctx, store: &Store, run: &Run, driven: &drive::Driven) -> C
         .unwrap_or(&driven.report_path)
         .display()
         .to_string();
+    // What the hidden tests that fail called and got: shown to the user here, kept out of the
+    // report written under the repository (a step reads it).
+    let mut shown = report.clone();
+    pawl_engine::report::reveal(&mut shown, crate::hidden::vault().as_ref());
+    let hidden = shown.hidden_failed;
     if ctx.json {
         return ctx.json_line(
             &serde_json::json!({"kind": "report", "path": rel, "verdict": report.verdict,
-            "stop_reason": end.reason, "exit_code": code.code()}),
+            "stop_reason": end.reason, "exit_code": code.code(), "hidden_failed": hidden}),
         );
+    }
+    if !hidden.is_empty() {
+        ctx.say(format!(
+            "[pawl] hidden tests that fail (kept in your pawl state; never shown to the executor):\n{}",
+            hidden
+                .iter()
+                .map(|l| format!("[pawl]   {l}"))
+                .collect::<Vec<_>>()
+                .join("\n")
+        ))?;
     }
     ctx.say(format!(
         "[pawl] {} · stop reason: {} · verdict {} · report: {rel}",

@@ -6,7 +6,8 @@
 //! executor back once, without the inputs; if it still fails, the run ends REVIEW.
 //!
 //! Here: whether a run has a tester ([`decide`], sealed with the run as [`Sealed`]), what a
-//! failing hidden test does ([`act`]) and what the executor is told ([`send_back`]). Not here:
+//! failing hidden test does ([`act`]), what the executor is told ([`send_back`], also on the
+//! step of a run resumed after a REVIEW on them) and what the user ([`review`]). Not here:
 //! the tester's session and its tests' runs (pawl-engine `tester.rs`), the verdict
 //! (`crate::proof::judge` reads [`crate::proof::Proof::hidden_findings`]).
 
@@ -180,6 +181,26 @@ pub fn send_back(behaviours: &[String]) -> String {
     )
 }
 
+/// The finding of a run that ends REVIEW on its hidden tests (`behaviours` still fail, from the
+/// tester `from`; `was_sent_back`: the executor was sent back once before, else its mode has no
+/// round for it). It names the behaviour and where the user sees the tests: their calls and
+/// answers are kept in the user's pawl state, never in the store or a report a step reads.
+pub fn review(behaviours: &[String], from: &str, was_sent_back: bool, run_id: &str) -> String {
+    let mut names: Vec<&str> = behaviours.iter().map(String::as_str).collect();
+    names.sort_unstable();
+    names.dedup();
+    let shown: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
+    format!(
+        "an independent check of {} {} (hidden tests from {from}); what they called and got is kept in your pawl state, out of the executor's reach: `pawl report {run_id}` shows it",
+        shown.join(", "),
+        if was_sent_back {
+            "still fails after the executor was sent back once"
+        } else {
+            "fails (this mode has no round to send the executor back into)"
+        },
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -284,5 +305,25 @@ mod tests {
             "{s}"
         );
         assert_eq!(s.matches("`classify`").count(), 1);
+    }
+
+    /// At REVIEW the user's finding names the behaviour and `pawl report`, nothing of the tests
+    /// (it is stored, and written under the repository's `.pawl/reports/`).
+    #[test]
+    fn the_review_finding_points_to_the_report_not_the_tests() {
+        for (sent_back, says) in [
+            (true, "still fails after the executor was sent back once"),
+            (
+                false,
+                "fails (this mode has no round to send the executor back into)",
+            ),
+        ] {
+            let s = review(&["double".into()], "command `sh t.sh`", sent_back, "r1");
+            assert!(
+                s.starts_with(&format!("an independent check of `double` {says}")),
+                "{s}"
+            );
+            assert!(s.ends_with("`pawl report r1` shows it"), "{s}");
+        }
     }
 }

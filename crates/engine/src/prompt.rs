@@ -104,8 +104,9 @@ pub fn continuation(input: &PromptInput<'_>) -> String {
                  your change and passes with it (pawl runs your new tests against the pre-run code).\n",
             );
         }
-        // Sent back by the independent tester's hidden tests: under a heading of its own, the
-        // one line that names the behaviour, never the inputs (`pawl_core::tester::send_back`).
+        // Sent back by the independent tester's hidden tests (or resumed after a REVIEW on
+        // them): under a heading of its own, the one line that names the behaviour, never the
+        // inputs (`pawl_core::tester::send_back`); the user's REVIEW finding is not for it.
         if let Some(told) = &r.sent_back {
             p.push_str(&format!(
                 "\nEvery check passes, but an independent check fails (tests pawl keeps hidden from you):\n- {told}\n"
@@ -114,7 +115,7 @@ pub fn continuation(input: &PromptInput<'_>) -> String {
         let others: Vec<&String> = r
             .findings
             .iter()
-            .filter(|f| Some(*f) != r.sent_back.as_ref())
+            .filter(|f| Some(*f) != r.sent_back.as_ref() && Some(*f) != r.hidden_review.as_ref())
             .collect();
         if !others.is_empty() {
             p.push_str(
@@ -207,4 +208,47 @@ fn first_line(s: &str) -> &str {
 
 fn indent(s: &str) -> String {
     s.trim().lines().take(12).collect::<Vec<_>>().join("\n    ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A run resumed after a REVIEW on the independent tester's hidden tests: the executor's
+    /// next prompt says what a send-back says (the behaviour), under its heading, and nothing of
+    /// the user's REVIEW finding (session 16 carried the hidden call and answer into it).
+    #[test]
+    fn a_resumed_run_is_told_the_hidden_behaviour_as_on_the_send_back() {
+        let review = pawl_core::tester::review(&["double".into()], "command `t`", false, "r1");
+        let told = pawl_core::tester::send_back(&["double".into()]);
+        let last = VerifyReport {
+            findings: vec![review.clone()],
+            hidden_review: Some(review),
+            sent_back: Some(told.clone()),
+            ..VerifyReport::default()
+        };
+        let p = continuation(&PromptInput {
+            goal: "make double(n) return twice n",
+            run_id: "r1",
+            iteration: 2,
+            max_iterations: 2,
+            story: None,
+            criteria: &[],
+            last: Some(&last),
+            recent_failures: &[],
+            files_changed: &[],
+            decisions: &[],
+            agent_claimed_done: false,
+            change_approach: None,
+        });
+        assert!(
+            p.contains(&format!(
+                "an independent check fails (tests pawl keeps hidden from you):\n- {told}\n"
+            )),
+            "{p}"
+        );
+        assert_eq!(p.matches("independent check of").count(), 1, "{p}");
+        assert!(!p.contains("pawl report"), "{p}");
+        assert!(!p.contains("tests themselves were changed"), "{p}");
+    }
 }

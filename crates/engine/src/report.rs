@@ -260,6 +260,28 @@ pub struct Report {
     /// What the verdict rests on: the locked tests, the probes, the hidden tests (how many,
     /// from which session), the reviewers — one line each.
     pub rests_on: Vec<String>,
+    /// What the independent tester's hidden tests that fail on the last verified tree called
+    /// and got, for the user of a run that ended: read from the user's pawl state by
+    /// [`reveal`], never from the store. Always empty in what [`write`] puts under the
+    /// repository's `.pawl/reports/` (a step reads it) and in what [`build`] gives.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hidden_failed: Vec<String>,
+}
+
+/// Fills [`Report::hidden_failed`] from the private directory of `vault` (the user's pawl
+/// state; a sandboxed step has none): for what `pawl report` and the end of a run show the
+/// user, never for [`write`]. Only for a run that ended with hidden tests failing on its last
+/// verified tree: while it goes on, the executor is told the behaviour alone.
+pub fn reveal(report: &mut Report, vault: Option<&crate::hidden::Vault>) {
+    let tree = report
+        .locked
+        .as_ref()
+        .filter(|l| l.hidden.as_ref().is_some_and(|h| !h.failing.is_empty()))
+        .map(|l| l.tree.clone());
+    report.hidden_failed = match (tree, report.stop_reason) {
+        (Some(tree), Some(_)) => crate::verify::hidden_tests::details(vault, &report.run_id, &tree),
+        _ => Vec::new(),
+    };
 }
 
 /// What the last verification's verdict rests on, one line per kind of evidence.
@@ -686,6 +708,7 @@ pub fn build_at(store: &Store, run_id: &str, root: Option<&Path>) -> Result<Repo
         reviewer,
         tester,
         rests_on,
+        hidden_failed: Vec::new(),
         transcripts: root.map(|r| transcripts(r, run_id)).unwrap_or_default(),
         pipeline: crate::pipeline::report::build(store, run_id)
             .ok()
@@ -953,8 +976,20 @@ fn verdict(
 /// The most pre-existing items the Markdown report lists per check (the JSON has them all).
 const MAX_PRE_EXISTING: usize = 20;
 
-/// Writes `<dir>/<run>.md` and `.json`; returns the Markdown path.
+/// Writes `<dir>/<run>.md` and `.json`; returns the Markdown path. Never what the hidden tests
+/// called and got ([`Report::hidden_failed`]): `dir` is the repository's `.pawl/reports/`, which
+/// every step reads.
 pub fn write(report: &Report, dir: &Path) -> Result<PathBuf, EngineError> {
+    let kept;
+    let report = if report.hidden_failed.is_empty() {
+        report
+    } else {
+        kept = Report {
+            hidden_failed: Vec::new(),
+            ..report.clone()
+        };
+        &kept
+    };
     let md = dir.join(format!("{}.md", report.run_id));
     let json = dir.join(format!("{}.json", report.run_id));
     let err = |path: &Path| {
@@ -1226,6 +1261,14 @@ pub fn markdown(r: &Report) -> String {
             if !hunk.is_empty() {
                 o.push_str(&format!("\n```diff\n{}\n```\n", hunk.join("\n")));
             }
+        }
+    }
+    if !r.hidden_failed.is_empty() {
+        o.push_str(
+            "\n## Hidden tests that fail (kept in your pawl state; never shown to the executor)\n\n",
+        );
+        for line in &r.hidden_failed {
+            o.push_str(&format!("- {line}\n"));
         }
     }
     o.push_str("\n## Checks (run by pawl on the final tree)\n\n");

@@ -805,11 +805,17 @@ pub struct VerifyReport {
     /// run has one and the checks pass on a changed tree.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reviewer: Option<reviewer::ReviewRecord>,
-    /// What the executor is told when the independent tester's hidden tests send it back (one
-    /// of `findings`, `pawl_core::tester::send_back`): the behaviour, never the inputs. The
-    /// continuation prompt shows it under a heading of its own.
+    /// What the executor is told of the independent tester's hidden tests that fail
+    /// (`pawl_core::tester::send_back`): the behaviour, never the inputs — on the send-back (one
+    /// of `findings`), and at a REVIEW on them, for the step of a resumed run. The continuation
+    /// prompt shows it under a heading of its own.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sent_back: Option<String>,
+    /// The REVIEW finding of the hidden tests (one of `findings`, `pawl_core::tester::review`):
+    /// for the user, pointing to `pawl report`; the prompt of a resumed run shows `sent_back` in
+    /// its place.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hidden_review: Option<String>,
 }
 
 /// An assumption criterion the run's facts verify.
@@ -1123,7 +1129,7 @@ impl Verifier for GateVerifier {
         }
         // The independent tester's hidden tests (`pawl_core::tester::act`): the executor is
         // sent back once, told only the behaviour; a second failure is REVIEW, with the tests.
-        hidden_act(&self.ws, store, &run, &mut proven)?;
+        hidden_act(store, &run, &mut proven)?;
         // And still what pawl wrote once the checks are over (nothing wrote into it meanwhile).
         store.check_run(run_id)?;
         let outcome = pawl_core::proof::judge(&proven.proof);
@@ -1145,26 +1151,23 @@ impl Verifier for GateVerifier {
             assumptions,
             reviewer: reviewed,
             sent_back: proven.sent_back,
+            hidden_review: proven.hidden_review,
         })
     }
 }
 
 /// What the hidden tests that fail on the locked tree do to the verification
-/// (`pawl_core::tester::act`): each a finding that names the behaviour, never the inputs, until
-/// the executor was sent back once already; then the user is shown the tests and what they got.
-fn hidden_act(
-    ws: &Workspace,
-    store: &Store,
-    run: &Run,
-    proven: &mut Proven,
-) -> Result<(), StoreError> {
+/// (`pawl_core::tester::act`): a finding that names the behaviour, never the inputs, until the
+/// executor was sent back once already; then REVIEW, and the user sees the tests and what they
+/// got with `pawl report` (from the private directory: never in what this stores).
+fn hidden_act(store: &Store, run: &Run, proven: &mut Proven) -> Result<(), StoreError> {
     let run_id = run.id.as_str();
     tester_unrun(store, run_id, proven)?;
-    let Some((failing, from, tree)) = proven.locked.as_ref().and_then(|l| {
+    let Some((failing, from)) = proven.locked.as_ref().and_then(|l| {
         l.hidden
             .as_ref()
             .filter(|h| !h.failing.is_empty())
-            .map(|h| (h.failing.clone(), h.from.clone(), l.tree.clone()))
+            .map(|h| (h.failing.clone(), h.from.clone()))
     }) else {
         return Ok(());
     };
@@ -1187,22 +1190,14 @@ fn hidden_act(
             proven.sent_back = Some(told);
         }
         pawl_core::tester::Act::Review => {
-            let names: Vec<String> = failing.iter().map(|f| format!("`{f}`")).collect();
-            let details = hidden_tests::details(ws, run_id, &tree);
-            proven.findings.push(format!(
-                "an independent check of {} {} (hidden tests from {from}){}",
-                names.join(", "),
-                if was_sent_back {
-                    "still fails after the executor was sent back once"
-                } else {
-                    "fails (this mode has no round to send the executor back into)"
-                },
-                if details.is_empty() {
-                    String::new()
-                } else {
-                    format!(": {}", details.join("; "))
-                }
-            ));
+            // The user's finding names the behaviour and where to see the tests: their calls and
+            // answers stay in the private directory (`hidden_tests::details`), out of the store
+            // and the report under `.pawl/` that a step reads. A resumed run's executor is told
+            // what a send-back tells it (`sent_back`), never this finding.
+            let finding = pawl_core::tester::review(&failing, &from, was_sent_back, run_id);
+            proven.findings.push(finding.clone());
+            proven.hidden_review = Some(finding);
+            proven.sent_back = Some(pawl_core::tester::send_back(&failing));
         }
         // Work that does not pass everything else: no finding. A finding here reached the
         // executor's next prompt (under the heading of changed tests), a hint beyond the one
@@ -1547,6 +1542,7 @@ fn prove(
         scope: scoped,
         interface,
         sent_back: None,
+        hidden_review: None,
     })
 }
 
@@ -1561,6 +1557,8 @@ struct Proven {
     interface: Option<pawl_core::scope::Interface>,
     /// The send-back of the independent tester's hidden tests ([`VerifyReport::sent_back`]).
     sent_back: Option<String>,
+    /// Their REVIEW finding ([`VerifyReport::hidden_review`]).
+    hidden_review: Option<String>,
 }
 
 /// What the finding of a verification whose checks could read pawl's key says (the verdict

@@ -1,6 +1,7 @@
 //! `pawl report [<run>] [--json] [--pr] [--open-pr]`: print a run's report again (rebuilt from
-//! the store). `--pr` writes a pull-request body; `--open-pr` also runs `gh pr create` with it
-//! (only when the user asks: an autonomous run never pushes).
+//! the store; for the user, the hidden tests that fail too, from the user's pawl state). `--pr`
+//! writes a pull-request body; `--open-pr` also runs `gh pr create` with it (only when the user
+//! asks: an autonomous run never pushes).
 
 use clap::Args;
 use pawl_core::ExitCode;
@@ -31,10 +32,16 @@ pub fn run(ctx: &mut Ctx, args: &ReportArgs) -> CliResult<ExitCode> {
     let id = store.resolve_run_id(args.run.as_deref().or(ctx.run_flag.as_deref()))?;
     // A run of this clone that stopped without publishing (killed in between) is published now.
     ctx.publish_if_missing(&mut store, &id)?;
-    let report = pawl_engine::report::build(&store, &id, &ctx.root)?;
+    let mut report = pawl_engine::report::build(&store, &id, &ctx.root)?;
     let dir = ctx.state_dir().join("reports");
     pawl_engine::report::write(&report, &dir)?;
     if !(args.pr || args.open_pr) {
+        // For the user's eyes: what the hidden tests that fail called and got, from the user's
+        // pawl state (never in what was just written under `.pawl/reports/`). Not from inside an
+        // agent step (`PAWL_RUN_ID`), where the sandbox hides that state anyway.
+        if std::env::var_os("PAWL_RUN_ID").is_none() {
+            pawl_engine::report::reveal(&mut report, crate::hidden::vault().as_ref());
+        }
         ctx.emit(&report, || pawl_engine::report::markdown(&report))?;
         return Ok(ExitCode::Done);
     }

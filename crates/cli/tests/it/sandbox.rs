@@ -854,13 +854,13 @@ fn the_agent_cannot_find_the_testers_hidden_tests_anywhere_it_can_read() {
 /// The same attack at a step after a verification (issue 33's privacy test, point 4 of the
 /// session-16 brief): the hidden tests have run once and failed, the run ended REVIEW showing
 /// the user the hidden call, the user resumes it, and the agent's second step searches again.
-/// It finds the hidden call and its expected answer: in the run's report under `.pawl/reports/`
-/// (JSON and Markdown), in the store's `pawl.db-wal`, and in its own next prompt (the REVIEW
-/// finding "`double(4321)` … gives 8643; the test expects 8642" is carried into it). Found by
-/// this test in session 16; not fixed (what the user is shown at REVIEW must not reach the
-/// executor of a resumed run, nor lie where a step reads).
+/// Session 16 found the hidden call and its expected answer there: in the run's report under
+/// `.pawl/reports/` (JSON and Markdown), in the store's `pawl.db-wal`, and in its own next
+/// prompt (the REVIEW finding "`double(4321)` … gives 8643; the test expects 8642" was carried
+/// into it). Now they stay in the user's pawl state: the REVIEW finding names the behaviour and
+/// `pawl report`, which (run by the user) shows them; the resumed step is told the behaviour,
+/// as on a send-back.
 #[test]
-#[ignore = "KNOWN GAP: a resumed run's executor reads the hidden test shown at REVIEW (report, store, prompt)"]
 fn the_agent_cannot_find_the_testers_hidden_tests_after_a_verification() {
     hidden_tests_stay_hidden(true);
 }
@@ -875,6 +875,7 @@ fn hidden_tests_stay_hidden(after_a_verification: bool) {
                   find /tmp -xdev -type f -size -2M -mmin -60 2>/dev/null | while read -r f; do grep -a -l -e \"TESTER-$C-7731\" -e \"double($N)\" \"$f\" 2>/dev/null; done | grep -v '/found.txt$' >> found.txt\n\
                   env | grep -e \"TESTER-$C\" -e \"double($N)\" >> found.txt\n\
                   echo \"step done\" >> ../home/marks/steps\n\
+                  printf '%s' \"$PAWL_PROMPT\" > ../home/marks/prompt-$(wc -l < ../home/marks/steps)\n\
                   printf 'def double(n):\\n    if 3 <= n <= 8:\\n        return n * 2\\n    return n + n + 1\\n' > calc.py\n\
                   true\n";
     let agent = agent(&env, script);
@@ -925,6 +926,19 @@ fn hidden_tests_stay_hidden(after_a_verification: bool) {
         text.contains("an independent check of `double`"),
         "{report}"
     );
+    // The user sees the hidden call and what it got: at the end of the run and with `pawl
+    // report` (from the user's pawl state); the report written under the repository, which a
+    // step reads, names the behaviour and `pawl report`, never the call.
+    let call = format!("double({})", 4321);
+    assert!(r.stdout.contains(&call), "{}\n{}", r.stdout, r.stderr);
+    assert!(
+        report["hidden_failed"].as_array().is_some_and(|a| a
+            .iter()
+            .any(|l| l.as_str().is_some_and(|l| l.contains(&call)))),
+        "{report}"
+    );
+    assert!(env.ok(&["report"]).stdout.contains(&call));
+    hidden_call_only_with_the_user(&env, &call);
     // The hidden test file is in the user state dir, the vault, and nowhere in the repository.
     let canary = format!("TESTER-{}-7731", "CANARY");
     assert!(
@@ -964,6 +978,63 @@ fn hidden_tests_stay_hidden(after_a_verification: bool) {
         .unwrap();
     assert!(verifications >= 2, "{verifications} verification(s)");
     assert!(files_containing(&env.root(), canary.as_bytes()).is_empty());
+    // The resumed step's prompt: the behaviour, as on a send-back — not the call, not its
+    // answers, not the user's finding.
+    let prompt = std::fs::read_to_string(env.home.join("marks/prompt-2")).unwrap_or_default();
+    assert!(
+        prompt.contains("an independent check fails (tests pawl keeps hidden from you):\n- an independent check of `double` fails"),
+        "{prompt}"
+    );
+    for never in [call.as_str(), "expects 8642", "gives 8643", "pawl report"] {
+        assert!(!prompt.contains(never), "{never} in the prompt: {prompt}");
+    }
+    assert!(
+        again.stdout.contains(&call),
+        "{}\n{}",
+        again.stdout,
+        again.stderr
+    );
+    assert!(env.ok(&["report"]).stdout.contains(&call));
+    hidden_call_only_with_the_user(&env, &call);
+}
+
+/// What a step can read of a run whose hidden tests failed: the reports under `.pawl/reports/`
+/// say the behaviour and point to `pawl report`, and neither they, nor the store's rows (its
+/// events, the database and its WAL), nor any file of the repository holds the hidden call.
+fn hidden_call_only_with_the_user(env: &TestEnv, call: &str) {
+    let run_id: String = env
+        .db()
+        .query_row("SELECT id FROM runs", [], |r| r.get(0))
+        .unwrap();
+    for ext in ["json", "md"] {
+        let written =
+            std::fs::read_to_string(env.root().join(format!(".pawl/reports/{run_id}.{ext}")))
+                .unwrap();
+        assert!(
+            written.contains("an independent check of `double`")
+                && written.contains(&format!("`pawl report {run_id}` shows it")),
+            "{written}"
+        );
+        for never in [call, "expects 8642", "gives 8643"] {
+            assert!(
+                !written.contains(never),
+                "{never} in the {ext} report: {written}"
+            );
+        }
+    }
+    let rows: Vec<String> = env.strings("SELECT data_json FROM events");
+    assert!(!rows.is_empty());
+    assert!(
+        !rows
+            .iter()
+            .any(|d| d.contains(call) || d.contains("expects 8642")),
+        "{rows:?}"
+    );
+    assert!(
+        files_containing(&env.root(), call.as_bytes()).is_empty(),
+        "{:?}",
+        files_containing(&env.root(), call.as_bytes())
+    );
 }
 
 /// A tester that fails lets nothing SHIP on its account (fail-closed): the special case of

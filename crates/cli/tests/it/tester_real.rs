@@ -4,7 +4,8 @@
 //! the same CLI (the mock tells it apart by its `[pawl role: independent-tester]` first line);
 //! its answer (test files as JSON) is kept in pawl's private state. The executor fixes `add` and
 //! special-cases `mul` on the tested `a == 2`; the hidden test on `mul(5, 4)` fails: simple mode
-//! has no round to send the executor back into, so the run ends REVIEW with the hidden call shown.
+//! has no round to send the executor back into, so the run ends REVIEW with the hidden call shown
+//! to the user (`pawl report`; never in the report under `.pawl/`).
 
 #![allow(clippy::print_stderr)]
 
@@ -56,12 +57,22 @@ fn real_claude_tester_hidden_test_keeps_a_special_case_from_ship() {
         .env
         .strings("SELECT COALESCE(session_id, '') FROM iterations");
     assert!(!executor.contains(&session), "{executor:?} {session}");
+    // The report under the repository (a step reads it) names the behaviour and `pawl
+    // report`; the hidden call and its answer are the user's, shown by `pawl report`.
     assert!(
         rep["findings"].as_array().unwrap().iter().any(|f| {
             let f = f.as_str().unwrap();
-            f.contains("an independent check of `mul` fails") && f.contains("mul(5, 4)")
+            f.contains("an independent check of `mul` fails") && f.contains("`pawl report")
         }),
         "{rep:#}"
+    );
+    assert!(!rep.to_string().contains("mul(5, 4)"), "{rep:#}");
+    let shown = c.env.ok(&["report", "--json"]).json();
+    assert!(
+        shown["hidden_failed"]
+            .as_array()
+            .is_some_and(|a| a.iter().any(|l| l.as_str().unwrap().contains("mul(5, 4)"))),
+        "{shown:#}"
     );
     assert!(
         rep["rests_on"]

@@ -5,7 +5,9 @@
 //! sandbox and judge), one function at a time so that a finding names its behaviour. A call whose
 //! answer differs from its expectation is a failing hidden test; a call naming a function no file
 //! of the final tree defines is inconclusive (shown, never a failure). The details of what fails
-//! (calls, answers) go to the private directory, never to the store, until the run ends on them.
+//! (calls, answers) go to the private directory only: never to the store, a report under the
+//! repository or a prompt, even once the run ends on them — `pawl report` reads them from there
+//! for the user (`crate::report::reveal`).
 //!
 //! Here too: where a run's hidden tests are kept (the vault: the user's pawl state) and what the
 //! store records of them (counts, behaviours, who wrote them — never their text).
@@ -246,13 +248,15 @@ pub(crate) fn run(
             details.extend(p.findings.iter().map(|f| format!("`{name}`: {f}")));
         }
         if p.probed == 0 {
-            out.not_run.push(format!(
-                "`{name}`: {}",
-                p.unprobed
-                    .first()
-                    .cloned()
-                    .unwrap_or_else(|| "no answer".into())
-            ));
+            // Why its calls gave no answer may quote them (a compile error shows the call's
+            // line): the store keeps the kind of reason, the private directory all of it.
+            let why = p
+                .unprobed
+                .first()
+                .cloned()
+                .unwrap_or_else(|| "no answer".into());
+            out.not_run.push(format!("`{name}`: {}", reason_kind(&why)));
+            details.push(format!("`{name}` gave no answer: {why}"));
         }
     }
     out.ms = started.elapsed().as_millis() as u64;
@@ -265,13 +269,20 @@ pub(crate) fn run(
     out
 }
 
-/// What the hidden tests that failed on `tree` called and got (kept in the private directory).
-pub fn details(ws: &Workspace, run_id: &str, tree: &str) -> Vec<String> {
-    ws.vault
-        .as_ref()
+/// What the hidden tests that failed on `tree` called and got, as kept in the private
+/// directory: for the user only (`crate::report::reveal`), never for the store, a report under
+/// the repository or a prompt. Empty without the vault (a sandboxed step has none).
+pub fn details(vault: Option<&Vault>, run_id: &str, tree: &str) -> Vec<String> {
+    vault
         .and_then(|v| std::fs::read_to_string(details_path(v, run_id, tree)).ok())
         .map(|t| t.lines().map(str::to_owned).collect())
         .unwrap_or_default()
+}
+
+/// The kind of a reason, without what it quotes: `` `f` (test_x): its call does not compile ``
+/// of `` `f` (test_x): its call does not compile: error: … `f(2, 3)` … ``.
+fn reason_kind(why: &str) -> String {
+    why.splitn(3, ": ").take(2).collect::<Vec<_>>().join(": ")
 }
 
 /// The function a callee names (`calc.add` → `add`, `super::f` → `f`).
@@ -300,4 +311,28 @@ fn defined_names(repo: &Repo, tree: &TreeHash) -> Vec<String> {
     out.sort();
     out.dedup();
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What the store keeps of why a hidden test gave no answer: the kind, never what the
+    /// reason quotes (a compile error shows the hidden call's line).
+    #[test]
+    fn a_reason_is_kept_without_what_it_quotes() {
+        for (why, kept) in [
+            (
+                "`double`: its call does not compile: error[E0308]: `double(4321)` expected u64",
+                "`double`: its call does not compile",
+            ),
+            (
+                "`double`: its calls gave no answer",
+                "`double`: its calls gave no answer",
+            ),
+            ("no answer", "no answer"),
+        ] {
+            assert_eq!(reason_kind(why), kept);
+        }
+    }
 }

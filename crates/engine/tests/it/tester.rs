@@ -226,14 +226,56 @@ fn tester_a_special_case_of_every_neighbour_is_sent_back_once_then_review() {
     let proof = last.proof.as_ref().expect("proof");
     assert_eq!(proof.hidden_findings, 1, "{proof:?}");
     assert!(!proof.hidden_send_back, "{proof:?}");
-    // The user sees the hidden call and what it got.
+    // The finding (stored, and written under the repository) names the behaviour and where
+    // the user sees the tests: never the hidden call (session 16's leak).
     assert!(
         last.findings.iter().any(|x| x
             .contains("still fails after the executor was sent back once")
-            && x.contains("double(100)")),
+            && x.contains("`pawl report")),
         "{:?}",
         last.findings
     );
+    assert!(
+        !format!("{last:?}").contains("double(100)"),
+        "{:?}",
+        last.findings
+    );
+    // The user sees the hidden call and what it got: read from the vault, never written
+    // under `.pawl/reports/`; without the vault (a step's view), nothing.
+    let mut report = pawl_engine::report::build(&f.store, &f.run_id, f.root()).expect("report");
+    assert!(
+        report.hidden_failed.is_empty(),
+        "{:?}",
+        report.hidden_failed
+    );
+    pawl_engine::report::reveal(&mut report, None);
+    assert!(
+        report.hidden_failed.is_empty(),
+        "{:?}",
+        report.hidden_failed
+    );
+    let kept = pawl_engine::hidden::Vault::new(vault.path(), [7u8; 32]);
+    pawl_engine::report::reveal(&mut report, Some(&kept));
+    assert!(
+        report
+            .hidden_failed
+            .iter()
+            .any(|l| l.starts_with("`double`") && l.contains("double(100)")),
+        "{:?}",
+        report.hidden_failed
+    );
+    assert!(pawl_engine::report::markdown(&report).contains("double(100)"));
+    let dir = tempfile::tempdir().expect("reports");
+    pawl_engine::report::write(&report, dir.path()).expect("write");
+    for ext in ["json", "md"] {
+        let written = std::fs::read_to_string(dir.path().join(format!("{}.{ext}", f.run_id)))
+            .expect("written");
+        assert!(
+            written.contains("an independent check of `double`"),
+            "{written}"
+        );
+        assert!(!written.contains("double(100)"), "{written}");
+    }
     // Exactly one send-back: two iterations, the first verification's report said only the
     // behaviour.
     let iterations = f.store.iterations(&f.run_id).expect("iterations");
