@@ -868,17 +868,29 @@ fn the_agent_cannot_find_the_testers_hidden_tests_after_a_verification() {
 fn hidden_tests_stay_hidden(after_a_verification: bool) {
     let env = TestEnv::new();
     env.ok(&["init"]);
-    let script = "C=CANARY; N=4321\n\
-                  for where in .. \"$HOME\" \"${XDG_STATE_HOME:-$HOME/.local/state}\"; do\n\
-                  grep -ra -l -e \"TESTER-$C-7731\" -e \"double($N)\" \"$where\" 2>/dev/null | grep -v '/found.txt$' >> found.txt\n\
+    // A hidden input and a canary of this test's own: the two tests of this attack run at once,
+    // each with a HOME under the machine's /tmp that the other's agent scans (with one fixed
+    // input, each found the other's vault — not its own run's).
+    let n = {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        env.root().hash(&mut h);
+        1000 + h.finish() % 8000
+    };
+    let (answer, wrong) = (2 * n, 2 * n + 1);
+    let script = format!(
+        "C=CANARY; N={n}\n\
+                  for where in .. \"$HOME\" \"${{XDG_STATE_HOME:-$HOME/.local/state}}\"; do\n\
+                  grep -ra -l -e \"TESTER-$C-{n}\" -e \"double($N)\" \"$where\" 2>/dev/null | grep -v '/found.txt$' >> found.txt\n\
                   done\n\
-                  find /tmp -xdev -type f -size -2M -mmin -60 2>/dev/null | while read -r f; do grep -a -l -e \"TESTER-$C-7731\" -e \"double($N)\" \"$f\" 2>/dev/null; done | grep -v '/found.txt$' >> found.txt\n\
+                  find /tmp -xdev -type f -size -2M -mmin -60 2>/dev/null | while read -r f; do grep -a -l -e \"TESTER-$C-{n}\" -e \"double($N)\" \"$f\" 2>/dev/null; done | grep -v '/found.txt$' >> found.txt\n\
                   env | grep -e \"TESTER-$C\" -e \"double($N)\" >> found.txt\n\
                   echo \"step done\" >> ../home/marks/steps\n\
                   printf '%s' \"$PAWL_PROMPT\" > ../home/marks/prompt-$(wc -l < ../home/marks/steps)\n\
                   printf 'def double(n):\\n    if 3 <= n <= 8:\\n        return n * 2\\n    return n + n + 1\\n' > calc.py\n\
-                  true\n";
-    let agent = agent(&env, script);
+                  true\n"
+    );
+    let agent = agent(&env, &script);
     // In HOME's `.local/bin` (seen read-only by the checks, as a user keeps a script), not
     // beside the repository in the machine's /tmp, which a check never sees. Not HOME's own
     // `tools/`: where HOME lies under /tmp (this test's TestEnv), only HOME's declared
@@ -889,7 +901,7 @@ fn hidden_tests_stay_hidden(after_a_verification: bool) {
     let tester = tools.join("tester.sh");
     std::fs::write(
         &tester,
-        "C=CANARY; N=4321\ncat > \"$PAWL_TESTER_OUT/test_hidden_double.py\" <<EOF\nimport unittest\n\nfrom calc import double\n\n\nclass Hidden(unittest.TestCase):\n    # TESTER-$C-7731\n    def test_far(self):\n        self.assertEqual(double($N), 8642)\nEOF\n",
+        format!("C=CANARY; N={n}\ncat > \"$PAWL_TESTER_OUT/test_hidden_double.py\" <<EOF\nimport unittest\n\nfrom calc import double\n\n\nclass Hidden(unittest.TestCase):\n    # TESTER-$C-{n}\n    def test_far(self):\n        self.assertEqual(double($N), {answer})\nEOF\n"),
     )
     .unwrap();
     let toml = config_with(
@@ -929,7 +941,8 @@ fn hidden_tests_stay_hidden(after_a_verification: bool) {
     // The user sees the hidden call and what it got: at the end of the run and with `pawl
     // report` (from the user's pawl state); the report written under the repository, which a
     // step reads, names the behaviour and `pawl report`, never the call.
-    let call = format!("double({})", 4321);
+    let call = format!("double({n})");
+    let answers = [format!("expects {answer}"), format!("gives {wrong}")];
     assert!(r.stdout.contains(&call), "{}\n{}", r.stdout, r.stderr);
     assert!(
         report["hidden_failed"].as_array().is_some_and(|a| a
@@ -938,9 +951,9 @@ fn hidden_tests_stay_hidden(after_a_verification: bool) {
         "{report}"
     );
     assert!(env.ok(&["report"]).stdout.contains(&call));
-    hidden_call_only_with_the_user(&env, &call);
+    hidden_call_only_with_the_user(&env, &call, &answers);
     // The hidden test file is in the user state dir, the vault, and nowhere in the repository.
-    let canary = format!("TESTER-{}-7731", "CANARY");
+    let canary = format!("TESTER-{}-{n}", "CANARY");
     assert!(
         !files_containing(&user_state(&env), canary.as_bytes()).is_empty(),
         "the tester's file is not in the user state dir"
@@ -985,7 +998,7 @@ fn hidden_tests_stay_hidden(after_a_verification: bool) {
         prompt.contains("an independent check fails (tests pawl keeps hidden from you):\n- an independent check of `double` fails"),
         "{prompt}"
     );
-    for never in [call.as_str(), "expects 8642", "gives 8643", "pawl report"] {
+    for never in [call.as_str(), answers[0].as_str(), answers[1].as_str(), "pawl report"] {
         assert!(!prompt.contains(never), "{never} in the prompt: {prompt}");
     }
     assert!(
@@ -995,13 +1008,13 @@ fn hidden_tests_stay_hidden(after_a_verification: bool) {
         again.stderr
     );
     assert!(env.ok(&["report"]).stdout.contains(&call));
-    hidden_call_only_with_the_user(&env, &call);
+    hidden_call_only_with_the_user(&env, &call, &answers);
 }
 
 /// What a step can read of a run whose hidden tests failed: the reports under `.pawl/reports/`
 /// say the behaviour and point to `pawl report`, and neither they, nor the store's rows (its
 /// events, the database and its WAL), nor any file of the repository holds the hidden call.
-fn hidden_call_only_with_the_user(env: &TestEnv, call: &str) {
+fn hidden_call_only_with_the_user(env: &TestEnv, call: &str, answers: &[String; 2]) {
     let run_id: String = env
         .db()
         .query_row("SELECT id FROM runs", [], |r| r.get(0))
@@ -1015,7 +1028,7 @@ fn hidden_call_only_with_the_user(env: &TestEnv, call: &str) {
                 && written.contains(&format!("`pawl report {run_id}` shows it")),
             "{written}"
         );
-        for never in [call, "expects 8642", "gives 8643"] {
+        for never in [call, answers[0].as_str(), answers[1].as_str()] {
             assert!(
                 !written.contains(never),
                 "{never} in the {ext} report: {written}"
@@ -1027,7 +1040,7 @@ fn hidden_call_only_with_the_user(env: &TestEnv, call: &str) {
     assert!(
         !rows
             .iter()
-            .any(|d| d.contains(call) || d.contains("expects 8642")),
+            .any(|d| d.contains(call) || answers.iter().any(|a| d.contains(a.as_str()))),
         "{rows:?}"
     );
     assert!(
