@@ -851,7 +851,8 @@ fn formatter_gates_failing_before_the_run_pass_when_untouched_files_stay_and_tou
         kept: &["unformatted other.py"],
         pass: vec![crate::python_user_base(&probe, tool)],
     };
-    let javascript = |flag: &str| FormatCase {
+    let javascript = |flag: &str| {
+        FormatCase {
         tool: "prettier",
         files: vec![
             ("package.json", PACKAGE_JSON.into()),
@@ -870,6 +871,7 @@ fn formatter_gates_failing_before_the_run_pass_when_untouched_files_stay_and_tou
         // package.json on one line and other.js: two files prettier would rewrite.
         kept: &["unformatted package.json", "unformatted other.js"],
         pass: Vec::new(),
+    }
     };
     let cases = [
         python("black", "python3 -m black --check ."),
