@@ -206,7 +206,10 @@ fn adjudications(everyday: &Path) -> Result<BTreeMap<String, (bool, String)>, St
             _ => return Err(format!("{}: label {label:?} in {line:?}", path.display())),
         };
         if reason.trim().is_empty() {
-            return Err(format!("{}: a row without its reason: {line:?}", path.display()));
+            return Err(format!(
+                "{}: a row without its reason: {line:?}",
+                path.display()
+            ));
         }
         out.insert(command.to_string(), (deny, effect.to_string()));
     }
