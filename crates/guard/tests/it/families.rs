@@ -158,6 +158,20 @@ fn a_script_that_is_not_a_regular_file_is_denied() {
     }
 }
 
+/// An interpreter's script file is opaque, but read for pawl's own paths (`tamper`); a FIFO is
+/// not read, so what a writer sends through it would pass that check too.
+#[test]
+fn an_interpreter_script_that_is_not_a_regular_file_is_denied() {
+    for command in ["python3 /tmp/p", "node /tmp/p", "perl p", "ruby /tmp/p"] {
+        let d = decide(command);
+        assert_eq!(d.rule, Some(RuleId::NotStatic), "{command}: {d:?}");
+    }
+    for command in ["python3 tool.py", "python3 /dev/fd/3 3<<<'print(1)'"] {
+        let d = decide(command);
+        assert!(d.is_allow(), "{command}: {d:?}");
+    }
+}
+
 /// gdb (and lldb) read commands from standard input when it is a file: `gdb < cmds` runs them
 /// like `gdb -x cmds` (issue 36, session 17: the input file was not read).
 #[test]
