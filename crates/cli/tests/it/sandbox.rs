@@ -999,7 +999,12 @@ fn hidden_tests_stay_hidden(after_a_verification: bool) {
         prompt.contains("an independent check fails (tests pawl keeps hidden from you):\n- an independent check of `double` fails"),
         "{prompt}"
     );
-    for never in [call.as_str(), answers[0].as_str(), answers[1].as_str(), "pawl report"] {
+    for never in [
+        call.as_str(),
+        answers[0].as_str(),
+        answers[1].as_str(),
+        "pawl report",
+    ] {
         assert!(!prompt.contains(never), "{never} in the prompt: {prompt}");
     }
     assert!(
