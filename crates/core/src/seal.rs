@@ -98,6 +98,14 @@ pub struct Seal {
     /// changed later is a finding (a fake `python3` dropped into a `PATH` directory).
     #[serde(default)]
     pub tools: BTreeMap<String, String>,
+    /// The files outside the repository the check commands start, resolved when the run
+    /// started: each command's program as named (by its path, `"$HOME/envs/calc/bin/python"`,
+    /// or found on the sealed `PATH`) and as its links resolve, a script's interpreter, a
+    /// virtualenv's base interpreter (`pyvenv.cfg`). Their installation prefixes are kept in
+    /// sight of the checks, read-only, where HOME and the directories above the repository
+    /// are otherwise out of it (pawl-process's `sandbox::check::program_place`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub programs: Vec<String>,
     /// The git pawl runs for this run: the absolute path the sealed `PATH` named when the run
     /// started. A `git` that appears earlier on a `PATH` later (a shim the agent wrote) is never
     /// the one pawl runs.
@@ -126,6 +134,98 @@ pub fn program_of(command: &str) -> Option<&str> {
                 && w.chars()
                     .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '+'))
         })
+}
+
+/// The program a shell command starts, as the shell names it: its first word after variable
+/// assignments and `exec`/`env`/`command`/`nice` (and their options), its quotes removed and
+/// `$NAME`, `${NAME}` and a leading `~` expanded from `env` (the environment the checks get):
+/// `"$HOME/envs/calc/bin/python" -m pytest` → `/home/u/envs/calc/bin/python`; a bare name
+/// stays one (`pytest`). `None` when the word needs more of the shell than that (a command
+/// substitution, a variable `env` lacks, a glob, an operator).
+pub fn program_word(command: &str, env: &BTreeMap<String, String>) -> Option<String> {
+    let mut rest = command;
+    let mut after_wrapper = false;
+    loop {
+        let (word, raw, tail) = shell_word(rest, env)?;
+        rest = tail;
+        if word.is_empty() && raw.is_empty() {
+            return None;
+        }
+        let assignment = raw.split_once('=').is_some_and(|(name, _)| is_name(name));
+        if assignment || (after_wrapper && raw.starts_with('-')) {
+            continue;
+        }
+        if matches!(raw, "exec" | "env" | "command" | "nice") {
+            after_wrapper = true;
+            continue;
+        }
+        return (!word.is_empty()).then_some(word);
+    }
+}
+
+fn is_name(s: &str) -> bool {
+    s.chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// The first word of `text` (leading blanks skipped): expanded, as written, and what follows
+/// it. `None` where expanding it takes more than quotes and plain variables.
+fn shell_word<'a>(
+    text: &'a str,
+    env: &BTreeMap<String, String>,
+) -> Option<(String, &'a str, &'a str)> {
+    let text = text.trim_start();
+    let mut out = String::new();
+    let mut chars = text.char_indices().peekable();
+    let mut quote: Option<char> = None;
+    let mut end = text.len();
+    if let Some(after) = text.strip_prefix('~') {
+        // `~user` is another user's HOME: not expanded here.
+        if !(after.is_empty() || after.starts_with('/') || after.starts_with(char::is_whitespace)) {
+            return None;
+        }
+        out.push_str(env.get("HOME")?);
+        chars.next();
+    }
+    while let Some((i, c)) = chars.next() {
+        match (quote, c) {
+            (None, c) if c.is_whitespace() => {
+                end = i;
+                break;
+            }
+            (None, ';' | '&' | '|' | '<' | '>' | '(' | ')' | '`' | '*' | '?' | '[')
+            | (Some('"'), '`') => return None,
+            (None, '\\') | (Some('"'), '\\') => {
+                let (_, next) = chars.next()?;
+                out.push(next);
+            }
+            (None, '\'' | '"') => quote = Some(c),
+            (Some(q), c) if c == q => quote = None,
+            (None | Some('"'), '$') => {
+                let braced = chars.next_if(|(_, c)| *c == '{').is_some();
+                let mut name = String::new();
+                while let Some((_, c)) =
+                    chars.next_if(|(_, c)| c.is_ascii_alphanumeric() || *c == '_')
+                {
+                    name.push(c);
+                }
+                if braced && chars.next_if(|(_, c)| *c == '}').is_none() {
+                    return None;
+                }
+                if !is_name(&name) {
+                    return None;
+                }
+                out.push_str(env.get(&name)?);
+            }
+            (_, c) => out.push(c),
+        }
+    }
+    if quote.is_some() {
+        return None;
+    }
+    Some((out, &text[..end], &text[end..]))
 }
 
 /// Variables a check keeps from the environment the run was started in: locale, identity,
@@ -216,6 +316,45 @@ mod tests {
             ("$(evil) x", None),
         ] {
             assert_eq!(program_of(cmd), want, "{cmd}");
+        }
+    }
+
+    /// Rows: a command → the program it starts, with `HOME=/home/u` and `TOOLS=/opt/t`.
+    #[test]
+    fn the_program_word_a_command_starts() {
+        let env: BTreeMap<String, String> = [("HOME", "/home/u"), ("TOOLS", "/opt/t")]
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect();
+        for (cmd, want) in [
+            (
+                "\"$HOME/somewhere/myenv/bin/python\" -m pytest",
+                Some("/home/u/somewhere/myenv/bin/python"),
+            ),
+            (
+                "${HOME}/.venvs/calc/bin/pytest -q",
+                Some("/home/u/.venvs/calc/bin/pytest"),
+            ),
+            ("~/bin/check --all", Some("/home/u/bin/check")),
+            ("'/opt/my tools/bin/x' y", Some("/opt/my tools/bin/x")),
+            ("CI=1 FOO='a b' $TOOLS/bin/x", Some("/opt/t/bin/x")),
+            (
+                "env -i PATH=/x exec ../tools/bin/style",
+                Some("../tools/bin/style"),
+            ),
+            ("python3 -m pytest", Some("python3")),
+            ("  nice pytest", Some("pytest")),
+            ("$(which python) -m x", None),
+            ("`which x`", None),
+            ("$UNSET/bin/x", None),
+            ("~user/bin/x", None),
+            ("/opt/*/bin/x", None),
+            ("\"unclosed", None),
+            ("", None),
+            ("A=1", None),
+            ("(cd x && make)", None),
+        ] {
+            assert_eq!(program_word(cmd, &env).as_deref(), want, "{cmd}");
         }
     }
 

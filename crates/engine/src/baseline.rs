@@ -125,6 +125,8 @@ pub fn runner_for(ws: &Workspace, seal: &Seal, step: u64) -> RunnerConfig {
         (!seal.env.is_empty()).then_some(&seal.env),
     ));
     cfg.containment = ws.containment.clone();
+    // The programs the seal resolved outside the repository, in sight (read-only).
+    crate::start::sandbox::keep_programs(&mut cfg.containment, &ws.root, &seal.programs);
     // The run's copy of the package stores, read-only and offline (`room::stores`).
     if let Some(room) = &ws.room {
         crate::room::stores::bind_for_checks(&mut cfg, room, &seal.env);
@@ -653,6 +655,111 @@ fn behind_proxy(
         .then(|| std::fs::canonicalize(&toolchain).unwrap_or(toolchain))
 }
 
+/// The files outside the repository at `root` that `commands` start (`Seal::programs`): each
+/// command's program (`pawl_core::seal::program_word`: named by its path, relative to the
+/// repository, or found on `env`'s `PATH`) as named and as its links resolve, the interpreter
+/// a script names (`#!`; `#!/usr/bin/env NAME` looked up on `PATH`), and a virtualenv's base
+/// interpreter (its `pyvenv.cfg`). Files that exist, each once. The check sandbox keeps their
+/// installation prefixes in sight (pawl-process's `sandbox::check::program_place`).
+pub fn programs_outside<'a>(
+    commands: impl IntoIterator<Item = &'a str>,
+    env: &std::collections::BTreeMap<String, String>,
+    root: &std::path::Path,
+) -> Vec<String> {
+    use std::path::PathBuf;
+    let path = std::ffi::OsString::from(env.get("PATH").cloned().unwrap_or_default());
+    let roots = [
+        root.to_path_buf(),
+        std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf()),
+    ];
+    let mut out: Vec<PathBuf> = Vec::new();
+    for command in commands {
+        let Some(word) = pawl_core::seal::program_word(command, env) else {
+            continue;
+        };
+        let named = if word.contains('/') {
+            lexical(&root.join(&word))
+        } else {
+            match pawl_process::which(&word, &path) {
+                Some(p) => p,
+                None => continue,
+            }
+        };
+        // The program, then what each found file leads to (a link's target, a script's
+        // interpreter, a virtualenv's base interpreter), a few at most.
+        let mut found = vec![named];
+        let mut i = 0;
+        while let Some(p) = found.get(i).cloned().filter(|_| i < 8) {
+            let next = std::fs::canonicalize(&p)
+                .into_iter()
+                .chain(interpreter(&p, &path))
+                .chain(venv_base(&p));
+            for n in next {
+                if !found.contains(&n) {
+                    found.push(n);
+                }
+            }
+            i += 1;
+        }
+        for p in found {
+            if p.is_file() && !roots.iter().any(|r| p.starts_with(r)) && !out.contains(&p) {
+                out.push(p);
+            }
+        }
+    }
+    out.into_iter().map(|p| p.display().to_string()).collect()
+}
+
+/// `p` with `.` and `..` resolved lexically (`/r/repo/../tools/x` → `/r/tools/x`).
+fn lexical(p: &std::path::Path) -> std::path::PathBuf {
+    use std::path::Component;
+    let mut out = std::path::PathBuf::new();
+    for c in p.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The interpreter the script at `p` names on its `#!` line (`env NAME`: found on `path`).
+fn interpreter(p: &std::path::Path, path: &std::ffi::OsStr) -> Option<std::path::PathBuf> {
+    use std::io::Read as _;
+    let mut head = [0u8; 256];
+    let n = std::fs::File::open(p).ok()?.read(&mut head).ok()?;
+    let text = String::from_utf8_lossy(head.get(..n)?);
+    let line = text.strip_prefix("#!")?.lines().next()?;
+    let mut words = line.split_whitespace();
+    let program = std::path::PathBuf::from(words.next()?);
+    if program.file_name().is_some_and(|n| n == "env") {
+        let name = words.find(|w| !w.starts_with('-') && !w.contains('='))?;
+        return pawl_process::which(name, path);
+    }
+    program.is_absolute().then_some(program)
+}
+
+/// The base interpreter of the virtualenv whose `bin/` holds `p` (`pyvenv.cfg`'s `executable`,
+/// else `python3` in its `home`).
+fn venv_base(p: &std::path::Path) -> Option<std::path::PathBuf> {
+    let bin = p
+        .parent()
+        .filter(|d| d.file_name().is_some_and(|n| n == "bin"))?;
+    let cfg = std::fs::read_to_string(bin.parent()?.join("pyvenv.cfg")).ok()?;
+    let value = |key: &str| {
+        cfg.lines().find_map(|l| {
+            let (k, v) = l.split_once('=')?;
+            (k.trim() == key).then(|| std::path::PathBuf::from(v.trim()))
+        })
+    };
+    value("executable")
+        .filter(|e| e.is_absolute())
+        .or_else(|| value("home").map(|h| h.join("python3")))
+}
+
 /// Runs `checks`; hidden ones (by the seal) write their logs out of the repository, where the
 /// agent reads `.pawl/logs`.
 pub fn run_sealed(
@@ -711,6 +818,71 @@ mod log_header_tests {
 #[cfg(test)]
 mod tools_tests {
     use pawl_core::seal::{CheckRole, Seal, SealedCheck};
+
+    /// Issue 30: the files outside the repository a gate starts — a virtualenv's `python`
+    /// named by its path through `$HOME`, its link's target and its `pyvenv.cfg` base, a
+    /// script beside the repository with the interpreter its `#!` names, a program on `PATH` —
+    /// and nothing inside the repository.
+    #[test]
+    fn a_gates_programs_outside_the_repository_are_resolved_with_what_they_lead_to() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let dir = tempfile::tempdir().expect("tempdir");
+        let d = std::fs::canonicalize(dir.path()).expect("canonical");
+        let (home, repo) = (d.join("home"), d.join("repo"));
+        let base = d.join("py/bin");
+        let venv = home.join("somewhere/myenv");
+        let tools = d.join("tools/bin");
+        for p in [&repo.join(".venv/bin"), &base, &venv.join("bin"), &tools] {
+            std::fs::create_dir_all(p).expect("mkdir");
+        }
+        std::fs::write(base.join("python3.12"), "base").expect("base");
+        std::os::unix::fs::symlink(base.join("python3.12"), venv.join("bin/python")).expect("link");
+        std::fs::write(
+            venv.join("pyvenv.cfg"),
+            format!(
+                "home = {}\nexecutable = {}/python3.12\n",
+                base.display(),
+                base.display()
+            ),
+        )
+        .expect("cfg");
+        std::fs::write(tools.join("style"), "#!/usr/bin/env tool-sh -e\n").expect("style");
+        std::fs::write(tools.join("tool-sh"), "sh").expect("tool-sh");
+        std::fs::write(repo.join(".venv/bin/pytest"), "inside").expect("inside");
+        for f in [
+            tools.join("style"),
+            tools.join("tool-sh"),
+            repo.join(".venv/bin/pytest"),
+        ] {
+            std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o755)).expect("mode");
+        }
+        let env: std::collections::BTreeMap<String, String> = [
+            ("HOME".to_owned(), home.display().to_string()),
+            ("PATH".to_owned(), tools.display().to_string()),
+        ]
+        .into();
+        let got = super::programs_outside(
+            [
+                "\"$HOME/somewhere/myenv/bin/python\" -m pytest",
+                "../tools/bin/style --check",
+                "tool-sh x",
+                ".venv/bin/pytest",
+                "$(nope)",
+            ],
+            &env,
+            &repo,
+        );
+        let want: Vec<String> = [
+            venv.join("bin/python"),
+            base.join("python3.12"),
+            tools.join("style"),
+            tools.join("tool-sh"),
+        ]
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect();
+        assert_eq!(got, want);
+    }
 
     /// A toolchain replaced behind rustup's unchanged proxy (a link to `rustup`) changes what
     /// the seal records of the checks' program; a program that is no proxy names no toolchain.

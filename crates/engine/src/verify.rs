@@ -211,6 +211,14 @@ fn runner_config(ws: &Workspace, plan: &Plan, step: u64) -> RunnerConfig {
             cfg.timeout = plan.timeout;
             cfg.env = check_env(None);
             cfg.containment = ws.containment.clone();
+            // No seal: the checks' programs as this process's environment finds them.
+            let env: std::collections::BTreeMap<String, String> = std::env::vars().collect();
+            let programs = crate::baseline::programs_outside(
+                plan.checks.iter().map(|c| c.command.as_str()),
+                &env,
+                &ws.root,
+            );
+            crate::start::sandbox::keep_programs(&mut cfg.containment, &ws.root, &programs);
             cfg
         }
     };

@@ -1583,3 +1583,109 @@ fn a_step_that_plants_an_answer_in_home_or_above_the_repository_steers_nothing()
         }
     }
 }
+
+/// Issue 30: a program a gate names outside the repository stays in sight of the checks — a
+/// virtualenv anywhere in HOME (not one of `DECLARED_IN_HOME`'s places) named by its path
+/// (`"$HOME/somewhere/myenv/bin/python" -m unittest`, the tests importing a module only the
+/// virtualenv holds), and a tool installed beside the repository (`../tools/bin/style`, which
+/// reads its own `../lib`). The seal resolves every gate's program and keeps its installation
+/// prefix (the directory holding its `bin/`) read-only, with a virtualenv's base interpreter;
+/// nothing else of HOME or beside the repository: a secret next to the virtualenv and one next
+/// to the tools stay out of the checks' sight (the style gate tries to read both). Seen on main
+/// first: since checks got a HOME of their own and the directory above the repository became
+/// private (session 15), neither gate could start (exit 127) and the run was refused.
+#[test]
+fn a_gates_program_in_home_or_beside_the_repository_stays_in_sight_and_nothing_else() {
+    let env = TestEnv::new();
+    let venv = env.home.join("somewhere/myenv");
+    let made = std::process::Command::new("python3")
+        .args(["-m", "venv", "--without-pip"])
+        .arg(&venv)
+        .output()
+        .unwrap();
+    if !made.status.success() {
+        let msg = format!(
+            "cannot make a virtualenv here: {}",
+            String::from_utf8_lossy(&made.stderr)
+        );
+        assert!(std::env::var("CI").as_deref() != Ok("true"), "{msg}");
+        #[allow(clippy::print_stderr)]
+        {
+            eprintln!("SKIPPED: {msg}");
+        }
+        return;
+    }
+    // A module only the virtualenv holds (as a project's test plugin): the check needs the
+    // virtualenv's site-packages, not only its interpreter.
+    let purelib = std::process::Command::new(venv.join("bin/python"))
+        .args([
+            "-c",
+            "import sysconfig; print(sysconfig.get_paths()['purelib'])",
+        ])
+        .output()
+        .unwrap();
+    let purelib = PathBuf::from(String::from_utf8_lossy(&purelib.stdout).trim());
+    std::fs::write(
+        purelib.join("venvonly.py"),
+        "MARK = 'from the virtualenv'\n",
+    )
+    .unwrap();
+    std::fs::write(env.home.join("somewhere/secret.txt"), "TOPSECRET-HOME\n").unwrap();
+    let beside = env.dir.path();
+    std::fs::write(beside.join("secret.txt"), "TOPSECRET-BESIDE\n").unwrap();
+    std::fs::create_dir_all(beside.join("tools/bin")).unwrap();
+    std::fs::create_dir_all(beside.join("tools/lib")).unwrap();
+    std::fs::write(
+        beside.join("tools/lib/style.sh"),
+        "cat \"$HOME/somewhere/secret.txt\" ../secret.txt 2>&1\necho style ok\n",
+    )
+    .unwrap();
+    let style = beside.join("tools/bin/style");
+    std::fs::write(
+        &style,
+        "#!/bin/sh\n. \"$(dirname \"$0\")/../lib/style.sh\"\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&style, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    env.ok(&["init"]);
+    let agent = agent(
+        &env,
+        "printf 'def double(n):\\n    return n * 2\\n' > calc.py\n",
+    );
+    let toml = config_with(
+        "max_iterations = 1",
+        NO_BREAKERS,
+        "",
+        &agent,
+        "\"$HOME/somewhere/myenv/bin/python\" -m unittest discover -v",
+    );
+    env.headless(&format!("{toml}style = \"../tools/bin/style\"\n"));
+    env.write("calc.py", "def double(n):\n    return n + n + 1\n");
+    env.write(
+        "test_calc.py",
+        "import unittest\n\nimport venvonly\nfrom calc import double\n\n\nclass Calc(unittest.TestCase):\n    def test_double(self):\n        self.assertEqual(venvonly.MARK, 'from the virtualenv')\n        self.assertEqual(double(5), 10)\n",
+    );
+    env.git(&["add", "-A"]);
+    env.git(&["commit", "-qm", "calc"]);
+    let r = env.pawl(&["run", "make double(n) return twice n", "--json"]);
+    // Verified with or without a sandbox (before: refused at the baseline, "the check `style`
+    // cannot start (exit 127 …)").
+    let ctx = format!("{}\n{}", r.stdout, r.stderr);
+    assert_eq!(r.code, 0, "{ctx}");
+    assert_eq!(env.run_state().1.as_deref(), Some("verified"), "{ctx}");
+    if !can_sandbox(&r) {
+        return;
+    }
+    // The style gate ran (its output is in pawl's logs) and read neither secret.
+    assert!(
+        !files_containing(&env.root().join(".pawl/logs"), b"style ok").is_empty(),
+        "no log of the style gate: {ctx}"
+    );
+    for secret in ["TOPSECRET-HOME", "TOPSECRET-BESIDE"] {
+        let found: Vec<PathBuf> = files_containing(env.dir.path(), secret.as_bytes())
+            .into_iter()
+            .filter(|p| p.file_name().is_none_or(|n| n != "secret.txt"))
+            .collect();
+        assert!(found.is_empty(), "a check read {secret}: {found:?}");
+    }
+}

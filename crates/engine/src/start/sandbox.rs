@@ -486,7 +486,46 @@ fn containment_seeing_home(
 pub const CHECKS_WITHOUT_NAMESPACES: &str = "PAWL_CHECKS_WITHOUT_NAMESPACES";
 
 fn check_wanted(root: &Path, network: bool, containers: bool, home_seen: bool) -> LaunchSpec {
-    let world = launch::check::CheckWorld {
+    LaunchSpec {
+        namespaces: std::env::var(CHECKS_WITHOUT_NAMESPACES).as_deref() != Ok("1"),
+        sandbox: Some(launch::check::check_sandbox(&check_world(
+            root, network, containers, home_seen,
+        ))),
+    }
+}
+
+/// Keeps `programs` (files outside the repository the checks start: `Seal::programs`) in sight
+/// of the checks `containment` launches: their installation prefixes are shown again, read-only,
+/// where they lie in HOME or above the repository (pawl-process's `sandbox::check::
+/// keep_programs`). Nothing without a check sandbox or where it has no private directories.
+pub fn keep_programs(containment: &mut Option<Containment>, root: &Path, programs: &[String]) {
+    let Some(sandbox) = containment.as_mut().and_then(|c| c.spec.sandbox.as_mut()) else {
+        return;
+    };
+    if programs.is_empty() || sandbox.private_tmp.is_empty() {
+        return;
+    }
+    // The repository the sandbox was made for (a story's worktree sees the main one's path).
+    let repo = sandbox
+        .room_at
+        .clone()
+        .unwrap_or_else(|| root.to_path_buf());
+    // What the network and the container sockets change is the same with or without the
+    // programs: only the places they add count.
+    let mut world = check_world(&repo, false, false, false);
+    world.programs = programs.iter().map(PathBuf::from).collect();
+    launch::check::keep_programs(sandbox, &world);
+}
+
+/// What the checks of the repository at `root` see of this machine (pawl-process's
+/// `CheckWorld`).
+fn check_world(
+    root: &Path,
+    network: bool,
+    containers: bool,
+    home_seen: bool,
+) -> launch::check::CheckWorld {
+    launch::check::CheckWorld {
         repo: root.to_path_buf(),
         state: crate::user_state_dir()
             .into_iter()
@@ -515,10 +554,7 @@ fn check_wanted(root: &Path, network: bool, containers: bool, home_seen: bool) -
         kept: launch::check::kept_dirs(|k| std::env::var(k).ok()),
         launcher: launcher(),
         home_seen,
-    };
-    LaunchSpec {
-        namespaces: std::env::var(CHECKS_WITHOUT_NAMESPACES).as_deref() != Ok("1"),
-        sandbox: Some(launch::check::check_sandbox(&world)),
+        programs: Vec::new(),
     }
 }
 

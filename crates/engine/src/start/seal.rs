@@ -99,6 +99,7 @@ pub fn seal(input: SealInput<'_>) -> Result<Seal, StartError> {
         env: pawl_core::seal::sealed_env(&vars, input.pass_env, &root),
         no_behaviour: pawl_core::spec::adds_no_behaviour(input.goal),
         tools: Default::default(),
+        programs: Vec::new(),
         git: None,
         goal_names: pawl_core::envfail::goal_names(input.goal),
         network: input.network,
@@ -110,6 +111,13 @@ pub fn seal(input: SealInput<'_>) -> Result<Seal, StartError> {
         tester: None,
     };
     seal.tools = crate::baseline::tools_of(&seal, None, &root);
+    // The programs outside the repository the checks start, kept in sight of the checks (HOME
+    // and the directories above the repository are otherwise private to them).
+    seal.programs = crate::baseline::programs_outside(
+        seal.checks.iter().map(|c| c.command.as_str()),
+        &seal.env,
+        &root,
+    );
     seal.git = seal
         .env
         .get("PATH")

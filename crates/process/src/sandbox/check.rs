@@ -364,6 +364,83 @@ pub struct CheckWorld {
     /// hidden) instead of only its declared entries: for a command the user configured that
     /// runs before the run's first step (the tester), when nothing a step wrote can be there.
     pub home_seen: bool,
+    /// The files outside the repository the checks' commands start (as the seal resolved them:
+    /// `pawl_core::seal::Seal::programs`): each one's installation place is kept in sight,
+    /// read-only ([`program_place`]), where it lies in a private directory (HOME, the
+    /// directory above the repository).
+    pub programs: Vec<PathBuf>,
+}
+
+/// Where a check's program at `program` (a file outside the repository) is installed, to be kept
+/// in sight: its installation prefix (the directory holding its `bin/`: a virtualenv, a
+/// toolchain, `../tools`), else — where that would show HOME or the repository whole
+/// (`~/bin/x`, `/work/bin/x` beside `/work/repo`) — the directory holding it, else the file
+/// alone. `None` for a program inside what checks never see (pawl's state, HOME's hidden
+/// entries: `~/.ssh/x` shows nothing of `~/.ssh`).
+pub fn program_place(program: &Path, world: &CheckWorld) -> Option<PathBuf> {
+    let never: Vec<PathBuf> = world
+        .state
+        .iter()
+        .cloned()
+        .chain(
+            world
+                .home
+                .iter()
+                .flat_map(|h| HIDDEN_IN_HOME.iter().map(move |p| h.join(p))),
+        )
+        .chain(world.hidden.iter().cloned())
+        .collect();
+    if !program.is_absolute()
+        || program.starts_with(&world.repo)
+        || never.iter().any(|n| program.starts_with(n))
+    {
+        return None;
+    }
+    let dir = program.parent()?;
+    let prefix = dir
+        .file_name()
+        .is_some_and(|n| n == "bin" || n == "sbin")
+        .then(|| dir.parent())
+        .flatten();
+    let too_much = |p: &Path| {
+        p.parent().is_none()
+            || world.repo.starts_with(p)
+            || world.home.as_ref().is_some_and(|h| h.starts_with(p))
+    };
+    prefix
+        .into_iter()
+        .chain([dir, program])
+        .find(|p| !too_much(p))
+        .map(Path::to_path_buf)
+}
+
+/// Keeps the places of `world`'s programs ([`program_place`]) in sight of a check whose
+/// sandbox `spec` was made by [`check_sandbox`] for `world` without them (and cut to what the
+/// machine enforces): what the programs add to [`check_sandbox`]'s answer — the places shown
+/// again in a private directory, and what stays hidden in them — is added to `spec`. Nothing
+/// where `spec` has no private directories (without mounts every place is seen already).
+pub fn keep_programs(spec: &mut SandboxSpec, world: &CheckWorld) {
+    if world.programs.is_empty() || spec.private_tmp.is_empty() {
+        return;
+    }
+    let without = check_sandbox(&CheckWorld {
+        programs: Vec::new(),
+        ..world.clone()
+    });
+    let with = check_sandbox(world);
+    let private = |p: &Path| spec.private_tmp.iter().any(|t| p.starts_with(t));
+    let added: Vec<PathBuf> = with
+        .shown_in_tmp
+        .into_iter()
+        .filter(|p| !without.shown_in_tmp.contains(p))
+        .filter(|p| private(p) && !spec.shown_in_tmp.iter().any(|s| p.starts_with(s)))
+        .collect();
+    for h in with.hidden {
+        if !without.hidden.contains(&h) && !spec.hidden.contains(&h) {
+            spec.hidden.push(h);
+        }
+    }
+    spec.shown_in_tmp.extend(added);
 }
 
 /// The sandbox every check process runs under (see the module docs). The check's working
@@ -432,11 +509,7 @@ pub fn check_sandbox(world: &CheckWorld) -> SandboxSpec {
     {
         shown_in_tmp.push(home.clone());
     }
-    for p in declared
-        .chain(world.caches.iter().cloned())
-        .chain(world.kept.iter().cloned())
-        .chain(launcher_dir)
-    {
+    let show = |shown_in_tmp: &mut Vec<PathBuf>, p: PathBuf| {
         let holds_home = world.home.as_ref().is_some_and(|h| h.starts_with(&p));
         if in_private(&p)
             && !holds_home
@@ -445,6 +518,24 @@ pub fn check_sandbox(world: &CheckWorld) -> SandboxSpec {
             && !shown_in_tmp.contains(&p)
         {
             shown_in_tmp.push(p);
+        }
+    };
+    for p in declared
+        .chain(world.caches.iter().cloned())
+        .chain(world.kept.iter().cloned())
+        .chain(launcher_dir)
+    {
+        show(&mut shown_in_tmp, p);
+    }
+    // The checks' programs outside the repository, where they are out of sight so far (a
+    // program in a declared or kept place adds nothing: `~/.local/bin/x` never shows `~/.local`).
+    let seen =
+        |shown: &[PathBuf], p: &Path| !in_private(p) || shown.iter().any(|s| p.starts_with(s));
+    for program in &world.programs {
+        if !seen(&shown_in_tmp, program)
+            && let Some(place) = program_place(program, world)
+        {
+            show(&mut shown_in_tmp, place);
         }
     }
     // What lies in a private temp dir is out of sight already (a tmux server's socket under
@@ -606,6 +697,7 @@ mod tests {
             ],
             launcher: None,
             home_seen: false,
+            programs: Vec::new(),
         }
     }
 
@@ -696,6 +788,89 @@ mod tests {
         s.hidden.iter().any(|h| h == p)
             || (s.private_tmp.iter().any(|t| p.starts_with(t))
                 && !s.shown_in_tmp.iter().any(|k| p.starts_with(k)))
+    }
+
+    /// Issue 30: a program a check names outside the repository (a virtualenv anywhere in
+    /// HOME, a tool beside the repository) is kept in sight by its installation prefix, and by
+    /// no more: never HOME or the repository's top-level directory whole, never inside what
+    /// checks never see. Rows: the program → its place.
+    #[test]
+    fn a_checks_program_is_kept_in_sight_by_its_installation_prefix_and_no_more() {
+        let rows: &[(&str, Option<&str>)] = &[
+            ("/h/somewhere/myenv/bin/python", Some("/h/somewhere/myenv")),
+            ("/w/tools2/bin/style", Some("/w/tools2")),
+            ("/opt/py/sbin/x", Some("/opt/py")),
+            // The prefix would be HOME or hold the repository: the `bin` directory.
+            ("/h/bin/check", Some("/h/bin")),
+            ("/w/bin/x", Some("/w/bin")),
+            // Not in a `bin`: its directory, or the file alone where that is too much.
+            ("/w/tools3/run.sh", Some("/w/tools3")),
+            ("/w/x.sh", Some("/w/x.sh")),
+            ("/h/run.sh", Some("/h/run.sh")),
+            // Inside what checks never see, or the repository (the room's): nothing.
+            ("/h/.ssh/bin/x", None),
+            ("/h/.local/state/pawl/bin/x", None),
+            ("/w/repo/.venv/bin/python", None),
+            ("relative/bin/x", None),
+        ];
+        let w = world();
+        for (program, want) in rows {
+            assert_eq!(
+                program_place(Path::new(program), &w).as_deref(),
+                want.map(Path::new),
+                "{program}"
+            );
+        }
+        let with = CheckWorld {
+            programs: [
+                "/h/somewhere/myenv/bin/python",
+                "/h/bin/check",
+                "/w/tools2/bin/style",
+                "/opt/py/bin/python",
+                "/h/.local/bin/black",
+                "/h/.ssh/bin/x",
+            ]
+            .iter()
+            .map(PathBuf::from)
+            .collect(),
+            ..world()
+        };
+        let s = check_sandbox(&with);
+        for p in [
+            "/h/somewhere/myenv/bin/python",
+            "/h/somewhere/myenv/lib/site.py",
+            "/h/bin/check",
+            "/w/tools2/lib/style.sh",
+        ] {
+            assert!(!unseen(&s, p), "{p} is out of sight: {:?}", s.shown_in_tmp);
+        }
+        for p in [
+            "/h/somewhere/secret.txt",
+            "/h/secret.txt",
+            "/w/secret.txt",
+            "/h/.local/share/keyrings",
+            "/h/.ssh/bin/x",
+        ] {
+            assert!(unseen(&s, p), "{p} is seen: {:?}", s.shown_in_tmp);
+        }
+        // A program in a declared place adds nothing (`~/.local` is not shown for
+        // `~/.local/bin/black`); one the check sees anyway (`/opt`) neither.
+        assert!(!s.shown_in_tmp.iter().any(|p| p == Path::new("/h/.local")));
+        assert!(!s.shown_in_tmp.iter().any(|p| p.starts_with("/opt")));
+        // Added afterwards to a sandbox made without them (the engine's way: the seal names
+        // the programs), the same places are shown and the same paths hidden.
+        let mut later = check_sandbox(&world());
+        keep_programs(&mut later, &with);
+        let mut a = later.shown_in_tmp.clone();
+        let mut b = s.shown_in_tmp.clone();
+        a.sort();
+        b.sort();
+        assert_eq!(a, b);
+        assert!(s.hidden.iter().all(|h| later.hidden.contains(h)));
+        // Without private directories (no mounts) there is nothing to add.
+        let mut bare = SandboxSpec::default();
+        keep_programs(&mut bare, &with);
+        assert!(bare.shown_in_tmp.is_empty());
     }
 
     #[test]

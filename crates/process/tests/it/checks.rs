@@ -556,6 +556,103 @@ fn an_editable_install_loads_the_code_from_the_room() {
     assert!(stdout(&o).starts_with("wrong"), "{}", stdout(&o));
 }
 
+/// Issue 30: a program a check names outside the repository — a virtualenv anywhere in HOME
+/// (not one of `DECLARED_IN_HOME`'s places) and a tool beside the repository that reads its
+/// own `lib/` — is kept in sight by its installation prefix, read-only, and nothing beside it:
+/// a secret next to the virtualenv and one next to the tools stay out of sight. Before (HOME
+/// and the directory above the repository private, the programs not named): neither starts.
+/// The places are added as the engine adds them, to a sandbox made without them
+/// (`check::keep_programs`, from the seal's `programs`).
+#[test]
+fn a_checks_program_in_home_or_beside_the_repository_is_seen_and_nothing_beside_it() {
+    use pawl_process::sandbox::check::keep_programs;
+    let w = World::new();
+    let root = w.repo.parent().expect("parent").to_path_buf();
+    let venv = w.home.join("somewhere/myenv");
+    let made = std::process::Command::new(PYTHON)
+        .args(["-m", "venv", "--without-pip"])
+        .arg(&venv)
+        .output()
+        .expect("python3");
+    if !made.status.success() {
+        let msg = format!(
+            "cannot make a virtualenv here: {}",
+            String::from_utf8_lossy(&made.stderr)
+        );
+        assert!(std::env::var("CI").as_deref() != Ok("true"), "{msg}");
+        #[allow(clippy::print_stderr)]
+        {
+            eprintln!("SKIPPED: {msg}");
+        }
+        return;
+    }
+    let home_secret = w.home.join("somewhere/secret.txt");
+    let beside_secret = root.join("secret.txt");
+    std::fs::write(&home_secret, "secret\n").expect("secret");
+    std::fs::write(&beside_secret, "secret\n").expect("secret");
+    let tools = root.join("tools");
+    std::fs::create_dir_all(tools.join("bin")).expect("bin");
+    std::fs::create_dir_all(tools.join("lib")).expect("lib");
+    std::fs::write(tools.join("lib/style.sh"), "echo style ok\n").expect("lib");
+    let style = tools.join("bin/style");
+    std::fs::write(
+        &style,
+        "#!/bin/sh\n. \"$(dirname \"$0\")/../lib/style.sh\"\n",
+    )
+    .expect("style");
+    std::fs::set_permissions(&style, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+        .expect("mode");
+    let python = venv.join("bin/python");
+    let runs = format!(
+        "{} -c 'import sys; print(sys.prefix)' && {}",
+        python.display(),
+        style.display()
+    );
+    let Some(mut c) = w.contained() else {
+        return;
+    };
+    // Before: out of the check's sight.
+    for program in [&python, &style] {
+        let o = w.run(&c, &program.display().to_string());
+        assert_eq!(
+            o.end,
+            End::Exited(127),
+            "the attack: {}",
+            o.combined_tail_text()
+        );
+    }
+    let mut world = w.world();
+    world.programs = [
+        python.clone(),
+        std::fs::canonicalize(&python).expect("base interpreter"),
+        style.clone(),
+    ]
+    .into();
+    keep_programs(c.0.sandbox.as_mut().expect("a sandbox"), &world);
+    let o = w.run(&c, &runs);
+    assert_eq!(o.end, End::Exited(0), "{}", o.combined_tail_text());
+    assert_eq!(
+        stdout(&o),
+        format!("{}\nstyle ok\n", venv.display()),
+        "{}",
+        o.combined_tail_text()
+    );
+    // Nothing beside them, and nothing of them writable.
+    for look in [
+        format!("cat {}", home_secret.display()),
+        format!("cat {}", beside_secret.display()),
+        format!("touch {}/planted", venv.join("bin").display()),
+        format!("touch {}/planted", tools.join("lib").display()),
+    ] {
+        let o = w.run(&c, &look);
+        assert_ne!(o.end, End::Exited(0), "{look} worked");
+    }
+    // HOME shows only what is kept: `somewhere` holds the virtualenv alone.
+    let o = w.run(&c, &format!("ls {}/somewhere", w.home.display()));
+    assert_eq!(stdout(&o), "myenv\n", "{}", o.combined_tail_text());
+    assert!(!venv.join("bin/planted").exists() && !tools.join("lib/planted").exists());
+}
+
 /// Caches under HOME (`~/.cache`: Go's build cache, pip's) are read warm and written
 /// copy-on-write: a check that needs to write its cache works, and what it wrote is gone after
 /// it (no way to poison a later run). Before, a check wrote the user's cache for good.
