@@ -16,6 +16,11 @@
 #                                                       # (the test binaries read corpus/ where they were built)
 #   PAWL_GOALS_NICE=10 …                                  # niceness of every run (default 10)
 #
+# One stream per real project, never two: the real-projects harness sets a project up in one
+# directory of its cache (`run/<project>`), and a second run of the same project at once overwrites
+# the first's tree (seen: a honest run REFUSED, exit 14). Another run beside the bench needs its own
+# `PAWL_REAL_CACHE` (its `run/` and `results/` its own, the other entries linked to the cache's).
+#
 # Each shard writes OUT_DIR/stand-<prefix>.log|.md (ids m0…m6, i0…i3) and OUT_DIR/real-<lang>.log|.md;
 # `python3 scripts/goals-aggregate.py OUT_DIR` prints the whole table and figures again at any time
 # (also while shards still run: goals not reached are counted apart).
