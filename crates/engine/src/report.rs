@@ -239,6 +239,10 @@ pub struct Report {
     /// How the exported symbols of the changed product files changed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub interface: Option<pawl_core::scope::Interface>,
+    /// What the goal targets of the baseline's failures, and how the failing tests were tied to
+    /// its terms (`pawl_core::spec::facts::Anchoring`; issue 35 point 3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub targeting: Option<pawl_core::spec::facts::Anchoring>,
     /// The agent's transcript of each step (its step log, relative to the repository root):
     /// `pawl logs --iteration N` prints one.
     pub transcripts: Vec<Transcript>,
@@ -701,6 +705,7 @@ pub fn build_at(store: &Store, run_id: &str, root: Option<&Path>) -> Result<Repo
         locked: last.as_ref().and_then(|r| r.locked.clone()),
         scope: last.as_ref().and_then(|r| r.scope.clone()),
         interface: last.as_ref().and_then(|r| r.interface.clone()),
+        targeting: last.as_ref().and_then(|r| r.targeting.clone()),
         changes_accepted,
         seals,
         tests_accepted,
@@ -1069,6 +1074,44 @@ fn locked_markdown(l: &crate::verify::LockedRun) -> String {
     o
 }
 
+/// What the goal targets as the Markdown report shows it: the baseline failures that must pass,
+/// what the goal is anchored on, and how the failing tests were tied to its terms.
+fn targeting_markdown(t: &pawl_core::spec::facts::Anchoring) -> String {
+    let mut o = String::from("\n## Targeting\n\n");
+    if t.anchored() {
+        o.push_str(&format!("The goal is {}.", t.describe()));
+    } else {
+        o.push_str("The goal ties to no fact of the run.");
+    }
+    let targets: Vec<String> = t
+        .targets
+        .iter()
+        .take(8)
+        .map(|x| match &x.test {
+            Some(test) => format!("`{}: {test}`", x.check),
+            None => format!("`{}`", x.check),
+        })
+        .collect();
+    if targets.is_empty() {
+        o.push_str(" It targets no baseline failure by name");
+        o.push_str(if t.other_aim.is_none() {
+            " (every failing test must pass).\n"
+        } else {
+            ".\n"
+        });
+    } else {
+        let more = if t.targets.len() > 8 { ", …" } else { "" };
+        o.push_str(&format!(
+            " It targets (must pass): {}{more}.\n",
+            targets.join(", ")
+        ));
+    }
+    if let Some(line) = t.read.line() {
+        o.push_str(&format!("\nHow: {line}.\n"));
+    }
+    o
+}
+
 /// Scope and the public interface as the Markdown report shows them.
 fn scope_markdown(s: &pawl_core::scope::Scope, i: Option<&pawl_core::scope::Interface>) -> String {
     use pawl_core::scope::Decision;
@@ -1235,6 +1278,9 @@ pub fn markdown(r: &Report) -> String {
         for line in &r.rests_on {
             o.push_str(&format!("- {line}\n"));
         }
+    }
+    if let Some(t) = &r.targeting {
+        o.push_str(&targeting_markdown(t));
     }
     if let Some(s) = &r.scope {
         o.push_str(&scope_markdown(s, r.interface.as_ref()));

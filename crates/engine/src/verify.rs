@@ -805,6 +805,10 @@ pub struct VerifyReport {
     /// How the exported symbols of the run's changed product files changed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub interface: Option<pawl_core::scope::Interface>,
+    /// What the goal targets of the baseline's failures, its anchors, and how the failing
+    /// tests were tied to its terms (issue 35 point 3; the report's evidence).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub targeting: Option<pawl_core::spec::facts::Anchoring>,
     /// The spec gate's assumptions this verification checked, each with its evidence: they
     /// count as verified (`pawl_core::scope::check_assumption`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -1156,6 +1160,7 @@ impl Verifier for GateVerifier {
             locked: proven.locked,
             scope: proven.scope,
             interface: proven.interface,
+            targeting: proven.targeting,
             assumptions,
             reviewer: reviewed,
             sent_back: proven.sent_back,
@@ -1396,6 +1401,7 @@ fn prove(
     let mut locked = None;
     let mut scoped: Option<pawl_core::scope::Scope> = None;
     let mut interface = None;
+    let mut targeting = None;
     if checks_pass && let Some(seal) = run.settings.seal.as_ref() {
         let mut lr = locked_run(ws, store, run, seal, &baseline, v);
         if matches!(lr.result, Locked::Holds | Locked::Asked) {
@@ -1466,13 +1472,17 @@ fn prove(
         findings.extend(off_goal);
         locked = Some(lr);
         // Scope: the changes against what the targeted failing tests exercise.
-        if let Some((s, i)) = scope::of_run(&ws.root, &run.goal, &baseline, &v.tree, seal.scope) {
+        let anchoring = crate::anchors::of_run(&ws.root, &run.goal, &baseline);
+        if let Some((s, i)) = scope::of_run(
+            &ws.root, &run.goal, &baseline, &anchoring, &v.tree, seal.scope,
+        ) {
             if let Some(q) = s.question() {
                 findings.push(q);
             }
             scoped = Some(s);
             interface = Some(i);
         }
+        targeting = Some(anchoring);
     }
     // The programs the checks start must be the ones sealed: a fake `python3` dropped into a
     // `PATH` directory since the run started is a finding.
@@ -1549,6 +1559,7 @@ fn prove(
         locked,
         scope: scoped,
         interface,
+        targeting,
         sent_back: None,
         hidden_review: None,
     })
@@ -1563,6 +1574,7 @@ struct Proven {
     locked: Option<LockedRun>,
     scope: Option<pawl_core::scope::Scope>,
     interface: Option<pawl_core::scope::Interface>,
+    targeting: Option<pawl_core::spec::facts::Anchoring>,
     /// The send-back of the independent tester's hidden tests ([`VerifyReport::sent_back`]).
     sent_back: Option<String>,
     /// Their REVIEW finding ([`VerifyReport::hidden_review`]).

@@ -145,6 +145,22 @@ fn a_failure_the_goal_does_not_exercise_is_judged_no_worse_though_the_output_nam
         test["no_worse"]["kept"].to_string().contains("test_render"),
         "{test}"
     );
+    // The report's evidence of the targeting: only `test_add` must pass, and both failing
+    // tests were tied to the goal's terms by their imports (the output named `add` for both).
+    let targeting = &report["targeting"];
+    let targets = targeting["targets"].to_string();
+    assert!(
+        targets.contains("test_add") && !targets.contains("test_render"),
+        "{targeting}"
+    );
+    assert_eq!(targeting["read"]["imports"], 2, "{targeting}");
+    assert_eq!(targeting["read"]["output"], 0, "{targeting}");
+    let md = env.ok(&["report"]).stdout;
+    assert!(
+        md.contains("## Targeting")
+            && md.contains("2 failing test(s) tied to the goal's terms by what they exercise"),
+        "{md}"
+    );
 }
 
 /// Issue 35 point 4: every documented code once, 0 for SHIP alone, the verdicts after verified

@@ -288,6 +288,56 @@ pub struct Anchoring {
     pub intent: Option<String>,
     /// The other aim named (`faster`, …): then a failure is targeted only when named.
     pub other_aim: Option<String>,
+    /// How the baseline's failing tests were tied to the goal's terms (issue 35 point 3).
+    #[serde(default)]
+    pub read: ExercisesRead,
+}
+
+/// How the baseline's failing tests were tied to the goal's terms the repository has: by what
+/// each test exercises (read from its parsed imports: per-test coverage is not read on any
+/// platform yet), or — where that could not be read (its file not found, no import resolved to a
+/// file of the repository, a test id that names no file) — by the check's output. Counted over
+/// the failing tests only when the goal has a term the repository holds (else nothing is read:
+/// no term to tie); the report shows it as the targeting's evidence.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ExercisesRead {
+    /// Failing tests whose exercised names and files were read from their imports.
+    pub imports: usize,
+    /// Failing tests whose output decided instead (imports not readable).
+    pub output: usize,
+}
+
+impl ExercisesRead {
+    /// How `facts`' failing tests were read ([`BaselineFailure::exercises`]).
+    pub fn of(facts: &RunFacts) -> Self {
+        let mut out = Self::default();
+        if facts.found.is_empty() {
+            return out;
+        }
+        for f in facts
+            .failures
+            .iter()
+            .filter(|f| f.runs_tests && f.test.is_some())
+        {
+            if f.exercises.is_some() {
+                out.imports += 1;
+            } else {
+                out.output += 1;
+            }
+        }
+        out
+    }
+
+    /// `2 failing test(s) tied by what they exercise (their imports), 1 by the check's output`;
+    /// `None` when nothing was read.
+    pub fn line(&self) -> Option<String> {
+        (self.imports + self.output > 0).then(|| {
+            format!(
+                "{} failing test(s) tied to the goal's terms by what they exercise (their imports; per-test coverage is not read), {} by the check's output",
+                self.imports, self.output
+            )
+        })
+    }
 }
 
 impl Anchoring {
@@ -646,6 +696,7 @@ pub fn anchor(goal: &str, facts: &RunFacts) -> Anchoring {
     let mut out = Anchoring {
         intent: intent.clone(),
         other_aim: other_aim.clone(),
+        read: ExercisesRead::of(facts),
         ..Anchoring::default()
     };
     let push = |out: &mut Anchoring, kind: FactKind, text: String| {

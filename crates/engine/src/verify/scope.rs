@@ -26,12 +26,13 @@ use crate::baseline::Baseline;
 /// The most files searched for the definition of a test whose id names no file.
 const MAX_SEARCHED: usize = 2_000;
 
-/// The scope of the run's changes from `base` to `fin` and their public interface; `None` when
-/// the trees cannot be read.
+/// The scope of the run's changes from `base` to `fin` and their public interface, from what
+/// the goal targets (`anchoring`: `crate::anchors::of_run`); `None` when the trees cannot be read.
 pub(super) fn of_run(
     root: &Path,
     goal: &str,
     baseline: &Baseline,
+    anchoring: &pawl_core::spec::facts::Anchoring,
     fin: &str,
     limits: scope::Limits,
 ) -> Option<(Scope, Interface)> {
@@ -62,7 +63,6 @@ pub(super) fn of_run(
         tree: fin,
     };
     let base_paths: Vec<PathBuf> = base_files.paths();
-    let anchoring = crate::anchors::of_run(root, goal, baseline);
 
     // The targeted failing tests, and the files their failures name.
     let mut starts: Vec<(String, String)> = Vec::new();

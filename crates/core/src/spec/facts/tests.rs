@@ -496,3 +496,42 @@ fn a_failure_is_targeted_by_what_its_test_exercises_not_by_the_shared_output() {
         [add, report],
     );
 }
+
+/// The targeting's evidence: how many failing tests were tied by what they exercise (their
+/// imports) and how many by the output — counted only when the goal has a term the repository
+/// holds (nothing is read otherwise).
+#[test]
+fn the_targeting_says_how_each_failing_test_was_read() {
+    let failure = |test: Option<&str>, runs_tests: bool, ex: Option<&[&str]>| BaselineFailure {
+        check: if runs_tests { "test" } else { "lint" }.into(),
+        test: test.map(String::from),
+        runs_tests,
+        text: String::new(),
+        exercises: ex.map(|e| e.iter().map(|s| s.to_string()).collect()),
+    };
+    let read = |failures: Vec<BaselineFailure>, found: &[&str]| {
+        let facts = RunFacts {
+            failures,
+            found: found.iter().map(|s| s.to_string()).collect(),
+        };
+        let r = anchor("fixed bug in add() return value", &facts).read;
+        (r.imports, r.output)
+    };
+    let three = || {
+        vec![
+            failure(Some("t.test_add"), true, Some(&["add"])),
+            failure(Some("add 2 3"), true, None),
+            failure(None, false, None),
+        ]
+    };
+    // A linter's failure is no test: not counted.
+    assert_eq!(read(three(), &["add"]), (1, 1));
+    // No term of the goal in the repository: nothing was read.
+    assert_eq!(read(three(), &[]), (0, 0));
+    let r = ExercisesRead {
+        imports: 1,
+        output: 1,
+    };
+    assert!(r.line().unwrap().starts_with("1 failing test(s) tied"));
+    assert_eq!(ExercisesRead::default().line(), None);
+}
