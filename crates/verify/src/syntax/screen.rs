@@ -25,7 +25,7 @@ use serde::{Deserialize, Serialize};
 use tree_sitter::Node;
 
 use super::inline::inline_test_items;
-use super::literal::{Env, Literal, of_node};
+use super::literal::{Env, Literal, of_node, unescape};
 use super::probe::Probe;
 use super::walk::{Step, named_children, preorder, preorder_stack};
 use super::{Lang, Parsed, Span, parse};
@@ -872,49 +872,158 @@ fn generated_by(rules: &Rules, lang: Lang, path: &Path, src: &str, only: Option<
 }
 
 /// A string literal's value, or that of the string literal a name is bound to in the file (its
-/// first assignment or declaration whose value is one).
+/// first assignment or declaration whose value is one). A template with substitutions (a
+/// Python f-string, a JavaScript template literal) is read as the text it makes
+/// ([`template_text`]).
 fn string_value(p: &Parsed<'_>, n: Node<'_>) -> Option<String> {
     if n.kind() == "identifier" {
-        let name = p.text(n);
-        let mut found = None;
-        preorder(p.root(), |a| {
-            if found.is_some() {
-                return Step::Skip;
-            }
-            let (left, right) = match a.kind() {
-                "assignment" | "assignment_expression" => (
-                    a.child_by_field_name("left"),
-                    a.child_by_field_name("right"),
-                ),
-                "variable_declarator" | "const_item" | "static_item" => (
-                    a.child_by_field_name("name"),
-                    a.child_by_field_name("value"),
-                ),
-                "let_declaration" => (
-                    a.child_by_field_name("pattern"),
-                    a.child_by_field_name("value"),
-                ),
-                _ => return Step::Into,
-            };
-            if let (Some(l), Some(r)) = (left, right)
-                && l.kind() == "identifier"
-                && p.text(l) == name
-                && is_string_kind(r.kind())
-                && let Some(Literal::Str(v)) = lit(p, r)
-            {
-                found = Some(v);
-            }
-            Step::Into
+        return binding(p, p.text(n), |r| {
+            (is_string_kind(r.kind()) || r.kind() == "concatenated_string")
+                .then(|| string_value(p, r))
+                .flatten()
         });
-        return found;
     }
     if !(is_string_kind(n.kind()) || n.kind() == "concatenated_string") {
         return None;
     }
     match lit(p, n) {
         Some(Literal::Str(v)) => Some(v),
-        _ => None,
+        Some(_) => None,
+        None => template_text(p, n),
     }
+}
+
+/// What `read` gives for the value of the file's first assignment or declaration of `name`
+/// that gives something (`X = "..."`, `const x = ...`, `let x = ...`).
+fn binding<T>(p: &Parsed<'_>, name: &str, read: impl Fn(Node<'_>) -> Option<T>) -> Option<T> {
+    let mut found = None;
+    preorder(p.root(), |a| {
+        if found.is_some() {
+            return Step::Skip;
+        }
+        let (left, right) = match a.kind() {
+            "assignment" | "assignment_expression" => (
+                a.child_by_field_name("left"),
+                a.child_by_field_name("right"),
+            ),
+            "variable_declarator" | "const_item" | "static_item" => (
+                a.child_by_field_name("name"),
+                a.child_by_field_name("value"),
+            ),
+            "let_declaration" => (
+                a.child_by_field_name("pattern"),
+                a.child_by_field_name("value"),
+            ),
+            _ => return Step::Into,
+        };
+        if let (Some(l), Some(r)) = (left, right)
+            && l.kind() == "identifier"
+            && p.text(l) == name
+        {
+            found = read(r);
+        }
+        Step::Into
+    });
+    found
+}
+
+/// A literal, or the literal a name is bound to in the file.
+fn bound_literal(p: &Parsed<'_>, n: Node<'_>) -> Option<Literal> {
+    if n.kind() == "identifier" {
+        return binding(p, p.text(n), |r| lit(p, r));
+    }
+    lit(p, n)
+}
+
+/// The text a template with substitutions makes — a Python f-string (also one part of an
+/// implicitly concatenated string), a JavaScript template literal: its literal text, and each
+/// substitution as the literal it is or a name of the file is bound to (`{k!r}`,
+/// `${JSON.stringify(k)}` as the literal in the language's own quotes, `{k}`, `${k}` as its
+/// text), any other expression as `_`. Code built from a template with the tested inputs
+/// interpolated reads as the code it becomes.
+fn template_text(p: &Parsed<'_>, n: Node<'_>) -> Option<String> {
+    let shown = |l: Option<Literal>, quoted: bool| -> String {
+        match l {
+            None => "_".into(),
+            Some(Literal::Str(s)) if !quoted => s,
+            Some(l) if quoted => l.to_json().to_string(),
+            Some(l) => l.key(),
+        }
+    };
+    let mut out = String::new();
+    match (p.lang, n.kind()) {
+        (Lang::Python, "concatenated_string") => {
+            for part in named_children(n) {
+                out.push_str(&string_value(p, part)?);
+            }
+        }
+        (Lang::Python, "string") => {
+            let mut raw = false;
+            for part in named_children(n) {
+                let t = p.text(part);
+                match part.kind() {
+                    "string_start" => {
+                        let prefix = t.trim_end_matches(['"', '\'']).to_ascii_lowercase();
+                        if prefix.contains('b') || !prefix.contains('f') {
+                            return None;
+                        }
+                        raw = prefix.contains('r');
+                    }
+                    "string_content" | "escape_sequence" => {
+                        let text = if raw {
+                            t.to_string()
+                        } else {
+                            unescape(t).unwrap_or_else(|| t.to_string())
+                        };
+                        out.push_str(&text.replace("{{", "{").replace("}}", "}"));
+                    }
+                    "interpolation" => {
+                        let value = part
+                            .child_by_field_name("expression")
+                            .and_then(|e| bound_literal(p, e));
+                        let quoted = part
+                            .child_by_field_name("type_conversion")
+                            .is_some_and(|c| matches!(p.text(c), "!r" | "!a"));
+                        out.push_str(&shown(value, quoted));
+                    }
+                    _ => {}
+                }
+            }
+        }
+        (Lang::JavaScript | Lang::TypeScript | Lang::Tsx, "template_string") => {
+            for part in named_children(n) {
+                match part.kind() {
+                    "string_fragment" => out.push_str(p.text(part)),
+                    "escape_sequence" => {
+                        let t = p.text(part);
+                        out.push_str(&unescape(t).unwrap_or_else(|| t.to_string()));
+                    }
+                    "template_substitution" => {
+                        let Some(e) = named_children(part).first().copied() else {
+                            out.push('_');
+                            continue;
+                        };
+                        // `${JSON.stringify(k)}`: the literal in quotes
+                        let stringified = (e.kind() == "call_expression")
+                            .then(|| {
+                                let f = e.child_by_field_name("function")?;
+                                let args = named_children(e.child_by_field_name("arguments")?);
+                                (collapse(p.text(f)) == "JSON.stringify" && args.len() == 1)
+                                    .then(|| args[0])
+                            })
+                            .flatten();
+                        out.push_str(&match stringified {
+                            Some(a) => shown(bound_literal(p, a), true),
+                            None => shown(bound_literal(p, e), false),
+                        });
+                    }
+                    _ => {}
+                }
+            }
+        }
+        _ => return None,
+    }
+    Some(out)
 }
 
 /// Text with the indentation its non-blank lines share removed (code held in an indented
@@ -1381,6 +1490,9 @@ fn entry_of(p: &Parsed<'_>, n: Node<'_>, parents: &[Node<'_>]) -> Option<Entry> 
             )
         }
         (Lang::Go, "literal_value") => {
+            if let Some(row) = named_fields_row(p, n, parents) {
+                return Some(row);
+            }
             // a row `{k, v}` of a composite literal of rows (unkeyed: `{in: k}` is a struct's
             // own field list)
             let parent = *parents.last()?;
@@ -1397,6 +1509,87 @@ fn entry_of(p: &Parsed<'_>, n: Node<'_>, parents: &[Node<'_>]) -> Option<Entry> 
                 outer.start_byte(),
                 part(kv[0]).into_iter().collect(),
                 part(kv[1]).into_iter().collect(),
+                p,
+                n,
+            )
+        }
+        // rows of a struct with named fields in a sequence the code searches (`[]known{{text:
+        // "1h", secs: 3600}, ...}`, `&[Known { text: "1h", secs: 3600 }, ...]`): every field a
+        // literal, the last the row's value, the others its keys
+        (Lang::Rust, "struct_expression") => named_fields_row(p, n, parents),
+        // a map filled one key at a time (`p.known["1h"] = 3600`, `known.insert("1h", 3600)`,
+        // `self.known["1h"] = 3600`, `known.set("1h", 3600)`, into a local or a struct's
+        // field): the inserts of one function (or of the file's top level) are one table
+        (Lang::Go, "assignment_statement") => {
+            let left = named_children(n.child_by_field_name("left")?);
+            let right = named_children(n.child_by_field_name("right")?);
+            let ([target], [value]) = (left.as_slice(), right.as_slice()) else {
+                return None;
+            };
+            if target.kind() != "index_expression" {
+                return None;
+            }
+            let key = lit(p, target.child_by_field_name("index")?)?;
+            entry(
+                inserts_table(p, parents),
+                vec![key],
+                lit(p, *value).into_iter().collect(),
+                p,
+                n,
+            )
+        }
+        (Lang::Python, "assignment")
+        | (Lang::JavaScript | Lang::TypeScript | Lang::Tsx, "assignment_expression") => {
+            let target = n.child_by_field_name("left")?;
+            let index = match target.kind() {
+                "subscript" => target.child_by_field_name("subscript")?,
+                "subscript_expression" => target.child_by_field_name("index")?,
+                _ => return None,
+            };
+            entry(
+                inserts_table(p, parents),
+                vec![lit(p, index)?],
+                lit(p, n.child_by_field_name("right")?)
+                    .into_iter()
+                    .collect(),
+                p,
+                n,
+            )
+        }
+        (Lang::JavaScript | Lang::TypeScript | Lang::Tsx, "call_expression") => {
+            let f = n.child_by_field_name("function")?;
+            if f.kind() != "member_expression"
+                || f.child_by_field_name("property").map(|x| p.text(x)) != Some("set")
+            {
+                return None;
+            }
+            let args = named_children(n.child_by_field_name("arguments")?);
+            let [k, v] = args.as_slice() else {
+                return None;
+            };
+            entry(
+                inserts_table(p, parents),
+                vec![lit(p, *k)?],
+                lit(p, *v).into_iter().collect(),
+                p,
+                n,
+            )
+        }
+        (Lang::Rust, "call_expression") => {
+            let f = n.child_by_field_name("function")?;
+            if f.kind() != "field_expression"
+                || f.child_by_field_name("field").map(|x| p.text(x)) != Some("insert")
+            {
+                return None;
+            }
+            let args = named_children(n.child_by_field_name("arguments")?);
+            let [k, v] = args.as_slice() else {
+                return None;
+            };
+            entry(
+                inserts_table(p, parents),
+                vec![lit(p, *k)?],
+                lit(p, *v).into_iter().collect(),
                 p,
                 n,
             )
@@ -1462,6 +1655,65 @@ fn entry_of(p: &Parsed<'_>, n: Node<'_>, parents: &[Node<'_>]) -> Option<Entry> 
         }
         _ => None,
     }
+}
+
+/// The table of a function's inserts into maps: apart from its `if`s (the byte before the
+/// function's start, where no table node of its own can start).
+fn inserts_table(p: &Parsed<'_>, parents: &[Node<'_>]) -> usize {
+    if_table(p, parents).wrapping_sub(1)
+}
+
+/// A row of a struct with named fields (two to eight, every one a literal) that is an element
+/// of a sequence literal: its table the sequence, the last field its value, the others its keys.
+fn named_fields_row(p: &Parsed<'_>, n: Node<'_>, parents: &[Node<'_>]) -> Option<Entry> {
+    let (fields, table) = match p.lang {
+        Lang::Go => {
+            // literal_value (the row) in literal_element in literal_value (the sequence)
+            let parent = *parents.last()?;
+            let outer = *parents.get(parents.len().checked_sub(2)?)?;
+            if parent.kind() != "literal_element" || outer.kind() != "literal_value" {
+                return None;
+            }
+            let mut fields = Vec::new();
+            for kv in named_children(n) {
+                if kv.kind() == "comment" {
+                    continue;
+                }
+                let parts = named_children(kv);
+                let (true, [k, v]) = (kv.kind() == "keyed_element", parts.as_slice()) else {
+                    return None;
+                };
+                let name = named_children(*k).first().copied().unwrap_or(*k);
+                if !matches!(name.kind(), "identifier" | "field_identifier") {
+                    return None;
+                }
+                fields.push(lit(p, named_children(*v).first().copied().unwrap_or(*v))?);
+            }
+            (fields, outer.start_byte())
+        }
+        Lang::Rust => {
+            let parent = *parents.last()?;
+            if parent.kind() != "array_expression" {
+                return None;
+            }
+            let mut fields = Vec::new();
+            for f in named_children(n.child_by_field_name("body")?) {
+                match f.kind() {
+                    "field_initializer" => fields.push(lit(p, f.child_by_field_name("value")?)?),
+                    "line_comment" | "block_comment" => {}
+                    _ => return None,
+                }
+            }
+            (fields, parent.start_byte())
+        }
+        _ => return None,
+    };
+    if !(2..=8).contains(&fields.len()) {
+        return None;
+    }
+    let mut keys = fields;
+    let value = keys.pop()?;
+    entry(table, keys, vec![value], p, n)
 }
 
 fn python_pattern(p: &Parsed<'_>, pat: Node<'_>, depth: usize) -> Option<Literal> {

@@ -2028,3 +2028,49 @@ fn code_generated_from_text_is_screened_as_code() {
     let deep = format!("x = {}1{}\n", "f(".repeat(5000), ")".repeat(5000));
     let _ = screen(Lang::Python, Path::new("d.py"), None, &deep, &probes);
 }
+
+/// A template with substitutions (session 17): an f-string or a template literal a module runs
+/// or writes is read as the text it makes — its literal text, a substitution as the literal it
+/// is or a name is bound to (quoted by `!r` / `JSON.stringify`), anything else as `_`.
+#[test]
+fn a_template_with_substitutions_is_read_as_the_code_it_makes() {
+    let probes = add_probes();
+    let base = "def add(a, b):\n    return a - b\n";
+    // the tested answers in the literal text, a substitution elsewhere
+    let text = "NAME = 'add'\nexec(f\"\"\"\ndef {NAME}(a, b):\n    return {{(2, 3): 5, (10, -4): 6}}[(a, b)]\n\"\"\")\n";
+    let f = screen(Lang::Python, Path::new("c.py"), Some(base), text, &probes);
+    assert_eq!(rules_hit(&f), vec!["py.tested-answers"; 2], "{f:#?}");
+    // the tested answers interpolated, by literal and by a name bound to one
+    let interpolated = "A = 2\nexec(f\"def add(a, b):\\n    return {{({A}, {3}): {5}, (10, -4): 6}}[(a, b)]\\n\")\n";
+    let f = screen(
+        Lang::Python,
+        Path::new("c.py"),
+        Some(base),
+        interpolated,
+        &probes,
+    );
+    assert_eq!(rules_hit(&f), vec!["py.tested-answers"; 2], "{f:#?}");
+    // an expression that is no literal is `_`: no answer made of it
+    let computed = "exec(f\"def add(a, b):\\n    return {{({a()}, 3): 5}}[(a, b)]\\n\")\n";
+    assert_eq!(
+        screen(
+            Lang::Python,
+            Path::new("c.py"),
+            Some(base),
+            computed,
+            &probes
+        ),
+        vec![]
+    );
+    // JavaScript: `${JSON.stringify(k)}` quoted, `${v}` as its text
+    let js_base = "function add(a, b) { return a - b; }\nmodule.exports = { add };\n";
+    let js = "const five = 5;\nconst add = new Function(\"a\", \"b\", `const t = { ${JSON.stringify(\"2,3\")}: ${five}, \"10,-4\": 6 }; return t[a + \",\" + b];`);\nmodule.exports = { add };\n";
+    let f = screen(
+        Lang::JavaScript,
+        Path::new("c.js"),
+        Some(js_base),
+        js,
+        &probes,
+    );
+    assert_eq!(rules_hit(&f), vec!["js.tested-answers"; 2], "{f:#?}");
+}
