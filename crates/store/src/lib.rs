@@ -80,6 +80,12 @@ const SIGNED_STORIES_SCHEMA: usize = 13;
 const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 /// Prepared statements kept per connection (see `Store::configure_sqlite`).
 const STATEMENT_CACHE: usize = 256;
+/// WAL frames after which a commit checkpoints (SQLite's default: 1,000). Every hook is a new
+/// process, and the first connection to a database rebuilds the WAL's index by reading and
+/// checksumming every frame since the last checkpoint: with 1,000 frames (4 MB; a Stop writes
+/// about 25) a cached Stop spent 2.5 ms more CPU than with a WAL under 250 frames (main's build,
+/// 80 Stops, load 41). A checkpoint every ~10 Stops instead of ~40 keeps that read under 1 MB.
+const WAL_AUTOCHECKPOINT: i64 = 250;
 
 /// Errors from the store.
 #[derive(Debug, thiserror::Error)]
@@ -289,6 +295,7 @@ impl Store {
         // path (several commits per Stop) must answer in milliseconds.
         conn.pragma_update(None, "journal_mode", "WAL")?;
         conn.pragma_update(None, "synchronous", "NORMAL")?;
+        conn.pragma_update(None, "wal_autocheckpoint", WAL_AUTOCHECKPOINT)?;
         conn.pragma_update(None, "foreign_keys", "ON")?;
         // Hooks open and close the store on every call: closing must not checkpoint the WAL
         // (two fsyncs, then the next call recreates the file). SQLite still checkpoints on its

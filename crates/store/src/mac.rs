@@ -451,12 +451,24 @@ fn row_mac(key: &[u8; 32], table: &str, canonical: &str) -> String {
 /// The code of a row of `t` holding `values`: [`row_mac`] of its [`canonical`] text, the text
 /// encoded straight into the code.
 fn values_mac(key: &[u8; 32], t: &Table, values: &[Value]) -> String {
-    let mut h = row_hmac(key, t.name);
-    if serde_json::to_writer(&mut h, &triples(t, values)).is_err() {
+    let mut text = Vec::new();
+    match code_of(row_hmac(key, t.name), &triples(t, values), &mut text) {
+        Some(code) => code,
         // As `canonical` gives for a row it cannot encode.
-        return row_mac(key, t.name, "");
+        None => row_mac(key, t.name, ""),
     }
-    h.hex()
+}
+
+/// The code of a row's canonical text, `start` being the code of its table's prefix
+/// ([`row_hmac`]). The text is encoded into `text` (cleared first, kept by the caller for the
+/// next row) and hashed in one piece: the encoder writes a row in many small pieces (every
+/// escaped quote of a JSON value is one), and each piece hashed on its own cost more than the
+/// hashing. `None` when the row cannot be encoded.
+fn code_of<T: Serialize>(mut start: Hmac, triples: &T, text: &mut Vec<u8>) -> Option<String> {
+    text.clear();
+    serde_json::to_writer(&mut *text, triples).ok()?;
+    start.update(text);
+    Some(start.hex())
 }
 
 fn row_hmac(key: &[u8; 32], table: &str) -> Hmac {
@@ -818,6 +830,7 @@ fn clean_rows(
         .map_err(crate::db::DbError::from)?;
     let mut rows = stmt.query([run_id]).map_err(crate::db::DbError::from)?;
     let (mut have, mut ended) = (0usize, 0usize);
+    let mut text = Vec::with_capacity(4096);
     while let Some(r) = rows.next().map_err(crate::db::DbError::from)? {
         let mut triples = Vec::with_capacity(n);
         for (i, col) in t.cols.iter().enumerate() {
@@ -826,12 +839,11 @@ fn clean_rows(
             };
             triples.push((*col, tag, text));
         }
-        let mut h = start.clone();
-        if serde_json::to_writer(&mut h, &triples).is_err() {
+        let Some(code) = code_of(start.clone(), &triples, &mut text) else {
             return Ok(None);
-        }
+        };
         match r.get_ref(n) {
-            Ok(ValueRef::Text(mac)) if mac == h.hex().as_bytes() => {}
+            Ok(ValueRef::Text(mac)) if mac == code.as_bytes() => {}
             _ => return Ok(None),
         }
         have += 1;

@@ -107,3 +107,24 @@ fn story_rows_from_before_schema_13_are_signed_by_the_keyed_migration() {
         }
     }
 }
+
+/// Every hook opens the store in a new process, and the first connection to a database reads
+/// and checksums every WAL frame since the last checkpoint: the store checkpoints long before
+/// SQLite's default of 1,000 frames (4 MB), so that the WAL a hook reads stays small.
+#[test]
+fn the_wal_a_hook_reads_is_checkpointed_before_it_grows_to_megabytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("pawl.db");
+    let mut s = Store::open(&path).unwrap();
+    // About three pages an event: 1,200 frames in all.
+    let data = serde_json::json!({"text": "x".repeat(10_000)});
+    for _ in 0..400 {
+        s.append_event(None, pawl_core::EventKind::Note, data.clone())
+            .unwrap();
+    }
+    let wal = std::fs::metadata(dir.path().join("pawl.db-wal"))
+        .unwrap()
+        .len();
+    assert!(wal < 2_000_000, "a WAL of {wal} bytes");
+    drop(s);
+}
