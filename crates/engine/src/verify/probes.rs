@@ -57,6 +57,9 @@ pub(crate) struct Probed {
     /// The functions none of whose deciding calls ran outside the test runner, each with why
     /// (for `[verify] require_probe`).
     pub unprobed: Vec<String>,
+    /// For each deciding call, in order: it ran outside the test runner on the locked tree and
+    /// answered (empty when none ran).
+    pub answered: Vec<bool>,
 }
 
 /// A function to probe: where it is defined, how it is called, its tested calls.
@@ -258,6 +261,7 @@ pub(crate) fn run(
         .collect();
     out.probed = ran.iter().filter(|r| **r).count();
     out.unprobed = unprobed_callees(deciding, &ran, &not_probed, &missing);
+    out.answered = ran;
     out.lines.push(format!(
         "probes: {} of {} deciding calls ({}%) ran outside the test runner and answered",
         out.probed,
@@ -280,6 +284,32 @@ pub(crate) fn run(
     for n in not_probed.iter().take(5) {
         out.lines.push(format!("not probed: {n}"));
     }
+    out
+}
+
+/// The top-level functions and classes the files `locked` changed since `base` define (the
+/// product's: the locked tree takes no test file of the run's).
+pub(crate) fn changed_definitions(repo: &Repo, base: &TreeHash, locked: &TreeHash) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for c in repo
+        .changes_between(base.as_str(), locked.as_str())
+        .unwrap_or_default()
+    {
+        let Some(lang) = Lang::of_path(&c.path) else {
+            continue;
+        };
+        let Some(text) = repo
+            .blob_text(locked.as_str(), &c.path, MAX_READ)
+            .ok()
+            .flatten()
+        else {
+            continue;
+        };
+        out.extend(syntax::top_level_functions(lang, &text).unwrap_or_default());
+        out.extend(syntax::top_level_classes(lang, &text).unwrap_or_default());
+    }
+    out.sort();
+    out.dedup();
     out
 }
 
