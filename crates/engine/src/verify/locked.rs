@@ -1670,7 +1670,7 @@ fn run_locked(ws: &Workspace, input: Input<'_>) -> Result<LockedRun, LockedError
             // Each symbol the deciding tests target, run outside the test runner by one of
             // them or by a hidden test (issue 33).
             let defined = super::probes::changed_definitions(&repo, &base, &s.tree);
-            let d = deciders(
+            let mut d = deciders(
                 &deciding,
                 &p,
                 &not_calls,
@@ -1679,6 +1679,19 @@ fn run_locked(ws: &Workspace, input: Input<'_>) -> Result<LockedRun, LockedError
                 goal,
                 &passes_now,
             );
+            // A call of nothing the repository defines (`os.path.exists('done.txt')`, a
+            // library's function) targets no symbol of the project.
+            let callees: Vec<&str> = d
+                .iter()
+                .flat_map(|x| x.calls.iter().map(|(c, _)| pawl_core::probe::symbol_of(c)))
+                .collect();
+            let ours = repo
+                .names_defined(&callees, Some(s.tree.as_str()))
+                .unwrap_or_default();
+            for x in &mut d {
+                x.calls
+                    .retain(|(c, _)| ours.contains(pawl_core::probe::symbol_of(c)));
+            }
             let hidden: &[String] = out.hidden.as_ref().map_or(&[], |h| &h.answered);
             out.findings.extend(pawl_core::probe::required(&d, hidden));
         }

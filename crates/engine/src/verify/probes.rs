@@ -196,6 +196,7 @@ pub(crate) fn run(
             room.root(),
             &python,
             &shells,
+            &checks,
             &calls,
             reverse,
             present,
@@ -424,7 +425,20 @@ fn targets(
         else {
             continue;
         };
-        let names = syntax::top_level_functions(lang, &text).unwrap_or_default();
+        let mut names = syntax::top_level_functions(lang, &text).unwrap_or_default();
+        // A name the module exports without defining it (`from _convert import f as
+        // to_celsius` with `__all__`, `export { f } from './y'`): the fix moved into a new
+        // module that this one re-exports, called by its users as before.
+        if matches!(runtime, Runtime::Python | Runtime::Node) {
+            for e in syntax::exports::exported(lang, &text).unwrap_or_default() {
+                if e.chars().all(|c| c.is_alphanumeric() || c == '_')
+                    && e != "default"
+                    && !names.contains(&e)
+                {
+                    names.push(e);
+                }
+            }
+        }
         if matches!(runtime, Runtime::Go | Runtime::Rust) {
             methods.extend(type_methods(runtime, &text, &names));
         }
@@ -587,11 +601,13 @@ fn python_of(seal: &Seal) -> String {
 
 /// The answers of every call on the tree the room holds, in the calls' order; `reverse` makes
 /// them in the opposite order. A call whose file is not `present` has none.
+#[allow(clippy::too_many_arguments)]
 fn answer_all(
     cfg: &RunnerConfig,
     host_root: &Path,
     python: &str,
     shells: &HashMap<String, &'static str>,
+    commands: &[&str],
     calls: &[Call],
     reverse: bool,
     present: &dyn Fn(&str) -> bool,
@@ -662,6 +678,20 @@ fn answer_all(
             .copied()
             .filter(|i| calls[*i].file == file)
             .collect();
+        // The toolchain as the checks start it: the variables a check's command sets before
+        // its `cargo`/`go` (`RUSTUP_HOME=… cargo test`).
+        let program = if runtime_of(&calls[idx[0]]) == Runtime::Rust {
+            "cargo"
+        } else {
+            "go"
+        };
+        let mut cfg = cfg.clone();
+        cfg.env.extend(
+            assignments(commands, program)
+                .into_iter()
+                .map(|(k, v)| (k.into(), v.into())),
+        );
+        let cfg = &cfg;
         let answers = if present(file) {
             compiled(
                 cfg,
@@ -677,6 +707,32 @@ fn answer_all(
         }
     }
     out
+}
+
+/// The variables the first of `commands` that starts `program` sets before it
+/// (`RUSTUP_HOME=/r CARGO_HOME=/c cargo test` → `RUSTUP_HOME`, `CARGO_HOME` for `cargo`): plain
+/// values only (no expansion, no quoting beyond one pair of quotes).
+fn assignments(commands: &[&str], program: &str) -> Vec<(String, String)> {
+    for c in commands {
+        let mut vars = Vec::new();
+        for w in c.split_whitespace() {
+            if let Some((k, v)) = w.split_once('=')
+                && !k.is_empty()
+                && k.chars().all(|ch| ch.is_ascii_uppercase() || ch.is_ascii_digit() || ch == '_')
+            {
+                let v = v.trim_matches(['"', '\'']);
+                if !v.contains(['$', '`']) {
+                    vars.push((k.to_owned(), v.to_owned()));
+                }
+                continue;
+            }
+            if w == program || w.ends_with(&format!("/{program}")) {
+                return vars;
+            }
+            break;
+        }
+    }
+    Vec::new()
 }
 
 /// The most builds of one file's probe: calls that do not compile are left out and the rest
@@ -912,4 +968,42 @@ fn spawn_for(cfg: &RunnerConfig, p: &Program, timeout: Duration) -> Result<Print
         stdout: String::from_utf8_lossy(&o.stdout.tail).into_owned(),
         stderr: String::from_utf8_lossy(&o.stderr.tail).into_owned(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A compiled probe starts the toolchain as the checks do: `RUSTUP_HOME=… cargo test`'s
+    /// variables (without them, rustup had no toolchain for the probe and every Rust call of
+    /// the cli tests' crates answered nothing: "proved only inside the test runner").
+    #[test]
+    fn the_variables_a_check_sets_before_its_toolchain() {
+        let rows: &[(&[&str], &str, &[(&str, &str)])] = &[
+            (
+                &["RUSTUP_HOME=/r CARGO_HOME='/c' CARGO_TARGET_DIR=target cargo test"],
+                "cargo",
+                &[
+                    ("RUSTUP_HOME", "/r"),
+                    ("CARGO_HOME", "/c"),
+                    ("CARGO_TARGET_DIR", "target"),
+                ],
+            ),
+            (&["cargo test"], "cargo", &[]),
+            (&["GOFLAGS=-mod=mod go test ./..."], "go", &[("GOFLAGS", "-mod=mod")]),
+            // Another program first, an expansion, another toolchain: nothing.
+            (&["FOO=1 make test"], "cargo", &[]),
+            (&["HOME=$PWD cargo test"], "cargo", &[]),
+            (&["X=1 cargo test"], "go", &[]),
+            (&["make lint", "A=1 /usr/bin/cargo test"], "cargo", &[("A", "1")]),
+        ];
+        for (commands, program, want) in rows {
+            let got = assignments(commands, program);
+            let want: Vec<(String, String)> = want
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+                .collect();
+            assert_eq!(got, want, "{commands:?}");
+        }
+    }
 }
