@@ -397,6 +397,8 @@ fn targets(
         .collect();
     // (file, runtime, top-level functions, top-level classes)
     let mut defs: Vec<(String, Runtime, Vec<String>, Vec<String>)> = Vec::new();
+    // The changed Python files' text (a function made at import is found in it).
+    let mut texts: HashMap<String, String> = HashMap::new();
     let mut other_langs: Vec<&'static str> = Vec::new();
     // Methods of Go and Rust types the changed files define (`func (b Bytes) String(`,
     // `fn min_depth(` in an `impl`): not probed yet, and said so.
@@ -447,6 +449,9 @@ fn targets(
         } else {
             syntax::top_level_classes(lang, &text).unwrap_or_default()
         };
+        if runtime == Runtime::Python {
+            texts.insert(path.display().to_string(), text.clone());
+        }
         defs.push((path.display().to_string(), runtime, names, classes));
     }
     let mut out: Vec<Target> = Vec::new();
@@ -482,6 +487,16 @@ fn targets(
             None => defs
                 .iter()
                 .find(|(_, _, names, _)| names.contains(&name))
+                .or_else(|| {
+                    // A Python function the module makes at import (`exec` of a source text
+                    // that defines it, a definition under an `if`): called as the module's
+                    // attribute, as its users call it; an answer of nothing if it is not there.
+                    let def = format!("def {name}(");
+                    defs.iter().find(|(file, runtime, _, _)| {
+                        *runtime == Runtime::Python
+                            && texts.get(file.as_str()).is_some_and(|t| t.contains(&def))
+                    })
+                })
                 .filter(|_| plain_qualifier),
         };
         let Some((file, runtime, _, _)) = def else {
@@ -718,7 +733,8 @@ fn assignments(commands: &[&str], program: &str) -> Vec<(String, String)> {
         for w in c.split_whitespace() {
             if let Some((k, v)) = w.split_once('=')
                 && !k.is_empty()
-                && k.chars().all(|ch| ch.is_ascii_uppercase() || ch.is_ascii_digit() || ch == '_')
+                && k.chars()
+                    .all(|ch| ch.is_ascii_uppercase() || ch.is_ascii_digit() || ch == '_')
             {
                 let v = v.trim_matches(['"', '\'']);
                 if !v.contains(['$', '`']) {
@@ -990,12 +1006,20 @@ mod tests {
                 ],
             ),
             (&["cargo test"], "cargo", &[]),
-            (&["GOFLAGS=-mod=mod go test ./..."], "go", &[("GOFLAGS", "-mod=mod")]),
+            (
+                &["GOFLAGS=-mod=mod go test ./..."],
+                "go",
+                &[("GOFLAGS", "-mod=mod")],
+            ),
             // Another program first, an expansion, another toolchain: nothing.
             (&["FOO=1 make test"], "cargo", &[]),
             (&["HOME=$PWD cargo test"], "cargo", &[]),
             (&["X=1 cargo test"], "go", &[]),
-            (&["make lint", "A=1 /usr/bin/cargo test"], "cargo", &[("A", "1")]),
+            (
+                &["make lint", "A=1 /usr/bin/cargo test"],
+                "cargo",
+                &[("A", "1")],
+            ),
         ];
         for (commands, program, want) in rows {
             let got = assignments(commands, program);
