@@ -642,7 +642,8 @@ fn a_targeted_symbol_none_of_whose_deciding_tests_was_probed_is_required() {
     let gone = Some("`add` (test_add): no answer (the module could not be loaded)");
     let not_call = Some("no assertion compares a call with literal arguments to a literal");
     // (row, deciding tests, hidden answered, the symbols required)
-    let rows: Vec<(&str, Vec<Decider>, Vec<&str>, Vec<&str>)> = vec![
+    type Row<'a> = (&'a str, Vec<Decider>, Vec<&'a str>, Vec<&'a str>);
+    let rows: Vec<Row<'_>> = vec![
         ("no deciding test", vec![], vec![], vec![]),
         (
             "a file check: no symbol targeted",

@@ -736,16 +736,17 @@ fn deciders(
     use pawl_core::probe::{Decider, symbol_of};
     let mut out: Vec<Decider> = Vec::new();
     fn at<'a>(out: &'a mut Vec<Decider>, test: &str) -> &'a mut Decider {
-        match out.iter().position(|d| d.test == test) {
-            Some(i) => &mut out[i],
+        let i = match out.iter().position(|d| d.test == test) {
+            Some(i) => i,
             None => {
                 out.push(Decider {
                     test: test.to_owned(),
                     ..Decider::default()
                 });
-                out.last_mut().expect("pushed")
+                out.len() - 1
             }
-        }
+        };
+        &mut out[i]
     }
     for (i, c) in deciding.iter().enumerate() {
         let why = if p.answered.get(i).copied().unwrap_or(false) {

@@ -995,7 +995,8 @@ mod tests {
     /// the cli tests' crates answered nothing: "proved only inside the test runner").
     #[test]
     fn the_variables_a_check_sets_before_its_toolchain() {
-        let rows: &[(&[&str], &str, &[(&str, &str)])] = &[
+        type Row<'a> = (&'a [&'a str], &'a str, &'a [(&'a str, &'a str)]);
+        let rows: &[Row<'_>] = &[
             (
                 &["RUSTUP_HOME=/r CARGO_HOME='/c' CARGO_TARGET_DIR=target cargo test"],
                 "cargo",
