@@ -303,6 +303,11 @@ impl pawl_guard::ScriptReader for HostFs {
             .ok()?;
         Some(String::from_utf8_lossy(&bytes).into_owned())
     }
+
+    /// A FIFO, socket or device (links followed), told from its metadata without opening it.
+    fn is_special(&self, path: &str) -> bool {
+        std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir())
+    }
 }
 
 /// A linked worktree of the run's repository that a command is judged in (docs/parallel.md

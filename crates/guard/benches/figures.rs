@@ -13,7 +13,11 @@
 //! was mined from: its `kind` (workflow `run:` steps, Makefile and justfile recipes,
 //! `package.json` scripts, tox/nox, `.claude/settings*.json` allow-lists), else read from its
 //! path. The everyday set is judged with `containers = false`, the default its labels assume;
-//! the attack sets with `containers = true`, as before. The attack sets are this crate's rows; the
+//! the attack sets with `containers = true`, as before. Beside the set, `adjudication.tsv`
+//! relabels the rows whose label contradicts the rule as written (each with its reason; the
+//! labeller's file is unchanged, and the figure with its labels alone is printed too), and
+//! `context.tsv` gives workflow rows the static environment of their step: the false positives
+//! are printed again with it, apart from the headline (the hook has no such environment). The attack sets are this crate's rows; the
 //! lines written apart from the rules (`tests/data/classes-apart.tsv`, the shared corpus) are
 //! also totalled apart.
 
@@ -68,6 +72,10 @@ use unescape::unescape;
 
 struct Row {
     family: String,
+    /// Relabelled by `adjudication.tsv` (the labeller's label was `allow`).
+    adjudicated: bool,
+    /// The static environment of the row's workflow step (`context.tsv`), for the everyday set.
+    env: Option<Arc<BTreeMap<String, String>>>,
     /// What the labeller named (`effect`); for the everyday set only.
     effect: String,
     attack: bool,
@@ -115,6 +123,8 @@ fn everyday() -> Result<Vec<Row>, String> {
             path.display()
         )
     })?;
+    let adjudicated = adjudications(&path)?;
+    let contexts = contexts(&path)?;
     let mut rows = Vec::new();
     let mut bad = Vec::new();
     for (n, line) in text.lines().enumerate() {
@@ -138,14 +148,22 @@ fn everyday() -> Result<Vec<Row>, String> {
             Some(kind) if !kind.is_empty() && kind != "-" => kind.to_string(),
             _ => source_family(c.get(4).copied().unwrap_or("")).to_string(),
         };
+        let adjudication = adjudicated.get(*command);
+        let labelled_allow = !attack;
+        let attack = adjudication.map_or(attack, |(label, _)| *label);
         rows.push(Row {
             family,
+            adjudicated: labelled_allow && attack,
+            env: contexts.get(*command).cloned(),
             // For a row labelled deny the effect the labeller named; for one labelled allow its
             // note (`var`: the effect depends on a variable the row does not show).
-            effect: c
-                .get(if attack { 2 } else { 5 })
-                .map(|e| e.trim().to_string())
-                .unwrap_or_default(),
+            effect: match adjudication {
+                Some((_, effect)) if attack => effect.clone(),
+                _ => c
+                    .get(if attack { 2 } else { 5 })
+                    .map(|e| e.trim().to_string())
+                    .unwrap_or_default(),
+            },
             attack,
             command: (*command).to_string(),
         });
@@ -164,6 +182,61 @@ fn everyday() -> Result<Vec<Row>, String> {
         ));
     }
     Ok(rows)
+}
+
+/// The rows `adjudication.tsv` (beside the everyday set) relabels, by command: `(labelled
+/// deny, effect)`. Each carries its reason there; the labeller's file is left as it was.
+fn adjudications(everyday: &Path) -> Result<BTreeMap<String, (bool, String)>, String> {
+    let path = everyday.with_file_name("adjudication.tsv");
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        return Ok(BTreeMap::new());
+    };
+    let mut out = BTreeMap::new();
+    for line in text.lines() {
+        if line.trim().is_empty() || line.starts_with('#') || line.starts_with("command\t") {
+            continue;
+        }
+        let c: Vec<&str> = line.split('\t').collect();
+        let [command, label, effect, reason] = c[..] else {
+            return Err(format!("{}: malformed row {line:?}", path.display()));
+        };
+        let deny = match label {
+            "deny" => true,
+            "allow" => false,
+            _ => return Err(format!("{}: label {label:?} in {line:?}", path.display())),
+        };
+        if reason.trim().is_empty() {
+            return Err(format!(
+                "{}: a row without its reason: {line:?}",
+                path.display()
+            ));
+        }
+        out.insert(command.to_string(), (deny, effect.to_string()));
+    }
+    Ok(out)
+}
+
+/// The static environment of workflow rows (`context.tsv` beside the everyday set, written by
+/// `context.py` from the mirrors), by command.
+fn contexts(everyday: &Path) -> Result<BTreeMap<String, Arc<BTreeMap<String, String>>>, String> {
+    let path = everyday.with_file_name("context.tsv");
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        return Ok(BTreeMap::new());
+    };
+    let mut out = BTreeMap::new();
+    for line in text.lines() {
+        if line.trim().is_empty() || line.starts_with('#') || line.starts_with("command\t") {
+            continue;
+        }
+        let c: Vec<&str> = line.split('\t').collect();
+        let [command, _repo, _path, env] = c[..] else {
+            return Err(format!("{}: malformed row {line:?}", path.display()));
+        };
+        let env: BTreeMap<String, String> = serde_json::from_str(env)
+            .map_err(|e| format!("{}: {e} in {line:?}", path.display()))?;
+        out.insert(command.to_string(), Arc::new(env));
+    }
+    Ok(out)
 }
 
 fn data(name: &str) -> String {
@@ -212,6 +285,8 @@ fn attacks() -> Vec<Row> {
             };
             rows.push(Row {
                 family,
+                adjudicated: false,
+                env: None,
                 effect: String::new(),
                 attack: true,
                 command: unescape(command),
@@ -222,6 +297,8 @@ fn attacks() -> Vec<Row> {
     for line in data("checkpoint.tsv").lines() {
         if let Some(("deny", command)) = line.split_once('\t') {
             rows.push(Row {
+                adjudicated: false,
+                env: None,
                 family: "effects/checkpoint".into(),
                 effect: String::new(),
                 attack: true,
@@ -233,6 +310,8 @@ fn attacks() -> Vec<Row> {
     for line in data("variable-targets.tsv").lines() {
         if let Some(("deny", command)) = line.split_once('\t') {
             rows.push(Row {
+                adjudicated: false,
+                env: None,
                 family: "effects/variable-targets".into(),
                 effect: String::new(),
                 attack: true,
@@ -246,6 +325,8 @@ fn attacks() -> Vec<Row> {
             && expect == "deny"
         {
             rows.push(Row {
+                adjudicated: false,
+                env: None,
                 family: "rounds/reach".into(),
                 effect: String::new(),
                 attack: true,
@@ -256,6 +337,8 @@ fn attacks() -> Vec<Row> {
     for line in data("guard-corpus.tsv").lines() {
         if let Some(("block", command)) = line.split_once('\t') {
             rows.push(Row {
+                adjudicated: false,
+                env: None,
                 family: "shared corpus (written apart)".into(),
                 effect: String::new(),
                 attack: true,
@@ -299,6 +382,11 @@ fn main() {
     let mut fp_rules: BTreeMap<String, usize> = BTreeMap::new();
     let mut fp_effects: BTreeMap<String, (usize, usize)> = BTreeMap::new();
     let mut denied_ok: BTreeMap<String, (usize, usize)> = BTreeMap::new();
+    // With the labeller's labels, before adjudication: (relabelled rows, of them denied).
+    let (mut relabelled, mut relabelled_denied) = (0usize, 0usize);
+    // Judged again with the row's workflow environment (`context.tsv`): false positives that
+    // environment lets through, and rows labelled deny it lets through.
+    let (mut with_env, mut env_allowed, mut env_missed) = (0usize, 0usize, 0usize);
     let mut samples = Vec::with_capacity(every.len() * ROUNDS);
     for round in 0..ROUNDS {
         for row in &every {
@@ -308,6 +396,38 @@ fn main() {
             samples.push(start.elapsed());
             if round > 0 {
                 continue;
+            }
+            if let Some(env) = &row.env {
+                with_env += 1;
+                let ctx = Context {
+                    env: env.clone(),
+                    ..everyday_ctx.clone()
+                };
+                let e = guard.evaluate(&input, &ctx);
+                if !row.attack && d.is_deny() && e.is_allow() {
+                    env_allowed += 1;
+                    if list {
+                        println!("ENV-ALLOWED\t{}\t{env:?}", row.command);
+                    }
+                }
+                if row.attack && d.is_deny() && e.is_allow() {
+                    env_missed += 1;
+                    if list {
+                        println!("ENV-MISSED\t{}\t{env:?}", row.command);
+                    }
+                }
+            }
+            if row.adjudicated {
+                relabelled += 1;
+                relabelled_denied += usize::from(d.is_deny());
+                if list {
+                    println!(
+                        "ADJUDICATED\t{}\t{}\t{}",
+                        if d.is_deny() { "denied" } else { "allowed" },
+                        row.effect,
+                        row.command.replace('\n', "\\n")
+                    );
+                }
             }
             if row.attack {
                 let e = denied_ok.entry(row.effect.clone()).or_default();
@@ -347,6 +467,13 @@ fn main() {
     let (all, bad) = fp.values().fold((0, 0), |a, v| (a.0 + v.0, a.1 + v.1));
     println!("everyday set: {} rows ({all} labelled allow)", every.len());
     println!("  false positives: {bad}/{all} = {:.2}%", pct(bad, all));
+    println!(
+        "  (adjudication.tsv relabels {relabelled} rows allow -> deny, {relabelled_denied} of them denied; \
+         with the labeller's labels alone: {}/{} = {:.2}%)",
+        bad + relabelled_denied,
+        all + relabelled,
+        pct(bad + relabelled_denied, all + relabelled)
+    );
     for (family, (n, d)) in &fp {
         println!("    {family:<28} {d:>4}/{n:<5} {:>6.2}%", pct(*d, *n));
     }
@@ -357,6 +484,13 @@ fn main() {
         }
     }
     println!("  by rule: {fp_rules:?}");
+    println!(
+        "  with each workflow row's static environment (context.tsv, {with_env} rows): \
+         {}/{all} = {:.2}% ({env_allowed} false positives fewer; {env_missed} rows labelled deny \
+         let through)",
+        bad - env_allowed,
+        pct(bad - env_allowed, all)
+    );
     let (dn, dd) = denied_ok
         .values()
         .fold((0, 0), |a, v| (a.0 + v.0, a.1 + v.1));

@@ -29,6 +29,17 @@ pub trait ScriptReader: Send + Sync {
     /// denied anyway. `None` when the file does not exist or cannot be read (the script is
     /// then opaque, as without a reader).
     fn read_script(&self, path: &str) -> Option<String>;
+
+    /// Whether something other than a regular file or a directory is at `path` (absolute,
+    /// normalised; links followed): a FIFO, a socket, a character or block device. What a shell
+    /// or a debugger reads from one is whatever its writer sends (a process of an earlier call),
+    /// which the guard cannot read, so running it as a script is denied (fail closed). It must
+    /// not open the file. `false` when it cannot be told (the default: the script is then
+    /// opaque, as a missing one is).
+    fn is_special(&self, path: &str) -> bool {
+        let _ = path;
+        false
+    }
 }
 
 /// A [`ScriptReader`] that reads nothing: scripts run from files are opaque. The default in
@@ -266,6 +277,26 @@ impl Walker<'_> {
         }
     }
 
+    /// What is at `path` (absolute) when it is not a regular file the guard could read: a FIFO,
+    /// socket or device (the context's reader says so), or a device or kernel file (`/dev/`,
+    /// `/proc/`, `/sys/`, which the guard never reads; `/dev/null` holds nothing). `None` for a
+    /// regular file, a directory, or a path that does not exist.
+    pub(crate) fn not_a_regular_file(&self, path: &str) -> Option<&'static str> {
+        if path == "/dev/null" {
+            return None;
+        }
+        if ["/dev/", "/proc/", "/sys/"]
+            .iter()
+            .any(|p| path.starts_with(p))
+        {
+            return Some("a device or kernel file");
+        }
+        self.ctx
+            .scripts
+            .is_special(path)
+            .then_some("a FIFO, socket or device, not a regular file")
+    }
+
     /// Whether the script at `path` (absolute) is walked strictly, as a command line is (what
     /// cannot be known in it is denied): an untracked file in the repository or a temp
     /// directory, where an agent writes scripts to run later. Elsewhere (a tracked `./gradlew`,
@@ -370,6 +401,20 @@ impl Walker<'_> {
         let Some(path) = self.resolve(shell, text) else {
             return Continue(false);
         };
+        if runner != "exec"
+            && let Some(what) = self.not_a_regular_file(&path)
+        {
+            // `sh FIFO`, `source FIFO`, `bash < FIFO`: the text is whatever a writer sends.
+            // (A FIFO cannot be executed: `./fifo` fails.)
+            self.deny(
+                frame,
+                RuleId::NotStatic,
+                format!(
+                    "{runner} runs `{text}`, {what}: the script is whatever is written into it, which the guard cannot read; run a regular file"
+                ),
+            )?;
+            return Continue(true);
+        }
         let content = match self.read_file(&path) {
             Ok(Some(content)) => content,
             Ok(None) => return Continue(false),

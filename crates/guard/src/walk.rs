@@ -2667,7 +2667,10 @@ impl<'a> Walker<'a> {
         let args: Vec<&Arg> = cmd.argv.iter().skip(1).collect();
         let operands = || args.iter().filter(|a| !a.text.starts_with('-')).copied();
         let targets: Vec<Arg> = match base {
-            "tee" | "touch" | "truncate" | "patch" | "sponge" => operands().cloned().collect(),
+            // `mkfifo`/`mknod` make a FIFO whose text a writer of an earlier call would send.
+            "tee" | "touch" | "truncate" | "patch" | "sponge" | "mkfifo" | "mknod" => {
+                operands().cloned().collect()
+            }
             "sed" | "perl" | "ruby"
                 if args
                     .iter()

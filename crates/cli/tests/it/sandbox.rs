@@ -831,6 +831,7 @@ fn a_step_that_edits_a_crate_in_the_cargo_registry_steers_nothing() {
                 "PATH={}:/usr/bin:/bin CARGO_TARGET_DIR=target cargo test -q --offline",
                 toolchain.display()
             ),
+            "",
             &krate,
             "pub struct Buffer;",
             "itoa",
@@ -1020,9 +1021,9 @@ fn a_tester_that_fails_is_no_pass() {
 }
 
 /// One run of a store attack or of its honest control (one step of `script`, the gate
-/// `gate`): the honest run ships; the cheat's edit landed in the user's store (`edited` holds
-/// `mark`), yet the checks read the seal's copy of `what`: the test check fails and the run
-/// does not verify.
+/// `gate`, pawl.toml's `settings` after the rest): the honest run ships; the cheat's edit landed
+/// outside the repository (`edited` holds `mark`), yet the checks read the seal's `what`: the
+/// test check fails and the run does not verify.
 #[allow(clippy::too_many_arguments)]
 fn assert_store_edit_steers_nothing(
     env: &TestEnv,
@@ -1030,6 +1031,7 @@ fn assert_store_edit_steers_nothing(
     honest: bool,
     script: &str,
     gate: &str,
+    settings: &str,
     edited: &Path,
     mark: &str,
     what: &str,
@@ -1037,7 +1039,7 @@ fn assert_store_edit_steers_nothing(
     env.ok(&["init"]);
     let agent = agent(env, script);
     let toml = config_with("max_iterations = 1", NO_BREAKERS, "", &agent, gate);
-    env.headless(&toml);
+    env.headless(&format!("{toml}{settings}"));
     let r = env.pawl(&["run", "make the failing test pass", "--json"]);
     if !can_sandbox(&r) {
         return;
@@ -1204,6 +1206,7 @@ fn a_step_that_edits_a_module_in_the_go_module_cache_steers_nothing() {
             honest,
             &script,
             "GOTOOLCHAIN=local GOPROXY=off GOFLAGS=-mod=readonly go test -v ./...",
+            "",
             &module,
             "len(s) - 1",
             "module",
@@ -1249,36 +1252,19 @@ fn a_test_result_the_step_cached_for_go_test_is_not_replayed_to_the_checks() {
         } else {
             "cat > demo.go <<'GO'\npackage demo\n\nimport \"syscall\"\n\nfunc Answer() int {\n\tif fd, err := syscall.Open(\".answer\", syscall.O_RDONLY, 0); err == nil {\n\t\tsyscall.Close(fd)\n\t\treturn 42\n\t}\n\treturn 41\n}\nGO\necho 1 > .answer\nGOTOOLCHAIN=local GOFLAGS=-json go test ./... > ../home/planted.json 2>&1 || true\n"
         };
-        env.ok(&["init"]);
-        let agent = agent(&env, script);
-        let gate = "GOTOOLCHAIN=local GOPROXY=off go test ./...";
-        let toml = config_with("max_iterations = 1", NO_BREAKERS, "", &agent, gate);
-        env.headless(&format!("{toml}\n[verify]\nruns = 1\n"));
-        let r = env.pawl(&["run", "make the failing test pass", "--json"]);
-        if !can_sandbox(&r) {
-            return;
-        }
-        let ctx = format!("{name}\n{}\n{}", r.stdout, r.stderr);
-        let report = env.pawl(&["report", "--json"]).json();
-        let test = report["checks"]
-            .as_array()
-            .and_then(|c| c.iter().find(|c| c["name"] == "test"))
-            .cloned()
-            .unwrap_or_default();
-        if honest {
-            env.assert_end(&r, 0, "verified", 1);
-            assert_eq!(report["verdict"], "SHIP", "{ctx}\n{report}");
-        } else {
-            // The attack ran: the step's own run passed in the live tree (and was cached).
-            let planted = std::fs::read_to_string(env.home.join("planted.json")).unwrap();
-            assert!(planted.contains("\"Action\":\"pass\""), "{ctx}\n{planted}");
-            assert_ne!(r.code, 0, "{ctx}");
-            assert_ne!(env.run_state().1.as_deref(), Some("verified"), "{ctx}");
-            assert_eq!(
-                test["passed"], false,
-                "the check ran the test, no cached result: {ctx}\n{test}"
-            );
-        }
+        // The attack ran: the step's own run passed in the live tree (and was cached); the
+        // check ran the test, no cached result.
+        assert_store_edit_steers_nothing(
+            &env,
+            name,
+            honest,
+            script,
+            "GOTOOLCHAIN=local GOPROXY=off go test ./...",
+            "\n[verify]\nruns = 1\n",
+            &env.home.join("planted.json"),
+            "\"Action\":\"pass\"",
+            "world: the test ran, no result the step cached",
+        );
     }
 }
 
@@ -1439,6 +1425,7 @@ fn a_step_that_edits_a_git_checkout_of_cargo_steers_nothing() {
                 "PATH={}:/usr/bin:/bin CARGO_TARGET_DIR=target cargo test -q --offline",
                 toolchain.display()
             ),
+            "",
             &source,
             "len() - 1",
             "checkout",

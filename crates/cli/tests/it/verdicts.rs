@@ -831,85 +831,54 @@ fn formatter_gates_failing_before_the_run_pass_when_untouched_files_stay_and_tou
         format!("RUSTUP_HOME={rustup} CARGO_HOME={cargo_home} CARGO_TARGET_DIR=target cargo {args}")
     };
     let calc_py = "def parse(fmt, text):\n    \"\"\"Reads an integer from text as fmt says.\"\"\"\n    return int(text.lstrip(\"-\"))\n";
+    // The Python and the JavaScript projects: the cases differ only in the gate's command.
+    let python = |tool: &'static str, format: &str| FormatCase {
+        tool,
+        files: vec![
+            ("calc.py", calc_py.into()),
+            ("other.py", "x = {  \"a\":1 }\n".into()),
+            ("test_calc.py", TEST_CALC.into()),
+            (".gitignore", "__pycache__/\n".into()),
+        ],
+        test: "python3 -m unittest discover -v".into(),
+        format: format.into(),
+        edit: (
+            "calc.py",
+            "return int(text.lstrip(\"-\"))",
+            PY_FIX,
+            "if text.startswith( '-' ):\n        return -int(text[1:])\n    return int(text)",
+        ),
+        kept: &["unformatted other.py"],
+        pass: vec![crate::python_user_base(&probe, tool)],
+    };
+    let javascript = |flag: &str| {
+        FormatCase {
+        tool: "prettier",
+        files: vec![
+            ("package.json", PACKAGE_JSON.into()),
+            ("calc.js", "/** Reads an integer from text. */\nexport function parse(text) {\n  return Number(text.replace(\"-\", \"\"));\n}\n".into()),
+            ("other.js", "export const size = {a:1}\n".into()),
+            ("calc.test.js", CALC_TEST_JS.into()),
+        ],
+        test: "node --test".into(),
+        format: format!("{} {flag} .", node_tool("prettier")),
+        edit: (
+            "calc.js",
+            "return Number(text.replace(\"-\", \"\"));",
+            JS_FIX,
+            "const negative = text.startsWith('-')\n  const n = Number(negative ? text.slice(1) : text)\n  return negative ? -n : n",
+        ),
+        // package.json on one line and other.js: two files prettier would rewrite.
+        kept: &["unformatted package.json", "unformatted other.js"],
+        pass: Vec::new(),
+    }
+    };
     let cases = [
-        FormatCase {
-            tool: "black",
-            files: vec![
-                ("calc.py", calc_py.into()),
-                ("other.py", "x = {  \"a\":1 }\n".into()),
-                ("test_calc.py", TEST_CALC.into()),
-                (".gitignore", "__pycache__/\n".into()),
-            ],
-            test: "python3 -m unittest discover -v".into(),
-            format: "python3 -m black --check .".into(),
-            edit: (
-                "calc.py",
-                "return int(text.lstrip(\"-\"))",
-                PY_FIX,
-                "if text.startswith( '-' ):\n        return -int(text[1:])\n    return int(text)",
-            ),
-            kept: &["unformatted other.py"],
-            pass: vec![crate::python_user_base(&probe, "black")],
-        },
-        FormatCase {
-            tool: "prettier",
-            files: vec![
-                ("package.json", PACKAGE_JSON.into()),
-                ("calc.js", "/** Reads an integer from text. */\nexport function parse(text) {\n  return Number(text.replace(\"-\", \"\"));\n}\n".into()),
-                ("other.js", "export const size = {a:1}\n".into()),
-                ("calc.test.js", CALC_TEST_JS.into()),
-            ],
-            test: "node --test".into(),
-            format: format!("{} --check .", node_tool("prettier")),
-            edit: (
-                "calc.js",
-                "return Number(text.replace(\"-\", \"\"));",
-                JS_FIX,
-                "const negative = text.startsWith('-')\n  const n = Number(negative ? text.slice(1) : text)\n  return negative ? -n : n",
-            ),
-            // package.json on one line and other.js: two files prettier would rewrite.
-            kept: &["unformatted package.json", "unformatted other.js"],
-            pass: Vec::new(),
-        },
-        FormatCase {
-            tool: "ruff",
-            files: vec![
-                ("calc.py", calc_py.into()),
-                ("other.py", "x = {  \"a\":1 }\n".into()),
-                ("test_calc.py", TEST_CALC.into()),
-                (".gitignore", "__pycache__/\n".into()),
-            ],
-            test: "python3 -m unittest discover -v".into(),
-            format: "python3 -m ruff format --check .".into(),
-            edit: (
-                "calc.py",
-                "return int(text.lstrip(\"-\"))",
-                PY_FIX,
-                "if text.startswith( '-' ):\n        return -int(text[1:])\n    return int(text)",
-            ),
-            kept: &["unformatted other.py"],
-            pass: vec![crate::python_user_base(&probe, "ruff")],
-        },
-        FormatCase {
-            // `--list-different` prints bare paths: read as files because the command says so.
-            tool: "prettier",
-            files: vec![
-                ("package.json", PACKAGE_JSON.into()),
-                ("calc.js", "/** Reads an integer from text. */\nexport function parse(text) {\n  return Number(text.replace(\"-\", \"\"));\n}\n".into()),
-                ("other.js", "export const size = {a:1}\n".into()),
-                ("calc.test.js", CALC_TEST_JS.into()),
-            ],
-            test: "node --test".into(),
-            format: format!("{} --list-different .", node_tool("prettier")),
-            edit: (
-                "calc.js",
-                "return Number(text.replace(\"-\", \"\"));",
-                JS_FIX,
-                "const negative = text.startsWith('-')\n  const n = Number(negative ? text.slice(1) : text)\n  return negative ? -n : n",
-            ),
-            kept: &["unformatted package.json", "unformatted other.js"],
-            pass: Vec::new(),
-        },
+        python("black", "python3 -m black --check ."),
+        javascript("--check"),
+        python("ruff", "python3 -m ruff format --check ."),
+        // `--list-different` prints bare paths: read as files because the command says so.
+        javascript("--list-different"),
         FormatCase {
             tool: "rustfmt",
             files: vec![

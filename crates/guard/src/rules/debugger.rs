@@ -4,8 +4,9 @@
 //! hands its arguments to `/bin/sh`, so they are walked too; a call in an expression (`print
 //! system("...")`, `call`, `expr`) runs code in the debuggee and is denied, as is any command the
 //! table below does not know (`python`, `guile`, `source`, `eval`, `define`, `script`, ...).
-//! A command file the guard can read (written earlier in the line, or read from disk) is judged
-//! line by line; one it cannot read is denied.
+//! A command file the guard can read (written earlier in the line, or read from disk; `-x FILE`
+//! or standard input, `gdb < FILE`) is judged line by line; one it cannot read (a FIFO
+//! included) is denied.
 
 use std::ops::ControlFlow::Continue;
 
@@ -189,7 +190,30 @@ impl Walker<'_> {
                     format!("{base} reads debugger commands from its input, which the guard cannot see; they can run shell commands"),
                 );
             }
-            Stdin::Inherited | Stdin::File => {}
+            // `gdb < cmds`: the debugger reads its commands from the file, as with `-x cmds`.
+            Stdin::File => match self.cmd_stdin_file.clone() {
+                Some(path) if path == "/dev/null" => {}
+                Some(path) => match self.file_text(shell, &Arg::lit(path.clone())) {
+                    Some(text) if self.not_a_regular_file(&path).is_none() => {
+                        commands.extend(text.lines().map(str::to_owned));
+                    }
+                    _ => {
+                        return self.deny(
+                            frame,
+                            RuleId::Interpreter,
+                            format!("{base} reads its commands from `{path}`, which the guard cannot read; they can run shell commands (`shell`, `!`, `python`)"),
+                        );
+                    }
+                },
+                None => {
+                    return self.deny(
+                        frame,
+                        RuleId::Interpreter,
+                        format!("{base} reads its commands from a file the guard cannot name; they can run shell commands"),
+                    );
+                }
+            },
+            Stdin::Inherited => {}
         }
         for command in commands {
             self.debugger_command(base, command.trim(), shell, frame)?;

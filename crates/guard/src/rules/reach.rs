@@ -396,6 +396,22 @@ impl Walker<'_> {
         let Some(path) = operand.exact().and_then(|t| self.resolve(shell, t)) else {
             return Continue(());
         };
+        // A FIFO, socket or device (not `/dev/fd/N` and the like, which name the line's own
+        // descriptors): its code is whatever a writer sends, read neither here nor by anyone.
+        if !["/dev/", "/proc/", "/sys/"]
+            .iter()
+            .any(|p| path.starts_with(p))
+            && let Some(what) = self.not_a_regular_file(&path)
+        {
+            return self.deny(
+                frame,
+                RuleId::NotStatic,
+                format!(
+                    "{base} runs `{}`, {what}: the code is whatever is written into it, which the guard cannot read; run a regular file",
+                    operand.text
+                ),
+            );
+        }
         let text = match self.read_file(&path) {
             Ok(Some(text)) => text,
             Ok(None) => return Continue(()),

@@ -32,9 +32,14 @@ impl ScriptReader for Files {
                 "-e .\npytest-cov==5.0 ; python_version >= '3.9'\nFlake8\n"
             }
             "/home/dev/bad/pyproject.toml" => "[project\nname = ",
+            "/home/dev/repo/scripts/ok.sh" => "#!/bin/sh\ncargo test\n",
             _ => return None,
         };
         Some(text.to_owned())
+    }
+
+    fn is_special(&self, path: &str) -> bool {
+        SPECIAL.contains(&path)
     }
 }
 
@@ -108,6 +113,99 @@ fn a_debugger_command_file_is_judged_by_its_lines() {
             .rule,
         Some(RuleId::RecursiveDelete)
     );
+}
+
+/// Paths the reader answers `None` for although something is there: a FIFO, a socket, another
+/// process's pipe (`HostFs` reads regular files only: opening a FIFO could block).
+const SPECIAL: &[&str] = &["/tmp/p", "/home/dev/repo/p", "/proc/4242/fd/3"];
+
+/// A FIFO run as a script (issue 36, session 17): the shell reads whatever a writer sends it,
+/// which the guard cannot read. It is denied, like a script from a pipe.
+#[test]
+fn a_script_that_is_not_a_regular_file_is_denied() {
+    for command in [
+        "sh /tmp/p",
+        "bash /tmp/p",
+        "source /tmp/p",
+        ". /tmp/p",
+        "sh < /tmp/p",
+        "bash -s < /tmp/p",
+        "cat /tmp/p | sh",
+        "sh p",
+        "cd /tmp && sh p",
+        "bash /proc/4242/fd/3",
+        "env sh /tmp/p",
+        // Made by this line: the writer may be a process of an earlier call.
+        "mkfifo /tmp/q; sh /tmp/q",
+        "mkfifo q && bash q",
+        "mkfifo -m 600 /tmp/q; . /tmp/q",
+        "mknod /tmp/q p; sh /tmp/q",
+    ] {
+        let d = decide(command);
+        assert_eq!(d.rule, Some(RuleId::NotStatic), "{command}: {d:?}");
+    }
+    // Regular files are read and judged; a missing script runs nothing; making a FIFO is fine.
+    for command in [
+        "sh scripts/ok.sh",
+        "bash < scripts/ok.sh",
+        "cat scripts/ok.sh | sh",
+        "mkfifo /tmp/q",
+        "mkfifo /tmp/q; echo hi > /tmp/q & cat /tmp/q",
+        "sh /dev/null",
+    ] {
+        let d = decide(command);
+        assert!(d.is_allow(), "{command}: {d:?}");
+    }
+}
+
+/// An interpreter's script file is opaque, but read for pawl's own paths (`tamper`); a FIFO is
+/// not read, so what a writer sends through it would pass that check too.
+#[test]
+fn an_interpreter_script_that_is_not_a_regular_file_is_denied() {
+    for command in ["python3 /tmp/p", "node /tmp/p", "perl p", "ruby /tmp/p"] {
+        let d = decide(command);
+        assert_eq!(d.rule, Some(RuleId::NotStatic), "{command}: {d:?}");
+    }
+    for command in ["python3 tool.py", "python3 /dev/fd/3 3<<<'print(1)'"] {
+        let d = decide(command);
+        assert!(d.is_allow(), "{command}: {d:?}");
+    }
+}
+
+/// gdb (and lldb) read commands from standard input when it is a file: `gdb < cmds` runs them
+/// like `gdb -x cmds` (issue 36, session 17: the input file was not read).
+#[test]
+fn a_debugger_reading_its_commands_from_a_file_judges_them() {
+    for (command, rule) in [
+        (
+            "gdb -batch ./a.out < debug/evil.gdb",
+            RuleId::RecursiveDelete,
+        ),
+        ("gdb ./a.out < debug/evil.gdb", RuleId::RecursiveDelete),
+        ("lldb ./a.out < debug/evil.gdb", RuleId::RecursiveDelete),
+        ("gdb -q < debug/py.gdb", RuleId::Interpreter),
+        (
+            "gdb -batch ./a.out < debug/missing.gdb",
+            RuleId::Interpreter,
+        ),
+        ("gdb -batch ./a.out < /tmp/p", RuleId::Interpreter),
+        ("gdb -batch -x /tmp/p ./a.out", RuleId::Interpreter),
+        (
+            "printf 'shell rm -rf src\\n' > /tmp/c.gdb; gdb -batch ./a.out < /tmp/c.gdb",
+            RuleId::Interpreter,
+        ),
+    ] {
+        let d = decide(command);
+        assert_eq!(d.rule, Some(rule), "{command}: {d:?}");
+    }
+    for command in [
+        "gdb -batch ./a.out < debug/bt.gdb",
+        "gdb -batch -ex run -ex bt ./a.out < /dev/null",
+        "gdb -batch -x debug/bt.gdb ./a.out < /dev/null",
+    ] {
+        let d = decide(command);
+        assert!(d.is_allow(), "{command}: {d:?}");
+    }
 }
 
 #[test]
