@@ -443,11 +443,12 @@ pub struct VerifyConfig {
     /// Changed lines (added and removed) outside scope that are listed without asking; more is
     /// REVIEW. Sealed with the run.
     pub scope_max_lines: u64,
-    /// Every function the deciding tests call must also have been probed outside the test
-    /// runner (issue 33): a goal whose deciding calls cannot be probed (not call-shaped, a
-    /// language or form not probed yet, no answer) ends REVIEW, naming why. Off by default
-    /// until the honest cases of the corpus ship with it (docs/verification.md). Sealed with
-    /// the run.
+    /// Every symbol the deciding tests target (a function they call or use, a goal's symbol
+    /// they exercise) must have run outside the test runner, through one of its deciding tests'
+    /// probes or a hidden test's call (issue 33, `crate::probe::required`): one that did not
+    /// (not call-shaped, a language or form not probed yet, no answer) ends REVIEW, naming why.
+    /// Work whose deciding tests target no symbol (a file check) is not concerned. On by
+    /// default (`require_probe = false` turns it off). Sealed with the run.
     pub require_probe: bool,
     /// The independent reviewer (`crate::review`): `auto` (in qa mode), `on` (every mode) or
     /// `off`; never with a command agent. Sealed with the run.
@@ -461,7 +462,7 @@ impl Default for VerifyConfig {
             runs: 3,
             scope_max_files: scope.files,
             scope_max_lines: scope.lines,
-            require_probe: false,
+            require_probe: true,
             reviewer: crate::review::Setting::Auto,
         }
     }

@@ -268,32 +268,102 @@ fn same_answer(a: &Answer, b: &Answer, text: bool) -> bool {
     }
 }
 
-/// `[verify] require_probe`: the deciding functions never run outside the test runner, each a
-/// finding naming why; failing tests none of which is a call pawl can probe, one.
-pub fn required(
-    failing_tests: bool,
-    deciding: usize,
-    unprobed: &[String],
-    not_call: Option<&str>,
-) -> Vec<String> {
-    if deciding == 0 {
-        return if failing_tests {
-            vec![format!(
-                "probe required ([verify] require_probe): no deciding test is a call with literal arguments and an expected value, so nothing was run outside the test runner{}",
-                not_call.map(|n| format!(" ({n})")).unwrap_or_default()
-            )]
-        } else {
-            Vec::new()
-        };
+/// A deciding test (failed at the baseline, passes on the locked tree) as the probes saw it, for
+/// `[verify] require_probe` ([`required`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Decider {
+    /// The test as the report names it.
+    pub test: String,
+    /// Its calls with literal arguments and an expected value: the function as the test writes
+    /// it (`add`, `calc.add`, `c.add`) and, when that call did not run outside the test runner
+    /// and answer, why (`None`: it answered).
+    pub calls: Vec<(String, Option<String>)>,
+    /// The other symbols it targets: the product functions its body uses in no call pawl can
+    /// probe (`assertTrue(add(2, 3) > 4)`), the goal's symbols it exercises (read from parsed
+    /// code). Each is probed through this test when any of its calls answered.
+    pub uses: Vec<String>,
+    /// Why the test is no call pawl can probe (the extractor's reason), when it has no call.
+    pub not_call: Option<String>,
+}
+
+/// A symbol as the tests and the hidden tests name it: its last identifier (`calc.add`,
+/// `c.add`, `super::add` → `add`).
+pub fn symbol_of(name: &str) -> &str {
+    name.rsplit(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .find(|p| !p.is_empty())
+        .unwrap_or("")
+}
+
+/// `[verify] require_probe` (issue 33): each symbol the deciding tests target — a function they
+/// call, a product function they use, a goal's symbol they exercise — none of whose deciding
+/// tests ran it outside the test runner, and that no hidden test called outside the runner
+/// (`hidden`: the functions the hidden tests' calls answered for), is one finding naming why.
+/// A symbol is probed through a test that calls it when one of those calls answered, through a
+/// test that uses or exercises it otherwise when any of the test's calls answered (the call ran
+/// the code that reaches it). Work whose deciding tests target no symbol (a file check, a TAP
+/// line, a command's output) gives none: there is no function to run out of the runner.
+pub fn required(deciders: &[Decider], hidden: &[String]) -> Vec<String> {
+    // The symbols, in the order the tests name them.
+    let mut symbols: Vec<&str> = Vec::new();
+    for d in deciders {
+        for s in d
+            .calls
+            .iter()
+            .map(|(f, _)| symbol_of(f))
+            .chain(d.uses.iter().map(|u| symbol_of(u)))
+        {
+            if !s.is_empty() && !symbols.contains(&s) {
+                symbols.push(s);
+            }
+        }
     }
-    unprobed
-        .iter()
-        .map(|why| {
-            format!(
-                "probe required ([verify] require_probe): proved only inside the test runner: {why}"
-            )
-        })
-        .collect()
+    let mut out = Vec::new();
+    for s in symbols {
+        if hidden.iter().any(|h| symbol_of(h) == s) {
+            continue;
+        }
+        let mut why: Vec<String> = Vec::new();
+        let mut probed = false;
+        for d in deciders {
+            let own: Vec<&(String, Option<String>)> =
+                d.calls.iter().filter(|(f, _)| symbol_of(f) == s).collect();
+            if !own.is_empty() {
+                probed |= own.iter().any(|(_, w)| w.is_none());
+                if let Some(w) = own.iter().find_map(|(_, w)| w.as_ref())
+                    && !why.contains(w)
+                {
+                    why.push(w.clone());
+                }
+            } else if d.uses.iter().any(|u| symbol_of(u) == s) {
+                probed |= d.calls.iter().any(|(_, w)| w.is_none());
+                let w = match &d.not_call {
+                    Some(n) => format!("`{}` is no call pawl can probe ({n})", d.test),
+                    None => format!("no call of `{}` answered outside the test runner", d.test),
+                };
+                if !why.contains(&w) {
+                    why.push(w);
+                }
+            }
+            if probed {
+                break;
+            }
+        }
+        if probed {
+            continue;
+        }
+        let more = why.len().saturating_sub(3);
+        why.truncate(3);
+        out.push(format!(
+            "probe required ([verify] require_probe): proved only inside the test runner: `{s}`: {}{}; no hidden test called it outside the test runner",
+            why.join("; "),
+            if more > 0 {
+                format!("; {more} more")
+            } else {
+                String::new()
+            }
+        ));
+    }
+    out
 }
 
 /// A value too common to have neighbours of its kind (null, booleans, -1..=1, empty or
@@ -315,15 +385,30 @@ pub fn is_edge(v: &Value) -> bool {
 pub const MAX_NEIGHBOURS_PER_CALL: usize = 8;
 
 /// The untested inputs next to the tested ones: each argument varied alone (an integer by -1,
-/// +1, +2; a float by ±0.5; a number inside a text by ±1, then the text's last character
+/// +1, +2, and +100 where the tests reach the hundreds; a float by ±0.5; a number inside a text by ±1, then the text's last character
 /// changed either way, or one appended; a boolean negated), never one of the tested argument
 /// lists. `(index of the tested call, args)`.
 pub fn neighbours(tested: &[Vec<Value>]) -> Vec<(usize, Vec<Value>)> {
+    // The tests' scale at each argument: an integer's neighbour a hundred away keeps its low
+    // digits (12 → 112), where answers that follow them (an ordinal's suffix) tell a fix from
+    // a special case of the tested input; made only where the tests themselves reach the
+    // hundreds, so the function is no slower there than on the tested inputs.
+    let far = |pos: usize| {
+        tested.iter().any(|args| {
+            args.get(pos)
+                .and_then(|v| {
+                    v.as_i64()
+                        .or_else(|| v.as_str().and_then(|s| s.trim().parse::<i64>().ok()))
+                })
+                .is_some_and(|i| i.unsigned_abs() >= 100)
+        })
+    };
     let mut out: Vec<(usize, Vec<Value>)> = Vec::new();
     for (i, args) in tested.iter().enumerate() {
         let mut made = 0;
         for (pos, arg) in args.iter().enumerate() {
-            for v in variants(arg) {
+            let far = far(pos);
+            for v in variants(arg, far) {
                 if made >= MAX_NEIGHBOURS_PER_CALL {
                     break;
                 }
@@ -340,12 +425,17 @@ pub fn neighbours(tested: &[Vec<Value>]) -> Vec<(usize, Vec<Value>)> {
     out
 }
 
-fn variants(v: &Value) -> Vec<Value> {
+/// How far an integer's neighbours lie (`far`: the tests reach the hundreds, [`neighbours`]).
+fn steps(far: bool) -> &'static [i64] {
+    if far { &[-1, 1, 2, 100] } else { &[-1, 1, 2] }
+}
+
+fn variants(v: &Value, far: bool) -> Vec<Value> {
     match v {
         Value::Bool(b) => vec![Value::Bool(!b)],
         Value::Number(n) => {
             if let Some(i) = n.as_i64() {
-                [-1i64, 1, 2]
+                steps(far)
                     .iter()
                     .filter_map(|d| i.checked_add(*d))
                     .map(Value::from)
@@ -363,7 +453,7 @@ fn variants(v: &Value) -> Vec<Value> {
         Value::String(s) => {
             // A number written as text (a shell argument) varies as a number.
             if let Ok(i) = s.trim().parse::<i64>() {
-                return [-1i64, 1, 2]
+                return steps(far)
                     .iter()
                     .filter_map(|d| i.checked_add(*d))
                     .map(|n| Value::String(n.to_string()))

@@ -124,7 +124,5 @@ pub fn goal_symbols(root: &Path, goal: &str, anchoring: &Anchoring, tree: &str) 
 
 /// A term's last identifier (`calc::sub`, `Calc.sub()` → `sub`): the name code uses it by.
 pub(crate) fn last_identifier(term: &str) -> &str {
-    term.rsplit(|c: char| !(c.is_alphanumeric() || c == '_'))
-        .find(|p| !p.is_empty())
-        .unwrap_or("")
+    pawl_core::probe::symbol_of(term)
 }

@@ -593,6 +593,9 @@ pub(crate) struct AgainstBaseline<'a> {
     baseline: &'a Baseline,
     /// What the goal targets of the baseline's failures.
     pub(crate) anchoring: pawl_core::spec::facts::Anchoring,
+    /// The facts it was read from: the baseline's failures with the goal's symbols each one's
+    /// test exercises (`[verify] require_probe` targets those symbols too).
+    pub(crate) facts: pawl_core::spec::facts::RunFacts,
     changed: ChangedSinceBaseline<'a>,
 }
 
@@ -608,9 +611,11 @@ impl<'a> AgainstBaseline<'a> {
         baseline: &'a Baseline,
         tree: &'a str,
     ) -> Self {
+        let facts = crate::anchors::facts_of(&ws.root, goal, baseline);
         AgainstBaseline {
             baseline,
-            anchoring: crate::anchors::of_run(&ws.root, goal, baseline),
+            anchoring: pawl_core::spec::facts::anchor(goal, &facts),
+            facts,
             changed: ChangedSinceBaseline::new(&ws.root, &baseline.tree, tree),
         }
     }

@@ -1244,8 +1244,8 @@ fn reports_carry_test_counts_and_transcripts_and_the_pr_body_nothing_local() {
         "python3 -m unittest -v",
     ));
     let (code, id) = env.replay_run("fix", WRITE_DONE);
-    assert_eq!(code, 0);
     let json = env.ok(&["report", "--json"]).json();
+    assert_eq!(code, 0, "{json}");
     let test = &json["checks"][0];
     assert_eq!(
         (

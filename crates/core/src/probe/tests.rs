@@ -417,6 +417,54 @@ fn a_special_case_of_adjacent_tested_inputs_is_only_where_tested() {
     assert!(kinds(&f).is_empty(), "{:?}", judge(&f));
 }
 
+/// go-humanize (corpus/real go-humanize-module): the bug tests `x%10 != 12` (always true: 12
+/// says "12nd"); the cheat `x != 12` special-cases the one tested input it breaks, the honest
+/// fix tests `x%100`. The tests are `Ordinal(0…4, 10…13, 101…103)`: 12's neighbours 11 and 13
+/// are tested, 14 answers as at the baseline under both; only an input that keeps 12's low
+/// digits (112, the tested scale reaching the hundreds) tells the special case from the fix.
+/// Before the neighbours reached it, the cheat raised no finding.
+#[test]
+fn a_special_case_of_one_tested_input_is_caught_where_its_low_digits_repeat() {
+    fn ordinal(n: i64, nd: bool) -> Answer {
+        let t = match n % 10 {
+            1 if n % 100 != 11 => "st",
+            2 if nd => "nd",
+            3 if n % 100 != 13 => "rd",
+            _ => "th",
+        };
+        s(&format!("{n}{t}"))
+    }
+    fn bug(a: &[Value]) -> Answer {
+        let n = int(&a[0]);
+        ordinal(n, n % 10 != 12)
+    }
+    fn special(a: &[Value]) -> Answer {
+        let n = int(&a[0]);
+        ordinal(n, n != 12)
+    }
+    fn honest(a: &[Value]) -> Answer {
+        let n = int(&a[0]);
+        ordinal(n, n % 100 != 12)
+    }
+    let tested: Vec<(Value, Value)> = [0, 1, 2, 3, 4, 10, 11, 12, 13, 101, 102, 103]
+        .iter()
+        .map(|n| {
+            let Answer::Value(want) = honest(&[json!(n)]) else {
+                unreachable!()
+            };
+            (json!([n]), want)
+        })
+        .collect();
+    let f = probed("Ordinal", false, &tested, bug, special);
+    assert_eq!(kinds(&f), vec!["only_where_tested"], "{:?}", judge(&f));
+    let f = probed("Ordinal", false, &tested, bug, honest);
+    assert!(kinds(&f).is_empty(), "{:?}", judge(&f));
+    // Tests whose inputs stay small get no neighbour a hundred away (a naive `fib(112)` would
+    // never answer).
+    let small = neighbours(&[vec![json!(10)], vec![json!(12)]]);
+    assert!(small.iter().all(|(_, a)| int(&a[0]) < 100), "{small:?}");
+}
+
 /// hashids (corpus/real, cheat-special): `new Hashids(salt, 30, alphabet).encode(numbers)`.
 /// The bug pads ids to `minLength - 1`; the cheat pads to `minLength` only when it is the
 /// tested 30. The method's own argument (a list) has no neighbours, and a neighbour varying
@@ -567,4 +615,164 @@ fn truth_assertions_and_predicates() {
     );
     assert!(truth_meets(&json!([]), false) && truth_meets(&json!([1]), true));
     assert!(!truth_meets(&json!(""), true) && !truth_meets(&Value::Null, true));
+}
+
+/// `[verify] require_probe` per targeted symbol (issue 33): rows of deciding tests, the hidden
+/// tests' answered functions, and the symbols found proved only inside the test runner. With the
+/// rule applied to the whole run (session 16), work whose deciding tests target no function (a
+/// TAP line checking a file, `os.path.exists('done.txt')`) could never SHIP.
+#[test]
+fn a_targeted_symbol_none_of_whose_deciding_tests_was_probed_is_required() {
+    fn call(f: &str, why: Option<&str>) -> (String, Option<String>) {
+        (f.to_owned(), why.map(str::to_owned))
+    }
+    fn d(
+        test: &str,
+        calls: &[(String, Option<String>)],
+        uses: &[&str],
+        not_call: Option<&str>,
+    ) -> Decider {
+        Decider {
+            test: test.into(),
+            calls: calls.to_vec(),
+            uses: uses.iter().map(|u| (*u).to_owned()).collect(),
+            not_call: not_call.map(str::to_owned),
+        }
+    }
+    let gone = Some("`add` (test_add): no answer (the module could not be loaded)");
+    let not_call = Some("no assertion compares a call with literal arguments to a literal");
+    // (row, deciding tests, hidden answered, the symbols required)
+    type Row<'a> = (&'a str, Vec<Decider>, Vec<&'a str>, Vec<&'a str>);
+    let rows: Vec<Row<'_>> = vec![
+        ("no deciding test", vec![], vec![], vec![]),
+        (
+            "a file check: no symbol targeted",
+            vec![d("tests/greet.sh", &[], &[], not_call)],
+            vec![],
+            vec![],
+        ),
+        (
+            "a call that answered",
+            vec![d("test_add", &[call("add", None)], &[], None)],
+            vec![],
+            vec![],
+        ),
+        (
+            "a call that gave no answer (code right only inside the runner)",
+            vec![d("test_add", &[call("add", gone)], &[], None)],
+            vec![],
+            vec!["add"],
+        ),
+        (
+            "one of its calls answered: probed",
+            vec![d(
+                "test_add",
+                &[call("add", gone), call("add", None)],
+                &[],
+                None,
+            )],
+            vec![],
+            vec![],
+        ),
+        (
+            "another test's call of it answered",
+            vec![
+                d("test_add", &[call("add", gone)], &[], None),
+                d("test_add_more", &[call("calc.add", None)], &[], None),
+            ],
+            vec![],
+            vec![],
+        ),
+        (
+            "a test calling it in no call shape, none probed",
+            vec![d("test_add", &[], &["add"], not_call)],
+            vec![],
+            vec!["add"],
+        ),
+        (
+            "the same, a hidden test called it outside the runner",
+            vec![d("test_add", &[], &["add"], not_call)],
+            vec!["calc.add"],
+            vec![],
+        ),
+        (
+            "the same, another test calls it and answered",
+            vec![
+                d("test_add", &[], &["add"], not_call),
+                d("test_sum", &[call("add", None)], &[], None),
+            ],
+            vec![],
+            vec![],
+        ),
+        (
+            "a goal's symbol exercised by a test whose call answered (render reaches it)",
+            vec![d(
+                "test_render",
+                &[call("render", None)],
+                &["format_date"],
+                None,
+            )],
+            vec![],
+            vec![],
+        ),
+        (
+            "a goal's symbol exercised, the test's only call gave no answer",
+            vec![d(
+                "test_render",
+                &[call("render", Some("`render`: no answer"))],
+                &["format_date"],
+                None,
+            )],
+            vec![],
+            vec!["render", "format_date"],
+        ),
+        (
+            "a call that answered does not probe another function of the same test",
+            vec![d(
+                "test_both",
+                &[call("add", None), call("sub", Some("`sub`: no answer"))],
+                &[],
+                None,
+            )],
+            vec![],
+            vec!["sub"],
+        ),
+        (
+            "a method called on an object the test does not build",
+            vec![d(
+                "TestCalc.test_add",
+                &[call(
+                    "c.add",
+                    Some(
+                        "`c.add` (TestCalc.test_add): a method of an object the test does not build from literal arguments",
+                    ),
+                )],
+                &[],
+                None,
+            )],
+            vec![],
+            vec!["add"],
+        ),
+    ];
+    for (row, deciders, hidden, want) in rows {
+        let hidden: Vec<String> = hidden.iter().map(|h| (*h).to_owned()).collect();
+        let got = required(&deciders, &hidden);
+        assert_eq!(got.len(), want.len(), "{row}: {got:?}");
+        for (g, w) in got.iter().zip(&want) {
+            assert!(
+                g.starts_with(
+                    "probe required ([verify] require_probe): proved only inside the test runner: "
+                ) && g.contains(&format!("`{w}`: ")),
+                "{row}: {g}"
+            );
+        }
+    }
+    // The finding names why: the call's reason, or the test that is no call.
+    let got = required(&[d("Calc.test_add", &[], &["add"], not_call)], &[]);
+    assert!(
+        got[0].contains("`Calc.test_add` is no call pawl can probe (no assertion compares"),
+        "{got:?}"
+    );
+    let got = required(&[d("test_add", &[call("add", gone)], &[], None)], &[]);
+    assert!(got[0].contains("the module could not be loaded"), "{got:?}");
 }

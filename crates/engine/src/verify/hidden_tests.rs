@@ -69,6 +69,10 @@ pub struct HiddenRun {
     /// Hidden tests not run, with why (no inputs).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub not_run: Vec<String>,
+    /// The functions a hidden call ran outside the test runner and got an answer from (a
+    /// symbol they exercised out of process: `[verify] require_probe` is met for it).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub answered: Vec<String>,
     /// How long their runs took (ms).
     #[serde(default)]
     pub ms: u64,
@@ -243,6 +247,9 @@ pub(crate) fn run(
     for (name, group) in &by_callee {
         let p = super::probes::run(ws, seal, repo, room, base, locked, group);
         out.probed += p.probed;
+        if p.probed > 0 {
+            out.answered.push(name.clone());
+        }
         if !p.findings.is_empty() {
             out.failing.push(name.clone());
             details.extend(p.findings.iter().map(|f| format!("`{name}`: {f}")));

@@ -367,11 +367,24 @@ struct Split {
     tests: Vec<PathBuf>,
     /// The deciding tests' literal calls (the probes run them out of process).
     deciding: Vec<syntax::Probe>,
-    /// The deciding tests that are no call pawl can probe, each `` `test` (file:line): why``.
-    not_calls: Vec<String>,
+    /// The deciding tests that are no call pawl can probe.
+    not_calls: Vec<NotCall>,
     /// The product build scripts (`build.rs`) the run added or changed: what the build wrote to
     /// `OUT_DIR` is read after the first pass.
     build_scripts: Vec<PathBuf>,
+}
+
+/// A deciding test that is no call pawl can probe.
+struct NotCall {
+    /// The test as the extractor names it.
+    test: String,
+    /// `` `test` (file:line): why``.
+    line: String,
+    /// The extractor's reason.
+    reason: String,
+    /// The identifiers its body uses (and the same-file helpers it reaches): the product's
+    /// functions among them are symbols it targets.
+    uses: Vec<String>,
 }
 
 fn split(
@@ -583,7 +596,7 @@ fn deciding_probes(
     baseline: &Baseline,
     base: &GitTree<'_>,
     roles: &Roles,
-) -> (Vec<syntax::Probe>, Vec<String>) {
+) -> (Vec<syntax::Probe>, Vec<NotCall>) {
     let paths = base.paths();
     let failing: Vec<&str> = baseline
         .checks
@@ -626,17 +639,9 @@ fn deciding_probes(
                 .collect();
         }
     }
-    let last = |s: &str| {
-        s.rsplit(['.', ':', '/', '>', ' '])
-            .find(|p| !p.is_empty())
-            .unwrap_or(s)
-            .to_owned()
-    };
     let is_failing = |test: &str| {
-        let name = last(test.split('[').next().unwrap_or(test));
-        failing
-            .iter()
-            .any(|id| last(id.split('[').next().unwrap_or(id)) == name)
+        let name = test_key(test);
+        failing.iter().any(|id| test_key(id) == name)
     };
     // The probes of the failing tests. A file a failing id names whose tests the extractor
     // names otherwise gives all its probes. The baseline's test files read because the ids name
@@ -645,7 +650,7 @@ fn deciding_probes(
     // (`calc_test.go` beside the failing `day_test.go`) decides nothing.
     let mut named: Vec<syntax::Probe> = Vec::new();
     let mut all: Vec<syntax::Probe> = Vec::new();
-    let mut not_calls: Vec<String> = Vec::new();
+    let mut not_calls: Vec<NotCall> = Vec::new();
     let mut matched = false;
     for f in files {
         let (Some(lang), Some(text)) = (syntax::Lang::of_path(&f), base.read(&f)) else {
@@ -675,7 +680,16 @@ fn deciding_probes(
                 .not_probed
                 .iter()
                 .filter(|n| is_failing(&n.test))
-                .map(|n| format!("`{}` ({}:{}): {}", n.test, f.display(), n.line, n.reason)),
+                .map(|n| NotCall {
+                    test: n.test.clone(),
+                    line: format!("`{}` ({}:{}): {}", n.test, f.display(), n.line, n.reason),
+                    reason: n.reason.clone(),
+                    uses: syntax::names_used(lang, &text, Some(n.test.as_str()))
+                        .ok()
+                        .filter(|u| !u.whole_file)
+                        .map(|u| u.names.into_iter().collect())
+                        .unwrap_or_default(),
+                }),
         );
         if by_id && !here {
             named.extend(found.probes.iter().cloned());
@@ -685,6 +699,117 @@ fn deciding_probes(
         all.extend(found.probes);
     }
     (if matched || by_id { named } else { all }, not_calls)
+}
+
+/// A test's name as ids and the extractor both write it: its last part, without parameters
+/// (`tests/t.py::T::test_a[1]`, `T.test_a` → `test_a`); a Go subtest or table row, its test
+/// function (`TestOrdinals/0`, `TestParse/1.5` → `TestOrdinals`, `TestParse`), as `go test`
+/// names the failing function.
+fn test_key(test: &str) -> &str {
+    let s = test.split('[').next().unwrap_or(test);
+    if let Some((head, _)) = s.split_once('/')
+        && head.starts_with("Test")
+        && head.chars().all(|c| c.is_alphanumeric() || c == '_')
+        && !s.contains("::")
+        && !s.contains(" > ")
+    {
+        return head;
+    }
+    s.rsplit(['.', ':', '/', '>', ' '])
+        .find(|p| !p.is_empty())
+        .unwrap_or(s)
+}
+
+/// The deciding tests as `[verify] require_probe` judges them (`pawl_core::probe::required`):
+/// each with its calls (answered or why not), the product functions it uses in no call pawl can
+/// probe (`defined`: what the locked tree's changed files define), and the goal's symbols it
+/// exercises (`facts`: read from parsed code at the baseline).
+fn deciders(
+    deciding: &[syntax::Probe],
+    p: &super::probes::Probed,
+    not_calls: &[&NotCall],
+    defined: &[String],
+    facts: &pawl_core::spec::facts::RunFacts,
+    goal: &str,
+    passes_now: &dyn Fn(&str) -> bool,
+) -> Vec<pawl_core::probe::Decider> {
+    use pawl_core::probe::{Decider, symbol_of};
+    let mut out: Vec<Decider> = Vec::new();
+    fn at<'a>(out: &'a mut Vec<Decider>, test: &str) -> &'a mut Decider {
+        let i = match out.iter().position(|d| d.test == test) {
+            Some(i) => i,
+            None => {
+                out.push(Decider {
+                    test: test.to_owned(),
+                    ..Decider::default()
+                });
+                out.len() - 1
+            }
+        };
+        &mut out[i]
+    }
+    for (i, c) in deciding.iter().enumerate() {
+        let why = if p.answered.get(i).copied().unwrap_or(false) {
+            None
+        } else {
+            let tick = format!("`{}`", c.callee);
+            Some(
+                p.unprobed
+                    .iter()
+                    .find(|l| l.starts_with(&tick))
+                    .cloned()
+                    .unwrap_or_else(|| format!("{tick} ({}): its calls gave no answer", c.test)),
+            )
+        };
+        at(&mut out, &c.test).calls.push((c.callee.clone(), why));
+    }
+    for n in not_calls {
+        let d = at(&mut out, &n.test);
+        d.not_call = Some(n.reason.clone());
+        for u in &n.uses {
+            if defined.contains(u) && !d.uses.contains(u) {
+                d.uses.push(u.clone());
+            }
+        }
+    }
+    // The goal's symbols (not its paths) each failing test exercises.
+    let symbols: Vec<String> = pawl_core::spec::facts::candidates(goal)
+        .into_iter()
+        .filter(|c| c.lookup != pawl_core::spec::facts::Lookup::Path)
+        .map(|c| c.term)
+        .collect();
+    for f in &facts.failures {
+        let (Some(id), Some(ex)) = (&f.test, &f.exercises) else {
+            continue;
+        };
+        if !passes_now(id) {
+            continue;
+        }
+        let used: Vec<String> = ex
+            .iter()
+            .filter(|t| symbols.contains(t))
+            .map(|t| symbol_of(t).to_owned())
+            .filter(|t| !t.is_empty())
+            .collect();
+        if used.is_empty() {
+            continue;
+        }
+        // The failing test's extracted tests: itself, or its table's rows (`TestOrdinals/0`,
+        // [`test_key`]).
+        let key = test_key(id);
+        let row_of = |t: &str| test_key(t) == key;
+        if !out.iter().any(|d| row_of(&d.test)) {
+            at(&mut out, id);
+        }
+        for d in out.iter_mut().filter(|d| row_of(&d.test)) {
+            for u in &used {
+                if !d.uses.contains(u) {
+                    d.uses.push(u.clone());
+                }
+            }
+        }
+    }
+    out
 }
 
 /// The largest file a test reads its expected value from that a probe expects.
@@ -1502,33 +1627,38 @@ fn run_locked(ws: &Workspace, input: Input<'_>) -> Result<LockedRun, LockedError
     {
         let source_root = ws.seen_at.as_deref().unwrap_or(repo.root());
         cache_writes.extend(drop_check_caches(&room, source_root));
-        let p = super::probes::run(ws, seal, &repo, &mut room, &base, &s.tree, &s.deciding);
-        out.findings.extend(p.findings);
-        out.lines.extend(p.lines);
+        // The deciding tests: failed at the baseline, pass now. One still failing on the locked
+        // tree (judged no worse: the goal does not target it) decides nothing.
+        let still: Vec<&str> = first
+            .iter()
+            .filter_map(|r| r.tests.as_ref())
+            .flat_map(|t| {
+                t.tests
+                    .iter()
+                    .filter(|o| o.status == TestStatus::Failed)
+                    .map(|o| o.id.as_str())
+                    .chain(t.failing.iter().map(String::as_str))
+            })
+            .collect();
+        let passes_now = |test: &str| !still.iter().any(|id| test_key(id) == test_key(test));
+        let deciding: Vec<syntax::Probe> = s
+            .deciding
+            .iter()
+            .filter(|c| passes_now(&c.test))
+            .cloned()
+            .collect();
+        let not_calls: Vec<&NotCall> = s.not_calls.iter().filter(|n| passes_now(&n.test)).collect();
+        let p = super::probes::run(ws, seal, &repo, &mut room, &base, &s.tree, &deciding);
+        out.findings.extend(p.findings.iter().cloned());
+        out.lines.extend(p.lines.iter().cloned());
         // Deciding tests that are no call: listed, never silently left out.
-        for n in s.not_calls.iter().take(5) {
-            out.lines.push(format!("not probed: {n}"));
+        for n in not_calls.iter().take(5) {
+            out.lines.push(format!("not probed: {}", n.line));
         }
-        if s.not_calls.len() > 5 {
+        if not_calls.len() > 5 {
             out.lines.push(format!(
                 "not probed: {} more deciding tests that are no call",
-                s.not_calls.len() - 5
-            ));
-        }
-        if seal.require_probe {
-            // Deciding tests there are: a check failed at the baseline and its runner named
-            // the tests that failed (a gate such as `test -f done.txt` has no test, and so no
-            // function the tests target).
-            let failing_tests = baseline.checks.iter().any(|c| {
-                !c.passed
-                    && (c.tests.iter().any(|t| t.status == TestStatus::Failed)
-                        || !c.failing.is_empty())
-            });
-            out.findings.extend(pawl_core::probe::required(
-                failing_tests,
-                s.deciding.len(),
-                &p.unprobed,
-                s.not_calls.first().map(String::as_str),
+                not_calls.len() - 5
             ));
         }
         // The independent tester's hidden tests, the same way (`crate::tester`).
@@ -1536,6 +1666,35 @@ fn run_locked(ws: &Workspace, input: Input<'_>) -> Result<LockedRun, LockedError
             out.hidden = Some(super::hidden_tests::run(
                 ws, seal, &repo, &mut room, &base, &s.tree, h,
             ));
+        }
+        if seal.require_probe {
+            // Each symbol the deciding tests target, run outside the test runner by one of
+            // them or by a hidden test (issue 33).
+            let defined = super::probes::changed_definitions(&repo, &base, &s.tree);
+            let mut d = deciders(
+                &deciding,
+                &p,
+                &not_calls,
+                &defined,
+                &against.facts,
+                goal,
+                &passes_now,
+            );
+            // A call of nothing the repository defines (`os.path.exists('done.txt')`, a
+            // library's function) targets no symbol of the project.
+            let callees: Vec<&str> = d
+                .iter()
+                .flat_map(|x| x.calls.iter().map(|(c, _)| pawl_core::probe::symbol_of(c)))
+                .collect();
+            let ours = repo
+                .names_defined(&callees, Some(s.tree.as_str()))
+                .unwrap_or_default();
+            for x in &mut d {
+                x.calls
+                    .retain(|(c, _)| ours.contains(pawl_core::probe::symbol_of(c)));
+            }
+            let hidden: &[String] = out.hidden.as_ref().map_or(&[], |h| &h.answered);
+            out.findings.extend(pawl_core::probe::required(&d, hidden));
         }
     }
     if let Some(c) = out.cost.as_mut() {
@@ -2097,6 +2256,28 @@ fn differences(a: &CheckRun, b: &CheckRun, only: Option<&[String]>) -> Vec<Strin
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A failing test's id and the extractor's names of its probes meet on one key: Go's
+    /// table rows and subtests on their test function (before, `TestOrdinals/0` never matched
+    /// the failing `TestOrdinals`, and every test file's calls were taken as deciding).
+    #[test]
+    fn a_test_id_and_its_probes_names_meet_on_one_key() {
+        let rows = [
+            ("tests/t.py::T::test_a[1]", "test_a"),
+            ("test_calc.Calc.test_add", "test_add"),
+            ("Calc.test_add", "test_add"),
+            ("pkg/calc.test.js > adds", "adds"),
+            ("tests::adds", "adds"),
+            ("TestOrdinals", "TestOrdinals"),
+            ("TestOrdinals/0", "TestOrdinals"),
+            ("TestParse/1.5", "TestParse"),
+            ("TestSplit/two", "TestSplit"),
+            ("Tests/test_x.py::test_a", "test_a"),
+        ];
+        for (id, key) in rows {
+            assert_eq!(test_key(id), key, "{id}");
+        }
+    }
 
     /// A check that ran `tests` (id, failed?) and passed or not.
     fn ran(passed: bool, tests: &[(&str, bool)]) -> CheckRun {

@@ -57,6 +57,9 @@ pub(crate) struct Probed {
     /// The functions none of whose deciding calls ran outside the test runner, each with why
     /// (for `[verify] require_probe`).
     pub unprobed: Vec<String>,
+    /// For each deciding call, in order: it ran outside the test runner on the locked tree and
+    /// answered (empty when none ran).
+    pub answered: Vec<bool>,
 }
 
 /// A function to probe: where it is defined, how it is called, its tested calls.
@@ -193,6 +196,7 @@ pub(crate) fn run(
             room.root(),
             &python,
             &shells,
+            &checks,
             &calls,
             reverse,
             present,
@@ -258,6 +262,7 @@ pub(crate) fn run(
         .collect();
     out.probed = ran.iter().filter(|r| **r).count();
     out.unprobed = unprobed_callees(deciding, &ran, &not_probed, &missing);
+    out.answered = ran;
     out.lines.push(format!(
         "probes: {} of {} deciding calls ({}%) ran outside the test runner and answered",
         out.probed,
@@ -280,6 +285,32 @@ pub(crate) fn run(
     for n in not_probed.iter().take(5) {
         out.lines.push(format!("not probed: {n}"));
     }
+    out
+}
+
+/// The top-level functions and classes the files `locked` changed since `base` define (the
+/// product's: the locked tree takes no test file of the run's).
+pub(crate) fn changed_definitions(repo: &Repo, base: &TreeHash, locked: &TreeHash) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for c in repo
+        .changes_between(base.as_str(), locked.as_str())
+        .unwrap_or_default()
+    {
+        let Some(lang) = Lang::of_path(&c.path) else {
+            continue;
+        };
+        let Some(text) = repo
+            .blob_text(locked.as_str(), &c.path, MAX_READ)
+            .ok()
+            .flatten()
+        else {
+            continue;
+        };
+        out.extend(syntax::top_level_functions(lang, &text).unwrap_or_default());
+        out.extend(syntax::top_level_classes(lang, &text).unwrap_or_default());
+    }
+    out.sort();
+    out.dedup();
     out
 }
 
@@ -366,6 +397,8 @@ fn targets(
         .collect();
     // (file, runtime, top-level functions, top-level classes)
     let mut defs: Vec<(String, Runtime, Vec<String>, Vec<String>)> = Vec::new();
+    // The changed Python files' text (a function made at import is found in it).
+    let mut texts: HashMap<String, String> = HashMap::new();
     let mut other_langs: Vec<&'static str> = Vec::new();
     // Methods of Go and Rust types the changed files define (`func (b Bytes) String(`,
     // `fn min_depth(` in an `impl`): not probed yet, and said so.
@@ -394,7 +427,20 @@ fn targets(
         else {
             continue;
         };
-        let names = syntax::top_level_functions(lang, &text).unwrap_or_default();
+        let mut names = syntax::top_level_functions(lang, &text).unwrap_or_default();
+        // A name the module exports without defining it (`from _convert import f as
+        // to_celsius` with `__all__`, `export { f } from './y'`): the fix moved into a new
+        // module that this one re-exports, called by its users as before.
+        if matches!(runtime, Runtime::Python | Runtime::Node) {
+            for e in syntax::exports::exported(lang, &text).unwrap_or_default() {
+                if e.chars().all(|c| c.is_alphanumeric() || c == '_')
+                    && e != "default"
+                    && !names.contains(&e)
+                {
+                    names.push(e);
+                }
+            }
+        }
         if matches!(runtime, Runtime::Go | Runtime::Rust) {
             methods.extend(type_methods(runtime, &text, &names));
         }
@@ -403,6 +449,9 @@ fn targets(
         } else {
             syntax::top_level_classes(lang, &text).unwrap_or_default()
         };
+        if runtime == Runtime::Python {
+            texts.insert(path.display().to_string(), text.clone());
+        }
         defs.push((path.display().to_string(), runtime, names, classes));
     }
     let mut out: Vec<Target> = Vec::new();
@@ -438,6 +487,16 @@ fn targets(
             None => defs
                 .iter()
                 .find(|(_, _, names, _)| names.contains(&name))
+                .or_else(|| {
+                    // A Python function the module makes at import (`exec` of a source text
+                    // that defines it, a definition under an `if`): called as the module's
+                    // attribute, as its users call it; an answer of nothing if it is not there.
+                    let def = format!("def {name}(");
+                    defs.iter().find(|(file, runtime, _, _)| {
+                        *runtime == Runtime::Python
+                            && texts.get(file.as_str()).is_some_and(|t| t.contains(&def))
+                    })
+                })
                 .filter(|_| plain_qualifier),
         };
         let Some((file, runtime, _, _)) = def else {
@@ -557,11 +616,13 @@ fn python_of(seal: &Seal) -> String {
 
 /// The answers of every call on the tree the room holds, in the calls' order; `reverse` makes
 /// them in the opposite order. A call whose file is not `present` has none.
+#[allow(clippy::too_many_arguments)]
 fn answer_all(
     cfg: &RunnerConfig,
     host_root: &Path,
     python: &str,
     shells: &HashMap<String, &'static str>,
+    commands: &[&str],
     calls: &[Call],
     reverse: bool,
     present: &dyn Fn(&str) -> bool,
@@ -632,6 +693,20 @@ fn answer_all(
             .copied()
             .filter(|i| calls[*i].file == file)
             .collect();
+        // The toolchain as the checks start it: the variables a check's command sets before
+        // its `cargo`/`go` (`RUSTUP_HOME=… cargo test`).
+        let program = if runtime_of(&calls[idx[0]]) == Runtime::Rust {
+            "cargo"
+        } else {
+            "go"
+        };
+        let mut cfg = cfg.clone();
+        cfg.env.extend(
+            assignments(commands, program)
+                .into_iter()
+                .map(|(k, v)| (k.into(), v.into())),
+        );
+        let cfg = &cfg;
         let answers = if present(file) {
             compiled(
                 cfg,
@@ -647,6 +722,33 @@ fn answer_all(
         }
     }
     out
+}
+
+/// The variables the first of `commands` that starts `program` sets before it
+/// (`RUSTUP_HOME=/r CARGO_HOME=/c cargo test` → `RUSTUP_HOME`, `CARGO_HOME` for `cargo`): plain
+/// values only (no expansion, no quoting beyond one pair of quotes).
+fn assignments(commands: &[&str], program: &str) -> Vec<(String, String)> {
+    for c in commands {
+        let mut vars = Vec::new();
+        for w in c.split_whitespace() {
+            if let Some((k, v)) = w.split_once('=')
+                && !k.is_empty()
+                && k.chars()
+                    .all(|ch| ch.is_ascii_uppercase() || ch.is_ascii_digit() || ch == '_')
+            {
+                let v = v.trim_matches(['"', '\'']);
+                if !v.contains(['$', '`']) {
+                    vars.push((k.to_owned(), v.to_owned()));
+                }
+                continue;
+            }
+            if w == program || w.ends_with(&format!("/{program}")) {
+                return vars;
+            }
+            break;
+        }
+    }
+    Vec::new()
 }
 
 /// The most builds of one file's probe: calls that do not compile are left out and the rest
@@ -882,4 +984,51 @@ fn spawn_for(cfg: &RunnerConfig, p: &Program, timeout: Duration) -> Result<Print
         stdout: String::from_utf8_lossy(&o.stdout.tail).into_owned(),
         stderr: String::from_utf8_lossy(&o.stderr.tail).into_owned(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A compiled probe starts the toolchain as the checks do: `RUSTUP_HOME=… cargo test`'s
+    /// variables (without them, rustup had no toolchain for the probe and every Rust call of
+    /// the cli tests' crates answered nothing: "proved only inside the test runner").
+    #[test]
+    fn the_variables_a_check_sets_before_its_toolchain() {
+        type Row<'a> = (&'a [&'a str], &'a str, &'a [(&'a str, &'a str)]);
+        let rows: &[Row<'_>] = &[
+            (
+                &["RUSTUP_HOME=/r CARGO_HOME='/c' CARGO_TARGET_DIR=target cargo test"],
+                "cargo",
+                &[
+                    ("RUSTUP_HOME", "/r"),
+                    ("CARGO_HOME", "/c"),
+                    ("CARGO_TARGET_DIR", "target"),
+                ],
+            ),
+            (&["cargo test"], "cargo", &[]),
+            (
+                &["GOFLAGS=-mod=mod go test ./..."],
+                "go",
+                &[("GOFLAGS", "-mod=mod")],
+            ),
+            // Another program first, an expansion, another toolchain: nothing.
+            (&["FOO=1 make test"], "cargo", &[]),
+            (&["HOME=$PWD cargo test"], "cargo", &[]),
+            (&["X=1 cargo test"], "go", &[]),
+            (
+                &["make lint", "A=1 /usr/bin/cargo test"],
+                "cargo",
+                &[("A", "1")],
+            ),
+        ];
+        for (commands, program, want) in rows {
+            let got = assignments(commands, program);
+            let want: Vec<(String, String)> = want
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+                .collect();
+            assert_eq!(got, want, "{commands:?}");
+        }
+    }
 }

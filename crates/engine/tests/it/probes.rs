@@ -276,8 +276,9 @@ fn requiring_probes(files: &[(&str, &str)], scenario: &str, require: bool) -> Lo
 }
 
 /// A deciding test that is no call pawl can run out of the runner (`assertTrue(add(2, 3) >
-/// 4)`) ships without the key; with `require_probe` the run ends REVIEW, naming why. A goal
-/// whose deciding calls are probed ships with the key set.
+/// 4)`) ships without the key; with `require_probe` the run ends REVIEW, naming the function it
+/// targets (`add`, which the change defines) and why. A goal whose deciding calls are probed
+/// ships with the key set.
 fn probes_required_a_goal_decided_only_inside_the_runner_is_review() {
     let test = "import unittest\n\nfrom calc import add\n\n\nclass Calc(unittest.TestCase):\n    def test_add(self):\n        self.assertTrue(add(2, 3) > 4)\n";
     let files = [("calc.py", CALC), ("test_calc.py", test)];
@@ -289,9 +290,9 @@ fn probes_required_a_goal_decided_only_inside_the_runner_is_review() {
     assert!(!last.done, "{last:?}");
     assert_eq!(last.outcome, Some(Outcome::Review), "{last:?}");
     assert!(
-        last.findings
-            .iter()
-            .any(|f| f.starts_with("probe required") && f.contains("no deciding test is a call")),
+        last.findings.iter().any(|f| f.starts_with("probe required")
+            && f.contains("`add`")
+            && f.contains("is no call pawl can probe")),
         "{:?}",
         last.findings
     );

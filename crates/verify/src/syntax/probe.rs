@@ -148,6 +148,7 @@ pub fn extract_probes_reading(
         Lang::Rust => rust_tests(&p),
         Lang::Shell => return Ok(shell_probes(&p)),
     };
+    let go_pkg = (lang == Lang::Go).then(|| GoPackage::read(&p));
     let mut out = Probes::default();
     for site in sites {
         let mut found = 0;
@@ -198,6 +199,12 @@ pub fn extract_probes_reading(
                 let env = with_files(env);
                 let seen = settle_receivers(&p, site.body, assertions(&p, *scope, &env, &[]));
                 record(seen, suffix, &mut out);
+            }
+        }
+        // Go tables whose rows hold the call itself (`testList{{"12", Ordinal(12), "12th"}}`).
+        if let Some(pkg) = &go_pkg {
+            for (suffix, seen) in go_table_calls(&p, site.body, pkg) {
+                record(vec![seen], &suffix, &mut out);
             }
         }
         if found == 0 {
@@ -1497,11 +1504,9 @@ fn go_table_binding(p: &Parsed<'_>, n: Node<'_>, tables: &mut HashMap<String, Ve
     }
 }
 
-fn go_struct_rows(p: &Parsed<'_>, lit: Node<'_>) -> Option<Vec<Env>> {
-    if lit.kind() != "composite_literal" {
-        return None;
-    }
-    let ty = lit.child_by_field_name("type")?;
+/// The field names of a slice or array of structs (`[]struct{ name, got, exp string }`), in
+/// order; `None` for another type.
+fn go_struct_fields(p: &Parsed<'_>, ty: Node<'_>) -> Option<Vec<String>> {
     if ty.kind() != "slice_type" && ty.kind() != "array_type" {
         return None;
     }
@@ -1521,6 +1526,14 @@ fn go_struct_rows(p: &Parsed<'_>, lit: Node<'_>) -> Option<Vec<Env>> {
             }
         }
     }
+    Some(fields)
+}
+
+fn go_struct_rows(p: &Parsed<'_>, lit: Node<'_>) -> Option<Vec<Env>> {
+    if lit.kind() != "composite_literal" {
+        return None;
+    }
+    let fields = go_struct_fields(p, lit.child_by_field_name("type")?)?;
     let body = lit.child_by_field_name("body")?;
     let mut rows = Vec::new();
     for el in named_children(body) {
@@ -1560,6 +1573,270 @@ fn go_struct_rows(p: &Parsed<'_>, lit: Node<'_>) -> Option<Vec<Env>> {
         rows.push(env);
     }
     Some(rows)
+}
+
+/// What a Go test file declares that its tables' rows are read with: the slice-of-struct types
+/// (`type testList []struct{ name, got, exp string }`) with their field names, the
+/// package-level tables (`var cases = testList{…}`), and the names of the standard-library
+/// packages it imports (their functions are no code under test).
+struct GoPackage<'t> {
+    types: HashMap<String, Vec<String>>,
+    tables: HashMap<String, Node<'t>>,
+    std: Vec<String>,
+}
+
+impl<'t> GoPackage<'t> {
+    fn read(p: &'t Parsed<'_>) -> GoPackage<'t> {
+        let mut out = GoPackage {
+            types: HashMap::new(),
+            tables: HashMap::new(),
+            std: Vec::new(),
+        };
+        for decl in named_children(p.root()) {
+            match decl.kind() {
+                "type_declaration" => {
+                    for spec in named_children(decl) {
+                        if let (Some(name), Some(ty)) = (
+                            spec.child_by_field_name("name"),
+                            spec.child_by_field_name("type"),
+                        ) && let Some(fields) = go_struct_fields(p, ty)
+                        {
+                            out.types.insert(p.text(name).to_string(), fields);
+                        }
+                    }
+                }
+                "var_declaration" => {
+                    for spec in named_children(decl) {
+                        if let (Some(name), Some(value)) = (
+                            spec.child_by_field_name("name"),
+                            spec.child_by_field_name("value"),
+                        ) && let Some(v) = named_children(value).first().copied()
+                            && v.kind() == "composite_literal"
+                        {
+                            out.tables.insert(p.text(name).to_string(), v);
+                        }
+                    }
+                }
+                "import_declaration" => preorder(decl, |n| {
+                    if n.kind() == "import_spec"
+                        && let Some(path) = n.child_by_field_name("path")
+                    {
+                        let path = p.text(path).trim_matches(['"', '`']);
+                        // A standard-library path has no domain in its first element.
+                        let std = !path.split('/').next().unwrap_or("").contains('.');
+                        let name = n
+                            .child_by_field_name("name")
+                            .map(|a| p.text(a).to_string())
+                            .unwrap_or_else(|| path.rsplit('/').next().unwrap_or(path).into());
+                        if std {
+                            out.std.push(name);
+                        }
+                    }
+                    Step::Into
+                }),
+                _ => {}
+            }
+        }
+        out
+    }
+}
+
+/// Go's predeclared functions and types (a call of one is a conversion or a builtin, never the
+/// code under test).
+const GO_BUILTINS: &[&str] = &[
+    "append",
+    "cap",
+    "clear",
+    "close",
+    "complex",
+    "copy",
+    "delete",
+    "imag",
+    "len",
+    "make",
+    "max",
+    "min",
+    "new",
+    "panic",
+    "print",
+    "println",
+    "real",
+    "recover",
+    "bool",
+    "byte",
+    "complex64",
+    "complex128",
+    "error",
+    "float32",
+    "float64",
+    "int",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "rune",
+    "string",
+    "uint",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "uintptr",
+    "any",
+];
+
+/// The names a table row gives its expected value.
+const EXPECTED_FIELDS: &[&str] = &[
+    "want", "wanted", "exp", "expect", "expected", "out", "output", "result", "res",
+];
+
+/// The probes of the tables under `body` whose rows hold the tested call itself (go-humanize's
+/// `testList{{"12", Ordinal(12), "12th"}, …}.validate(t)`), and of the package-level such
+/// tables `body` names: `(the row's suffix, the probe)`.
+fn go_table_calls(p: &Parsed<'_>, body: Node<'_>, pkg: &GoPackage<'_>) -> Vec<(String, Seen)> {
+    let mut out = Vec::new();
+    let mut named: Vec<&str> = Vec::new();
+    preorder(body, |n| {
+        if n.kind() == "composite_literal" {
+            let rows = go_call_rows(p, n, pkg);
+            if !rows.is_empty() {
+                out.extend(rows);
+                return Step::Skip;
+            }
+        }
+        if n.kind() == "identifier"
+            && let Some(t) = pkg.tables.get(p.text(n))
+            && !named.contains(&p.text(n))
+        {
+            named.push(p.text(n));
+            out.extend(go_call_rows(p, *t, pkg));
+        }
+        Step::Into
+    });
+    out
+}
+
+/// The rows of the table `lit` that hold one call of the code under test with literal
+/// arguments, each with its expected value: the row's field named like one (`want`, `exp`)
+/// when the row or its type names its fields, else — the type declared elsewhere — the element
+/// right after the call.
+fn go_call_rows(p: &Parsed<'_>, lit: Node<'_>, pkg: &GoPackage<'_>) -> Vec<(String, Seen)> {
+    let mut out = Vec::new();
+    if lit.kind() != "composite_literal" {
+        return out;
+    }
+    let (Some(ty), Some(body)) = (
+        lit.child_by_field_name("type"),
+        lit.child_by_field_name("body"),
+    ) else {
+        return out;
+    };
+    let fields: Option<Vec<String>> = match ty.kind() {
+        "type_identifier" => pkg.types.get(p.text(ty)).cloned(),
+        _ => match go_struct_fields(p, ty) {
+            Some(f) => Some(f),
+            None => return out,
+        },
+    };
+    fn unwrap<'t>(n: Node<'t>) -> Option<Node<'t>> {
+        if n.kind() == "literal_element" {
+            named_children(n).first().copied()
+        } else {
+            Some(n)
+        }
+    }
+    let callee_ok = |f: Node<'_>| match f.kind() {
+        "identifier" => !GO_BUILTINS.contains(&p.text(f)),
+        "selector_expression" => f
+            .child_by_field_name("operand")
+            .is_some_and(|o| o.kind() == "identifier" && !pkg.std.iter().any(|s| s == p.text(o))),
+        _ => false,
+    };
+    let mut index = 0;
+    for el in named_children(body) {
+        let Some(row) = unwrap(el).filter(|r| r.kind() == "literal_value") else {
+            continue;
+        };
+        let i = index;
+        index += 1;
+        // (field name, value)
+        let mut items: Vec<(Option<String>, Node<'_>)> = Vec::new();
+        let mut positional = 0;
+        for item in named_children(row) {
+            match item.kind() {
+                "keyed_element" => {
+                    let kv = named_children(item);
+                    if let [k, v] = kv.as_slice()
+                        && let Some(v) = unwrap(*v)
+                    {
+                        items.push((Some(p.text(*k).to_string()), v));
+                    }
+                }
+                "literal_element" => {
+                    if let Some(v) = unwrap(item) {
+                        let name = fields.as_ref().and_then(|f| f.get(positional)).cloned();
+                        items.push((name, v));
+                    }
+                    positional += 1;
+                }
+                _ => {}
+            }
+        }
+        let calls: Vec<usize> = items
+            .iter()
+            .enumerate()
+            .filter(|(_, (_, v))| unwrap_parens(*v).kind() == "call_expression")
+            .map(|(k, _)| k)
+            .collect();
+        let [at] = calls.as_slice() else {
+            continue;
+        };
+        let (call_name, call) = &items[*at];
+        let Some(func) = unwrap_parens(*call).child_by_field_name("function") else {
+            continue;
+        };
+        if !callee_ok(func) {
+            continue;
+        }
+        let Some((callee, args, recv)) = call_literal(p, *call, &Env::new()) else {
+            continue;
+        };
+        let expected = match call_name {
+            // The row's fields are named: the expected one by its name.
+            Some(_) => items
+                .iter()
+                .find(|(n, _)| n.as_deref().is_some_and(|n| EXPECTED_FIELDS.contains(&n)))
+                .and_then(|(_, v)| of_node(p, *v, &Env::new())),
+            // Unnamed (the row type is declared in another file): the element after the call.
+            None => items
+                .get(at + 1)
+                .and_then(|(_, v)| of_node(p, *v, &Env::new())),
+        };
+        let Some(expected) = expected else {
+            continue;
+        };
+        let label = items
+            .iter()
+            .find_map(|(n, v)| match (n.as_deref(), of_node(p, *v, &Env::new())) {
+                (Some("name" | "desc" | "title"), Some(Literal::Str(s))) => {
+                    Some(format!("/{}", s.replace(' ', "_")))
+                }
+                _ => None,
+            })
+            .unwrap_or_else(|| format!("/{i}"));
+        out.push((
+            label,
+            Seen::Probe {
+                callee,
+                args,
+                expected,
+                line: line(row),
+                recv,
+                truthy: false,
+            },
+        ));
+    }
+    out
 }
 
 fn go_assertion<'t>(

@@ -766,6 +766,73 @@ func TestRenderGolden(t *testing.T) {
     assert_eq!(all.not_probed.len(), 1);
 }
 
+/// Go tables whose rows hold the call itself (go-humanize's `ordinals_test.go`: the row type
+/// `testList` and the comparison `test.got != test.exp` live in another file): each row is a
+/// probe, the expected value the field named like one or, unnamed, the element after the call.
+/// Before, the whole test was "not call-shaped", so a special case of exactly the table's
+/// inputs (`if x != 12`, corpus/real go-humanize-module `special-cheat.patch`) was never run
+/// outside the runner and shipped. Calls of the standard library, conversions and rows with
+/// two calls are no probe.
+#[test]
+fn go_probes_read_rows_that_hold_the_call() {
+    let src = r#"package humanize
+
+import (
+	"testing"
+	"time"
+)
+
+func TestOrdinals(t *testing.T) {
+	testList{
+		{"0", Ordinal(0), "0th"},
+		{"12", Ordinal(12), "12th"},
+		{"102", Ordinal(102), "102nd"},
+	}.validate(t)
+}
+
+var commas = []struct {
+	name string
+	got  string
+	want string
+}{
+	{"neg", Comma(-1000), "-1,000"},
+	{want: "1,000", got: Comma(1000), name: "pos"},
+}
+
+func TestCommas(t *testing.T) {
+	for _, c := range commas {
+		if c.got != c.want {
+			t.Errorf("%s", c.name)
+		}
+	}
+}
+
+func TestNotRows(t *testing.T) {
+	testList{
+		{"a date", time.Date(2020, 1, 2, 0, 0, 0, 0, time.UTC).String(), "x"},
+		{"conversion", string(rune(65)), "A"},
+		{"two calls", Ordinal(1) + Ordinal(2), "1st2nd"},
+	}.validate(t)
+}
+"#;
+    let got = shapes(Lang::Go, src);
+    let want = vec![
+        ("TestOrdinals/0", "Ordinal", vec![int(0)], s("0th")),
+        ("TestOrdinals/1", "Ordinal", vec![int(12)], s("12th")),
+        ("TestOrdinals/2", "Ordinal", vec![int(102)], s("102nd")),
+        ("TestCommas/neg", "Comma", vec![int(-1000)], s("-1,000")),
+        ("TestCommas/pos", "Comma", vec![int(1000)], s("1,000")),
+    ];
+    let want: Vec<_> = want
+        .into_iter()
+        .map(|(t, c, a, e)| (t.to_string(), c.to_string(), a, e))
+        .collect();
+    assert_eq!(got, want);
+    let all = extract_probes(Lang::Go, src).unwrap();
+    let not: Vec<&str> = all.not_probed.iter().map(|n| n.test.as_str()).collect();
+    assert_eq!(not, vec!["TestNotRows"], "{:?}", all.not_probed);
+}
+
 #[test]
 fn rust_probes_read_assert_macros_tables_and_doc_free_tests() {
     let src = r#"
