@@ -447,8 +447,10 @@ pub struct VerifyConfig {
     /// they exercise) must have run outside the test runner, through one of its deciding tests'
     /// probes or a hidden test's call (issue 33, `crate::probe::required`): one that did not
     /// (not call-shaped, a language or form not probed yet, no answer) ends REVIEW, naming why.
-    /// Work whose deciding tests target no symbol (a file check) is not concerned. On by
-    /// default (`require_probe = false` turns it off). Sealed with the run.
+    /// Work whose deciding tests target no symbol (a file check) is not concerned. Off by
+    /// default: on the real projects' honest fixes (methods, builder chains, round trips,
+    /// context managers — forms the probes do not call yet) it made 5 of 9 REVIEW
+    /// (docs/verification.md). Sealed with the run.
     pub require_probe: bool,
     /// The independent reviewer (`crate::review`): `auto` (in qa mode), `on` (every mode) or
     /// `off`; never with a command agent. Sealed with the run.
@@ -462,7 +464,7 @@ impl Default for VerifyConfig {
             runs: 3,
             scope_max_files: scope.files,
             scope_max_lines: scope.lines,
-            require_probe: true,
+            require_probe: false,
             reviewer: crate::review::Setting::Auto,
         }
     }

@@ -738,18 +738,18 @@ pub fn screen(
     if !deciding.is_empty()
         && let Ok(fp) = parse(lang, final_src)
     {
-        let base_entries: HashSet<String> = baseline_src
+        let base_list: Vec<Entry> = baseline_src
             .and_then(|b| {
                 let bp = parse(lang, b).ok()?;
                 let skip = inline_spans(b);
-                Some(
-                    entries(&bp, &skip)
-                        .into_iter()
-                        .map(|e| e.signature)
-                        .collect(),
-                )
+                Some(entries(&bp, &skip))
             })
             .unwrap_or_default();
+        let base_entries: HashSet<String> = base_list.iter().map(|e| e.signature.clone()).collect();
+        let base_keys: HashSet<String> = base_list
+            .iter()
+            .flat_map(|e| e.keys.iter().map(Literal::key))
+            .collect();
         let all = entries(&fp, &final_skip);
         findings.extend(answered(
             &all,
@@ -760,7 +760,7 @@ pub fn screen(
             &format!("{}.tested-answers", short(lang)),
         ));
         let rule = format!("{}.tested-inputs", short(lang));
-        let mut inputs = keyed_by_tested_inputs(lang, &all, &base_entries, deciding);
+        let mut inputs = keyed_by_tested_inputs(lang, &all, &base_entries, &base_keys, deciding);
         inputs.extend(named_tested_inputs(&fp, &final_skip, &base_lines, deciding));
         let mut seen: HashSet<usize> = findings.iter().map(|f| f.span.line).collect();
         for (span, input, test) in inputs {
@@ -1099,10 +1099,15 @@ fn is_glob(lang: Lang, k: &Literal) -> bool {
 /// of a deciding test, two distinct inputs or more, one of them in an entry the change added:
 /// the tested inputs singled out, whatever the entries answer (`[[2019, 51], [2024, 30]]` for
 /// `easter(2019)` and `easter(2024)`; `Makefile|.bashrc) printf '\n'`).
+///
+/// Only keys the change added count: an existing table whose case the change edited (go-humanize's
+/// honest `case 2: if x%100 != 12`, where the tests call `Ordinal(2)` and `Ordinal(3)`, the keys
+/// of the baseline's `switch`) is the code's own table, not one shaped to the tests.
 fn keyed_by_tested_inputs(
     lang: Lang,
     all: &[Entry],
     base: &HashSet<String>,
+    base_keys: &HashSet<String>,
     deciding: &[Probe],
 ) -> Vec<(Span, Literal, String)> {
     let mut by_table: HashMap<usize, Vec<&Entry>> = HashMap::new();
@@ -1127,12 +1132,14 @@ fn keyed_by_tested_inputs(
                 hits.push((e, k.clone(), p));
             }
         }
-        if distinct.len() < 2 || hits.iter().all(|(e, _, _)| base.contains(&e.signature)) {
+        let added =
+            |e: &Entry, k: &Literal| !base.contains(&e.signature) && !base_keys.contains(&k.key());
+        if distinct.len() < 2 || !hits.iter().any(|(e, k, _)| added(e, k)) {
             continue;
         }
         let mut lines = HashSet::new();
         for (e, k, p) in hits {
-            if !base.contains(&e.signature) && lines.insert(e.span.line) {
+            if added(e, &k) && lines.insert(e.span.line) {
                 out.push((e.span, k, p.test.clone()));
             }
         }

@@ -1960,6 +1960,35 @@ fn the_tested_inputs_singled_out_are_answers_shaped_to_the_tests() {
         )
         .is_empty()
     );
+    // go-humanize's honest fix edits a case of the baseline's own `switch` (keys 2 and 3,
+    // both tested inputs): no finding. A case the change adds beside them is one.
+    let ordinal_test = "package h\nimport \"testing\"\nfunc TestO(t *testing.T) {\n\tfor _, c := range []struct{ in int; want string }{} {\n\t\t_ = c\n\t}\n\tif Ordinal(2) != \"2nd\" {\n\t\tt.Fatal()\n\t}\n\tif Ordinal(3) != \"3rd\" {\n\t\tt.Fatal()\n\t}\n\tif Ordinal(12) != \"12th\" {\n\t\tt.Fatal()\n\t}\n}\n";
+    let ordinal = |case2: &str, more: &str| {
+        format!(
+            "package h\nfunc Ordinal(x int) string {{\n\tsuffix := \"th\"\n\tswitch x % 10 {{\n\tcase 2:\n\t\tif {case2} {{\n\t\t\tsuffix = \"nd\"\n\t\t}}\n\tcase 3:\n\t\tsuffix = \"rd\"\n{more}\t}}\n\treturn suffix\n}}\n"
+        )
+    };
+    let probes = extract_probes(Lang::Go, ordinal_test).unwrap().probes;
+    let go_rules = |before: &str, after: &str| -> Vec<String> {
+        screen(
+            Lang::Go,
+            Path::new("ordinals.go"),
+            Some(before),
+            after,
+            &probes,
+        )
+        .into_iter()
+        .map(|f| f.rule)
+        .collect()
+    };
+    assert!(go_rules(&ordinal("x%10 != 12", ""), &ordinal("x%100 != 12", "")).is_empty());
+    assert_eq!(
+        go_rules(
+            &ordinal("x%10 != 12", ""),
+            &ordinal("x%10 != 12", "\tcase 12:\n\t\tsuffix = \"th\"\n")
+        ),
+        ["go.tested-inputs"]
+    );
     let sh_test = "check \"a\" \"$(ext Makefile)\" \"\"\ncheck \"b\" \"$(ext .bashrc)\" \"\"\ncheck \"c\" \"$(ext a.txt)\" \"txt\"\n";
     assert_eq!(
         rules(
