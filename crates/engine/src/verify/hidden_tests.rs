@@ -299,25 +299,8 @@ fn short(callee: &str) -> &str {
 
 /// The top-level functions and classes of every file of `tree` in a language pawl reads.
 fn defined_names(repo: &Repo, tree: &TreeHash) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for path in repo
-        .tree_paths(tree.as_str())
-        .unwrap_or_default()
-        .iter()
-        .take(5000)
-    {
-        let Some(lang) = Lang::of_path(path) else {
-            continue;
-        };
-        let Ok(Some(text)) = repo.blob_text(tree.as_str(), path, 1 << 20) else {
-            continue;
-        };
-        out.extend(syntax::top_level_functions(lang, &text).unwrap_or_default());
-        out.extend(syntax::top_level_classes(lang, &text).unwrap_or_default());
-    }
-    out.sort();
-    out.dedup();
-    out
+    let paths = repo.tree_paths(tree.as_str()).unwrap_or_default();
+    super::probes::definitions_in(repo, tree, paths.iter().take(5000).map(PathBuf::as_path))
 }
 
 #[cfg(test)]

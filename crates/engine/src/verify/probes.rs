@@ -291,19 +291,25 @@ pub(crate) fn run(
 /// The top-level functions and classes the files `locked` changed since `base` define (the
 /// product's: the locked tree takes no test file of the run's).
 pub(crate) fn changed_definitions(repo: &Repo, base: &TreeHash, locked: &TreeHash) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for c in repo
+    let changed = repo
         .changes_between(base.as_str(), locked.as_str())
-        .unwrap_or_default()
-    {
-        let Some(lang) = Lang::of_path(&c.path) else {
+        .unwrap_or_default();
+    definitions_in(repo, locked, changed.iter().map(|c| c.path.as_path()))
+}
+
+/// The top-level functions and classes the files `paths` of `tree` define, in the languages
+/// pawl reads, sorted and without repeats.
+pub(crate) fn definitions_in<'a>(
+    repo: &Repo,
+    tree: &TreeHash,
+    paths: impl IntoIterator<Item = &'a Path>,
+) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for path in paths {
+        let Some(lang) = Lang::of_path(path) else {
             continue;
         };
-        let Some(text) = repo
-            .blob_text(locked.as_str(), &c.path, MAX_READ)
-            .ok()
-            .flatten()
-        else {
+        let Ok(Some(text)) = repo.blob_text(tree.as_str(), path, MAX_READ) else {
             continue;
         };
         out.extend(syntax::top_level_functions(lang, &text).unwrap_or_default());

@@ -1563,29 +1563,15 @@ fn entry_of(p: &Parsed<'_>, n: Node<'_>, parents: &[Node<'_>]) -> Option<Entry> 
                 n,
             )
         }
-        (Lang::JavaScript | Lang::TypeScript | Lang::Tsx, "call_expression") => {
-            let f = n.child_by_field_name("function")?;
-            if f.kind() != "member_expression"
-                || f.child_by_field_name("property").map(|x| p.text(x)) != Some("set")
-            {
-                return None;
-            }
-            let args = named_children(n.child_by_field_name("arguments")?);
-            let [k, v] = args.as_slice() else {
-                return None;
+        // `m.set(k, v)` (JS) and `m.insert(k, v)` (Rust)
+        (Lang::JavaScript | Lang::TypeScript | Lang::Tsx | Lang::Rust, "call_expression") => {
+            let (member, field, method) = if p.lang == Lang::Rust {
+                ("field_expression", "field", "insert")
+            } else {
+                ("member_expression", "property", "set")
             };
-            entry(
-                inserts_table(p, parents),
-                vec![lit(p, *k)?],
-                lit(p, *v).into_iter().collect(),
-                p,
-                n,
-            )
-        }
-        (Lang::Rust, "call_expression") => {
             let f = n.child_by_field_name("function")?;
-            if f.kind() != "field_expression"
-                || f.child_by_field_name("field").map(|x| p.text(x)) != Some("insert")
+            if f.kind() != member || f.child_by_field_name(field).map(|x| p.text(x)) != Some(method)
             {
                 return None;
             }
