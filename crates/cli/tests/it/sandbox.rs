@@ -1659,6 +1659,21 @@ fn a_gates_program_in_home_or_beside_the_repository_stays_in_sight_and_nothing_e
     )
     .unwrap();
     std::fs::set_permissions(&style, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    // A program only a check's script starts (`./ci/check.sh` runs `$HOME/other/bin/tool`):
+    // followed like a gate's own (before: exit 127, the run refused).
+    std::fs::create_dir_all(env.home.join("other/bin")).unwrap();
+    let tool = env.home.join("other/bin/tool");
+    std::fs::write(&tool, "#!/bin/sh\necho tool ok\n").unwrap();
+    std::fs::set_permissions(&tool, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    env.write(
+        "ci/check.sh",
+        "#!/bin/sh\nset -e\n\"$HOME/other/bin/tool\"\n",
+    );
+    std::fs::set_permissions(
+        env.root().join("ci/check.sh"),
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
     env.ok(&["init"]);
     let agent = agent(
         &env,
@@ -1671,7 +1686,9 @@ fn a_gates_program_in_home_or_beside_the_repository_stays_in_sight_and_nothing_e
         &agent,
         "\"$HOME/somewhere/myenv/bin/python\" -m unittest discover -v",
     );
-    env.headless(&format!("{toml}style = \"../tools/bin/style\"\n"));
+    env.headless(&format!(
+        "{toml}style = \"../tools/bin/style\"\nscripted = \"./ci/check.sh\"\n"
+    ));
     env.write("calc.py", "def double(n):\n    return n + n + 1\n");
     env.write(
         "test_calc.py",
@@ -1692,6 +1709,10 @@ fn a_gates_program_in_home_or_beside_the_repository_stays_in_sight_and_nothing_e
     assert!(
         !files_containing(&env.root().join(".pawl/logs"), b"style ok").is_empty(),
         "no log of the style gate: {ctx}"
+    );
+    assert!(
+        !files_containing(&env.root().join(".pawl/logs"), b"tool ok").is_empty(),
+        "no log of the scripted gate: {ctx}"
     );
     for secret in ["TOPSECRET-HOME", "TOPSECRET-BESIDE"] {
         let found: Vec<PathBuf> = files_containing(env.dir.path(), secret.as_bytes())
