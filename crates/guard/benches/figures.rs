@@ -305,10 +305,13 @@ fn repository_files(everyday: &Path) -> Result<Option<Repositories>, String> {
     }))
 }
 
+/// What the guard asked about while `tracked.tsv` is rebuilt: `(repo, path)`.
+type Asked = Arc<Mutex<BTreeSet<(String, String)>>>;
+
 struct Repositories {
     files: BTreeMap<String, Arc<dyn TrackedFiles>>,
     /// When rebuilding `tracked.tsv`: what the guard asked about, `(repo, path)`.
-    recorded: Option<Arc<Mutex<BTreeSet<(String, String)>>>>,
+    recorded: Option<Asked>,
     out: PathBuf,
 }
 
@@ -365,7 +368,7 @@ impl Repositories {
 struct Recording {
     full: TrackedSet,
     repo: String,
-    seen: Arc<Mutex<BTreeSet<(String, String)>>>,
+    seen: Asked,
 }
 
 impl Recording {

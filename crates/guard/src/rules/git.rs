@@ -1916,7 +1916,11 @@ impl Walker<'_> {
             // current one, judged like any reset that moves a ref. Without the checkpoint, or
             // into submodules (their trees are not in the checkpoint), it stays denied.
             if !self.checkpoint_keeps(inv, &p) {
-                return self.destructive(frame, "git reset --hard/--merge");
+                return self.deny(
+                    frame,
+                    RuleId::GitDestructive,
+                    "git reset --hard/--merge discards uncommitted work that no checkpoint of pawl's keeps here (the checkpoint is off, or this is not the run's worktree, or it reaches submodules); `git stash` keeps that work and is allowed",
+                );
             }
             self.deny_if_protected(inv, frame, "git reset")?;
             return Continue(());
@@ -1974,7 +1978,11 @@ impl Walker<'_> {
         // without `--force`. Paths, patches, merges and submodules stay as before.
         let forced = p.has(&["-f", "--force"]);
         if forced && !self.checkpoint_keeps(inv, &p) {
-            return self.destructive(frame, "git checkout --force");
+            return self.deny(
+                frame,
+                RuleId::GitDestructive,
+                "git checkout --force discards uncommitted work that no checkpoint of pawl's keeps here (the checkpoint is off, or this is not the run's worktree, or it reaches submodules); `git stash` then `git checkout <branch>` is allowed",
+            );
         }
         if p.has(&[
             "-p",
@@ -2077,7 +2085,11 @@ impl Walker<'_> {
         }
         // As `git checkout --force`: the discarded work is in pawl's checkpoint.
         if p.has(&["-f", "--force", "--discard-changes"]) && !self.checkpoint_keeps(inv, &p) {
-            return self.destructive(frame, "git switch --force/--discard-changes");
+            return self.deny(
+                frame,
+                RuleId::GitDestructive,
+                "git switch --force/--discard-changes discards uncommitted work that no checkpoint of pawl's keeps here (the checkpoint is off, or this is not the run's worktree, or it reaches submodules); `git stash` then `git switch <branch>` is allowed",
+            );
         }
         if p.has(&["--orphan"]) {
             return self.destructive(

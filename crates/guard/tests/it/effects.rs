@@ -68,6 +68,17 @@ fn denials_name_the_effect_and_the_nearest_allowed_form() {
             "git reflog show",
         ],
     );
+    // Without pawl's checkpoint (the corpus context): the work is lost, and `git stash` is named.
+    denied_naming(
+        "git reset --hard",
+        RuleId::GitDestructive,
+        &["uncommitted work", "`git stash`"],
+    );
+    denied_naming(
+        "git checkout --force main",
+        RuleId::GitDestructive,
+        &["uncommitted work", "`git stash`"],
+    );
     denied_naming(
         "git checkout -B feat/guard",
         RuleId::GitDestructive,
