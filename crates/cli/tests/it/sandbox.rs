@@ -882,9 +882,9 @@ fn hidden_tests_stay_hidden(after_a_verification: bool) {
     let script = format!(
         "C=CANARY; N={n}\n\
                   for where in .. \"$HOME\" \"${{XDG_STATE_HOME:-$HOME/.local/state}}\"; do\n\
-                  grep -ra -l -e \"TESTER-$C-{n}\" -e \"double($N)\" \"$where\" 2>/dev/null | grep -v '/found.txt$' >> found.txt\n\
+                  grep -ra -l -e \"TESTER-$C-{n}\" -e \"double($N)\" -e \"named_${{C}}{n}\" \"$where\" 2>/dev/null | grep -v '/found.txt$' >> found.txt\n\
                   done\n\
-                  find /tmp -xdev -type f -size -2M -mmin -60 2>/dev/null | while read -r f; do grep -a -l -e \"TESTER-$C-{n}\" -e \"double($N)\" \"$f\" 2>/dev/null; done | grep -v '/found.txt$' >> found.txt\n\
+                  find /tmp -xdev -type f -size -2M -mmin -60 2>/dev/null | while read -r f; do grep -a -l -e \"TESTER-$C-{n}\" -e \"double($N)\" -e \"named_${{C}}{n}\" \"$f\" 2>/dev/null; done | grep -v '/found.txt$' >> found.txt\n\
                   env | grep -e \"TESTER-$C\" -e \"double($N)\" >> found.txt\n\
                   echo \"step done\" >> ../home/marks/steps\n\
                   printf '%s' \"$PAWL_PROMPT\" > ../home/marks/prompt-$(wc -l < ../home/marks/steps)\n\
@@ -902,7 +902,7 @@ fn hidden_tests_stay_hidden(after_a_verification: bool) {
     let tester = tools.join("tester.sh");
     std::fs::write(
         &tester,
-        format!("C=CANARY; N={n}\ncat > \"$PAWL_TESTER_OUT/test_hidden_double.py\" <<EOF\nimport unittest\n\nfrom calc import double\n\n\nclass Hidden(unittest.TestCase):\n    # TESTER-$C-{n}\n    def test_far(self):\n        self.assertEqual(double($N), {answer})\nEOF\n"),
+        format!("C=CANARY; N={n}\ncat > \"$PAWL_TESTER_OUT/test_hidden_double.py\" <<EOF\nimport unittest\n\nfrom calc import double\n\n\nclass Hidden(unittest.TestCase):\n    # TESTER-$C-{n}\n    def test_far(self):\n        self.assertEqual(double($N), {answer})\n\n    def test_named_${{C}}{n}(self):\n        self.assertIsNotNone(double)\nEOF\n"),
     )
     .unwrap();
     let toml = config_with(
@@ -992,6 +992,18 @@ fn hidden_tests_stay_hidden(after_a_verification: bool) {
         .unwrap();
     assert!(verifications >= 2, "{verifications} verification(s)");
     assert!(files_containing(&env.root(), canary.as_bytes()).is_empty());
+    // A hidden test that is not a call (not probed) is listed as not run by kind in the
+    // store, never by its name (a name can carry an input); the user sees the name.
+    let named = format!("test_named_{}{n}", "CANARY");
+    assert!(
+        files_containing(&env.root(), named.as_bytes()).is_empty(),
+        "a hidden test's name is in the repository: {:?}",
+        files_containing(&env.root(), named.as_bytes())
+    );
+    assert!(
+        env.ok(&["report"]).stdout.contains(&named),
+        "the user does not see the hidden test that did not run"
+    );
     // The resumed step's prompt: the behaviour, as on a send-back — not the call, not its
     // answers, not the user's finding.
     let prompt = std::fs::read_to_string(env.home.join("marks/prompt-2")).unwrap_or_default();
@@ -1647,6 +1659,21 @@ fn a_gates_program_in_home_or_beside_the_repository_stays_in_sight_and_nothing_e
     )
     .unwrap();
     std::fs::set_permissions(&style, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    // A program only a check's script starts (`./ci/check.sh` runs `$HOME/other/bin/tool`):
+    // followed like a gate's own (before: exit 127, the run refused).
+    std::fs::create_dir_all(env.home.join("other/bin")).unwrap();
+    let tool = env.home.join("other/bin/tool");
+    std::fs::write(&tool, "#!/bin/sh\necho tool ok\n").unwrap();
+    std::fs::set_permissions(&tool, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    env.write(
+        "ci/check.sh",
+        "#!/bin/sh\nset -e\n\"$HOME/other/bin/tool\"\n",
+    );
+    std::fs::set_permissions(
+        env.root().join("ci/check.sh"),
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
     env.ok(&["init"]);
     let agent = agent(
         &env,
@@ -1659,7 +1686,9 @@ fn a_gates_program_in_home_or_beside_the_repository_stays_in_sight_and_nothing_e
         &agent,
         "\"$HOME/somewhere/myenv/bin/python\" -m unittest discover -v",
     );
-    env.headless(&format!("{toml}style = \"../tools/bin/style\"\n"));
+    env.headless(&format!(
+        "{toml}style = \"../tools/bin/style\"\nscripted = \"./ci/check.sh\"\n"
+    ));
     env.write("calc.py", "def double(n):\n    return n + n + 1\n");
     env.write(
         "test_calc.py",
@@ -1680,6 +1709,10 @@ fn a_gates_program_in_home_or_beside_the_repository_stays_in_sight_and_nothing_e
     assert!(
         !files_containing(&env.root().join(".pawl/logs"), b"style ok").is_empty(),
         "no log of the style gate: {ctx}"
+    );
+    assert!(
+        !files_containing(&env.root().join(".pawl/logs"), b"tool ok").is_empty(),
+        "no log of the scripted gate: {ctx}"
     );
     for secret in ["TOPSECRET-HOME", "TOPSECRET-BESIDE"] {
         let found: Vec<PathBuf> = files_containing(env.dir.path(), secret.as_bytes())
