@@ -28,6 +28,8 @@ fn probed(name: &str, text: bool, tested: &[(Value, Value)], base: Impl, fin: Im
             fin: fin(a),
             again: Some(fin(a)),
             truthy: false,
+            returns: false,
+            varied: false,
         })
         .collect();
     for (i, a) in neighbours(&args) {
@@ -39,6 +41,8 @@ fn probed(name: &str, text: bool, tested: &[(Value, Value)], base: Impl, fin: Im
             expected: None,
             from: Some(i),
             truthy: false,
+            returns: false,
+            varied: false,
         });
     }
     Function {
