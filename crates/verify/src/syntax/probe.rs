@@ -2828,8 +2828,6 @@ fn shell_test_probe(
                 line: line(n),
                 receiver: None,
                 truthy: false,
-        round_trip: false,
-        returns: false,
                 round_trip: false,
                 returns: false,
             });
@@ -2887,5 +2885,7 @@ fn shell_helper_probe(
         line: line(n),
         receiver: None,
         truthy: false,
+        round_trip: false,
+        returns: false,
     })
 }

@@ -588,8 +588,8 @@ fn js_probes_read_expect_assert_and_each() {
             Literal::List(vec![]),
         ),
         ("calc > multiplies", "add", vec![int(1), int(1)], int(2)),
-        ("add(%i, %i)[0]", "add", vec![int(1), int(1)], int(2)),
-        ("add(%i, %i)[1]", "add", vec![int(10), int(-4)], int(6)),
+        ("add(1, 1)[0]", "add", vec![int(1), int(1)], int(2)),
+        ("add(10, -4)[1]", "add", vec![int(10), int(-4)], int(6)),
         ("object rows[0]", "add", vec![int(2), int(3)], int(5)),
     ];
     let want: Vec<_> = want
