@@ -824,20 +824,31 @@ fn round_trips_and_orders_are_probed_on_objects_built_otherwise() {
     };
     let f1 = one(p);
     assert_eq!(kinds(&f1), vec!["differs"]);
-    assert!(judge(&f1)[0].words().contains("a length >= 31"), "{:?}", judge(&f1));
+    assert!(
+        judge(&f1)[0].words().contains("a length >= 31"),
+        "{:?}",
+        judge(&f1)
+    );
     let raised = point(e.clone(), Answer::Raised("Error: bad".into()), false);
     assert!(kinds(&one(raised)).is_empty());
     // Only that the call returns: any value meets it; a raise is "differs".
     let r = point(Value::Null, Answer::Value(json!({"baz": 1})), true);
     assert!(r.meets(&json!({"baz": 1}), false));
     assert!(kinds(&one(r)).is_empty());
-    let r = point(Value::Null, Answer::Raised("JsonPatchTestFailed".into()), true);
+    let r = point(
+        Value::Null,
+        Answer::Raised("JsonPatchTestFailed".into()),
+        true,
+    );
     let f2 = one(r);
     assert_eq!(kinds(&f2), vec!["differs"]);
     assert!(judge(&f2)[0].words().contains("it to return"));
     // A round trip's argument shows as the call made first.
     assert_eq!(
-        call_text("h.decodeHex", &[json!({"$call": "encodeHex", "$args": ["ab"]})]),
+        call_text(
+            "h.decodeHex",
+            &[json!({"$call": "encodeHex", "$args": ["ab"]})]
+        ),
         "h.decodeHex(encodeHex(\"ab\"))"
     );
 }

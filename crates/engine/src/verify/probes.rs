@@ -130,42 +130,39 @@ pub(crate) fn run(
         let args: Vec<Vec<Value>> = t.tested.iter().map(|c| c.args.clone()).collect();
         let mut points: Vec<Point> = Vec::new();
         let mut idx: Vec<usize> = Vec::new();
-        let mut add = |args: Vec<Value>,
-                       expected: Option<Value>,
-                       from: Option<usize>,
-                       truthy,
-                       returns| {
-            if calls.len() >= MAX_CALLS {
-                return;
-            }
-            // A neighbour is called on an object in the state its tested call's object had.
-            // (The tested calls come first: a tested call's index is the points made so far.)
-            let before = from
-                .or(expected.is_some().then_some(points.len()))
-                .and_then(|i| t.tested.get(i))
-                .map(|c| c.before.clone())
-                .unwrap_or_default();
-            idx.push(calls.len());
-            calls.push(Call {
-                file: t.file.clone(),
-                function: t.name.clone(),
-                args: args.clone(),
-                class: t.class.clone(),
-                receiver: t.receiver,
-                before,
-            });
-            points.push(Point {
-                args,
-                expected,
-                from,
-                base: Answer::Missing(String::new()),
-                fin: Answer::Missing(String::new()),
-                again: None,
-                truthy,
-                returns,
-                varied: false,
-            });
-        };
+        let mut add =
+            |args: Vec<Value>, expected: Option<Value>, from: Option<usize>, truthy, returns| {
+                if calls.len() >= MAX_CALLS {
+                    return;
+                }
+                // A neighbour is called on an object in the state its tested call's object had.
+                // (The tested calls come first: a tested call's index is the points made so far.)
+                let before = from
+                    .or(expected.is_some().then_some(points.len()))
+                    .and_then(|i| t.tested.get(i))
+                    .map(|c| c.before.clone())
+                    .unwrap_or_default();
+                idx.push(calls.len());
+                calls.push(Call {
+                    file: t.file.clone(),
+                    function: t.name.clone(),
+                    args: args.clone(),
+                    class: t.class.clone(),
+                    receiver: t.receiver,
+                    before,
+                });
+                points.push(Point {
+                    args,
+                    expected,
+                    from,
+                    base: Answer::Missing(String::new()),
+                    fin: Answer::Missing(String::new()),
+                    again: None,
+                    truthy,
+                    returns,
+                    varied: false,
+                });
+            };
         for c in &t.tested {
             add(
                 c.args.clone(),

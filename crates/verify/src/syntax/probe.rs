@@ -241,7 +241,13 @@ pub fn extract_probes_reading(
         }
         // A test with no assertion at all: its bare calls with literal arguments are its
         // checks (it passes when they return): each must return outside the runner too.
-        if found == 0 && others.is_empty() && matches!(lang, Lang::Python | Lang::JavaScript | Lang::TypeScript | Lang::Tsx) {
+        if found == 0
+            && others.is_empty()
+            && matches!(
+                lang,
+                Lang::Python | Lang::JavaScript | Lang::TypeScript | Lang::Tsx
+            )
+        {
             for (i, (suffix, env)) in site.rows.iter().enumerate() {
                 for (callee, args, recv, at) in bare_calls(&p, site.body, env) {
                     found += 1;
@@ -449,8 +455,10 @@ fn call_literal_at(
         return None;
     }
     let node = unwrap_parens(node);
-    if matches!(p.lang, Lang::Python | Lang::JavaScript | Lang::TypeScript | Lang::Tsx)
-        && let Some(bound) = bound_call(p, node, env)
+    if matches!(
+        p.lang,
+        Lang::Python | Lang::JavaScript | Lang::TypeScript | Lang::Tsx
+    ) && let Some(bound) = bound_call(p, node, env)
     {
         return call_literal_at(p, bound, env, depth + 1);
     }
@@ -495,7 +503,10 @@ fn call_literal_at(
             continue;
         }
         // A round trip: the answer of a call on the same object, made first.
-        if !matches!(p.lang, Lang::Python | Lang::JavaScript | Lang::TypeScript | Lang::Tsx) {
+        if !matches!(
+            p.lang,
+            Lang::Python | Lang::JavaScript | Lang::TypeScript | Lang::Tsx
+        ) {
             return None;
         }
         let (inner, inner_args, _) = call_literal_at(p, a, env, depth + 1)?;
@@ -808,7 +819,8 @@ fn only_read(p: &Parsed<'_>, scope: Node<'_>, name: &str) -> bool {
         let Some(parent) = node.parent() else {
             return Step::Skip;
         };
-        let binding = parent.kind() == "assignment" && parent.child_by_field_name("left") == Some(node);
+        let binding =
+            parent.kind() == "assignment" && parent.child_by_field_name("left") == Some(node);
         let read = matches!(
             parent.kind(),
             "argument_list" | "list" | "tuple" | "comparison_operator"
@@ -1563,7 +1575,11 @@ fn pretty(v: &Literal) -> Option<String> {
         Literal::Str(s) => format!("{s:?}"),
         Literal::List(items) => format!(
             "[{}]",
-            items.iter().map(pretty).collect::<Option<Vec<_>>>()?.join(", ")
+            items
+                .iter()
+                .map(pretty)
+                .collect::<Option<Vec<_>>>()?
+                .join(", ")
         ),
         Literal::Map(_) => return None,
         other => super::literal::js_text(other)?,
@@ -1764,9 +1780,11 @@ fn js_assertion(p: &Parsed<'_>, n: Node<'_>, env: &Env) -> Option<Seen> {
             let follows = args.first().and_then(|a| {
                 let t = p.text(*a);
                 recv.as_ref().and_then(|r| {
-                    r.texts
-                        .iter()
-                        .position(|x| x == t && t.chars().all(|c| c.is_alphanumeric() || c == '_') && !t.starts_with(|c: char| c.is_ascii_digit()))
+                    r.texts.iter().position(|x| {
+                        x == t
+                            && t.chars().all(|c| c.is_alphanumeric() || c == '_')
+                            && !t.starts_with(|c: char| c.is_ascii_digit())
+                    })
                 })
             });
             return Some(Seen::Probe {
