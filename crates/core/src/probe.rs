@@ -444,6 +444,18 @@ pub fn is_edge(v: &Value) -> bool {
     }
 }
 
+/// An answer of nothing: null, 0, empty text, an empty list or map.
+fn is_nothing(v: &Value) -> bool {
+    match v {
+        Value::Null => true,
+        Value::Number(x) => x.as_f64() == Some(0.0),
+        Value::String(s) => s.trim().is_empty(),
+        Value::Array(a) => a.is_empty(),
+        Value::Object(o) => o.is_empty(),
+        Value::Bool(_) => false,
+    }
+}
+
 /// The most other constructions a round trip is probed on ([`constructions`]).
 pub const MAX_CONSTRUCTIONS: usize = 4;
 
@@ -905,9 +917,15 @@ pub fn judge(f: &Function) -> Vec<Finding> {
                 })
                 .collect();
             let kept = along.iter().all(|n| same_answer(&n.base, &n.fin, text));
+            // An answer of nothing on both trees (`[]`, null, 0, empty text: hashids' `decode`
+            // of the tested id on an object built with another `minLength` — an id that object
+            // never made) is no evidence: an honest fix answers nothing there too.
             let answered = along
                 .iter()
-                .filter(|n| n.fin.value().is_some() && n.base.value().is_some())
+                .filter(|n| {
+                    n.fin.value().is_some_and(|v| !is_nothing(v))
+                        && n.base.value().is_some_and(|v| !is_nothing(v))
+                })
                 .count();
             if kept && answered >= 2 {
                 out.push(Finding::OnlyWhereTested {
