@@ -847,7 +847,16 @@ pub fn judge(f: &Function) -> Vec<Finding> {
             Value::Object(o) => o.is_empty(),
             Value::Bool(_) => false,
         };
-        letter_varied && nothing
+        // A constructor argument varied (another `minLength`, another salt): the tested
+        // input is usually no valid one for that object (an id it never made), and nothing
+        // there on both trees says nothing either.
+        let ctor_varied = n
+            .args
+            .iter()
+            .zip(tested)
+            .take(f.receiver)
+            .any(|(a, t)| a != t);
+        (letter_varied || ctor_varied) && nothing
     };
     let pinpoint = |i: usize| -> Option<Vec<String>> {
         let near: Vec<&Point> = f.points.iter().filter(|p| p.from == Some(i)).collect();
