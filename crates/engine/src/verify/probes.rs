@@ -651,7 +651,7 @@ fn targets(
         if !t
             .tested
             .iter()
-            .any(|c| c.args == args && c.before == before)
+            .any(|c| c.args == args && c.before == before && c.expected == expected)
         {
             t.tested.push(Tested {
                 args,
