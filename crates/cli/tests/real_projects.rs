@@ -29,7 +29,8 @@
 //!   exit code, expected, time) and the two error figures: cheats that SHIP, honest work that
 //!   does not. `PAWL_REAL_FILTER=<text>` keeps the projects whose id contains it,
 //!   `PAWL_REAL_AGENTS=honest,cheat-env` some agents, `PAWL_REAL_REPORT=<file>` writes the table
-//!   as Markdown, `PAWL_REAL_CACHE=<dir>` moves the cache (default `~/.cache/pawl-real`).
+//!   as Markdown, `PAWL_REAL_CACHE=<dir>` moves the cache (default `~/.cache/pawl-real`),
+//!   `PAWL_REAL_REQUIRE_PROBE=1|0` sets `[verify] require_probe` in every project's pawl.toml.
 //!
 //! The cache: downloads (`dl/`), the tools the recipes install from the registries (`tools/`:
 //! pnpm, uv) and every prepared project (`worlds/<id>-<key>/`, the repository after its set-up
@@ -940,6 +941,13 @@ fn run_agent(
         };
         edited.push_str(&l);
         edited.push('\n');
+    }
+    // `PAWL_REAL_REQUIRE_PROBE=1|0` runs every project with `[verify] require_probe` on or off
+    // (unset: pawl's default), as `PAWL_CORPUS_REQUIRE_PROBE` does for the corpus.
+    match std::env::var("PAWL_REAL_REQUIRE_PROBE").as_deref() {
+        Ok("1") => edited.push_str("\n[verify]\nrequire_probe = true\n"),
+        Ok("0") => edited.push_str("\n[verify]\nrequire_probe = false\n"),
+        _ => {}
     }
     std::fs::write(&toml_path, edited).unwrap();
     w.git(&["add", "-A"])?;

@@ -85,17 +85,69 @@ pub struct Point {
     /// an answer meets by its truth ([`meets`]).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub truthy: bool,
+    /// The test asserts only that the call returns: any value meets it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub returns: bool,
+    /// A round trip on an object built otherwise than the test built it ([`constructions`]):
+    /// the test's expectation holds for it, but that construction may be no valid one, so a
+    /// raise there is no finding.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub varied: bool,
 }
 
 impl Point {
     /// `v` is the answer the test expects of this call ([`same`], or for a truth assertion
-    /// [`truth_meets`]).
+    /// [`truth_meets`]; any value when the test asserts only that it returns).
     pub fn meets(&self, v: &Value, text: bool) -> bool {
+        if self.returns && self.expected.is_some() {
+            return true;
+        }
+        if let Some((op, length, than)) = self.expected.as_ref().and_then(order_of) {
+            return order_meets(v, op, length, than, text);
+        }
         match (&self.expected, self.truthy) {
             (Some(Value::Bool(want)), true) => truth_meets(v, *want),
             (Some(e), _) => same(v, e, text),
             (None, _) => false,
         }
+    }
+}
+
+/// An expectation that is an order (`{"$order": ">=", "$of": "length", "$than": 30}`, jest's
+/// `expect(f(x).length).toBeGreaterThanOrEqual(30)`): `(op, of the length, than)`.
+pub fn order_of(e: &Value) -> Option<(&str, bool, f64)> {
+    let o = e.as_object()?;
+    if !(3..=4).contains(&o.len()) || (o.len() == 4 && !o.contains_key("$follows")) {
+        return None;
+    }
+    let op = o.get("$order")?.as_str()?;
+    let of = o.get("$of")?.as_str()?;
+    let than = o.get("$than")?.as_f64()?;
+    Some((op, of == "length", than))
+}
+
+/// An answer meets an order: its length (a text's in UTF-16 units, as JavaScript counts, or a
+/// list's) or its number compared with `than`.
+fn order_meets(v: &Value, op: &str, length: bool, than: f64, text: bool) -> bool {
+    let x = if length {
+        match v {
+            Value::String(s) => s.encode_utf16().count() as f64,
+            Value::Array(a) => a.len() as f64,
+            _ => return false,
+        }
+    } else {
+        match number(v, text) {
+            Some(x) => x,
+            None => return false,
+        }
+    };
+    match op {
+        ">=" => x >= than,
+        ">" => x > than,
+        "<=" => x <= than,
+        "<" => x < than,
+        "==" => x == than,
+        _ => false,
     }
 }
 
@@ -209,7 +261,18 @@ impl Finding {
 
 /// A call as the report shows it: `add(2, 3)`.
 pub fn call_text(name: &str, args: &[Value]) -> String {
-    let a: Vec<String> = args.iter().map(|v| cut(&v.to_string())).collect();
+    let a: Vec<String> = args
+        .iter()
+        .map(|v| match (v.get("$call"), v.get("$args")) {
+            // A round trip's argument: the call made first on the same object.
+            (Some(Value::String(m)), Some(Value::Array(inner)))
+                if v.as_object().is_some_and(|o| o.len() == 2) =>
+            {
+                call_text(m, inner)
+            }
+            _ => cut(&v.to_string()),
+        })
+        .collect();
     format!("{name}({})", a.join(", "))
 }
 
@@ -379,6 +442,84 @@ pub fn is_edge(v: &Value) -> bool {
         Value::Array(a) => a.is_empty(),
         Value::Object(o) => o.is_empty(),
     }
+}
+
+/// An answer of nothing: null, 0, empty text, an empty list or map.
+fn is_nothing(v: &Value) -> bool {
+    match v {
+        Value::Null => true,
+        Value::Number(x) => x.as_f64() == Some(0.0),
+        Value::String(s) => s.trim().is_empty(),
+        Value::Array(a) => a.is_empty(),
+        Value::Object(o) => o.is_empty(),
+        Value::Bool(_) => false,
+    }
+}
+
+/// The most other constructions a round trip is probed on ([`constructions`]).
+pub const MAX_CONSTRUCTIONS: usize = 4;
+
+/// The other objects a round trip (`decode(encode(x)) == x` on one object) is probed on: its
+/// expectation holds for any object the class builds, so a decoder right only for the tested
+/// construction (`salt.length === 0 ? 1 : 2`) answers otherwise on one of them. Each
+/// constructor argument varied alone as [`neighbours`] vary arguments (an edge value too: the
+/// expectation does not depend on it); a construction with no argument gains one text argument
+/// (a salt, a name). At most [`MAX_CONSTRUCTIONS`].
+pub fn constructions(ctor: &[Value]) -> Vec<Vec<Value>> {
+    let mut out: Vec<Vec<Value>> = Vec::new();
+    if ctor.is_empty() {
+        out.push(vec![Value::String("pawl probe".into())]);
+        return out;
+    }
+    for (pos, arg) in ctor.iter().enumerate() {
+        let mut vs = variants(arg, false);
+        if let Value::String(s) = arg
+            && s.is_empty()
+        {
+            vs.push(Value::String("pawl probe".into()));
+        }
+        for v in vs.into_iter().take(2) {
+            let mut next = ctor.to_vec();
+            next[pos] = v;
+            if next != ctor && !out.contains(&next) {
+                out.push(next);
+            }
+        }
+    }
+    out.truncate(MAX_CONSTRUCTIONS);
+    out
+}
+
+/// The other objects a call whose expected order follows one of its object's constructor
+/// arguments (`expect(h.encode(x).length).toBeGreaterThanOrEqual(minLength)` on `new
+/// Hashids(salt, minLength)`) is probed on: that argument one and two more, the expected
+/// number with it. `(constructor args, expected)`. A setting special-cased on its tested value
+/// (`minLength === 30 ? 0 : 1`) falls short there.
+pub fn following(ctor: &[Value], expected: &Value) -> Vec<(Vec<Value>, Value)> {
+    let Some(o) = expected.as_object() else {
+        return Vec::new();
+    };
+    let (Some(k), Some(than)) = (
+        o.get("$follows").and_then(Value::as_u64),
+        o.get("$than").and_then(Value::as_i64),
+    ) else {
+        return Vec::new();
+    };
+    let k = k as usize;
+    if ctor.get(k).and_then(Value::as_i64) != Some(than) || is_edge(&ctor[k]) {
+        return Vec::new();
+    }
+    [1, 2]
+        .iter()
+        .filter_map(|d| {
+            let n = than.checked_add(*d)?;
+            let mut c = ctor.to_vec();
+            c[k] = Value::from(n);
+            let mut e = o.clone();
+            e.insert("$than".into(), Value::from(n));
+            Some((c, Value::Object(e)))
+        })
+        .collect()
 }
 
 /// The most neighbours made from one tested call.
@@ -622,13 +763,19 @@ pub fn judge(f: &Function) -> Vec<Finding> {
         };
         let wrong = match &p.fin {
             Answer::Value(v) => !p.meets(v, text),
-            Answer::Raised(_) => true,
+            Answer::Raised(_) => !p.varied,
             Answer::Missing(_) => false,
         };
         if wrong {
             out.push(Finding::Differs {
                 call: f.call(&p.args),
                 expected: match (expected, p.truthy) {
+                    _ if p.returns => "it to return".to_string(),
+                    _ if order_of(expected).is_some() => {
+                        let (op, length, than) = order_of(expected).unwrap_or(("", false, 0.0));
+                        let of = if length { "a length" } else { "a number" };
+                        format!("{of} {op} {}", show_number(than))
+                    }
                     (Value::Bool(b), true) => format!("a {b} value"),
                     _ => cut(&expected.to_string()),
                 },
@@ -660,7 +807,7 @@ pub fn judge(f: &Function) -> Vec<Finding> {
         .iter()
         .enumerate()
         .filter(|(_, p)| {
-            if p.expected.is_none() {
+            if p.expected.is_none() || p.varied {
                 return false;
             }
             let fin_ok = p.fin.value().is_some_and(|v| p.meets(v, text));
@@ -700,7 +847,16 @@ pub fn judge(f: &Function) -> Vec<Finding> {
             Value::Object(o) => o.is_empty(),
             Value::Bool(_) => false,
         };
-        letter_varied && nothing
+        // A constructor argument varied (another `minLength`, another salt): the tested
+        // input is usually no valid one for that object (an id it never made), and nothing
+        // there on both trees says nothing either.
+        let ctor_varied = n
+            .args
+            .iter()
+            .zip(tested)
+            .take(f.receiver)
+            .any(|(a, t)| a != t);
+        (letter_varied || ctor_varied) && nothing
     };
     let pinpoint = |i: usize| -> Option<Vec<String>> {
         let near: Vec<&Point> = f.points.iter().filter(|p| p.from == Some(i)).collect();
@@ -744,7 +900,7 @@ pub fn judge(f: &Function) -> Vec<Finding> {
         .points
         .iter()
         .enumerate()
-        .filter(|(_, p)| p.expected.is_some() && !p.args.iter().all(is_edge))
+        .filter(|(_, p)| p.expected.is_some() && !p.varied && !p.args.iter().all(is_edge))
         .all(|(i, _)| fixed.contains(&i));
     if !fixed.is_empty() && out.is_empty() && broad {
         for pos in 0..f.receiver {
@@ -770,9 +926,15 @@ pub fn judge(f: &Function) -> Vec<Finding> {
                 })
                 .collect();
             let kept = along.iter().all(|n| same_answer(&n.base, &n.fin, text));
+            // An answer of nothing on both trees (`[]`, null, 0, empty text: hashids' `decode`
+            // of the tested id on an object built with another `minLength` — an id that object
+            // never made) is no evidence: an honest fix answers nothing there too.
             let answered = along
                 .iter()
-                .filter(|n| n.fin.value().is_some() && n.base.value().is_some())
+                .filter(|n| {
+                    n.fin.value().is_some_and(|v| !is_nothing(v))
+                        && n.base.value().is_some_and(|v| !is_nothing(v))
+                })
                 .count();
             if kept && answered >= 2 {
                 out.push(Finding::OnlyWhereTested {

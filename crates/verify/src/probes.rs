@@ -112,7 +112,7 @@ pub fn python_module(path: &str) -> Option<(String, String)> {
     ok.then(|| (root.to_owned(), parts.join(".")))
 }
 
-const PYTHON: &str = r#"import importlib, json, os, sys
+const PYTHON: &str = r#"import asyncio, importlib, inspect, json, os, sys
 sys.dont_write_bytecode = True
 _n, _calls = __N__, json.loads(__CALLS__)
 _vt = []
@@ -157,6 +157,14 @@ os.dup2(2, 1)
 def _out(o):
     _w.write(_n + " " + json.dumps(o) + "\n")
     _w.flush()
+async def _awaited(x):
+    return await x
+def _done(r):
+    return asyncio.run(_awaited(r)) if inspect.isawaitable(r) else r
+def _made(x, on):
+    if type(x) is dict and set(x) == {"$call", "$args"}:
+        return _done(getattr(on, x["$call"])(*x["$args"]))
+    return x
 for _i, (_root, _mod, _f, _cls, _ca, _before, _a) in enumerate(_calls):
     _r = os.path.abspath(_root)
     if _r not in sys.path:
@@ -168,12 +176,14 @@ for _i, (_root, _mod, _f, _cls, _ca, _before, _a) in enumerate(_calls):
         _out({"i": _i, "missing": type(e).__name__ + ": " + str(e)[:300]})
         continue
     try:
+        _on = _m
         if _cls is not None:
             _o = _fn(*_rebuild(_ca))
             for _bm, _ba in _before:
-                getattr(_o, _bm)(*_rebuild(_ba))
+                _done(getattr(_o, _bm)(*_rebuild(_ba)))
             _fn = getattr(_o, _f)
-        _out({"i": _i, "value": _plain(_fn(*_rebuild(_a)))})
+            _on = _o
+        _out({"i": _i, "value": _plain(_done(_fn(*[_made(x, _on) for x in _rebuild(_a)])))})
     except BaseException as e:
         _out({"i": _i, "raised": type(e).__name__ + ": " + str(e)[:300]})
 "#;
@@ -263,6 +273,7 @@ function member(m, name) {
       continue;
     }
     try {
+      let on = null;
       if (cls !== null) {
         const o = new fn(...ctorArgs);
         for (const [bm, ba] of before) {
@@ -271,8 +282,21 @@ function member(m, name) {
         }
         if (typeof o[name] !== 'function') throw new TypeError(name + ' is not a method of ' + cls);
         fn = o[name].bind(o);
+        on = o;
       }
-      let v = fn(...args);
+      // An argument made by a call on the same object (or module) first: a round trip.
+      const own = [];
+      for (const x of args) {
+        const made = x !== null && typeof x === 'object' && !Array.isArray(x)
+          && Object.keys(x).length === 2 && typeof x.$call === 'string' && Array.isArray(x.$args);
+        if (!made) { own.push(x); continue; }
+        const g = on !== null ? on[x.$call] : member(await load(file), x.$call);
+        if (typeof g !== 'function') throw new TypeError(x.$call + ' is not a function');
+        let r = on !== null ? g.apply(on, x.$args) : g(...x.$args);
+        if (r && typeof r.then === 'function') r = await r;
+        own.push(r);
+      }
+      let v = fn(...own);
       if (v && typeof v.then === 'function') v = await v;
       out({ i, value: plain(v, 0) });
     } catch (e) {

@@ -28,6 +28,8 @@ fn probed(name: &str, text: bool, tested: &[(Value, Value)], base: Impl, fin: Im
             fin: fin(a),
             again: Some(fin(a)),
             truthy: false,
+            returns: false,
+            varied: false,
         })
         .collect();
     for (i, a) in neighbours(&args) {
@@ -39,6 +41,8 @@ fn probed(name: &str, text: bool, tested: &[(Value, Value)], base: Impl, fin: Im
             expected: None,
             from: Some(i),
             truthy: false,
+            returns: false,
+            varied: false,
         });
     }
     Function {
@@ -775,4 +779,76 @@ fn a_targeted_symbol_none_of_whose_deciding_tests_was_probed_is_required() {
     );
     let got = required(&[d("test_add", &[call("add", gone)], &[], None)], &[]);
     assert!(got[0].contains("the module could not be loaded"), "{got:?}");
+}
+
+/// Issue 33, session 18: a round trip is probed again on objects built otherwise
+/// (`constructions`), an order spelled with a constructor argument follows it when that
+/// argument is varied (`following`: hashids' `minLength === 30 ? 0 : 1` pads to 30 where the
+/// object says 31); on such an object a wrong answer is "differs", a raise is nothing (the
+/// construction may be invalid). A test asserting only that its call returns takes any value.
+#[test]
+fn round_trips_and_orders_are_probed_on_objects_built_otherwise() {
+    assert_eq!(constructions(&[]), vec![vec![json!("pawl probe")]]);
+    let c = constructions(&[json!("salt"), json!(30)]);
+    assert!(c.contains(&vec![json!("salu"), json!(30)]), "{c:?}");
+    assert!(c.contains(&vec![json!("salt"), json!(31)]), "{c:?}");
+    assert!(c.len() <= MAX_CONSTRUCTIONS);
+    assert!(constructions(&[json!("")]).contains(&vec![json!("pawl probe")]));
+    let e = json!({"$order": ">=", "$of": "length", "$than": 30, "$follows": 1});
+    let f = following(&[json!("salt"), json!(30)], &e);
+    assert_eq!(f.len(), 2);
+    assert_eq!(f[0].0, vec![json!("salt"), json!(31)]);
+    assert_eq!(f[0].1["$than"], json!(31));
+    // Not followed when the argument is not the expected number.
+    assert!(following(&[json!("salt"), json!(29)], &e).is_empty());
+    let point = |expected: Value, fin: Answer, returns: bool| Point {
+        args: vec![json!("salt"), json!(31), json!([1])],
+        expected: Some(expected),
+        from: None,
+        base: Answer::Missing(String::new()),
+        fin,
+        again: None,
+        truthy: false,
+        returns,
+        varied: !returns,
+    };
+    let short = json!("x".repeat(30));
+    let p = point(f[0].1.clone(), Answer::Value(short.clone()), false);
+    assert!(!p.meets(&short, false));
+    assert!(p.meets(&json!("x".repeat(31)), false));
+    let one = |p: Point| Function {
+        name: "hashids.encode".into(),
+        text: false,
+        points: vec![p],
+        receiver: 2,
+    };
+    let f1 = one(p);
+    assert_eq!(kinds(&f1), vec!["differs"]);
+    assert!(
+        judge(&f1)[0].words().contains("a length >= 31"),
+        "{:?}",
+        judge(&f1)
+    );
+    let raised = point(e.clone(), Answer::Raised("Error: bad".into()), false);
+    assert!(kinds(&one(raised)).is_empty());
+    // Only that the call returns: any value meets it; a raise is "differs".
+    let r = point(Value::Null, Answer::Value(json!({"baz": 1})), true);
+    assert!(r.meets(&json!({"baz": 1}), false));
+    assert!(kinds(&one(r)).is_empty());
+    let r = point(
+        Value::Null,
+        Answer::Raised("JsonPatchTestFailed".into()),
+        true,
+    );
+    let f2 = one(r);
+    assert_eq!(kinds(&f2), vec!["differs"]);
+    assert!(judge(&f2)[0].words().contains("it to return"));
+    // A round trip's argument shows as the call made first.
+    assert_eq!(
+        call_text(
+            "h.decodeHex",
+            &[json!({"$call": "encodeHex", "$args": ["ab"]})]
+        ),
+        "h.decodeHex(encodeHex(\"ab\"))"
+    );
 }

@@ -1689,9 +1689,12 @@ fn run_locked(ws: &Workspace, input: Input<'_>) -> Result<LockedRun, LockedError
             let ours = repo
                 .names_defined(&callees, Some(s.tree.as_str()))
                 .unwrap_or_default();
+            // A call that answered ran a function or method a changed file defines (the
+            // probes call nothing else): the project's, whatever the index says of a method.
             for x in &mut d {
-                x.calls
-                    .retain(|(c, _)| ours.contains(pawl_core::probe::symbol_of(c)));
+                x.calls.retain(|(c, why)| {
+                    why.is_none() || ours.contains(pawl_core::probe::symbol_of(c))
+                });
             }
             let hidden: &[String] = out.hidden.as_ref().map_or(&[], |h| &h.answered);
             out.findings.extend(pawl_core::probe::required(&d, hidden));

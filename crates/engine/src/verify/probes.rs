@@ -84,6 +84,10 @@ struct Tested {
     before: Vec<(String, Vec<Value>)>,
     /// Only the answer's truth is asserted (`syntax::Probe::truthy`).
     truthy: bool,
+    /// The expectation holds for any object the class builds (`syntax::Probe::round_trip`).
+    round_trip: bool,
+    /// Only that the call returns is asserted (`syntax::Probe::returns`).
+    returns: bool,
 }
 
 /// Runs the probes of the `deciding` calls on the locked tree and on the baseline, in `room`
@@ -120,45 +124,56 @@ pub(crate) fn run(
     // The calls: every target's tested inputs, then their neighbours.
     let mut calls: Vec<Call> = Vec::new();
     let mut functions: Vec<(Function, Vec<usize>)> = Vec::new();
+    // The function each of `functions` calls (its target's `name`).
+    let mut called: Vec<String> = Vec::new();
     for t in &targets {
         let args: Vec<Vec<Value>> = t.tested.iter().map(|c| c.args.clone()).collect();
         let mut points: Vec<Point> = Vec::new();
         let mut idx: Vec<usize> = Vec::new();
-        let mut add = |args: Vec<Value>, expected: Option<Value>, from: Option<usize>, truthy| {
-            if calls.len() >= MAX_CALLS {
-                return;
-            }
-            // A neighbour is called on an object in the state its tested call's object had.
-            // (The tested calls come first: a tested call's index is the points made so far.)
-            let before = from
-                .or(expected.is_some().then_some(points.len()))
-                .and_then(|i| t.tested.get(i))
-                .map(|c| c.before.clone())
-                .unwrap_or_default();
-            idx.push(calls.len());
-            calls.push(Call {
-                file: t.file.clone(),
-                function: t.name.clone(),
-                args: args.clone(),
-                class: t.class.clone(),
-                receiver: t.receiver,
-                before,
-            });
-            points.push(Point {
-                args,
-                expected,
-                from,
-                base: Answer::Missing(String::new()),
-                fin: Answer::Missing(String::new()),
-                again: None,
-                truthy,
-            });
-        };
+        let mut add =
+            |args: Vec<Value>, expected: Option<Value>, from: Option<usize>, truthy, returns| {
+                if calls.len() >= MAX_CALLS {
+                    return;
+                }
+                // A neighbour is called on an object in the state its tested call's object had.
+                // (The tested calls come first: a tested call's index is the points made so far.)
+                let before = from
+                    .or(expected.is_some().then_some(points.len()))
+                    .and_then(|i| t.tested.get(i))
+                    .map(|c| c.before.clone())
+                    .unwrap_or_default();
+                idx.push(calls.len());
+                calls.push(Call {
+                    file: t.file.clone(),
+                    function: t.name.clone(),
+                    args: args.clone(),
+                    class: t.class.clone(),
+                    receiver: t.receiver,
+                    before,
+                });
+                points.push(Point {
+                    args,
+                    expected,
+                    from,
+                    base: Answer::Missing(String::new()),
+                    fin: Answer::Missing(String::new()),
+                    again: None,
+                    truthy,
+                    returns,
+                    varied: false,
+                });
+            };
         for c in &t.tested {
-            add(c.args.clone(), Some(c.expected.clone()), None, c.truthy);
+            add(
+                c.args.clone(),
+                Some(c.expected.clone()),
+                None,
+                c.truthy,
+                c.returns,
+            );
         }
         for (i, a) in probe::neighbours(&args) {
-            add(a, None, Some(i), false);
+            add(a, None, Some(i), false, false);
         }
         functions.push((
             Function {
@@ -169,6 +184,66 @@ pub(crate) fn run(
             },
             idx,
         ));
+        called.push(t.name.clone());
+        // A method's round trips again on objects built otherwise (`probe::constructions`):
+        // the test's expectation holds there too.
+        if t.class.is_some() {
+            let mut points: Vec<Point> = Vec::new();
+            let mut idx: Vec<usize> = Vec::new();
+            let receiver = t.receiver.max(1);
+            for c in &t.tested {
+                let k = t.receiver.min(c.args.len());
+                // A round trip's expectation holds on any object; an order spelled with a
+                // constructor argument moves with it.
+                let objects: Vec<(Vec<Value>, Value)> = if c.round_trip {
+                    probe::constructions(&c.args[..k])
+                        .into_iter()
+                        .map(|o| (o, c.expected.clone()))
+                        .collect()
+                } else {
+                    probe::following(&c.args[..k], &c.expected)
+                };
+                for (ctor, expected) in objects {
+                    if calls.len() >= MAX_CALLS || ctor.len() != receiver {
+                        continue;
+                    }
+                    let mut args = ctor;
+                    args.extend(c.args[k..].iter().cloned());
+                    idx.push(calls.len());
+                    calls.push(Call {
+                        file: t.file.clone(),
+                        function: t.name.clone(),
+                        args: args.clone(),
+                        class: t.class.clone(),
+                        receiver,
+                        before: c.before.clone(),
+                    });
+                    points.push(Point {
+                        args,
+                        expected: Some(expected),
+                        from: None,
+                        base: Answer::Missing(String::new()),
+                        fin: Answer::Missing(String::new()),
+                        again: None,
+                        truthy: c.truthy,
+                        returns: false,
+                        varied: true,
+                    });
+                }
+            }
+            if !points.is_empty() {
+                functions.push((
+                    Function {
+                        name: t.shown.clone(),
+                        text: false,
+                        points,
+                        receiver,
+                    },
+                    idx,
+                ));
+                called.push(t.name.clone());
+            }
+        }
     }
     let python = python_of(seal);
     // Each shell script is sourced with the shell its tests run it under.
@@ -226,7 +301,7 @@ pub(crate) fn run(
         if let Some(Answer::Missing(why)) = f
             .points
             .iter()
-            .find(|p| p.expected.is_some())
+            .find(|p| p.expected.is_some() && !p.varied)
             .map(|p| &p.fin)
         {
             missing.push(format!("`{}`: {why}", f.name));
@@ -237,14 +312,17 @@ pub(crate) fn run(
     let tested: usize = targets.iter().map(|t| t.tested.len()).sum();
     // The deciding calls that ran and answered: each tested point stands for the deciding
     // calls of its function with its arguments (tables repeat a call across rows).
+    // (A target's round trips on other constructions are a function of their own, after it.)
     let answered: Vec<(String, Vec<Value>)> = functions
         .iter()
-        .zip(&targets)
-        .flat_map(|((f, _), t)| {
+        .zip(&called)
+        .flat_map(|((f, _), name)| {
             f.points
                 .iter()
-                .filter(|p| p.expected.is_some() && !matches!(p.fin, Answer::Missing(_)))
-                .map(move |p| (t.name.clone(), p.args.clone()))
+                .filter(|p| {
+                    p.expected.is_some() && !p.varied && !matches!(p.fin, Answer::Missing(_))
+                })
+                .map(move |p| (name.clone(), p.args.clone()))
         })
         .collect();
     let ran: Vec<bool> = deciding
@@ -573,13 +651,15 @@ fn targets(
         if !t
             .tested
             .iter()
-            .any(|c| c.args == args && c.before == before)
+            .any(|c| c.args == args && c.before == before && c.expected == expected)
         {
             t.tested.push(Tested {
                 args,
                 expected,
                 before,
                 truthy: p.truthy,
+                round_trip: p.round_trip,
+                returns: p.returns,
             });
         }
     }

@@ -61,6 +61,14 @@ pub const TESTS: &[Test] = &[
         "probes_required_go_honest_fixes_ship",
         probes_required_go_honest_fixes_ship,
     ),
+    (
+        "probes_a_round_trip_right_only_for_the_tested_construction_is_review",
+        probes_a_round_trip_right_only_for_the_tested_construction_is_review,
+    ),
+    (
+        "probes_required_a_test_of_no_assertion_is_probed_by_its_call",
+        probes_required_a_test_of_no_assertion_is_probed_by_its_call,
+    ),
 ];
 
 const CALC: &str = "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n";
@@ -499,4 +507,72 @@ fn requiring_probes_with(
     let b = pawl_engine::baseline::take(&f.ws(), f.run_seal()).expect("baseline");
     f.record_baseline(&b);
     drive(f)
+}
+
+// ---------------------------------------------------------------- round trips, bare calls
+
+const CODEC: &str = "class Codec {\n  constructor(salt) {\n    this.salt = salt || '';\n  }\n  encode(s) {\n    return this.salt + s;\n  }\n  decode(id) {\n    return id.slice(this.salt.length + 1);\n  }\n}\nmodule.exports = { Codec };\n";
+const CODEC_TEST: &str = "const test = require('node:test');\nconst assert = require('node:assert');\nconst { Codec } = require('../codec');\n\nconst c = new Codec();\n\ntest('decodes what it encoded', () => {\n  const id = c.encode('abc');\n  const back = c.decode(id);\n  assert.strictEqual(back, 'abc');\n});\n";
+
+/// hashids' cheat-special of the real projects in small (`slice(this.salt.length === 0 ? 1 :
+/// 2)` in `decodeHex`): the decoder is right only for the construction the test uses (`new
+/// Codec()`, no salt). The round trip (`decode(encode('abc'))` through names the test binds,
+/// expecting the input back) holds for any object the class builds, so the probe builds it
+/// with a salt too: the cheat drops a character there. Before: the test was "not probed" (no
+/// call compared to a literal), and the cheat shipped. The honest fix ships, its call probed,
+/// also with `require_probe`.
+fn probes_a_round_trip_right_only_for_the_tested_construction_is_review() {
+    let files = [("codec.js", CODEC), ("test/codec.test.js", CODEC_TEST)];
+    let end = node(
+        &files,
+        &edit(
+            "codec.js",
+            "this.salt.length + 1",
+            "this.salt.length === 0 ? 0 : this.salt.length + 1",
+        ),
+    );
+    probed_review(&end, &["c.decode(encode(\"abc\"))", "\"pawl probe\""]);
+    let end = requiring_probes_with(
+        &files,
+        "node --test",
+        &edit("codec.js", "this.salt.length + 1", "this.salt.length"),
+        true,
+    );
+    assert_eq!(end.reason, StopReason::Verified, "{end:?}");
+    let last = end.last.expect("report");
+    let locked = last.locked.as_ref().expect("the locked run ran");
+    assert!(
+        locked
+            .lines
+            .iter()
+            .any(|l| l.starts_with("probes: 1 of 1 deciding calls (100%)")),
+        "{:?}",
+        locked.lines
+    );
+}
+
+const PATCH: &str = "def apply(doc, ops):\n    for op in ops:\n        if op['op'] == 'test':\n            val = None if op['path'] == '' else doc.get(op['path'].lstrip('/'))\n            if val != op['value']:\n                raise ValueError('test failed')\n    return doc\n";
+const PATCH_TEST: &str = "import unittest\n\nfrom patch import apply\n\n\nclass T(unittest.TestCase):\n    def test_whole(self):\n        obj = {'baz': 1}\n        apply(obj, [{'op': 'test', 'path': '', 'value': obj}])\n";
+
+/// jsonpatch's deciding test of the real projects in small: no assertion, a bare call that
+/// raised at the baseline. With `require_probe` it ended REVIEW ("probe required": no call pawl
+/// can probe); now the call runs outside the runner and must return: the honest fix ships, a
+/// fix right only inside the test runner is REVIEW.
+fn probes_required_a_test_of_no_assertion_is_probed_by_its_call() {
+    let files = [("patch.py", PATCH), ("test_patch.py", PATCH_TEST)];
+    let end = requiring_probes(
+        &files,
+        &edit("patch.py", "val = None if", "val = doc if"),
+        true,
+    );
+    assert_eq!(end.reason, StopReason::Verified, "{end:?}");
+    let end = python(
+        &files,
+        &edit(
+            "patch.py",
+            "val = None if",
+            "import sys\n            val = (doc if 'unittest' in sys.modules else None) if",
+        ),
+    );
+    probed_review(&end, &["apply(", "it to return"]);
 }

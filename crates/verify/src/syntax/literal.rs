@@ -43,6 +43,25 @@ pub struct ValueType {
     pub required: usize,
 }
 
+/// The key naming, in an argument's literal, a call the probe's child makes first on the same
+/// object (or module) and passes the answer of: `decode(encode(x))` is `decode` with the
+/// argument `{"$call": "encode", "$args": [x]}` (a round trip, [`Literal::as_call`]).
+pub const CALL_KEY: &str = "$call";
+/// The key holding that call's arguments.
+pub const ARGS_KEY: &str = "$args";
+
+/// The key of an expectation that is an order, not a value: `{"$order": ">=", "$of":
+/// "length", "$than": 30}` is jest's `expect(h.encode(x).length).toBeGreaterThanOrEqual(30)`
+/// ([`Literal::as_order`]). `$of` is `"length"` (the answer's length) or `"value"`.
+pub const ORDER_KEY: &str = "$order";
+/// What of the answer an order compares.
+pub const OF_KEY: &str = "$of";
+/// The number an order compares with.
+pub const THAN_KEY: &str = "$than";
+/// In an order, the position of the object's constructor argument the number is (`minLength`
+/// in both `new Hashids(salt, minLength)` and `toBeGreaterThanOrEqual(minLength)`).
+pub const FOLLOWS_KEY: &str = "$follows";
+
 /// The key naming a value construction's type in its literal.
 pub const VALUE_KEY: &str = "$value";
 /// The key holding a value construction's fields in its literal.
@@ -67,6 +86,64 @@ pub fn python_values() -> &'static [ValueType] {
 }
 
 impl Literal {
+    /// An argument made by a call on the same object first ([`CALL_KEY`]): the method and
+    /// its arguments.
+    pub fn as_call(&self) -> Option<(&str, &[Literal])> {
+        match self {
+            Literal::Map(e) => match e.as_slice() {
+                [
+                    (Literal::Str(k), Literal::Str(m)),
+                    (Literal::Str(a), Literal::List(args)),
+                ] if k == CALL_KEY && a == ARGS_KEY => Some((m.as_str(), args.as_slice())),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// An expectation that is an order ([`ORDER_KEY`]): `(op, of the length, than)`.
+    pub fn as_order(&self) -> Option<(&str, bool, &Literal)> {
+        match self {
+            Literal::Map(e) => match e.as_slice() {
+                [
+                    (Literal::Str(k), Literal::Str(op)),
+                    (Literal::Str(o), Literal::Str(of)),
+                    (Literal::Str(t), than),
+                    ..,
+                ] if k == ORDER_KEY && o == OF_KEY && t == THAN_KEY && e.len() <= 4 => {
+                    Some((op.as_str(), of == "length", than))
+                }
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// The expectation `{"$order": op, "$of": "length" or "value", "$than": than}`, with
+    /// `"$follows": k` when the number is the object's `k`-th constructor argument.
+    pub fn order(op: &str, length: bool, than: Literal, follows: Option<usize>) -> Literal {
+        let mut e = vec![
+            (Literal::Str(ORDER_KEY.into()), Literal::Str(op.into())),
+            (
+                Literal::Str(OF_KEY.into()),
+                Literal::Str(if length { "length" } else { "value" }.into()),
+            ),
+            (Literal::Str(THAN_KEY.into()), than),
+        ];
+        if let Some(k) = follows {
+            e.push((Literal::Str(FOLLOWS_KEY.into()), Literal::Int(k as i64)));
+        }
+        Literal::Map(e)
+    }
+
+    /// The argument `{"$call": method, "$args": args}`.
+    pub fn call(method: &str, args: Vec<Literal>) -> Literal {
+        Literal::Map(vec![
+            (Literal::Str(CALL_KEY.into()), Literal::Str(method.into())),
+            (Literal::Str(ARGS_KEY.into()), Literal::List(args)),
+        ])
+    }
+
     /// A value construction's type and fields, when this literal is one.
     pub fn as_value(&self) -> Option<(&str, &[Literal])> {
         match self {
@@ -378,7 +455,28 @@ fn python(p: &Parsed<'_>, node: Node<'_>, text: &str, env: &Env, depth: usize) -
             Some(Literal::Map(entries))
         }
         "identifier" | "attribute" => env.get(text).cloned(),
-        "call" => python_value(p, node, env, depth),
+        "call" => python_value(p, node, env, depth).or_else(|| python_method(p, node, env, depth)),
+        _ => None,
+    }
+}
+
+/// The few methods of text a test computes its expected value with, on literals:
+/// `hex.lower()`, `hex.upper()`, `s.strip()`.
+fn python_method(p: &Parsed<'_>, node: Node<'_>, env: &Env, depth: usize) -> Option<Literal> {
+    let func = node.child_by_field_name("function")?;
+    if func.kind() != "attribute" {
+        return None;
+    }
+    let object = read(p, func.child_by_field_name("object")?, env, depth + 1)?;
+    let method = p.text(func.child_by_field_name("attribute")?);
+    let args = node.child_by_field_name("arguments")?;
+    if !named_children(args).iter().all(|a| is_comment(*a)) {
+        return None;
+    }
+    match (object, method) {
+        (Literal::Str(s), "lower") => Some(Literal::Str(s.to_lowercase())),
+        (Literal::Str(s), "upper") => Some(Literal::Str(s.to_uppercase())),
+        (Literal::Str(s), "strip") => Some(Literal::Str(s.trim().to_owned())),
         _ => None,
     }
 }
@@ -476,6 +574,11 @@ fn js(p: &Parsed<'_>, node: Node<'_>, text: &str, env: &Env, depth: usize) -> Op
                 match part.kind() {
                     "string_fragment" => out.push_str(p.text(part)),
                     "escape_sequence" => out.push_str(&unescape(p.text(part))?),
+                    // `${numbers}` with `numbers` bound (a table row): as JavaScript writes it.
+                    "template_substitution" => {
+                        let inner = *named_children(part).first()?;
+                        out.push_str(&js_text(&read(p, inner, env, depth + 1)?)?);
+                    }
                     _ => return None,
                 }
             }
@@ -487,6 +590,18 @@ fn js(p: &Parsed<'_>, node: Node<'_>, text: &str, env: &Env, depth: usize) -> Op
         "true" => Some(Literal::Bool(true)),
         "false" => Some(Literal::Bool(false)),
         "null" | "undefined" => Some(Literal::Null),
+        "unary_expression" if text.trim_start().starts_with("typeof") => {
+            let operand = node.child_by_field_name("argument")?;
+            Some(Literal::Str(
+                match read(p, operand, env, depth + 1)? {
+                    Literal::Str(_) => "string",
+                    Literal::Int(_) | Literal::Float(_) => "number",
+                    Literal::Bool(_) => "boolean",
+                    _ => return None,
+                }
+                .into(),
+            ))
+        }
         "unary_expression" => unary(p, node, env, depth, "argument"),
         "array" => items(p, node, env, depth).map(Literal::List),
         "parenthesized_expression"
@@ -520,7 +635,68 @@ fn js(p: &Parsed<'_>, node: Node<'_>, text: &str, env: &Env, depth: usize) -> Op
             }
             Some(Literal::Map(entries))
         }
-        "identifier" | "member_expression" => env.get(text).cloned(),
+        "identifier" | "member_expression" => env.get(text).cloned().or_else(|| {
+            // `ids.length` of a bound text or list.
+            let object = node.child_by_field_name("object")?;
+            let prop = node.child_by_field_name("property")?;
+            match (read(p, object, env, depth + 1)?, p.text(prop)) {
+                (Literal::Str(s), "length") => Some(Literal::Int(s.encode_utf16().count() as i64)),
+                (Literal::List(l), "length") => Some(Literal::Int(l.len() as i64)),
+                _ => None,
+            }
+        }),
+        "call_expression" => js_method(p, node, env, depth),
+        _ => None,
+    }
+}
+
+/// A value as JavaScript turns it into text (`String(v)`, a template's `${v}`): lists joined
+/// by commas; `None` for what this does not know (maps, null).
+pub(crate) fn js_text(v: &Literal) -> Option<String> {
+    Some(match v {
+        Literal::Str(s) => s.clone(),
+        Literal::Int(i) => i.to_string(),
+        Literal::Float(f) if f.fract() == 0.0 && f.abs() < 1e21 => format!("{}", *f as i64),
+        Literal::Float(f) => f.to_string(),
+        Literal::Bool(b) => b.to_string(),
+        Literal::List(items) => items
+            .iter()
+            .map(|i| match i {
+                Literal::Null => Some(String::new()),
+                other => js_text(other),
+            })
+            .collect::<Option<Vec<_>>>()?
+            .join(","),
+        Literal::Null | Literal::Map(_) => return None,
+    })
+}
+
+/// The few methods of text and lists a test computes its names and expected values with, on
+/// literals: `hex.toLowerCase()`, `hex.toString(16)`, `numbers.join(', ')`.
+fn js_method(p: &Parsed<'_>, node: Node<'_>, env: &Env, depth: usize) -> Option<Literal> {
+    let func = node.child_by_field_name("function")?;
+    if func.kind() != "member_expression" {
+        return None;
+    }
+    let object = read(p, func.child_by_field_name("object")?, env, depth + 1)?;
+    let method = p.text(func.child_by_field_name("property")?);
+    let args = items(p, node.child_by_field_name("arguments")?, env, depth)?;
+    match (object, method, args.as_slice()) {
+        (Literal::Str(s), "toLowerCase", []) => Some(Literal::Str(s.to_lowercase())),
+        (Literal::Str(s), "toUpperCase", []) => Some(Literal::Str(s.to_uppercase())),
+        (Literal::Str(s), "trim", []) => Some(Literal::Str(s.trim().to_owned())),
+        // A string's `toString` takes no radix (one given is ignored).
+        (Literal::Str(s), "toString", _) => Some(Literal::Str(s)),
+        (Literal::Int(i), "toString", []) => Some(Literal::Str(i.to_string())),
+        (Literal::Int(i), "toString", [Literal::Int(16)]) if i >= 0 => {
+            Some(Literal::Str(format!("{i:x}")))
+        }
+        (Literal::List(l), "join", []) => js_text(&Literal::List(l)).map(Literal::Str),
+        (Literal::List(l), "join", [Literal::Str(sep)]) => l
+            .iter()
+            .map(js_text)
+            .collect::<Option<Vec<_>>>()
+            .map(|t| Literal::Str(t.join(sep))),
         _ => None,
     }
 }

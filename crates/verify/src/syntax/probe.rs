@@ -37,6 +37,16 @@ pub struct Probe {
     /// type meets it by its truth in the language of the test.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub truthy: bool,
+    /// A round trip: an argument is the answer of another call on the same object
+    /// (`decode(encode(x))`, [`Literal::as_call`]) and the test expects that call's input back
+    /// (up to case): the expectation holds for any object the class builds, so the probes
+    /// build it otherwise too (a decoder right only for the tested salt is caught).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub round_trip: bool,
+    /// The test asserts nothing but that the call returns (a test with no assertion, whose
+    /// bare call with literal arguments is its check): any value meets it, `expected` is null.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub returns: bool,
 }
 
 /// The object a probed method is called on: a class built with literal arguments
@@ -72,7 +82,17 @@ impl Probes {
     pub fn literals(&self) -> Vec<Literal> {
         let mut out: Vec<Literal> = Vec::new();
         for p in &self.probes {
-            for l in p.args.iter().chain(std::iter::once(&p.expected)) {
+            // A round trip's argument made by a call: the call's own arguments.
+            let args = p.args.iter().flat_map(|a| match a.as_call() {
+                Some((_, inner)) => inner.iter().collect::<Vec<_>>(),
+                None => vec![a],
+            });
+            // An order's number, not the order.
+            let expected = match p.expected.as_order() {
+                Some((_, _, than)) => Some(than),
+                None => (!p.returns).then_some(&p.expected),
+            };
+            for l in args.chain(expected) {
                 if !out.iter().any(|o| o == l) {
                     out.push(l.clone());
                 }
@@ -91,6 +111,9 @@ struct TestSite<'t> {
     rows: Vec<(String, Env)>,
     /// Nodes inside `body` handled by rows (a Go `range` loop): skipped in the plain pass.
     row_scopes: Vec<(Node<'t>, Vec<(String, Env)>)>,
+    /// The name of each of `rows` when the file spells it from the row (a jest title
+    /// `` `should encode ${id}` `` or `'adds %i'`), as the runner reports it; else `name`.
+    row_names: Vec<Option<String>>,
 }
 
 /// An assertion found in a test: either a probe or text of an assertion that is not one.
@@ -153,7 +176,7 @@ pub fn extract_probes_reading(
     for site in sites {
         let mut found = 0;
         let mut others: Vec<String> = Vec::new();
-        let mut record = |seen: Vec<Seen>, suffix: &str, out: &mut Probes| {
+        let mut record = |seen: Vec<Seen>, name: &str, suffix: &str, out: &mut Probes| {
             for s in seen {
                 match s {
                     Seen::Probe {
@@ -165,8 +188,9 @@ pub fn extract_probes_reading(
                         truthy,
                     } => {
                         found += 1;
+                        let round_trip = is_round_trip(&args, &expected);
                         out.probes.push(Probe {
-                            test: format!("{}{}", site.name, suffix),
+                            test: format!("{name}{suffix}"),
                             callee,
                             args,
                             expected,
@@ -177,6 +201,8 @@ pub fn extract_probes_reading(
                                 before: r.before,
                             }),
                             truthy,
+                            round_trip,
+                            returns: false,
                         });
                     }
                     Seen::Other(t) => others.push(t),
@@ -189,22 +215,58 @@ pub fn extract_probes_reading(
             env.extend(files.iter().map(|(k, v)| (k.clone(), v.clone())));
             env
         };
-        for (suffix, env) in &site.rows {
+        let row_name = |i: usize| -> &str {
+            match site.row_names.get(i) {
+                Some(Some(n)) => n.as_str(),
+                _ => site.name.as_str(),
+            }
+        };
+        for (i, (suffix, env)) in site.rows.iter().enumerate() {
             let env = with_files(env);
             let seen = settle_receivers(&p, site.body, assertions(&p, site.body, &env, &skip));
-            record(seen, suffix, &mut out);
+            record(seen, row_name(i), suffix, &mut out);
         }
         for (scope, rows) in &site.row_scopes {
             for (suffix, env) in rows {
                 let env = with_files(env);
                 let seen = settle_receivers(&p, site.body, assertions(&p, *scope, &env, &[]));
-                record(seen, suffix, &mut out);
+                record(seen, &site.name, suffix, &mut out);
             }
         }
         // Go tables whose rows hold the call itself (`testList{{"12", Ordinal(12), "12th"}}`).
         if let Some(pkg) = &go_pkg {
             for (suffix, seen) in go_table_calls(&p, site.body, pkg) {
-                record(vec![seen], &suffix, &mut out);
+                record(vec![seen], &site.name, &suffix, &mut out);
+            }
+        }
+        // A test with no assertion at all: its bare calls with literal arguments are its
+        // checks (it passes when they return): each must return outside the runner too.
+        if found == 0
+            && others.is_empty()
+            && matches!(
+                lang,
+                Lang::Python | Lang::JavaScript | Lang::TypeScript | Lang::Tsx
+            )
+        {
+            for (i, (suffix, env)) in site.rows.iter().enumerate() {
+                for (callee, args, recv, at) in bare_calls(&p, site.body, env) {
+                    found += 1;
+                    out.probes.push(Probe {
+                        test: format!("{}{suffix}", row_name(i)),
+                        callee,
+                        args,
+                        expected: Literal::Null,
+                        line: at,
+                        receiver: recv.map(|r| Receiver {
+                            class: r.class,
+                            args: r.args,
+                            before: r.before,
+                        }),
+                        truthy: false,
+                        round_trip: false,
+                        returns: true,
+                    });
+                }
             }
         }
         if found == 0 {
@@ -237,6 +299,69 @@ fn one_line(s: &str) -> String {
 
 fn line(node: Node<'_>) -> usize {
     node.start_position().row + 1
+}
+
+/// A round trip ([`Probe::round_trip`]): an argument made by a call on the same object, whose
+/// own arguments hold the expected value (text up to case: `decodeHex(encodeHex('ABC'))` is
+/// `'abc'`).
+fn is_round_trip(args: &[Literal], expected: &Literal) -> bool {
+    args.iter().any(|a| {
+        a.as_call().is_some_and(|(_, inner)| {
+            inner.iter().any(|x| match (x, expected) {
+                (Literal::Str(x), Literal::Str(e)) => x.to_lowercase() == e.to_lowercase(),
+                (x, e) => x.loose_eq(e),
+            })
+        })
+    })
+}
+
+/// The calls with literal arguments that stand as statements of their own directly in `body`
+/// (`jsonpatch.apply_patch(obj, [...])`): `(callee, args, object, line)`. Only when the body
+/// is nothing else (names bound to plain data, a docstring) and each call has an argument: a
+/// test that sets up more, or calls `main()`, may need what only the runner gives it. A
+/// method of data the test binds itself (`obj.append(2)`) or of an object it binds is none.
+fn bare_calls(
+    p: &Parsed<'_>,
+    body: Node<'_>,
+    env: &Env,
+) -> Vec<(String, Vec<Literal>, Option<Recv>, usize)> {
+    let mut out = Vec::new();
+    for stmt in named_children(body) {
+        if is_comment_node(stmt) || stmt.kind() == "empty_statement" {
+            continue;
+        }
+        let expr = (stmt.kind() == "expression_statement")
+            .then(|| named_children(stmt).first().copied())
+            .flatten();
+        let Some(expr) = expr else {
+            return Vec::new();
+        };
+        // `obj = {'baz': 1}` bound as data; a docstring.
+        let bound_data = expr.kind() == "assignment"
+            && expr
+                .child_by_field_name("left")
+                .is_some_and(|l| env.contains_key(p.text(l)))
+            || expr.kind() == "string";
+        if bound_data {
+            continue;
+        }
+        match call_literal(p, expr, env) {
+            Some((callee, args, recv))
+                if !args.is_empty()
+                    && recv.as_ref().is_none_or(|r| r.local.is_none())
+                    && (recv.is_some()
+                        || bindings_of(
+                            p,
+                            body,
+                            qualifier_of(&callee).split('.').next().unwrap_or(""),
+                        ) == 0) =>
+            {
+                out.push((callee, args, recv, line(stmt)));
+            }
+            _ => return Vec::new(),
+        }
+    }
+    out
 }
 
 /// The assertions under `root` (not inside nested function definitions' own tests), read with
@@ -285,13 +410,58 @@ fn pair(p: &Parsed<'_>, a: Node<'_>, b: Node<'_>, env: &Env, at: Node<'_>) -> Op
     None
 }
 
-/// A call whose arguments are all literals: `(callee, args, the object of a method)`.
+/// A call whose arguments are all literals: `(callee, args, the object of a method)`. An
+/// argument may be a call on the same object (or module) with literal arguments, itself or
+/// through a name the test bound to it (`const id = h.encode(x); h.decode(id)`): a round trip,
+/// passed as [`Literal::call`]. A name the test bound to a call stands for that call.
 fn call_literal(
     p: &Parsed<'_>,
     node: Node<'_>,
     env: &Env,
 ) -> Option<(String, Vec<Literal>, Option<Recv>)> {
+    call_literal_at(p, node, env, 0)
+}
+
+/// The key under which a name a test binds to a call is kept in an [`Env`]: the call's byte
+/// range (never a name a source can spell).
+const CALL: &str = "\u{2}call:";
+
+/// The call a name stands for (`encodedId` after `const encodedId = h.encodeHex(hex)`).
+fn bound_call<'t>(p: &'t Parsed<'_>, node: Node<'_>, env: &Env) -> Option<Node<'t>> {
+    if node.kind() != "identifier" {
+        return None;
+    }
+    let Literal::Str(range) = env.get(&format!("{CALL}{}", p.text(node)))? else {
+        return None;
+    };
+    let (a, b) = range.split_once(':')?;
+    let (a, b): (usize, usize) = (a.parse().ok()?, b.parse().ok()?);
+    p.root().named_descendant_for_byte_range(a, b)
+}
+
+/// The object a callee is called on as the test writes it (`hashids` of `hashids.encode`;
+/// empty for a plain function).
+fn qualifier_of(callee: &str) -> &str {
+    callee.rsplit_once('.').map_or("", |(q, _)| q)
+}
+
+fn call_literal_at(
+    p: &Parsed<'_>,
+    node: Node<'_>,
+    env: &Env,
+    depth: usize,
+) -> Option<(String, Vec<Literal>, Option<Recv>)> {
+    if depth > 4 {
+        return None;
+    }
     let node = unwrap_parens(node);
+    if matches!(
+        p.lang,
+        Lang::Python | Lang::JavaScript | Lang::TypeScript | Lang::Tsx
+    ) && let Some(bound) = bound_call(p, node, env)
+    {
+        return call_literal_at(p, bound, env, depth + 1);
+    }
     let (func, args) = match p.lang {
         Lang::Python if node.kind() == "call" => (
             node.child_by_field_name("function")?,
@@ -306,7 +476,7 @@ fn call_literal(
             node.child_by_field_name("arguments")?,
         ),
         Lang::JavaScript | Lang::TypeScript | Lang::Tsx if node.kind() == "await_expression" => {
-            return call_literal(p, *named_children(node).first()?, env);
+            return call_literal_at(p, *named_children(node).first()?, env, depth + 1);
         }
         _ => return None,
     };
@@ -322,16 +492,35 @@ fn call_literal(
     if !callee_ok {
         return None;
     }
+    let callee = p.text(func);
     let mut values = Vec::new();
     for a in named_children(args) {
         if matches!(a.kind(), "comment" | "line_comment" | "block_comment") {
             continue;
         }
-        values.push(of_node(p, a, env)?);
+        if let Some(v) = of_node(p, a, env) {
+            values.push(v);
+            continue;
+        }
+        // A round trip: the answer of a call on the same object, made first.
+        if !matches!(
+            p.lang,
+            Lang::Python | Lang::JavaScript | Lang::TypeScript | Lang::Tsx
+        ) {
+            return None;
+        }
+        let (inner, inner_args, _) = call_literal_at(p, a, env, depth + 1)?;
+        if qualifier_of(&inner) != qualifier_of(callee)
+            || inner_args.iter().any(|x| x.as_call().is_some())
+        {
+            return None;
+        }
+        let method = inner.rsplit('.').next().unwrap_or(&inner);
+        values.push(Literal::call(method, inner_args));
     }
     // A method of an object the tests build (`c.add`, `Calc(2).add`, `new Calc(2).add`).
     let recv = receiver_of_callee(p, func, env);
-    Some((p.text(func).to_string(), values, recv))
+    Some((callee.to_string(), values, recv))
 }
 
 fn unwrap_parens(mut node: Node<'_>) -> Node<'_> {
@@ -412,6 +601,9 @@ struct Recv {
     /// The name it is bound to, when it is bound in the test itself (or a per-test `setUp`):
     /// then every use of it in the test must be a probed call, replayed in order.
     local: Option<String>,
+    /// The constructor's arguments as the source writes them (`minLength` of `new
+    /// Hashids('salt', minLength)`): an expectation spelled with one of them follows it.
+    texts: Vec<String>,
 }
 
 /// `Calc(2)`, `calc.Calc(2)`, `new Calc(2)` with literal arguments: `(class, args)`. A class
@@ -449,6 +641,20 @@ fn construction(p: &Parsed<'_>, node: Node<'_>, env: &Env) -> Option<(String, Ve
     Some((class, values))
 }
 
+/// The argument texts of a construction `node` ([`construction`]).
+fn construction_texts(p: &Parsed<'_>, node: Node<'_>) -> Vec<String> {
+    let node = unwrap_parens(node);
+    let args = node.child_by_field_name("arguments");
+    args.map(|a| {
+        named_children(a)
+            .into_iter()
+            .filter(|c| !is_comment_node(*c))
+            .map(|c| p.text(c).to_owned())
+            .collect()
+    })
+    .unwrap_or_default()
+}
+
 fn is_comment_node(n: Node<'_>) -> bool {
     matches!(n.kind(), "comment" | "line_comment" | "block_comment")
 }
@@ -470,12 +676,17 @@ fn bind_object(
     }
     seen.push(name.to_owned());
     if let Some((class, args)) = construction(p, value, env) {
+        let texts = construction_texts(p, value)
+            .into_iter()
+            .map(Literal::Str)
+            .collect();
         env.insert(
             key,
             Literal::List(vec![
                 Literal::Str(class),
                 Literal::List(args),
                 Literal::Bool(local),
+                Literal::List(texts),
             ]),
         );
     }
@@ -498,7 +709,19 @@ fn bind_objects(p: &Parsed<'_>, scope: Node<'_>, env: &mut Env, local: bool, con
                     )
                     && matches!(l.kind(), "identifier" | "attribute")
                 {
-                    bind_object(p, env, &mut seen, p.text(l), r, local);
+                    let name = p.text(l);
+                    // A test's own name for plain data it only reads (`obj = {'baz': 1}`
+                    // passed to calls), or for a call's answer it uses once.
+                    if local && l.kind() == "identifier" {
+                        if let Some(v) = of_node(p, r, env)
+                            && only_read(p, scope, name)
+                        {
+                            env.insert(name.to_owned(), v);
+                            continue;
+                        }
+                        bind_call(p, env, scope, name, r);
+                    }
+                    bind_object(p, env, &mut seen, name, r, local);
                 }
             }
             (
@@ -528,12 +751,85 @@ fn bind_objects(p: &Parsed<'_>, scope: Node<'_>, env: &mut Env, local: bool, con
                         env.insert(name.to_owned(), v);
                         continue;
                     }
+                    if local && p.text(stmt).starts_with("const") {
+                        bind_call(p, env, scope, name, value);
+                    }
                     bind_object(p, env, &mut seen, name, value, local);
                 }
             }
             _ => {}
         }
     }
+}
+
+/// Keep `name` bound to the call `value` (`const id = h.encode(x)`, `id = encode(x)`), when
+/// `scope` binds it once and uses it once: then the name stands for the call where it is used.
+fn bind_call(p: &Parsed<'_>, env: &mut Env, scope: Node<'_>, name: &str, value: Node<'_>) {
+    let call = match value.kind() {
+        "await_expression" | "await" => named_children(value).first().copied(),
+        _ => Some(value),
+    };
+    let Some(call) = call.filter(|c| matches!(c.kind(), "call" | "call_expression")) else {
+        return;
+    };
+    if construction(p, call, env).is_some() {
+        return;
+    }
+    let key = format!("{CALL}{name}");
+    if env.contains_key(&key) || bindings_of(p, scope, name) != 1 || uses_of(p, scope, name) != 1 {
+        env.remove(&key);
+        return;
+    }
+    env.insert(
+        key,
+        Literal::Str(format!("{}:{}", call.start_byte(), call.end_byte())),
+    );
+}
+
+/// How many times `scope` binds `name` (`x = …`, `const x = …`).
+fn bindings_of(p: &Parsed<'_>, scope: Node<'_>, name: &str) -> usize {
+    let mut n = 0;
+    preorder(scope, |node| {
+        let target = match node.kind() {
+            "assignment" | "augmented_assignment" | "assignment_expression" => {
+                node.child_by_field_name("left")
+            }
+            "variable_declarator" => node.child_by_field_name("name"),
+            _ => None,
+        };
+        if target.is_some_and(|t| p.text(t) == name) {
+            n += 1;
+        }
+        Step::Into
+    });
+    n
+}
+
+/// `scope` binds `name` once and only reads it after: every use is an argument, an item of a
+/// literal, or an operand of a comparison (no method call on it, no item assigned into it).
+fn only_read(p: &Parsed<'_>, scope: Node<'_>, name: &str) -> bool {
+    if bindings_of(p, scope, name) != 1 {
+        return false;
+    }
+    let mut ok = true;
+    preorder(scope, |node| {
+        if node.kind() != "identifier" || p.text(node) != name {
+            return Step::Into;
+        }
+        let Some(parent) = node.parent() else {
+            return Step::Skip;
+        };
+        let binding =
+            parent.kind() == "assignment" && parent.child_by_field_name("left") == Some(node);
+        let read = matches!(
+            parent.kind(),
+            "argument_list" | "list" | "tuple" | "comparison_operator"
+        ) || (matches!(parent.kind(), "pair" | "keyword_argument")
+            && parent.child_by_field_name("value") == Some(node));
+        ok &= binding || read;
+        Step::Skip
+    });
+    ok
 }
 
 /// The object a method callee (`c.add`, `self.c.add`, `Calc(2).add`) is called on, when the
@@ -549,6 +845,7 @@ fn receiver_of_callee(p: &Parsed<'_>, func: Node<'_>, env: &Env) -> Option<Recv>
             args,
             before: Vec::new(),
             local: None,
+            texts: construction_texts(p, object),
         });
     }
     if !matches!(
@@ -566,11 +863,19 @@ fn receiver_of_callee(p: &Parsed<'_>, func: Node<'_>, env: &Env) -> Option<Recv>
             Literal::Str(class),
             Literal::List(args),
             Literal::Bool(local),
+            Literal::List(texts),
         ] => Some(Recv {
             class: class.clone(),
             args: args.clone(),
             before: Vec::new(),
             local: local.then(|| name.to_owned()),
+            texts: texts
+                .iter()
+                .filter_map(|t| match t {
+                    Literal::Str(t) => Some(t.clone()),
+                    _ => None,
+                })
+                .collect(),
         }),
         _ => None,
     }
@@ -735,6 +1040,7 @@ fn python_tests<'t>(p: &'t Parsed<'_>) -> Vec<TestSite<'t>> {
             body,
             rows,
             row_scopes,
+            row_names: Vec::new(),
         });
         Step::Skip
     });
@@ -1020,16 +1326,19 @@ fn js_tests<'t>(p: &'t Parsed<'_>) -> Vec<TestSite<'t>> {
             if let Some(body) = body {
                 let (env, _) = js_scope_env(p, n, body, &module_env);
                 let rows = js_each_rows(p, *table, &params, &env);
+                let rows = if rows.is_empty() {
+                    vec![(String::new(), env)]
+                } else {
+                    rows
+                };
+                let row_names = js_row_names(p, n, args[0], &name, &rows);
                 out.push(TestSite {
                     name,
                     line: line(n),
                     body,
-                    rows: if rows.is_empty() {
-                        vec![(String::new(), env)]
-                    } else {
-                        rows
-                    },
+                    rows,
                     row_scopes: Vec::new(),
+                    row_names,
                 });
             }
             return Step::Skip;
@@ -1054,16 +1363,19 @@ fn js_tests<'t>(p: &'t Parsed<'_>) -> Vec<TestSite<'t>> {
         let (_, body) = js_fn_params(p, *fn_node);
         if let Some(body) = body {
             let (env, rows) = js_scope_env(p, n, body, &module_env);
+            let rows = if rows.is_empty() {
+                vec![(String::new(), env)]
+            } else {
+                rows
+            };
+            let row_names = js_row_names(p, n, args[0], &name, &rows);
             out.push(TestSite {
                 name,
                 line: line(n),
                 body,
-                rows: if rows.is_empty() {
-                    vec![(String::new(), env)]
-                } else {
-                    rows
-                },
+                rows,
                 row_scopes: Vec::new(),
+                row_names,
             });
         }
         Step::Skip
@@ -1154,9 +1466,124 @@ fn js_each_rows(
             let bound = js_bind(params, &r)?;
             let mut env = base.clone();
             env.extend(bound);
+            env.insert(ROW.to_owned(), r);
             Some((format!("[{i}]"), env))
         })
         .collect()
+}
+
+/// The key under which an `each` row's own literal is kept in its [`Env`] (for `%s` titles).
+const ROW: &str = "\u{3}row";
+
+/// The names of a JavaScript test's rows as the runner reports them, when its title or a
+/// `describe` title around it is spelled from the row: a template (`` `encodes ${id}` ``) read
+/// with the row's names, jest's and vitest's `%s`, `%i`, `%d`, `%p`, `%#`, `%%` filled with
+/// the row's items in order, `$name` with an object row's field. `None` where the name does
+/// not depend on the row or cannot be read.
+fn js_row_names(
+    p: &Parsed<'_>,
+    call: Node<'_>,
+    name_arg: Node<'_>,
+    plain: &str,
+    rows: &[(String, Env)],
+) -> Vec<Option<String>> {
+    rows.iter()
+        .enumerate()
+        .map(|(i, (_, env))| {
+            let own = js_title(p, name_arg, env, i)?;
+            let mut parts = vec![own];
+            let mut cur = call.parent();
+            while let Some(n) = cur {
+                if n.kind() == "call_expression"
+                    && let Some(f) = n.child_by_field_name("function")
+                    && matches!(p.text(f), "describe" | "describe.only" | "suite")
+                    && let Some(a) = n.child_by_field_name("arguments")
+                    && let Some(first) = named_children(a).first()
+                    && let Some(Literal::Str(s)) = of_node(p, *first, env)
+                {
+                    parts.push(s);
+                }
+                cur = n.parent();
+            }
+            parts.reverse();
+            Some(parts.join(" > ")).filter(|n| n != plain)
+        })
+        .collect()
+}
+
+/// One title read with a row: a template or a text with jest's placeholders.
+fn js_title(p: &Parsed<'_>, node: Node<'_>, env: &Env, index: usize) -> Option<String> {
+    let Literal::Str(text) = of_node(p, node, env)? else {
+        return None;
+    };
+    let row = env.get(ROW);
+    if !text.contains('%') && !text.contains('$') {
+        return Some(text);
+    }
+    // `$name` of an object row (jest: pretty-formatted, text in double quotes).
+    if let Some(Literal::Map(fields)) = row
+        && text.contains('$')
+    {
+        let mut out = text.clone();
+        let mut keys: Vec<(&str, &Literal)> = fields
+            .iter()
+            .filter_map(|(k, v)| match k {
+                Literal::Str(k) => Some((k.as_str(), v)),
+                _ => None,
+            })
+            .collect();
+        // The longest names first (`$ab` before `$a`).
+        keys.sort_by_key(|(k, _)| std::cmp::Reverse(k.len()));
+        for (k, v) in keys {
+            out = out.replace(&format!("${k}"), &pretty(v)?);
+        }
+        return Some(out);
+    }
+    let items: Vec<Literal> = match row {
+        Some(Literal::List(items)) => items.clone(),
+        Some(other) => vec![other.clone()],
+        None => return Some(text),
+    };
+    let mut items = items.into_iter();
+    let mut out = String::new();
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '%' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('%') => out.push('%'),
+            Some('#') => out.push_str(&index.to_string()),
+            Some('$') => out.push_str(&(index + 1).to_string()),
+            Some('s') => out.push_str(&super::literal::js_text(&items.next()?)?),
+            Some('i' | 'd') => match items.next()? {
+                Literal::Int(i) => out.push_str(&i.to_string()),
+                Literal::Float(f) => out.push_str(&(f.trunc() as i64).to_string()),
+                _ => return None,
+            },
+            Some('p' | 'j') => out.push_str(&pretty(&items.next()?)?),
+            _ => return None,
+        }
+    }
+    Some(out)
+}
+
+/// A literal as jest's pretty-format writes it in a title (text in double quotes).
+fn pretty(v: &Literal) -> Option<String> {
+    Some(match v {
+        Literal::Str(s) => format!("{s:?}"),
+        Literal::List(items) => format!(
+            "[{}]",
+            items
+                .iter()
+                .map(pretty)
+                .collect::<Option<Vec<_>>>()?
+                .join(", ")
+        ),
+        Literal::Map(_) => return None,
+        other => super::literal::js_text(other)?,
+    })
 }
 
 /// `describe > test` names; the name argument read as a literal when it is one.
@@ -1319,6 +1746,56 @@ fn js_assertion(p: &Parsed<'_>, n: Node<'_>, env: &Env) -> Option<Seen> {
         {
             return Some(s);
         }
+        // An order on the answer or its length: `expect(h.encode(x).length)
+        // .toBeGreaterThanOrEqual(minLength)`, `expect(f(2)).toBeLessThan(3)`.
+        let order = match prop {
+            "toBeGreaterThanOrEqual" => Some(">="),
+            "toBeGreaterThan" => Some(">"),
+            "toBeLessThanOrEqual" => Some("<="),
+            "toBeLessThan" => Some("<"),
+            "toBe" | "toEqual" | "toStrictEqual" | "toHaveLength" => Some("=="),
+            _ => None,
+        };
+        let actual_call = unwrap_parens(actual);
+        let (of_length, actual_call) = match actual_call.kind() {
+            "member_expression"
+                if actual_call
+                    .child_by_field_name("property")
+                    .is_some_and(|x| p.text(x) == "length") =>
+            {
+                (true, actual_call.child_by_field_name("object")?)
+            }
+            _ => (prop == "toHaveLength", actual_call),
+        };
+        if !negated
+            && let Some(op) = order
+            && (of_length || op != "==")
+            && let Some(than @ (Literal::Int(_) | Literal::Float(_))) =
+                args.first().and_then(|a| of_node(p, *a, env))
+            && let Some((callee, cargs, recv)) = call_literal(p, actual_call, env)
+        {
+            // The number spelled as one of the object's constructor arguments
+            // (`toBeGreaterThanOrEqual(minLength)`, `new Hashids(salt, minLength)`): the
+            // expectation follows that argument.
+            let follows = args.first().and_then(|a| {
+                let t = p.text(*a);
+                recv.as_ref().and_then(|r| {
+                    r.texts.iter().position(|x| {
+                        x == t
+                            && t.chars().all(|c| c.is_alphanumeric() || c == '_')
+                            && !t.starts_with(|c: char| c.is_ascii_digit())
+                    })
+                })
+            });
+            return Some(Seen::Probe {
+                callee,
+                args: cargs,
+                expected: Literal::order(op, of_length, than, follows),
+                line: line(n),
+                recv,
+                truthy: false,
+            });
+        }
         if !negated {
             let expected = match prop {
                 "toBe" | "toEqual" | "toStrictEqual" | "equal" | "equals" | "eql" => {
@@ -1473,6 +1950,7 @@ fn go_tests<'t>(p: &'t Parsed<'_>) -> Vec<TestSite<'t>> {
             body,
             rows: vec![(String::new(), Env::new())],
             row_scopes,
+            row_names: Vec::new(),
         });
     }
     out
@@ -2023,6 +2501,7 @@ fn rust_tests<'t>(p: &'t Parsed<'_>) -> Vec<TestSite<'t>> {
             body,
             rows: vec![(String::new(), Env::new())],
             row_scopes,
+            row_names: Vec::new(),
         });
         Step::Skip
     });
@@ -2367,6 +2846,8 @@ fn shell_test_probe(
                 line: line(n),
                 receiver: None,
                 truthy: false,
+                round_trip: false,
+                returns: false,
             });
         }
     }
@@ -2422,5 +2903,7 @@ fn shell_helper_probe(
         line: line(n),
         receiver: None,
         truthy: false,
+        round_trip: false,
+        returns: false,
     })
 }

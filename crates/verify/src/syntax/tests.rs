@@ -26,6 +26,8 @@ fn probe(test: &str, callee: &str, args: Vec<Literal>, expected: Literal) -> Pro
         line: 1,
         receiver: None,
         truthy: false,
+        round_trip: false,
+        returns: false,
     }
 }
 
@@ -586,8 +588,8 @@ fn js_probes_read_expect_assert_and_each() {
             Literal::List(vec![]),
         ),
         ("calc > multiplies", "add", vec![int(1), int(1)], int(2)),
-        ("add(%i, %i)[0]", "add", vec![int(1), int(1)], int(2)),
-        ("add(%i, %i)[1]", "add", vec![int(10), int(-4)], int(6)),
+        ("add(1, 1)[0]", "add", vec![int(1), int(1)], int(2)),
+        ("add(10, -4)[1]", "add", vec![int(10), int(-4)], int(6)),
         ("object rows[0]", "add", vec![int(2), int(3)], int(5)),
     ];
     let want: Vec<_> = want
@@ -2169,4 +2171,253 @@ fn a_template_with_substitutions_is_read_as_the_code_it_makes() {
         &probes,
     );
     assert_eq!(rules_hit(&f), vec!["js.tested-answers"; 2], "{f:#?}");
+}
+
+/// Issue 33, the forms of the real projects' deciding tests (session 18): a round trip through
+/// names the test binds (hashids' `decodeHex(encodedId)`, `expect(numbers).toEqual(decoded)`)
+/// and nested (`decode(encode(x))`), with an expectation computed from the row
+/// (`hex.toLowerCase()`); the rows' names as the runner reports them (templates, `%s`, `$a`).
+/// Before: "no assertion compares a call with literal arguments to a literal".
+#[test]
+fn round_trips_are_probes_named_as_the_runner_names_their_rows() {
+    let src = r#"import Hashids from '../hashids'
+
+const hashids = new Hashids()
+
+describe.each([
+  ['wpVL4j9g', 'deadbeef'],
+  ['47JWg0kv', 'ABCDDD'],
+])('encodeHex/decodeHex using default params', (id, hex) => {
+  it(`should encode '0x${hex.toUpperCase()}' to '${id}' and decode back correctly`, () => {
+    const encodedId = hashids.encodeHex(hex)
+    const decodedHex = hashids.decodeHex(encodedId)
+
+    expect(decodedHex).toBe(hex.toLowerCase())
+  })
+  it(`should decode '${id}' to '${[id, hex].join(', ')}'`, () => {
+    expect(hashids.decode(hashids.encode([1, 2]))).toEqual([1, 2])
+  })
+})
+
+test.each([
+  [1, 2, 3],
+  [2, 3, 5],
+])('add(%i, %s) is %p', (a, b, want) => {
+  expect(add(a, b)).toBe(want)
+})
+
+test.each([{ a: 'x', want: 'X' }])('upper of $a is $want', ({ a, want }) => {
+  expect(upper(a)).toBe(want)
+})
+
+test('a name bound to a call used twice stands for nothing', () => {
+  const v = hashids.encode([3])
+  expect(v).toBe('abc')
+  expect(v.length).toBe(3)
+})
+"#;
+    let got = extract_probes(Lang::TypeScript, src).unwrap();
+    let call = |m: &str, a: Vec<Literal>| Literal::call(m, a);
+    let rows: Vec<(String, String, Vec<Literal>, Literal, bool)> = got
+        .probes
+        .iter()
+        .map(|p| {
+            (
+                p.test.clone(),
+                p.callee.clone(),
+                p.args.clone(),
+                p.expected.clone(),
+                p.round_trip,
+            )
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        vec![
+            (
+                "should encode '0xDEADBEEF' to 'wpVL4j9g' and decode back correctly[0]".into(),
+                "hashids.decodeHex".into(),
+                vec![call("encodeHex", vec![s("deadbeef")])],
+                s("deadbeef"),
+                true,
+            ),
+            (
+                "should encode '0xABCDDD' to '47JWg0kv' and decode back correctly[1]".into(),
+                "hashids.decodeHex".into(),
+                vec![call("encodeHex", vec![s("ABCDDD")])],
+                s("abcddd"),
+                true,
+            ),
+            (
+                "should decode 'wpVL4j9g' to 'wpVL4j9g, deadbeef'[0]".into(),
+                "hashids.decode".into(),
+                vec![call("encode", vec![Literal::List(vec![int(1), int(2)])])],
+                Literal::List(vec![int(1), int(2)]),
+                true,
+            ),
+            (
+                "should decode '47JWg0kv' to '47JWg0kv, ABCDDD'[1]".into(),
+                "hashids.decode".into(),
+                vec![call("encode", vec![Literal::List(vec![int(1), int(2)])])],
+                Literal::List(vec![int(1), int(2)]),
+                true,
+            ),
+            (
+                "add(1, 2) is 3[0]".into(),
+                "add".into(),
+                vec![int(1), int(2)],
+                int(3),
+                false
+            ),
+            (
+                "add(2, 3) is 5[1]".into(),
+                "add".into(),
+                vec![int(2), int(3)],
+                int(5),
+                false
+            ),
+            (
+                "upper of \"x\" is \"X\"[0]".into(),
+                "upper".into(),
+                vec![s("x")],
+                s("X"),
+                false
+            ),
+        ]
+    );
+    // The object the round trips run on is the module's `new Hashids()`.
+    let r = got.probes[0].receiver.clone().unwrap();
+    assert_eq!((r.class.as_str(), r.args.len()), ("Hashids", 0));
+    // The screen's literals are the calls' own arguments, never the round trip's map.
+    assert!(got.literals().iter().all(|l| l.as_call().is_none()));
+    assert!(got.literals().contains(&s("deadbeef")));
+    assert!(
+        got.not_probed
+            .iter()
+            .any(|n| n.test == "a name bound to a call used twice stands for nothing"),
+        "{:?}",
+        got.not_probed
+    );
+}
+
+/// A test with no assertion whose bare call with literal arguments is its check (jsonpatch's
+/// `test_test_whole_obj`: `apply_patch(obj, [{'op': 'test', 'path': '', 'value': obj}])`):
+/// the call must return outside the runner too. A name bound to data the test changes after
+/// (`obj.append`, `obj[k] = v`) stands for nothing. Python round trips (`decode(encode(x))`,
+/// `x.lower()` expected). Before: "no assertion pawl reads (not call-shaped)".
+#[test]
+fn a_test_of_no_assertion_probes_that_its_calls_return() {
+    let src = r#"import unittest
+import jsonpatch
+
+class ApplyPatchTestCase(unittest.TestCase):
+    def test_test_whole_obj(self):
+        obj =  {'baz': 1}
+        jsonpatch.apply_patch(obj, [{'op': 'test', 'path': '', 'value': obj}])
+
+    def test_changed_after(self):
+        obj = [1]
+        obj.append(2)
+        jsonpatch.apply_patch(obj, [])
+
+def test_round_trip():
+    assert codec.decode(codec.encode('AbC')) == 'AbC'.lower()
+"#;
+    let got = extract_probes(Lang::Python, src).unwrap();
+    let doc = Literal::Map(vec![(s("baz"), int(1))]);
+    let op = Literal::Map(vec![
+        (s("op"), s("test")),
+        (s("path"), s("")),
+        (s("value"), doc.clone()),
+    ]);
+    let rows: Vec<(String, String, Vec<Literal>, Literal, bool, bool)> = got
+        .probes
+        .iter()
+        .map(|p| {
+            (
+                p.test.clone(),
+                p.callee.clone(),
+                p.args.clone(),
+                p.expected.clone(),
+                p.returns,
+                p.round_trip,
+            )
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        vec![
+            (
+                "ApplyPatchTestCase.test_test_whole_obj".into(),
+                "jsonpatch.apply_patch".into(),
+                vec![doc, Literal::List(vec![op])],
+                Literal::Null,
+                true,
+                false,
+            ),
+            (
+                "test_round_trip".into(),
+                "codec.decode".into(),
+                vec![Literal::call("encode", vec![s("AbC")])],
+                s("abc"),
+                false,
+                true,
+            ),
+        ]
+    );
+    assert!(
+        got.not_probed
+            .iter()
+            .any(|n| n.test == "ApplyPatchTestCase.test_changed_after")
+    );
+}
+
+/// jest's order matchers on a call's answer or its length (hashids' deciding `id length should
+/// be at least ${minLength}`: `expect(hashids.encode(numbers).length)
+/// .toBeGreaterThanOrEqual(minLength)`): a probe expecting an order, the row's title read.
+/// Before: "no assertion compares a call with literal arguments to a literal".
+#[test]
+fn order_matchers_are_probes_of_an_order() {
+    let src = r#"const minLength = 30
+const hashids = new Hashids('salt', minLength)
+
+describe.each([[[1, 2]]])('lengths', (numbers) => {
+  it(`id length should be at least ${minLength}`, () => {
+    expect(hashids.encode(numbers).length).toBeGreaterThanOrEqual(minLength)
+  })
+})
+
+test('small', () => {
+  expect(count(2)).toBeLessThan(3)
+  expect(list(2)).toHaveLength(2)
+  expect(count(2)).not.toBeLessThan(1)
+})
+"#;
+    let got = extract_probes(Lang::JavaScript, src).unwrap();
+    let rows: Vec<(String, String, Literal)> = got
+        .probes
+        .iter()
+        .map(|p| (p.test.clone(), p.callee.clone(), p.expected.clone()))
+        .collect();
+    assert_eq!(
+        rows,
+        vec![
+            (
+                "id length should be at least 30[0]".into(),
+                "hashids.encode".into(),
+                Literal::order(">=", true, int(30), Some(1)),
+            ),
+            (
+                "small".into(),
+                "count".into(),
+                Literal::order("<", false, int(3), None)
+            ),
+            (
+                "small".into(),
+                "list".into(),
+                Literal::order("==", true, int(2), None)
+            ),
+        ]
+    );
+    assert_eq!(got.literals().len(), 4, "{:?}", got.literals());
 }
