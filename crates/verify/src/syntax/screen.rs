@@ -2060,7 +2060,7 @@ fn row_entries(rows: &[(Vec<String>, Span)]) -> Vec<Entry> {
                 .iter()
                 .map(|c| super::literal::scalar_of_text(c))
                 .collect();
-            row_entry(names, &fields, 0, *span, collapse(&cells.join("\u{1f}")))
+            row_entry(names, &fields, 0, *span, collapse(&cells.join(",")))
         })
         .collect()
 }
