@@ -64,7 +64,6 @@ fn nesting(src: &str) -> usize {
     for line in src.lines() {
         let indent = line.len() - line.trim_start().len();
         let marks = line
-            .trim_start()
             .split_whitespace()
             .take_while(|w| matches!(*w, "-" | "?" | ":"))
             .count();
